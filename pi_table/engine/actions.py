@@ -1,0 +1,143 @@
+"""Actions: small frozen dataclasses with a one-line text form.
+
+The text form ("clue 3", "touch 7", "end-turn") is what the journal stores and what the
+scripted simulator reads, so a game on disk is readable by a person.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Union
+
+from .errors import InvalidAction
+from .keys import CELLS
+
+UNLIMITED = "unlimited"
+"""The clue number that lifts the guess limit ("tiny: infinity")."""
+
+MAX_CLUE = 9
+"""No team holds more than 9 cards, so no honest clue number is larger."""
+
+ClueNumber = Union[int, str, None]
+"""A whole number 0..9, ``UNLIMITED``, or ``None`` when the spymaster said a clue aloud but
+entered no number (the table then lets the operatives guess until a miss or END TURN)."""
+
+
+def check_cell(cell: int) -> int:
+    if not isinstance(cell, int) or isinstance(cell, bool) or not 0 <= cell < CELLS:
+        raise InvalidAction(f"cell {cell!r} is off the grid: cells are 0 to {CELLS - 1}")
+    return cell
+
+
+@dataclass(frozen=True, slots=True)
+class Clue:
+    """The spymaster (Alias 24: mastermind) enters the number of the clue just said aloud."""
+
+    number: int | str
+
+    def __post_init__(self) -> None:
+        n = self.number
+        if n != UNLIMITED and not (isinstance(n, int) and not isinstance(n, bool) and 0 <= n <= MAX_CLUE):
+            raise InvalidAction(f"a clue number is 0 to {MAX_CLUE} or unlimited, not {n!r}")
+
+    def __str__(self) -> str:
+        return f"clue {self.number}"
+
+
+@dataclass(frozen=True, slots=True)
+class Guess:
+    """An operative touches a card (Alias 24: targets an alias)."""
+
+    cell: int
+
+    def __post_init__(self) -> None:
+        check_cell(self.cell)
+
+    def __str__(self) -> str:
+        return f"touch {self.cell}"
+
+
+@dataclass(frozen=True, slots=True)
+class EndTurn:
+    """The operatives stop guessing (the END TURN button)."""
+
+    def __str__(self) -> str:
+        return "end-turn"
+
+
+@dataclass(frozen=True, slots=True)
+class Penalty:
+    """The current clue was ruled invalid: the turn ends at once, with no guesses."""
+
+    def __str__(self) -> str:
+        return "penalty"
+
+
+@dataclass(frozen=True, slots=True)
+class Cover:
+    """A spymaster covers a card without a guess: after a penalty, or the simulated opponent."""
+
+    cell: int
+
+    def __post_init__(self) -> None:
+        check_cell(self.cell)
+
+    def __str__(self) -> str:
+        return f"cover {self.cell}"
+
+
+@dataclass(frozen=True, slots=True)
+class Place:
+    """Deep Undercover's setup: a team has laid its next codename on the lit cell."""
+
+    cell: int
+
+    def __post_init__(self) -> None:
+        check_cell(self.cell)
+
+    def __str__(self) -> str:
+        return f"place {self.cell}"
+
+
+@dataclass(frozen=True, slots=True)
+class Undo:
+    """Take back the last accepted action (a mis-touch both spymasters agree to undo)."""
+
+    def __str__(self) -> str:
+        return "undo"
+
+
+Action = Union[Clue, Guess, EndTurn, Penalty, Cover, Place, Undo]
+
+_CELL_ACTIONS = {"touch": Guess, "cover": Cover, "place": Place}
+_PLAIN_ACTIONS = {"end-turn": EndTurn, "penalty": Penalty, "undo": Undo}
+ACTION_WORDS = ("clue", "touch", "end-turn", "penalty", "cover", "place", "undo")
+
+
+def _whole_number(word: str, what: str) -> int:
+    if not word.isdigit() or not word.isascii():
+        raise InvalidAction(f"{what} must be a whole number, not {word!r}")
+    return int(word)
+
+
+def parse_action(text: str) -> Action:
+    """Read an action's text form; raise ``InvalidAction`` saying what was expected."""
+    words = text.split()
+    if not words:
+        raise InvalidAction("an empty line is not an action")
+    verb, args = words[0].lower(), words[1:]
+    if verb in _PLAIN_ACTIONS:
+        if args:
+            raise InvalidAction(f"'{verb}' takes no argument, got {' '.join(args)!r}")
+        return _PLAIN_ACTIONS[verb]()
+    if verb not in _CELL_ACTIONS and verb != "clue":
+        raise InvalidAction(f"unknown command {verb!r}: expected one of {', '.join(ACTION_WORDS)}")
+    if len(args) != 1:
+        expected = "a number, 'unlimited' or 'infinity'" if verb == "clue" else "a cell number 0-24"
+        raise InvalidAction(f"'{verb}' takes one argument, {expected}; got {len(args)}")
+    arg = args[0].lower()
+    if verb == "clue":
+        if arg in (UNLIMITED, "infinity", "∞"):
+            return Clue(UNLIMITED)
+        return Clue(_whole_number(arg, "the clue number"))
+    return _CELL_ACTIONS[verb](_whole_number(arg, "the cell"))

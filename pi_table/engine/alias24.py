@@ -1,0 +1,56 @@
+"""Alias 24: 24 aliases on the 5x5 grid, one cell dark; teams eliminate the opponent's assets.
+
+9 and 8 assets, 6 grey decoys, 1 black nuke. A team's mastermind clues the *opponent's*
+assets. Eliminating a decoy or one of your own assets ends the turn; a team whose assets are
+all eliminated loses, also on its own turn. The nuke: in ``basic`` mode the team that
+targeted it loses; in ``mad`` mode (mutually assured destruction) it is armed once 13 or
+more other aliases have been targeted, and exploding while armed makes both teams lose.
+
+The rulebook does not say which team starts. We let the team with more to eliminate start
+(its opponent holds 9 assets); ``--start`` overrides it.
+"""
+
+from __future__ import annotations
+
+from .game import Game, State
+from .keys import ASSASSIN, BYSTANDER, Layout, Team
+from .views import MAD_ARMED_AT
+
+
+class Alias24(Game):
+    name = "alias24"
+    title = "Alias 24"
+    noun = "alias"
+    shown = "targeted"
+    spymaster_word = "mastermind"
+    has_penalty = False
+    start_follows_key = False
+    cover_refusal = "Alias 24 has no covers: only targeting eliminates an alias"
+
+    @property
+    def layout(self) -> Layout:  # type: ignore[override]
+        return Layout(first=9, second=8, bystanders=6, assassins=1, dark_cell=self.rules.dark_cell)
+
+    def natural_start(self, red: int, blue: int) -> Team:
+        return Team.RED if red < blue else Team.BLUE
+
+    def _touched(self, state: State, team: Team, identity: str) -> State:
+        target = team.other
+        if identity == target.letter:
+            if state.left(target.letter) == 0:
+                return self._end(state, winner=team, reason=f"{target} lost its last asset")
+            return self._correct(state)
+        if identity == team.letter:
+            if state.left(team.letter) == 0:
+                return self._end(state, winner=target, reason=f"{team} eliminated its own last asset")
+            return self._next_turn(state)
+        if identity == BYSTANDER:
+            return self._next_turn(state)
+        assert identity == ASSASSIN
+        targeted = sum(1 for mark in state.marks if mark is not None) - 1
+        if self.rules.nuke == "mad" and targeted >= MAD_ARMED_AT:
+            return self._end(
+                state, winner=None, losers=(Team.RED, Team.BLUE), reason=f"{team} set off the armed nuke: both teams lose"
+            )
+        return self._end(state, winner=target, reason=f"{team} set off the nuke")
+

@@ -1,0 +1,68 @@
+"""Codenames (also Nome in codice and Deep Undercover) and its cooperative variant.
+
+Rules from the rulebooks in shared/seeds: 9 agents for the starting team (the double agent),
+8 for the other, 7 bystanders, 1 assassin. A right guess lets the team guess again, up to
+the clue number plus one; a bystander or an opponent's card ends the turn; the assassin
+loses the game for the team that touched it; a team whose agents are all covered wins, even
+on the other team's turn. The 3-player variant and Deep Undercover's deal-and-place setup
+are options (``Rules.three_player``, ``Rules.setup``), not games of their own: they change
+only wording and setup.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from .game import CLUE, COVER, Game, State
+from .keys import ASSASSIN, BYSTANDER, Layout, Team
+
+
+class Codenames(Game):
+    name = "codenames"
+    layout = Layout(first=9, second=8, bystanders=7, assassins=1)
+    title = "Codenames"
+
+    def _touched(self, state: State, team: Team, identity: str) -> State:
+        other = team.other
+        if identity == team.letter:
+            if state.left(team.letter) == 0:
+                return self._end(state, winner=team, reason=f"{team} found all its agents")
+            return self._correct(state)
+        if identity == other.letter:
+            if state.left(other.letter) == 0:
+                return self._end(state, winner=other, reason=f"{team} touched {other}'s last agent")
+            return self._next_turn(state)
+        if identity == BYSTANDER:
+            return self._next_turn(state)
+        assert identity == ASSASSIN
+        return self._end(state, winner=other, reason=f"{team} touched the assassin")
+
+
+class CodenamesCoop(Codenames):
+    """The 2-player cooperative variant (Nome in codice): the table against a simulated team.
+
+    The players are the starting team. After each of their turns, their spymaster covers one
+    agent of the simulated opponent (its turn is only that cover). The players lose on the
+    assassin or when the opponent's agents are all covered; on a win, the score is the
+    number of opponent agents still hidden (``TableView.score``). An invalid-clue penalty
+    simply ends the team's turn, and the opponent covers as after any turn.
+    """
+
+    name = "codenames-coop"
+    title = "Codenames (cooperative)"
+    cover_is_required = True
+
+    def _next_turn(self, state: State) -> State:
+        if state.turn == state.key.start:
+            return replace(state, turn=state.turn.other, phase=COVER, clue=None, guesses=0)
+        return replace(state, turn=state.turn.other, phase=CLUE, clue=None, guesses=0)
+
+    _after_penalty = _next_turn
+    _after_cover = _next_turn
+
+    def waiting_for(self, state: State) -> str:
+        if state.phase == COVER:
+            return f"the spymaster must first cover one {state.turn} agent for the simulated opponent"
+        return super().waiting_for(state)
+
+    cover_refusal = "the spymaster covers an opponent agent only after each of the team's turns"

@@ -1,0 +1,322 @@
+"""The turn machinery shared by the team games on the grid: Codenames and its variants, Alias 24.
+
+A game object holds the rules and no per-game data; a ``State`` is an immutable value. So
+``apply(state, action)`` either returns a new state or raises an error that says why, and the
+old state is untouched whatever happens. Subclasses decide what touching a card means.
+"""
+
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass, replace
+from typing import ClassVar
+
+from .actions import (
+    MAX_CLUE,
+    UNLIMITED,
+    Action,
+    Clue,
+    ClueNumber,
+    Cover,
+    EndTurn,
+    Guess,
+    Penalty,
+    Place,
+)
+from .errors import GameOver, InvalidAction, InvalidKey, InvalidRules, RuleError
+from .keys import CELLS, NO_CARD, Key, Layout, Team
+from .rules import Rules
+from .views import SpymasterView, TableView
+
+PLACE, CLUE, GUESS, COVER, OVER = "place", "clue", "guess", "cover", "over"
+PHASES = (PLACE, CLUE, GUESS, COVER, OVER)
+
+TOUCHED, COVERED = "touched", "covered"
+"""How a card came to be shown: an operative touched it, or a spymaster covered it."""
+
+ALL_CLUES = tuple(Clue(n) for n in range(MAX_CLUE + 1)) + (Clue(UNLIMITED),)
+_GUESSES = tuple(Guess(cell) for cell in range(CELLS))
+_COVERS = tuple(Cover(cell) for cell in range(CELLS))
+
+
+@dataclass(frozen=True, slots=True)
+class State:
+    """One moment of a game. ``marks[cell]`` is None while the card is hidden."""
+
+    key: Key
+    marks: tuple[str | None, ...]
+    turn: Team | None
+    phase: str
+    clue: ClueNumber = None
+    guesses: int = 0
+    placed: int = 0
+    winner: Team | None = None
+    losers: tuple[Team, ...] = ()
+    reason: str | None = None
+
+    def left(self, letter: str) -> int:
+        """How many cards with this key letter are still hidden."""
+        marks = self.marks
+        return sum(1 for cell, identity in enumerate(self.key.cells) if identity == letter and marks[cell] is None)
+
+    @property
+    def is_over(self) -> bool:
+        return self.phase == OVER
+
+
+class Game:
+    """Rules of one game. Subclasses set the class attributes and implement ``_touched``.
+
+    The public API follows OpenSpiel: ``start``, ``legal_actions``, ``apply``,
+    ``current_team``, ``returns``, and two observers, ``table_view`` (what the operatives
+    and the LEDs may know) and ``spymaster_view`` (the whole key).
+    """
+
+    name: ClassVar[str]
+    title: ClassVar[str]
+    layout: ClassVar[Layout]
+    noun: ClassVar[str] = "card"  # what a cell holds, in the game's words
+    shown: ClassVar[str] = "revealed"  # what a touched card has become
+    spymaster_word: ClassVar[str] = "spymaster"
+    has_penalty: ClassVar[bool] = True
+    start_follows_key: ClassVar[bool] = True  # Codenames: the team with 9 agents starts
+
+    def __init__(self, rules: Rules | None = None) -> None:
+        self.rules = rules or Rules(game=self.name)
+        if self.rules.game != self.name:
+            raise InvalidRules(f"rules for {self.rules.game!r} given to the {self.name!r} game")
+
+    # --- setup --------------------------------------------------------------------------
+
+    def natural_start(self, red: int, blue: int) -> Team:
+        """The starting team for a key with these agent counts."""
+        return Team.RED if red > blue else Team.BLUE
+
+    def deal(self, rng: random.Random, start: Team | None = None) -> Key:
+        """A random key: every layout and starting team equally likely for a uniform ``rng``."""
+        big = rng.choice((Team.RED, Team.BLUE))
+        if self.start_follows_key and start is not None:
+            big = start
+        cells = self.layout.deal(rng, big)
+        return Key(cells, start or self.natural_start(cells.count("R"), cells.count("B")))
+
+    def parse_key(self, text: str, start: Team | None = None) -> Key:
+        """Read a key string; ``start`` overrides the starting team where the game allows it."""
+        cells = text.strip().upper()
+        key = Key(cells, Team.RED)  # checks length and letters before the counts
+        natural = self.natural_start(*self.layout.check(cells))
+        if start is not None and start != natural and self.start_follows_key:
+            raise InvalidKey(
+                f"key {cells!r} gives {natural} {self.layout.first} cards, so {natural} starts, not {start}"
+            )
+        return replace(key, start=start or natural)
+
+    def check_key(self, key: Key) -> None:
+        natural = self.natural_start(*self.layout.check(key.cells))
+        if self.start_follows_key and key.start != natural:
+            raise InvalidKey(f"in {self.name} the team with {self.layout.first} cards starts: {natural}, not {key.start}")
+
+    def start(self, key: Key) -> State:
+        self.check_key(key)
+        phase = PLACE if self.rules.setup == "place" else CLUE
+        return State(key=key, marks=(None,) * CELLS, turn=key.start, phase=phase)
+
+    def placing_order(self, key: Key) -> tuple[int, ...]:
+        """Deep Undercover: the cells in the order the teams lay their codenames."""
+        return tuple(cell for cell in range(CELLS) if key[cell] != NO_CARD)
+
+    # --- play ---------------------------------------------------------------------------
+
+    def apply(self, state: State, action: Action) -> State:
+        """The state after ``action``; raise ``RuleError``/``InvalidAction`` to refuse it."""
+        if state.phase == OVER:
+            raise GameOver(f"the game is over ({state.reason}): undo or start a new game")
+        handler = self._handlers.get(type(action))
+        if handler is None:
+            raise InvalidAction(f"{action} is not something the {self.name} rules act on")
+        return handler(self, state, action)
+
+    def _clue(self, state: State, action: Clue) -> State:
+        if state.phase == GUESS:
+            raise RuleError(f"{self.side(state.turn)} already has its clue: touch a {self.noun} or end the turn")
+        self._refuse_unless_open(state)
+        return replace(state, phase=GUESS, clue=action.number, guesses=0)
+
+    def _guess(self, state: State, action: Guess) -> State:
+        if state.phase != GUESS:
+            self._refuse_unless_open(state)
+            if self.rules.clue_required:
+                raise RuleError(f"the {self.turn_spymaster(state)} must enter the clue number before the first touch")
+            state = replace(state, phase=GUESS, clue=None, guesses=0)
+        cell = action.cell
+        identity = state.key[cell]
+        if identity == NO_CARD:
+            raise RuleError(f"cell {cell} has no {self.noun}")
+        if state.marks[cell] is not None:
+            raise RuleError(f"{self.noun} {cell} is already {self.shown}")
+        marks = state.marks[:cell] + (TOUCHED,) + state.marks[cell + 1 :]
+        return self._touched(replace(state, marks=marks), state.turn, identity)
+
+    def _end_turn(self, state: State, action: EndTurn) -> State:
+        if state.phase == GUESS and state.guesses > 0:
+            return self._next_turn(state)
+        if state.phase in (PLACE, COVER):
+            raise RuleError(self.waiting_for(state))
+        raise RuleError(f"{self.side(state.turn)} must guess at least once before ending its turn")
+
+    def _penalty(self, state: State, action: Penalty) -> State:
+        if not self.has_penalty:
+            raise RuleError(f"{self.title} has no invalid-clue penalty")
+        if state.phase == GUESS and state.guesses > 0:
+            raise RuleError("a clue can be ruled invalid only before the first guess; now it stands")
+        if state.phase not in (CLUE, GUESS):
+            raise RuleError(f"there is no clue to rule invalid now ({self.phase_words(state)})")
+        return self._after_penalty(state)
+
+    def _cover(self, state: State, action: Cover) -> State:
+        if state.phase != COVER:
+            raise RuleError(self.cover_refusal)
+        owner = state.turn
+        cell = action.cell
+        if state.key[cell] != owner.letter or state.marks[cell] is not None:
+            raise RuleError(f"{self.noun} {cell} is not a hidden {owner} agent: cover one of {owner}'s")
+        marks = state.marks[:cell] + (COVERED,) + state.marks[cell + 1 :]
+        state = replace(state, marks=marks)
+        if state.left(owner.letter) == 0:
+            return self._end(state, winner=owner, reason=f"{owner} has all its agents covered")
+        return self._after_cover(state)
+
+    def _place(self, state: State, action: Place) -> State:
+        if state.phase != PLACE:
+            raise RuleError(f"all the {self.noun}s are already on the table")
+        order = self.placing_order(state.key)
+        expected = order[state.placed]
+        if action.cell != expected:
+            raise RuleError(f"{self.side(state.turn)} places the next {self.noun} on cell {expected}, not {action.cell}")
+        placed = state.placed + 1
+        if placed == len(order):
+            return replace(state, placed=placed, phase=CLUE, turn=state.key.start)
+        return replace(state, placed=placed, turn=state.turn.other)
+
+    _handlers = {Clue: _clue, Guess: _guess, EndTurn: _end_turn, Penalty: _penalty, Cover: _cover, Place: _place}
+
+    # --- hooks and helpers for the games ------------------------------------------------
+
+    cover_refusal: ClassVar[str] = "a spymaster may cover a card only right after the other team's penalty"
+
+    def _refuse_unless_open(self, state: State) -> None:
+        """Refuse a clue or a first touch while placing, or before a required cover."""
+        if state.phase == PLACE or (state.phase == COVER and self.cover_is_required):
+            raise RuleError(self.waiting_for(state))
+
+    cover_is_required: ClassVar[bool] = False
+
+    def waiting_for(self, state: State) -> str:
+        """What the table waits for in the placing and cover phases, as a sentence."""
+        if state.phase == PLACE:
+            cell = self.placing_order(state.key)[state.placed]
+            return f"the {self.noun}s are still being placed: {self.side(state.turn)} places the next one on cell {cell}"
+        return f"the {self.turn_spymaster(state)} may cover one of {state.turn}'s agents, then gives the clue"
+
+    def _touched(self, state: State, team: Team, identity: str) -> State:
+        raise NotImplementedError
+
+    def _correct(self, state: State) -> State:
+        """A right guess: count it, and end the turn after the plus-one guess."""
+        guesses = state.guesses + 1
+        clue = state.clue
+        if isinstance(clue, int) and clue > 0 and guesses > clue:
+            return self._next_turn(state)
+        return replace(state, guesses=guesses)
+
+    def _next_turn(self, state: State) -> State:
+        return replace(state, turn=state.turn.other, phase=CLUE, clue=None, guesses=0)
+
+    def _after_penalty(self, state: State) -> State:
+        """The other team may first cover one of its own cards (Codenames' penalty)."""
+        return replace(state, turn=state.turn.other, phase=COVER, clue=None, guesses=0)
+
+    def _after_cover(self, state: State) -> State:
+        return replace(state, phase=CLUE)
+
+    def _end(self, state: State, winner: Team | None, reason: str, losers: tuple[Team, ...] | None = None) -> State:
+        if losers is None:
+            losers = (winner.other,)
+        return replace(state, phase=OVER, turn=None, winner=winner, losers=losers, reason=reason, clue=None)
+
+    # --- words ----------------------------------------------------------------------------
+
+    def side(self, team: Team) -> str:
+        """Who guesses for ``team``, in the words players use."""
+        if self.rules.three_player:
+            return f"the operative (guessing for {team})"
+        return f"the {team} team"
+
+    def turn_spymaster(self, state: State) -> str:
+        return f"{state.turn} {self.spymaster_word}"
+
+    def phase_words(self, state: State) -> str:
+        if state.phase == OVER:
+            return "the game is over"
+        return f"{state.turn} is in its {state.phase} phase"
+
+    # --- OpenSpiel-style queries --------------------------------------------------------
+
+    def current_team(self, state: State) -> Team | None:
+        return state.turn
+
+    def returns(self, state: State) -> dict[Team, int]:
+        """+1 for the winner, -1 for each loser, 0 otherwise (also while playing)."""
+        return {team: 1 if state.winner == team else -1 if team in state.losers else 0 for team in Team}
+
+    def legal_actions(self, state: State) -> list[Action]:
+        """Every action ``apply`` accepts now (undo aside, which the game record handles)."""
+        phase = state.phase
+        if phase == OVER:
+            return []
+        if phase == PLACE:
+            return [Place(self.placing_order(state.key)[state.placed])]
+        hidden = [cell for cell, mark in enumerate(state.marks) if mark is None and state.key[cell] != NO_CARD]
+        if phase == COVER:
+            own = [_COVERS[cell] for cell in hidden if state.key[cell] == state.turn.letter]
+            if self.cover_is_required:
+                return own
+            actions: list[Action] = own + list(ALL_CLUES)
+        elif phase == CLUE:
+            actions = list(ALL_CLUES)
+        else:
+            actions = [EndTurn()] if state.guesses else []
+        if phase == GUESS or not self.rules.clue_required:
+            actions += [_GUESSES[cell] for cell in hidden]
+        if self.has_penalty and phase in (CLUE, GUESS) and state.guesses == 0:
+            actions.append(Penalty())
+        return actions
+
+    # --- observers ------------------------------------------------------------------------
+
+    def table_view(self, state: State) -> TableView:
+        """What everyone at the table may know: only the cards shown so far."""
+        key = state.key
+        board = "".join(
+            "?" if mark is None and identity != NO_CARD else identity for identity, mark in zip(key.cells, state.marks)
+        )
+        placing = self.placing_order(key)[state.placed] if state.phase == PLACE else None
+        return TableView(
+            rules=self.rules,
+            board=board,
+            covered=tuple(cell for cell, mark in enumerate(state.marks) if mark == COVERED),
+            start=key.start,
+            totals={Team.RED: key.count("R"), Team.BLUE: key.count("B")},
+            turn=state.turn,
+            phase=state.phase,
+            clue=state.clue,
+            guesses=state.guesses,
+            winner=state.winner,
+            losers=state.losers,
+            reason=state.reason,
+            placing=placing,
+        )
+
+    def spymaster_view(self, state: State) -> SpymasterView:
+        """What the spymasters' hidden screen may show: the table view plus the whole key."""
+        return SpymasterView(table=self.table_view(state), key=state.key)

@@ -1,0 +1,62 @@
+"""Rules: the options a game is played with, chosen before the key is dealt."""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, fields
+
+from .errors import InvalidRules
+from .keys import CELLS, GRID
+
+GAMES = ("codenames", "codenames-coop", "alias24")
+NUKE_MODES = ("basic", "mad")
+SETUPS = ("key", "place")
+CENTRE = (GRID * GRID) // 2
+
+
+@dataclass(frozen=True, slots=True)
+class Rules:
+    """Everything that changes how a game plays, apart from its key.
+
+    - ``game``: ``codenames`` (also Nome in codice and Deep Undercover), ``codenames-coop``
+      (the 2-player cooperative variant) or ``alias24``.
+    - ``nuke``: Alias 24's nuke mode, ``basic`` or ``mad`` (mutually assured destruction).
+    - ``clue_required``: the spymaster must enter the clue number before the first touch.
+    - ``three_player``: one operative guesses for both spymasters; only the wording changes.
+    - ``setup``: ``key`` (the cards are laid out, then play) or ``place`` (Deep Undercover:
+      the teams take turns placing one codename each on the cell the table lights).
+    - ``dark_cell``: the cell Alias 24 leaves without a card (24 aliases on 25 cells).
+    """
+
+    game: str = "codenames"
+    nuke: str = "basic"
+    clue_required: bool = False
+    three_player: bool = False
+    setup: str = "key"
+    dark_cell: int = CENTRE
+
+    def __post_init__(self) -> None:
+        _one_of("game", self.game, GAMES)
+        _one_of("nuke", self.nuke, NUKE_MODES)
+        _one_of("setup", self.setup, SETUPS)
+        for name in ("clue_required", "three_player"):
+            if not isinstance(getattr(self, name), bool):
+                raise InvalidRules(f"{name} is true or false, not {getattr(self, name)!r}")
+        cell = self.dark_cell
+        if not isinstance(cell, int) or isinstance(cell, bool) or not 0 <= cell < CELLS:
+            raise InvalidRules(f"dark_cell is a cell number 0 to {CELLS - 1}, not {cell!r}")
+
+    def to_json(self) -> dict:
+        return asdict(self)
+
+    @classmethod
+    def from_json(cls, data: dict) -> Rules:
+        known = {f.name for f in fields(cls)}
+        unknown = sorted(set(data) - known)
+        if unknown:
+            raise InvalidRules(f"unknown rule option(s) {', '.join(unknown)}: expected {', '.join(sorted(known))}")
+        return cls(**data)
+
+
+def _one_of(name: str, value: object, allowed: tuple[str, ...]) -> None:
+    if value not in allowed:
+        raise InvalidRules(f"{name} is one of {', '.join(allowed)}, not {value!r}")

@@ -1,0 +1,127 @@
+"""Observers: what each kind of player may know, in the style of OpenSpiel.
+
+``TableView`` is the public observation: the cards shown so far and the turn. Everything
+public (remaining counts, guesses left, Alias 24's armed nuke, the cooperative score) is
+computed here from it alone, so the LEDs and the status output can never leak the key.
+``SpymasterView`` adds the key, for the spymasters' hidden screen only.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from .actions import ClueNumber
+from .keys import ASSASSIN, NO_CARD, Key, Team
+from .rules import Rules
+
+HIDDEN = "?"
+MAD_ARMED_AT = 13
+"""Alias 24: the nuke is fully armed once 13 or more other aliases have been targeted."""
+
+COOP_RATINGS = {
+    8: ("I can hardly believe it.", "Mi riesce molto difficile crederci."),
+    7: ("Mission impossible.", "Missione impossibile."),
+    6: ("Wow!", "Wow!"),
+    5: ("Expect a call from the CIA soon.", "Verrete presto contattati dalla CIA."),
+    4: ("Top-secret operation accomplished.", "Operazione top secret riuscita."),
+    3: ("Watches synchronised.", "Orologi sincronizzati."),
+    2: ("Not bad, but you could have done better.", "Non c'è male, ma potevate fare di meglio."),
+    1: ("Winning is what matters, right?", "L'importante è vincere, giusto?"),
+}
+"""The cooperative variant's rating line for each score (Nome in codice; English is ours)."""
+
+LANGUAGES = ("en", "it")
+
+
+@dataclass(frozen=True, slots=True)
+class TableView:
+    """The public state of the table: hidden cards are ``?`` on the board."""
+
+    rules: Rules
+    board: str
+    covered: tuple[int, ...]
+    start: Team
+    totals: dict[Team, int]
+    turn: Team | None
+    phase: str
+    clue: ClueNumber
+    guesses: int
+    winner: Team | None
+    losers: tuple[Team, ...]
+    reason: str | None
+    placing: int | None
+
+    @property
+    def game(self) -> str:
+        return self.rules.game
+
+    def remaining(self, team: Team) -> int:
+        """That team's cards not yet revealed or covered."""
+        return self.totals[team] - self.board.count(team.letter)
+
+    @property
+    def guesses_left(self) -> int | None:
+        """None when the clue is unlimited, zero, or not entered (no limit then)."""
+        if self.phase != "guess" or not isinstance(self.clue, int) or self.clue == 0:
+            return None
+        return self.clue + 1 - self.guesses
+
+    @property
+    def targeted(self) -> int:
+        """Alias 24: aliases targeted so far, the nuke not counted."""
+        return sum(1 for shown in self.board if shown not in (HIDDEN, NO_CARD, ASSASSIN))
+
+    @property
+    def armed(self) -> bool | None:
+        if self.game != "alias24" or self.rules.nuke != "mad":
+            return None
+        return self.targeted >= MAD_ARMED_AT
+
+    @property
+    def score(self) -> int | None:
+        """Cooperative variant: on a win, the opponent's agents still hidden (1 to 8)."""
+        if self.game != "codenames-coop" or self.winner != self.start:
+            return None
+        return self.remaining(self.start.other)
+
+    def rating(self, lang: str = "en") -> str | None:
+        if self.score is None:
+            return None
+        return COOP_RATINGS[self.score][LANGUAGES.index(lang)]
+
+    def to_json(self) -> dict:
+        """The STATE object of the scripted simulator's contract (README, "Script format")."""
+        return {
+            "game": self.game,
+            "turn": _name(self.turn),
+            "phase": self.phase,
+            "clue": self.clue,
+            "guesses_left": self.guesses_left,
+            "remaining": {team.value: self.remaining(team) for team in Team},
+            "board": self.board,
+            "winner": _name(self.winner),
+            "losers": [team.value for team in self.losers],
+            "reason": self.reason,
+            "score": self.score,
+            "armed": self.armed,
+            "start": self.start.value,
+            "guesses": self.guesses,
+            "covered": list(self.covered),
+            "placing": self.placing,
+            "rating": None if self.score is None else {lang: self.rating(lang) for lang in LANGUAGES},
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class SpymasterView:
+    """The table view plus the key: for the spymasters' screen, never for the LEDs."""
+
+    table: TableView
+    key: Key
+
+    def to_json(self) -> dict:
+        return {**self.table.to_json(), "key": self.key.cells}
+
+
+def _name(team: Team | None) -> str | None:
+    return None if team is None else team.value
