@@ -1,0 +1,1 @@
+"""Benchmarks that print their figures (run them with ``pi-table bench``)."""

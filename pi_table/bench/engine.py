@@ -1,0 +1,54 @@
+"""How fast the rules engine plays: random full games on one core.
+
+Each game deals a seeded key and applies uniformly random legal actions until the game is
+over, the way OpenSpiel's random rollouts do; the time includes ``legal_actions``.
+"""
+
+from __future__ import annotations
+
+import random
+import statistics
+import time
+
+from ..engine import Rules, make_game
+
+VARIANTS = {
+    "codenames": Rules(game="codenames"),
+    "codenames-coop": Rules(game="codenames-coop"),
+    "alias24-mad": Rules(game="alias24", nuke="mad"),
+    "codenames-place": Rules(game="codenames", setup="place"),
+}
+
+
+def play(game, rng: random.Random) -> int:
+    """One random full game; returns the number of actions applied."""
+    state = game.start(game.deal(rng))
+    actions = 0
+    while not state.is_over:
+        state = game.apply(state, rng.choice(game.legal_actions(state)))
+        actions += 1
+    return actions
+
+
+def run(games: int = 2000, seed: int = 1) -> dict:
+    results = {}
+    for name, rules in VARIANTS.items():
+        game = make_game(rules)
+        rng = random.Random(seed)
+        durations, actions = [], 0
+        start = time.perf_counter()
+        for _ in range(games):
+            t0 = time.perf_counter()
+            actions += play(game, rng)
+            durations.append(time.perf_counter() - t0)
+        elapsed = time.perf_counter() - start
+        quantiles = statistics.quantiles(durations, n=100)
+        results[name] = {
+            "games": games,
+            "games_per_s": round(games / elapsed),
+            "actions_per_game": round(actions / games, 1),
+            "us_per_action": round(elapsed / actions * 1e6, 2),
+            "p50_ms_per_game": round(quantiles[49] * 1e3, 3),
+            "p99_ms_per_game": round(quantiles[98] * 1e3, 3),
+        }
+    return results

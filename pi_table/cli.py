@@ -1,0 +1,156 @@
+"""The ``pi-table`` command."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+from pathlib import Path
+
+from .engine import GAMES, InvalidKey, InvalidRules, Rules, Team, make_game
+from .engine.rules import NUKE_MODES, SETUPS
+
+EXIT_USAGE = 2
+
+
+def _team(text: str) -> Team:
+    try:
+        return Team.parse(text)
+    except ValueError as e:
+        raise argparse.ArgumentTypeError(str(e)) from None
+
+
+def _game_options(parser: argparse.ArgumentParser) -> None:
+    """The options that choose a game and its rules; shared by every command that deals."""
+    parser.add_argument("--game", choices=GAMES, default="codenames", help="the game (default: %(default)s)")
+    parser.add_argument("--nuke", choices=NUKE_MODES, default="basic", help="Alias 24's nuke mode (default: basic)")
+    parser.add_argument("--start", type=_team, help="the starting team (Codenames: must match --key)")
+    parser.add_argument("--seed", type=int, help="deal reproducible keys from this seed")
+    parser.add_argument("--clue-required", action="store_true", help="a clue number must be entered before a touch")
+    parser.add_argument("--three-player", action="store_true", help="one operative guesses for both spymasters")
+    parser.add_argument(
+        "--setup", choices=SETUPS, default="key", help="'place': Deep Undercover's deal-and-place setup"
+    )
+    parser.add_argument("--dark-cell", type=int, default=12, help="Alias 24's cell without a card (default: 12)")
+
+
+def _rules(args: argparse.Namespace) -> Rules:
+    return Rules(
+        game=args.game,
+        nuke=args.nuke,
+        clue_required=args.clue_required,
+        three_player=args.three_player,
+        setup=args.setup,
+        dark_cell=args.dark_cell,
+    )
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="pi-table", description="A Codenames-family game table on a Raspberry Pi.")
+    commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+
+    sim = commands.add_parser("sim", help="play the table in the terminal, or run a script")
+    _game_options(sim)
+    sim.add_argument("--key", help="the 25-character key (default: a random one)")
+    sim.add_argument("--script", type=Path, help="run the commands in FILE ('-' for standard input)")
+    sim.add_argument("--json", action="store_true", help="with --script: one JSON object per line")
+    sim.add_argument("--lang", choices=("en", "it"), default="en", help="language of the rating line")
+    sim.add_argument("--color", choices=("auto", "always", "never"), default="auto")
+
+    key = commands.add_parser("key", help="print random keys as JSON lines")
+    _game_options(key)
+    key.add_argument("--count", type=int, default=1, help="how many keys (default: 1)")
+
+    bench = commands.add_parser("bench", help="run a benchmark and print its figures")
+    bench.add_argument("what", choices=("engine",))
+    bench.add_argument("--games", type=int, default=2000, help="random games per variant (default: 2000)")
+    bench.add_argument("--json", action="store_true")
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    try:
+        rules = _rules(args) if args.command in ("sim", "key") else None
+    except InvalidRules as e:
+        parser.error(str(e))
+    if args.command == "sim":
+        return _sim(parser, args, rules)
+    if args.command == "key":
+        return _key(parser, args, rules)
+    return _bench(args)
+
+
+def _key(parser: argparse.ArgumentParser, args: argparse.Namespace, rules: Rules) -> int:
+    from .table import random_source
+
+    if args.count < 1:
+        parser.error(f"--count is a whole number of at least 1, not {args.count}")
+    game = make_game(rules)
+    rng = random_source(args.seed)
+    for _ in range(args.count):
+        key = game.deal(rng, args.start)
+        print(json.dumps({"game": rules.game, "key": key.cells, "start": key.start.value}))
+    return 0
+
+
+def _sim(parser: argparse.ArgumentParser, args: argparse.Namespace, rules: Rules) -> int:
+    from .sim.harness import SimTable
+    from .sim.script import ScriptError, parse_script, run_script
+    from .sim.terminal import Painter, interactive
+    from .table import Session, random_source
+
+    if args.json and args.script is None:
+        parser.error("--json goes with --script FILE")
+    game = make_game(rules)
+    try:
+        key = game.parse_key(args.key, args.start) if args.key else None
+    except InvalidKey as e:
+        parser.error(f"--key: {e}")
+    script = None
+    if args.script is not None:
+        name = "<stdin>" if str(args.script) == "-" else str(args.script)
+        try:
+            text = sys.stdin.read() if name == "<stdin>" else args.script.read_text(encoding="utf-8")
+            script = parse_script(text.splitlines(), name)
+        except OSError as e:
+            print(f"pi-table sim: cannot read the script: {e}", file=sys.stderr)
+            return EXIT_USAGE
+        except ScriptError as e:
+            print(f"pi-table sim: malformed script: {e}", file=sys.stderr)
+            return EXIT_USAGE
+    session = Session(rules, rng=random_source(args.seed), key=key, start=args.start)
+    table = SimTable(session)
+    color = args.color == "always" or (args.color == "auto" and sys.stdout.isatty() and "NO_COLOR" not in os.environ)
+    painter = Painter(color, args.lang)
+    try:
+        if script is None:
+            interactive(table, input, sys.stdout.write, painter)
+        elif args.json:
+            run_script(table, script, sys.stdout.write)
+        else:
+            for line in script:
+                outcome = table.do(line.command)
+                verdict = "ok" if outcome.ok else "refused"
+                print(f"\n> {line.text}   ({verdict})\n{painter.screen(table.screen.last)}")
+    finally:
+        table.close()
+    return 0
+
+
+def _bench(args: argparse.Namespace) -> int:
+    from .bench import engine
+
+    results = engine.run(games=args.games)
+    if args.json:
+        print(json.dumps(results))
+    else:
+        for name, figures in results.items():
+            print(f"{name:16} " + "  ".join(f"{k}={v}" for k, v in figures.items()))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,18 @@
+"""Hardware abstraction: one small interface per device kind, and simulator backends.
+
+Like gpiozero: each abstract base's docstring lists what a backend implements; real
+backends live in ``pi_table.drivers``; the simulators here can be driven by a test
+(``press(cell)``, ``push("end_turn")``, ``tap(command)``) and record what was shown.
+"""
+
+from .buttons import Buttons, SimButtons
+from .events import BUTTONS, ButtonEvent, Command, Emit, Event, HealthEvent, NewGame, TouchEvent, UiEvent
+from .leds import RGB, LedFrame, LedStrip, SimLedStrip
+from .screen import ScreenModel, Screen, SimScreen
+from .touch import SimTouch, TouchSource
+
+__all__ = [
+    "Buttons", "SimButtons", "BUTTONS", "ButtonEvent", "Command", "Emit", "Event", "HealthEvent", "NewGame",
+    "TouchEvent", "UiEvent", "RGB", "LedFrame", "LedStrip", "SimLedStrip", "ScreenModel", "Screen", "SimScreen",
+    "SimTouch", "TouchSource",
+]

@@ -1,0 +1,36 @@
+"""Buttons: END TURN and NEW GAME (and later the rotary encoder for the clue number)."""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+
+from .events import ButtonEvent, Emit
+
+
+class Buttons(ABC):
+    """A backend implements ``start`` (deliver a ``ButtonEvent`` to ``emit`` for each push,
+    from any thread; a long press for NEW GAME is the backend's to detect) and ``stop``."""
+
+    @abstractmethod
+    def start(self, emit: Emit) -> None: ...
+
+    def stop(self) -> None:
+        """Stop delivering events and release the pins."""
+
+
+class SimButtons(Buttons):
+    """Buttons a test or the simulator pushes: ``push("end_turn")``."""
+
+    def __init__(self) -> None:
+        self._emit: Emit | None = None
+
+    def start(self, emit: Emit) -> None:
+        self._emit = emit
+
+    def stop(self) -> None:
+        self._emit = None
+
+    def push(self, name: str) -> None:
+        if self._emit is None:
+            raise RuntimeError("the simulated buttons are not started")
+        self._emit(ButtonEvent(name))

@@ -1,0 +1,65 @@
+"""What devices tell the table loop. Drivers only ever put these on the loop's queue."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Union
+
+from ..engine import Action
+
+BUTTONS = ("end_turn", "new_game")
+"""The physical buttons: END TURN on the operatives' side, NEW GAME (a long press)."""
+
+
+@dataclass(frozen=True, slots=True)
+class TouchEvent:
+    """A cell's pad changed: ``pressed`` True when a finger arrived, False when it left."""
+
+    cell: int
+    pressed: bool
+
+
+@dataclass(frozen=True, slots=True)
+class ButtonEvent:
+    """A physical button was pushed (``name`` is one of ``BUTTONS``)."""
+
+    name: str
+
+    def __post_init__(self) -> None:
+        if self.name not in BUTTONS:
+            raise ValueError(f"button is one of {', '.join(BUTTONS)}, not {self.name!r}")
+
+
+@dataclass(frozen=True, slots=True)
+class NewGame:
+    """Start a new game, of another kind when ``game`` is given."""
+
+    game: str | None = None
+
+    def __str__(self) -> str:
+        return "new-game" if self.game is None else f"new-game {self.game}"
+
+
+Command = Union[Action, NewGame]
+
+
+@dataclass(frozen=True, slots=True)
+class UiEvent:
+    """The spymasters asked for something on their screen: a clue number, cover, undo..."""
+
+    command: Command
+
+
+@dataclass(frozen=True, slots=True)
+class HealthEvent:
+    """A device went up or down ("touch board disconnected"); ``detail`` says why."""
+
+    device: str
+    ok: bool
+    detail: str = ""
+
+
+Event = Union[TouchEvent, ButtonEvent, UiEvent, HealthEvent]
+Emit = Callable[[Event], None]
+"""The loop's thread-safe ``post``: the only thing a device may call."""

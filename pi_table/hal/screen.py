@@ -1,0 +1,61 @@
+"""The spymasters' screen: hidden from the operatives, it is the only place the key shows."""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from collections import deque
+from dataclasses import dataclass
+
+from ..engine import SpymasterView
+from .events import Command, Emit, UiEvent
+
+
+@dataclass(frozen=True, slots=True)
+class ScreenModel:
+    """Everything the spymaster screen shows at one moment."""
+
+    view: SpymasterView
+    game_id: str
+    message: str | None = None  # the last refusal, in plain words ("card 7 is already revealed")
+    warnings: tuple[str, ...] = ()  # conditions the staff must fix ("touch board disconnected")
+    pending: frozenset[int] = frozenset()  # cells touched but not yet taken as a guess
+
+
+class Screen(ABC):
+    """A backend implements ``show`` (draw this model), ``start`` (deliver a ``UiEvent`` to
+    ``emit`` for each request the spymasters tap, from any thread) and ``stop``."""
+
+    @abstractmethod
+    def show(self, model: ScreenModel) -> None: ...
+
+    def start(self, emit: Emit) -> None:
+        """Begin delivering taps; a screen without touch input need not override this."""
+
+    def stop(self) -> None:
+        """Release the display."""
+
+
+class SimScreen(Screen):
+    """Records every model it is shown; ``tap(command)`` plays a spymaster's tap."""
+
+    def __init__(self, keep: int = 10_000) -> None:
+        self.models: deque[ScreenModel] = deque(maxlen=keep)
+        self._emit: Emit | None = None
+
+    def show(self, model: ScreenModel) -> None:
+        self.models.append(model)
+
+    def start(self, emit: Emit) -> None:
+        self._emit = emit
+
+    def stop(self) -> None:
+        self._emit = None
+
+    def tap(self, command: Command) -> None:
+        if self._emit is None:
+            raise RuntimeError("the simulated screen is not started")
+        self._emit(UiEvent(command))
+
+    @property
+    def last(self) -> ScreenModel | None:
+        return self.models[-1] if self.models else None

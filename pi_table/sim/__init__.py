@@ -1,0 +1,1 @@
+"""Simulators: the whole table in software, from a terminal or a script."""

@@ -1,0 +1,147 @@
+"""The terminal simulator: the table and the key side by side, and a prompt for commands.
+
+It needs no display. Colours are ANSI escapes, on when the output is a terminal and
+``NO_COLOR`` is not set (https://no-color.org), or as ``--color`` says.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from ..engine import GRID, InvalidAction, Team, TableView
+from ..engine.keys import ASSASSIN, BLUE_AGENT, BYSTANDER, NO_CARD, RED_AGENT
+from ..hal import ScreenModel
+from ..table import parse_command
+from .harness import SimTable
+
+RESET = "\x1b[0m"
+BACKGROUND = {RED_AGENT: "\x1b[1;97;41m", BLUE_AGENT: "\x1b[1;97;44m", BYSTANDER: "\x1b[30;43m", ASSASSIN: "\x1b[1;97;40m"}
+FOREGROUND = {RED_AGENT: "\x1b[1;91m", BLUE_AGENT: "\x1b[1;94m", BYSTANDER: "\x1b[33m", ASSASSIN: "\x1b[1;95m"}
+TEAM = {Team.RED: "\x1b[1;91m", Team.BLUE: "\x1b[1;94m"}
+DIM, BOLD, WARN = "\x1b[2m", "\x1b[1m", "\x1b[1;33m"
+NAMES = {
+    "codenames": {RED_AGENT: "red agent", BLUE_AGENT: "blue agent", BYSTANDER: "bystander", ASSASSIN: "assassin"},
+    "alias24": {RED_AGENT: "red asset", BLUE_AGENT: "blue asset", BYSTANDER: "grey decoy", ASSASSIN: "the nuke"},
+}
+TITLES = {"codenames": "Codenames", "codenames-coop": "Codenames, cooperative", "alias24": "Alias 24"}
+
+HELP = """\
+Commands (the same as in a script file):
+  clue N          the spymaster enters the clue number: 0-9, 'unlimited' or 'infinity'
+  touch N         an operative touches card N (0-24, row-major, top-left is 0)
+  end-turn        the END TURN button
+  penalty         the current clue was ruled invalid: the turn ends at once
+  cover N         a spymaster covers card N (after a penalty; the opponent's move in coop)
+  place N         Deep Undercover setup: the next codename is on cell N
+  undo            take back the last action
+  new-game [G]    deal a new key (G: codenames, codenames-coop, alias24)
+  help            this text          quit            leave the simulator
+Entering a clue number is optional: a touch without one starts an unlimited turn."""
+
+
+class Painter:
+    """Turns a screen model into text, with or without colour."""
+
+    def __init__(self, color: bool, lang: str = "en") -> None:
+        self.color = color
+        self.lang = lang
+
+    def paint(self, text: str, style: str) -> str:
+        return f"{style}{text}{RESET}" if self.color and style else text
+
+    def team(self, team: Team | None) -> str:
+        return "nobody" if team is None else self.paint(team.value.upper(), TEAM[team])
+
+    def screen(self, model: ScreenModel) -> str:
+        view = model.view.table
+        key = model.view.key.cells
+        names = NAMES["alias24" if view.game == "alias24" else "codenames"]
+        lines = [self.headline(view), self.counts(view), ""]
+        lines.append(f"  {'TABLE (operatives)':<20}    KEY (spymasters only)")
+        for row in range(GRID):
+            cells = range(row * GRID, (row + 1) * GRID)
+            table = "".join(self.table_cell(cell, view.board[cell], cell in model.pending) for cell in cells)
+            secret = "".join(self.key_cell(key[cell], view.board[cell]) for cell in cells)
+            lines.append(f"  {table}    {secret}")
+        legend = "  ".join(self.paint(f"{letter}={name}", FOREGROUND[letter]) for letter, name in names.items())
+        lines += ["", f"  {legend}   [x]=shown"]
+        if model.message:
+            lines.append(self.paint(f"  refused: {model.message}", WARN))
+        for warning in model.warnings:
+            lines.append(self.paint(f"  ! {warning}", WARN))
+        return "\n".join(lines)
+
+    def table_cell(self, cell: int, shown: str, pending: bool) -> str:
+        if shown == NO_CARD:
+            return "    "
+        if shown == "?":
+            return self.paint(f" {cell:02d} ", BOLD if pending else DIM)
+        return self.paint(f" {shown}{shown} ", BACKGROUND[shown]) if self.color else f"[{shown}{shown}]"
+
+    def key_cell(self, identity: str, shown: str) -> str:
+        if identity == NO_CARD:
+            return "    "
+        if shown != "?":
+            return self.paint(f"[{identity}] ", BACKGROUND[identity]) if self.color else f"[{identity}] "
+        return self.paint(f" {identity}  ", FOREGROUND[identity])
+
+    def headline(self, view: TableView) -> str:
+        title = self.paint(TITLES[view.game], BOLD)
+        side = self.team(view.turn)
+        mastermind = "mastermind" if view.game == "alias24" else "spymaster"
+        guessers = "the operative" if view.rules.three_player else f"{side} operatives"
+        if view.phase == "place":
+            what = f"setup: {side} places the next codename on cell {view.placing}"
+        elif view.phase == "clue":
+            what = f"{side} {mastermind}: say a clue and enter its number, or {guessers} touch a card"
+        elif view.phase == "guess":
+            limit = "no limit" if view.guesses_left is None else f"{view.guesses_left} guesses left"
+            clue = "no number" if view.clue is None else view.clue
+            what = f"{guessers} guess (clue: {clue}, {limit}, {view.guesses} made)"
+        elif view.phase == "cover" and view.game == "codenames-coop":
+            what = f"spymaster: cover one {side} agent for the simulated opponent (cover N)"
+        elif view.phase == "cover":
+            what = f"{side} {mastermind} may cover one of its agents (cover N), then gives a clue"
+        else:
+            winner = "both teams lose" if view.winner is None else f"{self.team(view.winner)} wins"
+            what = f"game over: {winner} ({view.reason})"
+            if view.score is not None:
+                what += f"; score {view.score}: {view.rating(self.lang)}"
+        return f"{title} · {what}"
+
+    def counts(self, view: TableView) -> str:
+        word = "assets" if view.game == "alias24" else "agents"
+        parts = [f"{self.team(team)} {view.remaining(team)} {word} left" for team in Team]
+        parts.append(f"{self.team(view.start)} started")
+        if view.armed is not None:
+            parts.append(self.paint("NUKE ARMED", WARN) if view.armed else f"nuke armed at 13 ({view.targeted} targeted)")
+        return "  " + " · ".join(parts)
+
+
+def interactive(
+    table: SimTable, read: Callable[[str], str], write: Callable[[str], object], painter: Painter
+) -> None:
+    """The read-show loop: show the table, read a command, play it; until quit or end of input."""
+    write(painter.screen(table.screen.last) + "\n" + "Type 'help' for the commands.\n")
+    while True:
+        try:
+            line = read("> ").split("#", 1)[0].strip()
+        except (EOFError, KeyboardInterrupt):
+            write("\n")
+            return
+        if not line:
+            continue
+        word = line.split()[0].lower()
+        if word in ("quit", "exit", "q"):
+            return
+        if word in ("help", "?", "h"):
+            write(HELP + "\n")
+            continue
+        try:
+            command = parse_command(line)
+        except InvalidAction as e:
+            write(painter.paint(f"not a command: {e}", WARN) + "\n")
+            continue
+        table.do(command)
+        write("\n" + painter.screen(table.screen.last) + "\n")
+

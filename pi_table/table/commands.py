@@ -1,0 +1,28 @@
+"""The table's command words: the engine's actions plus ``new-game``.
+
+Scripts, the terminal simulator and (later) the control socket all speak this language.
+"""
+
+from __future__ import annotations
+
+from ..engine import GAMES, InvalidAction, parse_action
+from ..engine.actions import ACTION_WORDS
+from ..hal import Command, NewGame
+
+COMMAND_WORDS = ACTION_WORDS + ("new-game",)
+
+
+def parse_command(text: str) -> Command:
+    """Read one command; raise ``InvalidAction`` naming what was expected."""
+    words = text.split()
+    verb = words[0].lower() if words else ""
+    if verb == "new-game":
+        if len(words) > 2:
+            raise InvalidAction(f"'new-game' takes at most one argument, a game ({', '.join(GAMES)})")
+        game = words[1].lower() if len(words) == 2 else None
+        if game is not None and game not in GAMES:
+            raise InvalidAction(f"unknown game {game!r}: expected one of {', '.join(GAMES)}")
+        return NewGame(game)
+    if verb and verb not in ACTION_WORDS:
+        raise InvalidAction(f"unknown command {verb!r}: expected one of {', '.join(COMMAND_WORDS)}")
+    return parse_action(text)

@@ -1,0 +1,124 @@
+"""The game journal: one JSON-lines file per game, so a game can be replayed exactly.
+
+Line 1 is the header: ``{"format": "pi-table journal", "version": 1, "id", "started",
+"rules", "key", "start"}``. Every further line is one accepted entry in its text form:
+``{"n": 1, "action": "clue 3"}`` (``n`` counts from 1; ``undo`` is an entry too). Entries
+are written after the engine accepts them and before their effect is shown.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from dataclasses import dataclass
+from pathlib import Path
+
+from ..engine import GameRecord, Rules, Team, make_game, parse_action
+
+FORMAT = "pi-table journal"
+VERSION = 1
+
+
+class JournalError(ValueError):
+    """A journal file that cannot be replayed; the message names the file and line."""
+
+
+@dataclass(frozen=True, slots=True)
+class Header:
+    id: str
+    started: str
+    rules: Rules
+    key: str
+    start: Team
+
+    def to_json(self) -> dict:
+        return {
+            "format": FORMAT,
+            "version": VERSION,
+            "id": self.id,
+            "started": self.started,
+            "rules": self.rules.to_json(),
+            "key": self.key,
+            "start": self.start.value,
+        }
+
+
+class Journal:
+    """Appends one game's entries to its file; ``fsync`` makes each line survive a power cut."""
+
+    def __init__(self, path: Path, header: Header, fsync: bool = True) -> None:
+        self.path = path
+        self.fsync = fsync
+        self.entries = 0
+        path.parent.mkdir(parents=True, exist_ok=True)
+        self._file = open(path, "x", encoding="utf-8")
+        self._write(header.to_json())
+
+    def append(self, action: object) -> None:
+        self.entries += 1
+        self._write({"n": self.entries, "action": str(action)})
+
+    def _write(self, obj: dict) -> None:
+        self._file.write(json.dumps(obj, ensure_ascii=False) + "\n")
+        self._file.flush()
+        if self.fsync:
+            os.fsync(self._file.fileno())
+
+    def close(self) -> None:
+        self._file.close()
+
+
+def load_game(path: Path) -> tuple[Header, GameRecord, list[str]]:
+    """Replay a journal file. A torn last line (a crash mid-write) is dropped with a warning;
+    anything else that does not fit raises ``JournalError`` naming the line."""
+    warnings: list[str] = []
+    lines = Path(path).read_text(encoding="utf-8").split("\n")
+    if lines and lines[-1] == "":
+        lines.pop()
+    elif lines:
+        warnings.append(f"{path}: ignored a torn last line {len(lines)} (no newline): {lines[-1][:40]!r}")
+        lines.pop()
+    if not lines:
+        raise JournalError(f"{path}: empty journal, expected a header line")
+    header = _header(path, _json(path, 1, lines[0]))
+    game = make_game(header.rules)
+    try:
+        record = GameRecord(game, game.parse_key(header.key, header.start))
+    except ValueError as e:
+        raise JournalError(f"{path}:1: {e}") from None
+    for number, line in enumerate(lines[1:], start=2):
+        entry = _json(path, number, line)
+        if entry.get("n") != number - 1 or not isinstance(entry.get("action"), str):
+            raise JournalError(f"{path}:{number}: expected {{\"n\": {number - 1}, \"action\": ...}}, found {line[:60]!r}")
+        try:
+            record.apply(parse_action(entry["action"]))
+        except ValueError as e:
+            raise JournalError(f"{path}:{number}: entry {entry['action']!r} does not replay: {e}") from None
+    return header, record, warnings
+
+
+def _json(path: Path, number: int, line: str) -> dict:
+    try:
+        obj = json.loads(line)
+    except json.JSONDecodeError as e:
+        raise JournalError(f"{path}:{number}: not JSON ({e.msg})") from None
+    if not isinstance(obj, dict):
+        raise JournalError(f"{path}:{number}: expected a JSON object, found {line[:60]!r}")
+    return obj
+
+
+def _header(path: Path, obj: dict) -> Header:
+    if obj.get("format") != FORMAT or obj.get("version") != VERSION:
+        raise JournalError(
+            f"{path}:1: not a {FORMAT} version {VERSION} (format {obj.get('format')!r}, version {obj.get('version')!r})"
+        )
+    try:
+        return Header(
+            id=str(obj["id"]),
+            started=str(obj["started"]),
+            rules=Rules.from_json(obj["rules"]),
+            key=str(obj["key"]),
+            start=Team.parse(obj["start"]),
+        )
+    except (KeyError, TypeError, ValueError) as e:
+        raise JournalError(f"{path}:1: bad header: {e}") from None

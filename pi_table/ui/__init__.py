@@ -1,0 +1,1 @@
+"""Pure renderers: from the views to what the LEDs and the screens show."""
