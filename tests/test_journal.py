@@ -1,0 +1,89 @@
+"""The journal: one file per game that replays to exactly the same state."""
+
+from __future__ import annotations
+
+import json
+import random
+
+import pytest
+
+from pi_table.engine import Rules, make_game, parse_action
+from pi_table.table import JournalError, Session, load_game
+
+KEY = "RRRRRRRRRBBBBBBBBNNNNNNNA"
+MOVES = ["clue 2", "touch 0", "touch 1", "touch 2", "clue 1", "touch 9", "touch 17", "undo", "touch 18", "penalty"]
+
+
+def played_session(tmp_path, moves=MOVES, rules=Rules()):
+    game = make_game(rules)
+    session = Session(rules, rng=random.Random(3), key=game.parse_key(KEY), journal_dir=tmp_path, fsync=False)
+    for text in moves:
+        session.submit(parse_action(text))
+    return session
+
+
+def journal_file(tmp_path):
+    (path,) = tmp_path.glob("*.jsonl")
+    return path
+
+
+def test_replaying_the_journal_gives_the_same_state(tmp_path):
+    session = played_session(tmp_path)
+    header, record, warnings = load_game(journal_file(tmp_path))
+    assert warnings == []
+    assert record.state == session.state
+    assert header.key == KEY and header.id == session.id
+    assert [str(entry) for entry in record.entries] == MOVES
+
+
+def test_the_file_is_readable_json_lines(tmp_path):
+    played_session(tmp_path, MOVES[:2])
+    lines = [json.loads(line) for line in journal_file(tmp_path).read_text().splitlines()]
+    assert lines[0]["format"] == "pi-table journal" and lines[0]["version"] == 1
+    assert lines[0]["rules"]["game"] == "codenames" and lines[0]["start"] == "red"
+    assert lines[1:] == [{"n": 1, "action": "clue 2"}, {"n": 2, "action": "touch 0"}]
+
+
+def test_refused_actions_are_not_journalled(tmp_path):
+    session = played_session(tmp_path, ["clue 2"])
+    with pytest.raises(ValueError):
+        session.submit(parse_action("end-turn"))
+    _, record, _ = load_game(journal_file(tmp_path))
+    assert [str(e) for e in record.entries] == ["clue 2"]
+
+
+def test_a_new_game_starts_a_new_file(tmp_path):
+    session = played_session(tmp_path, ["clue 2"])
+    session.new_game("alias24")
+    session.submit(parse_action("clue 1"))
+    files = sorted(tmp_path.glob("*.jsonl"))
+    assert len(files) == 2
+    games = {load_game(path)[0].rules.game for path in files}
+    assert games == {"codenames", "alias24"}
+
+
+def test_a_torn_last_line_is_dropped_with_a_warning(tmp_path):
+    session = played_session(tmp_path, MOVES[:4])
+    path = journal_file(tmp_path)
+    path.write_text(path.read_text() + '{"n": 5, "act')
+    _, record, warnings = load_game(path)
+    assert record.moves == 4 and record.state == session.state
+    assert len(warnings) == 1 and "torn" in warnings[0]
+
+
+@pytest.mark.parametrize(
+    "damage, message",
+    [
+        (lambda lines: lines[:2] + ["not json"] + lines[3:], ":3: not JSON"),
+        (lambda lines: lines[:2] + ['{"n": 7, "action": "touch 1"}'] + lines[3:], ':3: expected {"n": 2'),
+        (lambda lines: lines[:2] + ['{"n": 2, "action": "touch 99"}'] + lines[3:], "does not replay"),
+        (lambda lines: ['{"format": "other"}'] + lines[1:], ":1: not a pi-table journal"),
+    ],
+)
+def test_a_damaged_journal_is_refused_naming_the_line(tmp_path, damage, message):
+    played_session(tmp_path, MOVES[:4])
+    path = journal_file(tmp_path)
+    lines = path.read_text().splitlines()
+    path.write_text("\n".join(damage(lines)) + "\n")
+    with pytest.raises(JournalError, match=message.replace("{", r"\{")):
+        load_game(path)

@@ -1,0 +1,95 @@
+"""The architecture rules: layers import only downward; the engine does no I/O."""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import pi_table
+
+PACKAGE = Path(pi_table.__file__).parent
+LAYERS = ["engine", "protocol", "hal", "drivers", "ui", "table", "sim", "bench", "cli", "__main__"]
+ENGINE_STDLIB = {"__future__", "dataclasses", "enum", "typing", "collections", "collections.abc", "random", "abc"}
+ENGINE_FORBIDDEN_CALLS = {"open", "print", "input", "exec", "eval", "__import__"}
+
+
+def modules():
+    for path in sorted(PACKAGE.rglob("*.py")):
+        yield path, path.relative_to(PACKAGE).parts
+
+
+def layer_of(parts: tuple[str, ...]) -> str | None:
+    first = parts[0].removesuffix(".py")
+    return first if first in LAYERS else None
+
+
+def imported(path: Path, parts: tuple[str, ...]) -> set[str]:
+    """Absolute names of every module imported by the file, relative imports resolved."""
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    package = ["pi_table", *parts[:-1]]
+    names = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            names.update(alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom):
+            if node.level:
+                base = package[: len(package) - node.level + 1]
+                module = ".".join(base + ([node.module] if node.module else []))
+            else:
+                module = node.module
+            names.add(module)
+            names.update(f"{module}.{alias.name}" for alias in node.names)
+    return names
+
+
+def test_every_module_belongs_to_a_layer():
+    loose = ["/".join(parts) for path, parts in modules() if parts != ("__init__.py",) and layer_of(parts) is None]
+    assert loose == []
+
+
+def test_layers_import_only_downward():
+    offences = []
+    for path, parts in modules():
+        layer = layer_of(parts)
+        if layer is None:
+            continue
+        for name in imported(path, parts):
+            if not name.startswith("pi_table."):
+                continue
+            target = name.split(".")[1]
+            if target in LAYERS and LAYERS.index(target) > LAYERS.index(layer):
+                offences.append(f"{'/'.join(parts)} imports {name}")
+    assert offences == []
+
+
+def test_engine_imports_only_pure_standard_modules():
+    offences = []
+    for path, parts in modules():
+        if layer_of(parts) != "engine":
+            continue
+        for name in imported(path, parts):
+            if name.startswith("pi_table.engine") or name in ENGINE_STDLIB:
+                continue
+            if any(name.startswith(f"{allowed}.") for allowed in ENGINE_STDLIB):
+                continue  # "from typing import X" also names "typing.X"
+            offences.append(f"{'/'.join(parts)} imports {name}")
+    assert offences == []
+
+
+def test_engine_calls_no_io_builtins():
+    offences = []
+    for path, parts in modules():
+        if layer_of(parts) != "engine":
+            continue
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in ENGINE_FORBIDDEN_CALLS:
+                offences.append(f"{'/'.join(parts)}:{node.lineno} calls {node.func.id}()")
+    assert offences == []
+
+
+def test_the_checker_sees_a_violation(tmp_path):
+    """Guard against a checker that passes vacuously: a planted upward import is reported."""
+    bad = tmp_path / "bad.py"
+    bad.write_text("import time\nfrom ..table import loop\nprint('x')\n")
+    names = imported(bad, ("engine", "bad.py"))
+    assert "time" in names and "pi_table.table" in names

@@ -1,0 +1,58 @@
+"""The interactive terminal simulator, driven as a person would type at it."""
+
+from __future__ import annotations
+
+import random
+
+from pi_table.engine import Rules, make_game
+from pi_table.sim.harness import SimTable
+from pi_table.sim.terminal import HELP, Painter, interactive
+from pi_table.table import Session
+
+KEY = "RRRRRRRRRBBBBBBBBNNNNNNNA"
+
+
+def session_output(lines, color=False, rules=Rules(), key=KEY, lang="en"):
+    game = make_game(rules)
+    table = SimTable(Session(rules, rng=random.Random(1), key=game.parse_key(key)))
+    typed = iter(lines)
+    out = []
+
+    def read(prompt):
+        try:
+            return next(typed)
+        except StopIteration:
+            raise EOFError from None
+
+    interactive(table, read, out.append, Painter(color, lang))
+    return "".join(out), table
+
+
+def test_shows_both_grids_and_the_turn():
+    text, _ = session_output([])
+    assert "TABLE (operatives)" in text and "KEY (spymasters only)" in text
+    assert "RED spymaster" in text and "RED 9 agents left" in text and "BLUE 8 agents left" in text
+    assert " 07 " in text  # hidden cards show their cell number on the operatives' grid
+    assert "\x1b[" not in text
+
+
+def test_plays_commands_and_explains_refusals():
+    text, table = session_output(["clue 2", "touch 0", "touch 0", "tuch 3", "help", "quit", "touch 1"])
+    assert "[RR]" in text  # the revealed card on the operatives' grid
+    assert "refused: card 0 is already revealed" in text
+    assert "not a command: unknown command 'tuch'" in text
+    assert HELP in text
+    assert table.session.record.moves == 2  # 'quit' stopped before the last line
+
+
+def test_colour_when_asked():
+    text, _ = session_output(["touch 0"], color=True)
+    assert "\x1b[1;97;41m RR \x1b[0m" in text
+
+
+def test_the_coop_rating_line_speaks_the_chosen_language():
+    key = "RRRRRRRRRBBBBBBBBNNNNNNNA"
+    win = ["clue unlimited"] + [f"touch {cell}" for cell in range(9)]
+    text, table = session_output(win, rules=Rules(game="codenames-coop"), key=key, lang="it")
+    assert table.session.table_view().score == 8
+    assert "score 8: Mi riesce molto difficile crederci." in text
