@@ -1,0 +1,1 @@
+"""The touch board's serial protocol. CircuitPython imports this package too: keep it plain."""

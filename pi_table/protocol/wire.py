@@ -1,0 +1,455 @@
+"""The serial link between the touch board and the Pi: frames, messages and their text form.
+
+The same file runs on the board under CircuitPython and on the Pi under CPython, so it uses
+only what both have: no dataclasses, enum, typing or struct. firmware/PROTOCOL.md documents
+the bytes, with examples that tests/test_protocol.py checks against this code.
+
+A frame is ``A5 LEN SEQ TYPE PAYLOAD... CRC_HI CRC_LO``: a sync byte, the payload length,
+a sequence number (each side counts its own frames, 0-255, wrapping), the message type, the
+payload, and a CRC-16/CCITT-FALSE over LEN, SEQ, TYPE and the payload. After garbage or a bad
+CRC the decoder resynchronises at the next sync byte.
+"""
+
+SYNC = 0xA5
+PROTOCOL_MAJOR = 1
+PROTOCOL_MINOR = 0
+MAX_PAYLOAD = 96
+OVERHEAD = 6  # sync, length, sequence, type, two CRC bytes
+MASK_BYTES = 8  # touch masks are 64-bit: up to 64 electrodes
+
+
+def crc16(data, crc=0xFFFF):
+    """CRC-16/CCITT-FALSE (poly 0x1021, init 0xFFFF): 0x29B1 for b"123456789"."""
+    for byte in data:
+        crc ^= byte << 8
+        for _ in range(8):
+            crc = ((crc << 1) ^ 0x1021) & 0xFFFF if crc & 0x8000 else (crc << 1) & 0xFFFF
+    return crc
+
+
+def _u16(data, at):
+    return data[at] | (data[at + 1] << 8)
+
+
+def _bits(mask):
+    return [bit for bit in range(MASK_BYTES * 8) if mask >> bit & 1]
+
+
+def _number(text, name):
+    try:
+        return int(text, 0)
+    except ValueError:
+        raise ValueError("{} must be a number, not {!r}".format(name, text))
+
+
+class Message:
+    """A message: ``TYPE``, ``payload()`` to bytes, ``from_payload`` back, and a text form.
+
+    The text form is ``name key=value ...``; ``parse_text`` reads it back.
+    """
+
+    TYPE = 0
+    NAME = ""
+    FIELDS = ()
+
+    def __init__(self, *values):
+        if len(values) != len(self.FIELDS):
+            raise ValueError("{} takes {} ({})".format(self.NAME, len(self.FIELDS), ", ".join(self.FIELDS) or "nothing"))
+        for name, value in zip(self.FIELDS, values):
+            setattr(self, name, value)
+        self.check()
+
+    def check(self):
+        """Raise ValueError when a field is out of range."""
+
+    def payload(self):
+        return b""
+
+    @classmethod
+    def from_payload(cls, payload):
+        if payload:
+            raise ValueError("{} has no payload, got {} bytes".format(cls.NAME, len(payload)))
+        return cls()
+
+    def values(self):
+        return tuple(getattr(self, name) for name in self.FIELDS)
+
+    def __eq__(self, other):
+        return type(self) is type(other) and self.values() == other.values()
+
+    def __hash__(self):
+        return hash((self.TYPE, self.values()))
+
+    def __repr__(self):
+        return "<{}>".format(self)
+
+    def text_fields(self):
+        return ["{}={}".format(name, getattr(self, name)) for name in self.FIELDS]
+
+    def __str__(self):
+        return " ".join([self.NAME] + self.text_fields())
+
+
+class Hello(Message):
+    """Board to host, first thing after a start or on request: who the board is."""
+
+    TYPE = 0x01
+    NAME = "hello"
+    FIELDS = ("protocol", "firmware", "board", "electrodes")
+
+    def check(self):
+        _version(self.protocol, 2, "protocol")
+        _version(self.firmware, 3, "firmware")
+        board = self.board.encode() if isinstance(self.board, str) else b""
+        if not 1 <= len(board) <= 32 or b" " in board or b"=" in board:
+            raise ValueError("board id is 1-32 characters without spaces, not {!r}".format(self.board))
+        if not 1 <= self.electrodes <= MASK_BYTES * 8:
+            raise ValueError("electrodes is 1 to {}, not {}".format(MASK_BYTES * 8, self.electrodes))
+
+    def payload(self):
+        board = self.board.encode()
+        return bytes(list(self.protocol) + list(self.firmware) + [self.electrodes, len(board)]) + board
+
+    @classmethod
+    def from_payload(cls, payload):
+        if len(payload) < 7 or len(payload) != 7 + payload[6]:
+            raise ValueError("hello payload is 7 bytes plus the board id, got {} bytes".format(len(payload)))
+        return cls(
+            (payload[0], payload[1]), (payload[2], payload[3], payload[4]), bytes(payload[7:]).decode(), payload[5]
+        )
+
+    def text_fields(self):
+        return [
+            "protocol=" + ".".join(str(n) for n in self.protocol),
+            "firmware=" + ".".join(str(n) for n in self.firmware),
+            "board=" + self.board,
+            "electrodes={}".format(self.electrodes),
+        ]
+
+
+class Touch(Message):
+    """Board to host, on every change and as a heartbeat: every electrode touched now.
+
+    ``counter`` counts changes (wrapping at 65536), so the host can tell a heartbeat from a
+    change it missed; the mask is the whole state, so a lost frame does no harm.
+    """
+
+    TYPE = 0x02
+    NAME = "touch"
+    FIELDS = ("counter", "mask")
+
+    def check(self):
+        _range(self.counter, 0xFFFF, "counter")
+        _range(self.mask, (1 << (MASK_BYTES * 8)) - 1, "mask")
+
+    def payload(self):
+        return self.counter.to_bytes(2, "little") + self.mask.to_bytes(MASK_BYTES, "little")
+
+    @classmethod
+    def from_payload(cls, payload):
+        if len(payload) != 2 + MASK_BYTES:
+            raise ValueError("touch payload is {} bytes, got {}".format(2 + MASK_BYTES, len(payload)))
+        return cls(_u16(payload, 0), int.from_bytes(bytes(payload[2:]), "little"))
+
+    def text_fields(self):
+        touched = ",".join(str(bit) for bit in _bits(self.mask)) or "-"
+        return ["counter={}".format(self.counter), "mask=0x{:x}".format(self.mask), "electrodes=" + touched]
+
+
+class Ack(Message):
+    """Board to host: a command was carried out (status 0) or refused (status names why)."""
+
+    TYPE = 0x03
+    NAME = "ack"
+    FIELDS = ("command", "status")
+    OK, BAD_PAYLOAD, BAD_ELECTRODE, UNKNOWN = 0, 1, 2, 3
+
+    def check(self):
+        _range(self.command, 0xFF, "command")
+        _range(self.status, 0xFF, "status")
+
+    def payload(self):
+        return bytes([self.command, self.status])
+
+    @classmethod
+    def from_payload(cls, payload):
+        if len(payload) != 2:
+            raise ValueError("ack payload is 2 bytes, got {}".format(len(payload)))
+        return cls(payload[0], payload[1])
+
+    def text_fields(self):
+        return ["command=0x{:02x}".format(self.command), "status={}".format(self.status)]
+
+
+class _Token(Message):
+    """A message that carries only a 16-bit token: ping and its pong."""
+
+    FIELDS = ("token",)
+
+    def check(self):
+        _range(self.token, 0xFFFF, "token")
+
+    def payload(self):
+        return self.token.to_bytes(2, "little")
+
+    @classmethod
+    def from_payload(cls, payload):
+        if len(payload) != 2:
+            raise ValueError("{} payload is 2 bytes, got {}".format(cls.NAME, len(payload)))
+        return cls(_u16(payload, 0))
+
+
+class Pong(_Token):
+    """Board to host: the answer to a ping, with its token."""
+
+    TYPE = 0x04
+    NAME = "pong"
+
+
+class Log(Message):
+    """Board to host: a line of text for the host's log (a chip missing, a restart cause)."""
+
+    TYPE = 0x05
+    NAME = "log"
+    FIELDS = ("text",)
+
+    def check(self):
+        if len(self.text.encode()) > MAX_PAYLOAD:
+            raise ValueError("log text is at most {} bytes".format(MAX_PAYLOAD))
+
+    def payload(self):
+        return self.text.encode()
+
+    @classmethod
+    def from_payload(cls, payload):
+        try:
+            return cls(bytes(payload).decode())
+        except UnicodeError:
+            raise ValueError("log text is not UTF-8")
+
+    def text_fields(self):
+        return ["text=" + self.text]  # always last: the rest of the line is the text
+
+
+class GetHello(Message):
+    """Host to board: say hello again (the host does this when it opens the port)."""
+
+    TYPE = 0x81
+    NAME = "get-hello"
+
+
+class SetThresholds(Message):
+    """Host to board: touch and release thresholds for electrodes ``first``, ``first+1``, ...
+
+    ``pairs`` is a tuple of (touch, release) pairs, 1-255 each, release below touch.
+    """
+
+    TYPE = 0x82
+    NAME = "set-thresholds"
+    FIELDS = ("first", "pairs")
+
+    def check(self):
+        _range(self.first, MASK_BYTES * 8 - 1, "first")
+        if not 1 <= len(self.pairs) <= (MAX_PAYLOAD - 1) // 2:
+            raise ValueError("set-thresholds takes 1 to {} pairs".format((MAX_PAYLOAD - 1) // 2))
+        for touch, release in self.pairs:
+            if not 0 < release < touch <= 0xFF:
+                raise ValueError("a threshold pair is touch/release with 0 < release < touch <= 255")
+
+    def payload(self):
+        flat = [self.first]
+        for touch, release in self.pairs:
+            flat += [touch, release]
+        return bytes(flat)
+
+    @classmethod
+    def from_payload(cls, payload):
+        if len(payload) < 3 or len(payload) % 2 != 1:
+            raise ValueError("set-thresholds payload is 1 byte plus pairs, got {} bytes".format(len(payload)))
+        pairs = tuple((payload[i], payload[i + 1]) for i in range(1, len(payload), 2))
+        return cls(payload[0], pairs)
+
+    def text_fields(self):
+        return ["first={}".format(self.first), "pairs=" + ",".join("{}/{}".format(t, r) for t, r in self.pairs)]
+
+
+class Recalibrate(Message):
+    """Host to board: take a new baseline for these electrodes (``mask`` 0: all of them)."""
+
+    TYPE = 0x83
+    NAME = "recalibrate"
+    FIELDS = ("mask",)
+
+    def check(self):
+        _range(self.mask, (1 << (MASK_BYTES * 8)) - 1, "mask")
+
+    def payload(self):
+        return self.mask.to_bytes(MASK_BYTES, "little")
+
+    @classmethod
+    def from_payload(cls, payload):
+        if len(payload) != MASK_BYTES:
+            raise ValueError("recalibrate payload is {} bytes, got {}".format(MASK_BYTES, len(payload)))
+        return cls(int.from_bytes(bytes(payload), "little"))
+
+    def text_fields(self):
+        return ["mask=0x{:x}".format(self.mask)]
+
+
+class Ping(_Token):
+    """Host to board: are you there? The board answers with a pong carrying the token."""
+
+    TYPE = 0x84
+    NAME = "ping"
+
+
+class Reset(Message):
+    """Host to board: restart the board (it says hello again when it is back)."""
+
+    TYPE = 0x85
+    NAME = "reset"
+
+
+MESSAGES = {cls.TYPE: cls for cls in (Hello, Touch, Ack, Pong, Log, GetHello, SetThresholds, Recalibrate, Ping, Reset)}
+BY_NAME = {cls.NAME: cls for cls in MESSAGES.values()}
+
+
+def _range(value, top, name):
+    if not isinstance(value, int) or not 0 <= value <= top:
+        raise ValueError("{} is 0 to {}, not {!r}".format(name, top, value))
+
+
+def _version(value, parts, name):
+    if not isinstance(value, tuple) or len(value) != parts:
+        raise ValueError("{} version has {} numbers, not {!r}".format(name, parts, value))
+    for part in value:
+        _range(part, 0xFF, name + " version")
+
+
+def encode(message, seq):
+    """The bytes of one frame carrying ``message``."""
+    payload = message.payload()
+    if len(payload) > MAX_PAYLOAD:
+        raise ValueError("payload of {} bytes is over the {}-byte limit".format(len(payload), MAX_PAYLOAD))
+    body = bytes([len(payload), seq & 0xFF, message.TYPE]) + payload
+    crc = crc16(body)
+    return bytes([SYNC]) + body + bytes([crc >> 8, crc & 0xFF])
+
+
+def decode_message(kind, payload):
+    """The message of a frame whose CRC was right; ValueError if type or payload do not fit."""
+    cls = MESSAGES.get(kind)
+    if cls is None:
+        raise ValueError("unknown message type 0x{:02x}".format(kind))
+    return cls.from_payload(payload)
+
+
+class Decoder:
+    """Turns a byte stream into messages, skipping garbage and damaged frames.
+
+    ``feed(data)`` returns a list of ``(seq, message)``. A frame whose CRC is wrong, or whose
+    payload does not fit its type, is dropped (counted in ``bad_frames``) and the search goes
+    on from the byte after its sync byte, so one bad byte costs at most one frame. (Plain
+    index loops: CircuitPython's bytearray has no ``find`` or resizing slice assignment.)
+    """
+
+    def __init__(self):
+        self._buffer = bytearray()
+        self.frames = 0
+        self.bad_frames = 0
+        self.skipped_bytes = 0
+
+    def feed(self, data):
+        buffer = self._buffer + data
+        end = len(buffer)
+        start = 0
+        out = []
+        while True:
+            while start < end and buffer[start] != SYNC:
+                start += 1
+                self.skipped_bytes += 1
+            if end - start < 2:
+                break
+            size = buffer[start + 1] + OVERHEAD
+            if size - OVERHEAD > MAX_PAYLOAD:
+                start = self._bad(start)
+                continue
+            if end - start < size:
+                break
+            body = bytes(buffer[start + 1 : start + size - 2])
+            if crc16(body) != (buffer[start + size - 2] << 8) | buffer[start + size - 1]:
+                start = self._bad(start)
+                continue
+            try:
+                message = decode_message(body[2], body[3:])
+            except ValueError:
+                start = self._bad(start)
+                continue
+            self.frames += 1
+            out.append((body[1], message))
+            start += size
+        self._buffer = buffer[start:]
+        return out
+
+    def _bad(self, start):
+        """Count a damaged frame and resume the search just after its sync byte."""
+        self.bad_frames += 1
+        self.skipped_bytes += 1
+        return start + 1
+
+
+def parse_text(line):
+    """Read a message's text form (``touch counter=2 mask=0x1``); ValueError says what is off."""
+    words = line.split()
+    if not words or words[0] not in BY_NAME:
+        raise ValueError("unknown message {!r}: expected one of {}".format(
+            words[0] if words else "", ", ".join(sorted(BY_NAME))))
+    cls = BY_NAME[words[0]]
+    if cls is Log:
+        _, found, text = line.partition(" text=")
+        if not found:
+            raise ValueError("log takes text=<the rest of the line>")
+        return Log(text)
+    fields = {}
+    for word in words[1:]:
+        if "=" not in word:
+            raise ValueError("expected key=value, got {!r}".format(word))
+        key, value = word.split("=", 1)
+        fields[key] = value
+    return _from_text(cls, fields)
+
+
+def _from_text(cls, fields):
+    wanted = set(cls.FIELDS) | ({"electrodes"} if cls is Touch else set())
+    unknown = sorted(set(fields) - wanted)
+    missing = sorted(set(cls.FIELDS) - set(fields))
+    if unknown or missing:
+        raise ValueError("{} takes {}; unknown: {}; missing: {}".format(
+            cls.NAME, ", ".join(cls.FIELDS) or "nothing", ", ".join(unknown) or "-", ", ".join(missing) or "-"))
+    if cls is Hello:
+        return Hello(
+            _dotted(fields["protocol"], 2, "protocol"),
+            _dotted(fields["firmware"], 3, "firmware"),
+            fields["board"],
+            _number(fields["electrodes"], "electrodes"),
+        )
+    if cls is Touch:
+        touch = Touch(_number(fields["counter"], "counter"), _number(fields["mask"], "mask"))
+        listed = touch.text_fields()[2]
+        if "electrodes" in fields and "electrodes=" + fields["electrodes"] != listed:
+            raise ValueError("electrodes={} does not match the mask ({})".format(fields["electrodes"], listed))
+        return touch
+    if cls is SetThresholds:
+        pairs = []
+        for pair in fields["pairs"].split(","):
+            touch, _, release = pair.partition("/")
+            pairs.append((_number(touch, "touch threshold"), _number(release, "release threshold")))
+        return SetThresholds(_number(fields["first"], "first"), tuple(pairs))
+    return cls(*[_number(fields[name], name) for name in cls.FIELDS])
+
+
+def _dotted(text, parts, name):
+    numbers = tuple(_number(part, name + " version") for part in text.split("."))
+    if len(numbers) != parts:
+        raise ValueError("{} version is {} numbers joined by dots, not {!r}".format(name, parts, text))
+    return numbers
