@@ -391,6 +391,23 @@ class Decoder:
         self._buffer = buffer[start:]
         return out
 
+    @property
+    def pending(self):
+        """Bytes held back while waiting for the rest of a frame."""
+        return len(self._buffer)
+
+    def drop_partial(self):
+        """Give up on the frame being waited for and rescan what follows its sync byte.
+
+        A damaged length byte can make the decoder wait for bytes that belong to the next
+        frames. The board writes each frame at once, so a reader whose input has gone quiet
+        with a frame still pending calls this instead of waiting for the next heartbeat.
+        """
+        if not self._buffer:
+            return []
+        self._buffer = self._buffer[self._bad(0) :]
+        return self.feed(b"")
+
     def _bad(self, start):
         """Count a damaged frame and resume the search just after its sync byte."""
         self.bad_frames += 1

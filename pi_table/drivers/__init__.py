@@ -1,0 +1,1 @@
+"""Real hardware backends, one file each; hardware libraries are imported lazily inside them."""
