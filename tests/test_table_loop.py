@@ -4,14 +4,16 @@ from __future__ import annotations
 
 import random
 import threading
+import time
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from pi_table.engine import Clue, EndTurn, Guess, Rules, Team, make_game
-from pi_table.hal import HealthEvent, NewGame
+from pi_table.hal import HealthEvent, NewGame, SimButtons, SimLedStrip, SimScreen, SimTouch
 from pi_table.sim.harness import SimTable
-from pi_table.table import Session
+from pi_table.table import Session, TableLoop
+from pi_table.table.input import WIPE_WARNING, InputSettings, TouchPolicy
 from pi_table.ui.leds import HIDDEN_CARD, PENDING, REVEALED, TEAM_COLOUR, WARNING
 
 KEY = "RRRRRRRRRBBBBBBBBNNNNNNNA"  # red starts: cells 0-8 red, 9-16 blue, 17-23 bystanders, 24 assassin
@@ -48,18 +50,65 @@ def test_a_refused_touch_changes_nothing_and_says_why_on_the_screen():
     assert t.screen.last.message is None
 
 
-def test_two_cards_touched_together_count_as_nothing():
+def test_a_touch_lights_at_once_and_becomes_a_guess_only_after_the_hold():
     t = table()
     t.touch.press(0)
-    t.touch.press(1)  # held together with 0: a palm or a spill
     t.loop.run_pending()
-    assert t.session.table_view().board[1] == "?"
-    assert "several cards" in t.screen.last.message
-    assert t.leds.last.cells[1] == PENDING  # the second finger lights as pending, nothing more
+    assert t.leds.last.cells[0] == PENDING and t.screen.last.pending == {0}
+    t.clock.advance(0.2)
+    t.loop.run_pending()
+    assert t.session.table_view().board[0] == "?"  # 200 ms is not yet the 250 ms hold
+    t.clock.advance(0.05)
+    t.loop.run_pending()
+    assert t.session.table_view().board[0] == "R"
+    assert t.leds.last.cells[0] == REVEALED["R"] and t.screen.last.pending == frozenset()
+    t.clock.advance(3)
+    t.loop.run_pending()
+    assert t.session.record.moves == 1  # held on: still one guess
+
+
+def test_a_brush_shorter_than_the_hold_is_no_guess():
+    t = table()
+    t.touch.press(3)
+    t.clock.advance(0.1)
+    t.touch.release(3)
+    t.clock.advance(1)
+    t.loop.run_pending()
+    assert t.session.record.moves == 0 and t.leds.last.cells[3] == HIDDEN_CARD
+
+
+def test_two_cards_touched_together_count_as_nothing_until_the_table_is_clear():
+    t = table()
+    t.touch.press(0)
+    t.touch.press(1)  # a palm or a spill
+    t.clock.advance(1)
+    t.loop.run_pending()
+    assert t.session.table_view().board[:2] == "??"
+    assert WIPE_WARNING in t.screen.last.warnings and set(t.leds.last.edge) == {WARNING}
+    t.touch.release(1)  # lifting one finger of the palm leaves no guess behind
+    t.clock.advance(1)
+    t.loop.run_pending()
+    assert t.session.record.moves == 0 and WIPE_WARNING in t.screen.last.warnings
     t.touch.release(0)
-    t.touch.release(1)
     t.loop.run_pending()
-    assert t.leds.last.cells[1] == HIDDEN_CARD
+    assert t.screen.last.warnings == ()
+    assert t.do(Guess(1)).ok  # a clean touch afterwards is a guess again
+
+
+def test_a_stuck_pad_is_quarantined_until_released_and_recalibrated():
+    t = table()
+    t.touch.press(5)
+    t.clock.advance(0.3)
+    t.loop.run_pending()  # that was a guess of card 5 (red); then the pad stays on
+    t.clock.advance(10)
+    t.loop.run_pending()
+    assert any("card 5 is stuck" in w for w in t.screen.last.warnings)
+    assert t.do(Guess(6)).ok  # the game goes on around the stuck pad
+    assert t.session.table_view().board[6] == "R"
+    t.touch.release(5)
+    t.loop.run_pending()
+    assert t.touch.recalibrated == [5]
+    assert t.screen.last.warnings == ()
 
 
 def test_buttons_end_the_turn_and_start_a_new_game():
@@ -106,24 +155,27 @@ def test_a_device_fault_shows_on_the_screen_and_the_edge_until_it_clears():
 
 
 def test_the_loop_thread_handles_events_posted_from_other_threads():
-    t = table()
-    stop = threading.Event()
-    runner = threading.Thread(target=t.loop.run, args=(stop, 0.01))
+    """The real-time loop: events from other threads, holds timed by the loop's own sleep."""
+    rules = Rules()
+    session = Session(rules, rng=random.Random(1), key=make_game(rules).parse_key(KEY))
+    touch, buttons, leds, screen = SimTouch(), SimButtons(), SimLedStrip(), SimScreen()
+    loop = TableLoop(session, touch, leds, screen, buttons, TouchPolicy(InputSettings(hold_s=0.05)))
+    loop.open()
+    runner = threading.Thread(target=loop.run)
     runner.start()
     try:
-        t.touch.press(0)
-        t.touch.release(0)
-        t.buttons.push("end_turn")
-        for _ in range(500):
-            if t.session.state.turn is Team.BLUE:
-                break
-            threading.Event().wait(0.01)
+        touch.press(0)  # held until the loop has taken it as a guess
+        deadline = time.monotonic() + 5
+        while session.table_view().board[0] == "?" and time.monotonic() < deadline:
+            time.sleep(0.01)
+        touch.release(0)
+        buttons.push("end_turn")
     finally:
-        stop.set()
+        loop.stop_soon()  # handled after the events queued before it
         runner.join(timeout=5)
     assert not runner.is_alive()
-    assert t.session.table_view().board[0] == "R"
-    assert t.session.state.turn is Team.BLUE
+    assert session.table_view().board[0] == "R"
+    assert session.state.turn is Team.BLUE
 
 
 def _hidden_swapped(key: str, board: str, rng: random.Random) -> str:

@@ -19,6 +19,9 @@ class TouchSource(ABC):
     def stop(self) -> None:
         """Stop delivering events and release the device."""
 
+    def recalibrate(self, cells: list[int]) -> None:
+        """Take a new untouched baseline for these cells' pads (after one was stuck)."""
+
 
 class SimTouch(TouchSource):
     """A touch grid driven by a test or the simulator: ``press(cell)``, ``release(cell)``."""
@@ -26,12 +29,16 @@ class SimTouch(TouchSource):
     def __init__(self) -> None:
         self._emit: Emit | None = None
         self.pressed: set[int] = set()
+        self.recalibrated: list[int] = []
 
     def start(self, emit: Emit) -> None:
         self._emit = emit
 
     def stop(self) -> None:
         self._emit = None
+
+    def recalibrate(self, cells: list[int]) -> None:
+        self.recalibrated += cells
 
     def press(self, cell: int) -> None:
         self._send(cell, True)

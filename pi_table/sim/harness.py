@@ -5,30 +5,49 @@ from __future__ import annotations
 from ..engine import EndTurn, Guess
 from ..hal import Command, NewGame, SimButtons, SimLedStrip, SimScreen, SimTouch
 from ..table import Outcome, Session, TableLoop
+from ..table.input import InputSettings, TouchPolicy
+
+
+class ManualClock:
+    """Virtual time for scripts and tests: it moves only when told to."""
+
+    def __init__(self, now: float = 0.0) -> None:
+        self.now = now
+
+    def __call__(self) -> float:
+        return self.now
+
+    def advance(self, seconds: float) -> None:
+        self.now += seconds
 
 
 class SimTable:
     """A session and a table loop on simulated devices.
 
     ``do(command)`` plays a command through the device a player would use: a touch on the
-    grid for a guess, the END TURN and NEW GAME buttons, a tap on the spymaster screen for
-    everything else. The loop runs in the caller's thread, so each call is complete when it
-    returns.
+    grid held for the hold time, the END TURN and NEW GAME buttons, a tap on the spymaster
+    screen for everything else. The loop runs in the caller's thread on virtual time, so each
+    call is complete when it returns and a script replays identically.
     """
 
-    def __init__(self, session: Session) -> None:
+    def __init__(self, session: Session, settings: InputSettings | None = None) -> None:
         self.session = session
+        self.clock = ManualClock()
+        self.settings = settings or InputSettings()
         self.touch = SimTouch()
         self.leds = SimLedStrip()
         self.screen = SimScreen()
         self.buttons = SimButtons()
-        self.loop = TableLoop(session, self.touch, self.leds, self.screen, self.buttons)
+        policy = TouchPolicy(self.settings)
+        self.loop = TableLoop(session, self.touch, self.leds, self.screen, self.buttons, policy, self.clock)
         self.loop.open()
 
     def do(self, command: Command) -> Outcome:
         if isinstance(command, Guess):
             self.touch.press(command.cell)
             outcomes = self.loop.run_pending()
+            self.clock.advance(self.settings.hold_s)
+            outcomes += self.loop.run_pending()
             self.touch.release(command.cell)
             self.loop.run_pending()
         else:

@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import queue
 import threading
+import time
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from ..engine import PLACE, EndTurn, Guess, InvalidAction, InvalidRules, Place, RuleError
@@ -28,9 +30,11 @@ from ..hal import (
     UiEvent,
 )
 from ..ui.leds import render_frame
+from .input import TouchPolicy
 from .session import Session
 
 REFUSALS = (RuleError, InvalidAction, InvalidRules)
+_STOP = object()  # queued by stop_soon(): the loop ends once the events before it are handled
 BUTTON_COMMANDS = {"end_turn": EndTurn(), "new_game": NewGame()}
 
 
@@ -44,11 +48,21 @@ class Outcome:
 
 
 class TableLoop:
-    def __init__(self, session: Session, touch: TouchSource, leds: LedStrip, screen: Screen, buttons: Buttons) -> None:
+    def __init__(
+        self,
+        session: Session,
+        touch: TouchSource,
+        leds: LedStrip,
+        screen: Screen,
+        buttons: Buttons,
+        policy: TouchPolicy | None = None,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
         self.session = session
         self.touch, self.leds, self.screen, self.buttons = touch, leds, screen, buttons
+        self.policy = policy or TouchPolicy()
+        self.clock = clock
         self._events: queue.SimpleQueue[Event] = queue.SimpleQueue()
-        self.pressed: set[int] = set()
         self.message: str | None = None
         self.faults: dict[str, str] = {}  # device -> what is wrong with it
 
@@ -68,31 +82,55 @@ class TableLoop:
         self.session.close()
 
     def run_pending(self) -> list[Outcome]:
-        """Handle every queued event now, in the calling thread; for scripts and tests."""
+        """Handle every queued event and every hold that is due, in the calling thread."""
         outcomes = []
         while True:
             try:
                 event = self._events.get_nowait()
             except queue.Empty:
-                return outcomes
-            outcome = self.handle(event)
-            if outcome is not None:
-                outcomes.append(outcome)
+                break
+            outcomes.append(self.handle(event))
+        outcomes.append(self.tick())
+        return [outcome for outcome in outcomes if outcome is not None]
 
-    def run(self, stop: threading.Event, poll_s: float = 0.5) -> None:
-        """Handle events as they come until ``stop`` is set; sleeps while nothing happens."""
+    def run(self, stop: threading.Event | None = None, poll_s: float = 0.5) -> None:
+        """Handle events as they come until ``stop`` is set or ``stop_soon`` is reached.
+        Between events it sleeps until the next event or the next hold deadline, whichever
+        comes first: no busy polling."""
+        stop = stop or threading.Event()
         while not stop.is_set():
+            deadline = self.policy.next_deadline()
+            wait = poll_s if deadline is None else min(poll_s, max(0.0, deadline - self.clock()))
             try:
-                event = self._events.get(timeout=poll_s)
+                event = self._events.get(timeout=wait)
             except queue.Empty:
+                self.tick()
                 continue
+            if event is _STOP:
+                return
             self.handle(event)
+
+    def stop_soon(self) -> None:
+        """Make ``run`` return after the events already queued; safe from any thread."""
+        self._events.put(_STOP)
+
+    def tick(self) -> Outcome | None:
+        """Act on a hold that has completed, or a pad gone stuck, and show it if anything did."""
+        stuck = len(self.policy.stuck)
+        outcome = self._hold_completed()
+        if outcome is not None or len(self.policy.stuck) != stuck:
+            self.show()
+        return outcome
 
     def handle(self, event: Event) -> Outcome | None:
         """One event in, the table shown again; an Outcome when it asked for a command."""
         outcome = None
         if isinstance(event, TouchEvent):
-            outcome = self._touch(event)
+            if event.pressed:
+                self.policy.press(event.cell, self.clock())
+            elif self.policy.release(event.cell):
+                self.touch.recalibrate([event.cell])  # a stuck pad counts again once re-baselined
+            outcome = self._hold_completed()
         elif isinstance(event, ButtonEvent):
             outcome = self.submit(BUTTON_COMMANDS[event.name])
         elif isinstance(event, UiEvent):
@@ -105,18 +143,12 @@ class TableLoop:
         self.show()
         return outcome
 
-    def _touch(self, event: TouchEvent) -> Outcome | None:
-        """A single finger on one card is a guess (a placement while Deep Undercover sets up);
-        several cards at once count as nothing."""
-        if not event.pressed:
-            self.pressed.discard(event.cell)
+    def _hold_completed(self) -> Outcome | None:
+        """A guess (a placement while Deep Undercover sets up) when a lone touch has been held."""
+        cell = self.policy.due(self.clock())
+        if cell is None:
             return None
-        self.pressed.add(event.cell)
-        if len(self.pressed) > 1:
-            self.message = "several cards are touched at once: lift your hands (wipe the table if it is wet)"
-            return None
-        place = self.session.state.phase == PLACE
-        return self.submit(Place(event.cell) if place else Guess(event.cell))
+        return self.submit(Place(cell) if self.session.state.phase == PLACE else Guess(cell))
 
     def submit(self, command: Command) -> Outcome:
         try:
@@ -132,7 +164,7 @@ class TableLoop:
 
     def show(self) -> None:
         view = self.session.spymaster_view()
-        warnings = tuple(self.faults.values())
-        pending = frozenset(self.pressed)
+        warnings = tuple(self.faults.values()) + self.policy.warnings
+        pending = self.policy.pending
         self.leds.show(render_frame(view.table, pending=pending, warnings=warnings))
         self.screen.show(ScreenModel(view, self.session.id, self.message, warnings, pending))

@@ -1,0 +1,97 @@
+"""The input policy: what counts as a guess on a busy night, with wet fingers and spilled drinks.
+
+- A touch lights its cell at once as pending feedback.
+- It becomes a guess only after it has been held for ``hold_s`` and only while it is the only
+  card touched; it fires once per press.
+- Several cards at once (a palm, a spill) count as nothing, and the table asks to wipe it until
+  every card is free again: lifting one finger of a palm never leaves a guess behind.
+- A pad held without pause for ``stuck_s`` is quarantined as stuck: it no longer counts, so the
+  game goes on around it, until it releases and the loop has it recalibrated.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+WIPE_WARNING = "wipe the table: several cards are touched at once"
+
+
+@dataclass(frozen=True, slots=True)
+class InputSettings:
+    hold_s: float = 0.25
+    stuck_s: float = 10.0
+
+    def __post_init__(self) -> None:
+        if not 0 <= self.hold_s <= 5:
+            raise ValueError(f"hold time is 0 to 5 seconds, not {self.hold_s}")
+        if not self.hold_s < self.stuck_s <= 600:
+            raise ValueError(f"stuck time is over the hold time and at most 600 seconds, not {self.stuck_s}")
+
+
+class TouchPolicy:
+    """Turns presses and releases of cells, with their times, into guesses (cell numbers)."""
+
+    def __init__(self, settings: InputSettings | None = None) -> None:
+        self.settings = settings or InputSettings()
+        self.pressed: dict[int, float] = {}  # cell -> when its press began
+        self.stuck: set[int] = set()
+        self.fired: set[int] = set()  # cells whose press already became a guess
+        self.spilled = False
+
+    def press(self, cell: int, now: float) -> None:
+        self.pressed.setdefault(cell, now)
+        if len(self.live) > 1:
+            self.spilled = True
+
+    def release(self, cell: int) -> bool:
+        """Forget the press; True when the cell was stuck and now needs recalibrating."""
+        self.pressed.pop(cell, None)
+        self.fired.discard(cell)
+        if not self.live:
+            self.spilled = False
+        if cell in self.stuck:
+            self.stuck.discard(cell)
+            return True
+        return False
+
+    def due(self, now: float) -> int | None:
+        """The cell whose hold has just completed, if it is a guess now; quarantines stuck pads."""
+        for cell, since in self.pressed.items():
+            if cell not in self.stuck and now - since >= self.settings.stuck_s:
+                self.stuck.add(cell)
+                self.fired.discard(cell)
+        live = self.live
+        if self.spilled or len(live) != 1:
+            return None
+        (cell,) = live
+        if cell in self.fired or now - self.pressed[cell] < self.settings.hold_s:
+            return None
+        self.fired.add(cell)
+        return cell
+
+    def next_deadline(self) -> float | None:
+        """When ``due`` may next have something to do: a hold completing or a pad going stuck."""
+        times = [since + self.settings.stuck_s for cell, since in self.pressed.items() if cell not in self.stuck]
+        live = self.live
+        if len(live) == 1 and not self.spilled:
+            (cell,) = live
+            if cell not in self.fired:
+                times.append(self.pressed[cell] + self.settings.hold_s)
+        return min(times, default=None)
+
+    @property
+    def live(self) -> list[int]:
+        """Pressed cells that count: every press except the quarantined ones."""
+        return [cell for cell in self.pressed if cell not in self.stuck]
+
+    @property
+    def pending(self) -> frozenset[int]:
+        """Cells to light as touched-but-not-yet-a-guess."""
+        return frozenset(cell for cell in self.live if cell not in self.fired)
+
+    @property
+    def warnings(self) -> tuple[str, ...]:
+        warnings = [WIPE_WARNING] if self.spilled else []
+        warnings += [f"the pad under card {cell} is stuck: wipe it; it counts again once released" for cell in
+                     sorted(self.stuck)]
+        return tuple(warnings)
