@@ -55,6 +55,8 @@ def build_parser() -> argparse.ArgumentParser:
     sim.add_argument("--key", help="the 25-character key (default: a random one)")
     sim.add_argument("--script", type=Path, help="run the commands in FILE ('-' for standard input)")
     sim.add_argument("--json", action="store_true", help="with --script: one JSON object per line")
+    sim.add_argument("--touch-port", help="play with a touch board on this serial port (e.g. from emulate-board)")
+    sim.add_argument("--hold", type=float, default=0.25, help="seconds a touch is held to count (default: 0.25)")
     sim.add_argument("--lang", choices=("en", "it"), default="en", help="language of the rating line")
     sim.add_argument("--color", choices=("auto", "always", "never"), default="auto")
 
@@ -101,6 +103,7 @@ def _sim(parser: argparse.ArgumentParser, args: argparse.Namespace, rules: Rules
     from .sim.script import ScriptError, parse_script, run_script
     from .sim.terminal import Painter, interactive
     from .table import Session, random_source
+    from .table.input import InputSettings
 
     if args.json and args.script is None:
         parser.error("--json goes with --script FILE")
@@ -121,14 +124,24 @@ def _sim(parser: argparse.ArgumentParser, args: argparse.Namespace, rules: Rules
         except ScriptError as e:
             print(f"pi-table sim: malformed script: {e}", file=sys.stderr)
             return EXIT_USAGE
+    try:
+        settings = InputSettings(hold_s=args.hold)
+    except ValueError as e:
+        parser.error(f"--hold: {e}")
     session = Session(rules, rng=random_source(args.seed), key=key, start=args.start)
-    table = SimTable(session)
     color = args.color == "always" or (args.color == "auto" and sys.stdout.isatty() and "NO_COLOR" not in os.environ)
     painter = Painter(color, args.lang)
+    if script is None:
+        touch = None
+        if args.touch_port:
+            from .drivers.touchboard import TouchBoardConfig, TouchBoardSource
+
+            touch = TouchBoardSource(TouchBoardConfig(port=args.touch_port))
+        interactive(session, input, _flushed(sys.stdout), painter, touch, settings)
+        return 0
+    table = SimTable(session, settings)
     try:
-        if script is None:
-            interactive(table, input, sys.stdout.write, painter)
-        elif args.json:
+        if args.json:
             run_script(table, script, sys.stdout.write)
         else:
             for line in script:
@@ -138,6 +151,16 @@ def _sim(parser: argparse.ArgumentParser, args: argparse.Namespace, rules: Rules
     finally:
         table.close()
     return 0
+
+
+def _flushed(stream):
+    """A write function that flushes, so a person or a pipe sees each screen at once."""
+
+    def write(text: str) -> None:
+        stream.write(text)
+        stream.flush()
+
+    return write
 
 
 def _bench(args: argparse.Namespace) -> int:

@@ -5,16 +5,16 @@ from __future__ import annotations
 import random
 
 from pi_table.engine import Rules, make_game
-from pi_table.sim.harness import SimTable
 from pi_table.sim.terminal import HELP, Painter, interactive
 from pi_table.table import Session
+from pi_table.table.input import InputSettings
 
 KEY = "RRRRRRRRRBBBBBBBBNNNNNNNA"
 
 
 def session_output(lines, color=False, rules=Rules(), key=KEY, lang="en"):
     game = make_game(rules)
-    table = SimTable(Session(rules, rng=random.Random(1), key=game.parse_key(key)))
+    session = Session(rules, rng=random.Random(1), key=game.parse_key(key))
     typed = iter(lines)
     out = []
 
@@ -24,8 +24,8 @@ def session_output(lines, color=False, rules=Rules(), key=KEY, lang="en"):
         except StopIteration:
             raise EOFError from None
 
-    interactive(table, read, out.append, Painter(color, lang))
-    return "".join(out), table
+    interactive(session, read, out.append, Painter(color, lang), settings=InputSettings(hold_s=0.0, stuck_s=5))
+    return "".join(out), session
 
 
 def test_shows_both_grids_and_the_turn():
@@ -37,12 +37,12 @@ def test_shows_both_grids_and_the_turn():
 
 
 def test_plays_commands_and_explains_refusals():
-    text, table = session_output(["clue 2", "touch 0", "touch 0", "tuch 3", "help", "quit", "touch 1"])
+    text, session = session_output(["clue 2", "touch 0", "touch 0", "tuch 3", "help", "quit", "touch 1"])
     assert "[RR]" in text  # the revealed card on the operatives' grid
     assert "refused: card 0 is already revealed" in text
     assert "not a command: unknown command 'tuch'" in text
     assert HELP in text
-    assert table.session.record.moves == 2  # 'quit' stopped before the last line
+    assert session.record.moves == 2  # 'quit' stopped before the last line
 
 
 def test_colour_when_asked():
@@ -53,6 +53,6 @@ def test_colour_when_asked():
 def test_the_coop_rating_line_speaks_the_chosen_language():
     key = "RRRRRRRRRBBBBBBBBNNNNNNNA"
     win = ["clue unlimited"] + [f"touch {cell}" for cell in range(9)]
-    text, table = session_output(win, rules=Rules(game="codenames-coop"), key=key, lang="it")
-    assert table.session.table_view().score == 8
+    text, session = session_output(win, rules=Rules(game="codenames-coop"), key=key, lang="it")
+    assert session.table_view().score == 8
     assert "score 8: Mi riesce molto difficile crederci." in text

@@ -9,10 +9,10 @@ from .buttons import Buttons, SimButtons
 from .events import BUTTONS, ButtonEvent, Command, Emit, Event, HealthEvent, NewGame, TouchEvent, UiEvent
 from .leds import RGB, LedFrame, LedStrip, SimLedStrip
 from .screen import ScreenModel, Screen, SimScreen
-from .touch import SimTouch, TouchSource
+from .touch import MultiTouch, SimTouch, TouchSource
 
 __all__ = [
     "Buttons", "SimButtons", "BUTTONS", "ButtonEvent", "Command", "Emit", "Event", "HealthEvent", "NewGame",
     "TouchEvent", "UiEvent", "RGB", "LedFrame", "LedStrip", "SimLedStrip", "ScreenModel", "Screen", "SimScreen",
-    "SimTouch", "TouchSource",
+    "MultiTouch", "SimTouch", "TouchSource",
 ]

@@ -53,3 +53,22 @@ class SimTouch(TouchSource):
             raise RuntimeError("the simulated touch grid is not started")
         (self.pressed.add if pressed else self.pressed.discard)(cell)
         self._emit(TouchEvent(cell, pressed))
+
+
+class MultiTouch(TouchSource):
+    """Several touch sources as one: the simulator's typed touches beside a real board."""
+
+    def __init__(self, *sources: TouchSource) -> None:
+        self.sources = sources
+
+    def start(self, emit: Emit) -> None:
+        for source in self.sources:
+            source.start(emit)
+
+    def stop(self) -> None:
+        for source in self.sources:
+            source.stop()
+
+    def recalibrate(self, cells: list[int]) -> None:
+        for source in self.sources:
+            source.recalibrate(cells)

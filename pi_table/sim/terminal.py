@@ -6,13 +6,15 @@ It needs no display. Colours are ANSI escapes, on when the output is a terminal 
 
 from __future__ import annotations
 
+import threading
+import time
 from collections.abc import Callable
 
-from ..engine import GRID, InvalidAction, Team, TableView
+from ..engine import GRID, EndTurn, Guess, InvalidAction, Team, TableView
 from ..engine.keys import ASSASSIN, BLUE_AGENT, BYSTANDER, NO_CARD, RED_AGENT
-from ..hal import ScreenModel
-from ..table import parse_command
-from .harness import SimTable
+from ..hal import MultiTouch, ScreenModel, SimButtons, SimLedStrip, SimScreen, SimTouch, TouchSource
+from ..table import Session, TableLoop, parse_command
+from ..table.input import InputSettings, TouchPolicy
 
 RESET = "\x1b[0m"
 BACKGROUND = {RED_AGENT: "\x1b[1;97;41m", BLUE_AGENT: "\x1b[1;97;44m", BYSTANDER: "\x1b[30;43m", ASSASSIN: "\x1b[1;97;40m"}
@@ -118,30 +120,74 @@ class Painter:
         return "  " + " · ".join(parts)
 
 
-def interactive(
-    table: SimTable, read: Callable[[str], str], write: Callable[[str], object], painter: Painter
-) -> None:
-    """The read-show loop: show the table, read a command, play it; until quit or end of input."""
-    write(painter.screen(table.screen.last) + "\n" + "Type 'help' for the commands.\n")
-    while True:
-        try:
-            line = read("> ").split("#", 1)[0].strip()
-        except (EOFError, KeyboardInterrupt):
-            write("\n")
-            return
-        if not line:
-            continue
-        word = line.split()[0].lower()
-        if word in ("quit", "exit", "q"):
-            return
-        if word in ("help", "?", "h"):
-            write(HELP + "\n")
-            continue
-        try:
-            command = parse_command(line)
-        except InvalidAction as e:
-            write(painter.paint(f"not a command: {e}", WARN) + "\n")
-            continue
-        table.do(command)
-        write("\n" + painter.screen(table.screen.last) + "\n")
+class TerminalScreen(SimScreen):
+    """The spymaster screen as text: prints the table whenever what it shows changes."""
 
+    def __init__(self, painter: Painter, write: Callable[[str], object]) -> None:
+        super().__init__(keep=1)
+        self.painter = painter
+        self.write = write
+
+    def show(self, model: ScreenModel) -> None:
+        if model != self.last:
+            self.write("\n" + self.painter.screen(model) + "\n")
+        super().show(model)
+
+
+def interactive(
+    session: Session,
+    read: Callable[[str], str],
+    write: Callable[[str], object],
+    painter: Painter,
+    touch: TouchSource | None = None,
+    settings: InputSettings | None = None,
+) -> None:
+    """The table in real time with a prompt. The loop owns the game in this thread; a reader
+    thread plays typed commands through the simulated devices, exactly as scripts do, while a
+    real touch board (``touch``) may deliver guesses at the same time."""
+    settings = settings or InputSettings()
+    grid = SimTouch()
+    screen, buttons = TerminalScreen(painter, write), SimButtons()
+    sources = MultiTouch(grid, touch) if touch is not None else grid
+    loop = TableLoop(session, sources, SimLedStrip(keep=1), screen, buttons, TouchPolicy(settings))
+    loop.open()
+    write("Type 'help' for the commands.\n")
+    reader = threading.Thread(target=_prompt, args=(loop, grid, buttons, screen, settings, read, write), daemon=True)
+    reader.start()
+    try:
+        loop.run()
+    finally:
+        loop.close()
+
+
+def _prompt(loop, grid, buttons, screen, settings, read, write) -> None:
+    try:
+        while True:
+            try:
+                line = read("> ").split("#", 1)[0].strip()
+            except (EOFError, KeyboardInterrupt):
+                write("\n")
+                return
+            if not line:
+                continue
+            word = line.split()[0].lower()
+            if word in ("quit", "exit", "q"):
+                return
+            if word in ("help", "?", "h"):
+                write(HELP + "\n")
+                continue
+            try:
+                command = parse_command(line)
+            except InvalidAction as e:
+                write(screen.painter.paint(f"not a command: {e}", WARN) + "\n")
+                continue
+            if isinstance(command, Guess):
+                grid.press(command.cell)
+                time.sleep(settings.hold_s + 0.05)
+                grid.release(command.cell)
+            elif isinstance(command, EndTurn):
+                buttons.push("end_turn")
+            else:
+                screen.tap(command)
+    finally:
+        loop.stop_soon()
