@@ -21,6 +21,8 @@ class Alias24(Game):
     name = "alias24"
     title = "Alias 24"
     noun = "alias"
+    nouns = "aliases"
+    a_noun = "an alias"
     shown = "targeted"
     spymaster_word = "mastermind"
     has_penalty = False

@@ -76,6 +76,8 @@ class Game:
     title: ClassVar[str]
     layout: ClassVar[Layout]
     noun: ClassVar[str] = "card"  # what a cell holds, in the game's words
+    nouns: ClassVar[str] = "cards"  # its plural and its article: "alias" is not "aliass", "a alias"
+    a_noun: ClassVar[str] = "a card"
     shown: ClassVar[str] = "revealed"  # what a touched card has become
     spymaster_word: ClassVar[str] = "spymaster"
     has_penalty: ClassVar[bool] = True
@@ -138,7 +140,7 @@ class Game:
 
     def _clue(self, state: State, action: Clue) -> State:
         if state.phase == GUESS:
-            raise RuleError(f"{self.side(state.turn)} already has its clue: touch a {self.noun} or end the turn")
+            raise RuleError(f"{self.side(state.turn)} already has its clue: touch {self.a_noun} or end the turn")
         self._refuse_unless_open(state)
         return replace(state, phase=GUESS, clue=action.number, guesses=0)
 
@@ -188,7 +190,7 @@ class Game:
 
     def _place(self, state: State, action: Place) -> State:
         if state.phase != PLACE:
-            raise RuleError(f"all the {self.noun}s are already on the table")
+            raise RuleError(f"all the {self.nouns} are already on the table")
         order = self.placing_order(state.key)
         expected = order[state.placed]
         if action.cell != expected:
@@ -215,7 +217,8 @@ class Game:
         """What the table waits for in the placing and cover phases, as a sentence."""
         if state.phase == PLACE:
             cell = self.placing_order(state.key)[state.placed]
-            return f"the {self.noun}s are still being placed: {self.side(state.turn)} places the next one on cell {cell}"
+            who = self.side(state.turn)
+            return f"the {self.nouns} are still being placed: {who} places the next one on cell {cell}"
         return f"the {self.turn_spymaster(state)} may cover one of {state.turn}'s agents, then gives the clue"
 
     def _touched(self, state: State, team: Team, identity: str) -> State:

@@ -1,0 +1,261 @@
+"""Random playouts (hypothesis) for every game and option combination.
+
+Each example deals a seeded key and plays random legal actions through a ``GameRecord``, with
+undos mixed in. At every step: the counts add up, every legal action is accepted, sampled
+illegal ones are refused without changing anything, the table view does not depend on the
+hidden identities; at the end the finished game accepts nothing and the journal replays exactly.
+"""
+
+from __future__ import annotations
+
+import random
+from dataclasses import replace
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from pi_table.engine import (
+    CELLS,
+    GAMES,
+    UNLIMITED,
+    Clue,
+    Cover,
+    EndTurn,
+    Game,
+    GameOver,
+    GameRecord,
+    Guess,
+    InvalidAction,
+    Penalty,
+    Place,
+    RuleError,
+    Rules,
+    State,
+    Team,
+    Undo,
+    make_game,
+)
+from pi_table.engine.game import COVERED, PHASES, TOUCHED
+from pi_table.engine.rules import NUKE_MODES, SETUPS
+from pi_table.engine.views import MAD_ARMED_AT
+
+UNIVERSE = (
+    [Clue(n) for n in range(10)]
+    + [Clue(UNLIMITED), EndTurn(), Penalty()]
+    + [Guess(cell) for cell in range(CELLS)]
+    + [Cover(cell) for cell in range(CELLS)]
+    + [Place(cell) for cell in range(CELLS)]
+)
+ONE_OF_EACH = (Clue(1), Clue(UNLIMITED), Guess(0), Guess(24), EndTurn(), Penalty(), Cover(0), Place(0), Undo())
+MAX_STEPS = 160
+
+PLAYOUT = settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+
+
+@st.composite
+def rules_for(draw, game: str) -> Rules:
+    options = {
+        "game": game,
+        "setup": draw(st.sampled_from(SETUPS)),
+        "clue_required": draw(st.booleans()),
+        "three_player": draw(st.booleans()),
+    }
+    if game == "alias24":
+        options["nuke"] = draw(st.sampled_from(NUKE_MODES))
+        options["dark_cell"] = draw(st.integers(0, CELLS - 1))
+    return Rules(**options)
+
+
+def deal(game: Game, seed: int, start: Team | None):
+    start = start if game.name == "alias24" else None
+    return game.deal(random.Random(seed), start=start)
+
+
+# --- the checks made at every step -----------------------------------------------------------
+
+
+def check_counts(game: Game, state: State) -> None:
+    key = state.key
+    view = game.table_view(state)
+    hidden = [cell for cell in range(CELLS) if state.marks[cell] is None and key[cell] != "."]
+    assert view.board.count("?") == len(hidden)
+    for cell, shown in enumerate(view.board):
+        assert shown == ("?" if cell in hidden else key[cell])
+    for team in Team:
+        assert view.totals[team] == key.count(team.letter)
+        assert view.remaining(team) + view.board.count(team.letter) == view.totals[team]
+        assert view.remaining(team) == state.left(team.letter)
+    assert sorted(view.totals.values()) == [8, 9]
+    assert view.board.count(".") == (1 if game.name == "alias24" else 0)
+    covered = [cell for cell, mark in enumerate(state.marks) if mark == COVERED]
+    assert list(view.covered) == covered
+    assert all(key[cell] in "RB" for cell in covered)
+    assert all(mark in (None, TOUCHED, COVERED) for mark in state.marks)
+    if game.name == "alias24":
+        assert not covered
+    assert state.phase in PHASES
+    assert (state.turn is None) == state.is_over
+    if state.phase == "guess" and view.guesses_left is not None:
+        assert view.guesses_left >= 1
+    if state.phase != "place":
+        assert state.placed in (0, len(game.placing_order(key)))
+    if view.armed is not None:
+        assert view.armed == (view.targeted >= MAD_ARMED_AT)
+    if game.name == "codenames-coop" and state.phase in ("clue", "guess", "cover"):
+        expected = key.start.other if state.phase == "cover" else key.start
+        assert state.turn is expected
+    returns = game.returns(state)
+    if state.is_over:
+        assert state.losers and all(returns[team] == -1 for team in state.losers)
+        assert state.winner is None or (returns[state.winner] == 1 and state.winner not in state.losers)
+        if state.winner is None:
+            assert game.name == "alias24" and game.rules.nuke == "mad"
+        assert (view.score is not None) == (game.name == "codenames-coop" and state.winner == key.start)
+        if view.score is not None:
+            assert 1 <= view.score <= 8 and view.rating("en") and view.rating("it")
+    else:
+        assert set(returns.values()) == {0}
+
+
+def check_hidden_identities_do_not_show(game: Game, state: State, rng: random.Random) -> None:
+    """Re-deal the hidden cells among themselves: the table view must not change."""
+    hidden = [cell for cell in range(CELLS) if state.marks[cell] is None and state.key[cell] != "."]
+    letters = [state.key[cell] for cell in hidden]
+    rng.shuffle(letters)
+    cells = list(state.key.cells)
+    for cell, letter in zip(hidden, letters, strict=True):
+        cells[cell] = letter
+    other = replace(state, key=replace(state.key, cells="".join(cells)))
+    assert game.table_view(other) == game.table_view(state)
+    assert game.table_view(other).to_json() == game.table_view(state).to_json()
+
+
+def check_legal_actions(game: Game, record: GameRecord, rng: random.Random) -> list:
+    state = record.state
+    legal = game.legal_actions(state)
+    assert len(set(legal)) == len(legal)
+    for action in legal:
+        after = game.apply(state, action)
+        assert after != state, f"{action} was accepted but changed nothing"
+    illegal = [action for action in UNIVERSE if action not in legal]
+    sample = rng.sample(illegal, min(4, len(illegal)))
+    # the refusals the brief names, whenever they apply
+    sample += [Guess(cell) for cell, mark in enumerate(state.marks) if mark is not None][:1]
+    if EndTurn() not in legal:
+        sample.append(EndTurn())
+    entries = list(record.entries)
+    for action in sample:
+        with pytest.raises((RuleError, InvalidAction)):
+            game.apply(state, action)
+        with pytest.raises((RuleError, InvalidAction)):
+            record.apply(action)
+        assert record.state is state and record.entries == entries
+    return legal
+
+
+def choose(game: Game, state: State, legal: list, rng: random.Random, skill: float):
+    """A random legal action; with probability ``skill`` a touch the key says is good for the turn."""
+    if state.turn is not None and rng.random() < skill:
+        wanted = state.turn.other.letter if game.name == "alias24" else state.turn.letter
+        good = [action for action in legal if isinstance(action, Guess) and state.key[action.cell] == wanted]
+        if good:
+            return rng.choice(good)
+    return rng.choice(legal)
+
+
+def playout(rules: Rules, seed: int, start: Team | None, actions_seed: int, skill: float = 0.0) -> None:
+    game = make_game(rules)
+    key = deal(game, seed, start)
+    rng = random.Random(actions_seed)
+    record = GameRecord(game, key)
+    history = [record.state]  # the states in effect, to check what undo gives back
+    for _ in range(MAX_STEPS):
+        state = record.state
+        assert state == history[-1]
+        check_counts(game, state)
+        check_hidden_identities_do_not_show(game, state, rng)
+        if state.is_over:
+            break
+        legal = check_legal_actions(game, record, rng)
+        assert legal, "a game that is not over must offer an action"
+        if record.moves and rng.random() < 0.08:
+            record.apply(Undo())
+            history.pop()
+            assert record.state == history[-1]
+        else:
+            history.append(record.apply(choose(game, state, legal, rng, skill)))
+    finish(game, record)
+
+
+def finish(game: Game, record: GameRecord) -> None:
+    state = record.state
+    replayed = GameRecord.replay(game, record.key, record.entries)
+    assert replayed.state == state and replayed.moves == record.moves
+    if state.is_over:
+        assert game.legal_actions(state) == []
+        for action in ONE_OF_EACH:
+            with pytest.raises(GameOver):
+                game.apply(state, action)
+        assert record.apply(Undo()) != state  # undo still works after the end
+
+
+# --- the properties ----------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("name", GAMES)
+@PLAYOUT
+@given(data=st.data(), seed=st.integers(0, 2**32 - 1), actions_seed=st.integers(0, 2**32 - 1),
+       start=st.sampled_from([None, Team.RED, Team.BLUE]), skill=st.sampled_from([0.0, 0.5, 0.9]))
+def test_random_playouts(name, data, seed, actions_seed, start, skill):
+    playout(data.draw(rules_for(name)), seed, start, actions_seed, skill)
+
+
+@pytest.mark.parametrize("name", GAMES)
+@settings(max_examples=40, deadline=None)
+@given(data=st.data(), seed=st.integers(0, 2**32 - 1), actions_seed=st.integers(0, 2**32 - 1))
+def test_apply_accepts_exactly_the_legal_actions(name, data, seed, actions_seed):
+    """Over the whole action universe: apply accepts an action if and only if legal_actions lists it."""
+    rules = data.draw(rules_for(name))
+    game = make_game(rules)
+    state = game.start(deal(game, seed, None))
+    rng = random.Random(actions_seed)
+    for _ in range(MAX_STEPS):
+        legal = game.legal_actions(state)
+        for action in UNIVERSE:
+            try:
+                game.apply(state, action)
+            except (RuleError, InvalidAction):
+                assert action not in legal, f"{action} is listed as legal in phase {state.phase} but refused"
+            else:
+                assert action in legal, f"{action} is accepted in phase {state.phase} but not listed as legal"
+        if state.is_over:
+            break
+        state = game.apply(state, rng.choice(legal))
+    for action in UNIVERSE:
+        if state.is_over:
+            with pytest.raises(GameOver):
+                game.apply(state, action)
+
+
+@settings(max_examples=60, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1), actions_seed=st.integers(0, 2**32 - 1), data=st.data())
+def test_undo_then_replay_of_any_prefix(seed, actions_seed, data):
+    """Undoing k actions gives the state after the first n-k; the journal with undos replays to it."""
+    game = make_game(data.draw(rules_for(data.draw(st.sampled_from(GAMES)))))
+    key = deal(game, seed, None)
+    rng = random.Random(actions_seed)
+    record = GameRecord(game, key)
+    states = [record.state]
+    while not record.state.is_over and len(states) < 60:
+        states.append(record.apply(rng.choice(game.legal_actions(record.state))))
+    back = data.draw(st.integers(0, len(states) - 1))
+    for _ in range(back):
+        record.apply(Undo())
+    assert record.state == states[-1 - back]
+    assert record.moves == len(states) - 1 - back
+    assert GameRecord.replay(game, key, record.entries).state == record.state
+    assert len(record.entries) == len(states) - 1 + back
+    if back == len(states) - 1:
+        with pytest.raises(RuleError, match="there is nothing to undo"):
+            record.apply(Undo())
