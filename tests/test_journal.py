@@ -6,8 +6,10 @@ import json
 import random
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
-from pi_table.engine import Rules, make_game, parse_action
+from pi_table.engine import Rules, Undo, make_game, parse_action
 from pi_table.table import JournalError, Session, load_game
 
 KEY = "RRRRRRRRRBBBBBBBBNNNNNNNA"
@@ -87,3 +89,21 @@ def test_a_damaged_journal_is_refused_naming_the_line(tmp_path, damage, message)
     path.write_text("\n".join(damage(lines)) + "\n")
     with pytest.raises(JournalError, match=message.replace("{", r"\{")):
         load_game(path)
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(seed=st.integers(0, 10**6), game=st.sampled_from(["codenames", "codenames-coop", "alias24"]))
+def test_random_games_replay_exactly_from_their_journal(tmp_path_factory, seed, game):
+    """Random legal actions with undos mixed in: the file on disk replays to the same state."""
+    folder = tmp_path_factory.mktemp("journal")
+    rng = random.Random(seed)
+    rules = Rules(game=game, setup=rng.choice(["key", "place"]))
+    session = Session(rules, rng=rng, journal_dir=folder, fsync=False)
+    for _ in range(rng.randint(0, 80)):
+        options = session.game.legal_actions(session.state)
+        if session.record.moves and (not options or rng.random() < 0.1):
+            session.submit(Undo())
+        elif options:
+            session.submit(rng.choice(options))
+    _, record, warnings = load_game(journal_file(folder))
+    assert warnings == [] and record.state == session.state and record.entries == session.record.entries
