@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 import ast
+import tomllib
 from pathlib import Path
 
 import pi_table
+import pi_table.firmware
 
 PACKAGE = Path(pi_table.__file__).parent
-LAYERS = ["engine", "protocol", "hal", "drivers", "ui", "table", "sim", "bench", "cli", "__main__"]
+FIRMWARE = Path(pi_table.firmware.__file__).parent  # firmware/, mapped into the package
+LAYERS = ["engine", "protocol", "firmware", "hal", "drivers", "ui", "table", "sim", "bench", "cli", "__main__"]
 ENGINE_STDLIB = {"__future__", "dataclasses", "enum", "typing", "collections", "collections.abc", "random", "abc"}
 ENGINE_FORBIDDEN_CALLS = {"open", "print", "input", "exec", "eval", "__import__"}
 
@@ -16,6 +19,8 @@ ENGINE_FORBIDDEN_CALLS = {"open", "print", "input", "exec", "eval", "__import__"
 def modules():
     for path in sorted(PACKAGE.rglob("*.py")):
         yield path, path.relative_to(PACKAGE).parts
+    for path in sorted(FIRMWARE.glob("*.py")):
+        yield path, ("firmware", path.name)
 
 
 def layer_of(parts: tuple[str, ...]) -> str | None:
@@ -93,3 +98,10 @@ def test_the_checker_sees_a_violation(tmp_path):
     bad.write_text("import time\nfrom ..table import loop\nprint('x')\n")
     names = imported(bad, ("engine", "bad.py"))
     assert "time" in names and "pi_table.table" in names
+
+
+def test_pyproject_lists_every_package():
+    """The package list is explicit (firmware/ is mapped in), so a new layer must be added to it."""
+    listed = set(tomllib.loads((PACKAGE.parent / "pyproject.toml").read_text())["tool"]["setuptools"]["packages"])
+    found = {"pi_table"} | {f"pi_table.{p.parent.name}" for p in PACKAGE.glob("*/__init__.py")} | {"pi_table.firmware"}
+    assert listed == found

@@ -1,0 +1,73 @@
+"""Touch board glue: build the hardware objects and run TouchBoard (touchboard.py holds the logic).
+
+Wiring on a Raspberry Pi Pico (RP2040), one I2C bus at 400 kHz:
+    SDA = GP4 (pin 6), SCL = GP5 (pin 7), 3V3(OUT) (pin 36) and GND (pin 38) to all three MPR121s
+    MPR121 ADDR to GND -> 0x5A, electrodes 0-11
+    MPR121 ADDR to 3V3 -> 0x5B, electrodes 12-23
+    MPR121 ADDR to SDA -> 0x5C, electrodes 24-35
+The breakouts' own pull-ups serve the bus; IRQ is not used.
+
+The watchdog is armed first: in RESET mode CircuitPython keeps it running when code.py dies of an
+exception, so a hang or a crash anywhere below restarts the board within 2 s. Ctrl-C at the
+console and an auto-reload after a file copy disarm it.
+"""
+
+import binascii
+import time
+
+import adafruit_mpr121
+import board
+import busio
+import microcontroller
+import supervisor
+import usb_cdc
+from watchdog import WatchDogMode
+
+import touchboard
+
+I2C_HZ = 400000
+WATCHDOG_S = 2.0
+SCAN_PAUSE_S = 0.004  # a step takes about 1-3 ms, so the loop runs at roughly 140-200 Hz
+REPLY_DRAIN_S = 0.1  # time for the reset command's ack to leave the USB buffer
+
+microcontroller.watchdog.timeout = WATCHDOG_S
+microcontroller.watchdog.mode = WatchDogMode.RESET
+
+port = usb_cdc.data
+if port is None:
+    raise RuntimeError("no USB data port: boot.py has not run since it was copied; the watchdog resets")
+port.timeout = 0  # read returns at once with what is there
+port.write_timeout = 0  # write never waits for a host that has gone
+
+try:
+    i2c = busio.I2C(board.GP5, board.GP4, frequency=I2C_HZ)
+except RuntimeError as error:  # no pull-ups on SDA/SCL: no breakout connected at all
+    print("I2C:", error)
+    i2c = None
+
+
+def clock():
+    """Seconds on a 65.536 s wrapping scale. CircuitPython floats carry about 22 bits, so
+    time.monotonic() after a week of uptime moves in steps of a quarter second; small numbers keep
+    millisecond steps, and TouchBoard treats the wrap as a due heartbeat."""
+    return (supervisor.ticks_ms() & 0xFFFF) / 1000
+
+
+def restart():
+    time.sleep(REPLY_DRAIN_S)
+    microcontroller.reset()
+
+
+touch_board = touchboard.TouchBoard(
+    touchboard.connect_chips(i2c, adafruit_mpr121.MPR121),
+    port,
+    clock,
+    binascii.hexlify(microcontroller.cpu.uid).decode(),
+    feed_watchdog=microcontroller.watchdog.feed,
+    reset=restart,
+    restart_cause=str(microcontroller.cpu.reset_reason).split(".")[-1],
+)
+touch_board.start()
+while True:
+    touch_board.step()
+    time.sleep(SCAN_PAUSE_S)

@@ -1,0 +1,330 @@
+"""The touch board's logic: scan three MPR121 chips, report touches to the Pi, obey its commands.
+
+Plain Python that CircuitPython and CPython both run (no dataclasses, enum, typing or f-strings),
+so the tests and the board emulator run this very file on the host against fake chips.
+code.py only builds the hardware objects and calls ``TouchBoard.step()`` in a loop.
+
+Electrode n is pin n % 12 of chip n // 12; the chips sit at I2C addresses 0x5A, 0x5B, 0x5C.
+"""
+
+from pi_table.protocol import wire
+
+ADDRESSES = (0x5A, 0x5B, 0x5C)
+PINS = 12
+ELECTRODES = PINS * len(ADDRESSES)
+FIRMWARE_VERSION = (0, 1, 0)
+READ_SIZE = 64  # host bytes taken per step: far more than the host ever sends in 10 ms
+RETRY_S = 1.0  # how often a chip that stopped answering is tried again
+
+ECR = 0x5E
+ECR_STOP = 0x00
+# Run: CL 0b10 (baseline tracking on, the baseline re-taken from the data on entering run
+# mode), proximity channel off, electrodes 0-11 on. The driver writes this same value after
+# every register write, so every re-take behaves alike.
+ECR_RUN = 0x8F
+
+# Touch and release threshold of every electrode until the host sets its own (set-thresholds).
+# Through 1-3 mm of card and cover a finger moves the data far less than on a bare pad, so both
+# sit below the driver's 12/6; release stays half of touch for hysteresis against flicker.
+DEFAULT_THRESHOLDS = (8, 4)
+
+# The chip configuration, (name, register, value), written in this order after the driver's own
+# reset. Reasoning from the NXP datasheet and its notes on sensing settings (AN3889/AN3890) and
+# on the baseline system (AN3891), put in our words:
+CHIP_SETTINGS = (
+    # Baseline filter, rising (data above the baseline: a hand lifting off, a cup taken away):
+    # follow at once, one count per sample, so the pad is ready again at once and the low start
+    # after a re-take (CL 0b10 loads only the top 5 of the 10 bits) is caught up in ~0.1 s.
+    ("MHDR", 0x2B, 0x01),
+    ("NHDR", 0x2C, 0x01),
+    ("NCLR", 0x2D, 0x00),
+    ("FDLR", 0x2E, 0x00),
+    # Falling (data below the baseline, the direction a touch goes): only after 255 samples in a
+    # row (~1 s at 4 ms) does a fall count as drift, and then the baseline moves one count every
+    # third sample, so a finger arriving slowly through a thick card is not absorbed.
+    ("MHDF", 0x2F, 0x01),
+    ("NHDF", 0x30, 0x01),
+    ("NCLF", 0x31, 0xFF),
+    ("FDLF", 0x32, 0x02),
+    # Touched: the baseline stands still while a pad is touched, so a held finger stays a touch;
+    # a pad stuck by a cup or a spill stays touched until the host's stuck-pad policy recalibrates it.
+    ("NHDT", 0x33, 0x00),
+    ("NCLT", 0x34, 0x00),
+    ("FDLT", 0x35, 0x00),
+    # Debounce: release (bits 6-4) and touch (bits 2-0) each need 2 more agreeing samples, since
+    # the signal through a card is small next to the noise.
+    ("DEBOUNCE", 0x5B, 0x22),
+    # CONFIG1: FFI 0b10 = 18 samples in the first filter (the most noise rejection short of 34;
+    # USB powers the board, so current does not matter); CDC 16 uA, a starting point only:
+    # autoconfiguration picks each electrode's own charge current.
+    ("CONFIG1", 0x5C, 0x90),
+    # CONFIG2: CDT 0b001 = 0.5 us (also replaced per electrode by autoconfiguration); SFI 0b01 =
+    # 6 samples in the second filter; ESI 0b010 = one sample every 4 ms. A touch settles in about
+    # SFI x ESI = 24 ms, and 12 electrodes x 18 charge cycles fit well inside the 4 ms.
+    ("CONFIG2", 0x5D, 0x2A),
+    # Autoconfiguration targets for VDD = 3.3 V by the datasheet's rule: upper limit
+    # USL = (VDD - 0.7) / VDD x 256 = 201, target TL = 0.9 x USL = 181, lower limit
+    # LSL = 0.65 x USL = 131. Pads of different size and wire length (tens of pF apart) each
+    # get the charge that puts them near the top of the range, where a finger moves the data most.
+    ("USL", 0x7D, 201),
+    ("LSL", 0x7E, 131),
+    ("TL", 0x7F, 181),
+    # AUTOCONFIG1: no interrupts (IRQ is not wired), search charge time as well as current.
+    ("AUTOCONFIG1", 0x7C, 0x00),
+    # AUTOCONFIG0, last, because every later write through the driver restarts the chip and so
+    # reruns the search: FFI 0b10 (must match CONFIG1), RETRY 0b01 (2 retries), BVA 0b10 (must
+    # match ECR's CL), ARE 1 (reconfigure an electrode that drifts out of range), ACE 1.
+    ("AUTOCONFIG0", 0x7B, 0x9B),
+)
+
+
+def connect_chips(i2c, chip_class):
+    """One driver object per address, or None where no MPR121 answers.
+
+    A chip that is missing, or that does not come out of reset as an MPR121 should, must not
+    stop the others: the driver raises ValueError (no device), RuntimeError (wrong state) or
+    OSError (bus error), and the board carries on without that chip. ``i2c`` None (no bus at
+    all, e.g. no pull-ups because no breakout is connected) means every chip is missing.
+    """
+    chips = []
+    for address in ADDRESSES:
+        try:
+            chips.append(chip_class(i2c, address) if i2c is not None else None)
+        except (OSError, ValueError, RuntimeError):
+            chips.append(None)
+    return chips
+
+
+def configure_chip(chip, thresholds):
+    """Soft-reset ``chip`` and set it up for sensing through a card: ``thresholds`` are its 12
+    (touch, release) pairs. Raises OSError or RuntimeError when the chip does not answer."""
+    chip.reset()
+    for pin in range(PINS):
+        touch, release = thresholds[pin]
+        chip[pin].threshold = touch
+        chip[pin].release_threshold = release
+    for _name, register, value in CHIP_SETTINGS:
+        chip._write_register_byte(register, value)
+
+
+def _chip_name(index):
+    return "chip 0x{:02x}".format(ADDRESSES[index])
+
+
+def _electrode_span(index):
+    return "electrodes {}-{}".format(index * PINS, index * PINS + PINS - 1)
+
+
+def _due(since, now, interval):
+    """Whether ``interval`` has passed; a clock that went backwards (a wrapped tick counter)
+    counts as due, so a wrap costs one early report rather than a stall."""
+    return since is None or now < since or now - since >= interval
+
+
+class TouchBoard:
+    """The whole board: chips in, frames out, host commands answered.
+
+    ``chips``: three objects with the ``adafruit_mpr121.MPR121`` API, None for a missing one
+    (its electrodes read untouched). ``port``: ``write(bytes)``, ``read(n)`` (non-blocking: b""
+    or None when nothing waits) and a boolean ``connected``; nothing is written while the host is
+    away, and an OSError from the port is swallowed. ``clock()`` gives seconds.
+    ``feed_watchdog()`` is called once per completed step, and after each chip set up at start;
+    ``reset()`` after a reset command's ack has been written. ``restart_cause``, when given, is
+    reported in a log after each hello.
+    """
+
+    def __init__(self, chips, port, clock, board_id, firmware=FIRMWARE_VERSION, feed_watchdog=None,
+                 reset=None, heartbeat_s=0.25, restart_cause=None):
+        self.chips = list(chips)
+        self.port = port
+        self.clock = clock
+        self.board_id = board_id
+        self.firmware = firmware
+        self.feed_watchdog = feed_watchdog
+        self.reset = reset
+        self.heartbeat_s = heartbeat_s
+        self.restart_cause = restart_cause
+        self.thresholds = [DEFAULT_THRESHOLDS] * ELECTRODES
+        self.decoder = wire.Decoder()
+        self.counter = 0
+        self.mask = 0
+        self.seq = 0
+        self.frames_sent = 0
+        self.frames_dropped = 0
+        self.failing = {}  # chip index -> when it was last tried, for chips that stopped answering
+        self._last_touch_at = None
+
+    # --- the loop
+
+    def start(self):
+        """Configure every chip that answers, then say hello. The watchdog is fed after each
+        chip: a chip's setup is some 250 I2C transactions."""
+        now = self.clock()
+        for index in range(len(self.chips)):
+            if self.chips[index] is not None:
+                self._configure(index, now)
+                self._feed()
+        self._hello()
+
+    def step(self):
+        """One scan: report a change at once or a heartbeat when due, then serve the host."""
+        now = self.clock()
+        mask = self._scan(now)
+        if mask != self.mask:
+            self.mask = mask
+            self.counter = (self.counter + 1) & 0xFFFF
+            self._send_touch(now)
+        elif _due(self._last_touch_at, now, self.heartbeat_s):
+            self._send_touch(now)
+        self._serve_host()
+        self._feed()
+
+    def _feed(self):
+        if self.feed_watchdog is not None:
+            self.feed_watchdog()
+
+    # --- chips
+
+    def _scan(self, now):
+        mask = 0
+        for index in range(len(self.chips)):
+            chip = self.chips[index]
+            if chip is None:
+                continue
+            if index in self.failing:
+                if not _due(self.failing[index], now, RETRY_S) or not self._configure(index, now):
+                    continue
+                self._log("{} answering again: reconfigured".format(_chip_name(index)))
+            try:
+                touched = chip.touched()
+            except OSError:
+                self._lose(index, now)
+                continue
+            mask |= (touched & 0xFFF) << (PINS * index)
+        return mask
+
+    def _configure(self, index, now):
+        """Set chip ``index`` up (again); on failure it counts as failing and is retried later."""
+        try:
+            configure_chip(self.chips[index], self.thresholds[index * PINS:(index + 1) * PINS])
+        except (OSError, RuntimeError):
+            self.failing[index] = now
+            return False
+        self.failing.pop(index, None)
+        return True
+
+    def _lose(self, index, now):
+        self.failing[index] = now
+        self._log(self._trouble(index))
+
+    def _trouble(self, index):
+        state = "missing" if self.chips[index] is None else "not answering"
+        return "{} {}: {} read untouched".format(_chip_name(index), state, _electrode_span(index))
+
+    def _usable(self, index):
+        return index < len(self.chips) and self.chips[index] is not None and index not in self.failing
+
+    # --- frames out
+
+    def _send(self, message):
+        if not self.port.connected:
+            self.frames_dropped += 1
+            return
+        try:
+            self.port.write(wire.encode(message, self.seq))
+        except OSError:
+            self.frames_dropped += 1
+            return
+        self.seq = (self.seq + 1) & 0xFF
+        self.frames_sent += 1
+
+    def _send_touch(self, now):
+        self._last_touch_at = now
+        self._send(wire.Touch(self.counter, self.mask))
+
+    def _log(self, text):
+        self._send(wire.Log(text))
+
+    def _hello(self):
+        """Hello, then every standing problem, so a host that connects late still hears of them."""
+        protocol = (wire.PROTOCOL_MAJOR, wire.PROTOCOL_MINOR)
+        self._send(wire.Hello(protocol, self.firmware, self.board_id, ELECTRODES))
+        if self.restart_cause:
+            self._log("restart cause: {}".format(self.restart_cause))
+        for index in range(len(self.chips)):
+            if not self._usable(index):
+                self._log(self._trouble(index))
+
+    # --- commands in
+
+    def _serve_host(self):
+        try:
+            data = self.port.read(READ_SIZE)
+        except OSError:
+            return
+        if not data:
+            return
+        for _seq, message in self.decoder.feed(data):
+            self._obey(message)
+
+    def _obey(self, message):
+        kind = message.TYPE
+        if kind == wire.GetHello.TYPE:
+            self._hello()
+        elif kind == wire.Ping.TYPE:
+            self._send(wire.Pong(message.token))
+        elif kind == wire.SetThresholds.TYPE:
+            self._send(wire.Ack(kind, self._set_thresholds(message.first, message.pairs)))
+        elif kind == wire.Recalibrate.TYPE:
+            self._send(wire.Ack(kind, self._recalibrate(message.mask)))
+        elif kind == wire.Reset.TYPE:
+            self._send(wire.Ack(kind, wire.Ack.OK))
+            if self.reset is not None:
+                self.reset()
+        # Anything else is a board-to-host message echoed back: answering it could loop forever.
+
+    def _set_thresholds(self, first, pairs):
+        """Set the pairs on electrodes first, first+1, ...; all or nothing when one is unusable.
+
+        Each write goes through the driver, which stops and restarts the chip and so re-takes
+        its baseline. If a chip stops answering midway, the status is BAD_ELECTRODE and the
+        remembered thresholds reach it when it is reconfigured.
+        """
+        if not all(self._usable(e // PINS) for e in range(first, first + len(pairs))):
+            return wire.Ack.BAD_ELECTRODE  # past electrode 35 means past the last chip
+        for offset in range(len(pairs)):
+            self.thresholds[first + offset] = pairs[offset]
+        for offset in range(len(pairs)):
+            electrode = first + offset
+            touch, release = pairs[offset]
+            channel = self.chips[electrode // PINS][electrode % PINS]
+            try:
+                channel.threshold = touch
+                channel.release_threshold = release
+            except OSError:
+                self._lose(electrode // PINS, self.clock())
+                return wire.Ack.BAD_ELECTRODE
+        return wire.Ack.OK
+
+    def _recalibrate(self, mask):
+        """Re-take the baseline of the chips holding the masked electrodes (0: every chip).
+
+        The chip is the unit: stop then run with CL 0b10 reloads all 12 baselines from the data.
+        """
+        if mask >> ELECTRODES:
+            return wire.Ack.BAD_ELECTRODE
+        if mask:
+            indexes = [i for i in range(len(self.chips)) if mask >> (PINS * i) & 0xFFF]
+            if not all(self._usable(i) for i in indexes):
+                return wire.Ack.BAD_ELECTRODE
+        else:
+            indexes = [i for i in range(len(self.chips)) if self._usable(i)]
+        for index in indexes:
+            chip = self.chips[index]
+            try:
+                chip._write_register_byte(ECR, ECR_STOP)
+                chip._write_register_byte(ECR, ECR_RUN)
+            except OSError:
+                self._lose(index, self.clock())
+                return wire.Ack.BAD_ELECTRODE
+        return wire.Ack.OK

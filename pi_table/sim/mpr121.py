@@ -1,0 +1,230 @@
+"""A register-level fake MPR121 on a fake I2C bus, for running the touch-board firmware off the board.
+
+The firmware talks to its chips through the real ``adafruit_mpr121`` driver; here that driver
+runs against ``FakeI2C`` (the part of ``busio.I2C`` that ``adafruit_bus_device`` uses) carrying
+``FakeMPR121`` chips. The fake follows the datasheet where the driver can see it:
+
+- power-on and soft reset (0x80 <- 0x63): every register 0 except CONFIG1 (0x5C) = 0x10 and
+  CONFIG2 (0x5D) = 0x24, so the chip starts in stop mode (ECR 0x5E = 0);
+- the register pointer auto-increments on multi-byte reads and writes;
+- writes other than ECR and the GPIO block (0x73-0x7A) take effect only in stop mode; in run
+  mode they are ignored (and counted in ``ignored_writes``);
+- filtered data 0x04-0x1D (10 bits, low byte first) and baseline 0x1E-0x2A (the top 8 of the
+  10-bit baseline, so the driver reads ``value << 2``);
+- touch status 0x00/0x01: an electrode becomes touched when baseline - data > its touch
+  threshold and released when baseline - data < its release threshold; all clear in stop mode
+  and for electrodes that ECR does not enable;
+- entering run mode from stop loads the baseline from the data as ECR's CL bits say: 0b10 the
+  top 5 of the 10 bits (so the baseline starts up to 31 counts low), 0b11 all 10 bits, 0b00 and
+  0b01 keep the baseline registers.
+
+Not modelled: baseline tracking (the rising/falling/touched filters never move the baseline, so
+a drifted pad stays drifted until a re-take), debounce, charge current and time (filtered data
+is whatever ``set_filtered`` says), autoconfiguration and out-of-range status (0x02/0x03 read
+0), the over-current flag, the proximity channel's touch status, GPIO and LED behaviour, the
+pointer's wrap at the end of a register block, and the time any of it takes.
+"""
+
+from __future__ import annotations
+
+import errno
+
+TOUCH_STATUS = 0x00
+FILTERED_DATA = 0x04
+BASELINE = 0x1E
+TOUCH_THRESHOLD = 0x41
+CONFIG1 = 0x5C
+CONFIG2 = 0x5D
+ECR = 0x5E
+GPIO_FIRST, GPIO_LAST = 0x73, 0x7A
+SOFT_RESET = 0x80
+SOFT_RESET_KEY = 0x63
+PINS = 12
+CHANNELS = 13  # 12 electrodes and the proximity channel
+UNTOUCHED = 720  # a pad at rest: about where autoconfiguration aims (TL 181 << 2 for 3.3 V)
+
+
+class FakeMPR121:
+    """One MPR121's register file and touch logic, seen through ``i2c_write`` and ``i2c_read``.
+
+    Tests and the board emulator move the pads with ``touch``, ``release`` and ``set_filtered``.
+    """
+
+    def __init__(self, untouched: int = UNTOUCHED) -> None:
+        self.untouched = untouched
+        self.filtered = [untouched] * CHANNELS
+        self.ignored_writes = 0
+        self.power_on_reset()
+
+    def power_on_reset(self) -> None:
+        """What a power cycle or a soft reset does: defaults everywhere, stop mode, baseline 0."""
+        self.registers = bytearray(0x80)
+        self.registers[CONFIG1] = 0x10
+        self.registers[CONFIG2] = 0x24
+        self.baseline = [0] * CHANNELS
+        self.touched = 0
+        self.pointer = 0
+
+    # --- what a test or the emulator does to the pads
+
+    def set_filtered(self, pin: int, value: int) -> None:
+        """The pad's 10-bit filtered reading: lower means more capacitance (a finger, a spill)."""
+        self.filtered[pin] = max(0, min(1023, value))
+
+    def touch(self, pin: int, margin: int = 4) -> None:
+        """Press the pad: its data goes ``margin`` counts past the touch threshold."""
+        self.set_filtered(pin, self.baseline[pin] - self.registers[TOUCH_THRESHOLD + 2 * pin] - margin)
+
+    def release(self, pin: int) -> None:
+        """Lift the finger: the pad reads its untouched level again."""
+        self.set_filtered(pin, self.untouched)
+
+    # --- what the chip shows
+
+    @property
+    def running(self) -> bool:
+        """Run mode: ECR enables some electrode or the proximity channel."""
+        return self.registers[ECR] & 0x3F != 0
+
+    def read_register(self, register: int) -> int:
+        """The byte an I2C read of ``register`` returns."""
+        if register in (TOUCH_STATUS, TOUCH_STATUS + 1):
+            self._sample()
+            return self.touched >> (8 * register) & 0xFF
+        if FILTERED_DATA <= register < BASELINE:
+            value = self.filtered[(register - FILTERED_DATA) // 2]
+            return value >> 8 if (register - FILTERED_DATA) % 2 else value & 0xFF
+        if BASELINE <= register < BASELINE + CHANNELS:
+            return self.baseline[register - BASELINE] >> 2
+        if register < len(self.registers):
+            return self.registers[register]
+        return 0
+
+    def write_register(self, register: int, value: int) -> None:
+        """An I2C write of one byte to ``register``, with the chip's stop-mode rule."""
+        if register == SOFT_RESET:
+            if value == SOFT_RESET_KEY:
+                self.power_on_reset()
+        elif register == ECR:
+            self._set_ecr(value)
+        elif GPIO_FIRST <= register <= GPIO_LAST:
+            self.registers[register] = value
+        elif self.running or register >= len(self.registers):
+            self.ignored_writes += 1
+        elif BASELINE <= register < BASELINE + CHANNELS:
+            self.baseline[register - BASELINE] = value << 2
+        elif register >= BASELINE + CHANNELS:
+            self.registers[register] = value  # 0x00-0x1D are read-only: status and data
+
+    def _set_ecr(self, value: int) -> None:
+        was_running = self.running
+        self.registers[ECR] = value
+        if not self.running:
+            self.touched = 0
+        elif not was_running:
+            calibration_lock = value >> 6
+            for channel, data in enumerate(self.filtered):
+                if calibration_lock == 0b10:
+                    self.baseline[channel] = data & 0x3E0
+                elif calibration_lock == 0b11:
+                    self.baseline[channel] = data
+
+    def _sample(self) -> None:
+        """One touch decision per electrode, with the threshold hysteresis."""
+        if not self.running:
+            self.touched = 0
+            return
+        enabled = min(self.registers[ECR] & 0x0F, PINS)
+        for pin in range(PINS):
+            bit = 1 << pin
+            if pin >= enabled:
+                self.touched &= ~bit
+                continue
+            delta = self.baseline[pin] - self.filtered[pin]
+            if delta > self.registers[TOUCH_THRESHOLD + 2 * pin]:
+                self.touched |= bit
+            elif delta < self.registers[TOUCH_THRESHOLD + 2 * pin + 1]:
+                self.touched &= ~bit
+
+    # --- the I2C side
+
+    def i2c_write(self, data: bytes) -> None:
+        """A write transaction: the first byte sets the register pointer, the rest are stored."""
+        if not data:
+            return  # an address-only write: what a bus probe does
+        self.pointer = data[0]
+        for value in data[1:]:
+            self.write_register(self.pointer, value)
+            self.pointer += 1
+
+    def i2c_read(self, count: int) -> bytes:
+        """A read transaction from the register pointer on."""
+        out = bytes(self.read_register(self.pointer + i) for i in range(count))
+        self.pointer += count
+        return out
+
+
+class FakeI2C:
+    """What ``adafruit_bus_device.I2CDevice`` uses of ``busio.I2C``, with devices by address.
+
+    As on CircuitPython, every transfer needs the lock (``RuntimeError`` otherwise) and an address
+    that does not answer raises ``OSError`` ENODEV. ``unplug(address)`` makes a device stop
+    answering while keeping its registers (a loose wire); ``plug`` brings it back.
+    ``transactions`` counts transfers, so tests can check what one scan costs on the bus.
+    """
+
+    def __init__(self, devices: dict[int, FakeMPR121] | None = None) -> None:
+        self.devices: dict[int, FakeMPR121] = dict(devices or {})
+        self.unplugged: set[int] = set()
+        self.transactions = 0
+        self._locked = False
+
+    def attach(self, address: int, device: FakeMPR121) -> FakeMPR121:
+        self.devices[address] = device
+        return device
+
+    def unplug(self, address: int) -> None:
+        self.unplugged.add(address)
+
+    def plug(self, address: int) -> None:
+        self.unplugged.discard(address)
+
+    def try_lock(self) -> bool:
+        if self._locked:
+            return False
+        self._locked = True
+        return True
+
+    def unlock(self) -> None:
+        self._locked = False
+
+    def scan(self) -> list[int]:
+        self._check_lock()
+        return sorted(address for address in self.devices if address not in self.unplugged)
+
+    def writeto(self, address: int, buffer, *, start: int = 0, end: int | None = None) -> None:
+        self._device(address).i2c_write(bytes(buffer[start:end]))
+
+    def readfrom_into(self, address: int, buffer, *, start: int = 0, end: int | None = None) -> None:
+        end = len(buffer) if end is None else end
+        buffer[start:end] = self._device(address).i2c_read(end - start)
+
+    def writeto_then_readfrom(
+        self, address: int, buffer_out, buffer_in, *, out_start: int = 0, out_end: int | None = None,
+        in_start: int = 0, in_end: int | None = None,
+    ) -> None:
+        device = self._device(address)
+        in_end = len(buffer_in) if in_end is None else in_end
+        device.i2c_write(bytes(buffer_out[out_start:out_end]))
+        buffer_in[in_start:in_end] = device.i2c_read(in_end - in_start)
+
+    def _check_lock(self) -> None:
+        if not self._locked:
+            raise RuntimeError("Function requires lock")
+
+    def _device(self, address: int) -> FakeMPR121:
+        self._check_lock()
+        self.transactions += 1
+        if address not in self.devices or address in self.unplugged:
+            raise OSError(errno.ENODEV, "No such device")
+        return self.devices[address]

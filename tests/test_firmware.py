@@ -1,0 +1,559 @@
+"""The touch-board firmware run on the host: the real adafruit_mpr121 driver on fake chips.
+
+Each chip is a register-level FakeMPR121 on a FakeI2C bus, built with
+``adafruit_mpr121.MPR121(i2c, address)`` exactly as code.py does; the Pi is a fake port whose
+bytes are decoded with the protocol's own decoder; time is a manual clock.
+"""
+
+from __future__ import annotations
+
+import errno
+import itertools
+import re
+import runpy
+import sys
+from pathlib import Path
+from types import SimpleNamespace
+
+import adafruit_mpr121
+import pytest
+
+from pi_table.firmware import deploy, touchboard
+from pi_table.firmware.touchboard import ADDRESSES, CHIP_SETTINGS, ECR_RUN, TouchBoard
+from pi_table.protocol import wire
+from pi_table.sim.harness import ManualClock
+from pi_table.sim.mpr121 import UNTOUCHED, FakeI2C, FakeMPR121
+
+FIRMWARE = Path(touchboard.__file__).parent
+HELLO = wire.Hello((wire.PROTOCOL_MAJOR, wire.PROTOCOL_MINOR), (0, 1, 0), "test-board", 36)
+TICK = 1 / 64  # exact in binary, so 16 ticks are exactly one 0.25 s heartbeat period
+
+
+class FakePort:
+    """The board's usb_cdc.data as TouchBoard sees it, with the host's side for the test."""
+
+    def __init__(self) -> None:
+        self.connected = True
+        self.broken = False
+        self.writes = 0
+        self.written = bytearray()
+        self.incoming = bytearray()
+        self._decoder = wire.Decoder()
+        self._host_seq = 0
+
+    def write(self, data: bytes) -> int:
+        self.writes += 1
+        if self.broken:
+            raise OSError(errno.EIO, "host went away")
+        self.written += data
+        return len(data)
+
+    def read(self, size: int) -> bytes | None:
+        if self.broken:
+            raise OSError(errno.EIO, "host went away")
+        data = bytes(self.incoming[:size])
+        del self.incoming[:size]
+        return data or None
+
+    def host_sends(self, *messages: wire.Message) -> None:
+        for message in messages:
+            self.incoming += wire.encode(message, self._host_seq)
+            self._host_seq += 1
+
+    def received(self) -> list[wire.Message]:
+        """Messages the board wrote since the last call."""
+        messages = [message for _seq, message in self._decoder.feed(bytes(self.written))]
+        self.written.clear()
+        return messages
+
+
+class Rig:
+    """A board with fake chips at ``addresses`` (the rest missing), a fake host and a manual clock."""
+
+    def __init__(self, addresses=ADDRESSES) -> None:
+        self.i2c = FakeI2C()
+        self.fakes = {ADDRESSES.index(a): self.i2c.attach(a, FakeMPR121()) for a in addresses}
+        self.chips = touchboard.connect_chips(self.i2c, adafruit_mpr121.MPR121)
+        self.port = FakePort()
+        self.clock = ManualClock()
+        self.feeds = 0
+        self.resets: list[bytes] = []
+        self.board = TouchBoard(self.chips, self.port, self.clock, "test-board",
+                                feed_watchdog=self._feed, reset=self._reset)
+
+    def _feed(self) -> None:
+        self.feeds += 1
+
+    def _reset(self) -> None:
+        self.resets.append(bytes(self.port.written))  # what the host had been sent by then
+
+    def pad(self, electrode: int) -> tuple[FakeMPR121, int]:
+        return self.fakes[electrode // 12], electrode % 12
+
+    def touch(self, *electrodes: int) -> None:
+        for electrode in electrodes:
+            fake, pin = self.pad(electrode)
+            fake.touch(pin)
+
+    def release(self, *electrodes: int) -> None:
+        for electrode in electrodes:
+            fake, pin = self.pad(electrode)
+            fake.release(pin)
+
+    def step(self, seconds: float = TICK) -> list[wire.Message]:
+        self.clock.advance(seconds)
+        self.board.step()
+        return self.port.received()
+
+    def started(self) -> Rig:
+        """Started, with the hello and the first touch report already read."""
+        self.board.start()
+        self.step()
+        return self
+
+
+@pytest.fixture
+def rig() -> Rig:
+    return Rig().started()
+
+
+def touches(messages):
+    return [m for m in messages if isinstance(m, wire.Touch)]
+
+
+# --- reporting touches
+
+
+def test_start_says_hello_with_protocol_firmware_board_id_and_electrode_count():
+    rig = Rig()
+    rig.board.start()
+    assert rig.port.received() == [HELLO]
+
+
+def test_the_first_step_reports_the_untouched_table():
+    rig = Rig()
+    rig.board.start()
+    rig.port.received()
+    assert rig.step() == [wire.Touch(0, 0)]
+
+
+@pytest.mark.parametrize("electrode", [0, 13, 35], ids=["chip 0x5a", "chip 0x5b", "chip 0x5c"])
+def test_a_touch_and_a_release_are_reported_at_once_with_the_counter_going_up(rig, electrode):
+    rig.touch(electrode)
+    assert rig.step() == [wire.Touch(1, 1 << electrode)]
+    rig.release(electrode)
+    assert rig.step() == [wire.Touch(2, 0)]
+
+
+def test_several_pads_on_different_chips_share_one_mask(rig):
+    rig.touch(0, 13, 35)
+    assert rig.step() == [wire.Touch(1, 1 << 0 | 1 << 13 | 1 << 35)]
+    rig.release(13)
+    assert rig.step() == [wire.Touch(2, 1 << 0 | 1 << 35)]
+
+
+def test_an_unchanged_table_is_repeated_every_quarter_second_with_the_same_counter(rig):
+    rig.touch(7)
+    rig.step()
+    heartbeats = []
+    for _ in range(64):  # one second
+        heartbeats += [(rig.clock.now, m) for m in touches(rig.step())]
+    assert [m for _t, m in heartbeats] == [wire.Touch(1, 1 << 7)] * 4
+    times = [t for t, _m in heartbeats]
+    assert [b - a for a, b in itertools.pairwise(times)] == [0.25] * 3
+
+
+def test_the_change_counter_wraps_at_65536(rig):
+    rig.board.counter = 0xFFFF
+    rig.touch(3)
+    assert rig.step() == [wire.Touch(0, 1 << 3)]
+
+
+def test_the_board_numbers_its_frames_in_sequence_wrapping_after_255(rig):
+    rig.board.seq = 254
+    rig.port.host_sends(wire.Ping(1), wire.Ping(2), wire.Ping(3))
+    rig.board.step()
+    frames = wire.Decoder().feed(bytes(rig.port.written))
+    assert [seq for seq, _m in frames] == [254, 255, 0]
+
+
+def test_a_clock_that_wraps_backwards_brings_the_heartbeat_forward_instead_of_stalling(rig):
+    rig.step(0.1)
+    rig.clock.now -= 60  # code.py's tick clock wraps every 65.536 s
+    assert rig.step() == [wire.Touch(0, 0)]
+
+
+# --- host commands
+
+
+def test_get_hello_is_answered_with_hello(rig):
+    rig.port.host_sends(wire.GetHello())
+    assert rig.step() == [HELLO]
+
+
+def test_ping_is_answered_with_a_pong_carrying_its_token(rig):
+    rig.port.host_sends(wire.Ping(0x1234), wire.Ping(7))
+    assert rig.step() == [wire.Pong(0x1234), wire.Pong(7)]
+
+
+def test_set_thresholds_writes_the_chip_registers(rig):
+    rig.port.host_sends(wire.SetThresholds(11, ((40, 20), (30, 15))))
+    assert rig.step() == [wire.Ack(wire.SetThresholds.TYPE, wire.Ack.OK)]
+    assert (rig.chips[0][11].threshold, rig.chips[0][11].release_threshold) == (40, 20)
+    assert (rig.chips[1][0].threshold, rig.chips[1][0].release_threshold) == (30, 15)
+    assert (rig.chips[1][1].threshold, rig.chips[1][1].release_threshold) == touchboard.DEFAULT_THRESHOLDS
+
+
+def test_set_thresholds_changes_what_counts_as_a_touch(rig):
+    rig.port.host_sends(wire.SetThresholds(4, ((40, 20),)))
+    rig.step()
+    for electrode in (4, 5):  # the same light touch on a raised and a default pad
+        fake, pin = rig.pad(electrode)
+        fake.set_filtered(pin, fake.baseline[pin] - 20)
+    assert touches(rig.step()) == [wire.Touch(1, 1 << 5)]
+
+
+@pytest.mark.parametrize("first", [35, 60], ids=["runs past 35", "starts past 35"])
+def test_set_thresholds_past_the_last_electrode_is_refused_and_changes_nothing(rig, first):
+    rig.port.host_sends(wire.SetThresholds(first, ((40, 20), (40, 20))))
+    assert rig.step() == [wire.Ack(wire.SetThresholds.TYPE, wire.Ack.BAD_ELECTRODE)]
+    assert rig.chips[2][11].threshold == touchboard.DEFAULT_THRESHOLDS[0]
+    assert rig.board.thresholds == [touchboard.DEFAULT_THRESHOLDS] * 36
+
+
+def test_recalibrate_retakes_the_baseline_of_a_pad_that_drifted(rig):
+    fake, pin = rig.pad(5)
+    fake.set_filtered(pin, UNTOUCHED - 60)  # a damp cover: the pad reads low with nobody near
+    assert rig.step() == [wire.Touch(1, 1 << 5)]
+    rig.port.host_sends(wire.Recalibrate(0))
+    assert rig.step() == [wire.Ack(wire.Recalibrate.TYPE, wire.Ack.OK)]
+    assert rig.step() == [wire.Touch(2, 0)]
+    fake.touch(pin)  # and it still senses a finger from its new level
+    assert rig.step() == [wire.Touch(3, 1 << 5)]
+
+
+def test_recalibrate_with_a_mask_retakes_only_the_chips_of_those_electrodes(rig):
+    for electrode in (5, 17):
+        fake, pin = rig.pad(electrode)
+        fake.set_filtered(pin, UNTOUCHED - 60)
+    rig.step()
+    rig.port.host_sends(wire.Recalibrate(1 << 17))
+    rig.step()
+    assert rig.step() == [wire.Touch(2, 1 << 5)]
+
+
+def test_recalibrate_naming_an_electrode_past_35_is_refused(rig):
+    rig.port.host_sends(wire.Recalibrate(1 << 40))
+    assert rig.step() == [wire.Ack(wire.Recalibrate.TYPE, wire.Ack.BAD_ELECTRODE)]
+
+
+def test_reset_acks_first_and_then_restarts(rig):
+    rig.port.host_sends(wire.Reset())
+    assert rig.step() == [wire.Ack(wire.Reset.TYPE, wire.Ack.OK)]
+    assert len(rig.resets) == 1
+    assert [m for _seq, m in wire.Decoder().feed(rig.resets[0])] == [wire.Ack(wire.Reset.TYPE, wire.Ack.OK)]
+
+
+def test_garbage_and_damaged_frames_from_the_host_are_ignored(rig):
+    damaged = bytearray(wire.encode(wire.Ping(1), 0))
+    damaged[-1] ^= 0xFF
+    rig.port.incoming += b"\x00\xff\xa5\x07junk" + damaged + wire.encode(wire.Ping(2), 1)
+    assert rig.step() == [wire.Pong(2)]
+    assert rig.board.decoder.bad_frames >= 1
+
+
+def test_board_messages_echoed_back_are_not_answered(rig):
+    """A loopback (or a confused host) must not make the board talk to itself forever."""
+    rig.port.host_sends(wire.Touch(1, 1), wire.Ack(0x82, 0), wire.Log("hi"))
+    assert rig.step() == []
+
+
+# --- chip setup and trouble
+
+
+def test_start_leaves_every_chip_with_the_documented_settings_and_thresholds(rig):
+    for fake in rig.fakes.values():
+        for name, register, value in CHIP_SETTINGS:
+            assert fake.read_register(register) == value, name
+        assert fake.read_register(0x5E) == ECR_RUN
+        assert fake.ignored_writes == 0  # every write was made in stop mode, as the chip requires
+    for chip in rig.chips:
+        assert [(chip[p].threshold, chip[p].release_threshold) for p in range(12)] == [(8, 4)] * 12
+
+
+def test_the_readme_settings_table_is_what_the_firmware_writes():
+    readme = (FIRMWARE / "README.md").read_text()
+    rows = re.findall(r"^\| (0x[0-9A-F]{2}) \| (\w+) \| (0x[0-9A-F]{2}) \|", readme, re.MULTILINE)
+    documented = {(int(register, 16), name, int(value, 16)) for register, name, value in rows}
+    written = {(register, name, value) for name, register, value in CHIP_SETTINGS} | {(0x5E, "ECR", ECR_RUN)}
+    assert documented == written
+
+
+def test_a_missing_chip_is_logged_and_the_other_24_electrodes_still_work():
+    rig = Rig(addresses=(0x5A, 0x5B))
+    assert rig.chips[2] is None
+    rig.board.start()
+    missing = wire.Log("chip 0x5c missing: electrodes 24-35 read untouched")
+    assert rig.port.received() == [HELLO, missing]
+    rig.touch(0, 23)
+    assert touches(rig.step()) == [wire.Touch(1, 1 << 0 | 1 << 23)]
+    rig.port.host_sends(wire.GetHello())  # a host that opened the port late still hears of it
+    assert rig.step() == [HELLO, missing]
+    rig.port.host_sends(wire.SetThresholds(24, ((40, 20),)), wire.Recalibrate(1 << 30), wire.Recalibrate(0))
+    assert rig.step() == [
+        wire.Ack(wire.SetThresholds.TYPE, wire.Ack.BAD_ELECTRODE),
+        wire.Ack(wire.Recalibrate.TYPE, wire.Ack.BAD_ELECTRODE),
+        wire.Ack(wire.Recalibrate.TYPE, wire.Ack.OK),
+    ]
+
+
+def test_a_chip_that_stops_answering_is_logged_then_reconfigured_when_it_answers_again(rig):
+    rig.port.host_sends(wire.SetThresholds(13, ((40, 20),)))
+    rig.step()
+    rig.touch(1, 13)
+    rig.step()
+    rig.i2c.unplug(0x5B)
+    assert rig.step() == [
+        wire.Log("chip 0x5b not answering: electrodes 12-23 read untouched"),
+        wire.Touch(2, 1 << 1),
+    ]
+    assert rig.feeds == 3 + 4  # the board keeps going, and keeps feeding the watchdog
+    rig.fakes[1].power_on_reset()  # it lost power on the way: stop mode, thresholds gone
+    rig.i2c.plug(0x5B)
+    assert rig.step(touchboard.RETRY_S) == [
+        wire.Log("chip 0x5b answering again: reconfigured"),
+        wire.Touch(2, 1 << 1),  # the heartbeat that fell due meanwhile
+    ]
+    assert rig.fakes[1].read_register(0x5E) == ECR_RUN
+    assert rig.chips[1][1].threshold == 40  # the host's thresholds came back with it
+
+
+def test_a_host_that_is_not_listening_gets_no_writes_and_stalls_nothing(rig):
+    rig.port.connected = False
+    writes = rig.port.writes
+    rig.touch(2)
+    for _ in range(40):
+        rig.step()
+    assert rig.port.writes == writes
+    assert rig.board.counter == 1
+    rig.port.connected = True
+    assert touches(rig.step(0.25)) == [wire.Touch(1, 1 << 2)]
+
+
+def test_a_port_that_raises_on_write_or_read_is_survived(rig):
+    rig.port.broken = True
+    seq = rig.board.seq
+    rig.touch(2)
+    rig.step()
+    rig.step(0.25)
+    assert rig.board.frames_dropped == 2
+    assert rig.board.seq == seq  # a frame that never left does not use up a sequence number
+    assert rig.feeds == 3 + 3
+
+
+def test_the_watchdog_is_fed_once_per_step_and_once_per_chip_set_up_at_start():
+    rig = Rig(addresses=(0x5A, 0x5B))
+    rig.board.start()
+    assert rig.feeds == 2
+    for _ in range(5):
+        rig.step()
+    assert rig.feeds == 7
+
+
+def test_an_idle_scan_is_three_touch_status_reads(rig):
+    """At 400 kHz a status read is ~48 clocks (120 us): 3 per step leave room for >= 100 Hz."""
+    for electrodes in ((), (4,), ()):  # idle, a change, a heartbeat
+        rig.touch(*electrodes)
+        before = rig.i2c.transactions
+        rig.step(0.25)
+        assert rig.i2c.transactions - before == 3
+
+
+# --- the fake chip itself (the board emulator relies on it too)
+
+
+def test_the_fake_chip_comes_out_of_soft_reset_with_the_datasheet_defaults():
+    fake = FakeMPR121()
+    fake.registers[0x41] = 9
+    fake.write_register(0x5E, 0x8F)
+    fake.write_register(0x80, 0x63)
+    assert [fake.read_register(r) for r in (0x5C, 0x5D, 0x5E, 0x41)] == [0x10, 0x24, 0x00, 0x00]
+
+
+def test_the_fake_chip_ignores_writes_in_run_mode_and_keeps_hysteresis():
+    i2c = FakeI2C()
+    fake = i2c.attach(0x5A, FakeMPR121())
+    chip = adafruit_mpr121.MPR121(i2c, 0x5A)  # leaves it running, thresholds 12/6
+    fake.i2c_write(bytes([0x41, 99]))  # a raw write while running
+    assert fake.read_register(0x41) == 12 and fake.ignored_writes == 1
+    base = chip.baseline_data(0)
+    for level, touched in ((base - 13, True), (base - 8, True), (base - 5, False), (base - 8, False)):
+        fake.set_filtered(0, level)
+        assert chip.touched() & 1 == touched, level
+
+
+def test_the_fake_chip_loads_the_baseline_as_the_calibration_lock_bits_say():
+    fake = FakeMPR121()
+    fake.set_filtered(0, 0x2BF)
+    fake.write_register(0x5E, 0x8C)  # CL 0b10: the top 5 bits
+    assert fake.baseline[0] == 0x2A0
+    fake.write_register(0x5E, 0x00)
+    fake.write_register(0x5E, 0xCC)  # CL 0b11: all 10 bits
+    assert fake.baseline[0] == 0x2BF
+    fake.write_register(0x5E, 0x00)
+    fake.i2c_write(bytes([0x1E, 0x40]))  # in stop mode the baseline register can be written
+    fake.write_register(0x5E, 0x0C)  # CL 0b00: run from the baseline registers as they are
+    assert fake.baseline[0] == 0x100
+
+
+def test_the_fake_chip_auto_increments_through_data_and_baseline():
+    fake = FakeMPR121()
+    fake.set_filtered(1, 0x2BF)
+    fake.write_register(0x5E, 0xCC)
+    fake.i2c_write(bytes([0x06]))  # electrode 1's data, low byte first
+    assert fake.i2c_read(2) == b"\xbf\x02"
+    fake.i2c_write(bytes([0x1E]))
+    assert fake.i2c_read(2) == bytes([UNTOUCHED >> 2, 0x2BF >> 2])
+
+
+def test_the_fake_bus_behaves_like_busio_for_missing_devices_and_the_lock():
+    i2c = FakeI2C({0x5A: FakeMPR121()})
+    with pytest.raises(RuntimeError):
+        i2c.writeto(0x5A, b"\x00")
+    assert i2c.try_lock() and not i2c.try_lock()
+    with pytest.raises(OSError) as missing:
+        i2c.writeto(0x5B, b"\x00")
+    assert missing.value.errno == errno.ENODEV and i2c.scan() == [0x5A]
+    i2c.unlock()
+    assert touchboard.connect_chips(i2c, adafruit_mpr121.MPR121)[1:] == [None, None]
+    assert touchboard.connect_chips(None, adafruit_mpr121.MPR121) == [None, None, None]  # no bus at all
+
+
+# --- code.py and boot.py with stand-ins for the CircuitPython modules
+
+
+class Stop(Exception):
+    """Ends code.py's endless loop from a stand-in module."""
+
+
+def run_code_py(monkeypatch, host_sends=()):
+    i2c = FakeI2C()
+    for address in ADDRESSES:
+        i2c.attach(address, FakeMPR121())
+    port = FakePort()
+    port.host_sends(*host_sends)
+    calls = []
+    ticks = [0]
+
+    def sleep(seconds):
+        calls.append(("sleep", seconds))
+        ticks[0] += 5
+        if [c[0] for c in calls].count("sleep") == 3:
+            raise Stop
+
+    def make_i2c(scl, sda, frequency):
+        calls.append(("I2C", scl, sda, frequency))
+        return i2c
+
+    def reset():
+        calls.append(("reset", bytes(port.written)))
+        raise Stop
+
+    watchdog = SimpleNamespace(timeout=None, mode=None, feed=lambda: calls.append(("feed",)))
+    stand_ins = {
+        "board": SimpleNamespace(GP4="GP4", GP5="GP5"),
+        "busio": SimpleNamespace(I2C=make_i2c),
+        "microcontroller": SimpleNamespace(
+            watchdog=watchdog, reset=reset,
+            cpu=SimpleNamespace(uid=bytearray.fromhex("e6614103e7000001"),
+                                reset_reason="microcontroller.ResetReason.WATCHDOG"),
+        ),
+        "supervisor": SimpleNamespace(ticks_ms=lambda: ticks[0]),
+        "usb_cdc": SimpleNamespace(data=port),
+        "watchdog": SimpleNamespace(WatchDogMode=SimpleNamespace(RESET="RESET")),
+        "time": SimpleNamespace(sleep=sleep),
+        "touchboard": touchboard,
+    }
+    for name, module in stand_ins.items():
+        monkeypatch.setitem(sys.modules, name, module)
+    with pytest.raises(Stop):
+        runpy.run_path(str(FIRMWARE / "code.py"))
+    return calls, port, watchdog
+
+
+def test_code_py_wires_the_pico_pins_watchdog_port_and_board(monkeypatch):
+    calls, port, watchdog = run_code_py(monkeypatch)
+    assert calls[0] == ("I2C", "GP5", "GP4", 400_000)
+    assert (watchdog.mode, watchdog.timeout) == ("RESET", 2.0)
+    assert (port.timeout, port.write_timeout) == (0, 0)
+    assert [c[0] for c in calls[1:]] == ["feed"] * 3 + ["feed", "sleep"] * 3  # 3 chips set up, 3 steps
+    assert port.received() == [
+        wire.Hello((1, 0), (0, 1, 0), "e6614103e7000001", 36),
+        wire.Log("restart cause: WATCHDOG"),
+        wire.Touch(0, 0),
+    ]
+
+
+def test_code_py_restarts_the_board_after_the_reset_ack_has_had_time_to_leave(monkeypatch):
+    calls, _port, _watchdog = run_code_py(monkeypatch, host_sends=[wire.Reset()])
+    assert calls[-2][0] == "sleep" and calls[-1][0] == "reset"
+    sent = [message for _seq, message in wire.Decoder().feed(calls[-1][1])]
+    assert sent[-1] == wire.Ack(wire.Reset.TYPE, wire.Ack.OK)
+
+
+def test_boot_py_opens_the_data_port_and_keeps_the_console(monkeypatch):
+    enabled = []
+    monkeypatch.setitem(sys.modules, "usb_cdc", SimpleNamespace(enable=lambda **kw: enabled.append(kw)))
+    runpy.run_path(str(FIRMWARE / "boot.py"))
+    assert enabled == [{"console": True, "data": True}]
+
+
+# --- deploy.py
+
+
+@pytest.fixture
+def drive(tmp_path) -> Path:
+    (tmp_path / "boot_out.txt").write_text("Adafruit CircuitPython 9.2.1; Raspberry Pi Pico with rp2040\n")
+    return tmp_path
+
+
+def no_circup(name):
+    return None
+
+
+def test_deploy_dry_run_lists_every_file_and_the_circup_command_and_copies_nothing(drive, capsys):
+    assert deploy.deploy(drive, dry_run=True, which=no_circup) == 0
+    out = capsys.readouterr().out
+    assert f"circup --path {drive} install adafruit_mpr121" in out
+    for target in ("lib/pi_table/__init__.py", "lib/pi_table/protocol/__init__.py", "lib/pi_table/protocol/wire.py",
+                   "touchboard.py", "boot.py", "code.py"):
+        assert f"would copy {FIRMWARE.parent}" in out and f"-> {drive / target}" in out
+    assert sorted(p.name for p in drive.iterdir()) == ["boot_out.txt"]
+
+
+def test_deploy_copies_the_firmware_and_protocol_and_runs_circup(drive, capsys):
+    ran = []
+    result = deploy.deploy(drive, which=lambda name: "/usr/bin/circup",
+                           run=lambda command: ran.append(command) or SimpleNamespace(returncode=0))
+    assert result == 0
+    assert ran == [["circup", "--path", str(drive), "install", "adafruit_mpr121"]]
+    for source, target in deploy.plan(drive):
+        assert target.read_bytes() == source.read_bytes()
+    assert (drive / "lib/pi_table/protocol/wire.py").is_file()
+    copies = [line for line in capsys.readouterr().out.splitlines() if line.startswith("copy ")]
+    assert len(copies) == 6 and copies[-1].endswith("code.py")  # the last write, the last reload
+    deploy.deploy(drive, which=no_circup)
+    lines = capsys.readouterr().out.splitlines()
+    assert sum(line.startswith("unchanged ") for line in lines) == 6  # nothing rewritten
+
+
+def test_deploy_refuses_a_folder_that_is_not_a_circuitpy_drive(tmp_path, capsys):
+    assert deploy.main([str(tmp_path)]) == 2
+    assert "not a CIRCUITPY drive" in capsys.readouterr().err
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_deploy_stops_before_copying_when_circup_fails(drive):
+    result = deploy.deploy(drive, which=lambda name: "circup", run=lambda command: SimpleNamespace(returncode=1))
+    assert result == 1
+    assert not (drive / "code.py").exists()
