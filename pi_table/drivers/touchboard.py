@@ -1,0 +1,384 @@
+"""The touch board on USB serial: frames in, cell presses and releases out.
+
+The board (an RP2040 running firmware/touchboard.py) reports the whole electrode mask on every
+change and as a heartbeat (firmware ``heartbeat_s``, 0.25 s). This backend reads it on one
+background thread, turns mask changes into ``TouchEvent``s by the configured electrode-to-cell
+map, and keeps the link alive by itself: an unplug, a board that goes silent or a board that
+restarts releases every cell it had reported pressed, reports "touch board disconnected" once,
+and the port is opened again with backoff until the board answers.
+
+Finding the board without a configured port: the ports whose USB VID:PID match ``usb_id``,
+less any CircuitPython console. CircuitPython names the console's interface "CircuitPython CDC
+control" and the ``usb_cdc.data`` port's "CircuitPython CDC2 control" (the names Adafruit's
+board toolkit tells them apart by), and on Linux pyserial reports them as ``interface``, so
+there the data port is what remains. Where names are missing (pyserial on Windows), the port
+on the highest USB interface number in its ``location`` ("1-1.2:x.2") wins: CircuitPython
+numbers the data port's interfaces after the console's. A ``port`` such as
+``/dev/serial/by-id/usb-..._CircuitPython_...-if02`` avoids any guess.
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from ..engine import CELLS
+from ..hal.events import ButtonEvent, Emit, HealthEvent, TouchEvent
+from ..hal.touch import TouchSource
+from ..protocol import wire
+
+log = logging.getLogger("pi_table.touch")
+
+ELECTRODE_LIMIT = wire.MASK_BYTES * 8  # a touch mask has room for 64 electrodes
+READ_TIMEOUT_S = 0.05  # the longest a read blocks: bounds how late stop() and the silence check are
+WRITE_TIMEOUT_S = 0.5  # a board that stops reading must not hang the table loop's recalibrate()
+DISCONNECTED = "touch board disconnected"
+NEWER_BOARD = "update pi-table, or deploy the firmware that came with it"
+CONSOLE_INTERFACE = "CircuitPython CDC "  # the REPL; the data port's name says "CDC2"
+
+
+def _default_cells() -> tuple[int | None, ...]:
+    return tuple(range(CELLS)) + (None,) * 11  # 3 chips x 12 electrodes; 25-35 are spares
+
+
+@dataclass(frozen=True)
+class TouchBoardConfig:
+    """Where the board is and how its electrodes map to the grid.
+
+    ``cells[e]`` is the cell under electrode ``e`` (None: not a cell); ``end_turn`` lists the
+    spare electrodes wired to END TURN pads. ``port`` (a /dev/serial/by-id path) wins over
+    finding the board by ``usb_id``.
+    """
+
+    port: str | None = None
+    usb_id: tuple[int, int] = (0x239A, 0x80F4)  # Raspberry Pi Pico running CircuitPython
+    cells: tuple[int | None, ...] = field(default_factory=_default_cells)
+    end_turn: tuple[int, ...] = (25, 26)
+    baudrate: int = 115200
+    hello_timeout_s: float = 1.0
+    silence_timeout_s: float = 1.0
+    backoff_s: float = 0.1
+    backoff_max_s: float = 2.0
+
+    def __post_init__(self) -> None:
+        if self.port is not None and not self.port:
+            raise ValueError("touch board port is a device path such as /dev/serial/by-id/..., not empty")
+        if len(self.usb_id) != 2 or not all(isinstance(n, int) and 0 <= n <= 0xFFFF for n in self.usb_id):
+            raise ValueError(f"usb_id is (vendor, product), two numbers 0 to 0xFFFF, not {self.usb_id!r}")
+        if len(self.cells) > ELECTRODE_LIMIT:
+            raise ValueError(f"cells maps at most {ELECTRODE_LIMIT} electrodes, not {len(self.cells)}")
+        seen: dict[int, int] = {}
+        for electrode, cell in enumerate(self.cells):
+            if cell is None:
+                continue
+            if not isinstance(cell, int) or not 0 <= cell < CELLS:
+                raise ValueError(
+                    f"electrode {electrode} is mapped to cell {cell!r}, off the grid: cells are 0 to {CELLS - 1}"
+                )
+            if cell in seen:
+                raise ValueError(f"cell {cell} is mapped twice: to electrodes {seen[cell]} and {electrode}")
+            seen[cell] = electrode
+        if len(set(self.end_turn)) != len(self.end_turn):
+            raise ValueError(f"end_turn lists an electrode twice: {self.end_turn}")
+        for electrode in self.end_turn:
+            if not isinstance(electrode, int) or not 0 <= electrode < ELECTRODE_LIMIT:
+                raise ValueError(
+                    f"END TURN electrode {electrode!r} does not exist: electrodes are 0 to {ELECTRODE_LIMIT - 1}"
+                )
+            if electrode < len(self.cells) and self.cells[electrode] is not None:
+                raise ValueError(f"electrode {electrode} is both END TURN and cell {self.cells[electrode]}")
+        if self.baudrate <= 0:
+            raise ValueError(f"baudrate must be positive, not {self.baudrate}")
+        for name in ("hello_timeout_s", "silence_timeout_s", "backoff_s"):
+            if not getattr(self, name) > 0:
+                raise ValueError(f"{name} must be above 0 seconds, not {getattr(self, name)}")
+        if not self.backoff_max_s >= self.backoff_s:
+            raise ValueError(f"backoff_max_s ({self.backoff_max_s}) must be at least backoff_s ({self.backoff_s})")
+
+
+def _interface_number(location: str | None) -> int:
+    """The USB interface number at the end of a pyserial location ("1-1.2:1.2", "1-2:x.2"); -1 if none."""
+    match = re.search(r":\w+\.(\d+)$", location or "")
+    return int(match.group(1)) if match else -1
+
+
+def find_port(usb_id: tuple[int, int]) -> str:
+    """The device path of the board's data port (the rule is in the module docstring).
+
+    Raises LookupError saying what was found instead.
+    """
+    from serial.tools import list_ports
+
+    wanted = f"USB {usb_id[0]:04x}:{usb_id[1]:04x}"
+    ours = [p for p in list_ports.comports() if (p.vid, p.pid) == tuple(usb_id)]
+    if not ours:
+        raise LookupError(f"no {wanted} device")
+    candidates = [p for p in ours if not (p.interface or "").startswith(CONSOLE_INTERFACE)]
+    if not candidates:
+        raise LookupError(f"{wanted} has only its console port: enable usb_cdc data in boot.py")
+    top = max(_interface_number(p.location) for p in candidates)
+    best = sorted(p.device for p in candidates if _interface_number(p.location) == top)
+    if len(best) > 1:
+        log.warning("several %s ports (%s): using %s; set the port to choose", wanted, ", ".join(best), best[0])
+    return best[0]
+
+
+class _Refused(Exception):
+    """The board answered, but speaks a protocol this table does not."""
+
+
+def _open_serial(url: str, **settings: Any) -> Any:
+    import serial
+
+    return serial.serial_for_url(url, **settings)
+
+
+class TouchBoardSource(TouchSource):
+    """The real touch grid: ``start(emit)`` runs one thread that owns the serial link.
+
+    ``recalibrate`` and ``set_thresholds`` may be called from any thread while connected.
+    ``connected``, ``bad_frames``, ``disconnects`` and ``recalibrations`` are for health reports.
+    """
+
+    def __init__(
+        self,
+        config: TouchBoardConfig | None = None,
+        serial_factory: Callable[..., Any] = _open_serial,
+        clock: Callable[[], float] = time.monotonic,
+        sleep: Callable[[float], object] | None = None,
+    ) -> None:
+        self.config = config or TouchBoardConfig()
+        self._serial_factory = serial_factory
+        self._clock = clock
+        self._stopping = threading.Event()
+        self._sleep = sleep or self._stopping.wait  # the default wakes at once on stop()
+        self._cells = {e: cell for e, cell in enumerate(self.config.cells) if cell is not None}
+        self._end_turn_bits = sum(1 << e for e in self.config.end_turn)
+        self._write_lock = threading.Lock()
+        self._thread: threading.Thread | None = None
+        self._emit: Emit | None = None
+        self._port: Any = None
+        self._seq = 0
+        self._decoder = wire.Decoder()
+        self._bad_before = 0  # bad frames counted by the decoders of earlier connections
+        self._health_said: tuple[bool, str] | None = None
+        self._hello: wire.Hello | None = None
+        self._asked_at = 0.0
+        self._mask: int | None = None  # the last mask applied; None until the first report
+        self._pressed: set[int] = set()
+        self.disconnects = 0
+        self.recalibrations = 0
+
+    # --- the TouchSource interface
+
+    def start(self, emit: Emit) -> None:
+        if self._thread is not None:
+            raise RuntimeError("the touch board source was already started")
+        self._emit = emit
+        self._thread = threading.Thread(target=self._run, name="touch-board", daemon=True)
+        self._thread.start()
+
+    def stop(self) -> None:
+        self._stopping.set()
+        if self._thread is not None:
+            self._thread.join(timeout=2)
+        self._close()
+
+    def recalibrate(self, cells: list[int]) -> None:
+        """Re-baseline the electrodes under ``cells``; cells without an electrode are skipped
+        (an empty mask would mean every electrode to the board)."""
+        for cell in cells:
+            if not 0 <= cell < CELLS:
+                raise ValueError(f"cell {cell} is off the grid: cells are 0 to {CELLS - 1}")
+        wanted = set(cells)
+        mask = sum(1 << e for e, cell in self._cells.items() if cell in wanted)
+        if mask and self._command(wire.Recalibrate(mask), f"recalibrate cells {sorted(wanted)}"):
+            self.recalibrations += 1
+
+    # --- more of the board
+
+    def set_thresholds(self, first: int, pairs: tuple[tuple[int, int], ...]) -> None:
+        """Touch/release thresholds for electrodes ``first``, ``first + 1``, ... (the board acks)."""
+        self._command(wire.SetThresholds(first, tuple(pairs)), f"set thresholds from electrode {first}")
+
+    @property
+    def connected(self) -> bool:
+        """True from the board's hello until the link is lost."""
+        return self._hello is not None
+
+    @property
+    def bad_frames(self) -> int:
+        """Damaged frames dropped since start: a rising count means a bad cable or noise."""
+        return self._bad_before + self._decoder.bad_frames
+
+    # --- the link thread
+
+    def _run(self) -> None:
+        backoff = self.config.backoff_s
+        while not self._stopping.is_set():
+            wait = backoff
+            try:
+                self._connect()
+            except _Refused as refusal:
+                self._health(False, str(refusal))
+                wait = self.config.backoff_max_s  # a firmware update takes minutes: ask slowly
+            except (OSError, LookupError) as e:  # OSError: pyserial's SerialException, no hello in time
+                log.debug("touch board connection attempt failed: %s", e)
+                if self._health_said is None:  # the first failure only; later ones keep the last word
+                    self._health(False, f"touch board not found: {e}")
+            else:
+                lost = self._serve()
+                if lost is None:
+                    break
+                self._lose(lost)
+                backoff = self.config.backoff_s
+                wait = backoff
+            self._close()
+            if self._stopping.is_set():
+                break
+            self._sleep(wait)
+            backoff = min(wait * 2, self.config.backoff_max_s)
+        self._close()
+
+    def _connect(self) -> None:
+        """Open the port and wait for the board's hello; raises when it does not come or does not fit."""
+        path = self.config.port or find_port(self.config.usb_id)
+        port = self._serial_factory(  # exclusive: a second reader would take half the frames
+            path, baudrate=self.config.baudrate, timeout=READ_TIMEOUT_S, write_timeout=WRITE_TIMEOUT_S, exclusive=True
+        )
+        with self._write_lock:  # pyserial's open() has dropped what came before: stale reports
+            self._port = port
+        old, self._decoder = self._decoder, wire.Decoder()
+        self._bad_before += old.bad_frames
+        self._asked_at = self._clock()
+        self._send(wire.GetHello())
+        deadline = self._asked_at + self.config.hello_timeout_s
+        while self._clock() < deadline and not self._stopping.is_set():
+            for _seq, message in self._read():
+                if isinstance(message, wire.Hello):
+                    self._accept(message, path)
+                    return
+                if isinstance(message, wire.Log):
+                    self._log_from_board(message)
+        raise TimeoutError(f"no hello from {path} within {self.config.hello_timeout_s} s")
+
+    def _accept(self, hello: wire.Hello, path: str) -> None:
+        major, minor = hello.protocol
+        if major != wire.PROTOCOL_MAJOR:
+            advice = NEWER_BOARD if major > wire.PROTOCOL_MAJOR else "update the firmware"
+            raise _Refused(
+                f"touch board speaks protocol {major}.{minor}, this table speaks {wire.PROTOCOL_MAJOR}.x: {advice}"
+            )
+        firmware = ".".join(str(n) for n in hello.firmware)
+        beyond = sorted(e for e in (*self._cells, *self.config.end_turn) if e >= hello.electrodes)
+        if beyond:
+            log.warning("touch board %s has %d electrodes: electrodes %s are mapped but will never be touched",
+                        hello.board, hello.electrodes, beyond)
+        self._mask = None
+        self._hello = hello
+        self._health(True, f"touch board {hello.board} firmware {firmware}",
+                     f"on {path}, protocol {major}.{minor}, {hello.electrodes} electrodes")
+
+    def _serve(self) -> str | None:
+        """Deliver the board's reports until the link is lost (returns why) or stop() (None)."""
+        heard_at = self._clock()
+        while not self._stopping.is_set():
+            try:
+                frames = self._read()
+            except OSError as e:
+                return f"read failed: {e}"
+            now = self._clock()
+            if frames:
+                heard_at = now
+            elif now - heard_at > self.config.silence_timeout_s:
+                return f"no frame for {self.config.silence_timeout_s} s"
+            for _seq, message in frames:
+                if isinstance(message, wire.Touch):
+                    self._apply(message.mask)
+                elif isinstance(message, wire.Hello):
+                    if message == self._hello and now - self._asked_at < self.config.hello_timeout_s:
+                        continue  # a board that started as we opened the port also answers our GetHello
+                    return "the board restarted (a new hello)"
+                elif isinstance(message, wire.Log):
+                    self._log_from_board(message)
+                elif isinstance(message, wire.Ack) and message.status != wire.Ack.OK:
+                    command = wire.MESSAGES.get(message.command, wire.Message).NAME or hex(message.command)
+                    log.warning("touch board refused %s (status %d)", command, message.status)
+        return None
+
+    def _read(self) -> list[tuple[int, wire.Message]]:
+        """The frames that arrived within one read timeout; a partial frame left after a quiet
+        read is given up (its length byte may be damaged), as the Decoder advises."""
+        data = self._port.read(self._port.in_waiting or 1)
+        if data:
+            return self._decoder.feed(data)
+        return self._decoder.drop_partial() if self._decoder.pending else []
+
+    def _apply(self, mask: int) -> None:
+        """Events for each mapped electrode whose bit changed. Before the first report of a
+        connection, END TURN counts as in its reported state: a hand resting on it while the
+        board comes back must not end a second turn."""
+        before = self._mask if self._mask is not None else mask & self._end_turn_bits
+        self._mask = mask
+        changed = mask ^ before
+        for electrode, cell in self._cells.items():
+            if changed >> electrode & 1:
+                pressed = bool(mask >> electrode & 1)
+                (self._pressed.add if pressed else self._pressed.discard)(cell)
+                self._emit(TouchEvent(cell, pressed))
+        if mask & self._end_turn_bits and not before & self._end_turn_bits:
+            self._emit(ButtonEvent("end_turn"))
+
+    def _lose(self, why: str) -> None:
+        self._hello = None
+        self.disconnects += 1
+        for cell in sorted(self._pressed):
+            self._emit(TouchEvent(cell, False))
+        self._pressed.clear()
+        self._health(False, DISCONNECTED, why)
+
+    def _health(self, ok: bool, detail: str, more: str = "") -> None:
+        """Report a change of the link's health, and log it, once: retries repeat nothing."""
+        if self._health_said == (ok, detail):
+            return
+        self._health_said = (ok, detail)
+        (log.info if ok else log.error)("%s%s", detail, f" ({more})" if more else "")
+        self._emit(HealthEvent("touch", ok, detail))
+
+    @staticmethod
+    def _log_from_board(message: wire.Log) -> None:
+        log.info("touch board says: %s", message.text)
+
+    # --- writing
+
+    def _command(self, message: wire.Message, what: str) -> bool:
+        if not self.connected:
+            log.warning("touch board not connected: cannot %s", what)
+            return False
+        return self._send(message)
+
+    def _send(self, message: wire.Message) -> bool:
+        with self._write_lock:
+            if self._port is None:
+                return False
+            try:
+                self._port.write(wire.encode(message, self._seq))
+            except OSError as e:  # the reading thread notices the loss and reconnects
+                log.warning("touch board write of %s failed: %s", message.NAME, e)
+                return False
+            self._seq = (self._seq + 1) & 0xFF
+            return True
+
+    def _close(self) -> None:
+        with self._write_lock:
+            port, self._port = self._port, None
+        if port is not None:
+            try:
+                port.close()
+            except OSError:
+                pass

@@ -1,0 +1,530 @@
+"""The touch board driver over real pyserial on a real pty: the test plays the board, frame by
+frame, behind a symlink that stands for /dev/serial/by-id. Every wait is bounded."""
+
+from __future__ import annotations
+
+import logging
+import os
+import random
+import tempfile
+import time
+import tty
+from contextlib import contextmanager
+from pathlib import Path
+
+import pytest
+import serial
+import serial.tools.list_ports
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from serial.tools.list_ports_common import ListPortInfo
+
+from pi_table.drivers.touchboard import DISCONNECTED, NEWER_BOARD, TouchBoardConfig, TouchBoardSource, find_port
+from pi_table.hal.events import ButtonEvent, HealthEvent, TouchEvent
+from pi_table.protocol import wire
+
+PICO = (0x239A, 0x80F4)
+OK = HealthEvent("touch", True, "touch board test-board firmware 0.1.0")
+DOWN = HealthEvent("touch", False, DISCONNECTED)
+ROTATED = tuple((e + 5) % 25 for e in range(25)) + (None,) * 11  # electrode e lies under cell e + 5
+
+
+def mask(*electrodes: int) -> int:
+    return sum(1 << e for e in electrodes)
+
+
+class Board:
+    """The board's end of a pty, linked from a stable path; it speaks only when told to."""
+
+    def __init__(self, link: Path) -> None:
+        self.link = link
+        self.plug()
+
+    def plug(self) -> None:
+        self.master, self._slave = os.openpty()
+        tty.setraw(self.master)
+        tty.setraw(self._slave)
+        os.set_blocking(self.master, False)
+        self.decoder = wire.Decoder()
+        self.pending: list[wire.Message] = []
+        self.seq = 0
+        self.counter = 0
+        temporary = self.link.with_name(self.link.name + ".new")
+        temporary.symlink_to(os.ttyname(self._slave))
+        temporary.replace(self.link)
+
+    def unplug(self) -> None:
+        """Pull the cable: the link goes and the host's next read fails."""
+        self.link.unlink(missing_ok=True)
+        os.close(self.master)
+        os.close(self._slave)
+
+    def write(self, data: bytes) -> None:
+        deadline = time.monotonic() + 3
+        while data:
+            try:
+                data = data[os.write(self.master, data):]
+            except BlockingIOError:  # the pty is full until the host reads
+                if time.monotonic() > deadline:
+                    pytest.fail("the host stopped reading")
+                time.sleep(0.005)
+
+    def send(self, message: wire.Message) -> None:
+        self.write(wire.encode(message, self.seq))
+        self.seq = (self.seq + 1) & 0xFF
+
+    def touch(self, value: int) -> None:
+        """A touch report; the counter moves only on a change, as the firmware's does."""
+        self.counter += 1
+        self.send(wire.Touch(self.counter, value))
+
+    def heartbeat(self, value: int) -> None:
+        self.send(wire.Touch(self.counter, value))
+
+    def receive(self, timeout: float = 3.0) -> wire.Message:
+        """The host's next frame."""
+        deadline = time.monotonic() + timeout
+        while not self.pending:
+            if time.monotonic() > deadline:
+                pytest.fail(f"the host sent nothing within {timeout} s")
+            try:
+                self.pending += [message for _, message in self.decoder.feed(os.read(self.master, 256))]
+            except BlockingIOError:
+                time.sleep(0.005)
+        return self.pending.pop(0)
+
+    def greet(self, protocol: tuple[int, int] = (wire.PROTOCOL_MAJOR, 0)) -> None:
+        """Answer the host's get-hello."""
+        assert self.receive() == wire.GetHello()
+        self.send(wire.Hello(protocol, (0, 1, 0), "test-board", 36))
+
+
+class Events(list):
+    """What the driver emitted; ``wait_for`` polls it with a deadline."""
+
+    def wait_for(self, wanted, times: int = 1, timeout: float = 3.0) -> None:
+        deadline = time.monotonic() + timeout
+        while self.count(wanted) < times:
+            if time.monotonic() > deadline:
+                pytest.fail(f"not {times} x {wanted} within {timeout} s; got {list(self)}")
+            time.sleep(0.005)
+
+    def of(self, kind) -> list:
+        return [event for event in self if isinstance(event, kind)]
+
+
+@contextmanager
+def running(folder: Path, greet: bool = True, **settings_):
+    """A board and a started driver on its link; the driver has said hello unless ``greet`` is False."""
+    board = Board(folder / "touch-board")
+    settings_.setdefault("silence_timeout_s", 3.0)  # tests pause; the board here sends no heartbeats
+    driver = TouchBoardSource(TouchBoardConfig(port=str(board.link), **settings_))
+    events = Events()
+    driver.start(events.append)
+    try:
+        if greet:
+            board.greet()
+            events.wait_for(OK)
+        yield board, driver, events
+    finally:
+        driver.stop()
+        board.unplug()
+
+
+@pytest.fixture
+def rig(tmp_path):
+    with running(tmp_path) as parts:
+        yield parts
+
+
+# --- hello and reports
+
+
+def test_hello_exchange_reports_the_board_healthy(rig):
+    _, driver, events = rig
+    assert driver.connected
+    assert events == [OK]
+
+
+def test_mask_changes_become_presses_and_releases_of_the_mapped_cells(tmp_path):
+    """A rotated wiring, an unmapped spare (30) and heartbeats: events only for mapped changes."""
+    with running(tmp_path, cells=ROTATED) as (board, _, events):
+        board.touch(mask(0, 20))
+        board.heartbeat(mask(0, 20))
+        board.heartbeat(mask(0, 20))
+        board.touch(mask(0, 20, 30))
+        board.touch(mask(20, 30))
+        board.touch(mask(20))
+        board.touch(mask(4))
+        events.wait_for(TouchEvent(0, False))
+        assert events[1:] == [
+            TouchEvent(5, True), TouchEvent(0, True),  # electrodes 0 and 20
+            TouchEvent(5, False),
+            TouchEvent(9, True), TouchEvent(0, False),  # one report, two changes: by electrode order
+        ]
+
+
+def test_an_end_turn_pad_pushes_end_turn_once_per_touch(rig):
+    """Either END TURN pad, or both under one palm, is one push: a second would end the next team's turn."""
+    board, _, events = rig
+    board.heartbeat(0)  # the first report after hello: nothing touched
+    board.touch(mask(25))
+    board.heartbeat(mask(25))
+    board.touch(mask(25, 26))
+    board.touch(mask(26))
+    board.touch(0)
+    board.touch(mask(26))
+    board.touch(mask(26, 3))
+    events.wait_for(TouchEvent(3, True))
+    assert events[1:] == [ButtonEvent("end_turn"), ButtonEvent("end_turn"), TouchEvent(3, True)]
+
+
+def test_end_turn_held_when_the_board_comes_up_does_not_count(tmp_path):
+    """A hand resting on END TURN through a reconnect must lift before it ends another turn."""
+    with running(tmp_path) as (board, _, events):
+        board.touch(mask(25, 1))
+        board.touch(mask(1))
+        board.touch(mask(25, 1))
+        events.wait_for(ButtonEvent("end_turn"))
+        assert events[1:] == [TouchEvent(1, True), ButtonEvent("end_turn")]
+
+
+# --- damaged input
+
+
+def test_garbage_bit_flips_and_truncated_frames_never_press_anything(rig):
+    board, driver, events = rig
+    everything = wire.encode(wire.Touch(7, mask(*range(36))), 9)
+    board.write(bytes([0xA5, 0x0A, 0x00, 0x02, 0xFF]) + random.Random(7).randbytes(200))
+    for bit in range(len(everything) * 8):  # every single-bit error of a frame claiming every pad
+        flipped = bytearray(everything)
+        flipped[bit // 8] ^= 1 << bit % 8
+        board.write(bytes(flipped))
+    for cut in range(1, len(everything)):
+        board.write(everything[:cut])
+    board.write(bytes(110))  # lets a damaged length byte run out before the real report
+    board.touch(mask(8))
+    events.wait_for(TouchEvent(8, True))
+    time.sleep(0.1)
+    assert events == [OK, TouchEvent(8, True)]
+    assert driver.bad_frames >= (len(everything) - 1) * 8  # all but the flips of the sync byte
+
+
+def test_a_damaged_length_byte_costs_a_quiet_moment_not_the_reports_after_it(rig):
+    """A length byte claiming 96 bytes would hold back the next reports until that many came."""
+    board, _, events = rig
+    board.write(bytes([wire.SYNC, wire.MAX_PAYLOAD]))
+    board.touch(mask(8))  # and then nothing more
+    events.wait_for(TouchEvent(8, True), timeout=1)
+
+
+REAL = (0, 9, 17, 24)  # the pads the board really reports; a corrupt mask would show others
+SENTINEL = 12
+
+corruptions = st.one_of(
+    st.just(("clean",)),
+    st.tuples(st.just("flip"), st.integers(0, 15), st.integers(0, 7)),
+    st.tuples(st.just("cut"), st.integers(1, 15)),
+    st.tuples(st.just("noise"), st.lists(st.sampled_from([0xA5, 0x0A, 0x02, 0x00, 0xFF, 0x37]), max_size=40)),
+)
+
+
+def corrupted(frame: bytes, how: tuple) -> bytes:
+    if how[0] == "flip":
+        damaged = bytearray(frame)
+        damaged[how[1]] ^= 1 << how[2]
+        return bytes(damaged)
+    if how[0] == "cut":
+        return frame[: how[1]]
+    if how[0] == "noise":
+        return bytes(how[1]) + frame
+    return frame
+
+
+@settings(max_examples=25, deadline=None)
+@given(st.lists(st.tuples(st.integers(0, 15), corruptions), min_size=1, max_size=12))
+def test_a_randomly_damaged_stream_presses_only_what_the_board_reported(reports):
+    """Whatever survives, the driver sees a subsequence of the real reports: only real pads
+    press, each cell alternates press and release, and a clean report brings it in line."""
+    real = [mask(*(e for i, e in enumerate(REAL) if bits >> i & 1)) for bits, _ in reports]
+    with tempfile.TemporaryDirectory() as folder, running(Path(folder)) as (board, _, events):
+        frames = [wire.encode(wire.Touch(n + 1, value), n) for n, value in enumerate(real)]
+        stream = b"".join(corrupted(frame, how) for frame, (_, how) in zip(frames, reports))
+        board.write(stream + bytes(110))
+        board.touch(real[-1] | mask(SENTINEL))
+        events.wait_for(TouchEvent(SENTINEL, True))
+        touches = events.of(TouchEvent)
+    reported = {e for value in real for e in REAL if value >> e & 1}
+    assert {t.cell for t in touches if t.pressed} <= reported | {SENTINEL}
+    for cell in reported:
+        states = [t.pressed for t in touches if t.cell == cell]
+        assert states == [True, False] * (len(states) // 2) + [True] * (len(states) % 2)
+    pressed: set[int] = set()
+    for t in touches:
+        (pressed.add if t.pressed else pressed.discard)(t.cell)
+    assert pressed == {e for e in REAL if real[-1] >> e & 1} | {SENTINEL}
+    assert events.of(HealthEvent) == [OK] and not events.of(ButtonEvent)
+
+
+# --- versions, unplugs, silence, restarts
+
+
+@pytest.mark.parametrize("major, advice", [(wire.PROTOCOL_MAJOR + 1, NEWER_BOARD), (0, "update the firmware")])
+def test_a_board_speaking_another_protocol_is_refused_and_asked_again_slowly(tmp_path, major, advice):
+    with running(tmp_path, greet=False, backoff_max_s=0.3) as (board, driver, events):
+        board.greet(protocol=(major, 0))
+        detail = f"touch board speaks protocol {major}.0, this table speaks {wire.PROTOCOL_MAJOR}.x: {advice}"
+        refused = HealthEvent("touch", False, detail)
+        events.wait_for(refused)
+        board.touch(mask(0))
+        board.greet(protocol=(major, 0))  # the driver opened the port again and asked again
+        board.touch(mask(1))
+        time.sleep(0.2)
+        assert not driver.connected
+        assert events == [refused]
+
+
+def test_unplug_mid_press_releases_the_cell_and_replug_at_the_same_path_reconnects(tmp_path):
+    with running(tmp_path, cells=ROTATED) as (board, driver, events):
+        board.touch(mask(3))
+        events.wait_for(TouchEvent(8, True))
+        board.unplug()
+        events.wait_for(DOWN)
+        time.sleep(0.5)  # several failed reopens (0.1 s, 0.2 s, ...) say nothing more
+        assert events == [OK, TouchEvent(8, True), TouchEvent(8, False), DOWN]
+        assert not driver.connected
+        board.plug()
+        board.greet()
+        events.wait_for(OK, times=2, timeout=4)
+        board.touch(mask(4))
+        events.wait_for(TouchEvent(9, True))
+        assert events[4:] == [OK, TouchEvent(9, True)]
+        assert driver.disconnects == 1
+
+
+def test_a_silent_board_is_dropped_and_opened_again(tmp_path):
+    with running(tmp_path, silence_timeout_s=0.3) as (board, driver, events):
+        board.touch(mask(2))
+        for _ in range(6):  # 0.6 s of heartbeats: longer than the timeout, but never silent
+            time.sleep(0.1)
+            board.heartbeat(mask(2))
+        last_word = time.monotonic()
+        assert events == [OK, TouchEvent(2, True)]
+        events.wait_for(DOWN)
+        assert time.monotonic() - last_word >= 0.3
+        assert events[2:] == [TouchEvent(2, False), DOWN]
+        board.greet()  # the same port, opened again
+        events.wait_for(OK, times=2)
+        assert driver.connected and events.count(DOWN) == 1
+
+
+def test_a_new_hello_means_the_board_restarted(tmp_path):
+    with running(tmp_path, hello_timeout_s=0.2) as (board, driver, events):
+        board.touch(mask(6))
+        events.wait_for(TouchEvent(6, True))
+        time.sleep(0.25)  # past the moment a hello could still be the answer to ours
+        board.send(wire.Hello((wire.PROTOCOL_MAJOR, 0), (0, 1, 0), "test-board", 36))
+        events.wait_for(DOWN)
+        assert events[2:] == [TouchEvent(6, False), DOWN]
+        board.greet()
+        events.wait_for(OK, times=2)
+        assert driver.connected and driver.disconnects == 1
+
+
+def test_a_board_that_starts_as_the_port_opens_says_hello_twice_without_a_restart(rig):
+    """Its own start-up hello and the answer to our get-hello arrive back to back."""
+    board, driver, events = rig
+    board.send(wire.Hello((wire.PROTOCOL_MAJOR, 0), (0, 1, 0), "test-board", 36))
+    board.touch(mask(5))
+    events.wait_for(TouchEvent(5, True))
+    assert events == [OK, TouchEvent(5, True)] and driver.disconnects == 0
+
+
+def test_reports_queued_before_the_port_opened_are_stale(tmp_path):
+    """A hello or a touch left in the port's buffer describes a board that may be gone."""
+    board = Board(tmp_path / "touch-board")
+    board.send(wire.Hello((wire.PROTOCOL_MAJOR, 0), (0, 0, 9), "old-board", 36))
+    board.touch(mask(7))
+    driver = TouchBoardSource(TouchBoardConfig(port=str(board.link)))
+    events = Events()
+    driver.start(events.append)
+    try:
+        board.greet()
+        events.wait_for(OK)
+        time.sleep(0.1)
+        assert events == [OK]
+    finally:
+        driver.stop()
+        board.unplug()
+
+
+def test_board_log_lines_and_refused_commands_reach_the_host_log(rig, caplog):
+    board, _, _ = rig
+    caplog.set_level(logging.INFO, logger="pi_table.touch")
+    board.send(wire.Log("chip 0x5b missing: electrodes 12-23 read untouched"))
+    board.send(wire.Ack(wire.Recalibrate.TYPE, wire.Ack.BAD_ELECTRODE))
+    board.touch(mask(1))
+    deadline = time.monotonic() + 3
+    while len(caplog.records) < 2 and time.monotonic() < deadline:
+        time.sleep(0.005)
+    assert [r.getMessage() for r in caplog.records] == [
+        "touch board says: chip 0x5b missing: electrodes 12-23 read untouched",
+        f"touch board refused recalibrate (status {wire.Ack.BAD_ELECTRODE})",
+    ]
+
+
+def test_a_board_with_fewer_electrodes_than_the_wiring_is_warned_about(tmp_path, caplog):
+    """Two chips answering for three: cell 24 and the END TURN pads could never be touched."""
+    with running(tmp_path, greet=False) as (board, _, events):
+        assert board.receive() == wire.GetHello()
+        board.send(wire.Hello((wire.PROTOCOL_MAJOR, 0), (0, 1, 0), "test-board", 24))
+        events.wait_for(OK)
+    assert "has 24 electrodes: electrodes [24, 25, 26] are mapped but will never be touched" in caplog.text
+
+
+def test_stop_is_prompt_and_frees_the_port(rig):
+    board, driver, _ = rig
+    with pytest.raises(serial.SerialException, match="exclusively lock"):
+        serial.serial_for_url(str(board.link), exclusive=True)  # a second daemon cannot steal frames
+    began = time.monotonic()
+    driver.stop()
+    assert time.monotonic() - began < 0.5
+    serial.serial_for_url(str(board.link), exclusive=True).close()
+
+
+def test_reopening_backs_off_from_a_tenth_to_two_seconds_and_reports_once(tmp_path):
+    delays: list[float] = []
+    driver = TouchBoardSource(
+        TouchBoardConfig(port=str(tmp_path / "no-board")), sleep=lambda s: (delays.append(s), time.sleep(0.001))
+    )
+    events = Events()
+    driver.start(events.append)
+    deadline = time.monotonic() + 3
+    while len(delays) < 7 and time.monotonic() < deadline:
+        time.sleep(0.005)
+    driver.stop()
+    assert delays[:7] == pytest.approx([0.1, 0.2, 0.4, 0.8, 1.6, 2.0, 2.0])
+    (health,) = events
+    assert not health.ok and health.detail.startswith("touch board not found:") and "no-board" in health.detail
+
+
+def test_stop_ends_a_backoff_wait_at_once(tmp_path):
+    driver = TouchBoardSource(TouchBoardConfig(port=str(tmp_path / "no-board"), backoff_s=2.0))
+    events = Events()
+    driver.start(events.append)
+    deadline = time.monotonic() + 3
+    while not events and time.monotonic() < deadline:  # the first failed open is reported...
+        time.sleep(0.005)
+    time.sleep(0.05)  # ...and the driver waits 2 s before the next
+    began = time.monotonic()
+    driver.stop()
+    assert events and time.monotonic() - began < 0.5
+
+
+# --- commands
+
+
+def test_recalibrate_sends_the_electrodes_under_the_cells(tmp_path):
+    wiring = ROTATED[:8] + (None,) + ROTATED[9:]  # cell 13 (electrode 8) has no pad
+    with running(tmp_path, greet=False, cells=wiring) as (board, driver, events):
+        assert board.receive() == wire.GetHello()
+        driver.recalibrate([11])  # not connected yet: dropped, not queued
+        board.send(wire.Hello((wire.PROTOCOL_MAJOR, 0), (0, 1, 0), "test-board", 36))
+        events.wait_for(OK)
+        driver.recalibrate([])
+        driver.recalibrate([13])  # nothing to send: an empty mask would re-baseline every pad
+        driver.recalibrate([2, 11])
+        driver.set_thresholds(3, ((10, 5), (12, 6)))
+        assert board.receive() == wire.Recalibrate(mask(22, 6))
+        assert board.receive() == wire.SetThresholds(3, ((10, 5), (12, 6)))
+        assert driver.recalibrations == 1
+        with pytest.raises(ValueError, match="cell 25 is off the grid"):
+            driver.recalibrate([25])
+
+
+# --- finding the board
+
+
+def port_info(device: str, interface: str | None, location: str, usb_id=PICO) -> ListPortInfo:
+    info = ListPortInfo(device, skip_link_detection=True)
+    info.vid, info.pid = usb_id
+    info.interface, info.location = interface, location
+    return info
+
+
+def test_discovery_opens_the_circuitpython_data_port_not_the_console(tmp_path, monkeypatch):
+    board = Board(tmp_path / "ttyACM1")
+    ports = [
+        port_info(str(tmp_path / "ttyACM0"), "CircuitPython CDC control", "1-1.3:1.0"),
+        port_info(str(board.link), "CircuitPython CDC2 control", "1-1.3:1.2"),
+        port_info(str(tmp_path / "ttyUSB0"), None, "1-1.4", usb_id=(0x2341, 0x0043)),
+    ]
+    monkeypatch.setattr(serial.tools.list_ports, "comports", lambda: ports)
+    driver = TouchBoardSource(TouchBoardConfig(usb_id=PICO))
+    events = Events()
+    driver.start(events.append)
+    try:
+        board.greet()
+        events.wait_for(OK)
+    finally:
+        driver.stop()
+        board.unplug()
+
+
+def test_discovery_without_interface_names_takes_the_later_interface(monkeypatch):
+    """pyserial on Windows gives no interface names; CircuitPython numbers the data port after the console."""
+    ports = [port_info("COM9", None, "1-3:x.2"), port_info("COM4", None, "1-3:x.0")]
+    monkeypatch.setattr(serial.tools.list_ports, "comports", lambda: ports)
+    assert find_port(PICO) == "COM9"
+
+
+def test_discovery_with_two_boards_takes_one_and_says_so(monkeypatch, caplog):
+    ports = [
+        port_info("/dev/ttyACM3", "CircuitPython CDC2 control", "1-1.4:1.2"),
+        port_info("/dev/ttyACM1", "CircuitPython CDC2 control", "1-1.3:1.2"),
+    ]
+    monkeypatch.setattr(serial.tools.list_ports, "comports", lambda: ports)
+    assert find_port(PICO) == "/dev/ttyACM1"
+    assert "several USB 239a:80f4 ports (/dev/ttyACM1, /dev/ttyACM3)" in caplog.text
+
+
+@pytest.mark.parametrize(
+    "ports, why",
+    [
+        ([], "no USB 239a:80f4 device"),
+        ([port_info("/dev/ttyACM0", "CircuitPython CDC control", "1-1:1.0")], "enable usb_cdc data in boot.py"),
+    ],
+)
+def test_discovery_says_what_it_found_instead(monkeypatch, ports, why):
+    monkeypatch.setattr(serial.tools.list_ports, "comports", lambda: ports)
+    with pytest.raises(LookupError, match=why):
+        find_port(PICO)
+
+
+# --- configuration
+
+
+@pytest.mark.parametrize(
+    "settings_, error",
+    [
+        ({"cells": (25,)}, "electrode 0 is mapped to cell 25, off the grid"),
+        ({"cells": (4, None, 4)}, "cell 4 is mapped twice: to electrodes 0 and 2"),
+        ({"end_turn": (3,)}, "electrode 3 is both END TURN and cell 3"),
+        ({"end_turn": (64,)}, "END TURN electrode 64 does not exist"),
+        ({"end_turn": (25, 25)}, "end_turn lists an electrode twice"),
+        ({"cells": (None,) * 65}, "at most 64 electrodes"),
+        ({"usb_id": (0x239A,)}, "usb_id is"),
+        ({"port": ""}, "port is a device path"),
+        ({"silence_timeout_s": 0}, "silence_timeout_s must be above 0"),
+        ({"backoff_s": 0.5, "backoff_max_s": 0.1}, r"backoff_max_s \(0.1\) must be at least"),
+    ],
+)
+def test_a_bad_configuration_is_refused_with_the_reason(settings_, error):
+    with pytest.raises(ValueError, match=error):
+        TouchBoardConfig(**settings_)
+
+
+def test_the_default_wiring_is_electrodes_0_to_24_with_end_turn_on_spares():
+    config = TouchBoardConfig()
+    assert config.cells[:25] == tuple(range(25)) and set(config.cells[25:]) == {None}
+    assert TouchBoardConfig(cells=ROTATED[:3] + (None,), end_turn=(3,)).end_turn == (3,)
