@@ -64,9 +64,14 @@ def build_parser() -> argparse.ArgumentParser:
     _game_options(key)
     key.add_argument("--count", type=int, default=1, help="how many keys (default: 1)")
 
+    board = commands.add_parser("emulate-board", help="a touch board in software, on a pty (prints its path)")
+    board.add_argument("--link", type=Path, help="the stable path to the board's pty (default: a temporary one)")
+    board.add_argument("--board-id", default="emulator", help="the board id it says hello with")
+
     bench = commands.add_parser("bench", help="run a benchmark and print its figures")
-    bench.add_argument("what", choices=("engine",))
-    bench.add_argument("--games", type=int, default=2000, help="random games per variant (default: 2000)")
+    bench.add_argument("what", choices=("engine", "latency"))
+    bench.add_argument("--games", type=int, default=2000, help="engine: random games per variant (default: 2000)")
+    bench.add_argument("--touches", type=int, default=200, help="latency: guesses to time (default: 200)")
     bench.add_argument("--json", action="store_true")
     return parser
 
@@ -82,7 +87,9 @@ def main(argv: list[str] | None = None) -> int:
         return _sim(parser, args, rules)
     if args.command == "key":
         return _key(parser, args, rules)
-    return _bench(args)
+    if args.command == "emulate-board":
+        return _emulate_board(args)
+    return _bench(parser, args)
 
 
 def _key(parser: argparse.ArgumentParser, args: argparse.Namespace, rules: Rules) -> int:
@@ -163,12 +170,35 @@ def _flushed(stream):
     return write
 
 
-def _bench(args: argparse.Namespace) -> int:
-    from .bench import engine
+def _emulate_board(args: argparse.Namespace) -> int:
+    from .sim.emulator import COMMANDS, BoardEmulator, run_commands
 
-    results = engine.run(games=args.games)
+    emulator = BoardEmulator(link=args.link, board_id=args.board_id)
+    emulator.start()
+    try:
+        print(emulator.path, flush=True)
+        print(f"commands: {COMMANDS}", file=sys.stderr, flush=True)
+        run_commands(emulator, sys.stdin, _flushed(sys.stderr))
+    finally:
+        emulator.stop()
+    return 0
+
+
+def _bench(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
+    if args.what == "engine":
+        from .bench import engine
+
+        results = engine.run(games=args.games)
+    else:
+        from .bench import latency
+
+        if args.touches < 2:
+            parser.error(f"--touches is a whole number of at least 2, not {args.touches}")
+        results = latency.run(touches=args.touches)
     if args.json:
         print(json.dumps(results))
+    elif args.what == "latency":
+        print("  ".join(f"{k}={v}" for k, v in results.items()))
     else:
         for name, figures in results.items():
             print(f"{name:16} " + "  ".join(f"{k}={v}" for k, v in figures.items()))

@@ -1,0 +1,219 @@
+"""The board emulator: the touch board's own firmware on fake MPR121 chips, behind a pty.
+
+It answers on a pseudo-terminal exactly as the board does on USB, because it *is* the
+firmware's logic (``pi_table.firmware.touchboard``) driving the real ``adafruit_mpr121``
+driver against register-level fake chips. A stable symlink stands for the board's
+``/dev/serial/by-id`` path: an unplug removes the pty (the host's reads fail, as with a real
+unplug) and a replug makes a new one behind the same link.
+"""
+
+from __future__ import annotations
+
+import errno
+import fcntl
+import os
+import random
+import tempfile
+import threading
+import time
+import tty
+from collections.abc import Callable
+from pathlib import Path
+
+import adafruit_mpr121
+
+from ..firmware.touchboard import TouchBoard
+from ..protocol import wire
+from .mpr121 import FakeI2C, FakeMPR121
+
+ADDRESSES = (0x5A, 0x5B, 0x5C)
+PINS = 12
+
+
+class PtyPort:
+    """The board's end of a pty, with the manners of CircuitPython's ``usb_cdc.data`` when its
+    timeouts are 0: reads never wait, writes never block (bytes the host does not read in
+    time are dropped, as the board drops them when nobody listens)."""
+
+    def __init__(self, on_write: Callable[[bytes, float], None] | None = None) -> None:
+        self.master, self._slave = os.openpty()
+        tty.setraw(self.master)
+        tty.setraw(self._slave)
+        flags = fcntl.fcntl(self.master, fcntl.F_GETFL)
+        fcntl.fcntl(self.master, fcntl.F_SETFL, flags | os.O_NONBLOCK)
+        self.name = os.ttyname(self._slave)
+        self.connected = True
+        self.on_write = on_write
+
+    def write(self, data: bytes) -> int:
+        """Write what fits now; ``on_write(data, when)`` hears of it (benchmarks time from here)."""
+        when = time.perf_counter()
+        try:
+            written = os.write(self.master, data)
+        except BlockingIOError:
+            written = 0
+        if self.on_write is not None:
+            self.on_write(data, when)
+        return written
+
+    def read(self, count: int) -> bytes:
+        try:
+            return os.read(self.master, count)
+        except BlockingIOError:
+            return b""
+        except OSError as e:
+            if e.errno == errno.EIO:  # no host has the port open right now
+                return b""
+            raise
+
+    def close(self) -> None:
+        self.connected = False
+        for fd in (self.master, self._slave):
+            os.close(fd)
+
+
+class BoardEmulator:
+    """A touch board in software. ``press``/``release`` act on electrodes, as fingers do."""
+
+    def __init__(
+        self,
+        link: Path | None = None,
+        board_id: str = "emulator",
+        scan_s: float = 0.005,
+        on_write: Callable[[bytes, float], None] | None = None,
+    ) -> None:
+        self.link = Path(link) if link else Path(tempfile.mkdtemp(prefix="pi-table-board-")) / "touch-board"
+        self.board_id = board_id
+        self.scan_s = scan_s
+        self.on_write = on_write
+        self.rng = random.Random()
+        self.chips = [FakeMPR121() for _ in ADDRESSES]
+        self.i2c = FakeI2C(dict(zip(ADDRESSES, self.chips)))
+        self._lock = threading.Lock()
+        self._stop = threading.Event()
+        self._thread: threading.Thread | None = None
+        self.port: PtyPort | None = None
+        self.board: TouchBoard | None = None
+
+    @property
+    def path(self) -> str:
+        return str(self.link)
+
+    def start(self) -> None:
+        self.plug()
+        self._thread = threading.Thread(target=self._scan, name="board-emulator", daemon=True)
+        self._thread.start()
+
+    def stop(self) -> None:
+        self._stop.set()
+        if self._thread is not None:
+            self._thread.join(timeout=2)
+        self.unplug()
+
+    def plug(self) -> None:
+        """Power the board up behind the link: a new pty, a fresh firmware start and hello."""
+        with self._lock:
+            if self.port is not None:
+                return
+            self.port = PtyPort(self.on_write)
+            drivers = [adafruit_mpr121.MPR121(self.i2c, address) for address in ADDRESSES]
+            self.board = TouchBoard(drivers, self.port, time.monotonic, self.board_id, reset=self._reset)
+            self.board.start()
+            temporary = self.link.with_name(self.link.name + ".new")
+            temporary.unlink(missing_ok=True)
+            temporary.symlink_to(self.port.name)
+            temporary.replace(self.link)
+
+    def unplug(self) -> None:
+        """Pull the cable: the link goes and the host's reads fail."""
+        with self._lock:
+            if self.port is None:
+                return
+            self.link.unlink(missing_ok=True)
+            self.port.close()
+            self.port = self.board = None
+
+    def _reset(self) -> None:
+        """The firmware asked for a reset: USB drops and the board comes back."""
+        threading.Thread(target=self._replug_after, args=(0.05,), daemon=True).start()
+
+    def _replug_after(self, seconds: float) -> None:
+        self.unplug()
+        time.sleep(seconds)
+        self.plug()
+
+    def _scan(self) -> None:
+        while not self._stop.is_set():
+            with self._lock:
+                if self.board is not None:
+                    self.board.step()
+            self._stop.wait(self.scan_s)
+
+    def _chip(self, electrode: int) -> tuple[FakeMPR121, int]:
+        if not 0 <= electrode < PINS * len(self.chips):
+            raise ValueError(f"electrode {electrode} does not exist: electrodes are 0 to {PINS * len(self.chips) - 1}")
+        return self.chips[electrode // PINS], electrode % PINS
+
+    def press(self, electrode: int) -> None:
+        chip, pin = self._chip(electrode)
+        with self._lock:
+            chip.touch(pin)
+
+    def release(self, electrode: int) -> None:
+        chip, pin = self._chip(electrode)
+        with self._lock:
+            chip.release(pin)
+
+    def tap(self, electrode: int, ms: float) -> None:
+        self.press(electrode)
+        time.sleep(ms / 1000)
+        self.release(electrode)
+
+    def garbage(self, count: int) -> None:
+        self._write(self.rng.randbytes(count))
+
+    def corrupt(self) -> None:
+        """One touch report claiming every electrode, with its CRC broken: it must not count."""
+        frame = bytearray(wire.encode(wire.Touch(0xFFFF, (1 << (PINS * len(self.chips))) - 1), 0))
+        frame[-1] ^= 0xFF
+        self._write(bytes(frame))
+
+    def _write(self, data: bytes) -> None:
+        with self._lock:
+            if self.port is None:
+                raise RuntimeError("the board is unplugged")
+            self.port.write(data)
+
+
+COMMANDS = """\
+press N | release N | tap N MS | garbage K | corrupt | unplug | replug | quit
+(N an electrode 0-35; MS milliseconds; K a number of random bytes)"""
+
+
+def run_commands(emulator: BoardEmulator, lines, write: Callable[[str], object]) -> None:
+    """Act on one command per line until ``quit`` or the end of input; errors are reported
+    and the emulator goes on."""
+    for raw in lines:
+        words = raw.split("#", 1)[0].split()
+        if not words:
+            continue
+        verb, args = words[0].lower(), words[1:]
+        try:
+            if verb == "quit":
+                return
+            if verb in ("unplug", "replug", "corrupt") and not args:
+                {"unplug": emulator.unplug, "replug": emulator.plug, "corrupt": emulator.corrupt}[verb]()
+            elif verb in ("press", "release", "garbage") and len(args) == 1:
+                getattr(emulator, verb)(_whole(args[0]))
+            elif verb == "tap" and len(args) == 2:
+                emulator.tap(_whole(args[0]), _whole(args[1]))
+            else:
+                raise ValueError(f"not a command: {raw.strip()!r}; expected {COMMANDS}")
+        except (ValueError, RuntimeError) as e:
+            write(f"emulate-board: {e}\n")
+
+
+def _whole(word: str) -> int:
+    if not word.isdigit():
+        raise ValueError(f"expected a whole number, not {word!r}")
+    return int(word)

@@ -1,0 +1,171 @@
+"""End to end over a real pty: board emulator (the firmware on fake chips) -> real pyserial
+driver -> table loop -> reveal on the LEDs. Every wait is bounded."""
+
+from __future__ import annotations
+
+import random
+import subprocess
+import sys
+import threading
+import time
+
+import pytest
+
+from pi_table.drivers.touchboard import TouchBoardConfig, TouchBoardSource
+from pi_table.engine import Rules, Team, make_game
+from pi_table.hal import SimButtons, SimLedStrip, SimScreen
+from pi_table.sim.emulator import BoardEmulator
+from pi_table.table import Session, TableLoop
+from pi_table.table.input import WIPE_WARNING, InputSettings, TouchPolicy
+from pi_table.ui.leds import REVEALED
+
+KEY = "RRRRRRRRRBBBBBBBBNNNNNNNA"  # red starts; cells 0-8 red, 9-16 blue, 17-23 bystanders, 24 assassin
+HOLD = 0.05
+
+
+def wait_for(condition, what, timeout=5.0):
+    deadline = time.monotonic() + timeout
+    while not condition():
+        if time.monotonic() > deadline:
+            pytest.fail(f"timed out after {timeout} s waiting for {what}")
+        time.sleep(0.005)
+
+
+class Table:
+    """The emulator and a real-time table loop on the real driver, in one process."""
+
+    def __init__(self, tmp_path, stuck_s=10.0):
+        self.emulator = BoardEmulator(link=tmp_path / "touch-board")
+        self.emulator.start()
+        rules = Rules()
+        self.session = Session(rules, rng=random.Random(1), key=make_game(rules).parse_key(KEY))
+        self.driver = TouchBoardSource(TouchBoardConfig(port=self.emulator.path))
+        self.leds, self.screen = SimLedStrip(), SimScreen()
+        policy = TouchPolicy(InputSettings(hold_s=HOLD, stuck_s=stuck_s))
+        self.loop = TableLoop(self.session, self.driver, self.leds, self.screen, SimButtons(), policy)
+        self.loop.open()
+        self.thread = threading.Thread(target=self.loop.run, args=(None, 0.05))
+        self.thread.start()
+        wait_for(lambda: self.driver.connected, "the driver's hello with the emulator")
+
+    def board(self):
+        return self.session.table_view().board
+
+    def tap(self, electrode, ms=120):
+        self.emulator.tap(electrode, ms)
+
+    def close(self):
+        self.loop.stop_soon()
+        self.thread.join(timeout=5)
+        self.loop.close()
+        self.emulator.stop()
+        assert not self.thread.is_alive()
+
+
+@pytest.fixture
+def table(tmp_path):
+    t = Table(tmp_path)
+    yield t
+    t.close()
+
+
+def test_a_tap_on_the_board_reveals_the_card(table):
+    table.tap(0)
+    wait_for(lambda: table.board()[0] == "R", "card 0 to be revealed")
+    assert table.leds.last.cells[0] == REVEALED["R"]
+    table.tap(17)  # a bystander: the turn passes
+    wait_for(lambda: table.session.state.turn is Team.BLUE, "blue's turn")
+    assert table.session.record.moves == 2
+
+
+def test_a_brush_shorter_than_the_hold_does_nothing(table):
+    table.emulator.press(3)
+    table.emulator.release(3)  # a few milliseconds at most
+    time.sleep(0.3)
+    assert table.board()[3] == "?" and table.session.record.moves == 0
+
+
+def test_garbage_and_a_corrupt_report_never_become_a_guess(table):
+    table.emulator.garbage(500)
+    table.emulator.corrupt()  # claims every electrode is touched
+    table.emulator.garbage(37)
+    time.sleep(0.4)  # more than a heartbeat: the board's true state (nothing touched) is sent again
+    assert table.session.record.moves == 0
+    assert table.board() == "?" * 25
+    table.tap(1)
+    wait_for(lambda: table.board()[1] == "R", "a real tap after the noise")
+
+
+def test_a_palm_over_the_wire_is_no_guess_and_asks_to_wipe(table):
+    table.emulator.press(4)
+    table.emulator.press(5)
+    wait_for(lambda: WIPE_WARNING in table.screen.last.warnings, "the wipe-the-table warning")
+    time.sleep(0.2)
+    table.emulator.release(4)
+    table.emulator.release(5)
+    wait_for(lambda: WIPE_WARNING not in table.screen.last.warnings, "the warning to clear")
+    assert table.session.record.moves == 0
+
+
+def test_unplug_and_replug_in_the_middle_of_a_turn_loses_nothing(table):
+    table.tap(0)
+    wait_for(lambda: table.board()[0] == "R", "the first guess")
+    before = table.session.state
+    table.emulator.press(1)  # a finger is down when the cable goes
+    table.emulator.unplug()
+    wait_for(lambda: "touch board disconnected" in table.screen.last.warnings, "the disconnect warning")
+    assert table.session.state == before  # the pending press did not become a guess
+    assert table.screen.last.pending == frozenset()
+    table.emulator.release(1)
+    table.emulator.plug()
+    wait_for(lambda: table.screen.last.warnings == (), "the reconnect", timeout=8)
+    assert table.session.state == before
+    table.tap(2)
+    wait_for(lambda: table.board()[2] == "R", "a guess after the replug")
+    assert table.session.state.turn is Team.RED and table.session.record.moves == 2
+
+
+def test_a_stuck_pad_is_quarantined_and_recalibrated_over_the_wire(tmp_path):
+    t = Table(tmp_path, stuck_s=0.3)
+    try:
+        t.emulator.press(9)  # a wet pad that stays on: one guess, then quarantined
+        wait_for(lambda: any("card 9 is stuck" in w for w in t.screen.last.warnings), "the stuck warning")
+        t.tap(0)  # the game goes on around it
+        wait_for(lambda: t.board()[0] == "R", "a guess beside the stuck pad")
+        t.emulator.release(9)
+        wait_for(lambda: t.screen.last.warnings == (), "the quarantine to end")
+        assert t.driver.recalibrations >= 1
+    finally:
+        t.close()
+
+
+def test_emulate_board_and_sim_play_a_game_over_the_serial_link(tmp_path):
+    """The command-line pair: every guess of this game comes over the pty."""
+    link = tmp_path / "board"
+    board = subprocess.Popen(
+        [sys.executable, "-m", "pi_table", "emulate-board", "--link", str(link)],
+        stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+    )
+    sim = None
+    try:
+        assert board.stdout.readline().strip() == str(link)
+        sim = subprocess.Popen(
+            [sys.executable, "-m", "pi_table", "sim", "--key", KEY, "--touch-port", str(link), "--hold", "0.05",
+             "--color", "never"],
+            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        )
+        time.sleep(1.0)  # the driver's hello
+        sim.stdin.write("clue unlimited\n")
+        sim.stdin.flush()
+        for cell in range(9):  # red finds all nine of its agents by touch
+            board.stdin.write(f"tap {cell} 150\n")
+            board.stdin.flush()
+            time.sleep(0.3)
+        time.sleep(0.5)
+        out, err = sim.communicate(timeout=20)  # closes the sim's input: it ends
+    finally:
+        if sim and sim.poll() is None:
+            sim.kill()
+        board.stdin.close()
+        board.wait(timeout=10)
+    assert "game over: RED wins (red found all its agents)" in out, out[-2000:] + err
