@@ -55,7 +55,9 @@ def build_parser() -> argparse.ArgumentParser:
     sim.add_argument("--key", help="the 25-character key (default: a random one)")
     sim.add_argument("--script", type=Path, help="run the commands in FILE ('-' for standard input)")
     sim.add_argument("--json", action="store_true", help="with --script: one JSON object per line")
-    sim.add_argument("--touch-port", help="play with a touch board on this serial port (e.g. from emulate-board)")
+    sim.add_argument(
+        "--touch-port", help="play with a touch board on this serial port (from emulate-board), or 'auto' to find it"
+    )
     sim.add_argument("--hold", type=float, default=0.25, help="seconds a touch is held to count (default: 0.25)")
     sim.add_argument("--lang", choices=("en", "it"), default="en", help="language of the rating line")
     sim.add_argument("--color", choices=("auto", "always", "never"), default="auto")
@@ -143,7 +145,8 @@ def _sim(parser: argparse.ArgumentParser, args: argparse.Namespace, rules: Rules
         if args.touch_port:
             from .drivers.touchboard import TouchBoardConfig, TouchBoardSource
 
-            touch = TouchBoardSource(TouchBoardConfig(port=args.touch_port))
+            port = None if args.touch_port == "auto" else args.touch_port
+            touch = TouchBoardSource(TouchBoardConfig(port=port))
         interactive(session, input, _flushed(sys.stdout), painter, touch, settings)
         return 0
     table = SimTable(session, settings)

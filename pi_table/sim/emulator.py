@@ -82,6 +82,7 @@ class BoardEmulator:
         scan_s: float = 0.005,
         on_write: Callable[[bytes, float], None] | None = None,
     ) -> None:
+        self._own_folder = link is None
         self.link = Path(link) if link else Path(tempfile.mkdtemp(prefix="pi-table-board-")) / "touch-board"
         self.board_id = board_id
         self.scan_s = scan_s
@@ -109,6 +110,8 @@ class BoardEmulator:
         if self._thread is not None:
             self._thread.join(timeout=2)
         self.unplug()
+        if self._own_folder:
+            self.link.parent.rmdir()
 
     def plug(self) -> None:
         """Power the board up behind the link: a new pty, a fresh firmware start and hello."""
