@@ -6,13 +6,14 @@ backends live in ``pi_table.drivers``; the simulators here can be driven by a te
 """
 
 from .buttons import Buttons, SimButtons
-from .events import BUTTONS, ButtonEvent, Command, Emit, Event, HealthEvent, NewGame, TouchEvent, UiEvent
+from .cues import Cues, TimerState
+from .events import BUTTONS, ButtonEvent, Command, DialEvent, Emit, Event, HealthEvent, NewGame, TouchEvent, UiEvent
 from .leds import RGB, LedFrame, LedStrip, SimLedStrip
 from .screen import ScreenModel, Screen, SimScreen
 from .touch import MultiTouch, SimTouch, TouchSource
 
 __all__ = [
-    "Buttons", "SimButtons", "BUTTONS", "ButtonEvent", "Command", "Emit", "Event", "HealthEvent", "NewGame",
+    "Buttons", "SimButtons", "Cues", "TimerState", "BUTTONS", "ButtonEvent", "Command", "DialEvent", "Emit", "Event", "HealthEvent", "NewGame",
     "TouchEvent", "UiEvent", "RGB", "LedFrame", "LedStrip", "SimLedStrip", "ScreenModel", "Screen", "SimScreen",
     "MultiTouch", "SimTouch", "TouchSource",
 ]

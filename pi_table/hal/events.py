@@ -8,8 +8,9 @@ from typing import Union
 
 from ..engine import Action
 
-BUTTONS = ("end_turn", "new_game")
-"""The physical buttons: END TURN on the operatives' side, NEW GAME (a long press)."""
+BUTTONS = ("end_turn", "new_game", "enter_clue")
+"""The physical buttons: END TURN on the operatives' side, NEW GAME (a long press), and the
+rotary encoder's push, which enters the clue number it is set to."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -29,6 +30,13 @@ class ButtonEvent:
     def __post_init__(self) -> None:
         if self.name not in BUTTONS:
             raise ValueError(f"button is one of {', '.join(BUTTONS)}, not {self.name!r}")
+
+
+@dataclass(frozen=True, slots=True)
+class DialEvent:
+    """The clue-number encoder turned by ``steps`` detents (negative: anticlockwise)."""
+
+    steps: int
 
 
 @dataclass(frozen=True, slots=True)
@@ -60,6 +68,6 @@ class HealthEvent:
     detail: str = ""
 
 
-Event = Union[TouchEvent, ButtonEvent, UiEvent, HealthEvent]
+Event = Union[TouchEvent, ButtonEvent, DialEvent, UiEvent, HealthEvent]
 Emit = Callable[[Event], None]
 """The loop's thread-safe ``post``: the only thing a device may call."""

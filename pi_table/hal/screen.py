@@ -6,19 +6,29 @@ from abc import ABC, abstractmethod
 from collections import deque
 from dataclasses import dataclass
 
-from ..engine import SpymasterView
+from ..engine import ClueNumber, SpymasterView
+from .cues import Cues
 from .events import Command, Emit, UiEvent
 
 
 @dataclass(frozen=True, slots=True)
 class ScreenModel:
-    """Everything the spymaster screen shows at one moment."""
+    """Everything the spymaster screen shows at one moment (with the time, for animation)."""
 
     view: SpymasterView
     game_id: str
     message: str | None = None  # the last refusal, in plain words ("card 7 is already revealed")
-    warnings: tuple[str, ...] = ()  # conditions the staff must fix ("touch board disconnected")
-    pending: frozenset[int] = frozenset()  # cells touched but not yet taken as a guess
+    cues: Cues = Cues()  # pending touches, warnings ("touch board disconnected"), the timer
+    lang: str = "en"  # "en" or "it"
+    dial: ClueNumber = None  # the clue number set on the rotary encoder, not yet entered
+
+    @property
+    def warnings(self) -> tuple[str, ...]:
+        return self.cues.warnings
+
+    @property
+    def pending(self) -> frozenset[int]:
+        return self.cues.pending
 
 
 class Screen(ABC):

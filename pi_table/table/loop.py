@@ -19,6 +19,7 @@ from ..hal import (
     Buttons,
     ButtonEvent,
     Command,
+    Cues,
     Event,
     HealthEvent,
     LedStrip,
@@ -164,7 +165,6 @@ class TableLoop:
 
     def show(self) -> None:
         view = self.session.spymaster_view()
-        warnings = tuple(self.faults.values()) + self.policy.warnings
-        pending = self.policy.pending
-        self.leds.show(render_frame(view.table, pending=pending, warnings=warnings))
-        self.screen.show(ScreenModel(view, self.session.id, self.message, warnings, pending))
+        cues = Cues(pending=self.policy.pending, warnings=tuple(self.faults.values()) + self.policy.warnings)
+        self.leds.show(render_frame(view.table, cues, self.clock()))
+        self.screen.show(ScreenModel(view, self.session.id, self.message, cues))

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from ..engine import OVER, Team, TableView
 from ..engine.keys import ASSASSIN, BLUE_AGENT, BYSTANDER, NO_CARD, RED_AGENT
-from ..hal import RGB, LedFrame
+from ..hal import RGB, Cues, LedFrame
 
 OFF: RGB = (0, 0, 0)
 HIDDEN_CARD: RGB = (24, 20, 14)  # a faint warm glow so the grid reads as "in play"
@@ -20,17 +22,23 @@ TEAM_COLOUR: dict[Team, RGB] = {Team.RED: REVEALED[RED_AGENT], Team.BLUE: REVEAL
 EDGE_PIXELS = 12
 
 
-def render_frame(
-    view: TableView,
-    pending: frozenset[int] = frozenset(),
-    warnings: tuple[str, ...] = (),
-    edge_pixels: int = EDGE_PIXELS,
-) -> LedFrame:
-    """The grid lights for this table view; ``pending`` cells are touched but not yet guesses."""
+@dataclass(frozen=True, slots=True)
+class LightSettings:
+    edge_pixels: int = EDGE_PIXELS
+
+
+def render_frame(view: TableView, cues: Cues, now: float, settings: LightSettings = LightSettings()) -> LedFrame:
+    """The grid lights for this table view; ``cues.pending`` cells are touched, not yet guesses."""
     cells = tuple(
-        PENDING if cell in pending and shown == "?" else _cell_colour(shown) for cell, shown in enumerate(view.board)
+        PENDING if cell in cues.pending and shown == "?" else _cell_colour(shown)
+        for cell, shown in enumerate(view.board)
     )
-    return LedFrame(cells=cells, edge=(_edge_colour(view, warnings),) * edge_pixels)
+    return LedFrame(cells=cells, edge=(_edge_colour(view, cues.warnings),) * settings.edge_pixels)
+
+
+def next_change(view: TableView, cues: Cues, now: float, settings: LightSettings = LightSettings()) -> float | None:
+    """When the frame will next differ with nothing else happening (None: it is still)."""
+    return None
 
 
 def _cell_colour(shown: str) -> RGB:
