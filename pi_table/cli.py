@@ -35,6 +35,12 @@ def _game_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--dark-cell", type=int, default=12, help="Alias 24's cell without a card (default: 12)")
 
 
+def _timer_options(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--timer", type=float, default=0.0, metavar="SECONDS", help="turn timer length (default: off)")
+    parser.add_argument("--timer-warn", type=float, default=10.0, metavar="SECONDS", help="warn this long before the end")
+    parser.add_argument("--timer-enforce", action="store_true", help="end the turn when the timer runs out")
+
+
 def _rules(args: argparse.Namespace) -> Rules:
     return Rules(
         game=args.game,
@@ -59,6 +65,7 @@ def build_parser() -> argparse.ArgumentParser:
         "--touch-port", help="play with a touch board on this serial port (from emulate-board), or 'auto' to find it"
     )
     sim.add_argument("--hold", type=float, default=0.25, help="seconds a touch is held to count (default: 0.25)")
+    _timer_options(sim)
     sim.add_argument("--lang", choices=("en", "it"), default="en", help="language of the rating line")
     sim.add_argument("--color", choices=("auto", "always", "never"), default="auto")
 
@@ -109,10 +116,11 @@ def _key(parser: argparse.ArgumentParser, args: argparse.Namespace, rules: Rules
 
 def _sim(parser: argparse.ArgumentParser, args: argparse.Namespace, rules: Rules) -> int:
     from .sim.harness import SimTable
-    from .sim.script import ScriptError, parse_script, run_script
+    from .sim.script import ScriptError, Wait, parse_script, run_script
     from .sim.terminal import Painter, interactive
     from .table import Session, random_source
     from .table.input import InputSettings
+    from .table.timer import TimerSettings
 
     if args.json and args.script is None:
         parser.error("--json goes with --script FILE")
@@ -137,6 +145,10 @@ def _sim(parser: argparse.ArgumentParser, args: argparse.Namespace, rules: Rules
         settings = InputSettings(hold_s=args.hold)
     except ValueError as e:
         parser.error(f"--hold: {e}")
+    try:
+        timer = TimerSettings(length_s=args.timer, warn_s=args.timer_warn, enforce=args.timer_enforce)
+    except ValueError as e:
+        parser.error(f"--timer: {e}")
     session = Session(rules, rng=random_source(args.seed), key=key, start=args.start)
     color = args.color == "always" or (args.color == "auto" and sys.stdout.isatty() and "NO_COLOR" not in os.environ)
     painter = Painter(color, args.lang)
@@ -147,16 +159,19 @@ def _sim(parser: argparse.ArgumentParser, args: argparse.Namespace, rules: Rules
 
             port = None if args.touch_port == "auto" else args.touch_port
             touch = TouchBoardSource(TouchBoardConfig(port=port))
-        interactive(session, input, _flushed(sys.stdout), painter, touch, settings)
+        interactive(session, input, _flushed(sys.stdout), painter, touch, settings, timer)
         return 0
-    table = SimTable(session, settings)
+    table = SimTable(session, settings, timer, args.lang)
     try:
         if args.json:
             run_script(table, script, sys.stdout.write)
         else:
             for line in script:
-                outcome = table.do(line.command)
-                verdict = "ok" if outcome.ok else "refused"
+                if isinstance(line.command, Wait):
+                    table.wait(line.command.seconds)
+                    verdict = "ok"
+                else:
+                    verdict = "ok" if table.do(line.command).ok else "refused"
                 print(f"\n> {line.text}   ({verdict})\n{painter.screen(table.screen.last)}")
     finally:
         table.close()

@@ -287,7 +287,7 @@ def test_undo_is_for_the_game_record_not_the_rules(play):
 # --- malformed actions ---------------------------------------------------------------------
 
 MALFORMED = [
-    ("jump 3", "unknown command 'jump': expected one of clue, touch, end-turn, penalty, cover, place, undo"),
+    ("jump 3", "unknown command 'jump': expected one of clue, touch, end-turn, penalty, cover, place, time-up, undo"),
     ("touch x", "the cell must be a whole number, not 'x'"),
     ("touch -1", "the cell must be a whole number, not '-1'"),
     ("touch 25", "cell 25 is off the grid: cells are 0 to 24"),

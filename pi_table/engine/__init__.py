@@ -5,7 +5,7 @@
 registered by name like python-chess variants.
 """
 
-from .actions import UNLIMITED, Action, Clue, ClueNumber, Cover, EndTurn, Guess, Penalty, Place, Undo, parse_action
+from .actions import UNLIMITED, Action, Clue, ClueNumber, Cover, EndTurn, Guess, Penalty, Place, TimeUp, Undo, parse_action
 from .alias24 import Alias24
 from .codenames import Codenames, CodenamesCoop
 from .errors import GameOver, InvalidAction, InvalidKey, InvalidRules, RuleError
@@ -24,7 +24,7 @@ def make_game(rules: Rules) -> Game:
 
 
 __all__ = [
-    "UNLIMITED", "Action", "Clue", "ClueNumber", "Cover", "EndTurn", "Guess", "Penalty", "Place", "Undo", "parse_action",
+    "UNLIMITED", "Action", "Clue", "ClueNumber", "Cover", "EndTurn", "Guess", "Penalty", "Place", "TimeUp", "Undo", "parse_action",
     "Alias24", "Codenames", "CodenamesCoop", "GameOver", "InvalidAction", "InvalidKey", "InvalidRules",
     "RuleError", "CLUE", "COVER", "GUESS", "OVER", "PLACE", "Game", "State", "CELLS", "GRID", "Key", "Team",
     "GameRecord", "GAMES", "Rules", "SpymasterView", "TableView", "GAME_CLASSES", "make_game",

@@ -100,6 +100,14 @@ class Place:
 
 
 @dataclass(frozen=True, slots=True)
+class TimeUp:
+    """The turn timer ran out and is enforced: the turn ends, even before a guess."""
+
+    def __str__(self) -> str:
+        return "time-up"
+
+
+@dataclass(frozen=True, slots=True)
 class Undo:
     """Take back the last accepted action (a mis-touch both spymasters agree to undo)."""
 
@@ -107,11 +115,11 @@ class Undo:
         return "undo"
 
 
-Action = Union[Clue, Guess, EndTurn, Penalty, Cover, Place, Undo]
+Action = Union[Clue, Guess, EndTurn, Penalty, Cover, Place, TimeUp, Undo]
 
 _CELL_ACTIONS = {"touch": Guess, "cover": Cover, "place": Place}
-_PLAIN_ACTIONS = {"end-turn": EndTurn, "penalty": Penalty, "undo": Undo}
-ACTION_WORDS = ("clue", "touch", "end-turn", "penalty", "cover", "place", "undo")
+_PLAIN_ACTIONS = {"end-turn": EndTurn, "penalty": Penalty, "time-up": TimeUp, "undo": Undo}
+ACTION_WORDS = ("clue", "touch", "end-turn", "penalty", "cover", "place", "time-up", "undo")
 
 
 def _whole_number(word: str, what: str) -> int:

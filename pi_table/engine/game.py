@@ -22,6 +22,7 @@ from .actions import (
     Guess,
     Penalty,
     Place,
+    TimeUp,
 )
 from .errors import GameOver, InvalidAction, InvalidKey, InvalidRules, RuleError
 from .keys import CELLS, NO_CARD, Key, Layout, Team
@@ -188,6 +189,12 @@ class Game:
             return self._end(state, winner=owner, reason=f"{owner} has all its agents covered")
         return self._after_cover(state)
 
+    def _time_up(self, state: State, action: TimeUp) -> State:
+        """The enforced turn timer: the turn passes whatever was guessed (also before the clue)."""
+        if state.phase == PLACE or (state.phase == COVER and self.cover_is_required):
+            raise RuleError(f"the turn timer does not run now: {self.waiting_for(state)}")
+        return self._next_turn(state)
+
     def _place(self, state: State, action: Place) -> State:
         if state.phase != PLACE:
             raise RuleError(f"all the {self.nouns} are already on the table")
@@ -200,7 +207,10 @@ class Game:
             return replace(state, placed=placed, phase=CLUE, turn=state.key.start)
         return replace(state, placed=placed, turn=state.turn.other)
 
-    _handlers = {Clue: _clue, Guess: _guess, EndTurn: _end_turn, Penalty: _penalty, Cover: _cover, Place: _place}
+    _handlers = {
+        Clue: _clue, Guess: _guess, EndTurn: _end_turn, Penalty: _penalty, Cover: _cover, Place: _place,
+        TimeUp: _time_up,
+    }
 
     # --- hooks and helpers for the games ------------------------------------------------
 
@@ -293,6 +303,7 @@ class Game:
             actions += [_GUESSES[cell] for cell in hidden]
         if self.has_penalty and phase in (CLUE, GUESS) and state.guesses == 0:
             actions.append(Penalty())
+        actions.append(TimeUp())
         return actions
 
     # --- observers ------------------------------------------------------------------------

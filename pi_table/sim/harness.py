@@ -6,6 +6,7 @@ from ..engine import EndTurn, Guess
 from ..hal import Command, NewGame, SimButtons, SimLedStrip, SimScreen, SimTouch
 from ..table import Outcome, Session, TableLoop
 from ..table.input import InputSettings, TouchPolicy
+from ..table.timer import TimerSettings, TurnTimer
 
 
 class ManualClock:
@@ -30,7 +31,10 @@ class SimTable:
     call is complete when it returns and a script replays identically.
     """
 
-    def __init__(self, session: Session, settings: InputSettings | None = None) -> None:
+    def __init__(
+        self, session: Session, settings: InputSettings | None = None, timer: TimerSettings | None = None,
+        lang: str = "en",
+    ) -> None:
         self.session = session
         self.clock = ManualClock()
         self.settings = settings or InputSettings()
@@ -38,9 +42,26 @@ class SimTable:
         self.leds = SimLedStrip()
         self.screen = SimScreen()
         self.buttons = SimButtons()
-        policy = TouchPolicy(self.settings)
-        self.loop = TableLoop(session, self.touch, self.leds, self.screen, self.buttons, policy, self.clock)
+        self.loop = TableLoop(
+            session, self.touch, self.leds, self.screen, self.buttons, TouchPolicy(self.settings), self.clock,
+            TurnTimer(timer), lang=lang,
+        )
         self.loop.open()
+
+    def wait(self, seconds: float) -> list[Outcome]:
+        """Let virtual time pass, stopping at each hold or timer deadline on the way, so an
+        enforced timer ends each turn exactly when it runs out."""
+        end = self.clock.now + seconds
+        outcomes = []
+        while True:
+            dues = [self.loop.policy.next_deadline(), self.loop.timer.next_change(self.clock.now)]
+            due = min((t for t in dues if t is not None), default=None)
+            if due is None or due > end:
+                break
+            self.clock.now = max(self.clock.now, due)
+            outcomes += self.loop.run_pending()
+        self.clock.now = end
+        return outcomes + self.loop.run_pending()
 
     def do(self, command: Command) -> Outcome:
         if isinstance(command, Guess):

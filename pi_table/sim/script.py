@@ -19,15 +19,44 @@ from ..table import parse_command
 from .harness import SimTable
 
 
+MAX_WAIT_S = 3600
+
+
 class ScriptError(ValueError):
     """A script line that is not a command; the message names the file and line."""
+
+
+@dataclass(frozen=True, slots=True)
+class Wait:
+    """Scripts only: let this much (virtual) time pass, for the turn timer and holds."""
+
+    seconds: float
+
+    def __str__(self) -> str:
+        return f"wait {self.seconds:g}"
 
 
 @dataclass(frozen=True, slots=True)
 class ScriptLine:
     number: int
     text: str
-    command: Command
+    command: Command | Wait
+
+
+def parse_line(text: str) -> Command | Wait:
+    """A table command, or ``wait SECONDS``; raise ``InvalidAction`` saying what was expected."""
+    words = text.split()
+    if words[0].lower() != "wait":
+        return parse_command(text)
+    if len(words) != 2:
+        raise InvalidAction(f"'wait' takes one argument, a number of seconds; got {len(words) - 1}")
+    try:
+        seconds = float(words[1])
+    except ValueError:
+        raise InvalidAction(f"'wait' takes a number of seconds, not {words[1]!r}") from None
+    if not 0 <= seconds <= MAX_WAIT_S:
+        raise InvalidAction(f"'wait' takes 0 to {MAX_WAIT_S} seconds, not {words[1]}")
+    return Wait(seconds)
 
 
 def parse_script(lines: Iterable[str], name: str = "<script>") -> list[ScriptLine]:
@@ -37,7 +66,7 @@ def parse_script(lines: Iterable[str], name: str = "<script>") -> list[ScriptLin
         if not text:
             continue
         try:
-            parsed.append(ScriptLine(number, text, parse_command(text)))
+            parsed.append(ScriptLine(number, text, parse_line(text)))
         except InvalidAction as e:
             raise ScriptError(f"{name}:{number}: {e} (line: {raw.rstrip()!r})") from None
     return parsed
@@ -45,11 +74,27 @@ def parse_script(lines: Iterable[str], name: str = "<script>") -> list[ScriptLin
 
 def run_script(table: SimTable, script: list[ScriptLine], write: Callable[[str], object]) -> None:
     """Play each line through the simulated devices, writing a JSON line after each."""
-    write(_line({"step": 0, "input": None, "ok": True, "error": None, "state": table.session.table_view().to_json()}))
+    write(_line({"step": 0, "input": None, "ok": True, "error": None, "state": state_json(table)}))
     for step, line in enumerate(script, start=1):
-        outcome = table.do(line.command)
-        state = table.session.table_view().to_json()
-        write(_line({"step": step, "input": line.text, "ok": outcome.ok, "error": outcome.error, "state": state}))
+        if isinstance(line.command, Wait):
+            table.wait(line.command.seconds)
+            ok, error = True, None
+        else:
+            outcome = table.do(line.command)
+            ok, error = outcome.ok, outcome.error
+        write(_line({"step": step, "input": line.text, "ok": ok, "error": error, "state": state_json(table)}))
+
+
+def state_json(table: SimTable) -> dict:
+    """The contract's STATE: the table view, plus the turn timer (null when it is off)."""
+    timer = table.loop.timer.state(table.clock())
+    return {
+        **table.session.table_view().to_json(),
+        "timer": None if timer is None else {
+            "length": timer.length_s, "remaining": round(timer.remaining_s, 3), "running": timer.running,
+            "warning": timer.warning, "enforced": timer.enforced,
+        },
+    }
 
 
 def _line(obj: dict) -> str:

@@ -15,6 +15,7 @@ from ..engine.keys import ASSASSIN, BLUE_AGENT, BYSTANDER, NO_CARD, RED_AGENT
 from ..hal import MultiTouch, ScreenModel, SimButtons, SimLedStrip, SimScreen, SimTouch, TouchSource
 from ..table import Session, TableLoop, parse_command
 from ..table.input import InputSettings, TouchPolicy
+from ..table.timer import TimerSettings, TurnTimer
 
 RESET = "\x1b[0m"
 BACKGROUND = {RED_AGENT: "\x1b[1;97;41m", BLUE_AGENT: "\x1b[1;97;44m", BYSTANDER: "\x1b[30;43m", ASSASSIN: "\x1b[1;97;40m"}
@@ -141,6 +142,7 @@ def interactive(
     painter: Painter,
     touch: TouchSource | None = None,
     settings: InputSettings | None = None,
+    timer: TimerSettings | None = None,
 ) -> None:
     """The table in real time with a prompt. The loop owns the game in this thread; a reader
     thread plays typed commands through the simulated devices, exactly as scripts do, while a
@@ -149,7 +151,10 @@ def interactive(
     grid = SimTouch()
     screen, buttons = TerminalScreen(painter, write), SimButtons()
     sources = MultiTouch(grid, touch) if touch is not None else grid
-    loop = TableLoop(session, sources, SimLedStrip(keep=1), screen, buttons, TouchPolicy(settings))
+    loop = TableLoop(
+        session, sources, SimLedStrip(keep=1), screen, buttons, TouchPolicy(settings), timer=TurnTimer(timer),
+        lang=painter.lang,
+    )
     loop.open()
     write("Type 'help' for the commands.\n")
     reader = threading.Thread(target=_prompt, args=(loop, grid, buttons, screen, settings, read, write), daemon=True)

@@ -3,7 +3,9 @@
 Devices put events on its queue (``post`` is thread-safe and is all a driver may call). The
 loop turns each event into an engine action, applies it through the session, and shows the
 result: an LED frame computed from the table view alone, and a screen model for the
-spymasters. A refused action changes nothing and its reason goes to the screen.
+spymasters. A refused action changes nothing and its reason goes to the screen. Between
+events it sleeps until the next thing that is due: a hold completing, the timer's next
+second, the next animation frame. Nothing is polled.
 """
 
 from __future__ import annotations
@@ -14,12 +16,14 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from ..engine import PLACE, EndTurn, Guess, InvalidAction, InvalidRules, Place, RuleError
+from ..engine import CELLS, PLACE, UNLIMITED, Clue, EndTurn, Guess, InvalidAction, InvalidRules, Place, RuleError, TimeUp
+from ..engine.actions import MAX_CLUE, ClueNumber
 from ..hal import (
     Buttons,
     ButtonEvent,
     Command,
     Cues,
+    DialEvent,
     Event,
     HealthEvent,
     LedStrip,
@@ -30,13 +34,16 @@ from ..hal import (
     TouchSource,
     UiEvent,
 )
-from ..ui.leds import render_frame
+from ..ui.leds import LightSettings, next_change, render_frame
 from .input import TouchPolicy
 from .session import Session
+from .timer import TurnTimer
 
 REFUSALS = (RuleError, InvalidAction, InvalidRules)
 _STOP = object()  # queued by stop_soon(): the loop ends once the events before it are handled
 BUTTON_COMMANDS = {"end_turn": EndTurn(), "new_game": NewGame()}
+DIAL = tuple(range(MAX_CLUE + 1)) + (UNLIMITED,)
+"""What the clue-number encoder steps through: 0 to 9, then unlimited."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -58,14 +65,27 @@ class TableLoop:
         buttons: Buttons,
         policy: TouchPolicy | None = None,
         clock: Callable[[], float] = time.monotonic,
+        timer: TurnTimer | None = None,
+        lights: LightSettings | None = None,
+        lang: str = "en",
+        idle_after_s: float = 300.0,
     ) -> None:
         self.session = session
         self.touch, self.leds, self.screen, self.buttons = touch, leds, screen, buttons
         self.policy = policy or TouchPolicy()
         self.clock = clock
+        self.timer = timer or TurnTimer()
+        self.lights = lights or LightSettings()
+        self.lang = lang
+        self.idle_after_s = idle_after_s
         self._events: queue.SimpleQueue[Event] = queue.SimpleQueue()
         self.message: str | None = None
         self.faults: dict[str, str] = {}  # device -> what is wrong with it
+        self.dial: ClueNumber = None  # the encoder's clue number, until it is entered
+        self.last_activity = clock()
+        self.revealed_at: list[float | None] = [None] * CELLS
+        self._seen: tuple[str, str] = ("", "")  # (game id, board) when reveal times were last taken
+        self._follow_game()
 
     def post(self, event: Event) -> None:
         """Queue an event for the loop; safe from any thread."""
@@ -83,7 +103,7 @@ class TableLoop:
         self.session.close()
 
     def run_pending(self) -> list[Outcome]:
-        """Handle every queued event and every hold that is due, in the calling thread."""
+        """Handle every queued event and whatever is due now, in the calling thread."""
         outcomes = []
         while True:
             try:
@@ -95,17 +115,17 @@ class TableLoop:
         return [outcome for outcome in outcomes if outcome is not None]
 
     def run(self, stop: threading.Event | None = None, poll_s: float = 0.5) -> None:
-        """Handle events as they come until ``stop`` is set or ``stop_soon`` is reached.
-        Between events it sleeps until the next event or the next hold deadline, whichever
-        comes first: no busy polling."""
+        """Handle events as they come until ``stop`` is set or ``stop_soon`` is reached,
+        sleeping in between until the next event or the next thing due."""
         stop = stop or threading.Event()
         while not stop.is_set():
-            deadline = self.policy.next_deadline()
-            wait = poll_s if deadline is None else min(poll_s, max(0.0, deadline - self.clock()))
+            due = self.next_due()
+            wait = poll_s if due is None else min(poll_s, max(0.0, due - self.clock()))
             try:
                 event = self._events.get(timeout=wait)
             except queue.Empty:
-                self.tick()
+                if due is not None and self.clock() >= due:
+                    self.tick()
                 continue
             if event is _STOP:
                 return
@@ -115,41 +135,71 @@ class TableLoop:
         """Make ``run`` return after the events already queued; safe from any thread."""
         self._events.put(_STOP)
 
+    def next_due(self) -> float | None:
+        """The earliest time something changes with no event: a hold, the timer, an animation."""
+        now = self.clock()
+        view = self.session.table_view()
+        times = [
+            self.policy.next_deadline(),
+            self.timer.next_change(now),
+            next_change(view, self.cues(now), now, self.lights),
+            None if self.idle(now) else self.last_activity + self.idle_after_s,
+        ]
+        return min((t for t in times if t is not None), default=None)
+
     def tick(self) -> Outcome | None:
-        """Act on a hold that has completed, or a pad gone stuck, and show it if anything did."""
-        stuck = len(self.policy.stuck)
-        outcome = self._hold_completed()
-        if outcome is not None or len(self.policy.stuck) != stuck:
-            self.show()
+        """Do what is due: a hold that completed, an enforced timer that ran out; then show."""
+        now = self.clock()
+        outcome = self._hold_completed(now)
+        if outcome is None and self.timer.time_is_up(now):
+            outcome = self.submit(TimeUp())
+        self.show()
         return outcome
 
     def handle(self, event: Event) -> Outcome | None:
         """One event in, the table shown again; an Outcome when it asked for a command."""
+        now = self.clock()
         outcome = None
-        if isinstance(event, TouchEvent):
-            if event.pressed:
-                self.policy.press(event.cell, self.clock())
-            elif self.policy.release(event.cell):
-                self.touch.recalibrate([event.cell])  # a stuck pad counts again once re-baselined
-            outcome = self._hold_completed()
-        elif isinstance(event, ButtonEvent):
-            outcome = self.submit(BUTTON_COMMANDS[event.name])
-        elif isinstance(event, UiEvent):
-            outcome = self.submit(event.command)
-        elif isinstance(event, HealthEvent):
+        if isinstance(event, HealthEvent):
             if event.ok:
                 self.faults.pop(event.device, None)
             else:
                 self.faults[event.device] = event.detail or f"{event.device} is not working"
+        else:
+            self.last_activity = now
+        if isinstance(event, TouchEvent):
+            if event.pressed:
+                self.policy.press(event.cell, now)
+            elif self.policy.release(event.cell):
+                self.touch.recalibrate([event.cell])  # a stuck pad counts again once re-baselined
+            outcome = self._hold_completed(now)
+        elif isinstance(event, ButtonEvent) and event.name == "enter_clue":
+            outcome = self._enter_dial()
+        elif isinstance(event, ButtonEvent):
+            outcome = self.submit(BUTTON_COMMANDS[event.name])
+        elif isinstance(event, DialEvent):
+            at = DIAL.index(self.dial) if self.dial is not None else 0
+            self.dial = DIAL[min(max(at + event.steps, 0), len(DIAL) - 1)]
+        elif isinstance(event, UiEvent):
+            outcome = self.submit(event.command)
         self.show()
         return outcome
 
-    def _hold_completed(self) -> Outcome | None:
+    def _hold_completed(self, now: float) -> Outcome | None:
         """A guess (a placement while Deep Undercover sets up) when a lone touch has been held."""
-        cell = self.policy.due(self.clock())
+        cell = self.policy.due(now)
         if cell is None:
             return None
         return self.submit(Place(cell) if self.session.state.phase == PLACE else Guess(cell))
+
+    def _enter_dial(self) -> Outcome:
+        if self.dial is None:
+            self.message = "turn the dial to the clue number first, then push it"
+            return Outcome(Clue(0), False, self.message)
+        outcome = self.submit(Clue(self.dial))
+        if outcome.ok:
+            self.dial = None
+        return outcome
 
     def submit(self, command: Command) -> Outcome:
         try:
@@ -161,10 +211,40 @@ class TableLoop:
             self.message = str(refusal)
             return Outcome(command, False, str(refusal))
         self.message = None
+        self._follow_game()
         return Outcome(command, True)
 
+    def _follow_game(self) -> None:
+        """Note when each card came to be shown (for the reveal animation) and keep the
+        timer on the current turn."""
+        now = self.clock()
+        board = self.session.table_view().board
+        game_id, before = self._seen
+        if game_id != self.session.id:
+            before = "?" * CELLS
+        for cell, (old, new) in enumerate(zip(before, board)):
+            if new in "?.":
+                self.revealed_at[cell] = None
+            elif old == "?":
+                self.revealed_at[cell] = now
+        self._seen = (self.session.id, board)
+        self.timer.follow(self.session.id, self.session.state, now)
+
+    def idle(self, now: float) -> bool:
+        return now - self.last_activity >= self.idle_after_s
+
+    def cues(self, now: float) -> Cues:
+        return Cues(
+            pending=self.policy.pending,
+            warnings=tuple(self.faults.values()) + self.policy.warnings,
+            timer=self.timer.state(now),
+            revealed_at=tuple(self.revealed_at),
+            idle=self.idle(now),
+        )
+
     def show(self) -> None:
+        now = self.clock()
         view = self.session.spymaster_view()
-        cues = Cues(pending=self.policy.pending, warnings=tuple(self.faults.values()) + self.policy.warnings)
-        self.leds.show(render_frame(view.table, cues, self.clock()))
-        self.screen.show(ScreenModel(view, self.session.id, self.message, cues))
+        cues = self.cues(now)
+        self.leds.show(render_frame(view.table, cues, now, self.lights))
+        self.screen.show(ScreenModel(view, self.session.id, self.message, cues, self.lang, self.dial))
