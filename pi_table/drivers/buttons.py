@@ -1,0 +1,127 @@
+"""The table's physical buttons through gpiozero: END TURN, NEW GAME and the clue-number encoder.
+
+Every button and the encoder's two contacts switch to ground, with the Pi's internal pull-ups on,
+so the wiring is one wire per contact plus a shared ground. gpiozero picks the pin factory (lgpio
+on a Pi, ``GPIOZERO_PIN_FACTORY=mock`` or ``Device.pin_factory = MockFactory()`` elsewhere) and
+calls back from its own threads; the callbacks here only hand a ready-made event to ``emit``,
+the table loop's thread-safe ``post``.
+
+Default pins (BCM numbers) keep clear of what the rest of the table uses: I2C (GPIO 2, 3), SPI0
+for the LEDs (GPIO 7-11), PWM0 for the LEDs as an option (GPIO 18) and the UART (GPIO 14, 15).
+END TURN on GPIO 17 and NEW GAME on GPIO 27 are header pins 11 and 13, next to ground on pin 9
+and 14. The encoder is optional and off by default; GPIO 22, 23 and 24 (header pins 15, 16
+and 18, ground on pin 20) are free for its A, B and push contacts. If the dial counts the wrong
+way, swap ``encoder_a`` and ``encoder_b``. gpiozero counts one step per full quadrature cycle, so
+the encoder should have one cycle per detent (as the common KY-040 and Bourns PEC11R do).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from ..hal.buttons import Buttons
+from ..hal.events import ButtonEvent, DialEvent, Emit, Event
+
+HEADER_GPIO = range(2, 28)  # GPIO 0 and 1 are the HAT EEPROM's I2C; 28 and up are not on the header
+ENCODER = ("encoder_a", "encoder_b", "encoder_push")
+CONTACTS = ("end_turn", "new_game", *ENCODER)
+LONGEST_HOLD_S = 10.0  # "2000" is a hold given in milliseconds; nobody holds a button for 10 s
+
+
+@dataclass(frozen=True)
+class ButtonPins:
+    """Which BCM GPIO each button is wired to (None: not fitted), and how presses are read.
+
+    ``new_game_hold_s`` is how long NEW GAME must be held: a brushed button never ends a game.
+    ``bounce_s`` is the software debounce on the buttons. The encoder's contacts get none: its
+    quadrature state machine already ignores contact jitter, and a debounce would drop the
+    edges of a quick spin.
+    """
+
+    end_turn: int | None = 17
+    new_game: int | None = 27
+    encoder_a: int | None = None
+    encoder_b: int | None = None
+    encoder_push: int | None = None
+    new_game_hold_s: float = 2.0
+    bounce_s: float = 0.05
+
+    def __post_init__(self) -> None:
+        used: dict[int, str] = {}
+        for name, pin in self.pins().items():
+            if isinstance(pin, bool) or not isinstance(pin, int) or pin not in HEADER_GPIO:
+                raise ValueError(
+                    f"{name} pin is a BCM GPIO number on the 40-pin header, "
+                    f"{HEADER_GPIO.start} to {HEADER_GPIO.stop - 1}, not {pin!r}"
+                )
+            if pin in used:
+                raise ValueError(f"{used[pin]} and {name} are both on GPIO {pin}: each pin takes one contact")
+            used[pin] = name
+        fitted = [name for name in ENCODER if getattr(self, name) is not None]
+        if fitted and len(fitted) < len(ENCODER):
+            raise ValueError(
+                f"the encoder needs all of {', '.join(ENCODER)} or none of them, not only {', '.join(fitted)}"
+            )
+        for name in ("new_game_hold_s", "bounce_s"):
+            seconds = getattr(self, name)
+            if isinstance(seconds, bool) or not isinstance(seconds, (int, float)):
+                raise ValueError(f"{name} is a number of seconds, not {seconds!r}")
+        if not 0 < self.new_game_hold_s <= LONGEST_HOLD_S:
+            raise ValueError(
+                f"new_game_hold_s is above 0 and at most {LONGEST_HOLD_S:g} seconds, not {self.new_game_hold_s!r}"
+            )
+        if not 0 < self.bounce_s < self.new_game_hold_s:
+            raise ValueError(
+                f"bounce_s is above 0 and shorter than new_game_hold_s ({self.new_game_hold_s:g} s), "
+                f"not {self.bounce_s!r}"
+            )
+
+    def pins(self) -> dict[str, int]:
+        """The fitted contacts by field name."""
+        return {name: getattr(self, name) for name in CONTACTS if getattr(self, name) is not None}
+
+
+def _sends(emit: Emit, event: Event) -> Callable[[], None]:
+    """A gpiozero callback that only hands ``event`` to the loop (it runs on gpiozero's threads)."""
+    return lambda: emit(event)
+
+
+class GpioButtons(Buttons):
+    """The real buttons. ``start`` claims the pins; ``stop`` closes every device and frees them."""
+
+    def __init__(self, pins: ButtonPins | None = None) -> None:
+        self.pins = pins or ButtonPins()
+        self._devices: list[Any] = []
+
+    def start(self, emit: Emit) -> None:
+        from gpiozero import Button, RotaryEncoder
+
+        pins = self.pins
+        try:  # a pin already taken fails the start, and the pins claimed before it are freed
+            if pins.end_turn is not None:
+                end_turn = self._keep(Button(pins.end_turn, pull_up=True, bounce_time=pins.bounce_s))
+                end_turn.when_pressed = _sends(emit, ButtonEvent("end_turn"))
+            if pins.new_game is not None:
+                new_game = self._keep(
+                    Button(pins.new_game, pull_up=True, bounce_time=pins.bounce_s, hold_time=pins.new_game_hold_s)
+                )
+                new_game.when_held = _sends(emit, ButtonEvent("new_game"))
+            if pins.encoder_a is not None:
+                dial = self._keep(RotaryEncoder(pins.encoder_a, pins.encoder_b))
+                dial.when_rotated_clockwise = _sends(emit, DialEvent(1))
+                dial.when_rotated_counter_clockwise = _sends(emit, DialEvent(-1))
+                push = self._keep(Button(pins.encoder_push, pull_up=True, bounce_time=pins.bounce_s))
+                push.when_pressed = _sends(emit, ButtonEvent("enter_clue"))
+        except BaseException:
+            self.stop()
+            raise
+
+    def _keep(self, device: Any) -> Any:
+        self._devices.append(device)
+        return device
+
+    def stop(self) -> None:
+        while self._devices:
+            self._devices.pop().close()
