@@ -24,6 +24,7 @@ def table(timer=None, rules=Rules(), idle_after_s=None):
     t = SimTable(Session(rules, rng=random.Random(1), key=game.parse_key(KEY)), timer=timer)
     if idle_after_s is not None:
         t.loop.idle_after_s = idle_after_s
+        t.loop.show()  # the loop plans its next screen change when it shows
     return t
 
 

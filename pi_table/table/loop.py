@@ -85,6 +85,7 @@ class TableLoop:
         self.last_activity = clock()
         self.revealed_at: list[float | None] = [None] * CELLS
         self._seen: tuple[str, str] = ("", "")  # (game id, board) when reveal times were last taken
+        self._screen_next: float | None = None  # when the screen next changes with no event
         self._follow_game()
 
     def post(self, event: Event) -> None:
@@ -136,24 +137,32 @@ class TableLoop:
         self._events.put(_STOP)
 
     def next_due(self) -> float | None:
-        """The earliest time something changes with no event: a hold, the timer, an animation."""
+        """The earliest time something changes with no event: a hold, the timer, going idle,
+        or the next animation frame."""
         now = self.clock()
-        view = self.session.table_view()
+        frame = next_change(self.session.table_view(), self.cues(now), now, self.lights)
+        return min((t for t in (self._screen_due(now), frame) if t is not None), default=None)
+
+    def _screen_due(self, now: float) -> float | None:
+        """When the table's state or the screen next change by themselves (animations aside)."""
         times = [
             self.policy.next_deadline(),
             self.timer.next_change(now),
-            next_change(view, self.cues(now), now, self.lights),
             None if self.idle(now) else self.last_activity + self.idle_after_s,
         ]
         return min((t for t in times if t is not None), default=None)
 
     def tick(self) -> Outcome | None:
-        """Do what is due: a hold that completed, an enforced timer that ran out; then show."""
+        """Do what is due: a hold that completed, an enforced timer that ran out, the timer's
+        next second; otherwise it was an animation frame, which only the LEDs need."""
         now = self.clock()
         outcome = self._hold_completed(now)
         if outcome is None and self.timer.time_is_up(now):
             outcome = self.submit(TimeUp())
-        self.show()
+        if outcome is not None or (self._screen_next is not None and now >= self._screen_next):
+            self.show()
+        else:
+            self.leds.show(render_frame(self.session.table_view(), self.cues(now), now, self.lights))
         return outcome
 
     def handle(self, event: Event) -> Outcome | None:
@@ -248,3 +257,4 @@ class TableLoop:
         cues = self.cues(now)
         self.leds.show(render_frame(view.table, cues, now, self.lights))
         self.screen.show(ScreenModel(view, self.session.id, self.message, cues, self.lang, self.dial))
+        self._screen_next = self._screen_due(now)

@@ -1,0 +1,113 @@
+"""WS2812B LEDs on a Raspberry Pi 5 over SPI, through the kernel's spidev (pip: spidev;
+Debian: python3-spidev).
+
+The released rpi-ws281x refuses the Pi 5 ("Hardware revision is not supported": its GPIO,
+PWM and SPI sit behind the RP1 chip, which the library does not program). We send the WS2812B
+waveform on SPI0's MOSI (GPIO10) instead, encoding it ourselves: each data bit becomes one SPI
+byte at 6.4 MHz, ``11000000`` for a 0 (high 312 ns) and ``11111000`` for a 1 (high 781 ns),
+within the WS2812B's 220-380 ns and 580-1000 ns windows. Why this rather than a NeoPixel
+library:
+
+- spidev is the one maintained dependency (a thin binding to the kernel's /dev/spidev, packaged
+  by Debian); Adafruit's neopixel_spi does the same encoding but pulls in Blinka and its board
+  detection, and its brightness and gamma would be a second set on top of ours;
+- one byte per bit means every byte ends low, so a pause between bytes only stretches a low
+  level, which the LEDs ignore until it reaches the latch time;
+- the RP1 divides a 200 MHz clock by an even number, so 6.4 MHz may come out as 6.25 MHz: the
+  bits become 320 and 800 ns, still inside both windows;
+- a run of zero bytes before the data (MOSI may rest high, which corrupts the first LED on
+  several SPI controllers) and after it (the latch: 300 µs, over the WS2812B's 280 µs);
+- the whole frame goes in one transfer: spidev splits larger writes into pieces, and a pause
+  between pieces can latch half a frame. A strip too long for the buffer is refused at start
+  with the kernel parameter that raises it.
+
+Needs ``dtparam=spi=on`` in config.txt and a user in the ``spi`` group; no root.
+"""
+
+from __future__ import annotations
+
+import importlib
+import math
+from dataclasses import dataclass
+from pathlib import Path
+
+from ..hal import LedFrame, LedStrip
+from .ws281x import ORDERS, PixelSource
+
+BIT0 = 0b11000000
+BIT1 = 0b11111000
+ENCODED = [bytes(BIT1 if byte >> bit & 1 else BIT0 for bit in range(7, -1, -1)) for byte in range(256)]
+"""Each data byte as the 8 SPI bytes that carry it, most significant bit first."""
+BUFSIZ_FILE = Path("/sys/module/spidev/parameters/bufsiz")
+DEFAULT_BUFSIZ = 4096  # the kernel's, when the parameter cannot be read
+
+
+@dataclass(frozen=True, slots=True)
+class SpiLedConfig:
+    bus: int = 0  # /dev/spidev0.0: MOSI on GPIO10
+    device: int = 0
+    speed_hz: int = 6_400_000
+    order: str = "GRB"  # the chips' channel order: WS2812B take green, red, blue
+    latch_us: float = 300.0
+
+    def __post_init__(self) -> None:
+        if not 5_600_000 <= self.speed_hz <= 7_200_000:
+            raise ValueError(
+                f"speed_hz is about 6400000 (5.6 to 7.2 MHz keep the WS2812B's bit timing), not {self.speed_hz}"
+            )
+        if self.order not in ORDERS:
+            raise ValueError(f"order is one of {', '.join(ORDERS)}, not {self.order!r}")
+        if not 50 <= self.latch_us <= 1000:
+            raise ValueError(f"latch_us is 50 to 1000 microseconds (WS2812B: 280 or more), not {self.latch_us}")
+
+
+class SpiLedStrip(LedStrip):
+    """The LED strip on a spidev device; ``show`` writes one transfer of the whole frame."""
+
+    def __init__(
+        self, output: PixelSource, config: SpiLedConfig | None = None, bufsiz_file: Path = BUFSIZ_FILE
+    ) -> None:
+        self.config = c = config or SpiLedConfig()
+        self._output = output
+        self._latch = bytes(math.ceil(c.speed_hz * c.latch_us / 8e6))
+        self._shifts = tuple(16 - 8 * "RGB".index(channel) for channel in c.order)
+        size = 2 * len(self._latch) + 24 * output.length
+        limit = _bufsiz(bufsiz_file)
+        if size > limit:
+            raise ValueError(
+                f"{output.length} LEDs need one SPI transfer of {size} bytes, more than spidev's buffer of "
+                f"{limit}: add spidev.bufsiz={1 << (size - 1).bit_length()} to /boot/firmware/cmdline.txt and reboot"
+            )
+        spidev = importlib.import_module("spidev")
+        self._spi = spidev.SpiDev()
+        self._spi.open(c.bus, c.device)
+        self._spi.mode = 0
+        self._spi.max_speed_hz = c.speed_hz
+
+    def show(self, frame: LedFrame) -> None:
+        self._spi.writebytes2(self.encode(self._output.pixels(frame)))
+
+    def close(self) -> None:
+        """All LEDs off, then the device released."""
+        if self._spi is None:
+            return
+        self._spi.writebytes2(self.encode([0] * self._output.length))
+        self._spi.close()
+        self._spi = None
+
+    def encode(self, pixels: list[int]) -> bytes:
+        """The SPI bytes for these ``0xRRGGBB`` values: latch, each LED's channels in the
+        chips' order, latch."""
+        first, second, third = self._shifts
+        parts = [self._latch]
+        for value in pixels:
+            parts += (ENCODED[value >> first & 255], ENCODED[value >> second & 255], ENCODED[value >> third & 255])
+        parts.append(self._latch)
+        return b"".join(parts)
+
+
+def _bufsiz(path: Path) -> int:
+    try:
+        return int(path.read_text())
+    except (OSError, ValueError):
+        return DEFAULT_BUFSIZ

@@ -1,0 +1,94 @@
+"""WS2812B LEDs on a Raspberry Pi 3 or 4 through the rpi-ws281x library (pip: rpi-ws281x).
+
+The default pin is GPIO10, SPI0's MOSI: the library then drives the strip through the kernel's
+spidev and needs no root, only a user in the ``spi`` and ``gpio`` groups, ``dtparam=spi=on``
+and a fixed core clock so the SPI rate holds (Pi 3: ``core_freq=250``; Pi 4:
+``core_freq=500`` and ``core_freq_min=500`` in config.txt). GPIO18 uses PWM with DMA
+instead: it needs root and takes the analogue audio's PWM. The library does not support the
+Pi 5; use ``pi_table.drivers.spi_leds`` there.
+
+Brightness, gamma and the current limit are ours (``pi_table.ui.pixels.PixelOutput``): the
+library gets brightness 255 and an identity gamma table so it changes nothing. It is
+imported only when a strip is opened: constructing its ``PixelStrip`` off a Pi crashes the
+interpreter, so tests put a fake module in its place.
+"""
+
+from __future__ import annotations
+
+import importlib
+from dataclasses import dataclass
+from typing import Protocol
+
+from ..hal import LedFrame, LedStrip
+
+PINS = {10: (0,), 18: (0,), 12: (0,), 21: (0,), 13: (1,), 19: (1,)}
+"""The header pins rpi-ws281x can drive and the channel each needs: SPI (10), PWM0 (12, 18),
+PCM (21), PWM1 (13, 19)."""
+ORDERS = ("GRB", "RGB", "BRG", "BGR", "RBG", "GBR")
+
+
+class PixelSource(Protocol):
+    """What an LED driver needs from the output stage (``pi_table.ui.pixels.PixelOutput``,
+    which the drivers, a layer below, do not import)."""
+
+    @property
+    def length(self) -> int: ...
+
+    def pixels(self, frame: LedFrame) -> list[int]: ...
+
+
+@dataclass(frozen=True, slots=True)
+class Ws281xConfig:
+    pin: int = 10
+    channel: int = 0
+    freq_hz: int = 800_000
+    dma: int = 10
+    invert: bool = False  # True behind an inverting level shifter (a single NPN transistor)
+    order: str = "GRB"  # the chips' channel order: WS2812B take green, red, blue
+
+    def __post_init__(self) -> None:
+        if self.pin not in PINS:
+            raise ValueError(f"rpi-ws281x drives GPIO {', '.join(map(str, sorted(PINS)))}, not GPIO{self.pin}")
+        if self.channel not in PINS[self.pin]:
+            raise ValueError(f"GPIO{self.pin} is on channel {PINS[self.pin][0]}, not {self.channel}")
+        if self.freq_hz not in (400_000, 800_000):
+            raise ValueError(f"freq_hz is 800000 (WS2812B) or 400000 (old WS2811), not {self.freq_hz}")
+        if self.dma == 5 or not 0 <= self.dma <= 14:
+            raise ValueError(
+                f"dma is a DMA channel 0-14 the system leaves free, such as 10 (5 corrupts the SD card), not {self.dma}"
+            )
+        if self.order not in ORDERS:
+            raise ValueError(f"order is one of {', '.join(ORDERS)}, not {self.order!r}")
+
+
+class Ws281xStrip(LedStrip):
+    """The LED strip through rpi-ws281x; ``show`` hands the frame to its DMA and returns."""
+
+    def __init__(self, output: PixelSource, config: Ws281xConfig | None = None) -> None:
+        self.config = config or Ws281xConfig()
+        self._output = output
+        library = importlib.import_module("rpi_ws281x")
+        c = self.config
+        self._strip = library.PixelStrip(
+            output.length, c.pin, c.freq_hz, c.dma, c.invert, 255, c.channel,
+            getattr(library, f"WS2811_STRIP_{c.order}"), list(range(256)),
+        )
+        self._strip.begin()
+
+    def show(self, frame: LedFrame) -> None:
+        self._write(self._output.pixels(frame))
+
+    def close(self) -> None:
+        """All LEDs off, then the library's DMA and SPI released (its own clean-up, which
+        it also runs at exit; it is safe to run twice)."""
+        if self._strip is None:
+            return
+        self._write([0] * self._output.length)
+        self._strip._cleanup()
+        self._strip = None
+
+    def _write(self, pixels: list[int]) -> None:
+        strip = self._strip
+        for index, value in enumerate(pixels):
+            strip.setPixelColor(index, value)
+        strip.show()

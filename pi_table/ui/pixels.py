@@ -1,0 +1,170 @@
+"""The output stage: from an LED frame to the values the strip's LEDs get.
+
+A frame gives one colour per cell and per edge pixel; the strip is one data line of WS2812B
+LEDs laid under the grid and round the edge. ``LedMap`` says which LEDs light each cell and
+which make up the edge; ``PixelOutput`` applies brightness and gamma from one precomputed
+table and scales the whole frame down, every LED alike, whenever the estimated current would
+exceed the LED supply's budget: a bright frame dims a little instead of overloading the supply.
+
+The result is one ``0xRRGGBB`` int per LED, the strip libraries' colour convention; the
+drivers put the channels in the order the chips want (GRB for WS2812B).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from ..engine import CELLS, GRID
+from ..hal import LedFrame
+
+
+@dataclass(frozen=True, slots=True)
+class LedMap:
+    """Which LEDs on the strip light each cell (row-major, top-left first, as the key) and
+    which, in order, make up the edge strip. LEDs in neither stay dark."""
+
+    cells: tuple[tuple[int, ...], ...]
+    edge: tuple[int, ...]
+    length: int  # LEDs on the data line, unused ones included
+
+    def __post_init__(self) -> None:
+        if len(self.cells) != CELLS:
+            raise ValueError(f"the LED map has {len(self.cells)} cells, the grid has {CELLS}")
+        if self.length < 1:
+            raise ValueError(f"the strip has at least one LED, not {self.length}")
+        owner: dict[int, str] = {}
+        places = [(f"cell {cell}", leds) for cell, leds in enumerate(self.cells)] + [("the edge", self.edge)]
+        for place, leds in places:
+            if not leds and place != "the edge":
+                raise ValueError(f"{place} has no LED in the map")
+            for led in leds:
+                if not 0 <= led < self.length:
+                    raise ValueError(f"LED {led} of {place} is off the strip: its LEDs are 0 to {self.length - 1}")
+                if led in owner:
+                    raise ValueError(f"LED {led} is used twice: by {owner[led]} and by {place}")
+                owner[led] = place
+
+    @classmethod
+    def grid(
+        cls,
+        leds_per_cell: int = 4,
+        serpentine: bool = True,
+        offset: int = 0,
+        edge_leds: int = 24,
+        edge_first: int | None = None,
+        edge_reversed: bool = False,
+        length: int | None = None,
+    ) -> LedMap:
+        """One strip running along the rows from the top-left cell, ``leds_per_cell`` LEDs in
+        a row under each cell, starting at LED ``offset``. ``serpentine``: every other row runs
+        back right to left, as a strip laid in one zigzag does. The edge strip's ``edge_leds``
+        follow the grid on the same line unless ``edge_first`` puts them elsewhere;
+        ``edge_reversed`` when it was laid the other way round."""
+        if leds_per_cell < 1 or offset < 0 or edge_leds < 0:
+            raise ValueError(
+                f"leds_per_cell is 1 or more, offset and edge_leds 0 or more, "
+                f"not {leds_per_cell}, {offset} and {edge_leds}"
+            )
+        cells = []
+        for cell in range(CELLS):
+            row, col = divmod(cell, GRID)
+            if serpentine and row % 2:
+                col = GRID - 1 - col
+            first = offset + (row * GRID + col) * leds_per_cell
+            cells.append(tuple(range(first, first + leds_per_cell)))
+        start = offset + CELLS * leds_per_cell if edge_first is None else edge_first
+        edge = tuple(range(start, start + edge_leds))
+        if edge_reversed:
+            edge = edge[::-1]
+        end = max(offset + CELLS * leds_per_cell, start + edge_leds)
+        return cls(tuple(cells), edge, end if length is None else length)
+
+
+@dataclass(frozen=True, slots=True)
+class PowerLimit:
+    """The current the LEDs may draw. A WS2812B draws about 20 mA per colour channel at
+    full and about 1 mA doing nothing; ``budget_ma`` is what the LEDs' supply may give."""
+
+    budget_ma: float = 3000.0
+    ma_per_channel: float = 20.0
+    idle_ma_per_led: float = 1.0
+
+    def __post_init__(self) -> None:
+        if self.budget_ma <= 0 or self.ma_per_channel <= 0 or self.idle_ma_per_led < 0:
+            raise ValueError(
+                f"budget_ma and ma_per_channel are more than 0 and idle_ma_per_led 0 or more, not "
+                f"{self.budget_ma}, {self.ma_per_channel} and {self.idle_ma_per_led}"
+            )
+
+    def draw_ma(self, pixels: Sequence[int]) -> float:
+        """The estimated current of a strip showing these ``0xRRGGBB`` values."""
+        channels = sum((value >> 16 & 255) + (value >> 8 & 255) + (value & 255) for value in pixels)
+        return len(pixels) * self.idle_ma_per_led + channels * self.ma_per_channel / 255
+
+
+class PixelOutput:
+    """Turns frames into the strip's values: map, brightness, gamma, current limit."""
+
+    def __init__(
+        self,
+        led_map: LedMap | None = None,
+        brightness: float = 0.5,
+        gamma: float = 2.2,
+        power: PowerLimit | None = None,
+    ) -> None:
+        if not 0 <= brightness <= 1:
+            raise ValueError(f"brightness is 0 to 1, not {brightness}")
+        if not 1 <= gamma <= 3:
+            raise ValueError(f"gamma is 1 (no correction) to 3, not {gamma}")
+        self.map = led_map or LedMap.grid()
+        self.power = power or PowerLimit()
+        at_rest = self.map.length * self.power.idle_ma_per_led
+        if self.power.budget_ma <= at_rest:
+            raise ValueError(
+                f"the power budget of {self.power.budget_ma:g} mA does not cover the {self.map.length} LEDs' "
+                f"own {at_rest:g} mA at rest"
+            )
+        self._table = [round(255 * brightness * (value / 255) ** gamma) for value in range(256)]
+        # the channel sum (in 0-255 units over the whole strip) that the budget allows
+        self._channel_budget = (self.power.budget_ma - at_rest) * 255 / self.power.ma_per_channel
+        self._targets: dict[int, list[tuple[int, ...]]] = {}
+
+    @property
+    def length(self) -> int:
+        return self.map.length
+
+    def pixels(self, frame: LedFrame) -> list[int]:
+        """One ``0xRRGGBB`` per LED on the strip, within the power budget."""
+        if len(frame.cells) != CELLS:
+            raise ValueError(f"a frame has {CELLS} cells, this one {len(frame.cells)}")
+        targets = self._targets.get(len(frame.edge)) or self._spread(len(frame.edge))
+        table = self._table
+        duties = []
+        total = 0
+        for (r, g, b), leds in zip(frame.cells + frame.edge, targets):
+            duty = (table[r], table[g], table[b])
+            duties.append(duty)
+            total += (duty[0] + duty[1] + duty[2]) * len(leds)
+        out = [0] * self.map.length
+        # a hair under the exact ratio, so that rounding down keeps the frame within the budget
+        scale = self._channel_budget / total * (1 - 1e-9) if total > self._channel_budget else None
+        for (r, g, b), leds in zip(duties, targets):
+            if scale is not None:
+                r, g, b = int(r * scale), int(g * scale), int(b * scale)
+            value = r << 16 | g << 8 | b
+            for led in leds:
+                out[led] = value
+        return out
+
+    def _spread(self, pixels: int) -> list[tuple[int, ...]]:
+        """The LEDs behind each cell, then each of the frame's ``pixels`` edge pixels: the
+        edge LEDs are shared out evenly, so the frame's edge need not match the strip's."""
+        edge = self.map.edge
+        shares: list[list[int]] = [[] for _ in range(pixels)]
+        if pixels:
+            for position, led in enumerate(edge):
+                shares[position * pixels // len(edge)].append(led)
+        targets = list(self.map.cells) + [tuple(share) for share in shares]
+        self._targets[pixels] = targets
+        return targets
