@@ -1,0 +1,253 @@
+"""The spymaster screen on a real display, through pygame: KMSDRM on the Pi, any SDL driver elsewhere.
+
+pygame wants the thread that opened the window to draw on it and to read its events, so the
+screen runs one thread of its own. ``show`` hands it the newest model (the latest wins, so the
+table loop never waits for a redraw) and wakes it. Between redraws the thread naps, reading
+taps every ``INPUT_POLL_S``, until something happens: a new model, a tap, or, while a turn
+timer runs, the next second. A tap becomes the command the painter maps it to, sent to the
+table loop as a ``UiEvent``.
+
+What the screen looks like is the painter's business (``pi_table.ui.screen.ScreenPainter``,
+with the key's rotation in its settings). It is handed in because drivers sit below the ui
+layer and may not import it. pygame itself is imported only when the screen starts, so the
+rest of the table runs where pygame is missing.
+
+On the Pi: ``SDL_VIDEODRIVER=kmsdrm`` (or ``video_driver="kmsdrm"``) with a pygame built
+against the system SDL2 (Debian's python3-pygame); no desktop is needed.
+"""
+
+from __future__ import annotations
+
+import logging
+import math
+import os
+import threading
+import time
+from contextlib import contextmanager
+from functools import lru_cache
+from pathlib import Path
+from typing import Any, Protocol
+
+from ..hal import Command, Emit, Screen, ScreenModel, UiEvent
+
+log = logging.getLogger(__name__)
+
+INPUT_POLL_S = 0.03
+"""How often taps are read while nothing else happens. SDL's own event wait polls every
+millisecond on video drivers that cannot block (the dummy driver; KMSDRM likely too), which
+cost about 3 % of a core here; a 30 ms nap between reads keeps taps prompt and an idle screen
+near 0 %."""
+
+
+class Painter(Protocol):
+    """Draws a model on a surface and says what a tap at a pixel asks for."""
+
+    def draw(self, surface: Any, model: ScreenModel, now: float, since: float | None = None) -> object: ...
+
+    def tap(self, pos: tuple[int, int]) -> Command | None: ...
+
+
+class PygameScreen(Screen):
+    """The spymaster screen in its own thread.
+
+    ``size`` None fills the display at its own resolution (the Pi's panel, cursor hidden);
+    a size opens a window that big (a desktop). ``video_driver`` sets ``SDL_VIDEODRIVER``
+    before the display opens ("kmsdrm" on the Pi, "dummy" in tests); None leaves it as is.
+    """
+
+    def __init__(
+        self,
+        painter: Painter,
+        size: tuple[int, int] | None = None,
+        video_driver: str | None = None,
+        clock=time.monotonic,
+        open_timeout_s: float = 10.0,
+    ) -> None:
+        self.painter = painter
+        self.size = size
+        self.video_driver = video_driver
+        self.clock = clock
+        self.open_timeout_s = open_timeout_s
+        self._lock = threading.Lock()
+        self._model: ScreenModel | None = None
+        self._since = 0.0
+        self._emit: Emit | None = None
+        self._thread: threading.Thread | None = None
+        self._ready = threading.Event()
+        self._failure: str | None = None
+        self._running = False
+        self._woken = False
+        self._nudge = threading.Event()  # set whenever something is posted for the thread
+        self._wake = self._stop = self._shot = 0  # pygame event types, set in start()
+
+    # --- from any thread ---------------------------------------------------------------------
+
+    def show(self, model: ScreenModel) -> None:
+        """Hand over the newest model and wake the screen's thread; returns at once."""
+        with self._lock:
+            self._model, self._since = model, self.clock()
+            wake = self._running and not self._woken  # one wake-up covers any number of models
+            self._woken = self._woken or wake
+        if wake:
+            self._post(self._wake)
+
+    def start(self, emit: Emit) -> None:
+        """Open the display in the screen's thread; raise if it cannot be opened."""
+        self._wake, self._stop, self._shot = _event_types()
+        self._emit = emit
+        self._thread = threading.Thread(target=self._run, name="spymaster-screen", daemon=True)
+        self._thread.start()
+        if not self._ready.wait(self.open_timeout_s):
+            raise RuntimeError(f"the spymaster screen did not open within {self.open_timeout_s} s")
+        if self._failure is not None:
+            raise RuntimeError(f"the spymaster screen could not open: {self._failure}")
+
+    def stop(self) -> None:
+        """Close the display; the thread ends once it has handled what was already queued."""
+        thread = self._thread
+        if thread is None:
+            return
+        self._post(self._stop)
+        thread.join(timeout=5.0)
+        if thread.is_alive():
+            log.error("the spymaster screen's thread did not end")
+        self._thread = None
+        self._emit = None
+
+    def screenshot(self, path: Path | str, timeout_s: float = 5.0) -> None:
+        """Save what the screen shows now as a PNG (the screen's thread writes it)."""
+        import pygame
+
+        request = {"path": str(path), "done": threading.Event(), "error": None}
+        if not self._running:
+            raise RuntimeError("the spymaster screen is not running")
+        self._post(self._shot, request=request)
+        if not request["done"].wait(timeout_s):
+            raise RuntimeError(f"the spymaster screen did not save {path} within {timeout_s} s")
+        if request["error"] is not None:
+            raise pygame.error(request["error"])
+
+    def _post(self, kind: int, **fields) -> None:
+        import pygame
+
+        try:
+            pygame.event.post(pygame.event.Event(kind, fields))
+        except pygame.error:  # the display closed meanwhile: nothing left to wake
+            pass
+        self._nudge.set()
+
+    # --- the screen's own thread ----------------------------------------------------------
+
+    def _run(self) -> None:
+        import pygame
+
+        try:
+            with _video_driver(self.video_driver):
+                pygame.display.init()
+            pygame.font.init()
+            if self.size is None:
+                surface = pygame.display.set_mode((0, 0), pygame.FULLSCREEN)
+                pygame.mouse.set_visible(False)
+            else:
+                surface = pygame.display.set_mode(self.size)
+            pygame.display.set_caption("pi-table: spymasters")
+            pygame.event.set_blocked([pygame.MOUSEMOTION, pygame.FINGERMOTION])  # no wake-ups for moves
+        except pygame.error as e:
+            self._failure = str(e)
+            self._ready.set()
+            return
+        with self._lock:
+            self._running = True
+        self._ready.set()
+        try:
+            self._serve(pygame, surface)
+        finally:
+            with self._lock:
+                self._running = False
+            pygame.display.quit()
+
+    def _serve(self, pygame, surface) -> None:
+        drawn: ScreenModel | None = None
+        due: float | None = None  # when a running timer next shows another second
+        dirty, shots = True, []
+        while True:
+            with self._lock:
+                model, since = self._model, self._since
+                self._woken = False
+            now = self.clock()
+            if model is not None and (dirty or model is not drawn or (due is not None and now >= due)):
+                try:
+                    self.painter.draw(surface, model, now, since)
+                except Exception:  # a drawing bug must not take the key off the screen for good
+                    log.exception("the spymaster screen could not draw the game %s", model.game_id)
+                pygame.display.flip()
+                drawn = model
+                due = _next_second(model, since, now)  # kept until then, however early a wake-up
+            for request in shots:
+                try:
+                    pygame.image.save(surface, request["path"])
+                except (pygame.error, OSError) as e:
+                    request["error"] = str(e)
+                request["done"].set()
+            self._nudge.wait(INPUT_POLL_S if due is None else min(INPUT_POLL_S, max(0.0, due - self.clock())))
+            self._nudge.clear()
+            dirty, shots = False, []
+            for event in pygame.event.get():
+                if event.type == self._stop:
+                    return
+                if event.type == self._shot:
+                    shots.append(event.request)
+                elif event.type in (pygame.WINDOWEXPOSED, pygame.VIDEOEXPOSE):
+                    dirty = True
+                else:
+                    dirty |= self._tap(pygame, event, surface.get_size())
+
+    def _tap(self, pygame, event, size: tuple[int, int]) -> bool:
+        """Send the command a tap asks for; True when the picture must be redrawn."""
+        if event.type == pygame.FINGERDOWN:  # touch panels: x and y run from 0 to 1
+            pos = (int(event.x * size[0]), int(event.y * size[1]))
+        elif event.type == pygame.MOUSEBUTTONDOWN and event.button == 1 and not getattr(event, "touch", False):
+            pos = event.pos  # a mouse; SDL's copies of touches as clicks are left out
+        else:
+            return False
+        command = self.painter.tap(pos)
+        if command is not None and self._emit is not None:
+            self._emit(UiEvent(command))
+        return True
+
+
+@contextmanager
+def _video_driver(name: str | None):
+    """``SDL_VIDEODRIVER`` set to ``name`` while SDL picks its driver, then put back: it is the
+    whole process's environment, and other displays (a desktop simulator) may want another."""
+    if name is None:
+        yield
+        return
+    before = os.environ.get("SDL_VIDEODRIVER")
+    os.environ["SDL_VIDEODRIVER"] = name
+    try:
+        yield
+    finally:
+        if before is None:
+            del os.environ["SDL_VIDEODRIVER"]
+        else:
+            os.environ["SDL_VIDEODRIVER"] = before
+
+
+@lru_cache(maxsize=1)
+def _event_types() -> tuple[int, int, int]:
+    """The screen's own pygame event kinds: wake up, stop, take a screenshot."""
+    import pygame
+
+    return pygame.event.custom_type(), pygame.event.custom_type(), pygame.event.custom_type()
+
+
+def _next_second(model: ScreenModel | None, since: float, now: float) -> float | None:
+    """When a running timer will show its next second, counting down from ``since``."""
+    timer = model.cues.timer if model is not None else None
+    if timer is None or not timer.running:
+        return None
+    remaining = timer.remaining_s - (now - since)
+    if remaining <= 0:
+        return None
+    return now + (remaining - math.floor(remaining) or 1.0) + 0.001

@@ -1,0 +1,743 @@
+"""The spymasters' screen, drawn with pygame from a ``ScreenModel``.
+
+``draw`` paints one model on a surface and returns the ``Frame``: the tap regions with the
+command each one asks for, and the texts it showed. It keeps no state between calls apart
+from caches of fonts and rendered text, so the same model always looks the same; the
+``ScreenPainter`` adds the one thing the screen remembers, a mode (covering a card, choosing
+a new game), and is what the pygame backend drives. ``render_png`` draws offscreen to a file.
+
+Everything is laid out on an 800x480 design and scaled to the surface, so a 1024x600 panel
+shows the same picture. Type is the default pygame font, large: the screen is read at arm's
+length in a dim room.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from enum import Enum
+from functools import lru_cache
+from pathlib import Path
+
+import pygame
+
+from ..engine import CELLS, CLUE, COVER, GRID, GUESS, OVER, PLACE, UNLIMITED, Clue, Cover, Penalty, Place, Team, Undo
+from ..engine.keys import ASSASSIN, BLUE_AGENT, BYSTANDER, NO_CARD, RED_AGENT
+from ..engine.views import MAD_ARMED_AT, TableView
+from ..hal import Command, NewGame, ScreenModel
+from .i18n import N_, TeamWord, say, translation
+
+
+def _mix(colour: tuple[int, int, int], other: tuple[int, int, int], amount: float) -> tuple[int, int, int]:
+    """``colour`` moved ``amount`` of the way towards ``other``."""
+    return tuple(round(a + (b - a) * amount) for a, b in zip(colour, other, strict=True))  # type: ignore[return-value]
+
+
+DESIGN = (800, 480)
+HEADER = 90
+ROTATIONS = (0, 90, 180, 270)
+
+BACKGROUND = (12, 14, 18)
+PANEL = (30, 35, 44)
+TEXT = (240, 242, 245)
+MUTED = (148, 156, 170)
+DARK_TEXT = (16, 16, 18)
+AMBER = (255, 184, 28)
+ALARM = (226, 40, 40)
+BUTTON = (54, 62, 76)
+BUTTON_OFF = (28, 32, 39)
+TEXT_OFF = (84, 90, 100)
+CARD = {RED_AGENT: (214, 50, 42), BLUE_AGENT: (36, 108, 226), BYSTANDER: (224, 208, 164), ASSASSIN: (6, 6, 8)}
+DECOY = (142, 148, 158)  # Alias 24's grey decoys
+TEAM_COLOUR = {Team.RED: CARD[RED_AGENT], Team.BLUE: CARD[BLUE_AGENT]}
+TEAM_INK = {team: _mix(colour, TEXT, 0.3) for team, colour in TEAM_COLOUR.items()}  # team words on dark
+
+GAME_NAMES = {"codenames": N_("Codenames"), "codenames-coop": N_("Cooperative"), "alias24": N_("Alias 24")}
+TEAM_LABELS = {Team.RED: N_("RED"), Team.BLUE: N_("BLUE")}
+
+
+@dataclass(frozen=True, slots=True)
+class ScreenSettings:
+    """How the screen is mounted.
+
+    ``rotation``: how far the key is turned, clockwise, from the operatives' view of the
+    grid. The key string runs row-major from the operatives' side, and the spymasters sit
+    opposite them, so from where the spymasters sit the operatives' top-left card is at their
+    bottom-right: the default, 180, shows them the grid the way they see the table. 0 is for
+    a screen on the operatives' side (testing); 90 for spymasters on the operatives' right
+    hand, 270 on their left.
+    """
+
+    rotation: int = 180
+
+    def __post_init__(self) -> None:
+        if self.rotation not in ROTATIONS:
+            allowed = ", ".join(map(str, ROTATIONS))
+            raise ValueError(f"the key's rotation is one of {allowed} degrees, not {self.rotation!r}")
+
+
+def slot_of(cell: int, rotation: int) -> tuple[int, int]:
+    """Where ``cell`` (operatives' numbering) is drawn: (row, column) on the screen."""
+    r, c = divmod(cell, GRID)
+    last = GRID - 1
+    return {0: (r, c), 90: (c, last - r), 180: (last - r, last - c), 270: (last - c, r)}[rotation]
+
+
+def cell_at(row: int, col: int, rotation: int) -> int:
+    """The cell drawn at screen (row, column): the inverse of ``slot_of``."""
+    return next(cell for cell in range(CELLS) if slot_of(cell, rotation) == (row, col))
+
+
+class Mode(str, Enum):
+    """What the screen is doing apart from showing the game."""
+
+    PLAY = "play"
+    COVER = "cover"  # COVER was tapped: the next tap on the key covers that card
+    NEW_GAME = "new-game"  # NEW GAME was tapped: choose the game, or go back
+
+
+@dataclass(frozen=True, slots=True)
+class Tap:
+    """A region of the screen and what a tap there does: send ``command``, or switch to ``mode``."""
+
+    rect: tuple[int, int, int, int]
+    command: Command | None = None
+    mode: Mode | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Frame:
+    """What one ``draw`` produced: the tap regions, where each key cell is (by cell number,
+    the operatives' numbering) and every text shown."""
+
+    taps: tuple[Tap, ...]
+    cells: tuple[tuple[int, int, int, int], ...]
+    texts: tuple[str, ...]
+
+    def at(self, pos: tuple[int, int]) -> Tap | None:
+        return next((tap for tap in self.taps if pygame.Rect(tap.rect).collidepoint(pos)), None)
+
+
+# --- text and symbols, cached --------------------------------------------------------------
+
+
+@lru_cache(maxsize=None)
+def _font(size: int) -> pygame.font.Font:
+    return pygame.font.Font(None, size)
+
+
+@lru_cache(maxsize=2048)
+def _rendered(text: str, size: int, colour: tuple[int, int, int]) -> pygame.Surface:
+    return _font(size).render(text, True, colour)
+
+
+@lru_cache(maxsize=2048)
+def _fit(text: str, size: int, smallest: int, width: int, max_lines: int) -> tuple[int, tuple[str, ...]]:
+    """The largest size from ``size`` down to ``smallest`` at which ``text`` fits ``width`` in
+    at most ``max_lines`` lines, and those lines; if even the smallest does not fit, what
+    overflows is cut off with an ellipsis."""
+    for trial in range(size, smallest - 1, -2):
+        font = _font(trial)
+        lines = _wrap(text, font, width)
+        if len(lines) <= max_lines and all(font.size(line)[0] <= width for line in lines):
+            return trial, tuple(lines)
+    font = _font(smallest)
+    lines = _wrap(text, font, width)
+    if len(lines) > max_lines:
+        lines = lines[: max_lines - 1] + [lines[max_lines - 1] + "…"]
+    return smallest, tuple(_cut(line, font, width) for line in lines)
+
+
+def _cut(line: str, font: pygame.font.Font, width: int) -> str:
+    """``line`` shortened with an ellipsis until it fits ``width``."""
+    if font.size(line)[0] <= width:
+        return line
+    while line and font.size(line.rstrip("…").rstrip() + "…")[0] > width:
+        line = line.rstrip("…")[:-1]
+    return line.rstrip("…").rstrip() + "…"
+
+
+def _wrap(text: str, font: pygame.font.Font, width: int) -> list[str]:
+    lines: list[str] = []
+    for word in text.split():
+        if lines and font.size(lines[-1] + " " + word)[0] <= width:
+            lines[-1] += " " + word
+        else:
+            lines.append(word)
+    return lines or [""]
+
+
+@lru_cache(maxsize=256)
+def _symbol(kind: str, size: int, colour: tuple[int, int, int]) -> pygame.Surface:
+    """Shapes the default font has no glyph for, drawn once per size and colour."""
+    surface = pygame.Surface((size, size), pygame.SRCALPHA)
+    half = size / 2
+    thick = max(2, round(size / 9))
+    if kind == "check":
+        points = [(0.18, 0.52), (0.4, 0.74), (0.82, 0.28)]
+        _stroke(surface, [(x * size, y * size) for x, y in points], thick, colour)
+    elif kind == "infinity":  # a lemniscate
+        steps = 96
+        points = []
+        for i in range(steps + 1):
+            t = 2 * math.pi * i / steps
+            d = 1 + math.sin(t) ** 2
+            points.append((half + 0.44 * size * math.cos(t) / d, half + 0.62 * size * math.sin(t) * math.cos(t) / d))
+        _stroke(surface, points, thick, colour)
+    elif kind == "dot":  # a fingertip on a card
+        pygame.draw.circle(surface, colour, (half, half), half)
+        pygame.draw.circle(surface, _mix(colour, (0, 0, 0), 0.6), (half, half), half, thick)
+    elif kind == "crosshair":  # the assassin
+        pygame.draw.circle(surface, colour, (half, half), size * 0.3, thick)
+        for dx, dy in ((1, 0), (-1, 0), (0, 1), (0, -1)):
+            start = (half + dx * size * 0.14, half + dy * size * 0.14)
+            end = (half + dx * size * 0.44, half + dy * size * 0.44)
+            pygame.draw.line(surface, colour, start, end, thick)
+    elif kind == "nuke":  # Alias 24's nuke: the radiation trefoil
+        for k in range(3):
+            middle = math.radians(90 + 120 * k)
+            arc = [middle + math.radians(a) for a in range(-30, 31, 5)]
+            outer = [(half + size * 0.45 * math.cos(a), half - size * 0.45 * math.sin(a)) for a in arc]
+            inner = [(half + size * 0.16 * math.cos(a), half - size * 0.16 * math.sin(a)) for a in reversed(arc)]
+            pygame.draw.polygon(surface, colour, outer + inner)
+        pygame.draw.circle(surface, colour, (half, half), size * 0.1)
+    elif kind == "alert":  # a warning triangle with "!"
+        corners = [(half, size * 0.06), (size * 0.97, size * 0.92), (size * 0.03, size * 0.92)]
+        pygame.draw.polygon(surface, colour, corners)
+        mark = BACKGROUND if sum(colour) > 384 else AMBER
+        pygame.draw.line(surface, mark, (half, size * 0.36), (half, size * 0.64), thick)
+        pygame.draw.circle(surface, mark, (half, size * 0.78), thick * 0.6)
+    else:
+        raise ValueError(f"no symbol {kind!r}")
+    return surface
+
+
+def _stroke(surface: pygame.Surface, points: list[tuple[float, float]], thick: int, colour) -> None:
+    """A thick polyline with round joints (pygame's wide lines leave gaps at the corners)."""
+    pygame.draw.lines(surface, colour, False, points, thick)
+    for point in points:
+        pygame.draw.circle(surface, colour, point, thick / 2)
+
+
+# --- the canvas: design units to pixels --------------------------------------------------
+
+
+@dataclass
+class _Canvas:
+    """One drawing: the surface, the language, and what was laid out on it so far."""
+
+    surface: pygame.Surface
+    lang: str
+    scale: float = field(init=False)
+    origin: tuple[float, float] = field(init=False)
+    taps: list[Tap] = field(default_factory=list)
+    cells: dict[int, tuple[int, int, int, int]] = field(default_factory=dict)
+    texts: list[str] = field(default_factory=list)
+
+    def __post_init__(self) -> None:
+        width, height = self.surface.get_size()
+        self.scale = min(width / DESIGN[0], height / DESIGN[1])
+        self.origin = ((width - DESIGN[0] * self.scale) / 2, (height - DESIGN[1] * self.scale) / 2)
+        self.gettext = translation(self.lang).gettext
+
+    def rect(self, x: float, y: float, w: float, h: float) -> pygame.Rect:
+        left, top = self.origin[0] + x * self.scale, self.origin[1] + y * self.scale
+        right, bottom = self.origin[0] + (x + w) * self.scale, self.origin[1] + (y + h) * self.scale
+        return pygame.Rect(round(left), round(top), round(right) - round(left), round(bottom) - round(top))
+
+    def px(self, size: float) -> int:
+        return max(1, round(size * self.scale))
+
+    def box(self, area, colour, radius: float = 10, width: float = 0) -> pygame.Rect:
+        rect = self.rect(*area)
+        pygame.draw.rect(self.surface, colour, rect, self.px(width) if width else 0, border_radius=self.px(radius))
+        return rect
+
+    def text(self, text: str, area, size: float, colour, align: str = "center", smallest: float | None = None,
+             lines: int = 1) -> None:
+        """``text`` fitted into ``area`` (design units), centred on it vertically: at the largest
+        size down to ``smallest`` that fits in ``lines`` lines."""
+        self.texts.append(text)
+        rect = self.rect(*area)
+        fitted, rows = _fit(text, self.px(size), self.px(smallest or size), rect.width, lines)
+        step = _font(fitted).get_linesize()
+        top = rect.centery - step * len(rows) / 2
+        for i, row in enumerate(rows):
+            image = _rendered(row, fitted, colour)
+            place = image.get_rect(top=round(top + i * step))
+            if align == "left":
+                place.left = rect.left
+            elif align == "right":
+                place.right = rect.right
+            else:
+                place.centerx = rect.centerx
+            self.surface.blit(image, place)
+
+    def width(self, text: str, size: float) -> float:
+        """How wide ``text`` is at ``size``, in design units."""
+        return _font(self.px(size)).size(text)[0] / self.scale
+
+    def symbol(self, kind: str, centre: tuple[float, float], size: float, colour) -> None:
+        image = _symbol(kind, self.px(size), colour)
+        x, y = self.origin[0] + centre[0] * self.scale, self.origin[1] + centre[1] * self.scale
+        self.surface.blit(image, image.get_rect(center=(round(x), round(y))))
+
+    def tap(self, rect: pygame.Rect, command: Command | None = None, mode: Mode | None = None) -> None:
+        self.taps.append(Tap((rect.x, rect.y, rect.w, rect.h), command, mode))
+
+    def button(self, area, label: str, command: Command | None = None, mode: Mode | None = None,
+               enabled: bool = True, style: str = "plain", size: float = 30) -> None:
+        """A labelled button; ``style`` "lit" is a mode in force, "primary" the likely next tap."""
+        fill, ink = {"lit": (AMBER, DARK_TEXT), "primary": (TEXT, DARK_TEXT)}.get(style, (BUTTON, TEXT))
+        if not enabled:
+            fill, ink = BUTTON_OFF, TEXT_OFF
+        rect = self.box(area, fill, radius=10)
+        x, y, w, h = area
+        self.text(label, (x + 3, y + 4, w - 6, h - 8), size, ink, smallest=18, lines=2)
+        if enabled:
+            self.tap(rect, command, mode)
+
+
+# --- the drawing ------------------------------------------------------------------------------
+
+
+def draw(
+    surface: pygame.Surface,
+    model: ScreenModel,
+    now: float = 0.0,
+    settings: ScreenSettings = ScreenSettings(),
+    mode: Mode = Mode.PLAY,
+    since: float | None = None,
+) -> Frame:
+    """Paint ``model`` on ``surface`` and return its tap regions and texts.
+
+    ``since`` is when the model was made (the clock of ``now``): a running timer then counts
+    down from it, so a screen redrawn between models still shows the right second.
+    """
+    if not pygame.font.get_init():
+        pygame.font.init()
+    canvas = _Canvas(surface, model.lang)
+    view = model.view.table
+    mode = _effective(mode, view)
+    surface.fill(BACKGROUND)
+    top = 0
+    if model.warnings:
+        _banner(canvas, model)
+        top = 44
+    _header(canvas, model, mode, top, now, since)
+    body = top + HEADER + 8
+    side = DESIGN[1] - 8 - body
+    _key(canvas, model, mode, settings.rotation, (8, body, side, side))
+    panel_x = 8 + side + 14
+    width = DESIGN[0] - 8 - panel_x
+    _chips(canvas, view, (panel_x, body, width, 48))
+    actions_y = DESIGN[1] - 8 - 60
+    _actions(canvas, view, mode, (panel_x, actions_y, width, 60))
+    stage_y = body + 48 + 10
+    _stage(canvas, model, mode, (panel_x, stage_y, width, actions_y - 10 - stage_y))
+    return Frame(tuple(canvas.taps), tuple(canvas.cells[cell] for cell in range(CELLS)), tuple(canvas.texts))
+
+
+def _effective(mode: Mode, view: TableView) -> Mode:
+    """A mode only lasts while it means something: covering needs the cover phase."""
+    if mode is Mode.COVER and not (view.phase == COVER and view.game == "codenames"):
+        return Mode.PLAY
+    return mode
+
+
+def _team_word(team: Team, canvas: _Canvas) -> TeamWord:
+    return TeamWord(team.value, canvas.lang)
+
+
+def _capital(text: str) -> str:
+    return text[:1].upper() + text[1:]
+
+
+def _banner(canvas: _Canvas, model: ScreenModel) -> None:
+    canvas.box((0, 0, DESIGN[0], 44), AMBER, radius=0)
+    canvas.symbol("alert", (26, 22), 30, DARK_TEXT)
+    words = " · ".join(_capital(say(warning, model.lang)) for warning in model.warnings)
+    canvas.text(words, (50, 2, DESIGN[0] - 62, 40), 34, DARK_TEXT, align="left", smallest=22)
+
+
+def _header(canvas: _Canvas, model: ScreenModel, mode: Mode, top: float, now: float, since: float | None) -> None:
+    _ = canvas.gettext
+    view = model.view.table
+    team = view.winner if view.phase == OVER else view.turn
+    accent = TEAM_COLOUR[team] if team is not None else MUTED
+    canvas.box((0, top, DESIGN[0], HEADER), _mix(BACKGROUND, accent, 0.3), radius=0)
+    canvas.box((0, top, 12, HEADER), accent, radius=0)
+    timer = model.cues.timer
+    shows_timer = timer is not None and timer.running
+    text_width = DESIGN[0] - 28 - (150 if shows_timer else 16)
+    canvas.text(_headline(view, canvas), (28, top + 4, text_width, 44), 50, TEXT, align="left", smallest=30)
+    message = model.message and _capital(say(model.message, model.lang))
+    if message:
+        canvas.symbol("alert", (42, top + 67), 26, AMBER)
+        canvas.text(message, (64, top + 50, text_width - 36, 36), 30, AMBER, align="left", smallest=22, lines=2)
+    else:
+        hint = _instruction(model, mode, canvas)
+        ink = _mix(TEXT, MUTED, 0.4)
+        canvas.text(hint, (28, top + 50, text_width, 36), 30, ink, align="left", smallest=22, lines=2)
+    if shows_timer:
+        remaining = timer.remaining_s if since is None else max(0.0, timer.remaining_s - max(0.0, now - since))
+        warning, expired = 0 < remaining <= timer.warn_s, remaining <= 0
+        fill, ink = (ALARM, TEXT) if expired else (AMBER, DARK_TEXT) if warning else (PANEL, TEXT)
+        canvas.box((DESIGN[0] - 140, top + 10, 128, 68), fill, radius=12)
+        seconds = math.ceil(remaining)
+        canvas.text(f"{seconds // 60}:{seconds % 60:02d}", (DESIGN[0] - 140, top + 10, 128, 68), 64, ink)
+        fraction = min(1.0, remaining / timer.length_s)
+        canvas.box((12, top + HEADER - 5, (DESIGN[0] - 12) * fraction, 5), fill if warning else TEXT, radius=0)
+
+
+def _headline(view: TableView, canvas: _Canvas) -> str:
+    _ = canvas.gettext
+    alias = view.game == "alias24"
+    team = _team_word(view.turn, canvas) if view.turn is not None else None
+    if view.phase == OVER:
+        text = _("Game over")
+    elif view.phase == PLACE:
+        text = _("Setup: {team} places the next alias") if alias else _("Setup: {team} places the next codename")
+    elif view.phase == CLUE:
+        text = _("{team} mastermind: give a clue") if alias else _("{team} spymaster: give a clue")
+    elif view.phase == GUESS and view.rules.three_player:
+        text = _("The operative targets for {team}") if alias else _("The operative guesses for {team}")
+    elif view.phase == GUESS:
+        text = _("{team} team is targeting") if alias else _("{team} operatives are guessing")
+    elif view.game == "codenames-coop":
+        text = _("Cover one {team} agent for the opponent")
+    else:
+        text = _("Penalty: {team} may cover one of its agents")
+    return _capital(text.format(team=team))
+
+
+def _instruction(model: ScreenModel, mode: Mode, canvas: _Canvas) -> str:
+    """The line under the headline: what to do now, on this screen."""
+    _ = canvas.gettext
+    view = model.view.table
+    alias = view.game == "alias24"
+    team = _team_word(view.turn, canvas) if view.turn is not None else None
+    if mode is Mode.NEW_GAME:
+        return _("Choose the game to deal") if view.phase == OVER else _("Choose the game to deal: this one ends")
+    if mode is Mode.COVER:
+        return _("Tap the {team} agent to cover on the key").format(team=team)
+    if model.dial is not None and view.phase in (CLUE, COVER):
+        dial = _("unlimited") if model.dial == UNLIMITED else str(model.dial)
+        return _("Dial set to {number}: push it to enter, or tap a number").format(number=dial)
+    if view.phase == PLACE:
+        text = _("Lay the alias on the lit cell ({cell}), then tap DONE") if alias else _(
+            "Lay the codename on the lit cell ({cell}), then tap DONE"
+        )
+        return text.format(cell=view.placing)
+    if view.phase == CLUE:
+        if view.rules.clue_required:
+            return _("Say the clue aloud, then tap its number")
+        return _("Say the clue aloud, then tap its number (optional)")
+    if view.phase == GUESS:
+        if alias:
+            return _("Targets are touched on the table; END TURN there to stop")
+        return _("Cards are touched on the table; END TURN there to stop")
+    if view.phase == COVER and view.game == "codenames-coop":
+        return _("Tap it on the key: it is the simulated opponent's move")
+    if view.phase == COVER:
+        return _("Tap COVER and then the card, or skip it by giving the clue")
+    return _("Tap NEW GAME to deal another key, or UNDO")
+
+
+def _key(canvas: _Canvas, model: ScreenModel, mode: Mode, rotation: int, area) -> None:
+    """The 5x5 key as the spymasters see it, with what is shown, touched and next."""
+    _ = canvas.gettext
+    view = model.view.table
+    key = model.view.key.cells
+    x0, y0, side = area[:3]
+    gap = 6
+    size = (side - gap * (GRID - 1)) / GRID
+    alias = view.game == "alias24"
+    covering = mode is Mode.COVER or (view.phase == COVER and view.game == "codenames-coop")
+    placing = view.phase == PLACE
+    for cell in range(CELLS):
+        row, col = slot_of(cell, rotation)
+        cell_area = (x0 + col * (size + gap), y0 + row * (size + gap), size, size)
+        identity = key[cell]
+        rect = canvas.rect(*cell_area)
+        canvas.cells[cell] = (rect.x, rect.y, rect.w, rect.h)
+        if identity == NO_CARD:
+            canvas.box(cell_area, (44, 48, 56), radius=8, width=2)
+            continue
+        colour = DECOY if alias and identity == BYSTANDER else CARD[identity]
+        shown = view.board[cell] != "?"
+        upcoming = placing and cell >= view.placing
+        light = identity == BYSTANDER and not alias
+        if upcoming:  # Deep Undercover: this cell has no card on the table yet
+            canvas.box(cell_area, (22, 25, 31), radius=8)
+            canvas.box(cell_area, colour if identity != ASSASSIN else MUTED, radius=8, width=4)
+        elif shown:
+            canvas.box(cell_area, _mix(colour, BACKGROUND, 0.62), radius=8)
+            if cell in view.covered:
+                _hatch(canvas, rect, _mix(colour, BACKGROUND, 0.15))
+            else:
+                canvas.symbol("check", _centre(cell_area), size * 0.62, _mix(colour, TEXT, 0.55))
+        else:
+            canvas.box(cell_area, colour, radius=8)
+            if identity == ASSASSIN:
+                canvas.box(cell_area, (150, 154, 162), radius=8, width=2)
+        if identity == ASSASSIN and not (shown or upcoming):
+            canvas.symbol("nuke" if alias else "crosshair", _centre(cell_area), size * 0.62, (222, 224, 230))
+        ink = DARK_TEXT if light and not (shown or upcoming) else _mix(TEXT, colour, 0.25) if not shown else MUTED
+        canvas.text(str(cell), (cell_area[0] + 6, cell_area[1] + 3, size * 0.5, 22), 24, ink, align="left")
+        if placing and cell == view.placing:
+            canvas.box(cell_area, AMBER, radius=8, width=5)
+            canvas.text(_("HERE"), (cell_area[0], cell_area[1] + size * 0.3, size, size * 0.6), 28, AMBER,
+                        smallest=18)
+            canvas.tap(rect, Place(cell))
+        elif cell in model.pending and not shown:  # a finger is on it: not yet a guess
+            x, y, w, h = cell_area
+            canvas.box((x - 3, y - 3, w + 6, h + 6), TEXT, radius=10, width=6)
+            canvas.symbol("dot", _centre(cell_area), size * 0.34, TEXT)
+        elif covering and not shown and identity == view.turn.letter:
+            canvas.box(cell_area, TEXT, radius=8, width=3)
+        if covering:
+            canvas.tap(rect, Cover(cell))
+
+
+def _centre(area) -> tuple[float, float]:
+    x, y, w, h = area
+    return x + w / 2, y + h / 2
+
+
+def _hatch(canvas: _Canvas, rect: pygame.Rect, colour) -> None:
+    """Diagonal stripes: a card a spymaster covered, not one the operatives touched."""
+    surface = canvas.surface
+    clip = surface.get_clip()
+    surface.set_clip(rect.inflate(-canvas.px(4), -canvas.px(4)))
+    step, width = canvas.px(14), canvas.px(5)
+    for offset in range(-rect.height, rect.width, step):
+        start = (rect.left + offset, rect.bottom)
+        pygame.draw.line(surface, colour, start, (start[0] + rect.height, rect.top), width)
+    surface.set_clip(clip)
+
+
+def _chips(canvas: _Canvas, view: TableView, area) -> None:
+    """Cards left per team, the team that starts, and Alias 24's nuke when it can arm."""
+    _ = canvas.gettext
+    x, y, w, h = area
+    count = 3 if view.armed is not None else 2
+    gap = 8
+    chip_w = (w - gap * (count - 1)) / count
+    for i, team in enumerate(Team):
+        chip_x = x + i * (chip_w + gap)
+        canvas.box((chip_x, y, chip_w, h), TEAM_COLOUR[team], radius=10)
+        left = str(view.remaining(team))
+        number_w = canvas.width(left, 60) + 12
+        canvas.text(left, (chip_x, y, chip_w - 10, h), 60, TEXT, align="right")
+        label_w = chip_w - number_w - 14
+        if view.game == "codenames-coop":
+            note = _("players") if team == view.start else _("opponent")
+        else:
+            note = _("starts") if team == view.start else ""
+        label_y = y + 3 if note else y + 11
+        canvas.text(_(TEAM_LABELS[team]), (chip_x + 10, label_y, label_w, 26), 30, TEXT, align="left", smallest=20)
+        if note:
+            canvas.text(note, (chip_x + 10, y + 27, label_w, 18), 22, _mix(TEXT, TEAM_COLOUR[team], 0.25),
+                        align="left", smallest=16)
+    if view.armed is not None:
+        chip = (x + 2 * (chip_w + gap), y, chip_w, h)
+        armed = view.armed
+        canvas.box(chip, AMBER if armed else PANEL, radius=10)
+        canvas.symbol("nuke", (chip[0] + 24, y + h / 2), 32, DARK_TEXT if armed else AMBER)
+        words = (chip[0] + 44, y + 3, chip_w - 50, 22)
+        canvas.text(_("NUKE"), words, 24, DARK_TEXT if armed else MUTED, smallest=16)
+        value = _("ARMED") if armed else f"{view.targeted}/{MAD_ARMED_AT}"
+        canvas.text(value, (chip[0] + 44, y + 23, chip_w - 50, 24), 30, DARK_TEXT if armed else TEXT, smallest=16)
+
+
+def _actions(canvas: _Canvas, view: TableView, mode: Mode, area) -> None:
+    _ = canvas.gettext
+    x, y, w, h = area
+    buttons = []
+    if view.game != "alias24":
+        can_penalise = view.phase in (CLUE, GUESS) and view.guesses == 0
+        buttons.append((_("PENALTY"), Penalty(), None, can_penalise, "plain"))
+    if view.game == "codenames":
+        covering = mode is Mode.COVER
+        style = "lit" if covering else "primary" if view.phase == COVER else "plain"
+        buttons.append((_("COVER"), None, Mode.PLAY if covering else Mode.COVER, view.phase == COVER, style))
+    buttons.append((_("UNDO"), Undo(), None, True, "plain"))
+    choosing = mode is Mode.NEW_GAME
+    style = "lit" if choosing else "primary" if view.phase == OVER else "plain"
+    buttons.append((_("NEW GAME"), None, Mode.PLAY if choosing else Mode.NEW_GAME, True, style))
+    gap = 8
+    width = (w - gap * (len(buttons) - 1)) / len(buttons)
+    for i, (label, command, to_mode, enabled, style) in enumerate(buttons):
+        canvas.button((x + i * (width + gap), y, width, h), label, command, to_mode, enabled, style, size=30)
+
+
+def _stage(canvas: _Canvas, model: ScreenModel, mode: Mode, area) -> None:
+    """The middle of the panel: whatever the phase asks of the spymasters."""
+    view = model.view.table
+    if mode is Mode.NEW_GAME:
+        _choose_game(canvas, view, area)
+    elif view.phase == OVER:
+        _game_over(canvas, view, area)
+    elif view.phase == PLACE:
+        _placing(canvas, view, area)
+    elif view.phase == GUESS:
+        _guessing(canvas, view, area)
+    elif view.phase == COVER and view.game == "codenames-coop":
+        _ = canvas.gettext
+        text = _("Tap a {team} agent on the key to cover it").format(team=_team_word(view.turn, canvas))
+        canvas.box(area, PANEL, radius=12)
+        canvas.box(area, TEAM_COLOUR[view.turn], radius=12, width=5)
+        x, y, w, h = area
+        canvas.text(_capital(text), (x + 16, y + 10, w - 32, h - 20), 46, TEXT, smallest=28, lines=3)
+    else:
+        _keypad(canvas, model, area)
+
+
+def _keypad(canvas: _Canvas, model: ScreenModel, area) -> None:
+    """0-9 and unlimited: the clue number, one tap. The dial's number is ringed."""
+    x, y, w, h = area
+    gap = 8
+    bw, bh = (w - 3 * gap) / 4, (h - 2 * gap) / 3
+    for n in range(10):
+        row, col = divmod(n, 4)
+        button = (x + col * (bw + gap), y + row * (bh + gap), bw, bh)
+        canvas.button(button, str(n), Clue(n), size=60)
+        if model.dial == n:
+            canvas.box(button, AMBER, radius=10, width=5)
+    wide = (x + 2 * (bw + gap), y + 2 * (bh + gap), 2 * bw + gap, bh)
+    rect = canvas.box(wide, BUTTON, radius=10)
+    canvas.symbol("infinity", _centre(wide), min(bh, bw) * 0.8, TEXT)
+    canvas.tap(rect, Clue(UNLIMITED))
+    if model.dial == UNLIMITED:
+        canvas.box(wide, AMBER, radius=10, width=5)
+
+
+def _guessing(canvas: _Canvas, view: TableView, area) -> None:
+    """The clue in force and the guesses left, big enough to read across the table."""
+    _ = canvas.gettext
+    x, y, w, h = area
+    gap = 10
+    bw = (w - gap) / 2
+    left = _("TARGETS LEFT") if view.game == "alias24" else _("GUESSES LEFT")
+    boxes = (
+        (_("CLUE"), view.clue, _("no number") if view.clue is None else None),
+        (left, UNLIMITED if view.guesses_left is None else view.guesses_left, None),
+    )
+    for i, (label, value, note) in enumerate(boxes):
+        box = (x + i * (bw + gap), y, bw, h - 40)
+        canvas.box(box, PANEL, radius=12)
+        canvas.text(label, (box[0] + 8, y + 8, bw - 16, 30), 28, MUTED, smallest=18)
+        centre = (box[0] + bw / 2, y + 30 + (h - 70) / 2)
+        if value == UNLIMITED:
+            canvas.symbol("infinity", centre, min(bw, h - 80) * 0.8, TEXT)
+        elif value is None:
+            canvas.text(note, (box[0] + 8, y + 40, bw - 16, h - 90), 40, TEXT, smallest=22, lines=2)
+        else:
+            canvas.text(str(value), (box[0], y + 36, bw, h - 86), 130, TEXT)
+    made = _("{count} touched this turn").format(count=view.guesses)
+    canvas.text(made, (x, y + h - 34, w, 30), 30, MUTED, smallest=20)
+
+
+def _placing(canvas: _Canvas, view: TableView, area) -> None:
+    """Deep Undercover's setup: which team lays the next codename, and on which cell."""
+    _ = canvas.gettext
+    x, y, w, h = area
+    box = (x, y, w, h - 84)
+    canvas.box(box, PANEL, radius=12)
+    canvas.text(_("NEXT CELL"), (x + 8, y + 8, w - 16, 30), 28, MUTED, smallest=18)
+    canvas.text(str(view.placing), (x, y + 36, w, box[3] - 72), 120, TEAM_INK[view.turn])
+    on_table = sum(1 for cell, shown in enumerate(view.board) if shown != NO_CARD and cell < view.placing)
+    total = sum(1 for shown in view.board if shown != NO_CARD)
+    canvas.text(_("{count} of {total} on the table").format(count=on_table, total=total),
+                (x + 8, y + box[3] - 36, w - 16, 30), 26, MUTED, smallest=18)
+    canvas.button((x, y + h - 74, w, 74), _("DONE"), Place(view.placing), style="primary", size=44)
+
+
+def _game_over(canvas: _Canvas, view: TableView, area) -> None:
+    _ = canvas.gettext
+    x, y, w, h = area
+    canvas.box(area, PANEL, radius=12)
+    reason = _capital(say(view.reason, canvas.lang)) if view.reason else ""
+    if view.game == "codenames-coop":
+        won = view.score is not None
+        title = _("MISSION ACCOMPLISHED") if won else _("MISSION FAILED")
+        canvas.text(title, (x + 12, y + 8, w - 24, 40), 40, TEAM_INK[view.start] if won else MUTED, smallest=24)
+        if won:
+            canvas.text(_("SCORE"), (x + 12, y + 56, w * 0.4, 30), 28, MUTED, smallest=18)
+            canvas.text(str(view.score), (x + 12, y + 80, w * 0.4, h - 96), 120, TEXT)
+            rating = view.rating(canvas.lang)
+            canvas.text(f"“{rating}”", (x + w * 0.4 + 12, y + 56, w * 0.6 - 24, h - 68), 36, TEXT, smallest=22, lines=4)
+            return
+    elif view.winner is not None:
+        title = _("{team} wins").format(team=_team_word(view.winner, canvas)).upper()
+        canvas.text(title, (x + 12, y + 6, w - 24, 64), 60, TEAM_INK[view.winner], smallest=28, lines=2)
+    else:
+        canvas.text(_("Both teams lose").upper(), (x + 12, y + 6, w - 24, 64), 60, TEXT, smallest=28, lines=2)
+    canvas.text(reason, (x + 16, y + 74, w - 32, h - 86), 36, TEXT, smallest=22, lines=4)
+
+
+def _choose_game(canvas: _Canvas, view: TableView, area) -> None:
+    """NEW GAME was tapped: deal the same game again, another game, or go back."""
+    _ = canvas.gettext
+    x, y, w, h = area
+    canvas.text(_("New game?"), (x, y, w, 34), 38, TEXT, smallest=24)
+    gap = 8
+    bw, bh = (w - gap) / 2, (h - 40 - gap) / 2
+    for i, game in enumerate(GAME_NAMES):
+        row, col = divmod(i, 2)
+        button = (x + col * (bw + gap), y + 40 + row * (bh + gap), bw, bh)
+        command = NewGame() if game == view.game else NewGame(game)
+        canvas.button(button, _(GAME_NAMES[game]), command, size=32)
+        if game == view.game:
+            canvas.box(button, AMBER, radius=10, width=4)
+    canvas.button((x + bw + gap, y + 40 + bh + gap, bw, bh), _("BACK"), mode=Mode.PLAY, size=32)
+
+
+# --- stateful use: the backend's painter, and files -------------------------------------------
+
+
+class ScreenPainter:
+    """Draws the newest model and turns a tap into a command. It remembers the mode (a COVER
+    tap waits for a card; NEW GAME waits for the choice), forgotten when the game moves on."""
+
+    def __init__(self, settings: ScreenSettings = ScreenSettings()) -> None:
+        self.settings = settings
+        self.mode = Mode.PLAY
+        self.frame = Frame((), (), ())
+        self._scene: tuple | None = None
+
+    def draw(self, surface: pygame.Surface, model: ScreenModel, now: float, since: float | None = None) -> Frame:
+        view = model.view.table
+        scene = (model.game_id, view.phase, view.turn)
+        if scene != self._scene:
+            self.mode = Mode.PLAY
+            self._scene = scene
+        self.frame = draw(surface, model, now, self.settings, self.mode, since)
+        return self.frame
+
+    def tap(self, pos: tuple[int, int]) -> Command | None:
+        """The command a tap at ``pos`` (pixels) asks for; a mode switch returns None."""
+        hit = self.frame.at(pos)
+        if hit is None:
+            return None
+        if hit.mode is not None:
+            self.mode = hit.mode
+            return None
+        self.mode = Mode.PLAY
+        return hit.command
+
+
+def render_png(
+    model: ScreenModel,
+    path: Path | str,
+    size: tuple[int, int] = DESIGN,
+    now: float = 0.0,
+    settings: ScreenSettings = ScreenSettings(),
+    mode: Mode = Mode.PLAY,
+) -> Frame:
+    """Draw ``model`` offscreen and save it as a PNG: no display needed."""
+    surface = pygame.Surface(size)
+    frame = draw(surface, model, now, settings, mode)
+    pygame.image.save(surface, str(path))
+    return frame

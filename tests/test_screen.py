@@ -1,0 +1,646 @@
+"""The spymaster screen: every game state drawn in both languages, taps, rotation, the catalogue,
+and the pygame backend on SDL's dummy video driver.
+
+Run as a script (``python tests/test_screen.py``) it writes docs/screenshots/ from the same
+games the tests play.
+"""
+
+from __future__ import annotations
+
+import os
+
+os.environ["SDL_VIDEODRIVER"] = "dummy"  # headless: before pygame is imported
+os.environ["PYGAME_HIDE_SUPPORT_PROMPT"] = "1"
+
+import itertools
+import queue
+import random
+import re
+import threading
+import time
+from pathlib import Path
+
+import pygame
+import pytest
+
+from pi_table.drivers.pygame_screen import PygameScreen
+from pi_table.engine import (
+    CELLS,
+    UNLIMITED,
+    Clue,
+    Cover,
+    EndTurn,
+    GameRecord,
+    Guess,
+    InvalidAction,
+    Penalty,
+    Place,
+    RuleError,
+    Rules,
+    TimeUp,
+    Undo,
+    make_game,
+    parse_action,
+)
+from pi_table.hal import Cues, NewGame, ScreenModel, TimerState, UiEvent
+from pi_table.table.input import WIPE_WARNING
+from pi_table.ui import i18n
+from pi_table.ui import screen as ui
+from pi_table.ui.screen import CARD, DECOY, Mode, ScreenPainter, ScreenSettings, draw, render_png
+
+# Blue starts (9 B). Blue 1 3 4 14 15 18 20 21 24; red 0 6 8 10 12 13 17 23; bystanders
+# 2 7 9 11 16 19 22; the assassin 5.
+KEY = "RBNBBARNRNRNRRBBNRBNBBNRB"
+# Alias 24, dark cell 12: red holds 8 assets (0 5 7 8 10 15 17 23) and starts, targeting blue's
+# 9 (2 6 9 11 14 18 20 21 24); decoys 1 3 13 16 19 22; the nuke 4.
+ALIAS_KEY = "RNBNARBRRBRB.NBRNRBNBBNRB"
+BLUE_AGENTS = (1, 3, 4, 14, 15, 18, 20, 21, 24)
+LANGS = ("en", "it")
+SCREENSHOTS = Path(__file__).resolve().parent.parent / "docs" / "screenshots"
+
+
+def view(rules: Rules, key: str, actions: tuple[str, ...] = ()):
+    """The spymaster view after playing ``actions`` (their text form) on ``key``."""
+    game = make_game(rules)
+    record = GameRecord(game, game.parse_key(key))
+    for text in actions:
+        record.apply(parse_action(text))
+    return game.spymaster_view(record.state)
+
+
+CODENAMES, COOP = Rules(), Rules(game="codenames-coop")
+MAD, BASIC = Rules(game="alias24", nuke="mad"), Rules(game="alias24")
+TIMER = TimerState(length_s=90, remaining_s=47.4, warn_s=10, enforced=False, running=True)
+MAD_ARMED = (
+    "clue unlimited", "touch 2", "touch 6", "touch 9", "touch 11", "touch 1",  # red: 4 blue assets, a decoy
+    "clue unlimited", "touch 0", "touch 5", "touch 7", "touch 3",  # blue: 3 red assets, a decoy
+    "clue unlimited", "touch 14", "touch 18", "touch 13",
+    "clue unlimited", "touch 8", "touch 16",  # 14 targeted: the nuke is armed, red's clue
+)
+COOP_WIN = (
+    "clue 2", "touch 1", "touch 3", "touch 4", "cover 0",  # the plus-one guess ends the turn; a cover
+    "clue 3", "touch 14", "touch 15", "touch 6", "cover 8",  # an opponent agent touched: turn over
+    "clue unlimited", "touch 18", "touch 20", "touch 21", "touch 24",  # score 5
+)
+IN_PLAY = ("clue 2", "touch 1", "touch 3", "touch 2", "clue 3", "touch 0", "touch 6", "touch 9", "clue 2", "touch 14")
+
+SCENES = {
+    "codenames clue": (CODENAMES, KEY, (), {}),
+    "codenames clue, dial and refusal": (
+        CODENAMES, KEY, ("clue 1", "touch 1"), {"dial": 3, "message": "card 1 is already revealed"}
+    ),
+    "codenames clue, dial unlimited": (CODENAMES, KEY, (), {"dial": UNLIMITED}),
+    "codenames clue required": (Rules(clue_required=True), KEY, (), {}),
+    "codenames guess": (CODENAMES, KEY, IN_PLAY, {"cues": Cues(pending=frozenset({15}), timer=TIMER)}),
+    "codenames guess, no number": (CODENAMES, KEY, ("touch 1",), {}),
+    "codenames guess, unlimited": (CODENAMES, KEY, ("clue unlimited", "touch 1"), {}),
+    "codenames penalty cover": (CODENAMES, KEY, ("penalty",), {}),
+    "codenames over, assassin": (CODENAMES, KEY, ("touch 5",), {}),
+    "codenames over, all found": (CODENAMES, KEY, ("clue unlimited",) + tuple(f"touch {c}" for c in BLUE_AGENTS), {}),
+    "codenames over, covered win": (CODENAMES, KEY, ("penalty",), {}),  # replaced below: a long game
+    "codenames three-player": (Rules(three_player=True), KEY, ("clue 0", "touch 1"), {}),
+    "codenames warnings and timer": (
+        CODENAMES, KEY, ("clue 2",),
+        {"cues": Cues(warnings=("touch board disconnected", WIPE_WARNING), timer=TimerState(60, 6.2, 10, True, True))},
+    ),
+    "codenames timer expired": (CODENAMES, KEY, (), {"cues": Cues(timer=TimerState(60, 0, 10, True, True))}),
+    "deep undercover placing": (
+        Rules(setup="place"), KEY, tuple(f"place {c}" for c in range(7)), {"cues": Cues(pending=frozenset({7}))}
+    ),
+    "deep undercover last card": (Rules(setup="place"), KEY, tuple(f"place {c}" for c in range(24)), {}),
+    "coop clue": (COOP, KEY, (), {}),
+    "coop cover": (COOP, KEY, ("clue 1", "touch 1", "touch 2"), {}),
+    "coop score": (COOP, KEY, COOP_WIN, {}),
+    "coop lost": (COOP, KEY, ("touch 5",), {}),
+    "alias24 clue": (BASIC, ALIAS_KEY, (), {}),
+    "alias24 guess": (BASIC, ALIAS_KEY, ("clue 3", "touch 2"), {}),
+    "alias24 nuke": (BASIC, ALIAS_KEY, ("touch 4",), {}),
+    "alias24 mad not armed": (MAD, ALIAS_KEY, ("clue 2", "touch 2"), {}),
+    "alias24 mad armed": (MAD, ALIAS_KEY, MAD_ARMED, {}),
+    "alias24 mad both lose": (MAD, ALIAS_KEY, MAD_ARMED + ("touch 4",), {}),
+    "alias24 placing": (Rules(game="alias24", setup="place"), ALIAS_KEY, ("place 0",), {}),
+}
+# Red wins by its cover: after blue's penalty red covers its last agent.
+SCENES["codenames over, covered win"] = (
+    CODENAMES, KEY,
+    ("clue unlimited", "touch 1", "touch 0", "clue unlimited") + tuple(f"touch {c}" for c in (6, 8, 10, 12, 13, 17))
+    + ("touch 2", "penalty", "cover 23"),
+    {},
+)
+
+
+def model(name: str, lang: str = "en") -> ScreenModel:
+    rules, key, actions, extra = SCENES[name]
+    return ScreenModel(view(rules, key, actions), "game-1", lang=lang, **extra)
+
+
+def surface(size=(800, 480)) -> pygame.Surface:
+    return pygame.Surface(size)
+
+
+def centre(rect) -> tuple[int, int]:
+    x, y, w, h = rect
+    return x + w // 2, y + h // 2
+
+
+def tap_for(frame: ui.Frame, wanted) -> tuple[int, int]:
+    """Where to tap for a command, or for a mode switch."""
+    hits = [tap for tap in frame.taps if wanted in (tap.command, tap.mode)]
+    assert len(hits) == 1, f"{wanted} has {len(hits)} tap regions"
+    return centre(hits[0].rect)
+
+
+# --- every state, both languages -------------------------------------------------------------
+
+
+@pytest.mark.parametrize("lang", LANGS)
+@pytest.mark.parametrize("name", SCENES)
+@pytest.mark.parametrize("mode", list(Mode))
+def test_every_state_draws_with_finger_sized_taps_that_do_not_overlap(name, lang, mode):
+    frame = draw(surface(), model(name, lang), now=0.0, mode=mode)
+    assert frame.texts
+    rects = [pygame.Rect(tap.rect) for tap in frame.taps]
+    for rect in rects:
+        assert min(rect.w, rect.h) >= 60, f"{rect} is smaller than a finger"
+        assert pygame.Rect(0, 0, 800, 480).contains(rect)
+    for a, b in itertools.combinations(rects, 2):
+        assert not a.colliderect(b), f"{a} overlaps {b}"
+
+
+def test_the_scenes_reach_the_states_they_are_named_for():
+    phases = {name: model(name).view.table for name in SCENES}
+    assert phases["codenames guess"].phase == "guess" and phases["codenames guess"].guesses_left == 2
+    assert phases["codenames penalty cover"].phase == "cover"
+    assert phases["codenames over, covered win"].reason == "red has all its agents covered"
+    assert phases["coop score"].score == 5
+    assert phases["coop lost"].winner is not None and phases["coop lost"].score is None
+    assert phases["alias24 mad armed"].armed is True and phases["alias24 mad armed"].phase == "clue"
+    assert phases["alias24 mad both lose"].winner is None and len(phases["alias24 mad both lose"].losers) == 2
+    assert phases["deep undercover placing"].placing == 7
+    assert phases["deep undercover last card"].placing == 24
+
+
+def test_the_words_follow_the_game_and_the_language():
+    def texts(name, lang):
+        return " | ".join(draw(surface(), model(name, lang)).texts)
+
+    assert "Blue spymaster: give a clue" in texts("codenames clue", "en")
+    assert "Capo dell'agenzia blu: dai un indizio" in texts("codenames clue", "it")
+    assert "The operative guesses for blue" in texts("codenames three-player", "en")
+    assert "L'agente operativo tenta per la squadra blu" in texts("codenames three-player", "it")
+    assert "Red mastermind: give a clue" in texts("alias24 clue", "en")
+    assert "ARMED" in texts("alias24 mad armed", "en") and "INNESCATA" in texts("alias24 mad armed", "it")
+    assert "1/13" in texts("alias24 mad not armed", "en")  # one alias targeted of the 13 that arm it
+    assert "“Expect a call from the CIA soon.”" in texts("coop score", "en")
+    assert "“Verrete presto contattati dalla CIA.”" in texts("coop score", "it")
+    assert "La squadra blu ha toccato l'assassino" in texts("codenames over, assassin", "it")
+    assert "VINCE LA SQUADRA ROSSA" in texts("codenames over, assassin", "it")
+    assert "Setup: red places the next codename" in texts("deep undercover placing", "en")
+    assert "La carta 1 è già scoperta" in texts("codenames clue, dial and refusal", "it")
+    refused = texts("codenames clue, dial and refusal", "en")  # the refusal takes the dial's line
+    assert "Card 1 is already revealed" in refused and "Dial set to 3" not in refused
+    assert "Dial set to unlimited: push it to enter, or tap a number" in texts("codenames clue, dial unlimited", "en")
+    banner = texts("codenames warnings and timer", "it")
+    assert "Scheda touch scollegata · Pulite il tavolo: più carte sono toccate insieme" in banner
+    assert "0:07" in banner
+
+
+def test_a_running_timer_counts_down_from_when_the_model_was_made():
+    m = model("codenames guess")
+    assert "0:48" in draw(surface(), m, now=100.0, since=100.0).texts
+    assert "0:45" in draw(surface(), m, now=102.5, since=100.0).texts
+    assert "0:48" in draw(surface(), m, now=102.5).texts  # no since: as the model says
+
+
+def test_the_pending_touch_and_the_revealed_cards_are_marked_on_the_key():
+    m = model("codenames guess")
+    image = surface()
+    frame = draw(image, m)
+    bare = surface()
+    draw(bare, ScreenModel(view(CODENAMES, KEY), "game-1"))
+    x, y, w, h = frame.cells[15]
+    assert image.get_at((x + w // 2, y - 2))[:3] == ui.TEXT  # the ring around a touched card
+    assert bare.get_at((x + w // 2, y - 2))[:3] == ui.BACKGROUND
+    x, y, w, h = frame.cells[1]  # revealed: dimmed
+    assert image.get_at((x + w - 8, y + h - 8))[:3] == ui._mix(CARD["B"], ui.BACKGROUND, 0.62)
+
+
+# --- taps ------------------------------------------------------------------------------------
+
+
+def painted(name: str, rotation: int = 180) -> tuple[ScreenPainter, pygame.Surface, ScreenModel]:
+    """A painter that has drawn the scene ``name``, its surface and the model."""
+    painter, image, m = ScreenPainter(ScreenSettings(rotation)), surface(), model(name)
+    painter.draw(image, m, 0.0)
+    return painter, image, m
+
+
+def test_number_buttons_enter_the_clue_number():
+    painter, *_ = painted("codenames clue")
+    for n in range(10):
+        assert painter.tap(tap_for(painter.frame, Clue(n))) == Clue(n)
+    assert painter.tap(tap_for(painter.frame, Clue(UNLIMITED))) == Clue("unlimited")
+
+
+def test_penalty_and_undo():
+    painter, *_ = painted("codenames clue")
+    assert painter.tap(tap_for(painter.frame, Penalty())) == Penalty()
+    assert painter.tap(tap_for(painter.frame, Undo())) == Undo()
+    painter, *_ = painted("codenames guess")  # a guess made: the clue stands
+    assert not any(tap.command == Penalty() for tap in painter.frame.taps)
+
+
+def test_new_game_asks_which_game_and_can_go_back():
+    painter, image, m = painted("codenames clue")
+    assert painter.tap(tap_for(painter.frame, Mode.NEW_GAME)) is None
+    painter.draw(image, m, 0.0)
+    assert painter.tap(tap_for(painter.frame, NewGame())) == NewGame()
+    painter.draw(image, m, 0.0)
+    assert painter.mode is Mode.PLAY and not any(tap.command == NewGame() for tap in painter.frame.taps)
+    painter.tap(tap_for(painter.frame, Mode.NEW_GAME))
+    painter.draw(image, m, 0.0)
+    assert painter.tap(tap_for(painter.frame, NewGame("alias24"))) == NewGame("alias24")
+    painter.draw(image, m, 0.0)
+    painter.tap(tap_for(painter.frame, Mode.NEW_GAME))
+    painter.draw(image, m, 0.0)
+    back = [tap for tap in painter.frame.taps if tap.mode is Mode.PLAY]
+    assert len(back) == 2  # BACK, and NEW GAME again
+    assert painter.tap(centre(back[0].rect)) is None and painter.mode is Mode.PLAY
+
+
+def test_a_tap_between_buttons_does_nothing():
+    painter, *_ = painted("codenames clue")
+    assert painter.tap((3, 3)) is None
+    assert painter.tap((799, 479)) is None
+
+
+def screen_slot(frame: ui.Frame, cell: int) -> tuple[int, int]:
+    """(row, column) on the screen of a key cell, from where it was drawn."""
+    xs = sorted({x for x, _, _, _ in frame.cells})
+    ys = sorted({y for _, y, _, _ in frame.cells})
+    x, y, _, _ = frame.cells[cell]
+    return ys.index(y), xs.index(x)
+
+
+@pytest.mark.parametrize("rotation", ui.ROTATIONS)
+def test_cover_mode_then_a_card_covers_the_cell_under_the_finger(rotation):
+    painter, image, m = painted("codenames penalty cover", rotation)
+    assert not any(isinstance(tap.command, Cover) for tap in painter.frame.taps)  # not before COVER
+    assert painter.tap(tap_for(painter.frame, Mode.COVER)) is None
+    painter.draw(image, m, 0.0)
+    for cell in range(CELLS):
+        row, col = ui.slot_of(cell, rotation)
+        assert screen_slot(painter.frame, cell) == (row, col)
+    top_left = painter.frame.cells[ui.cell_at(0, 0, rotation)]
+    expected = {0: 0, 90: 20, 180: 24, 270: 4}[rotation]
+    assert painter.tap(centre(top_left)) == Cover(expected)
+    assert painter.mode is Mode.PLAY
+
+
+def test_cover_mode_ends_when_the_game_moves_on():
+    painter, image, _ = painted("codenames penalty cover")
+    painter.tap(tap_for(painter.frame, Mode.COVER))
+    painter.draw(image, model("codenames clue"), 0.0)
+    assert painter.mode is Mode.PLAY
+
+
+def test_the_coop_cover_phase_takes_the_card_directly():
+    painter, _, m = painted("coop cover")
+    assert m.view.table.phase == "cover"
+    top_left = painter.frame.cells[24]  # the default rotation: the operatives' last card
+    assert painter.tap(centre(top_left)) == Cover(24)
+
+
+def test_deep_undercover_the_lit_cell_or_done_places_the_card():
+    painter, *_ = painted("deep undercover placing")
+    places = [tap for tap in painter.frame.taps if tap.command == Place(7)]
+    assert len(places) == 2  # the cell and DONE
+    assert all(painter.tap(centre(tap.rect)) == Place(7) for tap in places)
+    assert painter.tap(centre(painter.frame.cells[8])) is None
+
+
+# --- rotation --------------------------------------------------------------------------------
+
+
+def test_slot_and_cell_are_inverse_for_every_rotation():
+    for rotation in ui.ROTATIONS:
+        slots = sorted(ui.slot_of(cell, rotation) for cell in range(CELLS))
+        assert slots == [(r, c) for r in range(5) for c in range(5)]
+        assert all(ui.cell_at(*ui.slot_of(cell, rotation), rotation) == cell for cell in range(CELLS))
+    assert ui.slot_of(0, 90) == (0, 4) and ui.slot_of(0, 270) == (4, 0)
+
+
+def test_a_bad_rotation_is_refused():
+    with pytest.raises(ValueError, match="rotation"):
+        ScreenSettings(rotation=45)
+
+
+@pytest.mark.parametrize("rotation", [0, 180])
+def test_the_key_is_drawn_turned_for_the_spymasters(rotation):
+    """Sample each drawn cell's colour: at 0 the key reads row-major, at 180 backwards."""
+    image = surface()
+    frame = draw(image, ScreenModel(view(CODENAMES, KEY), "game-1"), settings=ScreenSettings(rotation))
+    seen = ""
+    for row, col in itertools.product(range(5), range(5)):
+        (x, y, w, h) = next(rect for cell, rect in enumerate(frame.cells) if screen_slot(frame, cell) == (row, col))
+        colour = tuple(image.get_at((x + w * 7 // 8, y + h * 7 // 8)))[:3]
+        seen += next(letter for letter, rgb in CARD.items() if rgb == colour)
+    assert seen == (KEY if rotation == 0 else KEY[::-1])
+
+
+def test_alias24_decoys_are_grey_and_the_dark_cell_is_empty():
+    image = surface()
+    frame = draw(image, ScreenModel(view(BASIC, ALIAS_KEY), "game-1"), settings=ScreenSettings(0))
+    x, y, w, h = frame.cells[1]
+    assert tuple(image.get_at((x + w * 7 // 8, y + h * 7 // 8)))[:3] == DECOY
+    x, y, w, h = frame.cells[12]
+    assert tuple(image.get_at((x + w // 2, y + h // 2)))[:3] == ui.BACKGROUND
+
+
+def test_the_layout_scales_to_other_panels():
+    for size in ((1024, 600), (1280, 720), (720, 720)):
+        frame = draw(surface(size), model("codenames clue"))
+        rects = [pygame.Rect(tap.rect) for tap in frame.taps]
+        assert all(pygame.Rect((0, 0), size).contains(rect) for rect in rects)
+        assert not any(a.colliderect(b) for a, b in itertools.combinations(rects, 2))
+
+
+def test_render_png_writes_the_picture(tmp_path):
+    path = tmp_path / "screen.png"
+    render_png(model("coop score", "it"), path, size=(1024, 600))
+    assert pygame.image.load(str(path)).get_size() == (1024, 600)
+
+
+# --- the catalogue ---------------------------------------------------------------------------
+
+SOURCES = [Path(ui.__file__), Path(i18n.__file__)]
+FIELD = re.compile(r"\{(\w+)(?::\w+)?\}")
+
+
+def catalogue() -> dict[str, str]:
+    path = i18n.po_path("it")
+    return i18n.parse_po(path.read_text(encoding="utf-8"), str(path))
+
+
+def test_the_italian_catalogue_translates_every_msgid_and_no_other():
+    used = i18n.msgids_in_source(SOURCES)
+    entries = catalogue()
+    assert sorted(used - entries.keys()) == []
+    assert sorted(entries.keys() - used - {""}) == []  # no obsolete entries
+
+
+def test_translations_keep_the_placeholders():
+    for msgid, msgstr in catalogue().items():
+        assert set(FIELD.findall(msgid)) == set(FIELD.findall(msgstr)), msgid
+
+
+def test_the_compiled_catalogue_is_up_to_date():
+    mo = i18n.po_path("it").with_suffix(".mo")
+    assert mo.read_bytes() == i18n.compile_po("it"), "run: python -m pi_table.ui.i18n"
+
+
+def test_the_mo_compiler_writes_what_gettext_reads(tmp_path):
+    import gettext
+
+    entries = {"": "Content-Type: text/plain; charset=UTF-8\n", "b": "bì", "a": "à\n\"q\""}
+    po = 'msgid ""\nmsgstr "Content-Type: text/plain; charset=UTF-8\\n"\n\nmsgid "b"\nmsgstr "b"\n"ì"\n\n'
+    po += '#, fuzzy\nmsgid "c"\nmsgstr "not yet"\n\nmsgid "a"\nmsgstr "à\\n\\"q\\""\n'
+    assert i18n.parse_po(po) == entries
+    (tmp_path / "x.mo").write_bytes(i18n.compile_mo(entries))
+    with open(tmp_path / "x.mo", "rb") as f:
+        read = gettext.GNUTranslations(f)
+    assert read.gettext("a") == 'à\n"q"' and read.gettext("b") == "bì" and read.gettext("c") == "c"
+
+
+@pytest.mark.parametrize("name", SCENES)
+@pytest.mark.parametrize("mode", list(Mode))
+def test_italian_screens_show_no_untranslated_msgid(name, mode, monkeypatch):
+    """Every lookup made while drawing in Italian finds its entry in the compiled catalogue."""
+    import gettext
+
+    missed = []
+
+    class Recorder(gettext.NullTranslations):
+        def gettext(self, message):
+            missed.append(message)
+            return message
+
+    catalogue = gettext.translation(i18n.DOMAIN, localedir=i18n.LOCALE_DIR, languages=["it"])
+    catalogue.add_fallback(Recorder())
+    monkeypatch.setattr(ui, "translation", lambda lang: catalogue)
+    draw(surface(), model(name, "it"), mode=mode)
+    assert missed == []
+
+
+def engine_sentences() -> set[str]:
+    """Every refusal the engine gives to what the table can send it, over random games of every
+    variant, and every reason a game ended."""
+    variants = [
+        CODENAMES, Rules(three_player=True), Rules(clue_required=True), Rules(setup="place"),
+        Rules(setup="place", three_player=True), COOP, BASIC, MAD, Rules(game="alias24", setup="place"),
+    ]
+    probes = [Clue(2), Clue(UNLIMITED), EndTurn(), Penalty(), TimeUp()] + [
+        kind(cell) for kind in (Guess, Cover, Place) for cell in range(CELLS)
+    ]
+    found = set()
+    for rules, seed in itertools.product(variants, range(12)):
+        rng = random.Random(seed)
+        game = make_game(rules)
+        state = game.start(game.deal(rng))
+        while True:
+            for action in probes:
+                try:
+                    game.apply(state, action)
+                except (RuleError, InvalidAction) as refusal:
+                    found.add(str(refusal))
+            if state.phase == "over":
+                found.add(state.reason)
+                break
+            state = game.apply(state, rng.choice(game.legal_actions(state)))
+    record = GameRecord(make_game(CODENAMES), make_game(CODENAMES).parse_key(KEY))
+    with pytest.raises(RuleError) as nothing:
+        record.apply(Undo())
+    found.add(str(nothing.value))
+    return found
+
+
+def test_every_engine_refusal_and_reason_is_translated():
+    sentences = engine_sentences()
+    assert len(sentences) > 40
+    untranslated = sorted(s for s in sentences if i18n.translate_message(s, "it") is None)
+    assert untranslated == []
+    assert all(i18n.translate_message(s, "en") == s for s in sentences)  # the templates read back exactly
+
+
+def test_device_warnings_and_unknown_sentences():
+    assert i18n.say("the pad under card 7 is stuck: wipe it; it counts again once released", "it").startswith(
+        "il sensore sotto la carta 7"
+    )
+    assert i18n.say("the LED strip is not answering", "it") == "the LED strip is not answering"  # shown as it is
+    assert i18n.say("card 7 is already revealed", "en") == "card 7 is already revealed"
+
+
+def test_an_unknown_language_is_refused():
+    with pytest.raises(ValueError, match="en or it"):
+        i18n.translation("de")
+
+
+# --- the pygame backend --------------------------------------------------------------------------
+
+
+class Counting(ScreenPainter):
+    """A painter that counts its draws and can be slow, to watch the backend's thread."""
+
+    def __init__(self, delay_s: float = 0.0) -> None:
+        super().__init__()
+        self.delay_s = delay_s
+        self.drawn: list[ScreenModel] = []
+
+    def draw(self, surface, model, now, since=None):
+        time.sleep(self.delay_s)
+        self.drawn.append(model)
+        return super().draw(surface, model, now, since)
+
+
+@pytest.fixture
+def backend():
+    screens = []
+
+    def make(painter=None) -> tuple[PygameScreen, queue.Queue]:
+        events: queue.Queue = queue.Queue()
+        screen = PygameScreen(painter or Counting(), size=(800, 480), video_driver="dummy")
+        screen.start(events.put)
+        screens.append(screen)
+        return screen, events
+
+    yield make
+    for screen in screens:
+        screen.stop()
+
+
+def shown_from_another_thread(screen: PygameScreen, m: ScreenModel) -> None:
+    worker = threading.Thread(target=screen.show, args=(m,))
+    worker.start()
+    worker.join()
+
+
+def test_the_backend_draws_a_model_shown_from_another_thread(backend, tmp_path):
+    screen, _ = backend()
+    shown_from_another_thread(screen, model("codenames clue"))
+    screen.screenshot(tmp_path / "shown.png")
+    picture = pygame.image.load(str(tmp_path / "shown.png"))
+    assert picture.get_size() == (800, 480)
+    x, y, w, h = screen.painter.frame.cells[5]  # the assassin
+    assert tuple(picture.get_at((x + w * 7 // 8, y + h * 7 // 8)))[:3] == CARD["A"]
+    x, y, w, h = screen.painter.frame.cells[0]
+    assert tuple(picture.get_at((x + w * 7 // 8, y + h * 7 // 8)))[:3] == CARD["R"]
+
+
+def test_a_click_and_a_finger_become_ui_events(backend, tmp_path):
+    screen, events = backend()
+    shown_from_another_thread(screen, model("codenames clue"))
+    screen.screenshot(tmp_path / "s.png")  # returns once the model is on the screen
+    x, y = tap_for(screen.painter.frame, Clue(3))
+    pygame.event.post(pygame.event.Event(pygame.MOUSEBUTTONDOWN, pos=(x, y), button=1))
+    assert events.get(timeout=2) == UiEvent(Clue(3))
+    x, y = tap_for(screen.painter.frame, Clue(UNLIMITED))
+    pygame.event.post(pygame.event.Event(pygame.FINGERDOWN, x=x / 800, y=y / 480, touch_id=0, finger_id=0))
+    assert events.get(timeout=2) == UiEvent(Clue(UNLIMITED))
+    x, y = tap_for(screen.painter.frame, Undo())  # SDL's mouse copy of a touch is not a second tap
+    pygame.event.post(pygame.event.Event(pygame.MOUSEBUTTONDOWN, pos=(x, y), button=1, touch=True))
+    screen.screenshot(tmp_path / "s.png")
+    assert events.empty()
+
+
+def test_cover_mode_through_the_backend(backend, tmp_path):
+    screen, events = backend()
+    screen.show(model("codenames penalty cover"))
+    screen.screenshot(tmp_path / "s.png")
+    cover = tap_for(screen.painter.frame, Mode.COVER)
+    pygame.event.post(pygame.event.Event(pygame.MOUSEBUTTONDOWN, pos=cover, button=1))
+    screen.screenshot(tmp_path / "s.png")  # the tap was handled and the cover mode drawn
+    assert screen.painter.mode is Mode.COVER
+    pygame.event.post(pygame.event.Event(pygame.MOUSEBUTTONDOWN, pos=centre(screen.painter.frame.cells[23]), button=1))
+    assert events.get(timeout=2) == UiEvent(Cover(23))
+
+
+def test_show_never_waits_for_a_redraw_and_the_latest_model_wins(backend, tmp_path):
+    painter = Counting(delay_s=0.3)
+    screen, _ = backend(painter)
+    models = [model(name) for name in ("codenames clue", "codenames guess", "coop clue", "alias24 clue")]
+    started = time.perf_counter()
+    for m in models:
+        screen.show(m)
+        time.sleep(0.02)
+    assert time.perf_counter() - started < 0.25  # while the first draw takes 0.3 s
+    screen.screenshot(tmp_path / "s.png")
+    assert painter.drawn[-1] is models[-1]
+    assert len(painter.drawn) < len(models)  # the ones overtaken were never drawn
+
+
+def test_an_idle_screen_does_not_redraw_and_a_timer_redraws_each_second(backend, tmp_path):
+    painter = Counting()
+    screen, _ = backend(painter)
+    screen.show(model("codenames clue"))
+    screen.screenshot(tmp_path / "s.png")
+    idle = len(painter.drawn)
+    time.sleep(0.6)
+    assert len(painter.drawn) == idle
+    screen.show(model("codenames guess"))  # the timer runs: 47.4 s left
+    time.sleep(2.2)
+    ticks = len(painter.drawn) - idle - 1
+    assert 2 <= ticks <= 3
+
+
+def test_stop_ends_the_thread_promptly(backend):
+    screen, _ = backend()
+    thread = screen._thread
+    screen.show(model("codenames clue"))
+    started = time.perf_counter()
+    screen.stop()
+    assert not thread.is_alive()
+    assert time.perf_counter() - started < 1.0
+    with pytest.raises(RuntimeError, match="not running"):
+        screen.screenshot("/tmp/never.png")
+
+
+def test_a_display_that_cannot_open_is_reported():
+    screen = PygameScreen(Counting(), size=(800, 480), video_driver="no-such-driver")
+    with pytest.raises(RuntimeError, match="could not open"):
+        screen.start(lambda event: None)
+    screen.stop()
+    assert os.environ["SDL_VIDEODRIVER"] == "dummy"  # the process's choice is left as it was
+
+
+# --- the screenshots in docs/ ------------------------------------------------------------------------
+
+DOC_SCENES = {
+    "codenames-in-play": "codenames guess",
+    "coop-score": "coop score",
+    "alias24-mad-armed": "alias24 mad armed",
+    "deep-undercover-placing": "deep undercover placing",
+}
+
+
+def test_the_documented_screens_render(tmp_path):
+    for stem, name in DOC_SCENES.items():
+        for lang in LANGS:
+            render_png(model(name, lang), tmp_path / f"{stem}-{lang}.png")
+    assert len(list(tmp_path.glob("*.png"))) == 2 * len(DOC_SCENES)
+
+
+def write_screenshots(folder: Path = SCREENSHOTS) -> list[Path]:
+    """docs/screenshots/: each documented screen in each language, 800x480."""
+    folder.mkdir(parents=True, exist_ok=True)
+    written = []
+    for stem, name in DOC_SCENES.items():
+        for lang in LANGS:
+            path = folder / f"{stem}-{lang}.png"
+            render_png(model(name, lang), path)
+            written.append(path)
+    return written
+
+
+if __name__ == "__main__":
+    for path in write_screenshots():
+        print(path)
