@@ -35,7 +35,9 @@ def _game_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--dark-cell", type=int, default=12, help="Alias 24's cell without a card (default: 12)")
 
 
-def _timer_options(parser: argparse.ArgumentParser) -> None:
+def _table_options(parser: argparse.ArgumentParser) -> None:
+    """How the table plays, beside the rules: the hold and the turn timer."""
+    parser.add_argument("--hold", type=float, default=0.25, help="seconds a touch is held to count (default: 0.25)")
     parser.add_argument("--timer", type=float, default=0.0, metavar="SECONDS", help="turn timer length (default: off)")
     parser.add_argument("--timer-warn", type=float, default=10.0, metavar="SECONDS", help="warn this long before the end")
     parser.add_argument("--timer-enforce", action="store_true", help="end the turn when the timer runs out")
@@ -64,10 +66,20 @@ def build_parser() -> argparse.ArgumentParser:
     sim.add_argument(
         "--touch-port", help="play with a touch board on this serial port (from emulate-board), or 'auto' to find it"
     )
-    sim.add_argument("--hold", type=float, default=0.25, help="seconds a touch is held to count (default: 0.25)")
-    _timer_options(sim)
+    _table_options(sim)
     sim.add_argument("--lang", choices=("en", "it"), default="en", help="language of the rating line")
     sim.add_argument("--color", choices=("auto", "always", "never"), default="auto")
+    sim.add_argument("--window", action="store_true", help="a desktop window with the grid and the spymaster screen")
+    sim.add_argument("--rotation", type=int, default=180, help="the spymaster screen's key rotation (default: 180)")
+
+    render = commands.add_parser("render", help="write PNGs of the spymaster screen and the grid after a script")
+    _game_options(render)
+    render.add_argument("--key", help="the 25-character key (default: a random one)")
+    render.add_argument("--script", type=Path, help="the commands to play first ('-' for standard input)")
+    render.add_argument("--out", type=Path, required=True, help="the folder for screen.png, grid.png and table.png")
+    render.add_argument("--lang", choices=("en", "it"), default="en")
+    render.add_argument("--rotation", type=int, default=180, help="the key's rotation on the screen (default: 180)")
+    _table_options(render)
 
     key = commands.add_parser("key", help="print random keys as JSON lines")
     _game_options(key)
@@ -78,9 +90,10 @@ def build_parser() -> argparse.ArgumentParser:
     board.add_argument("--board-id", default="emulator", help="the board id it says hello with")
 
     bench = commands.add_parser("bench", help="run a benchmark and print its figures")
-    bench.add_argument("what", choices=("engine", "latency"))
+    bench.add_argument("what", choices=("engine", "latency", "render"))
     bench.add_argument("--games", type=int, default=2000, help="engine: random games per variant (default: 2000)")
     bench.add_argument("--touches", type=int, default=200, help="latency: guesses to time (default: 200)")
+    bench.add_argument("--idle", type=float, default=10.0, help="render: seconds of idle CPU measured (default: 10)")
     bench.add_argument("--json", action="store_true")
     return parser
 
@@ -89,10 +102,10 @@ def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     try:
-        rules = _rules(args) if args.command in ("sim", "key") else None
+        rules = _rules(args) if args.command in ("sim", "key", "render") else None
     except InvalidRules as e:
         parser.error(str(e))
-    if args.command == "sim":
+    if args.command in ("sim", "render"):
         return _sim(parser, args, rules)
     if args.command == "key":
         return _key(parser, args, rules)
@@ -122,7 +135,8 @@ def _sim(parser: argparse.ArgumentParser, args: argparse.Namespace, rules: Rules
     from .table.input import InputSettings
     from .table.timer import TimerSettings
 
-    if args.json and args.script is None:
+    rendering = args.command == "render"
+    if not rendering and args.json and args.script is None:
         parser.error("--json goes with --script FILE")
     game = make_game(rules)
     try:
@@ -150,8 +164,24 @@ def _sim(parser: argparse.ArgumentParser, args: argparse.Namespace, rules: Rules
     except ValueError as e:
         parser.error(f"--timer: {e}")
     session = Session(rules, rng=random_source(args.seed), key=key, start=args.start)
+    if rendering:
+        return _render(parser, args, SimTable(session, settings, timer, args.lang), script or [])
     color = args.color == "always" or (args.color == "auto" and sys.stdout.isatty() and "NO_COLOR" not in os.environ)
     painter = Painter(color, args.lang)
+    if args.window and script is None:
+        try:
+            from .sim.window import NoDisplay, run_window
+            from .ui.screen import ScreenSettings
+
+            run_window(session, settings, timer, args.lang, screen_settings=ScreenSettings(args.rotation))
+            return 0
+        except ImportError as e:
+            reason = f"pygame is not installed ({e}); install pi-table[screen]"
+        except NoDisplay as e:
+            reason = str(e)
+        except ValueError as e:
+            parser.error(f"--rotation: {e}")
+        print(f"pi-table sim: no window ({reason}): the terminal simulator instead", file=sys.stderr, flush=True)
     if script is None:
         touch = None
         if args.touch_port:
@@ -173,6 +203,30 @@ def _sim(parser: argparse.ArgumentParser, args: argparse.Namespace, rules: Rules
                 else:
                     verdict = "ok" if table.do(line.command).ok else "refused"
                 print(f"\n> {line.text}   ({verdict})\n{painter.screen(table.screen.last)}")
+    finally:
+        table.close()
+    return 0
+
+
+def _render(parser: argparse.ArgumentParser, args: argparse.Namespace, table, script) -> int:
+    """Play the script on virtual time, then write what the screen and the grid show."""
+    from .sim.script import Wait
+    from .sim.window import render_pngs
+    from .ui.screen import ScreenSettings
+
+    try:
+        screen_settings = ScreenSettings(args.rotation)
+    except ValueError as e:
+        parser.error(f"--rotation: {e}")
+    try:
+        for line in script:
+            if isinstance(line.command, Wait):
+                table.wait(line.command.seconds)
+            else:
+                table.do(line.command)
+        table.wait(1.0)  # let the reveal animation finish, as a photo taken a moment later
+        for path in render_pngs(table.screen.last, table.leds.last, args.out, table.clock(), screen_settings):
+            print(path)
     finally:
         table.close()
     return 0
@@ -207,6 +261,10 @@ def _bench(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
         from .bench import engine
 
         results = engine.run(games=args.games)
+    elif args.what == "render":
+        from .bench import render
+
+        results = render.run(idle_s=args.idle)
     else:
         from .bench import latency
 
@@ -215,7 +273,7 @@ def _bench(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
         results = latency.run(touches=args.touches)
     if args.json:
         print(json.dumps(results))
-    elif args.what == "latency":
+    elif args.what != "engine":
         print("  ".join(f"{k}={v}" for k, v in results.items()))
     else:
         for name, figures in results.items():

@@ -1,0 +1,237 @@
+"""The windowed simulator: the whole table on a desktop.
+
+Left, the grid as it would glow (the LED frame, drawn from the same renderer the strip gets);
+a mouse press on a cell is a finger on its pad, so the hold rule applies. Right, the
+spymaster screen exactly as the real one draws it, taps included. Keys stand for the buttons.
+The table loop runs in its own thread as in the daemon; pygame stays in the main thread.
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+
+os.environ.setdefault("PYGAME_HIDE_SUPPORT_PROMPT", "1")
+import pygame  # noqa: E402  (after the prompt is hidden)
+
+from ..engine import CELLS, GRID
+from ..hal import DialEvent, LedFrame, LedStrip, ScreenModel, SimButtons, SimScreen, SimTouch
+from ..table import Session, TableLoop
+from ..table.input import InputSettings, TouchPolicy
+from ..table.timer import TimerSettings, TurnTimer
+from ..ui.leds import LightSettings
+from ..ui.screen import ScreenPainter, ScreenSettings
+
+GRID_PX = 480
+SCREEN_SIZE = (800, 480)
+HELP_PX = 28
+CELL_GAP = 8
+KEYS_HELP = "mouse: touch a card   E: END TURN   N: NEW GAME   up/down: dial   Enter: enter the dial   Q: quit"
+
+
+class NoDisplay(RuntimeError):
+    """There is no display to open a window on."""
+
+
+class Latest:
+    """The newest value one thread hands another; older ones are dropped (never blocks)."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._value = None
+        self.changed = threading.Event()
+
+    def put(self, value) -> None:
+        with self._lock:
+            self._value = value
+        self.changed.set()
+
+    def get(self):
+        with self._lock:
+            self.changed.clear()
+            return self._value
+
+
+class WindowLeds(LedStrip):
+    def __init__(self) -> None:
+        self.latest = Latest()
+
+    def show(self, frame: LedFrame) -> None:
+        self.latest.put(frame)
+
+
+class WindowScreen(SimScreen):
+    def __init__(self) -> None:
+        super().__init__(keep=1)
+        self.latest = Latest()
+
+    def show(self, model: ScreenModel) -> None:
+        super().show(model)
+        self.latest.put(model)
+
+
+def open_display() -> None:
+    """Initialise pygame's display, or raise NoDisplay saying why."""
+    if os.name == "posix" and not (os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY")):
+        if os.environ.get("SDL_VIDEODRIVER") != "dummy":
+            raise NoDisplay("no DISPLAY or WAYLAND_DISPLAY is set")
+    try:
+        pygame.display.init()
+        pygame.font.init()
+    except pygame.error as e:
+        raise NoDisplay(str(e)) from None
+
+
+def cell_rects() -> list[pygame.Rect]:
+    """The grid panel's cell rectangles, row-major from the operatives' side (top-left 0)."""
+    size = (GRID_PX - 2 * 24 - (GRID - 1) * CELL_GAP) // GRID
+    return [
+        pygame.Rect(24 + (cell % GRID) * (size + CELL_GAP), 24 + (cell // GRID) * (size + CELL_GAP), size, size)
+        for cell in range(CELLS)
+    ]
+
+
+def draw_grid(surface: pygame.Surface, frame: LedFrame | None, font: pygame.font.Font) -> None:
+    """The LED frame as light: each cell glows in its colour on a dark table, the edge strip
+    runs round the grid."""
+    surface.fill((18, 18, 22))
+    if frame is None:
+        return
+    pixels = len(frame.edge)
+    for index, colour in enumerate(frame.edge):  # the edge strip along the four sides, clockwise
+        side, at = divmod(index * 4, pixels)
+        offset = int(at / pixels * GRID_PX)
+        length = max(4, GRID_PX // max(1, pixels // 4) - 4)
+        rect = (
+            pygame.Rect(offset, 2, length, 8), pygame.Rect(GRID_PX - 10, offset, 8, length),
+            pygame.Rect(GRID_PX - offset - length, GRID_PX - 10, length, 8), pygame.Rect(2, GRID_PX - offset - length, 8, length),
+        )[side % 4]
+        pygame.draw.rect(surface, colour, rect, border_radius=3)
+    for cell, rect in enumerate(cell_rects()):
+        colour = frame.cells[cell]
+        glow = tuple(min(255, 40 + channel) for channel in colour) if any(colour) else (32, 32, 36)
+        pygame.draw.rect(surface, glow, rect, border_radius=10)
+        pygame.draw.rect(surface, (70, 70, 78), rect, width=2, border_radius=10)
+        label = font.render(str(cell), True, (0, 0, 0) if sum(glow) > 380 else (200, 200, 200))
+        surface.blit(label, label.get_rect(topleft=(rect.x + 6, rect.y + 4)))
+
+
+class Window:
+    """The simulator's window: the grid panel, the spymaster screen panel and a help bar,
+    over a table loop that runs in its own thread."""
+
+    def __init__(
+        self,
+        session: Session,
+        settings: InputSettings,
+        timer: TimerSettings | None = None,
+        lang: str = "en",
+        lights: LightSettings | None = None,
+        screen_settings: ScreenSettings | None = None,
+    ) -> None:
+        open_display()
+        self.surface = pygame.display.set_mode((GRID_PX + SCREEN_SIZE[0], GRID_PX + HELP_PX))
+        pygame.display.set_caption("pi-table simulator")
+        self.grid_panel = self.surface.subsurface(pygame.Rect(0, 0, GRID_PX, GRID_PX))
+        self.screen_panel = self.surface.subsurface(pygame.Rect(GRID_PX, 0, *SCREEN_SIZE))
+        self.help_bar = self.surface.subsurface(pygame.Rect(0, GRID_PX, GRID_PX + SCREEN_SIZE[0], HELP_PX))
+        self.small = pygame.font.Font(None, 22)
+        self.painter = ScreenPainter(screen_settings or ScreenSettings())
+        self.touch, self.buttons, self.leds, self.screen = SimTouch(), SimButtons(), WindowLeds(), WindowScreen()
+        self.loop = TableLoop(
+            session, self.touch, self.leds, self.screen, self.buttons, TouchPolicy(settings),
+            timer=TurnTimer(timer), lights=lights, lang=lang,
+        )
+        self.rects = cell_rects()
+        self.held: int | None = None
+        self.frame: LedFrame | None = None
+        self.model: ScreenModel | None = None
+        self.loop.open()
+        self.runner = threading.Thread(target=self.loop.run, name="table-loop", daemon=True)
+        self.runner.start()
+
+    def handle(self, event) -> bool:
+        """One pygame event; False when the window is to close."""
+        if event.type == pygame.QUIT or (event.type == pygame.KEYDOWN and event.key in (pygame.K_q, pygame.K_ESCAPE)):
+            return False
+        if event.type == pygame.MOUSEBUTTONDOWN and event.button == 1:
+            x, y = event.pos
+            if x < GRID_PX:
+                self.held = next((cell for cell, rect in enumerate(self.rects) if rect.collidepoint(x, y)), None)
+                if self.held is not None:
+                    self.touch.press(self.held)
+            else:
+                command = self.painter.tap((x - GRID_PX, y))
+                if command is not None:
+                    self.screen.tap(command)
+        elif event.type == pygame.MOUSEBUTTONUP and event.button == 1 and self.held is not None:
+            self.touch.release(self.held)
+            self.held = None
+        elif event.type == pygame.KEYDOWN:
+            _key(event.key, self.loop, self.buttons)
+        return True
+
+    def draw(self) -> None:
+        if self.leds.latest.changed.is_set():
+            self.frame = self.leds.latest.get()
+        if self.screen.latest.changed.is_set():
+            self.model = self.screen.latest.get()
+        draw_grid(self.grid_panel, self.frame, self.small)
+        if self.model is not None:
+            self.painter.draw(self.screen_panel, self.model, self.loop.clock())
+        self.help_bar.fill((10, 10, 12))
+        self.help_bar.blit(self.small.render(KEYS_HELP, True, (190, 190, 190)), (10, 6))
+        pygame.display.flip()
+
+    def screenshot(self, path: str) -> None:
+        pygame.image.save(self.surface, path)
+
+    def close(self) -> None:
+        self.loop.stop_soon()
+        self.runner.join(timeout=5)
+        self.loop.close()
+        pygame.display.quit()
+
+
+def run_window(session: Session, settings: InputSettings, timer: TimerSettings | None = None, lang: str = "en",
+               screen_settings: ScreenSettings | None = None) -> None:
+    """Open the window and play until it is closed. Raises NoDisplay before anything starts."""
+    window = Window(session, settings, timer, lang, screen_settings=screen_settings)
+    try:
+        while all(window.handle(event) for event in [pygame.event.wait(33)] + pygame.event.get()):
+            window.draw()
+    finally:
+        window.close()
+
+
+def _key(key: int, loop: TableLoop, buttons: SimButtons) -> None:
+    if key == pygame.K_e:
+        buttons.push("end_turn")
+    elif key == pygame.K_n:
+        buttons.push("new_game")
+    elif key in (pygame.K_UP, pygame.K_DOWN):
+        loop.post(DialEvent(1 if key == pygame.K_UP else -1))
+    elif key in (pygame.K_RETURN, pygame.K_KP_ENTER):
+        buttons.push("enter_clue")
+
+
+def render_pngs(model: ScreenModel, frame: LedFrame, out: str, now: float, screen_settings: ScreenSettings) -> list[str]:
+    """What the table shows, as files: the spymaster screen, the grid's lights, and both side by
+    side as the windowed simulator draws them. Offscreen: no display needed."""
+    pygame.font.init()
+    folder = os.fspath(out)
+    os.makedirs(folder, exist_ok=True)
+    small = pygame.font.Font(None, 22)
+    grid = pygame.Surface((GRID_PX, GRID_PX))
+    draw_grid(grid, frame, small)
+    screen = pygame.Surface(SCREEN_SIZE)
+    ScreenPainter(screen_settings).draw(screen, model, now)
+    both = pygame.Surface((GRID_PX + SCREEN_SIZE[0], GRID_PX))
+    both.blit(grid, (0, 0))
+    both.blit(screen, (GRID_PX, 0))
+    paths = []
+    for name, surface in (("screen.png", screen), ("grid.png", grid), ("table.png", both)):
+        path = os.path.join(folder, name)
+        pygame.image.save(surface, path)
+        paths.append(path)
+    return paths
