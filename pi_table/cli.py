@@ -273,10 +273,12 @@ def _bench(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
         results = latency.run(touches=args.touches)
     if args.json:
         print(json.dumps(results))
-    elif args.what != "engine":
-        print("  ".join(f"{k}={v}" for k, v in results.items()))
-    else:
-        for name, figures in results.items():
+        return 0
+    plain = {name: value for name, value in results.items() if not isinstance(value, dict)}
+    if plain:
+        print("  ".join(f"{name}={value}" for name, value in plain.items()))
+    for name, figures in results.items():
+        if isinstance(figures, dict):
             print(f"{name:16} " + "  ".join(f"{k}={v}" for k, v in figures.items()))
     return 0
 

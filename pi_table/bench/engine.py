@@ -7,9 +7,9 @@ over, the way OpenSpiel's random rollouts do; the time includes ``legal_actions`
 from __future__ import annotations
 
 import random
-import statistics
 import time
 
+from . import percentiles
 from ..engine import Rules, make_game
 
 VARIANTS = {
@@ -42,13 +42,11 @@ def run(games: int = 2000, seed: int = 1) -> dict:
             actions += play(game, rng)
             durations.append(time.perf_counter() - t0)
         elapsed = time.perf_counter() - start
-        quantiles = statistics.quantiles(durations, n=100)
         results[name] = {
             "games": games,
             "games_per_s": round(games / elapsed),
             "actions_per_game": round(actions / games, 1),
             "us_per_action": round(elapsed / actions * 1e6, 2),
-            "p50_ms_per_game": round(quantiles[49] * 1e3, 3),
-            "p99_ms_per_game": round(quantiles[98] * 1e3, 3),
+            **{f"{name}_per_game": value for name, value in percentiles(durations).items()},
         }
     return results

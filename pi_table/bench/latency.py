@@ -12,12 +12,12 @@ from __future__ import annotations
 
 import multiprocessing
 import random
-import statistics
 import tempfile
 import threading
 import time
 from pathlib import Path
 
+from . import percentiles
 from ..drivers.touchboard import TouchBoardConfig, TouchBoardSource
 from ..engine import Rules
 from ..hal import LedFrame, LedStrip, NewGame, SimButtons, SimScreen, UiEvent
@@ -118,9 +118,7 @@ def run(touches: int = 200, seed: int = 1) -> dict:
         loop.close()
         ours.send(("quit", 0))
         board.join(timeout=5)
-    ms = sorted(sample * 1000 for sample in samples)
-    quantiles = statistics.quantiles(ms, n=100)
-    return {"n": len(ms), "p50_ms": round(quantiles[49], 3), "p99_ms": round(quantiles[98], 3), "max_ms": round(ms[-1], 3)}
+    return {"n": len(samples), **percentiles(samples), "max_ms": round(max(samples) * 1000, 3)}
 
 
 def _wait(condition, what: str, timeout: float = 5.0) -> None:

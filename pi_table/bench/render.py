@@ -11,10 +11,10 @@ from __future__ import annotations
 
 import os
 import random
-import statistics
 import threading
 import time
 
+from . import percentiles
 from ..engine import Rules, make_game, parse_action
 from ..hal import Cues, ScreenModel, SimButtons, SimLedStrip, SimScreen, SimTouch, TimerState
 from ..table import Session, TableLoop
@@ -34,12 +34,6 @@ def _game_in_progress():
     return game.spymaster_view(state)
 
 
-def _quantiles(seconds: list[float]) -> dict:
-    ms = [s * 1000 for s in seconds]
-    cuts = statistics.quantiles(ms, n=100)
-    return {"p50_ms": round(cuts[49], 4), "p99_ms": round(cuts[98], 4)}
-
-
 def led_frame(frames: int) -> dict:
     view = _game_in_progress()
     output = PixelOutput()
@@ -52,7 +46,7 @@ def led_frame(frames: int) -> dict:
         start = time.perf_counter()
         output.pixels(render_frame(view.table, cues, now))
         times.append(time.perf_counter() - start)
-    return {"frames": frames, "leds": output.length, **_quantiles(times)}
+    return {"frames": frames, "leds": output.length, **percentiles(times, 4)}
 
 
 def screen_redraw(redraws: int) -> dict:
@@ -73,7 +67,7 @@ def screen_redraw(redraws: int) -> dict:
         start = time.perf_counter()
         painter.draw(surface, model, float(n))
         times.append(time.perf_counter() - start)
-    return {"redraws": redraws, "size": "800x480", **_quantiles(times)}
+    return {"redraws": redraws, "size": "800x480", **percentiles(times, 4)}
 
 
 def _fields(timer: TimerState) -> dict:
