@@ -27,6 +27,7 @@ from pi_table.ui.leds import (
     render_frame,
 )
 from pi_table.ui.pixels import LedMap, PixelOutput, PowerLimit
+from helpers import hidden_swapped
 
 KEY = "RRRRRRRRRBBBBBBBBNNNNNNNA"  # red starts: red 0-8, blue 9-16, bystanders 17-23, assassin 24
 ALIAS_KEY = "RRRRRRRRRBBB.BBBBBNNNNNNA"  # Alias 24: red holds 9, blue starts; dark centre; nuke 24
@@ -441,16 +442,6 @@ def test_the_loop_wakes_no_more_often_than_the_animation_needs(name, seconds, mo
 # --- secrecy ----------------------------------------------------------------------------------
 
 
-def _hidden_swapped(key: str, board: str, rng: random.Random) -> str:
-    hidden = [cell for cell, shown in enumerate(board) if shown == "?"]
-    letters = [key[cell] for cell in hidden]
-    rng.shuffle(letters)
-    cells = list(key)
-    for cell, letter in zip(hidden, letters):
-        cells[cell] = letter
-    return "".join(cells)
-
-
 def random_view(seed: int, game: str, setup: str, moves: int):
     """A table view after random legal moves, and another key that differs only under its
     hidden cards."""
@@ -464,7 +455,7 @@ def random_view(seed: int, game: str, setup: str, moves: int):
             break
         state = engine.apply(state, rng.choice(options))
     view = engine.table_view(state)
-    twin_key = Key(_hidden_swapped(state.key.cells, view.board, rng), state.key.start)
+    twin_key = Key(hidden_swapped(state.key.cells, view.board, rng), state.key.start)
     return view, engine.table_view(replace(state, key=twin_key)), rng
 
 

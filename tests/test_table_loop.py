@@ -15,6 +15,7 @@ from pi_table.sim.harness import SimTable
 from pi_table.table import Session, TableLoop
 from pi_table.table.input import WIPE_WARNING, InputSettings, TouchPolicy
 from pi_table.ui.leds import HIDDEN_CARD, PENDING, REVEALED, TEAM_COLOUR, WARNING
+from helpers import hidden_swapped
 
 KEY = "RRRRRRRRRBBBBBBBBNNNNNNNA"  # red starts: cells 0-8 red, 9-16 blue, 17-23 bystanders, 24 assassin
 
@@ -178,17 +179,6 @@ def test_the_loop_thread_handles_events_posted_from_other_threads():
     assert session.state.turn is Team.BLUE
 
 
-def _hidden_swapped(key: str, board: str, rng: random.Random) -> str:
-    """Another key that agrees on every shown cell: shuffle the identities of the hidden ones."""
-    hidden = [cell for cell, shown in enumerate(board) if shown == "?"]
-    letters = [key[cell] for cell in hidden]
-    rng.shuffle(letters)
-    cells = list(key)
-    for cell, letter in zip(hidden, letters):
-        cells[cell] = letter
-    return "".join(cells)
-
-
 @settings(max_examples=60, deadline=None)
 @given(seed=st.integers(0, 10_000), game=st.sampled_from(["codenames", "codenames-coop", "alias24"]))
 def test_led_frames_never_depend_on_hidden_cards(seed, game):
@@ -208,7 +198,7 @@ def test_led_frames_never_depend_on_hidden_cards(seed, game):
         moves.append(move)
     board = first.session.table_view().board
     key = first.session.record.key
-    twin_cells = _hidden_swapped(key.cells, board, rng)
+    twin_cells = hidden_swapped(key.cells, board, rng)
     twin = SimTable(Session(rules, rng=random.Random(0), key=engine.parse_key(twin_cells, key.start)))
     # Replay only the moves: a hidden card may differ, but no move touched one before this point.
     for move in moves:

@@ -18,17 +18,10 @@ from pi_table.sim.emulator import BoardEmulator
 from pi_table.table import Session, TableLoop
 from pi_table.table.input import WIPE_WARNING, InputSettings, TouchPolicy
 from pi_table.ui.leds import REVEALED
+from helpers import wait_for
 
 KEY = "RRRRRRRRRBBBBBBBBNNNNNNNA"  # red starts; cells 0-8 red, 9-16 blue, 17-23 bystanders, 24 assassin
 HOLD = 0.05
-
-
-def wait_for(condition, what, timeout=5.0):
-    deadline = time.monotonic() + timeout
-    while not condition():
-        if time.monotonic() > deadline:
-            pytest.fail(f"timed out after {timeout} s waiting for {what}")
-        time.sleep(0.005)
 
 
 class Table:

@@ -19,16 +19,9 @@ from pi_table.sim.window import GRID_PX, Window, cell_rects  # noqa: E402
 from pi_table.table import Session  # noqa: E402
 from pi_table.table.input import InputSettings  # noqa: E402
 from pi_table.ui.leds import REVEALED  # noqa: E402
+from helpers import wait_for  # noqa: E402
 
 KEY = "RRRRRRRRRBBBBBBBBNNNNNNNA"
-
-
-def wait_for(condition, what, timeout=5.0):
-    deadline = time.monotonic() + timeout
-    while not condition():
-        if time.monotonic() > deadline:
-            pytest.fail(f"timed out waiting for {what}")
-        time.sleep(0.01)
 
 
 @pytest.fixture
