@@ -10,7 +10,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from pi_table.engine import Rules, Undo, make_game, parse_action
-from pi_table.table import JournalError, Session, load_game
+from pi_table.table import JournalError, Retention, Session, history, load_game
 
 KEY = "RRRRRRRRRBBBBBBBBNNNNNNNA"
 MOVES = ["clue 2", "touch 0", "touch 1", "touch 2", "clue 1", "touch 9", "touch 17", "undo", "touch 18", "penalty"]
@@ -43,7 +43,8 @@ def test_the_file_is_readable_json_lines(tmp_path):
     lines = [json.loads(line) for line in journal_file(tmp_path).read_text().splitlines()]
     assert lines[0]["format"] == "pi-table journal" and lines[0]["version"] == 1
     assert lines[0]["rules"]["game"] == "codenames" and lines[0]["start"] == "red"
-    assert lines[1:] == [{"n": 1, "action": "clue 2"}, {"n": 2, "action": "touch 0"}]
+    assert [(line["n"], line["action"]) for line in lines[1:]] == [(1, "clue 2"), (2, "touch 0")]
+    assert all(isinstance(line["at"], float | int) and line["at"] >= 0 for line in lines[1:])
 
 
 def test_refused_actions_are_not_journalled(tmp_path):
@@ -107,3 +108,80 @@ def test_random_games_replay_exactly_from_their_journal(tmp_path_factory, seed, 
             session.submit(rng.choice(options))
     _, record, warnings = load_game(journal_file(folder))
     assert warnings == [] and record.state == session.state and record.entries == session.record.entries
+
+
+def test_a_restart_resumes_the_last_unfinished_game_and_appends_to_its_file(tmp_path):
+    session = played_session(tmp_path, MOVES[:5])
+    session.close()
+    again = Session.resume(Rules(game="alias24"), tmp_path, fsync=False)
+    assert again.resumed == str(journal_file(tmp_path))
+    assert again.state == session.state and again.id == session.id and again.rules.game == "codenames"
+    again.submit(parse_action("touch 9"))
+    _, record, warnings = load_game(journal_file(tmp_path))
+    assert warnings == [] and record.state == again.state and record.moves == 6
+
+
+def test_resume_cuts_a_torn_last_line_before_appending(tmp_path):
+    session = played_session(tmp_path, MOVES[:4])
+    path = journal_file(tmp_path)
+    path.write_text(path.read_text() + '{"n": 5, "action": "tou')
+    again = Session.resume(Rules(), tmp_path, fsync=False)
+    assert again.state == session.state
+    again.submit(parse_action("touch 5"))
+    _, record, warnings = load_game(path)
+    assert warnings == [] and [str(e) for e in record.entries][-1] == "touch 5"
+
+
+def test_a_finished_last_game_means_a_new_game(tmp_path):
+    played_session(tmp_path, ["touch 24"]).close()  # red touches the assassin
+    fresh = Session.resume(Rules(), tmp_path, fsync=False)
+    assert fresh.resumed is None and fresh.record.moves == 0
+    assert len(list(tmp_path.glob("*.jsonl"))) == 2
+
+
+def test_a_journal_that_does_not_replay_is_left_alone_and_play_goes_on(tmp_path):
+    played_session(tmp_path, MOVES[:2]).close()
+    path = journal_file(tmp_path)
+    path.write_text(path.read_text().replace('"touch 0"', '"touch 99"'))
+    fresh = Session.resume(Rules(), tmp_path, fsync=False)
+    assert fresh.resumed is None and path.exists()
+
+
+def test_a_full_disk_keeps_the_game_in_memory_with_a_warning(tmp_path, monkeypatch):
+    session = played_session(tmp_path, MOVES[:2])
+    import errno
+    import os
+
+    def no_space(fd):
+        raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+
+    monkeypatch.setattr("pi_table.table.journal.os.fsync", no_space)
+    session.fsync = session.journal.fsync = True
+    session.submit(parse_action("touch 1"))
+    assert session.record.moves == 3 and session.journal is None
+    assert "No space left on device" in session.journal_problem
+    session.submit(parse_action("touch 2"))  # play goes on
+    assert session.record.moves == 4
+
+
+def test_an_unwritable_journal_directory_keeps_playing(tmp_path):
+    blocked = tmp_path / "journal"
+    blocked.write_text("a file where the directory should be")
+    session = Session(Rules(), rng=random.Random(1), journal_dir=blocked, fsync=False)
+    assert session.journal is None and "cannot be written" in session.journal_problem
+    session.submit(parse_action("clue 1"))
+    assert session.record.moves == 1
+
+
+def test_history_lists_games_and_retention_prunes_the_oldest(tmp_path):
+    session = Session(Rules(), rng=random.Random(2), journal_dir=tmp_path, fsync=False,
+                      retention=Retention(keep_games=2), clock=iter(range(1000, 100000, 61)).__next__)
+    first = session.id
+    for _ in range(3):
+        session.submit(parse_action("clue 0"))
+        session.new_game()
+    ids = [game["id"] for game in history(tmp_path)]
+    assert len(ids) == 3 and first not in ids  # the current game and the two newest finished-or-left ones
+    assert ids == sorted(ids, reverse=True)
+    newest_left = history(tmp_path)[1]
+    assert newest_left["moves"] == 1 and newest_left["over"] is False and newest_left["duration_s"] == 61

@@ -3,9 +3,9 @@
 from .commands import COMMAND_WORDS, parse_command
 from .journal import Journal, JournalError, load_game
 from .loop import Outcome, TableLoop
-from .session import Session, random_source
+from .session import Retention, Session, history, random_source
 
 __all__ = [
     "COMMAND_WORDS", "parse_command", "Journal", "JournalError", "load_game", "Outcome", "TableLoop", "Session",
-    "random_source",
+    "Retention", "history", "random_source",
 ]

@@ -2,8 +2,9 @@
 
 Line 1 is the header: ``{"format": "pi-table journal", "version": 1, "id", "started",
 "rules", "key", "start"}``. Every further line is one accepted entry in its text form:
-``{"n": 1, "action": "clue 3"}`` (``n`` counts from 1; ``undo`` is an entry too). Entries
-are written after the engine accepts them and before their effect is shown.
+``{"n": 1, "action": "clue 3", "at": 12.5}`` (``n`` counts from 1; ``undo`` is an entry too;
+``at`` is seconds since the game began, for the history). Entries are written and fsynced
+after the engine accepts them and before their effect is shown.
 """
 
 from __future__ import annotations
@@ -46,17 +47,33 @@ class Header:
 class Journal:
     """Appends one game's entries to its file; ``fsync`` makes each line survive a power cut."""
 
-    def __init__(self, path: Path, header: Header, fsync: bool = True) -> None:
+    def __init__(self, path: Path, file, entries: int, fsync: bool) -> None:
         self.path = path
         self.fsync = fsync
-        self.entries = 0
-        path.parent.mkdir(parents=True, exist_ok=True)
-        self._file = open(path, "x", encoding="utf-8")
-        self._write(header.to_json())
+        self.entries = entries
+        self._file = file
 
-    def append(self, action: object) -> None:
+    @classmethod
+    def create(cls, path: Path, header: Header, fsync: bool = True) -> Journal:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        journal = cls(path, open(path, "x", encoding="utf-8"), 0, fsync)
+        journal._write(header.to_json())
+        return journal
+
+    @classmethod
+    def resume(cls, path: Path, entries: int, fsync: bool = True) -> Journal:
+        """Go on appending to a game's file, first cutting off a torn last line if any."""
+        data = path.read_bytes()
+        complete = data.rfind(b"\n") + 1
+        handle = open(path, "r+", encoding="utf-8")
+        if complete < len(data):
+            handle.truncate(complete)
+        handle.seek(complete)
+        return cls(path, handle, entries, fsync)
+
+    def append(self, action: object, at: float) -> None:
         self.entries += 1
-        self._write({"n": self.entries, "action": str(action)})
+        self._write({"n": self.entries, "action": str(action), "at": round(at, 3)})
 
     def _write(self, obj: dict) -> None:
         self._file.write(json.dumps(obj, ensure_ascii=False) + "\n")
@@ -65,7 +82,10 @@ class Journal:
             os.fsync(self._file.fileno())
 
     def close(self) -> None:
-        self._file.close()
+        try:
+            self._file.close()
+        except OSError:  # the last flush failed (disk full): the entries before it are on disk
+            pass
 
 
 def load_game(path: Path) -> tuple[Header, GameRecord, list[str]]:

@@ -245,11 +245,15 @@ class TableLoop:
     def cues(self, now: float) -> Cues:
         return Cues(
             pending=self.policy.pending,
-            warnings=tuple(self.faults.values()) + self.policy.warnings,
+            warnings=tuple(self.faults.values()) + self.policy.warnings + self._journal_warning(),
             timer=self.timer.state(now),
             revealed_at=tuple(self.revealed_at),
             idle=self.idle(now),
         )
+
+    def _journal_warning(self) -> tuple[str, ...]:
+        problem = self.session.journal_problem
+        return () if problem is None else (problem,)
 
     def show(self) -> None:
         now = self.clock()
