@@ -26,6 +26,7 @@ from ..engine.keys import ASSASSIN, BLUE_AGENT, BYSTANDER, NO_CARD, RED_AGENT
 from ..engine.views import MAD_ARMED_AT, TableView
 from ..hal import Command, NewGame, ScreenModel
 from .i18n import N_, TeamWord, say, translation
+from .mounting import ROTATIONS, ScreenSettings
 
 
 def _mix(colour: tuple[int, int, int], other: tuple[int, int, int], amount: float) -> tuple[int, int, int]:
@@ -35,7 +36,6 @@ def _mix(colour: tuple[int, int, int], other: tuple[int, int, int], amount: floa
 
 DESIGN = (800, 480)
 HEADER = 90
-ROTATIONS = (0, 90, 180, 270)
 
 BACKGROUND = (12, 14, 18)
 PANEL = (30, 35, 44)
@@ -54,26 +54,6 @@ TEAM_INK = {team: _mix(colour, TEXT, 0.3) for team, colour in TEAM_COLOUR.items(
 
 GAME_NAMES = {"codenames": N_("Codenames"), "codenames-coop": N_("Cooperative"), "alias24": N_("Alias 24")}
 TEAM_LABELS = {Team.RED: N_("RED"), Team.BLUE: N_("BLUE")}
-
-
-@dataclass(frozen=True, slots=True)
-class ScreenSettings:
-    """How the screen is mounted.
-
-    ``rotation``: how far the key is turned, clockwise, from the operatives' view of the
-    grid. The key string runs row-major from the operatives' side, and the spymasters sit
-    opposite them, so from where the spymasters sit the operatives' top-left card is at their
-    bottom-right: the default, 180, shows them the grid the way they see the table. 0 is for
-    a screen on the operatives' side (testing); 90 for spymasters on the operatives' right
-    hand, 270 on their left.
-    """
-
-    rotation: int = 180
-
-    def __post_init__(self) -> None:
-        if self.rotation not in ROTATIONS:
-            allowed = ", ".join(map(str, ROTATIONS))
-            raise ValueError(f"the key's rotation is one of {allowed} degrees, not {self.rotation!r}")
 
 
 def slot_of(cell: int, rotation: int) -> tuple[int, int]:
