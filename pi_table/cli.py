@@ -12,6 +12,9 @@ from .engine import GAMES, InvalidKey, InvalidRules, Rules, Team, make_game
 from .engine.rules import NUKE_MODES, SETUPS
 
 EXIT_USAGE = 2
+EXIT_CONFIG = 78  # EX_CONFIG: systemd and people both read it as "fix the configuration"
+EXIT_UNAVAILABLE = 69  # EX_UNAVAILABLE: no table is running
+DEFAULT_CONFIG = "/etc/pi-table/config.toml"
 
 
 def _team(text: str) -> Team:
@@ -41,6 +44,12 @@ def _table_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--timer", type=float, default=0.0, metavar="SECONDS", help="turn timer length (default: off)")
     parser.add_argument("--timer-warn", type=float, default=10.0, metavar="SECONDS", help="warn this long before the end")
     parser.add_argument("--timer-enforce", action="store_true", help="end the turn when the timer runs out")
+
+
+def _config_option(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--config", type=Path, help=f"the configuration file (default: {DEFAULT_CONFIG}); it names the socket and journal"
+    )
 
 
 def _rules(args: argparse.Namespace) -> Rules:
@@ -85,6 +94,27 @@ def build_parser() -> argparse.ArgumentParser:
     _game_options(key)
     key.add_argument("--count", type=int, default=1, help="how many keys (default: 1)")
 
+    run = commands.add_parser("run", help="run the table as a service (the daemon)")
+    _config_option(run)
+    run.add_argument("--hal", choices=("hw", "sim"), default="hw", help="'sim': every device simulated, headless")
+    run.add_argument("--touch-port", help="the touch board's serial port (overrides the configuration)")
+    run.add_argument("--log-level", choices=("debug", "info", "warning", "error"), default="info")
+
+    status = commands.add_parser("status", help="what the running table shows the operatives, and its health")
+    _config_option(status)
+    status.add_argument("--json", action="store_true")
+    new_game = commands.add_parser("new-game", help="start a new game on the running table")
+    _config_option(new_game)
+    new_game.add_argument("--game", choices=GAMES, help="another game than the current one")
+    undo = commands.add_parser("undo", help="take back the last action on the running table")
+    _config_option(undo)
+    past = commands.add_parser("history", help="the games kept in the journal")
+    _config_option(past)
+    past.add_argument("--json", action="store_true")
+    check = commands.add_parser("check-config", help="validate a configuration and print it in full")
+    check.add_argument("file", nargs="?", type=Path, help=f"the file (default: {DEFAULT_CONFIG})")
+    check.add_argument("--defaults", action="store_true", help="print the default configuration, to start a file from")
+
     board = commands.add_parser("emulate-board", help="a touch board in software, on a pty (prints its path)")
     board.add_argument("--link", type=Path, help="the stable path to the board's pty (default: a temporary one)")
     board.add_argument("--board-id", default="emulator", help="the board id it says hello with")
@@ -111,7 +141,76 @@ def main(argv: list[str] | None = None) -> int:
         return _key(parser, args, rules)
     if args.command == "emulate-board":
         return _emulate_board(args)
-    return _bench(parser, args)
+    if args.command == "bench":
+        return _bench(parser, args)
+    return _service(args)
+
+
+def _load(args: argparse.Namespace, path: Path | None):
+    """The configuration, or None after saying what is wrong with it."""
+    from .config import ConfigError, load_config
+
+    try:
+        return load_config(path)
+    except ConfigError as e:
+        print(f"pi-table {args.command}: {e}", file=sys.stderr)
+        return None
+
+
+def _service(args: argparse.Namespace) -> int:
+    """The commands that run the table as a service or talk to it through its socket."""
+    if args.command == "check-config":
+        from .config import build, defaults, to_toml
+
+        config = build(defaults(), None) if args.defaults else _load(args, args.file)
+        if config is None:
+            return EXIT_CONFIG
+        print(to_toml(config), end="")
+        return 0
+    config = _load(args, args.config)
+    if config is None:
+        return EXIT_CONFIG
+    if args.command == "run":
+        import logging
+
+        from .daemon.run import serve
+
+        logging.basicConfig(level=args.log_level.upper(), format="%(levelname)s %(name)s: %(message)s")
+        return serve(config, args.hal, args.touch_port)
+    if args.command == "history":
+        from .table import history
+
+        games = history(config.paths.journal_dir) if config.paths.journal_dir.is_dir() else []
+        if args.json:
+            print(json.dumps(games))
+        for game in [] if args.json else games:
+            result = game.get("error") or (game["reason"] if game["over"] else "unfinished")
+            print(f"{game['id']}  {game.get('game', '?'):15} {game.get('moves', 0):3} moves  "
+                  f"{game.get('duration_s') or 0:7.0f} s  {result}")
+        return 0
+    from .daemon.control import ControlError, Refused, request
+
+    fields = {"game": args.game} if args.command == "new-game" and args.game else {}
+    try:
+        answer = request(config.paths.socket, args.command, **fields)
+    except ControlError as e:
+        print(f"pi-table {args.command}: {e}", file=sys.stderr)
+        return 1 if isinstance(e, Refused) else EXIT_UNAVAILABLE
+    if getattr(args, "json", False):
+        print(json.dumps({k: v for k, v in answer.items() if k != "ok"}))
+        return 0
+    state = answer["state"]
+    print(f"game {answer['game_id']} ({state['game']}), up {answer['uptime_s']} s")
+    if state["phase"] == "over":
+        print(f"over: {state['reason']}")
+    else:
+        print(f"{state['turn']} to play, {state['phase']} phase; red {state['remaining']['red']} left, "
+              f"blue {state['remaining']['blue']} left")
+    print("board " + state["board"])
+    print("health " + ", ".join(f"{name}: {health}" for name, health in answer["health"].items()))
+    for warning in answer["warnings"]:
+        print(f"! {warning}")
+    return 0
 
 
 def _key(parser: argparse.ArgumentParser, args: argparse.Namespace, rules: Rules) -> int:

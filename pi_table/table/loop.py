@@ -46,6 +46,16 @@ DIAL = tuple(range(MAX_CLUE + 1)) + (UNLIMITED,)
 """What the clue-number encoder steps through: 0 to 9, then unlimited."""
 
 
+class _Call:
+    """A function another thread asked the loop to run (the control socket's commands)."""
+
+    def __init__(self, fn: Callable[[], object]) -> None:
+        self.fn = fn
+        self.done = threading.Event()
+        self.result: object = None
+        self.error: BaseException | None = None
+
+
 @dataclass(frozen=True, slots=True)
 class Outcome:
     """What became of one command: accepted, or refused with the reason in plain words."""
@@ -111,15 +121,34 @@ class TableLoop:
                 event = self._events.get_nowait()
             except queue.Empty:
                 break
-            outcomes.append(self.handle(event))
+            if isinstance(event, _Call):
+                self._run_call(event)
+            else:
+                outcomes.append(self.handle(event))
         outcomes.append(self.tick())
         return [outcome for outcome in outcomes if outcome is not None]
 
-    def run(self, stop: threading.Event | None = None, poll_s: float = 0.5) -> None:
+    def call(self, fn: Callable[[], object], timeout: float = 5.0) -> object:
+        """Run ``fn`` in the loop's thread, between events, and return what it returns; for
+        other threads that must act on the game (the control socket)."""
+        call = _Call(fn)
+        self._events.put(call)
+        if not call.done.wait(timeout):
+            raise TimeoutError(f"the table loop did not answer within {timeout} s")
+        if call.error is not None:
+            raise call.error
+        return call.result
+
+    def run(
+        self, stop: threading.Event | None = None, poll_s: float = 0.5, alive: Callable[[], None] | None = None
+    ) -> None:
         """Handle events as they come until ``stop`` is set or ``stop_soon`` is reached,
-        sleeping in between until the next event or the next thing due."""
+        sleeping in between until the next event or the next thing due. ``alive`` is called
+        on every wake (at least every ``poll_s``): the service watchdog's proof of life."""
         stop = stop or threading.Event()
         while not stop.is_set():
+            if alive is not None:
+                alive()
             due = self.next_due()
             wait = poll_s if due is None else min(poll_s, max(0.0, due - self.clock()))
             try:
@@ -130,7 +159,19 @@ class TableLoop:
                 continue
             if event is _STOP:
                 return
-            self.handle(event)
+            if isinstance(event, _Call):
+                self._run_call(event)
+            else:
+                self.handle(event)
+
+    def _run_call(self, call: _Call) -> None:
+        try:
+            call.result = call.fn()
+        except Exception as error:  # handed to the caller's thread, which raises it
+            call.error = error
+        finally:
+            call.done.set()
+        self.show()
 
     def stop_soon(self) -> None:
         """Make ``run`` return after the events already queued; safe from any thread."""

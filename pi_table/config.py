@@ -1,0 +1,460 @@
+"""The table's configuration: one TOML file in which every key has a default.
+
+``load_config`` reads the file, checks every key's type, then builds the settings objects of
+the layers below (``Rules``, ``TouchBoardConfig``, ``PixelOutput``...). Those objects check
+their own ranges, so a range lives in one place: when building fails, each key the file sets
+is tried alone on top of the defaults to name the key at fault, and a mistake that only two
+keys make together is put on their section. Every problem found is reported at once, with
+the file, the key, what was expected and what was found.
+"""
+
+from __future__ import annotations
+
+import difflib
+import json
+import math
+import tomllib
+from dataclasses import dataclass
+from pathlib import Path
+
+from .drivers.buttons import ButtonPins
+from .drivers.spi_leds import SpiLedConfig
+from .drivers.touchboard import ELECTRODE_LIMIT, TouchBoardConfig
+from .drivers.ws281x import PINS, Ws281xConfig
+from .engine import CELLS, GAMES, Rules
+from .engine.rules import CENTRE, NUKE_MODES, SETUPS
+from .table.input import InputSettings
+from .table.session import Retention
+from .table.timer import TimerSettings
+from .ui.leds import LightSettings
+from .ui.mounting import ScreenSettings
+from .ui.pixels import LedMap, PixelOutput, PowerLimit
+
+DEFAULT_PATH = Path("/etc/pi-table/config.toml")
+MAX_BYTES = 256 * 1024  # a real configuration is a few kilobytes; more is a wrong file
+LANGUAGES = ("en", "it")
+LED_BACKENDS = ("ws281x", "spi", "none")
+SPI_MOSI = 10  # the spidev backend's data line is SPI0 MOSI, GPIO10
+SOCKET_PATH_MAX = 107  # sockaddr_un holds 108 bytes with the closing NUL
+
+
+class ConfigError(ValueError):
+    """What is wrong with a configuration: one line per problem, each naming the file and key."""
+
+    def __init__(self, problems: list[str]) -> None:
+        super().__init__("\n".join(problems))
+        self.problems = problems
+
+
+@dataclass(frozen=True, slots=True)
+class Option:
+    """One key: its section and name, default, kind (how the TOML value is read) and help."""
+
+    section: str
+    name: str
+    default: object
+    kind: str
+    help: str
+
+    @property
+    def key(self) -> str:
+        return f"{self.section}.{self.name}"
+
+
+OPTIONS = (
+    Option("game", "game", "codenames", "str", f"the game a new table deals: {', '.join(GAMES)}"),
+    Option("game", "nuke", "basic", "str", f"Alias 24's nuke mode: {', '.join(NUKE_MODES)}"),
+    Option("game", "clue_required", False, "bool", "the clue number must be entered before the first touch"),
+    Option("game", "three_player", False, "bool", "one operative guesses for both spymasters"),
+    Option("game", "setup", "key", "str", f"{', '.join(SETUPS)}: 'place' is Deep Undercover's deal-and-place"),
+    Option("game", "dark_cell", CENTRE, "int", f"Alias 24's cell without a card, 0 to {CELLS - 1}"),
+    Option("game", "language", "en", "str", f"the screen's language: {', '.join(LANGUAGES)}"),
+    Option("game", "colour_blind", False, "bool", "identities also differ by rhythm on the LEDs"),
+    Option("game", "hold_s", 0.25, "number", "seconds a touch is held before it counts as a guess"),
+    Option("timer", "length_s", 0, "number", "turn timer in seconds, 10 to 3600; 0 is off"),
+    Option("timer", "warn_s", 10, "number", "warn this many seconds before the turn runs out"),
+    Option("timer", "enforce", False, "bool", "end the turn when the timer runs out"),
+    Option("touch", "port", "auto", "str", "the board's serial port (/dev/serial/by-id/...), or 'auto': by usb_id"),
+    Option("touch", "usb_id", "239A:80F4", "usb_id", "VENDOR:PRODUCT of the board's data port, in hex"),
+    Option("touch", "cell_electrodes", list(range(CELLS)), "int_list", "for cells 0-24, the electrode each pad is on"),
+    Option("touch", "end_turn", [25, 26], "int_list", "electrodes wired to END TURN pads"),
+    Option("touch", "stuck_s", 10.0, "number", "a pad touched this long is quarantined as stuck"),
+    Option("leds", "backend", "ws281x", "str", "ws281x (Pi 3/4), spi (Pi 5, spidev) or none"),
+    Option("leds", "pin", 10, "int", f"ws281x data pin: GPIO {', '.join(map(str, sorted(PINS)))} (10 needs no root)"),
+    Option("leds", "dma", 10, "int", "ws281x DMA channel"),
+    Option("leds", "invert", False, "bool", "ws281x: the data line goes through an inverting level shifter"),
+    Option("leds", "spi_bus", 0, "int", "spi backend: /dev/spidevBUS.DEVICE"),
+    Option("leds", "spi_device", 0, "int", "spi backend: /dev/spidevBUS.DEVICE"),
+    Option("leds", "order", "GRB", "str", "the chips' colour order (WS2812B: GRB)"),
+    Option("leds", "brightness", 0.5, "number", "0 to 1, before the current limit"),
+    Option("leds", "gamma", 2.2, "number", "1 (none) to 3"),
+    Option("leds", "current_limit_ma", 3000, "number", "what the LEDs' supply may give; frames are dimmed to fit"),
+    Option("leds", "leds_per_cell", 4, "int", "the grid map: LEDs in a row under each cell"),
+    Option("leds", "serpentine", True, "bool", "the grid map: every other row runs back"),
+    Option("leds", "offset", 0, "int", "the grid map: the first cell's first LED"),
+    Option("leds", "edge_leds", 24, "int", "the grid map: edge LEDs after the grid"),
+    Option("leds", "cells", [], "int_lists", "an explicit map instead: 25 lists of LED numbers (with edge)"),
+    Option("leds", "edge", [], "int_list", "an explicit map: the edge's LED numbers in order"),
+    Option("screen", "enabled", True, "bool", "false: no spymaster screen is fitted"),
+    Option("screen", "rotation", 180, "int", "the key's rotation: 0, 90, 180 or 270 (180: facing the operatives)"),
+    Option("screen", "video_driver", "kmsdrm", "str", "SDL's video driver (kmsdrm on the Pi, no desktop)"),
+    Option("screen", "width", 0, "int", "a window this wide instead of the whole display (0: the display)"),
+    Option("screen", "height", 0, "int", "with width"),
+    Option("buttons", "end_turn", 17, "pin", "GPIO of END TURN, or false if not fitted"),
+    Option("buttons", "new_game", 27, "pin", "GPIO of NEW GAME (held), or false"),
+    Option("buttons", "encoder_a", False, "pin", "the clue-number encoder's A contact, or false"),
+    Option("buttons", "encoder_b", False, "pin", "its B contact, or false"),
+    Option("buttons", "encoder_push", False, "pin", "its push contact, or false"),
+    Option("buttons", "new_game_hold_s", 2.0, "number", "seconds NEW GAME is held to deal a new game"),
+    Option("paths", "journal_dir", "/var/lib/pi-table/journal", "path", "one file per game; must be writable"),
+    Option("paths", "socket", "/run/pi-table/control.sock", "path", "the control socket the pi-table commands use"),
+    Option("paths", "socket_group", "pi-table", "str", "the group allowed on the socket ('' keeps the user's)"),
+    Option("paths", "keep_games", 200, "int", "finished games kept in the journal directory"),
+    Option("paths", "keep_mb", 50, "number", "at most this many megabytes of finished games"),
+)
+BY_KEY = {option.key: option for option in OPTIONS}
+SECTIONS = tuple(dict.fromkeys(option.section for option in OPTIONS))
+EXPECTED = {
+    "str": "a string",
+    "bool": "true or false",
+    "int": "a whole number",
+    "number": "a number",
+    "pin": "a GPIO number or false",
+    "path": "a path (a string)",
+    "usb_id": "a string 'VVVV:PPPP' in hex",
+    "int_list": "a list of whole numbers",
+    "int_lists": "a list of lists of whole numbers",
+}
+
+
+@dataclass(frozen=True, slots=True)
+class Paths:
+    journal_dir: Path
+    socket: Path
+    socket_group: str | None
+    retention: Retention
+
+
+@dataclass(frozen=True, slots=True)
+class ScreenConfig:
+    enabled: bool
+    settings: ScreenSettings
+    video_driver: str
+    size: tuple[int, int] | None  # None: the whole display
+
+
+@dataclass(frozen=True, slots=True)
+class LedConfig:
+    backend: str
+    map: LedMap
+    brightness: float
+    gamma: float
+    power: PowerLimit
+    ws281x: Ws281xConfig
+    spi: SpiLedConfig
+
+    def output(self) -> PixelOutput:
+        return PixelOutput(self.map, self.brightness, self.gamma, self.power)
+
+
+@dataclass(frozen=True, slots=True)
+class Config:
+    """The effective configuration: ``values`` holds every key (file or default) by its
+    dotted name, the rest is built from it for the layers that use it."""
+
+    source: Path | None
+    values: dict[str, object]
+    rules: Rules
+    language: str
+    input: InputSettings
+    timer: TimerSettings
+    lights: LightSettings
+    touch: TouchBoardConfig
+    leds: LedConfig
+    screen: ScreenConfig
+    buttons: ButtonPins
+    paths: Paths
+
+
+def defaults() -> dict[str, object]:
+    return {option.key: option.default for option in OPTIONS}
+
+
+def load_config(path: Path | None = None) -> Config:
+    """The configuration in ``path``; with None, ``DEFAULT_PATH`` if it exists, else every
+    default. Raises ConfigError listing every problem found."""
+    if path is None:
+        if not DEFAULT_PATH.exists():
+            return build(defaults(), None)
+        path = DEFAULT_PATH
+    return parse_config(_read(path), path)
+
+
+def _read(path: Path) -> str:
+    try:
+        size = path.stat().st_size
+        if size > MAX_BYTES:
+            raise ConfigError([f"{path}: {size} bytes is too big for a configuration (at most {MAX_BYTES})"])
+        return path.read_bytes().decode("utf-8")
+    except FileNotFoundError:
+        raise ConfigError([f"{path}: no such file (expected a TOML configuration; {DEFAULT_PATH} by default)"]) from None
+    except IsADirectoryError:
+        raise ConfigError([f"{path}: is a directory, expected a TOML file"]) from None
+    except OSError as e:
+        raise ConfigError([f"{path}: cannot be read: {e.strerror or e}"]) from None
+    except UnicodeDecodeError as e:
+        raise ConfigError([f"{path}: not UTF-8 text (byte {e.start}): expected a TOML file"]) from None
+
+
+def parse_config(text: str, path: Path) -> Config:
+    """The configuration in ``text``, read from ``path`` (relative paths in it are taken
+    from the file's folder)."""
+    try:
+        document = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as e:
+        raise ConfigError([f"{path}: not valid TOML: {e}"]) from None
+    except RecursionError:
+        raise ConfigError([f"{path}: nested too deeply to be a configuration"]) from None
+    problems: list[str] = []
+    given: dict[str, object] = {}
+    for section, table in document.items():
+        if section not in SECTIONS:
+            problems.append(f"{path}: unknown section [{section}]{_did_you_mean(section, SECTIONS)}: "
+                            f"expected one of {', '.join(SECTIONS)}")
+            continue
+        if not isinstance(table, dict):
+            problems.append(f"{path}: {section} is a section ([{section}]), found {_describe(table)}")
+            continue
+        for name, raw in table.items():
+            key = f"{section}.{name}"
+            option = BY_KEY.get(key)
+            if option is None:
+                names = [o.name for o in OPTIONS if o.section == section]
+                problems.append(f"{path}: unknown key {key}{_did_you_mean(name, names)}: "
+                                f"[{section}] has {', '.join(names)}")
+                continue
+            try:
+                given[key] = _read_value(option, raw, path.parent)
+            except ValueError as e:
+                problems.append(f"{path}: {key}: {e}")
+    if problems:
+        raise ConfigError(problems)
+    try:
+        return build(defaults() | given, path)
+    except ValueError:
+        raise ConfigError(_blame(given, path)) from None
+
+
+def _read_value(option: Option, raw: object, base: Path) -> object:
+    """The value of one key as the builders take it; ValueError saying what was expected."""
+    kind = option.kind
+    found = _describe(raw)
+    if kind == "bool":
+        ok = isinstance(raw, bool)
+    elif kind == "int":
+        ok = isinstance(raw, int) and not isinstance(raw, bool)
+    elif kind == "number":
+        ok = isinstance(raw, (int, float)) and not isinstance(raw, bool) and math.isfinite(raw)
+    elif kind == "pin":
+        ok = raw is False or (isinstance(raw, int) and not isinstance(raw, bool))
+    elif kind == "int_list":
+        ok = isinstance(raw, list) and all(isinstance(n, int) and not isinstance(n, bool) for n in raw)
+    elif kind == "int_lists":
+        ok = isinstance(raw, list) and all(
+            isinstance(row, list) and all(isinstance(n, int) and not isinstance(n, bool) for n in row) for row in raw
+        )
+    else:  # str, path, usb_id
+        ok = isinstance(raw, str) and "\0" not in raw
+    if not ok:
+        raise ValueError(f"expected {EXPECTED[kind]}, found {found}")
+    if kind == "path":
+        if not raw:
+            raise ValueError("expected a path, found an empty string")
+        return str(base / raw) if not Path(raw).is_absolute() else raw
+    if kind == "usb_id":
+        vendor, _, product = raw.partition(":")
+        try:
+            usb_id = (int(vendor, 16), int(product, 16))
+        except ValueError:
+            raise ValueError(f"expected {EXPECTED[kind]}, such as '239A:80F4', found {found}") from None
+        if not all(0 <= n <= 0xFFFF for n in usb_id) or len(vendor) > 4 or len(product) > 4:
+            raise ValueError(f"expected {EXPECTED[kind]}, four hex digits each, found {found}")
+    return raw
+
+
+def _describe(value: object) -> str:
+    kinds = {bool: "a boolean", int: "a whole number", float: "a number", str: "a string",
+             list: "a list", dict: "a table"}
+    kind = next((word for t, word in kinds.items() if isinstance(value, t)), type(value).__name__)
+    text = repr(value)
+    return f"{text[:60]}{'...' if len(text) > 60 else ''} ({kind})"
+
+
+def _did_you_mean(word: str, choices) -> str:
+    close = difflib.get_close_matches(word, list(choices), n=1)
+    return f" (did you mean {close[0]}?)" if close else ""
+
+
+def _blame(given: dict[str, object], path: Path) -> list[str]:
+    """Name what is wrong: each key alone on the defaults, then each section's keys
+    together, then everything; the builders' own messages say expected and found."""
+    problems = []
+    for key, value in given.items():
+        error = _fails(defaults() | {key: value}, path)
+        if error:
+            problems.append(f"{path}: {key}: {error}")
+    if problems:
+        return problems
+    for section in SECTIONS:
+        together = {key: value for key, value in given.items() if BY_KEY[key].section == section}
+        error = _fails(defaults() | together, path)
+        if error:
+            return [f"{path}: [{section}] {', '.join(k.split('.')[1] for k in together)} together: {error}"]
+    return [f"{path}: {_fails(defaults() | given, path)}"]
+
+
+def _fails(values: dict[str, object], path: Path) -> str | None:
+    try:
+        build(values, path)
+    except ValueError as e:
+        return str(e)
+    return None
+
+
+def build(values: dict[str, object], source: Path | None) -> Config:
+    """Every setting object from the keys' values; ValueError (from the objects themselves,
+    or about how two of them fit) when a value does not fit."""
+    v = values
+    if v["game.language"] not in LANGUAGES:
+        raise ValueError(f"the language is one of {', '.join(LANGUAGES)}, not {v['game.language']!r}")
+    rules = Rules(
+        game=v["game.game"], nuke=v["game.nuke"], clue_required=v["game.clue_required"],
+        three_player=v["game.three_player"], setup=v["game.setup"], dark_cell=v["game.dark_cell"],
+    )
+    leds = _leds(v)
+    buttons = ButtonPins(
+        end_turn=_pin(v["buttons.end_turn"]), new_game=_pin(v["buttons.new_game"]),
+        encoder_a=_pin(v["buttons.encoder_a"]), encoder_b=_pin(v["buttons.encoder_b"]),
+        encoder_push=_pin(v["buttons.encoder_push"]), new_game_hold_s=v["buttons.new_game_hold_s"],
+    )
+    data_pin = {"ws281x": leds.ws281x.pin, "spi": SPI_MOSI}.get(leds.backend)
+    taken = [name for name, pin in buttons.pins().items() if pin == data_pin]
+    if taken:
+        raise ValueError(f"GPIO {data_pin} carries the LED data line, so it cannot also be the {taken[0]} button")
+    return Config(
+        source=source,
+        values=dict(values),
+        rules=rules,
+        language=v["game.language"],
+        input=InputSettings(hold_s=v["game.hold_s"], stuck_s=v["touch.stuck_s"]),
+        timer=TimerSettings(length_s=v["timer.length_s"], warn_s=v["timer.warn_s"], enforce=v["timer.enforce"]),
+        lights=LightSettings(edge_pixels=max(1, len(leds.map.edge)), colour_blind=v["game.colour_blind"]),
+        touch=_touch(v),
+        leds=leds,
+        screen=_screen(v),
+        buttons=buttons,
+        paths=_paths(v),
+    )
+
+
+def _pin(value: object) -> int | None:
+    return None if value is False else value
+
+
+def _touch(v: dict[str, object]) -> TouchBoardConfig:
+    electrodes = v["touch.cell_electrodes"]
+    if len(electrodes) != CELLS:
+        raise ValueError(f"cell_electrodes lists one electrode for each of the {CELLS} cells, not {len(electrodes)}")
+    cells: list[int | None] = [None] * (max(electrodes) + 1)
+    for cell, electrode in enumerate(electrodes):
+        if not 0 <= electrode < ELECTRODE_LIMIT:
+            raise ValueError(f"cell {cell} is on electrode {electrode}, which does not exist: 0 to {ELECTRODE_LIMIT - 1}")
+        if cells[electrode] is not None:
+            raise ValueError(f"electrode {electrode} is given to cells {cells[electrode]} and {cell}: one pad each")
+        cells[electrode] = cell
+    usb = str(v["touch.usb_id"]).split(":")
+    port = v["touch.port"]
+    return TouchBoardConfig(
+        port=None if port == "auto" else port,
+        usb_id=(int(usb[0], 16), int(usb[1], 16)),
+        cells=tuple(cells),
+        end_turn=tuple(v["touch.end_turn"]),
+    )
+
+
+def _leds(v: dict[str, object]) -> LedConfig:
+    backend = v["leds.backend"]
+    if backend not in LED_BACKENDS:
+        raise ValueError(f"the LED backend is one of {', '.join(LED_BACKENDS)}, not {backend!r}")
+    cells, edge = v["leds.cells"], v["leds.edge"]
+    if cells:
+        if len(cells) != CELLS:
+            raise ValueError(f"an explicit LED map lists the LEDs of all {CELLS} cells, not {len(cells)}")
+        used = [led for leds in [*cells, edge] for led in leds]
+        led_map = LedMap(tuple(map(tuple, cells)), tuple(edge), max(used) + 1)
+    elif edge:
+        raise ValueError("an explicit edge goes with an explicit map of the cells (leds.cells)")
+    else:
+        led_map = LedMap.grid(v["leds.leds_per_cell"], v["leds.serpentine"], v["leds.offset"], v["leds.edge_leds"])
+    pin = v["leds.pin"]
+    ws281x = Ws281xConfig(
+        pin=pin, channel=PINS[pin][0] if pin in PINS else 0, dma=v["leds.dma"], invert=v["leds.invert"],
+        order=v["leds.order"],
+    )
+    leds = LedConfig(
+        backend=backend, map=led_map, brightness=v["leds.brightness"], gamma=v["leds.gamma"],
+        power=PowerLimit(budget_ma=v["leds.current_limit_ma"]), ws281x=ws281x,
+        spi=SpiLedConfig(bus=v["leds.spi_bus"], device=v["leds.spi_device"], order=v["leds.order"]),
+    )
+    leds.output()  # checks brightness, gamma, and that the budget covers the strip at rest
+    return leds
+
+
+def _screen(v: dict[str, object]) -> ScreenConfig:
+    width, height = v["screen.width"], v["screen.height"]
+    if (width == 0) != (height == 0) or width < 0 or height < 0 or width > 8192 or height > 8192:
+        raise ValueError(f"width and height are both 0 (the whole display) or both 1 to 8192, not {width} x {height}")
+    return ScreenConfig(
+        enabled=v["screen.enabled"], settings=ScreenSettings(rotation=v["screen.rotation"]),
+        video_driver=v["screen.video_driver"], size=(width, height) if width else None,
+    )
+
+
+def _paths(v: dict[str, object]) -> Paths:
+    socket = Path(v["paths.socket"])
+    if len(str(socket).encode()) > SOCKET_PATH_MAX:
+        raise ValueError(f"a UNIX socket path is at most {SOCKET_PATH_MAX} bytes, not {len(str(socket).encode())}")
+    keep_games, keep_mb = v["paths.keep_games"], v["paths.keep_mb"]
+    if not 1 <= keep_games <= 100_000:
+        raise ValueError(f"keep_games is 1 to 100000 games, not {keep_games}")
+    if not 1 <= keep_mb <= 100_000:
+        raise ValueError(f"keep_mb is 1 to 100000 megabytes, not {keep_mb}")
+    return Paths(
+        journal_dir=Path(v["paths.journal_dir"]),
+        socket=socket,
+        socket_group=v["paths.socket_group"] or None,
+        retention=Retention(keep_games=keep_games, keep_bytes=int(keep_mb * 1024 * 1024)),
+    )
+
+
+def to_toml(config: Config, comments: bool = True) -> str:
+    """The whole configuration as a TOML file (every key, defaults included), which
+    ``parse_config`` reads back to the same values."""
+    lines = [f"# pi-table configuration{f' (from {config.source})' if config.source else ' (every key at its default)'}"]
+    for section in SECTIONS:
+        lines += ["", f"[{section}]"]
+        for option in (o for o in OPTIONS if o.section == section):
+            value = _toml_value(config.values[option.key])
+            lines.append(f"{option.name} = {value}" + (f"  # {option.help}" if comments else ""))
+    return "\n".join(lines) + "\n"
+
+
+def _toml_value(value: object) -> str:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, str):
+        return json.dumps(value, ensure_ascii=False)  # JSON's string escapes are TOML's too
+    if isinstance(value, list):
+        return "[" + ", ".join(map(_toml_value, value)) + "]"
+    return repr(value)
+

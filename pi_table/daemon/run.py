@@ -1,0 +1,212 @@
+"""``pi-table run``: the table as a service.
+
+It builds the devices the configuration names (or the simulators with ``--hal sim``), resumes
+the last unfinished game from the journal, serves the control socket, tells systemd it is
+ready, and runs the table loop until SIGTERM. A device that cannot be opened does not stop
+the table: it is replaced by a stand-in, reported once in the log and shown on the screen
+(or, without a screen, on the LEDs' warning edge), and the table plays on degraded.
+"""
+
+from __future__ import annotations
+
+import logging
+import signal
+import threading
+import time
+from dataclasses import dataclass, field, replace
+
+from ..config import Config
+from ..engine import Undo
+from ..hal import (
+    Buttons,
+    LedStrip,
+    NewGame,
+    Screen,
+    SimButtons,
+    SimLedStrip,
+    SimScreen,
+    SimTouch,
+    TouchSource,
+)
+from ..table import Session, TableLoop
+from ..table.input import TouchPolicy
+from ..table.timer import TurnTimer
+from .control import ControlServer
+from .notify import Notifier
+
+log = logging.getLogger("pi_table.daemon")
+
+
+@dataclass
+class Devices:
+    touch: TouchSource
+    leds: LedStrip
+    screen: Screen
+    buttons: Buttons
+    health: dict[str, str] = field(default_factory=dict)  # device -> "ok", "simulated" or what is wrong
+    faults: dict[str, str] = field(default_factory=dict)  # device -> the warning to show
+
+
+def open_devices(config: Config, hal: str, touch_port: str | None) -> Devices:
+    """The devices for this table: real ones, each falling back to a stand-in when it cannot
+    be opened; or every one simulated with ``hal == "sim"`` (a touch port still counts)."""
+    devices = Devices(SimTouch(), SimLedStrip(keep=1), SimScreen(keep=1), SimButtons())
+    devices.health = {name: "simulated" for name in ("touch", "leds", "screen", "buttons")}
+    if touch_port is not None or hal != "sim":
+        from ..drivers.touchboard import TouchBoardSource
+
+        port = None if touch_port == "auto" else touch_port or config.touch.port
+        devices.touch, devices.health["touch"] = TouchBoardSource(replace(config.touch, port=port)), "connecting"
+    if hal == "sim":
+        return devices
+    _try(devices, "leds", lambda: _leds(config), "the LED strip")
+    _try(devices, "buttons", lambda: _buttons(config), "the buttons")
+    if config.screen.enabled:
+        _try(devices, "screen", lambda: _screen(config), "the spymaster screen")
+    else:
+        devices.health["screen"] = "not fitted"
+    return devices
+
+
+def _try(devices: Devices, name: str, build, what: str) -> None:
+    try:
+        device = build()
+    except Exception as e:  # a missing library, a device node, a permission: play on degraded
+        devices.health[name] = f"not working: {e}"
+        devices.faults[name] = f"{what} is not working ({e})"
+        log.error("%s could not be opened, the table plays without it: %s", what, e)
+        return
+    if device is not None:
+        setattr(devices, name, device)
+        devices.health[name] = "ok"
+
+
+def _leds(config: Config) -> LedStrip | None:
+    leds = config.leds
+    if leds.backend == "none":
+        return None
+    if leds.backend == "ws281x":
+        from ..drivers.ws281x import Ws281xStrip
+
+        return Ws281xStrip(leds.output(), leds.ws281x)
+    from ..drivers.spi_leds import SpiLedStrip
+
+    return SpiLedStrip(leds.output(), leds.spi)
+
+
+def _buttons(config: Config) -> Buttons:
+    from ..drivers.buttons import GpioButtons
+
+    return GpioButtons(config.buttons)
+
+
+def _screen(config: Config) -> Screen:
+    from ..drivers.pygame_screen import PygameScreen
+    from ..ui.screen import ScreenPainter
+
+    screen = config.screen
+    return PygameScreen(ScreenPainter(screen.settings), size=screen.size, video_driver=screen.video_driver)
+
+
+class Daemon:
+    """The running table: devices, session, loop, control socket, systemd notification."""
+
+    def __init__(self, config: Config, hal: str = "hw", touch_port: str | None = None, notifier: Notifier | None = None):
+        self.config = config
+        self.started = time.monotonic()
+        self.notifier = notifier or Notifier()
+        paths = config.paths
+        self.session = Session.resume(config.rules, paths.journal_dir, retention=paths.retention)
+        if self.session.resumed:
+            log.info("resumed game %s from %s", self.session.id, self.session.resumed)
+        self.devices = open_devices(config, hal, touch_port)
+        d = self.devices
+        self.loop = TableLoop(
+            self.session, d.touch, d.leds, d.screen, d.buttons, TouchPolicy(config.input),
+            timer=TurnTimer(config.timer), lights=config.lights, lang=config.language,
+        )
+        self.loop.faults.update(d.faults)
+        self.control = ControlServer(paths.socket, self.answer, paths.socket_group)
+
+    def start(self) -> None:
+        for name in ("touch", "buttons", "screen"):
+            device = getattr(self.devices, name)
+            try:
+                device.start(self.loop.post)
+            except Exception as e:
+                self._replace_failed(name, e)
+        self.loop.show()
+        self.control.start()
+        degraded = [name for name, health in self.devices.health.items() if health.startswith("not working")]
+        state = f"degraded: {', '.join(degraded)} not working" if degraded else "up"
+        self.notifier.ready(f"table {state}; game {self.session.id}")
+        log.info("table %s; game %s; control socket %s", state, self.session.id, self.config.paths.socket)
+
+    def _replace_failed(self, name: str, error: Exception) -> None:
+        stand_in = {"touch": SimTouch(), "buttons": SimButtons(), "screen": SimScreen(keep=1)}[name]
+        setattr(self.devices, name, stand_in)
+        setattr(self.loop, name, stand_in)
+        stand_in.start(self.loop.post)
+        self.devices.health[name] = f"not working: {error}"
+        self.loop.faults[name] = f"the {name} is not working ({error})"
+        log.error("the %s could not start, the table plays without it: %s", name, error)
+
+    def run(self) -> None:
+        self.loop.run(alive=self.notifier.watchdog)
+
+    def stop(self) -> None:
+        """Ask the loop to finish what is queued and end; safe from a signal handler."""
+        self.loop.stop_soon()
+
+    def close(self) -> None:
+        self.notifier.stopping()
+        self.control.stop()
+        self.loop.close()
+        self.notifier.close()
+
+    # --- the control socket's commands (in the socket's thread; game work in the loop's) ---
+
+    def answer(self, request: dict) -> dict:
+        command = request["command"]
+        if command == "status":
+            return {"ok": True, **self.loop.call(self.status)}
+        if command == "new-game":
+            game = request.get("game")
+            outcome = self.loop.call(lambda: self.loop.submit(NewGame(game)))
+        elif command == "undo":
+            outcome = self.loop.call(lambda: self.loop.submit(Undo()))
+        else:
+            return {"ok": False, "error": f"unknown command {command!r}: expected status, new-game or undo"}
+        if not outcome.ok:
+            return {"ok": False, "error": outcome.error}
+        return {"ok": True, **self.loop.call(self.status)}
+
+    def status(self) -> dict:
+        """What the operatives may see, and the table's health: never the key."""
+        health = dict(self.devices.health)
+        touch = self.devices.touch
+        if hasattr(touch, "connected"):
+            health["touch"] = "ok" if touch.connected else "touch board disconnected"
+        return {
+            "game_id": self.session.id,
+            "uptime_s": round(time.monotonic() - self.started, 1),
+            "state": self.session.table_view().to_json(),
+            "health": health,
+            "warnings": list(self.loop.cues(self.loop.clock()).warnings),
+            "journal": self.session.journal_problem or "ok",
+        }
+
+
+def serve(config: Config, hal: str = "hw", touch_port: str | None = None) -> int:
+    """Run the daemon in this process until SIGTERM or SIGINT; the exit status."""
+    daemon = Daemon(config, hal, touch_port)
+    previous = {sig: signal.signal(sig, lambda *_: daemon.stop()) for sig in (signal.SIGTERM, signal.SIGINT)}
+    try:
+        daemon.start()
+        daemon.run()
+    finally:
+        daemon.close()
+        if threading.current_thread() is threading.main_thread():
+            for sig, handler in previous.items():
+                signal.signal(sig, handler)
+    return 0

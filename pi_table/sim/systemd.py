@@ -1,0 +1,92 @@
+"""A stand-in for systemd's side of a ``Type=notify`` service, for tests and benchmarks.
+
+It starts ``pi-table run`` in a child process with ``NOTIFY_SOCKET`` pointing at a datagram
+socket of its own, and hears what the daemon tells systemd (``READY=1``, ``WATCHDOG=1``,
+``STOPPING=1``), so the real notification path runs exactly as under systemd.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+
+class ServiceFailed(RuntimeError):
+    """The daemon exited, or said nothing in time; the message has the end of its log."""
+
+
+class FakeSystemd:
+    def __init__(self, args: list[str], watchdog_s: float = 0.0, log: Path | None = None) -> None:
+        self.args = args
+        self.watchdog_s = watchdog_s
+        self._folder = tempfile.TemporaryDirectory(prefix="pi-table-notify-")
+        self.address = os.path.join(self._folder.name, "notify")
+        self.listener = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
+        self.listener.bind(self.address)
+        self.log = log or Path(self._folder.name) / "daemon.log"
+        self.process: subprocess.Popen | None = None
+        self.messages: list[tuple[float, dict[str, str]]] = []  # (when, fields) as they came
+
+    def start(self, timeout: float = 10.0) -> float:
+        """Start the daemon and wait for READY; the seconds it took."""
+        env = dict(os.environ, NOTIFY_SOCKET=self.address, PYGAME_HIDE_SUPPORT_PROMPT="1")
+        if self.watchdog_s:
+            env["WATCHDOG_USEC"] = str(int(self.watchdog_s * 1e6))
+        began = time.monotonic()
+        with open(self.log, "ab") as log:
+            self.process = subprocess.Popen(
+                [sys.executable, "-m", "pi_table", "run", *self.args], env=env, stdout=log, stderr=log,
+                stdin=subprocess.DEVNULL,
+            )
+        self.wait_for("READY", timeout)
+        return time.monotonic() - began
+
+    def wait_for(self, field: str, timeout: float) -> dict[str, str]:
+        """The next message with ``field`` (READY, WATCHDOG, STOPPING...)."""
+        deadline = time.monotonic() + timeout
+        while True:
+            left = deadline - time.monotonic()
+            if left <= 0:
+                raise ServiceFailed(f"no {field}=1 from the daemon within {timeout} s\n{self.log_tail()}")
+            self.listener.settimeout(min(left, 0.1))
+            try:
+                data = self.listener.recv(4096)
+            except TimeoutError:
+                if self.process is not None and self.process.poll() is not None:
+                    raise ServiceFailed(
+                        f"the daemon exited with status {self.process.returncode} before {field}=1\n{self.log_tail()}"
+                    ) from None
+                continue
+            fields = dict(line.split("=", 1) for line in data.decode().splitlines() if "=" in line)
+            self.messages.append((time.monotonic(), fields))
+            if field in fields:
+                return fields
+
+    def kill(self) -> None:
+        """``kill -9``: no clean-up of any kind in the daemon."""
+        self.process.send_signal(signal.SIGKILL)
+        self.process.wait(timeout=10)
+
+    def stop(self, timeout: float = 10.0) -> int:
+        """SIGTERM, as ``systemctl stop`` sends; the exit status."""
+        if self.process.poll() is None:
+            self.process.terminate()
+        return self.process.wait(timeout=timeout)
+
+    def log_tail(self, lines: int = 20) -> str:
+        try:
+            return "\n".join(self.log.read_text(errors="replace").splitlines()[-lines:])
+        except OSError:
+            return ""
+
+    def close(self) -> None:
+        if self.process is not None and self.process.poll() is None:
+            self.kill()
+        self.listener.close()
+        self._folder.cleanup()

@@ -1,0 +1,151 @@
+"""The daemon as systemd runs it: READY and watchdog over a real notify socket, the control
+socket and the commands that use it, resuming a journal, degraded devices. Bounded waits."""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+import stat
+import subprocess
+import sys
+
+import pytest
+
+from pi_table import cli
+from pi_table.config import DEFAULT_PATH, parse_config
+from pi_table.daemon.control import ControlError, Refused, request
+from pi_table.daemon.run import Daemon
+from pi_table.engine import Guess, Rules, Undo, make_game
+from pi_table.sim.systemd import FakeSystemd
+from pi_table.table import Session
+from pi_table.ui.leds import WARNING
+from helpers import wait_for
+
+KEY = "RRRRRRRRRBBBBBBBBNNNNNNNA"
+
+
+def write_config(folder, extra: str = "") -> str:
+    path = folder / "config.toml"
+    path.write_text(f'[paths]\njournal_dir = "journal"\nsocket = "control.sock"\nsocket_group = ""\n{extra}')
+    return str(path)
+
+
+def pi_table(*args: str) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "pi_table", *args], capture_output=True, text=True, timeout=30)
+
+
+@pytest.fixture
+def service(tmp_path):
+    config = write_config(tmp_path)
+    systemd = FakeSystemd(["--hal", "sim", "--config", config], watchdog_s=0.4)
+    systemd.start()
+    yield systemd, config, tmp_path
+    systemd.close()
+
+
+def test_ready_status_watchdog_and_a_clean_stop(service):
+    systemd, config, folder = service
+    status = pi_table("status", "--json", "--config", config)
+    assert status.returncode == 0, status.stderr
+    answer = json.loads(status.stdout)
+    assert answer["state"]["board"] == "?" * 25 and answer["state"]["phase"] == "clue"
+    assert set(answer["health"]) == {"touch", "leds", "screen", "buttons"}
+    assert answer["journal"] == "ok" and answer["uptime_s"] >= 0
+    assert (folder / "journal" / f"{answer['game_id']}.jsonl").exists()
+    key = json.loads((folder / "journal" / f"{answer['game_id']}.jsonl").read_text().splitlines()[0])["key"]
+    assert key not in status.stdout and "key" not in answer["state"]  # the operatives' view only
+    assert oct(stat.S_IMODE(os.stat(folder / "control.sock").st_mode)) == "0o660"
+    systemd.wait_for("WATCHDOG", timeout=2)  # pings at half of WATCHDOG_USEC, from the loop
+    systemd.wait_for("WATCHDOG", timeout=2)
+    assert systemd.stop() == 0
+    systemd.wait_for("STOPPING", timeout=1)  # already sent: the datagram waits in the socket
+    assert not (folder / "control.sock").exists()
+
+
+def test_commands_act_on_the_running_table(service):
+    systemd, config, folder = service
+    first = request(folder / "control.sock", "status")["game_id"]
+    done = pi_table("new-game", "--game", "alias24", "--config", config)
+    assert done.returncode == 0, done.stderr
+    answer = request(folder / "control.sock", "status")
+    assert answer["game_id"] != first and answer["state"]["game"] == "alias24"
+    refused = pi_table("undo", "--config", config)
+    assert refused.returncode == 1 and "nothing to undo" in refused.stderr
+    with pytest.raises(Refused, match="unknown command 'reveal-key'"):
+        request(folder / "control.sock", "reveal-key")
+    assert request(folder / "control.sock", "status")["game_id"] == answer["game_id"]  # nothing lost
+
+
+def test_status_without_a_table_says_so(tmp_path):
+    done = pi_table("status", "--config", write_config(tmp_path))
+    assert done.returncode == cli.EXIT_UNAVAILABLE
+    assert "no table is running" in done.stderr
+    with pytest.raises(ControlError, match="no table is running"):
+        request(tmp_path / "control.sock", "status")
+
+
+def test_a_restart_resumes_the_unfinished_game_exactly(tmp_path):
+    config = write_config(tmp_path)
+    rules = Rules()
+    session = Session(rules, key=make_game(rules).parse_key(KEY), journal_dir=tmp_path / "journal")
+    for action in (Guess(0), Guess(1), Guess(2), Undo(), Guess(9)):  # the blue agent ends red's turn
+        session.submit(action)
+    expected = session.table_view().to_json()
+    session.close()
+    systemd = FakeSystemd(["--hal", "sim", "--config", config])
+    try:
+        systemd.start()
+        answer = request(tmp_path / "control.sock", "status")
+        assert answer["game_id"] == session.id
+        assert answer["state"] == expected
+    finally:
+        systemd.close()
+
+
+def test_history_lists_the_games_kept(tmp_path):
+    config = write_config(tmp_path)
+    rules = Rules()
+    session = Session(rules, key=make_game(rules).parse_key(KEY), journal_dir=tmp_path / "journal")
+    session.submit(Guess(24))  # the assassin: red loses at once
+    session.new_game()
+    session.close()
+    done = pi_table("history", "--json", "--config", config)
+    games = json.loads(done.stdout)
+    assert [game["over"] for game in games] == [False, True]
+    assert games[1]["winner"] == "blue" and games[1]["moves"] == 1
+    text = pi_table("history", "--config", config).stdout
+    assert "assassin" in text and "unfinished" in text
+
+
+def test_the_cli_default_is_the_configuration_default():
+    assert cli.DEFAULT_CONFIG == str(DEFAULT_PATH)
+
+
+def config_in(tmp_path, extra=""):
+    return parse_config(open(write_config(tmp_path, extra)).read(), tmp_path / "config.toml")
+
+
+def test_devices_that_fail_leave_the_table_playing_degraded(tmp_path, monkeypatch, caplog):
+    """No LED library and no display here: the table plays on, says so once each, and the
+    LEDs (simulated stand-ins here) show the warning edge that replaces a missing screen."""
+    monkeypatch.setenv("GPIOZERO_PIN_FACTORY", "mock")
+    config = config_in(tmp_path, '[leds]\nbackend = "spi"\n[screen]\nvideo_driver = "offscreen-none"\n'
+                                 '[touch]\nport = "/nonexistent/board"\n')
+    caplog.set_level(logging.INFO)
+    daemon = Daemon(config, hal="hw")
+    try:
+        daemon.start()
+        health = daemon.status()["health"]
+        assert health["leds"].startswith("not working") and health["screen"].startswith("not working")
+        assert health["buttons"] == "ok"
+        wait_for(lambda: daemon.loop.run_pending() is not None and "touch" in daemon.loop.faults, "touch fault")
+        assert daemon.loop.leds.last.edge[0] == WARNING
+        for _ in range(20):
+            daemon.loop.run_pending()
+        errors = [r.getMessage() for r in caplog.records if r.levelno >= logging.ERROR]
+        assert sum("LED strip" in e for e in errors) == 1 and sum("screen" in e for e in errors) == 1
+        assert sum("touch board not found" in e for e in errors) == 1
+    finally:
+        daemon.close()
+    assert not (tmp_path / "control.sock").exists()
