@@ -2,17 +2,21 @@
 
 It starts ``pi-table run`` in a child process with ``NOTIFY_SOCKET`` pointing at a datagram
 socket of its own, and hears what the daemon tells systemd (``READY=1``, ``WATCHDOG=1``,
-``STOPPING=1``), so the real notification path runs exactly as under systemd.
+``STOPPING=1``), so the real notification path runs exactly as under systemd. As journald
+does, it takes the daemon's output through a pipe; ``limit_fsize`` is the unit's
+``LimitFSIZE=``, the largest file the daemon may write (a disk that fills up, for tests).
 """
 
 from __future__ import annotations
 
 import os
+import resource
 import signal
 import socket
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from pathlib import Path
 
@@ -22,9 +26,12 @@ class ServiceFailed(RuntimeError):
 
 
 class FakeSystemd:
-    def __init__(self, args: list[str], watchdog_s: float = 0.0, log: Path | None = None) -> None:
+    def __init__(
+        self, args: list[str], watchdog_s: float = 0.0, log: Path | None = None, limit_fsize: int | None = None
+    ) -> None:
         self.args = args
         self.watchdog_s = watchdog_s
+        self.limit_fsize = limit_fsize
         self._folder = tempfile.TemporaryDirectory(prefix="pi-table-notify-")
         self.address = os.path.join(self._folder.name, "notify")
         self.listener = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
@@ -39,13 +46,22 @@ class FakeSystemd:
         if self.watchdog_s:
             env["WATCHDOG_USEC"] = str(int(self.watchdog_s * 1e6))
         began = time.monotonic()
-        with open(self.log, "ab") as log:
-            self.process = subprocess.Popen(
-                [sys.executable, "-m", "pi_table", "run", *self.args], env=env, stdout=log, stderr=log,
-                stdin=subprocess.DEVNULL,
-            )
+        self.process = subprocess.Popen(
+            [sys.executable, "-m", "pi_table", "run", *self.args], env=env, stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, preexec_fn=self._limits if self.limit_fsize else None,
+        )
+        threading.Thread(target=self._keep_log, args=(self.process.stdout,), daemon=True).start()
         self.wait_for("READY", timeout)
         return time.monotonic() - began
+
+    def _limits(self) -> None:
+        resource.setrlimit(resource.RLIMIT_FSIZE, (self.limit_fsize, self.limit_fsize))
+
+    def _keep_log(self, pipe) -> None:
+        with pipe, open(self.log, "ab") as log:
+            for line in pipe:
+                log.write(line)
+                log.flush()
 
     def wait_for(self, field: str, timeout: float) -> dict[str, str]:
         """The next message with ``field`` (READY, WATCHDOG, STOPPING...)."""

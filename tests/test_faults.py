@@ -1,0 +1,281 @@
+"""Fault tests on the real daemon process, its touches coming from the board emulator over a pty.
+
+- ``kill -9`` at random moments of games (``PI_TABLE_KILLS`` of them, 200 by default), each
+  followed by a restart that must show exactly the state of the last accepted action;
+- the board unplugged and plugged back in the middle of a turn;
+- a journal that stops growing because the disk is full.
+
+The oracle is independent of the journal code: the engine replays the actions the test saw
+accepted (read from the journal as plain JSON lines) and the daemon's status must match it.
+Every wait is bounded.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import random
+import time
+from pathlib import Path
+
+import pytest
+
+from pi_table.daemon.control import ControlError, request
+from pi_table.engine import EndTurn, GameRecord, Guess, Rules, Team, Undo, make_game, parse_action
+from pi_table.sim.emulator import BoardEmulator
+from pi_table.sim.systemd import FakeSystemd
+from pi_table.table import Session
+from helpers import wait_for
+
+KILLS = int(os.environ.get("PI_TABLE_KILLS", "200"))
+END_TURN_ELECTRODE = 25
+HOLD_S = 0.05
+TAP_MS = 90  # longer than the hold: a tap is a guess
+
+
+class Table:
+    """The board emulator, a configuration, and the daemon started and killed at will."""
+
+    def __init__(self, folder: Path, limit_fsize: int | None = None) -> None:
+        self.folder = folder
+        self.journal = folder / "journal"
+        self.socket = folder / "control.sock"
+        self.emulator = BoardEmulator(link=folder / "touch-board")
+        self.emulator.start()
+        self.config = folder / "config.toml"
+        self.config.write_text(
+            f'[game]\nhold_s = {HOLD_S}\n'
+            f'[paths]\njournal_dir = "journal"\nsocket = "control.sock"\nsocket_group = ""\n'
+        )
+        self.limit_fsize = limit_fsize
+        self.service: FakeSystemd | None = None
+
+    def start(self) -> None:
+        self.service = FakeSystemd(
+            ["--hal", "sim", "--touch-port", str(self.emulator.link), "--config", str(self.config)],
+            log=self.folder / "daemon.log", limit_fsize=self.limit_fsize,
+        )
+        self.service.start()
+
+    def connected(self) -> None:
+        wait_for(lambda: self.status()["health"]["touch"] == "ok", "the daemon's hello with the board")
+
+    def status(self) -> dict:
+        return request(self.socket, "status")
+
+    def tap(self, electrode: int) -> None:
+        """A finger on a pad for TAP_MS, then a pause: two taps closer than the board's scan
+        would overlap, and two cards touched at once count as nothing (a spill)."""
+        self.emulator.tap(electrode, TAP_MS)
+        time.sleep(0.03)
+
+    def kill(self) -> None:
+        self.service.kill()
+        self.service.close()
+
+    def close(self) -> None:
+        if self.service is not None:
+            self.service.close()
+        self.emulator.stop()
+
+    def game_file(self) -> Path:
+        return max(self.journal.glob("*.jsonl"))
+
+    def entries(self, path: Path | None = None) -> list[str]:
+        """The complete entries of a game file, as text: what a restart must replay."""
+        lines = (path or self.game_file()).read_text().split("\n")[:-1]  # a torn last line is no entry
+        return [json.loads(line)["action"] for line in lines[1:]]
+
+    def expected(self, path: Path | None = None, entries: list[str] | None = None) -> dict:
+        """The table view after ``entries`` on the game's key, by the engine alone."""
+        path = path or self.game_file()
+        header = json.loads(path.read_text().split("\n")[0])
+        game = make_game(Rules.from_json(header["rules"]))
+        key = game.parse_key(header["key"], Team.parse(header["start"]))
+        entries = self.entries(path) if entries is None else entries
+        record = GameRecord.replay(game, key, [parse_action(text) for text in entries])
+        return game.table_view(record.state).to_json()
+
+
+@pytest.fixture
+def table(tmp_path):
+    t = Table(tmp_path)
+    yield t
+    t.close()
+
+
+def act(table: Table, rng: random.Random, board: str, over: bool) -> str:
+    """Do one random thing a player or the staff might; the entry it makes if accepted."""
+    if over:
+        request(table.socket, "new-game")
+        return "new-game"
+    roll = rng.random()
+    if roll < 0.12:
+        table.tap(END_TURN_ELECTRODE)
+        return str(EndTurn())
+    if roll < 0.2:
+        try:
+            request(table.socket, "undo")
+        except ControlError:
+            pass  # nothing to undo: refused, no entry
+        return str(Undo())
+    cell = rng.choice([cell for cell, shown in enumerate(board) if shown == "?"])
+    table.tap(cell)
+    return str(Guess(cell))
+
+
+def settled(table: Table, before: tuple[str, int]) -> None:
+    """Wait until an action's entry is in the journal, or long enough that it was refused."""
+    deadline = time.monotonic() + 0.3
+    while time.monotonic() < deadline and (table.game_file().name, len(table.entries())) == before:
+        time.sleep(0.01)
+
+
+def test_kill_minus_nine_at_random_moments_loses_and_doubles_nothing(table):
+    rng = random.Random(20261123)
+    counts = {"in flight kept": 0, "in flight lost": 0, "during start": 0, "actions": 0}
+    for _ in range(KILLS):
+        if rng.random() < 0.1:  # while it starts: resuming, cutting a torn line, dealing
+            before = table.game_file() if table.journal.exists() else None
+            entries_before = table.entries(before) if before else None
+            table.service = FakeSystemd(
+                ["--hal", "sim", "--touch-port", str(table.emulator.link), "--config", str(table.config)],
+                log=table.folder / "daemon.log",
+            )
+            try:
+                table.service.start(timeout=rng.uniform(0.0, 0.4))
+            except Exception:
+                pass  # killed before READY, as intended
+            table.kill()
+            counts["during start"] += 1
+            if before is not None:  # whatever the daemon did, the old game's entries are intact
+                assert table.entries(before) == entries_before
+            continue
+        table.start()
+        table.connected()
+        path = table.game_file()
+        status = table.status()
+        assert status["state"] == table.expected(path), "the restart shows a state no replay gives"
+        for _ in range(rng.randrange(0, 4)):  # a few actions seen through to the end
+            before = (table.game_file().name, len(table.entries()))
+            act(table, rng, status["state"]["board"], status["state"]["phase"] == "over")
+            settled(table, before)
+            wait_for(lambda: table.status()["state"] == table.expected(), "the table to show what its journal replays",
+                     timeout=2)
+            status = table.status()
+            counts["actions"] += 1
+        path, seen = table.game_file(), table.entries()
+        board, over = status["state"]["board"], status["state"]["phase"] == "over"
+        delay = rng.uniform(0.0, 0.2)
+        started = time.monotonic()
+        entry = None
+        if rng.random() < 0.5:
+            entry = act(table, rng, board, over)  # taps block for TAP_MS: the kill falls after it
+        time.sleep(max(0.0, delay - (time.monotonic() - started)))
+        table.kill()
+        after = table.entries(path)
+        newest = table.game_file()
+        if entry == "new-game" and newest != path:
+            assert table.entries(newest) == [] and after == seen
+            counts["in flight kept"] += 1
+        elif after == seen:
+            counts["in flight lost"] += entry is not None
+        else:
+            assert after == seen + [entry], f"journal {after[len(seen) - 2:]} after {seen[-2:]} and in flight {entry}"
+            counts["in flight kept"] += 1
+    table.start()
+    table.connected()
+    assert table.status()["state"] == table.expected()
+    print(f"\n{KILLS} kills: {counts}")
+    assert counts["actions"] > KILLS // 2 and counts["in flight kept"] > 0 and counts["during start"] > 0
+
+
+def test_unplugging_the_board_mid_turn_loses_nothing_and_play_goes_on(table):
+    table.start()
+    table.connected()
+    status = table.status()
+    first = next(cell for cell, shown in enumerate(status["state"]["board"]) if shown == "?")
+    table.tap(first)
+    wait_for(lambda: table.status()["state"]["board"][first] != "?", "the first guess")
+    table.emulator.press(first + 1)  # a finger on a card as the cable comes out
+    table.emulator.unplug()
+    wait_for(lambda: table.status()["health"]["touch"] == "touch board disconnected", "the unplug to be seen")
+    during = table.status()
+    assert "touch board disconnected" in during["warnings"]
+    assert during["state"] == table.expected()  # nothing lost, and the held card did not count
+    assert during["state"]["board"][first + 1] == "?"
+    table.emulator.release(first + 1)
+    table.emulator.plug()
+    table.connected()
+    assert table.status()["warnings"] == [] and table.status()["state"] == during["state"]
+    state = table.status()["state"]
+    if state["phase"] != "over":
+        cell = next(cell for cell, shown in enumerate(state["board"]) if shown == "?")
+        table.tap(cell)
+        wait_for(lambda: table.status()["state"]["board"][cell] != "?", "a guess after the replug")
+    assert table.status()["state"] == table.expected()
+
+
+def test_a_journal_that_fills_up_keeps_the_game_in_memory_and_says_so(tmp_path):
+    """``LimitFSIZE`` stands for a full disk: the journal's writes fail part way through."""
+    table = Table(tmp_path, limit_fsize=500)  # the header (about 340 bytes) and a few entries
+    try:
+        table.start()
+        table.connected()
+        path = table.game_file()
+        assassin = json.loads(path.read_text().split("\n")[0])["key"].index("A")  # the game must go on
+        rng = random.Random(5)
+        for _ in range(12):
+            status = table.status()
+            if status["state"]["phase"] == "over" or status["journal"] != "ok":
+                break
+            cell = rng.choice([c for c, shown in enumerate(status["state"]["board"]) if shown == "?" and c != assassin])
+            table.tap(cell)
+            wait_for(lambda: table.status()["state"]["board"][cell] != "?", f"the guess on {cell}")
+        status = table.status()
+        assert status["journal"] != "ok", "the journal never filled up: raise the number of guesses"
+        assert "cannot be written" in status["journal"] and status["journal"] in status["warnings"]
+        written = table.entries(path)
+        cell = next(c for c, shown in enumerate(status["state"]["board"]) if shown == "?" and c != assassin)
+        table.tap(cell)  # play goes on in memory
+        wait_for(lambda: table.status()["state"]["board"][cell] != "?", "a guess after the disk filled")
+        assert table.entries(path) == written  # nothing more reached the file, nothing half-parsed
+        log = (tmp_path / "daemon.log").read_text()
+        assert log.count("the game journal cannot be written") == 1, log
+        table.kill()
+        table.limit_fsize = None  # room again: the restart replays what was written whole
+        table.start()
+        assert table.status()["state"] == table.expected(path, written)
+    finally:
+        table.close()
+
+
+def test_a_journal_cut_at_every_byte_of_its_last_line_resumes_the_entries_before_it(tmp_path):
+    """A power cut mid-write leaves any prefix of the last line: each resumes the game as it
+    stood before that line, and the next entry lands on a clean line of its own."""
+    rules = Rules()
+    key = make_game(rules).parse_key("RRRRRRRRRBBBBBBBBNNNNNNNA")
+    session = Session(rules, key=key, journal_dir=tmp_path / "whole")
+    for action in (Guess(0), Guess(1), Undo(), Guess(9)):
+        session.submit(action)
+    session.close()
+    whole = next((tmp_path / "whole").glob("*.jsonl")).read_bytes()
+    last = whole.rstrip(b"\n").rfind(b"\n") + 1
+    before = make_game(rules).table_view(
+        GameRecord.replay(make_game(rules), key, [Guess(0), Guess(1), Undo()]).state
+    ).to_json()
+    for cut in range(last, len(whole) + 1):
+        folder = tmp_path / f"cut-{cut}"
+        folder.mkdir()
+        (folder / "game.jsonl").write_bytes(whole[:cut])
+        resumed = Session.resume(rules, folder, fsync=False)
+        if cut == len(whole):  # the whole line: nothing was cut
+            assert len(resumed.record.entries) == 4 and resumed.table_view().board[9] == "B"
+        else:
+            assert resumed.table_view().to_json() == before, f"cut at byte {cut}"
+        resumed.submit(Guess(2))
+        resumed.close()
+        lines = (folder / "game.jsonl").read_text().split("\n")
+        assert lines[-1] == "" and json.loads(lines[-2])["action"] == "touch 2"
+        replayed = Session.resume(rules, folder, fsync=False)
+        assert replayed.table_view().to_json() == resumed.table_view().to_json()
