@@ -120,10 +120,11 @@ def build_parser() -> argparse.ArgumentParser:
     board.add_argument("--board-id", default="emulator", help="the board id it says hello with")
 
     bench = commands.add_parser("bench", help="run a benchmark and print its figures")
-    bench.add_argument("what", choices=("engine", "latency", "render"))
+    bench.add_argument("what", choices=("engine", "latency", "render", "daemon"))
     bench.add_argument("--games", type=int, default=2000, help="engine: random games per variant (default: 2000)")
     bench.add_argument("--touches", type=int, default=200, help="latency: guesses to time (default: 200)")
     bench.add_argument("--idle", type=float, default=10.0, help="render: seconds of idle CPU measured (default: 10)")
+    bench.add_argument("--starts", type=int, default=10, help="daemon: starts to READY timed (default: 10)")
     bench.add_argument("--json", action="store_true")
     return parser
 
@@ -364,6 +365,12 @@ def _bench(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
         from .bench import render
 
         results = render.run(idle_s=args.idle)
+    elif args.what == "daemon":
+        from .bench import daemon
+
+        if args.starts < 2:
+            parser.error(f"--starts is a whole number of at least 2, not {args.starts}")
+        results = daemon.run(starts=args.starts)
     else:
         from .bench import latency
 

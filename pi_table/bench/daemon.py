@@ -1,0 +1,93 @@
+"""How fast the daemon comes up and resumes a game.
+
+``start``: ``pi-table run --hal sim`` in a child process, from the fork to systemd's
+``READY=1`` (the FakeSystemd stand-in hears it on a real notify socket), and the daemon's
+resident memory then. A bare ``python -c pass`` is timed in the same run, so the figure can
+be read as a ratio to the interpreter's own start on this (noisy) machine.
+
+``resume``: ``Session.resume`` of a journal holding a 50-action game: reading the file,
+replaying every entry and reopening it for appending, as a restart does.
+"""
+
+from __future__ import annotations
+
+import random
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from . import percentiles
+from ..engine import EndTurn, Guess, Rules, Undo
+from ..sim.systemd import FakeSystemd
+from ..table import Session
+
+CONFIG = '[paths]\njournal_dir = "journal"\nsocket = "control.sock"\nsocket_group = ""\n'
+
+
+def run(starts: int = 10, resumes: int = 50, actions: int = 50) -> dict:
+    with tempfile.TemporaryDirectory(prefix="pi-table-bench-") as folder:
+        return {
+            "start_to_ready": _starts(Path(folder), starts),
+            "resume": _resumes(Path(folder) / "resume", resumes, actions),
+        }
+
+
+def _starts(folder: Path, count: int) -> dict:
+    config = folder / "config.toml"
+    config.write_text(CONFIG)
+    ready, bare, rss = [], [], []
+    for _ in range(count):
+        service = FakeSystemd(["--hal", "sim", "--config", str(config)])
+        try:
+            ready.append(service.start())
+            rss.append(_rss_mb(service.process.pid))
+            service.stop()
+        finally:
+            service.close()
+        began = time.monotonic()
+        subprocess.run([sys.executable, "-c", "pass"], check=True)
+        bare.append(time.monotonic() - began)
+    figures = percentiles(ready)
+    return {
+        "runs": count,
+        **figures,
+        "python_start_p50_ms": percentiles(bare)["p50_ms"],
+        "ratio_to_python_start": round(figures["p50_ms"] / percentiles(bare)["p50_ms"], 1),
+        "rss_mb": round(max(rss), 1),
+    }
+
+
+def _rss_mb(pid: int) -> float:
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith("VmRSS:"):
+            return int(line.split()[1]) / 1024
+    return float("nan")
+
+
+def _resumes(folder: Path, count: int, actions: int) -> dict:
+    """Turns of: two guesses on the playing team's own cards, an undo, END TURN. Each turn
+    shows one card net, so 50 actions leave the game going, as a resume finds it."""
+    rules = Rules()
+    session = Session(rules, rng=random.Random(1), journal_dir=folder)
+    key = session.record.key.cells
+    turn = ("guess", "guess", "undo", "end-turn")
+    while len(session.record.entries) < actions:
+        step = turn[len(session.record.entries) % len(turn)]
+        if step == "guess":
+            team = session.state.turn.value[0].upper()  # "R" or "B", the key's letters
+            session.submit(Guess(next(c for c, shown in enumerate(session.table_view().board)
+                                      if shown == "?" and key[c] == team)))
+        else:
+            session.submit(Undo() if step == "undo" else EndTurn())
+    session.close()
+    times = []
+    for _ in range(count):
+        began = time.perf_counter()
+        resumed = Session.resume(rules, folder, fsync=False)
+        times.append(time.perf_counter() - began)
+        if resumed.record.entries != session.record.entries or resumed.state.is_over:
+            raise RuntimeError("the resumed game is not the game written")
+        resumed.close()
+    return {"actions": len(session.record.entries), "runs": count, **percentiles(times)}
