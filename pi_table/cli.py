@@ -115,6 +115,12 @@ def build_parser() -> argparse.ArgumentParser:
     check.add_argument("file", nargs="?", type=Path, help=f"the file (default: {DEFAULT_CONFIG})")
     check.add_argument("--defaults", action="store_true", help="print the default configuration, to start a file from")
 
+    selftest = commands.add_parser("selftest", help="installation day: LED walk, every pad, the buttons, the screen")
+    _config_option(selftest)
+    selftest.add_argument("--hal", choices=("hw", "sim"), default="hw", help="'sim': simulated devices (nothing to touch)")
+    selftest.add_argument("--touch-port", help="the touch board's serial port (overrides the configuration)")
+    selftest.add_argument("--timeout", type=float, default=300.0, help="seconds to wait for every check (default: 300)")
+
     board = commands.add_parser("emulate-board", help="a touch board in software, on a pty (prints its path)")
     board.add_argument("--link", type=Path, help="the stable path to the board's pty (default: a temporary one)")
     board.add_argument("--board-id", default="emulator", help="the board id it says hello with")
@@ -178,6 +184,8 @@ def _service(args: argparse.Namespace) -> int:
 
         logging.basicConfig(level=args.log_level.upper(), format="%(levelname)s %(name)s: %(message)s")
         return serve(config, args.hal, args.touch_port)
+    if args.command == "selftest":
+        return _selftest(args, config)
     if args.command == "history":
         from .table import history
 
@@ -212,6 +220,39 @@ def _service(args: argparse.Namespace) -> int:
     for warning in answer["warnings"]:
         print(f"! {warning}")
     return 0
+
+
+def _selftest(args: argparse.Namespace, config) -> int:
+    """Run the self-test on the table's devices, which the service must have let go of."""
+    import logging
+
+    from .daemon.control import ControlError, request
+    from .daemon.run import open_devices
+    from .daemon.selftest import SelfTest
+
+    try:
+        request(config.paths.socket, "status", timeout=1.0)
+    except ControlError:
+        pass
+    else:
+        print("pi-table selftest: the table is running and holds the devices: "
+              "stop it first (sudo systemctl stop pi-table)", file=sys.stderr)
+        return 1
+    logging.basicConfig(level="WARNING", format="%(levelname)s %(name)s: %(message)s")
+    painter = None
+    if args.hal != "sim" and config.screen.enabled:
+        try:
+            from .ui.selftest import SelfTestPainter
+
+            painter = SelfTestPainter(config.screen.settings)
+        except ImportError:
+            pass  # no pygame: the screen cannot open either, and the self-test says so
+    devices = open_devices(config, args.hal, args.touch_port, painter)
+    test = SelfTest(devices, config.buttons, config.lights.edge_pixels, say=lambda line: print(line, flush=True))
+    try:
+        return 0 if test.run(args.timeout) else 1
+    finally:
+        devices.leds.close()
 
 
 def _key(parser: argparse.ArgumentParser, args: argparse.Namespace, rules: Rules) -> int:

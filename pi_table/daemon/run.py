@@ -47,9 +47,10 @@ class Devices:
     faults: dict[str, str] = field(default_factory=dict)  # device -> the warning to show
 
 
-def open_devices(config: Config, hal: str, touch_port: str | None) -> Devices:
+def open_devices(config: Config, hal: str, touch_port: str | None, painter=None) -> Devices:
     """The devices for this table: real ones, each falling back to a stand-in when it cannot
-    be opened; or every one simulated with ``hal == "sim"`` (a touch port still counts)."""
+    be opened; or every one simulated with ``hal == "sim"`` (a touch port still counts).
+    ``painter`` draws the screen: the game's ``ScreenPainter`` unless another is given."""
     devices = Devices(SimTouch(), SimLedStrip(keep=1), SimScreen(keep=1), SimButtons())
     devices.health = {name: "simulated" for name in ("touch", "leds", "screen", "buttons")}
     if touch_port is not None or hal != "sim":
@@ -62,7 +63,7 @@ def open_devices(config: Config, hal: str, touch_port: str | None) -> Devices:
     _try(devices, "leds", lambda: _leds(config), "the LED strip")
     _try(devices, "buttons", lambda: _buttons(config), "the buttons")
     if config.screen.enabled:
-        _try(devices, "screen", lambda: _screen(config), "the spymaster screen")
+        _try(devices, "screen", lambda: _screen(config, painter), "the spymaster screen")
     else:
         devices.health["screen"] = "not fitted"
     return devices
@@ -100,12 +101,13 @@ def _buttons(config: Config) -> Buttons:
     return GpioButtons(config.buttons)
 
 
-def _screen(config: Config) -> Screen:
+def _screen(config: Config, painter=None) -> Screen:
     from ..drivers.pygame_screen import PygameScreen
     from ..ui.screen import ScreenPainter
 
     screen = config.screen
-    return PygameScreen(ScreenPainter(screen.settings), size=screen.size, video_driver=screen.video_driver)
+    painter = painter or ScreenPainter(screen.settings)
+    return PygameScreen(painter, size=screen.size, video_driver=screen.video_driver)
 
 
 class Daemon:

@@ -9,11 +9,11 @@ from .buttons import Buttons, SimButtons
 from .cues import Cues, TimerState
 from .events import BUTTONS, ButtonEvent, Command, DialEvent, Emit, Event, HealthEvent, NewGame, TouchEvent, UiEvent
 from .leds import RGB, LedFrame, LedStrip, SimLedStrip
-from .screen import ScreenModel, Screen, SimScreen
+from .screen import ScreenModel, Screen, SelfTestModel, SimScreen
 from .touch import MultiTouch, SimTouch, TouchSource
 
 __all__ = [
     "Buttons", "SimButtons", "Cues", "TimerState", "BUTTONS", "ButtonEvent", "Command", "DialEvent", "Emit", "Event", "HealthEvent", "NewGame",
-    "TouchEvent", "UiEvent", "RGB", "LedFrame", "LedStrip", "SimLedStrip", "ScreenModel", "Screen", "SimScreen",
+    "TouchEvent", "UiEvent", "RGB", "LedFrame", "LedStrip", "SimLedStrip", "ScreenModel", "Screen", "SelfTestModel", "SimScreen",
     "MultiTouch", "SimTouch", "TouchSource",
 ]

@@ -31,8 +31,18 @@ class ScreenModel:
         return self.cues.pending
 
 
+@dataclass(frozen=True, slots=True)
+class SelfTestModel:
+    """What ``pi-table selftest`` has seen so far; shown instead of a game."""
+
+    pads: frozenset[int]  # cells whose pad has been touched
+    checks: tuple[tuple[str, bool], ...]  # (what to do, done) for buttons and the screen
+    message: str
+
+
 class Screen(ABC):
-    """A backend implements ``show`` (draw this model), ``start`` (deliver a ``UiEvent`` to
+    """A backend implements ``show`` (draw this model: a ScreenModel, or a SelfTestModel during
+    the self-test; the backend's painter knows which it draws), ``start`` (deliver a ``UiEvent`` to
     ``emit`` for each request the spymasters tap, from any thread) and ``stop``."""
 
     @abstractmethod

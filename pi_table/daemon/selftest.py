@@ -1,0 +1,137 @@
+"""``pi-table selftest``: installation day, with the table's own devices and no game.
+
+First a walk of the LEDs, one cell after another and then the edge, for the installer to
+watch. Then a checklist the installer works through in any order: every pad touched once,
+each fitted button, the clue dial, a tap on the screen. Each step is shown as it happens on
+the screen, on the LEDs (a touched cell turns green) and in the terminal. A device that
+could not be opened fails its checks at once; a simulated one has nothing to check.
+"""
+
+from __future__ import annotations
+
+import queue
+import time
+from collections.abc import Callable
+
+from ..drivers.buttons import ButtonPins
+from ..engine import CELLS
+from ..hal import ButtonEvent, DialEvent, Event, HealthEvent, LedFrame, SelfTestModel, TouchEvent, UiEvent
+from .run import Devices
+
+WALK_S = 0.15  # each cell's turn in the LED walk
+WHITE, GREEN, DARK = (255, 255, 255), (0, 200, 60), (0, 0, 0)
+
+
+def checkable(health: str) -> bool:
+    """A real device that opened (the touch board may still be connecting)."""
+    return health in ("ok", "connecting")
+
+
+class SelfTest:
+    def __init__(
+        self,
+        devices: Devices,
+        buttons: ButtonPins,
+        edge_pixels: int,
+        say: Callable[[str], object] = print,
+        clock: Callable[[], float] = time.monotonic,
+        sleep: Callable[[float], object] = time.sleep,
+    ) -> None:
+        self.devices = devices
+        self.edge_pixels = edge_pixels
+        self.say, self.clock, self.sleep = say, clock, sleep
+        self.events: queue.SimpleQueue[Event] = queue.SimpleQueue()
+        self.pads: set[int] = set()
+        health = devices.health
+        wanted = {
+            "END TURN": checkable(health["touch"]) or (checkable(health["buttons"]) and buttons.end_turn is not None),
+            "NEW GAME": checkable(health["buttons"]) and buttons.new_game is not None,
+            "turn the clue dial": checkable(health["buttons"]) and buttons.encoder_a is not None,
+            "push the clue dial": checkable(health["buttons"]) and buttons.encoder_push is not None,
+            "tap the screen": checkable(health["screen"]),
+        }
+        self.checks = {what: False for what, fitted in wanted.items() if fitted}
+        self.pads_wanted = checkable(health["touch"])
+        self.failures = [f"{name}: {state}" for name, state in health.items() if state.startswith("not working")]
+
+    def run(self, timeout_s: float = 300.0) -> bool:
+        """The walk, then the checklist until it is complete or ``timeout_s`` passes; True
+        when everything that could be checked was."""
+        devices = self.devices
+        for device in (devices.touch, devices.buttons, devices.screen):
+            device.start(self.events.put)
+        try:
+            self.walk()
+            if self.pads_wanted or self.checks:
+                self.say(f"now, in any order: {', '.join(self.todo())}")
+            deadline = self.clock() + timeout_s
+            self.show("touch every card once")
+            while not self.complete() and self.clock() < deadline:
+                try:
+                    self.handle(self.events.get(timeout=min(0.5, max(0.0, deadline - self.clock()))))
+                except queue.Empty:
+                    continue
+        finally:
+            for device in (devices.touch, devices.buttons, devices.screen):
+                device.stop()
+        return self.report()
+
+    def walk(self) -> None:
+        if not checkable(self.devices.health["leds"]):
+            return
+        self.say("LED walk: each cell lights white in turn, top-left first, then the edge")
+        for cell in range(CELLS):
+            self.devices.leds.show(self.frame({cell: WHITE}))
+            self.sleep(WALK_S)
+        self.devices.leds.show(LedFrame((DARK,) * CELLS, (WHITE,) * self.edge_pixels))
+        self.sleep(WALK_S * 4)
+        self.devices.leds.show(self.frame({}))
+
+    def frame(self, lit: dict[int, tuple[int, int, int]]) -> LedFrame:
+        return LedFrame(tuple(lit.get(cell, DARK) for cell in range(CELLS)), (DARK,) * self.edge_pixels)
+
+    def handle(self, event: Event) -> None:
+        if isinstance(event, TouchEvent) and event.pressed and event.cell not in self.pads:
+            self.pads.add(event.cell)
+            self.say(f"pad {event.cell} ok ({len(self.pads)}/{CELLS})")
+        elif isinstance(event, ButtonEvent):
+            names = {"end_turn": "END TURN", "new_game": "NEW GAME", "enter_clue": "push the clue dial"}
+            self.tick(names[event.name])
+        elif isinstance(event, DialEvent):
+            self.tick("turn the clue dial")
+        elif isinstance(event, UiEvent):
+            self.tick("tap the screen")
+        elif isinstance(event, HealthEvent):
+            self.say(f"{event.device}: {event.detail}")
+        self.show("all done" if self.complete() else "touch every card once")
+
+    def tick(self, what: str) -> None:
+        if what in self.checks and not self.checks[what]:
+            self.checks[what] = True
+            self.say(f"{what} ok")
+
+    def todo(self) -> list[str]:
+        pads = [f"pad {cell}" for cell in range(CELLS) if self.pads_wanted and cell not in self.pads]
+        return ([f"touch each card once ({len(pads)} to go)"] if pads else []) + [
+            what for what, done in self.checks.items() if not done
+        ]
+
+    def complete(self) -> bool:
+        return not self.todo()
+
+    def show(self, message: str) -> None:
+        self.devices.leds.show(self.frame({cell: GREEN for cell in self.pads}))
+        self.devices.screen.show(SelfTestModel(frozenset(self.pads), tuple(self.checks.items()), message))
+
+    def report(self) -> bool:
+        missing = [f"pad {cell}" for cell in range(CELLS) if self.pads_wanted and cell not in self.pads]
+        missing += [what for what, done in self.checks.items() if not done]
+        for failure in self.failures:
+            self.say(f"FAILED {failure}")
+        if missing:
+            self.say("not seen: " + ", ".join(missing))
+        if not self.pads_wanted and not self.checks:
+            self.say("nothing to check by touch: every input device is simulated or not working")
+        ok = not missing and not self.failures
+        self.say("self-test passed" if ok else "self-test FAILED")
+        return ok

@@ -1,0 +1,102 @@
+"""The installation-day self-test: the LED walk, the checklist, and what it reports."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import threading
+import time
+
+from pi_table.daemon.run import Devices
+from pi_table.daemon.selftest import WHITE, SelfTest
+from pi_table.drivers.buttons import ButtonPins
+from pi_table.engine import CELLS, EndTurn
+from pi_table.hal import ButtonEvent, DialEvent, SimButtons, SimLedStrip, SimScreen, SimTouch
+from pi_table.sim.emulator import BoardEmulator
+from helpers import wait_for
+
+PINS = ButtonPins(encoder_a=22, encoder_b=23, encoder_push=24)
+
+
+def devices(**health) -> Devices:
+    d = Devices(SimTouch(), SimLedStrip(), SimScreen(), SimButtons())
+    d.health = {"touch": "ok", "leds": "ok", "screen": "ok", "buttons": "ok", **health}
+    return d
+
+
+def run_in_thread(test: SelfTest, timeout_s: float):
+    result = {}
+    thread = threading.Thread(target=lambda: result.setdefault("ok", test.run(timeout_s)))
+    thread.start()
+    return thread, result
+
+
+def test_the_walk_lights_each_cell_alone_in_order_then_the_edge():
+    d = devices()
+    test = SelfTest(d, PINS, edge_pixels=24, say=lambda line: None, sleep=lambda s: None)
+    test.walk()
+    lit = [frame for frame in d.leds.frames if any(frame.cells)]
+    walk = [[cell for cell, colour in enumerate(frame.cells) if colour == WHITE] for frame in lit[:CELLS]]
+    assert walk == [[cell] for cell in range(CELLS)]
+    assert all(colour == WHITE for colour in d.leds.frames[CELLS].edge) and not any(d.leds.frames[CELLS].cells[0])
+
+
+def test_every_pad_button_dial_and_tap_completes_it_with_live_feedback():
+    d, lines = devices(), []
+    test = SelfTest(d, PINS, edge_pixels=24, say=lines.append, sleep=lambda s: None)
+    thread, result = run_in_thread(test, timeout_s=10)
+    wait_for(lambda: d.screen.last is not None, "the checklist on the screen")
+    for cell in range(CELLS):
+        d.touch.press(cell)
+        d.touch.release(cell)
+    wait_for(lambda: len(d.screen.last.pads) == CELLS, "every pad on the screen")
+    assert d.leds.last.cells[7] == (0, 200, 60)  # a touched cell glows green
+    d.buttons.push("end_turn")
+    d.buttons.push("new_game")
+    test.events.put(DialEvent(1))
+    d.buttons.push("enter_clue")
+    d.screen.tap(EndTurn())
+    thread.join(timeout=5)
+    assert result["ok"] is True and lines[-1] == "self-test passed"
+    assert "pad 24 ok (25/25)" in lines and "tap the screen ok" in lines
+    assert d.screen.last.message == "all done" and all(done for _, done in d.screen.last.checks)
+
+
+def test_what_was_not_seen_and_broken_devices_fail_it():
+    d, lines = devices(leds="not working: no /dev/spidev0.0"), []
+    clock = iter(range(0, 10_000, 1)).__next__
+    test = SelfTest(d, ButtonPins(), edge_pixels=24, say=lines.append, sleep=lambda s: None, clock=clock)
+    thread, result = run_in_thread(test, timeout_s=3)
+    d.touch.press(3)
+    test.events.put(ButtonEvent("end_turn"))
+    thread.join(timeout=10)
+    assert result["ok"] is False and lines[-1] == "self-test FAILED"
+    assert "FAILED leds: not working: no /dev/spidev0.0" in lines
+    missing = next(line for line in lines if line.startswith("not seen:"))
+    assert "NEW GAME" in missing and "tap the screen" in missing
+    assert not d.leds.frames or not any(WHITE in frame.cells for frame in d.leds.frames)  # no walk on a dead strip
+
+
+def test_the_command_checks_every_pad_through_the_board(tmp_path):
+    """``pi-table selftest --hal sim --touch-port``: the pads come over the real serial link."""
+    emulator = BoardEmulator(link=tmp_path / "board")
+    emulator.start()
+    config = tmp_path / "config.toml"
+    config.write_text('[paths]\njournal_dir = "journal"\nsocket = "control.sock"\nsocket_group = ""\n')
+    try:
+        process = subprocess.Popen(
+            [sys.executable, "-m", "pi_table", "selftest", "--hal", "sim", "--touch-port", str(emulator.link),
+             "--config", str(config), "--timeout", "20"],
+            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+        )
+        first = process.stdout.readline()
+        assert first.startswith("now, in any order: touch each card once (25 to go), END TURN"), first
+        time.sleep(0.5)  # the driver's hello
+        for electrode in (*range(CELLS), 25):
+            emulator.tap(electrode, 40)
+            time.sleep(0.02)
+        out = process.communicate(timeout=30)[0]
+    finally:
+        emulator.stop()
+    assert process.returncode == 0, out
+    assert "pad 24 ok (25/25)" in out and "END TURN ok" in out and out.strip().endswith("self-test passed")
