@@ -185,3 +185,16 @@ def test_history_lists_games_and_retention_prunes_the_oldest(tmp_path):
     assert ids == sorted(ids, reverse=True)
     newest_left = history(tmp_path)[1]
     assert newest_left["moves"] == 1 and newest_left["over"] is False and newest_left["duration_s"] == 61
+
+
+def test_games_begun_within_one_second_resume_the_later_one(tmp_path):
+    """Ids sort by time to the microsecond: NEW GAME right after a game ends must not resume the older one."""
+    times = iter([1_800_000_000.100, 1_800_000_000.500, 1_800_000_000.900])
+    session = Session(Rules(), journal_dir=tmp_path, clock=lambda: next(times))
+    older = session.id
+    session.new_game()
+    session.new_game()
+    assert session.id > older
+    newest = session.id
+    session.close()
+    assert Session.resume(Rules(), tmp_path).id == newest

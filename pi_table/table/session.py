@@ -107,7 +107,10 @@ class Session:
         self.game = make_game(rules)
         self.record = GameRecord(self.game, key or self.game.deal(self.rng, self.start))
         self.began = self.clock()
-        self.id = time.strftime("%Y%m%d-%H%M%S", time.gmtime(self.began)) + "-" + secrets.token_hex(3)
+        # ids sort by time, to the microsecond, as resume and history need: two games can begin
+        # within one second (NEW GAME right after a game ends)
+        micros = int(self.began * 1e6) % 1_000_000
+        self.id = f"{time.strftime('%Y%m%d-%H%M%S', time.gmtime(self.began))}.{micros:06d}-{secrets.token_hex(3)}"
         if self.journal is not None:
             self.journal.close()
             self.journal = None
