@@ -160,7 +160,8 @@ def _load(args: argparse.Namespace, path: Path | None):
     try:
         return load_config(path)
     except ConfigError as e:
-        print(f"pi-table {args.command}: {e}", file=sys.stderr)
+        for problem in e.problems:
+            print(f"pi-table {args.command}: {problem}", file=sys.stderr)
         return None
 
 

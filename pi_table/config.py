@@ -237,12 +237,13 @@ def parse_config(text: str, path: Path) -> Config:
                 given[key] = _read_value(option, raw, path.parent)
             except ValueError as e:
                 problems.append(f"{path}: {key}: {e}")
+    try:
+        config = build(defaults() | given, path)
+    except ValueError:
+        problems += _blame(given, path)
     if problems:
         raise ConfigError(problems)
-    try:
-        return build(defaults() | given, path)
-    except ValueError:
-        raise ConfigError(_blame(given, path)) from None
+    return config
 
 
 def _read_value(option: Option, raw: object, base: Path) -> object:
