@@ -149,3 +149,28 @@ def test_devices_that_fail_leave_the_table_playing_degraded(tmp_path, monkeypatc
     finally:
         daemon.close()
     assert not (tmp_path / "control.sock").exists()
+
+
+def test_a_second_table_on_the_same_journal_refuses_to_start(service):
+    systemd, config, folder = service
+    second = pi_table("run", "--hal", "sim", "--config", config)
+    assert second.returncode == 75 and "already running on the journal" in second.stderr
+    assert request(folder / "control.sock", "status")["ok"]  # the first one plays on, socket and all
+
+
+def test_a_second_table_does_not_take_the_first_ones_socket(service, tmp_path_factory, monkeypatch):
+    monkeypatch.setenv("GPIOZERO_PIN_FACTORY", "mock")
+    systemd, config, folder = service
+    other = tmp_path_factory.mktemp("other")
+    (other / "config.toml").write_text(f'[paths]\nsocket = "{folder / "control.sock"}"\nsocket_group = ""\n'
+                                       f'journal_dir = "journal"\n[leds]\nbackend = "none"\n[screen]\nenabled = false\n')
+    config = parse_config((other / "config.toml").read_text(), other / "config.toml")
+    daemon = Daemon(config, hal="hw")
+    try:
+        daemon.start()
+        assert "another table already answers" in daemon.loop.faults["control"]
+        assert daemon.status()["health"]["leds"] == "not fitted" and daemon.status()["health"]["screen"] == "not fitted"
+    finally:
+        daemon.close()  # and leaves the first table's socket where it is
+    first = request(folder / "control.sock", "status")
+    assert first["game_id"] != daemon.session.id  # still the first table answering

@@ -39,10 +39,13 @@ class ControlServer:
         self.group = group
         self._socket: socket.socket | None = None
         self._thread: threading.Thread | None = None
+        self._bound = False  # only a socket this server made is removed by stop()
 
     def start(self) -> None:
         self.path.parent.mkdir(parents=True, exist_ok=True)
         if self.path.is_socket():
+            if _answers(self.path):
+                raise OSError(f"another table already answers on {self.path}")
             self.path.unlink()  # left by a daemon that was killed
         server = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM | socket.SOCK_CLOEXEC)
         old_umask = os.umask(0o117)  # born 0660: no moment in which others may connect
@@ -58,6 +61,7 @@ class ControlServer:
         server.listen(8)
         server.settimeout(0.5)
         self._socket = server
+        self._bound = True
         self._thread = threading.Thread(target=self._serve, name="control-socket", daemon=True)
         self._thread.start()
 
@@ -67,7 +71,9 @@ class ControlServer:
             server.close()
         if self._thread is not None:
             self._thread.join(timeout=2)
-        self.path.unlink(missing_ok=True)
+        if self._bound:
+            self.path.unlink(missing_ok=True)
+            self._bound = False
 
     def _serve(self) -> None:
         while self._socket is not None:
@@ -97,6 +103,15 @@ class ControlServer:
         except Exception as e:  # the daemon answers and lives on; the log has the details
             log.exception("control request %r failed", request)
             return {"ok": False, "error": f"the table could not do that: {e}"}
+
+
+def _answers(path: Path) -> bool:
+    with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as probe:
+        try:
+            probe.connect(str(path))
+        except OSError:
+            return False
+    return True
 
 
 def _read_line(connection: socket.socket) -> bytes:

@@ -9,11 +9,14 @@ the table: it is replaced by a stand-in, reported once in the log and shown on t
 
 from __future__ import annotations
 
+import fcntl
 import logging
 import signal
+import sys
 import threading
 import time
 from dataclasses import dataclass, field, replace
+from pathlib import Path
 
 from ..config import Config
 from ..engine import Undo
@@ -35,6 +38,29 @@ from .control import ControlServer
 from .notify import Notifier
 
 log = logging.getLogger("pi_table.daemon")
+EXIT_RUNNING = 75  # EX_TEMPFAIL: another table holds this journal; systemd may try again later
+
+
+class AlreadyRunning(RuntimeError):
+    """Another daemon holds the journal directory: two writers would interleave one game."""
+
+
+def lock_journal(journal_dir: Path):
+    """Hold ``journal_dir/.lock`` for as long as the returned file stays open (the kernel lets
+    go of it when the process dies, however it dies); None when the directory cannot hold one,
+    as when the disk is read-only and the game is kept in memory."""
+    try:
+        journal_dir.mkdir(parents=True, exist_ok=True)
+        handle = open(journal_dir / ".lock", "a")
+    except OSError as e:
+        log.warning("cannot lock the journal directory %s (%s): nothing stops a second table using it", journal_dir, e)
+        return None
+    try:
+        fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        handle.close()
+        raise AlreadyRunning(f"another pi-table is already running on the journal {journal_dir}") from None
+    return handle
 
 
 @dataclass
@@ -77,7 +103,9 @@ def _try(devices: Devices, name: str, build, what: str) -> None:
         devices.faults[name] = f"{what} is not working ({e})"
         log.error("%s could not be opened, the table plays without it: %s", what, e)
         return
-    if device is not None:
+    if device is None:
+        devices.health[name] = "not fitted"
+    else:
         setattr(devices, name, device)
         devices.health[name] = "ok"
 
@@ -118,6 +146,7 @@ class Daemon:
         self.started = time.monotonic()
         self.notifier = notifier or Notifier()
         paths = config.paths
+        self.lock = lock_journal(paths.journal_dir)
         self.session = Session.resume(config.rules, paths.journal_dir, retention=paths.retention)
         if self.session.resumed:
             log.info("resumed game %s from %s", self.session.id, self.session.resumed)
@@ -138,7 +167,12 @@ class Daemon:
             except Exception as e:
                 self._replace_failed(name, e)
         self.loop.show()
-        self.control.start()
+        try:
+            self.control.start()
+        except OSError as e:  # the game matters more than the staff's commands: play on
+            self.loop.faults["control"] = f"the control socket {self.config.paths.socket} cannot be opened ({e})"
+            log.error("%s; pi-table status and its kin will not reach this table", self.loop.faults["control"])
+            self.loop.show()
         degraded = [name for name, health in self.devices.health.items() if health.startswith("not working")]
         state = f"degraded: {', '.join(degraded)} not working" if degraded else "up"
         self.notifier.ready(f"table {state}; game {self.session.id}")
@@ -165,6 +199,8 @@ class Daemon:
         self.control.stop()
         self.loop.close()
         self.notifier.close()
+        if self.lock is not None:
+            self.lock.close()
 
     # --- the control socket's commands (in the socket's thread; game work in the loop's) ---
 
@@ -187,8 +223,8 @@ class Daemon:
         """What the operatives may see, and the table's health: never the key."""
         health = dict(self.devices.health)
         touch = self.devices.touch
-        if hasattr(touch, "connected"):
-            health["touch"] = "ok" if touch.connected else "touch board disconnected"
+        if hasattr(touch, "connected"):  # the board's driver: what it last said of the link
+            health["touch"] = "ok" if touch.connected else self.loop.faults.get("touch", "connecting")
         return {
             "game_id": self.session.id,
             "uptime_s": round(time.monotonic() - self.started, 1),
@@ -201,7 +237,11 @@ class Daemon:
 
 def serve(config: Config, hal: str = "hw", touch_port: str | None = None) -> int:
     """Run the daemon in this process until SIGTERM or SIGINT; the exit status."""
-    daemon = Daemon(config, hal, touch_port)
+    try:
+        daemon = Daemon(config, hal, touch_port)
+    except AlreadyRunning as e:
+        print(f"pi-table run: {e}", file=sys.stderr)
+        return EXIT_RUNNING
     previous = {sig: signal.signal(sig, lambda *_: daemon.stop()) for sig in (signal.SIGTERM, signal.SIGINT)}
     try:
         daemon.start()
