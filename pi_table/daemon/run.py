@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import fcntl
 import logging
+import os
 import signal
 import sys
 import threading
@@ -38,6 +39,8 @@ from .control import ControlServer
 from .notify import Notifier
 
 log = logging.getLogger("pi_table.daemon")
+DEVICE_NAMES = {"touch": "the touch board", "leds": "the LED strip", "screen": "the spymaster screen",
+                "buttons": "the buttons"}
 EXIT_RUNNING = 75  # EX_TEMPFAIL: another table holds this journal; systemd may try again later
 
 
@@ -86,28 +89,33 @@ def open_devices(config: Config, hal: str, touch_port: str | None, painter=None)
         devices.touch, devices.health["touch"] = TouchBoardSource(replace(config.touch, port=port)), "connecting"
     if hal == "sim":
         return devices
-    _try(devices, "leds", lambda: _leds(config), "the LED strip")
-    _try(devices, "buttons", lambda: _buttons(config), "the buttons")
+    _try(devices, "leds", lambda: _leds(config))
+    _try(devices, "buttons", lambda: _buttons(config))
     if config.screen.enabled:
-        _try(devices, "screen", lambda: _screen(config, painter), "the spymaster screen")
+        _try(devices, "screen", lambda: _screen(config, painter))
     else:
         devices.health["screen"] = "not fitted"
     return devices
 
 
-def _try(devices: Devices, name: str, build, what: str) -> None:
+def _try(devices: Devices, name: str, build) -> None:
     try:
         device = build()
     except Exception as e:  # a missing library, a device node, a permission: play on degraded
-        devices.health[name] = f"not working: {e}"
-        devices.faults[name] = f"{what} is not working ({e})"
-        log.error("%s could not be opened, the table plays without it: %s", what, e)
+        _failed(devices, name, e)
         return
     if device is None:
         devices.health[name] = "not fitted"
     else:
         setattr(devices, name, device)
         devices.health[name] = "ok"
+
+
+def _failed(devices: Devices, name: str, error: Exception) -> None:
+    """Say once, in the log and on whatever still shows, that a device is not working."""
+    devices.health[name] = f"not working: {error}"
+    devices.faults[name] = f"{DEVICE_NAMES[name]}: not working ({error})"
+    log.error("%s could not be opened, the table plays without it: %s", DEVICE_NAMES[name], error)
 
 
 def _leds(config: Config) -> LedStrip | None:
@@ -130,6 +138,7 @@ def _buttons(config: Config) -> Buttons:
 
 
 def _screen(config: Config, painter=None) -> Screen:
+    os.environ.setdefault("PYGAME_HIDE_SUPPORT_PROMPT", "1")  # no greeting in the service's log
     from ..drivers.pygame_screen import PygameScreen
     from ..ui.screen import ScreenPainter
 
@@ -183,9 +192,8 @@ class Daemon:
         setattr(self.devices, name, stand_in)
         setattr(self.loop, name, stand_in)
         stand_in.start(self.loop.post)
-        self.devices.health[name] = f"not working: {error}"
-        self.loop.faults[name] = f"the {name} is not working ({error})"
-        log.error("the %s could not start, the table plays without it: %s", name, error)
+        _failed(self.devices, name, error)
+        self.loop.faults[name] = self.devices.faults[name]
 
     def run(self) -> None:
         self.loop.run(alive=self.notifier.watchdog)
