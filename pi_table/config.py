@@ -1,5 +1,7 @@
 """The table's configuration: one TOML file in which every key has a default.
 
+The hardware keys' defaults are the reference build's wiring, read from hardware/pinout.toml.
+
 ``load_config`` reads the file, checks every key's type, then builds the settings objects of
 the layers below (``Rules``, ``TouchBoardConfig``, ``PixelOutput``...). Those objects check
 their own ranges, so a range lives in one place: when building fails, each key the file sets
@@ -23,6 +25,7 @@ from .drivers.touchboard import ELECTRODE_LIMIT, TouchBoardConfig
 from .drivers.ws281x import PINS, Ws281xConfig
 from .engine import CELLS, GAMES, Rules
 from .engine.rules import CENTRE, NUKE_MODES, SETUPS
+from .hardware import pinout
 from .table.input import InputSettings
 from .table.session import Retention
 from .table.timer import TimerSettings
@@ -36,6 +39,14 @@ LANGUAGES = ("en", "it")
 LED_BACKENDS = ("ws281x", "spi", "none")
 SPI_MOSI = 10  # the spidev backend's data line is SPI0 MOSI, GPIO10
 SOCKET_PATH_MAX = 107  # sockaddr_un holds 108 bytes with the closing NUL
+
+
+WIRING = pinout.load()
+"""The reference build's wiring (hardware/pinout.toml): the defaults of the hardware keys."""
+
+
+def _fitted(pin: int) -> int | bool:
+    return pin if WIRING.encoder_fitted else False
 
 
 class ConfigError(ValueError):
@@ -75,12 +86,12 @@ OPTIONS = (
     Option("timer", "warn_s", 10, "number", "warn this many seconds before the turn runs out"),
     Option("timer", "enforce", False, "bool", "end the turn when the timer runs out"),
     Option("touch", "port", "auto", "str", "the board's serial port (/dev/serial/by-id/...), or 'auto': by usb_id"),
-    Option("touch", "usb_id", "239A:80F4", "usb_id", "VENDOR:PRODUCT of the board's data port, in hex"),
-    Option("touch", "cell_electrodes", list(range(CELLS)), "int_list", "for cells 0-24, the electrode each pad is on"),
-    Option("touch", "end_turn", [25, 26], "int_list", "electrodes wired to END TURN pads"),
+    Option("touch", "usb_id", WIRING.usb_id, "usb_id", "VENDOR:PRODUCT of the board's data port, in hex"),
+    Option("touch", "cell_electrodes", list(WIRING.cell_electrodes), "int_list", "for cells 0-24, the electrode each pad is on"),
+    Option("touch", "end_turn", list(WIRING.end_turn_electrodes), "int_list", "electrodes wired to END TURN pads"),
     Option("touch", "stuck_s", 10.0, "number", "a pad touched this long is quarantined as stuck"),
     Option("leds", "backend", "ws281x", "str", "ws281x (Pi 3/4), spi (Pi 5, spidev) or none"),
-    Option("leds", "pin", 10, "int", f"ws281x data pin: GPIO {', '.join(map(str, sorted(PINS)))} (10 needs no root)"),
+    Option("leds", "pin", WIRING.led_data, "int", f"ws281x data pin: GPIO {', '.join(map(str, sorted(PINS)))} (10 needs no root)"),
     Option("leds", "dma", 10, "int", "ws281x DMA channel"),
     Option("leds", "invert", False, "bool", "ws281x: the data line goes through an inverting level shifter"),
     Option("leds", "spi_bus", 0, "int", "spi backend: /dev/spidevBUS.DEVICE"),
@@ -88,11 +99,11 @@ OPTIONS = (
     Option("leds", "order", "GRB", "str", "the chips' colour order (WS2812B: GRB)"),
     Option("leds", "brightness", 0.5, "number", "0 to 1, before the current limit"),
     Option("leds", "gamma", 2.2, "number", "1 (none) to 3"),
-    Option("leds", "current_limit_ma", 3000, "number", "what the LEDs' supply may give; frames are dimmed to fit"),
-    Option("leds", "leds_per_cell", 4, "int", "the grid map: LEDs in a row under each cell"),
-    Option("leds", "serpentine", True, "bool", "the grid map: every other row runs back"),
+    Option("leds", "current_limit_ma", WIRING.current_limit_ma, "number", "what the LEDs' supply may give; frames are dimmed to fit"),
+    Option("leds", "leds_per_cell", WIRING.leds_per_cell, "int", "the grid map: LEDs in a row under each cell"),
+    Option("leds", "serpentine", WIRING.serpentine, "bool", "the grid map: every other row runs back"),
     Option("leds", "offset", 0, "int", "the grid map: the first cell's first LED"),
-    Option("leds", "edge_leds", 24, "int", "the grid map: edge LEDs after the grid"),
+    Option("leds", "edge_leds", WIRING.edge_leds, "int", "the grid map: edge LEDs after the grid"),
     Option("leds", "cells", [], "int_lists", "an explicit map instead: 25 lists of LED numbers (with edge)"),
     Option("leds", "edge", [], "int_list", "an explicit map: the edge's LED numbers in order"),
     Option("screen", "enabled", True, "bool", "false: no spymaster screen is fitted"),
@@ -100,11 +111,11 @@ OPTIONS = (
     Option("screen", "video_driver", "kmsdrm", "str", "SDL's video driver (kmsdrm on the Pi, no desktop)"),
     Option("screen", "width", 0, "int", "a window this wide instead of the whole display (0: the display)"),
     Option("screen", "height", 0, "int", "with width"),
-    Option("buttons", "end_turn", 17, "pin", "GPIO of END TURN, or false if not fitted"),
-    Option("buttons", "new_game", 27, "pin", "GPIO of NEW GAME (held), or false"),
-    Option("buttons", "encoder_a", False, "pin", "the clue-number encoder's A contact, or false"),
-    Option("buttons", "encoder_b", False, "pin", "its B contact, or false"),
-    Option("buttons", "encoder_push", False, "pin", "its push contact, or false"),
+    Option("buttons", "end_turn", WIRING.buttons["end_turn"], "pin", "GPIO of END TURN, or false if not fitted"),
+    Option("buttons", "new_game", WIRING.buttons["new_game"], "pin", "GPIO of NEW GAME (held), or false"),
+    Option("buttons", "encoder_a", _fitted(WIRING.buttons["encoder_a"]), "pin", "the clue-number encoder's A contact, or false"),
+    Option("buttons", "encoder_b", _fitted(WIRING.buttons["encoder_b"]), "pin", "its B contact, or false"),
+    Option("buttons", "encoder_push", _fitted(WIRING.buttons["encoder_push"]), "pin", "its push contact, or false"),
     Option("buttons", "new_game_hold_s", 2.0, "number", "seconds NEW GAME is held to deal a new game"),
     Option("paths", "journal_dir", "/var/lib/pi-table/journal", "path", "one file per game; must be writable"),
     Option("paths", "socket", "/run/pi-table/control.sock", "path", "the control socket the pi-table commands use"),

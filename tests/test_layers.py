@@ -8,10 +8,12 @@ from pathlib import Path
 
 import pi_table
 import pi_table.firmware
+import pi_table.hardware
 
 PACKAGE = Path(pi_table.__file__).parent
 FIRMWARE = Path(pi_table.firmware.__file__).parent  # firmware/, mapped into the package
-LAYERS = ["engine", "protocol", "firmware", "hal", "drivers", "ui", "table", "sim", "config", "daemon", "bench", "cli", "__main__"]
+HARDWARE = Path(pi_table.hardware.__file__).parent  # hardware/, likewise
+LAYERS = ["engine", "protocol", "firmware", "hardware", "hal", "drivers", "ui", "table", "sim", "config", "daemon", "bench", "cli", "__main__"]
 ENGINE_STDLIB = {"__future__", "dataclasses", "enum", "typing", "collections", "collections.abc", "random", "abc"}
 ENGINE_FORBIDDEN_CALLS = {"open", "print", "input", "exec", "eval", "__import__"}
 
@@ -21,6 +23,8 @@ def modules():
         yield path, path.relative_to(PACKAGE).parts
     for path in sorted(FIRMWARE.glob("*.py")):
         yield path, ("firmware", path.name)
+    for path in sorted(HARDWARE.glob("*.py")):
+        yield path, ("hardware", path.name)
 
 
 def layer_of(parts: tuple[str, ...]) -> str | None:
@@ -103,5 +107,5 @@ def test_the_checker_sees_a_violation(tmp_path):
 def test_pyproject_lists_every_package():
     """The package list is explicit (firmware/ is mapped in), so a new layer must be added to it."""
     listed = set(tomllib.loads((PACKAGE.parent / "pyproject.toml").read_text())["tool"]["setuptools"]["packages"])
-    found = {"pi_table"} | {f"pi_table.{p.parent.name}" for p in PACKAGE.glob("*/__init__.py")} | {"pi_table.firmware"}
+    found = {"pi_table"} | {f"pi_table.{p.parent.name}" for p in PACKAGE.glob("*/__init__.py")} | {"pi_table.firmware", "pi_table.hardware"}
     assert listed == found

@@ -1,0 +1,141 @@
+"""The reference wiring, read from ``pinout.toml`` beside this file, and the rules it must keep.
+
+This folder is mapped into the package as ``pi_table.hardware`` (as firmware/ is) so that an
+installed table reads the same file its build guide was made from.
+"""
+
+from __future__ import annotations
+
+import tomllib
+from dataclasses import dataclass
+from importlib import resources
+
+from ..engine import CELLS
+
+HEADER = {
+    2: (3, "I2C1 SDA"), 3: (5, "I2C1 SCL"), 4: (7, "GPCLK0"), 5: (29, ""), 6: (31, ""), 7: (26, "SPI0 CE1"),
+    8: (24, "SPI0 CE0"), 9: (21, "SPI0 MISO"), 10: (19, "SPI0 MOSI"), 11: (23, "SPI0 SCLK"), 12: (32, "PWM0"),
+    13: (33, "PWM1"), 14: (8, "UART TX"), 15: (10, "UART RX"), 16: (36, ""), 17: (11, ""), 18: (12, "PWM0"),
+    19: (35, "PWM1"), 20: (38, "PCM DIN"), 21: (40, "PCM DOUT"), 22: (15, ""), 23: (16, ""), 24: (18, ""),
+    25: (22, ""), 26: (37, ""), 27: (13, ""),
+}
+"""BCM GPIO on the 40-pin header: its physical pin and the function that matters here."""
+LED_DATA = {10: "SPI0 MOSI", 12: "PWM0", 18: "PWM0", 13: "PWM1", 19: "PWM1", 21: "PCM DOUT"}
+"""Where a WS2812B data line can be driven from: SPI's MOSI, a PWM channel, or PCM."""
+SPI0 = (7, 8, 9, 10, 11)
+"""The pins the kernel's SPI0 driver takes once SPI is on, as it must be for the LEDs on GPIO 10."""
+MPR121_ADDRESS = {"GND": 0x5A, "3V3": 0x5B, "SDA": 0x5C, "SCL": 0x5D}
+"""The MPR121's address is set by what its ADDR pin is tied to."""
+MPR121_ELECTRODES = 12
+PICO_I2C = {
+    0: ({"GP0", "GP4", "GP8", "GP12", "GP16", "GP20"}, {"GP1", "GP5", "GP9", "GP13", "GP17", "GP21"}),
+    1: ({"GP2", "GP6", "GP10", "GP14", "GP18", "GP26"}, {"GP3", "GP7", "GP11", "GP15", "GP19", "GP27"}),
+}
+"""The RP2040's I2C buses: (SDA pins, SCL pins) of each."""
+BUTTONS = ("end_turn", "new_game", "encoder_a", "encoder_b", "encoder_push")
+
+
+@dataclass(frozen=True, slots=True)
+class Chip:
+    address: int
+    addr_to: str
+    first_electrode: int
+
+
+@dataclass(frozen=True, slots=True)
+class Pinout:
+    led_data: int
+    buttons: dict[str, int]
+    encoder_fitted: bool
+    usb_id: str
+    sda: str
+    scl: str
+    i2c_hz: int
+    chips: tuple[Chip, ...]
+    cell_electrodes: tuple[int, ...]
+    end_turn_electrodes: tuple[int, ...]
+    leds_per_cell: int
+    serpentine: bool
+    edge_leds: int
+    led_supply_ma: int
+    led_supply_margin: float
+
+    @property
+    def electrodes(self) -> int:
+        return MPR121_ELECTRODES * len(self.chips)
+
+    @property
+    def current_limit_ma(self) -> int:
+        """What the daemon lets the LEDs draw: the supply's rating less the margin."""
+        return round(self.led_supply_ma * (1 - self.led_supply_margin))
+
+    def problems(self) -> list[str]:
+        """Every rule of the wiring this pinout breaks, in words; empty when it is sound."""
+        found = []
+        if self.led_data not in LED_DATA:
+            found.append(f"the LED data line is on GPIO {self.led_data}, which cannot drive WS2812B: use one of "
+                         + ", ".join(f"{pin} ({what})" for pin, what in LED_DATA.items()))
+        used: dict[int, str] = {self.led_data: "the LED data line"}
+        if self.led_data in SPI0:
+            used.update({pin: "SPI0" for pin in SPI0 if pin != self.led_data})
+        for name, pin in self.buttons.items():
+            if pin not in HEADER:
+                found.append(f"{name} is on GPIO {pin}, which is not on the 40-pin header (GPIO 2-27)")
+            elif pin in used:
+                found.append(f"{name} and {used[pin]} are both on GPIO {pin}")
+            used.setdefault(pin, name)
+        sda_bus = next((bus for bus, (sdas, _) in PICO_I2C.items() if self.sda in sdas), None)
+        scl_bus = next((bus for bus, (_, scls) in PICO_I2C.items() if self.scl in scls), None)
+        if sda_bus is None or scl_bus is None or sda_bus != scl_bus:
+            found.append(f"the Pico's SDA {self.sda} and SCL {self.scl} are not the SDA and SCL of one I2C bus")
+        addresses = [chip.address for chip in self.chips]
+        if len(set(addresses)) != len(addresses):
+            found.append(f"two MPR121s share an address: {', '.join(hex(a) for a in addresses)}")
+        for number, chip in enumerate(self.chips):
+            if MPR121_ADDRESS.get(chip.addr_to) != chip.address:
+                found.append(f"MPR121 {hex(chip.address)} has ADDR tied to {chip.addr_to}, which gives "
+                             f"{hex(MPR121_ADDRESS[chip.addr_to]) if chip.addr_to in MPR121_ADDRESS else 'no address'}")
+            if chip.first_electrode != number * MPR121_ELECTRODES:
+                found.append(f"MPR121 {hex(chip.address)} starts at electrode {chip.first_electrode}, "
+                             f"expected {number * MPR121_ELECTRODES} (12 electrodes a chip, in order)")
+        if len(self.cell_electrodes) != CELLS:
+            found.append(f"cells list {len(self.cell_electrodes)} electrodes, the grid has {CELLS} cells")
+        taken: dict[int, str] = {}
+        places = [(f"cell {cell}", e) for cell, e in enumerate(self.cell_electrodes)]
+        places += [("an END TURN pad", e) for e in self.end_turn_electrodes]
+        for place, electrode in places:
+            if not 0 <= electrode < self.electrodes:
+                found.append(f"{place} is on electrode {electrode}; the chips have 0 to {self.electrodes - 1}")
+            elif electrode in taken:
+                found.append(f"{taken[electrode]} and {place} are both on electrode {electrode}")
+            taken.setdefault(electrode, place)
+        if self.leds_per_cell < 1:
+            found.append(f"every cell needs at least one LED, not {self.leds_per_cell}")
+        if not 0 <= self.led_supply_margin < 1:
+            found.append(f"the supply margin is a fraction 0 to below 1, not {self.led_supply_margin}")
+        return found
+
+
+def load(text: str | None = None) -> Pinout:
+    """The pinout in ``text`` (TOML), by default the reference one beside this module."""
+    if text is None:
+        text = resources.files(__package__).joinpath("pinout.toml").read_text(encoding="utf-8")
+    data = tomllib.loads(text)
+    pi, board, cells, leds, power = data["pi"], data["touch_board"], data["cells"], data["leds"], data["power"]
+    return Pinout(
+        led_data=pi["led_data"],
+        buttons={name: pi[name] for name in BUTTONS},
+        encoder_fitted=pi["encoder_fitted"],
+        usb_id=board["usb_id"],
+        sda=board["sda"],
+        scl=board["scl"],
+        i2c_hz=board["i2c_hz"],
+        chips=tuple(Chip(c["address"], c["addr_to"], c["first_electrode"]) for c in board["mpr121"]),
+        cell_electrodes=tuple(cells["electrodes"]),
+        end_turn_electrodes=tuple(cells["end_turn_electrodes"]),
+        leds_per_cell=leds["leds_per_cell"],
+        serpentine=leds["serpentine"],
+        edge_leds=leds["edge_leds"],
+        led_supply_ma=power["led_supply_ma"],
+        led_supply_margin=power["margin"],
+    )

@@ -1,0 +1,81 @@
+"""The wiring in hardware/pinout.toml: sound as it stands, every rule able to fail, and the
+software built from it (the configuration's defaults, the firmware) agreeing with it."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import replace
+from pathlib import Path
+
+import pytest
+
+import pi_table.firmware
+from pi_table.config import build, defaults
+from pi_table.drivers.ws281x import PINS as WS281X_PINS
+from pi_table.firmware import touchboard
+from pi_table.hardware import pinout
+from pi_table.hardware.pinout import HEADER, LED_DATA, Chip
+
+WIRING = pinout.load()
+FIRMWARE = Path(pi_table.firmware.__file__).parent
+
+
+def test_the_reference_wiring_breaks_no_rule():
+    assert WIRING.problems() == []
+
+
+@pytest.mark.parametrize(
+    "change, words",
+    [
+        ({"led_data": 17}, "cannot drive WS2812B"),
+        ({"buttons": {**WIRING.buttons, "new_game": 17}}, "end_turn are both on GPIO 17"),
+        ({"buttons": {**WIRING.buttons, "end_turn": 11}}, "end_turn and SPI0 are both on GPIO 11"),
+        ({"buttons": {**WIRING.buttons, "end_turn": 10}}, "end_turn and the LED data line are both on GPIO 10"),
+        ({"buttons": {**WIRING.buttons, "end_turn": 28}}, "not on the 40-pin header"),
+        ({"sda": "GP4", "scl": "GP7"}, "not the SDA and SCL of one I2C bus"),
+        ({"sda": "GP5", "scl": "GP4"}, "not the SDA and SCL of one I2C bus"),
+        ({"chips": (Chip(0x5A, "GND", 0), Chip(0x5A, "GND", 12), Chip(0x5C, "SDA", 24))}, "share an address"),
+        ({"chips": (Chip(0x5A, "GND", 0), Chip(0x5B, "SCL", 12), Chip(0x5C, "SDA", 24))}, "which gives 0x5d"),
+        ({"chips": (Chip(0x5A, "GND", 0), Chip(0x5B, "3V3", 24), Chip(0x5C, "SDA", 12))}, "expected 12"),
+        ({"cell_electrodes": (0,) * 25}, "cell 0 and cell 1 are both on electrode 0"),
+        ({"cell_electrodes": tuple(range(24))}, "the grid has 25 cells"),
+        ({"cell_electrodes": tuple(range(24)) + (36,)}, "cell 24 is on electrode 36"),
+        ({"end_turn_electrodes": (24,)}, "cell 24 and an END TURN pad are both on electrode 24"),
+        ({"leds_per_cell": 0}, "at least one LED"),
+    ],
+)
+def test_each_rule_catches_its_mistake(change, words):
+    problems = replace(WIRING, **change).problems()
+    assert any(words in problem for problem in problems), problems
+
+
+def test_the_header_table_is_the_real_header():
+    """Physical pins 1-40: the 26 GPIOs sit on distinct pins, and the functions the table uses
+    are where the Pi's documentation puts them."""
+    physical = [pin for pin, _ in HEADER.values()]
+    assert len(set(physical)) == 26 and all(1 <= pin <= 40 for pin in physical)
+    assert HEADER[10] == (19, "SPI0 MOSI") and HEADER[18] == (12, "PWM0") and HEADER[12] == (32, "PWM0")
+    assert set(LED_DATA) == set(WS281X_PINS)  # the LED driver can drive every pin the rules allow
+
+
+def test_the_configuration_defaults_are_the_wiring():
+    config = build(defaults(), None)
+    assert config.leds.ws281x.pin == WIRING.led_data
+    assert config.buttons.end_turn == WIRING.buttons["end_turn"] and config.buttons.new_game == WIRING.buttons["new_game"]
+    assert (config.buttons.encoder_a is not None) == WIRING.encoder_fitted
+    cells = {cell: electrode for electrode, cell in enumerate(config.touch.cells) if cell is not None}
+    assert [cells[cell] for cell in range(25)] == list(WIRING.cell_electrodes)
+    assert config.touch.end_turn == WIRING.end_turn_electrodes
+    assert config.touch.usb_id == tuple(int(part, 16) for part in WIRING.usb_id.split(":"))
+    assert all(len(leds) == WIRING.leds_per_cell for leds in config.leds.map.cells)
+    assert len(config.leds.map.edge) == WIRING.edge_leds
+    assert config.leds.power.budget_ma == WIRING.current_limit_ma < WIRING.led_supply_ma
+
+
+def test_the_firmware_talks_to_the_chips_the_wiring_names():
+    assert touchboard.ADDRESSES == tuple(chip.address for chip in WIRING.chips)
+    assert touchboard.PINS == pinout.MPR121_ELECTRODES
+    code = (FIRMWARE / "code.py").read_text()
+    scl, sda = re.search(r"busio\.I2C\(board\.(GP\d+), board\.(GP\d+)", code).groups()
+    assert (sda, scl) == (WIRING.sda, WIRING.scl)
+    assert f"I2C_HZ = {WIRING.i2c_hz}" in code
