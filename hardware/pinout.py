@@ -57,12 +57,23 @@ class Pinout:
     leds_per_cell: int
     serpentine: bool
     edge_leds: int
+    strip_per_metre: int
+    strip_reel_m: float
     led_supply_ma: int
     led_supply_margin: float
 
     @property
     def electrodes(self) -> int:
         return MPR121_ELECTRODES * len(self.chips)
+
+    @property
+    def leds(self) -> int:
+        return CELLS * self.leds_per_cell + self.edge_leds
+
+    @property
+    def strip_m(self) -> float:
+        """Metres of strip the LEDs take, cut into rows and the edge."""
+        return self.leds / self.strip_per_metre
 
     @property
     def current_limit_ma(self) -> int:
@@ -111,6 +122,8 @@ class Pinout:
             taken.setdefault(electrode, place)
         if self.leds_per_cell < 1:
             found.append(f"every cell needs at least one LED, not {self.leds_per_cell}")
+        if self.strip_m > self.strip_reel_m:
+            found.append(f"{self.leds} LEDs take {self.strip_m:.2f} m of strip, more than the {self.strip_reel_m} m reel")
         if not 0 <= self.led_supply_margin < 1:
             found.append(f"the supply margin is a fraction 0 to below 1, not {self.led_supply_margin}")
         return found
@@ -136,6 +149,8 @@ def load(text: str | None = None) -> Pinout:
         leds_per_cell=leds["leds_per_cell"],
         serpentine=leds["serpentine"],
         edge_leds=leds["edge_leds"],
+        strip_per_metre=leds["strip_per_metre"],
+        strip_reel_m=leds["strip_reel_m"],
         led_supply_ma=power["led_supply_ma"],
         led_supply_margin=power["margin"],
     )

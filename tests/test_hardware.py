@@ -3,7 +3,10 @@ software built from it (the configuration's defaults, the firmware) agreeing wit
 
 from __future__ import annotations
 
+import importlib.util
+import os
 import re
+import shutil
 from dataclasses import replace
 from pathlib import Path
 
@@ -13,7 +16,7 @@ import pi_table.firmware
 from pi_table.config import build, defaults
 from pi_table.drivers.ws281x import PINS as WS281X_PINS
 from pi_table.firmware import touchboard
-from pi_table.hardware import pinout
+from pi_table.hardware import guide, pinout, wiring
 from pi_table.hardware.pinout import HEADER, LED_DATA, Chip
 
 WIRING = pinout.load()
@@ -79,3 +82,51 @@ def test_the_firmware_talks_to_the_chips_the_wiring_names():
     scl, sda = re.search(r"busio\.I2C\(board\.(GP\d+), board\.(GP\d+)", code).groups()
     assert (sda, scl) == (WIRING.sda, WIRING.scl)
     assert f"I2C_HZ = {WIRING.i2c_hz}" in code
+
+
+HARDWARE = Path(pinout.__file__).parent
+REQUIRE_TOOLS = os.environ.get("PI_TABLE_REQUIRE_TOOLS") == "1"
+
+
+def test_the_build_guide_is_current_with_its_sources():
+    """Every table of numbers in hardware/README.md is written from the sources."""
+    text = (HARDWARE / "README.md").read_text(encoding="utf-8")
+    assert guide.render(text) == text, "run: python -m pi_table.hardware.guide"
+    assert text.count("<!-- generated:") == len(guide.blocks())
+
+
+def test_the_bill_of_materials_adds_up_and_has_every_part():
+    rows = guide.bom_rows()
+    assert all(None not in row and all(row.values()) for row in rows), "a row with a field too many or missing"
+    assert all(int(row["quantity"]) > 0 and float(row["unit price (USD)"]) > 0 for row in rows)
+    assert guide.bom_total(rows) == round(sum(int(r["quantity"]) * float(r["unit price (USD)"]) for r in rows), 2)
+    parts = " ".join(row["part"] for row in rows)
+    for needed in ("Raspberry Pi", "Pico", "MPR121", "WS2812B", "level shifter", "power supply", "display", "button"):
+        assert needed in parts
+    mpr121 = next(row for row in rows if "MPR121" in row["part"])
+    assert int(mpr121["quantity"]) == len(WIRING.chips)
+    strip = next(row for row in rows if "WS2812B" in row["part"])
+    assert f"{WIRING.strip_per_metre} LEDs/m" in strip["part"] and f"{WIRING.strip_reel_m:g} m reel" in strip["part"]
+
+
+def test_the_power_budget_keeps_the_supply_within_its_rating():
+    worst = WIRING.leds * guide.MA_PER_LED_FULL
+    assert WIRING.current_limit_ma < WIRING.led_supply_ma < worst  # the limit is what keeps the supply safe
+    assert f"{worst / 1000:.2f} A" in guide.power_table(WIRING)
+
+
+def test_the_committed_wiring_description_is_the_pinouts():
+    assert (HARDWARE / "wiring.yml").read_text(encoding="utf-8") == wiring.text(WIRING)
+    harness = wiring.harness(WIRING)
+    assert {f"MPR121_{chip.address:02X}" for chip in WIRING.chips} <= set(harness["connectors"])
+
+
+def test_wireviz_renders_the_wiring_diagram(tmp_path):
+    if importlib.util.find_spec("wireviz") is None or shutil.which("dot") is None:
+        if REQUIRE_TOOLS:
+            pytest.fail("wireviz and Graphviz's dot are required here (PI_TABLE_REQUIRE_TOOLS=1)")
+        pytest.skip("wireviz or Graphviz's dot is not installed")
+    assert wiring.main([str(tmp_path)]) == 0
+    svg = (tmp_path / "wiring.svg").read_text(encoding="utf-8")
+    assert "MPR121 breakout at 0x5c" in svg and f"GPIO{WIRING.led_data}" in svg
+    assert (tmp_path / "wiring.png").stat().st_size > 10_000

@@ -1,0 +1,106 @@
+"""The build guide's tables, made from the sources: the pinout, the bill of materials and the
+power budget. ``python -m pi_table.hardware.guide`` rewrites each ``<!-- generated: NAME -->``
+block of hardware/README.md; a test checks the committed guide is current, so every number in
+it comes from a file CI checks.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import re
+import sys
+from importlib import resources
+from pathlib import Path
+
+from ..engine import CELLS
+from ..ui.pixels import PowerLimit
+from . import pinout
+from .pinout import HEADER, MPR121_ELECTRODES, Pinout
+
+LED = PowerLimit()  # the output stage's own estimate of what one WS2812B draws
+MA_PER_LED_FULL = 3 * LED.ma_per_channel
+
+
+def bom_rows() -> list[dict[str, str]]:
+    text = resources.files(__package__).joinpath("bom.csv").read_text(encoding="utf-8")
+    return list(csv.DictReader(io.StringIO(text)))
+
+
+def bom_total(rows: list[dict[str, str]]) -> float:
+    return round(sum(int(row["quantity"]) * float(row["unit price (USD)"]) for row in rows), 2)
+
+
+def bom_table() -> str:
+    rows = bom_rows()
+    lines = ["| part | qty | typical part or product | unit USD | for |", "| --- | --- | --- | --- | --- |"]
+    for row in rows:
+        lines.append(f"| {row['part']} | {row['quantity']} | {row['typical part or product']} | "
+                     f"{float(row['unit price (USD)']):.2f} | {row['what it is for']} |")
+    lines.append(f"| **total** | | | **{bom_total(rows):.2f}** | typical prices, before shipping |")
+    return "\n".join(lines)
+
+
+def pinout_table(wiring: Pinout) -> str:
+    lines = ["| function | BCM GPIO | header pin |", "| --- | --- | --- |",
+             f"| LED data ({pinout.LED_DATA[wiring.led_data]}) | {wiring.led_data} | {HEADER[wiring.led_data][0]} |"]
+    for name, pin in wiring.buttons.items():
+        fitted = "" if wiring.encoder_fitted or not name.startswith("encoder") else " (optional, not fitted by default)"
+        lines.append(f"| {name.replace('_', ' ')}{fitted} | {pin} | {HEADER[pin][0]} |")
+    lines += ["", "| Pico | to | MPR121 address | electrodes |", "| --- | --- | --- | --- |"]
+    for chip in wiring.chips:
+        last = chip.first_electrode + MPR121_ELECTRODES - 1
+        lines.append(f"| {wiring.sda} (SDA), {wiring.scl} (SCL) | ADDR to {chip.addr_to} | "
+                     f"{hex(chip.address)} | {chip.first_electrode}-{last} |")
+    cells = ", ".join(f"{cell}:{electrode}" for cell, electrode in enumerate(wiring.cell_electrodes)
+                      if electrode != cell)
+    lines += ["", f"Cell n is on electrode n{' except ' + cells if cells else ''}; END TURN pads on electrodes "
+              f"{', '.join(map(str, wiring.end_turn_electrodes))}. I2C at {wiring.i2c_hz // 1000} kHz."]
+    return "\n".join(lines)
+
+
+def power_table(wiring: Pinout) -> str:
+    leds = wiring.leds
+    full = leds * MA_PER_LED_FULL
+    rest = leds * LED.idle_ma_per_led
+    limit = wiring.current_limit_ma
+    return "\n".join([
+        "| figure | value |", "| --- | --- |",
+        f"| LEDs | {leds} ({CELLS} cells x {wiring.leds_per_cell}, edge {wiring.edge_leds}) |",
+        f"| strip | {wiring.strip_m:.2f} m at {wiring.strip_per_metre} LEDs/m, from a {wiring.strip_reel_m:g} m reel |",
+        f"| worst case, every LED full white | {full / 1000:.2f} A ({MA_PER_LED_FULL:g} mA each) |",
+        f"| at rest, every LED dark | {rest / 1000:.2f} A |",
+        f"| LED supply | {wiring.led_supply_ma / 1000:.2f} A at 5 V |",
+        f"| limit the daemon enforces (`leds.current_limit_ma`) | {limit / 1000:.2f} A: the supply less "
+        f"{wiring.led_supply_margin:.0%} |",
+        f"| without the limit, full white would ask the supply for | {full / wiring.led_supply_ma:.1f}x its rating |",
+    ])
+
+
+def blocks() -> dict[str, str]:
+    wiring = pinout.load()
+    return {"pinout": pinout_table(wiring), "bom": bom_table(), "power": power_table(wiring)}
+
+
+def render(guide: str) -> str:
+    """``guide`` with each generated block replaced by what the sources say now."""
+    made = blocks()
+
+    def fill(match: re.Match) -> str:
+        name = match.group(1)
+        if name not in made:
+            raise KeyError(f"the guide asks for a block {name!r}; there are {', '.join(made)}")
+        return f"<!-- generated: {name} -->\n{made[name]}\n<!-- end -->"
+
+    return re.sub(r"<!-- generated: (\w+) -->\n.*?<!-- end -->", fill, guide, flags=re.S)
+
+
+def main() -> int:
+    guide = Path(__file__).with_name("README.md")
+    guide.write_text(render(guide.read_text(encoding="utf-8")), encoding="utf-8")
+    print(f"wrote {guide}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
