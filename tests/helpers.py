@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import os
 import random
+import shutil
 import time
 
 import pytest
@@ -26,3 +28,20 @@ def hidden_swapped(key: str, board: str, rng: random.Random) -> str:
     for cell, letter in zip(hidden, letters):
         cells[cell] = letter
     return "".join(cells)
+
+
+REQUIRE_TOOLS = os.environ.get("PI_TABLE_REQUIRE_TOOLS") == "1"
+"""Set by .ci/run, which installs every tool: there a missing one fails the test, not skips it."""
+
+
+def require_tools(*commands: str, also_missing: tuple[str, ...] = ()) -> None:
+    """Skip the test when a system command it drives is missing (fail under .ci/run).
+
+    ``also_missing`` names other prerequisites the caller found missing (a Python module)."""
+    missing = [name for name in commands if shutil.which(name) is None] + list(also_missing)
+    if not missing:
+        return
+    words = ", ".join(missing)
+    if REQUIRE_TOOLS:
+        pytest.fail(f"{words} required here (PI_TABLE_REQUIRE_TOOLS=1) but not installed")
+    pytest.skip(f"{words} not installed")

@@ -4,9 +4,7 @@ software built from it (the configuration's defaults, the firmware) agreeing wit
 from __future__ import annotations
 
 import importlib.util
-import os
 import re
-import shutil
 from dataclasses import replace
 from pathlib import Path
 
@@ -18,6 +16,8 @@ from pi_table.drivers.ws281x import PINS as WS281X_PINS
 from pi_table.firmware import touchboard
 from pi_table.hardware import guide, pinout, wiring
 from pi_table.hardware.pinout import HEADER, LED_DATA, Chip
+
+from helpers import require_tools
 
 WIRING = pinout.load()
 FIRMWARE = Path(pi_table.firmware.__file__).parent
@@ -85,9 +85,6 @@ def test_the_firmware_talks_to_the_chips_the_wiring_names():
 
 
 HARDWARE = Path(pinout.__file__).parent
-REQUIRE_TOOLS = os.environ.get("PI_TABLE_REQUIRE_TOOLS") == "1"
-
-
 def test_the_build_guide_is_current_with_its_sources():
     """Every table of numbers in hardware/README.md is written from the sources."""
     text = (HARDWARE / "README.md").read_text(encoding="utf-8")
@@ -122,10 +119,7 @@ def test_the_committed_wiring_description_is_the_pinouts():
 
 
 def test_wireviz_renders_the_wiring_diagram(tmp_path):
-    if importlib.util.find_spec("wireviz") is None or shutil.which("dot") is None:
-        if REQUIRE_TOOLS:
-            pytest.fail("wireviz and Graphviz's dot are required here (PI_TABLE_REQUIRE_TOOLS=1)")
-        pytest.skip("wireviz or Graphviz's dot is not installed")
+    require_tools("dot", also_missing=() if importlib.util.find_spec("wireviz") else ("wireviz",))
     assert wiring.main([str(tmp_path)]) == 0
     svg = (tmp_path / "wiring.svg").read_text(encoding="utf-8")
     assert "MPR121 breakout at 0x5c" in svg and f"GPIO{WIRING.led_data}" in svg

@@ -55,7 +55,9 @@ class ControlServer:
             os.umask(old_umask)
         if self.group:
             try:
-                os.chown(self.path, -1, grp.getgrnam(self.group).gr_gid)
+                gid = grp.getgrnam(self.group).gr_gid
+                if self.path.stat().st_gid != gid:  # under the unit it is already: chown is filtered there
+                    os.chown(self.path, -1, gid)
             except (KeyError, PermissionError) as e:
                 log.warning("control socket %s keeps its group: %s", self.path, e)
         server.listen(8)

@@ -1,0 +1,230 @@
+"""The service files in systemd/: the unit passes systemd-analyze with no warning and agrees
+with the configuration's defaults, and install.sh sets a table up and can run twice.
+
+install.sh runs for real against a staging root (PI_TABLE_ROOT): a real virtual environment,
+a real pip install of this checkout, the real `pi-table check-config`. Only the commands that
+would change this machine (apt-get, raspi-config, the user and group tools, systemctl) are
+stubs, which log their arguments and keep users and groups in files of their own.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from pi_table.config import DEFAULT_PATH, defaults
+
+from helpers import require_tools
+
+ROOT = Path(__file__).resolve().parent.parent
+UNIT = ROOT / "systemd" / "pi-table.service"
+INSTALL = ROOT / "systemd" / "install.sh"
+GROUPS = {"gpio", "spi", "i2c", "dialout", "video", "input", "render"}
+
+
+def directives(text: str) -> list[tuple[str, str, str]]:
+    """(section, key, value) for each line of a unit file, repeats kept as systemd keeps them."""
+    section, found = "", []
+    for line in text.splitlines():
+        line = line.strip()
+        if not line or line.startswith(("#", ";")):
+            continue
+        if line.startswith("["):
+            section = line.strip("[]")
+            continue
+        key, _, value = line.partition("=")
+        found.append((section, key.strip(), value.strip()))
+    return found
+
+
+def values(key: str) -> list[str]:
+    return [value for _, k, value in directives(UNIT.read_text(encoding="utf-8")) if k == key]
+
+
+def verify(unit_text: str, tmp_path: Path) -> str:
+    """systemd-analyze verify's complaints about ``unit_text``, installed in a root of its own
+    that holds the system's units and a stand-in for the program the unit starts."""
+    require_tools("systemd-analyze")
+    root = tmp_path / "root"
+    shutil.copytree("/usr/lib/systemd/system", root / "usr/lib/systemd/system", symlinks=True)
+    (root / "etc/systemd/system").mkdir(parents=True)
+    (root / "etc/systemd/system/pi-table.service").write_text(unit_text, encoding="utf-8")
+    program = root / values("ExecStart")[0].split()[0].lstrip("/")
+    program.parent.mkdir(parents=True)
+    program.write_text("#!/bin/sh\n")
+    program.chmod(0o755)
+    result = subprocess.run(
+        ["systemd-analyze", "verify", f"--root={root}", "--man=no", "--generators=no",
+         "/etc/systemd/system/pi-table.service"],
+        capture_output=True, text=True, timeout=60,
+    )
+    # systemd-analyze exits 0 on unknown keys and bad values: its standard error tells.
+    return (result.stderr + ("" if result.returncode == 0 else f"\nexit {result.returncode}")).strip()
+
+
+def test_systemd_analyze_verify_finds_nothing_wrong_with_the_unit(tmp_path):
+    assert verify(UNIT.read_text(encoding="utf-8"), tmp_path) == ""
+
+
+def test_the_verify_check_catches_a_bad_key_and_a_bad_value(tmp_path):
+    broken = UNIT.read_text(encoding="utf-8").replace("WatchdogSec=10", "WatchdogSec=ten\nWatchdogSecs=10")
+    complaints = verify(broken, tmp_path)
+    assert "Unknown key 'WatchdogSecs'" in complaints
+    assert "ten" in complaints
+
+
+def test_the_unit_is_a_notify_service_with_a_watchdog_that_restarts_on_failure():
+    assert values("Type") == ["notify"]
+    assert int(values("WatchdogSec")[0]) >= 4  # the loop pings at half of it and wakes twice a second
+    assert values("Restart") == ["on-failure"]
+    assert values("RestartPreventExitStatus") == ["78"]  # a bad configuration: restarting cannot help
+
+
+def test_the_unit_runs_as_its_own_user_with_only_the_device_groups():
+    assert values("User") == ["pi-table"] and values("Group") == ["pi-table"]
+    assert set(values("SupplementaryGroups")[0].split()) == GROUPS
+    assert values("CapabilityBoundingSet") == [""] and values("NoNewPrivileges") == ["yes"]
+
+
+def test_the_unit_is_locked_down_to_its_directories_and_devices():
+    assert values("ProtectSystem") == ["strict"]
+    assert values("ProtectHome") == ["yes"] and values("PrivateTmp") == ["yes"]
+    assert values("DevicePolicy") == ["closed"]
+    allowed = {value.split()[0] for value in values("DeviceAllow")}
+    assert allowed == {"char-ttyACM", "char-spi", "char-gpiochip", "/dev/gpiomem", "char-drm", "char-input"}
+    assert "ReadWritePaths" not in {key for _, key, _ in directives(UNIT.read_text(encoding="utf-8"))}
+
+
+def test_the_unit_agrees_with_the_configurations_defaults():
+    """The journal and the socket must be in the directories the unit makes writable."""
+    command = values("ExecStart")[0].split()
+    assert command[1:] == ["run", "--config", str(DEFAULT_PATH)]
+    settings = defaults()
+    state = Path("/var/lib") / values("StateDirectory")[0]
+    runtime = Path("/run") / values("RuntimeDirectory")[0]
+    assert Path(settings["paths.journal_dir"]).is_relative_to(state)
+    assert Path(settings["paths.socket"]).parent == runtime
+    assert settings["paths.socket_group"] == values("Group")[0]
+    assert DEFAULT_PATH.parent == Path("/etc") / values("ConfigurationDirectory")[0]
+
+
+# install.sh against a staging root ------------------------------------------------------------
+
+STUBS = {
+    # Each stub logs its name and arguments; users and groups live in files under $STAGE.
+    "apt-get": "",
+    "raspi-config": "",
+    "systemctl": "",
+    "usermod": "",
+    "getent": 'grep -q "^$2:" "$STAGE/$1" 2>/dev/null',
+    "groupadd": 'echo "${@: -1}:" >> "$STAGE/group"',
+    "useradd": 'echo "${@: -1}:" >> "$STAGE/passwd"',
+}
+
+
+class Installer:
+    def __init__(self, tmp: Path, model: str) -> None:
+        self.root = tmp / "root"
+        self.stage = tmp / "stage"
+        self.log = self.stage / "log"
+        bin_dir = self.stage / "bin"
+        bin_dir.mkdir(parents=True)
+        for name, body in STUBS.items():
+            stub = bin_dir / name
+            stub.write_text(f'#!/usr/bin/env bash\necho "{name} $*" >> "$STAGE/log"\n{body}\n')
+            stub.chmod(0o755)
+        (self.stage / "group").write_text("gpio:\nspi:\ni2c:\ndialout:\nvideo:\ninput:\n")  # no render yet
+        (self.root / "proc/device-tree").mkdir(parents=True)
+        (self.root / "proc/device-tree/model").write_text(model + "\0")
+        (self.root / "boot/firmware").mkdir(parents=True)
+        (self.root / "boot/firmware/config.txt").write_text("dtparam=audio=on\n")
+        self.env = {
+            **os.environ,
+            "PATH": f"{bin_dir}:{os.environ['PATH']}",
+            "STAGE": str(self.stage),
+            "PI_TABLE_ROOT": str(self.root),
+            "PYTHON": sys.executable,
+        }
+
+    def run(self) -> subprocess.CompletedProcess:
+        self.log.write_text("")
+        return subprocess.run(["bash", str(INSTALL)], env=self.env, capture_output=True, text=True, timeout=600)
+
+    def calls(self, name: str) -> list[str]:
+        return [line for line in self.log.read_text().splitlines() if line.split()[0] == name]
+
+    @property
+    def config(self) -> Path:
+        return self.root / "etc/pi-table/config.toml"
+
+    def pi_table(self, *args: str) -> subprocess.CompletedProcess:
+        return subprocess.run([self.root / "opt/pi-table/venv/bin/pi-table", *args], capture_output=True, text=True)
+
+
+def test_install_sets_up_a_pi_4_and_runs_twice_without_harm(tmp_path):
+    installer = Installer(tmp_path, "Raspberry Pi 4 Model B Rev 1.4")
+    first = installer.run()
+    assert first.returncode == 0, first.stderr
+
+    apt = installer.calls("apt-get")
+    assert any("install" in call and "python3-pygame" in call and "python3-lgpio" in call for call in apt)
+    assert installer.calls("raspi-config") == ["raspi-config nonint do_spi 0", "raspi-config nonint do_i2c 0"]
+    assert installer.calls("groupadd") == ["groupadd --system pi-table", "groupadd --system render"]
+    [useradd] = installer.calls("useradd")
+    assert "--system" in useradd and "--shell /usr/sbin/nologin" in useradd and useradd.endswith(" pi-table")
+    assert installer.calls("usermod") == [f"usermod --append --groups gpio,spi,i2c,dialout,video,input,render pi-table"]
+    assert installer.calls("systemctl") == [
+        "systemctl daemon-reload", "systemctl enable pi-table.service", "systemctl restart pi-table.service"]
+
+    unit = installer.root / "etc/systemd/system/pi-table.service"
+    assert unit.read_text() == UNIT.read_text()
+    assert os.readlink(installer.root / "usr/local/bin/pi-table") == "/opt/pi-table/venv/bin/pi-table"
+    defaults_text = installer.pi_table("check-config", "--defaults").stdout
+    assert installer.config.read_text() == defaults_text and 'backend = "ws281x"' in defaults_text
+    assert installer.pi_table("check-config", str(installer.config)).returncode == 0
+    boot = (installer.root / "boot/firmware/config.txt").read_text()
+    assert boot == "dtparam=audio=on\ncore_freq=500\ncore_freq_min=500\n"
+    # rpi-ws281x drives a Pi 4's strip; importing it is safe (constructing a PixelStrip is not).
+    venv_python = installer.root / "opt/pi-table/venv/bin/python"
+    assert subprocess.run([venv_python, "-c", "import rpi_ws281x"]).returncode == 0
+
+    # The café changed a setting and broke another; the second run keeps the file as it is.
+    edited = defaults_text.replace('language = "en"', 'language = "it"').replace("hold_s = 0.25", "hold_s = 9")
+    installer.config.write_text(edited)
+    second = installer.run()
+    assert second.returncode == 0, second.stderr
+    assert installer.config.read_text() == edited
+    assert "game.hold_s" in second.stderr and "WARNING" in second.stdout
+    assert installer.calls("useradd") == [] and installer.calls("groupadd") == []
+    assert (installer.root / "boot/firmware/config.txt").read_text() == boot
+    assert installer.calls("systemctl")[-1] == "systemctl restart pi-table.service"
+
+
+def test_install_on_a_pi_5_uses_the_spi_backend_and_no_rpi_ws281x(tmp_path):
+    installer = Installer(tmp_path, "Raspberry Pi 5 Model B Rev 1.0")
+    installer.env["PI_TABLE_NO_START"] = "1"
+    result = installer.run()
+    assert result.returncode == 0, result.stderr
+    config = installer.config.read_text()
+    assert 'backend = "spi"' in config and 'backend = "ws281x"' not in config
+    assert installer.pi_table("check-config", str(installer.config)).returncode == 0
+    assert (installer.root / "boot/firmware/config.txt").read_text() == "dtparam=audio=on\n"
+    assert installer.calls("systemctl") == ["systemctl daemon-reload", "systemctl enable pi-table.service"]
+    venv_python = installer.root / "opt/pi-table/venv/bin/python"
+    assert subprocess.run([venv_python, "-c", "import rpi_ws281x"], capture_output=True).returncode != 0
+
+
+def test_install_refuses_without_root_and_says_how():
+    command = ["bash", str(INSTALL)]
+    if os.getuid() == 0:  # as CI runs: become nobody for this
+        require_tools("setpriv")
+        command = ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", *command]
+    env = {k: v for k, v in os.environ.items() if k != "PI_TABLE_ROOT"}
+    result = subprocess.run(command, env=env, capture_output=True, text=True, timeout=60)
+    assert result.returncode == 1
+    assert result.stderr.startswith("install: run it as root: sudo ")
