@@ -117,6 +117,10 @@ OPTIONS = (
     Option("buttons", "encoder_b", _fitted(WIRING.buttons["encoder_b"]), "pin", "its B contact, or false"),
     Option("buttons", "encoder_push", _fitted(WIRING.buttons["encoder_push"]), "pin", "its push contact, or false"),
     Option("buttons", "new_game_hold_s", 2.0, "number", "seconds NEW GAME is held to deal a new game"),
+    Option("web", "enabled", True, "bool", "serve the companion pages for phones (spymaster key, spectators, Codex seats)"),
+    Option("web", "host", "0.0.0.0", "str", "the address it listens on: 0.0.0.0 every network, 127.0.0.1 this machine only"),
+    Option("web", "port", 8024, "int", "its TCP port, 1024 to 65535 (0: any free port, for tests)"),
+    Option("web", "url", "", "str", "how phones reach it, for the QR codes ('': http://ADDRESS:PORT of this machine)"),
     Option("paths", "journal_dir", "/var/lib/pi-table/journal", "path", "one file per game; must be writable"),
     Option("paths", "socket", "/run/pi-table/control.sock", "path", "the control socket the pi-table commands use"),
     Option("paths", "socket_group", "pi-table", "str", "the group allowed on the socket ('' keeps the user's)"),
@@ -144,6 +148,14 @@ class Paths:
     socket: Path
     socket_group: str | None
     retention: Retention
+
+
+@dataclass(frozen=True, slots=True)
+class WebConfig:
+    enabled: bool
+    host: str
+    port: int
+    url: str  # '' when the daemon works it out
 
 
 @dataclass(frozen=True, slots=True)
@@ -184,6 +196,7 @@ class Config:
     leds: LedConfig
     screen: ScreenConfig
     buttons: ButtonPins
+    web: WebConfig
     paths: Paths
 
 
@@ -365,6 +378,7 @@ def build(values: dict[str, object], source: Path | None) -> Config:
         leds=leds,
         screen=_screen(v),
         buttons=buttons,
+        web=_web(v),
         paths=_paths(v),
     )
 
@@ -430,6 +444,15 @@ def _screen(v: dict[str, object]) -> ScreenConfig:
         enabled=v["screen.enabled"], settings=ScreenSettings(rotation=v["screen.rotation"]),
         video_driver=v["screen.video_driver"], size=(width, height) if width else None,
     )
+
+
+def _web(v: dict[str, object]) -> WebConfig:
+    port, url = v["web.port"], v["web.url"]
+    if port != 0 and not 1024 <= port <= 65535:
+        raise ValueError(f"port is 1024 to 65535 (0: any free port), not {port}")
+    if url and not url.startswith(("http://", "https://")):
+        raise ValueError(f"url starts with http:// or https://, not {url!r}")
+    return WebConfig(enabled=v["web.enabled"], host=v["web.host"], port=port, url=url)
 
 
 def _paths(v: dict[str, object]) -> Paths:

@@ -27,7 +27,7 @@ KEY = "RRRRRRRRRBBBBBBBBNNNNNNNA"
 
 def write_config(folder, extra: str = "") -> str:
     path = folder / "config.toml"
-    path.write_text(f'[paths]\njournal_dir = "journal"\nsocket = "control.sock"\nsocket_group = ""\n{extra}')
+    path.write_text(f'[web]\nhost = "127.0.0.1"\nport = 0\n[paths]\njournal_dir = "journal"\nsocket = "control.sock"\nsocket_group = ""\n{extra}')
     return str(path)
 
 
@@ -50,7 +50,8 @@ def test_ready_status_watchdog_and_a_clean_stop(service):
     assert status.returncode == 0, status.stderr
     answer = json.loads(status.stdout)
     assert answer["state"]["board"] == "?" * 25 and answer["state"]["phase"] == "clue"
-    assert set(answer["health"]) == {"touch", "leds", "screen", "buttons"}
+    assert set(answer["health"]) == {"touch", "leds", "screen", "buttons", "companion"}
+    assert answer["health"]["companion"] == "ok" and answer["companion"].startswith("http://127.0.0.1:")
     assert answer["journal"] == "ok" and answer["uptime_s"] >= 0
     assert (folder / "journal" / f"{answer['game_id']}.jsonl").exists()
     key = json.loads((folder / "journal" / f"{answer['game_id']}.jsonl").read_text().splitlines()[0])["key"]
@@ -162,7 +163,7 @@ def test_a_second_table_does_not_take_the_first_ones_socket(service, tmp_path_fa
     monkeypatch.setenv("GPIOZERO_PIN_FACTORY", "mock")
     systemd, config, folder = service
     other = tmp_path_factory.mktemp("other")
-    (other / "config.toml").write_text(f'[paths]\nsocket = "{folder / "control.sock"}"\nsocket_group = ""\n'
+    (other / "config.toml").write_text(f'[web]\nenabled = false\n[paths]\nsocket = "{folder / "control.sock"}"\nsocket_group = ""\n'
                                        f'journal_dir = "journal"\n[leds]\nbackend = "none"\n[screen]\nenabled = false\n')
     config = parse_config((other / "config.toml").read_text(), other / "config.toml")
     daemon = Daemon(config, hal="hw")

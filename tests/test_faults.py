@@ -45,7 +45,7 @@ class Table:
         self.config = folder / "config.toml"
         self.config.write_text(
             f'[game]\nhold_s = {HOLD_S}\n'
-            f'[paths]\njournal_dir = "journal"\nsocket = "control.sock"\nsocket_group = ""\n'
+            f'[web]\nhost = "127.0.0.1"\nport = 0\n[paths]\njournal_dir = "journal"\nsocket = "control.sock"\nsocket_group = ""\n'
         )
         self.limit_fsize = limit_fsize
         self.service: FakeSystemd | None = None

@@ -82,7 +82,7 @@ def test_the_command_checks_every_pad_through_the_board(tmp_path):
     emulator = BoardEmulator(link=tmp_path / "board")
     emulator.start()
     config = tmp_path / "config.toml"
-    config.write_text('[paths]\njournal_dir = "journal"\nsocket = "control.sock"\nsocket_group = ""\n')
+    config.write_text('[web]\nhost = "127.0.0.1"\nport = 0\n[paths]\njournal_dir = "journal"\nsocket = "control.sock"\nsocket_group = ""\n')
     try:
         process = subprocess.Popen(
             [sys.executable, "-m", "pi_table", "selftest", "--hal", "sim", "--touch-port", str(emulator.link),

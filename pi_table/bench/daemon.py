@@ -23,7 +23,7 @@ from ..engine import EndTurn, Guess, Rules, Undo
 from ..sim.systemd import FakeSystemd
 from ..table import Session
 
-CONFIG = '[paths]\njournal_dir = "journal"\nsocket = "control.sock"\nsocket_group = ""\n'
+CONFIG = '[web]\nhost = "127.0.0.1"\nport = 0\n[paths]\njournal_dir = "journal"\nsocket = "control.sock"\nsocket_group = ""\n'
 
 
 def run(starts: int = 10, resumes: int = 50, actions: int = 50) -> dict:

@@ -13,13 +13,14 @@ import fcntl
 import logging
 import os
 import signal
+import socket
 import sys
 import threading
 import time
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
-from ..config import Config
+from ..config import Config, WebConfig
 from ..engine import Undo
 from ..hal import (
     Buttons,
@@ -35,6 +36,7 @@ from ..hal import (
 from ..table import Session, TableLoop
 from ..table.input import TouchPolicy
 from ..table.timer import TurnTimer
+from ..web import Companion, CompanionScreen, Tokens
 from .control import ControlServer
 from .notify import Notifier
 
@@ -167,6 +169,13 @@ class Daemon:
         )
         self.loop.faults.update(d.faults)
         self.control = ControlServer(paths.socket, self.answer, paths.socket_group)
+        self.companion = self._companion(config.web, paths.journal_dir) if config.web.enabled else None
+
+    def _companion(self, web: WebConfig, journal_dir: Path) -> Companion:
+        """The phones' pages, fed by the screen the loop already shows every model on."""
+        companion = Companion(web.host, web.port, base_url=web.url or _reachable_url(web.host, web.port))
+        self.devices.screen = self.loop.screen = CompanionScreen(self.devices.screen, companion, Tokens.kept_in(journal_dir))
+        return companion
 
     def start(self) -> None:
         for name in ("touch", "buttons", "screen"):
@@ -175,6 +184,7 @@ class Daemon:
                 device.start(self.loop.post)
             except Exception as e:
                 self._replace_failed(name, e)
+        self._start_companion()
         self.loop.show()
         try:
             self.control.start()
@@ -187,10 +197,27 @@ class Daemon:
         self.notifier.ready(f"table {state}; game {self.session.id}")
         log.info("table %s; game %s; control socket %s", state, self.session.id, self.config.paths.socket)
 
+    def _start_companion(self) -> None:
+        if self.companion is None:
+            self.devices.health["companion"] = "off"
+            return
+        try:
+            self.companion.start()
+        except OSError as e:  # the port is taken: the table plays without phones
+            self.devices.health["companion"] = f"not working: {e}"
+            self.loop.faults["companion"] = f"the companion cannot listen on port {self.config.web.port} ({e.strerror or e})"
+            log.error("%s; phones cannot join this table", self.loop.faults["companion"])
+            return
+        self.devices.health["companion"] = "ok"
+        log.info("companion pages at %s", self.companion.base_url)
+
     def _replace_failed(self, name: str, error: Exception) -> None:
         stand_in = {"touch": SimTouch(), "buttons": SimButtons(), "screen": SimScreen(keep=1)}[name]
-        setattr(self.devices, name, stand_in)
-        setattr(self.loop, name, stand_in)
+        if isinstance(self.devices.screen, CompanionScreen) and name == "screen":
+            self.devices.screen.screen = stand_in  # only the display failed: the phones go on
+        else:
+            setattr(self.devices, name, stand_in)
+            setattr(self.loop, name, stand_in)
         stand_in.start(self.loop.post)
         _failed(self.devices, name, error)
         self.loop.faults[name] = self.devices.faults[name]
@@ -205,6 +232,8 @@ class Daemon:
     def close(self) -> None:
         self.notifier.stopping()
         self.control.stop()
+        if self.companion is not None:
+            self.companion.stop()
         self.loop.close()
         self.notifier.close()
         if self.lock is not None:
@@ -240,7 +269,24 @@ class Daemon:
             "health": health,
             "warnings": list(self.loop.cues(self.loop.clock()).warnings),
             "journal": self.session.journal_problem or "ok",
+            "companion": None if self.companion is None else self.companion.base_url,
         }
+
+
+def _reachable_url(host: str, port: int) -> str:
+    """How phones reach this machine: its address on the network the default route leaves by
+    (a UDP socket's connect sends nothing, it only picks the route), or the host it listens on."""
+    if host not in ("0.0.0.0", "::", ""):
+        return f"http://{host}:{port}"
+    probe = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+    try:
+        probe.connect(("192.0.2.1", 9))  # TEST-NET-1: never reached, only routed
+        address = probe.getsockname()[0]
+    except OSError:
+        address = "127.0.0.1"
+    finally:
+        probe.close()
+    return f"http://{address}:{port}"
 
 
 def serve(config: Config, hal: str = "hw", touch_port: str | None = None) -> int:

@@ -21,6 +21,7 @@ class ScreenModel:
     cues: Cues = Cues()  # pending touches, warnings ("touch board disconnected"), the timer
     lang: str = "en"  # "en" or "it"
     dial: ClueNumber = None  # the clue number set on the rotary encoder, not yet entered
+    join: str | None = None  # the companion's spymaster page, shown as a QR code; None: no companion
 
     @property
     def warnings(self) -> tuple[str, ...]:

@@ -1,0 +1,242 @@
+"""The companion's web server: aiohttp in a thread of its own, fed snapshots by the table.
+
+Routes (``TOKEN`` is a page's per-game token):
+
+- ``/``: the public page (spectators; never the key or anyone's secrets);
+- ``/p/TOKEN``: a private page; an unknown or old token gets 404 and nothing else;
+- ``/api/public``, ``/api/p/TOKEN``: the page's view as JSON;
+- ``/api/public/events``, ``/api/p/TOKEN/events``: the view again on every change, as
+  server-sent events; ``event: gone`` when the token stops opening anything (a new game);
+- ``POST /api/p/TOKEN/act`` with ``{"action": TEXT}``: a private action, handed to the
+  table; the answer is ``{"ok": true}`` or ``{"ok": false, "error": WHY}``.
+
+The server keeps no game state: it serves the newest snapshot, and actions go to the table's
+own thread through the ``act`` callback, so a phone is just another input device.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+import threading
+from collections.abc import Callable
+from dataclasses import replace
+from importlib import resources
+
+from aiohttp import web
+
+from ..hal import Emit, Screen, ScreenModel
+from .snapshot import SPYMASTER, Snapshot, codenames_snapshot
+from .tokens import Tokens
+
+log = logging.getLogger("pi_table.web")
+Act = Callable[[str, str], "str | None"]
+"""``act(role, text)``: None when the table accepted the action, else why it refused it."""
+MAX_BODY = 4096  # an action is a line of text
+KEEPALIVE_S = 15.0
+STATIC = ("page.html", "app.js", "style.css")
+
+
+class Companion:
+    def __init__(self, host: str = "127.0.0.1", port: int = 0, act: Act | None = None, base_url: str = "") -> None:
+        self.host, self.port = host, port
+        self.act = act
+        self._base_url = base_url.rstrip("/")
+        self._snapshot = Snapshot("", {"kind": "waiting"})
+        self._files = {name: resources.files(__package__).joinpath("static", name).read_bytes() for name in STATIC}
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._changed: asyncio.Event | None = None
+        self._runner: web.AppRunner | None = None
+        self._thread: threading.Thread | None = None
+        self._closing = False
+
+    # -- the table's side (any thread) ------------------------------------------------------
+
+    def start(self) -> None:
+        """Serve from a thread of its own; raises OSError (port taken) before returning."""
+        ready = threading.Event()
+        failure: list[BaseException] = []
+
+        def serve() -> None:
+            loop = asyncio.new_event_loop()
+            self._loop = loop
+            try:
+                loop.run_until_complete(self._open())
+            except BaseException as e:  # handed to start()'s caller
+                failure.append(e)
+                ready.set()
+                loop.close()
+                return
+            ready.set()
+            loop.run_forever()
+            loop.run_until_complete(self._runner.cleanup())
+            loop.close()
+
+        self._thread = threading.Thread(target=serve, name="companion", daemon=True)
+        self._thread.start()
+        ready.wait()
+        if failure:
+            raise failure[0]
+
+    def stop(self) -> None:
+        loop = self._loop
+        if loop is None or self._thread is None:
+            return
+        self._closing = True
+        loop.call_soon_threadsafe(self._wake)
+        loop.call_soon_threadsafe(loop.stop)
+        self._thread.join(timeout=5)
+        self._thread = None
+
+    def publish(self, snapshot: Snapshot) -> None:
+        """Serve ``snapshot`` from now on and tell every open page; safe from any thread."""
+        if self._loop is None:
+            self._snapshot = snapshot
+            return
+        self._loop.call_soon_threadsafe(self._set, snapshot)
+
+    @property
+    def base_url(self) -> str:
+        return self._base_url or f"http://{self.host}:{self.port}"
+
+    def link(self, token: str) -> str:
+        return f"{self.base_url}/p/{token}"
+
+    # -- the server's side (its own thread) -------------------------------------------------
+
+    async def _open(self) -> None:
+        app = web.Application(client_max_size=MAX_BODY)
+        app.add_routes([
+            web.get("/", self._page_public),
+            web.get("/p/{token}", self._page_private),
+            web.get("/static/{name}", self._static),
+            web.get("/api/public", self._view_public),
+            web.get("/api/p/{token}", self._view_private),
+            web.get("/api/public/events", self._events_public),
+            web.get("/api/p/{token}/events", self._events_private),
+            web.post("/api/p/{token}/act", self._act),
+        ])
+        self._changed = asyncio.Event()
+        self._runner = web.AppRunner(app, access_log=None, handle_signals=False, shutdown_timeout=1.0)
+        await self._runner.setup()
+        site = web.TCPSite(self._runner, self.host, self.port, reuse_address=True)
+        await site.start()
+        if self.port == 0:
+            self.port = site._server.sockets[0].getsockname()[1]
+
+    def _set(self, snapshot: Snapshot) -> None:
+        self._snapshot = snapshot
+        self._wake()
+
+    def _wake(self) -> None:
+        """Tell every waiting event stream to look again."""
+        changed, self._changed = self._changed, asyncio.Event()
+        changed.set()
+
+    def _private(self, request: web.Request) -> dict:
+        entry = self._snapshot.private.get(request.match_info["token"])
+        if entry is None:
+            raise web.HTTPNotFound(text="")  # nothing at all for a wrong or old token
+        return entry[1]
+
+    def _file(self, name: str, content_type: str) -> web.Response:
+        return web.Response(body=self._files[name], content_type=content_type, headers=NO_STORE)
+
+    async def _page_public(self, request: web.Request) -> web.Response:
+        return self._file("page.html", "text/html")
+
+    async def _page_private(self, request: web.Request) -> web.Response:
+        self._private(request)
+        return self._file("page.html", "text/html")
+
+    async def _static(self, request: web.Request) -> web.Response:
+        name = request.match_info["name"]
+        if name not in STATIC or name == "page.html":
+            raise web.HTTPNotFound(text="")
+        return self._file(name, "text/css" if name.endswith(".css") else "application/javascript")
+
+    async def _view_public(self, request: web.Request) -> web.Response:
+        return web.json_response(self._snapshot.public, headers=NO_STORE)
+
+    async def _view_private(self, request: web.Request) -> web.Response:
+        return web.json_response(self._private(request), headers=NO_STORE)
+
+    async def _events_public(self, request: web.Request) -> web.StreamResponse:
+        return await self._stream(request, lambda snapshot: snapshot.public)
+
+    async def _events_private(self, request: web.Request) -> web.StreamResponse:
+        self._private(request)
+        token = request.match_info["token"]
+        return await self._stream(request, lambda snapshot: snapshot.private.get(token, (None, None))[1])
+
+    async def _stream(self, request: web.Request, view_of: Callable[[Snapshot], dict | None]) -> web.StreamResponse:
+        response = web.StreamResponse(headers={**NO_STORE, "Content-Type": "text/event-stream"})
+        await response.prepare(request)
+        sent = None
+        try:
+            while not self._closing:
+                view = view_of(self._snapshot)
+                if view is None:
+                    await response.write(b"event: gone\ndata: {}\n\n")
+                    break
+                text = json.dumps(view, ensure_ascii=False)
+                if text != sent:
+                    await response.write(f"data: {text}\n\n".encode())
+                    sent = text
+                changed = self._changed
+                try:
+                    await asyncio.wait_for(changed.wait(), KEEPALIVE_S)
+                except asyncio.TimeoutError:
+                    await response.write(b": still here\n\n")
+        except (ConnectionResetError, asyncio.CancelledError):
+            pass
+        return response
+
+    async def _act(self, request: web.Request) -> web.Response:
+        token = request.match_info["token"]
+        role = self._snapshot.role_of(token)
+        if role is None:
+            raise web.HTTPNotFound(text="")
+        if self.act is None:
+            return web.json_response({"ok": False, "error": "this page only shows; it takes no actions"}, status=405)
+        try:
+            body = await request.json()
+        except web.HTTPRequestEntityTooLarge:
+            return web.json_response({"ok": False, "error": f"an action is at most {MAX_BODY} bytes"}, status=413)
+        except ValueError:
+            body = None
+        try:
+            text = body["action"]
+            if not isinstance(text, str) or not text.strip() or "\n" in text:
+                raise ValueError
+        except (ValueError, KeyError, TypeError):
+            return web.json_response(
+                {"ok": False, "error": 'expected a JSON object {"action": "<one line of text>"}'}, status=400)
+        error = await asyncio.to_thread(self.act, role, text.strip())
+        return web.json_response({"ok": error is None, "error": error}, status=200 if error is None else 409)
+
+
+NO_STORE = {"Cache-Control": "no-store", "X-Content-Type-Options": "nosniff", "Referrer-Policy": "no-referrer"}
+"""Private pages must not linger in a phone's cache, nor leak their token to another site."""
+
+
+class CompanionScreen(Screen):
+    """The spymaster screen with the companion beside it: every model the table shows is also
+    published (the board for spectators, the key behind the spymaster's token), and the screen
+    gets the spymaster page's link to show as a QR code, where only the spymasters see it."""
+
+    def __init__(self, screen: Screen, companion: Companion, tokens: Tokens) -> None:
+        self.screen, self.companion, self.tokens = screen, companion, tokens
+
+    def show(self, model) -> None:
+        if isinstance(model, ScreenModel):
+            self.companion.publish(codenames_snapshot(model.game_id, model.view, self.tokens))
+            model = replace(model, join=self.companion.link(self.tokens.token(model.game_id, SPYMASTER)))
+        self.screen.show(model)
+
+    def start(self, emit: Emit) -> None:
+        self.screen.start(emit)
+
+    def stop(self) -> None:
+        self.screen.stop()

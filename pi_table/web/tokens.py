@@ -1,0 +1,61 @@
+"""Per-game page tokens: unguessable, different for every game and role, and the same after a
+restart, so the phones at a resumed game keep working without scanning again.
+
+A token is an HMAC of the game's id and the role (``spymaster``, ``seat-3``) under a secret
+kept beside the journal (readable by the service alone). A new game has a new id, so the last
+game's tokens open nothing.
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import hmac
+import logging
+import os
+import secrets
+from pathlib import Path
+
+log = logging.getLogger("pi_table.web")
+SECRET_BYTES = 32
+TOKEN_BYTES = 16  # 128 bits: as strong as a random UUID, short enough for a QR code
+
+
+class Tokens:
+    def __init__(self, secret: bytes) -> None:
+        if len(secret) < 16:
+            raise ValueError(f"the companion's secret is at least 16 bytes, not {len(secret)}")
+        self._secret = secret
+
+    @classmethod
+    def kept_in(cls, directory: Path | None) -> Tokens:
+        """The secret in ``directory/companion.secret`` (made on first use, mode 0600); a
+        secret for this run only when there is no directory or it cannot be written."""
+        if directory is None:
+            return cls(secrets.token_bytes(SECRET_BYTES))
+        path = directory / "companion.secret"
+        try:
+            secret = path.read_bytes()
+            if len(secret) == SECRET_BYTES:
+                return cls(secret)
+            log.warning("%s holds %d bytes, not %d: making a new secret", path, len(secret), SECRET_BYTES)
+        except FileNotFoundError:
+            pass
+        except OSError as e:
+            log.warning("cannot read %s (%s): phones must scan again after a restart", path, e)
+            return cls(secrets.token_bytes(SECRET_BYTES))
+        secret = secrets.token_bytes(SECRET_BYTES)
+        try:
+            directory.mkdir(parents=True, exist_ok=True)
+            fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+            with os.fdopen(fd, "wb") as file:
+                file.write(secret)
+                file.flush()
+                os.fsync(file.fileno())
+        except OSError as e:
+            log.warning("cannot keep the companion's secret in %s (%s): phones must scan again after a restart", path, e)
+        return cls(secret)
+
+    def token(self, game_id: str, role: str) -> str:
+        digest = hmac.new(self._secret, f"{game_id}\0{role}".encode(), hashlib.sha256).digest()
+        return base64.urlsafe_b64encode(digest[:TOKEN_BYTES]).decode().rstrip("=")

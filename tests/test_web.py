@@ -1,0 +1,239 @@
+"""The companion web app for the grid games: tokens, what each page may carry, live updates,
+and the pages themselves in a real headless Chromium."""
+
+from __future__ import annotations
+
+import http.client
+import json
+import random
+import urllib.error
+import urllib.request
+from dataclasses import replace
+
+import pytest
+
+from pi_table.engine import Rules, make_game, parse_action
+from pi_table.hal import ScreenModel, SimScreen
+from pi_table.web import Companion, CompanionScreen, Tokens, codenames_snapshot
+from pi_table.web.snapshot import SPYMASTER
+
+from helpers import hidden_swapped, require_tools
+
+KEY = "RRRRRRRRRBBBBBBBBNNNNNNNA"
+
+
+def played(actions=(), key=KEY):
+    game = make_game(Rules())
+    state = game.start(game.parse_key(key))
+    for text in actions:
+        state = game.apply(state, parse_action(text))
+    return game.spymaster_view(state)
+
+
+def get(url: str) -> tuple[int, bytes]:
+    try:
+        with urllib.request.urlopen(url, timeout=5) as answer:
+            return answer.status, answer.read()
+    except urllib.error.HTTPError as e:
+        return e.code, e.read()
+
+
+def post(url: str, body: bytes) -> tuple[int, dict]:
+    request = urllib.request.Request(url, data=body, headers={"Content-Type": "application/json"}, method="POST")
+    try:
+        with urllib.request.urlopen(request, timeout=5) as answer:
+            return answer.status, json.loads(answer.read())
+    except urllib.error.HTTPError as e:
+        return e.code, json.loads(e.read() or b"null")
+
+
+class Events:
+    """A server-sent event stream read line by line, as a browser's EventSource reads it."""
+
+    def __init__(self, companion: Companion, path: str) -> None:
+        self.connection = http.client.HTTPConnection("127.0.0.1", companion.port, timeout=5)
+        self.connection.request("GET", path)
+        self.response = self.connection.getresponse()
+
+    def next(self) -> tuple[str, dict]:
+        kind, data = "message", None
+        while True:
+            line = self.response.readline().decode().rstrip("\n")
+            if line.startswith("event: "):
+                kind = line[7:]
+            elif line.startswith("data: "):
+                data = json.loads(line[6:])
+            elif line == "" and data is not None:
+                return kind, data
+
+    def close(self) -> None:
+        self.connection.close()
+
+
+@pytest.fixture
+def companion():
+    companion = Companion("127.0.0.1", 0)
+    companion.start()
+    yield companion
+    companion.stop()
+
+
+@pytest.fixture
+def tokens():
+    return Tokens(b"0123456789abcdef0123456789abcdef")
+
+
+def test_tokens_differ_by_game_and_role_and_survive_a_restart(tmp_path):
+    kept = Tokens.kept_in(tmp_path)
+    again = Tokens.kept_in(tmp_path)
+    assert kept.token("g1", SPYMASTER) == again.token("g1", SPYMASTER)
+    assert oct((tmp_path / "companion.secret").stat().st_mode & 0o777) == "0o600"
+    tokens = {kept.token(game, role) for game in ("g1", "g2") for role in (SPYMASTER, "seat-0", "seat-1")}
+    assert len(tokens) == 6 and all(len(token) == 22 for token in tokens)
+    assert Tokens.kept_in(None).token("g1", SPYMASTER) != kept.token("g1", SPYMASTER)
+
+
+def test_a_short_secret_is_refused():
+    with pytest.raises(ValueError, match="at least 16 bytes"):
+        Tokens(b"short")
+
+
+def test_the_public_snapshot_depends_on_the_shown_cards_alone(tokens):
+    """Two keys that agree on every shown card give the same public page (like the LEDs)."""
+    rng = random.Random(7)
+    view = played(["clue 2", "touch 0", "touch 9"])
+    other = played(["clue 2", "touch 0", "touch 9"], key=hidden_swapped(KEY, view.table.board, rng))
+    assert other.key.cells != KEY
+    assert codenames_snapshot("g", view, tokens).public == codenames_snapshot("g", other, tokens).public
+    assert "key" not in json.dumps(codenames_snapshot("g", view, tokens).public)
+
+
+def test_pages_serve_what_their_token_allows_and_nothing_for_a_wrong_one(companion, tokens):
+    view = played(["clue 1", "touch 3"])
+    companion.publish(codenames_snapshot("g1", view, tokens))
+    spymaster = tokens.token("g1", SPYMASTER)
+    base = companion.base_url
+
+    status, body = get(f"{base}/api/public")
+    public = json.loads(body)
+    assert status == 200 and public["kind"] == "board" and public["view"]["board"][3] == "R"
+    assert KEY not in body.decode() and "key" not in public["view"]
+
+    status, body = get(f"{base}/api/p/{spymaster}")
+    assert status == 200 and json.loads(body)["view"]["key"] == KEY
+    assert get(f"{base}/p/{spymaster}")[0] == 200
+
+    for wrong in (tokens.token("g0", SPYMASTER), spymaster[:-1] + ("A" if spymaster[-1] != "A" else "B"), "x"):
+        assert get(f"{base}/api/p/{wrong}") == (404, b"")
+        assert get(f"{base}/p/{wrong}") == (404, b"")
+        assert get(f"{base}/api/p/{wrong}/events") == (404, b"")
+
+    # A new game: the old spymaster token opens nothing any more.
+    companion.publish(codenames_snapshot("g2", played(), tokens))
+    assert get(f"{base}/api/public")[0] == 200
+    assert get(f"{base}/api/p/{spymaster}") == (404, b"")
+    assert get(f"{base}/api/p/{tokens.token('g2', SPYMASTER)}")[0] == 200
+
+
+def test_actions_are_refused_with_a_reason_when_nothing_takes_them(companion, tokens):
+    companion.publish(codenames_snapshot("g1", played(), tokens))
+    url = f"{companion.base_url}/api/p/{tokens.token('g1', SPYMASTER)}/act"
+    assert post(url, b'{"action": "clue 2"}') == (405, {"ok": False, "error": "this page only shows; it takes no actions"})
+    assert post(f"{companion.base_url}/api/p/nope/act", b'{"action": "clue 2"}') == (404, None)
+
+
+def test_actions_reach_the_table_and_bad_bodies_are_refused(tokens):
+    seen = []
+
+    def act(role, text):
+        seen.append((role, text))
+        return None if text == "clue 2" else f"{text!r} is not allowed now"
+
+    companion = Companion("127.0.0.1", 0, act=act)
+    companion.start()
+    try:
+        companion.publish(codenames_snapshot("g1", played(), tokens))
+        url = f"{companion.base_url}/api/p/{tokens.token('g1', SPYMASTER)}/act"
+        assert post(url, b'{"action": " clue 2 "}') == (200, {"ok": True, "error": None})
+        assert post(url, b'{"action": "touch 99"}') == (409, {"ok": False, "error": "'touch 99' is not allowed now"})
+        for bad in (b"not json", b'{"act": "clue 2"}', b'{"action": 3}', b'{"action": "a\\nb"}', b'{"action": ""}'):
+            status, answer = post(url, bad)
+            assert status == 400 and "expected a JSON object" in answer["error"]
+        assert post(url, b'{"action": "' + b"x" * 5000 + b'"}') == (413, {"ok": False, "error": "an action is at most 4096 bytes"})
+        assert seen == [(SPYMASTER, "clue 2"), (SPYMASTER, "touch 99")]
+    finally:
+        companion.stop()
+
+
+def test_event_streams_follow_the_game_and_say_when_a_token_is_gone(companion, tokens):
+    companion.publish(codenames_snapshot("g1", played(), tokens))
+    spymaster = Events(companion, f"/api/p/{tokens.token('g1', SPYMASTER)}/events")
+    public = Events(companion, "/api/public/events")
+    try:
+        assert spymaster.next()[1]["view"]["board"] == "?" * 25
+        assert public.next()[1]["view"]["board"] == "?" * 25
+        companion.publish(codenames_snapshot("g1", played(["clue 1", "touch 0"]), tokens))
+        assert spymaster.next()[1]["view"]["board"][0] == "R"
+        assert public.next()[1]["view"]["board"][0] == "R"
+        companion.publish(codenames_snapshot("g2", played(), tokens))
+        assert spymaster.next()[0] == "gone"
+        assert public.next()[1]["game_id"] == "g2"
+    finally:
+        spymaster.close()
+        public.close()
+
+
+def test_the_companion_screen_publishes_and_gives_the_screen_the_spymaster_link(companion, tokens):
+    inner = SimScreen()
+    screen = CompanionScreen(inner, companion, tokens)
+    screen.show(ScreenModel(played(), "g1"))
+    link = inner.last.join
+    assert link == f"{companion.base_url}/p/{tokens.token('g1', SPYMASTER)}"
+    assert json.loads(get(link.replace("/p/", "/api/p/"))[1])["view"]["key"] == KEY
+    assert replace(inner.last, join=None) == ScreenModel(played(), "g1")
+
+
+def test_a_port_in_use_is_an_error_at_start(companion):
+    second = Companion("127.0.0.1", companion.port)
+    with pytest.raises(OSError):
+        second.start()
+
+
+# The pages in a real browser ------------------------------------------------------------------
+
+CHROMIUM = "/usr/bin/chromium"
+CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
+                 "--disable-sync", "--no-first-run", "--disable-quic"]
+
+
+@pytest.fixture(scope="module")
+def browser():
+    require_tools(CHROMIUM)
+    playwright_api = pytest.importorskip("playwright.sync_api")
+    with playwright_api.sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        yield browser
+        browser.close()
+
+
+def test_the_spymaster_page_shows_the_key_and_the_board_page_never_does(companion, tokens, browser, tmp_path):
+    companion.publish(codenames_snapshot("g1", played(["clue 1", "touch 3"]), tokens))
+    page = browser.new_page()
+    page.goto(f"{companion.base_url}/p/{tokens.token('g1', SPYMASTER)}")
+    page.wait_for_selector(".grid .cell.A")
+    assert page.locator(".cell.R").count() == 9 and page.locator(".cell.shown").count() == 1
+    page.screenshot(path=str(tmp_path / "spymaster.png"))
+
+    board = browser.new_page()
+    board.goto(companion.base_url + "/")
+    board.wait_for_selector(".grid .cell.R")
+    assert board.locator(".cell.hidden").count() == 24 and board.locator(".cell.A").count() == 0
+    assert [c for c in board.inner_text(".grid") if c.isalpha()] == ["R"]  # the one card shown, no other letter
+
+    companion.publish(codenames_snapshot("g1", played(["clue 1", "touch 3", "touch 24"]), tokens))
+    board.wait_for_selector(".grid .cell.A")  # live: the assassin revealed, on both pages
+    page.wait_for_selector(".cell.A.shown")
+    companion.publish(codenames_snapshot("g2", played(), tokens))
+    page.wait_for_selector("text=This page belonged to a game that has ended")
+    page.close()
+    board.close()
