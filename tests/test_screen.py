@@ -84,6 +84,7 @@ COOP_WIN = (
 )
 IN_PLAY = ("clue 2", "touch 1", "touch 3", "touch 2", "clue 3", "touch 0", "touch 6", "touch 9", "clue 2", "touch 14")
 
+LINK = "http://192.168.1.20:8024/p/3q2-7wVZb8lQ1eXo0pEw_A"
 SCENES = {
     "codenames clue": (CODENAMES, KEY, (), {}),
     "codenames clue, dial and refusal": (
@@ -119,6 +120,10 @@ SCENES = {
     "alias24 mad armed": (MAD, ALIAS_KEY, MAD_ARMED, {}),
     "alias24 mad both lose": (MAD, ALIAS_KEY, MAD_ARMED + ("touch 4",), {}),
     "alias24 placing": (Rules(game="alias24", setup="place"), ALIAS_KEY, ("place 0",), {}),
+    "codenames with the companion": (CODENAMES, KEY, ("clue 2",), {"join": LINK}),
+    "codenames with the companion and timer": (
+        CODENAMES, KEY, (), {"join": LINK, "cues": Cues(timer=TimerState(60, 42, 10, True, True))}
+    ),
 }
 # Red wins by its cover: after blue's penalty red covers its last agent.
 SCENES["codenames over, covered win"] = (
@@ -266,6 +271,20 @@ def test_new_game_asks_which_game_and_can_go_back():
     back = [tap for tap in painter.frame.taps if tap.mode is Mode.PLAY]
     assert len(back) == 2  # BACK, and NEW GAME again
     assert painter.tap(centre(back[0].rect)) is None and painter.mode is Mode.PLAY
+
+
+def test_phone_shows_a_qr_code_that_reads_as_the_spymaster_link(tmp_path):
+    zxingcpp = pytest.importorskip("zxingcpp")
+    painter, image, m = painted("codenames with the companion")
+    assert not any(tap.mode is Mode.PHONE for tap in painted("codenames clue")[0].frame.taps)  # no companion
+    assert painter.tap(tap_for(painter.frame, Mode.PHONE)) is None
+    painter.draw(image, m, 0.0)
+    pygame.image.save(image, str(tmp_path / "phone.png"))
+    pixels = pygame.surfarray.array3d(image).swapaxes(0, 1).copy()  # rows first, as images are
+    assert [code.text for code in zxingcpp.read_barcodes(pixels)] == [LINK]
+    painter.tap(tap_for(painter.frame, Mode.PLAY))  # PHONE again: back to the game
+    painter.draw(image, m, 0.0)
+    assert painter.mode is Mode.PLAY and not zxingcpp.read_barcodes(pygame.surfarray.array3d(image).swapaxes(0, 1).copy())
 
 
 def test_a_tap_between_buttons_does_nothing():

@@ -20,6 +20,7 @@ from functools import lru_cache
 from pathlib import Path
 
 import pygame
+import segno
 
 from ..engine import CELLS, CLUE, COVER, GRID, GUESS, OVER, PLACE, UNLIMITED, Clue, Cover, Penalty, Place, Team, Undo
 from ..engine.keys import ASSASSIN, BLUE_AGENT, BYSTANDER, NO_CARD, RED_AGENT
@@ -74,6 +75,7 @@ class Mode(str, Enum):
     PLAY = "play"
     COVER = "cover"  # COVER was tapped: the next tap on the key covers that card
     NEW_GAME = "new-game"  # NEW GAME was tapped: choose the game, or go back
+    PHONE = "phone"  # PHONE was tapped: the QR code that opens the key on a phone
 
 
 @dataclass(frozen=True, slots=True)
@@ -298,7 +300,7 @@ def draw(
         pygame.font.init()
     canvas = _Canvas(surface, model.lang)
     view = model.view.table
-    mode = _effective(mode, view)
+    mode = _effective(mode, view, model.join)
     surface.fill(BACKGROUND)
     top = 0
     if model.warnings:
@@ -318,9 +320,12 @@ def draw(
     return Frame(tuple(canvas.taps), tuple(canvas.cells[cell] for cell in range(CELLS)), tuple(canvas.texts))
 
 
-def _effective(mode: Mode, view: TableView) -> Mode:
-    """A mode only lasts while it means something: covering needs the cover phase."""
+def _effective(mode: Mode, view: TableView, join: str | None) -> Mode:
+    """A mode only lasts while it means something: covering needs the cover phase, the QR
+    code a companion to join."""
     if mode is Mode.COVER and not (view.phase == COVER and view.game == "codenames"):
+        return Mode.PLAY
+    if mode is Mode.PHONE and join is None:
         return Mode.PLAY
     return mode
 
@@ -349,7 +354,13 @@ def _header(canvas: _Canvas, model: ScreenModel, mode: Mode, top: float, now: fl
     canvas.box((0, top, 12, HEADER), accent, radius=0)
     timer = model.cues.timer
     shows_timer = timer is not None and timer.running
-    text_width = DESIGN[0] - 28 - (150 if shows_timer else 16)
+    right = DESIGN[0] - (150 if shows_timer else 12)  # where the timer begins, or the edge
+    if model.join is not None:
+        right -= 96
+        lit = "lit" if mode is Mode.PHONE else "plain"
+        canvas.button((right + 8, top + 14, 84, 60), _("PHONE"), mode=Mode.PLAY if lit == "lit" else Mode.PHONE,
+                      style=lit, size=26)
+    text_width = right - 28 - 4
     canvas.text(_headline(view, canvas), (28, top + 4, text_width, 44), 50, TEXT, align="left", smallest=30)
     message = model.message and _capital(say(model.message, model.lang))
     if message:
@@ -555,7 +566,9 @@ def _actions(canvas: _Canvas, view: TableView, mode: Mode, area) -> None:
 def _stage(canvas: _Canvas, model: ScreenModel, mode: Mode, area) -> None:
     """The middle of the panel: whatever the phase asks of the spymasters."""
     view = model.view.table
-    if mode is Mode.NEW_GAME:
+    if mode is Mode.PHONE:
+        _phone(canvas, model.join, area)
+    elif mode is Mode.NEW_GAME:
         _choose_game(canvas, view, area)
     elif view.phase == OVER:
         _game_over(canvas, view, area)
@@ -672,6 +685,34 @@ def _choose_game(canvas: _Canvas, view: TableView, area) -> None:
         if game == view.game:
             canvas.box(button, AMBER, radius=10, width=4)
     canvas.button((x + bw + gap, y + 40 + bh + gap, bw, bh), _("BACK"), mode=Mode.PLAY, size=32)
+
+
+def _phone(canvas: _Canvas, link: str, area) -> None:
+    """PHONE was tapped: a QR code for the spymasters' phones, which opens the key there."""
+    _ = canvas.gettext
+    x, y, w, h = area
+    caption = 34
+    side = min(w, h - caption)
+    canvas.text(_("Scan: the key on your phone"), (x, y, w, caption - 4), 30, TEXT, smallest=20)
+    rect = canvas.rect(x + (w - side) / 2, y + caption, side, side)
+    image = _qr_image(link, rect.width)
+    canvas.surface.blit(image, image.get_rect(center=rect.center))
+
+
+@lru_cache(maxsize=4)
+def _qr_image(link: str, side: int) -> pygame.Surface:
+    """The QR code of ``link`` with its quiet zone, at most ``side`` pixels: every module the
+    same whole number of pixels, so a phone's camera reads clean edges."""
+    matrix = segno.make(link, error="m").matrix
+    border, count = 4, len(matrix)
+    modules = pygame.Surface((count + 2 * border, count + 2 * border))
+    modules.fill((255, 255, 255))
+    for row, bits in enumerate(matrix):
+        for col, dark in enumerate(bits):
+            if dark:
+                modules.set_at((col + border, row + border), (0, 0, 0))
+    scale = max(1, side // modules.get_width())
+    return pygame.transform.scale(modules, (modules.get_width() * scale, modules.get_height() * scale))
 
 
 # --- stateful use: the backend's painter, and files -------------------------------------------
