@@ -15,7 +15,8 @@ from .keys import Key
 
 
 class GameRecord:
-    """The accepted actions of one game and the states they led to."""
+    """The accepted actions of one game and the states they led to. The game is a grid game
+    with its key, or Codex with its setup: both start from what was dealt and apply actions."""
 
     def __init__(self, game: Game, key: Key) -> None:
         self.game = game

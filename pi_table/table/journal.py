@@ -1,7 +1,8 @@
 """The game journal: one JSON-lines file per game, so a game can be replayed exactly.
 
 Line 1 is the header: ``{"format": "pi-table journal", "version": 1, "id", "started",
-"rules", "key", "start"}``. Every further line is one accepted entry in its text form:
+"rules", "key", "start"}`` for the grid games, with ``"setup"`` (the six identikits) in place
+of the key and the start for Codex. Every further line is one accepted entry in its text form:
 ``{"n": 1, "action": "clue 3", "at": 12.5}`` (``n`` counts from 1; ``undo`` is an entry too;
 ``at`` is seconds since the game began, for the history). Entries are written and fsynced
 after the engine accepts them and before their effect is shown.
@@ -14,7 +15,7 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..engine import GameRecord, Rules, Team, make_game, parse_action
+from ..engine import Codex, CodexRules, GameRecord, Rules, Team, Undo, make_game, parse_action, parse_codex_action
 
 FORMAT = "pi-table journal"
 VERSION = 1
@@ -24,24 +25,40 @@ class JournalError(ValueError):
     """A journal file that cannot be replayed; the message names the file and line."""
 
 
+AnyRules = Rules | CodexRules
+"""The options of a grid game, or of Codex."""
+
+
+def game_for(rules: AnyRules):
+    """The engine's game object for these rules: a grid game, or Codex."""
+    return Codex(rules) if isinstance(rules, CodexRules) else make_game(rules)
+
+
+def parse_entry(rules: AnyRules, text: str):
+    """A journal entry's action, in the text form of its game (``undo`` is one in both)."""
+    if isinstance(rules, CodexRules):
+        return Undo() if text.strip() == "undo" else parse_codex_action(text)
+    return parse_action(text)
+
+
 @dataclass(frozen=True, slots=True)
 class Header:
+    """``key`` is what was dealt, as text: the key string, or Codex's setup (``start`` None)."""
+
     id: str
     started: str
-    rules: Rules
+    rules: AnyRules
     key: str
-    start: Team
+    start: Team | None
 
     def to_json(self) -> dict:
-        return {
-            "format": FORMAT,
-            "version": VERSION,
-            "id": self.id,
-            "started": self.started,
-            "rules": self.rules.to_json(),
-            "key": self.key,
-            "start": self.start.value,
-        }
+        dealt = {"setup": self.key} if self.start is None else {"key": self.key, "start": self.start.value}
+        return {"format": FORMAT, "version": VERSION, "id": self.id, "started": self.started,
+                "rules": self.rules.to_json(), **dealt}
+
+    def deal(self, game):
+        """What the header says was dealt, checked by the game."""
+        return game.parse_setup(self.key) if self.start is None else game.parse_key(self.key, self.start)
 
 
 class Journal:
@@ -101,9 +118,9 @@ def load_game(path: Path) -> tuple[Header, GameRecord, list[str]]:
     if not lines:
         raise JournalError(f"{path}: empty journal, expected a header line")
     header = _header(path, _json(path, 1, lines[0]))
-    game = make_game(header.rules)
+    game = game_for(header.rules)
     try:
-        record = GameRecord(game, game.parse_key(header.key, header.start))
+        record = GameRecord(game, header.deal(game))
     except ValueError as e:
         raise JournalError(f"{path}:1: {e}") from None
     for number, line in enumerate(lines[1:], start=2):
@@ -111,7 +128,7 @@ def load_game(path: Path) -> tuple[Header, GameRecord, list[str]]:
         if entry.get("n") != number - 1 or not isinstance(entry.get("action"), str):
             raise JournalError(f"{path}:{number}: expected {{\"n\": {number - 1}, \"action\": ...}}, found {line[:60]!r}")
         try:
-            record.apply(parse_action(entry["action"]))
+            record.apply(parse_entry(header.rules, entry["action"]))
         except ValueError as e:
             raise JournalError(f"{path}:{number}: entry {entry['action']!r} does not replay: {e}") from None
     return header, record, warnings
@@ -133,6 +150,8 @@ def _header(path: Path, obj: dict) -> Header:
             f"{path}:1: not a {FORMAT} version {VERSION} (format {obj.get('format')!r}, version {obj.get('version')!r})"
         )
     try:
+        if obj["rules"].get("game") == Codex.name:
+            return Header(str(obj["id"]), str(obj["started"]), CodexRules.from_json(obj["rules"]), str(obj["setup"]), None)
         return Header(
             id=str(obj["id"]),
             started=str(obj["started"]),
@@ -140,5 +159,5 @@ def _header(path: Path, obj: dict) -> Header:
             key=str(obj["key"]),
             start=Team.parse(obj["start"]),
         )
-    except (KeyError, TypeError, ValueError) as e:
+    except (KeyError, TypeError, ValueError, AttributeError) as e:
         raise JournalError(f"{path}:1: bad header: {e}") from None

@@ -1,7 +1,9 @@
 """The table loop: the one thread that owns the game.
 
-Devices put events on its queue (``post`` is thread-safe and is all a driver may call). The
-loop turns each event into an engine action, applies it through the session, and shows the
+Devices put events on its queue (``post`` is thread-safe and is all a driver may call).
+``EventLoop`` is that machinery, for any game; ``TableLoop`` plays the grid games on it (Codex
+has its own, ``pi_table.table.codex_loop``). The grid games' loop turns each event into an
+engine action, applies it through the session, and shows the
 result: an LED frame computed from the table view alone, and a screen model for the
 spymasters. A refused action changes nothing and its reason goes to the screen. Between
 events it sleeps until the next thing that is due: a hold completing, the timer's next
@@ -65,42 +67,21 @@ class Outcome:
     error: str | None = None
 
 
-class TableLoop:
+class EventLoop:
+    """The queue and the thread that own a game, with the session and the devices. A game's
+    loop implements ``handle(event)`` (an Outcome when the event asked for a command),
+    ``tick()`` (do what is due now), ``next_due()`` (when something next changes with no
+    event) and ``show()``."""
+
     def __init__(
-        self,
-        session: Session,
-        touch: TouchSource,
-        leds: LedStrip,
-        screen: Screen,
-        buttons: Buttons,
-        policy: TouchPolicy | None = None,
-        clock: Callable[[], float] = time.monotonic,
-        timer: TurnTimer | None = None,
-        lights: LightSettings | None = None,
-        lang: str = "en",
-        idle_after_s: float = 300.0,
+        self, session: Session, touch: TouchSource, leds: LedStrip, screen: Screen, buttons: Buttons,
+        clock: Callable[[], float],
     ) -> None:
         self.session = session
         self.touch, self.leds, self.screen, self.buttons = touch, leds, screen, buttons
-        self.policy = policy or TouchPolicy()
         self.clock = clock
-        self.timer = timer or TurnTimer()
-        self.lights = lights or LightSettings()
-        self.lang = lang
-        self.idle_after_s = idle_after_s
-        self._events: queue.SimpleQueue[Event] = queue.SimpleQueue()
-        self.message: str | None = None
         self.faults: dict[str, str] = {}  # device -> what is wrong with it
-        self.dial: ClueNumber = None  # the encoder's clue number, until it is entered
-        self.last_activity = clock()
-        self.revealed_at: list[float | None] = [None] * CELLS
-        self._seen: tuple[str, str] = ("", "")  # (game id, board) when reveal times were last taken
-        self._screen_next: float | None = None  # when the screen next changes with no event
-        self._follow_game()
-
-    def post(self, event: Event) -> None:
-        """Queue an event for the loop; safe from any thread."""
-        self._events.put(event)
+        self._events: queue.SimpleQueue = queue.SimpleQueue()
 
     def open(self) -> None:
         for device in (self.touch, self.buttons, self.screen):
@@ -112,6 +93,22 @@ class TableLoop:
             device.stop()
         self.leds.close()
         self.session.close()
+
+    def handle(self, event: Event) -> Outcome | None:
+        raise NotImplementedError
+
+    def tick(self) -> Outcome | None:
+        raise NotImplementedError
+
+    def next_due(self) -> float | None:
+        raise NotImplementedError
+
+    def show(self) -> None:
+        raise NotImplementedError
+
+    def post(self, event: Event) -> None:
+        """Queue an event for the loop; safe from any thread."""
+        self._events.put(event)
 
     def run_pending(self) -> list[Outcome]:
         """Handle every queued event and whatever is due now, in the calling thread."""
@@ -130,7 +127,7 @@ class TableLoop:
 
     def call(self, fn: Callable[[], object], timeout: float = 5.0) -> object:
         """Run ``fn`` in the loop's thread, between events, and return what it returns; for
-        other threads that must act on the game (the control socket)."""
+        other threads that must act on the game (the control socket, the phones)."""
         call = _Call(fn)
         self._events.put(call)
         if not call.done.wait(timeout):
@@ -176,6 +173,36 @@ class TableLoop:
     def stop_soon(self) -> None:
         """Make ``run`` return after the events already queued; safe from any thread."""
         self._events.put(_STOP)
+
+
+class TableLoop(EventLoop):
+    def __init__(
+        self,
+        session: Session,
+        touch: TouchSource,
+        leds: LedStrip,
+        screen: Screen,
+        buttons: Buttons,
+        policy: TouchPolicy | None = None,
+        clock: Callable[[], float] = time.monotonic,
+        timer: TurnTimer | None = None,
+        lights: LightSettings | None = None,
+        lang: str = "en",
+        idle_after_s: float = 300.0,
+    ) -> None:
+        super().__init__(session, touch, leds, screen, buttons, clock)
+        self.policy = policy or TouchPolicy()
+        self.timer = timer or TurnTimer()
+        self.lights = lights or LightSettings()
+        self.lang = lang
+        self.idle_after_s = idle_after_s
+        self.message: str | None = None
+        self.dial: ClueNumber = None  # the encoder's clue number, until it is entered
+        self.last_activity = clock()
+        self.revealed_at: list[float | None] = [None] * CELLS
+        self._seen: tuple[str, str] = ("", "")  # (game id, board) when reveal times were last taken
+        self._screen_next: float | None = None  # when the screen next changes with no event
+        self._follow_game()
 
     def next_due(self) -> float | None:
         """The earliest time something changes with no event: a hold, the timer, going idle,

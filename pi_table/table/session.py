@@ -11,8 +11,8 @@ import time
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from ..engine import Action, GameRecord, Key, Rules, SpymasterView, State, TableView, Team, make_game
-from .journal import Header, Journal, JournalError, load_game
+from ..engine import Action, Codex, CodexRules, GameRecord, Key, Rules, SpymasterView, State, TableView, Team
+from .journal import AnyRules, Header, Journal, JournalError, game_for, load_game
 
 log = logging.getLogger("pi_table.journal")
 
@@ -33,14 +33,16 @@ class Retention:
 class Session:
     """Holds the current game's record and writes its journal (one file per game).
 
-    ``start`` overrides the starting team of every key dealt; ``journal_dir`` None keeps the
-    games in memory only (the simulators). When the journal cannot be written (a full disk,
-    a read-only directory) the game goes on in memory and ``journal_problem`` says why.
+    The game is a grid game (``rules`` a ``Rules``) or Codex (a ``CodexRules``); ``codex``
+    says which. ``start`` overrides the starting team of every key dealt; ``journal_dir`` None
+    keeps the games in memory only (the simulators). When the journal cannot be written (a
+    full disk, a read-only directory) the game goes on in memory and ``journal_problem`` says
+    why.
     """
 
     def __init__(
         self,
-        rules: Rules,
+        rules: AnyRules,
         rng: random.Random | None = None,
         key: Key | None = None,
         start: Team | None = None,
@@ -62,11 +64,12 @@ class Session:
         self.journal: Journal | None = None
         self.journal_problem: str | None = None
         self.resumed: str | None = None  # the file a resumed game came from
+        self.grid_rules = Rules()  # the grid game's options, kept while Codex is played
 
     @classmethod
     def resume(
         cls,
-        rules: Rules,
+        rules: AnyRules,
         journal_dir: Path,
         rng: random.Random | None = None,
         start: Team | None = None,
@@ -94,7 +97,8 @@ class Session:
         return session
 
     def _adopt(self, header: Header, record: GameRecord, path: Path) -> None:
-        self.rules, self.game, self.record = header.rules, record.game, record
+        self._set_rules(header.rules)
+        self.game, self.record = record.game, record
         self.id, self.began = header.id, _parse_time(header.started)
         self.resumed = str(path)
         try:
@@ -102,10 +106,22 @@ class Session:
         except OSError as e:
             self._journal_failed(e)
 
-    def _begin(self, rules: Rules, key: Key | None) -> None:
+    def _set_rules(self, rules: AnyRules) -> None:
         self.rules = rules
-        self.game = make_game(rules)
-        self.record = GameRecord(self.game, key or self.game.deal(self.rng, self.start))
+        if isinstance(rules, Rules):
+            self.grid_rules = rules
+
+    @property
+    def codex(self) -> bool:
+        return isinstance(self.rules, CodexRules)
+
+    def _begin(self, rules: AnyRules, key=None) -> None:
+        """A new game: ``key`` is what to deal (a Key, or Codex's Setup), else a random deal."""
+        self._set_rules(rules)
+        self.game = game_for(rules)
+        if key is None:
+            key = self.game.deal(self.rng) if self.codex else self.game.deal(self.rng, self.start)
+        self.record = GameRecord(self.game, key)
         self.began = self.clock()
         # ids sort by time, to the microsecond, as resume and history need: two games can begin
         # within one second (NEW GAME right after a game ends)
@@ -116,12 +132,13 @@ class Session:
             self.journal = None
         if self.journal_dir is None:
             return
+        dealt = self.record.key
         header = Header(
             id=self.id,
             started=time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(self.began)),
             rules=rules,
-            key=self.record.key.cells,
-            start=self.record.key.start,
+            key=str(dealt) if self.codex else dealt.cells,
+            start=None if self.codex else dealt.start,
         )
         try:
             self.journal = Journal.create(self.journal_dir / f"{self.id}.jsonl", header, fsync=self.fsync)
@@ -132,8 +149,15 @@ class Session:
             self._prune()
 
     def new_game(self, game: str | None = None) -> None:
-        """Deal a new key with the same options (another game when ``game`` is given)."""
-        self._begin(replace(self.rules, game=game) if game else self.rules, None)
+        """Deal a new game with the same options (another game when ``game`` is given; from
+        Codex back to a grid game with the grid game's options as they were)."""
+        if game is None:
+            rules = self.rules
+        elif game == Codex.name:
+            rules = self.rules if self.codex else CodexRules()
+        else:
+            rules = replace(self.grid_rules, game=game)
+        self._begin(rules, None)
 
     def submit(self, action: Action) -> State:
         """Apply ``action`` and journal it; on refusal (an engine error) nothing changes."""
@@ -198,16 +222,21 @@ def history(journal_dir: Path) -> list[dict]:
             games.append({"id": path.stem, "error": str(e)})
             continue
         state = record.state
+        if isinstance(header.rules, CodexRules):  # a faction wins, the other loses
+            losers = [] if state.winner is None else [state.winner.other.value]
+            reason = record.game.reason(state)
+        else:
+            losers, reason = [team.value for team in state.losers], state.reason
         games.append({
             "id": header.id,
-            "game": header.rules.game,
+            "game": header.rules.to_json()["game"],
             "started": header.started,
             "moves": record.moves,
             "duration_s": _duration(last),
             "over": state.is_over,
             "winner": None if state.winner is None else state.winner.value,
-            "losers": [team.value for team in state.losers],
-            "reason": state.reason,
+            "losers": losers,
+            "reason": reason,
         })
     return games
 
