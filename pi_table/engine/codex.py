@@ -343,7 +343,7 @@ class AgentView:
             "identikit": self.identikit.to_json(),
             "inbox": [message.to_json() for message in self.inbox],
             "sent": [
-                {"phase": m.phase, "to": m.recipient, "facts": {fact.value: value for fact, value in m.facts}, "text": m.text}
+                {"phase": m.phase, "to": m.recipient, "facts": {f.value: value for f, value in m.facts}, "text": m.text}
                 for m in self.sent
             ],
             "attempts": [{"phase": a.phase, "code": a.code, "result": a.result} for a in self.attempts],
@@ -361,11 +361,14 @@ class AgentView:
             blocks = [{"phase": b.phase, "target": b.target} for b in self.blocks]
             return {"hacker": {"blocks": blocks, "may_not_block": self.may_not_block}}
         if role is Role.PROFILER:
-            questions = [{"phase": q.phase, "message": q.message, "fact": q.fact.value, "value": q.value} for q in self.questions]
+            questions = [
+                {"phase": q.phase, "message": q.message, "fact": q.fact.value, "value": q.value} for q in self.questions
+            ]
             return {"profiler": {"spent": bool(questions), "questions": questions}}
         if role is Role.INQUISITORE:
             extortions = [
-                {"phase": e.phase, "target": e.target, "fact": e.fact.value, "outcome": e.outcome} for e in self.extortions
+                {"phase": e.phase, "target": e.target, "fact": e.fact.value, "outcome": e.outcome}
+                for e in self.extortions
             ]
             return {"inquisitore": {"spent": any(e.outcome != KEPT for e in self.extortions), "extortions": extortions}}
         return {}
@@ -397,7 +400,8 @@ class Codex:
     def check_setup(self, setup: Setup) -> None:
         if self.rules.roles is not None and setup.roles != self.rules.roles:
             wanted = ", ".join(role.value for role in self.rules.roles)
-            raise InvalidSetup(f"the rules put {wanted} in play; this setup has {', '.join(r.value for r in setup.roles)}")
+            found = ", ".join(role.value for role in setup.roles)
+            raise InvalidSetup(f"the rules put {wanted} in play; this setup has {found}")
 
     def start(self, setup: Setup) -> CodexState:
         self.check_setup(setup)
@@ -452,7 +456,8 @@ class Codex:
             raise RuleError("a Hacker blocks another agent, not itself")
         if target == self.last_target(state, seat):
             raise RuleError(
-                f"a Hacker never blocks the same agent two phases in a row: {self.who(state, target)} was blocked last phase"
+                "a Hacker never blocks the same agent two phases in a row: "
+                f"{self.who(state, target)} was blocked last phase"
             )
         return replace(state, blocks=state.blocks + (HackerBlock(state.phase, seat, target),))
 
@@ -523,9 +528,13 @@ class Codex:
         if spent:
             raise RuleError(f"{self.who(state, seat)} used its power in phase {spent}: once per game")
         if fact not in TRUTH_FACTS:
-            raise RuleError("the truth machine never reveals the codename: extort the faction, role, position or fragment")
+            raise RuleError(
+                "the truth machine never reveals the codename: extort the faction, role, position or fragment"
+            )
         if fact in state.revealed(target):
-            raise RuleError(f"{self.who(state, target)} already revealed its {fact} at the truth machine: extort another fact")
+            raise RuleError(
+                f"{self.who(state, target)} already revealed its {fact} at the truth machine: extort another fact"
+            )
         first = any(e.phase == state.phase and e.target == target and e.outcome == NAMED for e in state.extortions)
         return Extortion(state.phase, seat, target, fact, KEPT if first else NAMED)
 
@@ -563,7 +572,9 @@ class Codex:
             raise RuleError("the codename is public: reveal the faction, role, position or fragment")
         if fact in state.revealed(seat):
             raise RuleError(f"{self.who(state, seat)} already revealed its {fact} here: reveal another fact")
-        extorted = [e.fact for e in state.extortions if e.phase == state.phase and e.target == seat and e.outcome == EXTORTED]
+        extorted = [
+            e.fact for e in state.extortions if e.phase == state.phase and e.target == seat and e.outcome == EXTORTED
+        ]
         fact = extorted[0] if extorted else fact
         revelation = Revelation(state.phase, seat, fact, state.setup.agents[seat].fact(fact))
         return self._next_phase(replace(state, revelations=state.revelations + (revelation,)))
@@ -589,7 +600,7 @@ class Codex:
 
     def _has_role(self, state: CodexState, seat: int, role: Role, does: str) -> None:
         if state.setup.agents[seat].role is not role:
-            raise RuleError(f"{self.who(state, seat)} is not a {role.title}: only a {role.title} {does}")
+            raise RuleError(f"{self.who(state, seat)} is not {role.a_title}: only {role.a_title} {does}")
 
     def _code_refusal(self, state: CodexState, seat: int) -> str | None:
         """Why ``seat`` may not enter a code in this private step, or None if it may."""

@@ -49,7 +49,9 @@ class Send:
         check_seat(self.to, "the recipient")
         facts = tuple(check_fact(fact) for fact in self.facts)
         if not 1 <= len(facts) <= 2 or len(set(facts)) != len(facts):
-            raise InvalidAction(f"a message carries one fact, or two different ones from an Informatore, not {len(facts)}")
+            raise InvalidAction(
+                f"a message carries one fact, or two different ones from an Informatore, not {len(facts)}"
+            )
         object.__setattr__(self, "facts", tuple(sorted(facts, key=list(Fact).index)))
 
     def __str__(self) -> str:
@@ -66,14 +68,16 @@ class EnterCode:
     def __post_init__(self) -> None:
         check_seat(self.seat)
         text = self.code.upper() if isinstance(self.code, str) else ""
-        parts = text.split("-") if "-" in text else [text[i : i + FRAGMENT_LENGTH] for i in range(0, len(text), FRAGMENT_LENGTH)]
-        if len(parts) != 3 or any(len(part) != FRAGMENT_LENGTH or not set(part) <= FRAGMENT_CHARACTERS for part in parts):
-            raise InvalidAction(f"a code is three fragments of {FRAGMENT_LENGTH} letters or digits, XXXX-YYYY-ZZZZ, not {self.code!r}")
+        if "-" in text:
+            parts = text.split("-")
+        else:
+            parts = [text[i : i + FRAGMENT_LENGTH] for i in range(0, len(text), FRAGMENT_LENGTH)]
+        well_formed = all(len(part) == FRAGMENT_LENGTH and set(part) <= FRAGMENT_CHARACTERS for part in parts)
+        if len(parts) != 3 or not well_formed:
+            raise InvalidAction(
+                f"a code is three fragments of {FRAGMENT_LENGTH} letters or digits, XXXX-YYYY-ZZZZ, not {self.code!r}"
+            )
         object.__setattr__(self, "code", "-".join(parts))
-
-    @property
-    def fragments(self) -> tuple[str, ...]:
-        return tuple(self.code.split("-"))
 
     def __str__(self) -> str:
         return f"code {self.seat} {self.code}"

@@ -57,6 +57,11 @@ class Role(str, Enum):
     def title(self) -> str:
         return self.value.capitalize()
 
+    @property
+    def a_title(self) -> str:
+        """The title with its article: "a Hacker", "an Inquisitore"."""
+        return f"{'an' if self.value[0] in 'aeiou' else 'a'} {self.title}"
+
     def __str__(self) -> str:
         return self.value
 
@@ -218,7 +223,9 @@ def parse_setup(text: str) -> Setup:
     """Read a setup's text form; raise ``InvalidSetup`` naming the seat and what is wrong."""
     words = text.split()
     if len(words) != SEATS:
-        raise InvalidSetup(f"a setup is {SEATS} words, one per seat, codename:faction:role:position:fragment; got {len(words)}")
+        raise InvalidSetup(
+            f"a setup is {SEATS} words, one per seat, codename:faction:role:position:fragment; got {len(words)}"
+        )
     agents = []
     for seat, word in enumerate(words):
         parts = word.split(":")
