@@ -7,13 +7,15 @@ backends live in ``pi_table.drivers``; the simulators here can be driven by a te
 
 from .buttons import Buttons, SimButtons
 from .cues import Cues, TimerState
-from .events import BUTTONS, ButtonEvent, Command, DialEvent, Emit, Event, HealthEvent, NewGame, TouchEvent, UiEvent
+from .events import (
+    BUTTONS, ButtonEvent, Command, DialEvent, Emit, Event, HealthEvent, NewGame, PageOpened, TouchEvent, UiEvent,
+)
 from .leds import RGB, LedFrame, LedStrip, SimLedStrip
-from .screen import ScreenModel, Screen, SelfTestModel, SimScreen
+from .screen import CodexModel, ScreenModel, Screen, SelfTestModel, SimScreen
 from .touch import MultiTouch, SimTouch, TouchSource
 
 __all__ = [
-    "Buttons", "SimButtons", "Cues", "TimerState", "BUTTONS", "ButtonEvent", "Command", "DialEvent", "Emit", "Event", "HealthEvent", "NewGame",
-    "TouchEvent", "UiEvent", "RGB", "LedFrame", "LedStrip", "SimLedStrip", "ScreenModel", "Screen", "SelfTestModel", "SimScreen",
+    "Buttons", "SimButtons", "Cues", "TimerState", "BUTTONS", "ButtonEvent", "Command", "DialEvent", "Emit", "Event", "HealthEvent", "NewGame", "PageOpened",
+    "TouchEvent", "UiEvent", "RGB", "LedFrame", "LedStrip", "SimLedStrip", "CodexModel", "ScreenModel", "Screen", "SelfTestModel", "SimScreen",
     "MultiTouch", "SimTouch", "TouchSource",
 ]

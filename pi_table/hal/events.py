@@ -68,6 +68,14 @@ class HealthEvent:
     detail: str = ""
 
 
-Event = Union[TouchEvent, ButtonEvent, DialEvent, UiEvent, HealthEvent]
+@dataclass(frozen=True, slots=True)
+class PageOpened:
+    """A phone opened the companion page of ``role`` ("spymaster", "seat-2"): the screen stops
+    showing that page's QR code."""
+
+    role: str
+
+
+Event = Union[TouchEvent, ButtonEvent, DialEvent, UiEvent, HealthEvent, PageOpened]
 Emit = Callable[[Event], None]
 """The loop's thread-safe ``post``: the only thing a device may call."""

@@ -6,7 +6,7 @@ from abc import ABC, abstractmethod
 from collections import deque
 from dataclasses import dataclass
 
-from ..engine import ClueNumber, SpymasterView
+from ..engine import ClueNumber, Codex, CodexState, SpymasterView
 from .cues import Cues
 from .events import Command, Emit, UiEvent
 
@@ -33,6 +33,26 @@ class ScreenModel:
 
 
 @dataclass(frozen=True, slots=True)
+class CodexModel:
+    """Everything the table shows of a Codex game. The screen, turned to the table, draws the
+    public side from it (and in pass-and-play one agent's own view at a time); the companion
+    derives each phone's page. It holds the whole state because the screen and the phones
+    each choose their observer: the public one, or one agent's."""
+
+    game: Codex
+    state: CodexState
+    game_id: str
+    message: str | None = None  # the last refusal, in plain words
+    cues: Cues = Cues()  # warnings, and the discussion's timer
+    lang: str = "en"
+    joins: tuple[str | None, ...] = ()  # per seat, its phone page's link until a phone opens it
+
+    @property
+    def warnings(self) -> tuple[str, ...]:
+        return self.cues.warnings
+
+
+@dataclass(frozen=True, slots=True)
 class SelfTestModel:
     """What ``pi-table selftest`` has seen so far; shown instead of a game."""
 
@@ -42,8 +62,8 @@ class SelfTestModel:
 
 
 class Screen(ABC):
-    """A backend implements ``show`` (draw this model: a ScreenModel, or a SelfTestModel during
-    the self-test; the backend's painter knows which it draws), ``start`` (deliver a ``UiEvent`` to
+    """A backend implements ``show`` (draw this model: a ScreenModel, a CodexModel, or a
+    SelfTestModel during the self-test; the backend's painter knows which it draws), ``start`` (deliver a ``UiEvent`` to
     ``emit`` for each request the spymasters tap, from any thread) and ``stop``."""
 
     @abstractmethod

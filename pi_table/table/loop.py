@@ -18,7 +18,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from ..engine import CELLS, PLACE, UNLIMITED, Clue, EndTurn, Guess, InvalidAction, InvalidRules, Place, RuleError, TimeUp
+from ..engine import CELLS, PLACE, UNLIMITED, Clue, Codex, EndTurn, Guess, InvalidAction, InvalidRules, Place, RuleError, TimeUp
 from ..engine.actions import MAX_CLUE, ClueNumber
 from ..hal import (
     Buttons,
@@ -46,6 +46,13 @@ _STOP = object()  # queued by stop_soon(): the loop ends once the events before 
 BUTTON_COMMANDS = {"end_turn": EndTurn(), "new_game": NewGame()}
 DIAL = tuple(range(MAX_CLUE + 1)) + (UNLIMITED,)
 """What the clue-number encoder steps through: 0 to 9, then unlimited."""
+
+
+def refuse_other_family(command: NewGame, codex: bool) -> None:
+    """A loop plays the grid games or Codex: a new game of the other kind needs the other loop,
+    which the daemon builds when asked on its control socket."""
+    if command.game is not None and (command.game == Codex.name) != codex:
+        raise InvalidRules(f"{command.game} is played on the table after: pi-table new-game --game {command.game}")
 
 
 class _Call:
@@ -281,6 +288,7 @@ class TableLoop(EventLoop):
     def submit(self, command: Command) -> Outcome:
         try:
             if isinstance(command, NewGame):
+                refuse_other_family(command, codex=False)
                 self.session.new_game(command.game)
             else:
                 self.session.submit(command)

@@ -11,7 +11,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-from ..engine import OVER, PLACE, State, Team
+from ..engine import OVER, PLACE, State
 from ..hal import TimerState
 
 
@@ -31,7 +31,7 @@ class TimerSettings:
 class TurnTimer:
     def __init__(self, settings: TimerSettings | None = None) -> None:
         self.settings = settings or TimerSettings()
-        self._turn: Team | None = None
+        self._turn: object = None
         self._game: object = None
         self.started_at = 0.0
         self.running = False
@@ -43,11 +43,15 @@ class TurnTimer:
 
     def follow(self, game_id: object, state: State, now: float) -> None:
         """Restart on a new turn or a new game; stop while placing or once over."""
-        running = state.phase not in (PLACE, OVER)
-        if game_id != self._game or state.turn != self._turn or (running and not self.running):
+        self.follow_turn(game_id, state.turn, state.phase not in (PLACE, OVER), now)
+
+    def follow_turn(self, game_id: object, turn: object, running: bool, now: float) -> None:
+        """Restart when ``turn`` (whatever marks one: a team, Codex's discussion) or the game
+        changes, or when the timer starts running again; ``running`` False stops it."""
+        if game_id != self._game or turn != self._turn or (running and not self.running):
             self.started_at = now
             self._expired_handled = False
-        self._game, self._turn, self.running = game_id, state.turn, running
+        self._game, self._turn, self.running = game_id, turn, running
 
     def remaining(self, now: float) -> float:
         return max(0.0, self.settings.length_s - (now - self.started_at))

@@ -1,0 +1,110 @@
+"""The table's loop for Codex, where the table is the Master.
+
+The agents act from their phones (the companion hands each action to ``submit`` in this
+thread) or, passing and playing, on the side screen; the table relays nothing itself, the
+engine does. The loop runs the discussion's timer (``end-discussion`` when it runs out, or
+END TURN to close the discussion early), journals every accepted action through the session,
+and shows the public side: the screen turned to the table, and one light per seat.
+Touches on the grid do nothing in Codex.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+
+from ..engine.codex import DISCUSSION
+from ..engine.codex_actions import EndDiscussion
+from ..hal import Buttons, ButtonEvent, CodexModel, Command, Cues, Event, HealthEvent, LedStrip, NewGame, Screen, TouchSource, UiEvent
+from ..ui.codex_leds import codex_frame, codex_next_change
+from ..ui.leds import LightSettings
+from .loop import REFUSALS, EventLoop, Outcome, refuse_other_family
+from .session import Session
+from .timer import TimerSettings, TurnTimer
+
+DISCUSSION_S = 180.0
+"""The discussion's length when the configuration does not give one: three minutes."""
+
+
+class CodexLoop(EventLoop):
+    def __init__(
+        self,
+        session: Session,
+        touch: TouchSource,
+        leds: LedStrip,
+        screen: Screen,
+        buttons: Buttons,
+        clock: Callable[[], float] = time.monotonic,
+        discussion_s: float = DISCUSSION_S,
+        lights: LightSettings | None = None,
+        lang: str = "en",
+    ) -> None:
+        super().__init__(session, touch, leds, screen, buttons, clock)
+        warn = min(10.0, discussion_s / 4)
+        self.timer = TurnTimer(TimerSettings(length_s=discussion_s, warn_s=warn, enforce=True))
+        self.lights = lights or LightSettings()
+        self.lang = lang
+        self.message: str | None = None
+        self._follow_game()
+
+    def handle(self, event: Event) -> Outcome | None:
+        outcome = None
+        if isinstance(event, HealthEvent):
+            if event.ok:
+                self.faults.pop(event.device, None)
+            else:
+                self.faults[event.device] = event.detail or f"{event.device} is not working"
+        elif isinstance(event, ButtonEvent) and event.name == "new_game":
+            outcome = self.submit(NewGame())
+        elif isinstance(event, ButtonEvent) and event.name == "end_turn":
+            if self.session.state.step == DISCUSSION:  # the table agrees to vote before time is up
+                outcome = self.submit(EndDiscussion())
+        elif isinstance(event, UiEvent):
+            outcome = self.submit(event.command)
+        self.show()
+        return outcome
+
+    def submit(self, command: Command) -> Outcome:
+        """Apply an agent's action (or the table's) and journal it; a refusal changes nothing."""
+        try:
+            if isinstance(command, NewGame):
+                refuse_other_family(command, codex=True)
+                self.session.new_game(command.game)
+            else:
+                self.session.submit(command)
+        except REFUSALS as refusal:
+            self.message = str(refusal)
+            return Outcome(command, False, str(refusal))
+        self.message = None
+        self._follow_game()
+        return Outcome(command, True)
+
+    def _follow_game(self) -> None:
+        state = self.session.state
+        self.timer.follow_turn(self.session.id, (state.phase, state.step), state.step == DISCUSSION, self.clock())
+
+    def tick(self) -> Outcome | None:
+        outcome = None
+        if self.timer.time_is_up(self.clock()):
+            outcome = self.submit(EndDiscussion())
+        self.show()
+        return outcome
+
+    def next_due(self) -> float | None:
+        now = self.clock()
+        lights = codex_next_change(self.session.game.public_view(self.session.state), self.cues(now), now, self.lights)
+        return min((t for t in (self.timer.next_change(now), lights) if t is not None), default=None)
+
+    def cues(self, now: float) -> Cues:
+        problem = self.session.journal_problem
+        warnings = tuple(self.faults.values()) + (() if problem is None else (problem,))
+        return Cues(warnings=warnings, timer=self.timer.state(now))
+
+    def model(self, now: float) -> CodexModel:
+        return CodexModel(self.session.game, self.session.state, self.session.id, self.message, self.cues(now), self.lang)
+
+    def show(self) -> None:
+        now = self.clock()
+        model = self.model(now)
+        self.leds.show(codex_frame(model.game.public_view(model.state), model.cues, now, self.lights))
+        self.screen.show(model)
