@@ -148,6 +148,7 @@ def test_the_rules_may_force_the_roles_in_play():
     assert all(game.deal(random.Random(seed)).roles == rules.roles for seed in range(20))
     assert CodexRules.from_json(rules.to_json()) == rules
     assert rules.to_json() == {"game": "codex", "roles": ["hacker", "leader", "profiler"]}
+    assert rules.game == "codex" and CodexRules().to_json() == {"game": "codex", "roles": None}
     with pytest.raises(InvalidSetup, match="the rules put hacker, leader, profiler in play; this setup has"):
         game.start(parse_setup(setup_text("inquisitore", "informatore")))
 

@@ -120,8 +120,13 @@ class CodexRules:
                 raise InvalidRules(f"a role is one of {', '.join(r.value for r in Role)}, not {role!r}") from None
         object.__setattr__(self, "roles", check_roles(tuple(roles), "the roles in play", InvalidRules))
 
+    @property
+    def game(self) -> str:
+        """The game's name, as ``Rules.game`` gives it for the grid games."""
+        return Codex.name
+
     def to_json(self) -> dict:
-        return {"game": Codex.name, "roles": None if self.roles is None else [role.value for role in self.roles]}
+        return {"game": self.game, "roles": None if self.roles is None else [role.value for role in self.roles]}
 
     @classmethod
     def from_json(cls, data: dict) -> CodexRules:
