@@ -18,6 +18,19 @@ from pathlib import Path
 
 log = logging.getLogger("pi_table.web")
 SECRET_BYTES = 32
+SPYMASTER = "spymaster"  # the grid games' private page: the key
+
+
+def seat_role(seat: int) -> str:
+    """The role of Codex seat ``seat``'s page."""
+    return f"seat-{seat}"
+
+
+def role_seat(role: str) -> int | None:
+    """The Codex seat a role's page belongs to; None for another role."""
+    prefix, _, number = role.partition("-")
+    return int(number) if prefix == "seat" and number.isdigit() else None
+
 TOKEN_BYTES = 16  # 128 bits: as strong as a random UUID, short enough for a QR code
 
 
