@@ -2,17 +2,18 @@
 
 The server looks a token up here and serves that entry and nothing else, so a page can never
 carry more than the table chose to give its holder. The public entry is built from the
-table view alone, like the LED frame: it cannot contain the key.
+table view alone, like the LED frame: it cannot contain the key. For Codex, each seat's entry
+is built from the engine's observer for that agent alone (``agent_view``), and ``seat_action``
+keeps each page to its own seat's actions.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from ..engine import SpymasterView
-from .tokens import Tokens
-
-SPYMASTER = "spymaster"
+from ..engine import Codex, CodexAction, CodexState, InvalidAction, SpymasterView, parse_codex_action
+from ..engine.codex_actions import EndDiscussion, EnterCode
+from .tokens import SPYMASTER, Tokens, seat_role
 
 
 @dataclass(frozen=True, slots=True)
@@ -34,3 +35,43 @@ def codenames_snapshot(game_id: str, view: SpymasterView, tokens: Tokens) -> Sna
     public = {"kind": "board", "game_id": game_id, "view": view.table.to_json()}
     spymaster = {"kind": "spymaster", "game_id": game_id, "view": view.to_json()}
     return Snapshot(game_id, public, {tokens.token(game_id, SPYMASTER): (SPYMASTER, spymaster)})
+
+
+def codex_snapshot(game_id: str, game: Codex, state: CodexState, tokens: Tokens) -> Snapshot:
+    """Codex: the public view for anyone, and behind each seat's token that agent's own view.
+
+    A seat's ``legal`` lists the text of every action it may take now, from which its page
+    builds its forms; codes are the exception, as any well-formed code is accepted (a fragment
+    may be heard in the discussion): one ``code SEAT`` entry says the agent may enter one, and
+    ``fragments`` lists the fragments it has seen, to pick from.
+    """
+    public = {"kind": "codex-public", "game_id": game_id, "title": "Codex", "view": game.public_view(state).to_json()}
+    private = {}
+    for seat in range(len(state.setup.agents)):
+        view = game.agent_view(state, seat)
+        legal = [str(action) for action in game.legal_actions(state, seat) if not isinstance(action, EnterCode)]
+        if view.may_enter_code:
+            legal.append(f"code {seat}")
+        role = seat_role(seat)
+        private[tokens.token(game_id, role)] = (role, {
+            "kind": "codex-seat",
+            "game_id": game_id,
+            "title": f"Codex: {view.identikit.codename}",
+            "seat": seat,
+            "view": view.to_json(),
+            "legal": legal,
+            "fragments": list(game.known_fragments(state, seat)),
+        })
+    return Snapshot(game_id, public, private)
+
+
+def seat_action(seat: int, text: str) -> CodexAction:
+    """Read an action sent from seat ``seat``'s page, refusing one that is not that seat's own:
+    a page's token proves whose phone it is, the text alone proves nothing. The discussion's
+    end is the table's (its timer), never a phone's."""
+    action = parse_codex_action(text)
+    if isinstance(action, EndDiscussion):
+        raise InvalidAction("the discussion ends by the table's timer, not from a phone")
+    if action.seat != seat:
+        raise InvalidAction(f"this page is seat {seat}'s: it cannot act for seat {action.seat}")
+    return action
