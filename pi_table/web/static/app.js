@@ -309,8 +309,9 @@ function winner(pub) {
 }
 
 function identikitLine(whole) {
-  const shows = whole.faction !== whole.true_faction ? ` (shows ${whole.faction})` : "";
-  return `${whole.true_faction}${shows} · ${whole.role} · position ${whole.position} · ${whole.fragment}`;
+  return [el("span", {class: `faction ${whole.true_faction}`}, whole.true_faction),
+    whole.faction !== whole.true_faction ? ` (shows ${whole.faction})` : "",
+    ` · ${whole.role} · position ${whole.position} · `, el("span", {class: "fragment"}, whole.fragment)];
 }
 
 function agentsTable(pub) {
