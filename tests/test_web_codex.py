@@ -336,6 +336,10 @@ def test_a_whole_game_played_on_six_phones(table, browser):
     try:
         moon, aleman, viper = (phones.pages[seat] for seat in range(3))
         moon.wait_for_selector("text=K7QM")
+        assert moon.evaluate("act('done 0')") is False  # a stale page's tap: the table's refusal, in words
+        assert moon.inner_text("#status") == (
+            "an agent ends its private turn only in the private step: the agents are sending their messages")
+        assert moon.get_attribute("#status", "class") == "error"
         assert "blue shown · you belong to red · infiltrato" in viper.inner_text(".identikit")
         for phase in (1, 2):
             for seat, to, fact in [(0, 4, "position"), (4, 0, "position"), (2, 0, "position"), (1, 3, "role"),
