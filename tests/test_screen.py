@@ -44,7 +44,7 @@ from pi_table.engine import (
 )
 from pi_table.hal import Cues, NewGame, ScreenModel, TimerState, UiEvent
 from pi_table.table.input import WIPE_WARNING
-from pi_table.ui import i18n
+from pi_table.ui import codex_screen, i18n
 from pi_table.ui import screen as ui
 from pi_table.ui.screen import CARD, DECOY, Mode, ScreenPainter, ScreenSettings, draw, render_png
 
@@ -392,7 +392,7 @@ def test_render_png_writes_the_picture(tmp_path):
 
 # --- the catalogue ---------------------------------------------------------------------------
 
-SOURCES = [Path(ui.__file__), Path(i18n.__file__)]
+SOURCES = [Path(ui.__file__), Path(i18n.__file__), Path(codex_screen.__file__)]
 FIELD = re.compile(r"\{(\w+)(?::\w+)?\}")
 
 

@@ -116,9 +116,52 @@ MESSAGES = (
 )
 """English templates of every engine and device sentence the screen translates."""
 
+CODEX_MESSAGES = (
+    # where a phase stands (Codex.step_words), and why a game ended
+    N_("the agents are sending their messages"),
+    N_("the agents are in their private turn"),
+    N_("the discussion is on"),
+    N_("the agents are voting"),
+    N_("{agent} is at the truth machine"),
+    N_("{agent} entered {team}'s code: {team} wins"),
+    N_("the game is over ({reason}): start a new game"),
+    # refusals that tell nobody's secret: the step, what every agent may do, public facts
+    N_("{what} only in the messages step: {words}"),
+    N_("{what} only in the private step: {words}"),
+    N_("{what} only in the discussion step: {words}"),
+    N_("{what} only in the vote step: {words}"),
+    N_("{what} only in the truth step: {words}"),
+    N_("messages are sent"),
+    N_("a code is entered"),
+    N_("a Hacker blocks"),
+    N_("the Profiler asks"),
+    N_("an agent ends its private turn"),
+    N_("the discussion ends"),
+    N_("agents vote"),
+    N_("a fact is revealed"),
+    N_("{agent} has already sent its message this phase"),
+    N_("an agent sends its message to another agent, not to itself"),
+    N_("the fragment goes with every message: add the codename, faction, role or position"),
+    N_("{agent} has already ended its private turn this phase"),
+    N_("{agent} has already voted this phase"),
+    N_("an agent votes for another agent, not for itself"),
+    N_("{agent} is at the truth machine, not {target}"),
+    N_("the codename is public: reveal the faction, role, position or fragment"),
+    N_("{agent} already revealed its faction here: reveal another fact"),
+    N_("{agent} already revealed its role here: reveal another fact"),
+    N_("{agent} already revealed its position here: reveal another fact"),
+    N_("{agent} already revealed its fragment here: reveal another fact"),
+)
+"""Codex's sentences that anyone at the table may read. Refusals that would give an agent's
+secret away (its role, a Hacker's block, a code's result) are left out on purpose: the table's
+screen shows a Codex refusal only when it is one of these (``template_of``)."""
+
+MESSAGES += CODEX_MESSAGES
+
 _FIELD = re.compile(r"\{(\w+)\}")
 _TEAMS = {"team", "other", "owner"}
 _NUMBERS = {"cell", "expected"}
+_AGENTS = {"agent", "target"}  # Codex's agents as the engine names them: "Moon (seat 2)"
 
 
 def _pattern(template: str) -> re.Pattern[str]:
@@ -133,6 +176,8 @@ def _pattern(template: str) -> re.Pattern[str]:
             parts.append(f"(?P<{name}>[0-9]+)")
         elif name in _TEAMS:
             parts.append(f"(?P<{name}>red|blue)")
+        elif name in _AGENTS:
+            parts.append(f"(?P<{name}>[^\\s()]+ \\(seat [0-9]\\))")
         else:
             parts.append(f"(?P<{name}>.+)")
         seen.add(name)
@@ -144,28 +189,50 @@ def _pattern(template: str) -> re.Pattern[str]:
 _PATTERNS = tuple((template, _pattern(template)) for template in MESSAGES if "{" in template)
 
 
-def translate_message(text: str, lang: str) -> str | None:
-    """An engine or device sentence in ``lang``, or None when no template matches it."""
-    catalogue = translation(lang)
+def _match(text: str) -> tuple[str, dict[str, str]] | None:
+    """The template ``text`` was made from and its fields' text, or None."""
     if "{" not in text and text in MESSAGES:
-        return catalogue.gettext(text)
+        return text, {}
     for template, pattern in _PATTERNS:
         match = pattern.match(text)
         if match is None:
             continue
-        values: dict[str, object] = {}
-        for name, value in match.groupdict().items():
-            if name in _TEAMS:
-                values[name] = TeamWord(value, lang)
-            elif name in _NUMBERS:
-                values[name] = value
-            else:
-                values[name] = translate_message(value, lang)
-                if values[name] is None:
-                    break
-        else:
-            return catalogue.gettext(template).format(**values)
+        fields = match.groupdict()
+        nested = (value for name, value in fields.items() if name not in _TEAMS | _NUMBERS | _AGENTS)
+        if all(_match(value) is not None for value in nested):
+            return template, fields
     return None
+
+
+def template_of(text: str) -> str | None:
+    """The English template an engine or device sentence was made from, or None."""
+    matched = _match(text)
+    return None if matched is None else matched[0]
+
+
+def agent_name(who: str, lang: str) -> str:
+    """An agent as the engine names it, ``Moon (seat 2)``, in ``lang``."""
+    codename, seat = who.removesuffix(")").rsplit(" (seat ", 1)
+    return translation(lang).gettext(N_("{codename} (seat {seat})")).format(codename=codename, seat=seat)
+
+
+def translate_message(text: str, lang: str) -> str | None:
+    """An engine or device sentence in ``lang``, or None when no template matches it."""
+    matched = _match(text)
+    if matched is None:
+        return None
+    template, fields = matched
+    values: dict[str, object] = {}
+    for name, value in fields.items():
+        if name in _TEAMS:
+            values[name] = TeamWord(value, lang)
+        elif name in _NUMBERS:
+            values[name] = value
+        elif name in _AGENTS:
+            values[name] = agent_name(value, lang)
+        else:
+            values[name] = translate_message(value, lang)
+    return translation(lang).gettext(template).format(**values)
 
 
 def say(text: str, lang: str) -> str:

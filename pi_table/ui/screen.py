@@ -25,7 +25,7 @@ import segno
 from ..engine import CELLS, CLUE, COVER, GRID, GUESS, OVER, PLACE, UNLIMITED, Clue, Cover, Penalty, Place, Team, Undo
 from ..engine.keys import ASSASSIN, BLUE_AGENT, BYSTANDER, NO_CARD, RED_AGENT
 from ..engine.views import MAD_ARMED_AT, TableView
-from ..hal import Command, NewGame, ScreenModel
+from ..hal import CodexModel, Command, NewGame, ScreenModel, TimerState
 from .i18n import N_, TeamWord, say, translation
 from .mounting import ROTATIONS, ScreenSettings
 
@@ -84,7 +84,7 @@ class Tap:
 
     rect: tuple[int, int, int, int]
     command: Command | None = None
-    mode: Mode | None = None
+    mode: Mode | None = None  # on the Codex screen: the pass-and-play ``Turn`` a tap leads to
 
 
 @dataclass(frozen=True, slots=True)
@@ -371,14 +371,19 @@ def _header(canvas: _Canvas, model: ScreenModel, mode: Mode, top: float, now: fl
         ink = _mix(TEXT, MUTED, 0.4)
         canvas.text(hint, (28, top + 50, text_width, 36), 30, ink, align="left", smallest=22, lines=2)
     if shows_timer:
-        remaining = timer.remaining_s if since is None else max(0.0, timer.remaining_s - max(0.0, now - since))
-        warning, expired = 0 < remaining <= timer.warn_s, remaining <= 0
-        fill, ink = (ALARM, TEXT) if expired else (AMBER, DARK_TEXT) if warning else (PANEL, TEXT)
-        canvas.box((DESIGN[0] - 140, top + 10, 128, 68), fill, radius=12)
-        seconds = math.ceil(remaining)
-        canvas.text(f"{seconds // 60}:{seconds % 60:02d}", (DESIGN[0] - 140, top + 10, 128, 68), 64, ink)
-        fraction = min(1.0, remaining / timer.length_s)
-        canvas.box((12, top + HEADER - 5, (DESIGN[0] - 12) * fraction, 5), fill if warning else TEXT, radius=0)
+        _timer(canvas, timer, top, now, since)
+
+
+def _timer(canvas: _Canvas, timer: TimerState, top: float, now: float, since: float | None) -> None:
+    """The running timer at the header's right end, and its bar along the header's foot."""
+    remaining = timer.remaining_s if since is None else max(0.0, timer.remaining_s - max(0.0, now - since))
+    warning, expired = 0 < remaining <= timer.warn_s, remaining <= 0
+    fill, ink = (ALARM, TEXT) if expired else (AMBER, DARK_TEXT) if warning else (PANEL, TEXT)
+    canvas.box((DESIGN[0] - 140, top + 10, 128, 68), fill, radius=12)
+    seconds = math.ceil(remaining)
+    canvas.text(f"{seconds // 60}:{seconds % 60:02d}", (DESIGN[0] - 140, top + 10, 128, 68), 64, ink)
+    fraction = min(1.0, remaining / timer.length_s)
+    canvas.box((12, top + HEADER - 5, (DESIGN[0] - 12) * fraction, 5), fill if warning else TEXT, radius=0)
 
 
 def _headline(view: TableView, canvas: _Canvas) -> str:
@@ -720,15 +725,22 @@ def _qr_image(link: str, side: int) -> pygame.Surface:
 
 class ScreenPainter:
     """Draws the newest model and turns a tap into a command. It remembers the mode (a COVER
-    tap waits for a card; NEW GAME waits for the choice), forgotten when the game moves on."""
+    tap waits for a card; NEW GAME waits for the choice), forgotten when the game moves on.
+    A Codex game is handed to ``codex``, which remembers which agent is at the screen."""
 
     def __init__(self, settings: ScreenSettings = ScreenSettings()) -> None:
+        from .codex_screen import CodexPainter  # it draws on this module's canvas
+
         self.settings = settings
         self.mode = Mode.PLAY
         self.frame = Frame((), (), ())
         self._scene: tuple | None = None
+        self.codex = CodexPainter()
 
     def draw(self, surface: pygame.Surface, model: ScreenModel, now: float, since: float | None = None) -> Frame:
+        if isinstance(model, CodexModel):
+            self.frame = self.codex.draw(surface, model, now, since)
+            return self.frame
         view = model.view.table
         scene = (model.game_id, view.phase, view.turn)
         if scene != self._scene:
@@ -739,6 +751,8 @@ class ScreenPainter:
 
     def tap(self, pos: tuple[int, int]) -> Command | None:
         """The command a tap at ``pos`` (pixels) asks for; a mode switch returns None."""
+        if self.frame is self.codex.frame:
+            return self.codex.tap(pos)
         hit = self.frame.at(pos)
         if hit is None:
             return None
