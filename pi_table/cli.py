@@ -105,7 +105,8 @@ def build_parser() -> argparse.ArgumentParser:
     status.add_argument("--json", action="store_true")
     new_game = commands.add_parser("new-game", help="start a new game on the running table")
     _config_option(new_game)
-    new_game.add_argument("--game", choices=GAMES, help="another game than the current one")
+    new_game.add_argument("--game", choices=GAMES + ("codex",), help="another game than the current one")
+    new_game.add_argument("--json", action="store_true", help="the table's status afterwards as JSON")
     undo = commands.add_parser("undo", help="take back the last action on the running table")
     _config_option(undo)
     past = commands.add_parser("history", help="the games kept in the journal")
@@ -211,12 +212,15 @@ def _service(args: argparse.Namespace) -> int:
         return 0
     state = answer["state"]
     print(f"game {answer['game_id']} ({state['game']}), up {answer['uptime_s']} s")
-    if state["phase"] == "over":
-        print(f"over: {state['reason']}")
+    if state["game"] == "codex":
+        print(f"over: {state['reason']}" if state["step"] == "over" else
+              f"phase {state['phase']}, {state['step']} step; waiting for seats "
+              f"{', '.join(map(str, state['waiting_for'])) or 'none'}")
     else:
-        print(f"{state['turn']} to play, {state['phase']} phase; red {state['remaining']['red']} left, "
+        print(f"over: {state['reason']}" if state["phase"] == "over" else
+              f"{state['turn']} to play, {state['phase']} phase; red {state['remaining']['red']} left, "
               f"blue {state['remaining']['blue']} left")
-    print("board " + state["board"])
+        print("board " + state["board"])
     print("health " + ", ".join(f"{name}: {health}" for name, health in answer["health"].items()))
     for warning in answer["warnings"]:
         print(f"! {warning}")

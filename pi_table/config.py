@@ -23,10 +23,11 @@ from .drivers.buttons import ButtonPins
 from .drivers.spi_leds import SpiLedConfig
 from .drivers.touchboard import ELECTRODE_LIMIT, TouchBoardConfig
 from .drivers.ws281x import PINS, Ws281xConfig
-from .engine import CELLS, GAMES, Rules
+from .engine import CELLS, GAMES, Codex, CodexRules, Rules
 from .engine.rules import CENTRE, NUKE_MODES, SETUPS
 from .hardware import pinout
 from .table.input import InputSettings
+from .table.codex_loop import DISCUSSION_S
 from .table.session import Retention
 from .table.timer import TimerSettings
 from .ui.leds import LightSettings
@@ -73,7 +74,7 @@ class Option:
 
 
 OPTIONS = (
-    Option("game", "game", "codenames", "str", f"the game a new table deals: {', '.join(GAMES)}"),
+    Option("game", "game", "codenames", "str", f"the game a new table deals: {', '.join(GAMES)}, codex"),
     Option("game", "nuke", "basic", "str", f"Alias 24's nuke mode: {', '.join(NUKE_MODES)}"),
     Option("game", "clue_required", False, "bool", "the clue number must be entered before the first touch"),
     Option("game", "three_player", False, "bool", "one operative guesses for both spymasters"),
@@ -82,6 +83,7 @@ OPTIONS = (
     Option("game", "language", "en", "str", f"the screen's language: {', '.join(LANGUAGES)}"),
     Option("game", "colour_blind", False, "bool", "identities also differ by rhythm on the LEDs"),
     Option("game", "hold_s", 0.25, "number", "seconds a touch is held before it counts as a guess"),
+    Option("game", "discussion_s", DISCUSSION_S, "number", "Codex: seconds of public discussion each phase, 10 to 3600"),
     Option("timer", "length_s", 0, "number", "turn timer in seconds, 10 to 3600; 0 is off"),
     Option("timer", "warn_s", 10, "number", "warn this many seconds before the turn runs out"),
     Option("timer", "enforce", False, "bool", "end the turn when the timer runs out"),
@@ -187,7 +189,9 @@ class Config:
 
     source: Path | None
     values: dict[str, object]
-    rules: Rules
+    rules: Rules | CodexRules  # the game a new table deals
+    grid_rules: Rules  # the grid games' options, also while Codex is played
+    discussion_s: float
     language: str
     input: InputSettings
     timer: TimerSettings
@@ -352,10 +356,13 @@ def build(values: dict[str, object], source: Path | None) -> Config:
     v = values
     if v["game.language"] not in LANGUAGES:
         raise ValueError(f"the language is one of {', '.join(LANGUAGES)}, not {v['game.language']!r}")
-    rules = Rules(
-        game=v["game.game"], nuke=v["game.nuke"], clue_required=v["game.clue_required"],
+    codex = v["game.game"] == Codex.name
+    grid_rules = Rules(
+        game="codenames" if codex else v["game.game"], nuke=v["game.nuke"], clue_required=v["game.clue_required"],
         three_player=v["game.three_player"], setup=v["game.setup"], dark_cell=v["game.dark_cell"],
     )
+    if not 10 <= v["game.discussion_s"] <= 3600:
+        raise ValueError(f"the discussion lasts 10 to 3600 seconds, not {v['game.discussion_s']}")
     leds = _leds(v)
     buttons = ButtonPins(
         end_turn=_pin(v["buttons.end_turn"]), new_game=_pin(v["buttons.new_game"]),
@@ -369,7 +376,9 @@ def build(values: dict[str, object], source: Path | None) -> Config:
     return Config(
         source=source,
         values=dict(values),
-        rules=rules,
+        rules=CodexRules() if codex else grid_rules,
+        grid_rules=grid_rules,
+        discussion_s=v["game.discussion_s"],
         language=v["game.language"],
         input=InputSettings(hold_s=v["game.hold_s"], stuck_s=v["touch.stuck_s"]),
         timer=TimerSettings(length_s=v["timer.length_s"], warn_s=v["timer.warn_s"], enforce=v["timer.enforce"]),

@@ -21,7 +21,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from ..config import Config, WebConfig
-from ..engine import Undo
+from ..engine import Codex, Undo
 from ..hal import (
     Buttons,
     LedStrip,
@@ -34,9 +34,12 @@ from ..hal import (
     TouchSource,
 )
 from ..table import Session, TableLoop
+from ..table.codex_loop import CodexLoop
+from ..table.loop import REFUSALS, EventLoop
 from ..table.input import TouchPolicy
 from ..table.timer import TurnTimer
-from ..web import Companion, CompanionScreen, Tokens
+from ..web import Companion, CompanionScreen, Tokens, seat_action
+from ..web.tokens import role_seat
 from .control import ControlServer
 from .notify import Notifier
 
@@ -159,29 +162,49 @@ class Daemon:
         paths = config.paths
         self.lock = lock_journal(paths.journal_dir)
         self.session = Session.resume(config.rules, paths.journal_dir, retention=paths.retention)
+        if self.session.codex:
+            self.session.grid_rules = config.grid_rules
         if self.session.resumed:
             log.info("resumed game %s from %s", self.session.id, self.session.resumed)
         self.devices = open_devices(config, hal, touch_port)
-        d = self.devices
-        self.loop = TableLoop(
-            self.session, d.touch, d.leds, d.screen, d.buttons, TouchPolicy(config.input),
-            timer=TurnTimer(config.timer), lights=config.lights, lang=config.language,
-        )
-        self.loop.faults.update(d.faults)
-        self.control = ControlServer(paths.socket, self.answer, paths.socket_group)
         self.companion = self._companion(config.web, paths.journal_dir) if config.web.enabled else None
+        self.faults = dict(self.devices.faults)  # shared by every loop this daemon runs
+        self.loop = self._make_loop()
+        self._stopping = False
+        self._switched = threading.Event()
+        self._next_game: str | None = None  # what _switch asked run() to deal
+        self._switch_refused: str | None = None
+        self.control = ControlServer(paths.socket, self.answer, paths.socket_group)
+
+    def _make_loop(self) -> EventLoop:
+        """The loop for the game on the table: the grid games' or Codex's."""
+        d, config = self.devices, self.config
+        if self.session.codex:
+            loop = CodexLoop(self.session, d.touch, d.leds, d.screen, d.buttons, discussion_s=config.discussion_s,
+                             lights=config.lights, lang=config.language)
+        else:
+            loop = TableLoop(
+                self.session, d.touch, d.leds, d.screen, d.buttons, TouchPolicy(config.input),
+                timer=TurnTimer(config.timer), lights=config.lights, lang=config.language,
+            )
+        loop.faults = self.faults
+        return loop
 
     def _companion(self, web: WebConfig, journal_dir: Path) -> Companion:
         """The phones' pages, fed by the screen the loop already shows every model on."""
-        companion = Companion(web.host, web.port, base_url=web.url or _reachable_url(web.host, web.port))
-        self.devices.screen = self.loop.screen = CompanionScreen(self.devices.screen, companion, Tokens.kept_in(journal_dir))
+        companion = Companion(web.host, web.port, act=self._act, base_url=web.url, advertise=_reachable_address(web.host))
+        self.devices.screen = CompanionScreen(self.devices.screen, companion, Tokens.kept_in(journal_dir))
         return companion
+
+    def post(self, event) -> None:
+        """Where the devices deliver: the loop of the moment (it changes with the game's kind)."""
+        self.loop.post(event)
 
     def start(self) -> None:
         for name in ("touch", "buttons", "screen"):
             device = getattr(self.devices, name)
             try:
-                device.start(self.loop.post)
+                device.start(self.post)
             except Exception as e:
                 self._replace_failed(name, e)
         self._start_companion()
@@ -218,15 +241,29 @@ class Daemon:
         else:
             setattr(self.devices, name, stand_in)
             setattr(self.loop, name, stand_in)
-        stand_in.start(self.loop.post)
+        stand_in.start(self.post)
         _failed(self.devices, name, error)
         self.loop.faults[name] = self.devices.faults[name]
 
     def run(self) -> None:
-        self.loop.run(alive=self.notifier.watchdog)
+        """Run the table until stopped; when a new game of the other kind was dealt (Codex
+        after a grid game, or back), go on with the loop that plays it."""
+        while True:
+            self.loop.run(alive=self.notifier.watchdog)
+            if self._stopping:
+                return
+            try:  # no loop runs now: this thread owns the game
+                self.session.new_game(self._next_game)
+                self._switch_refused = None
+            except REFUSALS as refusal:
+                self._switch_refused = str(refusal)
+            self.loop = self._make_loop()
+            self.loop.show()
+            self._switched.set()
 
     def stop(self) -> None:
         """Ask the loop to finish what is queued and end; safe from a signal handler."""
+        self._stopping = True
         self.loop.stop_soon()
 
     def close(self) -> None:
@@ -247,6 +284,8 @@ class Daemon:
             return {"ok": True, **self.loop.call(self.status)}
         if command == "new-game":
             game = request.get("game")
+            if game is not None and (game == Codex.name) != self.session.codex:
+                return self._switch(game)
             outcome = self.loop.call(lambda: self.loop.submit(NewGame(game)))
         elif command == "undo":
             outcome = self.loop.call(lambda: self.loop.submit(Undo()))
@@ -255,6 +294,37 @@ class Daemon:
         if not outcome.ok:
             return {"ok": False, "error": outcome.error}
         return {"ok": True, **self.loop.call(self.status)}
+
+    def _switch(self, game: str) -> dict:
+        """A new game of the other kind: the loop ends, ``run`` deals the game and goes on
+        with the loop that plays it."""
+        self._next_game = game
+        self._switched.clear()
+        self.loop.stop_soon()
+        if not self._switched.wait(5):
+            return {"ok": False, "error": f"the table did not take up {game} within 5 s"}
+        if self._switch_refused is not None:
+            return {"ok": False, "error": self._switch_refused}
+        return {"ok": True, **self.loop.call(self.status)}
+
+    def _act(self, role: str, text: str) -> str | None:
+        """An action from a phone's page (the companion's thread): None if the table took it,
+        else why not. A page acts only for its own seat."""
+        seat = role_seat(role)
+        if seat is None:
+            return "this page only shows the game; it takes no actions"
+        try:
+            action = seat_action(seat, text)
+        except REFUSALS as refusal:
+            return str(refusal)
+        loop = self.loop
+        if not isinstance(loop, CodexLoop):
+            return "no Codex game is on the table now"
+        try:
+            outcome = loop.call(lambda: loop.submit(action))
+        except TimeoutError:  # the loop ended in between: a new game of another kind
+            return "the table is changing games: try again"
+        return None if outcome.ok else outcome.error
 
     def status(self) -> dict:
         """What the operatives may see, and the table's health: never the key."""
@@ -265,7 +335,8 @@ class Daemon:
         return {
             "game_id": self.session.id,
             "uptime_s": round(time.monotonic() - self.started, 1),
-            "state": self.session.table_view().to_json(),
+            "state": (self.session.game.public_view(self.session.state) if self.session.codex
+                      else self.session.table_view()).to_json(),
             "health": health,
             "warnings": list(self.loop.cues(self.loop.clock()).warnings),
             "journal": self.session.journal_problem or "ok",
@@ -273,11 +344,11 @@ class Daemon:
         }
 
 
-def _reachable_url(host: str, port: int) -> str:
+def _reachable_address(host: str) -> str:
     """How phones reach this machine: its address on the network the default route leaves by
     (a UDP socket's connect sends nothing, it only picks the route), or the host it listens on."""
     if host not in ("0.0.0.0", "::", ""):
-        return f"http://{host}:{port}"
+        return host
     probe = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
     try:
         probe.connect(("192.0.2.1", 9))  # TEST-NET-1: never reached, only routed
@@ -286,7 +357,7 @@ def _reachable_url(host: str, port: int) -> str:
         address = "127.0.0.1"
     finally:
         probe.close()
-    return f"http://{address}:{port}"
+    return address
 
 
 def serve(config: Config, hal: str = "hw", touch_port: str | None = None) -> int:

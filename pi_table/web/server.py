@@ -26,9 +26,9 @@ from importlib import resources
 
 from aiohttp import web
 
-from ..hal import Emit, Screen, ScreenModel
-from .snapshot import SPYMASTER, Snapshot, codenames_snapshot
-from .tokens import Tokens
+from ..hal import CodexModel, Emit, PageOpened, Screen, ScreenModel
+from .snapshot import Snapshot, codenames_snapshot, codex_snapshot
+from .tokens import SPYMASTER, Tokens, seat_role
 
 log = logging.getLogger("pi_table.web")
 Act = Callable[[str, str], "str | None"]
@@ -39,9 +39,19 @@ STATIC = ("page.html", "app.js", "style.css")
 
 
 class Companion:
-    def __init__(self, host: str = "127.0.0.1", port: int = 0, act: Act | None = None, base_url: str = "") -> None:
-        self.host, self.port = host, port
+    """``act`` takes the private pages' actions; ``opened(role)`` is told, once per token,
+    when a phone first opens a private page (so the screen can stop showing its QR code).
+    Links are ``base_url``, else ``http://ADDRESS:PORT`` with the port it listens on, where
+    ADDRESS is ``advertise`` (how phones reach this machine), else ``host``."""
+
+    def __init__(
+        self, host: str = "127.0.0.1", port: int = 0, act: Act | None = None, base_url: str = "",
+        opened: Callable[[str], None] | None = None, advertise: str = "",
+    ) -> None:
+        self.host, self.port, self.advertise = host, port, advertise
         self.act = act
+        self.opened = opened
+        self._opened: set[str] = set()  # tokens some phone has opened, since this process began
         self._base_url = base_url.rstrip("/")
         self._snapshot = Snapshot("", {"kind": "waiting"})
         self._files = {name: resources.files(__package__).joinpath("static", name).read_bytes() for name in STATIC}
@@ -98,7 +108,7 @@ class Companion:
 
     @property
     def base_url(self) -> str:
-        return self._base_url or f"http://{self.host}:{self.port}"
+        return self._base_url or f"http://{self.advertise or self.host}:{self.port}"
 
     def link(self, token: str) -> str:
         return f"{self.base_url}/p/{token}"
@@ -135,10 +145,20 @@ class Companion:
         changed.set()
 
     def _private(self, request: web.Request) -> dict:
-        entry = self._snapshot.private.get(request.match_info["token"])
+        token = request.match_info["token"]
+        entry = self._snapshot.private.get(token)
         if entry is None:
             raise web.HTTPNotFound(text="")  # nothing at all for a wrong or old token
+        if token not in self._opened:
+            self._opened.add(token)
+            if self.opened is not None:
+                self.opened(entry[0])
         return entry[1]
+
+    def was_opened(self, token: str) -> bool:
+        """Whether a phone has opened this token's page (a phone that reconnects after a
+        restart opens it again by itself); safe from any thread."""
+        return token in self._opened
 
     def _file(self, name: str, content_type: str) -> web.Response:
         return web.Response(body=self._files[name], content_type=content_type, headers=NO_STORE)
@@ -222,20 +242,35 @@ NO_STORE = {"Cache-Control": "no-store", "X-Content-Type-Options": "nosniff", "R
 
 
 class CompanionScreen(Screen):
-    """The spymaster screen with the companion beside it: every model the table shows is also
-    published (the board for spectators, the key behind the spymaster's token), and the screen
-    gets the spymaster page's link to show as a QR code, where only the spymasters see it."""
+    """The table's screen with the companion beside it: every model the table shows is also
+    published, and the screen gets the links to show as QR codes. For the grid games: the
+    board for spectators and the key behind the spymaster's token, whose link the spymaster
+    screen shows (only the spymasters see it). For Codex: each seat's page, whose link the
+    table's screen shows until a phone has opened it."""
 
     def __init__(self, screen: Screen, companion: Companion, tokens: Tokens) -> None:
         self.screen, self.companion, self.tokens = screen, companion, tokens
+        self._emit: Emit | None = None
+        companion.opened = self._opened
 
     def show(self, model) -> None:
         if isinstance(model, ScreenModel):
             self.companion.publish(codenames_snapshot(model.game_id, model.view, self.tokens))
             model = replace(model, join=self.companion.link(self.tokens.token(model.game_id, SPYMASTER)))
+        elif isinstance(model, CodexModel):
+            self.companion.publish(codex_snapshot(model.game_id, model.game, model.state, self.tokens))
+            tokens = [self.tokens.token(model.game_id, seat_role(seat)) for seat in range(len(model.state.setup.agents))]
+            model = replace(model, joins=tuple(
+                None if self.companion.was_opened(token) else self.companion.link(token) for token in tokens))
         self.screen.show(model)
 
+    def _opened(self, role: str) -> None:
+        """A phone opened a page: the loop shows again, without that page's QR code."""
+        if self._emit is not None:
+            self._emit(PageOpened(role))
+
     def start(self, emit: Emit) -> None:
+        self._emit = emit
         self.screen.start(emit)
 
     def stop(self) -> None:

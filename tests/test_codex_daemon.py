@@ -1,0 +1,159 @@
+"""Codex on the running table: `pi-table run --hal sim` under a stand-in for systemd, the phones
+acting over the companion's HTTP, the switch between Codex and the grid games, a crash in the
+middle of a Codex game, and six real browser sessions playing to a win."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import urllib.error
+import urllib.request
+from pathlib import Path
+
+import pytest
+
+from pi_table.engine import Codex
+from pi_table.engine.codex_setup import Faction, parse_setup
+from pi_table.sim.systemd import FakeSystemd
+from pi_table.web import Tokens
+from pi_table.web.tokens import seat_role
+
+from helpers import wait_for
+
+CONFIG = (
+    '[game]\ngame = "codex"\ndiscussion_s = 10\n[web]\nhost = "127.0.0.1"\nport = 0\n'
+    '[paths]\njournal_dir = "journal"\nsocket = "control.sock"\nsocket_group = ""\n'
+)
+
+
+def pi_table(*args: str) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "pi_table", *args], capture_output=True, text=True, timeout=30)
+
+
+class Table:
+    """The daemon, and what a test needs of it: its status, the game's setup, each seat's link."""
+
+    def __init__(self, folder: Path) -> None:
+        self.folder = folder
+        self.config = folder / "config.toml"
+        self.config.write_text(CONFIG)
+        self.systemd = FakeSystemd(["--hal", "sim", "--config", str(self.config)])
+
+    def status(self) -> dict:
+        answer = pi_table("status", "--json", "--config", str(self.config))
+        assert answer.returncode == 0, answer.stderr
+        return json.loads(answer.stdout)
+
+    def setup(self, game_id: str):
+        header = json.loads((self.folder / "journal" / f"{game_id}.jsonl").read_text().splitlines()[0])
+        return parse_setup(header["setup"])
+
+    def link(self, game_id: str, seat: int) -> str:
+        token = Tokens.kept_in(self.folder / "journal").token(game_id, seat_role(seat))
+        return f"{self.status()['companion']}/p/{token}"
+
+
+def post(url: str, text: str) -> tuple[int, dict]:
+    request = urllib.request.Request(url, data=json.dumps({"action": text}).encode(),
+                                     headers={"Content-Type": "application/json"}, method="POST")
+    try:
+        with urllib.request.urlopen(request, timeout=10) as answer:
+            return answer.status, json.loads(answer.read())
+    except urllib.error.HTTPError as e:
+        return e.code, json.loads(e.read() or b"null")
+
+
+def act(table: Table, game_id: str, seat: int, text: str) -> None:
+    status, answer = post(table.link(game_id, seat).replace("/p/", "/api/p/") + "/act", text)
+    assert (status, answer) == (200, {"ok": True, "error": None}), text
+
+
+def leader_wins_in_phase_one(setup) -> tuple[list[tuple[int, str]], Faction]:
+    """Actions that win in the first phase: both of the red Leader's faction mates send it their
+    fragment and position, everyone else sends anywhere, the Leader enters the code."""
+    leader = next(seat for seat, agent in enumerate(setup.agents)
+                  if agent.role.value == "leader" and agent.faction is Faction.RED)
+    mates = [seat for seat, agent in enumerate(setup.agents) if agent.faction is Faction.RED and seat != leader]
+    actions = []
+    for seat in range(6):
+        to = leader if seat in mates else (seat + 1) % 6 if (seat + 1) % 6 != seat else (seat + 2) % 6
+        actions.append((seat, f"send {seat} {to} position"))
+    actions.append((leader, f"code {leader} {setup.code(Faction.RED)}"))
+    actions += [(seat, f"done {seat}") for seat in range(6)]
+    return actions, Faction.RED
+
+
+@pytest.fixture
+def table(tmp_path):
+    table = Table(tmp_path)
+    table.systemd.start()
+    yield table
+    table.systemd.close()
+
+
+def test_phones_play_codex_to_a_win_and_status_shows_only_the_public_side(table):
+    status = table.status()
+    game_id = status["game_id"]
+    assert status["state"]["game"] == "codex" and status["state"]["step"] == "messages"
+    setup = table.setup(game_id)
+    actions, winner = leader_wins_in_phase_one(setup)
+    for seat, text in actions[:3]:
+        act(table, game_id, seat, text)
+    status = table.status()
+    assert status["state"]["acted"] == [seat for seat, _ in actions[:3]]
+    for agent in setup.agents:  # the staff's status never carries a secret while the game is on
+        assert agent.fragment not in json.dumps(status)
+    for seat, text in actions[3:]:
+        act(table, game_id, seat, text)
+    state = table.status()["state"]
+    assert (state["step"], state["winner"]) == ("over", winner.value)
+    [game] = json.loads(pi_table("history", "--json", "--config", str(table.config)).stdout)
+    assert (game["game"], game["winner"], game["moves"]) == ("codex", "red", len(actions))
+
+
+def test_a_page_acts_only_for_its_own_seat_and_an_old_token_opens_nothing(table):
+    game_id = table.status()["game_id"]
+    mine = table.link(game_id, 2).replace("/p/", "/api/p/")
+    status, answer = post(mine + "/act", "send 4 0 role")
+    assert status == 409 and "seat 2" in answer["error"] and not table.status()["state"]["acted"]
+    status, answer = post(mine + "/act", "end-discussion")
+    assert status == 409 and not answer["ok"]
+    assert pi_table("new-game", "--config", str(table.config)).returncode == 0
+    with pytest.raises(urllib.error.HTTPError) as gone:
+        urllib.request.urlopen(mine, timeout=5)
+    assert gone.value.code == 404 and gone.value.read() == b""
+
+
+def test_the_table_switches_between_codex_and_the_grid_games(table):
+    answer = pi_table("new-game", "--game", "codenames", "--json", "--config", str(table.config))
+    assert answer.returncode == 0, answer.stderr
+    assert json.loads(answer.stdout)["state"]["game"] == "codenames"
+    game_id = table.status()["game_id"]
+    status, answer = post(table.link(game_id, 0).replace("/p/", "/api/p/") + "/act", "send 0 1 role")
+    assert status == 404  # no seat pages while a grid game is on
+    answer = pi_table("new-game", "--game", "codex", "--json", "--config", str(table.config))
+    assert json.loads(answer.stdout)["state"]["game"] == "codex"
+    answer = pi_table("new-game", "--game", "chess", "--config", str(table.config))
+    assert answer.returncode == 2 and "invalid choice: 'chess'" in answer.stderr
+
+
+def test_a_crash_in_the_middle_of_codex_resumes_it_exactly(tmp_path):
+    table = Table(tmp_path)
+    table.systemd.start()
+    try:
+        game_id = table.status()["game_id"]
+        setup = table.setup(game_id)
+        actions, _ = leader_wins_in_phase_one(setup)
+        for seat, text in actions[:7]:
+            act(table, game_id, seat, text)
+        before = table.status()["state"]
+        table.systemd.kill()
+        table.systemd.start()
+        after = table.status()
+        assert after["game_id"] == game_id and after["state"] == before
+        for seat, text in actions[7:]:  # the same links still work: the tokens survive a restart
+            act(table, game_id, seat, text)
+        assert table.status()["state"]["winner"] == "red"
+    finally:
+        table.systemd.close()
