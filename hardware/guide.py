@@ -1,7 +1,7 @@
-"""The build guide's tables, made from the sources: the pinout, the bill of materials and the
-power budget. ``python -m pi_table.hardware.guide`` rewrites each ``<!-- generated: NAME -->``
-block of hardware/README.md; a test checks the committed guide is current, so every number in
-it comes from a file CI checks.
+"""The build guide's tables, made from the sources: the pinout, the bill of materials, the
+power budget, and the enclosure's figures (enclosure/params.scad). ``python -m
+pi_table.hardware.guide`` rewrites each ``<!-- generated: NAME -->`` block of hardware/README.md;
+a test checks the committed guide is current, so every number in it comes from a file CI checks.
 """
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ from pathlib import Path
 
 from ..engine import CELLS
 from ..ui.pixels import PowerLimit
-from . import pinout
+from . import enclosure, pinout
 from .pinout import HEADER, MPR121_ELECTRODES, Pinout
 
 LED = PowerLimit()  # the output stage's own estimate of what one WS2812B draws
@@ -79,7 +79,9 @@ def power_table(wiring: Pinout) -> str:
 
 def blocks() -> dict[str, str]:
     wiring = pinout.load()
-    return {"pinout": pinout_table(wiring), "bom": bom_table(), "power": power_table(wiring)}
+    shape = enclosure.read()
+    return {"pinout": pinout_table(wiring), "bom": bom_table(), "power": power_table(wiring),
+            "pads": enclosure.pads_table(shape), "printing": enclosure.printing_table(shape)}
 
 
 def render(guide: str) -> str:
@@ -95,10 +97,14 @@ def render(guide: str) -> str:
     return re.sub(r"<!-- generated: (\w+) -->\n.*?<!-- end -->", fill, guide, flags=re.S)
 
 
+GUIDES = (Path(__file__).with_name("README.md"), enclosure.ENCLOSURE / "README.md")
+"""The files with generated blocks: the build guide, and the enclosure's README (its print settings)."""
+
+
 def main() -> int:
-    guide = Path(__file__).with_name("README.md")
-    guide.write_text(render(guide.read_text(encoding="utf-8")), encoding="utf-8")
-    print(f"wrote {guide}")
+    for guide in GUIDES:
+        guide.write_text(render(guide.read_text(encoding="utf-8")), encoding="utf-8")
+        print(f"wrote {guide}")
     return 0
 
 

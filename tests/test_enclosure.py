@@ -9,6 +9,7 @@ import csv
 import importlib.util
 import io
 import math
+import struct
 import subprocess
 from pathlib import Path
 
@@ -16,7 +17,7 @@ import pytest
 from helpers import require_tools
 
 from pi_table.engine import CELLS
-from pi_table.hardware import enclosure, pinout
+from pi_table.hardware import enclosure, guide, pinout
 from pi_table.hardware.enclosure import ENCLOSURE, PARTS, ParamsError
 
 P = enclosure.read()
@@ -137,6 +138,20 @@ def test_every_scad_file_is_a_part_a_scene_or_a_library():
     """So the build renders or checks every one, and a new file is not left out."""
     known = {part.name for part in PARTS} | set(enclosure.SCENES) | set(enclosure.LIBRARIES)
     assert {path.stem for path in ENCLOSURE.glob("*.scad")} == known
+
+
+def test_the_build_guide_carries_the_enclosures_figures_and_pictures():
+    readme = (Path(guide.__file__).parent / "README.md").read_text(encoding="utf-8")
+    blocks = guide.blocks()
+    assert blocks["pads"] == enclosure.pads_table(P) and blocks["printing"] == enclosure.printing_table(P)
+    assert f"<!-- generated: pads -->\n{blocks['pads']}" in readme
+    own = (ENCLOSURE / "README.md").read_text(encoding="utf-8")
+    assert guide.render(own) == own and "<!-- generated: printing -->" in own, "run: python -m pi_table.hardware.guide"
+    for picture in set(enclosure.PICTURES.values()):
+        path = ENCLOSURE / "pictures" / f"{picture}.png"
+        assert f"../enclosure/pictures/{picture}.png" in readme
+        header = path.read_bytes()[:24]
+        assert header[:8] == b"\x89PNG\r\n\x1a\n" and struct.unpack(">II", header[16:24]) == enclosure.PICTURE_SIZE
 
 
 # ---- the render: once per session, every part
