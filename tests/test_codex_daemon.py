@@ -10,16 +10,18 @@ import sys
 import urllib.error
 import urllib.request
 from pathlib import Path
+from types import SimpleNamespace
 
 import pytest
 
-from pi_table.engine import Codex
 from pi_table.engine.codex_setup import Faction, parse_setup
 from pi_table.sim.systemd import FakeSystemd
+from pi_table.table import load_game
 from pi_table.web import Tokens
 from pi_table.web.tokens import seat_role
 
-from helpers import wait_for
+from test_web import browser  # noqa: F401 (a fixture)
+from test_web_codex import Phones
 
 CONFIG = (
     '[game]\ngame = "codex"\ndiscussion_s = 10\n[web]\nhost = "127.0.0.1"\nport = 0\n'
@@ -157,3 +159,49 @@ def test_a_crash_in_the_middle_of_codex_resumes_it_exactly(tmp_path):
         assert table.status()["state"]["winner"] == "red"
     finally:
         table.systemd.close()
+
+
+class Watched:
+    """The running table as the phones' driver sees it: what its journal says was accepted."""
+
+    def __init__(self, table: Table, game_id: str) -> None:
+        self.table, self.game_id = table, game_id
+        self.path = table.folder / "journal" / f"{game_id}.jsonl"
+        self.companion = SimpleNamespace(base_url=table.status()["companion"])
+
+    @property
+    def accepted(self) -> list[str]:
+        return self.path.read_text().splitlines()[1:]
+
+    @property
+    def state(self):
+        return load_game(self.path)[1].state
+
+    def link(self, seat: int) -> str:
+        return self.table.link(self.game_id, seat)
+
+
+def test_six_browser_sessions_play_codex_to_a_win_against_the_daemon(table, browser):
+    """Each agent taps its own page: the red Leader's mates send it their fragments, the
+    Leader taps them into the code, everyone ends the private turn, and red wins."""
+    watched = Watched(table, table.status()["game_id"])
+    setup = watched.state.setup
+    actions, _ = leader_wins_in_phase_one(setup)
+    leader = next(seat for seat, text in actions if text.startswith("code"))
+    phones = Phones(browser, watched)
+    try:
+        for seat, text in actions[:6]:
+            _, _, to, fact = text.split()
+            phones.send(seat, int(to), fact)
+        phones.check_privacy()  # the messages are delivered: each page holds what its agent may know
+        red = sorted((agent for agent in setup.agents if agent.faction is Faction.RED), key=lambda a: a.position)
+        phones.code(leader, *(agent.fragment for agent in red))
+        phones.check_privacy()
+        for seat in range(6):
+            phones.done(seat)
+        phones.public.wait_for_selector("text=Red wins")
+        phones.pages[leader].wait_for_selector("text=Red wins")
+    finally:
+        phones.close()
+    state = table.status()["state"]
+    assert (state["winner"], state["winning_seat"]) == ("red", leader)

@@ -261,7 +261,7 @@ def test_an_old_token_opens_nothing_once_a_new_game_is_dealt(table, tokens):
 # --- the pages in a real browser ---------------------------------------------------------------
 
 
-def pick(page, form: str, label: str) -> None:
+def pick(page, form: str, label: str | re.Pattern) -> None:
     page.locator(f'form[data-form="{form}"] label.chip', has_text=label).click()
 
 
@@ -296,7 +296,8 @@ class Phones:
 
     def send(self, seat: int, to: int, fact: str) -> None:
         page, codename = self.pages[seat], self.table.state.setup.agents[to].codename
-        self.taken(lambda: pick(page, "send", f"{codename} (seat {to})"), lambda: pick(page, "send", f"{fact}:"),
+        one_fact = re.compile(rf"^{fact}: [^+]*$")  # not the Informatore's "role: ... + fact: ..."
+        self.taken(lambda: pick(page, "send", f"{codename} (seat {to})"), lambda: pick(page, "send", one_fact),
                    lambda: submit(page, "send"))
 
     def code(self, seat: int, *fragments: str) -> None:
@@ -323,7 +324,7 @@ class Phones:
         """No page's HTML, attributes included, holds a fragment its agent has not seen."""
         for seat, page in self.pages.items():
             html = page.content()
-            seen = {fragment for fragment in FRAGMENTS if fragment in html}
+            seen = {agent.fragment for agent in self.table.state.setup.agents if agent.fragment in html}
             assert seen <= known_fragments(self.table.state, seat), f"seat {seat}'s page shows {seen}"
 
 
