@@ -296,8 +296,10 @@ class Phones:
 
     def send(self, seat: int, to: int, fact: str) -> None:
         page, codename = self.pages[seat], self.table.state.setup.agents[to].codename
-        one_fact = re.compile(rf"^{fact}: [^+]*$")  # not the Informatore's "role: ... + fact: ..."
-        self.taken(lambda: pick(page, "send", f"{codename} (seat {to})"), lambda: pick(page, "send", one_fact),
+        # the chip that reads "FACT: value" and no more: "position" is not the Informatore's
+        # "role: informatore + position: 2", which is asked for in full
+        chip = re.compile("^" + re.escape(fact) + r":[^+]*$")
+        self.taken(lambda: pick(page, "send", f"{codename} (seat {to})"), lambda: pick(page, "send", chip),
                    lambda: submit(page, "send"))
 
     def code(self, seat: int, *fragments: str) -> None:
