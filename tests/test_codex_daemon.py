@@ -20,6 +20,7 @@ from pi_table.table import load_game
 from pi_table.web import Tokens
 from pi_table.web.tokens import seat_role
 
+from helpers import wait_for
 from test_web import browser  # noqa: F401 (a fixture)
 from test_web_codex import Phones
 
@@ -205,3 +206,18 @@ def test_six_browser_sessions_play_codex_to_a_win_against_the_daemon(table, brow
         phones.close()
     state = table.status()["state"]
     assert (state["winner"], state["winning_seat"]) == ("red", leader)
+
+
+def test_the_discussion_runs_on_the_tables_clock_and_the_phones_see_it(table):
+    game_id = table.status()["game_id"]
+    for seat in range(6):
+        act(table, game_id, seat, f"send {seat} {(seat + 1) % 6} position")
+    for seat in range(6):
+        act(table, game_id, seat, f"done {seat}")
+    assert table.status()["state"]["step"] == "discussion"
+    with urllib.request.urlopen(table.status()["companion"] + "/api/public", timeout=5) as answer:
+        timer = json.loads(answer.read())["timer"]
+    assert timer["length_s"] == 10 and 0 < timer["remaining_s"] <= 10
+    wait_for(lambda: table.status()["state"]["step"] == "vote", "the discussion's 10 s to run out", timeout=15)
+    journal = (table.folder / "journal" / f"{game_id}.jsonl").read_text().splitlines()
+    assert json.loads(journal[-1])["action"] == "end-discussion"

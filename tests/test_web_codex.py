@@ -25,6 +25,7 @@ from pi_table.engine import Codex, CodexState, InvalidAction, RuleError, parse_c
 from pi_table.engine.codex import MESSAGES
 from pi_table.engine.codex_actions import EnterCode
 from pi_table.engine.codex_setup import Fact, parse_setup
+from pi_table.hal import TimerState
 from pi_table.web import Companion, Tokens, codex_snapshot, seat_action
 from pi_table.web.tokens import role_seat, seat_role
 
@@ -77,7 +78,7 @@ def test_the_snapshot_has_a_public_entry_and_one_per_seat_behind_its_token(token
     state = game.start(parse_setup(SETUP))
     snapshot = codex_snapshot("g1", game, state, tokens)
     assert snapshot.public == {
-        "kind": "codex-public", "game_id": "g1", "title": "Codex", "view": game.public_view(state).to_json(),
+        "kind": "codex-public", "game_id": "g1", "title": "Codex", "timer": None, "view": game.public_view(state).to_json(),
     }
     assert not any(fragment in json.dumps(snapshot.public) for fragment in FRAGMENTS)
     assert sorted(role for role, _ in snapshot.private.values()) == [f"seat-{n}" for n in range(6)]
@@ -90,6 +91,16 @@ def test_the_snapshot_has_a_public_entry_and_one_per_seat_behind_its_token(token
         assert [FRAGMENTS[other] in json.dumps(page) for other in range(6)] == [other == seat for other in range(6)]
     assert entry(snapshot, tokens, 0)["legal"][:3] == ["send 0 1 codename", "send 0 1 faction", "send 0 1 role"]
     assert snapshot.role_of(tokens.token("g0", "seat-0")) is None
+
+
+def test_the_discussion_timer_goes_to_every_page_while_it_runs(tokens):
+    game = Codex()
+    state = game.start(parse_setup(SETUP))
+    running = codex_snapshot("g1", game, state, tokens, TimerState(180, 41.2, 10, True, True))
+    assert running.public["timer"] == {"remaining_s": 42, "length_s": 180}
+    assert all(view["timer"] == running.public["timer"] for _, view in running.private.values())
+    stopped = codex_snapshot("g1", game, state, tokens, TimerState(180, 180, 10, True, False))
+    assert stopped.public["timer"] is None
 
 
 def test_a_code_is_one_legal_entry_with_the_fragments_seen_to_pick_from(tokens):

@@ -258,7 +258,7 @@ class CompanionScreen(Screen):
             self.companion.publish(codenames_snapshot(model.game_id, model.view, self.tokens))
             model = replace(model, join=self.companion.link(self.tokens.token(model.game_id, SPYMASTER)))
         elif isinstance(model, CodexModel):
-            self.companion.publish(codex_snapshot(model.game_id, model.game, model.state, self.tokens))
+            self.companion.publish(codex_snapshot(model.game_id, model.game, model.state, self.tokens, model.cues.timer))
             tokens = [self.tokens.token(model.game_id, seat_role(seat)) for seat in range(len(model.state.setup.agents))]
             model = replace(model, joins=tuple(
                 None if self.companion.was_opened(token) else self.companion.link(token) for token in tokens))

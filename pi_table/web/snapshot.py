@@ -9,10 +9,12 @@ keeps each page to its own seat's actions.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 
 from ..engine import Codex, CodexAction, CodexState, InvalidAction, SpymasterView, parse_codex_action
 from ..engine.codex_actions import EndDiscussion, EnterCode
+from ..hal import TimerState
 from .tokens import SPYMASTER, Tokens, seat_role
 
 
@@ -37,15 +39,21 @@ def codenames_snapshot(game_id: str, view: SpymasterView, tokens: Tokens) -> Sna
     return Snapshot(game_id, public, {tokens.token(game_id, SPYMASTER): (SPYMASTER, spymaster)})
 
 
-def codex_snapshot(game_id: str, game: Codex, state: CodexState, tokens: Tokens) -> Snapshot:
-    """Codex: the public view for anyone, and behind each seat's token that agent's own view.
+def codex_snapshot(
+    game_id: str, game: Codex, state: CodexState, tokens: Tokens, timer: TimerState | None = None
+) -> Snapshot:
+    """Codex: the public view for anyone, and behind each seat's token that agent's own view;
+    both carry the discussion's ``timer`` while it runs (whole seconds left, as the table shows).
 
     A seat's ``legal`` lists the text of every action it may take now, from which its page
     builds its forms; codes are the exception, as any well-formed code is accepted (a fragment
     may be heard in the discussion): one ``code SEAT`` entry says the agent may enter one, and
     ``fragments`` lists the fragments it has seen, to pick from.
     """
-    public = {"kind": "codex-public", "game_id": game_id, "title": "Codex", "view": game.public_view(state).to_json()}
+    clock = None if timer is None or not timer.running else {
+        "remaining_s": math.ceil(timer.remaining_s), "length_s": timer.length_s}
+    public = {"kind": "codex-public", "game_id": game_id, "title": "Codex", "timer": clock,
+              "view": game.public_view(state).to_json()}
     private = {}
     for seat in range(len(state.setup.agents)):
         view = game.agent_view(state, seat)
@@ -58,6 +66,7 @@ def codex_snapshot(game_id: str, game: Codex, state: CodexState, tokens: Tokens)
             "game_id": game_id,
             "title": f"Codex: {view.identikit.codename}",
             "seat": seat,
+            "timer": clock,
             "view": view.to_json(),
             "legal": legal,
             "fragments": list(game.known_fragments(state, seat)),

@@ -247,7 +247,7 @@ function nowCard(page) {
     said.push(mine ? "Your private turn: enter the code, use your power if you have one, then end your turn."
       : `Your private turn is over. ${waitingFor(pub)}`);
   } else if (pub.step === "discussion") {
-    said.push("Talk at the table: say anything, true or false. When the table's timer runs out, you vote.");
+    said.push(`Talk at the table: say anything, true or false. When the table's timer runs out, you vote.${timeLeft(page)}`);
   } else if (pub.step === "vote") {
     said.push(mine ? "Vote for an agent to send to the truth machine." : `You voted. ${waitingFor(pub)}`);
   } else if (pub.step === "truth") {
@@ -353,6 +353,13 @@ function rolesInPlay(pub) {
   return el("p", {class: "note"}, `Roles in play, one per faction: ${pub.roles.join(", ")}.`);
 }
 
+function timeLeft(page) {
+  // The discussion's time as the table counts it: the table sends every second that passes.
+  if (!page.timer) return "";
+  const left = page.timer.remaining_s;
+  return ` ${Math.floor(left / 60)}:${String(left % 60).padStart(2, "0")} left.`;
+}
+
 renderers["codex-seat"] = (page) => {
   const stepKey = `${page.game_id}/${page.seat}/${page.view.public.phase}/${page.view.public.step}`;
   if (drafts.key !== stepKey) drafts = {key: stepKey, forms: {}};
@@ -366,7 +373,7 @@ renderers["codex-public"] = (page) => {
   const words = {
     messages: "Each agent sends one message from its phone.",
     private: "Each agent's private turn: codes and powers.",
-    discussion: "Talk: say anything, true or false, until the timer runs out.",
+    discussion: `Talk: say anything, true or false, until the timer runs out.${timeLeft(page)}`,
     vote: "Each agent votes for one to send to the truth machine.",
     truth: pub.truth !== null ? `${agent(pub, pub.truth)} is at the truth machine.` : "",
   };
