@@ -8,8 +8,9 @@ import os
 import sys
 from pathlib import Path
 
-from .engine import GAMES, InvalidKey, InvalidRules, Rules, Team, make_game
+from .engine import GAMES, Codex, CodexRules, InvalidKey, InvalidRules, Rules, Team, make_game
 from .engine.rules import NUKE_MODES, SETUPS
+from .table.codex_loop import DISCUSSION_S
 
 EXIT_USAGE = 2
 EXIT_CONFIG = 78  # EX_CONFIG: systemd and people both read it as "fix the configuration"
@@ -24,17 +25,26 @@ def _team(text: str) -> Team:
         raise argparse.ArgumentTypeError(str(e)) from None
 
 
-def _game_options(parser: argparse.ArgumentParser) -> None:
-    """The options that choose a game and its rules; shared by every command that deals."""
-    parser.add_argument("--game", choices=GAMES, default="codenames", help="the game (default: %(default)s)")
+def _game_options(parser: argparse.ArgumentParser, codex: bool = False) -> None:
+    """The options that choose a game and its rules; shared by every command that deals.
+    ``codex`` adds Codex to the games, whose --setup is the six agents' identikits."""
+    games = (*GAMES, Codex.name) if codex else GAMES
+    parser.add_argument("--game", choices=games, default="codenames", help="the game (default: %(default)s)")
     parser.add_argument("--nuke", choices=NUKE_MODES, default="basic", help="Alias 24's nuke mode (default: basic)")
     parser.add_argument("--start", type=_team, help="the starting team (Codenames: must match --key)")
     parser.add_argument("--seed", type=int, help="deal reproducible keys from this seed")
     parser.add_argument("--clue-required", action="store_true", help="a clue number must be entered before a touch")
     parser.add_argument("--three-player", action="store_true", help="one operative guesses for both spymasters")
-    parser.add_argument(
-        "--setup", choices=SETUPS, default="key", help="'place': Deep Undercover's deal-and-place setup"
-    )
+    if codex:
+        parser.add_argument(
+            "--setup", metavar="key|place|TEXT",
+            help="'place': Deep Undercover's deal-and-place setup; Codex: the six identikits, one "
+                 "codename:faction:role:position:fragment per seat (default: a random deal)",
+        )
+    else:
+        parser.add_argument(
+            "--setup", choices=SETUPS, default="key", help="'place': Deep Undercover's deal-and-place setup"
+        )
     parser.add_argument("--dark-cell", type=int, default=12, help="Alias 24's cell without a card (default: 12)")
 
 
@@ -52,13 +62,15 @@ def _config_option(parser: argparse.ArgumentParser) -> None:
     )
 
 
-def _rules(args: argparse.Namespace) -> Rules:
+def _rules(args: argparse.Namespace) -> Rules | CodexRules:
+    if args.game == Codex.name:
+        return CodexRules(roles=None if args.roles is None else tuple(args.roles.lower().split(",")))
     return Rules(
         game=args.game,
         nuke=args.nuke,
         clue_required=args.clue_required,
         three_player=args.three_player,
-        setup=args.setup,
+        setup=args.setup or "key",
         dark_cell=args.dark_cell,
     )
 
@@ -68,7 +80,10 @@ def build_parser() -> argparse.ArgumentParser:
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
     sim = commands.add_parser("sim", help="play the table in the terminal, or run a script")
-    _game_options(sim)
+    _game_options(sim, codex=True)
+    sim.add_argument("--roles", help="Codex: the three roles in play, the Leader among them (default: dealt)")
+    sim.add_argument("--discussion", type=float, metavar="SECONDS",
+                     help=f"Codex: the discussion's length, 0 for no timer (default: {DISCUSSION_S:g})")
     sim.add_argument("--key", help="the 25-character key (default: a random one)")
     sim.add_argument("--script", type=Path, help="run the commands in FILE ('-' for standard input)")
     sim.add_argument("--json", action="store_true", help="with --script: one JSON object per line")
@@ -76,7 +91,8 @@ def build_parser() -> argparse.ArgumentParser:
         "--touch-port", help="play with a touch board on this serial port (from emulate-board), or 'auto' to find it"
     )
     _table_options(sim)
-    sim.add_argument("--lang", choices=("en", "it"), default="en", help="language of the rating line")
+    sim.add_argument("--lang", choices=("en", "it"), default="en",
+                     help="language of the rating line, and of Codex's screen")
     sim.add_argument("--color", choices=("auto", "always", "never"), default="auto")
     sim.add_argument("--window", action="store_true", help="a desktop window with the grid and the spymaster screen")
     sim.add_argument("--rotation", type=int, default=180, help="the spymaster screen's key rotation (default: 180)")
@@ -273,34 +289,45 @@ def _key(parser: argparse.ArgumentParser, args: argparse.Namespace, rules: Rules
     return 0
 
 
-def _sim(parser: argparse.ArgumentParser, args: argparse.Namespace, rules: Rules) -> int:
+def _read_script(args: argparse.Namespace, parse_command) -> list | None:
+    """The script --script names, read whole before anything runs; None without one. A script
+    that cannot be read or is malformed exits 2, naming the file and line."""
+    from .sim.script import ScriptError, parse_script
+
+    if args.script is None:
+        return None
+    name = "<stdin>" if str(args.script) == "-" else str(args.script)
+    try:
+        text = sys.stdin.read() if name == "<stdin>" else args.script.read_text(encoding="utf-8")
+        return parse_script(text.splitlines(), name, parse_command)
+    except OSError as e:
+        print(f"pi-table sim: cannot read the script: {e}", file=sys.stderr)
+    except ScriptError as e:
+        print(f"pi-table sim: malformed script: {e}", file=sys.stderr)
+    raise SystemExit(EXIT_USAGE)
+
+
+def _sim(parser: argparse.ArgumentParser, args: argparse.Namespace, rules: Rules | CodexRules) -> int:
     from .sim.harness import SimTable
-    from .sim.script import ScriptError, Wait, parse_script, run_script
+    from .sim.script import play, run_script
     from .sim.terminal import Painter, interactive
-    from .table import Session, random_source
+    from .table import Session, parse_command, random_source
     from .table.input import InputSettings
     from .table.timer import TimerSettings
 
     rendering = args.command == "render"
     if not rendering and args.json and args.script is None:
         parser.error("--json goes with --script FILE")
+    if isinstance(rules, CodexRules):
+        return _codex_sim(parser, args, rules)
+    if not rendering and (args.roles is not None or args.discussion is not None):
+        parser.error("--roles and --discussion are Codex's options: --game codex")
     game = make_game(rules)
     try:
         key = game.parse_key(args.key, args.start) if args.key else None
     except InvalidKey as e:
         parser.error(f"--key: {e}")
-    script = None
-    if args.script is not None:
-        name = "<stdin>" if str(args.script) == "-" else str(args.script)
-        try:
-            text = sys.stdin.read() if name == "<stdin>" else args.script.read_text(encoding="utf-8")
-            script = parse_script(text.splitlines(), name)
-        except OSError as e:
-            print(f"pi-table sim: cannot read the script: {e}", file=sys.stderr)
-            return EXIT_USAGE
-        except ScriptError as e:
-            print(f"pi-table sim: malformed script: {e}", file=sys.stderr)
-            return EXIT_USAGE
+    script = _read_script(args, parse_command)
     try:
         settings = InputSettings(hold_s=args.hold)
     except ValueError as e:
@@ -343,12 +370,47 @@ def _sim(parser: argparse.ArgumentParser, args: argparse.Namespace, rules: Rules
             run_script(table, script, sys.stdout.write)
         else:
             for line in script:
-                if isinstance(line.command, Wait):
-                    table.wait(line.command.seconds)
-                    verdict = "ok"
-                else:
-                    verdict = "ok" if table.do(line.command).ok else "refused"
+                verdict = "ok" if play(table, line)[0] else "refused"
                 print(f"\n> {line.text}   ({verdict})\n{painter.screen(table.screen.last)}")
+    finally:
+        table.close()
+    return 0
+
+
+def _codex_sim(parser: argparse.ArgumentParser, args: argparse.Namespace, rules: CodexRules) -> int:
+    """Codex's scripted simulator: the table's loop and the screen's own painter, on virtual time."""
+    from .engine import InvalidSetup
+    from .sim.script import play, run_script
+    from .table import Session, random_source
+
+    if args.script is None:
+        parser.error("--game codex plays a script: --script FILE ('-' for standard input)")
+    if args.key:
+        parser.error("--key deals a grid game; Codex's agents come from --setup TEXT")
+    try:
+        from .sim.codex import CodexSimTable, describe, parse_codex_command
+    except ImportError as e:
+        print(f"pi-table sim: Codex's simulator draws the table's screen with pygame ({e}): "
+              "install pi-table[screen]", file=sys.stderr)
+        return EXIT_USAGE
+    script = _read_script(args, parse_codex_command)
+    try:
+        setup = Codex(rules).parse_setup(args.setup) if args.setup else None
+    except InvalidSetup as e:
+        parser.error(f"--setup: {e}")
+    session = Session(rules, rng=random_source(args.seed), key=setup)
+    try:
+        table = CodexSimTable(session, DISCUSSION_S if args.discussion is None else args.discussion, args.lang)
+    except ValueError as e:
+        parser.error(f"--discussion: {e}")
+    try:
+        if args.json:
+            run_script(table, script, sys.stdout.write)
+        else:
+            print(describe(table.report()))
+            for line in script:
+                ok, error = play(table, line)
+                print(f"\n> {line.text}   ({'ok' if ok else f'refused: {error}'})\n{describe(table.report())}")
     finally:
         table.close()
     return 0
@@ -356,7 +418,7 @@ def _sim(parser: argparse.ArgumentParser, args: argparse.Namespace, rules: Rules
 
 def _render(parser: argparse.ArgumentParser, args: argparse.Namespace, table, script) -> int:
     """Play the script on virtual time, then write what the screen and the grid show."""
-    from .sim.script import Wait
+    from .sim.script import play
     from .sim.window import render_pngs
     from .ui.screen import ScreenSettings
 
@@ -366,10 +428,7 @@ def _render(parser: argparse.ArgumentParser, args: argparse.Namespace, table, sc
         parser.error(f"--rotation: {e}")
     try:
         for line in script:
-            if isinstance(line.command, Wait):
-                table.wait(line.command.seconds)
-            else:
-                table.do(line.command)
+            play(table, line)
         table.wait(1.0)  # let the reveal animation finish, as a photo taken a moment later
         for path in render_pngs(table.screen.last, table.leds.last, args.out, table.clock(), screen_settings):
             print(path)

@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 from ..engine import EndTurn, Guess
-from ..hal import Command, NewGame, SimButtons, SimLedStrip, SimScreen, SimTouch
+from ..hal import Command, NewGame, SimButtons, SimLedStrip, SimScreen, SimTouch, TimerState
 from ..table import Outcome, Session, TableLoop
 from ..table.input import InputSettings, TouchPolicy
+from ..table.loop import EventLoop
 from ..table.timer import TimerSettings, TurnTimer
 
 
@@ -22,21 +23,59 @@ class ManualClock:
         self.now += seconds
 
 
-class SimTable:
-    """A session and a table loop on simulated devices.
+class VirtualTable:
+    """A table loop on virtual time, run in the caller's thread: each call is complete when it
+    returns, so a script replays identically. A game's table sets ``loop`` and says which
+    deadlines ``wait`` must stop at."""
+
+    loop: EventLoop
+
+    def __init__(self) -> None:
+        self.clock = ManualClock()
+
+    def deadlines(self) -> list[float | None]:
+        raise NotImplementedError
+
+    def wait(self, seconds: float) -> list[Outcome]:
+        """Let virtual time pass, stopping at each deadline on the way, so an enforced timer
+        ends its turn exactly when it runs out."""
+        end = self.clock.now + seconds
+        outcomes = []
+        while True:
+            due = min((t for t in self.deadlines() if t is not None), default=None)
+            if due is None or due > end:
+                break
+            self.clock.now = max(self.clock.now, due)
+            outcomes += self.loop.run_pending()
+        self.clock.now = end
+        return outcomes + self.loop.run_pending()
+
+    def timer_json(self) -> dict | None:
+        """The turn timer (Codex: the discussion's) as scripts report it; None when it is off."""
+        timer: TimerState | None = self.loop.timer.state(self.clock())
+        return None if timer is None else {
+            "length": timer.length_s, "remaining": round(timer.remaining_s, 3), "running": timer.running,
+            "warning": timer.warning, "enforced": timer.enforced,
+        }
+
+    def close(self) -> None:
+        self.loop.close()
+
+
+class SimTable(VirtualTable):
+    """A session and a grid game's table loop on simulated devices.
 
     ``do(command)`` plays a command through the device a player would use: a touch on the
     grid held for the hold time, the END TURN and NEW GAME buttons, a tap on the spymaster
-    screen for everything else. The loop runs in the caller's thread on virtual time, so each
-    call is complete when it returns and a script replays identically.
+    screen for everything else.
     """
 
     def __init__(
         self, session: Session, settings: InputSettings | None = None, timer: TimerSettings | None = None,
         lang: str = "en",
     ) -> None:
+        super().__init__()
         self.session = session
-        self.clock = ManualClock()
         self.settings = settings or InputSettings()
         self.touch = SimTouch()
         self.leds = SimLedStrip()
@@ -48,20 +87,12 @@ class SimTable:
         )
         self.loop.open()
 
-    def wait(self, seconds: float) -> list[Outcome]:
-        """Let virtual time pass, stopping at each hold or timer deadline on the way, so an
-        enforced timer ends each turn exactly when it runs out."""
-        end = self.clock.now + seconds
-        outcomes = []
-        while True:
-            dues = [self.loop.policy.next_deadline(), self.loop.timer.next_change(self.clock.now)]
-            due = min((t for t in dues if t is not None), default=None)
-            if due is None or due > end:
-                break
-            self.clock.now = max(self.clock.now, due)
-            outcomes += self.loop.run_pending()
-        self.clock.now = end
-        return outcomes + self.loop.run_pending()
+    def deadlines(self) -> list[float | None]:
+        return [self.loop.policy.next_deadline(), self.loop.timer.next_change(self.clock.now)]
+
+    def report(self) -> dict:
+        """The contract's STATE: the table view, plus the turn timer (null when it is off)."""
+        return {"state": {**self.session.table_view().to_json(), "timer": self.timer_json()}}
 
     def do(self, command: Command) -> Outcome:
         if isinstance(command, Guess):
@@ -81,6 +112,3 @@ class SimTable:
             outcomes = self.loop.run_pending()
         (outcome,) = outcomes
         return outcome
-
-    def close(self) -> None:
-        self.loop.close()

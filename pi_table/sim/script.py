@@ -2,9 +2,11 @@
 
 Contract (README, "Script format"): one command per line, ``#`` starts a comment, blank
 lines are ignored. Output: a line for the initial state with ``"step": 0``, then one line per
-command ``{"step", "input", "ok", "error", "state"}``. A refused command leaves the state
-unchanged and the script goes on; a malformed script is rejected as a whole before any
-command runs, naming the line.
+command ``{"step", "input", "ok", "error", "state"}`` (Codex adds ``"agents"`` and
+``"screen"``: each table's ``report``). A refused command leaves the state unchanged and the
+script goes on; a malformed script is rejected as a whole before any command runs, naming the
+line. The grid games and Codex share all of this; each game brings its command words (a
+``parse_command``) and its table (``SimTable``, ``CodexSimTable``).
 """
 
 from __future__ import annotations
@@ -12,12 +14,11 @@ from __future__ import annotations
 import json
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
+from typing import Protocol
 
 from ..engine import InvalidAction
 from ..hal import Command
-from ..table import parse_command
-from .harness import SimTable
-
+from ..table import Outcome, parse_command
 
 MAX_WAIT_S = 3600
 
@@ -43,8 +44,18 @@ class ScriptLine:
     command: Command | Wait
 
 
-def parse_line(text: str) -> Command | Wait:
-    """A table command, or ``wait SECONDS``; raise ``InvalidAction`` saying what was expected."""
+class ScriptedTable(Protocol):
+    """What a script plays on: a table on virtual time."""
+
+    def wait(self, seconds: float) -> list[Outcome]: ...
+
+    def do(self, command) -> Outcome: ...
+
+    def report(self) -> dict: ...
+
+
+def parse_line(text: str, parse_command: Callable[[str], Command] = parse_command) -> Command | Wait:
+    """A game's command, or ``wait SECONDS``; raise ``InvalidAction`` saying what was expected."""
     words = text.split()
     if words[0].lower() != "wait":
         return parse_command(text)
@@ -59,42 +70,36 @@ def parse_line(text: str) -> Command | Wait:
     return Wait(seconds)
 
 
-def parse_script(lines: Iterable[str], name: str = "<script>") -> list[ScriptLine]:
+def parse_script(
+    lines: Iterable[str], name: str = "<script>", parse_command: Callable[[str], Command] = parse_command
+) -> list[ScriptLine]:
     parsed = []
     for number, raw in enumerate(lines, start=1):
         text = raw.split("#", 1)[0].strip()
         if not text:
             continue
         try:
-            parsed.append(ScriptLine(number, text, parse_line(text)))
+            parsed.append(ScriptLine(number, text, parse_line(text, parse_command)))
         except InvalidAction as e:
             raise ScriptError(f"{name}:{number}: {e} (line: {raw.rstrip()!r})") from None
     return parsed
 
 
-def run_script(table: SimTable, script: list[ScriptLine], write: Callable[[str], object]) -> None:
+def play(table: ScriptedTable, line: ScriptLine) -> tuple[bool, str | None]:
+    """Play one line on ``table``: whether it was accepted, and why not."""
+    if isinstance(line.command, Wait):
+        table.wait(line.command.seconds)
+        return True, None
+    outcome = table.do(line.command)
+    return outcome.ok, outcome.error
+
+
+def run_script(table: ScriptedTable, script: list[ScriptLine], write: Callable[[str], object]) -> None:
     """Play each line through the simulated devices, writing a JSON line after each."""
-    write(_line({"step": 0, "input": None, "ok": True, "error": None, "state": state_json(table)}))
+    write(_line({"step": 0, "input": None, "ok": True, "error": None, **table.report()}))
     for step, line in enumerate(script, start=1):
-        if isinstance(line.command, Wait):
-            table.wait(line.command.seconds)
-            ok, error = True, None
-        else:
-            outcome = table.do(line.command)
-            ok, error = outcome.ok, outcome.error
-        write(_line({"step": step, "input": line.text, "ok": ok, "error": error, "state": state_json(table)}))
-
-
-def state_json(table: SimTable) -> dict:
-    """The contract's STATE: the table view, plus the turn timer (null when it is off)."""
-    timer = table.loop.timer.state(table.clock())
-    return {
-        **table.session.table_view().to_json(),
-        "timer": None if timer is None else {
-            "length": timer.length_s, "remaining": round(timer.remaining_s, 3), "running": timer.running,
-            "warning": timer.warning, "enforced": timer.enforced,
-        },
-    }
+        ok, error = play(table, line)
+        write(_line({"step": step, "input": line.text, "ok": ok, "error": error, **table.report()}))
 
 
 def _line(obj: dict) -> str:

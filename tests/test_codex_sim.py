@@ -1,0 +1,233 @@
+"""Codex in the scripted simulator: phones' action lines, pass-and-play through the screen's own
+painter, the discussion's timer on virtual time, refusals, malformed scripts, and what each
+agent's view in the output may hold."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from pi_table.cli import main
+from pi_table.engine import Codex, parse_codex_action
+
+SETUP = (
+    "Moon:red:leader:1:AAAA Aleman:red:hacker:2:BBBB Viper:red:inquisitore:3:CCCC "
+    "Falco:blue:leader:1:DDDD Nebbia:blue:hacker:2:EEEE Orso:blue:inquisitore:3:FFFF"
+)
+FRAGMENTS = ("AAAA", "BBBB", "CCCC", "DDDD", "EEEE", "FFFF")
+EXAMPLE = Path(__file__).resolve().parent.parent / "docs" / "examples" / "codex-game.txt"
+MOON_SEES_RED = "send 0 1 position\nsend 1 0 position\nsend 2 0 position\nsend 3 4 role\nsend 4 5 role\nsend 5 3 position\n"
+DONE_ALL = "".join(f"done {seat}\n" for seat in range(6))
+
+
+def sim(tmp_path, capsys, script, *options, setup=SETUP):
+    """Run ``pi-table sim --game codex`` in this process; its JSON lines."""
+    path = tmp_path / "codex.txt"
+    path.write_text(script)
+    argv = ["sim", "--game", "codex", *(["--setup", setup] if setup else []), *options, "--script", str(path), "--json"]
+    assert main(argv) == 0
+    return [json.loads(line) for line in capsys.readouterr().out.splitlines()]
+
+
+def test_the_output_holds_the_public_state_every_agents_view_and_the_screen(tmp_path, capsys):
+    lines = sim(tmp_path, capsys, "send 0 3 role\nvote 0 1\n")
+    assert [line["step"] for line in lines] == [0, 1, 2] and lines[0]["input"] is None
+    for line in lines:
+        assert set(line) == {"step", "input", "ok", "error", "state", "agents", "screen"}
+        assert line["state"]["game"] == "codex" and line["state"]["codenames"][0] == "Moon"
+        assert [agent["seat"] for agent in line["agents"]] == list(range(6))
+        assert all("public" not in agent for agent in line["agents"])  # the state is the public part
+        assert set(line["screen"]) == {"stage", "seat", "choice", "texts"}
+    assert lines[0]["state"]["timer"] == {"length": 180.0, "remaining": 180.0, "running": False, "warning": False,
+                                          "enforced": True}
+    assert lines[1]["state"]["acted"] == [0] and "Phase 1 · Messages" in lines[1]["screen"]["texts"]
+    assert lines[2]["agents"][3]["inbox"] == []  # delivered only when the sixth message is in
+
+
+def test_a_game_to_a_win_from_the_phones(tmp_path, capsys):
+    lines = sim(tmp_path, capsys, MOON_SEES_RED + "code 0 AAAA-BBBB-CCCC\n" + DONE_ALL)
+    assert all(line["ok"] for line in lines)
+    last = lines[-1]["state"]
+    assert last["step"] == "over" and last["winner"] == "red" and last["winning_seat"] == 0
+    assert last["reason"] == "Moon (seat 0) entered red's code: red wins"
+    assert lines[-1]["agents"][0]["attempts"] == [{"phase": 1, "code": "AAAA-BBBB-CCCC", "result": "right"}]
+    assert "RED FACTION WINS" in lines[-1]["screen"]["texts"]
+
+
+def test_the_example_game_phones_then_pass_and_play(tmp_path, capsys):
+    lines = sim(tmp_path, capsys, EXAMPLE.read_text(), "--discussion", "60")
+    refused = [(line["input"], line["error"]) for line in lines if not line["ok"]]
+    assert refused == [("code 3 DDDD-EEEE-FFFF", "a Hacker blocked you: Falco (seat 3) cannot enter a code this phase")]
+    blocked = next(line for line in lines if line["input"] == "code 3 DDDD-EEEE-FFFF")
+    assert not any("blocked" in text for text in blocked["screen"]["texts"])  # the phone's secret, not the table's
+    waited = next(line for line in lines if line["input"] == "wait 60")
+    assert waited["state"]["step"] == "vote"
+    truth = next(line for line in lines if line["input"] == "reveal 3 role")
+    assert truth["state"]["revelations"] == [{"phase": 1, "seat": 3, "fact": "fragment", "value": "DDDD"}]
+    assert [line["screen"]["stage"] for line in lines if line["input"] in ("pass-and-play on", "at-screen 0")] == [
+        "pass", "agent", "agent"]
+    last = lines[-1]
+    assert last["state"]["winner"] == "red" and (last["screen"]["stage"], last["screen"]["seat"]) == ("wait", None)
+    assert lines[-2]["state"]["step"] == "over" and lines[-2]["screen"]["stage"] == "hidden"
+
+
+PASS_AND_PLAY = "pass-and-play on\n" + "".join(
+    f"at-screen {seat}\ntap {action}\nnext\n"
+    for seat, action in enumerate(("send 0 1 position", "send 1 0 position", "send 2 0 position", "send 3 4 role",
+                                   "send 4 5 role", "send 5 3 position"))
+) + "at-screen 0\ntap code 0 AAAA-BBBB-CCCC\ntap done 0\nnext\n" + "".join(
+    f"at-screen {seat}\ntap done {seat}\nnext\n" for seat in range(1, 6)
+)
+
+
+def test_a_game_to_a_win_by_pass_and_play_taps(tmp_path, capsys):
+    lines = sim(tmp_path, capsys, PASS_AND_PLAY)
+    assert all(line["ok"] for line in lines), [line["error"] for line in lines if not line["ok"]]
+    assert lines[-1]["state"]["winner"] == "red"
+    entered = next(line for line in lines if line["input"] == "tap code 0 AAAA-BBBB-CCCC")
+    assert entered["screen"]["stage"] == "agent" and entered["agents"][0]["attempts"][0]["result"] == "pending"
+    assert any("AAAA-BBBB-CCCC" in text for text in entered["screen"]["texts"])  # Moon's own results
+
+
+def test_the_discussion_timer_runs_out_on_virtual_time(tmp_path, capsys):
+    lines = sim(tmp_path, capsys, MOON_SEES_RED + DONE_ALL + "wait 29.5\nwait 0.5\n", "--discussion", "30")
+    before, after = lines[-2], lines[-1]
+    assert before["state"]["step"] == "discussion"
+    assert before["state"]["timer"]["remaining"] == 0.5 and before["state"]["timer"]["running"]
+    assert "0:01" in before["screen"]["texts"]
+    assert after["state"]["step"] == "vote" and not after["state"]["timer"]["running"]
+
+
+def test_end_turn_and_vote_now_close_the_discussion_early(tmp_path, capsys):
+    lines = sim(tmp_path, capsys, MOON_SEES_RED + DONE_ALL + "end-turn\n")
+    assert lines[-1]["ok"] and lines[-1]["state"]["step"] == "vote"
+    lines = sim(tmp_path, capsys, MOON_SEES_RED + DONE_ALL + "tap end-discussion\n")
+    assert lines[-1]["ok"] and lines[-1]["state"]["step"] == "vote"
+
+
+def test_refusals_say_why_and_change_nothing(tmp_path, capsys):
+    script = "send 0 1 role\nvote 0 1\nsend 0 2 role\nend-turn\ntap vote 1 2\nat-screen 3\npass-and-play on\n" \
+             "at-screen 3\nnext\nhide\npass-and-play on\nundo\nundo\nundo\n"
+    lines = sim(tmp_path, capsys, script)
+    verdicts = {line["input"]: (line["ok"], line["error"]) for line in lines[1:]}
+    assert verdicts["vote 0 1"] == (False, "agents vote only in the vote step: the agents are sending their messages")
+    assert verdicts["send 0 2 role"] == (False, "Moon (seat 0) has already sent its message this phase")
+    assert verdicts["end-turn"] == (False, "END TURN ends the discussion only: the agents are sending their messages")
+    assert verdicts["tap vote 1 2"][1].startswith("no button on the screen sends vote 1 2: it shows the public side")
+    assert verdicts["at-screen 3"][1] == "the screen has no button for at-screen 3: it shows 'pass the screen to Aleman (seat 1)'"
+    assert verdicts["next"][0] is False and verdicts["hide"][0] is False
+    assert lines[1]["state"] == lines[2]["state"] == lines[3]["state"] == lines[4]["state"]
+    undone = [line for line in lines if line["input"] == "undo"]
+    assert [line["ok"] for line in undone] == [True, False, False]
+    assert undone[1]["error"] == "there is nothing to undo" and undone[0]["state"]["acted"] == []
+    # the public refusal shows on the screen, translated when asked
+    assert any("has already sent its message" in text for text in lines[3]["screen"]["texts"])
+
+
+def test_italian_screen(tmp_path, capsys):
+    lines = sim(tmp_path, capsys, "send 0 1 role\npass-and-play on\n", "--lang", "it")
+    assert "Fase 1 · Comunicazioni private" in lines[-1]["screen"]["texts"]
+    assert "Passa lo schermo a Aleman (posto 1)" in lines[-1]["screen"]["texts"]
+
+
+def known(setup_text, actions, seat):
+    """What the engine says ``seat`` may know after ``actions``: the fragments it has seen."""
+    game = Codex()
+    state = game.start(game.parse_setup(setup_text))
+    for text in actions:
+        state = game.apply(state, parse_codex_action(text))
+    return set(game.known_fragments(state, seat))
+
+
+def test_no_agent_view_holds_a_fragment_the_agent_has_not_seen(tmp_path, capsys):
+    lines = sim(tmp_path, capsys, EXAMPLE.read_text(), "--discussion", "60")
+    accepted, step = [], None
+    for line in lines:
+        text = line["input"] or ""
+        if line["ok"] and text.split(" ")[0] in ("send", "code", "block", "done", "vote", "reveal", "tap"):
+            accepted.append(text.removeprefix("tap "))
+        if step == "discussion" and line["state"]["step"] == "vote":  # the timer ran out
+            accepted.append("end-discussion")
+        step = line["state"]["step"]
+        for seat, view in enumerate(line["agents"]):
+            holds = {f for f in FRAGMENTS if f in json.dumps(view)}
+            assert holds <= known(SETUP, accepted, seat), (line["step"], seat)
+        public = line["screen"]["stage"] != "agent"
+        if public and line["state"]["step"] != "over":
+            shown = " ".join(line["screen"]["texts"])
+            revealed = {str(r["value"]) for r in line["state"]["revelations"]}
+            assert {f for f in FRAGMENTS if f in shown} <= revealed, line["step"]
+
+
+def test_seeded_deals_and_forced_roles(tmp_path, capsys):
+    first = sim(tmp_path, capsys, "send 0 1 role\n", "--seed", "7", "--roles", "leader,hacker,profiler", setup=None)
+    again = sim(tmp_path, capsys, "send 0 1 role\n", "--seed", "7", "--roles", "leader,hacker,profiler", setup=None)
+    assert first == again and first[0]["state"]["roles"] == ["hacker", "leader", "profiler"]
+
+
+@pytest.mark.parametrize(
+    "script, line, words",
+    [
+        ("send 0 1 role\nsned 1 2 role\n", 2, "unknown command 'sned'"),
+        ("send 0 1 colour\n", 1, "a fact is one of"),
+        ("# ok\n\nat-screen 9\n", 3, "seat number 0 to 5"),
+        ("tap vote 0\n", 1, "'vote' is written vote SEAT TARGET"),
+        ("tap\n", 1, "'tap' is followed by the action"),
+        ("pass-and-play maybe\n", 1, "on or off"),
+        ("wait forever\n", 1, "number of seconds"),
+        ("new-game codenames\n", 1, "takes no argument"),
+        ("code 0 AAAA-BB\n", 1, "three fragments"),
+    ],
+)
+def test_a_malformed_script_exits_2_naming_the_line(tmp_path, capsys, script, line, words):
+    path = tmp_path / "bad.txt"
+    path.write_text(script)
+    with pytest.raises(SystemExit) as exit_:
+        main(["sim", "--game", "codex", "--script", str(path), "--json"])
+    out, err = capsys.readouterr()
+    assert exit_.value.code == 2 and out == ""  # nothing runs before the whole script is read
+    assert f"bad.txt:{line}:" in err and words in err
+
+
+def test_the_command_line_contract_end_to_end(tmp_path):
+    bad = tmp_path / "bad.txt"
+    bad.write_text("send 0 1 role\nvote 0\n")
+    done = subprocess.run([sys.executable, "-m", "pi_table", "sim", "--game", "codex", "--script", str(bad), "--json"],
+                          capture_output=True, text=True, timeout=60)
+    assert done.returncode == 2 and done.stdout == "" and "bad.txt:2:" in done.stderr
+    done = subprocess.run([sys.executable, "-m", "pi_table", "sim", "--game", "codex", "--setup", SETUP,
+                           "--script", "-"], input="send 0 1 role\nvote 0 1\n", capture_output=True, text=True,
+                          timeout=60)
+    assert done.returncode == 0, done.stderr
+    assert "> vote 0 1   (refused: agents vote only in the vote step" in done.stdout
+    assert "screen (table): Phase 1 · Messages" in done.stdout and "pygame" not in done.stdout
+
+
+@pytest.mark.parametrize(
+    "options, words",
+    [
+        (["--roles", "leader,hacker"], "three different roles"),
+        (["--setup", "Moon:red"], "--setup: a setup is 6 words"),
+        (["--discussion", "5"], "--discussion: "),
+        (["--key", "R" * 25], "--key deals a grid game"),
+    ],
+)
+def test_bad_codex_options_exit_2(tmp_path, capsys, options, words):
+    path = tmp_path / "ok.txt"
+    path.write_text("send 0 1 role\n")
+    with pytest.raises(SystemExit) as exit_:
+        main(["sim", "--game", "codex", *options, "--script", str(path), "--json"])
+    assert exit_.value.code == 2 and words in capsys.readouterr().err
+
+
+def test_codex_options_are_refused_for_a_grid_game_and_codex_needs_a_script(capsys):
+    with pytest.raises(SystemExit):
+        main(["sim", "--roles", "leader,hacker,profiler", "--script", "-", "--json"])
+    assert "--game codex" in capsys.readouterr().err
+    with pytest.raises(SystemExit):
+        main(["sim", "--game", "codex"])
+    assert "--script FILE" in capsys.readouterr().err
