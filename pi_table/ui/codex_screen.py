@@ -4,8 +4,9 @@ For Codex the screen is turned to the table. Its public side shows the phase and
 words, the discussion's timer, the six agents by seat with who has acted this step (never
 what), the last vote's tally once it is closed, the truth machine and every fact it revealed,
 the roles in play, and at the end the winner and every identikit. It is drawn from the engine's
-public view alone, and a refusal shows only when it is one of Codex's public sentences
-(``i18n.CODEX_MESSAGES``): "a Hacker blocked you" is the phone's to say, not the table's.
+public view (and its words for the step), and a refusal shows only when it is one of Codex's
+public sentences (``i18n.CODEX_MESSAGES``): "a Hacker blocked you" is the phone's to say, not
+the table's.
 
 **Pass-and-play**, for a table without phones, takes the agents to the screen one at a time.
 PASS AND PLAY names the next agent the step waits for ("Pass the screen to Viper (seat 3)");
@@ -19,7 +20,8 @@ leaves pass-and-play.
 An action is a few taps, built from the agent's legal actions (``choice_path``): the recipient
 and then the facts of a message; the three fragments of a code in order, offered from those
 the agent has seen (the engine's ``known_fragments``), so a code is three taps and never a
-typo; the target of a block; the message and the fact a Profiler asks about; the agent voted
+typo (a fragment the agent only heard said aloud cannot be entered here: its phone takes
+any code); the target of a block; the message and the fact a Profiler asks about; the agent voted
 for and then, for an Inquisitore, the fact to extort or none; the fact to reveal. A choice with
 one option (the only verb of the step) is made for the agent; BACK goes up one choice.
 
@@ -111,10 +113,8 @@ def choice_path(action: CodexAction) -> tuple[str, ...]:
     words = words[1:]  # the seat is the agent at the screen
     if isinstance(action, EnterCode):
         return (verb, *action.code.split("-"))
-    if isinstance(action, Send):
-        return (verb, words[0], " ".join(words[1:]))
-    if isinstance(action, Vote) and action.extort is not None:
-        return (verb, words[0], " ".join(words[1:]))
+    if isinstance(action, Send) or (isinstance(action, Vote) and action.extort is not None):
+        return (verb, words[0], " ".join(words[1:]))  # the facts told, or "extort FACT": one choice
     return (verb, *words)
 
 
@@ -230,12 +230,12 @@ class CodexPainter:
         (BACK, when the choices so far lead elsewhere); None when the frame offers neither."""
         path = choice_path(action)
         sends = [tap for tap in self.frame.taps if tap.command == action]
-        if sends:
-            return sends[0]
+        if sends or self.turn.stage is not Stage.AGENT:
+            return next(iter(sends), None)
         toward = [
             tap for tap in self.frame.taps
             if isinstance(tap.mode, Turn) and tap.mode.stage is Stage.AGENT and tap.mode.seat == self.turn.seat
-            and path[: len(tap.mode.choice)] == tap.mode.choice and self.turn.stage is Stage.AGENT
+            and path[: len(tap.mode.choice)] == tap.mode.choice
         ]
         return max(toward, key=lambda tap: len(tap.mode.choice), default=None)
 
@@ -508,7 +508,8 @@ def _agent_turn(canvas: _Canvas, view: AgentView, actions: list[CodexAction], tu
     canvas.text(_headline(canvas, public), (28, top + 50, right - 36, 34), 30, _mix(TEXT, MUTED, 0.4),
                 align="left", smallest=18)
     body = top + HEADER + 8
-    _identikit(canvas, view, (8, body, 250, DESIGN[1] - 8 - body))
+    can_code = any(isinstance(action, EnterCode) for action in actions)
+    _identikit(canvas, view, can_code, (8, body, 250, DESIGN[1] - 8 - body))
     x, w = 268, DESIGN[0] - 8 - 268
     complete, menu = options(actions, choice)
     buttons = ([Option("", complete)] if complete is not None else []) + menu
@@ -536,8 +537,9 @@ def _agent_turn(canvas: _Canvas, view: AgentView, actions: list[CodexAction], tu
             canvas.button(area, label, mode=replace(turn, choice=choice + (option.word,)), size=28)
 
 
-def _identikit(canvas: _Canvas, view: AgentView, area) -> None:
-    """The agent's identikit, big, and how its code stands."""
+def _identikit(canvas: _Canvas, view: AgentView, can_code: bool, area) -> None:
+    """The agent's identikit, big, and how its code stands (``can_code``: it has seen three
+    fragments to enter one with)."""
     _ = canvas.gettext
     x, y, w, h = area
     me = view.identikit
@@ -557,7 +559,7 @@ def _identikit(canvas: _Canvas, view: AgentView, area) -> None:
         lines.append(_("you belong to the {team} faction and win with it").format(
             team=TeamWord(me.faction.value, canvas.lang)))
     if view.may_enter_code:
-        lines.append(_("you may enter a code now"))
+        lines.append(_("you may enter a code now") if can_code else _("a code needs three fragments you have seen"))
     elif me.role is not Role.LEADER and any(a.result == "wrong" for a in view.attempts):
         lines.append(_("your one try at the code is spent"))
     note_y = y + 30 + 4 * 56 + 4
