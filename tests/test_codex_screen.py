@@ -109,6 +109,9 @@ SCENES = {
                        agent(0, PHASE_2 + SEND_ALL + ("block 1 3", "code 0 AAAA-BBBB-CCCC")), {}),
     "agent, nothing to do": (SETUP, SEND_ALL[:1], Turn(Stage.AGENT, 0, (1, "messages")), {}),
 }
+JOIN_LINKS = tuple(f"http://192.168.1.20:8024/p/seat{seat}-token-Zq8x1vYpQ3" for seat in range(SEATS))
+SCENES["joining, seat 2 next"] = (SETUP, (), Turn(), {"joins": (None, None) + JOIN_LINKS[2:]})
+SCENES["joining, last seat"] = (SETUP, SEND_ALL[:2], Turn(), {"joins": (None,) * 5 + JOIN_LINKS[5:]})
 INFILTRATI_WIN = ("send 1 0 role", "send 0 4 role", "send 2 0 position", "send 3 1 role", "send 4 3 role",
                   "send 5 4 role", "code 0 J4DE-GH0S-ECH0") + DONE_ALL
 SCENES["over, infiltrati"] = (OTHERS, INFILTRATI_WIN, Turn(), {})
@@ -587,3 +590,21 @@ def test_the_documented_screens_render(tmp_path):
 if __name__ == "__main__":
     for path in write_screenshots(SCREENSHOTS):
         print(path)
+
+
+def test_the_screen_shows_one_seats_join_code_at_a_time_until_every_phone_has_opened_its_page(tmp_path):
+    zxingcpp = pytest.importorskip("zxingcpp")
+
+    def codes(m) -> list[str]:
+        image = surface()
+        draw_codex(image, m, Turn())
+        pygame.image.save(image, str(tmp_path / "join.png"))
+        return [code.text for code in zxingcpp.read_barcodes(pygame.surfarray.array3d(image).swapaxes(0, 1).copy())]
+
+    m, _ = model("joining, seat 2 next")
+    assert codes(m) == [JOIN_LINKS[2]]
+    assert "Viper (seat 2): scan with your phone to join" in draw_codex(surface(), m, Turn()).texts
+    m, _ = model("joining, last seat")
+    assert codes(m) == [JOIN_LINKS[5]]
+    assert codes(CodexModel(game, m.state, "game-1", joins=(None,) * SEATS)) == []
+    assert codes(CodexModel(game, m.state, "game-1")) == []  # no companion: no codes at all

@@ -59,6 +59,7 @@ from .screen import (
     _Canvas,
     _capital,
     _mix,
+    _qr_image,
     _timer,
 )
 
@@ -342,13 +343,17 @@ def _public(canvas: _Canvas, model: CodexModel, view: PublicView, turn: Turn, to
     height = DESIGN[1] - 8 - body
     _seats(canvas, view, (8, body, 540, height))
     x, w = 560, DESIGN[0] - 8 - 560
-    _roles(canvas, view, (x, body, w, 84))
     controls = 70
-    middle = (x, body + 92, w, height - 92 - controls - 8)
-    if turn.stage in (Stage.PASS, Stage.HIDDEN):
-        _call(canvas, view, turn, middle)
+    joining = next((seat for seat, link in enumerate(model.joins) if link is not None), None)
+    if turn.stage in (Stage.PASS, Stage.HIDDEN) or joining is None or view.step == OVER:
+        _roles(canvas, view, (x, body, w, 84))
+        middle = (x, body + 92, w, height - 92 - controls - 8)
+        if turn.stage in (Stage.PASS, Stage.HIDDEN):
+            _call(canvas, view, turn, middle)
+        else:
+            _truth_machine(canvas, view, middle)
     else:
-        _truth_machine(canvas, view, middle)
+        _join(canvas, view, joining, model.joins[joining], (x, body, w, height - controls - 8))
     _controls(canvas, view, turn, (x, DESIGN[1] - 8 - controls, w, controls))
 
 
@@ -442,6 +447,21 @@ def _truth_machine(canvas: _Canvas, view: PublicView, area) -> None:
                     smallest=16, lines=2)
     else:
         canvas.text(_("nobody yet"), (x + 10, y + 32, w - 20, h - 40), 28, MUTED, smallest=16)
+
+
+def _join(canvas: _Canvas, view: PublicView, seat: int, link: str, area) -> None:
+    """The QR code of one seat's phone page, until a phone has opened it: one seat at a time,
+    named above its code, so each agent scans its own and the next code shows after it."""
+    _ = canvas.gettext
+    x, y, w, h = area
+    canvas.box(area, PANEL, radius=12)
+    caption = 64
+    canvas.text(_("{agent}: scan with your phone to join").format(agent=_agent(canvas, view.codenames, seat)),
+                (x + 8, y + 4, w - 16, caption - 8), 28, TEXT, smallest=16, lines=2)
+    side = min(w - 16, h - caption - 8)
+    rect = canvas.rect(x + (w - side) / 2, y + caption, side, side)
+    image = _qr_image(link, rect.width)
+    canvas.surface.blit(image, image.get_rect(center=rect.center))
 
 
 def _call(canvas: _Canvas, view: PublicView, turn: Turn, area) -> None:
