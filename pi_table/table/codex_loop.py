@@ -15,10 +15,10 @@ from collections.abc import Callable
 
 from ..engine.codex import DISCUSSION
 from ..engine.codex_actions import EndDiscussion
-from ..hal import Buttons, ButtonEvent, CodexModel, Command, Cues, Event, HealthEvent, LedStrip, NewGame, Screen, TouchSource, UiEvent
+from ..hal import Buttons, ButtonEvent, CodexModel, Cues, Event, HealthEvent, LedStrip, NewGame, Screen, TouchSource, UiEvent
 from ..ui.codex_leds import codex_frame, codex_next_change
 from ..ui.leds import LightSettings
-from .loop import REFUSALS, EventLoop, Outcome, refuse_other_family
+from .loop import EventLoop, Outcome
 from .session import Session
 from .timer import TimerSettings, TurnTimer
 
@@ -27,6 +27,7 @@ DISCUSSION_S = 180.0
 
 
 class CodexLoop(EventLoop):
+    codex = True
     def __init__(
         self,
         session: Session,
@@ -44,16 +45,12 @@ class CodexLoop(EventLoop):
         self.timer = TurnTimer(TimerSettings(length_s=discussion_s, warn_s=warn, enforce=True))
         self.lights = lights or LightSettings()
         self.lang = lang
-        self.message: str | None = None
         self._follow_game()
 
     def handle(self, event: Event) -> Outcome | None:
         outcome = None
         if isinstance(event, HealthEvent):
-            if event.ok:
-                self.faults.pop(event.device, None)
-            else:
-                self.faults[event.device] = event.detail or f"{event.device} is not working"
+            self.note_health(event)
         elif isinstance(event, ButtonEvent) and event.name == "new_game":
             outcome = self.submit(NewGame())
         elif isinstance(event, ButtonEvent) and event.name == "end_turn":
@@ -63,21 +60,6 @@ class CodexLoop(EventLoop):
             outcome = self.submit(event.command)
         self.show()
         return outcome
-
-    def submit(self, command: Command) -> Outcome:
-        """Apply an agent's action (or the table's) and journal it; a refusal changes nothing."""
-        try:
-            if isinstance(command, NewGame):
-                refuse_other_family(command, codex=True)
-                self.session.new_game(command.game)
-            else:
-                self.session.submit(command)
-        except REFUSALS as refusal:
-            self.message = str(refusal)
-            return Outcome(command, False, str(refusal))
-        self.message = None
-        self._follow_game()
-        return Outcome(command, True)
 
     def _follow_game(self) -> None:
         state = self.session.state

@@ -17,6 +17,7 @@ import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import ClassVar
 
 from ..engine import CELLS, PLACE, UNLIMITED, Clue, Codex, EndTurn, Guess, InvalidAction, InvalidRules, Place, RuleError, TimeUp
 from ..engine.actions import MAX_CLUE, ClueNumber
@@ -78,7 +79,10 @@ class EventLoop:
     """The queue and the thread that own a game, with the session and the devices. A game's
     loop implements ``handle(event)`` (an Outcome when the event asked for a command),
     ``tick()`` (do what is due now), ``next_due()`` (when something next changes with no
-    event) and ``show()``."""
+    event), ``show()`` and ``_follow_game()`` (keep up with an accepted command); ``codex``
+    says which kind of game it plays."""
+
+    codex: ClassVar[bool] = False
 
     def __init__(
         self, session: Session, touch: TouchSource, leds: LedStrip, screen: Screen, buttons: Buttons,
@@ -88,6 +92,7 @@ class EventLoop:
         self.touch, self.leds, self.screen, self.buttons = touch, leds, screen, buttons
         self.clock = clock
         self.faults: dict[str, str] = {}  # device -> what is wrong with it
+        self.message: str | None = None  # the last refusal, in plain words
         self._events: queue.SimpleQueue = queue.SimpleQueue()
 
     def open(self) -> None:
@@ -112,6 +117,32 @@ class EventLoop:
 
     def show(self) -> None:
         raise NotImplementedError
+
+    def _follow_game(self) -> None:
+        raise NotImplementedError
+
+    def submit(self, command: Command) -> Outcome:
+        """Apply a command through the session (journalled); a refusal changes nothing and
+        its reason becomes the message."""
+        try:
+            if isinstance(command, NewGame):
+                refuse_other_family(command, self.codex)
+                self.session.new_game(command.game)
+            else:
+                self.session.submit(command)
+        except REFUSALS as refusal:
+            self.message = str(refusal)
+            return Outcome(command, False, str(refusal))
+        self.message = None
+        self._follow_game()
+        return Outcome(command, True)
+
+    def note_health(self, event: HealthEvent) -> None:
+        """A device went down (its warning shows) or came back."""
+        if event.ok:
+            self.faults.pop(event.device, None)
+        else:
+            self.faults[event.device] = event.detail or f"{event.device} is not working"
 
     def post(self, event: Event) -> None:
         """Queue an event for the loop; safe from any thread."""
@@ -203,7 +234,6 @@ class TableLoop(EventLoop):
         self.lights = lights or LightSettings()
         self.lang = lang
         self.idle_after_s = idle_after_s
-        self.message: str | None = None
         self.dial: ClueNumber = None  # the encoder's clue number, until it is entered
         self.last_activity = clock()
         self.revealed_at: list[float | None] = [None] * CELLS
@@ -245,10 +275,7 @@ class TableLoop(EventLoop):
         now = self.clock()
         outcome = None
         if isinstance(event, HealthEvent):
-            if event.ok:
-                self.faults.pop(event.device, None)
-            else:
-                self.faults[event.device] = event.detail or f"{event.device} is not working"
+            self.note_health(event)
         else:
             self.last_activity = now
         if isinstance(event, TouchEvent):
@@ -284,20 +311,6 @@ class TableLoop(EventLoop):
         if outcome.ok:
             self.dial = None
         return outcome
-
-    def submit(self, command: Command) -> Outcome:
-        try:
-            if isinstance(command, NewGame):
-                refuse_other_family(command, codex=False)
-                self.session.new_game(command.game)
-            else:
-                self.session.submit(command)
-        except REFUSALS as refusal:
-            self.message = str(refusal)
-            return Outcome(command, False, str(refusal))
-        self.message = None
-        self._follow_game()
-        return Outcome(command, True)
 
     def _follow_game(self) -> None:
         """Note when each card came to be shown (for the reveal animation) and keep the
