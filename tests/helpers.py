@@ -45,3 +45,25 @@ def require_tools(*commands: str, also_missing: tuple[str, ...] = ()) -> None:
     if REQUIRE_TOOLS:
         pytest.fail(f"{words} required here (PI_TABLE_REQUIRE_TOOLS=1) but not installed")
     pytest.skip(f"{words} not installed")
+
+
+def record_untranslated(monkeypatch, *targets: str) -> list[str]:
+    """Make the Italian catalogue record every msgid it lacks, for code that looks up its
+    translation through ``targets`` (dotted names of ``translation`` functions); the list fills
+    as the code draws."""
+    import gettext
+
+    from pi_table.ui import i18n
+
+    missed: list[str] = []
+
+    class Recorder(gettext.NullTranslations):
+        def gettext(self, message):
+            missed.append(message)
+            return message
+
+    catalogue = gettext.translation(i18n.DOMAIN, localedir=i18n.LOCALE_DIR, languages=["it"])
+    catalogue.add_fallback(Recorder())
+    for target in targets:
+        monkeypatch.setattr(target, lambda lang: catalogue)
+    return missed

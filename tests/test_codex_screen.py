@@ -11,7 +11,6 @@ import os
 os.environ["SDL_VIDEODRIVER"] = "dummy"  # headless: before pygame is imported
 os.environ["PYGAME_HIDE_SUPPORT_PROMPT"] = "1"
 
-import gettext
 import itertools
 import json
 import queue
@@ -33,6 +32,8 @@ from pi_table.ui import codex_screen as cs
 from pi_table.ui import i18n
 from pi_table.ui.codex_screen import Stage, Turn, choice_path, draw_codex, public_refusal
 from pi_table.ui.screen import ScreenPainter
+
+from helpers import record_untranslated
 
 SETUP = (
     "Moon:red:leader:1:AAAA Aleman:red:hacker:2:BBBB Viper:red:inquisitore:3:CCCC "
@@ -162,17 +163,7 @@ def test_every_step_draws_with_finger_sized_taps_that_do_not_overlap(name, lang)
 
 @pytest.mark.parametrize("name", SCENES)
 def test_italian_frames_have_no_untranslated_msgid(name, monkeypatch):
-    missed = []
-
-    class Recorder(gettext.NullTranslations):
-        def gettext(self, message):
-            missed.append(message)
-            return message
-
-    catalogue = gettext.translation(i18n.DOMAIN, localedir=i18n.LOCALE_DIR, languages=["it"])
-    catalogue.add_fallback(Recorder())
-    monkeypatch.setattr(i18n, "translation", lambda lang: catalogue)
-    monkeypatch.setattr("pi_table.ui.screen.translation", lambda lang: catalogue)
+    missed = record_untranslated(monkeypatch, "pi_table.ui.i18n.translation", "pi_table.ui.screen.translation")
     frame(name, "it")
     assert missed == []
 

@@ -48,6 +48,8 @@ from pi_table.ui import codex_screen, i18n
 from pi_table.ui import screen as ui
 from pi_table.ui.screen import CARD, DECOY, Mode, ScreenPainter, ScreenSettings, draw, render_png
 
+from helpers import record_untranslated
+
 # Blue starts (9 B). Blue 1 3 4 14 15 18 20 21 24; red 0 6 8 10 12 13 17 23; bystanders
 # 2 7 9 11 16 19 22; the assassin 5.
 KEY = "RBNBBARNRNRNRRBBNRBNBBNRB"
@@ -435,18 +437,7 @@ def test_the_mo_compiler_writes_what_gettext_reads(tmp_path):
 @pytest.mark.parametrize("mode", list(Mode))
 def test_italian_screens_show_no_untranslated_msgid(name, mode, monkeypatch):
     """Every lookup made while drawing in Italian finds its entry in the compiled catalogue."""
-    import gettext
-
-    missed = []
-
-    class Recorder(gettext.NullTranslations):
-        def gettext(self, message):
-            missed.append(message)
-            return message
-
-    catalogue = gettext.translation(i18n.DOMAIN, localedir=i18n.LOCALE_DIR, languages=["it"])
-    catalogue.add_fallback(Recorder())
-    monkeypatch.setattr(ui, "translation", lambda lang: catalogue)
+    missed = record_untranslated(monkeypatch, "pi_table.ui.screen.translation")
     draw(surface(), model(name, "it"), mode=mode)
     assert missed == []
 
