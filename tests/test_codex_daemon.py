@@ -5,8 +5,10 @@ middle of a Codex game, and six real browser sessions playing to a win."""
 from __future__ import annotations
 
 import json
+import socket
 import subprocess
 import sys
+import threading
 import urllib.error
 import urllib.request
 from pathlib import Path
@@ -14,7 +16,11 @@ from types import SimpleNamespace
 
 import pytest
 
+from pi_table.config import load_config
+from pi_table.daemon.run import Daemon
+from pi_table.engine import parse_codex_action
 from pi_table.engine.codex_setup import Faction, parse_setup
+from pi_table.hal import UiEvent
 from pi_table.sim.systemd import FakeSystemd
 from pi_table.table import load_game
 from pi_table.web import Tokens
@@ -221,3 +227,55 @@ def test_the_discussion_runs_on_the_tables_clock_and_the_phones_see_it(table):
     wait_for(lambda: table.status()["state"]["step"] == "vote", "the discussion's 10 s to run out", timeout=15)
     journal = (table.folder / "journal" / f"{game_id}.jsonl").read_text().splitlines()
     assert json.loads(journal[-1])["action"] == "end-discussion"
+
+
+@pytest.fixture
+def in_process(tmp_path):
+    """A Codex daemon in this process, its loop in a thread, for what HTTP cannot time."""
+    (tmp_path / "config.toml").write_text(CONFIG)
+    daemon = Daemon(load_config(tmp_path / "config.toml"), hal="sim")
+    daemon.start()
+    runner = threading.Thread(target=daemon.run, daemon=True)
+    runner.start()
+    yield daemon
+    daemon.stop()
+    runner.join(timeout=5)
+    daemon.close()
+    assert not runner.is_alive()
+
+
+def test_a_phones_refusal_goes_back_to_it_alone_and_an_old_games_page_cannot_act(in_process):
+    daemon = in_process
+    game_id = daemon.session.id
+    refusal = daemon._act(game_id, seat_role(0), "vote 0 1")
+    assert "vote" in refusal and daemon.loop.message is None  # not on the table's screen
+    assert daemon._act(game_id, seat_role(0), "send 0 1 role") is None
+    assert daemon.answer({"command": "new-game"})["ok"]
+    assert daemon._act(game_id, seat_role(1), "send 1 2 role") == "this page belonged to a game that has ended"
+    assert daemon.session.state.acted == ()
+
+
+def test_an_unknown_game_is_refused_and_the_table_plays_on(in_process):
+    daemon = in_process
+    loop, game_id = daemon.loop, daemon.session.id
+    answer = daemon.answer({"command": "new-game", "game": "chess"})
+    assert answer == {"ok": False, "error": "the game is one of codenames, codenames-coop, alias24, codex, not 'chess'"}
+    assert daemon.loop is loop and daemon.session.id == game_id
+
+
+def test_a_taken_port_leaves_the_table_playing_without_phones(tmp_path):
+    blocker = socket.socket()
+    blocker.bind(("127.0.0.1", 0))
+    blocker.listen()
+    port = blocker.getsockname()[1]
+    (tmp_path / "config.toml").write_text(CONFIG.replace("port = 0", f"port = {port}"))
+    daemon = Daemon(load_config(tmp_path / "config.toml"), hal="sim")
+    try:
+        daemon.start()
+        assert daemon.status()["health"]["companion"].startswith("not working")
+        assert "cannot listen on port" in daemon.loop.faults["companion"]
+        daemon.loop.post(UiEvent(parse_codex_action("send 0 1 role")))
+        assert [outcome.ok for outcome in daemon.loop.run_pending()] == [True]
+    finally:
+        daemon.close()
+        blocker.close()

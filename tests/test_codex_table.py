@@ -156,3 +156,14 @@ def test_a_random_deal_is_journalled_and_replays(tmp_path, seed):
     session = Session(CodexRules(), rng=random.Random(seed), journal_dir=tmp_path, fsync=False)
     again = Session.resume(CodexRules(), tmp_path, fsync=False)
     assert again.record.key == session.record.key and again.state == session.state
+
+
+def test_animation_frames_go_to_the_lights_alone_and_the_clock_to_the_screen_each_second():
+    loop, clock = table(discussion_s=60)
+    act(loop, *SEND_ALL, *DONE_ALL)  # the discussion: the timer bar animates, the clock counts
+    shown, frames = len(loop.screen.models), len(loop.leds.frames)
+    for _ in range(60):  # two seconds of frames at 30 a second
+        clock.now += 1 / 30
+        loop.run_pending()
+    assert len(loop.leds.frames) - frames == 60
+    assert 1 <= len(loop.screen.models) - shown <= 3  # once a second, not at the frame rate

@@ -85,6 +85,7 @@ def tokens():
 
 def test_tokens_differ_by_game_and_role_and_survive_a_restart(tmp_path):
     kept = Tokens.kept_in(tmp_path)
+    (tmp_path / "companion.secret").chmod(0o644)  # restored from a backup with looser rights
     again = Tokens.kept_in(tmp_path)
     assert kept.token("g1", SPYMASTER) == again.token("g1", SPYMASTER)
     assert oct((tmp_path / "companion.secret").stat().st_mode & 0o777) == "0o600"
@@ -145,8 +146,8 @@ def test_actions_are_refused_with_a_reason_when_nothing_takes_them(companion, to
 def test_actions_reach_the_table_and_bad_bodies_are_refused(tokens):
     seen = []
 
-    def act(role, text):
-        seen.append((role, text))
+    def act(game_id, role, text):
+        seen.append((game_id, role, text))
         return None if text == "clue 2" else f"{text!r} is not allowed now"
 
     companion = Companion("127.0.0.1", 0, act=act)
@@ -160,7 +161,7 @@ def test_actions_reach_the_table_and_bad_bodies_are_refused(tokens):
             status, answer = post(url, bad)
             assert status == 400 and "expected a JSON object" in answer["error"]
         assert post(url, b'{"action": "' + b"x" * 5000 + b'"}') == (413, {"ok": False, "error": "an action is at most 4096 bytes"})
-        assert seen == [(SPYMASTER, "clue 2"), (SPYMASTER, "touch 99")]
+        assert seen == [("g1", SPYMASTER, "clue 2"), ("g1", SPYMASTER, "touch 99")]
     finally:
         companion.stop()
 
@@ -193,10 +194,22 @@ def test_the_companion_screen_publishes_and_gives_the_screen_the_spymaster_link(
     assert replace(inner.last, join=None) == ScreenModel(played(), "g1")
 
 
-def test_a_port_in_use_is_an_error_at_start(companion):
+def test_a_port_in_use_is_an_error_at_start_and_leaves_the_companion_harmless(companion, tokens):
     second = Companion("127.0.0.1", companion.port)
     with pytest.raises(OSError):
         second.start()
+    second.publish(codenames_snapshot("g1", played(), tokens))  # the table may still show
+    second.stop()
+
+
+def test_links_follow_the_address_phones_reach_the_table_at():
+    addresses = iter(["127.0.0.1", "192.168.1.20"])
+    companion = Companion("0.0.0.0", 8024, advertise=lambda: next(addresses))
+    assert companion.base_url == "http://127.0.0.1:8024"  # booted before the Wi-Fi had an address
+    assert companion.base_url == "http://127.0.0.1:8024"  # asked again only after a while
+    companion._address = (companion._address[0] - 60, companion._address[1])
+    assert companion.base_url == "http://192.168.1.20:8024"
+    assert Companion("0.0.0.0", 8024, base_url="http://table.local:80").base_url == "http://table.local:80"
 
 
 # The pages in a real browser ------------------------------------------------------------------

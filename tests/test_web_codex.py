@@ -200,7 +200,9 @@ class Table:
     def publish(self) -> None:
         self.companion.publish(codex_snapshot(self.game_id, self.game, self.state, self.tokens))
 
-    def act(self, role: str, text: str) -> str | None:
+    def act(self, game_id: str, role: str, text: str) -> str | None:
+        if game_id != self.game_id:
+            return "this page belonged to a game that has ended"
         try:
             self.apply(seat_action(role_seat(role), text))
         except (RuleError, InvalidAction) as refusal:

@@ -21,7 +21,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from ..config import Config, WebConfig
-from ..engine import Codex, Undo
+from ..engine import GAMES, Codex, Undo
 from ..hal import (
     Buttons,
     LedStrip,
@@ -35,7 +35,7 @@ from ..hal import (
 )
 from ..table import Session, TableLoop
 from ..table.codex_loop import CodexLoop
-from ..table.loop import REFUSALS, EventLoop
+from ..table.loop import REFUSALS, EventLoop, Outcome
 from ..table.input import TouchPolicy
 from ..table.timer import TurnTimer
 from ..web import Companion, CompanionScreen, Tokens, seat_action
@@ -46,6 +46,7 @@ from .notify import Notifier
 log = logging.getLogger("pi_table.daemon")
 DEVICE_NAMES = {"touch": "the touch board", "leds": "the LED strip", "screen": "the spymaster screen",
                 "buttons": "the buttons"}
+KNOWN_GAMES = (*GAMES, Codex.name)
 EXIT_RUNNING = 75  # EX_TEMPFAIL: another table holds this journal; systemd may try again later
 
 
@@ -192,7 +193,8 @@ class Daemon:
 
     def _companion(self, web: WebConfig, journal_dir: Path) -> Companion:
         """The phones' pages, fed by the screen the loop already shows every model on."""
-        companion = Companion(web.host, web.port, act=self._act, base_url=web.url, advertise=_reachable_address(web.host))
+        companion = Companion(web.host, web.port, act=self._act, base_url=web.url,
+                              advertise=lambda: _reachable_address(web.host))
         self.devices.screen = CompanionScreen(self.devices.screen, companion, Tokens.kept_in(journal_dir))
         return companion
 
@@ -227,6 +229,8 @@ class Daemon:
         try:
             self.companion.start()
         except OSError as e:  # the port is taken: the table plays without phones
+            self.devices.screen = self.loop.screen = self.devices.screen.screen  # nothing to publish to
+            self.companion = None
             self.devices.health["companion"] = f"not working: {e}"
             self.loop.faults["companion"] = f"the companion cannot listen on port {self.config.web.port} ({e.strerror or e})"
             log.error("%s; phones cannot join this table", self.loop.faults["companion"])
@@ -254,10 +258,13 @@ class Daemon:
                 return
             try:  # no loop runs now: this thread owns the game
                 self.session.new_game(self._next_game)
-                self._switch_refused = None
             except REFUSALS as refusal:
-                self._switch_refused = str(refusal)
-            self.loop = self._make_loop()
+                self._switch_refused = str(refusal)  # the same loop goes on with the same game
+            else:
+                self._switch_refused = None
+                self.loop = self._make_loop()
+                if self._stopping:  # SIGTERM came while the loops changed: it stopped the old one
+                    return
             self.loop.show()
             self._switched.set()
 
@@ -284,6 +291,8 @@ class Daemon:
             return {"ok": True, **self.loop.call(self.status)}
         if command == "new-game":
             game = request.get("game")
+            if game is not None and game not in KNOWN_GAMES:
+                return {"ok": False, "error": f"the game is one of {', '.join(KNOWN_GAMES)}, not {game!r}"}
             if game is not None and (game == Codex.name) != self.session.codex:
                 return self._switch(game)
             outcome = self.loop.call(lambda: self.loop.submit(NewGame(game)))
@@ -307,9 +316,10 @@ class Daemon:
             return {"ok": False, "error": self._switch_refused}
         return {"ok": True, **self.loop.call(self.status)}
 
-    def _act(self, role: str, text: str) -> str | None:
+    def _act(self, game_id: str, role: str, text: str) -> str | None:
         """An action from a phone's page (the companion's thread): None if the table took it,
-        else why not. A page acts only for its own seat."""
+        else why not. A page acts only for its own seat, in its own game; its refusal goes back
+        to that phone alone, never to the table's screen."""
         seat = role_seat(role)
         if seat is None:
             return "this page only shows the game; it takes no actions"
@@ -320,8 +330,13 @@ class Daemon:
         loop = self.loop
         if not isinstance(loop, CodexLoop):
             return "no Codex game is on the table now"
+        def submit():
+            if self.session.id != game_id:
+                return Outcome(action, False, "this page belonged to a game that has ended")
+            return loop.submit(action, public=False)
+
         try:
-            outcome = loop.call(lambda: loop.submit(action))
+            outcome = loop.call(submit)
         except TimeoutError:  # the loop ended in between: a new game of another kind
             return "the table is changing games: try again"
         return None if outcome.ok else outcome.error

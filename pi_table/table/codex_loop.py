@@ -45,6 +45,7 @@ class CodexLoop(EventLoop):
         self.timer = TurnTimer(TimerSettings(length_s=discussion_s, warn_s=warn, enforce=True))
         self.lights = lights or LightSettings()
         self.lang = lang
+        self._screen_next: float | None = None  # when the screen next changes with no event: the clock
         self._follow_game()
 
     def handle(self, event: Event) -> Outcome | None:
@@ -66,10 +67,15 @@ class CodexLoop(EventLoop):
         self.timer.follow_turn(self.session.id, (state.phase, state.step), state.step == DISCUSSION, self.clock())
 
     def tick(self) -> Outcome | None:
-        outcome = None
-        if self.timer.time_is_up(self.clock()):
-            outcome = self.submit(EndDiscussion())
-        self.show()
+        """The discussion's end when its time is up; the screen and the phones again when the
+        clock's second changed; else it was an animation frame, which only the LEDs need."""
+        now = self.clock()
+        outcome = self.submit(EndDiscussion()) if self.timer.time_is_up(now) else None
+        if outcome is not None or (self._screen_next is not None and now >= self._screen_next):
+            self.show()
+        else:
+            view = self.session.game.public_view(self.session.state)
+            self.leds.show(codex_frame(view, self.cues(now), now, self.lights))
         return outcome
 
     def next_due(self) -> float | None:
@@ -90,3 +96,4 @@ class CodexLoop(EventLoop):
         model = self.model(now)
         self.leds.show(codex_frame(model.game.public_view(model.state), model.cues, now, self.lights))
         self.screen.show(model)
+        self._screen_next = self.timer.next_change(now)

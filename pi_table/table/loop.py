@@ -121,9 +121,10 @@ class EventLoop:
     def _follow_game(self) -> None:
         raise NotImplementedError
 
-    def submit(self, command: Command) -> Outcome:
+    def submit(self, command: Command, public: bool = True) -> Outcome:
         """Apply a command through the session (journalled); a refusal changes nothing and
-        its reason becomes the message."""
+        its reason becomes the message the screen shows, unless it is not ``public`` (a phone's
+        refusal, which goes back to that phone alone)."""
         try:
             if isinstance(command, NewGame):
                 refuse_other_family(command, self.codex)
@@ -131,7 +132,8 @@ class EventLoop:
             else:
                 self.session.submit(command)
         except REFUSALS as refusal:
-            self.message = str(refusal)
+            if public:
+                self.message = str(refusal)
             return Outcome(command, False, str(refusal))
         self.message = None
         self._follow_game()

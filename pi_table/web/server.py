@@ -20,6 +20,7 @@ import asyncio
 import json
 import logging
 import threading
+import time
 from collections.abc import Callable
 from dataclasses import replace
 from importlib import resources
@@ -31,9 +32,11 @@ from .snapshot import Snapshot, codenames_snapshot, codex_snapshot
 from .tokens import SPYMASTER, Tokens, seat_role
 
 log = logging.getLogger("pi_table.web")
-Act = Callable[[str, str], "str | None"]
-"""``act(role, text)``: None when the table accepted the action, else why it refused it."""
+Act = Callable[[str, str, str], "str | None"]
+"""``act(game_id, role, text)``: None when the table accepted the action for that game, else why
+it refused it (a page of a game that has just ended must not act in the next one)."""
 MAX_BODY = 4096  # an action is a line of text
+ADVERTISE_S = 10.0
 KEEPALIVE_S = 15.0
 STATIC = ("page.html", "app.js", "style.css")
 
@@ -42,13 +45,16 @@ class Companion:
     """``act`` takes the private pages' actions; ``opened(role)`` is told, once per token,
     when a phone first opens a private page (so the screen can stop showing its QR code).
     Links are ``base_url``, else ``http://ADDRESS:PORT`` with the port it listens on, where
-    ADDRESS is ``advertise`` (how phones reach this machine), else ``host``."""
+    ADDRESS is what ``advertise()`` says (how phones reach this machine; asked again every
+    ``ADVERTISE_S``, as a table that booted before its Wi-Fi gets its address later), else
+    ``host``."""
 
     def __init__(
         self, host: str = "127.0.0.1", port: int = 0, act: Act | None = None, base_url: str = "",
-        opened: Callable[[str], None] | None = None, advertise: str = "",
+        opened: Callable[[str], None] | None = None, advertise: Callable[[], str] | None = None,
     ) -> None:
         self.host, self.port, self.advertise = host, port, advertise
+        self._address: tuple[float, str] | None = None  # (when, what advertise said)
         self.act = act
         self.opened = opened
         self._opened: set[str] = set()  # tokens some phone has opened, since this process began
@@ -73,10 +79,11 @@ class Companion:
             self._loop = loop
             try:
                 loop.run_until_complete(self._open())
-            except BaseException as e:  # handed to start()'s caller
+            except BaseException as e:  # handed to start()'s caller; the companion stays stopped
                 failure.append(e)
-                ready.set()
                 loop.close()
+                self._loop = None
+                ready.set()
                 return
             ready.set()
             loop.run_forever()
@@ -108,7 +115,15 @@ class Companion:
 
     @property
     def base_url(self) -> str:
-        return self._base_url or f"http://{self.advertise or self.host}:{self.port}"
+        if self._base_url:
+            return self._base_url
+        address = self.host
+        if self.advertise is not None:
+            now = time.monotonic()
+            if self._address is None or now - self._address[0] > ADVERTISE_S:
+                self._address = (now, self.advertise())
+            address = self._address[1]
+        return f"http://{address}:{self.port}"
 
     def link(self, token: str) -> str:
         return f"{self.base_url}/p/{token}"
@@ -233,7 +248,7 @@ class Companion:
         except (ValueError, KeyError, TypeError):
             return web.json_response(
                 {"ok": False, "error": 'expected a JSON object {"action": "<one line of text>"}'}, status=400)
-        error = await asyncio.to_thread(self.act, role, text.strip())
+        error = await asyncio.to_thread(self.act, self._snapshot.game_id, role, text.strip())
         return web.json_response({"ok": error is None, "error": error}, status=200 if error is None else 409)
 
 
@@ -258,10 +273,12 @@ class CompanionScreen(Screen):
             self.companion.publish(codenames_snapshot(model.game_id, model.view, self.tokens))
             model = replace(model, join=self.companion.link(self.tokens.token(model.game_id, SPYMASTER)))
         elif isinstance(model, CodexModel):
-            self.companion.publish(codex_snapshot(model.game_id, model.game, model.state, self.tokens, model.cues.timer))
-            tokens = [self.tokens.token(model.game_id, seat_role(seat)) for seat in range(len(model.state.setup.agents))]
+            snapshot = codex_snapshot(model.game_id, model.game, model.state, self.tokens, model.cues.timer)
+            self.companion.publish(snapshot)
+            token_of = {role: token for token, (role, _) in snapshot.private.items()}
+            seats = (token_of[seat_role(seat)] for seat in range(len(model.state.setup.agents)))
             model = replace(model, joins=tuple(
-                None if self.companion.was_opened(token) else self.companion.link(token) for token in tokens))
+                None if self.companion.was_opened(token) else self.companion.link(token) for token in seats))
         self.screen.show(model)
 
     def _opened(self, role: str) -> None:
