@@ -57,6 +57,8 @@ esac
 for line in "${clocks[@]}"; do
   if [ -f "$boot_config" ] && ! grep -qx "$line" "$boot_config"; then
     say "$line in $boot_config (takes effect at the next boot)"
+    # under [all]: the file may end inside a section for another model ([pi4], [cm5]...)
+    [ "$(grep -x '\[.*\]' "$boot_config" | tail -n 1)" = "[all]" ] || printf '[all]\n' >> "$boot_config"
     printf '%s\n' "$line" >> "$boot_config"
   fi
 done

@@ -97,11 +97,13 @@ def test_the_unit_is_locked_down_to_its_directories_and_devices():
     assert values("DevicePolicy") == ["closed"]
     allowed = {value.split()[0] for value in values("DeviceAllow")}
     assert allowed == {"char-ttyACM", "char-spi", "char-gpiochip", "/dev/gpiomem", "char-drm", "char-input"}
+    assert set(values("RestrictAddressFamilies")[0].split()) == {"AF_UNIX", "AF_INET", "AF_INET6", "AF_NETLINK"}
     assert "ReadWritePaths" not in {key for _, key, _ in directives(UNIT.read_text(encoding="utf-8"))}
 
 
 def test_the_unit_agrees_with_the_configurations_defaults():
-    """The journal and the socket must be in the directories the unit makes writable."""
+    """The journal and the socket must be in the directories the unit makes writable, and so
+    must the working directory (lgpio writes there)."""
     command = values("ExecStart")[0].split()
     assert command[1:] == ["run", "--config", str(DEFAULT_PATH)]
     settings = defaults()
@@ -111,6 +113,7 @@ def test_the_unit_agrees_with_the_configurations_defaults():
     assert Path(settings["paths.socket"]).parent == runtime
     assert settings["paths.socket_group"] == values("Group")[0]
     assert DEFAULT_PATH.parent == Path("/etc") / values("ConfigurationDirectory")[0]
+    assert Path(values("WorkingDirectory")[0]) == state
 
 
 # install.sh against a staging root ------------------------------------------------------------
@@ -128,7 +131,7 @@ STUBS = {
 
 
 class Installer:
-    def __init__(self, tmp: Path, model: str) -> None:
+    def __init__(self, tmp: Path, model: str, boot_config: str = "dtparam=audio=on\n") -> None:
         self.root = tmp / "root"
         self.stage = tmp / "stage"
         self.log = self.stage / "log"
@@ -142,7 +145,7 @@ class Installer:
         (self.root / "proc/device-tree").mkdir(parents=True)
         (self.root / "proc/device-tree/model").write_text(model + "\0")
         (self.root / "boot/firmware").mkdir(parents=True)
-        (self.root / "boot/firmware/config.txt").write_text("dtparam=audio=on\n")
+        (self.root / "boot/firmware/config.txt").write_text(boot_config)
         self.env = {
             **os.environ,
             "PATH": f"{bin_dir}:{os.environ['PATH']}",
@@ -167,7 +170,7 @@ class Installer:
 
 
 def test_install_sets_up_a_pi_4_and_runs_twice_without_harm(tmp_path):
-    installer = Installer(tmp_path, "Raspberry Pi 4 Model B Rev 1.4")
+    installer = Installer(tmp_path, "Raspberry Pi 4 Model B Rev 1.4", "dtparam=audio=on\n[pi4]\narm_boost=1\n")
     first = installer.run()
     assert first.returncode == 0, first.stderr
 
@@ -188,7 +191,7 @@ def test_install_sets_up_a_pi_4_and_runs_twice_without_harm(tmp_path):
     assert installer.config.read_text() == defaults_text and 'backend = "ws281x"' in defaults_text
     assert installer.pi_table("check-config", str(installer.config)).returncode == 0
     boot = (installer.root / "boot/firmware/config.txt").read_text()
-    assert boot == "dtparam=audio=on\ncore_freq=500\ncore_freq_min=500\n"
+    assert boot == "dtparam=audio=on\n[pi4]\narm_boost=1\n[all]\ncore_freq=500\ncore_freq_min=500\n"
     # rpi-ws281x drives a Pi 4's strip; importing it is safe (constructing a PixelStrip is not).
     venv_python = installer.root / "opt/pi-table/venv/bin/python"
     assert subprocess.run([venv_python, "-c", "import rpi_ws281x"]).returncode == 0

@@ -50,6 +50,8 @@ class Tokens:
         try:
             secret = path.read_bytes()
             if len(secret) == SECRET_BYTES:
+                if path.stat().st_mode & 0o077:  # copied or restored with looser rights
+                    path.chmod(0o600)
                 return cls(secret)
             log.warning("%s holds %d bytes, not %d: making a new secret", path, len(secret), SECRET_BYTES)
         except FileNotFoundError:
