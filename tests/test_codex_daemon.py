@@ -27,7 +27,7 @@ from pi_table.web import Tokens
 from pi_table.web.tokens import seat_role
 
 from helpers import wait_for
-from test_web import browser  # noqa: F401 (a fixture)
+from test_web import PHONE, browser  # noqa: F401 (browser is a fixture)
 from test_web_codex import Phones
 
 CONFIG = (
@@ -67,7 +67,7 @@ def post(url: str, text: str) -> tuple[int, dict]:
     request = urllib.request.Request(url, data=json.dumps({"action": text}).encode(),
                                      headers={"Content-Type": "application/json"}, method="POST")
     try:
-        with urllib.request.urlopen(request, timeout=10) as answer:
+        with PHONE.open(request, timeout=10) as answer:  # keeps each page's cookie, as a phone does
             return answer.status, json.loads(answer.read())
     except urllib.error.HTTPError as e:
         return e.code, json.loads(e.read() or b"null")

@@ -4,6 +4,7 @@ and the pages themselves in a real headless Chromium."""
 from __future__ import annotations
 
 import http.client
+import http.cookiejar
 import json
 import random
 import urllib.error
@@ -15,9 +16,10 @@ import pytest
 from pi_table.engine import Rules, make_game, parse_action
 from pi_table.hal import ScreenModel, SimScreen
 from pi_table.web import Companion, CompanionScreen, Tokens, codenames_snapshot
+from pi_table.web.server import ANOTHER_PHONE
 from pi_table.web.snapshot import SPYMASTER
 
-from helpers import hidden_swapped, require_tools
+from helpers import hidden_swapped, require_tools, wait_for
 
 KEY = "RRRRRRRRRBBBBBBBBNNNNNNNA"
 
@@ -30,18 +32,22 @@ def played(actions=(), key=KEY):
     return game.spymaster_view(state)
 
 
-def get(url: str) -> tuple[int, bytes]:
+PHONE = urllib.request.build_opener(urllib.request.HTTPCookieProcessor(http.cookiejar.CookieJar()))
+"""One phone for these tests' requests: it keeps the cookie each page gives the phone that opens it."""
+
+
+def get(url: str, phone=PHONE) -> tuple[int, bytes]:
     try:
-        with urllib.request.urlopen(url, timeout=5) as answer:
+        with phone.open(url, timeout=5) as answer:
             return answer.status, answer.read()
     except urllib.error.HTTPError as e:
         return e.code, e.read()
 
 
-def post(url: str, body: bytes) -> tuple[int, dict]:
+def post(url: str, body: bytes, phone=PHONE) -> tuple[int, dict]:
     request = urllib.request.Request(url, data=body, headers={"Content-Type": "application/json"}, method="POST")
     try:
-        with urllib.request.urlopen(request, timeout=5) as answer:
+        with phone.open(request, timeout=5) as answer:
             return answer.status, json.loads(answer.read())
     except urllib.error.HTTPError as e:
         return e.code, json.loads(e.read() or b"null")
@@ -192,6 +198,48 @@ def test_the_companion_screen_publishes_and_gives_the_screen_the_spymaster_link(
     assert link == f"{companion.base_url}/p/{tokens.token('g1', SPYMASTER)}"
     assert json.loads(get(link.replace("/p/", "/api/p/"))[1])["view"]["key"] == KEY
     assert replace(inner.last, join=None) == ScreenModel(played(), "g1")
+
+
+def another_phone():
+    return urllib.request.build_opener(urllib.request.HTTPCookieProcessor(http.cookiejar.CookieJar()))
+
+
+def test_the_first_phone_to_open_a_page_keeps_it_even_after_a_restart(tmp_path, tokens):
+    opened = tmp_path / "companion.opened"
+    first, second = another_phone(), another_phone()
+    for restart in range(2):
+        companion = Companion("127.0.0.1", 0, act=lambda *_: None, proof=tokens.proof, opened_file=opened)
+        companion.start()
+        try:
+            companion.publish(codenames_snapshot("g1", played(), tokens))
+            spymaster = tokens.token("g1", SPYMASTER)
+            api = f"{companion.base_url}/api/p/{spymaster}"
+            if restart == 0:
+                assert not companion.was_opened(spymaster)
+                assert get(f"{companion.base_url}/p/{spymaster}", first)[0] == 200  # scanned: the page is this phone's
+            assert companion.was_opened(spymaster)
+            assert get(api, first)[0] == 200 and post(api + "/act", b'{"action": "clue 1"}', first)[0] == 200
+            for thief in (second, urllib.request.build_opener()):
+                assert get(f"{companion.base_url}/p/{spymaster}", thief) == (403, ANOTHER_PHONE.encode())
+                refused = (403, {"ok": False, "error": ANOTHER_PHONE})
+                assert (get(api, thief)[0], json.loads(get(api, thief)[1])) == refused
+                assert post(api + "/act", b'{"action": "clue 1"}', thief) == refused
+        finally:
+            companion.stop()
+    assert opened.read_text() == f"{tokens.token('g1', SPYMASTER)}\n"
+
+
+def test_a_new_game_forgets_the_last_games_opened_pages(tmp_path, tokens):
+    opened = tmp_path / "companion.opened"
+    companion = Companion("127.0.0.1", 0, proof=tokens.proof, opened_file=opened)
+    companion.start()
+    try:
+        companion.publish(codenames_snapshot("g1", played(), tokens))
+        assert get(f"{companion.base_url}/p/{tokens.token('g1', SPYMASTER)}", another_phone())[0] == 200
+        companion.publish(codenames_snapshot("g2", played(), tokens))
+        wait_for(lambda: opened.read_text() == "", "the opened pages to be forgotten")
+    finally:
+        companion.stop()
 
 
 def test_a_port_in_use_is_an_error_at_start_and_leaves_the_companion_harmless(companion, tokens):

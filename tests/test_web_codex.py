@@ -90,7 +90,7 @@ def test_the_snapshot_has_a_public_entry_and_one_per_seat_behind_its_token(token
         assert page["fragments"] == [FRAGMENTS[seat]]
         assert [FRAGMENTS[other] in json.dumps(page) for other in range(6)] == [other == seat for other in range(6)]
     assert entry(snapshot, tokens, 0)["legal"][:3] == ["send 0 1 codename", "send 0 1 faction", "send 0 1 role"]
-    assert snapshot.role_of(tokens.token("g0", "seat-0")) is None
+    assert tokens.token("g0", "seat-0") not in snapshot.private
 
 
 def test_the_discussion_timer_goes_to_every_page_while_it_runs(tokens):

@@ -193,9 +193,11 @@ class Daemon:
 
     def _companion(self, web: WebConfig, journal_dir: Path) -> Companion:
         """The phones' pages, fed by the screen the loop already shows every model on."""
+        tokens = Tokens.kept_in(journal_dir)
         companion = Companion(web.host, web.port, act=self._act, base_url=web.url,
-                              advertise=lambda: _reachable_address(web.host))
-        self.devices.screen = CompanionScreen(self.devices.screen, companion, Tokens.kept_in(journal_dir))
+                              advertise=lambda: _reachable_address(web.host), proof=tokens.proof,
+                              opened_file=journal_dir / "companion.opened")
+        self.devices.screen = CompanionScreen(self.devices.screen, companion, tokens)
         return companion
 
     def post(self, event) -> None:

@@ -17,6 +17,7 @@ own thread through the ``act`` callback, so a phone is just another input device
 from __future__ import annotations
 
 import asyncio
+import hmac
 import json
 import logging
 import threading
@@ -24,6 +25,7 @@ import time
 from collections.abc import Callable
 from dataclasses import replace
 from importlib import resources
+from pathlib import Path
 
 from aiohttp import web
 
@@ -52,12 +54,20 @@ class Companion:
     def __init__(
         self, host: str = "127.0.0.1", port: int = 0, act: Act | None = None, base_url: str = "",
         opened: Callable[[str], None] | None = None, advertise: Callable[[], str] | None = None,
+        proof: Callable[[str], str] | None = None, opened_file: Path | None = None,
     ) -> None:
         self.host, self.port, self.advertise = host, port, advertise
+        self.proof = proof or Tokens.kept_in(None).proof  # what a phone's cookie must say, by token
+        self.opened_file = opened_file
         self._address: tuple[float, str] | None = None  # (when, what advertise said)
         self.act = act
         self.opened = opened
-        self._opened: set[str] = set()  # tokens some phone has opened, since this process began
+        self._opened: set[str] = set()  # tokens some phone has opened: that phone keeps them
+        if opened_file is not None and opened_file.exists():
+            try:
+                self._opened = set(opened_file.read_text(encoding="ascii").split())
+            except (OSError, UnicodeError) as e:
+                log.warning("cannot read %s (%s): every seat's code shows again", opened_file, e)
         self._base_url = base_url.rstrip("/")
         self._snapshot = Snapshot("", {"kind": "waiting"})
         self._files = {name: resources.files(__package__).joinpath("static", name).read_bytes() for name in STATIC}
@@ -131,7 +141,7 @@ class Companion:
     # -- the server's side (its own thread) -------------------------------------------------
 
     async def _open(self) -> None:
-        app = web.Application(client_max_size=MAX_BODY)
+        app = web.Application(client_max_size=MAX_BODY, middlewares=[_give_proof])
         app.add_routes([
             web.get("/", self._page_public),
             web.get("/p/{token}", self._page_private),
@@ -151,7 +161,11 @@ class Companion:
             self.port = site._server.sockets[0].getsockname()[1]
 
     def _set(self, snapshot: Snapshot) -> None:
+        new_game = snapshot.game_id != self._snapshot.game_id
         self._snapshot = snapshot
+        if new_game:  # the last game's tokens open nothing now: forget them
+            self._opened &= set(snapshot.private)
+            self._keep_opened()
         self._wake()
 
     def _wake(self) -> None:
@@ -159,16 +173,41 @@ class Companion:
         changed, self._changed = self._changed, asyncio.Event()
         changed.set()
 
-    def _private(self, request: web.Request) -> dict:
+    def _private(self, request: web.Request) -> tuple[str, dict]:
+        """The (role, view) behind the request's token, for the phone that opened it first.
+
+        The first phone to open a token's page keeps it: it gets a cookie that proves it (an
+        HMAC of the token under the companion's secret, so it survives a restart), and any
+        other phone is refused. A code photographed over someone's shoulder then shows up as
+        a refusal on the rightful phone, not as a silent spy."""
         token = request.match_info["token"]
         entry = self._snapshot.private.get(token)
         if entry is None:
             raise web.HTTPNotFound(text="")  # nothing at all for a wrong or old token
-        if token not in self._opened:
+        name, proof = _cookie_name(token), self.proof(token)
+        if token in self._opened:
+            if not hmac.compare_digest(request.cookies.get(name, ""), proof):
+                if request.path.startswith("/api/"):  # the page's own requests: in the form it reads
+                    raise web.HTTPForbidden(text=json.dumps({"ok": False, "error": ANOTHER_PHONE}),
+                                            content_type="application/json")
+                raise web.HTTPForbidden(text=ANOTHER_PHONE)
+        else:
             self._opened.add(token)
+            self._keep_opened()
+            request[BIND] = (name, proof)
             if self.opened is not None:
                 self.opened(entry[0])
-        return entry[1]
+        return entry
+
+    def _keep_opened(self) -> None:
+        """Write down the opened tokens of the game on the table, so a restart keeps them."""
+        if self.opened_file is None:
+            return
+        kept = sorted(self._opened & set(self._snapshot.private))
+        try:
+            self.opened_file.write_text("".join(f"{token}\n" for token in kept), encoding="ascii")
+        except OSError as e:
+            log.warning("cannot keep the opened pages in %s (%s): after a restart their codes show again", self.opened_file, e)
 
     def was_opened(self, token: str) -> bool:
         """Whether a phone has opened this token's page (a phone that reconnects after a
@@ -195,7 +234,7 @@ class Companion:
         return web.json_response(self._snapshot.public, headers=NO_STORE)
 
     async def _view_private(self, request: web.Request) -> web.Response:
-        return web.json_response(self._private(request), headers=NO_STORE)
+        return web.json_response(self._private(request)[1], headers=NO_STORE)
 
     async def _events_public(self, request: web.Request) -> web.StreamResponse:
         return await self._stream(request, lambda snapshot: snapshot.public)
@@ -207,6 +246,7 @@ class Companion:
 
     async def _stream(self, request: web.Request, view_of: Callable[[Snapshot], dict | None]) -> web.StreamResponse:
         response = web.StreamResponse(headers={**NO_STORE, "Content-Type": "text/event-stream"})
+        _set_proof(request, response)  # sent with the headers, before the middleware could
         await response.prepare(request)
         sent = None
         try:
@@ -229,10 +269,7 @@ class Companion:
         return response
 
     async def _act(self, request: web.Request) -> web.Response:
-        token = request.match_info["token"]
-        role = self._snapshot.role_of(token)
-        if role is None:
-            raise web.HTTPNotFound(text="")
+        role = self._private(request)[0]
         if self.act is None:
             return web.json_response({"ok": False, "error": "this page only shows; it takes no actions"}, status=405)
         try:
@@ -250,6 +287,31 @@ class Companion:
                 {"ok": False, "error": 'expected a JSON object {"action": "<one line of text>"}'}, status=400)
         error = await asyncio.to_thread(self.act, self._snapshot.game_id, role, text.strip())
         return web.json_response({"ok": error is None, "error": error}, status=200 if error is None else 409)
+
+
+ANOTHER_PHONE = "This page is already open on another phone. If that was not you, tell the table's staff."
+BIND = web.RequestKey("bind", tuple)  # the cookie to give the phone that has just opened a page
+COOKIE_S = 24 * 3600
+
+
+def _set_proof(request: web.Request, response: web.StreamResponse) -> None:
+    """Give the phone that has just opened a page its proof."""
+    if BIND in request:
+        name, proof = request[BIND]
+        response.set_cookie(name, proof, path="/", httponly=True, samesite="Strict", max_age=COOKIE_S)
+
+
+@web.middleware
+async def _give_proof(request: web.Request, handler) -> web.StreamResponse:
+    response = await handler(request)
+    if not response.prepared:
+        _set_proof(request, response)
+    return response
+
+
+def _cookie_name(token: str) -> str:
+    """One cookie a page, so one browser may hold two seats' pages (a test, a host's phone)."""
+    return f"pt_{token[:12]}"
 
 
 NO_STORE = {"Cache-Control": "no-store", "X-Content-Type-Options": "nosniff", "Referrer-Policy": "no-referrer"}

@@ -26,10 +26,6 @@ class Snapshot:
     public: dict
     private: dict[str, tuple[str, dict]] = field(default_factory=dict)
 
-    def role_of(self, token: str) -> str | None:
-        entry = self.private.get(token)
-        return None if entry is None else entry[0]
-
 
 def codenames_snapshot(game_id: str, view: SpymasterView, tokens: Tokens) -> Snapshot:
     """The grid games: the board for spectators, the key for whoever scanned the spymaster

@@ -71,6 +71,12 @@ class Tokens:
             log.warning("cannot keep the companion's secret in %s (%s): phones must scan again after a restart", path, e)
         return cls(secret)
 
+    def proof(self, token: str) -> str:
+        """What the cookie of the phone that opened ``token``'s page says: only this secret's
+        holder can make it, so it survives a restart and cannot be guessed from the token."""
+        digest = hmac.new(self._secret, f"phone\0{token}".encode(), hashlib.sha256).digest()
+        return base64.urlsafe_b64encode(digest[:TOKEN_BYTES]).decode().rstrip("=")
+
     def token(self, game_id: str, role: str) -> str:
         digest = hmac.new(self._secret, f"{game_id}\0{role}".encode(), hashlib.sha256).digest()
         return base64.urlsafe_b64encode(digest[:TOKEN_BYTES]).decode().rstrip("=")
