@@ -20,14 +20,16 @@ import sys
 from pathlib import Path
 
 FIRMWARE = Path(__file__).resolve().parent
-REPO = FIRMWARE.parent
+# The protocol package the board runs: pi_table/ beside this folder in a checkout; once installed,
+# this folder is pi_table.firmware, inside that very package.
+PACKAGE = FIRMWARE.parent / "pi_table" if (FIRMWARE.parent / "pi_table" / "protocol").is_dir() else FIRMWARE.parent
 LIBRARIES = ("adafruit_mpr121",)
 
 
 def plan(drive: Path) -> list[tuple[Path, Path]]:
     """(source, destination) of every file, in the order they are copied."""
-    package = ["pi_table/__init__.py", "pi_table/protocol/__init__.py", "pi_table/protocol/wire.py"]
-    copies = [(REPO / name, drive / "lib" / name) for name in package]
+    package = ["__init__.py", "protocol/__init__.py", "protocol/wire.py"]
+    copies = [(PACKAGE / name, drive / "lib" / "pi_table" / name) for name in package]
     copies += [(FIRMWARE / name, drive / name) for name in ("touchboard.py", "boot.py", "code.py")]
     return copies
 

@@ -537,6 +537,10 @@ def main(argv: list[str] | None = None) -> int:
     render.add_argument("--jobs", type=int, default=2, help="OpenSCAD runs at once (default 2)")
     commands.add_parser("pictures", help="render, then keep the build guide's pictures in enclosure/pictures/")
     args = parser.parse_args(argv)
+    if not PARAMS.is_file():
+        print(f"needs a checkout of pi-table: the installed package carries no enclosure ({PARAMS} not found)",
+              file=sys.stderr)
+        return 2
     if args.command == "check":
         found = problems(read())
         print("\n".join(found) if found else "every fit rule holds")

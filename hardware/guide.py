@@ -6,6 +6,7 @@ a test checks the committed guide is current, so every number in it comes from a
 
 from __future__ import annotations
 
+import argparse
 import csv
 import io
 import re
@@ -101,7 +102,14 @@ GUIDES = (Path(__file__).with_name("README.md"), enclosure.ENCLOSURE / "README.m
 """The files with generated blocks: the build guide, and the enclosure's README (its print settings)."""
 
 
-def main() -> int:
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m pi_table.hardware.guide", description=__doc__.split("\n\n")[0])
+    parser.parse_args(argv)
+    missing = [str(guide) for guide in GUIDES if not guide.is_file()]
+    if missing:
+        print(f"needs a checkout of pi-table (the installed package has no guides): {', '.join(missing)} not found",
+              file=sys.stderr)
+        return 2
     for guide in GUIDES:
         guide.write_text(render(guide.read_text(encoding="utf-8")), encoding="utf-8")
         print(f"wrote {guide}")

@@ -8,6 +8,7 @@ A test checks that the committed ``wiring.yml`` is what the pinout gives.
 
 from __future__ import annotations
 
+import argparse
 import importlib.util
 import json
 import shutil
@@ -85,8 +86,11 @@ def text(wiring: Pinout) -> str:
             + json.dumps(harness(wiring), indent=2) + "\n")
 
 
-def main(argv: list[str]) -> int:
-    folder = Path(argv[0]) if argv else Path(__file__).parent
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m pi_table.hardware.wiring", description=__doc__.split("\n\n")[0])
+    parser.add_argument("folder", type=Path, nargs="?", default=Path(__file__).parent,
+                        help="where to write wiring.yml, .svg and .png (default: beside this module, hardware/)")
+    folder = parser.parse_args(argv).folder
     folder.mkdir(parents=True, exist_ok=True)
     source = folder / "wiring.yml"
     source.write_text(text(pinout.load()), encoding="utf-8")
@@ -101,4 +105,4 @@ def main(argv: list[str]) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main(sys.argv[1:]))
+    sys.exit(main())

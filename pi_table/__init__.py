@@ -10,4 +10,13 @@ Layers, each importing only the ones before it (tests/test_layers.py checks):
     cli      the ``pi-table`` command
 """
 
-__version__ = "0.1.0"
+
+
+def version() -> str:
+    """This installation's version, from its package metadata: pyproject.toml sets it, once."""
+    from importlib import metadata  # here, not above: CircuitPython loads this file too, and has no metadata
+
+    try:
+        return metadata.version("pi-table")
+    except metadata.PackageNotFoundError:
+        return "unknown (not installed)"

@@ -75,8 +75,22 @@ def _rules(args: argparse.Namespace) -> Rules | CodexRules:
     )
 
 
+class _Version(argparse.Action):
+    """``--version``, read from the package's metadata only when asked (it costs a start-up)."""
+
+    def __init__(self, option_strings, dest, **kwargs) -> None:
+        super().__init__(option_strings, dest, nargs=0, **kwargs)
+
+    def __call__(self, parser, namespace, values, option_string=None) -> None:
+        from . import version
+
+        print(f"pi-table {version()}")
+        parser.exit()
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="pi-table", description="A Codenames-family game table on a Raspberry Pi.")
+    parser.add_argument("--version", action=_Version, help="print the installed version and exit")
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
     sim = commands.add_parser("sim", help="play the table in the terminal, or run a script")

@@ -11,6 +11,8 @@ import errno
 import itertools
 import re
 import runpy
+import shutil
+import subprocess
 import sys
 from pathlib import Path
 from types import SimpleNamespace
@@ -557,3 +559,18 @@ def test_deploy_stops_before_copying_when_circup_fails(drive):
     result = deploy.deploy(drive, which=lambda name: "circup", run=lambda command: SimpleNamespace(returncode=1))
     assert result == 1
     assert not (drive / "code.py").exists()
+
+
+def test_deploy_from_an_installed_package_finds_the_protocol_inside_it(drive, tmp_path):
+    """Installed, firmware/ is pi_table/firmware/ and the protocol sits beside it in the package."""
+    package = tmp_path / "site-packages" / "pi_table"
+    for name in ("__init__.py", "protocol/__init__.py", "protocol/wire.py"):
+        (package / name).parent.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(FIRMWARE.parent / "pi_table" / name, package / name)
+    shutil.copytree(FIRMWARE, package / "firmware", ignore=shutil.ignore_patterns("__pycache__"))
+    done = subprocess.run([sys.executable, str(package / "firmware" / "deploy.py"), str(drive)],
+                          capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    for name in ("__init__.py", "protocol/__init__.py", "protocol/wire.py"):
+        assert (drive / "lib" / "pi_table" / name).read_bytes() == (package / name).read_bytes()
+    assert (drive / "code.py").is_file()

@@ -12,6 +12,7 @@ to the ``.mo`` beside it (GNU gettext's binary format, written here so no gettex
 
 from __future__ import annotations
 
+import argparse
 import ast
 import gettext
 import re
@@ -334,8 +335,10 @@ def msgids_in_source(paths: Iterable[Path]) -> set[str]:
     return found
 
 
-def main() -> None:
+def main(argv: list[str] | None = None) -> None:
     """Compile every language's .po to its .mo."""
+    argparse.ArgumentParser(prog="python -m pi_table.ui.i18n",
+                            description="Compile each language's messages (.po) to the .mo files gettext reads.").parse_args(argv)
     for lang in LANGUAGES[1:]:
         path = po_path(lang).with_suffix(".mo")
         path.write_bytes(compile_po(lang))
