@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import queue
 import time
+import warnings
 
 import pytest
 from gpiozero import Button, Device
@@ -199,3 +200,23 @@ def test_bad_pins_are_refused_saying_what_is_wrong(settings, message):
 def test_the_defaults_keep_clear_of_the_rest_of_the_table():
     """I2C (2, 3), SPI0 for the LEDs (7-11), the UART (14, 15) and PWM0 for the LEDs (18)."""
     assert ButtonPins().pins() == {"end_turn": 17, "new_game": 27}
+
+
+def test_no_pin_library_is_said_once_in_plain_words(monkeypatch, caplog):
+    """Off a Pi, gpiozero tries each pin library in turn and warns for each with a source
+    line; the service's log gets one plain line and the start fails with gpiozero's reason."""
+    from gpiozero.exc import BadPinFactory
+
+    previous = Device.pin_factory
+    monkeypatch.delenv("GPIOZERO_PIN_FACTORY", raising=False)
+    Device.pin_factory = None
+    try:
+        with warnings.catch_warnings(record=True) as leaked:
+            warnings.simplefilter("always")
+            with pytest.raises(BadPinFactory):
+                GpioButtons(ButtonPins()).start(lambda event: None)
+    finally:
+        Device.pin_factory = previous
+    assert leaked == []
+    (line,) = [r.getMessage() for r in caplog.records if r.name == "pi_table.buttons"]
+    assert line.startswith("the buttons' pin library: Falling back from lgpio")

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 import threading
@@ -71,7 +72,7 @@ def test_what_was_not_seen_and_broken_devices_fail_it():
     test.events.put(ButtonEvent("end_turn"))
     thread.join(timeout=10)
     assert result["ok"] is False and lines[-1] == "self-test FAILED"
-    assert "FAILED leds: not working: no /dev/spidev0.0" in lines
+    assert any(line.startswith("FAILED leds: not working: no /dev/spidev0.0; what to do: turn SPI on") for line in lines)
     missing = next(line for line in lines if line.startswith("not seen:"))
     assert "NEW GAME" in missing and "tap the screen" in missing
     assert not d.leds.frames or not any(WHITE in frame.cells for frame in d.leds.frames)  # no walk on a dead strip
@@ -100,3 +101,20 @@ def test_the_command_checks_every_pad_through_the_board(tmp_path):
         emulator.stop()
     assert process.returncode == 0, out
     assert "pad 24 ok (25/25)" in out and "END TURN ok" in out and out.strip().endswith("self-test passed")
+
+
+def test_buttons_that_cannot_be_claimed_are_a_failed_check_with_what_to_do_not_a_traceback(tmp_path):
+    """Off a Pi gpiozero finds no pin library and raises BadPinFactory when the buttons are
+    claimed: the installer must see a failed check that says what to do."""
+    config = tmp_path / "config.toml"
+    config.write_text('[leds]\nbackend = "none"\n[screen]\nenabled = false\n[touch]\nport = "/nonexistent/ttyACM9"\n'
+                      '[web]\nenabled = false\n[paths]\njournal_dir = "journal"\nsocket = "control.sock"\n'
+                      'socket_group = ""\n')
+    environ = {k: v for k, v in os.environ.items() if k != "GPIOZERO_PIN_FACTORY"}
+    done = subprocess.run([sys.executable, "-m", "pi_table", "selftest", "--config", str(config), "--timeout", "1"],
+                          capture_output=True, text=True, timeout=60, env=environ)
+    assert "Traceback" not in done.stdout + done.stderr, done.stderr
+    assert done.returncode == 1
+    failed = next(line for line in done.stdout.splitlines() if line.startswith("FAILED buttons"))
+    assert "gpio" in failed.lower() and "what to do:" in failed
+    assert done.stdout.strip().endswith("self-test FAILED")

@@ -18,6 +18,14 @@ from ..engine import CELLS
 from ..hal import ButtonEvent, DialEvent, Event, HealthEvent, LedFrame, SelfTestModel, TouchEvent, UiEvent
 from .run import Devices
 
+WHAT_TO_DO = {
+    "touch": "check the touch board's USB cable; the board shows in ls /dev/serial/by-id/",
+    "leds": "turn SPI on (sudo raspi-config nonint do_spi 0, then reboot) and put the user in the spi group",
+    "screen": "put the user in the video, render and input groups; no desktop may hold the display",
+    "buttons": "on a Raspberry Pi install python3-lgpio and put the user in the gpio group; "
+               "set the [buttons] pins that are not fitted to false",
+}
+"""What an installer can do about a device that did not open, said beside the failure."""
 WALK_S = 0.15  # each cell's turn in the LED walk
 WHITE, GREEN, DARK = (255, 255, 255), (0, 200, 60), (0, 0, 0)
 
@@ -42,7 +50,12 @@ class SelfTest:
         self.say, self.clock, self.sleep = say, clock, sleep
         self.events: queue.SimpleQueue[Event] = queue.SimpleQueue()
         self.pads: set[int] = set()
-        health = devices.health
+        self.buttons = buttons
+        self._plan()
+
+    def _plan(self) -> None:
+        """What can be checked, and what has failed already, from the devices' health."""
+        health, buttons = self.devices.health, self.buttons
         wanted = {
             "END TURN": checkable(health["touch"]) or (checkable(health["buttons"]) and buttons.end_turn is not None),
             "NEW GAME": checkable(health["buttons"]) and buttons.new_game is not None,
@@ -52,14 +65,23 @@ class SelfTest:
         }
         self.checks = {what: False for what, fitted in wanted.items() if fitted}
         self.pads_wanted = checkable(health["touch"])
-        self.failures = [f"{name}: {state}" for name, state in health.items() if state.startswith("not working")]
+        self.failures = [f"{name}: {state}; what to do: {WHAT_TO_DO[name]}" for name, state in health.items()
+                         if state.startswith("not working")]
 
     def run(self, timeout_s: float = 300.0) -> bool:
         """The walk, then the checklist until it is complete or ``timeout_s`` passes; True
         when everything that could be checked was."""
         devices = self.devices
-        for device in (devices.touch, devices.buttons, devices.screen):
-            device.start(self.events.put)
+        started = []
+        for name in ("touch", "buttons", "screen"):
+            device = getattr(devices, name)
+            try:
+                device.start(self.events.put)
+            except Exception as e:  # a pin library or a device node missing: a failed check, not a traceback
+                devices.health[name] = f"not working: {e}"
+                self._plan()
+            else:
+                started.append(device)
         try:
             self.walk()
             if self.pads_wanted or self.checks:
@@ -72,7 +94,7 @@ class SelfTest:
                 except queue.Empty:
                     continue
         finally:
-            for device in (devices.touch, devices.buttons, devices.screen):
+            for device in started:
                 device.stop()
         return self.report()
 

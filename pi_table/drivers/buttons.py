@@ -17,6 +17,8 @@ the encoder should have one cycle per detent (as the common KY-040 and Bourns PE
 
 from __future__ import annotations
 
+import logging
+import warnings
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -24,6 +26,7 @@ from typing import Any
 from ..hal.buttons import Buttons
 from ..hal.events import ButtonEvent, DialEvent, Emit, Event
 
+log = logging.getLogger("pi_table.buttons")
 HEADER_GPIO = range(2, 28)  # GPIO 0 and 1 are the HAT EEPROM's I2C; 28 and up are not on the header
 ENCODER = ("encoder_a", "encoder_b", "encoder_push")
 CONTACTS = ("end_turn", "new_game", *ENCODER)
@@ -96,6 +99,17 @@ class GpioButtons(Buttons):
         self._devices: list[Any] = []
 
     def start(self, emit: Emit) -> None:
+        # gpiozero warns once per pin library it tries and cannot load, with a source line each:
+        # the log gets one plain line instead.
+        with warnings.catch_warnings(record=True) as said:
+            warnings.simplefilter("always")
+            try:
+                self._claim(emit)
+            finally:
+                if said:
+                    log.warning("the buttons' pin library: %s", "; ".join(str(w.message) for w in said))
+
+    def _claim(self, emit: Emit) -> None:
         from gpiozero import Button, RotaryEncoder
 
         pins = self.pins
