@@ -210,11 +210,10 @@ def _service(args: argparse.Namespace) -> int:
     if config is None:
         return EXIT_CONFIG
     if args.command == "run":
-        import logging
-
+        from .daemon import logs
         from .daemon.run import serve
 
-        logging.basicConfig(level=args.log_level.upper(), format="%(levelname)s %(name)s: %(message)s")
+        logs.setup(args.log_level)
         return serve(config, args.hal, args.touch_port)
     if args.command == "selftest":
         return _selftest(args, config)

@@ -384,7 +384,13 @@ def serve(config: Config, hal: str = "hw", touch_port: str | None = None) -> int
     except AlreadyRunning as e:
         print(f"pi-table run: {e}", file=sys.stderr)
         return EXIT_RUNNING
-    previous = {sig: signal.signal(sig, lambda *_: daemon.stop()) for sig in (signal.SIGTERM, signal.SIGINT)}
+    stopped_by: list[str] = []
+
+    def stop(number, frame) -> None:  # a signal handler: note it, log it once out of the handler
+        stopped_by.append(signal.Signals(number).name)
+        daemon.stop()
+
+    previous = {sig: signal.signal(sig, stop) for sig in (signal.SIGTERM, signal.SIGINT)}
     try:
         daemon.start()
         daemon.run()
@@ -393,4 +399,5 @@ def serve(config: Config, hal: str = "hw", touch_port: str | None = None) -> int
         if threading.current_thread() is threading.main_thread():
             for sig, handler in previous.items():
                 signal.signal(sig, handler)
+    log.info("stopped by %s (game %s)", stopped_by[0] if stopped_by else "request", daemon.session.id)
     return 0
