@@ -189,3 +189,25 @@ def test_random_bytes_yield_no_touch():
     found = [m for _ in range(64) for _, m in decoder.feed(rng.randbytes(16_384))]
     assert found == []
     assert decoder.frames == 0 and decoder.skipped_bytes > 1_000_000 - 200
+
+
+def test_the_wire_module_uses_only_what_circuitpython_has():
+    """The board runs this very file: its types live in comments, and the typing names it
+    needs are imported only under TYPE_CHECKING, which is False when it runs."""
+    import ast
+    from pathlib import Path
+
+    tree = ast.parse(Path(wire.__file__).read_text(encoding="utf-8"))
+    guarded = {id(node) for block in ast.walk(tree) if isinstance(block, ast.If)
+               and isinstance(block.test, ast.Name) and block.test.id == "TYPE_CHECKING"
+               for node in ast.walk(block)}
+    offences = []
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.Import, ast.ImportFrom)) and id(node) not in guarded:
+            offences.append(f"line {node.lineno}: an import")
+        elif isinstance(node, ast.AnnAssign) or isinstance(node, ast.arg) and node.annotation is not None:
+            offences.append(f"line {node.lineno}: an annotation")
+        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.returns is not None:
+            offences.append(f"line {node.lineno}: a return annotation")
+    assert offences == []
+    assert wire.TYPE_CHECKING is False

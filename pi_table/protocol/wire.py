@@ -1,7 +1,8 @@
 """The serial link between the touch board and the Pi: frames, messages and their text form.
 
 The same file runs on the board under CircuitPython and on the Pi under CPython, so it uses
-only what both have: no dataclasses, enum, typing or struct. firmware/PROTOCOL.md documents
+only what both have: no dataclasses, enum, typing or struct. Its types are in comments, which
+mypy reads and CircuitPython skips. firmware/PROTOCOL.md documents
 the bytes, with examples that tests/test_protocol.py checks against this code.
 
 A frame is ``A5 LEN SEQ TYPE PAYLOAD... CRC_HI CRC_LO``: a sync byte, the payload length,
@@ -16,9 +17,15 @@ PROTOCOL_MINOR = 0
 MAX_PAYLOAD = 96
 OVERHEAD = 6  # sync, length, sequence, type, two CRC bytes
 MASK_BYTES = 8  # touch masks are 64-bit: up to 64 electrodes
+TYPE_CHECKING = False  # mypy takes this name as true; no typing module is ever imported on the board
+if TYPE_CHECKING:
+    from typing import Any, TypeVar
+
+    M = TypeVar("M", bound="Message")
 
 
 def crc16(data, crc=0xFFFF):
+    # type: (bytes | bytearray, int) -> int
     """CRC-16/CCITT-FALSE (poly 0x1021, init 0xFFFF): 0x29B1 for b"123456789"."""
     for byte in data:
         crc ^= byte << 8
@@ -28,14 +35,17 @@ def crc16(data, crc=0xFFFF):
 
 
 def _u16(data, at):
+    # type: (bytes | bytearray, int) -> int
     return data[at] | (data[at + 1] << 8)
 
 
 def _bits(mask):
+    # type: (int) -> list[int]
     return [bit for bit in range(MASK_BYTES * 8) if mask >> bit & 1]
 
 
 def _number(text, name):
+    # type: (str, str) -> int
     try:
         return int(text, 0)
     except ValueError:
@@ -50,9 +60,10 @@ class Message:
 
     TYPE = 0
     NAME = ""
-    FIELDS = ()
+    FIELDS = ()  # type: tuple[str, ...]
 
     def __init__(self, *values):
+        # type: (*Any) -> None
         if len(values) != len(self.FIELDS):
             raise ValueError("{} takes {} ({})".format(self.NAME, len(self.FIELDS), ", ".join(self.FIELDS) or "nothing"))
         for name, value in zip(self.FIELDS, values):
@@ -60,33 +71,42 @@ class Message:
         self.check()
 
     def check(self):
+        # type: () -> None
         """Raise ValueError when a field is out of range."""
 
     def payload(self):
+        # type: () -> bytes
         return b""
 
     @classmethod
     def from_payload(cls, payload):
+        # type: (type[M], bytes) -> M
         if payload:
             raise ValueError("{} has no payload, got {} bytes".format(cls.NAME, len(payload)))
         return cls()
 
     def values(self):
+        # type: () -> tuple[Any, ...]
         return tuple(getattr(self, name) for name in self.FIELDS)
 
     def __eq__(self, other):
+        # type: (object) -> bool
         return type(self) is type(other) and self.values() == other.values()
 
     def __hash__(self):
+        # type: () -> int
         return hash((self.TYPE, self.values()))
 
     def __repr__(self):
+        # type: () -> str
         return "<{}>".format(self)
 
     def text_fields(self):
+        # type: () -> list[str]
         return ["{}={}".format(name, getattr(self, name)) for name in self.FIELDS]
 
     def __str__(self):
+        # type: () -> str
         return " ".join([self.NAME] + self.text_fields())
 
 
@@ -96,8 +116,14 @@ class Hello(Message):
     TYPE = 0x01
     NAME = "hello"
     FIELDS = ("protocol", "firmware", "board", "electrodes")
+    if TYPE_CHECKING:  # the fields, as Message.__init__ sets them
+        protocol = (0, 0)  # type: tuple[int, ...]
+        firmware = (0, 0, 0)  # type: tuple[int, ...]
+        board = ""  # type: str
+        electrodes = 0  # type: int
 
     def check(self):
+        # type: () -> None
         _version(self.protocol, 2, "protocol")
         _version(self.firmware, 3, "firmware")
         board = self.board.encode() if isinstance(self.board, str) else b""
@@ -107,11 +133,13 @@ class Hello(Message):
             raise ValueError("electrodes is 1 to {}, not {}".format(MASK_BYTES * 8, self.electrodes))
 
     def payload(self):
+        # type: () -> bytes
         board = self.board.encode()
         return bytes(list(self.protocol) + list(self.firmware) + [self.electrodes, len(board)]) + board
 
     @classmethod
     def from_payload(cls, payload):
+        # type: (type[M], bytes) -> M
         if len(payload) < 7 or len(payload) != 7 + payload[6]:
             raise ValueError("hello payload is 7 bytes plus the board id, got {} bytes".format(len(payload)))
         return cls(
@@ -119,6 +147,7 @@ class Hello(Message):
         )
 
     def text_fields(self):
+        # type: () -> list[str]
         return [
             "protocol=" + ".".join(str(n) for n in self.protocol),
             "firmware=" + ".".join(str(n) for n in self.firmware),
@@ -137,21 +166,28 @@ class Touch(Message):
     TYPE = 0x02
     NAME = "touch"
     FIELDS = ("counter", "mask")
+    if TYPE_CHECKING:  # the fields, as Message.__init__ sets them
+        counter = 0  # type: int
+        mask = 0  # type: int
 
     def check(self):
+        # type: () -> None
         _range(self.counter, 0xFFFF, "counter")
         _range(self.mask, (1 << (MASK_BYTES * 8)) - 1, "mask")
 
     def payload(self):
+        # type: () -> bytes
         return self.counter.to_bytes(2, "little") + self.mask.to_bytes(MASK_BYTES, "little")
 
     @classmethod
     def from_payload(cls, payload):
+        # type: (type[M], bytes) -> M
         if len(payload) != 2 + MASK_BYTES:
             raise ValueError("touch payload is {} bytes, got {}".format(2 + MASK_BYTES, len(payload)))
         return cls(_u16(payload, 0), int.from_bytes(bytes(payload[2:]), "little"))
 
     def text_fields(self):
+        # type: () -> list[str]
         touched = ",".join(str(bit) for bit in _bits(self.mask)) or "-"
         return ["counter={}".format(self.counter), "mask=0x{:x}".format(self.mask), "electrodes=" + touched]
 
@@ -162,22 +198,29 @@ class Ack(Message):
     TYPE = 0x03
     NAME = "ack"
     FIELDS = ("command", "status")
+    if TYPE_CHECKING:  # the fields, as Message.__init__ sets them
+        command = 0  # type: int
+        status = 0  # type: int
     OK, BAD_PAYLOAD, BAD_ELECTRODE, UNKNOWN = 0, 1, 2, 3
 
     def check(self):
+        # type: () -> None
         _range(self.command, 0xFF, "command")
         _range(self.status, 0xFF, "status")
 
     def payload(self):
+        # type: () -> bytes
         return bytes([self.command, self.status])
 
     @classmethod
     def from_payload(cls, payload):
+        # type: (type[M], bytes) -> M
         if len(payload) != 2:
             raise ValueError("ack payload is 2 bytes, got {}".format(len(payload)))
         return cls(payload[0], payload[1])
 
     def text_fields(self):
+        # type: () -> list[str]
         return ["command=0x{:02x}".format(self.command), "status={}".format(self.status)]
 
 
@@ -185,15 +228,20 @@ class _Token(Message):
     """A message that carries only a 16-bit token: ping and its pong."""
 
     FIELDS = ("token",)
+    if TYPE_CHECKING:  # the fields, as Message.__init__ sets them
+        token = 0  # type: int
 
     def check(self):
+        # type: () -> None
         _range(self.token, 0xFFFF, "token")
 
     def payload(self):
+        # type: () -> bytes
         return self.token.to_bytes(2, "little")
 
     @classmethod
     def from_payload(cls, payload):
+        # type: (type[M], bytes) -> M
         if len(payload) != 2:
             raise ValueError("{} payload is 2 bytes, got {}".format(cls.NAME, len(payload)))
         return cls(_u16(payload, 0))
@@ -212,22 +260,28 @@ class Log(Message):
     TYPE = 0x05
     NAME = "log"
     FIELDS = ("text",)
+    if TYPE_CHECKING:  # the fields, as Message.__init__ sets them
+        text = ""  # type: str
 
     def check(self):
+        # type: () -> None
         if len(self.text.encode()) > MAX_PAYLOAD:
             raise ValueError("log text is at most {} bytes".format(MAX_PAYLOAD))
 
     def payload(self):
+        # type: () -> bytes
         return self.text.encode()
 
     @classmethod
     def from_payload(cls, payload):
+        # type: (type[M], bytes) -> M
         try:
             return cls(bytes(payload).decode())
         except UnicodeError:
             raise ValueError("log text is not UTF-8")
 
     def text_fields(self):
+        # type: () -> list[str]
         return ["text=" + self.text]  # always last: the rest of the line is the text
 
 
@@ -247,8 +301,12 @@ class SetThresholds(Message):
     TYPE = 0x82
     NAME = "set-thresholds"
     FIELDS = ("first", "pairs")
+    if TYPE_CHECKING:  # the fields, as Message.__init__ sets them
+        first = 0  # type: int
+        pairs = ()  # type: tuple[tuple[int, int], ...]
 
     def check(self):
+        # type: () -> None
         _range(self.first, MASK_BYTES * 8 - 1, "first")
         if not 1 <= len(self.pairs) <= (MAX_PAYLOAD - 1) // 2:
             raise ValueError("set-thresholds takes 1 to {} pairs".format((MAX_PAYLOAD - 1) // 2))
@@ -257,6 +315,7 @@ class SetThresholds(Message):
                 raise ValueError("a threshold pair is touch/release with 0 < release < touch <= 255")
 
     def payload(self):
+        # type: () -> bytes
         flat = [self.first]
         for touch, release in self.pairs:
             flat += [touch, release]
@@ -264,12 +323,14 @@ class SetThresholds(Message):
 
     @classmethod
     def from_payload(cls, payload):
+        # type: (type[M], bytes) -> M
         if len(payload) < 3 or len(payload) % 2 != 1:
             raise ValueError("set-thresholds payload is 1 byte plus pairs, got {} bytes".format(len(payload)))
         pairs = tuple((payload[i], payload[i + 1]) for i in range(1, len(payload), 2))
         return cls(payload[0], pairs)
 
     def text_fields(self):
+        # type: () -> list[str]
         return ["first={}".format(self.first), "pairs=" + ",".join("{}/{}".format(t, r) for t, r in self.pairs)]
 
 
@@ -279,20 +340,26 @@ class Recalibrate(Message):
     TYPE = 0x83
     NAME = "recalibrate"
     FIELDS = ("mask",)
+    if TYPE_CHECKING:  # the fields, as Message.__init__ sets them
+        mask = 0  # type: int
 
     def check(self):
+        # type: () -> None
         _range(self.mask, (1 << (MASK_BYTES * 8)) - 1, "mask")
 
     def payload(self):
+        # type: () -> bytes
         return self.mask.to_bytes(MASK_BYTES, "little")
 
     @classmethod
     def from_payload(cls, payload):
+        # type: (type[M], bytes) -> M
         if len(payload) != MASK_BYTES:
             raise ValueError("recalibrate payload is {} bytes, got {}".format(MASK_BYTES, len(payload)))
         return cls(int.from_bytes(bytes(payload), "little"))
 
     def text_fields(self):
+        # type: () -> list[str]
         return ["mask=0x{:x}".format(self.mask)]
 
 
@@ -315,11 +382,13 @@ BY_NAME = {cls.NAME: cls for cls in MESSAGES.values()}
 
 
 def _range(value, top, name):
+    # type: (object, int, str) -> None
     if not isinstance(value, int) or not 0 <= value <= top:
         raise ValueError("{} is 0 to {}, not {!r}".format(name, top, value))
 
 
 def _version(value, parts, name):
+    # type: (object, int, str) -> None
     if not isinstance(value, tuple) or len(value) != parts:
         raise ValueError("{} version has {} numbers, not {!r}".format(name, parts, value))
     for part in value:
@@ -327,6 +396,7 @@ def _version(value, parts, name):
 
 
 def encode(message, seq):
+    # type: (Message, int) -> bytes
     """The bytes of one frame carrying ``message``."""
     payload = message.payload()
     if len(payload) > MAX_PAYLOAD:
@@ -337,6 +407,7 @@ def encode(message, seq):
 
 
 def decode_message(kind, payload):
+    # type: (int, bytes) -> Message
     """The message of a frame whose CRC was right; ValueError if type or payload do not fit."""
     cls = MESSAGES.get(kind)
     if cls is None:
@@ -354,12 +425,14 @@ class Decoder:
     """
 
     def __init__(self):
+        # type: () -> None
         self._buffer = bytearray()
         self.frames = 0
         self.bad_frames = 0
         self.skipped_bytes = 0
 
     def feed(self, data):
+        # type: (bytes | bytearray) -> list[tuple[int, Message]]
         buffer = self._buffer + data
         end = len(buffer)
         start = 0
@@ -393,10 +466,12 @@ class Decoder:
 
     @property
     def pending(self):
+        # type: () -> int
         """Bytes held back while waiting for the rest of a frame."""
         return len(self._buffer)
 
     def drop_partial(self):
+        # type: () -> list[tuple[int, Message]]
         """Give up on the frame being waited for and rescan what follows its sync byte.
 
         A damaged length byte can make the decoder wait for bytes that belong to the next
@@ -409,6 +484,7 @@ class Decoder:
         return self.feed(b"")
 
     def _bad(self, start):
+        # type: (int) -> int
         """Count a damaged frame and resume the search just after its sync byte."""
         self.bad_frames += 1
         self.skipped_bytes += 1
@@ -416,6 +492,7 @@ class Decoder:
 
 
 def parse_text(line):
+    # type: (str) -> Message
     """Read a message's text form (``touch counter=2 mask=0x1``); ValueError says what is off."""
     words = line.split()
     if not words or words[0] not in BY_NAME:
@@ -437,6 +514,7 @@ def parse_text(line):
 
 
 def _from_text(cls, fields):
+    # type: (type[Message], dict[str, str]) -> Message
     wanted = set(cls.FIELDS) | ({"electrodes"} if cls is Touch else set())
     unknown = sorted(set(fields) - wanted)
     missing = sorted(set(cls.FIELDS) - set(fields))
@@ -459,13 +537,14 @@ def _from_text(cls, fields):
     if cls is SetThresholds:
         pairs = []
         for pair in fields["pairs"].split(","):
-            touch, _, release = pair.partition("/")
-            pairs.append((_number(touch, "touch threshold"), _number(release, "release threshold")))
+            press, _, release = pair.partition("/")
+            pairs.append((_number(press, "touch threshold"), _number(release, "release threshold")))
         return SetThresholds(_number(fields["first"], "first"), tuple(pairs))
     return cls(*[_number(fields[name], name) for name in cls.FIELDS])
 
 
 def _dotted(text, parts, name):
+    # type: (str, int, str) -> tuple[int, ...]
     numbers = tuple(_number(part, name + " version") for part in text.split("."))
     if len(numbers) != parts:
         raise ValueError("{} version is {} numbers joined by dots, not {!r}".format(name, parts, text))
