@@ -6,6 +6,7 @@ scripted simulator reads, so a game on disk is readable by a person.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Union
 
@@ -117,8 +118,8 @@ class Undo:
 
 Action = Union[Clue, Guess, EndTurn, Penalty, Cover, Place, TimeUp, Undo]
 
-_CELL_ACTIONS = {"touch": Guess, "cover": Cover, "place": Place}
-_PLAIN_ACTIONS = {"end-turn": EndTurn, "penalty": Penalty, "time-up": TimeUp, "undo": Undo}
+_CELL_ACTIONS: dict[str, Callable[[int], Action]] = {"touch": Guess, "cover": Cover, "place": Place}
+_PLAIN_ACTIONS: dict[str, Callable[[], Action]] = {"end-turn": EndTurn, "penalty": Penalty, "time-up": TimeUp, "undo": Undo}
 ACTION_WORDS = ("clue", "touch", "end-turn", "penalty", "cover", "place", "time-up", "undo")
 
 

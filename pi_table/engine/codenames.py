@@ -54,15 +54,15 @@ class CodenamesCoop(Codenames):
 
     def _next_turn(self, state: State) -> State:
         if state.turn == state.key.start:
-            return replace(state, turn=state.turn.other, phase=COVER, clue=None, guesses=0)
-        return replace(state, turn=state.turn.other, phase=CLUE, clue=None, guesses=0)
+            return replace(state, turn=state.team.other, phase=COVER, clue=None, guesses=0)
+        return replace(state, turn=state.team.other, phase=CLUE, clue=None, guesses=0)
 
     _after_penalty = _next_turn
     _after_cover = _next_turn
 
     def waiting_for(self, state: State) -> str:
         if state.phase == COVER:
-            return f"the spymaster must first cover one {state.turn} agent for the simulated opponent"
+            return f"the spymaster must first cover one {state.team} agent for the simulated opponent"
         return super().waiting_for(state)
 
     cover_refusal = "the spymaster covers an opponent agent only after each of the team's turns"

@@ -11,6 +11,7 @@ from __future__ import annotations
 import random
 from dataclasses import dataclass
 from enum import Enum
+from typing import TypeVar
 
 from .errors import InvalidKey
 
@@ -54,13 +55,9 @@ class Role(str, Enum):
     PROFILER = "profiler"
 
     @property
-    def title(self) -> str:
-        return self.value.capitalize()
-
-    @property
     def a_title(self) -> str:
         """The title with its article: "a Hacker", "an Inquisitore"."""
-        return f"{'an' if self.value[0] in 'aeiou' else 'a'} {self.title}"
+        return f"{'an' if self.value[0] in 'aeiou' else 'a'} {self.value.capitalize()}"
 
     def __str__(self) -> str:
         return self.value
@@ -134,7 +131,7 @@ class Identikit:
             return self.role.value
         return self.codename if fact is Fact.CODENAME else self.fragment
 
-    def to_json(self) -> dict:
+    def to_json(self) -> dict[str, object]:
         """The identikit as its agent sees it; ``true_faction`` differs only for an Infiltrato."""
         return {
             "codename": self.codename,
@@ -233,14 +230,19 @@ def parse_setup(text: str) -> Setup:
             raise InvalidSetup(f"seat {seat}: {word!r} is not codename:faction:role:position:fragment")
         codename, faction, role, position, fragment = parts
         try:
-            agents.append(Identikit(codename, _word(Faction, faction), _word(Role, role),
-                                    int(position) if position.isdigit() else position, fragment.upper()))
+            if not position.isdigit():
+                raise InvalidSetup(f"a fragment's position is 1, 2 or 3, not {position!r}")
+            agents.append(Identikit(codename, _word(Faction, faction), _word(Role, role), int(position),
+                                    fragment.upper()))
         except InvalidSetup as error:
             raise InvalidSetup(f"seat {seat}: {error}") from None
     return Setup(tuple(agents))
 
 
-def _word(kind: type[Enum], word: str):
+E = TypeVar("E", bound=Enum)
+
+
+def _word(kind: type[E], word: str) -> E:
     try:
         return kind(word.lower())
     except ValueError:

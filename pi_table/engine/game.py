@@ -9,7 +9,8 @@ from __future__ import annotations
 
 import random
 from dataclasses import dataclass, replace
-from typing import ClassVar
+from collections.abc import Callable
+from typing import Any, ClassVar
 
 from .actions import (
     MAX_CLUE,
@@ -63,6 +64,14 @@ class State:
     @property
     def is_over(self) -> bool:
         return self.phase == OVER
+
+    @property
+    def team(self) -> Team:
+        """The team to play. Only a finished game has none, and ``apply`` refuses every action
+        on it before any rule asks."""
+        if self.turn is None:
+            raise GameOver(f"the game is over ({self.reason}): no team is to play")
+        return self.turn
 
 
 class Game:
@@ -141,7 +150,7 @@ class Game:
 
     def _clue(self, state: State, action: Clue) -> State:
         if state.phase == GUESS:
-            raise RuleError(f"{self.side(state.turn)} already has its clue: touch {self.a_noun} or end the turn")
+            raise RuleError(f"{self.side(state.team)} already has its clue: touch {self.a_noun} or end the turn")
         self._refuse_unless_open(state)
         return replace(state, phase=GUESS, clue=action.number, guesses=0)
 
@@ -158,14 +167,14 @@ class Game:
         if state.marks[cell] is not None:
             raise RuleError(f"{self.noun} {cell} is already {self.shown}")
         marks = state.marks[:cell] + (TOUCHED,) + state.marks[cell + 1 :]
-        return self._touched(replace(state, marks=marks), state.turn, identity)
+        return self._touched(replace(state, marks=marks), state.team, identity)
 
     def _end_turn(self, state: State, action: EndTurn) -> State:
         if state.phase == GUESS and state.guesses > 0:
             return self._next_turn(state)
         if state.phase in (PLACE, COVER):
             raise RuleError(self.waiting_for(state))
-        raise RuleError(f"{self.side(state.turn)} must guess at least once before ending its turn")
+        raise RuleError(f"{self.side(state.team)} must guess at least once before ending its turn")
 
     def _penalty(self, state: State, action: Penalty) -> State:
         if not self.has_penalty:
@@ -179,7 +188,7 @@ class Game:
     def _cover(self, state: State, action: Cover) -> State:
         if state.phase != COVER:
             raise RuleError(self.cover_refusal)
-        owner = state.turn
+        owner = state.team
         cell = action.cell
         if state.key[cell] != owner.letter or state.marks[cell] is not None:
             raise RuleError(f"{self.noun} {cell} is not a hidden {owner} agent: cover one of {owner}'s")
@@ -201,13 +210,13 @@ class Game:
         order = self.placing_order(state.key)
         expected = order[state.placed]
         if action.cell != expected:
-            raise RuleError(f"{self.side(state.turn)} places the next {self.noun} on cell {expected}, not {action.cell}")
+            raise RuleError(f"{self.side(state.team)} places the next {self.noun} on cell {expected}, not {action.cell}")
         placed = state.placed + 1
         if placed == len(order):
             return replace(state, placed=placed, phase=CLUE, turn=state.key.start)
-        return replace(state, placed=placed, turn=state.turn.other)
+        return replace(state, placed=placed, turn=state.team.other)
 
-    _handlers = {
+    _handlers: ClassVar[dict[type, Callable[[Game, State, Any], State]]] = {
         Clue: _clue, Guess: _guess, EndTurn: _end_turn, Penalty: _penalty, Cover: _cover, Place: _place,
         TimeUp: _time_up,
     }
@@ -227,9 +236,9 @@ class Game:
         """What the table waits for in the placing and cover phases, as a sentence."""
         if state.phase == PLACE:
             cell = self.placing_order(state.key)[state.placed]
-            who = self.side(state.turn)
+            who = self.side(state.team)
             return f"the {self.nouns} are still being placed: {who} places the next one on cell {cell}"
-        return f"the {self.turn_spymaster(state)} may cover one of {state.turn}'s agents, then gives the clue"
+        return f"the {self.turn_spymaster(state)} may cover one of {state.team}'s agents, then gives the clue"
 
     def _touched(self, state: State, team: Team, identity: str) -> State:
         raise NotImplementedError
@@ -243,17 +252,19 @@ class Game:
         return replace(state, guesses=guesses)
 
     def _next_turn(self, state: State) -> State:
-        return replace(state, turn=state.turn.other, phase=CLUE, clue=None, guesses=0)
+        return replace(state, turn=state.team.other, phase=CLUE, clue=None, guesses=0)
 
     def _after_penalty(self, state: State) -> State:
         """The other team may first cover one of its own cards (Codenames' penalty)."""
-        return replace(state, turn=state.turn.other, phase=COVER, clue=None, guesses=0)
+        return replace(state, turn=state.team.other, phase=COVER, clue=None, guesses=0)
 
     def _after_cover(self, state: State) -> State:
         return replace(state, phase=CLUE)
 
     def _end(self, state: State, winner: Team | None, reason: str, losers: tuple[Team, ...] | None = None) -> State:
+        """The game over: ``losers`` by default the winner's opponent (a game without a winner names them)."""
         if losers is None:
+            assert winner is not None, "a game that ends without a winner names its losers"
             losers = (winner.other,)
         return replace(state, phase=OVER, turn=None, winner=winner, losers=losers, reason=reason, clue=None)
 
@@ -266,12 +277,12 @@ class Game:
         return f"the {team} team"
 
     def turn_spymaster(self, state: State) -> str:
-        return f"{state.turn} {self.spymaster_word}"
+        return f"{state.team} {self.spymaster_word}"
 
     def phase_words(self, state: State) -> str:
         if state.phase == OVER:
             return "the game is over"
-        return f"{state.turn} is in its {state.phase} phase"
+        return f"{state.team} is in its {state.phase} phase"
 
     # --- OpenSpiel-style queries --------------------------------------------------------
 
@@ -291,10 +302,10 @@ class Game:
             return [Place(self.placing_order(state.key)[state.placed])]
         hidden = [cell for cell, mark in enumerate(state.marks) if mark is None and state.key[cell] != NO_CARD]
         if phase == COVER:
-            own = [_COVERS[cell] for cell in hidden if state.key[cell] == state.turn.letter]
+            own: list[Action] = [_COVERS[cell] for cell in hidden if state.key[cell] == state.team.letter]
             if self.cover_is_required:
                 return own
-            actions: list[Action] = own + list(ALL_CLUES)
+            actions = own + list(ALL_CLUES)
         elif phase == CLUE:
             actions = list(ALL_CLUES)
         else:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass, fields
+from typing import Any
 
 from .errors import InvalidRules
 from .keys import CELLS, GRID
@@ -45,11 +46,11 @@ class Rules:
         if not isinstance(cell, int) or isinstance(cell, bool) or not 0 <= cell < CELLS:
             raise InvalidRules(f"dark_cell is a cell number 0 to {CELLS - 1}, not {cell!r}")
 
-    def to_json(self) -> dict:
+    def to_json(self) -> dict[str, object]:
         return asdict(self)
 
     @classmethod
-    def from_json(cls, data: dict) -> Rules:
+    def from_json(cls, data: dict[str, Any]) -> Rules:
         known = {f.name for f in fields(cls)}
         unknown = sorted(set(data) - known)
         if unknown:

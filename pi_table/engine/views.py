@@ -89,7 +89,7 @@ class TableView:
             return None
         return COOP_RATINGS[self.score][LANGUAGES.index(lang)]
 
-    def to_json(self) -> dict:
+    def to_json(self) -> dict[str, object]:
         """The STATE object of the scripted simulator's contract (README, "Script format")."""
         return {
             "game": self.game,
@@ -119,7 +119,7 @@ class SpymasterView:
     table: TableView
     key: Key
 
-    def to_json(self) -> dict:
+    def to_json(self) -> dict[str, object]:
         return {**self.table.to_json(), "key": self.key.cells}
 
 
