@@ -5,6 +5,9 @@
 resident memory then. A bare ``python -c pass`` is timed in the same run, so the figure can
 be read as a ratio to the interpreter's own start on this (noisy) machine.
 
+``stop``: from SIGTERM to the process's exit, journal closed and socket removed (systemd's
+``systemctl stop`` and every restart wait for it).
+
 ``resume``: ``Session.resume`` of a journal holding a 50-action game: reading the file,
 replaying every entry and reopening it for appending, as a restart does.
 """
@@ -28,22 +31,28 @@ CONFIG = '[web]\nhost = "127.0.0.1"\nport = 0\n[paths]\njournal_dir = "journal"\
 
 def run(starts: int = 10, resumes: int = 50, actions: int = 50) -> dict:
     with tempfile.TemporaryDirectory(prefix="pi-table-bench-") as folder:
+        start_to_ready, stop = _starts(Path(folder), starts)
         return {
-            "start_to_ready": _starts(Path(folder), starts),
+            "start_to_ready": start_to_ready,
+            "sigterm_to_exit": stop,
             "resume": _resumes(Path(folder) / "resume", resumes, actions),
         }
 
 
-def _starts(folder: Path, count: int) -> dict:
+def _starts(folder: Path, count: int) -> tuple[dict, dict]:
     config = folder / "config.toml"
     config.write_text(CONFIG)
-    ready, bare, rss = [], [], []
+    ready, bare, rss, stop = [], [], [], []
     for _ in range(count):
         service = FakeSystemd(["--hal", "sim", "--config", str(config)])
         try:
             ready.append(service.start())
             rss.append(_rss_mb(service.process.pid))
-            service.stop()
+            time.sleep(0.5)  # up and idle, as a table is when it is stopped
+            began = time.monotonic()
+            if service.stop() != 0:
+                raise RuntimeError(f"the daemon did not stop cleanly: {service.log_tail()}")
+            stop.append(time.monotonic() - began)
         finally:
             service.close()
         began = time.monotonic()
@@ -56,7 +65,7 @@ def _starts(folder: Path, count: int) -> dict:
         "python_start_p50_ms": percentiles(bare)["p50_ms"],
         "ratio_to_python_start": round(figures["p50_ms"] / percentiles(bare)["p50_ms"], 1),
         "rss_mb": round(max(rss), 1),
-    }
+    }, {"runs": count, **percentiles(stop)}
 
 
 def _rss_mb(pid: int) -> float:
