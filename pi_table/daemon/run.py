@@ -357,6 +357,7 @@ class Daemon:
             "health": health,
             "warnings": list(self.loop.cues(self.loop.clock()).warnings),
             "journal": self.session.journal_problem or "ok",
+            "journal_damage": self.session.journal_damage,  # what a damaged journal lost, until the next game
             "companion": None if self.companion is None else self.companion.base_url,
         }
 
