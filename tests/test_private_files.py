@@ -1,0 +1,96 @@
+"""Files that hold the key or a secret are the service user's alone, whatever the umask: the
+staff, in the service's group, reach the table through the control socket only."""
+
+from __future__ import annotations
+
+import os
+import random
+import stat
+import urllib.request
+from pathlib import Path
+
+import pytest
+
+from pi_table.engine import Rules, parse_action
+from pi_table.table import Session
+from pi_table.web.tokens import SPYMASTER, Tokens, write_private
+
+from helpers import wait_for
+from test_faults import Table
+from test_journal_damage import VERSION_1
+
+UNIT = Path(__file__).resolve().parent.parent / "systemd" / "pi-table.service"
+
+
+def mode(path: Path) -> int:
+    return stat.S_IMODE(path.stat().st_mode)
+
+
+@pytest.fixture(params=[0o022, 0o027, 0o000], ids=["umask-022", "umask-027", "umask-000"])
+def umask(request):
+    old = os.umask(request.param)
+    yield request.param
+    os.umask(old)
+
+
+def test_a_new_game_journal_and_its_directory_are_private(tmp_path, umask):
+    folder = tmp_path / "journal"
+    session = Session(Rules(), rng=random.Random(1), journal_dir=folder, fsync=False)
+    session.submit(parse_action("clue 1"))
+    session.new_game()
+    assert mode(folder) == 0o700
+    assert [oct(mode(path)) for path in folder.iterdir()] == [oct(0o600)] * 2
+
+
+def test_the_companions_secret_and_opened_pages_are_private(tmp_path, umask):
+    Tokens.kept_in(tmp_path / "journal")
+    assert mode(tmp_path / "journal") == 0o700 and mode(tmp_path / "journal" / "companion.secret") == 0o600
+    opened = tmp_path / "companion.opened"
+    opened.write_text("")
+    opened.chmod(0o666)  # left by an older version
+    write_private(opened, b"token\n")
+    assert mode(opened) == 0o600 and opened.read_bytes() == b"token\n"
+
+
+def test_the_daemon_keeps_every_file_of_its_journal_directory_private(tmp_path, umask):
+    """An older table's files (group- and world-readable, a version 1 journal with damage in
+    it) are tightened at start; every file the daemon then writes (the rewritten journal, the
+    damaged file kept aside, the companion's secret and opened pages, the lock) is 0600 in a
+    0700 directory."""
+    journal = tmp_path / "journal"
+    journal.mkdir(mode=0o755)
+    journal.chmod(0o755)
+    game = journal / "20261118-110640.250000-f7396e.jsonl"
+    game.write_text(VERSION_1.replace('"touch 2"', '"touch 99"'), encoding="utf-8")
+    secret = os.urandom(32)
+    (journal / "companion.secret").write_bytes(secret)
+    (journal / "companion.opened").write_text("")
+    for path in journal.iterdir():
+        path.chmod(0o644)
+    table = Table(tmp_path)
+    try:
+        table.start()
+        table.connected()
+        status = table.status()
+        assert status["game_id"] == game.stem and status["journal_damage"]["lost_actions"] == 5
+        token = Tokens(secret).token(game.stem, SPYMASTER)
+        with urllib.request.urlopen(f"{status['companion']}/p/{token}", timeout=5) as page:
+            assert page.status == 200
+        wait_for(lambda: (journal / "companion.opened").read_text() == f"{token}\n", "the opened page to be kept")
+        table.tap(11)
+        wait_for(lambda: table.status()["state"]["board"][11] != "?", "a guess")
+    finally:
+        table.close()
+    files = {path.name: oct(mode(path)) for path in journal.iterdir()}
+    assert files == {name: oct(0o600) for name in (game.name, f"{game.name}.damaged-1", "companion.secret",
+                                                   "companion.opened", ".lock")}
+    assert mode(journal) == 0o700
+
+
+def test_the_unit_gives_the_group_the_socket_and_nothing_else():
+    """UMask=0077 and a 0700 state directory: the code makes its secret files 0600 anyway, the
+    unit makes sure nothing else the service writes is the staff's to read. The socket's
+    directory stays 0750, so the group reaches the 0660 socket."""
+    lines = dict(line.split("=", 1) for line in UNIT.read_text().splitlines() if "=" in line and not line.startswith("#"))
+    assert lines["UMask"] == "0077" and lines["StateDirectoryMode"] == "0700"
+    assert lines["RuntimeDirectoryMode"] == "0750" and lines["Group"] == "pi-table"
