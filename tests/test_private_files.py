@@ -3,9 +3,14 @@ staff, in the service's group, reach the table through the control socket only."
 
 from __future__ import annotations
 
+import json
 import os
 import random
+import shutil
 import stat
+import subprocess
+import sys
+import tempfile
 import urllib.request
 from pathlib import Path
 
@@ -15,7 +20,7 @@ from pi_table.engine import Rules, parse_action
 from pi_table.table import Session
 from pi_table.web.tokens import SPYMASTER, Tokens, write_private
 
-from helpers import wait_for
+from helpers import require_tools, wait_for
 from test_faults import Table
 from test_journal_damage import VERSION_1
 
@@ -94,3 +99,51 @@ def test_the_unit_gives_the_group_the_socket_and_nothing_else():
     lines = dict(line.split("=", 1) for line in UNIT.read_text().splitlines() if "=" in line and not line.startswith("#"))
     assert lines["UMask"] == "0077" and lines["StateDirectoryMode"] == "0700"
     assert lines["RuntimeDirectoryMode"] == "0750" and lines["Group"] == "pi-table"
+
+
+STAFF_UID = 4242  # a login in the service's group (here root's group, which the daemon's files get)
+
+
+def as_staff(*command: str) -> subprocess.CompletedProcess:
+    return subprocess.run(["setpriv", f"--reuid={STAFF_UID}", "--regid=0", "--clear-groups", *command],
+                          capture_output=True, text=True, timeout=60)
+
+
+@pytest.fixture
+def shared_folder():
+    """A folder the group may enter (pytest's own are the owner's alone), as /run/pi-table is."""
+    if os.geteuid() != 0:
+        pytest.skip("needs root, to run commands as another user")
+    require_tools("setpriv")
+    folder = Path(tempfile.mkdtemp(prefix="pi-table-staff-"))
+    folder.chmod(0o750)
+    yield folder
+    shutil.rmtree(folder)
+
+
+def test_a_staff_login_in_the_group_has_status_and_history_but_not_the_key(shared_folder):
+    """Under the unit's old umask (0027, which made the journals 0640 in the group), a staff
+    login in the service's group reaches status, undo and history through the socket and
+    reads nothing of the journal's directory."""
+    old = os.umask(0o027)
+    table = Table(shared_folder)
+    try:
+        table.start()
+        table.connected()
+        table.tap(3)
+        wait_for(lambda: table.status()["state"]["board"][3] != "?", "a guess")
+        game_id = table.status()["game_id"]
+        pi_table = str(Path(sys.executable).parent / "pi-table")
+        status = as_staff(pi_table, "status", "--json", "--config", str(table.config))
+        assert status.returncode == 0, status.stderr
+        assert json.loads(status.stdout)["game_id"] == game_id
+        history = as_staff(pi_table, "history", "--json", "--config", str(table.config))
+        assert history.returncode == 0, history.stderr
+        assert [game["id"] for game in json.loads(history.stdout)] == [game_id]
+        assert as_staff(pi_table, "undo", "--config", str(table.config)).returncode == 0
+        for path in [table.journal, *table.journal.iterdir()]:
+            peek = as_staff("cat" if path.is_file() else "ls", str(path))
+            assert peek.returncode != 0 and "Permission denied" in peek.stderr, f"staff read {path.name}"
+    finally:
+        table.close()
+        os.umask(old)
