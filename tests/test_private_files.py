@@ -147,3 +147,18 @@ def test_a_staff_login_in_the_group_has_status_and_history_but_not_the_key(share
     finally:
         table.close()
         os.umask(old)
+
+
+def test_install_takes_the_group_out_of_an_older_state_directory(tmp_path):
+    """systemd leaves a state directory that already exists with another mode as it is (with
+    a warning): the installer's upgrade makes an older install's 0750 one 0700."""
+    from test_systemd import Installer
+
+    installer = Installer(tmp_path, "Raspberry Pi 5 Model B Rev 1.0")
+    installer.env["PI_TABLE_NO_START"] = "1"
+    state = installer.root / "var/lib/pi-table"
+    (state / "journal").mkdir(parents=True)
+    state.chmod(0o750)
+    result = installer.run()
+    assert result.returncode == 0, result.stderr
+    assert mode(state) == 0o700 and "made 0700" in result.stdout
