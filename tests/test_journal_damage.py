@@ -10,7 +10,7 @@ import random
 
 import pytest
 
-from pi_table.engine import GameRecord, Rules, make_game, parse_action
+from pi_table.engine import CodexRules, GameRecord, Rules, Undo, make_game, parse_action
 from pi_table.table import Session, load_game
 from pi_table.table.journal import JournalError
 from pi_table.ui.i18n import say
@@ -203,16 +203,15 @@ def test_the_table_screen_shows_the_loss_in_english_and_italian(tmp_path):
     assert say(header, "it") != header
 
 
-def test_one_flipped_byte_anywhere_never_deals_a_silent_new_game(tmp_path):
+@pytest.mark.parametrize("rules", [Rules(), CodexRules()], ids=["codenames", "codex"])
+def test_one_flipped_byte_anywhere_never_deals_a_silent_new_game(tmp_path, rules):
     """60 single-byte changes at random places in a 50-action journal: each resumes the
     entries before the line it hit, or (the header hit) deals a new game and says so."""
     rng = random.Random(20261123)
-    rules = Rules()
-    game = make_game(rules)
-    session = Session(rules, rng=random.Random(1), key=game.parse_key(KEY), journal_dir=tmp_path / "whole", fsync=False)
-    while len(session.record.entries) < 50:  # random legal play, undos mixed in, dealt again when over
-        options = game.legal_actions(session.state)
-        session.submit(parse_action("undo") if not options or rng.random() < 0.1 else rng.choice(options))
+    session = Session(rules, rng=random.Random(1), journal_dir=tmp_path / "whole", fsync=False)
+    while len(session.record.entries) < 50:  # random legal play, undos mixed in
+        options = session.game.legal_actions(session.state)
+        session.submit(Undo() if session.record.moves and (not options or rng.random() < 0.1) else rng.choice(options))
     session.close()
     (whole_path,) = (tmp_path / "whole").glob("*.jsonl")
     whole = whole_path.read_bytes()
@@ -241,5 +240,5 @@ def test_one_flipped_byte_anywhere_never_deals_a_silent_new_game(tmp_path):
                 assert resumed.journal_damage["lost_actions"] == 50 - (line - 2), where
             counts["resumed the good prefix"] += 1
         resumed.close()
-    print(f"\nsingle-byte damage: {counts}")
+    print(f"\nsingle-byte damage to a {rules.game} journal: {counts}")
     assert counts["tried"] == counts["resumed the good prefix"] + counts["new game, said"] == 60

@@ -302,13 +302,14 @@ def _complete_lines(path: Path, data: bytes, warnings: list[str]) -> list[bytes]
 
 
 def _written(path: Path, lines: list[bytes], version: int) -> int:
-    """The entries the file held: its entry lines, or the last line's own count when that
-    line is whole (two lines run together by a changed newline still held two entries)."""
+    """The entries the file held: the count of its last entry when that entry is whole (even
+    run into the line before it by a changed newline), else its entry lines."""
+    tail = lines[-1][max(lines[-1].rfind(b'{"n": '), 0):]
     try:
-        last = _checked(path, len(lines), lines[-1], version).get("n")
+        last = _checked(path, len(lines), tail, version).get("n")
     except JournalError:
         last = None
-    return max(len(lines) - 1, last) if isinstance(last, int) and not isinstance(last, bool) else len(lines) - 1
+    return last if isinstance(last, int) and not isinstance(last, bool) else len(lines) - 1
 
 
 def _checked(path: Path, number: int, line: bytes, version: int) -> dict:
