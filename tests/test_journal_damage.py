@@ -242,3 +242,14 @@ def test_one_flipped_byte_anywhere_never_deals_a_silent_new_game(tmp_path, rules
         resumed.close()
     print(f"\nsingle-byte damage to a {rules.game} journal: {counts}")
     assert counts["tried"] == counts["resumed the good prefix"] + counts["new game, said"] == 60
+
+
+def test_a_damaged_key_is_not_written_to_the_log(tmp_path, caplog):
+    """A version 1 header (no checksum) whose key no longer deals: the engine's reason quotes
+    the key, and the log is no place for it."""
+    damaged_key = "RRRB" + KEY[4:]
+    (tmp_path / "20261118-110640.250000-f7396e.jsonl").write_text(VERSION_1.replace(KEY, damaged_key), encoding="utf-8")
+    with caplog.at_level(logging.DEBUG):
+        session = Session.resume(Rules(), tmp_path, fsync=False)
+    assert session.journal_damage["new_game"] and "not a deal of codenames" in caplog.text
+    assert damaged_key not in caplog.text and "RRRB" not in caplog.text

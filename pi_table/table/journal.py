@@ -258,8 +258,8 @@ def read_game(path: Path) -> Replay:
     game = game_for(header.rules)
     try:
         record = GameRecord(game, header.deal(game))
-    except ValueError as e:
-        raise JournalError(f"{path}:1: {e}") from None
+    except ValueError:  # the engine's reason quotes the key: not for the log
+        raise JournalError(f"{path}:1: what the header says was dealt is not a deal of {header.rules.game}") from None
     entries: list[dict] = []
     for number, line in enumerate(lines[1:], start=2):
         try:
@@ -318,7 +318,7 @@ def _checked(path: Path, number: int, line: bytes, version: int) -> dict:
     body, found, rest = line.rpartition(CRC_FIELD)
     if (found or version != 1) and rest != b'%08x"}' % zlib.crc32(body):
         what = "its checksum does not match" if found else "it has no checksum"
-        raise JournalError(f"{path}:{number}: damaged ({what}): {line[:60].decode('utf-8', 'replace')!r}")
+        raise JournalError(f"{path}:{number}: damaged ({what}){_shown(number, line)}")
     try:
         obj = json.loads(line.decode("utf-8"))
     except UnicodeDecodeError:
@@ -326,16 +326,20 @@ def _checked(path: Path, number: int, line: bytes, version: int) -> dict:
     except json.JSONDecodeError as e:
         raise JournalError(f"{path}:{number}: not JSON ({e.msg})") from None
     if not isinstance(obj, dict):
-        raise JournalError(f"{path}:{number}: expected a JSON object, found {line[:60]!r}")
+        raise JournalError(f"{path}:{number}: expected a JSON object{_shown(number, line)}")
     obj.pop("crc", None)
     return obj
+
+
+def _shown(number: int, line: bytes) -> str:
+    """The start of a damaged line, for the log; never the header's, which holds the key."""
+    return "" if number == 1 else f", found {line[:60].decode('utf-8', 'replace')!r}"
 
 
 def _entry(path: Path, number: int, line: bytes, version: int) -> dict:
     entry = _checked(path, number, line, version)
     if entry.get("n") != number - 1 or not isinstance(entry.get("action"), str):
-        text = line[:60].decode("utf-8", "replace")
-        raise JournalError(f"{path}:{number}: expected {{\"n\": {number - 1}, \"action\": ...}}, found {text!r}")
+        raise JournalError(f"{path}:{number}: expected {{\"n\": {number - 1}, \"action\": ...}}{_shown(number, line)}")
     return entry
 
 
