@@ -218,9 +218,9 @@ def _service(args: argparse.Namespace) -> int:
     if args.command == "selftest":
         return _selftest(args, config)
     if args.command == "history":
-        from .table import history
-
-        games = history(config.paths.journal_dir) if config.paths.journal_dir.is_dir() else []
+        games = _history(config)
+        if games is None:
+            return EXIT_UNAVAILABLE
         if args.json:
             print(json.dumps(games))
         for game in [] if args.json else games:
@@ -254,6 +254,28 @@ def _service(args: argparse.Namespace) -> int:
     for warning in answer["warnings"]:
         print(f"! {warning}")
     return 0
+
+
+def _history(config) -> list[dict] | None:
+    """The games kept: asked of the running table (the staff cannot read the journal's
+    files), else read from the files (as root or the service's user, the table stopped)."""
+    from .daemon.control import ControlError, request
+    from .table import history
+
+    try:
+        return request(config.paths.socket, "history")["games"]
+    except ControlError:  # no table running, or one from before it answered this
+        pass
+    folder = config.paths.journal_dir
+    try:
+        os.listdir(folder)
+    except (FileNotFoundError, NotADirectoryError):
+        return []
+    except PermissionError:
+        print(f"pi-table history: no table is running to ask, and the journal {folder} is the service's "
+              "alone: run it as root", file=sys.stderr)
+        return None
+    return history(folder)
 
 
 def _selftest(args: argparse.Namespace, config) -> int:

@@ -103,7 +103,14 @@ else
   mv "$config.new" "$config"
 fi
 
-# 6. The unit: enabled for boot, restarted so an upgrade takes effect now.
+# 6. The unit: enabled for boot, restarted so an upgrade takes effect now. An older version's
+#    state directory let the service's group in; systemd only warns about a directory that
+#    exists with another mode than the unit's, so it is made 0700 here (the journal holds the key).
+state=$root/var/lib/pi-table
+if [ -d "$state" ] && [ "$(stat -c %a "$state")" != 700 ]; then
+  say "$state made 0700: the staff reach the table through its socket"
+  chmod 0700 "$state"
+fi
 say "pi-table.service"
 mkdir -p "$unit_dir"
 install -m 0644 "$src/systemd/pi-table.service" "$unit_dir/pi-table.service"

@@ -3,7 +3,8 @@
 - ``kill -9`` at random moments of games (``PI_TABLE_KILLS`` of them, 200 by default), each
   followed by a restart that must show exactly the state of the last accepted action;
 - the board unplugged and plugged back in the middle of a turn;
-- a journal that stops growing because the disk is full.
+- a journal that stops growing because the disk is full;
+- a journal damaged in the middle of a game.
 
 The oracle is independent of the journal code: the engine replays the actions the test saw
 accepted (read from the journal as plain JSON lines) and the daemon's status must match it.
@@ -279,3 +280,42 @@ def test_a_journal_cut_at_every_byte_of_its_last_line_resumes_the_entries_before
         assert lines[-1] == "" and json.loads(lines[-2])["action"] == "touch 2"
         replayed = Session.resume(rules, folder, fsync=False)
         assert replayed.table_view().to_json() == resumed.table_view().to_json()
+
+
+def test_a_damaged_journal_resumes_before_the_damage_and_says_so_everywhere(tmp_path):
+    """A changed byte in the middle of the game's file: the daemon resumes the entries before
+    it, keeps the damaged file, and the log, ``status`` and the screen's warnings say how many
+    actions were lost; entries after it land in a clean journal."""
+    rules = Rules()
+    key = make_game(rules).parse_key("RRRRRRRRRBBBBBBBBNNNNNNNA")
+    session = Session(rules, key=key, journal_dir=tmp_path / "journal", fsync=False)
+    for action in (Guess(0), Guess(1), Guess(2), Guess(3), Undo(), Guess(4)):
+        session.submit(action)
+    session.close()
+    path = next((tmp_path / "journal").glob("*.jsonl"))
+    lines = path.read_bytes().split(b"\n")
+    lines[4] = lines[4].replace(b"touch 3", b"touch 8")  # entry 4, as a flipped bit would leave it
+    path.write_bytes(b"\n".join(lines))
+    table = Table(tmp_path)
+    try:
+        table.start()
+        table.connected()
+        status = table.status()
+        assert status["game_id"] == session.id
+        assert status["state"] == table.expected(path, ["touch 0", "touch 1", "touch 2"])
+        aside = f"{path}.damaged-1"
+        assert status["journal_damage"] == {"line": 5, "lost_actions": 3, "written_actions": 6,
+                                            "damaged_file": aside, "new_game": False}
+        assert status["journal"] == "journal damaged at action 4: 3 of 6 actions lost"
+        assert status["journal"] in status["warnings"]  # the screen's warnings, as status reports them
+        assert "3 of 6 actions lost" in (tmp_path / "daemon.log").read_text()
+        table.tap(9)
+        wait_for(lambda: table.status()["state"]["board"][9] != "?", "a guess after the repair")
+        table.kill()
+        table.start()
+        table.connected()
+        status = table.status()
+        assert status["state"] == table.expected(path, ["touch 0", "touch 1", "touch 2", "touch 9"])
+        assert status["journal"] == "ok" and status["journal_damage"] is None and status["warnings"] == []
+    finally:
+        table.close()

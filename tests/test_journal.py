@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import random
 
 import pytest
@@ -11,6 +12,7 @@ from hypothesis import strategies as st
 
 from pi_table.engine import Rules, Undo, make_game, parse_action
 from pi_table.table import JournalError, Retention, Session, history, load_game
+from pi_table.table.journal import encode_line
 
 KEY = "RRRRRRRRRBBBBBBBBNNNNNNNA"
 MOVES = ["clue 2", "touch 0", "touch 1", "touch 2", "clue 1", "touch 9", "touch 17", "undo", "touch 18", "penalty"]
@@ -41,7 +43,8 @@ def test_replaying_the_journal_gives_the_same_state(tmp_path):
 def test_the_file_is_readable_json_lines(tmp_path):
     played_session(tmp_path, MOVES[:2])
     lines = [json.loads(line) for line in journal_file(tmp_path).read_text().splitlines()]
-    assert lines[0]["format"] == "pi-table journal" and lines[0]["version"] == 1
+    assert lines[0]["format"] == "pi-table journal" and lines[0]["version"] == 2
+    assert all(len(line["crc"]) == 8 and list(line)[-1] == "crc" for line in lines)
     assert lines[0]["rules"]["game"] == "codenames" and lines[0]["start"] == "red"
     assert [(line["n"], line["action"]) for line in lines[1:]] == [(1, "clue 2"), (2, "touch 0")]
     assert all(isinstance(line["at"], float | int) and line["at"] >= 0 for line in lines[1:])
@@ -74,13 +77,20 @@ def test_a_torn_last_line_is_dropped_with_a_warning(tmp_path):
     assert len(warnings) == 1 and "torn" in warnings[0]
 
 
+def line(obj: dict) -> str:
+    """A line as the journal writes it, checksum and all."""
+    return encode_line(obj).decode().rstrip("\n")
+
+
 @pytest.mark.parametrize(
     "damage, message",
     [
-        (lambda lines: lines[:2] + ["not json"] + lines[3:], ":3: not JSON"),
-        (lambda lines: lines[:2] + ['{"n": 7, "action": "touch 1"}'] + lines[3:], ':3: expected {"n": 2'),
-        (lambda lines: lines[:2] + ['{"n": 2, "action": "touch 99"}'] + lines[3:], "does not replay"),
-        (lambda lines: ['{"format": "other"}'] + lines[1:], ":1: not a pi-table journal"),
+        (lambda lines: lines[:2] + ["not json"] + lines[3:], ":3: damaged (it has no checksum)"),
+        (lambda lines: lines[:2] + [lines[2].replace("touch 0", "touch 5")] + lines[3:],
+         ":3: damaged (its checksum does not match)"),
+        (lambda lines: lines[:2] + [line({"n": 7, "action": "touch 1"})] + lines[3:], ':3: expected {"n": 2'),
+        (lambda lines: lines[:2] + [line({"n": 2, "action": "touch 99"})] + lines[3:], "does not replay"),
+        (lambda lines: [line({"format": "other"})] + lines[1:], ":1: not a pi-table journal"),
     ],
 )
 def test_a_damaged_journal_is_refused_naming_the_line(tmp_path, damage, message):
@@ -88,7 +98,7 @@ def test_a_damaged_journal_is_refused_naming_the_line(tmp_path, damage, message)
     path = journal_file(tmp_path)
     lines = path.read_text().splitlines()
     path.write_text("\n".join(damage(lines)) + "\n")
-    with pytest.raises(JournalError, match=message.replace("{", r"\{")):
+    with pytest.raises(JournalError, match=re.escape(message)):
         load_game(path)
 
 
@@ -139,12 +149,14 @@ def test_a_finished_last_game_means_a_new_game(tmp_path):
     assert len(list(tmp_path.glob("*.jsonl"))) == 2
 
 
-def test_a_journal_that_does_not_replay_is_left_alone_and_play_goes_on(tmp_path):
+def test_a_journal_that_does_not_replay_resumes_before_the_damage_and_keeps_the_file(tmp_path):
     played_session(tmp_path, MOVES[:2]).close()
     path = journal_file(tmp_path)
-    path.write_text(path.read_text().replace('"touch 0"', '"touch 99"'))
-    fresh = Session.resume(Rules(), tmp_path, fsync=False)
-    assert fresh.resumed is None and path.exists()
+    damaged = path.read_text().replace('"touch 0"', '"touch 99"')
+    path.write_text(damaged)
+    again = Session.resume(Rules(), tmp_path, fsync=False)
+    assert again.resumed == str(path) and [str(entry) for entry in again.record.entries] == ["clue 2"]
+    assert (tmp_path / f"{path.name}.damaged-1").read_text() == damaged
 
 
 def test_a_full_disk_keeps_the_game_in_memory_with_a_warning(tmp_path, monkeypatch):

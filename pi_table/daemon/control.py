@@ -19,6 +19,7 @@ from pathlib import Path
 
 log = logging.getLogger("pi_table.control")
 MAX_REQUEST = 4096
+MAX_ANSWER = 4 * 1024 * 1024  # the history of every game kept is one answer
 
 
 class ControlError(RuntimeError):
@@ -116,15 +117,15 @@ def _answers(path: Path) -> bool:
     return True
 
 
-def _read_line(connection: socket.socket) -> bytes:
+def _read_line(connection: socket.socket, limit: int = MAX_REQUEST) -> bytes:
     data = b""
     while not data.endswith(b"\n"):
         chunk = connection.recv(1024)
         if not chunk:
             break
         data += chunk
-        if len(data) > MAX_REQUEST:
-            raise OSError(f"request over {MAX_REQUEST} bytes")
+        if len(data) > limit:
+            raise OSError(f"line over {limit} bytes")
     return data
 
 
@@ -135,7 +136,7 @@ def request(path: Path, command: str, timeout: float = 5.0, **fields) -> dict:
             client.settimeout(timeout)
             client.connect(str(path))
             client.sendall((json.dumps({"command": command, **fields}) + "\n").encode())
-            answer = json.loads(_read_line(client) or b"null")
+            answer = json.loads(_read_line(client, MAX_ANSWER) or b"null")
     except FileNotFoundError:
         raise ControlError(f"no table is running: {path} does not exist") from None
     except ConnectionRefusedError:

@@ -33,7 +33,7 @@ from ..hal import (
     SimTouch,
     TouchSource,
 )
-from ..table import Session, TableLoop
+from ..table import Session, TableLoop, history
 from ..table.codex_loop import CodexLoop
 from ..table.loop import REFUSALS, EventLoop, Outcome
 from ..table.input import TouchPolicy
@@ -300,8 +300,10 @@ class Daemon:
             outcome = self.loop.call(lambda: self.loop.submit(NewGame(game)))
         elif command == "undo":
             outcome = self.loop.call(lambda: self.loop.submit(Undo()))
+        elif command == "history":  # the staff's way to it: the journal's files are the service's alone
+            return {"ok": True, "games": history(self.config.paths.journal_dir)}
         else:
-            return {"ok": False, "error": f"unknown command {command!r}: expected status, new-game or undo"}
+            return {"ok": False, "error": f"unknown command {command!r}: expected status, new-game, undo or history"}
         if not outcome.ok:
             return {"ok": False, "error": outcome.error}
         return {"ok": True, **self.loop.call(self.status)}
@@ -357,6 +359,7 @@ class Daemon:
             "health": health,
             "warnings": list(self.loop.cues(self.loop.clock()).warnings),
             "journal": self.session.journal_problem or "ok",
+            "journal_damage": self.session.journal_damage,  # what a damaged journal lost, until the next game
             "companion": None if self.companion is None else self.companion.base_url,
         }
 

@@ -1,28 +1,57 @@
 """The game journal: one JSON-lines file per game, so a game can be replayed exactly.
 
-Line 1 is the header: ``{"format": "pi-table journal", "version": 1, "id", "started",
-"rules", "key", "start"}`` for the grid games, with ``"setup"`` (the six identikits) in place
-of the key and the start for Codex. Every further line is one accepted entry in its text form:
-``{"n": 1, "action": "clue 3", "at": 12.5}`` (``n`` counts from 1; ``undo`` is an entry too;
-``at`` is seconds since the game began, for the history). Entries are written and fsynced
-after the engine accepts them and before their effect is shown.
+Line 1 is the header: ``{"format": "pi-table journal", "version": 2, "id", "started",
+"rules", "key", "start", "crc"}`` for the grid games, with ``"setup"`` (the six identikits) in
+place of the key and the start for Codex. Every further line is one accepted entry in its text
+form: ``{"n": 1, "action": "clue 3", "at": 12.5, "crc": "3f1c9a0e"}`` (``n`` counts from 1;
+``undo`` is an entry too; ``at`` is seconds since the game began, for the history). Entries
+are written and fsynced after the engine accepts them and before their effect is shown.
+
+``crc`` (version 2) is the line's checksum: CRC-32 (``zlib.crc32``) of the line's UTF-8 bytes
+before ``, "crc": "``, as 8 lowercase hex digits, always the last field. It finds a changed
+byte exactly, even one that still parses and replays (``touch 17`` read as ``touch 16``).
+Version 1 files (no checksums) load as they are; a resumed game's file is rewritten as
+version 2.
+
+Damage is the first line that fails its checksum, does not parse, or does not replay:
+``read_game`` gives the game as it stood before it (``Replay.damage`` says where and how many
+entries were lost); a header beyond use raises ``JournalError``. A torn last line (no newline:
+a crash mid-write, the entry never shown) is dropped with a warning, not damage.
+
+Every file here holds the key or a secret: the directory is 0700 and its files 0600 whatever
+the umask (``keep_private``).
 """
 
 from __future__ import annotations
 
+import calendar
 import json
+import logging
 import os
+import stat
+import time
+import zlib
 from dataclasses import dataclass
 from pathlib import Path
 
 from ..engine import Codex, CodexRules, GameRecord, Rules, Team, Undo, make_game, parse_action, parse_codex_action
 
+log = logging.getLogger("pi_table.journal")
 FORMAT = "pi-table journal"
-VERSION = 1
+VERSION = 2
+VERSIONS = (1, 2)  # 1: no checksums
+CRC_FIELD = b', "crc": "'
+STARTED = "%Y-%m-%dT%H:%M:%SZ"  # the header's "started", UTC
+PRIVATE_DIR, PRIVATE_FILE = 0o700, 0o600
 
 
 class JournalError(ValueError):
     """A journal file that cannot be replayed; the message names the file and line."""
+
+
+class Unstarted(JournalError):
+    """The file ends before its header line does: a crash while the game was being dealt,
+    before anything of it was shown."""
 
 
 AnyRules = Rules | CodexRules
@@ -60,6 +89,17 @@ class Header:
         """What the header says was dealt, checked by the game."""
         return game.parse_setup(self.key) if self.start is None else game.parse_key(self.key, self.start)
 
+    @property
+    def began(self) -> float:
+        """When the game began, in seconds since the epoch."""
+        return calendar.timegm(time.strptime(self.started, STARTED))
+
+
+def encode_line(obj: dict) -> bytes:
+    """One journal line, newline included, its checksum the last field."""
+    body = json.dumps(obj, ensure_ascii=False)[:-1].encode("utf-8")  # all but the closing brace
+    return body + CRC_FIELD + b"%08x" % zlib.crc32(body) + b'"}\n'
+
 
 class Journal:
     """Appends one game's entries to its file; ``fsync`` makes each line survive a power cut."""
@@ -72,8 +112,8 @@ class Journal:
 
     @classmethod
     def create(cls, path: Path, header: Header, fsync: bool = True) -> Journal:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        journal = cls(path, open(path, "x", encoding="utf-8"), 0, fsync)
+        path.parent.mkdir(mode=PRIVATE_DIR, parents=True, exist_ok=True)
+        journal = cls(path, _create_private(path), 0, fsync)
         journal._write(header.to_json())
         return journal
 
@@ -82,18 +122,38 @@ class Journal:
         """Go on appending to a game's file, first cutting off a torn last line if any."""
         data = path.read_bytes()
         complete = data.rfind(b"\n") + 1
-        handle = open(path, "r+", encoding="utf-8")
+        handle = open(path, "r+b")
         if complete < len(data):
             handle.truncate(complete)
         handle.seek(complete)
         return cls(path, handle, entries, fsync)
+
+    @classmethod
+    def rewrite(cls, path: Path, header: Header, entries: list[dict], fsync: bool = True) -> Journal:
+        """A fresh file for a resumed game: the header and ``entries`` checksummed, put in the
+        place of ``path`` in one rename (a crash leaves the old file or the new, whole)."""
+        fresh = path.with_name(path.name + ".new")
+        fresh.unlink(missing_ok=True)  # left by a crash in an earlier rewrite
+        file = _create_private(fresh)
+        try:
+            file.write(b"".join(encode_line(obj) for obj in [header.to_json(), *entries]))
+            file.flush()
+            if fsync:
+                os.fsync(file.fileno())
+            os.replace(fresh, path)
+        except OSError:
+            file.close()
+            raise
+        if fsync:
+            _sync_directory(path.parent)
+        return cls(path, file, len(entries), fsync)
 
     def append(self, action: object, at: float) -> None:
         self.entries += 1
         self._write({"n": self.entries, "action": str(action), "at": round(at, 3)})
 
     def _write(self, obj: dict) -> None:
-        self._file.write(json.dumps(obj, ensure_ascii=False) + "\n")
+        self._file.write(encode_line(obj))
         self._file.flush()
         if self.fsync:
             os.fsync(self._file.fileno())
@@ -105,59 +165,204 @@ class Journal:
             pass
 
 
-def load_game(path: Path) -> tuple[Header, GameRecord, list[str]]:
-    """Replay a journal file. A torn last line (a crash mid-write) is dropped with a warning;
-    anything else that does not fit raises ``JournalError`` naming the line."""
+def _create_private(path: Path):
+    """A new file for writing, 0600 whatever the umask (which can only take bits away)."""
+    return os.fdopen(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC, PRIVATE_FILE), "wb")
+
+
+def _sync_directory(directory: Path) -> None:
+    """Make a rename or a new name in ``directory`` survive a power cut."""
+    fd = os.open(directory, os.O_RDONLY | os.O_DIRECTORY)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
+def keep_private(directory: Path) -> None:
+    """The journal directory for the service user alone: 0700, and every file in it no more
+    than 0600 (a file restored from a backup, or left by a version that let the group read)."""
+    try:
+        directory.mkdir(mode=PRIVATE_DIR, parents=True, exist_ok=True)
+        entries = [directory, *directory.iterdir()]
+    except OSError as e:
+        log.warning("cannot make the journal directory %s private: %s", directory, e)
+        return
+    for path in entries:
+        try:
+            mode = os.lstat(path).st_mode  # a symbolic link is left alone, and so is its target
+            if stat.S_ISDIR(mode) or stat.S_ISREG(mode):
+                allowed = PRIVATE_DIR if stat.S_ISDIR(mode) else PRIVATE_FILE
+                if stat.S_IMODE(mode) & ~allowed:
+                    path.chmod(stat.S_IMODE(mode) & allowed)
+        except OSError as e:
+            log.warning("cannot make %s private: %s", path, e)
+
+
+def set_aside(path: Path, move: bool) -> Path:
+    """Keep a damaged journal as ``<name>.damaged-<n>`` beside it (the first n free), where
+    neither resume nor the retention's pruning looks: only ``*.jsonl`` are games. ``move``
+    takes the original name away too."""
+    number = 1
+    while True:
+        aside = path.with_name(f"{path.name}.damaged-{number}")
+        try:
+            os.link(path, aside)  # one more name for the same bytes: no copy, no window
+        except FileExistsError:
+            number += 1
+            continue
+        if move:
+            path.unlink()
+        return aside
+
+
+@dataclass(frozen=True, slots=True)
+class Damage:
+    """Where a journal stops being what was written: ``line`` (1 is the header) is the first
+    that fails its checksum, does not parse or does not replay. The file held ``written``
+    entries; the ``kept`` before the damage replay."""
+
+    line: int
+    reason: str
+    written: int
+    kept: int
+
+    @property
+    def lost(self) -> int:
+        return self.written - self.kept
+
+
+@dataclass(frozen=True, slots=True)
+class Replay:
+    """A journal read back: the game as its good entries leave it (``entries`` as they were
+    written, for a rewrite), the file's version, warnings, and the damage if any."""
+
+    header: Header
+    record: GameRecord
+    entries: list[dict]
+    version: int
+    warnings: list[str]
+    damage: Damage | None
+
+
+def read_game(path: Path) -> Replay:
+    """Replay a journal file up to its first damaged line. A torn last line (a crash
+    mid-write) is dropped with a warning; a header beyond use raises ``JournalError``, and a
+    file that ends before its header does raises ``Unstarted``."""
+    path = Path(path)
     warnings: list[str] = []
-    lines = Path(path).read_text(encoding="utf-8").split("\n")
-    if lines and lines[-1] == "":
-        lines.pop()
-    elif lines:
-        warnings.append(f"{path}: ignored a torn last line {len(lines)} (no newline): {lines[-1][:40]!r}")
-        lines.pop()
+    lines = _complete_lines(path, path.read_bytes(), warnings)
     if not lines:
-        raise JournalError(f"{path}: empty journal, expected a header line")
-    header = _header(path, _json(path, 1, lines[0]))
+        raise Unstarted(f"{path}: no whole header line: the game was never dealt")
+    header, version = _header(path, lines[0])
     game = game_for(header.rules)
     try:
         record = GameRecord(game, header.deal(game))
-    except ValueError as e:
-        raise JournalError(f"{path}:1: {e}") from None
+    except ValueError:  # the engine's reason quotes the key: not for the log
+        raise JournalError(f"{path}:1: what the header says was dealt is not a deal of {header.rules.game}") from None
+    entries: list[dict] = []
     for number, line in enumerate(lines[1:], start=2):
-        entry = _json(path, number, line)
-        if entry.get("n") != number - 1 or not isinstance(entry.get("action"), str):
-            raise JournalError(f"{path}:{number}: expected {{\"n\": {number - 1}, \"action\": ...}}, found {line[:60]!r}")
         try:
+            entry = _entry(path, number, line, version)
             record.apply(parse_entry(header.rules, entry["action"]))
+        except JournalError as e:
+            reason = str(e)
         except ValueError as e:
-            raise JournalError(f"{path}:{number}: entry {entry['action']!r} does not replay: {e}") from None
-    return header, record, warnings
+            reason = f"{path}:{number}: entry {entry['action']!r} does not replay: {e}"
+        else:
+            entries.append(entry)
+            continue
+        damage = Damage(number, reason, _written(path, lines, version), len(entries))
+        return Replay(header, record, entries, version, warnings, damage)
+    return Replay(header, record, entries, version, warnings, None)
 
 
-def _json(path: Path, number: int, line: str) -> dict:
+def load_game(path: Path) -> tuple[Header, GameRecord, list[str]]:
+    """Replay a whole journal file (the history): damage raises ``JournalError`` naming the
+    line; a torn last line is dropped with a warning."""
+    replay = read_game(path)
+    if replay.damage is not None:
+        raise JournalError(replay.damage.reason)
+    return replay.header, replay.record, replay.warnings
+
+
+def entries_written(path: Path) -> int:
+    """How many entries a journal file held, as far as can be told (its header may be gone)."""
+    lines = _complete_lines(path, Path(path).read_bytes(), [])
+    return _written(path, lines, 1) if lines else 0
+
+
+def _complete_lines(path: Path, data: bytes, warnings: list[str]) -> list[bytes]:
+    lines = data.split(b"\n")
+    torn = lines.pop()  # empty when the file ends with a newline, as a whole file does
+    if torn:
+        warnings.append(f"{path}: ignored a torn last line {len(lines) + 1} (no newline): "
+                        f"{torn[:40].decode('utf-8', 'replace')!r}")
+    return lines
+
+
+def _written(path: Path, lines: list[bytes], version: int) -> int:
+    """The entries the file held: the count of its last entry when that entry is whole (even
+    run into the line before it by a changed newline), else its entry lines."""
+    tail = lines[-1][max(lines[-1].rfind(b'{"n": '), 0):]
     try:
-        obj = json.loads(line)
+        last = _checked(path, len(lines), tail, version).get("n")
+    except JournalError:
+        last = None
+    return last if isinstance(last, int) and not isinstance(last, bool) else len(lines) - 1
+
+
+def _checked(path: Path, number: int, line: bytes, version: int) -> dict:
+    """A line's JSON object once its checksum is found right (the field left out). Version 2
+    lines must carry one; any line that carries one must match it."""
+    body, found, rest = line.rpartition(CRC_FIELD)
+    if (found or version != 1) and rest != b'%08x"}' % zlib.crc32(body):
+        what = "its checksum does not match" if found else "it has no checksum"
+        raise JournalError(f"{path}:{number}: damaged ({what}){_shown(number, line)}")
+    try:
+        obj = json.loads(line.decode("utf-8"))
+    except UnicodeDecodeError:
+        raise JournalError(f"{path}:{number}: not UTF-8 text") from None
     except json.JSONDecodeError as e:
         raise JournalError(f"{path}:{number}: not JSON ({e.msg})") from None
     if not isinstance(obj, dict):
-        raise JournalError(f"{path}:{number}: expected a JSON object, found {line[:60]!r}")
+        raise JournalError(f"{path}:{number}: expected a JSON object{_shown(number, line)}")
+    obj.pop("crc", None)
     return obj
 
 
-def _header(path: Path, obj: dict) -> Header:
-    if obj.get("format") != FORMAT or obj.get("version") != VERSION:
+def _shown(number: int, line: bytes) -> str:
+    """The start of a damaged line, for the log; never the header's, which holds the key."""
+    return "" if number == 1 else f", found {line[:60].decode('utf-8', 'replace')!r}"
+
+
+def _entry(path: Path, number: int, line: bytes, version: int) -> dict:
+    entry = _checked(path, number, line, version)
+    if entry.get("n") != number - 1 or not isinstance(entry.get("action"), str):
+        raise JournalError(f"{path}:{number}: expected {{\"n\": {number - 1}, \"action\": ...}}{_shown(number, line)}")
+    return entry
+
+
+def _header(path: Path, line: bytes) -> tuple[Header, int]:
+    obj = _checked(path, 1, line, 1)  # its version says whether it must carry a checksum
+    version = obj.get("version")
+    if obj.get("format") != FORMAT or version not in VERSIONS or (version != 1 and CRC_FIELD not in line):
         raise JournalError(
-            f"{path}:1: not a {FORMAT} version {VERSION} (format {obj.get('format')!r}, version {obj.get('version')!r})"
+            f"{path}:1: not a {FORMAT} version {' or '.join(map(str, VERSIONS))} "
+            f"(format {obj.get('format')!r}, version {version!r})"
         )
     try:
         if obj["rules"].get("game") == Codex.name:
-            return Header(str(obj["id"]), str(obj["started"]), CodexRules.from_json(obj["rules"]), str(obj["setup"]), None)
-        return Header(
-            id=str(obj["id"]),
-            started=str(obj["started"]),
-            rules=Rules.from_json(obj["rules"]),
-            key=str(obj["key"]),
-            start=Team.parse(obj["start"]),
-        )
+            header = Header(str(obj["id"]), str(obj["started"]), CodexRules.from_json(obj["rules"]), str(obj["setup"]), None)
+        else:
+            header = Header(
+                id=str(obj["id"]),
+                started=str(obj["started"]),
+                rules=Rules.from_json(obj["rules"]),
+                key=str(obj["key"]),
+                start=Team.parse(obj["start"]),
+            )
+        time.strptime(header.started, STARTED)  # a start time that does not read is a damaged header too
     except (KeyError, TypeError, ValueError, AttributeError) as e:
         raise JournalError(f"{path}:1: bad header: {e}") from None
+    return header, version

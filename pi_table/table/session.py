@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import calendar
 import json
 import logging
 import random
@@ -12,7 +11,22 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 from ..engine import Action, Codex, CodexRules, GameRecord, Key, Rules, SpymasterView, State, TableView, Team
-from .journal import AnyRules, Header, Journal, JournalError, game_for, load_game
+from .journal import (
+    STARTED,
+    VERSION,
+    AnyRules,
+    Header,
+    Journal,
+    JournalError,
+    Replay,
+    Unstarted,
+    entries_written,
+    game_for,
+    keep_private,
+    load_game,
+    read_game,
+    set_aside,
+)
 
 log = logging.getLogger("pi_table.journal")
 
@@ -37,7 +51,8 @@ class Session:
     says which. ``start`` overrides the starting team of every key dealt; ``journal_dir`` None
     keeps the games in memory only (the simulators). When the journal cannot be written (a
     full disk, a read-only directory) the game goes on in memory and ``journal_problem`` says
-    why.
+    why; when the last game's journal was found damaged at start, it says what was lost (and
+    ``journal_damage`` gives the figures) until the next game is dealt.
     """
 
     def __init__(
@@ -62,7 +77,9 @@ class Session:
         self.clock = clock
         self.retention = retention or Retention()
         self.journal: Journal | None = None
-        self.journal_problem: str | None = None
+        self.write_problem: str | None = None  # why the journal cannot be written now
+        self.journal_damage: dict | None = None  # what a damaged journal lost, found at start
+        self._damage_notice: str | None = None
         self.resumed: str | None = None  # the file a resumed game came from
         self.grid_rules = Rules()  # the grid game's options, kept while Codex is played
 
@@ -77,34 +94,86 @@ class Session:
         clock=time.time,
         retention: Retention | None = None,
     ) -> Session:
-        """The last game in ``journal_dir`` exactly as it stood, if it is unfinished; else a
-        new game with ``rules``. A journal that does not replay is left in place, not lost."""
+        """The last game in ``journal_dir`` as it stood, if it is unfinished; else a new game
+        with ``rules``. A damaged journal resumes the game as it stood before the damage, the
+        file kept beside it; one beyond use deals a new game. Either is said out loud, never
+        a silent new game. Makes the directory the service user's alone first."""
         session = cls.__new__(cls)
         session._configure(rng, start, journal_dir, fsync, clock, retention)
+        keep_private(journal_dir)
         newest = max(journal_dir.glob("*.jsonl"), default=None) if journal_dir.is_dir() else None
         if newest is not None:
             try:
-                header, record, warnings = load_game(newest)
-            except (JournalError, OSError, UnicodeError) as e:
-                log.error("the last game's journal does not replay, starting a new game: %s", e)
+                replay = read_game(newest)
+            except Unstarted as e:  # a crash as the game was dealt: nothing of it was shown
+                log.warning("%s; dealing a new game", e)
+            except (JournalError, OSError) as e:
+                session._deal_over_lost(rules, newest, e)
+                return session
             else:
-                if not record.state.is_over:
-                    for warning in warnings:
-                        log.warning("%s", warning)
-                    session._adopt(header, record, newest)
+                if replay.damage is not None or not replay.record.state.is_over:
+                    session._adopt(replay, newest)
                     return session
         session._begin(rules, None)
         return session
 
-    def _adopt(self, header: Header, record: GameRecord, path: Path) -> None:
+    def _adopt(self, replay: Replay, path: Path) -> None:
+        """Go on with a journal's game; a damaged file is set aside and the game's good
+        entries written afresh (so is a version 1 file, to give its lines checksums)."""
+        header, record, damage = replay.header, replay.record, replay.damage
         self._set_rules(header.rules)
         self.game, self.record = record.game, record
-        self.id, self.began = header.id, _parse_time(header.started)
+        self.id, self.began = header.id, header.began
         self.resumed = str(path)
+        for warning in replay.warnings:
+            log.warning("%s", warning)
+        aside = None
         try:
-            self.journal = Journal.resume(path, len(record.entries), self.fsync)
+            if damage is not None:
+                aside = set_aside(path, move=False)
+            if damage is None and replay.version == VERSION:
+                self.journal = Journal.resume(path, len(record.entries), self.fsync)
+            else:
+                self.journal = Journal.rewrite(path, header, replay.entries, self.fsync)
         except OSError as e:
             self._journal_failed(e)
+        if damage is not None:
+            kept = aside or path  # not set aside: the damaged file was left as it was
+            log.warning("%s; %d of %d actions lost: the game goes on as it stood after action %d; "
+                        "the damaged file is kept as %s", damage.reason, damage.lost, damage.written, damage.kept, kept)
+            self._damaged(damage.line, damage.lost, damage.written, kept, new_game=False)
+
+    def _deal_over_lost(self, rules: AnyRules, path: Path, error: Exception) -> None:
+        """The last game cannot be resumed at all (its header is damaged, or the file cannot be
+        read): deal a new game, and keep the file aside, where resume never looks again."""
+        try:
+            written = entries_written(path)
+        except OSError:
+            written = None
+        try:
+            kept = set_aside(path, move=True)
+        except OSError as e:
+            log.error("cannot set %s aside (%s): it stays where it is", path, e)
+            kept = path
+        log.error("the last game's journal is beyond use (%s): dealing a new game; %s actions lost; "
+                  "the damaged file is kept as %s", error, "?" if written is None else written, kept)
+        self._begin(rules, None)
+        self._damaged(1, written, written, kept, new_game=True)
+
+    def _damaged(self, line: int, lost: int | None, written: int | None, kept: Path, new_game: bool) -> None:
+        """Note the loss for the screen and ``status`` until the next game is dealt."""
+        self.journal_damage = {"line": line, "lost_actions": lost, "written_actions": written,
+                               "damaged_file": str(kept), "new_game": new_game}
+        self._damage_notice = (
+            "the last game's journal is damaged beyond use: a new game was dealt" if new_game
+            else f"journal damaged at action {line - 1}: {lost} of {written} actions lost"
+        )
+
+    @property
+    def journal_problem(self) -> str | None:
+        """What the staff must know of the journal, the most urgent first: it cannot be
+        written now (a restart would lose the game), or it was found damaged at start."""
+        return self.write_problem or self._damage_notice
 
     def _set_rules(self, rules: AnyRules) -> None:
         self.rules = rules
@@ -122,6 +191,7 @@ class Session:
         if key is None:
             key = self.game.deal(self.rng) if self.codex else self.game.deal(self.rng, self.start)
         self.record = GameRecord(self.game, key)
+        self.journal_damage = self._damage_notice = None  # a damaged game's notice ends with it
         self.began = self.clock()
         # ids sort by time, to the microsecond, as resume and history need: two games can begin
         # within one second (NEW GAME right after a game ends)
@@ -135,7 +205,7 @@ class Session:
         dealt = self.record.key
         header = Header(
             id=self.id,
-            started=time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(self.began)),
+            started=time.strftime(STARTED, time.gmtime(self.began)),
             rules=rules,
             key=str(dealt) if self.codex else dealt.cells,
             start=None if self.codex else dealt.start,
@@ -145,7 +215,7 @@ class Session:
         except OSError as e:
             self._journal_failed(e)
         else:
-            self.journal_problem = None
+            self.write_problem = None
             self._prune()
 
     def new_game(self, game: str | None = None) -> None:
@@ -171,8 +241,8 @@ class Session:
 
     def _journal_failed(self, error: OSError) -> None:
         """Keep playing in memory; a half-written line would only be dropped as torn on replay."""
-        self.journal_problem = f"the game journal cannot be written ({error.strerror or error}): a restart would lose this game"
-        log.error("%s", self.journal_problem)
+        self.write_problem = f"the game journal cannot be written ({error.strerror or error}): a restart would lose this game"
+        log.error("%s", self.write_problem)
         if self.journal is not None:
             self.journal.close()
         self.journal = None
@@ -205,10 +275,6 @@ class Session:
     def close(self) -> None:
         if self.journal is not None:
             self.journal.close()
-
-
-def _parse_time(text: str) -> float:
-    return calendar.timegm(time.strptime(text, "%Y-%m-%dT%H:%M:%SZ"))
 
 
 def history(journal_dir: Path) -> list[dict]:

@@ -114,6 +114,9 @@ MESSAGES = (
     N_("touch board disconnected"),
     N_("wipe the table: several cards are touched at once"),
     N_("the pad under card {cell} is stuck: wipe it; it counts again once released"),
+    # a damaged journal found at start (table/session.py)
+    N_("journal damaged at action {action}: {lost} of {written} actions lost"),
+    N_("the last game's journal is damaged beyond use: a new game was dealt"),
 )
 """English templates of every engine and device sentence the screen translates."""
 
@@ -161,7 +164,7 @@ MESSAGES += CODEX_MESSAGES
 
 _FIELD = re.compile(r"\{(\w+)\}")
 _TEAMS = {"team", "other", "owner"}
-_NUMBERS = {"cell", "expected"}
+_NUMBERS = {"cell", "expected", "action", "lost", "written"}
 _AGENTS = {"agent", "target"}  # Codex's agents as the engine names them: "Moon (seat 2)"
 
 

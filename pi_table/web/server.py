@@ -31,7 +31,7 @@ from aiohttp import web
 
 from ..hal import CodexModel, Emit, PageOpened, Screen, ScreenModel
 from .snapshot import Snapshot, codenames_snapshot, codex_snapshot
-from .tokens import SPYMASTER, Tokens, seat_role
+from .tokens import SPYMASTER, Tokens, seat_role, write_private
 
 log = logging.getLogger("pi_table.web")
 Act = Callable[[str, str, str], "str | None"]
@@ -205,7 +205,7 @@ class Companion:
             return
         kept = sorted(self._opened & set(self._snapshot.private))
         try:
-            self.opened_file.write_text("".join(f"{token}\n" for token in kept), encoding="ascii")
+            write_private(self.opened_file, "".join(f"{token}\n" for token in kept).encode("ascii"))
         except OSError as e:
             log.warning("cannot keep the opened pages in %s (%s): after a restart their codes show again", self.opened_file, e)
 

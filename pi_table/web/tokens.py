@@ -34,6 +34,17 @@ def role_seat(role: str) -> int | None:
 TOKEN_BYTES = 16  # 128 bits: as strong as a random UUID, short enough for a QR code
 
 
+def write_private(path: Path, data: bytes) -> None:
+    """Write ``data`` to ``path`` (fsynced) readable by the service user alone: 0600 whatever
+    the umask, and an existing file with looser rights is made 0600 too."""
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_CLOEXEC, 0o600)
+    with os.fdopen(fd, "wb") as file:
+        os.fchmod(fd, 0o600)  # O_CREAT keeps the rights of a file that was already there
+        file.write(data)
+        file.flush()
+        os.fsync(fd)
+
+
 class Tokens:
     def __init__(self, secret: bytes) -> None:
         if len(secret) < 16:
@@ -61,12 +72,8 @@ class Tokens:
             return cls(secrets.token_bytes(SECRET_BYTES))
         secret = secrets.token_bytes(SECRET_BYTES)
         try:
-            directory.mkdir(parents=True, exist_ok=True)
-            fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-            with os.fdopen(fd, "wb") as file:
-                file.write(secret)
-                file.flush()
-                os.fsync(file.fileno())
+            directory.mkdir(mode=0o700, parents=True, exist_ok=True)
+            write_private(path, secret)
         except OSError as e:
             log.warning("cannot keep the companion's secret in %s (%s): phones must scan again after a restart", path, e)
         return cls(secret)
