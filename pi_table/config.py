@@ -578,9 +578,10 @@ def _foreign_host(host: str) -> str | None:
             try:
                 probe.bind(address)
             except OSError as e:
+                which = "" if address[0] == host else f" ({address[0]})"
                 if e.errno == errno.EADDRNOTAVAIL:
-                    return f"{host!r}, which is not an address of this machine ({address[0]})"
-                return f"{host!r}, on which nothing may listen here ({address[0]}: {e.strerror or e})"
+                    return f"{host!r}, which is not an address of this machine{which}"
+                return f"{host!r}, on which nothing may listen here{which}: {e.strerror or e}"
     return None
 
 
