@@ -22,6 +22,7 @@ import math
 import os
 import pwd
 import socket
+import stat
 import tomllib
 from dataclasses import dataclass
 from pathlib import Path
@@ -519,8 +520,7 @@ def check_machine(values: dict[str, object]) -> list[tuple[str, str]]:
     found = {
         "paths.journal_dir": _unusable_folder(Path(values["paths.journal_dir"])),
         "paths.socket": (f"{socket_path}, which is not a socket (one a stopped table left is fine)"
-                         if socket_path.exists() and not socket_path.is_socket()
-                         else _unusable_folder(socket_path.parent)),
+                         if _taken(socket_path) else _unusable_folder(socket_path.parent)),
         "paths.socket_group": _missing_group(values["paths.socket_group"]),
         "web.host": _foreign_host(values["web.host"]) if values["web.enabled"] else None,
     }
@@ -543,6 +543,14 @@ def _unusable_folder(folder: Path) -> str | None:
     if not os.access(made, os.W_OK | os.X_OK):
         return f"that {_user()} may not write in {made}, so {folder} cannot be made"
     return None
+
+
+def _taken(socket_path: Path) -> bool:
+    """Whether something other than a socket is in the socket's place (binding would fail)."""
+    try:
+        return not stat.S_ISSOCK(os.stat(socket_path).st_mode)
+    except OSError:
+        return False
 
 
 def _user() -> str:

@@ -153,17 +153,17 @@ def test_a_journal_dir_the_user_may_not_write_in_is_refused():
         prefix = ()
     folder = Path(tempfile.mkdtemp(prefix="pi-table-config-"))
     try:
-        folder.chmod(0o755)
-        (folder / "journal").mkdir(mode=0o755)
+        (folder / "journal").mkdir()
         (folder / "run").mkdir()
-        (folder / "run").chmod(0o1777)  # the socket's folder is the one thing nobody may write in
-        if os.getuid() != 0:
-            (folder / "journal").chmod(0o555)
-            folder.chmod(0o555)
-        for journal, words in (("journal", "may not write in it"), ("missing/games", "cannot be made")):
-            path = write(folder, {"paths.journal_dir": f'"{journal}"', "paths.socket": '"run/control.sock"'},
-                         name=f"{journal.replace('/', '-')}.toml")
+        cases = [(write(folder, {"paths.journal_dir": f'"{journal}"', "paths.socket": '"run/control.sock"'},
+                        name=f"{journal.replace('/', '-')}.toml"), words)
+                 for journal, words in (("journal", "may not write in it"), ("missing/games", "cannot be made"))]
+        for path, _ in cases:
             path.chmod(0o644)
+        (folder / "run").chmod(0o1777)  # the socket's folder is the one place the user may write in
+        (folder / "journal").chmod(0o555)
+        folder.chmod(0o555)
+        for path, words in cases:
             for command in (["check-config", str(path)], ["run", "--hal", "sim", "--config", str(path)]):
                 done = pi_table(*command, prefix=prefix)
                 assert done.returncode == EXIT_CONFIG, done.stderr
