@@ -48,6 +48,7 @@ LANGUAGES = ("en", "it")
 LED_BACKENDS = ("ws281x", "spi", "none")
 SPI_MOSI = 10  # the spidev backend's data line is SPI0 MOSI, GPIO10
 SOCKET_PATH_MAX = 107  # sockaddr_un holds 108 bytes with the closing NUL
+MAX_LEDS = 2000  # at 30 µs an LED, a frame of 2,000 takes 60 ms on the data line: more is no table
 
 
 WIRING = pinout.load()
@@ -425,10 +426,11 @@ def _touch(v: dict[str, object]) -> TouchBoardConfig:
     electrodes = v["touch.cell_electrodes"]
     if len(electrodes) != CELLS:
         raise ValueError(f"cell_electrodes lists one electrode for each of the {CELLS} cells, not {len(electrodes)}")
-    cells: list[int | None] = [None] * (max(electrodes) + 1)
     for cell, electrode in enumerate(electrodes):
         if not 0 <= electrode < ELECTRODE_LIMIT:
             raise ValueError(f"cell {cell} is on electrode {electrode}, which does not exist: 0 to {ELECTRODE_LIMIT - 1}")
+    cells: list[int | None] = [None] * (max(electrodes) + 1)
+    for cell, electrode in enumerate(electrodes):
         if cells[electrode] is not None:
             raise ValueError(f"electrode {electrode} is given to cells {cells[electrode]} and {cell}: one pad each")
         cells[electrode] = cell
@@ -450,12 +452,16 @@ def _leds(v: dict[str, object]) -> LedConfig:
     if cells:
         if len(cells) != CELLS:
             raise ValueError(f"an explicit LED map lists the LEDs of all {CELLS} cells, not {len(cells)}")
-        used = [led for leds in [*cells, edge] for led in leds]
-        led_map = LedMap(tuple(map(tuple, cells)), tuple(edge), max(used) + 1)
+        length = max((led for leds in [*cells, edge] for led in leds), default=-1) + 1
+        _strip_length(length, "the highest LED in the map")
+        led_map = LedMap(tuple(map(tuple, cells)), tuple(edge), length)
     elif edge:
         raise ValueError("an explicit edge goes with an explicit map of the cells (leds.cells)")
     else:
-        led_map = LedMap.grid(v["leds.leds_per_cell"], v["leds.serpentine"], v["leds.offset"], v["leds.edge_leds"])
+        per_cell, offset, edge_leds = v["leds.leds_per_cell"], v["leds.offset"], v["leds.edge_leds"]
+        _strip_length(offset + CELLS * max(per_cell, 0) + max(edge_leds, 0),
+                      f"offset + {CELLS} x leds_per_cell + edge_leds")
+        led_map = LedMap.grid(per_cell, v["leds.serpentine"], offset, edge_leds)
     pin = v["leds.pin"]
     ws281x = Ws281xConfig(
         pin=pin, channel=PINS[pin][0] if pin in PINS else 0, dma=v["leds.dma"], invert=v["leds.invert"],
@@ -468,6 +474,12 @@ def _leds(v: dict[str, object]) -> LedConfig:
     )
     leds.output()  # checks brightness, gamma, and that the budget covers the strip at rest
     return leds
+
+
+def _strip_length(length: int, what: str) -> None:
+    """Refuse a strip too long for any table before a map of that size is made."""
+    if length > MAX_LEDS:
+        raise ValueError(f"the strip has at most {MAX_LEDS} LEDs, not {length} ({what})")
 
 
 def _screen(v: dict[str, object]) -> ScreenConfig:

@@ -238,6 +238,10 @@ OUT_OF_RANGE = [
     ("buttons.encoder_a", "5"), ("buttons.new_game_hold_s", "0"), ("web.port", "80"), ("web.port", "70000"),
     ("web.url", '"table.local"'), ("paths.keep_games", "0"), ("paths.keep_mb", "1e9"),
     ("paths.socket", '"' + "s" * 120 + '"'), ("paths.journal_dir", '""'),
+    # numbers far too big: refused before anything the size of them is made
+    ("leds.edge_leds", "99999999999999999999"), ("leds.offset", "99999999999999999999"),
+    ("leds.cells", "[[" + "], [".join(map(str, [10**15, *range(1, 25)])) + "]]"),
+    ("touch.cell_electrodes", str([10**12, *range(1, 25)])), ("web.port", "99999999999999999999"),
 ]
 UNKNOWN_KEYS = [("game.langage", "1"), ("timer.length", "30"), ("leds.brightnes", "0.5"), ("web.hots", '"x"'),
                 ("paths.journal", '"j"'), ("screen.rotate", "0"), ("touch.ports", '"auto"'), ("buttons.end", "17")]
@@ -303,3 +307,42 @@ def test_a_hundred_bad_files_are_each_refused_naming_the_key(tmp_path, capsys):
     print(f"fuzz: {tried} bad files tried, {refused} refused naming the key")
     assert tried >= 100
     assert not failures, "\n".join(failures)
+
+
+def mutated(text: str, rng: random.Random) -> str:
+    """``text`` with one to four lines changed: a value swapped for a stranger one, a character
+    overwritten, a line dropped or a stray line put in."""
+    lines = text.splitlines()
+    values = ["-1", "0", "1e300", "-0.0", "99999999999999999999", "1000000000", '""', '"x"', "[]", "[[]]", "{}",
+              "true", "[1, 2, 3]", "[[1], [1]]"]
+    for _ in range(rng.randint(1, 4)):
+        n = rng.randrange(len(lines))
+        line, choice = lines[n], rng.random()
+        if choice < 0.3 and " = " in line:
+            lines[n] = line.partition(" = ")[0] + " = " + rng.choice(values)
+        elif choice < 0.6 and line:
+            at = rng.randrange(len(line))
+            lines[n] = line[:at] + rng.choice([chr(rng.randint(32, 126)), "é", "[", "]", '"']) + line[at + 1:]
+        elif choice < 0.8:
+            del lines[n]
+        else:
+            lines.insert(n, rng.choice(["[x]", "a = 1", "[game.sub]", "hold_s = 1", "[[game]]"]))
+    return "\n".join(lines) + "\n"
+
+
+def test_mutated_files_are_refused_or_accepted_never_a_traceback(tmp_path):
+    """A whole file (every key written out) with random damage: it loads as check-config and run
+    load it, or is refused with each complaint starting with the file; nothing else escapes."""
+    whole = config_module.to_toml(config_module.load_config(write(tmp_path, {})), comments=False)
+    rng = random.Random(7)
+    refused = 0
+    for number in range(300):
+        path = tmp_path / f"mutated{number}.toml"
+        path.write_text(mutated(whole, rng), encoding="utf-8")
+        try:
+            config_module.load_config(path, machine=True)
+        except config_module.ConfigError as e:
+            refused += 1
+            assert e.problems and all(problem.startswith(f"{path}: ") for problem in e.problems), e.problems
+    print(f"mutated: 300 files, {refused} refused, {300 - refused} still a working configuration")
+    assert 200 < refused < 300  # the damage was real, and not always fatal
