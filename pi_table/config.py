@@ -544,8 +544,8 @@ def _unusable_folder(folder: Path) -> str | None:
     if os.path.exists(folder):
         if not os.path.isdir(folder):
             return f"a file: {folder}"
-        if not os.access(folder, os.W_OK | os.X_OK):  # also false on a read-only file system
-            return f"{folder}, and {_user()} may not write in it"
+        if not os.access(folder, os.W_OK | os.X_OK):
+            return f"{folder}, and {_user()} may not write in it{_read_only(folder)}"
         return None
     made = folder.parent
     while not os.path.exists(made):
@@ -553,8 +553,17 @@ def _unusable_folder(folder: Path) -> str | None:
     if not os.path.isdir(made):
         return f"that {made} is a file, so {folder} cannot be made"
     if not os.access(made, os.W_OK | os.X_OK):
-        return f"that {_user()} may not write in {made}, so {folder} cannot be made"
+        return f"that {_user()} may not write in {made}{_read_only(made)}, so {folder} cannot be made"
     return None
+
+
+def _read_only(folder: Path) -> str:
+    """Say so when ``folder`` is on a read-only file system, as all but the unit's own folders
+    are under its ProtectSystem=strict: permissions are then not the reason."""
+    try:
+        return " (a read-only file system here)" if os.statvfs(folder).f_flag & os.ST_RDONLY else ""
+    except OSError:
+        return ""
 
 
 def _taken(socket_path: Path) -> bool:

@@ -175,6 +175,21 @@ def test_a_journal_dir_the_user_may_not_write_in_is_refused():
         shutil.rmtree(folder)
 
 
+def test_a_journal_dir_on_a_read_only_file_system_is_refused(tmp_path):
+    """What the unit's ProtectSystem=strict makes of every folder but its own."""
+    folder = tmp_path / "readonly"
+    folder.mkdir()
+    mounted = subprocess.run(["mount", "-t", "tmpfs", "-o", "ro", "tmpfs", str(folder)], capture_output=True, text=True)
+    if mounted.returncode != 0:
+        pytest.skip(f"cannot mount a read-only file system here: {mounted.stderr.strip()}")
+    try:
+        path = write(tmp_path, {"paths.journal_dir": '"readonly"'})
+        line = one_problem(refused_by_both(path), path, "paths.journal_dir")
+        assert "may not write in it (a read-only file system here)" in line
+    finally:
+        subprocess.run(["umount", str(folder)], check=True)
+
+
 def test_run_without_a_file_does_not_check_the_machine(monkeypatch, tmp_path):
     """Without a configuration file the defaults name /var/lib and a group pi-table that a
     developer's machine does not have; the daemon plays on there, the game kept in memory."""
