@@ -185,11 +185,12 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def _load(args: argparse.Namespace, path: Path | None):
-    """The configuration, or None after saying what is wrong with it."""
+    """The configuration, or None after saying what is wrong with it. ``check-config`` and
+    ``run`` also refuse what cannot work on this machine, so the table never starts half-made."""
     from .config import ConfigError, load_config
 
     try:
-        return load_config(path)
+        return load_config(path, machine=args.command in ("check-config", "run"))
     except ConfigError as e:
         for problem in e.problems:
             print(f"pi-table {args.command}: {problem}", file=sys.stderr)

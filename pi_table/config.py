@@ -5,16 +5,24 @@ The hardware keys' defaults are the reference build's wiring, read from hardware
 ``load_config`` reads the file, checks every key's type, then builds the settings objects of
 the layers below (``Rules``, ``TouchBoardConfig``, ``PixelOutput``...). Those objects check
 their own ranges, so a range lives in one place: when building fails, each key the file sets
-is tried alone on top of the defaults to name the key at fault, and a mistake that only two
-keys make together is put on their section. Every problem found is reported at once, with
-the file, the key, what was expected and what was found.
+is tried alone on top of the defaults to name the key at fault, then the others two at a time
+to name a mistake only two keys make together. ``check_machine`` adds the values that cannot
+work on this machine (a journal folder that is a file, a group that does not exist). Every
+problem found is reported at once, with the file, the key, what was expected and what was found.
 """
 
 from __future__ import annotations
 
 import difflib
+import errno
+import grp
+import itertools
 import json
 import math
+import os
+import pwd
+import socket
+import stat
 import tomllib
 from dataclasses import dataclass
 from pathlib import Path
@@ -40,6 +48,7 @@ LANGUAGES = ("en", "it")
 LED_BACKENDS = ("ws281x", "spi", "none")
 SPI_MOSI = 10  # the spidev backend's data line is SPI0 MOSI, GPIO10
 SOCKET_PATH_MAX = 107  # sockaddr_un holds 108 bytes with the closing NUL
+MAX_LEDS = 2000  # at 30 µs an LED, a frame of 2,000 takes 60 ms on the data line: more is no table
 
 
 WIRING = pinout.load()
@@ -208,14 +217,17 @@ def defaults() -> dict[str, object]:
     return {option.key: option.default for option in OPTIONS}
 
 
-def load_config(path: Path | None = None) -> Config:
+def load_config(path: Path | None = None, machine: bool = False) -> Config:
     """The configuration in ``path``; with None, ``DEFAULT_PATH`` if it exists, else every
-    default. Raises ConfigError listing every problem found."""
+    default. Raises ConfigError listing every problem found; with ``machine``, the values that
+    cannot work on this machine too (``check_machine``), as ``check-config`` and ``run`` ask.
+    Every default without a file is a developer's table, not checked: its folders and group
+    are the Pi's, and the daemon plays on without them, keeping the game in memory."""
     if path is None:
         if not DEFAULT_PATH.exists():
             return build(defaults(), None)
         path = DEFAULT_PATH
-    return parse_config(_read(path), path)
+    return parse_config(_read(path), path, machine)
 
 
 def _read(path: Path) -> str:
@@ -234,9 +246,9 @@ def _read(path: Path) -> str:
         raise ConfigError([f"{path}: not UTF-8 text (byte {e.start}): expected a TOML file"]) from None
 
 
-def parse_config(text: str, path: Path) -> Config:
+def parse_config(text: str, path: Path, machine: bool = False) -> Config:
     """The configuration in ``text``, read from ``path`` (relative paths in it are taken
-    from the file's folder)."""
+    from the file's folder); with ``machine``, checked against this machine as well."""
     try:
         document = tomllib.loads(text)
     except tomllib.TOMLDecodeError as e:
@@ -245,6 +257,7 @@ def parse_config(text: str, path: Path) -> Config:
         raise ConfigError([f"{path}: nested too deeply to be a configuration"]) from None
     problems: list[str] = []
     given: dict[str, object] = {}
+    unread: set[str] = set()  # keys of the right section whose value is of the wrong kind
     for section, table in document.items():
         if section not in SECTIONS:
             problems.append(f"{path}: unknown section [{section}]{_did_you_mean(section, SECTIONS)}: "
@@ -265,10 +278,14 @@ def parse_config(text: str, path: Path) -> Config:
                 given[key] = _read_value(option, raw, path.parent)
             except ValueError as e:
                 problems.append(f"{path}: {key}: {e}")
+                unread.add(key)
     try:
         config = build(defaults() | given, path)
     except ValueError:
         problems += _blame(given, path)
+    if machine:  # a key read wrong is not checked on its default in its place
+        problems += [f"{path}: {key}: {problem}" for key, problem in check_machine(defaults() | given)
+                     if key not in unread]
     if problems:
         raise ConfigError(problems)
     return config
@@ -325,21 +342,30 @@ def _did_you_mean(word: str, choices) -> str:
 
 
 def _blame(given: dict[str, object], path: Path) -> list[str]:
-    """Name what is wrong: each key alone on the defaults, then each section's keys
-    together, then everything; the builders' own messages say expected and found."""
-    problems = []
+    """Name every mistake: each key alone on the defaults, then the rest two at a time (a
+    warning longer than the timer), then whatever is left together; the builders' own
+    messages say expected and found."""
+    problems, blamed = [], set()
     for key, value in given.items():
         error = _fails(defaults() | {key: value}, path)
         if error:
             problems.append(f"{path}: {key}: {error}")
-    if problems:
+            blamed.add(key)
+    rest = {key: value for key, value in given.items() if key not in blamed}
+    if not _fails(defaults() | rest, path):
         return problems
-    for section in SECTIONS:
-        together = {key: value for key, value in given.items() if BY_KEY[key].section == section}
-        error = _fails(defaults() | together, path)
+    for (key, value), (other, other_value) in itertools.combinations(rest.items(), 2):
+        if key in blamed or other in blamed:
+            continue
+        error = _fails(defaults() | {key: value, other: other_value}, path)
         if error:
-            return [f"{path}: [{section}] {', '.join(k.split('.')[1] for k in together)} together: {error}"]
-    return [f"{path}: {_fails(defaults() | given, path)}"]
+            problems.append(f"{path}: {key} and {other} together: {error}")
+            blamed |= {key, other}
+    rest = {key: value for key, value in rest.items() if key not in blamed}
+    error = _fails(defaults() | rest, path)
+    if error:
+        problems.append(f"{path}: {', '.join(rest)} together: {error}")
+    return problems
 
 
 def _fails(values: dict[str, object], path: Path) -> str | None:
@@ -400,10 +426,11 @@ def _touch(v: dict[str, object]) -> TouchBoardConfig:
     electrodes = v["touch.cell_electrodes"]
     if len(electrodes) != CELLS:
         raise ValueError(f"cell_electrodes lists one electrode for each of the {CELLS} cells, not {len(electrodes)}")
-    cells: list[int | None] = [None] * (max(electrodes) + 1)
     for cell, electrode in enumerate(electrodes):
         if not 0 <= electrode < ELECTRODE_LIMIT:
             raise ValueError(f"cell {cell} is on electrode {electrode}, which does not exist: 0 to {ELECTRODE_LIMIT - 1}")
+    cells: list[int | None] = [None] * (max(electrodes) + 1)
+    for cell, electrode in enumerate(electrodes):
         if cells[electrode] is not None:
             raise ValueError(f"electrode {electrode} is given to cells {cells[electrode]} and {cell}: one pad each")
         cells[electrode] = cell
@@ -425,12 +452,16 @@ def _leds(v: dict[str, object]) -> LedConfig:
     if cells:
         if len(cells) != CELLS:
             raise ValueError(f"an explicit LED map lists the LEDs of all {CELLS} cells, not {len(cells)}")
-        used = [led for leds in [*cells, edge] for led in leds]
-        led_map = LedMap(tuple(map(tuple, cells)), tuple(edge), max(used) + 1)
+        length = max((led for leds in [*cells, edge] for led in leds), default=-1) + 1
+        _strip_length(length, "the highest LED in the map")
+        led_map = LedMap(tuple(map(tuple, cells)), tuple(edge), length)
     elif edge:
         raise ValueError("an explicit edge goes with an explicit map of the cells (leds.cells)")
     else:
-        led_map = LedMap.grid(v["leds.leds_per_cell"], v["leds.serpentine"], v["leds.offset"], v["leds.edge_leds"])
+        per_cell, offset, edge_leds = v["leds.leds_per_cell"], v["leds.offset"], v["leds.edge_leds"]
+        _strip_length(offset + CELLS * max(per_cell, 0) + max(edge_leds, 0),
+                      f"offset + {CELLS} x leds_per_cell + edge_leds")
+        led_map = LedMap.grid(per_cell, v["leds.serpentine"], offset, edge_leds)
     pin = v["leds.pin"]
     ws281x = Ws281xConfig(
         pin=pin, channel=PINS[pin][0] if pin in PINS else 0, dma=v["leds.dma"], invert=v["leds.invert"],
@@ -443,6 +474,12 @@ def _leds(v: dict[str, object]) -> LedConfig:
     )
     leds.output()  # checks brightness, gamma, and that the budget covers the strip at rest
     return leds
+
+
+def _strip_length(length: int, what: str) -> None:
+    """Refuse a strip too long for any table before a map of that size is made."""
+    if length > MAX_LEDS:
+        raise ValueError(f"the strip has at most {MAX_LEDS} LEDs, not {length} ({what})")
 
 
 def _screen(v: dict[str, object]) -> ScreenConfig:
@@ -479,6 +516,102 @@ def _paths(v: dict[str, object]) -> Paths:
         socket_group=v["paths.socket_group"] or None,
         retention=Retention(keep_games=keep_games, keep_bytes=int(keep_mb * 1024 * 1024)),
     )
+
+
+def check_machine(values: dict[str, object]) -> list[tuple[str, str]]:
+    """What in these keys' values cannot work on this machine, for the user running this:
+    (key, what was expected and what was found) for each. The one place where folders,
+    groups and addresses are looked at; nothing is made or changed here."""
+    expected = {
+        "paths.journal_dir": "a folder the table can write its games in (made if missing)",
+        "paths.socket": "a socket in a folder the table can write in (made if missing)",
+        "paths.socket_group": "the name of a group of this machine ('' keeps the user's own)",
+        "web.host": "an address of this machine, or 0.0.0.0 or :: for every network",
+    }
+    socket_path = Path(values["paths.socket"])
+    found = {
+        "paths.journal_dir": _unusable_folder(Path(values["paths.journal_dir"])),
+        "paths.socket": (f"{socket_path}, which is not a socket (one a stopped table left is fine)"
+                         if _taken(socket_path) else _unusable_folder(socket_path.parent)),
+        "paths.socket_group": _missing_group(values["paths.socket_group"]),
+        "web.host": _foreign_host(values["web.host"]) if values["web.enabled"] else None,
+    }
+    return [(key, f"expected {expected[key]}, found {what}") for key, what in found.items() if what]
+
+
+def _unusable_folder(folder: Path) -> str | None:
+    """Why the table could not make ``folder`` or write in it; None when it can."""
+    if os.path.exists(folder):
+        if not os.path.isdir(folder):
+            return f"a file: {folder}"
+        if not os.access(folder, os.W_OK | os.X_OK):
+            return f"{folder}, and {_user()} may not write in it{_read_only(folder)}"
+        return None
+    made = folder.parent
+    while not os.path.exists(made):
+        made = made.parent
+    if not os.path.isdir(made):
+        return f"that {made} is a file, so {folder} cannot be made"
+    if not os.access(made, os.W_OK | os.X_OK):
+        return f"that {_user()} may not write in {made}{_read_only(made)}, so {folder} cannot be made"
+    return None
+
+
+def _read_only(folder: Path) -> str:
+    """Say so when ``folder`` is on a read-only file system, as all but the unit's own folders
+    are under its ProtectSystem=strict: permissions are then not the reason."""
+    try:
+        return " (a read-only file system here)" if os.statvfs(folder).f_flag & os.ST_RDONLY else ""
+    except OSError:
+        return ""
+
+
+def _taken(socket_path: Path) -> bool:
+    """Whether something other than a socket is in the socket's place (binding would fail)."""
+    try:
+        return not stat.S_ISSOCK(os.stat(socket_path).st_mode)
+    except OSError:
+        return False
+
+
+def _user() -> str:
+    try:
+        return f"user {pwd.getpwuid(os.geteuid()).pw_name}"
+    except KeyError:
+        return f"user {os.geteuid()}"
+
+
+def _missing_group(group: str) -> str | None:
+    if not group:
+        return None
+    try:
+        grp.getgrnam(group)
+    except KeyError:
+        return f"{group!r}, and no group has that name"
+    return None
+
+
+def _foreign_host(host: str) -> str | None:
+    """Why the companion could not listen on ``host``; None when it can. Each address the
+    name resolves to is bound to a free port, as the companion's server binds them all."""
+    try:
+        addresses = socket.getaddrinfo(host or None, 0, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE)
+    except (socket.gaierror, UnicodeError) as e:
+        return f"{host!r}, a name that does not resolve ({getattr(e, 'strerror', None) or e})"
+    for family, kind, protocol, _, address in addresses:
+        try:
+            probe = socket.socket(family, kind, protocol)
+        except OSError:
+            continue  # a family this machine lacks (IPv6 off): the server skips it too
+        with probe:
+            try:
+                probe.bind(address)
+            except OSError as e:
+                which = "" if address[0] == host else f" ({address[0]})"
+                if e.errno == errno.EADDRNOTAVAIL:
+                    return f"{host!r}, which is not an address of this machine{which}"
+                return f"{host!r}, on which nothing may listen here{which}: {e.strerror or e}"
+    return None
 
 
 def to_toml(config: Config, comments: bool = True) -> str:

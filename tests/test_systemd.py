@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from pi_table.config import DEFAULT_PATH, defaults
+from pi_table.config import DEFAULT_PATH, check_machine, defaults
 
 from helpers import require_tools
 
@@ -168,6 +168,15 @@ class Installer:
     def pi_table(self, *args: str) -> subprocess.CompletedProcess:
         return subprocess.run([self.root / "opt/pi-table/venv/bin/pi-table", *args], capture_output=True, text=True)
 
+    def config_problems(self) -> list[str]:
+        """check-config's complaints about the installed file, but for what this machine lacks:
+        the file names the Pi's folders and group, which the stubs made only in the staging
+        root (and which a test that is not root may not write in)."""
+        done = self.pi_table("check-config", str(self.config))
+        assert (done.returncode == 0) == (done.stderr == ""), done.stderr
+        lacking = [key for key, _ in check_machine(defaults())]
+        return [line for line in done.stderr.splitlines() if not any(f": {key}: " in line for key in lacking)]
+
 
 def test_install_sets_up_a_pi_4_and_runs_twice_without_harm(tmp_path):
     installer = Installer(tmp_path, "Raspberry Pi 4 Model B Rev 1.4", "dtparam=audio=on\n[pi4]\narm_boost=1\n")
@@ -189,7 +198,7 @@ def test_install_sets_up_a_pi_4_and_runs_twice_without_harm(tmp_path):
     assert os.readlink(installer.root / "usr/local/bin/pi-table") == "/opt/pi-table/venv/bin/pi-table"
     defaults_text = installer.pi_table("check-config", "--defaults").stdout
     assert installer.config.read_text() == defaults_text and 'backend = "ws281x"' in defaults_text
-    assert installer.pi_table("check-config", str(installer.config)).returncode == 0
+    assert installer.config_problems() == []
     boot = (installer.root / "boot/firmware/config.txt").read_text()
     assert boot == "dtparam=audio=on\n[pi4]\narm_boost=1\n[all]\ncore_freq=500\ncore_freq_min=500\n"
     # rpi-ws281x drives a Pi 4's strip; importing it is safe (constructing a PixelStrip is not).
@@ -215,7 +224,7 @@ def test_install_on_a_pi_5_uses_the_spi_backend_and_no_rpi_ws281x(tmp_path):
     assert result.returncode == 0, result.stderr
     config = installer.config.read_text()
     assert 'backend = "spi"' in config and 'backend = "ws281x"' not in config
-    assert installer.pi_table("check-config", str(installer.config)).returncode == 0
+    assert installer.config_problems() == []
     assert (installer.root / "boot/firmware/config.txt").read_text() == "dtparam=audio=on\n"
     assert installer.calls("systemctl") == ["systemctl daemon-reload", "systemctl enable pi-table.service"]
     venv_python = installer.root / "opt/pi-table/venv/bin/python"

@@ -1,0 +1,376 @@
+"""The configuration file: a mistake in it, or a value that cannot work on this machine, is
+refused before the table starts (`check-config` and `run` exit 78), every problem at once, each
+named with the file, the key, what was expected and what was found; never a traceback."""
+
+from __future__ import annotations
+
+import os
+import random
+import shutil
+import socket
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+import pytest
+
+from pi_table import cli
+from pi_table import config as config_module
+from pi_table.config import OPTIONS
+
+from helpers import require_tools
+
+EXIT_CONFIG = 78
+
+# A configuration that works on any machine a test runs on: the game files and the socket in
+# the test's folder, the companion on this machine only, the socket keeping the user's group.
+GOOD = {
+    "web": {"host": '"127.0.0.1"', "port": "0"},
+    "paths": {"journal_dir": '"journal"', "socket": '"control.sock"', "socket_group": '""'},
+}
+
+
+def toml(sections: dict[str, dict[str, str]]) -> str:
+    """A TOML file from {section: {name: TOML literal}}."""
+    return "".join(
+        f"[{section}]\n" + "".join(f"{name} = {value}\n" for name, value in names.items())
+        for section, names in sections.items()
+    )
+
+
+def write(folder: Path, changes: dict[str, str], name: str = "config.toml") -> Path:
+    """GOOD with ``changes`` ({"section.name": TOML literal}) made, written in ``folder``."""
+    sections = {section: dict(names) for section, names in GOOD.items()}
+    for key, value in changes.items():
+        section, _, option = key.partition(".")
+        sections.setdefault(section, {})[option] = value
+    path = folder / name
+    path.write_text(toml(sections), encoding="utf-8")
+    return path
+
+
+def pi_table(*args: str, prefix: tuple[str, ...] = (), timeout: float = 20) -> subprocess.CompletedProcess:
+    """The command in its own process; one that is still running after ``timeout`` started the
+    table instead of refusing it."""
+    try:
+        return subprocess.run([*prefix, sys.executable, "-m", "pi_table", *args], capture_output=True, text=True,
+                              timeout=timeout)
+    except subprocess.TimeoutExpired:
+        pytest.fail(f"pi-table {' '.join(args)} was still running after {timeout} s: it started, not refused")
+
+
+def refused_by_both(path: Path) -> list[str]:
+    """check-config's and run's complaints about ``path``; both exit 78, run before it starts."""
+    check = pi_table("check-config", str(path))
+    assert check.returncode == EXIT_CONFIG, check.stdout + check.stderr
+    run = pi_table("run", "--hal", "sim", "--config", str(path))
+    assert run.returncode == EXIT_CONFIG, run.stderr
+    assert "Traceback" not in check.stderr + run.stderr
+    assert check.stderr.replace("check-config", "run") == run.stderr  # the same checks, the same words
+    return check.stderr.splitlines()
+
+
+def one_problem(lines: list[str], path: Path, key: str) -> str:
+    [line] = lines
+    assert f"{path}: {key}: expected " in line and ", found " in line, line
+    return line
+
+
+# Values that cannot work on this machine ----------------------------------------------------
+
+def test_a_journal_dir_that_is_a_file_is_refused(tmp_path):
+    (tmp_path / "games").write_text("not a folder")
+    path = write(tmp_path, {"paths.journal_dir": '"games"'})
+    line = one_problem(refused_by_both(path), path, "paths.journal_dir")
+    assert f"a file: {tmp_path / 'games'}" in line
+    assert not (tmp_path / "control.sock").exists()  # nothing started
+
+
+def test_a_journal_dir_that_cannot_be_made_is_refused(tmp_path):
+    (tmp_path / "afile").write_text("")
+    path = write(tmp_path, {"paths.journal_dir": '"afile/sub/games"'})
+    line = one_problem(refused_by_both(path), path, "paths.journal_dir")
+    assert f"{tmp_path / 'afile'} is a file" in line and "cannot be made" in line
+    assert not (tmp_path / "control.sock").exists()
+
+
+def test_a_socket_in_a_folder_that_cannot_be_made_is_refused(tmp_path):
+    (tmp_path / "afile").write_text("")
+    path = write(tmp_path, {"paths.socket": '"afile/run/control.sock"'})
+    line = one_problem(refused_by_both(path), path, "paths.socket")
+    assert f"{tmp_path / 'afile'} is a file" in line and "cannot be made" in line
+    assert not (tmp_path / "journal").exists()  # nothing started
+
+
+def test_a_socket_path_taken_by_a_file_is_refused(tmp_path):
+    (tmp_path / "control.sock").write_text("a file, not a socket")
+    path = write(tmp_path, {})
+    line = one_problem(refused_by_both(path), path, "paths.socket")
+    assert "not a socket" in line
+    assert not (tmp_path / "journal").exists()
+
+
+def test_a_socket_group_that_does_not_exist_is_refused(tmp_path):
+    path = write(tmp_path, {"paths.socket_group": '"no-such-group-pi-table"'})
+    line = one_problem(refused_by_both(path), path, "paths.socket_group")
+    assert "'no-such-group-pi-table'" in line and "no group" in line
+    assert not (tmp_path / "journal").exists() and not (tmp_path / "control.sock").exists()
+
+
+@pytest.mark.parametrize("host, found", [
+    ("192.0.2.7", "not an address of this machine"),  # TEST-NET-1: nobody's address
+    ("no-such-table.invalid", "does not resolve"),  # .invalid never resolves (RFC 2606)
+])
+def test_a_web_host_that_is_not_this_machine_is_refused(tmp_path, host, found):
+    path = write(tmp_path, {"web.host": f'"{host}"'})
+    line = one_problem(refused_by_both(path), path, "web.host")
+    assert f"'{host}'" in line and found in line
+    assert not (tmp_path / "journal").exists() and not (tmp_path / "control.sock").exists()
+
+
+def listens_on_ipv6() -> bool:
+    try:
+        with socket.socket(socket.AF_INET6) as probe:
+            probe.bind(("::", 0))
+    except OSError:
+        return False
+    return True
+
+
+def test_addresses_of_this_machine_and_every_network_are_accepted(tmp_path):
+    hosts = ["127.0.0.1", "0.0.0.0", "localhost"]
+    hosts += ["::"] if listens_on_ipv6() else []
+    try:
+        socket.getaddrinfo(socket.gethostname(), 0)
+        hosts.append(socket.gethostname())
+    except OSError:
+        pass  # a container may have a name that nothing resolves
+    for host in hosts:
+        path = write(tmp_path, {"web.host": f'"{host}"'})
+        assert config_module.check_machine(config_module.load_config(path).values) == [], host
+    assert cli.main(["check-config", str(path)]) == 0
+
+
+def test_a_host_is_not_checked_when_the_companion_is_off(tmp_path):
+    path = write(tmp_path, {"web.host": '"192.0.2.7"', "web.enabled": "false"})
+    assert config_module.check_machine(config_module.load_config(path).values) == []
+
+
+def test_a_journal_dir_the_user_may_not_write_in_is_refused():
+    """As root, permissions stop nothing: run the commands as nobody, in a folder nobody may read."""
+    if os.getuid() == 0:
+        require_tools("setpriv")
+        prefix = ("setpriv", "--reuid=65534", "--regid=65534", "--clear-groups")
+    else:
+        prefix = ()
+    folder = Path(tempfile.mkdtemp(prefix="pi-table-config-"))
+    try:
+        (folder / "journal").mkdir()
+        (folder / "run").mkdir()
+        cases = [(write(folder, {"paths.journal_dir": f'"{journal}"', "paths.socket": '"run/control.sock"'},
+                        name=f"{journal.replace('/', '-')}.toml"), words)
+                 for journal, words in (("journal", "may not write in it"), ("missing/games", "cannot be made"))]
+        for path, _ in cases:
+            path.chmod(0o644)
+        (folder / "run").chmod(0o1777)  # the socket's folder is the one place the user may write in
+        (folder / "journal").chmod(0o555)
+        folder.chmod(0o555)
+        for path, words in cases:
+            for command in (["check-config", str(path)], ["run", "--hal", "sim", "--config", str(path)]):
+                done = pi_table(*command, prefix=prefix)
+                assert done.returncode == EXIT_CONFIG, done.stderr
+                line = one_problem(done.stderr.splitlines(), path, "paths.journal_dir")
+                assert words in line, line
+            assert not (folder / "run/control.sock").exists()
+    finally:
+        folder.chmod(0o755)
+        shutil.rmtree(folder)
+
+
+def test_a_journal_dir_on_a_read_only_file_system_is_refused(tmp_path):
+    """What the unit's ProtectSystem=strict makes of every folder but its own."""
+    folder = tmp_path / "readonly"
+    folder.mkdir()
+    mounted = subprocess.run(["mount", "-t", "tmpfs", "-o", "ro", "tmpfs", str(folder)], capture_output=True, text=True)
+    if mounted.returncode != 0:
+        pytest.skip(f"cannot mount a read-only file system here: {mounted.stderr.strip()}")
+    try:
+        path = write(tmp_path, {"paths.journal_dir": '"readonly"'})
+        line = one_problem(refused_by_both(path), path, "paths.journal_dir")
+        assert "may not write in it (a read-only file system here)" in line
+    finally:
+        subprocess.run(["umount", str(folder)], check=True)
+
+
+def test_run_without_a_file_does_not_check_the_machine(monkeypatch, tmp_path):
+    """Without a configuration file the defaults name /var/lib and a group pi-table that a
+    developer's machine does not have; the daemon plays on there, the game kept in memory."""
+    monkeypatch.setattr(config_module, "DEFAULT_PATH", tmp_path / "absent.toml")
+    served = []
+    monkeypatch.setattr("pi_table.daemon.run.serve", lambda config, hal, port: served.append(config) or 0)
+    assert cli.main(["run", "--hal", "sim"]) == 0
+    assert served and served[0].source is None
+    assert config_module.check_machine(served[0].values) != [] or os.getuid() == 0  # as a developer they would fail
+
+
+# Several mistakes at once ----------------------------------------------------------------------
+
+def test_every_mistake_in_a_file_is_reported_at_once(tmp_path):
+    (tmp_path / "afile").write_text("")
+    path = write(tmp_path, {
+        "timer.length_s": "30", "timer.warn_s": "60",  # each fine alone; wrong together
+        "game.hold_s": "9",  # out of range
+        "game.langage": '"it"',  # unknown key
+        "leds.brightness": '"high"',  # wrong type
+        "paths.journal_dir": '"afile"',  # cannot work on this machine
+    })
+    lines = refused_by_both(path)
+    said = "\n".join(lines)
+    for words in ("timer.length_s and timer.warn_s together", "game.hold_s", "game.langage", "leds.brightness",
+                  "paths.journal_dir"):
+        assert words in said, f"{words!r} not reported:\n{said}"
+    assert len(lines) == 5 and all(line.startswith(f"pi-table check-config: {path}: ") for line in lines)
+
+
+def test_mistakes_in_two_sections_that_are_each_only_wrong_together_are_both_reported(tmp_path):
+    path = write(tmp_path, {
+        "timer.length_s": "30", "timer.warn_s": "60",
+        "game.hold_s": "2", "touch.stuck_s": "1",  # stuck_s must be over hold_s
+        "web.port": "80",
+    })
+    with pytest.raises(config_module.ConfigError) as refused:
+        config_module.load_config(path)
+    said = "\n".join(refused.value.problems)
+    assert "timer.length_s and timer.warn_s together" in said and "web.port" in said
+    assert "hold_s" in said and "stuck_s" in said, said
+    assert len(refused.value.problems) == 3
+
+
+# Fuzz: many bad files, each refused with the key named --------------------------------------
+
+WRONG_TYPE = {
+    "str": ["7", "true", "[1]"], "path": ["5", "false"], "usb_id": ["0x239A", '"239A"', '"zz:80F4"'],
+    "bool": ['"yes"', "1", "0.0"], "int": ["2.5", '"3"', "true"], "number": ['"fast"', "[1]", "nan", "inf"],
+    "pin": ["true", '"17"', "1.5"], "int_list": ['"1,2"', "[1, 2.0]", "[true]"], "int_lists": ["[1, 2]", '[["a"]]'],
+}
+OUT_OF_RANGE = [
+    ("game.game", '"chess"'), ("game.nuke", '"big"'), ("game.setup", '"shuffle"'), ("game.dark_cell", "25"),
+    ("game.language", '"fr"'), ("game.hold_s", "-1"), ("game.hold_s", "9"), ("game.discussion_s", "5"),
+    ("timer.length_s", "5"), ("timer.length_s", "4000"), ("timer.warn_s", "-1"), ("touch.port", '""'),
+    ("touch.cell_electrodes", "[0, 1, 2]"), ("touch.cell_electrodes", "[]"), ("touch.end_turn", "[0]"),
+    ("touch.stuck_s", "9000"), ("leds.backend", '"neopixel"'), ("leds.pin", "3"), ("leds.order", '"XYZ"'),
+    ("leds.brightness", "2"), ("leds.gamma", "0.5"), ("leds.current_limit_ma", "1"), ("leds.leds_per_cell", "0"),
+    ("leds.offset", "-3"), ("leds.cells", "[[0], [1]]"), ("leds.edge", "[30, 31]"), ("screen.rotation", "45"),
+    ("screen.width", "-1"), ("screen.width", "100"), ("buttons.end_turn", "99"), ("buttons.new_game", "17"),
+    ("buttons.encoder_a", "5"), ("buttons.new_game_hold_s", "0"), ("web.port", "80"), ("web.port", "70000"),
+    ("web.url", '"table.local"'), ("paths.keep_games", "0"), ("paths.keep_mb", "1e9"),
+    ("paths.socket", '"' + "s" * 120 + '"'), ("paths.journal_dir", '""'),
+    # numbers far too big: refused before anything the size of them is made
+    ("leds.edge_leds", "99999999999999999999"), ("leds.offset", "99999999999999999999"),
+    ("leds.cells", "[[" + "], [".join(map(str, [10**15, *range(1, 25)])) + "]]"),
+    ("touch.cell_electrodes", str([10**12, *range(1, 25)])), ("web.port", "99999999999999999999"),
+]
+UNKNOWN_KEYS = [("game.langage", "1"), ("timer.length", "30"), ("leds.brightnes", "0.5"), ("web.hots", '"x"'),
+                ("paths.journal", '"j"'), ("screen.rotate", "0"), ("touch.ports", '"auto"'), ("buttons.end", "17")]
+UNKNOWN_SECTIONS = [("lights.brightness", "0.5"), ("Game.hold_s", "1"), ("sound.volume", "3"), ("gamee.x", "1")]
+TOGETHER = [  # each key fine alone, wrong with the other
+    ({"timer.length_s": "30", "timer.warn_s": "60"}, "timer.length_s and timer.warn_s together"),
+    ({"game.hold_s": "2", "touch.stuck_s": "1"}, "game.hold_s and touch.stuck_s together"),
+    ({"leds.pin": "18", "buttons.end_turn": "18"}, "leds.pin and buttons.end_turn together"),
+]
+BAD_TOML = [
+    "[game\nhold_s = 1\n", "[game]\nhold_s = \n", "[game]\nlanguage = \"en\n", "[game]\nhold_s = 1\nhold_s = 2\n",
+    "[game]\n[game]\n", "hold_s = = 1\n", "[game]\nlanguage = 'it'x\n", "[game]\ndark_cell = 0x\n",
+    "[timer]\nlength_s = [1,\n", "[web]\nport = 8024 8025\n", "\x00", "[" * 2000 + "]" * 2000,
+]
+
+
+def fuzz_cases(rng: random.Random) -> list[tuple[str, dict[str, str], list[str]]]:
+    """(what, changes, words each complaint must contain) for every single mistake, then
+    files that make three of them at once."""
+    single = [(f"wrong type {o.key} = {value}", {o.key: value}, [o.key])
+              for o in OPTIONS for value in rng.sample(WRONG_TYPE[o.kind], 1)]
+    single += [(f"out of range {key} = {value}", {key: value}, [key]) for key, value in OUT_OF_RANGE]
+    single += [(f"unknown key {key}", {key: value}, [f"unknown key {key}"]) for key, value in UNKNOWN_KEYS]
+    single += [(f"unknown section {key}", {key: value}, [f"unknown section [{key.partition('.')[0]}]"])
+               for key, value in UNKNOWN_SECTIONS]
+    together = [(f"together: {words}", changes, [words]) for changes, words in TOGETHER]
+    single += together
+    several = []
+    for number in range(15):
+        picks: list[tuple] = together[number:number + 1]  # the first files hide one among others
+        while len(picks) < 3:
+            case = rng.choice(single)
+            if not any(key in pick[1] for pick in picks for key in case[1]):
+                picks.append(case)
+        several.append(("several: " + "; ".join(c[0] for c in picks),
+                        {k: v for c in picks for k, v in c[1].items()}, [w for c in picks for w in c[2]]))
+    return single + several
+
+
+def test_a_hundred_bad_files_are_each_refused_naming_the_key(tmp_path, capsys):
+    cases = fuzz_cases(random.Random(12))
+    tried = refused = 0
+    failures = []
+    for number, (what, changes, words) in enumerate(cases):
+        path = write(tmp_path, changes, name=f"bad{number}.toml")
+        tried += 1
+        code = cli.main(["check-config", str(path)])  # an exception here is the traceback a user would see
+        said = capsys.readouterr().err
+        if code == EXIT_CONFIG and all(w in said for w in words) and str(path) in said:
+            refused += 1
+        else:
+            failures.append(f"{what}: exit {code}: {said.strip() or '(nothing said)'}")
+    for number, text in enumerate(BAD_TOML):
+        path = tmp_path / f"toml{number}.toml"
+        path.write_text(text, encoding="utf-8")
+        tried += 1
+        code = cli.main(["check-config", str(path)])
+        said = capsys.readouterr().err
+        if code == EXIT_CONFIG and f"{path}: " in said and ("not valid TOML" in said or "nested" in said):
+            refused += 1
+        else:
+            failures.append(f"bad TOML {text[:30]!r}: exit {code}: {said.strip()}")
+    print(f"fuzz: {tried} bad files tried, {refused} refused naming the key")
+    assert tried >= 100
+    assert not failures, "\n".join(failures)
+
+
+def mutated(text: str, rng: random.Random) -> str:
+    """``text`` with one to four lines changed: a value swapped for a stranger one, a character
+    overwritten, a line dropped or a stray line put in."""
+    lines = text.splitlines()
+    values = ["-1", "0", "1e300", "-0.0", "99999999999999999999", "1000000000", '""', '"x"', "[]", "[[]]", "{}",
+              "true", "[1, 2, 3]", "[[1], [1]]"]
+    for _ in range(rng.randint(1, 4)):
+        n = rng.randrange(len(lines))
+        line, choice = lines[n], rng.random()
+        if choice < 0.3 and " = " in line:
+            lines[n] = line.partition(" = ")[0] + " = " + rng.choice(values)
+        elif choice < 0.6 and line:
+            at = rng.randrange(len(line))
+            lines[n] = line[:at] + rng.choice([chr(rng.randint(32, 126)), "é", "[", "]", '"']) + line[at + 1:]
+        elif choice < 0.8:
+            del lines[n]
+        else:
+            lines.insert(n, rng.choice(["[x]", "a = 1", "[game.sub]", "hold_s = 1", "[[game]]"]))
+    return "\n".join(lines) + "\n"
+
+
+def test_mutated_files_are_refused_or_accepted_never_a_traceback(tmp_path):
+    """A whole file (every key written out) with random damage: it loads as check-config and run
+    load it, or is refused with each complaint starting with the file; nothing else escapes."""
+    whole = config_module.to_toml(config_module.load_config(write(tmp_path, {})), comments=False)
+    rng = random.Random(7)
+    refused = 0
+    for number in range(300):
+        path = tmp_path / f"mutated{number}.toml"
+        path.write_text(mutated(whole, rng), encoding="utf-8")
+        try:
+            config_module.load_config(path, machine=True)
+        except config_module.ConfigError as e:
+            refused += 1
+            assert e.problems and all(problem.startswith(f"{path}: ") for problem in e.problems), e.problems
+    print(f"mutated: 300 files, {refused} refused, {300 - refused} still a working configuration")
+    assert 200 < refused < 300  # the damage was real, and not always fatal
