@@ -13,21 +13,22 @@ import pytest
 
 from pi_table.drivers.touchboard import TouchBoardConfig, TouchBoardSource
 from pi_table.engine import Rules, Team, make_game
-from pi_table.hal import SimButtons, SimLedStrip, SimScreen
+from pi_table.hal import NewGame, SimButtons, SimLedStrip, SimScreen, TouchEvent
 from pi_table.sim.emulator import BoardEmulator
 from pi_table.table import Session, TableLoop
-from pi_table.table.input import WIPE_WARNING, InputSettings, TouchPolicy
+from pi_table.table.input import HOLD_MIN_S, WIPE_WARNING, InputSettings, TouchPolicy
 from pi_table.ui.leds import REVEALED
 from helpers import wait_for
 
 KEY = "RRRRRRRRRBBBBBBBBNNNNNNNA"  # red starts; cells 0-8 red, 9-16 blue, 17-23 bystanders, 24 assassin
-HOLD = 0.05
+HOLD = HOLD_MIN_S  # the shortest hold the configuration allows
+PALM = (10, 11, 12, 13, 14)  # five pads under one hand, across the first two chips
 
 
 class Table:
     """The emulator and a real-time table loop on the real driver, in one process."""
 
-    def __init__(self, tmp_path, stuck_s=10.0):
+    def __init__(self, tmp_path, stuck_s=10.0, stall_s=0.0):
         self.emulator = BoardEmulator(link=tmp_path / "touch-board")
         self.emulator.start()
         rules = Rules()
@@ -36,10 +37,24 @@ class Table:
         self.leds, self.screen = SimLedStrip(), SimScreen()
         policy = TouchPolicy(InputSettings(hold_s=HOLD, stuck_s=stuck_s))
         self.loop = TableLoop(self.session, self.driver, self.leds, self.screen, SimButtons(), policy)
+        if stall_s:
+            self.loop.post = self._stalling(self.loop.post, stall_s)
         self.loop.open()
         self.thread = threading.Thread(target=self.loop.run, args=(None, 0.05))
         self.thread.start()
         wait_for(lambda: self.driver.connected, "the driver's hello with the emulator")
+
+    @staticmethod
+    def _stalling(post, stall_s):
+        """The driver's thread loses the processor for ``stall_s`` after each event that
+        presses a cell, as it may on a busy Pi."""
+
+        def post_then_stall(event):
+            post(event)
+            if isinstance(event, TouchEvent) and event.pressed:
+                time.sleep(stall_s)
+
+        return post_then_stall
 
     def board(self):
         return self.session.table_view().board
@@ -98,6 +113,29 @@ def test_a_palm_over_the_wire_is_no_guess_and_asks_to_wipe(table):
     table.emulator.release(5)
     wait_for(lambda: WIPE_WARNING not in table.screen.last.warnings, "the warning to clear")
     assert table.session.record.moves == 0
+
+
+@pytest.mark.parametrize("stall_s", [0.0, 3 * HOLD], ids=["as-it-comes", "driver-stalls"])
+def test_twenty_palms_each_in_one_report_reveal_no_card(tmp_path, stall_s):
+    """Five pads in one report, at the shortest hold. One event per cell let the first finger
+    count before the others arrived: at a hold of 0, 20 palms in 20 revealed a card; at 0.05 s
+    with the driver's thread stalled between its events, 20 in 20 too."""
+    t = Table(tmp_path, stall_s=stall_s)
+    reveals = 0
+    try:
+        for _ in range(20):
+            t.emulator.press(*PALM)
+            wait_for(lambda: WIPE_WARNING in t.screen.last.warnings, "the wipe-the-table warning")
+            time.sleep(2 * HOLD)  # past the hold: a palm taken for a guess is revealed by now
+            t.emulator.release(*PALM)
+            wait_for(lambda: not t.loop.policy.pressed and WIPE_WARNING not in t.screen.last.warnings,
+                     "the palm to lift")
+            if t.board() != "?" * 25:
+                reveals += 1
+                t.loop.call(lambda: t.loop.submit(NewGame()))
+    finally:
+        t.close()
+    assert reveals == 0, f"{reveals} of 20 palms revealed a card"
 
 
 def test_unplug_and_replug_in_the_middle_of_a_turn_loses_nothing(table):
