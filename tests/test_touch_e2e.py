@@ -14,7 +14,7 @@ import pytest
 from pi_table.drivers.touchboard import TouchBoardConfig, TouchBoardSource
 from pi_table.engine import Rules, Team, make_game
 from pi_table.hal import NewGame, SimButtons, SimLedStrip, SimScreen, TouchEvent
-from pi_table.sim.emulator import BoardEmulator
+from pi_table.sim.emulator import BoardEmulator, run_commands
 from pi_table.table import Session, TableLoop
 from pi_table.table.input import HOLD_MIN_S, WIPE_WARNING, InputSettings, TouchPolicy
 from pi_table.ui.leds import REVEALED
@@ -171,32 +171,63 @@ def test_a_stuck_pad_is_quarantined_and_recalibrated_over_the_wire(tmp_path):
 
 
 def test_emulate_board_and_sim_play_a_game_over_the_serial_link(tmp_path):
-    """The command-line pair: every guess of this game comes over the pty."""
+    """The command-line pair: every guess of this game comes over the pty. Each tap waits for
+    its reveal on the sim's screen and is tapped again if none comes (a busy machine may take
+    longer than a second for the driver's hello), so the game is over before the input closes."""
     link = tmp_path / "board"
     board = subprocess.Popen(
         [sys.executable, "-m", "pi_table", "emulate-board", "--link", str(link)],
         stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
     )
-    sim = None
+    sim, out = None, []
+
+    def seen(text, timeout):
+        deadline = time.monotonic() + timeout
+        while not any(text in line for line in out):
+            if time.monotonic() > deadline:
+                return False
+            time.sleep(0.01)
+        return True
+
     try:
         assert board.stdout.readline().strip() == str(link)
         sim = subprocess.Popen(
-            [sys.executable, "-m", "pi_table", "sim", "--key", KEY, "--touch-port", str(link), "--hold", "0.05",
+            [sys.executable, "-m", "pi_table", "sim", "--key", KEY, "--touch-port", str(link), "--hold", str(HOLD),
              "--color", "never"],
             stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
         )
-        time.sleep(1.0)  # the driver's hello
+        threading.Thread(target=lambda: [out.append(line) for line in sim.stdout], daemon=True).start()
+        assert seen("Type 'help'", timeout=20), "".join(out)
         sim.stdin.write("clue unlimited\n")
         sim.stdin.flush()
         for cell in range(9):  # red finds all nine of its agents by touch
-            board.stdin.write(f"tap {cell} 150\n")
-            board.stdin.flush()
-            time.sleep(0.3)
-        time.sleep(0.5)
-        out, err = sim.communicate(timeout=20)  # closes the sim's input: it ends
+            shown = "game over: RED wins (red found all its agents)" if cell == 8 else f"RED {8 - cell} agents left"
+            for _ in range(10):
+                board.stdin.write(f"tap {cell} 150\n")
+                board.stdin.flush()
+                if seen(shown, timeout=1.0):
+                    break
+            else:
+                pytest.fail(f"card {cell} was never revealed: {''.join(out)[-2000:]}")
+        sim.stdin.close()  # the sim ends with its input
+        sim.wait(timeout=20)
     finally:
         if sim and sim.poll() is None:
             sim.kill()
         board.stdin.close()
         board.wait(timeout=10)
-    assert "game over: RED wins (red found all its agents)" in out, out[-2000:] + err
+    assert sim.returncode == 0, sim.stderr.read()
+
+
+def test_emulate_board_presses_a_palm_in_one_report_and_names_bad_commands(table):
+    said = []
+    run_commands(table.emulator, [f"press {' '.join(map(str, PALM))}", "press 10 x", "release 40"], said.append)
+    wait_for(lambda: table.screen.last.pending == set(PALM), "the palm's five cards lit as touched")
+    assert WIPE_WARNING in table.screen.last.warnings
+    assert said == [
+        "emulate-board: expected a whole number, not 'x'\n",
+        "emulate-board: electrode 40 does not exist: electrodes are 0 to 35\n",
+    ]
+    run_commands(table.emulator, [f"release {' '.join(map(str, PALM))}"], said.append)
+    wait_for(lambda: table.screen.last.warnings == (), "the palm to lift")
+    assert table.session.record.moves == 0 and len(said) == 2
