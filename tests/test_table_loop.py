@@ -147,6 +147,19 @@ def test_the_policy_applies_a_whole_report_before_it_judges():
     assert policy.due(policy.next_deadline()) == 4
 
 
+def test_a_hold_is_complete_at_the_deadline_the_policy_gave_whatever_the_rounding():
+    """The loop sleeps until ``next_deadline`` and asks ``due``: 3.01 + 0.05 - 3.01 is just
+    under 0.05, which left the hold uncompleted (the scripted sim lost that guess)."""
+    for since in (3.01, 0.1, 0.7, 12.34, 1e6 + 0.3):
+        policy = TouchPolicy(InputSettings(hold_s=HOLD_MIN_S))
+        policy.report(frozenset({7}), frozenset(), now=since)
+        assert policy.due(policy.next_deadline()) == 7, since
+    stuck = TouchPolicy(InputSettings(hold_s=HOLD_MIN_S, stuck_s=0.3))
+    stuck.report(frozenset({1, 2}), frozenset(), now=3.01)  # a spill: the stuck time is the only deadline
+    stuck.due(stuck.next_deadline())
+    assert stuck.stuck == {1, 2}
+
+
 def test_a_hold_shorter_than_a_palm_takes_to_land_is_refused():
     for hold in (0, 0.01, HOLD_MIN_S / 2):
         with pytest.raises(ValueError, match=rf"hold time is {HOLD_MIN_S} to 5 seconds .*palm.*, not {hold}$"):
