@@ -96,7 +96,7 @@ def test_end_turn_closes_the_discussion_early_and_does_nothing_otherwise():
 def test_phones_act_through_ui_events_and_touches_do_nothing():
     loop, _ = table()
     loop.post(UiEvent(parse_codex_action("send 0 1 role")))
-    loop.post(TouchEvent(3, True))
+    loop.post(TouchEvent(pressed={3}))
     assert [o.ok for o in loop.run_pending()] == [True]
     assert loop.session.state.acted == (0,)
 

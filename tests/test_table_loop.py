@@ -5,25 +5,29 @@ from __future__ import annotations
 import random
 import threading
 import time
+from pathlib import Path
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from pi_table.config import ConfigError, parse_config
 from pi_table.engine import Clue, EndTurn, Guess, Rules, Team, make_game
 from pi_table.hal import HealthEvent, NewGame, SimButtons, SimLedStrip, SimScreen, SimTouch
 from pi_table.sim.harness import SimTable
 from pi_table.table import Session, TableLoop
-from pi_table.table.input import WIPE_WARNING, InputSettings, TouchPolicy
+from pi_table.table.input import HOLD_MIN_S, WIPE_WARNING, InputSettings, TouchPolicy
 from pi_table.ui.leds import HIDDEN_CARD, PENDING, REVEALED, TEAM_COLOUR, WARNING
 from helpers import hidden_swapped
 
 KEY = "RRRRRRRRRBBBBBBBBNNNNNNNA"  # red starts: cells 0-8 red, 9-16 blue, 17-23 bystanders, 24 assassin
+PALM = (10, 11, 12, 13, 14)
 
 
-def table(key: str = KEY, rules: Rules | None = None, seed: int = 1) -> SimTable:
+def table(key: str = KEY, rules: Rules | None = None, seed: int = 1, settings: InputSettings | None = None) -> SimTable:
     rules = rules or Rules()
     game = make_game(rules)
-    return SimTable(Session(rules, rng=random.Random(seed), key=game.parse_key(key)))
+    return SimTable(Session(rules, rng=random.Random(seed), key=game.parse_key(key)), settings)
 
 
 def test_a_touch_reveals_the_card_on_the_leds_and_the_screen():
@@ -94,6 +98,80 @@ def test_two_cards_touched_together_count_as_nothing_until_the_table_is_clear():
     t.loop.run_pending()
     assert t.screen.last.warnings == ()
     assert t.do(Guess(1)).ok  # a clean touch afterwards is a guess again
+
+
+@pytest.mark.parametrize("hold_s", [HOLD_MIN_S, 0.25, 5.0])
+def test_a_palm_in_one_report_is_no_guess_whatever_the_hold(hold_s):
+    t = table(settings=InputSettings(hold_s=hold_s, stuck_s=600))
+    t.touch.press(*PALM)  # one report, five cells
+    t.loop.run_pending()
+    assert t.screen.last.pending == set(PALM) and WIPE_WARNING in t.screen.last.warnings
+    t.clock.advance(hold_s * 3)
+    t.loop.run_pending()
+    assert t.session.record.moves == 0
+    t.touch.release(*PALM[1:])  # four fingers lift together: the one left is no guess either
+    t.clock.advance(hold_s * 3)
+    t.loop.run_pending()
+    assert t.session.record.moves == 0 and WIPE_WARNING in t.screen.last.warnings
+    t.touch.release(PALM[0])
+    t.loop.run_pending()
+    assert t.screen.last.warnings == () and t.do(Guess(10)).ok
+
+
+def test_a_palm_landing_over_two_reports_within_the_shortest_hold_is_no_guess():
+    """The fingers of one hand land some milliseconds apart, so a palm may come as a report
+    with one cell and then one with the rest: the shortest hold outlasts the gap."""
+    t = table(settings=InputSettings(hold_s=HOLD_MIN_S))
+    t.touch.press(PALM[0])
+    t.loop.run_pending()
+    t.clock.advance(HOLD_MIN_S * 0.8)
+    t.loop.run_pending()
+    t.touch.press(*PALM[1:])
+    t.clock.advance(1)
+    t.loop.run_pending()
+    assert t.session.record.moves == 0 and WIPE_WARNING in t.screen.last.warnings
+
+
+def test_the_policy_applies_a_whole_report_before_it_judges():
+    policy = TouchPolicy(InputSettings(hold_s=HOLD_MIN_S))
+    assert policy.report(frozenset(PALM), frozenset(), now=1.0) == []
+    assert policy.due(1.0) is None and policy.due(2.0) is None  # several cells in one report: a palm
+    assert policy.warnings == (WIPE_WARNING,) and policy.next_deadline() == 1.0 + policy.settings.stuck_s
+    policy.report(frozenset(), frozenset(PALM), now=2.0)
+    assert policy.warnings == () and not policy.pressed
+    policy.report(frozenset({3}), frozenset(), now=3.0)
+    policy.report(frozenset({4}), frozenset({3}), now=3.04)  # a finger slides on to the next card
+    assert policy.warnings == () and policy.pending == {4}
+    assert policy.next_deadline() == 3.04 + HOLD_MIN_S
+    assert policy.due(3.06) is None  # its own hold, from when it reached card 4
+    assert policy.due(policy.next_deadline()) == 4
+
+
+def test_a_hold_is_complete_at_the_deadline_the_policy_gave_whatever_the_rounding():
+    """The loop sleeps until ``next_deadline`` and asks ``due``: 3.01 + 0.05 - 3.01 is just
+    under 0.05, which left the hold uncompleted (the scripted sim lost that guess)."""
+    for since in (3.01, 0.1, 0.7, 12.34, 1e6 + 0.3):
+        policy = TouchPolicy(InputSettings(hold_s=HOLD_MIN_S))
+        policy.report(frozenset({7}), frozenset(), now=since)
+        assert policy.due(policy.next_deadline()) == 7, since
+    stuck = TouchPolicy(InputSettings(hold_s=HOLD_MIN_S, stuck_s=0.3))
+    stuck.report(frozenset({1, 2}), frozenset(), now=3.01)  # a spill: the stuck time is the only deadline
+    stuck.due(stuck.next_deadline())
+    assert stuck.stuck == {1, 2}
+
+
+def test_a_hold_shorter_than_a_palm_takes_to_land_is_refused():
+    for hold in (0, 0.01, HOLD_MIN_S / 2):
+        with pytest.raises(ValueError, match=rf"hold time is {HOLD_MIN_S} to 5 seconds .*palm.*, not {hold}$"):
+            InputSettings(hold_s=hold)
+    path = Path("table.toml")
+    with pytest.raises(ConfigError) as refused:
+        parse_config("[game]\nhold_s = 0\n", path)
+    assert refused.value.problems == [
+        f"table.toml: game.hold_s: hold time is {HOLD_MIN_S} to 5 seconds (a shorter hold takes the first finger"
+        " of a palm for a guess before the rest of the hand lands), not 0"
+    ]
+    assert InputSettings(hold_s=HOLD_MIN_S).hold_s == HOLD_MIN_S
 
 
 def test_a_stuck_pad_is_quarantined_until_released_and_recalibrated():

@@ -7,7 +7,7 @@ import random
 from pi_table.engine import Rules, make_game
 from pi_table.sim.terminal import HELP, Painter, interactive
 from pi_table.table import Session
-from pi_table.table.input import InputSettings
+from pi_table.table.input import HOLD_MIN_S, InputSettings
 
 KEY = "RRRRRRRRRBBBBBBBBNNNNNNNA"
 
@@ -24,7 +24,7 @@ def session_output(lines, color=False, rules=Rules(), key=KEY, lang="en"):
         except StopIteration:
             raise EOFError from None
 
-    interactive(session, read, out.append, Painter(color, lang), settings=InputSettings(hold_s=0.0, stuck_s=5))
+    interactive(session, read, out.append, Painter(color, lang), settings=InputSettings(hold_s=HOLD_MIN_S, stuck_s=5))
     return "".join(out), session
 
 

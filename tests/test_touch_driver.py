@@ -33,6 +33,14 @@ def mask(*electrodes: int) -> int:
     return sum(1 << e for e in electrodes)
 
 
+def down(*cells: int) -> TouchEvent:
+    return TouchEvent(pressed=cells)
+
+
+def up(*cells: int) -> TouchEvent:
+    return TouchEvent(released=cells)
+
+
 class Board:
     """The board's end of a pty, linked from a stable path; it speaks only when told to."""
 
@@ -156,12 +164,23 @@ def test_mask_changes_become_presses_and_releases_of_the_mapped_cells(tmp_path):
         board.touch(mask(20, 30))
         board.touch(mask(20))
         board.touch(mask(4))
-        events.wait_for(TouchEvent(0, False))
+        events.wait_for(TouchEvent(pressed={9}, released={0}))
         assert events[1:] == [
-            TouchEvent(5, True), TouchEvent(0, True),  # electrodes 0 and 20
-            TouchEvent(5, False),
-            TouchEvent(9, True), TouchEvent(0, False),  # one report, two changes: by electrode order
+            down(5, 0),  # electrodes 0 and 20, in one report: one event
+            up(5),
+            TouchEvent(pressed={9}, released={0}),  # one report, two changes: one event
         ]
+
+
+def test_a_palm_in_one_report_is_one_event_pressing_every_cell_under_it(rig):
+    """The policy must see the whole hand at once: one event per cell would let the first
+    finger count as a guess before the others arrive."""
+    board, _, events = rig
+    board.heartbeat(0)  # the first report after hello: nothing touched
+    board.touch(mask(10, 11, 12, 13, 14, 25))  # a palm, the heel of the hand on END TURN
+    board.touch(0)
+    events.wait_for(up(10, 11, 12, 13, 14))
+    assert events[1:] == [down(10, 11, 12, 13, 14), ButtonEvent("end_turn"), up(10, 11, 12, 13, 14)]
 
 
 def test_an_end_turn_pad_pushes_end_turn_once_per_touch(rig):
@@ -175,8 +194,8 @@ def test_an_end_turn_pad_pushes_end_turn_once_per_touch(rig):
     board.touch(0)
     board.touch(mask(26))
     board.touch(mask(26, 3))
-    events.wait_for(TouchEvent(3, True))
-    assert events[1:] == [ButtonEvent("end_turn"), ButtonEvent("end_turn"), TouchEvent(3, True)]
+    events.wait_for(down(3))
+    assert events[1:] == [ButtonEvent("end_turn"), ButtonEvent("end_turn"), down(3)]
 
 
 def test_end_turn_held_when_the_board_comes_up_does_not_count(tmp_path):
@@ -186,7 +205,7 @@ def test_end_turn_held_when_the_board_comes_up_does_not_count(tmp_path):
         board.touch(mask(1))
         board.touch(mask(25, 1))
         events.wait_for(ButtonEvent("end_turn"))
-        assert events[1:] == [TouchEvent(1, True), ButtonEvent("end_turn")]
+        assert events[1:] == [down(1), ButtonEvent("end_turn")]
 
 
 # --- damaged input
@@ -204,9 +223,9 @@ def test_garbage_bit_flips_and_truncated_frames_never_press_anything(rig):
         board.write(everything[:cut])
     board.write(bytes(110))  # lets a damaged length byte run out before the real report
     board.touch(mask(8))
-    events.wait_for(TouchEvent(8, True))
+    events.wait_for(down(8))
     time.sleep(0.1)
-    assert events == [OK, TouchEvent(8, True)]
+    assert events == [OK, down(8)]
     assert driver.bad_frames >= (len(everything) - 1) * 8  # all but the flips of the sync byte
 
 
@@ -215,7 +234,7 @@ def test_a_damaged_length_byte_costs_a_quiet_moment_not_the_reports_after_it(rig
     board, _, events = rig
     board.write(bytes([wire.SYNC, wire.MAX_PAYLOAD]))
     board.touch(mask(8))  # and then nothing more
-    events.wait_for(TouchEvent(8, True), timeout=1)
+    events.wait_for(down(8), timeout=1)
 
 
 REAL = (0, 9, 17, 24)  # the pads the board really reports; a corrupt mask would show others
@@ -252,16 +271,19 @@ def test_a_randomly_damaged_stream_presses_only_what_the_board_reported(reports)
         stream = b"".join(corrupted(frame, how) for frame, (_, how) in zip(frames, reports))
         board.write(stream + bytes(110))
         board.touch(real[-1] | mask(SENTINEL))
-        events.wait_for(TouchEvent(SENTINEL, True))
+        deadline = time.monotonic() + 3
+        while not any(SENTINEL in t.pressed for t in events.of(TouchEvent)):
+            assert time.monotonic() < deadline, f"no press of the sentinel within 3 s; got {list(events)}"
+            time.sleep(0.005)
         touches = events.of(TouchEvent)
     reported = {e for value in real for e in REAL if value >> e & 1}
-    assert {t.cell for t in touches if t.pressed} <= reported | {SENTINEL}
+    assert set().union(*(t.pressed for t in touches)) <= reported | {SENTINEL}
     for cell in reported:
-        states = [t.pressed for t in touches if t.cell == cell]
+        states = [cell in t.pressed for t in touches if cell in t.pressed | t.released]
         assert states == [True, False] * (len(states) // 2) + [True] * (len(states) % 2)
     pressed: set[int] = set()
     for t in touches:
-        (pressed.add if t.pressed else pressed.discard)(t.cell)
+        pressed = (pressed - t.released) | t.pressed
     assert pressed == {e for e in REAL if real[-1] >> e & 1} | {SENTINEL}
     assert events.of(HealthEvent) == [OK] and not events.of(ButtonEvent)
 
@@ -287,18 +309,18 @@ def test_a_board_speaking_another_protocol_is_refused_and_asked_again_slowly(tmp
 def test_unplug_mid_press_releases_the_cell_and_replug_at_the_same_path_reconnects(tmp_path):
     with running(tmp_path, cells=ROTATED) as (board, driver, events):
         board.touch(mask(3))
-        events.wait_for(TouchEvent(8, True))
+        events.wait_for(down(8))
         board.unplug()
         events.wait_for(DOWN)
         time.sleep(0.5)  # several failed reopens (0.1 s, 0.2 s, ...) say nothing more
-        assert events == [OK, TouchEvent(8, True), TouchEvent(8, False), DOWN]
+        assert events == [OK, down(8), up(8), DOWN]
         assert not driver.connected
         board.plug()
         board.greet()
         events.wait_for(OK, times=2, timeout=4)
         board.touch(mask(4))
-        events.wait_for(TouchEvent(9, True))
-        assert events[4:] == [OK, TouchEvent(9, True)]
+        events.wait_for(down(9))
+        assert events[4:] == [OK, down(9)]
         assert driver.disconnects == 1
 
 
@@ -309,10 +331,10 @@ def test_a_silent_board_is_dropped_and_opened_again(tmp_path):
             time.sleep(0.1)
             board.heartbeat(mask(2))
         last_word = time.monotonic()
-        assert events == [OK, TouchEvent(2, True)]
+        assert events == [OK, down(2)]
         events.wait_for(DOWN)
         assert time.monotonic() - last_word >= 0.3
-        assert events[2:] == [TouchEvent(2, False), DOWN]
+        assert events[2:] == [up(2), DOWN]
         board.greet()  # the same port, opened again
         events.wait_for(OK, times=2)
         assert driver.connected and events.count(DOWN) == 1
@@ -321,11 +343,11 @@ def test_a_silent_board_is_dropped_and_opened_again(tmp_path):
 def test_a_new_hello_means_the_board_restarted(tmp_path):
     with running(tmp_path, hello_timeout_s=0.2) as (board, driver, events):
         board.touch(mask(6))
-        events.wait_for(TouchEvent(6, True))
+        events.wait_for(down(6))
         time.sleep(0.25)  # past the moment a hello could still be the answer to ours
         board.send(wire.Hello((wire.PROTOCOL_MAJOR, 0), (0, 1, 0), "test-board", 36))
         events.wait_for(DOWN)
-        assert events[2:] == [TouchEvent(6, False), DOWN]
+        assert events[2:] == [up(6), DOWN]
         board.greet()
         events.wait_for(OK, times=2)
         assert driver.connected and driver.disconnects == 1
@@ -336,8 +358,8 @@ def test_a_board_that_starts_as_the_port_opens_says_hello_twice_without_a_restar
     board, driver, events = rig
     board.send(wire.Hello((wire.PROTOCOL_MAJOR, 0), (0, 1, 0), "test-board", 36))
     board.touch(mask(5))
-    events.wait_for(TouchEvent(5, True))
-    assert events == [OK, TouchEvent(5, True)] and driver.disconnects == 0
+    events.wait_for(down(5))
+    assert events == [OK, down(5)] and driver.disconnects == 0
 
 
 def test_reports_queued_before_the_port_opened_are_stale(tmp_path):

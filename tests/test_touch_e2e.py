@@ -13,21 +13,22 @@ import pytest
 
 from pi_table.drivers.touchboard import TouchBoardConfig, TouchBoardSource
 from pi_table.engine import Rules, Team, make_game
-from pi_table.hal import SimButtons, SimLedStrip, SimScreen
-from pi_table.sim.emulator import BoardEmulator
+from pi_table.hal import NewGame, SimButtons, SimLedStrip, SimScreen, TouchEvent
+from pi_table.sim.emulator import BoardEmulator, run_commands
 from pi_table.table import Session, TableLoop
-from pi_table.table.input import WIPE_WARNING, InputSettings, TouchPolicy
+from pi_table.table.input import HOLD_MIN_S, WIPE_WARNING, InputSettings, TouchPolicy
 from pi_table.ui.leds import REVEALED
 from helpers import wait_for
 
 KEY = "RRRRRRRRRBBBBBBBBNNNNNNNA"  # red starts; cells 0-8 red, 9-16 blue, 17-23 bystanders, 24 assassin
-HOLD = 0.05
+HOLD = HOLD_MIN_S  # the shortest hold the configuration allows
+PALM = (10, 11, 12, 13, 14)  # five pads under one hand, across the first two chips
 
 
 class Table:
     """The emulator and a real-time table loop on the real driver, in one process."""
 
-    def __init__(self, tmp_path, stuck_s=10.0):
+    def __init__(self, tmp_path, stuck_s=10.0, stall_s=0.0):
         self.emulator = BoardEmulator(link=tmp_path / "touch-board")
         self.emulator.start()
         rules = Rules()
@@ -36,10 +37,24 @@ class Table:
         self.leds, self.screen = SimLedStrip(), SimScreen()
         policy = TouchPolicy(InputSettings(hold_s=HOLD, stuck_s=stuck_s))
         self.loop = TableLoop(self.session, self.driver, self.leds, self.screen, SimButtons(), policy)
+        if stall_s:
+            self.loop.post = self._stalling(self.loop.post, stall_s)
         self.loop.open()
         self.thread = threading.Thread(target=self.loop.run, args=(None, 0.05))
         self.thread.start()
         wait_for(lambda: self.driver.connected, "the driver's hello with the emulator")
+
+    @staticmethod
+    def _stalling(post, stall_s):
+        """The driver's thread loses the processor for ``stall_s`` after each event that
+        presses a cell, as it may on a busy Pi."""
+
+        def post_then_stall(event):
+            post(event)
+            if isinstance(event, TouchEvent) and event.pressed:
+                time.sleep(stall_s)
+
+        return post_then_stall
 
     def board(self):
         return self.session.table_view().board
@@ -100,6 +115,29 @@ def test_a_palm_over_the_wire_is_no_guess_and_asks_to_wipe(table):
     assert table.session.record.moves == 0
 
 
+@pytest.mark.parametrize("stall_s", [0.0, 3 * HOLD], ids=["as-it-comes", "driver-stalls"])
+def test_twenty_palms_each_in_one_report_reveal_no_card(tmp_path, stall_s):
+    """Five pads in one report, at the shortest hold. One event per cell let the first finger
+    count before the others arrived: at a hold of 0, 20 palms in 20 revealed a card; at 0.05 s
+    with the driver's thread stalled between its events, 20 in 20 too."""
+    t = Table(tmp_path, stall_s=stall_s)
+    reveals = 0
+    try:
+        for _ in range(20):
+            t.emulator.press(*PALM)
+            wait_for(lambda: WIPE_WARNING in t.screen.last.warnings, "the wipe-the-table warning")
+            time.sleep(2 * HOLD)  # past the hold: a palm taken for a guess is revealed by now
+            t.emulator.release(*PALM)
+            wait_for(lambda: not t.loop.policy.pressed and WIPE_WARNING not in t.screen.last.warnings,
+                     "the palm to lift")
+            if t.board() != "?" * 25:
+                reveals += 1
+                t.loop.call(lambda: t.loop.submit(NewGame()))
+    finally:
+        t.close()
+    assert reveals == 0, f"{reveals} of 20 palms revealed a card"
+
+
 def test_unplug_and_replug_in_the_middle_of_a_turn_loses_nothing(table):
     table.tap(0)
     wait_for(lambda: table.board()[0] == "R", "the first guess")
@@ -133,32 +171,63 @@ def test_a_stuck_pad_is_quarantined_and_recalibrated_over_the_wire(tmp_path):
 
 
 def test_emulate_board_and_sim_play_a_game_over_the_serial_link(tmp_path):
-    """The command-line pair: every guess of this game comes over the pty."""
+    """The command-line pair: every guess of this game comes over the pty. Each tap waits for
+    its reveal on the sim's screen and is tapped again if none comes (a busy machine may take
+    longer than a second for the driver's hello), so the game is over before the input closes."""
     link = tmp_path / "board"
     board = subprocess.Popen(
         [sys.executable, "-m", "pi_table", "emulate-board", "--link", str(link)],
         stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
     )
-    sim = None
+    sim, out = None, []
+
+    def seen(text, timeout):
+        deadline = time.monotonic() + timeout
+        while not any(text in line for line in out):
+            if time.monotonic() > deadline:
+                return False
+            time.sleep(0.01)
+        return True
+
     try:
         assert board.stdout.readline().strip() == str(link)
         sim = subprocess.Popen(
-            [sys.executable, "-m", "pi_table", "sim", "--key", KEY, "--touch-port", str(link), "--hold", "0.05",
+            [sys.executable, "-m", "pi_table", "sim", "--key", KEY, "--touch-port", str(link), "--hold", str(HOLD),
              "--color", "never"],
             stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
         )
-        time.sleep(1.0)  # the driver's hello
+        threading.Thread(target=lambda: [out.append(line) for line in sim.stdout], daemon=True).start()
+        assert seen("Type 'help'", timeout=20), "".join(out)
         sim.stdin.write("clue unlimited\n")
         sim.stdin.flush()
         for cell in range(9):  # red finds all nine of its agents by touch
-            board.stdin.write(f"tap {cell} 150\n")
-            board.stdin.flush()
-            time.sleep(0.3)
-        time.sleep(0.5)
-        out, err = sim.communicate(timeout=20)  # closes the sim's input: it ends
+            shown = "game over: RED wins (red found all its agents)" if cell == 8 else f"RED {8 - cell} agents left"
+            for _ in range(10):
+                board.stdin.write(f"tap {cell} 150\n")
+                board.stdin.flush()
+                if seen(shown, timeout=1.0):
+                    break
+            else:
+                pytest.fail(f"card {cell} was never revealed: {''.join(out)[-2000:]}")
+        sim.stdin.close()  # the sim ends with its input
+        sim.wait(timeout=20)
     finally:
         if sim and sim.poll() is None:
             sim.kill()
         board.stdin.close()
         board.wait(timeout=10)
-    assert "game over: RED wins (red found all its agents)" in out, out[-2000:] + err
+    assert sim.returncode == 0, sim.stderr.read()
+
+
+def test_emulate_board_presses_a_palm_in_one_report_and_names_bad_commands(table):
+    said = []
+    run_commands(table.emulator, [f"press {' '.join(map(str, PALM))}", "press 10 x", "release 40"], said.append)
+    wait_for(lambda: table.screen.last.pending == set(PALM), "the palm's five cards lit as touched")
+    assert WIPE_WARNING in table.screen.last.warnings
+    assert said == [
+        "emulate-board: expected a whole number, not 'x'\n",
+        "emulate-board: electrode 40 does not exist: electrodes are 0 to 35\n",
+    ]
+    run_commands(table.emulator, [f"release {' '.join(map(str, PALM))}"], said.append)
+    wait_for(lambda: table.screen.last.warnings == (), "the palm to lift")
+    assert table.session.record.moves == 0 and len(said) == 2

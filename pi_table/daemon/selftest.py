@@ -113,9 +113,10 @@ class SelfTest:
         return LedFrame(tuple(lit.get(cell, DARK) for cell in range(CELLS)), (DARK,) * self.edge_pixels)
 
     def handle(self, event: Event) -> None:
-        if isinstance(event, TouchEvent) and event.pressed and event.cell not in self.pads:
-            self.pads.add(event.cell)
-            self.say(f"pad {event.cell} ok ({len(self.pads)}/{CELLS})")
+        if isinstance(event, TouchEvent):
+            for cell in sorted(event.pressed - self.pads):
+                self.pads.add(cell)
+                self.say(f"pad {cell} ok ({len(self.pads)}/{CELLS})")
         elif isinstance(event, ButtonEvent):
             names = {"end_turn": "END TURN", "new_game": "NEW GAME", "enter_clue": "push the clue dial"}
             self.tick(names[event.name])

@@ -2,10 +2,11 @@
 
 The board (an RP2040 running firmware/touchboard.py) reports the whole electrode mask on every
 change and as a heartbeat (firmware ``heartbeat_s``, 0.25 s). This backend reads it on one
-background thread, turns mask changes into ``TouchEvent``s by the configured electrode-to-cell
-map, and keeps the link alive by itself: an unplug, a board that goes silent or a board that
-restarts releases every cell it had reported pressed, reports "touch board disconnected" once,
-and the port is opened again with backoff until the board answers.
+background thread, turns each report's mask changes into one ``TouchEvent`` (a palm arrives
+whole) by the configured electrode-to-cell map, and keeps the link alive by itself: an unplug,
+a board that goes silent or a board that restarts releases every cell it had reported pressed,
+reports "touch board disconnected" once, and the port is opened again with backoff until the
+board answers.
 
 Finding the board without a configured port: the ports whose USB VID:PID match ``usb_id``,
 less any CircuitPython console. CircuitPython names the console's interface "CircuitPython CDC
@@ -170,7 +171,7 @@ class TouchBoardSource(TouchSource):
         self._hello: wire.Hello | None = None
         self._asked_at = 0.0
         self._mask: int | None = None  # the last mask applied; None until the first report
-        self._pressed: set[int] = set()
+        self._pressed: frozenset[int] = frozenset()  # the cells this connection reported pressed
         self.disconnects = 0
         self.recalibrations = 0
 
@@ -320,26 +321,27 @@ class TouchBoardSource(TouchSource):
         return self._decoder.drop_partial() if self._decoder.pending else []
 
     def _apply(self, mask: int) -> None:
-        """Events for each mapped electrode whose bit changed. Before the first report of a
-        connection, END TURN counts as in its reported state: a hand resting on it while the
-        board comes back must not end a second turn."""
+        """One event for the mapped cells whose bits changed in this report, all of them at
+        once (a palm is judged whole). Before the first report of a connection, END TURN counts
+        as in its reported state: a hand resting on it while the board comes back must not end
+        a second turn."""
         before = self._mask if self._mask is not None else mask & self._end_turn_bits
         self._mask = mask
-        changed = mask ^ before
-        for electrode, cell in self._cells.items():
-            if changed >> electrode & 1:
-                pressed = bool(mask >> electrode & 1)
-                (self._pressed.add if pressed else self._pressed.discard)(cell)
-                self._emit(TouchEvent(cell, pressed))
+        changed = [(cell, bool(mask >> e & 1)) for e, cell in self._cells.items() if (mask ^ before) >> e & 1]
+        pressed = frozenset(cell for cell, down in changed if down)
+        released = frozenset(cell for cell, down in changed if not down)
+        if changed:
+            self._pressed = (self._pressed - released) | pressed
+            self._emit(TouchEvent(pressed, released))
         if mask & self._end_turn_bits and not before & self._end_turn_bits:
             self._emit(ButtonEvent("end_turn"))
 
     def _lose(self, why: str) -> None:
         self._hello = None
         self.disconnects += 1
-        for cell in sorted(self._pressed):
-            self._emit(TouchEvent(cell, False))
-        self._pressed.clear()
+        if self._pressed:
+            self._emit(TouchEvent(released=self._pressed))
+        self._pressed = frozenset()
         self._health(False, DISCONNECTED, why)
 
     def _health(self, ok: bool, detail: str, more: str = "") -> None:

@@ -2,7 +2,7 @@
 
 Like gpiozero: each abstract base's docstring lists what a backend implements; real
 backends live in ``pi_table.drivers``; the simulators here can be driven by a test
-(``press(cell)``, ``push("end_turn")``, ``tap(command)``) and record what was shown.
+(``press(*cells)``, ``push("end_turn")``, ``tap(command)``) and record what was shown.
 """
 
 from .buttons import Buttons, SimButtons

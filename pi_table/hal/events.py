@@ -6,7 +6,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Union
 
-from ..engine import Action
+from ..engine import CELLS, Action
 
 BUTTONS = ("end_turn", "new_game", "enter_clue")
 """The physical buttons: END TURN on the operatives' side, NEW GAME (a long press), and the
@@ -15,10 +15,29 @@ rotary encoder's push, which enters the clue number it is set to."""
 
 @dataclass(frozen=True, slots=True)
 class TouchEvent:
-    """A cell's pad changed: ``pressed`` True when a finger arrived, False when it left."""
+    """One report of the touch grid, whole: the cells a finger arrived on (``pressed``) and the
+    cells it left (``released``). A palm is one event with several cells pressed, so the input
+    policy judges the hand at once: with one event per cell, the first finger could count as a
+    guess before the others arrive. Any iterable of cells is taken; they are kept as frozensets.
+    """
 
-    cell: int
-    pressed: bool
+    pressed: frozenset[int] = frozenset()
+    released: frozenset[int] = frozenset()
+
+    def __post_init__(self) -> None:
+        for name in ("pressed", "released"):
+            given = getattr(self, name)
+            if isinstance(given, (int, str)) or not hasattr(given, "__iter__"):
+                raise ValueError(f"{name} is a set of cells, not {given!r}")
+            cells = frozenset(given)
+            for cell in cells:
+                if type(cell) is not int or not 0 <= cell < CELLS:
+                    raise ValueError(f"cell {cell!r} is off the grid: cells are 0 to {CELLS - 1}")
+            object.__setattr__(self, name, cells)
+        if not self.pressed and not self.released:
+            raise ValueError("a touch event presses or releases at least one cell")
+        if self.pressed & self.released:
+            raise ValueError(f"cells {sorted(self.pressed & self.released)} are both pressed and released in one report")
 
 
 @dataclass(frozen=True, slots=True)

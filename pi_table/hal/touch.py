@@ -4,14 +4,14 @@ from __future__ import annotations
 
 from abc import ABC, abstractmethod
 
-from ..engine import CELLS
 from .events import Emit, TouchEvent
 
 
 class TouchSource(ABC):
     """A backend implements ``start`` (begin delivering ``TouchEvent``s to ``emit``, from any
-    thread) and ``stop``. It reports each press and release of a cell once, by cell number;
-    mapping electrodes to cells is the backend's business."""
+    thread) and ``stop``. It reports each press and release of a cell once, by cell number, and
+    everything that changed in one reading of the pads in one event: a palm's cells arrive
+    together, never one by one. Mapping electrodes to cells is the backend's business."""
 
     @abstractmethod
     def start(self, emit: Emit) -> None: ...
@@ -24,7 +24,8 @@ class TouchSource(ABC):
 
 
 class SimTouch(TouchSource):
-    """A touch grid driven by a test or the simulator: ``press(cell)``, ``release(cell)``."""
+    """A touch grid driven by a test or the simulator: ``press(*cells)``, ``release(*cells)``;
+    several cells in one call are one reading of the pads (a palm lands in one event)."""
 
     def __init__(self) -> None:
         self._emit: Emit | None = None
@@ -40,19 +41,18 @@ class SimTouch(TouchSource):
     def recalibrate(self, cells: list[int]) -> None:
         self.recalibrated += cells
 
-    def press(self, cell: int) -> None:
-        self._send(cell, True)
+    def press(self, *cells: int) -> None:
+        self._send(TouchEvent(pressed=cells))
+        self.pressed.update(cells)
 
-    def release(self, cell: int) -> None:
-        self._send(cell, False)
+    def release(self, *cells: int) -> None:
+        self._send(TouchEvent(released=cells))
+        self.pressed.difference_update(cells)
 
-    def _send(self, cell: int, pressed: bool) -> None:
-        if not 0 <= cell < CELLS:
-            raise ValueError(f"cell {cell} is off the grid: cells are 0 to {CELLS - 1}")
+    def _send(self, event: TouchEvent) -> None:
         if self._emit is None:
             raise RuntimeError("the simulated touch grid is not started")
-        (self.pressed.add if pressed else self.pressed.discard)(cell)
-        self._emit(TouchEvent(cell, pressed))
+        self._emit(event)
 
 
 class MultiTouch(TouchSource):

@@ -157,15 +157,19 @@ class BoardEmulator:
             raise ValueError(f"electrode {electrode} does not exist: electrodes are 0 to {PINS * len(self.chips) - 1}")
         return self.chips[electrode // PINS], electrode % PINS
 
-    def press(self, electrode: int) -> None:
-        chip, pin = self._chip(electrode)
+    def press(self, *electrodes: int) -> None:
+        """Fingers on these pads; several land between two scans, so one report carries them (a palm)."""
+        pads = [self._chip(electrode) for electrode in electrodes]
         with self._lock:
-            chip.touch(pin)
+            for chip, pin in pads:
+                chip.touch(pin)
 
-    def release(self, electrode: int) -> None:
-        chip, pin = self._chip(electrode)
+    def release(self, *electrodes: int) -> None:
+        """Fingers off these pads, between two scans."""
+        pads = [self._chip(electrode) for electrode in electrodes]
         with self._lock:
-            chip.release(pin)
+            for chip, pin in pads:
+                chip.release(pin)
 
     def tap(self, electrode: int, ms: float) -> None:
         self.press(electrode)
@@ -189,8 +193,8 @@ class BoardEmulator:
 
 
 COMMANDS = """\
-press N | release N | tap N MS | garbage K | corrupt | unplug | replug | quit
-(N an electrode 0-35; MS milliseconds; K a number of random bytes)"""
+press N... | release N... | tap N MS | garbage K | corrupt | unplug | replug | quit
+(N an electrode 0-35, several at once for a palm; MS milliseconds; K a number of random bytes)"""
 
 
 def run_commands(emulator: BoardEmulator, lines, write: Callable[[str], object]) -> None:
@@ -206,8 +210,10 @@ def run_commands(emulator: BoardEmulator, lines, write: Callable[[str], object])
                 return
             if verb in ("unplug", "replug", "corrupt") and not args:
                 {"unplug": emulator.unplug, "replug": emulator.plug, "corrupt": emulator.corrupt}[verb]()
-            elif verb in ("press", "release", "garbage") and len(args) == 1:
-                getattr(emulator, verb)(_whole(args[0]))
+            elif verb in ("press", "release") and args:
+                getattr(emulator, verb)(*(_whole(arg) for arg in args))
+            elif verb == "garbage" and len(args) == 1:
+                emulator.garbage(_whole(args[0]))
             elif verb == "tap" and len(args) == 2:
                 emulator.tap(_whole(args[0]), _whole(args[1]))
             else:

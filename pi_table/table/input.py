@@ -5,6 +5,13 @@
   card touched; it fires once per press.
 - Several cards at once (a palm, a spill) count as nothing, and the table asks to wipe it until
   every card is free again: lifting one finger of a palm never leaves a guess behind.
+- A report of the board is judged whole: every cell it presses and releases is applied before
+  anything is decided, so several cells in one report are a palm whatever the hold.
+- The hold is at least ``HOLD_MIN_S`` (0.05 s). The fingers of one hand land a few
+  milliseconds apart and the board reports every change at once (a scan takes 5-7 ms; a chip
+  settles a touch in about 24 ms), so a palm may arrive as two or three reports; with a shorter
+  hold its first finger would count as a guess before the rest of the hand is seen. The pending
+  light still shows on the first report, so the floor costs no feedback.
 - A pad held without pause for ``stuck_s`` is quarantined as stuck: it no longer counts, so the
   game goes on around it, until it releases and the loop has it recalibrated.
 """
@@ -14,6 +21,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 WIPE_WARNING = "wipe the table: several cards are touched at once"
+HOLD_MIN_S = 0.05
+"""The shortest hold: the time a palm's fingers take to land, over the board's reports."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -22,8 +31,11 @@ class InputSettings:
     stuck_s: float = 10.0
 
     def __post_init__(self) -> None:
-        if not 0 <= self.hold_s <= 5:
-            raise ValueError(f"hold time is 0 to 5 seconds, not {self.hold_s}")
+        if not HOLD_MIN_S <= self.hold_s <= 5:
+            raise ValueError(
+                f"hold time is {HOLD_MIN_S} to 5 seconds (a shorter hold takes the first finger of a palm"
+                f" for a guess before the rest of the hand lands), not {self.hold_s}"
+            )
         if not self.hold_s < self.stuck_s <= 600:
             raise ValueError(f"stuck time is over the hold time and at most 600 seconds, not {self.stuck_s}")
 
@@ -38,33 +50,36 @@ class TouchPolicy:
         self.fired: set[int] = set()  # cells whose press already became a guess
         self.spilled = False
 
-    def press(self, cell: int, now: float) -> None:
-        self.pressed.setdefault(cell, now)
-        if len(self.live) > 1:
+    def report(self, pressed: frozenset[int], released: frozenset[int], now: float) -> list[int]:
+        """Apply one report's presses and releases together, then judge the cells it leaves
+        touched; returns the released cells that were stuck and now need recalibrating."""
+        for cell in released:
+            self.pressed.pop(cell, None)
+            self.fired.discard(cell)
+        for cell in pressed:
+            self.pressed.setdefault(cell, now)
+        live = self.live
+        if len(live) > 1:
             self.spilled = True
-
-    def release(self, cell: int) -> bool:
-        """Forget the press; True when the cell was stuck and now needs recalibrating."""
-        self.pressed.pop(cell, None)
-        self.fired.discard(cell)
-        if not self.live:
+        elif not live:
             self.spilled = False
-        if cell in self.stuck:
-            self.stuck.discard(cell)
-            return True
-        return False
+        freed = sorted(self.stuck & released)
+        self.stuck -= released
+        return freed
 
     def due(self, now: float) -> int | None:
-        """The cell whose hold has just completed, if it is a guess now; quarantines stuck pads."""
+        """The cell whose hold has just completed, if it is a guess now; quarantines stuck pads.
+        Times are compared as ``next_deadline`` computes them (``since + hold``), so a loop woken
+        at the deadline finds the hold complete whatever the rounding of ``now - since``."""
         for cell, since in self.pressed.items():
-            if cell not in self.stuck and now - since >= self.settings.stuck_s:
+            if cell not in self.stuck and now >= since + self.settings.stuck_s:
                 self.stuck.add(cell)
                 self.fired.discard(cell)
         live = self.live
         if self.spilled or len(live) != 1:
             return None
         (cell,) = live
-        if cell in self.fired or now - self.pressed[cell] < self.settings.hold_s:
+        if cell in self.fired or now < self.pressed[cell] + self.settings.hold_s:
             return None
         self.fired.add(cell)
         return cell

@@ -281,10 +281,9 @@ class TableLoop(EventLoop):
         else:
             self.last_activity = now
         if isinstance(event, TouchEvent):
-            if event.pressed:
-                self.policy.press(event.cell, now)
-            elif self.policy.release(event.cell):
-                self.touch.recalibrate([event.cell])  # a stuck pad counts again once re-baselined
+            freed = self.policy.report(event.pressed, event.released, now)
+            if freed:
+                self.touch.recalibrate(freed)  # a stuck pad counts again once re-baselined
             outcome = self._hold_completed(now)
         elif isinstance(event, ButtonEvent) and event.name == "enter_clue":
             outcome = self._enter_dial()
