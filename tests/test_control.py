@@ -124,7 +124,8 @@ def test_accept_failing_for_want_of_descriptors_is_retried(server, caplog):
     with client:
         answer = json.loads(answer_line(client))
     recovered = time.monotonic() - freed
-    print(f"\nEMFILE: {len(fillers)} descriptors held, accept failed and was retried; answered {recovered:.2f} s after they were freed")
+    print(f"\nEMFILE: {len(fillers)} descriptors held, accept failed and was retried;"
+          f" answered {recovered:.2f} s after they were freed")
     assert answer == {"ok": True, "command": "status"}
     assert recovered < 3.0
     assert request(server.path, "status")["ok"] is True

@@ -129,6 +129,7 @@ class ControlServer:
         if self._thread is not None:
             self._thread.join(timeout=2)
         for connection in list(self._reading):
+            self._stop_reading(connection)
             self._close(connection)
         if self._selector is not None:
             self._selector.close()
@@ -232,6 +233,7 @@ class ControlServer:
             return
         except OSError as e:
             log.info("control client went away: %s", e)
+            self._stop_reading(connection)
             self._close(connection)
             return
         reading.data += chunk
@@ -239,24 +241,27 @@ class ControlServer:
         if len(line) > MAX_REQUEST:
             self._refuse(connection, f"a request is one line of at most {MAX_REQUEST} bytes")
         elif newline or not chunk:
-            if not line.strip():  # connected and left (a probe for a running table)
+            self._stop_reading(connection)
+            if line.strip():
+                self._answerers.submit(self._answer_on, connection, line)
+            else:  # connected and left (a probe for a running table)
                 self._close(connection)
-                return
-            del self._reading[connection]
-            self._selector.unregister(connection)
-            self._answerers.submit(self._answer_on, connection, line)
 
     def _refuse(self, connection: socket.socket, why: str) -> None:
         """Say no in one line, if the client can take it now, and hang up."""
+        self._stop_reading(connection)
         try:
             connection.send((json.dumps({"ok": False, "error": why}) + "\n").encode())
         except OSError:
             pass
         self._close(connection)
 
-    def _close(self, connection: socket.socket) -> None:
+    def _stop_reading(self, connection: socket.socket) -> None:
         if self._reading.pop(connection, None) is not None:
             self._selector.unregister(connection)
+
+    def _close(self, connection: socket.socket) -> None:
+        """Close a connection and free its place; from any thread."""
         connection.close()
         with self._open_lock:
             self._open -= 1

@@ -275,15 +275,11 @@ class Daemon:
         """What keeps the watchdog from being pinged: a thread the table needs besides the
         loop's that has died or stuck (systemd then restarts the table, which resumes its game
         from the journal); None while all of them are well."""
-        companion = self.companion
-        return (
-            self.control.sickness()
-            # the board's driver keeps one thread for its link (pi_table.drivers.touchboard)
-            or thread_ended(getattr(self.devices.touch, "_thread", None), "the touch board")
-            # the companion serves from an asyncio loop in a thread of its own (pi_table.web.server)
-            or (companion and self.companion_beat.check(companion._loop, companion._thread))
-            or None
-        )
+        touch_thread = getattr(self.devices.touch, "_thread", None)  # the board's driver reads on one thread
+        sick = self.control.sickness() or thread_ended(touch_thread, "the touch board")
+        if sick is None and self.companion is not None:  # an asyncio loop in a thread of its own
+            sick = self.companion_beat.check(self.companion._loop, self.companion._thread)
+        return sick
 
     def stop(self) -> None:
         """Ask the loop to finish what is queued and end; safe from a signal handler."""
