@@ -392,3 +392,22 @@ def test_a_loop_is_stuck_only_after_a_beat_waits_stall_s():
         thread.join(5)
         loop.close()
     assert beat.check(loop, thread) == "the test loop's thread has ended"
+
+
+def test_a_notify_queue_nobody_reads_does_not_hold_up_the_table(tmp_path):
+    """The pings come from the table loop: a full notify queue must drop them, not block it."""
+    systemd = Systemd(tmp_path)  # reads nothing
+    notifier = systemd.notifier(0.2)
+    sent = threading.Event()
+
+    def ping_a_thousand_times():
+        for _ in range(1000):
+            notifier.status("busy")
+        sent.set()
+
+    threading.Thread(target=ping_a_thousand_times, daemon=True).start()
+    try:
+        assert sent.wait(5), "Notifier.send blocked on a full notify queue"
+    finally:
+        notifier.close()
+        systemd.socket.close()
