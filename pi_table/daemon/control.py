@@ -4,6 +4,13 @@ One JSON object per line each way: a request ``{"command": "status"}`` and its a
 ``{"ok": true, ...}`` or ``{"ok": false, "error": "..."}``. The socket is readable and
 writable by its owner and the service's group only (0660). It never serves the key: the
 spymaster view is not among its answers.
+
+No client can take it away from the others. One thread reads every connection at once (a
+selector), each within a deadline for its whole request line, and hands whole lines to a few
+answering threads; a line too long, nested too deep, not JSON or simply late is refused in
+words, on its own connection. Connections beyond ``max_connections`` are refused at once,
+and a failing ``accept`` (no file descriptors left: ``EMFILE``) is retried with backoff. The
+serving thread ends only by ``stop()``; ``sickness()`` tells the watchdog if it has not.
 """
 
 from __future__ import annotations
@@ -12,14 +19,31 @@ import grp
 import json
 import logging
 import os
+import re
+import selectors
 import socket
 import threading
+import time
 from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
 from pathlib import Path
 
+from .notify import STALL_S, thread_ended
+
 log = logging.getLogger("pi_table.control")
-MAX_REQUEST = 4096
-MAX_ANSWER = 4 * 1024 * 1024  # the history of every game kept is one answer
+MAX_REQUEST = 4096  # bytes in a request line
+MAX_NESTING = 8  # brackets inside brackets in a request; a command needs 1
+MAX_ANSWER = 4 << 20  # bytes in an answer line, for the client: the history of every game kept is one answer
+MAX_CONNECTIONS = 256  # open at once (a file descriptor each); more are refused in words
+BACKLOG = 256  # connections the kernel holds until the server takes them (a burst of clients)
+READ_DEADLINE_S = 2.0  # for a whole request line, however it trickles in
+SEND_TIMEOUT_S = 2.0
+ANSWERERS = 4  # threads answering whole requests (each waits on the table loop in turn)
+WAKE_S = 0.5  # the serving thread comes round at least this often
+ACCEPT_RETRY_S = 0.05  # the first wait after a failed accept; it doubles up to ACCEPT_RETRY_MAX_S
+ACCEPT_RETRY_MAX_S = 1.0
+_STRING = re.compile(rb'"(?:[^"\\]|\\.)*"')
 
 
 class ControlError(RuntimeError):
@@ -30,17 +54,40 @@ class Refused(ControlError):
     """The daemon answered, and refused: the message is its reason."""
 
 
+@dataclass
+class _Reading:
+    """A connection whose request line is still coming."""
+
+    deadline: float
+    data: bytes = b""
+
+
 class ControlServer:
-    """Serves requests on ``path``; ``handle(request) -> answer`` runs in the server's thread
+    """Serves requests on ``path``; ``handle(request) -> answer`` runs in an answering thread
     and must itself hand anything that touches the game to the table loop."""
 
-    def __init__(self, path: Path, handle: Callable[[dict], dict], group: str | None = None) -> None:
+    def __init__(
+        self, path: Path, handle: Callable[[dict], dict], group: str | None = None,
+        max_connections: int = MAX_CONNECTIONS, deadline_s: float = READ_DEADLINE_S, stall_s: float = STALL_S,
+    ) -> None:
         self.path = Path(path)
         self.handle = handle
         self.group = group
+        self.max_connections = max_connections
+        self.deadline_s = deadline_s
+        self.stall_s = stall_s
         self._socket: socket.socket | None = None
+        self._selector: selectors.BaseSelector | None = None
+        self._answerers: ThreadPoolExecutor | None = None
         self._thread: threading.Thread | None = None
+        self._stopping = threading.Event()
         self._bound = False  # only a socket this server made is removed by stop()
+        self._reading: dict[socket.socket, _Reading] = {}  # the serving thread's alone
+        self._open = 0  # connections not yet closed, reading or being answered
+        self._open_lock = threading.Lock()
+        self._came_round = 0.0  # when the serving thread last came round
+        self._accept_failures = 0
+        self._accept_again: float | None = None  # when to listen again after a failed accept
 
     def start(self) -> None:
         self.path.parent.mkdir(parents=True, exist_ok=True)
@@ -61,43 +108,186 @@ class ControlServer:
                     os.chown(self.path, -1, gid)
             except (KeyError, PermissionError) as e:
                 log.warning("control socket %s keeps its group: %s", self.path, e)
-        server.listen(8)
-        server.settimeout(0.5)
+        server.listen(BACKLOG)
+        server.setblocking(False)
         self._socket = server
         self._bound = True
+        self._selector = selectors.DefaultSelector()
+        self._selector.register(server, selectors.EVENT_READ)
+        self._answerers = ThreadPoolExecutor(ANSWERERS, thread_name_prefix="control-answer")
+        self._came_round = time.monotonic()
         self._thread = threading.Thread(target=self._serve, name="control-socket", daemon=True)
         self._thread.start()
 
     def stop(self) -> None:
+        self._stopping.set()
+        if self._socket is not None:
+            try:
+                self._socket.shutdown(socket.SHUT_RDWR)  # wakes the serving thread's select
+            except OSError:
+                pass
+        if self._thread is not None:
+            self._thread.join(timeout=2)
+        for connection in list(self._reading):
+            self._stop_reading(connection)
+            self._close(connection)
+        if self._selector is not None:
+            self._selector.close()
         server, self._socket = self._socket, None
         if server is not None:
             server.close()
-        if self._thread is not None:
-            self._thread.join(timeout=2)
+        if self._answerers is not None:
+            self._answerers.shutdown(wait=False)
         if self._bound:
             self.path.unlink(missing_ok=True)
             self._bound = False
 
+    def sickness(self) -> str | None:
+        """Why the socket is not being served (its thread ended or stuck); None while it is,
+        and when it was never started or has been stopped."""
+        if self._thread is None or self._stopping.is_set():
+            return None
+        ended = thread_ended(self._thread, "the control socket")
+        if ended:
+            return ended
+        late = time.monotonic() - self._came_round
+        if late > self.stall_s:
+            return f"the control socket's thread has been stuck for {late:.0f} s"
+        return None
+
+    # --- the serving thread
+
     def _serve(self) -> None:
-        while self._socket is not None:
+        while not self._stopping.is_set():
+            self._came_round = time.monotonic()
+            try:
+                self._turn()
+            except Exception:  # a fault of this code must not take the socket away: said, and served on
+                log.exception("the control socket met an unexpected error; it serves on")
+                self._stopping.wait(WAKE_S)
+
+    def _turn(self) -> None:
+        """Wait for what comes (at most until the next deadline), serve it, drop the late."""
+        now = time.monotonic()
+        if self._accept_again is not None and now >= self._accept_again:
+            self._accept_again = None
+            self._selector.register(self._socket, selectors.EVENT_READ)
+        wakes = [now + WAKE_S, *(reading.deadline for reading in self._reading.values())]
+        if self._accept_again is not None:
+            wakes.append(self._accept_again)
+        for key, _ in self._selector.select(max(0.0, min(wakes) - now)):
+            if self._stopping.is_set():
+                return
+            if key.fileobj is self._socket:
+                self._accept()
+            else:
+                self._read(key.fileobj)
+        now = time.monotonic()
+        for connection, reading in list(self._reading.items()):
+            if now >= reading.deadline:
+                self._refuse(connection, f"no whole request within {self.deadline_s:g} s: a request is one JSON "
+                                         "object on one line, such as {\"command\": \"status\"}")
+
+    def _accept(self) -> None:
+        """Take the connections waiting, each refused at once when too many are open."""
+        for _ in range(BACKLOG):
             try:
                 connection, _ = self._socket.accept()
-            except (TimeoutError, socket.timeout):
+            except (BlockingIOError, InterruptedError):
+                return
+            except OSError as e:  # EMFILE, ENFILE, ENOBUFS...: the connection waits in the queue
+                self._back_off(e)
+                return
+            if self._accept_failures:
+                log.warning("the control socket accepts connections again, after %d failed attempts",
+                            self._accept_failures)
+                self._accept_failures = 0
+            connection.setblocking(False)
+            with self._open_lock:
+                full = self._open >= self.max_connections
+                self._open += 1
+            if full:
+                self._refuse(connection, f"the table is answering {self.max_connections} requests at once: "
+                                         "try again in a moment")
                 continue
-            except OSError:
-                return  # closed by stop()
-            with connection:
-                connection.settimeout(2.0)
-                try:
-                    answer = self._answer(_read_line(connection))
-                    connection.sendall((json.dumps(answer) + "\n").encode())
-                except OSError as e:
-                    log.warning("control connection dropped: %s", e)
+            self._reading[connection] = _Reading(time.monotonic() + self.deadline_s)
+            self._selector.register(connection, selectors.EVENT_READ)
+
+    def _back_off(self, error: OSError) -> None:
+        """Stop listening for a while (the waiting connection would wake us at once, again and
+        again); the wait doubles while accept keeps failing."""
+        self._accept_failures += 1
+        wait = min(ACCEPT_RETRY_S * 2 ** (self._accept_failures - 1), ACCEPT_RETRY_MAX_S)
+        if self._accept_failures == 1:
+            log.warning("the control socket cannot accept a connection (%s): trying again every %g s at most",
+                        error.strerror or error, ACCEPT_RETRY_MAX_S)
+        self._selector.unregister(self._socket)
+        self._accept_again = time.monotonic() + wait
+
+    def _read(self, connection: socket.socket) -> None:
+        """What has come of a request; a whole line (or the client's end) goes to be answered."""
+        reading = self._reading[connection]
+        try:
+            chunk = connection.recv(MAX_REQUEST + 1 - len(reading.data))
+        except (BlockingIOError, InterruptedError):
+            return
+        except OSError as e:
+            log.info("control client went away: %s", e)
+            self._stop_reading(connection)
+            self._close(connection)
+            return
+        reading.data += chunk
+        line, newline, _ = reading.data.partition(b"\n")
+        if len(line) > MAX_REQUEST:
+            self._refuse(connection, f"a request is one line of at most {MAX_REQUEST} bytes")
+        elif newline or not chunk:
+            self._stop_reading(connection)
+            if line.strip():
+                self._answerers.submit(self._answer_on, connection, line)
+            else:  # connected and left (a probe for a running table)
+                self._close(connection)
+
+    def _refuse(self, connection: socket.socket, why: str) -> None:
+        """Say no in one line, if the client can take it now, and hang up."""
+        self._stop_reading(connection)
+        try:
+            connection.send((json.dumps({"ok": False, "error": why}) + "\n").encode())
+        except OSError:
+            pass
+        self._close(connection)
+
+    def _stop_reading(self, connection: socket.socket) -> None:
+        if self._reading.pop(connection, None) is not None:
+            self._selector.unregister(connection)
+
+    def _close(self, connection: socket.socket) -> None:
+        """Close a connection and free its place; from any thread."""
+        connection.close()
+        with self._open_lock:
+            self._open -= 1
+
+    # --- the answering threads
+
+    def _answer_on(self, connection: socket.socket, line: bytes) -> None:
+        try:
+            data = (json.dumps(self._answer(line)) + "\n").encode()
+        except Exception as e:  # an answer that cannot be written as JSON
+            log.exception("control answer to %r failed", line[:200])
+            data = (json.dumps({"ok": False, "error": f"the table could not answer: {e}"}) + "\n").encode()
+        try:
+            connection.settimeout(SEND_TIMEOUT_S)
+            connection.sendall(data)
+        except OSError as e:
+            log.info("control client went before its answer: %s", e)
+        finally:
+            self._close(connection)
 
     def _answer(self, raw: bytes) -> dict:
+        if _nesting(raw) > MAX_NESTING:
+            return {"ok": False, "error": f"a request nests at most {MAX_NESTING} levels of [] and {{}}"}
         try:
             request = json.loads(raw)
-        except (ValueError, UnicodeError):
+        except (ValueError, UnicodeError, RecursionError):
             return {"ok": False, "error": "expected one JSON object per line, such as {\"command\": \"status\"}"}
         if not isinstance(request, dict) or not isinstance(request.get("command"), str):
             return {"ok": False, "error": "expected a JSON object with a \"command\" string"}
@@ -106,6 +296,19 @@ class ControlServer:
         except Exception as e:  # the daemon answers and lives on; the log has the details
             log.exception("control request %r failed", request)
             return {"ok": False, "error": f"the table could not do that: {e}"}
+
+
+def _nesting(raw: bytes) -> int:
+    """How deep the brackets of a JSON text go, strings aside; counted without recursion, so
+    a hostile depth is refused before the parser (which recurses) meets it."""
+    depth = deepest = 0
+    for byte in _STRING.sub(b"", raw):
+        if byte in b"[{":
+            depth += 1
+            deepest = max(deepest, depth)
+        elif byte in b"]}":
+            depth -= 1
+    return deepest
 
 
 def _answers(path: Path) -> bool:
@@ -117,15 +320,20 @@ def _answers(path: Path) -> bool:
     return True
 
 
-def _read_line(connection: socket.socket, limit: int = MAX_REQUEST) -> bytes:
+def _read_line(connection: socket.socket, limit: int, deadline: float) -> bytes:
+    """One line of at most ``limit`` bytes, all of it before ``deadline``."""
     data = b""
     while not data.endswith(b"\n"):
-        chunk = connection.recv(1024)
+        left = deadline - time.monotonic()
+        if left <= 0:
+            raise TimeoutError("no whole answer in time")
+        connection.settimeout(left)
+        chunk = connection.recv(65536)
         if not chunk:
             break
         data += chunk
         if len(data) > limit:
-            raise OSError(f"line over {limit} bytes")
+            raise OSError(f"an answer over {limit} bytes")
     return data
 
 
@@ -136,11 +344,13 @@ def request(path: Path, command: str, timeout: float = 5.0, **fields) -> dict:
             client.settimeout(timeout)
             client.connect(str(path))
             client.sendall((json.dumps({"command": command, **fields}) + "\n").encode())
-            answer = json.loads(_read_line(client, MAX_ANSWER) or b"null")
+            answer = json.loads(_read_line(client, MAX_ANSWER, time.monotonic() + timeout) or b"null")
     except FileNotFoundError:
         raise ControlError(f"no table is running: {path} does not exist") from None
     except ConnectionRefusedError:
         raise ControlError(f"no table is listening on {path} (a daemon that stopped left it behind)") from None
+    except BlockingIOError:  # its listen queue is full
+        raise ControlError(f"the table on {path} is too busy to take a request: try again") from None
     except PermissionError:
         raise ControlError(f"not allowed to talk to the table on {path}: join the service's group") from None
     except (OSError, ValueError) as e:

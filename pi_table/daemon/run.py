@@ -41,7 +41,7 @@ from ..table.timer import TurnTimer
 from ..web import Companion, CompanionScreen, Tokens, seat_action
 from ..web.tokens import role_seat
 from .control import ControlServer
-from .notify import Notifier
+from .notify import LoopHeartbeat, Notifier, thread_ended
 
 log = logging.getLogger("pi_table.daemon")
 DEVICE_NAMES = {"touch": "the touch board", "leds": "the LED strip", "screen": "the spymaster screen",
@@ -176,6 +176,7 @@ class Daemon:
         self._next_game: str | None = None  # what _switch asked run() to deal
         self._switch_refused: str | None = None
         self.control = ControlServer(paths.socket, self.answer, paths.socket_group)
+        self.companion_beat = LoopHeartbeat("the companion server")
 
     def _make_loop(self) -> EventLoop:
         """The loop for the game on the table: the grid games' or Codex's."""
@@ -255,7 +256,7 @@ class Daemon:
         """Run the table until stopped; when a new game of the other kind was dealt (Codex
         after a grid game, or back), go on with the loop that plays it."""
         while True:
-            self.loop.run(alive=self.notifier.watchdog)
+            self.loop.run(alive=lambda: self.notifier.watchdog(self.sickness))
             if self._stopping:
                 return
             try:  # no loop runs now: this thread owns the game
@@ -269,6 +270,16 @@ class Daemon:
                     return
             self.loop.show()
             self._switched.set()
+
+    def sickness(self) -> str | None:
+        """What keeps the watchdog from being pinged: a thread the table needs besides the
+        loop's that has died or stuck (systemd then restarts the table, which resumes its game
+        from the journal); None while all of them are well."""
+        touch_thread = getattr(self.devices.touch, "_thread", None)  # the board's driver reads on one thread
+        sick = self.control.sickness() or thread_ended(touch_thread, "the touch board")
+        if sick is None and self.companion is not None:  # an asyncio loop in a thread of its own
+            sick = self.companion_beat.check(self.companion._loop, self.companion._thread)
+        return sick
 
     def stop(self) -> None:
         """Ask the loop to finish what is queued and end; safe from a signal handler."""

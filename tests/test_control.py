@@ -1,0 +1,413 @@
+"""The control socket cannot be wedged, and a thread the table needs that dies or stalls stops
+the watchdog pings (issue 12, item 1).
+
+- a request nested 2,000 levels deep is refused in words, and the socket answers on;
+- ``accept`` failing for want of file descriptors (a real ``EMFILE``) is retried, and the
+  socket answers again once descriptors are free;
+- a client that dawdles over its request blocks no one: 200 concurrent ``status`` calls are
+  all answered while it dawdles, and it is dropped at its read deadline;
+- the control socket's, the companion's and the touch reader's threads: killed or stalled,
+  each stops the ``WATCHDOG=1`` pings on a real notify socket.
+
+Every wait is bounded; the figures are printed (``pytest -s``).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import itertools
+import json
+import os
+import resource
+import socket
+import threading
+import time
+from pathlib import Path
+
+import pytest
+
+from pi_table.config import parse_config
+from pi_table.daemon.control import MAX_REQUEST, ControlServer, Refused, request
+from pi_table.daemon.notify import LoopHeartbeat, Notifier
+from pi_table.daemon.run import Daemon
+from pi_table.drivers.touchboard import TouchBoardConfig, TouchBoardSource
+from helpers import wait_for
+
+STATUS = b'{"command": "status"}\n'
+
+
+def echo(request: dict) -> dict:
+    """A handler that answers every command with its name."""
+    if request["command"] == "fail":
+        raise ValueError("a bug in the handler")
+    return {"ok": True, "command": request["command"]}
+
+
+@pytest.fixture
+def server(tmp_path):
+    server = ControlServer(tmp_path / "control.sock", echo)
+    server.start()
+    yield server
+    server.stop()
+
+
+def exchange(path: Path, data: bytes, timeout: float = 5.0) -> dict:
+    """Send ``data`` as it is, read the answer line as JSON."""
+    with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as client:
+        client.settimeout(timeout)
+        client.connect(str(path))
+        client.sendall(data)
+        return json.loads(answer_line(client) or b"null")
+
+
+def answer_line(client: socket.socket) -> bytes:
+    """What the server says, up to its newline or its hanging up (a server that closes with
+    part of a request unread resets the connection after its answer: the line is what counts)."""
+    said = b""
+    while not said.endswith(b"\n") and (chunk := client.recv(4096)):
+        said += chunk
+    return said
+
+
+def test_a_request_nested_2000_deep_is_refused_and_the_socket_answers_on(server):
+    line = b"[" * 2000 + b"]" * 2000 + b"\n"
+    assert len(line) == 4001 <= MAX_REQUEST
+    answer = exchange(server.path, line)
+    assert answer["ok"] is False and "nests at most" in answer["error"]
+    assert request(server.path, "status") == {"ok": True, "command": "status"}
+    nested_in_a_string = json.dumps({"command": "status", "note": "[" * 3000}).encode() + b"\n"
+    assert exchange(server.path, nested_in_a_string)["ok"] is True  # brackets in a string nest nothing
+
+
+def test_every_bad_request_is_refused_in_words_on_its_own(server):
+    too_long = b'{"command": "status", "note": "' + b"x" * MAX_REQUEST + b'"}\n'
+    cases = {
+        too_long: f"at most {MAX_REQUEST} bytes",
+        b"status\n": "one JSON object per line",
+        b"[1, 2]\n": 'a "command" string',
+        b'{"command": 3}\n': 'a "command" string',
+        b"\xff\xfe\n": "one JSON object per line",
+        b'{"command": "fail"}\n': "the table could not do that: a bug in the handler",
+    }
+    for line, reason in cases.items():
+        answer = exchange(server.path, line)
+        assert answer["ok"] is False and reason in answer["error"], (line[:40], answer)
+    with pytest.raises(Refused, match="a bug in the handler"):
+        request(server.path, "fail")
+    assert request(server.path, "status")["ok"] is True
+
+
+def test_accept_failing_for_want_of_descriptors_is_retried(server, caplog):
+    """A real EMFILE: the process's descriptors run out (as a flood of half-sent requests to the
+    companion does), a client waits in the listen queue, and is answered once some are free."""
+    caplog.set_level("WARNING", logger="pi_table.control")
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    client = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)  # made while there are descriptors
+    client.settimeout(10)
+    fillers: list[int] = []
+    try:
+        highest = max(int(fd) for fd in os.listdir("/proc/self/fd"))
+        resource.setrlimit(resource.RLIMIT_NOFILE, (min(soft, highest + 8), hard))
+        with pytest.raises(OSError):  # every descriptor under the limit taken
+            while True:
+                fillers.append(os.open(os.devnull, os.O_RDONLY))
+        client.connect(str(server.path))
+        client.sendall(STATUS)
+        wait_for(lambda: "Too many open files" in caplog.text, "the control socket to meet EMFILE")
+        time.sleep(0.5)  # several retries, backed off
+        assert server._thread.is_alive()
+    finally:
+        for fd in fillers:
+            os.close(fd)
+        resource.setrlimit(resource.RLIMIT_NOFILE, (soft, hard))
+    freed = time.monotonic()
+    with client:
+        answer = json.loads(answer_line(client))
+    recovered = time.monotonic() - freed
+    print(f"\nEMFILE: {len(fillers)} descriptors held, accept failed and was retried;"
+          f" answered {recovered:.2f} s after they were freed")
+    assert answer == {"ok": True, "command": "status"}
+    assert recovered < 3.0
+    assert request(server.path, "status")["ok"] is True
+
+
+def test_connections_over_the_cap_are_refused_in_words(tmp_path):
+    server = ControlServer(tmp_path / "control.sock", echo, max_connections=4)
+    server.start()
+    idle = []
+    try:
+        for _ in range(4):
+            idle.append(socket.socket(socket.AF_UNIX, socket.SOCK_STREAM))
+            idle[-1].connect(str(server.path))
+        began = time.monotonic()
+        answer = exchange(server.path, STATUS)
+        assert answer["ok"] is False and "4 requests at once" in answer["error"]
+        assert time.monotonic() - began < 1.0  # refused at once, not left hanging
+        for client in idle:
+            client.close()
+        wait_for(lambda: exchange(server.path, STATUS)["ok"], "a free place once the idle clients left")
+    finally:
+        for client in idle:
+            client.close()
+        server.stop()
+
+
+def write_config(folder: Path, extra: str = ""):
+    text = (f'[web]\nhost = "127.0.0.1"\nport = 0\n[paths]\njournal_dir = "journal"\nsocket = "control.sock"\n'
+            f'socket_group = ""\n{extra}')
+    (folder / "config.toml").write_text(text)
+    return parse_config(text, folder / "config.toml")
+
+
+class Systemd:
+    """systemd's end of the notify socket: a real AF_UNIX datagram socket."""
+
+    def __init__(self, folder: Path) -> None:
+        self.address = str(folder / "notify")
+        self.socket = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
+        self.socket.bind(self.address)
+
+    def notifier(self, watchdog_s: float) -> Notifier:
+        return Notifier({"NOTIFY_SOCKET": self.address, "WATCHDOG_USEC": str(int(watchdog_s * 1e6))})
+
+    def next(self, field: str, timeout: float) -> str | None:
+        """The value of the next message with ``field``; None when none comes in time."""
+        deadline = time.monotonic() + timeout
+        while (left := deadline - time.monotonic()) > 0:
+            self.socket.settimeout(left)
+            try:
+                data = self.socket.recv(4096).decode()
+            except TimeoutError:
+                return None
+            fields = dict(line.split("=", 1) for line in data.splitlines())
+            if field in fields:
+                return fields[field]
+        return None
+
+    def drain(self) -> None:
+        self.socket.setblocking(False)
+        try:
+            while self.socket.recv(4096):
+                pass
+        except BlockingIOError:
+            pass
+
+
+@pytest.fixture
+def table(tmp_path):
+    """A daemon in this process (simulated devices, the companion on), its notifier pinging a
+    real notify socket every 0.1 s; started by the test, so it may change devices first."""
+    systemd = Systemd(tmp_path)
+    daemon = Daemon(write_config(tmp_path), hal="sim", notifier=systemd.notifier(0.2))
+    runner = threading.Thread(target=daemon.run, name="table-loop")
+
+    def start():
+        daemon.start()
+        runner.start()
+        return systemd
+
+    yield daemon, start
+    daemon.stop()
+    if runner.is_alive():
+        runner.join(5)
+    daemon.close()
+    systemd.socket.close()
+
+
+def dawdle(path: Path, every: float = 0.5, give_up_s: float = 15.0) -> tuple[bytes, float]:
+    """Connect and send a request one byte at a time, never its end; what the server said and
+    how long it took to hang up."""
+    client = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    client.connect(str(path))
+    began, said = time.monotonic(), b""
+    client.settimeout(every)
+    with client:
+        for byte in itertools.cycle(b'{"command": "status", "note": "'):
+            if time.monotonic() - began > give_up_s:
+                break
+            try:
+                client.send(bytes([byte]))
+                chunk = client.recv(4096)
+            except TimeoutError:
+                continue
+            except OSError:
+                break
+            if not chunk:
+                break
+            said += chunk
+    return said, time.monotonic() - began
+
+
+def test_a_dawdling_client_blocks_no_one_and_is_dropped_at_its_deadline(table):
+    daemon, start = table
+    start()
+    path = daemon.config.paths.socket
+    dawdler: list = []
+    threading.Thread(target=lambda: dawdler.append(dawdle(path)), daemon=True).start()
+    time.sleep(0.1)  # the dawdler is in first
+    barrier = threading.Barrier(200)
+    outcomes: list[tuple[str, float]] = []
+
+    def ask():
+        barrier.wait()
+        try:
+            request(path, "status", timeout=10)
+            outcomes.append(("answered", time.monotonic()))
+        except Exception as e:  # refused or failed: counted and shown
+            outcomes.append((f"{type(e).__name__}: {e}", time.monotonic()))
+
+    began = time.monotonic()
+    askers = [threading.Thread(target=ask) for _ in range(200)]
+    for asker in askers:
+        asker.start()
+    for asker in askers:
+        asker.join(20)
+    wait_for(lambda: dawdler, "the dawdler to be dropped", timeout=15)
+    said, dropped_after = dawdler[0]
+    answered = [when for what, when in outcomes if what == "answered"]
+    last = max(answered, default=began) - began
+    print(f"\n200 concurrent status with a dawdler: {len(answered)} answered, {200 - len(answered)} not"
+          f" (the last after {last:.2f} s); the dawdler dropped after {dropped_after:.2f} s")
+    assert len(answered) == 200, sorted({what for what, _ in outcomes if what != "answered"})
+    assert last < dropped_after  # all answered while the dawdler was still connected
+    refusal = json.loads(said)
+    assert refusal["ok"] is False and "no whole request" in refusal["error"]
+    assert 1.5 < dropped_after < 5.0
+
+
+def knock(path: Path) -> None:
+    """A connection, so the control thread goes to accept it."""
+    with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as client:
+        client.connect(str(path))
+
+
+def kill_control(daemon, monkeypatch, released):
+    """The control thread meets a BaseException it cannot answer: it ends."""
+    listener, accept = daemon.control._socket, socket.socket.accept
+
+    def dying(self):
+        if self is listener:
+            raise SystemExit("the control thread ends")
+        return accept(self)
+
+    monkeypatch.setattr(socket.socket, "accept", dying)
+    knock(daemon.config.paths.socket)
+    return "control"
+
+
+def stall_control(daemon, monkeypatch, released):
+    """The control thread blocks for good."""
+    listener, accept = daemon.control._socket, socket.socket.accept
+
+    def stuck(self):
+        if self is listener:
+            released.wait(10)
+        return accept(self)
+
+    daemon.control.stall_s = 0.5
+    monkeypatch.setattr(socket.socket, "accept", stuck)
+    knock(daemon.config.paths.socket)
+    return "control"
+
+
+def stall_companion(daemon, monkeypatch, released):
+    """A callback that never returns holds the companion's event loop."""
+    daemon.companion_beat.stall_s = 0.5
+    daemon.companion._loop.call_soon_threadsafe(released.wait, 10)
+    return "companion"
+
+
+def end_companion(daemon, monkeypatch, released):
+    """Something the companion's event loop cannot handle escapes it: its thread ends."""
+    def escape():
+        raise SystemExit("the companion's loop ends")
+
+    daemon.companion._loop.call_soon_threadsafe(escape)
+    return "companion"
+
+
+def break_touch_reader(daemon, monkeypatch, released):
+    """The touch reader meets a bug (an exception it does not expect): its thread ends."""
+    released.set()
+    return "touch"
+
+
+def broken_port(released):
+    def open_port(*args, **settings):
+        released.wait(10)
+        raise RuntimeError("a bug in the touch reader")
+    return open_port
+
+
+@pytest.mark.filterwarnings("ignore::pytest.PytestUnhandledThreadExceptionWarning")
+@pytest.mark.parametrize("sicken", [kill_control, stall_control, stall_companion, end_companion, break_touch_reader])
+def test_a_needed_thread_that_dies_or_stalls_stops_the_watchdog_pings(table, monkeypatch, sicken):
+    daemon, start = table
+    released = threading.Event()
+    touch = TouchBoardSource(TouchBoardConfig(port="/dev/pi-table-test"), serial_factory=broken_port(released))
+    daemon.devices.touch = daemon.loop.touch = touch  # its thread waits until released, then fails
+    systemd = start()
+    try:
+        for _ in range(3):  # healthy: the pings come
+            assert systemd.next("WATCHDOG", timeout=2) == "1"
+        which = sicken(daemon, monkeypatch, released)
+        status = systemd.next("STATUS", timeout=5)
+        assert status is not None and which in status, status
+        systemd.drain()
+        assert systemd.next("WATCHDOG", timeout=1.0) is None  # ten intervals without a ping
+        print(f"\n{sicken.__name__}: pings stopped; STATUS={status}")
+    finally:
+        released.set()
+        monkeypatch.undo()
+
+
+def test_the_watchdog_pings_on_while_every_thread_is_well(table):
+    daemon, start = table
+    systemd = start()
+    for _ in range(3):
+        request(daemon.config.paths.socket, "status")
+        assert systemd.next("WATCHDOG", timeout=2) == "1"
+    assert daemon.sickness() is None
+
+
+def test_a_loop_is_stuck_only_after_a_beat_waits_stall_s():
+    loop = asyncio.new_event_loop()
+    thread = threading.Thread(target=loop.run_forever, daemon=True)
+    thread.start()
+    now = [0.0]
+    beat = LoopHeartbeat("the test loop", stall_s=5.0, clock=lambda: now[0])
+    busy = threading.Event()
+    try:
+        loop.call_soon_threadsafe(busy.wait, 10)  # busy until set
+        assert beat.check(loop, thread) is None  # a beat sent
+        now[0] = 4.0
+        assert beat.check(loop, thread) is None  # busy for less than stall_s: well
+        now[0] = 6.0
+        assert beat.check(loop, thread) == "the test loop has not run for 6 s"
+        busy.set()
+        wait_for(lambda: beat.check(loop, thread) is None, "the beat to be answered")
+    finally:
+        busy.set()
+        loop.call_soon_threadsafe(loop.stop)
+        thread.join(5)
+        loop.close()
+    assert beat.check(loop, thread) == "the test loop's thread has ended"
+
+
+def test_a_notify_queue_nobody_reads_does_not_hold_up_the_table(tmp_path):
+    """The pings come from the table loop: a full notify queue must drop them, not block it."""
+    systemd = Systemd(tmp_path)  # reads nothing
+    notifier = systemd.notifier(0.2)
+    sent = threading.Event()
+
+    def ping_a_thousand_times():
+        for _ in range(1000):
+            notifier.status("busy")
+        sent.set()
+
+    threading.Thread(target=ping_a_thousand_times, daemon=True).start()
+    try:
+        assert sent.wait(5), "Notifier.send blocked on a full notify queue"
+    finally:
+        notifier.close()
+        systemd.socket.close()
