@@ -5,8 +5,8 @@ words, the discussion's timer, the six agents by seat with who has acted this st
 what), the last vote's tally once it is closed, the truth machine and every fact it revealed,
 the roles in play, and at the end the winner and every identikit. It is drawn from the engine's
 public view (and its words for the step), and a refusal shows only when it is one of Codex's
-public sentences (``i18n.CODEX_MESSAGES``): "a Hacker blocked you" is the phone's to say, not
-the table's.
+public sentences (``i18n.CODEX_MESSAGES``): "Moon has already entered a code" is the phone's to
+say, not the table's.
 
 **Pass-and-play**, for a table without phones, takes the agents to the screen one at a time.
 PASS AND PLAY names the next agent the step waits for ("Pass the screen to Viper (seat 3)");

@@ -222,7 +222,6 @@ function codeNote(page) {
   const view = page.view;
   const phase = view.public.phase;
   const leader = view.identikit.role === "leader";
-  if (view.blocked_in.includes(phase)) return el("p", {class: "notice"}, "A Hacker blocked you: you cannot enter a code this phase.");
   if (view.attempts.some((attempt) => attempt.phase === phase)) {
     return el("p", {class: "note"}, "You entered a code this phase: it is checked when all six are done.");
   }
