@@ -113,6 +113,9 @@ SCENES = {
 JOIN_LINKS = tuple(f"http://192.168.1.20:8024/p/seat{seat}-token-Zq8x1vYpQ3" for seat in range(SEATS))
 SCENES["joining, seat 2 next"] = (SETUP, (), Turn(), {"joins": (None, None) + JOIN_LINKS[2:]})
 SCENES["joining, last seat"] = (SETUP, SEND_ALL[:2], Turn(), {"joins": (None,) * 5 + JOIN_LINKS[5:]})
+SCENES["a new code for seat 2?"] = (SETUP, (), Turn(releasing=2), {"joins": (None,) * SEATS})
+SCENES["a new code, pass-and-play"] = (SETUP, SEND_ALL[:2], Turn(Stage.PASS, 2, releasing=4),
+                                       {"joins": (None,) * 5 + JOIN_LINKS[5:]})
 INFILTRATI_WIN = ("send 1 0 role", "send 0 4 role", "send 2 0 position", "send 3 1 role", "send 4 3 role",
                   "send 5 4 role", "code 0 J4DE-GH0S-ECH0") + DONE_ALL
 SCENES["over, infiltrati"] = (OTHERS, INFILTRATI_WIN, Turn(), {})
