@@ -12,16 +12,19 @@ os.environ["PYGAME_HIDE_SUPPORT_PROMPT"] = "1"
 
 import http.client
 import json
+import threading
 import urllib.parse
 
 import pygame
 import pytest
 
+from pi_table.config import load_config
+from pi_table.daemon.run import Daemon
 from pi_table.engine import Codex, CodexRules
 from pi_table.hal import ReleaseSeat, SimButtons, SimLedStrip, SimScreen, SimTouch, UiEvent
 from pi_table.table import Session
 from pi_table.table.codex_loop import CodexLoop
-from pi_table.ui.codex_screen import Turn
+from pi_table.ui.codex_screen import Turn, draw_codex
 from pi_table.ui.screen import ScreenPainter
 from pi_table.web import Companion, CompanionScreen, Tokens
 from pi_table.web.seats import SeatLinks
@@ -29,7 +32,7 @@ from pi_table.web.server import REPLACED
 from pi_table.web.tokens import seat_role
 
 from helpers import wait_for
-from test_codex_daemon import in_process, pi_table, table  # noqa: F401 (fixtures)
+from test_codex_daemon import CONFIG, in_process, pi_table, table  # noqa: F401 (fixtures)
 from test_web import another_phone, browser, get, post  # noqa: F401 (browser is a fixture)
 
 SETUP = (
@@ -41,9 +44,10 @@ OK = (200, {"ok": True, "error": None})
 GONE = (410, {"ok": False, "error": REPLACED})
 
 
-def link(table, game_id: str, seat: int, generation: int = 0) -> str:
-    token = Tokens.kept_in(table.folder / "journal").token(game_id, seat_role(seat), generation)
-    return f"{table.status()['companion']}/p/{token}"
+def link(table, status: dict, seat: int, generation: int = 0) -> str:
+    """Seat ``seat``'s link of that ``generation`` (0 until the seat is released), as the table makes it."""
+    token = Tokens.kept_in(table.folder / "journal").token(status["game_id"], seat_role(seat), generation)
+    return f"{status['companion']}/p/{token}"
 
 
 def api(page: str) -> str:
@@ -54,9 +58,9 @@ def api(page: str) -> str:
 
 
 def test_release_seat_voids_the_old_link_opens_a_new_one_and_a_restart_keeps_it(table):
-    game_id = table.status()["game_id"]
+    status = table.status()
     wrong, right, stranger = another_phone(), another_phone(), another_phone()
-    old = link(table, game_id, 2)
+    old = link(table, status, 2)
     assert get(old, wrong)[0] == 200  # the wrong phone scanned seat 2's code first
     before = table.status()["state"]
     answer = pi_table("release-seat", "2", "--config", str(table.config))
@@ -67,7 +71,7 @@ def test_release_seat_voids_the_old_link_opens_a_new_one_and_a_restart_keeps_it(
         assert get(old, phone) == (410, REPLACED.encode())
         assert (get(api(old), phone)[0], json.loads(get(api(old), phone)[1])) == GONE
         assert post(api(old) + "/act", ACT, phone) == GONE
-    new = link(table, game_id, 2, generation=1)
+    new = link(table, status, 2, generation=1)
     assert new != old and get(new, right)[0] == 200  # the right phone scans the new code
     assert post(api(new) + "/act", ACT, right) == OK
     assert get(new, wrong)[0] == 403  # and the page is the right phone's
@@ -75,8 +79,9 @@ def test_release_seat_voids_the_old_link_opens_a_new_one_and_a_restart_keeps_it(
     assert released.stat().st_mode & 0o777 == 0o600
     table.systemd.kill()
     table.systemd.start()
-    assert table.status()["game_id"] == game_id
-    old, new = link(table, game_id, 2), link(table, game_id, 2, generation=1)  # the port is another
+    restarted = table.status()
+    assert restarted["game_id"] == status["game_id"]
+    old, new = link(table, restarted, 2), link(table, restarted, 2, generation=1)  # the port is another
     assert get(new, right)[0] == 200 and json.loads(get(api(new), right)[1])["seat"] == 2
     assert get(new, stranger)[0] == 403 and get(old, wrong)[0] == 410
     refused = pi_table("release-seat", "6", "--config", str(table.config))
@@ -109,13 +114,34 @@ def test_a_bad_seat_is_refused_clearly_and_changes_nothing(in_process, seat, err
 def test_a_release_is_for_codex_seats_only_and_the_screen_shows_the_new_code(in_process):  # noqa: F811
     daemon = in_process
     old = joins(daemon)
+    journal = daemon.config.paths.journal_dir / f"{daemon.session.id}.jsonl"
+    kept = journal.read_text()
     answer = daemon.answer({"command": "release-seat", "seat": 4})
     assert answer["ok"] and answer["game_id"] == daemon.session.id
     new = joins(daemon)
     assert new[4] is not None and new[4] != old[4] and new[:4] + new[5:] == old[:4] + old[5:]
+    assert journal.read_text() == kept  # nothing to journal: the game is untouched
     assert daemon.answer({"command": "new-game", "game": "codenames"})["ok"]
     assert daemon.answer({"command": "release-seat", "seat": 4}) == {
         "ok": False, "error": "seats are released in Codex only: the table is playing codenames"}
+
+
+def test_without_the_phones_pages_there_is_no_seat_to_release(tmp_path):
+    (tmp_path / "config.toml").write_text(CONFIG.replace('[web]\n', '[web]\nenabled = false\n'))
+    daemon = Daemon(load_config(tmp_path / "config.toml"), hal="sim")
+    runner = threading.Thread(target=daemon.run, daemon=True)
+    try:
+        daemon.start()
+        runner.start()
+        assert daemon.answer({"command": "release-seat", "seat": 1}) == {
+            "ok": False, "error": "this table has no phone pages (the companion is off): there is no seat link to release"}
+        assert daemon.loop.message is None  # the staff's refusal, not the table's
+        frame = draw_codex(pygame.Surface((800, 480)), daemon.loop.model(0.0))
+        assert not any(isinstance(tap.mode, Turn) and tap.mode.releasing is not None for tap in frame.taps)
+    finally:
+        daemon.stop()
+        runner.join(timeout=5)
+        daemon.close()
 
 
 def test_the_cli_says_what_release_seat_does_and_wants_a_number():
