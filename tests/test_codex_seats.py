@@ -133,8 +133,9 @@ def test_without_the_phones_pages_there_is_no_seat_to_release(tmp_path):
     try:
         daemon.start()
         runner.start()
-        assert daemon.answer({"command": "release-seat", "seat": 1}) == {
-            "ok": False, "error": "this table has no phone pages (the companion is off): there is no seat link to release"}
+        answer = daemon.answer({"command": "release-seat", "seat": 1})
+        assert answer == {"ok": False, "error": "this table has no phone pages (the companion is off): "
+                                                "there is no seat link to release"}
         assert daemon.loop.message is None  # the staff's refusal, not the table's
         frame = draw_codex(pygame.Surface((800, 480)), daemon.loop.model(0.0))
         assert not any(isinstance(tap.mode, Turn) and tap.mode.releasing is not None for tap in frame.taps)
