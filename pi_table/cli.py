@@ -139,6 +139,13 @@ def build_parser() -> argparse.ArgumentParser:
     new_game.add_argument("--json", action="store_true", help="the table's status afterwards as JSON")
     undo = commands.add_parser("undo", help="take back the last action on the running table")
     _config_option(undo)
+    release = commands.add_parser(
+        "release-seat", help="Codex: give a seat's phone page a new link (the wrong phone opened it)",
+        description="Codex: void seat SEAT's phone page link, so the phone that opened it (and anyone "
+                    "holding its code) is refused, and show the seat's new link as a QR code on the "
+                    "table's screen. The game itself is untouched.")
+    _config_option(release)
+    release.add_argument("seat", type=int, metavar="SEAT", help="the seat, 0 to 5")
     past = commands.add_parser("history", help="the games kept in the journal")
     _config_option(past)
     past.add_argument("--json", action="store_true")
@@ -232,6 +239,8 @@ def _service(args: argparse.Namespace) -> int:
     from .daemon.control import ControlError, Refused, request
 
     fields = {"game": args.game} if args.command == "new-game" and args.game else {}
+    if args.command == "release-seat":
+        fields = {"seat": args.seat}
     try:
         answer = request(config.paths.socket, args.command, **fields)
     except ControlError as e:
@@ -240,6 +249,8 @@ def _service(args: argparse.Namespace) -> int:
     if getattr(args, "json", False):
         print(json.dumps({k: v for k, v in answer.items() if k != "ok"}))
         return 0
+    if args.command == "release-seat":
+        print(f"seat {args.seat}: its old link opens nothing now; the table's screen shows its new code")
     state = answer["state"]
     print(f"game {answer['game_id']} ({state['game']}), up {answer['uptime_s']} s")
     if state["game"] == "codex":

@@ -432,12 +432,23 @@ def test_no_code_after_the_private_turn_is_done():
 # --- the Hacker ---------------------------------------------------------------------------------------
 
 
-def test_a_blocked_agent_is_told_and_cannot_enter_the_code():
-    table = play(texts=[*send_all(), "block 1 3"])
-    assert table.view(3)["blocked_in"] == [1] and table.view(3)["may_enter_code"] is False
-    assert table.view(1)["powers"] == {"hacker": {"blocks": [{"phase": 1, "target": 3}], "may_not_block": None}}
-    assert table.public["acted"] == []  # a block is private
-    table.refuses(f"code 3 {BLUE_CODE}", "a Hacker blocked you: Falco (seat 3) cannot enter a code this phase")
+def test_a_blocked_agent_is_told_when_the_private_step_ends_for_everyone_not_when_the_hacker_acts():
+    """Told at the Hacker's action, the moment would point at the Hacker (whoever was busy on
+    their phone just then); told when the sixth agent is done, it points at nobody."""
+    before = play(texts=[*send_all(), "done 0"])
+    blocked = before.then("block 1 3")
+    assert blocked.view(3) == before.view(3) and blocked.view(3)["may_enter_code"] is True
+    assert blocked.game.legal_actions(blocked.state, 3) == before.game.legal_actions(before.state, 3)
+    assert blocked.public == before.public  # a block is private
+    assert blocked.view(1)["powers"] == {"hacker": {"blocks": [{"phase": 1, "target": 3}], "may_not_block": None}}
+    entered = blocked.then(f"code 3 {BLUE_CODE}")  # taken and sealed like any code: a refusal would tell
+    assert entered.view(3)["attempts"] == [{"phase": 1, "code": BLUE_CODE, "result": "pending"}]
+    almost = entered.then("done 1", "done 2", "done 3", "done 4")
+    assert almost.view(3)["blocked_in"] == []
+    ended = almost.then("done 5")
+    assert ended.view(3)["blocked_in"] == [1] and ended.view(3)["may_enter_code"] is False
+    assert ended.view(3)["attempts"] == [{"phase": 1, "code": BLUE_CODE, "result": "blocked"}]
+    assert (ended.public["step"], ended.public["winner"]) == ("discussion", None)  # the right code, void
 
 
 def test_a_block_voids_a_code_entered_earlier_in_the_step_and_the_try_is_not_spent():
@@ -460,7 +471,8 @@ def test_the_hacker_never_blocks_the_same_agent_two_phases_in_a_row():
     table = table.then("block 4 3", "block 1 5")  # the other Hacker has its own memory; another target is fine
     table = table.then(*done_all(), "end-discussion", *all_vote_for(1, 0), "reveal 1 position")
     table = table.then(*send_all(), "block 1 3")
-    assert table.view(3)["blocked_in"] == [1, 2, 3]
+    assert table.view(3)["blocked_in"] == [1, 2]  # phase 3's block is told when its private step ends
+    assert table.then(*done_all()).view(3)["blocked_in"] == [1, 2, 3]
 
 
 def test_after_a_phase_without_a_block_the_old_target_is_allowed_again():
@@ -761,6 +773,10 @@ def check_views(game: Codex, state: CodexState, rng: random.Random) -> None:
             assert set(message) == {"number", "phase", "fragment", "facts", "text", "profiled"}
         twin = scrambled(state, seat, rng)
         assert game.agent_view(twin, seat).to_json() == view.to_json(), f"seat {seat}'s view tells what it may not know"
+        if state.step == "private":  # the others' blocks of this step are told when it ends, not before
+            unblocked = replace(state, blocks=tuple(b for b in state.blocks if b.phase != state.phase or b.hacker == seat))
+            assert game.agent_view(unblocked, seat).to_json() == view.to_json(), f"seat {seat} learns of a block early"
+            assert game.legal_actions(unblocked, seat) == game.legal_actions(state, seat)
         assert game.public_view(twin).to_json() == public
 
 

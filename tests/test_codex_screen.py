@@ -113,6 +113,9 @@ SCENES = {
 JOIN_LINKS = tuple(f"http://192.168.1.20:8024/p/seat{seat}-token-Zq8x1vYpQ3" for seat in range(SEATS))
 SCENES["joining, seat 2 next"] = (SETUP, (), Turn(), {"joins": (None, None) + JOIN_LINKS[2:]})
 SCENES["joining, last seat"] = (SETUP, SEND_ALL[:2], Turn(), {"joins": (None,) * 5 + JOIN_LINKS[5:]})
+SCENES["a new code for seat 2?"] = (SETUP, (), Turn(releasing=2), {"joins": (None,) * SEATS})
+SCENES["a new code, pass-and-play"] = (SETUP, SEND_ALL[:2], Turn(Stage.PASS, 2, releasing=4),
+                                       {"joins": (None,) * 5 + JOIN_LINKS[5:]})
 INFILTRATI_WIN = ("send 1 0 role", "send 0 4 role", "send 2 0 position", "send 3 1 role", "send 4 3 role",
                   "send 5 4 role", "code 0 J4DE-GH0S-ECH0") + DONE_ALL
 SCENES["over, infiltrati"] = (OTHERS, INFILTRATI_WIN, Turn(), {})
@@ -196,10 +199,10 @@ def test_the_words_of_each_step():
 def test_a_public_refusal_shows_translated_and_a_secret_one_never():
     assert "Moon (seat 0) has already sent its message this phase" in words("revealed, next phase")
     assert "Moon (posto 0) ha già inviato la sua comunicazione in questa fase" in words("revealed, next phase", "it")
-    secret = "a Hacker blocked you: Moon (seat 0) cannot enter a code this phase"
+    secret = "Moon (seat 0) has already entered a code this phase"
     m = CodexModel(game, state(SEND_ALL), "game-1", message=secret)
     texts = " | ".join(draw_codex(surface(), m).texts)
-    assert "Hacker blocked" not in texts and "cannot enter" not in texts
+    assert "entered a code" not in texts
 
 
 # --- the engine's sentences ----------------------------------------------------------------------
@@ -485,7 +488,7 @@ def test_an_agent_that_acts_from_its_phone_is_passed_over():
 
 
 def test_the_agents_own_refusal_shows_to_it_alone():
-    """Moon's code button was on the screen when Nebbia's phone blocked it: the refusal is
+    """Moon's code button was on the screen when Moon's phone entered a code: the refusal is
     Moon's to read, in its own turn, and never on the public side."""
     table = Table()
     table.press(tap_to(table, Stage.PASS))
@@ -494,17 +497,17 @@ def test_the_agents_own_refusal_shows_to_it_alone():
     for word in ("code", "AAAA", "BBBB"):
         table.press(route_word(table, word))
     last = next(tap for tap in table.painter.frame.taps if tap.command == EnterCode(0, "AAAA-BBBB-CCCC"))
-    table.loop.post(UiEvent(Block(4, 0)))  # the phone's block, before the screen redraws
+    table.loop.post(UiEvent(EnterCode(0, "BBBB-AAAA-CCCC")))  # the phone's code, before the screen redraws
     table.loop.run_pending()
     command = table.painter.tap(centre(last.rect))
     table.loop.post(UiEvent(command))
     [outcome] = table.loop.run_pending()
-    assert not outcome.ok and "a Hacker blocked you" in outcome.error
+    assert not outcome.ok and "already entered a code" in outcome.error
     table.draw()
     assert table.turn.stage is Stage.AGENT
-    assert "A Hacker blocked you: Moon (seat 0) cannot enter a code this phase" in table.painter.frame.texts
+    assert "Moon (seat 0) has already entered a code this phase" in table.painter.frame.texts
     table.press(tap_to(table, Stage.HIDDEN))
-    assert not any("blocked" in text for text in table.painter.frame.texts)
+    assert not any("entered a code" in text for text in table.painter.frame.texts)
 
 
 def test_stop_leaves_pass_and_play_and_a_new_game_forgets_it():

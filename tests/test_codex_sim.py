@@ -60,10 +60,14 @@ def test_a_game_to_a_win_from_the_phones(tmp_path, capsys):
 
 def test_the_example_game_phones_then_pass_and_play(tmp_path, capsys):
     lines = sim(tmp_path, capsys, EXAMPLE.read_text(), "--discussion", "60")
-    refused = [(line["input"], line["error"]) for line in lines if not line["ok"]]
-    assert refused == [("code 3 DDDD-EEEE-FFFF", "a Hacker blocked you: Falco (seat 3) cannot enter a code this phase")]
-    blocked = next(line for line in lines if line["input"] == "code 3 DDDD-EEEE-FFFF")
-    assert not any("blocked" in text for text in blocked["screen"]["texts"])  # the phone's secret, not the table's
+    assert [(line["input"], line["error"]) for line in lines if not line["ok"]] == []
+    sealed = next(line for line in lines if line["input"] == "code 3 DDDD-EEEE-FFFF")
+    assert sealed["agents"][3]["blocked_in"] == [] and sealed["agents"][3]["attempts"][0]["result"] == "pending"
+    ended = next(line for line in lines if line["input"] == "done 5")  # Falco is told as the step ends
+    assert ended["agents"][3]["blocked_in"] == [1] and ended["agents"][3]["attempts"][0]["result"] == "blocked"
+    assert ended["state"]["step"] == "discussion"  # blue's right code was void
+    public = [line for line in lines if line["screen"]["stage"] != "agent"]
+    assert not any("blocked" in text for line in public for text in line["screen"]["texts"])  # Falco's, not the table's
     waited = next(line for line in lines if line["input"] == "wait 60")
     assert waited["state"]["step"] == "vote"
     truth = next(line for line in lines if line["input"] == "reveal 3 role")

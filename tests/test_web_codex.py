@@ -111,7 +111,8 @@ def test_a_code_is_one_legal_entry_with_the_fragments_seen_to_pick_from(tokens):
         state = game.apply(state, parse_codex_action(text))
     snapshot = codex_snapshot("g1", game, state, tokens)
     moon, nebbia, aleman = (entry(snapshot, tokens, seat) for seat in (0, 4, 1))
-    assert moon["fragments"] == ["J4ZC", "K7QM", "R8WD"] and moon["legal"] == ["done 0"]  # blocked: no code
+    assert moon["fragments"] == ["J4ZC", "K7QM", "R8WD"]
+    assert moon["legal"] == ["done 0", "code 0"] and moon["view"]["blocked_in"] == []  # blocked, told as the step ends
     assert nebbia["legal"] == ["done 4", "block 4 0", "block 4 1", "block 4 2", "block 4 3", "block 4 5", "code 4"]
     assert "code 1" in aleman["legal"] and "block 1 0" not in aleman["legal"] and "done 1" in aleman["legal"]
 
@@ -364,13 +365,14 @@ def test_a_whole_game_played_on_six_phones(table, browser):
             phones.check_privacy()
             if phase == 1:
                 phones.taken(lambda: pick(aleman, "block", "Moon (seat 0)"), lambda: submit(aleman, "block"))
-                moon.wait_for_selector("text=A Hacker blocked you: you cannot enter a code this phase.")
-                assert moon.locator('form[data-form="code"]').count() == 0
                 phones.code(2, "R8WD", "J4ZC", "K7QM")
                 viper.wait_for_selector("text=it is checked when all six are done")
+                assert moon.locator('form[data-form="code"]').count() == 1  # Moon is told as the step ends
+                assert "blocked" not in moon.inner_text("body")
                 for seat in range(6):
                     phones.done(seat)
                 viper.wait_for_selector("text=your code R8WD-J4ZC-K7QM: wrong")
+                moon.wait_for_selector("text=a Hacker blocked you")
                 phones.public.wait_for_selector("text=Phase 1: Discussion")
                 table.timer_ran_out()
                 for seat in range(6):

@@ -26,6 +26,7 @@ from ..hal import (
     Buttons,
     LedStrip,
     NewGame,
+    ReleaseSeat,
     Screen,
     SimButtons,
     SimLedStrip,
@@ -39,6 +40,7 @@ from ..table.loop import REFUSALS, EventLoop, Outcome
 from ..table.input import TouchPolicy
 from ..table.timer import TurnTimer
 from ..web import Companion, CompanionScreen, Tokens, seat_action
+from ..web.seats import SeatLinks
 from ..web.tokens import role_seat
 from .control import ControlServer
 from .notify import LoopHeartbeat, Notifier, thread_ended
@@ -198,7 +200,8 @@ class Daemon:
         companion = Companion(web.host, web.port, act=self._act, base_url=web.url,
                               advertise=lambda: _reachable_address(web.host), proof=tokens.proof,
                               opened_file=journal_dir / "companion.opened")
-        self.devices.screen = CompanionScreen(self.devices.screen, companion, tokens)
+        self.devices.screen = CompanionScreen(self.devices.screen, companion, tokens,
+                                              SeatLinks(journal_dir / "companion.released"))
         return companion
 
     def post(self, event) -> None:
@@ -313,11 +316,30 @@ class Daemon:
             outcome = self.loop.call(lambda: self.loop.submit(Undo()))
         elif command == "history":  # the staff's way to it: the journal's files are the service's alone
             return {"ok": True, "games": history(self.config.paths.journal_dir)}
+        elif command == "release-seat":
+            outcome = self._release_seat(request.get("seat"))
         else:
-            return {"ok": False, "error": f"unknown command {command!r}: expected status, new-game, undo or history"}
+            expected = "status, new-game, undo, history or release-seat"
+            return {"ok": False, "error": f"unknown command {command!r}: expected {expected}"}
         if not outcome.ok:
             return {"ok": False, "error": outcome.error}
         return {"ok": True, **self.loop.call(self.status)}
+
+    def _release_seat(self, seat) -> Outcome:
+        """``release-seat``: give a Codex seat's phone page a new link, in the loop's thread (as
+        a tap on the screen does); its refusals go back to the staff, not to the screen."""
+        command = ReleaseSeat(seat)
+        if not isinstance(seat, int) or isinstance(seat, bool):
+            example = '{"command": "release-seat", "seat": 2}'
+            return Outcome(command, False, f"expected a seat number, such as {example}, not {seat!r}")
+        loop = self.loop
+        if not isinstance(loop, CodexLoop):
+            playing = self.session.rules.game
+            return Outcome(command, False, f"seats are released in Codex only: the table is playing {playing}")
+        try:
+            return loop.call(lambda: loop.release_seat(seat, public=False))
+        except TimeoutError:  # the loop ended in between: a new game of another kind
+            return Outcome(command, False, "the table is changing games: try again")
 
     def _switch(self, game: str) -> dict:
         """A new game of the other kind: the loop ends, ``run`` deals the game and goes on

@@ -35,8 +35,13 @@ Where the rulebook leaves room, we chose:
   once in every phase. A wrong code, or the right fragments in the wrong order, ends a
   non-Leader's chances. An attempt a Hacker blocks is void: it does not count as the one try.
 - The Hacker blocks any other agent, once per phase, never the agent it blocked in the phase
-  just before (after a phase without a block, any target is allowed again). The target is
-  told "a Hacker blocked you" at once and its code of this phase, entered or not, is void.
+  just before (after a phase without a block, any target is allowed again). Its code of this
+  phase, entered before the block or after, is void. The rulebook tells the target "un Hacker
+  ti ha impedito di inserire il codice" but not when; told at the Hacker's action, the moment
+  would point at the agent who was busy on their phone just then. So the target is told when
+  the private step ends for everyone (``blocked_in``, with the step's code results), and until
+  then nothing changes for it: it may still enter a code, which is sealed like any other (a
+  refusal would tell as much as the notice) and void when the step ends.
 - If two right codes come in the same phase, the first entered counts: the table serialises
   inputs, so the order of acceptance is the order.
 - The Profiler asks about a message in the phase it arrives, for a fact the message did not
@@ -334,7 +339,7 @@ class AgentView:
     sent: tuple[Message, ...]
     attempts: tuple[Attempt, ...]
     may_enter_code: bool
-    blocked_in: tuple[int, ...]
+    blocked_in: tuple[int, ...]  # the phases a Hacker blocked it, each told once its private step is over
     extorted: tuple[Revelation, ...]
     blocks: tuple[HackerBlock, ...]
     may_not_block: int | None
@@ -610,8 +615,6 @@ class Codex:
     def _code_refusal(self, state: CodexState, seat: int) -> str | None:
         """Why ``seat`` may not enter a code in this private step, or None if it may."""
         who = self.who(state, seat)
-        if seat in self.blocked(state):
-            return f"a Hacker blocked you: {who} cannot enter a code this phase"
         leader = state.setup.agents[seat].role is Role.LEADER
         for attempt in state.attempts:
             if attempt.seat != seat:
@@ -669,8 +672,14 @@ class Codex:
         return tuple(sorted(delivered, key=lambda m: (m.phase, m.text)))
 
     def blocked(self, state: CodexState) -> frozenset[int]:
-        """The agents a Hacker blocked in the current phase."""
+        """The agents a Hacker blocked in the current phase (the table's to know: a target is
+        told when the private step is over, ``private_over``)."""
         return frozenset(block.target for block in state.blocks if block.phase == state.phase)
+
+    def private_over(self, state: CodexState, phase: int) -> bool:
+        """Whether the private step of ``phase`` has ended for every agent: what was done to an
+        agent in private (a Hacker's block) is told to it from then on."""
+        return phase < state.phase or STEPS.index(state.step) > STEPS.index(PRIVATE)
 
     def last_target(self, state: CodexState, hacker: int) -> int | None:
         """The agent ``hacker`` blocked in the phase before this one, which it may not block now."""
@@ -782,7 +791,8 @@ class Codex:
             sent=tuple(m for m in state.messages if m.sender == seat),
             attempts=tuple(a for a in state.attempts if a.seat == seat),
             may_enter_code=self.may_enter_code(state, seat),
-            blocked_in=tuple(sorted({b.phase for b in state.blocks if b.target == seat})),
+            blocked_in=tuple(sorted(
+                {b.phase for b in state.blocks if b.target == seat and self.private_over(state, b.phase)})),
             extorted=tuple(r for r in state.revelations if r.seat == seat and r.phase in extorted_phases),
             blocks=tuple(b for b in state.blocks if b.hacker == seat),
             may_not_block=self.last_target(state, seat) if agent.role is Role.HACKER else None,

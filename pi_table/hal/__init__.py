@@ -8,7 +8,8 @@ backends live in ``pi_table.drivers``; the simulators here can be driven by a te
 from .buttons import Buttons, SimButtons
 from .cues import Cues, TimerState
 from .events import (
-    BUTTONS, ButtonEvent, Command, DialEvent, Emit, Event, HealthEvent, NewGame, PageOpened, TouchEvent, UiEvent,
+    BUTTONS, ButtonEvent, Command, DialEvent, Emit, Event, HealthEvent, NewGame, PageOpened, ReleaseSeat, TouchEvent,
+    UiEvent,
 )
 from .leds import RGB, LedFrame, LedStrip, SimLedStrip
 from .screen import CodexModel, ScreenModel, Screen, SelfTestModel, SimScreen
@@ -16,6 +17,7 @@ from .touch import MultiTouch, SimTouch, TouchSource
 
 __all__ = [
     "Buttons", "SimButtons", "Cues", "TimerState", "BUTTONS", "ButtonEvent", "Command", "DialEvent", "Emit", "Event", "HealthEvent", "NewGame", "PageOpened",
+    "ReleaseSeat",
     "TouchEvent", "UiEvent", "RGB", "LedFrame", "LedStrip", "SimLedStrip", "CodexModel", "ScreenModel", "Screen", "SelfTestModel", "SimScreen",
     "MultiTouch", "SimTouch", "TouchSource",
 ]

@@ -68,7 +68,18 @@ class NewGame:
         return "new-game" if self.game is None else f"new-game {self.game}"
 
 
-Command = Union[Action, NewGame]
+@dataclass(frozen=True, slots=True)
+class ReleaseSeat:
+    """Give Codex seat ``seat``'s phone page a new link and void the old one: the page was
+    opened by the wrong phone. The game itself is untouched."""
+
+    seat: int
+
+    def __str__(self) -> str:
+        return f"release-seat {self.seat}"
+
+
+Command = Union[Action, NewGame, ReleaseSeat]
 
 
 @dataclass(frozen=True, slots=True)

@@ -6,7 +6,7 @@ from abc import ABC, abstractmethod
 from collections import deque
 from dataclasses import dataclass
 
-from ..engine import ClueNumber, Codex, CodexState, SpymasterView
+from ..engine import ClueNumber, Codex, CodexState, InvalidAction, SpymasterView
 from .cues import Cues
 from .events import Command, Emit, UiEvent
 
@@ -74,6 +74,12 @@ class Screen(ABC):
 
     def stop(self) -> None:
         """Release the display."""
+
+    def release_seat(self, seat: int) -> None:
+        """Give Codex seat ``seat``'s phone page a new link, voiding the old one; the next model
+        shown carries the new link. Only a screen with the phones' pages beside it has links to
+        give; the others refuse, saying why."""
+        raise InvalidAction("this table has no phone pages (the companion is off): there is no seat link to release")
 
 
 class SimScreen(Screen):

@@ -5,7 +5,8 @@ thread) or, passing and playing, on the side screen; the table relays nothing it
 engine does. The loop runs the discussion's timer (``end-discussion`` when it runs out, or
 END TURN to close the discussion early), journals every accepted action through the session,
 and shows the public side: the screen turned to the table, and one light per seat.
-Touches on the grid do nothing in Codex.
+Touches on the grid do nothing in Codex. A seat's phone page given a new link
+(``release_seat``) is the screen's business, where the links show; the game is untouched.
 """
 
 from __future__ import annotations
@@ -15,10 +16,23 @@ from collections.abc import Callable
 
 from ..engine.codex import DISCUSSION
 from ..engine.codex_actions import EndDiscussion
-from ..hal import Buttons, ButtonEvent, CodexModel, Cues, Event, HealthEvent, LedStrip, NewGame, Screen, TouchSource, UiEvent
+from ..hal import (
+    Buttons,
+    ButtonEvent,
+    CodexModel,
+    Cues,
+    Event,
+    HealthEvent,
+    LedStrip,
+    NewGame,
+    ReleaseSeat,
+    Screen,
+    TouchSource,
+    UiEvent,
+)
 from ..ui.codex_leds import codex_frame, codex_next_change
 from ..ui.leds import LightSettings
-from .loop import EventLoop, Outcome
+from .loop import REFUSALS, EventLoop, Outcome
 from .session import Session
 from .timer import TimerSettings, TurnTimer
 
@@ -57,10 +71,26 @@ class CodexLoop(EventLoop):
         elif isinstance(event, ButtonEvent) and event.name == "end_turn":
             if self.session.state.step == DISCUSSION:  # the table agrees to vote before time is up
                 outcome = self.submit(EndDiscussion())
+        elif isinstance(event, UiEvent) and isinstance(event.command, ReleaseSeat):
+            outcome = self.release_seat(event.command.seat)
         elif isinstance(event, UiEvent):
             outcome = self.submit(event.command)
         self.show()
         return outcome
+
+    def release_seat(self, seat: int, public: bool = True) -> Outcome:
+        """Give seat ``seat``'s phone page a new link (a tap on the screen, or the control
+        socket's ``release-seat``): the next ``show`` puts its code on the screen. A refusal
+        becomes the screen's message, unless it is not ``public``."""
+        command = ReleaseSeat(seat)
+        try:
+            self.screen.release_seat(seat)
+        except REFUSALS as refusal:
+            if public:
+                self.message = str(refusal)
+            return Outcome(command, False, str(refusal))
+        self.message = None
+        return Outcome(command, True)
 
     def _follow_game(self) -> None:
         state = self.session.state

@@ -5,8 +5,8 @@ words, the discussion's timer, the six agents by seat with who has acted this st
 what), the last vote's tally once it is closed, the truth machine and every fact it revealed,
 the roles in play, and at the end the winner and every identikit. It is drawn from the engine's
 public view (and its words for the step), and a refusal shows only when it is one of Codex's
-public sentences (``i18n.CODEX_MESSAGES``): "a Hacker blocked you" is the phone's to say, not
-the table's.
+public sentences (``i18n.CODEX_MESSAGES``): "Moon has already entered a code" is the phone's to
+say, not the table's.
 
 **Pass-and-play**, for a table without phones, takes the agents to the screen one at a time.
 PASS AND PLAY names the next agent the step waits for ("Pass the screen to Viper (seat 3)");
@@ -25,9 +25,15 @@ any code); the target of a block; the message and the fact a Profiler asks about
 for and then, for an Inquisitore, the fact to extort or none; the fact to reveal. A choice with
 one option (the only verb of the step) is made for the agent; BACK goes up one choice.
 
+**Taking a seat back.** With phones, whoever opens a seat's code first owns its page. When the
+wrong phone did (a line under the cards says what to do), tapping that seat's card asks "A new
+code for Viper (seat 2)?"; NEW CODE sends ``ReleaseSeat``: the old link opens nothing any more
+and the seat's new code shows, for the right phone to scan. CANCEL leaves everything as it was.
+The game is untouched.
+
 ``CodexPainter`` keeps the one thing the screen remembers, where pass-and-play stands (a
-``Turn``), as ``ScreenPainter`` keeps its mode for the grid games, and turns taps into the
-agents' actions.
+``Turn``, with the seat whose release waits for an answer), as ``ScreenPainter`` keeps its
+mode for the grid games, and turns taps into the agents' actions.
 """
 
 from __future__ import annotations
@@ -42,7 +48,7 @@ from ..engine import AgentView, CodexAction, Fact, Faction, PublicView, Role
 from ..engine.codex import DISCUSSION, MESSAGES, OVER, PRIVATE, TRUTH, VOTE, VoteResult
 from ..engine.codex_actions import EndDiscussion, EnterCode, Send, Vote
 from ..engine.keys import BLUE_AGENT, RED_AGENT
-from ..hal import CodexModel, NewGame
+from ..hal import CodexModel, NewGame, ReleaseSeat
 from .i18n import CODEX_MESSAGES, N_, TeamWord, say, template_of
 from .screen import (
     AMBER,
@@ -100,12 +106,14 @@ class Stage(str, Enum):
 @dataclass(frozen=True, slots=True)
 class Turn:
     """The painter's memory: the stage, the seat it concerns, the step the agent came to the
-    screen in (its turn ends when the step moves on), and the choices tapped so far."""
+    screen in (its turn ends when the step moves on), the choices tapped so far, and the seat
+    whose card was tapped to give it a new code (``releasing``), until NEW CODE or CANCEL."""
 
     stage: Stage = Stage.TABLE
     seat: int | None = None
     scene: tuple[int, str] | None = None
     choice: tuple[str, ...] = ()
+    releasing: int | None = None
 
 
 def choice_path(action: CodexAction) -> tuple[str, ...]:
@@ -131,15 +139,18 @@ def next_call(view: PublicView, after: int | None = None) -> Turn:
 
 def follow(turn: Turn, view: PublicView) -> Turn:
     """``turn`` brought up to date with the game: an agent whose step is over is hidden, a
-    called agent that has acted elsewhere (its phone) is passed over."""
+    called agent that has acted elsewhere (its phone) is passed over. A seat's release still
+    waits for its answer, unless the game is over."""
     waiting = view.waiting_for
     if turn.stage is Stage.AGENT and (turn.seat not in waiting or turn.scene != (view.phase, view.step)):
         return Turn(Stage.HIDDEN, turn.seat)
     if turn.stage is Stage.PASS and turn.seat not in waiting:
-        return next_call(view, turn.seat)
-    if turn.stage is Stage.WAIT and waiting:
-        return next_call(view)
-    return turn
+        moved = next_call(view, turn.seat)
+    elif turn.stage is Stage.WAIT and waiting:
+        moved = next_call(view)
+    else:
+        moved = turn
+    return replace(moved, releasing=None if view.step == OVER else turn.releasing)
 
 
 # --- the menu of choices -----------------------------------------------------------------------
@@ -221,6 +232,7 @@ class CodexPainter:
         if hit.mode is not None:
             self.turn = hit.mode
             return None
+        self.turn = replace(self.turn, releasing=None)  # NEW CODE answered it, or another button moved on
         if self.turn.stage is Stage.AGENT:
             self.turn = replace(self.turn, choice=())
             self._sent_from = self._drawn
@@ -341,11 +353,20 @@ def _public(canvas: _Canvas, model: CodexModel, view: PublicView, turn: Turn, to
         _timer(canvas, timer, top, now, since)
     body = top + HEADER + 8
     height = DESIGN[1] - 8 - body
-    _seats(canvas, view, (8, body, 540, height))
+    releasable = bool(model.joins) and view.step != OVER  # the phones' pages are beside the screen
+    if releasable:
+        hint = 28
+        _seats(canvas, view, (8, body, 540, height - hint), turn)
+        canvas.text(_("Wrong phone on a seat? Tap the seat for a new code."), (8, body + height - hint + 2, 540, hint),
+                    22, MUTED, smallest=14)
+    else:
+        _seats(canvas, view, (8, body, 540, height))
     x, w = 560, DESIGN[0] - 8 - 560
     controls = 70
     joining = next((seat for seat, link in enumerate(model.joins) if link is not None), None)
-    if turn.stage in (Stage.PASS, Stage.HIDDEN) or joining is None or view.step == OVER:
+    if releasable and turn.releasing is not None:
+        _release(canvas, view, turn, (x, body, w, height - controls - 8))
+    elif turn.stage in (Stage.PASS, Stage.HIDDEN) or joining is None or view.step == OVER:
         _roles(canvas, view, (x, body, w, 84))
         middle = (x, body + 92, w, height - 92 - controls - 8)
         if turn.stage in (Stage.PASS, Stage.HIDDEN):
@@ -362,8 +383,9 @@ def shown_vote(view: PublicView) -> VoteResult | None:
     return view.votes[-1] if view.votes and view.step != VOTE else None
 
 
-def _seats(canvas: _Canvas, view: PublicView, area) -> None:
-    """The six agents round the table: codename, whether it has acted, votes, what it revealed."""
+def _seats(canvas: _Canvas, view: PublicView, area, turn: Turn | None = None) -> None:
+    """The six agents round the table: codename, whether it has acted, votes, what it revealed.
+    With ``turn`` (the phones' pages are on), a tap on a seat's card asks to give it a new code."""
     _ = canvas.gettext
     x, y, w, h = area
     gap = 8
@@ -411,6 +433,10 @@ def _seats(canvas: _Canvas, view: PublicView, area) -> None:
             line_y += line_h
         if acting and seat in view.acted:
             canvas.symbol("check", (cx + cw - 28, cy + ch - 28), 44, TEXT)
+        if turn is not None:
+            if turn.releasing == seat:
+                canvas.box(card, AMBER, radius=12, width=3)
+            canvas.tap(canvas.rect(*card), mode=replace(turn, releasing=seat))
 
 
 def _roles(canvas: _Canvas, view: PublicView, area) -> None:
@@ -462,6 +488,25 @@ def _join(canvas: _Canvas, view: PublicView, seat: int, link: str, area) -> None
     rect = canvas.rect(x + (w - side) / 2, y + caption, side, side)
     image = _qr_image(link, rect.width)
     canvas.surface.blit(image, image.get_rect(center=rect.center))
+
+
+def _release(canvas: _Canvas, view: PublicView, turn: Turn, area) -> None:
+    """A seat's card was tapped: ask before its phone page gets a new link (NEW CODE) or not (CANCEL)."""
+    _ = canvas.gettext
+    x, y, w, h = area
+    canvas.box(area, PANEL, radius=12)
+    canvas.box(area, AMBER, radius=12, width=4)
+    agent = _agent(canvas, view.codenames, turn.releasing)
+    canvas.text(_("A new code for {agent}?").format(agent=agent), (x + 12, y + 10, w - 24, 76), 34, TEXT,
+                smallest=20, lines=2)
+    canvas.text(_("Its page stops opening on the phone that has it now, and the screen shows a new code "
+                  "for the agent to scan. The game goes on as it is."),
+                (x + 12, y + 92, w - 24, h - 92 - 84), 24, TEXT, smallest=16, lines=5)
+    gap = 8
+    bw = (w - 24 - gap) / 2
+    buttons_y = y + h - 12 - 64
+    canvas.button((x + 12, buttons_y, bw, 64), _("NEW CODE"), ReleaseSeat(turn.releasing), style="primary", size=28)
+    canvas.button((x + 12 + bw + gap, buttons_y, bw, 64), _("CANCEL"), mode=replace(turn, releasing=None), size=28)
 
 
 def _call(canvas: _Canvas, view: PublicView, turn: Turn, area) -> None:

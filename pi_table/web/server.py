@@ -3,10 +3,12 @@
 Routes (``TOKEN`` is a page's per-game token):
 
 - ``/``: the public page (spectators; never the key or anyone's secrets);
-- ``/p/TOKEN``: a private page; an unknown or old token gets 404 and nothing else;
+- ``/p/TOKEN``: a private page; an unknown or old token gets 404 and nothing else, a token
+  the table replaced (a Codex seat taken back from the wrong phone) 410 and ``REPLACED``;
 - ``/api/public``, ``/api/p/TOKEN``: the page's view as JSON;
 - ``/api/public/events``, ``/api/p/TOKEN/events``: the view again on every change, as
-  server-sent events; ``event: gone`` when the token stops opening anything (a new game);
+  server-sent events; ``event: gone`` when the token stops opening anything (a new game;
+  its data ``{"replaced": true}`` when the table gave the page a new link);
 - ``POST /api/p/TOKEN/act`` with ``{"action": TEXT}``: a private action, handed to the
   table; the answer is ``{"ok": true}`` or ``{"ok": false, "error": WHY}``.
 
@@ -29,7 +31,9 @@ from pathlib import Path
 
 from aiohttp import web
 
+from ..engine import InvalidAction
 from ..hal import CodexModel, Emit, PageOpened, Screen, ScreenModel
+from .seats import SeatLinks
 from .snapshot import Snapshot, codenames_snapshot, codex_snapshot
 from .tokens import SPYMASTER, Tokens, seat_role, write_private
 
@@ -161,10 +165,10 @@ class Companion:
             self.port = site._server.sockets[0].getsockname()[1]
 
     def _set(self, snapshot: Snapshot) -> None:
-        new_game = snapshot.game_id != self._snapshot.game_id
         self._snapshot = snapshot
-        if new_game:  # the last game's tokens open nothing now: forget them
-            self._opened &= set(snapshot.private)
+        kept = self._opened & set(snapshot.private)
+        if kept != self._opened:  # a new game, or a seat's new link: the old tokens open nothing now
+            self._opened = kept
             self._keep_opened()
         self._wake()
 
@@ -183,14 +187,13 @@ class Companion:
         token = request.match_info["token"]
         entry = self._snapshot.private.get(token)
         if entry is None:
+            if token in self._snapshot.replaced:  # its holder may have been the rightful phone: say so
+                raise _refusal(request, web.HTTPGone, REPLACED)
             raise web.HTTPNotFound(text="")  # nothing at all for a wrong or old token
         name, proof = _cookie_name(token), self.proof(token)
         if token in self._opened:
             if not hmac.compare_digest(request.cookies.get(name, ""), proof):
-                if request.path.startswith("/api/"):  # the page's own requests: in the form it reads
-                    raise web.HTTPForbidden(text=json.dumps({"ok": False, "error": ANOTHER_PHONE}),
-                                            content_type="application/json")
-                raise web.HTTPForbidden(text=ANOTHER_PHONE)
+                raise _refusal(request, web.HTTPForbidden, ANOTHER_PHONE)
         else:
             self._opened.add(token)
             self._keep_opened()
@@ -242,9 +245,12 @@ class Companion:
     async def _events_private(self, request: web.Request) -> web.StreamResponse:
         self._private(request)
         token = request.match_info["token"]
-        return await self._stream(request, lambda snapshot: snapshot.private.get(token, (None, None))[1])
+        return await self._stream(request, lambda snapshot: snapshot.private.get(token, (None, None))[1],
+                                  lambda snapshot: {"replaced": True} if token in snapshot.replaced else {})
 
-    async def _stream(self, request: web.Request, view_of: Callable[[Snapshot], dict | None]) -> web.StreamResponse:
+    async def _stream(self, request: web.Request, view_of: Callable[[Snapshot], dict | None],
+                      gone: Callable[[Snapshot], dict] = lambda snapshot: {}) -> web.StreamResponse:
+        """The view on every change; once there is none, ``event: gone`` with ``gone``'s why."""
         response = web.StreamResponse(headers={**NO_STORE, "Content-Type": "text/event-stream"})
         _set_proof(request, response)  # sent with the headers, before the middleware could
         await response.prepare(request)
@@ -253,7 +259,7 @@ class Companion:
             while not self._closing:
                 view = view_of(self._snapshot)
                 if view is None:
-                    await response.write(b"event: gone\ndata: {}\n\n")
+                    await response.write(f"event: gone\ndata: {json.dumps(gone(self._snapshot))}\n\n".encode())
                     break
                 text = json.dumps(view, ensure_ascii=False)
                 if text != sent:
@@ -290,6 +296,7 @@ class Companion:
 
 
 ANOTHER_PHONE = "This page is already open on another phone. If that was not you, tell the table's staff."
+REPLACED = "This seat's link was replaced: scan the new code on the table's screen."
 BIND = web.RequestKey("bind", tuple)  # the cookie to give the phone that has just opened a page
 COOKIE_S = 24 * 3600
 
@@ -309,6 +316,13 @@ async def _give_proof(request: web.Request, handler) -> web.StreamResponse:
     return response
 
 
+def _refusal(request: web.Request, kind: type[web.HTTPException], text: str) -> web.HTTPException:
+    """A refusal in the form its asker reads: JSON for the page's own requests, else words."""
+    if request.path.startswith("/api/"):
+        return kind(text=json.dumps({"ok": False, "error": text}), content_type="application/json")
+    return kind(text=text)
+
+
 def _cookie_name(token: str) -> str:
     """One cookie a page, so one browser may hold two seats' pages (a test, a host's phone)."""
     return f"pt_{token[:12]}"
@@ -323,25 +337,44 @@ class CompanionScreen(Screen):
     published, and the screen gets the links to show as QR codes. For the grid games: the
     board for spectators and the key behind the spymaster's token, whose link the spymaster
     screen shows (only the spymasters see it). For Codex: each seat's page, whose link the
-    table's screen shows until a phone has opened it."""
+    table's screen shows until a phone has opened it, and which the table may give a new link
+    (``release_seat``) when the wrong phone opened it; ``seats`` keeps those releases."""
 
-    def __init__(self, screen: Screen, companion: Companion, tokens: Tokens) -> None:
+    def __init__(self, screen: Screen, companion: Companion, tokens: Tokens, seats: SeatLinks | None = None) -> None:
         self.screen, self.companion, self.tokens = screen, companion, tokens
+        self.seats = seats or SeatLinks()
         self._emit: Emit | None = None
+        self._codex: CodexModel | None = None  # the Codex game shown last, whose seats may be released
         companion.opened = self._opened
 
     def show(self, model) -> None:
+        self._codex = model if isinstance(model, CodexModel) else None
         if isinstance(model, ScreenModel):
             self.companion.publish(codenames_snapshot(model.game_id, model.view, self.tokens))
             model = replace(model, join=self.companion.link(self.tokens.token(model.game_id, SPYMASTER)))
         elif isinstance(model, CodexModel):
-            snapshot = codex_snapshot(model.game_id, model.game, model.state, self.tokens, model.cues.timer)
+            generations = self.seats.generations(model.game_id, len(model.state.setup.agents))
+            snapshot = codex_snapshot(model.game_id, model.game, model.state, self.tokens, model.cues.timer,
+                                      generations)
             self.companion.publish(snapshot)
             token_of = {role: token for token, (role, _) in snapshot.private.items()}
             seats = (token_of[seat_role(seat)] for seat in range(len(model.state.setup.agents)))
             model = replace(model, joins=tuple(
                 None if self.companion.was_opened(token) else self.companion.link(token) for token in seats))
         self.screen.show(model)
+
+    def release_seat(self, seat: int) -> None:
+        """Void seat ``seat``'s link and give it a new one, which the next model shown publishes
+        and puts on the screen as a QR code (no phone has opened it yet); the phone that held
+        the old one is told its link was replaced. The game is untouched."""
+        model = self._codex
+        if model is None:
+            raise InvalidAction("seats are released in Codex only, and no Codex game is on the table")
+        seats = len(model.state.setup.agents)
+        if not 0 <= seat < seats:
+            raise InvalidAction(f"seat {seat} is not at this table: a seat is a number from 0 to {seats - 1}")
+        generation = self.seats.release(model.game_id, seat)
+        log.info("seat %d of game %s has a new link (generation %d)", seat, model.game_id, generation)
 
     def _opened(self, role: str) -> None:
         """A phone opened a page: the loop shows again, without that page's QR code."""

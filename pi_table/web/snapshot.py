@@ -20,11 +20,14 @@ from .tokens import SPYMASTER, Tokens, seat_role
 
 @dataclass(frozen=True, slots=True)
 class Snapshot:
-    """``private`` maps a token to (role, view); ``public`` is for anyone on the network."""
+    """``private`` maps a token to (role, view); ``public`` is for anyone on the network;
+    ``replaced`` holds this game's tokens whose page the table gave a new link (a page opened
+    by the wrong phone), so their holders can be told so rather than shown nothing."""
 
     game_id: str
     public: dict
     private: dict[str, tuple[str, dict]] = field(default_factory=dict)
+    replaced: frozenset[str] = frozenset()
 
 
 def codenames_snapshot(game_id: str, view: SpymasterView, tokens: Tokens) -> Snapshot:
@@ -36,10 +39,13 @@ def codenames_snapshot(game_id: str, view: SpymasterView, tokens: Tokens) -> Sna
 
 
 def codex_snapshot(
-    game_id: str, game: Codex, state: CodexState, tokens: Tokens, timer: TimerState | None = None
+    game_id: str, game: Codex, state: CodexState, tokens: Tokens, timer: TimerState | None = None,
+    generations: tuple[int, ...] = (),
 ) -> Snapshot:
     """Codex: the public view for anyone, and behind each seat's token that agent's own view;
     both carry the discussion's ``timer`` while it runs (whole seconds left, as the table shows).
+    A seat's token is of its generation (``generations``, 0 for a seat not listed); those of
+    its earlier generations are ``replaced``.
 
     A seat's ``legal`` lists the text of every action it may take now, from which its page
     builds its forms; codes are the exception, as any well-formed code is accepted (a fragment
@@ -50,14 +56,16 @@ def codex_snapshot(
         "remaining_s": math.ceil(timer.remaining_s), "length_s": timer.length_s}
     public = {"kind": "codex-public", "game_id": game_id, "title": "Codex", "timer": clock,
               "view": game.public_view(state).to_json()}
-    private = {}
+    private, replaced = {}, set()
     for seat in range(len(state.setup.agents)):
         view = game.agent_view(state, seat)
         legal = [str(action) for action in game.legal_actions(state, seat) if not isinstance(action, EnterCode)]
         if view.may_enter_code:
             legal.append(f"code {seat}")
         role = seat_role(seat)
-        private[tokens.token(game_id, role)] = (role, {
+        generation = generations[seat] if seat < len(generations) else 0
+        replaced.update(tokens.token(game_id, role, earlier) for earlier in range(generation))
+        private[tokens.token(game_id, role, generation)] = (role, {
             "kind": "codex-seat",
             "game_id": game_id,
             "title": f"Codex: {view.identikit.codename}",
@@ -67,7 +75,7 @@ def codex_snapshot(
             "legal": legal,
             "fragments": list(game.known_fragments(state, seat)),
         })
-    return Snapshot(game_id, public, private)
+    return Snapshot(game_id, public, private, frozenset(replaced))
 
 
 def seat_action(seat: int, text: str) -> CodexAction:

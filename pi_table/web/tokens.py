@@ -3,7 +3,8 @@ restart, so the phones at a resumed game keep working without scanning again.
 
 A token is an HMAC of the game's id and the role (``spymaster``, ``seat-3``) under a secret
 kept beside the journal (readable by the service alone). A new game has a new id, so the last
-game's tokens open nothing.
+game's tokens open nothing; a Codex seat the table took back has a new generation, so its old
+token opens nothing either.
 """
 
 from __future__ import annotations
@@ -84,6 +85,9 @@ class Tokens:
         digest = hmac.new(self._secret, f"phone\0{token}".encode(), hashlib.sha256).digest()
         return base64.urlsafe_b64encode(digest[:TOKEN_BYTES]).decode().rstrip("=")
 
-    def token(self, game_id: str, role: str) -> str:
-        digest = hmac.new(self._secret, f"{game_id}\0{role}".encode(), hashlib.sha256).digest()
+    def token(self, game_id: str, role: str, generation: int = 0) -> str:
+        """The token of ``role``'s page in game ``game_id``; ``generation`` counts the times the
+        table gave that page a new link (``seats.SeatLinks``), each voiding the one before."""
+        text = f"{game_id}\0{role}" + (f"\0{generation}" if generation else "")
+        digest = hmac.new(self._secret, text.encode(), hashlib.sha256).digest()
         return base64.urlsafe_b64encode(digest[:TOKEN_BYTES]).decode().rstrip("=")

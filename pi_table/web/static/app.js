@@ -222,7 +222,6 @@ function codeNote(page) {
   const view = page.view;
   const phase = view.public.phase;
   const leader = view.identikit.role === "leader";
-  if (view.blocked_in.includes(phase)) return el("p", {class: "notice"}, "A Hacker blocked you: you cannot enter a code this phase.");
   if (view.attempts.some((attempt) => attempt.phase === phase)) {
     return el("p", {class: "note"}, "You entered a code this phase: it is checked when all six are done.");
   }
@@ -399,9 +398,13 @@ function render(page) {
 const events = new EventSource(`${api}/events`);
 events.onopen = () => { statusLine.textContent = "connected"; statusLine.className = ""; };
 events.onmessage = (message) => render(JSON.parse(message.data));
-events.addEventListener("gone", () => {
+events.addEventListener("gone", (message) => {
+  // The token opens nothing now: a new game, or this seat was given a new link (another phone's).
   events.close();
-  app.replaceChildren(el("p", {class: "hide"}, "This page belonged to a game that has ended. Scan the new code."));
-  statusLine.textContent = "game over";
+  const replaced = JSON.parse(message.data || "{}").replaced;
+  app.replaceChildren(el("p", {class: "hide"}, replaced
+    ? "This seat's link was replaced: scan the new code on the table's screen."
+    : "This page belonged to a game that has ended. Scan the new code."));
+  statusLine.textContent = replaced ? "link replaced" : "game over";
 });
 events.onerror = () => { statusLine.textContent = "connection lost, trying again…"; statusLine.className = "error"; };
