@@ -13,8 +13,9 @@ from __future__ import annotations
 
 import json
 import logging
-import os
 from pathlib import Path
+
+from .tokens import write_private
 
 log = logging.getLogger("pi_table.web")
 
@@ -59,16 +60,3 @@ class SeatLinks:
         except OSError as e:
             log.warning("cannot keep the released seats in %s (%s): after a restart their old links open again",
                         self.path, e)
-
-
-def write_private(path: Path, data: bytes) -> None:
-    """Replace ``path`` with ``data`` in one step, the file readable by this user alone (0600)
-    from the moment it exists."""
-    temporary = path.with_name(path.name + ".new")
-    temporary.unlink(missing_ok=True)  # left by a crash, perhaps with other rights
-    fd = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
-    with os.fdopen(fd, "wb") as file:
-        file.write(data)
-        file.flush()
-        os.fsync(file.fileno())
-    os.replace(temporary, path)

@@ -36,14 +36,16 @@ TOKEN_BYTES = 16  # 128 bits: as strong as a random UUID, short enough for a QR 
 
 
 def write_private(path: Path, data: bytes) -> None:
-    """Write ``data`` to ``path`` (fsynced) readable by the service user alone: 0600 whatever
-    the umask, and an existing file with looser rights is made 0600 too."""
-    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_CLOEXEC, 0o600)
+    """Replace ``path`` with ``data`` in one step (fsynced), readable by the service user alone:
+    0600 from the moment it exists whatever the umask, and never a half-written file."""
+    temporary = path.with_name(path.name + ".new")
+    temporary.unlink(missing_ok=True)  # left by a crash, perhaps with other rights
+    fd = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC, 0o600)
     with os.fdopen(fd, "wb") as file:
-        os.fchmod(fd, 0o600)  # O_CREAT keeps the rights of a file that was already there
         file.write(data)
         file.flush()
         os.fsync(fd)
+    os.replace(temporary, path)
 
 
 class Tokens:
