@@ -15,6 +15,7 @@ from .table.codex_loop import DISCUSSION_S
 EXIT_USAGE = 2
 EXIT_CONFIG = 78  # EX_CONFIG: systemd and people both read it as "fix the configuration"
 EXIT_UNAVAILABLE = 69  # EX_UNAVAILABLE: no table is running
+EXIT_NOPERM = 77  # EX_NOPERM: a table runs, but this user is not in the group that may use its socket
 DEFAULT_CONFIG = "/etc/pi-table/config.toml"
 
 
@@ -227,8 +228,8 @@ def _service(args: argparse.Namespace) -> int:
         return _selftest(args, config)
     if args.command == "history":
         games = _history(config)
-        if games is None:
-            return EXIT_UNAVAILABLE
+        if isinstance(games, int):
+            return games
         if args.json:
             print(json.dumps(games))
         for game in [] if args.json else games:
@@ -236,7 +237,7 @@ def _service(args: argparse.Namespace) -> int:
             print(f"{game['id']}  {game.get('game', '?'):15} {game.get('moves', 0):3} moves  "
                   f"{game.get('duration_s') or 0:7.0f} s  {result}")
         return 0
-    from .daemon.control import ControlError, Refused, request
+    from .daemon.control import ControlError, NotAllowed, Refused, request
 
     fields = {"game": args.game} if args.command == "new-game" and args.game else {}
     if args.command == "release-seat":
@@ -245,7 +246,7 @@ def _service(args: argparse.Namespace) -> int:
         answer = request(config.paths.socket, args.command, **fields)
     except ControlError as e:
         print(f"pi-table {args.command}: {e}", file=sys.stderr)
-        return 1 if isinstance(e, Refused) else EXIT_UNAVAILABLE
+        return 1 if isinstance(e, Refused) else EXIT_NOPERM if isinstance(e, NotAllowed) else EXIT_UNAVAILABLE
     if getattr(args, "json", False):
         print(json.dumps({k: v for k, v in answer.items() if k != "ok"}))
         return 0
@@ -268,14 +269,18 @@ def _service(args: argparse.Namespace) -> int:
     return 0
 
 
-def _history(config) -> list[dict] | None:
+def _history(config) -> list[dict] | int:
     """The games kept: asked of the running table (the staff cannot read the journal's
-    files), else read from the files (as root or the service's user, the table stopped)."""
-    from .daemon.control import ControlError, request
+    files), else read from the files (as root or the service's user, the table stopped);
+    an exit status when neither can be had."""
+    from .daemon.control import ControlError, NotAllowed, request
     from .table import history
 
     try:
         return request(config.paths.socket, "history")["games"]
+    except NotAllowed as e:
+        print(f"pi-table history: {e}", file=sys.stderr)
+        return EXIT_NOPERM
     except ControlError:  # no table running, or one from before it answered this
         pass
     folder = config.paths.journal_dir
@@ -286,7 +291,7 @@ def _history(config) -> list[dict] | None:
     except PermissionError:
         print(f"pi-table history: no table is running to ask, and the journal {folder} is the service's "
               "alone: run it as root", file=sys.stderr)
-        return None
+        return EXIT_UNAVAILABLE
     return history(folder)
 
 

@@ -19,7 +19,10 @@ import itertools
 import json
 import os
 import resource
+import shutil
 import socket
+import sys
+import tempfile
 import threading
 import time
 from pathlib import Path
@@ -411,3 +414,54 @@ def test_a_notify_queue_nobody_reads_does_not_hold_up_the_table(tmp_path):
     finally:
         notifier.close()
         systemd.socket.close()
+
+
+def test_not_allowed_and_no_table_are_told_apart_by_the_exit_status():
+    """A staff login outside the service's group is told to join it (77, EX_NOPERM), not that
+    no table runs (69): the two need different fixes. The command runs in a child that has
+    dropped to nobody, so root's rights do not open the socket for it."""
+    if os.getuid() != 0:
+        pytest.skip("needs root, to drop to another user")
+    from pi_table import cli
+
+    folder = Path(tempfile.mkdtemp(prefix="pi-table-perm-"))
+    try:
+        folder.chmod(0o755)
+        config = folder / "config.toml"
+        config.write_text(f'[web]\nenabled = false\n[paths]\njournal_dir = "{folder}/journal"\n'
+                          f'socket = "{folder}/control.sock"\nsocket_group = ""\n')
+        config.chmod(0o644)
+        server = ControlServer(folder / "control.sock", echo)
+        server.start()
+        try:
+            assert (folder / "control.sock").stat().st_mode & 0o777 == 0o660  # root's group only
+            assert cli.main(["status", "--json", "--config", str(config)]) == 0  # root may: the table answers
+            status, said = as_nobody(lambda: cli.main(["status", "--json", "--config", str(config)]))
+        finally:
+            server.stop()
+        assert status == cli.EXIT_NOPERM and "join the service's group" in said
+        status, said = as_nobody(lambda: cli.main(["status", "--json", "--config", str(config)]))
+        assert status == cli.EXIT_UNAVAILABLE and "no table is running" in said
+    finally:
+        shutil.rmtree(folder)
+
+
+def as_nobody(command) -> tuple[int, str]:
+    """Run ``command`` in a forked child as nobody; its return value and what it wrote to stderr."""
+    read, write = os.pipe()
+    child = os.fork()
+    if child == 0:  # the child: no pytest machinery from here on, only os._exit
+        try:
+            sys.stderr = os.fdopen(write, "w")
+            os.setgroups([])
+            os.setgid(65534)
+            os.setuid(65534)
+            code = command()
+            sys.stderr.flush()
+        except BaseException:
+            code = 99
+        os._exit(code)
+    os.close(write)
+    with os.fdopen(read) as said:
+        text = said.read()
+    return os.waitstatus_to_exitcode(os.waitpid(child, 0)[1]), text

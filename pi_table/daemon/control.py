@@ -54,6 +54,10 @@ class Refused(ControlError):
     """The daemon answered, and refused: the message is its reason."""
 
 
+class NotAllowed(ControlError):
+    """The socket is there but this user may not use it: not in the service's group."""
+
+
 @dataclass
 class _Reading:
     """A connection whose request line is still coming."""
@@ -352,7 +356,7 @@ def request(path: Path, command: str, timeout: float = 5.0, **fields) -> dict:
     except BlockingIOError:  # its listen queue is full
         raise ControlError(f"the table on {path} is too busy to take a request: try again") from None
     except PermissionError:
-        raise ControlError(f"not allowed to talk to the table on {path}: join the service's group") from None
+        raise NotAllowed(f"not allowed to talk to the table on {path}: join the service's group") from None
     except (OSError, ValueError) as e:
         raise ControlError(f"the table on {path} did not answer properly: {e}") from None
     if not isinstance(answer, dict):
