@@ -10,6 +10,8 @@ stubs, which log their arguments and keep users and groups in files of their own
 from __future__ import annotations
 
 import os
+import re
+import shlex
 import shutil
 import subprocess
 import sys
@@ -116,6 +118,64 @@ def test_the_unit_agrees_with_the_configurations_defaults():
     assert Path(values("WorkingDirectory")[0]) == state
 
 
+# The scripts the README tells a person to run ----------------------------------------------------
+
+README = ROOT / "README.md"
+
+
+def readme_commands() -> list[list[str]]:
+    """Each command line of the README's fenced code blocks, as words, without a ``$`` prompt,
+    comments or the block's indentation."""
+    text = README.read_text(encoding="utf-8")
+    commands = []
+    for block in re.finditer(r"^( *)```[^\n]*\n(.*?)^\1```", text, re.S | re.M):
+        for line in block.group(2).splitlines():
+            line = line.strip().removeprefix("$ ")
+            try:
+                words = shlex.split(line, comments=True)
+            except ValueError:  # an example's output, not a command
+                continue
+            if words:
+                commands.append(words)
+    return commands
+
+
+def readme_scripts() -> dict[str, list[str]]:
+    """The checkout's own scripts the README runs by their path (``sudo systemd/install.sh``,
+    ``./dev test``): path -> the README's command line. Paths under .venv are made by ./dev."""
+    scripts = {}
+    for words in readme_commands():
+        program = words[1] if words[0] == "sudo" and len(words) > 1 else words[0]
+        if "/" in program.rstrip("/") and not program.startswith(("/", ".venv/")):
+            scripts[os.path.normpath(program)] = words
+    return scripts
+
+
+def git_mode(path: str) -> str | None:
+    """The mode git records for ``path`` (100755 is executable), or None outside a git checkout."""
+    result = subprocess.run(["git", "ls-files", "--stage", "--", path], cwd=ROOT, capture_output=True, text=True)
+    return result.stdout.split()[0] if result.returncode == 0 and result.stdout else None
+
+
+def test_every_script_the_readme_runs_is_executable_in_git_and_starts_with_its_interpreter():
+    """A clone keeps git's mode, not the working tree's: a script committed 100644 answers
+    "Permission denied" to `sudo systemd/install.sh` on the Pi."""
+    scripts = readme_scripts()
+    assert {"systemd/install.sh", "dev"} <= set(scripts), f"the README's commands were not found: {scripts}"
+    for path in scripts:
+        file = ROOT / path
+        assert file.is_file(), f"the README runs {path}, which is not in the checkout"
+        assert file.read_text(encoding="utf-8").startswith("#!"), f"{path} has no #! line"
+        assert os.access(file, os.X_OK), f"{path} is not executable here"
+        mode = git_mode(path)
+        assert mode in (None, "100755"), f"{path} is committed with mode {mode}: git update-index --chmod=+x {path}"
+
+
+def test_the_readme_installs_with_sudo_from_the_checkout():
+    """tests/test_container.py runs the installer exactly so; this pins the line it runs."""
+    assert readme_scripts()["systemd/install.sh"] == ["sudo", "systemd/install.sh"]
+
+
 # install.sh against a staging root ------------------------------------------------------------
 
 STUBS = {
@@ -156,7 +216,7 @@ class Installer:
 
     def run(self) -> subprocess.CompletedProcess:
         self.log.write_text("")
-        return subprocess.run(["bash", str(INSTALL)], env=self.env, capture_output=True, text=True, timeout=600)
+        return subprocess.run([str(INSTALL)], env=self.env, capture_output=True, text=True, timeout=600)
 
     def calls(self, name: str) -> list[str]:
         return [line for line in self.log.read_text().splitlines() if line.split()[0] == name]
@@ -223,7 +283,7 @@ def test_install_on_a_pi_5_uses_the_spi_backend_and_no_rpi_ws281x(tmp_path):
 
 
 def test_install_refuses_without_root_and_says_how():
-    command = ["bash", str(INSTALL)]
+    command = [str(INSTALL)]  # as the README runs it: by its path, so its mode counts
     if os.getuid() == 0:  # as CI runs: become nobody for this
         require_tools("setpriv")
         command = ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", *command]
