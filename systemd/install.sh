@@ -74,14 +74,18 @@ free_mb=$(( $(df -Pk "$space" | awk 'NR == 2 { print $4 }') / 1024 ))
 # The LED strip's library follows the configuration's backend: rpi-ws281x (Pi 3, 4), compiled
 # here as it has no aarch64 wheel, or spidev (Pi 5; Debian's). A new table's configuration
 # gets the spi backend on a Pi 5, the defaults' ws281x elsewhere.
+# The screen, when the configuration has one, needs the KMS display driver at boot.
 backend=ws281x
 case "$model" in *"Raspberry Pi 5"*) backend=spi ;; esac
+screen=True
 if [ -e "$config" ]; then
-  backend=$("$python" -c 'import sys, tomllib
+  read -r backend screen < <("$python" -c 'import sys, tomllib
 with open(sys.argv[1], "rb") as file:
-    print(tomllib.load(file).get("leds", {}).get("backend", "ws281x"))' "$config" 2>/dev/null) || backend=$backend
+    settings = tomllib.load(file)
+print(settings.get("leds", {}).get("backend", "ws281x"), settings.get("screen", {}).get("enabled", True))' \
+    "$config" 2>/dev/null || echo "$backend $screen")
 fi
-say "LED strip: $backend"
+say "LED strip: $backend; screen: $([ "$screen" = True ] && echo yes || echo none)"
 
 # Debian's pygame is built with KMSDRM (the PyPI wheel is not), gpiozero with lgpio drives the
 # buttons on every Pi, spidev the Pi 5's LED strip; gcc and the Python headers build rpi-ws281x.
@@ -110,6 +114,10 @@ run "see why apt-get failed in the log" env DEBIAN_FRONTEND=noninteractive \
 
 # 2. SPI for the LED strip, I2C for a local MPR121; a fixed core clock keeps the Pi 3's and 4's
 #    SPI rate steady for rpi-ws281x (its README); the Pi 5 drives the strip with spidev instead.
+#    The screen is drawn on KMSDRM, which needs the vc4 KMS driver; the Touch Display 2 (and
+#    the first Touch Display) is found by display_auto_detect, and the table turns what it
+#    draws by its own [screen] rotation, so no panel overlay and no cmdline.txt rotation are
+#    needed. Raspberry Pi OS's config.txt has both lines; one removed is put back.
 #    These take effect at the next boot: each is said, and the summary repeats them.
 reboot_changes=()
 if command -v raspi-config >/dev/null; then
@@ -120,12 +128,13 @@ if command -v raspi-config >/dev/null; then
 fi
 boot_config=$root/boot/firmware/config.txt
 [ -f "$boot_config" ] || boot_config=$root/boot/config.txt
+boot_lines=()
+[ "$screen" = True ] && boot_lines+=(dtoverlay=vc4-kms-v3d display_auto_detect=1)
 case "$model" in
-  *"Raspberry Pi 3"*) clocks=(core_freq=250) ;;
-  *"Raspberry Pi 4"*|*"Raspberry Pi 400"*) clocks=(core_freq=500 core_freq_min=500) ;;
-  *) clocks=() ;;
+  *"Raspberry Pi 3"*) boot_lines+=(core_freq=250) ;;
+  *"Raspberry Pi 4"*|*"Raspberry Pi 400"*) boot_lines+=(core_freq=500 core_freq_min=500) ;;
 esac
-for line in "${clocks[@]}"; do
+for line in "${boot_lines[@]}"; do
   if [ -f "$boot_config" ] && ! grep -qx "$line" "$boot_config"; then
     say "$line in $boot_config (takes effect at the next boot)"
     # under [all]: the file may end inside a section for another model ([pi4], [cm5]...)

@@ -270,7 +270,9 @@ def test_install_sets_up_a_pi_4_and_runs_twice_without_harm(tmp_path):
     assert installer.config.read_text() == defaults_text and 'backend = "ws281x"' in defaults_text
     assert installer.pi_table("check-config", str(installer.config)).returncode == 0
     boot = (installer.root / "boot/firmware/config.txt").read_text()
-    assert boot == "dtparam=audio=on\n[pi4]\narm_boost=1\n[all]\ncore_freq=500\ncore_freq_min=500\n"
+    # the screen's KMS driver and display detection (missing from this file), the SPI clock
+    assert boot == ("dtparam=audio=on\n[pi4]\narm_boost=1\n[all]\ndtoverlay=vc4-kms-v3d\ndisplay_auto_detect=1\n"
+                    "core_freq=500\ncore_freq_min=500\n")
     # rpi-ws281x drives a Pi 4's strip; importing it is safe (constructing a PixelStrip is not).
     venv_python = installer.root / "opt/pi-table/venv/bin/python"
     assert subprocess.run([venv_python, "-c", "import rpi_ws281x"]).returncode == 0
@@ -287,15 +289,18 @@ def test_install_sets_up_a_pi_4_and_runs_twice_without_harm(tmp_path):
     assert installer.calls("systemctl")[-1] == "systemctl restart pi-table.service"
 
 
+RASPBERRY_PI_OS_BOOT = "dtparam=audio=on\ndtoverlay=vc4-kms-v3d\nmax_framebuffers=2\ndisplay_auto_detect=1\n"
+
+
 def test_install_on_a_pi_5_uses_the_spi_backend_and_no_rpi_ws281x(tmp_path):
-    installer = Installer(tmp_path, "Raspberry Pi 5 Model B Rev 1.0")
+    installer = Installer(tmp_path, "Raspberry Pi 5 Model B Rev 1.0", RASPBERRY_PI_OS_BOOT)
     installer.env["PI_TABLE_NO_START"] = "1"
     result = installer.run()
     assert result.returncode == 0, result.stderr
     config = installer.config.read_text()
     assert 'backend = "spi"' in config and 'backend = "ws281x"' not in config
     assert installer.pi_table("check-config", str(installer.config)).returncode == 0
-    assert (installer.root / "boot/firmware/config.txt").read_text() == "dtparam=audio=on\n"
+    assert (installer.root / "boot/firmware/config.txt").read_text() == RASPBERRY_PI_OS_BOOT  # nothing to add
     assert installer.calls("systemctl") == ["systemctl daemon-reload", "systemctl enable pi-table.service"]
     venv_python = installer.root / "opt/pi-table/venv/bin/python"
     assert subprocess.run([venv_python, "-c", "import rpi_ws281x"], capture_output=True).returncode != 0
