@@ -248,6 +248,18 @@ def test_install_as_the_readme_says_twice(container):
     assert container.run("systemctl is-enabled pi-table").stdout.strip() == "enabled"
 
 
+def test_rpi_ws281x_compiles_with_only_the_packages_the_installer_adds(container):
+    """The Pi 3's and 4's strip library has no aarch64 wheel: pip compiles it there. This root
+    has only Debian's minimal base and the installer's packages (gcc, libc6-dev, python3-dev);
+    here the build is for x86, from the same source."""
+    built = container.run("python3 -m venv /tmp/ws281x && /tmp/ws281x/bin/pip install --no-binary rpi-ws281x "
+                          "rpi-ws281x && /tmp/ws281x/bin/python -c 'import rpi_ws281x'",
+                          env=pip_environment(), check=False, timeout=300)
+    assert built.returncode == 0, built.stdout[-2000:] + built.stderr[-2000:]
+    # compiled here, not a wheel from elsewhere (Debian's pip without `wheel` runs setup.py install)
+    assert any(f"{how} for rpi-ws281x" in built.stdout for how in ("Building wheel", "Running setup.py install"))
+
+
 def test_the_service_is_active_once_it_says_ready(container):
     state = container.active()
     # Type=notify: "active" comes only with READY=1, whose status line the daemon sets
