@@ -347,10 +347,10 @@ def test_the_service_may_write_only_its_state_and_runtime_folders(container, fol
 
 
 def open_in_the_service_cgroup(container: Container, node: str) -> str:
-    """Open ``node`` from a process moved into the service's cgroup, under its device program;
-    the error it meets."""
+    """Open ``node`` as the service's user with its groups, from a process moved into the
+    service's cgroup, under its device program; the error it meets."""
     probe = (f"echo $$ > /sys/fs/cgroup/system.slice/pi-table.service/cgroup.procs && "
-             f"exec 3<>{node}")
+             f"exec setpriv --reuid=pi-table --regid=pi-table --init-groups sh -c 'exec 3<>{node}'")
     result = container.run(f"sh -c {shlex.quote(probe)}", check=False)
     return result.stdout + result.stderr
 
@@ -359,9 +359,11 @@ def test_devices_that_appear_after_the_start_can_be_opened(container):
     """A touch board plugged in later, spidev and DRM after the installer's reboot: nodes made
     after the unit started, their drivers not loaded (this kernel has none of them)."""
     container.active()
-    nodes = {"/dev/ttyACM0": (166, 0), "/dev/spidev0.0": (153, 0), "/dev/dri/card0": (226, 0)}
-    for node, (major, minor) in nodes.items():
-        container.run(f"mkdir -p $(dirname {node}) && rm -f {node} && mknod -m 0666 {node} c {major} {minor}")
+    # as udev makes them on a Pi: owned by the group the service's user is in for each
+    nodes = {"/dev/ttyACM0": (166, 0, "dialout"), "/dev/spidev0.0": (153, 0, "spi"), "/dev/dri/card0": (226, 0, "video")}
+    for node, (major, minor, group) in nodes.items():
+        container.run(f"mkdir -p $(dirname {node}) && rm -f {node} && mknod -m 0660 {node} c {major} {minor} && "
+                      f"chgrp {group} {node}")
     for node in nodes:
         assert "No such device or address" in open_in_the_service_cgroup(container, node), node
     # The same check, with a name the allow-list resolves only when the driver is loaded at the
@@ -370,5 +372,5 @@ def test_devices_that_appear_after_the_start_can_be_opened(container):
                             "-p 'DeviceAllow=char-ttyACM rw' sh -c 'exec 3<>/dev/ttyACM0'", check=False)
     assert "Operation not permitted" in refused.stdout + refused.stderr
     # A serial port the list leaves out (ttyS, major 4) is refused: the device program is enforced
-    container.run("rm -f /dev/ttyS9 && mknod -m 0666 /dev/ttyS9 c 4 73")
+    container.run("rm -f /dev/ttyS9 && mknod -m 0660 /dev/ttyS9 c 4 73 && chgrp dialout /dev/ttyS9")
     assert "Operation not permitted" in open_in_the_service_cgroup(container, "/dev/ttyS9")
