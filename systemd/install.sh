@@ -122,9 +122,11 @@ run "see why apt-get failed in the log" env DEBIAN_FRONTEND=noninteractive \
 reboot_changes=()
 if command -v raspi-config >/dev/null; then
   begin "SPI and I2C on"
-  run "turn SPI on with 'sudo raspi-config' (Interface Options)" raspi-config nonint do_spi 0
-  run "turn I2C on with 'sudo raspi-config' (Interface Options)" raspi-config nonint do_i2c 0
-  reboot_changes+=("SPI and I2C on (raspi-config)")
+  for interface in spi i2c; do  # get_spi prints 0 when it is on
+    [ "$(raspi-config nonint "get_$interface" 2>/dev/null)" = 0 ] && continue
+    run "turn ${interface^^} on with 'sudo raspi-config' (Interface Options)" raspi-config nonint "do_$interface" 0
+    reboot_changes+=("${interface^^} on (raspi-config)")
+  done
 fi
 boot_config=$root/boot/firmware/config.txt
 [ -f "$boot_config" ] || boot_config=$root/boot/config.txt

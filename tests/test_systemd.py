@@ -187,7 +187,8 @@ STUBS = {
     "apt-get": "",
     # apt's sources offer every package but those listed in $STAGE/unavailable
     "apt-cache": 'grep -qx "$2" "$STAGE/unavailable" 2>/dev/null || printf "%s:\\n  Candidate: 1.0\\n" "$2"',
-    "raspi-config": "",
+    # raspi-config remembers what it turned on: get_spi prints 0 once do_spi 0 ran
+    "raspi-config": 'case "$2" in do_*) touch "$STAGE/${2#do_}-on" ;; get_*) [ -e "$STAGE/${2#get_}-on" ]; echo $? ;; esac',
     "systemctl": "",
     "usermod": "",
     "getent": 'grep -q "^$2:" "$STAGE/$1" 2>/dev/null',
@@ -255,7 +256,10 @@ def test_install_sets_up_a_pi_4_and_runs_twice_without_harm(tmp_path):
     for package in ("python3-pygame", "python3-lgpio", "python3-dev", "gcc", "libc6-dev"):
         assert f" {package}" in install
     assert "core_freq=500 in /boot/firmware/config.txt" in first.stdout.splitlines()[-1]  # the reboot's changes
-    assert installer.calls("raspi-config") == ["raspi-config nonint do_spi 0", "raspi-config nonint do_i2c 0"]
+    assert installer.calls("raspi-config") == [
+        "raspi-config nonint get_spi", "raspi-config nonint do_spi 0",
+        "raspi-config nonint get_i2c", "raspi-config nonint do_i2c 0"]
+    assert "SPI on (raspi-config); I2C on (raspi-config)" in first.stdout.splitlines()[-1]
     assert installer.calls("groupadd") == ["groupadd --system pi-table", "groupadd --system render"]
     [useradd] = installer.calls("useradd")
     assert "--system" in useradd and "--shell /usr/sbin/nologin" in useradd and useradd.endswith(" pi-table")
@@ -286,6 +290,8 @@ def test_install_sets_up_a_pi_4_and_runs_twice_without_harm(tmp_path):
     assert "game.hold_s" in second.stderr and "WARNING" in second.stdout
     assert installer.calls("useradd") == [] and installer.calls("groupadd") == []
     assert (installer.root / "boot/firmware/config.txt").read_text() == boot
+    assert installer.calls("raspi-config") == ["raspi-config nonint get_spi", "raspi-config nonint get_i2c"]
+    assert "next boot" not in second.stdout  # nothing left to change
     assert installer.calls("systemctl")[-1] == "systemctl restart pi-table.service"
 
 
