@@ -70,7 +70,8 @@ def cached_root() -> Path:
         if not root.is_dir():
             log = CACHE / f"rootfs-{digest}.log"
             with open(log, "w") as out:
-                built = subprocess.run([BUILD_ROOT, root], stdout=out, stderr=subprocess.STDOUT, timeout=1800)
+                built = subprocess.run([BUILD_ROOT, root], stdout=out, stderr=subprocess.STDOUT, timeout=1800,
+                                       check=False)
             if built.returncode != 0:
                 pytest.fail(f"building the container's root failed: see {log}")
     return root
@@ -91,13 +92,20 @@ class Container:
         self.binds: list[str] = []
 
     def boot(self) -> None:
-        console = open(self.work / "console.log", "a")
-        self.process = subprocess.Popen(
+        with open(self.work / "console.log", "a") as console:  # nspawn keeps its own copy
+            self.process = self._nspawn(console)
+        self._wait_for_boot()
+
+    def _nspawn(self, console) -> subprocess.Popen:
+        return subprocess.Popen(
             ["systemd-nspawn", "--boot", "--register=no", "--keep-unit", f"--directory={self.merged}",
              f"--machine={self.name}", "--capability=CAP_BPF,CAP_PERFMON,CAP_SYS_ADMIN",
              "--system-call-filter=bpf", "--console=read-only", *self.binds],
             env={**os.environ, "SYSTEMD_NSPAWN_UNIFIED_HIERARCHY": "1"},
             stdin=subprocess.DEVNULL, stdout=console, stderr=subprocess.STDOUT)
+
+    def _wait_for_boot(self) -> None:
+        assert self.process is not None
         deadline = time.monotonic() + 60
         while True:
             if self.process.poll() is not None:
@@ -127,7 +135,7 @@ class Container:
         result = subprocess.run(
             ["nsenter", f"--target={self.init}", "--all", "env", "-i",
              *(f"{key}={value}" for key, value in environment.items()), "bash", "-c", command],
-            capture_output=True, text=True, timeout=timeout)
+            capture_output=True, text=True, timeout=timeout, check=False)
         if check and result.returncode != 0:
             pytest.fail(f"in the container, {command!r} exited {result.returncode}:\n{result.stdout}\n{result.stderr}")
         return result
@@ -151,10 +159,8 @@ class Container:
         """Wait for the service to be active and running (after ``restarts`` restarts, if given)."""
         def ready():
             state = self.show("ActiveState", "SubState", "MainPID", "NRestarts", "StatusText")
-            if state["ActiveState"] == "active" and state["SubState"] == "running":
-                if restarts is None or int(state["NRestarts"]) >= restarts:
-                    return state
-            return None
+            running = state["ActiveState"] == "active" and state["SubState"] == "running"
+            return state if running and (restarts is None or int(state["NRestarts"]) >= restarts) else None
         return self.wait_for(ready, f"pi-table.service active (restarts: {restarts})")
 
     def status(self) -> dict:

@@ -132,7 +132,7 @@ def readme_commands() -> list[list[str]]:
     comments or the block's indentation."""
     text = README.read_text(encoding="utf-8")
     commands = []
-    for block in re.finditer(r"^( *)```[^\n]*\n(.*?)^\1```", text, re.S | re.M):
+    for block in re.finditer(r"^( *)```[^\n]*\n(.*?)^\1```", text, re.DOTALL | re.MULTILINE):
         for line in block.group(2).splitlines():
             line = line.strip().removeprefix("$ ")
             try:
@@ -157,7 +157,8 @@ def readme_scripts() -> dict[str, list[str]]:
 
 def git_mode(path: str) -> str | None:
     """The mode git records for ``path`` (100755 is executable), or None outside a git checkout."""
-    result = subprocess.run(["git", "ls-files", "--stage", "--", path], cwd=ROOT, capture_output=True, text=True)
+    result = subprocess.run(["git", "ls-files", "--stage", "--", path], cwd=ROOT, capture_output=True, text=True,
+                            check=False)
     return result.stdout.split()[0] if result.returncode == 0 and result.stdout else None
 
 
