@@ -500,7 +500,11 @@ def _flushed(stream):
 
 
 def _emulate_board(args: argparse.Namespace) -> int:
-    from .sim.emulator import COMMANDS, BoardEmulator, run_commands
+    try:
+        from .sim.emulator import COMMANDS, BoardEmulator, run_commands
+    except ModuleNotFoundError as e:  # a table's own install leaves the emulator's driver out
+        print(f"pi-table emulate-board: needs {e.name}: pip install 'pi-table[emulator]'", file=sys.stderr)
+        return EXIT_UNAVAILABLE
 
     emulator = BoardEmulator(link=args.link, board_id=args.board_id)
     emulator.start()

@@ -6,8 +6,16 @@
 # Installs the system packages, turns on SPI and I2C, creates the user pi-table in the device
 # groups, puts pi-table into /opt/pi-table/venv, writes /etc/pi-table/config.toml from the
 # defaults when there is none (an existing one is checked, never overwritten), installs and
-# enables pi-table.service and (re)starts it. Every step looks before it acts, so running it
-# again (after a `git pull`, say) upgrades in place.
+# enables pi-table.service and (re)starts it. It first checks what every step needs (root, the
+# checkout, Python, free space, every package in apt's sources) and changes nothing when one
+# is missing; every step looks before it acts, so running it again (after a `git pull`, say)
+# upgrades in place. The commands' output goes to /var/log/pi-table-install.log; a failure says
+# in one line what failed and how to go on, then shows the log's last lines.
+#
+# Where the packages come from: all from Debian's archive, which Raspberry Pi OS includes,
+# except python3-lgpio (gpiozero's pin library on every Pi), which only Raspberry Pi OS's own
+# archive (archive.raspberrypi.com) has. On a machine that is not a Pi (a plain Debian, the
+# test container) it is skipped with a note: there are no GPIO pins to drive.
 #
 # PI_TABLE_ROOT stages every file it writes or reads under another root (the tests run it so,
 # with the system commands stubbed); PI_TABLE_NO_START=1 enables the unit without starting it.
@@ -21,84 +29,164 @@ prefix=$root/opt/pi-table
 venv=$prefix/venv
 config=$root/etc/pi-table/config.toml
 unit_dir=$root/etc/systemd/system
+log=$root/var/log/pi-table-install.log
 python=${PYTHON:-python3}
+need_mb=300  # the venv with aiohttp and rpi-ws281x's build: about 100 MB
 
 say() { printf 'install: %s\n' "$*"; }
 fail() { printf 'install: %s\n' "$*" >&2; exit 1; }
+step=""
+begin() { step=$1; say "$1"; printf '\n=== %s\n' "$1" >> "$log"; }
+# run HINT COMMAND...: the command's output into the log; on failure one line on what failed
+# and how to go on, then the log's tail.
+run() {
+  local hint=$1 status=0; shift
+  printf '$ %s\n' "$*" >> "$log"
+  "$@" >> "$log" 2>&1 || status=$?
+  if [ "$status" != 0 ]; then
+    printf 'install: FAILED at "%s": %s exited %s; %s, then run install.sh again (the whole log: %s)\n' \
+      "$step" "$1" "$status" "$hint" "${log#"$root"}" >&2
+    tail -n 25 "$log" | sed 's/^/  | /' >&2
+    exit 1
+  fi
+}
 
+# 0. What every step needs, checked before anything changes.
 [ "$(id -u)" = 0 ] || [ -n "$root" ] || fail "run it as root: sudo $0"
 [ -f "$src/pyproject.toml" ] && [ -f "$src/systemd/pi-table.service" ] \
   || fail "$src is not a pi-table checkout (no pyproject.toml or systemd/pi-table.service)"
+mkdir -p "$(dirname "$log")"
+: > "$log"
 
-model=$(tr -d '\0' < "$root/proc/device-tree/model" 2>/dev/null || true)
+model=""
+[ -r "$root/proc/device-tree/model" ] && model=$(tr -d '\0' < "$root/proc/device-tree/model")
 say "machine: ${model:-not a Raspberry Pi (no /proc/device-tree/model)}"
+on_pi=0
+case "$model" in *"Raspberry Pi"*) on_pi=1 ;; esac
 
-# 1. System packages. Debian's pygame is built with KMSDRM (the PyPI wheel is not), gpiozero
-#    with lgpio drives the buttons on every Pi, spidev the Pi 5's LED strip.
-say "system packages"
-apt-get update -qq
-apt-get install -y -qq python3 python3-venv python3-pip python3-pygame python3-gpiozero \
-  python3-lgpio python3-spidev python3-serial
+"$python" -c 'import sys; sys.exit(sys.version_info < (3, 11))' 2>/dev/null \
+  || fail "pi-table needs Python 3.11 or newer (Raspberry Pi OS Bookworm's); $python is $("$python" --version 2>&1)"
+space=$root/opt
+while [ ! -d "$space" ]; do space=$(dirname "$space"); done
+free_mb=$(( $(df -Pk "$space" | awk 'NR == 2 { print $4 }') / 1024 ))
+[ "$free_mb" -ge "$need_mb" ] || fail "only $free_mb MB free in $space; pi-table needs $need_mb MB: free some, then run install.sh again"
+
+# The LED strip's library follows the configuration's backend: rpi-ws281x (Pi 3, 4), compiled
+# here as it has no aarch64 wheel, or spidev (Pi 5; Debian's). A new table's configuration
+# gets the spi backend on a Pi 5, the defaults' ws281x elsewhere.
+# The screen, when the configuration has one, needs the KMS display driver at boot.
+backend=ws281x
+case "$model" in *"Raspberry Pi 5"*) backend=spi ;; esac
+screen=True
+if [ -e "$config" ]; then
+  read -r backend screen < <("$python" -c 'import sys, tomllib
+with open(sys.argv[1], "rb") as file:
+    settings = tomllib.load(file)
+print(settings.get("leds", {}).get("backend", "ws281x"), settings.get("screen", {}).get("enabled", True))' \
+    "$config" 2>/dev/null || echo "$backend $screen")
+fi
+say "LED strip: $backend; screen: $([ "$screen" = True ] && echo yes || echo none)"
+
+# Debian's pygame is built with KMSDRM (the PyPI wheel is not), gpiozero with lgpio drives the
+# buttons on every Pi, spidev the Pi 5's LED strip; gcc and the Python headers build rpi-ws281x.
+packages=(python3 python3-venv python3-pip python3-pygame python3-gpiozero python3-spidev python3-serial)
+[ "$backend" = ws281x ] && packages+=(python3-dev gcc libc6-dev)
+begin "system packages: checking apt's sources"
+run "check the network and apt's sources (/etc/apt/sources.list.d)" apt-get update
+missing=()
+for package in "${packages[@]}" python3-lgpio; do
+  policy=$(apt-cache policy "$package" 2>/dev/null)  # whole: grep -q would cut its pipe short
+  [[ $policy == *"Candidate: "[!\(]* ]] || missing+=("$package")
+done
+if [ "${missing[*]}" = python3-lgpio ] && [ "$on_pi" = 0 ]; then
+  say "note: python3-lgpio skipped: only Raspberry Pi OS's archive has it, and this is not a Pi (no GPIO pins)"
+elif [ ${#missing[@]} -gt 0 ]; then
+  hint="a plain Debian has all but python3-lgpio, which needs Raspberry Pi OS's archive (archive.raspberrypi.com)"
+  fail "FAILED at \"$step\": apt's sources offer no ${missing[*]}; $hint; nothing was changed"
+else
+  packages+=(python3-lgpio)
+fi
+
+# 1. System packages.
+begin "system packages: ${packages[*]}"
+run "see why apt-get failed in the log" env DEBIAN_FRONTEND=noninteractive \
+  apt-get install -y --no-install-recommends "${packages[@]}"
 
 # 2. SPI for the LED strip, I2C for a local MPR121; a fixed core clock keeps the Pi 3's and 4's
 #    SPI rate steady for rpi-ws281x (its README); the Pi 5 drives the strip with spidev instead.
+#    The screen is drawn on KMSDRM, which needs the vc4 KMS driver; the Touch Display 2 (and
+#    the first Touch Display) is found by display_auto_detect, and the table turns what it
+#    draws by its own [screen] rotation, so no panel overlay and no cmdline.txt rotation are
+#    needed. Raspberry Pi OS's config.txt has both lines; one removed is put back.
+#    These take effect at the next boot: each is said, and the summary repeats them.
+reboot_changes=()
 if command -v raspi-config >/dev/null; then
-  say "SPI and I2C on"
-  raspi-config nonint do_spi 0
-  raspi-config nonint do_i2c 0
+  begin "SPI and I2C on"
+  for interface in spi i2c; do  # get_spi prints 0 when it is on
+    [ "$(raspi-config nonint "get_$interface" 2>/dev/null)" = 0 ] && continue
+    run "turn ${interface^^} on with 'sudo raspi-config' (Interface Options)" raspi-config nonint "do_$interface" 0
+    reboot_changes+=("${interface^^} on (raspi-config)")
+  done
 fi
 boot_config=$root/boot/firmware/config.txt
 [ -f "$boot_config" ] || boot_config=$root/boot/config.txt
+boot_lines=()
+[ "$screen" = True ] && boot_lines+=(dtoverlay=vc4-kms-v3d display_auto_detect=1)
 case "$model" in
-  *"Raspberry Pi 3"*) clocks=(core_freq=250) ;;
-  *"Raspberry Pi 4"*|*"Raspberry Pi 400"*) clocks=(core_freq=500 core_freq_min=500) ;;
-  *) clocks=() ;;
+  *"Raspberry Pi 3"*) boot_lines+=(core_freq=250) ;;
+  *"Raspberry Pi 4"*|*"Raspberry Pi 400"*) boot_lines+=(core_freq=500 core_freq_min=500) ;;
 esac
-for line in "${clocks[@]}"; do
+for line in "${boot_lines[@]}"; do
   if [ -f "$boot_config" ] && ! grep -qx "$line" "$boot_config"; then
     say "$line in $boot_config (takes effect at the next boot)"
     # under [all]: the file may end inside a section for another model ([pi4], [cm5]...)
     [ "$(grep -x '\[.*\]' "$boot_config" | tail -n 1)" = "[all]" ] || printf '[all]\n' >> "$boot_config"
     printf '%s\n' "$line" >> "$boot_config"
+    reboot_changes+=("$line in ${boot_config#"$root"}")
   fi
 done
 
 # 3. The service's user: no login, no home of its own but the journal's directory, and only
 #    the device groups. A group the system lacks is made empty, so the unit can still start.
-getent group "$user" >/dev/null || { say "group $user"; groupadd --system "$user"; }
+begin "user $user in ${groups[*]}"
+getent group "$user" >/dev/null || { say "group $user"; run "see the log" groupadd --system "$user"; }
 if ! getent passwd "$user" >/dev/null; then
   say "user $user"
-  useradd --system --gid "$user" --home-dir /var/lib/pi-table --no-create-home \
+  run "see the log" useradd --system --gid "$user" --home-dir /var/lib/pi-table --no-create-home \
     --shell /usr/sbin/nologin --comment "pi-table game table" "$user"
 fi
 for group in "${groups[@]}"; do
-  getent group "$group" >/dev/null || { say "group $group was missing: made"; groupadd --system "$group"; }
+  getent group "$group" >/dev/null || { say "group $group was missing: made"; run "see the log" groupadd --system "$group"; }
 done
-usermod --append --groups "$(IFS=,; echo "${groups[*]}")" "$user"
+run "see the log" usermod --append --groups "$(IFS=,; echo "${groups[*]}")" "$user"
 
-# 4. The program, in a virtual environment that sees Debian's pygame, gpiozero and spidev.
-#    rpi-ws281x drives the Pi 3's and 4's strip; it does not support the Pi 5.
-say "pi-table into $venv"
-[ -x "$venv/bin/python" ] || "$python" -m venv --system-site-packages "$venv"
-target=$src
-case "$model" in *"Raspberry Pi 5"*) ;; *"Raspberry Pi"*) target="$src[leds-pi4]" ;; esac
-"$venv/bin/python" -m pip install -q --disable-pip-version-check --upgrade "$target"
+# 4. The program, in a virtual environment that sees Debian's pygame, gpiozero and spidev (so
+#    no PyPI copy of them: pi-table's gpio and screen extras are for other machines). pip
+#    builds from a copy of the checkout, so no root-owned build/ is left in it.
+begin "pi-table into ${venv#"$root"}"
+[ -x "$venv/bin/python" ] || run "install python3-venv" "$python" -m venv --system-site-packages "$venv"
+copy=$(mktemp -d)
+trap 'rm -rf "$copy"' EXIT
+tar -C "$src" --exclude=./.git --exclude=./.venv --exclude=./build --exclude='*.egg-info' -cf - . | tar -C "$copy" -xf -
+target=$copy
+[ "$backend" = ws281x ] && target="$copy[leds-pi4]"
+run "pip's messages in the log say which package failed (no network? a failed rpi-ws281x build?)" \
+  "$venv/bin/python" -m pip install --disable-pip-version-check --upgrade "$target"
 install -m 0644 "$src/README.md" "$prefix/README.md"
 mkdir -p "$root/usr/local/bin"
 ln -sfn /opt/pi-table/venv/bin/pi-table "$root/usr/local/bin/pi-table"
 
 # 5. The configuration: the defaults for a new table; a café's own file is checked, not touched.
+#    /etc/pi-table is made here, root's: the service only reads it.
 mkdir -p "$(dirname "$config")"
 if [ -e "$config" ]; then
-  say "keeping $config"
+  say "keeping ${config#"$root"}"
   "$venv/bin/pi-table" check-config "$config" >/dev/null \
-    || say "WARNING: $config has the problems above: the service will not start until they are mended"
+    || say "WARNING: ${config#"$root"} has the problems above: the service will not start until they are mended"
 else
-  say "writing $config from the defaults"
+  say "writing ${config#"$root"} from the defaults"
   "$venv/bin/pi-table" check-config --defaults > "$config.new"
-  case "$model" in
-    *"Raspberry Pi 5"*) sed -i 's/^backend = "ws281x"/backend = "spi"/' "$config.new" ;;
-  esac
+  [ "$backend" = spi ] && sed -i 's/^backend = "ws281x"/backend = "spi"/' "$config.new"
   chmod 0644 "$config.new"
   mv "$config.new" "$config"
 fi
@@ -111,14 +199,17 @@ if [ -d "$state" ] && [ "$(stat -c %a "$state")" != 700 ]; then
   say "$state made 0700: the staff reach the table through its socket"
   chmod 0700 "$state"
 fi
-say "pi-table.service"
+begin "pi-table.service"
 mkdir -p "$unit_dir"
 install -m 0644 "$src/systemd/pi-table.service" "$unit_dir/pi-table.service"
-systemctl daemon-reload
-systemctl enable pi-table.service
+run "see the log" systemctl daemon-reload
+run "see the log" systemctl enable pi-table.service
 if [ "${PI_TABLE_NO_START:-0}" = 1 ]; then
   say "enabled; not started (PI_TABLE_NO_START=1)"
 else
-  systemctl restart pi-table.service
+  run "'journalctl -u pi-table' says why it did not start" systemctl restart pi-table.service
   say "started: 'systemctl status pi-table' and 'pi-table status' tell how it is"
+fi
+if [ ${#reboot_changes[@]} -gt 0 ]; then
+  say "changed for the next boot (reboot to use them): $(IFS=';'; echo "${reboot_changes[*]}" | sed 's/;/; /g')"
 fi

@@ -1,0 +1,38 @@
+"""What the Pi installs: only what the table runs. The board emulator's MPR121 driver (which
+pulls Blinka, pyftdi, pyusb and more) is an extra the tests take and the table does not, and
+the emulator says so where it is missing."""
+
+from __future__ import annotations
+
+import re
+import sys
+import tomllib
+from pathlib import Path
+
+from pi_table import cli
+
+PROJECT = tomllib.loads((Path(__file__).resolve().parent.parent / "pyproject.toml").read_text(encoding="utf-8"))
+EXTRAS = PROJECT["project"]["optional-dependencies"]
+
+
+def names(requirements: list[str]) -> set[str]:
+    return {requirement.split(">")[0].split("[")[0].split("=")[0].strip() for requirement in requirements}
+
+
+def test_the_mpr121_driver_is_only_in_the_emulator_extra_which_the_tests_include():
+    assert "adafruit-circuitpython-mpr121" not in names(PROJECT["project"]["dependencies"])
+    assert "adafruit-circuitpython-mpr121" in names(EXTRAS["emulator"])
+    assert "pi-table[emulator]" in EXTRAS["test"]
+
+
+def test_the_installer_takes_no_extra_that_would_hide_debians_gpiozero_or_pygame():
+    installer = (Path(__file__).resolve().parent.parent / "systemd" / "install.sh").read_text(encoding="utf-8")
+    # the extras pip installs the checkout with (target="$copy[...]")
+    assert set(re.findall(r'"\$copy\[([^\]]+)\]"', installer)) == {"leds-pi4"}
+
+
+def test_emulate_board_without_the_driver_says_which_extra_to_install(monkeypatch, capsys):
+    monkeypatch.setitem(sys.modules, "adafruit_mpr121", None)  # as on a table: not installed
+    monkeypatch.delitem(sys.modules, "pi_table.sim.emulator", raising=False)
+    assert cli.main(["emulate-board"]) == cli.EXIT_UNAVAILABLE
+    assert "pip install 'pi-table[emulator]'" in capsys.readouterr().err
