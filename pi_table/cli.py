@@ -253,7 +253,8 @@ def _service(args: argparse.Namespace) -> int:
     if args.command == "release-seat":
         print(f"seat {args.seat}: its old link opens nothing now; the table's screen shows its new code")
     state = answer["state"]
-    print(f"game {answer['game_id']} ({state['game']}), up {answer['uptime_s']} s")
+    print(f"pi-table {answer.get('version', '?')}: game {answer['game_id']} ({state['game']}), "
+          f"up {answer['uptime_s']} s")
     if state["game"] == "codex":
         print(f"over: {state['reason']}" if state["step"] == "over" else
               f"phase {state['phase']}, {state['step']} step; waiting for seats "

@@ -9,6 +9,7 @@ import os
 import stat
 import subprocess
 import sys
+from importlib import metadata
 
 import pytest
 
@@ -53,6 +54,8 @@ def test_ready_status_watchdog_and_a_clean_stop(service):
     assert set(answer["health"]) == {"touch", "leds", "screen", "buttons", "companion"}
     assert answer["health"]["companion"] == "ok" and answer["companion"].startswith("http://127.0.0.1:")
     assert answer["journal"] == "ok" and answer["uptime_s"] >= 0
+    assert answer["version"] == metadata.version("pi-table")
+    assert pi_table("status", "--config", config).stdout.startswith(f"pi-table {answer['version']}: game ")
     assert (folder / "journal" / f"{answer['game_id']}.jsonl").exists()
     key = json.loads((folder / "journal" / f"{answer['game_id']}.jsonl").read_text().splitlines()[0])["key"]
     assert key not in status.stdout and "key" not in answer["state"]  # the operatives' view only

@@ -18,6 +18,7 @@ import random
 import re
 import threading
 import time
+from dataclasses import replace
 from pathlib import Path
 
 import pygame
@@ -654,3 +655,12 @@ def write_screenshots(folder: Path = SCREENSHOTS) -> list[Path]:
 if __name__ == "__main__":
     for path in write_screenshots():
         print(path)
+
+
+def test_an_idle_screen_names_the_installed_version_for_the_staff():
+    from pi_table import version
+
+    playing = model("codenames guess")
+    assert not any(text.startswith("pi-table ") for text in draw(surface(), playing).texts)
+    idle = replace(playing, cues=replace(playing.cues, idle=True))
+    assert f"pi-table {version()}" in draw(surface(), idle).texts

@@ -20,6 +20,7 @@ import time
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
+from .. import version
 from ..config import Config, WebConfig
 from ..engine import GAMES, Codex, Undo
 from ..hal import (
@@ -161,6 +162,7 @@ class Daemon:
     def __init__(self, config: Config, hal: str = "hw", touch_port: str | None = None, notifier: Notifier | None = None):
         self.config = config
         self.started = time.monotonic()
+        self.version = version()
         self.notifier = notifier or Notifier()
         paths = config.paths
         self.lock = lock_journal(paths.journal_dir)
@@ -385,6 +387,7 @@ class Daemon:
         if hasattr(touch, "connected"):  # the board's driver: what it last said of the link
             health["touch"] = "ok" if touch.connected else self.loop.faults.get("touch", "connecting")
         return {
+            "version": self.version,
             "game_id": self.session.id,
             "uptime_s": round(time.monotonic() - self.started, 1),
             "state": (self.session.game.public_view(self.session.state) if self.session.codex

@@ -22,6 +22,7 @@ from pathlib import Path
 import pygame
 import segno
 
+from .. import version
 from ..engine import CELLS, CLUE, COVER, GRID, GUESS, OVER, PLACE, UNLIMITED, Clue, Cover, Penalty, Place, Team, Undo
 from ..engine.keys import ASSASSIN, BLUE_AGENT, BYSTANDER, NO_CARD, RED_AGENT
 from ..engine.views import MAD_ARMED_AT, TableView
@@ -316,8 +317,16 @@ def draw(
     actions_y = DESIGN[1] - 8 - 60
     _actions(canvas, view, mode, (panel_x, actions_y, width, 60))
     stage_y = body + 48 + 10
-    _stage(canvas, model, mode, (panel_x, stage_y, width, actions_y - 10 - stage_y))
+    idle_line = 18 if model.cues.idle else 0
+    _stage(canvas, model, mode, (panel_x, stage_y, width, actions_y - 10 - idle_line - stage_y))
+    if idle_line:  # nobody is playing: a good moment for the staff to read which version runs
+        canvas.text(f"pi-table {_version()}", (panel_x, actions_y - 8 - idle_line, width, idle_line - 2), 14, MUTED,
+                    align="right")
     return Frame(tuple(canvas.taps), tuple(canvas.cells[cell] for cell in range(CELLS)), tuple(canvas.texts))
+
+
+_version = lru_cache(maxsize=1)(version)
+"""The installed version, read from the package metadata once."""
 
 
 def _effective(mode: Mode, view: TableView, join: str | None) -> Mode:
