@@ -205,6 +205,21 @@ def _load(args: argparse.Namespace, path: Path | None):
         return None
 
 
+def _own_table(args: argparse.Namespace, config):
+    """Without ``--config``, the simulated table is the user's own: its games and socket in the
+    user's folders. The commands that talk to a table find that one when no service runs."""
+    from dataclasses import replace
+
+    from .config import user_paths
+
+    own = replace(config, paths=user_paths(os.environ, config.paths.retention))
+    if args.command == "run":
+        return own if args.hal == "sim" else config
+    if args.command != "selftest" and not config.paths.socket.exists() and own.paths.socket.exists():
+        return own
+    return config
+
+
 def _service(args: argparse.Namespace) -> int:
     """The commands that run the table as a service or talk to it through its socket."""
     if args.command == "check-config":
@@ -218,6 +233,8 @@ def _service(args: argparse.Namespace) -> int:
     config = _load(args, args.config)
     if config is None:
         return EXIT_CONFIG
+    if args.config is None:
+        config = _own_table(args, config)
     if args.command == "run":
         from .daemon import logs
         from .daemon.run import serve

@@ -24,6 +24,7 @@ import pwd
 import socket
 import stat
 import tomllib
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -159,6 +160,21 @@ class Paths:
     socket: Path
     socket_group: str | None
     retention: Retention
+
+
+def user_paths(environ: Mapping[str, str] = os.environ, retention: Retention | None = None) -> Paths:
+    """Where a table a person runs for themselves keeps its games and socket (the simulator
+    without ``--config``): the user's own folders by the XDG base directories, never the
+    service's /var/lib/pi-table and /run/pi-table. The XDG spec ignores relative paths."""
+
+    def folder(name: str) -> Path | None:
+        value = environ.get(name, "")
+        return Path(value) if value.startswith("/") else None
+
+    state = (folder("XDG_STATE_HOME") or Path(environ.get("HOME") or Path.home()) / ".local" / "state") / "pi-table"
+    runtime = folder("XDG_RUNTIME_DIR")
+    return Paths(journal_dir=state / "journal", socket=(runtime / "pi-table" if runtime else state) / "control.sock",
+                 socket_group=None, retention=retention or Retention())
 
 
 @dataclass(frozen=True, slots=True)
