@@ -372,3 +372,19 @@ def urlopen_text(url: str) -> str:
 
     with urllib.request.urlopen(url, timeout=5) as answer:
         return answer.read().decode()
+
+
+def test_a_failing_handler_is_still_logged_with_its_traceback(start, caplog):
+    """Only what phones get wrong is counted; a bug of ours keeps its traceback."""
+    def act(game, role, text):
+        raise RuntimeError("a bug in the table's act")
+
+    companion = start(act=act)
+    companion.publish(Snapshot("g1", {"kind": "waiting"}, {TOKEN: ("seat-0", {"kind": "seat"})}))
+    connection = http.client.HTTPConnection("127.0.0.1", companion.port, timeout=5)
+    connection.request("POST", f"/api/p/{TOKEN}/act", body=b'{"action": "vote 1"}', headers={"Content-Type": "application/json"})
+    answer = connection.getresponse()
+    connection.close()
+    assert answer.status == 500 and answer.getheader("Content-Security-Policy") == POLICY
+    wait_for(lambda: any(r.exc_info and "a bug in the table's act" in str(r.exc_info[1]) for r in caplog.records),
+             "the bug's traceback in the log")

@@ -207,7 +207,7 @@ class Companion:
 
     def _admit(self, address: str) -> bool:
         """Count a new connection from ``address`` in, unless a cap is reached."""
-        if sum(self._connections.values()) >= self.max_connections or self._connections[address] >= self.max_per_address:
+        if self._connections.total() >= self.max_connections or self._connections[address] >= self.max_per_address:
             self._bad.turned_away[address] += 1
             return False
         self._connections[address] += 1
@@ -219,10 +219,11 @@ class Companion:
             del self._connections[address]
 
     async def _answering(self, request: web.Request, response: web.StreamResponse) -> None:
-        """Every answer the app gives: the headers all carry, and a count of the bad ones."""
+        """Every answer the app gives: the headers all carry, and a count of the bad requests
+        (not of the table's refusals: another phone's page, an action out of turn)."""
         response.headers.update(EVERY_ANSWER)
-        if 400 <= response.status < 500:
-            self._bad.answered[UNKNOWN_PAGES if response.status == 404 else BAD_ACTIONS if "/act" in request.path else OTHER] += 1
+        if response.status in BAD_REQUESTS:
+            self._bad.answered[BAD_REQUESTS[response.status]] += 1
 
     def _set(self, snapshot: Snapshot) -> None:
         new_game = snapshot.game_id != self._snapshot.game_id
@@ -342,9 +343,10 @@ class Companion:
         except web.HTTPRequestEntityTooLarge:
             return web.json_response({"ok": False, "error": f"an action is at most {MAX_BODY} bytes"}, status=413)
         except TimeoutError:
-            return web.json_response(
-                {"ok": False, "error": f"the action did not arrive within {self.body_timeout_s:g} s"}, status=408,
-                headers={"Connection": "close"})
+            late = web.json_response(
+                {"ok": False, "error": f"the action did not arrive within {self.body_timeout_s:g} s"}, status=408)
+            late.force_close()
+            return late
         except ValueError:
             body = None
         try:
@@ -400,7 +402,9 @@ BUSY = (
     "HTTP/1.1 503 Service Unavailable\r\nContent-Length: 0\r\nConnection: close\r\n"
     f"Retry-After: {RETRY_S}\r\n" + "".join(f"{name}: {value}\r\n" for name, value in EVERY_ANSWER.items()) + "\r\n"
 ).encode()
-MALFORMED, UNKNOWN_PAGES, BAD_ACTIONS, OTHER = "malformed", "unknown pages", "bad actions", "other refusals"
+MALFORMED, UNKNOWN_PAGES, BAD_ACTIONS = "malformed", "unknown pages", "bad actions"
+BAD_REQUESTS = {400: BAD_ACTIONS, 404: UNKNOWN_PAGES, 405: UNKNOWN_PAGES, 408: BAD_ACTIONS, 413: BAD_ACTIONS}
+"""The app's answers that count as a bad request, by kind (the only bodies it reads are actions)."""
 
 
 class _BadRequests(logging.Handler):
@@ -421,7 +425,7 @@ class _BadRequests(logging.Handler):
         error = record.exc_info[1] if record.exc_info else None
         if isinstance(error, HttpProcessingError):
             self.answered[MALFORMED] += 1
-        else:
+        elif log.isEnabledFor(record.levelno):
             log.handle(record)
 
     def report(self) -> None:
