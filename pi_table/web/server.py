@@ -98,6 +98,7 @@ class Companion:
                 log.warning("cannot read %s (%s): every seat's code shows again", opened_file, e)
         self._base_url = base_url.rstrip("/")
         self._snapshot = Snapshot("", {"kind": "waiting"})
+        self._texts: dict[str | None, str | None] = {}  # the snapshot's views as sent, by page (None: public)
         self._files = {name: resources.files(__package__).joinpath("static", name).read_bytes() for name in STATIC}
         self._loop: asyncio.AbstractEventLoop | None = None
         self._changed: asyncio.Event | None = None
@@ -226,8 +227,11 @@ class Companion:
             self._bad.answered[BAD_REQUESTS[response.status]] += 1
 
     def _set(self, snapshot: Snapshot) -> None:
+        if snapshot == self._snapshot:  # the table shows again (a release, a tick): no page changes
+            return
         new_game = snapshot.game_id != self._snapshot.game_id
         self._snapshot = snapshot
+        self._texts = {}
         if new_game:  # the last game's tokens open nothing now: forget them
             self._opened &= set(snapshot.private)
             self._keep_opened()
@@ -302,32 +306,40 @@ class Companion:
         return web.json_response(self._private(request)[1], headers=NO_STORE)
 
     async def _events_public(self, request: web.Request) -> web.StreamResponse:
-        return await self._stream(request, lambda snapshot: snapshot.public)
+        return await self._stream(request, None)
 
     async def _events_private(self, request: web.Request) -> web.StreamResponse:
         self._private(request)
-        token = request.match_info["token"]
-        return await self._stream(request, lambda snapshot: snapshot.private.get(token, (None, None))[1])
+        return await self._stream(request, request.match_info["token"])
 
-    async def _stream(self, request: web.Request, view_of: Callable[[Snapshot], dict | None]) -> web.StreamResponse:
+    def _text(self, page: str | None) -> str | None:
+        """The view of ``page`` (a token, or None for the public page) as its event stream
+        sends it, or None when the token opens nothing now; encoded once a snapshot, however
+        many phones watch the page."""
+        if page not in self._texts:
+            view = self._snapshot.public if page is None else self._snapshot.private.get(page, (None, None))[1]
+            self._texts[page] = None if view is None else json.dumps(view, ensure_ascii=False)
+        return self._texts[page]
+
+    async def _stream(self, request: web.Request, page: str | None) -> web.StreamResponse:
         response = web.StreamResponse(headers={**NO_STORE, "Content-Type": "text/event-stream"})
         _set_proof(request, response)  # sent with the headers, before the middleware could
         await response.prepare(request)
         sent = None
         try:
             while not self._closing:
-                view = view_of(self._snapshot)
-                if view is None:
+                text = self._text(page)
+                if text is None:
                     await response.write(b"event: gone\ndata: {}\n\n")
                     break
-                text = json.dumps(view, ensure_ascii=False)
                 if text != sent:
                     await response.write(f"data: {text}\n\n".encode())
                     sent = text
                 changed = self._changed
                 try:
-                    await asyncio.wait_for(changed.wait(), KEEPALIVE_S)
-                except asyncio.TimeoutError:
+                    async with asyncio.timeout(KEEPALIVE_S):  # no task of its own, unlike wait_for: 300 phones wake at once
+                        await changed.wait()
+                except TimeoutError:
                     await response.write(b": still here\n\n")
         except (ConnectionResetError, asyncio.CancelledError):
             pass
