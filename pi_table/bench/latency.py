@@ -12,7 +12,8 @@ With phones, the companion serves beside the table as the daemon wires it, and t
 phones, in a process of their own (they are other machines), each from a loopback address of
 its own, hold the public page's event stream open: every reveal is pushed to all of them while
 the next guess is timed. The phones note when each view first reached them, so the figure
-comes with how long a reveal took to reach the last phone, and how many pushes never arrived.
+comes with how long a reveal took to reach the last phone, and how many views a phone skipped
+because a newer one was there before its turn (a stream sends the newest view).
 """
 
 from __future__ import annotations
@@ -231,7 +232,7 @@ def _ask(crowd) -> dict:
 
 def _pushed(crowd, shown: dict[str, float], phones: int) -> dict:
     """How long each reveal took from its LED frame to the last phone, once every phone has the
-    last one; and how many (reveal, phone) pushes never arrived (a stream sends the newest view,
+    last one; and how many (reveal, phone) pushes were skipped (a stream sends the newest view,
     so a phone that lags a whole reveal behind skips one)."""
     last = max(shown, key=shown.get)
     _wait(lambda: _ask(crowd)["views"].get(last, [0])[0] == phones, "every phone to get the last reveal", PHONES_READY_S, 0.05)
@@ -239,7 +240,7 @@ def _pushed(crowd, shown: dict[str, float], phones: int) -> dict:
     delays = [views[view][1] - when for view, when in shown.items() if view in views]
     return {
         **{f"push_{name}": value for name, value in percentiles(delays).items()},
-        "missed": len(shown) * phones - sum(views[view][0] for view in shown if view in views),
+        "skipped": len(shown) * phones - sum(views[view][0] for view in shown if view in views),
     }
 
 
