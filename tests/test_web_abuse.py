@@ -14,6 +14,7 @@ import resource
 import select
 import socket
 import time
+import urllib.request
 from pathlib import Path
 
 import pytest
@@ -368,8 +369,6 @@ def test_the_table_plays_on_while_its_port_is_flooded(tmp_path, many_files):
 
 
 def urlopen_text(url: str) -> str:
-    import urllib.request
-
     with urllib.request.urlopen(url, timeout=5) as answer:
         return answer.read().decode()
 
@@ -382,7 +381,8 @@ def test_a_failing_handler_is_still_logged_with_its_traceback(start, caplog):
     companion = start(act=act)
     companion.publish(Snapshot("g1", {"kind": "waiting"}, {TOKEN: ("seat-0", {"kind": "seat"})}))
     connection = http.client.HTTPConnection("127.0.0.1", companion.port, timeout=5)
-    connection.request("POST", f"/api/p/{TOKEN}/act", body=b'{"action": "vote 1"}', headers={"Content-Type": "application/json"})
+    connection.request("POST", f"/api/p/{TOKEN}/act", body=b'{"action": "vote 1"}',
+                       headers={"Content-Type": "application/json"})
     answer = connection.getresponse()
     connection.close()
     assert answer.status == 500 and answer.getheader("Content-Security-Policy") == POLICY

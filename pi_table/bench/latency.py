@@ -174,7 +174,8 @@ def run(touches: int = 200, seed: int = 1, phones: int | None = None) -> dict:
         if phones:
             crowd, crowd_end = context.Pipe()
             context.Process(target=_phones, args=(crowd_end, companion.port, phones), daemon=True).start()
-            _wait(lambda: _ask(crowd)["connected"] == phones, f"{phones} phones to open the event stream", PHONES_READY_S, 0.05)
+            _wait(lambda: _ask(crowd)["connected"] == phones, f"{phones} phones to open the event stream",
+                  PHONES_READY_S, every=0.05)
         _wait(lambda: driver.connected, "the driver to say hello to the emulator")
         rng = random.Random(seed)
         for _ in range(touches):
@@ -235,7 +236,8 @@ def _pushed(crowd, shown: dict[str, float], phones: int) -> dict:
     last one; and how many (reveal, phone) pushes were skipped (a stream sends the newest view,
     so a phone that lags a whole reveal behind skips one)."""
     last = max(shown, key=shown.get)
-    _wait(lambda: _ask(crowd)["views"].get(last, [0])[0] == phones, "every phone to get the last reveal", PHONES_READY_S, 0.05)
+    _wait(lambda: _ask(crowd)["views"].get(last, [0])[0] == phones, "every phone to get the last reveal",
+          PHONES_READY_S, every=0.05)
     views = _ask(crowd)["views"]
     delays = [views[view][1] - when for view, when in shown.items() if view in views]
     return {

@@ -70,7 +70,8 @@ class Companion:
     Links are ``base_url``, else ``http://ADDRESS:PORT`` with the port it listens on, where
     ADDRESS is what ``advertise()`` says (how phones reach this machine; asked again every
     ``ADVERTISE_S``, as a table that booted before its Wi-Fi gets its address later), else
-    ``host``."""
+    ``host``. The deadlines, the caps and how often bad requests are told are the module's
+    defaults; tests make them small."""
 
     def __init__(
         self, host: str = "127.0.0.1", port: int = 0, act: Act | None = None, base_url: str = "",
@@ -337,7 +338,7 @@ class Companion:
                     sent = text
                 changed = self._changed
                 try:
-                    async with asyncio.timeout(KEEPALIVE_S):  # no task of its own, unlike wait_for: 300 phones wake at once
+                    async with asyncio.timeout(KEEPALIVE_S):  # unlike wait_for, no task a wake: 300 phones wake at once
                         await changed.wait()
                 except TimeoutError:
                     await response.write(b": still here\n\n")
