@@ -168,6 +168,8 @@ def build_parser() -> argparse.ArgumentParser:
     bench.add_argument("what", choices=("engine", "latency", "render", "daemon"))
     bench.add_argument("--games", type=int, default=2000, help="engine: random games per variant (default: 2000)")
     bench.add_argument("--touches", type=int, default=200, help="latency: guesses to time (default: 200)")
+    bench.add_argument("--phones", type=int, default=None,
+                       help="latency: time again with this many phones on the companion's event stream, and compare")
     bench.add_argument("--idle", type=float, default=10.0, help="render: seconds of idle CPU measured (default: 10)")
     bench.add_argument("--starts", type=int, default=10, help="daemon: starts to READY timed (default: 10)")
     bench.add_argument("--json", action="store_true")
@@ -555,7 +557,12 @@ def _bench(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
 
         if args.touches < 2:
             parser.error(f"--touches is a whole number of at least 2, not {args.touches}")
-        results = latency.run(touches=args.touches)
+        if args.phones is None:
+            results = latency.run(touches=args.touches)
+        elif not 1 <= args.phones <= latency.MAX_PHONES:
+            parser.error(f"--phones is a whole number from 1 to {latency.MAX_PHONES}, not {args.phones}")
+        else:
+            results = latency.compare(touches=args.touches, phones=args.phones)
     if args.json:
         print(json.dumps(results))
         return 0

@@ -5,11 +5,21 @@ own machine, and writes its touch reports into a pty; the real pyserial driver r
 table loop takes the guess and renders the LED frame. We time from the moment the board writes
 the report that completes a guess to the moment the frame showing the reveal is handed to the
 LED backend (both on the system-wide monotonic clock). The hold is set to zero, so the report
-itself completes the guess and no hold time is inside the figure.
+itself completes the guess and no hold time is inside the figure; each guess is one pad, so a
+report with several (a palm) never comes into it.
+
+With phones, the companion serves beside the table as the daemon wires it, and that many
+phones, in a process of their own (they are other machines), each from a loopback address of
+its own, hold the public page's event stream open: every reveal is pushed to all of them while
+the next guess is timed. The phones note when each view first reached them, so the figure
+comes with how long a reveal took to reach the last phone, and how many views a phone skipped
+because a newer one was there before its turn (a stream sends the newest view).
 """
 
 from __future__ import annotations
 
+import asyncio
+import json
 import multiprocessing
 import random
 import tempfile
@@ -25,6 +35,8 @@ from ..protocol import wire
 from ..table import Session, TableLoop
 from ..table.input import InputSettings, TouchPolicy
 from ..ui.leds import REVEALED
+from ..web import Companion, CompanionScreen, Tokens
+from ..web.server import MAX_CONNECTIONS
 
 REVEAL_COLOURS = set(REVEALED.values())
 
@@ -36,14 +48,16 @@ def _board(conn, link: str) -> None:
     from ..sim.emulator import BoardEmulator
 
     awaited: dict[str, float | int | None] = {"cell": None, "written": None}
+    noted = threading.Event()  # the emulator's thread noted the write of the awaited press
     decoder = wire.Decoder()
 
     def wrote(data: bytes, when: float) -> None:
         for _, message in decoder.feed(data):
             cell = awaited["cell"]
-            if cell is not None and awaited["written"] is None and isinstance(message, wire.Touch):
+            if cell is not None and not noted.is_set() and isinstance(message, wire.Touch):
                 if message.mask >> cell & 1:
                     awaited["written"] = when
+                    noted.set()
 
     emulator = BoardEmulator(link=Path(link), on_write=wrote)
     emulator.start()
@@ -54,9 +68,12 @@ def _board(conn, link: str) -> None:
             if command == "quit":
                 return
             if command == "written":
-                conn.send(awaited["written"])
+                # The host can read the report, reveal and ask before the emulator's thread,
+                # between its write and this note, runs again: wait for the note.
+                conn.send(awaited["written"] if noted.wait(NOTE_S) else None)
                 continue
             if command == "press":
+                noted.clear()
                 awaited.update(cell=cell, written=None)
             getattr(emulator, command)(cell)
     finally:
@@ -78,7 +95,61 @@ class _Stopwatch(LedStrip):
             self.shown.set()
 
 
-def run(touches: int = 200, seed: int = 1) -> dict:
+NOTE_S = 5.0
+PHONES_READY_S = 30.0
+MAX_PHONES = MAX_CONNECTIONS  # a connection each: past the companion's cap it turns them away
+
+
+def _phones(conn, port: int, count: int) -> None:
+    """The phones' process: ``count`` phones, each from an address of its own in 127.0.0.0/8,
+    hold the public event stream open and note when each view first reached each of them.
+    Asked, it answers with, for each view, how many phones got it and when the last one did."""
+    asyncio.run(_hold_streams(conn, port, count))
+
+
+async def _hold_streams(conn, port: int, count: int) -> None:
+    seen: list[dict[bytes, float]] = [{} for _ in range(count)]  # per phone: event line -> first arrival
+    keys: dict[bytes, str | None] = {}  # event line -> its game and board (None: not a board)
+
+    async def phone(n: int) -> None:
+        address = f"127.0.{1 + n // 250}.{1 + n % 250}"
+        reader, writer = await asyncio.open_connection("127.0.0.1", port, local_addr=(address, 0))
+        writer.write(b"GET /api/public/events HTTP/1.0\r\nHost: table\r\n\r\n")  # 1.0: no chunks to undo
+        while (line := await reader.readline()) not in (b"\r\n", b""):  # the answer's headers
+            pass
+        while line := await reader.readline():
+            if line.startswith(b"data: "):
+                seen[n].setdefault(line, time.perf_counter())
+
+    streams = [asyncio.create_task(phone(n)) for n in range(count)]
+    loop = asyncio.get_running_loop()
+    while True:
+        command = await loop.run_in_executor(None, conn.recv)
+        if command == "quit":
+            break
+        failed = [task.exception() for task in streams if task.done() and not task.cancelled() and task.exception()]
+        if failed:
+            conn.send(f"a phone's stream failed: {failed[0]!r}")
+            continue
+        views: dict[str, list] = {}  # game and board -> [phones that got it, when the last one did]
+        for lines in seen:
+            for line, when in lines.items():
+                if line not in keys:
+                    view = json.loads(line[6:])
+                    keys[line] = f"{view['game_id']} {view['view']['board']}" if view.get("kind") == "board" else None
+                if (key := keys[line]) is None:
+                    continue
+                got = views.setdefault(key, [0, 0.0])
+                got[0] += 1
+                got[1] = max(got[1], when)
+        conn.send({"connected": sum(1 for lines in seen if lines), "views": views})
+    for task in streams:
+        task.cancel()
+
+
+def run(touches: int = 200, seed: int = 1, phones: int | None = None) -> dict:
+    """Time ``touches`` guesses; with ``phones`` (0 or more), the companion serves beside the
+    table and that many phones hold its event stream open."""
     watch = _Stopwatch()
     context = multiprocessing.get_context("spawn")
     ours, theirs = context.Pipe()
@@ -89,12 +160,22 @@ def run(touches: int = 200, seed: int = 1) -> dict:
         raise RuntimeError("the board emulator did not start within 30 s")
     session = Session(Rules(), rng=random.Random(seed))
     driver = TouchBoardSource(TouchBoardConfig(port=str(link)))
-    loop = TableLoop(session, driver, watch, SimScreen(keep=1), SimButtons(), TouchPolicy(InputSettings(hold_s=0.0)))
+    screen, companion, crowd, shown = SimScreen(keep=1), None, None, {}  # shown: view -> when its frame was
+    if phones is not None:
+        companion = Companion("127.0.0.1", 0)
+        companion.start()
+        screen = CompanionScreen(screen, companion, Tokens.kept_in(None))
+    loop = TableLoop(session, driver, watch, screen, SimButtons(), TouchPolicy(InputSettings(hold_s=0.0)))
     loop.open()
     runner = threading.Thread(target=loop.run, name="table-loop")
     runner.start()
     samples = []
     try:
+        if phones:
+            crowd, crowd_end = context.Pipe()
+            context.Process(target=_phones, args=(crowd_end, companion.port, phones), daemon=True).start()
+            _wait(lambda: _ask(crowd)["connected"] == phones, f"{phones} phones to open the event stream",
+                  PHONES_READY_S, every=0.05)
         _wait(lambda: driver.connected, "the driver to say hello to the emulator")
         rng = random.Random(seed)
         for _ in range(touches):
@@ -108,22 +189,66 @@ def run(touches: int = 200, seed: int = 1) -> dict:
             if not watch.shown.wait(5):
                 raise RuntimeError(f"no reveal of card {cell} within 5 s")
             ours.send(("written", cell))
-            samples.append(watch.shown_at - ours.recv())
+            written = ours.recv()
+            if written is None:
+                raise RuntimeError(f"the emulator did not note writing the press of card {cell} within {NOTE_S} s")
+            samples.append(watch.shown_at - written)
+            shown[f"{session.id} {session.table_view().board}"] = watch.shown_at
             watch.cell = None
             ours.send(("release", cell))
             _wait(lambda: not loop.policy.pressed, "the release to arrive")
+        pushed = _pushed(crowd, shown, phones) if phones else {}
     finally:
         loop.stop_soon()
         runner.join(timeout=5)
         loop.close()
         ours.send(("quit", 0))
         board.join(timeout=5)
-    return {"n": len(samples), **percentiles(samples), "max_ms": round(max(samples) * 1000, 3)}
+        if crowd is not None:
+            crowd.send("quit")
+        if companion is not None:
+            companion.stop()
+    return {"n": len(samples), **percentiles(samples), "max_ms": round(max(samples) * 1000, 3), **pushed}
 
 
-def _wait(condition, what: str, timeout: float = 5.0) -> None:
+def compare(touches: int, phones: int, seed: int = 1) -> dict:
+    """The figure with the companion and no phone, then with ``phones`` phones, and their ratio."""
+    alone = run(touches, seed, phones=0)
+    crowded = run(touches, seed, phones=phones)
+    return {
+        "p50_ratio": round(crowded["p50_ms"] / alone["p50_ms"], 2),
+        "p99_ratio": round(crowded["p99_ms"] / alone["p99_ms"], 2),
+        "0 phones": alone,
+        f"{phones} phones": crowded,
+    }
+
+
+def _ask(crowd) -> dict:
+    crowd.send("views")
+    answer = crowd.recv()
+    if isinstance(answer, str):
+        raise RuntimeError(answer)
+    return answer
+
+
+def _pushed(crowd, shown: dict[str, float], phones: int) -> dict:
+    """How long each reveal took from its LED frame to the last phone, once every phone has the
+    last one; and how many (reveal, phone) pushes were skipped (a stream sends the newest view,
+    so a phone that lags a whole reveal behind skips one)."""
+    last = max(shown, key=shown.get)
+    _wait(lambda: _ask(crowd)["views"].get(last, [0])[0] == phones, "every phone to get the last reveal",
+          PHONES_READY_S, every=0.05)
+    views = _ask(crowd)["views"]
+    delays = [views[view][1] - when for view, when in shown.items() if view in views]
+    return {
+        **{f"push_{name}": value for name, value in percentiles(delays).items()},
+        "skipped": len(shown) * phones - sum(views[view][0] for view in shown if view in views),
+    }
+
+
+def _wait(condition, what: str, timeout: float = 5.0, every: float = 0.001) -> None:
     deadline = time.monotonic() + timeout
     while not condition():
         if time.monotonic() > deadline:
             raise RuntimeError(f"timed out waiting for {what}")
-        time.sleep(0.001)
+        time.sleep(every)

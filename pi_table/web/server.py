@@ -14,6 +14,15 @@ Routes (``TOKEN`` is a page's per-game token):
 
 The server keeps no game state: it serves the newest snapshot, and actions go to the table's
 own thread through the ``act`` callback, so a phone is just another input device.
+
+It is open to anyone on the café's network, so it holds what a guest can make it hold: a
+connection is counted from the moment it is accepted, and past the caps (in all, and per
+address) it is answered 503 and closed before a byte of it is read; a request's headers must
+arrive within a deadline from the connection's start (or from the end of the last answer), and
+an action's body within another, so a client that dawdles is dropped. An event stream, once its
+request is read, is long by design and no deadline ends it. Requests that phones get wrong
+(malformed HTTP, unknown pages, bad actions) are counted and told as one line a period, not a
+line and a traceback each.
 """
 
 from __future__ import annotations
@@ -24,12 +33,14 @@ import json
 import logging
 import threading
 import time
+from collections import Counter
 from collections.abc import Callable
 from dataclasses import replace
 from importlib import resources
 from pathlib import Path
 
 from aiohttp import web
+from aiohttp.http import HttpProcessingError
 
 from ..engine import InvalidAction
 from ..hal import CodexModel, Emit, PageOpened, Screen, ScreenModel
@@ -45,6 +56,16 @@ MAX_BODY = 4096  # an action is a line of text
 ADVERTISE_S = 10.0
 KEEPALIVE_S = 15.0
 STATIC = ("page.html", "app.js", "style.css")
+HEADER_TIMEOUT_S = 10.0  # a request's line and headers, from the connection's start or the last answer
+BODY_TIMEOUT_S = 10.0  # an action's body, from the end of its headers
+MAX_CONNECTIONS = 512  # open at once: 300 phones' event streams fit, with room for their requests
+MAX_PER_ADDRESS = 64  # from one address: a phone needs a handful
+REPORT_S = 60.0  # how often the count of bad requests is told
+RETRY_S = 10  # what a connection turned away at the cap is told: try again after the header deadline
+POLICY = "default-src 'self'; frame-ancestors 'none'"
+EVERY_ANSWER = {"Content-Security-Policy": POLICY, "Server": "pi-table"}
+"""On every answer: the pages load nothing from elsewhere and run in no one else's frame; the
+server names itself without a version for anyone to look up."""
 
 
 class Companion:
@@ -53,14 +74,22 @@ class Companion:
     Links are ``base_url``, else ``http://ADDRESS:PORT`` with the port it listens on, where
     ADDRESS is what ``advertise()`` says (how phones reach this machine; asked again every
     ``ADVERTISE_S``, as a table that booted before its Wi-Fi gets its address later), else
-    ``host``."""
+    ``host``. The deadlines, the caps and how often bad requests are told are the module's
+    defaults; tests make them small."""
 
     def __init__(
         self, host: str = "127.0.0.1", port: int = 0, act: Act | None = None, base_url: str = "",
         opened: Callable[[str], None] | None = None, advertise: Callable[[], str] | None = None,
         proof: Callable[[str], str] | None = None, opened_file: Path | None = None,
+        header_timeout_s: float = HEADER_TIMEOUT_S, body_timeout_s: float = BODY_TIMEOUT_S,
+        max_connections: int = MAX_CONNECTIONS, max_per_address: int = MAX_PER_ADDRESS, report_s: float = REPORT_S,
     ) -> None:
         self.host, self.port, self.advertise = host, port, advertise
+        self.header_timeout_s, self.body_timeout_s = header_timeout_s, body_timeout_s
+        self.max_connections, self.max_per_address = max_connections, max_per_address
+        self.report_s = report_s
+        self._connections: Counter[str] = Counter()  # open connections by client address
+        self._bad = _BadRequests()
         self.proof = proof or Tokens.kept_in(None).proof  # what a phone's cookie must say, by token
         self.opened_file = opened_file
         self._address: tuple[float, str] | None = None  # (when, what advertise said)
@@ -74,10 +103,13 @@ class Companion:
                 log.warning("cannot read %s (%s): every seat's code shows again", opened_file, e)
         self._base_url = base_url.rstrip("/")
         self._snapshot = Snapshot("", {"kind": "waiting"})
+        self._texts: dict[str | None, str | None] = {}  # the snapshot's views as sent, by page (None: public)
         self._files = {name: resources.files(__package__).joinpath("static", name).read_bytes() for name in STATIC}
         self._loop: asyncio.AbstractEventLoop | None = None
         self._changed: asyncio.Event | None = None
         self._runner: web.AppRunner | None = None
+        self._listener: asyncio.Server | None = None
+        self._reporter: asyncio.Task | None = None
         self._thread: threading.Thread | None = None
         self._closing = False
 
@@ -101,7 +133,7 @@ class Companion:
                 return
             ready.set()
             loop.run_forever()
-            loop.run_until_complete(self._runner.cleanup())
+            loop.run_until_complete(self._close())
             loop.close()
 
         self._thread = threading.Thread(target=serve, name="companion", daemon=True)
@@ -146,6 +178,7 @@ class Companion:
 
     async def _open(self) -> None:
         app = web.Application(client_max_size=MAX_BODY, middlewares=[_give_proof])
+        app.on_response_prepare.append(self._answering)
         app.add_routes([
             web.get("/", self._page_public),
             web.get("/p/{token}", self._page_private),
@@ -157,15 +190,52 @@ class Companion:
             web.post("/api/p/{token}/act", self._act),
         ])
         self._changed = asyncio.Event()
-        self._runner = web.AppRunner(app, access_log=None, handle_signals=False, shutdown_timeout=1.0)
+        self._runner = web.AppRunner(app, handle_signals=False, shutdown_timeout=1.0)
         await self._runner.setup()
-        site = web.TCPSite(self._runner, self.host, self.port, reuse_address=True)
-        await site.start()
+        loop = asyncio.get_running_loop()
+        server = self._runner.server
+        self._listener = await loop.create_server(
+            lambda: _Connection(self, server, loop), self.host, self.port, reuse_address=True, backlog=128)
         if self.port == 0:
-            self.port = site._server.sockets[0].getsockname()[1]
+            self.port = self._listener.sockets[0].getsockname()[1]
+        self._reporter = asyncio.create_task(self._report_every_period())
+
+    async def _close(self) -> None:
+        self._reporter.cancel()
+        self._listener.close()
+        await self._runner.cleanup()
+        self._bad.report()  # what was counted since the last report
+
+    async def _report_every_period(self) -> None:
+        while True:
+            await asyncio.sleep(self.report_s)
+            self._bad.report()
+
+    def _admit(self, address: str) -> bool:
+        """Count a new connection from ``address`` in, unless a cap is reached."""
+        if self._connections.total() >= self.max_connections or self._connections[address] >= self.max_per_address:
+            self._bad.turned_away[address] += 1
+            return False
+        self._connections[address] += 1
+        return True
+
+    def _let_go(self, address: str) -> None:
+        self._connections[address] -= 1
+        if not self._connections[address]:
+            del self._connections[address]
+
+    async def _answering(self, request: web.Request, response: web.StreamResponse) -> None:
+        """Every answer the app gives: the headers all carry, and a count of the bad requests
+        (not of the table's refusals: another phone's page, an action out of turn)."""
+        response.headers.update(EVERY_ANSWER)
+        if response.status in BAD_REQUESTS:
+            self._bad.answered[BAD_REQUESTS[response.status]] += 1
 
     def _set(self, snapshot: Snapshot) -> None:
+        if snapshot == self._snapshot:  # the table shows again (a tick): no page changes
+            return
         self._snapshot = snapshot
+        self._texts = {}
         kept = self._opened & set(snapshot.private)
         if kept != self._opened:  # a new game, or a seat's new link: the old tokens open nothing now
             self._opened = kept
@@ -240,35 +310,41 @@ class Companion:
         return web.json_response(self._private(request)[1], headers=NO_STORE)
 
     async def _events_public(self, request: web.Request) -> web.StreamResponse:
-        return await self._stream(request, lambda snapshot: snapshot.public)
+        return await self._stream(request, None)
 
     async def _events_private(self, request: web.Request) -> web.StreamResponse:
         self._private(request)
-        token = request.match_info["token"]
-        return await self._stream(request, lambda snapshot: snapshot.private.get(token, (None, None))[1],
-                                  lambda snapshot: {"replaced": True} if token in snapshot.replaced else {})
+        return await self._stream(request, request.match_info["token"])
 
-    async def _stream(self, request: web.Request, view_of: Callable[[Snapshot], dict | None],
-                      gone: Callable[[Snapshot], dict] = lambda snapshot: {}) -> web.StreamResponse:
-        """The view on every change; once there is none, ``event: gone`` with ``gone``'s why."""
+    def _text(self, page: str | None) -> str | None:
+        """The view of ``page`` (a token, or None for the public page) as its event stream
+        sends it, or None when the token opens nothing now; encoded once a snapshot, however
+        many phones watch the page."""
+        if page not in self._texts:
+            view = self._snapshot.public if page is None else self._snapshot.private.get(page, (None, None))[1]
+            self._texts[page] = None if view is None else json.dumps(view, ensure_ascii=False)
+        return self._texts[page]
+
+    async def _stream(self, request: web.Request, page: str | None) -> web.StreamResponse:
         response = web.StreamResponse(headers={**NO_STORE, "Content-Type": "text/event-stream"})
         _set_proof(request, response)  # sent with the headers, before the middleware could
         await response.prepare(request)
         sent = None
         try:
             while not self._closing:
-                view = view_of(self._snapshot)
-                if view is None:
-                    await response.write(f"event: gone\ndata: {json.dumps(gone(self._snapshot))}\n\n".encode())
+                text = self._text(page)
+                if text is None:
+                    why = {"replaced": True} if page in self._snapshot.replaced else {}
+                    await response.write(f"event: gone\ndata: {json.dumps(why)}\n\n".encode())
                     break
-                text = json.dumps(view, ensure_ascii=False)
                 if text != sent:
                     await response.write(f"data: {text}\n\n".encode())
                     sent = text
                 changed = self._changed
                 try:
-                    await asyncio.wait_for(changed.wait(), KEEPALIVE_S)
-                except asyncio.TimeoutError:
+                    async with asyncio.timeout(KEEPALIVE_S):  # unlike wait_for, no task a wake: 300 phones wake at once
+                        await changed.wait()
+                except TimeoutError:
                     await response.write(b": still here\n\n")
         except (ConnectionResetError, asyncio.CancelledError):
             pass
@@ -279,9 +355,15 @@ class Companion:
         if self.act is None:
             return web.json_response({"ok": False, "error": "this page only shows; it takes no actions"}, status=405)
         try:
-            body = await request.json()
+            async with asyncio.timeout(self.body_timeout_s):
+                body = await request.json()
         except web.HTTPRequestEntityTooLarge:
             return web.json_response({"ok": False, "error": f"an action is at most {MAX_BODY} bytes"}, status=413)
+        except TimeoutError:
+            late = web.json_response(
+                {"ok": False, "error": f"the action did not arrive within {self.body_timeout_s:g} s"}, status=408)
+            late.force_close()
+            return late
         except ValueError:
             body = None
         try:
@@ -293,6 +375,88 @@ class Companion:
                 {"ok": False, "error": 'expected a JSON object {"action": "<one line of text>"}'}, status=400)
         error = await asyncio.to_thread(self.act, self._snapshot.game_id, role, text.strip())
         return web.json_response({"ok": error is None, "error": error}, status=200 if error is None else 409)
+
+
+class _Connection(web.RequestHandler):
+    """One connection to the companion: aiohttp's own handler, counted against the companion's
+    caps from the moment it is accepted. Past a cap it is answered 503 and closed before a
+    byte of it is read. aiohttp's keep-alive deadline, which runs while the connection waits
+    for a request and is not renewed by bytes that do not complete one, is the header deadline;
+    its lingering (reading a body the answer did not need) is bounded by the body deadline."""
+
+    def __init__(self, companion: Companion, server: web.Server, loop: asyncio.AbstractEventLoop) -> None:
+        super().__init__(server, loop=loop, keepalive_timeout=companion.header_timeout_s,
+                         lingering_time=companion.body_timeout_s, logger=companion._bad.logger, access_log=None)
+        self.companion = companion
+        self.address: str | None = None  # counted under it while open
+
+    def connection_made(self, transport: asyncio.BaseTransport) -> None:
+        peer = transport.get_extra_info("peername")
+        address = peer[0] if peer else "?"
+        if not self.companion._admit(address):
+            transport.write(BUSY)
+            transport.close()
+            return
+        self.address = address
+        super().connection_made(transport)
+
+    def connection_lost(self, exc: BaseException | None) -> None:
+        if self.address is None:  # turned away: aiohttp never had it
+            return
+        self.companion._let_go(self.address)
+        self.address = None
+        super().connection_lost(exc)
+
+    def handle_error(self, request, status: int = 500, exc: BaseException | None = None, message: str | None = None):
+        """aiohttp's own answer to a request it could not parse (or a handler that failed),
+        with the headers every answer carries."""
+        response = super().handle_error(request, status, exc, message)
+        response.headers.update(EVERY_ANSWER)
+        return response
+
+
+BUSY = (
+    "HTTP/1.1 503 Service Unavailable\r\nContent-Length: 0\r\nConnection: close\r\n"
+    f"Retry-After: {RETRY_S}\r\n" + "".join(f"{name}: {value}\r\n" for name, value in EVERY_ANSWER.items()) + "\r\n"
+).encode()
+MALFORMED, UNKNOWN_PAGES, BAD_ACTIONS = "malformed", "unknown pages", "bad actions"
+BAD_REQUESTS = {400: BAD_ACTIONS, 404: UNKNOWN_PAGES, 405: UNKNOWN_PAGES, 408: BAD_ACTIONS, 413: BAD_ACTIONS}
+"""The app's answers that count as a bad request, by kind (the only bodies it reads are actions)."""
+
+
+class _BadRequests(logging.Handler):
+    """What phones got wrong, counted to be told as one line a period.
+
+    It is also the log of aiohttp's connections (a logger of its own, outside the logging tree),
+    which logs every request it cannot parse with a traceback: those are counted instead. Any
+    other record (a handler that failed: a bug) goes on to this module's log as it is."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.logger = logging.Logger("pi_table.web.connections")
+        self.logger.addHandler(self)
+        self.answered: Counter[str] = Counter()  # bad requests, by kind
+        self.turned_away: Counter[str] = Counter()  # connections refused at a cap, by address
+
+    def emit(self, record: logging.LogRecord) -> None:
+        error = record.exc_info[1] if record.exc_info else None
+        if isinstance(error, HttpProcessingError):
+            self.answered[MALFORMED] += 1
+        elif log.isEnabledFor(record.levelno):
+            log.handle(record)
+
+    def report(self) -> None:
+        parts = []
+        if self.answered:
+            kinds = ", ".join(f"{count} {kind}" for kind, count in self.answered.most_common())
+            parts.append(f"{self.answered.total()} bad requests ({kinds})")
+        if self.turned_away:
+            address, most = self.turned_away.most_common(1)[0]
+            parts.append(f"{self.turned_away.total()} connections turned away at the cap ({most} from {address})")
+        if parts:
+            log.warning("phones since the last report: %s", "; ".join(parts))
+        self.answered.clear()
+        self.turned_away.clear()
 
 
 ANOTHER_PHONE = "This page is already open on another phone. If that was not you, tell the table's staff."

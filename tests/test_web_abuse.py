@@ -1,0 +1,390 @@
+"""The companion under abuse: clients that dawdle, more connections than a table can hold, floods
+of bad requests, and the headers every answer carries. All on loopback: Linux routes the whole of
+127.0.0.0/8 to this machine, so 127.0.0.N stands for a phone of its own address."""
+
+from __future__ import annotations
+
+import contextlib
+import http.client
+import json
+import logging
+import os
+import re
+import resource
+import select
+import socket
+import time
+import urllib.request
+from pathlib import Path
+
+import pytest
+
+from pi_table.daemon.control import request
+from pi_table.sim.systemd import FakeSystemd
+from pi_table.web import Companion
+from pi_table.web.server import MAX_CONNECTIONS
+from pi_table.web.snapshot import Snapshot
+
+from helpers import require_tools, wait_for
+
+HALF_SENT = b"GET / HTTP/1.1\r\nHost: table\r\nUser-Agent: slow"  # no blank line: the headers never end
+POLICY = "default-src 'self'; frame-ancestors 'none'"
+TOKEN = "seat0token_0123456789"
+UNIT = Path(__file__).resolve().parents[1] / "systemd" / "pi-table.service"
+
+
+def phone(companion: Companion, address: str = "127.0.0.1", timeout: float = 5.0) -> socket.socket:
+    """A raw TCP connection to the companion from ``address``."""
+    return socket.create_connection(("127.0.0.1", companion.port), timeout=timeout, source_address=(address, 0))
+
+
+def answer_of(connection: socket.socket, deadline_s: float = 5.0) -> bytes:
+    """Everything the server sends until it closes the connection (fails the test after
+    ``deadline_s``: a server that holds a connection it should have dropped)."""
+    connection.settimeout(deadline_s)
+    data = b""
+    try:
+        while chunk := connection.recv(4096):
+            data += chunk
+    except ConnectionResetError:
+        pass
+    except TimeoutError:
+        pytest.fail(f"the server still held the connection after {deadline_s} s (got {data[:80]!r})")
+    return data
+
+
+def held(port: int) -> int:
+    """Connections a process holds open on its side of ``port``: ESTABLISHED, local port ``port``,
+    and owned by a file descriptor (inode 0 is one the kernel still queues for ``accept``)."""
+    count = 0
+    for line in Path("/proc/net/tcp").read_text().splitlines()[1:]:
+        fields = line.split()
+        if int(fields[1].split(":")[1], 16) == port and fields[3] == "01" and fields[9] != "0":
+            count += 1
+    return count
+
+
+def get(companion: Companion, path: str, address: str = "127.0.0.1") -> http.client.HTTPResponse:
+    connection = http.client.HTTPConnection("127.0.0.1", companion.port, timeout=5, source_address=(address, 0))
+    connection.request("GET", path)
+    response = connection.getresponse()
+    response.read()
+    connection.close()
+    return response
+
+
+@pytest.fixture
+def start():
+    """Start companions with the given settings; each is stopped after the test."""
+    started = []
+
+    def start(**settings) -> Companion:
+        companion = Companion("127.0.0.1", 0, **settings)
+        companion.start()
+        started.append(companion)
+        return companion
+
+    yield start
+    for companion in started:
+        companion.stop()
+
+
+@pytest.fixture
+def many_files():
+    """Room in this process for a thousand and more client sockets."""
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    wanted = 4096 if hard == resource.RLIM_INFINITY else min(hard, 4096)
+    if wanted < 2048:
+        pytest.skip(f"this process may open only {hard} files")
+    resource.setrlimit(resource.RLIMIT_NOFILE, (max(soft, wanted), hard))
+    yield
+    resource.setrlimit(resource.RLIMIT_NOFILE, (soft, hard))
+
+
+# Slow clients --------------------------------------------------------------------------------
+
+def test_a_client_that_never_finishes_its_headers_is_dropped(start):
+    companion = start(header_timeout_s=0.5)
+    with phone(companion) as slow:
+        slow.sendall(HALF_SENT)
+        began = time.monotonic()
+        assert answer_of(slow) == b""  # closed, without an answer: there was no request
+        assert time.monotonic() - began < 3
+
+
+def test_a_client_that_trickles_its_headers_is_dropped_all_the_same(start):
+    """The deadline is for the whole of the headers: a byte now and then does not renew it."""
+    companion = start(header_timeout_s=0.5)
+    with phone(companion) as slow:
+        began = time.monotonic()
+        with pytest.raises(OSError):  # reset, or a broken pipe, once the server has dropped it
+            for byte in b"GET / HTTP/1.1\r\nHost: table\r\nX-Slow: " + b"a" * 400:  # 20 s of valid bytes
+                slow.sendall(bytes([byte]))
+                time.sleep(0.05)
+                if time.monotonic() - began > 10:
+                    pytest.fail("a trickling client was held for 10 s")
+                slow.settimeout(0)
+                with contextlib.suppress(BlockingIOError):
+                    if slow.recv(1) == b"":
+                        raise ConnectionResetError("closed by the server")
+                slow.settimeout(5)
+        assert time.monotonic() - began < 3
+
+
+def test_a_client_that_never_finishes_its_body_is_answered_and_dropped(start):
+    companion = start(header_timeout_s=0.5, body_timeout_s=0.5, act=lambda game, role, text: None)
+    companion.publish(Snapshot("g1", {"kind": "waiting"}, {TOKEN: ("seat-0", {"kind": "seat"})}))
+    with phone(companion) as slow:
+        slow.sendall(f"POST /api/p/{TOKEN}/act HTTP/1.1\r\nHost: table\r\nContent-Type: application/json\r\n"
+                     f"Content-Length: 100\r\n\r\n{{\"action\": ".encode())
+        began = time.monotonic()
+        answer = answer_of(slow)
+        assert time.monotonic() - began < 3
+    head, _, body = answer.partition(b"\r\n\r\n")
+    assert head.startswith(b"HTTP/1.1 408")
+    assert "0.5 s" in json.loads(body)["error"]
+
+
+def test_an_event_stream_outlives_the_timeouts(start):
+    """A phone's event stream is long by design: once its request is read, no deadline ends it."""
+    companion = start(header_timeout_s=0.2, body_timeout_s=0.2)
+    connection = http.client.HTTPConnection("127.0.0.1", companion.port, timeout=5)
+    connection.request("GET", "/api/public/events")
+    stream = connection.getresponse()
+    assert stream.readline() == b'data: {"kind": "waiting"}\n'
+    time.sleep(1.0)  # five times the deadlines
+    companion.publish(Snapshot("g2", {"kind": "board", "game_id": "g2"}))
+    stream.readline()
+    assert json.loads(stream.readline().decode()[6:]) == {"kind": "board", "game_id": "g2"}
+    connection.close()
+
+
+# The caps ------------------------------------------------------------------------------------
+
+def test_one_address_gets_its_share_and_no_more_while_others_are_served(start):
+    companion = start(header_timeout_s=60, max_connections=40, max_per_address=10)
+    flood = [phone(companion, "127.0.0.2") for _ in range(25)]
+    try:
+        for connection in flood:
+            with contextlib.suppress(OSError):
+                connection.sendall(HALF_SENT)
+        wait_for(lambda: held(companion.port) == 10, "the server to hold 10 connections from 127.0.0.2, not "
+                 f"{held(companion.port)}")
+        wait_for(lambda: len(select.select(flood, [], [], 0)[0]) == 15, "15 connections to be answered")
+        for connection in select.select(flood, [], [], 0)[0]:  # 503, or a reset if its request came first
+            answer = answer_of(connection)
+            assert answer == b"" or answer.startswith(b"HTTP/1.1 503"), answer
+        assert get(companion, "/api/public", "127.0.0.3").status == 200
+        assert held(companion.port) == 10
+    finally:
+        for connection in flood:
+            connection.close()
+
+
+def test_past_the_total_cap_a_connection_is_refused_at_once_until_one_closes(start):
+    companion = start(header_timeout_s=60, max_connections=30, max_per_address=20)
+    flood = [phone(companion, f"127.0.0.{2 + n % 3}") for n in range(45)]  # 15 from each of three
+    try:
+        for connection in flood:
+            with contextlib.suppress(OSError):
+                connection.sendall(HALF_SENT)
+        wait_for(lambda: held(companion.port) == 30, f"the server to hold 30 connections, not {held(companion.port)}")
+        with phone(companion, "127.0.0.9") as newcomer:
+            head = answer_of(newcomer, 2.0)
+        assert head.startswith(b"HTTP/1.1 503") and b"Retry-After:" in head
+        for connection in flood:
+            connection.close()
+        wait_for(lambda: held(companion.port) == 0, "the flood's connections to be let go")
+        assert get(companion, "/", "127.0.0.9").status == 200
+    finally:
+        for connection in flood:
+            connection.close()
+
+
+# What every answer carries -------------------------------------------------------------------
+
+def test_every_answer_carries_the_policy_and_no_version(start):
+    companion = start(act=lambda game, role, text: None)
+    companion.publish(Snapshot("g1", {"kind": "waiting"}, {TOKEN: ("seat-0", {"kind": "seat"})}))
+    answers = [get(companion, path) for path in ("/", "/static/app.js", "/static/style.css", "/api/public",
+                                                  "/nowhere", "/p/not-a-token", "/api/p/not-a-token")]
+    connection = http.client.HTTPConnection("127.0.0.1", companion.port, timeout=5)
+    connection.request("POST", f"/api/p/{TOKEN}/act", body=b"{not json", headers={"Content-Type": "application/json"})
+    answers.append(connection.getresponse())
+    connection.close()
+    connection = http.client.HTTPConnection("127.0.0.1", companion.port, timeout=5)
+    connection.request("GET", "/api/public/events")
+    answers.append(connection.getresponse())
+    connection.close()
+    assert sorted({answer.status for answer in answers}) == [200, 400, 404]
+    for answer in answers:
+        assert answer.getheader("Content-Security-Policy") == POLICY
+        assert answer.getheader("Server", "pi-table") == "pi-table"
+    with phone(companion) as garbage:  # not HTTP at all: aiohttp answers 400 by itself
+        garbage.sendall(b"GET / HTTP/1.1\r\nHost: table\r\nno colon here\r\n\r\n")
+        head = answer_of(garbage).partition(b"\r\n\r\n")[0].decode()
+    assert re.match(r"HTTP/1\.[01] 400 ", head)
+    assert f"Content-Security-Policy: {POLICY}" in head.splitlines()
+    assert not re.search(r"(?im)^Server: .*(aiohttp|python|\d)", head)
+
+
+def test_the_pages_work_in_a_browser_under_the_policy(start):
+    """The pages have no inline script or style that the policy would block."""
+    from test_web import CHROMIUM, CHROMIUM_ARGS
+
+    require_tools(CHROMIUM)
+    playwright_api = pytest.importorskip("playwright.sync_api")
+    companion = start()
+    companion.publish(Snapshot("g1", {"kind": "board", "game_id": "g1", "view": _board_view()}))
+    with playwright_api.sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        try:
+            page = browser.new_page()
+            complaints = []
+            page.on("console", lambda message: complaints.append(message.text) if message.type == "error" else None)
+            answer = page.goto(companion.base_url + "/")
+            assert answer.headers["content-security-policy"] == POLICY
+            page.wait_for_selector(".grid .cell.R")
+            assert page.locator(".cell.hidden").count() == 24
+            assert [text for text in complaints if "Content Security Policy" in text] == []
+        finally:
+            browser.close()
+
+
+def _board_view() -> dict:
+    from pi_table.engine import Rules, make_game, parse_action
+
+    game = make_game(Rules())
+    state = game.apply(game.start(game.parse_key("RRRRRRRRRBBBBBBBBNNNNNNNA")), parse_action("clue 1"))
+    return game.table_view(game.apply(state, parse_action("touch 0"))).to_json()
+
+
+# Floods of bad requests ----------------------------------------------------------------------
+
+MALFORMED = (
+    b"GET / HTTP/1.1\r\nHost: table\r\nno colon here\r\n\r\n",
+    b"GET / HTTP/9.9\r\nHost: table\r\n\r\n",
+    b"GET /\x01\x02 HTTP/1.1\r\nHost: table\r\n\r\n",
+    b"POST / HTTP/1.1\r\nHost: table\r\nContent-Length: -5\r\n\r\n",
+    b"\x16\x03\x01\x02\x00\x01\x00\x01\xfc\x03\x03",  # a TLS hello on the plain port
+)
+
+
+def test_a_flood_of_bad_requests_is_a_count_not_a_traceback_each(start, caplog):
+    caplog.set_level(logging.DEBUG)
+    companion = start(act=lambda game, role, text: None)
+    companion.publish(Snapshot("g1", {"kind": "waiting"}, {TOKEN: ("seat-0", {"kind": "seat"})}))
+    for n in range(400):
+        with phone(companion) as bad:
+            bad.sendall(MALFORMED[n % len(MALFORMED)])
+            answer_of(bad)
+    for n in range(50):
+        assert get(companion, f"/nowhere/{n}").status == 404
+    cookie = get(companion, f"/p/{TOKEN}").getheader("Set-Cookie").split(";")[0]  # this phone's page
+    for n in range(50):
+        connection = http.client.HTTPConnection("127.0.0.1", companion.port, timeout=5)
+        connection.request("POST", f"/api/p/{TOKEN}/act", body=b"[", headers={"Content-Type": "application/json",
+                                                                               "Cookie": cookie})
+        assert connection.getresponse().status == 400
+        connection.close()
+    companion.stop()  # says what it has counted so far
+    lines = [r for r in caplog.records if r.name.startswith(("aiohttp", "asyncio", "pi_table.web"))]
+    assert len(lines) <= 2, [r.getMessage() for r in lines[:5]]
+    assert not any(r.exc_info or r.exc_text for r in lines)
+    assert re.search(r"\b500 bad requests\b", " ".join(r.getMessage() for r in lines))
+    assert "400 malformed" in lines[-1].getMessage() and "50 unknown pages" in lines[-1].getMessage()
+
+
+def test_the_count_of_bad_requests_is_told_once_a_period(start, caplog):
+    caplog.set_level(logging.INFO)
+    companion = start(report_s=0.3)
+    for _ in range(3):
+        with phone(companion) as bad:
+            bad.sendall(MALFORMED[0])
+            answer_of(bad)
+    wait_for(lambda: any("3 bad requests" in r.getMessage() for r in caplog.records), "the count to be told")
+    assert [r.levelno for r in caplog.records if "bad requests" in r.getMessage()] == [logging.WARNING]
+
+
+# The daemon and the unit ---------------------------------------------------------------------
+
+DAEMON_OWN_FILES = 200
+"""What the daemon holds besides the companion's connections, generously: the interpreter, the
+journal, the control socket and its clients, the serial port, the LED and GPIO devices, SDL. The
+sim daemon holds about 40 (measured in the test below)."""
+
+
+def test_the_unit_leaves_room_for_every_connection_the_companion_allows():
+    limit = int(re.search(r"(?m)^LimitNOFILE=(\d+)$", UNIT.read_text()).group(1))
+    assert limit > MAX_CONNECTIONS + DAEMON_OWN_FILES
+
+
+def test_the_table_plays_on_while_its_port_is_flooded(tmp_path, many_files):
+    """1,100 half-sent requests from 20 addresses, against a daemon with systemd's default
+    1,024 files: the companion holds its cap and no more, the control socket answers, the
+    loop deals a new game and publishes it, and a new phone is told to come back (503), not
+    left hanging. (No watchdog here: FakeSystemd reads its messages only when asked, and a
+    full notify queue would block the loop's pings, which is not what is tried here.)"""
+    (tmp_path / "config.toml").write_text('[web]\nhost = "127.0.0.1"\nport = 0\n[paths]\njournal_dir = "journal"\n'
+                                          'socket = "control.sock"\nsocket_group = ""\n')
+    systemd = FakeSystemd(["--hal", "sim", "--config", str(tmp_path / "config.toml")])
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    resource.setrlimit(resource.RLIMIT_NOFILE, (1024, hard))  # systemd's default, for the daemon to inherit
+    try:
+        systemd.start()
+    finally:
+        resource.setrlimit(resource.RLIMIT_NOFILE, (soft, hard))
+    flood = []
+    try:
+        status = request(tmp_path / "control.sock", "status")
+        port = int(status["companion"].rsplit(":", 1)[1])
+        own = len(os.listdir(f"/proc/{systemd.process.pid}/fd"))
+        assert own < DAEMON_OWN_FILES
+        for n in range(1100):
+            connection = socket.socket()
+            connection.settimeout(5)
+            connection.bind((f"127.0.0.{10 + n % 20}", 0))
+            with contextlib.suppress(OSError):  # past the cap the server may close it before we send
+                connection.connect(("127.0.0.1", port))
+                connection.sendall(HALF_SENT)
+            flood.append(connection)
+        wait_for(lambda: held(port) == MAX_CONNECTIONS, f"the daemon to hold {MAX_CONNECTIONS} connections, "
+                 f"not {held(port)}", timeout=10)
+        assert len(os.listdir(f"/proc/{systemd.process.pid}/fd")) <= own + MAX_CONNECTIONS + 8
+        answer = request(tmp_path / "control.sock", "new-game")
+        assert answer["ok"] and answer["game_id"] != status["game_id"]
+        assert request(tmp_path / "control.sock", "status")["game_id"] == answer["game_id"]
+        with socket.create_connection(("127.0.0.1", port), timeout=5, source_address=("127.0.0.99", 0)) as newcomer:
+            assert answer_of(newcomer, 2.0).startswith(b"HTTP/1.1 503")
+        for connection in flood:
+            connection.close()
+        wait_for(lambda: held(port) == 0, "the flood's connections to be let go", timeout=10)
+        public = json.loads(urlopen_text(f"http://127.0.0.1:{port}/api/public"))
+        assert public["game_id"] == answer["game_id"]
+        assert systemd.stop() == 0
+    finally:
+        for connection in flood:
+            connection.close()
+        systemd.close()
+
+
+def urlopen_text(url: str) -> str:
+    with urllib.request.urlopen(url, timeout=5) as answer:
+        return answer.read().decode()
+
+
+def test_a_failing_handler_is_still_logged_with_its_traceback(start, caplog):
+    """Only what phones get wrong is counted; a bug of ours keeps its traceback."""
+    def act(game, role, text):
+        raise RuntimeError("a bug in the table's act")
+
+    companion = start(act=act)
+    companion.publish(Snapshot("g1", {"kind": "waiting"}, {TOKEN: ("seat-0", {"kind": "seat"})}))
+    connection = http.client.HTTPConnection("127.0.0.1", companion.port, timeout=5)
+    connection.request("POST", f"/api/p/{TOKEN}/act", body=b'{"action": "vote 1"}',
+                       headers={"Content-Type": "application/json"})
+    answer = connection.getresponse()
+    connection.close()
+    assert answer.status == 500 and answer.getheader("Content-Security-Policy") == POLICY
+    wait_for(lambda: any(r.exc_info and "a bug in the table's act" in str(r.exc_info[1]) for r in caplog.records),
+             "the bug's traceback in the log")
