@@ -388,3 +388,28 @@ def test_a_failing_handler_is_still_logged_with_its_traceback(start, caplog):
     assert answer.status == 500 and answer.getheader("Content-Security-Policy") == POLICY
     wait_for(lambda: any(r.exc_info and "a bug in the table's act" in str(r.exc_info[1]) for r in caplog.records),
              "the bug's traceback in the log")
+
+
+def test_a_phone_that_stops_reading_its_stream_is_let_go_and_the_others_keep_theirs(start, monkeypatch):
+    """Views are written straight to each phone's connection; one that reads nothing would
+    hold them all in the table's memory, so past BEHIND_BYTES unsent it is closed (a page that
+    is alive reconnects), while a phone that reads gets every view."""
+    import pi_table.web.server as server
+
+    monkeypatch.setattr(server, "BEHIND_BYTES", 64 * 1024)
+    companion = start()
+    stuck = socket.socket()
+    stuck.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)  # before connect: a small window
+    stuck.connect(("127.0.0.1", companion.port))
+    stuck.sendall(b"GET /api/public/events HTTP/1.1\r\nHost: table\r\n\r\n")
+    reader = urllib.request.urlopen(f"http://127.0.0.1:{companion.port}/api/public/events", timeout=10)
+    wait_for(lambda: len(companion._watchers) == 2, "both streams open")
+    filler = "x" * 20_000
+    for n in range(400):
+        companion.publish(Snapshot("g1", {"kind": "waiting", "n": n, "filler": filler}))
+        if n % 20 == 0:
+            while reader.fp.peek(1) and f'"n": {n}'.encode() not in reader.readline():
+                pass  # the reading phone keeps up
+    wait_for(lambda: len(companion._watchers) == 1, "the phone that reads nothing to be let go", 10)
+    stuck.close()
+    reader.close()

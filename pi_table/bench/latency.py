@@ -2,11 +2,12 @@
 
 The board emulator (the firmware on fake chips) runs in its own process, as the board is its
 own machine, and writes its touch reports into a pty; the real pyserial driver reads them, the
-table loop takes the guess and renders the LED frame. We time from the moment the board writes
-the report that completes a guess to the moment the frame showing the reveal is handed to the
-LED backend (both on the system-wide monotonic clock). The hold is set to zero, so the report
-itself completes the guess and no hold time is inside the figure; each guess is one pad, so a
-report with several (a palm) never comes into it.
+table loop judges the touch and renders the LED frame. We time from the moment the board writes
+the report that carries the press to the moment the frame lighting that card as touched (the
+pending light, which does not wait for the hold) is handed to the LED backend (both on the
+system-wide monotonic clock), so no hold time is inside the figure. The hold is the shortest the
+configuration allows, and each touch is held until its reveal, so every one is a guess; each is
+one pad, so a report with several (a palm) never comes into it.
 
 With phones, the companion serves beside the table as the daemon wires it, and that many
 phones, in a process of their own (they are other machines), each from a loopback address of
@@ -33,8 +34,8 @@ from ..engine import Rules
 from ..hal import LedFrame, LedStrip, NewGame, SimButtons, SimScreen, UiEvent
 from ..protocol import wire
 from ..table import Session, TableLoop
-from ..table.input import InputSettings, TouchPolicy
-from ..ui.leds import REVEALED
+from ..table.input import HOLD_MIN_S, InputSettings, TouchPolicy
+from ..ui.leds import PENDING, REVEALED
 from ..web import Companion, CompanionScreen, Tokens
 from ..web.server import MAX_CONNECTIONS
 
@@ -81,18 +82,25 @@ def _board(conn, link: str) -> None:
 
 
 class _Stopwatch(LedStrip):
-    """The LED backend of the benchmark: notes when the awaited reveal is handed to it."""
+    """The LED backend of the benchmark: notes when the awaited card first lights as touched,
+    and when its reveal is handed to it."""
 
     def __init__(self) -> None:
         self.cell: int | None = None
-        self.shown_at = 0.0
+        self.shown_at = self.revealed_at = 0.0
         self.shown = threading.Event()
+        self.revealed = threading.Event()
 
     def show(self, frame: LedFrame) -> None:
         cell = self.cell
-        if cell is not None and not self.shown.is_set() and frame.cells[cell] in REVEAL_COLOURS:
+        if cell is None:
+            return
+        if not self.shown.is_set() and frame.cells[cell] == PENDING:
             self.shown_at = time.perf_counter()
             self.shown.set()
+        if not self.revealed.is_set() and frame.cells[cell] in REVEAL_COLOURS:
+            self.revealed_at = time.perf_counter()
+            self.revealed.set()
 
 
 NOTE_S = 5.0
@@ -165,7 +173,7 @@ def run(touches: int = 200, seed: int = 1, phones: int | None = None) -> dict:
         companion = Companion("127.0.0.1", 0)
         companion.start()
         screen = CompanionScreen(screen, companion, Tokens.kept_in(None))
-    loop = TableLoop(session, driver, watch, screen, SimButtons(), TouchPolicy(InputSettings(hold_s=0.0)))
+    loop = TableLoop(session, driver, watch, screen, SimButtons(), TouchPolicy(InputSettings(hold_s=HOLD_MIN_S)))
     loop.open()
     runner = threading.Thread(target=loop.run, name="table-loop")
     runner.start()
@@ -185,15 +193,18 @@ def run(touches: int = 200, seed: int = 1, phones: int | None = None) -> dict:
             cell = rng.choice([cell for cell, shown in enumerate(session.table_view().board) if shown == "?"])
             watch.cell = cell
             watch.shown.clear()
+            watch.revealed.clear()
             ours.send(("press", cell))
             if not watch.shown.wait(5):
+                raise RuntimeError(f"card {cell} did not light as touched within 5 s")
+            if not watch.revealed.wait(5):
                 raise RuntimeError(f"no reveal of card {cell} within 5 s")
             ours.send(("written", cell))
             written = ours.recv()
             if written is None:
                 raise RuntimeError(f"the emulator did not note writing the press of card {cell} within {NOTE_S} s")
             samples.append(watch.shown_at - written)
-            shown[f"{session.id} {session.table_view().board}"] = watch.shown_at
+            shown[f"{session.id} {session.table_view().board}"] = watch.revealed_at
             watch.cell = None
             ours.send(("release", cell))
             _wait(lambda: not loop.policy.pressed, "the release to arrive")

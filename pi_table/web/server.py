@@ -40,7 +40,7 @@ from importlib import resources
 from pathlib import Path
 
 from aiohttp import web
-from aiohttp.http import HttpProcessingError
+from aiohttp.http import HttpProcessingError, HttpVersion11
 
 from ..engine import InvalidAction
 from ..hal import CodexModel, Emit, PageOpened, Screen, ScreenModel
@@ -55,6 +55,7 @@ it refused it (a page of a game that has just ended must not act in the next one
 MAX_BODY = 4096  # an action is a line of text
 ADVERTISE_S = 10.0
 KEEPALIVE_S = 15.0
+BEHIND_BYTES = 256 * 1024  # unsent to one phone: it has stopped reading, so it is let go (its page reconnects)
 STATIC = ("page.html", "app.js", "style.css")
 HEADER_TIMEOUT_S = 10.0  # a request's line and headers, from the connection's start or the last answer
 BODY_TIMEOUT_S = 10.0  # an action's body, from the end of its headers
@@ -106,7 +107,7 @@ class Companion:
         self._texts: dict[str | None, str | None] = {}  # the snapshot's views as sent, by page (None: public)
         self._files = {name: resources.files(__package__).joinpath("static", name).read_bytes() for name in STATIC}
         self._loop: asyncio.AbstractEventLoop | None = None
-        self._changed: asyncio.Event | None = None
+        self._watchers: set[_Watcher] = set()  # the open event streams
         self._runner: web.AppRunner | None = None
         self._listener: asyncio.Server | None = None
         self._reporter: asyncio.Task | None = None
@@ -189,7 +190,6 @@ class Companion:
             web.get("/api/p/{token}/events", self._events_private),
             web.post("/api/p/{token}/act", self._act),
         ])
-        self._changed = asyncio.Event()
         self._runner = web.AppRunner(app, handle_signals=False, shutdown_timeout=1.0)
         await self._runner.setup()
         loop = asyncio.get_running_loop()
@@ -243,9 +243,30 @@ class Companion:
         self._wake()
 
     def _wake(self) -> None:
-        """Tell every waiting event stream to look again."""
-        changed, self._changed = self._changed, asyncio.Event()
-        changed.set()
+        """Send every open event stream its page's view, if it changed (or that it is gone).
+
+        One write a phone straight to its connection, in this one call: no coroutine is woken,
+        so 300 phones cost the companion's thread one short burst, and the table's threads,
+        which share the interpreter with it, are kept waiting as little as possible."""
+        for watcher in list(self._watchers):
+            self._push(watcher)
+
+    def _push(self, watcher: _Watcher) -> None:
+        if self._closing:
+            watcher.done.set()
+            return
+        text = self._text(watcher.page)
+        if text is None:
+            why = {"replaced": True} if watcher.page in self._snapshot.replaced else {}
+            watcher.send(f"event: gone\ndata: {json.dumps(why)}\n\n")
+            watcher.done.set()
+        elif text != watcher.sent:
+            if watcher.transport.get_write_buffer_size() > BEHIND_BYTES:
+                watcher.transport.close()
+                watcher.done.set()
+                return
+            watcher.send(f"data: {text}\n\n")
+            watcher.sent = text
 
     def _private(self, request: web.Request) -> tuple[str, dict]:
         """The (role, view) behind the request's token, for the phone that opened it first.
@@ -326,28 +347,32 @@ class Companion:
         return self._texts[page]
 
     async def _stream(self, request: web.Request, page: str | None) -> web.StreamResponse:
+        """The page's view now and on every change (``_wake`` sends them), a comment now and
+        then so proxies and phones know the line is alive, and ``event: gone`` once the page
+        opens nothing any more."""
         response = web.StreamResponse(headers={**NO_STORE, "Content-Type": "text/event-stream"})
+        chunked = request.version >= HttpVersion11
+        if chunked:
+            response.enable_chunked_encoding()
         _set_proof(request, response)  # sent with the headers, before the middleware could
         await response.prepare(request)
-        sent = None
+        transport = request.transport
+        if transport is None:  # the phone left before its headers went out
+            return response
+        watcher = _Watcher(page, transport, chunked)
+        self._watchers.add(watcher)
         try:
-            while not self._closing:
-                text = self._text(page)
-                if text is None:
-                    why = {"replaced": True} if page in self._snapshot.replaced else {}
-                    await response.write(f"event: gone\ndata: {json.dumps(why)}\n\n".encode())
-                    break
-                if text != sent:
-                    await response.write(f"data: {text}\n\n".encode())
-                    sent = text
-                changed = self._changed
+            self._push(watcher)
+            while not watcher.done.is_set():
                 try:
-                    async with asyncio.timeout(KEEPALIVE_S):  # unlike wait_for, no task a wake: 300 phones wake at once
-                        await changed.wait()
+                    async with asyncio.timeout(KEEPALIVE_S):
+                        await watcher.done.wait()
                 except TimeoutError:
-                    await response.write(b": still here\n\n")
+                    watcher.send(": still here\n\n")
         except (ConnectionResetError, asyncio.CancelledError):
             pass
+        finally:
+            self._watchers.discard(watcher)
         return response
 
     async def _act(self, request: web.Request) -> web.Response:
@@ -457,6 +482,23 @@ class _BadRequests(logging.Handler):
             log.warning("phones since the last report: %s", "; ".join(parts))
         self.answered.clear()
         self.turned_away.clear()
+
+
+class _Watcher:
+    """One phone's open event stream: its page (a token, None for the public one), the view
+    it was last sent, and its connection, written to directly with the stream's chunk framing."""
+
+    def __init__(self, page: str | None, transport: asyncio.Transport, chunked: bool) -> None:
+        self.page, self.transport, self.chunked = page, transport, chunked
+        self.sent: str | None = None
+        self.done = asyncio.Event()
+
+    def send(self, text: str) -> None:
+        data = text.encode()
+        if self.chunked:
+            data = b"%x\r\n%s\r\n" % (len(data), data)
+        if not self.transport.is_closing():
+            self.transport.write(data)
 
 
 ANOTHER_PHONE = "This page is already open on another phone. If that was not you, tell the table's staff."
