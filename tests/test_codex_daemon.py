@@ -237,6 +237,7 @@ def in_process(tmp_path):
     daemon.start()
     runner = threading.Thread(target=daemon.run, daemon=True)
     runner.start()
+    assert daemon.wait_for_phones()  # the companion opens once the table is up
     yield daemon
     daemon.stop()
     runner.join(timeout=5)
@@ -272,7 +273,10 @@ def test_a_taken_port_leaves_the_table_playing_without_phones(tmp_path):
     daemon = Daemon(load_config(tmp_path / "config.toml"), hal="sim")
     try:
         daemon.start()
+        assert daemon.wait_for_phones()  # the companion opens once the table is up
         assert daemon.status()["health"]["companion"].startswith("not working")
+        wait_for(lambda: daemon.loop.run_pending() is not None and "companion" in daemon.loop.faults,
+                 "the screen's note that phones cannot join")
         assert "cannot listen on port" in daemon.loop.faults["companion"]
         daemon.loop.post(UiEvent(parse_codex_action("send 0 1 role")))
         assert [outcome.ok for outcome in daemon.loop.run_pending()] == [True]

@@ -133,6 +133,7 @@ def test_without_the_phones_pages_there_is_no_seat_to_release(tmp_path):
     try:
         daemon.start()
         runner.start()
+        assert daemon.wait_for_phones()  # the companion opens once the table is up
         answer = daemon.answer({"command": "release-seat", "seat": 1})
         assert answer == {"ok": False, "error": "this table has no phone pages (the companion is off): "
                                                 "there is no seat link to release"}

@@ -207,6 +207,7 @@ def table(tmp_path):
     def start():
         daemon.start()
         runner.start()
+        assert daemon.wait_for_phones()  # the companion opens once the table is up
         return systemd
 
     yield daemon, start

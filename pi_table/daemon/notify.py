@@ -12,13 +12,16 @@ its game from the journal); ``thread_ended`` and ``LoopHeartbeat`` are the check
 
 from __future__ import annotations
 
-import asyncio
 import logging
 import os
 import socket
 import threading
 import time
 from collections.abc import Callable, Mapping
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:  # the companion's loop is asyncio's; the table itself never loads asyncio
+    import asyncio
 
 log = logging.getLogger("pi_table.daemon")
 STALL_S = 5.0  # a thread that has not come round (or a loop that has not run a callback) for this long is stuck

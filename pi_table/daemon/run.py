@@ -21,7 +21,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from .. import version
-from ..config import Config, WebConfig
+from ..config import Config
 from ..engine import GAMES, Codex, Undo
 from ..hal import (
     Buttons,
@@ -40,9 +40,6 @@ from ..table.codex_loop import CodexLoop
 from ..table.loop import REFUSALS, EventLoop, Outcome
 from ..table.input import TouchPolicy
 from ..table.timer import TurnTimer
-from ..web import Companion, CompanionScreen, Tokens, seat_action
-from ..web.seats import SeatLinks
-from ..web.tokens import role_seat
 from .control import ControlServer
 from .notify import LoopHeartbeat, Notifier, thread_ended
 
@@ -172,7 +169,9 @@ class Daemon:
         if self.session.resumed:
             log.info("resumed game %s from %s", self.session.id, self.session.resumed)
         self.devices = open_devices(config, hal, touch_port)
-        self.companion = self._companion(config.web, paths.journal_dir) if config.web.enabled else None
+        self.companion = None  # the phones' pages: opened once the table is up (``_start_companion``)
+        self._phones = threading.Event()  # set once the companion is up, failed or off
+        self._companion_start: threading.Thread | None = None
         self.faults = dict(self.devices.faults)  # shared by every loop this daemon runs
         self.loop = self._make_loop()
         self._stopping = False
@@ -196,16 +195,6 @@ class Daemon:
         loop.faults = self.faults
         return loop
 
-    def _companion(self, web: WebConfig, journal_dir: Path) -> Companion:
-        """The phones' pages, fed by the screen the loop already shows every model on."""
-        tokens = Tokens.kept_in(journal_dir)
-        companion = Companion(web.host, web.port, act=self._act, base_url=web.url,
-                              advertise=lambda: _reachable_address(web.host), proof=tokens.proof,
-                              opened_file=journal_dir / "companion.opened")
-        self.devices.screen = CompanionScreen(self.devices.screen, companion, tokens,
-                                              SeatLinks(journal_dir / "companion.released"))
-        return companion
-
     def post(self, event) -> None:
         """Where the devices deliver: the loop of the moment (it changes with the game's kind)."""
         self.loop.post(event)
@@ -217,7 +206,6 @@ class Daemon:
                 device.start(self.post)
             except Exception as e:
                 self._replace_failed(name, e)
-        self._start_companion()
         self.loop.show()
         try:
             self.control.start()
@@ -229,30 +217,86 @@ class Daemon:
         state = f"degraded: {', '.join(degraded)} not working" if degraded else "up"
         self.notifier.ready(f"table {state}; game {self.session.id}")
         log.info("table %s; game %s; control socket %s", state, self.session.id, self.config.paths.socket)
+        self._start_companion(f"table {state}; game {self.session.id}")
 
-    def _start_companion(self) -> None:
-        if self.companion is None:
+    def _start_companion(self, state: str) -> None:
+        """The phones' pages, once the table has said it is ready: loading the web server takes
+        longer than all the rest of the start, and the table plays without phones meanwhile.
+        systemd's status then says how the phones fared."""
+        if not self.config.web.enabled:
             self.devices.health["companion"] = "off"
+            self._phones_settled(state, "off")
             return
+        self.devices.health["companion"] = "starting"
+        self._companion_start = threading.Thread(target=self._open_companion, args=(state,), name="companion-start",
+                                                 daemon=True)
+        self._companion_start.start()
+
+    def _open_companion(self, state: str) -> None:
+        from ..web import Companion, CompanionScreen, Tokens
+        from ..web.seats import SeatLinks
+
+        web, journal_dir = self.config.web, self.config.paths.journal_dir
+        tokens = Tokens.kept_in(journal_dir)
+        companion = Companion(web.host, web.port, act=self._act, base_url=web.url,
+                              advertise=lambda: _reachable_address(web.host), proof=tokens.proof,
+                              opened_file=journal_dir / "companion.opened")
         try:
-            self.companion.start()
+            companion.start()
         except OSError as e:  # the port is taken: the table plays without phones
-            self.devices.screen = self.loop.screen = self.devices.screen.screen  # nothing to publish to
-            self.companion = None
+            fault = f"the companion cannot listen on port {web.port} ({e.strerror or e})"
             self.devices.health["companion"] = f"not working: {e}"
-            self.loop.faults["companion"] = f"the companion cannot listen on port {self.config.web.port} ({e.strerror or e})"
-            log.error("%s; phones cannot join this table", self.loop.faults["companion"])
+            log.error("%s; phones cannot join this table", fault)
+            self._phones_settled(state, "not working")
+            self._in_loop(lambda: self._note_fault("companion", fault))
             return
-        self.devices.health["companion"] = "ok"
-        log.info("companion pages at %s", self.companion.base_url)
+
+        def attach() -> None:  # in the loop's thread, which owns the screen; once only
+            if self.companion is not None:
+                return
+            seats = SeatLinks(journal_dir / "companion.released")
+            screen = CompanionScreen(self.devices.screen, companion, tokens, seats)
+            screen.join(self.post)
+            self.devices.screen = self.loop.screen = screen
+            self.companion = companion
+            self.devices.health["companion"] = "ok"
+            self.loop.show()
+
+        if not self._in_loop(attach):  # the table stopped first
+            companion.stop()
+            self._phones.set()
+            return
+        log.info("companion pages at %s", companion.base_url)
+        self._phones_settled(state, f"at {companion.base_url}")
+
+    def _in_loop(self, fn) -> bool:
+        """Run ``fn`` in the thread of the loop of the moment (a switch between game kinds
+        replaces it, so a call its loop ended before running is made again on the next);
+        False when the table stops first. ``fn`` must be harmless to run twice."""
+        while not self._stopping:
+            try:
+                self.loop.call(fn, timeout=0.5)
+                return True
+            except TimeoutError:
+                continue
+        return False
+
+    def _note_fault(self, name: str, fault: str) -> None:
+        self.loop.faults[name] = fault
+        self.loop.show()
+
+    def _phones_settled(self, state: str, how: str) -> None:
+        self.notifier.status(f"{state}; phones: {how}")
+        self._phones.set()
+
+    def wait_for_phones(self, timeout: float = 10.0) -> bool:
+        """Whether the companion has come up, failed or is off (tests and tools that need it)."""
+        return self._phones.wait(timeout)
 
     def _replace_failed(self, name: str, error: Exception) -> None:
         stand_in = {"touch": SimTouch(), "buttons": SimButtons(), "screen": SimScreen(keep=1)}[name]
-        if isinstance(self.devices.screen, CompanionScreen) and name == "screen":
-            self.devices.screen.screen = stand_in  # only the display failed: the phones go on
-        else:
-            setattr(self.devices, name, stand_in)
-            setattr(self.loop, name, stand_in)
+        setattr(self.devices, name, stand_in)  # before the companion: it stands beside the stand-in
+        setattr(self.loop, name, stand_in)
         stand_in.start(self.post)
         _failed(self.devices, name, error)
         self.loop.faults[name] = self.devices.faults[name]
@@ -292,8 +336,11 @@ class Daemon:
         self.loop.stop_soon()
 
     def close(self) -> None:
+        self._stopping = True  # the companion, if it is still opening, gives up waiting for the loop
         self.notifier.stopping()
         self.control.stop()
+        if self._companion_start is not None:
+            self._companion_start.join(timeout=5)
         if self.companion is not None:
             self.companion.stop()
         self.loop.close()
@@ -359,6 +406,9 @@ class Daemon:
         """An action from a phone's page (the companion's thread): None if the table took it,
         else why not. A page acts only for its own seat, in its own game; its refusal goes back
         to that phone alone, never to the table's screen."""
+        from ..web import seat_action  # the companion's own thread: the web layer is loaded by now
+        from ..web.tokens import role_seat
+
         seat = role_seat(role)
         if seat is None:
             return "this page only shows the game; it takes no actions"

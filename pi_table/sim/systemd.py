@@ -40,8 +40,9 @@ class FakeSystemd:
         self.process: subprocess.Popen | None = None
         self.messages: list[tuple[float, dict[str, str]]] = []  # (when, fields) as they came
 
-    def start(self, timeout: float = 10.0) -> float:
-        """Start the daemon and wait for READY; the seconds it took."""
+    def start(self, timeout: float = 10.0, phones: bool = True) -> float:
+        """Start the daemon and wait for READY; the seconds it took. With ``phones``, wait too
+        for the status that says how the phones' pages fared (they open after READY)."""
         env = dict(os.environ, NOTIFY_SOCKET=self.address, PYGAME_HIDE_SUPPORT_PROMPT="1")
         if self.watchdog_s:
             env["WATCHDOG_USEC"] = str(int(self.watchdog_s * 1e6))
@@ -52,7 +53,10 @@ class FakeSystemd:
         )
         threading.Thread(target=self._keep_log, args=(self.process.stdout,), daemon=True).start()
         self.wait_for("READY", timeout)
-        return time.monotonic() - began
+        ready = time.monotonic() - began
+        if phones:
+            self.wait_for("STATUS", timeout, lambda status: "phones:" in status)
+        return ready
 
     def _limits(self) -> None:
         resource.setrlimit(resource.RLIMIT_FSIZE, (self.limit_fsize, self.limit_fsize))
@@ -63,8 +67,8 @@ class FakeSystemd:
                 log.write(line)
                 log.flush()
 
-    def wait_for(self, field: str, timeout: float) -> dict[str, str]:
-        """The next message with ``field`` (READY, WATCHDOG, STOPPING...)."""
+    def wait_for(self, field: str, timeout: float, where=lambda value: True) -> dict[str, str]:
+        """The next message with ``field`` (READY, WATCHDOG, STOPPING...) whose value ``where`` accepts."""
         deadline = time.monotonic() + timeout
         while True:
             left = deadline - time.monotonic()
@@ -81,7 +85,7 @@ class FakeSystemd:
                 continue
             fields = dict(line.split("=", 1) for line in data.decode().splitlines() if "=" in line)
             self.messages.append((time.monotonic(), fields))
-            if field in fields:
+            if field in fields and where(fields[field]):
                 return fields
 
     def kill(self) -> None:

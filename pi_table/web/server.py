@@ -591,5 +591,10 @@ class CompanionScreen(Screen):
         self._emit = emit
         self.screen.start(emit)
 
+    def join(self, emit: Emit) -> None:
+        """Stand beside a screen that is already showing (the daemon opens the companion once
+        the table is up): take its events' way in without starting it again."""
+        self._emit = emit
+
     def stop(self) -> None:
         self.screen.stop()
