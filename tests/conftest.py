@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass
 
 import pytest
-from helpers import EMULATOR
 
 from pi_table.engine import Game, Rules, State, Team, make_game, parse_action
 
@@ -36,6 +36,9 @@ def _play(key: str, actions=(), rules: Rules | None = None, start: Team | None =
 def play():
     return _play
 
+
+EMULATOR = os.environ.get("PI_TABLE_EMULATOR", "")
+"""The emulator the tests run under, set by tests/arm64/check (qemu-aarch64); empty on real hardware."""
 
 EMULATED_SHARE = 10
 """Under emulation each property test tries a tenth of its examples: the same properties on arm64, in minutes."""

@@ -33,14 +33,6 @@ def hidden_swapped(key: str, board: str, rng: random.Random) -> str:
 REQUIRE_TOOLS = os.environ.get("PI_TABLE_REQUIRE_TOOLS") == "1"
 """Set by .ci/run, which installs every tool: there a missing one fails the test, not skips it."""
 
-EMULATOR = os.environ.get("PI_TABLE_EMULATOR", "")
-"""The emulator the tests run under, set by tests/arm64/check (qemu-aarch64); empty on real hardware."""
-
-
-def skip_emulated(why: str):
-    """Skip a time-sensitive test under emulation, which runs Python many times slower; ``why`` says what it times."""
-    return pytest.mark.skipif(bool(EMULATOR), reason=f"time-sensitive under {EMULATOR} emulation: {why}")
-
 
 def require_tools(*commands: str, also_missing: tuple[str, ...] = ()) -> None:
     """Skip the test when a system command it drives is missing (fail under .ci/run).
