@@ -38,7 +38,7 @@ def play():
 
 
 EMULATOR = os.environ.get("PI_TABLE_EMULATOR", "")
-"""The emulator the tests run under, set by tests/arm64/check (qemu-aarch64); empty on real hardware."""
+"""The emulator the tests run under, set by tests/arm64/check (qemu-aarch64); empty elsewhere."""
 
 EMULATED_SHARE = 10
 """Under emulation each property test tries a tenth of its examples: the same properties on arm64, in minutes."""
