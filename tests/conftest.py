@@ -1,7 +1,8 @@
-"""Shared fixture for the engine tests: play a position given as a key string and action texts."""
+"""Shared fixture for the engine tests; under emulation, fewer examples for the property tests."""
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass
 
 import pytest
@@ -34,3 +35,32 @@ def _play(key: str, actions=(), rules: Rules | None = None, start: Team | None =
 @pytest.fixture
 def play():
     return _play
+
+
+EMULATOR = os.environ.get("PI_TABLE_EMULATOR", "")
+"""The emulator the tests run under, set by tests/arm64/check (qemu-aarch64); empty elsewhere."""
+
+EMULATED_SHARE = 10
+"""Under emulation each property test tries a tenth of its examples: the same properties on arm64, in minutes."""
+
+
+def pytest_terminal_summary(terminalreporter) -> None:
+    if EMULATOR:
+        terminalreporter.write_line(
+            f"under {EMULATOR} emulation: property tests tried 1/{EMULATED_SHARE} of their examples, with no deadline")
+
+
+def pytest_collection_modifyitems(items) -> None:
+    """Under emulation, give each property test a share of its examples and no deadline.
+
+    A test's own ``@settings(max_examples=...)`` beats any Hypothesis profile, so the share is set
+    on the settings Hypothesis reads from the ``@given`` wrapper when the test runs."""
+    if not EMULATOR:
+        return
+    from hypothesis import settings
+
+    for test in {id(item.obj): item.obj for item in items if hasattr(item, "obj")}.values():
+        own = getattr(test, "_hypothesis_internal_use_settings", None)
+        if own is not None:
+            test._hypothesis_internal_use_settings = settings(
+                own, max_examples=max(3, own.max_examples // EMULATED_SHARE), deadline=None)
