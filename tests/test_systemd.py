@@ -15,6 +15,7 @@ import shlex
 import shutil
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -364,10 +365,18 @@ def test_a_failed_pip_install_says_in_one_line_what_failed_and_shows_the_logs_ta
 
 def test_install_refuses_without_root_and_says_how():
     command = [str(INSTALL)]  # as the README runs it: by its path, so its mode counts
-    if os.getuid() == 0:  # as CI runs: become nobody for this
-        require_tools("setpriv")
-        command = ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", *command]
+    if os.getuid() == 0:  # as CI runs: become nobody for this, on a copy nobody can reach
+        require_tools("setpriv")  # (the checkout's own folders may be closed to others)
+        reachable = Path(tempfile.mkdtemp(prefix="pi-table-install-"))
+        shutil.copytree(INSTALL.parent, reachable / "systemd", copy_function=shutil.copy2)
+        reachable.chmod(0o755)
+        command = ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups",
+                   str(reachable / "systemd" / INSTALL.name)]
     env = {k: v for k, v in os.environ.items() if k != "PI_TABLE_ROOT"}
-    result = subprocess.run(command, env=env, capture_output=True, text=True, timeout=60)
+    try:
+        result = subprocess.run(command, env=env, capture_output=True, text=True, timeout=60, cwd="/")
+    finally:
+        if os.getuid() == 0:
+            shutil.rmtree(reachable)
     assert result.returncode == 1
     assert result.stderr.startswith("install: run it as root: sudo ")
