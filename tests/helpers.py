@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import random
 import shutil
@@ -67,3 +68,17 @@ def record_untranslated(monkeypatch, *targets: str) -> list[str]:
     for target in targets:
         monkeypatch.setattr(target, lambda lang: catalogue)
     return missed
+
+
+def next_event(response) -> tuple[str, dict]:
+    """The next server-sent event on ``response`` (its kind and data), read line by line as a
+    browser's EventSource reads it."""
+    kind, data = "message", None
+    while True:
+        line = response.readline().decode().rstrip("\n")
+        if line.startswith("event: "):
+            kind = line[7:]
+        elif line.startswith("data: "):
+            data = json.loads(line[6:])
+        elif line == "" and data is not None:
+            return kind, data

@@ -31,7 +31,7 @@ from pi_table.web.seats import SeatLinks
 from pi_table.web.server import REPLACED
 from pi_table.web.tokens import seat_role
 
-from helpers import wait_for
+from helpers import next_event, wait_for
 from test_codex_daemon import CONFIG, in_process, pi_table, table  # noqa: F401 (fixtures)
 from test_web import another_phone, browser, get, post  # noqa: F401 (browser is a fixture)
 
@@ -207,17 +207,6 @@ def stream(companion, page: str, tokens):
     connection.request("GET", urllib.parse.urlsplit(api(page)).path + "/events", headers={"Cookie": cookie})
     return connection, connection.getresponse()
 
-
-def next_event(response) -> tuple[str, dict]:
-    kind, data = "message", None
-    while True:
-        line = response.readline().decode().rstrip("\n")
-        if line.startswith("event: "):
-            kind = line[7:]
-        elif line.startswith("data: "):
-            data = json.loads(line[6:])
-        elif line == "" and data is not None:
-            return kind, data
 
 
 def test_a_tap_on_a_seat_asks_first_then_gives_it_a_new_code(tmp_path, tokens):

@@ -19,7 +19,7 @@ from pi_table.web import Companion, CompanionScreen, Tokens, codenames_snapshot
 from pi_table.web.server import ANOTHER_PHONE
 from pi_table.web.snapshot import SPYMASTER
 
-from helpers import hidden_swapped, require_tools, wait_for
+from helpers import hidden_swapped, next_event, require_tools, wait_for
 
 KEY = "RRRRRRRRRBBBBBBBBNNNNNNNA"
 
@@ -62,15 +62,7 @@ class Events:
         self.response = self.connection.getresponse()
 
     def next(self) -> tuple[str, dict]:
-        kind, data = "message", None
-        while True:
-            line = self.response.readline().decode().rstrip("\n")
-            if line.startswith("event: "):
-                kind = line[7:]
-            elif line.startswith("data: "):
-                data = json.loads(line[6:])
-            elif line == "" and data is not None:
-                return kind, data
+        return next_event(self.response)
 
     def close(self) -> None:
         self.connection.close()
