@@ -235,9 +235,11 @@ def test_one_flipped_byte_anywhere_never_deals_a_silent_new_game(tmp_path, rules
             counts["new game, said"] += 1
         else:
             assert resumed.resumed == str(path), where
-            assert [str(entry) for entry in resumed.record.entries] == entries[: line - 2], where
-            if at < len(whole) - 1:  # only the last newline makes a torn line: quiet, as a crash's
+            if at < len(whole) - 1:
+                assert [str(entry) for entry in resumed.record.entries] == entries[: line - 2], where
                 assert resumed.journal_damage["lost_actions"] == 50 - (line - 2), where
+            else:  # the last newline changed: the line before it is whole, its checksum says so
+                assert [str(entry) for entry in resumed.record.entries] == entries, where
             counts["resumed the good prefix"] += 1
         resumed.close()
     print(f"\nsingle-byte damage to a {rules.game} journal: {counts}")
@@ -253,3 +255,18 @@ def test_a_damaged_key_is_not_written_to_the_log(tmp_path, caplog):
         session = Session.resume(Rules(), tmp_path, fsync=False)
     assert session.journal_damage["new_game"] and "not a deal of codenames" in caplog.text
     assert damaged_key not in caplog.text and "RRRB" not in caplog.text
+
+
+@pytest.mark.parametrize("ending", [b"", b"X", b"\r"], ids=["lost", "changed to X", "changed to CR"])
+def test_a_last_newline_lost_or_changed_keeps_the_whole_entry_before_it(tmp_path, ending):
+    """The checksum vouches for the last line although its newline is gone: the entry was
+    written whole, so it is kept, not taken for a crash's torn line."""
+    _, path = write_game(tmp_path)
+    path.write_bytes(path.read_bytes()[:-1] + ending)
+    session = Session.resume(Rules(), tmp_path, fsync=False)
+    assert [str(entry) for entry in session.record.entries] == MOVES
+    assert session.journal_damage is None
+    session.submit(parse_action("clue 1"))
+    session.close()
+    _, record, warnings = load_game(path)  # the line ends with its newline again, the next after it
+    assert warnings == [] and [str(entry) for entry in record.entries] == [*MOVES, "clue 1"]

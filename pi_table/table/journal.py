@@ -16,7 +16,8 @@ version 2.
 Damage is the first line that fails its checksum, does not parse, or does not replay:
 ``read_game`` gives the game as it stood before it (``Replay.damage`` says where and how many
 entries were lost); a header beyond use raises ``JournalError``. A torn last line (no newline:
-a crash mid-write, the entry never shown) is dropped with a warning, not damage.
+a crash mid-write, the entry never shown) is dropped with a warning, not damage; but a last line
+whose checksum holds is whole, its newline lost or changed (``whole_tail``), and is kept.
 
 Every file here holds the key or a secret: the directory is 0700 and its files 0600 whatever
 the umask (``keep_private``).
@@ -119,13 +120,21 @@ class Journal:
 
     @classmethod
     def resume(cls, path: Path, entries: int, fsync: bool = True) -> Journal:
-        """Go on appending to a game's file, first cutting off a torn last line if any."""
+        """Go on appending to a game's file, first cutting off a torn last line if any, or
+        ending a whole one that lost its newline with a newline again."""
         data = path.read_bytes()
         complete = data.rfind(b"\n") + 1
         handle = open(path, "r+b")
         if complete < len(data):
+            whole = whole_tail(data[complete:])
             handle.truncate(complete)
-        handle.seek(complete)
+            handle.seek(complete)
+            if whole is not None:
+                handle.write(whole + b"\n")
+                handle.flush()
+                if fsync:
+                    os.fsync(handle.fileno())
+        handle.seek(0, os.SEEK_END)
         return cls(path, handle, entries, fsync)
 
     @classmethod
@@ -295,10 +304,25 @@ def entries_written(path: Path) -> int:
 def _complete_lines(path: Path, data: bytes, warnings: list[str]) -> list[bytes]:
     lines = data.split(b"\n")
     torn = lines.pop()  # empty when the file ends with a newline, as a whole file does
-    if torn:
+    whole = whole_tail(torn) if torn else None
+    if whole is not None:
+        lines.append(whole)
+        warnings.append(f"{path}: line {len(lines)} had lost its newline; its checksum holds, so its entry is kept")
+    elif torn:
         warnings.append(f"{path}: ignored a torn last line {len(lines) + 1} (no newline): "
                         f"{torn[:40].decode('utf-8', 'replace')!r}")
     return lines
+
+
+def whole_tail(tail: bytes) -> bytes | None:
+    """The whole line in what follows a file's last newline, if its checksum holds as it is or
+    without its last byte (the newline changed into another byte); None for a torn line, which
+    a crash mid-write leaves, and which no checksum can vouch for."""
+    for line in (tail, tail[:-1]):
+        body, found, rest = line.rpartition(CRC_FIELD)
+        if found and rest == b'%08x"}' % zlib.crc32(body):
+            return line
+    return None
 
 
 def _written(path: Path, lines: list[bytes], version: int) -> int:
