@@ -270,7 +270,7 @@ def test_a_journal_cut_at_every_byte_of_its_last_line_resumes_the_entries_before
         folder.mkdir()
         (folder / "game.jsonl").write_bytes(whole[:cut])
         resumed = Session.resume(rules, folder, fsync=False)
-        if cut == len(whole):  # the whole line: nothing was cut
+        if cut >= len(whole) - 1:  # the whole line (its checksum vouches for it without its newline)
             assert len(resumed.record.entries) == 4 and resumed.table_view().board[9] == "B"
         else:
             assert resumed.table_view().to_json() == before, f"cut at byte {cut}"
