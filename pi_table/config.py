@@ -36,8 +36,8 @@ from .drivers.ws281x import PINS, Ws281xConfig
 from .engine import CELLS, GAMES, Codex, CodexRules, Rules
 from .engine.rules import CENTRE, NUKE_MODES, SETUPS
 from .hardware import pinout
-from .table.input import InputSettings
 from .table.codex_loop import DISCUSSION_S
+from .table.input import InputSettings
 from .table.session import Retention
 from .table.timer import TimerSettings
 from .ui.leds import LightSettings

@@ -21,6 +21,7 @@ from pi_table.engine import Guess, Rules, Undo, make_game
 from pi_table.sim.systemd import FakeSystemd
 from pi_table.table import Session
 from pi_table.ui.leds import WARNING
+
 from helpers import wait_for
 
 KEY = "RRRRRRRRRBBBBBBBBNNNNNNNA"

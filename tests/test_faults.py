@@ -26,6 +26,7 @@ from pi_table.engine import EndTurn, GameRecord, Guess, Rules, Team, Undo, make_
 from pi_table.sim.emulator import BoardEmulator
 from pi_table.sim.systemd import FakeSystemd
 from pi_table.table import Session
+
 from helpers import wait_for
 
 KILLS = int(os.environ.get("PI_TABLE_KILLS", "200"))

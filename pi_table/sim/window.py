@@ -12,7 +12,7 @@ import os
 import threading
 
 os.environ.setdefault("PYGAME_HIDE_SUPPORT_PROMPT", "1")
-import pygame  # noqa: E402  (after the prompt is hidden)
+import pygame
 
 from ..engine import CELLS, GRID
 from ..hal import DialEvent, LedFrame, LedStrip, ScreenModel, SimButtons, SimScreen, SimTouch

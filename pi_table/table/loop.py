@@ -19,11 +19,24 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import ClassVar
 
-from ..engine import CELLS, PLACE, UNLIMITED, Clue, Codex, EndTurn, Guess, InvalidAction, InvalidRules, Place, RuleError, TimeUp
+from ..engine import (
+    CELLS,
+    PLACE,
+    UNLIMITED,
+    Clue,
+    Codex,
+    EndTurn,
+    Guess,
+    InvalidAction,
+    InvalidRules,
+    Place,
+    RuleError,
+    TimeUp,
+)
 from ..engine.actions import MAX_CLUE, ClueNumber
 from ..hal import (
-    Buttons,
     ButtonEvent,
+    Buttons,
     Command,
     Cues,
     DialEvent,

@@ -18,7 +18,7 @@ import gettext
 import re
 import struct
 from collections.abc import Iterable
-from functools import lru_cache
+from functools import cache
 from pathlib import Path
 
 DOMAIN = "pi_table"
@@ -31,7 +31,7 @@ def N_(msgid: str) -> str:
     return msgid
 
 
-@lru_cache(maxsize=None)
+@cache
 def translation(lang: str) -> gettext.NullTranslations:
     """The catalogue for ``lang``; English is the msgids themselves."""
     if lang not in LANGUAGES:

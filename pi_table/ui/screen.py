@@ -16,7 +16,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field
 from enum import Enum
-from functools import lru_cache
+from functools import cache, lru_cache
 from pathlib import Path
 
 import pygame
@@ -28,7 +28,7 @@ from ..engine.keys import ASSASSIN, BLUE_AGENT, BYSTANDER, NO_CARD, RED_AGENT
 from ..engine.views import MAD_ARMED_AT, TableView
 from ..hal import CodexModel, Command, NewGame, ScreenModel, TimerState
 from .i18n import N_, TeamWord, say, translation
-from .mounting import ROTATIONS, ScreenSettings
+from .mounting import ScreenSettings
 
 
 def _mix(colour: tuple[int, int, int], other: tuple[int, int, int], amount: float) -> tuple[int, int, int]:
@@ -104,7 +104,7 @@ class Frame:
 # --- text and symbols, cached --------------------------------------------------------------
 
 
-@lru_cache(maxsize=None)
+@cache
 def _font(size: int) -> pygame.font.Font:
     return pygame.font.Font(None, size)
 
