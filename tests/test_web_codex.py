@@ -379,7 +379,7 @@ def test_a_whole_game_played_on_six_phones(table, browser):
                     phones.vote(seat, 0 if seat == 5 else 5)
                 orso = phones.pages[5]
                 orso.wait_for_selector("text=You are at the truth machine.")
-                phones.taken(lambda: pick(orso, "reveal", "fragment: F9LB"), lambda: submit(orso, "reveal"))
+                phones.taken(lambda: pick(orso, "reveal", "fragment: F9LB"), lambda: submit(orso, "reveal"))  # noqa: B023 - called here
                 phones.public.wait_for_selector("text=Orso (seat 5): fragment F9LB")
                 assert "Orso: 5 → truth machine" in phones.public.inner_text("body")
                 phones.check_privacy()

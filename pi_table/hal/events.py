@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Union
 
 from ..engine import CELLS, Action
 
@@ -79,7 +78,7 @@ class ReleaseSeat:
         return f"release-seat {self.seat}"
 
 
-Command = Union[Action, NewGame, ReleaseSeat]
+Command = Action | NewGame | ReleaseSeat
 
 
 @dataclass(frozen=True, slots=True)
@@ -106,6 +105,6 @@ class PageOpened:
     role: str
 
 
-Event = Union[TouchEvent, ButtonEvent, DialEvent, UiEvent, HealthEvent, PageOpened]
+Event = TouchEvent | ButtonEvent | DialEvent | UiEvent | HealthEvent | PageOpened
 Emit = Callable[[Event], None]
 """The loop's thread-safe ``post``: the only thing a device may call."""

@@ -122,7 +122,7 @@ class Journal:
         """Go on appending to a game's file, first cutting off a torn last line if any."""
         data = path.read_bytes()
         complete = data.rfind(b"\n") + 1
-        handle = open(path, "r+b")
+        handle = open(path, "r+b")  # noqa: SIM115 - the Journal keeps it open, and closes it
         if complete < len(data):
             handle.truncate(complete)
         handle.seek(complete)

@@ -217,7 +217,7 @@ class EventLoop:
     def _run_call(self, call: _Call) -> None:
         try:
             call.result = call.fn()
-        except Exception as error:  # handed to the caller's thread, which raises it
+        except Exception as error:  # noqa: BLE001 - handed to the caller's thread, which raises it
             call.error = error
         finally:
             call.done.set()
