@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from ..engine import CELLS, Action
+from ..engine import CELLS, Action, CodexAction
 
 BUTTONS = ("end_turn", "new_game", "enter_clue")
 """The physical buttons: END TURN on the operatives' side, NEW GAME (a long press), and the
@@ -78,7 +78,8 @@ class ReleaseSeat:
         return f"release-seat {self.seat}"
 
 
-Command = Action | NewGame | ReleaseSeat
+Command = Action | CodexAction | NewGame | ReleaseSeat
+"""What the table may be asked to do: a grid game's action or Codex's, or the table's own."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -57,7 +57,7 @@ from .timer import TurnTimer
 
 REFUSALS = (RuleError, InvalidAction, InvalidRules)
 _STOP = object()  # queued by stop_soon(): the loop ends once the events before it are handled
-BUTTON_COMMANDS = {"end_turn": EndTurn(), "new_game": NewGame()}
+BUTTON_COMMANDS: dict[str, Command] = {"end_turn": EndTurn(), "new_game": NewGame()}
 DIAL = tuple(range(MAX_CLUE + 1)) + (UNLIMITED,)
 """What the clue-number encoder steps through: 0 to 9, then unlimited."""
 
@@ -96,6 +96,7 @@ class EventLoop:
     says which kind of game it plays."""
 
     codex: ClassVar[bool] = False
+    timer: TurnTimer  # the turn's (Codex: the discussion's), which each game's loop sets up
 
     def __init__(
         self, session: Session, touch: TouchSource, leds: LedStrip, screen: Screen, buttons: Buttons,
