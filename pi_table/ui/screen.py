@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from enum import Enum
 from functools import cache, lru_cache
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pygame
 import segno
@@ -29,6 +30,9 @@ from ..engine.views import MAD_ARMED_AT, TableView
 from ..hal import CodexModel, Command, NewGame, ScreenModel, TimerState
 from .i18n import N_, TeamWord, say, translation
 from .mounting import ScreenSettings
+
+if TYPE_CHECKING:  # the Codex screen draws on this one's canvas
+    from .codex_screen import Turn
 
 
 def _mix(colour: tuple[int, int, int], other: tuple[int, int, int], amount: float) -> tuple[int, int, int]:
@@ -85,7 +89,7 @@ class Tap:
 
     rect: tuple[int, int, int, int]
     command: Command | None = None
-    mode: Mode | None = None  # on the Codex screen: the pass-and-play ``Turn`` a tap leads to
+    mode: Mode | Turn | None = None  # on the Codex screen: the pass-and-play ``Turn`` a tap leads to
 
 
 @dataclass(frozen=True, slots=True)
@@ -265,10 +269,10 @@ class _Canvas:
         x, y = self.origin[0] + centre[0] * self.scale, self.origin[1] + centre[1] * self.scale
         self.surface.blit(image, image.get_rect(center=(round(x), round(y))))
 
-    def tap(self, rect: pygame.Rect, command: Command | None = None, mode: Mode | None = None) -> None:
+    def tap(self, rect: pygame.Rect, command: Command | None = None, mode: Mode | Turn | None = None) -> None:
         self.taps.append(Tap((rect.x, rect.y, rect.w, rect.h), command, mode))
 
-    def button(self, area, label: str, command: Command | None = None, mode: Mode | None = None,
+    def button(self, area, label: str, command: Command | None = None, mode: Mode | Turn | None = None,
                enabled: bool = True, style: str = "plain", size: float = 30) -> None:
         """A labelled button; ``style`` "lit" is a mode in force, "primary" the likely next tap."""
         fill, ink = {"lit": (AMBER, DARK_TEXT), "primary": (TEXT, DARK_TEXT)}.get(style, (BUTTON, TEXT))
@@ -347,7 +351,7 @@ def _capital(text: str) -> str:
     return text[:1].upper() + text[1:]
 
 
-def _banner(canvas: _Canvas, model: ScreenModel) -> None:
+def _banner(canvas: _Canvas, model: ScreenModel | CodexModel) -> None:
     canvas.box((0, 0, DESIGN[0], 44), AMBER, radius=0)
     canvas.symbol("alert", (26, 22), 30, DARK_TEXT)
     words = " · ".join(_capital(say(warning, model.lang)) for warning in model.warnings)
@@ -768,7 +772,7 @@ class ScreenPainter:
         hit = self.frame.at(pos)
         if hit is None:
             return None
-        if hit.mode is not None:
+        if isinstance(hit.mode, Mode):  # the grid's screen draws no Turn
             self.mode = hit.mode
             return None
         self.mode = Mode.PLAY
