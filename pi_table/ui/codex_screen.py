@@ -327,8 +327,8 @@ def _headline(canvas: _Canvas, view: PublicView) -> str:
 
 def _step_words(model: CodexModel) -> str:
     state = model.state
-    over = state.is_over
-    return _capital(say(model.game.reason(state) if over else model.game.step_words(state), model.lang))
+    reason = model.game.reason(state) if state.is_over else None  # a game is over when a faction won
+    return _capital(say(model.game.step_words(state) if reason is None else reason, model.lang))
 
 
 def public_refusal(message: str | None) -> str | None:
@@ -375,7 +375,7 @@ def _public(canvas: _Canvas, model: CodexModel, view: PublicView, turn: Turn, to
         _seats(canvas, view, (8, body, 540, height))
     x, w = 560, DESIGN[0] - 8 - 560
     controls = 70
-    joining = next((seat for seat, link in enumerate(model.joins) if link is not None), None)
+    joining = next(((seat, link) for seat, link in enumerate(model.joins) if link is not None), None)
     if releasable and turn.releasing is not None:
         _release(canvas, view, turn, (x, body, w, height - controls - 8))
     elif turn.stage in (Stage.PASS, Stage.HIDDEN) or joining is None or view.step == OVER:
@@ -386,7 +386,7 @@ def _public(canvas: _Canvas, model: CodexModel, view: PublicView, turn: Turn, to
         else:
             _truth_machine(canvas, view, middle)
     else:
-        _join(canvas, view, joining, model.joins[joining], (x, body, w, height - controls - 8))
+        _join(canvas, view, *joining, (x, body, w, height - controls - 8))
     _controls(canvas, view, turn, (x, DESIGN[1] - 8 - controls, w, controls))
 
 
@@ -426,11 +426,11 @@ def _seats(canvas: _Canvas, view: PublicView, area, turn: Turn | None = None) ->
             count = vote.tally[seat]
             lines.append((_("1 vote") if count == 1 else _("{count} votes").format(count=count), TEXT, 30, 1))
         if identikit is not None:
-            told = identikit.to_json()
-            lines.append((_value(canvas, Fact.ROLE, told["role"]), TEXT, 30, 1))
-            if identikit.role is Role.INFILTRATO:
-                lines.append((_("shows {team}").format(team=TeamWord(told["faction"], canvas.lang)), TEXT, 26, 2))
-            lines.append((f"{told['position']} · {told['fragment']}", TEXT, 30, 1))
+            lines.append((_value(canvas, Fact.ROLE, identikit.role.value), TEXT, 30, 1))
+            if identikit.role is Role.INFILTRATO:  # the faction it shows, as its own identikit says
+                team = TeamWord(identikit.shown_faction.value, canvas.lang)
+                lines.append((_("shows {team}").format(team=team), TEXT, 26, 2))
+            lines.append((f"{identikit.position} · {identikit.fragment}", TEXT, 30, 1))
         else:
             latest = view.revelations[-1] if view.revelations else None
             lines += [(_fact(canvas, r.fact, r.value), AMBER if r is latest else TEXT, 26, 1)
