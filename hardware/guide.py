@@ -95,7 +95,7 @@ def render(guide: str) -> str:
             raise KeyError(f"the guide asks for a block {name!r}; there are {', '.join(made)}")
         return f"<!-- generated: {name} -->\n{made[name]}\n<!-- end -->"
 
-    return re.sub(r"<!-- generated: (\w+) -->\n.*?<!-- end -->", fill, guide, flags=re.S)
+    return re.sub(r"<!-- generated: (\w+) -->\n.*?<!-- end -->", fill, guide, flags=re.DOTALL)
 
 
 GUIDES = (Path(__file__).with_name("README.md"), enclosure.ENCLOSURE / "README.md")

@@ -7,10 +7,14 @@ import json
 import os
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from .engine import GAMES, Codex, CodexRules, InvalidKey, InvalidRules, Rules, Team, make_game
 from .engine.rules import NUKE_MODES, SETUPS
 from .table.codex_loop import DISCUSSION_S
+
+if TYPE_CHECKING:  # the simulator is imported only by the commands that use it
+    from .sim.script import ScriptLine
 
 EXIT_USAGE = 2
 EXIT_CONFIG = 78  # EX_CONFIG: systemd and people both read it as "fix the configuration"
@@ -66,6 +70,10 @@ def _config_option(parser: argparse.ArgumentParser) -> None:
 def _rules(args: argparse.Namespace) -> Rules | CodexRules:
     if args.game == Codex.name:
         return CodexRules(roles=None if args.roles is None else tuple(args.roles.lower().split(",")))
+    return _grid_rules(args)
+
+
+def _grid_rules(args: argparse.Namespace) -> Rules:
     return Rules(
         game=args.game,
         nuke=args.nuke,
@@ -179,14 +187,18 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
-    try:
-        rules = _rules(args) if args.command in ("sim", "key", "render") else None
-    except InvalidRules as e:
-        parser.error(str(e))
+    if args.command == "key":  # whose --game offers the grid games alone
+        try:
+            grid_rules = _grid_rules(args)
+        except InvalidRules as e:
+            parser.error(str(e))
+        return _key(parser, args, grid_rules)
     if args.command in ("sim", "render"):
+        try:
+            rules = _rules(args)
+        except InvalidRules as e:
+            parser.error(str(e))
         return _sim(parser, args, rules)
-    if args.command == "key":
-        return _key(parser, args, rules)
     if args.command == "emulate-board":
         return _emulate_board(args)
     if args.command == "bench":
@@ -361,13 +373,16 @@ def _key(parser: argparse.ArgumentParser, args: argparse.Namespace, rules: Rules
     return 0
 
 
-def _read_script(args: argparse.Namespace, parse_command) -> list | None:
-    """The script --script names, read whole before anything runs; None without one. A script
-    that cannot be read or is malformed exits 2, naming the file and line."""
+def _read_script(args: argparse.Namespace, parse_command) -> list[ScriptLine] | None:
+    """The script --script names, read whole before anything runs; None without one."""
+    return None if args.script is None else _script_lines(args, parse_command)
+
+
+def _script_lines(args: argparse.Namespace, parse_command) -> list[ScriptLine]:
+    """The script --script names, read whole. A script that cannot be read or is malformed
+    exits 2, naming the file and line."""
     from .sim.script import ScriptError, parse_script
 
-    if args.script is None:
-        return None
     name = "<stdin>" if str(args.script) == "-" else str(args.script)
     try:
         text = sys.stdin.read() if name == "<stdin>" else args.script.read_text(encoding="utf-8")
@@ -443,7 +458,9 @@ def _sim(parser: argparse.ArgumentParser, args: argparse.Namespace, rules: Rules
         else:
             for line in script:
                 verdict = "ok" if play(table, line)[0] else "refused"
-                print(f"\n> {line.text}   ({verdict})\n{painter.screen(table.screen.last)}")
+                shown = table.screen.last
+                assert shown is not None, "the table's loop shows a model as it opens"
+                print(f"\n> {line.text}   ({verdict})\n{painter.screen(shown)}")
     finally:
         table.close()
     return 0
@@ -465,7 +482,7 @@ def _codex_sim(parser: argparse.ArgumentParser, args: argparse.Namespace, rules:
         print(f"pi-table sim: Codex's simulator draws the table's screen with pygame ({e}): "
               "install pi-table[screen]", file=sys.stderr)
         return EXIT_USAGE
-    script = _read_script(args, parse_codex_command)
+    script = _script_lines(args, parse_codex_command)
     try:
         setup = Codex(rules).parse_setup(args.setup) if args.setup else None
     except InvalidSetup as e:

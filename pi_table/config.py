@@ -27,6 +27,7 @@ import tomllib
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TypeGuard
 
 from .drivers.buttons import ButtonPins
 from .drivers.spi_leds import SpiLedConfig
@@ -35,8 +36,8 @@ from .drivers.ws281x import PINS, Ws281xConfig
 from .engine import CELLS, GAMES, Codex, CodexRules, Rules
 from .engine.rules import CENTRE, NUKE_MODES, SETUPS
 from .hardware import pinout
-from .table.input import InputSettings
 from .table.codex_loop import DISCUSSION_S
+from .table.input import InputSettings
 from .table.session import Retention
 from .table.timer import TimerSettings
 from .ui.leds import LightSettings
@@ -330,11 +331,12 @@ def _read_value(option: Option, raw: object, base: Path) -> object:
     if not ok:
         raise ValueError(f"expected {EXPECTED[kind]}, found {found}")
     if kind == "path":
+        raw = str(raw)  # checked above: a string
         if not raw:
             raise ValueError("expected a path, found an empty string")
         return str(base / raw) if not Path(raw).is_absolute() else raw
     if kind == "usb_id":
-        vendor, _, product = raw.partition(":")
+        vendor, _, product = str(raw).partition(":")
         try:
             usb_id = (int(vendor, 16), int(product, 16))
         except ValueError:
@@ -392,24 +394,92 @@ def _fails(values: dict[str, object], path: Path) -> str | None:
     return None
 
 
+class _Values:
+    """The keys' values read back as the kind each has: ``_read_value`` checked the file's,
+    and the defaults are of their kind. A value of another kind is a programming error."""
+
+    def __init__(self, values: Mapping[str, object]) -> None:
+        self._values = values
+
+    def _wrong(self, key: str, kind: str) -> TypeError:
+        return TypeError(f"{key}: expected {EXPECTED[kind]}, found {_describe(self._values[key])}")
+
+    def text(self, key: str) -> str:
+        value = self._values[key]
+        if not isinstance(value, str):
+            raise self._wrong(key, "str")
+        return value
+
+    def flag(self, key: str) -> bool:
+        value = self._values[key]
+        if not isinstance(value, bool):
+            raise self._wrong(key, "bool")
+        return value
+
+    def whole(self, key: str) -> int:
+        value = self._values[key]
+        if not _is_whole(value):
+            raise self._wrong(key, "int")
+        return value
+
+    def number(self, key: str) -> float:
+        """A whole number stays one (messages show 5, not 5.0)."""
+        value = self._values[key]
+        if isinstance(value, bool) or not isinstance(value, (int, float)):
+            raise self._wrong(key, "number")
+        return value
+
+    def pin(self, key: str) -> int | None:
+        """A GPIO number, or None for false: the button is not fitted."""
+        value = self._values[key]
+        if value is False:
+            return None
+        if not _is_whole(value):
+            raise self._wrong(key, "pin")
+        return value
+
+    def wholes(self, key: str) -> list[int]:
+        value = self._values[key]
+        if not _is_wholes(value):
+            raise self._wrong(key, "int_list")
+        return value
+
+    def rows(self, key: str) -> list[list[int]]:
+        value = self._values[key]
+        if not isinstance(value, list) or not all(_is_wholes(row) for row in value):
+            raise self._wrong(key, "int_lists")
+        return value
+
+
+def _is_whole(value: object) -> TypeGuard[int]:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def _is_wholes(value: object) -> TypeGuard[list[int]]:
+    return isinstance(value, list) and all(_is_whole(n) for n in value)
+
+
 def build(values: dict[str, object], source: Path | None) -> Config:
     """Every setting object from the keys' values; ValueError (from the objects themselves,
     or about how two of them fit) when a value does not fit."""
-    v = values
-    if v["game.language"] not in LANGUAGES:
-        raise ValueError(f"the language is one of {', '.join(LANGUAGES)}, not {v['game.language']!r}")
-    codex = v["game.game"] == Codex.name
+    v = _Values(values)
+    language = v.text("game.language")
+    if language not in LANGUAGES:
+        raise ValueError(f"the language is one of {', '.join(LANGUAGES)}, not {language!r}")
+    codex = v.text("game.game") == Codex.name
     grid_rules = Rules(
-        game="codenames" if codex else v["game.game"], nuke=v["game.nuke"], clue_required=v["game.clue_required"],
-        three_player=v["game.three_player"], setup=v["game.setup"], dark_cell=v["game.dark_cell"],
+        game="codenames" if codex else v.text("game.game"), nuke=v.text("game.nuke"),
+        clue_required=v.flag("game.clue_required"),
+        three_player=v.flag("game.three_player"), setup=v.text("game.setup"), dark_cell=v.whole("game.dark_cell"),
     )
-    if not 10 <= v["game.discussion_s"] <= 3600:
-        raise ValueError(f"the discussion lasts 10 to 3600 seconds, not {v['game.discussion_s']}")
+    discussion_s = v.number("game.discussion_s")
+    if not 10 <= discussion_s <= 3600:
+        raise ValueError(f"the discussion lasts 10 to 3600 seconds, not {discussion_s}")
     leds = _leds(v)
     buttons = ButtonPins(
-        end_turn=_pin(v["buttons.end_turn"]), new_game=_pin(v["buttons.new_game"]),
-        encoder_a=_pin(v["buttons.encoder_a"]), encoder_b=_pin(v["buttons.encoder_b"]),
-        encoder_push=_pin(v["buttons.encoder_push"]), new_game_hold_s=v["buttons.new_game_hold_s"],
+        end_turn=v.pin("buttons.end_turn"), new_game=v.pin("buttons.new_game"),
+        encoder_a=v.pin("buttons.encoder_a"), encoder_b=v.pin("buttons.encoder_b"),
+        encoder_push=v.pin("buttons.encoder_push"), new_game_hold_s=v.number("buttons.new_game_hold_s"),
     )
     data_pin = {"ws281x": leds.ws281x.pin, "spi": SPI_MOSI}.get(leds.backend)
     taken = [name for name, pin in buttons.pins().items() if pin == data_pin]
@@ -420,11 +490,13 @@ def build(values: dict[str, object], source: Path | None) -> Config:
         values=dict(values),
         rules=CodexRules() if codex else grid_rules,
         grid_rules=grid_rules,
-        discussion_s=v["game.discussion_s"],
-        language=v["game.language"],
-        input=InputSettings(hold_s=v["game.hold_s"], stuck_s=v["touch.stuck_s"]),
-        timer=TimerSettings(length_s=v["timer.length_s"], warn_s=v["timer.warn_s"], enforce=v["timer.enforce"]),
-        lights=LightSettings(edge_pixels=max(1, len(leds.map.edge)), colour_blind=v["game.colour_blind"]),
+        discussion_s=discussion_s,
+        language=language,
+        input=InputSettings(hold_s=v.number("game.hold_s"), stuck_s=v.number("touch.stuck_s")),
+        timer=TimerSettings(
+            length_s=v.number("timer.length_s"), warn_s=v.number("timer.warn_s"), enforce=v.flag("timer.enforce"),
+        ),
+        lights=LightSettings(edge_pixels=max(1, len(leds.map.edge)), colour_blind=v.flag("game.colour_blind")),
         touch=_touch(v),
         leds=leds,
         screen=_screen(v),
@@ -434,12 +506,8 @@ def build(values: dict[str, object], source: Path | None) -> Config:
     )
 
 
-def _pin(value: object) -> int | None:
-    return None if value is False else value
-
-
-def _touch(v: dict[str, object]) -> TouchBoardConfig:
-    electrodes = v["touch.cell_electrodes"]
+def _touch(v: _Values) -> TouchBoardConfig:
+    electrodes = v.wholes("touch.cell_electrodes")
     if len(electrodes) != CELLS:
         raise ValueError(f"cell_electrodes lists one electrode for each of the {CELLS} cells, not {len(electrodes)}")
     for cell, electrode in enumerate(electrodes):
@@ -450,21 +518,21 @@ def _touch(v: dict[str, object]) -> TouchBoardConfig:
         if cells[electrode] is not None:
             raise ValueError(f"electrode {electrode} is given to cells {cells[electrode]} and {cell}: one pad each")
         cells[electrode] = cell
-    usb = str(v["touch.usb_id"]).split(":")
-    port = v["touch.port"]
+    usb = v.text("touch.usb_id").split(":")
+    port = v.text("touch.port")
     return TouchBoardConfig(
         port=None if port == "auto" else port,
         usb_id=(int(usb[0], 16), int(usb[1], 16)),
         cells=tuple(cells),
-        end_turn=tuple(v["touch.end_turn"]),
+        end_turn=tuple(v.wholes("touch.end_turn")),
     )
 
 
-def _leds(v: dict[str, object]) -> LedConfig:
-    backend = v["leds.backend"]
+def _leds(v: _Values) -> LedConfig:
+    backend = v.text("leds.backend")
     if backend not in LED_BACKENDS:
         raise ValueError(f"the LED backend is one of {', '.join(LED_BACKENDS)}, not {backend!r}")
-    cells, edge = v["leds.cells"], v["leds.edge"]
+    cells, edge = v.rows("leds.cells"), v.wholes("leds.edge")
     if cells:
         if len(cells) != CELLS:
             raise ValueError(f"an explicit LED map lists the LEDs of all {CELLS} cells, not {len(cells)}")
@@ -474,19 +542,19 @@ def _leds(v: dict[str, object]) -> LedConfig:
     elif edge:
         raise ValueError("an explicit edge goes with an explicit map of the cells (leds.cells)")
     else:
-        per_cell, offset, edge_leds = v["leds.leds_per_cell"], v["leds.offset"], v["leds.edge_leds"]
+        per_cell, offset, edge_leds = v.whole("leds.leds_per_cell"), v.whole("leds.offset"), v.whole("leds.edge_leds")
         _strip_length(offset + CELLS * max(per_cell, 0) + max(edge_leds, 0),
                       f"offset + {CELLS} x leds_per_cell + edge_leds")
-        led_map = LedMap.grid(per_cell, v["leds.serpentine"], offset, edge_leds)
-    pin = v["leds.pin"]
+        led_map = LedMap.grid(per_cell, v.flag("leds.serpentine"), offset, edge_leds)
+    pin = v.whole("leds.pin")
     ws281x = Ws281xConfig(
-        pin=pin, channel=PINS[pin][0] if pin in PINS else 0, dma=v["leds.dma"], invert=v["leds.invert"],
-        order=v["leds.order"],
+        pin=pin, channel=PINS[pin][0] if pin in PINS else 0, dma=v.whole("leds.dma"), invert=v.flag("leds.invert"),
+        order=v.text("leds.order"),
     )
     leds = LedConfig(
-        backend=backend, map=led_map, brightness=v["leds.brightness"], gamma=v["leds.gamma"],
-        power=PowerLimit(budget_ma=v["leds.current_limit_ma"]), ws281x=ws281x,
-        spi=SpiLedConfig(bus=v["leds.spi_bus"], device=v["leds.spi_device"], order=v["leds.order"]),
+        backend=backend, map=led_map, brightness=v.number("leds.brightness"), gamma=v.number("leds.gamma"),
+        power=PowerLimit(budget_ma=v.number("leds.current_limit_ma")), ws281x=ws281x,
+        spi=SpiLedConfig(bus=v.whole("leds.spi_bus"), device=v.whole("leds.spi_device"), order=v.text("leds.order")),
     )
     leds.output()  # checks brightness, gamma, and that the budget covers the strip at rest
     return leds
@@ -498,38 +566,38 @@ def _strip_length(length: int, what: str) -> None:
         raise ValueError(f"the strip has at most {MAX_LEDS} LEDs, not {length} ({what})")
 
 
-def _screen(v: dict[str, object]) -> ScreenConfig:
-    width, height = v["screen.width"], v["screen.height"]
+def _screen(v: _Values) -> ScreenConfig:
+    width, height = v.whole("screen.width"), v.whole("screen.height")
     if (width == 0) != (height == 0) or width < 0 or height < 0 or width > 8192 or height > 8192:
         raise ValueError(f"width and height are both 0 (the whole display) or both 1 to 8192, not {width} x {height}")
     return ScreenConfig(
-        enabled=v["screen.enabled"], settings=ScreenSettings(rotation=v["screen.rotation"]),
-        video_driver=v["screen.video_driver"], size=(width, height) if width else None,
+        enabled=v.flag("screen.enabled"), settings=ScreenSettings(rotation=v.whole("screen.rotation")),
+        video_driver=v.text("screen.video_driver"), size=(width, height) if width else None,
     )
 
 
-def _web(v: dict[str, object]) -> WebConfig:
-    port, url = v["web.port"], v["web.url"]
+def _web(v: _Values) -> WebConfig:
+    port, url = v.whole("web.port"), v.text("web.url")
     if port != 0 and not 1024 <= port <= 65535:
         raise ValueError(f"port is 1024 to 65535 (0: any free port), not {port}")
     if url and not url.startswith(("http://", "https://")):
         raise ValueError(f"url starts with http:// or https://, not {url!r}")
-    return WebConfig(enabled=v["web.enabled"], host=v["web.host"], port=port, url=url)
+    return WebConfig(enabled=v.flag("web.enabled"), host=v.text("web.host"), port=port, url=url)
 
 
-def _paths(v: dict[str, object]) -> Paths:
-    socket = Path(v["paths.socket"])
+def _paths(v: _Values) -> Paths:
+    socket = Path(v.text("paths.socket"))
     if len(str(socket).encode()) > SOCKET_PATH_MAX:
         raise ValueError(f"a UNIX socket path is at most {SOCKET_PATH_MAX} bytes, not {len(str(socket).encode())}")
-    keep_games, keep_mb = v["paths.keep_games"], v["paths.keep_mb"]
+    keep_games, keep_mb = v.whole("paths.keep_games"), v.number("paths.keep_mb")
     if not 1 <= keep_games <= 100_000:
         raise ValueError(f"keep_games is 1 to 100000 games, not {keep_games}")
     if not 1 <= keep_mb <= 100_000:
         raise ValueError(f"keep_mb is 1 to 100000 megabytes, not {keep_mb}")
     return Paths(
-        journal_dir=Path(v["paths.journal_dir"]),
+        journal_dir=Path(v.text("paths.journal_dir")),
         socket=socket,
-        socket_group=v["paths.socket_group"] or None,
+        socket_group=v.text("paths.socket_group") or None,
         retention=Retention(keep_games=keep_games, keep_bytes=int(keep_mb * 1024 * 1024)),
     )
 
@@ -544,13 +612,14 @@ def check_machine(values: dict[str, object]) -> list[tuple[str, str]]:
         "paths.socket_group": "the name of a group of this machine ('' keeps the user's own)",
         "web.host": "an address of this machine, or 0.0.0.0 or :: for every network",
     }
-    socket_path = Path(values["paths.socket"])
+    v = _Values(values)
+    socket_path = Path(v.text("paths.socket"))
     found = {
-        "paths.journal_dir": _unusable_folder(Path(values["paths.journal_dir"])),
+        "paths.journal_dir": _unusable_folder(Path(v.text("paths.journal_dir"))),
         "paths.socket": (f"{socket_path}, which is not a socket (one a stopped table left is fine)"
                          if _taken(socket_path) else _unusable_folder(socket_path.parent)),
-        "paths.socket_group": _missing_group(values["paths.socket_group"]),
-        "web.host": _foreign_host(values["web.host"]) if values["web.enabled"] else None,
+        "paths.socket_group": _missing_group(v.text("paths.socket_group")),
+        "web.host": _foreign_host(v.text("web.host")) if v.flag("web.enabled") else None,
     }
     return [(key, f"expected {expected[key]}, found {what}") for key, what in found.items() if what]
 

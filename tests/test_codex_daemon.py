@@ -15,6 +15,8 @@ from pathlib import Path
 from types import SimpleNamespace
 
 import pytest
+from test_web import PHONE, browser  # noqa: F401 (browser is a fixture)
+from test_web_codex import Phones
 
 from pi_table.config import load_config
 from pi_table.daemon.run import Daemon
@@ -27,8 +29,6 @@ from pi_table.web import Tokens
 from pi_table.web.tokens import seat_role
 
 from helpers import wait_for
-from test_web import PHONE, browser  # noqa: F401 (browser is a fixture)
-from test_web_codex import Phones
 
 CONFIG = (
     '[game]\ngame = "codex"\ndiscussion_s = 10\n[web]\nhost = "127.0.0.1"\nport = 0\n'

@@ -17,6 +17,8 @@ import urllib.parse
 
 import pygame
 import pytest
+from test_codex_daemon import CONFIG, in_process, pi_table, table  # noqa: F401 (fixtures)
+from test_web import another_phone, browser, get, post  # noqa: F401 (browser is a fixture)
 
 from pi_table.config import load_config
 from pi_table.daemon.run import Daemon
@@ -32,8 +34,6 @@ from pi_table.web.server import REPLACED
 from pi_table.web.tokens import seat_role
 
 from helpers import next_event, wait_for
-from test_codex_daemon import CONFIG, in_process, pi_table, table  # noqa: F401 (fixtures)
-from test_web import another_phone, browser, get, post  # noqa: F401 (browser is a fixture)
 
 SETUP = (
     "Moon:red:leader:1:AAAA Aleman:red:hacker:2:BBBB Viper:red:inquisitore:3:CCCC "
@@ -102,7 +102,7 @@ MISSING = object()
     (True, 'expected a seat number, such as {"command": "release-seat", "seat": 2}, not True'),
     (MISSING, 'expected a seat number, such as {"command": "release-seat", "seat": 2}, not None'),
 ])
-def test_a_bad_seat_is_refused_clearly_and_changes_nothing(in_process, seat, error):  # noqa: F811
+def test_a_bad_seat_is_refused_clearly_and_changes_nothing(in_process, seat, error):
     daemon = in_process
     state, shown = daemon.session.state, joins(daemon)
     request = {"command": "release-seat"} if seat is MISSING else {"command": "release-seat", "seat": seat}
@@ -111,7 +111,7 @@ def test_a_bad_seat_is_refused_clearly_and_changes_nothing(in_process, seat, err
     assert not (daemon.config.paths.journal_dir / "companion.released").exists()
 
 
-def test_a_release_is_for_codex_seats_only_and_the_screen_shows_the_new_code(in_process):  # noqa: F811
+def test_a_release_is_for_codex_seats_only_and_the_screen_shows_the_new_code(in_process):
     daemon = in_process
     old = joins(daemon)
     journal = daemon.config.paths.journal_dir / f"{daemon.session.id}.jsonl"
@@ -243,7 +243,7 @@ def test_a_tap_on_a_seat_asks_first_then_gives_it_a_new_code(tmp_path, tokens):
         table.close()
 
 
-def test_the_phone_on_the_old_link_is_told_its_link_was_replaced(tmp_path, tokens, browser):  # noqa: F811
+def test_the_phone_on_the_old_link_is_told_its_link_was_replaced(tmp_path, tokens, browser):
     table = Table(tmp_path, tokens)
     phone = browser.new_page()
     try:

@@ -8,7 +8,17 @@ import random
 import pytest
 
 from pi_table.engine import Codex, CodexRules, parse_codex_action
-from pi_table.hal import ButtonEvent, CodexModel, NewGame, SimButtons, SimLedStrip, SimScreen, SimTouch, TouchEvent, UiEvent
+from pi_table.hal import (
+    ButtonEvent,
+    CodexModel,
+    NewGame,
+    SimButtons,
+    SimLedStrip,
+    SimScreen,
+    SimTouch,
+    TouchEvent,
+    UiEvent,
+)
 from pi_table.table import Session, history
 from pi_table.table.codex_loop import CodexLoop
 from pi_table.ui.codex_leds import SEAT_CELLS, codex_frame
@@ -117,7 +127,7 @@ def test_the_screen_gets_the_whole_state_to_draw_the_public_side():
 
 
 def test_one_light_per_seat_white_once_it_has_acted_and_nothing_else_lit():
-    loop, clock = table()
+    loop, _clock = table()
     act(loop, "send 2 3 role", "send 4 0 position")
     frame = loop.leds.frames[-1]
     lit = {cell for cell, colour in enumerate(frame.cells) if colour != OFF}

@@ -33,9 +33,9 @@ import time
 from pathlib import Path
 
 import pytest
+from test_systemd import readme_scripts
 
 from helpers import REQUIRE_TOOLS, require_tools
-from test_systemd import readme_scripts
 
 pytestmark = pytest.mark.container
 

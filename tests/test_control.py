@@ -34,6 +34,7 @@ from pi_table.daemon.control import MAX_REQUEST, ControlServer, Refused, request
 from pi_table.daemon.notify import LoopHeartbeat, Notifier
 from pi_table.daemon.run import Daemon
 from pi_table.drivers.touchboard import TouchBoardConfig, TouchBoardSource
+
 from helpers import wait_for
 
 STATUS = b'{"command": "status"}\n'

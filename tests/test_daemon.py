@@ -21,6 +21,7 @@ from pi_table.engine import Guess, Rules, Undo, make_game
 from pi_table.sim.systemd import FakeSystemd
 from pi_table.table import Session
 from pi_table.ui.leds import WARNING
+
 from helpers import wait_for
 
 KEY = "RRRRRRRRRBBBBBBBBNNNNNNNA"
@@ -68,7 +69,7 @@ def test_ready_status_watchdog_and_a_clean_stop(service):
 
 
 def test_commands_act_on_the_running_table(service):
-    systemd, config, folder = service
+    _systemd, config, folder = service
     first = request(folder / "control.sock", "status")["game_id"]
     done = pi_table("new-game", "--game", "alias24", "--config", config)
     assert done.returncode == 0, done.stderr
@@ -156,7 +157,7 @@ def test_devices_that_fail_leave_the_table_playing_degraded(tmp_path, monkeypatc
 
 
 def test_a_second_table_on_the_same_journal_refuses_to_start(service):
-    systemd, config, folder = service
+    _systemd, config, folder = service
     second = pi_table("run", "--hal", "sim", "--config", config)
     assert second.returncode == 75 and "already running on the journal" in second.stderr
     assert request(folder / "control.sock", "status")["ok"]  # the first one plays on, socket and all
@@ -164,7 +165,7 @@ def test_a_second_table_on_the_same_journal_refuses_to_start(service):
 
 def test_a_second_table_does_not_take_the_first_ones_socket(service, tmp_path_factory, monkeypatch):
     monkeypatch.setenv("GPIOZERO_PIN_FACTORY", "mock")
-    systemd, config, folder = service
+    _systemd, config, folder = service
     other = tmp_path_factory.mktemp("other")
     (other / "config.toml").write_text(f'[web]\nenabled = false\n[paths]\nsocket = "{folder / "control.sock"}"\nsocket_group = ""\n'
                                        f'journal_dir = "journal"\n[leds]\nbackend = "none"\n[screen]\nenabled = false\n')

@@ -14,11 +14,12 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from helpers import require_tools
-
-from pi_table.engine import CELLS
 from pi_table.hardware import enclosure, guide, pinout
 from pi_table.hardware.enclosure import ENCLOSURE, PARTS, ParamsError
+
+from pi_table.engine import CELLS
+
+from helpers import require_tools
 
 P = enclosure.read()
 WIRING = pinout.load()

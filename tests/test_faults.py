@@ -26,6 +26,7 @@ from pi_table.engine import EndTurn, GameRecord, Guess, Rules, Team, Undo, make_
 from pi_table.sim.emulator import BoardEmulator
 from pi_table.sim.systemd import FakeSystemd
 from pi_table.table import Session
+
 from helpers import wait_for
 
 KILLS = int(os.environ.get("PI_TABLE_KILLS", "200"))
@@ -232,7 +233,7 @@ def test_a_journal_that_fills_up_keeps_the_game_in_memory_and_says_so(tmp_path):
                 break
             cell = rng.choice([c for c, shown in enumerate(status["state"]["board"]) if shown == "?" and c != assassin])
             table.tap(cell)
-            wait_for(lambda: table.status()["state"]["board"][cell] != "?", f"the guess on {cell}")
+            wait_for(lambda: table.status()["state"]["board"][cell] != "?", f"the guess on {cell}")  # noqa: B023 - waited for here
         status = table.status()
         assert status["journal"] != "ok", "the journal never filled up: raise the number of guesses"
         assert "cannot be written" in status["journal"] and status["journal"] in status["warnings"]

@@ -19,9 +19,9 @@ from types import SimpleNamespace
 
 import adafruit_mpr121
 import pytest
-
 from pi_table.firmware import deploy, touchboard
 from pi_table.firmware.touchboard import ADDRESSES, CHIP_SETTINGS, ECR_RUN, TouchBoard
+
 from pi_table.protocol import wire
 from pi_table.sim.harness import ManualClock
 from pi_table.sim.mpr121 import UNTOUCHED, FakeI2C, FakeMPR121

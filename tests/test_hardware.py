@@ -8,14 +8,14 @@ import re
 from dataclasses import replace
 from pathlib import Path
 
-import pytest
-
 import pi_table.firmware
-from pi_table.config import build, defaults
-from pi_table.drivers.ws281x import PINS as WS281X_PINS
+import pytest
 from pi_table.firmware import touchboard
 from pi_table.hardware import guide, pinout, wiring
 from pi_table.hardware.pinout import HEADER, LED_DATA, Chip
+
+from pi_table.config import build, defaults
+from pi_table.drivers.ws281x import PINS as WS281X_PINS
 
 from helpers import require_tools
 

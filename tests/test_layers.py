@@ -6,9 +6,10 @@ import ast
 import tomllib
 from pathlib import Path
 
-import pi_table
 import pi_table.firmware
 import pi_table.hardware
+
+import pi_table
 
 PACKAGE = Path(pi_table.__file__).parent
 FIRMWARE = Path(pi_table.firmware.__file__).parent  # firmware/, mapped into the package

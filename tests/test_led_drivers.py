@@ -9,6 +9,7 @@ from __future__ import annotations
 import subprocess
 import sys
 import types
+from typing import ClassVar
 
 import pytest
 
@@ -37,7 +38,7 @@ def picture() -> LedFrame:
 
 
 class FakePixelStrip:
-    made: list[FakePixelStrip] = []
+    made: ClassVar[list[FakePixelStrip]] = []
 
     def __init__(self, num, pin, freq_hz, dma, invert, brightness, channel, strip_type, gamma):
         self.args = dict(num=num, pin=pin, freq_hz=freq_hz, dma=dma, invert=invert, brightness=brightness,
@@ -134,7 +135,7 @@ def test_the_hardware_libraries_are_imported_only_when_a_strip_is_opened():
 
 
 class FakeSpiDev:
-    made: list[FakeSpiDev] = []
+    made: ClassVar[list[FakeSpiDev]] = []
 
     def __init__(self):
         self.opened = None

@@ -27,6 +27,7 @@ from pi_table.ui.leds import (
     render_frame,
 )
 from pi_table.ui.pixels import LedMap, PixelOutput, PowerLimit
+
 from helpers import hidden_swapped
 
 KEY = "RRRRRRRRRBBBBBBBBNNNNNNNA"  # red starts: red 0-8, blue 9-16, bystanders 17-23, assassin 24

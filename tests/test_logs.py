@@ -9,6 +9,7 @@ import subprocess
 import sys
 
 from pi_table.daemon.logs import PrioritisedFormatter, to_journal
+
 from helpers import wait_for
 
 

@@ -15,14 +15,14 @@ import urllib.request
 from pathlib import Path
 
 import pytest
+from test_faults import Table
+from test_journal_damage import VERSION_1
 
 from pi_table.engine import Rules, parse_action
 from pi_table.table import Session
 from pi_table.web.tokens import SPYMASTER, Tokens, write_private
 
 from helpers import require_tools, wait_for
-from test_faults import Table
-from test_journal_damage import VERSION_1
 
 UNIT = Path(__file__).resolve().parent.parent / "systemd" / "pi-table.service"
 

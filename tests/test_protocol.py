@@ -17,7 +17,7 @@ PROTOCOL_MD = Path(__file__).parent.parent / "firmware" / "PROTOCOL.md"
 
 
 def documented(kind: str) -> list[str]:
-    blocks = re.findall(rf"```{kind}\n(.*?)```", PROTOCOL_MD.read_text(encoding="utf-8"), re.S)
+    blocks = re.findall(rf"```{kind}\n(.*?)```", PROTOCOL_MD.read_text(encoding="utf-8"), re.DOTALL)
     return [line for block in blocks for line in block.splitlines() if line.strip()]
 
 

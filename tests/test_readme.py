@@ -32,7 +32,7 @@ def test_the_two_commands_come_first():
 
 def test_the_contents_list_every_section_in_order():
     contents = README.split("## Contents\n", 1)[1].split("\n## ", 1)[0]
-    listed = re.findall(r"^- \[(.+?)\]\(#(.+?)\)$", contents, re.M)
+    listed = re.findall(r"^- \[(.+?)\]\(#(.+?)\)$", contents, re.MULTILINE)
     sections = [line[3:] for line in README.splitlines() if line.startswith("## ") and line != "## Contents"]
     assert [title for title, _ in listed] == sections
     assert all(target == anchor(title) for title, target in listed)

@@ -47,6 +47,7 @@ from pi_table.hal import Cues, NewGame, ScreenModel, TimerState, UiEvent
 from pi_table.table.input import WIPE_WARNING
 from pi_table.ui import codex_screen, i18n
 from pi_table.ui import screen as ui
+from pi_table.ui.mounting import ROTATIONS
 from pi_table.ui.screen import CARD, DECOY, Mode, ScreenPainter, ScreenSettings, draw, render_png
 
 from helpers import record_untranslated
@@ -304,7 +305,7 @@ def screen_slot(frame: ui.Frame, cell: int) -> tuple[int, int]:
     return ys.index(y), xs.index(x)
 
 
-@pytest.mark.parametrize("rotation", ui.ROTATIONS)
+@pytest.mark.parametrize("rotation", ROTATIONS)
 def test_cover_mode_then_a_card_covers_the_cell_under_the_finger(rotation):
     painter, image, m = painted("codenames penalty cover", rotation)
     assert not any(isinstance(tap.command, Cover) for tap in painter.frame.taps)  # not before COVER
@@ -345,7 +346,7 @@ def test_deep_undercover_the_lit_cell_or_done_places_the_card():
 
 
 def test_slot_and_cell_are_inverse_for_every_rotation():
-    for rotation in ui.ROTATIONS:
+    for rotation in ROTATIONS:
         slots = sorted(ui.slot_of(cell, rotation) for cell in range(CELLS))
         assert slots == [(r, c) for r in range(5) for c in range(5)]
         assert all(ui.cell_at(*ui.slot_of(cell, rotation), rotation) == cell for cell in range(CELLS))

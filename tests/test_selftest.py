@@ -14,6 +14,7 @@ from pi_table.drivers.buttons import ButtonPins
 from pi_table.engine import CELLS, EndTurn
 from pi_table.hal import ButtonEvent, DialEvent, SimButtons, SimLedStrip, SimScreen, SimTouch
 from pi_table.sim.emulator import BoardEmulator
+
 from helpers import wait_for
 
 PINS = ButtonPins(encoder_a=22, encoder_b=23, encoder_push=24)

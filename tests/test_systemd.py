@@ -18,8 +18,6 @@ import sys
 import tempfile
 from pathlib import Path
 
-import pytest
-
 from pi_table.config import DEFAULT_PATH, check_machine, defaults
 
 from helpers import require_tools
@@ -274,7 +272,7 @@ def test_install_sets_up_a_pi_4_and_runs_twice_without_harm(tmp_path):
     assert installer.calls("groupadd") == ["groupadd --system pi-table", "groupadd --system render"]
     [useradd] = installer.calls("useradd")
     assert "--system" in useradd and "--shell /usr/sbin/nologin" in useradd and useradd.endswith(" pi-table")
-    assert installer.calls("usermod") == [f"usermod --append --groups gpio,spi,i2c,dialout,video,input,render pi-table"]
+    assert installer.calls("usermod") == ["usermod --append --groups gpio,spi,i2c,dialout,video,input,render pi-table"]
     assert installer.calls("systemctl") == [
         "systemctl daemon-reload", "systemctl enable pi-table.service", "systemctl restart pi-table.service"]
 

@@ -18,6 +18,7 @@ from pi_table.sim.harness import SimTable
 from pi_table.table import Session, TableLoop
 from pi_table.table.input import HOLD_MIN_S, WIPE_WARNING, InputSettings, TouchPolicy
 from pi_table.ui.leds import HIDDEN_CARD, PENDING, REVEALED, TEAM_COLOUR, WARNING
+
 from helpers import hidden_swapped
 
 KEY = "RRRRRRRRRBBBBBBBBNNNNNNNA"  # red starts: cells 0-8 red, 9-16 blue, 17-23 bystanders, 24 assassin

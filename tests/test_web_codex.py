@@ -20,6 +20,8 @@ from pathlib import Path
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from test_codex import choose, games, scrambled
+from test_web import browser, get, post  # noqa: F401 (browser is a fixture)
 
 from pi_table.engine import Codex, CodexState, InvalidAction, RuleError, parse_codex_action
 from pi_table.engine.codex import MESSAGES
@@ -30,8 +32,6 @@ from pi_table.web import Companion, Tokens, codex_snapshot, seat_action
 from pi_table.web.tokens import role_seat, seat_role
 
 from helpers import wait_for
-from test_codex import choose, games, scrambled
-from test_web import browser, get, post  # noqa: F401 (browser is a fixture)
 
 SETUP = (
     "Moon:red:leader:1:K7QM Aleman:blue:hacker:2:X53T Viper:red:infiltrato:3:R8WD "
@@ -379,7 +379,7 @@ def test_a_whole_game_played_on_six_phones(table, browser):
                     phones.vote(seat, 0 if seat == 5 else 5)
                 orso = phones.pages[5]
                 orso.wait_for_selector("text=You are at the truth machine.")
-                phones.taken(lambda: pick(orso, "reveal", "fragment: F9LB"), lambda: submit(orso, "reveal"))
+                phones.taken(lambda: pick(orso, "reveal", "fragment: F9LB"), lambda: submit(orso, "reveal"))  # noqa: B023 - called here
                 phones.public.wait_for_selector("text=Orso (seat 5): fragment F9LB")
                 assert "Orso: 5 → truth machine" in phones.public.inner_text("body")
                 phones.check_privacy()

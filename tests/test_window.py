@@ -11,15 +11,16 @@ import time
 os.environ["SDL_VIDEODRIVER"] = "dummy"
 os.environ["PYGAME_HIDE_SUPPORT_PROMPT"] = "1"
 
-import pygame  # noqa: E402
-import pytest  # noqa: E402
+import pygame
+import pytest
 
-from pi_table.engine import Rules, make_game  # noqa: E402
-from pi_table.sim.window import GRID_PX, Window, cell_rects  # noqa: E402
-from pi_table.table import Session  # noqa: E402
-from pi_table.table.input import InputSettings  # noqa: E402
-from pi_table.ui.leds import REVEALED  # noqa: E402
-from helpers import wait_for  # noqa: E402
+from pi_table.engine import Rules, make_game
+from pi_table.sim.window import GRID_PX, Window, cell_rects
+from pi_table.table import Session
+from pi_table.table.input import InputSettings
+from pi_table.ui.leds import REVEALED
+
+from helpers import wait_for
 
 KEY = "RRRRRRRRRBBBBBBBBNNNNNNNA"
 

@@ -9,8 +9,8 @@ from __future__ import annotations
 import random
 import time
 
-from . import percentiles
 from ..engine import Rules, make_game
+from . import percentiles
 
 VARIANTS = {
     "codenames": Rules(game="codenames"),

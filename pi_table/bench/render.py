@@ -14,12 +14,12 @@ import random
 import threading
 import time
 
-from . import percentiles
 from ..engine import Rules, make_game, parse_action
 from ..hal import Cues, ScreenModel, SimButtons, SimLedStrip, SimScreen, SimTouch, TimerState
 from ..table import Session, TableLoop
 from ..ui.leds import render_frame
 from ..ui.pixels import PixelOutput
+from . import percentiles
 
 KEY = "RBNBRRNBBBRBRRNNRRABNBRNN"
 MOVES = ["clue 2", "touch 0", "touch 4", "touch 2"]

@@ -161,6 +161,13 @@ class ControlServer:
 
     # --- the serving thread
 
+    def _started(self) -> tuple[socket.socket, selectors.BaseSelector, ThreadPoolExecutor]:
+        """The socket, selector and answerers start() made, which the serving thread uses until
+        stop() closes them."""
+        if self._socket is None or self._selector is None or self._answerers is None:
+            raise RuntimeError(f"the control socket {self.path} is not started")
+        return self._socket, self._selector, self._answerers
+
     def _serve(self) -> None:
         while not self._stopping.is_set():
             self._came_round = time.monotonic()
@@ -172,19 +179,20 @@ class ControlServer:
 
     def _turn(self) -> None:
         """Wait for what comes (at most until the next deadline), serve it, drop the late."""
+        server, selector, _ = self._started()
         now = time.monotonic()
         if self._accept_again is not None and now >= self._accept_again:
             self._accept_again = None
-            self._selector.register(self._socket, selectors.EVENT_READ)
+            selector.register(server, selectors.EVENT_READ)
         wakes = [now + WAKE_S, *(reading.deadline for reading in self._reading.values())]
         if self._accept_again is not None:
             wakes.append(self._accept_again)
-        for key, _ in self._selector.select(max(0.0, min(wakes) - now)):
+        for key, _ in selector.select(max(0.0, min(wakes) - now)):
             if self._stopping.is_set():
                 return
-            if key.fileobj is self._socket:
+            if key.fileobj is server:
                 self._accept()
-            else:
+            elif isinstance(key.fileobj, socket.socket):  # a connection: only sockets are registered
                 self._read(key.fileobj)
         now = time.monotonic()
         for connection, reading in list(self._reading.items()):
@@ -194,9 +202,10 @@ class ControlServer:
 
     def _accept(self) -> None:
         """Take the connections waiting, each refused at once when too many are open."""
+        server, selector, _ = self._started()
         for _ in range(BACKLOG):
             try:
-                connection, _ = self._socket.accept()
+                connection, _ = server.accept()
             except (BlockingIOError, InterruptedError):
                 return
             except OSError as e:  # EMFILE, ENFILE, ENOBUFS...: the connection waits in the queue
@@ -215,7 +224,7 @@ class ControlServer:
                                          "try again in a moment")
                 continue
             self._reading[connection] = _Reading(time.monotonic() + self.deadline_s)
-            self._selector.register(connection, selectors.EVENT_READ)
+            selector.register(connection, selectors.EVENT_READ)
 
     def _back_off(self, error: OSError) -> None:
         """Stop listening for a while (the waiting connection would wake us at once, again and
@@ -225,7 +234,8 @@ class ControlServer:
         if self._accept_failures == 1:
             log.warning("the control socket cannot accept a connection (%s): trying again every %g s at most",
                         error.strerror or error, ACCEPT_RETRY_MAX_S)
-        self._selector.unregister(self._socket)
+        server, selector, _ = self._started()
+        selector.unregister(server)
         self._accept_again = time.monotonic() + wait
 
     def _read(self, connection: socket.socket) -> None:
@@ -247,7 +257,7 @@ class ControlServer:
         elif newline or not chunk:
             self._stop_reading(connection)
             if line.strip():
-                self._answerers.submit(self._answer_on, connection, line)
+                self._started()[2].submit(self._answer_on, connection, line)
             else:  # connected and left (a probe for a running table)
                 self._close(connection)
 
@@ -262,7 +272,7 @@ class ControlServer:
 
     def _stop_reading(self, connection: socket.socket) -> None:
         if self._reading.pop(connection, None) is not None:
-            self._selector.unregister(connection)
+            self._started()[1].unregister(connection)
 
     def _close(self, connection: socket.socket) -> None:
         """Close a connection and free its place; from any thread."""

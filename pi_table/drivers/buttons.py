@@ -70,7 +70,8 @@ class ButtonPins:
         for name in ("new_game_hold_s", "bounce_s"):
             seconds = getattr(self, name)
             if isinstance(seconds, bool) or not isinstance(seconds, (int, float)):
-                raise ValueError(f"{name} is a number of seconds, not {seconds!r}")
+                # a ValueError all the same: the configuration names the key of any ValueError
+                raise ValueError(f"{name} is a number of seconds, not {seconds!r}")  # noqa: TRY004
         if not 0 < self.new_game_hold_s <= LONGEST_HOLD_S:
             raise ValueError(
                 f"new_game_hold_s is above 0 and at most {LONGEST_HOLD_S:g} seconds, not {self.new_game_hold_s!r}"

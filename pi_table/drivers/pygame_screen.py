@@ -24,6 +24,7 @@ import os
 import threading
 import time
 from contextlib import contextmanager
+from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
 from typing import Any, Protocol
@@ -37,6 +38,15 @@ INPUT_POLL_S = 0.03
 millisecond on video drivers that cannot block (the dummy driver; KMSDRM likely too), which
 cost about 3 % of a core here; a 30 ms nap between reads keeps taps prompt and an idle screen
 near 0 %."""
+
+
+@dataclass
+class _Shot:
+    """A screenshot asked of the screen's thread: where to save it, and what came of it."""
+
+    path: str
+    done: threading.Event = field(default_factory=threading.Event)
+    error: str | None = None
 
 
 class Painter(Protocol):
@@ -118,14 +128,14 @@ class PygameScreen(Screen):
         """Save what the screen shows now as a PNG (the screen's thread writes it)."""
         import pygame
 
-        request = {"path": str(path), "done": threading.Event(), "error": None}
+        request = _Shot(str(path))
         if not self._running:
             raise RuntimeError("the spymaster screen is not running")
         self._post(self._shot, request=request)
-        if not request["done"].wait(timeout_s):
+        if not request.done.wait(timeout_s):
             raise RuntimeError(f"the spymaster screen did not save {path} within {timeout_s} s")
-        if request["error"] is not None:
-            raise pygame.error(request["error"])
+        if request.error is not None:
+            raise pygame.error(request.error)
 
     def _post(self, kind: int, **fields) -> None:
         import pygame
@@ -169,7 +179,8 @@ class PygameScreen(Screen):
     def _serve(self, pygame, surface) -> None:
         drawn: ScreenModel | None = None
         due: float | None = None  # when a running timer next shows another second
-        dirty, shots = True, []
+        dirty = True
+        shots: list[_Shot] = []
         while True:
             with self._lock:
                 model, since = self._model, self._since
@@ -185,10 +196,10 @@ class PygameScreen(Screen):
                 due = _next_second(model, since, now)  # kept until then, however early a wake-up
             for request in shots:
                 try:
-                    pygame.image.save(surface, request["path"])
+                    pygame.image.save(surface, request.path)
                 except (pygame.error, OSError) as e:
-                    request["error"] = str(e)
-                request["done"].set()
+                    request.error = str(e)
+                request.done.set()
             self._nudge.wait(INPUT_POLL_S if due is None else min(INPUT_POLL_S, max(0.0, due - self.clock())))
             self._nudge.clear()
             dirty, shots = False, []

@@ -29,7 +29,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..engine import CELLS
-from ..hal.events import ButtonEvent, Emit, HealthEvent, TouchEvent
+from ..hal.events import ButtonEvent, Emit, Event, HealthEvent, TouchEvent
 from ..hal.touch import TouchSource
 from ..protocol import wire
 
@@ -332,15 +332,15 @@ class TouchBoardSource(TouchSource):
         released = frozenset(cell for cell, down in changed if not down)
         if changed:
             self._pressed = (self._pressed - released) | pressed
-            self._emit(TouchEvent(pressed, released))
+            self._tell(TouchEvent(pressed, released))
         if mask & self._end_turn_bits and not before & self._end_turn_bits:
-            self._emit(ButtonEvent("end_turn"))
+            self._tell(ButtonEvent("end_turn"))
 
     def _lose(self, why: str) -> None:
         self._hello = None
         self.disconnects += 1
         if self._pressed:
-            self._emit(TouchEvent(released=self._pressed))
+            self._tell(TouchEvent(released=self._pressed))
         self._pressed = frozenset()
         self._health(False, DISCONNECTED, why)
 
@@ -350,7 +350,13 @@ class TouchBoardSource(TouchSource):
             return
         self._health_said = (ok, detail)
         (log.info if ok else log.error)("%s%s", detail, f" ({more})" if more else "")
-        self._emit(HealthEvent("touch", ok, detail))
+        self._tell(HealthEvent("touch", ok, detail))
+
+    def _tell(self, event: Event) -> None:
+        """Hand an event to the table loop."""
+        if self._emit is None:
+            raise RuntimeError("the touch board source is not started")
+        self._emit(event)
 
     @staticmethod
     def _log_from_board(message: wire.Log) -> None:

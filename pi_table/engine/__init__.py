@@ -8,7 +8,20 @@ Codex is no grid game: ``Codex(CodexRules())`` plays it, with one observer per a
 (``agent_view``) and a public one (``public_view``); it stays out of ``GAMES``.
 """
 
-from .actions import UNLIMITED, Action, Clue, ClueNumber, Cover, EndTurn, Guess, Penalty, Place, TimeUp, Undo, parse_action
+from .actions import (
+    UNLIMITED,
+    Action,
+    Clue,
+    ClueNumber,
+    Cover,
+    EndTurn,
+    Guess,
+    Penalty,
+    Place,
+    TimeUp,
+    Undo,
+    parse_action,
+)
 from .alias24 import Alias24
 from .codenames import Codenames, CodenamesCoop
 from .codex import AgentView, Codex, CodexRules, CodexState, PublicView

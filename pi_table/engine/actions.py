@@ -8,7 +8,6 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Union
 
 from .errors import InvalidAction
 from .keys import CELLS
@@ -19,7 +18,7 @@ UNLIMITED = "unlimited"
 MAX_CLUE = 9
 """No team holds more than 9 cards, so no honest clue number is larger."""
 
-ClueNumber = Union[int, str, None]
+ClueNumber = int | str | None
 """A whole number 0..9, ``UNLIMITED``, or ``None`` when the spymaster said a clue aloud but
 entered no number (the table then lets the operatives guess until a miss or END TURN)."""
 
@@ -116,7 +115,7 @@ class Undo:
         return "undo"
 
 
-Action = Union[Clue, Guess, EndTurn, Penalty, Cover, Place, TimeUp, Undo]
+Action = Clue | Guess | EndTurn | Penalty | Cover | Place | TimeUp | Undo
 
 _CELL_ACTIONS: dict[str, Callable[[int], Action]] = {"touch": Guess, "cover": Cover, "place": Place}
 _PLAIN_ACTIONS: dict[str, Callable[[], Action]] = {"end-turn": EndTurn, "penalty": Penalty, "time-up": TimeUp, "undo": Undo}

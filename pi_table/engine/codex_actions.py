@@ -16,7 +16,6 @@ discussion is the table's own (its timer). The text forms are what a script and 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Union
 
 from .codex_setup import FRAGMENT_CHARACTERS, FRAGMENT_LENGTH, SEATS, Fact
 from .errors import InvalidAction
@@ -171,7 +170,7 @@ class Reveal:
         return f"reveal {self.seat} {self.fact}"
 
 
-CodexAction = Union[Send, EnterCode, Block, Profile, Done, EndDiscussion, Vote, Reveal]
+CodexAction = Send | EnterCode | Block | Profile | Done | EndDiscussion | Vote | Reveal
 
 USAGE = {
     "send": "send SEAT TO FACT [FACT]",

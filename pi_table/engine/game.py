@@ -8,8 +8,8 @@ old state is untouched whatever happens. Subclasses decide what touching a card 
 from __future__ import annotations
 
 import random
-from dataclasses import dataclass, replace
 from collections.abc import Callable
+from dataclasses import dataclass, replace
 from typing import Any, ClassVar
 
 from .actions import (

@@ -8,11 +8,21 @@ backends live in ``pi_table.drivers``; the simulators here can be driven by a te
 from .buttons import Buttons, SimButtons
 from .cues import Cues, TimerState
 from .events import (
-    BUTTONS, ButtonEvent, Command, DialEvent, Emit, Event, HealthEvent, NewGame, PageOpened, ReleaseSeat, TouchEvent,
+    BUTTONS,
+    ButtonEvent,
+    Command,
+    DialEvent,
+    Emit,
+    Event,
+    HealthEvent,
+    NewGame,
+    PageOpened,
+    ReleaseSeat,
+    TouchEvent,
     UiEvent,
 )
 from .leds import RGB, LedFrame, LedStrip, SimLedStrip
-from .screen import CodexModel, ScreenModel, Screen, SelfTestModel, SimScreen
+from .screen import CodexModel, Screen, ScreenModel, SelfTestModel, SimScreen
 from .touch import MultiTouch, SimTouch, TouchSource
 
 __all__ = [

@@ -4,9 +4,8 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Union
 
-from ..engine import CELLS, Action
+from ..engine import CELLS, Action, CodexAction
 
 BUTTONS = ("end_turn", "new_game", "enter_clue")
 """The physical buttons: END TURN on the operatives' side, NEW GAME (a long press), and the
@@ -79,7 +78,8 @@ class ReleaseSeat:
         return f"release-seat {self.seat}"
 
 
-Command = Union[Action, NewGame, ReleaseSeat]
+Command = Action | CodexAction | NewGame | ReleaseSeat
+"""What the table may be asked to do: a grid game's action or Codex's, or the table's own."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -106,6 +106,6 @@ class PageOpened:
     role: str
 
 
-Event = Union[TouchEvent, ButtonEvent, DialEvent, UiEvent, HealthEvent, PageOpened]
+Event = TouchEvent | ButtonEvent | DialEvent | UiEvent | HealthEvent | PageOpened
 Emit = Callable[[Event], None]
 """The loop's thread-safe ``post``: the only thing a device may call."""

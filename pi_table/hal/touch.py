@@ -42,11 +42,11 @@ class SimTouch(TouchSource):
         self.recalibrated += cells
 
     def press(self, *cells: int) -> None:
-        self._send(TouchEvent(pressed=cells))
+        self._send(TouchEvent(pressed=frozenset(cells)))
         self.pressed.update(cells)
 
     def release(self, *cells: int) -> None:
-        self._send(TouchEvent(released=cells))
+        self._send(TouchEvent(released=frozenset(cells)))
         self.pressed.difference_update(cells)
 
     def _send(self, event: TouchEvent) -> None:

@@ -19,7 +19,7 @@ OVERHEAD = 6  # sync, length, sequence, type, two CRC bytes
 MASK_BYTES = 8  # touch masks are 64-bit: up to 64 electrodes
 TYPE_CHECKING = False  # mypy takes this name as true; no typing module is ever imported on the board
 if TYPE_CHECKING:
-    from typing import Any, TypeVar
+    from typing import Any, TypeVar  # noqa: F401 - Any is used in the type comments
 
     M = TypeVar("M", bound="Message")
 

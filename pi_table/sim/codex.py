@@ -112,7 +112,7 @@ class CodexSimTable(VirtualTable):
         self.session = session
         self.screen = SimScreen()
         self.buttons = SimButtons()
-        self.loop = CodexLoop(session, SimTouch(), SimLedStrip(), self.screen, self.buttons, self.clock,
+        self.loop: CodexLoop = CodexLoop(session, SimTouch(), SimLedStrip(), self.screen, self.buttons, self.clock,
                               discussion_s, lang=lang)
         self.loop.open()
         self.painter = ScreenPainter()

@@ -81,7 +81,7 @@ class SimTable(VirtualTable):
         self.leds = SimLedStrip()
         self.screen = SimScreen()
         self.buttons = SimButtons()
-        self.loop = TableLoop(
+        self.loop: TableLoop = TableLoop(
             session, self.touch, self.leds, self.screen, self.buttons, TouchPolicy(self.settings), self.clock,
             TurnTimer(timer), lang=lang,
         )

@@ -37,7 +37,7 @@ class FakeSystemd:
         self.listener = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
         self.listener.bind(self.address)
         self.log = log or Path(self._folder.name) / "daemon.log"
-        self.process: subprocess.Popen | None = None
+        self.process: subprocess.Popen[bytes] | None = None
         self.messages: list[tuple[float, dict[str, str]]] = []  # (when, fields) as they came
 
     def start(self, timeout: float = 10.0, phones: bool = True) -> float:
@@ -59,7 +59,9 @@ class FakeSystemd:
         return ready
 
     def _limits(self) -> None:
-        resource.setrlimit(resource.RLIMIT_FSIZE, (self.limit_fsize, self.limit_fsize))
+        """In the child, before it runs the daemon: the unit's LimitFSIZE=, when one is given."""
+        if self.limit_fsize:
+            resource.setrlimit(resource.RLIMIT_FSIZE, (self.limit_fsize, self.limit_fsize))
 
     def _keep_log(self, pipe) -> None:
         with pipe, open(self.log, "ab") as log:
@@ -90,14 +92,21 @@ class FakeSystemd:
 
     def kill(self) -> None:
         """``kill -9``: no clean-up of any kind in the daemon."""
-        self.process.send_signal(signal.SIGKILL)
-        self.process.wait(timeout=10)
+        process = self._started()
+        process.send_signal(signal.SIGKILL)
+        process.wait(timeout=10)
 
     def stop(self, timeout: float = 10.0) -> int:
         """SIGTERM, as ``systemctl stop`` sends; the exit status."""
-        if self.process.poll() is None:
-            self.process.terminate()
-        return self.process.wait(timeout=timeout)
+        process = self._started()
+        if process.poll() is None:
+            process.terminate()
+        return process.wait(timeout=timeout)
+
+    def _started(self) -> subprocess.Popen[bytes]:
+        if self.process is None:
+            raise ServiceFailed("the daemon was never started (FakeSystemd.start)")
+        return self.process
 
     def log_tail(self, lines: int = 20) -> str:
         try:

@@ -10,7 +10,7 @@ import threading
 import time
 from collections.abc import Callable
 
-from ..engine import GRID, EndTurn, Guess, InvalidAction, Team, TableView
+from ..engine import GRID, EndTurn, Guess, InvalidAction, TableView, Team
 from ..engine.keys import ASSASSIN, BLUE_AGENT, BYSTANDER, NO_CARD, RED_AGENT
 from ..hal import MultiTouch, ScreenModel, SimButtons, SimLedStrip, SimScreen, SimTouch, TouchSource
 from ..table import Session, TableLoop, parse_command

@@ -12,7 +12,7 @@ import os
 import threading
 
 os.environ.setdefault("PYGAME_HIDE_SUPPORT_PROMPT", "1")
-import pygame  # noqa: E402  (after the prompt is hidden)
+import pygame
 
 from ..engine import CELLS, GRID
 from ..hal import DialEvent, LedFrame, LedStrip, ScreenModel, SimButtons, SimScreen, SimTouch
@@ -72,9 +72,9 @@ class WindowScreen(SimScreen):
 
 def open_display() -> None:
     """Initialise pygame's display, or raise NoDisplay saying why."""
-    if os.name == "posix" and not (os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY")):
-        if os.environ.get("SDL_VIDEODRIVER") != "dummy":
-            raise NoDisplay("no DISPLAY or WAYLAND_DISPLAY is set")
+    no_display = not (os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY"))
+    if os.name == "posix" and no_display and os.environ.get("SDL_VIDEODRIVER") != "dummy":
+        raise NoDisplay("no DISPLAY or WAYLAND_DISPLAY is set")
     try:
         pygame.display.init()
         pygame.font.init()

@@ -17,8 +17,8 @@ from collections.abc import Callable
 from ..engine.codex import DISCUSSION
 from ..engine.codex_actions import EndDiscussion
 from ..hal import (
-    Buttons,
     ButtonEvent,
+    Buttons,
     CodexModel,
     Cues,
     Event,

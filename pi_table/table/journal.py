@@ -124,7 +124,7 @@ class Journal:
         ending a whole one that lost its newline with a newline again."""
         data = path.read_bytes()
         complete = data.rfind(b"\n") + 1
-        handle = open(path, "r+b")
+        handle = open(path, "r+b")  # noqa: SIM115 - the Journal keeps it open, and closes it
         if complete < len(data):
             whole = whole_tail(data[complete:])
             handle.truncate(complete)

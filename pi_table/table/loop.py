@@ -19,11 +19,24 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import ClassVar
 
-from ..engine import CELLS, PLACE, UNLIMITED, Clue, Codex, EndTurn, Guess, InvalidAction, InvalidRules, Place, RuleError, TimeUp
+from ..engine import (
+    CELLS,
+    PLACE,
+    UNLIMITED,
+    Clue,
+    Codex,
+    EndTurn,
+    Guess,
+    InvalidAction,
+    InvalidRules,
+    Place,
+    RuleError,
+    TimeUp,
+)
 from ..engine.actions import MAX_CLUE, ClueNumber
 from ..hal import (
-    Buttons,
     ButtonEvent,
+    Buttons,
     Command,
     Cues,
     DialEvent,
@@ -44,7 +57,7 @@ from .timer import TurnTimer
 
 REFUSALS = (RuleError, InvalidAction, InvalidRules)
 _STOP = object()  # queued by stop_soon(): the loop ends once the events before it are handled
-BUTTON_COMMANDS = {"end_turn": EndTurn(), "new_game": NewGame()}
+BUTTON_COMMANDS: dict[str, Command] = {"end_turn": EndTurn(), "new_game": NewGame()}
 DIAL = tuple(range(MAX_CLUE + 1)) + (UNLIMITED,)
 """What the clue-number encoder steps through: 0 to 9, then unlimited."""
 
@@ -83,6 +96,7 @@ class EventLoop:
     says which kind of game it plays."""
 
     codex: ClassVar[bool] = False
+    timer: TurnTimer  # the turn's (Codex: the discussion's), which each game's loop sets up
 
     def __init__(
         self, session: Session, touch: TouchSource, leds: LedStrip, screen: Screen, buttons: Buttons,
@@ -204,7 +218,7 @@ class EventLoop:
     def _run_call(self, call: _Call) -> None:
         try:
             call.result = call.fn()
-        except Exception as error:  # handed to the caller's thread, which raises it
+        except Exception as error:  # noqa: BLE001 - handed to the caller's thread, which raises it
             call.error = error
         finally:
             call.done.set()

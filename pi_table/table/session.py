@@ -279,7 +279,7 @@ class Session:
 
 def history(journal_dir: Path) -> list[dict]:
     """Every game kept in ``journal_dir``, newest first: result, moves, duration."""
-    games = []
+    games: list[dict[str, object]] = []
     for path in sorted(journal_dir.glob("*.jsonl"), reverse=True):
         try:
             header, record, _ = load_game(path)

@@ -42,7 +42,7 @@ def codex_next_change(view: PublicView, cues: Cues, now: float, settings: LightS
 def _compose(view: PublicView, cues: Cues, now: float, settings: LightSettings) -> tuple[LedFrame, float | None]:
     wake = _Wake(now, settings.fps)
     cells = [OFF] * CELLS
-    revealed = {r.seat: r.value for r in view.revelations if r.fact is Fact.FACTION}
+    revealed = {r.seat: str(r.value) for r in view.revelations if r.fact is Fact.FACTION}  # a faction's name
     for seat in range(SEATS):
         cells[SEAT_CELLS[seat]] = _seat(view, seat, revealed.get(seat), wake)
     edge = _edge(view, cues, wake, settings)

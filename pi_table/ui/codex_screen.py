@@ -48,7 +48,7 @@ from ..engine import AgentView, CodexAction, Fact, Faction, PublicView, Role
 from ..engine.codex import DISCUSSION, MESSAGES, OVER, PRIVATE, TRUTH, VOTE, VoteResult
 from ..engine.codex_actions import EndDiscussion, EnterCode, Send, Vote
 from ..engine.keys import BLUE_AGENT, RED_AGENT
-from ..hal import CodexModel, NewGame, ReleaseSeat
+from ..hal import CodexModel, Command, NewGame, ReleaseSeat
 from .i18n import CODEX_MESSAGES, N_, TeamWord, say, template_of
 from .screen import (
     AMBER,
@@ -114,6 +114,13 @@ class Turn:
     scene: tuple[int, str] | None = None
     choice: tuple[str, ...] = ()
     releasing: int | None = None
+
+    @property
+    def agent(self) -> int:
+        """The seat of the agent a PASS, AGENT or HIDDEN stage is about."""
+        if self.seat is None:
+            raise ValueError(f"pass-and-play's {self.stage.value} stage names no seat")
+        return self.seat
 
 
 def choice_path(action: CodexAction) -> tuple[str, ...]:
@@ -223,13 +230,13 @@ class CodexPainter:
         self.frame = draw_codex(surface, model, self.turn, now, since, own)
         return self.frame
 
-    def tap(self, pos: tuple[int, int]) -> CodexAction | NewGame | None:
+    def tap(self, pos: tuple[int, int]) -> Command | None:
         """The command a tap at ``pos`` sends, or None when it only moves pass-and-play on."""
         hit = self.frame.at(pos)
         if hit is None:
             return None
         self._refusal = None
-        if hit.mode is not None:
+        if isinstance(hit.mode, Turn):  # the Codex screen draws no Mode
             self.turn = hit.mode
             return None
         self.turn = replace(self.turn, releasing=None)  # NEW CODE answered it, or another button moved on
@@ -250,7 +257,12 @@ class CodexPainter:
             if isinstance(tap.mode, Turn) and tap.mode.stage is Stage.AGENT and tap.mode.seat == self.turn.seat
             and path[: len(tap.mode.choice)] == tap.mode.choice
         ]
-        return max(toward, key=lambda tap: len(tap.mode.choice), default=None)
+        return max(toward, key=_choices_made, default=None)
+
+
+def _choices_made(tap: Tap) -> int:
+    """How many choices the pass-and-play Turn a tap leads to has made (0: it leads to no Turn)."""
+    return len(tap.mode.choice) if isinstance(tap.mode, Turn) else 0
 
 
 def draw_codex(
@@ -277,8 +289,8 @@ def draw_codex(
         top = 44
     game, state = model.game, model.state
     if turn.stage is Stage.AGENT:
-        view = game.agent_view(state, turn.seat)
-        _agent_turn(canvas, view, game.legal_actions(state, turn.seat), turn, own_refusal, top)
+        view = game.agent_view(state, turn.agent)
+        _agent_turn(canvas, view, game.legal_actions(state, turn.agent), turn, own_refusal, top)
     else:
         _public(canvas, model, game.public_view(state), turn, top, now, since)
     return Frame(tuple(canvas.taps), (), tuple(canvas.texts))
@@ -315,8 +327,8 @@ def _headline(canvas: _Canvas, view: PublicView) -> str:
 
 def _step_words(model: CodexModel) -> str:
     state = model.state
-    over = state.is_over
-    return _capital(say(model.game.reason(state) if over else model.game.step_words(state), model.lang))
+    reason = model.game.reason(state) if state.is_over else None  # a game is over when a faction won
+    return _capital(say(model.game.step_words(state) if reason is None else reason, model.lang))
 
 
 def public_refusal(message: str | None) -> str | None:
@@ -349,7 +361,7 @@ def _public(canvas: _Canvas, model: CodexModel, view: PublicView, turn: Turn, to
     else:
         canvas.text(_step_words(model), (28, top + 50, width, 36), 30, _mix(TEXT, MUTED, 0.4), align="left",
                     smallest=20, lines=2)
-    if shows_timer:
+    if shows_timer and timer is not None:
         _timer(canvas, timer, top, now, since)
     body = top + HEADER + 8
     height = DESIGN[1] - 8 - body
@@ -363,7 +375,7 @@ def _public(canvas: _Canvas, model: CodexModel, view: PublicView, turn: Turn, to
         _seats(canvas, view, (8, body, 540, height))
     x, w = 560, DESIGN[0] - 8 - 560
     controls = 70
-    joining = next((seat for seat, link in enumerate(model.joins) if link is not None), None)
+    joining = next(((seat, link) for seat, link in enumerate(model.joins) if link is not None), None)
     if releasable and turn.releasing is not None:
         _release(canvas, view, turn, (x, body, w, height - controls - 8))
     elif turn.stage in (Stage.PASS, Stage.HIDDEN) or joining is None or view.step == OVER:
@@ -374,7 +386,7 @@ def _public(canvas: _Canvas, model: CodexModel, view: PublicView, turn: Turn, to
         else:
             _truth_machine(canvas, view, middle)
     else:
-        _join(canvas, view, joining, model.joins[joining], (x, body, w, height - controls - 8))
+        _join(canvas, view, *joining, (x, body, w, height - controls - 8))
     _controls(canvas, view, turn, (x, DESIGN[1] - 8 - controls, w, controls))
 
 
@@ -414,11 +426,11 @@ def _seats(canvas: _Canvas, view: PublicView, area, turn: Turn | None = None) ->
             count = vote.tally[seat]
             lines.append((_("1 vote") if count == 1 else _("{count} votes").format(count=count), TEXT, 30, 1))
         if identikit is not None:
-            told = identikit.to_json()
-            lines.append((_value(canvas, Fact.ROLE, told["role"]), TEXT, 30, 1))
-            if identikit.role is Role.INFILTRATO:
-                lines.append((_("shows {team}").format(team=TeamWord(told["faction"], canvas.lang)), TEXT, 26, 2))
-            lines.append((f"{told['position']} · {told['fragment']}", TEXT, 30, 1))
+            lines.append((_value(canvas, Fact.ROLE, identikit.role.value), TEXT, 30, 1))
+            if identikit.role is Role.INFILTRATO:  # the faction it shows, as its own identikit says
+                team = TeamWord(identikit.shown_faction.value, canvas.lang)
+                lines.append((_("shows {team}").format(team=team), TEXT, 26, 2))
+            lines.append((f"{identikit.position} · {identikit.fragment}", TEXT, 30, 1))
         else:
             latest = view.revelations[-1] if view.revelations else None
             lines += [(_fact(canvas, r.fact, r.value), AMBER if r is latest else TEXT, 26, 1)
@@ -493,10 +505,13 @@ def _join(canvas: _Canvas, view: PublicView, seat: int, link: str, area) -> None
 def _release(canvas: _Canvas, view: PublicView, turn: Turn, area) -> None:
     """A seat's card was tapped: ask before its phone page gets a new link (NEW CODE) or not (CANCEL)."""
     _ = canvas.gettext
+    seat = turn.releasing
+    if seat is None:
+        raise ValueError("NEW CODE or CANCEL is asked only while a seat's card is being released")
     x, y, w, h = area
     canvas.box(area, PANEL, radius=12)
     canvas.box(area, AMBER, radius=12, width=4)
-    agent = _agent(canvas, view.codenames, turn.releasing)
+    agent = _agent(canvas, view.codenames, seat)
     canvas.text(_("A new code for {agent}?").format(agent=agent), (x + 12, y + 10, w - 24, 76), 34, TEXT,
                 smallest=20, lines=2)
     canvas.text(_("Its page stops opening on the phone that has it now, and the screen shows a new code "
@@ -505,7 +520,7 @@ def _release(canvas: _Canvas, view: PublicView, turn: Turn, area) -> None:
     gap = 8
     bw = (w - 24 - gap) / 2
     buttons_y = y + h - 12 - 64
-    canvas.button((x + 12, buttons_y, bw, 64), _("NEW CODE"), ReleaseSeat(turn.releasing), style="primary", size=28)
+    canvas.button((x + 12, buttons_y, bw, 64), _("NEW CODE"), ReleaseSeat(seat), style="primary", size=28)
     canvas.button((x + 12 + bw + gap, buttons_y, bw, 64), _("CANCEL"), mode=replace(turn, releasing=None), size=28)
 
 
@@ -516,7 +531,7 @@ def _call(canvas: _Canvas, view: PublicView, turn: Turn, area) -> None:
     canvas.box(area, PANEL, radius=12)
     canvas.box(area, AMBER, radius=12, width=4)
     if turn.stage is Stage.PASS:
-        text = _("Pass the screen to {agent}").format(agent=_agent(canvas, view.codenames, turn.seat))
+        text = _("Pass the screen to {agent}").format(agent=_agent(canvas, view.codenames, turn.agent))
     else:
         text = _("Hidden. Pass the screen to the next agent")
     canvas.text(text, (x + 12, y + 10, w - 24, h - 20), 36, TEXT, smallest=18, lines=4)
@@ -526,9 +541,9 @@ def _controls(canvas: _Canvas, view: PublicView, turn: Turn, area) -> None:
     """The buttons under the public side: pass-and-play's, VOTE NOW, and NEW GAME at the end."""
     _ = canvas.gettext
     x, y, w, h = area
-    buttons = []
+    buttons: list[tuple[str, Command | None, Turn | None, str]] = []
     if turn.stage is Stage.PASS:
-        name = view.codenames[turn.seat]
+        name = view.codenames[turn.agent]
         buttons.append((_("I AM {codename}").format(codename=name.upper()), None,
                         Turn(Stage.AGENT, turn.seat, (view.phase, view.step)), "primary"))
     elif turn.stage is Stage.HIDDEN:
@@ -646,9 +661,9 @@ def _notes(canvas: _Canvas, view: AgentView, area) -> None:
         if message.profiled is not None:
             text += " (" + _("sender's {fact}").format(fact=_fact(canvas, *message.profiled)) + ")"
         notes.append((message.phase, text))
-    for message in view.sent:
-        notes.append((message.phase, _("you told {agent}: {facts}").format(
-            agent=_agent(canvas, codenames, message.recipient), facts=_facts(canvas, message.facts))))
+    for sent in view.sent:
+        notes.append((sent.phase, _("you told {agent}: {facts}").format(
+            agent=_agent(canvas, codenames, sent.recipient), facts=_facts(canvas, sent.facts))))
     for attempt in view.attempts:
         notes.append((attempt.phase, _("code {code}: {result}").format(
             code=attempt.code, result=_(RESULTS[attempt.result]))))

@@ -18,8 +18,9 @@ import gettext
 import re
 import struct
 from collections.abc import Iterable
-from functools import lru_cache
+from functools import cache
 from pathlib import Path
+from typing import ClassVar
 
 DOMAIN = "pi_table"
 LOCALE_DIR = Path(__file__).parent / "locale"
@@ -31,7 +32,7 @@ def N_(msgid: str) -> str:
     return msgid
 
 
-@lru_cache(maxsize=None)
+@cache
 def translation(lang: str) -> gettext.NullTranslations:
     """The catalogue for ``lang``; English is the msgids themselves."""
     if lang not in LANGUAGES:
@@ -46,7 +47,7 @@ class TeamWord:
     template picks the form: ``{team}`` la squadra rossa, ``{team:m}`` l'agente rosso,
     ``{team:mp}`` gli agenti rossi. English has one form."""
 
-    FORMS = {"it": {"red": {"": "rossa", "m": "rosso", "mp": "rossi"}, "blue": {"": "blu", "m": "blu", "mp": "blu"}}}
+    FORMS: ClassVar[dict[str, dict[str, dict[str, str]]]] = {"it": {"red": {"": "rossa", "m": "rosso", "mp": "rossi"}, "blue": {"": "blu", "m": "blu", "mp": "blu"}}}
 
     def __init__(self, team: str, lang: str) -> None:
         self.team = str(team)
@@ -62,7 +63,7 @@ class TeamWord:
 
 # --- the engine's sentences -----------------------------------------------------------------
 
-MESSAGES = (
+MESSAGES: tuple[str, ...] = (
     # refusals (pi_table/engine/game.py, codenames.py, alias24.py, record.py; the table loop)
     N_("the game is over ({reason}): undo or start a new game"),
     N_("{side} already has its clue: touch a card or end the turn"),
@@ -284,9 +285,9 @@ def parse_po(text: str, name: str = "catalogue") -> dict[str, str]:
             if msgid is None:
                 raise ValueError(f"{where}: msgstr before any msgid")
             msgstr, current = _unquote(line[7:].strip(), where), "msgstr"
-        elif line.startswith('"') and current == "msgid":
+        elif line.startswith('"') and current == "msgid" and msgid is not None:
             msgid += _unquote(line, where)
-        elif line.startswith('"') and current == "msgstr":
+        elif line.startswith('"') and current == "msgstr" and msgstr is not None:
             msgstr += _unquote(line, where)
         else:
             raise ValueError(f"{where}: cannot read {line!r}")

@@ -28,7 +28,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-from ..engine import CELLS, GRID, OVER, PLACE, Team, TableView
+from ..engine import CELLS, GRID, OVER, PLACE, TableView, Team
 from ..engine.keys import ASSASSIN, BLUE_AGENT, BYSTANDER, NO_CARD, RED_AGENT
 from ..engine.views import HIDDEN
 from ..hal import RGB, Cues, LedFrame
@@ -119,7 +119,7 @@ class _Wake:
     Moving parts are drawn at ``tq``, the time rounded down to the frame rate, so the frame
     holds still between frame ticks and the next tick is a true "next change"."""
 
-    __slots__ = ("now", "tq", "next_tick", "at")
+    __slots__ = ("at", "next_tick", "now", "tq")
 
     def __init__(self, now: float, fps: float) -> None:
         tick = math.floor(now * fps)

@@ -16,8 +16,9 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field
 from enum import Enum
-from functools import lru_cache
+from functools import cache, lru_cache
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pygame
 import segno
@@ -28,7 +29,10 @@ from ..engine.keys import ASSASSIN, BLUE_AGENT, BYSTANDER, NO_CARD, RED_AGENT
 from ..engine.views import MAD_ARMED_AT, TableView
 from ..hal import CodexModel, Command, NewGame, ScreenModel, TimerState
 from .i18n import N_, TeamWord, say, translation
-from .mounting import ROTATIONS, ScreenSettings
+from .mounting import ScreenSettings
+
+if TYPE_CHECKING:  # the Codex screen draws on this one's canvas
+    from .codex_screen import Turn
 
 
 def _mix(colour: tuple[int, int, int], other: tuple[int, int, int], amount: float) -> tuple[int, int, int]:
@@ -85,7 +89,7 @@ class Tap:
 
     rect: tuple[int, int, int, int]
     command: Command | None = None
-    mode: Mode | None = None  # on the Codex screen: the pass-and-play ``Turn`` a tap leads to
+    mode: Mode | Turn | None = None  # on the Codex screen: the pass-and-play ``Turn`` a tap leads to
 
 
 @dataclass(frozen=True, slots=True)
@@ -104,7 +108,7 @@ class Frame:
 # --- text and symbols, cached --------------------------------------------------------------
 
 
-@lru_cache(maxsize=None)
+@cache
 def _font(size: int) -> pygame.font.Font:
     return pygame.font.Font(None, size)
 
@@ -265,10 +269,10 @@ class _Canvas:
         x, y = self.origin[0] + centre[0] * self.scale, self.origin[1] + centre[1] * self.scale
         self.surface.blit(image, image.get_rect(center=(round(x), round(y))))
 
-    def tap(self, rect: pygame.Rect, command: Command | None = None, mode: Mode | None = None) -> None:
+    def tap(self, rect: pygame.Rect, command: Command | None = None, mode: Mode | Turn | None = None) -> None:
         self.taps.append(Tap((rect.x, rect.y, rect.w, rect.h), command, mode))
 
-    def button(self, area, label: str, command: Command | None = None, mode: Mode | None = None,
+    def button(self, area, label: str, command: Command | None = None, mode: Mode | Turn | None = None,
                enabled: bool = True, style: str = "plain", size: float = 30) -> None:
         """A labelled button; ``style`` "lit" is a mode in force, "primary" the likely next tap."""
         fill, ink = {"lit": (AMBER, DARK_TEXT), "primary": (TEXT, DARK_TEXT)}.get(style, (BUTTON, TEXT))
@@ -347,7 +351,7 @@ def _capital(text: str) -> str:
     return text[:1].upper() + text[1:]
 
 
-def _banner(canvas: _Canvas, model: ScreenModel) -> None:
+def _banner(canvas: _Canvas, model: ScreenModel | CodexModel) -> None:
     canvas.box((0, 0, DESIGN[0], 44), AMBER, radius=0)
     canvas.symbol("alert", (26, 22), 30, DARK_TEXT)
     words = " · ".join(_capital(say(warning, model.lang)) for warning in model.warnings)
@@ -379,7 +383,7 @@ def _header(canvas: _Canvas, model: ScreenModel, mode: Mode, top: float, now: fl
         hint = _instruction(model, mode, canvas)
         ink = _mix(TEXT, MUTED, 0.4)
         canvas.text(hint, (28, top + 50, text_width, 36), 30, ink, align="left", smallest=22, lines=2)
-    if shows_timer:
+    if shows_timer and timer is not None:
         _timer(canvas, timer, top, now, since)
 
 
@@ -471,7 +475,7 @@ def _key(canvas: _Canvas, model: ScreenModel, mode: Mode, rotation: int, area) -
             continue
         colour = DECOY if alias and identity == BYSTANDER else CARD[identity]
         shown = view.board[cell] != "?"
-        upcoming = placing and cell >= view.placing
+        upcoming = placing and view.placing is not None and cell >= view.placing
         light = identity == BYSTANDER and not alias
         if upcoming:  # Deep Undercover: this cell has no card on the table yet
             canvas.box(cell_area, (22, 25, 31), radius=8)
@@ -499,7 +503,7 @@ def _key(canvas: _Canvas, model: ScreenModel, mode: Mode, rotation: int, area) -
             x, y, w, h = cell_area
             canvas.box((x - 3, y - 3, w + 6, h + 6), TEXT, radius=10, width=6)
             canvas.symbol("dot", _centre(cell_area), size * 0.34, TEXT)
-        elif covering and not shown and identity == view.turn.letter:
+        elif covering and not shown and view.turn is not None and identity == view.turn.letter:
             canvas.box(cell_area, TEXT, radius=8, width=3)
         if covering:
             canvas.tap(rect, Cover(cell))
@@ -559,7 +563,7 @@ def _chips(canvas: _Canvas, view: TableView, area) -> None:
 def _actions(canvas: _Canvas, view: TableView, mode: Mode, area) -> None:
     _ = canvas.gettext
     x, y, w, h = area
-    buttons = []
+    buttons: list[tuple[str, Command | None, Mode | None, bool, str]] = []
     if view.game != "alias24":
         can_penalise = view.phase in (CLUE, GUESS) and view.guesses == 0
         buttons.append((_("PENALTY"), Penalty(), None, can_penalise, "plain"))
@@ -580,7 +584,7 @@ def _actions(canvas: _Canvas, view: TableView, mode: Mode, area) -> None:
 def _stage(canvas: _Canvas, model: ScreenModel, mode: Mode, area) -> None:
     """The middle of the panel: whatever the phase asks of the spymasters."""
     view = model.view.table
-    if mode is Mode.PHONE:
+    if mode is Mode.PHONE and model.join is not None:
         _phone(canvas, model.join, area)
     elif mode is Mode.NEW_GAME:
         _choose_game(canvas, view, area)
@@ -590,7 +594,7 @@ def _stage(canvas: _Canvas, model: ScreenModel, mode: Mode, area) -> None:
         _placing(canvas, view, area)
     elif view.phase == GUESS:
         _guessing(canvas, view, area)
-    elif view.phase == COVER and view.game == "codenames-coop":
+    elif view.phase == COVER and view.game == "codenames-coop" and view.turn is not None:
         _ = canvas.gettext
         text = _("Tap a {team} agent on the key to cover it").format(team=_team_word(view.turn, canvas))
         canvas.box(area, PANEL, radius=12)
@@ -638,7 +642,7 @@ def _guessing(canvas: _Canvas, view: TableView, area) -> None:
         centre = (box[0] + bw / 2, y + 30 + (h - 70) / 2)
         if value == UNLIMITED:
             canvas.symbol("infinity", centre, min(bw, h - 80) * 0.8, TEXT)
-        elif value is None:
+        elif value is None and note is not None:
             canvas.text(note, (box[0] + 8, y + 40, bw - 16, h - 90), 40, TEXT, smallest=22, lines=2)
         else:
             canvas.text(str(value), (box[0], y + 36, bw, h - 86), 130, TEXT)
@@ -649,16 +653,19 @@ def _guessing(canvas: _Canvas, view: TableView, area) -> None:
 def _placing(canvas: _Canvas, view: TableView, area) -> None:
     """Deep Undercover's setup: which team lays the next codename, and on which cell."""
     _ = canvas.gettext
+    placing, team = view.placing, view.turn
+    if placing is None or team is None:
+        raise ValueError("a table view in the placing phase names the next cell and the team laying it")
     x, y, w, h = area
     box = (x, y, w, h - 84)
     canvas.box(box, PANEL, radius=12)
     canvas.text(_("NEXT CELL"), (x + 8, y + 8, w - 16, 30), 28, MUTED, smallest=18)
-    canvas.text(str(view.placing), (x, y + 36, w, box[3] - 72), 120, TEAM_INK[view.turn])
-    on_table = sum(1 for cell, shown in enumerate(view.board) if shown != NO_CARD and cell < view.placing)
+    canvas.text(str(placing), (x, y + 36, w, box[3] - 72), 120, TEAM_INK[team])
+    on_table = sum(1 for cell, shown in enumerate(view.board) if shown != NO_CARD and cell < placing)
     total = sum(1 for shown in view.board if shown != NO_CARD)
     canvas.text(_("{count} of {total} on the table").format(count=on_table, total=total),
                 (x + 8, y + box[3] - 36, w - 16, 30), 26, MUTED, smallest=18)
-    canvas.button((x, y + h - 74, w, 74), _("DONE"), Place(view.placing), style="primary", size=44)
+    canvas.button((x, y + h - 74, w, 74), _("DONE"), Place(placing), style="primary", size=44)
 
 
 def _game_over(canvas: _Canvas, view: TableView, area) -> None:
@@ -765,7 +772,7 @@ class ScreenPainter:
         hit = self.frame.at(pos)
         if hit is None:
             return None
-        if hit.mode is not None:
+        if isinstance(hit.mode, Mode):  # the grid's screen draws no Turn
             self.mode = hit.mode
             return None
         self.mode = Mode.PLAY

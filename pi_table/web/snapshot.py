@@ -56,7 +56,8 @@ def codex_snapshot(
         "remaining_s": math.ceil(timer.remaining_s), "length_s": timer.length_s}
     public = {"kind": "codex-public", "game_id": game_id, "title": "Codex", "timer": clock,
               "view": game.public_view(state).to_json()}
-    private, replaced = {}, set()
+    private: dict[str, tuple[str, dict]] = {}
+    replaced: set[str] = set()
     for seat in range(len(state.setup.agents)):
         view = game.agent_view(state, seat)
         legal = [str(action) for action in game.legal_actions(state, seat) if not isinstance(action, EnterCode)]
