@@ -394,7 +394,7 @@ def test_a_phone_that_stops_reading_its_stream_is_let_go_and_the_others_keep_the
     """Views are written straight to each phone's connection; one that reads nothing would
     hold them all in the table's memory, so past BEHIND_BYTES unsent it is closed (a page that
     is alive reconnects), while a phone that reads gets every view."""
-    import pi_table.web.server as server
+    from pi_table.web import server
 
     monkeypatch.setattr(server, "BEHIND_BYTES", 64 * 1024)
     companion = start()

@@ -21,10 +21,10 @@ import tempfile
 import time
 from pathlib import Path
 
-from . import percentiles
 from ..engine import EndTurn, Guess, Rules, Undo
 from ..sim.systemd import FakeSystemd
 from ..table import Session
+from . import percentiles
 
 CONFIG = '[web]\nhost = "127.0.0.1"\nport = 0\n[paths]\njournal_dir = "journal"\nsocket = "control.sock"\nsocket_group = ""\n'
 
@@ -47,6 +47,7 @@ def _starts(folder: Path, count: int) -> tuple[dict, dict]:
         service = FakeSystemd(["--hal", "sim", "--config", str(config)])
         try:
             ready.append(service.start())
+            assert service.process is not None  # started
             rss.append(_rss_mb(service.process.pid))
             time.sleep(0.5)  # up and idle, as a table is when it is stopped
             began = time.monotonic()
@@ -85,7 +86,7 @@ def _resumes(folder: Path, count: int, actions: int) -> dict:
     while len(session.record.entries) < actions:
         step = turn[len(session.record.entries) % len(turn)]
         if step == "guess":
-            team = session.state.turn.value[0].upper()  # "R" or "B", the key's letters
+            team = session.state.team.value[0].upper()  # "R" or "B", the key's letters
             session.submit(Guess(next(c for c, shown in enumerate(session.table_view().board)
                                       if shown == "?" and key[c] == team)))
         else:

@@ -28,16 +28,16 @@ import threading
 import time
 from pathlib import Path
 
-from . import percentiles
 from ..drivers.touchboard import TouchBoardConfig, TouchBoardSource
 from ..engine import Rules
-from ..hal import LedFrame, LedStrip, NewGame, SimButtons, SimScreen, UiEvent
+from ..hal import LedFrame, LedStrip, NewGame, Screen, SimButtons, SimScreen, UiEvent
 from ..protocol import wire
 from ..table import Session, TableLoop
 from ..table.input import HOLD_MIN_S, InputSettings, TouchPolicy
 from ..ui.leds import PENDING, REVEALED
 from ..web import Companion, CompanionScreen, Tokens
 from ..web.server import MAX_CONNECTIONS
+from . import percentiles
 
 REVEAL_COLOURS = set(REVEALED.values())
 
@@ -55,10 +55,10 @@ def _board(conn, link: str) -> None:
     def wrote(data: bytes, when: float) -> None:
         for _, message in decoder.feed(data):
             cell = awaited["cell"]
-            if cell is not None and not noted.is_set() and isinstance(message, wire.Touch):
-                if message.mask >> cell & 1:
-                    awaited["written"] = when
-                    noted.set()
+            if (isinstance(cell, int) and not noted.is_set() and isinstance(message, wire.Touch)
+                    and message.mask >> cell & 1):
+                awaited["written"] = when
+                noted.set()
 
     emulator = BoardEmulator(link=Path(link), on_write=wrote)
     emulator.start()
@@ -168,7 +168,10 @@ def run(touches: int = 200, seed: int = 1, phones: int | None = None) -> dict:
         raise RuntimeError("the board emulator did not start within 30 s")
     session = Session(Rules(), rng=random.Random(seed))
     driver = TouchBoardSource(TouchBoardConfig(port=str(link)))
-    screen, companion, crowd, shown = SimScreen(keep=1), None, None, {}  # shown: view -> when its frame was
+    screen: Screen = SimScreen(keep=1)
+    companion: Companion | None = None
+    crowd = None
+    shown: dict[str, float] = {}  # view -> when its frame was shown
     if phones is not None:
         companion = Companion("127.0.0.1", 0)
         companion.start()
@@ -179,7 +182,7 @@ def run(touches: int = 200, seed: int = 1, phones: int | None = None) -> dict:
     runner.start()
     samples = []
     try:
-        if phones:
+        if phones and companion is not None:
             crowd, crowd_end = context.Pipe()
             context.Process(target=_phones, args=(crowd_end, companion.port, phones), daemon=True).start()
             _wait(lambda: _ask(crowd)["connected"] == phones, f"{phones} phones to open the event stream",
@@ -237,8 +240,8 @@ def compare(touches: int, phones: int, seed: int = 1) -> dict:
 def _ask(crowd) -> dict:
     crowd.send("views")
     answer = crowd.recv()
-    if isinstance(answer, str):
-        raise RuntimeError(answer)
+    if isinstance(answer, str):  # the phones' process says what went wrong in words
+        raise RuntimeError(answer)  # noqa: TRY004 (not a wrong type of ours: their failure)
     return answer
 
 
@@ -246,7 +249,7 @@ def _pushed(crowd, shown: dict[str, float], phones: int) -> dict:
     """How long each reveal took from its LED frame to the last phone, once every phone has the
     last one; and how many (reveal, phone) pushes were skipped (a stream sends the newest view,
     so a phone that lags a whole reveal behind skips one)."""
-    last = max(shown, key=shown.get)
+    last = max(shown, key=lambda view: shown[view])
     _wait(lambda: _ask(crowd)["views"].get(last, [0])[0] == phones, "every phone to get the last reveal",
           PHONES_READY_S, every=0.05)
     views = _ask(crowd)["views"]

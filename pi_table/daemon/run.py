@@ -19,6 +19,7 @@ import threading
 import time
 from dataclasses import dataclass, field, replace
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from .. import version
 from ..config import Config
@@ -37,11 +38,14 @@ from ..hal import (
 )
 from ..table import Session, TableLoop, history
 from ..table.codex_loop import CodexLoop
-from ..table.loop import REFUSALS, EventLoop, Outcome
 from ..table.input import TouchPolicy
+from ..table.loop import REFUSALS, EventLoop, Outcome
 from ..table.timer import TurnTimer
 from .control import ControlServer
 from .notify import LoopHeartbeat, Notifier, thread_ended
+
+if TYPE_CHECKING:  # loaded only once the table is up (the phones' pages open after READY)
+    from ..web import Companion
 
 log = logging.getLogger("pi_table.daemon")
 DEVICE_NAMES = {"touch": "the touch board", "leds": "the LED strip", "screen": "the spymaster screen",
@@ -60,7 +64,7 @@ def lock_journal(journal_dir: Path):
     as when the disk is read-only and the game is kept in memory."""
     try:
         journal_dir.mkdir(parents=True, exist_ok=True)
-        handle = open(journal_dir / ".lock", "a")
+        handle = open(journal_dir / ".lock", "a")  # noqa: SIM115 (held open: the lock lasts as long as the file)
     except OSError as e:
         log.warning("cannot lock the journal directory %s (%s): nothing stops a second table using it", journal_dir, e)
         return None
@@ -107,7 +111,7 @@ def open_devices(config: Config, hal: str, touch_port: str | None, painter=None)
 def _try(devices: Devices, name: str, build) -> None:
     try:
         device = build()
-    except Exception as e:  # a missing library, a device node, a permission: play on degraded
+    except Exception as e:  # noqa: BLE001 (a missing library, a device node, a permission: play on degraded)
         _failed(devices, name, e)
         return
     if device is None:
@@ -169,7 +173,7 @@ class Daemon:
         if self.session.resumed:
             log.info("resumed game %s from %s", self.session.id, self.session.resumed)
         self.devices = open_devices(config, hal, touch_port)
-        self.companion = None  # the phones' pages: opened once the table is up (``_start_companion``)
+        self.companion: Companion | None = None  # the phones' pages: opened once the table is up
         self._phones = threading.Event()  # set once the companion is up, failed or off
         self._companion_start: threading.Thread | None = None
         self.faults = dict(self.devices.faults)  # shared by every loop this daemon runs
@@ -184,6 +188,7 @@ class Daemon:
     def _make_loop(self) -> EventLoop:
         """The loop for the game on the table: the grid games' or Codex's."""
         d, config = self.devices, self.config
+        loop: EventLoop
         if self.session.codex:
             loop = CodexLoop(self.session, d.touch, d.leds, d.screen, d.buttons, discussion_s=config.discussion_s,
                              lights=config.lights, lang=config.language)
@@ -204,7 +209,7 @@ class Daemon:
             device = getattr(self.devices, name)
             try:
                 device.start(self.post)
-            except Exception as e:
+            except Exception as e:  # noqa: BLE001 (whatever a device raises, the table plays on without it)
                 self._replace_failed(name, e)
         self.loop.show()
         try:
@@ -294,7 +299,9 @@ class Daemon:
         return self._phones.wait(timeout)
 
     def _replace_failed(self, name: str, error: Exception) -> None:
-        stand_in = {"touch": SimTouch(), "buttons": SimButtons(), "screen": SimScreen(keep=1)}[name]
+        stand_ins: dict[str, TouchSource | Buttons | Screen] = {
+            "touch": SimTouch(), "buttons": SimButtons(), "screen": SimScreen(keep=1)}
+        stand_in = stand_ins[name]
         setattr(self.devices, name, stand_in)  # before the companion: it stands beside the stand-in
         setattr(self.loop, name, stand_in)
         stand_in.start(self.post)
@@ -440,7 +447,7 @@ class Daemon:
             "version": self.version,
             "game_id": self.session.id,
             "uptime_s": round(time.monotonic() - self.started, 1),
-            "state": (self.session.game.public_view(self.session.state) if self.session.codex
+            "state": (self.session.game.public_view(self.session.state) if self.session.codex  # type: ignore[attr-defined]  # typed for the grid games only, yet (issue 13)
                       else self.session.table_view()).to_json(),
             "health": health,
             "warnings": list(self.loop.cues(self.loop.clock()).warnings),

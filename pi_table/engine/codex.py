@@ -64,8 +64,9 @@ Where the rulebook leaves room, we chose:
 from __future__ import annotations
 
 import random
+from collections.abc import Callable
 from dataclasses import dataclass, replace
-from typing import ClassVar
+from typing import Any, ClassVar
 
 from .codex_actions import (
     Block,
@@ -130,11 +131,11 @@ class CodexRules:
         """The game's name, as ``Rules.game`` gives it for the grid games."""
         return Codex.name
 
-    def to_json(self) -> dict:
+    def to_json(self) -> dict[str, object]:
         return {"game": self.game, "roles": None if self.roles is None else [role.value for role in self.roles]}
 
     @classmethod
-    def from_json(cls, data: dict) -> CodexRules:
+    def from_json(cls, data: dict[str, Any]) -> CodexRules:
         unknown = sorted(set(data) - {"game", "roles"})
         if unknown:
             raise InvalidRules(f"unknown Codex rule option(s) {', '.join(unknown)}: expected game, roles")
@@ -213,7 +214,7 @@ class VoteResult:
     def tally(self) -> tuple[int, ...]:
         return tuple(sum(1 for _, target in self.ballots if target == seat) for seat in ALL_SEATS)
 
-    def to_json(self) -> dict:
+    def to_json(self) -> dict[str, object]:
         return {
             "phase": self.phase,
             "ballots": [{"voter": voter, "target": target} for voter, target in self.ballots],
@@ -231,7 +232,7 @@ class Revelation:
     fact: Fact
     value: str | int
 
-    def to_json(self) -> dict:
+    def to_json(self) -> dict[str, object]:
         return {"phase": self.phase, "seat": self.seat, "fact": self.fact.value, "value": self.value}
 
 
@@ -258,6 +259,13 @@ class CodexState:
     @property
     def is_over(self) -> bool:
         return self.step == OVER
+
+    @property
+    def at_truth(self) -> int:
+        """The agent at the truth machine; only the truth step has one."""
+        if self.truth is None:
+            raise RuleError(f"nobody is at the truth machine in the {self.step} step")
+        return self.truth
 
     def revealed(self, seat: int) -> tuple[Fact, ...]:
         """The facts ``seat`` has revealed at the truth machine, in order."""
@@ -286,7 +294,7 @@ class PublicView:
     reason: str | None
     identikits: tuple[Identikit, ...] | None
 
-    def to_json(self) -> dict:
+    def to_json(self) -> dict[str, object]:
         return {
             "game": Codex.name,
             "phase": self.phase,
@@ -317,7 +325,7 @@ class Received:
     text: str
     profiled: tuple[Fact, str | int] | None = None
 
-    def to_json(self) -> dict:
+    def to_json(self) -> dict[str, object]:
         return {
             "number": self.number,
             "phase": self.phase,
@@ -347,7 +355,7 @@ class AgentView:
     extortions: tuple[Extortion, ...]
     public: PublicView
 
-    def to_json(self) -> dict:
+    def to_json(self) -> dict[str, object]:
         return {
             "seat": self.seat,
             "identikit": self.identikit.to_json(),
@@ -364,7 +372,7 @@ class AgentView:
             "public": self.public.to_json(),
         }
 
-    def powers(self) -> dict:
+    def powers(self) -> dict[str, object]:
         """The agent's own power, its uses and their results; empty for a role without one to use."""
         role = self.identikit.role
         if role is Role.HACKER:
@@ -577,7 +585,7 @@ class Codex:
         seat, fact = action.seat, action.fact
         self._in_step(state, TRUTH, "a fact is revealed")
         if seat != state.truth:
-            raise RuleError(f"{self.who(state, state.truth)} is at the truth machine, not {self.who(state, seat)}")
+            raise RuleError(f"{self.who(state, state.at_truth)} is at the truth machine, not {self.who(state, seat)}")
         if fact not in TRUTH_FACTS:
             raise RuleError("the codename is public: reveal the faction, role, position or fragment")
         if fact in state.revealed(seat):
@@ -592,7 +600,7 @@ class Codex:
     def _next_phase(self, state: CodexState) -> CodexState:
         return replace(state, phase=state.phase + 1, step=MESSAGES, acted=(), truth=None)
 
-    _handlers = {
+    _handlers: ClassVar[dict[type, Callable[[Codex, CodexState, Any], CodexState]]] = {
         Send: _send, EnterCode: _enter_code, Block: _block, Profile: _profile, Done: _done,
         EndDiscussion: _end_discussion, Vote: _vote, Reveal: _reveal,
     }
@@ -632,7 +640,7 @@ class Codex:
 
     def step_words(self, state: CodexState) -> str:
         if state.step == TRUTH:
-            return f"{self.who(state, state.truth)} is at the truth machine"
+            return f"{self.who(state, state.at_truth)} is at the truth machine"
         return {
             MESSAGES: "the agents are sending their messages",
             PRIVATE: "the agents are in their private turn",
@@ -642,7 +650,7 @@ class Codex:
         }[state.step]
 
     def reason(self, state: CodexState) -> str | None:
-        if state.winner is None:
+        if state.winner is None or state.winning_seat is None:  # the two are set together
             return None
         return f"{self.who(state, state.winning_seat)} entered {state.winner}'s code: {state.winner} wins"
 
@@ -660,7 +668,7 @@ class Codex:
         if state.step in (MESSAGES, PRIVATE, VOTE):
             return tuple(seat for seat in ALL_SEATS if seat not in state.acted)
         if state.step == TRUTH:
-            return (state.truth,)
+            return (state.at_truth,)
         return ()
 
     def inbox(self, state: CodexState, seat: int) -> tuple[Message, ...]:
@@ -733,7 +741,7 @@ class Codex:
         return [Reveal(seat, fact) for fact in TRUTH_FACTS if fact not in state.revealed(seat)]
 
     def _legal_messages(self, seat: int, agent: Identikit, others: list[int]) -> list[CodexAction]:
-        choices = [(fact,) for fact in MESSAGE_FACTS]
+        choices: list[tuple[Fact, ...]] = [(fact,) for fact in MESSAGE_FACTS]
         if agent.role is Role.INFORMATORE:
             choices += [(Fact.ROLE, fact) for fact in MESSAGE_FACTS if fact is not Fact.ROLE]
         return [Send(seat, to, facts) for to in others for facts in choices]

@@ -99,7 +99,7 @@ def parse_codex_command(text: str) -> CodexAction | Command | ScreenTap:
         return AtScreen(int(args[0]))
     if args:
         raise InvalidAction(f"'{verb}' takes no argument" + (" (a new Codex game)" if verb == "new-game" else ""))
-    return {"end-turn": EndTurn(), "new-game": NewGame(), "undo": Undo(), "hide": Hide(), "next": NextAgent()}[verb]
+    return {"end-turn": EndTurn(), "new-game": NewGame(), "undo": Undo(), "hide": Hide(), "next": NextAgent()}[verb]  # type: ignore[return-value]  # typed for the grid games only, yet (issue 13)
 
 
 class CodexSimTable(VirtualTable):
@@ -145,7 +145,7 @@ class CodexSimTable(VirtualTable):
         return outcome
 
     def _step_words(self) -> str:
-        return self.session.game.step_words(self.session.state)
+        return self.session.game.step_words(self.session.state)  # type: ignore[attr-defined]  # typed for the grid games only, yet (issue 13)
 
     # --- the screen's taps ---------------------------------------------------------------------
 
@@ -155,7 +155,7 @@ class CodexSimTable(VirtualTable):
             return self._tap_through(command)
         tap = self._find(command)
         if tap is None:
-            return Outcome(command, False, f"the screen has no button for {command}: it shows {self._where()}")
+            return Outcome(command, False, f"the screen has no button for {command}: it shows {self._where()}")  # type: ignore[arg-type]  # typed for the grid games only, yet (issue 13)
         return self._press(command, tap)
 
     def _find(self, command: ScreenTap) -> Tap | None:
@@ -166,7 +166,7 @@ class CodexSimTable(VirtualTable):
             PassAndPlay(False): lambda to: stage is not Stage.TABLE and to == Turn(),
             Hide(): lambda to: stage is Stage.AGENT and to.stage is Stage.HIDDEN,
             NextAgent(): lambda to: stage is Stage.HIDDEN and to.stage in (Stage.PASS, Stage.WAIT),
-        }.get(command, lambda to: to.stage is Stage.AGENT and stage is Stage.PASS and to.seat == command.seat)
+        }.get(command, lambda to: to.stage is Stage.AGENT and stage is Stage.PASS and to.seat == command.seat)  # type: ignore[union-attr]  # typed for the grid games only, yet (issue 13)
         return next((tap for tap in self.painter.frame.taps if isinstance(tap.mode, Turn) and wanted(tap.mode)), None)
 
     def _tap_through(self, command: TapAction) -> Outcome:
@@ -179,22 +179,22 @@ class CodexSimTable(VirtualTable):
             outcome = self._press(command, tap)
             if sends:
                 return outcome
-        return Outcome(command, False, f"no button on the screen sends {command.action}: it shows {self._where()}")
+        return Outcome(command, False, f"no button on the screen sends {command.action}: it shows {self._where()}")  # type: ignore[arg-type]  # typed for the grid games only, yet (issue 13)
 
     def _press(self, command: ScreenTap, tap: Tap) -> Outcome:
         x, y, w, h = tap.rect
         sent = self.painter.tap((x + w // 2, y + h // 2))
         if sent is None:
             self.draw()
-            return Outcome(command, True)
+            return Outcome(command, True)  # type: ignore[arg-type]  # typed for the grid games only, yet (issue 13)
         self.loop.post(UiEvent(sent))
         (outcome,) = self.loop.run_pending()
         self.draw()
-        return Outcome(command, outcome.ok, outcome.error)
+        return Outcome(command, outcome.ok, outcome.error)  # type: ignore[arg-type]  # typed for the grid games only, yet (issue 13)
 
     def _where(self) -> str:
         """The screen's stage in words, for a refused tap."""
-        turn, codenames = self.turn, self.session.state.setup.codenames
+        turn, codenames = self.turn, self.session.state.setup.codenames  # type: ignore[attr-defined]  # typed for the grid games only, yet (issue 13)
         who = None if turn.seat is None else f"{codenames[turn.seat]} (seat {turn.seat})"
         return {
             Stage.TABLE: "the public side, pass-and-play off",
@@ -214,11 +214,11 @@ class CodexSimTable(VirtualTable):
         turn = self.turn
         agents = []
         for seat in range(SEATS):
-            view = game.agent_view(state, seat).to_json()
+            view = game.agent_view(state, seat).to_json()  # type: ignore[attr-defined]  # typed for the grid games only, yet (issue 13)
             del view["public"]
             agents.append(view)
         return {
-            "state": {**game.public_view(state).to_json(), "timer": self.timer_json()},
+            "state": {**game.public_view(state).to_json(), "timer": self.timer_json()},  # type: ignore[attr-defined]  # typed for the grid games only, yet (issue 13)
             "agents": agents,
             "screen": {"stage": turn.stage.value, "seat": turn.seat, "choice": list(turn.choice),
                        "texts": list(frame.texts)},

@@ -69,7 +69,7 @@ class CodexLoop(EventLoop):
         elif isinstance(event, ButtonEvent) and event.name == "new_game":
             outcome = self.submit(NewGame())
         elif isinstance(event, ButtonEvent) and event.name == "end_turn":
-            if self.session.state.step == DISCUSSION:  # the table agrees to vote before time is up
+            if self.session.state.step == DISCUSSION:  # type: ignore[attr-defined]  # the table agrees to vote before time is up
                 outcome = self.submit(EndDiscussion())
         elif isinstance(event, UiEvent) and isinstance(event.command, ReleaseSeat):
             outcome = self.release_seat(event.command.seat)
@@ -94,7 +94,7 @@ class CodexLoop(EventLoop):
 
     def _follow_game(self) -> None:
         state = self.session.state
-        self.timer.follow_turn(self.session.id, (state.phase, state.step), state.step == DISCUSSION, self.clock())
+        self.timer.follow_turn(self.session.id, (state.phase, state.step), state.step == DISCUSSION, self.clock())  # type: ignore[attr-defined]  # typed for the grid games only, yet (issue 13)
 
     def tick(self) -> Outcome | None:
         """The discussion's end when its time is up; the screen and the phones again when the
@@ -104,13 +104,13 @@ class CodexLoop(EventLoop):
         if outcome is not None or (self._screen_next is not None and now >= self._screen_next):
             self.show()
         else:
-            view = self.session.game.public_view(self.session.state)
+            view = self.session.game.public_view(self.session.state)  # type: ignore[attr-defined]  # typed for the grid games only, yet (issue 13)
             self.leds.show(codex_frame(view, self.cues(now), now, self.lights))
         return outcome
 
     def next_due(self) -> float | None:
         now = self.clock()
-        lights = codex_next_change(self.session.game.public_view(self.session.state), self.cues(now), now, self.lights)
+        lights = codex_next_change(self.session.game.public_view(self.session.state), self.cues(now), now, self.lights)  # type: ignore[attr-defined]  # typed for the grid games only, yet (issue 13)
         return min((t for t in (self.timer.next_change(now), lights) if t is not None), default=None)
 
     def cues(self, now: float) -> Cues:
@@ -119,11 +119,11 @@ class CodexLoop(EventLoop):
         return Cues(warnings=warnings, timer=self.timer.state(now))
 
     def model(self, now: float) -> CodexModel:
-        return CodexModel(self.session.game, self.session.state, self.session.id, self.message, self.cues(now), self.lang)
+        return CodexModel(self.session.game, self.session.state, self.session.id, self.message, self.cues(now), self.lang)  # type: ignore[arg-type]  # typed for the grid games only, yet (issue 13)
 
     def show(self) -> None:
         now = self.clock()
         model = self.model(now)
         self.leds.show(codex_frame(model.game.public_view(model.state), model.cues, now, self.lights))
-        self.screen.show(model)
+        self.screen.show(model)  # type: ignore[arg-type]  # typed for the grid games only, yet (issue 13)
         self._screen_next = self.timer.next_change(now)

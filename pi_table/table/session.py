@@ -290,7 +290,7 @@ def history(journal_dir: Path) -> list[dict]:
         state = record.state
         if isinstance(header.rules, CodexRules):  # a faction wins, the other loses
             losers = [] if state.winner is None else [state.winner.other.value]
-            reason = record.game.reason(state)
+            reason = record.game.reason(state)  # type: ignore[attr-defined]  # typed for the grid games only, yet (issue 13)
         else:
             losers, reason = [team.value for team in state.losers], state.reason
         games.append({

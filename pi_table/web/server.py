@@ -126,7 +126,7 @@ class Companion:
             self._loop = loop
             try:
                 loop.run_until_complete(self._open())
-            except BaseException as e:  # handed to start()'s caller; the companion stays stopped
+            except BaseException as e:  # noqa: BLE001 (handed to start()'s caller; the companion stays stopped)
                 failure.append(e)
                 loop.close()
                 self._loop = None
@@ -194,6 +194,7 @@ class Companion:
         await self._runner.setup()
         loop = asyncio.get_running_loop()
         server = self._runner.server
+        assert server is not None  # made by setup()
         self._listener = await loop.create_server(
             lambda: _Connection(self, server, loop), self.host, self.port, reuse_address=True, backlog=128)
         if self.port == 0:
@@ -201,6 +202,7 @@ class Companion:
         self._reporter = asyncio.create_task(self._report_every_period())
 
     async def _close(self) -> None:
+        assert self._reporter is not None and self._listener is not None and self._runner is not None  # _open ran
         self._reporter.cancel()
         self._listener.close()
         await self._runner.cleanup()
@@ -411,11 +413,12 @@ class _Connection(web.RequestHandler):
 
     def __init__(self, companion: Companion, server: web.Server, loop: asyncio.AbstractEventLoop) -> None:
         super().__init__(server, loop=loop, keepalive_timeout=companion.header_timeout_s,
-                         lingering_time=companion.body_timeout_s, logger=companion._bad.logger, access_log=None)
+                         lingering_time=companion.body_timeout_s, logger=companion._bad.logger,
+                         access_log=None)  # type: ignore[arg-type]  # aiohttp takes None: no access log
         self.companion = companion
         self.address: str | None = None  # counted under it while open
 
-    def connection_made(self, transport: asyncio.BaseTransport) -> None:
+    def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]  # a TCP server's
         peer = transport.get_extra_info("peername")
         address = peer[0] if peer else "?"
         if not self.companion._admit(address):
@@ -458,7 +461,7 @@ class _BadRequests(logging.Handler):
 
     def __init__(self) -> None:
         super().__init__()
-        self.logger = logging.Logger("pi_table.web.connections")
+        self.logger = logging.Logger("pi_table.web.connections")  # noqa: LOG001 (outside the tree, as said)
         self.logger.addHandler(self)
         self.answered: Counter[str] = Counter()  # bad requests, by kind
         self.turned_away: Counter[str] = Counter()  # connections refused at a cap, by address
