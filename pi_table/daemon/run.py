@@ -238,18 +238,19 @@ class Daemon:
         self._companion_start.start()
 
     def _open_companion(self, state: str) -> None:
-        from ..web import Companion, CompanionScreen, Tokens
-        from ..web.seats import SeatLinks
-
         web, journal_dir = self.config.web, self.config.paths.journal_dir
-        tokens = Tokens.kept_in(journal_dir)
-        companion = Companion(web.host, web.port, act=self._act, base_url=web.url,
-                              advertise=lambda: _reachable_address(web.host), proof=tokens.proof,
-                              opened_file=journal_dir / "companion.opened")
         try:
+            from ..web import Companion, CompanionScreen, Tokens
+            from ..web.seats import SeatLinks
+
+            tokens = Tokens.kept_in(journal_dir)
+            companion = Companion(web.host, web.port, act=self._act, base_url=web.url,
+                                  advertise=lambda: _reachable_address(web.host), proof=tokens.proof,
+                                  opened_file=journal_dir / "companion.opened")
             companion.start()
-        except OSError as e:  # the port is taken: the table plays without phones
-            fault = f"the companion cannot listen on port {web.port} ({e.strerror or e})"
+        except Exception as e:  # noqa: BLE001 (a taken port, a broken install: the table plays without phones)
+            why = e.strerror if isinstance(e, OSError) and e.strerror else e
+            fault = f"the companion cannot listen on port {web.port} ({why})"
             self.devices.health["companion"] = f"not working: {e}"
             log.error("%s; phones cannot join this table", fault)
             self._phones_settled(state, "not working")
