@@ -413,3 +413,17 @@ def test_a_phone_that_stops_reading_its_stream_is_let_go_and_the_others_keep_the
     wait_for(lambda: len(companion._watchers) == 1, "the phone that reads nothing to be let go", 10)
     stuck.close()
     reader.close()
+
+
+def test_a_phone_that_leaves_its_stream_is_forgotten(start, monkeypatch):
+    """A page closed (a phone locked, a tab gone) leaves no stream behind to write to."""
+    import pi_table.web.server as server
+
+    monkeypatch.setattr(server, "KEEPALIVE_S", 0.2)
+    companion = start()
+    phones = [urllib.request.urlopen(f"http://127.0.0.1:{companion.port}/api/public/events", timeout=10)
+              for _ in range(5)]
+    wait_for(lambda: len(companion._watchers) == 5, "five streams open")
+    for phone_page in phones:
+        phone_page.close()
+    wait_for(lambda: not companion._watchers, "the streams of the phones that left to be forgotten", 5)

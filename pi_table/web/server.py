@@ -254,7 +254,7 @@ class Companion:
             self._push(watcher)
 
     def _push(self, watcher: _Watcher) -> None:
-        if self._closing:
+        if self._closing or watcher.transport.is_closing():  # the table stops, or the phone left
             watcher.done.set()
             return
         text = self._text(watcher.page)
@@ -370,6 +370,8 @@ class Companion:
                     async with asyncio.timeout(KEEPALIVE_S):
                         await watcher.done.wait()
                 except TimeoutError:
+                    if watcher.transport.is_closing():  # the phone left: nothing will end this stream else
+                        break
                     watcher.send(": still here\n\n")
         except (ConnectionResetError, asyncio.CancelledError):
             pass
