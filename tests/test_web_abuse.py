@@ -417,7 +417,7 @@ def test_a_phone_that_stops_reading_its_stream_is_let_go_and_the_others_keep_the
 
 def test_a_phone_that_leaves_its_stream_is_forgotten(start, monkeypatch):
     """A page closed (a phone locked, a tab gone) leaves no stream behind to write to."""
-    import pi_table.web.server as server
+    from pi_table.web import server
 
     monkeypatch.setattr(server, "KEEPALIVE_S", 0.2)
     companion = start()
