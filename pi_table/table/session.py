@@ -79,7 +79,6 @@ class Session:
         self.journal: Journal | None = None
         self.write_problem: str | None = None  # why the journal cannot be written now
         self.journal_damage: dict | None = None  # what a damaged journal lost, found at start
-        self._damage_notice: str | None = None
         self.resumed: str | None = None  # the file a resumed game came from
         self.grid_rules = Rules()  # the grid game's options, kept while Codex is played
 
@@ -164,16 +163,18 @@ class Session:
         """Note the loss for the screen and ``status`` until the next game is dealt."""
         self.journal_damage = {"line": line, "lost_actions": lost, "written_actions": written,
                                "damaged_file": str(kept), "new_game": new_game}
-        self._damage_notice = (
-            "the last game's journal is damaged beyond use: a new game was dealt" if new_game
-            else f"journal damaged at action {line - 1}: {lost} of {written} actions lost"
-        )
 
     @property
     def journal_problem(self) -> str | None:
         """What the staff must know of the journal, the most urgent first: it cannot be
         written now (a restart would lose the game), or it was found damaged at start."""
-        return self.write_problem or self._damage_notice
+        damage = self.journal_damage
+        if self.write_problem or damage is None:
+            return self.write_problem
+        if damage["new_game"]:
+            return "the last game's journal is damaged beyond use: a new game was dealt"
+        return (f"journal damaged at action {damage['line'] - 1}: {damage['lost_actions']} of "
+                f"{damage['written_actions']} actions lost")
 
     def _set_rules(self, rules: AnyRules) -> None:
         self.rules = rules
@@ -191,7 +192,7 @@ class Session:
         if key is None:
             key = self.game.deal(self.rng) if self.codex else self.game.deal(self.rng, self.start)
         self.record = GameRecord(self.game, key)
-        self.journal_damage = self._damage_notice = None  # a damaged game's notice ends with it
+        self.journal_damage = None  # a damaged game's notice ends with it
         self.began = self.clock()
         # ids sort by time, to the microsecond, as resume and history need: two games can begin
         # within one second (NEW GAME right after a game ends)
