@@ -99,7 +99,12 @@ class Header:
 def encode_line(obj: dict) -> bytes:
     """One journal line, newline included, its checksum the last field."""
     body = json.dumps(obj, ensure_ascii=False)[:-1].encode("utf-8")  # all but the closing brace
-    return body + CRC_FIELD + b"%08x" % zlib.crc32(body) + b'"}\n'
+    return body + CRC_FIELD + _seal(body) + b"\n"
+
+
+def _seal(body: bytes) -> bytes:
+    """What follows ``CRC_FIELD`` on a line whose bytes before it are ``body``."""
+    return b'%08x"}' % zlib.crc32(body)
 
 
 class Journal:
@@ -320,7 +325,7 @@ def whole_tail(tail: bytes) -> bytes | None:
     a crash mid-write leaves, and which no checksum can vouch for."""
     for line in (tail, tail[:-1]):
         body, found, rest = line.rpartition(CRC_FIELD)
-        if found and rest == b'%08x"}' % zlib.crc32(body):
+        if found and rest == _seal(body):
             return line
     return None
 
@@ -340,7 +345,7 @@ def _checked(path: Path, number: int, line: bytes, version: int) -> dict:
     """A line's JSON object once its checksum is found right (the field left out). Version 2
     lines must carry one; any line that carries one must match it."""
     body, found, rest = line.rpartition(CRC_FIELD)
-    if (found or version != 1) and rest != b'%08x"}' % zlib.crc32(body):
+    if (found or version != 1) and rest != _seal(body):
         what = "its checksum does not match" if found else "it has no checksum"
         raise JournalError(f"{path}:{number}: damaged ({what}){_shown(number, line)}")
     try:
