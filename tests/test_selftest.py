@@ -119,3 +119,26 @@ def test_buttons_that_cannot_be_claimed_are_a_failed_check_with_what_to_do_not_a
     failed = next(line for line in done.stdout.splitlines() if line.startswith("FAILED buttons"))
     assert "gpio" in failed.lower() and "what to do:" in failed
     assert done.stdout.strip().endswith("self-test FAILED")
+
+
+def test_the_pygame_screen_keeps_drawing_the_checklist(tmp_path):
+    """The real screen backend with the self-test's painter: the checklist has no turn timer,
+    and asking it for one stopped the screen's thread after its first picture."""
+    import pygame
+
+    from pi_table.drivers.pygame_screen import PygameScreen
+    from pi_table.hal import SelfTestModel
+    from pi_table.ui.selftest import SelfTestPainter
+
+    screen = PygameScreen(SelfTestPainter(), size=(800, 480), video_driver="dummy")
+    screen.start(lambda event: None)
+    try:
+        screen.show(SelfTestModel(frozenset(), (("press END TURN", False),), "touch every card"))
+        screen.screenshot(tmp_path / "first.png")
+        screen.show(SelfTestModel(frozenset({0, 1}), (("press END TURN", True),), "touch every card"))
+        screen.screenshot(tmp_path / "second.png")
+        first, second = (pygame.image.load(str(tmp_path / f"{name}.png")) for name in ("first", "second"))
+        assert pygame.image.tobytes(first, "RGB") != pygame.image.tobytes(second, "RGB"), \
+            "the second checklist is on the screen"
+    finally:
+        screen.stop()

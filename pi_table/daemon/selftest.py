@@ -144,7 +144,7 @@ class SelfTest:
 
     def show(self, message: str) -> None:
         self.devices.leds.show(self.frame({cell: GREEN for cell in self.pads}))
-        self.devices.screen.show(SelfTestModel(frozenset(self.pads), tuple(self.checks.items()), message))  # type: ignore[arg-type]  # Screen.show is typed for the grid model only, yet (issue 13)
+        self.devices.screen.show(SelfTestModel(frozenset(self.pads), tuple(self.checks.items()), message))
 
     def report(self) -> bool:
         missing = [f"pad {cell}" for cell in range(CELLS) if self.pads_wanted and cell not in self.pads]

@@ -29,7 +29,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any, Protocol
 
-from ..hal import Command, Emit, Screen, ScreenModel, UiEvent
+from ..hal import AnyModel, Command, Emit, Screen, SelfTestModel, UiEvent
 
 log = logging.getLogger(__name__)
 
@@ -52,7 +52,7 @@ class _Shot:
 class Painter(Protocol):
     """Draws a model on a surface and says what a tap at a pixel asks for."""
 
-    def draw(self, surface: Any, model: ScreenModel, now: float, since: float | None = None) -> object: ...
+    def draw(self, surface: Any, model: Any, now: float, since: float | None = None) -> object: ...  # the models it knows
 
     def tap(self, pos: tuple[int, int]) -> Command | None: ...
 
@@ -79,7 +79,7 @@ class PygameScreen(Screen):
         self.clock = clock
         self.open_timeout_s = open_timeout_s
         self._lock = threading.Lock()
-        self._model: ScreenModel | None = None
+        self._model: AnyModel | None = None
         self._since = 0.0
         self._emit: Emit | None = None
         self._thread: threading.Thread | None = None
@@ -92,7 +92,7 @@ class PygameScreen(Screen):
 
     # --- from any thread ---------------------------------------------------------------------
 
-    def show(self, model: ScreenModel) -> None:
+    def show(self, model: AnyModel) -> None:
         """Hand over the newest model and wake the screen's thread; returns at once."""
         with self._lock:
             self._model, self._since = model, self.clock()
@@ -177,7 +177,7 @@ class PygameScreen(Screen):
             pygame.display.quit()
 
     def _serve(self, pygame, surface) -> None:
-        drawn: ScreenModel | None = None
+        drawn: AnyModel | None = None
         due: float | None = None  # when a running timer next shows another second
         dirty = True
         shots: list[_Shot] = []
@@ -190,7 +190,8 @@ class PygameScreen(Screen):
                 try:
                     self.painter.draw(surface, model, now, since)
                 except Exception:  # a drawing bug must not take the key off the screen for good
-                    log.exception("the spymaster screen could not draw the game %s", model.game_id)
+                    what = "the self-test" if isinstance(model, SelfTestModel) else f"the game {model.game_id}"
+                    log.exception("the spymaster screen could not draw %s", what)
                 pygame.display.flip()
                 drawn = model
                 due = _next_second(model, since, now)  # kept until then, however early a wake-up
@@ -253,9 +254,10 @@ def _event_types() -> tuple[int, int, int]:
     return pygame.event.custom_type(), pygame.event.custom_type(), pygame.event.custom_type()
 
 
-def _next_second(model: ScreenModel | None, since: float, now: float) -> float | None:
-    """When a running timer will show its next second, counting down from ``since``."""
-    timer = model.cues.timer if model is not None else None
+def _next_second(model: AnyModel | None, since: float, now: float) -> float | None:
+    """When a running timer will show its next second, counting down from ``since`` (the
+    self-test's checklist has none)."""
+    timer = None if model is None or isinstance(model, SelfTestModel) else model.cues.timer
     if timer is None or not timer.running:
         return None
     remaining = timer.remaining_s - (now - since)

@@ -5,10 +5,14 @@ from __future__ import annotations
 from abc import ABC, abstractmethod
 from collections import deque
 from dataclasses import dataclass
+from typing import TYPE_CHECKING, TypeAlias
 
-from ..engine import ClueNumber, Codex, CodexState, InvalidAction, SpymasterView
+from ..engine import ClueNumber, InvalidAction, SpymasterView
 from .cues import Cues
 from .events import Command, Emit, UiEvent
+
+if TYPE_CHECKING:  # Codex's engine loads when Codex is played
+    from ..engine import Codex, CodexState
 
 
 @dataclass(frozen=True, slots=True)
@@ -61,13 +65,17 @@ class SelfTestModel:
     message: str
 
 
+AnyModel: TypeAlias = ScreenModel | CodexModel | SelfTestModel
+"""What a screen may be shown: a grid game, a Codex game, or the self-test."""
+
+
 class Screen(ABC):
     """A backend implements ``show`` (draw this model: a ScreenModel, a CodexModel, or a
     SelfTestModel during the self-test; the backend's painter knows which it draws), ``start`` (deliver a ``UiEvent`` to
     ``emit`` for each request the spymasters tap, from any thread) and ``stop``."""
 
     @abstractmethod
-    def show(self, model: ScreenModel) -> None: ...
+    def show(self, model: AnyModel) -> None: ...
 
     def start(self, emit: Emit) -> None:
         """Begin delivering taps; a screen without touch input need not override this."""
@@ -86,10 +94,10 @@ class SimScreen(Screen):
     """Records every model it is shown; ``tap(command)`` plays a spymaster's tap."""
 
     def __init__(self, keep: int = 10_000) -> None:
-        self.models: deque[ScreenModel] = deque(maxlen=keep)
+        self.models: deque[AnyModel] = deque(maxlen=keep)
         self._emit: Emit | None = None
 
-    def show(self, model: ScreenModel) -> None:
+    def show(self, model: AnyModel) -> None:
         self.models.append(model)
 
     def start(self, emit: Emit) -> None:
@@ -104,5 +112,5 @@ class SimScreen(Screen):
         self._emit(UiEvent(command))
 
     @property
-    def last(self) -> ScreenModel | None:
+    def last(self) -> AnyModel | None:
         return self.models[-1] if self.models else None
