@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import tomllib
 from dataclasses import dataclass
-from importlib import resources
+from pathlib import Path
 
 from ..engine import CELLS
 
@@ -132,7 +132,9 @@ class Pinout:
 def load(text: str | None = None) -> Pinout:
     """The pinout in ``text`` (TOML), by default the reference one beside this module."""
     if text is None:
-        text = resources.files(__package__).joinpath("pinout.toml").read_text(encoding="utf-8")
+        # beside this file, as the package installs it (importlib.resources would cost the
+        # daemon's start 5 ms for the same path)
+        text = Path(__file__).with_name("pinout.toml").read_text(encoding="utf-8")
     data = tomllib.loads(text)
     pi, board, cells, leds, power = data["pi"], data["touch_board"], data["cells"], data["leds"], data["power"]
     return Pinout(

@@ -10,13 +10,20 @@ Layers, each importing only the ones before it (tests/test_layers.py checks):
     cli      the ``pi-table`` command
 """
 
+# A type comment, not an annotation: CircuitPython reads this file too.
+_version = None  # type: str | None
 
 
 def version() -> str:
-    """This installation's version, from its package metadata: pyproject.toml sets it, once."""
-    from importlib import metadata  # here, not above: CircuitPython loads this file too, and has no metadata
+    """This installation's version, from its package metadata: pyproject.toml sets it, once.
+    Read when first asked, not at start-up: importing the metadata reader costs the daemon a
+    tenth of its start."""
+    global _version
+    if _version is None:
+        from importlib import metadata  # here, not above: CircuitPython loads this file too, and has no metadata
 
-    try:
-        return metadata.version("pi-table")
-    except metadata.PackageNotFoundError:
-        return "unknown (not installed)"
+        try:
+            _version = metadata.version("pi-table")
+        except metadata.PackageNotFoundError:
+            _version = "unknown (not installed)"
+    return _version

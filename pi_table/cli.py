@@ -9,11 +9,12 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from .engine import GAMES, Codex, CodexRules, InvalidKey, InvalidRules, Rules, Team, make_game
+from .engine import CODEX, GAMES, InvalidKey, InvalidRules, Rules, Team, is_codex, make_game
 from .engine.rules import NUKE_MODES, SETUPS
-from .table.codex_loop import DISCUSSION_S
+from .table.timer import DISCUSSION_S
 
-if TYPE_CHECKING:  # the simulator is imported only by the commands that use it
+if TYPE_CHECKING:  # the simulator and Codex are imported only by the commands that use them
+    from .engine import CodexRules
     from .sim.script import ScriptLine
 
 EXIT_USAGE = 2
@@ -33,7 +34,7 @@ def _team(text: str) -> Team:
 def _game_options(parser: argparse.ArgumentParser, codex: bool = False) -> None:
     """The options that choose a game and its rules; shared by every command that deals.
     ``codex`` adds Codex to the games, whose --setup is the six agents' identikits."""
-    games = (*GAMES, Codex.name) if codex else GAMES
+    games = (*GAMES, CODEX) if codex else GAMES
     parser.add_argument("--game", choices=games, default="codenames", help="the game (default: %(default)s)")
     parser.add_argument("--nuke", choices=NUKE_MODES, default="basic", help="Alias 24's nuke mode (default: basic)")
     parser.add_argument("--start", type=_team, help="the starting team (Codenames: must match --key)")
@@ -68,7 +69,9 @@ def _config_option(parser: argparse.ArgumentParser) -> None:
 
 
 def _rules(args: argparse.Namespace) -> Rules | CodexRules:
-    if args.game == Codex.name:
+    if args.game == CODEX:
+        from .engine import CodexRules
+
         return CodexRules(roles=None if args.roles is None else tuple(args.roles.lower().split(",")))
     return _grid_rules(args)
 
@@ -406,7 +409,7 @@ def _sim(parser: argparse.ArgumentParser, args: argparse.Namespace, rules: Rules
     rendering = args.command == "render"
     if not rendering and args.json and args.script is None:
         parser.error("--json goes with --script FILE")
-    if isinstance(rules, CodexRules):
+    if is_codex(rules):
         return _codex_sim(parser, args, rules)
     if not rendering and (args.roles is not None or args.discussion is not None):
         parser.error("--roles and --discussion are Codex's options: --game codex")
@@ -459,9 +462,7 @@ def _sim(parser: argparse.ArgumentParser, args: argparse.Namespace, rules: Rules
         else:
             for line in script:
                 verdict = "ok" if play(table, line)[0] else "refused"
-                shown = table.screen.last
-                assert shown is not None, "the table's loop shows a model as it opens"
-                print(f"\n> {line.text}   ({verdict})\n{painter.screen(shown)}")
+                print(f"\n> {line.text}   ({verdict})\n{painter.screen(table.shown)}")
     finally:
         table.close()
     return 0
@@ -469,7 +470,7 @@ def _sim(parser: argparse.ArgumentParser, args: argparse.Namespace, rules: Rules
 
 def _codex_sim(parser: argparse.ArgumentParser, args: argparse.Namespace, rules: CodexRules) -> int:
     """Codex's scripted simulator: the table's loop and the screen's own painter, on virtual time."""
-    from .engine import InvalidSetup
+    from .engine import Codex, InvalidSetup
     from .sim.script import play, run_script
     from .table import Session, random_source
 
@@ -488,7 +489,7 @@ def _codex_sim(parser: argparse.ArgumentParser, args: argparse.Namespace, rules:
         setup = Codex(rules).parse_setup(args.setup) if args.setup else None
     except InvalidSetup as e:
         parser.error(f"--setup: {e}")
-    session = Session(rules, rng=random_source(args.seed), key=setup)  # type: ignore[arg-type]  # typed for the grid games only, yet (issue 13)
+    session = Session(rules, rng=random_source(args.seed), key=setup)
     try:
         table = CodexSimTable(session, DISCUSSION_S if args.discussion is None else args.discussion, args.lang)
     except ValueError as e:
@@ -520,7 +521,7 @@ def _render(parser: argparse.ArgumentParser, args: argparse.Namespace, table, sc
         for line in script:
             play(table, line)
         table.wait(1.0)  # let the reveal animation finish, as a photo taken a moment later
-        for path in render_pngs(table.screen.last, table.leds.last, args.out, table.clock(), screen_settings):
+        for path in render_pngs(table.shown, table.leds.last, args.out, table.clock(), screen_settings):
             print(path)
     finally:
         table.close()

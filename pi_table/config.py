@@ -27,22 +27,24 @@ import tomllib
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TypeGuard
+from typing import TYPE_CHECKING, TypeGuard
 
 from .drivers.buttons import ButtonPins
 from .drivers.spi_leds import SpiLedConfig
 from .drivers.touchboard import ELECTRODE_LIMIT, TouchBoardConfig
 from .drivers.ws281x import PINS, Ws281xConfig
-from .engine import CELLS, GAMES, Codex, CodexRules, Rules
+from .engine import CELLS, CODEX, GAMES, Rules
 from .engine.rules import CENTRE, NUKE_MODES, SETUPS
 from .hardware import pinout
-from .table.codex_loop import DISCUSSION_S
 from .table.input import InputSettings
 from .table.session import Retention
-from .table.timer import TimerSettings
+from .table.timer import DISCUSSION_S, TimerSettings
 from .ui.leds import LightSettings
 from .ui.mounting import ScreenSettings
 from .ui.pixels import LedMap, PixelOutput, PowerLimit
+
+if TYPE_CHECKING:
+    from .engine import CodexRules
 
 DEFAULT_PATH = Path("/etc/pi-table/config.toml")
 MAX_BYTES = 256 * 1024  # a real configuration is a few kilobytes; more is a wrong file
@@ -85,7 +87,7 @@ class Option:
 
 
 OPTIONS = (
-    Option("game", "game", "codenames", "str", f"the game a new table deals: {', '.join(GAMES)}, codex"),
+    Option("game", "game", "codenames", "str", f"the game a new table deals: {', '.join(GAMES)}, {CODEX}"),
     Option("game", "nuke", "basic", "str", f"Alias 24's nuke mode: {', '.join(NUKE_MODES)}"),
     Option("game", "clue_required", False, "bool", "the clue number must be entered before the first touch"),
     Option("game", "three_player", False, "bool", "one operative guesses for both spymasters"),
@@ -466,7 +468,7 @@ def build(values: dict[str, object], source: Path | None) -> Config:
     language = v.text("game.language")
     if language not in LANGUAGES:
         raise ValueError(f"the language is one of {', '.join(LANGUAGES)}, not {language!r}")
-    codex = v.text("game.game") == Codex.name
+    codex = v.text("game.game") == CODEX
     grid_rules = Rules(
         game="codenames" if codex else v.text("game.game"), nuke=v.text("game.nuke"),
         clue_required=v.flag("game.clue_required"),
@@ -488,7 +490,7 @@ def build(values: dict[str, object], source: Path | None) -> Config:
     return Config(
         source=source,
         values=dict(values),
-        rules=CodexRules() if codex else grid_rules,
+        rules=_codex_rules() if codex else grid_rules,
         grid_rules=grid_rules,
         discussion_s=discussion_s,
         language=language,
@@ -504,6 +506,13 @@ def build(values: dict[str, object], source: Path | None) -> Config:
         web=_web(v),
         paths=_paths(v),
     )
+
+
+def _codex_rules() -> CodexRules:
+    """Codex's rules, its engine loaded only by a table that deals it."""
+    from .engine import CodexRules
+
+    return CodexRules()
 
 
 def _touch(v: _Values) -> TouchBoardConfig:

@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING
 
 from .. import version
 from ..config import Config
-from ..engine import GAMES, Codex, Undo
+from ..engine import CODEX, GAMES, TableView, Undo
 from ..hal import (
     Buttons,
     LedStrip,
@@ -37,20 +37,20 @@ from ..hal import (
     TouchSource,
 )
 from ..table import Session, TableLoop, history
-from ..table.codex_loop import CodexLoop
 from ..table.input import TouchPolicy
 from ..table.loop import REFUSALS, EventLoop, Outcome
 from ..table.timer import TurnTimer
 from .control import ControlServer
 from .notify import LoopHeartbeat, Notifier, thread_ended
 
-if TYPE_CHECKING:  # loaded only once the table is up (the phones' pages open after READY)
+if TYPE_CHECKING:  # loaded only once the table is up (the phones' pages open after READY), or Codex is played
+    from ..engine import PublicView
     from ..web import Companion
 
 log = logging.getLogger("pi_table.daemon")
 DEVICE_NAMES = {"touch": "the touch board", "leds": "the LED strip", "screen": "the spymaster screen",
                 "buttons": "the buttons"}
-KNOWN_GAMES = (*GAMES, Codex.name)
+KNOWN_GAMES = (*GAMES, CODEX)
 EXIT_RUNNING = 75  # EX_TEMPFAIL: another table holds this journal; systemd may try again later
 
 
@@ -163,7 +163,6 @@ class Daemon:
     def __init__(self, config: Config, hal: str = "hw", touch_port: str | None = None, notifier: Notifier | None = None):
         self.config = config
         self.started = time.monotonic()
-        self.version = version()
         self.notifier = notifier or Notifier()
         paths = config.paths
         self.lock = lock_journal(paths.journal_dir)
@@ -190,6 +189,8 @@ class Daemon:
         d, config = self.devices, self.config
         loop: EventLoop
         if self.session.codex:
+            from ..table.codex_loop import CodexLoop  # Codex's engine loads when Codex is played
+
             loop = CodexLoop(self.session, d.touch, d.leds, d.screen, d.buttons, discussion_s=config.discussion_s,
                              lights=config.lights, lang=config.language)
         else:
@@ -366,7 +367,7 @@ class Daemon:
             game = request.get("game")
             if game is not None and game not in KNOWN_GAMES:
                 return {"ok": False, "error": f"the game is one of {', '.join(KNOWN_GAMES)}, not {game!r}"}
-            if game is not None and (game == Codex.name) != self.session.codex:
+            if game is not None and (game == CODEX) != self.session.codex:
                 return self._switch(game)
             outcome = self.loop.call(lambda: self.loop.submit(NewGame(game)))
         elif command == "undo":
@@ -389,6 +390,8 @@ class Daemon:
         if not isinstance(seat, int) or isinstance(seat, bool):
             example = '{"command": "release-seat", "seat": 2}'
             return Outcome(command, False, f"expected a seat number, such as {example}, not {seat!r}")
+        from ..table.codex_loop import CodexLoop
+
         loop = self.loop
         if not isinstance(loop, CodexLoop):
             playing = self.session.rules.game
@@ -414,6 +417,7 @@ class Daemon:
         """An action from a phone's page (the companion's thread): None if the table took it,
         else why not. A page acts only for its own seat, in its own game; its refusal goes back
         to that phone alone, never to the table's screen."""
+        from ..table.codex_loop import CodexLoop
         from ..web import seat_action  # the companion's own thread: the web layer is loaded by now
         from ..web.tokens import role_seat
 
@@ -438,6 +442,13 @@ class Daemon:
             return "the table is changing games: try again"
         return None if outcome.ok else outcome.error
 
+    def _public_view(self) -> PublicView | TableView:
+        """What everyone at the table may see of the game: Codex's public side, or the grid."""
+        if self.session.codex:
+            record = self.session.codex_record
+            return record.game.public_view(record.state)
+        return self.session.table_view()
+
     def status(self) -> dict:
         """What the operatives may see, and the table's health: never the key."""
         health = dict(self.devices.health)
@@ -445,11 +456,10 @@ class Daemon:
         if hasattr(touch, "connected"):  # the board's driver: what it last said of the link
             health["touch"] = "ok" if touch.connected else self.loop.faults.get("touch", "connecting")
         return {
-            "version": self.version,
+            "version": version(),
             "game_id": self.session.id,
             "uptime_s": round(time.monotonic() - self.started, 1),
-            "state": (self.session.game.public_view(self.session.state) if self.session.codex  # type: ignore[attr-defined]  # typed for the grid games only, yet (issue 13)
-                      else self.session.table_view()).to_json(),
+            "state": self._public_view().to_json(),
             "health": health,
             "warnings": list(self.loop.cues(self.loop.clock()).warnings),
             "journal": self.session.journal_problem or "ok",

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from .game import Game, State
 from .keys import ASSASSIN, BYSTANDER, Layout, Team
+from .rules import Rules
 from .views import MAD_ARMED_AT
 
 
@@ -29,9 +30,9 @@ class Alias24(Game):
     start_follows_key = False
     cover_refusal = "Alias 24 has no covers: only targeting eliminates an alias"
 
-    @property
-    def layout(self) -> Layout:  # type: ignore[override]
-        return Layout(first=9, second=8, bystanders=6, assassins=1, dark_cell=self.rules.dark_cell)
+    def __init__(self, rules: Rules | None = None) -> None:
+        super().__init__(rules)
+        self.layout = Layout(first=9, second=8, bystanders=6, assassins=1, dark_cell=self.rules.dark_cell)
 
     def natural_start(self, red: int, blue: int) -> Team:
         return Team.RED if red < blue else Team.BLUE

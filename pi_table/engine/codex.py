@@ -95,6 +95,7 @@ from .codex_setup import (
     parse_setup,
 )
 from .errors import GameOver, InvalidAction, InvalidRules, RuleError
+from .rules import CODEX
 
 MESSAGES, PRIVATE, DISCUSSION, VOTE, TRUTH, OVER = "messages", "private", "discussion", "vote", "truth", "over"
 STEPS = (MESSAGES, PRIVATE, DISCUSSION, VOTE, TRUTH, OVER)
@@ -398,7 +399,7 @@ class AgentView:
 class Codex:
     """The rules of Codex; holds no per-game data. See the module docstring for the steps."""
 
-    name: ClassVar[str] = "codex"
+    name: ClassVar[str] = CODEX
     title: ClassVar[str] = "Codex"
 
     def __init__(self, rules: CodexRules | None = None) -> None:

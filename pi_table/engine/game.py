@@ -84,7 +84,7 @@ class Game:
 
     name: ClassVar[str]
     title: ClassVar[str]
-    layout: ClassVar[Layout]
+    layout: Layout  # a class constant, but for Alias 24, whose dark cell is a rule
     noun: ClassVar[str] = "card"  # what a cell holds, in the game's words
     nouns: ClassVar[str] = "cards"  # its plural and its article: "alias" is not "aliass", "a alias"
     a_noun: ClassVar[str] = "a card"

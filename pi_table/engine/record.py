@@ -7,25 +7,52 @@ journal exact. Undo is an entry of its own, so the list only ever grows.
 from __future__ import annotations
 
 from collections.abc import Iterable
+from typing import TYPE_CHECKING, Any, Generic, Protocol, TypeAlias, TypeVar, overload
 
 from .actions import Action, Undo
 from .errors import RuleError
 from .game import Game, State
 from .keys import Key
 
+if TYPE_CHECKING:
+    from .codex import Codex, CodexState
+    from .codex_actions import CodexAction
+    from .codex_setup import Setup
 
-class GameRecord:
+
+class Rulebook(Protocol):
+    """What a record asks of its game: a grid game and Codex both start and apply."""
+
+    def start(self, key: Any) -> Any: ...
+
+    def apply(self, state: Any, action: Any) -> Any: ...
+
+
+G = TypeVar("G", bound=Rulebook)  # the game: Game, or Codex
+K = TypeVar("K")  # what was dealt: its Key, or Codex's Setup
+A = TypeVar("A")  # its actions (an Undo is one for both)
+S = TypeVar("S")  # its states
+
+
+class GameRecord(Generic[G, K, A, S]):
     """The accepted actions of one game and the states they led to. The game is a grid game
-    with its key, or Codex with its setup: both start from what was dealt and apply actions."""
+    with its key, or Codex with its setup: both start from what was dealt and apply actions.
+    ``GridRecord`` and ``CodexRecord`` name the two."""
 
-    def __init__(self, game: Game, key: Key) -> None:
-        self.game = game
-        self.key = key
-        self.entries: list[Action] = []  # every accepted entry, undos included, as journalled
-        self._states: list[State] = [game.start(key)]
+    @overload
+    def __init__(self: GridRecord, game: Game, key: Key) -> None: ...
+
+    @overload
+    def __init__(self: CodexRecord, game: Codex, key: Setup) -> None: ...
+
+    def __init__(self, game: Any, key: Any) -> None:  # the overloads above give the types
+        self.game: G = game
+        self.key: K = key
+        self.entries: list[A] = []  # every accepted entry, undos included, as journalled
+        self._states: list[S] = [game.start(key)]
 
     @property
-    def state(self) -> State:
+    def state(self) -> S:
         return self._states[-1]
 
     @property
@@ -33,7 +60,7 @@ class GameRecord:
         """Actions in effect now (undone ones not counted)."""
         return len(self._states) - 1
 
-    def apply(self, action: Action) -> State:
+    def apply(self, action: A) -> S:
         """Apply ``action`` (or undo the last one); on refusal nothing changes."""
         if isinstance(action, Undo):
             if len(self._states) == 1:
@@ -45,8 +72,27 @@ class GameRecord:
         return self.state
 
     @classmethod
-    def replay(cls, game: Game, key: Key, entries: Iterable[Action]) -> GameRecord:
-        record = cls(game, key)
+    def replay(cls, game: Game, key: Key, entries: Iterable[Action]) -> GridRecord:
+        """A grid game played again from its key and entries (the tests' and tools' way)."""
+        record = GameRecord(game, key)
         for action in entries:
             record.apply(action)
         return record
+
+
+GridRecord: TypeAlias = "GameRecord[Game, Key, Action, State]"
+CodexRecord: TypeAlias = "GameRecord[Codex, Setup, CodexAction | Undo, CodexState]"
+
+
+def as_grid_record(record: GridRecord | CodexRecord) -> GridRecord:
+    """``record``, checked to be a grid game's: for what plays or shows the grid games only."""
+    if not isinstance(record.game, Game):
+        raise RuleError(f"{record.game.name} is no grid game")
+    return record
+
+
+def as_codex_record(record: GridRecord | CodexRecord) -> CodexRecord:
+    """``record``, checked to be Codex's: for Codex's own loop, screen and simulator."""
+    if isinstance(record.game, Game):
+        raise RuleError(f"{record.game.name} is not Codex")
+    return record

@@ -4,8 +4,12 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import TYPE_CHECKING, TypeAlias
 
-from ..engine import CELLS, Action, CodexAction
+from ..engine import CELLS, Action
+
+if TYPE_CHECKING:
+    from ..engine import CodexAction
 
 BUTTONS = ("end_turn", "new_game", "enter_clue")
 """The physical buttons: END TURN on the operatives' side, NEW GAME (a long press), and the
@@ -78,7 +82,7 @@ class ReleaseSeat:
         return f"release-seat {self.seat}"
 
 
-Command = Action | CodexAction | NewGame | ReleaseSeat
+Command: TypeAlias = "Action | CodexAction | NewGame | ReleaseSeat"  # a string: Codex loads when played
 """What the table may be asked to do: a grid game's action or Codex's, or the table's own."""
 
 

@@ -30,9 +30,10 @@ import pygame  # after the prompt is hidden
 from ..engine import CodexAction, EndTurn, InvalidAction, Undo, parse_codex_action
 from ..engine.codex_actions import USAGE
 from ..engine.codex_setup import SEATS
-from ..hal import Command, NewGame, SimButtons, SimLedStrip, SimScreen, SimTouch, UiEvent
+from ..hal import CodexModel, Command, NewGame, SimButtons, SimLedStrip, SimScreen, SimTouch, UiEvent
 from ..table import Outcome, Session
-from ..table.codex_loop import DISCUSSION_S, CodexLoop
+from ..table.codex_loop import CodexLoop
+from ..table.timer import DISCUSSION_S
 from ..ui.codex_screen import Stage, Turn
 from ..ui.screen import DESIGN, ScreenPainter, Tap
 from .harness import VirtualTable
@@ -99,7 +100,9 @@ def parse_codex_command(text: str) -> CodexAction | Command | ScreenTap:
         return AtScreen(int(args[0]))
     if args:
         raise InvalidAction(f"'{verb}' takes no argument" + (" (a new Codex game)" if verb == "new-game" else ""))
-    return {"end-turn": EndTurn(), "new-game": NewGame(), "undo": Undo(), "hide": Hide(), "next": NextAgent()}[verb]  # type: ignore[return-value]  # typed for the grid games only, yet (issue 13)
+    plain: dict[str, Command | ScreenTap] = {"end-turn": EndTurn(), "new-game": NewGame(), "undo": Undo(), "hide": Hide(),
+                                             "next": NextAgent()}
+    return plain[verb]
 
 
 class CodexSimTable(VirtualTable):
@@ -123,7 +126,10 @@ class CodexSimTable(VirtualTable):
 
     def draw(self):
         """What the screen shows now: the newest model, drawn as the backend would."""
-        return self.painter.draw(self.surface, self.screen.last, self.clock())
+        shown = self.screen.last
+        if not isinstance(shown, CodexModel):
+            raise TypeError(f"Codex's loop shows a CodexModel from its start, not {shown!r}")
+        return self.painter.draw(self.surface, shown, self.clock())
 
     @property
     def turn(self) -> Turn:
@@ -145,7 +151,8 @@ class CodexSimTable(VirtualTable):
         return outcome
 
     def _step_words(self) -> str:
-        return self.session.game.step_words(self.session.state)  # type: ignore[attr-defined]  # typed for the grid games only, yet (issue 13)
+        record = self.session.codex_record
+        return record.game.step_words(record.state)
 
     # --- the screen's taps ---------------------------------------------------------------------
 
@@ -155,18 +162,19 @@ class CodexSimTable(VirtualTable):
             return self._tap_through(command)
         tap = self._find(command)
         if tap is None:
-            return Outcome(command, False, f"the screen has no button for {command}: it shows {self._where()}")  # type: ignore[arg-type]  # typed for the grid games only, yet (issue 13)
+            return Outcome(command, False, f"the screen has no button for {command}: it shows {self._where()}")
         return self._press(command, tap)
 
     def _find(self, command: ScreenTap) -> Tap | None:
         """The one button ``command`` stands for on the frame drawn, if it is there."""
         stage = self.turn.stage
+        seat = command.seat if isinstance(command, AtScreen) else None
         wanted = {
             PassAndPlay(True): lambda to: stage is Stage.TABLE and to.stage in (Stage.PASS, Stage.WAIT),
             PassAndPlay(False): lambda to: stage is not Stage.TABLE and to == Turn(),
             Hide(): lambda to: stage is Stage.AGENT and to.stage is Stage.HIDDEN,
             NextAgent(): lambda to: stage is Stage.HIDDEN and to.stage in (Stage.PASS, Stage.WAIT),
-        }.get(command, lambda to: to.stage is Stage.AGENT and stage is Stage.PASS and to.seat == command.seat)  # type: ignore[union-attr]  # typed for the grid games only, yet (issue 13)
+        }.get(command, lambda to: to.stage is Stage.AGENT and stage is Stage.PASS and to.seat == seat)
         return next((tap for tap in self.painter.frame.taps if isinstance(tap.mode, Turn) and wanted(tap.mode)), None)
 
     def _tap_through(self, command: TapAction) -> Outcome:
@@ -179,22 +187,22 @@ class CodexSimTable(VirtualTable):
             outcome = self._press(command, tap)
             if sends:
                 return outcome
-        return Outcome(command, False, f"no button on the screen sends {command.action}: it shows {self._where()}")  # type: ignore[arg-type]  # typed for the grid games only, yet (issue 13)
+        return Outcome(command, False, f"no button on the screen sends {command.action}: it shows {self._where()}")
 
     def _press(self, command: ScreenTap, tap: Tap) -> Outcome:
         x, y, w, h = tap.rect
         sent = self.painter.tap((x + w // 2, y + h // 2))
         if sent is None:
             self.draw()
-            return Outcome(command, True)  # type: ignore[arg-type]  # typed for the grid games only, yet (issue 13)
+            return Outcome(command, True)
         self.loop.post(UiEvent(sent))
         (outcome,) = self.loop.run_pending()
         self.draw()
-        return Outcome(command, outcome.ok, outcome.error)  # type: ignore[arg-type]  # typed for the grid games only, yet (issue 13)
+        return Outcome(command, outcome.ok, outcome.error)
 
     def _where(self) -> str:
         """The screen's stage in words, for a refused tap."""
-        turn, codenames = self.turn, self.session.state.setup.codenames  # type: ignore[attr-defined]  # typed for the grid games only, yet (issue 13)
+        turn, codenames = self.turn, self.session.codex_record.state.setup.codenames
         who = None if turn.seat is None else f"{codenames[turn.seat]} (seat {turn.seat})"
         return {
             Stage.TABLE: "the public side, pass-and-play off",
@@ -209,16 +217,17 @@ class CodexSimTable(VirtualTable):
     def report(self) -> dict:
         """The public view and the timer, each agent's own view (its ``public`` part is the
         state), and what the screen shows."""
-        game, state = self.session.game, self.session.state
+        record = self.session.codex_record
+        game, state = record.game, record.state
         frame = self.draw()
         turn = self.turn
         agents = []
         for seat in range(SEATS):
-            view = game.agent_view(state, seat).to_json()  # type: ignore[attr-defined]  # typed for the grid games only, yet (issue 13)
+            view = game.agent_view(state, seat).to_json()
             del view["public"]
             agents.append(view)
         return {
-            "state": {**game.public_view(state).to_json(), "timer": self.timer_json()},  # type: ignore[attr-defined]  # typed for the grid games only, yet (issue 13)
+            "state": {**game.public_view(state).to_json(), "timer": self.timer_json()},
             "agents": agents,
             "screen": {"stage": turn.stage.value, "seat": turn.seat, "choice": list(turn.choice),
                        "texts": list(frame.texts)},

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from ..engine import EndTurn, Guess
-from ..hal import Command, NewGame, SimButtons, SimLedStrip, SimScreen, SimTouch, TimerState
+from ..hal import Command, NewGame, ScreenModel, SimButtons, SimLedStrip, SimScreen, SimTouch, TimerState
 from ..table import Outcome, Session, TableLoop
 from ..table.input import InputSettings, TouchPolicy
 from ..table.loop import EventLoop
@@ -86,6 +86,14 @@ class SimTable(VirtualTable):
             TurnTimer(timer), lang=lang,
         )
         self.loop.open()
+
+    @property
+    def shown(self) -> ScreenModel:
+        """The spymaster screen's newest model: a grid game's loop shows one from its start."""
+        model = self.screen.last
+        if not isinstance(model, ScreenModel):
+            raise TypeError(f"a grid game's loop shows a ScreenModel, not {model!r}")
+        return model
 
     def deadlines(self) -> list[float | None]:
         return [self.loop.policy.next_deadline(), self.loop.timer.next_change(self.clock.now)]

@@ -12,7 +12,7 @@ from collections.abc import Callable
 
 from ..engine import GRID, EndTurn, Guess, InvalidAction, TableView, Team
 from ..engine.keys import ASSASSIN, BLUE_AGENT, BYSTANDER, NO_CARD, RED_AGENT
-from ..hal import MultiTouch, ScreenModel, SimButtons, SimLedStrip, SimScreen, SimTouch, TouchSource
+from ..hal import AnyModel, MultiTouch, ScreenModel, SimButtons, SimLedStrip, SimScreen, SimTouch, TouchSource
 from ..table import Session, TableLoop, parse_command
 from ..table.input import InputSettings, TouchPolicy
 from ..table.timer import TimerSettings, TurnTimer
@@ -129,7 +129,9 @@ class TerminalScreen(SimScreen):
         self.painter = painter
         self.write = write
 
-    def show(self, model: ScreenModel) -> None:
+    def show(self, model: AnyModel) -> None:
+        if not isinstance(model, ScreenModel):
+            raise TypeError(f"the terminal draws the grid games' screen, not a {type(model).__name__}")
         if model != self.last:
             self.write("\n" + self.painter.screen(model) + "\n")
         super().show(model)

@@ -15,7 +15,7 @@ os.environ.setdefault("PYGAME_HIDE_SUPPORT_PROMPT", "1")
 import pygame
 
 from ..engine import CELLS, GRID
-from ..hal import DialEvent, LedFrame, LedStrip, ScreenModel, SimButtons, SimScreen, SimTouch
+from ..hal import AnyModel, DialEvent, LedFrame, LedStrip, ScreenModel, SimButtons, SimScreen, SimTouch
 from ..table import Session, TableLoop
 from ..table.input import InputSettings, TouchPolicy
 from ..table.timer import TimerSettings, TurnTimer
@@ -65,7 +65,7 @@ class WindowScreen(SimScreen):
         super().__init__(keep=1)
         self.latest = Latest()
 
-    def show(self, model: ScreenModel) -> None:
+    def show(self, model: AnyModel) -> None:
         super().show(model)
         self.latest.put(model)
 

@@ -14,7 +14,7 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 
-from ..engine.codex import DISCUSSION
+from ..engine.codex import DISCUSSION, PublicView
 from ..engine.codex_actions import EndDiscussion
 from ..hal import (
     ButtonEvent,
@@ -34,10 +34,7 @@ from ..ui.codex_leds import codex_frame, codex_next_change
 from ..ui.leds import LightSettings
 from .loop import REFUSALS, EventLoop, Outcome
 from .session import Session
-from .timer import TimerSettings, TurnTimer
-
-DISCUSSION_S = 180.0
-"""The discussion's length when the configuration does not give one: three minutes."""
+from .timer import DISCUSSION_S, TimerSettings, TurnTimer
 
 
 class CodexLoop(EventLoop):
@@ -69,7 +66,7 @@ class CodexLoop(EventLoop):
         elif isinstance(event, ButtonEvent) and event.name == "new_game":
             outcome = self.submit(NewGame())
         elif isinstance(event, ButtonEvent) and event.name == "end_turn":
-            if self.session.state.step == DISCUSSION:  # type: ignore[attr-defined]  # the table agrees to vote before time is up
+            if self.session.codex_record.state.step == DISCUSSION:  # the table agrees to vote before time is up
                 outcome = self.submit(EndDiscussion())
         elif isinstance(event, UiEvent) and isinstance(event.command, ReleaseSeat):
             outcome = self.release_seat(event.command.seat)
@@ -93,8 +90,8 @@ class CodexLoop(EventLoop):
         return Outcome(command, True)
 
     def _follow_game(self) -> None:
-        state = self.session.state
-        self.timer.follow_turn(self.session.id, (state.phase, state.step), state.step == DISCUSSION, self.clock())  # type: ignore[attr-defined]  # typed for the grid games only, yet (issue 13)
+        state = self.session.codex_record.state
+        self.timer.follow_turn(self.session.id, (state.phase, state.step), state.step == DISCUSSION, self.clock())
 
     def tick(self) -> Outcome | None:
         """The discussion's end when its time is up; the screen and the phones again when the
@@ -104,14 +101,17 @@ class CodexLoop(EventLoop):
         if outcome is not None or (self._screen_next is not None and now >= self._screen_next):
             self.show()
         else:
-            view = self.session.game.public_view(self.session.state)  # type: ignore[attr-defined]  # typed for the grid games only, yet (issue 13)
-            self.leds.show(codex_frame(view, self.cues(now), now, self.lights))
+            self.leds.show(codex_frame(self._public_view(), self.cues(now), now, self.lights))
         return outcome
 
     def next_due(self) -> float | None:
         now = self.clock()
-        lights = codex_next_change(self.session.game.public_view(self.session.state), self.cues(now), now, self.lights)  # type: ignore[attr-defined]  # typed for the grid games only, yet (issue 13)
+        lights = codex_next_change(self._public_view(), self.cues(now), now, self.lights)
         return min((t for t in (self.timer.next_change(now), lights) if t is not None), default=None)
+
+    def _public_view(self) -> PublicView:
+        record = self.session.codex_record
+        return record.game.public_view(record.state)
 
     def cues(self, now: float) -> Cues:
         problem = self.session.journal_problem
@@ -119,11 +119,12 @@ class CodexLoop(EventLoop):
         return Cues(warnings=warnings, timer=self.timer.state(now))
 
     def model(self, now: float) -> CodexModel:
-        return CodexModel(self.session.game, self.session.state, self.session.id, self.message, self.cues(now), self.lang)  # type: ignore[arg-type]  # typed for the grid games only, yet (issue 13)
+        record = self.session.codex_record
+        return CodexModel(record.game, record.state, self.session.id, self.message, self.cues(now), self.lang)
 
     def show(self) -> None:
         now = self.clock()
         model = self.model(now)
         self.leds.show(codex_frame(model.game.public_view(model.state), model.cues, now, self.lights))
-        self.screen.show(model)  # type: ignore[arg-type]  # typed for the grid games only, yet (issue 13)
+        self.screen.show(model)
         self._screen_next = self.timer.next_change(now)

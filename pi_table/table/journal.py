@@ -34,8 +34,12 @@ import time
 import zlib
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING, TypeAlias
 
-from ..engine import Codex, CodexRules, GameRecord, Rules, Team, Undo, make_game, parse_action, parse_codex_action
+from ..engine import CODEX, GameRecord, Rules, Team, Undo, is_codex, make_game, parse_action
+
+if TYPE_CHECKING:
+    from ..engine import CodexRules
 
 log = logging.getLogger("pi_table.journal")
 FORMAT = "pi-table journal"
@@ -55,18 +59,24 @@ class Unstarted(JournalError):
     before anything of it was shown."""
 
 
-AnyRules = Rules | CodexRules
-"""The options of a grid game, or of Codex."""
+AnyRules: TypeAlias = "Rules | CodexRules"
+"""The options of a grid game, or of Codex (a string: Codex's engine loads when it is played)."""
 
 
 def game_for(rules: AnyRules):
     """The engine's game object for these rules: a grid game, or Codex."""
-    return Codex(rules) if isinstance(rules, CodexRules) else make_game(rules)
+    if is_codex(rules):
+        from ..engine import Codex
+
+        return Codex(rules)
+    return make_game(rules)
 
 
 def parse_entry(rules: AnyRules, text: str):
     """A journal entry's action, in the text form of its game (``undo`` is one in both)."""
-    if isinstance(rules, CodexRules):
+    if is_codex(rules):
+        from ..engine import parse_codex_action
+
         return Undo() if text.strip() == "undo" else parse_codex_action(text)
     return parse_action(text)
 
@@ -381,7 +391,9 @@ def _header(path: Path, line: bytes) -> tuple[Header, int]:
             f"(format {obj.get('format')!r}, version {version!r})"
         )
     try:
-        if obj["rules"].get("game") == Codex.name:
+        if obj["rules"].get("game") == CODEX:
+            from ..engine import CodexRules
+
             header = Header(str(obj["id"]), str(obj["started"]), CodexRules.from_json(obj["rules"]), str(obj["setup"]), None)
         else:
             header = Header(

@@ -21,10 +21,10 @@ from typing import ClassVar, TypeVar
 
 from ..engine import (
     CELLS,
+    CODEX,
     PLACE,
     UNLIMITED,
     Clue,
-    Codex,
     EndTurn,
     Guess,
     InvalidAction,
@@ -44,6 +44,7 @@ from ..hal import (
     HealthEvent,
     LedStrip,
     NewGame,
+    ReleaseSeat,
     Screen,
     ScreenModel,
     TouchEvent,
@@ -66,7 +67,7 @@ DIAL = tuple(range(MAX_CLUE + 1)) + (UNLIMITED,)
 def refuse_other_family(command: NewGame, codex: bool) -> None:
     """A loop plays the grid games or Codex: a new game of the other kind needs the other loop,
     which the daemon builds when asked on its control socket."""
-    if command.game is not None and (command.game == Codex.name) != codex:
+    if command.game is not None and (command.game == CODEX) != codex:
         raise InvalidRules(f"{command.game} is played on the table after: pi-table new-game --game {command.game}")
 
 
@@ -84,7 +85,7 @@ class _Call:
 class Outcome:
     """What became of one command: accepted, or refused with the reason in plain words."""
 
-    command: Command
+    command: object  # a Command, or a simulator's own step (a tap on Codex's screen)
     ok: bool
     error: str | None = None
 
@@ -148,8 +149,10 @@ class EventLoop:
             if isinstance(command, NewGame):
                 refuse_other_family(command, self.codex)
                 self.session.new_game(command.game)
+            elif isinstance(command, ReleaseSeat):
+                raise InvalidAction(f"{command}: seats are released in Codex only")
             else:
-                self.session.submit(command)  # type: ignore[arg-type]  # typed for the grid games only, yet (issue 13)
+                self.session.submit(command)
         except REFUSALS as refusal:
             if public:
                 self.message = str(refusal)
@@ -346,7 +349,7 @@ class TableLoop(EventLoop):
             elif old == "?":
                 self.revealed_at[cell] = now
         self._seen = (self.session.id, board)
-        self.timer.follow(self.session.id, self.session.state, now)
+        self.timer.follow(self.session.id, self.session.grid.state, now)
 
     def idle(self, now: float) -> bool:
         return now - self.last_activity >= self.idle_after_s

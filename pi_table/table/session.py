@@ -9,8 +9,24 @@ import secrets
 import time
 from dataclasses import dataclass, replace
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
-from ..engine import Action, Codex, CodexRules, GameRecord, Key, Rules, SpymasterView, State, TableView, Team
+from ..engine import (
+    CODEX,
+    Action,
+    Game,
+    GameRecord,
+    GridRecord,
+    Key,
+    Rules,
+    SpymasterView,
+    State,
+    TableView,
+    Team,
+    as_codex_record,
+    as_grid_record,
+    is_codex,
+)
 from .journal import (
     STARTED,
     VERSION,
@@ -27,6 +43,9 @@ from .journal import (
     read_game,
     set_aside,
 )
+
+if TYPE_CHECKING:
+    from ..engine import Codex, CodexAction, CodexRecord, CodexState, Setup
 
 log = logging.getLogger("pi_table.journal")
 
@@ -59,7 +78,7 @@ class Session:
         self,
         rules: AnyRules,
         rng: random.Random | None = None,
-        key: Key | None = None,
+        key: Key | Setup | None = None,
         start: Team | None = None,
         journal_dir: Path | None = None,
         fsync: bool = True,
@@ -121,7 +140,7 @@ class Session:
         entries written afresh (so is a version 1 file, to give its lines checksums)."""
         header, record, damage = replay.header, replay.record, replay.damage
         self._set_rules(header.rules)
-        self.game, self.record = record.game, record
+        self.record = record
         self.id, self.began = header.id, header.began
         self.resumed = str(path)
         for warning in replay.warnings:
@@ -183,15 +202,20 @@ class Session:
 
     @property
     def codex(self) -> bool:
-        return isinstance(self.rules, CodexRules)
+        return is_codex(self.rules)
 
-    def _begin(self, rules: AnyRules, key=None) -> None:
+    def _begin(self, rules: AnyRules, key: Any = None) -> None:
         """A new game: ``key`` is what to deal (a Key, or Codex's Setup), else a random deal."""
         self._set_rules(rules)
-        self.game = game_for(rules)
-        if key is None:
-            key = self.game.deal(self.rng) if self.codex else self.game.deal(self.rng, self.start)
-        self.record = GameRecord(self.game, key)
+        if is_codex(rules):
+            codex = game_for(rules)
+            self.record = GameRecord(codex, codex.deal(self.rng) if key is None else key)
+            dealt, start = str(self.record.key), None
+        else:
+            game = game_for(rules)
+            grid = GameRecord(game, game.deal(self.rng, self.start) if key is None else key)
+            self.record = grid
+            dealt, start = grid.key.cells, grid.key.start
         self.journal_damage = None  # a damaged game's notice ends with it
         self.began = self.clock()
         # ids sort by time, to the microsecond, as resume and history need: two games can begin
@@ -203,14 +227,8 @@ class Session:
             self.journal = None
         if self.journal_dir is None:
             return
-        dealt = self.record.key
-        header = Header(
-            id=self.id,
-            started=time.strftime(STARTED, time.gmtime(self.began)),
-            rules=rules,
-            key=str(dealt) if self.codex else dealt.cells,
-            start=None if self.codex else dealt.start,
-        )
+        header = Header(id=self.id, started=time.strftime(STARTED, time.gmtime(self.began)), rules=rules, key=dealt,
+                        start=start)
         try:
             self.journal = Journal.create(self.journal_dir / f"{self.id}.jsonl", header, fsync=self.fsync)
         except OSError as e:
@@ -224,15 +242,19 @@ class Session:
         Codex back to a grid game with the grid game's options as they were)."""
         if game is None:
             rules = self.rules
-        elif game == Codex.name:
+        elif game == CODEX:
+            from ..engine import CodexRules
+
             rules = self.rules if self.codex else CodexRules()
         else:
             rules = replace(self.grid_rules, game=game)
         self._begin(rules, None)
 
-    def submit(self, action: Action) -> State:
-        """Apply ``action`` and journal it; on refusal (an engine error) nothing changes."""
-        state = self.record.apply(action)
+    def submit(self, action: Action | CodexAction) -> State | CodexState:
+        """Apply ``action`` and journal it; on refusal (an engine error) nothing changes, and
+        an action of the other kind of game is one (``InvalidAction``)."""
+        record: GameRecord[Any, Any, Any, Any] = self.record  # the engine checks the action's kind
+        state = record.apply(action)
         if self.journal is not None:
             try:
                 self.journal.append(action, self.clock() - self.began)
@@ -264,14 +286,32 @@ class Session:
                 path.unlink(missing_ok=True)
 
     @property
-    def state(self) -> State:
+    def game(self) -> Game | Codex:
+        return self.record.game
+
+    @property
+    def state(self) -> State | CodexState:
         return self.record.state
 
+    @property
+    def grid(self) -> GridRecord:
+        """The game as a grid game's record, for what plays or shows only those (RuleError
+        while Codex is played)."""
+        return as_grid_record(self.record)
+
+    @property
+    def codex_record(self) -> CodexRecord:
+        """The game as Codex's record, for Codex's own loop, screen and simulator (RuleError
+        while a grid game is played)."""
+        return as_codex_record(self.record)
+
     def table_view(self) -> TableView:
-        return self.game.table_view(self.record.state)
+        grid = self.grid
+        return grid.game.table_view(grid.state)
 
     def spymaster_view(self) -> SpymasterView:
-        return self.game.spymaster_view(self.record.state)
+        grid = self.grid
+        return grid.game.spymaster_view(grid.state)
 
     def close(self) -> None:
         if self.journal is not None:
@@ -289,9 +329,9 @@ def history(journal_dir: Path) -> list[dict]:
             games.append({"id": path.stem, "error": str(e)})
             continue
         state = record.state
-        if isinstance(header.rules, CodexRules):  # a faction wins, the other loses
+        if is_codex(header.rules):  # a faction wins, the other loses
             losers = [] if state.winner is None else [state.winner.other.value]
-            reason = record.game.reason(state)  # type: ignore[attr-defined]  # typed for the grid games only, yet (issue 13)
+            reason = record.game.reason(state)
         else:
             losers, reason = [team.value for team in state.losers], state.reason
         games.append({

@@ -14,6 +14,9 @@ from dataclasses import dataclass
 from ..engine import OVER, PLACE, State
 from ..hal import TimerState
 
+DISCUSSION_S = 180.0
+"""Codex's discussion length when the configuration does not give one: three minutes."""
+
 
 @dataclass(frozen=True, slots=True)
 class TimerSettings:

@@ -37,7 +37,8 @@ if TYPE_CHECKING:  # the Codex screen draws on this one's canvas
 
 def _mix(colour: tuple[int, int, int], other: tuple[int, int, int], amount: float) -> tuple[int, int, int]:
     """``colour`` moved ``amount`` of the way towards ``other``."""
-    return tuple(round(a + (b - a) * amount) for a, b in zip(colour, other, strict=True))  # type: ignore[return-value]
+    red, green, blue = (round(a + (b - a) * amount) for a, b in zip(colour, other, strict=True))
+    return red, green, blue
 
 
 DESIGN = (800, 480)
@@ -324,13 +325,9 @@ def draw(
     idle_line = 18 if model.cues.idle else 0
     _stage(canvas, model, mode, (panel_x, stage_y, width, actions_y - 10 - idle_line - stage_y))
     if idle_line:  # nobody is playing: a good moment for the staff to read which version runs
-        canvas.text(f"pi-table {_version()}", (panel_x, actions_y - 8 - idle_line, width, idle_line - 2), 14, MUTED,
+        canvas.text(f"pi-table {version()}", (panel_x, actions_y - 8 - idle_line, width, idle_line - 2), 14, MUTED,
                     align="right")
     return Frame(tuple(canvas.taps), tuple(canvas.cells[cell] for cell in range(CELLS)), tuple(canvas.texts))
-
-
-_version = lru_cache(maxsize=1)(version)
-"""The installed version, read from the package metadata once."""
 
 
 def _effective(mode: Mode, view: TableView, join: str | None) -> Mode:

@@ -1,0 +1,56 @@
+"""What the daemon loads before it tells systemd READY=1 (issue 13: start-up on a slow Pi).
+
+A restart leaves the table dark until READY, so the start imports only what the configured game
+and devices need: the companion's aiohttp opens after READY, Codex's engine loads only on a table
+that deals Codex, and the version is read from the package metadata when first asked for. The
+figures are in ``pi-table bench daemon``; this checks the mechanism, not the clock.
+"""
+
+import json
+import subprocess
+import sys
+
+import pytest
+
+LATER = ("aiohttp", "pi_table.web", "pi_table.engine.codex", "pi_table.table.codex_loop", "importlib.metadata",
+         "importlib.resources")
+"""Modules a grid game's start does without until READY."""
+
+CHILD = """
+import json, os, signal, sys
+from pi_table.daemon import notify
+
+def ready(self, status):
+    names = [name for name in {later!r} if name in sys.modules]
+    with open({out!r}, "w") as out:
+        json.dump(names, out)
+    os.kill(os.getpid(), signal.SIGTERM)
+
+notify.Notifier.ready = ready
+from pi_table.cli import main
+sys.exit(main(["run", "--hal", "sim", "--config", {config!r}]))
+"""
+
+
+def loaded_at_ready(tmp_path, game: str) -> list[str]:
+    config = tmp_path / "config.toml"
+    config.write_text(f'[game]\ngame = "{game}"\n[web]\nhost = "127.0.0.1"\nport = 0\n'
+                      f'[paths]\njournal_dir = "{tmp_path / "journal"}"\nsocket = "{tmp_path / "control.sock"}"\n'
+                      'socket_group = ""\n')
+    out = tmp_path / "loaded.json"
+    child = CHILD.format(later=LATER, out=str(out), config=str(config))
+    done = subprocess.run([sys.executable, "-c", child], capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    return json.loads(out.read_text())
+
+
+@pytest.mark.parametrize("game", ["codenames", "alias24"])
+def test_a_grid_game_starts_without_the_companion_codex_or_the_metadata(tmp_path, game):
+    assert loaded_at_ready(tmp_path, game) == []
+
+
+def test_a_codex_table_loads_codex_before_ready(tmp_path):
+    """The other side of the first test: the check sees a module the start does load."""
+    loaded = loaded_at_ready(tmp_path, "codex")
+    assert "pi_table.engine.codex" in loaded and "pi_table.table.codex_loop" in loaded
+    assert "aiohttp" not in loaded and "importlib.metadata" not in loaded
