@@ -252,6 +252,10 @@ def test_install_as_the_readme_says_twice(container):
     # pip built from a copy: nothing of root's is left in the café's checkout
     assert container.run(f"find {CHECKOUT} -user root").stdout == ""
     assert container.run("systemctl is-enabled pi-table").stdout.strip() == "enabled"
+    # the service cannot write under /opt (ProtectSystem=strict): pip compiled the bytecode it
+    # loads at every start (pi-table bench daemon times the start with it)
+    compiled = container.run("find /opt/pi-table/venv -path '*/pi_table/engine/__pycache__/*.pyc'").stdout.split()
+    assert len(compiled) >= 10, compiled
 
 
 def test_rpi_ws281x_compiles_with_only_the_packages_the_installer_adds(container):
