@@ -157,3 +157,30 @@ def test_the_table_turns_idle_after_a_quiet_while_and_wakes_on_a_touch():
     t.touch.press(0)
     t.loop.run_pending()
     assert not t.screen.last.cues.idle
+
+
+@pytest.mark.parametrize("timer, why", [
+    (None, "no turn timer is on"),
+    (TimerSettings(length_s=30), "the turn timer is not enforced"),
+    (TimerSettings(length_s=30, enforce=True), "the turn timer has 20 s left"),
+])
+def test_time_up_from_anyone_but_the_timer_is_refused(timer, why):
+    """The books want at least one guess a turn: only an enforced timer that has run out may
+    end a turn without it, and the table's own timer does that itself (issue 15)."""
+    t = table(timer)
+    t.do(parse_action("clue 2"))
+    t.wait(10)
+    outcome = t.do(TimeUp())
+    assert not outcome.ok
+    assert outcome.error == f"time-up ends a turn only when an enforced turn timer runs out: {why}"
+    assert t.session.state.turn is Team.RED and [str(e) for e in t.session.record.entries] == ["clue 2"]
+
+
+def test_the_script_command_time_up_is_refused_without_an_enforced_timer():
+    script = "clue 2\ntime-up\n"
+    done = subprocess.run([sys.executable, "-m", "pi_table", "sim", "--key", KEY, "--script", "-", "--json"],
+                          input=script, capture_output=True, text=True, check=True)
+    last = json.loads(done.stdout.splitlines()[-1])
+    assert last["input"] == "time-up" and not last["ok"]
+    assert "only when an enforced turn timer runs out" in last["error"]
+    assert last["state"]["turn"] == "red"

@@ -314,10 +314,22 @@ class TableLoop(EventLoop):
         elif isinstance(event, DialEvent):
             at = DIAL.index(self.dial) if self.dial is not None else 0
             self.dial = DIAL[min(max(at + event.steps, 0), len(DIAL) - 1)]
+        elif isinstance(event, UiEvent) and isinstance(event.command, TimeUp):
+            outcome = self._not_the_timer(event.command, now)
         elif isinstance(event, UiEvent):
             outcome = self.submit(event.command)
         self.show()
         return outcome
+
+    def _not_the_timer(self, command: TimeUp, now: float) -> Outcome:
+        """Time-up asked for by anyone: refused. The books want a guess every turn, and only an
+        enforced timer that has run out may end a turn without one; the table's own timer
+        submits that itself, in ``tick``."""
+        timer = self.timer.state(now)
+        why = ("no turn timer is on" if timer is None else "the turn timer is not enforced" if not timer.enforced
+               else f"the turn timer has {timer.remaining_s:.0f} s left")
+        self.message = f"time-up ends a turn only when an enforced turn timer runs out: {why}"
+        return Outcome(command, False, self.message)
 
     def _hold_completed(self, now: float) -> Outcome | None:
         """A guess (a placement while Deep Undercover sets up) when a lone touch has been held."""
