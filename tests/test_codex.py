@@ -536,12 +536,21 @@ def test_two_inquisitori_on_one_agent_the_first_counts_and_the_second_keeps_its_
     assert table.public["revelations"][-1] == {"phase": 2, "seat": 1, "fact": "position", "value": 2}
 
 
-def test_an_extortion_on_an_agent_that_escapes_the_truth_machine_is_spent():
+def test_an_extortion_on_an_agent_that_escapes_the_truth_machine_is_not_spent():
+    """The book: "Se quell'Agente va alla macchina della verità, il Master rivelerà
+    l'informazione scelta dall'Inquisitore ... Una volta utilizzato, questo potere si esaurisce",
+    and a second Inquisitore naming the same agent "non sprecherà il proprio potere": a power
+    that takes no effect is not used. So an extortion whose agent escapes is kept for later."""
     votes = ["vote 2 3 extort role", *ballots((0, 1), (1, 0), (3, 1), (4, 1), (5, 1))]
     table = play(texts=[*TO_VOTE, *votes])
-    assert table.view(2)["powers"]["inquisitore"]["extortions"][0]["outcome"] == "missed"
-    table = table.then("reveal 1 role", *TO_VOTE)
-    table.refuses("vote 2 1 extort role", "Viper (seat 2) used its power in phase 1: once per game")
+    assert table.view(2)["powers"]["inquisitore"] == {
+        "spent": False, "extortions": [{"phase": 1, "target": 3, "fact": "role", "outcome": "missed"}]}
+    table = table.then("reveal 1 role", *TO_VOTE, "vote 2 1 extort position",
+                       *ballots((0, 1), (1, 0), (3, 1), (4, 1), (5, 1)))
+    assert table.view(2)["powers"]["inquisitore"]["spent"] is True
+    table = table.then("reveal 1 fragment")
+    assert table.public["revelations"][-1]["fact"] == "position"  # extorted in phase 2
+    table.then(*TO_VOTE).refuses("vote 2 1 extort faction", "Viper (seat 2) used its power in phase 2: once per game")
 
 
 @pytest.mark.parametrize(

@@ -46,10 +46,12 @@ Where the rulebook leaves room, we chose:
   inputs, so the order of acceptance is the order.
 - The Profiler asks about a message in the phase it arrives, for a fact the message did not
   carry (codename, faction, role or position), once per game.
-- The Inquisitore's power is spent when it names a fact, whether or not its agent goes to the
-  truth machine, except when the other Inquisitore named the same agent earlier in the same
-  vote: then the first counts and the second keeps its power (and is told so). The fact must
-  not be one the agent already revealed, and cannot be the codename.
+- The Inquisitore's power is spent when it takes effect: its agent goes to the truth machine
+  and reveals the fact it named. The book says a second Inquisitore naming the same agent "non
+  sprecherà il proprio potere"; read the same way, an extortion whose agent escapes the truth
+  machine (``missed``) is not spent either, and it may extort in a later vote. When both name
+  the same agent in one vote, the first counts and the second keeps its power (and is told
+  so). The fact must not be one the agent already revealed, and cannot be the codename.
 - Agents vote for another agent, never for themselves.
 - The truth machine takes the most voted agent. Ties go to the agent that has revealed fewer
   facts there; then to the one that first received its deciding vote, the vote that brought it
@@ -105,7 +107,8 @@ PENDING, WRONG, RIGHT, BLOCKED = "pending", "wrong", "right", "blocked"
 
 NAMED, KEPT, MISSED, EXTORTED = "named", "kept", "missed", "extorted"
 """An extortion's outcome: named during the vote; kept (another Inquisitore named that agent
-first, the power is not spent); missed (its agent did not go to the truth machine); extorted."""
+first); missed (its agent did not go to the truth machine); extorted, the only one that spends
+the power."""
 
 ALL_SEATS = tuple(range(SEATS))
 
@@ -389,7 +392,8 @@ class AgentView:
                 {"phase": e.phase, "target": e.target, "fact": e.fact.value, "outcome": e.outcome}
                 for e in self.extortions
             ]
-            return {"inquisitore": {"spent": any(e.outcome != KEPT for e in self.extortions), "extortions": extortions}}
+            return {"inquisitore": {"spent": any(e.outcome == EXTORTED for e in self.extortions),
+                                    "extortions": extortions}}
         return {}
 
 
@@ -700,7 +704,7 @@ class Codex:
     def power_spent(self, state: CodexState, inquisitore: int) -> int | None:
         """The phase in which the Inquisitore spent its power, or None."""
         for extortion in state.extortions:
-            if extortion.inquisitore == inquisitore and extortion.outcome != KEPT:
+            if extortion.inquisitore == inquisitore and extortion.outcome == EXTORTED:
                 return extortion.phase
         return None
 

@@ -90,7 +90,7 @@ PUBLIC_SENTENCES = frozenset(CODEX_MESSAGES)
 RESULTS = {"pending": N_("sealed till the step ends"), "wrong": N_("wrong"), "right": N_("right"),
            "blocked": N_("void: blocked by a Hacker")}
 OUTCOMES = {"named": N_("named"), "kept": N_("another Inquisitore was first: power kept"),
-            "missed": N_("not sent to the truth machine"), "extorted": N_("extorted")}
+            "missed": N_("not sent to the truth machine: power kept"), "extorted": N_("extorted")}
 
 
 class Stage(str, Enum):

@@ -291,7 +291,7 @@ function historyList(page) {
   const powers = view.powers;
   for (const block of powers.hacker ? powers.hacker.blocks : []) lines.push([block.phase, `you blocked ${agent(pub, block.target)}`]);
   const outcomes = {named: "named", kept: "another Inquisitore named this agent first: your power is kept",
-    missed: "the agent escaped the truth machine: your power is spent", extorted: "extorted"};
+    missed: "the agent escaped the truth machine: your power is kept", extorted: "extorted"};
   for (const e of powers.inquisitore ? powers.inquisitore.extortions : []) {
     lines.push([e.phase, `you extorted ${agent(pub, e.target)}'s ${e.fact}: ${outcomes[e.outcome]}`]);
   }
