@@ -97,6 +97,7 @@ OPTIONS = (
     Option("game", "colour_blind", False, "bool", "identities also differ by rhythm on the LEDs"),
     Option("game", "hold_s", 0.25, "number", "seconds a touch is held before it counts as a guess"),
     Option("game", "discussion_s", DISCUSSION_S, "number", "Codex: seconds of public discussion each phase, 10 to 3600"),
+    Option("game", "sealed_votes", False, "bool", "Codex: hide each ballot until the sixth is in (the book votes in public)"),
     Option("timer", "length_s", 0, "number", "turn timer in seconds, 10 to 3600; 0 is off"),
     Option("timer", "warn_s", 10, "number", "warn this many seconds before the turn runs out"),
     Option("timer", "enforce", False, "bool", "end the turn when the timer runs out"),
@@ -490,7 +491,7 @@ def build(values: dict[str, object], source: Path | None) -> Config:
     return Config(
         source=source,
         values=dict(values),
-        rules=_codex_rules() if codex else grid_rules,
+        rules=_codex_rules(v.flag("game.sealed_votes")) if codex else grid_rules,
         grid_rules=grid_rules,
         discussion_s=discussion_s,
         language=language,
@@ -508,11 +509,11 @@ def build(values: dict[str, object], source: Path | None) -> Config:
     )
 
 
-def _codex_rules() -> CodexRules:
+def _codex_rules(sealed_votes: bool) -> CodexRules:
     """Codex's rules, its engine loaded only by a table that deals it."""
     from .engine import CodexRules
 
-    return CodexRules()
+    return CodexRules(sealed_votes=sealed_votes)
 
 
 def _touch(v: _Values) -> TouchBoardConfig:

@@ -9,6 +9,7 @@ more than its agent may know.
 
 from __future__ import annotations
 
+import json
 import random
 import re
 from dataclasses import dataclass, replace
@@ -218,7 +219,7 @@ def test_the_start_public_view():
         "game": "codex", "phase": 1, "step": "messages",
         "codenames": ["Moon", "Aleman", "Viper", "Falco", "Nebbia", "Orso"],
         "roles": ["hacker", "inquisitore", "leader"],
-        "acted": [], "waiting_for": [0, 1, 2, 3, 4, 5], "truth": None, "votes": [], "revelations": [],
+        "acted": [], "waiting_for": [0, 1, 2, 3, 4, 5], "truth": None, "ballots": [], "votes": [], "revelations": [],
         "revealed": [[], [], [], [], [], []], "winner": None, "winning_seat": None, "reason": None, "identikits": None,
     }
     assert table.view(1)["identikit"] == {
@@ -613,7 +614,35 @@ def test_the_profiler_learns_an_infiltrato_senders_shown_faction():
 # --- the vote and the truth machine -----------------------------------------------------------------------
 
 
-def test_the_vote_is_shown_only_once_closed():
+def test_each_vote_is_public_as_it_is_cast():
+    """The book: "pubblicamente si deve votare". Each ballot shows as it is accepted, in order
+    (the order breaks ties); an Inquisitore's extortion stays its own."""
+    table = play(texts=[*TO_VOTE, "vote 2 0 extort role", *ballots((0, 2), (1, 2))])
+    assert table.public["ballots"] == [{"voter": 2, "target": 0}, {"voter": 0, "target": 2},
+                                       {"voter": 1, "target": 2}]
+    assert table.public["votes"] == [] and table.public["acted"] == [0, 1, 2]
+    assert "extort" not in json.dumps(table.public)
+    table = table.then(*ballots((3, 2), (4, 0), (5, 1)))
+    assert table.public["ballots"] == []  # the vote closed: its ballots are in "votes"
+    assert table.public["votes"][0]["ballots"][0] == {"voter": 2, "target": 0}
+
+
+def test_sealed_voting_is_an_option():
+    game = Codex(CodexRules(sealed_votes=True))
+    state = game.start(game.parse_setup(setup_text("hacker", "inquisitore")))
+    table = Table(game, state).then(*TO_VOTE, *ballots((0, 2), (1, 2), (2, 0)))
+    assert table.public["ballots"] == [] and table.public["acted"] == [0, 1, 2]
+    table = table.then(*ballots((3, 2), (4, 0), (5, 1)))
+    assert table.public["votes"][0]["tally"] == [2, 1, 3, 0, 0, 0]
+
+
+@pytest.mark.parametrize("rules", [CodexRules(), CodexRules(sealed_votes=True)])
+def test_the_voting_option_is_kept_in_the_rules_text(rules):
+    assert CodexRules.from_json(json.loads(json.dumps(rules.to_json()))) == rules
+    assert CodexRules.from_json({"game": "codex", "roles": None}) == CodexRules()  # written before the option
+
+
+def test_the_vote_closes_with_the_sixth_ballot():
     table = play(texts=[*TO_VOTE, *ballots((0, 2), (1, 2), (2, 0))])
     assert table.public["votes"] == [] and table.public["acted"] == [0, 1, 2]
     table = table.then(*ballots((3, 2), (4, 0), (5, 1)))

@@ -181,7 +181,7 @@ def test_the_words_of_each_step():
     assert "Fase 1 · Macchina della verità" in words("truth", "it")
     assert "Aleman (posto 1) è alla macchina della verità" in words("truth", "it")
     assert "5 votes" in words("truth") and "1 vote" in words("truth") and "5 voti" in words("truth", "it")
-    assert "votes" not in words("vote")  # the tally shows once the vote is closed
+    assert "votes for Aleman" in words("vote") and "1 vote" in words("vote")  # ballots are public as cast
     assert "role: Hacker" in words("revealed, next phase") and "ruolo: Hacker" in words("revealed, next phase", "it")
     assert "Hacker · Inquisitore · Leader" in words("messages")
     assert "RED FACTION WINS" in words("over") and "VINCE LA FAZIONE ROSSA" in words("over", "it")
@@ -602,3 +602,18 @@ def test_the_screen_shows_one_seats_join_code_at_a_time_until_every_phone_has_op
     assert codes(m) == [JOIN_LINKS[5]]
     assert codes(CodexModel(game, m.state, "game-1", joins=(None,) * SEATS)) == []
     assert codes(CodexModel(game, m.state, "game-1")) == []  # no companion: no codes at all
+
+
+def test_the_table_shows_each_ballot_as_it_is_cast():
+    """The book votes in public: each seat's card says whom it voted for, and the count so far."""
+    actions = SEND_ALL + DONE_ALL + ("end-discussion", "vote 2 1", "vote 0 1")
+    for lang, says in (("en", ("votes for Aleman", "2 votes")), ("it", ("vota Aleman", "2 voti"))):
+        drawn = draw_codex(surface(), CodexModel(game, state(actions), "game-1", lang=lang), Turn())
+        shown = " | ".join(drawn.texts)
+        assert all(words in shown for words in says), shown
+    sealed = Codex(CodexRules(sealed_votes=True))
+    s = sealed.start(sealed.parse_setup(SETUP))
+    for text in actions:
+        s = sealed.apply(s, parse_codex_action(text))
+    shown = " | ".join(draw_codex(surface(), CodexModel(sealed, s, "game-1"), Turn()).texts)
+    assert "votes for" not in shown and "2 votes" not in shown

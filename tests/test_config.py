@@ -374,3 +374,10 @@ def test_mutated_files_are_refused_or_accepted_never_a_traceback(tmp_path):
             assert e.problems and all(problem.startswith(f"{path}: ") for problem in e.problems), e.problems
     print(f"mutated: 300 files, {refused} refused, {300 - refused} still a working configuration")
     assert 200 < refused < 300  # the damage was real, and not always fatal
+
+
+@pytest.mark.parametrize("value, sealed", [("false", False), ("true", True)])
+def test_codex_votes_are_public_unless_the_table_seals_them(tmp_path, value, sealed):
+    path = write(tmp_path, {"game.game": '"codex"', "game.sealed_votes": value})
+    rules = config_module.load_config(path).rules
+    assert rules.game == "codex" and rules.sealed_votes is sealed

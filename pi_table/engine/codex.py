@@ -115,9 +115,12 @@ ALL_SEATS = tuple(range(SEATS))
 
 @dataclass(frozen=True, slots=True)
 class CodexRules:
-    """Options chosen before the deal. ``roles`` forces the three roles in play (the Leader among them)."""
+    """Options chosen before the deal. ``roles`` forces the three roles in play (the Leader among
+    them). ``sealed_votes`` keeps each ballot hidden until the sixth is in; the book votes in
+    public ("pubblicamente si deve votare"), so by default each shows as it is cast."""
 
     roles: tuple[Role, ...] | None = None
+    sealed_votes: bool = False
 
     def __post_init__(self) -> None:
         if self.roles is None:
@@ -136,17 +139,25 @@ class CodexRules:
         return Codex.name
 
     def to_json(self) -> dict[str, object]:
-        return {"game": self.game, "roles": None if self.roles is None else [role.value for role in self.roles]}
+        """The options as a journal header keeps them; the book's open vote is left out, so
+        the headers written before the option existed read the same."""
+        options: dict[str, object] = {"game": self.game,
+                                      "roles": None if self.roles is None else [role.value for role in self.roles]}
+        if self.sealed_votes:
+            options["sealed_votes"] = True
+        return options
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> CodexRules:
-        unknown = sorted(set(data) - {"game", "roles"})
+        unknown = sorted(set(data) - {"game", "roles", "sealed_votes"})
         if unknown:
-            raise InvalidRules(f"unknown Codex rule option(s) {', '.join(unknown)}: expected game, roles")
+            raise InvalidRules(f"unknown Codex rule option(s) {', '.join(unknown)}: expected game, roles, sealed_votes")
         if data.get("game", Codex.name) != Codex.name:
             raise InvalidRules(f"these are rules for {data['game']!r}, not {Codex.name!r}")
-        roles = data.get("roles")
-        return cls(roles=None if roles is None else tuple(roles))
+        roles, sealed = data.get("roles"), data.get("sealed_votes", False)
+        if not isinstance(sealed, bool):
+            raise InvalidRules(f"sealed_votes is true or false, not {sealed!r}")
+        return cls(roles=None if roles is None else tuple(roles), sealed_votes=sealed)
 
 
 # --- what happened: the records a state keeps ---------------------------------------------------
@@ -206,6 +217,11 @@ class Extortion:
     outcome: str = NAMED
 
 
+def tally(ballots: tuple[tuple[int, int], ...]) -> tuple[int, ...]:
+    """The votes each seat received, from (voter, target) ballots."""
+    return tuple(sum(1 for _, target in ballots if target == seat) for seat in ALL_SEATS)
+
+
 @dataclass(frozen=True, slots=True)
 class VoteResult:
     """A closed vote: the ballots (voter, target) in the order accepted, and who went to the truth machine."""
@@ -216,7 +232,7 @@ class VoteResult:
 
     @property
     def tally(self) -> tuple[int, ...]:
-        return tuple(sum(1 for _, target in self.ballots if target == seat) for seat in ALL_SEATS)
+        return tally(self.ballots)
 
     def to_json(self) -> dict[str, object]:
         return {
@@ -281,8 +297,9 @@ class CodexState:
 
 @dataclass(frozen=True, slots=True)
 class PublicView:
-    """What everyone at the table may know: the step, who has acted (not what), votes once closed,
-    truth machine reveals, and the winner. At the end, every identikit."""
+    """What everyone at the table may know: the step, who has acted (not what), the open vote's
+    ballots as they are cast (none with sealed voting), the closed votes, truth machine reveals,
+    and the winner. At the end, every identikit."""
 
     phase: int
     step: str
@@ -291,6 +308,7 @@ class PublicView:
     acted: tuple[int, ...]
     waiting_for: tuple[int, ...]
     truth: int | None
+    ballots: tuple[tuple[int, int], ...]
     votes: tuple[VoteResult, ...]
     revelations: tuple[Revelation, ...]
     winner: Faction | None
@@ -308,6 +326,7 @@ class PublicView:
             "acted": list(self.acted),
             "waiting_for": list(self.waiting_for),
             "truth": self.truth,
+            "ballots": [{"voter": voter, "target": target} for voter, target in self.ballots],
             "votes": [vote.to_json() for vote in self.votes],
             "revelations": [revelation.to_json() for revelation in self.revelations],
             "revealed": [[r.fact.value for r in self.revelations if r.seat == seat] for seat in ALL_SEATS],
@@ -780,6 +799,7 @@ class Codex:
             acted=tuple(sorted(state.acted)),
             waiting_for=self.waiting_for(state),
             truth=state.truth,
+            ballots=() if self.rules.sealed_votes else state.ballots,
             votes=state.votes,
             revelations=state.revelations,
             winner=state.winner,

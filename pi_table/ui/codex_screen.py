@@ -45,7 +45,7 @@ from enum import Enum
 import pygame
 
 from ..engine import AgentView, CodexAction, Fact, Faction, PublicView, Role
-from ..engine.codex import DISCUSSION, MESSAGES, OVER, PRIVATE, TRUTH, VOTE, VoteResult
+from ..engine.codex import DISCUSSION, MESSAGES, OVER, PRIVATE, TRUTH, VOTE, VoteResult, tally
 from ..engine.codex_actions import EndDiscussion, EnterCode, Send, Vote
 from ..engine.keys import BLUE_AGENT, RED_AGENT
 from ..hal import CodexModel, Command, NewGame, ReleaseSeat
@@ -404,6 +404,8 @@ def _seats(canvas: _Canvas, view: PublicView, area, turn: Turn | None = None) ->
     cw, ch = (w - 2 * gap) / 3, (h - gap) / 2
     vote = shown_vote(view)
     acting = view.step in (MESSAGES, PRIVATE, VOTE)
+    chose = dict(view.ballots)  # the vote going on, public as each ballot is cast (unless sealed)
+    so_far = tally(view.ballots)
     for seat, (row, col) in enumerate(SEAT_SLOTS):
         card = (x + col * (cw + gap), y + row * (ch + gap), cw, ch)
         cx, cy = card[0], card[1]
@@ -419,11 +421,13 @@ def _seats(canvas: _Canvas, view: PublicView, area, turn: Turn | None = None) ->
         lines: list[tuple[str, tuple[int, int, int], int, int]] = []  # text, ink, size, lines
         if seat == view.truth:
             lines.append((_("at the truth machine"), AMBER, 26, 2))
+        elif seat in chose:
+            lines.append((_("votes for {agent}").format(agent=view.codenames[chose[seat]]), TEXT, 26, 2))
         elif acting:
             done = seat in view.acted
             lines.append((_("done") if done else _("to act"), TEXT if done else MUTED, 30, 1))
-        if vote is not None:
-            count = vote.tally[seat]
+        count = vote.tally[seat] if vote is not None else so_far[seat]
+        if vote is not None or count:
             lines.append((_("1 vote") if count == 1 else _("{count} votes").format(count=count), TEXT, 30, 1))
         if identikit is not None:
             lines.append((_value(canvas, Fact.ROLE, identikit.role.value), TEXT, 30, 1))

@@ -318,6 +318,8 @@ function agentsTable(pub) {
   // machine revealed; at the end, every identikit.
   const status = (seat) => {
     if (pub.truth === seat) return "at the truth machine";
+    const ballot = pub.ballots.find((b) => b.voter === seat);  // the vote is public as it is cast
+    if (ballot) return `votes for ${pub.codenames[ballot.target]}`;
     if (pub.acted.includes(seat)) return ACTED[pub.step];
     return pub.waiting_for.includes(seat) ? "waiting" : "";
   };
@@ -333,9 +335,13 @@ function agentsTable(pub) {
 }
 
 function voteTally(pub) {
-  const vote = pub.votes[pub.votes.length - 1];
+  // The vote going on, ballot by ballot (unless the table seals them), else the last one closed.
+  const open = pub.ballots.length ? {phase: pub.phase, ballots: pub.ballots, chosen: null,
+    tally: pub.codenames.map((_, seat) => pub.ballots.filter((b) => b.target === seat).length)} : null;
+  const vote = open || pub.votes[pub.votes.length - 1];
   if (!vote) return null;
-  return el("section", {"aria-label": "the last vote"}, el("h2", {}, `Vote of phase ${vote.phase}`),
+  return el("section", {"aria-label": open ? "the vote so far" : "the last vote"},
+    el("h2", {}, open ? `Vote of phase ${vote.phase}, so far` : `Vote of phase ${vote.phase}`),
     el("ul", {class: "tally"}, vote.tally.map((count, seat) => count ? el("li", {},
       `${pub.codenames[seat]}: ${count}`, seat === vote.chosen ? " → truth machine" : "") : null)),
     el("p", {class: "note"}, vote.ballots.map(({voter, target}) => `${pub.codenames[voter]} → ${pub.codenames[target]}`).join(" · ")));
