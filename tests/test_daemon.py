@@ -75,11 +75,14 @@ def test_commands_act_on_the_running_table(service):
     assert done.returncode == 0, done.stderr
     answer = request(folder / "control.sock", "status")
     assert answer["game_id"] != first and answer["state"]["game"] == "alias24"
+    back = pi_table("undo", "--config", config)  # the new game dealt over one in progress is taken back
+    assert back.returncode == 0, back.stderr
+    assert request(folder / "control.sock", "status")["game_id"] == first
     refused = pi_table("undo", "--config", config)
     assert refused.returncode == 1 and "nothing to undo" in refused.stderr
     with pytest.raises(Refused, match="unknown command 'reveal-key'"):
         request(folder / "control.sock", "reveal-key")
-    assert request(folder / "control.sock", "status")["game_id"] == answer["game_id"]  # nothing lost
+    assert request(folder / "control.sock", "status")["game_id"] == first  # nothing lost
 
 
 def test_status_without_a_table_says_so(tmp_path):

@@ -56,3 +56,14 @@ def test_the_coop_rating_line_speaks_the_chosen_language():
     text, session = session_output(win, rules=Rules(game="codenames-coop"), key=key, lang="it")
     assert session.table_view().score == 8
     assert "score 8: Mi riesce molto difficile crederci." in text
+
+
+def test_a_new_game_over_one_in_progress_is_asked_first():
+    """One word loses a game in progress: the terminal asks, and undo would still bring it back."""
+    text, session = session_output(["touch 0", "new-game", "n"])
+    assert "a game is in progress: deal a new one over it? (undo brings it back) [y/N]" in text
+    assert "the game goes on" in text and session.record.moves == 1
+    text, session = session_output(["touch 0", "new-game", "y"])
+    assert session.record.moves == 0 and session.replaced is not None
+    text, session = session_output(["touch 24", "new-game"])  # the assassin: that game is over, nothing to ask
+    assert "[y/N]" not in text and session.record.moves == 0 and not session.state.is_over

@@ -65,6 +65,19 @@ def test_keys_stand_for_the_buttons(window):
     assert window.handle(pygame.event.Event(pygame.KEYDOWN, key=pygame.K_q)) is False
 
 
+def test_n_asks_before_dealing_over_a_game_in_progress(window):
+    click(window, cell_rects()[0].center)
+    wait_for(lambda: window.loop.session.record.moves == 1, "the first guess")
+    first = window.loop.session.id
+    window.handle(pygame.event.Event(pygame.KEYDOWN, key=pygame.K_n))
+    assert window.asking == "N again: a new game over the one in progress (undo brings it back)"
+    time.sleep(0.2)
+    assert window.loop.session.id == first  # asked, not dealt
+    window.handle(pygame.event.Event(pygame.KEYDOWN, key=pygame.K_n))
+    wait_for(lambda: window.loop.session.id != first, "the new game")
+    assert window.asking is None
+
+
 def test_a_tap_on_the_screen_panel_reaches_the_loop(window):
     wait_for(lambda: window.screen.last is not None, "the first screen")
     window.draw()

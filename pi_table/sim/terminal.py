@@ -12,7 +12,7 @@ from collections.abc import Callable
 
 from ..engine import GRID, EndTurn, Guess, InvalidAction, TableView, Team
 from ..engine.keys import ASSASSIN, BLUE_AGENT, BYSTANDER, NO_CARD, RED_AGENT
-from ..hal import AnyModel, MultiTouch, ScreenModel, SimButtons, SimLedStrip, SimScreen, SimTouch, TouchSource
+from ..hal import AnyModel, MultiTouch, NewGame, ScreenModel, SimButtons, SimLedStrip, SimScreen, SimTouch, TouchSource
 from ..table import Session, TableLoop, parse_command
 from ..table.input import InputSettings, TouchPolicy
 from ..table.timer import TimerSettings, TurnTimer
@@ -188,6 +188,15 @@ def _prompt(loop, grid, buttons, screen, settings, read, write) -> None:
             except InvalidAction as e:
                 write(screen.painter.paint(f"not a command: {e}", WARN) + "\n")
                 continue
+            if isinstance(command, NewGame) and not loop.call(lambda: loop.session.state.is_over):
+                write("a game is in progress: deal a new one over it? (undo brings it back) [y/N] ")
+                try:
+                    answer = read("")
+                except (EOFError, KeyboardInterrupt):
+                    answer = ""
+                if answer.strip().lower() not in ("y", "yes"):
+                    write("the game goes on\n")
+                    continue
             if isinstance(command, Guess):
                 grid.press(command.cell)
                 time.sleep(settings.hold_s + 0.05)

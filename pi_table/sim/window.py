@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import os
 import threading
+import time
 
 os.environ.setdefault("PYGAME_HIDE_SUPPORT_PROMPT", "1")
 import pygame
@@ -27,6 +28,8 @@ SCREEN_SIZE = (800, 480)
 HELP_PX = 28
 CELL_GAP = 8
 KEYS_HELP = "mouse: touch a card   E: END TURN   N: NEW GAME   up/down: dial   Enter: enter the dial   Q: quit"
+ASK_S = 5.0
+"""How long N waits for a second N before a new game over one in progress is no longer asked for."""
 
 
 class NoDisplay(RuntimeError):
@@ -146,6 +149,8 @@ class Window:
         self.held: int | None = None
         self.frame: LedFrame | None = None
         self.model: ScreenModel | None = None
+        self.asking: str | None = None  # the help bar's question, while N waits for a second N
+        self._asked_at = 0.0
         self.loop.open()
         self.runner = threading.Thread(target=self.loop.run, name="table-loop", daemon=True)
         self.runner.start()
@@ -167,9 +172,21 @@ class Window:
         elif event.type == pygame.MOUSEBUTTONUP and event.button == 1 and self.held is not None:
             self.touch.release(self.held)
             self.held = None
+        elif event.type == pygame.KEYDOWN and event.key == pygame.K_n:
+            self._new_game_key()
         elif event.type == pygame.KEYDOWN:
             _key(event.key, self.loop, self.buttons)
         return True
+
+    def _new_game_key(self) -> None:
+        """NEW GAME is one key here: over a game in progress it asks, and a second N deals."""
+        now = time.monotonic()
+        confirmed = self.asking is not None and now - self._asked_at < ASK_S
+        if confirmed or self.loop.call(lambda: self.loop.session.state.is_over):
+            self.asking = None
+            self.buttons.push("new_game")
+        else:
+            self.asking, self._asked_at = "N again: a new game over the one in progress (undo brings it back)", now
 
     def draw(self) -> None:
         if self.leds.latest.changed.is_set():
@@ -180,7 +197,10 @@ class Window:
         if self.model is not None:
             self.painter.draw(self.screen_panel, self.model, self.loop.clock())
         self.help_bar.fill((10, 10, 12))
-        self.help_bar.blit(self.small.render(KEYS_HELP, True, (190, 190, 190)), (10, 6))
+        if self.asking is not None and time.monotonic() - self._asked_at >= ASK_S:
+            self.asking = None
+        words, ink = (KEYS_HELP, (190, 190, 190)) if self.asking is None else (self.asking, (255, 200, 60))
+        self.help_bar.blit(self.small.render(words, True, ink), (10, 6))
         pygame.display.flip()
 
     def screenshot(self, path: str) -> None:
@@ -207,8 +227,6 @@ def run_window(session: Session, settings: InputSettings, timer: TimerSettings |
 def _key(key: int, loop: TableLoop, buttons: SimButtons) -> None:
     if key == pygame.K_e:
         buttons.push("end_turn")
-    elif key == pygame.K_n:
-        buttons.push("new_game")
     elif key in (pygame.K_UP, pygame.K_DOWN):
         loop.post(DialEvent(1 if key == pygame.K_UP else -1))
     elif key in (pygame.K_RETURN, pygame.K_KP_ENTER):

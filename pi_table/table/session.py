@@ -23,6 +23,7 @@ from ..engine import (
     State,
     TableView,
     Team,
+    Undo,
     as_codex_record,
     as_grid_record,
     is_codex,
@@ -63,6 +64,18 @@ class Retention:
     keep_bytes: int = 50 * 1024 * 1024
 
 
+@dataclass(frozen=True)
+class Replaced:
+    """A game in progress that a new game of its kind was dealt over: ``undo`` brings it back,
+    as it stood and journalled in its own file, until the new game's first action."""
+
+    rules: AnyRules
+    record: GridRecord | CodexRecord
+    id: str
+    began: float
+    journal: Path | None
+
+
 class Session:
     """Holds the current game's record and writes its journal (one file per game).
 
@@ -100,6 +113,7 @@ class Session:
         self.journal_damage: dict | None = None  # what a damaged journal lost, found at start
         self.resumed: str | None = None  # the file a resumed game came from
         self.grid_rules = Rules()  # the grid game's options, kept while Codex is played
+        self.replaced: Replaced | None = None  # the game a new one was dealt over, while undo may bring it back
 
     @classmethod
     def resume(
@@ -207,6 +221,7 @@ class Session:
     def _begin(self, rules: AnyRules, key: Any = None) -> None:
         """A new game: ``key`` is what to deal (a Key, or Codex's Setup), else a random deal."""
         self._set_rules(rules)
+        self.replaced = None
         if is_codex(rules):
             codex = game_for(rules)
             self.record = GameRecord(codex, codex.deal(self.rng) if key is None else key)
@@ -248,19 +263,45 @@ class Session:
             rules = self.rules if self.codex else CodexRules()
         else:
             rules = replace(self.grid_rules, game=game)
+        going_on = None
+        if not self.state.is_over:
+            going_on = Replaced(self.rules, self.record, self.id, self.began,
+                                None if self.journal is None else self.journal.path)
         self._begin(rules, None)
+        if going_on is not None and is_codex(going_on.rules) == self.codex:  # another kind needs another loop
+            self.replaced = going_on
 
     def submit(self, action: Action | CodexAction) -> State | CodexState:
         """Apply ``action`` and journal it; on refusal (an engine error) nothing changes, and
         an action of the other kind of game is one (``InvalidAction``)."""
+        if isinstance(action, Undo) and not self.record.entries and self.replaced is not None:
+            return self._bring_back(self.replaced)
         record: GameRecord[Any, Any, Any, Any] = self.record  # the engine checks the action's kind
         state = record.apply(action)
+        self.replaced = None  # the new game's first action: the one it replaced stays replaced
         if self.journal is not None:
             try:
                 self.journal.append(action, self.clock() - self.began)
             except OSError as e:
                 self._journal_failed(e)
         return state
+
+    def _bring_back(self, replaced: Replaced) -> State | CodexState:
+        """Undo a new game: the game it replaced goes on, in its own file; the new game's file,
+        which holds its header only, is removed so that a restart resumes the game brought back."""
+        if self.journal is not None:
+            self.journal.close()
+            self.journal.path.unlink(missing_ok=True)
+            self.journal = None
+        log.info("new game %s undone: game %s goes on", self.id, replaced.id)
+        self._set_rules(replaced.rules)
+        self.record, self.id, self.began, self.replaced = replaced.record, replaced.id, replaced.began, None
+        if replaced.journal is not None:
+            try:
+                self.journal = Journal.resume(replaced.journal, len(self.record.entries), self.fsync)
+            except OSError as e:
+                self._journal_failed(e)
+        return self.state
 
     def _journal_failed(self, error: OSError) -> None:
         """Keep playing in memory; a half-written line would only be dropped as torn on replay."""
