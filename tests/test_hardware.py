@@ -45,6 +45,10 @@ def test_the_reference_wiring_breaks_no_rule():
         ({"cell_electrodes": tuple(range(24)) + (36,)}, "cell 24 is on electrode 36"),
         ({"end_turn_electrodes": (24,)}, "cell 24 and an END TURN pad are both on electrode 24"),
         ({"leds_per_cell": 0}, "at least one LED"),
+        ({"grounds": {**WIRING.grounds, "new_game": 9}}, "end_turn and new_game share ground pin 9"),
+        ({"grounds": {**WIRING.grounds, "end_turn": 11}}, "end_turn's ground is on header pin 11, which is not a ground"),
+        ({"grounds": {k: v for k, v in WIRING.grounds.items() if k != "display"}}, "no ground pin for display"),
+        ({"fuse_ma": 4000}, "would blow at the supply's rated 4 A"),
     ],
 )
 def test_each_rule_catches_its_mistake(change, words):
@@ -94,12 +98,19 @@ def test_the_build_guide_is_current_with_its_sources():
 
 def test_the_bill_of_materials_adds_up_and_has_every_part():
     rows = guide.bom_rows()
-    assert all(None not in row and all(row.values()) for row in rows), "a row with a field too many or missing"
+    assert all(None not in row and all(value for key, value in row.items() if key != "in the diagram") for row in rows), \
+        "a row with a field too many or missing (only a mechanical part is drawn as nothing)"
     assert all(int(row["quantity"]) > 0 and float(row["unit price (USD)"]) > 0 for row in rows)
     assert guide.bom_total(rows) == round(sum(int(r["quantity"]) * float(r["unit price (USD)"]) for r in rows), 2)
     parts = " ".join(row["part"] for row in rows)
-    for needed in ("Raspberry Pi", "Pico", "MPR121", "WS2812B", "level shifter", "power supply", "display", "button"):
-        assert needed in parts
+    for needed in ("Raspberry Pi", "Pico", "MPR121", "WS2812B", "level shifter", "power supply", "display", "button",
+                   "DIP-14 socket", "10 uF", "100 nF", "10 kohm", "DC jack 5.5 x 2.1 mm, 5 A", "12 mm hole", "fuse holder",
+                   "0.75 mm2 (18 AWG)", "IP65", "pin header", "feet", "Cable ties", "PG7 cable gland", "black"):
+        assert needed in parts, needed
+    fuse = next(row for row in rows if row["part"].startswith("Blade fuse"))
+    assert f"{WIRING.fuse_ma / 1000:g} A" in fuse["part"]
+    glands = next(row for row in rows if "gland" in row["part"])
+    assert int(glands["quantity"]) == len(wiring.FRAME_EXITS)
     mpr121 = next(row for row in rows if "MPR121" in row["part"])
     assert int(mpr121["quantity"]) == len(WIRING.chips)
     strip = next(row for row in rows if "WS2812B" in row["part"])
@@ -107,7 +118,7 @@ def test_the_bill_of_materials_adds_up_and_has_every_part():
 
 
 def test_the_power_budget_keeps_the_supply_within_its_rating():
-    worst = WIRING.leds * guide.MA_PER_LED_FULL
+    worst = WIRING.leds * wiring.MA_PER_LED_FULL
     assert WIRING.current_limit_ma < WIRING.led_supply_ma < worst  # the limit is what keeps the supply safe
     assert f"{worst / 1000:.2f} A" in guide.power_table(WIRING)
 
