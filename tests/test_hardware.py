@@ -15,6 +15,7 @@ from pi_table.hardware import guide, pinout, wiring
 from pi_table.hardware.pinout import HEADER, LED_DATA, Chip
 
 from pi_table.config import build, defaults
+from pi_table.drivers import buttons as buttons_driver
 from pi_table.drivers.ws281x import PINS as WS281X_PINS
 
 from helpers import require_tools
@@ -86,6 +87,14 @@ def test_the_firmware_talks_to_the_chips_the_wiring_names():
     scl, sda = re.search(r"busio\.I2C\(board\.(GP\d+), board\.(GP\d+)", code).groups()
     assert (sda, scl) == (WIRING.sda, WIRING.scl)
     assert f"I2C_HZ = {WIRING.i2c_hz}" in code
+
+
+def test_the_buttons_driver_names_the_pinouts_pins_and_grounds():
+    """The driver's docstring tells a maker where each contact and its ground go: the pinout's."""
+    words = " ".join(buttons_driver.__doc__.split())
+    for name, pin in WIRING.buttons.items():
+        assert f"GPIO {pin} (header pin {HEADER[pin][0]}, ground pin {WIRING.grounds[name]})" in words, name
+    assert f"Pins {WIRING.grounds['led_data']} and {WIRING.grounds['display']} are the LED shifter's and the display's" in words
 
 
 HARDWARE = Path(pinout.__file__).parent
