@@ -117,6 +117,19 @@ def render(guide: str) -> str:
     return re.sub(r"<!-- generated: (\w+) -->\n.*?<!-- end -->", fill, guide, flags=re.DOTALL)
 
 
+SCREEN_CORNER = re.compile(r"\b(top|bottom|upper|lower)[- ](left|right)\b", re.IGNORECASE)
+"""A corner named as on a screen: on a table it reads differently from each side."""
+CORNER = "the operatives' left"
+"""How every document names the corner of cell 0, LED 0 and electrode 0 (row 0 is the row nearest
+the operatives), as enclosure/params.scad puts the grid's origin."""
+
+
+def corner_problems(name: str, text: str) -> list[str]:
+    """Each place in a build document that names a corner from one seat's view, not the table's."""
+    return [f"{name} line {number} names a corner {match.group(0)!r}: say {CORNER}, row 0 (as params.scad)"
+            for number, line in enumerate(text.splitlines(), 1) for match in SCREEN_CORNER.finditer(line)]
+
+
 GUIDES = (Path(__file__).with_name("README.md"), enclosure.ENCLOSURE / "README.md")
 """The files with generated blocks: the build guide, and the enclosure's README (its print settings)."""
 

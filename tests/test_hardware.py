@@ -144,3 +144,25 @@ def test_wireviz_renders_the_wiring_diagram(tmp_path):
     svg = (tmp_path / "wiring.svg").read_text(encoding="utf-8")
     assert "MPR121 breakout at 0x5c" in svg and f"GPIO{WIRING.led_data}" in svg
     assert (tmp_path / "wiring.png").stat().st_size > 10_000
+
+
+ROOT = HARDWARE.parent
+BUILD_DOCUMENTS = ("README.md", "hardware/README.md", "hardware/pinout.toml", "hardware/wiring.yml",
+                   "enclosure/README.md", "enclosure/params.scad", "firmware/README.md", "firmware/PROTOCOL.md")
+
+
+def test_every_build_document_names_one_corner_for_cell_0():
+    """Cell 0, LED 0 and electrode 0 are at the operatives' left in row 0, where params.scad puts
+    the grid's origin; no build document names the corner from one seat's view ("top-left")."""
+    params = " ".join((ROOT / "enclosure" / "params.scad").read_text(encoding="utf-8").replace("//", " ").split())
+    assert f"The grid's origin is the inner corner of the frame's rim at {guide.CORNER}" in params
+    for name in BUILD_DOCUMENTS:
+        assert guide.corner_problems(name, (ROOT / name).read_text(encoding="utf-8")) == []
+    for name in ("hardware/README.md", "hardware/pinout.toml", "hardware/wiring.yml"):
+        assert guide.CORNER in (ROOT / name).read_text(encoding="utf-8"), name
+
+
+def test_the_corner_rule_catches_a_corner_named_from_one_side():
+    text = "Stick the strip in,\nstarting Top-Left (seen from the operatives' side)."
+    assert guide.corner_problems("guide", text) == [
+        "guide line 2 names a corner 'Top-Left': say the operatives' left, row 0 (as params.scad)"]
