@@ -93,6 +93,9 @@ def wires_table(wiring: Pinout) -> str:
         if most > diagram.SIGNAL_MA:
             lines.append(f"| {cable} | {spec['gauge']} | {most / 1000:.2f} A | "
                          f"{diagram.AMPACITY_MA[spec['gauge']] / 1000:g} A | {spec['notes']} |")
+    joins = diagram.ROW_JOIN_GAUGE
+    lines.append(f"| within a row, piece to piece | {joins} | {diagram.row_join_ma(wiring) / 1000:.2f} A | "
+                 f"{diagram.AMPACITY_MA[joins] / 1000:g} A | the three short wires through each notch |")
     return "\n".join(lines)
 
 

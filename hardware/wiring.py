@@ -360,9 +360,21 @@ def ic_problems(harness: dict) -> list[str]:
     return found
 
 
+ROW_JOIN_GAUGE = "26 AWG"
+"""The three short wires that join a row's pieces through the notches (not drawn: a row is one part)."""
+
+
+def row_join_ma(wiring: Pinout) -> float:
+    """The most a join within a row carries: the row's first join feeds every piece after the first."""
+    return (GRID - 1) * wiring.leds_per_cell * MA_PER_LED_FULL
+
+
 def gauge_problems(harness: dict, wiring: Pinout) -> list[str]:
     """Each wire that carries over 1 A has a gauge, and the gauge carries what the wire may."""
     found = []
+    if row_join_ma(wiring) > AMPACITY_MA[ROW_JOIN_GAUGE]:
+        found.append(f"the joins within a row carry up to {row_join_ma(wiring) / 1000:.2f} A; {ROW_JOIN_GAUGE} is "
+                     f"rated {AMPACITY_MA[ROW_JOIN_GAUGE] / 1000:g} A: inject power at every piece or use heavier wire")
     for (cable, wire), ma in sorted(wire_currents(harness, loads(wiring), wiring.fuse_ma).items()):
         gauge = harness["cables"][cable].get("gauge")
         if gauge is None and ma > SIGNAL_MA:

@@ -110,6 +110,14 @@ def test_each_netlist_rule_catches_its_mistake(change, words):
     assert any(words in problem for problem in problems), problems
 
 
+def test_a_row_too_long_for_its_joins_is_caught():
+    """Six LEDs a cell would put 1.44 A through a row's first join of 26 AWG."""
+    assert wiring.row_join_ma(WIRING) <= wiring.AMPACITY_MA[wiring.ROW_JOIN_GAUGE]
+    brighter = replace(WIRING, leds_per_cell=6)
+    assert any("the joins within a row carry up to 1.44 A; 26 AWG is rated 1 A" in problem
+               for problem in wiring.problems(wiring.harness(brighter), brighter))
+
+
 @pytest.mark.parametrize(
     "change, rows, words",
     [
