@@ -302,8 +302,7 @@ def wire_currents(harness: dict, draws: dict[Pin, float], limit_ma: float) -> di
         return seen
 
     currents: dict[tuple[str, int], float] = {}
-    sources = [pin for pin in labels(harness["connectors"][SUPPLY])]
-    for source in ((SUPPLY, pin) for pin in sources):
+    for source in ((SUPPLY, pin) for pin in labels(harness["connectors"][SUPPLY])):
         fed = reach(source)
         for number, link in enumerate(every):
             if link.wire is None or link.a not in fed:
@@ -317,8 +316,19 @@ def wire_currents(harness: dict, draws: dict[Pin, float], limit_ma: float) -> di
 
 def problems(harness: dict, wiring: Pinout) -> list[str]:
     """Every electrical rule the harness breaks, in words; empty when it is sound."""
-    return [*ground_problems(harness), *header_problems(harness), *ic_problems(harness),
+    return [*end_problems(harness), *ground_problems(harness), *header_problems(harness), *ic_problems(harness),
             *gauge_problems(harness, wiring)]
+
+
+def end_problems(harness: dict) -> list[str]:
+    """Each wire ends on a pin its part has, and is one of its cable's wires."""
+    found = []
+    for link in links(harness):
+        found += [f"a wire ends on {name} pin {pin}, which {name} does not have"
+                  for name, pin in (link.a, link.b) if pin not in labels(harness["connectors"][name])]
+        if link.wire and not 1 <= link.wire[1] <= harness["cables"][link.wire[0]]["wirecount"]:
+            found.append(f"{link.wire[0]} has no wire {link.wire[1]}")
+    return found
 
 
 def header_problems(harness: dict) -> list[str]:
@@ -409,7 +419,7 @@ def bom_problems(harness: dict, rows: Iterable[dict[str, str]]) -> list[str]:
 
 
 def _label(harness: dict, pin: Pin) -> str:
-    return labels(harness["connectors"][pin[0]])[pin[1]]
+    return labels(harness["connectors"][pin[0]]).get(pin[1], "")
 
 
 def text(wiring: Pinout) -> str:

@@ -103,6 +103,8 @@ def _join_rows_power(harness: dict) -> None:
          "W_row0_power wire 1 carries up to 1.20 A; 26 AWG is rated 1 A"),
         (_join_rows_power, "W_link wire 1 carries up to 5.00 A; 26 AWG is rated 1 A"),
         (lambda h: h["cables"]["W_feed"].update(gauge="0.3 mm2"), "not one of"),
+        (lambda h: h["connections"].append([{"U1": [15]}, {"W_R1": [3]}, {"R1": [1]}]), "U1 pin 15, which U1 does not"),
+        (lambda h: h["connections"].append([{"U1": [15]}, {"W_R1": [3]}, {"R1": [1]}]), "W_R1 has no wire 3"),
     ],
 )
 def test_each_netlist_rule_catches_its_mistake(change, words):
