@@ -17,10 +17,10 @@ from pathlib import Path
 from ..engine import CELLS
 from ..ui.pixels import PowerLimit
 from . import enclosure, pinout
+from . import wiring as diagram
 from .pinout import HEADER, MPR121_ELECTRODES, Pinout
 
 LED = PowerLimit()  # the output stage's own estimate of what one WS2812B draws
-MA_PER_LED_FULL = 3 * LED.ma_per_channel
 
 
 def bom_rows() -> list[dict[str, str]]:
@@ -34,20 +34,25 @@ def bom_total(rows: list[dict[str, str]]) -> float:
 
 def bom_table() -> str:
     rows = bom_rows()
-    lines = ["| part | qty | typical part or product | unit USD | for |", "| --- | --- | --- | --- | --- |"]
+    lines = ["| part | qty | typical part or product | unit USD | for | drawn as |",
+             "| --- | --- | --- | --- | --- | --- |"]
     for row in rows:
+        drawn = ", ".join(row["in the diagram"].split()) or row["kind"]
         lines.append(f"| {row['part']} | {row['quantity']} | {row['typical part or product']} | "
-                     f"{float(row['unit price (USD)']):.2f} | {row['what it is for']} |")
-    lines.append(f"| **total** | | | **{bom_total(rows):.2f}** | typical prices, before shipping |")
+                     f"{float(row['unit price (USD)']):.2f} | {row['what it is for']} | {drawn} |")
+    lines.append(f"| **total** | | | **{bom_total(rows):.2f}** | typical prices, before shipping | |")
     return "\n".join(lines)
 
 
 def pinout_table(wiring: Pinout) -> str:
-    lines = ["| function | BCM GPIO | header pin |", "| --- | --- | --- |",
-             f"| LED data ({pinout.LED_DATA[wiring.led_data]}) | {wiring.led_data} | {HEADER[wiring.led_data][0]} |"]
+    grounds = wiring.grounds
+    lines = ["| function | BCM GPIO | header pin | its ground pin |", "| --- | --- | --- | --- |",
+             f"| LED data ({pinout.LED_DATA[wiring.led_data]}), to the shifter | {wiring.led_data} | "
+             f"{HEADER[wiring.led_data][0]} | {grounds['led_data']} |"]
     for name, pin in wiring.buttons.items():
         fitted = "" if wiring.encoder_fitted or not name.startswith("encoder") else " (optional, not fitted by default)"
-        lines.append(f"| {name.replace('_', ' ')}{fitted} | {pin} | {HEADER[pin][0]} |")
+        lines.append(f"| {name.replace('_', ' ')}{fitted} | {pin} | {HEADER[pin][0]} | {grounds[name]} |")
+    lines.append(f"| the display's power cable (5 V) | | 4 | {grounds['display']} |")
     lines += ["", "| Pico | to | MPR121 address | electrodes |", "| --- | --- | --- | --- |"]
     for chip in wiring.chips:
         last = chip.first_electrode + MPR121_ELECTRODES - 1
@@ -62,14 +67,14 @@ def pinout_table(wiring: Pinout) -> str:
 
 def power_table(wiring: Pinout) -> str:
     leds = wiring.leds
-    full = leds * MA_PER_LED_FULL
+    full = leds * diagram.MA_PER_LED_FULL
     rest = leds * LED.idle_ma_per_led
     limit = wiring.current_limit_ma
     return "\n".join([
         "| figure | value |", "| --- | --- |",
         f"| LEDs | {leds} ({CELLS} cells x {wiring.leds_per_cell}, edge {wiring.edge_leds}) |",
         f"| strip | {wiring.strip_m:.2f} m at {wiring.strip_per_metre} LEDs/m, from a {wiring.strip_reel_m:g} m reel |",
-        f"| worst case, every LED full white | {full / 1000:.2f} A ({MA_PER_LED_FULL:g} mA each) |",
+        f"| worst case, every LED full white | {full / 1000:.2f} A ({diagram.MA_PER_LED_FULL:g} mA each) |",
         f"| at rest, every LED dark | {rest / 1000:.2f} A |",
         f"| LED supply | {wiring.led_supply_ma / 1000:.2f} A at 5 V |",
         f"| limit the daemon enforces (`leds.current_limit_ma`) | {limit / 1000:.2f} A: the supply less "
@@ -78,10 +83,27 @@ def power_table(wiring: Pinout) -> str:
     ])
 
 
+def wires_table(wiring: Pinout) -> str:
+    """The wires that carry the LEDs' amps, with their gauge and the most each may carry."""
+    harness = diagram.harness(wiring)
+    currents = diagram.wire_currents(harness, diagram.loads(wiring), wiring.fuse_ma)
+    lines = ["| wire | gauge | carries at most | rated | what |", "| --- | --- | --- | --- | --- |"]
+    for cable, spec in harness["cables"].items():
+        most = max((ma for (name, _), ma in currents.items() if name == cable), default=0.0)
+        if most > diagram.SIGNAL_MA:
+            lines.append(f"| {cable} | {spec['gauge']} | {most / 1000:.2f} A | "
+                         f"{diagram.AMPACITY_MA[spec['gauge']] / 1000:g} A | {spec['notes']} |")
+    joins = diagram.ROW_JOIN_GAUGE
+    lines.append(f"| within a row, piece to piece | {joins} | {diagram.row_join_ma(wiring) / 1000:.2f} A | "
+                 f"{diagram.AMPACITY_MA[joins] / 1000:g} A | the three short wires through each notch |")
+    return "\n".join(lines)
+
+
 def blocks() -> dict[str, str]:
     wiring = pinout.load()
     shape = enclosure.read()
     return {"pinout": pinout_table(wiring), "bom": bom_table(), "power": power_table(wiring),
+            "wires": wires_table(wiring),
             "pads": enclosure.pads_table(shape), "printing": enclosure.printing_table(shape)}
 
 
@@ -96,6 +118,19 @@ def render(guide: str) -> str:
         return f"<!-- generated: {name} -->\n{made[name]}\n<!-- end -->"
 
     return re.sub(r"<!-- generated: (\w+) -->\n.*?<!-- end -->", fill, guide, flags=re.DOTALL)
+
+
+SCREEN_CORNER = re.compile(r"\b(top|bottom|upper|lower)[- ](left|right)\b", re.IGNORECASE)
+"""A corner named as on a screen: on a table it reads differently from each side."""
+CORNER = "the operatives' left"
+"""How every document names the corner of cell 0, LED 0 and electrode 0 (row 0 is the row nearest
+the operatives), as enclosure/params.scad puts the grid's origin."""
+
+
+def corner_problems(name: str, text: str) -> list[str]:
+    """Each place in a build document that names a corner from one seat's view, not the table's."""
+    return [f"{name} line {number} names a corner {match.group(0)!r}: say {CORNER}, row 0 (as params.scad)"
+            for number, line in enumerate(text.splitlines(), 1) for match in SCREEN_CORNER.finditer(line)]
 
 
 GUIDES = (Path(__file__).with_name("README.md"), enclosure.ENCLOSURE / "README.md")

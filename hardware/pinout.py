@@ -33,6 +33,10 @@ PICO_I2C = {
 }
 """The RP2040's I2C buses: (SDA pins, SCL pins) of each."""
 BUTTONS = ("end_turn", "new_game", "encoder_a", "encoder_b", "encoder_push")
+HEADER_GROUNDS = (6, 9, 14, 20, 25, 30, 34, 39)
+"""The 40-pin header's ground pins."""
+GROUNDED = ("led_data", *BUTTONS, "display")
+"""What takes a ground pin of the Pi's header: the LED data line's shifter, each button, the display."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -61,6 +65,12 @@ class Pinout:
     strip_reel_m: float
     led_supply_ma: int
     led_supply_margin: float
+    grounds: dict[str, int]
+    fuse_ma: int
+
+    def fitted_grounds(self) -> dict[str, int]:
+        """The header's ground pin of each thing fitted: the encoder's only when it is."""
+        return {name: pin for name, pin in self.grounds.items() if self.encoder_fitted or not name.startswith("encoder")}
 
     @property
     def electrodes(self) -> int:
@@ -124,6 +134,20 @@ class Pinout:
             found.append(f"every cell needs at least one LED, not {self.leds_per_cell}")
         if self.strip_m > self.strip_reel_m:
             found.append(f"{self.leds} LEDs take {self.strip_m:.2f} m of strip, more than the {self.strip_reel_m} m reel")
+        missing = [name for name in GROUNDED if name not in self.grounds]
+        if missing:
+            found.append(f"no ground pin for {', '.join(missing)}: each takes one of the header's {HEADER_GROUNDS}")
+        taken_grounds: dict[int, str] = {}
+        for name, pin in self.fitted_grounds().items():
+            if pin not in HEADER_GROUNDS:
+                found.append(f"{name}'s ground is on header pin {pin}, which is not a ground pin "
+                             f"({', '.join(map(str, HEADER_GROUNDS))})")
+            elif pin in taken_grounds:
+                found.append(f"{taken_grounds[pin]} and {name} share ground pin {pin}: give each its own")
+            taken_grounds.setdefault(pin, name)
+        if not self.led_supply_ma < self.fuse_ma:
+            found.append(f"the {self.fuse_ma / 1000:g} A fuse would blow at the supply's rated "
+                         f"{self.led_supply_ma / 1000:g} A: choose one above it")
         if not 0 <= self.led_supply_margin < 1:
             found.append(f"the supply margin is a fraction 0 to below 1, not {self.led_supply_margin}")
         return found
@@ -155,4 +179,6 @@ def load(text: str | None = None) -> Pinout:
         strip_reel_m=leds["strip_reel_m"],
         led_supply_ma=power["led_supply_ma"],
         led_supply_margin=power["margin"],
+        grounds=dict(pi["grounds"]),
+        fuse_ma=power["fuse_ma"],
     )

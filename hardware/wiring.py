@@ -1,9 +1,11 @@
 """The wiring diagram, drawn from the pinout: a WireViz harness description (YAML), which the
-``wireviz`` command (with Graphviz) renders to SVG and PNG.
+``wireviz`` command (with Graphviz) renders to SVG and PNG, and the electrical rules it must keep,
+checked by reading it back as a netlist.
 
 ``python -m pi_table.hardware.wiring [FOLDER]`` writes ``wiring.yml`` into FOLDER (hardware/
 by default) and, when ``wireviz`` is installed, ``wiring.svg`` and ``wiring.png`` beside it.
-A test checks that the committed ``wiring.yml`` is what the pinout gives.
+A test checks that the committed ``wiring.yml`` is what the pinout gives, and that it breaks
+none of the rules in ``problems``.
 """
 
 from __future__ import annotations
@@ -14,70 +16,410 @@ import json
 import shutil
 import subprocess
 import sys
+from collections import defaultdict, deque
+from collections.abc import Iterable
+from dataclasses import dataclass
 from pathlib import Path
 
+from ..engine import GRID
+from ..ui.pixels import PowerLimit
 from . import pinout
 from .pinout import HEADER, MPR121_ELECTRODES, Pinout
 
 STRAP = {"SDA": 1, "SCL": 2, "3V3": 3, "GND": 4}  # the breakout's pin that ADDR is tied to
-GROUND_PIN = 6  # one of the header's ground pins (6, 9, 14, 20, 25, 30, 34, 39)
+MA_PER_LED_FULL = 3 * PowerLimit().ma_per_channel  # one WS2812B at full white, as the output stage reckons it
+
+AHCT125 = {1: "1OE", 2: "1A", 3: "1Y", 4: "2OE", 5: "2A", 6: "2Y", 7: "GND",
+           8: "3Y", 9: "3A", 10: "3OE", 11: "4Y", 12: "4A", 13: "4OE", 14: "VCC"}
+"""The 74AHCT125's DIP-14 pins, as TI's SN74AHCT125 and Nexperia's 74AHCT125 datasheets number
+them: four buffers, each with an active-low output enable (nOE), input nA and output nY."""
+ICS = {"74AHCT125": AHCT125}
+"""Each IC the diagram may draw, by the word its connector's type begins with: its datasheet pins."""
+IC_INPUTS = ("A", "OE")
+"""How an IC's input pins' names end: CMOS inputs must be tied, never left floating."""
+
+AMPACITY_MA = {"0.75 mm2": 6000, "0.5 mm2": 3000, "0.25 mm2": 1500, "26 AWG": 1000, "28 AWG": 500}
+"""What a wire of each gauge may carry for long inside the table: 0.75 and 0.5 mm2 as IEC 60227
+rates flexible cords (6 A, 3 A); the thinner ones are conservative estimates for short runs."""
+SIGNAL_MA = 1000
+"""A wire that carries more than this must have its gauge drawn."""
+SUPPLY = "PSU"
+"""The LED supply: its +5 V (pin 1) and ground (pin 2) are where the LEDs' current comes from."""
+THROUGH = {"F1": (1, 2)}
+"""Parts the LEDs' current flows through from one pin to the other (the fuse)."""
+FRAME_EXITS = ("W_usb", "W_feed", "W_led_data")
+"""The cables that leave the frame for the box, each through a gland of its own."""
+GROUND = "GND"
+"""The label of every ground pin: pins so labelled on one part are that part's ground, joined on it."""
+
+
+def pi_pins(wiring: Pinout) -> tuple[list[int | str], list[str]]:
+    """The Pi's pins the diagram uses, with their labels: each signal beside its own ground pin."""
+    fitted = buttons(wiring)
+    grounds = wiring.fitted_grounds()
+    pins: list[int | str] = [HEADER[wiring.led_data][0], grounds["led_data"]]
+    labels = [f"GPIO{wiring.led_data}", GROUND]
+    for name, pin in fitted.items():
+        pins += [HEADER[pin][0], grounds[name]]
+        labels += [f"GPIO{pin}", GROUND]
+    pins += [4, grounds["display"], "USB-A VBUS", "USB-A D-", "USB-A D+", "USB-A GND", "USB-C 5V", "USB-C GND", "DSI"]
+    labels += ["5V", GROUND, "VBUS", "D-", "D+", GROUND, "5V in", GROUND, "DSI"]
+    return pins, labels
+
+
+def buttons(wiring: Pinout) -> dict[str, int]:
+    return {name: pin for name, pin in wiring.buttons.items() if wiring.encoder_fitted or not name.startswith("encoder")}
+
+
+def rows() -> list[str]:
+    """The strip's pieces in the order the data runs: the grid's rows from cell 0, then the edge."""
+    return [f"ROW{row}" for row in range(GRID)] + ["EDGE"]
+
+
+def loads(wiring: Pinout) -> dict[tuple[str, int | str], float]:
+    """What each piece of strip draws at full white, at its +5 V pin and back at its ground pin."""
+    draw = {f"ROW{row}": GRID * wiring.leds_per_cell * MA_PER_LED_FULL for row in range(GRID)}
+    draw["EDGE"] = wiring.edge_leds * MA_PER_LED_FULL
+    return {(piece, pin): ma for piece, ma in draw.items() for pin in (2, 3)}
 
 
 def harness(wiring: Pinout) -> dict:
     """The WireViz description: connectors, cables and how they join."""
-    buttons = {name: pin for name, pin in wiring.buttons.items() if wiring.encoder_fitted or not name.startswith("encoder")}
-    header_pins = [HEADER[wiring.led_data][0], *(HEADER[pin][0] for pin in buttons.values()), GROUND_PIN]
-    header_labels = [f"GPIO{wiring.led_data}", *(f"GPIO{pin}" for pin in buttons.values()), "GND"]
-    connectors = {
-        "Pi": {"type": "Raspberry Pi 40-pin header", "pins": header_pins, "pinlabels": header_labels},
-        "Shifter": {"type": "74AHCT125 level shifter", "pinlabels": ["1A", "1Y", "VCC 5V", "GND", "1OE"]},
-        "LED_PSU": {"type": "5 V LED supply", "pinlabels": ["+5V", "GND"],
-                    "notes": f"{wiring.led_supply_ma / 1000:g} A; 1000 uF across it at the strip"},
-        "Strip": {"type": "WS2812B strip input", "pinlabels": ["DIN", "+5V", "GND"],
-                  "notes": f"{wiring.leds} LEDs: {wiring.leds_per_cell} a cell, serpentine rows, then the edge"},
-        "Pico": {"type": pinout_board(wiring), "pinlabels": [wiring.sda, wiring.scl, "3V3(OUT)", "GND", "USB"]},
-        "Pi_USB": {"type": "Raspberry Pi USB-A port", "pinlabels": ["USB"]},
+    pins, labels = pi_pins(wiring)
+    supply = wiring.led_supply_ma / 1000
+    row_leds = GRID * wiring.leds_per_cell
+    connectors: dict[str, dict] = {
+        "Pi": {"type": "Raspberry Pi 40-pin header and ports", "pins": pins, "pinlabels": labels,
+               "notes": "in the box; each wire to the header has a ground pin of its own"},
+        "PI_PSU": {"type": "Raspberry Pi USB-C power supply", "pinlabels": ["5V", GROUND]},
+        "DISPLAY": {"type": "Raspberry Pi Touch Display 2", "pinlabels": ["DSI", "5V", GROUND],
+                    "notes": "in the hood; its own ribbon and power cable"},
+        "U1": {"type": "74AHCT125 level shifter, DIP-14 in a socket", "pins": list(AHCT125),
+               "pinlabels": list(AHCT125.values()),
+               "loops": [[1, 7], [4, 7], [5, 7], [9, 7], [10, 7], [12, 7], [13, 7]],
+               "notes": "on the stripboard in the box. 1OE to GND: gate 1 always on.\n"
+                        "Gates 2-4 unused: nA and nOE to GND, so no input floats and their outputs hold low"},
+        "R1": {"type": "10 kOhm resistor", "pinlabels": ["1", "2"],
+               "notes": "pull-down on 1A: the strip sees a steady low while the Pi is off"},
+        "C1": {"type": "100 nF ceramic capacitor", "pinlabels": ["1", "2"], "notes": "across VCC and GND at U1"},
+        "J1": {"type": "panel DC jack 5.5 x 2.1 mm, 5 A, 12 mm hole", "pinlabels": ["+5V (centre)", GROUND],
+               "notes": "in the electronics box's wall"},
+        SUPPLY: {"type": "5 V LED supply, barrel plug", "pinlabels": ["+5V", GROUND],
+                 "notes": f"{supply:g} A; plugs into J1"},
+        "F1": {"type": f"blade fuse {wiring.fuse_ma / 1000:g} A, inline holder", "pinlabels": ["in", "out"],
+               "notes": f"above the supply's {supply:g} A, within the feed wire's rating"},
+        "BUS": {"type": "power bus: 2 x WAGO 221-415 a polarity", "pinlabels": ["+5V"] * 8 + [GROUND] * 8,
+                "notes": "on the frame: the feed in, the 1000 uF, and a +5 V/GND pair to each row and the edge"},
+        "C2": {"type": "1000 uF 10 V electrolytic", "pinlabels": ["+", "-"], "notes": "across the bus"},
+        "R2": {"type": "330 Ohm resistor", "pinlabels": ["1", "2"], "notes": "in the data line at row 0's DIN"},
+        "Pico": {"type": f"Raspberry Pi Pico touch board, I2C {wiring.i2c_hz // 1000} kHz",
+                 "pins": [6, 7, 36, 38, "USB VBUS", "USB D-", "USB D+", "USB GND"],
+                 "pinlabels": [wiring.sda, wiring.scl, "3V3(OUT)", GROUND, "VBUS", "D-", "D+", GROUND],
+                 "notes": "on the frame beside the breakouts: only its USB cable goes to the box"},
+        "C3": {"type": "10 uF ceramic capacitor", "pinlabels": ["1", "2"], "notes": "across 3V3(OUT) and GND at the Pico"},
+        "GUARD": {"type": "guard foil round every cell", "pinlabels": [GROUND]},
     }
-    for name in buttons:
-        connectors[_title(name)] = {"type": "push button to GND", "pinlabels": ["switch", "GND"]}
-    cables = {
-        "W_data": {"wirecount": 2, "colors": ["GN", "BK"], "notes": "keep under 1 m"},
-        "W_led": {"wirecount": 1, "colors": ["GN"], "notes": "330 ohm in series at the first LED"},
-        "W_power": {"wirecount": 2, "colors": ["RD", "BK"], "gauge": "0.75 mm2", "notes": "LED supply to the strip"},
-        "W_logic": {"wirecount": 2, "colors": ["RD", "BK"], "notes": "5 V and ground to the shifter"},
-        "W_usb": {"category": "bundle", "wirecount": 1, "colors": ["WH"], "notes": "USB cable: power and data"},
+    for number, piece in enumerate(rows()):
+        last = piece == "EDGE"
+        connectors[piece] = {
+            "type": "WS2812B edge strip" if last else f"WS2812B strip, row {number}",
+            "pinlabels": ["DIN", "+5V", GROUND] + ([] if last else ["DOUT"]),
+            "notes": (f"{wiring.edge_leds} LEDs round the rim" if last else
+                      f"{row_leds} LEDs; starts at the operatives' {'left' if number % 2 == 0 else 'right'}"
+                      + (": LED 0 under cell 0" if number == 0 else "")),
+        }
+    cables: dict[str, dict] = {
+        "W_pi_psu": {"category": "bundle", "wirecount": 2, "colors": ["RD", "BK"], "notes": "the supply's USB-C cable"},
+        "W_dsi": {"category": "bundle", "wirecount": 1, "colors": ["WH"], "notes": "the display's DSI ribbon"},
+        "W_display_power": {"wirecount": 2, "colors": ["RD", "BK"], "gauge": "26 AWG",
+                            "notes": "the display's own power cable"},
+        "W_pi_data": {"wirecount": 2, "colors": ["GN", "BK"], "gauge": "26 AWG", "notes": "female jumpers, under 20 cm"},
+        "W_R1": {"category": "bundle", "wirecount": 2, "colors": ["WH", "WH"], "notes": "stripboard tracks"},
+        "W_C1": {"category": "bundle", "wirecount": 2, "colors": ["WH", "WH"], "notes": "stripboard tracks"},
+        "W_led_data": {"wirecount": 3, "colors": ["GN", "RD", "BK"], "gauge": "0.25 mm2",
+                       "notes": "LiYY 3 x 0.25 mm2: the data, and U1's supply from row 0"},
+        "W_R2": {"category": "bundle", "wirecount": 1, "colors": ["GN"], "notes": "R2's own lead"},
+        "W_brick": {"wirecount": 2, "colors": ["RD", "BK"], "gauge": "0.75 mm2", "notes": "the supply's own lead"},
+        "W_jack": {"wirecount": 1, "colors": ["RD"], "gauge": "0.75 mm2", "notes": "the fuse holder's own lead"},
+        "W_feed": {"wirecount": 2, "colors": ["RD", "BK"], "gauge": "0.75 mm2",
+                   "notes": "H03VV-F 2 x 0.75 mm2, box to the frame's bus"},
+        "W_C2": {"category": "bundle", "wirecount": 2, "colors": ["RD", "BK"], "notes": "C2's own leads"},
+        "W_usb": {"wirecount": 4, "colors": ["RD", "WH", "GN", "BK"], "gauge": "28 AWG",
+                  "notes": "USB cable, frame to box: the board's power and data"},
+        "W_C3": {"category": "bundle", "wirecount": 2, "colors": ["RD", "BK"], "notes": "C3's own leads"},
     }
-    connections = [
-        [{"Pi": [header_pins[0], GROUND_PIN]}, {"W_data": [1, 2]}, {"Shifter": [1, 4]}],
-        [{"Shifter": [2]}, {"W_led": [1]}, {"Strip": [1]}],
-        [{"LED_PSU": [1, 2]}, {"W_power": [1, 2]}, {"Strip": [2, 3]}],
-        [{"LED_PSU": [1, 2]}, {"W_logic": [1, 2]}, {"Shifter": [3, 5]}],
-        [{"Pico": [5]}, {"W_usb": [1]}, {"Pi_USB": [1]}],
+    connections: list[list[dict]] = [
+        [{"PI_PSU": [1, 2]}, {"W_pi_psu": [1, 2]}, {"Pi": ["USB-C 5V", "USB-C GND"]}],
+        [{"DISPLAY": [1]}, {"W_dsi": [1]}, {"Pi": ["DSI"]}],
+        [{"DISPLAY": [2, 3]}, {"W_display_power": [1, 2]}, {"Pi": [4, wiring.grounds["display"]]}],
+        [{"Pi": [HEADER[wiring.led_data][0], wiring.grounds["led_data"]]}, {"W_pi_data": [1, 2]}, {"U1": [2, 7]}],
+        [{"U1": [2, 7]}, {"W_R1": [1, 2]}, {"R1": [1, 2]}],
+        [{"U1": [14, 7]}, {"W_C1": [1, 2]}, {"C1": [1, 2]}],
+        [{"U1": [3]}, {"W_led_data": [1]}, {"R2": [1]}],
+        [{"U1": [14, 7]}, {"W_led_data": [2, 3]}, {"ROW0": [2, 3]}],
+        [{"R2": [2]}, {"W_R2": [1]}, {"ROW0": [1]}],
+        [{SUPPLY: [1, 2]}, {"W_brick": [1, 2]}, {"J1": [1, 2]}],
+        [{"J1": [1]}, {"W_jack": [1]}, {"F1": [1]}],
+        [{"F1": [2]}, {"W_feed": [1]}, {"BUS": [1]}],
+        [{"J1": [2]}, {"W_feed": [2]}, {"BUS": [9]}],
+        [{"BUS": [2, 10]}, {"W_C2": [1, 2]}, {"C2": [1, 2]}],
+        [{"Pi": ["USB-A VBUS", "USB-A D-", "USB-A D+", "USB-A GND"]}, {"W_usb": [1, 2, 3, 4]},
+         {"Pico": ["USB VBUS", "USB D-", "USB D+", "USB GND"]}],
+        [{"Pico": [36, 38]}, {"W_C3": [1, 2]}, {"C3": [1, 2]}],
     ]
-    for name, pin in buttons.items():
-        cable = f"W_{name}"
-        cables[cable] = {"wirecount": 2, "colors": ["WH", "BK"]}
-        connections.append([{"Pi": [HEADER[pin][0], GROUND_PIN]}, {cable: [1, 2]}, {_title(name): [1, 2]}])
+    for number, piece in enumerate(rows()):
+        power = f"W_{piece.lower()}_power"
+        cables[power] = {"wirecount": 2, "colors": ["RD", "BK"], "gauge": "0.75 mm2",
+                         "notes": f"bus to the start of {'the edge' if piece == 'EDGE' else 'row ' + str(number)}"}
+        connections.append([{"BUS": [3 + number, 11 + number]}, {power: [1, 2]}, {piece: [2, 3]}])
+        if number:
+            data = f"W_{piece.lower()}_data"
+            cables[data] = {"wirecount": 1, "colors": ["GN"], "gauge": "26 AWG",
+                            "notes": "data only: the pieces' power comes from the bus"}
+            connections.append([{rows()[number - 1]: [4]}, {data: [1]}, {piece: [1]}])
+    for name, pin in buttons(wiring).items():
+        button, cable = _title(name), f"W_{name}"
+        connectors[button] = {"type": "push button to GND", "pinlabels": ["switch", GROUND], "notes": "in the lid"}
+        cables[cable] = {"wirecount": 2, "colors": ["WH", "BK"], "gauge": "26 AWG", "notes": "female jumpers"}
+        connections.append([{"Pi": [HEADER[pin][0], wiring.grounds[name]]}, {cable: [1, 2]}, {button: [1, 2]}])
+    electrode_cells = {electrode: f"cell {cell}" for cell, electrode in enumerate(wiring.cell_electrodes)}
+    electrode_cells |= {electrode: f"END TURN {side}" for side, electrode in enumerate(wiring.end_turn_electrodes, 1)}
     for chip in wiring.chips:
-        name = f"MPR121_{chip.address:02X}"
-        last = chip.first_electrode + MPR121_ELECTRODES - 1
+        name, pads = f"MPR121_{chip.address:02X}", f"PADS_{chip.address:02X}"
+        used = [e for e in range(chip.first_electrode, chip.first_electrode + MPR121_ELECTRODES) if e in electrode_cells]
         connectors[name] = {
             "type": f"MPR121 breakout at {hex(chip.address)}",
-            "pinlabels": ["SDA", "SCL", "VIN", "GND", "ADDR"],
-            "notes": f"ADDR to {chip.addr_to}; electrodes {chip.first_electrode}-{last}",
+            "pinlabels": ["SDA", "SCL", "VIN", GROUND, "ADDR"] + [f"E{e}" for e in range(MPR121_ELECTRODES)],
+            "notes": f"on the frame beside its pads; ADDR to {chip.addr_to}; electrodes "
+                     f"{chip.first_electrode}-{chip.first_electrode + MPR121_ELECTRODES - 1}",
             "loops": [[STRAP[chip.addr_to], 5]],  # the address strap, ADDR tied to its neighbour
         }
-        cables[f"W_{name}"] = {"wirecount": 4, "colors": ["BU", "YE", "RD", "BK"], "notes": "the one I2C bus"}
-        connections.append([{"Pico": [1, 2, 3, 4]}, {f"W_{name}": [1, 2, 3, 4]}, {name: [1, 2, 3, 4]}])
+        cables[f"W_{name}"] = {"wirecount": 4, "colors": ["BU", "YE", "RD", "BK"], "gauge": "26 AWG",
+                               "notes": "the one I2C bus, on the frame"}
+        connections.append([{"Pico": [6, 7, 36, 38]}, {f"W_{name}": [1, 2, 3, 4]}, {name: [1, 2, 3, 4]}])
+        if used:
+            connectors[pads] = {"type": "copper foil pads", "pinlabels": [electrode_cells[e] for e in used]}
+            cables[f"W_{pads}"] = {"wirecount": len(used), "colors": ["WH"] * len(used), "gauge": "26 AWG",
+                                   "notes": "one short wire a pad"}
+            connections.append([{name: [6 + e - chip.first_electrode for e in used]}, {f"W_{pads}": list(range(1, len(used) + 1))},
+                                {pads: list(range(1, len(used) + 1))}])
+    for leaving in FRAME_EXITS:
+        cables[leaving]["notes"] += "; a PG7 gland of its own where it leaves the frame"
+    first = f"MPR121_{wiring.chips[0].address:02X}"
+    cables["W_guard"] = {"wirecount": 1, "colors": ["BK"], "gauge": "26 AWG", "notes": "the guard to the breakouts' ground"}
+    connections.append([{first: [4]}, {"W_guard": [1]}, {"GUARD": [1]}])
     return {"connectors": connectors, "cables": cables, "connections": connections}
-
-
-def pinout_board(wiring: Pinout) -> str:
-    return f"Raspberry Pi Pico touch board, I2C {wiring.i2c_hz // 1000} kHz"
 
 
 def _title(name: str) -> str:
     return name.replace("_", " ").upper().replace(" ", "_")
+
+
+# The netlist: the harness read back as pins joined by wires, so its electrical rules can be checked.
+
+Pin = tuple[str, int | str]
+"""A connector's pin: (connector, pin)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Link:
+    """Two pins joined: by a cable's wire (``wire`` names it), or inside a part (``wire`` is None)."""
+
+    a: Pin
+    b: Pin
+    wire: tuple[str, int] | None = None
+    through: bool = False  # joined only for current, through a part such as the fuse
+
+
+def labels(connector: dict) -> dict[int | str, str]:
+    """Each pin of a connector and its label (pins counted from 1 where the connector lists none)."""
+    names = connector.get("pinlabels", [])
+    return dict(zip(connector.get("pins") or range(1, len(names) + 1), names, strict=True))
+
+
+def links(harness: dict) -> list[Link]:
+    """Every join in the harness: each wire's ends, each loop, each part's own same-labelled pins
+    (the Pi's ground pins, the bus's lever connectors) and each through-part's two pins."""
+    found: list[Link] = []
+    for name, connector in harness["connectors"].items():
+        by_label: dict[str, list[int | str]] = defaultdict(list)
+        for pin, label in labels(connector).items():
+            by_label[label].append(pin)
+        found += [Link((name, pins[0]), (name, pin)) for pins in by_label.values() for pin in pins[1:]]
+        found += [Link((name, a), (name, b)) for a, b in connector.get("loops", [])]
+        if name in THROUGH:
+            found.append(Link((name, THROUGH[name][0]), (name, THROUGH[name][1]), through=True))
+    for left, cable, right in harness["connections"]:
+        (a_name, a_pins), = left.items()
+        (cable_name, wires), = cable.items()
+        (b_name, b_pins), = right.items()
+        for a, wire, b in zip(a_pins, wires, b_pins, strict=True):
+            found.append(Link((a_name, a), (b_name, b), (cable_name, wire)))
+    return found
+
+
+def nets(harness: dict) -> list[set[Pin]]:
+    """The harness's nets: sets of pins joined by wires and inside parts (not through the fuse)."""
+    parent: dict[Pin, Pin] = {}
+
+    def root(pin: Pin) -> Pin:
+        while parent.setdefault(pin, pin) != pin:
+            pin = parent[pin]
+        return pin
+
+    for name, connector in harness["connectors"].items():
+        for pin in labels(connector):
+            root((name, pin))
+    for link in links(harness):
+        if not link.through:
+            parent[root(link.a)] = root(link.b)
+    grouped: dict[Pin, set[Pin]] = defaultdict(set)
+    for pin in parent:
+        grouped[root(pin)].add(pin)
+    return sorted(grouped.values(), key=lambda net: sorted(map(str, net)))
+
+
+def wire_currents(harness: dict, draws: dict[Pin, float], limit_ma: float) -> dict[tuple[str, int], float]:
+    """The most each wire can carry from the LED supply, in mA: what the loads beyond it draw
+    (the pieces of strip at full white), up to ``limit_ma`` (the fuse). A wire in a loop may
+    carry the whole of it: how a loop shares the current depends on the wires' lengths."""
+    every = links(harness)
+    beside: dict[Pin, list[int]] = defaultdict(list)
+    for number, link in enumerate(every):
+        beside[link.a].append(number)
+        beside[link.b].append(number)
+
+    def reach(start: Pin, without: int | None = None) -> set[Pin]:
+        seen, queue = {start}, deque([start])
+        while queue:
+            pin = queue.popleft()
+            for number in beside[pin]:
+                if number != without:
+                    other = every[number].b if every[number].a == pin else every[number].a
+                    if other not in seen:
+                        seen.add(other)
+                        queue.append(other)
+        return seen
+
+    currents: dict[tuple[str, int], float] = {}
+    for source in ((SUPPLY, pin) for pin in labels(harness["connectors"][SUPPLY])):
+        fed = reach(source)
+        for number, link in enumerate(every):
+            if link.wire is None or link.a not in fed:
+                continue
+            after = reach(source, without=number)
+            beyond = sum(ma for pin, ma in draws.items() if pin in fed and pin not in after)
+            carried = limit_ma if link.a in after and link.b in after else min(beyond, limit_ma)
+            currents[link.wire] = max(currents.get(link.wire, 0.0), carried)
+    return currents
+
+
+def problems(harness: dict, wiring: Pinout) -> list[str]:
+    """Every electrical rule the harness breaks, in words; empty when it is sound."""
+    return [*end_problems(harness), *ground_problems(harness), *header_problems(harness), *ic_problems(harness),
+            *gauge_problems(harness, wiring)]
+
+
+def end_problems(harness: dict) -> list[str]:
+    """Each wire ends on a pin its part has, and is one of its cable's wires."""
+    found = []
+    for link in links(harness):
+        found += [f"a wire ends on {name} pin {pin}, which {name} does not have"
+                  for name, pin in (link.a, link.b) if pin not in labels(harness["connectors"][name])]
+        if link.wire and not 1 <= link.wire[1] <= harness["cables"][link.wire[0]]["wirecount"]:
+            found.append(f"{link.wire[0]} has no wire {link.wire[1]}")
+    return found
+
+
+def header_problems(harness: dict) -> list[str]:
+    """Each pin of the Pi's header takes one wire (a jumper's socket holds one), grounds too."""
+    ends: dict[int | str, int] = defaultdict(int)
+    for link in links(harness):
+        for name, pin in (link.a, link.b):
+            if link.wire and name == "Pi" and isinstance(pin, int):
+                ends[pin] += 1
+    return [f"the Pi's header pin {pin} takes {count} wires: give each its own pin" for pin, count in sorted(ends.items())
+            if count > 1]
+
+
+def ground_problems(harness: dict) -> list[str]:
+    """One ground: every pin labelled GND, on every supply and board, on one net."""
+    grounded = [net for net in nets(harness) if any(_label(harness, pin) == GROUND for pin in net)]
+    if len(grounded) <= 1:
+        return []
+    parts = ["; ".join(sorted({name for name, pin in net if _label(harness, (name, pin)) == GROUND})) for net in grounded]
+    return [f"{len(grounded)} ground nets, not one: " + " | ".join(parts) + ": join them"]
+
+
+def ic_problems(harness: dict) -> list[str]:
+    """Each IC drawn with its datasheet's pin numbers, and none of its inputs left floating."""
+    found = []
+    joined = {pin for link in links(harness) for pin in (link.a, link.b)}
+    for name, connector in harness["connectors"].items():
+        chip = next((part for part in ICS if connector.get("type", "").startswith(part)), None)
+        if chip is None:
+            continue
+        drawn, sheet = labels(connector), ICS[chip]
+        for pin in sorted(set(drawn) | set(sheet), key=lambda pin: (str(type(pin)), str(pin).zfill(3))):
+            if drawn.get(pin) != sheet.get(pin):
+                found.append(f"{name} ({chip}) pin {pin} is drawn as {drawn.get(pin, 'nothing')}; "
+                             f"the datasheet's pin {pin} is {sheet.get(pin, 'no pin')}")
+        for pin, label in sheet.items():
+            if label.endswith(IC_INPUTS) and (name, pin) not in joined:
+                found.append(f"{name} ({chip}) pin {pin}, input {label}, is left floating: tie it")
+    return found
+
+
+ROW_JOIN_GAUGE = "26 AWG"
+"""The three short wires that join a row's pieces through the notches (not drawn: a row is one part)."""
+
+
+def row_join_ma(wiring: Pinout) -> float:
+    """The most a join within a row carries: the row's first join feeds every piece after the first."""
+    return (GRID - 1) * wiring.leds_per_cell * MA_PER_LED_FULL
+
+
+def gauge_problems(harness: dict, wiring: Pinout) -> list[str]:
+    """Each wire that carries over 1 A has a gauge, and the gauge carries what the wire may."""
+    found = []
+    if row_join_ma(wiring) > AMPACITY_MA[ROW_JOIN_GAUGE]:
+        found.append(f"the joins within a row carry up to {row_join_ma(wiring) / 1000:.2f} A; {ROW_JOIN_GAUGE} is "
+                     f"rated {AMPACITY_MA[ROW_JOIN_GAUGE] / 1000:g} A: inject power at every piece or use heavier wire")
+    for (cable, wire), ma in sorted(wire_currents(harness, loads(wiring), wiring.fuse_ma).items()):
+        gauge = harness["cables"][cable].get("gauge")
+        if gauge is None and ma > SIGNAL_MA:
+            found.append(f"{cable} wire {wire} carries up to {ma / 1000:.2f} A and has no gauge")
+        elif gauge is not None and gauge not in AMPACITY_MA:
+            found.append(f"{cable} has gauge {gauge}, which is not one of {', '.join(AMPACITY_MA)}")
+        elif gauge is not None and ma > AMPACITY_MA[gauge]:
+            found.append(f"{cable} wire {wire} carries up to {ma / 1000:.2f} A; {gauge} is rated "
+                         f"{AMPACITY_MA[gauge] / 1000:g} A")
+    return found
+
+
+def bom_problems(harness: dict, rows: Iterable[dict[str, str]]) -> list[str]:
+    """Every part and cable drawn is in the bill of materials, and every electrical part bought is drawn."""
+    found = []
+    drawn = set(harness["connectors"]) | set(harness["cables"])
+    named: set[str] = set()
+    for row in rows:
+        items = set(row["in the diagram"].split())
+        if row["kind"] == "electrical":
+            if not items:
+                found.append(f"the bill of materials' {row['part']} is electrical but names nothing in the diagram")
+            found += [f"the bill of materials' {row['part']} names {item}, which the diagram does not draw"
+                      for item in sorted(items - drawn)]
+        elif row["kind"] != "mechanical":
+            found.append(f"the bill of materials' {row['part']} is {row['kind']!r}: electrical or mechanical")
+        elif items:
+            found.append(f"the bill of materials' {row['part']} is mechanical yet names {' '.join(sorted(items))}")
+        named |= items
+    found += [f"{item} is drawn but not in the bill of materials" for item in sorted(drawn - named)]
+    return found
+
+
+def _label(harness: dict, pin: Pin) -> str:
+    return labels(harness["connectors"][pin[0]]).get(pin[1], "")
 
 
 def text(wiring: Pinout) -> str:
@@ -101,7 +443,18 @@ def main(argv: list[str] | None = None) -> int:
         return 1
     command = [sys.executable, "-m", "wireviz.wv_cli", "--format", "sp", "--output-dir", str(folder), str(source)]
     subprocess.run(command, check=True, stdout=subprocess.DEVNULL)
+    shrink(folder / "wiring.png")
     return 0
+
+
+def shrink(png: Path) -> None:
+    """Store the picture in 64 colours: a line drawing loses nothing a reader sees, and the file
+    a fifth of its size (Pillow comes with wireviz)."""
+    from PIL import Image
+
+    with Image.open(png) as picture:
+        fewer = picture.convert("RGB").quantize(colors=64, method=Image.Quantize.FASTOCTREE)
+    fewer.save(png, optimize=True)
 
 
 if __name__ == "__main__":

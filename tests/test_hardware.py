@@ -15,6 +15,7 @@ from pi_table.hardware import guide, pinout, wiring
 from pi_table.hardware.pinout import HEADER, LED_DATA, Chip
 
 from pi_table.config import build, defaults
+from pi_table.drivers import buttons as buttons_driver
 from pi_table.drivers.ws281x import PINS as WS281X_PINS
 
 from helpers import require_tools
@@ -45,6 +46,10 @@ def test_the_reference_wiring_breaks_no_rule():
         ({"cell_electrodes": tuple(range(24)) + (36,)}, "cell 24 is on electrode 36"),
         ({"end_turn_electrodes": (24,)}, "cell 24 and an END TURN pad are both on electrode 24"),
         ({"leds_per_cell": 0}, "at least one LED"),
+        ({"grounds": {**WIRING.grounds, "new_game": 9}}, "end_turn and new_game share ground pin 9"),
+        ({"grounds": {**WIRING.grounds, "end_turn": 11}}, "end_turn's ground is on header pin 11, which is not a ground"),
+        ({"grounds": {k: v for k, v in WIRING.grounds.items() if k != "display"}}, "no ground pin for display"),
+        ({"fuse_ma": 4000}, "would blow at the supply's rated 4 A"),
     ],
 )
 def test_each_rule_catches_its_mistake(change, words):
@@ -84,6 +89,14 @@ def test_the_firmware_talks_to_the_chips_the_wiring_names():
     assert f"I2C_HZ = {WIRING.i2c_hz}" in code
 
 
+def test_the_buttons_driver_names_the_pinouts_pins_and_grounds():
+    """The driver's docstring tells a maker where each contact and its ground go: the pinout's."""
+    words = " ".join(buttons_driver.__doc__.split())
+    for name, pin in WIRING.buttons.items():
+        assert f"GPIO {pin} (header pin {HEADER[pin][0]}, ground pin {WIRING.grounds[name]})" in words, name
+    assert f"Pins {WIRING.grounds['led_data']} and {WIRING.grounds['display']} are the LED shifter's and the display's" in words
+
+
 HARDWARE = Path(pinout.__file__).parent
 def test_the_build_guide_is_current_with_its_sources():
     """Every table of numbers in hardware/README.md is written from the sources."""
@@ -94,12 +107,19 @@ def test_the_build_guide_is_current_with_its_sources():
 
 def test_the_bill_of_materials_adds_up_and_has_every_part():
     rows = guide.bom_rows()
-    assert all(None not in row and all(row.values()) for row in rows), "a row with a field too many or missing"
+    assert all(None not in row and all(value for key, value in row.items() if key != "in the diagram") for row in rows), \
+        "a row with a field too many or missing (only a mechanical part is drawn as nothing)"
     assert all(int(row["quantity"]) > 0 and float(row["unit price (USD)"]) > 0 for row in rows)
     assert guide.bom_total(rows) == round(sum(int(r["quantity"]) * float(r["unit price (USD)"]) for r in rows), 2)
     parts = " ".join(row["part"] for row in rows)
-    for needed in ("Raspberry Pi", "Pico", "MPR121", "WS2812B", "level shifter", "power supply", "display", "button"):
-        assert needed in parts
+    for needed in ("Raspberry Pi", "Pico", "MPR121", "WS2812B", "level shifter", "power supply", "display", "button",
+                   "DIP-14 socket", "10 uF", "100 nF", "10 kohm", "DC jack 5.5 x 2.1 mm, 5 A", "12 mm hole", "fuse holder",
+                   "0.75 mm2 (18 AWG)", "IP65", "pin header", "feet", "Cable ties", "PG7 cable gland", "black"):
+        assert needed in parts, needed
+    fuse = next(row for row in rows if row["part"].startswith("Blade fuse"))
+    assert f"{WIRING.fuse_ma / 1000:g} A" in fuse["part"]
+    glands = next(row for row in rows if "gland" in row["part"])
+    assert int(glands["quantity"]) == len(wiring.FRAME_EXITS)
     mpr121 = next(row for row in rows if "MPR121" in row["part"])
     assert int(mpr121["quantity"]) == len(WIRING.chips)
     strip = next(row for row in rows if "WS2812B" in row["part"])
@@ -107,7 +127,7 @@ def test_the_bill_of_materials_adds_up_and_has_every_part():
 
 
 def test_the_power_budget_keeps_the_supply_within_its_rating():
-    worst = WIRING.leds * guide.MA_PER_LED_FULL
+    worst = WIRING.leds * wiring.MA_PER_LED_FULL
     assert WIRING.current_limit_ma < WIRING.led_supply_ma < worst  # the limit is what keeps the supply safe
     assert f"{worst / 1000:.2f} A" in guide.power_table(WIRING)
 
@@ -124,3 +144,25 @@ def test_wireviz_renders_the_wiring_diagram(tmp_path):
     svg = (tmp_path / "wiring.svg").read_text(encoding="utf-8")
     assert "MPR121 breakout at 0x5c" in svg and f"GPIO{WIRING.led_data}" in svg
     assert (tmp_path / "wiring.png").stat().st_size > 10_000
+
+
+ROOT = HARDWARE.parent
+BUILD_DOCUMENTS = ("README.md", "hardware/README.md", "hardware/pinout.toml", "hardware/wiring.yml",
+                   "enclosure/README.md", "enclosure/params.scad", "firmware/README.md", "firmware/PROTOCOL.md")
+
+
+def test_every_build_document_names_one_corner_for_cell_0():
+    """Cell 0, LED 0 and electrode 0 are at the operatives' left in row 0, where params.scad puts
+    the grid's origin; no build document names the corner from one seat's view ("top-left")."""
+    params = " ".join((ROOT / "enclosure" / "params.scad").read_text(encoding="utf-8").replace("//", " ").split())
+    assert f"The grid's origin is the inner corner of the frame's rim at {guide.CORNER}" in params
+    for name in BUILD_DOCUMENTS:
+        assert guide.corner_problems(name, (ROOT / name).read_text(encoding="utf-8")) == []
+    for name in ("hardware/README.md", "hardware/pinout.toml", "hardware/wiring.yml"):
+        assert guide.CORNER in (ROOT / name).read_text(encoding="utf-8"), name
+
+
+def test_the_corner_rule_catches_a_corner_named_from_one_side():
+    text = "Stick the strip in,\nstarting Top-Left (seen from the operatives' side)."
+    assert guide.corner_problems("guide", text) == [
+        "guide line 2 names a corner 'Top-Left': say the operatives' left, row 0 (as params.scad)"]

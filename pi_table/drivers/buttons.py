@@ -1,18 +1,21 @@
 """The table's physical buttons through gpiozero: END TURN, NEW GAME and the clue-number encoder.
 
 Every button and the encoder's two contacts switch to ground, with the Pi's internal pull-ups on,
-so the wiring is one wire per contact plus a shared ground. gpiozero picks the pin factory (lgpio
+so the wiring is one wire per contact plus one to a ground pin. gpiozero picks the pin factory (lgpio
 on a Pi, ``GPIOZERO_PIN_FACTORY=mock`` or ``Device.pin_factory = MockFactory()`` elsewhere) and
 calls back from its own threads; the callbacks here only hand a ready-made event to ``emit``,
 the table loop's thread-safe ``post``.
 
 Default pins (BCM numbers) keep clear of what the rest of the table uses: I2C (GPIO 2, 3), SPI0
 for the LEDs (GPIO 7-11), PWM0 for the LEDs as an option (GPIO 18) and the UART (GPIO 14, 15).
-END TURN on GPIO 17 and NEW GAME on GPIO 27 are header pins 11 and 13, next to ground on pin 9
-and 14. The encoder is optional and off by default; GPIO 22, 23 and 24 (header pins 15, 16
-and 18, ground on pin 20) are free for its A, B and push contacts. If the dial counts the wrong
-way, swap ``encoder_a`` and ``encoder_b``. gpiozero counts one step per full quadrature cycle, so
-the encoder should have one cycle per detent (as the common KY-040 and Bourns PEC11R do).
+Each contact's wire to ground takes a ground pin of its own (hardware/pinout.toml's
+``[pi.grounds]``): END TURN is GPIO 17 (header pin 11, ground pin 9), NEW GAME GPIO 27 (header
+pin 13, ground pin 14). The encoder is optional and off by default; its A, B and push contacts
+are GPIO 22 (header pin 15, ground pin 25), GPIO 23 (header pin 16, ground pin 30) and GPIO 24
+(header pin 18, ground pin 34). Pins 20 and 6 are the LED shifter's and the display's. If the
+dial counts the wrong way, swap ``encoder_a`` and ``encoder_b``. gpiozero counts one step per
+full quadrature cycle, so the encoder should have one cycle per detent (as the common KY-040 and
+Bourns PEC11R do).
 """
 
 from __future__ import annotations

@@ -1,0 +1,144 @@
+"""The wiring diagram read back as a netlist: one ground, the ICs on their datasheet pins, a
+gauge on every wire that carries amps, and the diagram and the bill of materials naming the
+same parts; each rule shown to catch the mistake it is there for."""
+
+from __future__ import annotations
+
+import copy
+from collections.abc import Callable
+from dataclasses import replace
+
+import pytest
+from pi_table.hardware import guide, pinout, wiring
+from pi_table.hardware.pinout import HEADER, HEADER_GROUNDS
+
+WIRING = pinout.load()
+HARNESS = wiring.harness(WIRING)
+
+
+def net_of(harness: dict, pin: wiring.Pin) -> set[wiring.Pin]:
+    return next(net for net in wiring.nets(harness) if pin in net)
+
+
+def test_the_reference_wiring_breaks_no_electrical_rule():
+    assert wiring.problems(HARNESS, WIRING) == []
+    assert wiring.bom_problems(HARNESS, guide.bom_rows()) == []
+
+
+def test_one_ground_joins_every_supply_and_board():
+    ground = net_of(HARNESS, (wiring.SUPPLY, 2))
+    on_it = {name for name, _ in ground}
+    needed = {"Pi", "PI_PSU", "DISPLAY", "U1", "PSU", "J1", "BUS", "Pico", "GUARD", *wiring.rows(),
+              *(f"MPR121_{chip.address:02X}" for chip in WIRING.chips)}
+    assert needed <= on_it, needed - on_it
+    assert (("Pi", WIRING.grounds["led_data"])) in ground and ("U1", 7) in ground
+
+
+def test_the_shifter_is_wired_as_its_datasheet_asks():
+    """1OE low, the unused gates' inputs and OEs low, the pull-down on 1A, 100 nF at the chip,
+    the 330 ohm between 1Y and row 0's DIN."""
+    ground = net_of(HARNESS, ("U1", 7))
+    assert {("U1", pin) for pin in (1, 4, 5, 9, 10, 12, 13)} <= ground
+    data_in = net_of(HARNESS, ("U1", 2))
+    assert ("Pi", HEADER[WIRING.led_data][0]) in data_in and ("R1", 1) in data_in and ("R1", 2) in ground
+    assert ("C1", 1) in net_of(HARNESS, ("U1", 14)) and ("C1", 2) in ground
+    assert ("R2", 1) in net_of(HARNESS, ("U1", 3)) and ("ROW0", 1) in net_of(HARNESS, ("R2", 2))
+    assert wiring.AHCT125[7] == "GND" and wiring.AHCT125[14] == "VCC" and wiring.AHCT125[1] == "1OE"
+
+
+def test_every_row_and_the_edge_take_power_from_the_bus():
+    plus, ground = net_of(HARNESS, ("BUS", 1)), net_of(HARNESS, ("BUS", 9))
+    for piece in wiring.rows():
+        assert (piece, 2) in plus and (piece, 3) in ground
+    assert ("F1", 2) in plus and ("F1", 1) not in plus  # the fuse is between the jack and the bus
+
+
+def test_the_wires_currents_follow_the_power_injection():
+    currents = wiring.wire_currents(HARNESS, wiring.loads(WIRING), WIRING.fuse_ma)
+    row = 5 * WIRING.leds_per_cell * wiring.MA_PER_LED_FULL
+    assert currents[("W_feed", 1)] == currents[("W_feed", 2)] == WIRING.fuse_ma  # everything, up to the fuse
+    assert currents[("W_row0_power", 1)] == row == 1200
+    assert currents[("W_edge_power", 2)] == WIRING.edge_leds * wiring.MA_PER_LED_FULL
+    assert currents[("W_led_data", 3)] == 0 and currents[("W_pi_data", 2)] == 0  # no LED current in thin wires
+    assert max(currents.values()) <= WIRING.fuse_ma < wiring.AMPACITY_MA[HARNESS["cables"]["W_feed"]["gauge"]]
+
+
+def test_each_header_ground_pin_takes_one_wire():
+    ends = [end for link in wiring.links(HARNESS) if link.wire for end in (link.a, link.b) if end[0] == "Pi"]
+    grounds = [pin for _, pin in ends if pin in HEADER_GROUNDS]
+    assert len(grounds) == len(set(grounds)) == len(WIRING.fitted_grounds())
+
+
+def _edit(harness: dict, change: Callable[[dict], None]) -> dict:
+    edited = copy.deepcopy(harness)
+    change(edited)
+    return edited
+
+
+def _drop_connection(harness: dict, cable: str, wires: list[int]) -> None:
+    harness["connections"] = [c for c in harness["connections"] if list(c[1].items()) != [(cable, wires)]]
+
+
+def _shifter_as_positions(harness: dict) -> None:
+    """The old drawing: the shifter's pins as positions 1-5, so "pin 1" meant 1OE on the chip."""
+    harness["connectors"]["U1"] = {"type": "74AHCT125 level shifter", "pinlabels": ["1A", "1Y", "VCC", "GND", "1OE"]}
+    harness["connections"] = [c for c in harness["connections"] if "U1" not in c[0] and "U1" not in c[2]]
+
+
+def _join_rows_power(harness: dict) -> None:
+    """Power joined from row to row through the notches as well as from the bus: a loop."""
+    harness["cables"]["W_link"] = {"wirecount": 1, "gauge": "26 AWG"}
+    harness["connections"].append([{"ROW0": [2]}, {"W_link": [1]}, {"ROW1": [2]}])
+
+
+@pytest.mark.parametrize(
+    "change, words",
+    [
+        (lambda h: _drop_connection(h, "W_led_data", [2, 3]), "2 ground nets, not one"),
+        (lambda h: _drop_connection(h, "W_usb", [1, 2, 3, 4]), "2 ground nets, not one"),
+        (_shifter_as_positions, "U1 (74AHCT125) pin 1 is drawn as 1A; the datasheet's pin 1 is 1OE"),
+        (lambda h: h["connectors"]["U1"]["loops"].remove([9, 7]), "pin 9, input 3A, is left floating"),
+        (lambda h: h["cables"]["W_feed"].pop("gauge"), "W_feed wire 1 carries up to 5.00 A and has no gauge"),
+        (lambda h: h["cables"]["W_row0_power"].update(gauge="26 AWG"),
+         "W_row0_power wire 1 carries up to 1.20 A; 26 AWG is rated 1 A"),
+        (_join_rows_power, "W_link wire 1 carries up to 5.00 A; 26 AWG is rated 1 A"),
+        (lambda h: h["cables"]["W_feed"].update(gauge="0.3 mm2"), "not one of"),
+        (lambda h: h["connections"].append([{"U1": [15]}, {"W_R1": [3]}, {"R1": [1]}]), "U1 pin 15, which U1 does not"),
+        (lambda h: h["connections"].append([{"U1": [15]}, {"W_R1": [3]}, {"R1": [1]}]), "W_R1 has no wire 3"),
+    ],
+)
+def test_each_netlist_rule_catches_its_mistake(change, words):
+    problems = wiring.problems(_edit(HARNESS, change), WIRING)
+    assert any(words in problem for problem in problems), problems
+
+
+def test_a_row_too_long_for_its_joins_is_caught():
+    """Six LEDs a cell would put 1.44 A through a row's first join of 26 AWG."""
+    assert wiring.row_join_ma(WIRING) <= wiring.AMPACITY_MA[wiring.ROW_JOIN_GAUGE]
+    brighter = replace(WIRING, leds_per_cell=6)
+    assert any("the joins within a row carry up to 1.44 A; 26 AWG is rated 1 A" in problem
+               for problem in wiring.problems(wiring.harness(brighter), brighter))
+
+
+@pytest.mark.parametrize(
+    "change, rows, words",
+    [
+        (lambda h: h["connectors"].update(R9={"type": "resistor", "pinlabels": ["1", "2"]}), None,
+         "R9 is drawn but not in the bill of materials"),
+        (None, {"part": "a relay", "kind": "electrical", "in the diagram": "K1"}, "names K1, which the diagram does not draw"),
+        (None, {"part": "a relay", "kind": "electrical", "in the diagram": ""}, "names nothing in the diagram"),
+        (None, {"part": "feet", "kind": "mechanical", "in the diagram": "U1"}, "is mechanical yet names U1"),
+        (None, {"part": "feet", "kind": "decorative", "in the diagram": ""}, "electrical or mechanical"),
+    ],
+)
+def test_the_bill_of_materials_rule_catches_its_mistake(change, rows, words):
+    harness = _edit(HARNESS, change) if change else HARNESS
+    problems = wiring.bom_problems(harness, guide.bom_rows() + ([rows] if rows else []))
+    assert any(words in problem for problem in problems), problems
+
+
+def test_a_pinout_with_grounds_shared_gives_a_harness_that_shares_them():
+    """The pinout's rule and the diagram agree: two wires on one ground pin is caught in both."""
+    shared = replace(WIRING, grounds={**WIRING.grounds, "new_game": WIRING.grounds["end_turn"]})
+    assert any("share ground pin 9" in problem for problem in shared.problems())
+    assert "the Pi's header pin 9 takes 2 wires: give each its own pin" in wiring.problems(wiring.harness(shared), shared)
