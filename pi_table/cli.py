@@ -21,6 +21,7 @@ EXIT_USAGE = 2
 EXIT_CONFIG = 78  # EX_CONFIG: systemd and people both read it as "fix the configuration"
 EXIT_UNAVAILABLE = 69  # EX_UNAVAILABLE: no table is running
 EXIT_NOPERM = 77  # EX_NOPERM: a table runs, but this user is not in the group that may use its socket
+EXIT_PIPE = 141  # 128 + SIGPIPE: the reader went away (| head), as the shell's own tools end then
 DEFAULT_CONFIG = "/etc/pi-table/config.toml"
 
 
@@ -188,6 +189,15 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> int:
+    try:
+        return _command(argv)
+    except BrokenPipeError:
+        # stdout now leads to /dev/null, so the interpreter's last flush cannot fail again
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return EXIT_PIPE
+
+
+def _command(argv: list[str] | None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     if args.command == "key":  # whose --game offers the grid games alone

@@ -122,3 +122,17 @@ def test_script_from_standard_input_in_text_form():
     assert done.returncode == 0, done.stderr
     assert "game over: BLUE wins (red touched the assassin)" in done.stdout
     assert "\x1b[" not in done.stdout
+
+
+def test_a_reader_that_stops_early_ends_the_command_quietly():
+    """`pi-table sim --script ... | head -2`: the pipe closes under the simulator."""
+    script = "".join(f"touch {cell}\nundo\n" for cell in range(9)) * 20
+    child = subprocess.Popen([sys.executable, "-m", "pi_table", "sim", "--key", "RRRRRRRRRBBBBBBBBNNNNNNNA",
+                              "--script", "-", "--json"], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                             stderr=subprocess.PIPE)
+    child.stdin.write(script.encode())
+    child.stdin.close()
+    assert child.stdout.readline().startswith(b'{"step": 0') and child.stdout.readline()
+    child.stdout.close()  # as head does after two lines
+    assert child.wait(timeout=30) == 141  # as the shell's tools end on a closed pipe: 128 + SIGPIPE
+    assert child.stderr.read() == b""
