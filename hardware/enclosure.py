@@ -597,8 +597,8 @@ def station_table(p: dict) -> str:
         f"from the spymasters' edge; the hood's top {_f(p['box_z'] + p['lid_thickness'] + p['hood_y'])} mm over the "
         f"table |",
         f"| table needed | at least {_f(depth)} mm deep, {_f(p['frame_x'])} mm wide |",
-        f"| spymasters see the cards | the lowest, farthest eye sees over the hood to "
-        f"{_f(seen.card_seen_from - p['grid_y'])} mm past the nearest card's border |",
+        f"| spymasters see the cards | the lowest, farthest eye's line over the hood meets the cards' level "
+        f"{_f(seen.card_seen_from - p['grid_y'])} mm before the grid's near edge: every card and its border in view |",
         f"| spymasters see the screen | looking down at up to {_f(seen.spymaster_elevation)} degrees: the "
         f"{_f(p['visor'])} mm visor leaves the top of the picture in view |",
         f"| operatives do not see it | they look at the station from {_f(seen.operative_elevation)} degrees at "
