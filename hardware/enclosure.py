@@ -346,7 +346,9 @@ def problems(p: dict, cells: int = 25) -> list[str]:
          "a breakout does not fit between its posts and the LEDs under it")
     hosts_valid = (len(p["cell_breakout"]) == cells and all(0 <= host < cells for host in p["breakout_host"])
                    and all(0 <= b < len(p["breakout_host"]) for b in [*p["cell_breakout"], p["end_turn_breakout"]]))
-    if hosts_valid:
+    need(hosts_valid, f"cell_breakout, end_turn_breakout or breakout_host name a cell or a breakout the grid "
+                      f"does not have ({cells} cells, {len(p['breakout_host'])} breakouts)")
+    if hosts_valid:  # else the wires have no breakout to run to
         wires = pad_wires(p)
         longest = max(wires, key=wires.__getitem__)
         need(wires[longest] <= p["pad_wire_limit"],

@@ -57,6 +57,7 @@ def test_the_reference_parameters_break_no_rule():
         ({"mpr121_count": 4}, "the frame mounts 3 MPR121 breakouts, the touch board has 4"),
         ({"breakout_host": [11, 13, 14]}, "breakout 2 hangs under cell 14, which is not one of its pads"),
         ({"cell_breakout": [0] * 13 + [1] * 12}, "breakout 0 is given 13 pads; an MPR121 reads 12"),
+        ({"end_turn_breakout": 3}, "name a cell or a breakout the grid does not have (25 cells, 3 breakouts)"),
         ({"breakout_host": [10, 13, 2]}, "the longest pad wire, cell 17's, is 262.6 mm to its breakout; the limit is 250"),
         ({"pad_wire_limit": 200}, "is 237.6 mm to its breakout; the limit is 200 mm"),
         ({"breakout_drop": 16}, "the pad wires hang down to the LED wires"),
