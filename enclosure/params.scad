@@ -7,52 +7,68 @@
 // of names defined above it: the Python reader accepts nothing else.
 //
 // Coordinates: x runs along a row of cards, y from the operatives' side (row 0, the key's
-// first row) to the spymasters' side, z up. The grid's origin is the inner corner of the
-// frame's rim at the operatives' left.
+// first row) to the spymasters' side, z up. The grid's origin is the corner of cell 0: at the
+// operatives' left, in the row nearest them (row 0). Cell n is in column n % 5, row n / 5.
 
-// ---- The game's cards
+// ---- The game's cards, each on a lit cell
+// The reveal is the light round a card, so the card covers only the middle of its cell: a lit
+// border `lit_border` wide shows on every side. At least 4 mm of it must show even when the card
+// has slid against its stops: seen from the far side of the table (about 1 m away, at 25 to 35
+// degrees) a 4 mm band is some 14 minutes of arc, many times what an eye resolves, so a team's
+// colour reads at a glance in a lit room; narrower, it reads as a halo (the old 0.75 mm pocket).
 card_length = 69;        // a Codenames word card, the common retail size (about 69 x 44 mm): measure yours and set it here
 card_width = 44;
 card_thickness = 0.5;    // cardboard; counts in the cover a finger senses the pad through
-card_clearance = 0.75;   // on each side of the card in its pocket
+lit_border = 5;          // from the card's edge to the cell's wall, each side, with the card in the middle
+min_lit_border = 4;      // the least border that may show on any side, the card slid against a stop
+card_clearance = 0.75;   // from the card's edge to a corner stop, each side: how far the card may slide
 print_tolerance = 0.3;   // the least gap a printed fit needs on each side (a typical 0.4 mm nozzle printer)
-pocket_depth = 1.5;      // how far a pocket's rim stands above the cover, holding the card
-pocket_length = card_length + 2 * card_clearance;
-pocket_width = card_width + 2 * card_clearance;
+card_stop_arm = 4;       // the card grille's corner stops reach this far along each edge of the card, past its corner
+min_lit_edge = 0.75;     // the least share of each edge of the card that has lit border beside it (the stops hide the rest)
+pocket_depth = 1.5;      // the card grille's height over the top sheet: its corner stops hold the card
+pocket_length = card_length + 2 * lit_border; // a cell's lit opening, wall to wall
+pocket_width = card_width + 2 * lit_border;
 
-// ---- The cover: 3 mm opal acrylic (hardware/bom.csv), cut into one piece per cell
+// ---- The top sheet: one 3 mm opal acrylic sheet over the whole grid (hardware/bom.csv). It
+// diffuses the LEDs and keeps a spill off the copper and the LEDs: it lies on the carrier plate
+// and on a ledge in the rim, and a bead of clear silicone fills the gap between its edge and the
+// rim all round; the rim stands `spill_lip` above it, so a spill stays in a shallow tray.
 acrylic_thickness = 3;
 acrylic_sheet = 500;     // the square sheet bought, 500 x 500 mm (hardware/bom.csv)
-acrylic_clearance = 0.25; // on each side of a cut piece in its pocket
-diffuser_length = pocket_length - 2 * acrylic_clearance;
-diffuser_width = pocket_width - 2 * acrylic_clearance;
-saw_kerf = 3;            // lost between two pieces cut from the sheet
+sheet_ledge = 4;         // how far the rim's ledge reaches under the sheet's edge, past the grid
+sheet_gap = 1.5;         // between the sheet's edge and the rim: the silicone bead
+spill_lip = 3;           // the rim stands this far above the sheet
 cover_thickness = card_thickness + acrylic_thickness;
 
-// ---- The grid: 5 x 5 cells, one card each
+// ---- The grid: 5 x 5 cells, one card each. Cell 0, LED 0 and electrode 0's pad are at the
+// grid's origin corner, at the operatives' left in row 0 (the row nearest them).
 grid_columns = 5;
 grid_rows = 5;
-wall = 2.4;              // between two cells: the frame's walls and the carrier plate's ribs (6 lines of a 0.4 mm nozzle)
+wall = 2.4;              // between two cells: the frame's walls (6 lines of a 0.4 mm nozzle)
 rim = 8;                 // the frame's outer rim
+end_band = 30;           // the frame's band in front of row 0, on the operatives' side: the END TURN pads
 pitch_x = pocket_length + wall;
 pitch_y = pocket_width + wall;
 grid_x = grid_columns * pocket_length + (grid_columns - 1) * wall;
 grid_y = grid_rows * pocket_width + (grid_rows - 1) * wall;
 frame_x = grid_x + 2 * rim;
-frame_y = grid_y + 2 * rim;
+frame_y = grid_y + end_band + 2 * rim;
+sheet_x = grid_x + 2 * (sheet_ledge - sheet_gap);           // the top sheet, cut to this size
+sheet_y = grid_y + end_band + 2 * (sheet_ledge - sheet_gap);
 
 // ---- Heights, from the table up
 floor_thickness = 3;     // the frame's floor, under the LED strip
-light_depth = 16;        // floor to carrier plate: room for the LEDs' light to spread before the cover
+light_depth = 20;        // floor to carrier plate: room for the light to spread, and for the glands' nuts
 plate_thickness = 2;     // the carrier plate the pads are stuck on
-rib_height = acrylic_thickness + pocket_depth; // the carrier's ribs hold the acrylic piece and, above it, the card
 recess_depth = 0.2;      // the pads' and the guard's outlines, sunk into the carrier plate's top
-frame_height = floor_thickness + light_depth + plate_thickness + rib_height;
+plate_top = floor_thickness + light_depth + plate_thickness; // where the top sheet lies
+frame_height = plate_top + acrylic_thickness + spill_lip;
 
 // ---- LEDs: a segment of WS2812B strip on the floor of each cell (hardware/pinout.toml [leds])
 leds_per_cell = 4;       // must equal pinout.toml's leds_per_cell (a test checks)
 strip_per_metre = 60;    // must equal pinout.toml's strip_per_metre
 strip_width = 10;        // a 60 LEDs/m WS2812B strip
+led_height = 2;          // the strip and an LED's top over the floor: where the light starts
 led_pitch = 1000 / strip_per_metre;
 led_segment = leds_per_cell * led_pitch; // one cell's piece of strip, cut at the marks between LEDs
 solder_room = 1.5;       // free floor at each end of a segment for the wires to the next cell
@@ -61,24 +77,43 @@ led_notch_width = 5;     // in the foot of each wall, where the LED wires pass f
 led_notch_height = 3;
 wire_notch_width = 4;    // in the top of each wall, where the pad wires pass (apart from the LED wires)
 wire_notch_height = 3;
-cable_exit_width = 30;   // in the rim on the spymasters' side: the pad wires and the LED line leave the frame
-cable_exit_height = 10;
 edge_leds = 24;          // must equal pinout.toml's edge_leds: the edge strip on the rim's outer face
 
-// ---- Pads: copper foil on the carrier plate, under the acrylic (hardware/README.md, Pads)
+// ---- Cables leaving the frame: each through a PG7 cable gland (strain relief, hardware/bom.csv)
+// in the back rim, at the end of a wall, where its nut inside sits under two cells' corner stops.
+gland_hole = 12.5;       // PG7: 12.5 mm thread
+gland_nut = 19;          // its locknut, across the corners (an estimate: measure yours)
+gland_nut_depth = 5;     // the nut's thickness, standing into the cell
+gland_z = floor_thickness + 0.5 + gland_nut / 2; // the glands' centres over the table: the nut clears the floor
+led_exit_wall = 1;       // the LED power and data leave behind the wall between columns 0 and 1...
+touch_exit_wall = 4;     // ...the touch board's I2C behind the wall between columns 3 and 4, apart
+
+// ---- Pads: copper foil on the carrier plate, under the top sheet, under the card's middle
 pad_rule_side = 8;       // the rule of thumb: a pad's side is at least this plus twice the cover
-pad_length = 36;
-pad_width = 22;
+pad_length = 50;
+pad_width = 30;
 pad_gap = min((pocket_length - pad_length) / 2, (pocket_width - pad_width) / 2); // pad edge to cell edge, the least
-guard_width = 3;         // the grounded guard foil, a band along each cell's edge
+guard_width = 2;         // the grounded guard foil, a line along the top of every wall between two cells
 platform_margin = 3;     // solid plate around the pad, for its wire's hole
 wire_hole = 2;           // through the plate at the pad's edge nearest the spymasters' side
-spoke_width = 3;         // four arms hold each pad's platform in the plate
-window_side = (pocket_width - pad_width) / 2 - platform_margin - guard_width;   // the light's way past the pad
-window_end = (pocket_length - pad_length) / 2 - platform_margin - guard_width;
-min_window = 3;          // the least width a light window may have
-guard_passage_width = guard_width + 1; // a low tunnel under each rib, for the guard foil from cell to cell
-guard_passage_height = 0.6;
+spoke_width = 3;         // four arms hold each pad's platform in the plate, out to the cell's corners (under the stops)
+platform_side = (pocket_width - pad_width) / 2 - platform_margin;  // cell edge to the pad's platform: the light's way
+platform_end = (pocket_length - pad_length) / 2 - platform_margin;
+// The END TURN pads (electrodes 25 and 26): in the band in front of row 0, each ringed by guard foil
+end_pad_length = 40;
+end_pad_width = 15;
+end_pad_x = [pitch_x + pocket_length / 2, 3 * pitch_x + pocket_length / 2]; // centres: in front of columns 1 and 3
+end_guard_gap = 3;       // from the END TURN pad to its guard ring
+
+// ---- The MPR121 breakouts: on the carrier plate, each under the pad platform of a cell amid
+// the pads it reads (the platform is under the card, so the board casts no shadow on the border)
+breakout_standoff = 3;   // the posts that hold a breakout under the plate
+breakout_drop = 6;       // the plate's underside to the lowest point of a breakout and its wires
+cell_breakout = [0, 0, 2, 1, 1, 0, 0, 2, 1, 1, 0, 0, 2, 1, 1, 0, 0, 0, 1, 1, 0, 0, 1, 1, 1]; // each cell's breakout, cells row-major from cell 0
+end_turn_breakout = 2;   // both END TURN pads: electrodes 25 and 26 are on the third chip (0x5C)
+breakout_host = [11, 13, 2]; // the cell each breakout hangs under: 0x5A on the left, 0x5B on the right, 0x5C in front
+wire_slack = 20;         // added to each pad wire: the drops through the plate and the solder ends
+pad_wire_limit = 250;    // the longest pad wire allowed, mm (hardware/README.md, Pads: why)
 
 // ---- Printing: the bed and the settings the parts are drawn for (enclosure/README.md)
 bed_x = 220;             // a common print bed, 220 x 220 mm
@@ -116,9 +151,14 @@ lip = 5;                 // over the display's bezel at the sides and the bottom
 lip_thickness = 2;
 visor = 18;              // how far the hood's roof and sides reach beyond the display's glass
 screen_tilt = 0;         // how far the screen leans back from upright (the hood stands upright)
-spymaster_elevation = 40;   // the spymasters look down at the screen at up to this angle...
-spymaster_side_angle = 30;  // ...and from up to this far to either side, sitting side by side
-operative_elevation = 80;   // the operatives, across the table, look at the hood from at most this high
+spymaster_side_angle = 30;  // the spymasters, side by side, look at the screen from up to this far to either side
+// Who sees what, from seated eye height (hardware/enclosure.py works out the angles from these):
+table_height = 750;      // a café table's top over the floor
+seated_eye = [1150, 1250]; // a seated player's eye over the floor, the lowest and the highest
+eye_from_edge = [400, 500]; // the eye's distance back from the table's edge, the nearest and the farthest
+station_gap = 360;       // the frame's back rim to the electronics box: far enough that the spymasters see the cards over the hood
+station_from_edge = 20;  // the box's front to the spymasters' edge of the table
+operatives_from_edge = 20; // the frame's front to the operatives' edge of the table
 cable_slot_width = 30;   // in the back plate, from the roof down: the display's ribbon and power cable
 cable_slot_length = 70;
 hood_inner_x = display_length + 2 * display_clearance;
@@ -137,37 +177,38 @@ pi_hole_inset = 3.5;     // ...3.5 mm in from the board's edges at the GPIO head
 pi_port_overhang = 3;    // USB-A and Ethernet stand out past the board's edge
 pi_height = 16;          // the board's underside to the top of its USB-A and Ethernet jacks
 pi_standoff = 5;
-usb_plug_room = 40;      // beside the Pi's USB ports, for the touch board's cable and plug
+usb_plug_room = 40;      // beside the Pi's USB ports, for the touch board's cable and its USB-A plug
 header_cable_height = 24; // the board's underside to the top of the jumper housings on the GPIO header
+post = 8;                // the box's corner posts, holding the lid's inserts
+box_margin = post + 2;   // between the boards and the walls, clear of the posts
+box_margin_front = box_margin; // the stripboard's front edge to the box's front wall
 pico_length = 51;        // Raspberry Pi Pico
 pico_width = 21;
-mpr121_length = 25.4;    // Adafruit 1982 MPR121 breakout
+pico_plug_length = 22;   // a micro-USB plug, its moulding included, out from the Pico's end (an estimate)
+usb_bend_radius = 20;    // the least bend of the USB cable past the plug (about 5 x a 4 mm cable)
+mpr121_length = 25.4;    // Adafruit 1982 MPR121 breakout: on the frame (Pads, above), not in the box
 mpr121_width = 20.3;
 mpr121_count = 3;        // must equal the number of chips in pinout.toml
 shifter_length = 20;     // the 74AHCT125 in a DIP-14 socket
 shifter_width = 8;
 part_gap = 3;            // between two boards on the stripboard
-stripboard_length = 60;  // the touch board's stripboard (x), the Pico and the breakouts on it
+stripboard_length = 60;  // the touch board's stripboard (x): the Pico and the level shifter on it
 stripboard_width = 100;  // (y)
 stripboard_standoff = 5;
 stripboard_hole_inset = 3.5; // drill the stripboard's corners for M3 screws this far in...
 screw_keepout = 7;       // ...and keep parts out of a square this big at each corner, for the screw heads
 stripboard_thickness = 1.6;
-part_height = 12;        // the stripboard's underside to the top of the breakouts' headers
-pico_x = part_gap;       // on the stripboard: the Pico lengthwise along y...
-pico_y = screw_keepout + part_gap;
-mpr121_x = pico_x + pico_width + part_gap; // ...the breakouts in a column beside it...
-mpr121_y = [pico_y, pico_y + mpr121_width + part_gap, pico_y + 2 * (mpr121_width + part_gap)];
-shifter_x = part_gap;    // ...and the level shifter past the Pico's end
-shifter_y = pico_y + pico_length + part_gap;
-post = 8;                // the box's corner posts, holding the lid's inserts
-box_margin = post + 2;   // between the boards and the walls, clear of the posts
+part_height = 12;        // the stripboard's underside to the top of the Pico on its headers
+pico_x = part_gap;       // on the stripboard: the Pico lengthwise along y, its USB end towards the front...
+pico_y = pico_plug_length + usb_bend_radius - box_margin_front;
+shifter_x = pico_x + pico_width + part_gap; // ...and the level shifter beside it
+shifter_y = pico_y + pico_length - shifter_width;
 box_wall = 2.4;
 box_floor = 2.4;
 pi_x = box_margin;       // in the box: the Pi at the left, its USB ports towards the stripboard
 pi_y = box_margin;
 stripboard_x = pi_x + pi_length + pi_port_overhang + usb_plug_room;
-stripboard_y = box_margin;
+stripboard_y = box_margin_front;
 box_inner_x = stripboard_x + stripboard_length + box_margin;
 box_inner_y = box_margin + max(pi_width, stripboard_width) + box_margin;
 box_inner_z = 34;
@@ -189,8 +230,16 @@ button_y = 25;
 port_window_start = 3;   // in the front wall: the Pi's USB-C power and micro-HDMI, along its board edge
 port_window_end = 60;
 port_window_height = 9;
-wiring_exit_width = 30;  // in the back wall behind the stripboard: the pad wires, the LED line, the buttons
-wiring_exit_height = 12;
+box_gland_x = [stripboard_x + 12, stripboard_x + 38]; // PG7 glands in the back wall: the LED line, the touch board's I2C
+box_gland_z = box_z - lid_lip - gland_nut / 2 - 1; // high in the wall, their nuts over the stripboard's parts
+jack_hole = 12;          // the LED supply's panel-mount DC jack (threaded, rated 5 A or more: hardware/bom.csv)
+jack_nut = 15;           // its nut across the corners (an estimate)
+jack_depth = 20;         // how far its body and solder tags reach into the box
+jack_y = box_inner_y - post - jack_nut / 2 - 2; // in the left wall, behind the Pi, clear of the back posts
+jack_z = box_z - lid_lip - jack_nut / 2 - 1;
+link_apart = 180;        // two links (aluminium flat bar) hold the station to the frame: M3 inserts this far apart...
+link_z = 12;             // ...this high, in the frame's back rim and in bosses on the box's back wall
+link_boss = 8;
 vent_slot_width = 2.5;   // in the lid over the Pi and low in the left wall
 vent_slot_length = 30;
 vent_slots = 8;

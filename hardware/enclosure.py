@@ -130,7 +130,7 @@ class Tile:
 
 
 def tiles(p: dict, part: str = "frame") -> list[Tile]:
-    """The frame's (``part="frame"``) or the carrier plate's tiles, as common.scad cuts them."""
+    """The frame's (``part="frame"``), the carrier plate's or the card grille's tiles, as common.scad cuts them."""
     columns, rows = p["tile_columns"], p["tile_rows"]
     found = []
     for index in range(len(columns) * len(rows)):
@@ -138,7 +138,12 @@ def tiles(p: dict, part: str = "frame") -> list[Tile]:
         cells_x = (sum(columns[:column]), sum(columns[:column + 1]))
         cells_y = (sum(rows[:row]), sum(rows[:row + 1]))
         if part == "frame":
-            outer_x, outer_y = (-p["rim"], p["grid_x"] + p["rim"]), (-p["rim"], p["grid_y"] + p["rim"])
+            outer_x = (-p["rim"], p["grid_x"] + p["rim"])
+            outer_y = (-p["rim"] - p["end_band"], p["grid_y"] + p["rim"])
+        elif part == "grille":  # inside the rim over the top sheet
+            reach = p["sheet_ledge"] - p["print_tolerance"]
+            outer_x = (-reach, p["grid_x"] + reach)
+            outer_y = (-p["end_band"] - reach, p["grid_y"] + reach)
         else:
             clear = p["carrier_clearance"]
             outer_x, outer_y = (clear, p["grid_x"] - clear), (clear, p["grid_y"] - clear)
@@ -174,6 +179,84 @@ def _f(value: float) -> str:
     return f"{value:.2f}".rstrip("0").rstrip(".")
 
 
+# ---- the light, the pad wires and the sightlines, worked out from the parameters
+
+
+def border_ray(p: dict, led: float, depth_below_plate: float) -> float:
+    """Where the straight line from an LED ``led`` mm in from a cell's wall to the innermost point
+    of the lit border that a slid card can uncover (``lit_border + card_clearance`` from the
+    wall, on the top sheet's underside) passes ``depth_below_plate`` mm under the carrier plate's
+    underside: mm in from the wall. What lies under the plate there must start further in."""
+    target = p["lit_border"] + p["card_clearance"]
+    rise = p["light_depth"] + p["plate_thickness"] - p["led_height"]  # LED to the sheet's underside
+    climbed = p["light_depth"] - depth_below_plate - p["led_height"]
+    return led - (led - target) * climbed / rise
+
+
+def _cell_hole(p: dict, cell: int) -> tuple[float, float, float]:
+    """A cell's pad-wire hole (x, y) and the line, along a wall's top, its wire first reaches (y)."""
+    column, row = cell % p["grid_columns"], cell // p["grid_columns"]
+    hole_y = row * p["pitch_y"] + (p["pocket_width"] + p["pad_width"] + p["platform_margin"]) / 2
+    return column * p["pitch_x"] + p["pocket_length"] / 2, hole_y, (row + 1) * p["pitch_y"] - p["wall"] / 2
+
+
+def _end_pad_hole(p: dict, number: int) -> tuple[float, float, float]:
+    """An END TURN pad's wire hole, at its edge towards the grid; its wire reaches the band's inner wall."""
+    return (p["end_pad_x"][number], -(p["end_band"] - p["end_pad_width"]) / 2 - p["wire_hole"],
+            -p["wall"] / 2)
+
+
+def pad_wires(p: dict) -> dict[str, float]:
+    """Every pad's wire to its breakout, mm: from the pad's hole to the wall's top, along the walls
+    (a wire changes direction only where walls cross, half a pitch from a cell's middle) to the
+    host cell's wall, in to the breakout under the host's platform, plus ``wire_slack``."""
+    holes = {f"cell {cell}": (_cell_hole(p, cell), p["cell_breakout"][cell])
+             for cell in range(p["grid_columns"] * p["grid_rows"])}
+    for number in range(len(p["end_pad_x"])):
+        holes[f"END TURN pad {number}"] = (_end_pad_hole(p, number), p["end_turn_breakout"])
+    lengths = {}
+    for name, ((x, y, line), breakout) in holes.items():
+        host = p["breakout_host"][breakout]
+        hx, hy, hline = _cell_hole(p, host)
+        if name == f"cell {host}":
+            lengths[name] = p["wire_slack"]
+            continue
+        across = abs(x - hx) + abs(line - hline) + (p["pitch_x"] if abs(x - hx) < 1e-6 and line != hline else 0)
+        lengths[name] = abs(line - y) + across + abs(hline - hy) + p["wire_slack"]
+    return lengths
+
+
+@dataclass(frozen=True, slots=True)
+class Sightlines:
+    """What the players see past the screen station, worked out from the seated eye heights."""
+
+    card_seen_from: float  # the nearest point (y, mm) of the table a spymaster sees past the hood
+    spymaster_elevation: float  # the steepest a spymaster looks down at the screen, degrees
+    operative_elevation: float  # the steepest an operative looks at the station, degrees
+    eye_over_hood: float  # the lowest spymaster's eye over the hood's top, mm
+
+
+def sightlines(p: dict) -> Sightlines:
+    """The table seen from the side, in y (from the operatives' side) and z (over the table's top)."""
+    low_eye, high_eye = (eye - p["table_height"] for eye in p["seated_eye"])
+    near, far = p["eye_from_edge"]
+    box_front = p["grid_y"] + p["rim"] + p["station_gap"] + p["box_y"]
+    edge = box_front + p["station_from_edge"]
+    lid_top = p["box_z"] + p["lid_thickness"]
+    hood_top = lid_top + p["hood_y"]
+    hood_back = box_front - p["hood_back_y"]  # the hood's back plate, towards the grid
+    card = p["plate_top"] + p["acrylic_thickness"] + p["card_thickness"]
+    # The lowest, farthest spymaster's line over the hood's back top edge lands this far short of it
+    shadow = (hood_top - card) * (edge + far - hood_back) / max(low_eye - hood_top, 1e-9)
+    glass = box_front - (p["hood_back_y"] - p["glass"])
+    screen_bottom = lid_top + p["hood_wall"] + p["display_clearance"] + (p["display_width"] - p["viewing_width"]) / 2
+    screen_top = screen_bottom + p["viewing_width"]
+    spymaster = math.degrees(math.atan2(high_eye - screen_top, edge + near - glass))
+    operatives = -p["end_band"] - p["rim"] - p["operatives_from_edge"] - near
+    operative = math.degrees(math.atan2(high_eye - screen_bottom, glass - operatives))
+    return Sightlines(hood_back - shadow, spymaster, operative, low_eye - hood_top)
+
+
 # ---- the rules
 
 
@@ -186,35 +269,91 @@ def problems(p: dict, cells: int = 25) -> list[str]:
             found.append(words)
 
     tolerance, cover = p["print_tolerance"], p["cover_thickness"]
-    # the cards and the cover
+    # the cards on their lit cells: a border of light on every side, the corner stops holding the card
+    need(p["card_clearance"] >= tolerance,
+         f"the card's {_f(p['card_clearance'])} mm to its corner stops is under the {_f(tolerance)} mm a printed fit needs")
+    least = p["lit_border"] - p["card_clearance"]
+    need(least >= p["min_lit_border"],
+         f"the lit border is {_f(least)} mm on the side a card has slid to ({_f(p['lit_border'])} mm less "
+         f"{_f(p['card_clearance'])} mm of slide); the least is {_f(p['min_lit_border'])} mm")
     for side in ("length", "width"):
-        card, pocket = p[f"card_{side}"], p[f"pocket_{side}"]
-        need(pocket >= card + 2 * tolerance,
-             f"the card pocket's {side} {_f(pocket)} mm leaves less than {_f(tolerance)} mm each side of "
-             f"the {_f(card)} mm card")
-        need(0 < p[f"diffuser_{side}"] <= pocket - 2 * 0.1,
-             f"the acrylic piece's {side} {_f(p[f'diffuser_{side}'])} mm does not drop into its {_f(pocket)} mm pocket")
+        edge = p[f"card_{side}"]
+        lit = (edge - 2 * p["card_stop_arm"]) / edge
+        need(p["card_stop_arm"] > 0 and lit >= p["min_lit_edge"],
+             f"the corner stops leave {lit:.0%} of the card's {_f(edge)} mm edge with light beside it, "
+             f"under {p['min_lit_edge']:.0%}")
     need(p["pocket_depth"] > p["card_thickness"],
-         f"the pocket's rim, {_f(p['pocket_depth'])} mm, does not stand above a {_f(p['card_thickness'])} mm card")
-    kerf, sheet = p["saw_kerf"], p["acrylic_sheet"]
-    pieces = int((sheet + kerf) // (p["diffuser_length"] + kerf)) * int((sheet + kerf) // (p["diffuser_width"] + kerf))
-    need(pieces >= cells, f"a {_f(sheet)} mm sheet gives {pieces} acrylic pieces, the grid needs {cells}")
+         f"the corner stops, {_f(p['pocket_depth'])} mm, do not stand above a {_f(p['card_thickness'])} mm card")
+    # the light reaches the border past the pad's platform and the breakouts, from the nearest LED
+    first_led = (p["pocket_length"] - p["led_segment"]) / 2 + p["led_pitch"] / 2
+    breakout_side = (p["pocket_width"] - p["mpr121_width"]) / 2
+    breakout_end = (p["pocket_length"] - p["mpr121_length"]) / 2
+    for what, led, start, depth in (
+            ("the pad's platform beside the pad", p["pocket_width"] / 2, p["platform_side"], 0),
+            ("the pad's platform at the pad's end", first_led, p["platform_end"], 0),
+            ("a breakout, beside its host's pad,", p["pocket_width"] / 2, breakout_side, p["breakout_drop"]),
+            ("a breakout, at its host's pad's end,", first_led, breakout_end, p["breakout_drop"])):
+        reach = border_ray(p, led, depth)
+        need(reach <= start,
+             f"{what} shades the lit border: the light from the nearest LED to the border's inner edge passes "
+             f"{_f(reach)} mm from the wall, where it stands from {_f(start)} mm")
+    need(p["guard_width"] <= p["wall"],
+         f"the guard foil, {_f(p['guard_width'])} mm, is wider than the {_f(p['wall'])} mm wall it lies over: "
+         f"it would shade the lit border")
+    # the top sheet: one piece from the sheet bought, sealed to the rim
+    need(max(p["sheet_x"], p["sheet_y"]) <= p["acrylic_sheet"],
+         f"the top sheet, {_f(p['sheet_x'])} x {_f(p['sheet_y'])} mm, is larger than the {_f(p['acrylic_sheet'])} mm "
+         f"sheet bought: it must be one piece, or a spill finds the joint")
+    need(p["sheet_ledge"] > p["sheet_gap"] >= 1,
+         f"the sheet's edge does not lie on the rim's ledge with a gap of at least 1 mm for the silicone "
+         f"(ledge {_f(p['sheet_ledge'])} mm, gap {_f(p['sheet_gap'])} mm)")
+    need(p["spill_lip"] > p["pocket_depth"] and p["rim"] - p["sheet_ledge"] >= 3 * p["nozzle"],
+         f"the rim does not stand above the card grille round the sheet ({_f(p['spill_lip'])} mm over the sheet, "
+         f"{_f(p['rim'] - p['sheet_ledge'])} mm thick)")
     need(p["grid_columns"] * p["grid_rows"] == cells,
          f"the grid is {p['grid_columns']} x {p['grid_rows']} cells, the game has {cells}")
     # the pads (hardware/README.md: a side of at least 8 mm plus twice the cover, a gap of twice the cover)
     least_side = p["pad_rule_side"] + 2 * cover
-    need(min(p["pad_length"], p["pad_width"]) >= least_side,
-         f"a pad of {_f(p['pad_length'])} x {_f(p['pad_width'])} mm is under the {_f(least_side)} mm side "
-         f"the rule asks through a {_f(cover)} mm cover")
+    for what, length, width in (("a pad", p["pad_length"], p["pad_width"]),
+                                ("an END TURN pad", p["end_pad_length"], p["end_pad_width"])):
+        need(min(length, width) >= least_side,
+             f"{what} of {_f(length)} x {_f(width)} mm is under the {_f(least_side)} mm side "
+             f"the rule asks through a {_f(cover)} mm cover")
     need(p["pad_gap"] >= 2 * cover,
          f"the pad comes within {_f(p['pad_gap'])} mm of its cell's edge; the rule asks {_f(2 * cover)} mm")
-    for side in ("side", "end"):
-        need(p[f"window_{side}"] >= p["min_window"],
-             f"the light window at the pad's {side} is {_f(p[f'window_{side}'])} mm wide, "
-             f"under {_f(p['min_window'])} mm: the pad, its margin and the guard fill the gap")
-    need(p["guard_passage_width"] > p["guard_width"],
-         f"the guard's tunnels, {_f(p['guard_passage_width'])} mm wide, are no wider than its "
-         f"{_f(p['guard_width'])} mm foil")
+    ring = p["end_pad_width"] / 2 + p["end_guard_gap"] + p["guard_width"]
+    need(ring <= p["end_band"] / 2 and (p["end_band"] - p["end_pad_width"]) / 2 >= 2 * cover,
+         f"an END TURN pad ({_f(p['end_pad_width'])} mm) with its guard ring does not fit the "
+         f"{_f(p['end_band'])} mm band, {_f(2 * cover)} mm from row 0")
+    xs = sorted(p["end_pad_x"])
+    half = p["end_pad_length"] / 2 + p["end_guard_gap"] + p["guard_width"]
+    need(len(xs) == 2 and xs[0] - half >= 0 and xs[1] + half <= p["grid_x"] and xs[1] - xs[0] >= 2 * half,
+         "the END TURN pads' rings overlap or leave the band")
+    # the breakouts on the frame, and the pad wires to them
+    need(len(p["breakout_host"]) == p["mpr121_count"],
+         f"the frame mounts {len(p['breakout_host'])} MPR121 breakouts, the touch board has {p['mpr121_count']}")
+    need(len(p["cell_breakout"]) == cells, f"cell_breakout names a breakout for {len(p['cell_breakout'])} cells, not {cells}")
+    for number, host in enumerate(p["breakout_host"]):
+        pads = list(p["cell_breakout"]).count(number) + (len(p["end_pad_x"]) if p["end_turn_breakout"] == number else 0)
+        need(pads <= 12, f"breakout {number} is given {pads} pads; an MPR121 reads 12")
+        need(0 <= host < cells and p["cell_breakout"][host] == number,
+             f"breakout {number} hangs under cell {host}, which is not one of its pads")
+    need(p["mpr121_length"] <= p["pad_length"] + 2 * p["platform_margin"]
+         and p["mpr121_width"] <= p["pad_width"] + 2 * p["platform_margin"],
+         "a breakout is larger than the pad's platform it hangs under")
+    need(p["breakout_standoff"] + p["stripboard_thickness"] <= p["breakout_drop"]
+         and p["breakout_drop"] + p["led_height"] < p["light_depth"],
+         "a breakout does not fit between its posts and the LEDs under it")
+    hosts_valid = (len(p["cell_breakout"]) == cells and all(0 <= host < cells for host in p["breakout_host"])
+                   and all(0 <= b < len(p["breakout_host"]) for b in [*p["cell_breakout"], p["end_turn_breakout"]]))
+    need(hosts_valid, f"cell_breakout, end_turn_breakout or breakout_host name a cell or a breakout the grid "
+                      f"does not have ({cells} cells, {len(p['breakout_host'])} breakouts)")
+    if hosts_valid:  # else the wires have no breakout to run to
+        wires = pad_wires(p)
+        longest = max(wires, key=wires.__getitem__)
+        need(wires[longest] <= p["pad_wire_limit"],
+             f"the longest pad wire, {longest}'s, is {_f(wires[longest])} mm to its breakout; the limit is "
+             f"{_f(p['pad_wire_limit'])} mm")
     # the LEDs
     segment = p["led_segment"] + 2 * p["solder_room"]
     need(segment <= p["pocket_length"],
@@ -222,17 +361,28 @@ def problems(p: dict, cells: int = 25) -> list[str]:
          f"{_f(segment)} mm with the solder room; the cell's floor is {_f(p['pocket_length'])} mm long")
     need(p["strip_width"] + 2 * tolerance <= p["pocket_width"],
          f"the {_f(p['strip_width'])} mm strip does not fit across the {_f(p['pocket_width'])} mm cell")
-    top = p["light_depth"] - p["wire_notch_height"]
-    need(p["led_notch_height"] < p["cable_exit_height"] < top,
-         f"the wall's LED notch ({_f(p['led_notch_height'])} mm), the rim's cable exit "
-         f"({_f(p['cable_exit_height'])} mm) and the pad wires' notch from {_f(top)} mm up overlap in height")
+    need(p["led_notch_height"] < p["light_depth"] - p["wire_notch_height"] - p["breakout_drop"],
+         "the wall's LED notch and the pad wires' notch overlap in height, or the pad wires hang down to the LED wires")
     edge = p["edge_leds"] * p["led_pitch"]
     need(edge <= 2 * (p["frame_x"] + p["frame_y"]) and p["strip_width"] <= p["frame_height"],
          f"the edge strip ({_f(edge)} mm, {_f(p['strip_width'])} mm wide) does not fit round the frame's outside")
+    # the cables out of the frame: a gland each, between the floor and the plate, at a wall's end, apart
+    low, high = p["gland_z"] - p["gland_nut"] / 2, p["gland_z"] + p["gland_nut"] / 2
+    need(low >= p["floor_thickness"] and high <= p["floor_thickness"] + p["light_depth"],
+         f"a gland's nut ({_f(low)} to {_f(high)} mm over the table) does not fit between the floor and the "
+         f"carrier plate ({_f(p['floor_thickness'])} to {_f(p['floor_thickness'] + p['light_depth'])} mm)")
+    need(p["gland_nut"] / 2 - p["wall"] / 2 <= p["lit_border"] + p["card_stop_arm"]
+         and p["gland_nut_depth"] <= p["lit_border"],
+         "a gland's nut reaches past the corner stops into the lit border")
+    seams = {sum(p["tile_columns"][:k]) for k in range(1, len(p["tile_columns"]))}
+    for what in ("led_exit_wall", "touch_exit_wall"):
+        need(0 < p[what] < p["grid_columns"] and p[what] not in seams,
+             f"{what} {p[what]} is not a wall inside a tile (seams at walls {sorted(seams)})")
+    need(p["led_exit_wall"] != p["touch_exit_wall"],
+         "the LED line and the touch board's I2C leave the frame by one exit: they need their own")
     # printing
-    need(p["recess_depth"] >= p["layer_height"] and p["groove_depth"] >= p["layer_height"]
-         and p["guard_passage_height"] >= p["layer_height"],
-         f"a recess, groove or tunnel is shallower than one {_f(p['layer_height'])} mm layer")
+    need(p["recess_depth"] >= p["layer_height"] and p["groove_depth"] >= p["layer_height"],
+         f"a recess or groove is shallower than one {_f(p['layer_height'])} mm layer")
     need(abs(p["wall"] / p["nozzle"] - round(p["wall"] / p["nozzle"])) < 1e-6,
          f"the {_f(p['wall'])} mm cell wall is not a whole number of {_f(p['nozzle'])} mm lines")
     # the tiles
@@ -240,7 +390,7 @@ def problems(p: dict, cells: int = 25) -> list[str]:
          f"the tiles' columns {p['tile_columns']} do not add up to the grid's {p['grid_columns']}")
     need(sum(p["tile_rows"]) == p["grid_rows"] and min(p["tile_rows"]) >= 1,
          f"the tiles' rows {p['tile_rows']} do not add up to the grid's {p['grid_rows']}")
-    for part in ("frame", "carrier"):
+    for part in ("frame", "carrier", "grille"):
         for tile in tiles(p, part):
             need(fits_bed(p, tile.size), f"{part} tile {tile.index} is {_f(tile.size[0])} x {_f(tile.size[1])} mm, "
                                          f"larger than the {_f(p['bed_x'])} x {_f(p['bed_y'])} mm bed")
@@ -264,19 +414,31 @@ def problems(p: dict, cells: int = 25) -> list[str]:
          f"{_f(side_bezel)} mm at the sides, {_f(bottom_bezel)} mm at the foot")
     need(fits_bed(p, (p["hood_x"], p["hood_y"])) and p["hood_depth"] <= p["bed_z"],
          f"the hood, {_f(p['hood_x'])} x {_f(p['hood_y'])} mm, is larger than the bed")
+    # who sees what, from the seats (sightlines): the spymasters see the screen and the cards past
+    # it, the operatives see neither the screen's face nor, over the roof, its picture
+    seen = sightlines(p)
+    need(seen.eye_over_hood > 0,
+         f"the hood's top is {_f(-seen.eye_over_hood)} mm over a spymaster's eye {_f(min(p['seated_eye']))} mm "
+         f"over the floor: it hides the table")
+    need(seen.eye_over_hood <= 0 or seen.card_seen_from >= p["grid_y"],
+         f"the hood hides cards from a spymaster whose eye is {_f(min(p['seated_eye']))} mm over the floor, "
+         f"{_f(max(p['eye_from_edge']))} mm from the table: the line over its top reaches the cards at "
+         f"y = {_f(seen.card_seen_from)} mm, short of the grid's edge at {_f(p['grid_y'])} mm "
+         f"(move the station back: station_gap)")
     tilt, visor, clear = p["screen_tilt"], p["visor"], p["display_clearance"]
-    above = p["spymaster_elevation"] - tilt
+    above = seen.spymaster_elevation - tilt
     need(above <= 0 or visor * math.tan(math.radians(above)) <= bottom_bezel + clear,
          f"the roof, {_f(visor)} mm deep, hides the top of the screen from a spymaster looking down at "
-         f"{_f(p['spymaster_elevation'])} degrees")
+         f"{_f(seen.spymaster_elevation)} degrees")
     need(visor * math.tan(math.radians(p["spymaster_side_angle"])) <= side_bezel + clear,
          f"the sides, {_f(visor)} mm deep, hide the screen's edge from a spymaster "
          f"{_f(p['spymaster_side_angle'])} degrees to the side")
-    grazing = p["operative_elevation"] + tilt - 90  # how far behind the screen's plane the operatives see it
+    grazing = seen.operative_elevation + tilt - 90  # how far behind the screen's plane the operatives see it
     lowest = clear + bottom_bezel + p["viewing_width"]
     need(grazing <= 0 or visor >= lowest * math.tan(math.radians(grazing)),
-         f"an operative looking down at {_f(p['operative_elevation'])} degrees sees over the roof onto the screen "
-         f"leaning back {_f(tilt)} degrees: the visor needs {_f(lowest * math.tan(math.radians(max(grazing, 0))))} mm")
+         f"an operative looking at the station from {_f(seen.operative_elevation)} degrees sees over the roof onto "
+         f"the screen leaning back {_f(tilt)} degrees: the visor needs "
+         f"{_f(lowest * math.tan(math.radians(max(grazing, 0))))} mm")
     need(p["hood_depth"] - p["hood_boss"] - p["insert_hole_depth"] - 1 >= p["glass"] + p["lip_thickness"],
          "the bosses in the hood's foot reach back into the display's lip")
     # the box: boards on the floor, clear of the posts and each other
@@ -295,16 +457,24 @@ def problems(p: dict, cells: int = 25) -> list[str]:
     for i, first in enumerate(names):
         for second in names[i + 1:]:
             need(not _overlap(placed[first], placed[second]), f"{first} and {second} overlap in the box")
-    # on the stripboard: the Pico, the breakouts and the level shifter, clear of the corner screws
-    need(len(p["mpr121_y"]) == p["mpr121_count"],
-         f"the stripboard places {len(p['mpr121_y'])} MPR121 breakouts, the touch board has {p['mpr121_count']}")
+    # on the stripboard: the Pico and the level shifter, clear of the corner screws
     length, width, keep = p["stripboard_length"], p["stripboard_width"], p["screw_keepout"]
-    parts = {"the Pico": (p["pico_x"], p["pico_y"], p["pico_x"] + p["pico_width"], p["pico_y"] + p["pico_length"]),
+    pico = (p["pico_x"], p["pico_y"], p["pico_x"] + p["pico_width"], p["pico_y"] + p["pico_length"])
+    parts = {"the Pico": pico,
              "the level shifter": (p["shifter_x"], p["shifter_y"], p["shifter_x"] + p["shifter_length"],
                                    p["shifter_y"] + p["shifter_width"])}
-    for number, y in enumerate(p["mpr121_y"]):
-        parts[f"MPR121 breakout {number}"] = (p["mpr121_x"], y, p["mpr121_x"] + p["mpr121_length"],
-                                              y + p["mpr121_width"])
+    # the Pico's USB plug and the cable's bend, out of its front end: in the box, over nothing taller
+    room = p["pico_plug_length"] + p["usb_bend_radius"]
+    plug_path = (p["stripboard_x"] + pico[0], p["stripboard_y"] + pico[1] - room,
+                 p["stripboard_x"] + pico[2], p["stripboard_y"] + pico[1])
+    need(plug_path[1] >= 0,
+         f"the Pico's USB plug and its cable's bend need {_f(room)} mm ({_f(p['pico_plug_length'])} mm of plug, "
+         f"a {_f(p['usb_bend_radius'])} mm bend) out of its end; the box's wall is "
+         f"{_f(p['stripboard_y'] + pico[1])} mm away")
+    need(not any(_overlap(plug_path, corner) for corner in posts), "the Pico's USB plug runs into a corner post")
+    need(not any(_overlap((pico[0], pico[1] - room, pico[2], pico[1]), rect)
+                 for name, rect in parts.items() if name != "the Pico"),
+         "a part on the stripboard stands in the Pico's USB plug's way")
     screws = [(x, y, x + keep, y + keep) for x in (0, length - keep) for y in (0, width - keep)]
     names = list(parts)
     for i, name in enumerate(names):
@@ -314,6 +484,34 @@ def problems(p: dict, cells: int = 25) -> list[str]:
              f"{name} sits on a corner screw of the stripboard")
         for other in names[i + 1:]:
             need(not _overlap(parts[name], parts[other]), f"{name} and {other} overlap on the stripboard")
+    # in the walls: the LED supply's jack (left wall, behind the Pi), the glands (back wall), the links' bosses
+    jack = (0, p["jack_y"] - p["jack_nut"] / 2, p["jack_depth"], p["jack_y"] + p["jack_nut"] / 2)
+    glands = [(x - p["gland_nut"] / 2, inner_y - p["gland_nut_depth"], x + p["gland_nut"] / 2, inner_y)
+              for x in p["box_gland_x"]]
+    bosses = [(x - p["link_boss"] / 2, inner_y - p["link_boss"], x + p["link_boss"] / 2, inner_y)
+              for x in (p["box_inner_x"] / 2 + side * p["link_apart"] / 2 for side in (-1, 1))]
+    in_walls = {"the DC jack": jack, **{f"gland {n}": g for n, g in enumerate(glands)},
+                **{f"link boss {n}": b for n, b in enumerate(bosses)}}
+    for name, rect in in_walls.items():
+        need(_inside(rect, 0, 0, inner_x, inner_y) and not any(_overlap(rect, corner) for corner in posts)
+             and not any(_overlap(rect, placed[board]) for board in placed),
+             f"{name} runs into a corner post, the Pi, the USB plug's room or the stripboard")
+    names = list(in_walls)
+    for i, first in enumerate(names):
+        for second in names[i + 1:]:
+            need(not _overlap(in_walls[first], in_walls[second]), f"{first} and {second} overlap in the box's walls")
+    for name, z, size in (("the DC jack", p["jack_z"], p["jack_nut"]), ("a gland", p["box_gland_z"], p["gland_nut"])):
+        need(p["box_floor"] <= z - size / 2 and z + size / 2 <= p["box_z"] - p["lid_lip"],
+             f"{name}'s nut does not fit between the box's floor and the lid's lip")
+    # the links' inserts in the frame's back rim: clear of the glands and the tiles' seams
+    hole = p["insert_hole"]
+    for x in (p["grid_x"] / 2 + side * p["link_apart"] / 2 for side in (-1, 1)):
+        near = [abs(x - (wall * p["pitch_x"] - p["wall"] / 2)) for wall in (p["led_exit_wall"], p["touch_exit_wall"])]
+        seams = [abs(x - tile.x[1]) for tile in tiles(p, "frame")[:len(p["tile_columns"]) - 1]]
+        need(min(near) >= (p["gland_nut"] + hole) / 2 and min(seams) >= hole,
+             f"a link's insert in the back rim at x = {_f(x)} mm runs into a gland or a tiles' seam")
+    need(p["insert_hole_depth"] < p["rim"] and hole / 2 < p["link_z"] < p["plate_top"] - hole / 2,
+         "the links' inserts do not fit in the frame's back rim")
     # heights under the lid
     need(p["pi_standoff"] + max(p["pi_height"], p["header_cable_height"]) <= p["box_inner_z"],
          f"the Pi with its header's cables stands {_f(p['pi_standoff'] + p['header_cable_height'])} mm, "
@@ -356,23 +554,57 @@ def problems(p: dict, cells: int = 25) -> list[str]:
 
 
 def pads_table(p: dict) -> str:
-    """The pads' figures: size, the rule's least, the gap, the guard, the light's way past."""
+    """The cells' and pads' figures: the lit border, the pad and the rule's least, the guard, the wires."""
     cover = p["cover_thickness"]
+    wires = pad_wires(p)
+    longest = max(wires, key=wires.__getitem__)
     return "\n".join([
         "| figure | value |", "| --- | --- |",
-        f"| cell: the card's pocket | {_f(p['pocket_length'])} x {_f(p['pocket_width'])} mm, for a "
+        f"| cell: its lit opening, wall to wall | {_f(p['pocket_length'])} x {_f(p['pocket_width'])} mm, for a "
         f"{_f(p['card_length'])} x {_f(p['card_width'])} mm card |",
-        f"| cover over the pad | {_f(cover)} mm: the card {_f(p['card_thickness'])} mm, the acrylic "
+        f"| lit border round the card | {_f(p['lit_border'])} mm each side with the card in the middle; at least "
+        f"{_f(p['lit_border'] - p['card_clearance'])} mm when it slides {_f(p['card_clearance'])} mm to a corner stop "
+        f"(the rule: {_f(p['min_lit_border'])} mm) |",
+        f"| corner stops | along {_f(p['card_stop_arm'])} mm of each edge from the card's corner: "
+        f"{(p['card_length'] - 2 * p['card_stop_arm']) / p['card_length']:.0%} of a long edge and "
+        f"{(p['card_width'] - 2 * p['card_stop_arm']) / p['card_width']:.0%} of a short edge have light beside them |",
+        f"| cover over the pad | {_f(cover)} mm: the card {_f(p['card_thickness'])} mm, the top sheet "
         f"{_f(p['acrylic_thickness'])} mm |",
-        f"| pad | {_f(p['pad_length'])} x {_f(p['pad_width'])} mm of copper foil, centred; the rule asks a side of "
-        f"at least {_f(p['pad_rule_side'] + 2 * cover)} mm ({_f(p['pad_rule_side'])} + 2 x {_f(cover)}) |",
+        f"| pad | {_f(p['pad_length'])} x {_f(p['pad_width'])} mm of copper foil, under the card's middle; the rule "
+        f"asks a side of at least {_f(p['pad_rule_side'] + 2 * cover)} mm ({_f(p['pad_rule_side'])} + 2 x {_f(cover)}) |",
         f"| gap, pad to the cell's edge | {_f(p['pad_gap'])} mm at the least; the rule asks {_f(2 * cover)} mm |",
-        f"| guard | a {_f(p['guard_width'])} mm band of foil along each cell's edge, joined from cell to cell "
-        f"under the ribs through {_f(p['guard_passage_width'])} x {_f(p['guard_passage_height'])} mm tunnels |",
-        f"| light windows round the pad | {_f(p['window_side'])} mm wide beside it, "
-        f"{_f(p['window_end'])} mm at its ends |",
+        f"| light's way past the pad's platform | {_f(p['platform_side'])} mm beside it, {_f(p['platform_end'])} mm "
+        f"at its ends, from the wall |",
+        f"| guard | a {_f(p['guard_width'])} mm line of foil along the top of every wall between two cells; a ring "
+        f"{_f(p['end_guard_gap'])} mm round each END TURN pad |",
+        f"| END TURN pads | {_f(p['end_pad_length'])} x {_f(p['end_pad_width'])} mm, in the band before row 0, in "
+        f"front of columns 1 and 3 |",
+        f"| longest pad wire | {_f(wires[longest])} mm ({longest}); the limit is {_f(p['pad_wire_limit'])} mm |",
         f"| LED strip per cell | {p['leds_per_cell']} LEDs, {_f(p['led_segment'])} mm of strip, on a "
         f"{_f(p['pocket_length'])} mm floor |",
+    ])
+
+
+def station_table(p: dict) -> str:
+    """Where the screen station stands and what each player sees past it, worked out from the seats."""
+    seen = sightlines(p)
+    low, high = (eye - p["table_height"] for eye in p["seated_eye"])
+    depth = p["frame_y"] + p["station_gap"] + p["box_y"] + p["station_from_edge"] + p["operatives_from_edge"]
+    return "\n".join([
+        "| figure | value |", "| --- | --- |",
+        f"| seated eye | {_f(p['seated_eye'][0])}-{_f(p['seated_eye'][1])} mm over the floor, "
+        f"{_f(low)}-{_f(high)} mm over a {_f(p['table_height'])} mm table, "
+        f"{_f(p['eye_from_edge'][0])}-{_f(p['eye_from_edge'][1])} mm back from its edge |",
+        f"| station | {_f(p['station_gap'])} mm behind the frame's back rim, its front {_f(p['station_from_edge'])} mm "
+        f"from the spymasters' edge; the hood's top {_f(p['box_z'] + p['lid_thickness'] + p['hood_y'])} mm over the "
+        f"table |",
+        f"| table needed | at least {_f(depth)} mm deep, {_f(p['frame_x'])} mm wide |",
+        f"| spymasters see the cards | the lowest, farthest eye's line over the hood meets the cards' level "
+        f"{_f(seen.card_seen_from - p['grid_y'])} mm before the grid's near edge: every card and its border in view |",
+        f"| spymasters see the screen | looking down at up to {_f(seen.spymaster_elevation)} degrees: the "
+        f"{_f(p['visor'])} mm visor leaves the top of the picture in view |",
+        f"| operatives do not see it | they look at the station from {_f(seen.operative_elevation)} degrees at "
+        f"most, at its back plate (the screen stands upright, facing away) |",
     ])
 
 
@@ -386,7 +618,8 @@ def printing_table(p: dict) -> str:
 
     sizes = {
         "frame_tile": f"{largest(frames)} x {_f(p['frame_height'])} (the largest)",
-        "carrier_tile": f"{largest(carriers)} x {_f(p['plate_thickness'] + p['rib_height'])} (the largest)",
+        "carrier_tile": f"{largest(carriers)} x {_f(p['plate_thickness'] + p['breakout_standoff'])} (the largest)",
+        "card_grille": f"{largest(tiles(p, 'grille'))} x {_f(p['pocket_depth'])} (the largest)",
         "screen_hood": f"{_f(p['hood_x'])} x {_f(p['hood_y'])} x {_f(p['hood_depth'])}",
         "electronics_box": f"{_f(p['box_x'])} x {_f(p['box_y'])} x {_f(p['box_z'])}",
         "box_lid": f"{_f(p['box_x'])} x {_f(p['box_y'])} x {_f(p['lid_thickness'] + p['lid_lip'])}",
@@ -407,8 +640,8 @@ def printing_table(p: dict) -> str:
         f"along the walls between cells; the frame's tiles lock with a dovetail under each cell along a seam "
         f"({_f(p['seam_gap'])} mm clearance). Fits are drawn with {_f(p['print_tolerance'])} mm each side.",
         "",
-        f"Also cut: {p['grid_columns'] * p['grid_rows']} pieces of the {_f(p['acrylic_thickness'])} mm opal acrylic, "
-        f"{_f(p['diffuser_length'])} x {_f(p['diffuser_width'])} mm each, one per cell.",
+        f"Also cut: the top sheet, one piece of the {_f(p['acrylic_thickness'])} mm opal acrylic, "
+        f"{_f(p['sheet_x'])} x {_f(p['sheet_y'])} mm, from the {_f(p['acrylic_sheet'])} mm sheet.",
     ]
     return "\n".join(lines)
 
@@ -437,8 +670,9 @@ class Part:
 PARTS = (
     Part("frame_tile", "grid frame", True, "black PLA: opaque, so no cell's light shows in its neighbour",
          "floor down", "#45474d"),
-    Part("carrier_tile", "pad carrier plate", True, "black PLA: its ribs part the acrylic pieces",
-         "plate down", "#9a9ca3"),
+    Part("carrier_tile", "pad carrier plate", True, "black PLA: opaque, round the light's way",
+         "top down, the breakouts' posts up", "#9a9ca3"),
+    Part("card_grille", "card grille", True, "black PLA: its bars lie over the walls", "flat", "#2f3034"),
     Part("screen_hood", "screen hood", False, "black PLA, matt: no glare on the screen",
          "back plate down; the lips overhang, print them with the fan on", "#45474d"),
     Part("electronics_box", "electronics box", False, "any colour", "floor down", "#5b7fa6"),
@@ -448,7 +682,8 @@ SCENES = ("assembly",)
 """Drawn for a picture only: assembly.scad places every part, the layers lifted apart."""
 LIBRARIES = ("params", "common")
 """Included by the parts: checked on their own for warnings."""
-PICTURES = {"frame_tile_3": "frame_tile", "carrier_tile_0": "carrier_tile", "screen_hood": "screen_hood",
+PICTURES = {"frame_tile_0": "frame_tile", "carrier_tile_3": "carrier_tile", "card_grille_0": "card_grille",
+            "screen_hood": "screen_hood",
             "electronics_box": "electronics_box", "box_lid": "box_lid", "assembly": "assembly"}
 """The rendered pictures kept in enclosure/pictures/ for the build guide: render name -> picture name."""
 PICTURE_SIZE = (800, 600)

@@ -104,7 +104,8 @@ def blocks() -> dict[str, str]:
     shape = enclosure.read()
     return {"pinout": pinout_table(wiring), "bom": bom_table(), "power": power_table(wiring),
             "wires": wires_table(wiring),
-            "pads": enclosure.pads_table(shape), "printing": enclosure.printing_table(shape)}
+            "pads": enclosure.pads_table(shape), "printing": enclosure.printing_table(shape),
+            "station": enclosure.station_table(shape)}
 
 
 def render(guide: str) -> str:
