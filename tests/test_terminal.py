@@ -5,7 +5,7 @@ from __future__ import annotations
 import random
 
 from pi_table.engine import Rules, make_game
-from pi_table.sim.terminal import HELP, Painter, interactive
+from pi_table.sim.terminal import Painter, help_text, interactive
 from pi_table.table import Session
 from pi_table.table.input import HOLD_MIN_S, InputSettings
 
@@ -41,7 +41,7 @@ def test_plays_commands_and_explains_refusals():
     assert "[RR]" in text  # the revealed card on the operatives' grid
     assert "refused: card 0 is already revealed" in text
     assert "not a command: unknown command 'tuch'" in text
-    assert HELP in text
+    assert help_text(session.grid.game) in text
     assert session.record.moves == 2  # 'quit' stopped before the last line
 
 
@@ -67,3 +67,64 @@ def test_a_new_game_over_one_in_progress_is_asked_first():
     assert session.record.moves == 0 and session.replaced is not None
     text, session = session_output(["touch 24", "new-game"])  # the assassin: that game is over, nothing to ask
     assert "[y/N]" not in text and session.record.moves == 0 and not session.state.is_over
+
+
+def transcript(lines, rules=Rules(), key=KEY):
+    """What a person sees: the prompts ('> ') in their place among the screens."""
+    game = make_game(rules)
+    session = Session(rules, rng=random.Random(1), key=game.parse_key(key))
+    typed = iter(lines)
+    out: list[str] = []
+
+    def read(prompt):
+        out.append(prompt)
+        try:
+            line = next(typed)
+        except StopIteration:
+            raise EOFError from None
+        out.append(line + "\n")
+        return line
+
+    interactive(session, read, out.append, Painter(False), settings=InputSettings(hold_s=HOLD_MIN_S, stuck_s=5))
+    return "".join(out)
+
+
+def test_the_prompt_comes_after_the_screen_a_command_redraws():
+    text = transcript(["clue 1", "touch 0"])
+    after_clue = text.split("> clue 1\n", 1)[1]
+    assert after_clue.index("clue: 1, 2 guesses left") < after_clue.index("> ")
+    after_touch = text.split("> touch 0\n", 1)[1]
+    assert after_touch.index("1 guess left") < after_touch.index("> ")
+
+
+def test_a_touch_prints_the_screen_once():
+    text = transcript(["touch 0"])
+    assert text.split("> touch 0\n", 1)[1].count("TABLE (operatives)") == 1
+    text = transcript(["clue 1", "touch 0", "touch 1"])  # the turn passes on the plus-one guess
+    assert text.split("> touch 1\n", 1)[1].count("TABLE (operatives)") == 1
+
+
+def test_a_refusal_is_not_shown_again_after_an_accepted_command():
+    text = transcript(["touch 0", "touch 0", "touch 1"])
+    assert text.count("refused: card 0 is already revealed") == 1
+
+
+def test_a_turn_that_ends_on_a_card_says_why():
+    text = transcript(["clue 1", "touch 0", "touch 1", "touch 9"])
+    assert "touch 1 used the clue's number and one more: the turn passes to BLUE" in text
+    text = transcript(["touch 17"])
+    assert "touch 17 was a bystander: the turn passes to BLUE" in text
+
+
+def test_counts_of_one_are_singular():
+    text = transcript(["clue 1", "touch 0", *(f"touch {cell}" for cell in range(1, 8))])
+    assert "1 guess left" in text and "1 guesses" not in text
+    assert "RED 1 agent left" in text and "1 agents" not in text
+
+
+def test_alias24_says_whose_assets_a_team_eliminates_and_helps_with_its_own_commands():
+    text = transcript(["help"], rules=Rules(game="alias24"), key="BBBBBBBBBRRR.RRRRRNNNNNNA")
+    assert "RED eliminates BLUE's assets: 9 left" in text  # red starts: blue holds the 9
+    helped = text.split("> help\n", 1)[1]
+    assert "penalty" not in helped and "cover N" not in helped and "place N" not in helped
+    assert "touch N" in helped and "undo" in helped

@@ -10,7 +10,7 @@ import threading
 import time
 from collections.abc import Callable
 
-from ..engine import GRID, EndTurn, Guess, InvalidAction, TableView, Team
+from ..engine import GRID, EndTurn, Game, Guess, InvalidAction, TableView, Team
 from ..engine.keys import ASSASSIN, BLUE_AGENT, BYSTANDER, NO_CARD, RED_AGENT
 from ..hal import AnyModel, MultiTouch, NewGame, ScreenModel, SimButtons, SimLedStrip, SimScreen, SimTouch, TouchSource
 from ..table import Session, TableLoop, parse_command
@@ -28,18 +28,27 @@ NAMES = {
 }
 TITLES = {"codenames": "Codenames", "codenames-coop": "Codenames, cooperative", "alias24": "Alias 24"}
 
-HELP = """\
-Commands (the same as in a script file):
-  clue N          the spymaster enters the clue number: 0-9, 'unlimited' or 'infinity'
-  touch N         an operative touches card N (0-24, row-major, top-left is 0)
-  end-turn        the END TURN button
-  penalty         the current clue was ruled invalid: the turn ends at once
-  cover N         a spymaster covers card N (after a penalty; the opponent's move in coop)
-  place N         Deep Undercover setup: the next codename is on cell N
-  undo            take back the last action
-  new-game [G]    deal a new key (G: codenames, codenames-coop, alias24)
-  help            this text          quit            leave the simulator
-Entering a clue number is optional: a touch without one starts an unlimited turn."""
+COMMANDS = (  # (the command, what it does, which games have it)
+    ("clue N", "the {spymaster} enters the clue number: 0-9, 'unlimited' or 'infinity'", lambda game: True),
+    ("touch N", "an operative touches {noun} N (0-24, row-major from the operatives' left, row 0)",
+     lambda game: True),
+    ("end-turn", "the END TURN button", lambda game: True),
+    ("penalty", "the current clue was ruled invalid: the turn ends at once", lambda game: game.has_penalty),
+    ("cover N", "a {spymaster} covers {noun} N (after a penalty; the opponent's move in coop)",
+     lambda game: game.has_penalty or game.cover_is_required),
+    ("place N", "Deep Undercover setup: the next codename is on cell N", lambda game: game.rules.setup == "place"),
+    ("undo", "take back the last action (also a new game, until its first action)", lambda game: True),
+    ("new-game [G]", "deal a new key (G: codenames, codenames-coop, alias24)", lambda game: True),
+)
+
+
+def help_text(game: Game) -> str:
+    """The commands this game has, as a script file takes them."""
+    words = {"spymaster": game.spymaster_word, "noun": game.noun}
+    lines = [f"  {command:<15} {what.format(**words)}" for command, what, has in COMMANDS if has(game)]
+    return "\n".join(["Commands (the same as in a script file):", *lines,
+                      f"  {'help':<15} this text          quit            leave the simulator",
+                      "Entering a clue number is optional: a touch without one starts an unlimited turn."])
 
 
 class Painter:
@@ -63,7 +72,7 @@ class Painter:
         lines.append(f"  {'TABLE (operatives)':<20}    KEY (spymasters only)")
         for row in range(GRID):
             cells = range(row * GRID, (row + 1) * GRID)
-            table = "".join(self.table_cell(cell, view.board[cell], cell in model.pending) for cell in cells)
+            table = "".join(self.table_cell(cell, view.board[cell]) for cell in cells)
             secret = "".join(self.key_cell(key[cell], view.board[cell]) for cell in cells)
             lines.append(f"  {table}    {secret}")
         legend = "  ".join(self.paint(f"{letter}={name}", FOREGROUND[letter]) for letter, name in names.items())
@@ -74,11 +83,11 @@ class Painter:
             lines.append(self.paint(f"  ! {warning}", WARN))
         return "\n".join(lines)
 
-    def table_cell(self, cell: int, shown: str, pending: bool) -> str:
+    def table_cell(self, cell: int, shown: str) -> str:
         if shown == NO_CARD:
             return "    "
         if shown == "?":
-            return self.paint(f" {cell:02d} ", BOLD if pending else DIM)
+            return self.paint(f" {cell:02d} ", DIM)
         return self.paint(f" {shown}{shown} ", BACKGROUND[shown]) if self.color else f"[{shown}{shown}]"
 
     def key_cell(self, identity: str, shown: str) -> str:
@@ -98,7 +107,7 @@ class Painter:
         elif view.phase == "clue":
             what = f"{side} {mastermind}: say a clue and enter its number, or {guessers} touch a card"
         elif view.phase == "guess":
-            limit = "no limit" if view.guesses_left is None else f"{view.guesses_left} guesses left"
+            limit = "no limit" if view.guesses_left is None else _count(view.guesses_left, "guess", "guesses") + " left"
             clue = "no number" if view.clue is None else view.clue
             what = f"{guessers} guess (clue: {clue}, {limit}, {view.guesses} made)"
         elif view.phase == "cover" and view.game == "codenames-coop":
@@ -113,27 +122,63 @@ class Painter:
         return f"{title} · {what}"
 
     def counts(self, view: TableView) -> str:
-        word = "assets" if view.game == "alias24" else "agents"
-        parts = [f"{self.team(team)} {view.remaining(team)} {word} left" for team in Team]
+        if view.game == "alias24":  # each team eliminates the other's assets
+            parts = [f"{self.team(team)} eliminates {self.team(team.other)}'s assets: {view.remaining(team.other)} left"
+                     for team in Team]
+        else:
+            parts = [f"{self.team(team)} {_count(view.remaining(team), 'agent', 'agents')} left" for team in Team]
         parts.append(f"{self.team(view.start)} started")
         if view.armed is not None:
             parts.append(self.paint("NUKE ARMED", WARN) if view.armed else f"nuke armed at 13 ({view.targeted} targeted)")
         return "  " + " · ".join(parts)
 
 
+    def turn_passed(self, before: TableView, after: TableView) -> str | None:
+        """Why the turn passed, when a card did it: the screen shows only whose turn it is now."""
+        if after.turn is None or before.turn is None or after.turn == before.turn or after.phase == "over":
+            return None
+        shown = [cell for cell, (old, new) in enumerate(zip(before.board, after.board)) if old == "?" and new != "?"]
+        if len(shown) != 1:
+            return None  # END TURN, a penalty, the timer: the buttons say so themselves
+        cell, identity = shown[0], after.board[shown[0]]
+        wanted = (before.turn.other if after.game == "alias24" else before.turn).letter
+        if identity == wanted:
+            why = f"touch {cell} used the clue's number and one more"
+        else:
+            why = f"touch {cell} was {_article(NAMES['alias24' if after.game == 'alias24' else 'codenames'][identity])}"
+        return f"{why}: the turn passes to {self.team(after.turn)}"
+
+
+def _count(number: int, one: str, many: str) -> str:
+    return f"{number} {one if number == 1 else many}"
+
+
+def _article(name: str) -> str:
+    return name if name.startswith("the ") else f"an {name}" if name[0] in "aeiou" else f"a {name}"
+
+
 class TerminalScreen(SimScreen):
-    """The spymaster screen as text: prints the table whenever what it shows changes."""
+    """The spymaster screen as text: prints the table whenever what it shows changes (a
+    touch being held changes nothing printed), with a line when a card passed the turn."""
 
     def __init__(self, painter: Painter, write: Callable[[str], object]) -> None:
         super().__init__(keep=1)
         self.painter = painter
         self.write = write
+        self.printed = ""
 
     def show(self, model: AnyModel) -> None:
         if not isinstance(model, ScreenModel):
             raise TypeError(f"the terminal draws the grid games' screen, not a {type(model).__name__}")
-        if model != self.last:
-            self.write("\n" + self.painter.screen(model) + "\n")
+        before = self.last
+        text = self.painter.screen(model)
+        if text != self.printed:
+            self.printed = text
+            if isinstance(before, ScreenModel) and before.game_id == model.game_id:
+                why = self.painter.turn_passed(before.view.table, model.view.table)
+                if why is not None:
+                    text += "\n" + self.painter.paint(f"  {why}", WARN)
+            self.write("\n" + text + "\n")
         super().show(model)
 
 
@@ -181,7 +226,7 @@ def _prompt(loop, grid, buttons, screen, settings, read, write) -> None:
             if word in ("quit", "exit", "q"):
                 return
             if word in ("help", "?", "h"):
-                write(HELP + "\n")
+                write(help_text(loop.call(lambda: loop.session.grid.game)) + "\n")
                 continue
             try:
                 command = parse_command(line)
@@ -205,5 +250,6 @@ def _prompt(loop, grid, buttons, screen, settings, read, write) -> None:
                 buttons.push("end_turn")
             else:
                 screen.tap(command)
+            loop.call(lambda: None)  # the command shown before the next prompt: the loop takes events in order
     finally:
         loop.stop_soon()
