@@ -507,10 +507,15 @@ def test_the_inquisitore_extorts_the_fact_instead_of_the_agents_choice():
     assert table.view(2)["powers"]["inquisitore"] == {
         "spent": True, "extortions": [{"phase": 1, "target": 1, "fact": "position", "outcome": "extorted"}],
     }
-    assert table.view(1)["extorted"] == []  # not told before the truth machine speaks
-    table = table.then("reveal 1 role")
+    # told before it chooses, as it has nothing to choose: the one reveal it may make is that fact
+    assert table.view(1)["extorting"] == "position" and table.view(1)["extorted"] == []
+    assert [str(a) for a in table.game.legal_actions(table.state, 1)] == ["reveal 1 position"]
+    assert all(table.view(seat)["extorting"] is None for seat in (0, 2, 3, 4, 5))
+    assert "extort" not in str(table.public)
+    table.refuses("reveal 1 role", "an Inquisitore extorts Aleman (seat 1)'s position: the truth machine reveals that")
+    table = table.then("reveal 1 position")
     assert table.public["revelations"] == [{"phase": 1, "seat": 1, "fact": "position", "value": 2}]
-    assert table.view(1)["extorted"] == [{"phase": 1, "fact": "position"}]
+    assert table.view(1)["extorted"] == [{"phase": 1, "fact": "position"}] and table.view(1)["extorting"] is None
     assert "extort" not in str(table.public)
 
 
@@ -549,7 +554,8 @@ def test_an_extortion_on_an_agent_that_escapes_the_truth_machine_is_not_spent():
     table = table.then("reveal 1 role", *TO_VOTE, "vote 2 1 extort position",
                        *ballots((0, 1), (1, 0), (3, 1), (4, 1), (5, 1)))
     assert table.view(2)["powers"]["inquisitore"]["spent"] is True
-    table = table.then("reveal 1 fragment")
+    assert table.view(1)["extorting"] == "position"
+    table = table.then("reveal 1 position")
     assert table.public["revelations"][-1]["fact"] == "position"  # extorted in phase 2
     table.then(*TO_VOTE).refuses("vote 2 1 extort faction", "Viper (seat 2) used its power in phase 2: once per game")
 

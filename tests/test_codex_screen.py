@@ -426,7 +426,7 @@ def test_a_whole_game_by_taps_through_pass_and_play():
     assert table.state.step == "vote" and table.turn == Turn(Stage.PASS, 0)
     play_agents(table, ("vote 0 3", "vote 1 3", "vote 2 3 extort fragment", "vote 3 0", "vote 4 0", "vote 5 0"))
     assert table.state.step == "truth" and table.state.truth == 3 and table.turn == Turn(Stage.PASS, 3)
-    play_agents(table, ("reveal 3 role",))  # Viper extorted the fragment: the machine says DDDD
+    play_agents(table, ("reveal 3 fragment",))  # Viper extorted the fragment: the one reveal Falco may make
     assert [str(r.value) for r in table.state.revelations] == ["DDDD"]
     assert "fragment: DDDD" in table.painter.frame.texts
     # phase 2, from Falco's neighbour round the table: Moon has seen BBBB and CCCC and enters the red code

@@ -70,7 +70,7 @@ def test_the_example_game_phones_then_pass_and_play(tmp_path, capsys):
     assert not any("blocked" in text for line in public for text in line["screen"]["texts"])  # Falco's, not the table's
     waited = next(line for line in lines if line["input"] == "wait 60")
     assert waited["state"]["step"] == "vote"
-    truth = next(line for line in lines if line["input"] == "reveal 3 role")
+    truth = next(line for line in lines if line["input"] == "reveal 3 fragment")
     assert truth["state"]["revelations"] == [{"phase": 1, "seat": 3, "fact": "fragment", "value": "DDDD"}]
     assert [line["screen"]["stage"] for line in lines if line["input"] in ("pass-and-play on", "at-screen 0")] == [
         "pass", "agent", "agent"]

@@ -14,7 +14,6 @@ import random
 import re
 import threading
 import time
-from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -122,7 +121,7 @@ def test_a_code_is_one_legal_entry_with_the_fragments_seen_to_pick_from(tokens):
 def test_no_seat_entry_tells_what_its_agent_may_not_know(dealt, actions_seed):
     """Over random games: a seat's entry holds no other agent's fragment unless that agent sent it
     to this seat or the truth machine revealed it, and it stays the same in a twin game where
-    the other agents' identikits, their private actions and the votes not yet closed differ.
+    the other agents' identikits and their private actions differ.
     The legal texts are exactly the engine's (codes collapsed), each one accepted."""
     game, setup = dealt
     tokens = Tokens(b"0123456789abcdef0123456789abcdef")
@@ -155,10 +154,7 @@ def check_entries(game: Codex, state: CodexState, snapshot, tokens: Tokens, rng:
             game.apply(state, seat_action(seat, f"code {seat} {'-'.join(rng.sample(page['fragments'] * 3, 3))}"))
         if state.is_over:
             continue
-        twin = scrambled(state, seat, rng)
-        twin = replace(twin, ballots=tuple(
-            (voter, target) if voter == seat else (voter, rng.choice([o for o in range(6) if o != voter]))
-            for voter, target in state.ballots))
+        twin = scrambled(state, seat, rng)  # the open vote's ballots are public as cast: the twin keeps them
         twin_snapshot = codex_snapshot("g1", game, twin, tokens)
         assert entry(twin_snapshot, tokens, seat) == page, f"seat {seat}'s entry tells what it may not know"
         assert twin_snapshot.public == snapshot.public
@@ -353,6 +349,7 @@ def test_a_whole_game_played_on_six_phones(table, browser):
     try:
         moon, aleman, viper = (phones.pages[seat] for seat in range(3))
         moon.wait_for_selector("text=K7QM")
+        assert moon.inner_text("#status") == "Phase 1: Messages"  # the step the game is in, not "connected"
         assert moon.evaluate("act('done 0')") is False  # a stale page's tap: the table's refusal, in words
         assert moon.inner_text("#status") == (
             "an agent ends its private turn only in the private step: the agents are sending their messages")
@@ -374,6 +371,7 @@ def test_a_whole_game_played_on_six_phones(table, browser):
                 viper.wait_for_selector("text=your code R8WD-J4ZC-K7QM: wrong")
                 moon.wait_for_selector("text=a Hacker blocked you")
                 phones.public.wait_for_selector("text=Phase 1: Discussion")
+                moon.wait_for_selector("#status:text-is('Phase 1: Discussion')")  # the refusal went with its step
                 table.timer_ran_out()
                 for seat in range(6):
                     phones.vote(seat, 0 if seat == 5 else 5)
@@ -447,7 +445,10 @@ def test_the_informatore_the_profiler_and_the_inquisitore_use_their_powers_on_th
                          lambda: submit(nebbia, "vote"))
             for seat in (0, 1, 2, 3, 5):
                 table.apply(parse_codex_action(f"vote {seat} {0 if seat == 5 else 5}"))
-            phones.taken(lambda: pick(orso, "reveal", "role: infiltrato"), lambda: submit(orso, "reveal"))
+            # told before choosing, with nothing to choose: the form offers the extorted fact alone
+            orso.wait_for_selector("text=An Inquisitore extorts your fragment: you have nothing to choose, reveal it.")
+            assert orso.locator('form[data-form="reveal"] label.chip').all_inner_texts() == ["fragment: F9LB"]
+            phones.taken(lambda: pick(orso, "reveal", "fragment: F9LB"), lambda: submit(orso, "reveal"))
             phones.public.wait_for_selector("text=Orso (seat 5): fragment F9LB")
             orso.wait_for_selector("text=an Inquisitore made the truth machine reveal your fragment")
             nebbia.wait_for_selector("text=you extorted Orso (seat 5)'s fragment: extorted")

@@ -57,8 +57,9 @@ Where the rulebook leaves room, we chose:
   facts there; then to the one that first received its deciding vote, the vote that brought it
   to the winning count, in the order the votes were accepted.
 - The truth machine reveals faction, role, position or fragment, never the codename and never
-  a fact that agent already revealed there. An extortion replaces the agent's choice; the
-  public sees only the fact revealed. An agent with nothing left to reveal is sent back with
+  a fact that agent already revealed there. An extortion leaves the agent no choice: its view
+  says which fact (``extorting``) and that is the one reveal it may make; the public sees only
+  the fact revealed. An agent with nothing left to reveal is sent back with
   no reveal and the next phase begins.
 - When the game is over, the public view shows every identikit.
 """
@@ -372,6 +373,7 @@ class AgentView:
     may_enter_code: bool
     blocked_in: tuple[int, ...]  # the phases a Hacker blocked it, each told once its private step is over
     extorted: tuple[Revelation, ...]
+    extorting: Fact | None  # at the truth machine now, the fact an Inquisitore makes it reveal
     blocks: tuple[HackerBlock, ...]
     may_not_block: int | None
     questions: tuple[ProfilerQuestion, ...]
@@ -391,6 +393,7 @@ class AgentView:
             "may_enter_code": self.may_enter_code,
             "blocked_in": list(self.blocked_in),
             "extorted": [{"phase": r.phase, "fact": r.fact.value} for r in self.extorted],
+            "extorting": None if self.extorting is None else self.extorting.value,
             "powers": self.powers(),
             "public": self.public.to_json(),
         }
@@ -614,10 +617,9 @@ class Codex:
             raise RuleError("the codename is public: reveal the faction, role, position or fragment")
         if fact in state.revealed(seat):
             raise RuleError(f"{self.who(state, seat)} already revealed its {fact} here: reveal another fact")
-        extorted = [
-            e.fact for e in state.extortions if e.phase == state.phase and e.target == seat and e.outcome == EXTORTED
-        ]
-        fact = extorted[0] if extorted else fact
+        extorting = self.extorting(state, seat)
+        if extorting is not None and fact != extorting:
+            raise RuleError(f"an Inquisitore extorts {self.who(state, seat)}'s {extorting}: the truth machine reveals that")
         revelation = Revelation(state.phase, seat, fact, state.setup.agents[seat].fact(fact))
         return self._next_phase(replace(state, revelations=state.revelations + (revelation,)))
 
@@ -720,6 +722,14 @@ class Codex:
                 return block.target
         return None
 
+    def extorting(self, state: CodexState, seat: int) -> Fact | None:
+        """The fact an Inquisitore makes ``seat`` reveal at the truth machine now, if any: it
+        replaces the agent's own choice, and the agent is told before it chooses."""
+        if state.step != TRUTH or state.truth != seat:
+            return None
+        return next((e.fact for e in state.extortions
+                     if e.phase == state.phase and e.target == seat and e.outcome == EXTORTED), None)
+
     def power_spent(self, state: CodexState, inquisitore: int) -> int | None:
         """The phase in which the Inquisitore spent its power, or None."""
         for extortion in state.extortions:
@@ -762,6 +772,9 @@ class Codex:
                 for target in others:
                     actions += [Vote(seat, target, fact) for fact in TRUTH_FACTS if fact not in state.revealed(target)]
             return actions
+        extorting = self.extorting(state, seat)
+        if extorting is not None:  # nothing to choose: the Inquisitore chose
+            return [Reveal(seat, extorting)]
         return [Reveal(seat, fact) for fact in TRUTH_FACTS if fact not in state.revealed(seat)]
 
     def _legal_messages(self, seat: int, agent: Identikit, others: list[int]) -> list[CodexAction]:
@@ -827,6 +840,7 @@ class Codex:
             blocked_in=tuple(sorted(
                 {b.phase for b in state.blocks if b.target == seat and self.private_over(state, b.phase)})),
             extorted=tuple(r for r in state.revelations if r.seat == seat and r.phase in extorted_phases),
+            extorting=self.extorting(state, seat),
             blocks=tuple(b for b in state.blocks if b.hacker == seat),
             may_not_block=self.last_target(state, seat) if agent.role is Role.HACKER else None,
             questions=tuple(q for q in state.questions if q.profiler == seat),

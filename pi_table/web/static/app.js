@@ -31,7 +31,32 @@ async function act(text) {
   const body = await answer.json().catch(() => ({ok: false, error: `the table answered ${answer.status}`}));
   statusLine.textContent = body.ok ? "sent" : body.error;
   statusLine.className = body.ok ? "" : "error";
+  lastAct = {step: stepOf(shown), ok: body.ok};
   return body.ok;
+}
+
+let lastAct = null;  // the step of this page's last action, and whether the table took it
+
+function stepOf(page) {
+  // A Codex page's game, phase and step: what the status line follows.
+  const pub = codexPublic(page);
+  return pub ? `${page.game_id}/${pub.phase}/${pub.step}` : null;
+}
+
+function codexPublic(page) {
+  if (!page) return null;
+  return page.kind === "codex-seat" ? page.view.public : page.kind === "codex-public" ? page.view : null;
+}
+
+function followStep(page) {
+  // The status line says the step the game is in; an action's "sent" or refusal stays beside
+  // it until the step moves on.
+  const pub = codexPublic(page);
+  if (!pub) return;
+  const same = lastAct && lastAct.step === stepOf(page);
+  if (same && !lastAct.ok) return;
+  statusLine.textContent = same ? `${stepTitle(pub)} · sent` : stepTitle(pub);
+  statusLine.className = "";
 }
 
 function grid(board, key) {
@@ -200,7 +225,9 @@ function revealForm(page, entries) {
   const {fact} = draft("reveal");
   const facts = entries.map(([word]) => word);
   return actionForm("reveal", "The truth machine: reveal one fact", "Reveal", facts.includes(fact) ? `reveal ${page.seat} ${fact}` : null,
-    el("p", {class: "note"}, "You must tell the truth. If an Inquisitore extorted a fact, the table reveals that one instead."),
+    el("p", {class: "note"}, page.view.extorting
+      ? `An Inquisitore extorts your ${page.view.extorting}: that is what the truth machine reveals.`
+      : "You must tell the truth."),
     choices("reveal", "fact", facts.map((word) => ({value: word, label: factLabel(page.view.identikit, [word])})), "reveal"));
 }
 
@@ -251,6 +278,7 @@ function nowCard(page) {
     said.push(mine ? "Vote for an agent to send to the truth machine." : `You voted. ${waitingFor(pub)}`);
   } else if (pub.step === "truth") {
     said.push(mine ? "You are at the truth machine." : `${agent(pub, pub.truth)} is at the truth machine.`);
+    if (mine && view.extorting) said.push(`An Inquisitore extorts your ${view.extorting}: you have nothing to choose, reveal it.`);
   }
   const forms = [];
   if (verbs.send) forms.push(sendForm(page, verbs.send));
@@ -269,14 +297,25 @@ function nowCard(page) {
 }
 
 function inboxList(view) {
+  // This phase's messages open; the earlier ones folded, so a long game's page stays short.
   if (!view.inbox.length) return null;
+  const phase = view.public.phase;
+  const now = view.inbox.filter((message) => message.phase === phase);
+  const before = view.inbox.filter((message) => message.phase !== phase);
   return el("section", {"aria-label": "inbox"}, el("h2", {}, "Messages received"),
-    el("ol", {class: "inbox"}, view.inbox.map((message) => el("li", {},
+    inboxItems(now),
+    before.length ? el("details", {class: "earlier"}, el("summary", {}, `${before.length} from earlier phases`),
+      inboxItems(before)) : null);
+}
+
+function inboxItems(messages) {
+  if (!messages.length) return null;
+  return el("ol", {class: "inbox"}, messages.map((message) => el("li", {},
       el("span", {class: "fragment"}, message.fragment), " ",
       Object.entries(message.facts).map(([fact, value]) => `${fact} ${value}`).join(", "),
       el("span", {class: "note"}, ` · phase ${message.phase}`),
       message.profiled ? el("div", {class: "note"}, "Profiler: the sender's ",
-        Object.entries(message.profiled).map(([fact, value]) => `${fact} is ${value}`)) : null))));
+        Object.entries(message.profiled).map(([fact, value]) => `${fact} is ${value}`)) : null)));
 }
 
 function historyList(page) {
@@ -313,7 +352,7 @@ function identikitLine(whole) {
     ` · ${whole.role} · position ${whole.position} · `, el("span", {class: "fragment"}, whole.fragment)];
 }
 
-function agentsTable(pub) {
+function agentsTable(pub, folded = false) {
   // Every agent by codename: whether it has acted in this step (never what), and what the truth
   // machine revealed; at the end, every identikit.
   const status = (seat) => {
@@ -324,14 +363,15 @@ function agentsTable(pub) {
     return pub.waiting_for.includes(seat) ? "waiting" : "";
   };
   const revealed = (seat) => pub.revelations.filter((r) => r.seat === seat).map((r) => `${r.fact}: ${r.value}`).join(", ");
+  const table = el("table", {class: "agents"}, pub.codenames.map((codename, seat) => {
+    const whole = pub.identikits && pub.identikits[seat];
+    return el("tr", {class: pub.winning_seat === seat ? "won" : ""},
+      el("td", {}, el("span", {class: "seat"}, seat), codename),
+      el("td", {}, whole ? identikitLine(whole) : revealed(seat)),
+      el("td", {class: "status"}, status(seat)));
+  }));
   return el("section", {"aria-label": "the agents"}, el("h2", {}, "Agents"),
-    el("table", {class: "agents"}, pub.codenames.map((codename, seat) => {
-      const whole = pub.identikits && pub.identikits[seat];
-      return el("tr", {class: pub.winning_seat === seat ? "won" : ""},
-        el("td", {}, el("span", {class: "seat"}, seat), codename),
-        el("td", {}, whole ? identikitLine(whole) : revealed(seat)),
-        el("td", {class: "status"}, status(seat)));
-    })));
+    folded ? el("details", {}, el("summary", {}, "who has acted, what the truth machine revealed"), table) : table);
 }
 
 function voteTally(pub) {
@@ -369,8 +409,9 @@ renderers["codex-seat"] = (page) => {
   const stepKey = `${page.game_id}/${page.seat}/${page.view.public.phase}/${page.view.public.step}`;
   if (drafts.key !== stepKey) drafts = {key: stepKey, forms: {}};
   const pub = page.view.public;
+  // while this agent has a form to fill, the agents' list is folded: the page stays short
   return [identikitCard(page), nowCard(page), inboxList(page.view), historyList(page),
-    voteTally(pub), revelations(pub), agentsTable(pub), rolesInPlay(pub)];
+    voteTally(pub), revelations(pub), agentsTable(pub, pub.waiting_for.includes(page.seat)), rolesInPlay(pub)];
 };
 
 renderers["codex-public"] = (page) => {
@@ -397,6 +438,7 @@ function render(page) {
   document.getElementById("title").textContent = page.title || "pi-table";
   const nodes = draw ? draw(page) : [el("p", {class: "error"}, `unknown page ${page.kind}`)];
   app.replaceChildren(...nodes.filter((node) => node !== null));
+  followStep(page);
   const again = active && app.querySelector(`[data-draft="${active}"]`);
   if (again) { again.focus(); again.setSelectionRange(caret, caret); }
 }
