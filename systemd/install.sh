@@ -164,7 +164,8 @@ boot_changed() {
 #   vc4-kms-dsi-ili9881-7inch or -5inch, loads the ILI9881 panel's DSI driver, the Goodix
 #   touch controller and the backlight behind the display's own microcontroller (I2C 0x45). It
 #   takes the connector the overlay expects (DISP 1 on a Pi 5; the maker adds ",dsi0" for DISP 0,
-#   which is kept, as are any parameters on the line). display_auto_detect=0 stops the firmware
+#   which is kept, as are the line's other parameters but those that turn the picture or the
+#   touch coordinates: rotation=, swapxy, invx, invy). display_auto_detect=0 stops the firmware
 #   loading an overlay of its own for the same panel, as Raspberry Pi's documentation says to do
 #   when the overlay is named. No rotation= parameter: it only sets the panel's orientation
 #   property, which desktops and the console honour but SDL2's KMSDRM (pygame's) does not,
@@ -182,7 +183,11 @@ if [ "$screen" = True ]; then
       overlay=vc4-kms-dsi-ili9881-${panel#touch-display-2-}inch
       set_boot 'display_auto_detect=.*' display_auto_detect=0
       line=$(grep -Ex -m 1 -- "$touch_display_2" "$boot_config" 2>/dev/null || true)
-      set_boot "$touch_display_2" "dtoverlay=$overlay${line#dtoverlay=vc4-kms-dsi-ili9881-?inch}" ;;
+      IFS=, read -ra given <<< "${line#dtoverlay=vc4-kms-dsi-ili9881-?inch}"
+      for param in "${given[@]}"; do  # the table turns the picture and the taps: nothing else may
+        case "$param" in ""|rotation=*|swapxy|invx|invy) ;; *) overlay+=",$param" ;; esac
+      done
+      set_boot "$touch_display_2" "dtoverlay=$overlay" ;;
     touch-display-1|hdmi)
       set_boot 'display_auto_detect=.*' display_auto_detect=1
       set_boot "$touch_display_2" "" ;;

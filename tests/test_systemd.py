@@ -328,8 +328,11 @@ def test_install_on_a_pi_5_uses_the_spi_backend_and_no_rpi_ws281x(tmp_path):
 
 def test_install_sets_up_the_panel_the_configuration_names_in_place_of_the_last_one(tmp_path):
     """A table rebuilt with the 5 inch Touch Display 2 on a Pi 5's DISP 0 port, then with an
-    HDMI monitor: each run changes only the display's lines, and a second run nothing."""
-    earlier = RASPBERRY_PI_OS_BOOT + "[all]\ndtoverlay=vc4-kms-dsi-ili9881-7inch,dsi0\ndisplay_auto_detect=0\n"
+    HDMI monitor: each run changes only the display's lines, and a second run nothing. The
+    earlier line turned the touch coordinates as a desktop wants them (swapxy, invx): the table
+    turns taps itself, so those go."""
+    earlier = (RASPBERRY_PI_OS_BOOT
+               + "[all]\ndtoverlay=vc4-kms-dsi-ili9881-7inch,dsi0,swapxy,invx,rotation=90\ndisplay_auto_detect=0\n")
     installer = Installer(tmp_path, "Raspberry Pi 5 Model B Rev 1.0", earlier)
     installer.env["PI_TABLE_NO_START"] = "1"
     installer.config.parent.mkdir(parents=True)
@@ -346,7 +349,8 @@ def test_install_sets_up_the_panel_the_configuration_names_in_place_of_the_last_
     assert boot_file.read_text() == five_inch
     summary = first.stdout.splitlines()[-1]
     assert "next boot" in summary
-    assert "dtoverlay=vc4-kms-dsi-ili9881-5inch,dsi0 in place of dtoverlay=vc4-kms-dsi-ili9881-7inch,dsi0" in summary
+    assert ("dtoverlay=vc4-kms-dsi-ili9881-5inch,dsi0 in place of "
+            "dtoverlay=vc4-kms-dsi-ili9881-7inch,dsi0,swapxy,invx,rotation=90") in summary
     assert ("display_auto_detect=0 in place of display_auto_detect=1, display_auto_detect=0 "
             "in /boot/firmware/config.txt") in summary
 
