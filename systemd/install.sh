@@ -86,8 +86,12 @@ if [ -e "$config" ]; then
 with open(sys.argv[1], "rb") as file:
     settings = tomllib.load(file)
 screen = settings.get("screen", {})
-print(settings.get("leds", {}).get("backend", "ws281x"), screen.get("enabled", True), screen.get("panel", sys.argv[2]))' \
-    "$config" "$panel" 2>/dev/null || echo "$backend $screen $panel")
+print(settings.get("leds", {}).get("backend", "ws281x"), screen.get("enabled", True), screen.get("panel", "-"))' \
+    "$config" 2>/dev/null || echo "$backend $screen $panel")
+  if [ "$panel" = - ]; then  # an older table's file: it predates [screen] panel
+    panel=touch-display-2-7
+    [ "$screen" = True ] && say "note: ${config#"$root"} names no [screen] panel: set up for the default, $panel; for another display set panel (hdmi, touch-display-1, touch-display-2-5) and panel_rotation there and run install.sh again"
+  fi
 fi
 say "LED strip: $backend; screen: $([ "$screen" = True ] && echo "$panel" || echo none)"
 

@@ -628,13 +628,21 @@ def test_a_click_and_a_finger_on_the_turned_panel_hit_the_button_drawn_there(bac
     assert events.empty()
 
 
-def test_a_panel_turned_across_a_landscape_display_is_drawn_but_warned_of(backend, tmp_path, caplog):
-    """A Touch Display 2's rotation on an HDMI monitor: the picture stands on end, letterboxed."""
-    screen, _ = backend(Measuring(), size=(800, 480), panel_rotation=90)
+def test_a_quarter_turn_on_a_landscape_display_is_not_made_and_is_said(backend, tmp_path, caplog):
+    """An older table's configuration takes the default panel, the Touch Display 2 at 90, on
+    its HDMI monitor: the picture is drawn as before, unturned, and taps hit what is drawn."""
+    screen, events = backend(Measuring(), size=(800, 480), panel_rotation=90)
     shown_from_another_thread(screen, model("codenames clue"))
     screen.screenshot(tmp_path / "s.png")
-    assert screen.painter.size == (480, 800)
-    assert any("panel_rotation 90" in r.getMessage() and "800x480" in r.getMessage() for r in caplog.records)
+    assert screen.painter.size == (800, 480)
+    shot = pygame.image.load(str(tmp_path / "s.png"))
+    x, y, w, h = screen.painter.frame.cells[5]
+    assert tuple(shot.get_at((x + w * 7 // 8, y + h * 7 // 8)))[:3] == CARD["A"]
+    assert any("panel_rotation 90" in r.getMessage() and "800x480" in r.getMessage() and "unturned" in r.getMessage()
+               for r in caplog.records)
+    x, y = tap_for(screen.painter.frame, Clue(3))
+    pygame.event.post(pygame.event.Event(pygame.MOUSEBUTTONDOWN, pos=(x, y), button=1))
+    assert events.get(timeout=2) == UiEvent(Clue(3))
 
 
 def test_cover_mode_through_the_backend(backend, tmp_path):

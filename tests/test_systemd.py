@@ -367,6 +367,17 @@ def test_install_sets_up_the_panel_the_configuration_names_in_place_of_the_last_
     assert "dtoverlay=vc4-kms-dsi-ili9881-5inch,dsi0 taken out" in hdmi.stdout.splitlines()[-1]
 
 
+def test_an_older_tables_configuration_without_a_panel_is_set_up_for_the_default_and_told(tmp_path):
+    installer = Installer(tmp_path, "Raspberry Pi 5 Model B Rev 1.0", RASPBERRY_PI_OS_BOOT)
+    installer.env["PI_TABLE_NO_START"] = "1"
+    installer.config.parent.mkdir(parents=True)
+    installer.config.write_text('[leds]\nbackend = "spi"\n[screen]\nrotation = 180\n')
+    result = installer.run()
+    assert result.returncode == 0, result.stderr
+    assert "names no [screen] panel: set up for the default, touch-display-2-7" in result.stdout
+    assert "dtoverlay=vc4-kms-dsi-ili9881-7inch" in (installer.root / "boot/firmware/config.txt").read_text()
+
+
 def test_the_installer_knows_every_panel_the_configuration_accepts():
     """A panel the configuration takes but install.sh does not set up would boot to a black screen."""
     script = INSTALL.read_text(encoding="utf-8")

@@ -89,6 +89,7 @@ class PygameScreen(Screen):
             raise ValueError(f"the panel's rotation is one of {PANEL_ROTATIONS} degrees, not {panel_rotation!r}")
         self.painter = painter
         self.panel_rotation = panel_rotation
+        self._turn = 0  # how far the picture is turned onto the display: panel_rotation, if it fits
         self.size = size
         self.video_driver = video_driver
         self.clock = clock
@@ -194,14 +195,21 @@ class PygameScreen(Screen):
 
     def _picture(self, pygame, display):
         """The landscape surface the painter draws on: the display itself when the panel is
-        upright, else one the display's size turned by the panel's rotation."""
-        if self.panel_rotation == 0:
-            return display
+        upright, else one the display's size turned by the panel's rotation. A quarter turn
+        that would stand the picture on end (a landscape display: the configuration names
+        another panel than the one fitted, as an older table's does) is not made, and said."""
         width, height = display.get_size()
-        size = (height, width) if self.panel_rotation in (90, 270) else (width, height)
-        if size[1] > size[0]:
-            log.warning("panel_rotation %d stands the picture on end on this %dx%d display: is [screen] panel "
-                        "right (a landscape panel sits at 0 or 180)?", self.panel_rotation, width, height)
+        quarter = self.panel_rotation in (90, 270)
+        if quarter and width > height:
+            log.warning("panel_rotation %d would stand the picture on end on this %dx%d display, so it is drawn "
+                        "unturned: set [screen] panel and panel_rotation for the display fitted (a landscape "
+                        "panel sits at 0 or 180)", self.panel_rotation, width, height)
+            self._turn = 0
+        else:
+            self._turn = self.panel_rotation
+        if self._turn == 0:
+            return display
+        size = (height, width) if quarter else (width, height)
         return pygame.Surface(size, 0, display)  # the display's pixel format: the turn is a plain copy
 
     def _serve(self, pygame, surface, picture) -> None:
@@ -221,7 +229,7 @@ class PygameScreen(Screen):
                     what = "the self-test" if isinstance(model, SelfTestModel) else f"the game {model.game_id}"
                     log.exception("the spymaster screen could not draw %s", what)
                 if picture is not surface:  # turned the other way from the panel: upright in the hood
-                    surface.blit(pygame.transform.rotate(picture, self.panel_rotation), (0, 0))
+                    surface.blit(pygame.transform.rotate(picture, self._turn), (0, 0))
                 pygame.display.flip()
                 drawn = model
                 due = _next_second(model, since, now)  # kept until then, however early a wake-up
@@ -252,7 +260,7 @@ class PygameScreen(Screen):
             at = (event.pos[0] + 0.5, event.pos[1] + 0.5)  # a mouse; SDL's copies of touches as clicks are left out
         else:
             return False
-        command = self.painter.tap(on_picture(at, self.panel_rotation, size))
+        command = self.painter.tap(on_picture(at, self._turn, size))
         if command is not None and self._emit is not None:
             self._emit(UiEvent(command))
         return True
