@@ -180,7 +180,8 @@ boot_changed() {
 #   Touch Display 2 overlay left from an earlier panel is taken out.
 # Raspberry Pi OS's config.txt has vc4-kms-v3d and display_auto_detect=1; one removed is put back.
 if [ "$screen" = True ]; then
-  set_boot 'dtoverlay=vc4-kms-v3d' dtoverlay=vc4-kms-v3d
+  kms=$(grep -Ex -m 1 -- 'dtoverlay=vc4-kms-v3d(,.*)?' "$boot_config" 2>/dev/null || true)
+  set_boot 'dtoverlay=vc4-kms-v3d(,.*)?' "${kms:-dtoverlay=vc4-kms-v3d}"  # with its parameters (cma-...), if any
   touch_display_2='dtoverlay=vc4-kms-dsi-ili9881-[57]inch(,.*)?'
   case "$panel" in
     touch-display-2-7|touch-display-2-5)

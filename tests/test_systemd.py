@@ -368,14 +368,17 @@ def test_install_sets_up_the_panel_the_configuration_names_in_place_of_the_last_
 
 
 def test_an_older_tables_configuration_without_a_panel_is_set_up_for_the_default_and_told(tmp_path):
-    installer = Installer(tmp_path, "Raspberry Pi 5 Model B Rev 1.0", RASPBERRY_PI_OS_BOOT)
+    """Its config.txt gives the KMS driver a parameter of its own: that line stays, alone."""
+    boot = RASPBERRY_PI_OS_BOOT.replace("dtoverlay=vc4-kms-v3d", "dtoverlay=vc4-kms-v3d,cma-320")
+    installer = Installer(tmp_path, "Raspberry Pi 5 Model B Rev 1.0", boot)
     installer.env["PI_TABLE_NO_START"] = "1"
     installer.config.parent.mkdir(parents=True)
     installer.config.write_text('[leds]\nbackend = "spi"\n[screen]\nrotation = 180\n')
     result = installer.run()
     assert result.returncode == 0, result.stderr
     assert "names no [screen] panel: set up for the default, touch-display-2-7" in result.stdout
-    assert "dtoverlay=vc4-kms-dsi-ili9881-7inch" in (installer.root / "boot/firmware/config.txt").read_text()
+    assert (installer.root / "boot/firmware/config.txt").read_text() == boot.replace(
+        "display_auto_detect=1", "display_auto_detect=0") + "[all]\ndtoverlay=vc4-kms-dsi-ili9881-7inch\n"
 
 
 def test_the_installer_knows_every_panel_the_configuration_accepts():
