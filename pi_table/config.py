@@ -40,7 +40,7 @@ from .table.input import InputSettings
 from .table.session import Retention
 from .table.timer import DISCUSSION_S, TimerSettings
 from .ui.leds import LightSettings
-from .ui.mounting import ScreenSettings
+from .ui.mounting import PANELS, PanelMounting, ScreenSettings
 from .ui.pixels import LedMap, PixelOutput, PowerLimit
 
 if TYPE_CHECKING:
@@ -123,7 +123,10 @@ OPTIONS = (
     Option("leds", "cells", [], "int_lists", "an explicit map instead: 25 lists of LED numbers (with edge)"),
     Option("leds", "edge", [], "int_list", "an explicit map: the edge's LED numbers in order"),
     Option("screen", "enabled", True, "bool", "false: no spymaster screen is fitted"),
-    Option("screen", "rotation", 180, "int", "the key's rotation: 0, 90, 180 or 270 (180: facing the operatives)"),
+    Option("screen", "rotation", 180, "int", "the key's rotation for the spymasters: 0, 90, 180 or 270 (180: facing the operatives)"),
+    Option("screen", "panel", PanelMounting().panel, "str", f"the display fitted: {', '.join(PANELS)} (the installer sets it up)"),
+    Option("screen", "panel_rotation", PanelMounting().rotation, "int",
+           "how far the panel is turned clockwise in the hood from its native upright: Touch Display 2 90 or 270, others 0 or 180"),
     Option("screen", "video_driver", "kmsdrm", "str", "SDL's video driver (kmsdrm on the Pi, no desktop)"),
     Option("screen", "width", 0, "int", "a window this wide instead of the whole display (0: the display)"),
     Option("screen", "height", 0, "int", "with width"),
@@ -193,6 +196,7 @@ class WebConfig:
 class ScreenConfig:
     enabled: bool
     settings: ScreenSettings
+    mounting: PanelMounting
     video_driver: str
     size: tuple[int, int] | None  # None: the whole display
 
@@ -582,6 +586,7 @@ def _screen(v: _Values) -> ScreenConfig:
         raise ValueError(f"width and height are both 0 (the whole display) or both 1 to 8192, not {width} x {height}")
     return ScreenConfig(
         enabled=v.flag("screen.enabled"), settings=ScreenSettings(rotation=v.whole("screen.rotation")),
+        mounting=PanelMounting(panel=v.text("screen.panel"), rotation=v.whole("screen.panel_rotation")),
         video_driver=v.text("screen.video_driver"), size=(width, height) if width else None,
     )
 

@@ -3,10 +3,11 @@
 #
 #   sudo systemd/install.sh
 #
-# Installs the system packages, turns on SPI and I2C, creates the user pi-table in the device
-# groups, puts pi-table into /opt/pi-table/venv, writes /etc/pi-table/config.toml from the
-# defaults when there is none (an existing one is checked, never overwritten), installs and
-# enables pi-table.service and (re)starts it. It first checks what every step needs (root, the
+# Installs the system packages, turns on SPI and I2C, sets up in config.txt the display that
+# [screen] panel names, creates the user pi-table in the device groups, puts pi-table into
+# /opt/pi-table/venv, writes /etc/pi-table/config.toml from the defaults when there is none
+# (an existing one is checked, never overwritten), installs and enables pi-table.service and
+# (re)starts it. It first checks what every step needs (root, the
 # checkout, Python, free space, every package in apt's sources) and changes nothing when one
 # is missing; every step looks before it acts, so running it again (after a `git pull`, say)
 # upgrades in place. The commands' output goes to /var/log/pi-table-install.log; a failure says
@@ -74,18 +75,25 @@ free_mb=$(( $(df -Pk "$space" | awk 'NR == 2 { print $4 }') / 1024 ))
 # The LED strip's library follows the configuration's backend: rpi-ws281x (Pi 3, 4), compiled
 # here as it has no aarch64 wheel, or spidev (Pi 5; Debian's). A new table's configuration
 # gets the spi backend on a Pi 5, the defaults' ws281x elsewhere.
-# The screen, when the configuration has one, needs the KMS display driver at boot.
+# The screen, when the configuration has one, needs the KMS display driver at boot, and the
+# panel it names ([screen] panel; the defaults' is the Touch Display 2, 7 inch) its overlay.
 backend=ws281x
 case "$model" in *"Raspberry Pi 5"*) backend=spi ;; esac
 screen=True
+panel=touch-display-2-7
 if [ -e "$config" ]; then
-  read -r backend screen < <("$python" -c 'import sys, tomllib
+  read -r backend screen panel < <("$python" -c 'import sys, tomllib
 with open(sys.argv[1], "rb") as file:
     settings = tomllib.load(file)
-print(settings.get("leds", {}).get("backend", "ws281x"), settings.get("screen", {}).get("enabled", True))' \
-    "$config" 2>/dev/null || echo "$backend $screen")
+screen = settings.get("screen", {})
+print(settings.get("leds", {}).get("backend", "ws281x"), screen.get("enabled", True), screen.get("panel", "-"))' \
+    "$config" 2>/dev/null || echo "$backend $screen $panel")
+  if [ "$panel" = - ]; then  # an older table's file: it predates [screen] panel
+    panel=touch-display-2-7
+    [ "$screen" = True ] && say "note: ${config#"$root"} names no [screen] panel: set up for the default, $panel; for another display set panel (hdmi, touch-display-1, touch-display-2-5) and panel_rotation there and run install.sh again"
+  fi
 fi
-say "LED strip: $backend; screen: $([ "$screen" = True ] && echo yes || echo none)"
+say "LED strip: $backend; screen: $([ "$screen" = True ] && echo "$panel" || echo none)"
 
 # Debian's pygame is built with KMSDRM (the PyPI wheel is not), gpiozero with lgpio drives the
 # buttons on every Pi, spidev the Pi 5's LED strip; gcc and the Python headers build rpi-ws281x.
@@ -114,10 +122,6 @@ run "see why apt-get failed in the log" env DEBIAN_FRONTEND=noninteractive \
 
 # 2. SPI for the LED strip, I2C for a local MPR121; a fixed core clock keeps the Pi 3's and 4's
 #    SPI rate steady for rpi-ws281x (its README); the Pi 5 drives the strip with spidev instead.
-#    The screen is drawn on KMSDRM, which needs the vc4 KMS driver; the Touch Display 2 (and
-#    the first Touch Display) is found by display_auto_detect, and the table turns what it
-#    draws by its own [screen] rotation, so no panel overlay and no cmdline.txt rotation are
-#    needed. Raspberry Pi OS's config.txt has both lines; one removed is put back.
 #    These take effect at the next boot: each is said, and the summary repeats them.
 reboot_changes=()
 if command -v raspi-config >/dev/null; then
@@ -130,21 +134,75 @@ if command -v raspi-config >/dev/null; then
 fi
 boot_config=$root/boot/firmware/config.txt
 [ -f "$boot_config" ] || boot_config=$root/boot/config.txt
-boot_lines=()
-[ "$screen" = True ] && boot_lines+=(dtoverlay=vc4-kms-v3d display_auto_detect=1)
-case "$model" in
-  *"Raspberry Pi 3"*) boot_lines+=(core_freq=250) ;;
-  *"Raspberry Pi 4"*|*"Raspberry Pi 400"*) boot_lines+=(core_freq=500 core_freq_min=500) ;;
-esac
-for line in "${boot_lines[@]}"; do
-  if [ -f "$boot_config" ] && ! grep -qx "$line" "$boot_config"; then
-    say "$line in $boot_config (takes effect at the next boot)"
-    # under [all]: the file may end inside a section for another model ([pi4], [cm5]...)
+
+# set_boot PATTERN LINE: one setting of config.txt, on one line. Lines matching PATTERN
+# (grep -E, whole line) are the setting's earlier values, this installer's or the maker's: the
+# first is made LINE, or taken out when LINE is empty, and any more are taken out; with none,
+# LINE is added at the end, under [all] (the file may end inside a section for another model:
+# [pi4], [cm5]...). Run again, it changes nothing.
+set_boot() {
+  local pattern=$1 line=$2 found
+  [ -f "$boot_config" ] || return 0
+  found=$(grep -Ex -- "$pattern" "$boot_config" || true)
+  [ "$found" = "$line" ] && return 0
+  if [ -n "$found" ]; then
+    awk -v pattern="^($pattern)\$" -v new="$line" '
+      $0 ~ pattern { if (!done && new != "") print new; done = 1; next } { print }' "$boot_config" > "$boot_config.new"
+    cat "$boot_config.new" > "$boot_config" && rm "$boot_config.new"  # the file's own mode and owner kept
+    found=$(printf '%s' "$found" | paste -sd ' ' | sed 's/ /, /g')
+    if [ -n "$line" ]; then boot_changed "$line in place of $found"; else boot_changed "$found taken out"; fi
+  elif [ -n "$line" ]; then
     [ "$(grep -x '\[.*\]' "$boot_config" | tail -n 1)" = "[all]" ] || printf '[all]\n' >> "$boot_config"
     printf '%s\n' "$line" >> "$boot_config"
-    reboot_changes+=("$line in ${boot_config#"$root"}")
+    boot_changed "$line"
   fi
-done
+}
+boot_changed() {
+  say "$1 in ${boot_config#"$root"} (takes effect at the next boot)"
+  reboot_changes+=("$1 in ${boot_config#"$root"}")
+}
+
+# The screen: pygame draws on KMSDRM, which needs the vc4 KMS driver (dtoverlay=vc4-kms-v3d).
+# Then the panel [screen] panel names:
+# - touch-display-2-7, touch-display-2-5 (Raspberry Pi Touch Display 2): its overlay,
+#   vc4-kms-dsi-ili9881-7inch or -5inch, loads the ILI9881 panel's DSI driver, the Goodix
+#   touch controller and the backlight behind the display's own microcontroller (I2C 0x45). It
+#   takes the connector the overlay expects (DISP 1 on a Pi 5; the maker adds ",dsi0" for DISP 0,
+#   which is kept, as are the line's other parameters but those that turn the picture or the
+#   touch coordinates: rotation=, swapxy, invx, invy). display_auto_detect=0 stops the firmware
+#   loading an overlay of its own for the same panel, as Raspberry Pi's documentation says to do
+#   when the overlay is named. No rotation= parameter: it only sets the panel's orientation
+#   property, which desktops and the console honour but SDL2's KMSDRM (pygame's) does not,
+#   and it does not turn the touch controller's coordinates; the table turns its picture and
+#   the taps itself by [screen] panel_rotation, so the panel stays in its native 720x1280 mode.
+# - touch-display-1 (the first Touch Display), hdmi: display_auto_detect=1 finds the first
+#   Touch Display (the firmware loads vc4-kms-dsi-7inch); an HDMI monitor needs nothing more. A
+#   Touch Display 2 overlay left from an earlier panel is taken out.
+# Raspberry Pi OS's config.txt has vc4-kms-v3d and display_auto_detect=1; one removed is put back.
+if [ "$screen" = True ]; then
+  kms=$(grep -Ex -m 1 -- 'dtoverlay=vc4-kms-v3d(,.*)?' "$boot_config" 2>/dev/null || true)
+  set_boot 'dtoverlay=vc4-kms-v3d(,.*)?' "${kms:-dtoverlay=vc4-kms-v3d}"  # with its parameters (cma-...), if any
+  touch_display_2='dtoverlay=vc4-kms-dsi-ili9881-[57]inch(,.*)?'
+  case "$panel" in
+    touch-display-2-7|touch-display-2-5)
+      overlay=vc4-kms-dsi-ili9881-${panel#touch-display-2-}inch
+      set_boot 'display_auto_detect=.*' display_auto_detect=0
+      line=$(grep -Ex -m 1 -- "$touch_display_2" "$boot_config" 2>/dev/null || true)
+      IFS=, read -ra given <<< "${line#dtoverlay=vc4-kms-dsi-ili9881-?inch}"
+      for param in "${given[@]}"; do  # the table turns the picture and the taps: nothing else may
+        case "$param" in ""|rotation=*|swapxy|invx|invy) ;; *) overlay+=",$param" ;; esac
+      done
+      set_boot "$touch_display_2" "dtoverlay=$overlay" ;;
+    touch-display-1|hdmi)
+      set_boot 'display_auto_detect=.*' display_auto_detect=1
+      set_boot "$touch_display_2" "" ;;
+    *) say "WARNING: [screen] panel = \"$panel\" is none the installer knows: the display's lines in config.txt are left as they are" ;;
+  esac
+fi
+case "$model" in
+  *"Raspberry Pi 3"*) set_boot core_freq=250 core_freq=250 ;;
+  *"Raspberry Pi 4"*|*"Raspberry Pi 400"*) set_boot core_freq=500 core_freq=500; set_boot core_freq_min=500 core_freq_min=500 ;;
+esac
 
 # 3. The service's user: no login, no home of its own but the journal's directory, and only
 #    the device groups. A group the system lacks is made empty, so the unit can still start.

@@ -518,9 +518,9 @@ class Counting(ScreenPainter):
 def backend():
     screens = []
 
-    def make(painter=None) -> tuple[PygameScreen, queue.Queue]:
+    def make(painter=None, size=(800, 480), panel_rotation=0) -> tuple[PygameScreen, queue.Queue]:
         events: queue.Queue = queue.Queue()
-        screen = PygameScreen(painter or Counting(), size=(800, 480), video_driver="dummy")
+        screen = PygameScreen(painter or Counting(), size=size, video_driver="dummy", panel_rotation=panel_rotation)
         screen.start(events.put)
         screens.append(screen)
         return screen, events
@@ -562,6 +562,87 @@ def test_a_click_and_a_finger_become_ui_events(backend, tmp_path):
     pygame.event.post(pygame.event.Event(pygame.MOUSEBUTTONDOWN, pos=(x, y), button=1, touch=True))
     screen.screenshot(tmp_path / "s.png")
     assert events.empty()
+
+
+# The panel as the hood holds it: the Touch Display 2 scans out 720 x 1280 portrait and is
+# turned 90 or 270 degrees; a landscape panel sits at 0 or 180. The picture is drawn landscape.
+PANEL_AT = {0: (800, 480), 90: (720, 1280), 180: (800, 480), 270: (720, 1280)}
+
+
+class Measuring(ScreenPainter):
+    """A painter that notes the size of the surface it is given: the picture's."""
+
+    size: tuple[int, int] | None = None
+
+    def draw(self, surface, model, now, since=None):
+        self.size = surface.get_size()
+        return super().draw(surface, model, now, since)
+
+
+def picture_size(rotation: int) -> tuple[int, int]:
+    width, height = PANEL_AT[rotation]
+    return (height, width) if rotation in (90, 270) else (width, height)
+
+
+def on_panel(point: tuple[int, int], rotation: int) -> tuple[int, int]:
+    """The panel pixel that shows a pixel of the landscape picture, for a panel turned
+    ``rotation`` degrees clockwise: the picture is turned as far the other way. Written out
+    turn by turn, apart from the backend's own mapping."""
+    x, y = point
+    width, height = picture_size(rotation)
+    return {0: (x, y), 90: (y, width - 1 - x), 180: (width - 1 - x, height - 1 - y), 270: (height - 1 - y, x)}[rotation]
+
+
+@pytest.mark.parametrize("rotation", ROTATIONS)
+def test_the_landscape_picture_is_turned_onto_the_panel_as_the_panel_is_mounted(backend, tmp_path, rotation):
+    screen, _ = backend(Measuring(), size=PANEL_AT[rotation], panel_rotation=rotation)
+    shown_from_another_thread(screen, model("codenames clue"))
+    screen.screenshot(tmp_path / "panel.png")
+    shot = pygame.image.load(str(tmp_path / "panel.png"))
+    assert shot.get_size() == PANEL_AT[rotation]  # what the panel scans out
+    frame = screen.painter.frame
+    assert screen.painter.size == picture_size(rotation)  # drawn landscape, filling the panel
+    for cell, identity in ((5, "A"), (0, "R"), (24, "B")):
+        x, y, w, h = frame.cells[cell]
+        for corner in ((x + w // 8, y + h * 7 // 8), (x + w * 7 // 8, y + h // 8)):  # clear of its marks
+            assert tuple(shot.get_at(on_panel(corner, rotation)))[:3] == CARD[identity], (cell, corner)
+
+
+@pytest.mark.parametrize("rotation", ROTATIONS)
+def test_a_click_and_a_finger_on_the_turned_panel_hit_the_button_drawn_there(backend, tmp_path, rotation):
+    screen, events = backend(ScreenPainter(), size=PANEL_AT[rotation], panel_rotation=rotation)
+    width, height = PANEL_AT[rotation]
+    shown_from_another_thread(screen, model("codenames clue"))
+    screen.screenshot(tmp_path / "s.png")  # returns once the model is on the screen
+    x, y = on_panel(tap_for(screen.painter.frame, Clue(3)), rotation)
+    pygame.event.post(pygame.event.Event(pygame.MOUSEBUTTONDOWN, pos=(x, y), button=1))
+    assert events.get(timeout=2) == UiEvent(Clue(3))
+    # a finger's position is a fraction of the panel, as it scans out
+    x, y = on_panel(tap_for(screen.painter.frame, Clue(UNLIMITED)), rotation)
+    pygame.event.post(pygame.event.Event(pygame.FINGERDOWN, x=(x + 0.5) / width, y=(y + 0.5) / height,
+                                         touch_id=0, finger_id=0))
+    assert events.get(timeout=2) == UiEvent(Clue(UNLIMITED))
+    # the panel's far corner, a finger at 1.0, is still on the picture (its far corner)
+    pygame.event.post(pygame.event.Event(pygame.FINGERDOWN, x=1.0, y=1.0, touch_id=0, finger_id=0))
+    screen.screenshot(tmp_path / "s.png")  # the tap was handled: nothing sent, nothing raised
+    assert events.empty()
+
+
+def test_a_quarter_turn_on_a_landscape_display_is_not_made_and_is_said(backend, tmp_path, caplog):
+    """An older table's configuration takes the default panel, the Touch Display 2 at 90, on
+    its HDMI monitor: the picture is drawn as before, unturned, and taps hit what is drawn."""
+    screen, events = backend(Measuring(), size=(800, 480), panel_rotation=90)
+    shown_from_another_thread(screen, model("codenames clue"))
+    screen.screenshot(tmp_path / "s.png")
+    assert screen.painter.size == (800, 480)
+    shot = pygame.image.load(str(tmp_path / "s.png"))
+    x, y, w, h = screen.painter.frame.cells[5]
+    assert tuple(shot.get_at((x + w * 7 // 8, y + h * 7 // 8)))[:3] == CARD["A"]
+    assert any("panel_rotation 90" in r.getMessage() and "800x480" in r.getMessage() and "unturned" in r.getMessage()
+               for r in caplog.records)
+    x, y = tap_for(screen.painter.frame, Clue(3))
+    pygame.event.post(pygame.event.Event(pygame.MOUSEBUTTONDOWN, pos=(x, y), button=1))
+    assert events.get(timeout=2) == UiEvent(Clue(3))
 
 
 def test_cover_mode_through_the_backend(backend, tmp_path):

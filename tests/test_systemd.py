@@ -19,6 +19,7 @@ import tempfile
 from pathlib import Path
 
 from pi_table.config import DEFAULT_PATH, check_machine, defaults
+from pi_table.ui.mounting import PANELS
 
 from helpers import require_tools
 
@@ -283,9 +284,11 @@ def test_install_sets_up_a_pi_4_and_runs_twice_without_harm(tmp_path):
     assert installer.config.read_text() == defaults_text and 'backend = "ws281x"' in defaults_text
     assert installer.config_problems() == []
     boot = (installer.root / "boot/firmware/config.txt").read_text()
-    # the screen's KMS driver and display detection (missing from this file), the SPI clock
-    assert boot == ("dtparam=audio=on\n[pi4]\narm_boost=1\n[all]\ndtoverlay=vc4-kms-v3d\ndisplay_auto_detect=1\n"
-                    "core_freq=500\ncore_freq_min=500\n")
+    # the screen's KMS driver and the defaults' panel, the Touch Display 2 (7 inch), named
+    # rather than auto-detected (all missing from this file); the SPI clock
+    assert 'panel = "touch-display-2-7"' in defaults_text
+    assert boot == ("dtparam=audio=on\n[pi4]\narm_boost=1\n[all]\ndtoverlay=vc4-kms-v3d\ndisplay_auto_detect=0\n"
+                    "dtoverlay=vc4-kms-dsi-ili9881-7inch\ncore_freq=500\ncore_freq_min=500\n")
     # rpi-ws281x drives a Pi 4's strip; importing it is safe (constructing a PixelStrip is not).
     venv_python = installer.root / "opt/pi-table/venv/bin/python"
     assert subprocess.run([venv_python, "-c", "import rpi_ws281x"]).returncode == 0
@@ -315,10 +318,74 @@ def test_install_on_a_pi_5_uses_the_spi_backend_and_no_rpi_ws281x(tmp_path):
     config = installer.config.read_text()
     assert 'backend = "spi"' in config and 'backend = "ws281x"' not in config
     assert installer.config_problems() == []
-    assert (installer.root / "boot/firmware/config.txt").read_text() == RASPBERRY_PI_OS_BOOT  # nothing to add
+    # the Touch Display 2's overlay named, and auto-detection off so it is not loaded twice
+    assert (installer.root / "boot/firmware/config.txt").read_text() == RASPBERRY_PI_OS_BOOT.replace(
+        "display_auto_detect=1", "display_auto_detect=0") + "[all]\ndtoverlay=vc4-kms-dsi-ili9881-7inch\n"
     assert installer.calls("systemctl") == ["systemctl daemon-reload", "systemctl enable pi-table.service"]
     venv_python = installer.root / "opt/pi-table/venv/bin/python"
     assert subprocess.run([venv_python, "-c", "import rpi_ws281x"], capture_output=True).returncode != 0
+
+
+def test_install_sets_up_the_panel_the_configuration_names_in_place_of_the_last_one(tmp_path):
+    """A table rebuilt with the 5 inch Touch Display 2 on a Pi 5's DISP 0 port, then with an
+    HDMI monitor: each run changes only the display's lines, and a second run nothing. The
+    earlier line turned the touch coordinates as a desktop wants them (swapxy, invx): the table
+    turns taps itself, so those go."""
+    earlier = (RASPBERRY_PI_OS_BOOT
+               + "[all]\ndtoverlay=vc4-kms-dsi-ili9881-7inch,dsi0,swapxy,invx,rotation=90\ndisplay_auto_detect=0\n")
+    installer = Installer(tmp_path, "Raspberry Pi 5 Model B Rev 1.0", earlier)
+    installer.env["PI_TABLE_NO_START"] = "1"
+    installer.config.parent.mkdir(parents=True)
+    installer.config.write_text('[leds]\nbackend = "spi"\n[screen]\npanel = "touch-display-2-5"\npanel_rotation = 270\n')
+    boot_file = installer.root / "boot/firmware/config.txt"
+
+    first = installer.run()
+    assert first.returncode == 0, first.stderr
+    assert "screen: touch-display-2-5" in first.stdout
+    # the 5 inch overlay in the 7 inch one's place, its port kept; Raspberry Pi OS's own
+    # display_auto_detect=1 turned off in its place, and the same setting's second line taken out
+    five_inch = RASPBERRY_PI_OS_BOOT.replace("display_auto_detect=1", "display_auto_detect=0") + (
+        "[all]\ndtoverlay=vc4-kms-dsi-ili9881-5inch,dsi0\n")
+    assert boot_file.read_text() == five_inch
+    summary = first.stdout.splitlines()[-1]
+    assert "next boot" in summary
+    assert ("dtoverlay=vc4-kms-dsi-ili9881-5inch,dsi0 in place of "
+            "dtoverlay=vc4-kms-dsi-ili9881-7inch,dsi0,swapxy,invx,rotation=90") in summary
+    assert ("display_auto_detect=0 in place of display_auto_detect=1, display_auto_detect=0 "
+            "in /boot/firmware/config.txt") in summary
+
+    again = installer.run()
+    assert again.returncode == 0, again.stderr
+    assert boot_file.read_text() == five_inch
+    assert "next boot" not in again.stdout
+
+    installer.config.write_text('[leds]\nbackend = "spi"\n[screen]\npanel = "hdmi"\npanel_rotation = 0\n')
+    hdmi = installer.run()
+    assert hdmi.returncode == 0, hdmi.stderr
+    assert installer.config_problems() == []
+    assert boot_file.read_text() == RASPBERRY_PI_OS_BOOT + "[all]\n"
+    assert "dtoverlay=vc4-kms-dsi-ili9881-5inch,dsi0 taken out" in hdmi.stdout.splitlines()[-1]
+
+
+def test_an_older_tables_configuration_without_a_panel_is_set_up_for_the_default_and_told(tmp_path):
+    """Its config.txt gives the KMS driver a parameter of its own: that line stays, alone."""
+    boot = RASPBERRY_PI_OS_BOOT.replace("dtoverlay=vc4-kms-v3d", "dtoverlay=vc4-kms-v3d,cma-320")
+    installer = Installer(tmp_path, "Raspberry Pi 5 Model B Rev 1.0", boot)
+    installer.env["PI_TABLE_NO_START"] = "1"
+    installer.config.parent.mkdir(parents=True)
+    installer.config.write_text('[leds]\nbackend = "spi"\n[screen]\nrotation = 180\n')
+    result = installer.run()
+    assert result.returncode == 0, result.stderr
+    assert "names no [screen] panel: set up for the default, touch-display-2-7" in result.stdout
+    assert (installer.root / "boot/firmware/config.txt").read_text() == boot.replace(
+        "display_auto_detect=1", "display_auto_detect=0") + "[all]\ndtoverlay=vc4-kms-dsi-ili9881-7inch\n"
+
+
+def test_the_installer_knows_every_panel_the_configuration_accepts():
+    """A panel the configuration takes but install.sh does not set up would boot to a black screen."""
+    script = INSTALL.read_text(encoding="utf-8")
+    branches = {name for names in re.findall(r"^\s*([\w|-]+)\)", script, re.MULTILINE) for name in names.split("|")}
+    assert set(PANELS) <= branches
 
 
 def test_install_on_plain_debian_skips_lgpio_with_a_note_and_no_stray_error(tmp_path):

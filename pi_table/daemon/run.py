@@ -154,7 +154,8 @@ def _screen(config: Config, painter=None) -> Screen:
 
     screen = config.screen
     painter = painter or ScreenPainter(screen.settings)
-    return PygameScreen(painter, size=screen.size, video_driver=screen.video_driver)
+    return PygameScreen(painter, size=screen.size, video_driver=screen.video_driver,
+                        panel_rotation=screen.mounting.rotation)
 
 
 class Daemon:

@@ -14,6 +14,13 @@ rest of the table runs where pygame is missing.
 
 On the Pi: ``SDL_VIDEODRIVER=kmsdrm`` (or ``video_driver="kmsdrm"``) with a pygame built
 against the system SDL2 (Debian's python3-pygame); no desktop is needed.
+
+The picture is landscape; the panel may not be. ``panel_rotation`` is how far the panel is
+turned clockwise in its hood (the Touch Display 2 scans out 720x1280 portrait and is held at 90
+or 270). KMSDRM shows the panel's native mode as it is (SDL2 does not apply the panel's
+orientation, and the Pi's display planes cannot turn by 90), so the painter draws on a
+landscape surface, which is turned the other way onto the display at each redraw, and every
+tap is taken back from the panel's coordinates to the picture's.
 """
 
 from __future__ import annotations
@@ -32,6 +39,8 @@ from typing import Any, Protocol
 from ..hal import AnyModel, Command, Emit, Screen, SelfTestModel, UiEvent
 
 log = logging.getLogger(__name__)
+
+PANEL_ROTATIONS = (0, 90, 180, 270)
 
 INPUT_POLL_S = 0.03
 """How often taps are read while nothing else happens. SDL's own event wait polls every
@@ -63,6 +72,8 @@ class PygameScreen(Screen):
     ``size`` None fills the display at its own resolution (the Pi's panel, cursor hidden);
     a size opens a window that big (a desktop). ``video_driver`` sets ``SDL_VIDEODRIVER``
     before the display opens ("kmsdrm" on the Pi, "dummy" in tests); None leaves it as is.
+    ``panel_rotation`` (0, 90, 180, 270): how far the panel is turned clockwise from its own
+    upright, undone by turning the picture (``PanelMounting`` in the ui layer checks it).
     """
 
     def __init__(
@@ -72,8 +83,13 @@ class PygameScreen(Screen):
         video_driver: str | None = None,
         clock=time.monotonic,
         open_timeout_s: float = 10.0,
+        panel_rotation: int = 0,
     ) -> None:
+        if panel_rotation not in PANEL_ROTATIONS:
+            raise ValueError(f"the panel's rotation is one of {PANEL_ROTATIONS} degrees, not {panel_rotation!r}")
         self.painter = painter
+        self.panel_rotation = panel_rotation
+        self._turn = 0  # how far the picture is turned onto the display: panel_rotation, if it fits
         self.size = size
         self.video_driver = video_driver
         self.clock = clock
@@ -162,6 +178,7 @@ class PygameScreen(Screen):
                 surface = pygame.display.set_mode(self.size)
             pygame.display.set_caption("pi-table: spymasters")
             pygame.event.set_blocked([pygame.MOUSEMOTION, pygame.FINGERMOTION])  # no wake-ups for moves
+            picture = self._picture(pygame, surface)
         except pygame.error as e:
             self._failure = str(e)
             self._ready.set()
@@ -170,13 +187,32 @@ class PygameScreen(Screen):
             self._running = True
         self._ready.set()
         try:
-            self._serve(pygame, surface)
+            self._serve(pygame, surface, picture)
         finally:
             with self._lock:
                 self._running = False
             pygame.display.quit()
 
-    def _serve(self, pygame, surface) -> None:
+    def _picture(self, pygame, display):
+        """The landscape surface the painter draws on: the display itself when the panel is
+        upright, else one the display's size turned by the panel's rotation. A quarter turn
+        that would stand the picture on end (a landscape display: the configuration names
+        another panel than the one fitted, as an older table's does) is not made, and said."""
+        width, height = display.get_size()
+        quarter = self.panel_rotation in (90, 270)
+        if quarter and width > height:
+            log.warning("panel_rotation %d would stand the picture on end on this %dx%d display, so it is drawn "
+                        "unturned: set [screen] panel and panel_rotation for the display fitted (a landscape "
+                        "panel sits at 0 or 180)", self.panel_rotation, width, height)
+            self._turn = 0
+        else:
+            self._turn = self.panel_rotation
+        if self._turn == 0:
+            return display
+        size = (height, width) if quarter else (width, height)
+        return pygame.Surface(size, 0, display)  # the display's pixel format: the turn is a plain copy
+
+    def _serve(self, pygame, surface, picture) -> None:
         drawn: AnyModel | None = None
         due: float | None = None  # when a running timer next shows another second
         dirty = True
@@ -188,10 +224,12 @@ class PygameScreen(Screen):
             now = self.clock()
             if model is not None and (dirty or model is not drawn or (due is not None and now >= due)):
                 try:
-                    self.painter.draw(surface, model, now, since)
+                    self.painter.draw(picture, model, now, since)
                 except Exception:  # a drawing bug must not take the key off the screen for good
                     what = "the self-test" if isinstance(model, SelfTestModel) else f"the game {model.game_id}"
                     log.exception("the spymaster screen could not draw %s", what)
+                if picture is not surface:  # turned the other way from the panel: upright in the hood
+                    surface.blit(pygame.transform.rotate(picture, self._turn), (0, 0))
                 pygame.display.flip()
                 drawn = model
                 due = _next_second(model, since, now)  # kept until then, however early a wake-up
@@ -216,16 +254,27 @@ class PygameScreen(Screen):
 
     def _tap(self, pygame, event, size: tuple[int, int]) -> bool:
         """Send the command a tap asks for; True when the picture must be redrawn."""
-        if event.type == pygame.FINGERDOWN:  # touch panels: x and y run from 0 to 1
-            pos = (int(event.x * size[0]), int(event.y * size[1]))
+        if event.type == pygame.FINGERDOWN:  # touch panels: x and y run from 0 to 1 across the panel
+            at = (event.x * size[0], event.y * size[1])
         elif event.type == pygame.MOUSEBUTTONDOWN and event.button == 1 and not getattr(event, "touch", False):
-            pos = event.pos  # a mouse; SDL's copies of touches as clicks are left out
+            at = (event.pos[0] + 0.5, event.pos[1] + 0.5)  # a mouse; SDL's copies of touches as clicks are left out
         else:
             return False
-        command = self.painter.tap(pos)
+        command = self.painter.tap(on_picture(at, self._turn, size))
         if command is not None and self._emit is not None:
             self._emit(UiEvent(command))
         return True
+
+
+def on_picture(at: tuple[float, float], panel_rotation: int, panel: tuple[int, int]) -> tuple[int, int]:
+    """The picture's pixel under a point of the panel (in panel pixels; a click is taken at its
+    pixel's centre). The picture is turned ``panel_rotation`` degrees anticlockwise onto the
+    panel, so the point is turned back; the panel's far edge (a finger at 1.0) stays on it."""
+    x, y = at
+    width, height = panel
+    turned = {0: (x, y), 90: (height - y, x), 180: (width - x, height - y), 270: (y, width - x)}[panel_rotation]
+    across, down = (height, width) if panel_rotation in (90, 270) else (width, height)
+    return min(max(int(turned[0]), 0), across - 1), min(max(int(turned[1]), 0), down - 1)
 
 
 @contextmanager

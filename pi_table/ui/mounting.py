@@ -1,11 +1,28 @@
 """How the spymaster screen is mounted: kept apart from the drawing code so the configuration
-can check it where pygame is not installed."""
+can check it where pygame is not installed.
+
+Two different turns, not to be confused: the KEY's rotation (``ScreenSettings.rotation``) is
+how the grid is turned in the picture so the spymasters see it as they see the table; the
+PANEL's rotation (``PanelMounting.rotation``) is how the display itself sits in the hood, which
+the screen backend undoes so the landscape picture stands upright whatever the panel's own
+scan-out orientation.
+"""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
 ROTATIONS = (0, 90, 180, 270)
+DEFAULT_PANEL_ROTATION = 90  # the hood holds the Touch Display 2 landscape, its native top edge to the right
+
+PANELS = {
+    # name: the shape of the panel's native mode (as it scans out); the picture is landscape
+    "touch-display-2-7": "portrait",  # Raspberry Pi Touch Display 2, 7 inch (SC1635): 720 x 1280
+    "touch-display-2-5": "portrait",  # Touch Display 2, 5 inch: 720 x 1280 too
+    "touch-display-1": "landscape",  # the first 7 inch Touch Display: 800 x 480
+    "hdmi": "landscape",  # an HDMI monitor, in the mode it asks for
+}
+"""The displays the installer sets up (systemd/install.sh) and the backend turns the picture onto."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -26,3 +43,29 @@ class ScreenSettings:
         if self.rotation not in ROTATIONS:
             allowed = ", ".join(map(str, ROTATIONS))
             raise ValueError(f"the key's rotation is one of {allowed} degrees, not {self.rotation!r}")
+
+
+@dataclass(frozen=True, slots=True)
+class PanelMounting:
+    """Which display is fitted and how it sits in the hood.
+
+    ``rotation``: how far the panel is turned, clockwise as the spymasters face it, from its
+    own upright position (its native mode's top edge at the top). The Touch Display 2 is
+    natively portrait and the hood holds it landscape: at 90 its native top edge is on the
+    spymasters' right, at 270 on their left. A landscape panel sits at 0 or 180 (upside down).
+    The backend turns the landscape picture the other way by as much, so it stands upright.
+    """
+
+    panel: str = "touch-display-2-7"
+    rotation: int = DEFAULT_PANEL_ROTATION
+
+    def __post_init__(self) -> None:
+        if self.panel not in PANELS:
+            raise ValueError(f"the panel is one of {', '.join(PANELS)}, not {self.panel!r}")
+        upright = (90, 270) if PANELS[self.panel] == "portrait" else (0, 180)
+        if self.rotation not in upright:
+            raise ValueError(
+                f"the {self.panel} panel is natively {PANELS[self.panel]} and the picture landscape, so the "
+                f"panel_rotation is {' or '.join(map(str, upright))} degrees, not {self.rotation!r}"
+                + (" (the default, the Touch Display 2's in the hood)" if self.rotation == DEFAULT_PANEL_ROTATION else "")
+            )
