@@ -53,6 +53,40 @@ name of the wall at whose end it leaves the back rim."""
 GROUND = "GND"
 """The label of every ground pin: pins so labelled on one part are that part's ground, joined on it."""
 
+I2C_PULLUP_OHM = 10_000 / 3
+"""The I2C bus's pull-ups: each Adafruit MPR121 breakout's 10 kOhm on SDA and SCL, three in parallel."""
+I2C_RISE_NS = {100_000: 1000, 400_000: 300, 1_000_000: 120}
+"""The I2C specification's (NXP UM10204) longest rise time, by the mode's top clock rate."""
+I2C_BUS_PF = 400
+"""UM10204's most capacitance on a Standard- or Fast-mode bus line."""
+I2C_PIN_PF = 10
+"""UM10204's most capacitance of one device's SDA or SCL pin: the Pico and each breakout."""
+I2C_CABLE_PF_PER_M = 50
+"""A line of a twisted pair to its partner and the rest of the cable (about 50 pF/m, as Cat 5 data
+give; an estimate for the LiYY (TP) bought: measure it if the bus misbehaves)."""
+I2C_WIRE_PF_PER_M = 50
+"""A hook-up wire along the frame's walls, to the other wires and the grounded guard (an estimate,
+the top of the 0.3-0.5 pF/cm the guide gives for pad wires)."""
+
+
+def i2c_rise_ns(hz: int) -> int:
+    """The longest rise time the I2C mode that runs at ``hz`` allows."""
+    rise = next((ns for top, ns in sorted(I2C_RISE_NS.items()) if hz <= top), None)
+    if rise is None:
+        raise ValueError(f"i2c_hz is at most {max(I2C_RISE_NS)} Hz (Fast-mode Plus), not {hz}")
+    return rise
+
+
+def i2c_limit_pf(hz: int) -> float:
+    """The most capacitance a bus line may have at ``hz``: UM10204's 400 pF, or less where the
+    pull-ups could not raise it within the mode's rise time (t_r = 0.8473 R C, 30 % to 70 %)."""
+    return min(I2C_BUS_PF, i2c_rise_ns(hz) * 1000 / (0.8473 * I2C_PULLUP_OHM))
+
+
+def i2c_bus_pf(cable_mm: float, on_frame_mm: float, devices: int) -> float:
+    """An estimate of one bus line's capacitance: the cable, the wires on the frame, the devices' pins."""
+    return (cable_mm * I2C_CABLE_PF_PER_M + on_frame_mm * I2C_WIRE_PF_PER_M) / 1000 + devices * I2C_PIN_PF
+
 
 def pi_pins(wiring: Pinout) -> tuple[list[int | str], list[str]]:
     """The Pi's pins the diagram uses, with their labels: each signal beside its own ground pin."""

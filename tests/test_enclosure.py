@@ -452,3 +452,17 @@ def test_the_boards_fit_the_box(built):
         for dx in (0.05, length - 0.05):
             for dy in (0.05, width - 0.05):
                 assert not _inside(mesh, (x + dx, y + dy, floor + standoff + 0.5)), (name, dx, dy)
+
+
+def test_the_i2c_cable_is_measured_from_the_breakouts_to_the_pico():
+    """Worked by hand: the bus leaves by the gland behind wall 4 (x = 324.4 mm) from the breakout
+    under cell 13 (283.7, 139.8): 40.7 + 139.8 to the back of the grid and the 8 mm rim; 360 mm
+    across, 168.1 mm sideways to the box's gland and 10.9 mm up; in the box 78 mm to the Pico's
+    USB end, 1.5 mm across and 16.5 mm down; 20 mm slack. On the frame: to cell 11, two pitches
+    across, then to cell 2, a pitch across and two along."""
+    route = enclosure.i2c_route(P)
+    assert route.chain == (1, 0, 2) and [P["breakout_host"][n] for n in route.chain] == [13, 11, 2]
+    assert route.cable == pytest.approx(188.5 + 360 + 168.1 + 10.9 + 78 + 1.5 + 16.5 + 20)
+    assert route.on_frame == pytest.approx(2 * P["pitch_x"] + P["pitch_x"] + 2 * P["pitch_y"])
+    assert enclosure.glands(P) == ["the frame's back rim, behind wall 1", "the frame's back rim, behind wall 4",
+                                   "the box's back wall, 176 mm along it", "the box's back wall, 150 mm along it"]

@@ -5,6 +5,7 @@ same parts; each rule shown to catch the mistake it is there for."""
 from __future__ import annotations
 
 import copy
+import re
 from collections.abc import Callable
 from dataclasses import replace
 
@@ -161,3 +162,22 @@ def test_the_cables_between_frame_and_box_are_the_enclosures():
     led = {link.b for link in wiring.links(HARNESS) if link.wire and link.wire[0] == "W_led"}
     assert led == {("BUS", 1), ("BUS", 9), ("R2", 1)}  # the feed to the bus, the data on to row 0
     assert "in the box" in HARNESS["connectors"]["Pico"]["notes"]
+
+
+def test_the_i2c_bus_to_the_frame_is_within_its_limit():
+    """The cable from the Pico in the box to the first breakout, measured from params.scad, is no
+    longer than the piece bought, and the bus's estimated capacitance is within what the pinout's
+    clock rate allows: the rise time with the breakouts' 3.3 kOhm at 400 kHz, near 400 pF at 100 kHz."""
+    shape = enclosure.read()
+    route = enclosure.i2c_route(shape)
+    bought = next(row for row in guide.bom_rows() if "W_i2c" in row["in the diagram"].split())
+    metres = float(re.search(r"(\d+(?:\.\d+)?) m$", bought["part"]).group(1))
+    assert route.cable <= 1000 * metres
+    estimate = wiring.i2c_bus_pf(route.cable, route.on_frame, len(WIRING.chips) + 1)
+    assert estimate <= wiring.i2c_limit_pf(WIRING.i2c_hz)
+    assert wiring.i2c_limit_pf(400_000) == pytest.approx(106.2, abs=0.1)
+    assert wiring.i2c_limit_pf(100_000) == pytest.approx(354.0, abs=0.1) and wiring.I2C_BUS_PF == 400
+    far = enclosure.i2c_route(enclosure.read(overrides={"station_gap": 600}))
+    assert wiring.i2c_bus_pf(far.cable, far.on_frame, 4) > wiring.i2c_limit_pf(400_000)  # the check can fail
+    with pytest.raises(ValueError, match="at most 1000000 Hz"):
+        wiring.i2c_limit_pf(3_400_000)
