@@ -7,8 +7,9 @@
 // of names defined above it: the Python reader accepts nothing else.
 //
 // Coordinates: x runs along a row of cards, y from the operatives' side (row 0, the key's
-// first row) to the spymasters' side, z up. The grid's origin is the corner of cell 0: at the
-// operatives' left, in the row nearest them (row 0). Cell n is in column n % 5, row n / 5.
+// first row) to the spymasters' side, z up. The grid's origin is the inner corner of the frame's
+// rim at the operatives' left, on the wall between the END TURN band and row 0 (the row nearest
+// them): the corner of cell 0. Cell n is in column n % 5, row n / 5.
 
 // ---- The game's cards, each on a lit cell
 // The reveal is the light round a card, so the card covers only the middle of its cell: a lit
@@ -67,8 +68,8 @@ frame_height = plate_top + acrylic_thickness + spill_lip;
 // ---- LEDs: a segment of WS2812B strip on the floor of each cell (hardware/pinout.toml [leds])
 leds_per_cell = 4;       // must equal pinout.toml's leds_per_cell (a test checks)
 strip_per_metre = 60;    // must equal pinout.toml's strip_per_metre
-strip_width = 10;        // a 60 LEDs/m WS2812B strip
-led_height = 2;          // the strip and an LED's top over the floor: where the light starts
+strip_width = 12;        // the IP65 (silicone-sleeved) 60 LEDs/m WS2812B strip the bill of materials lists: about 12 mm wide with its sleeve (the bare strip is 10 mm); measure yours
+led_height = 2;          // an LED's top over the floor: where the light starts (in the sleeve, sunk in the groove: an estimate)
 led_pitch = 1000 / strip_per_metre;
 led_segment = leds_per_cell * led_pitch; // one cell's piece of strip, cut at the marks between LEDs
 solder_room = 1.5;       // free floor at each end of a segment for the wires to the next cell
@@ -230,7 +231,9 @@ button_y = 25;
 port_window_start = 3;   // in the front wall: the Pi's USB-C power and micro-HDMI, along its board edge
 port_window_end = 60;
 port_window_height = 9;
-box_gland_x = [stripboard_x + 12, stripboard_x + 38]; // PG7 glands in the back wall: the LED line, the touch board's I2C
+box_led_gland_x = stripboard_x + 38;   // PG7 glands in the back wall: the LED cable's, over the shifter...
+box_touch_gland_x = stripboard_x + 12; // ...and the touch board's I2C cable's, over the Pico (the box is turned to face the spymasters, so the two cables do not cross)
+box_gland_x = [box_led_gland_x, box_touch_gland_x];
 box_gland_z = box_z - lid_lip - gland_nut / 2 - 1; // high in the wall, their nuts over the stripboard's parts
 jack_hole = 12;          // the LED supply's panel-mount DC jack (threaded, rated 5 A or more: hardware/bom.csv)
 jack_nut = 15;           // its nut across the corners (an estimate)

@@ -257,6 +257,63 @@ def sightlines(p: dict) -> Sightlines:
     return Sightlines(hood_back - shadow, spymaster, operative, low_eye - hood_top)
 
 
+def _cell_middle(p: dict, cell: int) -> tuple[float, float]:
+    column, row = cell % p["grid_columns"], cell // p["grid_columns"]
+    return column * p["pitch_x"] + p["pocket_length"] / 2, row * p["pitch_y"] + p["pocket_width"] / 2
+
+
+def exit_x(p: dict, wall: int) -> float:
+    """Where a cable leaves the frame's back rim, at the end of wall ``wall`` (x, grid coordinates)."""
+    return wall * p["pitch_x"] - p["wall"] / 2
+
+
+def box_x_on_grid(p: dict, x: float) -> float:
+    """A point ``x`` mm along the box's inside (box coordinates) in the grid's x: the station stands
+    centred behind the grid, turned to face the spymasters (assembly.scad), so its x runs backwards."""
+    return p["grid_x"] / 2 + p["box_x"] / 2 - p["box_wall"] - x
+
+
+def glands(p: dict) -> list[str]:
+    """Every PG7 gland the enclosure draws: one in the frame's back rim for each cable leaving it,
+    one in the box's back wall for each cable coming in."""
+    return ([f"the frame's back rim, behind wall {p[name]}" for name in ("led_exit_wall", "touch_exit_wall")]
+            + [f"the box's back wall, {_f(x)} mm along it" for x in p["box_gland_x"]])
+
+
+@dataclass(frozen=True, slots=True)
+class I2CRoute:
+    """The touch board's I2C bus, from the Pico in the box to the breakouts on the frame."""
+
+    chain: tuple[int, ...]  # the breakouts in the order the bus reaches them, from the frame's gland
+    cable: float  # the cable, mm: first breakout, along the walls to the gland, across to the box, to the Pico
+    on_frame: float  # the bus from breakout to breakout along the walls, mm
+
+
+def i2c_route(p: dict) -> I2CRoute:
+    """The I2C cable and bus measured as the pad wires are, along the walls (right angles only):
+    the cable from the breakout nearest the touch gland out through the back rim, across
+    ``station_gap`` to the box's gland (and sideways and up to it), down to the Pico's USB end,
+    where its SDA and SCL pins are (pins 6 and 7), plus ``wire_slack``; then breakout to the
+    nearest breakout not yet reached."""
+    gland = exit_x(p, p["touch_exit_wall"])
+    hosts = {number: _cell_middle(p, host) for number, host in enumerate(p["breakout_host"])}
+    to_gland = {n: abs(x - gland) + p["grid_y"] - y + p["rim"] for n, (x, y) in hosts.items()}
+    chain = [min(to_gland, key=to_gland.__getitem__)]
+    on_frame = 0.0
+    while len(chain) < len(hosts):
+        last = hosts[chain[-1]]
+        steps = {n: abs(x - last[0]) + abs(y - last[1]) for n, (x, y) in hosts.items() if n not in chain}
+        chain.append(min(steps, key=steps.__getitem__))
+        on_frame += steps[chain[-1]]
+    across = (p["station_gap"] + abs(gland - box_x_on_grid(p, p["box_touch_gland_x"]))
+              + abs(p["box_gland_z"] - p["gland_z"]))
+    pico_end = p["stripboard_y"] + p["pico_y"]
+    pico_middle = p["stripboard_x"] + p["pico_x"] + p["pico_width"] / 2
+    in_box = (p["box_inner_y"] - pico_end + abs(p["box_touch_gland_x"] - pico_middle)
+              + p["box_gland_z"] - p["box_floor"] - p["stripboard_standoff"])
+    return I2CRoute(tuple(chain), to_gland[chain[0]] + across + in_box + p["wire_slack"], on_frame)
+
+
 # ---- the rules
 
 
@@ -380,6 +437,11 @@ def problems(p: dict, cells: int = 25) -> list[str]:
              f"{what} {p[what]} is not a wall inside a tile (seams at walls {sorted(seams)})")
     need(p["led_exit_wall"] != p["touch_exit_wall"],
          "the LED line and the touch board's I2C leave the frame by one exit: they need their own")
+    frame_side = exit_x(p, p["led_exit_wall"]) - exit_x(p, p["touch_exit_wall"])
+    box_side = box_x_on_grid(p, p["box_led_gland_x"]) - box_x_on_grid(p, p["box_touch_gland_x"])
+    need(frame_side * box_side > 0,
+         "the LED cable and the I2C cable cross between the frame and the box: swap box_led_gland_x and "
+         "box_touch_gland_x")
     # printing
     need(p["recess_depth"] >= p["layer_height"] and p["groove_depth"] >= p["layer_height"],
          f"a recess or groove is shallower than one {_f(p['layer_height'])} mm layer")

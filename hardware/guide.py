@@ -14,7 +14,7 @@ import sys
 from importlib import resources
 from pathlib import Path
 
-from ..engine import CELLS
+from ..engine import CELLS, GRID
 from ..ui.pixels import PowerLimit
 from . import enclosure, pinout
 from . import wiring as diagram
@@ -58,9 +58,15 @@ def pinout_table(wiring: Pinout) -> str:
         last = chip.first_electrode + MPR121_ELECTRODES - 1
         lines.append(f"| {wiring.sda} (SDA), {wiring.scl} (SCL) | ADDR to {chip.addr_to} | "
                      f"{hex(chip.address)} | {chip.first_electrode}-{last} |")
-    cells = ", ".join(f"{cell}:{electrode}" for cell, electrode in enumerate(wiring.cell_electrodes)
-                      if electrode != cell)
-    lines += ["", f"Cell n is on electrode n{' except ' + cells if cells else ''}; END TURN pads on electrodes "
+    columns = GRID
+    lines += ["", "| each cell's electrode | " + " | ".join(f"column {n}" for n in range(columns)) + " |",
+              "| --- |" + " --- |" * columns]
+    for row in range(GRID):
+        found = wiring.cell_electrodes[row * columns:(row + 1) * columns]
+        side = " (the operatives' side)" if row == 0 else " (the spymasters' side)" if row == GRID - 1 else ""
+        lines.append(f"| row {row}{side} | " + " | ".join(f"cell {row * columns + n}: **{e}**"
+                                                         for n, e in enumerate(found)) + " |")
+    lines += ["", f"Column 0 is at {CORNER}. END TURN pads on electrodes "
               f"{', '.join(map(str, wiring.end_turn_electrodes))}. I2C at {wiring.i2c_hz // 1000} kHz."]
     return "\n".join(lines)
 
@@ -99,11 +105,33 @@ def wires_table(wiring: Pinout) -> str:
     return "\n".join(lines)
 
 
+def i2c_table(wiring: Pinout, shape: dict) -> str:
+    """The I2C cable from the box to the frame: its length from params.scad, the bus's capacitance
+    estimated, against the limit at the pinout's clock rate."""
+    route = enclosure.i2c_route(shape)
+    devices = len(wiring.chips) + 1
+    estimate = diagram.i2c_bus_pf(route.cable, route.on_frame, devices)
+    limit = diagram.i2c_limit_pf(wiring.i2c_hz)
+    hosts = " to ".join(f"cell {shape['breakout_host'][n]}" for n in route.chain)
+    cut = next(row for row in bom_rows() if "I2C cable" in row["part"])["part"]
+    return "\n".join([
+        "| figure | value |", "| --- | --- |",
+        f"| I2C cable, Pico to the first breakout | {route.cable / 1000:.2f} m along its way (the bill: {cut}) |",
+        f"| the bus on the frame, breakout to breakout | {route.on_frame / 1000:.2f} m, {hosts} |",
+        f"| one bus line's capacitance, estimated | {estimate:.0f} pF: the cable at {diagram.I2C_CABLE_PF_PER_M} pF/m, "
+        f"the frame's wires at {diagram.I2C_WIRE_PF_PER_M} pF/m, {devices} pins at {diagram.I2C_PIN_PF} pF |",
+        f"| the limit at {wiring.i2c_hz // 1000} kHz (`i2c_hz`) | {limit:.0f} pF: the {diagram.I2C_BUS_PF} pF of the "
+        f"I2C specification, or less where the breakouts' pull-ups ({diagram.I2C_PULLUP_OHM / 1000:.1f} kOhm) cannot "
+        f"raise the line within the mode's {diagram.i2c_rise_ns(wiring.i2c_hz)} ns |",
+        f"| at 100 kHz it would be | {diagram.i2c_limit_pf(100_000):.0f} pF |",
+    ])
+
+
 def blocks() -> dict[str, str]:
     wiring = pinout.load()
     shape = enclosure.read()
     return {"pinout": pinout_table(wiring), "bom": bom_table(), "power": power_table(wiring),
-            "wires": wires_table(wiring),
+            "wires": wires_table(wiring), "i2c": i2c_table(wiring, shape),
             "pads": enclosure.pads_table(shape), "printing": enclosure.printing_table(shape),
             "station": enclosure.station_table(shape)}
 

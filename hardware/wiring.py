@@ -23,7 +23,7 @@ from pathlib import Path
 
 from ..engine import GRID
 from ..ui.pixels import PowerLimit
-from . import pinout
+from . import enclosure, pinout
 from .pinout import HEADER, MPR121_ELECTRODES, Pinout
 
 STRAP = {"SDA": 1, "SCL": 2, "3V3": 3, "GND": 4}  # the breakout's pin that ADDR is tied to
@@ -47,10 +47,45 @@ SUPPLY = "PSU"
 """The LED supply: its +5 V (pin 1) and ground (pin 2) are where the LEDs' current comes from."""
 THROUGH = {"F1": (1, 2)}
 """Parts the LEDs' current flows through from one pin to the other (the fuse)."""
-FRAME_EXITS = ("W_usb", "W_feed", "W_led_data")
-"""The cables that leave the frame for the box, each through a gland of its own."""
+FRAME_EXITS = {"W_led": "led_exit_wall", "W_i2c": "touch_exit_wall"}
+"""The cables that leave the frame for the box, each through a gland of its own: the params.scad
+name of the wall at whose end it leaves the back rim."""
 GROUND = "GND"
 """The label of every ground pin: pins so labelled on one part are that part's ground, joined on it."""
+
+I2C_PULLUP_OHM = 10_000 / 3
+"""The I2C bus's pull-ups: each Adafruit MPR121 breakout's 10 kOhm on SDA and SCL, three in parallel."""
+I2C_RISE_NS = {100_000: 1000, 400_000: 300, 1_000_000: 120}
+"""The I2C specification's (NXP UM10204) longest rise time, by the mode's top clock rate."""
+I2C_BUS_PF = 400
+"""UM10204's most capacitance on a Standard- or Fast-mode bus line."""
+I2C_PIN_PF = 10
+"""UM10204's most capacitance of one device's SDA or SCL pin: the Pico and each breakout."""
+I2C_CABLE_PF_PER_M = 50
+"""A line of a twisted pair to its partner and the rest of the cable (about 50 pF/m, as Cat 5 data
+give; an estimate for the LiYY (TP) bought: measure it if the bus misbehaves)."""
+I2C_WIRE_PF_PER_M = 50
+"""A hook-up wire along the frame's walls, to the other wires and the grounded guard (an estimate,
+the top of the 0.3-0.5 pF/cm the guide gives for pad wires)."""
+
+
+def i2c_rise_ns(hz: int) -> int:
+    """The longest rise time the I2C mode that runs at ``hz`` allows."""
+    rise = next((ns for top, ns in sorted(I2C_RISE_NS.items()) if hz <= top), None)
+    if rise is None:
+        raise ValueError(f"i2c_hz is at most {max(I2C_RISE_NS)} Hz (Fast-mode Plus), not {hz}")
+    return rise
+
+
+def i2c_limit_pf(hz: int) -> float:
+    """The most capacitance a bus line may have at ``hz``: UM10204's 400 pF, or less where the
+    pull-ups could not raise it within the mode's rise time (t_r = 0.8473 R C, 30 % to 70 %)."""
+    return min(I2C_BUS_PF, i2c_rise_ns(hz) * 1000 / (0.8473 * I2C_PULLUP_OHM))
+
+
+def i2c_bus_pf(cable_mm: float, on_frame_mm: float, devices: int) -> float:
+    """An estimate of one bus line's capacitance: the cable, the wires on the frame, the devices' pins."""
+    return (cable_mm * I2C_CABLE_PF_PER_M + on_frame_mm * I2C_WIRE_PF_PER_M) / 1000 + devices * I2C_PIN_PF
 
 
 def pi_pins(wiring: Pinout) -> tuple[list[int | str], list[str]]:
@@ -109,13 +144,15 @@ def harness(wiring: Pinout) -> dict:
         "F1": {"type": f"blade fuse {wiring.fuse_ma / 1000:g} A, inline holder", "pinlabels": ["in", "out"],
                "notes": f"above the supply's {supply:g} A, within the feed wire's rating"},
         "BUS": {"type": "power bus: 2 x WAGO 221-415 a polarity", "pinlabels": ["+5V"] * 8 + [GROUND] * 8,
-                "notes": "on the frame: the feed in, the 1000 uF, and a +5 V/GND pair to each row and the edge"},
+                "notes": "on the frame by the LED cable's exit: its power cores in, the 1000 uF,\n"
+                         "and a +5 V/GND pair to each row and the edge"},
         "C2": {"type": "1000 uF 10 V electrolytic", "pinlabels": ["+", "-"], "notes": "across the bus"},
         "R2": {"type": "330 Ohm resistor", "pinlabels": ["1", "2"], "notes": "in the data line at row 0's DIN"},
         "Pico": {"type": f"Raspberry Pi Pico touch board, I2C {wiring.i2c_hz // 1000} kHz",
                  "pins": [6, 7, 36, 38, "USB VBUS", "USB D-", "USB D+", "USB GND"],
                  "pinlabels": [wiring.sda, wiring.scl, "3V3(OUT)", GROUND, "VBUS", "D-", "D+", GROUND],
-                 "notes": "on the frame beside the breakouts: only its USB cable goes to the box"},
+                 "notes": "in the box, on the stripboard beside U1: its USB cable to the Pi,\n"
+                          "its I2C cable out to the breakouts on the frame"},
         "C3": {"type": "10 uF ceramic capacitor", "pinlabels": ["1", "2"], "notes": "across 3V3(OUT) and GND at the Pico"},
         "GUARD": {"type": "guard foil round every cell", "pinlabels": [GROUND]},
     }
@@ -136,16 +173,20 @@ def harness(wiring: Pinout) -> dict:
         "W_pi_data": {"wirecount": 2, "colors": ["GN", "BK"], "gauge": "26 AWG", "notes": "female jumpers, under 20 cm"},
         "W_R1": {"category": "bundle", "wirecount": 2, "colors": ["WH", "WH"], "notes": "stripboard tracks"},
         "W_C1": {"category": "bundle", "wirecount": 2, "colors": ["WH", "WH"], "notes": "stripboard tracks"},
-        "W_led_data": {"wirecount": 3, "colors": ["GN", "RD", "BK"], "gauge": "0.25 mm2",
-                       "notes": "LiYY 3 x 0.25 mm2: the data, and U1's supply from row 0"},
+        "W_shifter_power": {"wirecount": 2, "colors": ["RD", "BK"], "gauge": "26 AWG",
+                            "notes": "U1's 5 V and ground from the fuse's out side and the jack's ground lug"},
         "W_R2": {"category": "bundle", "wirecount": 1, "colors": ["GN"], "notes": "R2's own lead"},
         "W_brick": {"wirecount": 2, "colors": ["RD", "BK"], "gauge": "0.75 mm2", "notes": "the supply's own lead"},
         "W_jack": {"wirecount": 1, "colors": ["RD"], "gauge": "0.75 mm2", "notes": "the fuse holder's own lead"},
-        "W_feed": {"wirecount": 2, "colors": ["RD", "BK"], "gauge": "0.75 mm2",
-                   "notes": "H03VV-F 2 x 0.75 mm2, box to the frame's bus"},
+        "W_led": {"wirecount": 3, "colors": ["BN", "BU", "GNYE"], "gauge": "0.75 mm2",
+                  "notes": "the LED cable, H03VV-F 3 x 0.75 mm2, box to the frame: the feed (brown +5 V,\n"
+                           "blue ground) to the bus, the data (green-yellow) on to R2 at row 0"},
         "W_C2": {"category": "bundle", "wirecount": 2, "colors": ["RD", "BK"], "notes": "C2's own leads"},
         "W_usb": {"wirecount": 4, "colors": ["RD", "WH", "GN", "BK"], "gauge": "28 AWG",
-                  "notes": "USB cable, frame to box: the board's power and data"},
+                  "notes": "short USB cable in the box, Pico to Pi: the touch board's power and data"},
+        "W_i2c": {"wirecount": 4, "colors": ["BU", "BUWH", "OG", "OGWH"], "gauge": "0.25 mm2",
+                  "notes": "the I2C cable, box to the frame: LiYY (TP) 2 x 2 x 0.25 mm2,\n"
+                           "SDA twisted with GND, SCL with 3V3"},
         "W_C3": {"category": "bundle", "wirecount": 2, "colors": ["RD", "BK"], "notes": "C3's own leads"},
     }
     connections: list[list[dict]] = [
@@ -155,13 +196,14 @@ def harness(wiring: Pinout) -> dict:
         [{"Pi": [HEADER[wiring.led_data][0], wiring.grounds["led_data"]]}, {"W_pi_data": [1, 2]}, {"U1": [2, 7]}],
         [{"U1": [2, 7]}, {"W_R1": [1, 2]}, {"R1": [1, 2]}],
         [{"U1": [14, 7]}, {"W_C1": [1, 2]}, {"C1": [1, 2]}],
-        [{"U1": [3]}, {"W_led_data": [1]}, {"R2": [1]}],
-        [{"U1": [14, 7]}, {"W_led_data": [2, 3]}, {"ROW0": [2, 3]}],
+        [{"F1": [2]}, {"W_shifter_power": [1]}, {"U1": [14]}],
+        [{"J1": [2]}, {"W_shifter_power": [2]}, {"U1": [7]}],
+        [{"U1": [3]}, {"W_led": [3]}, {"R2": [1]}],
         [{"R2": [2]}, {"W_R2": [1]}, {"ROW0": [1]}],
         [{SUPPLY: [1, 2]}, {"W_brick": [1, 2]}, {"J1": [1, 2]}],
         [{"J1": [1]}, {"W_jack": [1]}, {"F1": [1]}],
-        [{"F1": [2]}, {"W_feed": [1]}, {"BUS": [1]}],
-        [{"J1": [2]}, {"W_feed": [2]}, {"BUS": [9]}],
+        [{"F1": [2]}, {"W_led": [1]}, {"BUS": [1]}],
+        [{"J1": [2]}, {"W_led": [2]}, {"BUS": [9]}],
         [{"BUS": [2, 10]}, {"W_C2": [1, 2]}, {"C2": [1, 2]}],
         [{"Pi": ["USB-A VBUS", "USB-A D-", "USB-A D+", "USB-A GND"]}, {"W_usb": [1, 2, 3, 4]},
          {"Pico": ["USB VBUS", "USB D-", "USB D+", "USB GND"]}],
@@ -183,8 +225,10 @@ def harness(wiring: Pinout) -> dict:
         cables[cable] = {"wirecount": 2, "colors": ["WH", "BK"], "gauge": "26 AWG", "notes": "female jumpers"}
         connections.append([{"Pi": [HEADER[pin][0], wiring.grounds[name]]}, {cable: [1, 2]}, {button: [1, 2]}])
     electrode_cells = {electrode: f"cell {cell}" for cell, electrode in enumerate(wiring.cell_electrodes)}
+    chips = sorted(wiring.chips, key=lambda chip: chip.first_electrode)  # as params.scad numbers the breakouts
+    reached, bus = "Pico", "W_i2c"
     electrode_cells |= {electrode: f"END TURN {side}" for side, electrode in enumerate(wiring.end_turn_electrodes, 1)}
-    for chip in wiring.chips:
+    for chip in (chips[number] for number in enclosure.i2c_route(enclosure.read()).chain):
         name, pads = f"MPR121_{chip.address:02X}", f"PADS_{chip.address:02X}"
         used = [e for e in range(chip.first_electrode, chip.first_electrode + MPR121_ELECTRODES) if e in electrode_cells]
         connectors[name] = {
@@ -194,9 +238,13 @@ def harness(wiring: Pinout) -> dict:
                      f"{chip.first_electrode}-{chip.first_electrode + MPR121_ELECTRODES - 1}",
             "loops": [[STRAP[chip.addr_to], 5]],  # the address strap, ADDR tied to its neighbour
         }
-        cables[f"W_{name}"] = {"wirecount": 4, "colors": ["BU", "YE", "RD", "BK"], "gauge": "26 AWG",
-                               "notes": "the one I2C bus, on the frame"}
-        connections.append([{"Pico": [6, 7, 36, 38]}, {f"W_{name}": [1, 2, 3, 4]}, {name: [1, 2, 3, 4]}])
+        if reached != "Pico":
+            bus = f"W_{name}"
+            cables[bus] = {"wirecount": 4, "colors": ["BU", "YE", "RD", "BK"], "gauge": "26 AWG",
+                           "notes": "the I2C bus on the frame, on from the breakout before"}
+        connections.append([{reached: [6, 7, 36, 38] if reached == "Pico" else [1, 2, 3, 4]}, {bus: [1, 2, 3, 4]},
+                            {name: [1, 2, 3, 4]}])
+        reached = name
         if used:
             connectors[pads] = {"type": "copper foil pads", "pinlabels": [electrode_cells[e] for e in used]}
             cables[f"W_{pads}"] = {"wirecount": len(used), "colors": ["WH"] * len(used), "gauge": "26 AWG",
@@ -204,8 +252,8 @@ def harness(wiring: Pinout) -> dict:
             connections.append([{name: [6 + e - chip.first_electrode for e in used]}, {f"W_{pads}": list(range(1, len(used) + 1))},
                                 {pads: list(range(1, len(used) + 1))}])
     for leaving in FRAME_EXITS:
-        cables[leaving]["notes"] += "; a PG7 gland of its own where it leaves the frame"
-    first = f"MPR121_{wiring.chips[0].address:02X}"
+        cables[leaving]["notes"] += ";\na PG7 gland of its own where it leaves the frame and where it enters the box"
+    first = f"MPR121_{chips[0].address:02X}"
     cables["W_guard"] = {"wirecount": 1, "colors": ["BK"], "gauge": "26 AWG", "notes": "the guard to the breakouts' ground"}
     connections.append([{first: [4]}, {"W_guard": [1]}, {"GUARD": [1]}])
     return {"connectors": connectors, "cables": cables, "connections": connections}

@@ -101,7 +101,8 @@ def test_the_reference_parameters_break_no_rule():
         ({"jack_y": 40}, "the DC jack runs into a corner post, the Pi"),
         ({"jack_z": 5}, "the DC jack's nut does not fit between the box's floor and the lid's lip"),
         ({"box_gland_x": [150, 160]}, "gland 0 and gland 1 overlap in the box's walls"),
-        ({"link_apart": 162}, "gland 1 and link boss 1 overlap"),
+        ({"link_apart": 162}, "gland 0 and link boss 1 overlap"),
+        ({"box_led_gland_x": 150, "box_touch_gland_x": 176}, "the LED cable and the I2C cable cross"),
         ({"link_apart": 240}, "runs into a gland or a tiles' seam"),
         ({"header_cable_height": 40}, "with its header's cables stands 45 mm"),
         ({"button_y": 70}, "button 0 is not in the lid"),
@@ -166,6 +167,8 @@ def test_the_parameters_agree_with_the_wiring_and_the_bill_of_materials():
     screws = next(row for name, row in rows.items() if "inserts" in name)
     assert f"M3 x {P['screw_length']:g}" in screws["typical part or product"]
     assert "Touch Display 2" in next(row for name, row in rows.items() if "display" in name)["typical part or product"]
+    strip = next(row for name, row in rows.items() if "WS2812B" in name)
+    assert "IP65" in strip["part"] and f"{P['strip_width']:g} mm wide" in strip["part"]  # the channel fits the strip bought
 
 
 def test_the_lit_border_rule_follows_the_light_from_the_led():
@@ -198,10 +201,9 @@ def test_the_sightlines_move_with_the_station():
     assert here.card_seen_from >= P["grid_y"] and here.operative_elevation < 90 - P["screen_tilt"]
 
 
-@pytest.mark.xfail(strict=True, reason="pinout.toml's [cells] electrodes is the wiring's to change, to "
-                   "[0, 1, 24, 12, 13, 2, 3, 27, 14, 15, 4, 5, 28, 16, 17, 6, 7, 8, 18, 19, 9, 10, 20, 21, 22]; "
-                   "when it does, this passes and the xfail must go")
 def test_each_pad_is_wired_to_the_breakout_the_frame_mounts_beside_it():
+    """pinout.toml's electrode map puts each cell's pad on the chip whose breakout params.scad
+    hangs amid it (chips in order of their first electrode, as breakout_host lists them)."""
     chips = sorted(WIRING.chips, key=lambda chip: chip.first_electrode)
     def chip_of(electrode):
         return max(n for n, chip in enumerate(chips) if chip.first_electrode <= electrode)
@@ -450,3 +452,17 @@ def test_the_boards_fit_the_box(built):
         for dx in (0.05, length - 0.05):
             for dy in (0.05, width - 0.05):
                 assert not _inside(mesh, (x + dx, y + dy, floor + standoff + 0.5)), (name, dx, dy)
+
+
+def test_the_i2c_cable_is_measured_from_the_breakouts_to_the_pico():
+    """Worked by hand: the bus leaves by the gland behind wall 4 (x = 324.4 mm) from the breakout
+    under cell 13 (283.7, 139.8): 40.7 + 139.8 to the back of the grid and the 8 mm rim; 360 mm
+    across, 168.1 mm sideways to the box's gland and 10.9 mm up; in the box 78 mm to the Pico's
+    USB end, 1.5 mm across and 16.5 mm down; 20 mm slack. On the frame: to cell 11, two pitches
+    across, then to cell 2, a pitch across and two along."""
+    route = enclosure.i2c_route(P)
+    assert route.chain == (1, 0, 2) and [P["breakout_host"][n] for n in route.chain] == [13, 11, 2]
+    assert route.cable == pytest.approx(188.5 + 360 + 168.1 + 10.9 + 78 + 1.5 + 16.5 + 20)
+    assert route.on_frame == pytest.approx(2 * P["pitch_x"] + P["pitch_x"] + 2 * P["pitch_y"])
+    assert enclosure.glands(P) == ["the frame's back rim, behind wall 1", "the frame's back rim, behind wall 4",
+                                   "the box's back wall, 176 mm along it", "the box's back wall, 150 mm along it"]

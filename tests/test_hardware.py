@@ -11,7 +11,7 @@ from pathlib import Path
 import pi_table.firmware
 import pytest
 from pi_table.firmware import touchboard
-from pi_table.hardware import guide, pinout, wiring
+from pi_table.hardware import enclosure, guide, pinout, wiring
 from pi_table.hardware.pinout import HEADER, LED_DATA, Chip
 
 from pi_table.config import build, defaults
@@ -44,7 +44,7 @@ def test_the_reference_wiring_breaks_no_rule():
         ({"cell_electrodes": (0,) * 25}, "cell 0 and cell 1 are both on electrode 0"),
         ({"cell_electrodes": tuple(range(24))}, "the grid has 25 cells"),
         ({"cell_electrodes": tuple(range(24)) + (36,)}, "cell 24 is on electrode 36"),
-        ({"end_turn_electrodes": (24,)}, "cell 24 and an END TURN pad are both on electrode 24"),
+        ({"end_turn_electrodes": (24,)}, "cell 2 and an END TURN pad are both on electrode 24"),
         ({"leds_per_cell": 0}, "at least one LED"),
         ({"grounds": {**WIRING.grounds, "new_game": 9}}, "end_turn and new_game share ground pin 9"),
         ({"grounds": {**WIRING.grounds, "end_turn": 11}}, "end_turn's ground is on header pin 11, which is not a ground"),
@@ -114,12 +114,13 @@ def test_the_bill_of_materials_adds_up_and_has_every_part():
     parts = " ".join(row["part"] for row in rows)
     for needed in ("Raspberry Pi", "Pico", "MPR121", "WS2812B", "level shifter", "power supply", "display", "button",
                    "DIP-14 socket", "10 uF", "100 nF", "10 kohm", "DC jack 5.5 x 2.1 mm, 5 A", "12 mm hole", "fuse holder",
-                   "0.75 mm2 (18 AWG)", "IP65", "pin header", "feet", "Cable ties", "PG7 cable gland", "black"):
+                   "0.75 mm2 (18 AWG)", "IP65", "pin header", "feet", "Cable ties", "PG7 cable gland", "black",
+                   "neutral-cure silicone", "flat bar 20 x 3 mm", "foam", "I2C cable"):
         assert needed in parts, needed
     fuse = next(row for row in rows if row["part"].startswith("Blade fuse"))
     assert f"{WIRING.fuse_ma / 1000:g} A" in fuse["part"]
     glands = next(row for row in rows if "gland" in row["part"])
-    assert int(glands["quantity"]) == len(wiring.FRAME_EXITS)
+    assert int(glands["quantity"]) == len(enclosure.glands(enclosure.read()))
     mpr121 = next(row for row in rows if "MPR121" in row["part"])
     assert int(mpr121["quantity"]) == len(WIRING.chips)
     strip = next(row for row in rows if "WS2812B" in row["part"])

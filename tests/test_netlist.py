@@ -5,11 +5,12 @@ same parts; each rule shown to catch the mistake it is there for."""
 from __future__ import annotations
 
 import copy
+import re
 from collections.abc import Callable
 from dataclasses import replace
 
 import pytest
-from pi_table.hardware import guide, pinout, wiring
+from pi_table.hardware import enclosure, guide, pinout, wiring
 from pi_table.hardware.pinout import HEADER, HEADER_GROUNDS
 
 WIRING = pinout.load()
@@ -56,11 +57,13 @@ def test_every_row_and_the_edge_take_power_from_the_bus():
 def test_the_wires_currents_follow_the_power_injection():
     currents = wiring.wire_currents(HARNESS, wiring.loads(WIRING), WIRING.fuse_ma)
     row = 5 * WIRING.leds_per_cell * wiring.MA_PER_LED_FULL
-    assert currents[("W_feed", 1)] == currents[("W_feed", 2)] == WIRING.fuse_ma  # everything, up to the fuse
+    assert currents[("W_led", 1)] == currents[("W_led", 2)] == WIRING.fuse_ma  # everything, up to the fuse
     assert currents[("W_row0_power", 1)] == row == 1200
     assert currents[("W_edge_power", 2)] == WIRING.edge_leds * wiring.MA_PER_LED_FULL
-    assert currents[("W_led_data", 3)] == 0 and currents[("W_pi_data", 2)] == 0  # no LED current in thin wires
-    assert max(currents.values()) <= WIRING.fuse_ma < wiring.AMPACITY_MA[HARNESS["cables"]["W_feed"]["gauge"]]
+    assert currents.get(("W_led", 3), 0) == 0 and currents[("W_pi_data", 2)] == 0  # no LED current in thin wires
+    assert currents[("W_shifter_power", 1)] == currents[("W_shifter_power", 2)] == 0
+    assert currents[("W_i2c", 4)] == 0  # the touch board's ground joins the LEDs' at the box only: no loop
+    assert max(currents.values()) <= WIRING.fuse_ma < wiring.AMPACITY_MA[HARNESS["cables"]["W_led"]["gauge"]]
 
 
 def test_each_header_ground_pin_takes_one_wire():
@@ -94,15 +97,16 @@ def _join_rows_power(harness: dict) -> None:
 @pytest.mark.parametrize(
     "change, words",
     [
-        (lambda h: _drop_connection(h, "W_led_data", [2, 3]), "2 ground nets, not one"),
+        (lambda h: _drop_connection(h, "W_shifter_power", [2]), "2 ground nets, not one"),
         (lambda h: _drop_connection(h, "W_usb", [1, 2, 3, 4]), "2 ground nets, not one"),
+        (lambda h: _drop_connection(h, "W_i2c", [1, 2, 3, 4]), "2 ground nets, not one"),
         (_shifter_as_positions, "U1 (74AHCT125) pin 1 is drawn as 1A; the datasheet's pin 1 is 1OE"),
         (lambda h: h["connectors"]["U1"]["loops"].remove([9, 7]), "pin 9, input 3A, is left floating"),
-        (lambda h: h["cables"]["W_feed"].pop("gauge"), "W_feed wire 1 carries up to 5.00 A and has no gauge"),
+        (lambda h: h["cables"]["W_led"].pop("gauge"), "W_led wire 1 carries up to 5.00 A and has no gauge"),
         (lambda h: h["cables"]["W_row0_power"].update(gauge="26 AWG"),
          "W_row0_power wire 1 carries up to 1.20 A; 26 AWG is rated 1 A"),
         (_join_rows_power, "W_link wire 1 carries up to 5.00 A; 26 AWG is rated 1 A"),
-        (lambda h: h["cables"]["W_feed"].update(gauge="0.3 mm2"), "not one of"),
+        (lambda h: h["cables"]["W_led"].update(gauge="0.3 mm2"), "not one of"),
         (lambda h: h["connections"].append([{"U1": [15]}, {"W_R1": [3]}, {"R1": [1]}]), "U1 pin 15, which U1 does not"),
         (lambda h: h["connections"].append([{"U1": [15]}, {"W_R1": [3]}, {"R1": [1]}]), "W_R1 has no wire 3"),
     ],
@@ -142,3 +146,38 @@ def test_a_pinout_with_grounds_shared_gives_a_harness_that_shares_them():
     shared = replace(WIRING, grounds={**WIRING.grounds, "new_game": WIRING.grounds["end_turn"]})
     assert any("share ground pin 9" in problem for problem in shared.problems())
     assert "the Pi's header pin 9 takes 2 wires: give each its own pin" in wiring.problems(wiring.harness(shared), shared)
+
+
+def test_the_cables_between_frame_and_box_are_the_enclosures():
+    """The Pico is in the box: the I2C cable (SDA, SCL, 3V3, GND) and the LED cable (feed and data)
+    are all that leave the frame, each by a gland params.scad draws, in the rim and in the box."""
+    shape = enclosure.read()
+    assert set(wiring.FRAME_EXITS) == {"W_led", "W_i2c"}
+    assert len({shape[wall] for wall in wiring.FRAME_EXITS.values()}) == len(wiring.FRAME_EXITS)
+    assert len(enclosure.glands(shape)) == 2 * len(wiring.FRAME_EXITS) == 4
+    i2c = [link for link in wiring.links(HARNESS) if link.wire and link.wire[0] == "W_i2c"]
+    assert [(link.a, link.b) for link in i2c] == [(("Pico", pin), (f"MPR121_{chip:02X}", wire)) for pin, wire, chip in
+                                                 zip((6, 7, 36, 38), (1, 2, 3, 4), [0x5B] * 4, strict=True)]
+    assert ("Pico", 38) in net_of(HARNESS, ("MPR121_5C", 4)) and ("GUARD", 1) in net_of(HARNESS, ("Pico", 38))
+    led = {link.b for link in wiring.links(HARNESS) if link.wire and link.wire[0] == "W_led"}
+    assert led == {("BUS", 1), ("BUS", 9), ("R2", 1)}  # the feed to the bus, the data on to row 0
+    assert "in the box" in HARNESS["connectors"]["Pico"]["notes"]
+
+
+def test_the_i2c_bus_to_the_frame_is_within_its_limit():
+    """The cable from the Pico in the box to the first breakout, measured from params.scad, is no
+    longer than the piece bought, and the bus's estimated capacitance is within what the pinout's
+    clock rate allows: the rise time with the breakouts' 3.3 kOhm at 400 kHz, near 400 pF at 100 kHz."""
+    shape = enclosure.read()
+    route = enclosure.i2c_route(shape)
+    bought = next(row for row in guide.bom_rows() if "W_i2c" in row["in the diagram"].split())
+    metres = float(re.search(r"(\d+(?:\.\d+)?) m$", bought["part"]).group(1))
+    assert route.cable <= 1000 * metres
+    estimate = wiring.i2c_bus_pf(route.cable, route.on_frame, len(WIRING.chips) + 1)
+    assert estimate <= wiring.i2c_limit_pf(WIRING.i2c_hz)
+    assert wiring.i2c_limit_pf(400_000) == pytest.approx(106.2, abs=0.1)
+    assert wiring.i2c_limit_pf(100_000) == pytest.approx(354.0, abs=0.1) and wiring.I2C_BUS_PF == 400
+    far = enclosure.i2c_route(enclosure.read(overrides={"station_gap": 600}))
+    assert wiring.i2c_bus_pf(far.cable, far.on_frame, 4) > wiring.i2c_limit_pf(400_000)  # the check can fail
+    with pytest.raises(ValueError, match="at most 1000000 Hz"):
+        wiring.i2c_limit_pf(3_400_000)
