@@ -23,8 +23,9 @@ runs against ``FakeI2C`` (the part of ``busio.I2C`` that ``adafruit_bus_device``
 - ``ecr_writes`` and ``restarts`` (stop to run) count what re-takes the baselines on the real
   chip, so tests can hold the firmware to one restart per update;
 - with ``tracking`` on (the board emulator's chips), the rising baseline filter as the firmware
-  sets it (MHDR = NHDR = 1): an untouched electrode whose data is above its baseline has the
-  baseline raised one count per sample, so a pad's baseline settles just above its noise.
+  sets it (follow at once): an untouched electrode whose data is above its baseline has the
+  baseline raised to the data at the next sample, so a pad's baseline settles at the top of its
+  noise. The real chip moves one count a sample and catches up in about 0.1 s after a re-take.
 
 Not modelled: the falling and touched baseline filters (a drifted-low pad stays drifted until a
 re-take), debounce, charge current and time (filtered data is whatever ``set_filtered`` says),
@@ -167,7 +168,7 @@ class FakeMPR121:
             elif delta < self.registers[TOUCH_THRESHOLD + 2 * pin + 1]:
                 self.touched &= ~bit
             if self.tracking and delta < 0 and not self.touched & bit:
-                self.baseline[pin] += 1
+                self.baseline[pin] = self.filtered[pin]
 
     # --- the I2C side
 
