@@ -45,7 +45,7 @@ class PadNumbers:
     """One pad's numbers at one moment; None where its window has no readings yet."""
 
     electrode: int
-    name: str  # "cell 7", "END TURN"
+    cell: int | None  # the cell over the pad; None: an END TURN pad
     delta: int  # now
     touch: int  # the thresholds the board uses
     release: int
@@ -54,6 +54,10 @@ class PadNumbers:
     peak: int | None = None  # the strongest delta since the rest
     out_of_range: bool = False
     over_current: bool = False
+
+    @property
+    def name(self) -> str:
+        return "END TURN" if self.cell is None else f"cell {self.cell}"
 
     @property
     def noise(self) -> int | None:
@@ -108,10 +112,11 @@ class PadNumbers:
 
 class PadTuner:
     """Gathers readings per pad: ``add`` each frame, saying whether the table is at rest;
-    ``numbers()`` gives every pad's PadNumbers. ``pads`` names the electrodes to follow;
-    ``thresholds`` are the board's (electrode-indexed, the firmware's default past the end)."""
+    ``numbers()`` gives every pad's PadNumbers. ``pads`` maps the electrodes to follow to their
+    cell (None: END TURN, see ``table_pads``); ``thresholds`` are the board's (electrode-indexed,
+    the firmware's default past the end)."""
 
-    def __init__(self, pads: dict[int, str], thresholds: tuple[Pair, ...] = ()) -> None:
+    def __init__(self, pads: dict[int, int | None], thresholds: tuple[Pair, ...] = ()) -> None:
         self.pads = dict(pads)
         self.thresholds = tuple(thresholds)
         self.rounds = 0  # readings frames taken
@@ -155,11 +160,23 @@ class PadTuner:
         return tuple(out)
 
 
-def pad_names(cells: tuple[int | None, ...], end_turn: tuple[int, ...]) -> dict[int, str]:
-    """Electrode -> its name on the table: the cells' pads and the END TURN pads."""
-    names = {electrode: f"cell {cell}" for electrode, cell in enumerate(cells) if cell is not None}
-    names.update({electrode: "END TURN" for electrode in end_turn})
-    return names
+def tuned(numbers: tuple[PadNumbers, ...], current: tuple[Pair, ...]) -> tuple[Pair, ...]:
+    """The thresholds to keep, electrode-indexed: each suggestion in place of the current pair;
+    pads without one (not touched, or too weak to tell) keep theirs (the firmware's default
+    where none was set)."""
+    count = max([len(current)] + [pad.electrode + 1 for pad in numbers if pad.suggested])
+    pairs = [current[e] if e < len(current) else DEFAULT_THRESHOLDS for e in range(count)]
+    for pad in numbers:
+        if pad.suggested:
+            pairs[pad.electrode] = pad.suggested
+    return tuple(pairs)
+
+
+def table_pads(cells: tuple[int | None, ...], end_turn: tuple[int, ...]) -> dict[int, int | None]:
+    """Electrode -> its cell, for every pad on the table (the END TURN pads: None)."""
+    pads: dict[int, int | None] = {electrode: cell for electrode, cell in enumerate(cells) if cell is not None}
+    pads.update(dict.fromkeys(end_turn))
+    return pads
 
 
 @dataclass(frozen=True, slots=True)
