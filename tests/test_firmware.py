@@ -351,6 +351,15 @@ def test_a_stream_is_stopped_by_rounds_0_and_by_get_hello(rig, stop):
     assert not any(readings(rig.step(0.05)) for _ in range(5))
 
 
+def test_a_chip_that_stops_answering_mid_stream_is_logged_and_the_others_go_on(rig):
+    rig.port.host_sends(wire.StreamReadings(20, 2))
+    rig.step()
+    rig.i2c.unplug(0x5B)
+    sent = rig.step(0.02)
+    assert [m.first for m in readings(sent)] == [0, 24]
+    assert wire.Log("chip 0x5b not answering: electrodes 12-23 read untouched") in sent
+
+
 def test_a_missing_chip_sends_no_readings():
     rig = Rig(addresses=(0x5A, 0x5B)).started()
     rig.port.host_sends(wire.StreamReadings(20, 1))
