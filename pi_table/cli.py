@@ -383,50 +383,13 @@ def _table_running(args: argparse.Namespace, config) -> bool:
 
 def _tune(args: argparse.Namespace, config) -> int:
     """Tune the pads against the board, which the service must have let go of."""
-    import logging
-
-    from .config import DEFAULT_PATH, ConfigError
-    from .daemon.run import open_devices
-    from .daemon.tune import Tune, TuneError, write_thresholds
-    from .drivers.touchboard import TouchBoardSource
-    from .hal.tuning import table_pads, tuned
+    from .config import DEFAULT_PATH
+    from .daemon.tune import main
 
     if _table_running(args, config):
         return 1
-    logging.basicConfig(level="ERROR", format="%(levelname)s %(name)s: %(message)s")
-    painter = None
-    if args.hal != "sim" and config.screen.enabled:
-        from .ui.tune import TunePainter
-
-        painter = TunePainter(config.screen.settings)
-    devices = open_devices(config, args.hal, args.touch_port, painter)
-    devices.leds.close()  # tuning lights nothing
-    if not isinstance(devices.touch, TouchBoardSource):
-        print("pi-table tune: with --hal sim there is no board to tune: give --touch-port", file=sys.stderr)
-        return EXIT_USAGE
-    screen = devices.screen if devices.health["screen"] == "ok" else None
-    touch = config.touch
-    try:
-        tune = Tune(devices.touch, table_pads(touch.cells, touch.end_turn), touch.thresholds, screen,
-                    say=lambda text: print(text, flush=True), period_ms=args.period_ms, rest_s=args.rest,
-                    clear=sys.stdout.isatty())
-        tune.run(args.frames)
-    except (TuneError, ValueError) as e:
-        print(f"pi-table tune: {e}", file=sys.stderr)
-        return 1
-    print("\n".join(tune.report()))
-    if args.write:
-        path = args.config or DEFAULT_PATH
-        try:
-            write_thresholds(path, tuned(tune.tuner.numbers(), touch.thresholds))
-        except ConfigError as e:
-            print("\n".join(f"pi-table tune: not written: {problem}" for problem in e.problems), file=sys.stderr)
-            return EXIT_CONFIG
-        except OSError as e:
-            print(f"pi-table tune: cannot write {path}: {e.strerror or e}", file=sys.stderr)
-            return 1
-        print(f"thresholds written to {path} ([touch] thresholds): the table sends them to the board when it connects")
-    return 0
+    return main(config, args.hal, args.touch_port, args.frames, args.rest, args.period_ms,
+                (args.config or DEFAULT_PATH) if args.write else None)
 
 
 def _key(parser: argparse.ArgumentParser, args: argparse.Namespace, rules: Rules) -> int:

@@ -16,6 +16,7 @@ from pi_table.daemon.tune import TOUCH_MESSAGE, write_thresholds
 from pi_table.hal.tuning import PadNumbers, PadTuner, TuneModel, suggest, table_pads, tuned
 from pi_table.protocol import wire
 from pi_table.sim.emulator import BoardEmulator, run_commands
+from pi_table.ui.tune_lines import bar, table_lines
 
 # --- the rule
 
@@ -54,6 +55,13 @@ def pad(**numbers) -> PadNumbers:
 def test_each_pad_gets_a_verdict_and_what_to_do(numbers, verdict, words):
     assert pad(**numbers).verdict == verdict
     assert words in pad(**numbers).advice()
+
+
+def test_the_terminal_bar_shows_the_delta_against_both_thresholds():
+    assert bar(pad(delta=3)) == "[###  :    |         ]"  # 20 characters for 16 counts: twice the threshold
+    assert bar(pad(delta=-2, peak=40)) == "[  : |               ]"  # a strong pad widens the scale
+    line = table_lines((pad(delta=3),))[1].split()
+    assert line[:3] == ["cell", "4", "4"] and line[-3:] == ["15", "8/4", "ok"]
 
 
 def test_the_tuner_takes_the_noise_at_rest_and_the_peak_after_it():

@@ -11,20 +11,23 @@ verdicts are listed with what to do, and ``--write`` puts the suggestions in the
 
 from __future__ import annotations
 
+import logging
 import os
 import queue
 import re
+import sys
 import tempfile
 import time
 from collections.abc import Callable
 from pathlib import Path
 
-from ..config import parse_config
+from ..config import Config, ConfigError, parse_config
 from ..drivers.touchboard import TouchBoardSource
 from ..hal import Event, HealthEvent, Screen
-from ..hal.tuning import PadTuner, Pair, TuneModel
+from ..hal.tuning import PadTuner, Pair, TuneModel, table_pads, tuned
 from ..protocol import wire
-from ..ui.tune import table_lines
+from ..ui.tune_lines import table_lines
+from .run import open_devices
 
 CONNECT_S = 5.0  # the driver's hello, with its retries
 SILENCE_S = 3.0  # no readings this long: the board's firmware does not stream
@@ -32,6 +35,47 @@ STREAM_ROUNDS = 0xFFFF  # the longest lease; stopped at the end, and by the next
 REST_MESSAGE = "hands off the table: measuring each pad at rest"
 TOUCH_MESSAGE = "now touch each pad as a player would, one at a time, a second each"
 CLEAR = "\x1b[H\x1b[J"  # cursor home, clear to the end: redraw in place on a terminal
+EXIT_USAGE, EXIT_CONFIG = 2, 78  # as the other commands exit
+
+
+def main(config: Config, hal: str, touch_port: str | None, frames: int, rest_s: float, period_ms: int,
+         write_to: Path | None) -> int:
+    """``pi-table tune``: open the board (and the screen unless ``hal`` is "sim"), tune, report,
+    and with ``write_to`` keep the suggestions there; the exit status."""
+    logging.basicConfig(level="ERROR", format="%(levelname)s %(name)s: %(message)s")
+    painter = None
+    if hal != "sim" and config.screen.enabled:
+        from ..ui.tune import TunePainter
+
+        painter = TunePainter(config.screen.settings)
+    devices = open_devices(config, hal, touch_port, painter)
+    devices.leds.close()  # tuning lights nothing
+    if not isinstance(devices.touch, TouchBoardSource):
+        print("pi-table tune: with --hal sim there is no board to tune: give --touch-port", file=sys.stderr)
+        return EXIT_USAGE
+    screen = devices.screen if devices.health["screen"] == "ok" else None
+    touch = config.touch
+    try:
+        tune = Tune(devices.touch, table_pads(touch.cells, touch.end_turn), touch.thresholds, screen,
+                    say=lambda text: print(text, flush=True), period_ms=period_ms, rest_s=rest_s,
+                    clear=sys.stdout.isatty())
+        tune.run(frames)
+    except (TuneError, ValueError) as e:
+        print(f"pi-table tune: {e}", file=sys.stderr)
+        return 1
+    print("\n".join(tune.report()))
+    if write_to is None:
+        return 0
+    try:
+        write_thresholds(write_to, tuned(tune.tuner.numbers(), touch.thresholds))
+    except ConfigError as e:
+        print("\n".join(f"pi-table tune: not written: {problem}" for problem in e.problems), file=sys.stderr)
+        return EXIT_CONFIG
+    except OSError as e:
+        print(f"pi-table tune: cannot write {write_to}: {e.strerror or e}", file=sys.stderr)
+        return 1
+    print(f"thresholds written to {write_to} ([touch] thresholds): the table sends them to the board when it connects")
+    return 0
 
 
 class TuneError(Exception):

@@ -1,5 +1,5 @@
-"""The tuning view: every pad's delta against its thresholds, as terminal lines and on the
-spymaster screen (the self-test painter's approach: the grid turned as the key is)."""
+"""The tuning view on the spymaster screen, the self-test painter's approach: the grid turned as
+the key is, each pad with its delta as a bar against its touch threshold."""
 
 from __future__ import annotations
 
@@ -8,56 +8,17 @@ import pygame
 from ..engine import CELLS, GRID
 from ..hal import Command
 from ..hal.tuning import PadNumbers, TuneModel
-from .mounting import ScreenSettings
 from .screen import ALARM, AMBER, BACKGROUND, DESIGN, MUTED, PANEL, TEXT, _font, slot_of
 from .selftest import DONE, SelfTestPainter
+from .tune_lines import scale
 
-BAR = 20  # characters in a terminal bar
 VERDICT_COLOURS = {"ok": DONE, "untouched": MUTED, "deaf": AMBER, "noisy": AMBER, "out of range": ALARM,
                    "over-current": ALARM}
-
-
-def _scale(pad: PadNumbers) -> int:
-    """Counts a full bar stands for: twice the touch threshold, or the peak if stronger."""
-    return max(2 * pad.touch, pad.peak or 0, 1)
-
-
-def bar(pad: PadNumbers) -> str:
-    """``#`` up to the delta, ``|`` at the touch threshold, ``:`` at the release threshold."""
-    scale = _scale(pad)
-    cells = [" "] * BAR
-    for at, mark in ((pad.release, ":"), (pad.touch, "|")):
-        cells[min(BAR - 1, at * BAR // scale)] = mark
-    for at in range(min(BAR, max(0, pad.delta) * BAR // scale)):
-        cells[at] = "#"
-    return "[" + "".join(cells) + "]"
-
-
-def _span(low: int | None, high: int | None) -> str:
-    return "-" if low is None or high is None else f"{low}..{high}"
-
-
-def table_lines(numbers: tuple[PadNumbers, ...]) -> list[str]:
-    """One line a pad: its delta now as a bar against its thresholds, the rest's range and
-    spread, the strongest touch, the suggested thresholds and the verdict."""
-    lines = [f"{'pad':9} {'el':>3} {'delta':>5} {'':{BAR + 2}} {'now':>5}  {'at rest':>9} {'noise':>5} "
-             f"{'touch':>5}  {'suggest':>7}  verdict"]
-    for pad in numbers:
-        suggested = "{}/{}".format(*pad.suggested) if pad.suggested else "-"
-        lines.append(
-            f"{pad.name:9} {pad.electrode:>3} {pad.delta:>5} {bar(pad)} {pad.touch:>2}/{pad.release:<2}  "
-            f"{_span(pad.rest_low, pad.rest_high):>9} {'-' if pad.noise is None else pad.noise:>5} "
-            f"{'-' if pad.peak is None else pad.peak:>5}  {suggested:>7}  {pad.verdict}"
-        )
-    return lines
 
 
 class TunePainter(SelfTestPainter):
     """Draws a TuneModel: each cell of the grid with its delta as a bar up to its touch
     threshold (a tick), its noise and suggestion; the END TURN pads beside the grid."""
-
-    def __init__(self, settings: ScreenSettings = ScreenSettings()) -> None:
-        super().__init__(settings)
 
     def draw(self, surface: pygame.Surface, model, now: float, since: float | None = None) -> None:
         if not isinstance(model, TuneModel):
@@ -91,10 +52,10 @@ class TunePainter(SelfTestPainter):
         colour = VERDICT_COLOURS.get(pad.verdict, MUTED)
         inner = pygame.Rect(rect.x + 4, rect.bottom - 18, rect.width - 8, 12)
         pygame.draw.rect(surface, BACKGROUND, inner)
-        scale = _scale(pad)
-        filled = inner.width * min(max(pad.delta, 0), scale) // scale
+        full = scale(pad)
+        filled = inner.width * min(max(pad.delta, 0), full) // full
         pygame.draw.rect(surface, colour, pygame.Rect(inner.x, inner.y, filled, inner.height))
-        tick = inner.x + inner.width * min(pad.touch, scale) // scale
+        tick = inner.x + inner.width * min(pad.touch, full) // full
         pygame.draw.line(surface, TEXT, (tick, inner.y - 3), (tick, inner.bottom + 2), 2)
         noise = "-" if pad.noise is None else str(pad.noise)
         suggested = "{}/{}".format(*pad.suggested) if pad.suggested else "-"
