@@ -136,8 +136,8 @@ class SelfTest:
         """Ask the touch board for its readings, once it has said hello; when they started
         (None: no board to ask)."""
         source = self.devices.touch
-        if self.tuner is None or not isinstance(source, TouchBoardSource):
-            return None
+        if self.tuner is None or not isinstance(source, TouchBoardSource) or not self.pads_wanted:
+            return None  # no board, or one that could not be opened
         deadline = self.clock() + CONNECT_S
         while not source.connected and self.clock() < deadline:
             self.sleep(0.05)
