@@ -126,6 +126,17 @@ def test_written_thresholds_find_a_place_in_any_file(tmp_path, text):
     assert all(line in new for line in text.splitlines())
 
 
+def test_the_table_s_touch_board_gets_the_written_thresholds(tmp_path):
+    """What --write keeps is what the daemon's driver sends the board at each connection."""
+    from pi_table.daemon.run import open_devices
+
+    path = tmp_path / "config.toml"
+    path.write_text(CONFIG)
+    write_thresholds(path, ((8, 4), (10, 5)))
+    devices = open_devices(load_config(path), "sim", str(tmp_path / "board"))
+    assert devices.touch.config.thresholds == ((8, 4), (10, 5))
+
+
 def test_thresholds_the_configuration_refuses_are_not_written(tmp_path):
     path = tmp_path / "config.toml"
     path.write_text(CONFIG)
