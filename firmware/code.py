@@ -9,7 +9,8 @@ The breakouts' own pull-ups serve the bus; IRQ is not used.
 
 The watchdog is armed first: in RESET mode CircuitPython keeps it running when code.py dies of an
 exception, so a hang or a crash anywhere below restarts the board within 2 s. Ctrl-C at the
-console and an auto-reload after a file copy disarm it.
+console and an auto-reload after a file copy disarm it; in service boot.py hides the drive and
+turns auto-reload off, so only a maintenance start (GP22 grounded) can do the latter.
 """
 
 import binascii

@@ -7,12 +7,14 @@ code.py only builds the hardware objects and calls ``TouchBoard.step()`` in a lo
 Electrode n is pin n % 12 of chip n // 12; the chips sit at I2C addresses 0x5A, 0x5B, 0x5C.
 """
 
+import time
+
 from pi_table.protocol import wire
 
 ADDRESSES = (0x5A, 0x5B, 0x5C)
 PINS = 12
 ELECTRODES = PINS * len(ADDRESSES)
-FIRMWARE_VERSION = (0, 1, 0)
+FIRMWARE_VERSION = (0, 2, 0)
 READ_SIZE = 64  # host bytes taken per step: far more than the host ever sends in 10 ms
 RETRY_S = 1.0  # how often a chip that stopped answering is tried again
 
@@ -22,6 +24,14 @@ ECR_STOP = 0x00
 # mode), proximity channel off, electrodes 0-11 on. The driver writes this same value after
 # every register write, so every re-take behaves alike.
 ECR_RUN = 0x8F
+SOFT_RESET = 0x80
+SOFT_RESET_KEY = 0x63
+CONFIG2 = 0x5D
+CONFIG2_AFTER_RESET = 0x24  # what a chip that took the soft reset reads here (the driver's check too)
+TOUCH_THRESHOLDS = 0x41  # touch, release, touch, release, ... for electrodes 0-11
+READINGS_BLOCK = 0x2B  # registers 0x00-0x2A: touch and out-of-range status, filtered data, baselines
+FILTERED_DATA = 0x04
+BASELINE = 0x1E
 
 # Touch and release threshold of every electrode until the host sets its own (set-thresholds).
 # Through 1-3 mm of card and cover a finger moves the data far less than on a bare pad, so both
@@ -71,9 +81,9 @@ CHIP_SETTINGS = (
     ("TL", 0x7F, 181),
     # AUTOCONFIG1: no interrupts (IRQ is not wired), search charge time as well as current.
     ("AUTOCONFIG1", 0x7C, 0x00),
-    # AUTOCONFIG0, last, because every later write through the driver restarts the chip and so
-    # reruns the search: FFI 0b10 (must match CONFIG1), RETRY 0b01 (2 retries), BVA 0b10 (must
-    # match ECR's CL), ARE 1 (reconfigure an electrode that drifts out of range), ACE 1.
+    # AUTOCONFIG0: FFI 0b10 (must match CONFIG1), RETRY 0b01 (2 retries), BVA 0b10 (must match
+    # ECR's CL), ARE 1 (reconfigure an electrode that drifts out of range), ACE 1: the search
+    # runs on every entry to run mode, so the chip is started once, after all of these.
     ("AUTOCONFIG0", 0x7B, 0x9B),
 )
 
@@ -97,14 +107,53 @@ def connect_chips(i2c, chip_class):
 
 def configure_chip(chip, thresholds):
     """Soft-reset ``chip`` and set it up for sensing through a card: ``thresholds`` are its 12
-    (touch, release) pairs. Raises OSError or RuntimeError when the chip does not answer."""
-    chip.reset()
-    for pin in range(PINS):
-        touch, release = thresholds[pin]
-        chip[pin].threshold = touch
-        chip[pin].release_threshold = release
-    for _name, register, value in CHIP_SETTINGS:
-        chip._write_register_byte(register, value)
+    (touch, release) pairs. Raises OSError or RuntimeError when the chip does not answer.
+
+    Register by register, not through the driver's setters: each of those stops and restarts
+    the chip, and every restart re-takes all 12 baselines and reruns autoconfiguration.
+    """
+    answer = bytearray(1)
+    with chip._i2c as device:
+        device.write(bytes([SOFT_RESET, SOFT_RESET_KEY]))
+        time.sleep(0.001)  # as the driver waits after its own reset
+        device.write_then_readinto(bytes([CONFIG2]), answer)
+    if answer[0] != CONFIG2_AFTER_RESET:
+        raise RuntimeError("chip did not take the soft reset: CONFIG2 reads 0x{:02x}".format(answer[0]))
+    settings = [(register, bytes([value])) for _name, register, value in CHIP_SETTINGS]
+    write_stopped(chip, [(TOUCH_THRESHOLDS, _threshold_bytes(thresholds))] + settings)
+
+
+def write_stopped(chip, blocks):
+    """Stop ``chip``, write each (first register, bytes) block in one transfer, start it once.
+
+    The chip takes most writes only in stop mode, and leaving stop mode re-takes every
+    baseline (CL 0b10) and reruns autoconfiguration: once per update, however many registers.
+    """
+    with chip._i2c as device:
+        device.write(bytes([ECR, ECR_STOP]))
+        for register, data in blocks:
+            device.write(bytes([register]) + data)
+        device.write(bytes([ECR, ECR_RUN]))
+
+
+def _threshold_bytes(pairs):
+    flat = []
+    for touch, release in pairs:
+        flat += [touch, release]
+    return bytes(flat)
+
+
+def read_chip(chip, first):
+    """A Readings of ``chip``'s 12 electrodes (numbered from ``first``): registers 0x00-0x2A in
+    one transfer. Raises OSError when the chip does not answer."""
+    raw = bytearray(READINGS_BLOCK)
+    chip._read_register_bytes(0x00, raw)
+    flags = (wire.Readings.OVER_CURRENT if raw[1] & 0x80 else 0) | \
+        (wire.Readings.AUTOCONFIG_FAILED if raw[3] & 0x80 else 0) | \
+        (wire.Readings.RECONFIG_FAILED if raw[3] & 0x40 else 0)
+    pads = tuple(((raw[FILTERED_DATA + 2 * pin] | raw[FILTERED_DATA + 2 * pin + 1] << 8) & 0x3FF,
+                  raw[BASELINE + pin] << 2) for pin in range(PINS))
+    return wire.Readings(first, flags, raw[2] | (raw[3] & 0x0F) << 8, pads)
 
 
 def _chip_name(index):
@@ -153,6 +202,9 @@ class TouchBoard:
         self.frames_dropped = 0
         self.failing = {}  # chip index -> when it was last tried, for chips that stopped answering
         self._last_touch_at = None
+        self.stream_rounds = 0  # readings rounds still to send (stream-readings)
+        self.stream_period_s = 0.0
+        self._last_readings_at = None
 
     # --- the loop
 
@@ -177,6 +229,8 @@ class TouchBoard:
         elif _due(self._last_touch_at, now, self.heartbeat_s):
             self._send_touch(now)
         self._serve_host()
+        if self.stream_rounds and _due(self._last_readings_at, now, self.stream_period_s):
+            self._send_readings(now)
         self._feed()
 
     def _feed(self):
@@ -242,6 +296,20 @@ class TouchBoard:
         self._last_touch_at = now
         self._send(wire.Touch(self.counter, self.mask))
 
+    def _send_readings(self, now):
+        """One round of a stream: a readings frame per working chip."""
+        self._last_readings_at = now
+        self.stream_rounds -= 1
+        for index in range(len(self.chips)):
+            if not self._usable(index):
+                continue
+            try:
+                readings = read_chip(self.chips[index], index * PINS)
+            except OSError:
+                self._lose(index, now)
+                continue
+            self._send(readings)
+
     def _log(self, text):
         self._send(wire.Log(text))
 
@@ -270,6 +338,7 @@ class TouchBoard:
     def _obey(self, message):
         kind = message.TYPE
         if kind == wire.GetHello.TYPE:
+            self.stream_rounds = 0  # a host opening the port afresh did not ask for the stream
             self._hello()
         elif kind == wire.Ping.TYPE:
             self._send(wire.Pong(message.token))
@@ -277,6 +346,11 @@ class TouchBoard:
             self._send(wire.Ack(kind, self._set_thresholds(message.first, message.pairs)))
         elif kind == wire.Recalibrate.TYPE:
             self._send(wire.Ack(kind, self._recalibrate(message.mask)))
+        elif kind == wire.StreamReadings.TYPE:
+            self.stream_rounds = message.rounds
+            self.stream_period_s = message.period_ms / 1000
+            self._last_readings_at = None  # the first round at once
+            self._send(wire.Ack(kind, wire.Ack.OK))
         elif kind == wire.Reset.TYPE:
             self._send(wire.Ack(kind, wire.Ack.OK))
             if self.reset is not None:
@@ -286,23 +360,21 @@ class TouchBoard:
     def _set_thresholds(self, first, pairs):
         """Set the pairs on electrodes first, first+1, ...; all or nothing when one is unusable.
 
-        Each write goes through the driver, which stops and restarts the chip and so re-takes
-        its baseline. If a chip stops answering midway, the status is BAD_ELECTRODE and the
-        remembered thresholds reach it when it is reconfigured.
+        Each chip concerned is stopped once, gets its 12 pairs in one transfer, and is started
+        once (which re-takes its baselines: see write_stopped). If a chip stops answering midway,
+        the status is BAD_ELECTRODE and the remembered thresholds reach it when it is reconfigured.
         """
-        if not all(self._usable(e // PINS) for e in range(first, first + len(pairs))):
+        electrodes = range(first, first + len(pairs))
+        if not all(self._usable(e // PINS) for e in electrodes):
             return wire.Ack.BAD_ELECTRODE  # past electrode 35 means past the last chip
         for offset in range(len(pairs)):
             self.thresholds[first + offset] = pairs[offset]
-        for offset in range(len(pairs)):
-            electrode = first + offset
-            touch, release = pairs[offset]
-            channel = self.chips[electrode // PINS][electrode % PINS]
+        for index in range(first // PINS, (first + len(pairs) - 1) // PINS + 1):
+            block = _threshold_bytes(self.thresholds[index * PINS:(index + 1) * PINS])
             try:
-                channel.threshold = touch
-                channel.release_threshold = release
+                write_stopped(self.chips[index], [(TOUCH_THRESHOLDS, block)])
             except OSError:
-                self._lose(electrode // PINS, self.clock())
+                self._lose(index, self.clock())
                 return wire.Ack.BAD_ELECTRODE
         return wire.Ack.OK
 

@@ -172,6 +172,15 @@ def build_parser() -> argparse.ArgumentParser:
     selftest.add_argument("--touch-port", help="the touch board's serial port (overrides the configuration)")
     selftest.add_argument("--timeout", type=float, default=300.0, help="seconds to wait for every check (default: 300)")
 
+    tune = commands.add_parser("tune", help="each pad's numbers live, and thresholds from your touches (--write keeps them)")
+    _config_option(tune)
+    tune.add_argument("--hal", choices=("hw", "sim"), default="hw", help="'sim': no screen (give --touch-port)")
+    tune.add_argument("--touch-port", help="the touch board's serial port (overrides the configuration)")
+    tune.add_argument("--rest", type=float, default=3.0, help="seconds of hands off at the start, for the noise (default: 3)")
+    tune.add_argument("--frames", type=int, default=0, help="stop after this many rounds of readings (default: at Ctrl-C)")
+    tune.add_argument("--period-ms", type=int, default=50, help="milliseconds between rounds, 20 or more (default: 50)")
+    tune.add_argument("--write", action="store_true", help="put the suggested thresholds in the configuration file")
+
     board = commands.add_parser("emulate-board", help="a touch board in software, on a pty (prints its path)")
     board.add_argument("--link", type=Path, help="the stable path to the board's pty (default: a temporary one)")
     board.add_argument("--board-id", default="emulator", help="the board id it says hello with")
@@ -271,6 +280,8 @@ def _service(args: argparse.Namespace) -> int:
         return serve(config, args.hal, args.touch_port)
     if args.command == "selftest":
         return _selftest(args, config)
+    if args.command == "tune":
+        return _tune(args, config)
     if args.command == "history":
         games = _history(config)
         if isinstance(games, int):
@@ -345,17 +356,10 @@ def _selftest(args: argparse.Namespace, config) -> int:
     """Run the self-test on the table's devices, which the service must have let go of."""
     import logging
 
-    from .daemon.control import ControlError, request
     from .daemon.run import open_devices
     from .daemon.selftest import SelfTest
 
-    try:
-        request(config.paths.socket, "status", timeout=1.0)
-    except ControlError:
-        pass
-    else:
-        print("pi-table selftest: the table is running and holds the devices: "
-              "stop it first (sudo systemctl stop pi-table)", file=sys.stderr)
+    if _table_running(args, config):
         return 1
     logging.basicConfig(level="WARNING", format="%(levelname)s %(name)s: %(message)s")
     painter = None
@@ -372,6 +376,30 @@ def _selftest(args: argparse.Namespace, config) -> int:
         return 0 if test.run(args.timeout) else 1
     finally:
         devices.leds.close()
+
+
+def _table_running(args: argparse.Namespace, config) -> bool:
+    """Whether the service runs and holds the devices, said to the user when it does."""
+    from .daemon.control import ControlError, request
+
+    try:
+        request(config.paths.socket, "status", timeout=1.0)
+    except ControlError:
+        return False
+    print(f"pi-table {args.command}: the table is running and holds the devices: "
+          "stop it first (sudo systemctl stop pi-table)", file=sys.stderr)
+    return True
+
+
+def _tune(args: argparse.Namespace, config) -> int:
+    """Tune the pads against the board, which the service must have let go of."""
+    from .config import DEFAULT_PATH
+    from .daemon.tune import main
+
+    if _table_running(args, config):
+        return 1
+    return main(config, args.hal, args.touch_port, args.frames, args.rest, args.period_ms,
+                (args.config or DEFAULT_PATH) if args.write else None)
 
 
 def _key(parser: argparse.ArgumentParser, args: argparse.Namespace, rules: Rules) -> int:

@@ -106,6 +106,7 @@ OPTIONS = (
     Option("touch", "cell_electrodes", list(WIRING.cell_electrodes), "int_list", "for cells 0-24, the electrode each pad is on"),
     Option("touch", "end_turn", list(WIRING.end_turn_electrodes), "int_list", "electrodes wired to END TURN pads"),
     Option("touch", "stuck_s", 10.0, "number", "a pad touched this long is quarantined as stuck"),
+    Option("touch", "thresholds", [], "int_lists", "per electrode [touch, release] in counts, from pi-table tune --write ([]: the board's 8/4)"),
     Option("leds", "backend", "ws281x", "str", "ws281x (Pi 3/4), spi (Pi 5, spidev) or none"),
     Option("leds", "pin", WIRING.led_data, "int", f"ws281x data pin: GPIO {', '.join(map(str, sorted(PINS)))} (10 needs no root)"),
     Option("leds", "dma", 10, "int", "ws281x DMA channel"),
@@ -539,7 +540,15 @@ def _touch(v: _Values) -> TouchBoardConfig:
         usb_id=(int(usb[0], 16), int(usb[1], 16)),
         cells=tuple(cells),
         end_turn=tuple(v.wholes("touch.end_turn")),
+        thresholds=_pairs(v.rows("touch.thresholds")),
     )
+
+
+def _pairs(rows: list[list[int]]) -> tuple[tuple[int, int], ...]:
+    for electrode, row in enumerate(rows):
+        if len(row) != 2:
+            raise ValueError(f"thresholds lists a [touch, release] pair per electrode: electrode {electrode} has {row}")
+    return tuple((touch, release) for touch, release in rows)
 
 
 def _leds(v: _Values) -> LedConfig:

@@ -27,7 +27,7 @@ from pi_table.sim.harness import ManualClock
 from pi_table.sim.mpr121 import UNTOUCHED, FakeI2C, FakeMPR121
 
 FIRMWARE = Path(touchboard.__file__).parent
-HELLO = wire.Hello((wire.PROTOCOL_MAJOR, wire.PROTOCOL_MINOR), (0, 1, 0), "test-board", 36)
+HELLO = wire.Hello((wire.PROTOCOL_MAJOR, wire.PROTOCOL_MINOR), touchboard.FIRMWARE_VERSION, "test-board", 36)
 TICK = 1 / 64  # exact in binary, so 16 ticks are exactly one 0.25 s heartbeat period
 
 
@@ -206,6 +206,28 @@ def test_set_thresholds_writes_the_chip_registers(rig):
     assert (rig.chips[1][1].threshold, rig.chips[1][1].release_threshold) == touchboard.DEFAULT_THRESHOLDS
 
 
+def test_set_thresholds_restarts_each_chip_it_touches_once_not_once_per_register(rig):
+    """Each restart re-takes the chip's baselines, maybe with hands on the table: one per update."""
+    before = {index: (fake.ecr_writes, fake.restarts) for index, fake in rig.fakes.items()}
+    rig.port.host_sends(wire.SetThresholds(0, ((10, 5),) * 36))  # 79 bytes: two steps' reads
+    assert rig.step() + rig.step() == [wire.Ack(wire.SetThresholds.TYPE, wire.Ack.OK)]
+    after = {index: (fake.ecr_writes, fake.restarts) for index, fake in rig.fakes.items()}
+    assert {index: (a[0] - b[0], a[1] - b[1]) for (index, a), b in zip(after.items(), before.values())} == {
+        0: (2, 1), 1: (2, 1), 2: (2, 1)}  # stop once, start once
+    assert all(fake.ignored_writes == 0 for fake in rig.fakes.values())
+    assert [(rig.chips[2][p].threshold, rig.chips[2][p].release_threshold) for p in range(12)] == [(10, 5)] * 12
+    rig.port.host_sends(wire.SetThresholds(11, ((20, 10), (20, 10))))
+    rig.step()
+    assert [fake.restarts - after[index][1] for index, fake in rig.fakes.items()] == [1, 1, 0]
+
+
+def test_start_sets_each_chip_up_with_one_restart():
+    rig = Rig()  # the driver's constructor has reset the chips its own way
+    before = [fake.restarts for fake in rig.fakes.values()]
+    rig.board.start()
+    assert [fake.restarts - b for fake, b in zip(rig.fakes.values(), before)] == [1, 1, 1]
+
+
 def test_set_thresholds_changes_what_counts_as_a_touch(rig):
     rig.port.host_sends(wire.SetThresholds(4, ((40, 20),)))
     rig.step()
@@ -268,6 +290,80 @@ def test_board_messages_echoed_back_are_not_answered(rig):
     """A loopback (or a confused host) must not make the board talk to itself forever."""
     rig.port.host_sends(wire.Touch(1, 1), wire.Ack(0x82, 0), wire.Log("hi"))
     assert rig.step() == []
+
+
+# --- readings for tuning
+
+
+def readings(messages):
+    return [m for m in messages if isinstance(m, wire.Readings)]
+
+
+def test_a_readings_stream_sends_each_chip_once_a_period_for_its_rounds(rig):
+    fake, pin = rig.pad(17)
+    fake.set_filtered(pin, fake.baseline[pin] - 15)  # a finger through the card
+    rig.port.host_sends(wire.StreamReadings(50, 2))
+    first = rig.step()
+    assert [m for m in first if isinstance(m, wire.Ack)] == [wire.Ack(wire.StreamReadings.TYPE, wire.Ack.OK)]
+    rounds = [readings(first)]
+    for _ in range(20):
+        rounds.append(readings(rig.step(0.01)))
+    when = [step for step, r in enumerate(rounds) if r]  # in 10 ms steps
+    sent = [rounds[step] for step in when]
+    assert len(sent) == 2 and [[m.first for m in r] for r in sent] == [[0, 12, 24]] * 2
+    assert all(len(m.pads) == 12 and m.flags == 0 and m.out_of_range == 0 for r in sent for m in r)
+    chip1 = sent[0][1]
+    baseline = fake.baseline[pin]
+    assert chip1.pads[5] == (baseline - 15, baseline)
+    assert chip1.pads[0] == (UNTOUCHED, fake.baseline[0])
+    assert when[0] == 0 and when[1] in (5, 6)  # the second round waited a period
+
+
+def test_readings_carry_out_of_range_and_over_current(rig):
+    fake = rig.fakes[2]
+    fake.out_of_range = 1 << 11
+    fake.status_flags = 0x80  # autoconfiguration failed
+    fake.over_current = True
+    rig.port.host_sends(wire.StreamReadings(20, 1))
+    chip2 = readings(rig.step())[2]
+    assert (chip2.first, chip2.out_of_range) == (24, 1 << 11)
+    assert chip2.flags == wire.Readings.OVER_CURRENT | wire.Readings.AUTOCONFIG_FAILED
+
+
+def test_a_readings_round_is_one_bus_transfer_per_chip(rig):
+    rig.port.host_sends(wire.StreamReadings(20, 1))
+    rig.step()  # the command arrives after this step's scan
+    before = rig.i2c.transactions
+    rig.step(0.25)  # a heartbeat step: 3 status reads
+    assert rig.i2c.transactions - before == 3
+    rig.port.host_sends(wire.StreamReadings(20, 1))
+    before = rig.i2c.transactions
+    rig.step(0.25)
+    assert rig.i2c.transactions - before == 3 + 3
+
+
+@pytest.mark.parametrize("stop", [wire.StreamReadings(0, 0), wire.GetHello()], ids=["rounds 0", "get-hello"])
+def test_a_stream_is_stopped_by_rounds_0_and_by_get_hello(rig, stop):
+    rig.port.host_sends(wire.StreamReadings(20, 1000))
+    assert readings(rig.step())
+    rig.port.host_sends(stop)
+    rig.step()
+    assert not any(readings(rig.step(0.05)) for _ in range(5))
+
+
+def test_a_chip_that_stops_answering_mid_stream_is_logged_and_the_others_go_on(rig):
+    rig.port.host_sends(wire.StreamReadings(20, 2))
+    rig.step()
+    rig.i2c.unplug(0x5B)
+    sent = rig.step(0.02)
+    assert [m.first for m in readings(sent)] == [0, 24]
+    assert wire.Log("chip 0x5b not answering: electrodes 12-23 read untouched") in sent
+
+
+def test_a_missing_chip_sends_no_readings():
+    rig = Rig(addresses=(0x5A, 0x5B)).started()
+    rig.port.host_sends(wire.StreamReadings(20, 1))
+    assert [m.first for m in readings(rig.step())] == [0, 12]
 
 
 # --- chip setup and trouble
@@ -490,7 +586,7 @@ def test_code_py_wires_the_pico_pins_watchdog_port_and_board(monkeypatch):
     assert (port.timeout, port.write_timeout) == (0, 0)
     assert [c[0] for c in calls[1:]] == ["feed"] * 3 + ["feed", "sleep"] * 3  # 3 chips set up, 3 steps
     assert port.received() == [
-        wire.Hello((1, 0), (0, 1, 0), "e6614103e7000001", 36),
+        wire.Hello((wire.PROTOCOL_MAJOR, wire.PROTOCOL_MINOR), touchboard.FIRMWARE_VERSION, "e6614103e7000001", 36),
         wire.Log("restart cause: WATCHDOG"),
         wire.Touch(0, 0),
     ]
@@ -503,11 +599,60 @@ def test_code_py_restarts_the_board_after_the_reset_ack_has_had_time_to_leave(mo
     assert sent[-1] == wire.Ack(wire.Reset.TYPE, wire.Ack.OK)
 
 
-def test_boot_py_opens_the_data_port_and_keeps_the_console(monkeypatch):
-    enabled = []
-    monkeypatch.setitem(sys.modules, "usb_cdc", SimpleNamespace(enable=lambda **kw: enabled.append(kw)))
+def run_boot_py(monkeypatch, grounded: bool, runtime: bool = True) -> list:
+    """boot.py with stand-ins: the maintenance pin reads low when ``grounded``; ``runtime``
+    False is a CircuitPython before 8, with supervisor.disable_autoreload() only."""
+    calls: list = []
+
+    class Pin:
+        def __init__(self, pin) -> None:
+            calls.append(("pin", pin))
+
+        def switch_to_input(self, pull=None) -> None:
+            calls.append(("pull", pull))
+
+        @property
+        def value(self) -> bool:
+            return not grounded
+
+        def deinit(self) -> None:
+            calls.append(("deinit",))
+
+    supervisor = SimpleNamespace(disable_autoreload=lambda: calls.append(("autoreload", False)))
+    if runtime:
+        supervisor = SimpleNamespace(runtime=SimpleNamespace(autoreload=True))
+    stand_ins = {
+        "usb_cdc": SimpleNamespace(enable=lambda **kw: calls.append(("usb_cdc", kw))),
+        "board": SimpleNamespace(GP22="GP22"),
+        "digitalio": SimpleNamespace(DigitalInOut=Pin, Pull=SimpleNamespace(UP="UP")),
+        "storage": SimpleNamespace(disable_usb_drive=lambda: calls.append(("drive", False))),
+        "supervisor": supervisor,
+    }
+    for name, module in stand_ins.items():
+        monkeypatch.setitem(sys.modules, name, module)
     runpy.run_path(str(FIRMWARE / "boot.py"))
-    assert enabled == [{"console": True, "data": True}]
+    if runtime:
+        calls.append(("autoreload", supervisor.runtime.autoreload))
+    return calls
+
+
+def test_boot_py_opens_the_data_port_and_keeps_the_console(monkeypatch):
+    assert ("usb_cdc", {"console": True, "data": True}) in run_boot_py(monkeypatch, grounded=False)
+
+
+@pytest.mark.parametrize("runtime", [True, False], ids=["CircuitPython 8+", "older"])
+def test_in_service_boot_py_hides_the_drive_and_turns_auto_reload_off(monkeypatch, runtime):
+    """A host write to CIRCUITPY would reload code.py and with it disarm the watchdog."""
+    calls = run_boot_py(monkeypatch, grounded=False, runtime=runtime)
+    assert ("pin", "GP22") in calls and ("pull", "UP") in calls and ("deinit",) in calls
+    assert ("drive", False) in calls and ("autoreload", False) in calls
+
+
+@pytest.mark.parametrize("runtime", [True, False], ids=["CircuitPython 8+", "older"])
+def test_the_maintenance_pin_grounded_at_boot_keeps_the_drive_and_auto_reload(monkeypatch, runtime):
+    calls = run_boot_py(monkeypatch, grounded=True, runtime=runtime)
+    assert ("drive", False) not in calls and ("autoreload", False) not in calls
+    assert ("usb_cdc", {"console": True, "data": True}) in calls
 
 
 # --- deploy.py

@@ -77,6 +77,14 @@ messages = st.one_of(
         st.lists(st.integers(2, 255).flatmap(lambda t: st.tuples(st.just(t), st.integers(1, t - 1))), min_size=1,
                  max_size=47).map(tuple),
     ),
+    st.integers(1, wire.READINGS_PADS).flatmap(lambda n: st.builds(
+        wire.Readings,
+        st.integers(0, 64 - n),
+        st.integers(0, 7),
+        st.integers(0, (1 << n) - 1),
+        st.lists(st.tuples(st.integers(0, 1023), st.integers(0, 1023)), min_size=n, max_size=n).map(tuple),
+    )),
+    st.builds(wire.StreamReadings, st.integers(wire.MIN_READINGS_PERIOD_MS, 0xFFFF), st.integers(0, 0xFFFF)),
     st.sampled_from([wire.GetHello(), wire.Reset()]),
 )
 
@@ -114,6 +122,11 @@ def test_frames_split_anywhere_reassemble(message, cut):
         ("touch counter=1 mask=0x3 electrodes=0", "does not match"),
         ("set-thresholds first=0 pairs=5/9", "release < touch"),
         ("hello protocol=1 firmware=0.1.0 board=x electrodes=36", "protocol version"),
+        ("readings first=0 flags=0 out_of_range=0 pads=1024/720", "filtered is 0 to 1023"),
+        ("readings first=0 flags=0 out_of_range=0x4 pads=720/720,720/720", "out_of_range is 0 to 3"),
+        ("readings first=63 flags=0 out_of_range=0 pads=720/720,720/720", "past electrode 63"),
+        ("readings first=0 flags=0 out_of_range=0 pads=" + ",".join(["1/1"] * 17), "1 to 16 electrodes"),
+        ("stream-readings period_ms=5 rounds=10", "period_ms is at least 20"),
     ],
 )
 def test_bad_text_is_refused_with_a_reason(text, words):

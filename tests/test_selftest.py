@@ -92,8 +92,9 @@ def test_the_command_checks_every_pad_through_the_board(tmp_path):
             stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
         )
         first = process.stdout.readline()
-        assert first.startswith("now, in any order: touch each card once (25 to go), END TURN"), first
-        time.sleep(0.5)  # the driver's hello
+        assert first.startswith("hands off the table for 1 s: measuring each pad at rest"), first
+        second = process.stdout.readline()
+        assert second.startswith("now, in any order: touch each card once (25 to go), END TURN"), second
         for electrode in (*range(CELLS), 25):
             emulator.tap(electrode, 40)
             time.sleep(0.02)
@@ -102,6 +103,36 @@ def test_the_command_checks_every_pad_through_the_board(tmp_path):
         emulator.stop()
     assert process.returncode == 0, out
     assert "pad 24 ok (25/25)" in out and "END TURN ok" in out and out.strip().endswith("self-test passed")
+
+
+def test_the_command_flags_a_deaf_pad_and_a_noisy_one_with_what_to_do(tmp_path):
+    """The board's readings: a pad a finger moves only 6 counts (threshold 8) and one that
+    wanders 5 counts either way at rest (release threshold 4)."""
+    emulator = BoardEmulator(link=tmp_path / "board")
+    emulator.set_pad(3, strength=6, noise=1)
+    emulator.set_pad(7, strength=14, noise=5)
+    emulator.start()
+    config = tmp_path / "config.toml"
+    config.write_text('[web]\nenabled = false\n[paths]\njournal_dir = "journal"\nsocket = "control.sock"\n'
+                      'socket_group = ""\n')
+    try:
+        process = subprocess.Popen(
+            [sys.executable, "-m", "pi_table", "selftest", "--hal", "sim", "--touch-port", str(emulator.link),
+             "--config", str(config), "--timeout", "3"],
+            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+        )
+        while not process.stdout.readline().startswith("now, in any order"):
+            pass
+        for electrode in (*range(CELLS), 25):
+            emulator.tap(electrode, 100)
+        out = process.communicate(timeout=30)[0]
+    finally:
+        emulator.stop()
+    assert process.returncode == 1, out
+    assert "FAILED cell 3: deaf: a touch moves it only" in out and "lower its thresholds" in out
+    assert "FAILED cell 7: noisy: at rest its delta reaches" in out and "away from the LED data" in out
+    assert "not seen: pad 3" in out and "FAILED cell 0" not in out
+    assert out.strip().endswith("self-test FAILED")
 
 
 def test_buttons_that_cannot_be_claimed_are_a_failed_check_with_what_to_do_not_a_traceback(tmp_path):

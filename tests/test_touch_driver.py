@@ -464,6 +464,50 @@ def test_recalibrate_sends_the_electrodes_under_the_cells(tmp_path):
             driver.recalibrate([25])
 
 
+def test_the_configured_thresholds_are_sent_at_every_connection(tmp_path):
+    """A board that restarted has its firmware's defaults again: the table's own go with each hello."""
+    thresholds = tuple((10 + e % 5, 5) for e in range(36))
+    with running(tmp_path, thresholds=thresholds, hello_timeout_s=0.2) as (board, _driver, events):
+        assert board.receive() == wire.SetThresholds(0, thresholds)
+        board.send(wire.Ack(wire.SetThresholds.TYPE, wire.Ack.OK))
+        time.sleep(0.25)  # past the moment a hello could still be the answer to ours
+        board.send(wire.Hello((wire.PROTOCOL_MAJOR, 0), (0, 1, 0), "test-board", 36))  # it restarted
+        events.wait_for(DOWN)
+        board.greet()
+        assert board.receive() == wire.SetThresholds(0, thresholds)
+
+
+def test_no_thresholds_configured_leaves_the_board_s_own(rig):
+    board, driver, _events = rig
+    driver.set_thresholds(0, ((9, 4),))  # the next thing the board hears is this, not a set-up
+    assert board.receive() == wire.SetThresholds(0, ((9, 4),))
+
+
+def test_readings_asked_for_reach_the_listener_and_move_no_cell(tmp_path):
+    heard = []
+    board = Board(tmp_path / "touch-board")
+    driver = TouchBoardSource(TouchBoardConfig(port=str(board.link), silence_timeout_s=3.0))
+    driver.on_readings = heard.append
+    events = Events()
+    driver.start(events.append)
+    try:
+        board.greet()
+        events.wait_for(OK)
+        assert driver.stream_readings(50, 10)
+        assert board.receive() == wire.StreamReadings(50, 10)
+        readings = wire.Readings(12, 0, 0, ((700, 720),) * 12)
+        board.send(wire.Ack(wire.StreamReadings.TYPE, wire.Ack.OK))
+        board.send(readings)
+        deadline = time.monotonic() + 3
+        while not heard and time.monotonic() < deadline:
+            time.sleep(0.005)
+        assert heard == [readings]
+        assert events.of(TouchEvent) == [] and driver.bad_frames == 0
+    finally:
+        driver.stop()
+        board.unplug()
+
+
 # --- finding the board
 
 
@@ -539,6 +583,10 @@ def test_discovery_says_what_it_found_instead(monkeypatch, ports, why):
         ({"port": ""}, "port is a device path"),
         ({"silence_timeout_s": 0}, "silence_timeout_s must be above 0"),
         ({"backoff_s": 0.5, "backoff_max_s": 0.1}, r"backoff_max_s \(0.1\) must be at least"),
+        ({"thresholds": ((8, 4), (4, 8))}, r"electrode 1's thresholds are \[touch, release\]"),
+        ({"thresholds": ((8, 4, 2),)}, r"electrode 0's thresholds"),
+        ({"thresholds": ((300, 4),)}, r"<= 255, not \[300, 4\]"),
+        ({"thresholds": ((8, 4),) * 65}, "thresholds lists at most 64"),
     ],
 )
 def test_a_bad_configuration_is_refused_with_the_reason(settings_, error):

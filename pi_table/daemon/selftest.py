@@ -5,6 +5,11 @@ watch. Then a checklist the installer works through in any order: every pad touc
 each fitted button, the clue dial, a tap on the screen. Each step is shown as it happens on
 the screen, on the LEDs (a touched cell turns green) and in the terminal. A device that
 could not be opened fails its checks at once; a simulated one has nothing to check.
+
+With a touch board, the self-test also reads the pads' numbers as ``pi-table tune`` does:
+while the table is at rest (the LED walk, and at least a second) each pad's noise, then each
+touch's strength. A pad too noisy for its thresholds, or one whose touch stays under its
+threshold (deaf), fails the test with what to do.
 """
 
 from __future__ import annotations
@@ -12,10 +17,14 @@ from __future__ import annotations
 import queue
 import time
 from collections.abc import Callable
+from dataclasses import dataclass
 
 from ..drivers.buttons import ButtonPins
+from ..drivers.touchboard import TouchBoardSource
 from ..engine import CELLS
 from ..hal import ButtonEvent, DialEvent, Event, HealthEvent, LedFrame, SelfTestModel, TouchEvent, UiEvent
+from ..hal.tuning import PadTuner, table_pads
+from ..protocol import wire
 from .run import Devices
 
 WHAT_TO_DO = {
@@ -27,7 +36,19 @@ WHAT_TO_DO = {
 }
 """What an installer can do about a device that did not open, said beside the failure."""
 WALK_S = 0.15  # each cell's turn in the LED walk
+REST_S = 1.0  # the least time the table is at rest while the pads' noise is measured
+CONNECT_S = 3.0  # how long the touch board may take to say hello before the walk goes on without readings
+READINGS_PERIOD_MS = 20  # a quick tap still leaves a reading or two
+BAD_PAD = ("deaf", "noisy", "out of range", "over-current")
 WHITE, GREEN, DARK = (255, 255, 255), (0, 200, 60), (0, 0, 0)
+
+
+@dataclass(frozen=True)
+class Sample:
+    """A readings frame from the board, and whether the table was at rest when it came."""
+
+    readings: wire.Readings
+    resting: bool
 
 
 def checkable(health: str) -> bool:
@@ -48,9 +69,14 @@ class SelfTest:
         self.devices = devices
         self.edge_pixels = edge_pixels
         self.say, self.clock, self.sleep = say, clock, sleep
-        self.events: queue.SimpleQueue[Event] = queue.SimpleQueue()
+        self.events: queue.SimpleQueue[Event | Sample] = queue.SimpleQueue()
         self.pads: set[int] = set()
         self.buttons = buttons
+        self.tuner: PadTuner | None = None
+        if isinstance(devices.touch, TouchBoardSource):
+            wiring = devices.touch.config
+            self.tuner = PadTuner(table_pads(wiring.cells, wiring.end_turn), wiring.thresholds)
+        self.rest_until = float("inf")  # readings before this are of the table at rest
         self._plan()
 
     def _plan(self) -> None:
@@ -83,7 +109,13 @@ class SelfTest:
             else:
                 started.append(device)
         try:
+            listening_since = self.listen()
             self.walk()
+            if listening_since is not None:
+                self.rest_until = max(listening_since + REST_S, self.clock())
+                if self.rest_until > self.clock():
+                    self.say(f"hands off the table for {REST_S:g} s: measuring each pad at rest")
+                    self.sleep(self.rest_until - self.clock())
             if self.pads_wanted or self.checks:
                 self.say(f"now, in any order: {', '.join(self.todo())}")
             deadline = self.clock() + timeout_s
@@ -94,9 +126,23 @@ class SelfTest:
                 except queue.Empty:
                     continue
         finally:
+            if isinstance(devices.touch, TouchBoardSource) and devices.touch.connected:
+                devices.touch.stream_readings(0, 0)
             for device in started:
                 device.stop()
         return self.report()
+
+    def listen(self) -> float | None:
+        """Ask the touch board for its readings, once it has said hello; when they started
+        (None: no board to ask)."""
+        source = self.devices.touch
+        if self.tuner is None or not isinstance(source, TouchBoardSource) or not self.pads_wanted:
+            return None  # no board, or one that could not be opened
+        deadline = self.clock() + CONNECT_S
+        while not source.connected and self.clock() < deadline:
+            self.sleep(0.05)
+        source.on_readings = lambda readings: self.events.put(Sample(readings, self.clock() < self.rest_until))
+        return self.clock() if source.stream_readings(READINGS_PERIOD_MS, 0xFFFF) else None
 
     def walk(self) -> None:
         if not checkable(self.devices.health["leds"]):
@@ -112,7 +158,11 @@ class SelfTest:
     def frame(self, lit: dict[int, tuple[int, int, int]]) -> LedFrame:
         return LedFrame(tuple(lit.get(cell, DARK) for cell in range(CELLS)), (DARK,) * self.edge_pixels)
 
-    def handle(self, event: Event) -> None:
+    def handle(self, event: Event | Sample) -> None:
+        if isinstance(event, Sample):
+            if self.tuner is not None:
+                self.tuner.add(event.readings, event.resting)
+            return
         if isinstance(event, TouchEvent):
             for cell in sorted(event.pressed - self.pads):
                 self.pads.add(cell)
@@ -151,10 +201,13 @@ class SelfTest:
         missing += [what for what, done in self.checks.items() if not done]
         for failure in self.failures:
             self.say(f"FAILED {failure}")
+        bad_pads = [pad for pad in self.tuner.numbers() if pad.verdict in BAD_PAD] if self.tuner else []
+        for pad in bad_pads:
+            self.say(f"FAILED {pad.advice()}")
         if missing:
             self.say("not seen: " + ", ".join(missing))
         if not self.pads_wanted and not self.checks:
             self.say("nothing to check by touch: every input device is simulated or not working")
-        ok = not missing and not self.failures
+        ok = not missing and not self.failures and not bad_pads
         self.say("self-test passed" if ok else "self-test FAILED")
         return ok

@@ -53,13 +53,15 @@ class TouchBoardConfig:
 
     ``cells[e]`` is the cell under electrode ``e`` (None: not a cell); ``end_turn`` lists the
     spare electrodes wired to END TURN pads. ``port`` (a /dev/serial/by-id path) wins over
-    finding the board by ``usb_id``.
+    finding the board by ``usb_id``. ``thresholds[e]`` is electrode ``e``'s (touch, release)
+    pair, sent to the board each time it connects (none: the firmware's own, 8/4).
     """
 
     port: str | None = None
     usb_id: tuple[int, int] = (0x239A, 0x80F4)  # Raspberry Pi Pico running CircuitPython
     cells: tuple[int | None, ...] = field(default_factory=_default_cells)
     end_turn: tuple[int, ...] = (25, 26)
+    thresholds: tuple[tuple[int, int], ...] = ()
     baudrate: int = 115200
     hello_timeout_s: float = 1.0
     silence_timeout_s: float = 1.0
@@ -93,6 +95,12 @@ class TouchBoardConfig:
                 )
             if electrode < len(self.cells) and self.cells[electrode] is not None:
                 raise ValueError(f"electrode {electrode} is both END TURN and cell {self.cells[electrode]}")
+        if len(self.thresholds) > ELECTRODE_LIMIT:
+            raise ValueError(f"thresholds lists at most {ELECTRODE_LIMIT} electrodes, not {len(self.thresholds)}")
+        for electrode, pair in enumerate(self.thresholds):
+            if len(pair) != 2 or not 0 < pair[1] < pair[0] <= 255:
+                raise ValueError(f"electrode {electrode}'s thresholds are [touch, release] with "
+                                 f"0 < release < touch <= 255, not {list(pair)}")
         if self.baudrate <= 0:
             raise ValueError(f"baudrate must be positive, not {self.baudrate}")
         for name in ("hello_timeout_s", "silence_timeout_s", "backoff_s"):
@@ -142,8 +150,10 @@ def _open_serial(url: str, **settings: Any) -> Any:
 class TouchBoardSource(TouchSource):
     """The real touch grid: ``start(emit)`` runs one thread that owns the serial link.
 
-    ``recalibrate`` and ``set_thresholds`` may be called from any thread while connected.
-    ``connected``, ``bad_frames``, ``disconnects`` and ``recalibrations`` are for health reports.
+    ``recalibrate``, ``set_thresholds`` and ``stream_readings`` may be called from any thread
+    while connected; ``on_readings``, when set before ``start``, is called on the link's thread
+    with each ``wire.Readings`` the board streams. ``connected``, ``bad_frames``,
+    ``disconnects`` and ``recalibrations`` are for health reports.
     """
 
     def __init__(
@@ -174,6 +184,7 @@ class TouchBoardSource(TouchSource):
         self._pressed: frozenset[int] = frozenset()  # the cells this connection reported pressed
         self.disconnects = 0
         self.recalibrations = 0
+        self.on_readings: Callable[[wire.Readings], object] | None = None
 
     # --- the TouchSource interface
 
@@ -206,6 +217,11 @@ class TouchBoardSource(TouchSource):
     def set_thresholds(self, first: int, pairs: tuple[tuple[int, int], ...]) -> None:
         """Touch/release thresholds for electrodes ``first``, ``first + 1``, ... (the board acks)."""
         self._command(wire.SetThresholds(first, tuple(pairs)), f"set thresholds from electrode {first}")
+
+    def stream_readings(self, period_ms: int, rounds: int) -> bool:
+        """Ask the board for readings every ``period_ms`` for ``rounds`` rounds (0 stops);
+        they arrive at ``on_readings``. False when the board is not connected."""
+        return self._command(wire.StreamReadings(period_ms, rounds), "stream readings")
 
     @property
     def connected(self) -> bool:
@@ -282,8 +298,17 @@ class TouchBoardSource(TouchSource):
                         hello.board, hello.electrodes, beyond)
         self._mask = None
         self._hello = hello
+        self._send_thresholds(hello.electrodes)
         self._health(True, f"touch board {hello.board} firmware {firmware}",
                      f"on {path}, protocol {major}.{minor}, {hello.electrodes} electrodes")
+
+    def _send_thresholds(self, electrodes: int) -> None:
+        """The configured thresholds, as many frames as they need, for the electrodes the board has.
+        A restarted board has forgotten them, so every connection sends them again."""
+        pairs = self.config.thresholds[:electrodes]
+        step = (wire.MAX_PAYLOAD - 1) // 2
+        for first in range(0, len(pairs), step):
+            self._send(wire.SetThresholds(first, pairs[first:first + step]))
 
     def _serve(self) -> str | None:
         """Deliver the board's reports until the link is lost (returns why) or stop() (None)."""
@@ -305,6 +330,9 @@ class TouchBoardSource(TouchSource):
                     if message == self._hello and now - self._asked_at < self.config.hello_timeout_s:
                         continue  # a board that started as we opened the port also answers our GetHello
                     return "the board restarted (a new hello)"
+                elif isinstance(message, wire.Readings):
+                    if self.on_readings is not None:
+                        self.on_readings(message)
                 elif isinstance(message, wire.Log):
                     self._log_from_board(message)
                 elif isinstance(message, wire.Ack) and message.status != wire.Ack.OK:

@@ -13,10 +13,12 @@ CRC the decoder resynchronises at the next sync byte.
 
 SYNC = 0xA5
 PROTOCOL_MAJOR = 1
-PROTOCOL_MINOR = 0
+PROTOCOL_MINOR = 1  # 1.1 added readings and stream-readings
 MAX_PAYLOAD = 96
 OVERHEAD = 6  # sync, length, sequence, type, two CRC bytes
 MASK_BYTES = 8  # touch masks are 64-bit: up to 64 electrodes
+READINGS_PADS = 16  # electrodes in one readings frame: its out-of-range mask has 16 bits (4 + 16 x 4 bytes)
+MIN_READINGS_PERIOD_MS = 20  # 3 frames of 58 bytes every 20 ms: under 9 kB/s
 TYPE_CHECKING = False  # mypy takes this name as true; no typing module is ever imported on the board
 if TYPE_CHECKING:
     from typing import Any, TypeVar  # noqa: F401 - Any is used in the type comments
@@ -285,6 +287,63 @@ class Log(Message):
         return ["text=" + self.text]  # always last: the rest of the line is the text
 
 
+class Readings(Message):
+    """Board to host, while a stream is asked for: the raw numbers behind the touches of some
+    electrodes of one chip, for tuning.
+
+    ``pads`` holds one (filtered, baseline) pair per electrode from ``first`` on, both 10-bit
+    counts (the chip keeps the baseline's top 8 bits: it arrives as a multiple of 4); a touch
+    is baseline - filtered above the touch threshold. ``out_of_range`` has bit n set when
+    electrode first+n is out of autoconfiguration's range; ``flags`` holds the chip's
+    OVER_CURRENT, AUTOCONFIG_FAILED and RECONFIG_FAILED bits. A frame carries at most
+    READINGS_PADS electrodes; the board sends one frame per chip (12).
+    """
+
+    TYPE = 0x06
+    NAME = "readings"
+    FIELDS = ("first", "flags", "out_of_range", "pads")
+    if TYPE_CHECKING:  # the fields, as Message.__init__ sets them
+        first = 0  # type: int
+        flags = 0  # type: int
+        out_of_range = 0  # type: int
+        pads = ()  # type: tuple[tuple[int, int], ...]
+    OVER_CURRENT, AUTOCONFIG_FAILED, RECONFIG_FAILED = 1, 2, 4
+
+    def check(self):
+        # type: () -> None
+        _range(self.first, MASK_BYTES * 8 - 1, "first")
+        _range(self.flags, 7, "flags")
+        if not 1 <= len(self.pads) <= READINGS_PADS:
+            raise ValueError("readings carries 1 to {} electrodes, not {}".format(READINGS_PADS, len(self.pads)))
+        if self.first + len(self.pads) > MASK_BYTES * 8:
+            raise ValueError("readings go past electrode {}".format(MASK_BYTES * 8 - 1))
+        _range(self.out_of_range, (1 << len(self.pads)) - 1, "out_of_range")
+        for filtered, baseline in self.pads:
+            _range(filtered, 1023, "filtered")
+            _range(baseline, 1023, "baseline")
+
+    def payload(self):
+        # type: () -> bytes
+        out = bytes([self.first, self.flags]) + self.out_of_range.to_bytes(2, "little")
+        for filtered, baseline in self.pads:
+            out += filtered.to_bytes(2, "little") + baseline.to_bytes(2, "little")
+        return out
+
+    @classmethod
+    def from_payload(cls, payload):
+        # type: (type[M], bytes) -> M
+        if len(payload) < 8 or len(payload) % 4:
+            raise ValueError("readings payload is 4 bytes plus 4 per electrode, got {} bytes".format(len(payload)))
+        pads = tuple((_u16(payload, at), _u16(payload, at + 2)) for at in range(4, len(payload), 4))
+        return cls(payload[0], payload[1], _u16(payload, 2), pads)
+
+    def text_fields(self):
+        # type: () -> list[str]
+        return ["first={}".format(self.first), "flags=0x{:x}".format(self.flags),
+                "out_of_range=0x{:x}".format(self.out_of_range),
+                "pads=" + ",".join("{}/{}".format(f, b) for f, b in self.pads)]
+
+
 class GetHello(Message):
     """Host to board: say hello again (the host does this when it opens the port)."""
 
@@ -377,7 +436,39 @@ class Reset(Message):
     NAME = "reset"
 
 
-MESSAGES = {cls.TYPE: cls for cls in (Hello, Touch, Ack, Pong, Log, GetHello, SetThresholds, Recalibrate, Ping, Reset)}
+class StreamReadings(Message):
+    """Host to board: send readings of every chip each ``period_ms`` for ``rounds`` rounds;
+    ``rounds`` 0 stops. A get-hello stops it too, so a host that opens the port afresh is
+    not flooded by a stream some earlier program asked for."""
+
+    TYPE = 0x86
+    NAME = "stream-readings"
+    FIELDS = ("period_ms", "rounds")
+    if TYPE_CHECKING:  # the fields, as Message.__init__ sets them
+        period_ms = 0  # type: int
+        rounds = 0  # type: int
+
+    def check(self):
+        # type: () -> None
+        _range(self.period_ms, 0xFFFF, "period_ms")
+        _range(self.rounds, 0xFFFF, "rounds")
+        if self.rounds and self.period_ms < MIN_READINGS_PERIOD_MS:
+            raise ValueError("a stream's period_ms is at least {}, not {}".format(MIN_READINGS_PERIOD_MS, self.period_ms))
+
+    def payload(self):
+        # type: () -> bytes
+        return self.period_ms.to_bytes(2, "little") + self.rounds.to_bytes(2, "little")
+
+    @classmethod
+    def from_payload(cls, payload):
+        # type: (type[M], bytes) -> M
+        if len(payload) != 4:
+            raise ValueError("stream-readings payload is 4 bytes, got {}".format(len(payload)))
+        return cls(_u16(payload, 0), _u16(payload, 2))
+
+
+MESSAGES = {cls.TYPE: cls for cls in (Hello, Touch, Ack, Pong, Log, Readings, GetHello, SetThresholds, Recalibrate,
+                                      Ping, Reset, StreamReadings)}
 BY_NAME = {cls.NAME: cls for cls in MESSAGES.values()}
 
 
@@ -535,12 +626,22 @@ def _from_text(cls, fields):
             raise ValueError("electrodes={} does not match the mask ({})".format(fields["electrodes"], listed))
         return touch
     if cls is SetThresholds:
-        pairs = []
-        for pair in fields["pairs"].split(","):
-            press, _, release = pair.partition("/")
-            pairs.append((_number(press, "touch threshold"), _number(release, "release threshold")))
-        return SetThresholds(_number(fields["first"], "first"), tuple(pairs))
+        pairs = _pairs(fields["pairs"], "touch threshold", "release threshold")
+        return SetThresholds(_number(fields["first"], "first"), pairs)
+    if cls is Readings:
+        return Readings(_number(fields["first"], "first"), _number(fields["flags"], "flags"),
+                        _number(fields["out_of_range"], "out_of_range"), _pairs(fields["pads"], "filtered", "baseline"))
     return cls(*[_number(fields[name], name) for name in cls.FIELDS])
+
+
+def _pairs(text, left, right):
+    # type: (str, str, str) -> tuple[tuple[int, int], ...]
+    """``a/b,c/d`` as ((a, b), (c, d))."""
+    pairs = []
+    for pair in text.split(","):
+        first, _, second = pair.partition("/")
+        pairs.append((_number(first, left), _number(second, right)))
+    return tuple(pairs)
 
 
 def _dotted(text, parts, name):

@@ -5,6 +5,13 @@ firmware's logic (``pi_table.firmware.touchboard``) driving the real ``adafruit_
 driver against register-level fake chips. A stable symlink stands for the board's
 ``/dev/serial/by-id`` path: an unplug removes the pty (the host's reads fail, as with a real
 unplug) and a replug makes a new one behind the same link.
+
+The pads read like real ones through a card, so ``pi-table tune`` has something to tune: before
+every scan each pad's filtered value is its level at rest (the fake chip's 720) plus a whole
+number of counts drawn evenly from -noise to +noise (1 by default), and a finger takes it
+``strength`` counts lower (14 by default: the issue's estimate through card and acrylic is 7 to
+20, against the firmware's threshold of 8). The chips track their baseline upwards, as the
+firmware sets the real ones to, so a pad's baseline settles at the top of its noise.
 """
 
 from __future__ import annotations
@@ -28,6 +35,8 @@ from .mpr121 import FakeI2C, FakeMPR121
 
 ADDRESSES = (0x5A, 0x5B, 0x5C)
 PINS = 12
+NOISE = 1  # counts either side of a pad's level, each sample
+STRENGTH = 14  # counts a finger moves a pad through card and acrylic
 
 
 class PtyPort:
@@ -81,6 +90,8 @@ class BoardEmulator:
         board_id: str = "emulator",
         scan_s: float = 0.005,
         on_write: Callable[[bytes, float], None] | None = None,
+        noise: int = NOISE,
+        strength: int = STRENGTH,
     ) -> None:
         self._own_folder = link is None
         self.link = Path(link) if link else Path(tempfile.mkdtemp(prefix="pi-table-board-")) / "touch-board"
@@ -88,7 +99,10 @@ class BoardEmulator:
         self.scan_s = scan_s
         self.on_write = on_write
         self.rng = random.Random()
-        self.chips = [FakeMPR121() for _ in ADDRESSES]
+        self.chips = [FakeMPR121(tracking=True) for _ in ADDRESSES]
+        self.noise = [noise] * PINS * len(ADDRESSES)
+        self.strength = [strength] * PINS * len(ADDRESSES)
+        self.fingers: set[int] = set()  # the electrodes pressed now
         self.i2c = FakeI2C(dict(zip(ADDRESSES, self.chips)))
         self._lock = threading.Lock()
         self._stop = threading.Event()
@@ -119,6 +133,7 @@ class BoardEmulator:
             if self.port is not None:
                 return
             self.port = PtyPort(self.on_write)
+            self._move_pads()
             drivers = [adafruit_mpr121.MPR121(self.i2c, address) for address in ADDRESSES]
             self.board = TouchBoard(drivers, self.port, time.monotonic, self.board_id, reset=self._reset)
             self.board.start()
@@ -149,6 +164,7 @@ class BoardEmulator:
         while not self._stop.is_set():
             with self._lock:
                 if self.board is not None:
+                    self._move_pads()
                     self.board.step()
             self._stop.wait(self.scan_s)
 
@@ -157,19 +173,36 @@ class BoardEmulator:
             raise ValueError(f"electrode {electrode} does not exist: electrodes are 0 to {PINS * len(self.chips) - 1}")
         return self.chips[electrode // PINS], electrode % PINS
 
+    def _move_pads(self) -> None:
+        """Each pad's next sample: its level, less a finger's strength, plus noise."""
+        for electrode in range(len(self.noise)):
+            chip, pin = self.chips[electrode // PINS], electrode % PINS
+            finger = self.strength[electrode] if electrode in self.fingers else 0
+            noise = self.noise[electrode]
+            chip.set_filtered(pin, chip.untouched - finger + self.rng.randint(-noise, noise))
+
     def press(self, *electrodes: int) -> None:
         """Fingers on these pads; several land between two scans, so one report carries them (a palm)."""
-        pads = [self._chip(electrode) for electrode in electrodes]
+        for electrode in electrodes:
+            self._chip(electrode)
         with self._lock:
-            for chip, pin in pads:
-                chip.touch(pin)
+            self.fingers.update(electrodes)
 
     def release(self, *electrodes: int) -> None:
         """Fingers off these pads, between two scans."""
-        pads = [self._chip(electrode) for electrode in electrodes]
+        for electrode in electrodes:
+            self._chip(electrode)
         with self._lock:
-            for chip, pin in pads:
-                chip.release(pin)
+            self.fingers.difference_update(electrodes)
+
+    def set_pad(self, electrode: int, strength: int, noise: int) -> None:
+        """How far a finger moves this pad, and how much it wanders at rest, in counts: a deaf
+        pad (a strength under the threshold) or a noisy one (noise near it) to tune against."""
+        self._chip(electrode)
+        if strength < 0 or noise < 0:
+            raise ValueError(f"strength and noise are counts, 0 or more, not {strength} and {noise}")
+        with self._lock:
+            self.strength[electrode], self.noise[electrode] = strength, noise
 
     def tap(self, electrode: int, ms: float) -> None:
         self.press(electrode)
@@ -193,8 +226,9 @@ class BoardEmulator:
 
 
 COMMANDS = """\
-press N... | release N... | tap N MS | garbage K | corrupt | unplug | replug | quit
-(N an electrode 0-35, several at once for a palm; MS milliseconds; K a number of random bytes)"""
+press N... | release N... | tap N MS | pad N STRENGTH NOISE | garbage K | corrupt | unplug | replug | quit
+(N an electrode 0-35, several at once for a palm; MS milliseconds; K a number of random bytes;
+STRENGTH and NOISE in counts: how far a finger moves pad N, how far it wanders at rest)"""
 
 
 def run_commands(emulator: BoardEmulator, lines, write: Callable[[str], object]) -> None:
@@ -216,6 +250,8 @@ def run_commands(emulator: BoardEmulator, lines, write: Callable[[str], object])
                 emulator.garbage(_whole(args[0]))
             elif verb == "tap" and len(args) == 2:
                 emulator.tap(_whole(args[0]), _whole(args[1]))
+            elif verb == "pad" and len(args) == 3:
+                emulator.set_pad(*(_whole(arg) for arg in args))
             else:
                 raise ValueError(f"not a command: {raw.strip()!r}; expected {COMMANDS}")
         except (ValueError, RuntimeError) as e:

@@ -18,11 +18,20 @@ runs against ``FakeI2C`` (the part of ``busio.I2C`` that ``adafruit_bus_device``
   top 5 of the 10 bits (so the baseline starts up to 31 counts low), 0b11 all 10 bits, 0b00 and
   0b01 keep the baseline registers.
 
-Not modelled: baseline tracking (the rising/falling/touched filters never move the baseline, so
-a drifted pad stays drifted until a re-take), debounce, charge current and time (filtered data
-is whatever ``set_filtered`` says), autoconfiguration and out-of-range status (0x02/0x03 read
-0), the over-current flag, the proximity channel's touch status, GPIO and LED behaviour, the
-pointer's wrap at the end of a register block, and the time any of it takes.
+- out-of-range status 0x02/0x03 and the over-current flag (bit 7 of 0x01) read what a test sets
+  in ``out_of_range``, ``status_flags`` and ``over_current``;
+- ``ecr_writes`` and ``restarts`` (stop to run) count what re-takes the baselines on the real
+  chip, so tests can hold the firmware to one restart per update;
+- with ``tracking`` on (the board emulator's chips), the rising baseline filter as the firmware
+  sets it (follow at once): an untouched electrode whose data is above its baseline has the
+  baseline raised to the data at the next sample, so a pad's baseline settles at the top of its
+  noise. The real chip moves one count a sample and catches up in about 0.1 s after a re-take.
+
+Not modelled: the falling and touched baseline filters (a drifted-low pad stays drifted until a
+re-take), debounce, charge current and time (filtered data is whatever ``set_filtered`` says),
+autoconfiguration (so nothing sets out-of-range by itself), the proximity channel's touch
+status, GPIO and LED behaviour, the pointer's wrap at the end of a register block, and the time
+any of it takes.
 """
 
 from __future__ import annotations
@@ -30,6 +39,7 @@ from __future__ import annotations
 import errno
 
 TOUCH_STATUS = 0x00
+OUT_OF_RANGE = 0x02
 FILTERED_DATA = 0x04
 BASELINE = 0x1E
 TOUCH_THRESHOLD = 0x41
@@ -50,10 +60,16 @@ class FakeMPR121:
     Tests and the board emulator move the pads with ``touch``, ``release`` and ``set_filtered``.
     """
 
-    def __init__(self, untouched: int = UNTOUCHED) -> None:
+    def __init__(self, untouched: int = UNTOUCHED, tracking: bool = False) -> None:
         self.untouched = untouched
+        self.tracking = tracking
         self.filtered = [untouched] * CHANNELS
         self.ignored_writes = 0
+        self.ecr_writes = 0
+        self.restarts = 0
+        self.out_of_range = 0  # bit n: electrode n out of range (register 0x02-0x03)
+        self.status_flags = 0  # bit 7 ACFF, bit 6 ARFF: the top bits of register 0x03
+        self.over_current = False
         self.power_on_reset()
 
     def power_on_reset(self) -> None:
@@ -90,7 +106,11 @@ class FakeMPR121:
         """The byte an I2C read of ``register`` returns."""
         if register in (TOUCH_STATUS, TOUCH_STATUS + 1):
             self._sample()
-            return self.touched >> (8 * register) & 0xFF
+            return (self.touched >> (8 * register) & 0xFF) | (0x80 if register and self.over_current else 0)
+        if register == OUT_OF_RANGE:
+            return self.out_of_range & 0xFF
+        if register == OUT_OF_RANGE + 1:
+            return (self.out_of_range >> 8 & 0x1F) | self.status_flags
         if FILTERED_DATA <= register < BASELINE:
             value = self.filtered[(register - FILTERED_DATA) // 2]
             return value >> 8 if (register - FILTERED_DATA) % 2 else value & 0xFF
@@ -119,9 +139,11 @@ class FakeMPR121:
     def _set_ecr(self, value: int) -> None:
         was_running = self.running
         self.registers[ECR] = value
+        self.ecr_writes += 1
         if not self.running:
             self.touched = 0
         elif not was_running:
+            self.restarts += 1
             calibration_lock = value >> 6
             for channel, data in enumerate(self.filtered):
                 if calibration_lock == 0b10:
@@ -145,6 +167,8 @@ class FakeMPR121:
                 self.touched |= bit
             elif delta < self.registers[TOUCH_THRESHOLD + 2 * pin + 1]:
                 self.touched &= ~bit
+            if self.tracking and delta < 0 and not self.touched & bit:
+                self.baseline[pin] = self.filtered[pin]
 
     # --- the I2C side
 

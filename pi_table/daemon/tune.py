@@ -1,0 +1,241 @@
+"""``pi-table tune``: the pads' numbers live, and thresholds from the maker's own touches.
+
+The board streams its readings (filtered value and baseline per electrode). For the first
+seconds the maker keeps hands off the table: that window gives each pad's noise at rest. Then
+the maker touches each pad as a player would; the strongest delta of each gives its suggested
+thresholds (the rule is in ``pi_table.hal.tuning``). The view is redrawn about once a second in
+the terminal and on the spymaster screen; at the end (``--frames`` rounds, or Ctrl-C) the
+verdicts are listed with what to do, and ``--write`` puts the suggestions in the configuration's
+``[touch] thresholds``, which the daemon sends to the board each time it connects.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import queue
+import re
+import sys
+import tempfile
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+from ..config import Config, ConfigError, parse_config
+from ..drivers.touchboard import TouchBoardSource
+from ..hal import Event, HealthEvent, Screen
+from ..hal.tuning import PadTuner, Pair, TuneModel, table_pads, tuned
+from ..protocol import wire
+from ..ui.tune_lines import table_lines
+from .run import open_devices
+
+CONNECT_S = 5.0  # the driver's hello, with its retries
+SILENCE_S = 3.0  # no readings this long: the board's firmware does not stream
+STREAM_ROUNDS = 0xFFFF  # the longest lease; stopped at the end, and by the next host's get-hello anyway
+REST_MESSAGE = "hands off the table: measuring each pad at rest"
+TOUCH_MESSAGE = "now touch each pad as a player would, one at a time, a second each"
+CLEAR = "\x1b[H\x1b[J"  # cursor home, clear to the end: redraw in place on a terminal
+EXIT_USAGE, EXIT_CONFIG = 2, 78  # as the other commands exit
+
+
+def main(config: Config, hal: str, touch_port: str | None, frames: int, rest_s: float, period_ms: int,
+         write_to: Path | None) -> int:
+    """``pi-table tune``: open the board (and the screen unless ``hal`` is "sim"), tune, report,
+    and with ``write_to`` keep the suggestions there; the exit status."""
+    logging.basicConfig(level="ERROR", format="%(levelname)s %(name)s: %(message)s")
+    painter = None
+    if hal != "sim" and config.screen.enabled:
+        from ..ui.tune import TunePainter
+
+        painter = TunePainter(config.screen.settings)
+    devices = open_devices(config, hal, touch_port, painter)
+    devices.leds.close()  # tuning lights nothing
+    if not isinstance(devices.touch, TouchBoardSource):
+        print("pi-table tune: with --hal sim there is no board to tune: give --touch-port", file=sys.stderr)
+        return EXIT_USAGE
+    screen = devices.screen if devices.health["screen"] == "ok" else None
+    touch = config.touch
+    try:
+        tune = Tune(devices.touch, table_pads(touch.cells, touch.end_turn), touch.thresholds, screen,
+                    say=lambda text: print(text, flush=True), period_ms=period_ms, rest_s=rest_s,
+                    clear=sys.stdout.isatty())
+        tune.run(frames)
+    except (TuneError, ValueError) as e:
+        print(f"pi-table tune: {e}", file=sys.stderr)
+        return 1
+    print("\n".join(tune.report()))
+    if write_to is None:
+        return 0
+    try:
+        write_thresholds(write_to, tuned(tune.tuner.numbers(), touch.thresholds))
+    except ConfigError as e:
+        print("\n".join(f"pi-table tune: not written: {problem}" for problem in e.problems), file=sys.stderr)
+        return EXIT_CONFIG
+    except OSError as e:
+        print(f"pi-table tune: cannot write {write_to}: {e.strerror or e}", file=sys.stderr)
+        return 1
+    print(f"thresholds written to {write_to} ([touch] thresholds): the table sends them to the board when it connects")
+    return 0
+
+
+class TuneError(Exception):
+    """Tuning cannot go on: no board, or a board that sends no readings."""
+
+
+class Tune:
+    """One tuning session on a touch board: ``run`` gathers, ``report`` says what it found."""
+
+    def __init__(
+        self,
+        source: TouchBoardSource,
+        pads: dict[int, int | None],
+        thresholds: tuple[Pair, ...],
+        screen: Screen | None = None,
+        say: Callable[[str], object] = print,
+        clock: Callable[[], float] = time.monotonic,
+        period_ms: int = 50,
+        rest_s: float = 3.0,
+        redraw_s: float = 1.0,
+        clear: bool = False,
+    ) -> None:
+        if period_ms < wire.MIN_READINGS_PERIOD_MS:
+            raise ValueError(f"the readings period is at least {wire.MIN_READINGS_PERIOD_MS} ms, not {period_ms}")
+        self.source, self.screen, self.say, self.clock = source, screen, say, clock
+        self.period_ms, self.rest_s, self.redraw_s, self.clear = period_ms, rest_s, redraw_s, clear
+        self.tuner = PadTuner(pads, thresholds)
+        self.readings: queue.SimpleQueue[wire.Readings] = queue.SimpleQueue()
+        self.events: queue.SimpleQueue[Event] = queue.SimpleQueue()
+        self.message = REST_MESSAGE
+
+    def run(self, rounds: int = 0) -> PadTuner:
+        """Stream until ``rounds`` full rounds of readings have come (0: until Ctrl-C)."""
+        self.source.on_readings = self.readings.put
+        self.source.start(self.events.put)
+        try:
+            self._connect()
+            if self.screen is not None:
+                self.screen.start(lambda event: None)
+            if not self.source.stream_readings(self.period_ms, STREAM_ROUNDS):
+                raise TuneError("the touch board went away before it was asked for readings")
+            self.say(f"{REST_MESSAGE} ({self.rest_s:g} s)")
+            self._gather(rounds)
+        finally:
+            if self.source.connected:
+                self.source.stream_readings(0, 0)
+            self.source.stop()
+            if self.screen is not None:
+                self.screen.stop()
+        return self.tuner
+
+    def _connect(self) -> None:
+        deadline = self.clock() + CONNECT_S
+        why = "no answer"
+        while not self.source.connected:
+            if self.clock() > deadline:
+                raise TuneError(f"no touch board within {CONNECT_S:g} s ({why}): check its USB cable, or give --touch-port")
+            try:
+                event = self.events.get(timeout=0.1)
+            except queue.Empty:
+                continue
+            if isinstance(event, HealthEvent) and not event.ok:
+                why = event.detail
+
+    def _gather(self, rounds: int) -> None:
+        started = self.clock()
+        drawn_at = started
+        last_first = None
+        done = 0
+        try:
+            while not rounds or done < rounds:
+                try:
+                    readings = self.readings.get(timeout=SILENCE_S)
+                except queue.Empty:
+                    raise TuneError(f"no readings from the touch board for {SILENCE_S:g} s: its firmware may "
+                                    "be older than 0.2 (deploy firmware/ again)") from None
+                if last_first is not None and readings.first <= last_first:
+                    done += 1  # a new round begins
+                last_first = readings.first
+                resting = self.clock() - started < self.rest_s
+                if not resting and self.message == REST_MESSAGE:
+                    self.message = TOUCH_MESSAGE
+                    self.say(TOUCH_MESSAGE)
+                self.tuner.add(readings, resting)
+                if self.clock() - drawn_at >= self.redraw_s:
+                    drawn_at = self.clock()
+                    self.show()
+        except KeyboardInterrupt:  # how a maker ends an open-ended session
+            pass
+
+    def show(self) -> None:
+        numbers = self.tuner.numbers()
+        self.say((CLEAR if self.clear else "") + "\n".join([self.message, *table_lines(numbers)]))
+        if self.screen is not None:
+            self.screen.show(TuneModel(frozenset(), (), self.message, numbers))
+
+    def report(self) -> list[str]:
+        """The final table, then what to do about every pad that is not ok."""
+        numbers = self.tuner.numbers()
+        lines = table_lines(numbers)
+        trouble = [pad.advice() for pad in numbers if pad.verdict not in ("ok", "untouched")]
+        untouched = [pad.name for pad in numbers if pad.verdict == "untouched"]
+        if untouched:
+            trouble.append(f"no touch seen on {', '.join(untouched)}: touch each once; a pad that a firm touch "
+                           "does not move has a broken wire")
+        suggested = sum(1 for pad in numbers if pad.suggested)
+        lines.append(f"{suggested} of {len(numbers)} pads have a suggestion "
+                     "(touch = halfway from the rest's highest delta to the strongest touch, "
+                     "release = halfway from that delta to touch)")
+        return lines + trouble
+
+
+def write_thresholds(path: Path, pairs: tuple[Pair, ...]) -> None:
+    """Put ``pairs`` in ``path``'s ``[touch] thresholds``, keeping every other line; the new file
+    is checked as the daemon will check it (ConfigError: nothing written) and replaces the old at
+    once (a power cut leaves one or the other, never half)."""
+    text = path.read_text(encoding="utf-8") if path.exists() else ""
+    line = "thresholds = [" + ", ".join(f"[{touch}, {release}]" for touch, release in pairs) + "]"
+    new = _with_key(text, "touch", "thresholds", line)
+    parse_config(new, path)
+    handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.")
+    try:
+        with os.fdopen(handle, "w", encoding="utf-8") as out:
+            out.write(new)
+            out.flush()
+            os.fsync(out.fileno())
+        if path.exists():
+            os.chmod(temporary, path.stat().st_mode & 0o7777)
+        os.replace(temporary, path)
+    except BaseException:
+        Path(temporary).unlink(missing_ok=True)
+        raise
+
+
+def _with_key(text: str, section: str, key: str, line: str) -> str:
+    """``text`` with ``key`` in ``[section]`` set to ``line``: the old value (however many lines
+    its array takes) replaced in place, or the line put first in the section, or the section added."""
+    lines = text.splitlines()
+    start = next((i for i, each in enumerate(lines) if _header(each) == section), None)
+    if start is None:
+        return text + ("\n" if text and not text.endswith("\n") else "") + f"\n[{section}]\n{line}\n"
+    at = start + 1
+    while at < len(lines) and _header(lines[at]) is None:
+        if re.match(r"^\s*" + re.escape(key) + r"\s*=", lines[at]):
+            last, depth = at, 0
+            while True:  # an array may go on over several lines: to where its brackets close
+                code = lines[last].split("#", 1)[0]
+                depth += code.count("[") - code.count("]")
+                if depth <= 0 or last + 1 >= len(lines):
+                    break
+                last += 1
+            lines[at:last + 1] = [line]
+            return "\n".join(lines) + "\n"
+        at += 1
+    lines.insert(start + 1, line)
+    return "\n".join(lines) + "\n"
+
+
+def _header(line: str) -> str | None:
+    """The table a header line opens (``[touch]``); a bare name, so no line of an array of
+    numbers looks like one."""
+    match = re.match(r"^\s*\[\s*([A-Za-z_][\w.-]*)\s*\]\s*(#.*)?$", line)
+    return match[1] if match else None

@@ -1,0 +1,187 @@
+"""The numbers behind a touch, per pad: what ``pi-table tune`` shows and ``pi-table selftest`` judges.
+
+The board streams each electrode's filtered value and baseline (``wire.Readings``). A pad's
+*delta* is baseline - filtered: a finger through the card raises the pad's capacitance and
+lowers the filtered value, and the chip calls it a touch when the delta is above the touch
+threshold and a release when it falls below the release threshold. The baseline arrives as its
+top 8 bits (a multiple of 4), so a delta here can read up to 3 counts below the chip's own;
+the rule below works on the deltas as seen, on both sides of the threshold alike.
+
+Two windows of readings give the numbers: at *rest* (hands off the table) the highest and lowest
+delta, whose spread is the pad's noise; then while the maker touches each pad, the *peak*, the
+strongest delta. The suggested touch threshold lies halfway between the highest delta at rest
+and the peak, and the release threshold halfway between the highest delta at rest and that touch
+threshold: a light touch still counts, and noise alone neither presses nor holds a pad.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from ..firmware.touchboard import DEFAULT_THRESHOLDS
+from ..protocol import wire
+from .screen import SelfTestModel
+
+MIN_SPAN = 3  # a peak less than this above the rest's highest delta is no touch at all
+MAX_THRESHOLD = 0xFF
+
+Pair = tuple[int, int]
+
+
+def suggest(rest_high: int, peak: int) -> Pair | None:
+    """(touch, release) thresholds for a pad whose delta reached ``rest_high`` at rest and
+    ``peak`` under a finger (the rule is in the module docstring); None when the peak is too
+    close to the rest for any threshold to tell them apart."""
+    floor = max(rest_high, 0)
+    if peak - floor < MIN_SPAN:
+        return None
+    touch = min(floor + (peak - floor + 1) // 2, MAX_THRESHOLD)
+    release = floor + max(1, (touch - floor) // 2)
+    return touch, min(release, touch - 1)
+
+
+@dataclass(frozen=True, slots=True)
+class PadNumbers:
+    """One pad's numbers at one moment; None where its window has no readings yet."""
+
+    electrode: int
+    cell: int | None  # the cell over the pad; None: an END TURN pad
+    delta: int  # now
+    touch: int  # the thresholds the board uses
+    release: int
+    rest_low: int | None = None  # the lowest and highest delta at rest
+    rest_high: int | None = None
+    peak: int | None = None  # the strongest delta since the rest
+    out_of_range: bool = False
+    over_current: bool = False
+
+    @property
+    def name(self) -> str:
+        return "END TURN" if self.cell is None else f"cell {self.cell}"
+
+    @property
+    def noise(self) -> int | None:
+        """The spread of the delta at rest, in counts."""
+        return None if self.rest_low is None or self.rest_high is None else self.rest_high - self.rest_low
+
+    @property
+    def touched(self) -> bool:
+        """Whether a finger seems to have come since the rest: a peak clear of the rest."""
+        return self.peak is not None and self.rest_high is not None and self.peak - max(self.rest_high, 0) >= MIN_SPAN
+
+    @property
+    def suggested(self) -> Pair | None:
+        if self.rest_high is None or self.peak is None or not self.touched:
+            return None
+        return suggest(self.rest_high, self.peak)
+
+    @property
+    def verdict(self) -> str:
+        """One word for the pad: broken, out of range, noisy, deaf, ok, or waiting for a touch."""
+        if self.over_current:
+            return "over-current"
+        if self.out_of_range:
+            return "out of range"
+        if self.rest_high is not None and self.rest_high >= self.release:
+            return "noisy"
+        if self.touched and self.peak is not None and self.peak <= self.touch:
+            return "deaf"
+        return "ok" if self.touched else "untouched"
+
+    def advice(self) -> str:
+        """What the verdict means and what to do about it, in a line."""
+        verdict = self.verdict
+        if verdict == "over-current":
+            return (f"{self.name}: its chip reports over-current and has stopped: a pad or its wire touches ground "
+                    "or the chip's REXT pin is shorted; check the wiring")
+        if verdict == "out of range":
+            return (f"{self.name}: out of range: autoconfiguration found no charge that suits electrode "
+                    f"{self.electrode}; its wire is broken, shorted or far too long")
+        if verdict == "noisy":
+            return (f"{self.name}: noisy: at rest its delta reaches {self.rest_high} counts, against a release "
+                    f"threshold of {self.release} and a touch threshold of {self.touch}; keep its wire short and away "
+                    "from the LED data and power wires, check the ground, or raise its thresholds (pi-table tune --write)")
+        if verdict == "deaf":
+            return (f"{self.name}: deaf: a touch moves it only {self.peak} counts, not over its touch threshold of "
+                    f"{self.touch}; lower its thresholds (pi-table tune --write), or check the pad's wire and "
+                    "solder joint and that nothing thick lies between pad and card")
+        if verdict == "untouched":
+            return (f"{self.name}: no touch seen yet; if a firm touch does not move it, its wire is broken")
+        return f"{self.name}: ok"
+
+
+class PadTuner:
+    """Gathers readings per pad: ``add`` each frame, saying whether the table is at rest;
+    ``numbers()`` gives every pad's PadNumbers. ``pads`` maps the electrodes to follow to their
+    cell (None: END TURN, see ``table_pads``); ``thresholds`` are the board's (electrode-indexed,
+    the firmware's default past the end)."""
+
+    def __init__(self, pads: dict[int, int | None], thresholds: tuple[Pair, ...] = ()) -> None:
+        self.pads = dict(pads)
+        self.thresholds = tuple(thresholds)
+        self.rounds = 0  # readings frames taken
+        self._delta: dict[int, int] = {}
+        self._rest: dict[int, tuple[int, int]] = {}
+        self._peak: dict[int, int] = {}
+        self._out_of_range: set[int] = set()
+        self._over_current: set[int] = set()
+
+    def threshold(self, electrode: int) -> Pair:
+        return self.thresholds[electrode] if electrode < len(self.thresholds) else DEFAULT_THRESHOLDS
+
+    def add(self, readings: wire.Readings, resting: bool) -> None:
+        self.rounds += 1
+        for offset, (filtered, baseline) in enumerate(readings.pads):
+            electrode = readings.first + offset
+            if electrode not in self.pads:
+                continue
+            delta = baseline - filtered
+            self._delta[electrode] = delta
+            (self._out_of_range.add if readings.out_of_range >> offset & 1 else self._out_of_range.discard)(electrode)
+            (self._over_current.add if readings.flags & wire.Readings.OVER_CURRENT else
+             self._over_current.discard)(electrode)
+            if resting:
+                low, high = self._rest.get(electrode, (delta, delta))
+                self._rest[electrode] = (min(low, delta), max(high, delta))
+            else:
+                self._peak[electrode] = max(self._peak.get(electrode, delta), delta)
+
+    def numbers(self) -> tuple[PadNumbers, ...]:
+        """Every followed pad that has had a reading, in electrode order."""
+        out = []
+        for electrode in sorted(self.pads):
+            if electrode not in self._delta:
+                continue
+            touch, release = self.threshold(electrode)
+            low, high = self._rest.get(electrode, (None, None))
+            out.append(PadNumbers(electrode, self.pads[electrode], self._delta[electrode], touch, release, low, high,
+                                  self._peak.get(electrode), electrode in self._out_of_range,
+                                  electrode in self._over_current))
+        return tuple(out)
+
+
+def tuned(numbers: tuple[PadNumbers, ...], current: tuple[Pair, ...]) -> tuple[Pair, ...]:
+    """The thresholds to keep, electrode-indexed: each suggestion in place of the current pair;
+    pads without one (not touched, or too weak to tell) keep theirs (the firmware's default
+    where none was set)."""
+    count = max([len(current)] + [pad.electrode + 1 for pad in numbers if pad.suggested])
+    pairs = [current[e] if e < len(current) else DEFAULT_THRESHOLDS for e in range(count)]
+    for pad in numbers:
+        if pad.suggested:
+            pairs[pad.electrode] = pad.suggested
+    return tuple(pairs)
+
+
+def table_pads(cells: tuple[int | None, ...], end_turn: tuple[int, ...]) -> dict[int, int | None]:
+    """Electrode -> its cell, for every pad on the table (the END TURN pads: None)."""
+    pads: dict[int, int | None] = {electrode: cell for electrode, cell in enumerate(cells) if cell is not None}
+    pads.update(dict.fromkeys(end_turn))
+    return pads
+
+
+@dataclass(frozen=True, slots=True)
+class TuneModel(SelfTestModel):
+    """The tuning view on the spymaster screen: a self-test screen (so the screen backend
+    treats it as one: no game, no timer) with every pad's numbers."""
+
+    numbers: tuple[PadNumbers, ...] = ()
