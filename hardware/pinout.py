@@ -54,6 +54,7 @@ class Pinout:
     usb_id: str
     sda: str
     scl: str
+    maintenance_pin: str  # grounded at boot: the CIRCUITPY drive and auto-reload stay on
     i2c_hz: int
     chips: tuple[Chip, ...]
     cell_electrodes: tuple[int, ...]
@@ -109,6 +110,8 @@ class Pinout:
         scl_bus = next((bus for bus, (_, scls) in PICO_I2C.items() if self.scl in scls), None)
         if sda_bus is None or scl_bus is None or sda_bus != scl_bus:
             found.append(f"the Pico's SDA {self.sda} and SCL {self.scl} are not the SDA and SCL of one I2C bus")
+        if self.maintenance_pin in (self.sda, self.scl):
+            found.append(f"the maintenance pin {self.maintenance_pin} is also the I2C bus's")
         addresses = [chip.address for chip in self.chips]
         if len(set(addresses)) != len(addresses):
             found.append(f"two MPR121s share an address: {', '.join(hex(a) for a in addresses)}")
@@ -168,6 +171,7 @@ def load(text: str | None = None) -> Pinout:
         usb_id=board["usb_id"],
         sda=board["sda"],
         scl=board["scl"],
+        maintenance_pin=board["maintenance_pin"],
         i2c_hz=board["i2c_hz"],
         chips=tuple(Chip(c["address"], c["addr_to"], c["first_electrode"]) for c in board["mpr121"]),
         cell_electrodes=tuple(cells["electrodes"]),

@@ -82,3 +82,11 @@ def next_event(response) -> tuple[str, dict]:
             data = json.loads(line[6:])
         elif line == "" and data is not None:
             return kind, data
+
+
+def electrode_of(cell: int) -> int:
+    """The electrode under ``cell``'s pad in the reference wiring, which a configuration without
+    [touch] cell_electrodes uses: the emulator is pressed by electrode, as a board is."""
+    from pi_table.hardware import pinout
+
+    return pinout.load().cell_electrodes[cell]

@@ -529,8 +529,8 @@ def test_two_inquisitori_on_one_agent_the_first_counts_and_the_second_keeps_its_
         f"vote {first[0]} 1 extort {first[1]}", f"vote {second[0]} 1 extort {second[1]}",
         *ballots((0, 1), (1, 0), (3, 1), (4, 1)),
     ]
-    table = play(texts=[*TO_VOTE, *votes, "reveal 1 role"])
     fact, value = revealed
+    table = play(texts=[*TO_VOTE, *votes, f"reveal 1 {fact}"])  # the first's fact: the one reveal it may make
     assert table.public["revelations"] == [{"phase": 1, "seat": 1, "fact": fact, "value": value}]
     assert table.view(first[0])["powers"]["inquisitore"]["extortions"][0]["outcome"] == "extorted"
     kept = table.view(second[0])["powers"]["inquisitore"]
@@ -538,7 +538,7 @@ def test_two_inquisitori_on_one_agent_the_first_counts_and_the_second_keeps_its_
     # the second Inquisitore uses its power in a later phase
     rest = ((seat, 0 if seat == 1 else 1) for seat in range(6) if seat != second[0])
     votes = [f"vote {second[0]} 1 extort position", *ballots(*rest)]
-    table = table.then(*TO_VOTE, *votes, "reveal 1 role")
+    table = table.then(*TO_VOTE, *votes, "reveal 1 position")
     assert table.public["revelations"][-1] == {"phase": 2, "seat": 1, "fact": "position", "value": 2}
 
 

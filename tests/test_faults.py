@@ -27,7 +27,7 @@ from pi_table.sim.emulator import BoardEmulator
 from pi_table.sim.systemd import FakeSystemd
 from pi_table.table import Session
 
-from helpers import wait_for
+from helpers import electrode_of, wait_for
 
 KILLS = int(os.environ.get("PI_TABLE_KILLS", "200"))
 END_TURN_ELECTRODE = 25
@@ -65,9 +65,12 @@ class Table:
     def status(self) -> dict:
         return request(self.socket, "status")
 
-    def tap(self, electrode: int) -> None:
-        """A finger on a pad for TAP_MS, then a pause: two taps closer than the board's scan
-        would overlap, and two cards touched at once count as nothing (a spill)."""
+    def tap(self, cell: int) -> None:
+        """A finger on a card's pad for TAP_MS, then a pause: two taps closer than the board's
+        scan would overlap, and two cards touched at once count as nothing (a spill)."""
+        self.tap_electrode(electrode_of(cell))
+
+    def tap_electrode(self, electrode: int) -> None:
         self.emulator.tap(electrode, TAP_MS)
         time.sleep(0.03)
 
@@ -113,7 +116,7 @@ def act(table: Table, rng: random.Random, board: str, over: bool) -> str:
         return "new-game"
     roll = rng.random()
     if roll < 0.12:
-        table.tap(END_TURN_ELECTRODE)
+        table.tap_electrode(END_TURN_ELECTRODE)
         return str(EndTurn())
     if roll < 0.2:
         try:
@@ -199,14 +202,14 @@ def test_unplugging_the_board_mid_turn_loses_nothing_and_play_goes_on(table):
     first = next(cell for cell, shown in enumerate(status["state"]["board"]) if shown == "?")
     table.tap(first)
     wait_for(lambda: table.status()["state"]["board"][first] != "?", "the first guess")
-    table.emulator.press(first + 1)  # a finger on a card as the cable comes out
+    table.emulator.press(electrode_of(first + 1))  # a finger on a card as the cable comes out
     table.emulator.unplug()
     wait_for(lambda: table.status()["health"]["touch"] == "touch board disconnected", "the unplug to be seen")
     during = table.status()
     assert "touch board disconnected" in during["warnings"]
     assert during["state"] == table.expected()  # nothing lost, and the held card did not count
     assert during["state"]["board"][first + 1] == "?"
-    table.emulator.release(first + 1)
+    table.emulator.release(electrode_of(first + 1))
     table.emulator.plug()
     table.connected()
     assert table.status()["warnings"] == [] and table.status()["state"] == during["state"]

@@ -38,6 +38,7 @@ def test_the_reference_wiring_breaks_no_rule():
         ({"buttons": {**WIRING.buttons, "end_turn": 28}}, "not on the 40-pin header"),
         ({"sda": "GP4", "scl": "GP7"}, "not the SDA and SCL of one I2C bus"),
         ({"sda": "GP5", "scl": "GP4"}, "not the SDA and SCL of one I2C bus"),
+        ({"maintenance_pin": "GP4"}, "the maintenance pin GP4 is also the I2C bus's"),
         ({"chips": (Chip(0x5A, "GND", 0), Chip(0x5A, "GND", 12), Chip(0x5C, "SDA", 24))}, "share an address"),
         ({"chips": (Chip(0x5A, "GND", 0), Chip(0x5B, "SCL", 12), Chip(0x5C, "SDA", 24))}, "which gives 0x5d"),
         ({"chips": (Chip(0x5A, "GND", 0), Chip(0x5B, "3V3", 24), Chip(0x5C, "SDA", 12))}, "expected 12"),
@@ -87,6 +88,8 @@ def test_the_firmware_talks_to_the_chips_the_wiring_names():
     scl, sda = re.search(r"busio\.I2C\(board\.(GP\d+), board\.(GP\d+)", code).groups()
     assert (sda, scl) == (WIRING.sda, WIRING.scl)
     assert f"I2C_HZ = {WIRING.i2c_hz}" in code
+    boot = (FIRMWARE / "boot.py").read_text()
+    assert f'MAINTENANCE_PIN = "{WIRING.maintenance_pin}"' in boot
 
 
 def test_the_buttons_driver_names_the_pinouts_pins_and_grounds():

@@ -15,7 +15,7 @@ from pi_table.engine import CELLS, EndTurn
 from pi_table.hal import ButtonEvent, DialEvent, SimButtons, SimLedStrip, SimScreen, SimTouch
 from pi_table.sim.emulator import BoardEmulator
 
-from helpers import wait_for
+from helpers import electrode_of, wait_for
 
 PINS = ButtonPins(encoder_a=22, encoder_b=23, encoder_push=24)
 
@@ -95,7 +95,7 @@ def test_the_command_checks_every_pad_through_the_board(tmp_path):
         assert first.startswith("hands off the table for 1 s: measuring each pad at rest"), first
         second = process.stdout.readline()
         assert second.startswith("now, in any order: touch each card once (25 to go), END TURN"), second
-        for electrode in (*range(CELLS), 25):
+        for electrode in (*map(electrode_of, range(CELLS)), 25):
             emulator.tap(electrode, 40)
             time.sleep(0.02)
         out = process.communicate(timeout=30)[0]
@@ -109,8 +109,8 @@ def test_the_command_flags_a_deaf_pad_and_a_noisy_one_with_what_to_do(tmp_path):
     """The board's readings: a pad a finger moves only 6 counts (threshold 8) and one that
     wanders 5 counts either way at rest (release threshold 4)."""
     emulator = BoardEmulator(link=tmp_path / "board")
-    emulator.set_pad(3, strength=6, noise=1)
-    emulator.set_pad(7, strength=14, noise=5)
+    emulator.set_pad(electrode_of(3), strength=6, noise=1)
+    emulator.set_pad(electrode_of(7), strength=14, noise=5)
     emulator.start()
     config = tmp_path / "config.toml"
     config.write_text('[web]\nenabled = false\n[paths]\njournal_dir = "journal"\nsocket = "control.sock"\n'
@@ -123,7 +123,7 @@ def test_the_command_flags_a_deaf_pad_and_a_noisy_one_with_what_to_do(tmp_path):
         )
         while not process.stdout.readline().startswith("now, in any order"):
             pass
-        for electrode in (*range(CELLS), 25):
+        for electrode in (*map(electrode_of, range(CELLS)), 25):
             emulator.tap(electrode, 100)
         out = process.communicate(timeout=30)[0]
     finally:

@@ -202,7 +202,9 @@ def test_emulate_board_and_sim_play_a_game_over_the_serial_link(tmp_path):
         sim.stdin.write("clue unlimited\n")
         sim.stdin.flush()
         for cell in range(9):  # red finds all nine of its agents by touch
-            shown = "game over: RED wins (red found all its agents)" if cell == 8 else f"RED {8 - cell} agents left"
+            left = 8 - cell
+            shown = ("game over: RED wins (red found all its agents)" if cell == 8
+                     else f"RED {left} agent{'s' if left > 1 else ''} left")
             for _ in range(10):
                 board.stdin.write(f"tap {cell} 150\n")
                 board.stdin.flush()

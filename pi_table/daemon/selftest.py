@@ -147,7 +147,7 @@ class SelfTest:
     def walk(self) -> None:
         if not checkable(self.devices.health["leds"]):
             return
-        self.say("LED walk: each cell lights white in turn, top-left first, then the edge")
+        self.say("LED walk: each cell lights white in turn, from cell 0 (the operatives' left, row 0), then the edge")
         for cell in range(CELLS):
             self.devices.leds.show(self.frame({cell: WHITE}))
             self.sleep(WALK_S)

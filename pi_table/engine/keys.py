@@ -1,7 +1,7 @@
 """Teams, identities and the key: the secret that only the spymasters see.
 
 The key string is a stable contract (see DESIGN.md): 25 characters, row-major from the
-operatives' side, top-left first. ``R`` red, ``B`` blue, ``N`` bystander (Alias 24: grey decoy),
+operatives' side, from their left on row 0. ``R`` red, ``B`` blue, ``N`` bystander (Alias 24: grey decoy),
 ``A`` assassin (Alias 24: the nuke), ``.`` a cell with no card.
 """
 

@@ -1,7 +1,7 @@
 """Codex on the grid: one cell per seat, lit from the public view alone.
 
 The six seats sit round the table in a fixed layout (``SEAT_CELLS``, clockwise from the
-operatives' top-left), so each player finds their own light. What the lights say:
+operatives' left, row 0), so each player finds their own light. What the lights say:
 
 - while the agents message, take their private turn or vote: a seat still to act glows
   faintly, a seat that has acted glows white (who acted is public, what they did is not);

@@ -21,7 +21,7 @@ from ..hal import LedFrame
 
 @dataclass(frozen=True, slots=True)
 class LedMap:
-    """Which LEDs on the strip light each cell (row-major, top-left first, as the key) and
+    """Which LEDs on the strip light each cell (row-major from the operatives' left, row 0, as the key) and
     which, in order, make up the edge strip. LEDs in neither stay dark."""
 
     cells: tuple[tuple[int, ...], ...]
@@ -56,7 +56,7 @@ class LedMap:
         edge_reversed: bool = False,
         length: int | None = None,
     ) -> LedMap:
-        """One strip running along the rows from the top-left cell, ``leds_per_cell`` LEDs in
+        """One strip running along the rows from cell 0 (the operatives' left), ``leds_per_cell`` LEDs in
         a row under each cell, starting at LED ``offset``. ``serpentine``: every other row runs
         back right to left, as a strip laid in one zigzag does. The edge strip's ``edge_leds``
         follow the grid on the same line unless ``edge_first`` puts them elsewhere;
