@@ -147,9 +147,11 @@ class PadTuner:
                 self._peak[electrode] = max(self._peak.get(electrode, delta), delta)
 
     def numbers(self) -> tuple[PadNumbers, ...]:
-        """Every followed pad that has had a reading, in electrode order."""
+        """Every followed pad that has had a reading: the cells in the order the maker counts them
+        (cell 0 first), then the END TURN pads."""
         out = []
-        for electrode in sorted(self.pads):
+        order = sorted(self.pads, key=lambda e: (self.pads[e] is None, self.pads[e] if self.pads[e] is not None else e))
+        for electrode in order:
             if electrode not in self._delta:
                 continue
             touch, release = self.threshold(electrode)

@@ -242,8 +242,9 @@ def _prompt(loop, grid, buttons, screen, settings, read, write) -> None:
                 if answer.strip().lower() not in ("y", "yes"):
                     write("the game goes on\n")
                     continue
-            if isinstance(command, Guess):
+            if isinstance(command, Guess):  # held from the moment the loop saw it, however busy the machine
                 grid.press(command.cell)
+                loop.call(lambda: None)
                 time.sleep(settings.hold_s + 0.05)
                 grid.release(command.cell)
             elif isinstance(command, EndTurn):
