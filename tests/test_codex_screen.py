@@ -166,7 +166,7 @@ def test_every_step_draws_with_finger_sized_taps_that_do_not_overlap(name, lang)
 
 @pytest.mark.parametrize("name", SCENES)
 def test_italian_frames_have_no_untranslated_msgid(name, monkeypatch):
-    missed = record_untranslated(monkeypatch, "pi_table.ui.i18n.translation", "pi_table.ui.screen.translation")
+    missed = record_untranslated(monkeypatch, "pi_table.ui.i18n.translation", "pi_table.ui.canvas.translation")
     frame(name, "it")
     assert missed == []
 

@@ -111,3 +111,36 @@ def test_pyproject_lists_every_package():
     listed = set(tomllib.loads((PACKAGE.parent / "pyproject.toml").read_text())["tool"]["setuptools"]["packages"])
     found = {"pi_table"} | {f"pi_table.{p.parent.name}" for p in PACKAGE.glob("*/__init__.py")} | {"pi_table.firmware", "pi_table.hardware"}
     assert listed == found
+
+
+def module_name(parts: tuple[str, ...]) -> str:
+    return ".".join(["pi_table", *parts[:-1], parts[-1].removesuffix(".py")])
+
+
+def test_no_two_modules_import_each_other():
+    """Within a layer too: a module that needs another's drawing or logic imports it, and that
+    one does not import it back, not even for a type or inside a function (a circle makes the
+    order of imports matter and hides which module owns what). Packages' __init__ files, which
+    gather their modules' names, are left out."""
+    graph: dict[str, set[str]] = {}
+    for path, parts in modules():
+        if parts[-1] == "__init__.py":
+            continue
+        graph[module_name(parts)] = {name for name in imported(path, parts) if name.startswith("pi_table.")}
+    names = set(graph)
+    edges = {module: {name for name in targets if name in names and name != module} for module, targets in graph.items()}
+    circles = []
+    for start in sorted(edges):
+        path, stack, seen = [start], [iter(sorted(edges[start]))], {start}
+        while stack:  # depth first from each module, back to it
+            step = next(stack[-1], None)
+            if step is None:
+                stack.pop()
+                seen.discard(path.pop())
+            elif step == start:
+                circles.append(" -> ".join([*path, start]))
+            elif step not in seen and step > start:  # each circle once, from its smallest module
+                path.append(step)
+                seen.add(step)
+                stack.append(iter(sorted(edges[step])))
+    assert circles == []

@@ -45,10 +45,11 @@ from pi_table.engine import (
 )
 from pi_table.hal import Cues, NewGame, ScreenModel, TimerState, UiEvent
 from pi_table.table.input import WIPE_WARNING
-from pi_table.ui import codex_screen, i18n
+from pi_table.ui import canvas, codex_screen, i18n
 from pi_table.ui import screen as ui
+from pi_table.ui.canvas import CARD, DECOY
 from pi_table.ui.mounting import ROTATIONS
-from pi_table.ui.screen import CARD, DECOY, Mode, ScreenPainter, ScreenSettings, draw, render_png
+from pi_table.ui.screen import Mode, ScreenPainter, ScreenSettings, draw, render_png
 
 from helpers import record_untranslated
 
@@ -152,7 +153,7 @@ def centre(rect) -> tuple[int, int]:
     return x + w // 2, y + h // 2
 
 
-def tap_for(frame: ui.Frame, wanted) -> tuple[int, int]:
+def tap_for(frame: canvas.Frame, wanted) -> tuple[int, int]:
     """Where to tap for a command, or for a mode switch."""
     hits = [tap for tap in frame.taps if wanted in (tap.command, tap.mode)]
     assert len(hits) == 1, f"{wanted} has {len(hits)} tap regions"
@@ -228,10 +229,10 @@ def test_the_pending_touch_and_the_revealed_cards_are_marked_on_the_key():
     bare = surface()
     draw(bare, ScreenModel(view(CODENAMES, KEY), "game-1"))
     x, y, w, h = frame.cells[15]
-    assert image.get_at((x + w // 2, y - 2))[:3] == ui.TEXT  # the ring around a touched card
-    assert bare.get_at((x + w // 2, y - 2))[:3] == ui.BACKGROUND
+    assert image.get_at((x + w // 2, y - 2))[:3] == canvas.TEXT  # the ring around a touched card
+    assert bare.get_at((x + w // 2, y - 2))[:3] == canvas.BACKGROUND
     x, y, w, h = frame.cells[1]  # revealed: dimmed
-    assert image.get_at((x + w - 8, y + h - 8))[:3] == ui._mix(CARD["B"], ui.BACKGROUND, 0.62)
+    assert image.get_at((x + w - 8, y + h - 8))[:3] == canvas.mix(CARD["B"], canvas.BACKGROUND, 0.62)
 
 
 # --- taps ------------------------------------------------------------------------------------
@@ -297,7 +298,7 @@ def test_a_tap_between_buttons_does_nothing():
     assert painter.tap((799, 479)) is None
 
 
-def screen_slot(frame: ui.Frame, cell: int) -> tuple[int, int]:
+def screen_slot(frame: canvas.Frame, cell: int) -> tuple[int, int]:
     """(row, column) on the screen of a key cell, from where it was drawn."""
     xs = sorted({x for x, _, _, _ in frame.cells})
     ys = sorted({y for _, y, _, _ in frame.cells})
@@ -377,7 +378,7 @@ def test_alias24_decoys_are_grey_and_the_dark_cell_is_empty():
     x, y, w, h = frame.cells[1]
     assert tuple(image.get_at((x + w * 7 // 8, y + h * 7 // 8)))[:3] == DECOY
     x, y, w, h = frame.cells[12]
-    assert tuple(image.get_at((x + w // 2, y + h // 2)))[:3] == ui.BACKGROUND
+    assert tuple(image.get_at((x + w // 2, y + h // 2)))[:3] == canvas.BACKGROUND
 
 
 def test_the_layout_scales_to_other_panels():
@@ -396,7 +397,7 @@ def test_render_png_writes_the_picture(tmp_path):
 
 # --- the catalogue ---------------------------------------------------------------------------
 
-SOURCES = [Path(ui.__file__), Path(i18n.__file__), Path(codex_screen.__file__)]
+SOURCES = [Path(ui.__file__), Path(canvas.__file__), Path(i18n.__file__), Path(codex_screen.__file__)]
 FIELD = re.compile(r"\{(\w+)(?::\w+)?\}")
 
 
@@ -439,7 +440,7 @@ def test_the_mo_compiler_writes_what_gettext_reads(tmp_path):
 @pytest.mark.parametrize("mode", list(Mode))
 def test_italian_screens_show_no_untranslated_msgid(name, mode, monkeypatch):
     """Every lookup made while drawing in Italian finds its entry in the compiled catalogue."""
-    missed = record_untranslated(monkeypatch, "pi_table.ui.screen.translation")
+    missed = record_untranslated(monkeypatch, "pi_table.ui.canvas.translation")
     draw(surface(), model(name, "it"), mode=mode)
     assert missed == []
 

@@ -3,25 +3,16 @@
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass, fields
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from .errors import InvalidRules
 from .keys import CELLS, GRID
-
-if TYPE_CHECKING:
-    from typing_extensions import TypeIs  # in typing from Python 3.13; a checker's name only here
-
-    from .codex import CodexRules
 
 GAMES = ("codenames", "codenames-coop", "alias24")
 CODEX = "codex"
 """Codex's name (``Codex.name``): no grid game, so not one of ``GAMES``, and here so that
 naming it does not load its engine."""
 
-
-def is_codex(rules: Rules | CodexRules) -> TypeIs[CodexRules]:
-    """Whether these are Codex's rules, asked without loading Codex's engine."""
-    return rules.game == CODEX
 NUKE_MODES = ("basic", "mad")
 SETUPS = ("key", "place")
 CENTRE = (GRID * GRID) // 2

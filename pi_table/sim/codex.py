@@ -34,8 +34,9 @@ from ..hal import CodexModel, Command, NewGame, SimButtons, SimLedStrip, SimScre
 from ..table import Outcome, Session
 from ..table.codex_loop import CodexLoop
 from ..table.timer import DISCUSSION_S
+from ..ui.canvas import DESIGN, Tap
 from ..ui.codex_screen import Stage, Turn
-from ..ui.screen import DESIGN, ScreenPainter, Tap
+from ..ui.screen import ScreenPainter
 from .harness import VirtualTable
 
 

@@ -49,8 +49,7 @@ from ..engine.codex import DISCUSSION, MESSAGES, OVER, PRIVATE, TRUTH, VOTE, Vot
 from ..engine.codex_actions import EndDiscussion, EnterCode, Send, Vote
 from ..engine.keys import BLUE_AGENT, RED_AGENT
 from ..hal import CodexModel, Command, NewGame, ReleaseSeat
-from .i18n import CODEX_MESSAGES, N_, TeamWord, say, template_of
-from .screen import (
+from .canvas import (
     AMBER,
     BACKGROUND,
     CARD,
@@ -59,18 +58,19 @@ from .screen import (
     MUTED,
     PANEL,
     TEXT,
+    Canvas,
     Frame,
     Tap,
-    _banner,
-    _Canvas,
-    _capital,
-    _mix,
-    _qr_image,
-    _timer,
+    banner,
+    capital,
+    draw_timer,
+    mix,
+    qr_image,
 )
+from .i18n import CODEX_MESSAGES, N_, TeamWord, say, template_of
 
 FACTION_COLOUR = {Faction.RED: CARD[RED_AGENT], Faction.BLUE: CARD[BLUE_AGENT]}
-FACTION_INK = {faction: _mix(colour, TEXT, 0.3) for faction, colour in FACTION_COLOUR.items()}
+FACTION_INK = {faction: mix(colour, TEXT, 0.3) for faction, colour in FACTION_COLOUR.items()}
 SEAT_SLOTS = ((0, 0), (0, 1), (0, 2), (1, 2), (1, 1), (1, 0))
 """Where each seat's card is, (row, column): clockwise round the table, as the seats' lights."""
 
@@ -281,11 +281,11 @@ def draw_codex(
     """
     if not pygame.font.get_init():
         pygame.font.init()
-    canvas = _Canvas(surface, model.lang)
+    canvas = Canvas(surface, model.lang)
     surface.fill(BACKGROUND)
     top = 0
     if model.warnings:
-        _banner(canvas, model)
+        banner(canvas, model)
         top = 44
     game, state = model.game, model.state
     if turn.stage is Stage.AGENT:
@@ -299,11 +299,11 @@ def draw_codex(
 # --- words --------------------------------------------------------------------------------------
 
 
-def _agent(canvas: _Canvas, codenames: tuple[str, ...], seat: int) -> str:
+def _agent(canvas: Canvas, codenames: tuple[str, ...], seat: int) -> str:
     return canvas.gettext("{codename} (seat {seat})").format(codename=codenames[seat], seat=seat)
 
 
-def _value(canvas: _Canvas, fact: Fact, value: str | int) -> str:
+def _value(canvas: Canvas, fact: Fact, value: str | int) -> str:
     """A fact's value in words: the faction as its colour, the role by its title."""
     if fact is Fact.FACTION:
         return str(TeamWord(str(value), canvas.lang))
@@ -312,15 +312,15 @@ def _value(canvas: _Canvas, fact: Fact, value: str | int) -> str:
     return str(value)
 
 
-def _fact(canvas: _Canvas, fact: Fact, value: str | int) -> str:
+def _fact(canvas: Canvas, fact: Fact, value: str | int) -> str:
     return f"{canvas.gettext(FACT_WORDS[fact])}: {_value(canvas, fact, value)}"
 
 
-def _facts(canvas: _Canvas, facts) -> str:
+def _facts(canvas: Canvas, facts) -> str:
     return ", ".join(_fact(canvas, fact, value) for fact, value in facts)
 
 
-def _headline(canvas: _Canvas, view: PublicView) -> str:
+def _headline(canvas: Canvas, view: PublicView) -> str:
     _ = canvas.gettext
     return _("Phase {phase} · {step}").format(phase=view.phase, step=_(STEP_TITLES[view.step]))
 
@@ -328,7 +328,7 @@ def _headline(canvas: _Canvas, view: PublicView) -> str:
 def _step_words(model: CodexModel) -> str:
     state = model.state
     reason = model.game.reason(state) if state.is_over else None  # a game is over when a faction won
-    return _capital(say(model.game.step_words(state) if reason is None else reason, model.lang))
+    return capital(say(model.game.step_words(state) if reason is None else reason, model.lang))
 
 
 def public_refusal(message: str | None) -> str | None:
@@ -339,11 +339,11 @@ def public_refusal(message: str | None) -> str | None:
 # --- the public side ----------------------------------------------------------------------------
 
 
-def _public(canvas: _Canvas, model: CodexModel, view: PublicView, turn: Turn, top: float, now: float,
+def _public(canvas: Canvas, model: CodexModel, view: PublicView, turn: Turn, top: float, now: float,
             since: float | None) -> None:
     _ = canvas.gettext
     accent = FACTION_COLOUR[view.winner] if view.winner is not None else MUTED
-    canvas.box((0, top, DESIGN[0], HEADER), _mix(BACKGROUND, accent, 0.3), radius=0)
+    canvas.box((0, top, DESIGN[0], HEADER), mix(BACKGROUND, accent, 0.3), radius=0)
     canvas.box((0, top, 12, HEADER), accent, radius=0)
     timer = model.cues.timer
     shows_timer = timer is not None and timer.running
@@ -356,13 +356,13 @@ def _public(canvas: _Canvas, model: CodexModel, view: PublicView, turn: Turn, to
     refusal = public_refusal(model.message)
     if refusal is not None:
         canvas.symbol("alert", (42, top + 67), 26, AMBER)
-        canvas.text(_capital(say(refusal, model.lang)), (64, top + 50, width - 36, 36), 30, AMBER, align="left",
+        canvas.text(capital(say(refusal, model.lang)), (64, top + 50, width - 36, 36), 30, AMBER, align="left",
                     smallest=20, lines=2)
     else:
-        canvas.text(_step_words(model), (28, top + 50, width, 36), 30, _mix(TEXT, MUTED, 0.4), align="left",
+        canvas.text(_step_words(model), (28, top + 50, width, 36), 30, mix(TEXT, MUTED, 0.4), align="left",
                     smallest=20, lines=2)
     if shows_timer and timer is not None:
-        _timer(canvas, timer, top, now, since)
+        draw_timer(canvas, timer, top, now, since)
     body = top + HEADER + 8
     height = DESIGN[1] - 8 - body
     releasable = bool(model.joins) and view.step != OVER  # the phones' pages are beside the screen
@@ -395,7 +395,7 @@ def shown_vote(view: PublicView) -> VoteResult | None:
     return view.votes[-1] if view.votes and view.step != VOTE else None
 
 
-def _seats(canvas: _Canvas, view: PublicView, area, turn: Turn | None = None) -> None:
+def _seats(canvas: Canvas, view: PublicView, area, turn: Turn | None = None) -> None:
     """The six agents round the table: codename, whether it has acted, votes, what it revealed.
     With ``turn`` (the phones' pages are on), a tap on a seat's card asks to give it a new code."""
     _ = canvas.gettext
@@ -410,7 +410,7 @@ def _seats(canvas: _Canvas, view: PublicView, area, turn: Turn | None = None) ->
         card = (x + col * (cw + gap), y + row * (ch + gap), cw, ch)
         cx, cy = card[0], card[1]
         identikit = view.identikits[seat] if view.identikits is not None else None
-        fill = PANEL if identikit is None else _mix(FACTION_COLOUR[identikit.faction], BACKGROUND, 0.55)
+        fill = PANEL if identikit is None else mix(FACTION_COLOUR[identikit.faction], BACKGROUND, 0.55)
         canvas.box(card, fill, radius=12)
         if seat == view.truth:
             canvas.box(card, AMBER, radius=12, width=5)
@@ -455,7 +455,7 @@ def _seats(canvas: _Canvas, view: PublicView, area, turn: Turn | None = None) ->
             canvas.tap(canvas.rect(*card), mode=replace(turn, releasing=seat))
 
 
-def _roles(canvas: _Canvas, view: PublicView, area) -> None:
+def _roles(canvas: Canvas, view: PublicView, area) -> None:
     _ = canvas.gettext
     x, y, w, h = area
     canvas.box(area, PANEL, radius=12)
@@ -464,7 +464,7 @@ def _roles(canvas: _Canvas, view: PublicView, area) -> None:
     canvas.text(names, (x + 10, y + 28, w - 20, h - 32), 30, TEXT, smallest=18, lines=2)
 
 
-def _truth_machine(canvas: _Canvas, view: PublicView, area) -> None:
+def _truth_machine(canvas: Canvas, view: PublicView, area) -> None:
     """Who is at the truth machine, or the last fact it revealed."""
     _ = canvas.gettext
     x, y, w, h = area
@@ -491,7 +491,7 @@ def _truth_machine(canvas: _Canvas, view: PublicView, area) -> None:
         canvas.text(_("nobody yet"), (x + 10, y + 32, w - 20, h - 40), 28, MUTED, smallest=16)
 
 
-def _join(canvas: _Canvas, view: PublicView, seat: int, link: str, area) -> None:
+def _join(canvas: Canvas, view: PublicView, seat: int, link: str, area) -> None:
     """The QR code of one seat's phone page, until a phone has opened it: one seat at a time,
     named above its code, so each agent scans its own and the next code shows after it."""
     _ = canvas.gettext
@@ -502,11 +502,11 @@ def _join(canvas: _Canvas, view: PublicView, seat: int, link: str, area) -> None
                 (x + 8, y + 4, w - 16, caption - 8), 28, TEXT, smallest=16, lines=2)
     side = min(w - 16, h - caption - 8)
     rect = canvas.rect(x + (w - side) / 2, y + caption, side, side)
-    image = _qr_image(link, rect.width)
+    image = qr_image(link, rect.width)
     canvas.surface.blit(image, image.get_rect(center=rect.center))
 
 
-def _release(canvas: _Canvas, view: PublicView, turn: Turn, area) -> None:
+def _release(canvas: Canvas, view: PublicView, turn: Turn, area) -> None:
     """A seat's card was tapped: ask before its phone page gets a new link (NEW CODE) or not (CANCEL)."""
     _ = canvas.gettext
     seat = turn.releasing
@@ -528,7 +528,7 @@ def _release(canvas: _Canvas, view: PublicView, turn: Turn, area) -> None:
     canvas.button((x + 12 + bw + gap, buttons_y, bw, 64), _("CANCEL"), mode=replace(turn, releasing=None), size=28)
 
 
-def _call(canvas: _Canvas, view: PublicView, turn: Turn, area) -> None:
+def _call(canvas: Canvas, view: PublicView, turn: Turn, area) -> None:
     """Pass-and-play's word to the table: whom to pass the screen to, or that all is hidden."""
     _ = canvas.gettext
     x, y, w, h = area
@@ -541,7 +541,7 @@ def _call(canvas: _Canvas, view: PublicView, turn: Turn, area) -> None:
     canvas.text(text, (x + 12, y + 10, w - 24, h - 20), 36, TEXT, smallest=18, lines=4)
 
 
-def _controls(canvas: _Canvas, view: PublicView, turn: Turn, area) -> None:
+def _controls(canvas: Canvas, view: PublicView, turn: Turn, area) -> None:
     """The buttons under the public side: pass-and-play's, VOTE NOW, and NEW GAME at the end."""
     _ = canvas.gettext
     x, y, w, h = area
@@ -569,14 +569,14 @@ def _controls(canvas: _Canvas, view: PublicView, turn: Turn, area) -> None:
 # --- an agent's own turn ------------------------------------------------------------------------
 
 
-def _agent_turn(canvas: _Canvas, view: AgentView, actions: list[CodexAction], turn: Turn,
+def _agent_turn(canvas: Canvas, view: AgentView, actions: list[CodexAction], turn: Turn,
                 refusal: str | None, top: float) -> None:
     """What only the agent at the screen may see, and the buttons for what it may do now."""
     _ = canvas.gettext
     public = view.public
     me = view.identikit
     colour = FACTION_COLOUR[me.shown_faction]
-    canvas.box((0, top, DESIGN[0], HEADER), _mix(BACKGROUND, colour, 0.3), radius=0)
+    canvas.box((0, top, DESIGN[0], HEADER), mix(BACKGROUND, colour, 0.3), radius=0)
     canvas.box((0, top, 12, HEADER), colour, radius=0)
     choice = settle(actions, turn.choice)
     root = settle(actions, ())
@@ -589,7 +589,7 @@ def _agent_turn(canvas: _Canvas, view: AgentView, actions: list[CodexAction], tu
         right -= 138
     canvas.text(_("{agent}: your turn").format(agent=_agent(canvas, public.codenames, view.seat)),
                 (28, top + 4, right - 36, 44), 44, TEXT, align="left", smallest=24)
-    canvas.text(_headline(canvas, public), (28, top + 50, right - 36, 34), 30, _mix(TEXT, MUTED, 0.4),
+    canvas.text(_headline(canvas, public), (28, top + 50, right - 36, 34), 30, mix(TEXT, MUTED, 0.4),
                 align="left", smallest=18)
     body = top + HEADER + 8
     can_code = any(isinstance(action, EnterCode) for action in actions)
@@ -604,7 +604,7 @@ def _agent_turn(canvas: _Canvas, view: AgentView, actions: list[CodexAction], tu
     prompt_y = buttons_y - 46
     _notes(canvas, view, (x, body, w, prompt_y - 4 - body))
     if refusal is not None:
-        canvas.text(_capital(say(refusal, canvas.lang)), (x, prompt_y, w, 42), 28, AMBER, align="left",
+        canvas.text(capital(say(refusal, canvas.lang)), (x, prompt_y, w, 42), 28, AMBER, align="left",
                     smallest=16, lines=2)
     else:
         canvas.text(_prompt(canvas, public, choice, bool(actions)), (x, prompt_y, w, 42), 32, TEXT, align="left",
@@ -621,7 +621,7 @@ def _agent_turn(canvas: _Canvas, view: AgentView, actions: list[CodexAction], tu
             canvas.button(area, label, mode=replace(turn, choice=choice + (option.word,)), size=28)
 
 
-def _identikit(canvas: _Canvas, view: AgentView, can_code: bool, area) -> None:
+def _identikit(canvas: Canvas, view: AgentView, can_code: bool, area) -> None:
     """The agent's identikit, big, and how its code stands (``can_code``: it has seen three
     fragments to enter one with)."""
     _ = canvas.gettext
@@ -653,7 +653,7 @@ def _identikit(canvas: _Canvas, view: AgentView, can_code: bool, area) -> None:
                     lines=2)
 
 
-def _notes(canvas: _Canvas, view: AgentView, area) -> None:
+def _notes(canvas: Canvas, view: AgentView, area) -> None:
     """The inbox and every result the agent has had, the newest first."""
     _ = canvas.gettext
     x, y, w, h = area
@@ -696,7 +696,7 @@ def _notes(canvas: _Canvas, view: AgentView, area) -> None:
         canvas.text(text, (x + 100, y + 30 + i * line_h, w - 112, line_h), 24, TEXT, align="left", smallest=14)
 
 
-def _prompt(canvas: _Canvas, public: PublicView, choice: tuple[str, ...], can_act: bool) -> str:
+def _prompt(canvas: Canvas, public: PublicView, choice: tuple[str, ...], can_act: bool) -> str:
     """What the buttons below are choosing."""
     _ = canvas.gettext
     if not can_act:
@@ -723,7 +723,7 @@ def _prompt(canvas: _Canvas, public: PublicView, choice: tuple[str, ...], can_ac
     return _("Reveal one fact of your identikit, truthfully")
 
 
-def _option_label(canvas: _Canvas, public: PublicView, choice: tuple[str, ...], option: Option) -> str:
+def _option_label(canvas: Canvas, public: PublicView, choice: tuple[str, ...], option: Option) -> str:
     """A button's words for choosing ``option.word`` after ``choice``."""
     _ = canvas.gettext
     word, depth = option.word, len(choice)

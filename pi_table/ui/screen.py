@@ -13,51 +13,41 @@ length in a dim room.
 
 from __future__ import annotations
 
-import math
-from dataclasses import dataclass, field
 from enum import Enum
-from functools import cache, lru_cache
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 import pygame
-import segno
 
 from .. import version
 from ..engine import CELLS, CLUE, COVER, GRID, GUESS, OVER, PLACE, UNLIMITED, Clue, Cover, Penalty, Place, Team, Undo
-from ..engine.keys import ASSASSIN, BLUE_AGENT, BYSTANDER, NO_CARD, RED_AGENT
+from ..engine.keys import ASSASSIN, BYSTANDER, NO_CARD
 from ..engine.views import MAD_ARMED_AT, TableView
-from ..hal import CodexModel, Command, NewGame, ScreenModel, TimerState
-from .i18n import N_, TeamWord, say, translation
+from ..hal import CodexModel, Command, NewGame, ScreenModel
+from .canvas import (
+    AMBER,
+    BACKGROUND,
+    BUTTON,
+    CARD,
+    DARK_TEXT,
+    DECOY,
+    DESIGN,
+    HEADER,
+    MUTED,
+    PANEL,
+    TEAM_COLOUR,
+    TEAM_INK,
+    TEXT,
+    Canvas,
+    Frame,
+    banner,
+    capital,
+    draw_timer,
+    mix,
+    qr_image,
+)
+from .codex_screen import CodexPainter
+from .i18n import N_, TeamWord, say
 from .mounting import ScreenSettings
-
-if TYPE_CHECKING:  # the Codex screen draws on this one's canvas
-    from .codex_screen import Turn
-
-
-def _mix(colour: tuple[int, int, int], other: tuple[int, int, int], amount: float) -> tuple[int, int, int]:
-    """``colour`` moved ``amount`` of the way towards ``other``."""
-    red, green, blue = (round(a + (b - a) * amount) for a, b in zip(colour, other, strict=True))
-    return red, green, blue
-
-
-DESIGN = (800, 480)
-HEADER = 90
-
-BACKGROUND = (12, 14, 18)
-PANEL = (30, 35, 44)
-TEXT = (240, 242, 245)
-MUTED = (148, 156, 170)
-DARK_TEXT = (16, 16, 18)
-AMBER = (255, 184, 28)
-ALARM = (226, 40, 40)
-BUTTON = (54, 62, 76)
-BUTTON_OFF = (28, 32, 39)
-TEXT_OFF = (84, 90, 100)
-CARD = {RED_AGENT: (214, 50, 42), BLUE_AGENT: (36, 108, 226), BYSTANDER: (224, 208, 164), ASSASSIN: (6, 6, 8)}
-DECOY = (142, 148, 158)  # Alias 24's grey decoys
-TEAM_COLOUR = {Team.RED: CARD[RED_AGENT], Team.BLUE: CARD[BLUE_AGENT]}
-TEAM_INK = {team: _mix(colour, TEXT, 0.3) for team, colour in TEAM_COLOUR.items()}  # team words on dark
 
 GAME_NAMES = {"codenames": N_("Codenames"), "codenames-coop": N_("Cooperative"), "alias24": N_("Alias 24")}
 TEAM_LABELS = {Team.RED: N_("RED"), Team.BLUE: N_("BLUE")}
@@ -84,208 +74,6 @@ class Mode(str, Enum):
     PHONE = "phone"  # PHONE was tapped: the QR code that opens the key on a phone
 
 
-@dataclass(frozen=True, slots=True)
-class Tap:
-    """A region of the screen and what a tap there does: send ``command``, or switch to ``mode``."""
-
-    rect: tuple[int, int, int, int]
-    command: Command | None = None
-    mode: Mode | Turn | None = None  # on the Codex screen: the pass-and-play ``Turn`` a tap leads to
-
-
-@dataclass(frozen=True, slots=True)
-class Frame:
-    """What one ``draw`` produced: the tap regions, where each key cell is (by cell number,
-    the operatives' numbering) and every text shown."""
-
-    taps: tuple[Tap, ...]
-    cells: tuple[tuple[int, int, int, int], ...]
-    texts: tuple[str, ...]
-
-    def at(self, pos: tuple[int, int]) -> Tap | None:
-        return next((tap for tap in self.taps if pygame.Rect(tap.rect).collidepoint(pos)), None)
-
-
-# --- text and symbols, cached --------------------------------------------------------------
-
-
-@cache
-def _font(size: int) -> pygame.font.Font:
-    return pygame.font.Font(None, size)
-
-
-@lru_cache(maxsize=2048)
-def _rendered(text: str, size: int, colour: tuple[int, int, int]) -> pygame.Surface:
-    return _font(size).render(text, True, colour)
-
-
-@lru_cache(maxsize=2048)
-def _fit(text: str, size: int, smallest: int, width: int, max_lines: int) -> tuple[int, tuple[str, ...]]:
-    """The largest size from ``size`` down to ``smallest`` at which ``text`` fits ``width`` in
-    at most ``max_lines`` lines, and those lines; if even the smallest does not fit, what
-    overflows is cut off with an ellipsis."""
-    for trial in range(size, smallest - 1, -2):
-        font = _font(trial)
-        lines = _wrap(text, font, width)
-        if len(lines) <= max_lines and all(font.size(line)[0] <= width for line in lines):
-            return trial, tuple(lines)
-    font = _font(smallest)
-    lines = _wrap(text, font, width)
-    if len(lines) > max_lines:
-        lines = lines[: max_lines - 1] + [lines[max_lines - 1] + "…"]
-    return smallest, tuple(_cut(line, font, width) for line in lines)
-
-
-def _cut(line: str, font: pygame.font.Font, width: int) -> str:
-    """``line`` shortened with an ellipsis until it fits ``width``."""
-    if font.size(line)[0] <= width:
-        return line
-    while line and font.size(line.rstrip("…").rstrip() + "…")[0] > width:
-        line = line.rstrip("…")[:-1]
-    return line.rstrip("…").rstrip() + "…"
-
-
-def _wrap(text: str, font: pygame.font.Font, width: int) -> list[str]:
-    lines: list[str] = []
-    for word in text.split():
-        if lines and font.size(lines[-1] + " " + word)[0] <= width:
-            lines[-1] += " " + word
-        else:
-            lines.append(word)
-    return lines or [""]
-
-
-@lru_cache(maxsize=256)
-def _symbol(kind: str, size: int, colour: tuple[int, int, int]) -> pygame.Surface:
-    """Shapes the default font has no glyph for, drawn once per size and colour."""
-    surface = pygame.Surface((size, size), pygame.SRCALPHA)
-    half = size / 2
-    thick = max(2, round(size / 9))
-    if kind == "check":
-        points = [(0.18, 0.52), (0.4, 0.74), (0.82, 0.28)]
-        _stroke(surface, [(x * size, y * size) for x, y in points], thick, colour)
-    elif kind == "infinity":  # a lemniscate
-        steps = 96
-        points = []
-        for i in range(steps + 1):
-            t = 2 * math.pi * i / steps
-            d = 1 + math.sin(t) ** 2
-            points.append((half + 0.44 * size * math.cos(t) / d, half + 0.62 * size * math.sin(t) * math.cos(t) / d))
-        _stroke(surface, points, thick, colour)
-    elif kind == "dot":  # a fingertip on a card
-        pygame.draw.circle(surface, colour, (half, half), half)
-        pygame.draw.circle(surface, _mix(colour, (0, 0, 0), 0.6), (half, half), half, thick)
-    elif kind == "crosshair":  # the assassin
-        pygame.draw.circle(surface, colour, (half, half), size * 0.3, thick)
-        for dx, dy in ((1, 0), (-1, 0), (0, 1), (0, -1)):
-            start = (half + dx * size * 0.14, half + dy * size * 0.14)
-            end = (half + dx * size * 0.44, half + dy * size * 0.44)
-            pygame.draw.line(surface, colour, start, end, thick)
-    elif kind == "nuke":  # Alias 24's nuke: the radiation trefoil
-        for k in range(3):
-            middle = math.radians(90 + 120 * k)
-            arc = [middle + math.radians(a) for a in range(-30, 31, 5)]
-            outer = [(half + size * 0.45 * math.cos(a), half - size * 0.45 * math.sin(a)) for a in arc]
-            inner = [(half + size * 0.16 * math.cos(a), half - size * 0.16 * math.sin(a)) for a in reversed(arc)]
-            pygame.draw.polygon(surface, colour, outer + inner)
-        pygame.draw.circle(surface, colour, (half, half), size * 0.1)
-    elif kind == "alert":  # a warning triangle with "!"
-        corners = [(half, size * 0.06), (size * 0.97, size * 0.92), (size * 0.03, size * 0.92)]
-        pygame.draw.polygon(surface, colour, corners)
-        mark = BACKGROUND if sum(colour) > 384 else AMBER
-        pygame.draw.line(surface, mark, (half, size * 0.36), (half, size * 0.64), thick)
-        pygame.draw.circle(surface, mark, (half, size * 0.78), thick * 0.6)
-    else:
-        raise ValueError(f"no symbol {kind!r}")
-    return surface
-
-
-def _stroke(surface: pygame.Surface, points: list[tuple[float, float]], thick: int, colour) -> None:
-    """A thick polyline with round joints (pygame's wide lines leave gaps at the corners)."""
-    pygame.draw.lines(surface, colour, False, points, thick)
-    for point in points:
-        pygame.draw.circle(surface, colour, point, thick / 2)
-
-
-# --- the canvas: design units to pixels --------------------------------------------------
-
-
-@dataclass
-class _Canvas:
-    """One drawing: the surface, the language, and what was laid out on it so far."""
-
-    surface: pygame.Surface
-    lang: str
-    scale: float = field(init=False)
-    origin: tuple[float, float] = field(init=False)
-    taps: list[Tap] = field(default_factory=list)
-    cells: dict[int, tuple[int, int, int, int]] = field(default_factory=dict)
-    texts: list[str] = field(default_factory=list)
-
-    def __post_init__(self) -> None:
-        width, height = self.surface.get_size()
-        self.scale = min(width / DESIGN[0], height / DESIGN[1])
-        self.origin = ((width - DESIGN[0] * self.scale) / 2, (height - DESIGN[1] * self.scale) / 2)
-        self.gettext = translation(self.lang).gettext
-
-    def rect(self, x: float, y: float, w: float, h: float) -> pygame.Rect:
-        left, top = self.origin[0] + x * self.scale, self.origin[1] + y * self.scale
-        right, bottom = self.origin[0] + (x + w) * self.scale, self.origin[1] + (y + h) * self.scale
-        return pygame.Rect(round(left), round(top), round(right) - round(left), round(bottom) - round(top))
-
-    def px(self, size: float) -> int:
-        return max(1, round(size * self.scale))
-
-    def box(self, area, colour, radius: float = 10, width: float = 0) -> pygame.Rect:
-        rect = self.rect(*area)
-        pygame.draw.rect(self.surface, colour, rect, self.px(width) if width else 0, border_radius=self.px(radius))
-        return rect
-
-    def text(self, text: str, area, size: float, colour, align: str = "center", smallest: float | None = None,
-             lines: int = 1) -> None:
-        """``text`` fitted into ``area`` (design units), centred on it vertically: at the largest
-        size down to ``smallest`` that fits in ``lines`` lines."""
-        self.texts.append(text)
-        rect = self.rect(*area)
-        fitted, rows = _fit(text, self.px(size), self.px(smallest or size), rect.width, lines)
-        step = _font(fitted).get_linesize()
-        top = rect.centery - step * len(rows) / 2
-        for i, row in enumerate(rows):
-            image = _rendered(row, fitted, colour)
-            place = image.get_rect(top=round(top + i * step))
-            if align == "left":
-                place.left = rect.left
-            elif align == "right":
-                place.right = rect.right
-            else:
-                place.centerx = rect.centerx
-            self.surface.blit(image, place)
-
-    def width(self, text: str, size: float) -> float:
-        """How wide ``text`` is at ``size``, in design units."""
-        return _font(self.px(size)).size(text)[0] / self.scale
-
-    def symbol(self, kind: str, centre: tuple[float, float], size: float, colour) -> None:
-        image = _symbol(kind, self.px(size), colour)
-        x, y = self.origin[0] + centre[0] * self.scale, self.origin[1] + centre[1] * self.scale
-        self.surface.blit(image, image.get_rect(center=(round(x), round(y))))
-
-    def tap(self, rect: pygame.Rect, command: Command | None = None, mode: Mode | Turn | None = None) -> None:
-        self.taps.append(Tap((rect.x, rect.y, rect.w, rect.h), command, mode))
-
-    def button(self, area, label: str, command: Command | None = None, mode: Mode | Turn | None = None,
-               enabled: bool = True, style: str = "plain", size: float = 30) -> None:
-        """A labelled button; ``style`` "lit" is a mode in force, "primary" the likely next tap."""
-        fill, ink = {"lit": (AMBER, DARK_TEXT), "primary": (TEXT, DARK_TEXT)}.get(style, (BUTTON, TEXT))
-        if not enabled:
-            fill, ink = BUTTON_OFF, TEXT_OFF
-        rect = self.box(area, fill, radius=10)
-        x, y, w, h = area
-        self.text(label, (x + 3, y + 4, w - 6, h - 8), size, ink, smallest=18, lines=2)
-        if enabled:
-            self.tap(rect, command, mode)
-
-
 # --- the drawing ------------------------------------------------------------------------------
 
 
@@ -304,13 +92,13 @@ def draw(
     """
     if not pygame.font.get_init():
         pygame.font.init()
-    canvas = _Canvas(surface, model.lang)
+    canvas = Canvas(surface, model.lang)
     view = model.view.table
     mode = _effective(mode, view, model.join)
     surface.fill(BACKGROUND)
     top = 0
     if model.warnings:
-        _banner(canvas, model)
+        banner(canvas, model)
         top = 44
     _header(canvas, model, mode, top, now, since)
     body = top + HEADER + 8
@@ -340,27 +128,16 @@ def _effective(mode: Mode, view: TableView, join: str | None) -> Mode:
     return mode
 
 
-def _team_word(team: Team, canvas: _Canvas) -> TeamWord:
+def _team_word(team: Team, canvas: Canvas) -> TeamWord:
     return TeamWord(team.value, canvas.lang)
 
 
-def _capital(text: str) -> str:
-    return text[:1].upper() + text[1:]
-
-
-def _banner(canvas: _Canvas, model: ScreenModel | CodexModel) -> None:
-    canvas.box((0, 0, DESIGN[0], 44), AMBER, radius=0)
-    canvas.symbol("alert", (26, 22), 30, DARK_TEXT)
-    words = " · ".join(_capital(say(warning, model.lang)) for warning in model.warnings)
-    canvas.text(words, (50, 2, DESIGN[0] - 62, 40), 34, DARK_TEXT, align="left", smallest=22)
-
-
-def _header(canvas: _Canvas, model: ScreenModel, mode: Mode, top: float, now: float, since: float | None) -> None:
+def _header(canvas: Canvas, model: ScreenModel, mode: Mode, top: float, now: float, since: float | None) -> None:
     _ = canvas.gettext
     view = model.view.table
     team = view.winner if view.phase == OVER else view.turn
     accent = TEAM_COLOUR[team] if team is not None else MUTED
-    canvas.box((0, top, DESIGN[0], HEADER), _mix(BACKGROUND, accent, 0.3), radius=0)
+    canvas.box((0, top, DESIGN[0], HEADER), mix(BACKGROUND, accent, 0.3), radius=0)
     canvas.box((0, top, 12, HEADER), accent, radius=0)
     timer = model.cues.timer
     shows_timer = timer is not None and timer.running
@@ -372,31 +149,19 @@ def _header(canvas: _Canvas, model: ScreenModel, mode: Mode, top: float, now: fl
                       style=lit, size=26)
     text_width = right - 28 - 4
     canvas.text(_headline(view, canvas), (28, top + 4, text_width, 44), 50, TEXT, align="left", smallest=30)
-    message = model.message and _capital(say(model.message, model.lang))
+    message = model.message and capital(say(model.message, model.lang))
     if message:
         canvas.symbol("alert", (42, top + 67), 26, AMBER)
         canvas.text(message, (64, top + 50, text_width - 36, 36), 30, AMBER, align="left", smallest=22, lines=2)
     else:
         hint = _instruction(model, mode, canvas)
-        ink = _mix(TEXT, MUTED, 0.4)
+        ink = mix(TEXT, MUTED, 0.4)
         canvas.text(hint, (28, top + 50, text_width, 36), 30, ink, align="left", smallest=22, lines=2)
     if shows_timer and timer is not None:
-        _timer(canvas, timer, top, now, since)
+        draw_timer(canvas, timer, top, now, since)
 
 
-def _timer(canvas: _Canvas, timer: TimerState, top: float, now: float, since: float | None) -> None:
-    """The running timer at the header's right end, and its bar along the header's foot."""
-    remaining = timer.remaining_s if since is None else max(0.0, timer.remaining_s - max(0.0, now - since))
-    warning, expired = 0 < remaining <= timer.warn_s, remaining <= 0
-    fill, ink = (ALARM, TEXT) if expired else (AMBER, DARK_TEXT) if warning else (PANEL, TEXT)
-    canvas.box((DESIGN[0] - 140, top + 10, 128, 68), fill, radius=12)
-    seconds = math.ceil(remaining)
-    canvas.text(f"{seconds // 60}:{seconds % 60:02d}", (DESIGN[0] - 140, top + 10, 128, 68), 64, ink)
-    fraction = min(1.0, remaining / timer.length_s)
-    canvas.box((12, top + HEADER - 5, (DESIGN[0] - 12) * fraction, 5), fill if warning else TEXT, radius=0)
-
-
-def _headline(view: TableView, canvas: _Canvas) -> str:
+def _headline(view: TableView, canvas: Canvas) -> str:
     _ = canvas.gettext
     alias = view.game == "alias24"
     team = _team_word(view.turn, canvas) if view.turn is not None else None
@@ -414,10 +179,10 @@ def _headline(view: TableView, canvas: _Canvas) -> str:
         text = _("Cover one {team} agent for the opponent")
     else:
         text = _("Penalty: {team} may cover one of its agents")
-    return _capital(text.format(team=team))
+    return capital(text.format(team=team))
 
 
-def _instruction(model: ScreenModel, mode: Mode, canvas: _Canvas) -> str:
+def _instruction(model: ScreenModel, mode: Mode, canvas: Canvas) -> str:
     """The line under the headline: what to do now, on this screen."""
     _ = canvas.gettext
     view = model.view.table
@@ -450,7 +215,7 @@ def _instruction(model: ScreenModel, mode: Mode, canvas: _Canvas) -> str:
     return _("Tap NEW GAME to deal another key, or UNDO")
 
 
-def _key(canvas: _Canvas, model: ScreenModel, mode: Mode, rotation: int, area) -> None:
+def _key(canvas: Canvas, model: ScreenModel, mode: Mode, rotation: int, area) -> None:
     """The 5x5 key as the spymasters see it, with what is shown, touched and next."""
     _ = canvas.gettext
     view = model.view.table
@@ -478,18 +243,18 @@ def _key(canvas: _Canvas, model: ScreenModel, mode: Mode, rotation: int, area) -
             canvas.box(cell_area, (22, 25, 31), radius=8)
             canvas.box(cell_area, colour if identity != ASSASSIN else MUTED, radius=8, width=4)
         elif shown:
-            canvas.box(cell_area, _mix(colour, BACKGROUND, 0.62), radius=8)
+            canvas.box(cell_area, mix(colour, BACKGROUND, 0.62), radius=8)
             if cell in view.covered:
-                _hatch(canvas, rect, _mix(colour, BACKGROUND, 0.15))
+                _hatch(canvas, rect, mix(colour, BACKGROUND, 0.15))
             else:
-                canvas.symbol("check", _centre(cell_area), size * 0.62, _mix(colour, TEXT, 0.55))
+                canvas.symbol("check", _centre(cell_area), size * 0.62, mix(colour, TEXT, 0.55))
         else:
             canvas.box(cell_area, colour, radius=8)
             if identity == ASSASSIN:
                 canvas.box(cell_area, (150, 154, 162), radius=8, width=2)
         if identity == ASSASSIN and not (shown or upcoming):
             canvas.symbol("nuke" if alias else "crosshair", _centre(cell_area), size * 0.62, (222, 224, 230))
-        ink = DARK_TEXT if light and not (shown or upcoming) else _mix(TEXT, colour, 0.25) if not shown else MUTED
+        ink = DARK_TEXT if light and not (shown or upcoming) else mix(TEXT, colour, 0.25) if not shown else MUTED
         canvas.text(str(cell), (cell_area[0] + 6, cell_area[1] + 3, size * 0.5, 22), 24, ink, align="left")
         if placing and cell == view.placing:
             canvas.box(cell_area, AMBER, radius=8, width=5)
@@ -511,7 +276,7 @@ def _centre(area) -> tuple[float, float]:
     return x + w / 2, y + h / 2
 
 
-def _hatch(canvas: _Canvas, rect: pygame.Rect, colour) -> None:
+def _hatch(canvas: Canvas, rect: pygame.Rect, colour) -> None:
     """Diagonal stripes: a card a spymaster covered, not one the operatives touched."""
     surface = canvas.surface
     clip = surface.get_clip()
@@ -523,7 +288,7 @@ def _hatch(canvas: _Canvas, rect: pygame.Rect, colour) -> None:
     surface.set_clip(clip)
 
 
-def _chips(canvas: _Canvas, view: TableView, area) -> None:
+def _chips(canvas: Canvas, view: TableView, area) -> None:
     """Cards left per team, the team that starts, and Alias 24's nuke when it can arm."""
     _ = canvas.gettext
     x, y, w, h = area
@@ -544,7 +309,7 @@ def _chips(canvas: _Canvas, view: TableView, area) -> None:
         label_y = y + 3 if note else y + 11
         canvas.text(_(TEAM_LABELS[team]), (chip_x + 10, label_y, label_w, 26), 30, TEXT, align="left", smallest=20)
         if note:
-            canvas.text(note, (chip_x + 10, y + 27, label_w, 18), 22, _mix(TEXT, TEAM_COLOUR[team], 0.25),
+            canvas.text(note, (chip_x + 10, y + 27, label_w, 18), 22, mix(TEXT, TEAM_COLOUR[team], 0.25),
                         align="left", smallest=16)
     if view.armed is not None:
         chip = (x + 2 * (chip_w + gap), y, chip_w, h)
@@ -557,7 +322,7 @@ def _chips(canvas: _Canvas, view: TableView, area) -> None:
         canvas.text(value, (chip[0] + 44, y + 23, chip_w - 50, 24), 30, DARK_TEXT if armed else TEXT, smallest=16)
 
 
-def _actions(canvas: _Canvas, view: TableView, mode: Mode, area) -> None:
+def _actions(canvas: Canvas, view: TableView, mode: Mode, area) -> None:
     _ = canvas.gettext
     x, y, w, h = area
     buttons: list[tuple[str, Command | None, Mode | None, bool, str]] = []
@@ -578,7 +343,7 @@ def _actions(canvas: _Canvas, view: TableView, mode: Mode, area) -> None:
         canvas.button((x + i * (width + gap), y, width, h), label, command, to_mode, enabled, style, size=30)
 
 
-def _stage(canvas: _Canvas, model: ScreenModel, mode: Mode, area) -> None:
+def _stage(canvas: Canvas, model: ScreenModel, mode: Mode, area) -> None:
     """The middle of the panel: whatever the phase asks of the spymasters."""
     view = model.view.table
     if mode is Mode.PHONE and model.join is not None:
@@ -597,12 +362,12 @@ def _stage(canvas: _Canvas, model: ScreenModel, mode: Mode, area) -> None:
         canvas.box(area, PANEL, radius=12)
         canvas.box(area, TEAM_COLOUR[view.turn], radius=12, width=5)
         x, y, w, h = area
-        canvas.text(_capital(text), (x + 16, y + 10, w - 32, h - 20), 46, TEXT, smallest=28, lines=3)
+        canvas.text(capital(text), (x + 16, y + 10, w - 32, h - 20), 46, TEXT, smallest=28, lines=3)
     else:
         _keypad(canvas, model, area)
 
 
-def _keypad(canvas: _Canvas, model: ScreenModel, area) -> None:
+def _keypad(canvas: Canvas, model: ScreenModel, area) -> None:
     """0-9 and unlimited: the clue number, one tap. The dial's number is ringed."""
     x, y, w, h = area
     gap = 8
@@ -621,7 +386,7 @@ def _keypad(canvas: _Canvas, model: ScreenModel, area) -> None:
         canvas.box(wide, AMBER, radius=10, width=5)
 
 
-def _guessing(canvas: _Canvas, view: TableView, area) -> None:
+def _guessing(canvas: Canvas, view: TableView, area) -> None:
     """The clue in force and the guesses left, big enough to read across the table."""
     _ = canvas.gettext
     x, y, w, h = area
@@ -647,7 +412,7 @@ def _guessing(canvas: _Canvas, view: TableView, area) -> None:
     canvas.text(made, (x, y + h - 34, w, 30), 30, MUTED, smallest=20)
 
 
-def _placing(canvas: _Canvas, view: TableView, area) -> None:
+def _placing(canvas: Canvas, view: TableView, area) -> None:
     """Deep Undercover's setup: which team lays the next codename, and on which cell."""
     _ = canvas.gettext
     placing, team = view.placing, view.turn
@@ -665,11 +430,11 @@ def _placing(canvas: _Canvas, view: TableView, area) -> None:
     canvas.button((x, y + h - 74, w, 74), _("DONE"), Place(placing), style="primary", size=44)
 
 
-def _game_over(canvas: _Canvas, view: TableView, area) -> None:
+def _game_over(canvas: Canvas, view: TableView, area) -> None:
     _ = canvas.gettext
     x, y, w, h = area
     canvas.box(area, PANEL, radius=12)
-    reason = _capital(say(view.reason, canvas.lang)) if view.reason else ""
+    reason = capital(say(view.reason, canvas.lang)) if view.reason else ""
     if view.game == "codenames-coop":
         won = view.score is not None
         title = _("MISSION ACCOMPLISHED") if won else _("MISSION FAILED")
@@ -688,7 +453,7 @@ def _game_over(canvas: _Canvas, view: TableView, area) -> None:
     canvas.text(reason, (x + 16, y + 74, w - 32, h - 86), 36, TEXT, smallest=22, lines=4)
 
 
-def _choose_game(canvas: _Canvas, view: TableView, area) -> None:
+def _choose_game(canvas: Canvas, view: TableView, area) -> None:
     """NEW GAME was tapped: deal the same game again, another game, or go back."""
     _ = canvas.gettext
     x, y, w, h = area
@@ -705,7 +470,7 @@ def _choose_game(canvas: _Canvas, view: TableView, area) -> None:
     canvas.button((x + bw + gap, y + 40 + bh + gap, bw, bh), _("BACK"), mode=Mode.PLAY, size=32)
 
 
-def _phone(canvas: _Canvas, link: str, area) -> None:
+def _phone(canvas: Canvas, link: str, area) -> None:
     """PHONE was tapped: a QR code for the spymasters' phones, which opens the key there."""
     _ = canvas.gettext
     x, y, w, h = area
@@ -713,24 +478,8 @@ def _phone(canvas: _Canvas, link: str, area) -> None:
     side = min(w, h - caption)
     canvas.text(_("Scan: the key on your phone"), (x, y, w, caption - 4), 30, TEXT, smallest=20)
     rect = canvas.rect(x + (w - side) / 2, y + caption, side, side)
-    image = _qr_image(link, rect.width)
+    image = qr_image(link, rect.width)
     canvas.surface.blit(image, image.get_rect(center=rect.center))
-
-
-@lru_cache(maxsize=4)
-def _qr_image(link: str, side: int) -> pygame.Surface:
-    """The QR code of ``link`` with its quiet zone, at most ``side`` pixels: every module the
-    same whole number of pixels, so a phone's camera reads clean edges."""
-    matrix = segno.make(link, error="m").matrix
-    border, count = 4, len(matrix)
-    modules = pygame.Surface((count + 2 * border, count + 2 * border))
-    modules.fill((255, 255, 255))
-    for row, bits in enumerate(matrix):
-        for col, dark in enumerate(bits):
-            if dark:
-                modules.set_at((col + border, row + border), (0, 0, 0))
-    scale = max(1, side // modules.get_width())
-    return pygame.transform.scale(modules, (modules.get_width() * scale, modules.get_height() * scale))
 
 
 # --- stateful use: the backend's painter, and files -------------------------------------------
@@ -742,8 +491,6 @@ class ScreenPainter:
     A Codex game is handed to ``codex``, which remembers which agent is at the screen."""
 
     def __init__(self, settings: ScreenSettings = ScreenSettings()) -> None:
-        from .codex_screen import CodexPainter  # it draws on this module's canvas
-
         self.settings = settings
         self.mode = Mode.PLAY
         self.frame = Frame((), (), ())

@@ -7,8 +7,9 @@ import pygame
 
 from ..engine import CELLS, GRID, EndTurn
 from ..hal import Command, SelfTestModel
+from .canvas import BACKGROUND, DESIGN, MUTED, PANEL, TEXT, typeface
 from .mounting import ScreenSettings
-from .screen import BACKGROUND, DESIGN, MUTED, PANEL, TEXT, _font, slot_of
+from .screen import slot_of
 
 DONE = (40, 170, 80)
 
@@ -23,20 +24,20 @@ class SelfTestPainter:
         if not pygame.font.get_init():
             pygame.font.init()
         surface.fill(BACKGROUND)
-        surface.blit(_font(30).render(model.message, True, TEXT), (16, 12))
+        surface.blit(typeface(30).render(model.message, True, TEXT), (16, 12))
         side = DESIGN[1] - 70
         size = side // GRID
         for cell in range(CELLS):
             row, col = slot_of(cell, self.settings.rotation)
             rect = pygame.Rect(16 + col * size, 60 + row * size, size - 6, size - 6)
             pygame.draw.rect(surface, DONE if cell in model.pads else PANEL, rect, border_radius=6)
-            label = _font(24).render(str(cell), True, TEXT)
+            label = typeface(24).render(str(cell), True, TEXT)
             surface.blit(label, label.get_rect(center=rect.center))
         x = 16 + side + 20
-        surface.blit(_font(24).render(f"pads {len(model.pads)}/{CELLS}", True, TEXT), (x, 60))
+        surface.blit(typeface(24).render(f"pads {len(model.pads)}/{CELLS}", True, TEXT), (x, 60))
         for line, (what, done) in enumerate(model.checks):
             colour = DONE if done else MUTED
-            surface.blit(_font(22).render(("[x] " if done else "[ ] ") + what, True, colour), (x, 100 + 34 * line))
+            surface.blit(typeface(22).render(("[x] " if done else "[ ] ") + what, True, colour), (x, 100 + 34 * line))
 
     def tap(self, pos: tuple[int, int]) -> Command | None:
         """Any tap proves the touch panel works; it arrives as the command the game screen's

@@ -8,7 +8,8 @@ import pygame
 from ..engine import CELLS, GRID
 from ..hal import Command
 from ..hal.tuning import PadNumbers, TuneModel
-from .screen import ALARM, AMBER, BACKGROUND, DESIGN, MUTED, PANEL, TEXT, _font, slot_of
+from .canvas import ALARM, AMBER, BACKGROUND, DESIGN, MUTED, PANEL, TEXT, typeface
+from .screen import slot_of
 from .selftest import DONE, SelfTestPainter
 from .tune_lines import scale
 
@@ -27,7 +28,7 @@ class TunePainter(SelfTestPainter):
         if not pygame.font.get_init():
             pygame.font.init()
         surface.fill(BACKGROUND)
-        surface.blit(_font(26).render(model.message, True, TEXT), (16, 10))
+        surface.blit(typeface(26).render(model.message, True, TEXT), (16, 10))
         by_cell = {pad.cell: pad for pad in model.numbers if pad.cell is not None}
         side = DESIGN[1] - 60
         size = side // GRID
@@ -41,12 +42,12 @@ class TunePainter(SelfTestPainter):
             self._pad(surface, pygame.Rect(x, 50 + line * (size + 4), DESIGN[0] - x - 16, size - 6), pad.name, pad)
         legend = ["bar: delta now", "tick: touch threshold", "n: noise at rest", "s: suggested"]
         for line, text in enumerate(legend):
-            surface.blit(_font(18).render(text, True, MUTED), (x, DESIGN[1] - 24 * (len(legend) - line) - 8))
+            surface.blit(typeface(18).render(text, True, MUTED), (x, DESIGN[1] - 24 * (len(legend) - line) - 8))
 
     @staticmethod
     def _pad(surface: pygame.Surface, rect: pygame.Rect, label: str, pad: PadNumbers | None) -> None:
         pygame.draw.rect(surface, PANEL, rect, border_radius=6)
-        surface.blit(_font(18).render(label, True, TEXT), (rect.x + 4, rect.y + 2))
+        surface.blit(typeface(18).render(label, True, TEXT), (rect.x + 4, rect.y + 2))
         if pad is None:
             return
         colour = VERDICT_COLOURS.get(pad.verdict, MUTED)
@@ -59,7 +60,7 @@ class TunePainter(SelfTestPainter):
         pygame.draw.line(surface, TEXT, (tick, inner.y - 3), (tick, inner.bottom + 2), 2)
         noise = "-" if pad.noise is None else str(pad.noise)
         suggested = "{}/{}".format(*pad.suggested) if pad.suggested else "-"
-        surface.blit(_font(16).render(f"n{noise} s{suggested}", True, colour), (rect.x + 4, rect.y + 20))
+        surface.blit(typeface(16).render(f"n{noise} s{suggested}", True, colour), (rect.x + 4, rect.y + 20))
 
     def tap(self, pos: tuple[int, int]) -> Command | None:
         """Taps mean nothing while tuning."""
