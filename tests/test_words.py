@@ -1,0 +1,175 @@
+"""Words on the cards, in simulation: the shipped lists, a café's own file, the deal, and each
+surface that shows them (terminal, window, render, script JSON, the spectator page)."""
+
+from __future__ import annotations
+
+import json
+import random
+import subprocess
+import sys
+
+import pytest
+
+from pi_table.cli import main
+from pi_table.engine import Rules
+from pi_table.ui.words import LISTS, MAX_LETTERS, WORDS_PER_GAME, Cards, WordListError, load_words
+
+from helpers import require_tools
+
+KEY = "RRRRRRRRRBBBBBBBBNNNNNNNA"
+
+
+@pytest.mark.parametrize("name", LISTS)
+def test_each_shipped_list_is_a_few_hundred_distinct_single_words(name):
+    words = load_words(name)
+    assert 280 <= len(words) <= 400
+    assert len({word.casefold() for word in words}) == len(words)  # no duplicates, whatever the case
+    for word in words:
+        assert word.isalpha() and word == word.lower() and len(word) <= MAX_LETTERS, word
+
+
+def test_the_lists_differ_by_language():
+    assert len(set(load_words("en")) & set(load_words("it"))) < 15  # a few loan words at most
+
+
+def test_a_cafes_file_skips_comments_and_blank_lines(tmp_path):
+    deck = tmp_path / "deck.txt"
+    deck.write_text("# our deck\n\n" + "\n".join(f"word{chr(97 + i)}  # nice" if i == 0 else f"card{chr(97 + i)}"
+                                                for i in range(26)) + "\n\n", encoding="utf-8")
+    words = load_words(str(deck))
+    assert len(words) == 26 and words[0] == "worda" and "carda" not in words
+
+
+@pytest.mark.parametrize("text, message", [
+    ("a\nb\nc\n", "3 distinct words; a game needs 25"),
+    ("\n".join(f"w{i}" for i in range(24)) + "\nw1\n", "24 distinct words; a game needs 25"),
+    ("\n".join(f"w{i}" for i in range(30)) + "\nextraordinarilylongword\n", "line 31: 'extraordinarilylongword'"),
+    ("\n".join(f"w{i}" for i in range(30)) + "\ntwo words\n", "line 31: 'two words' is not one word"),
+])
+def test_a_bad_file_is_refused_naming_the_file_and_line(tmp_path, text, message):
+    deck = tmp_path / "deck.txt"
+    deck.write_text(text, encoding="utf-8")
+    with pytest.raises(WordListError) as caught:
+        load_words(str(deck))
+    assert str(deck) in str(caught.value) and message in str(caught.value)
+
+
+def test_an_unreadable_file_is_refused(tmp_path):
+    (tmp_path / "latin1.txt").write_bytes("caf\xe9\n".encode("latin-1"))
+    with pytest.raises(WordListError, match="latin1.txt.*UTF-8"):
+        load_words(str(tmp_path / "latin1.txt"))
+    with pytest.raises(WordListError, match="missing.txt.*'en', 'it' or a file"):
+        load_words(str(tmp_path / "missing.txt"))
+
+
+def test_the_cli_exits_2_on_a_bad_word_list(tmp_path, capsys):
+    (tmp_path / "short.txt").write_text("one\ntwo\n", encoding="utf-8")
+    assert main(["sim", "--words", str(tmp_path / "short.txt"), "--script", "-", "--json"]) == 2
+    assert "short.txt" in capsys.readouterr().err
+
+
+def test_a_deal_is_25_words_reproduced_by_the_seed_and_new_for_a_new_game():
+    words = load_words("en")
+    first, again = Cards(words, random.Random(7)), Cards(words, random.Random(7))
+    dealt = first.deal("game-1")
+    assert len(dealt) == WORDS_PER_GAME == len(set(dealt)) and set(dealt) <= set(words)
+    assert again.deal("game-1") == dealt
+    assert first.deal("game-1") == dealt  # the same game shows the same words
+    second = first.deal("game-2")
+    assert second != dealt
+    assert first.deal("game-1") == dealt  # undo of the new game: its words come back
+
+
+def script_json(tmp_path, lines, *options):
+    script = tmp_path / "s.txt"
+    script.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    out = subprocess.run([sys.executable, "-m", "pi_table", "sim", "--script", str(script), "--json", *options],
+                         capture_output=True, text=True, check=True).stdout
+    return [json.loads(line) for line in out.splitlines()]
+
+
+def test_the_script_json_carries_the_words_and_a_new_game_deals_new_ones(tmp_path):
+    steps = script_json(tmp_path, ["touch 3", "new-game"], "--seed", "5", "--words", "it")
+    assert len(steps[0]["words"]) == 25 and set(steps[0]["words"]) <= set(load_words("it"))
+    assert steps[1]["words"] == steps[0]["words"]
+    assert steps[2]["words"] != steps[0]["words"]
+    assert script_json(tmp_path, ["touch 3", "new-game"], "--seed", "5", "--words", "it") == steps
+    assert all("words" not in step for step in script_json(tmp_path, ["touch 3"], "--seed", "5"))
+
+
+def test_the_terminal_lists_the_words_under_the_grid_and_marks_the_ones_shown(tmp_path):
+    script = tmp_path / "s.txt"
+    script.write_text("clue 2\ntouch 3\n", encoding="utf-8")
+    out = subprocess.run([sys.executable, "-m", "pi_table", "sim", "--script", str(script), "--key", KEY,
+                          "--words", "en", "--seed", "1", "--color", "never"],
+                         capture_output=True, text=True, check=True).stdout
+    words = script_json(tmp_path, ["clue 2", "touch 3"], "--key", KEY, "--words", "en", "--seed", "1")[0]["words"]
+    last = out.rsplit("> touch 3", 1)[1]
+    for cell, word in enumerate(words):
+        tag = "RR" if cell == 3 else f"{cell:02d}"
+        assert f"{tag} {word}" in last
+    assert max(len(line) for line in last.splitlines()) <= 80 or max(map(len, words)) > 10
+    plain = subprocess.run([sys.executable, "-m", "pi_table", "sim", "--script", str(script), "--key", KEY,
+                            "--seed", "1", "--color", "never"], capture_output=True, text=True, check=True).stdout
+    assert not any(word in plain for word in words if len(word) > 3)
+
+
+def test_the_window_draws_each_word_on_its_cell(monkeypatch):
+    pygame = pytest.importorskip("pygame")
+    monkeypatch.setenv("SDL_VIDEODRIVER", "dummy")
+    from pi_table.hal import LedFrame
+    from pi_table.sim.window import cell_rects, draw_grid
+
+    pygame.font.init()
+    font = pygame.font.Font(None, 22)
+    lit = [(200, 30, 30)] * 5 + [(30, 60, 200)] * 5 + [(200, 180, 120)] * 5 + [(120, 40, 140)] * 5 + [(0, 0, 0)] * 5
+    frame = LedFrame(cells=tuple(lit), edge=())
+    bare, worded = pygame.Surface((480, 480)), pygame.Surface((480, 480))
+    draw_grid(bare, frame, font)
+    draw_grid(worded, frame, font, tuple(f"w{'o' * (cell % 9)}rd" for cell in range(25)))
+    for cell, rect in enumerate(cell_rects()):
+        middle = pygame.Rect(rect.x + 4, rect.centery - 8, rect.w - 8, 16)
+        changed = sum(bare.get_at((x, y)) != worded.get_at((x, y)) for x in range(middle.left, middle.right, 2)
+                      for y in range(middle.top, middle.bottom, 2))
+        assert changed > 20, cell  # the word's plate and letters, on every reveal colour
+
+
+def test_render_writes_the_words_into_the_pngs(tmp_path):
+    pytest.importorskip("pygame")
+    for name, options in (("plain", []), ("words", ["--words", "en"])):
+        assert main(["render", "--key", KEY, "--seed", "2", "--out", str(tmp_path / name), *options]) == 0
+    plain = (tmp_path / "plain" / "grid.png").read_bytes()
+    assert (tmp_path / "words" / "grid.png").read_bytes() != plain
+    assert (tmp_path / "words" / "screen.png").read_bytes() == (tmp_path / "plain" / "screen.png").read_bytes()
+
+
+CHROMIUM = "/usr/bin/chromium"
+
+
+def test_the_spectator_page_shows_the_words_on_the_cards(tmp_path):
+    require_tools(CHROMIUM)
+    playwright_api = pytest.importorskip("playwright.sync_api")
+    from pi_table.engine import make_game, parse_action
+    from pi_table.web import Companion, Tokens, codenames_snapshot
+
+    game = make_game(Rules())
+    state = game.apply(game.apply(game.start(game.parse_key(KEY)), parse_action("clue 1")), parse_action("touch 3"))
+    words = Cards(load_words("it"), random.Random(4)).deal("g1")
+    tokens = Tokens(b"s" * 32)
+    companion = Companion("127.0.0.1", 0)
+    companion.start()
+    try:
+        companion.publish(codenames_snapshot("g1", game.spymaster_view(state), tokens, words))
+        with playwright_api.sync_playwright() as playwright:
+            browser = playwright.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox", "--disable-gpu"])
+            page = browser.new_page()
+            page.goto(companion.base_url + "/")
+            page.wait_for_selector(".grid .cell.R")
+            cells = page.locator(".grid .cell")
+            assert [cells.nth(cell).inner_text().split("\n")[-1] for cell in range(25)] == list(words)
+            assert page.locator(".cell.hidden").count() == 24  # the words say nothing of the key
+            page.screenshot(path=str(tmp_path / "board.png"))
+            browser.close()
+    finally:
+        companion.stop()
+    assert "words" not in codenames_snapshot("g1", game.spymaster_view(state), tokens).public
