@@ -114,6 +114,57 @@ def test_the_terminal_lists_the_words_under_the_grid_and_marks_the_ones_shown(tm
     assert not any(word in plain for word in words if len(word) > 3)
 
 
+def test_the_interactive_terminal_deals_new_words_for_a_new_game_and_undo_brings_the_old_ones_back():
+    from pi_table.engine import make_game
+    from pi_table.sim.terminal import Painter, interactive
+    from pi_table.table import Session
+    from pi_table.table.input import HOLD_MIN_S, InputSettings
+
+    rules = Rules()
+    session = Session(rules, rng=random.Random(1), key=make_game(rules).parse_key(KEY))
+    cards = Cards(load_words("en"), session.rng)
+    typed, out = iter(["clue 1", "new-game", "y", "undo"]), []
+
+    def read(prompt):
+        try:
+            return next(typed)
+        except StopIteration:
+            raise EOFError from None
+
+    interactive(session, read, out.append, Painter(False), settings=InputSettings(hold_s=HOLD_MIN_S, stuck_s=5),
+                cards=cards)
+    screens = [text for text in out if "WORDS (operatives)" in text]
+    first, dealt_again, brought_back = screens[0], screens[-2], screens[-1]
+    first_words = cards.deal(session.id)  # the game brought back is the first one
+    assert all(f"{cell:02d} {word}" in first for cell, word in enumerate(first_words))
+    assert sum(word in dealt_again for word in first_words) < 10  # a new game, new words
+    assert all(f"{cell:02d} {word}" in brought_back for cell, word in enumerate(first_words))
+
+
+def test_the_window_shows_the_words_it_deals(monkeypatch):
+    pytest.importorskip("pygame")
+    monkeypatch.setenv("SDL_VIDEODRIVER", "dummy")
+    from pi_table.engine import make_game
+    from pi_table.sim.window import Window, cell_rects
+    from pi_table.table import Session
+    from pi_table.table.input import InputSettings
+
+    from helpers import wait_for
+
+    rules = Rules()
+    for cards in (None, Cards(load_words("it"), random.Random(2))):
+        window = Window(Session(rules, rng=random.Random(1), key=make_game(rules).parse_key(KEY)),
+                        InputSettings(hold_s=0.05), cards=cards)
+        try:
+            wait_for(lambda w=window: w.leds.latest.changed.is_set() and w.screen.latest.changed.is_set(), "shown")
+            window.draw()
+            centre = window.surface.get_at(cell_rects()[12].center)[:3]
+            assert (centre == (15, 15, 18)) == (cards is not None)  # the word's plate, only with words
+            assert window.screen.words == (None if cards is None else cards.deal(window.loop.session.id))
+        finally:
+            window.close()
+
+
 def test_the_window_draws_each_word_on_its_cell(monkeypatch):
     pygame = pytest.importorskip("pygame")
     monkeypatch.setenv("SDL_VIDEODRIVER", "dummy")
