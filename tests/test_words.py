@@ -224,3 +224,38 @@ def test_the_spectator_page_shows_the_words_on_the_cards(tmp_path):
     finally:
         companion.stop()
     assert "words" not in codenames_snapshot("g1", game.spymaster_view(state), tokens).public
+
+
+def test_a_simulated_daemon_puts_the_configured_words_on_the_spectator_page(tmp_path):
+    import urllib.request
+
+    from pi_table.sim.systemd import FakeSystemd
+
+    from helpers import wait_for
+
+    config = tmp_path / "config.toml"
+    config.write_text('[web]\nhost = "127.0.0.1"\nport = 0\n[paths]\njournal_dir = "journal"\nsocket = "control.sock"\n'
+                      'socket_group = ""\n[sim]\nwords = "it"\n', encoding="utf-8")
+    systemd = FakeSystemd(["--hal", "sim", "--config", str(config)])
+    systemd.start()
+    try:
+        def status():
+            out = subprocess.run([sys.executable, "-m", "pi_table", "status", "--json", "--config", str(config)],
+                                 capture_output=True, text=True, timeout=30).stdout
+            return json.loads(out) if out else {}
+
+        wait_for(lambda: status().get("health", {}).get("companion") == "ok", "the companion up")
+        with urllib.request.urlopen(status()["companion"] + "/api/public", timeout=5) as answer:
+            public = json.loads(answer.read())
+        assert len(public["words"]) == 25 and set(public["words"]) <= set(load_words("it"))
+    finally:
+        systemd.close()
+
+
+def test_a_bad_word_list_in_the_configuration_names_the_file_and_key(tmp_path):
+    from pi_table.config import ConfigError, parse_config
+
+    (tmp_path / "deck.txt").write_text("one\ntwo\n", encoding="utf-8")
+    with pytest.raises(ConfigError, match=r"config.toml: sim.words: .*deck.txt: 2 distinct words"):
+        parse_config('[sim]\nwords = "deck.txt"\n', tmp_path / "config.toml")
+    assert parse_config("", tmp_path / "config.toml").words is None

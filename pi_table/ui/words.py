@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import random
 from collections.abc import Sequence
-from importlib import resources
 from pathlib import Path
 
 LISTS = ("en", "it")
@@ -29,6 +28,8 @@ def load_words(source: str) -> tuple[str, ...]:
     """The words of a shipped list (``en``, ``it``) or of a deck file at the path ``source``,
     in file order without repeats; raise ``WordListError`` when they cannot deal a game."""
     if source in LISTS:
+        from importlib import resources  # here: the daemon starts without it (tests/test_startup.py)
+
         name = f"wordlists/{source}.txt"
         text = resources.files(__package__).joinpath(name).read_text(encoding="utf-8")
     else:
