@@ -108,7 +108,10 @@ def test_the_terminal_lists_the_words_under_the_grid_and_marks_the_ones_shown(tm
     for cell, word in enumerate(words):
         tag = "RR" if cell == 3 else f"{cell:02d}"
         assert f"{tag} {word}" in last
-    assert max(len(line) for line in last.splitlines()) <= 80 or max(map(len, words)) > 10
+    lines = last.splitlines()
+    listed = lines[lines.index("  WORDS (operatives)") + 1:][:5]
+    assert max(map(len, words)) > 10 or max(map(len, listed)) <= 80
+    assert [len(line.split()) for line in listed] == [10] * 5  # a line per row: five numbers, five words
     plain = subprocess.run([sys.executable, "-m", "pi_table", "sim", "--script", str(script), "--key", KEY,
                             "--seed", "1", "--color", "never"], capture_output=True, text=True, check=True).stdout
     assert not any(word in plain for word in words if len(word) > 3)
@@ -259,3 +262,22 @@ def test_a_bad_word_list_in_the_configuration_names_the_file_and_key(tmp_path):
     with pytest.raises(ConfigError, match=r"config.toml: sim.words: .*deck.txt: 2 distinct words"):
         parse_config('[sim]\nwords = "deck.txt"\n', tmp_path / "config.toml")
     assert parse_config("", tmp_path / "config.toml").words is None
+
+
+def test_alias24s_dark_cell_shows_no_word(tmp_path):
+    pygame = pytest.importorskip("pygame")
+    from pi_table.sim.window import cell_rects
+
+    key = "RRRRRRRRRBBBBBBBBNNNNNNA."
+    options = ["--game", "alias24", "--dark-cell", "24", "--key", key, "--seed", "2"]
+    words = script_json(tmp_path, ["clue 1"], *options, "--words", "en")[0]["words"]
+    out = subprocess.run([sys.executable, "-m", "pi_table", "sim", "--script", str(tmp_path / "s.txt"), *options,
+                          "--words", "en", "--color", "never"], capture_output=True, text=True, check=True).stdout
+    listed = out.split("WORDS (operatives)", 1)[1]
+    assert f"23 {words[23]}" in listed and f" {words[24]}" not in listed
+    for name, extra in (("plain", []), ("words", ["--words", "en"])):
+        assert main(["render", *options, "--out", str(tmp_path / name), *extra]) == 0
+    plain, worded = (pygame.image.load(str(tmp_path / name / "grid.png")) for name in ("plain", "words"))
+    dark, lit = cell_rects()[24], cell_rects()[23]
+    assert plain.get_at(dark.center) == worded.get_at(dark.center)
+    assert plain.get_at(lit.center) != worded.get_at(lit.center)

@@ -98,7 +98,8 @@ class Painter:
         """The cards' words, a line per row of the grid, each after its cell's number (or, once
         shown, what it was): a list under the grid keeps the grid itself 4 columns a cell, and
         the lines within 80 columns for words of up to 10 letters."""
-        widths = [max(len(words[cell]) for cell in range(column, len(words), GRID)) for column in range(GRID)]
+        widths = [max((len(words[cell]) for cell in range(column, len(words), GRID) if board[cell] != NO_CARD), default=0)
+                  for column in range(GRID)]
         lines = []
         for row in range(GRID):
             cells = []

@@ -16,6 +16,7 @@ os.environ.setdefault("PYGAME_HIDE_SUPPORT_PROMPT", "1")
 import pygame
 
 from ..engine import CELLS, GRID
+from ..engine.keys import NO_CARD
 from ..hal import AnyModel, DialEvent, LedFrame, LedStrip, ScreenModel, SimButtons, SimTouch
 from ..table import Session, TableLoop
 from ..table.input import InputSettings, TouchPolicy
@@ -121,8 +122,15 @@ def draw_grid(
         pygame.draw.rect(surface, (70, 70, 78), rect, width=2, border_radius=10)
         label = font.render(str(cell), True, (0, 0, 0) if sum(glow) > 380 else (200, 200, 200))
         surface.blit(label, label.get_rect(topleft=(rect.x + 6, rect.y + 4)))
-        if words is not None:
+        if words is not None and words[cell]:
             draw_word(surface, rect, words[cell], font)
+
+
+def on_cards(model: ScreenModel | None, words: tuple[str, ...] | None) -> tuple[str, ...] | None:
+    """The words to draw: none on a cell without a card (Alias 24's dark cell)."""
+    if model is None or words is None:
+        return words
+    return tuple("" if shown == NO_CARD else word for shown, word in zip(model.view.table.board, words, strict=True))
 
 
 def draw_word(surface: pygame.Surface, rect: pygame.Rect, word: str, font: pygame.font.Font) -> None:
@@ -213,7 +221,7 @@ class Window:
             self.frame = self.leds.latest.get()
         if self.screen.latest.changed.is_set():
             self.model = self.screen.latest.get()
-        draw_grid(self.grid_panel, self.frame, self.small, self.screen.words)
+        draw_grid(self.grid_panel, self.frame, self.small, on_cards(self.model, self.screen.words))
         if self.model is not None:
             self.painter.draw(self.screen_panel, self.model, self.loop.clock())
         self.help_bar.fill((10, 10, 12))
@@ -263,7 +271,7 @@ def render_pngs(model: ScreenModel, frame: LedFrame, out: str, now: float, scree
     os.makedirs(folder, exist_ok=True)
     small = pygame.font.Font(None, 22)
     grid = pygame.Surface((GRID_PX, GRID_PX))
-    draw_grid(grid, frame, small, words)
+    draw_grid(grid, frame, small, on_cards(model, words))
     screen = pygame.Surface(SCREEN_SIZE)
     ScreenPainter(screen_settings).draw(screen, model, now)
     both = pygame.Surface((GRID_PX + SCREEN_SIZE[0], GRID_PX))
