@@ -63,6 +63,11 @@ def _table_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--timer-enforce", action="store_true", help="end the turn when the timer runs out")
 
 
+def _words_option(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--words", metavar="en|it|FILE",
+                        help="words on the cards: a shipped list, or a deck file (UTF-8, one word a line)")
+
+
 def _config_option(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--config", type=Path, help=f"the configuration file (default: {DEFAULT_CONFIG}); it names the socket and journal"
@@ -122,6 +127,7 @@ def build_parser() -> argparse.ArgumentParser:
                      help="language of the rating line, and of Codex's screen")
     sim.add_argument("--color", choices=("auto", "always", "never"), default="auto")
     sim.add_argument("--window", action="store_true", help="a desktop window with the grid and the spymaster screen")
+    _words_option(sim)
     sim.add_argument("--rotation", type=int, default=180, help="the spymaster screen's key rotation (default: 180)")
 
     render = commands.add_parser("render", help="write PNGs of the spymaster screen and the grid after a script")
@@ -131,6 +137,7 @@ def build_parser() -> argparse.ArgumentParser:
     render.add_argument("--out", type=Path, required=True, help="the folder for screen.png, grid.png and table.png")
     render.add_argument("--lang", choices=("en", "it"), default="en")
     render.add_argument("--rotation", type=int, default=180, help="the key's rotation on the screen (default: 180)")
+    _words_option(render)
     _table_options(render)
 
     key = commands.add_parser("key", help="print random keys as JSON lines")
@@ -443,14 +450,22 @@ def _sim(parser: argparse.ArgumentParser, args: argparse.Namespace, rules: Rules
     from .table import Session, parse_command, random_source
     from .table.input import InputSettings
     from .table.timer import TimerSettings
+    from .ui.words import Cards, WordListError, load_words
 
     rendering = args.command == "render"
     if not rendering and args.json and args.script is None:
         parser.error("--json goes with --script FILE")
     if is_codex(rules):
+        if args.words is not None:
+            parser.error("--words puts words on the grid games' cards; Codex has none")
         return _codex_sim(parser, args, rules)
     if not rendering and (args.roles is not None or args.discussion is not None):
         parser.error("--roles and --discussion are Codex's options: --game codex")
+    try:
+        words = None if args.words is None else load_words(args.words)
+    except WordListError as e:
+        print(f"pi-table {args.command}: --words: {e}", file=sys.stderr)
+        return EXIT_USAGE
     game = make_game(rules)
     try:
         key = game.parse_key(args.key, args.start) if args.key else None
@@ -466,8 +481,9 @@ def _sim(parser: argparse.ArgumentParser, args: argparse.Namespace, rules: Rules
     except ValueError as e:
         parser.error(f"--timer: {e}")
     session = Session(rules, rng=random_source(args.seed), key=key, start=args.start)
+    cards = None if words is None else Cards(words, session.rng)  # the session's rng: --seed deals the words too
     if rendering:
-        return _render(parser, args, SimTable(session, settings, timer, args.lang), script or [])
+        return _render(parser, args, SimTable(session, settings, timer, args.lang, cards), script or [])
     color = args.color == "always" or (args.color == "auto" and sys.stdout.isatty() and "NO_COLOR" not in os.environ)
     painter = Painter(color, args.lang)
     if args.window and script is None:
@@ -475,7 +491,7 @@ def _sim(parser: argparse.ArgumentParser, args: argparse.Namespace, rules: Rules
             from .sim.window import NoDisplay, run_window
             from .ui.screen import ScreenSettings
 
-            run_window(session, settings, timer, args.lang, screen_settings=ScreenSettings(args.rotation))
+            run_window(session, settings, timer, args.lang, screen_settings=ScreenSettings(args.rotation), cards=cards)
             return 0
         except ImportError as e:
             reason = f"pygame is not installed ({e}); install pi-table[screen]"
@@ -491,16 +507,16 @@ def _sim(parser: argparse.ArgumentParser, args: argparse.Namespace, rules: Rules
 
             port = None if args.touch_port == "auto" else args.touch_port
             touch = TouchBoardSource(TouchBoardConfig(port=port))
-        interactive(session, input, _flushed(sys.stdout), painter, touch, settings, timer)
+        interactive(session, input, _flushed(sys.stdout), painter, touch, settings, timer, cards)
         return 0
-    table = SimTable(session, settings, timer, args.lang)
+    table = SimTable(session, settings, timer, args.lang, cards)
     try:
         if args.json:
             run_script(table, script, sys.stdout.write)
         else:
             for line in script:
                 verdict = "ok" if play(table, line)[0] else "refused"
-                print(f"\n> {line.text}   ({verdict})\n{painter.screen(table.shown)}")
+                print(f"\n> {line.text}   ({verdict})\n{painter.screen(table.shown, table.screen.words)}")
     finally:
         table.close()
     return 0
@@ -559,7 +575,8 @@ def _render(parser: argparse.ArgumentParser, args: argparse.Namespace, table, sc
         for line in script:
             play(table, line)
         table.wait(1.0)  # let the reveal animation finish, as a photo taken a moment later
-        for path in render_pngs(table.shown, table.leds.last, args.out, table.clock(), screen_settings):
+        for path in render_pngs(table.shown, table.leds.last, args.out, table.clock(), screen_settings,
+                                table.screen.words):
             print(path)
     finally:
         table.close()

@@ -141,6 +141,7 @@ OPTIONS = (
     Option("web", "host", "0.0.0.0", "str", "the address it listens on: 0.0.0.0 every network, 127.0.0.1 this machine only"),
     Option("web", "port", 8024, "int", "its TCP port, 1024 to 65535 (0: any free port, for tests)"),
     Option("web", "url", "", "str", "how phones reach it, for the QR codes ('': http://ADDRESS:PORT of this machine)"),
+    Option("sim", "words", "", "str", "with --hal sim only: words on the spectator page's cards, en, it or a deck file ('': none)"),
     Option("paths", "journal_dir", "/var/lib/pi-table/journal", "path", "one file per game; must be writable"),
     Option("paths", "socket", "/run/pi-table/control.sock", "path", "the control socket the pi-table commands use"),
     Option("paths", "socket_group", "pi-table", "str", "the group allowed on the socket ('' keeps the user's)"),
@@ -236,6 +237,7 @@ class Config:
     buttons: ButtonPins
     web: WebConfig
     paths: Paths
+    words: tuple[str, ...] | None = None  # [sim] words: a simulated table's cards (a real one has physical cards)
 
 
 def defaults() -> dict[str, object]:
@@ -511,7 +513,19 @@ def build(values: dict[str, object], source: Path | None) -> Config:
         buttons=buttons,
         web=_web(v),
         paths=_paths(v),
+        words=_words(v.text("sim.words"), source),
     )
+
+
+def _words(name: str, source: Path | None) -> tuple[str, ...] | None:
+    """The words [sim] names; a deck file's path is taken from the configuration's folder."""
+    from .ui.words import LISTS, load_words
+
+    if not name:
+        return None
+    if name not in LISTS and source is not None and not Path(name).is_absolute():
+        name = str(source.parent / name)
+    return load_words(name)
 
 
 def _codex_rules(sealed_votes: bool) -> CodexRules:

@@ -163,6 +163,7 @@ class Daemon:
 
     def __init__(self, config: Config, hal: str = "hw", touch_port: str | None = None, notifier: Notifier | None = None):
         self.config = config
+        self.hal = hal
         self.started = time.monotonic()
         self.notifier = notifier or Notifier()
         paths = config.paths
@@ -242,6 +243,7 @@ class Daemon:
     def _open_companion(self, state: str) -> None:
         web, journal_dir = self.config.web, self.config.paths.journal_dir
         try:
+            from ..ui.words import Cards
             from ..web import Companion, CompanionScreen, Tokens
             from ..web.seats import SeatLinks
 
@@ -263,7 +265,9 @@ class Daemon:
             if self.companion is not None:
                 return
             seats = SeatLinks(journal_dir / "companion.released")
-            screen = CompanionScreen(self.devices.screen, companion, tokens, seats)
+            words = self.config.words if self.hal == "sim" else None  # the real table has physical cards
+            cards = None if words is None else Cards(words, self.session.rng)
+            screen = CompanionScreen(self.devices.screen, companion, tokens, seats, cards)
             screen.join(self.post)
             self.devices.screen = self.loop.screen = screen
             self.companion = companion

@@ -3,11 +3,34 @@
 from __future__ import annotations
 
 from ..engine import EndTurn, Guess
-from ..hal import Command, NewGame, ScreenModel, SimButtons, SimLedStrip, SimScreen, SimTouch, TimerState
+from ..hal import AnyModel, Command, NewGame, ScreenModel, SimButtons, SimLedStrip, SimScreen, SimTouch, TimerState
 from ..table import Outcome, Session, TableLoop
 from ..table.input import InputSettings, TouchPolicy
 from ..table.loop import EventLoop
 from ..table.timer import TimerSettings, TurnTimer
+from ..ui.words import Cards
+
+
+class WordScreen(SimScreen):
+    """A simulated spymaster screen whose table has words on its cards: each game is dealt its
+    words when first shown, in the loop's thread, so the deal follows the session's rng in the
+    order the keys do (``--seed`` reproduces both). ``words`` are those of the game shown last;
+    None without ``cards``."""
+
+    def __init__(self, cards: Cards | None = None, keep: int = 10_000) -> None:
+        super().__init__(keep=keep)
+        self.cards = cards
+        self.words: tuple[str, ...] | None = None
+
+    def deal(self, model: AnyModel) -> tuple[str, ...] | None:
+        """The words of the game ``model`` shows (dealt once per game: asking again is harmless)."""
+        if self.cards is not None and isinstance(model, ScreenModel):
+            self.words = self.cards.deal(model.game_id)
+        return self.words
+
+    def show(self, model: AnyModel) -> None:
+        self.deal(model)
+        super().show(model)
 
 
 class ManualClock:
@@ -72,14 +95,14 @@ class SimTable(VirtualTable):
 
     def __init__(
         self, session: Session, settings: InputSettings | None = None, timer: TimerSettings | None = None,
-        lang: str = "en",
+        lang: str = "en", cards: Cards | None = None,
     ) -> None:
         super().__init__()
         self.session = session
         self.settings = settings or InputSettings()
         self.touch = SimTouch()
         self.leds = SimLedStrip()
-        self.screen = SimScreen()
+        self.screen = WordScreen(cards)
         self.buttons = SimButtons()
         self.loop: TableLoop = TableLoop(
             session, self.touch, self.leds, self.screen, self.buttons, TouchPolicy(self.settings), self.clock,
@@ -99,8 +122,12 @@ class SimTable(VirtualTable):
         return [self.loop.policy.next_deadline(), self.loop.timer.next_change(self.clock.now)]
 
     def report(self) -> dict:
-        """The contract's STATE: the table view, plus the turn timer (null when it is off)."""
-        return {"state": {**self.session.table_view().to_json(), "timer": self.timer_json()}}
+        """The contract's STATE: the table view, plus the turn timer (null when it is off); with
+        words on the cards, ``words`` (one per cell, row-major) beside it."""
+        report: dict = {"state": {**self.session.table_view().to_json(), "timer": self.timer_json()}}
+        if self.screen.words is not None:
+            report["words"] = list(self.screen.words)
+        return report
 
     def do(self, command: Command) -> Outcome:
         if isinstance(command, Guess):

@@ -12,10 +12,12 @@ from collections.abc import Callable
 
 from ..engine import GRID, EndTurn, Game, Guess, InvalidAction, TableView, Team
 from ..engine.keys import ASSASSIN, BLUE_AGENT, BYSTANDER, NO_CARD, RED_AGENT
-from ..hal import AnyModel, MultiTouch, NewGame, ScreenModel, SimButtons, SimLedStrip, SimScreen, SimTouch, TouchSource
+from ..hal import AnyModel, MultiTouch, NewGame, ScreenModel, SimButtons, SimLedStrip, SimTouch, TouchSource
 from ..table import Session, TableLoop, parse_command
 from ..table.input import InputSettings, TouchPolicy
 from ..table.timer import TimerSettings, TurnTimer
+from ..ui.words import Cards
+from .harness import WordScreen
 
 RESET = "\x1b[0m"
 BACKGROUND = {RED_AGENT: "\x1b[1;97;41m", BLUE_AGENT: "\x1b[1;97;44m", BYSTANDER: "\x1b[30;43m", ASSASSIN: "\x1b[1;97;40m"}
@@ -64,7 +66,7 @@ class Painter:
     def team(self, team: Team | None) -> str:
         return "nobody" if team is None else self.paint(team.value.upper(), TEAM[team])
 
-    def screen(self, model: ScreenModel) -> str:
+    def screen(self, model: ScreenModel, words: tuple[str, ...] | None = None) -> str:
         view = model.view.table
         key = model.view.key.cells
         names = NAMES["alias24" if view.game == "alias24" else "codenames"]
@@ -75,6 +77,8 @@ class Painter:
             table = "".join(self.table_cell(cell, view.board[cell]) for cell in cells)
             secret = "".join(self.key_cell(key[cell], view.board[cell]) for cell in cells)
             lines.append(f"  {table}    {secret}")
+        if words is not None:
+            lines += ["", "  WORDS (operatives)", *self.words(view.board, words)]
         legend = "  ".join(self.paint(f"{letter}={name}", FOREGROUND[letter]) for letter, name in names.items())
         lines += ["", f"  {legend}   [x]=shown"]
         if model.message:
@@ -89,6 +93,26 @@ class Painter:
         if shown == "?":
             return self.paint(f" {cell:02d} ", DIM)
         return self.paint(f" {shown}{shown} ", BACKGROUND[shown]) if self.color else f"[{shown}{shown}]"
+
+    def words(self, board: str, words: tuple[str, ...]) -> list[str]:
+        """The cards' words, a line per row of the grid, each after its cell's number (or, once
+        shown, what it was): a list under the grid keeps the grid itself 4 columns a cell, and
+        the lines within 80 columns for words of up to 10 letters."""
+        widths = [max((len(words[cell]) for cell in range(column, len(words), GRID) if board[cell] != NO_CARD), default=0)
+                  for column in range(GRID)]
+        lines = []
+        for row in range(GRID):
+            cells = []
+            for column, width in enumerate(widths):
+                cell = row * GRID + column
+                shown = board[cell]
+                if shown == NO_CARD:
+                    cells.append(" " * (width + 3))
+                    continue
+                tag = self.paint(f"{cell:02d}", DIM) if shown == "?" else self.paint(shown * 2, BACKGROUND[shown])
+                cells.append(f"{tag} {words[cell]:<{width}}")
+            lines.append(("  " + "  ".join(cells)).rstrip())
+        return lines
 
     def key_cell(self, identity: str, shown: str) -> str:
         if identity == NO_CARD:
@@ -157,12 +181,12 @@ def _article(name: str) -> str:
     return name if name.startswith("the ") else f"an {name}" if name[0] in "aeiou" else f"a {name}"
 
 
-class TerminalScreen(SimScreen):
+class TerminalScreen(WordScreen):
     """The spymaster screen as text: prints the table whenever what it shows changes (a
     touch being held changes nothing printed), with a line when a card passed the turn."""
 
-    def __init__(self, painter: Painter, write: Callable[[str], object]) -> None:
-        super().__init__(keep=1)
+    def __init__(self, painter: Painter, write: Callable[[str], object], cards: Cards | None = None) -> None:
+        super().__init__(cards, keep=1)
         self.painter = painter
         self.write = write
         self.printed = ""
@@ -171,7 +195,7 @@ class TerminalScreen(SimScreen):
         if not isinstance(model, ScreenModel):
             raise TypeError(f"the terminal draws the grid games' screen, not a {type(model).__name__}")
         before = self.last
-        text = self.painter.screen(model)
+        text = self.painter.screen(model, self.deal(model))
         if text != self.printed:
             self.printed = text
             if isinstance(before, ScreenModel) and before.game_id == model.game_id:
@@ -190,13 +214,14 @@ def interactive(
     touch: TouchSource | None = None,
     settings: InputSettings | None = None,
     timer: TimerSettings | None = None,
+    cards: Cards | None = None,
 ) -> None:
-    """The table in real time with a prompt. The loop owns the game in this thread; a reader
+    """The table in real time with a prompt (``cards``: words on the cards). The loop owns the game in this thread; a reader
     thread plays typed commands through the simulated devices, exactly as scripts do, while a
     real touch board (``touch``) may deliver guesses at the same time."""
     settings = settings or InputSettings()
     grid = SimTouch()
-    screen, buttons = TerminalScreen(painter, write), SimButtons()
+    screen, buttons = TerminalScreen(painter, write, cards), SimButtons()
     sources = MultiTouch(grid, touch) if touch is not None else grid
     loop = TableLoop(
         session, sources, SimLedStrip(keep=1), screen, buttons, TouchPolicy(settings), timer=TurnTimer(timer),

@@ -16,12 +16,15 @@ os.environ.setdefault("PYGAME_HIDE_SUPPORT_PROMPT", "1")
 import pygame
 
 from ..engine import CELLS, GRID
-from ..hal import AnyModel, DialEvent, LedFrame, LedStrip, ScreenModel, SimButtons, SimScreen, SimTouch
+from ..engine.keys import NO_CARD
+from ..hal import AnyModel, DialEvent, LedFrame, LedStrip, ScreenModel, SimButtons, SimTouch
 from ..table import Session, TableLoop
 from ..table.input import InputSettings, TouchPolicy
 from ..table.timer import TimerSettings, TurnTimer
 from ..ui.leds import LightSettings
 from ..ui.screen import ScreenPainter, ScreenSettings
+from ..ui.words import Cards
+from .harness import WordScreen
 
 GRID_PX = 480
 SCREEN_SIZE = (800, 480)
@@ -63,9 +66,9 @@ class WindowLeds(LedStrip):
         self.latest.put(frame)
 
 
-class WindowScreen(SimScreen):
-    def __init__(self) -> None:
-        super().__init__(keep=1)
+class WindowScreen(WordScreen):
+    def __init__(self, cards: Cards | None = None) -> None:
+        super().__init__(cards, keep=1)
         self.latest = Latest()
 
     def show(self, model: AnyModel) -> None:
@@ -94,9 +97,11 @@ def cell_rects() -> list[pygame.Rect]:
     ]
 
 
-def draw_grid(surface: pygame.Surface, frame: LedFrame | None, font: pygame.font.Font) -> None:
+def draw_grid(
+    surface: pygame.Surface, frame: LedFrame | None, font: pygame.font.Font, words: tuple[str, ...] | None = None
+) -> None:
     """The LED frame as light: each cell glows in its colour on a dark table, the edge strip
-    runs round the grid."""
+    runs round the grid; with ``words``, each card's word across its cell."""
     surface.fill((18, 18, 22))
     if frame is None:
         return
@@ -117,6 +122,28 @@ def draw_grid(surface: pygame.Surface, frame: LedFrame | None, font: pygame.font
         pygame.draw.rect(surface, (70, 70, 78), rect, width=2, border_radius=10)
         label = font.render(str(cell), True, (0, 0, 0) if sum(glow) > 380 else (200, 200, 200))
         surface.blit(label, label.get_rect(topleft=(rect.x + 6, rect.y + 4)))
+        if words is not None and words[cell]:
+            draw_word(surface, rect, words[cell], font)
+
+
+def on_cards(model: ScreenModel | None, words: tuple[str, ...] | None) -> tuple[str, ...] | None:
+    """The words to draw: none on a cell without a card (Alias 24's dark cell)."""
+    if model is None or words is None:
+        return words
+    return tuple("" if shown == NO_CARD else word for shown, word in zip(model.view.table.board, words, strict=True))
+
+
+def draw_word(surface: pygame.Surface, rect: pygame.Rect, word: str, font: pygame.font.Font) -> None:
+    """A card's word, white on a dark plate across the cell's middle, so it reads over every
+    reveal colour; a word wider than the cell is scaled down to fit."""
+    text = font.render(word, True, (255, 255, 255))
+    room = rect.width - 8
+    if text.get_width() > room:
+        text = pygame.transform.smoothscale(text, (room, max(1, text.get_height() * room // text.get_width())))
+    plate = pygame.Rect(0, 0, min(rect.width - 4, text.get_width() + 8), text.get_height() + 4)
+    plate.center = rect.center
+    pygame.draw.rect(surface, (15, 15, 18), plate, border_radius=4)
+    surface.blit(text, text.get_rect(center=rect.center))
 
 
 class Window:
@@ -131,6 +158,7 @@ class Window:
         lang: str = "en",
         lights: LightSettings | None = None,
         screen_settings: ScreenSettings | None = None,
+        cards: Cards | None = None,
     ) -> None:
         open_display()
         self.surface = pygame.display.set_mode((GRID_PX + SCREEN_SIZE[0], GRID_PX + HELP_PX))
@@ -140,7 +168,7 @@ class Window:
         self.help_bar = self.surface.subsurface(pygame.Rect(0, GRID_PX, GRID_PX + SCREEN_SIZE[0], HELP_PX))
         self.small = pygame.font.Font(None, 22)
         self.painter = ScreenPainter(screen_settings or ScreenSettings())
-        self.touch, self.buttons, self.leds, self.screen = SimTouch(), SimButtons(), WindowLeds(), WindowScreen()
+        self.touch, self.buttons, self.leds, self.screen = SimTouch(), SimButtons(), WindowLeds(), WindowScreen(cards)
         self.loop = TableLoop(
             session, self.touch, self.leds, self.screen, self.buttons, TouchPolicy(settings),
             timer=TurnTimer(timer), lights=lights, lang=lang,
@@ -193,7 +221,7 @@ class Window:
             self.frame = self.leds.latest.get()
         if self.screen.latest.changed.is_set():
             self.model = self.screen.latest.get()
-        draw_grid(self.grid_panel, self.frame, self.small)
+        draw_grid(self.grid_panel, self.frame, self.small, on_cards(self.model, self.screen.words))
         if self.model is not None:
             self.painter.draw(self.screen_panel, self.model, self.loop.clock())
         self.help_bar.fill((10, 10, 12))
@@ -214,9 +242,9 @@ class Window:
 
 
 def run_window(session: Session, settings: InputSettings, timer: TimerSettings | None = None, lang: str = "en",
-               screen_settings: ScreenSettings | None = None) -> None:
+               screen_settings: ScreenSettings | None = None, cards: Cards | None = None) -> None:
     """Open the window and play until it is closed. Raises NoDisplay before anything starts."""
-    window = Window(session, settings, timer, lang, screen_settings=screen_settings)
+    window = Window(session, settings, timer, lang, screen_settings=screen_settings, cards=cards)
     try:
         while all(window.handle(event) for event in [pygame.event.wait(33)] + pygame.event.get()):
             window.draw()
@@ -233,15 +261,17 @@ def _key(key: int, loop: TableLoop, buttons: SimButtons) -> None:
         buttons.push("enter_clue")
 
 
-def render_pngs(model: ScreenModel, frame: LedFrame, out: str, now: float, screen_settings: ScreenSettings) -> list[str]:
-    """What the table shows, as files: the spymaster screen, the grid's lights, and both side by
-    side as the windowed simulator draws them. Offscreen: no display needed."""
+def render_pngs(model: ScreenModel, frame: LedFrame, out: str, now: float, screen_settings: ScreenSettings,
+                words: tuple[str, ...] | None = None) -> list[str]:
+    """What the table shows, as files: the spymaster screen, the grid's lights (with the cards'
+    ``words``), and both side by side as the windowed simulator draws them. Offscreen: no
+    display needed."""
     pygame.font.init()
     folder = os.fspath(out)
     os.makedirs(folder, exist_ok=True)
     small = pygame.font.Font(None, 22)
     grid = pygame.Surface((GRID_PX, GRID_PX))
-    draw_grid(grid, frame, small)
+    draw_grid(grid, frame, small, on_cards(model, words))
     screen = pygame.Surface(SCREEN_SIZE)
     ScreenPainter(screen_settings).draw(screen, model, now)
     both = pygame.Surface((GRID_PX + SCREEN_SIZE[0], GRID_PX))

@@ -44,6 +44,7 @@ from aiohttp.http import HttpProcessingError, HttpVersion11
 
 from ..engine import InvalidAction
 from ..hal import CodexModel, Emit, PageOpened, Screen, ScreenModel
+from ..ui.words import Cards
 from .seats import SeatLinks
 from .snapshot import Snapshot, codenames_snapshot, codex_snapshot
 from .tokens import SPYMASTER, Tokens, seat_role, write_private
@@ -550,9 +551,11 @@ class CompanionScreen(Screen):
     table's screen shows until a phone has opened it, and which the table may give a new link
     (``release_seat``) when the wrong phone opened it; ``seats`` keeps those releases."""
 
-    def __init__(self, screen: Screen, companion: Companion, tokens: Tokens, seats: SeatLinks | None = None) -> None:
+    def __init__(self, screen: Screen, companion: Companion, tokens: Tokens, seats: SeatLinks | None = None,
+                 cards: Cards | None = None) -> None:
         self.screen, self.companion, self.tokens = screen, companion, tokens
         self.seats = seats or SeatLinks()
+        self.cards = cards  # a simulated table's words on the cards, dealt per game
         self._emit: Emit | None = None
         self._codex: CodexModel | None = None  # the Codex game shown last, whose seats may be released
         companion.opened = self._opened
@@ -560,7 +563,8 @@ class CompanionScreen(Screen):
     def show(self, model) -> None:
         self._codex = model if isinstance(model, CodexModel) else None
         if isinstance(model, ScreenModel):
-            self.companion.publish(codenames_snapshot(model.game_id, model.view, self.tokens))
+            words = None if self.cards is None else self.cards.deal(model.game_id)
+            self.companion.publish(codenames_snapshot(model.game_id, model.view, self.tokens, words))
             model = replace(model, join=self.companion.link(self.tokens.token(model.game_id, SPYMASTER)))
         elif isinstance(model, CodexModel):
             generations = self.seats.generations(model.game_id, len(model.state.setup.agents))

@@ -30,11 +30,16 @@ class Snapshot:
     replaced: frozenset[str] = frozenset()
 
 
-def codenames_snapshot(game_id: str, view: SpymasterView, tokens: Tokens) -> Snapshot:
+def codenames_snapshot(
+    game_id: str, view: SpymasterView, tokens: Tokens, words: tuple[str, ...] | None = None
+) -> Snapshot:
     """The grid games: the board for spectators, the key for whoever scanned the spymaster
-    screen's code."""
+    screen's code. A simulated table's cards carry ``words`` (one per cell), which both pages
+    show; they say nothing of the key."""
     public = {"kind": "board", "game_id": game_id, "view": view.table.to_json()}
     spymaster = {"kind": "spymaster", "game_id": game_id, "view": view.to_json()}
+    if words is not None:
+        public["words"] = spymaster["words"] = list(words)
     return Snapshot(game_id, public, {tokens.token(game_id, SPYMASTER): (SPYMASTER, spymaster)})
 
 

@@ -59,14 +59,16 @@ function followStep(page) {
   statusLine.className = "";
 }
 
-function grid(board, key) {
+function grid(board, key, words) {
   // The 5x5 grid from the operatives' side: `board` has "?" for hidden cards; `key`, on the
-  // spymaster's page only, says what each one is.
-  return el("div", {class: "grid", "aria-label": "the grid"}, [...board].map((shown, cell) => {
+  // spymaster's page only, says what each one is; `words`, from a simulated table, the card's word.
+  return el("div", {class: "grid" + (words ? " words" : ""), "aria-label": "the grid"}, [...board].map((shown, cell) => {
     const letter = key ? key[cell] : shown;
     const classes = ["cell", letter === "?" ? "hidden" : letter === "." ? "dark" : letter];
     if (key && shown !== "?" && shown !== ".") classes.push("shown");
-    return el("div", {class: classes.join(" "), "data-cell": cell}, letter === "?" ? cell : letter);
+    const mark = letter === "?" ? cell : letter;
+    const content = words && letter !== "." ? [el("small", {}, mark), el("span", {class: "word"}, words[cell])] : mark;
+    return el("div", {class: classes.join(" "), "data-cell": cell}, content);
   }));
 }
 
@@ -78,10 +80,10 @@ function summary(view) {
 }
 
 renderers.waiting = () => [el("p", {class: "note"}, "The table is starting.")];
-renderers.board = (page) => [summary(page.view), grid(page.view.board, null)];
+renderers.board = (page) => [summary(page.view), grid(page.view.board, null, page.words)];
 renderers.spymaster = (page) => [
   el("p", {class: "note"}, "The key: keep this screen away from the operatives."),
-  summary(page.view), grid(page.view.board, page.view.key),
+  summary(page.view), grid(page.view.board, page.view.key, page.words),
 ];
 
 // --- Codex --------------------------------------------------------------------------------------

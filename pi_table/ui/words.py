@@ -1,0 +1,76 @@
+"""Words on the cards, for the simulators and the spectator page (the real table keeps its
+physical cards): the lists the project ships, a café's own deck file, and each game's deal.
+
+The shipped lists (``wordlists/en.txt``, ``wordlists/it.txt``) were written for this project:
+common nouns, many with several meanings, as the games want. A deck file is UTF-8, one word a
+line; blank lines and ``#`` comments are ignored.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Sequence
+from pathlib import Path
+
+LISTS = ("en", "it")
+WORDS_PER_GAME = 25
+MAX_LETTERS = 20
+"""Longer words do not fit a cell of the window's grid, nor a line of the terminal's list."""
+KEPT_DEALS = 2
+"""The game on the table and the one it replaced, which an undo can bring back."""
+
+
+class WordListError(ValueError):
+    """A word list that cannot deal a game; the message names the file (and line) and what was expected."""
+
+
+def load_words(source: str) -> tuple[str, ...]:
+    """The words of a shipped list (``en``, ``it``) or of a deck file at the path ``source``,
+    in file order without repeats; raise ``WordListError`` when they cannot deal a game."""
+    if source in LISTS:
+        from importlib import resources  # here: the daemon starts without it (tests/test_startup.py)
+
+        name = f"wordlists/{source}.txt"
+        text = resources.files(__package__).joinpath(name).read_text(encoding="utf-8")
+    else:
+        name = source
+        try:
+            text = Path(source).read_text(encoding="utf-8")
+        except UnicodeDecodeError as e:
+            raise WordListError(f"{source}: not UTF-8 text (byte {e.start}); a deck file is UTF-8, one word a line") from None
+        except OSError as e:
+            raise WordListError(f"{source}: cannot be read ({e.strerror}); --words takes 'en', 'it' or a file") from None
+    words: dict[str, None] = {}
+    for number, line in enumerate(text.splitlines(), start=1):
+        word = line.split("#", 1)[0].strip()
+        if not word:
+            continue
+        if len(word.split()) != 1:
+            raise WordListError(f"{name}: line {number}: {word!r} is not one word; one word a line is expected")
+        if len(word) > MAX_LETTERS:
+            raise WordListError(f"{name}: line {number}: {word!r} has {len(word)} characters; "
+                                f"a card's word has at most {MAX_LETTERS}")
+        words.setdefault(word)
+    if len(words) < WORDS_PER_GAME:
+        raise WordListError(f"{name}: {len(words)} distinct words; a game needs {WORDS_PER_GAME}")
+    return tuple(words)
+
+
+class Cards:
+    """Deals each game its 25 words, one per cell in row-major order, from ``rng`` (the
+    session's, so ``--seed`` reproduces them), the first time the game is shown; the same game
+    keeps its words, so a new game undone shows its old words again."""
+
+    def __init__(self, words: Sequence[str], rng: random.Random) -> None:
+        self.words = tuple(words)
+        self.rng = rng
+        self._dealt: dict[str, tuple[str, ...]] = {}
+
+    def deal(self, game_id: str) -> tuple[str, ...]:
+        dealt = self._dealt.pop(game_id, None)
+        if dealt is None:
+            dealt = tuple(self.rng.sample(self.words, WORDS_PER_GAME))
+        self._dealt[game_id] = dealt  # the newest last
+        while len(self._dealt) > KEPT_DEALS:
+            del self._dealt[next(iter(self._dealt))]
+        return dealt
