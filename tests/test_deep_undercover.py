@@ -199,3 +199,24 @@ def test_a_script_places_25_then_plays():
     assert after["phase"] == "clue" and after["turn"] == after["start"]
     assert after["remaining"][after["start"]] == 9
     assert lines[-1]["state"]["board"][0] != "?"
+
+
+def test_status_shows_nothing_of_the_key_while_placing(tmp_path, monkeypatch, capsys):
+    """``pi-table status`` prints what the daemon's status answer holds: the table view."""
+    from pi_table import cli
+    from pi_table.daemon import control
+
+    config = tmp_path / "config.toml"
+    config.write_text('[paths]\njournal_dir = "journal"\nsocket = "control.sock"\nsocket_group = ""\n')
+    printed = []
+    for key in (KEY, BLUE_KEY):
+        session = Session(PLACE, key=make_game(PLACE).parse_key(key))
+        for cell in CELLS[:7]:
+            session.submit(Place(cell))
+        answer = {"ok": True, "version": "1", "game_id": "game-1", "uptime_s": 1.0,
+                  "state": session.table_view().to_json(), "health": {"touch": "ok"}, "warnings": []}
+        monkeypatch.setattr(control, "request", lambda *args, answer=answer, **fields: answer)
+        assert cli.main(["status", "--config", str(config)]) == 0
+        printed.append(capsys.readouterr().out)
+    assert printed[0] == printed[1]
+    assert "blue to play, place phase\n" in printed[0] and "left" not in printed[0]
