@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from .errors import InvalidAction, InvalidKey
+from .errors import InvalidAction
 from .keys import CELLS, Key, Team
 
 UNLIMITED = "unlimited"
@@ -167,6 +167,6 @@ def _place_with_key(args: list[str]) -> Place:
     cell = _whole_number(args[0], "the cell")
     try:
         key = Key(args[2].upper(), Team.parse(args[3]))
-    except (InvalidKey, ValueError) as error:
+    except ValueError as error:  # the key's own words (an InvalidKey) or the team's
         raise InvalidAction(f"'place {cell} key CELLS TEAM' needs a key and the starting team: {error}") from None
     return Place(cell, key)

@@ -4,9 +4,9 @@ Line 1 is the header: ``{"format": "pi-table journal", "version": 3, "id", "star
 "rules", "key", "start", "crc"}`` for the grid games, with ``"setup"`` (the six identikits) in
 place of the key and the start for Codex. A Deep Undercover game (version 3) has ``"key": null,
 "start": null``: its key is drawn when the last codename is down and journalled in that entry
-(``place 24 key RRRRRRRRRBBBBBBBBNNNNNNNA red``). One written before version 3 dealt it in the
-header; its last placement brings that key when it replays. Every further line is one accepted entry in its text
-form: ``{"n": 1, "action": "clue 3", "at": 12.5, "crc": "3f1c9a0e"}`` (``n`` counts from 1;
+(``place 24 key RRRRRRRRRBBBBBBBBNNNNNNNA red``), which the log never quotes. One written before
+version 3 dealt it in the header; its last placement brings that key when it replays. Every
+further line is one accepted entry in its text form: ``{"n": 1, "action": "clue 3", "at": 12.5, "crc": "3f1c9a0e"}`` (``n`` counts from 1;
 ``undo`` is an entry too; ``at`` is seconds since the game began, for the history). Entries
 are written and fsynced after the engine accepts them and before their effect is shown.
 
@@ -32,6 +32,7 @@ import calendar
 import json
 import logging
 import os
+import re
 import stat
 import time
 import zlib
@@ -313,7 +314,9 @@ def read_game(path: Path) -> Replay:
         except JournalError as e:
             reason = str(e)
         except ValueError as e:
-            reason = f"{path}:{number}: entry {entry['action']!r} does not replay: {e}"
+            action = _for_log(entry["action"])
+            why = e if action == entry["action"] else "(its reason would quote the key it carries)"
+            reason = f"{path}:{number}: entry {action!r} does not replay: {why}"
         else:
             entries.append(entry)
             continue
@@ -400,7 +403,13 @@ def _checked(path: Path, number: int, line: bytes, version: int) -> dict:
 
 def _shown(number: int, line: bytes) -> str:
     """The start of a damaged line, for the log; never the header's, which holds the key."""
-    return "" if number == 1 else f", found {line[:60].decode('utf-8', 'replace')!r}"
+    return "" if number == 1 else f", found {_for_log(line[:60].decode('utf-8', 'replace'))!r}"
+
+
+def _for_log(text: str) -> str:
+    """``text`` cut after a placement's cell: Deep Undercover's last placement carries the key
+    (``place 24 key ...``), which is not for the log, even in a line too damaged to read."""
+    return re.sub(r"(place \d+ |\bkey\b).*", r"\1...", text, flags=re.DOTALL)
 
 
 def _entry(path: Path, number: int, line: bytes, version: int) -> dict:
