@@ -151,6 +151,23 @@ def test_a_journal_from_before_version_3_still_loads_its_header_key(tmp_path):
     assert replay.record.state.phase == "guess"
 
 
+def test_a_version_2_game_resumed_mid_placement_goes_on_to_its_header_key(tmp_path):
+    from pi_table.table.journal import Header, Journal
+
+    header = Header(id="20260101-000000.000000-abcdef", started="2026-01-01T00:00:00Z", rules=PLACE, key=BLUE_KEY,
+                    start=Team.BLUE)
+    journal = Journal.create(tmp_path / f"{header.id}.jsonl", header, fsync=False)
+    for cell in CELLS[:10]:
+        journal.append(Place(cell), 1.0)
+    journal.close()
+    session = Session.resume(PLACE, tmp_path, rng=random.Random(1), fsync=False)
+    assert session.state.placed == 10 and session.spymaster_view().key is None
+    for cell in CELLS[10:]:
+        session.submit(Place(cell))
+    assert session.state.key == make_game(PLACE).parse_key(BLUE_KEY) and session.state.turn == Team.BLUE
+    session.close()
+
+
 def test_the_last_place_carries_the_key_in_its_text_form():
     key = Key(KEY, Team.RED)
     assert str(Place(24, key)) == f"place 24 key {KEY} red"
