@@ -323,9 +323,10 @@ def _service(args: argparse.Namespace) -> int:
               f"phase {state['phase']}, {state['step']} step; waiting for seats "
               f"{', '.join(map(str, state['waiting_for'])) or 'none'}")
     else:
+        left = state["remaining"]  # None while Deep Undercover's codenames are placed: no key yet
         print(f"over: {state['reason']}" if state["phase"] == "over" else
-              f"{state['turn']} to play, {state['phase']} phase; red {state['remaining']['red']} left, "
-              f"blue {state['remaining']['blue']} left")
+              f"{state['turn']} to play, {state['phase']} phase"
+              + ("" if left is None else f"; red {left['red']} left, blue {left['blue']} left"))
         print("board " + state["board"])
     print("health " + ", ".join(f"{name}: {health}" for name, health in answer["health"].items()))
     for warning in answer["warnings"]:

@@ -7,26 +7,33 @@ from dataclasses import dataclass
 
 import pytest
 
-from pi_table.engine import Game, Rules, State, Team, make_game, parse_action
+from pi_table.engine import Game, Key, Rules, State, Team, make_game, parse_action
+
+from helpers import with_drawn_key
 
 
 @dataclass
 class Played:
     game: Game
     state: State
+    key: Key | None = None  # Deep Undercover: the key its last placement brings, as the session draws it
 
     @property
     def view(self) -> dict:
         return self.game.table_view(self.state).to_json()
 
     def apply(self, text: str) -> Played:
-        return Played(self.game, self.game.apply(self.state, parse_action(text)))
+        action = with_drawn_key(self.game, self.state, parse_action(text), self.key)
+        return Played(self.game, self.game.apply(self.state, action), self.key)
 
 
 def _play(key: str, actions=(), rules: Rules | None = None, start: Team | None = None) -> Played:
-    """Start a game on ``key`` and apply each action text in turn (python-chess style: position + moves)."""
+    """Start a game on ``key`` and apply each action text in turn (python-chess style: position + moves);
+    Deep Undercover starts without a key, and ``key`` comes with its last placement."""
     game = make_game(rules or Rules())
-    played = Played(game, game.start(game.parse_key(key, start)))
+    dealt = game.parse_key(key, start)
+    placing = game.rules.setup == "place"
+    played = Played(game, game.start(None if placing else dealt), dealt if placing else None)
     for text in actions:
         played = played.apply(text)
     return played

@@ -10,6 +10,25 @@ import time
 
 import pytest
 
+from pi_table.engine import Action, Game, Key, Place, State, parse_action
+
+
+def with_drawn_key(game: Game, state: State, action: Action, key: Key | None) -> Action:
+    """Deep Undercover's last placement carries the key, drawn as it goes down: ``key`` plays the
+    session's draw."""
+    if isinstance(action, Place) and action.key is None and game.draws_key(state):
+        return Place(action.cell, key)
+    return action
+
+
+def played(game: Game, key: Key, texts=()) -> State:
+    """``game`` on ``key`` after each action text; Deep Undercover starts without a key, and
+    ``key`` comes with its last placement."""
+    state = game.start(None if game.rules.setup == "place" else key)
+    for text in texts:
+        state = game.apply(state, with_drawn_key(game, state, parse_action(text), key))
+    return state
+
 
 def wait_for(condition, what: str, timeout: float = 5.0) -> None:
     """Poll ``condition`` until it holds; fail the test, naming ``what``, after ``timeout``."""

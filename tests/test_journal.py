@@ -43,7 +43,7 @@ def test_replaying_the_journal_gives_the_same_state(tmp_path):
 def test_the_file_is_readable_json_lines(tmp_path):
     played_session(tmp_path, MOVES[:2])
     lines = [json.loads(line) for line in journal_file(tmp_path).read_text().splitlines()]
-    assert lines[0]["format"] == "pi-table journal" and lines[0]["version"] == 2
+    assert lines[0]["format"] == "pi-table journal" and lines[0]["version"] == 3
     assert all(len(line["crc"]) == 8 and list(line)[-1] == "crc" for line in lines)
     assert lines[0]["rules"]["game"] == "codenames" and lines[0]["start"] == "red"
     assert [(line["n"], line["action"]) for line in lines[1:]] == [(1, "clue 2"), (2, "touch 0")]

@@ -170,7 +170,7 @@ def test_a_version_1_journal_still_loads_and_resumes_with_checksums_from_then_on
     session.submit(parse_action("touch 11"))
     session.close()
     lines = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
-    assert lines[0]["version"] == 2 and all("crc" in line for line in lines)
+    assert lines[0]["version"] == 3 and all("crc" in line for line in lines)
     assert [line["at"] for line in lines[1:9]] == [7.5 * n for n in range(1, 9)]  # the times kept
     _, again, _ = load_game(path)
     assert [str(entry) for entry in again.entries][-2:] == ["touch 10", "touch 11"]

@@ -11,7 +11,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from pi_table.engine import CELLS, EndTurn, Rules, Team, make_game, parse_action
+from pi_table.engine import CELLS, EndTurn, Rules, Team, make_game
 from pi_table.engine.keys import Key
 from pi_table.hal import Cues, LedFrame, TimerState
 from pi_table.ui.leds import (
@@ -28,7 +28,7 @@ from pi_table.ui.leds import (
 )
 from pi_table.ui.pixels import LedMap, PixelOutput, PowerLimit
 
-from helpers import hidden_swapped
+from helpers import hidden_swapped, played, with_drawn_key
 
 KEY = "RRRRRRRRRBBBBBBBBNNNNNNNA"  # red starts: red 0-8, blue 9-16, bystanders 17-23, assassin 24
 ALIAS_KEY = "RRRRRRRRRBBB.BBBBBNNNNNNA"  # Alias 24: red holds 9, blue starts; dark centre; nuke 24
@@ -41,10 +41,7 @@ LATER = 1000.0  # long after every reveal and celebration
 
 def table(key: str = KEY, actions=(), rules: Rules | None = None):
     game = make_game(rules or Rules())
-    state = game.start(game.parse_key(key))
-    for text in actions:
-        state = game.apply(state, parse_action(text))
-    return game.table_view(state)
+    return game.table_view(played(game, game.parse_key(key), actions))
 
 
 def touches(*cells: int) -> list[str]:
@@ -449,15 +446,18 @@ def random_view(seed: int, game: str, setup: str, moves: int):
     rng = random.Random(seed)
     rules = Rules(game=game, setup=setup)
     engine = make_game(rules)
-    state = engine.start(engine.deal(rng))
+    key = engine.deal(rng)
+    state = played(engine, key)
     for _ in range(moves):
         options = [a for a in engine.legal_actions(state) if not isinstance(a, EndTurn) or rng.random() < 0.3]
         if not options:
             break
-        state = engine.apply(state, rng.choice(options))
+        state = engine.apply(state, with_drawn_key(engine, state, rng.choice(options), key))
     view = engine.table_view(state)
+    if state.drawn is None:  # placing: no key to swap; the view is the same whatever is drawn later
+        return view, view, rng
     twin_key = Key(hidden_swapped(state.key.cells, view.board, rng), state.key.start)
-    return view, engine.table_view(replace(state, key=twin_key)), rng
+    return view, engine.table_view(replace(state, drawn=twin_key)), rng
 
 
 games = dict(

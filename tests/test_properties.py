@@ -27,6 +27,7 @@ from pi_table.engine import (
     GameRecord,
     Guess,
     InvalidAction,
+    Key,
     Penalty,
     Place,
     RuleError,
@@ -72,12 +73,26 @@ def deal(game: Game, seed: int, start: Team | None):
     return game.deal(random.Random(seed), start=start)
 
 
+def dealt(game: Game, key: Key) -> Key | None:
+    """What a game starts on: Deep Undercover on nothing, ``key`` coming with its last placement."""
+    return None if game.rules.setup == "place" else key
+
+
+def complete(game: Game, state: State, action, key: Key):
+    """The last placement carries the key, the caller's draw (as the session's)."""
+    return replace(action, key=key) if isinstance(action, Place) and game.draws_key(state) else action
+
+
 # --- the checks made at every step -----------------------------------------------------------
 
 
 def check_counts(game: Game, state: State) -> None:
-    key = state.key
     view = game.table_view(state)
+    if state.drawn is None:  # placing: nothing of the key, which is not drawn yet
+        assert state.phase == "place" and view.totals is None and view.start is None
+        assert view.board == "".join("." if cell == game.layout.dark_cell else "?" for cell in range(CELLS))
+        return
+    key = state.key
     hidden = [cell for cell in range(CELLS) if state.marks[cell] is None and key[cell] != "."]
     assert view.board.count("?") == len(hidden)
     for cell, shown in enumerate(view.board):
@@ -99,7 +114,7 @@ def check_counts(game: Game, state: State) -> None:
     if state.phase == "guess" and view.guesses_left is not None:
         assert view.guesses_left >= 1
     if state.phase != "place":
-        assert state.placed in (0, len(game.placing_order(key)))
+        assert state.placed in (0, len(game.placing_order()))
     if view.armed is not None:
         assert view.armed == (view.targeted >= MAD_ARMED_AT)
     if game.name == "codenames-coop" and state.phase in ("clue", "guess", "cover"):
@@ -120,20 +135,22 @@ def check_counts(game: Game, state: State) -> None:
 
 def check_hidden_identities_do_not_show(game: Game, state: State, rng: random.Random) -> None:
     """Re-deal the hidden cells among themselves: the table view must not change."""
+    if state.drawn is None:
+        return  # placing: there is no key to re-deal
     hidden = [cell for cell in range(CELLS) if state.marks[cell] is None and state.key[cell] != "."]
     letters = [state.key[cell] for cell in hidden]
     rng.shuffle(letters)
     cells = list(state.key.cells)
     for cell, letter in zip(hidden, letters, strict=True):
         cells[cell] = letter
-    other = replace(state, key=replace(state.key, cells="".join(cells)))
+    other = replace(state, drawn=replace(state.key, cells="".join(cells)))
     assert game.table_view(other) == game.table_view(state)
     assert game.table_view(other).to_json() == game.table_view(state).to_json()
 
 
-def check_legal_actions(game: Game, record: GameRecord, rng: random.Random) -> list:
+def check_legal_actions(game: Game, record: GameRecord, rng: random.Random, key: Key) -> list:
     state = record.state
-    legal = game.legal_actions(state)
+    legal = [complete(game, state, action, key) for action in game.legal_actions(state)]
     assert len(set(legal)) == len(legal)
     for action in legal:
         after = game.apply(state, action)
@@ -168,7 +185,7 @@ def playout(rules: Rules, seed: int, start: Team | None, actions_seed: int, skil
     game = make_game(rules)
     key = deal(game, seed, start)
     rng = random.Random(actions_seed)
-    record = GameRecord(game, key)
+    record = GameRecord(game, dealt(game, key))
     history = [record.state]  # the states in effect, to check what undo gives back
     for _ in range(MAX_STEPS):
         state = record.state
@@ -177,7 +194,7 @@ def playout(rules: Rules, seed: int, start: Team | None, actions_seed: int, skil
         check_hidden_identities_do_not_show(game, state, rng)
         if state.is_over:
             break
-        legal = check_legal_actions(game, record, rng)
+        legal = check_legal_actions(game, record, rng, key)
         assert legal, "a game that is not over must offer an action"
         if record.moves and rng.random() < 0.08:
             record.apply(Undo())
@@ -218,11 +235,13 @@ def test_apply_accepts_exactly_the_legal_actions(name, data, seed, actions_seed)
     """Over the whole action universe: apply accepts an action if and only if legal_actions lists it."""
     rules = data.draw(rules_for(name))
     game = make_game(rules)
-    state = game.start(deal(game, seed, None))
+    key = deal(game, seed, None)
+    state = game.start(dealt(game, key))
     rng = random.Random(actions_seed)
     for _ in range(MAX_STEPS):
-        legal = game.legal_actions(state)
+        legal = [complete(game, state, action, key) for action in game.legal_actions(state)]
         for action in UNIVERSE:
+            action = complete(game, state, action, key)
             try:
                 game.apply(state, action)
             except (RuleError, InvalidAction):
@@ -245,16 +264,17 @@ def test_undo_then_replay_of_any_prefix(seed, actions_seed, data):
     game = make_game(data.draw(rules_for(data.draw(st.sampled_from(GAMES)))))
     key = deal(game, seed, None)
     rng = random.Random(actions_seed)
-    record = GameRecord(game, key)
+    record = GameRecord(game, dealt(game, key))
     states = [record.state]
     while not record.state.is_over and len(states) < 60:
-        states.append(record.apply(rng.choice(game.legal_actions(record.state))))
+        state = record.state
+        states.append(record.apply(complete(game, state, rng.choice(game.legal_actions(state)), key)))
     back = data.draw(st.integers(0, len(states) - 1))
     for _ in range(back):
         record.apply(Undo())
     assert record.state == states[-1 - back]
     assert record.moves == len(states) - 1 - back
-    assert GameRecord.replay(game, key, record.entries).state == record.state
+    assert GameRecord.replay(game, record.key, record.entries).state == record.state
     assert len(record.entries) == len(states) - 1 + back
     if back == len(states) - 1:
         with pytest.raises(RuleError, match="there is nothing to undo"):

@@ -41,7 +41,6 @@ from pi_table.engine import (
     TimeUp,
     Undo,
     make_game,
-    parse_action,
 )
 from pi_table.hal import Cues, NewGame, ScreenModel, TimerState, UiEvent
 from pi_table.table.input import WIPE_WARNING
@@ -51,7 +50,7 @@ from pi_table.ui.canvas import CARD, DECOY
 from pi_table.ui.mounting import ROTATIONS
 from pi_table.ui.screen import Mode, ScreenPainter, ScreenSettings, draw, render_png
 
-from helpers import record_untranslated
+from helpers import played, record_untranslated, with_drawn_key
 
 # Blue starts (9 B). Blue 1 3 4 14 15 18 20 21 24; red 0 6 8 10 12 13 17 23; bystanders
 # 2 7 9 11 16 19 22; the assassin 5.
@@ -67,10 +66,7 @@ SCREENSHOTS = Path(__file__).resolve().parent.parent / "docs" / "screenshots"
 def view(rules: Rules, key: str, actions: tuple[str, ...] = ()):
     """The spymaster view after playing ``actions`` (their text form) on ``key``."""
     game = make_game(rules)
-    record = GameRecord(game, game.parse_key(key))
-    for text in actions:
-        record.apply(parse_action(text))
-    return game.spymaster_view(record.state)
+    return game.spymaster_view(played(game, game.parse_key(key), actions))
 
 
 CODENAMES, COOP = Rules(), Rules(game="codenames-coop")
@@ -205,7 +201,7 @@ def test_the_words_follow_the_game_and_the_language():
     assert "“Verrete presto contattati dalla CIA.”" in texts("coop score", "it")
     assert "La squadra blu ha toccato l'assassino" in texts("codenames over, assassin", "it")
     assert "VINCE LA SQUADRA ROSSA" in texts("codenames over, assassin", "it")
-    assert "Setup: red places the next codename" in texts("deep undercover placing", "en")
+    assert "Setup: blue places the next codename" in texts("deep undercover placing", "en")
     assert "La carta 1 è già scoperta" in texts("codenames clue, dial and refusal", "it")
     refused = texts("codenames clue, dial and refusal", "en")  # the refusal takes the dial's line
     assert "Card 1 is already revealed" in refused and "Dial set to 3" not in refused
@@ -459,17 +455,18 @@ def engine_sentences() -> set[str]:
     for rules, seed in itertools.product(variants, range(12)):
         rng = random.Random(seed)
         game = make_game(rules)
-        state = game.start(game.deal(rng))
+        key = game.deal(rng)
+        state = played(game, key)
         while True:
-            for action in probes:
+            for action in probes:  # the session gives the last placement its key
                 try:
-                    game.apply(state, action)
+                    game.apply(state, with_drawn_key(game, state, action, key))
                 except (RuleError, InvalidAction) as refusal:
                     found.add(str(refusal))
             if state.phase == "over":
                 found.add(state.reason)
                 break
-            state = game.apply(state, rng.choice(game.legal_actions(state)))
+            state = game.apply(state, with_drawn_key(game, state, rng.choice(game.legal_actions(state)), key))
     record = GameRecord(make_game(CODENAMES), make_game(CODENAMES).parse_key(KEY))
     with pytest.raises(RuleError) as nothing:
         record.apply(Undo())

@@ -16,6 +16,8 @@ from pi_table.sim.harness import SimTable
 from pi_table.table import Session
 from pi_table.table.timer import TimerSettings, TurnTimer
 
+from helpers import played as played_on
+
 KEY = "RRRRRRRRRBBBBBBBBNNNNNNNA"
 
 
@@ -30,10 +32,7 @@ def table(timer=None, rules=Rules(), idle_after_s=None):
 
 def played(actions, rules=Rules()):
     game = make_game(rules)
-    state = game.start(game.parse_key(KEY))
-    for text in actions:
-        state = game.apply(state, parse_action(text))
-    return game, state
+    return game, played_on(game, game.parse_key(KEY), actions)
 
 
 @pytest.mark.parametrize("actions", [[], ["clue 2"], ["clue 2", "touch 0"], ["penalty"]])

@@ -10,7 +10,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from .errors import InvalidAction
-from .keys import CELLS
+from .keys import CELLS, Key, Team
 
 UNLIMITED = "unlimited"
 """The clue number that lifts the guess limit ("tiny: infinity")."""
@@ -88,15 +88,22 @@ class Cover:
 
 @dataclass(frozen=True, slots=True)
 class Place:
-    """Deep Undercover's setup: a team has laid its next codename on the lit cell."""
+    """Deep Undercover's setup: a team has laid its next codename on the lit cell.
+
+    The last one carries the key, drawn as it goes down (the book chooses the key after the
+    cards are placed), so that a replay of the journal or a script is exact: its text form is
+    ``place CELL key CELLS TEAM``."""
 
     cell: int
+    key: Key | None = None
 
     def __post_init__(self) -> None:
         check_cell(self.cell)
 
     def __str__(self) -> str:
-        return f"place {self.cell}"
+        if self.key is None:
+            return f"place {self.cell}"
+        return f"place {self.cell} key {self.key.cells} {self.key.start}"
 
 
 @dataclass(frozen=True, slots=True)
@@ -140,8 +147,12 @@ def parse_action(text: str) -> Action:
         return _PLAIN_ACTIONS[verb]()
     if verb not in _CELL_ACTIONS and verb != "clue":
         raise InvalidAction(f"unknown command {verb!r}: expected one of {', '.join(ACTION_WORDS)}")
+    if verb == "place" and len(args) == 4 and args[1].lower() == "key":
+        return _place_with_key(args)
     if len(args) != 1:
         expected = "a number, 'unlimited' or 'infinity'" if verb == "clue" else "a cell number 0-24"
+        if verb == "place":
+            expected += " (the last one also 'key CELLS TEAM')"
         raise InvalidAction(f"'{verb}' takes one argument, {expected}; got {len(args)}")
     arg = args[0].lower()
     if verb == "clue":
@@ -149,3 +160,13 @@ def parse_action(text: str) -> Action:
             return Clue(UNLIMITED)
         return Clue(_whole_number(arg, "the clue number"))
     return _CELL_ACTIONS[verb](_whole_number(arg, "the cell"))
+
+
+def _place_with_key(args: list[str]) -> Place:
+    """``place CELL key CELLS TEAM``: the last codename down and the key drawn with it."""
+    cell = _whole_number(args[0], "the cell")
+    try:
+        key = Key(args[2].upper(), Team.parse(args[3]))
+    except ValueError as error:  # the key's own words (an InvalidKey) or the team's
+        raise InvalidAction(f"'place {cell} key CELLS TEAM' needs a key and the starting team: {error}") from None
+    return Place(cell, key)

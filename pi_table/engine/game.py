@@ -43,9 +43,13 @@ _COVERS = tuple(Cover(cell) for cell in range(CELLS))
 
 @dataclass(frozen=True, slots=True)
 class State:
-    """One moment of a game. ``marks[cell]`` is None while the card is hidden."""
+    """One moment of a game. ``marks[cell]`` is None while the card is hidden.
 
-    key: Key
+    ``drawn`` is the key, None only while Deep Undercover's codenames are being placed: the
+    book chooses the key after the 25th is down, so nothing may depend on it before.
+    """
+
+    drawn: Key | None
     marks: tuple[str | None, ...]
     turn: Team | None
     phase: str
@@ -55,6 +59,13 @@ class State:
     winner: Team | None = None
     losers: tuple[Team, ...] = ()
     reason: str | None = None
+
+    @property
+    def key(self) -> Key:
+        """The key, once there is one: asking for it while placing is a bug, not a rule."""
+        if self.drawn is None:
+            raise RuleError("the key is drawn when the last codename is down: there is none while placing")
+        return self.drawn
 
     def left(self, letter: str) -> int:
         """How many cards with this key letter are still hidden."""
@@ -128,14 +139,34 @@ class Game:
         if self.start_follows_key and key.start != natural:
             raise InvalidKey(f"in {self.name} the team with {self.layout.first} cards starts: {natural}, not {key.start}")
 
-    def start(self, key: Key) -> State:
-        self.check_key(key)
-        phase = PLACE if self.rules.setup == "place" else CLUE
-        return State(key=key, marks=(None,) * CELLS, turn=key.start, phase=phase)
+    FIRST_TO_PLACE: ClassVar[Team] = Team.RED
+    """Deep Undercover: the book names no team to place first, and who gives the first clue
+    follows the key, which is not drawn yet; so red places first, a fixed rule that tells
+    nothing of the key (the placing itself gives no team an edge: the words go to cells whose
+    identities nobody knows)."""
 
-    def placing_order(self, key: Key) -> tuple[int, ...]:
-        """Deep Undercover: the cells in the order the teams lay their codenames."""
-        return tuple(cell for cell in range(CELLS) if key[cell] != NO_CARD)
+    def start(self, key: Key | None = None) -> State:
+        """A game on ``key``; Deep Undercover (``setup == "place"``) starts with none, its key
+        coming with the last placement."""
+        if self.rules.setup == "place":
+            if key is not None:
+                raise InvalidKey("Deep Undercover draws its key when the last codename is down: a game starts without one")
+            return State(drawn=None, marks=(None,) * CELLS, turn=self.FIRST_TO_PLACE, phase=PLACE)
+        if key is None:
+            raise InvalidKey(f"a {self.title} game starts on a key")
+        self.check_key(key)
+        return State(drawn=key, marks=(None,) * CELLS, turn=key.start, phase=CLUE)
+
+    def placing_order(self) -> tuple[int, ...]:
+        """Deep Undercover: the cells in the order the teams lay their codenames, from the
+        rules alone (every cell but Alias 24's dark one, which is a rule)."""
+        dark = self.layout.dark_cell
+        return tuple(cell for cell in range(CELLS) if cell != dark)
+
+    def draws_key(self, state: State) -> bool:
+        """Whether the next action is the last placement, which brings the key: a chance node in
+        OpenSpiel's words, whose outcome the caller draws (the session, from its random source)."""
+        return state.phase == PLACE and state.placed == len(self.placing_order()) - 1
 
     # --- play ---------------------------------------------------------------------------
 
@@ -207,14 +238,19 @@ class Game:
     def _place(self, state: State, action: Place) -> State:
         if state.phase != PLACE:
             raise RuleError(f"all the {self.nouns} are already on the table")
-        order = self.placing_order(state.key)
+        order = self.placing_order()
         expected = order[state.placed]
         if action.cell != expected:
             raise RuleError(f"{self.side(state.team)} places the next {self.noun} on cell {expected}, not {action.cell}")
         placed = state.placed + 1
-        if placed == len(order):
-            return replace(state, placed=placed, phase=CLUE, turn=state.key.start)
-        return replace(state, placed=placed, turn=state.team.other)
+        if placed < len(order):
+            if action.key is not None:
+                raise RuleError(f"the key is drawn when the last {self.noun} is down, not with cell {action.cell}")
+            return replace(state, placed=placed, turn=state.team.other)
+        if action.key is None:
+            raise RuleError(f"the last {self.noun} down brings the key: 'place {action.cell} key CELLS TEAM'")
+        self.check_key(action.key)
+        return replace(state, drawn=action.key, placed=placed, phase=CLUE, turn=action.key.start)
 
     _handlers: ClassVar[dict[type, Callable[[Game, State, Any], State]]] = {
         Clue: _clue, Guess: _guess, EndTurn: _end_turn, Penalty: _penalty, Cover: _cover, Place: _place,
@@ -235,7 +271,7 @@ class Game:
     def waiting_for(self, state: State) -> str:
         """What the table waits for in the placing and cover phases, as a sentence."""
         if state.phase == PLACE:
-            cell = self.placing_order(state.key)[state.placed]
+            cell = self.placing_order()[state.placed]
             who = self.side(state.team)
             return f"the {self.nouns} are still being placed: {who} places the next one on cell {cell}"
         return f"the {self.turn_spymaster(state)} may cover one of {state.team}'s agents, then gives the clue"
@@ -298,8 +334,8 @@ class Game:
         phase = state.phase
         if phase == OVER:
             return []
-        if phase == PLACE:
-            return [Place(self.placing_order(state.key)[state.placed])]
+        if phase == PLACE:  # the last one also carries the key, the caller's draw (``draws_key``)
+            return [Place(self.placing_order()[state.placed])]
         hidden = [cell for cell, mark in enumerate(state.marks) if mark is None and state.key[cell] != NO_CARD]
         if phase == COVER:
             own: list[Action] = [_COVERS[cell] for cell in hidden if state.key[cell] == state.team.letter]
@@ -320,18 +356,23 @@ class Game:
     # --- observers ------------------------------------------------------------------------
 
     def table_view(self, state: State) -> TableView:
-        """What everyone at the table may know: only the cards shown so far."""
-        key = state.key
-        board = "".join(
-            "?" if mark is None and identity != NO_CARD else identity for identity, mark in zip(key.cells, state.marks)
-        )
-        placing = self.placing_order(key)[state.placed] if state.phase == PLACE else None
+        """What everyone at the table may know: only the cards shown so far (while placing, the
+        rules' dark cell and nothing of the key, which is not drawn yet)."""
+        key = state.drawn
+        if key is None:
+            dark = self.layout.dark_cell
+            board = "".join(NO_CARD if cell == dark else "?" for cell in range(CELLS))
+        else:
+            board = "".join(
+                "?" if mark is None and identity != NO_CARD else identity for identity, mark in zip(key.cells, state.marks)
+            )
+        placing = self.placing_order()[state.placed] if state.phase == PLACE else None
         return TableView(
             rules=self.rules,
             board=board,
             covered=tuple(cell for cell, mark in enumerate(state.marks) if mark == COVERED),
-            start=key.start,
-            totals={Team.RED: key.count("R"), Team.BLUE: key.count("B")},
+            start=None if key is None else key.start,
+            totals=None if key is None else {Team.RED: key.count("R"), Team.BLUE: key.count("B")},
             turn=state.turn,
             phase=state.phase,
             clue=state.clue,
@@ -343,5 +384,6 @@ class Game:
         )
 
     def spymaster_view(self, state: State) -> SpymasterView:
-        """What the spymasters' hidden screen may show: the table view plus the whole key."""
-        return SpymasterView(table=self.table_view(state), key=state.key)
+        """What the spymasters' hidden screen may show: the table view plus the whole key
+        (none while Deep Undercover's codenames are placed)."""
+        return SpymasterView(table=self.table_view(state), key=state.drawn)

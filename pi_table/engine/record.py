@@ -40,7 +40,7 @@ class GameRecord(Generic[G, K, A, S]):
     ``GridRecord`` and ``CodexRecord`` name the two."""
 
     @overload
-    def __init__(self: GridRecord, game: Game, key: Key) -> None: ...
+    def __init__(self: GridRecord, game: Game, key: Key | None) -> None: ...
 
     @overload
     def __init__(self: CodexRecord, game: Codex, key: Setup) -> None: ...
@@ -72,7 +72,7 @@ class GameRecord(Generic[G, K, A, S]):
         return self.state
 
     @classmethod
-    def replay(cls, game: Game, key: Key, entries: Iterable[Action]) -> GridRecord:
+    def replay(cls, game: Game, key: Key | None, entries: Iterable[Action]) -> GridRecord:
         """A grid game played again from its key and entries (the tests' and tools' way)."""
         record = GameRecord(game, key)
         for action in entries:
@@ -80,7 +80,8 @@ class GameRecord(Generic[G, K, A, S]):
         return record
 
 
-GridRecord: TypeAlias = "GameRecord[Game, Key, Action, State]"
+GridRecord: TypeAlias = "GameRecord[Game, Key | None, Action, State]"
+"""A grid game's record; its key is None for Deep Undercover, whose key comes with an entry."""
 CodexRecord: TypeAlias = "GameRecord[Codex, Setup, CodexAction | Undo, CodexState]"
 
 

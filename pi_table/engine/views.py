@@ -11,6 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from .actions import ClueNumber
+from .errors import RuleError
 from .keys import ASSASSIN, NO_CARD, Key, Team
 from .rules import Rules
 
@@ -35,13 +36,14 @@ LANGUAGES = ("en", "it")
 
 @dataclass(frozen=True, slots=True)
 class TableView:
-    """The public state of the table: hidden cards are ``?`` on the board."""
+    """The public state of the table: hidden cards are ``?`` on the board. While Deep
+    Undercover's codenames are placed there is no key yet, so no ``start`` and no ``totals``."""
 
     rules: Rules
     board: str
     covered: tuple[int, ...]
-    start: Team
-    totals: dict[Team, int]
+    start: Team | None
+    totals: dict[Team, int] | None
     turn: Team | None
     phase: str
     clue: ClueNumber
@@ -56,7 +58,9 @@ class TableView:
         return self.rules.game
 
     def remaining(self, team: Team) -> int:
-        """That team's cards not yet revealed or covered."""
+        """That team's cards not yet revealed or covered (asked while placing, a bug: no key yet)."""
+        if self.totals is None:
+            raise RuleError("the key is drawn when the last codename is down: no counts while placing")
         return self.totals[team] - self.board.count(team.letter)
 
     @property
@@ -80,7 +84,7 @@ class TableView:
     @property
     def score(self) -> int | None:
         """Cooperative variant: on a win, the opponent's agents still hidden (1 to 8)."""
-        if self.game != "codenames-coop" or self.winner != self.start:
+        if self.game != "codenames-coop" or self.start is None or self.winner != self.start:
             return None
         return self.remaining(self.start.other)
 
@@ -97,14 +101,14 @@ class TableView:
             "phase": self.phase,
             "clue": self.clue,
             "guesses_left": self.guesses_left,
-            "remaining": {team.value: self.remaining(team) for team in Team},
+            "remaining": None if self.totals is None else {team.value: self.remaining(team) for team in Team},
             "board": self.board,
             "winner": _name(self.winner),
             "losers": [team.value for team in self.losers],
             "reason": self.reason,
             "score": self.score,
             "armed": self.armed,
-            "start": self.start.value,
+            "start": _name(self.start),
             "guesses": self.guesses,
             "covered": list(self.covered),
             "placing": self.placing,
@@ -114,13 +118,14 @@ class TableView:
 
 @dataclass(frozen=True, slots=True)
 class SpymasterView:
-    """The table view plus the key: for the spymasters' screen, never for the LEDs."""
+    """The table view plus the key: for the spymasters' screen, never for the LEDs. No key
+    while Deep Undercover's codenames are placed: it is drawn with the last one."""
 
     table: TableView
-    key: Key
+    key: Key | None
 
     def to_json(self) -> dict[str, object]:
-        return {**self.table.to_json(), "key": self.key.cells}
+        return {**self.table.to_json(), "key": None if self.key is None else self.key.cells}
 
 
 def _name(team: Team | None) -> str | None:

@@ -68,7 +68,7 @@ class Painter:
 
     def screen(self, model: ScreenModel, words: tuple[str, ...] | None = None) -> str:
         view = model.view.table
-        key = model.view.key.cells
+        key = view.board if model.view.key is None else model.view.key.cells  # no key while placing
         names = NAMES["alias24" if view.game == "alias24" else "codenames"]
         lines = [self.headline(view), self.counts(view), ""]
         lines.append(f"  {'TABLE (operatives)':<20}    KEY (spymasters only)")
@@ -117,6 +117,8 @@ class Painter:
     def key_cell(self, identity: str, shown: str) -> str:
         if identity == NO_CARD:
             return "    "
+        if identity == "?":  # Deep Undercover: the key is drawn when the last codename is down
+            return self.paint(" ?  ", DIM)
         if shown != "?":
             return self.paint(f"[{identity}] ", BACKGROUND[identity]) if self.color else f"[{identity}] "
         return self.paint(f" {identity}  ", FOREGROUND[identity])
@@ -146,6 +148,8 @@ class Painter:
         return f"{title} · {what}"
 
     def counts(self, view: TableView) -> str:
+        if view.totals is None:
+            return "  the key is drawn when the last codename is down"
         if view.game == "alias24":  # each team eliminates the other's assets
             parts = [f"{self.team(team)} eliminates {self.team(team.other)}'s assets: {view.remaining(team.other)} left"
                      for team in Team]

@@ -1,9 +1,12 @@
 """The game journal: one JSON-lines file per game, so a game can be replayed exactly.
 
-Line 1 is the header: ``{"format": "pi-table journal", "version": 2, "id", "started",
+Line 1 is the header: ``{"format": "pi-table journal", "version": 3, "id", "started",
 "rules", "key", "start", "crc"}`` for the grid games, with ``"setup"`` (the six identikits) in
-place of the key and the start for Codex. Every further line is one accepted entry in its text
-form: ``{"n": 1, "action": "clue 3", "at": 12.5, "crc": "3f1c9a0e"}`` (``n`` counts from 1;
+place of the key and the start for Codex. A Deep Undercover game (version 3) has ``"key": null,
+"start": null``: its key is drawn when the last codename is down and journalled in that entry
+(``place 24 key RRRRRRRRRBBBBBBBBNNNNNNNA red``), which the log never quotes. One written before
+version 3 dealt it in the header; its last placement brings that key when it replays. Every
+further line is one accepted entry in its text form: ``{"n": 1, "action": "clue 3", "at": 12.5, "crc": "3f1c9a0e"}`` (``n`` counts from 1;
 ``undo`` is an entry too; ``at`` is seconds since the game began, for the history). Entries
 are written and fsynced after the engine accepts them and before their effect is shown.
 
@@ -11,7 +14,7 @@ are written and fsynced after the engine accepts them and before their effect is
 before ``, "crc": "``, as 8 lowercase hex digits, always the last field. It finds a changed
 byte exactly, even one that still parses and replays (``touch 17`` read as ``touch 16``).
 Version 1 files (no checksums) load as they are; a resumed game's file is rewritten as
-version 2.
+version 3.
 
 Damage is the first line that fails its checksum, does not parse, or does not replay:
 ``read_game`` gives the game as it stood before it (``Replay.damage`` says where and how many
@@ -29,22 +32,23 @@ import calendar
 import json
 import logging
 import os
+import re
 import stat
 import time
 import zlib
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, TypeAlias
 
-from ..engine import CODEX, GameRecord, Rules, Team, Undo, is_codex, make_game, parse_action
+from ..engine import CODEX, GameRecord, Key, Place, Rules, Team, Undo, is_codex, make_game, parse_action
 
 if TYPE_CHECKING:
     from ..engine import CodexRules
 
 log = logging.getLogger("pi_table.journal")
 FORMAT = "pi-table journal"
-VERSION = 2
-VERSIONS = (1, 2)  # 1: no checksums
+VERSION = 3
+VERSIONS = (1, 2, 3)  # 1: no checksums; 3: Deep Undercover's key in its last placement
 CRC_FIELD = b', "crc": "'
 STARTED = "%Y-%m-%dT%H:%M:%SZ"  # the header's "started", UTC
 PRIVATE_DIR, PRIVATE_FILE = 0o700, 0o600
@@ -83,22 +87,39 @@ def parse_entry(rules: AnyRules, text: str):
 
 @dataclass(frozen=True, slots=True)
 class Header:
-    """``key`` is what was dealt, as text: the key string, or Codex's setup (``start`` None)."""
+    """``key`` is what was dealt, as text: the key string, or Codex's setup (``start`` None);
+    None for Deep Undercover, whose key comes with its last placement."""
 
     id: str
     started: str
     rules: AnyRules
-    key: str
+    key: str | None
     start: Team | None
 
     def to_json(self) -> dict:
-        dealt = {"setup": self.key} if self.start is None else {"key": self.key, "start": self.start.value}
+        if is_codex(self.rules):
+            dealt: dict[str, object] = {"setup": self.key}
+        else:
+            dealt = {"key": self.key, "start": None if self.start is None else self.start.value}
         return {"format": FORMAT, "version": VERSION, "id": self.id, "started": self.started,
                 "rules": self.rules.to_json(), **dealt}
 
     def deal(self, game):
-        """What the header says was dealt, checked by the game."""
-        return game.parse_setup(self.key) if self.start is None else game.parse_key(self.key, self.start)
+        """What the header says was dealt, checked by the game (Deep Undercover: nothing)."""
+        if is_codex(self.rules):
+            return game.parse_setup(self.key)
+        if self.rules.setup == "place":
+            return None
+        if self.key is None or self.start is None:
+            raise JournalError(f"a {self.rules.game} header holds the key and the starting team")
+        return game.parse_key(self.key, self.start)
+
+    def placed_key(self, game) -> Key | None:
+        """The key a Deep Undercover header written before version 3 dealt: its last placement
+        brings it on replay. None for every other header."""
+        if is_codex(self.rules) or self.rules.setup != "place" or self.key is None:
+            return None
+        return game.parse_key(self.key, self.start)
 
     @property
     def began(self) -> float:
@@ -282,23 +303,33 @@ def read_game(path: Path) -> Replay:
     game = game_for(header.rules)
     try:
         record = GameRecord(game, header.deal(game))
+        placed_key = header.placed_key(game)
     except ValueError:  # the engine's reason quotes the key: not for the log
         raise JournalError(f"{path}:1: what the header says was dealt is not a deal of {header.rules.game}") from None
     entries: list[dict] = []
     for number, line in enumerate(lines[1:], start=2):
         try:
             entry = _entry(path, number, line, version)
-            record.apply(parse_entry(header.rules, entry["action"]))
+            record.apply(_with_placed_key(record, parse_entry(header.rules, entry["action"]), placed_key))
         except JournalError as e:
             reason = str(e)
         except ValueError as e:
-            reason = f"{path}:{number}: entry {entry['action']!r} does not replay: {e}"
+            action = _for_log(entry["action"])
+            why = e if action == entry["action"] else "(its reason would quote the key it carries)"
+            reason = f"{path}:{number}: entry {action!r} does not replay: {why}"
         else:
             entries.append(entry)
             continue
         damage = Damage(number, reason, _written(path, lines, version), len(entries))
         return Replay(header, record, entries, version, warnings, damage)
     return Replay(header, record, entries, version, warnings, None)
+
+
+def _with_placed_key(record: GameRecord, action, key: Key | None):
+    """A journal from before version 3: its last placement brings the key its header dealt."""
+    if key is None or not isinstance(action, Place) or action.key is not None or not record.game.draws_key(record.state):
+        return action
+    return replace(action, key=key)
 
 
 def load_game(path: Path) -> tuple[Header, GameRecord, list[str]]:
@@ -372,7 +403,13 @@ def _checked(path: Path, number: int, line: bytes, version: int) -> dict:
 
 def _shown(number: int, line: bytes) -> str:
     """The start of a damaged line, for the log; never the header's, which holds the key."""
-    return "" if number == 1 else f", found {line[:60].decode('utf-8', 'replace')!r}"
+    return "" if number == 1 else f", found {_for_log(line[:60].decode('utf-8', 'replace'))!r}"
+
+
+def _for_log(text: str) -> str:
+    """``text`` cut after a placement's cell: Deep Undercover's last placement carries the key
+    (``place 24 key ...``), which is not for the log, even in a line too damaged to read."""
+    return re.sub(r"(place \d+ |\bkey\b).*", r"\1...", text, flags=re.DOTALL)
 
 
 def _entry(path: Path, number: int, line: bytes, version: int) -> dict:
@@ -400,8 +437,8 @@ def _header(path: Path, line: bytes) -> tuple[Header, int]:
                 id=str(obj["id"]),
                 started=str(obj["started"]),
                 rules=Rules.from_json(obj["rules"]),
-                key=str(obj["key"]),
-                start=Team.parse(obj["start"]),
+                key=None if obj["key"] is None else str(obj["key"]),
+                start=None if obj["start"] is None else Team.parse(obj["start"]),
             )
         time.strptime(header.started, STARTED)  # a start time that does not read is a damaged header too
     except (KeyError, TypeError, ValueError, AttributeError) as e:

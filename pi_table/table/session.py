@@ -18,6 +18,7 @@ from ..engine import (
     GameRecord,
     GridRecord,
     Key,
+    Place,
     Rules,
     SpymasterView,
     State,
@@ -74,6 +75,7 @@ class Replaced:
     id: str
     began: float
     journal: Path | None
+    chosen_key: Key | None
 
 
 class Session:
@@ -114,6 +116,7 @@ class Session:
         self.resumed: str | None = None  # the file a resumed game came from
         self.grid_rules = Rules()  # the grid game's options, kept while Codex is played
         self.replaced: Replaced | None = None  # the game a new one was dealt over, while undo may bring it back
+        self.chosen_key: Key | None = None  # Deep Undercover: a key given for the game, drawn at the last placement
 
     @classmethod
     def resume(
@@ -155,6 +158,7 @@ class Session:
         header, record, damage = replay.header, replay.record, replay.damage
         self._set_rules(header.rules)
         self.record = record
+        self.chosen_key = header.placed_key(record.game)  # a key drawn since is in the entries
         self.id, self.began = header.id, header.began
         self.resumed = str(path)
         for warning in replay.warnings:
@@ -221,16 +225,19 @@ class Session:
     def _begin(self, rules: AnyRules, key: Any = None) -> None:
         """A new game: ``key`` is what to deal (a Key, or Codex's Setup), else a random deal."""
         self._set_rules(rules)
-        self.replaced = None
+        self.replaced, self.chosen_key = None, None
         if is_codex(rules):
             codex = game_for(rules)
             self.record = GameRecord(codex, codex.deal(self.rng) if key is None else key)
             dealt, start = str(self.record.key), None
+        elif rules.setup == "place":  # Deep Undercover: the key comes with the last codename down
+            self.record = GameRecord(game_for(rules), None)
+            self.chosen_key, dealt, start = key, None, None
         else:
             game = game_for(rules)
-            grid = GameRecord(game, game.deal(self.rng, self.start) if key is None else key)
-            self.record = grid
-            dealt, start = grid.key.cells, grid.key.start
+            dealt_key = game.deal(self.rng, self.start) if key is None else key
+            self.record = GameRecord(game, dealt_key)
+            dealt, start = dealt_key.cells, dealt_key.start
         self.journal_damage = None  # a damaged game's notice ends with it
         self.began = self.clock()
         # ids sort by time, to the microsecond, as resume and history need: two games can begin
@@ -266,7 +273,7 @@ class Session:
         going_on = None
         if not self.state.is_over:
             going_on = Replaced(self.rules, self.record, self.id, self.began,
-                                None if self.journal is None else self.journal.path)
+                                None if self.journal is None else self.journal.path, self.chosen_key)
         self._begin(rules, None)
         if going_on is not None and is_codex(going_on.rules) == self.codex:  # another kind needs another loop
             self.replaced = going_on
@@ -276,6 +283,8 @@ class Session:
         an action of the other kind of game is one (``InvalidAction``)."""
         if isinstance(action, Undo) and not self.record.entries and self.replaced is not None:
             return self._bring_back(self.replaced)
+        if isinstance(action, Place) and action.key is None:
+            action = self._with_drawn_key(action)
         record: GameRecord[Any, Any, Any, Any] = self.record  # the engine checks the action's kind
         state = record.apply(action)
         self.replaced = None  # the new game's first action: the one it replaced stays replaced
@@ -285,6 +294,20 @@ class Session:
             except OSError as e:
                 self._journal_failed(e)
         return state
+
+    def _with_drawn_key(self, action: Place) -> Place:
+        """Deep Undercover's last codename down: the key is drawn now, as the book has it. Drawn
+        once per game: after an undo of the last placement the same key comes again (found in
+        the entries, so also after a restart), or a spymaster could re-roll a key they dislike."""
+        record = self.grid
+        if not record.game.draws_key(record.state):
+            return action  # not the last placement: the engine says what is wrong, if anything
+        if self.chosen_key is None:
+            self.chosen_key = next(
+                (entry.key for entry in reversed(record.entries) if isinstance(entry, Place) and entry.key is not None),
+                None,
+            ) or record.game.deal(self.rng, self.start)
+        return replace(action, key=self.chosen_key)
 
     def _bring_back(self, replaced: Replaced) -> State | CodexState:
         """Undo a new game: the game it replaced goes on, in its own file; the new game's file,
@@ -296,6 +319,7 @@ class Session:
         log.info("new game %s undone: game %s goes on", self.id, replaced.id)
         self._set_rules(replaced.rules)
         self.record, self.id, self.began, self.replaced = replaced.record, replaced.id, replaced.began, None
+        self.chosen_key = replaced.chosen_key
         if replaced.journal is not None:
             try:
                 self.journal = Journal.resume(replaced.journal, len(self.record.entries), self.fsync)

@@ -216,16 +216,18 @@ def _instruction(model: ScreenModel, mode: Mode, canvas: Canvas) -> str:
 
 
 def _key(canvas: Canvas, model: ScreenModel, mode: Mode, rotation: int, area) -> None:
-    """The 5x5 key as the spymasters see it, with what is shown, touched and next."""
-    _ = canvas.gettext
+    """The 5x5 key as the spymasters see it, with what is shown and touched (while placing,
+    the cells only)."""
     view = model.view.table
+    if model.view.key is None:  # Deep Undercover while placing: no key yet, nothing to outline
+        _placing_grid(canvas, view, rotation, area)
+        return
     key = model.view.key.cells
     x0, y0, side = area[:3]
     gap = 6
     size = (side - gap * (GRID - 1)) / GRID
     alias = view.game == "alias24"
     covering = mode is Mode.COVER or (view.phase == COVER and view.game == "codenames-coop")
-    placing = view.phase == PLACE
     for cell in range(CELLS):
         row, col = slot_of(cell, rotation)
         cell_area = (x0 + col * (size + gap), y0 + row * (size + gap), size, size)
@@ -237,12 +239,8 @@ def _key(canvas: Canvas, model: ScreenModel, mode: Mode, rotation: int, area) ->
             continue
         colour = DECOY if alias and identity == BYSTANDER else CARD[identity]
         shown = view.board[cell] != "?"
-        upcoming = placing and view.placing is not None and cell >= view.placing
         light = identity == BYSTANDER and not alias
-        if upcoming:  # Deep Undercover: this cell has no card on the table yet
-            canvas.box(cell_area, (22, 25, 31), radius=8)
-            canvas.box(cell_area, colour if identity != ASSASSIN else MUTED, radius=8, width=4)
-        elif shown:
+        if shown:
             canvas.box(cell_area, mix(colour, BACKGROUND, 0.62), radius=8)
             if cell in view.covered:
                 _hatch(canvas, rect, mix(colour, BACKGROUND, 0.15))
@@ -252,16 +250,11 @@ def _key(canvas: Canvas, model: ScreenModel, mode: Mode, rotation: int, area) ->
             canvas.box(cell_area, colour, radius=8)
             if identity == ASSASSIN:
                 canvas.box(cell_area, (150, 154, 162), radius=8, width=2)
-        if identity == ASSASSIN and not (shown or upcoming):
+        if identity == ASSASSIN and not shown:
             canvas.symbol("nuke" if alias else "crosshair", _centre(cell_area), size * 0.62, (222, 224, 230))
-        ink = DARK_TEXT if light and not (shown or upcoming) else mix(TEXT, colour, 0.25) if not shown else MUTED
+        ink = DARK_TEXT if light and not shown else mix(TEXT, colour, 0.25) if not shown else MUTED
         canvas.text(str(cell), (cell_area[0] + 6, cell_area[1] + 3, size * 0.5, 22), 24, ink, align="left")
-        if placing and cell == view.placing:
-            canvas.box(cell_area, AMBER, radius=8, width=5)
-            canvas.text(_("HERE"), (cell_area[0], cell_area[1] + size * 0.3, size, size * 0.6), 28, AMBER,
-                        smallest=18)
-            canvas.tap(rect, Place(cell))
-        elif cell in model.pending and not shown:  # a finger is on it: not yet a guess
+        if cell in model.pending and not shown:  # a finger is on it: not yet a guess
             x, y, w, h = cell_area
             canvas.box((x - 3, y - 3, w + 6, h + 6), TEXT, radius=10, width=6)
             canvas.symbol("dot", _centre(cell_area), size * 0.34, TEXT)
@@ -269,6 +262,34 @@ def _key(canvas: Canvas, model: ScreenModel, mode: Mode, rotation: int, area) ->
             canvas.box(cell_area, TEXT, radius=8, width=3)
         if covering:
             canvas.tap(rect, Cover(cell))
+
+
+def _placing_grid(canvas: Canvas, view: TableView, rotation: int, area) -> None:
+    """Deep Undercover's grid while the codenames go down: the cards on the table, the empty
+    cells and the next one, all alike whatever the key drawn later will say."""
+    _ = canvas.gettext
+    x0, y0, side = area[:3]
+    gap = 6
+    size = (side - gap * (GRID - 1)) / GRID
+    for cell in range(CELLS):
+        row, col = slot_of(cell, rotation)
+        cell_area = (x0 + col * (size + gap), y0 + row * (size + gap), size, size)
+        rect = canvas.rect(*cell_area)
+        canvas.cells[cell] = (rect.x, rect.y, rect.w, rect.h)
+        if view.board[cell] == NO_CARD:
+            canvas.box(cell_area, (44, 48, 56), radius=8, width=2)
+            continue
+        down = view.placing is None or cell < view.placing
+        canvas.box(cell_area, PANEL if down else (22, 25, 31), radius=8)
+        if not down:
+            canvas.box(cell_area, MUTED, radius=8, width=2)
+        canvas.text(str(cell), (cell_area[0] + 6, cell_area[1] + 3, size * 0.5, 22), 24, TEXT if down else MUTED,
+                    align="left")
+        if cell == view.placing:
+            canvas.box(cell_area, AMBER, radius=8, width=5)
+            canvas.text(_("HERE"), (cell_area[0], cell_area[1] + size * 0.3, size, size * 0.6), 28, AMBER,
+                        smallest=18)
+            canvas.tap(rect, Place(cell))
 
 
 def _centre(area) -> tuple[float, float]:
@@ -298,7 +319,7 @@ def _chips(canvas: Canvas, view: TableView, area) -> None:
     for i, team in enumerate(Team):
         chip_x = x + i * (chip_w + gap)
         canvas.box((chip_x, y, chip_w, h), TEAM_COLOUR[team], radius=10)
-        left = str(view.remaining(team))
+        left = "–" if view.totals is None else str(view.remaining(team))  # no key yet while placing
         number_w = canvas.width(left, 60) + 12
         canvas.text(left, (chip_x, y, chip_w - 10, h), 60, TEXT, align="right")
         label_w = chip_w - number_w - 14
@@ -438,7 +459,7 @@ def _game_over(canvas: Canvas, view: TableView, area) -> None:
     if view.game == "codenames-coop":
         won = view.score is not None
         title = _("MISSION ACCOMPLISHED") if won else _("MISSION FAILED")
-        canvas.text(title, (x + 12, y + 8, w - 24, 40), 40, TEAM_INK[view.start] if won else MUTED, smallest=24)
+        canvas.text(title, (x + 12, y + 8, w - 24, 40), 40, TEAM_INK[view.start] if won and view.start else MUTED, smallest=24)
         if won:
             canvas.text(_("SCORE"), (x + 12, y + 56, w * 0.4, 30), 28, MUTED, smallest=18)
             canvas.text(str(view.score), (x + 12, y + 80, w * 0.4, h - 96), 120, TEXT)

@@ -75,7 +75,8 @@ function grid(board, key, words) {
 function summary(view) {
   const turn = view.turn ? `${view.turn} to play, ${view.phase} phase` : `over: ${view.reason || ""}`;
   return el("p", {id: "summary"},
-    `${turn} · red ${view.remaining.red} left · blue ${view.remaining.blue} left`,
+    // no counts while Deep Undercover's codenames are placed: the key is not drawn yet
+    view.remaining ? `${turn} · red ${view.remaining.red} left · blue ${view.remaining.blue} left` : turn,
     view.clue !== null ? ` · clue ${view.clue}` : "");
 }
 
