@@ -333,8 +333,9 @@ def led_route(p: dict) -> LedRoute:
     """The LED cable from row 0's DIN (LED 0, under cell 0) along the floor of the bus's column to the
     back rim's gland, across ``station_gap`` to the box's gland (sideways and up), in the box to the
     DC jack in the left wall (the farthest its cores go), plus ``wire_slack``; and each power pair from
-    the bus in ``bus_cell`` to its row's first LED (along the bus's row, then down the row's end
-    column) or, for the edge, to ``edge_hole`` in the front rim at the last row's end column."""
+    the bus in ``bus_cell`` to its row's first LED (along the bus's row, beside the strips, then
+    down the row's end column) or, for the edge, to ``edge_hole`` in the front rim at the last
+    row's end column."""
     columns, rows = p["grid_columns"], p["grid_rows"]
     bus_x, bus_y = _cell_middle(p, p["bus_cell"])
     bus_column, bus_row = p["bus_cell"] % columns, p["bus_cell"] // columns
@@ -350,7 +351,9 @@ def led_route(p: dict) -> LedRoute:
     for name, (column, row) in starts.items():
         x = column * p["pitch_x"] + (p["solder_room"] if column == 0 else p["pocket_length"] - p["solder_room"])
         y = -p["end_band"] - p["rim"] if row < 0 else row * p["pitch_y"] + p["pocket_width"] / 2
-        pairs[name] = abs(x - bus_x) + abs(y - bus_y) + p["wire_slack"]
+        # along a row, each cell it passes is a detour from the notch (on the strip's line) to beside the strip
+        detour = abs(column - bus_column) * 2 * (p["strip_width"] / 2 + p["pair_wire_od"])
+        pairs[name] = abs(x - bus_x) + abs(y - bus_y) + detour + p["wire_slack"]
     sideways = [name for name, (column, _) in starts.items() if column != bus_column]
     down = [name for name, (column, row) in starts.items() if column == bus_column and row != bus_row]
     # along the bus's row: the far pairs and the row's own three joins; down its column: the near
