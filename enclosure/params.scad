@@ -74,11 +74,23 @@ led_pitch = 1000 / strip_per_metre;
 led_segment = leds_per_cell * led_pitch; // one cell's piece of strip, cut at the marks between LEDs
 solder_room = 1.5;       // free floor at each end of a segment for the wires to the next cell
 groove_depth = 0.6;      // a channel in the floor that places each segment on the cell's centre line
-led_notch_width = 5;     // in the foot of each wall, where the LED wires pass from cell to cell
-led_notch_height = 3;
+led_notch_width = 10;    // in the foot of each wall, where the LED wires pass from cell to cell: the busiest
+led_notch_height = 6;    // (row 4's, next to the bus) takes three 0.75 mm2 pairs and a row's three joins
+pair_wire_od = 2.3;      // a 0.75 mm2 (18 AWG) silicone wire across its insulation (an estimate: measure yours)
+thin_wire_od = 1.3;      // a 26 AWG silicone hook-up wire, the same (an estimate)
 wire_notch_width = 4;    // in the top of each wall, where the pad wires pass (apart from the LED wires)
 wire_notch_height = 3;
-edge_leds = 24;          // must equal pinout.toml's edge_leds: the edge strip on the rim's outer face
+edge_leds = 24;          // must equal pinout.toml's edge_leds: the edge strip on the front rim's outer face (the operatives' side)
+edge_hole = 8;           // drilled through the front rim and the band's inner wall at column 4: the edge's pair and data wire
+// The power bus (hardware/README.md, The LED supply): four WAGO 221-415 lever connectors on the floor
+// of cell bus_cell, beside the LED cable's gland, two a polarity along each long wall of the cell, and C2
+// lying on its side; each stands near its wall, low enough that the light to the border passes over it.
+bus_cell = 20;           // row 4, column 0: the LED cable's gland is at its back corner (led_exit_wall 1)
+wago_width = 30;         // a WAGO 221-415 across its five levers (about 29.9 mm)...
+wago_depth = 18.6;       // ...from its entries to its back...
+wago_height = 8.5;       // ...and lying flat, its height (WAGO's drawing; an estimate: measure yours)
+c2_diameter = 10;        // the 1000 uF 10 V electrolytic lying on its side along the ground side, 10 x 16 mm (an estimate)
+c2_length = 16;
 
 // ---- Cables leaving the frame: each through a PG7 cable gland (strain relief, hardware/bom.csv)
 // in the back rim, at the end of a wall, where its nut inside sits under two cells' corner stops.
@@ -93,6 +105,7 @@ touch_exit_wall = 4;     // ...the touch board's I2C behind the wall between col
 pad_rule_side = 8;       // the rule of thumb: a pad's side is at least this plus twice the cover
 pad_length = 50;
 pad_width = 30;
+foil_width = 50;         // the copper tape bought (hardware/bom.csv): one strip must cover a pad's short side
 pad_gap = min((pocket_length - pad_length) / 2, (pocket_width - pad_width) / 2); // pad edge to cell edge, the least
 guard_width = 2;         // the grounded guard foil, a line along the top of every wall between two cells
 platform_margin = 3;     // solid plate around the pad, for its wire's hole
@@ -243,6 +256,8 @@ jack_z = box_z - lid_lip - jack_nut / 2 - 1;
 link_apart = 180;        // two links (aluminium flat bar) hold the station to the frame: M3 inserts this far apart...
 link_z = 12;             // ...this high, in the frame's back rim and in bosses on the box's back wall
 link_boss = 8;
+foot_bar = 400;          // each foot: 20 x 3 mm aluminium flat bar this long (hardware/bom.csv), lying on the table...
+foot_leg = 20;           // ...each end bent up this far (outside of the bend to the end), a hole in it link_z up
 vent_slot_width = 2.5;   // in the lid over the Pi and low in the left wall
 vent_slot_length = 30;
 vent_slots = 8;

@@ -314,6 +314,63 @@ def i2c_route(p: dict) -> I2CRoute:
     return I2CRoute(tuple(chain), to_gland[chain[0]] + across + in_box + p["wire_slack"], on_frame)
 
 
+@dataclass(frozen=True, slots=True)
+class LedRoute:
+    """The LED cable and the power pairs from the bus, measured along the walls like the pad wires."""
+
+    cable: float  # the LED cable, mm: its data core from R2 at row 0's DIN to the gland, across, to the jack
+    pairs: dict[str, float]  # each red/black pair, bus to the start of its row or of the edge, mm
+    along_bus_row: tuple[int, int]  # (0.75 mm2 wires, 26 AWG wires) through the bus row's busiest notch
+    down_bus_column: tuple[int, int]  # the same through the bus column's busiest notch
+
+
+def _row_start(p: dict, row: int) -> int:
+    """The column a row's strip starts at: serpentine from cell 0, even rows at the operatives' left."""
+    return 0 if row % 2 == 0 else p["grid_columns"] - 1
+
+
+def led_route(p: dict) -> LedRoute:
+    """The LED cable from row 0's DIN (LED 0, under cell 0) along the floor of the bus's column to the
+    back rim's gland, across ``station_gap`` to the box's gland (sideways and up), in the box to the
+    DC jack in the left wall (the farthest its cores go), plus ``wire_slack``; and each power pair from
+    the bus in ``bus_cell`` to its row's first LED (along the bus's row, beside the strips, then
+    down the row's end column) or, for the edge, to ``edge_hole`` in the front rim at the last
+    row's end column."""
+    columns, rows = p["grid_columns"], p["grid_rows"]
+    bus_x, bus_y = _cell_middle(p, p["bus_cell"])
+    bus_column, bus_row = p["bus_cell"] % columns, p["bus_cell"] // columns
+    din_x, din_y = (p["pocket_length"] - p["led_segment"]) / 2, p["pocket_width"] / 2
+    gland = exit_x(p, p["led_exit_wall"])
+    frame = abs(gland - din_x) + p["grid_y"] + p["rim"] - din_y
+    across = (p["station_gap"] + abs(gland - box_x_on_grid(p, p["box_led_gland_x"]))
+              + abs(p["box_gland_z"] - p["gland_z"]))
+    in_box = p["box_led_gland_x"] + p["box_inner_y"] - p["jack_y"] + abs(p["box_gland_z"] - p["jack_z"])
+    starts = {f"row {row}": (_row_start(p, row), row) for row in range(rows)}
+    starts["the edge"] = (columns - 1 - _row_start(p, rows - 1), -1)  # where the last row ends
+    pairs = {}
+    for name, (column, row) in starts.items():
+        x = column * p["pitch_x"] + (p["solder_room"] if column == 0 else p["pocket_length"] - p["solder_room"])
+        y = -p["end_band"] - p["rim"] if row < 0 else row * p["pitch_y"] + p["pocket_width"] / 2
+        # along a row, each cell it passes is a detour from the notch (on the strip's line) to beside the strip
+        detour = abs(column - bus_column) * 2 * (p["strip_width"] / 2 + p["pair_wire_od"])
+        pairs[name] = abs(x - bus_x) + abs(y - bus_y) + detour + p["wire_slack"]
+    sideways = [name for name, (column, _) in starts.items() if column != bus_column]
+    down = [name for name, (column, row) in starts.items() if column == bus_column and row != bus_row]
+    # along the bus's row: the far pairs and the row's own three joins; down its column: the near
+    # pairs, the LED cable's data core (0.75 mm2) and the data wire from the row before
+    return LedRoute(frame + across + in_box + p["wire_slack"], pairs, (2 * len(sideways), 3),
+                    (2 * len(down) + 1, 1))
+
+
+def notch_fits(p: dict, thick: int, thin: int) -> bool:
+    """Whether ``thick`` 0.75 mm2 wires, laid in layers across an LED notch, and ``thin`` 26 AWG
+    wires in one layer over them pass the notch at the foot of a wall."""
+    across = int(p["led_notch_width"] // p["pair_wire_od"])
+    layers = -(-thick // across) if across else math.inf
+    return (thin <= p["led_notch_width"] // p["thin_wire_od"]
+            and layers * p["pair_wire_od"] + (p["thin_wire_od"] if thin else 0) <= p["led_notch_height"])
+
+
 # ---- the rules
 
 
@@ -423,6 +480,35 @@ def problems(p: dict, cells: int = 25) -> list[str]:
     edge = p["edge_leds"] * p["led_pitch"]
     need(edge <= 2 * (p["frame_x"] + p["frame_y"]) and p["strip_width"] <= p["frame_height"],
          f"the edge strip ({_f(edge)} mm, {_f(p['strip_width'])} mm wide) does not fit round the frame's outside")
+    # the edge strip's wires into the frame, the power bus and C2 in their lit cell, the LED notches
+    need(p["edge_hole"] >= 2 * p["pair_wire_od"] + p["thin_wire_od"]
+         and p["floor_thickness"] + p["edge_hole"] <= p["plate_top"] - p["plate_thickness"],
+         f"the {_f(p['edge_hole'])} mm hole for the edge strip's pair and data wire does not take them, "
+         f"or does not fit between the floor and the carrier plate")
+    route = led_route(p)
+    for where, (thick, thin) in (("along the bus's row", route.along_bus_row),
+                                 ("down the bus's column", route.down_bus_column)):
+        need(notch_fits(p, thick, thin),
+             f"the LED notch ({_f(p['led_notch_width'])} x {_f(p['led_notch_height'])} mm) {where} does not pass "
+             f"{thick} wires of 0.75 mm2 ({_f(p['pair_wire_od'])} mm) and {thin} of 26 AWG ({_f(p['thin_wire_od'])} mm)")
+    beside = (p["pocket_width"] - p["strip_width"]) / 2
+    nut = p["gland_nut"] / 2 - p["wall"] / 2
+    for what, length in (("the +5 V lever connectors and the gland's nut", 2 * p["wago_width"] + nut),
+                         ("the ground lever connectors and C2", 2 * p["wago_width"] + p["c2_length"])):
+        need(length <= p["pocket_length"],
+             f"{what} take {_f(length)} mm along a wall of cell {p['bus_cell']}, {_f(p['pocket_length'])} mm long")
+    for what, reach, height in (("the lever connectors", p["wago_depth"], p["wago_height"]),
+                                ("C2 on its side", p["c2_diameter"], p["c2_diameter"])):
+        clear = border_ray(p, p["pocket_width"] / 2, p["light_depth"] - height)
+        need(reach <= min(clear, beside),
+             f"{what}, {_f(height)} mm tall, reach {_f(reach)} mm from the wall of cell {p['bus_cell']}: the strip "
+             f"starts {_f(beside)} mm from it, and the light to the lit border passes {_f(clear)} mm from it at "
+             f"their height")
+    # the copper tape bought covers a pad in one strip
+    need(p["foil_width"] >= min(p["pad_length"], p["pad_width"])
+         and p["foil_width"] >= min(p["end_pad_length"], p["end_pad_width"]),
+         f"the {_f(p['foil_width'])} mm copper tape does not cover a {_f(p['pad_length'])} x {_f(p['pad_width'])} mm "
+         f"pad in one strip")
     # the cables out of the frame: a gland each, between the floor and the plate, at a wall's end, apart
     low, high = p["gland_z"] - p["gland_nut"] / 2, p["gland_z"] + p["gland_nut"] / 2
     need(low >= p["floor_thickness"] and high <= p["floor_thickness"] + p["light_depth"],
@@ -574,6 +660,10 @@ def problems(p: dict, cells: int = 25) -> list[str]:
              f"a link's insert in the back rim at x = {_f(x)} mm runs into a gland or a tiles' seam")
     need(p["insert_hole_depth"] < p["rim"] and hole / 2 < p["link_z"] < p["plate_top"] - hole / 2,
          "the links' inserts do not fit in the frame's back rim")
+    need(p["foot_bar"] >= p["station_gap"] + 2 * p["foot_leg"]
+         and p["link_z"] + p["screw_clearance"] / 2 + 3 <= p["foot_leg"],
+         f"a {_f(p['foot_bar'])} mm bar does not make a foot {_f(p['station_gap'])} mm long with {_f(p['foot_leg'])} mm "
+         f"legs holed {_f(p['link_z'])} mm up")
     # heights under the lid
     need(p["pi_standoff"] + max(p["pi_height"], p["header_cable_height"]) <= p["box_inner_z"],
          f"the Pi with its header's cables stands {_f(p['pi_standoff'] + p['header_cable_height'])} mm, "
@@ -647,6 +737,27 @@ def pads_table(p: dict) -> str:
     ])
 
 
+def led_table(p: dict) -> str:
+    """The LED cable and the power pairs from the bus: their lengths along their routes."""
+    route = led_route(p)
+    pairs = "; ".join(f"{name} {route.pairs[name] / 1000:.2f} m" for name in route.pairs)
+    (thick, thin), (down, data) = route.along_bus_row, route.down_bus_column
+    return "\n".join([
+        "| figure | value |", "| --- | --- |",
+        f"| LED cable, row 0's DIN to the DC jack | {route.cable / 1000:.2f} m along its way, with "
+        f"{_f(p['wire_slack'])} mm slack |",
+        f"| each red/black pair, bus to its start | {pairs}: {sum(route.pairs.values()) / 1000:.2f} m of each colour |",
+        f"| LED notch, {_f(p['led_notch_width'])} x {_f(p['led_notch_height'])} mm | the busiest takes {thick} wires "
+        f"of 0.75 mm2 and {thin} of 26 AWG along the bus's row, {down} and {data} down its column |",
+        f"| the bus in cell {p['bus_cell']} | lever connectors {_f(p['wago_width'])} x {_f(p['wago_depth'])} x "
+        f"{_f(p['wago_height'])} mm, two along each long wall; C2 ({_f(p['c2_diameter'])} x {_f(p['c2_length'])} mm) "
+        f"on its side beside the ground pair; the light to the lit border passes "
+        f"{_f(border_ray(p, p['pocket_width'] / 2, p['light_depth'] - p['wago_height']))} mm from the wall at the "
+        f"connectors' height, {_f(border_ray(p, p['pocket_width'] / 2, p['light_depth'] - p['c2_diameter']))} mm at "
+        f"C2's |",
+    ])
+
+
 def station_table(p: dict) -> str:
     """Where the screen station stands and what each player sees past it, worked out from the seats."""
     seen = sightlines(p)
@@ -667,6 +778,10 @@ def station_table(p: dict) -> str:
         f"{_f(p['visor'])} mm visor leaves the top of the picture in view |",
         f"| operatives do not see it | they look at the station from {_f(seen.operative_elevation)} degrees at "
         f"most, at its back plate (the screen stands upright, facing away) |",
+        f"| the two feet | {_f(p['link_apart'])} mm apart, each a {_f(p['foot_bar'])} mm flat bar lying on the table, "
+        f"bent up {_f(p['foot_leg'])} mm from each end so the outsides of the bends are {_f(p['station_gap'])} mm "
+        f"apart, a {_f(p['screw_clearance'])} mm hole in each leg {_f(p['link_z'])} mm over the table, on its "
+        f"middle |",
     ])
 
 

@@ -133,7 +133,7 @@ def blocks() -> dict[str, str]:
     return {"pinout": pinout_table(wiring), "bom": bom_table(), "power": power_table(wiring),
             "wires": wires_table(wiring), "i2c": i2c_table(wiring, shape),
             "pads": enclosure.pads_table(shape), "printing": enclosure.printing_table(shape),
-            "station": enclosure.station_table(shape)}
+            "station": enclosure.station_table(shape), "led_cable": enclosure.led_table(shape)}
 
 
 def render(guide: str) -> str:

@@ -253,8 +253,9 @@ def harness(wiring: Pinout) -> dict:
                                 {pads: list(range(1, len(used) + 1))}])
     for leaving in FRAME_EXITS:
         cables[leaving]["notes"] += ";\na PG7 gland of its own where it leaves the frame and where it enters the box"
-    first = f"MPR121_{chips[0].address:02X}"
-    cables["W_guard"] = {"wirecount": 1, "colors": ["BK"], "gauge": "26 AWG", "notes": "the guard to the breakouts' ground"}
+    first = f"MPR121_{chips[enclosure.i2c_route(enclosure.read()).chain[0]].address:02X}"  # the bus reaches it first
+    cables["W_guard"] = {"wirecount": 1, "colors": ["BK"], "gauge": "26 AWG",
+                         "notes": "the guard to the GND of the breakout the I2C cable reaches first"}
     connections.append([{first: [4]}, {"W_guard": [1]}, {"GUARD": [1]}])
     return {"connectors": connectors, "cables": cables, "connections": connections}
 

@@ -9,6 +9,7 @@ import csv
 import importlib.util
 import io
 import math
+import re
 import struct
 import subprocess
 from pathlib import Path
@@ -65,6 +66,14 @@ def test_the_reference_parameters_break_no_rule():
         ({"leds_per_cell": 5}, "5 LEDs at 16.67 mm take 83.33 mm"),
         ({"strip_width": 55}, "does not fit across the 54 mm cell"),
         ({"edge_leds": 200}, "the edge strip"),
+        ({"led_notch_width": 5, "led_notch_height": 3}, "the LED notch (5 x 3 mm) along the bus's row does not pass 6"),
+        ({"pair_wire_od": 3}, "down the bus's column does not pass 5 wires of 0.75 mm2"),
+        ({"edge_hole": 5}, "the 5 mm hole for the edge strip's pair and data wire does not take them"),
+        ({"wago_width": 32}, "the ground lever connectors and C2 take 80 mm along a wall of cell 20"),
+        ({"wago_depth": 21}, "the lever connectors, 8.5 mm tall, reach 21 mm from the wall of cell 20"),
+        ({"c2_diameter": 16}, "C2 on its side, 16 mm tall, reach 16 mm"),
+        ({"foil_width": 25}, "the 25 mm copper tape does not cover a 50 x 30 mm pad in one strip"),
+        ({"station_gap": 380}, "a 400 mm bar does not make a foot 380 mm long"),
         ({"gland_z": 8}, "a gland's nut (-1.5 to 17.5 mm over the table) does not fit between the floor"),
         ({"gland_nut_depth": 6}, "a gland's nut reaches past the corner stops into the lit border"),
         ({"led_exit_wall": 2}, "led_exit_wall 2 is not a wall inside a tile"),
@@ -466,3 +475,35 @@ def test_the_i2c_cable_is_measured_from_the_breakouts_to_the_pico():
     assert route.on_frame == pytest.approx(2 * P["pitch_x"] + P["pitch_x"] + 2 * P["pitch_y"])
     assert enclosure.glands(P) == ["the frame's back rim, behind wall 1", "the frame's back rim, behind wall 4",
                                    "the box's back wall, 176 mm along it", "the box's back wall, 150 mm along it"]
+
+
+def test_the_led_cable_and_the_power_pairs_are_measured_and_bought_with_spare():
+    """Worked by hand: the data core from LED 0 (6.17, 27 in cell 0) to the gland behind wall 1
+    (x = 80.2): 74.03 across and 279.6 + 8 - 27 along; the same 360 + 55.1 + 10.9 across to the box
+    as the I2C cable's way, less its sideways; in the box 38 mm along the back wall to the left and
+    (115.6 - 99.5) to the jack, 0 up; 20 mm slack. Each cable bought is a quarter longer than its way,
+    and the red and the black wire bought each cover all six pairs."""
+    route = enclosure.led_route(P)
+    gland = enclosure.exit_x(P, P["led_exit_wall"])
+    assert gland == pytest.approx(80.2)
+    sideways = abs(gland - enclosure.box_x_on_grid(P, P["box_led_gland_x"]))
+    frame = (gland - 6.165) + P["grid_y"] + P["rim"] - P["pocket_width"] / 2
+    in_box = P["box_led_gland_x"] + P["box_inner_y"] - P["jack_y"] + abs(P["box_gland_z"] - P["jack_z"])
+    assert route.cable == pytest.approx(frame + P["station_gap"] + sideways + abs(P["box_gland_z"] - P["gland_z"])
+                                        + in_box + P["wire_slack"], abs=0.01)
+    rows = {row["in the diagram"].split()[0]: row for row in guide.bom_rows() if row["in the diagram"]}
+    for cable, way in (("W_led", route.cable), ("W_i2c", enclosure.i2c_route(P).cable)):
+        metres = float(re.search(r"(\d+(?:\.\d+)?) m$", rows[cable]["part"]).group(1))
+        assert 1.25 * way <= 1000 * metres, (cable, way, metres)
+    each = float(re.search(r"(\d+(?:\.\d+)?) m each", rows["W_row0_power"]["part"]).group(1))
+    assert sum(route.pairs.values()) <= 1000 * each
+    assert set(route.pairs) == {"row 0", "row 1", "row 2", "row 3", "row 4", "the edge"}
+    assert route.pairs["row 4"] == pytest.approx(abs(P["pocket_length"] / 2 - P["solder_room"]) + P["wire_slack"])
+    assert route.along_bus_row == (6, 3) and route.down_bus_column == (5, 1)
+    far = enclosure.led_route(enclosure.read(overrides={"station_gap": 900}))
+    assert 1.25 * far.cable > 1500  # the check can fail
+
+
+def test_the_copper_tape_bought_is_the_width_params_scad_needs():
+    tape = next(row for row in guide.bom_rows() if "Copper foil" in row["part"])
+    assert f"{P['foil_width']:g} mm" in tape["part"] and P["foil_width"] >= P["pad_width"]

@@ -181,3 +181,12 @@ def test_the_i2c_bus_to_the_frame_is_within_its_limit():
     assert wiring.i2c_bus_pf(far.cable, far.on_frame, 4) > wiring.i2c_limit_pf(400_000)  # the check can fail
     with pytest.raises(ValueError, match="at most 1000000 Hz"):
         wiring.i2c_limit_pf(3_400_000)
+
+
+def test_the_guard_is_grounded_at_the_breakout_the_i2c_cable_reaches_first():
+    """The guide says the guard goes to the first breakout's GND: the diagram ties it to the one the
+    cable from the box reaches first (under cell 13, 0x5B), not to the lowest address."""
+    first = sorted(WIRING.chips, key=lambda chip: chip.first_electrode)[enclosure.i2c_route(enclosure.read()).chain[0]]
+    guard = [link for link in wiring.links(HARNESS) if link.wire and link.wire[0] == "W_guard"]
+    assert [(link.a, link.b) for link in guard] == [((f"MPR121_{first.address:02X}", 4), ("GUARD", 1))]
+    assert first.address == 0x5B
