@@ -1,8 +1,13 @@
-"""Shared fixture for the engine tests; under emulation, fewer examples for the property tests."""
+"""Fixtures shared by several test files (the engine tests' game, a browser, a Codex daemon);
+under emulation, fewer examples for the property tests.
+
+The heavy imports (playwright, the daemon) are made inside the fixtures: the arm64 check runs
+only the engine, protocol and simulation tests, without them."""
 
 from __future__ import annotations
 
 import os
+import threading
 from dataclasses import dataclass
 
 import pytest
@@ -10,6 +15,8 @@ import pytest
 from pi_table.engine import Game, Key, Rules, State, Team, make_game, parse_action
 
 from helpers import with_drawn_key
+
+from helpers import CHROMIUM, CHROMIUM_ARGS, CODEX_CONFIG, CodexTable, require_tools
 
 
 @dataclass
@@ -42,6 +49,45 @@ def _play(key: str, actions=(), rules: Rules | None = None, start: Team | None =
 @pytest.fixture
 def play():
     return _play
+
+
+@pytest.fixture(scope="module")
+def browser():
+    """Debian's Chromium, driven by Playwright; skipped where either is missing."""
+    require_tools(CHROMIUM)
+    playwright_api = pytest.importorskip("playwright.sync_api")
+    with playwright_api.sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        yield browser
+        browser.close()
+
+
+@pytest.fixture
+def codex_daemon(tmp_path):
+    """The daemon playing Codex under a fake systemd, its phones' pages on a free port."""
+    table = CodexTable(tmp_path)
+    table.systemd.start()
+    yield table
+    table.systemd.close()
+
+
+@pytest.fixture
+def codex_in_process(tmp_path):
+    """A Codex daemon in this process, its loop in a thread, for what HTTP cannot time."""
+    from pi_table.config import load_config
+    from pi_table.daemon.run import Daemon
+
+    (tmp_path / "config.toml").write_text(CODEX_CONFIG)
+    daemon = Daemon(load_config(tmp_path / "config.toml"), hal="sim")
+    daemon.start()
+    runner = threading.Thread(target=daemon.run, daemon=True)
+    runner.start()
+    assert daemon.wait_for_phones()  # the companion opens once the table is up
+    yield daemon
+    daemon.stop()
+    runner.join(timeout=5)
+    daemon.close()
+    assert not runner.is_alive()
 
 
 EMULATOR = os.environ.get("PI_TABLE_EMULATOR", "")

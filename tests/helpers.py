@@ -2,13 +2,33 @@
 
 from __future__ import annotations
 
+import http.cookiejar
 import json
 import os
 import random
+import re
+import shlex
 import shutil
+import subprocess
+import sys
 import time
+import urllib.error
+import urllib.request
+from dataclasses import replace
+from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pytest
+from hypothesis import strategies as st
+
+from pi_table.engine import Codex, CodexRules, CodexState, Fact, GameRecord, Role, Rules, Team, make_game, parse_action
+from pi_table.engine.codex import MESSAGES
+from pi_table.engine.codex_setup import OPTIONAL_ROLES, Setup
+
+if TYPE_CHECKING:
+    from pi_table.sim.systemd import FakeSystemd
+
+ROOT = Path(__file__).resolve().parent.parent
 
 from pi_table.engine import Action, Game, Key, Place, State, parse_action
 
@@ -109,3 +129,412 @@ def electrode_of(cell: int) -> int:
     from pi_table.hardware import pinout
 
     return pinout.load().cell_electrodes[cell]
+
+
+# The companion's pages, over HTTP and in a browser ----------------------------------------
+
+PHONE = urllib.request.build_opener(urllib.request.HTTPCookieProcessor(http.cookiejar.CookieJar()))
+"""One phone for these tests' requests: it keeps the cookie each page gives the phone that opens it."""
+
+
+def get(url: str, phone=PHONE) -> tuple[int, bytes]:
+    try:
+        with phone.open(url, timeout=5) as answer:
+            return answer.status, answer.read()
+    except urllib.error.HTTPError as e:
+        return e.code, e.read()
+
+
+def post(url: str, body: bytes, phone=PHONE) -> tuple[int, dict]:
+    request = urllib.request.Request(url, data=body, headers={"Content-Type": "application/json"}, method="POST")
+    try:
+        with phone.open(request, timeout=5) as answer:
+            return answer.status, json.loads(answer.read())
+    except urllib.error.HTTPError as e:
+        return e.code, json.loads(e.read() or b"null")
+
+
+def another_phone():
+    """A phone of its own: its own cookies, so a page another phone opened is not its."""
+    return urllib.request.build_opener(urllib.request.HTTPCookieProcessor(http.cookiejar.CookieJar()))
+
+
+CHROMIUM = "/usr/bin/chromium"
+CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
+                 "--disable-sync", "--no-first-run", "--disable-quic"]
+
+
+# Codex games --------------------------------------------------------------------------------
+
+@st.composite
+def games(draw):
+    roles = draw(st.none() | st.lists(st.sampled_from(OPTIONAL_ROLES), min_size=2, max_size=2, unique=True))
+    game = Codex(CodexRules(roles=None if roles is None else (Role.LEADER, *roles)))
+    return game, game.deal(random.Random(draw(st.integers(0, 2**32 - 1))))
+
+
+def choose(game: Codex, state: CodexState, rng: random.Random):
+    """A random legal action, its kind drawn first, so that codes (many) do not crowd out the rest."""
+    legal = game.legal_actions(state)
+    kinds = sorted({type(action).__name__ for action in legal})
+    kind = rng.choice(kinds)
+    return rng.choice([action for action in legal if type(action).__name__ == kind])
+
+
+def scrambled(state: CodexState, seat: int, rng: random.Random) -> CodexState:
+    """A twin state that differs only in what ``seat`` may not know: the other agents' identikits
+    (all but the public codenames) and who did what in private, wherever ``seat`` did not act."""
+    others = [s for s in range(6) if s != seat]
+    moved = others[:]
+    rng.shuffle(moved)
+    sigma = dict(zip(others, moved))
+    sigma[seat] = seat
+    agents = list(state.setup.agents)
+    fresh = iter(f"Z{n:03d}" for n in range(6))
+    for source, target in zip(others, moved):
+        agent = state.setup.agents[source]
+        agents[target] = replace(agent, codename=state.setup.agents[target].codename, fragment=next(fresh))
+    twin = replace(state, setup=Setup(tuple(agents)))
+    return replace(
+        twin,
+        messages=tuple(
+            m if m.sender == seat else replace(m, sender=sigma[m.sender], recipient=sigma[m.recipient])
+            for m in state.messages
+        ),
+        attempts=tuple(a if a.seat == seat else replace(a, seat=sigma[a.seat]) for a in state.attempts),
+        blocks=tuple(
+            b if b.hacker == seat else replace(b, hacker=sigma[b.hacker], target=sigma[b.target]) for b in state.blocks
+        ),
+        questions=tuple(q if q.profiler == seat else replace(q, profiler=sigma[q.profiler]) for q in state.questions),
+        extortions=tuple(
+            e if e.inquisitore == seat else replace(e, inquisitore=sigma[e.inquisitore], target=sigma[e.target])
+            for e in state.extortions
+        ),
+    )
+
+
+def known_fragments(state: CodexState, seat: int) -> set[str]:
+    """The fragments ``seat`` may have seen, from the game itself rather than any view: its own,
+    those sent to it once delivered, those the truth machine revealed, those it typed into a
+    code itself; all of them at the end."""
+    if state.is_over:
+        return {agent.fragment for agent in state.setup.agents}
+    delivered = [m for m in state.messages if m.recipient == seat and not (m.phase == state.phase and state.step == MESSAGES)]
+    return (
+        {state.setup.agents[seat].fragment}
+        | {m.fragment for m in delivered}
+        | {str(r.value) for r in state.revelations if r.fact is Fact.FRAGMENT}
+        | {part for attempt in state.attempts if attempt.seat == seat for part in attempt.code.split("-")}
+    )
+
+
+def pick(page, form: str, label: str | re.Pattern) -> None:
+    page.locator(f'form[data-form="{form}"] label.chip', has_text=label).click()
+
+
+def submit(page, form: str) -> None:
+    page.locator(f'form[data-form="{form}"] button[type=submit]').click()
+
+
+class Phones:
+    """A phone for each of ``seats``, on its seat's link, and one on the public page; each action
+    is tapped on a page, then the test waits for the table to take it. ``table`` has each
+    seat's ``link``, the ``companion``'s base_url, the game's ``state`` and the ``accepted`` actions."""
+
+    def __init__(self, browser, table, seats=range(6)) -> None:
+        self.table = table
+        self.contexts = [browser.new_context(viewport={"width": 390, "height": 844}, device_scale_factor=2)
+                         for _ in range(len(seats) + 1)]  # a phone each: its own connections
+        self.pages = {seat: context.new_page() for seat, context in zip(seats, self.contexts)}
+        for seat, page in self.pages.items():
+            page.goto(table.link(seat))
+        self.public = self.contexts[-1].new_page()
+        self.public.goto(table.companion.base_url + "/")
+
+    def close(self) -> None:
+        for context in self.contexts:
+            context.close()
+
+    def taken(self, *taps) -> None:
+        """Run ``taps`` (callables), then wait until the table has accepted one more action."""
+        before = len(self.table.accepted)
+        for tap in taps:
+            tap()
+        wait_for(lambda: len(self.table.accepted) == before + 1, "the table to take the page's action")
+
+    def send(self, seat: int, to: int, fact: str) -> None:
+        page, codename = self.pages[seat], self.table.state.setup.agents[to].codename
+        # the chip that reads "FACT: value" and no more: "position" is not the Informatore's
+        # "role: informatore + position: 2", which is asked for in full
+        chip = re.compile("^" + re.escape(fact) + r":[^+]*$")
+        self.taken(lambda: pick(page, "send", f"{codename} (seat {to})"), lambda: pick(page, "send", chip),
+                   lambda: submit(page, "send"))
+
+    def code(self, seat: int, *fragments: str) -> None:
+        """Tap each fragment the page offers; type the others, key by key, into their box."""
+        page = self.pages[seat]
+
+        def enter(position: int, fragment: str) -> None:
+            chip = page.locator('form[data-form="code"] button.fragment', has_text=fragment)
+            if chip.count():
+                chip.click()
+            else:
+                page.locator(f'[data-draft="code-{position}"]').press_sequentially(fragment.lower())
+
+        self.taken(*[lambda n=n, f=f: enter(n, f) for n, f in enumerate(fragments, start=1)], lambda: submit(page, "code"))
+
+    def done(self, seat: int) -> None:
+        self.taken(lambda: submit(self.pages[seat], "done"))
+
+    def vote(self, seat: int, target: int) -> None:
+        page, codename = self.pages[seat], self.table.state.setup.agents[target].codename
+        self.taken(lambda: pick(page, "vote", f"{codename} (seat {target})"), lambda: submit(page, "vote"))
+
+    def check_privacy(self) -> None:
+        """No page's HTML, attributes included, holds a fragment its agent has not seen."""
+        for seat, page in self.pages.items():
+            html = page.content()
+            seen = {agent.fragment for agent in self.table.state.setup.agents if agent.fragment in html}
+            assert seen <= known_fragments(self.table.state, seat), f"seat {seat}'s page shows {seen}"
+
+
+# The daemon --------------------------------------------------------------------------------
+
+CODEX_CONFIG = (
+    '[game]\ngame = "codex"\ndiscussion_s = 10\n[web]\nhost = "127.0.0.1"\nport = 0\n'
+    '[paths]\njournal_dir = "journal"\nsocket = "control.sock"\nsocket_group = ""\n'
+)
+
+
+def pi_table(*args: str) -> subprocess.CompletedProcess:
+    """The pi-table command line, run as a person runs it."""
+    return subprocess.run([sys.executable, "-m", "pi_table", *args], capture_output=True, text=True, timeout=30)
+
+
+class CodexTable:
+    """The daemon, and what a test needs of it: its status, the game's setup, each seat's link."""
+
+    def __init__(self, folder: Path) -> None:
+        self.folder = folder
+        self.config = folder / "config.toml"
+        self.config.write_text(CODEX_CONFIG)
+        from pi_table.sim.systemd import FakeSystemd
+
+        self.systemd = FakeSystemd(["--hal", "sim", "--config", str(self.config)])
+
+    def status(self) -> dict:
+        answer = pi_table("status", "--json", "--config", str(self.config))
+        assert answer.returncode == 0, answer.stderr
+        return json.loads(answer.stdout)
+
+    def setup(self, game_id: str):
+        header = json.loads((self.folder / "journal" / f"{game_id}.jsonl").read_text().splitlines()[0])
+        from pi_table.engine.codex_setup import parse_setup
+
+        return parse_setup(header["setup"])
+
+    def link(self, game_id: str, seat: int) -> str:
+        from pi_table.web.tokens import Tokens, seat_role
+
+        token = Tokens.kept_in(self.folder / "journal").token(game_id, seat_role(seat))
+        return f"{self.status()['companion']}/p/{token}"
+
+
+HOLD_S = 0.05
+TAP_MS = 90  # longer than the hold: a tap is a guess
+
+
+class EmulatedTable:
+    """The board emulator, a configuration, and the daemon started and killed at will."""
+
+    def __init__(self, folder: Path, limit_fsize: int | None = None) -> None:
+        self.folder = folder
+        self.journal = folder / "journal"
+        self.socket = folder / "control.sock"
+        from pi_table.sim.emulator import BoardEmulator
+
+        self.emulator = BoardEmulator(link=folder / "touch-board")
+        self.emulator.start()
+        self.config = folder / "config.toml"
+        self.config.write_text(
+            f'[game]\nhold_s = {HOLD_S}\n'
+            f'[web]\nhost = "127.0.0.1"\nport = 0\n[paths]\njournal_dir = "journal"\nsocket = "control.sock"\nsocket_group = ""\n'
+        )
+        self.limit_fsize = limit_fsize
+        self.service: FakeSystemd | None = None
+
+    def start(self) -> None:
+        from pi_table.sim.systemd import FakeSystemd
+
+        self.service = FakeSystemd(
+            ["--hal", "sim", "--touch-port", str(self.emulator.link), "--config", str(self.config)],
+            log=self.folder / "daemon.log", limit_fsize=self.limit_fsize,
+        )
+        self.service.start()
+
+    def connected(self) -> None:
+        wait_for(lambda: self.status()["health"]["touch"] == "ok", "the daemon's hello with the board")
+
+    def status(self) -> dict:
+        from pi_table.daemon.control import request
+
+        return request(self.socket, "status")
+
+    def tap(self, cell: int) -> None:
+        """A finger on a card's pad for TAP_MS, then a pause: two taps closer than the board's
+        scan would overlap, and two cards touched at once count as nothing (a spill)."""
+        self.tap_electrode(electrode_of(cell))
+
+    def tap_electrode(self, electrode: int) -> None:
+        self.emulator.tap(electrode, TAP_MS)
+        time.sleep(0.03)
+
+    def kill(self) -> None:
+        self.service.kill()
+        self.service.close()
+
+    def close(self) -> None:
+        if self.service is not None:
+            self.service.close()
+        self.emulator.stop()
+
+    def game_file(self) -> Path:
+        return max(self.journal.glob("*.jsonl"))
+
+    def entries(self, path: Path | None = None) -> list[str]:
+        """The complete entries of a game file, as text: what a restart must replay."""
+        lines = (path or self.game_file()).read_text().split("\n")[:-1]  # a torn last line is no entry
+        return [json.loads(line)["action"] for line in lines[1:]]
+
+    def expected(self, path: Path | None = None, entries: list[str] | None = None) -> dict:
+        """The table view after ``entries`` on the game's key, by the engine alone."""
+        path = path or self.game_file()
+        header = json.loads(path.read_text().split("\n")[0])
+        game = make_game(Rules.from_json(header["rules"]))
+        key = game.parse_key(header["key"], Team.parse(header["start"]))
+        entries = self.entries(path) if entries is None else entries
+        record = GameRecord.replay(game, key, [parse_action(text) for text in entries])
+        return game.table_view(record.state).to_json()
+
+
+JOURNAL_VERSION_1 = """\
+{"format": "pi-table journal", "version": 1, "id": "20261118-110640.250000-f7396e", "started": "2026-11-18T11:06:40Z", "rules": {"game": "codenames", "nuke": "basic", "clue_required": false, "three_player": false, "setup": "key", "dark_cell": 12}, "key": "RRRRRRRRRBBBBBBBBNNNNNNNA", "start": "red"}
+{"n": 1, "action": "clue 2", "at": 7.5}
+{"n": 2, "action": "touch 0", "at": 15.0}
+{"n": 3, "action": "touch 1", "at": 22.5}
+{"n": 4, "action": "touch 2", "at": 30.0}
+{"n": 5, "action": "clue 1", "at": 37.5}
+{"n": 6, "action": "touch 9", "at": 45.0}
+{"n": 7, "action": "undo", "at": 52.5}
+{"n": 8, "action": "touch 10", "at": 60.0}
+"""
+"""A journal exactly as version 1 (before checksums) wrote it."""
+
+
+
+# The README and the installer ------------------------------------------------------------
+
+README = ROOT / "README.md"
+
+
+def readme_commands() -> list[list[str]]:
+    """Each command line of the README's fenced code blocks, as words, without a ``$`` prompt,
+    comments or the block's indentation."""
+    text = README.read_text(encoding="utf-8")
+    commands = []
+    for block in re.finditer(r"^( *)```[^\n]*\n(.*?)^\1```", text, re.DOTALL | re.MULTILINE):
+        for line in block.group(2).splitlines():
+            line = line.strip().removeprefix("$ ")
+            try:
+                words = shlex.split(line, comments=True)
+            except ValueError:  # an example's output, not a command
+                continue
+            if words:
+                commands.append(words)
+    return commands
+
+
+def readme_scripts() -> dict[str, list[str]]:
+    """The checkout's own scripts the README runs by their path (``sudo systemd/install.sh``,
+    ``./dev test``): path -> the README's command line. Paths under .venv are made by ./dev."""
+    scripts = {}
+    for words in readme_commands():
+        program = words[1] if words[0] == "sudo" and len(words) > 1 else words[0]
+        if "/" in program.rstrip("/") and not program.startswith(("/", ".venv/")):
+            scripts[os.path.normpath(program)] = words
+    return scripts
+
+
+STUBS = {
+    # Each stub logs its name and arguments; users and groups live in files under $STAGE.
+    "apt-get": "",
+    # apt's sources offer every package but those listed in $STAGE/unavailable
+    "apt-cache": 'grep -qx "$2" "$STAGE/unavailable" 2>/dev/null || printf "%s:\\n  Candidate: 1.0\\n" "$2"',
+    # raspi-config remembers what it turned on: get_spi prints 0 once do_spi 0 ran
+    "raspi-config": 'case "$2" in do_*) touch "$STAGE/${2#do_}-on" ;; get_*) [ -e "$STAGE/${2#get_}-on" ]; echo $? ;; esac',
+    "systemctl": "",
+    "usermod": "",
+    "getent": 'grep -q "^$2:" "$STAGE/$1" 2>/dev/null',
+    "groupadd": 'echo "${@: -1}:" >> "$STAGE/group"',
+    "useradd": 'echo "${@: -1}:" >> "$STAGE/passwd"',
+}
+
+
+INSTALL = ROOT / "systemd" / "install.sh"
+
+
+class Installer:
+    """install.sh run against a staging root, with stubs for the system commands it calls."""
+
+    def __init__(self, tmp: Path, model: str | None, boot_config: str = "dtparam=audio=on\n") -> None:
+        self.root = tmp / "root"
+        self.stage = tmp / "stage"
+        self.log = self.stage / "log"
+        bin_dir = self.stage / "bin"
+        bin_dir.mkdir(parents=True)
+        for name, body in STUBS.items():
+            stub = bin_dir / name
+            stub.write_text(f'#!/usr/bin/env bash\necho "{name} $*" >> "$STAGE/log"\n{body}\n')
+            stub.chmod(0o755)
+        (self.stage / "group").write_text("gpio:\nspi:\ni2c:\ndialout:\nvideo:\ninput:\n")  # no render yet
+        if model is not None:  # None: no device tree, as on a PC
+            (self.root / "proc/device-tree").mkdir(parents=True)
+            (self.root / "proc/device-tree/model").write_text(model + "\0")
+        (self.root / "boot/firmware").mkdir(parents=True)
+        (self.root / "boot/firmware/config.txt").write_text(boot_config)
+        self.env = {
+            **os.environ,
+            "PATH": f"{bin_dir}:{os.environ['PATH']}",
+            "STAGE": str(self.stage),
+            "PI_TABLE_ROOT": str(self.root),
+            "PYTHON": sys.executable,
+        }
+
+    def run(self) -> subprocess.CompletedProcess:
+        self.log.write_text("")
+        return subprocess.run([str(INSTALL)], env=self.env, capture_output=True, text=True, timeout=600)
+
+    def unavailable(self, *packages: str) -> None:
+        """Packages apt's sources do not offer."""
+        (self.stage / "unavailable").write_text("".join(f"{package}\n" for package in packages))
+
+    def calls(self, name: str) -> list[str]:
+        return [line for line in self.log.read_text().splitlines() if line.split()[0] == name]
+
+    @property
+    def config(self) -> Path:
+        return self.root / "etc/pi-table/config.toml"
+
+    def pi_table(self, *args: str) -> subprocess.CompletedProcess:
+        return subprocess.run([self.root / "opt/pi-table/venv/bin/pi-table", *args], capture_output=True, text=True)
+
+    def config_problems(self) -> list[str]:
+        """check-config's complaints about the installed file, but for what this machine lacks:
+        the file names the Pi's folders and group, which the stubs made only in the staging
+        root (and which a test that is not root may not write in)."""
+        done = self.pi_table("check-config", str(self.config))
+        assert (done.returncode == 0) == (done.stderr == ""), done.stderr
+        from pi_table.config import check_machine, defaults
+
+        lacking = [key for key, _ in check_machine(defaults())]
+        return [line for line in done.stderr.splitlines() if not any(f": {key}: " in line for key in lacking)]

@@ -36,7 +36,9 @@ from pi_table.engine import (
 )
 from pi_table.engine.codex import STEPS, replay
 from pi_table.engine.codex_actions import Block, Done, EndDiscussion, EnterCode, Profile, Reveal, Send, Vote
-from pi_table.engine.codex_setup import CODENAMES, FRAGMENT_CHARACTERS, OPTIONAL_ROLES, Setup, deal_setup, parse_setup
+from pi_table.engine.codex_setup import CODENAMES, FRAGMENT_CHARACTERS, deal_setup, parse_setup
+
+from helpers import choose, games, scrambled
 
 RED_CODE, BLUE_CODE = "AAAA-BBBB-CCCC", "DDDD-EEEE-FFFF"
 
@@ -754,51 +756,6 @@ UNIVERSE = (
 )
 
 
-@st.composite
-def games(draw):
-    roles = draw(st.none() | st.lists(st.sampled_from(OPTIONAL_ROLES), min_size=2, max_size=2, unique=True))
-    game = Codex(CodexRules(roles=None if roles is None else (Role.LEADER, *roles)))
-    return game, game.deal(random.Random(draw(st.integers(0, 2**32 - 1))))
-
-
-def choose(game: Codex, state: CodexState, rng: random.Random):
-    """A random legal action, its kind drawn first, so that codes (many) do not crowd out the rest."""
-    legal = game.legal_actions(state)
-    kinds = sorted({type(action).__name__ for action in legal})
-    kind = rng.choice(kinds)
-    return rng.choice([action for action in legal if type(action).__name__ == kind])
-
-
-def scrambled(state: CodexState, seat: int, rng: random.Random) -> CodexState:
-    """A twin state that differs only in what ``seat`` may not know: the other agents' identikits
-    (all but the public codenames) and who did what in private, wherever ``seat`` did not act."""
-    others = [s for s in range(6) if s != seat]
-    moved = others[:]
-    rng.shuffle(moved)
-    sigma = dict(zip(others, moved))
-    sigma[seat] = seat
-    agents = list(state.setup.agents)
-    fresh = iter(f"Z{n:03d}" for n in range(6))
-    for source, target in zip(others, moved):
-        agent = state.setup.agents[source]
-        agents[target] = replace(agent, codename=state.setup.agents[target].codename, fragment=next(fresh))
-    twin = replace(state, setup=Setup(tuple(agents)))
-    return replace(
-        twin,
-        messages=tuple(
-            m if m.sender == seat else replace(m, sender=sigma[m.sender], recipient=sigma[m.recipient])
-            for m in state.messages
-        ),
-        attempts=tuple(a if a.seat == seat else replace(a, seat=sigma[a.seat]) for a in state.attempts),
-        blocks=tuple(
-            b if b.hacker == seat else replace(b, hacker=sigma[b.hacker], target=sigma[b.target]) for b in state.blocks
-        ),
-        questions=tuple(q if q.profiler == seat else replace(q, profiler=sigma[q.profiler]) for q in state.questions),
-        extortions=tuple(
-            e if e.inquisitore == seat else replace(e, inquisitore=sigma[e.inquisitore], target=sigma[e.target])
-            for e in state.extortions
-        ),
-    )
 
 
 def check_views(game: Codex, state: CodexState, rng: random.Random) -> None:

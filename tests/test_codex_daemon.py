@@ -6,61 +6,21 @@ from __future__ import annotations
 
 import json
 import socket
-import subprocess
-import sys
-import threading
 import urllib.error
 import urllib.request
-from pathlib import Path
 from types import SimpleNamespace
 
 import pytest
-from test_web import PHONE, browser  # noqa: F401 (browser is a fixture)
-from test_web_codex import Phones
 
 from pi_table.config import load_config
 from pi_table.daemon.run import Daemon
 from pi_table.engine import parse_codex_action
-from pi_table.engine.codex_setup import Faction, parse_setup
+from pi_table.engine.codex_setup import Faction
 from pi_table.hal import UiEvent
-from pi_table.sim.systemd import FakeSystemd
 from pi_table.table import load_game
-from pi_table.web import Tokens
 from pi_table.web.tokens import seat_role
 
-from helpers import wait_for
-
-CONFIG = (
-    '[game]\ngame = "codex"\ndiscussion_s = 10\n[web]\nhost = "127.0.0.1"\nport = 0\n'
-    '[paths]\njournal_dir = "journal"\nsocket = "control.sock"\nsocket_group = ""\n'
-)
-
-
-def pi_table(*args: str) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "pi_table", *args], capture_output=True, text=True, timeout=30)
-
-
-class Table:
-    """The daemon, and what a test needs of it: its status, the game's setup, each seat's link."""
-
-    def __init__(self, folder: Path) -> None:
-        self.folder = folder
-        self.config = folder / "config.toml"
-        self.config.write_text(CONFIG)
-        self.systemd = FakeSystemd(["--hal", "sim", "--config", str(self.config)])
-
-    def status(self) -> dict:
-        answer = pi_table("status", "--json", "--config", str(self.config))
-        assert answer.returncode == 0, answer.stderr
-        return json.loads(answer.stdout)
-
-    def setup(self, game_id: str):
-        header = json.loads((self.folder / "journal" / f"{game_id}.jsonl").read_text().splitlines()[0])
-        return parse_setup(header["setup"])
-
-    def link(self, game_id: str, seat: int) -> str:
-        token = Tokens.kept_in(self.folder / "journal").token(game_id, seat_role(seat))
-        return f"{self.status()['companion']}/p/{token}"
+from helpers import CODEX_CONFIG, PHONE, CodexTable, Phones, pi_table, wait_for
 
 
 def post(url: str, text: str) -> tuple[int, dict]:
@@ -73,7 +33,7 @@ def post(url: str, text: str) -> tuple[int, dict]:
         return e.code, json.loads(e.read() or b"null")
 
 
-def act(table: Table, game_id: str, seat: int, text: str) -> None:
+def act(table: CodexTable, game_id: str, seat: int, text: str) -> None:
     status, answer = post(table.link(game_id, seat).replace("/p/", "/api/p/") + "/act", text)
     assert (status, answer) == (200, {"ok": True, "error": None}), text
 
@@ -93,62 +53,56 @@ def leader_wins_in_phase_one(setup) -> tuple[list[tuple[int, str]], Faction]:
     return actions, Faction.RED
 
 
-@pytest.fixture
-def table(tmp_path):
-    table = Table(tmp_path)
-    table.systemd.start()
-    yield table
-    table.systemd.close()
 
 
-def test_phones_play_codex_to_a_win_and_status_shows_only_the_public_side(table):
-    status = table.status()
+def test_phones_play_codex_to_a_win_and_status_shows_only_the_public_side(codex_daemon):
+    status = codex_daemon.status()
     game_id = status["game_id"]
     assert status["state"]["game"] == "codex" and status["state"]["step"] == "messages"
-    setup = table.setup(game_id)
+    setup = codex_daemon.setup(game_id)
     actions, winner = leader_wins_in_phase_one(setup)
     for seat, text in actions[:3]:
-        act(table, game_id, seat, text)
-    status = table.status()
+        act(codex_daemon, game_id, seat, text)
+    status = codex_daemon.status()
     assert status["state"]["acted"] == [seat for seat, _ in actions[:3]]
     for agent in setup.agents:  # the staff's status never carries a secret while the game is on
         assert agent.fragment not in json.dumps(status)
     for seat, text in actions[3:]:
-        act(table, game_id, seat, text)
-    state = table.status()["state"]
+        act(codex_daemon, game_id, seat, text)
+    state = codex_daemon.status()["state"]
     assert (state["step"], state["winner"]) == ("over", winner.value)
-    [game] = json.loads(pi_table("history", "--json", "--config", str(table.config)).stdout)
+    [game] = json.loads(pi_table("history", "--json", "--config", str(codex_daemon.config)).stdout)
     assert (game["game"], game["winner"], game["moves"]) == ("codex", "red", len(actions))
 
 
-def test_a_page_acts_only_for_its_own_seat_and_an_old_token_opens_nothing(table):
-    game_id = table.status()["game_id"]
-    mine = table.link(game_id, 2).replace("/p/", "/api/p/")
+def test_a_page_acts_only_for_its_own_seat_and_an_old_token_opens_nothing(codex_daemon):
+    game_id = codex_daemon.status()["game_id"]
+    mine = codex_daemon.link(game_id, 2).replace("/p/", "/api/p/")
     status, answer = post(mine + "/act", "send 4 0 role")
-    assert status == 409 and "seat 2" in answer["error"] and not table.status()["state"]["acted"]
+    assert status == 409 and "seat 2" in answer["error"] and not codex_daemon.status()["state"]["acted"]
     status, answer = post(mine + "/act", "end-discussion")
     assert status == 409 and not answer["ok"]
-    assert pi_table("new-game", "--config", str(table.config)).returncode == 0
+    assert pi_table("new-game", "--config", str(codex_daemon.config)).returncode == 0
     with pytest.raises(urllib.error.HTTPError) as gone:
         urllib.request.urlopen(mine, timeout=5)
     assert gone.value.code == 404 and gone.value.read() == b""
 
 
-def test_the_table_switches_between_codex_and_the_grid_games(table):
-    answer = pi_table("new-game", "--game", "codenames", "--json", "--config", str(table.config))
+def test_the_table_switches_between_codex_and_the_grid_games(codex_daemon):
+    answer = pi_table("new-game", "--game", "codenames", "--json", "--config", str(codex_daemon.config))
     assert answer.returncode == 0, answer.stderr
     assert json.loads(answer.stdout)["state"]["game"] == "codenames"
-    game_id = table.status()["game_id"]
-    status, answer = post(table.link(game_id, 0).replace("/p/", "/api/p/") + "/act", "send 0 1 role")
+    game_id = codex_daemon.status()["game_id"]
+    status, answer = post(codex_daemon.link(game_id, 0).replace("/p/", "/api/p/") + "/act", "send 0 1 role")
     assert status == 404  # no seat pages while a grid game is on
-    answer = pi_table("new-game", "--game", "codex", "--json", "--config", str(table.config))
+    answer = pi_table("new-game", "--game", "codex", "--json", "--config", str(codex_daemon.config))
     assert json.loads(answer.stdout)["state"]["game"] == "codex"
-    answer = pi_table("new-game", "--game", "chess", "--config", str(table.config))
+    answer = pi_table("new-game", "--game", "chess", "--config", str(codex_daemon.config))
     assert answer.returncode == 2 and "invalid choice: 'chess'" in answer.stderr
 
 
 def test_a_crash_in_the_middle_of_codex_resumes_it_exactly(tmp_path):
-    table = Table(tmp_path)
+    table = CodexTable(tmp_path)
     table.systemd.start()
     try:
         game_id = table.status()["game_id"]
@@ -171,7 +125,7 @@ def test_a_crash_in_the_middle_of_codex_resumes_it_exactly(tmp_path):
 class Watched:
     """The running table as the phones' driver sees it: what its journal says was accepted."""
 
-    def __init__(self, table: Table, game_id: str) -> None:
+    def __init__(self, table: CodexTable, game_id: str) -> None:
         self.table, self.game_id = table, game_id
         self.path = table.folder / "journal" / f"{game_id}.jsonl"
         self.companion = SimpleNamespace(base_url=table.status()["companion"])
@@ -188,10 +142,10 @@ class Watched:
         return self.table.link(self.game_id, seat)
 
 
-def test_six_browser_sessions_play_codex_to_a_win_against_the_daemon(table, browser):
+def test_six_browser_sessions_play_codex_to_a_win_against_the_daemon(codex_daemon, browser):
     """Each agent taps its own page: the red Leader's mates send it their fragments, the
     Leader taps them into the code, everyone ends the private turn, and red wins."""
-    watched = Watched(table, table.status()["game_id"])
+    watched = Watched(codex_daemon, codex_daemon.status()["game_id"])
     setup = watched.state.setup
     actions, _ = leader_wins_in_phase_one(setup)
     leader = next(seat for seat, text in actions if text.startswith("code"))
@@ -210,43 +164,29 @@ def test_six_browser_sessions_play_codex_to_a_win_against_the_daemon(table, brow
         phones.pages[leader].wait_for_selector("text=Red wins")
     finally:
         phones.close()
-    state = table.status()["state"]
+    state = codex_daemon.status()["state"]
     assert (state["winner"], state["winning_seat"]) == ("red", leader)
 
 
-def test_the_discussion_runs_on_the_tables_clock_and_the_phones_see_it(table):
-    game_id = table.status()["game_id"]
+def test_the_discussion_runs_on_the_tables_clock_and_the_phones_see_it(codex_daemon):
+    game_id = codex_daemon.status()["game_id"]
     for seat in range(6):
-        act(table, game_id, seat, f"send {seat} {(seat + 1) % 6} position")
+        act(codex_daemon, game_id, seat, f"send {seat} {(seat + 1) % 6} position")
     for seat in range(6):
-        act(table, game_id, seat, f"done {seat}")
-    assert table.status()["state"]["step"] == "discussion"
-    with urllib.request.urlopen(table.status()["companion"] + "/api/public", timeout=5) as answer:
+        act(codex_daemon, game_id, seat, f"done {seat}")
+    assert codex_daemon.status()["state"]["step"] == "discussion"
+    with urllib.request.urlopen(codex_daemon.status()["companion"] + "/api/public", timeout=5) as answer:
         timer = json.loads(answer.read())["timer"]
     assert timer["length_s"] == 10 and 0 < timer["remaining_s"] <= 10
-    wait_for(lambda: table.status()["state"]["step"] == "vote", "the discussion's 10 s to run out", timeout=15)
-    journal = (table.folder / "journal" / f"{game_id}.jsonl").read_text().splitlines()
+    wait_for(lambda: codex_daemon.status()["state"]["step"] == "vote", "the discussion's 10 s to run out", timeout=15)
+    journal = (codex_daemon.folder / "journal" / f"{game_id}.jsonl").read_text().splitlines()
     assert json.loads(journal[-1])["action"] == "end-discussion"
 
 
-@pytest.fixture
-def in_process(tmp_path):
-    """A Codex daemon in this process, its loop in a thread, for what HTTP cannot time."""
-    (tmp_path / "config.toml").write_text(CONFIG)
-    daemon = Daemon(load_config(tmp_path / "config.toml"), hal="sim")
-    daemon.start()
-    runner = threading.Thread(target=daemon.run, daemon=True)
-    runner.start()
-    assert daemon.wait_for_phones()  # the companion opens once the table is up
-    yield daemon
-    daemon.stop()
-    runner.join(timeout=5)
-    daemon.close()
-    assert not runner.is_alive()
 
 
-def test_a_phones_refusal_goes_back_to_it_alone_and_an_old_games_page_cannot_act(in_process):
-    daemon = in_process
+def test_a_phones_refusal_goes_back_to_it_alone_and_an_old_games_page_cannot_act(codex_in_process):
+    daemon = codex_in_process
     game_id = daemon.session.id
     refusal = daemon._act(game_id, seat_role(0), "vote 0 1")
     assert "vote" in refusal and daemon.loop.message is None  # not on the table's screen
@@ -256,8 +196,8 @@ def test_a_phones_refusal_goes_back_to_it_alone_and_an_old_games_page_cannot_act
     assert daemon.session.state.acted == ()
 
 
-def test_an_unknown_game_is_refused_and_the_table_plays_on(in_process):
-    daemon = in_process
+def test_an_unknown_game_is_refused_and_the_table_plays_on(codex_in_process):
+    daemon = codex_in_process
     loop, game_id = daemon.loop, daemon.session.id
     answer = daemon.answer({"command": "new-game", "game": "chess"})
     assert answer == {"ok": False, "error": "the game is one of codenames, codenames-coop, alias24, codex, not 'chess'"}
@@ -269,7 +209,7 @@ def test_a_taken_port_leaves_the_table_playing_without_phones(tmp_path):
     blocker.bind(("127.0.0.1", 0))
     blocker.listen()
     port = blocker.getsockname()[1]
-    (tmp_path / "config.toml").write_text(CONFIG.replace("port = 0", f"port = {port}"))
+    (tmp_path / "config.toml").write_text(CODEX_CONFIG.replace("port = 0", f"port = {port}"))
     daemon = Daemon(load_config(tmp_path / "config.toml"), hal="sim")
     try:
         daemon.start()

@@ -17,8 +17,6 @@ import urllib.parse
 
 import pygame
 import pytest
-from test_codex_daemon import CONFIG, in_process, pi_table, table  # noqa: F401 (fixtures)
-from test_web import another_phone, browser, get, post  # noqa: F401 (browser is a fixture)
 
 from pi_table.config import load_config
 from pi_table.daemon.run import Daemon
@@ -33,7 +31,7 @@ from pi_table.web.seats import SeatLinks
 from pi_table.web.server import REPLACED
 from pi_table.web.tokens import seat_role
 
-from helpers import next_event, wait_for
+from helpers import CODEX_CONFIG, another_phone, get, next_event, pi_table, post, wait_for
 
 SETUP = (
     "Moon:red:leader:1:AAAA Aleman:red:hacker:2:BBBB Viper:red:inquisitore:3:CCCC "
@@ -57,34 +55,34 @@ def api(page: str) -> str:
 # --- over the control socket -------------------------------------------------------------------
 
 
-def test_release_seat_voids_the_old_link_opens_a_new_one_and_a_restart_keeps_it(table):
-    status = table.status()
+def test_release_seat_voids_the_old_link_opens_a_new_one_and_a_restart_keeps_it(codex_daemon):
+    status = codex_daemon.status()
     wrong, right, stranger = another_phone(), another_phone(), another_phone()
-    old = link(table, status, 2)
+    old = link(codex_daemon, status, 2)
     assert get(old, wrong)[0] == 200  # the wrong phone scanned seat 2's code first
-    before = table.status()["state"]
-    answer = pi_table("release-seat", "2", "--config", str(table.config))
+    before = codex_daemon.status()["state"]
+    answer = pi_table("release-seat", "2", "--config", str(codex_daemon.config))
     assert answer.returncode == 0, answer.stderr
     assert "seat 2" in answer.stdout and "new code" in answer.stdout
-    assert table.status()["state"] == before  # the game is untouched
+    assert codex_daemon.status()["state"] == before  # the game is untouched
     for phone in (wrong, stranger):
         assert get(old, phone) == (410, REPLACED.encode())
         assert (get(api(old), phone)[0], json.loads(get(api(old), phone)[1])) == GONE
         assert post(api(old) + "/act", ACT, phone) == GONE
-    new = link(table, status, 2, generation=1)
+    new = link(codex_daemon, status, 2, generation=1)
     assert new != old and get(new, right)[0] == 200  # the right phone scans the new code
     assert post(api(new) + "/act", ACT, right) == OK
     assert get(new, wrong)[0] == 403  # and the page is the right phone's
-    released = table.folder / "journal" / "companion.released"
+    released = codex_daemon.folder / "journal" / "companion.released"
     assert released.stat().st_mode & 0o777 == 0o600
-    table.systemd.kill()
-    table.systemd.start()
-    restarted = table.status()
+    codex_daemon.systemd.kill()
+    codex_daemon.systemd.start()
+    restarted = codex_daemon.status()
     assert restarted["game_id"] == status["game_id"]
-    old, new = link(table, restarted, 2), link(table, restarted, 2, generation=1)  # the port is another
+    old, new = link(codex_daemon, restarted, 2), link(codex_daemon, restarted, 2, generation=1)  # the port is another
     assert get(new, right)[0] == 200 and json.loads(get(api(new), right)[1])["seat"] == 2
     assert get(new, stranger)[0] == 403 and get(old, wrong)[0] == 410
-    refused = pi_table("release-seat", "6", "--config", str(table.config))
+    refused = pi_table("release-seat", "6", "--config", str(codex_daemon.config))
     assert refused.returncode == 1 and "seat 6 is not at this table: a seat is a number from 0 to 5" in refused.stderr
 
 
@@ -102,8 +100,8 @@ MISSING = object()
     (True, 'expected a seat number, such as {"command": "release-seat", "seat": 2}, not True'),
     (MISSING, 'expected a seat number, such as {"command": "release-seat", "seat": 2}, not None'),
 ])
-def test_a_bad_seat_is_refused_clearly_and_changes_nothing(in_process, seat, error):
-    daemon = in_process
+def test_a_bad_seat_is_refused_clearly_and_changes_nothing(codex_in_process, seat, error):
+    daemon = codex_in_process
     state, shown = daemon.session.state, joins(daemon)
     request = {"command": "release-seat"} if seat is MISSING else {"command": "release-seat", "seat": seat}
     assert daemon.answer(request) == {"ok": False, "error": error}
@@ -111,8 +109,8 @@ def test_a_bad_seat_is_refused_clearly_and_changes_nothing(in_process, seat, err
     assert not (daemon.config.paths.journal_dir / "companion.released").exists()
 
 
-def test_a_release_is_for_codex_seats_only_and_the_screen_shows_the_new_code(in_process):
-    daemon = in_process
+def test_a_release_is_for_codex_seats_only_and_the_screen_shows_the_new_code(codex_in_process):
+    daemon = codex_in_process
     old = joins(daemon)
     journal = daemon.config.paths.journal_dir / f"{daemon.session.id}.jsonl"
     kept = journal.read_text()
@@ -127,7 +125,7 @@ def test_a_release_is_for_codex_seats_only_and_the_screen_shows_the_new_code(in_
 
 
 def test_without_the_phones_pages_there_is_no_seat_to_release(tmp_path):
-    (tmp_path / "config.toml").write_text(CONFIG.replace('[web]\n', '[web]\nenabled = false\n'))
+    (tmp_path / "config.toml").write_text(CODEX_CONFIG.replace('[web]\n', '[web]\nenabled = false\n'))
     daemon = Daemon(load_config(tmp_path / "config.toml"), hal="sim")
     runner = threading.Thread(target=daemon.run, daemon=True)
     try:

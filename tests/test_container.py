@@ -33,9 +33,8 @@ import time
 from pathlib import Path
 
 import pytest
-from test_systemd import readme_scripts
 
-from helpers import REQUIRE_TOOLS, require_tools
+from helpers import REQUIRE_TOOLS, readme_scripts, require_tools
 
 pytestmark = pytest.mark.container
 

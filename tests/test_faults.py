@@ -17,99 +17,28 @@ import json
 import os
 import random
 import time
-from pathlib import Path
 
 import pytest
 
 from pi_table.daemon.control import ControlError, request
-from pi_table.engine import EndTurn, GameRecord, Guess, Rules, Team, Undo, make_game, parse_action
-from pi_table.sim.emulator import BoardEmulator
+from pi_table.engine import EndTurn, GameRecord, Guess, Rules, Undo, make_game
 from pi_table.sim.systemd import FakeSystemd
 from pi_table.table import Session
 
-from helpers import electrode_of, wait_for
+from helpers import EmulatedTable, electrode_of, wait_for
 
 KILLS = int(os.environ.get("PI_TABLE_KILLS", "200"))
 END_TURN_ELECTRODE = 25
-HOLD_S = 0.05
-TAP_MS = 90  # longer than the hold: a tap is a guess
-
-
-class Table:
-    """The board emulator, a configuration, and the daemon started and killed at will."""
-
-    def __init__(self, folder: Path, limit_fsize: int | None = None) -> None:
-        self.folder = folder
-        self.journal = folder / "journal"
-        self.socket = folder / "control.sock"
-        self.emulator = BoardEmulator(link=folder / "touch-board")
-        self.emulator.start()
-        self.config = folder / "config.toml"
-        self.config.write_text(
-            f'[game]\nhold_s = {HOLD_S}\n'
-            f'[web]\nhost = "127.0.0.1"\nport = 0\n[paths]\njournal_dir = "journal"\nsocket = "control.sock"\nsocket_group = ""\n'
-        )
-        self.limit_fsize = limit_fsize
-        self.service: FakeSystemd | None = None
-
-    def start(self) -> None:
-        self.service = FakeSystemd(
-            ["--hal", "sim", "--touch-port", str(self.emulator.link), "--config", str(self.config)],
-            log=self.folder / "daemon.log", limit_fsize=self.limit_fsize,
-        )
-        self.service.start()
-
-    def connected(self) -> None:
-        wait_for(lambda: self.status()["health"]["touch"] == "ok", "the daemon's hello with the board")
-
-    def status(self) -> dict:
-        return request(self.socket, "status")
-
-    def tap(self, cell: int) -> None:
-        """A finger on a card's pad for TAP_MS, then a pause: two taps closer than the board's
-        scan would overlap, and two cards touched at once count as nothing (a spill)."""
-        self.tap_electrode(electrode_of(cell))
-
-    def tap_electrode(self, electrode: int) -> None:
-        self.emulator.tap(electrode, TAP_MS)
-        time.sleep(0.03)
-
-    def kill(self) -> None:
-        self.service.kill()
-        self.service.close()
-
-    def close(self) -> None:
-        if self.service is not None:
-            self.service.close()
-        self.emulator.stop()
-
-    def game_file(self) -> Path:
-        return max(self.journal.glob("*.jsonl"))
-
-    def entries(self, path: Path | None = None) -> list[str]:
-        """The complete entries of a game file, as text: what a restart must replay."""
-        lines = (path or self.game_file()).read_text().split("\n")[:-1]  # a torn last line is no entry
-        return [json.loads(line)["action"] for line in lines[1:]]
-
-    def expected(self, path: Path | None = None, entries: list[str] | None = None) -> dict:
-        """The table view after ``entries`` on the game's key, by the engine alone."""
-        path = path or self.game_file()
-        header = json.loads(path.read_text().split("\n")[0])
-        game = make_game(Rules.from_json(header["rules"]))
-        key = game.parse_key(header["key"], Team.parse(header["start"]))
-        entries = self.entries(path) if entries is None else entries
-        record = GameRecord.replay(game, key, [parse_action(text) for text in entries])
-        return game.table_view(record.state).to_json()
 
 
 @pytest.fixture
 def table(tmp_path):
-    t = Table(tmp_path)
+    t = EmulatedTable(tmp_path)
     yield t
     t.close()
 
 
-def act(table: Table, rng: random.Random, board: str, over: bool) -> str:
+def act(table: EmulatedTable, rng: random.Random, board: str, over: bool) -> str:
     """Do one random thing a player or the staff might; the entry it makes if accepted."""
     if over:
         request(table.socket, "new-game")
@@ -129,7 +58,7 @@ def act(table: Table, rng: random.Random, board: str, over: bool) -> str:
     return str(Guess(cell))
 
 
-def settled(table: Table, before: tuple[str, int]) -> None:
+def settled(table: EmulatedTable, before: tuple[str, int]) -> None:
     """Wait until an action's entry is in the journal, or long enough that it was refused."""
     deadline = time.monotonic() + 0.3
     while time.monotonic() < deadline and (table.game_file().name, len(table.entries())) == before:
@@ -223,7 +152,7 @@ def test_unplugging_the_board_mid_turn_loses_nothing_and_play_goes_on(table):
 
 def test_a_journal_that_fills_up_keeps_the_game_in_memory_and_says_so(tmp_path):
     """``LimitFSIZE`` stands for a full disk: the journal's writes fail part way through."""
-    table = Table(tmp_path, limit_fsize=500)  # the header (about 340 bytes) and a few entries
+    table = EmulatedTable(tmp_path, limit_fsize=500)  # the header (about 340 bytes) and a few entries
     try:
         table.start()
         table.connected()
@@ -300,7 +229,7 @@ def test_a_damaged_journal_resumes_before_the_damage_and_says_so_everywhere(tmp_
     lines = path.read_bytes().split(b"\n")
     lines[4] = lines[4].replace(b"touch 3", b"touch 8")  # entry 4, as a flipped bit would leave it
     path.write_bytes(b"\n".join(lines))
-    table = Table(tmp_path)
+    table = EmulatedTable(tmp_path)
     try:
         table.start()
         table.connected()

@@ -15,21 +15,11 @@ from pi_table.table import Session, load_game
 from pi_table.table.journal import JournalError
 from pi_table.ui.i18n import say
 
+from helpers import JOURNAL_VERSION_1
+
 KEY = "RRRRRRRRRBBBBBBBBNNNNNNNA"
 MOVES = ["clue 2", "touch 0", "touch 1", "touch 2", "clue 1", "touch 9", "touch 17", "undo", "touch 18", "penalty"]
 
-VERSION_1 = """\
-{"format": "pi-table journal", "version": 1, "id": "20261118-110640.250000-f7396e", "started": "2026-11-18T11:06:40Z", "rules": {"game": "codenames", "nuke": "basic", "clue_required": false, "three_player": false, "setup": "key", "dark_cell": 12}, "key": "RRRRRRRRRBBBBBBBBNNNNNNNA", "start": "red"}
-{"n": 1, "action": "clue 2", "at": 7.5}
-{"n": 2, "action": "touch 0", "at": 15.0}
-{"n": 3, "action": "touch 1", "at": 22.5}
-{"n": 4, "action": "touch 2", "at": 30.0}
-{"n": 5, "action": "clue 1", "at": 37.5}
-{"n": 6, "action": "touch 9", "at": 45.0}
-{"n": 7, "action": "undo", "at": 52.5}
-{"n": 8, "action": "touch 10", "at": 60.0}
-"""
-"""A journal exactly as version 1 (before checksums) wrote it."""
 
 
 def write_game(folder, moves=MOVES, rules=Rules()):
@@ -162,7 +152,7 @@ def test_a_torn_last_line_stays_a_quiet_expected_case(tmp_path):
 
 def test_a_version_1_journal_still_loads_and_resumes_with_checksums_from_then_on(tmp_path):
     path = tmp_path / "20261118-110640.250000-f7396e.jsonl"
-    path.write_text(VERSION_1, encoding="utf-8")
+    path.write_text(JOURNAL_VERSION_1, encoding="utf-8")
     header, record, warnings = load_game(path)
     assert warnings == [] and header.key == KEY and len(record.entries) == 8
     session = Session.resume(Rules(), tmp_path, fsync=False)
@@ -178,7 +168,7 @@ def test_a_version_1_journal_still_loads_and_resumes_with_checksums_from_then_on
 
 def test_a_damaged_version_1_journal_resumes_before_the_damage(tmp_path):
     path = tmp_path / "20261118-110640.250000-f7396e.jsonl"
-    path.write_text(VERSION_1.replace('"touch 2"', '"touch 99"'), encoding="utf-8")
+    path.write_text(JOURNAL_VERSION_1.replace('"touch 2"', '"touch 99"'), encoding="utf-8")
     with pytest.raises(JournalError, match=r":5: entry 'touch 99' does not replay"):
         load_game(path)
     session = Session.resume(Rules(), tmp_path, fsync=False)
@@ -250,7 +240,7 @@ def test_a_damaged_key_is_not_written_to_the_log(tmp_path, caplog):
     """A version 1 header (no checksum) whose key no longer deals: the engine's reason quotes
     the key, and the log is no place for it."""
     damaged_key = "RRRB" + KEY[4:]
-    (tmp_path / "20261118-110640.250000-f7396e.jsonl").write_text(VERSION_1.replace(KEY, damaged_key), encoding="utf-8")
+    (tmp_path / "20261118-110640.250000-f7396e.jsonl").write_text(JOURNAL_VERSION_1.replace(KEY, damaged_key), encoding="utf-8")
     with caplog.at_level(logging.DEBUG):
         session = Session.resume(Rules(), tmp_path, fsync=False)
     assert session.journal_damage["new_game"] and "not a deal of codenames" in caplog.text

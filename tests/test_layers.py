@@ -144,3 +144,27 @@ def test_no_two_modules_import_each_other():
                 seen.add(step)
                 stack.append(iter(sorted(edges[step])))
     assert circles == []
+
+
+TESTS = Path(__file__).parent
+
+
+def imported_test_modules(path: Path) -> set[str]:
+    """The test modules (``test_*``) a file in tests/ imports, at its top or inside a function."""
+    return {name for name in imported(path, ("tests", path.name)) if "." not in name and name.startswith("test_")}
+
+
+def test_no_test_module_imports_another():
+    """What several test files share lives in tests/helpers.py (fixtures in tests/conftest.py):
+    a test module imported by another runs its module-level setup there too, and its fixtures,
+    imported by name, are redefined in a second module where pytest may pick either."""
+    offences = [f"{path.name} imports {', '.join(sorted(names))}"
+                for path in sorted(TESTS.glob("*.py")) if (names := imported_test_modules(path))]
+    assert offences == []
+
+
+def test_the_test_import_checker_sees_one(tmp_path):
+    """Guard against a checker that passes vacuously: both forms of import, and one inside a function."""
+    bad = tmp_path / "test_bad.py"
+    bad.write_text("import test_web\nfrom helpers import wait_for\n\ndef f():\n    from test_faults import EmulatedTable\n")
+    assert imported_test_modules(bad) == {"test_web", "test_faults"}

@@ -15,14 +15,12 @@ import urllib.request
 from pathlib import Path
 
 import pytest
-from test_faults import Table
-from test_journal_damage import VERSION_1
 
 from pi_table.engine import Rules, parse_action
 from pi_table.table import Session
 from pi_table.web.tokens import SPYMASTER, Tokens, write_private
 
-from helpers import require_tools, wait_for
+from helpers import JOURNAL_VERSION_1, EmulatedTable, Installer, require_tools, wait_for
 
 UNIT = Path(__file__).resolve().parent.parent / "systemd" / "pi-table.service"
 
@@ -66,13 +64,13 @@ def test_the_daemon_keeps_every_file_of_its_journal_directory_private(tmp_path, 
     journal.mkdir(mode=0o755)
     journal.chmod(0o755)
     game = journal / "20261118-110640.250000-f7396e.jsonl"
-    game.write_text(VERSION_1.replace('"touch 2"', '"touch 99"'), encoding="utf-8")
+    game.write_text(JOURNAL_VERSION_1.replace('"touch 2"', '"touch 99"'), encoding="utf-8")
     secret = os.urandom(32)
     (journal / "companion.secret").write_bytes(secret)
     (journal / "companion.opened").write_text("")
     for path in journal.iterdir():
         path.chmod(0o644)
-    table = Table(tmp_path)
+    table = EmulatedTable(tmp_path)
     try:
         table.start()
         table.connected()
@@ -126,7 +124,7 @@ def test_a_staff_login_in_the_group_has_status_and_history_but_not_the_key(share
     login in the service's group reaches status, undo and history through the socket and
     reads nothing of the journal's directory."""
     old = os.umask(0o027)
-    table = Table(shared_folder)
+    table = EmulatedTable(shared_folder)
     try:
         table.start()
         table.connected()
@@ -152,8 +150,6 @@ def test_a_staff_login_in_the_group_has_status_and_history_but_not_the_key(share
 def test_install_takes_the_group_out_of_an_older_state_directory(tmp_path):
     """systemd leaves a state directory that already exists with another mode as it is (with
     a warning): the installer's upgrade makes an older install's 0750 one 0700."""
-    from test_systemd import Installer
-
     installer = Installer(tmp_path, "Raspberry Pi 5 Model B Rev 1.0")
     installer.env["PI_TABLE_NO_START"] = "1"
     state = installer.root / "var/lib/pi-table"

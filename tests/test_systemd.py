@@ -11,21 +11,17 @@ from __future__ import annotations
 
 import os
 import re
-import shlex
 import shutil
 import subprocess
-import sys
 import tempfile
 from pathlib import Path
 
-from pi_table.config import DEFAULT_PATH, check_machine, defaults
+from pi_table.config import DEFAULT_PATH, defaults
 from pi_table.ui.mounting import PANELS
 
-from helpers import require_tools
+from helpers import INSTALL, ROOT, Installer, readme_scripts, require_tools
 
-ROOT = Path(__file__).resolve().parent.parent
 UNIT = ROOT / "systemd" / "pi-table.service"
-INSTALL = ROOT / "systemd" / "install.sh"
 GROUPS = {"gpio", "spi", "i2c", "dialout", "video", "input", "render"}
 
 
@@ -124,36 +120,6 @@ def test_the_unit_agrees_with_the_configurations_defaults():
 
 # The scripts the README tells a person to run ----------------------------------------------------
 
-README = ROOT / "README.md"
-
-
-def readme_commands() -> list[list[str]]:
-    """Each command line of the README's fenced code blocks, as words, without a ``$`` prompt,
-    comments or the block's indentation."""
-    text = README.read_text(encoding="utf-8")
-    commands = []
-    for block in re.finditer(r"^( *)```[^\n]*\n(.*?)^\1```", text, re.DOTALL | re.MULTILINE):
-        for line in block.group(2).splitlines():
-            line = line.strip().removeprefix("$ ")
-            try:
-                words = shlex.split(line, comments=True)
-            except ValueError:  # an example's output, not a command
-                continue
-            if words:
-                commands.append(words)
-    return commands
-
-
-def readme_scripts() -> dict[str, list[str]]:
-    """The checkout's own scripts the README runs by their path (``sudo systemd/install.sh``,
-    ``./dev test``): path -> the README's command line. Paths under .venv are made by ./dev."""
-    scripts = {}
-    for words in readme_commands():
-        program = words[1] if words[0] == "sudo" and len(words) > 1 else words[0]
-        if "/" in program.rstrip("/") and not program.startswith(("/", ".venv/")):
-            scripts[os.path.normpath(program)] = words
-    return scripts
-
 
 def git_mode(path: str) -> str | None:
     """The mode git records for ``path`` (100755 is executable), or None outside a git checkout."""
@@ -182,73 +148,6 @@ def test_the_readme_installs_with_sudo_from_the_checkout():
 
 
 # install.sh against a staging root ------------------------------------------------------------
-
-STUBS = {
-    # Each stub logs its name and arguments; users and groups live in files under $STAGE.
-    "apt-get": "",
-    # apt's sources offer every package but those listed in $STAGE/unavailable
-    "apt-cache": 'grep -qx "$2" "$STAGE/unavailable" 2>/dev/null || printf "%s:\\n  Candidate: 1.0\\n" "$2"',
-    # raspi-config remembers what it turned on: get_spi prints 0 once do_spi 0 ran
-    "raspi-config": 'case "$2" in do_*) touch "$STAGE/${2#do_}-on" ;; get_*) [ -e "$STAGE/${2#get_}-on" ]; echo $? ;; esac',
-    "systemctl": "",
-    "usermod": "",
-    "getent": 'grep -q "^$2:" "$STAGE/$1" 2>/dev/null',
-    "groupadd": 'echo "${@: -1}:" >> "$STAGE/group"',
-    "useradd": 'echo "${@: -1}:" >> "$STAGE/passwd"',
-}
-
-
-class Installer:
-    def __init__(self, tmp: Path, model: str | None, boot_config: str = "dtparam=audio=on\n") -> None:
-        self.root = tmp / "root"
-        self.stage = tmp / "stage"
-        self.log = self.stage / "log"
-        bin_dir = self.stage / "bin"
-        bin_dir.mkdir(parents=True)
-        for name, body in STUBS.items():
-            stub = bin_dir / name
-            stub.write_text(f'#!/usr/bin/env bash\necho "{name} $*" >> "$STAGE/log"\n{body}\n')
-            stub.chmod(0o755)
-        (self.stage / "group").write_text("gpio:\nspi:\ni2c:\ndialout:\nvideo:\ninput:\n")  # no render yet
-        if model is not None:  # None: no device tree, as on a PC
-            (self.root / "proc/device-tree").mkdir(parents=True)
-            (self.root / "proc/device-tree/model").write_text(model + "\0")
-        (self.root / "boot/firmware").mkdir(parents=True)
-        (self.root / "boot/firmware/config.txt").write_text(boot_config)
-        self.env = {
-            **os.environ,
-            "PATH": f"{bin_dir}:{os.environ['PATH']}",
-            "STAGE": str(self.stage),
-            "PI_TABLE_ROOT": str(self.root),
-            "PYTHON": sys.executable,
-        }
-
-    def run(self) -> subprocess.CompletedProcess:
-        self.log.write_text("")
-        return subprocess.run([str(INSTALL)], env=self.env, capture_output=True, text=True, timeout=600)
-
-    def unavailable(self, *packages: str) -> None:
-        """Packages apt's sources do not offer."""
-        (self.stage / "unavailable").write_text("".join(f"{package}\n" for package in packages))
-
-    def calls(self, name: str) -> list[str]:
-        return [line for line in self.log.read_text().splitlines() if line.split()[0] == name]
-
-    @property
-    def config(self) -> Path:
-        return self.root / "etc/pi-table/config.toml"
-
-    def pi_table(self, *args: str) -> subprocess.CompletedProcess:
-        return subprocess.run([self.root / "opt/pi-table/venv/bin/pi-table", *args], capture_output=True, text=True)
-
-    def config_problems(self) -> list[str]:
-        """check-config's complaints about the installed file, but for what this machine lacks:
-        the file names the Pi's folders and group, which the stubs made only in the staging
-        root (and which a test that is not root may not write in)."""
-        done = self.pi_table("check-config", str(self.config))
-        assert (done.returncode == 0) == (done.stderr == ""), done.stderr
-        lacking = [key for key, _ in check_machine(defaults())]
-        return [line for line in done.stderr.splitlines() if not any(f": {key}: " in line for key in lacking)]
 
 
 def test_install_sets_up_a_pi_4_and_runs_twice_without_harm(tmp_path):

@@ -19,7 +19,7 @@ from pi_table.web import Companion, CompanionScreen, Tokens, codenames_snapshot
 from pi_table.web.server import ANOTHER_PHONE
 from pi_table.web.snapshot import SPYMASTER
 
-from helpers import hidden_swapped, next_event, require_tools, wait_for
+from helpers import another_phone, get, hidden_swapped, next_event, post, wait_for
 
 KEY = "RRRRRRRRRBBBBBBBBNNNNNNNA"
 
@@ -32,25 +32,6 @@ def played(actions=(), key=KEY):
     return game.spymaster_view(state)
 
 
-PHONE = urllib.request.build_opener(urllib.request.HTTPCookieProcessor(http.cookiejar.CookieJar()))
-"""One phone for these tests' requests: it keeps the cookie each page gives the phone that opens it."""
-
-
-def get(url: str, phone=PHONE) -> tuple[int, bytes]:
-    try:
-        with phone.open(url, timeout=5) as answer:
-            return answer.status, answer.read()
-    except urllib.error.HTTPError as e:
-        return e.code, e.read()
-
-
-def post(url: str, body: bytes, phone=PHONE) -> tuple[int, dict]:
-    request = urllib.request.Request(url, data=body, headers={"Content-Type": "application/json"}, method="POST")
-    try:
-        with phone.open(request, timeout=5) as answer:
-            return answer.status, json.loads(answer.read())
-    except urllib.error.HTTPError as e:
-        return e.code, json.loads(e.read() or b"null")
 
 
 class Events:
@@ -192,8 +173,6 @@ def test_the_companion_screen_publishes_and_gives_the_screen_the_spymaster_link(
     assert replace(inner.last, join=None) == ScreenModel(played(), "g1")
 
 
-def another_phone():
-    return urllib.request.build_opener(urllib.request.HTTPCookieProcessor(http.cookiejar.CookieJar()))
 
 
 def test_the_first_phone_to_open_a_page_keeps_it_even_after_a_restart(tmp_path, tokens):
@@ -254,19 +233,8 @@ def test_links_follow_the_address_phones_reach_the_table_at():
 
 # The pages in a real browser ------------------------------------------------------------------
 
-CHROMIUM = "/usr/bin/chromium"
-CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
-                 "--disable-sync", "--no-first-run", "--disable-quic"]
 
 
-@pytest.fixture(scope="module")
-def browser():
-    require_tools(CHROMIUM)
-    playwright_api = pytest.importorskip("playwright.sync_api")
-    with playwright_api.sync_playwright() as playwright:
-        browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
-        yield browser
-        browser.close()
 
 
 def test_the_spymaster_page_shows_the_key_and_the_board_page_never_does(companion, tokens, browser, tmp_path):

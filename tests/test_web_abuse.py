@@ -25,7 +25,7 @@ from pi_table.web import Companion
 from pi_table.web.server import MAX_CONNECTIONS
 from pi_table.web.snapshot import Snapshot
 
-from helpers import require_tools, wait_for
+from helpers import CHROMIUM, CHROMIUM_ARGS, require_tools, wait_for
 
 HALF_SENT = b"GET / HTTP/1.1\r\nHost: table\r\nUser-Agent: slow"  # no blank line: the headers never end
 POLICY = "default-src 'self'; frame-ancestors 'none'"
@@ -230,8 +230,6 @@ def test_every_answer_carries_the_policy_and_no_version(start):
 
 def test_the_pages_work_in_a_browser_under_the_policy(start):
     """The pages have no inline script or style that the policy would block."""
-    from test_web import CHROMIUM, CHROMIUM_ARGS
-
     require_tools(CHROMIUM)
     playwright_api = pytest.importorskip("playwright.sync_api")
     companion = start()

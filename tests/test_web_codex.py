@@ -19,18 +19,15 @@ from pathlib import Path
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from test_codex import choose, games, scrambled
-from test_web import browser, get, post  # noqa: F401 (browser is a fixture)
 
 from pi_table.engine import Codex, CodexState, InvalidAction, RuleError, parse_codex_action
-from pi_table.engine.codex import MESSAGES
 from pi_table.engine.codex_actions import EnterCode
 from pi_table.engine.codex_setup import Fact, parse_setup
 from pi_table.hal import TimerState
 from pi_table.web import Companion, Tokens, codex_snapshot, seat_action
 from pi_table.web.tokens import role_seat, seat_role
 
-from helpers import wait_for
+from helpers import Phones, choose, games, get, known_fragments, pick, post, scrambled, submit
 
 SETUP = (
     "Moon:red:leader:1:K7QM Aleman:blue:hacker:2:X53T Viper:red:infiltrato:3:R8WD "
@@ -54,19 +51,6 @@ def entry(snapshot, tokens, seat: int, game_id: str = "g1") -> dict:
     return value
 
 
-def known_fragments(state: CodexState, seat: int) -> set[str]:
-    """The fragments ``seat`` may have seen, from the game itself rather than any view: its own,
-    those sent to it once delivered, those the truth machine revealed, those it typed into a
-    code itself; all of them at the end."""
-    if state.is_over:
-        return {agent.fragment for agent in state.setup.agents}
-    delivered = [m for m in state.messages if m.recipient == seat and not (m.phase == state.phase and state.step == MESSAGES)]
-    return (
-        {state.setup.agents[seat].fragment}
-        | {m.fragment for m in delivered}
-        | {str(r.value) for r in state.revelations if r.fact is Fact.FRAGMENT}
-        | {part for attempt in state.attempts if attempt.seat == seat for part in attempt.code.split("-")}
-    )
 
 
 # --- the snapshot ------------------------------------------------------------------------------
@@ -271,73 +255,6 @@ def test_an_old_token_opens_nothing_once_a_new_game_is_dealt(table, tokens):
 # --- the pages in a real browser ---------------------------------------------------------------
 
 
-def pick(page, form: str, label: str | re.Pattern) -> None:
-    page.locator(f'form[data-form="{form}"] label.chip', has_text=label).click()
-
-
-def submit(page, form: str) -> None:
-    page.locator(f'form[data-form="{form}"] button[type=submit]').click()
-
-
-class Phones:
-    """A phone for each of ``seats``, on its seat's link, and one on the public page; each action
-    is tapped on a page, then the test waits for the table to take it."""
-
-    def __init__(self, browser, table: Table, seats=range(6)) -> None:
-        self.table = table
-        self.contexts = [browser.new_context(viewport={"width": 390, "height": 844}, device_scale_factor=2)
-                         for _ in range(len(seats) + 1)]  # a phone each: its own connections
-        self.pages = {seat: context.new_page() for seat, context in zip(seats, self.contexts)}
-        for seat, page in self.pages.items():
-            page.goto(table.link(seat))
-        self.public = self.contexts[-1].new_page()
-        self.public.goto(table.companion.base_url + "/")
-
-    def close(self) -> None:
-        for context in self.contexts:
-            context.close()
-
-    def taken(self, *taps) -> None:
-        """Run ``taps`` (callables), then wait until the table has accepted one more action."""
-        before = len(self.table.accepted)
-        for tap in taps:
-            tap()
-        wait_for(lambda: len(self.table.accepted) == before + 1, "the table to take the page's action")
-
-    def send(self, seat: int, to: int, fact: str) -> None:
-        page, codename = self.pages[seat], self.table.state.setup.agents[to].codename
-        # the chip that reads "FACT: value" and no more: "position" is not the Informatore's
-        # "role: informatore + position: 2", which is asked for in full
-        chip = re.compile("^" + re.escape(fact) + r":[^+]*$")
-        self.taken(lambda: pick(page, "send", f"{codename} (seat {to})"), lambda: pick(page, "send", chip),
-                   lambda: submit(page, "send"))
-
-    def code(self, seat: int, *fragments: str) -> None:
-        """Tap each fragment the page offers; type the others, key by key, into their box."""
-        page = self.pages[seat]
-
-        def enter(position: int, fragment: str) -> None:
-            chip = page.locator('form[data-form="code"] button.fragment', has_text=fragment)
-            if chip.count():
-                chip.click()
-            else:
-                page.locator(f'[data-draft="code-{position}"]').press_sequentially(fragment.lower())
-
-        self.taken(*[lambda n=n, f=f: enter(n, f) for n, f in enumerate(fragments, start=1)], lambda: submit(page, "code"))
-
-    def done(self, seat: int) -> None:
-        self.taken(lambda: submit(self.pages[seat], "done"))
-
-    def vote(self, seat: int, target: int) -> None:
-        page, codename = self.pages[seat], self.table.state.setup.agents[target].codename
-        self.taken(lambda: pick(page, "vote", f"{codename} (seat {target})"), lambda: submit(page, "vote"))
-
-    def check_privacy(self) -> None:
-        """No page's HTML, attributes included, holds a fragment its agent has not seen."""
-        for seat, page in self.pages.items():
-            html = page.content()
-            seen = {agent.fragment for agent in self.table.state.setup.agents if agent.fragment in html}
-            assert seen <= known_fragments(self.table.state, seat), f"seat {seat}'s page shows {seen}"
 
 
 def test_a_whole_game_played_on_six_phones(table, browser):
