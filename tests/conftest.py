@@ -14,9 +14,7 @@ import pytest
 
 from pi_table.engine import Game, Key, Rules, State, Team, make_game, parse_action
 
-from helpers import with_drawn_key
-
-from helpers import CHROMIUM, CHROMIUM_ARGS, CODEX_CONFIG, CodexTable, require_tools
+from helpers import CHROMIUM, CHROMIUM_ARGS, CODEX_CONFIG, CodexTable, require_tools, with_drawn_key
 
 
 @dataclass
