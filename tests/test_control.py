@@ -60,7 +60,10 @@ def exchange(path: Path, data: bytes, timeout: float = 5.0) -> dict:
     with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as client:
         client.settimeout(timeout)
         client.connect(str(path))
-        client.sendall(data)
+        try:
+            client.sendall(data)
+        except BrokenPipeError:  # refused over the cap: the words were written before the hang-up
+            pass
         return json.loads(answer_line(client) or b"null")
 
 
@@ -150,6 +153,32 @@ def test_connections_over_the_cap_are_refused_in_words(tmp_path):
         for client in idle:
             client.close()
         wait_for(lambda: exchange(server.path, STATUS)["ok"], "a free place once the idle clients left")
+    finally:
+        for client in idle:
+            client.close()
+        server.stop()
+
+
+def test_a_staff_command_over_the_cap_gets_the_refusal_in_words(tmp_path, monkeypatch):
+    """The table refuses a connection over the cap in words, then hangs up: a client that sends
+    its request after the hang-up meets a broken pipe, and must still read those words (it said
+    'did not answer properly: [Errno 32] Broken pipe'). The send here waits for the hang-up."""
+    server = ControlServer(tmp_path / "control.sock", echo, max_connections=4)
+    server.start()
+    idle = []
+    sendall = socket.socket.sendall
+
+    def late_sendall(self, data, *args):
+        time.sleep(0.3)  # the table has written its refusal and closed by now
+        return sendall(self, data, *args)
+
+    try:
+        for _ in range(4):
+            idle.append(socket.socket(socket.AF_UNIX, socket.SOCK_STREAM))
+            idle[-1].connect(str(server.path))
+        monkeypatch.setattr(socket.socket, "sendall", late_sendall)
+        with pytest.raises(Refused, match="4 requests at once"):
+            request(server.path, "status")
     finally:
         for client in idle:
             client.close()

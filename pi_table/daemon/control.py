@@ -357,7 +357,10 @@ def request(path: Path, command: str, timeout: float = 5.0, **fields) -> dict:
         with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as client:
             client.settimeout(timeout)
             client.connect(str(path))
-            client.sendall((json.dumps({"command": command, **fields}) + "\n").encode())
+            try:
+                client.sendall((json.dumps({"command": command, **fields}) + "\n").encode())
+            except BrokenPipeError:  # refused (too many at once) and hung up: its words are still to read
+                pass
             answer = json.loads(_read_line(client, MAX_ANSWER, time.monotonic() + timeout) or b"null")
     except FileNotFoundError:
         raise ControlError(f"no table is running: {path} does not exist") from None
