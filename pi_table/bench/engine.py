@@ -1,7 +1,8 @@
 """How fast the rules engine plays: random full games on one core.
 
 Each game deals a seeded key and applies uniformly random legal actions until the game is
-over, the way OpenSpiel's random rollouts do; the time includes ``legal_actions``.
+over, the way OpenSpiel's random rollouts do; the time includes ``legal_actions``. Deep
+Undercover's key is dealt at its chance node, the last placement, as the session draws it.
 """
 
 from __future__ import annotations
@@ -9,7 +10,7 @@ from __future__ import annotations
 import random
 import time
 
-from ..engine import Rules, make_game
+from ..engine import Place, Rules, make_game
 from . import percentiles
 
 VARIANTS = {
@@ -22,10 +23,13 @@ VARIANTS = {
 
 def play(game, rng: random.Random) -> int:
     """One random full game; returns the number of actions applied."""
-    state = game.start(game.deal(rng))
+    state = game.start(None if game.rules.setup == "place" else game.deal(rng))
     actions = 0
     while not state.is_over:
-        state = game.apply(state, rng.choice(game.legal_actions(state)))
+        action = rng.choice(game.legal_actions(state))
+        if game.draws_key(state):  # the last placement brings the key
+            action = Place(action.cell, game.deal(rng))
+        state = game.apply(state, action)
         actions += 1
     return actions
 
