@@ -519,10 +519,10 @@ def build(values: dict[str, object], source: Path | None) -> Config:
 
 def _words(name: str, source: Path | None) -> tuple[str, ...] | None:
     """The words [sim] names; a deck file's path is taken from the configuration's folder."""
+    if not name:
+        return None  # the usual table: its words module is not even loaded
     from .ui.words import LISTS, load_words
 
-    if not name:
-        return None
     if name not in LISTS and source is not None and not Path(name).is_absolute():
         name = str(source.parent / name)
     return load_words(name)

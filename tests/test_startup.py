@@ -13,7 +13,7 @@ import sys
 import pytest
 
 LATER = ("aiohttp", "pi_table.web", "pi_table.engine.codex", "pi_table.table.codex_loop", "importlib.metadata",
-         "importlib.resources")
+         "importlib.resources", "pi_table.ui.words")
 """Modules a grid game's start does without until READY."""
 
 CHILD = """
