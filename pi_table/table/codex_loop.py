@@ -83,9 +83,7 @@ class CodexLoop(EventLoop):
         try:
             self.screen.release_seat(seat)
         except REFUSALS as refusal:
-            if public:
-                self.message = str(refusal)
-            return Outcome(command, False, str(refusal))
+            return self.refuse(command, str(refusal), public)
         self.message = None
         return Outcome(command, True)
 

@@ -154,12 +154,17 @@ class EventLoop:
             else:
                 self.session.submit(command)
         except REFUSALS as refusal:
-            if public:
-                self.message = str(refusal)
-            return Outcome(command, False, str(refusal))
+            return self.refuse(command, str(refusal), public)
         self.message = None
         self._follow_game()
         return Outcome(command, True)
+
+    def refuse(self, command: object, reason: str, public: bool = True) -> Outcome:
+        """A command refused: nothing changes, and ``reason`` becomes the screen's message
+        unless it is not ``public`` (a phone's, or the staff's, which goes back to them alone)."""
+        if public:
+            self.message = reason
+        return Outcome(command, False, reason)
 
     def note_health(self, event: HealthEvent) -> None:
         """A device went down (its warning shows) or came back."""
@@ -328,8 +333,7 @@ class TableLoop(EventLoop):
         timer = self.timer.state(now)
         why = ("no turn timer is on" if timer is None else "the turn timer is not enforced" if not timer.enforced
                else f"the turn timer has {timer.remaining_s:.0f} s left")
-        self.message = f"time-up ends a turn only when an enforced turn timer runs out: {why}"
-        return Outcome(command, False, self.message)
+        return self.refuse(command, f"time-up ends a turn only when an enforced turn timer runs out: {why}")
 
     def _hold_completed(self, now: float) -> Outcome | None:
         """A guess (a placement while Deep Undercover sets up) when a lone touch has been held."""
@@ -340,8 +344,7 @@ class TableLoop(EventLoop):
 
     def _enter_dial(self) -> Outcome:
         if self.dial is None:
-            self.message = "turn the dial to the clue number first, then push it"
-            return Outcome(Clue(0), False, self.message)
+            return self.refuse(Clue(0), "turn the dial to the clue number first, then push it")
         outcome = self.submit(Clue(self.dial))
         if outcome.ok:
             self.dial = None
