@@ -250,7 +250,7 @@ class Daemon:
             tokens = Tokens.kept_in(journal_dir)
             companion = Companion(web.host, web.port, act=self._act, base_url=web.url,
                                   advertise=lambda: _reachable_address(web.host), proof=tokens.proof,
-                                  opened_file=journal_dir / "companion.opened")
+                                  opened_file=journal_dir / "companion.opened", language=self.config.language)
             companion.start()
         except Exception as e:  # noqa: BLE001 (a taken port, a broken install: the table plays without phones)
             why = e.strerror if isinstance(e, OSError) and e.strerror else e

@@ -10,7 +10,12 @@ Routes (``TOKEN`` is a page's per-game token):
   server-sent events; ``event: gone`` when the token stops opening anything (a new game;
   its data ``{"replaced": true}`` when the table gave the page a new link);
 - ``POST /api/p/TOKEN/act`` with ``{"action": TEXT}``: a private action, handed to the
-  table; the answer is ``{"ok": true}`` or ``{"ok": false, "error": WHY}``.
+  table; the answer is ``{"ok": true}`` or ``{"ok": false, "error": WHY}``;
+- ``/api/texts``: the pages' words (``texts.page_texts``).
+
+Every page speaks the table's ``language`` unless its phone chose another: the API's ``?lang=``,
+which the views' engine sentences, the refusals and the texts follow. The page itself carries
+the table's language in ``<html lang>``, for the script to start from.
 
 The server keeps no game state: it serves the newest snapshot, and actions go to the table's
 own thread through the ``act`` callback, so a phone is just another input device.
@@ -44,9 +49,11 @@ from aiohttp.http import HttpProcessingError, HttpVersion11
 
 from ..engine import InvalidAction
 from ..hal import CodexModel, Emit, PageOpened, Screen, ScreenModel
+from ..ui.i18n import LANGUAGES, N_, say, translation
 from ..ui.words import Cards
 from .seats import SeatLinks
 from .snapshot import Snapshot, codenames_snapshot, codex_snapshot
+from .texts import localized, page_texts
 from .tokens import SPYMASTER, Tokens, seat_role, write_private
 
 log = logging.getLogger("pi_table.web")
@@ -76,8 +83,8 @@ class Companion:
     Links are ``base_url``, else ``http://ADDRESS:PORT`` with the port it listens on, where
     ADDRESS is what ``advertise()`` says (how phones reach this machine; asked again every
     ``ADVERTISE_S``, as a table that booted before its Wi-Fi gets its address later), else
-    ``host``. The deadlines, the caps and how often bad requests are told are the module's
-    defaults; tests make them small."""
+    ``host``. ``language`` is the pages' own until a phone picks another. The deadlines, the
+    caps and how often bad requests are told are the module's defaults; tests make them small."""
 
     def __init__(
         self, host: str = "127.0.0.1", port: int = 0, act: Act | None = None, base_url: str = "",
@@ -85,7 +92,11 @@ class Companion:
         proof: Callable[[str], str] | None = None, opened_file: Path | None = None,
         header_timeout_s: float = HEADER_TIMEOUT_S, body_timeout_s: float = BODY_TIMEOUT_S,
         max_connections: int = MAX_CONNECTIONS, max_per_address: int = MAX_PER_ADDRESS, report_s: float = REPORT_S,
+        language: str = LANGUAGES[0],
     ) -> None:
+        if language not in LANGUAGES:
+            raise ValueError(f"the pages speak {' or '.join(LANGUAGES)}, not {language!r}")
+        self.language = language
         self.host, self.port, self.advertise = host, port, advertise
         self.header_timeout_s, self.body_timeout_s = header_timeout_s, body_timeout_s
         self.max_connections, self.max_per_address = max_connections, max_per_address
@@ -105,8 +116,9 @@ class Companion:
                 log.warning("cannot read %s (%s): every seat's code shows again", opened_file, e)
         self._base_url = base_url.rstrip("/")
         self._snapshot = Snapshot("", {"kind": "waiting"})
-        self._texts: dict[str | None, str | None] = {}  # the snapshot's views as sent, by page (None: public)
+        self._texts: dict[tuple[str | None, str], str | None] = {}  # the views as sent, by (page, language)
         self._files = {name: resources.files(__package__).joinpath("static", name).read_bytes() for name in STATIC}
+        self._files["page.html"] = self._files["page.html"].replace(b'<html lang="en">', f'<html lang="{language}">'.encode())
         self._loop: asyncio.AbstractEventLoop | None = None
         self._watchers: set[_Watcher] = set()  # the open event streams
         self._runner: web.AppRunner | None = None
@@ -187,6 +199,7 @@ class Companion:
             web.get("/static/{name}", self._static),
             web.get("/api/public", self._view_public),
             web.get("/api/p/{token}", self._view_private),
+            web.get("/api/texts", self._page_texts),
             web.get("/api/public/events", self._events_public),
             web.get("/api/p/{token}/events", self._events_private),
             web.post("/api/p/{token}/act", self._act),
@@ -258,7 +271,7 @@ class Companion:
         if self._closing or watcher.transport.is_closing():  # the table stops, or the phone left
             watcher.done.set()
             return
-        text = self._text(watcher.page)
+        text = self._text(watcher.page, watcher.lang)
         if text is None:
             why = {"replaced": True} if watcher.page in self._snapshot.replaced else {}
             watcher.send(f"event: gone\ndata: {json.dumps(why)}\n\n")
@@ -282,12 +295,12 @@ class Companion:
         entry = self._snapshot.private.get(token)
         if entry is None:
             if token in self._snapshot.replaced:  # its holder may have been the rightful phone: say so
-                raise _refusal(request, web.HTTPGone, REPLACED)
+                raise _refusal(request, web.HTTPGone, self._words(request, REPLACED))
             raise web.HTTPNotFound(text="")  # nothing at all for a wrong or old token
         name, proof = _cookie_name(token), self.proof(token)
         if token in self._opened:
             if not hmac.compare_digest(request.cookies.get(name, ""), proof):
-                raise _refusal(request, web.HTTPForbidden, ANOTHER_PHONE)
+                raise _refusal(request, web.HTTPForbidden, self._words(request, ANOTHER_PHONE))
         else:
             self._opened.add(token)
             self._keep_opened()
@@ -311,6 +324,15 @@ class Companion:
         restart opens it again by itself); safe from any thread."""
         return token in self._opened
 
+    def _lang(self, request: web.Request) -> str:
+        """The language the page asked for (``?lang=``), else the table's."""
+        asked = request.query.get("lang", "")
+        return asked if asked in LANGUAGES else self.language
+
+    def _words(self, request: web.Request, msgid: str) -> str:
+        """One of the companion's own sentences in the asking page's language."""
+        return translation(self._lang(request)).gettext(msgid)
+
     def _file(self, name: str, content_type: str) -> web.Response:
         return web.Response(body=self._files[name], content_type=content_type, headers=NO_STORE)
 
@@ -327,11 +349,14 @@ class Companion:
             raise web.HTTPNotFound(text="")
         return self._file(name, "text/css" if name.endswith(".css") else "application/javascript")
 
+    async def _page_texts(self, request: web.Request) -> web.Response:
+        return web.json_response(page_texts(self._lang(request)), headers=NO_STORE)
+
     async def _view_public(self, request: web.Request) -> web.Response:
-        return web.json_response(self._snapshot.public, headers=NO_STORE)
+        return web.json_response(localized(self._snapshot.public, self._lang(request)), headers=NO_STORE)
 
     async def _view_private(self, request: web.Request) -> web.Response:
-        return web.json_response(self._private(request)[1], headers=NO_STORE)
+        return web.json_response(localized(self._private(request)[1], self._lang(request)), headers=NO_STORE)
 
     async def _events_public(self, request: web.Request) -> web.StreamResponse:
         return await self._stream(request, None)
@@ -340,14 +365,14 @@ class Companion:
         self._private(request)
         return await self._stream(request, request.match_info["token"])
 
-    def _text(self, page: str | None) -> str | None:
-        """The view of ``page`` (a token, or None for the public page) as its event stream
-        sends it, or None when the token opens nothing now; encoded once a snapshot, however
-        many phones watch the page."""
-        if page not in self._texts:
+    def _text(self, page: str | None, lang: str) -> str | None:
+        """The view of ``page`` (a token, or None for the public page) in ``lang`` as its event
+        stream sends it, or None when the token opens nothing now; encoded once a snapshot and
+        language, however many phones watch the page."""
+        if (page, lang) not in self._texts:
             view = self._snapshot.public if page is None else self._snapshot.private.get(page, (None, None))[1]
-            self._texts[page] = None if view is None else json.dumps(view, ensure_ascii=False)
-        return self._texts[page]
+            self._texts[page, lang] = None if view is None else json.dumps(localized(view, lang), ensure_ascii=False)
+        return self._texts[page, lang]
 
     async def _stream(self, request: web.Request, page: str | None) -> web.StreamResponse:
         """The page's view now and on every change (``_wake`` sends them), a comment now and
@@ -362,7 +387,7 @@ class Companion:
         transport = request.transport
         if transport is None:  # the phone left before its headers went out
             return response
-        watcher = _Watcher(page, transport, chunked)
+        watcher = _Watcher(page, self._lang(request), transport, chunked)
         self._watchers.add(watcher)
         try:
             self._push(watcher)
@@ -383,15 +408,17 @@ class Companion:
     async def _act(self, request: web.Request) -> web.Response:
         role = self._private(request)[0]
         if self.act is None:
-            return web.json_response({"ok": False, "error": "this page only shows; it takes no actions"}, status=405)
+            return web.json_response({"ok": False, "error": self._words(request, SHOWS_ONLY)}, status=405)
         try:
             async with asyncio.timeout(self.body_timeout_s):
                 body = await request.json()
         except web.HTTPRequestEntityTooLarge:
-            return web.json_response({"ok": False, "error": f"an action is at most {MAX_BODY} bytes"}, status=413)
+            too_long = self._words(request, N_("an action is at most {bytes} bytes")).format(bytes=MAX_BODY)
+            return web.json_response({"ok": False, "error": too_long}, status=413)
         except TimeoutError:
-            late = web.json_response(
-                {"ok": False, "error": f"the action did not arrive within {self.body_timeout_s:g} s"}, status=408)
+            why = self._words(request, N_("the action did not arrive within {seconds} s")).format(
+                seconds=f"{self.body_timeout_s:g}")
+            late = web.json_response({"ok": False, "error": why}, status=408)
             late.force_close()
             return late
         except ValueError:
@@ -401,10 +428,11 @@ class Companion:
             if not isinstance(text, str) or not text.strip() or "\n" in text:
                 raise ValueError
         except (ValueError, KeyError, TypeError):
-            return web.json_response(
-                {"ok": False, "error": 'expected a JSON object {"action": "<one line of text>"}'}, status=400)
+            return web.json_response({"ok": False, "error": self._words(request, MALFORMED_ACTION)}, status=400)
         error = await asyncio.to_thread(self.act, self._snapshot.game_id, role, text.strip())
-        return web.json_response({"ok": error is None, "error": error}, status=200 if error is None else 409)
+        if error is None:
+            return web.json_response({"ok": True, "error": None})
+        return web.json_response({"ok": False, "error": say(error, self._lang(request))}, status=409)
 
 
 class _Connection(web.RequestHandler):
@@ -491,11 +519,11 @@ class _BadRequests(logging.Handler):
 
 
 class _Watcher:
-    """One phone's open event stream: its page (a token, None for the public one), the view
-    it was last sent, and its connection, written to directly with the stream's chunk framing."""
+    """One phone's open event stream: its page (a token, None for the public one) and language,
+    the view it was last sent, and its connection, written to directly with the stream's chunk framing."""
 
-    def __init__(self, page: str | None, transport: asyncio.Transport, chunked: bool) -> None:
-        self.page, self.transport, self.chunked = page, transport, chunked
+    def __init__(self, page: str | None, lang: str, transport: asyncio.Transport, chunked: bool) -> None:
+        self.page, self.lang, self.transport, self.chunked = page, lang, transport, chunked
         self.sent: str | None = None
         self.done = asyncio.Event()
 
@@ -506,8 +534,10 @@ class _Watcher:
         self.transport.write(data)  # its callers have looked that the phone is still there
 
 
-ANOTHER_PHONE = "This page is already open on another phone. If that was not you, tell the table's staff."
-REPLACED = "This seat's link was replaced: scan the new code on the table's screen."
+ANOTHER_PHONE = N_("This page is already open on another phone. If that was not you, tell the table's staff.")
+REPLACED = N_("This seat's link was replaced: scan the new code on the table's screen.")
+SHOWS_ONLY = N_("this page only shows; it takes no actions")
+MALFORMED_ACTION = N_('expected a JSON object {"action": "<one line of text>"}')
 BIND = web.RequestKey("bind", tuple)  # the cookie to give the phone that has just opened a page
 COOKIE_S = 24 * 3600
 

@@ -1,5 +1,10 @@
 // The companion page: one file for every kind of page. It shows what the table sends for this
-// page's token (or the public view) and nothing else; it keeps no state of its own.
+// page's token (or the public view) and nothing else; it keeps no state of its own but the
+// language its phone chose.
+//
+// Every text it shows is an English msgid marked with t(), tn() or N_(): the server
+// hands the page their translations from the table's catalogue (/api/texts), and a test checks
+// that the catalogue has them all. Engine sentences in a view (why a game ended) come translated.
 "use strict";
 
 const match = location.pathname.match(/^\/p\/([A-Za-z0-9_-]+)$/);
@@ -23,13 +28,86 @@ function el(tag, attrs = {}, ...children) {
   return node;
 }
 
+// --- the page's language -------------------------------------------------------------------------
+// The table's language is in <html lang> as served; a phone that picks another keeps it.
+
+const LANG_KEY = "pi-table-lang";
+const tableLang = document.documentElement.lang;
+let words = {lang: tableLang, languages: [], texts: {}, teams: {}};
+
+function chosenLang() {
+  try { return localStorage.getItem(LANG_KEY) || tableLang; } catch (error) { return tableLang; }
+}
+
+function N_(msgid) {
+  // Marks a msgid for the catalogue where it is looked up later (a table of words).
+  return msgid;
+}
+
+function team(name) {
+  // A team's or faction's name inside a text: t() gives it the form its template asks for
+  // ({team} la squadra rossa, {team:m} l'agente rosso), as the table's screen does.
+  return {team: name};
+}
+
+function teamWord(name, form = "") {
+  const forms = words.teams[name];
+  return forms ? forms[form] : name;
+}
+
+function tn(msgid, values = {}) {
+  // A text in the page's language as parts: its fields filled in, nodes kept as nodes.
+  const template = words.texts[msgid] || msgid;
+  const parts = template.split(/(\{\w+(?::\w+)?\})/);
+  return parts.map((part, index) => {
+    if (index % 2 === 0) return part;
+    const [name, form] = part.slice(1, -1).split(":");
+    if (!(name in values)) return part;
+    const value = values[name];
+    if (value instanceof Node) return value;
+    if (value && value.team !== undefined) return teamWord(value.team, form);
+    return String(value);
+  }).filter((part) => part !== "");
+}
+
+function t(msgid, values = {}) {
+  return tn(msgid, values).join("");
+}
+
+function capital(text) {
+  return text ? text[0].toUpperCase() + text.slice(1) : text;
+}
+
+async function speak(lang) {
+  // Load the page's texts in `lang` and say everything again in it.
+  const answer = await fetch(`/api/texts?lang=${encodeURIComponent(lang)}`);
+  words = await answer.json();
+  document.documentElement.lang = words.lang;
+  for (const node of document.querySelectorAll("[data-i18n]")) node.textContent = t(node.dataset.i18n);
+  languageSwitch();
+}
+
+function languageSwitch() {
+  const nav = document.getElementById("languages");
+  nav.replaceChildren(...words.languages.map((code) => el("button", {
+    type: "button", lang: code, translate: "no", "aria-pressed": String(code === words.lang),
+    class: code === words.lang ? "chip picked" : "chip", onclick: () => choose(code)}, code.toUpperCase())));
+}
+
+async function choose(lang) {
+  // The phone's own choice: remembered, the texts loaded, the view asked for again in it.
+  try { localStorage.setItem(LANG_KEY, lang); } catch (error) { /* a private window: this visit only */ }
+  await speak(lang);
+  listen();
+}
+
 async function act(text) {
   // Hands one action to the table; the new view comes back on the event stream.
-  const answer = await fetch(`${api}/act`, {
+  const answer = await fetch(`${api}/act?lang=${encodeURIComponent(words.lang)}`, {
     method: "POST", headers: {"Content-Type": "application/json"}, body: JSON.stringify({action: text}),
   });
-  const body = await answer.json().catch(() => ({ok: false, error: `the table answered ${answer.status}`}));
-  statusLine.textContent = body.ok ? "sent" : body.error;
+  const body = await answer.json().catch(() => ({ok: false, error: t("the table answered {status}", {status: answer.status})}));
+  statusLine.textContent = body.ok ? t("sent") : body.error;
   statusLine.className = body.ok ? "" : "error";
   lastAct = {step: stepOf(shown), ok: body.ok};
   return body.ok;
@@ -55,35 +133,39 @@ function followStep(page) {
   if (!pub) return;
   const same = lastAct && lastAct.step === stepOf(page);
   if (same && !lastAct.ok) return;
-  statusLine.textContent = same ? `${stepTitle(pub)} · sent` : stepTitle(pub);
+  statusLine.textContent = same ? t("{step} · sent", {step: stepTitle(pub)}) : stepTitle(pub);
   statusLine.className = "";
 }
 
-function grid(board, key, words) {
+function grid(board, key, cards) {
   // The 5x5 grid from the operatives' side: `board` has "?" for hidden cards; `key`, on the
-  // spymaster's page only, says what each one is; `words`, from a simulated table, the card's word.
-  return el("div", {class: "grid" + (words ? " words" : ""), "aria-label": "the grid"}, [...board].map((shown, cell) => {
+  // spymaster's page only, says what each one is; `cards`, from a simulated table, the card's word.
+  return el("div", {class: "grid" + (cards ? " words" : ""), "aria-label": t("the grid")}, [...board].map((shown, cell) => {
     const letter = key ? key[cell] : shown;
     const classes = ["cell", letter === "?" ? "hidden" : letter === "." ? "dark" : letter];
     if (key && shown !== "?" && shown !== ".") classes.push("shown");
     const mark = letter === "?" ? cell : letter;
-    const content = words && letter !== "." ? [el("small", {}, mark), el("span", {class: "word"}, words[cell])] : mark;
+    const content = cards && letter !== "." ? [el("small", {}, mark), el("span", {class: "word"}, cards[cell])] : mark;
     return el("div", {class: classes.join(" "), "data-cell": cell}, content);
   }));
 }
 
+const PHASES = {clue: N_("{team} is in its clue phase"), guess: N_("{team} is in its guess phase"),
+  cover: N_("{team} is in its cover phase"), place: N_("{team} is in its place phase")};
+
 function summary(view) {
-  const turn = view.turn ? `${view.turn} to play, ${view.phase} phase` : `over: ${view.reason || ""}`;
-  return el("p", {id: "summary"},
-    // no counts while Deep Undercover's codenames are placed: the key is not drawn yet
-    view.remaining ? `${turn} · red ${view.remaining.red} left · blue ${view.remaining.blue} left` : turn,
-    view.clue !== null ? ` · clue ${view.clue}` : "");
+  const turn = view.turn ? t(PHASES[view.phase], {team: team(view.turn)}) : t("over: {reason}", {reason: view.reason || ""});
+  const parts = [capital(turn)];
+  // no counts while Deep Undercover's codenames are placed: the key is not drawn yet
+  if (view.remaining) parts.push(t("red {red} left · blue {blue} left", view.remaining));
+  if (view.clue !== null) parts.push(t("clue {clue}", {clue: view.clue}));
+  return el("p", {id: "summary"}, parts.join(" · "));
 }
 
-renderers.waiting = () => [el("p", {class: "note"}, "The table is starting.")];
+renderers.waiting = () => [el("p", {class: "note"}, t("The table is starting."))];
 renderers.board = (page) => [summary(page.view), grid(page.view.board, null, page.words)];
 renderers.spymaster = (page) => [
-  el("p", {class: "note"}, "The key: keep this screen away from the operatives."),
+  el("p", {class: "note"}, t("The key: keep this screen away from the operatives.")),
   summary(page.view), grid(page.view.board, page.view.key, page.words),
 ];
 
@@ -91,8 +173,13 @@ renderers.spymaster = (page) => [
 // A seat's page builds its forms from `legal`, the texts of the actions it may take now, so it
 // offers exactly what the table would accept; the table refuses anything else anyway.
 
-const STEP_TITLES = {messages: "Messages", private: "Private turn", discussion: "Discussion", vote: "Vote", truth: "Truth machine"};
-const ACTED = {messages: "sent", private: "done", vote: "voted"};
+const STEP_TITLES = {messages: N_("Messages"), private: N_("Private turn"), discussion: N_("Discussion"),
+  vote: N_("Vote"), truth: N_("Truth machine")};
+const ACTED = {messages: N_("sent"), private: N_("done"), vote: N_("voted")};
+const FACT_WORDS = {codename: N_("codename"), faction: N_("faction"), role: N_("role"), position: N_("position"),
+  fragment: N_("fragment")};
+const ROLE_TITLES = {hacker: N_("Hacker"), infiltrato: N_("Infiltrato"), informatore: N_("Informatore"),
+  inquisitore: N_("Inquisitore"), leader: N_("Leader"), profiler: N_("Profiler")};
 let drafts = {key: null, forms: {}};  // half-filled forms, kept while the page redraws for others' moves
 let shown = null;  // the page on screen, drawn again when a choice changes
 
@@ -101,19 +188,37 @@ function draft(form) {
 }
 
 function redraw() {
-  render(shown);
+  if (shown) render(shown);
 }
 
 function agent(pub, seat) {
-  return `${pub.codenames[seat]} (seat ${seat})`;
+  return t("{codename} (seat {seat})", {codename: pub.codenames[seat], seat});
+}
+
+function faction(name) {
+  return teamWord(name);
+}
+
+function fact(name) {
+  return t(FACT_WORDS[name]);
+}
+
+function factValue(name, value) {
+  // A fact's value in words: the faction as its colour, the role by its title.
+  return name === "faction" ? faction(value) : name === "role" ? t(ROLE_TITLES[value]) : String(value);
+}
+
+function told(facts) {
+  // Facts as a message carries them: "position 3, role Hacker".
+  return Object.entries(facts).map(([name, value]) => `${fact(name)} ${factValue(name, value)}`).join(", ");
 }
 
 function stepTitle(pub) {
-  return pub.step === "over" ? "Game over" : `Phase ${pub.phase}: ${STEP_TITLES[pub.step]}`;
+  return pub.step === "over" ? t("Game over") : t("Phase {phase}: {step}", {phase: pub.phase, step: t(STEP_TITLES[pub.step])});
 }
 
 function waitingFor(pub) {
-  return pub.waiting_for.length ? `Waiting for ${pub.waiting_for.map((seat) => pub.codenames[seat]).join(", ")}.` : "";
+  return pub.waiting_for.length ? t("Waiting for {agents}.", {agents: pub.waiting_for.map((seat) => pub.codenames[seat]).join(", ")}) : "";
 }
 
 function choices(form, name, options, heading) {
@@ -147,7 +252,7 @@ function legalByVerb(legal) {
 }
 
 function factLabel(identikit, facts) {
-  return facts.map((fact) => `${fact}: ${identikit[fact]}`).join(" + ");
+  return facts.map((name) => `${fact(name)}: ${factValue(name, identikit[name])}`).join(" + ");
 }
 
 function sendForm(page, entries) {
@@ -156,10 +261,10 @@ function sendForm(page, entries) {
   const recipients = [...new Set(entries.map(([to]) => to))];
   const factChoices = [...new Set(entries.map(([, ...facts]) => facts.join(" ")))];
   const text = `send ${page.seat} ${chosen.to} ${chosen.facts}`;
-  return actionForm("send", "Send your message", "Send", page.legal.includes(text) ? text : null,
-    el("p", {class: "note"}, `Your fragment ${identikit.fragment} always goes; choose who gets it and what to add.`),
-    choices("send", "to", recipients.map((seat) => ({value: seat, label: agent(pub, seat)})), "to"),
-    choices("send", "facts", factChoices.map((facts) => ({value: facts, label: factLabel(identikit, facts.split(" "))})), "with"));
+  return actionForm("send", t("Send your message"), t("Send"), page.legal.includes(text) ? text : null,
+    el("p", {class: "note"}, t("Your fragment {fragment} always goes; choose who gets it and what to add.", {fragment: identikit.fragment})),
+    choices("send", "to", recipients.map((seat) => ({value: seat, label: agent(pub, seat)})), t("to")),
+    choices("send", "facts", factChoices.map((facts) => ({value: facts, label: factLabel(identikit, facts.split(" "))})), t("with")));
 }
 
 function codeForm(page) {
@@ -172,79 +277,85 @@ function codeForm(page) {
     if (empty) { boxes[empty] = fragment; redraw(); }
   };
   const complete = parts.every((part) => part.length === 4);
-  return actionForm("code", "Enter the code", "Enter the code", complete ? `code ${page.seat} ${parts.join("-")}` : null,
+  return actionForm("code", t("Enter the code"), t("Enter the code"), complete ? `code ${page.seat} ${parts.join("-")}` : null,
     el("div", {class: "code"}, [1, 2, 3].map((n) => el("label", {},
-      el("span", {class: "note"}, `position ${n}`),
+      el("span", {class: "note"}, t("position {position}", {position: n})),
       el("input", {value: parts[n - 1], maxlength: "4", autocomplete: "off", autocapitalize: "characters",
-        spellcheck: "false", "data-draft": `code-${n}`, "aria-label": `fragment in position ${n}`,
+        spellcheck: "false", "data-draft": `code-${n}`, "aria-label": t("fragment in position {position}", {position: n}),
         oninput: (event) => { boxes[n] = event.target.value.toUpperCase(); event.target.value = boxes[n]; redraw(); }})))),
-    el("p", {class: "note"}, "Tap the fragments you know, in order:"),
+    el("p", {class: "note"}, t("Tap the fragments you know, in order:")),
     el("div", {class: "choices"}, page.fragments.map((fragment) =>
       el("button", {type: "button", class: "chip fragment", disabled: parts.includes(fragment) ? "" : null,
         onclick: () => fill(fragment)}, fragment)),
-      el("button", {type: "button", class: "chip", onclick: () => { drafts.forms.code = {}; redraw(); }}, "clear")));
+      el("button", {type: "button", class: "chip", onclick: () => { drafts.forms.code = {}; redraw(); }}, t("clear"))));
 }
 
 function blockForm(page, entries) {
   const pub = page.view.public;
   const {target} = draft("block");
   const hacker = page.view.powers.hacker;
-  return actionForm("block", "Hacker: block an agent", "Block", target !== undefined ? `block ${page.seat} ${target}` : null,
-    el("p", {class: "note"}, "The agent you block cannot enter a code this phase, and is told so.",
-      hacker.may_not_block !== null ? ` You blocked ${agent(pub, hacker.may_not_block)} last phase: not again now.` : ""),
-    choices("block", "target", entries.map(([seat]) => ({value: seat, label: agent(pub, seat)})), "block"));
+  return actionForm("block", t("Hacker: block an agent"), t("Block"), target !== undefined ? `block ${page.seat} ${target}` : null,
+    el("p", {class: "note"}, t("The agent you block cannot enter a code this phase, and is told so."),
+      hacker.may_not_block !== null ? " " + t("You blocked {agent} last phase: not again now.", {agent: agent(pub, hacker.may_not_block)}) : ""),
+    choices("block", "target", entries.map(([seat]) => ({value: seat, label: agent(pub, seat)})), t("block")));
 }
 
 function profileForm(page, entries) {
-  const {message, fact} = draft("profile");
+  const {message, fact: asked} = draft("profile");
   const inbox = page.view.inbox;
   const numbers = [...new Set(entries.map(([number]) => number))];
-  const facts = entries.filter(([number]) => number === message).map(([, asked]) => asked);
-  return actionForm("profile", "Profiler: ask about a sender (once per game)", "Ask",
-    facts.includes(fact) ? `profile ${page.seat} ${message} ${fact}` : null,
-    choices("profile", "message", numbers.map((number) =>
-      ({value: number, label: `message ${number}: ${inbox[number - 1].text}`})), "about"),
-    facts.length ? choices("profile", "fact", facts.map((asked) => ({value: asked, label: asked})), "ask for") : null);
+  const facts = entries.filter(([number]) => number === message).map(([, name]) => name);
+  return actionForm("profile", t("Profiler: ask about a sender (once per game)"), t("Ask"),
+    facts.includes(asked) ? `profile ${page.seat} ${message} ${asked}` : null,
+    choices("profile", "message", numbers.map((number) => ({value: number, label: t("message {number}: {fragment} - {facts}",
+      {number, fragment: inbox[number - 1].fragment, facts: told(inbox[number - 1].facts)})})), t("about")),
+    facts.length ? choices("profile", "fact", facts.map((name) => ({value: name, label: fact(name)})), t("ask for")) : null);
 }
 
 function voteForm(page, entries) {
   const pub = page.view.public;
   const {target, extort} = draft("vote");
   const targets = [...new Set(entries.map(([seat]) => seat))];
-  const extortable = entries.filter(([seat, word]) => seat === target && word === "extort").map(([, , fact]) => fact);
+  const extortable = entries.filter(([seat, verb]) => seat === target && verb === "extort").map(([, , name]) => name);
   const extorting = extortable.includes(extort);
-  return actionForm("vote", "Vote", "Vote",
-    target !== undefined ? `vote ${page.seat} ${target}${extorting ? ` extort ${extort}` : ""}` : null,
-    el("p", {class: "note"}, "The most voted agent goes to the truth machine."),
-    choices("vote", "target", targets.map((seat) => ({value: seat, label: agent(pub, seat)})), "vote for"),
+  return actionForm("vote", t("Vote"), t("Vote"),
+    target !== undefined ? `vote ${page.seat} ${target}` + (extorting ? ` extort ${extort}` : "") : null,
+    el("p", {class: "note"}, t("The most voted agent goes to the truth machine.")),
+    choices("vote", "target", targets.map((seat) => ({value: seat, label: agent(pub, seat)})), t("vote for")),
     extortable.length ? [
-      el("p", {class: "note"}, "Inquisitore: name the fact the truth machine must reveal if this agent goes there. Once per game; the vote stays public, the fact private."),
-      choices("vote", "extort", [{value: "none", label: "no extortion"},
-        ...extortable.map((fact) => ({value: fact, label: fact}))], "extort"),
+      el("p", {class: "note"}, t("Inquisitore: name the fact the truth machine must reveal if this agent goes there. Once per game; the vote stays public, the fact private.")),
+      choices("vote", "extort", [{value: "none", label: t("no extortion")},
+        ...extortable.map((name) => ({value: name, label: fact(name)}))], t("extort")),
     ] : null);
 }
 
 function revealForm(page, entries) {
-  const {fact} = draft("reveal");
-  const facts = entries.map(([word]) => word);
-  return actionForm("reveal", "The truth machine: reveal one fact", "Reveal", facts.includes(fact) ? `reveal ${page.seat} ${fact}` : null,
+  const {fact: chosen} = draft("reveal");
+  const facts = entries.map(([name]) => name);
+  return actionForm("reveal", t("The truth machine: reveal one fact"), t("Reveal"), facts.includes(chosen) ? `reveal ${page.seat} ${chosen}` : null,
     el("p", {class: "note"}, page.view.extorting
-      ? `An Inquisitore extorts your ${page.view.extorting}: that is what the truth machine reveals.`
-      : "You must tell the truth."),
-    choices("reveal", "fact", facts.map((word) => ({value: word, label: factLabel(page.view.identikit, [word])})), "reveal"));
+      ? t("An Inquisitore extorts your {fact}: that is what the truth machine reveals.", {fact: fact(page.view.extorting)})
+      : t("You must tell the truth.")),
+    choices("reveal", "fact", facts.map((name) => ({value: name, label: factLabel(page.view.identikit, [name])})), t("reveal")));
+}
+
+function factionBadge(name) {
+  return el("span", {class: `faction ${name}`}, faction(name));
 }
 
 function identikitCard(page) {
   const me = page.view.identikit;
   const infiltrato = me.faction !== me.true_faction;
-  return el("section", {class: `identikit ${me.true_faction}`, "aria-label": "your identikit"},
-    el("div", {class: "codename"}, me.codename, el("span", {class: "seat"}, `seat ${page.seat}`)),
-    el("div", {}, el("span", {class: `faction ${me.faction}`}, me.faction),
-      infiltrato ? [" shown · you belong to ", el("span", {class: `faction ${me.true_faction}`}, me.true_faction)] : null,
-      ` · ${me.role} · position ${me.position}`),
-    el("div", {}, el("span", {class: "note"}, "fragment "), el("span", {class: "fragment mine"}, me.fragment)),
+  return el("section", {class: `identikit ${me.true_faction}`, "aria-label": t("your identikit")},
+    el("div", {class: "codename"}, me.codename, el("span", {class: "seat"}, t("seat {seat}", {seat: page.seat}))),
+    el("div", {}, infiltrato
+      ? tn("{shown} shown · you belong to {faction} · {role} · position {position}",
+        {shown: factionBadge(me.faction), faction: factionBadge(me.true_faction), role: t(ROLE_TITLES[me.role]), position: me.position})
+      : tn("{faction} · {role} · position {position}", {faction: factionBadge(me.faction), role: t(ROLE_TITLES[me.role]), position: me.position})),
+    el("div", {}, el("span", {class: "note"}, t("fragment") + " "), el("span", {class: "fragment mine"}, me.fragment)),
     infiltrato ? el("p", {class: "note"},
-      `Everyone is told ${me.faction}, and so is every fact you give; you hold ${me.true_faction}'s fragment and win with ${me.true_faction}.`) : null);
+      t("Everyone is told {shown}, and so is every fact you give; you hold {faction}'s fragment and win with {faction}.",
+        {shown: team(me.faction), faction: team(me.true_faction)})) : null);
 }
 
 function codeNote(page) {
@@ -253,13 +364,13 @@ function codeNote(page) {
   const phase = view.public.phase;
   const leader = view.identikit.role === "leader";
   if (view.attempts.some((attempt) => attempt.phase === phase)) {
-    return el("p", {class: "note"}, "You entered a code this phase: it is checked when all six are done.");
+    return el("p", {class: "note"}, t("You entered a code this phase: it is checked when all six are done."));
   }
   if (view.may_enter_code) {
-    return el("p", {class: "note"}, leader ? "As the Leader you may try a code in every phase."
-      : "One try per game: a wrong code, or the right fragments out of order, ends your chances.");
+    return el("p", {class: "note"}, leader ? t("As the Leader you may try a code in every phase.")
+      : t("One try per game: a wrong code, or the right fragments out of order, ends your chances."));
   }
-  if (view.attempts.some((attempt) => attempt.result === "wrong")) return el("p", {class: "note"}, "Your code was wrong: you cannot try again.");
+  if (view.attempts.some((attempt) => attempt.result === "wrong")) return el("p", {class: "note"}, t("Your code was wrong: you cannot try again."));
   return null;
 }
 
@@ -269,19 +380,21 @@ function nowCard(page) {
   const mine = pub.waiting_for.includes(seat);
   const said = [];
   if (pub.step === "messages") {
-    said.push(mine ? "Send your fragment and one fact of your identikit to another agent. The table passes it on without your name."
-      : `Your message is on its way: all arrive when the six are in. ${waitingFor(pub)}`);
-    if (mine && view.identikit.role === "informatore") said.push("As the Informatore you may add a second fact: your role.");
+    said.push(mine ? t("Send your fragment and one fact of your identikit to another agent. The table passes it on without your name.")
+      : t("Your message is on its way: all arrive when the six are in. {waiting}", {waiting: waitingFor(pub)}));
+    if (mine && view.identikit.role === "informatore") said.push(t("As the Informatore you may add a second fact: your role."));
   } else if (pub.step === "private") {
-    said.push(mine ? "Your private turn: enter the code, use your power if you have one, then end your turn."
-      : `Your private turn is over. ${waitingFor(pub)}`);
+    said.push(mine ? t("Your private turn: enter the code, use your power if you have one, then end your turn.")
+      : t("Your private turn is over. {waiting}", {waiting: waitingFor(pub)}));
   } else if (pub.step === "discussion") {
-    said.push(`Talk at the table: say anything, true or false. When the table's timer runs out, you vote.${timeLeft(page)}`);
+    said.push(t("Talk at the table: say anything, true or false. When the table's timer runs out, you vote.") + timeLeft(page));
   } else if (pub.step === "vote") {
-    said.push(mine ? "Vote for an agent to send to the truth machine." : `You voted. ${waitingFor(pub)}`);
+    said.push(mine ? t("Vote for an agent to send to the truth machine.") : t("You voted. {waiting}", {waiting: waitingFor(pub)}));
   } else if (pub.step === "truth") {
-    said.push(mine ? "You are at the truth machine." : `${agent(pub, pub.truth)} is at the truth machine.`);
-    if (mine && view.extorting) said.push(`An Inquisitore extorts your ${view.extorting}: you have nothing to choose, reveal it.`);
+    said.push(mine ? t("You are at the truth machine.") : t("{agent} is at the truth machine.", {agent: agent(pub, pub.truth)}));
+    if (mine && view.extorting) {
+      said.push(t("An Inquisitore extorts your {fact}: you have nothing to choose, reveal it.", {fact: fact(view.extorting)}));
+    }
   }
   const forms = [];
   if (verbs.send) forms.push(sendForm(page, verbs.send));
@@ -291,12 +404,12 @@ function nowCard(page) {
   if (verbs.profile) forms.push(profileForm(page, verbs.profile));
   if (verbs.done) {
     forms.push(el("form", {class: "action", "data-form": "done", onsubmit: (event) => { event.preventDefault(); act(`done ${seat}`); }},
-      el("button", {type: "submit", class: "done"}, "Done: end my private turn")));
+      el("button", {type: "submit", class: "done"}, t("Done: end my private turn"))));
   }
   if (verbs.vote) forms.push(voteForm(page, verbs.vote));
   if (verbs.reveal) forms.push(revealForm(page, verbs.reveal));
   return el("section", {class: mine ? "now mine" : "now"},
-    el("h2", {}, stepTitle(pub)), winner(pub), said.map((words) => el("p", {}, words)), forms);
+    el("h2", {}, stepTitle(pub)), winner(pub), said.map((text) => el("p", {}, text.trim())), forms);
 }
 
 function inboxList(view) {
@@ -305,67 +418,76 @@ function inboxList(view) {
   const phase = view.public.phase;
   const now = view.inbox.filter((message) => message.phase === phase);
   const before = view.inbox.filter((message) => message.phase !== phase);
-  return el("section", {"aria-label": "inbox"}, el("h2", {}, "Messages received"),
+  return el("section", {"aria-label": t("inbox")}, el("h2", {}, t("Messages received")),
     inboxItems(now),
-    before.length ? el("details", {class: "earlier"}, el("summary", {}, `${before.length} from earlier phases`),
+    before.length ? el("details", {class: "earlier"}, el("summary", {}, t("{count} from earlier phases", {count: before.length})),
       inboxItems(before)) : null);
 }
 
 function inboxItems(messages) {
   if (!messages.length) return null;
   return el("ol", {class: "inbox"}, messages.map((message) => el("li", {},
-      el("span", {class: "fragment"}, message.fragment), " ",
-      Object.entries(message.facts).map(([fact, value]) => `${fact} ${value}`).join(", "),
-      el("span", {class: "note"}, ` · phase ${message.phase}`),
-      message.profiled ? el("div", {class: "note"}, "Profiler: the sender's ",
-        Object.entries(message.profiled).map(([fact, value]) => `${fact} is ${value}`)) : null)));
+      el("span", {class: "fragment"}, message.fragment), " ", told(message.facts),
+      el("span", {class: "note"}, " · " + t("phase {phase}", {phase: message.phase})),
+      message.profiled ? el("div", {class: "note"}, Object.entries(message.profiled).map(([name, value]) =>
+        t("Profiler: the sender's {fact} is {value}", {fact: fact(name), value: factValue(name, value)}))) : null)));
 }
+
+const RESULTS = {pending: N_("sealed until all six are done"), wrong: N_("wrong"), right: N_("right"),
+  blocked: N_("void: a Hacker blocked you")};
+const OUTCOMES = {named: N_("named"), kept: N_("another Inquisitore named this agent first: your power is kept"),
+  missed: N_("the agent escaped the truth machine: your power is kept"), extorted: N_("extorted")};
 
 function historyList(page) {
   // What this agent did and what the table told it alone (a Profiler's answers are in its inbox).
   const view = page.view, pub = view.public;
   const lines = [];
-  for (const message of view.sent) lines.push([message.phase, `you sent ${agent(pub, message.to)}: ${message.text}`]);
-  const results = {pending: "sealed until all six are done", wrong: "wrong", right: "right", blocked: "void: a Hacker blocked you"};
-  for (const attempt of view.attempts) lines.push([attempt.phase, `your code ${attempt.code}: ${results[attempt.result]}`]);
-  for (const phase of view.blocked_in) lines.push([phase, "a Hacker blocked you"]);
-  for (const revealed of view.extorted) lines.push([revealed.phase, `an Inquisitore made the truth machine reveal your ${revealed.fact}`]);
+  for (const message of view.sent) {
+    lines.push([message.phase, t("you sent {agent}: {facts}", {agent: agent(pub, message.to), facts: told(message.facts)})]);
+  }
+  for (const attempt of view.attempts) {
+    lines.push([attempt.phase, t("your code {code}: {result}", {code: attempt.code, result: t(RESULTS[attempt.result])})]);
+  }
+  for (const phase of view.blocked_in) lines.push([phase, t("a Hacker blocked you")]);
+  for (const revealed of view.extorted) {
+    lines.push([revealed.phase, t("an Inquisitore made the truth machine reveal your {fact}", {fact: fact(revealed.fact)})]);
+  }
   const powers = view.powers;
-  for (const block of powers.hacker ? powers.hacker.blocks : []) lines.push([block.phase, `you blocked ${agent(pub, block.target)}`]);
-  const outcomes = {named: "named", kept: "another Inquisitore named this agent first: your power is kept",
-    missed: "the agent escaped the truth machine: your power is kept", extorted: "extorted"};
+  for (const block of powers.hacker ? powers.hacker.blocks : []) lines.push([block.phase, t("you blocked {agent}", {agent: agent(pub, block.target)})]);
   for (const e of powers.inquisitore ? powers.inquisitore.extortions : []) {
-    lines.push([e.phase, `you extorted ${agent(pub, e.target)}'s ${e.fact}: ${outcomes[e.outcome]}`]);
+    lines.push([e.phase, t("you extorted {agent}'s {fact}: {outcome}", {agent: agent(pub, e.target), fact: fact(e.fact), outcome: t(OUTCOMES[e.outcome])})]);
   }
   if (!lines.length) return null;
   lines.sort((a, b) => b[0] - a[0]);
-  return el("section", {"aria-label": "your actions"}, el("h2", {}, "You"),
-    el("ul", {class: "log"}, lines.map(([phase, words]) => el("li", {}, el("span", {class: "note"}, `phase ${phase}: `), words))));
+  return el("section", {"aria-label": t("your actions")}, el("h2", {}, t("You")),
+    el("ul", {class: "log"}, lines.map(([phase, text]) => el("li", {}, el("span", {class: "note"}, t("phase {phase}: ", {phase})), text))));
 }
 
 function winner(pub) {
   if (!pub.winner) return null;
-  return el("div", {class: `winner ${pub.winner}`}, el("strong", {}, `${pub.winner[0].toUpperCase()}${pub.winner.slice(1)} wins`),
+  return el("div", {class: `winner ${pub.winner}`}, el("strong", {}, capital(t("{faction} wins", {faction: team(pub.winner)}))),
     el("p", {class: "note"}, pub.reason));
 }
 
 function identikitLine(whole) {
-  return [el("span", {class: `faction ${whole.true_faction}`}, whole.true_faction),
-    whole.faction !== whole.true_faction ? ` (shows ${whole.faction})` : "",
-    ` · ${whole.role} · position ${whole.position} · `, el("span", {class: "fragment"}, whole.fragment)];
+  const fill = {faction: factionBadge(whole.true_faction), shown: faction(whole.faction), role: t(ROLE_TITLES[whole.role]),
+    position: whole.position, fragment: el("span", {class: "fragment"}, whole.fragment)};
+  return whole.faction !== whole.true_faction
+    ? tn("{faction} (shows {shown}) · {role} · position {position} · {fragment}", fill)
+    : tn("{faction} · {role} · position {position} · {fragment}", fill);
 }
 
 function agentsTable(pub, folded = false) {
   // Every agent by codename: whether it has acted in this step (never what), and what the truth
   // machine revealed; at the end, every identikit.
   const status = (seat) => {
-    if (pub.truth === seat) return "at the truth machine";
+    if (pub.truth === seat) return t("at the truth machine");
     const ballot = pub.ballots.find((b) => b.voter === seat);  // the vote is public as it is cast
-    if (ballot) return `votes for ${pub.codenames[ballot.target]}`;
-    if (pub.acted.includes(seat)) return ACTED[pub.step];
-    return pub.waiting_for.includes(seat) ? "waiting" : "";
+    if (ballot) return t("votes for {agent}", {agent: pub.codenames[ballot.target]});
+    if (pub.acted.includes(seat)) return t(ACTED[pub.step]);
+    return pub.waiting_for.includes(seat) ? t("waiting") : "";
   };
-  const revealed = (seat) => pub.revelations.filter((r) => r.seat === seat).map((r) => `${r.fact}: ${r.value}`).join(", ");
+  const revealed = (seat) => pub.revelations.filter((r) => r.seat === seat).map((r) => `${fact(r.fact)}: ${factValue(r.fact, r.value)}`).join(", ");
   const table = el("table", {class: "agents"}, pub.codenames.map((codename, seat) => {
     const whole = pub.identikits && pub.identikits[seat];
     return el("tr", {class: pub.winning_seat === seat ? "won" : ""},
@@ -373,8 +495,8 @@ function agentsTable(pub, folded = false) {
       el("td", {}, whole ? identikitLine(whole) : revealed(seat)),
       el("td", {class: "status"}, status(seat)));
   }));
-  return el("section", {"aria-label": "the agents"}, el("h2", {}, "Agents"),
-    folded ? el("details", {}, el("summary", {}, "who has acted, what the truth machine revealed"), table) : table);
+  return el("section", {"aria-label": t("the agents")}, el("h2", {}, t("Agents")),
+    folded ? el("details", {}, el("summary", {}, t("who has acted, what the truth machine revealed")), table) : table);
 }
 
 function voteTally(pub) {
@@ -383,29 +505,30 @@ function voteTally(pub) {
     tally: pub.codenames.map((_, seat) => pub.ballots.filter((b) => b.target === seat).length)} : null;
   const vote = open || pub.votes[pub.votes.length - 1];
   if (!vote) return null;
-  return el("section", {"aria-label": open ? "the vote so far" : "the last vote"},
-    el("h2", {}, open ? `Vote of phase ${vote.phase}, so far` : `Vote of phase ${vote.phase}`),
+  return el("section", {"aria-label": open ? t("the vote so far") : t("the last vote")},
+    el("h2", {}, open ? t("Vote of phase {phase}, so far", {phase: vote.phase}) : t("Vote of phase {phase}", {phase: vote.phase})),
     el("ul", {class: "tally"}, vote.tally.map((count, seat) => count ? el("li", {},
-      `${pub.codenames[seat]}: ${count}`, seat === vote.chosen ? " → truth machine" : "") : null)),
+      `${pub.codenames[seat]}: ${count}`, seat === vote.chosen ? " → " + t("truth machine") : "") : null)),
     el("p", {class: "note"}, vote.ballots.map(({voter, target}) => `${pub.codenames[voter]} → ${pub.codenames[target]}`).join(" · ")));
 }
 
 function revelations(pub) {
   if (!pub.revelations.length) return null;
-  return el("section", {"aria-label": "the truth machine"}, el("h2", {}, "The truth machine"),
+  return el("section", {"aria-label": t("the truth machine")}, el("h2", {}, t("The truth machine")),
     el("ul", {class: "log"}, pub.revelations.map((r) => el("li", {},
-      el("span", {class: "note"}, `phase ${r.phase}: `), `${agent(pub, r.seat)}: ${r.fact} ${r.value}`))));
+      el("span", {class: "note"}, t("phase {phase}: ", {phase: r.phase})),
+      `${agent(pub, r.seat)}: ${fact(r.fact)} ${factValue(r.fact, r.value)}`))));
 }
 
 function rolesInPlay(pub) {
-  return el("p", {class: "note"}, `Roles in play, one per faction: ${pub.roles.join(", ")}.`);
+  return el("p", {class: "note"}, t("Roles in play, one per faction: {roles}.", {roles: pub.roles.map((role) => t(ROLE_TITLES[role])).join(", ")}));
 }
 
 function timeLeft(page) {
   // The discussion's time as the table counts it: the table sends every second that passes.
   if (!page.timer) return "";
   const left = page.timer.remaining_s;
-  return ` ${Math.floor(left / 60)}:${String(left % 60).padStart(2, "0")} left.`;
+  return " " + t("{time} left.", {time: `${Math.floor(left / 60)}:${String(left % 60).padStart(2, "0")}`});
 }
 
 renderers["codex-seat"] = (page) => {
@@ -419,15 +542,16 @@ renderers["codex-seat"] = (page) => {
 
 renderers["codex-public"] = (page) => {
   const pub = page.view;
-  const words = {
-    messages: "Each agent sends one message from its phone.",
-    private: "Each agent's private turn: codes and powers.",
-    discussion: `Talk: say anything, true or false, until the timer runs out.${timeLeft(page)}`,
-    vote: "Each agent votes for one to send to the truth machine.",
-    truth: pub.truth !== null ? `${agent(pub, pub.truth)} is at the truth machine.` : "",
+  const steps = {
+    messages: () => t("Each agent sends one message from its phone."),
+    private: () => t("Each agent's private turn: codes and powers."),
+    discussion: () => t("Talk: say anything, true or false, until the timer runs out.") + timeLeft(page),
+    vote: () => t("Each agent votes for one to send to the truth machine."),
+    truth: () => pub.truth !== null ? t("{agent} is at the truth machine.", {agent: agent(pub, pub.truth)}) : "",
   };
+  const said = steps[pub.step] ? steps[pub.step]() : "";
   return [
-    el("section", {class: "now"}, el("h2", {}, stepTitle(pub)), winner(pub), words[pub.step] ? el("p", {}, words[pub.step], " ", waitingFor(pub)) : null),
+    el("section", {class: "now"}, el("h2", {}, stepTitle(pub)), winner(pub), said ? el("p", {}, said, " ", waitingFor(pub)) : null),
     agentsTable(pub), voteTally(pub), revelations(pub), rolesInPlay(pub),
   ];
 };
@@ -439,23 +563,32 @@ function render(page) {
   const caret = active ? document.activeElement.selectionStart : null;
   const draw = renderers[page.kind];
   document.getElementById("title").textContent = page.title || "pi-table";
-  const nodes = draw ? draw(page) : [el("p", {class: "error"}, `unknown page ${page.kind}`)];
+  const nodes = draw ? draw(page) : [el("p", {class: "error"}, t("unknown page {kind}", {kind: page.kind}))];
   app.replaceChildren(...nodes.filter((node) => node !== null));
   followStep(page);
   const again = active && app.querySelector(`[data-draft="${active}"]`);
   if (again) { again.focus(); again.setSelectionRange(caret, caret); }
 }
 
-const events = new EventSource(`${api}/events`);
-events.onopen = () => { statusLine.textContent = "connected"; statusLine.className = ""; };
-events.onmessage = (message) => render(JSON.parse(message.data));
-events.addEventListener("gone", (message) => {
-  // The token opens nothing now: a new game, or this seat was given a new link (another phone's).
-  events.close();
-  const replaced = JSON.parse(message.data || "{}").replaced;
-  app.replaceChildren(el("p", {class: "hide"}, replaced
-    ? "This seat's link was replaced: scan the new code on the table's screen."
-    : "This page belonged to a game that has ended. Scan the new code."));
-  statusLine.textContent = replaced ? "link replaced" : "game over";
-});
-events.onerror = () => { statusLine.textContent = "connection lost, trying again…"; statusLine.className = "error"; };
+let events = null;  // the view's event stream, in the page's language
+
+function listen() {
+  // (Again) follow the page's view, in the page's language: the engine's sentences come translated.
+  if (events) events.close();
+  events = new EventSource(`${api}/events?lang=${encodeURIComponent(words.lang)}`);
+  events.onopen = () => { statusLine.textContent = t("connected"); statusLine.className = ""; };
+  events.onmessage = (message) => render(JSON.parse(message.data));
+  events.addEventListener("gone", (message) => {
+    // The token opens nothing now: a new game, or this seat was given a new link (another phone's).
+    events.close();
+    const replaced = JSON.parse(message.data || "{}").replaced;
+    shown = null;
+    app.replaceChildren(el("p", {class: "hide"}, replaced
+      ? t("This seat's link was replaced: scan the new code on the table's screen.")
+      : t("This page belonged to a game that has ended. Scan the new code.")));
+    statusLine.textContent = replaced ? t("link replaced") : t("game over");
+  });
+  events.onerror = () => { statusLine.textContent = t("connection lost, trying again…"); statusLine.className = "error"; };
+}
+
+speak(chosenLang()).then(listen, listen);

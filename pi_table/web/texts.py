@@ -1,0 +1,62 @@
+"""The phone pages' words, in the table's one gettext catalogue.
+
+Every text the pages show is an English msgid: marked ``t("...")`` or ``N_("...")`` in the page
+script, ``data-i18n="..."`` in the page. ``page_msgids`` finds them all (so a test can check the
+Italian catalogue leaves none out), and ``page_texts`` is what the server hands a page: each
+msgid in the page's language, and the team words' forms for templates such as ``{team:m}``.
+The engine's sentences inside a view (why a game ended) are translated on the server by
+``say``, in ``localized``, as the spymaster screen translates them.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from functools import cache
+from importlib import resources
+
+from ..ui.i18n import LANGUAGES, TeamWord, say, translation
+
+PAGE_FILES = ("page.html", "app.js")
+_MARKED = re.compile(r'\b(?:t|N_)\(\s*("(?:[^"\\\n]|\\.)*")|\bdata-i18n="([^"]*)"')
+SENTENCES = frozenset({"reason"})
+"""The view fields that carry an engine sentence: a game's end (TableView, Codex's public view)."""
+
+
+def msgids_in_page(text: str) -> set[str]:
+    """The msgids marked in a page's script or HTML: ``t("...")``, ``N_("...")``, ``data-i18n``."""
+    found = set()
+    for match in _MARKED.finditer(text):
+        quoted, attribute = match.groups()
+        found.add(json.loads(quoted) if quoted is not None else attribute)
+    return found
+
+
+@cache
+def page_msgids() -> frozenset[str]:
+    """Every msgid the companion's pages show."""
+    static = resources.files(__package__).joinpath("static")
+    return frozenset().union(*(msgids_in_page(static.joinpath(name).read_text(encoding="utf-8")) for name in PAGE_FILES))
+
+
+@cache
+def page_texts(lang: str) -> dict[str, object]:
+    """What a page needs to speak ``lang``: its texts by msgid, the team words' forms, and the
+    languages a phone may switch to."""
+    gettext = translation(lang).gettext
+    return {
+        "lang": lang,
+        "languages": list(LANGUAGES),
+        "texts": {msgid: gettext(msgid) for msgid in sorted(page_msgids())},
+        "teams": TeamWord.FORMS.get(lang, {}),
+    }
+
+
+def localized(view: object, lang: str) -> object:
+    """``view`` with its engine sentences (the ``SENTENCES`` fields, at any depth) in ``lang``."""
+    if isinstance(view, dict):
+        return {name: say(value, lang) if name in SENTENCES and isinstance(value, str) else localized(value, lang)
+                for name, value in view.items()}
+    if isinstance(view, list):
+        return [localized(item, lang) for item in view]
+    return view

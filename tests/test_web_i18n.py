@@ -1,0 +1,228 @@
+"""The phone pages speak the table's language, and each phone may pick its own.
+
+Every text a page shows is a msgid of the one catalogue: marked in the page script and the page
+(``pi_table.web.texts``), or in the server's own sentences; the Italian catalogue must have them
+all, and no prose may hide outside the markers. In a real browser, an Italian table's pages show
+no sentence of the English texts, a refusal comes back in Italian, and a phone's own choice of
+language is kept across a reload.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import threading
+from html.parser import HTMLParser
+from importlib import resources
+from pathlib import Path
+
+import pytest
+from test_web import played
+
+from pi_table.ui.i18n import msgids_in_source, parse_po, po_path, translation
+from pi_table.web import Companion, Tokens, codenames_snapshot
+from pi_table.web.texts import page_msgids, page_texts
+from pi_table.web.tokens import SPYMASTER
+
+from helpers import CODEX_CONFIG, get, post, wait_for
+
+STATIC = resources.files("pi_table.web").joinpath("static")
+WEB = Path(__file__).parent.parent / "pi_table" / "web"
+CATALOGUE = parse_po(po_path("it").read_text(encoding="utf-8"))
+FIELD = re.compile(r"\{(\w+)(?::\w+)?\}")
+
+
+def all_msgids() -> set[str]:
+    return set(page_msgids()) | msgids_in_source(sorted(WEB.glob("*.py")))
+
+
+def test_every_text_of_the_pages_and_the_server_has_an_italian_translation():
+    msgids = all_msgids()
+    assert {"The table is starting.", "connecting…", "Phase {phase}: {step}"} <= msgids  # the extraction finds them
+    missing = sorted(msgids - set(CATALOGUE))
+    assert not missing, f"{len(missing)} page texts have no Italian translation: {missing}"
+    for msgid in msgids:
+        fields = set(FIELD.findall(msgid))
+        assert set(FIELD.findall(CATALOGUE[msgid])) == fields, f"{msgid!r} and its translation name other fields"
+
+
+class _TextNodes(HTMLParser):
+    """The page's text nodes, each with whether an element around it is marked."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.open: list[dict] = []
+        self.texts: list[tuple[str, bool]] = []
+
+    def handle_starttag(self, tag, attrs) -> None:
+        if tag not in ("meta", "link"):
+            self.open.append(dict(attrs))
+
+    def handle_endtag(self, tag) -> None:
+        self.open.pop()
+
+    def handle_data(self, data) -> None:
+        if data.strip():
+            marked = any(a.get("data-i18n") == data.strip() or a.get("translate") == "no" for a in self.open)
+            self.texts.append((data.strip(), marked))
+
+
+CODE_WORDS = {"send", "code", "block", "profile", "vote", "reveal", "done", "extort"}
+"""Words in the script's literals that are the table's action syntax, not prose."""
+ALLOWED = {"Content-Type", "use strict"}
+
+
+def prose_outside_markers(script: str) -> list[str]:
+    """String literals of the script that read as prose and are not a marked msgid: with a
+    space or a capital, and a word that is neither a CSS class of the page nor action syntax."""
+    classes = set(re.findall(r"\.([A-Za-z][\w-]*)", STATIC.joinpath("style.css").read_text(encoding="utf-8")))
+    script = re.sub(r"^\s*//.*$|  //.*$", "", script, flags=re.MULTILINE)  # comments: prose for the reader, never shown
+    found = []
+    for match in re.finditer(r'(\b(?:t|tn|N_)\(\s*)?("(?:[^"\\\n]|\\.)*"|`(?:[^`\\]|\\.)*`)', script):
+        marker, literal = match.groups()
+        text = re.sub(r"\$\{[^}]*\}", "", literal[1:-1])
+        if marker or text in ALLOWED or text.isupper() or not (" " in text.strip() or text[:1].isupper()):
+            continue
+        if any(word.lower() not in classes | CODE_WORDS for word in re.findall(r"[A-Za-z]{2,}", text)):
+            found.append(literal)
+    return found
+
+
+def test_no_english_is_left_outside_the_markers():
+    parser = _TextNodes()
+    parser.feed(STATIC.joinpath("page.html").read_text(encoding="utf-8"))
+    assert parser.texts and [text for text, marked in parser.texts if not marked] == []
+    assert prose_outside_markers('el("p", {}, "The table is starting.", `${a} to play`, "chip picked")') == [
+        '"The table is starting."', "`${a} to play`"]  # the check sees prose, and lets class lists be
+    assert prose_outside_markers(STATIC.joinpath("app.js").read_text(encoding="utf-8")) == []
+
+
+def test_the_texts_come_from_the_catalogue_and_the_server_speaks_the_pages_language():
+    texts = page_texts("it")
+    assert texts["lang"] == "it" and texts["languages"] == ["en", "it"]
+    assert texts["texts"]["Phase {phase}: {step}"] == CATALOGUE["Phase {phase}: {step}"]
+    assert texts["teams"]["red"]["m"] == "rosso"
+    assert page_texts("en")["texts"]["Phase {phase}: {step}"] == "Phase {phase}: {step}"
+    with pytest.raises(ValueError, match="not 'fr'"):
+        Companion(language="fr")
+
+
+@pytest.fixture
+def italian(tmp_path):
+    companion = Companion("127.0.0.1", 0, act=lambda game_id, role, text: "there is nothing to undo", language="it")
+    companion.start()
+    yield companion
+    companion.stop()
+
+
+def test_an_italian_companion_serves_italian_and_a_page_may_ask_for_english(italian):
+    tokens = Tokens(b"0123456789abcdef0123456789abcdef")
+    italian.publish(codenames_snapshot("g1", played(["clue 1", "touch 24"]), tokens))  # red touched the assassin
+    base = italian.base_url
+    assert b'<html lang="it">' in get(base + "/")[1]
+    assert json.loads(get(base + "/api/public")[1])["view"]["reason"] == "la squadra rossa ha toccato l'assassino"
+    assert json.loads(get(base + "/api/public?lang=en")[1])["view"]["reason"] == "red touched the assassin"
+    url = f"{base}/api/p/{tokens.token('g1', SPYMASTER)}/act"
+    assert post(url, b'{"action": "undo"}') == (409, {"ok": False, "error": "non c'è niente da annullare"})
+    assert post(url + "?lang=en", b'{"action": "undo"}') == (409, {"ok": False, "error": "there is nothing to undo"})
+    assert post(url, b'{"act": 1}')[1]["error"] == translation("it").gettext('expected a JSON object {"action": "<one line of text>"}')
+
+
+# --- in a real browser -------------------------------------------------------------------------
+
+
+def english_sentences() -> set[str]:
+    """The page texts of more than one word, without fields, whose Italian differs: none may show."""
+    return {msgid for msgid in all_msgids()
+            if " " in msgid and "{" not in msgid and CATALOGUE.get(msgid, msgid) != msgid}
+
+
+def leaked(page) -> set[str]:
+    body = page.inner_text("body")
+    return {sentence for sentence in english_sentences() if sentence in body}
+
+
+@pytest.fixture
+def codex_italian(tokens):
+    from test_web_codex import Table
+
+    companion = Companion("127.0.0.1", 0, language="it")
+    companion.start()
+    table = Table(companion, tokens)
+    companion.act = table.act
+    yield table
+    companion.stop()
+
+
+@pytest.fixture
+def tokens():
+    return Tokens(b"0123456789abcdef0123456789abcdef")
+
+
+def test_an_italian_tables_pages_speak_italian_and_a_phone_may_switch(codex_italian, browser):
+    table = codex_italian
+    context = browser.new_context()
+    try:
+        moon = context.new_page()
+        moon.goto(table.link(0))
+        moon.wait_for_selector("#status:text-is('Fase 1: Comunicazioni private')")
+        assert moon.get_attribute("html", "lang") == "it"
+        assert "Invia il tuo frammento" in moon.inner_text("body") and not leaked(moon)
+        assert moon.evaluate("act('done 0')") is False  # a refusal, in the page's language
+        assert moon.inner_text("#status") == (
+            "un agente termina il suo turno privato solo durante il turno privato: "
+            "gli agenti inviano le loro comunicazioni private")
+        public = context.new_page()
+        public.goto(table.companion.base_url + "/")
+        public.wait_for_selector("text=Ogni agente invia")
+        assert not leaked(public)
+
+        moon.click("#languages button[lang=en]")  # this phone's own choice
+        moon.wait_for_selector("#status:text-is('Phase 1: Messages')")
+        assert moon.get_attribute("html", "lang") == "en" and "Send your message" in moon.inner_text("body")
+        moon.reload()
+        moon.wait_for_selector("text=Send your message")  # remembered on this phone
+        assert moon.get_attribute("html", "lang") == "en"
+        assert moon.get_attribute("#languages button[lang=en]", "aria-pressed") == "true"
+        other = browser.new_context().new_page()  # another phone keeps the table's language
+        other.goto(table.link(1))
+        other.wait_for_selector("#status:text-is('Fase 1: Comunicazioni private')")
+        other.context.close()
+        moon.click("#languages button[lang=it]")
+        moon.wait_for_selector("#status:text-is('Fase 1: Comunicazioni private')")
+    finally:
+        context.close()
+
+
+def test_the_italian_spymaster_key_page_and_board_speak_italian(italian, tokens, browser):
+    italian.publish(codenames_snapshot("g1", played(["clue 1"]), tokens))
+    page = browser.new_page()
+    try:
+        page.goto(f"{italian.base_url}/p/{tokens.token('g1', SPYMASTER)}")
+        page.wait_for_selector("text=La chiave")
+        assert "La squadra rossa sta tentando" in page.inner_text("#summary") and not leaked(page)
+        page.goto(italian.base_url + "/")
+        page.wait_for_selector(".grid .cell.hidden")
+        assert page.inner_text("#summary").startswith("La squadra rossa sta tentando") and not leaked(page)
+        assert page.get_attribute(".grid", "aria-label") != "the grid"
+    finally:
+        page.close()
+
+
+def test_the_daemon_gives_the_companion_the_tables_language(tmp_path):
+    from pi_table.config import load_config
+    from pi_table.daemon.run import Daemon
+
+    (tmp_path / "config.toml").write_text(CODEX_CONFIG.replace('game = "codex"', 'game = "codex"\nlanguage = "it"'))
+    daemon = Daemon(load_config(tmp_path / "config.toml"), hal="sim")
+    daemon.start()
+    runner = threading.Thread(target=daemon.run, daemon=True)
+    runner.start()
+    try:
+        assert daemon.wait_for_phones()
+        wait_for(lambda: daemon.companion is not None, "the companion to stand beside the screen")
+        assert b'<html lang="it">' in get(daemon.companion.base_url + "/")[1]
+    finally:
+        daemon.stop()
+        runner.join(timeout=5)
+        daemon.close()
