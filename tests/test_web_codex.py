@@ -271,7 +271,7 @@ def test_a_whole_game_played_on_six_phones(table, browser):
         assert moon.inner_text("#status") == (
             "an agent ends its private turn only in the private step: the agents are sending their messages")
         assert moon.get_attribute("#status", "class") == "error"
-        assert "blue shown · you belong to red · infiltrato" in viper.inner_text(".identikit")
+        assert "blue shown · you belong to red · Infiltrato" in viper.inner_text(".identikit")
         for phase in (1, 2):
             for seat, to, fact in [(0, 4, "position"), (4, 0, "position"), (2, 0, "position"), (1, 3, "role"),
                                    (3, 1, "codename"), (5, 3, "position")]:
@@ -340,10 +340,10 @@ def test_the_informatore_the_profiler_and_the_inquisitore_use_their_powers_on_th
         try:
             aleman, viper = phones.pages[1], phones.pages[2]
             aleman.wait_for_selector("text=As the Informatore you may add a second fact: your role.")
-            phones.send(1, 2, "role: informatore + position")
+            phones.send(1, 2, "role: Informatore + position")
             for text in ("send 0 2 position", "send 2 0 position", "send 3 1 codename", "send 4 3 role", "send 5 1 faction"):
                 table.apply(parse_codex_action(text))
-            phones.taken(lambda: pick(viper, "profile", "X53T - role informatore, position 2"),
+            phones.taken(lambda: pick(viper, "profile", "X53T - role Informatore, position 2"),
                          lambda: pick(viper, "profile", "codename"), lambda: submit(viper, "profile"))
             viper.wait_for_selector("text=Profiler: the sender's codename is Aleman")
             assert viper.locator('form[data-form="profile"]').count() == 0  # once per game

@@ -14,34 +14,30 @@ import re
 import threading
 from html.parser import HTMLParser
 from importlib import resources
-from pathlib import Path
 
 import pytest
-from test_web import played
 
-from pi_table.ui.i18n import msgids_in_source, parse_po, po_path, translation
+from pi_table.engine import Rules, make_game
+from pi_table.ui.i18n import parse_po, po_path, translation
 from pi_table.web import Companion, Tokens, codenames_snapshot
-from pi_table.web.texts import page_msgids, page_texts
-from pi_table.web.tokens import SPYMASTER
+from pi_table.web.server import REPLACED
+from pi_table.web.texts import msgids, page_texts
+from pi_table.web.tokens import SPYMASTER, seat_role
 
-from helpers import CODEX_CONFIG, get, post, wait_for
+from helpers import CODEX_CONFIG, get, played, post, wait_for
 
 STATIC = resources.files("pi_table.web").joinpath("static")
-WEB = Path(__file__).parent.parent / "pi_table" / "web"
 CATALOGUE = parse_po(po_path("it").read_text(encoding="utf-8"))
 FIELD = re.compile(r"\{(\w+)(?::\w+)?\}")
 
 
-def all_msgids() -> set[str]:
-    return set(page_msgids()) | msgids_in_source(sorted(WEB.glob("*.py")))
-
-
 def test_every_text_of_the_pages_and_the_server_has_an_italian_translation():
-    msgids = all_msgids()
-    assert {"The table is starting.", "connecting…", "Phase {phase}: {step}"} <= msgids  # the extraction finds them
-    missing = sorted(msgids - set(CATALOGUE))
+    found = msgids()
+    assert {"The table is starting.", "connecting…", "Phase {phase}: {step}", "the grid"} <= found  # marked ones
+    assert REPLACED in found  # and the server's own
+    missing = sorted(found - set(CATALOGUE))
     assert not missing, f"{len(missing)} page texts have no Italian translation: {missing}"
-    for msgid in msgids:
+    for msgid in found:
         fields = set(FIELD.findall(msgid))
         assert set(FIELD.findall(CATALOGUE[msgid])) == fields, f"{msgid!r} and its translation name other fields"
 
@@ -108,16 +104,27 @@ def test_the_texts_come_from_the_catalogue_and_the_server_speaks_the_pages_langu
 
 
 @pytest.fixture
-def italian(tmp_path):
+def tokens():
+    return Tokens(b"0123456789abcdef0123456789abcdef")
+
+
+@pytest.fixture
+def italian():
     companion = Companion("127.0.0.1", 0, act=lambda game_id, role, text: "there is nothing to undo", language="it")
     companion.start()
     yield companion
     companion.stop()
 
 
-def test_an_italian_companion_serves_italian_and_a_page_may_ask_for_english(italian):
-    tokens = Tokens(b"0123456789abcdef0123456789abcdef")
-    italian.publish(codenames_snapshot("g1", played(["clue 1", "touch 24"]), tokens))  # red touched the assassin
+def spymaster_view(actions=()):
+    """A Codenames game on red's nine agents (cells 0-8) and the assassin on cell 24."""
+    game = make_game(Rules())
+    key = game.parse_key("RRRRRRRRRBBBBBBBBNNNNNNNA")
+    return game.spymaster_view(played(game, key, actions))
+
+
+def test_an_italian_companion_serves_italian_and_a_page_may_ask_for_english(italian, tokens):
+    italian.publish(codenames_snapshot("g1", spymaster_view(["clue 1", "touch 24"]), tokens))  # the assassin
     base = italian.base_url
     assert b'<html lang="it">' in get(base + "/")[1]
     assert json.loads(get(base + "/api/public")[1])["view"]["reason"] == "la squadra rossa ha toccato l'assassino"
@@ -133,8 +140,7 @@ def test_an_italian_companion_serves_italian_and_a_page_may_ask_for_english(ital
 
 def english_sentences() -> set[str]:
     """The page texts of more than one word, without fields, whose Italian differs: none may show."""
-    return {msgid for msgid in all_msgids()
-            if " " in msgid and "{" not in msgid and CATALOGUE.get(msgid, msgid) != msgid}
+    return {msgid for msgid in msgids() if " " in msgid and "{" not in msgid and CATALOGUE.get(msgid, msgid) != msgid}
 
 
 def leaked(page) -> set[str]:
@@ -143,73 +149,8 @@ def leaked(page) -> set[str]:
 
 
 @pytest.fixture
-def codex_italian(tokens):
-    from test_web_codex import Table
-
-    companion = Companion("127.0.0.1", 0, language="it")
-    companion.start()
-    table = Table(companion, tokens)
-    companion.act = table.act
-    yield table
-    companion.stop()
-
-
-@pytest.fixture
-def tokens():
-    return Tokens(b"0123456789abcdef0123456789abcdef")
-
-
-def test_an_italian_tables_pages_speak_italian_and_a_phone_may_switch(codex_italian, browser):
-    table = codex_italian
-    context = browser.new_context()
-    try:
-        moon = context.new_page()
-        moon.goto(table.link(0))
-        moon.wait_for_selector("#status:text-is('Fase 1: Comunicazioni private')")
-        assert moon.get_attribute("html", "lang") == "it"
-        assert "Invia il tuo frammento" in moon.inner_text("body") and not leaked(moon)
-        assert moon.evaluate("act('done 0')") is False  # a refusal, in the page's language
-        assert moon.inner_text("#status") == (
-            "un agente termina il suo turno privato solo durante il turno privato: "
-            "gli agenti inviano le loro comunicazioni private")
-        public = context.new_page()
-        public.goto(table.companion.base_url + "/")
-        public.wait_for_selector("text=Ogni agente invia")
-        assert not leaked(public)
-
-        moon.click("#languages button[lang=en]")  # this phone's own choice
-        moon.wait_for_selector("#status:text-is('Phase 1: Messages')")
-        assert moon.get_attribute("html", "lang") == "en" and "Send your message" in moon.inner_text("body")
-        moon.reload()
-        moon.wait_for_selector("text=Send your message")  # remembered on this phone
-        assert moon.get_attribute("html", "lang") == "en"
-        assert moon.get_attribute("#languages button[lang=en]", "aria-pressed") == "true"
-        other = browser.new_context().new_page()  # another phone keeps the table's language
-        other.goto(table.link(1))
-        other.wait_for_selector("#status:text-is('Fase 1: Comunicazioni private')")
-        other.context.close()
-        moon.click("#languages button[lang=it]")
-        moon.wait_for_selector("#status:text-is('Fase 1: Comunicazioni private')")
-    finally:
-        context.close()
-
-
-def test_the_italian_spymaster_key_page_and_board_speak_italian(italian, tokens, browser):
-    italian.publish(codenames_snapshot("g1", played(["clue 1"]), tokens))
-    page = browser.new_page()
-    try:
-        page.goto(f"{italian.base_url}/p/{tokens.token('g1', SPYMASTER)}")
-        page.wait_for_selector("text=La chiave")
-        assert "La squadra rossa sta tentando" in page.inner_text("#summary") and not leaked(page)
-        page.goto(italian.base_url + "/")
-        page.wait_for_selector(".grid .cell.hidden")
-        assert page.inner_text("#summary").startswith("La squadra rossa sta tentando") and not leaked(page)
-        assert page.get_attribute(".grid", "aria-label") != "the grid"
-    finally:
-        page.close()
-
-
-def test_the_daemon_gives_the_companion_the_tables_language(tmp_path):
+def italian_table(tmp_path):
+    """A Codex daemon in this process set to Italian (``[game] language``), its loop in a thread."""
     from pi_table.config import load_config
     from pi_table.daemon.run import Daemon
 
@@ -218,11 +159,68 @@ def test_the_daemon_gives_the_companion_the_tables_language(tmp_path):
     daemon.start()
     runner = threading.Thread(target=daemon.run, daemon=True)
     runner.start()
+    assert daemon.wait_for_phones()
+    wait_for(lambda: daemon.companion is not None, "the companion to stand beside the screen")
+    yield daemon
+    daemon.stop()
+    runner.join(timeout=5)
+    daemon.close()
+
+
+def seat_link(daemon, tmp_path, seat: int) -> str:
+    token = Tokens.kept_in(tmp_path / "journal").token(daemon.session.id, seat_role(seat))
+    return daemon.companion.link(token)
+
+
+def test_an_italian_tables_pages_speak_italian_and_a_phone_may_switch(italian_table, tmp_path, browser):
+    assert b'<html lang="it">' in get(italian_table.companion.base_url + "/")[1]  # the daemon passed its language on
+    context = browser.new_context()
     try:
-        assert daemon.wait_for_phones()
-        wait_for(lambda: daemon.companion is not None, "the companion to stand beside the screen")
-        assert b'<html lang="it">' in get(daemon.companion.base_url + "/")[1]
+        moon = context.new_page()
+        moon.goto(seat_link(italian_table, tmp_path, 0))
+        moon.wait_for_selector("#status:text-is('Fase 1: Comunicazioni private')")
+        assert moon.get_attribute("html", "lang") == "it"
+        assert "Invia il tuo frammento" in moon.inner_text("body") and not leaked(moon)
+        assert moon.evaluate("act('done 0')") is False  # a refusal, in the page's language
+        assert moon.inner_text("#status") == (
+            "un agente termina il suo turno privato solo durante il turno privato: "
+            "gli agenti inviano le loro comunicazioni private")
+        public = context.new_page()
+        public.goto(italian_table.companion.base_url + "/")
+        public.wait_for_selector("text=Ogni agente invia")
+        assert not leaked(public)
+
+        moon.click("#languages button[lang=en]")  # this phone's own choice
+        moon.wait_for_selector("#status:text-is('Phase 1: Messages')")
+        assert moon.get_attribute("html", "lang") == "en" and "Send your message" in moon.inner_text("body")
+        assert "Send your fragment and one fact of your identikit to another agent." in " ".join(leaked(moon))  # it can fail
+        moon.reload()
+        moon.wait_for_selector("text=Send your message")  # remembered on this phone
+        assert moon.get_attribute("html", "lang") == "en"
+        assert moon.get_attribute("#languages button[lang=en]", "aria-pressed") == "true"
+        other = browser.new_context()  # another phone keeps the table's language
+        try:
+            page = other.new_page()
+            page.goto(seat_link(italian_table, tmp_path, 1))
+            page.wait_for_selector("#status:text-is('Fase 1: Comunicazioni private')")
+        finally:
+            other.close()
+        moon.click("#languages button[lang=it]")
+        moon.wait_for_selector("#status:text-is('Fase 1: Comunicazioni private')")
     finally:
-        daemon.stop()
-        runner.join(timeout=5)
-        daemon.close()
+        context.close()
+
+
+def test_the_italian_spymaster_key_page_and_board_speak_italian(italian, tokens, browser):
+    italian.publish(codenames_snapshot("g1", spymaster_view(["clue 1"]), tokens))
+    page = browser.new_page()
+    try:
+        page.goto(f"{italian.base_url}/p/{tokens.token('g1', SPYMASTER)}")
+        page.wait_for_selector("text=La chiave")
+        assert "La squadra rossa sta tentando" in page.inner_text("#summary") and not leaked(page)
+        page.goto(italian.base_url + "/")
+        page.wait_for_selector(".grid .cell.hidden")
+        assert page.inner_text("#summary").startswith("La squadra rossa sta tentando") and not leaked(page)
+        assert page.get_attribute(".grid", "aria-label") == "la griglia"
+    finally:
+        page.close()

@@ -1,6 +1,6 @@
 """The phone pages' words, in the table's one gettext catalogue.
 
-Every text the pages show is an English msgid: marked ``t("...")`` or ``N_("...")`` in the page
+Every text the pages show is an English msgid: marked ``t("...")``, ``tn("...")`` or ``N_("...")`` in the page
 script, ``data-i18n="..."`` in the page. ``page_msgids`` finds them all (so a test can check the
 Italian catalogue leaves none out), and ``page_texts`` is what the server hands a page: each
 msgid in the page's language, and the team words' forms for templates such as ``{team:m}``.
@@ -14,11 +14,12 @@ import json
 import re
 from functools import cache
 from importlib import resources
+from pathlib import Path
 
-from ..ui.i18n import LANGUAGES, TeamWord, say, translation
+from ..ui.i18n import LANGUAGES, TeamWord, msgids_in_source, say, translation
 
 PAGE_FILES = ("page.html", "app.js")
-_MARKED = re.compile(r'\b(?:t|N_)\(\s*("(?:[^"\\\n]|\\.)*")|\bdata-i18n="([^"]*)"')
+_MARKED = re.compile(r'\b(?:t|tn|N_)\(\s*("(?:[^"\\\n]|\\.)*")|\bdata-i18n="([^"]*)"')
 SENTENCES = frozenset({"reason"})
 """The view fields that carry an engine sentence: a game's end (TableView, Codex's public view)."""
 
@@ -37,6 +38,11 @@ def page_msgids() -> frozenset[str]:
     """Every msgid the companion's pages show."""
     static = resources.files(__package__).joinpath("static")
     return frozenset().union(*(msgids_in_page(static.joinpath(name).read_text(encoding="utf-8")) for name in PAGE_FILES))
+
+
+def msgids() -> set[str]:
+    """Every msgid of the companion: its pages' texts and the server's own sentences."""
+    return set(page_msgids()) | msgids_in_source(sorted(Path(__file__).parent.glob("*.py")))
 
 
 @cache

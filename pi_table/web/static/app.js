@@ -98,6 +98,7 @@ async function choose(lang) {
   // The phone's own choice: remembered, the texts loaded, the view asked for again in it.
   try { localStorage.setItem(LANG_KEY, lang); } catch (error) { /* a private window: this visit only */ }
   await speak(lang);
+  lastAct = null;  // a refusal said in the old language: the status line says the step again
   listen();
 }
 
