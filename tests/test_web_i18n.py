@@ -20,11 +20,11 @@ import pytest
 from pi_table.engine import Rules, make_game
 from pi_table.ui.i18n import parse_po, po_path, translation
 from pi_table.web import Companion, Tokens, codenames_snapshot
-from pi_table.web.server import REPLACED
+from pi_table.web.server import ANOTHER_PHONE, REPLACED
 from pi_table.web.texts import msgids, page_texts
 from pi_table.web.tokens import SPYMASTER, seat_role
 
-from helpers import CODEX_CONFIG, get, played, post, wait_for
+from helpers import CODEX_CONFIG, another_phone, get, played, post, wait_for
 
 STATIC = resources.files("pi_table.web").joinpath("static")
 CATALOGUE = parse_po(po_path("it").read_text(encoding="utf-8"))
@@ -126,12 +126,16 @@ def spymaster_view(actions=()):
 def test_an_italian_companion_serves_italian_and_a_page_may_ask_for_english(italian, tokens):
     italian.publish(codenames_snapshot("g1", spymaster_view(["clue 1", "touch 24"]), tokens))  # the assassin
     base = italian.base_url
-    assert b'<html lang="it">' in get(base + "/")[1]
+    page = get(base + "/")[1].decode()
+    assert '<html lang="it">' in page and 'data-i18n="connecting…">connessione…<' in page  # no English as it loads
     assert json.loads(get(base + "/api/public")[1])["view"]["reason"] == "la squadra rossa ha toccato l'assassino"
     assert json.loads(get(base + "/api/public?lang=en")[1])["view"]["reason"] == "red touched the assassin"
     url = f"{base}/api/p/{tokens.token('g1', SPYMASTER)}/act"
     assert post(url, b'{"action": "undo"}') == (409, {"ok": False, "error": "non c'è niente da annullare"})
     assert post(url + "?lang=en", b'{"action": "undo"}') == (409, {"ok": False, "error": "there is nothing to undo"})
+    assert get(f"{base}/p/{tokens.token('g1', SPYMASTER)}")[0] == 200  # this phone keeps the key's page
+    assert get(f"{base}/p/{tokens.token('g1', SPYMASTER)}", another_phone()) == (
+        403, translation("it").gettext(ANOTHER_PHONE).encode())
     assert post(url, b'{"act": 1}')[1]["error"] == translation("it").gettext('expected a JSON object {"action": "<one line of text>"}')
 
 

@@ -53,7 +53,7 @@ from ..ui.i18n import LANGUAGES, N_, say, translation
 from ..ui.words import Cards
 from .seats import SeatLinks
 from .snapshot import Snapshot, codenames_snapshot, codex_snapshot
-from .texts import localized, page_texts
+from .texts import localized, page_texts, rendered_page
 from .tokens import SPYMASTER, Tokens, seat_role, write_private
 
 log = logging.getLogger("pi_table.web")
@@ -118,7 +118,7 @@ class Companion:
         self._snapshot = Snapshot("", {"kind": "waiting"})
         self._texts: dict[tuple[str | None, str], str | None] = {}  # the views as sent, by (page, language)
         self._files = {name: resources.files(__package__).joinpath("static", name).read_bytes() for name in STATIC}
-        self._files["page.html"] = self._files["page.html"].replace(b'<html lang="en">', f'<html lang="{language}">'.encode())
+        self._files["page.html"] = rendered_page(self._files["page.html"].decode(), language).encode()
         self._loop: asyncio.AbstractEventLoop | None = None
         self._watchers: set[_Watcher] = set()  # the open event streams
         self._runner: web.AppRunner | None = None

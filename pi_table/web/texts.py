@@ -20,6 +20,7 @@ from ..ui.i18n import LANGUAGES, TeamWord, msgids_in_source, say, translation
 
 PAGE_FILES = ("page.html", "app.js")
 _MARKED = re.compile(r'\b(?:t|tn|N_)\(\s*("(?:[^"\\\n]|\\.)*")|\bdata-i18n="([^"]*)"')
+_RENDERED = re.compile(r'(<[^>]*\bdata-i18n="([^"]*)"[^>]*>)[^<]*(<)')
 SENTENCES = frozenset({"reason"})
 """The view fields that carry an engine sentence: a game's end (TableView, Codex's public view)."""
 
@@ -56,6 +57,15 @@ def page_texts(lang: str) -> dict[str, object]:
         "texts": {msgid: gettext(msgid) for msgid in sorted(page_msgids())},
         "teams": TeamWord.FORMS.get(lang, {}),
     }
+
+
+def rendered_page(html: str, lang: str) -> str:
+    """The page as served to a table speaking ``lang``: ``<html lang>`` says it, for the script
+    to start from, and each ``data-i18n`` element's text is already in it, so a phone shows no
+    English while the script loads."""
+    gettext = translation(lang).gettext
+    html = html.replace('<html lang="en">', f'<html lang="{lang}">', 1)
+    return _RENDERED.sub(lambda m: m.group(1) + gettext(m.group(2)) + m.group(3), html)
 
 
 def localized(view: object, lang: str) -> object:
