@@ -42,9 +42,12 @@ class Cue:
 
 
 CUES = (
-    Cue("reveal-red", "the red team touched one of its own agents", "two bright rising notes, a fifth apart"),
-    Cue("reveal-blue", "the blue team touched one of its own agents", "three rising bell notes"),
-    Cue("reveal-opponent", "a team touched the other team's agent", "a buzzy falling minor third"),
+    Cue("reveal-red", "the red team touched a card it was after: its own agent (Alias 24: a blue asset)",
+        "two bright rising notes, a fifth apart"),
+    Cue("reveal-blue", "the blue team touched a card it was after: its own agent (Alias 24: a red asset)",
+        "three rising bell notes"),
+    Cue("reveal-opponent", "a team touched the other side's card: the other team's agent (Alias 24: its own asset)",
+        "a buzzy falling minor third"),
     Cue("reveal-bystander", "a bystander (Alias 24: a grey decoy) was touched", "one short soft blip"),
     Cue("assassin", "the assassin was touched", "a low growl sliding down"),
     Cue("nuke", "Alias 24: the nuke was touched", "a noise blast with a falling rumble"),
@@ -115,11 +118,15 @@ def choose_cues(before: Moment | None, after: Moment) -> tuple[str, ...]:
         cues = _codex_cues(old, new)
     else:
         return ()
-    return _ordered(cues + _timer_cues(before, after))
+    return _ordered(_timer_cues(before, after) + cues)  # time ran out, then the turn passed
 
 
 def _grid_cues(before: TableView, after: TableView) -> list[str]:
+    """A reveal is heard from the side of the team whose turn it was: a card it was after (its
+    own agent; in Alias 24, where teams eliminate the opponent's assets, the other's) or not."""
     cues = []
+    guessing = before.turn
+    wanted = None if guessing is None else guessing.other if after.game == "alias24" else guessing
     for cell, (old, new) in enumerate(zip(before.board, after.board)):
         if old != "?" or new in "?." or cell in after.covered:
             continue  # not newly shown, or shown by a spymaster's cover: no touch to answer
@@ -127,8 +134,8 @@ def _grid_cues(before: TableView, after: TableView) -> list[str]:
             cues.append("nuke" if after.game == "alias24" else "assassin")
         elif new not in (Team.RED.letter, Team.BLUE.letter):
             cues.append("reveal-bystander")
-        elif before.turn is not None and new == before.turn.letter:
-            cues.append(f"reveal-{before.turn.value}")
+        elif guessing is not None and wanted is not None and new == wanted.letter:
+            cues.append(f"reveal-{guessing.value}")
         else:
             cues.append("reveal-opponent")
     if before.phase != "over" and after.phase == "over":
