@@ -19,8 +19,10 @@ from pi_table.sim.script import Wait, parse_script, run_script
 from pi_table.table import Session
 from pi_table.table.timer import TimerSettings
 from pi_table.ui import sounds
+from pi_table.ui.i18n import translation
 from pi_table.ui.sound import (
     CUE_NAMES,
+    CUES,
     PHRASES,
     SAY,
     SOUNDS_DIR,
@@ -32,7 +34,7 @@ from pi_table.ui.sound import (
     cue_file,
 )
 
-from helpers import choose, scrambled
+from helpers import ROOT, choose, require_tools, scrambled
 
 VARIANTS = {
     "codenames": Rules(),
@@ -335,3 +337,23 @@ def test_codex_phases_and_the_discussion_timer_in_the_scripted_simulator(tmp_pat
     heard = [cue for line in lines for cue in line["sounds"]]
     assert [line["sounds"] for line in lines[-3:]] == [["timer-warning"], [], ["timer-end", "codex-vote"]]
     assert heard == ["codex-private", "codex-discussion", "timer-warning", "timer-end", "codex-vote"]
+
+
+def test_the_readme_lists_every_cue_as_it_is_played():
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    for cue in CUES:
+        assert f"| `{cue.name}` | {cue.when} | {cue.sounds} |" in readme, cue.name
+    for name in PHRASES:
+        assert f"| `{name}` |" in readme, name
+
+
+def test_espeak_ng_speaks_each_announcement_as_the_build_does():
+    """The spoken files are espeak-ng's at build time; the builder still works with the espeak-ng
+    installed here, and says each phrase in about the time the shipped file takes."""
+    require_tools("espeak-ng")
+    for name in ("say-turn-blue", "say-timer-end"):
+        for lang in ("en", "it"):
+            spoken = sounds.speak(translation(lang).gettext(PHRASES[name]), lang)
+            shipped, _ = sounds.read_wav(cue_file(name, lang))
+            assert 0.7 < len(spoken) / len(shipped) < 1.4, (name, lang)
+            assert max(abs(x) for x in spoken) == round(sounds.PEAK * sounds.FULL)
