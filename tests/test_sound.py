@@ -357,3 +357,54 @@ def test_espeak_ng_speaks_each_announcement_as_the_build_does():
             shipped, _ = sounds.read_wav(cue_file(name, lang))
             assert 0.7 < len(spoken) / len(shipped) < 1.4, (name, lang)
             assert max(abs(x) for x in spoken) == round(sounds.PEAK * sounds.FULL)
+
+
+# --- the daemon ---------------------------------------------------------------------------------
+
+
+def daemon_config(tmp_path, sound: str):
+    from pi_table.config import parse_config
+
+    path = tmp_path / "config.toml"
+    path.write_text('[web]\nenabled = false\n[paths]\njournal_dir = "journal"\nsocket = "control.sock"\n'
+                    f'socket_group = ""\n[game]\nlanguage = "it"\n[sound]\n{sound}')
+    return parse_config(path.read_text(), path)
+
+
+def test_the_daemon_plays_the_cues_of_each_loop_on_its_sound_device(tmp_path):
+    """The same announcer serves the grid games' loop and Codex's, in the table's language."""
+    from pi_table.daemon.run import Daemon
+    from pi_table.hal import UiEvent
+
+    daemon = Daemon(daemon_config(tmp_path, "spoken = true\nvolume = 0.5\n"), hal="sim")
+    try:
+        daemon.start()
+        assert daemon.status()["health"]["sound"] == "simulated"
+        key = daemon.session.state.key
+        turn = daemon.session.state.turn
+        other = next(cell for cell, letter in enumerate(key.cells) if letter == turn.other.letter)
+        for command in (Clue(1), Guess(other)):
+            daemon.loop.post(UiEvent(command))
+        daemon.loop.run_pending()
+        [played] = daemon.devices.sound.played
+        assert played.names == ("reveal-opponent", "turn", f"say-turn-{turn.other.value}") and played.volume == 0.5
+        assert played.files[-1].name.endswith(".it.wav")
+    finally:
+        daemon.close()
+
+
+def test_sound_off_in_the_configuration_plays_nothing(tmp_path):
+    from pi_table.daemon.run import Daemon
+
+    from pi_table.hal import UiEvent
+
+    daemon = Daemon(daemon_config(tmp_path, "enabled = false\n"), hal="sim")
+    try:
+        daemon.start()
+        assert daemon.status()["health"]["sound"] == "off"
+        daemon.loop.post(UiEvent(Clue(1)))
+        daemon.loop.post(UiEvent(Guess(0)))
+        daemon.loop.run_pending()
+        assert daemon.session.table_view().board[0] != "?" and daemon.loop.sound.take_played() == []
+    finally:
+        daemon.close()
