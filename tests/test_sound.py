@@ -11,8 +11,11 @@ import time
 import pytest
 
 from pi_table.cli import main
+from pi_table.config import parse_config
+from pi_table.daemon.run import Daemon
 from pi_table.engine import Clue, EndTurn, Guess, Key, Rules, Team, Undo
 from pi_table.engine.codex import Codex
+from pi_table.hal import UiEvent
 from pi_table.hal.sound import SimSound
 from pi_table.sim.harness import SimTable
 from pi_table.sim.script import Wait, parse_script, run_script
@@ -363,8 +366,6 @@ def test_espeak_ng_speaks_each_announcement_as_the_build_does():
 
 
 def daemon_config(tmp_path, sound: str):
-    from pi_table.config import parse_config
-
     path = tmp_path / "config.toml"
     path.write_text('[web]\nenabled = false\n[paths]\njournal_dir = "journal"\nsocket = "control.sock"\n'
                     f'socket_group = ""\n[game]\nlanguage = "it"\n[sound]\n{sound}')
@@ -373,9 +374,6 @@ def daemon_config(tmp_path, sound: str):
 
 def test_the_daemon_plays_the_cues_of_each_loop_on_its_sound_device(tmp_path):
     """The same announcer serves the grid games' loop and Codex's, in the table's language."""
-    from pi_table.daemon.run import Daemon
-    from pi_table.hal import UiEvent
-
     daemon = Daemon(daemon_config(tmp_path, "spoken = true\nvolume = 0.5\n"), hal="sim")
     try:
         daemon.start()
@@ -394,10 +392,6 @@ def test_the_daemon_plays_the_cues_of_each_loop_on_its_sound_device(tmp_path):
 
 
 def test_sound_off_in_the_configuration_plays_nothing(tmp_path):
-    from pi_table.daemon.run import Daemon
-
-    from pi_table.hal import UiEvent
-
     daemon = Daemon(daemon_config(tmp_path, "enabled = false\n"), hal="sim")
     try:
         daemon.start()
