@@ -14,11 +14,12 @@ from __future__ import annotations
 
 import time
 from collections import deque
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from ..engine import TableView
+from ..engine import OVER, Alias24, CodenamesCoop, TableView
 from ..engine.keys import ASSASSIN, Team
 from ..hal import TimerState
 from ..hal.sound import NoSound, SoundDevice
@@ -126,21 +127,21 @@ def _grid_cues(before: TableView, after: TableView) -> list[str]:
     own agent; in Alias 24, where teams eliminate the opponent's assets, the other's) or not."""
     cues = []
     guessing = before.turn
-    wanted = None if guessing is None else guessing.other if after.game == "alias24" else guessing
+    wanted = None if guessing is None else guessing.other if after.game == Alias24.name else guessing
     for cell, (old, new) in enumerate(zip(before.board, after.board)):
         if old != "?" or new in "?." or cell in after.covered:
             continue  # not newly shown, or shown by a spymaster's cover: no touch to answer
         if new == ASSASSIN:
-            cues.append("nuke" if after.game == "alias24" else "assassin")
+            cues.append("nuke" if after.game == Alias24.name else "assassin")
         elif new not in (Team.RED.letter, Team.BLUE.letter):
             cues.append("reveal-bystander")
         elif guessing is not None and wanted is not None and new == wanted.letter:
             cues.append(f"reveal-{guessing.value}")
         else:
             cues.append("reveal-opponent")
-    if before.phase != "over" and after.phase == "over":
+    if before.phase != OVER and after.phase == OVER:
         cues += _game_end(after)
-    elif after.phase != "over" and after.turn is not None and before.turn not in (None, after.turn):
+    elif after.phase != OVER and after.turn is not None and before.turn not in (None, after.turn):
         cues += ["turn", f"say-turn-{after.turn.value}"]
     return cues
 
@@ -148,12 +149,14 @@ def _grid_cues(before: TableView, after: TableView) -> list[str]:
 def _game_end(view: TableView) -> list[str]:
     if view.winner is None:
         return ["game-over", "say-game-over"]
-    if view.game == "codenames-coop":
+    if view.game == CodenamesCoop.name:
         return ["win", "say-win-coop"] if view.score is not None else ["game-over", "say-game-over"]
     return ["win", f"say-win-{view.winner.value}"]
 
 
 def _codex_cues(before: PublicView, after: PublicView) -> list[str]:
+    """Each step as it begins, the truth machine's visit and its fact, the winner. (Codex's step
+    names are written out: its engine loads only when Codex is played.)"""
     cues = []
     if len(after.revelations) > len(before.revelations):
         cues.append("truth-reveal")
@@ -253,7 +256,7 @@ class Announcer:
 
     def __init__(
         self, device: SoundDevice | None = None, settings: SoundSettings | None = None, lang: str = "en",
-        wall_clock=time.localtime,
+        wall_clock: Callable[[], time.struct_time] = time.localtime,
     ) -> None:
         self.device = device or NoSound()
         self.settings = settings or SoundSettings()
