@@ -25,7 +25,7 @@ import socket
 import stat
 import tomllib
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, TypeGuard
 
@@ -42,6 +42,7 @@ from .table.timer import DISCUSSION_S, TimerSettings
 from .ui.leds import LightSettings
 from .ui.mounting import PANELS, PanelMounting, ScreenSettings
 from .ui.pixels import LedMap, PixelOutput, PowerLimit
+from .ui.sound import QuietHours, SoundSettings
 
 if TYPE_CHECKING:
     from .engine import CodexRules
@@ -147,6 +148,10 @@ OPTIONS = (
     Option("paths", "socket_group", "pi-table", "str", "the group allowed on the socket ('' keeps the user's)"),
     Option("paths", "keep_games", 200, "int", "finished games kept in the journal directory"),
     Option("paths", "keep_mb", 50, "number", "at most this many megabytes of finished games"),
+    Option("sound", "enabled", True, "bool", "play the cues: a reveal, the turn, the timer, the game's end (README, Sound)"),
+    Option("sound", "volume", 0.8, "number", "0 (silent) to 1 (full)"),
+    Option("sound", "spoken", False, "bool", "also announce the turn, the timer and the winner, in the table's language"),
+    Option("sound", "quiet_hours", "", "str", "'HH:MM-HH:MM', e.g. '23:00-08:00': a quarter of the volume, nothing spoken ('': none)"),
 )
 BY_KEY = {option.key: option for option in OPTIONS}
 SECTIONS = tuple(dict.fromkeys(option.section for option in OPTIONS))
@@ -238,6 +243,7 @@ class Config:
     web: WebConfig
     paths: Paths
     words: tuple[str, ...] | None = None  # [sim] words: a simulated table's cards (a real one has physical cards)
+    sound: SoundSettings = field(default_factory=SoundSettings)
 
 
 def defaults() -> dict[str, object]:
@@ -514,6 +520,8 @@ def build(values: dict[str, object], source: Path | None) -> Config:
         web=_web(v),
         paths=_paths(v),
         words=_words(v.text("sim.words"), source),
+        sound=SoundSettings(enabled=v.flag("sound.enabled"), volume=v.number("sound.volume"),
+                            spoken=v.flag("sound.spoken"), quiet=QuietHours.parse(v.text("sound.quiet_hours"))),
     )
 
 

@@ -37,7 +37,7 @@ def test_the_output_holds_the_public_state_every_agents_view_and_the_screen(tmp_
     lines = sim(tmp_path, capsys, "send 0 3 role\nvote 0 1\n")
     assert [line["step"] for line in lines] == [0, 1, 2] and lines[0]["input"] is None
     for line in lines:
-        assert set(line) == {"step", "input", "ok", "error", "state", "agents", "screen"}
+        assert set(line) == {"step", "input", "ok", "error", "state", "agents", "screen", "sounds"}
         assert line["state"]["game"] == "codex" and line["state"]["codenames"][0] == "Moon"
         assert [agent["seat"] for agent in line["agents"]] == list(range(6))
         assert all("public" not in agent for agent in line["agents"])  # the state is the public part

@@ -270,10 +270,12 @@ OUT_OF_RANGE = [
     ("leds.edge_leds", "99999999999999999999"), ("leds.offset", "99999999999999999999"),
     ("leds.cells", "[[" + "], [".join(map(str, [10**15, *range(1, 25)])) + "]]"),
     ("touch.cell_electrodes", str([10**12, *range(1, 25)])), ("web.port", "99999999999999999999"),
+    ("sound.volume", "1.5"), ("sound.volume", "-0.1"), ("sound.quiet_hours", '"23:00"'),
+    ("sound.quiet_hours", '"25:00-08:00"'), ("sound.quiet_hours", '"8-9"'), ("sound.quiet_hours", '"08:00-08:00"'),
 ]
 UNKNOWN_KEYS = [("game.langage", "1"), ("timer.length", "30"), ("leds.brightnes", "0.5"), ("web.hots", '"x"'),
                 ("paths.journal", '"j"'), ("screen.rotate", "0"), ("touch.ports", '"auto"'), ("buttons.end", "17")]
-UNKNOWN_SECTIONS = [("lights.brightness", "0.5"), ("Game.hold_s", "1"), ("sound.volume", "3"), ("gamee.x", "1")]
+UNKNOWN_SECTIONS = [("lights.brightness", "0.5"), ("Game.hold_s", "1"), ("sounds.volume", "0.5"), ("gamee.x", "1")]
 TOGETHER = [  # each key fine alone, wrong with the other
     ({"timer.length_s": "30", "timer.warn_s": "60"}, "timer.length_s and timer.warn_s together"),
     ({"game.hold_s": "2", "touch.stuck_s": "1"}, "game.hold_s and touch.stuck_s together"),

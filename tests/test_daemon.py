@@ -52,7 +52,7 @@ def test_ready_status_watchdog_and_a_clean_stop(service):
     assert status.returncode == 0, status.stderr
     answer = json.loads(status.stdout)
     assert answer["state"]["board"] == "?" * 25 and answer["state"]["phase"] == "clue"
-    assert set(answer["health"]) == {"touch", "leds", "screen", "buttons", "companion"}
+    assert set(answer["health"]) == {"touch", "leds", "screen", "buttons", "sound", "companion"}
     assert answer["health"]["companion"] == "ok" and answer["companion"].startswith("http://127.0.0.1:")
     assert answer["journal"] == "ok" and answer["uptime_s"] >= 0
     assert answer["version"] == metadata.version("pi-table")

@@ -393,7 +393,8 @@ def test_render_png_writes_the_picture(tmp_path):
 
 # --- the catalogue ---------------------------------------------------------------------------
 
-SOURCES = [Path(ui.__file__), Path(canvas.__file__), Path(i18n.__file__), Path(codex_screen.__file__)]
+SOURCES = [Path(ui.__file__), Path(canvas.__file__), Path(i18n.__file__), Path(codex_screen.__file__),
+           Path(i18n.__file__).parent / "sound.py"]  # the spoken announcements
 FIELD = re.compile(r"\{(\w+)(?::\w+)?\}")
 
 

@@ -36,10 +36,12 @@ from ..hal import (
     SimTouch,
     TouchSource,
 )
+from ..hal.sound import NoSound, SimSound, SoundDevice
 from ..table import Session, TableLoop, history
 from ..table.input import TouchPolicy
 from ..table.loop import REFUSALS, EventLoop, Outcome
 from ..table.timer import TurnTimer
+from ..ui.sound import Announcer
 from .control import ControlServer
 from .notify import LoopHeartbeat, Notifier, thread_ended
 
@@ -49,7 +51,7 @@ if TYPE_CHECKING:  # loaded only once the table is up (the phones' pages open af
 
 log = logging.getLogger("pi_table.daemon")
 DEVICE_NAMES = {"touch": "the touch board", "leds": "the LED strip", "screen": "the spymaster screen",
-                "buttons": "the buttons"}
+                "buttons": "the buttons", "sound": "the sound"}
 KNOWN_GAMES = (*GAMES, CODEX)
 EXIT_RUNNING = 75  # EX_TEMPFAIL: another table holds this journal; systemd may try again later
 
@@ -84,6 +86,7 @@ class Devices:
     buttons: Buttons
     health: dict[str, str] = field(default_factory=dict)  # device -> "ok", "simulated" or what is wrong
     faults: dict[str, str] = field(default_factory=dict)  # device -> the warning to show
+    sound: SoundDevice = field(default_factory=NoSound)
 
 
 def open_devices(config: Config, hal: str, touch_port: str | None, painter=None) -> Devices:
@@ -97,6 +100,7 @@ def open_devices(config: Config, hal: str, touch_port: str | None, painter=None)
 
         port = None if touch_port == "auto" else touch_port or config.touch.port
         devices.touch, devices.health["touch"] = TouchBoardSource(replace(config.touch, port=port)), "connecting"
+    devices.sound, devices.health["sound"] = _sound(config, hal)
     if hal == "sim":
         return devices
     _try(devices, "leds", lambda: _leds(config))
@@ -141,6 +145,18 @@ def _leds(config: Config) -> LedStrip | None:
     return SpiLedStrip(leds.output(), leds.spi)
 
 
+def _sound(config: Config, hal: str) -> tuple[SoundDevice, str]:
+    """The speaker: pygame's mixer on a real table (a missing audio device is reported by the
+    driver's own thread, as a warning); a recorder in the simulator."""
+    if not config.sound.enabled:
+        return NoSound(), "off"
+    if hal == "sim":
+        return SimSound(keep=100), "simulated"
+    from ..drivers.pygame_sound import PygameSound
+
+    return PygameSound(), "ok"
+
+
 def _buttons(config: Config) -> Buttons:
     from ..drivers.buttons import GpioButtons
 
@@ -178,6 +194,7 @@ class Daemon:
         self._phones = threading.Event()  # set once the companion is up, failed or off
         self._companion_start: threading.Thread | None = None
         self.faults = dict(self.devices.faults)  # shared by every loop this daemon runs
+        self.announcer = Announcer(self.devices.sound, config.sound, config.language)  # shared by every loop too
         self.loop = self._make_loop()
         self._stopping = False
         self._switched = threading.Event()
@@ -201,6 +218,7 @@ class Daemon:
                 timer=TurnTimer(config.timer), lights=config.lights, lang=config.language,
             )
         loop.faults = self.faults
+        loop.sound = self.announcer
         return loop
 
     def post(self, event) -> None:
@@ -214,6 +232,7 @@ class Daemon:
                 device.start(self.post)
             except Exception as e:  # noqa: BLE001 (whatever a device raises, the table plays on without it)
                 self._replace_failed(name, e)
+        self.devices.sound.start(self.post)  # it reports a missing audio device itself, as a warning
         self.loop.show()
         try:
             self.control.start()
@@ -358,6 +377,7 @@ class Daemon:
         if self.companion is not None:
             self.companion.stop()
         self.loop.close()
+        self.devices.sound.close()
         self.notifier.close()
         if self.lock is not None:
             self.lock.close()
@@ -460,6 +480,8 @@ class Daemon:
         touch = self.devices.touch
         if hasattr(touch, "connected"):  # the board's driver: what it last said of the link
             health["touch"] = "ok" if touch.connected else self.loop.faults.get("touch", "connecting")
+        if "sound" in self.loop.faults:  # the audio output went missing after the start
+            health["sound"] = f"not working: {self.loop.faults['sound']}"
         return {
             "version": version(),
             "game_id": self.session.id,

@@ -81,6 +81,10 @@ class VirtualTable:
             "warning": timer.warning, "enforced": timer.enforced,
         }
 
+    def sounds(self) -> list[str]:
+        """The cues played since last asked: the loop's announcer keeps them as it plays."""
+        return self.loop.sound.take_played()
+
     def close(self) -> None:
         self.loop.close()
 

@@ -2,8 +2,8 @@
 
 Contract (README, "Script format"): one command per line, ``#`` starts a comment, blank
 lines are ignored. Output: a line for the initial state with ``"step": 0``, then one line per
-command ``{"step", "input", "ok", "error", "state"}`` (Codex adds ``"agents"`` and
-``"screen"``: each table's ``report``). A refused command leaves the state unchanged and the
+command ``{"step", "input", "ok", "error", "state", "sounds"}`` (Codex adds ``"agents"`` and
+``"screen"``: each table's ``report``; ``"sounds"`` names the cues the step played, README "Sound"). A refused command leaves the state unchanged and the
 script goes on; a malformed script is rejected as a whole before any command runs, naming the
 line. The grid games and Codex share all of this; each game brings its command words (a
 ``parse_command``) and its table (``SimTable``, ``CodexSimTable``).
@@ -53,6 +53,8 @@ class ScriptedTable(Protocol):
 
     def report(self) -> dict: ...
 
+    def sounds(self) -> list[str]: ...
+
 
 def parse_line(text: str, parse_command: Callable[[str], Command] = parse_command) -> Command | Wait:
     """A game's command, or ``wait SECONDS``; raise ``InvalidAction`` saying what was expected."""
@@ -96,10 +98,11 @@ def play(table: ScriptedTable, line: ScriptLine) -> tuple[bool, str | None]:
 
 def run_script(table: ScriptedTable, script: list[ScriptLine], write: Callable[[str], object]) -> None:
     """Play each line through the simulated devices, writing a JSON line after each."""
-    write(_line({"step": 0, "input": None, "ok": True, "error": None, **table.report()}))
+    write(_line({"step": 0, "input": None, "ok": True, "error": None, **table.report(), "sounds": table.sounds()}))
     for step, line in enumerate(script, start=1):
         ok, error = play(table, line)
-        write(_line({"step": step, "input": line.text, "ok": ok, "error": error, **table.report()}))
+        write(_line({"step": step, "input": line.text, "ok": ok, "error": error, **table.report(),
+                     "sounds": table.sounds()}))
 
 
 def _line(obj: dict) -> str:

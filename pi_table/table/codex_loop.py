@@ -32,6 +32,7 @@ from ..hal import (
 )
 from ..ui.codex_leds import codex_frame, codex_next_change
 from ..ui.leds import LightSettings
+from ..ui.sound import Moment
 from .loop import REFUSALS, EventLoop, Outcome
 from .session import Session
 from .timer import DISCUSSION_S, TimerSettings, TurnTimer
@@ -123,6 +124,8 @@ class CodexLoop(EventLoop):
     def show(self) -> None:
         now = self.clock()
         model = self.model(now)
-        self.leds.show(codex_frame(model.game.public_view(model.state), model.cues, now, self.lights))
+        public = model.game.public_view(model.state)
+        self.leds.show(codex_frame(public, model.cues, now, self.lights))
         self.screen.show(model)
+        self.sound.hear(Moment(self.session.id, public, model.cues.timer, now))
         self._screen_next = self.timer.next_change(now)

@@ -52,6 +52,7 @@ from ..hal import (
     UiEvent,
 )
 from ..ui.leds import LightSettings, next_change, render_frame
+from ..ui.sound import Announcer, Moment
 from .input import TouchPolicy
 from .session import Session
 from .timer import TurnTimer
@@ -109,6 +110,7 @@ class EventLoop:
         self.clock = clock
         self.faults: dict[str, str] = {}  # device -> what is wrong with it
         self.message: str | None = None  # the last refusal, in plain words
+        self.sound = Announcer()  # hears every moment shown; the daemon and simulators give it a device
         self._events: queue.SimpleQueue = queue.SimpleQueue()
 
     def open(self) -> None:
@@ -388,4 +390,5 @@ class TableLoop(EventLoop):
         cues = self.cues(now)
         self.leds.show(render_frame(view.table, cues, now, self.lights))
         self.screen.show(ScreenModel(view, self.session.id, self.message, cues, self.lang, self.dial))
+        self.sound.hear(Moment(self.session.id, view.table, cues.timer, now))
         self._screen_next = self._screen_due(now)
