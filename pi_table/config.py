@@ -141,6 +141,7 @@ OPTIONS = (
     Option("web", "host", "0.0.0.0", "str", "the address it listens on: 0.0.0.0 every network, 127.0.0.1 this machine only"),
     Option("web", "port", 8024, "int", "its TCP port, 1024 to 65535 (0: any free port, for tests)"),
     Option("web", "url", "", "str", "how phones reach it, for the QR codes ('': http://ADDRESS:PORT of this machine)"),
+    Option("staff", "session_min", 60, "int", "minutes a staff page login lasts unused, 5 to 1440"),
     Option("sim", "words", "", "str", "with --hal sim only: words on the spectator page's cards, en, it or a deck file ('': none)"),
     Option("paths", "journal_dir", "/var/lib/pi-table/journal", "path", "one file per game; must be writable"),
     Option("paths", "socket", "/run/pi-table/control.sock", "path", "the control socket the pi-table commands use"),
@@ -238,6 +239,7 @@ class Config:
     web: WebConfig
     paths: Paths
     words: tuple[str, ...] | None = None  # [sim] words: a simulated table's cards (a real one has physical cards)
+    staff_session_s: float = 3600.0  # [staff] session_min: a staff page login lasts this long unused
 
 
 def defaults() -> dict[str, object]:
@@ -514,7 +516,15 @@ def build(values: dict[str, object], source: Path | None) -> Config:
         web=_web(v),
         paths=_paths(v),
         words=_words(v.text("sim.words"), source),
+        staff_session_s=_staff_session_s(v),
     )
+
+
+def _staff_session_s(v: _Values) -> float:
+    minutes = v.whole("staff.session_min")
+    if not 5 <= minutes <= 1440:
+        raise ValueError(f"session_min is 5 to 1440 minutes, not {minutes}")
+    return minutes * 60.0
 
 
 def _words(name: str, source: Path | None) -> tuple[str, ...] | None:
@@ -744,17 +754,17 @@ def to_toml(config: Config, comments: bool = True) -> str:
     for section in SECTIONS:
         lines += ["", f"[{section}]"]
         for option in (o for o in OPTIONS if o.section == section):
-            value = _toml_value(config.values[option.key])
+            value = toml_value(config.values[option.key])
             lines.append(f"{option.name} = {value}" + (f"  # {option.help}" if comments else ""))
     return "\n".join(lines) + "\n"
 
 
-def _toml_value(value: object) -> str:
+def toml_value(value: object) -> str:
     if isinstance(value, bool):
         return "true" if value else "false"
     if isinstance(value, str):
         return json.dumps(value, ensure_ascii=False)  # JSON's string escapes are TOML's too
     if isinstance(value, list):
-        return "[" + ", ".join(map(_toml_value, value)) + "]"
+        return "[" + ", ".join(map(toml_value, value)) + "]"
     return repr(value)
 

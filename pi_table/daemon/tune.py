@@ -189,13 +189,20 @@ class Tune:
 
 
 def write_thresholds(path: Path, pairs: tuple[Pair, ...]) -> None:
-    """Put ``pairs`` in ``path``'s ``[touch] thresholds``, keeping every other line; the new file
-    is checked as the daemon will check it (ConfigError: nothing written) and replaces the old at
-    once (a power cut leaves one or the other, never half)."""
-    text = path.read_text(encoding="utf-8") if path.exists() else ""
-    line = "thresholds = [" + ", ".join(f"[{touch}, {release}]" for touch, release in pairs) + "]"
-    new = _with_key(text, "touch", "thresholds", line)
-    parse_config(new, path)
+    """Put ``pairs`` in ``path``'s ``[touch] thresholds``, keeping every other line (``write_keys``)."""
+    write_keys(path, {"touch.thresholds": "[" + ", ".join(f"[{touch}, {release}]" for touch, release in pairs) + "]"})
+
+
+def write_keys(path: Path, changes: dict[str, str], machine: bool = False) -> None:
+    """Set each ``section.key`` of ``changes`` to its value (TOML text) in ``path``, keeping every
+    other line; the new file is checked as the daemon will check it (ConfigError: nothing
+    written; with ``machine``, against this machine too, as ``check-config``) and replaces the
+    old at once (a power cut leaves one or the other, never half)."""
+    new = path.read_text(encoding="utf-8") if path.exists() else ""
+    for dotted, value in changes.items():
+        section, _, key = dotted.rpartition(".")
+        new = _with_key(new, section, key, f"{key} = {value}")
+    parse_config(new, path, machine)
     handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.")
     try:
         with os.fdopen(handle, "w", encoding="utf-8") as out:

@@ -38,6 +38,7 @@ from collections.abc import Callable
 from dataclasses import replace
 from importlib import resources
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from aiohttp import web
 from aiohttp.http import HttpProcessingError, HttpVersion11
@@ -48,6 +49,9 @@ from ..ui.words import Cards
 from .seats import SeatLinks
 from .snapshot import Snapshot, codenames_snapshot, codex_snapshot
 from .tokens import SPYMASTER, Tokens, seat_role, write_private
+
+if TYPE_CHECKING:
+    from .staff import StaffPage
 
 log = logging.getLogger("pi_table.web")
 Act = Callable[[str, str, str], "str | None"]
@@ -85,7 +89,9 @@ class Companion:
         proof: Callable[[str], str] | None = None, opened_file: Path | None = None,
         header_timeout_s: float = HEADER_TIMEOUT_S, body_timeout_s: float = BODY_TIMEOUT_S,
         max_connections: int = MAX_CONNECTIONS, max_per_address: int = MAX_PER_ADDRESS, report_s: float = REPORT_S,
+        staff: StaffPage | None = None,
     ) -> None:
+        self.staff = staff  # the staff page (/staff), when the table has one
         self.host, self.port, self.advertise = host, port, advertise
         self.header_timeout_s, self.body_timeout_s = header_timeout_s, body_timeout_s
         self.max_connections, self.max_per_address = max_connections, max_per_address
@@ -191,6 +197,8 @@ class Companion:
             web.get("/api/p/{token}/events", self._events_private),
             web.post("/api/p/{token}/act", self._act),
         ])
+        if self.staff is not None:
+            self.staff.mount(app)
         self._runner = web.AppRunner(app, handle_signals=False, shutdown_timeout=1.0)
         await self._runner.setup()
         loop = asyncio.get_running_loop()
