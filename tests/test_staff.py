@@ -1,6 +1,7 @@
 """The staff page over HTTP: the way in (PIN, session, CSRF, limits) and every refusal, then what
 the staff do to a real table in this process (new game, undo, history, configuration, restart),
-and that no answer of theirs carries the key."""
+and that no answer of theirs carries the key; last, the page in Debian's Chromium on a
+phone-sized screen, in English and Italian."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ import http.client
 import http.cookiejar
 import io
 import json
+import os
 import random
 import re
 import stat
@@ -483,3 +485,101 @@ def test_a_restart_from_the_page_ends_the_service_with_the_code_systemd_restarts
         assert systemd.process.wait(timeout=10) == EXIT_RESTART
     finally:
         systemd.close()
+
+
+# --- the page in a browser -------------------------------------------------------------------------
+
+SCREENSHOTS = os.environ.get("PI_TABLE_SCREENSHOTS")
+"""A folder: the test saves the staff page there (docs/screenshots/staff-LANG.png)."""
+WORDS = {
+    "en": {"login": "Log in", "undo": "Undo", "new": "New game", "done": "done", "saved": "Saved: the table restarts",
+           "save": "Save and apply", "history": "History", "logout": "Log out", "wrong": "wrong PIN"},
+    "it": {"login": "Entra", "undo": "Annulla mossa", "new": "Nuova partita", "done": "fatto",
+           "saved": "Salvato: il tavolo si riavvia", "save": "Salva e applica", "history": "Storico",
+           "logout": "Esci", "wrong": "PIN sbagliato"},
+}
+
+
+@pytest.mark.parametrize("lang", ["en", "it"])
+def test_login_undo_new_game_config_and_logout_on_a_phone(tmp_path, browser, lang):
+    from playwright.sync_api import expect
+
+    words = WORDS[lang]
+    table = InProcessTable(tmp_path, dealt_key())
+    restarts: list[bool] = []
+    assert table.daemon.staff_desk is not None
+    table.daemon.staff_desk.restart = lambda: restarts.append(True)  # type: ignore[method-assign]  # systemd's part
+    context = browser.new_context(viewport={"width": 390, "height": 844}, device_scale_factor=2,
+                                  locale="it-IT" if lang == "it" else "en-GB")
+    try:
+        starting = table.daemon.session.table_view().turn
+        mine = [cell for cell, letter in enumerate(table.key) if letter == starting.letter]
+        table.guess(mine[0])
+        table.guess(mine[1])
+        page = context.new_page()
+        page.on("dialog", lambda dialog: dialog.accept())
+        page.goto(f"{table.base}/staff")
+        expect(page.locator("#login button")).to_have_text(words["login"])
+        page.fill("#pin", "000000")
+        page.click("#login button")
+        expect(page.locator("#message")).to_have_text(words["wrong"])
+        page.fill("#pin", PIN)
+        page.click("#login button")
+        expect(page.locator("#desk")).to_be_visible()
+        expect(page.locator("#devices li")).to_have_count(6)  # touch, LEDs, screen, buttons, phones, journal
+        expect(page.locator("#board span.hidden")).to_have_count(23)
+        if SCREENSHOTS:
+            page.screenshot(path=str(Path(SCREENSHOTS) / f"staff-{lang}.png"))
+
+        page.click("#undo")
+        expect(page.locator("#message")).to_have_text(words["done"])
+        assert table.daemon.session.table_view().board.count("?") == 24
+
+        page.select_option("#new-game-game", "alias24")
+        page.click("#new-game summary")
+        page.select_option("#new-game select[name=nuke]", "mad")
+        page.click("#new-game button[type=submit]")
+        expect(page.locator("#game-line")).to_contain_text("alias24")
+        assert table.daemon.session.rules == Rules(game="alias24", nuke="mad")
+        expect(page.locator("#history tr")).to_have_count(3)  # a header and two games
+
+        page.click("#config summary:text('[timer]')")
+        timer = page.locator('#config input[name="timer.length_s"]')
+        timer.fill("5")
+        page.click(f"#config button:text('{words['save']}')")
+        expect(page.locator("#message")).to_contain_text("timer.length_s: turn timer length is 0 (off) or 10 to 3600")
+        assert "length_s = 5" not in table.config.read_text() and restarts == []
+        timer.fill("120")
+        page.click(f"#config button:text('{words['save']}')")
+        expect(page.locator("#message")).to_contain_text(words["saved"])
+        assert re.search(r"^length_s = 120$", table.config.read_text(), re.MULTILINE) and restarts == [True]
+
+        page.click("#logout")
+        expect(page.locator("#login")).to_be_visible()
+        assert page.evaluate("fetch('/staff/api/table').then((answer) => answer.status)") == 401
+        page.reload()
+        expect(page.locator("#login")).to_be_visible()  # the session is gone, not only hidden
+    finally:
+        context.close()
+        table.close()
+
+
+def test_the_page_switches_language(tmp_path, browser):
+    from playwright.sync_api import expect
+
+    table = InProcessTable(tmp_path, dealt_key())
+    context = browser.new_context(viewport={"width": 390, "height": 844}, locale="en-GB")
+    try:
+        page = context.new_page()
+        page.goto(f"{table.base}/staff")
+        page.fill("#pin", PIN)
+        page.click("#login button")
+        expect(page.locator("#undo")).to_have_text("Undo")
+        page.select_option("#lang", "it")
+        expect(page.locator("#undo")).to_have_text("Annulla mossa")
+        expect(page.locator("#devices li").first).to_contain_text("la scheda touch")
+        page.reload()  # the choice is kept on the phone
+        expect(page.locator("#logout")).to_have_text("Esci")
+    finally:
+        context.close()
+        table.close()

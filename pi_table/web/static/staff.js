@@ -79,7 +79,8 @@ async function refresh() {
 
 function drawTable(table) {
   const state = table.state;
-  const line = state.reason ? `${t("over")}: ${state.reason}` : `${state.game}${state.turn ? ` · ${t("turn")}: ${state.turn}` : ""}${state.phase ? ` · ${state.phase}` : ""}${state.step ? ` · ${state.step}` : ""}`;
+  const parts = [state.game, state.turn && `${t("turn")}: ${t(state.turn)}`, state.phase && t(state.phase), state.step];
+  const line = state.reason ? `${t("over")}: ${state.reason}` : parts.filter(Boolean).join(" · ");
   $("game-line").textContent = `${table.game_id} · ${line}`;
   const board = $("board");
   board.replaceChildren();
@@ -89,7 +90,7 @@ function drawTable(table) {
   $("devices").replaceChildren(...table.devices.map((device) => {
     const bad = !!device.advice;
     const item = el("li", {}, el("strong", { text: t(deviceName(device.device)) }), " ",
-      el("span", { class: bad ? "bad" : "", text: device.health === "ok" ? t("ok") : device.health }));
+      el("span", { class: bad ? "bad" : "", text: t(device.health) }));
     if (bad) item.append(el("span", { class: "advice", text: t(device.advice) }));
     return item;
   }));
@@ -171,7 +172,7 @@ async function loadConfig() {
   const sections = new Map();
   for (const option of settings.options) {
     const [section, name] = option.key.split(".");
-    if (!sections.has(section)) sections.set(section, el("fieldset", {}, el("legend", { text: `[${section}]` })));
+    if (!sections.has(section)) sections.set(section, el("details", {}, el("summary", { text: `[${section}]` })));
     sections.get(section).append(el("label", {}, name, input(option), el("small", { text: option.help })));
   }
   form.replaceChildren(...sections.values(), el("button", { type: "submit", text: t("Save and apply") }));
