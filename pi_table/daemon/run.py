@@ -555,8 +555,7 @@ class StaffDesk:
     def change_settings(self, changes: dict[str, object]) -> list[str]:
         """Written only if ``check-config`` would pass the new file (on this machine, as the
         service's user)."""
-        from ..config import BY_KEY, ConfigError, toml_value
-        from .tune import write_keys
+        from ..config import BY_KEY, ConfigError, toml_value, write_keys
 
         path = self.daemon.config.source
         if path is None:
