@@ -318,6 +318,25 @@ def test_malformed_actions_get_400_and_say_what_was_expected(page, desk):
     assert desk.calls == []
 
 
+def test_a_login_whose_body_dawdles_or_overflows_is_refused(tmp_path, desk):
+    set_pin(tmp_path, PIN)
+    companion = Companion(staff=StaffPage(desk, tmp_path, body_timeout_s=0.3))
+    companion.start()
+    try:
+        connection = http.client.HTTPConnection("127.0.0.1", companion.port, timeout=10)
+        connection.putrequest("POST", "/staff/login")
+        connection.putheader("Content-Length", "100")
+        connection.endheaders(b'{"pin": ')  # and the rest never comes
+        answer = connection.getresponse()
+        assert answer.status == 408 and "did not arrive within 0.3 s" in json.loads(answer.read())["error"]
+        connection.close()
+        staff = Staff(companion.base_url)
+        assert staff.call("POST", "/staff/login", {"pin": "1" * 70_000})[0] == 413
+        assert staff.login()[0] == 200
+    finally:
+        companion.stop()
+
+
 def test_every_word_the_page_shows_is_in_the_catalogue():
     script = (STATIC / "staff.js").read_text()
     page = (STATIC / "staff.html").read_text()

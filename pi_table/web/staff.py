@@ -53,6 +53,7 @@ ATTEMPTS_OVERALL = 20  # logins from everywhere in a window: many phones cannot 
 MAX_SESSIONS = 16  # the oldest goes when a new one would make more
 RENEW_S = 60.0  # a session's last use is written down at most this often
 MAX_BODY = 64 * 1024  # a configuration change: a few keys, a map of LEDs at most
+BODY_TIMEOUT_S = 10.0  # a request's body, from the end of its headers (the login's too: anyone may send one)
 LOG_LINES = 200
 STATIC = {"staff.js": "application/javascript", "staff.css": "text/css"}
 OPTIONS = ("nuke", "clue_required", "three_player", "setup", "dark_cell")
@@ -281,8 +282,9 @@ class StaffPage:
     clock (sessions outlive a restart), which tests replace."""
 
     def __init__(self, desk: Desk, folder: Path | None, session_s: float = 3600.0,
-                 clock: Callable[[], float] = time.time) -> None:
+                 clock: Callable[[], float] = time.time, body_timeout_s: float = BODY_TIMEOUT_S) -> None:
         self.desk, self.folder, self.session_s, self.clock = desk, folder, session_s, clock
+        self.body_timeout_s = body_timeout_s
         self._attempts = _Attempts()
         self._sessions: dict[str, _Session] = self._load_sessions()  # by the cookie's hash
         self._files = {name: resources.files(__package__).joinpath("static", name).read_bytes()
@@ -354,7 +356,7 @@ class StaffPage:
             seconds = math.ceil(wait)
             return _refuse(429, lang, N_("too many attempts: wait {seconds} s"), {"Retry-After": str(seconds)},
                            seconds=seconds)
-        body = await _json(request)
+        body = await self._json(request)
         pin = body.get("pin") if isinstance(body, dict) else None
         if not isinstance(pin, str) or not await asyncio.to_thread(pin_matches, stored, pin):
             log.warning("staff page: a wrong PIN from %s", request.remote)
@@ -438,7 +440,7 @@ class StaffPage:
         return web.json_response(table)
 
     async def _new_game(self, request: web.Request, session: _Session) -> web.Response:
-        body = await _json(request)
+        body = await self._json(request)
         if not isinstance(body, dict) or not isinstance(body.get("game"), str) \
                 or not isinstance(body.get("options", {}), dict):
             return _bad(request, 'expected {"game": NAME, "options": {OPTION: VALUE, ...}}')
@@ -480,7 +482,7 @@ class StaffPage:
         return web.json_response(await asyncio.to_thread(self.desk.settings))
 
     async def _change_config(self, request: web.Request, session: _Session) -> web.StreamResponse:
-        body = await _json(request)
+        body = await self._json(request)
         changes = body.get("changes") if isinstance(body, dict) else None
         if not isinstance(changes, dict) or not changes or not all(
                 isinstance(value, (bool, int, float, str, list)) for value in changes.values()):
@@ -514,6 +516,28 @@ class StaffPage:
         response.del_cookie(COOKIE, path="/staff")
         return response
 
+    async def _json(self, request: web.Request) -> object:
+        """The request's body as JSON, at most ``MAX_BODY`` bytes within the body deadline; None
+        when it is not JSON."""
+        data = b""
+        try:
+            async with asyncio.timeout(self.body_timeout_s):
+                while len(data) <= MAX_BODY:
+                    more = await request.content.read(MAX_BODY + 1 - len(data))
+                    if not more:
+                        break
+                    data += more
+        except TimeoutError:
+            raise web.HTTPRequestTimeout(text=json.dumps({"ok": False, "error": (
+                f"the request's body did not arrive within {self.body_timeout_s:g} s")}),
+                content_type="application/json") from None
+        if len(data) > MAX_BODY:
+            raise web.HTTPRequestEntityTooLarge(max_size=MAX_BODY, actual_size=len(data))
+        try:
+            return json.loads(data or b"{}")
+        except ValueError:
+            return None
+
     async def _unknown(self, request: web.Request, session: _Session) -> web.Response:
         raise web.HTTPNotFound(text="")
 
@@ -534,22 +558,6 @@ def _refuse(status: int, lang: str, msgid: str, headers: dict[str, str] | None =
 
 def _bad(request: web.Request, text: str) -> web.Response:
     return web.json_response({"ok": False, "error": text}, status=400)
-
-
-async def _json(request: web.Request) -> object:
-    """The request's body as JSON, at most ``MAX_BODY`` bytes; None when it is not JSON."""
-    data = await request.content.read(MAX_BODY + 1)
-    while data and len(data) <= MAX_BODY:
-        more = await request.content.read(MAX_BODY + 1 - len(data))
-        if not more:
-            break
-        data += more
-    if len(data) > MAX_BODY:
-        raise web.HTTPRequestEntityTooLarge(max_size=MAX_BODY, actual_size=len(data))
-    try:
-        return json.loads(data or b"{}")
-    except ValueError:
-        return None
 
 
 def _cell(value: object) -> str:
