@@ -427,6 +427,18 @@ def test_new_game_with_options_undo_end_game_and_the_history_with_its_exports(ta
     assert exported == history and "pi-table-history.json" in staff.headers["Content-Disposition"]
 
 
+def test_a_new_game_of_the_other_kind_switches_the_table_to_codex_and_back(table):
+    staff = Staff(table.base)
+    staff.login()
+    status, answer = staff.call("POST", "/staff/api/new-game", {"game": "codex", "options": {"nuke": "mad"}})
+    assert (status, answer["error"]) == (409, "Codex is dealt with its own rules: no options")
+    status, answer = staff.call("POST", "/staff/api/new-game", {"game": "codex"})
+    assert status == 200 and answer["state"]["game"] == "codex" and table.daemon.session.codex
+    status, answer = staff.call("POST", "/staff/api/new-game", {"game": "codenames", "options": {"three_player": True}})
+    assert status == 200 and answer["state"]["game"] == "codenames"
+    assert table.daemon.session.rules == Rules(three_player=True)
+
+
 def test_no_staff_answer_carries_the_key_during_a_game(table):
     staff = Staff(table.base)
     staff.login()
