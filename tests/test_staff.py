@@ -289,6 +289,16 @@ def test_a_session_expires_unused_and_use_keeps_it_alive(page, clock, desk):
     assert desk.calls == ["log", "log"]
 
 
+def test_a_new_pin_ends_every_session(page, tmp_path):
+    staff = Staff(page.base_url)
+    staff.login()
+    assert staff.call("GET", "/staff/api/log")[0] == 200
+    set_pin(tmp_path, "new-pin-7")
+    assert staff.call("GET", "/staff/api/log") == (401, {"ok": False, "error": "your session has expired: log in again"})
+    assert staff.login()[0] == 401
+    assert staff.login("new-pin-7")[0] == 200
+
+
 def test_logging_out_ends_the_session_and_a_restart_does_not(page, tmp_path, desk, clock):
     staff, other = Staff(page.base_url), Staff(page.base_url)
     staff.login()

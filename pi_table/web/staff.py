@@ -10,8 +10,8 @@ The PIN is kept as a salted scrypt hash in ``staff.pin`` beside the journal (rea
 service alone; ``pi-table set-staff-pin`` writes it). Logins are counted per address and in
 all, and refused past either limit with the wait. A session is a random cookie (HttpOnly,
 SameSite=Strict, Secure over https) that lasts ``[staff] session_min`` minutes from its last
-use; sessions are kept, hashed, in ``staff.sessions``, so the restart that applies a new
-configuration does not log the staff out.
+use, and ends when the PIN is changed; sessions are kept, hashed, in ``staff.sessions``, so
+the restart that applies a new configuration does not log the staff out.
 """
 
 from __future__ import annotations
@@ -240,8 +240,12 @@ def advised(table: dict) -> list[dict]:
 @dataclass
 class _Session:
     csrf: str
+    pin: str  # the hash of the PIN it logged in with: a new PIN ends every session
     used: float  # the clock's time of its last use
     kept: float  # its last use as written down
+
+    def expired(self, now: float, session_s: float, pin: str | None) -> bool:
+        return now - self.used > session_s or pin is None or not hmac.compare_digest(self.pin, _hashed(pin))
 
 
 class _Attempts:
@@ -362,7 +366,7 @@ class StaffPage:
             log.warning("staff page: a wrong PIN from %s", request.remote)
             return _refuse(401, lang, N_("wrong PIN"))
         sid, now = secrets.token_urlsafe(32), self.clock()
-        session = _Session(secrets.token_urlsafe(32), now, now)
+        session = _Session(secrets.token_urlsafe(32), _hashed(stored), now, now)
         self._sessions[_hashed(sid)] = session
         while len(self._sessions) > MAX_SESSIONS:
             del self._sessions[min(self._sessions, key=lambda key: self._sessions[key].used)]
@@ -374,7 +378,7 @@ class StaffPage:
 
     def _live(self, request: web.Request) -> _Session | None:
         session = self._sessions.get(_hashed(request.cookies.get(COOKIE, "")))
-        if session is None or self.clock() - session.used > self.session_s:
+        if session is None or session.expired(self.clock(), self.session_s, self._pin()):
             return None
         return session
 
@@ -389,7 +393,7 @@ class StaffPage:
             now = self.clock()
             if session is None:
                 return _refuse(401, lang, N_("log in first"))
-            if now - session.used > self.session_s:
+            if session.expired(now, self.session_s, self._pin()):
                 del self._sessions[key]
                 self._keep_sessions()
                 return _refuse(401, lang, N_("your session has expired: log in again"))
@@ -410,7 +414,7 @@ class StaffPage:
             return {}
         try:
             kept = json.loads((self.folder / SESSIONS_FILE).read_text(encoding="utf-8"))
-            return {key: _Session(csrf, used, used) for key, (csrf, used) in kept.items()}
+            return {key: _Session(csrf, pin, used, used) for key, (csrf, pin, used) in kept.items()}
         except FileNotFoundError:
             return {}
         except (OSError, ValueError, TypeError, AttributeError) as e:
@@ -421,7 +425,7 @@ class StaffPage:
         if self.folder is None:
             return
         now = self.clock()
-        kept = {key: (s.csrf, s.kept) for key, s in self._sessions.items() if now - s.used <= self.session_s}
+        kept = {key: (s.csrf, s.pin, s.kept) for key, s in self._sessions.items() if now - s.used <= self.session_s}
         try:
             write_private(self.folder / SESSIONS_FILE, json.dumps(kept).encode())
         except OSError as e:
