@@ -624,3 +624,21 @@ def test_the_page_switches_language(tmp_path, browser):
     finally:
         context.close()
         table.close()
+
+
+def test_without_a_pin_the_page_in_a_browser_shows_how_to_set_one_and_nothing_else(tmp_path, browser, desk):
+    from playwright.sync_api import expect
+
+    companion = Companion(staff=StaffPage(desk, tmp_path))
+    companion.start()
+    context = browser.new_context(viewport={"width": 390, "height": 844}, locale="it-IT")
+    try:
+        page = context.new_page()
+        page.goto(f"{companion.base_url}/staff")
+        expect(page.locator("#no-pin")).to_contain_text("Impostalo sul computer del tavolo con: sudo pi-table set-staff-pin")
+        expect(page.locator("#login")).to_be_hidden()
+        expect(page.locator("#desk")).to_be_hidden()
+    finally:
+        context.close()
+        companion.stop()
+    assert desk.calls == []
