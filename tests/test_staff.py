@@ -115,9 +115,10 @@ class Staff:
         self.opener = urllib.request.build_opener(urllib.request.HTTPCookieProcessor(self.cookies))
         self.csrf: str | None = None
         self.headers: dict[str, str] = {}  # of the last answer
+        self.headers_out: dict[str, str] = {}  # sent with every request besides the page's own
 
     def call(self, method: str, path: str, body: object = None, csrf: str | None = "session") -> tuple[int, object]:
-        headers = {"X-Staff-Lang": self.lang}
+        headers = {"X-Staff-Lang": self.lang, **self.headers_out}
         if csrf == "session" and self.csrf is not None:
             headers[CSRF_HEADER] = self.csrf
         elif csrf not in ("session", None):
@@ -282,11 +283,15 @@ def test_a_session_expires_unused_and_use_keeps_it_alive(page, clock, desk):
     assert staff.call("GET", "/staff/api/log") == (200, {"lines": ["one", "two"]})
     clock.now += 500  # 1,000 s after the login, 500 after its last use: alive
     assert staff.call("GET", "/staff/api/log")[0] == 200
-    clock.now += 601
+    clock.now += 300
+    staff.headers_out = {"X-Staff-Background": "1"}  # the page refreshing itself is no use
+    assert staff.call("GET", "/staff/api/log")[0] == 200
+    staff.headers_out = {}
+    clock.now += 301
     assert staff.call("GET", "/staff/api/log") == (401, {"ok": False, "error": "your session has expired: log in again"})
     assert staff.call("GET", "/staff/api/log")[0] == 401
     assert staff.call("GET", "/staff/session")[1] == {"pin_set": True, "csrf": None}
-    assert desk.calls == ["log", "log"]
+    assert desk.calls == ["log", "log", "log"]
 
 
 def test_a_new_pin_ends_every_session(page, tmp_path):

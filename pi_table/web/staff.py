@@ -47,6 +47,7 @@ SALT_BYTES = 16
 COOKIE = "pt_staff"
 CSRF_HEADER = "X-Staff-Token"
 LANG_HEADER = "X-Staff-Lang"
+BACKGROUND_HEADER = "X-Staff-Background"  # the page refreshing itself: not a use that keeps a session alive
 ATTEMPT_WINDOW_S = 60.0
 ATTEMPTS_PER_ADDRESS = 5  # logins from one address in a window
 ATTEMPTS_OVERALL = 20  # logins from everywhere in a window: many phones cannot guess faster
@@ -384,7 +385,8 @@ class StaffPage:
 
     def _api(self, handler: Callable[[web.Request, _Session], Awaitable[web.StreamResponse]]):
         """``handler`` behind the checks every staff action passes: a live session (401), its
-        CSRF token in the header (403). A session's use keeps it alive."""
+        CSRF token in the header (403). A session's use keeps it alive; the page refreshing
+        itself does not, so a phone left open on the page is logged out all the same."""
 
         async def checked(request: web.Request) -> web.StreamResponse:
             lang = _lang(request)
@@ -399,7 +401,8 @@ class StaffPage:
                 return _refuse(401, lang, N_("your session has expired: log in again"))
             if not hmac.compare_digest(request.headers.get(CSRF_HEADER, ""), session.csrf):
                 return _refuse(403, lang, N_("the page's security token is missing or wrong: reload the page"))
-            session.used = now
+            if BACKGROUND_HEADER not in request.headers:
+                session.used = now
             if now - session.kept > RENEW_S:
                 session.kept = now
                 self._keep_sessions()

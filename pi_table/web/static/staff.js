@@ -33,8 +33,9 @@ function say(text, error = false) {
   message.hidden = !text;
 }
 
-async function api(method, path, body) {
+async function api(method, path, body, background = false) {
   const headers = { "X-Staff-Token": csrf || "", "X-Staff-Lang": lang };
+  if (background) headers["X-Staff-Background"] = "1";  // the page refreshing itself keeps no session alive
   if (body !== undefined) headers["Content-Type"] = "application/json";
   const response = await fetch(path, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
   let data = null;
@@ -102,8 +103,8 @@ const DEVICES = { touch: "the touch board", leds: "the LED strip", screen: "the 
   buttons: "the buttons", companion: "the phones' pages", journal: "the journal" };
 const deviceName = (name) => DEVICES[name] || name;
 
-async function loadTable() {
-  const answer = await api("GET", "/staff/api/table");
+async function loadTable(background = false) {
+  const answer = await api("GET", "/staff/api/table", undefined, background);
   if (answer.ok) drawTable(answer.data);
 }
 
@@ -274,5 +275,5 @@ $("restart").addEventListener("click", async () => {
   const answer = await api("POST", "/staff/api/restart");
   if (answer.ok) { say(t("The service is restarting…")); backAfterRestart(); }
 });
-setInterval(() => { if (csrf && !$("desk").hidden) loadTable(); }, 5000);
+setInterval(() => { if (csrf && !$("desk").hidden) loadTable(true); }, 5000);
 start();
