@@ -171,6 +171,8 @@ class Daemon:
         self.notifier = notifier or Notifier()
         paths = config.paths
         self.lock = lock_journal(paths.journal_dir)
+        self.recent_log = RecentLines()  # the last lines, for the staff page, from here on
+        logging.getLogger().addHandler(self.recent_log)
         self.session = Session.resume(config.rules, paths.journal_dir, retention=paths.retention)
         if self.session.codex:
             self.session.grid_rules = config.grid_rules
@@ -370,8 +372,7 @@ class Daemon:
             self._companion_start.join(timeout=5)
         if self.companion is not None:
             self.companion.stop()
-        if self.staff_desk is not None:
-            logging.getLogger().removeHandler(self.staff_desk.recent)
+        logging.getLogger().removeHandler(self.recent_log)
         self.loop.close()
         self.notifier.close()
         if self.lock is not None:
@@ -510,8 +511,6 @@ class StaffDesk:
 
     def __init__(self, daemon: Daemon) -> None:
         self.daemon = daemon
-        self.recent = RecentLines()
-        logging.getLogger().addHandler(self.recent)
 
     def table(self) -> dict:
         return self.daemon.answer({"command": "status"})
@@ -573,7 +572,7 @@ class StaffDesk:
         return []
 
     def log_lines(self) -> list[str]:
-        return list(self.recent.lines)
+        return list(self.daemon.recent_log.lines)
 
     def restart(self) -> None:
         self.daemon.restart()
