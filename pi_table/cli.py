@@ -169,6 +169,12 @@ def build_parser() -> argparse.ArgumentParser:
     past = commands.add_parser("history", help="the games kept in the journal")
     _config_option(past)
     past.add_argument("--json", action="store_true")
+    staff_pin = commands.add_parser(
+        "set-staff-pin", help="set the staff page's PIN (/staff on the phones' server)",
+        description="Ask for the staff page's PIN (twice at a terminal, one line from a pipe) and keep its "
+                    "salted scrypt hash in the journal's folder, readable by the service alone. Run it as "
+                    "root (sudo) on an installed table.")
+    _config_option(staff_pin)
     check = commands.add_parser("check-config", help="validate a configuration and print it in full")
     check.add_argument("file", nargs="?", type=Path, help=f"the file (default: {DEFAULT_CONFIG})")
     check.add_argument("--defaults", action="store_true", help="print the default configuration, to start a file from")
@@ -289,6 +295,8 @@ def _service(args: argparse.Namespace) -> int:
         return _selftest(args, config)
     if args.command == "tune":
         return _tune(args, config)
+    if args.command == "set-staff-pin":
+        return _set_staff_pin(config)
     if args.command == "history":
         games = _history(config)
         if isinstance(games, int):
@@ -358,6 +366,42 @@ def _history(config) -> list[dict] | int:
               "alone: run it as root", file=sys.stderr)
         return EXIT_UNAVAILABLE
     return history(folder)
+
+
+def _set_staff_pin(config) -> int:
+    """Keep the staff page's PIN where the service reads it; as root, the file (and any folder
+    made for it) goes to the owner of the folder it is made in: the service's user."""
+    import getpass
+
+    from .web.staff import MIN_PIN, set_pin
+
+    if sys.stdin.isatty():
+        pin = getpass.getpass(f"staff PIN ({MIN_PIN} characters or more): ")
+        if getpass.getpass("the same PIN again: ") != pin:
+            print("pi-table set-staff-pin: the two PINs differ: nothing was changed", file=sys.stderr)
+            return 1
+    else:
+        pin = sys.stdin.readline().rstrip("\r\n")
+    folder = config.paths.journal_dir
+    owner = folder
+    while not owner.exists() and owner != owner.parent:
+        owner = owner.parent
+    made = [folder, *folder.parents[: len(folder.parents) - len(owner.parents) - 1]] if owner != folder else []
+    try:
+        path = set_pin(folder, pin)
+        st = owner.stat()
+        if os.geteuid() == 0 and st.st_uid != 0:
+            for each in [path, *made]:
+                os.chown(each, st.st_uid, st.st_gid)
+    except ValueError as e:
+        print(f"pi-table set-staff-pin: {e}: nothing was changed", file=sys.stderr)
+        return EXIT_USAGE
+    except OSError as e:
+        print(f"pi-table set-staff-pin: cannot write in {folder} ({e.strerror or e}): run it as root (sudo)",
+              file=sys.stderr)
+        return EXIT_NOPERM
+    print(f"staff PIN set ({path}): log in at the companion's address followed by /staff")
+    return 0
 
 
 def _selftest(args: argparse.Namespace, config) -> int:

@@ -21,8 +21,10 @@ import json
 import math
 import os
 import pwd
+import re
 import socket
 import stat
+import tempfile
 import tomllib
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -142,6 +144,7 @@ OPTIONS = (
     Option("web", "host", "0.0.0.0", "str", "the address it listens on: 0.0.0.0 every network, 127.0.0.1 this machine only"),
     Option("web", "port", 8024, "int", "its TCP port, 1024 to 65535 (0: any free port, for tests)"),
     Option("web", "url", "", "str", "how phones reach it, for the QR codes ('': http://ADDRESS:PORT of this machine)"),
+    Option("staff", "session_min", 60, "int", "minutes a staff page login lasts unused, 5 to 1440"),
     Option("sim", "words", "", "str", "with --hal sim only: words on the spectator page's cards, en, it or a deck file ('': none)"),
     Option("paths", "journal_dir", "/var/lib/pi-table/journal", "path", "one file per game; must be writable"),
     Option("paths", "socket", "/run/pi-table/control.sock", "path", "the control socket the pi-table commands use"),
@@ -244,6 +247,7 @@ class Config:
     paths: Paths
     words: tuple[str, ...] | None = None  # [sim] words: a simulated table's cards (a real one has physical cards)
     sound: SoundSettings = field(default_factory=SoundSettings)
+    staff_session_s: float = 3600.0  # [staff] session_min: a staff page login lasts this long unused
 
 
 def defaults() -> dict[str, object]:
@@ -522,7 +526,15 @@ def build(values: dict[str, object], source: Path | None) -> Config:
         words=_words(v.text("sim.words"), source),
         sound=SoundSettings(enabled=v.flag("sound.enabled"), volume=v.number("sound.volume"),
                             spoken=v.flag("sound.spoken"), quiet=QuietHours.parse(v.text("sound.quiet_hours"))),
+        staff_session_s=_staff_session_s(v),
     )
+
+
+def _staff_session_s(v: _Values) -> float:
+    minutes = v.whole("staff.session_min")
+    if not 5 <= minutes <= 1440:
+        raise ValueError(f"session_min is 5 to 1440 minutes, not {minutes}")
+    return minutes * 60.0
 
 
 def _words(name: str, source: Path | None) -> tuple[str, ...] | None:
@@ -752,17 +764,74 @@ def to_toml(config: Config, comments: bool = True) -> str:
     for section in SECTIONS:
         lines += ["", f"[{section}]"]
         for option in (o for o in OPTIONS if o.section == section):
-            value = _toml_value(config.values[option.key])
+            value = toml_value(config.values[option.key])
             lines.append(f"{option.name} = {value}" + (f"  # {option.help}" if comments else ""))
     return "\n".join(lines) + "\n"
 
 
-def _toml_value(value: object) -> str:
+def toml_value(value: object) -> str:
     if isinstance(value, bool):
         return "true" if value else "false"
     if isinstance(value, str):
         return json.dumps(value, ensure_ascii=False)  # JSON's string escapes are TOML's too
     if isinstance(value, list):
-        return "[" + ", ".join(map(_toml_value, value)) + "]"
+        return "[" + ", ".join(map(toml_value, value)) + "]"
     return repr(value)
 
+
+# --- writing the file -----------------------------------------------------------------------
+
+
+def write_keys(path: Path, changes: dict[str, str], machine: bool = False) -> None:
+    """Set each ``section.key`` of ``changes`` to its value (TOML text) in ``path``, keeping every
+    other line; the new file is checked as the daemon will check it (ConfigError: nothing
+    written; with ``machine``, against this machine too, as ``check-config``) and replaces the
+    old at once (a power cut leaves one or the other, never half)."""
+    new = path.read_text(encoding="utf-8") if path.exists() else ""
+    for dotted, value in changes.items():
+        section, _, key = dotted.rpartition(".")
+        new = _with_key(new, section, key, f"{key} = {value}")
+    parse_config(new, path, machine)
+    handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.")
+    try:
+        with os.fdopen(handle, "w", encoding="utf-8") as out:
+            out.write(new)
+            out.flush()
+            os.fsync(out.fileno())
+        if path.exists():
+            os.chmod(temporary, path.stat().st_mode & 0o7777)
+        os.replace(temporary, path)
+    except BaseException:
+        Path(temporary).unlink(missing_ok=True)
+        raise
+
+
+def _with_key(text: str, section: str, key: str, line: str) -> str:
+    """``text`` with ``key`` in ``[section]`` set to ``line``: the old value (however many lines
+    its array takes) replaced in place, or the line put first in the section, or the section added."""
+    lines = text.splitlines()
+    start = next((i for i, each in enumerate(lines) if _header(each) == section), None)
+    if start is None:
+        return text + ("\n" if text and not text.endswith("\n") else "") + f"\n[{section}]\n{line}\n"
+    at = start + 1
+    while at < len(lines) and _header(lines[at]) is None:
+        if re.match(r"^\s*" + re.escape(key) + r"\s*=", lines[at]):
+            last, depth = at, 0
+            while True:  # an array may go on over several lines: to where its brackets close
+                code = lines[last].split("#", 1)[0]
+                depth += code.count("[") - code.count("]")
+                if depth <= 0 or last + 1 >= len(lines):
+                    break
+                last += 1
+            lines[at:last + 1] = [line]
+            return "\n".join(lines) + "\n"
+        at += 1
+    lines.insert(start + 1, line)
+    return "\n".join(lines) + "\n"
+
+
+def _header(line: str) -> str | None:
+    """The table a header line opens (``[touch]``); a bare name, so no line of an array of
+    numbers looks like one."""
+    match = re.match(r"^\s*\[\s*([A-Za-z_][\w.-]*)\s*\]\s*(#.*)?$", line)
+    return match[1] if match else None

@@ -395,6 +395,7 @@ def test_render_png_writes_the_picture(tmp_path):
 
 SOURCES = [Path(ui.__file__), Path(canvas.__file__), Path(i18n.__file__), Path(codex_screen.__file__),
            Path(i18n.__file__).parent / "sound.py"]  # the spoken announcements
+SOURCES.append(Path(ui.__file__).parent.parent / "web" / "staff.py")  # the staff page's words
 FIELD = re.compile(r"\{(\w+)(?::\w+)?\}")
 
 

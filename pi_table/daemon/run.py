@@ -17,6 +17,7 @@ import socket
 import sys
 import threading
 import time
+from collections import deque
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -42,6 +43,7 @@ from ..table.input import TouchPolicy
 from ..table.loop import REFUSALS, EventLoop, Outcome
 from ..table.timer import TurnTimer
 from ..ui.sound import Announcer
+from . import logs
 from .control import ControlServer
 from .notify import LoopHeartbeat, Notifier, thread_ended
 
@@ -54,6 +56,7 @@ DEVICE_NAMES = {"touch": "the touch board", "leds": "the LED strip", "screen": "
                 "buttons": "the buttons", "sound": "the sound"}
 KNOWN_GAMES = (*GAMES, CODEX)
 EXIT_RUNNING = 75  # EX_TEMPFAIL: another table holds this journal; systemd may try again later
+EXIT_RESTART = 3  # the staff asked for a restart: a failure to systemd (Restart=on-failure), which starts the table again
 
 
 class AlreadyRunning(RuntimeError):
@@ -184,6 +187,8 @@ class Daemon:
         self.notifier = notifier or Notifier()
         paths = config.paths
         self.lock = lock_journal(paths.journal_dir)
+        self.recent_log = RecentLines()  # the last lines, for the staff page, from here on
+        logging.getLogger().addHandler(self.recent_log)
         self.session = Session.resume(config.rules, paths.journal_dir, retention=paths.retention)
         if self.session.codex:
             self.session.grid_rules = config.grid_rules
@@ -201,6 +206,8 @@ class Daemon:
         self._next_game: str | None = None  # what _switch asked run() to deal
         self._switch_refused: str | None = None
         self.control = ControlServer(paths.socket, self.answer, paths.socket_group)
+        self.restarting = False  # the staff asked for a restart: run() ends, serve() exits with EXIT_RESTART
+        self.staff_desk: StaffDesk | None = None  # the staff page's way to the table, with the companion
         self.companion_beat = LoopHeartbeat("the companion server")
 
     def _make_loop(self) -> EventLoop:
@@ -265,11 +272,15 @@ class Daemon:
             from ..ui.words import Cards
             from ..web import Companion, CompanionScreen, Tokens
             from ..web.seats import SeatLinks
+            from ..web.staff import StaffPage
 
             tokens = Tokens.kept_in(journal_dir)
+            self.staff_desk = StaffDesk(self)
+            staff = StaffPage(self.staff_desk, journal_dir, self.config.staff_session_s)
             companion = Companion(web.host, web.port, act=self._act, base_url=web.url,
                                   advertise=lambda: _reachable_address(web.host), proof=tokens.proof,
-                                  opened_file=journal_dir / "companion.opened", language=self.config.language)
+                                  opened_file=journal_dir / "companion.opened", language=self.config.language,
+                                  staff=staff)
             companion.start()
         except Exception as e:  # noqa: BLE001 (a taken port, a broken install: the table plays without phones)
             why = e.strerror if isinstance(e, OSError) and e.strerror else e
@@ -363,6 +374,11 @@ class Daemon:
             sick = self.companion_beat.check(self.companion._loop, self.companion._thread)
         return sick
 
+    def restart(self) -> None:
+        """Stop, and have ``serve`` exit with ``EXIT_RESTART`` for systemd to start the table again."""
+        self.restarting = True
+        self.stop()
+
     def stop(self) -> None:
         """Ask the loop to finish what is queued and end; safe from a signal handler."""
         self._stopping = True
@@ -376,6 +392,7 @@ class Daemon:
             self._companion_start.join(timeout=5)
         if self.companion is not None:
             self.companion.stop()
+        logging.getLogger().removeHandler(self.recent_log)
         self.loop.close()
         self.devices.sound.close()
         self.notifier.close()
@@ -495,6 +512,95 @@ class Daemon:
         }
 
 
+# --- the staff page's desk -----------------------------------------------------------------
+
+
+class RecentLines(logging.Handler):
+    """The service's last log lines, for the staff page (journald keeps them all)."""
+
+    def __init__(self, keep: int = 200) -> None:
+        super().__init__(logging.INFO)
+        self.lines: deque[str] = deque(maxlen=keep)
+        self.setFormatter(logging.Formatter("%(asctime)s " + logs.FORMAT, "%H:%M:%S"))
+
+    def emit(self, record: logging.LogRecord) -> None:
+        self.lines.extend(self.format(record).split("\n"))
+
+
+class StaffDesk:
+    """What the staff page may do to this table (``pi_table.web.staff.Desk``), made of what the
+    daemon already has: its control commands, the journal's history, the configuration's
+    checker, and the log. Never the key: the game is the control socket's public status."""
+
+    def __init__(self, daemon: Daemon) -> None:
+        self.daemon = daemon
+
+    def table(self) -> dict:
+        return self.daemon.answer({"command": "status"})
+
+    def new_game(self, game: str, options: dict[str, object]) -> str | None:
+        from ..engine import InvalidRules, Rules
+
+        daemon = self.daemon
+        if game == CODEX and options:
+            return "Codex is dealt with its own rules: no options"
+        if game != CODEX and game in KNOWN_GAMES:
+            try:
+                rules = Rules.from_json({**daemon.session.grid_rules.to_json(), **options, "game": game})
+            except InvalidRules as e:
+                return str(e)
+            if not daemon._in_loop(lambda: setattr(daemon.session, "grid_rules", rules)):
+                return "the table is stopping"
+        return self._done({"command": "new-game", "game": game})
+
+    def undo(self) -> str | None:
+        return self._done({"command": "undo"})
+
+    def end_game(self) -> str | None:
+        return self._done({"command": "new-game"})
+
+    def _done(self, request: dict) -> str | None:
+        answer = self.daemon.answer(request)
+        return None if answer["ok"] else answer["error"]
+
+    def history(self) -> list[dict]:
+        return history(self.daemon.config.paths.journal_dir)
+
+    def settings(self) -> dict:
+        from ..config import OPTIONS
+
+        config = self.daemon.config
+        return {"file": None if config.source is None else str(config.source),
+                "options": [{"key": o.key, "kind": o.kind, "help": o.help, "default": o.default,
+                             "value": config.values[o.key]} for o in OPTIONS]}
+
+    def change_settings(self, changes: dict[str, object]) -> list[str]:
+        """Written only if ``check-config`` would pass the new file (on this machine, as the
+        service's user)."""
+        from ..config import BY_KEY, ConfigError, toml_value, write_keys
+
+        path = self.daemon.config.source
+        if path is None:
+            return ["no configuration file: the table runs on its defaults (start one with "
+                    "pi-table check-config --defaults)"]
+        unknown = [key for key in changes if key not in BY_KEY]
+        if unknown:
+            return [f"{path}: unknown key {key}: expected one of pi-table check-config --defaults" for key in unknown]
+        try:
+            write_keys(path, {key: toml_value(value) for key, value in changes.items()}, machine=True)
+        except ConfigError as e:
+            return e.problems
+        except OSError as e:
+            return [f"{path}: cannot be written: {e.strerror or e}"]
+        return []
+
+    def log_lines(self) -> list[str]:
+        return list(self.daemon.recent_log.lines)
+
+    def restart(self) -> None:
+        self.daemon.restart()
+
+
 def _reachable_address(host: str) -> str:
     """How phones reach this machine: its address on the network the default route leaves by
     (a UDP socket's connect sends nothing, it only picks the route), or the host it listens on."""
@@ -534,4 +640,4 @@ def serve(config: Config, hal: str = "hw", touch_port: str | None = None) -> int
             for sig, handler in previous.items():
                 signal.signal(sig, handler)
     log.info("stopped by %s (game %s)", stopped_by[0] if stopped_by else "request", daemon.session.id)
-    return 0
+    return EXIT_RESTART if daemon.restarting and not stopped_by else 0

@@ -12,16 +12,13 @@ verdicts are listed with what to do, and ``--write`` puts the suggestions in the
 from __future__ import annotations
 
 import logging
-import os
 import queue
-import re
 import sys
-import tempfile
 import time
 from collections.abc import Callable
 from pathlib import Path
 
-from ..config import Config, ConfigError, parse_config
+from ..config import Config, ConfigError, write_keys
 from ..drivers.touchboard import TouchBoardSource
 from ..hal import Event, HealthEvent, Screen
 from ..hal.tuning import PadTuner, Pair, TuneModel, table_pads, tuned
@@ -189,53 +186,5 @@ class Tune:
 
 
 def write_thresholds(path: Path, pairs: tuple[Pair, ...]) -> None:
-    """Put ``pairs`` in ``path``'s ``[touch] thresholds``, keeping every other line; the new file
-    is checked as the daemon will check it (ConfigError: nothing written) and replaces the old at
-    once (a power cut leaves one or the other, never half)."""
-    text = path.read_text(encoding="utf-8") if path.exists() else ""
-    line = "thresholds = [" + ", ".join(f"[{touch}, {release}]" for touch, release in pairs) + "]"
-    new = _with_key(text, "touch", "thresholds", line)
-    parse_config(new, path)
-    handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.")
-    try:
-        with os.fdopen(handle, "w", encoding="utf-8") as out:
-            out.write(new)
-            out.flush()
-            os.fsync(out.fileno())
-        if path.exists():
-            os.chmod(temporary, path.stat().st_mode & 0o7777)
-        os.replace(temporary, path)
-    except BaseException:
-        Path(temporary).unlink(missing_ok=True)
-        raise
-
-
-def _with_key(text: str, section: str, key: str, line: str) -> str:
-    """``text`` with ``key`` in ``[section]`` set to ``line``: the old value (however many lines
-    its array takes) replaced in place, or the line put first in the section, or the section added."""
-    lines = text.splitlines()
-    start = next((i for i, each in enumerate(lines) if _header(each) == section), None)
-    if start is None:
-        return text + ("\n" if text and not text.endswith("\n") else "") + f"\n[{section}]\n{line}\n"
-    at = start + 1
-    while at < len(lines) and _header(lines[at]) is None:
-        if re.match(r"^\s*" + re.escape(key) + r"\s*=", lines[at]):
-            last, depth = at, 0
-            while True:  # an array may go on over several lines: to where its brackets close
-                code = lines[last].split("#", 1)[0]
-                depth += code.count("[") - code.count("]")
-                if depth <= 0 or last + 1 >= len(lines):
-                    break
-                last += 1
-            lines[at:last + 1] = [line]
-            return "\n".join(lines) + "\n"
-        at += 1
-    lines.insert(start + 1, line)
-    return "\n".join(lines) + "\n"
-
-
-def _header(line: str) -> str | None:
-    """The table a header line opens (``[touch]``); a bare name, so no line of an array of
-    numbers looks like one."""
-    match = re.match(r"^\s*\[\s*([A-Za-z_][\w.-]*)\s*\]\s*(#.*)?$", line)
-    return match[1] if match else None
+    """Put ``pairs`` in ``path``'s ``[touch] thresholds``, keeping every other line (``write_keys``)."""
+    write_keys(path, {"touch.thresholds": "[" + ", ".join(f"[{touch}, {release}]" for touch, release in pairs) + "]"})

@@ -43,6 +43,7 @@ from collections.abc import Callable
 from dataclasses import replace
 from importlib import resources
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from aiohttp import web
 from aiohttp.http import HttpProcessingError, HttpVersion11
@@ -55,6 +56,9 @@ from .seats import SeatLinks
 from .snapshot import Snapshot, codenames_snapshot, codex_snapshot
 from .texts import localized, page_texts, rendered_page
 from .tokens import SPYMASTER, Tokens, seat_role, write_private
+
+if TYPE_CHECKING:
+    from .staff import StaffPage
 
 log = logging.getLogger("pi_table.web")
 Act = Callable[[str, str, str], "str | None"]
@@ -93,7 +97,9 @@ class Companion:
         header_timeout_s: float = HEADER_TIMEOUT_S, body_timeout_s: float = BODY_TIMEOUT_S,
         max_connections: int = MAX_CONNECTIONS, max_per_address: int = MAX_PER_ADDRESS, report_s: float = REPORT_S,
         language: str = LANGUAGES[0],
+        staff: StaffPage | None = None,
     ) -> None:
+        self.staff = staff  # the staff page (/staff), when the table has one
         if language not in LANGUAGES:
             raise ValueError(f"the pages speak {' or '.join(LANGUAGES)}, not {language!r}")
         self.language = language
@@ -204,6 +210,8 @@ class Companion:
             web.get("/api/p/{token}/events", self._events_private),
             web.post("/api/p/{token}/act", self._act),
         ])
+        if self.staff is not None:
+            self.staff.mount(app)
         self._runner = web.AppRunner(app, handle_signals=False, shutdown_timeout=1.0)
         await self._runner.setup()
         loop = asyncio.get_running_loop()

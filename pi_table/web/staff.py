@@ -1,0 +1,575 @@
+"""The staff page: ``/staff`` on the companion server, behind a PIN, for the café's staff.
+
+The page itself (``/staff``, its script and style) and the way in (``/staff/session``,
+``/staff/login``, ``/staff/words/LANG``) are open; everything the staff can see or do is under
+``/staff/api/`` and answers 401 without a session, 403 without the session's CSRF token in the
+``X-Staff-Token`` header. What it shows of the game is the public view, as the spectators'
+page: the daemon hands it nothing else (``Desk``).
+
+The PIN is kept as a salted scrypt hash in ``staff.pin`` beside the journal (readable by the
+service alone; ``pi-table set-staff-pin`` writes it). Logins are counted per address and in
+all, and refused past either limit with the wait. A session is a random cookie (HttpOnly,
+SameSite=Strict, Secure over https) that lasts ``[staff] session_min`` minutes from its last
+use, and ends when the PIN is changed; sessions are kept, hashed, in ``staff.sessions``, so
+the restart that applies a new configuration does not log the staff out.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import csv
+import hashlib
+import hmac
+import io
+import json
+import logging
+import math
+import secrets
+import time
+from collections import deque
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from importlib import resources
+from pathlib import Path
+from typing import Protocol
+
+from aiohttp import web
+
+from ..ui.i18n import LANGUAGES, N_, say, translation
+from .tokens import write_private
+
+log = logging.getLogger("pi_table.web.staff")
+PIN_FILE = "staff.pin"
+SESSIONS_FILE = "staff.sessions"
+MIN_PIN = 6  # characters: a café's PIN of six digits, or a password
+SCRYPT_N, SCRYPT_R, SCRYPT_P = 2**14, 8, 1  # 16 MiB of memory a try; about 0.1 s on a Pi 4
+SALT_BYTES = 16
+COOKIE = "pt_staff"
+CSRF_HEADER = "X-Staff-Token"
+LANG_HEADER = "X-Staff-Lang"
+BACKGROUND_HEADER = "X-Staff-Background"  # the page refreshing itself: not a use that keeps a session alive
+ATTEMPT_WINDOW_S = 60.0
+ATTEMPTS_PER_ADDRESS = 5  # logins from one address in a window
+ATTEMPTS_OVERALL = 20  # logins from everywhere in a window: many phones cannot guess faster
+MAX_SESSIONS = 16  # the oldest goes when a new one would make more
+RENEW_S = 60.0  # a session's last use is written down at most this often
+MAX_BODY = 64 * 1024  # a configuration change: a few keys, a map of LEDs at most
+BODY_TIMEOUT_S = 10.0  # a request's body, from the end of its headers (the login's too: anyone may send one)
+LOG_LINES = 200
+STATIC = {"staff.js": "application/javascript", "staff.css": "text/css"}
+OPTIONS = ("nuke", "clue_required", "three_player", "setup", "dark_cell")
+"""The options of a grid game the new-game form offers (``Rules``' fields but its game)."""
+
+
+class Desk(Protocol):
+    """What the staff page may ask of the table; the daemon implements it. Every call may
+    wait on the table loop, so the page makes them in a worker thread. Refusals come back as
+    the table's sentence (``say`` translates it)."""
+
+    def table(self) -> dict:
+        """The game as the operatives see it (the public view, never the key), each device's
+        health, the warnings, version and uptime."""
+
+    def new_game(self, game: str, options: dict[str, object]) -> str | None:
+        """Deal ``game`` with these options (``OPTIONS``); None, or why not."""
+
+    def undo(self) -> str | None:
+        """Take back the last action; None, or why not."""
+
+    def end_game(self) -> str | None:
+        """Leave the game unfinished (it stays in the history) and deal the next."""
+
+    def history(self) -> list[dict]:
+        """The games kept, newest first: id, game, started, moves, duration_s, over, winner, reason."""
+
+    def settings(self) -> dict:
+        """``{"file": PATH or None, "options": [{key, kind, help, value, default}, ...]}``."""
+
+    def change_settings(self, changes: dict[str, object]) -> list[str]:
+        """Check the file with ``changes`` as ``check-config`` does and, if it passes, write it
+        (atomically); the checker's problems, or [] when written (``restart`` applies it)."""
+
+    def log_lines(self) -> list[str]:
+        """The service's last log lines, oldest first."""
+
+    def restart(self) -> None:
+        """Restart the service (systemd starts it again); the game resumes from the journal."""
+
+
+# --- the PIN ------------------------------------------------------------------------------
+
+
+def hash_pin(pin: str, salt: bytes | None = None) -> str:
+    """``scrypt$N$R$P$SALT$HASH`` (hex): what ``staff.pin`` holds."""
+    salt = secrets.token_bytes(SALT_BYTES) if salt is None else salt
+    digest = hashlib.scrypt(pin.encode(), salt=salt, n=SCRYPT_N, r=SCRYPT_R, p=SCRYPT_P, dklen=32)
+    return f"scrypt${SCRYPT_N}${SCRYPT_R}${SCRYPT_P}${salt.hex()}${digest.hex()}"
+
+
+def pin_matches(stored: str, pin: str) -> bool:
+    """Whether ``pin`` is the one ``stored`` (``hash_pin``'s text) was made from."""
+    try:
+        kind, n, r, p, salt, digest = stored.strip().split("$")
+        if kind != "scrypt":
+            return False
+        tried = hashlib.scrypt(pin.encode(), salt=bytes.fromhex(salt), n=int(n), r=int(r), p=int(p),
+                               dklen=len(bytes.fromhex(digest)), maxmem=256 * 1024 * 1024)
+    except ValueError:
+        return False
+    return hmac.compare_digest(tried, bytes.fromhex(digest))
+
+
+def set_pin(folder: Path, pin: str) -> Path:
+    """Keep ``pin``'s hash in ``folder/staff.pin`` (0600); ValueError when the PIN is too short."""
+    if len(pin) < MIN_PIN:
+        raise ValueError(f"the staff PIN has at least {MIN_PIN} characters, not {len(pin)}")
+    folder.mkdir(mode=0o700, parents=True, exist_ok=True)
+    path = folder / PIN_FILE
+    write_private(path, (hash_pin(pin) + "\n").encode("ascii"))
+    return path
+
+
+# --- the words ----------------------------------------------------------------------------
+
+DEVICES = {
+    "touch": N_("the touch board"),
+    "leds": N_("the LED strip"),
+    "screen": N_("the spymaster screen"),
+    "buttons": N_("the buttons"),
+    "companion": N_("the phones' pages"),
+    "journal": N_("the journal"),
+}
+"""The devices by their name in the table's health, as the page names them."""
+
+ADVICE = {
+    "touch": N_("Check the board's USB cable; the table finds the board again by itself."),
+    "leds": N_("Check the LED supply and data wire, then restart the service."),
+    "screen": N_("Check the screen's cable, then restart the service."),
+    "buttons": N_("Check the buttons' wiring ([buttons] in the configuration), then restart the service."),
+    "companion": N_("Free the web port or change [web] port, then restart the service."),
+    "journal": N_("The disk may be full or read-only: free space, then restart the service."),
+}
+"""What to do about a device that is not working, by the device's name in the table's health."""
+
+TEXTS = (
+    # the way in
+    N_("Staff"),
+    N_("Staff PIN"),
+    N_("Log in"),
+    N_("Log out"),
+    N_("No staff PIN is set, so this page does nothing."),
+    N_("Set one on the table's computer with: sudo pi-table set-staff-pin"),
+    N_("wrong PIN"),
+    N_("too many attempts: wait {seconds} s"),
+    N_("log in first"),
+    N_("your session has expired: log in again"),
+    N_("the page's security token is missing or wrong: reload the page"),
+    N_("no staff PIN is set: sudo pi-table set-staff-pin"),
+    # the table
+    N_("Devices"),
+    N_("Game"),
+    N_("ok"),
+    N_("New game"),
+    N_("Undo"),
+    N_("End game"),
+    N_("Options"),
+    N_("End the game on the table? It stays in the history, unfinished."),
+    N_("Deal a new game? The game on the table stays in the history."),
+    N_("done"),
+    N_("turn"),
+    N_("over"),
+    N_("red"),
+    N_("blue"),
+    N_("clue"),
+    N_("guess"),
+    N_("cover"),
+    N_("place"),
+    N_("simulated"),
+    N_("not fitted"),
+    N_("connecting"),
+    N_("off"),
+    N_("starting"),
+    N_("version {version}, up {uptime}"),
+    # the history
+    N_("History"),
+    N_("Export CSV"),
+    N_("Export JSON"),
+    N_("started"),
+    N_("result"),
+    N_("moves"),
+    N_("duration"),
+    N_("unfinished"),
+    N_("no games yet"),
+    # the settings
+    N_("At hand"),
+    N_("Language"),
+    N_("Brightness"),
+    N_("Turn timer (s, 0: off)"),
+    N_("Volume"),
+    N_("Configuration"),
+    N_("Save and apply"),
+    N_("Saved: the table restarts to apply it and resumes its game."),
+    N_("no configuration file: the table runs on its defaults"),
+    N_("Log"),
+    N_("Refresh"),
+    N_("Restart service"),
+    N_("Restart the table's service? The game resumes where it was."),
+    N_("The service is restarting…"),
+    *DEVICES.values(),
+    *ADVICE.values(),
+)
+"""The page's words (its script looks each one up by its English text, ``/staff/words/LANG``)."""
+
+def words(lang: str) -> dict[str, str]:
+    """Every word of the page in ``lang``, by its English text."""
+    catalogue = translation(lang)
+    return {text: catalogue.gettext(text) for text in TEXTS}
+
+
+def advised(table: dict) -> list[dict]:
+    """Each device's health with what to do about it when it is not working."""
+    health = dict(table.get("health", {}))
+    health["journal"] = table.get("journal", "ok")
+    return [{"device": name, "health": state,
+             "advice": ADVICE.get(name) if state not in ("ok", "simulated", "not fitted", "off", "starting") else None}
+            for name, state in health.items()]
+
+
+# --- the sessions and the attempts --------------------------------------------------------
+
+
+@dataclass
+class _Session:
+    csrf: str
+    pin: str  # the hash of the PIN it logged in with: a new PIN ends every session
+    used: float  # the clock's time of its last use
+    kept: float  # its last use as written down
+
+    def expired(self, now: float, session_s: float, pin: str | None) -> bool:
+        return now - self.used > session_s or pin is None or not hmac.compare_digest(self.pin, _hashed(pin))
+
+
+class _Attempts:
+    """Logins in the last window, per address and in all."""
+
+    def __init__(self) -> None:
+        self.everyone: deque[float] = deque()
+        self.by_address: dict[str, deque[float]] = {}
+
+    def wait(self, address: str, now: float) -> float:
+        """Seconds until ``address`` may try again; 0 when it may now (and the try is counted)."""
+        self._forget(now)
+        mine = self.by_address.setdefault(address, deque())
+        waits = [queue[0] + ATTEMPT_WINDOW_S - now for queue, limit in ((mine, ATTEMPTS_PER_ADDRESS),
+                                                                      (self.everyone, ATTEMPTS_OVERALL))
+                 if len(queue) >= limit]
+        if waits:
+            return max(waits)
+        mine.append(now)
+        self.everyone.append(now)
+        return 0.0
+
+    def _forget(self, now: float) -> None:
+        for address, queue in [*self.by_address.items(), ("", self.everyone)]:
+            while queue and queue[0] <= now - ATTEMPT_WINDOW_S:
+                queue.popleft()
+            if not queue and address:
+                del self.by_address[address]
+
+
+def _hashed(sid: str) -> str:
+    return hashlib.sha256(sid.encode()).hexdigest()
+
+
+class StaffPage:
+    """The staff page of the companion at ``folder`` (the journal's: the PIN and the sessions
+    are kept there); ``session_s`` is how long a session lasts unused; ``clock`` the wall
+    clock (sessions outlive a restart), which tests replace."""
+
+    def __init__(self, desk: Desk, folder: Path | None, session_s: float = 3600.0,
+                 clock: Callable[[], float] = time.time, body_timeout_s: float = BODY_TIMEOUT_S) -> None:
+        self.desk, self.folder, self.session_s, self.clock = desk, folder, session_s, clock
+        self.body_timeout_s = body_timeout_s
+        self._attempts = _Attempts()
+        self._sessions: dict[str, _Session] = self._load_sessions()  # by the cookie's hash
+        self._files = {name: resources.files(__package__).joinpath("static", name).read_bytes()
+                       for name in ("staff.html", *STATIC)}
+
+    def mount(self, app: web.Application) -> None:
+        app.add_routes([
+            web.get("/staff", self._page),
+            web.get("/staff/static/{name}", self._static),
+            web.get("/staff/words/{lang}", self._words),
+            web.get("/staff/session", self._session_state),
+            web.post("/staff/login", self._login),
+            web.get("/staff/api/table", self._api(self._table)),
+            web.post("/staff/api/new-game", self._api(self._new_game)),
+            web.post("/staff/api/undo", self._api(self._undo)),
+            web.post("/staff/api/end-game", self._api(self._end_game)),
+            web.get("/staff/api/history", self._api(self._history)),
+            web.get("/staff/api/history.csv", self._api(self._history_csv)),
+            web.get("/staff/api/config", self._api(self._config)),
+            web.post("/staff/api/config", self._api(self._change_config)),
+            web.get("/staff/api/log", self._api(self._log)),
+            web.post("/staff/api/restart", self._api(self._restart)),
+            web.post("/staff/api/logout", self._api(self._logout)),
+            web.route("*", "/staff/api/{rest:.*}", self._api(self._unknown)),
+        ])
+
+    # -- the way in -------------------------------------------------------------------------
+
+    def _pin(self) -> str | None:
+        """The kept hash, or None when no PIN is set (or its file cannot be read)."""
+        if self.folder is None:
+            return None
+        try:
+            return (self.folder / PIN_FILE).read_text(encoding="ascii").strip() or None
+        except FileNotFoundError:
+            return None
+        except (OSError, UnicodeError) as e:
+            log.warning("cannot read the staff PIN in %s (%s): the staff page lets nobody in", self.folder, e)
+            return None
+
+    async def _page(self, request: web.Request) -> web.Response:
+        return web.Response(body=self._files["staff.html"], content_type="text/html", headers=_PRIVATE)
+
+    async def _static(self, request: web.Request) -> web.Response:
+        name = request.match_info["name"]
+        if name not in STATIC:
+            raise web.HTTPNotFound(text="")
+        return web.Response(body=self._files[name], content_type=STATIC[name])
+
+    async def _words(self, request: web.Request) -> web.Response:
+        lang = request.match_info["lang"]
+        if lang not in LANGUAGES:
+            raise web.HTTPNotFound(text="")
+        return web.json_response(words(lang))
+
+    async def _session_state(self, request: web.Request) -> web.Response:
+        """Whether a PIN is set, and the caller's CSRF token when it has a live session."""
+        session = self._live(request)
+        return web.json_response({"pin_set": self._pin() is not None,
+                                  "csrf": None if session is None else session.csrf}, headers=_PRIVATE)
+
+    async def _login(self, request: web.Request) -> web.Response:
+        lang = _lang(request)
+        stored = self._pin()
+        if stored is None:
+            return _refuse(409, lang, N_("no staff PIN is set: sudo pi-table set-staff-pin"))
+        wait = self._attempts.wait(request.remote or "?", self.clock())
+        if wait:
+            seconds = math.ceil(wait)
+            return _refuse(429, lang, N_("too many attempts: wait {seconds} s"), {"Retry-After": str(seconds)},
+                           seconds=seconds)
+        body = await self._json(request)
+        pin = body.get("pin") if isinstance(body, dict) else None
+        if not isinstance(pin, str) or not await asyncio.to_thread(pin_matches, stored, pin):
+            log.warning("staff page: a wrong PIN from %s", request.remote)
+            return _refuse(401, lang, N_("wrong PIN"))
+        sid, now = secrets.token_urlsafe(32), self.clock()
+        session = _Session(secrets.token_urlsafe(32), _hashed(stored), now, now)
+        self._sessions[_hashed(sid)] = session
+        while len(self._sessions) > MAX_SESSIONS:
+            del self._sessions[min(self._sessions, key=lambda key: self._sessions[key].used)]
+        self._keep_sessions()
+        log.info("staff page: logged in from %s", request.remote)
+        response = web.json_response({"ok": True, "csrf": session.csrf}, headers=_PRIVATE)
+        response.set_cookie(COOKIE, sid, path="/staff", httponly=True, samesite="Strict", secure=request.secure)
+        return response
+
+    def _live(self, request: web.Request) -> _Session | None:
+        session = self._sessions.get(_hashed(request.cookies.get(COOKIE, "")))
+        if session is None or session.expired(self.clock(), self.session_s, self._pin()):
+            return None
+        return session
+
+    def _api(self, handler: Callable[[web.Request, _Session], Awaitable[web.StreamResponse]]):
+        """``handler`` behind the checks every staff action passes: a live session (401), its
+        CSRF token in the header (403). A session's use keeps it alive; the page refreshing
+        itself does not, so a phone left open on the page is logged out all the same."""
+
+        async def checked(request: web.Request) -> web.StreamResponse:
+            lang = _lang(request)
+            key = _hashed(request.cookies.get(COOKIE, ""))
+            session = self._sessions.get(key)
+            now = self.clock()
+            if session is None:
+                return _refuse(401, lang, N_("log in first"))
+            if session.expired(now, self.session_s, self._pin()):
+                del self._sessions[key]
+                self._keep_sessions()
+                return _refuse(401, lang, N_("your session has expired: log in again"))
+            if not hmac.compare_digest(request.headers.get(CSRF_HEADER, ""), session.csrf):
+                return _refuse(403, lang, N_("the page's security token is missing or wrong: reload the page"))
+            if BACKGROUND_HEADER not in request.headers:
+                session.used = now
+            if now - session.kept > RENEW_S:
+                session.kept = now
+                self._keep_sessions()
+            response = await handler(request, session)
+            response.headers.update(_PRIVATE)
+            return response
+
+        return checked
+
+    def _load_sessions(self) -> dict[str, _Session]:
+        if self.folder is None:
+            return {}
+        try:
+            kept = json.loads((self.folder / SESSIONS_FILE).read_text(encoding="utf-8"))
+            return {key: _Session(csrf, pin, used, used) for key, (csrf, pin, used) in kept.items()}
+        except FileNotFoundError:
+            return {}
+        except (OSError, ValueError, TypeError, AttributeError) as e:
+            log.warning("cannot read the staff sessions (%s): the staff log in again", e)
+            return {}
+
+    def _keep_sessions(self) -> None:
+        if self.folder is None:
+            return
+        now = self.clock()
+        kept = {key: (s.csrf, s.pin, s.kept) for key, s in self._sessions.items() if now - s.used <= self.session_s}
+        try:
+            write_private(self.folder / SESSIONS_FILE, json.dumps(kept).encode())
+        except OSError as e:
+            log.warning("cannot keep the staff sessions (%s): a restart logs the staff out", e)
+
+    # -- what the staff see and do ----------------------------------------------------------
+
+    async def _table(self, request: web.Request, session: _Session) -> web.Response:
+        return await self._table_now(_lang(request))
+
+    async def _table_now(self, lang: str) -> web.Response:
+        """The table as it is, its devices with advice and its warnings in ``lang``."""
+        table = await asyncio.to_thread(self.desk.table)
+        table["devices"] = advised(table)
+        table["warnings"] = [say(warning, lang) for warning in table.get("warnings", [])]
+        return web.json_response(table)
+
+    async def _new_game(self, request: web.Request, session: _Session) -> web.Response:
+        body = await self._json(request)
+        if not isinstance(body, dict) or not isinstance(body.get("game"), str) \
+                or not isinstance(body.get("options", {}), dict):
+            return _bad(request, 'expected {"game": NAME, "options": {OPTION: VALUE, ...}}')
+        options = body.get("options", {})
+        unknown = sorted(set(options) - set(OPTIONS))
+        if unknown:
+            return _bad(request, f"unknown option {', '.join(unknown)}: expected {', '.join(OPTIONS)}")
+        return await self._done(request, self.desk.new_game, body["game"], options)
+
+    async def _undo(self, request: web.Request, session: _Session) -> web.Response:
+        return await self._done(request, self.desk.undo)
+
+    async def _end_game(self, request: web.Request, session: _Session) -> web.Response:
+        return await self._done(request, self.desk.end_game)
+
+    async def _done(self, request: web.Request, action: Callable[..., str | None], *args: object) -> web.Response:
+        """What the table said to an action: 200 and the table as it is now, or 409 and why not."""
+        error = await asyncio.to_thread(action, *args)
+        if error is not None:
+            return web.json_response({"ok": False, "error": say(error, _lang(request))}, status=409)
+        return await self._table_now(_lang(request))
+
+    async def _history(self, request: web.Request, session: _Session) -> web.Response:
+        games = await asyncio.to_thread(self.desk.history)
+        return web.json_response({"games": games}, headers=_download("json") if "download" in request.query else {})
+
+    async def _history_csv(self, request: web.Request, session: _Session) -> web.Response:
+        games = await asyncio.to_thread(self.desk.history)
+        out = io.StringIO()
+        columns = ("id", "game", "started", "moves", "duration_s", "over", "winner", "losers", "reason")
+        writer = csv.writer(out)
+        writer.writerow(columns)
+        for game in games:
+            writer.writerow([" ".join(game.get(name) or []) if name == "losers" else _cell(game.get(name))
+                             for name in columns])
+        return web.Response(text=out.getvalue(), content_type="text/csv", headers=_download("csv"))
+
+    async def _config(self, request: web.Request, session: _Session) -> web.Response:
+        return web.json_response(await asyncio.to_thread(self.desk.settings))
+
+    async def _change_config(self, request: web.Request, session: _Session) -> web.StreamResponse:
+        body = await self._json(request)
+        changes = body.get("changes") if isinstance(body, dict) else None
+        if not isinstance(changes, dict) or not changes or not all(
+                isinstance(value, (bool, int, float, str, list)) for value in changes.values()):
+            return _bad(request, 'expected {"changes": {"section.key": VALUE, ...}}, each value a '
+                                 "string, number, true/false or list")
+        problems = await asyncio.to_thread(self.desk.change_settings, changes)
+        if problems:
+            return web.json_response({"ok": False, "error": "\n".join(problems), "problems": problems}, status=400)
+        log.info("staff page: configuration changed (%s): restarting to apply it", ", ".join(changes))
+        return await self._then_restart(request, {"ok": True, "restarting": True})
+
+    async def _log(self, request: web.Request, session: _Session) -> web.Response:
+        return web.json_response({"lines": (await asyncio.to_thread(self.desk.log_lines))[-LOG_LINES:]})
+
+    async def _restart(self, request: web.Request, session: _Session) -> web.StreamResponse:
+        log.info("staff page: restart asked from %s", request.remote)
+        return await self._then_restart(request, {"ok": True, "restarting": True})
+
+    async def _then_restart(self, request: web.Request, answer: dict) -> web.StreamResponse:
+        """Answer first, then restart: the page hears that it worked before the server goes."""
+        response = web.json_response(answer, headers=_PRIVATE)
+        await response.prepare(request)
+        await response.write_eof()
+        await asyncio.to_thread(self.desk.restart)
+        return response
+
+    async def _logout(self, request: web.Request, session: _Session) -> web.Response:
+        self._sessions.pop(_hashed(request.cookies.get(COOKIE, "")), None)
+        self._keep_sessions()
+        response = web.json_response({"ok": True})
+        response.del_cookie(COOKIE, path="/staff")
+        return response
+
+    async def _json(self, request: web.Request) -> object:
+        """The request's body as JSON, at most ``MAX_BODY`` bytes within the body deadline; None
+        when it is not JSON."""
+        data = b""
+        try:
+            async with asyncio.timeout(self.body_timeout_s):
+                while len(data) <= MAX_BODY:
+                    more = await request.content.read(MAX_BODY + 1 - len(data))
+                    if not more:
+                        break
+                    data += more
+        except TimeoutError:
+            raise web.HTTPRequestTimeout(text=json.dumps({"ok": False, "error": (
+                f"the request's body did not arrive within {self.body_timeout_s:g} s")}),
+                content_type="application/json") from None
+        if len(data) > MAX_BODY:
+            raise web.HTTPRequestEntityTooLarge(max_size=MAX_BODY, actual_size=len(data))
+        try:
+            return json.loads(data or b"{}")
+        except ValueError:
+            return None
+
+    async def _unknown(self, request: web.Request, session: _Session) -> web.Response:
+        raise web.HTTPNotFound(text="")
+
+
+_PRIVATE = {"Cache-Control": "no-store", "X-Content-Type-Options": "nosniff", "Referrer-Policy": "no-referrer"}
+
+
+def _lang(request: web.Request) -> str:
+    lang = request.headers.get(LANG_HEADER, "en")
+    return lang if lang in LANGUAGES else "en"
+
+
+def _refuse(status: int, lang: str, msgid: str, headers: dict[str, str] | None = None, **fields: object) -> web.Response:
+    """A refusal in the page's language."""
+    text = translation(lang).gettext(msgid).format(**fields)
+    return web.json_response({"ok": False, "error": text}, status=status, headers={**_PRIVATE, **(headers or {})})
+
+
+def _bad(request: web.Request, text: str) -> web.Response:
+    return web.json_response({"ok": False, "error": text}, status=400)
+
+
+def _cell(value: object) -> str:
+    return "" if value is None else str(value).lower() if isinstance(value, bool) else str(value)
+
+
+def _download(kind: str) -> dict[str, str]:
+    return {"Content-Disposition": f'attachment; filename="pi-table-history.{kind}"'}

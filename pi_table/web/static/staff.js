@@ -1,0 +1,279 @@
+// The staff page: log in with the PIN, then the table's game, devices, history, configuration
+// and log. Every request under /staff/api/ carries the session's CSRF token in a header.
+"use strict";
+
+const AT_HAND = [
+  ["game.language", "Language"], ["leds.brightness", "Brightness"],
+  ["timer.length_s", "Turn timer (s, 0: off)"], ["sound.volume", "Volume"],
+];
+let lang = localStorage.getItem("staff-lang") || ((navigator.language || "").startsWith("it") ? "it" : "en");
+let words = {};
+let csrf = null;
+let settings = null;
+
+const $ = (id) => document.getElementById(id);
+function t(text, fields = {}) {
+  let said = words[text] || text;
+  for (const [name, value] of Object.entries(fields)) said = said.replaceAll(`{${name}}`, value);
+  return said;
+}
+function el(tag, attributes = {}, ...children) {
+  const node = document.createElement(tag);
+  for (const [name, value] of Object.entries(attributes)) {
+    if (name === "text") node.textContent = value; else node.setAttribute(name, value);
+  }
+  node.append(...children);
+  return node;
+}
+
+function say(text, error = false) {
+  const message = $("message");
+  message.textContent = text;
+  message.classList.toggle("error", error);
+  message.hidden = !text;
+}
+
+async function api(method, path, body, background = false) {
+  const headers = { "X-Staff-Token": csrf || "", "X-Staff-Lang": lang };
+  if (background) headers["X-Staff-Background"] = "1";  // the page refreshing itself keeps no session alive
+  if (body !== undefined) headers["Content-Type"] = "application/json";
+  const response = await fetch(path, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
+  let data = null;
+  try { data = await response.clone().json(); } catch { data = null; }
+  if (response.status === 401 && path.startsWith("/staff/api/")) {
+    csrf = null;
+    show("login");
+    say(data && data.error, true);
+  }
+  return { status: response.status, ok: response.ok, data, response };
+}
+
+async function loadWords() {
+  words = lang === "en" ? {} : await (await fetch(`/staff/words/${lang}`)).json();
+  document.documentElement.lang = lang;
+  for (const node of document.querySelectorAll("[data-t]")) node.textContent = t(node.dataset.t);
+  $("lang").value = lang;
+}
+
+function show(what) {
+  $("no-pin").hidden = what !== "no-pin";
+  $("login").hidden = what !== "login";
+  $("desk").hidden = what !== "desk";
+  $("logout").hidden = what !== "desk";
+}
+
+async function start() {
+  await loadWords();
+  const session = await (await fetch("/staff/session")).json();
+  if (!session.pin_set) return show("no-pin");
+  csrf = session.csrf;
+  if (!csrf) return show("login");
+  show("desk");
+  await refresh();
+}
+
+async function refresh() {
+  await Promise.all([loadTable(), loadHistory(), loadConfig(), loadLog()]);
+}
+
+// -- the table ----------------------------------------------------------------------------
+
+function drawTable(table) {
+  const state = table.state;
+  const parts = [state.game, state.turn && `${t("turn")}: ${t(state.turn)}`, state.phase && t(state.phase), state.step];
+  const line = state.reason ? `${t("over")}: ${state.reason}` : parts.filter(Boolean).join(" · ");
+  $("game-line").textContent = `${table.game_id} · ${line}`;
+  const board = $("board");
+  board.replaceChildren();
+  if (typeof state.board === "string") {
+    for (const shown of state.board) board.append(el("span", { class: shown === "." ? "no-card" : shown === "?" ? "hidden" : shown }));
+  }
+  $("devices").replaceChildren(...table.devices.map((device) => {
+    const bad = !!device.advice;
+    const item = el("li", {}, el("strong", { text: t(deviceName(device.device)) }), " ",
+      el("span", { class: bad ? "bad" : "", text: t(device.health) }));
+    if (bad) item.append(el("span", { class: "advice", text: t(device.advice) }));
+    return item;
+  }));
+  $("warnings").replaceChildren(...table.warnings.map((warning) => el("p", { class: "message error", text: warning })));
+  $("version").textContent = t("version {version}, up {uptime}", { version: table.version, uptime: `${Math.round(table.uptime_s)} s` });
+}
+
+const DEVICES = { touch: "the touch board", leds: "the LED strip", screen: "the spymaster screen",
+  buttons: "the buttons", companion: "the phones' pages", journal: "the journal" };
+const deviceName = (name) => DEVICES[name] || name;
+
+async function loadTable(background = false) {
+  const answer = await api("GET", "/staff/api/table", undefined, background);
+  if (answer.ok) drawTable(answer.data);
+}
+
+async function act(path, body) {
+  const answer = await api("POST", path, body);
+  if (answer.ok) { drawTable(answer.data); say(t("done")); loadHistory(); }
+  else if (answer.status !== 401) say(answer.data ? answer.data.error : `HTTP ${answer.status}`, true);
+}
+
+// -- the history --------------------------------------------------------------------------
+
+async function loadHistory() {
+  const answer = await api("GET", "/staff/api/history");
+  if (!answer.ok) return;
+  const table = $("history");
+  const games = answer.data.games;
+  if (!games.length) return table.replaceChildren(el("tr", {}, el("td", { text: t("no games yet") })));
+  const head = el("tr", {}, ...["started", "Game", "result", "moves", "duration"].map((name) => el("th", { text: t(name) })));
+  table.replaceChildren(head, ...games.map((game) => el("tr", {},
+    el("td", { text: (game.started || game.id || "").replace("T", " ").slice(0, 16) }),
+    el("td", { text: game.game || "?" }),
+    el("td", { text: game.error || (game.over ? game.reason : t("unfinished")) }),
+    el("td", { text: game.moves ?? "" }),
+    el("td", { text: game.duration_s == null ? "" : `${Math.round(game.duration_s / 60)} min` }))));
+}
+
+async function download(path, name) {
+  const answer = await api("GET", path);
+  if (!answer.ok) return;
+  const link = el("a", { href: URL.createObjectURL(await answer.response.blob()), download: name });
+  document.body.append(link);
+  link.click();
+  link.remove();
+}
+
+// -- the configuration --------------------------------------------------------------------
+
+function shown(option) {
+  const value = option.value;
+  return Array.isArray(value) ? JSON.stringify(value) : String(value);
+}
+
+function read(option, input) {
+  if (option.kind === "bool") return input.checked;
+  const text = input.value.trim();
+  if (option.kind === "int" || option.kind === "number") return text !== "" && !Number.isNaN(Number(text)) ? Number(text) : text;
+  if (option.kind === "pin") return text === "false" ? false : text !== "" && !Number.isNaN(Number(text)) ? Number(text) : text;
+  if (option.kind === "int_list" || option.kind === "int_lists") { try { return JSON.parse(text); } catch { return text; } }
+  return text;
+}
+
+function input(option) {
+  if (option.kind === "bool") return el("input", { type: "checkbox", name: option.key, ...(option.value ? { checked: "" } : {}) });
+  const numeric = option.kind === "int" || option.kind === "number";
+  const attributes = { name: option.key, value: shown(option), type: numeric ? "number" : "text" };
+  if (numeric) attributes.step = "any";
+  return el("input", attributes);
+}
+
+async function loadConfig() {
+  const answer = await api("GET", "/staff/api/config");
+  if (!answer.ok) return;
+  settings = answer.data;
+  $("config-file").textContent = settings.file || t("no configuration file: the table runs on its defaults");
+  const form = $("config");
+  const sections = new Map();
+  for (const option of settings.options) {
+    const [section, name] = option.key.split(".");
+    if (!sections.has(section)) sections.set(section, el("details", {}, el("summary", { text: `[${section}]` })));
+    sections.get(section).append(el("label", {}, name, input(option), el("small", { text: option.help })));
+  }
+  form.replaceChildren(...sections.values(), el("button", { type: "submit", text: t("Save and apply") }));
+  form.querySelector("button").disabled = !settings.file;
+  const hand = $("at-hand");
+  hand.replaceChildren();
+  for (const [key, label] of AT_HAND) {
+    const option = settings.options.find((each) => each.key === key);
+    if (!option) continue;
+    const field = key === "game.language"
+      ? el("select", { name: key }, el("option", { value: "en", text: "English" }), el("option", { value: "it", text: "Italiano" }))
+      : input(option);
+    field.value = shown(option);
+    field.addEventListener("change", () => save({ [key]: read(option, field) }));
+    hand.append(el("label", {}, t(label), field));
+  }
+}
+
+async function save(changes) {
+  if (!Object.keys(changes).length) return;
+  const answer = await api("POST", "/staff/api/config", { changes });
+  if (answer.ok) { say(t("Saved: the table restarts to apply it and resumes its game.")); return backAfterRestart(); }
+  if (answer.status !== 401) say(answer.data ? answer.data.error : `HTTP ${answer.status}`, true);
+}
+
+async function backAfterRestart() {
+  for (let tries = 0; tries < 60; tries++) {
+    await new Promise((done) => setTimeout(done, 1000));
+    try {
+      const session = await (await fetch("/staff/session")).json();
+      csrf = session.csrf;
+      if (!csrf) return show("login");
+      return refresh();
+    } catch { /* still restarting */ }
+  }
+}
+
+// -- the log ------------------------------------------------------------------------------
+
+async function loadLog() {
+  const answer = await api("GET", "/staff/api/log");
+  if (answer.ok) { $("log").textContent = answer.data.lines.join("\n"); $("log").scrollTop = 1e9; }
+}
+
+// -- wiring -------------------------------------------------------------------------------
+
+$("lang").addEventListener("change", async () => {
+  lang = $("lang").value;
+  localStorage.setItem("staff-lang", lang);
+  await loadWords();
+  if (csrf) refresh();
+});
+$("login").addEventListener("submit", async (event) => {
+  event.preventDefault();
+  const answer = await api("POST", "/staff/login", { pin: $("pin").value });
+  $("pin").value = "";
+  if (!answer.ok) return say(answer.data ? answer.data.error : `HTTP ${answer.status}`, true);
+  csrf = answer.data.csrf;
+  say("");
+  show("desk");
+  refresh();
+});
+$("logout").addEventListener("click", async () => {
+  await api("POST", "/staff/api/logout");
+  csrf = null;
+  say("");
+  show("login");
+});
+$("undo").addEventListener("click", () => act("/staff/api/undo"));
+$("end-game").addEventListener("click", () => {
+  if (confirm(t("End the game on the table? It stays in the history, unfinished."))) act("/staff/api/end-game");
+});
+$("new-game").addEventListener("submit", (event) => {
+  event.preventDefault();
+  if (!confirm(t("Deal a new game? The game on the table stays in the history."))) return;
+  const form = event.target;
+  const game = $("new-game-game").value;
+  const options = game === "codex" ? {} : {
+    clue_required: form.clue_required.checked, three_player: form.three_player.checked,
+    setup: form.setup.value, nuke: form.nuke.value, dark_cell: Number(form.dark_cell.value),
+  };
+  act("/staff/api/new-game", { game, options });
+});
+$("config").addEventListener("submit", (event) => {
+  event.preventDefault();
+  const changes = {};
+  for (const option of settings.options) {
+    const field = event.target.elements[option.key];
+    const value = read(option, field);
+    if (JSON.stringify(value) !== JSON.stringify(option.value)) changes[option.key] = value;
+  }
+  save(changes);
+});
+$("export-csv").addEventListener("click", () => download("/staff/api/history.csv", "pi-table-history.csv"));
+$("export-json").addEventListener("click", () => download("/staff/api/history?download", "pi-table-history.json"));
+$("log-refresh").addEventListener("click", loadLog);
+$("restart").addEventListener("click", async () => {
+  if (!confirm(t("Restart the table's service? The game resumes where it was."))) return;
+  const answer = await api("POST", "/staff/api/restart");
+  if (answer.ok) { say(t("The service is restarting…")); backAfterRestart(); }
+});
+setInterval(() => { if (csrf && !$("desk").hidden) loadTable(true); }, 5000);
+start();

@@ -1,0 +1,649 @@
+"""The staff page over HTTP: the way in (PIN, session, CSRF, limits) and every refusal, then what
+the staff do to a real table in this process (new game, undo, history, configuration, restart),
+and that no answer of theirs carries the key; last, the page in Debian's Chromium on a
+phone-sized screen, in English and Italian."""
+
+from __future__ import annotations
+
+import csv
+import http.client
+import http.cookiejar
+import io
+import json
+import os
+import random
+import re
+import stat
+import subprocess
+import sys
+import threading
+import urllib.error
+import urllib.request
+from pathlib import Path
+
+import pytest
+
+from pi_table.engine import Guess, Rules, make_game
+from pi_table.web import Companion
+from pi_table.web.staff import (
+    ATTEMPTS_OVERALL,
+    ATTEMPTS_PER_ADDRESS,
+    COOKIE,
+    CSRF_HEADER,
+    PIN_FILE,
+    SCRYPT_N,
+    SCRYPT_P,
+    SCRYPT_R,
+    TEXTS,
+    StaffPage,
+    hash_pin,
+    pin_matches,
+    set_pin,
+)
+
+
+def pi_table(*args: str, stdin: str = "") -> subprocess.CompletedProcess:
+    """The pi-table command line, run as a person runs it, given ``stdin``."""
+    return subprocess.run([sys.executable, "-m", "pi_table", *args], input=stdin, capture_output=True, text=True,
+                          timeout=30)
+
+PIN = "482916"
+STATIC = Path(__file__).resolve().parent.parent / "pi_table" / "web" / "static"
+API = [("GET", "/staff/api/table"), ("POST", "/staff/api/new-game"), ("POST", "/staff/api/undo"),
+       ("POST", "/staff/api/end-game"), ("GET", "/staff/api/history"), ("GET", "/staff/api/history.csv"),
+       ("GET", "/staff/api/config"), ("POST", "/staff/api/config"), ("GET", "/staff/api/log"),
+       ("POST", "/staff/api/restart"), ("POST", "/staff/api/logout"), ("GET", "/staff/api/nothing-here")]
+"""Every staff action, and a path under /staff/api/ that is none."""
+
+
+class FakeDesk:
+    """A table that records what the staff page asked of it."""
+
+    def __init__(self) -> None:
+        self.calls: list[str] = []
+
+    def table(self) -> dict:
+        self.calls.append("table")
+        return {"game_id": "g1", "version": "0", "uptime_s": 1.0, "state": {"game": "codenames", "board": "?" * 25},
+                "health": {"touch": "not working: unplugged", "leds": "ok"}, "warnings": ["touch board disconnected"],
+                "journal": "ok"}
+
+    def new_game(self, game, options):
+        self.calls.append(f"new-game {game} {options}")
+
+    def undo(self):
+        self.calls.append("undo")
+        return "there is nothing to undo"
+
+    def end_game(self):
+        self.calls.append("end-game")
+
+    def history(self):
+        self.calls.append("history")
+        return []
+
+    def settings(self):
+        self.calls.append("settings")
+        return {"file": None, "options": []}
+
+    def change_settings(self, changes):
+        self.calls.append(f"change {changes}")
+        return []
+
+    def log_lines(self):
+        self.calls.append("log")
+        return ["one", "two"]
+
+    def restart(self):
+        self.calls.append("restart")
+
+
+class Clock:
+    def __init__(self) -> None:
+        self.now = 1_000_000.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+class Staff:
+    """One phone on the staff page: its cookies, its CSRF token, its language."""
+
+    def __init__(self, base: str, lang: str = "en") -> None:
+        self.base, self.lang = base, lang
+        self.cookies = http.cookiejar.CookieJar()
+        self.opener = urllib.request.build_opener(urllib.request.HTTPCookieProcessor(self.cookies))
+        self.csrf: str | None = None
+        self.headers: dict[str, str] = {}  # of the last answer
+        self.headers_out: dict[str, str] = {}  # sent with every request besides the page's own
+
+    def call(self, method: str, path: str, body: object = None, csrf: str | None = "session") -> tuple[int, object]:
+        headers = {"X-Staff-Lang": self.lang, **self.headers_out}
+        if csrf == "session" and self.csrf is not None:
+            headers[CSRF_HEADER] = self.csrf
+        elif csrf not in ("session", None):
+            headers[CSRF_HEADER] = csrf
+        data = None if body is None else json.dumps(body).encode()
+        if data is not None:
+            headers["Content-Type"] = "application/json"
+        request = urllib.request.Request(self.base + path, data=data, headers=headers, method=method)
+        try:
+            with self.opener.open(request, timeout=10) as answer:
+                status, raw, self.headers = answer.status, answer.read(), dict(answer.headers)
+        except urllib.error.HTTPError as e:
+            status, raw, self.headers = e.code, e.read(), dict(e.headers)
+        try:
+            return status, json.loads(raw)
+        except ValueError:
+            return status, raw.decode()
+
+    def login(self, pin: str = PIN) -> tuple[int, object]:
+        status, answer = self.call("POST", "/staff/login", {"pin": pin})
+        if status == 200:
+            assert isinstance(answer, dict)
+            self.csrf = answer["csrf"]
+        return status, answer
+
+
+@pytest.fixture
+def clock():
+    return Clock()
+
+
+@pytest.fixture
+def desk():
+    return FakeDesk()
+
+
+@pytest.fixture
+def page(tmp_path, desk, clock):
+    set_pin(tmp_path, PIN)
+    companion = Companion(staff=StaffPage(desk, tmp_path, session_s=600, clock=clock))
+    companion.start()
+    yield companion
+    companion.stop()
+
+
+# --- the PIN ------------------------------------------------------------------------------------
+
+
+def test_the_pin_is_kept_as_a_salted_scrypt_hash_readable_by_the_service_alone(tmp_path):
+    path = set_pin(tmp_path / "journal", PIN)
+    kept = path.read_text().strip()
+    assert kept.startswith(f"scrypt${SCRYPT_N}${SCRYPT_R}${SCRYPT_P}$") and PIN not in kept
+    assert stat.S_IMODE(path.stat().st_mode) == 0o600
+    assert pin_matches(kept, PIN) and not pin_matches(kept, "482917") and not pin_matches("nonsense", PIN)
+    assert hash_pin(PIN) != hash_pin(PIN)  # salted
+    with pytest.raises(ValueError, match="at least 6 characters, not 4"):
+        set_pin(tmp_path, "1234")
+
+
+def test_set_staff_pin_reads_the_pin_from_a_pipe_and_refuses_a_short_one(tmp_path):
+    config = tmp_path / "config.toml"
+    config.write_text('[paths]\njournal_dir = "journal"\nsocket = "control.sock"\nsocket_group = ""\n')
+    short = pi_table("set-staff-pin", "--config", str(config), stdin="12\n")
+    assert short.returncode == 2 and "at least 6 characters, not 2" in short.stderr
+    assert not (tmp_path / "journal" / PIN_FILE).exists()
+    done = pi_table("set-staff-pin", "--config", str(config), stdin=f"{PIN}\n")
+    assert done.returncode == 0, done.stderr
+    assert pin_matches((tmp_path / "journal" / PIN_FILE).read_text(), PIN)
+
+
+# --- the way in, and every refusal --------------------------------------------------------------
+
+
+def test_without_a_session_every_staff_action_is_refused_and_nothing_is_done(page, desk):
+    staff = Staff(page.base_url)
+    for method, path in API:
+        status, answer = staff.call(method, path, {} if method == "POST" else None)
+        assert (status, answer) == (401, {"ok": False, "error": "log in first"}), path
+    staff.call("GET", "/staff/api/table", csrf="made-up")
+    assert desk.calls == []
+
+
+def test_without_a_pin_the_page_says_how_to_set_one_and_lets_nobody_in(tmp_path, desk):
+    companion = Companion(staff=StaffPage(desk, tmp_path))
+    companion.start()
+    try:
+        staff = Staff(companion.base_url, lang="it")
+        assert staff.call("GET", "/staff/session") == (200, {"pin_set": False, "csrf": None})
+        status, html = staff.call("GET", "/staff")
+        assert status == 200 and "sudo pi-table set-staff-pin" in str(html)
+        assert staff.login("anything") == (409, {"ok": False, "error": "non c'è un PIN dello staff: sudo pi-table set-staff-pin"})
+        assert staff.call("GET", "/staff/api/table")[0] == 401
+    finally:
+        companion.stop()
+    assert desk.calls == []
+
+
+def test_a_wrong_pin_is_refused_and_the_right_one_gives_a_strict_httponly_cookie(page, desk):
+    staff = Staff(page.base_url)
+    assert staff.login("000000") == (401, {"ok": False, "error": "wrong PIN"})
+    assert staff.call("GET", "/staff/api/table")[0] == 401
+    status, answer = staff.login()
+    assert status == 200 and answer["ok"] and len(answer["csrf"]) >= 32
+    cookie = staff.headers["Set-Cookie"]
+    assert cookie.startswith(f"{COOKIE}=") and "HttpOnly" in cookie and "SameSite=Strict" in cookie
+    assert "Path=/staff" in cookie and "Secure" not in cookie  # plain http here: a Secure cookie would never return
+    assert staff.call("GET", "/staff/session") == (200, {"pin_set": True, "csrf": answer["csrf"]})
+    status, table = staff.call("GET", "/staff/api/table")
+    assert status == 200 and table["devices"][0] == {
+        "device": "touch", "health": "not working: unplugged",
+        "advice": "Check the board's USB cable; the table finds the board again by itself."}
+    assert table["devices"][1]["advice"] is None
+    assert desk.calls == ["table"]
+
+
+def test_an_action_without_the_sessions_csrf_token_is_refused(page, desk):
+    staff = Staff(page.base_url)
+    staff.login()
+    refusal = {"ok": False, "error": "the page's security token is missing or wrong: reload the page"}
+    for csrf in (None, "", staff.csrf[:-1] + ("A" if staff.csrf[-1] != "A" else "B")):
+        for method, path in API:
+            assert staff.call(method, path, {} if method == "POST" else None, csrf=csrf) == (403, refusal), path
+    other = Staff(page.base_url)
+    other.login()
+    assert staff.call("POST", "/staff/api/undo", csrf=other.csrf)[0] == 403  # another session's token
+    assert desk.calls == []
+    assert staff.call("POST", "/staff/api/undo") == (409, {"ok": False, "error": "there is nothing to undo"})
+    staff.lang = "it"
+    assert staff.call("POST", "/staff/api/undo") == (409, {"ok": False, "error": "non c'è niente da annullare"})
+
+
+def test_logins_are_limited_per_address_and_overall_and_the_refusal_says_how_long(page, clock):
+    staff = Staff(page.base_url)
+    for _ in range(ATTEMPTS_PER_ADDRESS):
+        assert staff.login("000000")[0] == 401
+        clock.now += 1
+    status, answer = staff.login()  # the right PIN, but too soon
+    assert (status, answer) == (429, {"ok": False, "error": "too many attempts: wait 55 s"})
+    assert staff.headers["Retry-After"] == "55"
+    staff.lang = "it"
+    assert staff.login()[1] == {"ok": False, "error": "troppi tentativi: aspetta 55 s"}
+    clock.now += 55
+    assert staff.login()[0] == 200
+
+    clock.now += 120  # a new window: many addresses together
+    port = int(page.base_url.rsplit(":", 1)[1])
+    statuses = []
+    for n in range(ATTEMPTS_OVERALL + 1):
+        connection = http.client.HTTPConnection("127.0.0.1", port, timeout=10, source_address=(f"127.0.0.{10 + n}", 0))
+        connection.request("POST", "/staff/login", body=json.dumps({"pin": "000000"}))
+        answer = connection.getresponse()
+        statuses.append((answer.status, json.loads(answer.read())["error"]))
+        connection.close()
+    assert statuses[:-1] == [(401, "wrong PIN")] * ATTEMPTS_OVERALL
+    assert statuses[-1] == (429, "too many attempts: wait 60 s")
+
+
+def test_a_session_expires_unused_and_use_keeps_it_alive(page, clock, desk):
+    staff = Staff(page.base_url)
+    staff.login()
+    clock.now += 500
+    assert staff.call("GET", "/staff/api/log") == (200, {"lines": ["one", "two"]})
+    clock.now += 500  # 1,000 s after the login, 500 after its last use: alive
+    assert staff.call("GET", "/staff/api/log")[0] == 200
+    clock.now += 300
+    staff.headers_out = {"X-Staff-Background": "1"}  # the page refreshing itself is no use
+    assert staff.call("GET", "/staff/api/log")[0] == 200
+    staff.headers_out = {}
+    clock.now += 301
+    assert staff.call("GET", "/staff/api/log") == (401, {"ok": False, "error": "your session has expired: log in again"})
+    assert staff.call("GET", "/staff/api/log")[0] == 401
+    assert staff.call("GET", "/staff/session")[1] == {"pin_set": True, "csrf": None}
+    assert desk.calls == ["log", "log", "log"]
+
+
+def test_a_new_pin_ends_every_session(page, tmp_path):
+    staff = Staff(page.base_url)
+    staff.login()
+    assert staff.call("GET", "/staff/api/log")[0] == 200
+    set_pin(tmp_path, "new-pin-7")
+    assert staff.call("GET", "/staff/api/log") == (401, {"ok": False, "error": "your session has expired: log in again"})
+    assert staff.login()[0] == 401
+    assert staff.login("new-pin-7")[0] == 200
+
+
+def test_logging_out_ends_the_session_and_a_restart_does_not(page, tmp_path, desk, clock):
+    staff, other = Staff(page.base_url), Staff(page.base_url)
+    staff.login()
+    other.login()
+    again = Companion(staff=StaffPage(desk, tmp_path, session_s=600, clock=clock))  # the service restarted
+    again.start()
+    try:
+        other.base = again.base_url
+        assert other.call("GET", "/staff/api/log")[0] == 200
+    finally:
+        again.stop()
+    assert staff.call("POST", "/staff/api/logout") == (200, {"ok": True})
+    assert staff.call("GET", "/staff/api/log", csrf=staff.csrf)[0] == 401
+    kept = json.loads((tmp_path / "staff.sessions").read_text())
+    assert len(kept) == 1 and staff.csrf not in json.dumps(kept)  # the other's session alone is kept
+    assert stat.S_IMODE((tmp_path / "staff.sessions").stat().st_mode) == 0o600
+
+
+def test_malformed_actions_get_400_and_say_what_was_expected(page, desk):
+    staff = Staff(page.base_url)
+    staff.login()
+    status, answer = staff.call("POST", "/staff/api/new-game", {"game": "codenames", "options": {"speed": 3}})
+    assert status == 400 and "unknown option speed: expected nuke, clue_required" in answer["error"]
+    status, answer = staff.call("POST", "/staff/api/config", {"changes": {"timer.length_s": {"a": 1}}})
+    assert status == 400 and 'expected {"changes"' in answer["error"]
+    assert staff.call("POST", "/staff/api/config", {"changes": "x"})[0] == 400
+    assert desk.calls == []
+
+
+def test_a_login_whose_body_dawdles_or_overflows_is_refused(tmp_path, desk):
+    set_pin(tmp_path, PIN)
+    companion = Companion(staff=StaffPage(desk, tmp_path, body_timeout_s=0.3))
+    companion.start()
+    try:
+        connection = http.client.HTTPConnection("127.0.0.1", companion.port, timeout=10)
+        connection.putrequest("POST", "/staff/login")
+        connection.putheader("Content-Length", "100")
+        connection.endheaders(b'{"pin": ')  # and the rest never comes
+        answer = connection.getresponse()
+        assert answer.status == 408 and "did not arrive within 0.3 s" in json.loads(answer.read())["error"]
+        connection.close()
+        staff = Staff(companion.base_url)
+        assert staff.call("POST", "/staff/login", {"pin": "1" * 70_000})[0] == 413
+        assert staff.login()[0] == 200
+    finally:
+        companion.stop()
+
+
+def test_every_word_the_page_shows_is_in_the_catalogue():
+    script = (STATIC / "staff.js").read_text()
+    page = (STATIC / "staff.html").read_text()
+    used = set(re.findall(r'data-t="([^"]+)"', page))
+    used |= set(re.findall(r'\bt\("([^"]+)"', script))
+    used |= {label for _, label in re.findall(r'\["([\w.]+)", "([^"]+)"\]', script)}  # AT_HAND's labels
+    used |= set(re.findall(r'^const DEVICES = \{(.*?)\};', script, re.DOTALL | re.MULTILINE)[0].split('"')[1::2])
+    assert "Log in" in used and "the touch board" in used and "Volume" in used
+    assert sorted(used - set(TEXTS)) == []
+
+
+# --- a real table ----------------------------------------------------------------------------------
+
+CONFIG = ('[web]\nhost = "127.0.0.1"\nport = 0\n[paths]\njournal_dir = "journal"\nsocket = "control.sock"\n'
+          'socket_group = ""\n[timer]\n# the café likes a slow game\nlength_s = 0\n')
+
+
+def dealt_key(seed: int = 5) -> str:
+    rules = Rules()
+    return make_game(rules).deal(random.Random(seed)).cells
+
+
+class InProcessTable:
+    """The daemon in this process (simulated devices), with a game on a known key and a PIN."""
+
+    def __init__(self, folder: Path, key: str) -> None:
+        from pi_table.config import load_config
+        from pi_table.daemon.run import Daemon
+        from pi_table.table import Session
+
+        self.folder, self.key = folder, key
+        self.config = folder / "config.toml"
+        self.config.write_text(CONFIG)
+        rules = Rules()
+        Session(rules, key=make_game(rules).parse_key(key), journal_dir=folder / "journal").close()
+        set_pin(folder / "journal", PIN)
+        self.daemon = Daemon(load_config(self.config), hal="sim")
+        self.daemon.start()
+        self.runner = threading.Thread(target=self.daemon.run, daemon=True)
+        self.runner.start()
+        assert self.daemon.wait_for_phones()
+        assert self.daemon.companion is not None
+        self.base = self.daemon.companion.base_url
+
+    def guess(self, cell: int) -> None:
+        loop = self.daemon.loop
+        assert loop.call(lambda: loop.submit(Guess(cell))).ok
+
+    def close(self) -> None:
+        self.daemon.stop()
+        self.runner.join(timeout=5)
+        self.daemon.close()
+        assert not self.runner.is_alive()
+
+
+@pytest.fixture
+def table(tmp_path):
+    table = InProcessTable(tmp_path, dealt_key())
+    yield table
+    table.close()
+
+
+def test_new_game_with_options_undo_end_game_and_the_history_with_its_exports(table):
+    staff = Staff(table.base)
+    staff.login()
+    table.guess(table.key.index("A"))  # the assassin: the first game ends at once
+    status, answer = staff.call("POST", "/staff/api/new-game", {"game": "alias24", "options": {"nuke": "mad"}})
+    assert status == 200 and answer["state"]["game"] == "alias24"
+    assert table.daemon.session.rules == Rules(game="alias24", nuke="mad")
+    assert staff.call("POST", "/staff/api/undo") == (409, {"ok": False, "error": "there is nothing to undo"})
+    status, answer = staff.call("POST", "/staff/api/new-game", {"game": "codenames", "options": {"dark_cell": 99}})
+    assert (status, answer["error"]) == (409, "dark_cell is a cell number 0 to 24, not 99")
+    assert table.daemon.session.rules.game == "alias24"  # refused: the game on the table goes on
+    ended = table.daemon.session.id
+    status, answer = staff.call("POST", "/staff/api/end-game")
+    assert status == 200 and answer["state"]["game"] == "alias24" and answer["game_id"] != ended
+
+    status, history = staff.call("GET", "/staff/api/history")
+    games = history["games"]
+    assert status == 200 and [game["game"] for game in games] == ["alias24", "alias24", "codenames"]
+    assert [game["over"] for game in games] == [False, False, True] and games[2]["moves"] == 1
+    status, text = staff.call("GET", "/staff/api/history.csv")
+    rows = list(csv.DictReader(io.StringIO(text)))
+    assert staff.headers["Content-Disposition"] == 'attachment; filename="pi-table-history.csv"'
+    assert [row["id"] for row in rows] == [game["id"] for game in games]
+    assert rows[2]["over"] == "true" and rows[2]["moves"] == "1" and "assassin" in rows[2]["reason"]
+    status, exported = staff.call("GET", "/staff/api/history?download")
+    assert exported == history and "pi-table-history.json" in staff.headers["Content-Disposition"]
+
+
+def test_a_new_game_of_the_other_kind_switches_the_table_to_codex_and_back(table):
+    staff = Staff(table.base)
+    staff.login()
+    status, answer = staff.call("POST", "/staff/api/new-game", {"game": "codex", "options": {"nuke": "mad"}})
+    assert (status, answer["error"]) == (409, "Codex is dealt with its own rules: no options")
+    status, answer = staff.call("POST", "/staff/api/new-game", {"game": "codex"})
+    assert status == 200 and answer["state"]["game"] == "codex" and table.daemon.session.codex
+    status, answer = staff.call("POST", "/staff/api/new-game", {"game": "codenames", "options": {"three_player": True}})
+    assert status == 200 and answer["state"]["game"] == "codenames"
+    assert table.daemon.session.rules == Rules(three_player=True)
+
+
+def test_no_staff_answer_carries_the_key_during_a_game(table):
+    staff = Staff(table.base)
+    staff.login()
+    for cell in (0, 1):
+        if table.key[cell] in "RB":
+            table.guess(cell)
+    table.daemon.loop.call(lambda: None)
+    board = table.daemon.session.table_view().board
+    hidden = [cell for cell, shown in enumerate(board) if shown == "?"]
+    assert len(hidden) >= 23
+    answers = [staff.call(method, path)[1] for method, path in API if method == "GET"]
+    answers.append(staff.call("POST", "/staff/api/undo")[1])
+    answers.append(staff.call("GET", "/staff/session")[1])
+    text = json.dumps(answers)
+    assert table.key not in text
+    for run in re.findall(r"[RBNA?.]{25}", text):  # every board-like string: the hidden cells are hidden
+        assert [run[cell] for cell in hidden] == ["?"] * len(hidden), run
+
+
+def test_a_bad_value_is_refused_with_the_checkers_message_and_nothing_is_written(table):
+    staff = Staff(table.base)
+    staff.login()
+    before = table.config.read_bytes()
+    status, answer = staff.call("POST", "/staff/api/config", {"changes": {"timer.length_s": 5, "game.language": "it"}})
+    assert status == 400 and answer["problems"] == [
+        f"{table.config}: timer.length_s: turn timer length is 0 (off) or 10 to 3600 seconds, not 5"]
+    status, answer = staff.call("POST", "/staff/api/config", {"changes": {"paths.journal_dir": str(table.config)}})
+    assert status == 400 and answer["error"] == f"{table.config}: paths.journal_dir: expected a folder the table " \
+        f"can write its games in (made if missing), found a file: {table.config}"  # check-config's machine check
+    status, answer = staff.call("POST", "/staff/api/config", {"changes": {"sound.volume": 0.5}})
+    assert status == 400 and "unknown key sound.volume" in answer["error"]
+    assert table.config.read_bytes() == before
+    assert not table.daemon.restarting and not list(table.folder.glob(".config.toml.*"))
+
+
+def test_a_good_value_is_written_keeping_the_file_and_the_service_restarts_to_apply_it(table):
+    staff = Staff(table.base)
+    staff.login()
+    status, answer = staff.call("POST", "/staff/api/config", {"changes": {"timer.length_s": 90, "game.language": "it"}})
+    assert (status, answer) == (200, {"ok": True, "restarting": True})
+    text = table.config.read_text()
+    assert "length_s = 90\n" in text and "# the café likes a slow game\n" in text and 'language = "it"' in text
+    from pi_table.config import load_config
+
+    assert load_config(table.config).timer.length_s == 90
+    table.runner.join(timeout=5)
+    assert table.daemon.restarting and not table.runner.is_alive()
+
+
+def test_the_log_shows_the_services_last_lines(table):
+    staff = Staff(table.base)
+    staff.login()
+    import logging
+
+    logging.getLogger("pi_table.daemon").warning("the LED supply browned out")
+    status, answer = staff.call("GET", "/staff/api/log")
+    assert status == 200 and answer["lines"][-1].endswith("WARNING pi_table.daemon: the LED supply browned out")
+
+
+def test_a_restart_from_the_page_ends_the_service_with_the_code_systemd_restarts(tmp_path):
+    from pi_table.daemon.run import EXIT_RESTART
+    from pi_table.sim.systemd import FakeSystemd
+
+    config = tmp_path / "config.toml"
+    config.write_text(CONFIG)
+    assert pi_table("set-staff-pin", "--config", str(config), stdin=f"{PIN}\n").returncode == 0
+    systemd = FakeSystemd(["--hal", "sim", "--config", str(config)])
+    systemd.start()
+    try:
+        status = json.loads(pi_table("status", "--json", "--config", str(config)).stdout)
+        staff = Staff(status["companion"])
+        assert staff.login()[0] == 200
+        assert staff.call("POST", "/staff/api/restart") == (200, {"ok": True, "restarting": True})
+        assert systemd.process is not None
+        assert systemd.process.wait(timeout=10) == EXIT_RESTART
+    finally:
+        systemd.close()
+
+
+# --- the page in a browser -------------------------------------------------------------------------
+
+SCREENSHOTS = os.environ.get("PI_TABLE_SCREENSHOTS")
+"""A folder: the test saves the staff page there (docs/screenshots/staff-LANG.png)."""
+WORDS = {
+    "en": {"login": "Log in", "undo": "Undo", "new": "New game", "done": "done", "saved": "Saved: the table restarts",
+           "save": "Save and apply", "history": "History", "logout": "Log out", "wrong": "wrong PIN"},
+    "it": {"login": "Entra", "undo": "Annulla mossa", "new": "Nuova partita", "done": "fatto",
+           "saved": "Salvato: il tavolo si riavvia", "save": "Salva e applica", "history": "Storico",
+           "logout": "Esci", "wrong": "PIN sbagliato"},
+}
+
+
+@pytest.mark.parametrize("lang", ["en", "it"])
+def test_login_undo_new_game_config_and_logout_on_a_phone(tmp_path, browser, lang):
+    from playwright.sync_api import expect
+
+    words = WORDS[lang]
+    table = InProcessTable(tmp_path, dealt_key())
+    restarts: list[bool] = []
+    assert table.daemon.staff_desk is not None
+    table.daemon.staff_desk.restart = lambda: restarts.append(True)  # type: ignore[method-assign]  # systemd's part
+    context = browser.new_context(viewport={"width": 390, "height": 844}, device_scale_factor=2,
+                                  locale="it-IT" if lang == "it" else "en-GB")
+    try:
+        starting = table.daemon.session.table_view().turn
+        mine = [cell for cell, letter in enumerate(table.key) if letter == starting.letter]
+        table.guess(mine[0])
+        table.guess(mine[1])
+        page = context.new_page()
+        page.on("dialog", lambda dialog: dialog.accept())
+        page.goto(f"{table.base}/staff")
+        expect(page.locator("#login button")).to_have_text(words["login"])
+        page.fill("#pin", "000000")
+        page.click("#login button")
+        expect(page.locator("#message")).to_have_text(words["wrong"])
+        page.fill("#pin", PIN)
+        page.click("#login button")
+        expect(page.locator("#desk")).to_be_visible()
+        expect(page.locator("#devices li")).to_have_count(6)  # touch, LEDs, screen, buttons, phones, journal
+        expect(page.locator("#board span.hidden")).to_have_count(23)
+        if SCREENSHOTS:
+            page.screenshot(path=str(Path(SCREENSHOTS) / f"staff-{lang}.png"))
+
+        page.click("#undo")
+        expect(page.locator("#message")).to_have_text(words["done"])
+        assert table.daemon.session.table_view().board.count("?") == 24
+
+        page.select_option("#new-game-game", "alias24")
+        page.click("#new-game summary")
+        page.select_option("#new-game select[name=nuke]", "mad")
+        page.click("#new-game button[type=submit]")
+        expect(page.locator("#game-line")).to_contain_text("alias24")
+        assert table.daemon.session.rules == Rules(game="alias24", nuke="mad")
+        expect(page.locator("#history tr")).to_have_count(3)  # a header and two games
+
+        page.click("#config summary:text('[timer]')")
+        timer = page.locator('#config input[name="timer.length_s"]')
+        timer.fill("5")
+        page.click(f"#config button:text('{words['save']}')")
+        expect(page.locator("#message")).to_contain_text("timer.length_s: turn timer length is 0 (off) or 10 to 3600")
+        assert "length_s = 5" not in table.config.read_text() and restarts == []
+        timer.fill("120")
+        page.click(f"#config button:text('{words['save']}')")
+        expect(page.locator("#message")).to_contain_text(words["saved"])
+        assert re.search(r"^length_s = 120$", table.config.read_text(), re.MULTILINE) and restarts == [True]
+
+        page.click("#logout")
+        expect(page.locator("#login")).to_be_visible()
+        assert page.evaluate("fetch('/staff/api/table').then((answer) => answer.status)") == 401
+        page.reload()
+        expect(page.locator("#login")).to_be_visible()  # the session is gone, not only hidden
+    finally:
+        context.close()
+        table.close()
+
+
+def test_the_page_switches_language(tmp_path, browser):
+    from playwright.sync_api import expect
+
+    table = InProcessTable(tmp_path, dealt_key())
+    context = browser.new_context(viewport={"width": 390, "height": 844}, locale="en-GB")
+    try:
+        page = context.new_page()
+        page.goto(f"{table.base}/staff")
+        page.fill("#pin", PIN)
+        page.click("#login button")
+        expect(page.locator("#undo")).to_have_text("Undo")
+        page.select_option("#lang", "it")
+        expect(page.locator("#undo")).to_have_text("Annulla mossa")
+        expect(page.locator("#devices li").first).to_contain_text("la scheda touch")
+        page.reload()  # the choice is kept on the phone
+        expect(page.locator("#logout")).to_have_text("Esci")
+    finally:
+        context.close()
+        table.close()
+
+
+def test_without_a_pin_the_page_in_a_browser_shows_how_to_set_one_and_nothing_else(tmp_path, browser, desk):
+    from playwright.sync_api import expect
+
+    companion = Companion(staff=StaffPage(desk, tmp_path))
+    companion.start()
+    context = browser.new_context(viewport={"width": 390, "height": 844}, locale="it-IT")
+    try:
+        page = context.new_page()
+        page.goto(f"{companion.base_url}/staff")
+        expect(page.locator("#no-pin")).to_contain_text("Impostalo sul computer del tavolo con: sudo pi-table set-staff-pin")
+        expect(page.locator("#login")).to_be_hidden()
+        expect(page.locator("#desk")).to_be_hidden()
+    finally:
+        context.close()
+        companion.stop()
+    assert desk.calls == []
