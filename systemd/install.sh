@@ -25,7 +25,7 @@ set -euo pipefail
 src=$(cd "$(dirname "$0")/.." && pwd)
 root=${PI_TABLE_ROOT:-}
 user=pi-table
-groups=(gpio spi i2c dialout video input render)
+groups=(gpio spi i2c dialout video input render audio)
 prefix=$root/opt/pi-table
 venv=$prefix/venv
 config=$root/etc/pi-table/config.toml
@@ -235,7 +235,8 @@ mkdir -p "$root/usr/local/bin"
 ln -sfn /opt/pi-table/venv/bin/pi-table "$root/usr/local/bin/pi-table"
 
 # 5. The configuration: the defaults for a new table; a café's own file is checked, not touched.
-#    /etc/pi-table is made here, root's: the service only reads it.
+#    /etc/pi-table and the file are the service's (the staff page edits the configuration, and
+#    the unit lets it write there and nowhere else in /etc); root edits it as before.
 mkdir -p "$(dirname "$config")"
 if [ -e "$config" ]; then
   say "keeping ${config#"$root"}"
@@ -248,6 +249,8 @@ else
   chmod 0644 "$config.new"
   mv "$config.new" "$config"
 fi
+run "see the log" chown "$user:$user" "$(dirname "$config")" "$config"
+chmod 0750 "$(dirname "$config")"
 
 # 6. The unit: enabled for boot, restarted so an upgrade takes effect now. An older version's
 #    state directory let the service's group in; systemd only warns about a directory that

@@ -474,6 +474,7 @@ STUBS = {
     "raspi-config": 'case "$2" in do_*) touch "$STAGE/${2#do_}-on" ;; get_*) [ -e "$STAGE/${2#get_}-on" ]; echo $? ;; esac',
     "systemctl": "",
     "usermod": "",
+    "chown": "",  # the staging root's files stay the tester's; the log says who would own them
     "getent": 'grep -q "^$2:" "$STAGE/$1" 2>/dev/null',
     "groupadd": 'echo "${@: -1}:" >> "$STAGE/group"',
     "useradd": 'echo "${@: -1}:" >> "$STAGE/passwd"',
@@ -496,7 +497,7 @@ class Installer:
             stub = bin_dir / name
             stub.write_text(f'#!/usr/bin/env bash\necho "{name} $*" >> "$STAGE/log"\n{body}\n')
             stub.chmod(0o755)
-        (self.stage / "group").write_text("gpio:\nspi:\ni2c:\ndialout:\nvideo:\ninput:\n")  # no render yet
+        (self.stage / "group").write_text("gpio:\nspi:\ni2c:\ndialout:\nvideo:\ninput:\naudio:\n")  # no render yet
         if model is not None:  # None: no device tree, as on a PC
             (self.root / "proc/device-tree").mkdir(parents=True)
             (self.root / "proc/device-tree/model").write_text(model + "\0")

@@ -22,7 +22,7 @@ from pi_table.ui.mounting import PANELS
 from helpers import INSTALL, ROOT, Installer, readme_scripts, require_tools
 
 UNIT = ROOT / "systemd" / "pi-table.service"
-GROUPS = {"gpio", "spi", "i2c", "dialout", "video", "input", "render"}
+GROUPS = {"gpio", "spi", "i2c", "dialout", "video", "input", "render", "audio"}
 
 
 def directives(text: str) -> list[tuple[str, str, str]]:
@@ -96,11 +96,11 @@ def test_the_unit_is_locked_down_to_its_directories_and_devices():
     allowed = {value.split()[0] for value in values("DeviceAllow")}
     # ttyACM, spidev and DRM by their fixed majors: a name resolves only if its driver is
     # loaded when the unit starts (tests/test_container.py shows the difference).
-    assert allowed == {"char-166", "char-153", "char-gpiochip", "/dev/gpiomem", "char-226", "char-input"}
+    assert allowed == {"char-166", "char-153", "char-gpiochip", "/dev/gpiomem", "char-226", "char-input", "char-116"}
     assert set(values("RestrictAddressFamilies")[0].split()) == {"AF_UNIX", "AF_INET", "AF_INET6", "AF_NETLINK"}
     keys = {key for _, key, _ in directives(UNIT.read_text(encoding="utf-8"))}
-    # ConfigurationDirectory= would make /etc/pi-table writable under ProtectSystem=strict.
-    assert not keys & {"ReadWritePaths", "ConfigurationDirectory"}
+    # /etc/pi-table alone is writable (the staff page edits the configuration); no other place.
+    assert values("ReadWritePaths") == ["/etc/pi-table"] and "ConfigurationDirectory" not in keys
 
 
 def test_the_unit_agrees_with_the_configurations_defaults():
@@ -172,9 +172,11 @@ def test_install_sets_up_a_pi_4_and_runs_twice_without_harm(tmp_path):
     assert installer.calls("groupadd") == ["groupadd --system pi-table", "groupadd --system render"]
     [useradd] = installer.calls("useradd")
     assert "--system" in useradd and "--shell /usr/sbin/nologin" in useradd and useradd.endswith(" pi-table")
-    assert installer.calls("usermod") == ["usermod --append --groups gpio,spi,i2c,dialout,video,input,render pi-table"]
+    assert installer.calls("usermod") == ["usermod --append --groups gpio,spi,i2c,dialout,video,input,render,audio pi-table"]
     assert installer.calls("systemctl") == [
         "systemctl daemon-reload", "systemctl enable pi-table.service", "systemctl restart pi-table.service"]
+    # the configuration is the service's, for the staff page to edit
+    assert installer.calls("chown") == [f"chown pi-table:pi-table {installer.config.parent} {installer.config}"]
 
     unit = installer.root / "etc/systemd/system/pi-table.service"
     assert unit.read_text() == UNIT.read_text()
