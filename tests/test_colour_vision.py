@@ -79,3 +79,17 @@ def test_the_report_names_each_palettes_closest_pair():
     text = cv.report()
     assert len(text.splitlines()) == 1 + len(cv.palettes()) * len(cv.VISIONS)
     assert "LEDs               protanopia" in text
+
+
+@pytest.mark.parametrize(("value", "on"), [("true", True), ("false", False)])
+def test_colour_blind_mode_is_a_checked_key_of_the_table(tmp_path, value, on):
+    from pi_table import config
+
+    path = tmp_path / "config.toml"
+    path.write_text(f"[game]\ncolour_blind = {value}\n", encoding="utf-8")
+    assert config.load_config(path).lights.colour_blind is on
+    path.write_text('[game]\ncolour_blind = "yes"\n', encoding="utf-8")
+    with pytest.raises(config.ConfigError) as refused:
+        config.load_config(path)
+    [problem] = refused.value.problems
+    assert problem == f"{path}: game.colour_blind: expected true or false, found 'yes' (a string)"
