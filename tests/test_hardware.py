@@ -75,6 +75,25 @@ def test_without_the_amplifier_the_leds_may_take_pwm():
     assert bare.pi_supply_load_ma == WIRING.pi_supply_load_ma - WIRING.amp_peak_ma
 
 
+@pytest.mark.parametrize(
+    "change, words",
+    [
+        ({"speaker_x": 5}, "the speaker and its rib run into a corner post, a board, the DC jack"),
+        ({"speaker_x": 130}, "the speaker and its rib run into"),
+        ({"speaker_depth": 60}, "the speaker and its rib run into"),
+        ({"speaker_height": 33}, "the 33 mm speaker does not fit between the box's floor and the lid's lip"),
+        ({"grille_slot_length": 80}, "the speaker's grille is larger than the speaker's face"),
+        ({"grille_slots": 7}, "the speaker's grille is larger than the speaker's face"),
+        ({"box_gland_x": [150, 60]}, "the speaker's grille runs into a gland's nut"),
+    ],
+)
+def test_each_speaker_fit_rule_catches_its_mistake(change, words):
+    """The speaker lies along the box's back wall behind the Pi, its grille through the wall."""
+    assert enclosure.problems(enclosure.read()) == []
+    found = enclosure.problems(enclosure.read(overrides=change))
+    assert any(words in problem for problem in found), found
+
+
 def test_the_header_table_is_the_real_header():
     """Physical pins 1-40: the 26 GPIOs sit on distinct pins, and the functions the table uses
     are where the Pi's documentation puts them."""
