@@ -3,7 +3,8 @@
 // them for the USB cable's plug, and room before the Pico for its own USB plug to bend. Through
 // the walls: the Pi's power and HDMI (front), the LED supply's panel-mount DC jack (left, behind
 // the Pi), and two PG7 cable glands (back) for the cables from the frame, the LED line and the
-// touch board's I2C. Two bosses on the back wall take the inserts for the links that hold the
+// touch board's I2C, and the speaker's grille, the speaker held against the wall behind the Pi by
+// a rib on the floor. Two bosses on the back wall take the inserts for the links that hold the
 // station to the frame. Vents low in the left wall and in the lid. Corner posts take the lid's
 // M3 inserts. Print floor down. Coordinates: the box's outside corner at the origin, y from the
 // front (the spymasters' side) to the back.
@@ -37,6 +38,9 @@ module electronics_box() {
                  y = [stripboard_hole_inset, stripboard_width - stripboard_hole_inset])
                 translate(inside + [stripboard_x + x, stripboard_y + y, 0])
                     standoff(box_floor + stripboard_standoff, insert_hole, insert_hole_depth, insert_hole + 3.2);
+            // the rib that holds the speaker against the back wall
+            translate(inside + [speaker_x, box_inner_y - speaker_depth - speaker_rib, 0])
+                cube([speaker_length, speaker_rib, box_floor + speaker_rib_height]);
             // the links' bosses on the back wall, from the floor up to their inserts
             at_box_links() translate([-link_boss / 2, -link_boss, -link_z]) cube([link_boss, link_boss, link_z + link_boss / 2]);
         }
@@ -48,6 +52,12 @@ module electronics_box() {
         // the glands for the frame's cables, through the back wall behind the stripboard
         for (x = box_gland_x) translate([box_wall + x, box_y - box_wall - 1, box_gland_z])
             rotate([-90, 0, 0]) cylinder(d = gland_hole, h = box_wall + 2);
+        // the speaker's grille: slots through the back wall, in front of its middle
+        for (i = [0 : grille_slots - 1])
+            translate([box_wall + speaker_x + (speaker_length - grille_slot_length) / 2, box_y - box_wall - 1,
+                       box_floor + speaker_height / 2 + (i - (grille_slots - 1) / 2) * 2 * grille_slot_width
+                       - grille_slot_width / 2])
+                cube([grille_slot_length, box_wall + 2, grille_slot_width]);
         // the LED supply's DC jack, through the left wall behind the Pi
         translate([-1, box_wall + jack_y, jack_z]) rotate([0, 90, 0]) cylinder(d = jack_hole, h = box_wall + 2);
         // the links' inserts, from outside the back wall into the bosses

@@ -648,6 +648,22 @@ def problems(p: dict, cells: int = 25) -> list[str]:
     for i, first in enumerate(names):
         for second in names[i + 1:]:
             need(not _overlap(in_walls[first], in_walls[second]), f"{first} and {second} overlap in the box's walls")
+    # the speaker, along the back wall behind the Pi: on the floor, under the lid's lip, clear of
+    # the posts, the boards and what is in the walls; its grille in front of it, through the wall
+    speaker = (p["speaker_x"], inner_y - p["speaker_depth"] - p["speaker_rib"], p["speaker_x"] + p["speaker_length"],
+               inner_y)
+    need(_inside(speaker, 0, 0, inner_x, inner_y)
+         and not any(_overlap(speaker, rect) for rect in (*posts, *placed.values(), *in_walls.values())),
+         "the speaker and its rib run into a corner post, a board, the DC jack, a gland or a link boss")
+    need(p["box_floor"] + p["speaker_height"] <= p["box_z"] - p["lid_lip"],
+         f"the {_f(p['speaker_height'])} mm speaker does not fit between the box's floor and the lid's lip")
+    grille_height = (2 * p["grille_slots"] - 1) * p["grille_slot_width"]
+    need(p["grille_slot_length"] <= p["speaker_length"] and grille_height <= p["speaker_height"],
+         "the speaker's grille is larger than the speaker's face")
+    grille = speaker[0] + (p["speaker_length"] - p["grille_slot_length"]) / 2
+    need(all(grille + p["grille_slot_length"] <= x - p["gland_nut"] / 2 or x + p["gland_nut"] / 2 <= grille
+             for x in p["box_gland_x"]),
+         "the speaker's grille runs into a gland's nut in the back wall")
     for name, z, size in (("the DC jack", p["jack_z"], p["jack_nut"]), ("a gland", p["box_gland_z"], p["gland_nut"])):
         need(p["box_floor"] <= z - size / 2 and z + size / 2 <= p["box_z"] - p["lid_lip"],
              f"{name}'s nut does not fit between the box's floor and the lid's lip")

@@ -52,7 +52,12 @@ def pinout_table(wiring: Pinout) -> str:
     for name, pin in wiring.buttons.items():
         fitted = "" if wiring.encoder_fitted or not name.startswith("encoder") else " (optional, not fitted by default)"
         lines.append(f"| {name.replace('_', ' ')}{fitted} | {pin} | {HEADER[pin][0]} | {grounds[name]} |")
-    lines.append(f"| the display's power cable (5 V) | | 4 | {grounds['display']} |")
+    lines.append(f"| the display's power cable (5 V) | | {pinout.DISPLAY_5V} | {grounds['display']} |")
+    if wiring.amp_fitted:
+        for signal, words in (("bclk", "bit clock, BCLK"), ("lrclk", "frame clock, LRC"), ("din", "data, DIN")):
+            pin = wiring.amp_pins[signal]
+            lines.append(f"| amplifier I2S {words} ({HEADER[pin][1]}) | {pin} | {HEADER[pin][0]} | |")
+        lines.append(f"| amplifier VIN (5 V) and GND | | {wiring.amp_vin_pin} | {grounds['amp']} |")
     lines += ["", "| Pico | to | MPR121 address | electrodes |", "| --- | --- | --- | --- |"]
     for chip in wiring.chips:
         last = chip.first_electrode + MPR121_ELECTRODES - 1
@@ -71,6 +76,11 @@ def pinout_table(wiring: Pinout) -> str:
     return "\n".join(lines)
 
 
+PI_LOADS = {"pi": "the Pi 4, busy", "display": "the display, full backlight",
+            "touch_board": "the Pico and its MPR121s, through USB"}
+"""The words for what the Pi's supply feeds (pinout.toml's power.pi_loads_ma)."""
+
+
 def power_table(wiring: Pinout) -> str:
     leds = wiring.leds
     full = leds * diagram.MA_PER_LED_FULL
@@ -86,17 +96,24 @@ def power_table(wiring: Pinout) -> str:
         f"| limit the daemon enforces (`leds.current_limit_ma`) | {limit / 1000:.2f} A: the supply less "
         f"{wiring.led_supply_margin:.0%} |",
         f"| without the limit, full white would ask the supply for | {full / wiring.led_supply_ma:.1f}x its rating |",
+        *(f"| the Pi's supply feeds: {PI_LOADS.get(name, name)} (estimate) | {ma / 1000:.2f} A |"
+          for name, ma in wiring.pi_loads_ma.items()),
+        *([f"| the Pi's supply feeds: the amplifier at its peak, 3 W into 4 ohm (estimate) | "
+           f"{wiring.amp_peak_ma / 1000:.2f} A |"] if wiring.amp_fitted else []),
+        f"| the Pi's supply | {wiring.pi_supply_ma / 1000:.2f} A at 5 V, asked for at most "
+        f"{wiring.pi_supply_load_ma / 1000:.2f} A |",
     ])
 
 
 def wires_table(wiring: Pinout) -> str:
-    """The wires that carry the LEDs' amps, with their gauge and the most each may carry."""
+    """The wires that carry amps (the LEDs', the Pi's supply's, the amplifier's), with their gauge
+    and the most each may carry."""
     harness = diagram.harness(wiring)
-    currents = diagram.wire_currents(harness, diagram.loads(wiring), wiring.fuse_ma)
+    currents = diagram.currents(harness, wiring)
     lines = ["| wire | gauge | carries at most | rated | what |", "| --- | --- | --- | --- | --- |"]
     for cable, spec in harness["cables"].items():
         most = max((ma for (name, _), ma in currents.items() if name == cable), default=0.0)
-        if most > diagram.SIGNAL_MA:
+        if most > diagram.LISTED_MA:
             lines.append(f"| {cable} | {spec['gauge']} | {most / 1000:.2f} A | "
                          f"{diagram.AMPACITY_MA[spec['gauge']] / 1000:g} A | {spec['notes']} |")
     joins = diagram.ROW_JOIN_GAUGE

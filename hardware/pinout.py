@@ -22,6 +22,13 @@ HEADER = {
 """BCM GPIO on the 40-pin header: its physical pin and the function that matters here."""
 LED_DATA = {10: "SPI0 MOSI", 12: "PWM0", 18: "PWM0", 13: "PWM1", 19: "PWM1", 21: "PCM DOUT"}
 """Where a WS2812B data line can be driven from: SPI's MOSI, a PWM channel, or PCM."""
+I2S = {"bclk": 18, "lrclk": 19, "din": 21}
+"""The Pi's PCM/I2S pins an I2S amplifier takes (bit clock, frame clock, data out): fixed, the
+only place the kernel's max98357a overlay can put them."""
+HEADER_5V = (2, 4)
+"""The 40-pin header's 5 V pins, straight from the Pi's supply."""
+DISPLAY_5V = 4
+"""The display's power cable takes this 5 V pin; the amplifier takes the other."""
 SPI0 = (7, 8, 9, 10, 11)
 """The pins the kernel's SPI0 driver takes once SPI is on, as it must be for the LEDs on GPIO 10."""
 MPR121_ADDRESS = {"GND": 0x5A, "3V3": 0x5B, "SDA": 0x5C, "SCL": 0x5D}
@@ -35,8 +42,9 @@ PICO_I2C = {
 BUTTONS = ("end_turn", "new_game", "encoder_a", "encoder_b", "encoder_push")
 HEADER_GROUNDS = (6, 9, 14, 20, 25, 30, 34, 39)
 """The 40-pin header's ground pins."""
-GROUNDED = ("led_data", *BUTTONS, "display")
-"""What takes a ground pin of the Pi's header: the LED data line's shifter, each button, the display."""
+GROUNDED = ("led_data", *BUTTONS, "display", "amp")
+"""What takes a ground pin of the Pi's header: the LED data line's shifter, each button, the
+display, the amplifier."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -68,10 +76,22 @@ class Pinout:
     led_supply_margin: float
     grounds: dict[str, int]
     fuse_ma: int
+    amp_fitted: bool
+    amp_pins: dict[str, int]  # its I2S signals' GPIOs: bclk, lrclk, din
+    amp_vin_pin: int  # the header's 5 V pin it takes
+    amp_peak_ma: int
+    pi_supply_ma: int
+    pi_loads_ma: dict[str, int]  # what else the Pi's supply feeds, estimated: the Pi, the display, the Pico
 
     def fitted_grounds(self) -> dict[str, int]:
-        """The header's ground pin of each thing fitted: the encoder's only when it is."""
-        return {name: pin for name, pin in self.grounds.items() if self.encoder_fitted or not name.startswith("encoder")}
+        """The header's ground pin of each thing fitted: the encoder's and the amplifier's only when they are."""
+        return {name: pin for name, pin in self.grounds.items()
+                if (self.encoder_fitted or not name.startswith("encoder")) and (self.amp_fitted or name != "amp")}
+
+    @property
+    def pi_supply_load_ma(self) -> int:
+        """The most the Pi's own supply is asked for: the Pi, its display and touch board, the amplifier."""
+        return sum(self.pi_loads_ma.values()) + (self.amp_peak_ma if self.amp_fitted else 0)
 
     @property
     def electrodes(self) -> int:
@@ -100,6 +120,10 @@ class Pinout:
         used: dict[int, str] = {self.led_data: "the LED data line"}
         if self.led_data in SPI0:
             used.update({pin: "SPI0" for pin in SPI0 if pin != self.led_data})
+        if self.amp_fitted:
+            found += self._amp_problems()
+            for signal, pin in self.amp_pins.items():
+                used.setdefault(pin, f"the amplifier's {signal.upper()}")
         for name, pin in self.buttons.items():
             if pin not in HEADER:
                 found.append(f"{name} is on GPIO {pin}, which is not on the 40-pin header (GPIO 2-27)")
@@ -138,7 +162,7 @@ class Pinout:
         if self.strip_m > self.strip_reel_m:
             found.append(f"{self.leds} LEDs take {self.strip_m:.2f} m of strip, more than the {self.strip_reel_m} m reel")
         missing = [name for name in GROUNDED if name not in self.grounds]
-        if missing:
+        if missing and (self.amp_fitted or missing != ["amp"]):
             found.append(f"no ground pin for {', '.join(missing)}: each takes one of the header's {HEADER_GROUNDS}")
         taken_grounds: dict[int, str] = {}
         for name, pin in self.fitted_grounds().items():
@@ -153,6 +177,22 @@ class Pinout:
                          f"{self.led_supply_ma / 1000:g} A: choose one above it")
         if not 0 <= self.led_supply_margin < 1:
             found.append(f"the supply margin is a fraction 0 to below 1, not {self.led_supply_margin}")
+        if self.pi_supply_load_ma > self.pi_supply_ma:
+            found.append(f"the Pi's supply gives {self.pi_supply_ma / 1000:g} A; the Pi, display, touch board and "
+                         f"amplifier may ask {self.pi_supply_load_ma / 1000:.2f} A: use a bigger supply")
+        return found
+
+    def _amp_problems(self) -> list[str]:
+        """The amplifier on the Pi's I2S pins, a 5 V pin of its own, and no LED PWM beside it."""
+        found = [f"the amplifier's {signal.upper()} is on GPIO {self.amp_pins.get(signal)}; I2S puts it on GPIO {pin} "
+                 f"(header pin {HEADER[pin][0]})" for signal, pin in I2S.items() if self.amp_pins.get(signal) != pin]
+        if LED_DATA.get(self.led_data, "").startswith(("PWM", "PCM")):
+            found.append(f"the LED data line is on GPIO {self.led_data} ({LED_DATA[self.led_data]}) and the I2S amplifier "
+                         "is fitted: rpi-ws281x's PWM and PCM modes take the hardware the Pi's audio needs; "
+                         "keep the LEDs on GPIO 10 (SPI)")
+        if self.amp_vin_pin not in HEADER_5V or self.amp_vin_pin == DISPLAY_5V:
+            found.append(f"the amplifier's VIN is on header pin {self.amp_vin_pin}; it takes the 5 V pin the display "
+                         f"does not: {', '.join(str(p) for p in HEADER_5V if p != DISPLAY_5V)}")
         return found
 
 
@@ -164,6 +204,7 @@ def load(text: str | None = None) -> Pinout:
         text = Path(__file__).with_name("pinout.toml").read_text(encoding="utf-8")
     data = tomllib.loads(text)
     pi, board, cells, leds, power = data["pi"], data["touch_board"], data["cells"], data["leds"], data["power"]
+    amp = data["amp"]
     return Pinout(
         led_data=pi["led_data"],
         buttons={name: pi[name] for name in BUTTONS},
@@ -185,4 +226,10 @@ def load(text: str | None = None) -> Pinout:
         led_supply_margin=power["margin"],
         grounds=dict(pi["grounds"]),
         fuse_ma=power["fuse_ma"],
+        amp_fitted=amp["fitted"],
+        amp_pins={signal: amp[signal] for signal in I2S},
+        amp_vin_pin=amp["vin_pin"],
+        amp_peak_ma=amp["peak_ma"],
+        pi_supply_ma=power["pi_supply_ma"],
+        pi_loads_ma=dict(power["pi_loads_ma"]),
     )

@@ -43,8 +43,21 @@ AMPACITY_MA = {"0.75 mm2": 6000, "0.5 mm2": 3000, "0.25 mm2": 1500, "26 AWG": 10
 rates flexible cords (6 A, 3 A); the thinner ones are conservative estimates for short runs."""
 SIGNAL_MA = 1000
 """A wire that carries more than this must have its gauge drawn."""
+LISTED_MA = 500
+"""A wire that carries more than this is listed in the build guide with its gauge: the LEDs' feed,
+the Pi's supply cable, the amplifier's power and its speaker."""
 SUPPLY = "PSU"
 """The LED supply: its +5 V (pin 1) and ground (pin 2) are where the LEDs' current comes from."""
+PI_SUPPLY = "PI_PSU"
+"""The Pi's supply: through the Pi's 5 V rail it also feeds the display and the amplifier."""
+AMP = "AMP"
+"""The MAX98357A breakout: the source of the speaker's current."""
+AMP_PINS = {1: "LRC", 2: "BCLK", 3: "DIN", 4: "GAIN", 5: "SD", 6: "GND", 7: "VIN", "+": "OUT+", "-": "OUT-"}
+"""Adafruit's MAX98357A breakout (product 3006): its header's seven pins in board order, and the
+speaker terminal's two."""
+SPEAKER_OHM = 4
+SPEAKER_W = 3
+"""The speaker bought: 4 ohm, 3 W, the most the MAX98357A gives at 5 V."""
 THROUGH = {"F1": (1, 2)}
 """Parts the LEDs' current flows through from one pin to the other (the fuse)."""
 FRAME_EXITS = {"W_led": "led_exit_wall", "W_i2c": "touch_exit_wall"}
@@ -97,8 +110,13 @@ def pi_pins(wiring: Pinout) -> tuple[list[int | str], list[str]]:
     for name, pin in fitted.items():
         pins += [HEADER[pin][0], grounds[name]]
         labels += [f"GPIO{pin}", GROUND]
-    pins += [4, grounds["display"], "USB-A VBUS", "USB-A D-", "USB-A D+", "USB-A GND", "USB-C 5V", "USB-C GND", "DSI"]
-    labels += ["5V", GROUND, "VBUS", "D-", "D+", GROUND, "5V in", GROUND, "DSI"]
+    if wiring.amp_fitted:
+        pins += [HEADER[pin][0] for pin in wiring.amp_pins.values()] + [wiring.amp_vin_pin, grounds["amp"]]
+        labels += [f"GPIO{pin}" for pin in wiring.amp_pins.values()] + ["5V", GROUND]
+    # the header's 5 V pins are the supply's rail: labelled alike, they are one net with the USB-C input
+    pins += [pinout.DISPLAY_5V, grounds["display"], "USB-A VBUS", "USB-A D-", "USB-A D+", "USB-A GND", "USB-C 5V",
+             "USB-C GND", "DSI"]
+    labels += ["5V", GROUND, "VBUS", "D-", "D+", GROUND, "5V", GROUND, "DSI"]
     return pins, labels
 
 
@@ -116,6 +134,40 @@ def loads(wiring: Pinout) -> dict[tuple[str, int | str], float]:
     draw = {f"ROW{row}": GRID * wiring.leds_per_cell * MA_PER_LED_FULL for row in range(GRID)}
     draw["EDGE"] = wiring.edge_leds * MA_PER_LED_FULL
     return {(piece, pin): ma for piece, ma in draw.items() for pin in (2, 3)}
+
+
+def pi_loads(wiring: Pinout) -> dict[tuple[str, int | str], float]:
+    """What the Pi's supply feeds, at each load's 5 V pin and back at its ground: the Pi itself
+    with the touch board on its USB port (at its USB-C input: the port's switch is not drawn),
+    the display and the amplifier at its peak."""
+    board = wiring.pi_loads_ma["pi"] + wiring.pi_loads_ma["touch_board"]
+    draws: dict[tuple[str, int | str], float] = {
+        ("Pi", "USB-C 5V"): board, ("Pi", "USB-C GND"): board,
+        ("DISPLAY", 2): wiring.pi_loads_ma["display"], ("DISPLAY", 3): wiring.pi_loads_ma["display"],
+    }
+    if wiring.amp_fitted:
+        draws |= {(AMP, 7): wiring.amp_peak_ma, (AMP, 6): wiring.amp_peak_ma}
+    return draws
+
+
+def speaker_ma() -> float:
+    """The speaker's current at the amplifier's full power: the root of P / R."""
+    return round((SPEAKER_W / SPEAKER_OHM) ** 0.5 * 1000)
+
+
+def currents(harness: dict, wiring: Pinout) -> dict[tuple[str, int], float]:
+    """The most each wire carries from any source: the LED supply (up to its fuse), the Pi's
+    supply (up to its rating) and the amplifier into its speaker."""
+    found = [wire_currents(harness, loads(wiring), wiring.fuse_ma)]
+    found.append(wire_currents(harness, pi_loads(wiring), wiring.pi_supply_ma, PI_SUPPLY))
+    if wiring.amp_fitted:
+        speaker = speaker_ma()
+        found.append(wire_currents(harness, {("SPEAKER", 1): speaker, ("SPEAKER", 2): speaker}, speaker, AMP))
+    merged: dict[tuple[str, int], float] = {}
+    for each in found:
+        for wire, ma in each.items():
+            merged[wire] = max(merged.get(wire, 0.0), ma)
+    return merged
 
 
 def harness(wiring: Pinout) -> dict:
@@ -166,7 +218,8 @@ def harness(wiring: Pinout) -> dict:
                       + (": LED 0 under cell 0" if number == 0 else "")),
         }
     cables: dict[str, dict] = {
-        "W_pi_psu": {"category": "bundle", "wirecount": 2, "colors": ["RD", "BK"], "notes": "the supply's USB-C cable"},
+        "W_pi_psu": {"category": "bundle", "wirecount": 2, "colors": ["RD", "BK"], "gauge": "0.75 mm2",
+                     "notes": "the supply's USB-C cable (18 AWG)"},
         "W_dsi": {"category": "bundle", "wirecount": 1, "colors": ["WH"], "notes": "the display's DSI ribbon"},
         "W_display_power": {"wirecount": 2, "colors": ["RD", "BK"], "gauge": "26 AWG",
                             "notes": "the display's own power cable"},
@@ -192,7 +245,7 @@ def harness(wiring: Pinout) -> dict:
     connections: list[list[dict]] = [
         [{"PI_PSU": [1, 2]}, {"W_pi_psu": [1, 2]}, {"Pi": ["USB-C 5V", "USB-C GND"]}],
         [{"DISPLAY": [1]}, {"W_dsi": [1]}, {"Pi": ["DSI"]}],
-        [{"DISPLAY": [2, 3]}, {"W_display_power": [1, 2]}, {"Pi": [4, wiring.grounds["display"]]}],
+        [{"DISPLAY": [2, 3]}, {"W_display_power": [1, 2]}, {"Pi": [pinout.DISPLAY_5V, wiring.grounds["display"]]}],
         [{"Pi": [HEADER[wiring.led_data][0], wiring.grounds["led_data"]]}, {"W_pi_data": [1, 2]}, {"U1": [2, 7]}],
         [{"U1": [2, 7]}, {"W_R1": [1, 2]}, {"R1": [1, 2]}],
         [{"U1": [14, 7]}, {"W_C1": [1, 2]}, {"C1": [1, 2]}],
@@ -224,6 +277,8 @@ def harness(wiring: Pinout) -> dict:
         connectors[button] = {"type": "push button to GND", "pinlabels": ["switch", GROUND], "notes": "in the lid"}
         cables[cable] = {"wirecount": 2, "colors": ["WH", "BK"], "gauge": "26 AWG", "notes": "female jumpers"}
         connections.append([{"Pi": [HEADER[pin][0], wiring.grounds[name]]}, {cable: [1, 2]}, {button: [1, 2]}])
+    if wiring.amp_fitted:
+        _sound(wiring, connectors, cables, connections)
     electrode_cells = {electrode: f"cell {cell}" for cell, electrode in enumerate(wiring.cell_electrodes)}
     chips = sorted(wiring.chips, key=lambda chip: chip.first_electrode)  # as params.scad numbers the breakouts
     reached, bus = "Pico", "W_i2c"
@@ -258,6 +313,25 @@ def harness(wiring: Pinout) -> dict:
                          "notes": "the guard to the GND of the breakout the I2C cable reaches first"}
     connections.append([{first: [4]}, {"W_guard": [1]}, {"GUARD": [1]}])
     return {"connectors": connectors, "cables": cables, "connections": connections}
+
+
+def _sound(wiring: Pinout, connectors: dict, cables: dict, connections: list) -> None:
+    """The amplifier on the Pi's I2S pins and a 5 V pin, and its speaker."""
+    connectors[AMP] = {
+        "type": "MAX98357A I2S amplifier breakout", "pins": list(AMP_PINS), "pinlabels": list(AMP_PINS.values()),
+        "notes": "in the box, on foam tape beside the stripboard. GAIN open: 9 dB.\n"
+                 "SD open: the breakout's pull-up plays the left and right mix",
+    }
+    connectors["SPEAKER"] = {"type": f"speaker {SPEAKER_OHM} Ohm {SPEAKER_W} W", "pinlabels": ["+", "-"],
+                             "notes": "on the box's grille, facing the players"}
+    cables["W_amp"] = {"wirecount": 5, "colors": ["YE", "GN", "BU", "RD", "BK"], "gauge": "26 AWG",
+                       "notes": "female jumpers: the I2S clocks and data, 5 V and ground"}
+    cables["W_speaker"] = {"wirecount": 2, "colors": ["RD", "BK"], "gauge": "26 AWG",
+                           "notes": "the speaker's own leads, into the breakout's screw terminal"}
+    header = [HEADER[wiring.amp_pins[signal]][0] for signal in ("bclk", "lrclk", "din")]
+    connections.append([{"Pi": [*header, wiring.amp_vin_pin, wiring.grounds["amp"]]}, {"W_amp": [1, 2, 3, 4, 5]},
+                        {AMP: [2, 1, 3, 7, 6]}])
+    connections.append([{AMP: ["+", "-"]}, {"W_speaker": [1, 2]}, {"SPEAKER": [1, 2]}])
 
 
 def _title(name: str) -> str:
@@ -328,10 +402,12 @@ def nets(harness: dict) -> list[set[Pin]]:
     return sorted(grouped.values(), key=lambda net: sorted(map(str, net)))
 
 
-def wire_currents(harness: dict, draws: dict[Pin, float], limit_ma: float) -> dict[tuple[str, int], float]:
-    """The most each wire can carry from the LED supply, in mA: what the loads beyond it draw
-    (the pieces of strip at full white), up to ``limit_ma`` (the fuse). A wire in a loop may
-    carry the whole of it: how a loop shares the current depends on the wires' lengths."""
+def wire_currents(harness: dict, draws: dict[Pin, float], limit_ma: float,
+                  supply: str = SUPPLY) -> dict[tuple[str, int], float]:
+    """The most each wire can carry from ``supply`` (by default the LED supply), in mA: what the
+    loads beyond it draw (the pieces of strip at full white), up to ``limit_ma`` (the fuse). A
+    wire in a loop may carry the whole of it: how a loop shares the current depends on the wires'
+    lengths."""
     every = links(harness)
     beside: dict[Pin, list[int]] = defaultdict(list)
     for number, link in enumerate(every):
@@ -351,7 +427,7 @@ def wire_currents(harness: dict, draws: dict[Pin, float], limit_ma: float) -> di
         return seen
 
     currents: dict[tuple[str, int], float] = {}
-    for source in ((SUPPLY, pin) for pin in labels(harness["connectors"][SUPPLY])):
+    for source in ((supply, pin) for pin in labels(harness["connectors"][supply])):
         fed = reach(source)
         for number, link in enumerate(every):
             if link.wire is None or link.a not in fed:
@@ -429,12 +505,13 @@ def row_join_ma(wiring: Pinout) -> float:
 
 
 def gauge_problems(harness: dict, wiring: Pinout) -> list[str]:
-    """Each wire that carries over 1 A has a gauge, and the gauge carries what the wire may."""
+    """Each wire that carries over 1 A has a gauge, and the gauge carries what the wire may: from
+    the LED supply, the Pi's supply and the amplifier."""
     found = []
     if row_join_ma(wiring) > AMPACITY_MA[ROW_JOIN_GAUGE]:
         found.append(f"the joins within a row carry up to {row_join_ma(wiring) / 1000:.2f} A; {ROW_JOIN_GAUGE} is "
                      f"rated {AMPACITY_MA[ROW_JOIN_GAUGE] / 1000:g} A: inject power at every piece or use heavier wire")
-    for (cable, wire), ma in sorted(wire_currents(harness, loads(wiring), wiring.fuse_ma).items()):
+    for (cable, wire), ma in sorted(currents(harness, wiring).items()):
         gauge = harness["cables"][cable].get("gauge")
         if gauge is None and ma > SIGNAL_MA:
             found.append(f"{cable} wire {wire} carries up to {ma / 1000:.2f} A and has no gauge")

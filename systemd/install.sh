@@ -4,7 +4,7 @@
 #   sudo systemd/install.sh
 #
 # Installs the system packages, turns on SPI and I2C, sets up in config.txt the display that
-# [screen] panel names, creates the user pi-table in the device groups, puts pi-table into
+# [screen] panel names and the I2S amplifier (when hardware/pinout.toml fits one), creates the user pi-table in the device groups, puts pi-table into
 # /opt/pi-table/venv, writes /etc/pi-table/config.toml from the defaults when there is none
 # (an existing one is checked, never overwritten), installs and enables pi-table.service and
 # (re)starts it. It first checks what every step needs (root, the
@@ -198,6 +198,20 @@ if [ "$screen" = True ]; then
       set_boot "$touch_display_2" "" ;;
     *) say "WARNING: [screen] panel = \"$panel\" is none the installer knows: the display's lines in config.txt are left as they are" ;;
   esac
+fi
+# The sound: the MAX98357A amplifier on the Pi's I2S pins (hardware/README.md, "Sound"), when
+# hardware/pinout.toml's [amp] says it is fitted: its overlay, and the Pi's own analogue audio
+# off, so the amplifier is the sound card SDL plays on. A line the maker wrote for it stays
+# (hifiberry-dac drives the same I2S, or max98357a with parameters of its own).
+amp=$("$python" -c 'import sys, tomllib
+with open(sys.argv[1], "rb") as file:
+    print(tomllib.load(file).get("amp", {}).get("fitted", False))' "$src/hardware/pinout.toml" 2>/dev/null || echo False)
+if [ "$amp" = True ]; then
+  say "sound: the MAX98357A amplifier on I2S"
+  i2s='dtoverlay=(max98357a|hifiberry-dac)(,.*)?'
+  line=$(grep -Ex -m 1 -- "$i2s" "$boot_config" 2>/dev/null || true)
+  set_boot "$i2s" "${line:-dtoverlay=max98357a}"
+  set_boot 'dtparam=audio=.*' dtparam=audio=off
 fi
 case "$model" in
   *"Raspberry Pi 3"*) set_boot core_freq=250 core_freq=250 ;;

@@ -51,11 +51,47 @@ def test_the_reference_wiring_breaks_no_rule():
         ({"grounds": {**WIRING.grounds, "end_turn": 11}}, "end_turn's ground is on header pin 11, which is not a ground"),
         ({"grounds": {k: v for k, v in WIRING.grounds.items() if k != "display"}}, "no ground pin for display"),
         ({"fuse_ma": 4000}, "would blow at the supply's rated 4 A"),
+        ({"led_data": 18}, "GPIO 18 (PWM0) and the I2S amplifier is fitted"),
+        ({"led_data": 12}, "keep the LEDs on GPIO 10 (SPI)"),
+        ({"led_data": 21}, "GPIO 21 (PCM DOUT) and the I2S amplifier is fitted"),
+        ({"amp_pins": {**WIRING.amp_pins, "din": 20}}, "the amplifier's DIN is on GPIO 20; I2S puts it on GPIO 21"),
+        ({"buttons": {**WIRING.buttons, "end_turn": 19}}, "end_turn and the amplifier's LRCLK are both on GPIO 19"),
+        ({"amp_vin_pin": 4}, "the amplifier's VIN is on header pin 4"),
+        ({"grounds": {k: v for k, v in WIRING.grounds.items() if k != "amp"}}, "no ground pin for amp"),
+        ({"grounds": {**WIRING.grounds, "amp": 20}}, "led_data and amp share ground pin 20"),
+        ({"pi_supply_ma": 2500}, "use a bigger supply"),
     ],
 )
 def test_each_rule_catches_its_mistake(change, words):
     problems = replace(WIRING, **change).problems()
     assert any(words in problem for problem in problems), problems
+
+
+def test_without_the_amplifier_the_leds_may_take_pwm():
+    """GPIO 18 is the LEDs' PWM option and the amplifier's bit clock: the clash is a rule only
+    while the amplifier is fitted, and its ground pin is then free."""
+    bare = replace(WIRING, amp_fitted=False, led_data=18, grounds={k: v for k, v in WIRING.grounds.items() if k != "amp"})
+    assert bare.problems() == []
+    assert bare.pi_supply_load_ma == WIRING.pi_supply_load_ma - WIRING.amp_peak_ma
+
+
+@pytest.mark.parametrize(
+    "change, words",
+    [
+        ({"speaker_x": 5}, "the speaker and its rib run into a corner post, a board, the DC jack"),
+        ({"speaker_x": 130}, "the speaker and its rib run into"),
+        ({"speaker_depth": 60}, "the speaker and its rib run into"),
+        ({"speaker_height": 33}, "the 33 mm speaker does not fit between the box's floor and the lid's lip"),
+        ({"grille_slot_length": 80}, "the speaker's grille is larger than the speaker's face"),
+        ({"grille_slots": 7}, "the speaker's grille is larger than the speaker's face"),
+        ({"box_gland_x": [150, 60]}, "the speaker's grille runs into a gland's nut"),
+    ],
+)
+def test_each_speaker_fit_rule_catches_its_mistake(change, words):
+    """The speaker lies along the box's back wall behind the Pi, its grille through the wall."""
+    assert enclosure.problems(enclosure.read()) == []
+    found = enclosure.problems(enclosure.read(overrides=change))
+    assert any(words in problem for problem in found), found
 
 
 def test_the_header_table_is_the_real_header():
@@ -64,6 +100,7 @@ def test_the_header_table_is_the_real_header():
     physical = [pin for pin, _ in HEADER.values()]
     assert len(set(physical)) == 26 and all(1 <= pin <= 40 for pin in physical)
     assert HEADER[10] == (19, "SPI0 MOSI") and HEADER[18] == (12, "PWM0") and HEADER[12] == (32, "PWM0")
+    assert [HEADER[pin][0] for pin in pinout.I2S.values()] == [12, 35, 40]  # PCM CLK, FS, DOUT
     assert set(LED_DATA) == set(WS281X_PINS)  # the LED driver can drive every pin the rules allow
 
 

@@ -648,3 +648,35 @@ def test_full_white_on_the_default_table_is_held_to_the_default_budget():
     assert 2900 < output.power.draw_ma(pixels) <= 3000
     assert len(set(pixels)) == 1 and pixels[0] & 255 < 255  # every LED dimmed alike, none at full
     assert math.isclose(PowerLimit().draw_ma([0xFFFFFF]), 61.0)
+
+
+# --- Codex's lights in colour-blind mode -------------------------------------------------------
+
+CODEX_SETUP = (
+    "Moon:red:leader:1:AAAA Aleman:red:hacker:2:BBBB Viper:red:inquisitore:3:CCCC "
+    "Falco:blue:leader:1:DDDD Nebbia:blue:hacker:2:EEEE Orso:blue:inquisitore:3:FFFF"
+)
+
+
+def codex_view(texts):
+    from pi_table.engine import Codex, parse_codex_action
+
+    game = Codex()
+    state = game.start(game.parse_setup(CODEX_SETUP))
+    for text in texts:
+        state = game.apply(state, parse_codex_action(text))
+    return game.public_view(state)
+
+
+@pytest.mark.parametrize(("code", "steady"), [("0 AAAA-BBBB-CCCC", True), ("3 DDDD-EEEE-FFFF", False)])
+def test_in_colour_blind_mode_codex_shows_the_winning_faction_with_its_team_rhythm(code, steady):
+    """Red's edge stays steady and blue's pulses, as the grid games' team colours do; without
+    the mode both are steady and only the hue tells them apart."""
+    from pi_table.ui.codex_leds import codex_frame
+
+    sends = [f"send {seat} {(seat + 1) % 6} position" for seat in range(6)]
+    view = codex_view([*sends, f"code {code}", *(f"done {seat}" for seat in range(6))])
+    assert view.step == "over" and view.winner.value == ("red" if steady else "blue")
+    edges = {t: codex_frame(view, Cues(), 500 + t / 10, LightSettings(colour_blind=True)).edge for t in range(20)}
+    assert (len(set(edges.values())) == 1) is steady
+    assert len({codex_frame(view, Cues(), 500 + t / 10).edge for t in range(20)}) == 1

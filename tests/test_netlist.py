@@ -29,7 +29,7 @@ def test_the_reference_wiring_breaks_no_electrical_rule():
 def test_one_ground_joins_every_supply_and_board():
     ground = net_of(HARNESS, (wiring.SUPPLY, 2))
     on_it = {name for name, _ in ground}
-    needed = {"Pi", "PI_PSU", "DISPLAY", "U1", "PSU", "J1", "BUS", "Pico", "GUARD", *wiring.rows(),
+    needed = {"Pi", "PI_PSU", "DISPLAY", "U1", "PSU", "J1", "BUS", "Pico", "GUARD", "AMP", *wiring.rows(),
               *(f"MPR121_{chip.address:02X}" for chip in WIRING.chips)}
     assert needed <= on_it, needed - on_it
     assert (("Pi", WIRING.grounds["led_data"])) in ground and ("U1", 7) in ground
@@ -64,6 +64,39 @@ def test_the_wires_currents_follow_the_power_injection():
     assert currents[("W_shifter_power", 1)] == currents[("W_shifter_power", 2)] == 0
     assert currents[("W_i2c", 4)] == 0  # the touch board's ground joins the LEDs' at the box only: no loop
     assert max(currents.values()) <= WIRING.fuse_ma < wiring.AMPACITY_MA[HARNESS["cables"]["W_led"]["gauge"]]
+
+
+def test_the_amplifier_is_on_the_i2s_pins_and_the_pis_5v():
+    """BCLK, LRC and DIN on the header's PCM pins (12, 35, 40), VIN on the 5 V rail with the
+    USB-C input and the display, GND on a ground pin of its own; the speaker on OUT+ and OUT-."""
+    assert ("Pi", 12) in net_of(HARNESS, ("AMP", 2)) and ("Pi", 35) in net_of(HARNESS, ("AMP", 1))
+    assert ("Pi", 40) in net_of(HARNESS, ("AMP", 3))
+    assert [HEADER[WIRING.amp_pins[signal]][0] for signal in ("bclk", "lrclk", "din")] == [12, 35, 40]
+    rail = net_of(HARNESS, ("AMP", 7))
+    assert {("Pi", 2), ("Pi", 4), ("Pi", "USB-C 5V"), ("DISPLAY", 2), ("PI_PSU", 1)} <= rail
+    assert ("Pi", WIRING.grounds["amp"]) in net_of(HARNESS, ("AMP", 6)) == net_of(HARNESS, (wiring.SUPPLY, 2))
+    assert ("SPEAKER", 1) in net_of(HARNESS, ("AMP", "+")) and ("SPEAKER", 2) in net_of(HARNESS, ("AMP", "-"))
+    assert wiring.AMP_PINS[7] == "VIN" and wiring.AMP_PINS[6] == "GND" and wiring.AMP_PINS[2] == "BCLK"
+
+
+def test_the_amplifier_and_the_pis_supply_currents():
+    """The amplifier's peak on its power jumpers, the speaker's 0.87 A on its leads, the Pi's
+    whole load on its supply's cable; none of it in a signal wire or the LEDs' wires."""
+    currents = wiring.currents(HARNESS, WIRING)
+    assert currents[("W_amp", 4)] == currents[("W_amp", 5)] == WIRING.amp_peak_ma == 700
+    assert currents[("W_amp", 1)] == currents[("W_amp", 2)] == currents[("W_amp", 3)] == 0
+    assert currents[("W_speaker", 1)] == wiring.speaker_ma() == 866
+    assert currents[("W_pi_psu", 1)] == WIRING.pi_supply_load_ma == 2550
+    assert currents[("W_display_power", 1)] == WIRING.pi_loads_ma["display"]
+    led_only = wiring.wire_currents(HARNESS, wiring.loads(WIRING), WIRING.fuse_ma)
+    assert led_only.get(("W_amp", 5), 0) == 0 and currents[("W_led", 1)] == led_only[("W_led", 1)]
+
+
+def test_without_the_amplifier_the_diagram_draws_none():
+    bare = replace(WIRING, amp_fitted=False, led_data=18, grounds={k: v for k, v in WIRING.grounds.items() if k != "amp"})
+    harness = wiring.harness(bare)
+    assert "AMP" not in harness["connectors"] and "W_amp" not in harness["cables"]
+    assert wiring.problems(harness, bare) == []
 
 
 def test_each_header_ground_pin_takes_one_wire():
@@ -107,6 +140,10 @@ def _join_rows_power(harness: dict) -> None:
          "W_row0_power wire 1 carries up to 1.20 A; 26 AWG is rated 1 A"),
         (_join_rows_power, "W_link wire 1 carries up to 5.00 A; 26 AWG is rated 1 A"),
         (lambda h: h["cables"]["W_led"].update(gauge="0.3 mm2"), "not one of"),
+        (lambda h: h["cables"]["W_speaker"].update(gauge="28 AWG"), "W_speaker wire 1 carries up to 0.87 A; 28 AWG"),
+        (lambda h: h["cables"]["W_amp"].update(gauge="28 AWG"), "W_amp wire 4 carries up to 0.70 A; 28 AWG"),
+        (lambda h: h["cables"]["W_pi_psu"].pop("gauge"), "W_pi_psu wire 1 carries up to 2.55 A and has no gauge"),
+        (lambda h: _drop_connection(h, "W_amp", [1, 2, 3, 4, 5]), "2 ground nets, not one"),
         (lambda h: h["connections"].append([{"U1": [15]}, {"W_R1": [3]}, {"R1": [1]}]), "U1 pin 15, which U1 does not"),
         (lambda h: h["connections"].append([{"U1": [15]}, {"W_R1": [3]}, {"R1": [1]}]), "W_R1 has no wire 3"),
     ],

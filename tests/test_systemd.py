@@ -188,8 +188,10 @@ def test_install_sets_up_a_pi_4_and_runs_twice_without_harm(tmp_path):
     # the screen's KMS driver and the defaults' panel, the Touch Display 2 (7 inch), named
     # rather than auto-detected (all missing from this file); the SPI clock
     assert 'panel = "touch-display-2-7"' in defaults_text
-    assert boot == ("dtparam=audio=on\n[pi4]\narm_boost=1\n[all]\ndtoverlay=vc4-kms-v3d\ndisplay_auto_detect=0\n"
-                    "dtoverlay=vc4-kms-dsi-ili9881-7inch\ncore_freq=500\ncore_freq_min=500\n")
+    # the amplifier's overlay, and the Pi's analogue audio off so the amplifier is the sound card
+    assert boot == ("dtparam=audio=off\n[pi4]\narm_boost=1\n[all]\ndtoverlay=vc4-kms-v3d\ndisplay_auto_detect=0\n"
+                    "dtoverlay=vc4-kms-dsi-ili9881-7inch\ndtoverlay=max98357a\ncore_freq=500\ncore_freq_min=500\n")
+    assert "dtparam=audio=off in place of dtparam=audio=on" in first.stdout.splitlines()[-1]
     # rpi-ws281x drives a Pi 4's strip; importing it is safe (constructing a PixelStrip is not).
     venv_python = installer.root / "opt/pi-table/venv/bin/python"
     assert subprocess.run([venv_python, "-c", "import rpi_ws281x"]).returncode == 0
@@ -209,6 +211,8 @@ def test_install_sets_up_a_pi_4_and_runs_twice_without_harm(tmp_path):
 
 
 RASPBERRY_PI_OS_BOOT = "dtparam=audio=on\ndtoverlay=vc4-kms-v3d\nmax_framebuffers=2\ndisplay_auto_detect=1\n"
+SOUND = ("dtparam=audio=on", "dtparam=audio=off")
+"""The amplifier's install turns the Pi's analogue audio off in the file's own line."""
 
 
 def test_install_on_a_pi_5_uses_the_spi_backend_and_no_rpi_ws281x(tmp_path):
@@ -221,7 +225,8 @@ def test_install_on_a_pi_5_uses_the_spi_backend_and_no_rpi_ws281x(tmp_path):
     assert installer.config_problems() == []
     # the Touch Display 2's overlay named, and auto-detection off so it is not loaded twice
     assert (installer.root / "boot/firmware/config.txt").read_text() == RASPBERRY_PI_OS_BOOT.replace(
-        "display_auto_detect=1", "display_auto_detect=0") + "[all]\ndtoverlay=vc4-kms-dsi-ili9881-7inch\n"
+        "display_auto_detect=1", "display_auto_detect=0").replace(*SOUND) + (
+        "[all]\ndtoverlay=vc4-kms-dsi-ili9881-7inch\ndtoverlay=max98357a\n")
     assert installer.calls("systemctl") == ["systemctl daemon-reload", "systemctl enable pi-table.service"]
     venv_python = installer.root / "opt/pi-table/venv/bin/python"
     assert subprocess.run([venv_python, "-c", "import rpi_ws281x"], capture_output=True).returncode != 0
@@ -245,8 +250,8 @@ def test_install_sets_up_the_panel_the_configuration_names_in_place_of_the_last_
     assert "screen: touch-display-2-5" in first.stdout
     # the 5 inch overlay in the 7 inch one's place, its port kept; Raspberry Pi OS's own
     # display_auto_detect=1 turned off in its place, and the same setting's second line taken out
-    five_inch = RASPBERRY_PI_OS_BOOT.replace("display_auto_detect=1", "display_auto_detect=0") + (
-        "[all]\ndtoverlay=vc4-kms-dsi-ili9881-5inch,dsi0\n")
+    five_inch = RASPBERRY_PI_OS_BOOT.replace("display_auto_detect=1", "display_auto_detect=0").replace(*SOUND) + (
+        "[all]\ndtoverlay=vc4-kms-dsi-ili9881-5inch,dsi0\ndtoverlay=max98357a\n")
     assert boot_file.read_text() == five_inch
     summary = first.stdout.splitlines()[-1]
     assert "next boot" in summary
@@ -264,7 +269,7 @@ def test_install_sets_up_the_panel_the_configuration_names_in_place_of_the_last_
     hdmi = installer.run()
     assert hdmi.returncode == 0, hdmi.stderr
     assert installer.config_problems() == []
-    assert boot_file.read_text() == RASPBERRY_PI_OS_BOOT + "[all]\n"
+    assert boot_file.read_text() == RASPBERRY_PI_OS_BOOT.replace(*SOUND) + "[all]\ndtoverlay=max98357a\n"
     assert "dtoverlay=vc4-kms-dsi-ili9881-5inch,dsi0 taken out" in hdmi.stdout.splitlines()[-1]
 
 
@@ -279,7 +284,26 @@ def test_an_older_tables_configuration_without_a_panel_is_set_up_for_the_default
     assert result.returncode == 0, result.stderr
     assert "names no [screen] panel: set up for the default, touch-display-2-7" in result.stdout
     assert (installer.root / "boot/firmware/config.txt").read_text() == boot.replace(
-        "display_auto_detect=1", "display_auto_detect=0") + "[all]\ndtoverlay=vc4-kms-dsi-ili9881-7inch\n"
+        "display_auto_detect=1", "display_auto_detect=0").replace(*SOUND) + (
+        "[all]\ndtoverlay=vc4-kms-dsi-ili9881-7inch\ndtoverlay=max98357a\n")
+
+
+def test_a_makers_own_i2s_line_stays_and_the_amplifier_is_not_set_up_twice(tmp_path):
+    """hifiberry-dac drives the same I2S amplifier: the maker's line, with its parameter, stays
+    the one line for it; a second run changes nothing."""
+    boot = RASPBERRY_PI_OS_BOOT + "[all]\ndtoverlay=hifiberry-dac,i2s-mmap\n"
+    installer = Installer(tmp_path, "Raspberry Pi 5 Model B Rev 1.0", boot)
+    installer.env["PI_TABLE_NO_START"] = "1"
+    boot_file = installer.root / "boot/firmware/config.txt"
+    first = installer.run()
+    assert first.returncode == 0, first.stderr
+    assert "sound: the MAX98357A amplifier on I2S" in first.stdout
+    written = boot_file.read_text()
+    assert "dtoverlay=hifiberry-dac,i2s-mmap\n" in written and "max98357a" not in written
+    assert written.count("dtparam=audio=") == 1 and "dtparam=audio=off" in written
+    again = installer.run()
+    assert again.returncode == 0, again.stderr
+    assert boot_file.read_text() == written and "next boot" not in again.stdout
 
 
 def test_the_installer_knows_every_panel_the_configuration_accepts():

@@ -41,8 +41,12 @@ WARNING: RGB = (255, 110, 0)
 REVEALED: dict[str, RGB] = {
     RED_AGENT: (255, 0, 0),
     BLUE_AGENT: (0, 80, 255),
-    BYSTANDER: (170, 150, 120),  # a warm grey: Codenames' beige bystander, Alias 24's grey decoy
-    ASSASSIN: (190, 0, 255),  # black cannot glow: the assassin and the nuke are violet
+    # a warm grey: Codenames' beige bystander, Alias 24's grey decoy; light enough that a
+    # deuteranope, who sees the red as a dark olive, tells the two apart
+    BYSTANDER: (190, 170, 140),
+    # black cannot glow: the assassin and the nuke are plum, a violet leaning to red and darker
+    # than the blue, which a protanope would otherwise see as the same blue (colour_vision.py)
+    ASSASSIN: (170, 0, 136),
 }
 TEAM_COLOUR: dict[Team, RGB] = {Team.RED: REVEALED[RED_AGENT], Team.BLUE: REVEALED[BLUE_AGENT]}
 
