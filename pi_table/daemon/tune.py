@@ -138,7 +138,7 @@ class Tune:
             except queue.Empty:
                 continue
             if isinstance(event, HealthEvent) and not event.ok:
-                why = event.detail
+                why = str(event.detail)
 
     def _gather(self, rounds: int) -> None:
         started = self.clock()
