@@ -124,7 +124,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     _table_options(sim)
     sim.add_argument("--lang", choices=("en", "it"), default="en",
-                     help="language of the rating line, and of Codex's screen")
+                     help="the language the simulator speaks: its screen, lines, prompts and help")
     sim.add_argument("--color", choices=("auto", "always", "never"), default="auto")
     sim.add_argument("--window", action="store_true", help="a desktop window with the grid and the spymaster screen")
     _words_option(sim)
@@ -495,12 +495,13 @@ def _sim(parser: argparse.ArgumentParser, args: argparse.Namespace, rules: Rules
             run_window(session, settings, timer, args.lang, screen_settings=ScreenSettings(args.rotation), cards=cards)
             return 0
         except ImportError as e:
-            reason = f"pygame is not installed ({e}); install pi-table[screen]"
+            reason = painter._("pygame is not installed ({error}); install pi-table[screen]").format(error=e)
         except NoDisplay as e:
-            reason = str(e)
+            reason = painter._(str(e))
         except ValueError as e:
             parser.error(f"--rotation: {e}")
-        print(f"pi-table sim: no window ({reason}): the terminal simulator instead", file=sys.stderr, flush=True)
+        print(painter._("pi-table sim: no window ({reason}): the terminal simulator instead").format(reason=reason),
+              file=sys.stderr, flush=True)
     if script is None:
         touch = None
         if args.touch_port:

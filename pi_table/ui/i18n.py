@@ -170,6 +170,8 @@ def _made_of(node: ast.Call) -> ast.expr | None:
     func = node.func
     name = func.id if isinstance(func, ast.Name) else (
         f"{func.value.id}.{func.attr}" if isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name) else None)
+    if isinstance(func, ast.Attribute) and func.attr in ("_", "gettext"):  # painter._("..."), canvas.gettext("...")
+        name = "_"
     if name in ("_", "N_", "Phrase", "Phrase.of") or name in REFUSALS:
         return node.args[0] if node.args else None
     return None
