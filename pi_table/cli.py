@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING
 
 from .engine import CODEX, GAMES, InvalidKey, InvalidRules, Rules, Team, is_codex, make_game
 from .engine.rules import NUKE_MODES, SETUPS
+from .engine.views import LANGUAGES
 from .table.timer import DISCUSSION_S
 
 if TYPE_CHECKING:  # the simulator and Codex are imported only by the commands that use them
@@ -153,6 +154,8 @@ def build_parser() -> argparse.ArgumentParser:
     status = commands.add_parser("status", help="what the running table shows the operatives, and its health")
     _config_option(status)
     status.add_argument("--json", action="store_true")
+    status.add_argument("--lang", choices=LANGUAGES, help="the language of its lines and warnings (default: [game] "
+                        "language); --json keeps the table's English")
     new_game = commands.add_parser("new-game", help="start a new game on the running table")
     _config_option(new_game)
     new_game.add_argument("--game", choices=GAMES + ("codex",), help="another game than the current one")
@@ -178,6 +181,7 @@ def build_parser() -> argparse.ArgumentParser:
     selftest.add_argument("--hal", choices=("hw", "sim"), default="hw", help="'sim': simulated devices (nothing to touch)")
     selftest.add_argument("--touch-port", help="the touch board's serial port (overrides the configuration)")
     selftest.add_argument("--timeout", type=float, default=300.0, help="seconds to wait for every check (default: 300)")
+    selftest.add_argument("--lang", choices=LANGUAGES, help="the language it speaks (default: [game] language)")
 
     tune = commands.add_parser("tune", help="each pad's numbers live, and thresholds from your touches (--write keeps them)")
     _config_option(tune)
@@ -305,6 +309,9 @@ def _service(args: argparse.Namespace) -> int:
     fields = {"game": args.game} if args.command == "new-game" and args.game else {}
     if args.command == "release-seat":
         fields = {"seat": args.seat}
+    lang = getattr(args, "lang", None) or config.language
+    if args.command == "status" and not args.json:
+        fields["lang"] = lang  # the table says its warnings and the game's end in this language
     try:
         answer = request(config.paths.socket, args.command, **fields)
     except ControlError as e:
@@ -315,23 +322,35 @@ def _service(args: argparse.Namespace) -> int:
         return 0
     if args.command == "release-seat":
         print(f"seat {args.seat}: its old link opens nothing now; the table's screen shows its new code")
+    _print_status(answer, lang)
+    return 0
+
+
+def _print_status(answer: dict, lang: str) -> None:
+    """``pi-table status`` in the table's language; the game's words (red, clue, codex) as the table's JSON has them."""
+    from .engine.phrase import N_
+    from .ui.i18n import TeamWord, translation
+
+    _ = translation(lang).gettext
+    steps = {"place": N_("place"), "clue": N_("clue"), "guess": N_("guess"), "cover": N_("cover"),
+             "messages": N_("messages"), "private": N_("private"), "discussion": N_("discussion"), "vote": N_("vote"),
+             "truth": N_("truth")}
     state = answer["state"]
-    print(f"pi-table {answer.get('version', '?')}: game {answer['game_id']} ({state['game']}), "
-          f"up {answer['uptime_s']} s")
+    print(_("pi-table {version}: game {id} ({game}), up {uptime} s").format(
+        version=answer.get("version", "?"), id=answer["game_id"], game=state["game"], uptime=answer["uptime_s"]))
     if state["game"] == "codex":
-        print(f"over: {state['reason']}" if state["step"] == "over" else
-              f"phase {state['phase']}, {state['step']} step; waiting for seats "
-              f"{', '.join(map(str, state['waiting_for'])) or 'none'}")
+        print(_("over: {reason}").format(reason=state["reason"]) if state["step"] == "over" else
+              _("phase {phase}, {step} step; waiting for seats {seats}").format(
+                  phase=state["phase"], step=_(steps[state["step"]]), seats=", ".join(map(str, state["waiting_for"])) or _("none")))
     else:
         left = state["remaining"]  # None while Deep Undercover's codenames are placed: no key yet
-        print(f"over: {state['reason']}" if state["phase"] == "over" else
-              f"{state['turn']} to play, {state['phase']} phase"
-              + ("" if left is None else f"; red {left['red']} left, blue {left['blue']} left"))
-        print("board " + state["board"])
-    print("health " + ", ".join(f"{name}: {health}" for name, health in answer["health"].items()))
+        print(_("over: {reason}").format(reason=state["reason"]) if state["phase"] == "over" else
+              _("{team} to play, {phase} phase").format(team=TeamWord(state["turn"], lang), phase=_(steps[state["phase"]]))
+              + ("" if left is None else "; " + _("red {red} left, blue {blue} left").format(**left)))
+        print(_("board {board}").format(board=state["board"]))
+    print(_("health {devices}").format(devices=", ".join(f"{name}: {health}" for name, health in answer["health"].items())))
     for warning in answer["warnings"]:
         print(f"! {warning}")
-    return 0
 
 
 def _history(config) -> list[dict] | int:
@@ -379,7 +398,8 @@ def _selftest(args: argparse.Namespace, config) -> int:
         except ImportError:
             pass  # no pygame: the screen cannot open either, and the self-test says so
     devices = open_devices(config, args.hal, args.touch_port, painter)
-    test = SelfTest(devices, config.buttons, config.lights.edge_pixels, say=lambda line: print(line, flush=True))
+    test = SelfTest(devices, config.buttons, config.lights.edge_pixels, say=lambda line: print(line, flush=True),
+                    lang=args.lang or config.language)
     try:
         return 0 if test.run(args.timeout) else 1
     finally:

@@ -81,3 +81,54 @@ def test_a_phrase_is_translated_from_its_code_and_fields_not_its_english():
     nested = Phrase.of("{side} must guess at least once before ending its turn", side=side)
     assert i18n.say(nested, "it").startswith("la squadra rossa")
     assert i18n.say("shown as it is", "it") == "shown as it is"
+
+
+# --- the staff's commands speak the table's language ------------------------------------------------
+
+
+def test_the_selftest_speaks_italian_with_what_to_do():
+    from pi_table.daemon.run import Devices
+    from pi_table.daemon.selftest import SelfTest
+    from pi_table.drivers.buttons import ButtonPins
+    from pi_table.hal import ButtonEvent, SimButtons, SimLedStrip, SimScreen, SimTouch
+
+    d = Devices(SimTouch(), SimLedStrip(), SimScreen(), SimButtons())
+    d.health = {"touch": "ok", "leds": "not working: no /dev/spidev0.0", "screen": "ok", "buttons": "ok"}
+    lines: list[str] = []
+    clock = iter(range(10_000)).__next__
+    test = SelfTest(d, ButtonPins(), edge_pixels=24, say=lines.append, sleep=lambda s: None, clock=clock, lang="it")
+    test.events.put(ButtonEvent("end_turn"))
+    assert test.run(timeout_s=3) is False
+    assert lines[-1] == "autotest NON SUPERATO"
+    assert ("NON SUPERATO leds: non funziona: no /dev/spidev0.0; cosa fare: attiva SPI (sudo raspi-config nonint "
+            "do_spi 0, poi riavvia) e metti l'utente nel gruppo spi") in lines
+    assert "FINE TURNO ok" in lines and any(line.startswith("non visti: sensore 0, sensore 1") for line in lines)
+    assert d.screen.last.message == "tocca ogni carta una volta" and ("tocca lo schermo", False) in d.screen.last.checks
+
+
+def test_status_says_the_warnings_and_the_end_in_the_language_asked(tmp_path, capsys):
+    from dataclasses import replace
+
+    from pi_table.cli import _print_status
+    from pi_table.config import build, defaults
+    from pi_table.daemon.run import Daemon
+
+    config = build(defaults(), None)
+    config = replace(config, paths=replace(config.paths, journal_dir=tmp_path / "journal", socket=tmp_path / "sock"))
+    daemon = Daemon(config, hal="sim")
+    try:
+        daemon.loop.faults["leds"] = Phrase.of(
+            "the LED strip is not working ({error}): check its power supply and its data wire to the Pi; the game goes "
+            "on without lights", error="no /dev/spidev0.0")
+        english, italian = daemon.status(), daemon.status("it")
+        refused = daemon.answer({"command": "status", "lang": "de"})
+    finally:
+        daemon.close()
+    assert english["warnings"][0].startswith("the LED strip is not working (no /dev/spidev0.0): check its power")
+    assert italian["warnings"][0].startswith("la striscia LED non funziona (no /dev/spidev0.0): controlla")
+    assert refused == {"ok": False, "error": "the language is one of en, it, not 'de'"}
+    _print_status(italian, "it")
+    printed = capsys.readouterr().out
+    assert printed.startswith("pi-table ") and ": partita " in printed and "\nstato touch: " in printed
+    assert "gioca: rossa, fase indizio" in printed or "gioca: blu, fase indizio" in printed
+    assert "\ngriglia " in printed and "! la striscia LED non funziona" in printed

@@ -41,6 +41,7 @@ from ..table import Session, TableLoop, history
 from ..table.input import TouchPolicy
 from ..table.loop import REFUSALS, EventLoop, Outcome
 from ..table.timer import TurnTimer
+from ..ui.i18n import LANGUAGES, say
 from .control import ControlServer
 from .notify import LoopHeartbeat, Notifier, thread_ended
 
@@ -380,9 +381,11 @@ class Daemon:
     # --- the control socket's commands (in the socket's thread; game work in the loop's) ---
 
     def answer(self, request: dict) -> dict:
-        command = request["command"]
+        command, lang = request["command"], request.get("lang", "en")
+        if lang not in LANGUAGES:
+            return {"ok": False, "error": f"the language is one of {', '.join(LANGUAGES)}, not {lang!r}"}
         if command == "status":
-            return {"ok": True, **self.loop.call(self.status)}
+            return {"ok": True, **self.loop.call(lambda: self.status(lang))}
         if command == "new-game":
             game = request.get("game")
             if game is not None and game not in KNOWN_GAMES:
@@ -400,8 +403,8 @@ class Daemon:
             expected = "status, new-game, undo, history or release-seat"
             return {"ok": False, "error": f"unknown command {command!r}: expected {expected}"}
         if not outcome.ok:
-            return {"ok": False, "error": outcome.error}
-        return {"ok": True, **self.loop.call(self.status)}
+            return {"ok": False, "error": say(outcome.reason or "", lang)}
+        return {"ok": True, **self.loop.call(lambda: self.status(lang))}
 
     def _release_seat(self, seat) -> Outcome:
         """``release-seat``: give a Codex seat's phone page a new link, in the loop's thread (as
@@ -471,20 +474,25 @@ class Daemon:
             return record.game.public_view(record.state)
         return self.session.table_view()
 
-    def status(self) -> dict:
-        """What the operatives may see, and the table's health: never the key."""
+    def status(self, lang: str = "en") -> dict:
+        """What the operatives may see, and the table's health: never the key. The warnings and
+        a finished game's reason in ``lang`` (the rest is the table's own words)."""
         health = dict(self.devices.health)
         touch = self.devices.touch
         if hasattr(touch, "connected"):  # the board's driver: what it last said of the link
-            health["touch"] = "ok" if touch.connected else str(self.loop.faults.get("touch", "connecting"))
+            health["touch"] = "ok" if touch.connected else say(self.loop.faults.get("touch", "connecting"), lang)
+        view = self._public_view()
+        state = view.to_json()
+        if view.reason is not None:
+            state["reason"] = say(view.reason, lang)
         return {
             "version": version(),
             "game_id": self.session.id,
             "uptime_s": round(time.monotonic() - self.started, 1),
-            "state": self._public_view().to_json(),
+            "state": state,
             "health": health,
-            "warnings": [str(warning) for warning in self.loop.cues(self.loop.clock()).warnings],
-            "journal": str(self.session.journal_problem or "ok"),
+            "warnings": [say(warning, lang) for warning in self.loop.cues(self.loop.clock()).warnings],
+            "journal": say(self.session.journal_problem or "ok", lang),
             "journal_damage": self.session.journal_damage,  # what a damaged journal lost, until the next game
             "companion": None if self.companion is None else self.companion.base_url,
         }

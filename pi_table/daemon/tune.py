@@ -176,7 +176,7 @@ class Tune:
         """The final table, then what to do about every pad that is not ok."""
         numbers = self.tuner.numbers()
         lines = table_lines(numbers)
-        trouble = [pad.advice() for pad in numbers if pad.verdict not in ("ok", "untouched")]
+        trouble = [str(pad.advice()) for pad in numbers if pad.verdict not in ("ok", "untouched")]
         untouched = [pad.name for pad in numbers if pad.verdict == "untouched"]
         if untouched:
             trouble.append(f"no touch seen on {', '.join(untouched)}: touch each once; a pad that a firm touch "
