@@ -28,9 +28,6 @@ class Phrase:
     def of(cls, template: str, /, **fields: object) -> Phrase:
         return cls(template, tuple(fields.items()))
 
-    def field(self, name: str) -> object:
-        return dict(self.fields)[name]
-
     def __str__(self) -> str:
         if not self.fields:
             return self.template
