@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING
 
 from .engine import CODEX, GAMES, InvalidKey, InvalidRules, Rules, Team, is_codex, make_game
 from .engine.rules import NUKE_MODES, SETUPS
+from .engine.views import LANGUAGES
 from .table.timer import DISCUSSION_S
 
 if TYPE_CHECKING:  # the simulator and Codex are imported only by the commands that use them
@@ -124,7 +125,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     _table_options(sim)
     sim.add_argument("--lang", choices=("en", "it"), default="en",
-                     help="language of the rating line, and of Codex's screen")
+                     help="the language the simulator speaks: its screen, lines, prompts and help")
     sim.add_argument("--color", choices=("auto", "always", "never"), default="auto")
     sim.add_argument("--window", action="store_true", help="a desktop window with the grid and the spymaster screen")
     _words_option(sim)
@@ -153,6 +154,8 @@ def build_parser() -> argparse.ArgumentParser:
     status = commands.add_parser("status", help="what the running table shows the operatives, and its health")
     _config_option(status)
     status.add_argument("--json", action="store_true")
+    status.add_argument("--lang", choices=LANGUAGES, help="the language of its lines and warnings (default: [game] "
+                        "language); --json keeps the table's English")
     new_game = commands.add_parser("new-game", help="start a new game on the running table")
     _config_option(new_game)
     new_game.add_argument("--game", choices=GAMES + ("codex",), help="another game than the current one")
@@ -184,6 +187,7 @@ def build_parser() -> argparse.ArgumentParser:
     selftest.add_argument("--hal", choices=("hw", "sim"), default="hw", help="'sim': simulated devices (nothing to touch)")
     selftest.add_argument("--touch-port", help="the touch board's serial port (overrides the configuration)")
     selftest.add_argument("--timeout", type=float, default=300.0, help="seconds to wait for every check (default: 300)")
+    selftest.add_argument("--lang", choices=LANGUAGES, help="the language it speaks (default: [game] language)")
 
     tune = commands.add_parser("tune", help="each pad's numbers live, and thresholds from your touches (--write keeps them)")
     _config_option(tune)
@@ -313,6 +317,9 @@ def _service(args: argparse.Namespace) -> int:
     fields = {"game": args.game} if args.command == "new-game" and args.game else {}
     if args.command == "release-seat":
         fields = {"seat": args.seat}
+    lang = getattr(args, "lang", None) or config.language
+    if args.command == "status" and not args.json:
+        fields["lang"] = lang  # the table says its warnings and the game's end in this language
     try:
         answer = request(config.paths.socket, args.command, **fields)
     except ControlError as e:
@@ -323,23 +330,35 @@ def _service(args: argparse.Namespace) -> int:
         return 0
     if args.command == "release-seat":
         print(f"seat {args.seat}: its old link opens nothing now; the table's screen shows its new code")
+    _print_status(answer, lang)
+    return 0
+
+
+def _print_status(answer: dict, lang: str) -> None:
+    """``pi-table status`` in the table's language; the game's words (red, clue, codex) as the table's JSON has them."""
+    from .engine.phrase import N_
+    from .ui.i18n import TeamWord, translation
+
+    _ = translation(lang).gettext
+    steps = {"place": N_("place"), "clue": N_("clue"), "guess": N_("guess"), "cover": N_("cover"),
+             "messages": N_("messages"), "private": N_("private"), "discussion": N_("discussion"), "vote": N_("vote"),
+             "truth": N_("truth")}
     state = answer["state"]
-    print(f"pi-table {answer.get('version', '?')}: game {answer['game_id']} ({state['game']}), "
-          f"up {answer['uptime_s']} s")
+    print(_("pi-table {version}: game {id} ({game}), up {uptime} s").format(
+        version=answer.get("version", "?"), id=answer["game_id"], game=state["game"], uptime=answer["uptime_s"]))
     if state["game"] == "codex":
-        print(f"over: {state['reason']}" if state["step"] == "over" else
-              f"phase {state['phase']}, {state['step']} step; waiting for seats "
-              f"{', '.join(map(str, state['waiting_for'])) or 'none'}")
+        print(_("over: {reason}").format(reason=state["reason"]) if state["step"] == "over" else
+              _("phase {phase}, {step} step; waiting for seats {seats}").format(
+                  phase=state["phase"], step=_(steps[state["step"]]), seats=", ".join(map(str, state["waiting_for"])) or _("none")))
     else:
         left = state["remaining"]  # None while Deep Undercover's codenames are placed: no key yet
-        print(f"over: {state['reason']}" if state["phase"] == "over" else
-              f"{state['turn']} to play, {state['phase']} phase"
-              + ("" if left is None else f"; red {left['red']} left, blue {left['blue']} left"))
-        print("board " + state["board"])
-    print("health " + ", ".join(f"{name}: {health}" for name, health in answer["health"].items()))
+        print(_("over: {reason}").format(reason=state["reason"]) if state["phase"] == "over" else
+              _("{team} to play, {phase} phase").format(team=TeamWord(state["turn"], lang), phase=_(steps[state["phase"]]))
+              + ("" if left is None else "; " + _("red {red} left, blue {blue} left").format(**left)))
+        print(_("board {board}").format(board=state["board"]))
+    print(_("health {devices}").format(devices=", ".join(f"{name}: {health}" for name, health in answer["health"].items())))
     for warning in answer["warnings"]:
         print(f"! {warning}")
-    return 0
 
 
 def _history(config) -> list[dict] | int:
@@ -423,7 +442,8 @@ def _selftest(args: argparse.Namespace, config) -> int:
         except ImportError:
             pass  # no pygame: the screen cannot open either, and the self-test says so
     devices = open_devices(config, args.hal, args.touch_port, painter)
-    test = SelfTest(devices, config.buttons, config.lights.edge_pixels, say=lambda line: print(line, flush=True))
+    test = SelfTest(devices, config.buttons, config.lights.edge_pixels, say=lambda line: print(line, flush=True),
+                    lang=args.lang or config.language)
     try:
         return 0 if test.run(args.timeout) else 1
     finally:
@@ -539,12 +559,13 @@ def _sim(parser: argparse.ArgumentParser, args: argparse.Namespace, rules: Rules
             run_window(session, settings, timer, args.lang, screen_settings=ScreenSettings(args.rotation), cards=cards)
             return 0
         except ImportError as e:
-            reason = f"pygame is not installed ({e}); install pi-table[screen]"
+            reason = painter._("pygame is not installed ({error}); install pi-table[screen]").format(error=e)
         except NoDisplay as e:
-            reason = str(e)
+            reason = painter._(str(e))
         except ValueError as e:
             parser.error(f"--rotation: {e}")
-        print(f"pi-table sim: no window ({reason}): the terminal simulator instead", file=sys.stderr, flush=True)
+        print(painter._("pi-table sim: no window ({reason}): the terminal simulator instead").format(reason=reason),
+              file=sys.stderr, flush=True)
     if script is None:
         touch = None
         if args.touch_port:

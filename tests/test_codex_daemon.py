@@ -217,7 +217,7 @@ def test_a_taken_port_leaves_the_table_playing_without_phones(tmp_path):
         assert daemon.status()["health"]["companion"].startswith("not working")
         wait_for(lambda: daemon.loop.run_pending() is not None and "companion" in daemon.loop.faults,
                  "the screen's note that phones cannot join")
-        assert "cannot listen on port" in daemon.loop.faults["companion"]
+        assert "cannot listen on port" in str(daemon.loop.faults["companion"])
         daemon.loop.post(UiEvent(parse_codex_action("send 0 1 role")))
         assert [outcome.ok for outcome in daemon.loop.run_pending()] == [True]
     finally:

@@ -22,9 +22,11 @@ import pygame
 import pytest
 
 from pi_table.drivers.pygame_screen import PygameScreen
+from pi_table.drivers.touchboard import DISCONNECTED
 from pi_table.engine import Codex, CodexRules, InvalidAction, RuleError, parse_codex_action
 from pi_table.engine.codex_actions import Block, Done, EndDiscussion, EnterCode, Profile, Reveal, Send, Vote
 from pi_table.engine.codex_setup import SEATS, Fact
+from pi_table.engine.phrase import Phrase
 from pi_table.hal import CodexModel, Cues, NewGame, SimButtons, SimLedStrip, SimScreen, SimTouch, TimerState, UiEvent
 from pi_table.table import Session
 from pi_table.table.codex_loop import CodexLoop
@@ -62,6 +64,7 @@ MOON_SEES_RED = ("send 0 1 position", "send 1 0 position", "send 2 0 position", 
                  "send 4 5 position", "send 5 3 position")  # Moon gets Aleman's and Viper's fragments
 LANGS = ("en", "it")
 TIMER = TimerState(length_s=180, remaining_s=95.2, warn_s=10, enforced=True, running=True)
+MOON = Phrase.of("{codename} (seat {seat})", codename="Moon", seat=0)
 SCREENSHOTS = Path(__file__).resolve().parent.parent / "docs" / "screenshots"
 game = Codex()
 
@@ -87,10 +90,10 @@ SCENES = {
     "vote": (SETUP, SEND_ALL + DONE_ALL + ("end-discussion", "vote 2 1"), Turn(), {}),
     "truth": (SETUP, TO_TRUTH, Turn(), {}),
     "revealed, next phase": (SETUP, PHASE_2 + ("send 0 1 role",), Turn(),
-                             {"message": "Moon (seat 0) has already sent its message this phase"}),
+                             {"message": Phrase.of("{agent} has already sent its message this phase", agent=MOON)}),
     "over": (SETUP, SEND_ALL + ("code 0 AAAA-BBBB-CCCC",) + DONE_ALL, Turn(), {}),
     "over, infiltrati": (OTHERS, ("send 0 1 role",), Turn(), {}),  # replaced below: a won game
-    "warnings": (SETUP, (), Turn(), {"cues": Cues(warnings=("touch board disconnected",), timer=TIMER)}),
+    "warnings": (SETUP, (), Turn(), {"cues": Cues(warnings=(DISCONNECTED,), timer=TIMER)}),
     # pass-and-play
     "pass": (SETUP, SEND_ALL[:2], Turn(Stage.PASS, 2), {}),
     "pass, truth": (SETUP, TO_TRUTH, Turn(Stage.PASS, 1), {}),
@@ -199,7 +202,7 @@ def test_the_words_of_each_step():
 def test_a_public_refusal_shows_translated_and_a_secret_one_never():
     assert "Moon (seat 0) has already sent its message this phase" in words("revealed, next phase")
     assert "Moon (posto 0) ha già inviato la sua comunicazione in questa fase" in words("revealed, next phase", "it")
-    secret = "Moon (seat 0) has already entered a code this phase"
+    secret = Phrase.of("{agent} has already entered a code this phase", agent=MOON)
     m = CodexModel(game, state(SEND_ALL), "game-1", message=secret)
     texts = " | ".join(draw_codex(surface(), m).texts)
     assert "entered a code" not in texts
@@ -230,7 +233,7 @@ def refusals():
                 try:
                     game.apply(s, action)
                 except (RuleError, InvalidAction) as refusal:
-                    found.add(str(refusal))
+                    found.add(refusal.phrase)
             if s.is_over:
                 found.add(game.reason(s))
                 break
@@ -245,13 +248,13 @@ SECRETS = re.compile(r"not an? (Hacker|Profiler|Informatore|Inquisitore)|Hacker 
 
 def test_public_sentences_are_translated_and_no_secret_is_public():
     found = refusals()
-    public = {text for text in found if public_refusal(text) is not None}
-    assert len(public) > 15 and any("reveal another fact" in text for text in public)
-    for text in public:
-        assert i18n.translate_message(text, "en") == text
-        assert i18n.translate_message(text, "it") != text
-        assert not SECRETS.search(text), text
-    assert any(SECRETS.search(text) for text in found - public)  # the secret ones were met, and kept back
+    public = {phrase for phrase in found if public_refusal(phrase) is not None}
+    assert len(public) > 15 and any("reveal another fact" in str(phrase) for phrase in public)
+    for phrase in public:
+        assert i18n.say(phrase, "en") == str(phrase)
+        assert i18n.say(phrase, "it") != str(phrase)
+        assert not SECRETS.search(str(phrase)), phrase
+    assert any(SECRETS.search(str(phrase)) for phrase in found - public)  # the secret ones were met, and kept back
 
 
 # --- privacy --------------------------------------------------------------------------------------

@@ -75,7 +75,7 @@ def test_a_refused_action_changes_nothing_and_says_why(tmp_path):
     loop.post(UiEvent(parse_codex_action("vote 0 1")))
     [outcome] = loop.run_pending()
     assert not outcome.ok and "vote" in outcome.error and loop.session.state == before
-    assert loop.screen.last.message == outcome.error
+    assert str(loop.screen.last.message) == outcome.error
     assert len(next(tmp_path.glob("*.jsonl")).read_text().splitlines()) == 1  # the header alone
 
 

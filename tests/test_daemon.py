@@ -176,7 +176,7 @@ def test_a_second_table_does_not_take_the_first_ones_socket(service, tmp_path_fa
     daemon = Daemon(config, hal="hw")
     try:
         daemon.start()
-        assert "another table already answers" in daemon.loop.faults["control"]
+        assert "another table already answers" in str(daemon.loop.faults["control"])
         assert daemon.status()["health"]["leds"] == "not fitted" and daemon.status()["health"]["screen"] == "not fitted"
     finally:
         daemon.close()  # and leaves the first table's socket where it is

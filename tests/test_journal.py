@@ -171,7 +171,7 @@ def test_a_full_disk_keeps_the_game_in_memory_with_a_warning(tmp_path, monkeypat
     session.fsync = session.journal.fsync = True
     session.submit(parse_action("touch 1"))
     assert session.record.moves == 3 and session.journal is None
-    assert "No space left on device" in session.journal_problem
+    assert "No space left on device" in str(session.journal_problem)
     session.submit(parse_action("touch 2"))  # play goes on
     assert session.record.moves == 4
 
@@ -180,7 +180,7 @@ def test_an_unwritable_journal_directory_keeps_playing(tmp_path):
     blocked = tmp_path / "journal"
     blocked.write_text("a file where the directory should be")
     session = Session(Rules(), rng=random.Random(1), journal_dir=blocked, fsync=False)
-    assert session.journal is None and "cannot be written" in session.journal_problem
+    assert session.journal is None and "cannot be written" in str(session.journal_problem)
     session.submit(parse_action("clue 1"))
     assert session.record.moves == 1
 

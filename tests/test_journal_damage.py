@@ -11,6 +11,7 @@ import random
 import pytest
 
 from pi_table.engine import CodexRules, GameRecord, Rules, Undo, make_game, parse_action
+from pi_table.engine.phrase import Phrase
 from pi_table.table import Session, load_game
 from pi_table.table.journal import JournalError
 from pi_table.ui.i18n import say
@@ -55,7 +56,7 @@ def assert_resumed_before(session, path, damaged: bytes, kept: int, written: int
         "line": kept + 2, "lost_actions": written - kept, "written_actions": written, "damaged_file": str(aside),
         "new_game": False,
     }
-    assert f"{written - kept} of {written} actions lost" in session.journal_problem
+    assert f"{written - kept} of {written} actions lost" in str(session.journal_problem)
     _, record, warnings = load_game(path)  # the fresh journal: whole, checksummed
     assert warnings == [] and [str(entry) for entry in record.entries] == MOVES[:kept]
 
@@ -137,7 +138,7 @@ def test_a_header_damaged_beyond_use_deals_a_new_game_and_says_so(tmp_path, capl
     assert aside.read_bytes() == damaged and not path.exists()  # kept aside: a new game never resumes it
     assert session.journal_damage == {"line": 1, "lost_actions": 10, "written_actions": 10,
                                       "damaged_file": str(aside), "new_game": True}
-    assert "new game" in session.journal_problem and str(aside) in caplog.text
+    assert "new game" in str(session.journal_problem) and str(aside) in caplog.text
     session.new_game()  # the next deal is the staff's own: the notice has done its work
     assert session.journal_problem is None and session.journal_damage is None
 
@@ -186,11 +187,11 @@ def test_the_table_screen_shows_the_loss_in_english_and_italian(tmp_path):
     screen = SimScreen()
     loop = TableLoop(session, SimTouch(), SimLedStrip(), screen, SimButtons())
     loop.open()
-    warning = "journal damaged at action 5: 6 of 10 actions lost"
-    assert warning in screen.last.warnings
+    (warning,) = screen.last.warnings
+    assert str(warning) == "journal damaged at action 5: 6 of 10 actions lost"
     assert say(warning, "it") == "registro danneggiato all'azione 5: azioni perse 6 su 10"
-    header = "the last game's journal is damaged beyond use: a new game was dealt"
-    assert say(header, "it") != header
+    header = Phrase.of("the last game's journal is damaged beyond use: a new game was dealt")
+    assert say(header, "it") != str(header)
 
 
 @pytest.mark.parametrize("rules", [Rules(), CodexRules()], ids=["codenames", "codex"])
@@ -221,7 +222,7 @@ def test_one_flipped_byte_anywhere_never_deals_a_silent_new_game(tmp_path, rules
         where = f"byte {at} (line {line}) made {byte:#04x}"
         if line == 1:
             assert resumed.resumed is None and resumed.journal_damage["new_game"], where
-            assert "new game" in resumed.journal_problem, where
+            assert "new game" in str(resumed.journal_problem), where
             counts["new game, said"] += 1
         else:
             assert resumed.resumed == str(path), where

@@ -51,7 +51,7 @@ def test_a_refused_touch_changes_nothing_and_says_why_on_the_screen():
     assert not outcome.ok
     assert outcome.error == "card 17 is already revealed"
     assert t.session.state is before
-    assert t.screen.last.message == "card 17 is already revealed"
+    assert str(t.screen.last.message) == "card 17 is already revealed"
     t.do(Guess(9))  # blue guesses its own card: accepted, the message clears
     assert t.screen.last.message is None
 
@@ -182,7 +182,7 @@ def test_a_stuck_pad_is_quarantined_until_released_and_recalibrated():
     t.loop.run_pending()  # that was a guess of card 5 (red); then the pad stays on
     t.clock.advance(10)
     t.loop.run_pending()
-    assert any("card 5 is stuck" in w for w in t.screen.last.warnings)
+    assert any("card 5 is stuck" in str(w) for w in t.screen.last.warnings)
     assert t.do(Guess(6)).ok  # the game goes on around the stuck pad
     assert t.session.table_view().board[6] == "R"
     t.touch.release(5)

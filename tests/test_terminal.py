@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import random
+import re
 
 from pi_table.engine import Rules, make_game
 from pi_table.sim.terminal import Painter, help_text, interactive
@@ -55,7 +56,29 @@ def test_the_coop_rating_line_speaks_the_chosen_language():
     win = ["clue unlimited"] + [f"touch {cell}" for cell in range(9)]
     text, session = session_output(win, rules=Rules(game="codenames-coop"), key=key, lang="it")
     assert session.table_view().score == 8
-    assert "score 8: Mi riesce molto difficile crederci." in text
+    assert "punteggio 8: Mi riesce molto difficile crederci." in text
+
+
+ENGLISH_RUN = ["help", "clue 2", "touch 9", "touch 9", "touch 0", "bogus 3", "clue 12", "touch 99", "end-turn",
+               "penalty", "cover 3", "new-game", "n", "touch 9", "touch 10", "touch 11", "touch 24"]
+COMMAND_WORDS = {"clue", "touch", "end-turn", "penalty", "cover", "place", "time-up", "undo", "new-game", "help",
+                 "quit", "unlimited", "infinity", "codenames", "codenames-coop", "alias24", "bogus", "Deep",
+                 "Undercover", "CELLS", "TEAM", "alias", "mastermind", "asset", "file", "script"}  # and Italian loan words
+
+
+def words_of(text):
+    return set(re.findall(r"[A-Za-z][A-Za-z-]{3,}", text))
+
+
+def test_under_lang_it_every_line_prompt_and_question_is_italian():
+    """The same session in both languages: no word the English one printed shows in the Italian
+    one, but the command words (which stay as a script takes them) and names."""
+    english, _ = session_output(ENGLISH_RUN)
+    italian, session = session_output(ENGLISH_RUN, lang="it")
+    assert session.state.is_over  # the assassin: the game-over line was printed too
+    assert "rifiutato: la carta 9 è già scoperta" in italian and "[s/N]" in italian
+    left = sorted(words_of(italian) & (words_of(english) - COMMAND_WORDS))
+    assert left == []
 
 
 def test_a_new_game_over_one_in_progress_is_asked_first():

@@ -20,11 +20,12 @@ from hypothesis import strategies as st
 from serial.tools.list_ports_common import ListPortInfo
 
 from pi_table.drivers.touchboard import DISCONNECTED, NEWER_BOARD, TouchBoardConfig, TouchBoardSource, find_port
+from pi_table.engine.phrase import Phrase
 from pi_table.hal.events import ButtonEvent, HealthEvent, TouchEvent
 from pi_table.protocol import wire
 
 PICO = (0x239A, 0x80F4)
-OK = HealthEvent("touch", True, "touch board test-board firmware 0.1.0")
+OK = HealthEvent("touch", True, Phrase.of("touch board {board} firmware {firmware}", board="test-board", firmware="0.1.0"))
 DOWN = HealthEvent("touch", False, DISCONNECTED)
 ROTATED = tuple((e + 5) % 25 for e in range(25)) + (None,) * 11  # electrode e lies under cell e + 5
 
@@ -291,11 +292,12 @@ def test_a_randomly_damaged_stream_presses_only_what_the_board_reported(reports)
 # --- versions, unplugs, silence, restarts
 
 
-@pytest.mark.parametrize("major, advice", [(wire.PROTOCOL_MAJOR + 1, NEWER_BOARD), (0, "update the firmware")])
+@pytest.mark.parametrize("major, advice", [(wire.PROTOCOL_MAJOR + 1, NEWER_BOARD), (0, Phrase.of("update the firmware"))])
 def test_a_board_speaking_another_protocol_is_refused_and_asked_again_slowly(tmp_path, major, advice):
     with running(tmp_path, greet=False, backoff_max_s=0.3) as (board, driver, events):
         board.greet(protocol=(major, 0))
-        detail = f"touch board speaks protocol {major}.0, this table speaks {wire.PROTOCOL_MAJOR}.x: {advice}"
+        detail = Phrase.of("touch board speaks protocol {major}.{minor}, this table speaks {ours}.x: {advice}", major=major,
+                           minor=0, ours=wire.PROTOCOL_MAJOR, advice=advice)
         refused = HealthEvent("touch", False, detail)
         events.wait_for(refused)
         board.touch(mask(0))
@@ -427,7 +429,7 @@ def test_reopening_backs_off_from_a_tenth_to_two_seconds_and_reports_once(tmp_pa
     driver.stop()
     assert delays[:7] == pytest.approx([0.1, 0.2, 0.4, 0.8, 1.6, 2.0, 2.0])
     (health,) = events
-    assert not health.ok and health.detail.startswith("touch board not found:") and "no-board" in health.detail
+    assert not health.ok and str(health.detail).startswith("touch board not found") and "no-board" in str(health.detail)
 
 
 def test_stop_ends_a_backoff_wait_at_once(tmp_path):

@@ -11,7 +11,7 @@ import time
 
 import pytest
 
-from pi_table.drivers.touchboard import TouchBoardConfig, TouchBoardSource
+from pi_table.drivers.touchboard import DISCONNECTED, TouchBoardConfig, TouchBoardSource
 from pi_table.engine import Rules, Team, make_game
 from pi_table.hal import NewGame, SimButtons, SimLedStrip, SimScreen, TouchEvent
 from pi_table.sim.emulator import BoardEmulator, run_commands
@@ -145,7 +145,7 @@ def test_unplug_and_replug_in_the_middle_of_a_turn_loses_nothing(table):
     before = table.session.state
     table.emulator.press(1)  # a finger is down when the cable goes
     table.emulator.unplug()
-    wait_for(lambda: "touch board disconnected" in table.screen.last.warnings, "the disconnect warning")
+    wait_for(lambda: DISCONNECTED in table.screen.last.warnings, "the disconnect warning")
     assert table.session.state == before  # the pending press did not become a guess
     assert table.screen.last.pending == frozenset()
     table.emulator.release(1)
@@ -161,7 +161,7 @@ def test_a_stuck_pad_is_quarantined_and_recalibrated_over_the_wire(tmp_path):
     t = Table(tmp_path, stuck_s=0.3)
     try:
         t.emulator.press(9)  # a wet pad that stays on: one guess, then quarantined
-        wait_for(lambda: any("card 9 is stuck" in w for w in t.screen.last.warnings), "the stuck warning")
+        wait_for(lambda: any("card 9 is stuck" in str(w) for w in t.screen.last.warnings), "the stuck warning")
         t.tap(0)  # the game goes on around it
         wait_for(lambda: t.board()[0] == "R", "a guess beside the stuck pad")
         t.emulator.release(9)

@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING
 from .. import version
 from ..config import Config
 from ..engine import CODEX, GAMES, TableView, Undo
+from ..engine.phrase import N_, Phrase, Text
 from ..hal import (
     Buttons,
     LedStrip,
@@ -42,6 +43,7 @@ from ..table import Session, TableLoop, history
 from ..table.input import TouchPolicy
 from ..table.loop import REFUSALS, EventLoop, Outcome
 from ..table.timer import TurnTimer
+from ..ui.i18n import LANGUAGES, say
 from ..ui.sound import Announcer
 from . import logs
 from .control import ControlServer
@@ -55,6 +57,17 @@ log = logging.getLogger("pi_table.daemon")
 DEVICE_NAMES = {"touch": "the touch board", "leds": "the LED strip", "screen": "the spymaster screen",
                 "buttons": "the buttons", "sound": "the sound"}
 KNOWN_GAMES = (*GAMES, CODEX)
+DEVICE_FAULTS = {
+    "touch": N_("the touch board is not working ({error}): check the USB cable from the touch board to the Pi; "
+                "the game waits"),
+    "leds": N_("the LED strip is not working ({error}): check its power supply and its data wire to the Pi; "
+               "the game goes on without lights"),
+    "screen": N_("the spymaster screen is not working ({error}): check its cable to the Pi; the game goes on "
+                 "without it"),
+    "buttons": N_("the buttons are not working ({error}): check their wires to the Pi; the game goes on without them"),
+}
+"""What the table shows when a device cannot be opened: what is wrong, then what to do."""
+CHANGING_GAMES = Phrase.of("the table is changing games: try again")
 EXIT_RUNNING = 75  # EX_TEMPFAIL: another table holds this journal; systemd may try again later
 EXIT_RESTART = 3  # the staff asked for a restart: a failure to systemd (Restart=on-failure), which starts the table again
 
@@ -88,7 +101,7 @@ class Devices:
     screen: Screen
     buttons: Buttons
     health: dict[str, str] = field(default_factory=dict)  # device -> "ok", "simulated" or what is wrong
-    faults: dict[str, str] = field(default_factory=dict)  # device -> the warning to show
+    faults: dict[str, Text] = field(default_factory=dict)  # device -> the warning to show
     sound: SoundDevice = field(default_factory=NoSound)
 
 
@@ -131,7 +144,7 @@ def _try(devices: Devices, name: str, build) -> None:
 def _failed(devices: Devices, name: str, error: Exception) -> None:
     """Say once, in the log and on whatever still shows, that a device is not working."""
     devices.health[name] = f"not working: {error}"
-    devices.faults[name] = f"{DEVICE_NAMES[name]}: not working ({error})"
+    devices.faults[name] = Phrase.of(DEVICE_FAULTS[name], error=str(error))
     log.error("%s could not be opened, the table plays without it: %s", DEVICE_NAMES[name], error)
 
 
@@ -244,8 +257,10 @@ class Daemon:
         try:
             self.control.start()
         except OSError as e:  # the game matters more than the staff's commands: play on
-            self.loop.faults["control"] = f"the control socket {self.config.paths.socket} cannot be opened ({e})"
-            log.error("%s; pi-table status and its kin will not reach this table", self.loop.faults["control"])
+            self.loop.faults["control"] = Phrase.of(
+                "the control socket {path} cannot be opened ({error}): pi-table status cannot reach the table; "
+                "restart it (systemctl restart pi-table); the game goes on", path=str(self.config.paths.socket), error=str(e))
+            log.error("%s", self.loop.faults["control"])
             self.loop.show()
         degraded = [name for name, health in self.devices.health.items() if health.startswith("not working")]
         state = f"degraded: {', '.join(degraded)} not working" if degraded else "up"
@@ -284,9 +299,10 @@ class Daemon:
             companion.start()
         except Exception as e:  # noqa: BLE001 (a taken port, a broken install: the table plays without phones)
             why = e.strerror if isinstance(e, OSError) and e.strerror else e
-            fault = f"the companion cannot listen on port {web.port} ({why})"
+            fault = Phrase.of("the companion cannot listen on port {port} ({error}): phones cannot join; free the port "
+                              "or choose another ([web] port), then restart the table", port=web.port, error=str(why))
             self.devices.health["companion"] = f"not working: {e}"
-            log.error("%s; phones cannot join this table", fault)
+            log.error("%s", fault)
             self._phones_settled(state, "not working")
             self._in_loop(lambda: self._note_fault("companion", fault))
             return
@@ -323,7 +339,7 @@ class Daemon:
                 continue
         return False
 
-    def _note_fault(self, name: str, fault: str) -> None:
+    def _note_fault(self, name: str, fault: Phrase) -> None:
         self.loop.faults[name] = fault
         self.loop.show()
 
@@ -402,9 +418,11 @@ class Daemon:
     # --- the control socket's commands (in the socket's thread; game work in the loop's) ---
 
     def answer(self, request: dict) -> dict:
-        command = request["command"]
+        command, lang = request["command"], request.get("lang", "en")
+        if lang not in LANGUAGES:
+            return {"ok": False, "error": f"the language is one of {', '.join(LANGUAGES)}, not {lang!r}"}
         if command == "status":
-            return {"ok": True, **self.loop.call(self.status)}
+            return {"ok": True, **self.loop.call(lambda: self.status(lang))}
         if command == "new-game":
             game = request.get("game")
             if game is not None and game not in KNOWN_GAMES:
@@ -422,8 +440,8 @@ class Daemon:
             expected = "status, new-game, undo, history or release-seat"
             return {"ok": False, "error": f"unknown command {command!r}: expected {expected}"}
         if not outcome.ok:
-            return {"ok": False, "error": outcome.error}
-        return {"ok": True, **self.loop.call(self.status)}
+            return {"ok": False, "error": say(outcome.reason or "", lang)}
+        return {"ok": True, **self.loop.call(lambda: self.status(lang))}
 
     def _release_seat(self, seat) -> Outcome:
         """``release-seat``: give a Codex seat's phone page a new link, in the loop's thread (as
@@ -431,17 +449,19 @@ class Daemon:
         command = ReleaseSeat(seat)
         if not isinstance(seat, int) or isinstance(seat, bool):
             example = '{"command": "release-seat", "seat": 2}'
-            return Outcome(command, False, f"expected a seat number, such as {example}, not {seat!r}")
+            return Outcome(command, False, Phrase.of("expected a seat number, such as {example}, not {seat!r}", example=example,
+                                                     seat=seat))
         from ..table.codex_loop import CodexLoop
 
         loop = self.loop
         if not isinstance(loop, CodexLoop):
             playing = self.session.rules.game
-            return Outcome(command, False, f"seats are released in Codex only: the table is playing {playing}")
+            return Outcome(command, False, Phrase.of("seats are released in Codex only: the table is playing {game}",
+                                                     game=playing))
         try:
             return loop.call(lambda: loop.release_seat(seat, public=False))
         except TimeoutError:  # the loop ended in between: a new game of another kind
-            return Outcome(command, False, "the table is changing games: try again")
+            return Outcome(command, False, CHANGING_GAMES)
 
     def _switch(self, game: str) -> dict:
         """A new game of the other kind: the loop ends, ``run`` deals the game and goes on
@@ -475,13 +495,13 @@ class Daemon:
             return "no Codex game is on the table now"
         def submit():
             if self.session.id != game_id:
-                return Outcome(action, False, "this page belonged to a game that has ended")
+                return Outcome(action, False, Phrase.of("this page belonged to a game that has ended"))
             return loop.submit(action, public=False)
 
         try:
             outcome = loop.call(submit)
         except TimeoutError:  # the loop ended in between: a new game of another kind
-            return "the table is changing games: try again"
+            return str(CHANGING_GAMES)
         return None if outcome.ok else outcome.error
 
     def _public_view(self) -> PublicView | TableView:
@@ -491,22 +511,27 @@ class Daemon:
             return record.game.public_view(record.state)
         return self.session.table_view()
 
-    def status(self) -> dict:
-        """What the operatives may see, and the table's health: never the key."""
+    def status(self, lang: str = "en") -> dict:
+        """What the operatives may see, and the table's health: never the key. The warnings and
+        a finished game's reason in ``lang`` (the rest is the table's own words)."""
         health = dict(self.devices.health)
         touch = self.devices.touch
         if hasattr(touch, "connected"):  # the board's driver: what it last said of the link
-            health["touch"] = "ok" if touch.connected else self.loop.faults.get("touch", "connecting")
+            health["touch"] = "ok" if touch.connected else say(self.loop.faults.get("touch", "connecting"), lang)
         if "sound" in self.loop.faults:  # the audio output went missing after the start
-            health["sound"] = f"not working: {self.loop.faults['sound']}"
+            health["sound"] = f"not working: {say(self.loop.faults['sound'], lang)}"
+        view = self._public_view()
+        state = view.to_json()
+        if view.reason is not None:
+            state["reason"] = say(view.reason, lang)
         return {
             "version": version(),
             "game_id": self.session.id,
             "uptime_s": round(time.monotonic() - self.started, 1),
-            "state": self._public_view().to_json(),
+            "state": state,
             "health": health,
-            "warnings": list(self.loop.cues(self.loop.clock()).warnings),
-            "journal": self.session.journal_problem or "ok",
+            "warnings": [say(warning, lang) for warning in self.loop.cues(self.loop.clock()).warnings],
+            "journal": say(self.session.journal_problem or "ok", lang),
             "journal_damage": self.session.journal_damage,  # what a damaged journal lost, until the next game
             "companion": None if self.companion is None else self.companion.base_url,
         }

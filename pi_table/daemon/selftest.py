@@ -10,6 +10,9 @@ With a touch board, the self-test also reads the pads' numbers as ``pi-table tun
 while the table is at rest (the LED walk, and at least a second) each pad's noise, then each
 touch's strength. A pad too noisy for its thresholds, or one whose touch stays under its
 threshold (deaf), fails the test with what to do.
+
+It speaks the table's language (``--lang``, by default ``[game] language``): each line is a
+catalogue msgid; the checklist keeps its English names as keys and says them translated.
 """
 
 from __future__ import annotations
@@ -22,17 +25,19 @@ from dataclasses import dataclass
 from ..drivers.buttons import ButtonPins
 from ..drivers.touchboard import TouchBoardSource
 from ..engine import CELLS
+from ..engine.phrase import N_
 from ..hal import ButtonEvent, DialEvent, Event, HealthEvent, LedFrame, SelfTestModel, TouchEvent, UiEvent
 from ..hal.tuning import PadTuner, table_pads
 from ..protocol import wire
+from ..ui.i18n import say, translation
 from .run import Devices
 
 WHAT_TO_DO = {
-    "touch": "check the touch board's USB cable; the board shows in ls /dev/serial/by-id/",
-    "leds": "turn SPI on (sudo raspi-config nonint do_spi 0, then reboot) and put the user in the spi group",
-    "screen": "put the user in the video, render and input groups; no desktop may hold the display",
-    "buttons": "on a Raspberry Pi install python3-lgpio and put the user in the gpio group; "
-               "set the [buttons] pins that are not fitted to false",
+    "touch": N_("check the touch board's USB cable; the board shows in ls /dev/serial/by-id/"),
+    "leds": N_("turn SPI on (sudo raspi-config nonint do_spi 0, then reboot) and put the user in the spi group"),
+    "screen": N_("put the user in the video, render and input groups; no desktop may hold the display"),
+    "buttons": N_("on a Raspberry Pi install python3-lgpio and put the user in the gpio group; "
+                  "set the [buttons] pins that are not fitted to false"),
 }
 """What an installer can do about a device that did not open, said beside the failure."""
 WALK_S = 0.15  # each cell's turn in the LED walk
@@ -40,6 +45,10 @@ REST_S = 1.0  # the least time the table is at rest while the pads' noise is mea
 CONNECT_S = 3.0  # how long the touch board may take to say hello before the walk goes on without readings
 READINGS_PERIOD_MS = 20  # a quick tap still leaves a reading or two
 BAD_PAD = ("deaf", "noisy", "out of range", "over-current")
+END_TURN, NEW_GAME, TURN_DIAL, PUSH_DIAL, TAP = (N_("END TURN"), N_("NEW GAME"), N_("turn the clue dial"),
+                                                 N_("push the clue dial"), N_("tap the screen"))
+"""The checklist's steps besides the pads, by their msgids."""
+EVERY_CARD = N_("touch every card once")
 WHITE, GREEN, DARK = (255, 255, 255), (0, 200, 60), (0, 0, 0)
 
 
@@ -65,7 +74,10 @@ class SelfTest:
         say: Callable[[str], object] = print,
         clock: Callable[[], float] = time.monotonic,
         sleep: Callable[[float], object] = time.sleep,
+        lang: str = "en",
     ) -> None:
+        self.lang = lang
+        self._ = translation(lang).gettext
         self.devices = devices
         self.edge_pixels = edge_pixels
         self.say, self.clock, self.sleep = say, clock, sleep
@@ -83,16 +95,18 @@ class SelfTest:
         """What can be checked, and what has failed already, from the devices' health."""
         health, buttons = self.devices.health, self.buttons
         wanted = {
-            "END TURN": checkable(health["touch"]) or (checkable(health["buttons"]) and buttons.end_turn is not None),
-            "NEW GAME": checkable(health["buttons"]) and buttons.new_game is not None,
-            "turn the clue dial": checkable(health["buttons"]) and buttons.encoder_a is not None,
-            "push the clue dial": checkable(health["buttons"]) and buttons.encoder_push is not None,
-            "tap the screen": checkable(health["screen"]),
+            END_TURN: checkable(health["touch"]) or (checkable(health["buttons"]) and buttons.end_turn is not None),
+            NEW_GAME: checkable(health["buttons"]) and buttons.new_game is not None,
+            TURN_DIAL: checkable(health["buttons"]) and buttons.encoder_a is not None,
+            PUSH_DIAL: checkable(health["buttons"]) and buttons.encoder_push is not None,
+            TAP: checkable(health["screen"]),
         }
         self.checks = {what: False for what, fitted in wanted.items() if fitted}
         self.pads_wanted = checkable(health["touch"])
-        self.failures = [f"{name}: {state}; what to do: {WHAT_TO_DO[name]}" for name, state in health.items()
-                         if state.startswith("not working")]
+        _ = self._
+        self.failures = [_("{device}: {state}; what to do: {what}").format(
+            device=name, state=_("not working: {error}").format(error=state.removeprefix("not working: ")),
+            what=_(WHAT_TO_DO[name])) for name, state in health.items() if state.startswith("not working")]
 
     def run(self, timeout_s: float = 300.0) -> bool:
         """The walk, then the checklist until it is complete or ``timeout_s`` passes; True
@@ -114,12 +128,13 @@ class SelfTest:
             if listening_since is not None:
                 self.rest_until = max(listening_since + REST_S, self.clock())
                 if self.rest_until > self.clock():
-                    self.say(f"hands off the table for {REST_S:g} s: measuring each pad at rest")
+                    self.say(self._("hands off the table for {seconds:g} s: measuring each pad at rest").format(
+                        seconds=REST_S))
                     self.sleep(self.rest_until - self.clock())
             if self.pads_wanted or self.checks:
-                self.say(f"now, in any order: {', '.join(self.todo())}")
+                self.say(self._("now, in any order: {steps}").format(steps=", ".join(self.todo())))
             deadline = self.clock() + timeout_s
-            self.show("touch every card once")
+            self.show(EVERY_CARD)
             while not self.complete() and self.clock() < deadline:
                 try:
                     self.handle(self.events.get(timeout=min(0.5, max(0.0, deadline - self.clock()))))
@@ -147,7 +162,8 @@ class SelfTest:
     def walk(self) -> None:
         if not checkable(self.devices.health["leds"]):
             return
-        self.say("LED walk: each cell lights white in turn, from cell 0 (the operatives' left, row 0), then the edge")
+        self.say(self._("LED walk: each cell lights white in turn, from cell 0 (the operatives' left, row 0), "
+                        "then the edge"))
         for cell in range(CELLS):
             self.devices.leds.show(self.frame({cell: WHITE}))
             self.sleep(WALK_S)
@@ -166,48 +182,54 @@ class SelfTest:
         if isinstance(event, TouchEvent):
             for cell in sorted(event.pressed - self.pads):
                 self.pads.add(cell)
-                self.say(f"pad {cell} ok ({len(self.pads)}/{CELLS})")
+                self.say(self._("pad {cell} ok ({count}/{cells})").format(cell=cell, count=len(self.pads), cells=CELLS))
         elif isinstance(event, ButtonEvent):
-            names = {"end_turn": "END TURN", "new_game": "NEW GAME", "enter_clue": "push the clue dial"}
+            names = {"end_turn": END_TURN, "new_game": NEW_GAME, "enter_clue": PUSH_DIAL}
             self.tick(names[event.name])
         elif isinstance(event, DialEvent):
-            self.tick("turn the clue dial")
+            self.tick(TURN_DIAL)
         elif isinstance(event, UiEvent):
-            self.tick("tap the screen")
+            self.tick(TAP)
         elif isinstance(event, HealthEvent):
-            self.say(f"{event.device}: {event.detail}")
-        self.show("all done" if self.complete() else "touch every card once")
+            self.say(f"{event.device}: {say(event.detail, self.lang)}")
+        self.show(N_("all done") if self.complete() else EVERY_CARD)
 
     def tick(self, what: str) -> None:
         if what in self.checks and not self.checks[what]:
             self.checks[what] = True
-            self.say(f"{what} ok")
+            self.say(self._("{what} ok").format(what=self._(what)))
 
     def todo(self) -> list[str]:
-        pads = [f"pad {cell}" for cell in range(CELLS) if self.pads_wanted and cell not in self.pads]
-        return ([f"touch each card once ({len(pads)} to go)"] if pads else []) + [
-            what for what, done in self.checks.items() if not done
+        """What is still to do, in the table's language."""
+        pads = [cell for cell in range(CELLS) if self.pads_wanted and cell not in self.pads]
+        return ([self._("touch each card once ({count} to go)").format(count=len(pads))] if pads else []) + [
+            self._(what) for what, done in self.checks.items() if not done
         ]
 
     def complete(self) -> bool:
         return not self.todo()
 
     def show(self, message: str) -> None:
+        """The checklist on the LEDs and the screen; ``message`` is a msgid, said translated."""
+        _ = self._
         self.devices.leds.show(self.frame({cell: GREEN for cell in self.pads}))
-        self.devices.screen.show(SelfTestModel(frozenset(self.pads), tuple(self.checks.items()), message))
+        checks = tuple((_(what), done) for what, done in self.checks.items())
+        self.devices.screen.show(SelfTestModel(frozenset(self.pads), checks, _(message)))
 
     def report(self) -> bool:
-        missing = [f"pad {cell}" for cell in range(CELLS) if self.pads_wanted and cell not in self.pads]
-        missing += [what for what, done in self.checks.items() if not done]
+        _ = self._
+        missing = [_("pad {cell}").format(cell=cell) for cell in range(CELLS) if self.pads_wanted and cell not in self.pads]
+        missing += [_(what) for what, done in self.checks.items() if not done]
+        failed = _("FAILED {what}")
         for failure in self.failures:
-            self.say(f"FAILED {failure}")
+            self.say(failed.format(what=failure))
         bad_pads = [pad for pad in self.tuner.numbers() if pad.verdict in BAD_PAD] if self.tuner else []
         for pad in bad_pads:
-            self.say(f"FAILED {pad.advice()}")
+            self.say(failed.format(what=say(pad.advice(), self.lang)))
         if missing:
-            self.say("not seen: " + ", ".join(missing))
+            self.say(_("not seen: {steps}").format(steps=", ".join(missing)))
         if not self.pads_wanted and not self.checks:
-            self.say("nothing to check by touch: every input device is simulated or not working")
+            self.say(_("nothing to check by touch: every input device is simulated or not working"))
         ok = not missing and not self.failures and not bad_pads
-        self.say("self-test passed" if ok else "self-test FAILED")
+        self.say(_("self-test passed") if ok else _("self-test FAILED"))
         return ok

@@ -135,7 +135,7 @@ class Tune:
             except queue.Empty:
                 continue
             if isinstance(event, HealthEvent) and not event.ok:
-                why = event.detail
+                why = str(event.detail)
 
     def _gather(self, rounds: int) -> None:
         started = self.clock()
@@ -173,7 +173,7 @@ class Tune:
         """The final table, then what to do about every pad that is not ok."""
         numbers = self.tuner.numbers()
         lines = table_lines(numbers)
-        trouble = [pad.advice() for pad in numbers if pad.verdict not in ("ok", "untouched")]
+        trouble = [str(pad.advice()) for pad in numbers if pad.verdict not in ("ok", "untouched")]
         untouched = [pad.name for pad in numbers if pad.verdict == "untouched"]
         if untouched:
             trouble.append(f"no touch seen on {', '.join(untouched)}: touch each once; a pad that a firm touch "

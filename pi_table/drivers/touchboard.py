@@ -29,6 +29,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..engine import CELLS
+from ..engine.phrase import Phrase
 from ..hal.events import ButtonEvent, Emit, Event, HealthEvent, TouchEvent
 from ..hal.touch import TouchSource
 from ..protocol import wire
@@ -38,8 +39,8 @@ log = logging.getLogger("pi_table.touch")
 ELECTRODE_LIMIT = wire.MASK_BYTES * 8  # a touch mask has room for 64 electrodes
 READ_TIMEOUT_S = 0.05  # the longest a read blocks: bounds how late stop() and the silence check are
 WRITE_TIMEOUT_S = 0.5  # a board that stops reading must not hang the table loop's recalibrate()
-DISCONNECTED = "touch board disconnected"
-NEWER_BOARD = "update pi-table, or deploy the firmware that came with it"
+DISCONNECTED = Phrase.of("touch board disconnected: check the USB cable from the touch board to the Pi; the game waits")
+NEWER_BOARD = Phrase.of("update pi-table, or deploy the firmware that came with it")
 CONSOLE_INTERFACE = "CircuitPython CDC "  # the REPL; the data port's name says "CDC2"
 
 
@@ -140,6 +141,10 @@ def find_port(usb_id: tuple[int, int]) -> str:
 class _Refused(Exception):
     """The board answered, but speaks a protocol this table does not."""
 
+    def __init__(self, phrase: Phrase) -> None:
+        self.phrase = phrase
+        super().__init__(str(phrase))
+
 
 def _open_serial(url: str, **settings: Any) -> Any:
     import serial
@@ -177,7 +182,7 @@ class TouchBoardSource(TouchSource):
         self._seq = 0
         self._decoder = wire.Decoder()
         self._bad_before = 0  # bad frames counted by the decoders of earlier connections
-        self._health_said: tuple[bool, str] | None = None
+        self._health_said: tuple[bool, Phrase] | None = None
         self._hello: wire.Hello | None = None
         self._asked_at = 0.0
         self._mask: int | None = None  # the last mask applied; None until the first report
@@ -242,12 +247,13 @@ class TouchBoardSource(TouchSource):
             try:
                 self._connect()
             except _Refused as refusal:
-                self._health(False, str(refusal))
+                self._health(False, refusal.phrase)
                 wait = self.config.backoff_max_s  # a firmware update takes minutes: ask slowly
             except (OSError, LookupError) as e:  # OSError: pyserial's SerialException, no hello in time
                 log.debug("touch board connection attempt failed: %s", e)
                 if self._health_said is None:  # the first failure only; later ones keep the last word
-                    self._health(False, f"touch board not found: {e}")
+                    self._health(False, Phrase.of("touch board not found ({error}): check the USB cable from the touch "
+                                                  "board to the Pi; the game waits", error=str(e)))
             else:
                 lost = self._serve()
                 if lost is None:
@@ -287,10 +293,9 @@ class TouchBoardSource(TouchSource):
     def _accept(self, hello: wire.Hello, path: str) -> None:
         major, minor = hello.protocol
         if major != wire.PROTOCOL_MAJOR:
-            advice = NEWER_BOARD if major > wire.PROTOCOL_MAJOR else "update the firmware"
-            raise _Refused(
-                f"touch board speaks protocol {major}.{minor}, this table speaks {wire.PROTOCOL_MAJOR}.x: {advice}"
-            )
+            advice = NEWER_BOARD if major > wire.PROTOCOL_MAJOR else Phrase.of("update the firmware")
+            raise _Refused(Phrase.of("touch board speaks protocol {major}.{minor}, this table speaks {ours}.x: {advice}",
+                                     major=major, minor=minor, ours=wire.PROTOCOL_MAJOR, advice=advice))
         firmware = ".".join(str(n) for n in hello.firmware)
         beyond = sorted(e for e in (*self._cells, *self.config.end_turn) if e >= hello.electrodes)
         if beyond:
@@ -299,7 +304,7 @@ class TouchBoardSource(TouchSource):
         self._mask = None
         self._hello = hello
         self._send_thresholds(hello.electrodes)
-        self._health(True, f"touch board {hello.board} firmware {firmware}",
+        self._health(True, Phrase.of("touch board {board} firmware {firmware}", board=hello.board, firmware=firmware),
                      f"on {path}, protocol {major}.{minor}, {hello.electrodes} electrodes")
 
     def _send_thresholds(self, electrodes: int) -> None:
@@ -372,7 +377,7 @@ class TouchBoardSource(TouchSource):
         self._pressed = frozenset()
         self._health(False, DISCONNECTED, why)
 
-    def _health(self, ok: bool, detail: str, more: str = "") -> None:
+    def _health(self, ok: bool, detail: Phrase, more: str = "") -> None:
         """Report a change of the link's health, and log it, once: retries repeat nothing."""
         if self._health_said == (ok, detail):
             return

@@ -9,8 +9,9 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from .errors import InvalidAction
+from .errors import InvalidAction, InvalidKey
 from .keys import CELLS, Key, Team
+from .phrase import Phrase
 
 UNLIMITED = "unlimited"
 """The clue number that lifts the guess limit ("tiny: infinity")."""
@@ -25,7 +26,7 @@ entered no number (the table then lets the operatives guess until a miss or END 
 
 def check_cell(cell: int) -> int:
     if not isinstance(cell, int) or isinstance(cell, bool) or not 0 <= cell < CELLS:
-        raise InvalidAction(f"cell {cell!r} is off the grid: cells are 0 to {CELLS - 1}")
+        raise InvalidAction("cell {cell!r} is off the grid: cells are 0 to {last}", cell=cell, last=CELLS - 1)
     return cell
 
 
@@ -38,7 +39,7 @@ class Clue:
     def __post_init__(self) -> None:
         n = self.number
         if n != UNLIMITED and not (isinstance(n, int) and not isinstance(n, bool) and 0 <= n <= MAX_CLUE):
-            raise InvalidAction(f"a clue number is 0 to {MAX_CLUE} or unlimited, not {n!r}")
+            raise InvalidAction("a clue number is 0 to {most} or unlimited, not {number!r}", most=MAX_CLUE, number=n)
 
     def __str__(self) -> str:
         return f"clue {self.number}"
@@ -126,12 +127,13 @@ Action = Clue | Guess | EndTurn | Penalty | Cover | Place | TimeUp | Undo
 
 _CELL_ACTIONS: dict[str, Callable[[int], Action]] = {"touch": Guess, "cover": Cover, "place": Place}
 _PLAIN_ACTIONS: dict[str, Callable[[], Action]] = {"end-turn": EndTurn, "penalty": Penalty, "time-up": TimeUp, "undo": Undo}
+THE_CELL = Phrase.of("the cell")
 ACTION_WORDS = ("clue", "touch", "end-turn", "penalty", "cover", "place", "time-up", "undo")
 
 
-def _whole_number(word: str, what: str) -> int:
+def whole_number(word: str, what: Phrase) -> int:
     if not word.isdigit() or not word.isascii():
-        raise InvalidAction(f"{what} must be a whole number, not {word!r}")
+        raise InvalidAction("{what} must be a whole number, not {word!r}", what=what, word=word)
     return int(word)
 
 
@@ -143,30 +145,31 @@ def parse_action(text: str) -> Action:
     verb, args = words[0].lower(), words[1:]
     if verb in _PLAIN_ACTIONS:
         if args:
-            raise InvalidAction(f"'{verb}' takes no argument, got {' '.join(args)!r}")
+            raise InvalidAction("'{verb}' takes no argument, got {args!r}", verb=verb, args=" ".join(args))
         return _PLAIN_ACTIONS[verb]()
     if verb not in _CELL_ACTIONS and verb != "clue":
-        raise InvalidAction(f"unknown command {verb!r}: expected one of {', '.join(ACTION_WORDS)}")
+        raise InvalidAction("unknown command {verb!r}: expected one of {words}", verb=verb, words=", ".join(ACTION_WORDS))
     if verb == "place" and len(args) == 4 and args[1].lower() == "key":
         return _place_with_key(args)
     if len(args) != 1:
-        expected = "a number, 'unlimited' or 'infinity'" if verb == "clue" else "a cell number 0-24"
-        if verb == "place":
-            expected += " (the last one also 'key CELLS TEAM')"
-        raise InvalidAction(f"'{verb}' takes one argument, {expected}; got {len(args)}")
+        expected = Phrase.of("a number, 'unlimited' or 'infinity'" if verb == "clue" else
+                             "a cell number 0-24 (the last one also 'key CELLS TEAM')" if verb == "place" else
+                             "a cell number 0-24")
+        raise InvalidAction("'{verb}' takes one argument, {expected}; got {count}", verb=verb, expected=expected, count=len(args))
     arg = args[0].lower()
     if verb == "clue":
         if arg in (UNLIMITED, "infinity", "∞"):
             return Clue(UNLIMITED)
-        return Clue(_whole_number(arg, "the clue number"))
-    return _CELL_ACTIONS[verb](_whole_number(arg, "the cell"))
+        return Clue(whole_number(arg, Phrase.of("the clue number")))
+    return _CELL_ACTIONS[verb](whole_number(arg, THE_CELL))
 
 
 def _place_with_key(args: list[str]) -> Place:
     """``place CELL key CELLS TEAM``: the last codename down and the key drawn with it."""
-    cell = _whole_number(args[0], "the cell")
+    cell = whole_number(args[0], THE_CELL)
     try:
         key = Key(args[2].upper(), Team.parse(args[3]))
-    except ValueError as error:  # the key's own words (an InvalidKey) or the team's
-        raise InvalidAction(f"'place {cell} key CELLS TEAM' needs a key and the starting team: {error}") from None
+    except InvalidKey as error:  # the key's own words, or the team's
+        raise InvalidAction("'place {cell} key CELLS TEAM' needs a key and the starting team: {error}", cell=cell,
+                            error=error.phrase) from None
     return Place(cell, key)

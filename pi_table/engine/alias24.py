@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from .game import Game, State
 from .keys import ASSASSIN, BYSTANDER, Layout, Team
+from .phrase import Phrase
 from .rules import Rules
 from .views import MAD_ARMED_AT
 
@@ -22,13 +23,10 @@ class Alias24(Game):
     name = "alias24"
     title = "Alias 24"
     noun = "alias"
-    nouns = "aliases"
-    a_noun = "an alias"
-    shown = "targeted"
     spymaster_word = "mastermind"
     has_penalty = False
     start_follows_key = False
-    cover_refusal = "Alias 24 has no covers: only targeting eliminates an alias"
+    cover_refusal = Phrase.of("Alias 24 has no covers: only targeting eliminates an alias")
 
     def __init__(self, rules: Rules | None = None) -> None:
         super().__init__(rules)
@@ -41,11 +39,11 @@ class Alias24(Game):
         target = team.other
         if identity == target.letter:
             if state.left(target.letter) == 0:
-                return self._end(state, winner=team, reason=f"{target} lost its last asset")
+                return self._end(state, winner=team, reason=Phrase.of("{team} lost its last asset", team=target))
             return self._correct(state)
         if identity == team.letter:
             if state.left(team.letter) == 0:
-                return self._end(state, winner=target, reason=f"{team} eliminated its own last asset")
+                return self._end(state, winner=target, reason=Phrase.of("{team} eliminated its own last asset", team=team))
             return self._next_turn(state)
         if identity == BYSTANDER:
             return self._next_turn(state)
@@ -53,7 +51,7 @@ class Alias24(Game):
         targeted = sum(1 for mark in state.marks if mark is not None) - 1
         if self.rules.nuke == "mad" and targeted >= MAD_ARMED_AT:
             return self._end(
-                state, winner=None, losers=(Team.RED, Team.BLUE), reason=f"{team} set off the armed nuke: both teams lose"
+                state, winner=None, losers=(Team.RED, Team.BLUE), reason=Phrase.of("{team} set off the armed nuke: both teams lose", team=team)
             )
-        return self._end(state, winner=target, reason=f"{team} set off the nuke")
+        return self._end(state, winner=target, reason=Phrase.of("{team} set off the nuke", team=team))
 

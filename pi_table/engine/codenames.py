@@ -15,6 +15,7 @@ from dataclasses import replace
 
 from .game import CLUE, COVER, Game, State
 from .keys import ASSASSIN, BYSTANDER, Layout, Team
+from .phrase import Phrase
 
 
 class Codenames(Game):
@@ -26,16 +27,16 @@ class Codenames(Game):
         other = team.other
         if identity == team.letter:
             if state.left(team.letter) == 0:
-                return self._end(state, winner=team, reason=f"{team} found all its agents")
+                return self._end(state, winner=team, reason=Phrase.of("{team} found all its agents", team=team))
             return self._correct(state)
         if identity == other.letter:
             if state.left(other.letter) == 0:
-                return self._end(state, winner=other, reason=f"{team} touched {other}'s last agent")
+                return self._end(state, winner=other, reason=Phrase.of("{team} touched {other}'s last agent", team=team, other=other))
             return self._next_turn(state)
         if identity == BYSTANDER:
             return self._next_turn(state)
         assert identity == ASSASSIN
-        return self._end(state, winner=other, reason=f"{team} touched the assassin")
+        return self._end(state, winner=other, reason=Phrase.of("{team} touched the assassin", team=team))
 
 
 class CodenamesCoop(Codenames):
@@ -60,9 +61,9 @@ class CodenamesCoop(Codenames):
     _after_penalty = _next_turn
     _after_cover = _next_turn
 
-    def waiting_for(self, state: State) -> str:
+    def waiting_for(self, state: State) -> Phrase:
         if state.phase == COVER:
-            return f"the spymaster must first cover one {state.team} agent for the simulated opponent"
+            return Phrase.of("the spymaster must first cover one {team} agent for the simulated opponent", team=state.team)
         return super().waiting_for(state)
 
-    cover_refusal = "the spymaster covers an opponent agent only after each of the team's turns"
+    cover_refusal = Phrase.of("the spymaster covers an opponent agent only after each of the team's turns")

@@ -98,6 +98,7 @@ from .codex_setup import (
     parse_setup,
 )
 from .errors import GameOver, InvalidAction, InvalidRules, RuleError
+from .phrase import N_, Phrase
 from .rules import CODEX
 
 MESSAGES, PRIVATE, DISCUSSION, VOTE, TRUTH, OVER = "messages", "private", "discussion", "vote", "truth", "over"
@@ -112,6 +113,32 @@ first); missed (its agent did not go to the truth machine); extorted, the only o
 the power."""
 
 ALL_SEATS = tuple(range(SEATS))
+
+STEP_WORDS = {
+    MESSAGES: Phrase.of("the agents are sending their messages"),
+    PRIVATE: Phrase.of("the agents are in their private turn"),
+    DISCUSSION: Phrase.of("the discussion is on"),
+    VOTE: Phrase.of("the agents are voting"),
+    OVER: Phrase.of("the game is over"),
+}
+"""Where each step stands, in words (the truth step names its agent: ``Codex.step_words``)."""
+
+ONLY_IN_STEP = {
+    MESSAGES: N_("{what} only in the messages step: {words}"),
+    PRIVATE: N_("{what} only in the private step: {words}"),
+    DISCUSSION: N_("{what} only in the discussion step: {words}"),
+    VOTE: N_("{what} only in the vote step: {words}"),
+    TRUTH: N_("{what} only in the truth step: {words}"),
+}
+"""A step's refusal of what belongs to another, one sentence per step."""
+
+REVEALED_HERE = {
+    Fact.FACTION: N_("{agent} already revealed its faction here: reveal another fact"),
+    Fact.ROLE: N_("{agent} already revealed its role here: reveal another fact"),
+    Fact.POSITION: N_("{agent} already revealed its position here: reveal another fact"),
+    Fact.FRAGMENT: N_("{agent} already revealed its fragment here: reveal another fact"),
+}
+"""The truth machine's refusal of a fact already told, one sentence per fact."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -131,8 +158,12 @@ class CodexRules:
             try:
                 roles.append(Role(role))
             except ValueError:
-                raise InvalidRules(f"a role is one of {', '.join(r.value for r in Role)}, not {role!r}") from None
-        object.__setattr__(self, "roles", check_roles(tuple(roles), "the roles in play", InvalidRules))
+                raise InvalidRules("a role is one of {roles}, not {role!r}", roles=", ".join(r.value for r in Role),
+                                   role=role) from None
+        try:
+            object.__setattr__(self, "roles", check_roles(tuple(roles), Phrase.of("the roles in play")))
+        except InvalidSetup as error:  # the same words, said of the rules rather than of a deal
+            raise InvalidRules(error.phrase) from None
 
     @property
     def game(self) -> str:
@@ -152,12 +183,13 @@ class CodexRules:
     def from_json(cls, data: dict[str, Any]) -> CodexRules:
         unknown = sorted(set(data) - {"game", "roles", "sealed_votes"})
         if unknown:
-            raise InvalidRules(f"unknown Codex rule option(s) {', '.join(unknown)}: expected game, roles, sealed_votes")
+            raise InvalidRules("unknown Codex rule option(s) {unknown}: expected game, roles, sealed_votes",
+                               unknown=", ".join(unknown))
         if data.get("game", Codex.name) != Codex.name:
-            raise InvalidRules(f"these are rules for {data['game']!r}, not {Codex.name!r}")
+            raise InvalidRules("these are rules for {game!r}, not {codex!r}", game=data["game"], codex=Codex.name)
         roles, sealed = data.get("roles"), data.get("sealed_votes", False)
         if not isinstance(sealed, bool):
-            raise InvalidRules(f"sealed_votes is true or false, not {sealed!r}")
+            raise InvalidRules("sealed_votes is true or false, not {value!r}", value=sealed)
         return cls(roles=None if roles is None else tuple(roles), sealed_votes=sealed)
 
 
@@ -285,7 +317,7 @@ class CodexState:
     def at_truth(self) -> int:
         """The agent at the truth machine; only the truth step has one."""
         if self.truth is None:
-            raise RuleError(f"nobody is at the truth machine in the {self.step} step")
+            raise RuleError("nobody is at the truth machine in the {step} step", step=self.step)
         return self.truth
 
     def revealed(self, seat: int) -> tuple[Fact, ...]:
@@ -314,7 +346,7 @@ class PublicView:
     revelations: tuple[Revelation, ...]
     winner: Faction | None
     winning_seat: int | None
-    reason: str | None
+    reason: Phrase | None
     identikits: tuple[Identikit, ...] | None
 
     def to_json(self) -> dict[str, object]:
@@ -333,7 +365,7 @@ class PublicView:
             "revealed": [[r.fact.value for r in self.revelations if r.seat == seat] for seat in ALL_SEATS],
             "winner": None if self.winner is None else self.winner.value,
             "winning_seat": self.winning_seat,
-            "reason": self.reason,
+            "reason": None if self.reason is None else str(self.reason),
             "identikits": None if self.identikits is None else [agent.to_json() for agent in self.identikits],
         }
 
@@ -446,7 +478,7 @@ class Codex:
         if self.rules.roles is not None and setup.roles != self.rules.roles:
             wanted = ", ".join(role.value for role in self.rules.roles)
             found = ", ".join(role.value for role in setup.roles)
-            raise InvalidSetup(f"the rules put {wanted} in play; this setup has {found}")
+            raise InvalidSetup("the rules put {wanted} in play; this setup has {found}", wanted=wanted, found=found)
 
     def start(self, setup: Setup) -> CodexState:
         self.check_setup(setup)
@@ -457,24 +489,24 @@ class Codex:
     def apply(self, state: CodexState, action: CodexAction) -> CodexState:
         """The state after ``action``; raise ``RuleError``/``InvalidAction`` to refuse it."""
         if state.is_over:
-            raise GameOver(f"the game is over ({self.reason(state)}): start a new game")
+            raise GameOver("the game is over ({reason}): start a new game", reason=self.reason(state))
         handler = self._handlers.get(type(action))
         if handler is None:
-            raise InvalidAction(f"{action} is not a Codex action")
+            raise InvalidAction("{action} is not a Codex action", action=str(action))
         return handler(self, state, action)
 
     def _send(self, state: CodexState, action: Send) -> CodexState:
         seat, agent = action.seat, state.setup.agents[action.seat]
-        self._in_step(state, MESSAGES, "messages are sent")
+        self._in_step(state, MESSAGES, Phrase.of("messages are sent"))
         if seat in state.acted:
-            raise RuleError(f"{self.who(state, seat)} has already sent its message this phase")
+            raise RuleError("{agent} has already sent its message this phase", agent=self.who(state, seat))
         if action.to == seat:
             raise RuleError("an agent sends its message to another agent, not to itself")
         if Fact.FRAGMENT in action.facts:
             raise RuleError("the fragment goes with every message: add the codename, faction, role or position")
         if len(action.facts) == 2:
             if agent.role is not Role.INFORMATORE:
-                raise RuleError(f"{self.who(state, seat)} is not an Informatore: one fact goes with the fragment")
+                raise RuleError("{agent} is not an Informatore: one fact goes with the fragment", agent=self.who(state, seat))
             if Fact.ROLE not in action.facts:
                 raise RuleError("an Informatore sending two facts must make its role one of them")
         message = Message(state.phase, seat, action.to, agent.fragment, tuple((f, agent.fact(f)) for f in action.facts))
@@ -484,7 +516,7 @@ class Codex:
         return state
 
     def _enter_code(self, state: CodexState, action: EnterCode) -> CodexState:
-        self._private_turn(state, action.seat, "a code is entered")
+        self._private_turn(state, action.seat, Phrase.of("a code is entered"))
         refusal = self._code_refusal(state, action.seat)
         if refusal:
             raise RuleError(refusal)
@@ -492,42 +524,47 @@ class Codex:
 
     def _block(self, state: CodexState, action: Block) -> CodexState:
         seat, target = action.seat, action.target
-        self._private_turn(state, seat, "a Hacker blocks")
-        self._has_role(state, seat, Role.HACKER, "blocks")
+        self._private_turn(state, seat, Phrase.of("a Hacker blocks"))
+        if not self._is(state, seat, Role.HACKER):
+            raise RuleError("{agent} is not a Hacker: only a Hacker blocks", agent=self.who(state, seat))
         done = [block for block in state.blocks if block.hacker == seat and block.phase == state.phase]
         if done:
-            raise RuleError(f"{self.who(state, seat)} has already blocked {self.who(state, done[0].target)} this phase")
+            raise RuleError("{agent} has already blocked {target} this phase", agent=self.who(state, seat),
+                            target=self.who(state, done[0].target))
         if target == seat:
             raise RuleError("a Hacker blocks another agent, not itself")
         if target == self.last_target(state, seat):
-            raise RuleError(
-                "a Hacker never blocks the same agent two phases in a row: "
-                f"{self.who(state, target)} was blocked last phase"
-            )
+            raise RuleError("a Hacker never blocks the same agent two phases in a row: {target} was blocked last phase",
+                            target=self.who(state, target))
         return replace(state, blocks=state.blocks + (HackerBlock(state.phase, seat, target),))
 
     def _profile(self, state: CodexState, action: Profile) -> CodexState:
         seat, number, fact = action.seat, action.message, action.fact
-        self._private_turn(state, seat, "the Profiler asks")
-        self._has_role(state, seat, Role.PROFILER, "asks about a sender")
+        self._private_turn(state, seat, Phrase.of("the Profiler asks"))
+        if not self._is(state, seat, Role.PROFILER):
+            raise RuleError("{agent} is not a Profiler: only a Profiler asks about a sender", agent=self.who(state, seat))
         asked = [question for question in state.questions if question.profiler == seat]
         if asked:
-            raise RuleError(f"{self.who(state, seat)} asked its one question in phase {asked[0].phase}: once per game")
+            raise RuleError("{agent} asked its one question in phase {phase}: once per game", agent=self.who(state, seat),
+                            phase=asked[0].phase)
         inbox = self.inbox(state, seat)
         if number > len(inbox):
-            raise RuleError(f"{self.who(state, seat)} has no message {number}: its inbox holds {len(inbox)}")
+            raise RuleError("{agent} has no message {number}: its inbox holds {count}", agent=self.who(state, seat),
+                            number=number, count=len(inbox))
         message = inbox[number - 1]
         if message.phase != state.phase:
-            raise RuleError(f"the Profiler asks as a message arrives: message {number} came in phase {message.phase}")
+            raise RuleError("the Profiler asks as a message arrives: message {number} came in phase {phase}", number=number,
+                            phase=message.phase)
         if fact not in MESSAGE_FACTS:
             raise RuleError("the fragment came with the message: ask for the codename, faction, role or position")
         if message.tells(fact):
-            raise RuleError(f"message {number} already says the sender's {fact}: ask for another fact")
+            raise RuleError("message {number} already says the sender's {fact}: ask for another fact", number=number,
+                            fact=Phrase.of(fact.value))
         value = state.setup.agents[message.sender].fact(fact)
         return replace(state, questions=state.questions + (ProfilerQuestion(state.phase, seat, number, fact, value),))
 
     def _done(self, state: CodexState, action: Done) -> CodexState:
-        self._private_turn(state, action.seat, "an agent ends its private turn")
+        self._private_turn(state, action.seat, Phrase.of("an agent ends its private turn"))
         state = replace(state, acted=state.acted + (action.seat,))
         return self._check_codes(state) if len(state.acted) == SEATS else state
 
@@ -551,14 +588,14 @@ class Codex:
         return replace(state, step=OVER, winner=state.setup.agents[winner].faction, winning_seat=winner)
 
     def _end_discussion(self, state: CodexState, action: EndDiscussion) -> CodexState:
-        self._in_step(state, DISCUSSION, "the discussion ends")
+        self._in_step(state, DISCUSSION, Phrase.of("the discussion ends"))
         return replace(state, step=VOTE)
 
     def _vote(self, state: CodexState, action: Vote) -> CodexState:
         seat, target = action.seat, action.target
-        self._in_step(state, VOTE, "agents vote")
+        self._in_step(state, VOTE, Phrase.of("agents vote"))
         if seat in state.acted:
-            raise RuleError(f"{self.who(state, seat)} has already voted this phase")
+            raise RuleError("{agent} has already voted this phase", agent=self.who(state, seat))
         if target == seat:
             raise RuleError("an agent votes for another agent, not for itself")
         if action.extort is not None:
@@ -568,18 +605,16 @@ class Codex:
 
     def _extortion(self, state: CodexState, action: Vote) -> Extortion:
         seat, target, fact = action.seat, action.target, action.extort
-        self._has_role(state, seat, Role.INQUISITORE, "extorts")
+        if not self._is(state, seat, Role.INQUISITORE):
+            raise RuleError("{agent} is not an Inquisitore: only an Inquisitore extorts", agent=self.who(state, seat))
         spent = self.power_spent(state, seat)
         if spent:
-            raise RuleError(f"{self.who(state, seat)} used its power in phase {spent}: once per game")
+            raise RuleError("{agent} used its power in phase {phase}: once per game", agent=self.who(state, seat), phase=spent)
         if fact not in TRUTH_FACTS:
-            raise RuleError(
-                "the truth machine never reveals the codename: extort the faction, role, position or fragment"
-            )
+            raise RuleError("the truth machine never reveals the codename: extort the faction, role, position or fragment")
         if fact in state.revealed(target):
-            raise RuleError(
-                f"{self.who(state, target)} already revealed its {fact} at the truth machine: extort another fact"
-            )
+            raise RuleError("{agent} already revealed its {fact} at the truth machine: extort another fact",
+                            agent=self.who(state, target), fact=Phrase.of(fact.value))
         first = any(e.phase == state.phase and e.target == target and e.outcome == NAMED for e in state.extortions)
         return Extortion(state.phase, seat, target, fact, KEPT if first else NAMED)
 
@@ -610,16 +645,18 @@ class Codex:
 
     def _reveal(self, state: CodexState, action: Reveal) -> CodexState:
         seat, fact = action.seat, action.fact
-        self._in_step(state, TRUTH, "a fact is revealed")
+        self._in_step(state, TRUTH, Phrase.of("a fact is revealed"))
         if seat != state.truth:
-            raise RuleError(f"{self.who(state, state.at_truth)} is at the truth machine, not {self.who(state, seat)}")
+            raise RuleError("{agent} is at the truth machine, not {target}", agent=self.who(state, state.at_truth),
+                            target=self.who(state, seat))
         if fact not in TRUTH_FACTS:
             raise RuleError("the codename is public: reveal the faction, role, position or fragment")
         if fact in state.revealed(seat):
-            raise RuleError(f"{self.who(state, seat)} already revealed its {fact} here: reveal another fact")
+            raise RuleError(REVEALED_HERE[fact], agent=self.who(state, seat))
         extorting = self.extorting(state, seat)
         if extorting is not None and fact != extorting:
-            raise RuleError(f"an Inquisitore extorts {self.who(state, seat)}'s {extorting}: the truth machine reveals that")
+            raise RuleError("an Inquisitore extorts {agent}'s {fact}: the truth machine reveals that", agent=self.who(state, seat),
+                            fact=Phrase.of(extorting.value))
         revelation = Revelation(state.phase, seat, fact, state.setup.agents[seat].fact(fact))
         return self._next_phase(replace(state, revelations=state.revelations + (revelation,)))
 
@@ -633,20 +670,19 @@ class Codex:
 
     # --- checks shared by the steps -------------------------------------------------------
 
-    def _in_step(self, state: CodexState, step: str, what: str) -> None:
+    def _in_step(self, state: CodexState, step: str, what: Phrase) -> None:
         if state.step != step:
-            raise RuleError(f"{what} only in the {step} step: {self.step_words(state)}")
+            raise RuleError(ONLY_IN_STEP[step], what=what, words=self.step_words(state))
 
-    def _private_turn(self, state: CodexState, seat: int, what: str) -> None:
+    def _private_turn(self, state: CodexState, seat: int, what: Phrase) -> None:
         self._in_step(state, PRIVATE, what)
         if seat in state.acted:
-            raise RuleError(f"{self.who(state, seat)} has already ended its private turn this phase")
+            raise RuleError("{agent} has already ended its private turn this phase", agent=self.who(state, seat))
 
-    def _has_role(self, state: CodexState, seat: int, role: Role, does: str) -> None:
-        if state.setup.agents[seat].role is not role:
-            raise RuleError(f"{self.who(state, seat)} is not {role.a_title}: only {role.a_title} {does}")
+    def _is(self, state: CodexState, seat: int, role: Role) -> bool:
+        return state.setup.agents[seat].role is role
 
-    def _code_refusal(self, state: CodexState, seat: int) -> str | None:
+    def _code_refusal(self, state: CodexState, seat: int) -> Phrase | None:
         """Why ``seat`` may not enter a code in this private step, or None if it may."""
         who = self.who(state, seat)
         leader = state.setup.agents[seat].role is Role.LEADER
@@ -654,31 +690,28 @@ class Codex:
             if attempt.seat != seat:
                 continue
             if attempt.phase == state.phase:
-                return f"{who} has already entered a code this phase" + ("" if leader else ": one attempt per game")
+                return Phrase.of("{agent} has already entered a code this phase" if leader else
+                                 "{agent} has already entered a code this phase: one attempt per game", agent=who)
             if attempt.result == WRONG and not leader:
-                return f"{who}'s code was wrong in phase {attempt.phase}: only the Leader may try again"
+                return Phrase.of("{agent}'s code was wrong in phase {phase}: only the Leader may try again", agent=who,
+                                 phase=attempt.phase)
         return None
 
     # --- queries --------------------------------------------------------------------------
 
-    def who(self, state: CodexState, seat: int) -> str:
-        return f"{state.setup.agents[seat].codename} (seat {seat})"
+    def who(self, state: CodexState, seat: int) -> Phrase:
+        return Phrase.of("{codename} (seat {seat})", codename=state.setup.agents[seat].codename, seat=seat)
 
-    def step_words(self, state: CodexState) -> str:
+    def step_words(self, state: CodexState) -> Phrase:
         if state.step == TRUTH:
-            return f"{self.who(state, state.at_truth)} is at the truth machine"
-        return {
-            MESSAGES: "the agents are sending their messages",
-            PRIVATE: "the agents are in their private turn",
-            DISCUSSION: "the discussion is on",
-            VOTE: "the agents are voting",
-            OVER: "the game is over",
-        }[state.step]
+            return Phrase.of("{agent} is at the truth machine", agent=self.who(state, state.at_truth))
+        return STEP_WORDS[state.step]
 
-    def reason(self, state: CodexState) -> str | None:
+    def reason(self, state: CodexState) -> Phrase | None:
         if state.winner is None or state.winning_seat is None:  # the two are set together
             return None
-        return f"{self.who(state, state.winning_seat)} entered {state.winner}'s code: {state.winner} wins"
+        return Phrase.of("{agent} entered {team}'s code: {team} wins", agent=self.who(state, state.winning_seat),
+                         team=state.winner)
 
     def is_over(self, state: CodexState) -> bool:
         return state.is_over

@@ -17,13 +17,17 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from .actions import whole_number
 from .codex_setup import FRAGMENT_CHARACTERS, FRAGMENT_LENGTH, SEATS, Fact
 from .errors import InvalidAction
+from .phrase import Phrase
+
+A_SEAT = Phrase.of("a seat")
 
 
-def check_seat(seat: int, what: str = "a seat") -> int:
+def check_seat(seat: int, what: Phrase = A_SEAT) -> int:
     if not isinstance(seat, int) or isinstance(seat, bool) or not 0 <= seat < SEATS:
-        raise InvalidAction(f"{what} is a seat number 0 to {SEATS - 1}, not {seat!r}")
+        raise InvalidAction("{what} is a seat number 0 to {last}, not {seat!r}", what=what, last=SEATS - 1, seat=seat)
     return seat
 
 
@@ -32,7 +36,7 @@ def check_fact(fact: Fact | str) -> Fact:
         return Fact(fact)
     except ValueError:
         names = ", ".join(member.value for member in Fact)
-        raise InvalidAction(f"a fact is one of {names}, not {fact!r}") from None
+        raise InvalidAction("a fact is one of {names}, not {fact!r}", names=names, fact=fact) from None
 
 
 @dataclass(frozen=True, slots=True)
@@ -45,12 +49,11 @@ class Send:
 
     def __post_init__(self) -> None:
         check_seat(self.seat)
-        check_seat(self.to, "the recipient")
+        check_seat(self.to, Phrase.of("the recipient"))
         facts = tuple(check_fact(fact) for fact in self.facts)
         if not 1 <= len(facts) <= 2 or len(set(facts)) != len(facts):
-            raise InvalidAction(
-                f"a message carries one fact, or two different ones from an Informatore, not {len(facts)}"
-            )
+            raise InvalidAction("a message carries one fact, or two different ones from an Informatore, not {count}",
+                                count=len(facts))
         object.__setattr__(self, "facts", tuple(sorted(facts, key=list(Fact).index)))
 
     def __str__(self) -> str:
@@ -73,9 +76,8 @@ class EnterCode:
             parts = [text[i : i + FRAGMENT_LENGTH] for i in range(0, len(text), FRAGMENT_LENGTH)]
         well_formed = all(len(part) == FRAGMENT_LENGTH and set(part) <= FRAGMENT_CHARACTERS for part in parts)
         if len(parts) != 3 or not well_formed:
-            raise InvalidAction(
-                f"a code is three fragments of {FRAGMENT_LENGTH} letters or digits, XXXX-YYYY-ZZZZ, not {self.code!r}"
-            )
+            raise InvalidAction("a code is three fragments of {length} letters or digits, XXXX-YYYY-ZZZZ, not {code!r}",
+                                length=FRAGMENT_LENGTH, code=self.code)
         object.__setattr__(self, "code", "-".join(parts))
 
     def __str__(self) -> str:
@@ -91,7 +93,7 @@ class Block:
 
     def __post_init__(self) -> None:
         check_seat(self.seat)
-        check_seat(self.target, "the target")
+        check_seat(self.target, Phrase.of("the target"))
 
     def __str__(self) -> str:
         return f"block {self.seat} {self.target}"
@@ -108,7 +110,7 @@ class Profile:
     def __post_init__(self) -> None:
         check_seat(self.seat)
         if not isinstance(self.message, int) or isinstance(self.message, bool) or self.message < 1:
-            raise InvalidAction(f"a message is named by its inbox number, 1 or more, not {self.message!r}")
+            raise InvalidAction("a message is named by its inbox number, 1 or more, not {number!r}", number=self.message)
         object.__setattr__(self, "fact", check_fact(self.fact))
 
     def __str__(self) -> str:
@@ -146,7 +148,7 @@ class Vote:
 
     def __post_init__(self) -> None:
         check_seat(self.seat)
-        check_seat(self.target, "the agent voted for")
+        check_seat(self.target, Phrase.of("the agent voted for"))
         if self.extort is not None:
             object.__setattr__(self, "extort", check_fact(self.extort))
 
@@ -184,12 +186,6 @@ USAGE = {
 }
 
 
-def _number(word: str, what: str) -> int:
-    if not word.isdigit() or not word.isascii():
-        raise InvalidAction(f"{what} must be a whole number, not {word!r}")
-    return int(word)
-
-
 def parse_codex_action(text: str) -> CodexAction:
     """Read a Codex action's text form; raise ``InvalidAction`` saying what was expected."""
     words = text.split()
@@ -197,13 +193,13 @@ def parse_codex_action(text: str) -> CodexAction:
         raise InvalidAction("an empty line is not an action")
     verb, args = words[0].lower(), [word.lower() for word in words[1:]]
     if verb not in USAGE:
-        raise InvalidAction(f"unknown Codex command {verb!r}: expected one of {', '.join(USAGE)}")
+        raise InvalidAction("unknown Codex command {verb!r}: expected one of {words}", verb=verb, words=", ".join(USAGE))
     counts = {"send": (3, 4), "vote": (2, 4), "profile": (3,), "end-discussion": (0,), "done": (1,)}.get(verb, (2,))
     if len(args) not in counts or (verb == "vote" and len(args) == 4 and args[2] != "extort"):
-        raise InvalidAction(f"'{verb}' is written {USAGE[verb]}, not {text.strip()!r}")
+        raise InvalidAction("'{verb}' is written {usage}, not {text!r}", verb=verb, usage=USAGE[verb], text=text.strip())
     if verb == "end-discussion":
         return EndDiscussion()
-    seat = _number(args[0], "the seat")
+    seat = whole_number(args[0], Phrase.of("the seat"))
     if verb == "done":
         return Done(seat)
     if verb == "code":
@@ -211,8 +207,8 @@ def parse_codex_action(text: str) -> CodexAction:
     if verb == "reveal":
         return Reveal(seat, check_fact(args[1]))
     if verb == "profile":
-        return Profile(seat, _number(args[1], "the message number"), check_fact(args[2]))
-    other = _number(args[1], "the other seat")
+        return Profile(seat, whole_number(args[1], Phrase.of("the message number")), check_fact(args[2]))
+    other = whole_number(args[1], Phrase.of("the other seat"))
     if verb == "send":
         return Send(seat, other, tuple(check_fact(word) for word in args[2:]))
     if verb == "block":

@@ -14,6 +14,7 @@ from enum import Enum
 from typing import TypeVar
 
 from .errors import InvalidKey
+from .phrase import N_, Phrase
 
 SEATS = 6
 FRAGMENT_LENGTH = 4
@@ -54,11 +55,6 @@ class Role(str, Enum):
     LEADER = "leader"
     PROFILER = "profiler"
 
-    @property
-    def a_title(self) -> str:
-        """The title with its article: "a Hacker", "an Inquisitore"."""
-        return f"{'an' if self.value[0] in 'aeiou' else 'a'} {self.value.capitalize()}"
-
     def __str__(self) -> str:
         return self.value
 
@@ -85,17 +81,18 @@ TRUTH_FACTS = (Fact.FACTION, Fact.ROLE, Fact.POSITION, Fact.FRAGMENT)
 OPTIONAL_ROLES = tuple(role for role in Role if role is not Role.LEADER)
 
 
-def check_roles(roles: tuple[Role, ...], what: str, error: type[ValueError] = InvalidSetup) -> tuple[Role, ...]:
+def check_roles(roles: tuple[Role, ...], what: Phrase) -> tuple[Role, ...]:
     """Three distinct roles, the Leader among them, in the rulebook's order."""
     if len(set(roles)) != 3 or len(roles) != 3 or Role.LEADER not in roles:
-        named = ", ".join(str(role) for role in roles) or "none"
-        raise error(f"{what} must be three different roles, the Leader among them, not {named}")
+        named = ", ".join(str(role) for role in roles) if roles else Phrase.of("none")
+        raise InvalidSetup("{what} must be three different roles, the Leader among them, not {named}", what=what, named=named)
     return tuple(sorted(roles, key=list(Role).index))
 
 
 def check_fragment(text: str) -> str:
     if len(text) != FRAGMENT_LENGTH or not set(text) <= FRAGMENT_CHARACTERS:
-        raise InvalidSetup(f"a code fragment is {FRAGMENT_LENGTH} capital letters or digits, not {text!r}")
+        raise InvalidSetup("a code fragment is {length} capital letters or digits, not {text!r}", length=FRAGMENT_LENGTH,
+                           text=text)
     return text
 
 
@@ -111,9 +108,9 @@ class Identikit:
 
     def __post_init__(self) -> None:
         if not self.codename or any(c.isspace() or c == ":" for c in self.codename):
-            raise InvalidSetup(f"a codename is one word without ':', not {self.codename!r}")
+            raise InvalidSetup("a codename is one word without ':', not {codename!r}", codename=self.codename)
         if self.position not in (1, 2, 3):
-            raise InvalidSetup(f"a fragment's position is 1, 2 or 3, not {self.position!r}")
+            raise InvalidSetup("a fragment's position is 1, 2 or 3, not {position!r}", position=self.position)
         check_fragment(self.fragment)
 
     @property
@@ -154,21 +151,22 @@ class Setup:
 
     def __post_init__(self) -> None:
         if len(self.agents) != SEATS:
-            raise InvalidSetup(f"Codex is played by {SEATS} agents, not {len(self.agents)}")
+            raise InvalidSetup("Codex is played by {seats} agents, not {count}", seats=SEATS, count=len(self.agents))
         codenames = [agent.codename for agent in self.agents]
         fragments = [agent.fragment for agent in self.agents]
-        for what, values in (("codename", codenames), ("fragment", fragments)):
+        for what, values in ((N_("each agent has its own codename: {twice} is dealt twice"), codenames),
+                             (N_("each agent has its own fragment: {twice} is dealt twice"), fragments)):
             twice = sorted({value for value in values if values.count(value) > 1})
             if twice:
-                raise InvalidSetup(f"each agent has its own {what}: {', '.join(twice)} is dealt twice")
+                raise InvalidSetup(what, twice=", ".join(twice))
         per_faction = {}
         for faction in Faction:
             members = [agent for agent in self.agents if agent.faction is faction]
             if len(members) != 3:
-                raise InvalidSetup(f"each faction has 3 agents; {faction} has {len(members)}")
-            check_roles(tuple(agent.role for agent in members), f"{faction}'s roles")
+                raise InvalidSetup("each faction has 3 agents; {team} has {count}", team=faction, count=len(members))
+            check_roles(tuple(agent.role for agent in members), Phrase.of("{team}'s roles", team=faction))
             if sorted(agent.position for agent in members) != [1, 2, 3]:
-                raise InvalidSetup(f"{faction}'s fragments must take the positions 1, 2 and 3 once each")
+                raise InvalidSetup("{team}'s fragments must take the positions 1, 2 and 3 once each", team=faction)
             per_faction[faction] = {agent.role for agent in members}
         if per_faction[Faction.RED] != per_faction[Faction.BLUE]:
             raise InvalidSetup("both factions have one agent of each role in play: their roles differ")
@@ -176,7 +174,7 @@ class Setup:
     @property
     def roles(self) -> tuple[Role, ...]:
         """The three roles in play, revealed to everyone at the start."""
-        return check_roles(tuple(agent.role for agent in self.agents if agent.faction is Faction.RED), "roles")
+        return check_roles(tuple(agent.role for agent in self.agents if agent.faction is Faction.RED), Phrase.of("roles"))
 
     @property
     def codenames(self) -> tuple[str, ...]:
@@ -199,7 +197,7 @@ def deal_setup(rng: random.Random, roles: tuple[Role, ...] | None = None) -> Set
     """
     if roles is None:
         roles = (Role.LEADER, *rng.sample(OPTIONAL_ROLES, 2))
-    roles = check_roles(tuple(roles), "the roles in play")
+    roles = check_roles(tuple(roles), Phrase.of("the roles in play"))
     codenames = rng.sample(CODENAMES, SEATS)
     places = [(faction, role) for faction in Faction for role in roles]
     rng.shuffle(places)
@@ -220,22 +218,21 @@ def parse_setup(text: str) -> Setup:
     """Read a setup's text form; raise ``InvalidSetup`` naming the seat and what is wrong."""
     words = text.split()
     if len(words) != SEATS:
-        raise InvalidSetup(
-            f"a setup is {SEATS} words, one per seat, codename:faction:role:position:fragment; got {len(words)}"
-        )
+        raise InvalidSetup("a setup is {seats} words, one per seat, codename:faction:role:position:fragment; got {count}",
+                           seats=SEATS, count=len(words))
     agents = []
     for seat, word in enumerate(words):
         parts = word.split(":")
         if len(parts) != 5:
-            raise InvalidSetup(f"seat {seat}: {word!r} is not codename:faction:role:position:fragment")
+            raise InvalidSetup("seat {seat}: {word!r} is not codename:faction:role:position:fragment", seat=seat, word=word)
         codename, faction, role, position, fragment = parts
         try:
             if not position.isdigit():
-                raise InvalidSetup(f"a fragment's position is 1, 2 or 3, not {position!r}")
+                raise InvalidSetup("a fragment's position is 1, 2 or 3, not {position!r}", position=position)
             agents.append(Identikit(codename, _word(Faction, faction), _word(Role, role), int(position),
                                     fragment.upper()))
         except InvalidSetup as error:
-            raise InvalidSetup(f"seat {seat}: {error}") from None
+            raise InvalidSetup("seat {seat}: {error}", seat=seat, error=error.phrase) from None
     return Setup(tuple(agents))
 
 
@@ -247,4 +244,5 @@ def _word(kind: type[E], word: str) -> E:
         return kind(word.lower())
     except ValueError:
         names = ", ".join(member.value for member in kind)
-        raise InvalidSetup(f"a {kind.__name__.lower()} is one of {names}, not {word!r}") from None
+        raise InvalidSetup("a faction is one of {names}, not {word!r}" if kind is Faction else
+                           "a role is one of {names}, not {word!r}", names=names, word=word) from None

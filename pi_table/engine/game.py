@@ -27,6 +27,7 @@ from .actions import (
 )
 from .errors import GameOver, InvalidAction, InvalidKey, InvalidRules, RuleError
 from .keys import CELLS, NO_CARD, Key, Layout, Team
+from .phrase import N_, Phrase
 from .rules import Rules
 from .views import SpymasterView, TableView
 
@@ -58,7 +59,7 @@ class State:
     placed: int = 0
     winner: Team | None = None
     losers: tuple[Team, ...] = ()
-    reason: str | None = None
+    reason: Phrase | None = None
 
     @property
     def key(self) -> Key:
@@ -81,7 +82,7 @@ class State:
         """The team to play. Only a finished game has none, and ``apply`` refuses every action
         on it before any rule asks."""
         if self.turn is None:
-            raise GameOver(f"the game is over ({self.reason}): no team is to play")
+            raise GameOver("the game is over ({reason}): no team is to play", reason=self.reason)
         return self.turn
 
 
@@ -96,10 +97,7 @@ class Game:
     name: ClassVar[str]
     title: ClassVar[str]
     layout: Layout  # a class constant, but for Alias 24, whose dark cell is a rule
-    noun: ClassVar[str] = "card"  # what a cell holds, in the game's words
-    nouns: ClassVar[str] = "cards"  # its plural and its article: "alias" is not "aliass", "a alias"
-    a_noun: ClassVar[str] = "a card"
-    shown: ClassVar[str] = "revealed"  # what a touched card has become
+    noun: ClassVar[str] = "card"  # what a cell holds, in the game's words (each refusal has a sentence per noun)
     spymaster_word: ClassVar[str] = "spymaster"
     has_penalty: ClassVar[bool] = True
     start_follows_key: ClassVar[bool] = True  # Codenames: the team with 9 agents starts
@@ -107,7 +105,7 @@ class Game:
     def __init__(self, rules: Rules | None = None) -> None:
         self.rules = rules or Rules(game=self.name)
         if self.rules.game != self.name:
-            raise InvalidRules(f"rules for {self.rules.game!r} given to the {self.name!r} game")
+            raise InvalidRules("rules for {game!r} given to the {name!r} game", game=self.rules.game, name=self.name)
 
     # --- setup --------------------------------------------------------------------------
 
@@ -129,15 +127,15 @@ class Game:
         key = Key(cells, Team.RED)  # checks length and letters before the counts
         natural = self.natural_start(*self.layout.check(cells))
         if start is not None and start != natural and self.start_follows_key:
-            raise InvalidKey(
-                f"key {cells!r} gives {natural} {self.layout.first} cards, so {natural} starts, not {start}"
-            )
+            raise InvalidKey("key {cells!r} gives {team} {first} cards, so {team} starts, not {start}",
+                             cells=cells, team=natural, first=self.layout.first, start=start)
         return replace(key, start=start or natural)
 
     def check_key(self, key: Key) -> None:
         natural = self.natural_start(*self.layout.check(key.cells))
         if self.start_follows_key and key.start != natural:
-            raise InvalidKey(f"in {self.name} the team with {self.layout.first} cards starts: {natural}, not {key.start}")
+            raise InvalidKey("in {game} the team with {first} cards starts: {team}, not {other}", game=self.name,
+                             first=self.layout.first, team=natural, other=key.start)
 
     FIRST_TO_PLACE: ClassVar[Team] = Team.RED
     """Deep Undercover: the book names no team to place first, and who gives the first clue
@@ -153,7 +151,7 @@ class Game:
                 raise InvalidKey("Deep Undercover draws its key when the last codename is down: a game starts without one")
             return State(drawn=None, marks=(None,) * CELLS, turn=self.FIRST_TO_PLACE, phase=PLACE)
         if key is None:
-            raise InvalidKey(f"a {self.title} game starts on a key")
+            raise InvalidKey("a {title} game starts on a key", title=self.title)
         self.check_key(key)
         return State(drawn=key, marks=(None,) * CELLS, turn=key.start, phase=CLUE)
 
@@ -173,15 +171,16 @@ class Game:
     def apply(self, state: State, action: Action) -> State:
         """The state after ``action``; raise ``RuleError``/``InvalidAction`` to refuse it."""
         if state.phase == OVER:
-            raise GameOver(f"the game is over ({state.reason}): undo or start a new game")
+            raise GameOver("the game is over ({reason}): undo or start a new game", reason=state.reason)
         handler = self._handlers.get(type(action))
         if handler is None:
-            raise InvalidAction(f"{action} is not something the {self.name} rules act on")
+            raise InvalidAction("{action} is not something the {game} rules act on", action=str(action), game=self.name)
         return handler(self, state, action)
 
     def _clue(self, state: State, action: Clue) -> State:
         if state.phase == GUESS:
-            raise RuleError(f"{self.side(state.team)} already has its clue: touch {self.a_noun} or end the turn")
+            raise RuleError("{side} already has its clue: touch a card or end the turn" if self.noun == "card" else
+                            "{side} already has its clue: touch an alias or end the turn", side=self.side(state.team))
         self._refuse_unless_open(state)
         return replace(state, phase=GUESS, clue=action.number, guesses=0)
 
@@ -189,14 +188,17 @@ class Game:
         if state.phase != GUESS:
             self._refuse_unless_open(state)
             if self.rules.clue_required:
-                raise RuleError(f"the {self.turn_spymaster(state)} must enter the clue number before the first touch")
+                raise RuleError("the {team} spymaster must enter the clue number before the first touch"
+                                if self.spymaster_word == "spymaster" else
+                                "the {team} mastermind must enter the clue number before the first touch", team=state.team)
             state = replace(state, phase=GUESS, clue=None, guesses=0)
         cell = action.cell
         identity = state.key[cell]
         if identity == NO_CARD:
-            raise RuleError(f"cell {cell} has no {self.noun}")
+            raise RuleError("cell {cell} has no card" if self.noun == "card" else "cell {cell} has no alias", cell=cell)
         if state.marks[cell] is not None:
-            raise RuleError(f"{self.noun} {cell} is already {self.shown}")
+            raise RuleError("card {cell} is already revealed" if self.noun == "card" else "alias {cell} is already targeted",
+                            cell=cell)
         marks = state.marks[:cell] + (TOUCHED,) + state.marks[cell + 1 :]
         return self._touched(replace(state, marks=marks), state.team, identity)
 
@@ -205,15 +207,15 @@ class Game:
             return self._next_turn(state)
         if state.phase in (PLACE, COVER):
             raise RuleError(self.waiting_for(state))
-        raise RuleError(f"{self.side(state.team)} must guess at least once before ending its turn")
+        raise RuleError("{side} must guess at least once before ending its turn", side=self.side(state.team))
 
     def _penalty(self, state: State, action: Penalty) -> State:
         if not self.has_penalty:
-            raise RuleError(f"{self.title} has no invalid-clue penalty")
+            raise RuleError("{title} has no invalid-clue penalty", title=self.title)
         if state.phase == GUESS and state.guesses > 0:
             raise RuleError("a clue can be ruled invalid only before the first guess; now it stands")
         if state.phase not in (CLUE, GUESS):
-            raise RuleError(f"there is no clue to rule invalid now ({self.phase_words(state)})")
+            raise RuleError("there is no clue to rule invalid now ({state})", state=self.phase_words(state))
         return self._after_penalty(state)
 
     def _cover(self, state: State, action: Cover) -> State:
@@ -222,33 +224,38 @@ class Game:
         owner = state.team
         cell = action.cell
         if state.key[cell] != owner.letter or state.marks[cell] is not None:
-            raise RuleError(f"{self.noun} {cell} is not a hidden {owner} agent: cover one of {owner}'s")
+            raise RuleError("card {cell} is not a hidden {owner} agent: cover one of {owner}'s", cell=cell, owner=owner)
         marks = state.marks[:cell] + (COVERED,) + state.marks[cell + 1 :]
         state = replace(state, marks=marks)
         if state.left(owner.letter) == 0:
-            return self._end(state, winner=owner, reason=f"{owner} has all its agents covered")
+            return self._end(state, winner=owner, reason=Phrase.of("{team} has all its agents covered", team=owner))
         return self._after_cover(state)
 
     def _time_up(self, state: State, action: TimeUp) -> State:
         """The enforced turn timer: the turn passes whatever was guessed (also before the clue)."""
         if state.phase == PLACE or (state.phase == COVER and self.cover_is_required):
-            raise RuleError(f"the turn timer does not run now: {self.waiting_for(state)}")
+            raise RuleError("the turn timer does not run now: {waiting}", waiting=self.waiting_for(state))
         return self._next_turn(state)
 
     def _place(self, state: State, action: Place) -> State:
         if state.phase != PLACE:
-            raise RuleError(f"all the {self.nouns} are already on the table")
+            raise RuleError("all the cards are already on the table" if self.noun == "card" else
+                            "all the aliases are already on the table")
         order = self.placing_order()
         expected = order[state.placed]
         if action.cell != expected:
-            raise RuleError(f"{self.side(state.team)} places the next {self.noun} on cell {expected}, not {action.cell}")
+            raise RuleError("{side} places the next card on cell {expected}, not {cell}" if self.noun == "card" else
+                            "{side} places the next alias on cell {expected}, not {cell}",
+                            side=self.side(state.team), expected=expected, cell=action.cell)
         placed = state.placed + 1
         if placed < len(order):
             if action.key is not None:
-                raise RuleError(f"the key is drawn when the last {self.noun} is down, not with cell {action.cell}")
+                raise RuleError("the key is drawn when the last card is down, not with cell {cell}" if self.noun == "card" else
+                                "the key is drawn when the last alias is down, not with cell {cell}", cell=action.cell)
             return replace(state, placed=placed, turn=state.team.other)
         if action.key is None:
-            raise RuleError(f"the last {self.noun} down brings the key: 'place {action.cell} key CELLS TEAM'")
+            raise RuleError("the last card down brings the key: 'place {cell} key CELLS TEAM'" if self.noun == "card" else
+                            "the last alias down brings the key: 'place {cell} key CELLS TEAM'", cell=action.cell)
         self.check_key(action.key)
         return replace(state, drawn=action.key, placed=placed, phase=CLUE, turn=action.key.start)
 
@@ -259,7 +266,7 @@ class Game:
 
     # --- hooks and helpers for the games ------------------------------------------------
 
-    cover_refusal: ClassVar[str] = "a spymaster may cover a card only right after the other team's penalty"
+    cover_refusal: ClassVar[Phrase] = Phrase.of("a spymaster may cover a card only right after the other team's penalty")
 
     def _refuse_unless_open(self, state: State) -> None:
         """Refuse a clue or a first touch while placing, or before a required cover."""
@@ -268,13 +275,15 @@ class Game:
 
     cover_is_required: ClassVar[bool] = False
 
-    def waiting_for(self, state: State) -> str:
+    def waiting_for(self, state: State) -> Phrase:
         """What the table waits for in the placing and cover phases, as a sentence."""
         if state.phase == PLACE:
             cell = self.placing_order()[state.placed]
-            who = self.side(state.team)
-            return f"the {self.nouns} are still being placed: {who} places the next one on cell {cell}"
-        return f"the {self.turn_spymaster(state)} may cover one of {state.team}'s agents, then gives the clue"
+            return Phrase.of("the cards are still being placed: {side} places the next one on cell {cell}"
+                             if self.noun == "card" else
+                             "the aliases are still being placed: {side} places the next one on cell {cell}",
+                             side=self.side(state.team), cell=cell)
+        return Phrase.of("the {team} spymaster may cover one of {team}'s agents, then gives the clue", team=state.team)
 
     def _touched(self, state: State, team: Team, identity: str) -> State:
         raise NotImplementedError
@@ -297,7 +306,7 @@ class Game:
     def _after_cover(self, state: State) -> State:
         return replace(state, phase=CLUE)
 
-    def _end(self, state: State, winner: Team | None, reason: str, losers: tuple[Team, ...] | None = None) -> State:
+    def _end(self, state: State, winner: Team | None, reason: Phrase, losers: tuple[Team, ...] | None = None) -> State:
         """The game over: ``losers`` by default the winner's opponent (a game without a winner names them)."""
         if losers is None:
             assert winner is not None, "a game that ends without a winner names its losers"
@@ -306,19 +315,21 @@ class Game:
 
     # --- words ----------------------------------------------------------------------------
 
-    def side(self, team: Team) -> str:
+    def side(self, team: Team) -> Phrase:
         """Who guesses for ``team``, in the words players use."""
         if self.rules.three_player:
-            return f"the operative (guessing for {team})"
-        return f"the {team} team"
+            return Phrase.of("the operative (guessing for {team})", team=team)
+        return Phrase.of("the {team} team", team=team)
 
-    def turn_spymaster(self, state: State) -> str:
-        return f"{state.team} {self.spymaster_word}"
+    PHASE_WORDS: ClassVar[dict[str, str]] = {
+        CLUE: N_("{team} is in its clue phase"), GUESS: N_("{team} is in its guess phase"),
+        COVER: N_("{team} is in its cover phase"), PLACE: N_("{team} is in its place phase"),
+    }
 
-    def phase_words(self, state: State) -> str:
+    def phase_words(self, state: State) -> Phrase:
         if state.phase == OVER:
-            return "the game is over"
-        return f"{state.team} is in its {state.phase} phase"
+            return Phrase.of("the game is over")
+        return Phrase.of(self.PHASE_WORDS[state.phase], team=state.team)
 
     # --- OpenSpiel-style queries --------------------------------------------------------
 

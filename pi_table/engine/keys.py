@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from enum import Enum
 
 from .errors import InvalidKey
+from .phrase import Phrase
 
 CELLS = 25
 GRID = 5
@@ -48,7 +49,7 @@ class Team(str, Enum):
         try:
             return cls(text.strip().lower())
         except ValueError:
-            raise ValueError(f"a team is 'red' or 'blue', not {text!r}") from None
+            raise InvalidKey("a team is 'red' or 'blue', not {text!r}", text=text) from None
 
 
 @dataclass(frozen=True, slots=True)
@@ -60,13 +61,12 @@ class Key:
 
     def __post_init__(self) -> None:
         if len(self.cells) != CELLS:
-            raise InvalidKey(f"a key has {CELLS} characters, not {len(self.cells)}: {self.cells!r}")
+            raise InvalidKey("a key has {cells} characters, not {length}: {key!r}", cells=CELLS, length=len(self.cells),
+                             key=self.cells)
         bad = sorted(set(self.cells) - set(IDENTITIES))
         if bad:
-            raise InvalidKey(
-                f"a key uses only the letters {' '.join(IDENTITIES)}; "
-                f"{self.cells!r} has {' '.join(repr(c) for c in bad)}"
-            )
+            raise InvalidKey("a key uses only the letters {letters}; {key!r} has {bad}", letters=" ".join(IDENTITIES),
+                             key=self.cells, bad=" ".join(repr(c) for c in bad))
 
     def __str__(self) -> str:
         return self.cells
@@ -100,19 +100,18 @@ class Layout:
         expected_dark = [] if self.dark_cell is None else [self.dark_cell]
         problems = []
         if sorted((red, blue)) != sorted((self.first, self.second)):
-            problems.append(
-                f"{self.first} cards for one team and {self.second} for the other "
-                f"(found {red} R and {blue} B)"
-            )
+            problems.append(Phrase.of("{first} cards for one team and {second} for the other (found {red} R and {blue} B)",
+                                      first=self.first, second=self.second, red=red, blue=blue))
         if counts[BYSTANDER] != self.bystanders:
-            problems.append(f"{self.bystanders} N (found {counts[BYSTANDER]})")
+            problems.append(Phrase.of("{wanted} N (found {found})", wanted=self.bystanders, found=counts[BYSTANDER]))
         if counts[ASSASSIN] != self.assassins:
-            problems.append(f"{self.assassins} A (found {counts[ASSASSIN]})")
+            problems.append(Phrase.of("{wanted} A (found {found})", wanted=self.assassins, found=counts[ASSASSIN]))
         if dark != expected_dark:
-            where = "no '.'" if not expected_dark else f"one '.' at cell {expected_dark[0]}"
-            problems.append(f"{where} (found it at {dark or 'no cell'})")
+            found = str(dark) if dark else Phrase.of("no cell")
+            problems.append(Phrase.of("no '.' (found it at {found})", found=found) if not expected_dark else
+                            Phrase.of("one '.' at cell {cell} (found it at {found})", cell=expected_dark[0], found=found))
         if problems:
-            raise InvalidKey(f"key {cells!r} is not valid here: it needs " + "; ".join(problems))
+            raise InvalidKey("key {key!r} is not valid here: it needs {problems}", key=cells, problems=tuple(problems))
         return red, blue
 
     def deal(self, rng: random.Random, big_team: Team) -> str:

@@ -88,12 +88,12 @@ CodexRecord: TypeAlias = "GameRecord[Codex, Setup, CodexAction | Undo, CodexStat
 def as_grid_record(record: GridRecord | CodexRecord) -> GridRecord:
     """``record``, checked to be a grid game's: for what plays or shows the grid games only."""
     if not isinstance(record.game, Game):
-        raise RuleError(f"{record.game.name} is no grid game")
+        raise RuleError("{game} is no grid game", game=record.game.name)
     return record
 
 
 def as_codex_record(record: GridRecord | CodexRecord) -> CodexRecord:
     """``record``, checked to be Codex's: for Codex's own loop, screen and simulator."""
     if isinstance(record.game, Game):
-        raise RuleError(f"{record.game.name} is not Codex")
+        raise RuleError("{game} is not Codex", game=record.game.name)
     return record

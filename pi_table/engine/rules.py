@@ -45,10 +45,10 @@ class Rules:
         _one_of("setup", self.setup, SETUPS)
         for name in ("clue_required", "three_player"):
             if not isinstance(getattr(self, name), bool):
-                raise InvalidRules(f"{name} is true or false, not {getattr(self, name)!r}")
+                raise InvalidRules("{name} is true or false, not {value!r}", name=name, value=getattr(self, name))
         cell = self.dark_cell
         if not isinstance(cell, int) or isinstance(cell, bool) or not 0 <= cell < CELLS:
-            raise InvalidRules(f"dark_cell is a cell number 0 to {CELLS - 1}, not {cell!r}")
+            raise InvalidRules("dark_cell is a cell number 0 to {last}, not {cell!r}", last=CELLS - 1, cell=cell)
 
     def to_json(self) -> dict[str, object]:
         return asdict(self)
@@ -58,10 +58,11 @@ class Rules:
         known = {f.name for f in fields(cls)}
         unknown = sorted(set(data) - known)
         if unknown:
-            raise InvalidRules(f"unknown rule option(s) {', '.join(unknown)}: expected {', '.join(sorted(known))}")
+            raise InvalidRules("unknown rule option(s) {unknown}: expected {known}", unknown=", ".join(unknown),
+                               known=", ".join(sorted(known)))
         return cls(**data)
 
 
 def _one_of(name: str, value: object, allowed: tuple[str, ...]) -> None:
     if value not in allowed:
-        raise InvalidRules(f"{name} is one of {', '.join(allowed)}, not {value!r}")
+        raise InvalidRules("{name} is one of {allowed}, not {value!r}", name=name, allowed=", ".join(allowed), value=value)

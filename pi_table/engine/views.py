@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from .actions import ClueNumber
 from .errors import RuleError
 from .keys import ASSASSIN, NO_CARD, Key, Team
+from .phrase import Phrase
 from .rules import Rules
 
 HIDDEN = "?"
@@ -50,7 +51,7 @@ class TableView:
     guesses: int
     winner: Team | None
     losers: tuple[Team, ...]
-    reason: str | None
+    reason: Phrase | None
     placing: int | None
 
     @property
@@ -105,7 +106,7 @@ class TableView:
             "board": self.board,
             "winner": _name(self.winner),
             "losers": [team.value for team in self.losers],
-            "reason": self.reason,
+            "reason": None if self.reason is None else str(self.reason),
             "score": self.score,
             "armed": self.armed,
             "start": _name(self.start),

@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ..engine import CELLS
+from ..engine.phrase import Text
 
 
 @dataclass(frozen=True, slots=True)
@@ -36,7 +37,7 @@ class Cues:
     """
 
     pending: frozenset[int] = frozenset()
-    warnings: tuple[str, ...] = ()
+    warnings: tuple[Text, ...] = ()  # each says what is wrong and what to do
     timer: TimerState | None = None
     revealed_at: tuple[float | None, ...] = (None,) * CELLS
     idle: bool = False

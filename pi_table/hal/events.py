@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, TypeAlias
 
 from ..engine import CELLS, Action
+from ..engine.phrase import Text
 
 if TYPE_CHECKING:
     from ..engine import CodexAction
@@ -99,7 +100,7 @@ class HealthEvent:
 
     device: str
     ok: bool
-    detail: str = ""
+    detail: Text = ""  # what is wrong and what to do, or what came back
 
 
 @dataclass(frozen=True, slots=True)

@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, TypeAlias
 
 from ..engine import ClueNumber, InvalidAction, SpymasterView
+from ..engine.phrase import Text
 from .cues import Cues
 from .events import Command, Emit, UiEvent
 
@@ -21,14 +22,14 @@ class ScreenModel:
 
     view: SpymasterView
     game_id: str
-    message: str | None = None  # the last refusal, in plain words ("card 7 is already revealed")
+    message: Text | None = None  # the last refusal ("card 7 is already revealed"), for ``i18n.say``
     cues: Cues = Cues()  # pending touches, warnings ("touch board disconnected"), the timer
     lang: str = "en"  # "en" or "it"
     dial: ClueNumber = None  # the clue number set on the rotary encoder, not yet entered
     join: str | None = None  # the companion's spymaster page, shown as a QR code; None: no companion
 
     @property
-    def warnings(self) -> tuple[str, ...]:
+    def warnings(self) -> tuple[Text, ...]:
         return self.cues.warnings
 
     @property
@@ -46,13 +47,13 @@ class CodexModel:
     game: Codex
     state: CodexState
     game_id: str
-    message: str | None = None  # the last refusal, in plain words
+    message: Text | None = None  # the last refusal, for ``i18n.say``
     cues: Cues = Cues()  # warnings, and the discussion's timer
     lang: str = "en"
     joins: tuple[str | None, ...] = ()  # per seat, its phone page's link until a phone opens it
 
     @property
-    def warnings(self) -> tuple[str, ...]:
+    def warnings(self) -> tuple[Text, ...]:
         return self.cues.warnings
 
 

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from ..engine.phrase import Phrase
 from ..firmware.touchboard import DEFAULT_THRESHOLDS
 from ..protocol import wire
 from .screen import SelfTestModel
@@ -57,7 +58,7 @@ class PadNumbers:
 
     @property
     def name(self) -> str:
-        return "END TURN" if self.cell is None else f"cell {self.cell}"
+        return str(self.label)
 
     @property
     def noise(self) -> int | None:
@@ -88,26 +89,32 @@ class PadNumbers:
             return "deaf"
         return "ok" if self.touched else "untouched"
 
-    def advice(self) -> str:
+    @property
+    def label(self) -> Phrase:
+        return Phrase.of("END TURN") if self.cell is None else Phrase.of("cell {cell}", cell=self.cell)
+
+    def advice(self) -> Phrase:
         """What the verdict means and what to do about it, in a line."""
-        verdict = self.verdict
+        verdict, pad = self.verdict, self.label
         if verdict == "over-current":
-            return (f"{self.name}: its chip reports over-current and has stopped: a pad or its wire touches ground "
-                    "or the chip's REXT pin is shorted; check the wiring")
+            return Phrase.of("{pad}: its chip reports over-current and has stopped: a pad or its wire touches ground "
+                             "or the chip's REXT pin is shorted; check the wiring", pad=pad)
         if verdict == "out of range":
-            return (f"{self.name}: out of range: autoconfiguration found no charge that suits electrode "
-                    f"{self.electrode}; its wire is broken, shorted or far too long")
+            return Phrase.of("{pad}: out of range: autoconfiguration found no charge that suits electrode "
+                             "{electrode}; its wire is broken, shorted or far too long", pad=pad, electrode=self.electrode)
         if verdict == "noisy":
-            return (f"{self.name}: noisy: at rest its delta reaches {self.rest_high} counts, against a release "
-                    f"threshold of {self.release} and a touch threshold of {self.touch}; keep its wire short and away "
-                    "from the LED data and power wires, check the ground, or raise its thresholds (pi-table tune --write)")
+            return Phrase.of("{pad}: noisy: at rest its delta reaches {rest} counts, against a release threshold of "
+                             "{release} and a touch threshold of {touch}; keep its wire short and away from the LED data "
+                             "and power wires, check the ground, or raise its thresholds (pi-table tune --write)",
+                             pad=pad, rest=self.rest_high, release=self.release, touch=self.touch)
         if verdict == "deaf":
-            return (f"{self.name}: deaf: a touch moves it only {self.peak} counts, not over its touch threshold of "
-                    f"{self.touch}; lower its thresholds (pi-table tune --write), or check the pad's wire and "
-                    "solder joint and that nothing thick lies between pad and card")
+            return Phrase.of("{pad}: deaf: a touch moves it only {peak} counts, not over its touch threshold of "
+                             "{touch}; lower its thresholds (pi-table tune --write), or check the pad's wire and "
+                             "solder joint and that nothing thick lies between pad and card",
+                             pad=pad, peak=self.peak, touch=self.touch)
         if verdict == "untouched":
-            return (f"{self.name}: no touch seen yet; if a firm touch does not move it, its wire is broken")
-        return f"{self.name}: ok"
+            return Phrase.of("{pad}: no touch seen yet; if a firm touch does not move it, its wire is broken", pad=pad)
+        return Phrase.of("{pad}: ok", pad=pad)
 
 
 class PadTuner:

@@ -30,6 +30,7 @@ import pygame  # after the prompt is hidden
 from ..engine import CodexAction, EndTurn, InvalidAction, Undo, parse_codex_action
 from ..engine.codex_actions import USAGE
 from ..engine.codex_setup import SEATS
+from ..engine.phrase import Phrase
 from ..hal import CodexModel, Command, NewGame, SimButtons, SimLedStrip, SimScreen, SimTouch, UiEvent
 from ..table import Outcome, Session
 from ..table.codex_loop import CodexLoop
@@ -86,7 +87,7 @@ def parse_codex_command(text: str) -> CodexAction | Command | ScreenTap:
     if verb in USAGE:
         return parse_codex_action(text)
     if verb not in WORDS:
-        raise InvalidAction(f"unknown command {verb!r}: expected one of {', '.join(WORDS)}, wait")
+        raise InvalidAction("unknown command {verb!r}: expected one of {words}", verb=verb, words=", ".join((*WORDS, "wait")))
     if verb == "tap":
         if not args:
             raise InvalidAction("'tap' is followed by the action its buttons send, e.g. tap vote 2 4")
@@ -97,10 +98,11 @@ def parse_codex_command(text: str) -> CodexAction | Command | ScreenTap:
         return PassAndPlay(args == ["on"])
     if verb == "at-screen":
         if len(args) != 1 or not args[0].isdigit() or not 0 <= int(args[0]) < SEATS:
-            raise InvalidAction(f"'at-screen' takes a seat number 0 to {SEATS - 1}")
+            raise InvalidAction("'at-screen' takes a seat number 0 to {last}", last=SEATS - 1)
         return AtScreen(int(args[0]))
     if args:
-        raise InvalidAction(f"'{verb}' takes no argument" + (" (a new Codex game)" if verb == "new-game" else ""))
+        raise InvalidAction("'{verb}' takes no argument" if verb != "new-game" else "'{verb}' takes no argument (a new Codex game)",
+                            verb=verb)
     plain: dict[str, Command | ScreenTap] = {"end-turn": EndTurn(), "new-game": NewGame(), "undo": Undo(), "hide": Hide(),
                                              "next": NextAgent()}
     return plain[verb]
@@ -147,11 +149,11 @@ class CodexSimTable(VirtualTable):
             self.loop.post(UiEvent(command))
         outcomes = self.loop.run_pending()
         if not outcomes:  # END TURN outside the discussion: the loop lets it be
-            return Outcome(command, False, f"END TURN ends the discussion only: {self._step_words()}")
+            return Outcome(command, False, Phrase.of("END TURN ends the discussion only: {words}", words=self._step_words()))
         (outcome,) = outcomes
         return outcome
 
-    def _step_words(self) -> str:
+    def _step_words(self) -> Phrase:
         record = self.session.codex_record
         return record.game.step_words(record.state)
 
@@ -163,7 +165,8 @@ class CodexSimTable(VirtualTable):
             return self._tap_through(command)
         tap = self._find(command)
         if tap is None:
-            return Outcome(command, False, f"the screen has no button for {command}: it shows {self._where()}")
+            return Outcome(command, False, Phrase.of("the screen has no button for {command}: it shows {where}",
+                                                     command=str(command), where=self._where()))
         return self._press(command, tap)
 
     def _find(self, command: ScreenTap) -> Tap | None:
@@ -188,7 +191,8 @@ class CodexSimTable(VirtualTable):
             outcome = self._press(command, tap)
             if sends:
                 return outcome
-        return Outcome(command, False, f"no button on the screen sends {command.action}: it shows {self._where()}")
+        return Outcome(command, False, Phrase.of("no button on the screen sends {action}: it shows {where}",
+                                                 action=str(command.action), where=self._where()))
 
     def _press(self, command: ScreenTap, tap: Tap) -> Outcome:
         x, y, w, h = tap.rect
@@ -199,7 +203,7 @@ class CodexSimTable(VirtualTable):
         self.loop.post(UiEvent(sent))
         (outcome,) = self.loop.run_pending()
         self.draw()
-        return Outcome(command, outcome.ok, outcome.error)
+        return Outcome(command, outcome.ok, outcome.reason)
 
     def _where(self) -> str:
         """The screen's stage in words, for a refused tap."""

@@ -62,13 +62,13 @@ def parse_line(text: str, parse_command: Callable[[str], Command] = parse_comman
     if words[0].lower() != "wait":
         return parse_command(text)
     if len(words) != 2:
-        raise InvalidAction(f"'wait' takes one argument, a number of seconds; got {len(words) - 1}")
+        raise InvalidAction("'wait' takes one argument, a number of seconds; got {count}", count=len(words) - 1)
     try:
         seconds = float(words[1])
     except ValueError:
-        raise InvalidAction(f"'wait' takes a number of seconds, not {words[1]!r}") from None
+        raise InvalidAction("'wait' takes a number of seconds, not {word!r}", word=words[1]) from None
     if not 0 <= seconds <= MAX_WAIT_S:
-        raise InvalidAction(f"'wait' takes 0 to {MAX_WAIT_S} seconds, not {words[1]}")
+        raise InvalidAction("'wait' takes 0 to {most} seconds, not {word}", most=MAX_WAIT_S, word=words[1])
     return Wait(seconds)
 
 

@@ -1,7 +1,9 @@
 """The terminal simulator: the table and the key side by side, and a prompt for commands.
 
 It needs no display. Colours are ANSI escapes, on when the output is a terminal and
-``NO_COLOR`` is not set (https://no-color.org), or as ``--color`` says.
+``NO_COLOR`` is not set (https://no-color.org), or as ``--color`` says. It speaks the table's
+language (``--lang``): every line, prompt and question is a catalogue msgid; the command words
+themselves (``touch 7``) stay as a script file takes them.
 """
 
 from __future__ import annotations
@@ -12,10 +14,12 @@ from collections.abc import Callable
 
 from ..engine import GRID, EndTurn, Game, Guess, InvalidAction, TableView, Team
 from ..engine.keys import ASSASSIN, BLUE_AGENT, BYSTANDER, NO_CARD, RED_AGENT
+from ..engine.phrase import N_
 from ..hal import AnyModel, MultiTouch, NewGame, ScreenModel, SimButtons, SimLedStrip, SimTouch, TouchSource
 from ..table import Session, TableLoop, parse_command
 from ..table.input import InputSettings, TouchPolicy
 from ..table.timer import TimerSettings, TurnTimer
+from ..ui.i18n import TeamWord, say, translation
 from ..ui.words import Cards
 from .harness import WordScreen
 
@@ -25,32 +29,38 @@ FOREGROUND = {RED_AGENT: "\x1b[1;91m", BLUE_AGENT: "\x1b[1;94m", BYSTANDER: "\x1
 TEAM = {Team.RED: "\x1b[1;91m", Team.BLUE: "\x1b[1;94m"}
 DIM, BOLD, WARN = "\x1b[2m", "\x1b[1m", "\x1b[1;33m"
 NAMES = {
-    "codenames": {RED_AGENT: "red agent", BLUE_AGENT: "blue agent", BYSTANDER: "bystander", ASSASSIN: "assassin"},
-    "alias24": {RED_AGENT: "red asset", BLUE_AGENT: "blue asset", BYSTANDER: "grey decoy", ASSASSIN: "the nuke"},
+    "codenames": {RED_AGENT: N_("red agent"), BLUE_AGENT: N_("blue agent"), BYSTANDER: N_("bystander"),
+                  ASSASSIN: N_("assassin")},
+    "alias24": {RED_AGENT: N_("red asset"), BLUE_AGENT: N_("blue asset"), BYSTANDER: N_("grey decoy"),
+                ASSASSIN: N_("the nuke")},
 }
-TITLES = {"codenames": "Codenames", "codenames-coop": "Codenames, cooperative", "alias24": "Alias 24"}
+TITLES = {"codenames": N_("Codenames"), "codenames-coop": N_("Codenames, cooperative"), "alias24": N_("Alias 24")}
+GAME_WORDS = {"card": N_("card"), "alias": N_("alias"), "spymaster": N_("spymaster"), "mastermind": N_("mastermind")}
+YES = ("y", "yes", "s", "si", "sì")  # the [y/N] question takes a yes in either language
 
 COMMANDS = (  # (the command, what it does, which games have it)
-    ("clue N", "the {spymaster} enters the clue number: 0-9, 'unlimited' or 'infinity'", lambda game: True),
-    ("touch N", "an operative touches {noun} N (0-24, row-major from the operatives' left, row 0)",
+    ("clue N", N_("the {spymaster} enters the clue number: 0-9, 'unlimited' or 'infinity'"), lambda game: True),
+    ("touch N", N_("an operative touches {noun} N (0-24, row-major from the operatives' left, row 0)"),
      lambda game: True),
-    ("end-turn", "the END TURN button", lambda game: True),
-    ("penalty", "the current clue was ruled invalid: the turn ends at once", lambda game: game.has_penalty),
-    ("cover N", "a {spymaster} covers {noun} N (after a penalty; the opponent's move in coop)",
+    ("end-turn", N_("the END TURN button"), lambda game: True),
+    ("penalty", N_("the current clue was ruled invalid: the turn ends at once"), lambda game: game.has_penalty),
+    ("cover N", N_("a {spymaster} covers {noun} N (after a penalty; the opponent's move in coop)"),
      lambda game: game.has_penalty or game.cover_is_required),
-    ("place N", "Deep Undercover setup: the next codename is on cell N", lambda game: game.rules.setup == "place"),
-    ("undo", "take back the last action (also a new game, until its first action)", lambda game: True),
-    ("new-game [G]", "deal a new key (G: codenames, codenames-coop, alias24)", lambda game: True),
+    ("place N", N_("Deep Undercover setup: the next codename is on cell N"), lambda game: game.rules.setup == "place"),
+    ("undo", N_("take back the last action (also a new game, until its first action)"), lambda game: True),
+    ("new-game [G]", N_("deal a new key (G: codenames, codenames-coop, alias24)"), lambda game: True),
 )
 
 
-def help_text(game: Game) -> str:
+def help_text(game: Game, lang: str = "en") -> str:
     """The commands this game has, as a script file takes them."""
-    words = {"spymaster": game.spymaster_word, "noun": game.noun}
-    lines = [f"  {command:<15} {what.format(**words)}" for command, what, has in COMMANDS if has(game)]
-    return "\n".join(["Commands (the same as in a script file):", *lines,
-                      f"  {'help':<15} this text          quit            leave the simulator",
-                      "Entering a clue number is optional: a touch without one starts an unlimited turn."])
+    _ = translation(lang).gettext
+    words = {"spymaster": _(GAME_WORDS[game.spymaster_word]), "noun": _(GAME_WORDS[game.noun])}
+    lines = [f"  {command:<15} {_(what).format(**words)}" for command, what, has in COMMANDS if has(game)]
+    return "\n".join([_("Commands (the same as in a script file):"), *lines,
+                      f"  {'help':<15} {_('this text')}",
+                      f"  {'quit':<15} {_('leave the simulator')}",
+                      _("Entering a clue number is optional: a touch without one starts an unlimited turn.")])
 
 
 class Painter:
@@ -59,32 +69,34 @@ class Painter:
     def __init__(self, color: bool, lang: str = "en") -> None:
         self.color = color
         self.lang = lang
+        self._ = translation(lang).gettext
 
     def paint(self, text: str, style: str) -> str:
         return f"{style}{text}{RESET}" if self.color and style else text
 
     def team(self, team: Team | None) -> str:
-        return "nobody" if team is None else self.paint(team.value.upper(), TEAM[team])
+        return self._("nobody") if team is None else self.paint(str(TeamWord(team.value, self.lang)).upper(), TEAM[team])
 
     def screen(self, model: ScreenModel, words: tuple[str, ...] | None = None) -> str:
+        _ = self._
         view = model.view.table
         key = view.board if model.view.key is None else model.view.key.cells  # no key while placing
         names = NAMES["alias24" if view.game == "alias24" else "codenames"]
         lines = [self.headline(view), self.counts(view), ""]
-        lines.append(f"  {'TABLE (operatives)':<20}    KEY (spymasters only)")
+        lines.append(f"  {_('TABLE (operatives)'):<20}    {_('KEY (spymasters only)')}")
         for row in range(GRID):
             cells = range(row * GRID, (row + 1) * GRID)
             table = "".join(self.table_cell(cell, view.board[cell]) for cell in cells)
             secret = "".join(self.key_cell(key[cell], view.board[cell]) for cell in cells)
             lines.append(f"  {table}    {secret}")
         if words is not None:
-            lines += ["", "  WORDS (operatives)", *self.words(view.board, words)]
-        legend = "  ".join(self.paint(f"{letter}={name}", FOREGROUND[letter]) for letter, name in names.items())
-        lines += ["", f"  {legend}   [x]=shown"]
+            lines += ["", "  " + _("WORDS (operatives)"), *self.words(view.board, words)]
+        legend = "  ".join(self.paint(f"{letter}={_(name)}", FOREGROUND[letter]) for letter, name in names.items())
+        lines += ["", f"  {legend}   [x]={_('shown')}"]
         if model.message:
-            lines.append(self.paint(f"  refused: {model.message}", WARN))
+            lines.append(self.paint("  " + _("refused: {reason}").format(reason=say(model.message, self.lang)), WARN))
         for warning in model.warnings:
-            lines.append(self.paint(f"  ! {warning}", WARN))
+            lines.append(self.paint(f"  ! {say(warning, self.lang)}", WARN))
         return "\n".join(lines)
 
     def table_cell(self, cell: int, shown: str) -> str:
@@ -124,40 +136,50 @@ class Painter:
         return self.paint(f" {identity}  ", FOREGROUND[identity])
 
     def headline(self, view: TableView) -> str:
-        title = self.paint(TITLES[view.game], BOLD)
+        _ = self._
+        title = self.paint(_(TITLES[view.game]), BOLD)
         side = self.team(view.turn)
-        mastermind = "mastermind" if view.game == "alias24" else "spymaster"
-        guessers = "the operative" if view.rules.three_player else f"{side} operatives"
+        mastermind = _("mastermind") if view.game == "alias24" else _("spymaster")
+        guessers = _("the operative") if view.rules.three_player else _("{side} operatives").format(side=side)
         if view.phase == "place":
-            what = f"setup: {side} places the next codename on cell {view.placing}"
+            what = _("setup: {side} places the next codename on cell {cell}").format(side=side, cell=view.placing)
         elif view.phase == "clue":
-            what = f"{side} {mastermind}: say a clue and enter its number, or {guessers} touch a card"
+            what = _("{side} {mastermind}: say a clue and enter its number, or {guessers} touch a card").format(
+                side=side, mastermind=mastermind, guessers=guessers)
         elif view.phase == "guess":
-            limit = "no limit" if view.guesses_left is None else _count(view.guesses_left, "guess", "guesses") + " left"
-            clue = "no number" if view.clue is None else view.clue
-            what = f"{guessers} guess (clue: {clue}, {limit}, {view.guesses} made)"
+            left = view.guesses_left
+            limit = _("no limit") if left is None else (_("1 guess left") if left == 1 else
+                                                        _("{count} guesses left").format(count=left))
+            clue = _("no number") if view.clue is None else view.clue
+            what = _("{guessers} guess (clue: {clue}, {limit}, {made} made)").format(
+                guessers=guessers, clue=clue, limit=limit, made=view.guesses)
         elif view.phase == "cover" and view.game == "codenames-coop":
-            what = f"spymaster: cover one {side} agent for the simulated opponent (cover N)"
+            what = _("spymaster: cover one {side} agent for the simulated opponent (cover N)").format(side=side)
         elif view.phase == "cover":
-            what = f"{side} {mastermind} may cover one of its agents (cover N), then gives a clue"
+            what = _("{side} {mastermind} may cover one of its agents (cover N), then gives a clue").format(
+                side=side, mastermind=mastermind)
         else:
-            winner = "both teams lose" if view.winner is None else f"{self.team(view.winner)} wins"
-            what = f"game over: {winner} ({view.reason})"
+            winner = _("both teams lose") if view.winner is None else _("{side} wins").format(side=self.team(view.winner))
+            reason = "" if view.reason is None else say(view.reason, self.lang)
+            what = _("game over: {winner} ({reason})").format(winner=winner, reason=reason)
             if view.score is not None:
-                what += f"; score {view.score}: {view.rating(self.lang)}"
+                what += "; " + _("score {score}: {rating}").format(score=view.score, rating=view.rating(self.lang))
         return f"{title} · {what}"
 
     def counts(self, view: TableView) -> str:
+        _ = self._
         if view.totals is None:
-            return "  the key is drawn when the last codename is down"
+            return "  " + _("the key is drawn when the last codename is down")
         if view.game == "alias24":  # each team eliminates the other's assets
-            parts = [f"{self.team(team)} eliminates {self.team(team.other)}'s assets: {view.remaining(team.other)} left"
-                     for team in Team]
+            parts = [_("{side} eliminates {other}'s assets: {count} left").format(
+                side=self.team(team), other=self.team(team.other), count=view.remaining(team.other)) for team in Team]
         else:
-            parts = [f"{self.team(team)} {_count(view.remaining(team), 'agent', 'agents')} left" for team in Team]
-        parts.append(f"{self.team(view.start)} started")
+            parts = [(_("{side} 1 agent left") if view.remaining(team) == 1 else _("{side} {count} agents left")).format(
+                side=self.team(team), count=view.remaining(team)) for team in Team]
+        parts.append(_("{side} started").format(side=self.team(view.start)))
         if view.armed is not None:
-            parts.append(self.paint("NUKE ARMED", WARN) if view.armed else f"nuke armed at 13 ({view.targeted} targeted)")
+            parts.append(self.paint(_("NUKE ARMED"), WARN) if view.armed else
+                         _("nuke armed at 13 ({count} targeted)").format(count=view.targeted))
         return "  " + " · ".join(parts)
 
 
@@ -170,19 +192,21 @@ class Painter:
             return None  # END TURN, a penalty, the timer: the buttons say so themselves
         cell, identity = shown[0], after.board[shown[0]]
         wanted = (before.turn.other if after.game == "alias24" else before.turn).letter
+        _ = self._
         if identity == wanted:
-            why = f"touch {cell} used the clue's number and one more"
+            why = _("touch {cell} used the clue's number and one more").format(cell=cell)
         else:
-            why = f"touch {cell} was {_article(NAMES['alias24' if after.game == 'alias24' else 'codenames'][identity])}"
-        return f"{why}: the turn passes to {self.team(after.turn)}"
+            why = _(WAS[after.game == "alias24"][identity]).format(cell=cell)
+        return _("{why}: the turn passes to {side}").format(why=why, side=self.team(after.turn))
 
 
-def _count(number: int, one: str, many: str) -> str:
-    return f"{number} {one if number == 1 else many}"
-
-
-def _article(name: str) -> str:
-    return name if name.startswith("the ") else f"an {name}" if name[0] in "aeiou" else f"a {name}"
+WAS = {
+    False: {RED_AGENT: N_("touch {cell} was a red agent"), BLUE_AGENT: N_("touch {cell} was a blue agent"),
+            BYSTANDER: N_("touch {cell} was a bystander"), ASSASSIN: N_("touch {cell} was the assassin")},
+    True: {RED_AGENT: N_("touch {cell} was a red asset"), BLUE_AGENT: N_("touch {cell} was a blue asset"),
+           BYSTANDER: N_("touch {cell} was a grey decoy"), ASSASSIN: N_("touch {cell} was the nuke")},
+}
+"""What a touched card was, when it passed the turn (grid games; Alias 24 is True)."""
 
 
 class TerminalScreen(WordScreen):
@@ -232,7 +256,7 @@ def interactive(
         lang=painter.lang,
     )
     loop.open()
-    write("Type 'help' for the commands.\n")
+    write(painter._("Type 'help' for the commands.") + "\n")
     reader = threading.Thread(target=_prompt, args=(loop, grid, buttons, screen, settings, read, write), daemon=True)
     reader.start()
     try:
@@ -242,6 +266,7 @@ def interactive(
 
 
 def _prompt(loop, grid, buttons, screen, settings, read, write) -> None:
+    _ = screen.painter._
     try:
         while True:
             try:
@@ -255,21 +280,22 @@ def _prompt(loop, grid, buttons, screen, settings, read, write) -> None:
             if word in ("quit", "exit", "q"):
                 return
             if word in ("help", "?", "h"):
-                write(help_text(loop.call(lambda: loop.session.grid.game)) + "\n")
+                write(help_text(loop.call(lambda: loop.session.grid.game), screen.painter.lang) + "\n")
                 continue
             try:
                 command = parse_command(line)
             except InvalidAction as e:
-                write(screen.painter.paint(f"not a command: {e}", WARN) + "\n")
+                said = _("not a command: {reason}").format(reason=say(e.phrase, screen.painter.lang))
+                write(screen.painter.paint(said, WARN) + "\n")
                 continue
             if isinstance(command, NewGame) and not loop.call(lambda: loop.session.state.is_over):
-                write("a game is in progress: deal a new one over it? (undo brings it back) [y/N] ")
+                write(_("a game is in progress: deal a new one over it? (undo brings it back) [y/N] "))
                 try:
                     answer = read("")
                 except (EOFError, KeyboardInterrupt):
                     answer = ""
-                if answer.strip().lower() not in ("y", "yes"):
-                    write("the game goes on\n")
+                if answer.strip().lower() not in YES:
+                    write(_("the game goes on") + "\n")
                     continue
             if isinstance(command, Guess):  # held from the moment the loop saw it, however busy the machine
                 grid.press(command.cell)

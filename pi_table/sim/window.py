@@ -17,10 +17,12 @@ import pygame
 
 from ..engine import CELLS, GRID
 from ..engine.keys import NO_CARD
+from ..engine.phrase import N_
 from ..hal import AnyModel, DialEvent, LedFrame, LedStrip, ScreenModel, SimButtons, SimTouch
 from ..table import Session, TableLoop
 from ..table.input import InputSettings, TouchPolicy
 from ..table.timer import TimerSettings, TurnTimer
+from ..ui.i18n import translation
 from ..ui.leds import LightSettings
 from ..ui.screen import ScreenPainter, ScreenSettings
 from ..ui.words import Cards
@@ -30,7 +32,8 @@ GRID_PX = 480
 SCREEN_SIZE = (800, 480)
 HELP_PX = 28
 CELL_GAP = 8
-KEYS_HELP = "mouse: touch a card   E: END TURN   N: NEW GAME   up/down: dial   Enter: enter the dial   Q: quit"
+KEYS_HELP = N_("mouse: touch a card   E: END TURN   N: NEW GAME   up/down: dial   Enter: enter the dial   Q: quit")
+ASK_AGAIN = N_("N again: a new game over the one in progress (undo brings it back)")
 ASK_S = 5.0
 """How long N waits for a second N before a new game over one in progress is no longer asked for."""
 
@@ -80,7 +83,7 @@ def open_display() -> None:
     """Initialise pygame's display, or raise NoDisplay saying why."""
     no_display = not (os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY"))
     if os.name == "posix" and no_display and os.environ.get("SDL_VIDEODRIVER") != "dummy":
-        raise NoDisplay("no DISPLAY or WAYLAND_DISPLAY is set")
+        raise NoDisplay(N_("no DISPLAY or WAYLAND_DISPLAY is set"))
     try:
         pygame.display.init()
         pygame.font.init()
@@ -162,7 +165,8 @@ class Window:
     ) -> None:
         open_display()
         self.surface = pygame.display.set_mode((GRID_PX + SCREEN_SIZE[0], GRID_PX + HELP_PX))
-        pygame.display.set_caption("pi-table simulator")
+        self._ = translation(lang).gettext  # the help bar speaks the table's language, as its screen does
+        pygame.display.set_caption(self._("pi-table simulator"))
         self.grid_panel = self.surface.subsurface(pygame.Rect(0, 0, GRID_PX, GRID_PX))
         self.screen_panel = self.surface.subsurface(pygame.Rect(GRID_PX, 0, *SCREEN_SIZE))
         self.help_bar = self.surface.subsurface(pygame.Rect(0, GRID_PX, GRID_PX + SCREEN_SIZE[0], HELP_PX))
@@ -214,7 +218,7 @@ class Window:
             self.asking = None
             self.buttons.push("new_game")
         else:
-            self.asking, self._asked_at = "N again: a new game over the one in progress (undo brings it back)", now
+            self.asking, self._asked_at = self._(ASK_AGAIN), now
 
     def draw(self) -> None:
         if self.leds.latest.changed.is_set():
@@ -227,7 +231,7 @@ class Window:
         self.help_bar.fill((10, 10, 12))
         if self.asking is not None and time.monotonic() - self._asked_at >= ASK_S:
             self.asking = None
-        words, ink = (KEYS_HELP, (190, 190, 190)) if self.asking is None else (self.asking, (255, 200, 60))
+        words, ink = (self._(KEYS_HELP), (190, 190, 190)) if self.asking is None else (self.asking, (255, 200, 60))
         self.help_bar.blit(self.small.render(words, True, ink), (10, 6))
         pygame.display.flip()
 

@@ -84,7 +84,7 @@ class CodexLoop(EventLoop):
         try:
             self.screen.release_seat(seat)
         except REFUSALS as refusal:
-            return self.refuse(command, str(refusal), public)
+            return self.refuse(command, refusal.phrase, public)
         self.message = None
         return Outcome(command, True)
 

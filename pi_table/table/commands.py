@@ -18,11 +18,11 @@ def parse_command(text: str) -> Command:
     verb = words[0].lower() if words else ""
     if verb == "new-game":
         if len(words) > 2:
-            raise InvalidAction(f"'new-game' takes at most one argument, a game ({', '.join(GAMES)})")
+            raise InvalidAction("'new-game' takes at most one argument, a game ({games})", games=", ".join(GAMES))
         game = words[1].lower() if len(words) == 2 else None
         if game is not None and game not in GAMES:
-            raise InvalidAction(f"unknown game {game!r}: expected one of {', '.join(GAMES)}")
+            raise InvalidAction("unknown game {game!r}: expected one of {games}", game=game, games=", ".join(GAMES))
         return NewGame(game)
     if verb and verb not in ACTION_WORDS:
-        raise InvalidAction(f"unknown command {verb!r}: expected one of {', '.join(COMMAND_WORDS)}")
+        raise InvalidAction("unknown command {verb!r}: expected one of {words}", verb=verb, words=", ".join(COMMAND_WORDS))
     return parse_action(text)

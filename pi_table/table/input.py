@@ -20,7 +20,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-WIPE_WARNING = "wipe the table: several cards are touched at once"
+from ..engine.phrase import Phrase
+
+WIPE_WARNING = Phrase.of("wipe the table: several cards are touched at once")
 HOLD_MIN_S = 0.05
 """The shortest hold: the time a palm's fingers take to land, over the board's reports."""
 
@@ -105,8 +107,8 @@ class TouchPolicy:
         return frozenset(cell for cell in self.live if cell not in self.fired)
 
     @property
-    def warnings(self) -> tuple[str, ...]:
+    def warnings(self) -> tuple[Phrase, ...]:
         warnings = [WIPE_WARNING] if self.spilled else []
-        warnings += [f"the pad under card {cell} is stuck: wipe it; it counts again once released" for cell in
-                     sorted(self.stuck)]
+        warnings += [Phrase.of("the pad under card {cell} is stuck: wipe it; it counts again once released", cell=cell)
+                     for cell in sorted(self.stuck)]
         return tuple(warnings)

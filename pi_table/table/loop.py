@@ -34,6 +34,7 @@ from ..engine import (
     TimeUp,
 )
 from ..engine.actions import MAX_CLUE, ClueNumber
+from ..engine.phrase import Phrase, Text
 from ..hal import (
     ButtonEvent,
     Buttons,
@@ -69,7 +70,7 @@ def refuse_other_family(command: NewGame, codex: bool) -> None:
     """A loop plays the grid games or Codex: a new game of the other kind needs the other loop,
     which the daemon builds when asked on its control socket."""
     if command.game is not None and (command.game == CODEX) != codex:
-        raise InvalidRules(f"{command.game} is played on the table after: pi-table new-game --game {command.game}")
+        raise InvalidRules("{game} is played on the table after: pi-table new-game --game {game}", game=command.game)
 
 
 class _Call:
@@ -88,7 +89,12 @@ class Outcome:
 
     command: object  # a Command, or a simulator's own step (a tap on Codex's screen)
     ok: bool
-    error: str | None = None
+    reason: Phrase | None = None  # why it was refused, for ``i18n.say``
+
+    @property
+    def error(self) -> str | None:
+        """The refusal in English (the scripted simulator's JSON, the control socket's answer)."""
+        return None if self.reason is None else str(self.reason)
 
 
 class EventLoop:
@@ -108,8 +114,8 @@ class EventLoop:
         self.session = session
         self.touch, self.leds, self.screen, self.buttons = touch, leds, screen, buttons
         self.clock = clock
-        self.faults: dict[str, str] = {}  # device -> what is wrong with it
-        self.message: str | None = None  # the last refusal, in plain words
+        self.faults: dict[str, Text] = {}  # device -> what is wrong with it, and what to do
+        self.message: Phrase | None = None  # the last refusal
         self.sound = Announcer()  # hears every moment shown; the daemon and simulators give it a device
         self._events: queue.SimpleQueue = queue.SimpleQueue()
 
@@ -152,16 +158,16 @@ class EventLoop:
                 refuse_other_family(command, self.codex)
                 self.session.new_game(command.game)
             elif isinstance(command, ReleaseSeat):
-                raise InvalidAction(f"{command}: seats are released in Codex only")
+                raise InvalidAction("{command}: seats are released in Codex only", command=str(command))
             else:
                 self.session.submit(command)
         except REFUSALS as refusal:
-            return self.refuse(command, str(refusal), public)
+            return self.refuse(command, refusal.phrase, public)
         self.message = None
         self._follow_game()
         return Outcome(command, True)
 
-    def refuse(self, command: object, reason: str, public: bool = True) -> Outcome:
+    def refuse(self, command: object, reason: Phrase, public: bool = True) -> Outcome:
         """A command refused: nothing changes, and ``reason`` becomes the screen's message
         unless it is not ``public`` (a phone's, or the staff's, which goes back to them alone)."""
         if public:
@@ -173,7 +179,7 @@ class EventLoop:
         if event.ok:
             self.faults.pop(event.device, None)
         else:
-            self.faults[event.device] = event.detail or f"{event.device} is not working"
+            self.faults[event.device] = event.detail or Phrase.of("{device} is not working", device=event.device)
 
     def post(self, event: Event) -> None:
         """Queue an event for the loop; safe from any thread."""
@@ -333,9 +339,10 @@ class TableLoop(EventLoop):
         enforced timer that has run out may end a turn without one; the table's own timer
         submits that itself, in ``tick``."""
         timer = self.timer.state(now)
-        why = ("no turn timer is on" if timer is None else "the turn timer is not enforced" if not timer.enforced
-               else f"the turn timer has {timer.remaining_s:.0f} s left")
-        return self.refuse(command, f"time-up ends a turn only when an enforced turn timer runs out: {why}")
+        why = (Phrase.of("no turn timer is on") if timer is None else
+               Phrase.of("the turn timer is not enforced") if not timer.enforced else
+               Phrase.of("the turn timer has {seconds} s left", seconds=round(timer.remaining_s)))
+        return self.refuse(command, Phrase.of("time-up ends a turn only when an enforced turn timer runs out: {why}", why=why))
 
     def _hold_completed(self, now: float) -> Outcome | None:
         """A guess (a placement while Deep Undercover sets up) when a lone touch has been held."""
@@ -346,7 +353,7 @@ class TableLoop(EventLoop):
 
     def _enter_dial(self) -> Outcome:
         if self.dial is None:
-            return self.refuse(Clue(0), "turn the dial to the clue number first, then push it")
+            return self.refuse(Clue(0), Phrase.of("turn the dial to the clue number first, then push it"))
         outcome = self.submit(Clue(self.dial))
         if outcome.ok:
             self.dial = None
@@ -380,7 +387,7 @@ class TableLoop(EventLoop):
             idle=self.idle(now),
         )
 
-    def _journal_warning(self) -> tuple[str, ...]:
+    def _journal_warning(self) -> tuple[Text, ...]:
         problem = self.session.journal_problem
         return () if problem is None else (problem,)
 

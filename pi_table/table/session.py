@@ -29,6 +29,7 @@ from ..engine import (
     as_grid_record,
     is_codex,
 )
+from ..engine.phrase import Phrase
 from .journal import (
     STARTED,
     VERSION,
@@ -111,7 +112,7 @@ class Session:
         self.clock = clock
         self.retention = retention or Retention()
         self.journal: Journal | None = None
-        self.write_problem: str | None = None  # why the journal cannot be written now
+        self.write_problem: Phrase | None = None  # why the journal cannot be written now
         self.journal_damage: dict | None = None  # what a damaged journal lost, found at start
         self.resumed: str | None = None  # the file a resumed game came from
         self.grid_rules = Rules()  # the grid game's options, kept while Codex is played
@@ -202,16 +203,16 @@ class Session:
                                "damaged_file": str(kept), "new_game": new_game}
 
     @property
-    def journal_problem(self) -> str | None:
+    def journal_problem(self) -> Phrase | None:
         """What the staff must know of the journal, the most urgent first: it cannot be
         written now (a restart would lose the game), or it was found damaged at start."""
         damage = self.journal_damage
         if self.write_problem or damage is None:
             return self.write_problem
         if damage["new_game"]:
-            return "the last game's journal is damaged beyond use: a new game was dealt"
-        return (f"journal damaged at action {damage['line'] - 1}: {damage['lost_actions']} of "
-                f"{damage['written_actions']} actions lost")
+            return Phrase.of("the last game's journal is damaged beyond use: a new game was dealt")
+        return Phrase.of("journal damaged at action {action}: {lost} of {written} actions lost", action=damage["line"] - 1,
+                         lost=damage["lost_actions"], written=damage["written_actions"])
 
     def _set_rules(self, rules: AnyRules) -> None:
         self.rules = rules
@@ -329,7 +330,8 @@ class Session:
 
     def _journal_failed(self, error: OSError) -> None:
         """Keep playing in memory; a half-written line would only be dropped as torn on replay."""
-        self.write_problem = f"the game journal cannot be written ({error.strerror or error}): a restart would lose this game"
+        self.write_problem = Phrase.of("the game journal cannot be written ({error}): a restart would lose this game; free "
+                                       "space on the SD card or check the journal folder", error=str(error.strerror or error))
         log.error("%s", self.write_problem)
         if self.journal is not None:
             self.journal.close()
@@ -408,7 +410,7 @@ def history(journal_dir: Path) -> list[dict]:
             "over": state.is_over,
             "winner": None if state.winner is None else state.winner.value,
             "losers": losers,
-            "reason": reason,
+            "reason": None if reason is None else str(reason),
         })
     return games
 

@@ -5,7 +5,7 @@ words, the discussion's timer, the six agents by seat with who has acted this st
 what), the last vote's tally once it is closed, the truth machine and every fact it revealed,
 the roles in play, and at the end the winner and every identikit. It is drawn from the engine's
 public view (and its words for the step), and a refusal shows only when it is one of Codex's
-public sentences (``i18n.CODEX_MESSAGES``): "Moon has already entered a code" is the phone's to
+public refusals (``PUBLIC_REFUSALS``): "Moon has already entered a code" is the phone's to
 say, not the table's.
 
 **Pass-and-play**, for a table without phones, takes the agents to the screen one at a time.
@@ -48,6 +48,7 @@ from ..engine import AgentView, CodexAction, Fact, Faction, PublicView, Role
 from ..engine.codex import DISCUSSION, MESSAGES, OVER, PRIVATE, TRUTH, VOTE, VoteResult, tally
 from ..engine.codex_actions import EndDiscussion, EnterCode, Send, Vote
 from ..engine.keys import BLUE_AGENT, RED_AGENT
+from ..engine.phrase import N_, Phrase, Text
 from ..hal import CodexModel, Command, NewGame, ReleaseSeat
 from .canvas import (
     AMBER,
@@ -67,7 +68,7 @@ from .canvas import (
     mix,
     qr_image,
 )
-from .i18n import CODEX_MESSAGES, N_, TeamWord, say, template_of
+from .i18n import TeamWord, say
 
 FACTION_COLOUR = {Faction.RED: CARD[RED_AGENT], Faction.BLUE: CARD[BLUE_AGENT]}
 FACTION_INK = {faction: mix(colour, TEXT, 0.3) for faction, colour in FACTION_COLOUR.items()}
@@ -86,7 +87,27 @@ STEP_TITLES = {
     MESSAGES: N_("Messages"), PRIVATE: N_("Private turn"), DISCUSSION: N_("Discussion"), VOTE: N_("Vote"),
     TRUTH: N_("Truth machine"), OVER: N_("Game over"),
 }
-PUBLIC_SENTENCES = frozenset(CODEX_MESSAGES)
+PUBLIC_REFUSALS = frozenset({
+    "the game is over ({reason}): start a new game",
+    "{what} only in the messages step: {words}", "{what} only in the private step: {words}",
+    "{what} only in the discussion step: {words}", "{what} only in the vote step: {words}",
+    "{what} only in the truth step: {words}",
+    "{agent} has already sent its message this phase",
+    "an agent sends its message to another agent, not to itself",
+    "the fragment goes with every message: add the codename, faction, role or position",
+    "{agent} has already ended its private turn this phase",
+    "{agent} has already voted this phase",
+    "an agent votes for another agent, not for itself",
+    "{agent} is at the truth machine, not {target}",
+    "the codename is public: reveal the faction, role, position or fragment",
+    "{agent} already revealed its faction here: reveal another fact",
+    "{agent} already revealed its role here: reveal another fact",
+    "{agent} already revealed its position here: reveal another fact",
+    "{agent} already revealed its fragment here: reveal another fact",
+})
+"""Codex's refusals that tell nobody's secret: the step, what every agent may do, public facts.
+One that would give an agent's role, a Hacker's block or a code's result away is the phone's to
+say, so the table's screen leaves it out."""
 RESULTS = {"pending": N_("sealed till the step ends"), "wrong": N_("wrong"), "right": N_("right"),
            "blocked": N_("void: blocked by a Hacker")}
 OUTCOMES = {"named": N_("named"), "kept": N_("another Inquisitore was first: power kept"),
@@ -215,7 +236,7 @@ class CodexPainter:
         self._game_id: str | None = None
         self._drawn: CodexModel | None = None
         self._sent_from: CodexModel | None = None  # the model an agent's action was tapped on
-        self._refusal: str | None = None  # why the table refused that action
+        self._refusal: Text | None = None  # why the table refused that action
 
     def draw(self, surface: pygame.Surface, model: CodexModel, now: float, since: float | None = None) -> Frame:
         if model.game_id != self._game_id:
@@ -271,7 +292,7 @@ def draw_codex(
     turn: Turn = Turn(),
     now: float = 0.0,
     since: float | None = None,
-    own_refusal: str | None = None,
+    own_refusal: Text | None = None,
 ) -> Frame:
     """Paint ``model`` as ``turn`` says: the public side, or one agent's own turn.
 
@@ -331,9 +352,9 @@ def _step_words(model: CodexModel) -> str:
     return capital(say(model.game.step_words(state) if reason is None else reason, model.lang))
 
 
-def public_refusal(message: str | None) -> str | None:
+def public_refusal(message: Text | None) -> Phrase | None:
     """``message`` if anyone at the table may read it, else None (it tells an agent's secret)."""
-    return message if message is not None and template_of(message) in PUBLIC_SENTENCES else None
+    return message if isinstance(message, Phrase) and message.template in PUBLIC_REFUSALS else None
 
 
 # --- the public side ----------------------------------------------------------------------------
@@ -570,7 +591,7 @@ def _controls(canvas: Canvas, view: PublicView, turn: Turn, area) -> None:
 
 
 def _agent_turn(canvas: Canvas, view: AgentView, actions: list[CodexAction], turn: Turn,
-                refusal: str | None, top: float) -> None:
+                refusal: Text | None, top: float) -> None:
     """What only the agent at the screen may see, and the buttons for what it may do now."""
     _ = canvas.gettext
     public = view.public

@@ -21,6 +21,7 @@ import pygame
 from .. import version
 from ..engine import CELLS, CLUE, COVER, GRID, GUESS, OVER, PLACE, UNLIMITED, Clue, Cover, Penalty, Place, Team, Undo
 from ..engine.keys import ASSASSIN, BYSTANDER, NO_CARD
+from ..engine.phrase import N_
 from ..engine.views import MAD_ARMED_AT, TableView
 from ..hal import CodexModel, Command, NewGame, ScreenModel
 from .canvas import (
@@ -46,7 +47,7 @@ from .canvas import (
     qr_image,
 )
 from .codex_screen import CodexPainter
-from .i18n import N_, TeamWord, say
+from .i18n import TeamWord, say
 from .mounting import ScreenSettings
 
 GAME_NAMES = {"codenames": N_("Codenames"), "codenames-coop": N_("Cooperative"), "alias24": N_("Alias 24")}

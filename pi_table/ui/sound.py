@@ -21,9 +21,10 @@ from typing import TYPE_CHECKING
 
 from ..engine import OVER, Alias24, CodenamesCoop, TableView
 from ..engine.keys import ASSASSIN, Team
+from ..engine.phrase import N_
 from ..hal import TimerState
 from ..hal.sound import NoSound, SoundDevice
-from .i18n import LANGUAGES, N_
+from .i18n import LANGUAGES
 
 if TYPE_CHECKING:
     from ..engine import PublicView

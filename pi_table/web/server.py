@@ -49,8 +49,9 @@ from aiohttp import web
 from aiohttp.http import HttpProcessingError, HttpVersion11
 
 from ..engine import InvalidAction
+from ..engine.phrase import N_
 from ..hal import CodexModel, Emit, PageOpened, Screen, ScreenModel
-from ..ui.i18n import LANGUAGES, N_, say, translation
+from ..ui.i18n import LANGUAGES, say, translation
 from ..ui.words import Cards
 from .seats import SeatLinks
 from .snapshot import Snapshot, codenames_snapshot, codex_snapshot

@@ -35,7 +35,8 @@ from typing import Protocol
 
 from aiohttp import web
 
-from ..ui.i18n import LANGUAGES, N_, say, translation
+from ..engine.phrase import N_
+from ..ui.i18n import LANGUAGES, say, translation
 from .tokens import write_private
 
 log = logging.getLogger("pi_table.web.staff")

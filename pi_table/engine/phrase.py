@@ -1,0 +1,45 @@
+"""A sentence for a person, carried by its meaning: an English template and its fields.
+
+The engine refuses, the table warns and the drivers report in ``Phrase``s, so a screen shows
+them in its own language by looking the template up in a catalogue (``pi_table.ui.i18n.say``);
+``str(phrase)`` is the English sentence, for logs, tests and the scripted simulator's JSON.
+Rewording an English template changes its catalogue entry with it, never silently the Italian.
+
+A field is a number, a team (``Team``, which each language declines), another ``Phrase`` (a
+sentence inside a sentence), a tuple of phrases (a list, shown joined by "; "), or a word shown
+as it is (a codename, a device path).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TypeAlias
+
+
+@dataclass(frozen=True, slots=True)
+class Phrase:
+    """``template`` is the catalogue's msgid, ``{name}`` marking each field; a template
+    without fields is shown as it is (so it needs no doubled braces)."""
+
+    template: str
+    fields: tuple[tuple[str, object], ...] = ()
+
+    @classmethod
+    def of(cls, template: str, /, **fields: object) -> Phrase:
+        return cls(template, tuple(fields.items()))
+
+    def __str__(self) -> str:
+        if not self.fields:
+            return self.template
+        return self.template.format(**{name: "; ".join(map(str, value)) if isinstance(value, tuple) else value
+                                       for name, value in self.fields})
+
+
+Text: TypeAlias = Phrase | str
+"""What a person is shown: a Phrase, or a plain string shown as it is in every language."""
+
+
+def N_(msgid: str) -> str:
+    """Mark a template for the catalogue where it waits in a table before a Phrase is made of
+    it (tests/test_i18n_coverage.py finds these, as it finds every refusal's template)."""
+    return msgid

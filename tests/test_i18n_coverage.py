@@ -1,0 +1,134 @@
+"""Every sentence the Python code shows a person has its Italian translation.
+
+The strings are found by reading the code (AST), not by running it: the msgids marked ``_()`` /
+``N_()``, and the template of every ``Phrase`` and engine error made anywhere in pi_table (the
+phone pages in pi_table/web/ have their own check). A refusal built from pieces (an f-string)
+cannot be translated and fails too, so a new refusal cannot slip by unmarked.
+"""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pi_table
+from pi_table.engine.phrase import Phrase
+from pi_table.ui import i18n
+
+PACKAGE = Path(pi_table.__file__).parent
+WEB = PACKAGE / "web"
+SOURCES = sorted(path for path in PACKAGE.rglob("*.py") if WEB not in path.parents)
+
+
+def catalogue() -> dict[str, str]:
+    path = i18n.po_path("it")
+    return i18n.parse_po(path.read_text(encoding="utf-8"), str(path))
+
+
+def test_every_msgid_and_template_in_the_code_has_an_italian_translation():
+    used = i18n.msgids_in_source(SOURCES)
+    assert len(used) > 300  # the screen's words, the refusals, the warnings
+    assert sorted(used - catalogue().keys()) == []
+
+
+def test_no_refusal_or_warning_is_built_from_pieces():
+    assert i18n.unmarked_sentences(SOURCES) == []
+
+
+def test_the_catalogue_holds_no_entry_nothing_uses():
+    """An entry is used when the code marks it, or a phone page (pi_table/web/) carries it."""
+    pages = [path.read_text(encoding="utf-8") for path in WEB.rglob("*") if path.is_file() and path.suffix != ".pyc"]
+    used = i18n.msgids_in_source(SOURCES)
+    unused = [msgid for msgid in catalogue().keys() - used - {""} if not any(msgid in page for page in pages)]
+    assert sorted(unused) == []
+
+
+def test_an_unmarked_refusal_and_an_untranslated_one_are_caught(tmp_path):
+    source = tmp_path / "new_rule.py"
+    source.write_text(
+        "def check(cell):\n"
+        "    raise RuleError(f'card {cell} fell off the table')\n"
+        "def other(cell):\n"
+        "    raise InvalidAction('the card ' + str(cell) + ' is upside down')\n"
+        "def third():\n"
+        "    raise RuleError('a brand new refusal nobody translated')\n"
+        "WAITING = Phrase.of('waiting for {who}' if True else 'nobody to wait for', who='me')\n",
+        encoding="utf-8",
+    )
+    assert [where.rsplit(":", 1)[1] for where in i18n.unmarked_sentences([source])] == ["2", "4"]
+    found = i18n.msgids_in_source([source])
+    assert found == {"a brand new refusal nobody translated", "waiting for {who}", "nobody to wait for"}
+    assert found - catalogue().keys() == found
+
+
+def test_rewording_an_english_refusal_is_caught_not_silently_english(tmp_path):
+    """A refusal's template is its catalogue key: reword it in a copy of the engine and the check
+    names the new words, where matching the English sentence would have shown English quietly."""
+    copy = tmp_path / "game.py"
+    shutil.copy(PACKAGE / "engine" / "game.py", copy)
+    text = copy.read_text(encoding="utf-8")
+    assert '"card {cell} is already revealed"' in text
+    copy.write_text(text.replace('"card {cell} is already revealed"', '"card {cell} was revealed already"'), "utf-8")
+    assert sorted(i18n.msgids_in_source([copy]) - catalogue().keys()) == ["card {cell} was revealed already"]
+
+
+def test_a_phrase_is_translated_from_its_code_and_fields_not_its_english():
+    """The Italian comes from the template and the fields, whatever the English sentence reads."""
+    revealed = Phrase.of("card {cell} is already revealed", cell=7)
+    assert str(revealed) == "card 7 is already revealed"
+    assert i18n.say(revealed, "it") == "la carta 7 è già scoperta"
+    side = Phrase.of("the {team} team", team=pi_table.engine.Team.RED)
+    nested = Phrase.of("{side} must guess at least once before ending its turn", side=side)
+    assert i18n.say(nested, "it").startswith("la squadra rossa")
+    assert i18n.say("shown as it is", "it") == "shown as it is"
+
+
+# --- the staff's commands speak the table's language ------------------------------------------------
+
+
+def test_the_selftest_speaks_italian_with_what_to_do():
+    from pi_table.daemon.run import Devices
+    from pi_table.daemon.selftest import SelfTest
+    from pi_table.drivers.buttons import ButtonPins
+    from pi_table.hal import ButtonEvent, SimButtons, SimLedStrip, SimScreen, SimTouch
+
+    d = Devices(SimTouch(), SimLedStrip(), SimScreen(), SimButtons())
+    d.health = {"touch": "ok", "leds": "not working: no /dev/spidev0.0", "screen": "ok", "buttons": "ok"}
+    lines: list[str] = []
+    clock = iter(range(10_000)).__next__
+    test = SelfTest(d, ButtonPins(), edge_pixels=24, say=lines.append, sleep=lambda s: None, clock=clock, lang="it")
+    test.events.put(ButtonEvent("end_turn"))
+    assert test.run(timeout_s=3) is False
+    assert lines[-1] == "autotest NON SUPERATO"
+    assert ("NON SUPERATO leds: non funziona: no /dev/spidev0.0; cosa fare: attiva SPI (sudo raspi-config nonint "
+            "do_spi 0, poi riavvia) e metti l'utente nel gruppo spi") in lines
+    assert "FINE TURNO ok" in lines and any(line.startswith("non visti: sensore 0, sensore 1") for line in lines)
+    assert d.screen.last.message == "tocca ogni carta una volta" and ("tocca lo schermo", False) in d.screen.last.checks
+
+
+def test_status_says_the_warnings_and_the_end_in_the_language_asked(tmp_path, capsys):
+    from dataclasses import replace
+
+    from pi_table.cli import _print_status
+    from pi_table.config import build, defaults
+    from pi_table.daemon.run import Daemon
+
+    config = build(defaults(), None)
+    config = replace(config, paths=replace(config.paths, journal_dir=tmp_path / "journal", socket=tmp_path / "sock"))
+    daemon = Daemon(config, hal="sim")
+    try:
+        daemon.loop.faults["leds"] = Phrase.of(
+            "the LED strip is not working ({error}): check its power supply and its data wire to the Pi; the game goes "
+            "on without lights", error="no /dev/spidev0.0")
+        english, italian = daemon.status(), daemon.status("it")
+        refused = daemon.answer({"command": "status", "lang": "de"})
+    finally:
+        daemon.close()
+    assert english["warnings"][0].startswith("the LED strip is not working (no /dev/spidev0.0): check its power")
+    assert italian["warnings"][0].startswith("la striscia LED non funziona (no /dev/spidev0.0): controlla")
+    assert refused == {"ok": False, "error": "the language is one of en, it, not 'de'"}
+    _print_status(italian, "it")
+    printed = capsys.readouterr().out
+    assert printed.startswith("pi-table ") and ": partita " in printed and "\nstato touch: " in printed
+    assert "gioca: rossa, fase indizio" in printed or "gioca: blu, fase indizio" in printed
+    assert "\ngriglia " in printed and "! la striscia LED non funziona" in printed
