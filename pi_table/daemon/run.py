@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from .. import version
-from ..config import Config
+from ..config import LANGUAGES, Config
 from ..engine import CODEX, GAMES, TableView, Undo
 from ..hal import (
     Buttons,
@@ -45,6 +45,7 @@ from .notify import LoopHeartbeat, Notifier, thread_ended
 
 if TYPE_CHECKING:  # loaded only once the table is up (the phones' pages open after READY), or Codex is played
     from ..engine import PublicView
+    from ..fleet.reporter import Reporter
     from ..web import Companion
 
 log = logging.getLogger("pi_table.daemon")
@@ -174,6 +175,7 @@ class Daemon:
         if self.session.resumed:
             log.info("resumed game %s from %s", self.session.id, self.session.resumed)
         self.devices = open_devices(config, hal, touch_port)
+        self.fleet = self._open_fleet()
         self.companion: Companion | None = None  # the phones' pages: opened once the table is up
         self._phones = threading.Event()  # set once the companion is up, failed or off
         self._companion_start: threading.Thread | None = None
@@ -226,6 +228,41 @@ class Daemon:
         self.notifier.ready(f"table {state}; game {self.session.id}")
         log.info("table %s; game %s; control socket %s", state, self.session.id, self.config.paths.socket)
         self._start_companion(f"table {state}; game {self.session.id}")
+        if self.fleet is not None:
+            self.fleet.start()
+
+    # --- [fleet]: the table's reports to an MQTT broker (pi_table/fleet/reporter.py) ---
+
+    def _open_fleet(self) -> Reporter | None:
+        """The reporter when [fleet] names a broker: it hears of every model the screen shows."""
+        if not self.config.fleet.enabled:
+            return None
+        from ..fleet.reporter import Reporter, ReportingScreen  # paho loads only for a table in a fleet
+
+        reporter = Reporter(self.config.fleet, self._fleet_command)
+        self.devices.screen = ReportingScreen(self.devices.screen, lambda: reporter.offer(self._fleet_status()))
+        self.devices.health["fleet"] = "ok"
+        return reporter
+
+    def _fleet_status(self) -> dict:
+        """The status the fleet sees (in the loop's thread), with when the game began."""
+        self.devices.health["fleet"] = "ok" if self.fleet is not None and self.fleet.connected.is_set() else "connecting"
+        return {**self.status(), "began": self.session.began}
+
+    def _fleet_command(self, request: dict) -> dict:
+        """A command from the fleet's broker: new game and undo as on the control socket, the
+        screen's language; brightness is the configuration's ([leds] brightness) here."""
+        command = request["command"]
+        if command in ("new-game", "undo"):
+            return self.answer({"command": command, "game": request.get("game")})
+        if command == "language":
+            language = request.get("language")
+            if language not in LANGUAGES:
+                return {"ok": False, "error": f"the language is one of {', '.join(LANGUAGES)}, not {language!r}"}
+            self.loop.call(lambda: setattr(self.loop, "lang", language))
+            return {"ok": True}
+        return {"ok": False, "error": "brightness is set in the configuration ([leds] brightness) on this table, "
+                                      "whose LED drivers take it when they start"}
 
     def _start_companion(self, state: str) -> None:
         """The phones' pages, once the table has said it is ready: loading the web server takes
@@ -357,6 +394,8 @@ class Daemon:
             self._companion_start.join(timeout=5)
         if self.companion is not None:
             self.companion.stop()
+        if self.fleet is not None:
+            self.fleet.stop()
         self.loop.close()
         self.notifier.close()
         if self.lock is not None:
