@@ -666,8 +666,18 @@ def _fleet(v: _Values) -> FleetConfig:
         _topic_level(table_id, "table_id")
     if not url:
         return FleetConfig(broker="", scheme="", host="", port=0, username=None, password=None, table_id=table_id, **files)
+    if url.startswith("mqtt://") and any(files.values()):
+        raise ValueError("ca, cert and key are for an mqtts:// broker: with mqtt:// nothing is encrypted")
+    if not table_id:
+        table_id = _topic_level(socket.gethostname(), "this machine's host name, the table_id when none is set,")
+    return broker(url, table_id, **files)
+
+
+def broker(url: str, table_id: str = "", ca: str = "", cert: str = "", key: str = "") -> FleetConfig:
+    """A broker's URL taken apart (``pi-table fleet --broker`` too); ValueError naming what
+    was expected, never the password."""
     parts = urllib.parse.urlsplit(url)
-    shown = urllib.parse.urlunsplit(parts._replace(netloc=parts.netloc.rpartition("@")[2]))  # never the password
+    shown = urllib.parse.urlunsplit(parts._replace(netloc=parts.netloc.rpartition("@")[2]))
     if parts.scheme not in ("mqtt", "mqtts"):
         raise ValueError(f"broker is a URL mqtt://HOST[:PORT] or mqtts://HOST[:PORT], not {shown!r}")
     try:
@@ -676,14 +686,11 @@ def _fleet(v: _Values) -> FleetConfig:
         raise ValueError(f"broker's port is 1 to 65535, in {shown!r}") from None
     if not parts.hostname or parts.path not in ("", "/") or parts.query or parts.fragment:
         raise ValueError(f"broker is mqtt[s]://[USER:PASSWORD@]HOST[:PORT] and nothing after, not {shown!r}")
-    if parts.scheme == "mqtt" and any(files.values()):
-        raise ValueError("ca, cert and key are for an mqtts:// broker: with mqtt:// nothing is encrypted")
-    if not table_id:
-        table_id = _topic_level(socket.gethostname(), "this machine's host name, the table_id when none is set,")
     unquote = urllib.parse.unquote
     return FleetConfig(broker=url, scheme=parts.scheme, host=parts.hostname, port=port,
                        username=None if parts.username is None else unquote(parts.username),
-                       password=None if parts.password is None else unquote(parts.password), table_id=table_id, **files)
+                       password=None if parts.password is None else unquote(parts.password), table_id=table_id,
+                       ca=ca, cert=cert, key=key)
 
 
 def _topic_level(name: str, what: str) -> str:

@@ -20,12 +20,11 @@ from paho.mqtt.properties import Properties
 from pi_table.config import ConfigError, parse_config
 from pi_table.daemon.run import Daemon
 from pi_table.engine import EndTurn, Guess
-from pi_table.fleet.broker import LocalBroker, mosquitto
 from pi_table.fleet.reporter import parse_command
 from pi_table.hal import NewGame
 from pi_table.sim.systemd import FakeSystemd
 
-from helpers import require_tools, wait_for
+from helpers import wait_for
 
 TABLE_CONFIG = ('[web]\nenabled = false\n[paths]\njournal_dir = "journal"\nsocket = "control.sock"\n'
                 'socket_group = ""\n')
@@ -83,15 +82,6 @@ class Listener:
     def close(self) -> None:
         self.client.disconnect()
         self.client.loop_stop()
-
-
-@pytest.fixture
-def broker(tmp_path):
-    require_tools("mosquitto", also_missing=() if mosquitto() else ("mosquitto",))
-    broker = LocalBroker(tmp_path / "broker")
-    broker.start()
-    yield broker
-    broker.stop()
 
 
 def table_config(folder, broker_url: str, table_id: str) -> str:

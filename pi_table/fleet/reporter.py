@@ -11,7 +11,7 @@ Topics (DESIGN.md, "MQTT"), under ``pi-table/<table_id>/``:
   so it is sent only while connected, and again on every reconnect.
 - ``online``, retained: ``true`` once connected; the broker publishes the last will ``false``
   when the table dies or drops off the network.
-- ``events``, QoS 1, in a persistent session (clean start off, ``SESSION_EXPIRY_S``): game
+- ``events``, QoS 1, in a persistent session (clean start off, ``link.SESSION_EXPIRY_S``): game
   started, game over (result and duration), faults and their clearing, the commands' answers.
   Made while the broker is away, they wait in paho's queue (at most ``MAX_QUEUED``) and go
   out after the reconnect. A full queue drops the new event, logs it once and counts it in
@@ -26,37 +26,27 @@ from __future__ import annotations
 
 import json
 import logging
-import ssl
 import threading
 import time
 from collections.abc import Callable
 from typing import Any
 
 import paho.mqtt.client as mqtt
-from paho.mqtt.enums import CallbackAPIVersion, MQTTProtocolVersion
-from paho.mqtt.packettypes import PacketTypes
-from paho.mqtt.properties import Properties
 
 from ..config import FleetConfig
 from ..hal import Screen
 from ..hal.events import Emit
 from ..hal.screen import AnyModel
+from . import link
+from .link import topic
 
 log = logging.getLogger("pi_table.fleet")
-PREFIX = "pi-table"
 MAX_QUEUED = 1000  # events (and in-flight messages) paho holds while the broker is away
-SESSION_EXPIRY_S = 24 * 3600  # how long the broker keeps the session of a table that is away
-KEEPALIVE_S = 30  # the broker declares the table gone (last will) after 1.5 times this in silence
-RECONNECT_S = (1, 60)  # paho's reconnect delay: from 1 s, doubling, to at most 60 s
 HEARTBEAT_S = 60.0  # the status is sent again this often even unchanged (the uptime moves on)
 COMMANDS = ("new-game", "undo", "language", "brightness")
 
 Act = Callable[[dict], dict]
 """Carries out a command on the table (the daemon's control answers): {"ok": ...}."""
-
-
-def topic(table_id: str, name: str) -> str:
-    return f"{PREFIX}/{table_id}/{name}"
 
 
 def over(state: dict) -> bool:
@@ -78,6 +68,7 @@ def status_message(status: dict, dropped: int) -> dict:
         "warnings": status.get("warnings", []),
         "uptime_s": status.get("uptime_s"),
         "events_dropped": dropped,
+        "at": round(time.time(), 3),  # when it was made: the dashboard's "last report", the bench's latency
     }
 
 
@@ -130,17 +121,9 @@ class Reporter:
         self.client = self._client()
 
     def _client(self) -> mqtt.Client:
-        config = self.config
-        client = mqtt.Client(CallbackAPIVersion.VERSION2, client_id=f"pi-table-{self.table_id}",
-                             protocol=MQTTProtocolVersion.MQTTv5)
-        if config.username is not None:
-            client.username_pw_set(config.username, config.password)
-        if config.scheme == "mqtts":
-            client.tls_set(ca_certs=config.ca or None, certfile=config.cert or None, keyfile=config.key or None,
-                           tls_version=ssl.PROTOCOL_TLS_CLIENT)
+        client = link.client(self.config, f"pi-table-{self.table_id}")
         client.will_set(topic(self.table_id, "online"), "false", qos=1, retain=True)
         client.max_queued_messages_set(MAX_QUEUED)
-        client.reconnect_delay_set(*RECONNECT_S)
         client.on_connect = self._connected
         client.on_disconnect = self._disconnected
         client.on_message = self._command
@@ -148,11 +131,7 @@ class Reporter:
 
     def start(self) -> None:
         """Connect in the background (a broker that is away is tried again and again)."""
-        properties = Properties(PacketTypes.CONNECT)
-        properties.SessionExpiryInterval = SESSION_EXPIRY_S
-        self.client.connect_async(self.config.host, self.config.port, keepalive=KEEPALIVE_S, clean_start=False,
-                                  properties=properties)
-        self.client.loop_start()
+        link.connect(self.client, self.config)
         self._thread = threading.Thread(target=self._run, name="fleet-reporter", daemon=True)
         self._thread.start()
 
@@ -225,7 +204,7 @@ class Reporter:
             self._publish_status(self._sent)
 
     def _disconnected(self, client: mqtt.Client, userdata: Any, flags: Any, reason: Any, properties: Any) -> None:
-        if self.connected.is_set():
+        if self.connected.is_set() and not self._stopping:
             log.warning("lost the fleet's broker (%s): reconnecting; the table plays on", reason)
         self.connected.clear()
 
@@ -287,4 +266,5 @@ def parse_command(payload: bytes | bytearray) -> dict:
 
 
 def _without_uptime(message: dict) -> dict:
-    return {key: value for key, value in message.items() if key != "uptime_s"}
+    """What a change is made of: all but the clocks that move on their own."""
+    return {key: value for key, value in message.items() if key not in ("uptime_s", "at")}
