@@ -3,6 +3,8 @@ dashboard on a laptop. Debian's ``mosquitto`` package; nothing here is used on a
 
 from __future__ import annotations
 
+import os
+import pwd
 import shutil
 import socket
 import subprocess
@@ -36,9 +38,10 @@ class LocalBroker:
         folder.mkdir(parents=True, exist_ok=True)
         self.conf = folder / "mosquitto.conf"
         anonymous = "" if "allow_anonymous" in settings else "allow_anonymous true\n"
+        user = pwd.getpwuid(os.getuid()).pw_name  # started by root, it would become user mosquitto, barred from folder
         self.conf.write_text(
-            f"listener {self.port} 127.0.0.1\n{anonymous}persistence true\npersistence_location {folder}/\n"
-            f"log_dest file {folder}/mosquitto.log\n{settings}")
+            f"user {user}\nlistener {self.port} 127.0.0.1\n{anonymous}persistence true\n"
+            f"persistence_location {folder}/\nlog_dest file {folder}/mosquitto.log\n{settings}")
         self.process: subprocess.Popen[bytes] | None = None
 
     @property
