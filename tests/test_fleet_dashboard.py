@@ -14,7 +14,6 @@ import os
 import stat
 import sys
 import tempfile
-import time
 from pathlib import Path
 from urllib.parse import urlencode
 
@@ -208,22 +207,25 @@ def write_screenshots(folder: Path = SCREENSHOTS) -> list[Path]:
         broker = LocalBroker(Path(name) / "broker")
         broker.start()
         browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        dashboards = {lang: Dashboard(broker_config(broker.url), "127.0.0.1", 0, hash_password(PASSWORD), lang,
+                                      client_id=f"screenshot-{lang}") for lang in ("en", "it")}
+        for dashboard in dashboards.values():  # before the tables: the day's games are events, not retained
+            dashboard.start()
+            wait_for(dashboard.connected.is_set, "the dashboard's subscription", 10)
         tables = {table_id: reporter(broker, table_id) for table_id in ("bar-1", "bar-2", "terrace", "window")}
         try:
             tables["bar-1"].offer(table_status(board="RB?N" + "?" * 21))
             tables["bar-2"].offer(table_status(health={"touch": "not working: the board is unplugged", "leds": "ok"}))
             tables["terrace"].offer(table_status(board="RRB" + "?" * 22))
             tables["window"].offer(table_status(board="?" * 24 + "A", over=True, winner="red"))
-            for finished, minutes in (("bar-1", 14.5), ("bar-1", 21), ("window", 18)):
+            for finished, minutes in (("bar-1", 14.5), ("bar-1", 21), ("terrace", 17.2), ("window", 18)):
                 tables[finished].event({"event": "game_over", "game_id": f"{finished}-{minutes}", "game": "codenames",
                                         "winner": "red", "duration_s": minutes * 60})
-            time.sleep(0.5)
             tables["window"].stop()
-            for lang in ("en", "it"):
-                dashboard = Dashboard(broker_config(broker.url), "127.0.0.1", 0, hash_password(PASSWORD), lang,
-                                      client_id=f"screenshot-{lang}")
-                dashboard.start()
-                page = browser.new_page(viewport={"width": 1000, "height": 420})
+            for lang, dashboard in dashboards.items():
+                wait_for(lambda dashboard=dashboard: sum(row["games_today"] for row in dashboard.fleet.rows()) == 4
+                         and len(dashboard.fleet.rows()) == 4, "the café's tables on the dashboard", 10)
+                page = browser.new_page(viewport={"width": 1100, "height": 360})
                 page.goto(f"{dashboard.url}/login")
                 page.fill("input[name=password]", PASSWORD)
                 page.click("button")
@@ -232,10 +234,11 @@ def write_screenshots(folder: Path = SCREENSHOTS) -> list[Path]:
                 page.screenshot(path=str(path))
                 written.append(path)
                 page.close()
-                dashboard.stop()
         finally:
             for table in tables.values():
                 table.stop()
+            for dashboard in dashboards.values():
+                dashboard.stop()
             browser.close()
             broker.stop()
     return written

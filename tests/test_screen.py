@@ -394,6 +394,7 @@ def test_render_png_writes_the_picture(tmp_path):
 # --- the catalogue ---------------------------------------------------------------------------
 
 SOURCES = [Path(ui.__file__), Path(canvas.__file__), Path(i18n.__file__), Path(codex_screen.__file__)]
+SOURCES += sorted(Path(i18n.__file__).parent.parent.glob("fleet/*.py"))  # the fleet's dashboard page
 FIELD = re.compile(r"\{(\w+)(?::\w+)?\}")
 
 

@@ -52,7 +52,7 @@ ATTEMPTS_WINDOW_S = 60.0  # ... in this many seconds before it must wait
 SCRYPT = {"n": 2**14, "r": 8, "p": 1}  # 16 MiB and some 50 ms a try on a Pi 4: slow for a guesser
 ERRORS_KEPT = 5
 WORDS = {  # the page's words, translated once for the page's language
-    "title": N_("The fleet"), "table": N_("Table"), "online": N_("online"), "offline": N_("offline"),
+    "title": N_("The fleet"), "table": N_("Table"), "connection": N_("Online"), "online": N_("online"), "offline": N_("offline"),
     "playing": N_("in a game"), "idle": N_("idle"), "over": N_("game over"), "faults": N_("Faults"),
     "games_today": N_("Games today"), "average": N_("Average length"), "game": N_("Game"), "seen": N_("Last report"),
     "export": N_("The day's games (CSV)"), "password": N_("Password"), "sign_in": N_("Sign in"),
@@ -387,7 +387,7 @@ class Dashboard:
         if not self._session(request):
             raise web.HTTPSeeOther("/login")
         w = self.words
-        heads = "".join(f"<th>{w[key]}</th>" for key in ("table", "online", "game", "faults", "games_today", "average",
+        heads = "".join(f"<th>{w[key]}</th>" for key in ("table", "connection", "game", "faults", "games_today", "average",
                                                           "seen"))
         body = (f'<header><h1>{w["title"]}</h1><p id="count"></p><a href="/export.csv">{w["export"]}</a>'
                 f'<form method="post" action="/logout"><button>{w["sign_out"]}</button></form></header>'
@@ -472,7 +472,7 @@ function draw(row) {
   tr.append(cell(faults.length ? faults.join("; ") : WORDS.none, faults.length ? "fault" : ""));
   tr.append(cell(String(row.games_today)));
   tr.append(cell(length(row.average_s)));
-  tr.append(cell(row.seen ? new Date(row.seen * 1000).toLocaleTimeString() : ""));
+  tr.append(cell(row.seen ? new Date(row.seen * 1000).toLocaleTimeString(document.documentElement.lang) : ""));
   const online = [...rows.values()].filter(r => r.className === "online").length;
   document.getElementById("count").textContent =
     WORDS.tables.replace("{online}", online).replace("{count}", rows.size);
