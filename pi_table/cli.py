@@ -193,7 +193,9 @@ def build_parser() -> argparse.ArgumentParser:
     board.add_argument("--board-id", default="emulator", help="the board id it says hello with")
 
     fleet = commands.add_parser("fleet", help="the fleet's dashboard: every table reporting to an MQTT broker, on one page")
-    fleet.add_argument("--broker", help="mqtt[s]://USER:PASSWORD@HOST[:PORT]: a broker user that may read pi-table/#")
+    fleet.add_argument("--broker", help="mqtt[s]://USER[:PASSWORD]@HOST[:PORT]: a broker user that may read pi-table/#")
+    fleet.add_argument("--broker-password-file", default="",
+                       help="a file holding that user's password (kept off the command line, which ps shows)")
     fleet.add_argument("--password-file", type=Path, required=True,
                        help="the page's login: the password's hash, which --set-password writes")
     fleet.add_argument("--set-password", action="store_true",

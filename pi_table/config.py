@@ -144,6 +144,7 @@ OPTIONS = (
     Option("web", "url", "", "str", "how phones reach it, for the QR codes ('': http://ADDRESS:PORT of this machine)"),
     Option("fleet", "broker", "", "str", "report to this MQTT broker: mqtt://USER:PASSWORD@HOST:PORT or mqtts://... ('': off)"),
     Option("fleet", "table_id", "", "str", "this table's name in the fleet's topics, pi-table/<table_id>/... (no / + # or spaces)"),
+    Option("fleet", "password_file", "", "str", "a file holding the broker password, readable by the service alone (instead of one in the URL)"),
     Option("fleet", "ca", "", "str", "mqtts: the CA certificate file the broker's is checked against ('': the system's)"),
     Option("fleet", "cert", "", "str", "mqtts: this table's client certificate file, for a broker that asks for one ('': none)"),
     Option("fleet", "key", "", "str", "mqtts: the client certificate's private key file, readable by the service alone"),
@@ -211,6 +212,7 @@ class FleetConfig:
     username: str | None
     password: str | None = field(repr=False)  # never in a log or a traceback
     table_id: str
+    password_file: str  # '': the password is the URL's, if any
     ca: str
     cert: str
     key: str
@@ -655,7 +657,7 @@ def _fleet(v: _Values) -> FleetConfig:
     """The broker's URL taken apart and checked, the table's id as one MQTT topic level (this
     machine's host name when none is given), and the TLS files; all off without a broker."""
     url, table_id = v.text("fleet.broker"), v.text("fleet.table_id")
-    files = {name: v.text(f"fleet.{name}") for name in ("ca", "cert", "key")}
+    files = {name: v.text(f"fleet.{name}") for name in ("password_file", "ca", "cert", "key")}
     relative = [name for name, file in files.items() if file and not Path(file).is_absolute()]
     if relative:
         raise ValueError(f"{relative[0]} is an absolute path, such as /etc/pi-table/mqtt/{relative[0]}.pem, "
@@ -665,15 +667,22 @@ def _fleet(v: _Values) -> FleetConfig:
     if table_id:
         _topic_level(table_id, "table_id")
     if not url:
-        return FleetConfig(broker="", scheme="", host="", port=0, username=None, password=None, table_id=table_id, **files)
-    if url.startswith("mqtt://") and any(files.values()):
+        return FleetConfig(broker="", scheme="", host="", port=0, username=None, password=None, table_id=table_id,
+                           **files)
+    if url.startswith("mqtt://") and any(files[name] for name in ("ca", "cert", "key")):
         raise ValueError("ca, cert and key are for an mqtts:// broker: with mqtt:// nothing is encrypted")
     if not table_id:
         table_id = _topic_level(socket.gethostname(), "this machine's host name, the table_id when none is set,")
-    return broker(url, table_id, **files)
+    found = broker(url, table_id, **files)
+    if found.password_file and found.password is not None:
+        raise ValueError("the broker's password is in the URL or in password_file, not both")
+    if found.password_file and found.username is None:
+        raise ValueError("password_file is the password of the user the URL names: mqtt[s]://USER@HOST")
+    return found
 
 
-def broker(url: str, table_id: str = "", ca: str = "", cert: str = "", key: str = "") -> FleetConfig:
+def broker(url: str, table_id: str = "", password_file: str = "", ca: str = "", cert: str = "",
+           key: str = "") -> FleetConfig:
     """A broker's URL taken apart (``pi-table fleet --broker`` too); ValueError naming what
     was expected, never the password."""
     parts = urllib.parse.urlsplit(url)
@@ -690,7 +699,7 @@ def broker(url: str, table_id: str = "", ca: str = "", cert: str = "", key: str 
     return FleetConfig(broker=url, scheme=parts.scheme, host=parts.hostname, port=port,
                        username=None if parts.username is None else unquote(parts.username),
                        password=None if parts.password is None else unquote(parts.password), table_id=table_id,
-                       ca=ca, cert=cert, key=key)
+                       password_file=password_file, ca=ca, cert=cert, key=key)
 
 
 def _topic_level(name: str, what: str) -> str:
@@ -727,7 +736,7 @@ def check_machine(values: dict[str, object]) -> list[tuple[str, str]]:
         "paths.socket": "a socket in a folder the table can write in (made if missing)",
         "paths.socket_group": "the name of a group of this machine ('' keeps the user's own)",
         "web.host": "an address of this machine, or 0.0.0.0 or :: for every network",
-        **{f"fleet.{name}": "a file the table can read" for name in ("ca", "cert", "key")},
+        **{f"fleet.{name}": "a file the table can read" for name in ("password_file", "ca", "cert", "key")},
     }
     v = _Values(values)
     socket_path = Path(v.text("paths.socket"))
@@ -737,7 +746,7 @@ def check_machine(values: dict[str, object]) -> list[tuple[str, str]]:
                          if _taken(socket_path) else _unusable_folder(socket_path.parent)),
         "paths.socket_group": _missing_group(v.text("paths.socket_group")),
         "web.host": _foreign_host(v.text("web.host")) if v.flag("web.enabled") else None,
-        **{f"fleet.{name}": _unreadable(v.text(f"fleet.{name}")) for name in ("ca", "cert", "key")},
+        **{f"fleet.{name}": _unreadable(v.text(f"fleet.{name}")) for name in ("password_file", "ca", "cert", "key")},
     }
     return [(key, f"expected {expected[key]}, found {what}") for key, what in found.items() if what]
 

@@ -94,9 +94,9 @@ def table_config(folder, broker_url: str, table_id: str) -> str:
 class InProcessTable:
     """A daemon with simulated devices in a thread of this process, as ``pi-table run --hal sim``."""
 
-    def __init__(self, folder, broker_url: str | None, table_id: str = "t1") -> None:
+    def __init__(self, folder, broker_url: str | None, table_id: str = "t1", extra: str = "") -> None:
         folder.mkdir(parents=True, exist_ok=True)
-        fleet = "" if broker_url is None else f'[fleet]\nbroker = "{broker_url}"\ntable_id = "{table_id}"\n'
+        fleet = "" if broker_url is None else f'[fleet]\nbroker = "{broker_url}"\ntable_id = "{table_id}"\n{extra}'
         self.daemon = Daemon(parse_config(TABLE_CONFIG + fleet, folder / "config.toml"), hal="sim")
         self.daemon.start()
         self.thread = threading.Thread(target=self.daemon.run, daemon=True)
@@ -131,6 +131,9 @@ def test_fleet_is_off_by_default_and_its_keys_are_checked(tmp_path):
         '[fleet]\nbroker = "mqtts://cafe"\nca = "ca.pem"': "fleet.ca: ca is an absolute path",
         '[fleet]\nbroker = "mqtt://u:hunter2@cafe/x"\ntable_id = "t1"': "mqtt://cafe/x",
         '[fleet]\nbroker = 1883': "fleet.broker: expected a string",
+        '[fleet]\nbroker = "mqtt://t1:pw@cafe"\npassword_file = "/etc/pi-table/mqtt.password"':
+            "in the URL or in password_file, not both",
+        '[fleet]\nbroker = "mqtt://cafe"\npassword_file = "/etc/pi-table/mqtt.password"': "mqtt[s]://USER@HOST",
     }
     for text, message in wrong.items():
         with pytest.raises(ConfigError) as refused:
@@ -243,6 +246,18 @@ def test_a_game_played_to_the_end_is_reported_with_its_result_and_length(broker,
                    "the status of the finished game")
     finally:
         watch.close()
+        table.close()
+
+
+def test_a_broker_password_file_gone_missing_leaves_the_table_playing_unreported(tmp_path, refusing_broker):
+    missing = tmp_path / "gone.password"
+    table = InProcessTable(tmp_path / "table", refusing_broker.replace("mqtt://", "mqtt://t1@"),
+                           extra=f'password_file = "{missing}"\n')
+    try:
+        assert table.daemon.fleet is None
+        assert table.daemon.devices.health["fleet"].startswith("not working: [Errno 2] No such file")
+        assert table.submit(Guess(0)).ok or table.submit(EndTurn()).ok  # the table plays on
+    finally:
         table.close()
 
 

@@ -117,8 +117,11 @@ def test_a_table_writes_only_its_own_topics_and_reads_only_its_own_commands(cafe
     dashboard = Dashboard(broker_config(url("dashboard", port), ca=str(ca)), "127.0.0.1", 0, hash_password("x" * 8))
     dashboard.start()
     commands: dict[str, list[dict]] = {"t1": [], "t2": []}
-    tables = {name: Reporter(broker_config(url(name, port), table_id=name, ca=str(ca)),
-                             act=lambda request, name=name: commands[name].append(request) or {"ok": True})
+    secret = ca.parent / "t2.password"  # t2's password kept in a file, as the service's alone
+    secret.write_text(USERS["t2"] + "\n")
+    brokers = {"t1": broker_config(url("t1", port), table_id="t1", ca=str(ca)),
+               "t2": broker_config(f"mqtts://t2@127.0.0.1:{port}", table_id="t2", password_file=str(secret), ca=str(ca))}
+    tables = {name: Reporter(brokers[name], act=lambda request, name=name: commands[name].append(request) or {"ok": True})
               for name in ("t1", "t2")}
     rogue = Client("t1", port, ca)  # table t1's credentials in another program
     staff = Client("staff", port, ca)

@@ -239,7 +239,12 @@ class Daemon:
             return None
         from ..fleet.reporter import Reporter, ReportingScreen  # paho loads only for a table in a fleet
 
-        reporter = Reporter(self.config.fleet, self._fleet_command)
+        try:
+            reporter = Reporter(self.config.fleet, self._fleet_command)
+        except OSError as e:  # its password file went missing since check-config: play on unreported
+            self.devices.health["fleet"] = f"not working: {e}"
+            log.error("the fleet's broker cannot be reached without its password file (%s); the table plays on", e)
+            return None
         self.devices.screen = ReportingScreen(self.devices.screen, lambda: reporter.offer(self._fleet_status()))
         self.devices.health["fleet"] = "ok"
         return reporter

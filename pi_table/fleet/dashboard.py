@@ -490,15 +490,16 @@ def main(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
     try:
         if bool(args.cert) != bool(args.key):
             raise ValueError("--cert and --key go together: a client certificate needs its private key")
-        broker = config.broker(args.broker, ca=args.ca, cert=args.cert, key=args.key)
+        broker = config.broker(args.broker, password_file=args.broker_password_file, ca=args.ca, cert=args.cert,
+                               key=args.key)
         stored = read_password_file(args.password_file)
     except ValueError as e:
         parser.error(str(e))
-    dashboard = Dashboard(broker, args.host, args.port, stored, args.lang, args.client_id)
     try:
+        dashboard = Dashboard(broker, args.host, args.port, stored, args.lang, args.client_id)
         dashboard.start()
-    except OSError as e:
-        print(f"pi-table fleet: cannot listen on {args.host}:{args.port} ({e.strerror or e})", file=sys.stderr)
+    except OSError as e:  # the broker's password file, or the page's port
+        print(f"pi-table fleet: {e.strerror or e}: {e.filename or f'{args.host}:{args.port}'}", file=sys.stderr)
         return 1
     print(f"pi-table fleet: {dashboard.url}, tables from {broker.host}:{broker.port}", flush=True)
     stop = threading.Event()

@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import ssl
+from pathlib import Path
 
 import paho.mqtt.client as mqtt
 from paho.mqtt.enums import CallbackAPIVersion, MQTTProtocolVersion
@@ -23,10 +24,14 @@ def topic(table_id: str, name: str) -> str:
 
 
 def client(config: FleetConfig, client_id: str) -> mqtt.Client:
-    """A client for ``config``'s broker, not yet connected."""
+    """A client for ``config``'s broker, not yet connected; OSError when its password file
+    cannot be read."""
     made = mqtt.Client(CallbackAPIVersion.VERSION2, client_id=client_id, protocol=MQTTProtocolVersion.MQTTv5)
     if config.username is not None:
-        made.username_pw_set(config.username, config.password)
+        password = config.password
+        if config.password_file:
+            password = Path(config.password_file).read_text(encoding="utf-8").strip()
+        made.username_pw_set(config.username, password)
     if config.scheme == "mqtts":
         made.tls_set(ca_certs=config.ca or None, certfile=config.cert or None, keyfile=config.key or None,
                      tls_version=ssl.PROTOCOL_TLS_CLIENT)
