@@ -12,6 +12,7 @@ import io
 import json
 import os
 import stat
+import subprocess
 import sys
 import tempfile
 from pathlib import Path
@@ -105,6 +106,27 @@ def test_the_password_is_kept_as_a_slow_salted_hash(tmp_path):
     path.write_text("hunter2\n")
     with pytest.raises(ValueError, match="holds no password hash"):
         read_password_file(path)
+
+
+def fleet_command(*args: str, stdin: str = "") -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "pi_table", "fleet", *args], input=stdin, capture_output=True,
+                          text=True, timeout=30)
+
+
+def test_the_command_line_sets_the_password_and_refuses_what_cannot_work(tmp_path):
+    path = tmp_path / "config" / "fleet.password"
+    done = fleet_command("--set-password", "--password-file", str(path), stdin=PASSWORD + "\n")
+    assert done.returncode == 0 and str(path) in done.stdout, done.stderr
+    assert check_password(PASSWORD, read_password_file(path))
+    short = fleet_command("--set-password", "--password-file", str(path), stdin="1234\n")
+    assert short.returncode == 2 and "choose one of at least 8" in short.stderr
+    assert check_password(PASSWORD, read_password_file(path))  # the one before is kept
+    no_broker = fleet_command("--password-file", str(path))
+    assert no_broker.returncode == 2 and "--broker is needed" in no_broker.stderr
+    wrong = fleet_command("--broker", "http://cafe", "--password-file", str(path))
+    assert wrong.returncode == 2 and "broker is a URL mqtt://" in wrong.stderr
+    missing = fleet_command("--broker", "mqtt://cafe", "--password-file", str(tmp_path / "none"))
+    assert missing.returncode == 2 and "pi-table fleet --set-password --password-file" in missing.stderr
 
 
 def request(dashboard: Dashboard, method: str, path: str, body: str | None = None, headers=None):

@@ -100,6 +100,7 @@ def read_password_file(path: Path) -> str:
 def write_password_file(path: Path, password: str) -> None:
     """Write the hash, readable by its owner alone, in place of any before (atomically)."""
     line = hash_password(password) + "\n"
+    path.parent.mkdir(parents=True, exist_ok=True)
     temporary = path.with_name(f".{path.name}.new")
     descriptor = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
     with os.fdopen(descriptor, "w", encoding="utf-8") as handle:
