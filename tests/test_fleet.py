@@ -5,6 +5,7 @@ commands, and a table whose broker is down playing at its usual pace. Bounded wa
 from __future__ import annotations
 
 import json
+import signal
 import socket
 import statistics
 import threading
@@ -317,6 +318,36 @@ def test_a_table_whose_broker_is_down_plays_at_its_usual_pace(down, request, tmp
           f"slowest {max(took) * 1e3:.1f} ms over {len(took)}")
     assert with_fleet <= 3 * usual + 0.002, f"median command {with_fleet * 1e3:.2f} ms, {usual * 1e3:.2f} ms alone"
     assert max(took) < 1.0
+
+
+def test_a_broker_that_stalls_mid_game_leaves_the_pace_as_it_was(broker, tmp_path):
+    """Connected, then the broker stops answering (SIGSTOP: a hung broker, a cable cut beyond
+    the switch): the reports pile up in paho's queue, the table plays at its pace; when the
+    broker wakes, the events made meanwhile arrive."""
+    alone = InProcessTable(tmp_path / "alone", None)
+    try:
+        usual = statistics.median(play_a_game(alone) + play_a_game_again(alone))
+    finally:
+        alone.close()
+    watch = Listener(broker.port, "pi-table/+/events", session="stall-watch")
+    table = InProcessTable(tmp_path / "fleet", broker.url)
+    try:
+        wait_for(table.daemon.fleet.connected.is_set, "the table's connection", 10)
+        broker.process.send_signal(signal.SIGSTOP)
+        try:
+            took = play_a_game(table) + play_a_game_again(table)
+        finally:
+            broker.process.send_signal(signal.SIGCONT)
+        with_fleet = statistics.median(took)
+        print(f"stalled broker: median command {with_fleet * 1e3:.2f} ms with the fleet, {usual * 1e3:.2f} ms alone; "
+              f"slowest {max(took) * 1e3:.1f} ms over {len(took)}")
+        assert with_fleet <= 3 * usual + 0.002 and max(took) < 1.0
+        game = table.daemon.session.id
+        watch.wait("pi-table/t1/events", lambda value: value.get("event") == "game_over" and value["game_id"] == game,
+                   "the last game's end, sent once the broker woke", timeout=30)
+    finally:
+        table.close()
+        watch.close()
 
 
 def play_a_game_again(table: InProcessTable) -> list[float]:
