@@ -19,9 +19,10 @@ from paho.mqtt.packettypes import PacketTypes
 from paho.mqtt.properties import Properties
 
 from pi_table.config import ConfigError, parse_config
+from pi_table.config import broker as broker_config
 from pi_table.daemon.run import Daemon
 from pi_table.engine import EndTurn, Guess
-from pi_table.fleet.reporter import parse_command
+from pi_table.fleet.reporter import MAX_QUEUED, Reporter, parse_command, status_message
 from pi_table.hal import NewGame
 from pi_table.sim.systemd import FakeSystemd
 
@@ -260,6 +261,34 @@ def test_a_broker_password_file_gone_missing_leaves_the_table_playing_unreported
         assert table.submit(Guess(0)).ok or table.submit(EndTurn()).ok  # the table plays on
     finally:
         table.close()
+
+
+def test_events_beyond_the_queue_are_dropped_and_counted(refusing_broker, caplog):
+    """The broker away: events wait in paho's queue up to MAX_QUEUED; the next are dropped,
+    logged once, and counted in the status the table sends when the broker is back."""
+    reporter = Reporter(broker_config(refusing_broker, table_id="t1"), act=lambda request: {"ok": True})
+    try:
+        for n in range(MAX_QUEUED + 5):
+            reporter.event({"event": "fault", "device": "touch", "detail": f"try {n}"})
+        assert reporter.dropped == 5
+        assert len([r for r in caplog.records if "new events are dropped" in r.getMessage()]) == 1
+        assert status_message({"state": {}}, reporter.dropped)["events_dropped"] == 5
+    finally:
+        reporter.stop()
+
+
+def test_a_still_table_reports_again_each_heartbeat_with_its_uptime(broker):
+    watch = Listener(broker.port)
+    reporter = Reporter(broker_config(broker.url, table_id="still"), act=lambda request: {"ok": True}, heartbeat_s=0.3)
+    try:
+        reporter.start()
+        reporter.offer({"game_id": "g", "uptime_s": 5.0, "state": {"game": "codenames"}, "health": {}})
+        watch.wait("pi-table/still/status", lambda value: value["uptime_s"] >= 5.5, "a heartbeat with the uptime moved on")
+        statuses = watch.json("pi-table/still/status")
+        assert len(statuses) >= 2 and statuses[0]["uptime_s"] == 5.0 and statuses[-1]["at"] > statuses[0]["at"]
+    finally:
+        reporter.stop()
+        watch.close()
 
 
 def play_a_game(table: InProcessTable) -> list[float]:

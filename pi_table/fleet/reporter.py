@@ -113,6 +113,7 @@ class Reporter:
         self.dropped = 0
         self.connected = threading.Event()
         self._offered: dict | None = None
+        self._offered_at = 0.0  # when (monotonic): a heartbeat's uptime runs on from the status's
         self._sent: dict | None = None  # the last status message made (sent, or waiting for the broker)
         self._lock = threading.Lock()
         self._wake = threading.Event()
@@ -142,14 +143,18 @@ class Reporter:
         if self._thread is not None:
             self._thread.join(timeout=5)
         if self.connected.is_set():
-            self.client.publish(topic(self.table_id, "online"), "false", qos=1, retain=True).wait_for_publish(2)
+            goodbye = self.client.publish(topic(self.table_id, "online"), "false", qos=1, retain=True)
+            try:
+                goodbye.wait_for_publish(2)
+            except (RuntimeError, ValueError):  # the connection went as we spoke: the last will says it
+                pass
         self.client.disconnect()
         self.client.loop_stop()
 
     def offer(self, status: dict) -> None:
         """The table's status now; from the loop's thread, which never waits here."""
         with self._lock:
-            self._offered = status
+            self._offered, self._offered_at = status, time.monotonic()
         self._wake.set()
 
     def _run(self) -> None:
@@ -159,10 +164,12 @@ class Reporter:
             if self._stopping:
                 return
             with self._lock:
-                offered = self._offered
+                offered, offered_at = self._offered, self._offered_at
             if offered is None:
                 continue
             message = status_message(offered, self.dropped)
+            if isinstance(message["uptime_s"], (int, float)):
+                message["uptime_s"] = round(message["uptime_s"] + time.monotonic() - offered_at, 1)
             try:
                 self._report(message, heartbeat=not woken)
             except Exception:  # a paho surprise must not end the reports for good
