@@ -167,6 +167,7 @@ def test_status_is_retained_and_online_dies_with_the_table(broker, tmp_path):
         late = Listener(broker.port)  # after the status was published: only retained ones reach it
         status = late.wait("pi-table/corner/status", lambda value: True, "the retained status")
         assert status["state"]["board"] == "?" * 25 and status["health"]["leds"] == "simulated"
+        assert "fleet" not in status["health"]  # the link's own state is for pi-table status
         assert status["version"] and status["uptime_s"] >= 0 and status["over"] is False
         journal = tmp_path / "table" / "journal" / f"{status['game_id']}.jsonl"
         key = json.loads(journal.read_text().splitlines()[0])["key"]
@@ -187,6 +188,7 @@ def test_events_made_while_the_broker_was_away_arrive_after_it_returns(broker, t
         wait_for(table.daemon.fleet.connected.is_set, "the table's connection", 10)
         broker.stop()
         wait_for(lambda: not table.daemon.fleet.connected.is_set(), "the table to see the broker gone", 10)
+        assert table.daemon.answer({"command": "status"})["health"]["fleet"].startswith("reconnecting")
         first = table.daemon.session.id
         started = time.monotonic()
         assert table.daemon.answer({"command": "new-game", "game": "alias24"})["ok"]
@@ -197,6 +199,7 @@ def test_events_made_while_the_broker_was_away_arrive_after_it_returns(broker, t
         event = dashboard.wait("pi-table/t1/events", lambda value: value.get("event") == "game_started",
                                "the game_started event made while the broker was down", timeout=30)
         assert event["game_id"] == second and event["game"] == "alias24" and event["table_id"] == "t1"
+        wait_for(lambda: table.daemon.answer({"command": "status"})["health"]["fleet"] == "ok", "pi-table status: fleet ok")
         assert event["at"] < time.time()
     finally:
         table.close()

@@ -239,19 +239,19 @@ class Daemon:
             return None
         from ..fleet.reporter import Reporter, ReportingScreen  # paho loads only for a table in a fleet
 
+        self.devices.health["fleet"] = "connecting"
         try:
-            reporter = Reporter(self.config.fleet, self._fleet_command)
+            reporter = Reporter(self.config.fleet, self._fleet_command,
+                                link_state=lambda state: self.devices.health.__setitem__("fleet", state))
         except OSError as e:  # its password file went missing since check-config: play on unreported
             self.devices.health["fleet"] = f"not working: {e}"
             log.error("the fleet's broker cannot be reached without its password file (%s); the table plays on", e)
             return None
         self.devices.screen = ReportingScreen(self.devices.screen, lambda: reporter.offer(self._fleet_status()))
-        self.devices.health["fleet"] = "ok"
         return reporter
 
     def _fleet_status(self) -> dict:
         """The status the fleet sees (in the loop's thread), with when the game began."""
-        self.devices.health["fleet"] = "ok" if self.fleet is not None and self.fleet.connected.is_set() else "connecting"
         return {**self.status(), "began": self.session.began}
 
     def _fleet_command(self, request: dict) -> dict:

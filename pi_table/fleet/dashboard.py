@@ -174,8 +174,8 @@ class Fleet:
     def _row(self, table: TableRow) -> dict:
         status = table.status
         health = status.get("health", {})
-        faults = [f"{device}: {detail}" for device, detail in health.items() if str(detail).startswith("not working")]
-        faults += [warning for warning in status.get("warnings", []) if not any(warning in f for f in faults)]
+        faults = list(status.get("warnings", [])) or [  # what the table's screen warns of, or else its health
+            f"{device}: {detail}" for device, detail in health.items() if str(detail).startswith("not working")]
         lengths = [game["duration_s"] for game in table.games if isinstance(game.get("duration_s"), (int, float))]
         return {
             "table_id": table.table_id,

@@ -64,7 +64,7 @@ def status_message(status: dict, dropped: int) -> dict:
         "state": state,
         "over": over(state),
         "began": status.get("began"),
-        "health": status.get("health", {}),
+        "health": {device: health for device, health in status.get("health", {}).items() if device != "fleet"},
         "warnings": status.get("warnings", []),
         "uptime_s": status.get("uptime_s"),
         "events_dropped": dropped,
@@ -103,12 +103,14 @@ class Reporter:
     """One table's link to the broker. ``offer`` from the loop's thread; ``act`` runs a
     command on the table (from paho's thread: it must not need the broker to answer)."""
 
-    def __init__(self, config: FleetConfig, act: Act, heartbeat_s: float = HEARTBEAT_S) -> None:
+    def __init__(self, config: FleetConfig, act: Act, heartbeat_s: float = HEARTBEAT_S,
+                 link_state: Callable[[str], None] | None = None) -> None:
         if not config.enabled:
             raise ValueError("the fleet is off: [fleet] broker names no broker")
         self.config = config
         self.act = act
         self.heartbeat_s = heartbeat_s
+        self.link_state = link_state or (lambda state: None)  # told "ok" or why not, from paho's thread
         self.table_id = config.table_id
         self.dropped = 0
         self.connected = threading.Event()
@@ -202,9 +204,11 @@ class Reporter:
     def _connected(self, client: mqtt.Client, userdata: Any, flags: Any, reason: Any, properties: Any) -> None:
         if reason.is_failure:
             log.warning("the broker %s:%d refused the table: %s", self.config.host, self.config.port, reason)
+            self.link_state(f"not working: the broker refused the table ({reason})")
             return
         log.info("reporting to the fleet's broker %s:%d as %s", self.config.host, self.config.port, self.table_id)
         self.connected.set()
+        self.link_state("ok")
         client.publish(topic(self.table_id, "online"), "true", qos=1, retain=True)
         client.subscribe(topic(self.table_id, "command"), qos=0)
         if self._sent is not None:
@@ -213,6 +217,7 @@ class Reporter:
     def _disconnected(self, client: mqtt.Client, userdata: Any, flags: Any, reason: Any, properties: Any) -> None:
         if self.connected.is_set() and not self._stopping:
             log.warning("lost the fleet's broker (%s): reconnecting; the table plays on", reason)
+            self.link_state(f"reconnecting ({reason})")
         self.connected.clear()
 
     def _command(self, client: mqtt.Client, userdata: Any, message: mqtt.MQTTMessage) -> None:
