@@ -202,14 +202,32 @@ def build_parser() -> argparse.ArgumentParser:
     board.add_argument("--link", type=Path, help="the stable path to the board's pty (default: a temporary one)")
     board.add_argument("--board-id", default="emulator", help="the board id it says hello with")
 
+    fleet = commands.add_parser("fleet", help="the fleet's dashboard: every table reporting to an MQTT broker, on one page")
+    fleet.add_argument("--broker", help="mqtt[s]://USER[:PASSWORD]@HOST[:PORT]: a broker user that may read pi-table/#")
+    fleet.add_argument("--broker-password-file", default="",
+                       help="a file holding that user's password (kept off the command line, which ps shows)")
+    fleet.add_argument("--password-file", type=Path, required=True,
+                       help="the page's login: the password's hash, which --set-password writes")
+    fleet.add_argument("--set-password", action="store_true",
+                       help="ask for the page's password (or read it from stdin), write its hash to --password-file, exit")
+    fleet.add_argument("--host", default="127.0.0.1", help="the address the page listens on (default: 127.0.0.1)")
+    fleet.add_argument("--port", type=int, default=8025, help="its TCP port (default: 8025; 0: any free port)")
+    fleet.add_argument("--lang", choices=("en", "it"), default="en", help="the page's language (default: en)")
+    fleet.add_argument("--ca", default="", help="mqtts: the CA file the broker's certificate is checked against")
+    fleet.add_argument("--cert", default="", help="mqtts: a client certificate, for a broker that asks for one")
+    fleet.add_argument("--key", default="", help="mqtts: the client certificate's private key")
+    fleet.add_argument("--client-id", default="pi-table-fleet",
+                       help="its MQTT client id; the broker keeps its events under it while it is away")
+
     bench = commands.add_parser("bench", help="run a benchmark and print its figures")
-    bench.add_argument("what", choices=("engine", "latency", "render", "daemon"))
+    bench.add_argument("what", choices=("engine", "latency", "render", "daemon", "fleet"))
     bench.add_argument("--games", type=int, default=2000, help="engine: random games per variant (default: 2000)")
     bench.add_argument("--touches", type=int, default=200, help="latency: guesses to time (default: 200)")
     bench.add_argument("--phones", type=int, default=None,
                        help="latency: time again with this many phones on the companion's event stream, and compare")
     bench.add_argument("--idle", type=float, default=10.0, help="render: seconds of idle CPU measured (default: 10)")
     bench.add_argument("--starts", type=int, default=10, help="daemon: starts to READY timed (default: 10)")
+    bench.add_argument("--tables", type=int, default=200, help="fleet: simulated tables reporting (default: 200)")
     bench.add_argument("--json", action="store_true")
     return parser
 
@@ -242,6 +260,10 @@ def _command(argv: list[str] | None) -> int:
         return _emulate_board(args)
     if args.command == "bench":
         return _bench(parser, args)
+    if args.command == "fleet":
+        from .fleet import dashboard
+
+        return dashboard.main(parser, args)
     return _service(args)
 
 
@@ -692,6 +714,12 @@ def _bench(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
         if args.starts < 2:
             parser.error(f"--starts is a whole number of at least 2, not {args.starts}")
         results = daemon.run(starts=args.starts)
+    elif args.what == "fleet":
+        from .bench import fleet
+
+        if not 1 <= args.tables <= fleet.MAX_TABLES:
+            parser.error(f"--tables is a whole number from 1 to {fleet.MAX_TABLES}, not {args.tables}")
+        results = fleet.run(tables=args.tables)
     else:
         from .bench import latency
 

@@ -26,6 +26,7 @@ import socket
 import stat
 import tempfile
 import tomllib
+import urllib.parse
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -145,6 +146,12 @@ OPTIONS = (
     Option("web", "port", 8024, "int", "its TCP port, 1024 to 65535 (0: any free port, for tests)"),
     Option("web", "url", "", "str", "how phones reach it, for the QR codes ('': http://ADDRESS:PORT of this machine)"),
     Option("staff", "session_min", 60, "int", "minutes a staff page login lasts unused, 5 to 1440"),
+    Option("fleet", "broker", "", "str", "report to this MQTT broker: mqtt://USER:PASSWORD@HOST:PORT or mqtts://... ('': off)"),
+    Option("fleet", "table_id", "", "str", "this table's name in the fleet's topics, pi-table/<table_id>/... (no / + # or spaces)"),
+    Option("fleet", "password_file", "", "str", "a file holding the broker password, readable by the service alone (instead of one in the URL)"),
+    Option("fleet", "ca", "", "str", "mqtts: the CA certificate file the broker's is checked against ('': the system's)"),
+    Option("fleet", "cert", "", "str", "mqtts: this table's client certificate file, for a broker that asks for one ('': none)"),
+    Option("fleet", "key", "", "str", "mqtts: the client certificate's private key file, readable by the service alone"),
     Option("sim", "words", "", "str", "with --hal sim only: words on the spectator page's cards, en, it or a deck file ('': none)"),
     Option("paths", "journal_dir", "/var/lib/pi-table/journal", "path", "one file per game; must be writable"),
     Option("paths", "socket", "/run/pi-table/control.sock", "path", "the control socket the pi-table commands use"),
@@ -203,6 +210,27 @@ class WebConfig:
 
 
 @dataclass(frozen=True, slots=True)
+class FleetConfig:
+    """[fleet]: where the table reports, as a URL taken apart; ``broker`` '' is off."""
+
+    broker: str
+    scheme: str  # mqtt or mqtts
+    host: str
+    port: int
+    username: str | None
+    password: str | None = field(repr=False)  # never in a log or a traceback
+    table_id: str
+    password_file: str  # '': the password is the URL's, if any
+    ca: str
+    cert: str
+    key: str
+
+    @property
+    def enabled(self) -> bool:
+        return bool(self.broker)
+
+
+@dataclass(frozen=True, slots=True)
 class ScreenConfig:
     enabled: bool
     settings: ScreenSettings
@@ -245,6 +273,7 @@ class Config:
     buttons: ButtonPins
     web: WebConfig
     paths: Paths
+    fleet: FleetConfig
     words: tuple[str, ...] | None = None  # [sim] words: a simulated table's cards (a real one has physical cards)
     sound: SoundSettings = field(default_factory=SoundSettings)
     staff_session_s: float = 3600.0  # [staff] session_min: a staff page login lasts this long unused
@@ -523,6 +552,7 @@ def build(values: dict[str, object], source: Path | None) -> Config:
         buttons=buttons,
         web=_web(v),
         paths=_paths(v),
+        fleet=_fleet(v),
         words=_words(v.text("sim.words"), source),
         sound=SoundSettings(enabled=v.flag("sound.enabled"), volume=v.number("sound.volume"),
                             spoken=v.flag("sound.spoken"), quiet=QuietHours.parse(v.text("sound.quiet_hours"))),
@@ -643,6 +673,63 @@ def _web(v: _Values) -> WebConfig:
     return WebConfig(enabled=v.flag("web.enabled"), host=v.text("web.host"), port=port, url=url)
 
 
+def _fleet(v: _Values) -> FleetConfig:
+    """The broker's URL taken apart and checked, the table's id as one MQTT topic level (this
+    machine's host name when none is given), and the TLS files; all off without a broker."""
+    url, table_id = v.text("fleet.broker"), v.text("fleet.table_id")
+    files = {name: v.text(f"fleet.{name}") for name in ("password_file", "ca", "cert", "key")}
+    relative = [name for name, file in files.items() if file and not Path(file).is_absolute()]
+    if relative:
+        raise ValueError(f"{relative[0]} is an absolute path, such as /etc/pi-table/mqtt/{relative[0]}.pem, "
+                         f"not {files[relative[0]]!r}")
+    if bool(files["cert"]) != bool(files["key"]):
+        raise ValueError("cert and key go together: a client certificate needs its private key")
+    if table_id:
+        _topic_level(table_id, "table_id")
+    if not url:
+        return FleetConfig(broker="", scheme="", host="", port=0, username=None, password=None, table_id=table_id,
+                           **files)
+    if url.startswith("mqtt://") and any(files[name] for name in ("ca", "cert", "key")):
+        raise ValueError("ca, cert and key are for an mqtts:// broker: with mqtt:// nothing is encrypted")
+    if not table_id:
+        table_id = _topic_level(socket.gethostname(), "this machine's host name, the table_id when none is set,")
+    found = broker(url, table_id, **files)
+    if found.password_file and found.password is not None:
+        raise ValueError("the broker's password is in the URL or in password_file, not both")
+    if found.password_file and found.username is None:
+        raise ValueError("password_file is the password of the user the URL names: mqtt[s]://USER@HOST")
+    return found
+
+
+def broker(url: str, table_id: str = "", password_file: str = "", ca: str = "", cert: str = "",
+           key: str = "") -> FleetConfig:
+    """A broker's URL taken apart (``pi-table fleet --broker`` too); ValueError naming what
+    was expected, never the password."""
+    parts = urllib.parse.urlsplit(url)
+    shown = urllib.parse.urlunsplit(parts._replace(netloc=parts.netloc.rpartition("@")[2]))
+    if parts.scheme not in ("mqtt", "mqtts"):
+        raise ValueError(f"broker is a URL mqtt://HOST[:PORT] or mqtts://HOST[:PORT], not {shown!r}")
+    try:
+        port = parts.port or (8883 if parts.scheme == "mqtts" else 1883)
+    except ValueError:
+        raise ValueError(f"broker's port is 1 to 65535, in {shown!r}") from None
+    if not parts.hostname or parts.path not in ("", "/") or parts.query or parts.fragment:
+        raise ValueError(f"broker is mqtt[s]://[USER:PASSWORD@]HOST[:PORT] and nothing after, not {shown!r}")
+    unquote = urllib.parse.unquote
+    return FleetConfig(broker=url, scheme=parts.scheme, host=parts.hostname, port=port,
+                       username=None if parts.username is None else unquote(parts.username),
+                       password=None if parts.password is None else unquote(parts.password), table_id=table_id,
+                       password_file=password_file, ca=ca, cert=cert, key=key)
+
+
+def _topic_level(name: str, what: str) -> str:
+    """``name`` if it can be one level of an MQTT topic (pi-table/<table_id>/status)."""
+    if not name or any(c in name for c in "/+# \0") or len(name.encode()) > 64:
+        raise ValueError(f"{what} names this table in the topic pi-table/<table_id>/status: 1 to 64 bytes with "
+                         f"no '/', '+', '#', space or NUL, found {name!r}")
+    return name
+
+
 def _paths(v: _Values) -> Paths:
     socket = Path(v.text("paths.socket"))
     if len(str(socket).encode()) > SOCKET_PATH_MAX:
@@ -669,6 +756,7 @@ def check_machine(values: dict[str, object]) -> list[tuple[str, str]]:
         "paths.socket": "a socket in a folder the table can write in (made if missing)",
         "paths.socket_group": "the name of a group of this machine ('' keeps the user's own)",
         "web.host": "an address of this machine, or 0.0.0.0 or :: for every network",
+        **{f"fleet.{name}": "a file the table can read" for name in ("password_file", "ca", "cert", "key")},
     }
     v = _Values(values)
     socket_path = Path(v.text("paths.socket"))
@@ -678,6 +766,7 @@ def check_machine(values: dict[str, object]) -> list[tuple[str, str]]:
                          if _taken(socket_path) else _unusable_folder(socket_path.parent)),
         "paths.socket_group": _missing_group(v.text("paths.socket_group")),
         "web.host": _foreign_host(v.text("web.host")) if v.flag("web.enabled") else None,
+        **{f"fleet.{name}": _unreadable(v.text(f"fleet.{name}")) for name in ("password_file", "ca", "cert", "key")},
     }
     return [(key, f"expected {expected[key]}, found {what}") for key, what in found.items() if what]
 
@@ -697,6 +786,17 @@ def _unusable_folder(folder: Path) -> str | None:
         return f"that {made} is a file, so {folder} cannot be made"
     if not os.access(made, os.W_OK | os.X_OK):
         return f"that {_user()} may not write in {made}{_read_only(made)}, so {folder} cannot be made"
+    return None
+
+
+def _unreadable(name: str) -> str | None:
+    """Why the table could not read the file ``name`` ('' names none); None when it can."""
+    if not name:
+        return None
+    if not os.path.isfile(name):
+        return f"{name}, which is not a file"
+    if not os.access(name, os.R_OK):
+        return f"{name}, which {_user()} may not read"
     return None
 
 

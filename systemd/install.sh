@@ -97,6 +97,8 @@ say "LED strip: $backend; screen: $([ "$screen" = True ] && echo "$panel" || ech
 
 # Debian's pygame is built with KMSDRM (the PyPI wheel is not), gpiozero with lgpio drives the
 # buttons on every Pi, spidev the Pi 5's LED strip; gcc and the Python headers build rpi-ws281x.
+# paho-mqtt ([fleet]) comes from PyPI into the venv: Debian 13's python3-paho-mqtt (2.1) would
+# serve, but Debian 12's (1.6) is older than the 2.x the reporter is written for.
 packages=(python3 python3-venv python3-pip python3-pygame python3-gpiozero python3-spidev python3-serial)
 [ "$backend" = ws281x ] && packages+=(python3-dev gcc libc6-dev)
 begin "system packages: checking apt's sources"

@@ -95,6 +95,18 @@ EMULATED_SHARE = 10
 """Under emulation each property test tries a tenth of its examples: the same properties on arm64, in minutes."""
 
 
+@pytest.fixture
+def broker(tmp_path):
+    """A Mosquitto of the test's own on a free loopback port (the fleet's tests)."""
+    from pi_table.fleet.broker import LocalBroker, mosquitto
+
+    require_tools(also_missing=() if mosquitto() else ("mosquitto (Debian: apt install mosquitto)",))
+    broker = LocalBroker(tmp_path / "broker")
+    broker.start()
+    yield broker
+    broker.stop()
+
+
 def pytest_terminal_summary(terminalreporter) -> None:
     if EMULATOR:
         terminalreporter.write_line(

@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from .. import version
-from ..config import Config
+from ..config import LANGUAGES, Config
 from ..engine import CODEX, GAMES, TableView, Undo
 from ..engine.phrase import N_, Phrase, Text
 from ..hal import (
@@ -51,6 +51,7 @@ from .notify import LoopHeartbeat, Notifier, thread_ended
 
 if TYPE_CHECKING:  # loaded only once the table is up (the phones' pages open after READY), or Codex is played
     from ..engine import PublicView
+    from ..fleet.reporter import Reporter
     from ..web import Companion
 
 log = logging.getLogger("pi_table.daemon")
@@ -208,6 +209,7 @@ class Daemon:
         if self.session.resumed:
             log.info("resumed game %s from %s", self.session.id, self.session.resumed)
         self.devices = open_devices(config, hal, touch_port)
+        self.fleet = self._open_fleet()
         self.companion: Companion | None = None  # the phones' pages: opened once the table is up
         self._phones = threading.Event()  # set once the companion is up, failed or off
         self._companion_start: threading.Thread | None = None
@@ -267,6 +269,46 @@ class Daemon:
         self.notifier.ready(f"table {state}; game {self.session.id}")
         log.info("table %s; game %s; control socket %s", state, self.session.id, self.config.paths.socket)
         self._start_companion(f"table {state}; game {self.session.id}")
+        if self.fleet is not None:
+            self.fleet.start()
+
+    # --- [fleet]: the table's reports to an MQTT broker (pi_table/fleet/reporter.py) ---
+
+    def _open_fleet(self) -> Reporter | None:
+        """The reporter when [fleet] names a broker: it hears of every model the screen shows."""
+        if not self.config.fleet.enabled:
+            return None
+        from ..fleet.reporter import Reporter, ReportingScreen  # paho loads only for a table in a fleet
+
+        self.devices.health["fleet"] = "connecting"
+        try:
+            reporter = Reporter(self.config.fleet, self._fleet_command,
+                                link_state=lambda state: self.devices.health.__setitem__("fleet", state))
+        except OSError as e:  # its password file went missing since check-config: play on unreported
+            self.devices.health["fleet"] = f"not working: {e}"
+            log.error("the fleet's broker cannot be reached without its password file (%s); the table plays on", e)
+            return None
+        self.devices.screen = ReportingScreen(self.devices.screen, lambda: reporter.offer(self._fleet_status()))
+        return reporter
+
+    def _fleet_status(self) -> dict:
+        """The status the fleet sees (in the loop's thread), with when the game began."""
+        return {**self.status(), "began": self.session.began}
+
+    def _fleet_command(self, request: dict) -> dict:
+        """A command from the fleet's broker: new game and undo as on the control socket, the
+        screen's language; brightness is the configuration's ([leds] brightness) here."""
+        command = request["command"]
+        if command in ("new-game", "undo"):
+            return self.answer({"command": command, "game": request.get("game")})
+        if command == "language":
+            language = request.get("language")
+            if language not in LANGUAGES:
+                return {"ok": False, "error": f"the language is one of {', '.join(LANGUAGES)}, not {language!r}"}
+            self.loop.call(lambda: setattr(self.loop, "lang", language))
+            return {"ok": True}
+        return {"ok": False, "error": "brightness is set in the configuration ([leds] brightness) on this table, "
+                                      "whose LED drivers take it when they start"}
 
     def _start_companion(self, state: str) -> None:
         """The phones' pages, once the table has said it is ready: loading the web server takes
@@ -409,6 +451,8 @@ class Daemon:
         if self.companion is not None:
             self.companion.stop()
         logging.getLogger().removeHandler(self.recent_log)
+        if self.fleet is not None:
+            self.fleet.stop()
         self.loop.close()
         self.devices.sound.close()
         self.notifier.close()

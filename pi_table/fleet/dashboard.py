@@ -1,0 +1,532 @@
+"""``pi-table fleet``: one page with every table that reports to a broker.
+
+It subscribes to every table's status, online and events topics (QoS 1, in a session the
+broker keeps, so events made while the dashboard was away reach it when it returns) and keeps
+each table's row: online or not, in a game or idle, its faults, the games finished today and
+their length. The page is live (Server-Sent Events, one row at a time) and the day's games
+export as CSV. Its own login: a password whose scrypt hash is kept in a file
+(``pi-table fleet --set-password``), a session cookie (HttpOnly, SameSite=Strict), failed
+attempts limited per address. What it knows lives in memory: restarted, it learns the tables
+again from their retained status and online topics; the day's games come back only as far as
+the broker kept its session's events.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import csv
+import datetime as dt
+import getpass
+import hashlib
+import hmac
+import html
+import io
+import json
+import logging
+import os
+import secrets
+import signal
+import sys
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import paho.mqtt.client as mqtt
+from aiohttp import web
+
+from .. import config
+from ..config import FleetConfig
+from ..ui.i18n import N_, translation
+from . import link
+from .link import PREFIX
+
+log = logging.getLogger("pi_table.fleet")
+COOKIE = "pi_table_fleet"
+SESSION_S = 12 * 3600
+ATTEMPTS = 5  # failed logins an address may make ...
+ATTEMPTS_WINDOW_S = 60.0  # ... in this many seconds before it must wait
+SCRYPT = {"n": 2**14, "r": 8, "p": 1}  # 16 MiB and some 50 ms a try on a Pi 4: slow for a guesser
+ERRORS_KEPT = 5
+WORDS = {  # the page's words, translated once for the page's language
+    "title": N_("The fleet"), "table": N_("Table"), "connection": N_("Online"), "online": N_("online"), "offline": N_("offline"),
+    "playing": N_("in a game"), "idle": N_("idle"), "over": N_("game over"), "faults": N_("Faults"),
+    "games_today": N_("Games today"), "average": N_("Average length"), "game": N_("Game"), "seen": N_("Last report"),
+    "export": N_("The day's games (CSV)"), "password": N_("Password"), "sign_in": N_("Sign in"),
+    "sign_out": N_("Sign out"), "wrong": N_("Wrong password."), "wait": N_("Too many tries: wait a minute."),
+    "none": N_("none"), "tables": N_("{online} of {count} tables online"),
+}
+
+
+# --- the password ---------------------------------------------------------------------------
+
+def hash_password(password: str) -> str:
+    """The line kept in the password file: scrypt's parameters, a random salt, the hash."""
+    if not password:
+        raise ValueError("the password is empty: choose one of at least 8 characters")
+    if len(password) < 8:
+        raise ValueError(f"the password has {len(password)} characters: choose one of at least 8")
+    salt = secrets.token_bytes(16)
+    digest = hashlib.scrypt(password.encode(), salt=salt, **SCRYPT)
+    return f"scrypt${SCRYPT['n']}${SCRYPT['r']}${SCRYPT['p']}${salt.hex()}${digest.hex()}"
+
+
+def check_password(password: str, stored: str) -> bool:
+    try:
+        kind, n, r, p, salt, digest = stored.strip().split("$")
+        if kind != "scrypt":
+            return False
+        found = hashlib.scrypt(password.encode(), salt=bytes.fromhex(salt), n=int(n), r=int(r), p=int(p))
+    except ValueError:
+        return False
+    return hmac.compare_digest(found, bytes.fromhex(digest))
+
+
+def read_password_file(path: Path) -> str:
+    """The stored hash; ValueError saying how to make one when the file is missing or wrong."""
+    try:
+        stored = path.read_text(encoding="utf-8").strip()
+    except OSError as e:
+        raise ValueError(f"cannot read the password file {path} ({e.strerror or e}): make it with "
+                         f"pi-table fleet --set-password --password-file {path}") from None
+    if not stored.startswith("scrypt$") or stored.count("$") != 5:
+        raise ValueError(f"{path} holds no password hash: make it with pi-table fleet --set-password --password-file {path}")
+    return stored
+
+
+def write_password_file(path: Path, password: str) -> None:
+    """Write the hash, readable by its owner alone, in place of any before (atomically)."""
+    line = hash_password(password) + "\n"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    temporary = path.with_name(f".{path.name}.new")
+    descriptor = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    with os.fdopen(descriptor, "w", encoding="utf-8") as handle:
+        handle.write(line)
+    os.replace(temporary, path)
+
+
+# --- what the dashboard knows ---------------------------------------------------------------
+
+@dataclass
+class TableRow:
+    table_id: str
+    online: bool | None = None  # None: no online message seen yet
+    status: dict = field(default_factory=dict)
+    games: list[dict] = field(default_factory=list)  # game_over events, today's
+    errors: list[str] = field(default_factory=list)  # the last few error events and refused commands
+    seen: float | None = None  # when a message last came from it (this machine's clock)
+
+
+class Fleet:
+    """Every table seen on the broker, from its messages; safe from any thread. ``changed``
+    is called (in the MQTT thread) with each table's new row."""
+
+    def __init__(self, clock: Callable[[], float] = time.time) -> None:
+        self.clock = clock
+        self.tables: dict[str, TableRow] = {}
+        self.changed: Callable[[dict], None] | None = None
+        self._lock = threading.Lock()
+
+    def take(self, topic: str, payload: bytes | bytearray) -> dict | None:
+        """One message: the table's row as it is now, or None for a message that is not a
+        table's (or is malformed: logged, skipped)."""
+        parts = topic.split("/")
+        if len(parts) != 3 or parts[0] != PREFIX:
+            return None
+        table_id, kind = parts[1], parts[2]
+        try:
+            value = json.loads(payload) if payload else None
+        except ValueError:
+            log.warning("%s: not JSON, skipped: %r", topic, payload[:60])
+            return None
+        with self._lock:
+            table = self.tables.setdefault(table_id, TableRow(table_id))
+            table.seen = self.clock()
+            if kind == "online" and isinstance(value, bool):
+                table.online = value
+            elif kind == "status" and isinstance(value, dict):
+                table.status = value
+            elif kind == "events" and isinstance(value, dict):
+                self._event(table, value)
+            else:
+                return None
+            row = self._row(table)
+        if self.changed is not None:
+            self.changed(row)
+        return row
+
+    def _event(self, table: TableRow, event: dict) -> None:
+        today = self._day(self.clock())
+        table.games = [game for game in table.games if self._day(game.get("at", 0)) == today]
+        if event.get("event") == "game_over" and self._day(event.get("at", 0)) == today:
+            if all(game.get("game_id") != event.get("game_id") for game in table.games):  # QoS 1: maybe twice
+                table.games.append(event)
+        elif event.get("event") == "error" or (event.get("event") == "command" and not event.get("ok")):
+            table.errors = [*table.errors, str(event.get("error"))][-ERRORS_KEPT:]
+
+    @staticmethod
+    def _day(at: float) -> dt.date:
+        return dt.datetime.fromtimestamp(at).date()
+
+    def _row(self, table: TableRow) -> dict:
+        status = table.status
+        health = status.get("health", {})
+        faults = list(status.get("warnings", [])) or [  # what the table's screen warns of, or else its health
+            f"{device}: {detail}" for device, detail in health.items() if str(detail).startswith("not working")]
+        lengths = [game["duration_s"] for game in table.games if isinstance(game.get("duration_s"), (int, float))]
+        return {
+            "table_id": table.table_id,
+            "online": table.online,
+            "activity": activity(status),
+            "game": status.get("game"),
+            "game_id": status.get("game_id"),
+            "faults": faults,
+            "errors": list(table.errors),
+            "games_today": len(table.games),
+            "average_s": round(sum(lengths) / len(lengths), 1) if lengths else None,
+            "lengths_s": lengths,
+            "version": status.get("version"),
+            "uptime_s": status.get("uptime_s"),
+            "reported_at": status.get("at"),
+            "seen": table.seen,
+        }
+
+    def rows(self) -> list[dict]:
+        with self._lock:
+            return [self._row(table) for _, table in sorted(self.tables.items())]
+
+    def csv(self) -> str:
+        """Today's finished games, one line each, oldest first."""
+        out = io.StringIO()
+        writer = csv.writer(out)
+        writer.writerow(["table_id", "game_id", "game", "ended", "duration_s", "winner", "reason"])
+        with self._lock:
+            games = sorted((game for table in self.tables.values() for game in table.games), key=lambda g: g.get("at", 0))
+        for game in games:
+            ended = dt.datetime.fromtimestamp(game.get("at", 0)).isoformat(timespec="seconds")
+            writer.writerow([game.get("table_id"), game.get("game_id"), game.get("game"), ended,
+                             game.get("duration_s"), game.get("winner"), game.get("reason")])
+        return out.getvalue()
+
+
+def activity(status: dict) -> str:
+    """What a table is doing: ``over`` (a game finished), ``playing`` (cards revealed, moves
+    made) or ``idle`` (dealt and untouched, or nothing heard yet)."""
+    if not status:
+        return "idle"
+    if status.get("over"):
+        return "over"
+    state = status.get("state") or {}
+    board = state.get("board")
+    touched = (isinstance(board, str) and any(cell not in "?." for cell in board)) or bool(state.get("clue"))
+    return "playing" if touched or state.get("phase") not in (None, "clue", "place") else "idle"
+
+
+# --- the web page ---------------------------------------------------------------------------
+
+class Dashboard:
+    """The MQTT subscriber and the web server, each in a thread of its own."""
+
+    def __init__(self, broker: FleetConfig, host: str, port: int, password_hash: str, lang: str = "en",
+                 client_id: str = "pi-table-fleet") -> None:
+        self.broker, self.host, self.port, self.lang = broker, host, port, lang
+        self.password_hash = password_hash
+        self.fleet = Fleet()
+        self.fleet.changed = self._changed
+        self.sessions: dict[str, float] = {}  # token -> when it expires
+        self.failures: dict[str, list[float]] = {}  # address -> times of its failed logins
+        self.client = link.client(broker, client_id)
+        self.client.on_connect = self._connected
+        self.client.on_message = self._message
+        self.connected = threading.Event()
+        self._queues: set[asyncio.Queue] = set()
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._runner: web.AppRunner | None = None
+        self._thread: threading.Thread | None = None
+        self._ready = threading.Event()
+        self._error: Exception | None = None
+        words = translation(lang)
+        self.words = {key: words.gettext(text) for key, text in WORDS.items()}
+
+    # MQTT
+
+    def _connected(self, client: mqtt.Client, userdata: Any, flags: Any, reason: Any, properties: Any) -> None:
+        if reason.is_failure:
+            log.error("the broker %s refused the dashboard: %s", self.broker.host, reason)
+            return
+        client.subscribe([(link.topic("+", name), 1) for name in ("status", "online", "events")])
+        self.connected.set()
+
+    def _message(self, client: mqtt.Client, userdata: Any, message: mqtt.MQTTMessage) -> None:
+        self.fleet.take(message.topic, message.payload)
+
+    def _changed(self, row: dict) -> None:
+        loop = self._loop
+        if loop is not None:
+            loop.call_soon_threadsafe(self._fan_out, row)
+
+    def _fan_out(self, row: dict) -> None:
+        for queue in list(self._queues):
+            if queue.qsize() < 1000:  # a page that stopped reading misses rows, never holds memory
+                queue.put_nowait(row)
+
+    # the server
+
+    def start(self) -> None:
+        self._thread = threading.Thread(target=self._serve, name="fleet-dashboard", daemon=True)
+        self._thread.start()
+        self._ready.wait(10)
+        if self._error is not None:
+            raise self._error
+        link.connect(self.client, self.broker)
+
+    def _serve(self) -> None:
+        loop = asyncio.new_event_loop()
+        self._loop = loop
+        try:
+            loop.run_until_complete(self._open())
+        except Exception as e:  # noqa: BLE001 (a taken port, whatever: start() raises it in the caller's thread)
+            self._error = e
+            self._ready.set()
+            return
+        self._ready.set()
+        loop.run_forever()
+        loop.run_until_complete(self._runner.cleanup() if self._runner else asyncio.sleep(0))
+        loop.close()
+
+    async def _open(self) -> None:
+        app = web.Application()
+        app.router.add_get("/", self._page)
+        app.router.add_get("/login", self._login_page)
+        app.router.add_post("/login", self._login)
+        app.router.add_post("/logout", self._logout)
+        app.router.add_get("/api/tables", self._tables)
+        app.router.add_get("/events", self._events)
+        app.router.add_get("/export.csv", self._export)
+        self._runner = web.AppRunner(app, access_log=None)
+        await self._runner.setup()
+        site = web.TCPSite(self._runner, self.host, self.port)
+        await site.start()
+        if self.port == 0:
+            self.port = site._server.sockets[0].getsockname()[1]  # type: ignore[union-attr]  # started: it has sockets
+
+    @property
+    def url(self) -> str:
+        return f"http://{self.host}:{self.port}"
+
+    def stop(self) -> None:
+        self.client.disconnect()
+        self.client.loop_stop()
+        if self._loop is not None:
+            self._loop.call_soon_threadsafe(self._loop.stop)
+        if self._thread is not None:
+            self._thread.join(timeout=5)
+
+    # login
+
+    def _session(self, request: web.Request) -> bool:
+        token = request.cookies.get(COOKIE, "")
+        expires = self.sessions.get(token)
+        return expires is not None and expires > time.monotonic()
+
+    def _same_origin(self, request: web.Request) -> bool:
+        """A form posted from this page, not another site's (the cookie's SameSite=Strict
+        already keeps it off cross-site requests; this says so for old browsers too)."""
+        origin = request.headers.get("Origin")
+        return origin is None or origin == f"{request.scheme}://{request.host}"
+
+    async def _login_page(self, request: web.Request, message: str = "", status: int = 200) -> web.Response:
+        w = self.words
+        body = (f'<form method="post" action="/login"><label>{w["password"]} <input type="password" name="password" '
+                f'autocomplete="current-password" autofocus></label> <button>{w["sign_in"]}</button>'
+                f'{f"<p class=error>{html.escape(message)}</p>" if message else ""}</form>')
+        return web.Response(text=self._html(body), content_type="text/html", status=status)
+
+    async def _login(self, request: web.Request) -> web.Response:
+        if not self._same_origin(request):
+            raise web.HTTPForbidden(text="a login from another site's page")
+        address = request.remote or "?"
+        now = time.monotonic()
+        recent = [at for at in self.failures.get(address, []) if now - at < ATTEMPTS_WINDOW_S]
+        self.failures[address] = recent
+        if len(recent) >= ATTEMPTS:
+            return await self._login_page(request, self.words["wait"], 429)
+        try:
+            form = await request.post()
+        except ValueError:  # a body that is not a form in UTF-8 (UnicodeDecodeError among them)
+            raise web.HTTPBadRequest(text="the login is a form with a password field, in UTF-8") from None
+        password = form.get("password")
+        if not isinstance(password, str) or not check_password(password, self.password_hash):
+            recent.append(now)
+            return await self._login_page(request, self.words["wrong"], 401)
+        self.failures.pop(address, None)
+        token = secrets.token_urlsafe(32)
+        self.sessions = {t: e for t, e in self.sessions.items() if e > now} | {token: now + SESSION_S}
+        response = web.HTTPSeeOther("/")
+        response.set_cookie(COOKIE, token, max_age=SESSION_S, httponly=True, samesite="Strict", path="/",
+                            secure=request.secure)
+        raise response
+
+    async def _logout(self, request: web.Request) -> web.Response:
+        if not self._same_origin(request):
+            raise web.HTTPForbidden(text="a logout from another site's page")
+        self.sessions.pop(request.cookies.get(COOKIE, ""), None)
+        response = web.HTTPSeeOther("/login")
+        response.del_cookie(COOKIE, path="/")
+        raise response
+
+    def _require(self, request: web.Request) -> None:
+        if not self._session(request):
+            raise web.HTTPUnauthorized(text="sign in first: /login")
+
+    # pages
+
+    async def _page(self, request: web.Request) -> web.Response:
+        if not self._session(request):
+            raise web.HTTPSeeOther("/login")
+        w = self.words
+        heads = "".join(f"<th>{w[key]}</th>" for key in ("table", "connection", "game", "faults", "games_today", "average",
+                                                          "seen"))
+        body = (f'<header><h1>{w["title"]}</h1><p id="count"></p><a href="/export.csv">{w["export"]}</a>'
+                f'<form method="post" action="/logout"><button>{w["sign_out"]}</button></form></header>'
+                f'<table><thead><tr>{heads}</tr></thead><tbody id="rows"></tbody></table>'
+                f'<script>const WORDS = {json.dumps(w)};\n{SCRIPT}</script>')
+        return web.Response(text=self._html(body), content_type="text/html")
+
+    def _html(self, body: str) -> str:
+        return (f'<!doctype html><html lang="{self.lang}"><head><meta charset="utf-8">'
+                f'<meta name="viewport" content="width=device-width, initial-scale=1">'
+                f'<title>pi-table: {self.words["title"]}</title><style>{STYLE}</style></head><body>{body}</body></html>')
+
+    async def _tables(self, request: web.Request) -> web.Response:
+        self._require(request)
+        return web.json_response(self.fleet.rows())
+
+    async def _export(self, request: web.Request) -> web.Response:
+        self._require(request)
+        day = dt.date.today().isoformat()
+        return web.Response(text=self.fleet.csv(), content_type="text/csv",
+                            headers={"Content-Disposition": f'attachment; filename="pi-table-fleet-{day}.csv"'})
+
+    async def _events(self, request: web.Request) -> web.StreamResponse:
+        """Every row now, then each row again as it changes."""
+        self._require(request)
+        response = web.StreamResponse(headers={"Content-Type": "text/event-stream", "Cache-Control": "no-store"})
+        await response.prepare(request)
+        queue: asyncio.Queue = asyncio.Queue()
+        self._queues.add(queue)
+        try:
+            for row in self.fleet.rows():
+                await response.write(f"data: {json.dumps(row)}\n\n".encode())
+            while True:
+                try:
+                    row = await asyncio.wait_for(queue.get(), 15)
+                except TimeoutError:
+                    await response.write(b": still here\n\n")  # a proxy keeps the stream open
+                    continue
+                await response.write(f"data: {json.dumps(row)}\n\n".encode())
+        except (ConnectionResetError, asyncio.CancelledError):
+            pass
+        finally:
+            self._queues.discard(queue)
+        return response
+
+
+STYLE = """
+body { font-family: system-ui, sans-serif; margin: 1rem; background: #111; color: #eee; }
+header { display: flex; gap: 1rem; align-items: baseline; flex-wrap: wrap; }
+h1 { margin: 0; font-size: 1.5rem; }
+a { color: #8cf; }
+table { border-collapse: collapse; width: 100%; margin-top: 1rem; }
+th, td { text-align: left; padding: .4rem .6rem; border-bottom: 1px solid #333; vertical-align: top; }
+.offline td { color: #888; }
+.dot { display: inline-block; width: .7rem; height: .7rem; border-radius: 50%; margin-right: .3rem; }
+.on { background: #3c3; } .off { background: #c33; }
+.fault { color: #f96; } .error { color: #f66; }
+button { font: inherit; }
+"""
+
+SCRIPT = """
+const rows = new Map();
+function length(s) { return s == null ? "" : Math.floor(s / 60) + ":" + String(Math.round(s % 60)).padStart(2, "0"); }
+function cell(text, cls) { const td = document.createElement("td"); td.textContent = text; if (cls) td.className = cls; return td; }
+function draw(row) {
+  let tr = rows.get(row.table_id);
+  if (!tr) {
+    tr = document.createElement("tr");
+    rows.set(row.table_id, tr);
+    const sorted = [...rows.keys()].sort();
+    const after = rows.get(sorted[sorted.indexOf(row.table_id) + 1]);
+    document.getElementById("rows").insertBefore(tr, after || null);
+  }
+  tr.replaceChildren();
+  tr.className = row.online ? "online" : "offline";
+  tr.append(cell(row.table_id));
+  const on = cell(row.online ? WORDS.online : WORDS.offline);
+  const dot = document.createElement("span"); dot.className = "dot " + (row.online ? "on" : "off"); on.prepend(dot);
+  tr.append(on);
+  tr.append(cell(row.game ? row.game + ": " + WORDS[row.activity] : WORDS.idle));
+  const faults = row.faults.concat(row.errors);
+  tr.append(cell(faults.length ? faults.join("; ") : WORDS.none, faults.length ? "fault" : ""));
+  tr.append(cell(String(row.games_today)));
+  tr.append(cell(length(row.average_s)));
+  tr.append(cell(row.seen ? new Date(row.seen * 1000).toLocaleTimeString(document.documentElement.lang) : ""));
+  const online = [...rows.values()].filter(r => r.className === "online").length;
+  document.getElementById("count").textContent =
+    WORDS.tables.replace("{online}", online).replace("{count}", rows.size);
+}
+new EventSource("/events").onmessage = (message) => draw(JSON.parse(message.data));
+"""
+
+
+def main(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
+    """``pi-table fleet``: set the page's password, or serve the page until SIGTERM or SIGINT."""
+    if args.set_password:
+        return _set_password(parser, args.password_file)
+    if not args.broker:
+        parser.error("--broker is needed: the broker's URL, mqtt[s]://USER:PASSWORD@HOST[:PORT]")
+    try:
+        if bool(args.cert) != bool(args.key):
+            raise ValueError("--cert and --key go together: a client certificate needs its private key")
+        broker = config.broker(args.broker, password_file=args.broker_password_file, ca=args.ca, cert=args.cert,
+                               key=args.key)
+        stored = read_password_file(args.password_file)
+    except ValueError as e:
+        parser.error(str(e))
+    try:
+        dashboard = Dashboard(broker, args.host, args.port, stored, args.lang, args.client_id)
+        dashboard.start()
+    except OSError as e:  # the broker's password file, or the page's port
+        print(f"pi-table fleet: {e.strerror or e}: {e.filename or f'{args.host}:{args.port}'}", file=sys.stderr)
+        return 1
+    print(f"pi-table fleet: {dashboard.url}, tables from {broker.host}:{broker.port}", flush=True)
+    stop = threading.Event()
+    previous = {sig: signal.signal(sig, lambda number, frame: stop.set()) for sig in (signal.SIGTERM, signal.SIGINT)}
+    try:
+        stop.wait()
+    finally:
+        dashboard.stop()
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
+    return 0
+
+
+def _set_password(parser: argparse.ArgumentParser, path: Path) -> int:
+    if sys.stdin.isatty():
+        password = getpass.getpass("the fleet page's password: ")
+        if getpass.getpass("again: ") != password:
+            parser.error("the two passwords differ: nothing was written")
+    else:
+        password = sys.stdin.readline().rstrip("\n")
+    try:
+        write_password_file(path, password)
+    except ValueError as e:
+        parser.error(str(e))
+    except OSError as e:
+        print(f"pi-table fleet: cannot write {path} ({e.strerror or e})", file=sys.stderr)
+        return 1
+    print(f"pi-table fleet: the password's hash is in {path}")
+    return 0

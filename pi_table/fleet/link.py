@@ -1,0 +1,48 @@
+"""The MQTT client both ends of the fleet use, a table's reporter and the dashboard: paho
+(MQTT 5), the broker's login and TLS from a ``FleetConfig``, and a persistent session."""
+
+from __future__ import annotations
+
+import ssl
+from pathlib import Path
+
+import paho.mqtt.client as mqtt
+from paho.mqtt.enums import CallbackAPIVersion, MQTTProtocolVersion
+from paho.mqtt.packettypes import PacketTypes
+from paho.mqtt.properties import Properties
+
+from ..config import FleetConfig
+
+PREFIX = "pi-table"
+SESSION_EXPIRY_S = 24 * 3600  # how long the broker keeps the session (and QoS 1 messages) of one away
+KEEPALIVE_S = 30  # the broker declares a silent client gone (a table's last will) after 1.5 times this
+RECONNECT_S = (1, 60)  # paho's reconnect delay: from 1 s, doubling, to at most 60 s
+
+
+def topic(table_id: str, name: str) -> str:
+    return f"{PREFIX}/{table_id}/{name}"
+
+
+def client(config: FleetConfig, client_id: str) -> mqtt.Client:
+    """A client for ``config``'s broker, not yet connected; OSError when its password file
+    cannot be read."""
+    made = mqtt.Client(CallbackAPIVersion.VERSION2, client_id=client_id, protocol=MQTTProtocolVersion.MQTTv5)
+    if config.username is not None:
+        password = config.password
+        if config.password_file:
+            password = Path(config.password_file).read_text(encoding="utf-8").strip()
+        made.username_pw_set(config.username, password)
+    if config.scheme == "mqtts":
+        made.tls_set(ca_certs=config.ca or None, certfile=config.cert or None, keyfile=config.key or None,
+                     tls_version=ssl.PROTOCOL_TLS_CLIENT)
+    made.reconnect_delay_set(*RECONNECT_S)
+    return made
+
+
+def connect(made: mqtt.Client, config: FleetConfig) -> None:
+    """Connect in paho's own thread, in a session the broker keeps while the client is away
+    (a broker that is down is tried again and again, never waited for here)."""
+    properties = Properties(PacketTypes.CONNECT)
+    properties.SessionExpiryInterval = SESSION_EXPIRY_S
+    made.connect_async(config.host, config.port, keepalive=KEEPALIVE_S, clean_start=False, properties=properties)
+    made.loop_start()

@@ -1,0 +1,282 @@
+"""A table's reports to the fleet's MQTT broker, off the table loop.
+
+The loop hands the reporter the table's status after it shows (``offer``: a slot and an Event,
+never a wait); the reporter's own thread turns the changes into MQTT messages, and paho's
+network thread talks to the broker, reconnecting with a growing delay. So a broker that is
+down, slow or unreachable costs the loop nothing: at worst events wait in paho's bounded queue.
+
+Topics (DESIGN.md, "MQTT"), under ``pi-table/<table_id>/``:
+- ``status``, retained, QoS 1: the game as the operatives see it (the public view, never the
+  key), each device's health, the warnings shown, version and uptime. Only the newest counts,
+  so it is sent only while connected, and again on every reconnect.
+- ``online``, retained: ``true`` once connected; the broker publishes the last will ``false``
+  when the table dies or drops off the network.
+- ``events``, QoS 1, in a persistent session (clean start off, ``link.SESSION_EXPIRY_S``): game
+  started, game over (result and duration), faults and their clearing, the commands' answers.
+  Made while the broker is away, they wait in paho's queue (at most ``MAX_QUEUED``) and go
+  out after the reconnect. A full queue drops the new event, logs it once and counts it in
+  the status as ``events_dropped``: the table never waits. Events live in memory only; a
+  table restarted while the broker was away loses those not yet sent.
+- ``command``: what the broker's ACL lets someone publish to this table alone: new game,
+  undo, language, brightness, as JSON. Subscribed with QoS 0, so the broker keeps no
+  commands for a table that is away to replay hours later on a game in progress.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import threading
+import time
+from collections.abc import Callable
+from typing import Any
+
+import paho.mqtt.client as mqtt
+
+from ..config import FleetConfig
+from ..hal import Screen
+from ..hal.events import Emit
+from ..hal.screen import AnyModel
+from . import link
+from .link import topic
+
+log = logging.getLogger("pi_table.fleet")
+MAX_QUEUED = 1000  # events (and in-flight messages) paho holds while the broker is away
+HEARTBEAT_S = 60.0  # the status is sent again this often even unchanged (the uptime moves on)
+COMMANDS = ("new-game", "undo", "language", "brightness")
+
+Act = Callable[[dict], dict]
+"""Carries out a command on the table (the daemon's control answers): {"ok": ...}."""
+
+
+def over(state: dict) -> bool:
+    """Whether a public view (grid or Codex) shows a finished game."""
+    return state.get("winner") is not None or bool(state.get("losers"))
+
+
+def status_message(status: dict, dropped: int) -> dict:
+    """The status topic's JSON from the daemon's status: what operatives see, never the key."""
+    state = status.get("state") or {}
+    return {
+        "version": status.get("version"),
+        "game_id": status.get("game_id"),
+        "game": state.get("game"),
+        "state": state,
+        "over": over(state),
+        "began": status.get("began"),
+        "health": {device: health for device, health in status.get("health", {}).items() if device != "fleet"},
+        "warnings": status.get("warnings", []),
+        "uptime_s": status.get("uptime_s"),
+        "events_dropped": dropped,
+        "at": round(time.time(), 3),  # when it was made: the dashboard's "last report", the bench's latency
+    }
+
+
+def changes(before: dict | None, after: dict) -> list[dict]:
+    """The events between two status messages: a new game, a game over, a device's fault
+    (its health no longer ok) or its recovery."""
+    events: list[dict] = []
+    if before is None:
+        return events
+    if after["game_id"] != before["game_id"]:
+        events.append({"event": "game_started", "game_id": after["game_id"], "game": after["game"]})
+    if after["over"] and not (before["over"] and before["game_id"] == after["game_id"]):
+        state = after["state"]
+        began = after.get("began")
+        events.append({"event": "game_over", "game_id": after["game_id"], "game": after["game"],
+                       "winner": state.get("winner"), "losers": state.get("losers", []), "reason": state.get("reason"),
+                       "duration_s": None if began is None else round(time.time() - began, 1)})
+    faulty_before, faulty_after = _faults(before), _faults(after)
+    for device, detail in faulty_after.items():
+        if faulty_before.get(device) != detail:
+            events.append({"event": "fault", "device": device, "detail": detail})
+    for device in faulty_before.keys() - faulty_after.keys():
+        events.append({"event": "fault_cleared", "device": device})
+    return events
+
+
+def _faults(status: dict) -> dict[str, str]:
+    return {device: health for device, health in status["health"].items() if health.startswith("not working")}
+
+
+class Reporter:
+    """One table's link to the broker. ``offer`` from the loop's thread; ``act`` runs a
+    command on the table (from paho's thread: it must not need the broker to answer)."""
+
+    def __init__(self, config: FleetConfig, act: Act, heartbeat_s: float = HEARTBEAT_S,
+                 link_state: Callable[[str], None] | None = None) -> None:
+        if not config.enabled:
+            raise ValueError("the fleet is off: [fleet] broker names no broker")
+        self.config = config
+        self.act = act
+        self.heartbeat_s = heartbeat_s
+        self.link_state = link_state or (lambda state: None)  # told "ok" or why not, from paho's thread
+        self.table_id = config.table_id
+        self.dropped = 0
+        self.connected = threading.Event()
+        self._offered: dict | None = None
+        self._offered_at = 0.0  # when (monotonic): a heartbeat's uptime runs on from the status's
+        self._sent: dict | None = None  # the last status message made (sent, or waiting for the broker)
+        self._lock = threading.Lock()
+        self._wake = threading.Event()
+        self._stopping = False
+        self._thread: threading.Thread | None = None
+        self.client = self._client()
+
+    def _client(self) -> mqtt.Client:
+        client = link.client(self.config, f"pi-table-{self.table_id}")
+        client.will_set(topic(self.table_id, "online"), "false", qos=1, retain=True)
+        client.max_queued_messages_set(MAX_QUEUED)
+        client.on_connect = self._connected
+        client.on_disconnect = self._disconnected
+        client.on_message = self._command
+        return client
+
+    def start(self) -> None:
+        """Connect in the background (a broker that is away is tried again and again)."""
+        link.connect(self.client, self.config)
+        self._thread = threading.Thread(target=self._run, name="fleet-reporter", daemon=True)
+        self._thread.start()
+
+    def stop(self) -> None:
+        """A clean goodbye: ``online`` false (the last will is for an unclean one)."""
+        self._stopping = True
+        self._wake.set()
+        if self._thread is not None:
+            self._thread.join(timeout=5)
+        if self.connected.is_set():
+            goodbye = self.client.publish(topic(self.table_id, "online"), "false", qos=1, retain=True)
+            try:
+                goodbye.wait_for_publish(2)
+            except (RuntimeError, ValueError):  # the connection went as we spoke: the last will says it
+                pass
+        self.client.disconnect()
+        self.client.loop_stop()
+
+    def offer(self, status: dict) -> None:
+        """The table's status now; from the loop's thread, which never waits here."""
+        with self._lock:
+            self._offered, self._offered_at = status, time.monotonic()
+        self._wake.set()
+
+    def _run(self) -> None:
+        while not self._stopping:
+            woken = self._wake.wait(self.heartbeat_s)
+            self._wake.clear()
+            if self._stopping:
+                return
+            with self._lock:
+                offered, offered_at = self._offered, self._offered_at
+            if offered is None:
+                continue
+            message = status_message(offered, self.dropped)
+            if isinstance(message["uptime_s"], (int, float)):
+                message["uptime_s"] = round(message["uptime_s"] + time.monotonic() - offered_at, 1)
+            try:
+                self._report(message, heartbeat=not woken)
+            except Exception:  # a paho surprise must not end the reports for good
+                log.exception("the fleet report failed; the next change tries again")
+
+    def _report(self, message: dict, heartbeat: bool) -> None:
+        before = self._sent
+        for event in changes(before, message):
+            self.event(event)
+        if heartbeat or before is None or _without_uptime(before) != _without_uptime(message):
+            self._sent = message
+            if self.connected.is_set():
+                self._publish_status(message)
+
+    def _publish_status(self, message: dict) -> None:
+        self.client.publish(topic(self.table_id, "status"), json.dumps(message), qos=1, retain=True)
+
+    def event(self, event: dict) -> None:
+        """Publish one event (QoS 1); queued while the broker is away, dropped when the queue is full."""
+        payload = json.dumps({**event, "table_id": self.table_id, "at": round(time.time(), 3)})
+        info = self.client.publish(topic(self.table_id, "events"), payload, qos=1)
+        if info.rc == mqtt.MQTT_ERR_QUEUE_SIZE:
+            self.dropped += 1
+            if self.dropped == 1:
+                log.warning("the fleet's queue holds %d messages while the broker is away: new events are dropped "
+                            "(counted in the status as events_dropped)", MAX_QUEUED)
+
+    # --- paho's network thread ---
+
+    def _connected(self, client: mqtt.Client, userdata: Any, flags: Any, reason: Any, properties: Any) -> None:
+        if reason.is_failure:
+            log.warning("the broker %s:%d refused the table: %s", self.config.host, self.config.port, reason)
+            self.link_state(f"not working: the broker refused the table ({reason})")
+            return
+        log.info("reporting to the fleet's broker %s:%d as %s", self.config.host, self.config.port, self.table_id)
+        self.connected.set()
+        self.link_state("ok")
+        client.publish(topic(self.table_id, "online"), "true", qos=1, retain=True)
+        client.subscribe(topic(self.table_id, "command"), qos=0)
+        if self._sent is not None:
+            self._publish_status(self._sent)
+
+    def _disconnected(self, client: mqtt.Client, userdata: Any, flags: Any, reason: Any, properties: Any) -> None:
+        if self.connected.is_set() and not self._stopping:
+            log.warning("lost the fleet's broker (%s): reconnecting; the table plays on", reason)
+            self.link_state(f"reconnecting ({reason})")
+        self.connected.clear()
+
+    def _command(self, client: mqtt.Client, userdata: Any, message: mqtt.MQTTMessage) -> None:
+        """A command from the fleet: carried out, and answered by an event; a malformed one is
+        logged and answered with an error event, never more."""
+        try:
+            request = parse_command(message.payload)
+        except ValueError as e:
+            log.warning("a fleet command was refused: %s", e)
+            self.event({"event": "error", "error": str(e)})
+            return
+        try:
+            answer = self.act(request)
+        except Exception as e:  # the table's answer failed: say so, keep listening
+            log.exception("the fleet command %s failed", request["command"])
+            answer = {"ok": False, "error": f"the table could not carry it out: {e}"}
+        self.event({"event": "command", "command": request["command"], "ok": bool(answer.get("ok")),
+                    "error": answer.get("error")})
+
+
+class ReportingScreen(Screen):
+    """The table's screen, telling the reporter after each model it shows: the loop shows
+    after every change, so this is when the status may have changed. ``shown`` runs in the
+    loop's thread and must be quick (it hands the status over and returns)."""
+
+    def __init__(self, screen: Screen, shown: Callable[[], None]) -> None:
+        self.screen, self.shown = screen, shown
+
+    def show(self, model: AnyModel) -> None:
+        self.screen.show(model)
+        try:
+            self.shown()
+        except Exception:  # the reports are never worth a game: log, play on
+            log.exception("the table's status could not be handed to the fleet's reporter")
+
+    def start(self, emit: Emit) -> None:
+        self.screen.start(emit)
+
+    def stop(self) -> None:
+        self.screen.stop()
+
+    def release_seat(self, seat: int) -> None:
+        self.screen.release_seat(seat)
+
+
+def parse_command(payload: bytes | bytearray) -> dict:
+    """A command's JSON checked: an object whose "command" is one of ``COMMANDS``."""
+    example = '{"command": "new-game", "game": "codenames"}'
+    try:
+        request = json.loads(payload)
+    except (ValueError, UnicodeError):
+        shown = payload[:60].decode("utf-8", "replace")
+        raise ValueError(f"a command is a JSON object such as {example}, not {shown!r}") from None
+    if not isinstance(request, dict) or request.get("command") not in COMMANDS:
+        found = request.get("command") if isinstance(request, dict) else request
+        raise ValueError(f"the command is one of {', '.join(COMMANDS)}, as in {example}, not {found!r}")
+    return request
+
+
+def _without_uptime(message: dict) -> dict:
+    """What a change is made of: all but the clocks that move on their own."""
+    return {key: value for key, value in message.items() if key not in ("uptime_s", "at")}

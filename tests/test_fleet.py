@@ -1,0 +1,387 @@
+"""The fleet on MQTT, against a real Mosquitto on loopback: the retained status, the last will
+after kill -9, events kept while the broker was away, commands to one table only, bad
+commands, and a table whose broker is down playing at its usual pace. Bounded waits."""
+
+from __future__ import annotations
+
+import json
+import signal
+import socket
+import statistics
+import threading
+import time
+import uuid
+
+import paho.mqtt.client as mqtt
+import pytest
+from paho.mqtt.enums import CallbackAPIVersion, MQTTProtocolVersion
+from paho.mqtt.packettypes import PacketTypes
+from paho.mqtt.properties import Properties
+
+from pi_table.config import ConfigError, parse_config
+from pi_table.config import broker as broker_config
+from pi_table.daemon.run import Daemon
+from pi_table.engine import EndTurn, Guess
+from pi_table.fleet.reporter import MAX_QUEUED, Reporter, parse_command, status_message
+from pi_table.hal import NewGame
+from pi_table.sim.systemd import FakeSystemd
+
+from helpers import wait_for
+
+TABLE_CONFIG = ('[web]\nenabled = false\n[paths]\njournal_dir = "journal"\nsocket = "control.sock"\n'
+                'socket_group = ""\n')
+
+
+class Listener:
+    """A subscriber, as the dashboard is: every message kept per topic, in order. With a
+    ``session`` name it keeps its session at the broker (QoS 1 messages wait for it)."""
+
+    def __init__(self, url_port: int, topics: str = "pi-table/#", session: str | None = None,
+                 username: str | None = None, password: str | None = None) -> None:
+        self.messages: dict[str, list[bytes]] = {}
+        self.lock = threading.Lock()
+        self.client = mqtt.Client(CallbackAPIVersion.VERSION2, client_id=session or f"listener-{uuid.uuid4().hex[:8]}",
+                                  protocol=MQTTProtocolVersion.MQTTv5)
+        if username:
+            self.client.username_pw_set(username, password)
+        self.client.on_connect = lambda c, u, f, r, p: c.subscribe(topics, qos=1)
+        self.client.on_message = self._message
+        properties = Properties(PacketTypes.CONNECT)
+        properties.SessionExpiryInterval = 3600 if session else 0
+        self.client.reconnect_delay_set(0.2, 1)
+        self.client.connect("127.0.0.1", url_port, clean_start=session is None, properties=properties)
+        self.client.loop_start()
+
+    def _message(self, client, userdata, message) -> None:
+        with self.lock:
+            self.messages.setdefault(message.topic, []).append(message.payload)
+
+    def on(self, topic: str) -> list[bytes]:
+        with self.lock:
+            return list(self.messages.get(topic, []))
+
+    def json(self, topic: str) -> list[dict]:
+        return [json.loads(payload) for payload in self.on(topic)]
+
+    def wait(self, topic: str, check, what: str, timeout: float = 15.0) -> dict | bytes:
+        """The first message on ``topic`` that passes ``check`` (JSON decoded where it is)."""
+        found: list = []
+
+        def seen() -> bool:
+            for payload in self.on(topic):
+                try:
+                    value = json.loads(payload)
+                except ValueError:
+                    value = payload
+                if check(value):
+                    found.append(value)
+                    return True
+            return False
+
+        wait_for(seen, what, timeout)
+        return found[0]
+
+    def close(self) -> None:
+        self.client.disconnect()
+        self.client.loop_stop()
+
+
+def table_config(folder, broker_url: str, table_id: str) -> str:
+    folder.mkdir(parents=True, exist_ok=True)
+    path = folder / "config.toml"
+    path.write_text(f'{TABLE_CONFIG}[fleet]\nbroker = "{broker_url}"\ntable_id = "{table_id}"\n')
+    return str(path)
+
+
+class InProcessTable:
+    """A daemon with simulated devices in a thread of this process, as ``pi-table run --hal sim``."""
+
+    def __init__(self, folder, broker_url: str | None, table_id: str = "t1", extra: str = "") -> None:
+        folder.mkdir(parents=True, exist_ok=True)
+        fleet = "" if broker_url is None else f'[fleet]\nbroker = "{broker_url}"\ntable_id = "{table_id}"\n{extra}'
+        self.daemon = Daemon(parse_config(TABLE_CONFIG + fleet, folder / "config.toml"), hal="sim")
+        self.daemon.start()
+        self.thread = threading.Thread(target=self.daemon.run, daemon=True)
+        self.thread.start()
+
+    def submit(self, command):
+        loop = self.daemon.loop
+        return loop.call(lambda: loop.submit(command))
+
+    def close(self) -> None:
+        self.daemon.stop()
+        self.thread.join(timeout=10)
+        self.daemon.close()
+
+
+def test_fleet_is_off_by_default_and_its_keys_are_checked(tmp_path):
+    path = tmp_path / "config.toml"
+    assert not parse_config("", path).fleet.enabled
+    assert parse_config('[fleet]\nbroker = "mqtt://cafe"\n', path).fleet.table_id == socket.gethostname()
+    config = parse_config('[fleet]\nbroker = "mqtts://t1:s%40cret@mqtt.cafe.example"\ntable_id = "t1"\n', path)
+    fleet = config.fleet
+    assert (fleet.host, fleet.port, fleet.username, fleet.password) == ("mqtt.cafe.example", 8883, "t1", "s@cret")
+    assert "s@cret" not in repr(fleet)
+    wrong = {
+        '[fleet]\nbroker = "http://cafe:1883"\ntable_id = "t1"': "fleet.broker: broker is a URL mqtt://",
+        '[fleet]\nbroker = "mqtt://cafe"\ntable_id = "t/1"': "table_id names this table",
+        '[fleet]\nbroker = "mqtt://cafe"\ntable_id = "t+"': "no '/', '+', '#'",
+        '[fleet]\nbroker = "mqtt://cafe:99999"\ntable_id = "t1"': "port is 1 to 65535",
+        '[fleet]\nbroker = "mqtt://cafe"\nca = "/etc/ca.pem"':
+            "fleet.broker and fleet.ca together: ca, cert and key are for an mqtts",
+        '[fleet]\nbroker = "mqtts://cafe"\ncert = "/etc/c.pem"': "fleet.cert: cert and key go together",
+        '[fleet]\nbroker = "mqtts://cafe"\nca = "ca.pem"': "fleet.ca: ca is an absolute path",
+        '[fleet]\nbroker = "mqtt://u:hunter2@cafe/x"\ntable_id = "t1"': "mqtt://cafe/x",
+        '[fleet]\nbroker = 1883': "fleet.broker: expected a string",
+        '[fleet]\nbroker = "mqtt://t1:pw@cafe"\npassword_file = "/etc/pi-table/mqtt.password"':
+            "in the URL or in password_file, not both",
+        '[fleet]\nbroker = "mqtt://cafe"\npassword_file = "/etc/pi-table/mqtt.password"': "mqtt[s]://USER@HOST",
+    }
+    for text, message in wrong.items():
+        with pytest.raises(ConfigError) as refused:
+            parse_config(text, path)
+        assert message in str(refused.value) and str(path) in str(refused.value), text
+        assert "hunter2" not in str(refused.value)
+    machine = '[fleet]\nbroker = "mqtts://cafe"\ntable_id = "t1"\nca = "/nonexistent/ca.pem"\n'
+    with pytest.raises(ConfigError, match=r"fleet.ca: expected a file the table can read, found /nonexistent/ca.pem"):
+        parse_config(machine, path, machine=True)
+
+
+def test_a_malformed_command_is_refused_saying_what_a_command_is():
+    assert parse_command(b'{"command": "undo"}') == {"command": "undo"}
+    for payload in (b"not json", b"[1]", b'{"command": "reveal-key"}', b"\xff\xfe"):
+        with pytest.raises(ValueError, match="new-game, undo, language, brightness|a command is a JSON object"):
+            parse_command(payload)
+
+
+def test_status_is_retained_and_online_dies_with_the_table(broker, tmp_path):
+    """pi-table run --hal sim, as systemd runs it; a subscriber that comes later still gets the
+    status (retained); kill -9 turns online false through the last will."""
+    config = table_config(tmp_path / "table", broker.url, "corner")
+    service = FakeSystemd(["--hal", "sim", "--config", config])
+    try:
+        service.start()
+        early = Listener(broker.port)
+        early.wait("pi-table/corner/online", lambda value: value is True, "online true")
+        early.wait("pi-table/corner/status", lambda value: value["game"] == "codenames", "the first status")
+        late = Listener(broker.port)  # after the status was published: only retained ones reach it
+        status = late.wait("pi-table/corner/status", lambda value: True, "the retained status")
+        assert status["state"]["board"] == "?" * 25 and status["health"]["leds"] == "simulated"
+        assert "fleet" not in status["health"]  # the link's own state is for pi-table status
+        assert status["version"] and status["uptime_s"] >= 0 and status["over"] is False
+        journal = tmp_path / "table" / "journal" / f"{status['game_id']}.jsonl"
+        key = json.loads(journal.read_text().splitlines()[0])["key"]
+        assert all(key.encode() not in payload for payloads in late.messages.values() for payload in payloads)
+        assert "key" not in status["state"]
+        service.kill()
+        late.wait("pi-table/corner/online", lambda value: value is False, "online false, the last will", timeout=10)
+        early.close()
+        late.close()
+    finally:
+        service.close()
+
+
+def test_events_made_while_the_broker_was_away_arrive_after_it_returns(broker, tmp_path):
+    dashboard = Listener(broker.port, "pi-table/+/events", session="dashboard-test")  # its session outlives a restart
+    table = InProcessTable(tmp_path / "table", broker.url, "t1")
+    try:
+        wait_for(table.daemon.fleet.connected.is_set, "the table's connection", 10)
+        broker.stop()
+        wait_for(lambda: not table.daemon.fleet.connected.is_set(), "the table to see the broker gone", 10)
+        assert table.daemon.answer({"command": "status"})["health"]["fleet"].startswith("reconnecting")
+        first = table.daemon.session.id
+        started = time.monotonic()
+        assert table.daemon.answer({"command": "new-game", "game": "alias24"})["ok"]
+        assert time.monotonic() - started < 2  # the broker's absence costs the table nothing
+        second = table.daemon.session.id
+        assert second != first
+        broker.start()
+        event = dashboard.wait("pi-table/t1/events", lambda value: value.get("event") == "game_started",
+                               "the game_started event made while the broker was down", timeout=30)
+        assert event["game_id"] == second and event["game"] == "alias24" and event["table_id"] == "t1"
+        wait_for(lambda: table.daemon.answer({"command": "status"})["health"]["fleet"] == "ok", "pi-table status: fleet ok")
+        assert event["at"] < time.time()
+    finally:
+        table.close()
+        dashboard.close()
+
+
+def test_a_command_reaches_its_own_table_only_and_a_bad_one_is_answered(broker, tmp_path):
+    one = InProcessTable(tmp_path / "one", broker.url, "one")
+    two = InProcessTable(tmp_path / "two", broker.url, "two")
+    watch = Listener(broker.port)
+    try:
+        for table in (one, two):
+            wait_for(table.daemon.fleet.connected.is_set, "both tables connected", 10)
+        time.sleep(0.2)  # the subscriptions follow the connection
+        games = {name: table.daemon.session.id for name, table in (("one", one), ("two", two))}
+        watch.client.publish("pi-table/one/command", json.dumps({"command": "new-game", "game": "alias24"}), qos=1)
+        answer = watch.wait("pi-table/one/events", lambda value: value.get("event") == "command", "one's answer")
+        assert answer == {**answer, "command": "new-game", "ok": True, "error": None}
+        status = watch.wait("pi-table/one/status", lambda value: value["game"] == "alias24", "one's new game")
+        assert status["game_id"] != games["one"]
+        assert two.daemon.session.id == games["two"] and two.daemon.session.rules.game == "codenames"
+        assert watch.on("pi-table/two/events") == []
+        watch.client.publish("pi-table/two/command", b"{new game please", qos=1)
+        error = watch.wait("pi-table/two/events", lambda value: value.get("event") == "error", "two's error event")
+        assert "a command is a JSON object" in error["error"]
+        watch.client.publish("pi-table/two/command", json.dumps({"command": "language", "language": "it"}), qos=1)
+        watch.wait("pi-table/two/events", lambda value: value.get("command") == "language" and value["ok"], "it")
+        assert two.daemon.loop.lang == "it" and one.daemon.loop.lang == "en"
+        watch.client.publish("pi-table/two/command", json.dumps({"command": "language", "language": "xx"}), qos=1)
+        refused = watch.wait("pi-table/two/events", lambda value: value.get("command") == "language" and not value["ok"],
+                             "a refused language")
+        assert "the language is one of en, it, not 'xx'" in refused["error"]
+        assert two.daemon.session.id == games["two"]  # the table plays on
+    finally:
+        watch.close()
+        one.close()
+        two.close()
+
+
+def test_a_game_played_to_the_end_is_reported_with_its_result_and_length(broker, tmp_path):
+    table = InProcessTable(tmp_path / "table", broker.url, "t1")
+    watch = Listener(broker.port)
+    try:
+        wait_for(table.daemon.fleet.connected.is_set, "the table's connection", 10)
+        play_a_game(table)
+        over = watch.wait("pi-table/t1/events", lambda value: value.get("event") == "game_over", "game over")
+        assert over["winner"] in ("red", "blue") and over["duration_s"] >= 0 and over["game_id"] == table.daemon.session.id
+        watch.wait("pi-table/t1/status", lambda value: value["over"] and value["state"]["winner"] == over["winner"],
+                   "the status of the finished game")
+    finally:
+        watch.close()
+        table.close()
+
+
+def test_a_broker_password_file_gone_missing_leaves_the_table_playing_unreported(tmp_path, refusing_broker):
+    missing = tmp_path / "gone.password"
+    table = InProcessTable(tmp_path / "table", refusing_broker.replace("mqtt://", "mqtt://t1@"),
+                           extra=f'password_file = "{missing}"\n')
+    try:
+        assert table.daemon.fleet is None
+        assert table.daemon.devices.health["fleet"].startswith("not working: [Errno 2] No such file")
+        assert table.submit(Guess(0)).ok or table.submit(EndTurn()).ok  # the table plays on
+    finally:
+        table.close()
+
+
+def test_events_beyond_the_queue_are_dropped_and_counted(refusing_broker, caplog):
+    """The broker away: events wait in paho's queue up to MAX_QUEUED; the next are dropped,
+    logged once, and counted in the status the table sends when the broker is back."""
+    reporter = Reporter(broker_config(refusing_broker, table_id="t1"), act=lambda request: {"ok": True})
+    try:
+        for n in range(MAX_QUEUED + 5):
+            reporter.event({"event": "fault", "device": "touch", "detail": f"try {n}"})
+        assert reporter.dropped == 5
+        assert len([r for r in caplog.records if "new events are dropped" in r.getMessage()]) == 1
+        assert status_message({"state": {}}, reporter.dropped)["events_dropped"] == 5
+    finally:
+        reporter.stop()
+
+
+def test_a_still_table_reports_again_each_heartbeat_with_its_uptime(broker):
+    watch = Listener(broker.port)
+    reporter = Reporter(broker_config(broker.url, table_id="still"), act=lambda request: {"ok": True}, heartbeat_s=0.3)
+    try:
+        reporter.start()
+        reporter.offer({"game_id": "g", "uptime_s": 5.0, "state": {"game": "codenames"}, "health": {}})
+        watch.wait("pi-table/still/status", lambda value: value["uptime_s"] >= 5.5, "a heartbeat with the uptime moved on")
+        statuses = watch.json("pi-table/still/status")
+        assert len(statuses) >= 2 and statuses[0]["uptime_s"] == 5.0 and statuses[-1]["at"] > statuses[0]["at"]
+    finally:
+        reporter.stop()
+        watch.close()
+
+
+def play_a_game(table: InProcessTable) -> list[float]:
+    """Guess every card in turn (a refused guess ends the turn) until the game is over; the
+    seconds each command took, from the call to the loop's answer."""
+    took = []
+    for cell in range(25):
+        if table.daemon.session.table_view().winner is not None:
+            break
+        for command in (Guess(cell), EndTurn()):
+            started = time.perf_counter()
+            outcome = table.submit(command)
+            took.append(time.perf_counter() - started)
+            if outcome.ok:
+                break
+    assert table.daemon.session.table_view().winner is not None
+    return took
+
+
+@pytest.fixture
+def silent_broker():
+    """A port that takes connections and never says a word: a broker hung, or a network
+    that swallows packets after the handshake."""
+    listener = socket.socket()
+    listener.bind(("127.0.0.1", 0))
+    listener.listen(16)
+    yield f"mqtt://127.0.0.1:{listener.getsockname()[1]}"
+    listener.close()
+
+
+@pytest.fixture
+def refusing_broker():
+    """A port where nothing listens: every connection refused."""
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    return f"mqtt://127.0.0.1:{port}"
+
+
+@pytest.mark.parametrize("down", ["silent_broker", "refusing_broker"])
+def test_a_table_whose_broker_is_down_plays_at_its_usual_pace(down, request, tmp_path):
+    url = request.getfixturevalue(down)
+    alone = InProcessTable(tmp_path / "alone", None)
+    try:
+        usual = statistics.median(play_a_game(alone) + play_a_game_again(alone))
+    finally:
+        alone.close()
+    table = InProcessTable(tmp_path / "fleet", url)
+    try:
+        took = play_a_game(table) + play_a_game_again(table)
+        assert not table.daemon.fleet.connected.is_set()
+    finally:
+        table.close()
+    with_fleet = statistics.median(took)
+    print(f"{down}: median command {with_fleet * 1e3:.2f} ms with the fleet, {usual * 1e3:.2f} ms alone; "
+          f"slowest {max(took) * 1e3:.1f} ms over {len(took)}")
+    assert with_fleet <= 3 * usual + 0.002, f"median command {with_fleet * 1e3:.2f} ms, {usual * 1e3:.2f} ms alone"
+    assert max(took) < 1.0
+
+
+def test_a_broker_that_stalls_mid_game_leaves_the_pace_as_it_was(broker, tmp_path):
+    """Connected, then the broker stops answering (SIGSTOP: a hung broker, a cable cut beyond
+    the switch): the reports pile up in paho's queue, the table plays at its pace; when the
+    broker wakes, the events made meanwhile arrive."""
+    alone = InProcessTable(tmp_path / "alone", None)
+    try:
+        usual = statistics.median(play_a_game(alone) + play_a_game_again(alone))
+    finally:
+        alone.close()
+    watch = Listener(broker.port, "pi-table/+/events", session="stall-watch")
+    table = InProcessTable(tmp_path / "fleet", broker.url)
+    try:
+        wait_for(table.daemon.fleet.connected.is_set, "the table's connection", 10)
+        broker.process.send_signal(signal.SIGSTOP)
+        try:
+            took = play_a_game(table) + play_a_game_again(table)
+        finally:
+            broker.process.send_signal(signal.SIGCONT)
+        with_fleet = statistics.median(took)
+        print(f"stalled broker: median command {with_fleet * 1e3:.2f} ms with the fleet, {usual * 1e3:.2f} ms alone; "
+              f"slowest {max(took) * 1e3:.1f} ms over {len(took)}")
+        assert with_fleet <= 3 * usual + 0.002 and max(took) < 1.0
+        game = table.daemon.session.id
+        watch.wait("pi-table/t1/events", lambda value: value.get("event") == "game_over" and value["game_id"] == game,
+                   "the last game's end, sent once the broker woke", timeout=30)
+    finally:
+        table.close()
+        watch.close()
+
+
+def play_a_game_again(table: InProcessTable) -> list[float]:
+    assert table.submit(NewGame()).ok
+    return play_a_game(table)

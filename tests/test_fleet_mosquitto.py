@@ -1,0 +1,172 @@
+"""The café's Mosquitto configuration (docs/fleet/mosquitto/) on a real Mosquitto: TLS with a
+CA made here by openssl, a user per table, and the ACL, so a table writes only its own topics
+and reads only its own commands, and the dashboard reads them all."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import threading
+from pathlib import Path
+
+import pytest
+from paho.mqtt.packettypes import PacketTypes
+from paho.mqtt.properties import Properties
+
+from pi_table.config import broker as broker_config
+from pi_table.fleet import link
+from pi_table.fleet.broker import LocalBroker, free_port, mosquitto
+from pi_table.fleet.dashboard import Dashboard, hash_password
+from pi_table.fleet.reporter import Reporter
+
+from helpers import require_tools, wait_for
+
+DOCS = Path(__file__).resolve().parent.parent / "docs" / "fleet" / "mosquitto"
+USERS = {"t1": "table-one-secret", "t2": "table-two-secret", "dashboard": "dashboard-secret", "staff": "staff-secret"}
+
+
+def openssl(*args: str, cwd: Path) -> None:
+    done = subprocess.run(["openssl", *args], cwd=cwd, capture_output=True, text=True, timeout=30)
+    assert done.returncode == 0, done.stderr
+
+
+def test_ca(folder: Path) -> None:
+    """A CA, and the broker's certificate for 127.0.0.1 signed by it (P-256 keys: quick)."""
+    key = ["-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes"]
+    openssl("req", "-x509", *key, "-keyout", "ca.key", "-out", "ca.crt", "-subj", "/CN=pi-table test CA", "-days", "1",
+            cwd=folder)
+    openssl("req", *key, "-keyout", "broker.key", "-out", "broker.csr", "-subj", "/CN=127.0.0.1", cwd=folder)
+    (folder / "san.ext").write_text("subjectAltName=IP:127.0.0.1\n")
+    openssl("x509", "-req", "-in", "broker.csr", "-CA", "ca.crt", "-CAkey", "ca.key", "-CAcreateserial",
+            "-out", "broker.crt", "-days", "1", "-extfile", "san.ext", cwd=folder)
+
+
+test_ca.__test__ = False  # a helper, not a test
+
+
+@pytest.fixture
+def cafe(tmp_path):
+    """Mosquitto with the documented configuration: its paths and port swapped for the test's."""
+    require_tools("openssl", "mosquitto_passwd", also_missing=() if mosquitto() else ("mosquitto",))
+    test_ca(tmp_path)
+    passwd = tmp_path / "pi-table.passwd"
+    for user, password in USERS.items():
+        made = subprocess.run(["mosquitto_passwd", "-b", *(["-c"] if user == "t1" else []), str(passwd), user, password],
+                              capture_output=True, text=True, timeout=30)
+        assert made.returncode == 0, made.stderr
+    acl = tmp_path / "pi-table.acl"
+    acl.write_text((DOCS / "pi-table.acl").read_text())
+    port = free_port()
+    settings = (DOCS / "pi-table.conf").read_text()
+    for documented, here in {
+        "password_file /etc/mosquitto/pi-table.passwd": f"password_file {passwd}",
+        "acl_file /etc/mosquitto/pi-table.acl": f"acl_file {acl}",
+        "listener 8883": f"listener {port} 127.0.0.1",
+        "certfile /etc/mosquitto/certs/broker.crt": f"certfile {tmp_path / 'broker.crt'}",
+        "keyfile /etc/mosquitto/certs/broker.key": f"keyfile {tmp_path / 'broker.key'}",
+    }.items():
+        assert documented in settings, f"the documented configuration no longer says {documented!r}"
+        settings = settings.replace(documented, here)
+    broker = LocalBroker(tmp_path / "broker", settings)  # its own plain listener too, under the same users
+    broker.start()
+    yield port, tmp_path / "ca.crt"
+    broker.stop()
+
+
+def url(user: str, port: int) -> str:
+    return f"mqtts://{user}:{USERS[user]}@127.0.0.1:{port}"
+
+
+class Client:
+    """A raw client of the café's broker, as a user, over TLS: what it receives and how the
+    broker answered its publications (MQTT 5 reason codes)."""
+
+    def __init__(self, user: str, port: int, ca: Path, password: str | None = None) -> None:
+        config = broker_config(url(user, port), ca=str(ca))
+        if password is not None:
+            config = broker_config(f"mqtts://{user}:{password}@127.0.0.1:{port}", ca=str(ca))
+        self.client = link.client(config, f"test-{user}")
+        self.received: list[tuple[str, bytes]] = []
+        self.acks: dict[int, object] = {}
+        self.refused: object = None
+        self.connected = threading.Event()
+        self.client.on_connect = self._connected
+        self.client.on_message = lambda c, u, message: self.received.append((message.topic, message.payload))
+        self.client.on_publish = lambda c, u, mid, reason, properties: self.acks.__setitem__(mid, reason)
+        self.client.connect("127.0.0.1", port, properties=Properties(PacketTypes.CONNECT))
+        self.client.loop_start()
+
+    def _connected(self, client, userdata, flags, reason, properties) -> None:
+        if reason.is_failure:
+            self.refused = reason
+        else:
+            self.connected.set()
+
+    def publish(self, topic: str, payload: str):
+        info = self.client.publish(topic, payload, qos=1)
+        wait_for(lambda: info.mid in self.acks, f"the broker's answer to {topic}")
+        return self.acks[info.mid]
+
+    def close(self) -> None:
+        self.client.disconnect()
+        self.client.loop_stop()
+
+
+def test_a_table_writes_only_its_own_topics_and_reads_only_its_own_commands(cafe):
+    port, ca = cafe
+    dashboard = Dashboard(broker_config(url("dashboard", port), ca=str(ca)), "127.0.0.1", 0, hash_password("x" * 8))
+    dashboard.start()
+    commands: dict[str, list[dict]] = {"t1": [], "t2": []}
+    secret = ca.parent / "t2.password"  # t2's password kept in a file, as the service's alone
+    secret.write_text(USERS["t2"] + "\n")
+    brokers = {"t1": broker_config(url("t1", port), table_id="t1", ca=str(ca)),
+               "t2": broker_config(f"mqtts://t2@127.0.0.1:{port}", table_id="t2", password_file=str(secret), ca=str(ca))}
+    tables = {name: Reporter(brokers[name], act=lambda request, name=name: commands[name].append(request) or {"ok": True})
+              for name in ("t1", "t2")}
+    rogue = Client("t1", port, ca)  # table t1's credentials in another program
+    staff = Client("staff", port, ca)
+    try:
+        for table in tables.values():
+            table.start()
+        for name, table in tables.items():
+            wait_for(table.connected.is_set, f"{name} over TLS with its password", 10)
+            table.offer({"game_id": f"game-of-{name}", "state": {"game": "codenames", "board": "?" * 25},
+                         "health": {"touch": "ok"}})
+        wait_for(lambda: {row["table_id"] for row in dashboard.fleet.rows() if row["game_id"]} == {"t1", "t2"},
+                 "the dashboard reading both tables", 10)
+        wait_for(rogue.connected.is_set, "t1's second client", 10)
+        rogue.client.subscribe("pi-table/#", qos=1)
+        for topic in ("pi-table/t2/status", "pi-table/t2/online", "pi-table/t2/events", "pi-table/t2/command"):
+            reason = rogue.publish(topic, json.dumps({"game_id": "forged", "command": "undo"}))
+            assert reason.getName() == "Not authorized", topic
+        assert str(rogue.publish("pi-table/t1/events", '{"event": "test"}')) == "Success"
+        wait_for(staff.connected.is_set, "the staff user", 10)
+        assert str(staff.publish("pi-table/t2/command", '{"command": "undo"}')) == "Success"
+        wait_for(lambda: commands["t2"] == [{"command": "undo"}], "t2's command")
+        assert str(staff.publish("pi-table/t2/status", "{}")) == "Not authorized"  # staff commands, never speaks for a table
+        dashboard_rows = {row["table_id"]: row for row in dashboard.fleet.rows()}
+        assert dashboard_rows["t2"]["game_id"] == "game-of-t2"  # nothing forged reached it
+        assert commands["t1"] == []
+        assert not any(topic.startswith("pi-table/t2/") for topic, _ in rogue.received)  # not even by subscribing
+    finally:
+        rogue.close()
+        staff.close()
+        for table in tables.values():
+            table.stop()
+        dashboard.stop()
+
+
+def test_the_cafe_broker_refuses_a_wrong_password_and_a_client_without_its_ca(cafe):
+    port, ca = cafe
+    wrong = Client("t1", port, ca, password="guess")
+    try:
+        wait_for(lambda: wrong.refused is not None, "the broker's refusal", 10)
+        assert not wrong.connected.is_set()
+    finally:
+        wrong.close()
+    untrusting = Reporter(broker_config(url("t1", port), table_id="t1"), act=lambda request: {"ok": True})  # the system's CAs
+    untrusting.start()
+    try:
+        assert not untrusting.connected.wait(2)  # the TLS handshake fails: the test CA is none of the system's
+    finally:
+        untrusting.stop()
