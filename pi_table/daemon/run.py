@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from .. import version
-from ..config import LANGUAGES, Config
+from ..config import Config
 from ..engine import CODEX, GAMES, TableView, Undo
 from ..engine.phrase import N_, Phrase, Text
 from ..hal import (

@@ -40,7 +40,8 @@ from aiohttp import web
 
 from .. import config
 from ..config import FleetConfig
-from ..ui.i18n import N_, translation
+from ..engine.phrase import N_
+from ..ui.i18n import translation
 from . import link
 from .link import PREFIX
 
