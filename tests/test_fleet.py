@@ -99,6 +99,7 @@ class InProcessTable:
     def __init__(self, folder, broker_url: str | None, table_id: str = "t1", extra: str = "") -> None:
         folder.mkdir(parents=True, exist_ok=True)
         fleet = "" if broker_url is None else f'[fleet]\nbroker = "{broker_url}"\ntable_id = "{table_id}"\n{extra}'
+        (folder / "config.toml").write_text(TABLE_CONFIG + fleet)  # a file, for the commands that change it
         self.daemon = Daemon(parse_config(TABLE_CONFIG + fleet, folder / "config.toml"), hal="sim")
         self.daemon.start()
         self.thread = threading.Thread(target=self.daemon.run, daemon=True)
@@ -228,10 +229,15 @@ def test_a_command_reaches_its_own_table_only_and_a_bad_one_is_answered(broker, 
         watch.client.publish("pi-table/two/command", json.dumps({"command": "language", "language": "it"}), qos=1)
         watch.wait("pi-table/two/events", lambda value: value.get("command") == "language" and value["ok"], "it")
         assert two.daemon.loop.lang == "it" and one.daemon.loop.lang == "en"
+        assert 'language = "it"' in two.daemon.config.source.read_text()  # kept for the next start
+        watch.client.publish("pi-table/two/command", json.dumps({"command": "brightness", "brightness": 0.25}), qos=1)
+        watch.wait("pi-table/two/events", lambda value: value.get("command") == "brightness" and value["ok"], "dimmed")
+        assert two.daemon.config.leds.brightness == 0.25 and one.daemon.config.leds.brightness != 0.25
         watch.client.publish("pi-table/two/command", json.dumps({"command": "language", "language": "xx"}), qos=1)
         refused = watch.wait("pi-table/two/events", lambda value: value.get("command") == "language" and not value["ok"],
                              "a refused language")
-        assert "the language is one of en, it, not 'xx'" in refused["error"]
+        assert "game.language" in refused["error"] and "'xx'" in refused["error"]  # check-config's own words
+        assert 'language = "it"' in two.daemon.config.source.read_text()
         assert two.daemon.session.id == games["two"]  # the table plays on
     finally:
         watch.close()

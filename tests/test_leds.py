@@ -603,6 +603,18 @@ def test_brightness_and_gamma_come_from_one_table():
     assert ramp == [0, 0x090909, 0xC8C8C8]  # gamma 1 and brightness 1 leave values alone
 
 
+def test_brightness_changed_while_running_shows_from_the_next_frame_and_keeps_the_gamma():
+    output = PixelOutput(LedMap.grid(leds_per_cell=1, edge_leds=0), brightness=0.5, gamma=2.2,
+                         power=PowerLimit(budget_ma=100_000))
+    frame = LedFrame(((255, 128, 0),) + (OFF,) * 24, ())
+    output.brightness = 0.25
+    first = output.pixels(frame)[0]
+    assert first >> 16 == 64 and first >> 8 & 255 == round(255 * 0.25 * (128 / 255) ** 2.2)
+    with pytest.raises(ValueError, match="brightness is 0 to 1, not -0.1"):
+        output.brightness = -0.1
+    assert output.pixels(frame)[0] == first  # a refused value changes nothing
+
+
 def test_a_budget_below_the_leds_own_draw_is_refused():
     with pytest.raises(ValueError, match="does not cover the 124 LEDs' own 124 mA"):
         PixelOutput(power=PowerLimit(budget_ma=100))

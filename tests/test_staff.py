@@ -24,6 +24,7 @@ from pathlib import Path
 import pytest
 
 from pi_table.engine import Guess, Rules, make_game
+from pi_table.engine.phrase import Phrase
 from pi_table.web import Companion
 from pi_table.web.staff import (
     ATTEMPTS_OVERALL,
@@ -68,14 +69,14 @@ class FakeDesk:
                 "health": {"touch": "not working: unplugged", "leds": "ok"}, "warnings": ["touch board disconnected"],
                 "journal": "ok"}
 
-    def new_game(self, game, options):
+    def new_game(self, game, options, lang):
         self.calls.append(f"new-game {game} {options}")
 
-    def undo(self):
+    def undo(self, lang):
         self.calls.append("undo")
-        return "there is nothing to undo"
+        return Phrase.of("there is nothing to undo")  # the table's refusal, said in the page's language
 
-    def end_game(self):
+    def end_game(self, lang):
         self.calls.append("end-game")
 
     def history(self):
@@ -88,6 +89,10 @@ class FakeDesk:
 
     def change_settings(self, changes):
         self.calls.append(f"change {changes}")
+        return []
+
+    def change_at_hand(self, key, value):
+        self.calls.append(f"at hand {key}={value}")
         return []
 
     def log_lines(self):
@@ -501,6 +506,23 @@ def test_a_good_value_is_written_keeping_the_file_and_the_service_restarts_to_ap
     assert load_config(table.config).timer.length_s == 90
     table.runner.join(timeout=5)
     assert table.daemon.restarting and not table.runner.is_alive()
+
+
+def test_the_language_and_the_brightness_apply_at_once_without_a_restart(table):
+    staff = Staff(table.base)
+    staff.login()
+    status, answer = staff.call("POST", "/staff/api/config", {"changes": {"game.language": "it"}})
+    assert (status, answer) == (200, {"ok": True, "restarting": False})
+    status, answer = staff.call("POST", "/staff/api/config", {"changes": {"leds.brightness": 0.2}})
+    assert (status, answer) == (200, {"ok": True, "restarting": False})
+    text = table.config.read_text()
+    assert 'language = "it"' in text and "brightness = 0.2\n" in text
+    loop = table.daemon.loop
+    assert loop.call(lambda: loop.lang) == "it" and table.daemon.config.leds.brightness == 0.2
+    status, answer = staff.call("POST", "/staff/api/config", {"changes": {"leds.brightness": 7}})
+    assert status == 400 and "leds.brightness" in answer["error"]
+    assert "brightness = 0.2\n" in table.config.read_text()
+    assert not table.daemon.restarting and table.runner.is_alive()
 
 
 def test_the_log_shows_the_services_last_lines(table):

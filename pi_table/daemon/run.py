@@ -70,6 +70,8 @@ DEVICE_FAULTS = {
 """What the table shows when a device cannot be opened: what is wrong, then what to do."""
 CHANGING_GAMES = Phrase.of("the table is changing games: try again")
 EXIT_RUNNING = 75  # EX_TEMPFAIL: another table holds this journal; systemd may try again later
+# What the staff page and the fleet change while the table runs, by their names for it
+AT_HAND = {"language": "game.language", "brightness": "leds.brightness"}
 EXIT_RESTART = 3  # the staff asked for a restart: a failure to systemd (Restart=on-failure), which starts the table again
 
 
@@ -296,19 +298,13 @@ class Daemon:
         return {**self.status(), "began": self.session.began}
 
     def _fleet_command(self, request: dict) -> dict:
-        """A command from the fleet's broker: new game and undo as on the control socket, the
-        screen's language; brightness is the configuration's ([leds] brightness) here."""
+        """A command from the fleet's broker: new game and undo as on the control socket; the
+        language and the brightness as the staff page changes them (written, and applied now)."""
         command = request["command"]
         if command in ("new-game", "undo"):
             return self.answer({"command": command, "game": request.get("game")})
-        if command == "language":
-            language = request.get("language")
-            if language not in LANGUAGES:
-                return {"ok": False, "error": f"the language is one of {', '.join(LANGUAGES)}, not {language!r}"}
-            self.loop.call(lambda: setattr(self.loop, "lang", language))
-            return {"ok": True}
-        return {"ok": False, "error": "brightness is set in the configuration ([leds] brightness) on this table, "
-                                      "whose LED drivers take it when they start"}
+        problems = self.change_at_hand(AT_HAND[command], request.get(command))
+        return {"ok": not problems, "error": "; ".join(problems) or None}
 
     def _start_companion(self, state: str) -> None:
         """The phones' pages, once the table has said it is ready: loading the web server takes
@@ -431,6 +427,50 @@ class Daemon:
         if sick is None and self.companion is not None:  # an asyncio loop in a thread of its own
             sick = self.companion_beat.check(self.companion._loop, self.companion._thread)
         return sick
+
+    def change_settings(self, changes: dict[str, object]) -> list[str]:
+        """Written only if ``check-config`` would pass the new file (on this machine, as the
+        service's user): the checker's problems, or [] once written. A restart applies them."""
+        from ..config import BY_KEY, ConfigError, toml_value, write_keys
+
+        path = self.config.source
+        if path is None:
+            return ["no configuration file: the table runs on its defaults (start one with "
+                    "pi-table check-config --defaults)"]
+        unknown = [key for key in changes if key not in BY_KEY]
+        if unknown:
+            return [f"{path}: unknown key {key}: expected one of pi-table check-config --defaults" for key in unknown]
+        try:
+            write_keys(path, {key: toml_value(value) for key, value in changes.items()}, machine=True)
+        except ConfigError as e:
+            return e.problems
+        except OSError as e:
+            return [f"{path}: cannot be written: {e.strerror or e}"]
+        return []
+
+    def change_at_hand(self, key: str, value: object) -> list[str]:
+        """The language or the LEDs' brightness, written like any change and applied at once:
+        nobody should have to restart a table to dim it or to hear it in Italian."""
+        if key not in AT_HAND.values():
+            return [f"{key} is not changed while the table runs: expected one of {', '.join(AT_HAND.values())}"]
+        problems = self.change_settings({key: value})
+        if not problems:
+            self.loop.call(lambda: self._apply_at_hand(key, value))
+        return problems
+
+    def _apply_at_hand(self, key: str, value: object) -> None:
+        """In the loop's thread: the value the checker passed, shown from the next frame."""
+        config = self.config
+        if key == "game.language":
+            self.config = replace(config, language=str(value))  # a later loop speaks it too
+            self.loop.lang = self.announcer.lang = str(value)
+        else:
+            brightness = float(value)  # type: ignore[arg-type]  # the checker passed a number
+            self.config = replace(config, leds=replace(config.leds, brightness=brightness))
+            output = getattr(self.devices.leds, "output", None)  # the real strips' output stage
+            if output is not None:
+                output.brightness = brightness
+        self.loop.show()
 
     def restart(self) -> None:
         """Stop, and have ``serve`` exit with ``EXIT_RESTART`` for systemd to start the table again."""
@@ -607,29 +647,30 @@ class StaffDesk:
     def table(self) -> dict:
         return self.daemon.answer({"command": "status"})
 
-    def new_game(self, game: str, options: dict[str, object]) -> str | None:
+    def new_game(self, game: str, options: dict[str, object], lang: str) -> Text | None:
         from ..engine import InvalidRules, Rules
 
         daemon = self.daemon
         if game == CODEX and options:
-            return "Codex is dealt with its own rules: no options"
+            return Phrase.of("Codex is dealt with its own rules: no options")
         if game != CODEX and game in KNOWN_GAMES:
             try:
                 rules = Rules.from_json({**daemon.session.grid_rules.to_json(), **options, "game": game})
             except InvalidRules as e:
-                return str(e)
+                return e.phrase
             if not daemon._in_loop(lambda: setattr(daemon.session, "grid_rules", rules)):
-                return "the table is stopping"
-        return self._done({"command": "new-game", "game": game})
+                return Phrase.of("the table is stopping")
+        return self._done({"command": "new-game", "game": game}, lang)
 
-    def undo(self) -> str | None:
-        return self._done({"command": "undo"})
+    def undo(self, lang: str) -> Text | None:
+        return self._done({"command": "undo"}, lang)
 
-    def end_game(self) -> str | None:
-        return self._done({"command": "new-game"})
+    def end_game(self, lang: str) -> Text | None:
+        return self._done({"command": "new-game"}, lang)
 
-    def _done(self, request: dict) -> str | None:
-        answer = self.daemon.answer(request)
+    def _done(self, request: dict, lang: str) -> Text | None:
+        """The control command's answer, its refusal said in the staff page's language."""
+        answer = self.daemon.answer({**request, "lang": lang})
         return None if answer["ok"] else answer["error"]
 
     def history(self) -> list[dict]:
@@ -644,24 +685,10 @@ class StaffDesk:
                              "value": config.values[o.key]} for o in OPTIONS]}
 
     def change_settings(self, changes: dict[str, object]) -> list[str]:
-        """Written only if ``check-config`` would pass the new file (on this machine, as the
-        service's user)."""
-        from ..config import BY_KEY, ConfigError, toml_value, write_keys
+        return self.daemon.change_settings(changes)
 
-        path = self.daemon.config.source
-        if path is None:
-            return ["no configuration file: the table runs on its defaults (start one with "
-                    "pi-table check-config --defaults)"]
-        unknown = [key for key in changes if key not in BY_KEY]
-        if unknown:
-            return [f"{path}: unknown key {key}: expected one of pi-table check-config --defaults" for key in unknown]
-        try:
-            write_keys(path, {key: toml_value(value) for key, value in changes.items()}, machine=True)
-        except ConfigError as e:
-            return e.problems
-        except OSError as e:
-            return [f"{path}: cannot be written: {e.strerror or e}"]
-        return []
+    def change_at_hand(self, key: str, value: object) -> list[str]:
+        return self.daemon.change_at_hand(key, value)
 
     def log_lines(self) -> list[str]:
         return list(self.daemon.recent_log.lines)

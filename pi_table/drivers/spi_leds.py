@@ -68,7 +68,7 @@ class SpiLedStrip(LedStrip):
         self, output: PixelSource, config: SpiLedConfig | None = None, bufsiz_file: Path = BUFSIZ_FILE
     ) -> None:
         self.config = c = config or SpiLedConfig()
-        self._output = output
+        self.output = output
         self._latch = bytes(math.ceil(c.speed_hz * c.latch_us / 8e6))
         self._shifts = tuple(16 - 8 * "RGB".index(channel) for channel in c.order)
         size = 2 * len(self._latch) + 24 * output.length
@@ -85,13 +85,13 @@ class SpiLedStrip(LedStrip):
         self._spi.max_speed_hz = c.speed_hz
 
     def show(self, frame: LedFrame) -> None:
-        self._spi.writebytes2(self.encode(self._output.pixels(frame)))
+        self._spi.writebytes2(self.encode(self.output.pixels(frame)))
 
     def close(self) -> None:
         """All LEDs off, then the device released."""
         if self._spi is None:
             return
-        self._spi.writebytes2(self.encode([0] * self._output.length))
+        self._spi.writebytes2(self.encode([0] * self.output.length))
         self._spi.close()
         self._spi = None
 

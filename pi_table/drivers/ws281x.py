@@ -31,6 +31,8 @@ class PixelSource(Protocol):
     """What an LED driver needs from the output stage (``pi_table.ui.pixels.PixelOutput``,
     which the drivers, a layer below, do not import)."""
 
+    brightness: float  # 0 to 1: set while the table runs, shown from the next frame
+
     @property
     def length(self) -> int: ...
 
@@ -66,7 +68,7 @@ class Ws281xStrip(LedStrip):
 
     def __init__(self, output: PixelSource, config: Ws281xConfig | None = None) -> None:
         self.config = config or Ws281xConfig()
-        self._output = output
+        self.output = output
         library = importlib.import_module("rpi_ws281x")
         c = self.config
         self._strip = library.PixelStrip(
@@ -76,14 +78,14 @@ class Ws281xStrip(LedStrip):
         self._strip.begin()
 
     def show(self, frame: LedFrame) -> None:
-        self._write(self._output.pixels(frame))
+        self._write(self.output.pixels(frame))
 
     def close(self) -> None:
         """All LEDs off, then the library's DMA and SPI released (its own clean-up, which
         it also runs at exit; it is safe to run twice)."""
         if self._strip is None:
             return
-        self._write([0] * self._output.length)
+        self._write([0] * self.output.length)
         self._strip._cleanup()
         self._strip = None
 

@@ -106,6 +106,7 @@ class EventLoop:
 
     codex: ClassVar[bool] = False
     timer: TurnTimer  # the turn's (Codex: the discussion's), which each game's loop sets up
+    lang: str  # the language its screen speaks, which each game's loop sets up too
 
     def __init__(
         self, session: Session, touch: TouchSource, leds: LedStrip, screen: Screen, buttons: Buttons,

@@ -113,10 +113,10 @@ class PixelOutput:
         gamma: float = 2.2,
         power: PowerLimit | None = None,
     ) -> None:
-        if not 0 <= brightness <= 1:
-            raise ValueError(f"brightness is 0 to 1, not {brightness}")
         if not 1 <= gamma <= 3:
             raise ValueError(f"gamma is 1 (no correction) to 3, not {gamma}")
+        self.gamma = gamma
+        self.brightness = brightness
         self.map = led_map or LedMap.grid()
         self.power = power or PowerLimit()
         at_rest = self.map.length * self.power.idle_ma_per_led
@@ -125,10 +125,21 @@ class PixelOutput:
                 f"the power budget of {self.power.budget_ma:g} mA does not cover the {self.map.length} LEDs' "
                 f"own {at_rest:g} mA at rest"
             )
-        self._table = [round(255 * brightness * (value / 255) ** gamma) for value in range(256)]
         # the channel sum (in 0-255 units over the whole strip) that the budget allows
         self._channel_budget = (self.power.budget_ma - at_rest) * 255 / self.power.ma_per_channel
         self._targets: dict[int, list[tuple[int, ...]]] = {}
+
+    @property
+    def brightness(self) -> float:
+        return self._brightness
+
+    @brightness.setter
+    def brightness(self, brightness: float) -> None:
+        """Set while the table runs (the staff page, the fleet): the next frame shows it."""
+        if not 0 <= brightness <= 1:
+            raise ValueError(f"brightness is 0 to 1, not {brightness}")
+        self._brightness = brightness
+        self._table = [round(255 * brightness * (value / 255) ** self.gamma) for value in range(256)]
 
     @property
     def length(self) -> int:

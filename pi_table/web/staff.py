@@ -35,7 +35,7 @@ from typing import Protocol
 
 from aiohttp import web
 
-from ..engine.phrase import N_
+from ..engine.phrase import N_, Text
 from ..ui.i18n import LANGUAGES, say, translation
 from .tokens import write_private
 
@@ -58,6 +58,8 @@ MAX_BODY = 64 * 1024  # a configuration change: a few keys, a map of LEDs at mos
 BODY_TIMEOUT_S = 10.0  # a request's body, from the end of its headers (the login's too: anyone may send one)
 LOG_LINES = 200
 STATIC = {"staff.js": "application/javascript", "staff.css": "text/css"}
+LIVE = ("game.language", "leds.brightness")
+"""The keys the table applies while it runs: the rest of a change waits for a restart."""
 OPTIONS = ("nuke", "clue_required", "three_player", "setup", "dark_cell")
 """The options of a grid game the new-game form offers (``Rules``' fields but its game)."""
 
@@ -71,14 +73,14 @@ class Desk(Protocol):
         """The game as the operatives see it (the public view, never the key), each device's
         health, the warnings, version and uptime."""
 
-    def new_game(self, game: str, options: dict[str, object]) -> str | None:
-        """Deal ``game`` with these options (``OPTIONS``); None, or why not."""
+    def new_game(self, game: str, options: dict[str, object], lang: str) -> Text | None:
+        """Deal ``game`` with these options (``OPTIONS``); None, or why not (in ``lang``)."""
 
-    def undo(self) -> str | None:
-        """Take back the last action; None, or why not."""
+    def undo(self, lang: str) -> Text | None:
+        """Take back the last action; None, or why not (in ``lang``)."""
 
-    def end_game(self) -> str | None:
-        """Leave the game unfinished (it stays in the history) and deal the next."""
+    def end_game(self, lang: str) -> Text | None:
+        """Leave the game unfinished (it stays in the history) and deal the next; None, or why not."""
 
     def history(self) -> list[dict]:
         """The games kept, newest first: id, game, started, moves, duration_s, over, winner, reason."""
@@ -89,6 +91,9 @@ class Desk(Protocol):
     def change_settings(self, changes: dict[str, object]) -> list[str]:
         """Check the file with ``changes`` as ``check-config`` does and, if it passes, write it
         (atomically); the checker's problems, or [] when written (``restart`` applies it)."""
+
+    def change_at_hand(self, key: str, value: object) -> list[str]:
+        """One of ``LIVE`` changed as ``change_settings`` does, and applied at once (no restart)."""
 
     def log_lines(self) -> list[str]:
         """The service's last log lines, oldest first."""
@@ -210,6 +215,7 @@ TEXTS = (
     N_("Configuration"),
     N_("Save and apply"),
     N_("Saved: the table restarts to apply it and resumes its game."),
+    N_("Saved and applied."),
     N_("no configuration file: the table runs on its defaults"),
     N_("Log"),
     N_("Refresh"),
@@ -464,9 +470,9 @@ class StaffPage:
     async def _end_game(self, request: web.Request, session: _Session) -> web.Response:
         return await self._done(request, self.desk.end_game)
 
-    async def _done(self, request: web.Request, action: Callable[..., str | None], *args: object) -> web.Response:
+    async def _done(self, request: web.Request, action: Callable[..., Text | None], *args: object) -> web.Response:
         """What the table said to an action: 200 and the table as it is now, or 409 and why not."""
-        error = await asyncio.to_thread(action, *args)
+        error = await asyncio.to_thread(action, *args, lang=_lang(request))
         if error is not None:
             return web.json_response({"ok": False, "error": say(error, _lang(request))}, status=409)
         return await self._table_now(_lang(request))
@@ -496,9 +502,17 @@ class StaffPage:
                 isinstance(value, (bool, int, float, str, list)) for value in changes.values()):
             return _bad(request, 'expected {"changes": {"section.key": VALUE, ...}}, each value a '
                                  "string, number, true/false or list")
-        problems = await asyncio.to_thread(self.desk.change_settings, changes)
+        [(key, value)] = changes.items() if len(changes) == 1 else [("", None)]
+        live = key in LIVE
+        if live:
+            problems = await asyncio.to_thread(self.desk.change_at_hand, key, value)
+        else:
+            problems = await asyncio.to_thread(self.desk.change_settings, changes)
         if problems:
             return web.json_response({"ok": False, "error": "\n".join(problems), "problems": problems}, status=400)
+        if live:
+            log.info("staff page: %s changed and applied", key)
+            return web.json_response({"ok": True, "restarting": False}, headers=_PRIVATE)
         log.info("staff page: configuration changed (%s): restarting to apply it", ", ".join(changes))
         return await self._then_restart(request, {"ok": True, "restarting": True})
 

@@ -195,6 +195,7 @@ async function loadConfig() {
 async function save(changes) {
   if (!Object.keys(changes).length) return;
   const answer = await api("POST", "/staff/api/config", { changes });
+  if (answer.ok && !answer.data.restarting) { say(t("Saved and applied.")); return refresh(); }
   if (answer.ok) { say(t("Saved: the table restarts to apply it and resumes its game.")); return backAfterRestart(); }
   if (answer.status !== 401) say(answer.data ? answer.data.error : `HTTP ${answer.status}`, true);
 }
