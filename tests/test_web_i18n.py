@@ -18,6 +18,7 @@ from importlib import resources
 import pytest
 
 from pi_table.engine import Rules, make_game
+from pi_table.engine.phrase import Phrase
 from pi_table.ui.i18n import parse_po, po_path, translation
 from pi_table.web import Companion, Tokens, codenames_snapshot
 from pi_table.web.server import ANOTHER_PHONE, REPLACED
@@ -110,7 +111,7 @@ def tokens():
 
 @pytest.fixture
 def italian():
-    companion = Companion("127.0.0.1", 0, act=lambda game_id, role, text: "there is nothing to undo", language="it")
+    companion = Companion("127.0.0.1", 0, act=lambda game_id, role, text: Phrase.of("there is nothing to undo"), language="it")
     companion.start()
     yield companion
     companion.stop()

@@ -559,9 +559,9 @@ class Daemon:
             return {"ok": False, "error": self._switch_refused}
         return {"ok": True, **self.loop.call(self.status)}
 
-    def _act(self, game_id: str, role: str, text: str) -> str | None:
+    def _act(self, game_id: str, role: str, text: str) -> Text | None:
         """An action from a phone's page (the companion's thread): None if the table took it,
-        else why not. A page acts only for its own seat, in its own game; its refusal goes back
+        else why not (said in the page's language there). A page acts only for its own seat, in its own game; its refusal goes back
         to that phone alone, never to the table's screen."""
         from ..table.codex_loop import CodexLoop
         from ..web import seat_action  # the companion's own thread: the web layer is loaded by now
@@ -569,14 +569,14 @@ class Daemon:
 
         seat = role_seat(role)
         if seat is None:
-            return "this page only shows the game; it takes no actions"
+            return Phrase.of("this page only shows the game; it takes no actions")
         try:
             action = seat_action(seat, text)
         except REFUSALS as refusal:
-            return str(refusal)
+            return refusal.phrase
         loop = self.loop
         if not isinstance(loop, CodexLoop):
-            return "no Codex game is on the table now"
+            return Phrase.of("no Codex game is on the table now")
         def submit():
             if self.session.id != game_id:
                 return Outcome(action, False, Phrase.of("this page belonged to a game that has ended"))
@@ -585,8 +585,8 @@ class Daemon:
         try:
             outcome = loop.call(submit)
         except TimeoutError:  # the loop ended in between: a new game of another kind
-            return str(CHANGING_GAMES)
-        return None if outcome.ok else outcome.error
+            return CHANGING_GAMES
+        return None if outcome.ok else outcome.reason
 
     def _public_view(self) -> PublicView | TableView:
         """What everyone at the table may see of the game: Codex's public side, or the grid."""

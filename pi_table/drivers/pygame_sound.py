@@ -24,14 +24,15 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from ..engine.phrase import Phrase
 from ..hal import HealthEvent
 from ..hal.events import Emit
 from ..hal.sound import SoundDevice
 
 log = logging.getLogger(__name__)
 
-NO_SOUND = ("no sound: the audio output cannot be opened. Check the speaker or amplifier and its cable, "
-            "and [sound] in the configuration; the game goes on silent")
+NO_SOUND = Phrase.of("no sound: the audio output cannot be opened. Check the speaker or amplifier and its cable, "
+                     "and [sound] in the configuration; the game goes on silent")
 QUEUE = 4  # batches of cues waiting: a turn's worth; more is a burst nobody could follow
 CHANNELS_BUSY_S = 0.5  # beyond a file's own length, the most one file may hold up the next
 

@@ -49,7 +49,7 @@ from aiohttp import web
 from aiohttp.http import HttpProcessingError, HttpVersion11
 
 from ..engine import InvalidAction
-from ..engine.phrase import N_
+from ..engine.phrase import N_, Text
 from ..hal import CodexModel, Emit, PageOpened, Screen, ScreenModel
 from ..ui.i18n import LANGUAGES, say, translation
 from ..ui.words import Cards
@@ -62,7 +62,7 @@ if TYPE_CHECKING:
     from .staff import StaffPage
 
 log = logging.getLogger("pi_table.web")
-Act = Callable[[str, str, str], "str | None"]
+Act = Callable[[str, str, str], "Text | None"]  # a refusal, said in each page's language
 """``act(game_id, role, text)``: None when the table accepted the action for that game, else why
 it refused it (a page of a game that has just ended must not act in the next one)."""
 MAX_BODY = 4096  # an action is a line of text
@@ -362,10 +362,10 @@ class Companion:
         return web.json_response(page_texts(self._lang(request)), headers=NO_STORE)
 
     async def _view_public(self, request: web.Request) -> web.Response:
-        return web.json_response(localized(self._snapshot.public, self._lang(request)), headers=NO_STORE)
+        return web.json_response(localized(self._snapshot.public, self._lang(request), self._snapshot.sentences), headers=NO_STORE)
 
     async def _view_private(self, request: web.Request) -> web.Response:
-        return web.json_response(localized(self._private(request)[1], self._lang(request)), headers=NO_STORE)
+        return web.json_response(localized(self._private(request)[1], self._lang(request), self._snapshot.sentences), headers=NO_STORE)
 
     async def _events_public(self, request: web.Request) -> web.StreamResponse:
         return await self._stream(request, None)
@@ -380,7 +380,8 @@ class Companion:
         language, however many phones watch the page."""
         if (page, lang) not in self._texts:
             view = self._snapshot.public if page is None else self._snapshot.private.get(page, (None, None))[1]
-            self._texts[page, lang] = None if view is None else json.dumps(localized(view, lang), ensure_ascii=False)
+            said = None if view is None else localized(view, lang, self._snapshot.sentences)
+            self._texts[page, lang] = None if said is None else json.dumps(said, ensure_ascii=False)
         return self._texts[page, lang]
 
     async def _stream(self, request: web.Request, page: str | None) -> web.StreamResponse:
@@ -625,7 +626,8 @@ class CompanionScreen(Screen):
             raise InvalidAction("seats are released in Codex only, and no Codex game is on the table")
         seats = len(model.state.setup.agents)
         if not 0 <= seat < seats:
-            raise InvalidAction(f"seat {seat} is not at this table: a seat is a number from 0 to {seats - 1}")
+            raise InvalidAction("seat {seat} is not at this table: a seat is a number from 0 to {last}", seat=seat,
+                                last=seats - 1)
         generation = self.seats.release(model.game_id, seat)
         log.info("seat %d of game %s has a new link (generation %d)", seat, model.game_id, generation)
 

@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 
 from ..engine import Codex, CodexAction, CodexState, InvalidAction, SpymasterView, parse_codex_action
 from ..engine.codex_actions import EndDiscussion, EnterCode
+from ..engine.phrase import Phrase
 from ..hal import TimerState
 from .tokens import SPYMASTER, Tokens, seat_role
 
@@ -28,6 +29,12 @@ class Snapshot:
     public: dict
     private: dict[str, tuple[str, dict]] = field(default_factory=dict)
     replaced: frozenset[str] = frozenset()
+    sentences: dict[str, Phrase] = field(default_factory=dict)  # the views' English sentence -> its meaning
+
+
+def _sentences(reason: Phrase | None) -> dict[str, Phrase]:
+    """The game's end as the views' JSON says it (English) and as a page says it in its language."""
+    return {} if reason is None else {str(reason): reason}
 
 
 def codenames_snapshot(
@@ -40,7 +47,8 @@ def codenames_snapshot(
     spymaster = {"kind": "spymaster", "game_id": game_id, "view": view.to_json()}
     if words is not None:
         public["words"] = spymaster["words"] = list(words)
-    return Snapshot(game_id, public, {tokens.token(game_id, SPYMASTER): (SPYMASTER, spymaster)})
+    return Snapshot(game_id, public, {tokens.token(game_id, SPYMASTER): (SPYMASTER, spymaster)},
+                    sentences=_sentences(view.table.reason))
 
 
 def codex_snapshot(
@@ -59,8 +67,9 @@ def codex_snapshot(
     """
     clock = None if timer is None or not timer.running else {
         "remaining_s": math.ceil(timer.remaining_s), "length_s": timer.length_s}
+    public_view = game.public_view(state)
     public = {"kind": "codex-public", "game_id": game_id, "title": "Codex", "timer": clock,
-              "view": game.public_view(state).to_json()}
+              "view": public_view.to_json()}
     private: dict[str, tuple[str, dict]] = {}
     replaced: set[str] = set()
     for seat in range(len(state.setup.agents)):
@@ -81,7 +90,7 @@ def codex_snapshot(
             "legal": legal,
             "fragments": list(game.known_fragments(state, seat)),
         })
-    return Snapshot(game_id, public, private, frozenset(replaced))
+    return Snapshot(game_id, public, private, frozenset(replaced), _sentences(public_view.reason))
 
 
 def seat_action(seat: int, text: str) -> CodexAction:
@@ -92,5 +101,5 @@ def seat_action(seat: int, text: str) -> CodexAction:
     if isinstance(action, EndDiscussion):
         raise InvalidAction("the discussion ends by the table's timer, not from a phone")
     if action.seat != seat:
-        raise InvalidAction(f"this page is seat {seat}'s: it cannot act for seat {action.seat}")
+        raise InvalidAction("this page is seat {seat}'s: it cannot act for seat {other}", seat=seat, other=action.seat)
     return action

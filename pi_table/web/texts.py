@@ -12,10 +12,12 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Mapping
 from functools import cache
 from importlib import resources
 from pathlib import Path
 
+from ..engine.phrase import Phrase
 from ..ui.i18n import LANGUAGES, TeamWord, msgids_in_source, say, translation
 
 PAGE_FILES = ("page.html", "app.js")
@@ -68,11 +70,12 @@ def rendered_page(html: str, lang: str) -> str:
     return _RENDERED.sub(lambda m: m.group(1) + gettext(m.group(2)) + m.group(3), html)
 
 
-def localized(view: object, lang: str) -> object:
-    """``view`` with its engine sentences (the ``SENTENCES`` fields, at any depth) in ``lang``."""
+def localized(view: object, lang: str, sentences: Mapping[str, Phrase]) -> object:
+    """``view`` with its engine sentences (the ``SENTENCES`` fields, at any depth) in ``lang``,
+    said from their meaning (``sentences``: the English a view's JSON holds -> its Phrase)."""
     if isinstance(view, dict):
-        return {name: say(value, lang) if name in SENTENCES and isinstance(value, str) else localized(value, lang)
-                for name, value in view.items()}
+        return {name: say(sentences.get(value, value), lang) if name in SENTENCES and isinstance(value, str)
+                else localized(value, lang, sentences) for name, value in view.items()}
     if isinstance(view, list):
-        return [localized(item, lang) for item in view]
+        return [localized(item, lang, sentences) for item in view]
     return view
