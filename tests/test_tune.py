@@ -230,7 +230,7 @@ def test_the_tuning_view_on_the_screen_shows_each_pad_in_its_verdict_colour(tmp_
     screen = PygameScreen(TunePainter(settings), size=DESIGN, video_driver="dummy")
     screen.start(lambda event: None)
     try:
-        screen.show(TuneModel(frozenset(), (), TOUCH_MESSAGE, numbers))
+        screen.show(TuneModel(frozenset(), (), TOUCH_MESSAGE, numbers=numbers))
         screen.screenshot(tmp_path / "tune.png")
     finally:
         screen.stop()

@@ -214,7 +214,7 @@ class SelfTest:
         _ = self._
         self.devices.leds.show(self.frame({cell: GREEN for cell in self.pads}))
         checks = tuple((_(what), done) for what, done in self.checks.items())
-        self.devices.screen.show(SelfTestModel(frozenset(self.pads), checks, _(message)))
+        self.devices.screen.show(SelfTestModel(frozenset(self.pads), checks, _(message), _("pads {done}/{cells}")))
 
     def report(self) -> bool:
         _ = self._

@@ -167,7 +167,7 @@ class Tune:
         numbers = self.tuner.numbers()
         self.say((CLEAR if self.clear else "") + "\n".join([self.message, *table_lines(numbers)]))
         if self.screen is not None:
-            self.screen.show(TuneModel(frozenset(), (), self.message, numbers))
+            self.screen.show(TuneModel(frozenset(), (), self.message, numbers=numbers))
 
     def report(self) -> list[str]:
         """The final table, then what to do about every pad that is not ok."""

@@ -64,6 +64,7 @@ class SelfTestModel:
     pads: frozenset[int]  # cells whose pad has been touched
     checks: tuple[tuple[str, bool], ...]  # (what to do, done) for buttons and the screen
     message: str
+    pads_line: str = "pads {done}/{cells}"  # the pads' count, in the table's language
 
 
 AnyModel: TypeAlias = ScreenModel | CodexModel | SelfTestModel

@@ -34,7 +34,7 @@ class SelfTestPainter:
             label = typeface(24).render(str(cell), True, TEXT)
             surface.blit(label, label.get_rect(center=rect.center))
         x = 16 + side + 20
-        surface.blit(typeface(24).render(f"pads {len(model.pads)}/{CELLS}", True, TEXT), (x, 60))
+        surface.blit(typeface(24).render(model.pads_line.format(done=len(model.pads), cells=CELLS), True, TEXT), (x, 60))
         for line, (what, done) in enumerate(model.checks):
             colour = DONE if done else MUTED
             surface.blit(typeface(22).render(("[x] " if done else "[ ] ") + what, True, colour), (x, 100 + 34 * line))
