@@ -130,6 +130,7 @@ def build_parser() -> argparse.ArgumentParser:
     sim.add_argument("--window", action="store_true", help="a desktop window with the grid and the spymaster screen")
     _words_option(sim)
     sim.add_argument("--rotation", type=int, default=180, help="the spymaster screen's key rotation (default: 180)")
+    sim.add_argument("--mute", action="store_true", help="the window plays no sound cues")
 
     render = commands.add_parser("render", help="write PNGs of the spymaster screen and the grid after a script")
     _game_options(render)
@@ -578,7 +579,8 @@ def _sim(parser: argparse.ArgumentParser, args: argparse.Namespace, rules: Rules
             from .sim.window import NoDisplay, run_window
             from .ui.screen import ScreenSettings
 
-            run_window(session, settings, timer, args.lang, screen_settings=ScreenSettings(args.rotation), cards=cards)
+            run_window(session, settings, timer, args.lang, screen_settings=ScreenSettings(args.rotation), cards=cards,
+                       sound=not args.mute)
             return 0
         except ImportError as e:
             reason = painter._("pygame is not installed ({error}); install pi-table[screen]").format(error=e)

@@ -120,3 +120,19 @@ def test_render_writes_the_screen_and_the_grid(tmp_path):
     assert english != italian
     grid = pygame.image.load(str(tmp_path / "en" / "grid.png"))
     assert grid.get_at(cell_rects()[0].move(0, 20).center)[:3] == tuple(min(255, 40 + c) for c in REVEALED["R"])
+
+
+def test_the_window_plays_the_tables_cues():
+    from pi_table.hal.sound import SimSound
+
+    rules = Rules()
+    session = Session(rules, rng=random.Random(1), key=make_game(rules).parse_key(KEY))
+    sound = SimSound()
+    w = Window(session, InputSettings(hold_s=0.05), sound=sound)
+    try:
+        click(w, cell_rects()[0].center)  # red's own agent
+        wait_for(lambda: "reveal-red" in sound.names, "the red reveal cue")
+        w.handle(pygame.event.Event(pygame.KEYDOWN, key=pygame.K_e))
+        wait_for(lambda: "turn" in sound.names, "the turn cue")
+    finally:
+        w.close()

@@ -15,16 +15,19 @@ import time
 os.environ.setdefault("PYGAME_HIDE_SUPPORT_PROMPT", "1")
 import pygame
 
+from ..drivers.pygame_sound import PygameSound
 from ..engine import CELLS, GRID
 from ..engine.keys import NO_CARD
 from ..engine.phrase import N_
 from ..hal import AnyModel, DialEvent, LedFrame, LedStrip, ScreenModel, SimButtons, SimTouch
+from ..hal.sound import NoSound, SoundDevice
 from ..table import Session, TableLoop
 from ..table.input import InputSettings, TouchPolicy
 from ..table.timer import TimerSettings, TurnTimer
 from ..ui.i18n import translation
 from ..ui.leds import LightSettings
 from ..ui.screen import ScreenPainter, ScreenSettings
+from ..ui.sound import Announcer, SoundSettings
 from ..ui.words import Cards
 from .harness import WordScreen
 
@@ -162,6 +165,7 @@ class Window:
         lights: LightSettings | None = None,
         screen_settings: ScreenSettings | None = None,
         cards: Cards | None = None,
+        sound: SoundDevice | None = None,
     ) -> None:
         open_display()
         self.surface = pygame.display.set_mode((GRID_PX + SCREEN_SIZE[0], GRID_PX + HELP_PX))
@@ -183,6 +187,9 @@ class Window:
         self.model: ScreenModel | None = None
         self.asking: str | None = None  # the help bar's question, while N waits for a second N
         self._asked_at = 0.0
+        self.sound = sound or NoSound()
+        self.loop.sound = Announcer(self.sound, SoundSettings(), lang)  # the table's cues, as a café hears them
+        self.sound.start(self.loop.post)  # a missing audio device is a warning on the screen, as on the table
         self.loop.open()
         self.runner = threading.Thread(target=self.loop.run, name="table-loop", daemon=True)
         self.runner.start()
@@ -242,13 +249,16 @@ class Window:
         self.loop.stop_soon()
         self.runner.join(timeout=5)
         self.loop.close()
+        self.sound.close()
         pygame.display.quit()
 
 
 def run_window(session: Session, settings: InputSettings, timer: TimerSettings | None = None, lang: str = "en",
-               screen_settings: ScreenSettings | None = None, cards: Cards | None = None) -> None:
-    """Open the window and play until it is closed. Raises NoDisplay before anything starts."""
-    window = Window(session, settings, timer, lang, screen_settings=screen_settings, cards=cards)
+               screen_settings: ScreenSettings | None = None, cards: Cards | None = None, sound: bool = True) -> None:
+    """Open the window and play until it is closed, with the table's sound cues unless not
+    ``sound``. Raises NoDisplay before anything starts."""
+    window = Window(session, settings, timer, lang, screen_settings=screen_settings, cards=cards,
+                    sound=PygameSound() if sound else None)
     try:
         while all(window.handle(event) for event in [pygame.event.wait(33)] + pygame.event.get()):
             window.draw()
