@@ -25,12 +25,12 @@ from pi_table.fleet.dashboard import (
     Dashboard,
     Fleet,
     activity,
-    check_password,
     hash_password,
     read_password_file,
     write_password_file,
 )
 from pi_table.fleet.reporter import Reporter
+from pi_table.web.staff import pin_matches
 
 from helpers import wait_for
 
@@ -93,8 +93,8 @@ def test_the_password_is_kept_as_a_slow_salted_hash(tmp_path):
     stored = hash_password(PASSWORD)
     assert stored.startswith("scrypt$16384$8$1$") and PASSWORD not in stored
     assert hash_password(PASSWORD) != stored  # a salt of its own each time
-    assert check_password(PASSWORD, stored) and not check_password("cafe-tables-2026", stored)
-    assert not check_password(PASSWORD, "scrypt$garbage")
+    assert pin_matches(stored, PASSWORD) and not pin_matches(stored, "cafe-tables-2026")
+    assert not pin_matches("scrypt$garbage", PASSWORD)
     with pytest.raises(ValueError, match="choose one of at least 8"):
         hash_password("1234")
     path = tmp_path / "fleet.password"
@@ -102,7 +102,7 @@ def test_the_password_is_kept_as_a_slow_salted_hash(tmp_path):
         read_password_file(path)
     write_password_file(path, PASSWORD)
     assert stat.S_IMODE(os.stat(path).st_mode) == 0o600
-    assert check_password(PASSWORD, read_password_file(path))
+    assert pin_matches(read_password_file(path), PASSWORD)
     path.write_text("hunter2\n")
     with pytest.raises(ValueError, match="holds no password hash"):
         read_password_file(path)
@@ -117,10 +117,10 @@ def test_the_command_line_sets_the_password_and_refuses_what_cannot_work(tmp_pat
     path = tmp_path / "config" / "fleet.password"
     done = fleet_command("--set-password", "--password-file", str(path), stdin=PASSWORD + "\n")
     assert done.returncode == 0 and str(path) in done.stdout, done.stderr
-    assert check_password(PASSWORD, read_password_file(path))
+    assert pin_matches(read_password_file(path), PASSWORD)
     short = fleet_command("--set-password", "--password-file", str(path), stdin="1234\n")
     assert short.returncode == 2 and "choose one of at least 8" in short.stderr
-    assert check_password(PASSWORD, read_password_file(path))  # the one before is kept
+    assert pin_matches(read_password_file(path), PASSWORD)  # the one before is kept
     no_broker = fleet_command("--password-file", str(path))
     assert no_broker.returncode == 2 and "--broker is needed" in no_broker.stderr
     wrong = fleet_command("--broker", "http://cafe", "--password-file", str(path))

@@ -18,8 +18,6 @@ import asyncio
 import csv
 import datetime as dt
 import getpass
-import hashlib
-import hmac
 import html
 import io
 import json
@@ -42,6 +40,7 @@ from .. import config
 from ..config import FleetConfig
 from ..engine.phrase import N_
 from ..ui.i18n import translation
+from ..web.staff import hash_pin, pin_matches
 from . import link
 from .link import PREFIX
 
@@ -50,7 +49,6 @@ COOKIE = "pi_table_fleet"
 SESSION_S = 12 * 3600
 ATTEMPTS = 5  # failed logins an address may make ...
 ATTEMPTS_WINDOW_S = 60.0  # ... in this many seconds before it must wait
-SCRYPT = {"n": 2**14, "r": 8, "p": 1}  # 16 MiB and some 50 ms a try on a Pi 4: slow for a guesser
 ERRORS_KEPT = 5
 WORDS = {  # the page's words, translated once for the page's language
     "title": N_("The fleet"), "table": N_("Table"), "connection": N_("Online"), "online": N_("online"), "offline": N_("offline"),
@@ -65,25 +63,12 @@ WORDS = {  # the page's words, translated once for the page's language
 # --- the password ---------------------------------------------------------------------------
 
 def hash_password(password: str) -> str:
-    """The line kept in the password file: scrypt's parameters, a random salt, the hash."""
+    """The line kept in the password file: the staff PIN's salted scrypt hash (``hash_pin``)."""
     if not password:
         raise ValueError("the password is empty: choose one of at least 8 characters")
     if len(password) < 8:
         raise ValueError(f"the password has {len(password)} characters: choose one of at least 8")
-    salt = secrets.token_bytes(16)
-    digest = hashlib.scrypt(password.encode(), salt=salt, **SCRYPT)
-    return f"scrypt${SCRYPT['n']}${SCRYPT['r']}${SCRYPT['p']}${salt.hex()}${digest.hex()}"
-
-
-def check_password(password: str, stored: str) -> bool:
-    try:
-        kind, n, r, p, salt, digest = stored.strip().split("$")
-        if kind != "scrypt":
-            return False
-        found = hashlib.scrypt(password.encode(), salt=bytes.fromhex(salt), n=int(n), r=int(r), p=int(p))
-    except ValueError:
-        return False
-    return hmac.compare_digest(found, bytes.fromhex(digest))
+    return hash_pin(password)
 
 
 def read_password_file(path: Path) -> str:
@@ -360,7 +345,7 @@ class Dashboard:
         except ValueError:  # a body that is not a form in UTF-8 (UnicodeDecodeError among them)
             raise web.HTTPBadRequest(text="the login is a form with a password field, in UTF-8") from None
         password = form.get("password")
-        if not isinstance(password, str) or not check_password(password, self.password_hash):
+        if not isinstance(password, str) or not pin_matches(self.password_hash, password):
             recent.append(now)
             return await self._login_page(request, self.words["wrong"], 401)
         self.failures.pop(address, None)
