@@ -870,13 +870,17 @@ def to_toml(config: Config, comments: bool = True) -> str:
 
 
 def toml_value(value: object) -> str:
+    """``value`` as TOML writes it; ValueError for what no key of this file holds (a missing
+    value, a table), so a change from a form or a command never writes a file TOML cannot read."""
     if isinstance(value, bool):
         return "true" if value else "false"
     if isinstance(value, str):
         return json.dumps(value, ensure_ascii=False)  # JSON's string escapes are TOML's too
     if isinstance(value, list):
         return "[" + ", ".join(map(toml_value, value)) + "]"
-    return repr(value)
+    if isinstance(value, int | float) and math.isfinite(value):
+        return repr(value)
+    raise ValueError(f"expected a string, a number, true or false, or a list of them, found {_describe(value)}")
 
 
 # --- writing the file -----------------------------------------------------------------------

@@ -93,3 +93,11 @@ def test_colour_blind_mode_is_a_checked_key_of_the_table(tmp_path, value, on):
         config.load_config(path)
     [problem] = refused.value.problems
     assert problem == f"{path}: game.colour_blind: expected true or false, found 'yes' (a string)"
+
+
+def test_every_page_that_shows_the_board_uses_the_checked_colours():
+    """The staff page draws the board too: its style sheet carries the same, checked, colours."""
+    for sheet in sorted(cv.STYLE.parent.glob("*.css")):
+        text = sheet.read_text(encoding="utf-8")
+        if "--assassin" in text:
+            assert cv.phone_palette(text) == cv.phone_palette(), sheet.name

@@ -63,7 +63,7 @@ class FakeDesk:
     def __init__(self) -> None:
         self.calls: list[str] = []
 
-    def table(self) -> dict:
+    def table(self, lang: str = "en") -> dict:
         self.calls.append("table")
         return {"game_id": "g1", "version": "0", "uptime_s": 1.0, "state": {"game": "codenames", "board": "?" * 25},
                 "health": {"touch": "not working: unplugged", "leds": "ok"}, "warnings": ["touch board disconnected"],
@@ -519,6 +519,15 @@ def test_the_language_and_the_brightness_apply_at_once_without_a_restart(table):
     assert 'language = "it"' in text and "brightness = 0.2\n" in text
     loop = table.daemon.loop
     assert loop.call(lambda: loop.lang) == "it" and table.daemon.config.leds.brightness == 0.2
+    with urllib.request.urlopen(table.base + "/", timeout=10) as page:  # the phones' pages speak it too
+        assert '<html lang="it">' in page.read().decode()
+    status, answer = staff.call("POST", "/staff/api/config", {"changes": {"sound.volume": 0.3}})
+    assert (status, answer) == (200, {"ok": True, "restarting": False})
+    assert table.daemon.announcer.settings.volume == 0.3
+    status, answer = staff.call("POST", "/staff/api/config", {"changes": {"leds.cells": [{"a": 1}]}})
+    assert status == 400 and answer["problems"] == [
+        f"{table.config}: leds.cells: expected a string, a number, true or false, or a list of them, "
+        "found {'a': 1} (a table)"]
     status, answer = staff.call("POST", "/staff/api/config", {"changes": {"leds.brightness": 7}})
     assert status == 400 and "leds.brightness" in answer["error"]
     assert "brightness = 0.2\n" in table.config.read_text()

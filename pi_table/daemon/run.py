@@ -71,7 +71,7 @@ DEVICE_FAULTS = {
 CHANGING_GAMES = Phrase.of("the table is changing games: try again")
 EXIT_RUNNING = 75  # EX_TEMPFAIL: another table holds this journal; systemd may try again later
 # What the staff page and the fleet change while the table runs, by their names for it
-AT_HAND = {"language": "game.language", "brightness": "leds.brightness"}
+AT_HAND = {"language": "game.language", "brightness": "leds.brightness", "volume": "sound.volume"}
 EXIT_RESTART = 3  # the staff asked for a restart: a failure to systemd (Restart=on-failure), which starts the table again
 
 
@@ -440,6 +440,9 @@ class Daemon:
         unknown = [key for key in changes if key not in BY_KEY]
         if unknown:
             return [f"{path}: unknown key {key}: expected one of pi-table check-config --defaults" for key in unknown]
+        unwritable = [f"{path}: {key}: {why}" for key, value in changes.items() for why in _unwritable(value)]
+        if unwritable:
+            return unwritable
         try:
             write_keys(path, {key: toml_value(value) for key, value in changes.items()}, machine=True)
         except ConfigError as e:
@@ -454,8 +457,8 @@ class Daemon:
         if key not in AT_HAND.values():
             return [f"{key} is not changed while the table runs: expected one of {', '.join(AT_HAND.values())}"]
         problems = self.change_settings({key: value})
-        if not problems:
-            self.loop.call(lambda: self._apply_at_hand(key, value))
+        if not problems:  # written: a table stopping meanwhile takes it up when it next starts
+            self._in_loop(lambda: self._apply_at_hand(key, value))
         return problems
 
     def _apply_at_hand(self, key: str, value: object) -> None:
@@ -464,6 +467,12 @@ class Daemon:
         if key == "game.language":
             self.config = replace(config, language=str(value))  # a later loop speaks it too
             self.loop.lang = self.announcer.lang = str(value)
+            if self.companion is not None:
+                self.companion.speak(str(value))
+        elif key == "sound.volume":
+            volume = float(value)  # type: ignore[arg-type]  # the checker passed a number
+            self.config = replace(config, sound=replace(config.sound, volume=volume))
+            self.announcer.settings = self.config.sound
         else:
             brightness = float(value)  # type: ignore[arg-type]  # the checker passed a number
             self.config = replace(config, leds=replace(config.leds, brightness=brightness))
@@ -644,8 +653,8 @@ class StaffDesk:
     def __init__(self, daemon: Daemon) -> None:
         self.daemon = daemon
 
-    def table(self) -> dict:
-        return self.daemon.answer({"command": "status"})
+    def table(self, lang: str) -> dict:
+        return self.daemon.answer({"command": "status", "lang": lang})
 
     def new_game(self, game: str, options: dict[str, object], lang: str) -> Text | None:
         from ..engine import InvalidRules, Rules
@@ -695,6 +704,17 @@ class StaffDesk:
 
     def restart(self) -> None:
         self.daemon.restart()
+
+
+def _unwritable(value: object) -> list[str]:
+    """Why ``value`` cannot go into the configuration file, if it cannot."""
+    from ..config import toml_value
+
+    try:
+        toml_value(value)
+    except ValueError as e:
+        return [str(e)]
+    return []
 
 
 def _reachable_address(host: str) -> str:

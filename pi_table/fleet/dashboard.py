@@ -39,6 +39,7 @@ from aiohttp import web
 from .. import config
 from ..config import FleetConfig
 from ..engine.phrase import N_
+from ..hal.events import is_fault
 from ..ui.i18n import translation
 from ..web.staff import hash_pin, pin_matches
 from . import link
@@ -161,7 +162,7 @@ class Fleet:
         status = table.status
         health = status.get("health", {})
         faults = list(status.get("warnings", [])) or [  # what the table's screen warns of, or else its health
-            f"{device}: {detail}" for device, detail in health.items() if str(detail).startswith("not working")]
+            f"{device}: {detail}" for device, detail in health.items() if is_fault(detail)]
         lengths = [game["duration_s"] for game in table.games if isinstance(game.get("duration_s"), (int, float))]
         return {
             "table_id": table.table_id,

@@ -35,7 +35,7 @@ import paho.mqtt.client as mqtt
 
 from ..config import FleetConfig
 from ..hal import Screen
-from ..hal.events import Emit
+from ..hal.events import Emit, is_fault
 from ..hal.screen import AnyModel
 from . import link
 from .link import topic
@@ -96,7 +96,7 @@ def changes(before: dict | None, after: dict) -> list[dict]:
 
 
 def _faults(status: dict) -> dict[str, str]:
-    return {device: health for device, health in status["health"].items() if health.startswith("not working")}
+    return {device: health for device, health in status["health"].items() if is_fault(health)}
 
 
 class Reporter:

@@ -103,6 +103,15 @@ class HealthEvent:
     detail: Text = ""  # what is wrong and what to do, or what came back
 
 
+HEALTHY = frozenset({"ok", "simulated", "not fitted", "off", "starting", "connecting"})
+"""A device's health in the table's status when nothing is wrong with it; any other words are
+a fault (with what to do), wherever they are shown: staff page, fleet, dashboard."""
+
+
+def is_fault(health: object) -> bool:
+    return str(health) not in HEALTHY
+
+
 @dataclass(frozen=True, slots=True)
 class PageOpened:
     """A phone opened the companion page of ``role`` ("spymaster", "seat-2"): the screen stops

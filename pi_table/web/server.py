@@ -101,9 +101,6 @@ class Companion:
         staff: StaffPage | None = None,
     ) -> None:
         self.staff = staff  # the staff page (/staff), when the table has one
-        if language not in LANGUAGES:
-            raise ValueError(f"the pages speak {' or '.join(LANGUAGES)}, not {language!r}")
-        self.language = language
         self.host, self.port, self.advertise = host, port, advertise
         self.header_timeout_s, self.body_timeout_s = header_timeout_s, body_timeout_s
         self.max_connections, self.max_per_address = max_connections, max_per_address
@@ -125,7 +122,8 @@ class Companion:
         self._snapshot = Snapshot("", {"kind": "waiting"})
         self._texts: dict[tuple[str | None, str], str | None] = {}  # the views as sent, by (page, language)
         self._files = {name: resources.files(__package__).joinpath("static", name).read_bytes() for name in STATIC}
-        self._files["page.html"] = rendered_page(self._files["page.html"].decode(), language).encode()
+        self._template = self._files["page.html"].decode()
+        self.speak(language)
         self._loop: asyncio.AbstractEventLoop | None = None
         self._watchers: set[_Watcher] = set()  # the open event streams
         self._runner: web.AppRunner | None = None
@@ -332,6 +330,14 @@ class Companion:
         """Whether a phone has opened this token's page (a phone that reconnects after a
         restart opens it again by itself); safe from any thread."""
         return token in self._opened
+
+    def speak(self, language: str) -> None:
+        """The pages' language for a phone that has not chosen its own: the table's, which the
+        staff page or the fleet may change while the table runs."""
+        if language not in LANGUAGES:
+            raise ValueError(f"the pages speak {' or '.join(LANGUAGES)}, not {language!r}")
+        self.language = language
+        self._files["page.html"] = rendered_page(self._template, language).encode()
 
     def _lang(self, request: web.Request) -> str:
         """The language the page asked for (``?lang=``), else the table's."""

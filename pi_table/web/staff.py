@@ -36,6 +36,7 @@ from typing import Protocol
 from aiohttp import web
 
 from ..engine.phrase import N_, Text
+from ..hal.events import is_fault
 from ..ui.i18n import LANGUAGES, say, translation
 from .tokens import write_private
 
@@ -58,7 +59,7 @@ MAX_BODY = 64 * 1024  # a configuration change: a few keys, a map of LEDs at mos
 BODY_TIMEOUT_S = 10.0  # a request's body, from the end of its headers (the login's too: anyone may send one)
 LOG_LINES = 200
 STATIC = {"staff.js": "application/javascript", "staff.css": "text/css"}
-LIVE = ("game.language", "leds.brightness")
+LIVE = ("game.language", "leds.brightness", "sound.volume")
 """The keys the table applies while it runs: the rest of a change waits for a restart."""
 OPTIONS = ("nuke", "clue_required", "three_player", "setup", "dark_cell")
 """The options of a grid game the new-game form offers (``Rules``' fields but its game)."""
@@ -69,9 +70,9 @@ class Desk(Protocol):
     wait on the table loop, so the page makes them in a worker thread. Refusals come back as
     the table's sentence (``say`` translates it)."""
 
-    def table(self) -> dict:
+    def table(self, lang: str) -> dict:
         """The game as the operatives see it (the public view, never the key), each device's
-        health, the warnings, version and uptime."""
+        health, the warnings, version and uptime; its sentences in ``lang``."""
 
     def new_game(self, game: str, options: dict[str, object], lang: str) -> Text | None:
         """Deal ``game`` with these options (``OPTIONS``); None, or why not (in ``lang``)."""
@@ -144,6 +145,8 @@ DEVICES = {
     "buttons": N_("the buttons"),
     "companion": N_("the phones' pages"),
     "journal": N_("the journal"),
+    "sound": N_("the sound"),
+    "fleet": N_("the fleet's broker"),
 }
 """The devices by their name in the table's health, as the page names them."""
 
@@ -154,7 +157,11 @@ ADVICE = {
     "buttons": N_("Check the buttons' wiring ([buttons] in the configuration), then restart the service."),
     "companion": N_("Free the web port or change [web] port, then restart the service."),
     "journal": N_("The disk may be full or read-only: free space, then restart the service."),
+    "sound": N_("Check the speaker or amplifier and its cable, and [sound] in the configuration; the game goes on "
+                "silent."),
+    "fleet": N_("Check the network and [fleet] broker in the configuration; the table plays on and reports later."),
 }
+ADVICE_ANY = N_("Look at the log below, then restart the service.")
 """What to do about a device that is not working, by the device's name in the table's health."""
 
 TEXTS = (
@@ -238,7 +245,7 @@ def advised(table: dict) -> list[dict]:
     health = dict(table.get("health", {}))
     health["journal"] = table.get("journal", "ok")
     return [{"device": name, "health": state,
-             "advice": ADVICE.get(name) if state not in ("ok", "simulated", "not fitted", "off", "starting") else None}
+             "advice": ADVICE.get(name, ADVICE_ANY) if is_fault(state) else None}
             for name, state in health.items()]
 
 
@@ -448,7 +455,7 @@ class StaffPage:
 
     async def _table_now(self, lang: str) -> web.Response:
         """The table as it is, its devices with advice and its warnings in ``lang``."""
-        table = await asyncio.to_thread(self.desk.table)
+        table = await asyncio.to_thread(self.desk.table, lang)
         table["devices"] = advised(table)
         table["warnings"] = [say(warning, lang) for warning in table.get("warnings", [])]
         return web.json_response(table)
