@@ -38,6 +38,7 @@ from .drivers.touchboard import ELECTRODE_LIMIT, TouchBoardConfig
 from .drivers.ws281x import PINS, Ws281xConfig
 from .engine import CELLS, CODEX, GAMES, Rules
 from .engine.rules import CENTRE, NUKE_MODES, SETUPS
+from .engine.views import LANGUAGES
 from .hardware import pinout
 from .table.input import InputSettings
 from .table.session import Retention
@@ -52,7 +53,6 @@ if TYPE_CHECKING:
 
 DEFAULT_PATH = Path("/etc/pi-table/config.toml")
 MAX_BYTES = 256 * 1024  # a real configuration is a few kilobytes; more is a wrong file
-LANGUAGES = ("en", "it")
 LED_BACKENDS = ("ws281x", "spi", "none")
 SPI_MOSI = 10  # the spidev backend's data line is SPI0 MOSI, GPIO10
 SOCKET_PATH_MAX = 107  # sockaddr_un holds 108 bytes with the closing NUL

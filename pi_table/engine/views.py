@@ -33,6 +33,7 @@ COOP_RATINGS = {
 """The cooperative variant's rating line for each score (Nome in codice; English is ours)."""
 
 LANGUAGES = ("en", "it")
+"""The languages the table speaks: every surface's list (pi_table.ui.i18n, the configuration)."""
 
 
 @dataclass(frozen=True, slots=True)

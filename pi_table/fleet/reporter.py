@@ -43,7 +43,7 @@ from .link import topic
 log = logging.getLogger("pi_table.fleet")
 MAX_QUEUED = 1000  # events (and in-flight messages) paho holds while the broker is away
 HEARTBEAT_S = 60.0  # the status is sent again this often even unchanged (the uptime moves on)
-COMMANDS = ("new-game", "undo", "language", "brightness")
+COMMANDS = ("new-game", "undo", "language", "brightness", "volume")
 
 Act = Callable[[dict], dict]
 """Carries out a command on the table (the daemon's control answers): {"ok": ...}."""

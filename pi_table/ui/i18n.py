@@ -24,10 +24,10 @@ from pathlib import Path
 from typing import ClassVar
 
 from ..engine.phrase import Phrase, Text
+from ..engine.views import LANGUAGES
 
 DOMAIN = "pi_table"
 LOCALE_DIR = Path(__file__).parent / "locale"
-LANGUAGES = ("en", "it")
 
 
 @cache
