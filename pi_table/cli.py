@@ -605,7 +605,7 @@ def _sim(parser: argparse.ArgumentParser, args: argparse.Namespace, rules: Rules
             run_script(table, script, sys.stdout.write)
         else:
             for line in script:
-                verdict = "ok" if play(table, line)[0] else "refused"
+                verdict = painter._("ok") if play(table, line)[0] else painter._("refused")
                 print(f"\n> {line.text}   ({verdict})\n{painter.screen(table.shown, table.screen.words)}")
     finally:
         table.close()
