@@ -18,6 +18,7 @@ from pi_table.engine import parse_codex_action
 from pi_table.engine.codex_setup import Faction
 from pi_table.hal import UiEvent
 from pi_table.table import load_game
+from pi_table.ui.i18n import say
 from pi_table.web.tokens import seat_role
 
 from helpers import CODEX_CONFIG, PHONE, CodexTable, Phones, pi_table, wait_for
@@ -189,10 +190,12 @@ def test_a_phones_refusal_goes_back_to_it_alone_and_an_old_games_page_cannot_act
     daemon = codex_in_process
     game_id = daemon.session.id
     refusal = daemon._act(game_id, seat_role(0), "vote 0 1")
-    assert "vote" in refusal and daemon.loop.message is None  # not on the table's screen
+    assert "vote" in str(refusal) and daemon.loop.message is None  # not on the table's screen
     assert daemon._act(game_id, seat_role(0), "send 0 1 role") is None
     assert daemon.answer({"command": "new-game"})["ok"]
-    assert daemon._act(game_id, seat_role(1), "send 1 2 role") == "this page belonged to a game that has ended"
+    old_page = daemon._act(game_id, seat_role(1), "send 1 2 role")
+    assert str(old_page) == "this page belonged to a game that has ended"
+    assert say(old_page, "it") == "questa pagina era di una partita finita"  # said in the page's language
     assert daemon.session.state.acted == ()
 
 

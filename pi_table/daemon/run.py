@@ -221,7 +221,7 @@ class Daemon:
         self._stopping = False
         self._switched = threading.Event()
         self._next_game: str | None = None  # what _switch asked run() to deal
-        self._switch_refused: str | None = None
+        self._switch_refused: Phrase | None = None
         self.control = ControlServer(paths.socket, self.answer, paths.socket_group)
         self.restarting = False  # the staff asked for a restart: run() ends, serve() exits with EXIT_RESTART
         self.staff_desk: StaffDesk | None = None  # the staff page's way to the table, with the companion
@@ -409,7 +409,7 @@ class Daemon:
             try:  # no loop runs now: this thread owns the game
                 self.session.new_game(self._next_game)
             except REFUSALS as refusal:
-                self._switch_refused = str(refusal)  # the same loop goes on with the same game
+                self._switch_refused = refusal.phrase  # the same loop goes on with the same game
             else:
                 self._switch_refused = None
                 self.loop = self._make_loop()
@@ -513,15 +513,17 @@ class Daemon:
     def answer(self, request: dict) -> dict:
         command, lang = request["command"], request.get("lang", "en")
         if lang not in LANGUAGES:
-            return {"ok": False, "error": f"the language is one of {', '.join(LANGUAGES)}, not {lang!r}"}
+            return {"ok": False, "error": str(Phrase.of(N_("the language is one of {languages}, not {lang!r}"),
+                                                        languages=", ".join(LANGUAGES), lang=lang))}
         if command == "status":
             return {"ok": True, **self.loop.call(lambda: self.status(lang))}
         if command == "new-game":
             game = request.get("game")
             if game is not None and game not in KNOWN_GAMES:
-                return {"ok": False, "error": f"the game is one of {', '.join(KNOWN_GAMES)}, not {game!r}"}
+                return {"ok": False, "error": say(Phrase.of(N_("the game is one of {games}, not {game!r}"),
+                                                            games=", ".join(KNOWN_GAMES), game=game), lang)}
             if game is not None and (game == CODEX) != self.session.codex:
-                return self._switch(game)
+                return self._switch(game, lang)
             outcome = self.loop.call(lambda: self.loop.submit(NewGame(game)))
         elif command == "undo":
             outcome = self.loop.call(lambda: self.loop.submit(Undo()))
@@ -531,7 +533,8 @@ class Daemon:
             outcome = self._release_seat(request.get("seat"))
         else:
             expected = "status, new-game, undo, history or release-seat"
-            return {"ok": False, "error": f"unknown command {command!r}: expected {expected}"}
+            return {"ok": False, "error": say(Phrase.of(N_("unknown command {command!r}: expected {expected}"),
+                                                        command=command, expected=expected), lang)}
         if not outcome.ok:
             return {"ok": False, "error": say(outcome.reason or "", lang)}
         return {"ok": True, **self.loop.call(lambda: self.status(lang))}
@@ -556,17 +559,18 @@ class Daemon:
         except TimeoutError:  # the loop ended in between: a new game of another kind
             return Outcome(command, False, CHANGING_GAMES)
 
-    def _switch(self, game: str) -> dict:
+    def _switch(self, game: str, lang: str) -> dict:
         """A new game of the other kind: the loop ends, ``run`` deals the game and goes on
         with the loop that plays it."""
         self._next_game = game
         self._switched.clear()
         self.loop.stop_soon()
         if not self._switched.wait(5):
-            return {"ok": False, "error": f"the table did not take up {game} within 5 s"}
+            return {"ok": False, "error": say(Phrase.of(N_("the table did not take up {game} within 5 s"), game=game),
+                                              lang)}
         if self._switch_refused is not None:
-            return {"ok": False, "error": self._switch_refused}
-        return {"ok": True, **self.loop.call(self.status)}
+            return {"ok": False, "error": say(self._switch_refused, lang)}
+        return {"ok": True, **self.loop.call(lambda: self.status(lang))}
 
     def _act(self, game_id: str, role: str, text: str) -> Text | None:
         """An action from a phone's page (the companion's thread): None if the table took it,
