@@ -341,8 +341,8 @@ def _service(args: argparse.Namespace) -> int:
     if args.command == "release-seat":
         fields = {"seat": args.seat}
     lang = getattr(args, "lang", None) or config.language
-    if args.command == "status" and not args.json:
-        fields["lang"] = lang  # the table says its warnings and the game's end in this language
+    if not getattr(args, "json", False):
+        fields["lang"] = lang  # the table says its refusals, warnings and the game's end in this language
     try:
         answer = request(config.paths.socket, args.command, **fields)
     except ControlError as e:
@@ -360,6 +360,7 @@ def _service(args: argparse.Namespace) -> int:
 def _print_status(answer: dict, lang: str) -> None:
     """``pi-table status`` in the table's language; the game's words (red, clue, codex) as the table's JSON has them."""
     from .engine.phrase import N_
+    from .hal.events import HEALTHY
     from .ui.i18n import TeamWord, translation
 
     _ = translation(lang).gettext
@@ -379,7 +380,8 @@ def _print_status(answer: dict, lang: str) -> None:
               _("{team} to play, {phase} phase").format(team=TeamWord(state["turn"], lang), phase=_(steps[state["phase"]]))
               + ("" if left is None else "; " + _("red {red} left, blue {blue} left").format(**left)))
         print(_("board {board}").format(board=state["board"]))
-    print(_("health {devices}").format(devices=", ".join(f"{name}: {health}" for name, health in answer["health"].items())))
+    print(_("health {devices}").format(devices=", ".join(f"{name}: {_(health) if health in HEALTHY else health}"
+                                                         for name, health in answer["health"].items())))
     for warning in answer["warnings"]:
         print(f"! {warning}")
 

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, TypeAlias
 
 from ..engine import CELLS, Action
-from ..engine.phrase import Text
+from ..engine.phrase import N_, Text
 
 if TYPE_CHECKING:
     from ..engine import CodexAction
@@ -103,7 +103,7 @@ class HealthEvent:
     detail: Text = ""  # what is wrong and what to do, or what came back
 
 
-HEALTHY = frozenset({"ok", "simulated", "not fitted", "off", "starting", "connecting"})
+HEALTHY = frozenset({N_("ok"), N_("simulated"), N_("not fitted"), N_("off"), N_("starting"), N_("connecting")})
 """A device's health in the table's status when nothing is wrong with it; any other words are
 a fault (with what to do), wherever they are shown: staff page, fleet, dashboard."""
 
