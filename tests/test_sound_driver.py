@@ -29,7 +29,7 @@ queued_s = time.monotonic() - started
 idle = device.wait_idle(timeout=10)
 device.close()
 print(json.dumps({"queued_s": queued_s, "idle": idle, "dropped": device.dropped, "healthy": device.healthy,
-                  "events": [[e.device, e.ok, e.detail] for e in events]}))
+                  "events": [[e.device, e.ok, str(e.detail)] for e in events]}))
 """
 
 
