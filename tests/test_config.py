@@ -383,3 +383,20 @@ def test_codex_votes_are_public_unless_the_table_seals_them(tmp_path, value, sea
     path = write(tmp_path, {"game.game": '"codex"', "game.sealed_votes": value})
     rules = config_module.load_config(path).rules
     assert rules.game == "codex" and rules.sealed_votes is sealed
+
+
+def test_a_help_text_lists_every_value_its_key_takes():
+    """The help texts are plain literals (msgids to translate), so a new game, nuke mode, setup,
+    language, data pin or panel must be added to its help by hand: this says which was forgotten."""
+    from pi_table.drivers.ws281x import PINS
+    from pi_table.engine import CELLS, CODEX, GAMES
+    from pi_table.engine.rules import NUKE_MODES, SETUPS
+    from pi_table.engine.views import LANGUAGES
+    from pi_table.ui.mounting import PANELS
+
+    listed = {"game.game": [*GAMES, CODEX], "game.nuke": NUKE_MODES, "game.setup": SETUPS, "game.language": LANGUAGES,
+              "game.dark_cell": [f"0 to {CELLS - 1}"], "leds.pin": [", ".join(map(str, sorted(PINS)))],
+              "screen.panel": PANELS}
+    helps = {o.key: o.help for o in OPTIONS}
+    assert {key: [value for value in values if value not in helps[key]] for key, values in listed.items()} == {
+        key: [] for key in listed}
