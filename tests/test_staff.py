@@ -24,6 +24,7 @@ from pathlib import Path
 import pytest
 
 from pi_table.engine import Guess, Rules, make_game
+from pi_table.engine.codex import STEPS
 from pi_table.engine.phrase import Phrase
 from pi_table.web import Companion
 from pi_table.web.staff import (
@@ -366,6 +367,7 @@ def test_every_word_the_page_shows_is_in_the_catalogue():
     used |= set(re.findall(r'^const DEVICES = \{(.*?)\};', script, re.DOTALL | re.MULTILINE)[0].split('"')[1::2])
     assert "Log in" in used and "the touch board" in used and "Volume" in used
     assert sorted(used - set(TEXTS)) == []
+    assert "t(state.step)" in script and sorted(set(STEPS) - set(TEXTS)) == []  # Codex's step, by its name
 
 
 # --- a real table ----------------------------------------------------------------------------------
@@ -476,6 +478,18 @@ def test_no_staff_answer_carries_the_key_during_a_game(table):
     assert table.key not in text
     for run in re.findall(r"[RBNA?.]{25}", text):  # every board-like string: the hidden cells are hidden
         assert [run[cell] for cell in hidden] == ["?"] * len(hidden), run
+
+
+def test_the_configuration_form_explains_each_key_in_the_pages_language(table):
+    staff = Staff(table.base)
+    staff.login()
+    for lang, length_help in [("en", "turn timer in seconds, 10 to 3600; 0 is off"),
+                              ("it", "timer del turno in secondi, da 10 a 3600; 0 lo spegne")]:
+        staff.lang = lang
+        status, answer = staff.call("GET", "/staff/api/config")
+        helps = {option["key"]: option["help"] for option in answer["options"]}
+        assert status == 200 and helps["timer.length_s"] == length_help
+    assert helps["game.language"] == "la lingua dello schermo: en, it"  # key names and values stay as they are
 
 
 def test_a_bad_value_is_refused_with_the_checkers_message_and_nothing_is_written(table):

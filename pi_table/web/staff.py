@@ -207,6 +207,11 @@ TEXTS = (
     N_("guess"),
     N_("cover"),
     N_("place"),
+    N_("messages"),  # Codex's steps
+    N_("private"),
+    N_("discussion"),
+    N_("vote"),
+    N_("truth"),
     N_("simulated"),
     N_("not fitted"),
     N_("connecting"),
@@ -510,7 +515,11 @@ class StaffPage:
         return web.Response(text=out.getvalue(), content_type="text/csv", headers=_download("csv"))
 
     async def _config(self, request: web.Request, session: _Session) -> web.Response:
-        return web.json_response(await asyncio.to_thread(self.desk.settings))
+        """The configuration with each key's help in the page's language (the help texts are msgids)."""
+        settings = await asyncio.to_thread(self.desk.settings)
+        gettext = translation(_lang(request)).gettext
+        options = [{**option, "help": gettext(option["help"])} for option in settings["options"]]
+        return web.json_response({**settings, "options": options})
 
     async def _change_config(self, request: web.Request, session: _Session) -> web.StreamResponse:
         body = await self._json(request)

@@ -80,7 +80,7 @@ async function refresh() {
 
 function drawTable(table) {
   const state = table.state;
-  const parts = [state.game, state.turn && `${t("turn")}: ${t(state.turn)}`, state.phase && t(state.phase), state.step];
+  const parts = [state.game, state.turn && `${t("turn")}: ${t(state.turn)}`, state.phase && t(state.phase), state.step && t(state.step)];
   const line = state.reason ? `${t("over")}: ${state.reason}` : parts.filter(Boolean).join(" · ");
   $("game-line").textContent = `${table.game_id} · ${line}`;
   const board = $("board");
