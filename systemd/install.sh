@@ -266,7 +266,7 @@ else
   mv "$config.new" "$config"
 fi
 run "see the log" chown "$user:$user" "$(dirname "$config")" "$config"
-chmod 0750 "$(dirname "$config")"
+chmod 0755 "$(dirname "$config")"  # staff and scripts read it: the socket's path is in it
 
 # 6. The unit: enabled for boot, restarted so an upgrade takes effect now. An older version's
 #    state directory let the service's group in; systemd only warns about a directory that

@@ -12,6 +12,7 @@ from __future__ import annotations
 import os
 import re
 import shutil
+import stat
 import subprocess
 import tempfile
 from pathlib import Path
@@ -177,6 +178,9 @@ def test_install_sets_up_a_pi_4_and_runs_twice_without_harm(tmp_path):
         "systemctl daemon-reload", "systemctl enable pi-table.service", "systemctl restart pi-table.service"]
     # the configuration is the service's, for the staff page to edit
     assert installer.calls("chown") == [f"chown pi-table:pi-table {installer.config.parent} {installer.config}"]
+    # ... and readable to all: the staff's pi-table commands find the control socket in it
+    assert stat.S_IMODE(installer.config.parent.stat().st_mode) == 0o755
+    assert stat.S_IMODE(installer.config.stat().st_mode) == 0o644
 
     unit = installer.root / "etc/systemd/system/pi-table.service"
     assert unit.read_text() == UNIT.read_text()
