@@ -452,8 +452,9 @@ class Daemon:
         return []
 
     def change_at_hand(self, key: str, value: object) -> list[str]:
-        """The language or the LEDs' brightness, written like any change and applied at once:
-        nobody should have to restart a table to dim it or to hear it in Italian."""
+        """The language, the LEDs' brightness or the volume (``AT_HAND``; the staff page's
+        ``LIVE``), written like any change and applied at once: nobody should have to restart a
+        table to dim it, quieten it or hear it in Italian."""
         if key not in AT_HAND.values():
             return [f"{key} is not changed while the table runs: expected one of {', '.join(AT_HAND.values())}"]
         problems = self.change_settings({key: value})
