@@ -173,6 +173,7 @@ def build_parser() -> argparse.ArgumentParser:
     past = commands.add_parser("history", help="the games kept in the journal")
     _config_option(past)
     past.add_argument("--json", action="store_true")
+    past.add_argument("--lang", choices=LANGUAGES, help="the language of how each game ended (default: [game] language)")
     staff_pin = commands.add_parser(
         "set-staff-pin", help="set the staff page's PIN (/staff on the phones' server)",
         description="Ask for the staff page's PIN (twice at a terminal, one line from a pipe) and keep its "
@@ -325,16 +326,7 @@ def _service(args: argparse.Namespace) -> int:
     if args.command == "set-staff-pin":
         return _set_staff_pin(config)
     if args.command == "history":
-        games = _history(config)
-        if isinstance(games, int):
-            return games
-        if args.json:
-            print(json.dumps(games))
-        for game in [] if args.json else games:
-            result = game.get("error") or (game["reason"] if game["over"] else "unfinished")
-            print(f"{game['id']}  {game.get('game', '?'):15} {game.get('moves', 0):3} moves  "
-                  f"{game.get('duration_s') or 0:7.0f} s  {result}")
-        return 0
+        return _print_history(config, args.lang or config.language, args.json)
     from .daemon.control import ControlError, NotAllowed, Refused, request
 
     fields = {"game": args.game} if args.command == "new-game" and args.game else {}
@@ -386,7 +378,25 @@ def _print_status(answer: dict, lang: str) -> None:
         print(f"! {warning}")
 
 
-def _history(config) -> list[dict] | int:
+def _print_history(config, lang: str, as_json: bool) -> int:
+    """``pi-table history``: a line a game, how it ended in ``lang``."""
+    from .ui.i18n import translation
+
+    games = _history(config, lang)
+    if isinstance(games, int):
+        return games
+    if as_json:
+        print(json.dumps(games))
+        return 0
+    _ = translation(lang).gettext
+    for game in games:
+        result = game.get("error") or (game["reason"] if game["over"] else _("unfinished"))
+        moves = _("moves: {moves}").format(moves=f"{game.get('moves', 0):<3}")
+        print(f"{game['id']}  {game.get('game', '?'):15} {moves}  {game.get('duration_s') or 0:7.0f} s  {result}")
+    return 0
+
+
+def _history(config, lang: str) -> list[dict] | int:
     """The games kept: asked of the running table (the staff cannot read the journal's
     files), else read from the files (as root or the service's user, the table stopped);
     an exit status when neither can be had."""
@@ -394,7 +404,7 @@ def _history(config) -> list[dict] | int:
     from .table import history
 
     try:
-        return request(config.paths.socket, "history")["games"]
+        return request(config.paths.socket, "history", lang=lang)["games"]
     except NotAllowed as e:
         print(f"pi-table history: {e}", file=sys.stderr)
         return EXIT_NOPERM
@@ -409,7 +419,7 @@ def _history(config) -> list[dict] | int:
         print(f"pi-table history: no table is running to ask, and the journal {folder} is the service's "
               "alone: run it as root", file=sys.stderr)
         return EXIT_UNAVAILABLE
-    return history(folder)
+    return history(folder, lang)
 
 
 def _set_staff_pin(config) -> int:

@@ -124,6 +124,9 @@ def test_history_lists_the_games_kept(tmp_path):
     assert games[1]["winner"] == "blue" and games[1]["moves"] == 1
     text = pi_table("history", "--config", config).stdout
     assert "assassin" in text and "unfinished" in text
+    italian = pi_table("history", "--config", config, "--lang", "it").stdout  # the staff page's history says it so too
+    assert "la squadra rossa ha toccato l'assassino" in italian and "non finita" in italian and "mosse: 1 " in italian
+    assert "assassin" not in italian.replace("assassino", "")
 
 
 def test_the_cli_default_is_the_configuration_default():

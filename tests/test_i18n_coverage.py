@@ -132,3 +132,24 @@ def test_status_says_the_warnings_and_the_end_in_the_language_asked(tmp_path, ca
     assert printed.startswith("pi-table ") and ": partita " in printed and "\nstato touch: " in printed
     assert "gioca: rossa, fase indizio" in printed or "gioca: blu, fase indizio" in printed
     assert "\ngriglia " in printed and "! la striscia LED non funziona" in printed
+
+
+def test_the_history_says_how_each_game_ended_in_the_language_asked(tmp_path):
+    """The staff page's history and ``pi-table history`` ask the running table with their language."""
+    from dataclasses import replace
+
+    from pi_table.config import build, defaults
+    from pi_table.daemon.run import Daemon
+    from pi_table.engine import Guess
+
+    config = build(defaults(), None)
+    config = replace(config, paths=replace(config.paths, journal_dir=tmp_path / "journal", socket=tmp_path / "sock"))
+    daemon = Daemon(config, hal="sim")
+    try:
+        assassin = str(daemon.session.grid.key).index("A")
+        daemon.session.submit(Guess(assassin))  # the loop is not running: straight to the game
+        italian = daemon.answer({"command": "history", "lang": "it"})["games"]
+        english = daemon.answer({"command": "history"})["games"]
+    finally:
+        daemon.close()
+    assert italian[0]["reason"].endswith("ha toccato l'assassino") and english[0]["reason"].endswith("touched the assassin")

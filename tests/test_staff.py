@@ -80,7 +80,7 @@ class FakeDesk:
     def end_game(self, lang):
         self.calls.append("end-game")
 
-    def history(self):
+    def history(self, lang):
         self.calls.append("history")
         return []
 

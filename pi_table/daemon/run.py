@@ -529,7 +529,7 @@ class Daemon:
         elif command == "undo":
             outcome = self.loop.call(lambda: self.loop.submit(Undo()))
         elif command == "history":  # the staff's way to it: the journal's files are the service's alone
-            return {"ok": True, "games": history(self.config.paths.journal_dir)}
+            return {"ok": True, "games": history(self.config.paths.journal_dir, lang)}
         elif command == "release-seat":
             outcome = self._release_seat(request.get("seat"))
         else:
@@ -687,8 +687,8 @@ class StaffDesk:
         answer = self.daemon.answer({**request, "lang": lang})
         return None if answer["ok"] else answer["error"]
 
-    def history(self) -> list[dict]:
-        return history(self.daemon.config.paths.journal_dir)
+    def history(self, lang: str) -> list[dict]:
+        return history(self.daemon.config.paths.journal_dir, lang)
 
     def settings(self) -> dict:
         from ..config import OPTIONS

@@ -30,6 +30,7 @@ from ..engine import (
     is_codex,
 )
 from ..engine.phrase import Phrase
+from ..ui.i18n import say
 from .journal import (
     STARTED,
     VERSION,
@@ -385,8 +386,9 @@ class Session:
             self.journal.close()
 
 
-def history(journal_dir: Path) -> list[dict]:
-    """Every game kept in ``journal_dir``, newest first: result, moves, duration."""
+def history(journal_dir: Path, lang: str = "en") -> list[dict]:
+    """Every game kept in ``journal_dir``, newest first: result, moves, duration; how each
+    ended said in ``lang`` (the staff page and ``pi-table history`` speak the table's language)."""
     games: list[dict[str, object]] = []
     for path in sorted(journal_dir.glob("*.jsonl"), reverse=True):
         try:
@@ -410,7 +412,7 @@ def history(journal_dir: Path) -> list[dict]:
             "over": state.is_over,
             "winner": None if state.winner is None else state.winner.value,
             "losers": losers,
-            "reason": None if reason is None else str(reason),
+            "reason": None if reason is None else say(reason, lang),
         })
     return games
 

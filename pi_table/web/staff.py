@@ -83,8 +83,9 @@ class Desk(Protocol):
     def end_game(self, lang: str) -> Text | None:
         """Leave the game unfinished (it stays in the history) and deal the next; None, or why not."""
 
-    def history(self) -> list[dict]:
-        """The games kept, newest first: id, game, started, moves, duration_s, over, winner, reason."""
+    def history(self, lang: str) -> list[dict]:
+        """The games kept, newest first: id, game, started, moves, duration_s, over, winner, reason
+        (said in ``lang``)."""
 
     def settings(self) -> dict:
         """``{"file": PATH or None, "options": [{key, kind, help, value, default}, ...]}``."""
@@ -500,11 +501,11 @@ class StaffPage:
         return await self._table_now(_lang(request))
 
     async def _history(self, request: web.Request, session: _Session) -> web.Response:
-        games = await asyncio.to_thread(self.desk.history)
+        games = await asyncio.to_thread(self.desk.history, _lang(request))
         return web.json_response({"games": games}, headers=_download("json") if "download" in request.query else {})
 
     async def _history_csv(self, request: web.Request, session: _Session) -> web.Response:
-        games = await asyncio.to_thread(self.desk.history)
+        games = await asyncio.to_thread(self.desk.history, _lang(request))
         out = io.StringIO()
         columns = ("id", "game", "started", "moves", "duration_s", "over", "winner", "losers", "reason")
         writer = csv.writer(out)
