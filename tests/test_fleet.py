@@ -260,6 +260,20 @@ def test_a_game_played_to_the_end_is_reported_with_its_result_and_length(broker,
         table.close()
 
 
+def test_an_italian_table_reports_its_warnings_and_its_result_in_italian(broker, tmp_path):
+    """The fleet's page shows what the table's own screen says, in the table's language."""
+    table = InProcessTable(tmp_path / "table", broker.url, "t1", extra='[game]\nlanguage = "it"\n')
+    watch = Listener(broker.port)
+    try:
+        wait_for(table.daemon.fleet.connected.is_set, "the table's connection", 10)
+        play_a_game(table)
+        over = watch.wait("pi-table/t1/status", lambda value: value["over"], "the status of the finished game")
+        assert over["language"] == "it" and over["state"]["reason"].startswith("la squadra ")
+    finally:
+        watch.close()
+        table.close()
+
+
 def test_a_broker_password_file_gone_missing_leaves_the_table_playing_unreported(tmp_path, refusing_broker):
     missing = tmp_path / "gone.password"
     table = InProcessTable(tmp_path / "table", refusing_broker.replace("mqtt://", "mqtt://t1@"),

@@ -294,8 +294,9 @@ class Daemon:
         return reporter
 
     def _fleet_status(self) -> dict:
-        """The status the fleet sees (in the loop's thread), with when the game began."""
-        return {**self.status(), "began": self.session.began}
+        """The status the fleet sees (in the loop's thread), with when the game began; its
+        warnings and a game's end in the table's language, as its screen shows them."""
+        return {**self.status(self.config.language), "began": self.session.began, "language": self.config.language}
 
     def _fleet_command(self, request: dict) -> dict:
         """A command from the fleet's broker: new game and undo as on the control socket; the

@@ -66,6 +66,7 @@ def status_message(status: dict, dropped: int) -> dict:
         "began": status.get("began"),
         "health": {device: health for device, health in status.get("health", {}).items() if device != "fleet"},
         "warnings": status.get("warnings", []),
+        "language": status.get("language", "en"),  # what the warnings and the game's reason are said in
         "uptime_s": status.get("uptime_s"),
         "events_dropped": dropped,
         "at": round(time.time(), 3),  # when it was made: the dashboard's "last report", the bench's latency
