@@ -352,8 +352,7 @@ def _service(args: argparse.Namespace) -> int:
 def _print_status(answer: dict, lang: str) -> None:
     """``pi-table status`` in the table's language; the game's words (red, clue, codex) as the table's JSON has them."""
     from .engine.phrase import N_
-    from .hal.events import HEALTHY
-    from .ui.i18n import TeamWord, translation
+    from .ui.i18n import TeamWord, say_health, translation
 
     _ = translation(lang).gettext
     steps = {"place": N_("place"), "clue": N_("clue"), "guess": N_("guess"), "cover": N_("cover"),
@@ -372,7 +371,7 @@ def _print_status(answer: dict, lang: str) -> None:
               _("{team} to play, {phase} phase").format(team=TeamWord(state["turn"], lang), phase=_(steps[state["phase"]]))
               + ("" if left is None else "; " + _("red {red} left, blue {blue} left").format(**left)))
         print(_("board {board}").format(board=state["board"]))
-    print(_("health {devices}").format(devices=", ".join(f"{name}: {_(health) if health in HEALTHY else health}"
+    print(_("health {devices}").format(devices=", ".join(f"{name}: {say_health(health, lang)}"
                                                          for name, health in answer["health"].items())))
     for warning in answer["warnings"]:
         print(f"! {warning}")

@@ -237,7 +237,12 @@ def test_a_wrong_pin_is_refused_and_the_right_one_gives_a_strict_httponly_cookie
         "device": "touch", "health": "not working: unplugged",
         "advice": "Check the board's USB cable; the table finds the board again by itself."}
     assert table["devices"][1]["advice"] is None
-    assert desk.calls == ["table"]
+    staff.lang = "it"
+    assert staff.call("GET", "/staff/api/table")[1]["devices"][:2] == [
+        {"device": "touch", "health": "non funziona: unplugged",
+         "advice": "Controlla il cavo USB della scheda: il tavolo la ritrova da solo."},
+        {"device": "leds", "health": "ok", "advice": None}]
+    assert desk.calls == ["table", "table"]
 
 
 def test_an_action_without_the_sessions_csrf_token_is_refused(page, desk):

@@ -27,9 +27,10 @@ from ..drivers.touchboard import TouchBoardSource
 from ..engine import CELLS
 from ..engine.phrase import N_
 from ..hal import ButtonEvent, DialEvent, Event, HealthEvent, LedFrame, SelfTestModel, TouchEvent, UiEvent
+from ..hal.events import NOT_WORKING
 from ..hal.tuning import PadTuner, table_pads
 from ..protocol import wire
-from ..ui.i18n import say, translation
+from ..ui.i18n import say, say_health, translation
 from .run import Devices
 
 WHAT_TO_DO = {
@@ -105,8 +106,8 @@ class SelfTest:
         self.pads_wanted = checkable(health["touch"])
         _ = self._
         self.failures = [_("{device}: {state}; what to do: {what}").format(
-            device=name, state=_("not working: {error}").format(error=state.removeprefix("not working: ")),
-            what=_(WHAT_TO_DO[name])) for name, state in health.items() if state.startswith("not working")]
+            device=name, state=say_health(state, self.lang), what=_(WHAT_TO_DO[name]))
+            for name, state in health.items() if state.startswith(NOT_WORKING)]
 
     def run(self, timeout_s: float = 300.0) -> bool:
         """The walk, then the checklist until it is complete or ``timeout_s`` passes; True

@@ -40,7 +40,7 @@ from .. import config
 from ..config import FleetConfig
 from ..engine.phrase import N_
 from ..hal.events import is_fault
-from ..ui.i18n import translation
+from ..ui.i18n import say_health, translation
 from ..web.staff import hash_pin, pin_matches
 from . import link
 from .link import PREFIX
@@ -109,10 +109,11 @@ class TableRow:
 
 class Fleet:
     """Every table seen on the broker, from its messages; safe from any thread. ``changed``
-    is called (in the MQTT thread) with each table's new row."""
+    is called (in the MQTT thread) with each table's new row; a device's health is said in
+    ``lang``, the page's language."""
 
-    def __init__(self, clock: Callable[[], float] = time.time) -> None:
-        self.clock = clock
+    def __init__(self, clock: Callable[[], float] = time.time, lang: str = "en") -> None:
+        self.clock, self.lang = clock, lang
         self.tables: dict[str, TableRow] = {}
         self.changed: Callable[[dict], None] | None = None
         self._lock = threading.Lock()
@@ -162,7 +163,7 @@ class Fleet:
         status = table.status
         health = status.get("health", {})
         faults = list(status.get("warnings", [])) or [  # what the table's screen warns of, or else its health
-            f"{device}: {detail}" for device, detail in health.items() if is_fault(detail)]
+            f"{device}: {say_health(detail, self.lang)}" for device, detail in health.items() if is_fault(detail)]
         lengths = [game["duration_s"] for game in table.games if isinstance(game.get("duration_s"), (int, float))]
         return {
             "table_id": table.table_id,
@@ -221,7 +222,7 @@ class Dashboard:
                  client_id: str = "pi-table-fleet") -> None:
         self.broker, self.host, self.port, self.lang = broker, host, port, lang
         self.password_hash = password_hash
-        self.fleet = Fleet()
+        self.fleet = Fleet(lang=lang)
         self.fleet.changed = self._changed
         self.sessions: dict[str, float] = {}  # token -> when it expires
         self.failures: dict[str, list[float]] = {}  # address -> times of its failed logins

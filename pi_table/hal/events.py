@@ -108,6 +108,10 @@ HEALTHY = frozenset({N_("ok"), N_("simulated"), N_("not fitted"), N_("off"), N_(
 a fault (with what to do), wherever they are shown: staff page, fleet, dashboard."""
 
 
+NOT_WORKING = "not working: "
+"""How a device's health begins when it failed: the error follows (``say_health`` translates it)."""
+
+
 def is_fault(health: object) -> bool:
     return str(health) not in HEALTHY
 

@@ -23,8 +23,9 @@ from functools import cache
 from pathlib import Path
 from typing import ClassVar
 
-from ..engine.phrase import Phrase, Text
+from ..engine.phrase import N_, Phrase, Text
 from ..engine.views import LANGUAGES
+from ..hal.events import HEALTHY, NOT_WORKING
 
 DOMAIN = "pi_table"
 LOCALE_DIR = Path(__file__).parent / "locale"
@@ -71,6 +72,17 @@ def say(message: Text, lang: str) -> str:
     if not message.fields:
         return text
     return text.format(**{name: _field(value, lang) for name, value in message.fields})
+
+
+def say_health(state: str, lang: str) -> str:
+    """A device's health from the table's status in ``lang``: a healthy word ("ok", "not
+    fitted"...) translated, "not working: ERROR" with its (system's) error kept as it is."""
+    _ = translation(lang).gettext
+    if state in HEALTHY:
+        return _(state)
+    if state.startswith(NOT_WORKING):
+        return _(N_("not working: {error}")).format(error=state.removeprefix(NOT_WORKING))
+    return state
 
 
 def _field(value: object, lang: str) -> object:

@@ -37,7 +37,7 @@ from aiohttp import web
 
 from ..engine.phrase import N_, Text
 from ..hal.events import is_fault
-from ..ui.i18n import LANGUAGES, say, translation
+from ..ui.i18n import LANGUAGES, say, say_health, translation
 from .tokens import write_private
 
 log = logging.getLogger("pi_table.web.staff")
@@ -256,12 +256,13 @@ def words(lang: str) -> dict[str, str]:
     return {text: catalogue.gettext(text) for text in TEXTS}
 
 
-def advised(table: dict) -> list[dict]:
-    """Each device's health with what to do about it when it is not working."""
+def advised(table: dict, lang: str) -> list[dict]:
+    """Each device's health with what to do about it when it is not working, said in ``lang``."""
     health = dict(table.get("health", {}))
     health["journal"] = table.get("journal", "ok")
-    return [{"device": name, "health": state,
-             "advice": ADVICE.get(name, ADVICE_ANY) if is_fault(state) else None}
+    gettext = translation(lang).gettext
+    return [{"device": name, "health": say_health(state, lang),
+             "advice": gettext(ADVICE.get(name, ADVICE_ANY)) if is_fault(state) else None}
             for name, state in health.items()]
 
 
@@ -472,7 +473,7 @@ class StaffPage:
     async def _table_now(self, lang: str) -> web.Response:
         """The table as it is, its devices with advice and its warnings in ``lang``."""
         table = await asyncio.to_thread(self.desk.table, lang)
-        table["devices"] = advised(table)
+        table["devices"] = advised(table, lang)
         table["warnings"] = [say(warning, lang) for warning in table.get("warnings", [])]
         return web.json_response(table)
 
