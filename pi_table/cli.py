@@ -423,15 +423,19 @@ def _history(config, lang: str) -> list[dict] | int:
 
 def _set_staff_pin(config) -> int:
     """Keep the staff page's PIN where the service reads it; as root, the file (and any folder
-    made for it) goes to the owner of the folder it is made in: the service's user."""
+    made for it) goes to the owner of the folder it is made in: the service's user. It speaks
+    the table's language."""
     import getpass
 
+    from .engine.errors import Refusal
+    from .ui.i18n import say, translation
     from .web.staff import MIN_PIN, set_pin
 
+    _ = translation(config.language).gettext
     if sys.stdin.isatty():
-        pin = getpass.getpass(f"staff PIN ({MIN_PIN} characters or more): ")
-        if getpass.getpass("the same PIN again: ") != pin:
-            print("pi-table set-staff-pin: the two PINs differ: nothing was changed", file=sys.stderr)
+        pin = getpass.getpass(_("staff PIN ({least} characters or more): ").format(least=MIN_PIN))
+        if getpass.getpass(_("the same PIN again: ")) != pin:
+            print("pi-table set-staff-pin: " + _("the two PINs differ: nothing was changed"), file=sys.stderr)
             return 1
     else:
         pin = sys.stdin.readline().rstrip("\r\n")
@@ -446,14 +450,15 @@ def _set_staff_pin(config) -> int:
         if os.geteuid() == 0 and st.st_uid != 0:
             for each in [path, *made]:
                 os.chown(each, st.st_uid, st.st_gid)
-    except ValueError as e:
-        print(f"pi-table set-staff-pin: {e}: nothing was changed", file=sys.stderr)
+    except Refusal as e:
+        print("pi-table set-staff-pin: " + _("{problem}: nothing was changed").format(problem=say(e.phrase, config.language)),
+              file=sys.stderr)
         return EXIT_USAGE
     except OSError as e:
-        print(f"pi-table set-staff-pin: cannot write in {folder} ({e.strerror or e}): run it as root (sudo)",
-              file=sys.stderr)
+        print("pi-table set-staff-pin: " + _("cannot write in {folder} ({error}): run it as root (sudo)").format(
+            folder=folder, error=e.strerror or e), file=sys.stderr)
         return EXIT_NOPERM
-    print(f"staff PIN set ({path}): log in at the companion's address followed by /staff")
+    print(_("staff PIN set ({path}): log in at the companion's address followed by /staff").format(path=path))
     return 0
 
 

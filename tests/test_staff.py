@@ -193,6 +193,12 @@ def test_set_staff_pin_reads_the_pin_from_a_pipe_and_refuses_a_short_one(tmp_pat
     done = pi_table("set-staff-pin", "--config", str(config), stdin=f"{PIN}\n")
     assert done.returncode == 0, done.stderr
     assert pin_matches((tmp_path / "journal" / PIN_FILE).read_text(), PIN)
+    config.write_text(config.read_text() + '[game]\nlanguage = "it"\n')  # an Italian table's owner reads Italian
+    short = pi_table("set-staff-pin", "--config", str(config), stdin="12\n")
+    assert short.returncode == 2 and short.stderr == ("pi-table set-staff-pin: il PIN dello staff ha almeno 6 caratteri, "
+                                                      "non 2: non è cambiato niente\n")
+    done = pi_table("set-staff-pin", "--config", str(config), stdin=f"{PIN}\n")
+    assert done.returncode == 0 and done.stdout.startswith("PIN dello staff impostato (")
 
 
 # --- the way in, and every refusal --------------------------------------------------------------

@@ -35,6 +35,7 @@ from typing import Protocol
 
 from aiohttp import web
 
+from ..engine.errors import Refusal
 from ..engine.phrase import N_, Text
 from ..hal.events import is_fault
 from ..ui.i18n import LANGUAGES, say, say_health, translation
@@ -130,7 +131,7 @@ def pin_matches(stored: str, pin: str) -> bool:
 def set_pin(folder: Path, pin: str) -> Path:
     """Keep ``pin``'s hash in ``folder/staff.pin`` (0600); ValueError when the PIN is too short."""
     if len(pin) < MIN_PIN:
-        raise ValueError(f"the staff PIN has at least {MIN_PIN} characters, not {len(pin)}")
+        raise Refusal("the staff PIN has at least {least} characters, not {length}", least=MIN_PIN, length=len(pin))
     folder.mkdir(mode=0o700, parents=True, exist_ok=True)
     path = folder / PIN_FILE
     write_private(path, (hash_pin(pin) + "\n").encode("ascii"))
