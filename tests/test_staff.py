@@ -63,6 +63,10 @@ class FakeDesk:
 
     def __init__(self) -> None:
         self.calls: list[str] = []
+        self.lang = "en"
+
+    def language(self) -> str:
+        return self.lang
 
     def table(self, lang: str = "en") -> dict:
         self.calls.append("table")
@@ -395,14 +399,14 @@ def dealt_key(seed: int = 5) -> str:
 class InProcessTable:
     """The daemon in this process (simulated devices), with a game on a known key and a PIN."""
 
-    def __init__(self, folder: Path, key: str) -> None:
+    def __init__(self, folder: Path, key: str, lang: str = "en") -> None:
         from pi_table.config import load_config
         from pi_table.daemon.run import Daemon
         from pi_table.table import Session
 
         self.folder, self.key = folder, key
         self.config = folder / "config.toml"
-        self.config.write_text(CONFIG)
+        self.config.write_text(CONFIG + f'[game]\nlanguage = "{lang}"\n')
         rules = Rules()
         Session(rules, key=make_game(rules).parse_key(key), journal_dir=folder / "journal").close()
         set_pin(folder / "journal", PIN)
@@ -607,12 +611,12 @@ def test_login_undo_new_game_config_and_logout_on_a_phone(tmp_path, browser, lan
     from playwright.sync_api import expect
 
     words = WORDS[lang]
-    table = InProcessTable(tmp_path, dealt_key())
+    table = InProcessTable(tmp_path, dealt_key(), lang)  # the page starts in the table's language, whatever the phone's
     restarts: list[bool] = []
     assert table.daemon.staff_desk is not None
     table.daemon.staff_desk.restart = lambda: restarts.append(True)  # type: ignore[method-assign]  # systemd's part
     context = browser.new_context(viewport={"width": 390, "height": 844}, device_scale_factor=2,
-                                  locale="it-IT" if lang == "it" else "en-GB")
+                                  locale="en-GB" if lang == "it" else "it-IT")
     try:
         starting = table.daemon.session.table_view().turn
         mine = [cell for cell, letter in enumerate(table.key) if letter == starting.letter]
@@ -692,9 +696,10 @@ def test_the_page_switches_language(tmp_path, browser):
 def test_without_a_pin_the_page_in_a_browser_shows_how_to_set_one_and_nothing_else(tmp_path, browser, desk):
     from playwright.sync_api import expect
 
+    desk.lang = "it"  # an Italian table's page, on a phone set to English
     companion = Companion(staff=StaffPage(desk, tmp_path))
     companion.start()
-    context = browser.new_context(viewport={"width": 390, "height": 844}, locale="it-IT")
+    context = browser.new_context(viewport={"width": 390, "height": 844}, locale="en-GB")
     try:
         page = context.new_page()
         page.goto(f"{companion.base_url}/staff")

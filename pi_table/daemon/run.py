@@ -659,6 +659,9 @@ class StaffDesk:
     def __init__(self, daemon: Daemon) -> None:
         self.daemon = daemon
 
+    def language(self) -> str:
+        return self.daemon.config.language
+
     def table(self, lang: str) -> dict:
         return self.daemon.answer({"command": "status", "lang": lang})
 

@@ -71,6 +71,9 @@ class Desk(Protocol):
     wait on the table loop, so the page makes them in a worker thread. Refusals come back as
     the table's sentence (``say`` translates it)."""
 
+    def language(self) -> str:
+        """The table's language: the page's until the staff pick theirs on it."""
+
     def table(self, lang: str) -> dict:
         """The game as the operatives see it (the public view, never the key), each device's
         health, the warnings, version and uptime; its sentences in ``lang``."""
@@ -363,7 +366,9 @@ class StaffPage:
             return None
 
     async def _page(self, request: web.Request) -> web.Response:
-        return web.Response(body=self._files["staff.html"], content_type="text/html", headers=_PRIVATE)
+        """The page, in ``<html lang>`` the table's language for the script to start from."""
+        page = self._files["staff.html"].replace(b'<html lang="en">', f'<html lang="{self.desk.language()}">'.encode(), 1)
+        return web.Response(body=page, content_type="text/html", headers=_PRIVATE)
 
     async def _static(self, request: web.Request) -> web.Response:
         name = request.match_info["name"]

@@ -6,7 +6,8 @@ const AT_HAND = [
   ["game.language", "Language"], ["leds.brightness", "Brightness"],
   ["timer.length_s", "Turn timer (s, 0: off)"], ["sound.volume", "Volume"],
 ];
-let lang = localStorage.getItem("staff-lang") || ((navigator.language || "").startsWith("it") ? "it" : "en");
+// The table's language, as served in <html lang>, until these staff pick another on this phone.
+let lang = localStorage.getItem("staff-lang") || document.documentElement.lang;
 let words = {};
 let csrf = null;
 let settings = null;
