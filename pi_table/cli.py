@@ -351,24 +351,20 @@ def _service(args: argparse.Namespace) -> int:
 
 def _print_status(answer: dict, lang: str) -> None:
     """``pi-table status`` in the table's language; the game's words (red, clue, codex) as the table's JSON has them."""
-    from .engine.phrase import N_
-    from .ui.i18n import TeamWord, say_health, translation
+    from .ui.i18n import STEPS, TeamWord, say_health, translation
 
     _ = translation(lang).gettext
-    steps = {"place": N_("place"), "clue": N_("clue"), "guess": N_("guess"), "cover": N_("cover"),
-             "messages": N_("messages"), "private": N_("private"), "discussion": N_("discussion"), "vote": N_("vote"),
-             "truth": N_("truth")}
     state = answer["state"]
     print(_("pi-table {version}: game {id} ({game}), up {uptime} s").format(
         version=answer.get("version", "?"), id=answer["game_id"], game=state["game"], uptime=answer["uptime_s"]))
     if state["game"] == "codex":
         print(_("over: {reason}").format(reason=state["reason"]) if state["step"] == "over" else
               _("phase {phase}, {step} step; waiting for seats {seats}").format(
-                  phase=state["phase"], step=_(steps[state["step"]]), seats=", ".join(map(str, state["waiting_for"])) or _("none")))
+                  phase=state["phase"], step=_(STEPS[state["step"]]), seats=", ".join(map(str, state["waiting_for"])) or _("none")))
     else:
         left = state["remaining"]  # None while Deep Undercover's codenames are placed: no key yet
         print(_("over: {reason}").format(reason=state["reason"]) if state["phase"] == "over" else
-              _("{team} to play, {phase} phase").format(team=TeamWord(state["turn"], lang), phase=_(steps[state["phase"]]))
+              _("{team} to play, {phase} phase").format(team=TeamWord(state["turn"], lang), phase=_(STEPS[state["phase"]]))
               + ("" if left is None else "; " + _("red {red} left, blue {blue} left").format(**left)))
         print(_("board {board}").format(board=state["board"]))
     print(_("health {devices}").format(devices=", ".join(f"{name}: {say_health(health, lang)}"
@@ -621,7 +617,7 @@ def _sim(parser: argparse.ArgumentParser, args: argparse.Namespace, rules: Rules
             run_script(table, script, sys.stdout.write)
         else:
             for line in script:
-                verdict = painter._("ok") if play(table, line)[0] else painter._("refused")
+                verdict = painter._("ok") if play(table, line).ok else painter._("refused")
                 print(f"\n> {line.text}   ({verdict})\n{painter.screen(table.shown, table.screen.words)}")
     finally:
         table.close()
@@ -633,13 +629,14 @@ def _codex_sim(parser: argparse.ArgumentParser, args: argparse.Namespace, rules:
     from .engine import Codex, InvalidSetup
     from .sim.script import play, run_script
     from .table import Session, random_source
+    from .ui.i18n import say, translation
 
     if args.script is None:
         parser.error("--game codex plays a script: --script FILE ('-' for standard input)")
     if args.key:
         parser.error("--key deals a grid game; Codex's agents come from --setup TEXT")
     try:
-        from .sim.codex import CodexSimTable, describe, parse_codex_command
+        from .sim.codex import CodexSimTable, parse_codex_command
     except ImportError as e:
         print(f"pi-table sim: Codex's simulator draws the table's screen with pygame ({e}): "
               "install pi-table[screen]", file=sys.stderr)
@@ -658,10 +655,12 @@ def _codex_sim(parser: argparse.ArgumentParser, args: argparse.Namespace, rules:
         if args.json:
             run_script(table, script, sys.stdout.write)
         else:
-            print(describe(table.report()))
+            _ = translation(args.lang).gettext
+            print(table.describe())
             for line in script:
-                ok, error = play(table, line)
-                print(f"\n> {line.text}   ({'ok' if ok else f'refused: {error}'})\n{describe(table.report())}")
+                outcome = play(table, line)
+                verdict = _("ok") if outcome.ok else _("refused: {reason}").format(reason=say(outcome.reason or "", args.lang))
+                print(f"\n> {line.text}   ({verdict})\n{table.describe()}")
     finally:
         table.close()
     return 0

@@ -138,6 +138,18 @@ def test_italian_screen(tmp_path, capsys):
     assert "Passa lo schermo a Aleman (posto 1)" in lines[-1]["screen"]["texts"]
 
 
+def test_the_text_output_speaks_the_tables_language(tmp_path, capsys):
+    """Without --json each step is a line in the language asked: its step, a refusal, the end."""
+    path = tmp_path / "codex.txt"
+    path.write_text("end-turn\ntap vote 1 2\n" + MOON_SEES_RED + "code 0 AAAA-BBBB-CCCC\n" + DONE_ALL)
+    assert main(["sim", "--game", "codex", "--setup", SETUP, "--lang", "it", "--script", str(path)]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith("fase 1, passo comunicazioni; si aspettano i posti 0, 1, 2, 3, 4, 5\n  schermo (table): ")
+    assert "> end-turn   (rifiutato: FINE TURNO chiude solo la discussione: " in out
+    assert "> tap vote 1 2   (rifiutato: nessun pulsante sullo schermo " in out and "mostra il lato pubblico" in out
+    assert "\nfinita: " in out.rsplit(">", 1)[1] and "refused" not in out and "step; waiting" not in out
+
+
 def known(setup_text, actions, seat):
     """What the engine says ``seat`` may know after ``actions``: the fragments it has seen."""
     game = Codex()

@@ -37,6 +37,7 @@ from ..table.codex_loop import CodexLoop
 from ..table.timer import DISCUSSION_S
 from ..ui.canvas import DESIGN, Tap
 from ..ui.codex_screen import Stage, Turn
+from ..ui.i18n import STEPS, say, translation
 from ..ui.screen import ScreenPainter
 from .harness import VirtualTable
 
@@ -205,16 +206,16 @@ class CodexSimTable(VirtualTable):
         self.draw()
         return Outcome(command, outcome.ok, outcome.reason)
 
-    def _where(self) -> str:
+    def _where(self) -> Phrase:
         """The screen's stage in words, for a refused tap."""
         turn, codenames = self.turn, self.session.codex_record.state.setup.codenames
-        who = None if turn.seat is None else f"{codenames[turn.seat]} (seat {turn.seat})"
+        who = None if turn.seat is None else Phrase.of("{codename} (seat {seat})", codename=codenames[turn.seat], seat=turn.seat)
         return {
-            Stage.TABLE: "the public side, pass-and-play off",
-            Stage.WAIT: "the public side, pass-and-play waiting for a step that needs the agents",
-            Stage.PASS: f"'pass the screen to {who}'",
-            Stage.AGENT: f"the turn of {who}",
-            Stage.HIDDEN: "the hidden screen, after " + str(who),
+            Stage.TABLE: Phrase.of("the public side, pass-and-play off"),
+            Stage.WAIT: Phrase.of("the public side, pass-and-play waiting for a step that needs the agents"),
+            Stage.PASS: Phrase.of("'pass the screen to {who}'", who=who),
+            Stage.AGENT: Phrase.of("the turn of {who}", who=who),
+            Stage.HIDDEN: Phrase.of("the hidden screen, after {who}", who=who),
         }[turn.stage]
 
     # --- the output --------------------------------------------------------------------------------
@@ -238,15 +239,18 @@ class CodexSimTable(VirtualTable):
                        "texts": list(frame.texts)},
         }
 
-
-def describe(report: dict) -> str:
-    """A script step as text, for ``pi-table sim --game codex`` without ``--json``."""
-    state, screen = report["state"], report["screen"]
-    if state["step"] == "over":
-        line = f"game over: {state['reason']}"
-    else:
-        waiting = ", ".join(map(str, state["waiting_for"])) or "nobody"
-        line = f"phase {state['phase']}, {state['step']} step; waiting for {waiting}"
-    seat = "" if screen["seat"] is None else f" {screen['seat']}"
-    return f"{line}\n  screen ({screen['stage']}{seat}): " + " | ".join(screen["texts"])
+    def describe(self) -> str:
+        """The step as text in the table's language, for ``pi-table sim --game codex`` without ``--json``."""
+        lang = self.loop.lang
+        _ = translation(lang).gettext
+        record = self.session.codex_record
+        report = self.report()
+        state, screen = report["state"], report["screen"]
+        if state["step"] == "over":
+            line = _("over: {reason}").format(reason=say(record.game.reason(record.state) or "", lang))
+        else:
+            line = _("phase {phase}, {step} step; waiting for seats {seats}").format(
+                phase=state["phase"], step=_(STEPS[state["step"]]), seats=", ".join(map(str, state["waiting_for"])) or _("none"))
+        seat = "" if screen["seat"] is None else f" {screen['seat']}"
+        return f"{line}\n  " + _("screen ({stage}): {texts}").format(stage=f"{screen['stage']}{seat}", texts=" | ".join(screen["texts"]))
 

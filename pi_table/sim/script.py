@@ -87,21 +87,20 @@ def parse_script(
     return parsed
 
 
-def play(table: ScriptedTable, line: ScriptLine) -> tuple[bool, str | None]:
+def play(table: ScriptedTable, line: ScriptLine) -> Outcome:
     """Play one line on ``table``: whether it was accepted, and why not."""
     if isinstance(line.command, Wait):
         table.wait(line.command.seconds)
-        return True, None
-    outcome = table.do(line.command)
-    return outcome.ok, outcome.error
+        return Outcome(line.command, True)
+    return table.do(line.command)
 
 
 def run_script(table: ScriptedTable, script: list[ScriptLine], write: Callable[[str], object]) -> None:
     """Play each line through the simulated devices, writing a JSON line after each."""
     write(_line({"step": 0, "input": None, "ok": True, "error": None, **table.report(), "sounds": table.sounds()}))
     for step, line in enumerate(script, start=1):
-        ok, error = play(table, line)
-        write(_line({"step": step, "input": line.text, "ok": ok, "error": error, **table.report(),
+        outcome = play(table, line)
+        write(_line({"step": step, "input": line.text, "ok": outcome.ok, "error": outcome.error, **table.report(),
                      "sounds": table.sounds()}))
 
 

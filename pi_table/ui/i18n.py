@@ -74,6 +74,12 @@ def say(message: Text, lang: str) -> str:
     return text.format(**{name: _field(value, lang) for name, value in message.fields})
 
 
+STEPS = {"place": N_("place"), "clue": N_("clue"), "guess": N_("guess"), "cover": N_("cover"),
+         "messages": N_("messages"), "private": N_("private"), "discussion": N_("discussion"), "vote": N_("vote"),
+         "truth": N_("truth")}
+"""A game's phases and Codex's steps, by their names in the table's JSON."""
+
+
 def say_health(state: str, lang: str) -> str:
     """A device's health from the table's status in ``lang``: a healthy word ("ok", "not
     fitted"...) translated, "not working: ERROR" with its (system's) error kept as it is."""
