@@ -258,6 +258,23 @@ def test_the_loop_thread_handles_events_posted_from_other_threads():
     assert session.state.turn is Team.BLUE
 
 
+@pytest.mark.parametrize("released_after_s, guessed", [(0.2, True), (0.04, False)])
+def test_a_busy_loop_judges_a_hold_by_when_its_release_came(released_after_s, guessed):
+    """A loop that wakes late (a busy night, a loaded CI) finds the release already queued: a
+    touch held past its hold before it let go is a guess, a brush stays a brush. The loop once
+    took the queued release first and lost the guess."""
+    t = table(settings=InputSettings(hold_s=0.05))
+    assert t.do(Clue(2)).ok
+    t.touch.press(3)
+    t.clock.advance(released_after_s)
+    t.touch.release(3)
+    t.clock.advance(1)  # the loop wakes only now, both events waiting
+    t.loop.stop_soon()
+    t.loop.run()
+    assert (t.session.record.moves == 2) is guessed
+    assert t.session.table_view().board[3] == ("R" if guessed else "?")
+
+
 @settings(max_examples=60, deadline=None)
 @given(seed=st.integers(0, 10_000), game=st.sampled_from(["codenames", "codenames-coop", "alias24"]))
 def test_led_frames_never_depend_on_hidden_cards(seed, game):

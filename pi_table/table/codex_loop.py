@@ -60,7 +60,7 @@ class CodexLoop(EventLoop):
         self._screen_next: float | None = None  # when the screen next changes with no event: the clock
         self._follow_game()
 
-    def handle(self, event: Event) -> Outcome | None:
+    def handle(self, event: Event, came: float) -> Outcome | None:
         outcome = None
         if isinstance(event, HealthEvent):
             self.note_health(event)

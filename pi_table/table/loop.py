@@ -131,7 +131,8 @@ class EventLoop:
         self.leds.close()
         self.session.close()
 
-    def handle(self, event: Event) -> Outcome | None:
+    def handle(self, event: Event, came: float) -> Outcome | None:
+        """``came``: when it was posted, on the loop's clock (a busy loop takes it later)."""
         raise NotImplementedError
 
     def tick(self) -> Outcome | None:
@@ -183,8 +184,8 @@ class EventLoop:
             self.faults[event.device] = event.detail or Phrase.of("{device} is not working", device=event.device)
 
     def post(self, event: Event) -> None:
-        """Queue an event for the loop; safe from any thread."""
-        self._events.put(event)
+        """Queue an event for the loop, stamped with when it came; safe from any thread."""
+        self._events.put((self.clock(), event))
 
     def run_pending(self) -> list[Outcome]:
         """Handle every queued event and whatever is due now, in the calling thread."""
@@ -196,8 +197,9 @@ class EventLoop:
                 break
             if isinstance(event, _Call):
                 self._run_call(event)
-            else:
-                outcomes.append(self.handle(event))
+            elif event is not _STOP:
+                came, posted = event
+                outcomes += self._take(came, posted, self.next_due())
         outcomes.append(self.tick())
         return [outcome for outcome in outcomes if outcome is not None]
 
@@ -234,8 +236,15 @@ class EventLoop:
                 return
             if isinstance(event, _Call):
                 self._run_call(event)
-            else:
-                self.handle(event)
+                continue
+            came, posted = event
+            self._take(came, posted, due)
+
+    def _take(self, came: float, event: Event, due: float | None) -> list[Outcome | None]:
+        """Handle a posted event, after what fell ``due`` before it came: a loop woken late (a
+        busy night) finds a touch's release queued, and a hold completed before it is a guess."""
+        first = self.tick() if due is not None and came >= due else None
+        return [first, self.handle(event, came)]
 
     def _run_call(self, call: _Call) -> None:
         try:
@@ -308,19 +317,19 @@ class TableLoop(EventLoop):
             self.leds.show(render_frame(self.session.table_view(), self.cues(now), now, self.lights))
         return outcome
 
-    def handle(self, event: Event) -> Outcome | None:
-        """One event in, the table shown again; an Outcome when it asked for a command."""
-        now = self.clock()
+    def handle(self, event: Event, came: float) -> Outcome | None:
+        """One event in, the table shown again; an Outcome when it asked for a command. A
+        touch is judged at the time it came."""
         outcome = None
         if isinstance(event, HealthEvent):
             self.note_health(event)
         else:
-            self.last_activity = now
+            self.last_activity = came
         if isinstance(event, TouchEvent):
-            freed = self.policy.report(event.pressed, event.released, now)
+            freed = self.policy.report(event.pressed, event.released, came)
             if freed:
                 self.touch.recalibrate(freed)  # a stuck pad counts again once re-baselined
-            outcome = self._hold_completed(now)
+            outcome = self._hold_completed(came)
         elif isinstance(event, ButtonEvent) and event.name == "enter_clue":
             outcome = self._enter_dial()
         elif isinstance(event, ButtonEvent):
@@ -329,7 +338,7 @@ class TableLoop(EventLoop):
             at = DIAL.index(self.dial) if self.dial is not None else 0
             self.dial = DIAL[min(max(at + event.steps, 0), len(DIAL) - 1)]
         elif isinstance(event, UiEvent) and isinstance(event.command, TimeUp):
-            outcome = self._not_the_timer(event.command, now)
+            outcome = self._not_the_timer(event.command, came)
         elif isinstance(event, UiEvent):
             outcome = self.submit(event.command)
         self.show()
