@@ -52,12 +52,21 @@ def test_an_unmarked_refusal_and_an_untranslated_one_are_caught(tmp_path):
         "    raise InvalidAction('the card ' + str(cell) + ' is upside down')\n"
         "def third():\n"
         "    raise RuleError('a brand new refusal nobody translated')\n"
-        "WAITING = Phrase.of('waiting for {who}' if True else 'nobody to wait for', who='me')\n",
+        "WAITING = Phrase.of('waiting for {who}' if True else 'nobody to wait for', who='me')\n"
+        "class DeckError(Refusal):\n"
+        "    pass\n"
+        "class TornDeck(DeckError):\n"
+        "    pass\n"
+        "def fourth(name):\n"
+        "    raise TornDeck('{name}: the deck is torn', name=name)\n"
+        "def fifth(name):\n"
+        "    raise DeckError(f'{name}: the deck is wet')\n",
         encoding="utf-8",
     )
-    assert [where.rsplit(":", 1)[1] for where in i18n.unmarked_sentences([source])] == ["2", "4"]
+    assert [where.rsplit(":", 1)[1] for where in i18n.unmarked_sentences([source])] == ["2", "4", "15"]
     found = i18n.msgids_in_source([source])
-    assert found == {"a brand new refusal nobody translated", "waiting for {who}", "nobody to wait for"}
+    assert found == {"a brand new refusal nobody translated", "waiting for {who}", "nobody to wait for",
+                     "{name}: the deck is torn"}
     assert found - catalogue().keys() == found
 
 

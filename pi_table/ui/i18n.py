@@ -182,15 +182,26 @@ REFUSALS = frozenset({"Refusal", "RuleError", "GameOver", "InvalidAction", "Inva
 """The engine's errors (pi_table/engine/errors.py): each is raised with its catalogue template."""
 
 
-def _made_of(node: ast.Call) -> ast.expr | None:
+def _refusal_classes(trees: Iterable[ast.AST]) -> frozenset[str]:
+    """``REFUSALS`` and every class these files derive from one of them (a word list's error,
+    say): their templates are msgids too, wherever the class is defined."""
+    bases = {node.name: {base.id for base in node.bases if isinstance(base, ast.Name)}
+             for tree in trees for node in ast.walk(tree) if isinstance(node, ast.ClassDef)}
+    found = set(REFUSALS)
+    while grown := {name for name, parents in bases.items() if name not in found and parents & found}:
+        found |= grown
+    return frozenset(found)
+
+
+def _made_of(node: ast.Call, refusals: frozenset[str]) -> ast.expr | None:
     """The template argument of a call that makes a person's sentence, or None for another call:
-    ``_``/``N_``, ``Phrase``/``Phrase.of`` and the engine's errors."""
+    ``_``/``N_``, ``Phrase``/``Phrase.of`` and the engine's errors (``refusals``)."""
     func = node.func
     name = func.id if isinstance(func, ast.Name) else (
         f"{func.value.id}.{func.attr}" if isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name) else None)
     if isinstance(func, ast.Attribute) and func.attr in ("_", "gettext"):  # painter._("..."), canvas.gettext("...")
         name = "_"
-    if name in ("_", "N_", "Phrase", "Phrase.of") or name in REFUSALS:
+    if name in ("_", "N_", "Phrase", "Phrase.of") or name in refusals:
         return node.args[0] if node.args else None
     return None
 
@@ -222,9 +233,11 @@ def unmarked_sentences(paths: Iterable[Path]) -> list[str]:
 
 
 def _sentences(paths: Iterable[Path]) -> Iterable[tuple[str, str | None]]:
-    for path in paths:
-        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
-            if not isinstance(node, ast.Call) or (arg := _made_of(node)) is None:
+    trees = {path: ast.parse(path.read_text(encoding="utf-8")) for path in paths}
+    refusals = _refusal_classes(trees.values())
+    for path, tree in trees.items():
+        for node in ast.walk(tree):
+            if not isinstance(node, ast.Call) or (arg := _made_of(node, refusals)) is None:
                 continue
             templates = _templates(arg)
             if templates is None:

@@ -12,6 +12,8 @@ import random
 from collections.abc import Sequence
 from pathlib import Path
 
+from ..engine.errors import Refusal
+
 LISTS = ("en", "it")
 WORDS_PER_GAME = 25
 MAX_LETTERS = 20
@@ -20,7 +22,7 @@ KEPT_DEALS = 2
 """The game on the table and the one it replaced, which an undo can bring back."""
 
 
-class WordListError(ValueError):
+class WordListError(Refusal):
     """A word list that cannot deal a game; the message names the file (and line) and what was expected."""
 
 
@@ -37,22 +39,26 @@ def load_words(source: str) -> tuple[str, ...]:
         try:
             text = Path(source).read_text(encoding="utf-8")
         except UnicodeDecodeError as e:
-            raise WordListError(f"{source}: not UTF-8 text (byte {e.start}); a deck file is UTF-8, one word a line") from None
+            raise WordListError("{source}: not UTF-8 text (byte {byte}); a deck file is UTF-8, one word a line",
+                                source=source, byte=e.start) from None
         except OSError as e:
-            raise WordListError(f"{source}: cannot be read ({e.strerror}); --words takes 'en', 'it' or a file") from None
+            raise WordListError("{source}: cannot be read ({error}); --words takes 'en', 'it' or a file", source=source,
+                                error=e.strerror) from None
     words: dict[str, None] = {}
     for number, line in enumerate(text.splitlines(), start=1):
         word = line.split("#", 1)[0].strip()
         if not word:
             continue
         if len(word.split()) != 1:
-            raise WordListError(f"{name}: line {number}: {word!r} is not one word; one word a line is expected")
+            raise WordListError("{name}: line {number}: {word!r} is not one word; one word a line is expected",
+                                name=name, number=number, word=word)
         if len(word) > MAX_LETTERS:
-            raise WordListError(f"{name}: line {number}: {word!r} has {len(word)} characters; "
-                                f"a card's word has at most {MAX_LETTERS}")
+            raise WordListError("{name}: line {number}: {word!r} has {length} characters; a card's word has at most "
+                                "{most}", name=name, number=number, word=word, length=len(word), most=MAX_LETTERS)
         words.setdefault(word)
     if len(words) < WORDS_PER_GAME:
-        raise WordListError(f"{name}: {len(words)} distinct words; a game needs {WORDS_PER_GAME}")
+        raise WordListError("{name}: {count} distinct words; a game needs {needed}", name=name, count=len(words),
+                            needed=WORDS_PER_GAME)
     return tuple(words)
 
 
