@@ -276,8 +276,8 @@ def _load(args: argparse.Namespace, path: Path | None):
 
     try:
         return load_config(path, machine=args.command in ("check-config", "run"))
-    except ConfigError as e:
-        for problem in e.problems:
+    except ConfigError as e:  # in the language the file sets for its table
+        for problem in e.said():
             print(f"pi-table {args.command}: {problem}", file=sys.stderr)
         return None
 
@@ -544,12 +544,14 @@ def _script_lines(args: argparse.Namespace, parse_command) -> list[ScriptLine]:
 
 
 def _sim(parser: argparse.ArgumentParser, args: argparse.Namespace, rules: Rules | CodexRules) -> int:
+    from .engine.errors import Refusal
     from .sim.harness import SimTable
     from .sim.script import play, run_script
     from .sim.terminal import Painter, interactive
     from .table import Session, parse_command, random_source
     from .table.input import InputSettings
     from .table.timer import TimerSettings
+    from .ui.i18n import say
     from .ui.words import Cards, WordListError, load_words
 
     rendering = args.command == "render"
@@ -564,22 +566,22 @@ def _sim(parser: argparse.ArgumentParser, args: argparse.Namespace, rules: Rules
     try:
         words = None if args.words is None else load_words(args.words)
     except WordListError as e:
-        print(f"pi-table {args.command}: --words: {e}", file=sys.stderr)
+        print(f"pi-table {args.command}: --words: {say(e.phrase, args.lang)}", file=sys.stderr)
         return EXIT_USAGE
     game = make_game(rules)
     try:
         key = game.parse_key(args.key, args.start) if args.key else None
     except InvalidKey as e:
-        parser.error(f"--key: {e}")
+        parser.error(f"--key: {say(e.phrase, args.lang)}")
     script = _read_script(args, parse_command)
     try:
         settings = InputSettings(hold_s=args.hold)
-    except ValueError as e:
-        parser.error(f"--hold: {e}")
+    except Refusal as e:
+        parser.error(f"--hold: {say(e.phrase, args.lang)}")
     try:
         timer = TimerSettings(length_s=args.timer, warn_s=args.timer_warn, enforce=args.timer_enforce)
-    except ValueError as e:
-        parser.error(f"--timer: {e}")
+    except Refusal as e:
+        parser.error(f"--timer: {say(e.phrase, args.lang)}")
     session = Session(rules, rng=random_source(args.seed), key=key, start=args.start)
     cards = None if words is None else Cards(words, session.rng)  # the session's rng: --seed deals the words too
     if rendering:

@@ -37,13 +37,15 @@ from .drivers.spi_leds import SpiLedConfig
 from .drivers.touchboard import ELECTRODE_LIMIT, TouchBoardConfig
 from .drivers.ws281x import PINS, Ws281xConfig
 from .engine import CELLS, CODEX, Rules
-from .engine.phrase import N_
+from .engine.errors import Refusal
+from .engine.phrase import N_, Phrase, Text
 from .engine.rules import CENTRE
 from .engine.views import LANGUAGES
 from .hardware import pinout
 from .table.input import InputSettings
 from .table.session import Retention
 from .table.timer import DISCUSSION_S, TimerSettings
+from .ui.i18n import say
 from .ui.leds import LightSettings
 from .ui.mounting import PanelMounting, ScreenSettings
 from .ui.pixels import LedMap, PixelOutput, PowerLimit
@@ -69,11 +71,19 @@ def _fitted(pin: int) -> int | bool:
 
 
 class ConfigError(ValueError):
-    """What is wrong with a configuration: one line per problem, each naming the file and key."""
+    """What is wrong with a configuration: one sentence per problem, each naming the file and
+    key; ``problems`` in English (logs, tests), ``said()`` in the file's own [game] language
+    (when it names one it can be read in) or the one asked, as ``check-config`` and the staff
+    page show them."""
 
-    def __init__(self, problems: list[str]) -> None:
-        super().__init__("\n".join(problems))
-        self.problems = problems
+    def __init__(self, phrases: list[Phrase], lang: str = "en") -> None:
+        self.phrases = phrases
+        self.lang = lang
+        self.problems = [str(phrase) for phrase in phrases]
+        super().__init__("\n".join(self.problems))
+
+    def said(self, lang: str | None = None) -> list[str]:
+        return [say(phrase, lang or self.lang) for phrase in self.phrases]
 
 
 @dataclass(frozen=True, slots=True)
@@ -167,16 +177,19 @@ OPTIONS = (
 BY_KEY = {option.key: option for option in OPTIONS}
 SECTIONS = tuple(dict.fromkeys(option.section for option in OPTIONS))
 EXPECTED = {
-    "str": "a string",
-    "bool": "true or false",
-    "int": "a whole number",
-    "number": "a number",
-    "pin": "a GPIO number or false",
-    "path": "a path (a string)",
-    "usb_id": "a string 'VVVV:PPPP' in hex",
-    "int_list": "a list of whole numbers",
-    "int_lists": "a list of lists of whole numbers",
+    "str": N_("a string"),
+    "bool": N_("true or false"),
+    "int": N_("a whole number"),
+    "number": N_("a number"),
+    "pin": N_("a GPIO number or false"),
+    "path": N_("a path (a string)"),
+    "usb_id": N_("a string 'VVVV:PPPP' in hex"),
+    "int_list": N_("a list of whole numbers"),
+    "int_lists": N_("a list of lists of whole numbers"),
 }
+KINDS = {bool: N_("a boolean"), int: N_("a whole number"), float: N_("a number"), str: N_("a string"),
+         list: N_("a list"), dict: N_("a table")}
+"""How a value found in the file is described, by its Python type."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -301,61 +314,80 @@ def _read(path: Path) -> str:
     try:
         size = path.stat().st_size
         if size > MAX_BYTES:
-            raise ConfigError([f"{path}: {size} bytes is too big for a configuration (at most {MAX_BYTES})"])
+            raise ConfigError([Phrase.of("{path}: {size} bytes is too big for a configuration (at most {most})",
+                                         path=str(path), size=size, most=MAX_BYTES)])
         return path.read_bytes().decode("utf-8")
     except FileNotFoundError:
-        raise ConfigError([f"{path}: no such file (expected a TOML configuration; {DEFAULT_PATH} by default)"]) from None
+        raise ConfigError([Phrase.of("{path}: no such file (expected a TOML configuration; {default} by default)",
+                                     path=str(path), default=str(DEFAULT_PATH))]) from None
     except IsADirectoryError:
-        raise ConfigError([f"{path}: is a directory, expected a TOML file"]) from None
+        raise ConfigError([Phrase.of("{path}: is a directory, expected a TOML file", path=str(path))]) from None
     except OSError as e:
-        raise ConfigError([f"{path}: cannot be read: {e.strerror or e}"]) from None
+        raise ConfigError([Phrase.of("{path}: cannot be read: {error}", path=str(path),
+                                     error=e.strerror or str(e))]) from None
     except UnicodeDecodeError as e:
-        raise ConfigError([f"{path}: not UTF-8 text (byte {e.start}): expected a TOML file"]) from None
+        raise ConfigError([Phrase.of("{path}: not UTF-8 text (byte {byte}): expected a TOML file", path=str(path),
+                                     byte=e.start)]) from None
 
 
 def parse_config(text: str, path: Path, machine: bool = False) -> Config:
     """The configuration in ``text``, read from ``path`` (relative paths in it are taken
     from the file's folder); with ``machine``, checked against this machine as well."""
+    where = str(path)
     try:
         document = tomllib.loads(text)
-    except tomllib.TOMLDecodeError as e:
-        raise ConfigError([f"{path}: not valid TOML: {e}"]) from None
+    except tomllib.TOMLDecodeError as e:  # tomllib's own words (and line) follow, in English
+        raise ConfigError([Phrase.of("{path}: not valid TOML: {error}", path=where, error=str(e))]) from None
     except RecursionError:
-        raise ConfigError([f"{path}: nested too deeply to be a configuration"]) from None
-    problems: list[str] = []
+        raise ConfigError([Phrase.of("{path}: nested too deeply to be a configuration", path=where)]) from None
+    problems: list[Phrase] = []
     given: dict[str, object] = {}
     unread: set[str] = set()  # keys of the right section whose value is of the wrong kind
     for section, table in document.items():
         if section not in SECTIONS:
-            problems.append(f"{path}: unknown section [{section}]{_did_you_mean(section, SECTIONS)}: "
-                            f"expected one of {', '.join(SECTIONS)}")
+            problems.append(Phrase.of("{path}: unknown section [{section}]{hint}: expected one of {sections}",
+                                      path=where, section=section, hint=_did_you_mean(section, SECTIONS),
+                                      sections=", ".join(SECTIONS)))
             continue
         if not isinstance(table, dict):
-            problems.append(f"{path}: {section} is a section ([{section}]), found {_describe(table)}")
+            problems.append(Phrase.of("{path}: {section} is a section ([{section}]), found {found}", path=where,
+                                      section=section, found=_describe(table)))
             continue
         for name, raw in table.items():
             key = f"{section}.{name}"
             option = BY_KEY.get(key)
             if option is None:
                 names = [o.name for o in OPTIONS if o.section == section]
-                problems.append(f"{path}: unknown key {key}{_did_you_mean(name, names)}: "
-                                f"[{section}] has {', '.join(names)}")
+                problems.append(Phrase.of("{path}: unknown key {key}{hint}: [{section}] has {names}", path=where,
+                                          key=key, hint=_did_you_mean(name, names), section=section,
+                                          names=", ".join(names)))
                 continue
             try:
                 given[key] = _read_value(option, raw, path.parent)
-            except ValueError as e:
-                problems.append(f"{path}: {key}: {e}")
+            except Refusal as e:
+                problems.append(_at_key(where, key, e.phrase))
                 unread.add(key)
     try:
         config = build(defaults() | given, path)
     except ValueError:
         problems += _blame(given, path)
     if machine:  # a key read wrong is not checked on its default in its place
-        problems += [f"{path}: {key}: {problem}" for key, problem in check_machine(defaults() | given)
+        problems += [_at_key(where, key, problem) for key, problem in check_machine(defaults() | given)
                      if key not in unread]
     if problems:
-        raise ConfigError(problems)
+        raise ConfigError(problems, _language_of(document))
     return config
+
+
+def _at_key(path: str, key: str, problem: Text) -> Phrase:
+    return Phrase.of("{path}: {key}: {problem}", path=path, key=key, problem=problem)
+
+
+def _language_of(document: dict) -> str:
+    """The language a file asks its table to speak, when it names one the table speaks."""
+    game = document.get("game")
+    language = game.get("language") if isinstance(game, dict) else None
+    return language if isinstance(language, str) and language in LANGUAGES else "en"
 
 
 def _read_value(option: Option, raw: object, base: Path) -> object:
@@ -378,46 +410,49 @@ def _read_value(option: Option, raw: object, base: Path) -> object:
         )
     else:  # str, path, usb_id
         ok = isinstance(raw, str) and "\0" not in raw
+    expected = Phrase(EXPECTED[kind])
     if not ok:
-        raise ValueError(f"expected {EXPECTED[kind]}, found {found}")
+        raise Refusal("expected {expected}, found {found}", expected=expected, found=found)
     if kind == "path":
         raw = str(raw)  # checked above: a string
         if not raw:
-            raise ValueError("expected a path, found an empty string")
+            raise Refusal("expected a path, found an empty string")
         return str(base / raw) if not Path(raw).is_absolute() else raw
     if kind == "usb_id":
         vendor, _, product = str(raw).partition(":")
         try:
             usb_id = (int(vendor, 16), int(product, 16))
         except ValueError:
-            raise ValueError(f"expected {EXPECTED[kind]}, such as '239A:80F4', found {found}") from None
+            raise Refusal("expected {expected}, such as '239A:80F4', found {found}", expected=expected,
+                          found=found) from None
         if not all(0 <= n <= 0xFFFF for n in usb_id) or len(vendor) > 4 or len(product) > 4:
-            raise ValueError(f"expected {EXPECTED[kind]}, four hex digits each, found {found}")
+            raise Refusal("expected {expected}, four hex digits each, found {found}", expected=expected, found=found)
     return raw
 
 
-def _describe(value: object) -> str:
-    kinds = {bool: "a boolean", int: "a whole number", float: "a number", str: "a string",
-             list: "a list", dict: "a table"}
-    kind = next((word for t, word in kinds.items() if isinstance(value, t)), type(value).__name__)
+def _describe(value: object) -> Phrase:
+    """A value found, as it is written and what kind it is: "'x' (a string)"."""
+    kind: Text = next((Phrase(word) for t, word in KINDS.items() if isinstance(value, t)), type(value).__name__)
     text = repr(value)
-    return f"{text[:60]}{'...' if len(text) > 60 else ''} ({kind})"
+    return Phrase.of("{value} ({kind})", value=f"{text[:60]}{'...' if len(text) > 60 else ''}", kind=kind)
 
 
-def _did_you_mean(word: str, choices) -> str:
+def _did_you_mean(word: str, choices) -> Text:
     close = difflib.get_close_matches(word, list(choices), n=1)
-    return f" (did you mean {close[0]}?)" if close else ""
+    return Phrase.of(" (did you mean {word}?)", word=close[0]) if close else ""
 
 
-def _blame(given: dict[str, object], path: Path) -> list[str]:
+def _blame(given: dict[str, object], path: Path) -> list[Phrase]:
     """Name every mistake: each key alone on the defaults, then the rest two at a time (a
     warning longer than the timer), then whatever is left together; the builders' own
     messages say expected and found."""
-    problems, blamed = [], set()
+    where = str(path)
+    problems: list[Phrase] = []
+    blamed = set()
     for key, value in given.items():
         error = _fails(defaults() | {key: value}, path)
         if error:
-            problems.append(f"{path}: {key}: {error}")
+            problems.append(_at_key(where, key, error))
             blamed.add(key)
     rest = {key: value for key, value in given.items() if key not in blamed}
     if not _fails(defaults() | rest, path):
@@ -427,18 +462,23 @@ def _blame(given: dict[str, object], path: Path) -> list[str]:
             continue
         error = _fails(defaults() | {key: value, other: other_value}, path)
         if error:
-            problems.append(f"{path}: {key} and {other} together: {error}")
+            problems.append(Phrase.of("{path}: {key} and {other} together: {problem}", path=where, key=key,
+                                      other=other, problem=error))
             blamed |= {key, other}
     rest = {key: value for key, value in rest.items() if key not in blamed}
     error = _fails(defaults() | rest, path)
     if error:
-        problems.append(f"{path}: {', '.join(rest)} together: {error}")
+        problems.append(Phrase.of("{path}: {keys} together: {problem}", path=where, keys=", ".join(rest),
+                                  problem=error))
     return problems
 
 
-def _fails(values: dict[str, object], path: Path) -> str | None:
+def _fails(values: dict[str, object], path: Path) -> Text | None:
+    """What building refuses: a Refusal's phrase; any other ValueError's English as it is."""
     try:
         build(values, path)
+    except Refusal as e:
+        return e.phrase
     except ValueError as e:
         return str(e)
     return None
@@ -515,7 +555,8 @@ def build(values: dict[str, object], source: Path | None) -> Config:
     v = _Values(values)
     language = v.text("game.language")
     if language not in LANGUAGES:
-        raise ValueError(f"the language is one of {', '.join(LANGUAGES)}, not {language!r}")
+        raise Refusal("the language is one of {languages}, not {language!r}", languages=", ".join(LANGUAGES),
+                      language=language)
     codex = v.text("game.game") == CODEX
     grid_rules = Rules(
         game="codenames" if codex else v.text("game.game"), nuke=v.text("game.nuke"),
@@ -524,7 +565,7 @@ def build(values: dict[str, object], source: Path | None) -> Config:
     )
     discussion_s = v.number("game.discussion_s")
     if not 10 <= discussion_s <= 3600:
-        raise ValueError(f"the discussion lasts 10 to 3600 seconds, not {discussion_s}")
+        raise Refusal("the discussion lasts 10 to 3600 seconds, not {seconds}", seconds=discussion_s)
     leds = _leds(v)
     buttons = ButtonPins(
         end_turn=v.pin("buttons.end_turn"), new_game=v.pin("buttons.new_game"),
@@ -534,7 +575,8 @@ def build(values: dict[str, object], source: Path | None) -> Config:
     data_pin = {"ws281x": leds.ws281x.pin, "spi": SPI_MOSI}.get(leds.backend)
     taken = [name for name, pin in buttons.pins().items() if pin == data_pin]
     if taken:
-        raise ValueError(f"GPIO {data_pin} carries the LED data line, so it cannot also be the {taken[0]} button")
+        raise Refusal("GPIO {pin} carries the LED data line, so it cannot also be the {button} button", pin=data_pin,
+                      button=taken[0])
     return Config(
         source=source,
         values=dict(values),
@@ -564,7 +606,7 @@ def build(values: dict[str, object], source: Path | None) -> Config:
 def _staff_session_s(v: _Values) -> float:
     minutes = v.whole("staff.session_min")
     if not 5 <= minutes <= 1440:
-        raise ValueError(f"session_min is 5 to 1440 minutes, not {minutes}")
+        raise Refusal("session_min is 5 to 1440 minutes, not {minutes}", minutes=minutes)
     return minutes * 60.0
 
 
@@ -589,14 +631,17 @@ def _codex_rules(sealed_votes: bool) -> CodexRules:
 def _touch(v: _Values) -> TouchBoardConfig:
     electrodes = v.wholes("touch.cell_electrodes")
     if len(electrodes) != CELLS:
-        raise ValueError(f"cell_electrodes lists one electrode for each of the {CELLS} cells, not {len(electrodes)}")
+        raise Refusal("cell_electrodes lists one electrode for each of the {cells} cells, not {count}", cells=CELLS,
+                      count=len(electrodes))
     for cell, electrode in enumerate(electrodes):
         if not 0 <= electrode < ELECTRODE_LIMIT:
-            raise ValueError(f"cell {cell} is on electrode {electrode}, which does not exist: 0 to {ELECTRODE_LIMIT - 1}")
+            raise Refusal("cell {cell} is on electrode {electrode}, which does not exist: 0 to {last}", cell=cell,
+                          electrode=electrode, last=ELECTRODE_LIMIT - 1)
     cells: list[int | None] = [None] * (max(electrodes) + 1)
     for cell, electrode in enumerate(electrodes):
         if cells[electrode] is not None:
-            raise ValueError(f"electrode {electrode} is given to cells {cells[electrode]} and {cell}: one pad each")
+            raise Refusal("electrode {electrode} is given to cells {first} and {cell}: one pad each",
+                          electrode=electrode, first=cells[electrode], cell=cell)
         cells[electrode] = cell
     usb = v.text("touch.usb_id").split(":")
     port = v.text("touch.port")
@@ -612,23 +657,26 @@ def _touch(v: _Values) -> TouchBoardConfig:
 def _pairs(rows: list[list[int]]) -> tuple[tuple[int, int], ...]:
     for electrode, row in enumerate(rows):
         if len(row) != 2:
-            raise ValueError(f"thresholds lists a [touch, release] pair per electrode: electrode {electrode} has {row}")
+            raise Refusal("thresholds lists a [touch, release] pair per electrode: electrode {electrode} has {row}",
+                          electrode=electrode, row=row)
     return tuple((touch, release) for touch, release in rows)
 
 
 def _leds(v: _Values) -> LedConfig:
     backend = v.text("leds.backend")
     if backend not in LED_BACKENDS:
-        raise ValueError(f"the LED backend is one of {', '.join(LED_BACKENDS)}, not {backend!r}")
+        raise Refusal("the LED backend is one of {backends}, not {backend!r}", backends=", ".join(LED_BACKENDS),
+                      backend=backend)
     cells, edge = v.rows("leds.cells"), v.wholes("leds.edge")
     if cells:
         if len(cells) != CELLS:
-            raise ValueError(f"an explicit LED map lists the LEDs of all {CELLS} cells, not {len(cells)}")
+            raise Refusal("an explicit LED map lists the LEDs of all {cells} cells, not {count}", cells=CELLS,
+                          count=len(cells))
         length = max((led for leds in [*cells, edge] for led in leds), default=-1) + 1
-        _strip_length(length, "the highest LED in the map")
+        _strip_length(length, Phrase.of("the highest LED in the map"))
         led_map = LedMap(tuple(map(tuple, cells)), tuple(edge), length)
     elif edge:
-        raise ValueError("an explicit edge goes with an explicit map of the cells (leds.cells)")
+        raise Refusal("an explicit edge goes with an explicit map of the cells (leds.cells)")
     else:
         per_cell, offset, edge_leds = v.whole("leds.leds_per_cell"), v.whole("leds.offset"), v.whole("leds.edge_leds")
         _strip_length(offset + CELLS * max(per_cell, 0) + max(edge_leds, 0),
@@ -648,16 +696,18 @@ def _leds(v: _Values) -> LedConfig:
     return leds
 
 
-def _strip_length(length: int, what: str) -> None:
+def _strip_length(length: int, what: Text) -> None:
     """Refuse a strip too long for any table before a map of that size is made."""
     if length > MAX_LEDS:
-        raise ValueError(f"the strip has at most {MAX_LEDS} LEDs, not {length} ({what})")
+        raise Refusal("the strip has at most {most} LEDs, not {length} ({what})", most=MAX_LEDS, length=length,
+                      what=what)
 
 
 def _screen(v: _Values) -> ScreenConfig:
     width, height = v.whole("screen.width"), v.whole("screen.height")
     if (width == 0) != (height == 0) or width < 0 or height < 0 or width > 8192 or height > 8192:
-        raise ValueError(f"width and height are both 0 (the whole display) or both 1 to 8192, not {width} x {height}")
+        raise Refusal("width and height are both 0 (the whole display) or both 1 to 8192, not {width} x {height}",
+                      width=width, height=height)
     return ScreenConfig(
         enabled=v.flag("screen.enabled"), settings=ScreenSettings(rotation=v.whole("screen.rotation")),
         mounting=PanelMounting(panel=v.text("screen.panel"), rotation=v.whole("screen.panel_rotation")),
@@ -668,9 +718,9 @@ def _screen(v: _Values) -> ScreenConfig:
 def _web(v: _Values) -> WebConfig:
     port, url = v.whole("web.port"), v.text("web.url")
     if port != 0 and not 1024 <= port <= 65535:
-        raise ValueError(f"port is 1024 to 65535 (0: any free port), not {port}")
+        raise Refusal("port is 1024 to 65535 (0: any free port), not {port}", port=port)
     if url and not url.startswith(("http://", "https://")):
-        raise ValueError(f"url starts with http:// or https://, not {url!r}")
+        raise Refusal("url starts with http:// or https://, not {url!r}", url=url)
     return WebConfig(enabled=v.flag("web.enabled"), host=v.text("web.host"), port=port, url=url)
 
 
@@ -681,24 +731,25 @@ def _fleet(v: _Values) -> FleetConfig:
     files = {name: v.text(f"fleet.{name}") for name in ("password_file", "ca", "cert", "key")}
     relative = [name for name, file in files.items() if file and not Path(file).is_absolute()]
     if relative:
-        raise ValueError(f"{relative[0]} is an absolute path, such as /etc/pi-table/mqtt/{relative[0]}.pem, "
-                         f"not {files[relative[0]]!r}")
+        raise Refusal("{name} is an absolute path, such as /etc/pi-table/mqtt/{name}.pem, not {file!r}",
+                      name=relative[0], file=files[relative[0]])
     if bool(files["cert"]) != bool(files["key"]):
-        raise ValueError("cert and key go together: a client certificate needs its private key")
+        raise Refusal("cert and key go together: a client certificate needs its private key")
     if table_id:
         _topic_level(table_id, "table_id")
     if not url:
         return FleetConfig(broker="", scheme="", host="", port=0, username=None, password=None, table_id=table_id,
                            **files)
     if url.startswith("mqtt://") and any(files[name] for name in ("ca", "cert", "key")):
-        raise ValueError("ca, cert and key are for an mqtts:// broker: with mqtt:// nothing is encrypted")
+        raise Refusal("ca, cert and key are for an mqtts:// broker: with mqtt:// nothing is encrypted")
     if not table_id:
-        table_id = _topic_level(socket.gethostname(), "this machine's host name, the table_id when none is set,")
+        table_id = _topic_level(socket.gethostname(),
+                                Phrase.of("this machine's host name, the table_id when none is set,"))
     found = broker(url, table_id, **files)
     if found.password_file and found.password is not None:
-        raise ValueError("the broker's password is in the URL or in password_file, not both")
+        raise Refusal("the broker's password is in the URL or in password_file, not both")
     if found.password_file and found.username is None:
-        raise ValueError("password_file is the password of the user the URL names: mqtt[s]://USER@HOST")
+        raise Refusal("password_file is the password of the user the URL names: mqtt[s]://USER@HOST")
     return found
 
 
@@ -709,13 +760,13 @@ def broker(url: str, table_id: str = "", password_file: str = "", ca: str = "", 
     parts = urllib.parse.urlsplit(url)
     shown = urllib.parse.urlunsplit(parts._replace(netloc=parts.netloc.rpartition("@")[2]))
     if parts.scheme not in ("mqtt", "mqtts"):
-        raise ValueError(f"broker is a URL mqtt://HOST[:PORT] or mqtts://HOST[:PORT], not {shown!r}")
+        raise Refusal("broker is a URL mqtt://HOST[:PORT] or mqtts://HOST[:PORT], not {url!r}", url=shown)
     try:
         port = parts.port or (8883 if parts.scheme == "mqtts" else 1883)
     except ValueError:
-        raise ValueError(f"broker's port is 1 to 65535, in {shown!r}") from None
+        raise Refusal("broker's port is 1 to 65535, in {url!r}", url=shown) from None
     if not parts.hostname or parts.path not in ("", "/") or parts.query or parts.fragment:
-        raise ValueError(f"broker is mqtt[s]://[USER:PASSWORD@]HOST[:PORT] and nothing after, not {shown!r}")
+        raise Refusal("broker is mqtt[s]://[USER:PASSWORD@]HOST[:PORT] and nothing after, not {url!r}", url=shown)
     unquote = urllib.parse.unquote
     return FleetConfig(broker=url, scheme=parts.scheme, host=parts.hostname, port=port,
                        username=None if parts.username is None else unquote(parts.username),
@@ -723,23 +774,24 @@ def broker(url: str, table_id: str = "", password_file: str = "", ca: str = "", 
                        password_file=password_file, ca=ca, cert=cert, key=key)
 
 
-def _topic_level(name: str, what: str) -> str:
+def _topic_level(name: str, what: Text) -> str:
     """``name`` if it can be one level of an MQTT topic (pi-table/<table_id>/status)."""
     if not name or any(c in name for c in "/+# \0") or len(name.encode()) > 64:
-        raise ValueError(f"{what} names this table in the topic pi-table/<table_id>/status: 1 to 64 bytes with "
-                         f"no '/', '+', '#', space or NUL, found {name!r}")
+        raise Refusal("{what} names this table in the topic pi-table/<table_id>/status: 1 to 64 bytes with no '/', "
+                      "'+', '#', space or NUL, found {name!r}", what=what, name=name)
     return name
 
 
 def _paths(v: _Values) -> Paths:
     socket = Path(v.text("paths.socket"))
     if len(str(socket).encode()) > SOCKET_PATH_MAX:
-        raise ValueError(f"a UNIX socket path is at most {SOCKET_PATH_MAX} bytes, not {len(str(socket).encode())}")
+        raise Refusal("a UNIX socket path is at most {most} bytes, not {length}", most=SOCKET_PATH_MAX,
+                      length=len(str(socket).encode()))
     keep_games, keep_mb = v.whole("paths.keep_games"), v.number("paths.keep_mb")
     if not 1 <= keep_games <= 100_000:
-        raise ValueError(f"keep_games is 1 to 100000 games, not {keep_games}")
+        raise Refusal("keep_games is 1 to 100000 games, not {games}", games=keep_games)
     if not 1 <= keep_mb <= 100_000:
-        raise ValueError(f"keep_mb is 1 to 100000 megabytes, not {keep_mb}")
+        raise Refusal("keep_mb is 1 to 100000 megabytes, not {megabytes}", megabytes=keep_mb)
     return Paths(
         journal_dir=Path(v.text("paths.journal_dir")),
         socket=socket,
@@ -748,64 +800,68 @@ def _paths(v: _Values) -> Paths:
     )
 
 
-def check_machine(values: dict[str, object]) -> list[tuple[str, str]]:
+def check_machine(values: dict[str, object]) -> list[tuple[str, Phrase]]:
     """What in these keys' values cannot work on this machine, for the user running this:
     (key, what was expected and what was found) for each. The one place where folders,
     groups and addresses are looked at; nothing is made or changed here."""
     expected = {
-        "paths.journal_dir": "a folder the table can write its games in (made if missing)",
-        "paths.socket": "a socket in a folder the table can write in (made if missing)",
-        "paths.socket_group": "the name of a group of this machine ('' keeps the user's own)",
-        "web.host": "an address of this machine, or 0.0.0.0 or :: for every network",
-        **{f"fleet.{name}": "a file the table can read" for name in ("password_file", "ca", "cert", "key")},
+        "paths.journal_dir": N_("a folder the table can write its games in (made if missing)"),
+        "paths.socket": N_("a socket in a folder the table can write in (made if missing)"),
+        "paths.socket_group": N_("the name of a group of this machine ('' keeps the user's own)"),
+        "web.host": N_("an address of this machine, or 0.0.0.0 or :: for every network"),
+        **{f"fleet.{name}": N_("a file the table can read") for name in ("password_file", "ca", "cert", "key")},
     }
     v = _Values(values)
     socket_path = Path(v.text("paths.socket"))
     found = {
         "paths.journal_dir": _unusable_folder(Path(v.text("paths.journal_dir"))),
-        "paths.socket": (f"{socket_path}, which is not a socket (one a stopped table left is fine)"
+        "paths.socket": (Phrase.of("{path}, which is not a socket (one a stopped table left is fine)",
+                                   path=str(socket_path))
                          if _taken(socket_path) else _unusable_folder(socket_path.parent)),
         "paths.socket_group": _missing_group(v.text("paths.socket_group")),
         "web.host": _foreign_host(v.text("web.host")) if v.flag("web.enabled") else None,
         **{f"fleet.{name}": _unreadable(v.text(f"fleet.{name}")) for name in ("password_file", "ca", "cert", "key")},
     }
-    return [(key, f"expected {expected[key]}, found {what}") for key, what in found.items() if what]
+    return [(key, Phrase.of("expected {expected}, found {found}", expected=Phrase(expected[key]), found=what))
+            for key, what in found.items() if what]
 
 
-def _unusable_folder(folder: Path) -> str | None:
+def _unusable_folder(folder: Path) -> Phrase | None:
     """Why the table could not make ``folder`` or write in it; None when it can."""
     if os.path.exists(folder):
         if not os.path.isdir(folder):
-            return f"a file: {folder}"
+            return Phrase.of("a file: {path}", path=str(folder))
         if not os.access(folder, os.W_OK | os.X_OK):
-            return f"{folder}, and {_user()} may not write in it{_read_only(folder)}"
+            return Phrase.of("{path}, and {user} may not write in it{read_only}", path=str(folder), user=_user(),
+                             read_only=_read_only(folder))
         return None
     made = folder.parent
     while not os.path.exists(made):
         made = made.parent
     if not os.path.isdir(made):
-        return f"that {made} is a file, so {folder} cannot be made"
+        return Phrase.of("that {file} is a file, so {path} cannot be made", file=str(made), path=str(folder))
     if not os.access(made, os.W_OK | os.X_OK):
-        return f"that {_user()} may not write in {made}{_read_only(made)}, so {folder} cannot be made"
+        return Phrase.of("that {user} may not write in {parent}{read_only}, so {path} cannot be made", user=_user(),
+                         parent=str(made), read_only=_read_only(made), path=str(folder))
     return None
 
 
-def _unreadable(name: str) -> str | None:
+def _unreadable(name: str) -> Phrase | None:
     """Why the table could not read the file ``name`` ('' names none); None when it can."""
     if not name:
         return None
     if not os.path.isfile(name):
-        return f"{name}, which is not a file"
+        return Phrase.of("{path}, which is not a file", path=name)
     if not os.access(name, os.R_OK):
-        return f"{name}, which {_user()} may not read"
+        return Phrase.of("{path}, which {user} may not read", path=name, user=_user())
     return None
 
 
-def _read_only(folder: Path) -> str:
+def _read_only(folder: Path) -> Text:
     """Say so when ``folder`` is on a read-only file system, as all but the unit's own folders
     are under its ProtectSystem=strict: permissions are then not the reason."""
     try:
-        return " (a read-only file system here)" if os.statvfs(folder).f_flag & os.ST_RDONLY else ""
+        return Phrase.of(" (a read-only file system here)") if os.statvfs(folder).f_flag & os.ST_RDONLY else ""
     except OSError:
         return ""
 
@@ -818,30 +874,31 @@ def _taken(socket_path: Path) -> bool:
         return False
 
 
-def _user() -> str:
+def _user() -> Phrase:
     try:
-        return f"user {pwd.getpwuid(os.geteuid()).pw_name}"
+        return Phrase.of("user {name}", name=pwd.getpwuid(os.geteuid()).pw_name)
     except KeyError:
-        return f"user {os.geteuid()}"
+        return Phrase.of("user {name}", name=os.geteuid())
 
 
-def _missing_group(group: str) -> str | None:
+def _missing_group(group: str) -> Phrase | None:
     if not group:
         return None
     try:
         grp.getgrnam(group)
     except KeyError:
-        return f"{group!r}, and no group has that name"
+        return Phrase.of("{group!r}, and no group has that name", group=group)
     return None
 
 
-def _foreign_host(host: str) -> str | None:
+def _foreign_host(host: str) -> Phrase | None:
     """Why the companion could not listen on ``host``; None when it can. Each address the
     name resolves to is bound to a free port, as the companion's server binds them all."""
     try:
         addresses = socket.getaddrinfo(host or None, 0, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE)
     except (socket.gaierror, UnicodeError) as e:
-        return f"{host!r}, a name that does not resolve ({getattr(e, 'strerror', None) or e})"
+        return Phrase.of("{host!r}, a name that does not resolve ({error})", host=host,
+                         error=getattr(e, "strerror", None) or str(e))
     for family, kind, protocol, _, address in addresses:
         try:
             probe = socket.socket(family, kind, protocol)
@@ -853,8 +910,10 @@ def _foreign_host(host: str) -> str | None:
             except OSError as e:
                 which = "" if address[0] == host else f" ({address[0]})"
                 if e.errno == errno.EADDRNOTAVAIL:
-                    return f"{host!r}, which is not an address of this machine{which}"
-                return f"{host!r}, on which nothing may listen here{which}: {e.strerror or e}"
+                    return Phrase.of("{host!r}, which is not an address of this machine{which}", host=host,
+                                     which=which)
+                return Phrase.of("{host!r}, on which nothing may listen here{which}: {error}", host=host, which=which,
+                                 error=e.strerror or str(e))
     return None
 
 
@@ -881,7 +940,8 @@ def toml_value(value: object) -> str:
         return "[" + ", ".join(map(toml_value, value)) + "]"
     if isinstance(value, int | float) and math.isfinite(value):
         return repr(value)
-    raise ValueError(f"expected a string, a number, true or false, or a list of them, found {_describe(value)}")
+    raise Refusal("expected a string, a number, true or false, or a list of them, found {found}",
+                  found=_describe(value))
 
 
 # --- writing the file -----------------------------------------------------------------------

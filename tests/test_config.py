@@ -378,6 +378,87 @@ def test_mutated_files_are_refused_or_accepted_never_a_traceback(tmp_path):
     assert 200 < refused < 300  # the damage was real, and not always fatal
 
 
+# The checker speaks the table's language -----------------------------------------------------
+
+EDGE_VALUES = {  # for each kind, values at and past the edges every range check guards
+    "int": ["-1", "0", "1", "31", "9999", "99999999999999999999"], "number": ["-1", "0", "0.001", "7.5", "1e9"],
+    "pin": ["-1", "0", "2", "18", "40"], "str": ['""', '"zzz"', '"a/b c"', '"mqtt://"', '"00:00-00:00"'],
+    "path": ['"/"', '"' + "p" * 200 + '"'], "usb_id": ['"0:0"', '"FFFFF:1"'], "bool": ["true", "false"],
+    "int_list": ["[]", "[-1]", "[0, 0]", "[99]"], "int_lists": ["[]", "[[0]]", "[[0, 1, 2]]", "[[-1, 5]]"],
+}
+
+
+def problems_in_italian(tmp_path: Path) -> tuple[int, list[str]]:
+    """Every bad file this module makes (each key at its edges, the fuzz cases, damaged whole
+    files), loaded as check-config loads it: how many problems, and those whose Italian is the
+    English word for word (a sentence the catalogue cannot reach)."""
+    cases = [{o.key: value} for o in OPTIONS for value in EDGE_VALUES[o.kind]]
+    cases += [changes for _, changes, _ in fuzz_cases(random.Random(12))]
+    files = [write(tmp_path, changes, name=f"edge{number}.toml") for number, changes in enumerate(cases)]
+    whole = config_module.to_toml(config_module.load_config(write(tmp_path, {})), comments=False)
+    rng = random.Random(7)
+    for number in range(100):
+        files.append(tmp_path / f"mutated{number}.toml")
+        files[-1].write_text(mutated(whole, rng), encoding="utf-8")
+    for number, text in enumerate(BAD_TOML):
+        files.append(tmp_path / f"toml{number}.toml")
+        files[-1].write_text(text, encoding="utf-8")
+    count, english = 0, []
+    for path in files:
+        try:
+            config_module.load_config(path, machine=True)
+        except config_module.ConfigError as e:
+            for phrase, italian in zip(e.phrases, e.said("it"), strict=True):
+                count += 1
+                if italian == str(phrase):
+                    english.append(italian)
+    return count, english
+
+
+def test_every_problem_the_checker_finds_is_said_in_italian(tmp_path):
+    """A range check raising a bare ValueError (English from an f-string) instead of a Refusal
+    would show the same words on an Italian table: hundreds of bad files find none."""
+    count, english = problems_in_italian(tmp_path)
+    print(f"checker: {count} problems said in Italian")
+    assert count > 300
+    assert english == []
+
+
+def test_a_bare_value_error_in_a_range_check_is_caught(tmp_path, monkeypatch):
+    """The check above fails on a builder whose refusal cannot be translated."""
+    from pi_table.table import timer
+
+    def bare(self):
+        if self.length_s == 5:
+            raise ValueError(f"turn timer length is 0 (off) or 10 to 3600 seconds, not {self.length_s}")
+
+    monkeypatch.setattr(timer.TimerSettings, "__post_init__", bare)
+    english = problems_in_italian(tmp_path)[1]
+    assert english and all(line.endswith("timer.length_s: turn timer length is 0 (off) or 10 to 3600 seconds, not 5")
+                           for line in english), english
+
+
+def test_check_config_speaks_the_language_the_file_sets(tmp_path, capsys):
+    path = write(tmp_path, {"game.language": '"it"', "timer.length_s": "5", "game.langage": '"it"',
+                            "leds.brightness": '"high"', "paths.journal_dir": f'"{tmp_path / "afile"}"'})
+    (tmp_path / "afile").write_text("")
+    assert cli.main(["check-config", str(path)]) == EXIT_CONFIG
+    said = capsys.readouterr().err.splitlines()
+    assert sorted(said) == sorted([
+        f"pi-table check-config: {path}: chiave sconosciuta game.langage (forse language?): [game] ha "
+        + ", ".join(o.name for o in OPTIONS if o.section == "game"),
+        f"pi-table check-config: {path}: leds.brightness: atteso: un numero; trovato: 'high' (una stringa)",
+        f"pi-table check-config: {path}: timer.length_s: la durata del timer del turno è 0 (spento) o da 10 a 3600 "
+        "secondi, non 5",
+        f"pi-table check-config: {path}: paths.journal_dir: atteso: una cartella in cui il tavolo può scrivere le "
+        f"partite (creata se manca); trovato: un file: {tmp_path / 'afile'}",
+    ])
+    english = write(tmp_path, {"timer.length_s": "5"}, name="english.toml")
+    assert cli.main(["check-config", str(english)]) == EXIT_CONFIG
+    assert capsys.readouterr().err == (f"pi-table check-config: {english}: timer.length_s: turn timer length is 0 "
+                                       "(off) or 10 to 3600 seconds, not 5\n")
+
+
 @pytest.mark.parametrize("value, sealed", [("false", False), ("true", True)])
 def test_codex_votes_are_public_unless_the_table_seals_them(tmp_path, value, sealed):
     path = write(tmp_path, {"game.game": '"codex"', "game.sealed_votes": value})

@@ -507,6 +507,11 @@ def test_the_configuration_form_explains_each_key_in_the_pages_language(table):
     assert helps["game.language"] == "la lingua dello schermo: en, it"  # key names and values stay as they are
 
 
+TOO_SHORT = {"en": "turn timer length is 0 (off) or 10 to 3600 seconds, not 5",
+             "it": "la durata del timer del turno è 0 (spento) o da 10 a 3600 secondi, non 5"}
+"""The checker's refusal of a 5-second turn timer, as the page shows it in each language."""
+
+
 def test_a_bad_value_is_refused_with_the_checkers_message_and_nothing_is_written(table):
     staff = Staff(table.base)
     staff.login()
@@ -519,6 +524,16 @@ def test_a_bad_value_is_refused_with_the_checkers_message_and_nothing_is_written
         f"can write its games in (made if missing), found a file: {table.config}"  # check-config's machine check
     status, answer = staff.call("POST", "/staff/api/config", {"changes": {"sound.loudness": 0.5}})
     assert status == 400 and "unknown key sound.loudness" in answer["error"]
+    staff.lang = "it"  # the checker's words in the page's language, the keys and values as they are
+    status, answer = staff.call("POST", "/staff/api/config", {"changes": {"timer.length_s": 5}})
+    assert status == 400 and answer["problems"] == [f"{table.config}: timer.length_s: {TOO_SHORT['it']}"]
+    status, answer = staff.call("POST", "/staff/api/config", {"changes": {"paths.journal_dir": str(table.config)}})
+    assert status == 400 and answer["error"] == f"{table.config}: paths.journal_dir: atteso: una cartella in cui " \
+        f"il tavolo può scrivere le partite (creata se manca); trovato: un file: {table.config}"
+    status, answer = staff.call("POST", "/staff/api/config", {"changes": {"leds.cells": [{"a": 1}]}})
+    assert status == 400 and answer["problems"] == [
+        f"{table.config}: leds.cells: atteso: una stringa, un numero, true o false, o una lista di questi; "
+        "trovato: {'a': 1} (una tabella)"]
     assert table.config.read_bytes() == before
     assert not table.daemon.restarting and not list(table.folder.glob(".config.toml.*"))
 
@@ -655,7 +670,7 @@ def test_login_undo_new_game_config_and_logout_on_a_phone(tmp_path, browser, lan
         timer = page.locator('#config input[name="timer.length_s"]')
         timer.fill("5")
         page.click(f"#config button:text('{words['save']}')")
-        expect(page.locator("#message")).to_contain_text("timer.length_s: turn timer length is 0 (off) or 10 to 3600")
+        expect(page.locator("#message")).to_contain_text(f"timer.length_s: {TOO_SHORT[lang]}")
         assert "length_s = 5" not in table.config.read_text() and restarts == []
         timer.fill("120")
         page.click(f"#config button:text('{words['save']}')")

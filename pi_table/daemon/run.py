@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING
 from .. import version
 from ..config import Config
 from ..engine import CODEX, GAMES, TableView, Undo
+from ..engine.errors import Refusal
 from ..engine.phrase import N_, Phrase, Text
 from ..hal import (
     Buttons,
@@ -305,7 +306,7 @@ class Daemon:
         if command in ("new-game", "undo"):
             return self.answer({"command": command, "game": request.get("game")})
         problems = self.change_at_hand(AT_HAND[command], request.get(command))
-        return {"ok": not problems, "error": "; ".join(problems) or None}
+        return {"ok": not problems, "error": "; ".join(say(problem, self.config.language) for problem in problems) or None}
 
     def _start_companion(self, state: str) -> None:
         """The phones' pages, once the table has said it is ready: loading the web server takes
@@ -429,35 +430,42 @@ class Daemon:
             sick = self.companion_beat.check(self.companion._loop, self.companion._thread)
         return sick
 
-    def change_settings(self, changes: dict[str, object]) -> list[str]:
+    def change_settings(self, changes: dict[str, object]) -> list[Phrase]:
         """Written only if ``check-config`` would pass the new file (on this machine, as the
         service's user): the checker's problems, or [] once written. A restart applies them."""
         from ..config import BY_KEY, ConfigError, toml_value, write_keys
 
         path = self.config.source
         if path is None:
-            return ["no configuration file: the table runs on its defaults (start one with "
-                    "pi-table check-config --defaults)"]
+            return [Phrase.of("no configuration file: the table runs on its defaults (start one with "
+                              "pi-table check-config --defaults)")]
         unknown = [key for key in changes if key not in BY_KEY]
         if unknown:
-            return [f"{path}: unknown key {key}: expected one of pi-table check-config --defaults" for key in unknown]
-        unwritable = [f"{path}: {key}: {why}" for key, value in changes.items() for why in _unwritable(value)]
+            return [Phrase.of("{path}: unknown key {key}: expected one of pi-table check-config --defaults",
+                              path=str(path), key=key) for key in unknown]
+        values, unwritable = {}, []
+        for key, value in changes.items():
+            try:
+                values[key] = toml_value(value)
+            except Refusal as e:  # a value no key holds (a table, a missing value)
+                unwritable.append(Phrase.of("{path}: {key}: {problem}", path=str(path), key=key, problem=e.phrase))
         if unwritable:
             return unwritable
         try:
-            write_keys(path, {key: toml_value(value) for key, value in changes.items()}, machine=True)
+            write_keys(path, values, machine=True)
         except ConfigError as e:
-            return e.problems
+            return e.phrases
         except OSError as e:
-            return [f"{path}: cannot be written: {e.strerror or e}"]
+            return [Phrase.of("{path}: cannot be written: {error}", path=str(path), error=e.strerror or str(e))]
         return []
 
-    def change_at_hand(self, key: str, value: object) -> list[str]:
+    def change_at_hand(self, key: str, value: object) -> list[Phrase]:
         """The language, the LEDs' brightness or the volume (``AT_HAND``; the staff page's
         ``LIVE``), written like any change and applied at once: nobody should have to restart a
         table to dim it, quieten it or hear it in Italian."""
         if key not in AT_HAND.values():
-            return [f"{key} is not changed while the table runs: expected one of {', '.join(AT_HAND.values())}"]
+            return [Phrase.of("{key} is not changed while the table runs: expected one of {keys}", key=key,
+                              keys=", ".join(AT_HAND.values()))]
         problems = self.change_settings({key: value})
         if not problems:  # written: a table stopping meanwhile takes it up when it next starts
             self._in_loop(lambda: self._apply_at_hand(key, value))
@@ -702,10 +710,10 @@ class StaffDesk:
                 "options": [{"key": o.key, "kind": o.kind, "help": o.help, "default": o.default,
                              "value": config.values[o.key]} for o in OPTIONS]}
 
-    def change_settings(self, changes: dict[str, object]) -> list[str]:
+    def change_settings(self, changes: dict[str, object]) -> list[Phrase]:
         return self.daemon.change_settings(changes)
 
-    def change_at_hand(self, key: str, value: object) -> list[str]:
+    def change_at_hand(self, key: str, value: object) -> list[Phrase]:
         return self.daemon.change_at_hand(key, value)
 
     def log_lines(self) -> list[str]:
@@ -713,17 +721,6 @@ class StaffDesk:
 
     def restart(self) -> None:
         self.daemon.restart()
-
-
-def _unwritable(value: object) -> list[str]:
-    """Why ``value`` cannot go into the configuration file, if it cannot."""
-    from ..config import toml_value
-
-    try:
-        toml_value(value)
-    except ValueError as e:
-        return [str(e)]
-    return []
 
 
 def _reachable_address(host: str) -> str:

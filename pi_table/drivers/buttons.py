@@ -26,6 +26,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from ..engine.errors import Refusal
 from ..hal.buttons import Buttons
 from ..hal.events import ButtonEvent, DialEvent, Emit, Event
 
@@ -58,32 +59,27 @@ class ButtonPins:
         used: dict[int, str] = {}
         for name, pin in self.pins().items():
             if isinstance(pin, bool) or not isinstance(pin, int) or pin not in HEADER_GPIO:
-                raise ValueError(
-                    f"{name} pin is a BCM GPIO number on the 40-pin header, "
-                    f"{HEADER_GPIO.start} to {HEADER_GPIO.stop - 1}, not {pin!r}"
-                )
+                raise Refusal("{name} pin is a BCM GPIO number on the 40-pin header, {first} to {last}, not {pin!r}",
+                              name=name, first=HEADER_GPIO.start, last=HEADER_GPIO.stop - 1, pin=pin)
             if pin in used:
-                raise ValueError(f"{used[pin]} and {name} are both on GPIO {pin}: each pin takes one contact")
+                raise Refusal("{first} and {name} are both on GPIO {pin}: each pin takes one contact", first=used[pin],
+                              name=name, pin=pin)
             used[pin] = name
         fitted = [name for name in ENCODER if getattr(self, name) is not None]
         if fitted and len(fitted) < len(ENCODER):
-            raise ValueError(
-                f"the encoder needs all of {', '.join(ENCODER)} or none of them, not only {', '.join(fitted)}"
-            )
+            raise Refusal("the encoder needs all of {names} or none of them, not only {fitted}", names=", ".join(ENCODER),
+                          fitted=", ".join(fitted))
         for name in ("new_game_hold_s", "bounce_s"):
             seconds = getattr(self, name)
             if isinstance(seconds, bool) or not isinstance(seconds, (int, float)):
                 # a ValueError all the same: the configuration names the key of any ValueError
-                raise ValueError(f"{name} is a number of seconds, not {seconds!r}")  # noqa: TRY004
+                raise Refusal("{name} is a number of seconds, not {seconds!r}", name=name, seconds=seconds)
         if not 0 < self.new_game_hold_s <= LONGEST_HOLD_S:
-            raise ValueError(
-                f"new_game_hold_s is above 0 and at most {LONGEST_HOLD_S:g} seconds, not {self.new_game_hold_s!r}"
-            )
+            raise Refusal("new_game_hold_s is above 0 and at most {most:g} seconds, not {seconds!r}", most=LONGEST_HOLD_S,
+                          seconds=self.new_game_hold_s)
         if not 0 < self.bounce_s < self.new_game_hold_s:
-            raise ValueError(
-                f"bounce_s is above 0 and shorter than new_game_hold_s ({self.new_game_hold_s:g} s), "
-                f"not {self.bounce_s!r}"
-            )
+            raise Refusal("bounce_s is above 0 and shorter than new_game_hold_s ({hold:g} s), not {seconds!r}",
+                          hold=self.new_game_hold_s, seconds=self.bounce_s)
 
     def pins(self) -> dict[str, int]:
         """The fitted contacts by field name."""

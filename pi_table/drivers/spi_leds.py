@@ -31,6 +31,7 @@ import math
 from dataclasses import dataclass
 from pathlib import Path
 
+from ..engine.errors import Refusal
 from ..hal import LedFrame, LedStrip
 from .ws281x import ORDERS, PixelSource
 
@@ -52,13 +53,12 @@ class SpiLedConfig:
 
     def __post_init__(self) -> None:
         if not 5_600_000 <= self.speed_hz <= 7_200_000:
-            raise ValueError(
-                f"speed_hz is about 6400000 (5.6 to 7.2 MHz keep the WS2812B's bit timing), not {self.speed_hz}"
-            )
+            raise Refusal("speed_hz is about 6400000 (5.6 to 7.2 MHz keep the WS2812B's bit timing), not {hz}",
+                          hz=self.speed_hz)
         if self.order not in ORDERS:
-            raise ValueError(f"order is one of {', '.join(ORDERS)}, not {self.order!r}")
+            raise Refusal("order is one of {orders}, not {order!r}", orders=", ".join(ORDERS), order=self.order)
         if not 50 <= self.latch_us <= 1000:
-            raise ValueError(f"latch_us is 50 to 1000 microseconds (WS2812B: 280 or more), not {self.latch_us}")
+            raise Refusal("latch_us is 50 to 1000 microseconds (WS2812B: 280 or more), not {us}", us=self.latch_us)
 
 
 class SpiLedStrip(LedStrip):

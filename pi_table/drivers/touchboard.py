@@ -29,6 +29,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..engine import CELLS
+from ..engine.errors import Refusal
 from ..engine.phrase import Phrase
 from ..hal.events import ButtonEvent, Emit, Event, HealthEvent, TouchEvent
 from ..hal.touch import TouchSource
@@ -71,44 +72,46 @@ class TouchBoardConfig:
 
     def __post_init__(self) -> None:
         if self.port is not None and not self.port:
-            raise ValueError("touch board port is a device path such as /dev/serial/by-id/..., not empty")
+            raise Refusal("touch board port is a device path such as /dev/serial/by-id/..., not empty")
         if len(self.usb_id) != 2 or not all(isinstance(n, int) and 0 <= n <= 0xFFFF for n in self.usb_id):
-            raise ValueError(f"usb_id is (vendor, product), two numbers 0 to 0xFFFF, not {self.usb_id!r}")
+            raise Refusal("usb_id is (vendor, product), two numbers 0 to 0xFFFF, not {usb_id}", usb_id=repr(self.usb_id))
         if len(self.cells) > ELECTRODE_LIMIT:
-            raise ValueError(f"cells maps at most {ELECTRODE_LIMIT} electrodes, not {len(self.cells)}")
+            raise Refusal("cells maps at most {most} electrodes, not {count}", most=ELECTRODE_LIMIT, count=len(self.cells))
         seen: dict[int, int] = {}
         for electrode, cell in enumerate(self.cells):
             if cell is None:
                 continue
             if not isinstance(cell, int) or not 0 <= cell < CELLS:
-                raise ValueError(
-                    f"electrode {electrode} is mapped to cell {cell!r}, off the grid: cells are 0 to {CELLS - 1}"
-                )
+                raise Refusal("electrode {electrode} is mapped to cell {cell!r}, off the grid: cells are 0 to {last}",
+                              electrode=electrode, cell=cell, last=CELLS - 1)
             if cell in seen:
-                raise ValueError(f"cell {cell} is mapped twice: to electrodes {seen[cell]} and {electrode}")
+                raise Refusal("cell {cell} is mapped twice: to electrodes {first} and {electrode}", cell=cell,
+                              first=seen[cell], electrode=electrode)
             seen[cell] = electrode
         if len(set(self.end_turn)) != len(self.end_turn):
-            raise ValueError(f"end_turn lists an electrode twice: {self.end_turn}")
+            raise Refusal("end_turn lists an electrode twice: {electrodes}", electrodes=str(self.end_turn))
         for electrode in self.end_turn:
             if not isinstance(electrode, int) or not 0 <= electrode < ELECTRODE_LIMIT:
-                raise ValueError(
-                    f"END TURN electrode {electrode!r} does not exist: electrodes are 0 to {ELECTRODE_LIMIT - 1}"
-                )
+                raise Refusal("END TURN electrode {electrode!r} does not exist: electrodes are 0 to {last}",
+                              electrode=electrode, last=ELECTRODE_LIMIT - 1)
             if electrode < len(self.cells) and self.cells[electrode] is not None:
-                raise ValueError(f"electrode {electrode} is both END TURN and cell {self.cells[electrode]}")
+                raise Refusal("electrode {electrode} is both END TURN and cell {cell}", electrode=electrode,
+                              cell=self.cells[electrode])
         if len(self.thresholds) > ELECTRODE_LIMIT:
-            raise ValueError(f"thresholds lists at most {ELECTRODE_LIMIT} electrodes, not {len(self.thresholds)}")
+            raise Refusal("thresholds lists at most {most} electrodes, not {count}", most=ELECTRODE_LIMIT,
+                          count=len(self.thresholds))
         for electrode, pair in enumerate(self.thresholds):
             if len(pair) != 2 or not 0 < pair[1] < pair[0] <= 255:
-                raise ValueError(f"electrode {electrode}'s thresholds are [touch, release] with "
-                                 f"0 < release < touch <= 255, not {list(pair)}")
+                raise Refusal("electrode {electrode}'s thresholds are [touch, release] with 0 < release < touch <= 255, "
+                              "not {pair}", electrode=electrode, pair=str(list(pair)))
         if self.baudrate <= 0:
-            raise ValueError(f"baudrate must be positive, not {self.baudrate}")
+            raise Refusal("baudrate must be positive, not {baudrate}", baudrate=self.baudrate)
         for name in ("hello_timeout_s", "silence_timeout_s", "backoff_s"):
             if not getattr(self, name) > 0:
-                raise ValueError(f"{name} must be above 0 seconds, not {getattr(self, name)}")
+                raise Refusal("{name} must be above 0 seconds, not {seconds}", name=name, seconds=getattr(self, name))
         if not self.backoff_max_s >= self.backoff_s:
-            raise ValueError(f"backoff_max_s ({self.backoff_max_s}) must be at least backoff_s ({self.backoff_s})")
+            raise Refusal("backoff_max_s ({most}) must be at least backoff_s ({least})", most=self.backoff_max_s,
+                          least=self.backoff_s)
 
 
 def _interface_number(location: str | None) -> int:

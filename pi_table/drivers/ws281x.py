@@ -19,6 +19,7 @@ import importlib
 from dataclasses import dataclass
 from typing import Protocol
 
+from ..engine.errors import Refusal
 from ..hal import LedFrame, LedStrip
 
 PINS = {10: (0,), 18: (0,), 12: (0,), 21: (0,), 13: (1,), 19: (1,)}
@@ -50,17 +51,18 @@ class Ws281xConfig:
 
     def __post_init__(self) -> None:
         if self.pin not in PINS:
-            raise ValueError(f"rpi-ws281x drives GPIO {', '.join(map(str, sorted(PINS)))}, not GPIO{self.pin}")
+            raise Refusal("rpi-ws281x drives GPIO {pins}, not GPIO{pin}", pins=", ".join(map(str, sorted(PINS))),
+                          pin=self.pin)
         if self.channel not in PINS[self.pin]:
-            raise ValueError(f"GPIO{self.pin} is on channel {PINS[self.pin][0]}, not {self.channel}")
+            raise Refusal("GPIO{pin} is on channel {right}, not {channel}", pin=self.pin, right=PINS[self.pin][0],
+                          channel=self.channel)
         if self.freq_hz not in (400_000, 800_000):
-            raise ValueError(f"freq_hz is 800000 (WS2812B) or 400000 (old WS2811), not {self.freq_hz}")
+            raise Refusal("freq_hz is 800000 (WS2812B) or 400000 (old WS2811), not {hz}", hz=self.freq_hz)
         if self.dma == 5 or not 0 <= self.dma <= 14:
-            raise ValueError(
-                f"dma is a DMA channel 0-14 the system leaves free, such as 10 (5 corrupts the SD card), not {self.dma}"
-            )
+            raise Refusal("dma is a DMA channel 0-14 the system leaves free, such as 10 (5 corrupts the SD card), "
+                          "not {dma}", dma=self.dma)
         if self.order not in ORDERS:
-            raise ValueError(f"order is one of {', '.join(ORDERS)}, not {self.order!r}")
+            raise Refusal("order is one of {orders}, not {order!r}", orders=", ".join(ORDERS), order=self.order)
 
 
 class Ws281xStrip(LedStrip):

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from ..engine.errors import Refusal
 from ..engine.phrase import Phrase
 
 WIPE_WARNING = Phrase.of("wipe the table: several cards are touched at once")
@@ -34,12 +35,10 @@ class InputSettings:
 
     def __post_init__(self) -> None:
         if not HOLD_MIN_S <= self.hold_s <= 5:
-            raise ValueError(
-                f"hold time is {HOLD_MIN_S} to 5 seconds (a shorter hold takes the first finger of a palm"
-                f" for a guess before the rest of the hand lands), not {self.hold_s}"
-            )
+            raise Refusal("hold time is {least} to 5 seconds (a shorter hold takes the first finger of a palm for a "
+                          "guess before the rest of the hand lands), not {seconds}", least=HOLD_MIN_S, seconds=self.hold_s)
         if not self.hold_s < self.stuck_s <= 600:
-            raise ValueError(f"stuck time is over the hold time and at most 600 seconds, not {self.stuck_s}")
+            raise Refusal("stuck time is over the hold time and at most 600 seconds, not {seconds}", seconds=self.stuck_s)
 
 
 class TouchPolicy:

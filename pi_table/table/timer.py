@@ -12,6 +12,7 @@ import math
 from dataclasses import dataclass
 
 from ..engine import OVER, PLACE, State
+from ..engine.errors import Refusal
 from ..hal import TimerState
 
 DISCUSSION_S = 180.0
@@ -26,9 +27,10 @@ class TimerSettings:
 
     def __post_init__(self) -> None:
         if not (self.length_s == 0 or 10 <= self.length_s <= 3600):
-            raise ValueError(f"turn timer length is 0 (off) or 10 to 3600 seconds, not {self.length_s}")
+            raise Refusal("turn timer length is 0 (off) or 10 to 3600 seconds, not {seconds}", seconds=self.length_s)
         if self.warn_s < 0 or (self.length_s and self.warn_s >= self.length_s):
-            raise ValueError(f"timer warning is 0 seconds or more and less than the timer's length, not {self.warn_s}")
+            raise Refusal("timer warning is 0 seconds or more and less than the timer's length, not {seconds}",
+                          seconds=self.warn_s)
 
 
 class TurnTimer:

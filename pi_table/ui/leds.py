@@ -29,6 +29,7 @@ import math
 from dataclasses import dataclass
 
 from ..engine import CELLS, GRID, OVER, PLACE, TableView, Team
+from ..engine.errors import Refusal
 from ..engine.keys import ASSASSIN, BLUE_AGENT, BYSTANDER, NO_CARD, RED_AGENT
 from ..engine.views import HIDDEN
 from ..hal import RGB, Cues, LedFrame
@@ -80,15 +81,15 @@ class LightSettings:
 
     def __post_init__(self) -> None:
         if not isinstance(self.edge_pixels, int) or self.edge_pixels < 1:
-            raise ValueError(f"edge_pixels is a whole number of pixels, 1 or more, not {self.edge_pixels!r}")
+            raise Refusal("edge_pixels is a whole number of pixels, 1 or more, not {pixels!r}", pixels=self.edge_pixels)
         if not 1 <= self.fps <= 60:
-            raise ValueError(f"fps is 1 to 60 frames per second, not {self.fps}")
+            raise Refusal("fps is 1 to 60 frames per second, not {fps}", fps=self.fps)
         if not 0.5 <= self.attract_fps <= self.fps:
-            raise ValueError(f"attract_fps is 0.5 up to fps ({self.fps}), not {self.attract_fps}")
+            raise Refusal("attract_fps is 0.5 up to fps ({fps}), not {attract}", fps=self.fps, attract=self.attract_fps)
         if not 0 < self.reveal_s <= 2:
-            raise ValueError(f"reveal_s is more than 0 and at most 2 seconds, not {self.reveal_s}")
+            raise Refusal("reveal_s is more than 0 and at most 2 seconds, not {seconds}", seconds=self.reveal_s)
         if not 0 <= self.celebrate_s <= 60:
-            raise ValueError(f"celebrate_s is 0 to 60 seconds, not {self.celebrate_s}")
+            raise Refusal("celebrate_s is 0 to 60 seconds, not {seconds}", seconds=self.celebrate_s)
 
 
 @dataclass(frozen=True, slots=True)

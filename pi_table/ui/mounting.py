@@ -12,6 +12,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from ..engine.errors import Refusal
+from ..engine.phrase import N_, Phrase
+
 ROTATIONS = (0, 90, 180, 270)
 DEFAULT_PANEL_ROTATION = 90  # the hood holds the Touch Display 2 landscape, its native top edge to the right
 
@@ -23,6 +26,7 @@ PANELS = {
     "hdmi": "landscape",  # an HDMI monitor, in the mode it asks for
 }
 """The displays the installer sets up (systemd/install.sh) and the backend turns the picture onto."""
+SHAPES = {"portrait": N_("portrait"), "landscape": N_("landscape")}
 
 
 @dataclass(frozen=True, slots=True)
@@ -41,8 +45,8 @@ class ScreenSettings:
 
     def __post_init__(self) -> None:
         if self.rotation not in ROTATIONS:
-            allowed = ", ".join(map(str, ROTATIONS))
-            raise ValueError(f"the key's rotation is one of {allowed} degrees, not {self.rotation!r}")
+            raise Refusal("the key's rotation is one of {allowed} degrees, not {rotation!r}",
+                          allowed=", ".join(map(str, ROTATIONS)), rotation=self.rotation)
 
 
 @dataclass(frozen=True, slots=True)
@@ -61,11 +65,11 @@ class PanelMounting:
 
     def __post_init__(self) -> None:
         if self.panel not in PANELS:
-            raise ValueError(f"the panel is one of {', '.join(PANELS)}, not {self.panel!r}")
+            raise Refusal("the panel is one of {panels}, not {panel!r}", panels=", ".join(PANELS), panel=self.panel)
         upright = (90, 270) if PANELS[self.panel] == "portrait" else (0, 180)
         if self.rotation not in upright:
-            raise ValueError(
-                f"the {self.panel} panel is natively {PANELS[self.panel]} and the picture landscape, so the "
-                f"panel_rotation is {' or '.join(map(str, upright))} degrees, not {self.rotation!r}"
-                + (" (the default, the Touch Display 2's in the hood)" if self.rotation == DEFAULT_PANEL_ROTATION else "")
-            )
+            default = Phrase.of(" (the default, the Touch Display 2's in the hood)")
+            raise Refusal("the {panel} panel is natively {shape} and the picture landscape, so the panel_rotation is "
+                          "{first} or {second} degrees, not {rotation!r}{default}", panel=self.panel,
+                          shape=Phrase(SHAPES[PANELS[self.panel]]), first=upright[0], second=upright[1],
+                          rotation=self.rotation, default=default if self.rotation == DEFAULT_PANEL_ROTATION else "")

@@ -16,6 +16,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from ..engine import CELLS, GRID
+from ..engine.errors import Refusal
+from ..engine.phrase import Phrase
 from ..hal import LedFrame
 
 
@@ -30,19 +32,22 @@ class LedMap:
 
     def __post_init__(self) -> None:
         if len(self.cells) != CELLS:
-            raise ValueError(f"the LED map has {len(self.cells)} cells, the grid has {CELLS}")
+            raise Refusal("the LED map has {count} cells, the grid has {cells}", count=len(self.cells), cells=CELLS)
         if self.length < 1:
-            raise ValueError(f"the strip has at least one LED, not {self.length}")
-        owner: dict[int, str] = {}
-        places = [(f"cell {cell}", leds) for cell, leds in enumerate(self.cells)] + [("the edge", self.edge)]
+            raise Refusal("the strip has at least one LED, not {length}", length=self.length)
+        owner: dict[int, Phrase] = {}
+        edge = Phrase.of("the edge")
+        places = [(Phrase.of("cell {cell}", cell=cell), leds) for cell, leds in enumerate(self.cells)] + [(edge, self.edge)]
         for place, leds in places:
-            if not leds and place != "the edge":
-                raise ValueError(f"{place} has no LED in the map")
+            if not leds and place != edge:
+                raise Refusal("{place} has no LED in the map", place=place)
             for led in leds:
                 if not 0 <= led < self.length:
-                    raise ValueError(f"LED {led} of {place} is off the strip: its LEDs are 0 to {self.length - 1}")
+                    raise Refusal("LED {led} of {place} is off the strip: its LEDs are 0 to {last}", led=led, place=place,
+                                  last=self.length - 1)
                 if led in owner:
-                    raise ValueError(f"LED {led} is used twice: by {owner[led]} and by {place}")
+                    raise Refusal("LED {led} is used twice: by {first} and by {place}", led=led, first=owner[led],
+                                  place=place)
                 owner[led] = place
 
     @classmethod
@@ -62,10 +67,8 @@ class LedMap:
         follow the grid on the same line unless ``edge_first`` puts them elsewhere;
         ``edge_reversed`` when it was laid the other way round."""
         if leds_per_cell < 1 or offset < 0 or edge_leds < 0:
-            raise ValueError(
-                f"leds_per_cell is 1 or more, offset and edge_leds 0 or more, "
-                f"not {leds_per_cell}, {offset} and {edge_leds}"
-            )
+            raise Refusal("leds_per_cell is 1 or more, offset and edge_leds 0 or more, not {per_cell}, {offset} and "
+                          "{edge}", per_cell=leds_per_cell, offset=offset, edge=edge_leds)
         cells = []
         for cell in range(CELLS):
             row, col = divmod(cell, GRID)
@@ -92,10 +95,9 @@ class PowerLimit:
 
     def __post_init__(self) -> None:
         if self.budget_ma <= 0 or self.ma_per_channel <= 0 or self.idle_ma_per_led < 0:
-            raise ValueError(
-                f"budget_ma and ma_per_channel are more than 0 and idle_ma_per_led 0 or more, not "
-                f"{self.budget_ma}, {self.ma_per_channel} and {self.idle_ma_per_led}"
-            )
+            raise Refusal("budget_ma and ma_per_channel are more than 0 and idle_ma_per_led 0 or more, not {budget}, "
+                          "{per_channel} and {idle}", budget=self.budget_ma, per_channel=self.ma_per_channel,
+                          idle=self.idle_ma_per_led)
 
     def draw_ma(self, pixels: Sequence[int]) -> float:
         """The estimated current of a strip showing these ``0xRRGGBB`` values."""
@@ -114,17 +116,15 @@ class PixelOutput:
         power: PowerLimit | None = None,
     ) -> None:
         if not 1 <= gamma <= 3:
-            raise ValueError(f"gamma is 1 (no correction) to 3, not {gamma}")
+            raise Refusal("gamma is 1 (no correction) to 3, not {gamma}", gamma=gamma)
         self.gamma = gamma
         self.brightness = brightness
         self.map = led_map or LedMap.grid()
         self.power = power or PowerLimit()
         at_rest = self.map.length * self.power.idle_ma_per_led
         if self.power.budget_ma <= at_rest:
-            raise ValueError(
-                f"the power budget of {self.power.budget_ma:g} mA does not cover the {self.map.length} LEDs' "
-                f"own {at_rest:g} mA at rest"
-            )
+            raise Refusal("the power budget of {budget:g} mA does not cover the {leds} LEDs' own {at_rest:g} mA at rest",
+                          budget=self.power.budget_ma, leds=self.map.length, at_rest=at_rest)
         # the channel sum (in 0-255 units over the whole strip) that the budget allows
         self._channel_budget = (self.power.budget_ma - at_rest) * 255 / self.power.ma_per_channel
         self._targets: dict[int, list[tuple[int, ...]]] = {}
@@ -137,7 +137,7 @@ class PixelOutput:
     def brightness(self, brightness: float) -> None:
         """Set while the table runs (the staff page, the fleet): the next frame shows it."""
         if not 0 <= brightness <= 1:
-            raise ValueError(f"brightness is 0 to 1, not {brightness}")
+            raise Refusal("brightness is 0 to 1, not {brightness}", brightness=brightness)
         self._brightness = brightness
         self._table = [round(255 * brightness * (value / 255) ** self.gamma) for value in range(256)]
 

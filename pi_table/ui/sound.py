@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ..engine import OVER, Alias24, CodenamesCoop, TableView
+from ..engine.errors import Refusal
 from ..engine.keys import ASSASSIN, Team
 from ..engine.phrase import N_
 from ..hal import TimerState
@@ -213,9 +214,10 @@ class QuietHours:
         try:
             start, end = (_minutes(part) for part in text.split("-"))
         except ValueError:
-            raise ValueError(f"quiet hours are 'HH:MM-HH:MM' (e.g. '23:00-08:00') or '' for none, not {text!r}") from None
+            raise Refusal("quiet hours are 'HH:MM-HH:MM' (e.g. '23:00-08:00') or '' for none, not {text!r}",
+                          text=text) from None
         if start == end:
-            raise ValueError(f"quiet hours start and end at different times, not both at {text.split('-')[0]}")
+            raise Refusal("quiet hours start and end at different times, not both at {time}", time=text.split("-")[0])
         return cls(start, end)
 
     def __contains__(self, minute: int) -> bool:
@@ -246,7 +248,7 @@ class SoundSettings:
 
     def __post_init__(self) -> None:
         if not 0 <= self.volume <= 1:
-            raise ValueError(f"the volume is 0 (silent) to 1 (full), not {self.volume}")
+            raise Refusal("the volume is 0 (silent) to 1 (full), not {volume}", volume=self.volume)
 
 
 class Announcer:

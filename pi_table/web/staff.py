@@ -36,7 +36,7 @@ from typing import Protocol
 from aiohttp import web
 
 from ..engine.errors import Refusal
-from ..engine.phrase import N_, Text
+from ..engine.phrase import N_, Phrase, Text
 from ..hal.events import is_fault
 from ..ui.i18n import LANGUAGES, say, say_health, translation
 from .tokens import write_private
@@ -94,11 +94,11 @@ class Desk(Protocol):
     def settings(self) -> dict:
         """``{"file": PATH or None, "options": [{key, kind, help, value, default}, ...]}``."""
 
-    def change_settings(self, changes: dict[str, object]) -> list[str]:
+    def change_settings(self, changes: dict[str, object]) -> list[Phrase]:
         """Check the file with ``changes`` as ``check-config`` does and, if it passes, write it
         (atomically); the checker's problems, or [] when written (``restart`` applies it)."""
 
-    def change_at_hand(self, key: str, value: object) -> list[str]:
+    def change_at_hand(self, key: str, value: object) -> list[Phrase]:
         """One of ``LIVE`` changed as ``change_settings`` does, and applied at once (no restart)."""
 
     def log_lines(self) -> list[str]:
@@ -543,7 +543,8 @@ class StaffPage:
         else:
             problems = await asyncio.to_thread(self.desk.change_settings, changes)
         if problems:
-            return web.json_response({"ok": False, "error": "\n".join(problems), "problems": problems}, status=400)
+            said = [say(problem, _lang(request)) for problem in problems]
+            return web.json_response({"ok": False, "error": "\n".join(said), "problems": said}, status=400)
         if live:
             log.info("staff page: %s changed and applied", key)
             return web.json_response({"ok": True, "restarting": False}, headers=_PRIVATE)
