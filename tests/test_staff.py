@@ -373,6 +373,24 @@ def test_a_login_whose_body_dawdles_or_overflows_is_refused(tmp_path, desk):
         companion.stop()
 
 
+def test_a_body_nested_too_deep_for_the_parser_is_not_json_and_not_a_500(page, desk):
+    """A guest's '[[[[…' (60,000 deep) made json.loads raise RecursionError: a 500 and a traceback."""
+    staff = Staff(page.base_url)
+    deep = "[" * 60_000
+    for path in ("/staff/login", "/staff/api/new-game", "/staff/api/config"):
+        if path != "/staff/login":
+            assert staff.login()[0] == 200
+        request = urllib.request.Request(page.base_url + path, data=deep.encode(), method="POST",
+                                         headers={CSRF_HEADER: staff.csrf or "", "Content-Type": "application/json"})
+        try:
+            staff.opener.open(request, timeout=10)
+            status = 200
+        except urllib.error.HTTPError as e:
+            status = e.code
+        assert status == (401 if path == "/staff/login" else 400), path
+    assert staff.call("GET", "/staff/api/table")[0] == 200 and desk.calls == ["table"]
+
+
 def test_every_word_the_page_shows_is_in_the_catalogue():
     script = (STATIC / "staff.js").read_text()
     page = (STATIC / "staff.html").read_text()

@@ -575,7 +575,7 @@ class StaffPage:
 
     async def _json(self, request: web.Request) -> object:
         """The request's body as JSON, at most ``MAX_BODY`` bytes within the body deadline; None
-        when it is not JSON."""
+        when it is not JSON (or nests too deep to read)."""
         data = b""
         try:
             async with asyncio.timeout(self.body_timeout_s):
@@ -592,7 +592,7 @@ class StaffPage:
             raise web.HTTPRequestEntityTooLarge(max_size=MAX_BODY, actual_size=len(data))
         try:
             return json.loads(data or b"{}")
-        except ValueError:
+        except (ValueError, RecursionError):  # RecursionError: nested deeper than the parser goes
             return None
 
     async def _unknown(self, request: web.Request, session: _Session) -> web.Response:
