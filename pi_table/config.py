@@ -367,6 +367,10 @@ def parse_config(text: str, path: Path, machine: bool = False) -> Config:
             except Refusal as e:
                 problems.append(_at_key(where, key, e.phrase))
                 unread.add(key)
+    for key, problem in _secret_readers(given, path):
+        problems.append(_at_key(where, key, problem))
+        unread.add(key)
+        del given[key]
     try:
         config = build(defaults() | given, path)
     except ValueError:
@@ -614,11 +618,41 @@ def _words(name: str, source: Path | None) -> tuple[str, ...] | None:
     """The words [sim] names; a deck file's path is taken from the configuration's folder."""
     if not name:
         return None  # the usual table: its words module is not even loaded
-    from .ui.words import LISTS, load_words
+    from .ui.words import load_words
+
+    return load_words(_deck_path(name, source))
+
+
+def _deck_path(name: str, source: Path | None) -> str:
+    """[sim] words as a deck's path (taken from the configuration's folder), or a shipped list's name."""
+    from .ui.words import LISTS
 
     if name not in LISTS and source is not None and not Path(name).is_absolute():
-        name = str(source.parent / name)
-    return load_words(name)
+        return str(source.parent / name)
+    return name
+
+
+READ_FILES = ("fleet.password_file", "fleet.ca", "fleet.cert", "fleet.key", "sim.words")
+"""The keys naming a file the table reads into something it sends or shows: a broker's
+password, a certificate, words on the cards (or a checker's message quoting a line)."""
+
+
+def _secret_readers(given: dict[str, object], path: Path) -> list[tuple[str, Phrase]]:
+    """``READ_FILES`` given a file in the journal folder, where the table keeps the games'
+    keys, the seats' secret and the staff PIN: no setting (the staff page edits them) may turn
+    those into words someone sees. Checked before anything reads the files."""
+    folder = os.path.realpath(str((defaults() | given)["paths.journal_dir"]))
+    found = []
+    for key in READ_FILES:
+        file = given.get(key)
+        if isinstance(file, str) and file:
+            file = _deck_path(file, path) if key == "sim.words" else file
+            if os.path.commonpath([folder, os.path.realpath(file)]) == folder:
+                found.append((key, Phrase.of(
+                    "{name} names {file}, in the journal folder {folder}, where the table keeps its secrets (the "
+                    "games' keys, the staff PIN): name a file outside it", name=key.partition(".")[2], file=file,
+                    folder=folder)))
+    return found
 
 
 def _codex_rules(sealed_votes: bool) -> CodexRules:

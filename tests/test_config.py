@@ -481,3 +481,33 @@ def test_a_help_text_lists_every_value_its_key_takes():
     helps = {o.key: o.help for o in OPTIONS}
     assert {key: [value for value in values if value not in helps[key]] for key, values in listed.items()} == {
         key: [] for key in listed}
+
+
+# No setting reads the table's secrets -------------------------------------------------------------
+
+
+@pytest.mark.parametrize("key", ["fleet.password_file", "fleet.ca", "sim.words"])
+def test_no_file_a_setting_reads_may_lie_in_the_journal_folder_where_the_keys_are(tmp_path, key):
+    """A password file sent to a broker, or a deck whose bad line the checker quotes, that is a
+    game's journal would hand its key to whoever edits the settings (the staff page does)."""
+    journal = tmp_path / "journal"
+    journal.mkdir()
+    game = journal / "g1.jsonl"
+    game.write_text('{"v": 3, "key": "RRRRRRRRRBBBBBBBBNNNNNNNA"}\n')
+    outside = tmp_path / "elsewhere"
+    outside.mkdir()
+    (outside / "link").symlink_to(game)
+    broker = {"fleet.broker": '"mqtts://t1@127.0.0.1"'} if key != "sim.words" else {}
+    for file in (game, outside / "link"):
+        path = write(tmp_path, {key: f'"{file}"', **broker})
+        with pytest.raises(config_module.ConfigError) as refused:
+            config_module.load_config(path)
+        (problem,) = refused.value.problems
+        assert problem == (f"{path}: {key}: {key.partition('.')[2]} names {file}, in the journal folder {journal}, "
+                           "where the table keeps its secrets (the games' keys, the staff PIN): name a file outside it")
+        assert "RRRR" not in problem
+    deck = outside / "deck.txt"
+    deck.write_text("\n".join(f"word{n}" for n in range(30)))
+    good = deck if key == "sim.words" else outside / "g1.jsonl"
+    good.touch()
+    assert config_module.load_config(write(tmp_path, {key: f'"{good}"', **broker}))

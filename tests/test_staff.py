@@ -556,6 +556,25 @@ def test_a_bad_value_is_refused_with_the_checkers_message_and_nothing_is_written
     assert not table.daemon.restarting and not list(table.folder.glob(".config.toml.*"))
 
 
+def test_no_setting_the_staff_change_can_send_or_show_a_games_journal(table):
+    """The audit's way to the key: the broker's password_file set to the game's journal, the
+    table restarted, and the journal went to a broker of the guest's choosing as the password."""
+    staff = Staff(table.base)
+    staff.login()
+    before = table.config.read_bytes()
+    (journal,) = (table.folder / "journal").glob("*.jsonl")
+    for changes in ({"fleet.broker": "mqtt://x@127.0.0.1:18890", "fleet.table_id": "x",
+                     "fleet.password_file": str(journal)}, {"sim.words": str(journal)}):
+        status, answer = staff.call("POST", "/staff/api/config", {"changes": changes})
+        key = next(key for key in changes if key.endswith(("password_file", "words")))
+        assert status == 400 and answer["problems"] == [
+            f"{table.config}: {key}: {key.partition('.')[2]} names {journal}, in the journal folder "
+            f"{table.folder / 'journal'}, where the table keeps its secrets (the games' keys, the staff PIN): "
+            "name a file outside it"]
+        assert table.key not in json.dumps(answer)
+    assert table.config.read_bytes() == before and not table.daemon.restarting
+
+
 def test_a_good_value_is_written_keeping_the_file_and_the_service_restarts_to_apply_it(table):
     staff = Staff(table.base)
     staff.login()
