@@ -615,6 +615,27 @@ def test_the_language_and_the_brightness_apply_at_once_without_a_restart(table):
     assert not table.daemon.restarting and table.runner.is_alive()
 
 
+def test_changes_at_hand_made_at_once_are_all_kept_in_the_file_and_on_the_table(table):
+    """Two phones (or a phone and the fleet) changing the file at once each read it, changed it and
+    wrote it back: one change was lost, and the table then disagreed with its file."""
+    from pi_table.config import load_config
+
+    for round_ in range(8):
+        brightness, volume, language = 0.2 + round_ / 20, 0.1 + round_ / 20, ("en", "it")[round_ % 2]
+        changes = [("leds.brightness", brightness), ("sound.volume", volume), ("game.language", language)]
+        answers: list[object] = []
+        threads = [threading.Thread(target=lambda change=change: answers.append(table.daemon.change_at_hand(*change)))
+                   for change in changes]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join(timeout=10)
+        assert answers == [[], [], []]
+        kept = load_config(table.config)
+        assert (kept.leds.brightness, kept.sound.volume, kept.language) == (brightness, volume, language)
+        assert table.daemon.config.language == language
+
+
 def test_the_log_shows_the_services_last_lines(table):
     staff = Staff(table.base)
     staff.login()

@@ -226,6 +226,7 @@ class Daemon:
         self.control = ControlServer(paths.socket, self.answer, paths.socket_group)
         self.restarting = False  # the staff asked for a restart: run() ends, serve() exits with EXIT_RESTART
         self.staff_desk: StaffDesk | None = None  # the staff page's way to the table, with the companion
+        self._settings = threading.RLock()  # one change of the file (and of the table) at a time
         self.companion_beat = LoopHeartbeat("the companion server")
 
     def _make_loop(self) -> EventLoop:
@@ -452,7 +453,8 @@ class Daemon:
         if unwritable:
             return unwritable
         try:
-            write_keys(path, values, machine=True)
+            with self._settings:  # read, changed and written whole: two staff at once lose neither change
+                write_keys(path, values, machine=True)
         except ConfigError as e:
             return e.phrases
         except OSError as e:
@@ -466,9 +468,10 @@ class Daemon:
         if key not in AT_HAND.values():
             return [Phrase.of("{key} is not changed while the table runs: expected one of {keys}", key=key,
                               keys=", ".join(AT_HAND.values()))]
-        problems = self.change_settings({key: value})
-        if not problems:  # written: a table stopping meanwhile takes it up when it next starts
-            self._in_loop(lambda: self._apply_at_hand(key, value))
+        with self._settings:  # the table applies the changes in the order the file took them
+            problems = self.change_settings({key: value})
+            if not problems:  # written: a table stopping meanwhile takes it up when it next starts
+                self._in_loop(lambda: self._apply_at_hand(key, value))
         return problems
 
     def _apply_at_hand(self, key: str, value: object) -> None:
