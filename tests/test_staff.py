@@ -17,6 +17,7 @@ import stat
 import subprocess
 import sys
 import threading
+import time
 import urllib.error
 import urllib.request
 from pathlib import Path
@@ -664,6 +665,27 @@ def test_a_restart_from_the_page_ends_the_service_with_the_code_systemd_restarts
         assert systemd.process.wait(timeout=10) == EXIT_RESTART
     finally:
         systemd.close()
+
+
+def test_restarts_asked_in_a_hurry_wait_their_turn_so_systemd_never_gives_up_on_the_table(table):
+    """Five restarts in two minutes trip the unit's start limit, and systemd would leave the table
+    down until someone with SSH started it: the staff's fourth restart in the window waits."""
+    from pi_table.daemon import run
+
+    unit = (Path(__file__).resolve().parent.parent / "systemd" / "pi-table.service").read_text()
+    burst = int(re.search(r"^StartLimitBurst=(\d+)$", unit, re.M).group(1))
+    window = float(re.search(r"^StartLimitIntervalSec=(\d+)$", unit, re.M).group(1))
+    assert window == run.RESTART_WINDOW_S and run.STAFF_RESTARTS <= burst - 2  # room for a crash besides
+    kept = table.folder / "journal" / run.RESTARTS_FILE
+    now = time.time()
+    kept.write_text(json.dumps([now - run.RESTART_WINDOW_S + 0.8, now - 50, now - 10]))
+    wait = table.daemon.restart()
+    assert 0.3 < wait <= 0.8 and not table.daemon.restarting and table.runner.is_alive()
+    assert 0 < table.daemon.restart() <= wait  # asked again meanwhile: the same restart, no sooner
+    table.runner.join(timeout=5)
+    assert table.daemon.restarting and not table.runner.is_alive()
+    assert json.loads(kept.read_text())[:2] == [now - 50, now - 10]  # the oldest gone, the waited one counted
+    assert len(json.loads(kept.read_text())) == 3
 
 
 # --- the page in a browser -------------------------------------------------------------------------

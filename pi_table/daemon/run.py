@@ -10,6 +10,7 @@ the table: it is replaced by a stand-in, reported once in the log and shown on t
 from __future__ import annotations
 
 import fcntl
+import json
 import logging
 import os
 import signal
@@ -74,6 +75,9 @@ EXIT_RUNNING = 75  # EX_TEMPFAIL: another table holds this journal; systemd may 
 # What the staff page and the fleet change while the table runs, by their names for it
 AT_HAND = {"language": "game.language", "brightness": "leds.brightness", "volume": "sound.volume"}
 EXIT_RESTART = 3  # the staff asked for a restart: a failure to systemd (Restart=on-failure), which starts the table again
+RESTART_WINDOW_S = 120.0  # the unit's StartLimitIntervalSec
+STAFF_RESTARTS = 3  # the staff's restarts in a window at most: with a crash, still under the unit's StartLimitBurst
+RESTARTS_FILE = "staff.restarts"  # their times, in the journal folder: they outlive the restarts they count
 
 
 class AlreadyRunning(RuntimeError):
@@ -227,6 +231,8 @@ class Daemon:
         self.restarting = False  # the staff asked for a restart: run() ends, serve() exits with EXIT_RESTART
         self.staff_desk: StaffDesk | None = None  # the staff page's way to the table, with the companion
         self._settings = threading.RLock()  # one change of the file (and of the table) at a time
+        self._restart_later: threading.Timer | None = None  # a staff restart asked too soon after others
+        self._restart_due = 0.0  # when it happens, on the monotonic clock
         self.companion_beat = LoopHeartbeat("the companion server")
 
     def _make_loop(self) -> EventLoop:
@@ -494,10 +500,56 @@ class Daemon:
                 output.brightness = brightness
         self.loop.show()
 
-    def restart(self) -> None:
-        """Stop, and have ``serve`` exit with ``EXIT_RESTART`` for systemd to start the table again."""
+    def restart(self) -> float:
+        """Stop, and have ``serve`` exit with ``EXIT_RESTART`` for systemd to start the table again;
+        the seconds until it does. At most ``STAFF_RESTARTS`` in ``RESTART_WINDOW_S``: more would
+        trip the unit's start limit, and systemd would leave the table down until someone with
+        SSH starts it, so a restart asked sooner waits its turn (settings saved meanwhile go with it)."""
+        with self._settings:
+            if self._restart_later is not None:
+                return max(0.0, self._restart_due - time.monotonic())
+            now = time.time()
+            recent = self._staff_restarts(now)
+            if len(recent) >= STAFF_RESTARTS:
+                wait = recent[-STAFF_RESTARTS] + RESTART_WINDOW_S - now
+                log.info("restart in %.0f s: the staff restarted the table %d times in %.0f s", wait, len(recent),
+                         RESTART_WINDOW_S)
+                self._restart_due = time.monotonic() + wait
+                self._restart_later = threading.Timer(wait, self._restart_when_due)
+                self._restart_later.daemon = True
+                self._restart_later.start()
+                return wait
+            self._keep_staff_restarts([*recent, now])
+        self._restart_now()
+        return 0.0
+
+    def _restart_when_due(self) -> None:
+        with self._settings:
+            self._restart_later = None
+        self.restart()  # counted now that its turn has come
+
+    def _restart_now(self) -> None:
         self.restarting = True
         self.stop()
+
+    def _staff_restarts(self, now: float) -> list[float]:
+        """The times of the staff's restarts within the window, oldest first."""
+        try:
+            kept = json.loads((self.config.paths.journal_dir / RESTARTS_FILE).read_text(encoding="utf-8"))
+            return sorted(t for t in kept if isinstance(t, (int, float)) and 0 <= now - t < RESTART_WINDOW_S)
+        except FileNotFoundError:
+            return []
+        except (OSError, ValueError, TypeError) as e:
+            log.warning("cannot read the staff's restarts (%s): counting from now", e)
+            return []
+
+    def _keep_staff_restarts(self, times: list[float]) -> None:
+        from ..web.tokens import write_private  # the staff page, which asks for restarts, has loaded it
+
+        try:
+            write_private(self.config.paths.journal_dir / RESTARTS_FILE, json.dumps(times).encode())
+        except OSError as e:
+            log.warning("cannot keep the staff's restarts (%s): a hurried staff may trip systemd's start limit", e)
 
     def stop(self) -> None:
         """Ask the loop to finish what is queued and end; safe from a signal handler."""
@@ -506,6 +558,8 @@ class Daemon:
 
     def close(self) -> None:
         self._stopping = True  # the companion, if it is still opening, gives up waiting for the loop
+        if self._restart_later is not None:
+            self._restart_later.cancel()
         self.notifier.stopping()
         self.control.stop()
         if self._companion_start is not None:
@@ -722,8 +776,8 @@ class StaffDesk:
     def log_lines(self) -> list[str]:
         return list(self.daemon.recent_log.lines)
 
-    def restart(self) -> None:
-        self.daemon.restart()
+    def restart(self) -> float:
+        return self.daemon.restart()
 
 
 def _reachable_address(host: str) -> str:

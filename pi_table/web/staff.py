@@ -104,8 +104,9 @@ class Desk(Protocol):
     def log_lines(self) -> list[str]:
         """The service's last log lines, oldest first."""
 
-    def restart(self) -> None:
-        """Restart the service (systemd starts it again); the game resumes from the journal."""
+    def restart(self) -> float:
+        """Restart the service (systemd starts it again); the game resumes from the journal. The
+        seconds until it does: one asked soon after several others waits its turn."""
 
 
 # --- the PIN ------------------------------------------------------------------------------
