@@ -298,6 +298,31 @@ def test_logins_are_limited_per_address_and_overall_and_the_refusal_says_how_lon
     assert statuses[-1] == (429, "too many attempts: wait 60 s")
 
 
+def test_guesses_from_many_addresses_do_not_lock_out_a_phone_that_has_logged_in_before(page, clock):
+    """The overall limit stopped a guest guessing from several addresses, and every staff phone
+    with it: about 20 guesses a minute kept the staff out for as long as the guest liked."""
+    staff = Staff(page.base_url)
+    assert staff.login()[0] == 200
+    assert staff.call("POST", "/staff/api/logout")[0] == 200  # the session goes, the phone is remembered
+    device = next(cookie for cookie in staff.cookies if cookie.name == "pt_staff_device")
+    assert device.path == "/staff" and device.has_nonstandard_attr("HttpOnly")
+    clock.now += 120
+    port = int(page.base_url.rsplit(":", 1)[1])
+    for n in range(ATTEMPTS_OVERALL + 3):
+        connection = http.client.HTTPConnection("127.0.0.1", port, timeout=10, source_address=(f"127.0.0.{10 + n}", 0))
+        connection.request("POST", "/staff/login", body=json.dumps({"pin": "000000"}))
+        connection.getresponse().read()
+        connection.close()
+    assert Staff(page.base_url).login()[0] == 429  # a new phone waits, as the guest does
+    forged = Staff(page.base_url)
+    forged.cookies.set_cookie(http.cookiejar.Cookie(
+        0, "pt_staff_device", device.value.split(".")[0] + ".00", None, False, "127.0.0.1", False, False, "/staff",
+        True, False, None, False, None, None, {}))
+    assert forged.login()[0] == 429  # a device cookie only the PIN signs
+    assert staff.login("999999")[0] == 401  # the known phone is counted on its own
+    assert staff.login()[0] == 200
+
+
 def test_a_session_expires_unused_and_use_keeps_it_alive(page, clock, desk):
     staff = Staff(page.base_url)
     staff.login()

@@ -8,7 +8,8 @@ page: the daemon hands it nothing else (``Desk``).
 
 The PIN is kept as a salted scrypt hash in ``staff.pin`` beside the journal (readable by the
 service alone; ``pi-table set-staff-pin`` writes it). Logins are counted per address and in
-all, and refused past either limit with the wait. A session is a random cookie (HttpOnly,
+all, and refused past either limit with the wait (a phone that logged in before is counted on its
+own, so a flood of guesses cannot lock the staff out). A session is a random cookie (HttpOnly,
 SameSite=Strict, Secure over https) that lasts ``[staff] session_min`` minutes from its last
 use, and ends when the PIN is changed; sessions are kept, hashed, in ``staff.sessions``, so
 the restart that applies a new configuration does not log the staff out.
@@ -48,6 +49,8 @@ MIN_PIN = 6  # characters: a café's PIN of six digits, or a password
 SCRYPT_N, SCRYPT_R, SCRYPT_P = 2**14, 8, 1  # 16 MiB of memory a try; about 0.1 s on a Pi 4
 SALT_BYTES = 16
 COOKIE = "pt_staff"
+DEVICE_COOKIE = "pt_staff_device"  # a phone that has logged in before: a flood of guesses does not lock it out
+DEVICE_S = 365 * 24 * 3600
 CSRF_HEADER = "X-Staff-Token"
 LANG_HEADER = "X-Staff-Lang"
 BACKGROUND_HEADER = "X-Staff-Background"  # the page refreshing itself: not a use that keeps a session alive
@@ -286,23 +289,26 @@ class _Session:
 
 
 class _Attempts:
-    """Logins in the last window, per address and in all."""
+    """Logins in the last window, per address and in all. A phone that has logged in before
+    (its device cookie, which only the PIN earns) is counted on its own instead: guesses from
+    many addresses, which the overall limit stops, would otherwise lock the staff out too."""
 
     def __init__(self) -> None:
         self.everyone: deque[float] = deque()
         self.by_address: dict[str, deque[float]] = {}
 
-    def wait(self, address: str, now: float) -> float:
-        """Seconds until ``address`` may try again; 0 when it may now (and the try is counted)."""
+    def wait(self, address: str, now: float, device: str | None = None) -> float:
+        """Seconds until ``address`` (or the known ``device``) may try again; 0 when it may now
+        (and the try is counted)."""
         self._forget(now)
-        mine = self.by_address.setdefault(address, deque())
-        waits = [queue[0] + ATTEMPT_WINDOW_S - now for queue, limit in ((mine, ATTEMPTS_PER_ADDRESS),
-                                                                      (self.everyone, ATTEMPTS_OVERALL))
-                 if len(queue) >= limit]
+        mine = self.by_address.setdefault(f"device {device}" if device else address, deque())
+        limits = [(mine, ATTEMPTS_PER_ADDRESS)] + ([] if device else [(self.everyone, ATTEMPTS_OVERALL)])
+        waits = [queue[0] + ATTEMPT_WINDOW_S - now for queue, limit in limits if len(queue) >= limit]
         if waits:
             return max(waits)
         mine.append(now)
-        self.everyone.append(now)
+        if not device:
+            self.everyone.append(now)
         return 0.0
 
     def _forget(self, now: float) -> None:
@@ -315,6 +321,12 @@ class _Attempts:
 
 def _hashed(sid: str) -> str:
     return hashlib.sha256(sid.encode()).hexdigest()
+
+
+def _device_token(pin: str, device: str) -> str:
+    """A phone's device cookie: its random name, signed with the kept PIN's hash (a new PIN
+    forgets every phone)."""
+    return f"{device}.{hmac.new(pin.encode(), f'staff device {device}'.encode(), hashlib.sha256).hexdigest()}"
 
 
 class StaffPage:
@@ -394,7 +406,10 @@ class StaffPage:
         stored = self._pin()
         if stored is None:
             return _refuse(409, lang, N_("no staff PIN is set: sudo pi-table set-staff-pin"))
-        wait = self._attempts.wait(request.remote or "?", self.clock())
+        device, _, _ = request.cookies.get(DEVICE_COOKIE, "").partition(".")
+        known = device if device and hmac.compare_digest(request.cookies.get(DEVICE_COOKIE, ""),
+                                                         _device_token(stored, device)) else None
+        wait = self._attempts.wait(request.remote or "?", self.clock(), known)
         if wait:
             seconds = math.ceil(wait)
             return _refuse(429, lang, N_("too many attempts: wait {seconds} s"), {"Retry-After": str(seconds)},
@@ -413,6 +428,8 @@ class StaffPage:
         log.info("staff page: logged in from %s", request.remote)
         response = web.json_response({"ok": True, "csrf": session.csrf}, headers=_PRIVATE)
         response.set_cookie(COOKIE, sid, path="/staff", httponly=True, samesite="Strict", secure=request.secure)
+        response.set_cookie(DEVICE_COOKIE, _device_token(stored, known or secrets.token_urlsafe(16)), path="/staff",
+                            max_age=DEVICE_S, httponly=True, samesite="Strict", secure=request.secure)
         return response
 
     def _live(self, request: web.Request) -> _Session | None:
