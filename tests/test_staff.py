@@ -650,8 +650,8 @@ def test_changes_at_hand_made_at_once_are_all_kept_in_the_file_and_on_the_table(
         brightness, volume, language = 0.2 + round_ / 20, 0.1 + round_ / 20, ("en", "it")[round_ % 2]
         changes = [("leds.brightness", brightness), ("sound.volume", volume), ("game.language", language)]
         answers: list[object] = []
-        threads = [threading.Thread(target=lambda change=change: answers.append(table.daemon.change_at_hand(*change)))
-                   for change in changes]
+        threads = [threading.Thread(target=lambda change=change, answers=answers: answers.append(
+                       table.daemon.change_at_hand(*change))) for change in changes]
         for thread in threads:
             thread.start()
         for thread in threads:
@@ -698,8 +698,8 @@ def test_restarts_asked_in_a_hurry_wait_their_turn_so_systemd_never_gives_up_on_
     from pi_table.daemon import run
 
     unit = (Path(__file__).resolve().parent.parent / "systemd" / "pi-table.service").read_text()
-    burst = int(re.search(r"^StartLimitBurst=(\d+)$", unit, re.M).group(1))
-    window = float(re.search(r"^StartLimitIntervalSec=(\d+)$", unit, re.M).group(1))
+    burst = int(re.search(r"^StartLimitBurst=(\d+)$", unit, re.MULTILINE).group(1))
+    window = float(re.search(r"^StartLimitIntervalSec=(\d+)$", unit, re.MULTILINE).group(1))
     assert window == run.RESTART_WINDOW_S and run.STAFF_RESTARTS <= burst - 2  # room for a crash besides
     kept = table.folder / "journal" / run.RESTARTS_FILE
     now = time.time()
