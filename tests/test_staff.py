@@ -512,12 +512,17 @@ def test_a_new_game_of_the_other_kind_switches_the_table_to_codex_and_back(table
     staff = Staff(table.base)
     staff.login()
     status, answer = staff.call("POST", "/staff/api/new-game", {"game": "codex", "options": {"nuke": "mad"}})
-    assert (status, answer["error"]) == (409, "Codex is dealt with its own rules: no options")
-    status, answer = staff.call("POST", "/staff/api/new-game", {"game": "codex"})
+    assert (status, answer["error"]) == (400, "unknown option nuke: expected sealed_votes, roles")
+    status, answer = staff.call("POST", "/staff/api/new-game", {"game": "codex", "options": {"roles": ["pilot"]}})
+    assert status == 409 and answer["error"].startswith("a role is one of ")
+    status, answer = staff.call("POST", "/staff/api/new-game", {"game": "codex", "options": {"sealed_votes": True}})
     assert status == 200 and answer["state"]["game"] == "codex" and table.daemon.session.codex
+    assert table.daemon.session.rules.sealed_votes  # Codex's options, as the grid games have theirs
     status, answer = staff.call("POST", "/staff/api/new-game", {"game": "codenames", "options": {"three_player": True}})
     assert status == 200 and answer["state"]["game"] == "codenames"
     assert table.daemon.session.rules == Rules(three_player=True)
+    status, answer = staff.call("POST", "/staff/api/new-game", {"game": "codex"})
+    assert status == 200 and table.daemon.session.rules.sealed_votes  # kept while a grid game was played
 
 
 def test_no_staff_answer_carries_the_key_during_a_game(table):

@@ -734,14 +734,20 @@ class StaffDesk:
         from ..engine import InvalidRules, Rules
 
         daemon = self.daemon
-        if game == CODEX and options:
-            return Phrase.of("Codex is dealt with its own rules: no options")
-        if game != CODEX and game in KNOWN_GAMES:
+        if game in KNOWN_GAMES:
+            kept = "codex_rules" if game == CODEX else "grid_rules"
             try:
-                rules = Rules.from_json({**daemon.session.grid_rules.to_json(), **options, "game": game})
+                if game == CODEX:
+                    from ..engine import CodexRules  # Codex's engine loads when Codex is played
+
+                    kept_rules = daemon.session.codex_rules
+                    rules: Rules | CodexRules = CodexRules.from_json(
+                        {**(kept_rules.to_json() if kept_rules is not None else {}), **options})
+                else:
+                    rules = Rules.from_json({**daemon.session.grid_rules.to_json(), **options, "game": game})
             except InvalidRules as e:
                 return e.phrase
-            if not daemon._in_loop(lambda: setattr(daemon.session, "grid_rules", rules)):
+            if not daemon._in_loop(lambda: setattr(daemon.session, kept, rules)):
                 return Phrase.of("the table is stopping")
         return self._done({"command": "new-game", "game": game}, lang)
 

@@ -117,6 +117,7 @@ class Session:
         self.journal_damage: dict | None = None  # what a damaged journal lost, found at start
         self.resumed: str | None = None  # the file a resumed game came from
         self.grid_rules = Rules()  # the grid game's options, kept while Codex is played
+        self.codex_rules: AnyRules | None = None  # Codex's, kept while a grid game is played (None: the book's)
         self.replaced: Replaced | None = None  # the game a new one was dealt over, while undo may bring it back
         self.chosen_key: Key | None = None  # Deep Undercover: a key given for the game, drawn at the last placement
 
@@ -219,6 +220,8 @@ class Session:
         self.rules = rules
         if isinstance(rules, Rules):
             self.grid_rules = rules
+        else:
+            self.codex_rules = rules
 
     @property
     def codex(self) -> bool:
@@ -262,14 +265,14 @@ class Session:
             self._prune()
 
     def new_game(self, game: str | None = None) -> None:
-        """Deal a new game with the same options (another game when ``game`` is given; from
-        Codex back to a grid game with the grid game's options as they were)."""
+        """Deal a new game with the same options (another game when ``game`` is given, with that
+        kind's options as they were: ``grid_rules``, ``codex_rules``)."""
         if game is None:
             rules = self.rules
         elif game == CODEX:
             from ..engine import CodexRules
 
-            rules = self.rules if self.codex else CodexRules()
+            rules = self.codex_rules or CodexRules()
         else:
             rules = replace(self.grid_rules, game=game)
         going_on = None

@@ -65,8 +65,10 @@ LOG_LINES = 200
 STATIC = {"staff.js": "application/javascript", "staff.css": "text/css"}
 LIVE = ("game.language", "leds.brightness", "sound.volume")
 """The keys the table applies while it runs: the rest of a change waits for a restart."""
-OPTIONS = ("nuke", "clue_required", "three_player", "setup", "dark_cell")
-"""The options of a grid game the new-game form offers (``Rules``' fields but its game)."""
+OPTIONS = {"codex": ("sealed_votes", "roles")}
+"""The options the new-game form offers for each game: ``CodexRules``' fields, and for a grid
+game ``GRID_OPTIONS``, ``Rules``' fields but its game."""
+GRID_OPTIONS = ("nuke", "clue_required", "three_player", "setup", "dark_cell")
 
 
 class Desk(Protocol):
@@ -507,9 +509,10 @@ class StaffPage:
                 or not isinstance(body.get("options", {}), dict):
             return _bad(request, 'expected {"game": NAME, "options": {OPTION: VALUE, ...}}')
         options = body.get("options", {})
-        unknown = sorted(set(options) - set(OPTIONS))
+        offered = OPTIONS.get(body["game"], GRID_OPTIONS)
+        unknown = sorted(set(options) - set(offered))
         if unknown:
-            return _bad(request, f"unknown option {', '.join(unknown)}: expected {', '.join(OPTIONS)}")
+            return _bad(request, f"unknown option {', '.join(unknown)}: expected {', '.join(offered)}")
         return await self._done(request, self.desk.new_game, body["game"], options)
 
     async def _undo(self, request: web.Request, session: _Session) -> web.Response:
