@@ -797,6 +797,64 @@ def test_login_undo_new_game_config_and_logout_on_a_phone(tmp_path, browser, lan
         table.close()
 
 
+REFUSED = {
+    "en": {"nothing": "there is nothing to undo", "token": "the page's security token is missing or wrong: reload the page",
+           "expired": "your session has expired: log in again", "wrong": "wrong PIN", "wait": "too many attempts: wait"},
+    "it": {"nothing": "non c'è niente da annullare",
+           "token": "il codice di sicurezza della pagina manca o è sbagliato: ricarica la pagina",
+           "expired": "la sessione è scaduta: entra di nuovo", "wrong": "PIN sbagliato", "wait": "troppi tentativi: aspetta"},
+}
+
+
+@pytest.mark.parametrize("lang", ["en", "it"])
+def test_every_refusal_shows_on_the_phone_in_its_language_and_nothing_is_done(page, desk, clock, browser, lang):
+    """The table's refusal (409), a missing security token (403), an expired session (401) and
+    too many wrong PINs (429), each as the page shows it."""
+    from playwright.sync_api import expect
+
+    desk.lang = lang
+    context = browser.new_context(viewport={"width": 390, "height": 844})
+    try:
+        phone = context.new_page()
+        phone.on("dialog", lambda dialog: dialog.accept())
+        phone.goto(f"{page.base_url}/staff")
+        phone.fill("#pin", PIN)
+        phone.click("#login button")
+        expect(phone.locator("#desk")).to_be_visible()
+        phone.click("#undo")
+        expect(phone.locator("#message")).to_have_text(REFUSED[lang]["nothing"])
+
+        def strip_token(route):
+            route.continue_(headers={k: v for k, v in route.request.headers.items() if k.lower() != "x-staff-token"})
+
+        phone.route("**/staff/api/end-game", strip_token)
+        phone.click("#end-game")
+        expect(phone.locator("#message")).to_have_text(REFUSED[lang]["token"])
+        assert "end-game" not in desk.calls
+        phone.unroute("**/staff/api/end-game")
+
+        clock.now += 601  # the page fixture's session lasts 600 s unused
+        phone.click("#undo")
+        expect(phone.locator("#message")).to_have_text(REFUSED[lang]["expired"])
+        expect(phone.locator("#login")).to_be_visible()
+        assert desk.calls.count("undo") == 1
+
+        stranger = browser.new_context(viewport={"width": 390, "height": 844}).new_page()
+        stranger.goto(f"{page.base_url}/staff")
+        for _ in range(ATTEMPTS_PER_ADDRESS):
+            stranger.fill("#pin", "000000")
+            stranger.click("#login button")
+            expect(stranger.locator("#message")).to_have_text(REFUSED[lang]["wrong"])
+            stranger.fill("#pin", "")
+        stranger.fill("#pin", PIN)
+        stranger.click("#login button")
+        expect(stranger.locator("#message")).to_contain_text(REFUSED[lang]["wait"])
+        expect(stranger.locator("#desk")).to_be_hidden()
+        stranger.context.close()
+    finally:
+        context.close()
+
+
 def test_the_page_switches_language(tmp_path, browser):
     from playwright.sync_api import expect
 
