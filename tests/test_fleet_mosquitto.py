@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 import subprocess
 import threading
+import time
 from pathlib import Path
 
 import pytest
@@ -81,11 +82,11 @@ class Client:
     """A raw client of the café's broker, as a user, over TLS: what it receives and how the
     broker answered its publications (MQTT 5 reason codes)."""
 
-    def __init__(self, user: str, port: int, ca: Path, password: str | None = None) -> None:
+    def __init__(self, user: str, port: int, ca: Path, password: str | None = None, client_id: str = "") -> None:
         config = broker_config(url(user, port), ca=str(ca))
         if password is not None:
             config = broker_config(f"mqtts://{user}:{password}@127.0.0.1:{port}", ca=str(ca))
-        self.client = link.client(config, f"test-{user}")
+        self.client = link.client(config, client_id or f"test-{user}")
         self.received: list[tuple[str, bytes]] = []
         self.acks: dict[int, object] = {}
         self.refused: object = None
@@ -123,7 +124,7 @@ def test_a_table_writes_only_its_own_topics_and_reads_only_its_own_commands(cafe
                "t2": broker_config(f"mqtts://t2@127.0.0.1:{port}", table_id="t2", password_file=str(secret), ca=str(ca))}
     tables = {name: Reporter(brokers[name], act=lambda request, name=name: commands[name].append(request) or {"ok": True})
               for name in ("t1", "t2")}
-    rogue = Client("t1", port, ca)  # table t1's credentials in another program
+    rogue: Client | None = None
     staff = Client("staff", port, ca)
     try:
         for table in tables.values():
@@ -134,7 +135,9 @@ def test_a_table_writes_only_its_own_topics_and_reads_only_its_own_commands(cafe
                          "health": {"touch": "ok"}})
         wait_for(lambda: {row["table_id"] for row in dashboard.fleet.rows() if row["game_id"]} == {"t1", "t2"},
                  "the dashboard reading both tables", 10)
-        wait_for(rogue.connected.is_set, "t1's second client", 10)
+        tables["t1"].stop()  # its credentials in another program are t1 itself to the broker: one at a time
+        rogue = Client("t1", port, ca)
+        wait_for(rogue.connected.is_set, "t1's credentials in another program", 10)
         rogue.client.subscribe("pi-table/#", qos=1)
         for topic in ("pi-table/t2/status", "pi-table/t2/online", "pi-table/t2/events", "pi-table/t2/command"):
             reason = rogue.publish(topic, json.dumps({"game_id": "forged", "command": "undo"}))
@@ -149,7 +152,8 @@ def test_a_table_writes_only_its_own_topics_and_reads_only_its_own_commands(cafe
         assert commands["t1"] == []
         assert not any(topic.startswith("pi-table/t2/") for topic, _ in rogue.received)  # not even by subscribing
     finally:
-        rogue.close()
+        if rogue is not None:
+            rogue.close()
         staff.close()
         for table in tables.values():
             table.stop()
@@ -170,3 +174,68 @@ def test_the_cafe_broker_refuses_a_wrong_password_and_a_client_without_its_ca(ca
         assert not untrusting.connected.wait(2)  # the TLS handshake fails: the test CA is none of the system's
     finally:
         untrusting.stop()
+
+
+def test_a_tables_login_cannot_take_another_tables_session(cafe):
+    """t1's credentials connecting with t2's client id: the broker makes the client id the
+    user name, so the intruder is t1 to it; t2 keeps its connection and stays online."""
+    port, ca = cafe
+    watch = Client("dashboard", port, ca)
+    watch.client.on_connect = lambda client, userdata, flags, reason, properties: (
+        client.subscribe("pi-table/+/online", qos=1), watch.connected.set())
+    t2 = Reporter(broker_config(url("t2", port), table_id="t2", ca=str(ca)), act=lambda request: {"ok": True})
+    drops: list[object] = []
+    connects: list[bool] = []
+    kept_connect, kept_disconnect = t2.client.on_connect, t2.client.on_disconnect
+
+    def connected(client, userdata, flags, reason, properties) -> None:
+        connects.append(bool(flags.session_present))
+        kept_connect(client, userdata, flags, reason, properties)
+
+    def disconnected(client, userdata, flags, reason, properties) -> None:
+        drops.append(reason)
+        kept_disconnect(client, userdata, flags, reason, properties)
+
+    t2.client.on_connect, t2.client.on_disconnect = connected, disconnected
+    intruder = None
+    try:
+        wait_for(watch.connected.is_set, "the dashboard user", 10)
+        t2.start()
+        wait_for(t2.connected.is_set, "t2 connected", 10)
+        wait_for(lambda: ("pi-table/t2/online", b"true") in watch.received, "t2 online", 10)
+        intruder = Client("t1", port, ca, client_id="pi-table-t2")  # the id t2's reporter uses
+        wait_for(lambda: intruder.connected.is_set() or intruder.refused is not None, "the intruder's answer", 10)
+        time.sleep(3)  # before the fix, t2 and the intruder threw each other out every second or two
+        assert drops == [], f"t2 was disconnected: {drops}"
+        assert t2.connected.is_set()
+        assert ("pi-table/t2/online", b"false") not in watch.received
+    finally:
+        if intruder is not None:
+            intruder.close()
+        t2.stop()
+        watch.close()
+    again = Reporter(broker_config(url("t2", port), table_id="t2", ca=str(ca)), act=lambda request: {"ok": True})
+    kept = again.client.on_connect
+    again.client.on_connect = lambda client, userdata, flags, reason, properties: (
+        connects.append(bool(flags.session_present)), kept(client, userdata, flags, reason, properties))
+    try:
+        again.start()
+        wait_for(again.connected.is_set, "t2 back", 10)
+        assert connects[-1] is True, "the broker kept t2's session (its QoS 1 events) across the restart"
+    finally:
+        again.stop()
+
+
+def test_the_dashboard_and_staff_users_cannot_speak_for_a_table(cafe):
+    port, ca = cafe
+    dashboard, staff = Client("dashboard", port, ca), Client("staff", port, ca)
+    try:
+        wait_for(lambda: dashboard.connected.is_set() and staff.connected.is_set(), "the dashboard and staff users", 10)
+        for client, user in ((dashboard, "dashboard"), (staff, "staff")):
+            for table in ("x", user):  # any table, and the one its own name would make by the ACL's %u
+                for name in ("status", "online", "events"):
+                    reason = client.publish(f"pi-table/{table}/{name}", '{"game_id": "forged"}')
+                    assert str(reason) == "Not authorized", (user, table, name)
+    finally:
+        dashboard.close()
+        staff.close()
