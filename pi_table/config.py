@@ -156,6 +156,8 @@ OPTIONS = (
     Option("web", "host", "0.0.0.0", "str", N_("the address it listens on: 0.0.0.0 every network, 127.0.0.1 this machine only")),
     Option("web", "port", 8024, "int", N_("its TCP port, 1024 to 65535 (0: any free port, for tests)")),
     Option("web", "url", "", "str", N_("how phones reach it, for the QR codes ('': http://ADDRESS:PORT of this machine)")),
+    Option("web", "tls_cert", "", "str", N_("serve https with this certificate file (and its chain), so the staff PIN never crosses the Wi-Fi in clear ('': http)")),
+    Option("web", "tls_key", "", "str", N_("the certificate's private key file, readable by the service alone")),
     Option("staff", "session_min", 60, "int", N_("minutes a staff page login lasts unused, 5 to 1440")),
     Option("fleet", "broker", "", "str", N_("report to this MQTT broker: mqtt://USER:PASSWORD@HOST:PORT or mqtts://... ('': off)")),
     Option("fleet", "table_id", "", "str", N_("this table's name in the fleet's topics, pi-table/<table_id>/... (no / + # or spaces)")),
@@ -221,6 +223,8 @@ class WebConfig:
     host: str
     port: int
     url: str  # '' when the daemon works it out
+    tls_cert: str = ""  # https with this certificate and key; '' for http
+    tls_key: str = ""
 
 
 @dataclass(frozen=True, slots=True)
@@ -632,18 +636,20 @@ def _deck_path(name: str, source: Path | None) -> str:
     return name
 
 
-READ_FILES = ("fleet.password_file", "fleet.ca", "fleet.cert", "fleet.key", "sim.words")
+FILES_READ = ("fleet.password_file", "fleet.ca", "fleet.cert", "fleet.key", "web.tls_cert", "web.tls_key")
+"""The keys naming a file the table must be able to read (checked on the machine)."""
+OUTSIDE_JOURNAL = (*FILES_READ, "sim.words")
 """The keys naming a file the table reads into something it sends or shows: a broker's
 password, a certificate, words on the cards (or a checker's message quoting a line)."""
 
 
 def _secret_readers(given: dict[str, object], path: Path) -> list[tuple[str, Phrase]]:
-    """``READ_FILES`` given a file in the journal folder, where the table keeps the games'
+    """``OUTSIDE_JOURNAL`` given a file in the journal folder, where the table keeps the games'
     keys, the seats' secret and the staff PIN: no setting (the staff page edits them) may turn
     those into words someone sees. Checked before anything reads the files."""
     folder = os.path.realpath(str((defaults() | given)["paths.journal_dir"]))
     found = []
-    for key in READ_FILES:
+    for key in OUTSIDE_JOURNAL:
         file = given.get(key)
         if isinstance(file, str) and file:
             file = _deck_path(file, path) if key == "sim.words" else file
@@ -755,7 +761,15 @@ def _web(v: _Values) -> WebConfig:
         raise Refusal("port is 1024 to 65535 (0: any free port), not {port}", port=port)
     if url and not url.startswith(("http://", "https://")):
         raise Refusal("url starts with http:// or https://, not {url!r}", url=url)
-    return WebConfig(enabled=v.flag("web.enabled"), host=v.text("web.host"), port=port, url=url)
+    cert, key = v.text("web.tls_cert"), v.text("web.tls_key")
+    for name, file in (("tls_cert", cert), ("tls_key", key)):
+        if file and not Path(file).is_absolute():
+            raise Refusal("{name} is an absolute path, such as /etc/pi-table/tls/{name}.pem, not {file!r}", name=name,
+                          file=file)
+    if bool(cert) != bool(key):
+        raise Refusal("tls_cert and tls_key go together: a certificate needs its private key")
+    return WebConfig(enabled=v.flag("web.enabled"), host=v.text("web.host"), port=port, url=url, tls_cert=cert,
+                     tls_key=key)
 
 
 def _fleet(v: _Values) -> FleetConfig:
@@ -843,7 +857,7 @@ def check_machine(values: dict[str, object]) -> list[tuple[str, Phrase]]:
         "paths.socket": N_("a socket in a folder the table can write in (made if missing)"),
         "paths.socket_group": N_("the name of a group of this machine ('' keeps the user's own)"),
         "web.host": N_("an address of this machine, or 0.0.0.0 or :: for every network"),
-        **{f"fleet.{name}": N_("a file the table can read") for name in ("password_file", "ca", "cert", "key")},
+        **{key: N_("a file the table can read") for key in FILES_READ},
     }
     v = _Values(values)
     socket_path = Path(v.text("paths.socket"))
@@ -854,7 +868,7 @@ def check_machine(values: dict[str, object]) -> list[tuple[str, Phrase]]:
                          if _taken(socket_path) else _unusable_folder(socket_path.parent)),
         "paths.socket_group": _missing_group(v.text("paths.socket_group")),
         "web.host": _foreign_host(v.text("web.host")) if v.flag("web.enabled") else None,
-        **{f"fleet.{name}": _unreadable(v.text(f"fleet.{name}")) for name in ("password_file", "ca", "cert", "key")},
+        **{key: _unreadable(v.text(key)) for key in FILES_READ},
     }
     return [(key, Phrase.of("expected {expected}, found {found}", expected=Phrase(expected[key]), found=what))
             for key, what in found.items() if what]

@@ -511,3 +511,22 @@ def test_no_file_a_setting_reads_may_lie_in_the_journal_folder_where_the_keys_ar
     good = deck if key == "sim.words" else outside / "g1.jsonl"
     good.touch()
     assert config_module.load_config(write(tmp_path, {key: f'"{good}"', **broker}))
+
+
+def test_https_takes_a_certificate_and_its_key_both_absolute_and_readable(tmp_path):
+    cert, key = tmp_path / "table.crt", tmp_path / "table.key"
+    cert.write_text("a certificate")
+    refusals = {
+        (f'"{cert}"', '""'): "web.tls_cert: tls_cert and tls_key go together: a certificate needs its private key",
+        ('"table.crt"', '"table.key"'): "web.tls_cert: tls_cert is an absolute path, such as "
+                                        "/etc/pi-table/tls/tls_cert.pem, not 'table.crt'",
+        (f'"{cert}"', f'"{key}"'): f"web.tls_key: expected a file the table can read, found {key}, which is not a file",
+    }
+    for (given_cert, given_key), problem in refusals.items():
+        path = write(tmp_path, {"web.tls_cert": given_cert, "web.tls_key": given_key})
+        with pytest.raises(config_module.ConfigError) as refused:
+            config_module.load_config(path, machine=True)
+        assert f"{path}: {problem}" in refused.value.problems
+    key.write_text("a key")
+    web = config_module.load_config(write(tmp_path, {"web.tls_cert": f'"{cert}"', "web.tls_key": f'"{key}"'})).web
+    assert (web.tls_cert, web.tls_key) == (str(cert), str(key))

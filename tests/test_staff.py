@@ -44,6 +44,8 @@ from pi_table.web.staff import (
     set_pin,
 )
 
+from helpers import require_tools
+
 
 def pi_table(*args: str, stdin: str = "") -> subprocess.CompletedProcess:
     """The pi-table command line, run as a person runs it, given ``stdin``."""
@@ -716,6 +718,41 @@ def test_restarts_asked_in_a_hurry_wait_their_turn_so_systemd_never_gives_up_on_
     assert table.daemon.restarting and not table.runner.is_alive()
     assert json.loads(kept.read_text())[:2] == [now - 50, now - 10]  # the oldest gone, the waited one counted
     assert len(json.loads(kept.read_text())) == 3
+
+
+def test_over_https_the_pin_and_the_cookie_never_cross_the_wifi_in_clear(tmp_path, desk):
+    """[web] tls_cert and tls_key: the companion serves https (the staff cookie is Secure), and
+    plain http on its port gets nowhere."""
+    import ssl
+
+    from pi_table.daemon.run import _tls, _TlsError
+
+    require_tools("openssl")
+    done = subprocess.run(["openssl", "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256", "-nodes",
+                           "-keyout", "table.key", "-out", "table.crt", "-subj", "/CN=127.0.0.1", "-days", "1",
+                           "-addext", "subjectAltName=IP:127.0.0.1"], cwd=tmp_path, capture_output=True, timeout=30)
+    assert done.returncode == 0, done.stderr
+    set_pin(tmp_path, PIN)
+    companion = Companion(staff=StaffPage(desk, tmp_path), tls=_tls(str(tmp_path / "table.crt"),
+                                                                    str(tmp_path / "table.key")))
+    companion.start()
+    try:
+        assert companion.base_url.startswith("https://")
+        trusting = ssl.create_default_context(cafile=str(tmp_path / "table.crt"))
+        staff = Staff(companion.base_url)
+        staff.opener = urllib.request.build_opener(urllib.request.HTTPCookieProcessor(staff.cookies),
+                                                   urllib.request.HTTPSHandler(context=trusting))
+        assert staff.login()[0] == 200
+        session = next(cookie for cookie in staff.cookies if cookie.name == COOKIE)
+        assert session.secure and staff.call("GET", "/staff/api/log")[0] == 200
+        plain = http.client.HTTPConnection("127.0.0.1", companion.port, timeout=10)
+        with pytest.raises((http.client.HTTPException, ConnectionError)):
+            plain.request("POST", "/staff/login", body=json.dumps({"pin": PIN}))
+            plain.getresponse().read()
+    finally:
+        companion.stop()
+    with pytest.raises(_TlsError):  # a key that is not a key: the companion's fault says to check tls_key
+        _tls(str(tmp_path / "table.crt"), str(tmp_path / "table.crt"))
 
 
 # --- the page in a browser -------------------------------------------------------------------------

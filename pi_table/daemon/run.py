@@ -52,6 +52,8 @@ from .control import ControlServer
 from .notify import LoopHeartbeat, Notifier, thread_ended
 
 if TYPE_CHECKING:  # loaded only once the table is up (the phones' pages open after READY), or Codex is played
+    import ssl
+
     from ..engine import PublicView
     from ..fleet.reporter import Reporter
     from ..web import Companion
@@ -339,15 +341,19 @@ class Daemon:
             tokens = Tokens.kept_in(journal_dir)
             self.staff_desk = StaffDesk(self)
             staff = StaffPage(self.staff_desk, journal_dir, self.config.staff_session_s)
+            tls = _tls(web.tls_cert, web.tls_key) if web.tls_cert else None
             companion = Companion(web.host, web.port, act=self._act, base_url=web.url,
                                   advertise=lambda: _reachable_address(web.host), proof=tokens.proof,
                                   opened_file=journal_dir / "companion.opened", language=self.config.language,
-                                  staff=staff)
+                                  staff=staff, tls=tls)
             companion.start()
         except Exception as e:  # noqa: BLE001 (a taken port, a broken install: the table plays without phones)
             why = e.strerror if isinstance(e, OSError) and e.strerror else e
-            fault = Phrase.of("the companion cannot listen on port {port} ({error}): phones cannot join; free the port "
-                              "or choose another ([web] port), then restart the table", port=web.port, error=str(why))
+            fault = (Phrase.of("the companion's certificate cannot be used ({error}): phones cannot join; check [web] "
+                               "tls_cert and tls_key, then restart the table", error=str(why))
+                     if isinstance(e, _TlsError) else
+                     Phrase.of("the companion cannot listen on port {port} ({error}): phones cannot join; free the port "
+                               "or choose another ([web] port), then restart the table", port=web.port, error=str(why)))
             self.devices.health["companion"] = f"not working: {e}"
             log.error("%s", fault)
             self._phones_settled(state, "not working")
@@ -784,6 +790,22 @@ class StaffDesk:
 
     def restart(self) -> float:
         return self.daemon.restart()
+
+
+class _TlsError(Exception):
+    """The companion's certificate or key would not load."""
+
+
+def _tls(cert: str, key: str) -> ssl.SSLContext:
+    """A server context for https with this certificate (and chain) and key; _TlsError saying why not."""
+    import ssl
+
+    context = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)
+    try:
+        context.load_cert_chain(cert, key)
+    except (OSError, ssl.SSLError) as e:
+        raise _TlsError(getattr(e, "strerror", None) or getattr(e, "reason", None) or str(e)) from None
+    return context
 
 
 def _reachable_address(host: str) -> str:

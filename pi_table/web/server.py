@@ -36,6 +36,7 @@ import asyncio
 import hmac
 import json
 import logging
+import ssl
 import threading
 import time
 from collections import Counter
@@ -98,9 +99,10 @@ class Companion:
         header_timeout_s: float = HEADER_TIMEOUT_S, body_timeout_s: float = BODY_TIMEOUT_S,
         max_connections: int = MAX_CONNECTIONS, max_per_address: int = MAX_PER_ADDRESS, report_s: float = REPORT_S,
         language: str = LANGUAGES[0],
-        staff: StaffPage | None = None,
+        staff: StaffPage | None = None, tls: ssl.SSLContext | None = None,
     ) -> None:
         self.staff = staff  # the staff page (/staff), when the table has one
+        self.tls = tls  # https with this context (its certificate loaded); None for http
         self.host, self.port, self.advertise = host, port, advertise
         self.header_timeout_s, self.body_timeout_s = header_timeout_s, body_timeout_s
         self.max_connections, self.max_per_address = max_connections, max_per_address
@@ -188,7 +190,7 @@ class Companion:
             if self._address is None or now - self._address[0] > ADVERTISE_S:
                 self._address = (now, self.advertise())
             address = self._address[1]
-        return f"http://{address}:{self.port}"
+        return f"{'https' if self.tls else 'http'}://{address}:{self.port}"
 
     def link(self, token: str) -> str:
         return f"{self.base_url}/p/{token}"
@@ -217,7 +219,8 @@ class Companion:
         server = self._runner.server
         assert server is not None  # made by setup()
         self._listener = await loop.create_server(
-            lambda: _Connection(self, server, loop), self.host, self.port, reuse_address=True, backlog=128)
+            lambda: _Connection(self, server, loop), self.host, self.port, reuse_address=True, backlog=128,
+            **({"ssl": self.tls, "ssl_handshake_timeout": self.header_timeout_s} if self.tls else {}))
         if self.port == 0:
             self.port = self._listener.sockets[0].getsockname()[1]
         self._reporter = asyncio.create_task(self._report_every_period())
