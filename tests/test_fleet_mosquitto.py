@@ -45,31 +45,51 @@ def test_ca(folder: Path) -> None:
 test_ca.__test__ = False  # a helper, not a test
 
 
-@pytest.fixture
-def cafe(tmp_path):
-    """Mosquitto with the documented configuration: its paths and port swapped for the test's."""
+def client_certificate(folder: Path, name: str) -> tuple[Path, Path]:
+    """A client certificate for common name ``name`` signed by ``test_ca``'s CA, and its key."""
+    key = ["-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes"]
+    openssl("req", *key, "-keyout", f"{name}.key", "-out", f"{name}.csr", "-subj", f"/CN={name}", cwd=folder)
+    openssl("x509", "-req", "-in", f"{name}.csr", "-CA", "ca.crt", "-CAkey", "ca.key", "-CAcreateserial",
+            "-out", f"{name}.crt", "-days", "1", cwd=folder)
+    return folder / f"{name}.crt", folder / f"{name}.key"
+
+
+def start_cafe(folder: Path, client_certificates: bool = False) -> tuple[LocalBroker, int]:
+    """Mosquitto with the documented configuration, its paths and port swapped for the test's;
+    with ``client_certificates``, the documented lines for them uncommented."""
     require_tools("openssl", "mosquitto_passwd", also_missing=() if mosquitto() else ("mosquitto",))
-    test_ca(tmp_path)
-    passwd = tmp_path / "pi-table.passwd"
+    test_ca(folder)
+    passwd = folder / "pi-table.passwd"
     for user, password in USERS.items():
         made = subprocess.run(["mosquitto_passwd", "-b", *(["-c"] if user == "t1" else []), str(passwd), user, password],
                               capture_output=True, text=True, timeout=30)
         assert made.returncode == 0, made.stderr
-    acl = tmp_path / "pi-table.acl"
+    acl = folder / "pi-table.acl"
     acl.write_text((DOCS / "pi-table.acl").read_text())
     port = free_port()
     settings = (DOCS / "pi-table.conf").read_text()
-    for documented, here in {
+    swaps = {
         "password_file /etc/mosquitto/pi-table.passwd": f"password_file {passwd}",
         "acl_file /etc/mosquitto/pi-table.acl": f"acl_file {acl}",
         "listener 8883": f"listener {port} 127.0.0.1",
-        "certfile /etc/mosquitto/certs/broker.crt": f"certfile {tmp_path / 'broker.crt'}",
-        "keyfile /etc/mosquitto/certs/broker.key": f"keyfile {tmp_path / 'broker.key'}",
-    }.items():
+        "certfile /etc/mosquitto/certs/broker.crt": f"certfile {folder / 'broker.crt'}",
+        "keyfile /etc/mosquitto/certs/broker.key": f"keyfile {folder / 'broker.key'}",
+    }
+    if client_certificates:
+        swaps |= {"#cafile /etc/mosquitto/certs/pi-table-ca.crt": f"cafile {folder / 'ca.crt'}",
+                  "#require_certificate true": "require_certificate true",
+                  "#use_identity_as_username true": "use_identity_as_username true"}
+    for documented, here in swaps.items():
         assert documented in settings, f"the documented configuration no longer says {documented!r}"
         settings = settings.replace(documented, here)
-    broker = LocalBroker(tmp_path / "broker", settings)  # its own plain listener too, under the same users
+    broker = LocalBroker(folder / "broker", settings)  # its own plain listener too, under the same users
     broker.start()
+    return broker, port
+
+
+@pytest.fixture
+def cafe(tmp_path):
+    broker, port = start_cafe(tmp_path)
     yield port, tmp_path / "ca.crt"
     broker.stop()
 
@@ -239,3 +259,33 @@ def test_the_dashboard_and_staff_users_cannot_speak_for_a_table(cafe):
     finally:
         dashboard.close()
         staff.close()
+
+
+def test_a_table_with_a_client_certificate_reports_as_its_common_name(tmp_path):
+    """The listener asks for a certificate and takes its common name as the user name (the
+    documented lines for it, uncommented): a table with ``cert`` and ``key`` and no password
+    reports, the dashboard (a certificate of its own) sees it; no certificate, no entry."""
+    broker, port = start_cafe(tmp_path, client_certificates=True)
+    ca = tmp_path / "ca.crt"
+    (t1_cert, t1_key), (board_cert, board_key) = (client_certificate(tmp_path, name) for name in ("t1", "dashboard"))
+    dashboard = Dashboard(broker_config(f"mqtts://127.0.0.1:{port}", ca=str(ca), cert=str(board_cert), key=str(board_key)),
+                          "127.0.0.1", 0, hash_password("x" * 8))
+    table = Reporter(broker_config(f"mqtts://127.0.0.1:{port}", table_id="t1", ca=str(ca), cert=str(t1_cert),
+                                   key=str(t1_key)), act=lambda request: {"ok": True})
+    without = Client("t2", port, ca)  # a password, but no certificate
+    try:
+        dashboard.start()
+        wait_for(dashboard.connected.is_set, "the dashboard with its certificate", 10)
+        table.start()
+        wait_for(table.connected.is_set, "t1 with its certificate", 10)
+        table.offer({"game_id": "game-of-t1", "state": {"game": "codenames", "board": "?" * 25}, "health": {"touch": "ok"}})
+        wait_for(lambda: any(row["table_id"] == "t1" and row["game_id"] == "game-of-t1" and row["online"]
+                             for row in dashboard.fleet.rows()), "t1's status on the dashboard", 10)
+        time.sleep(0.5)
+        assert not without.connected.is_set()
+        assert "as t1 " in broker.log() and "u't1'" in broker.log()  # its id and user: the certificate's name
+    finally:
+        without.close()
+        table.stop()
+        dashboard.stop()
+        broker.stop()
