@@ -22,8 +22,10 @@ from pi_table.config import ConfigError, parse_config
 from pi_table.config import broker as broker_config
 from pi_table.daemon.run import Daemon
 from pi_table.engine import EndTurn, Guess
+from pi_table.fleet.broker import LocalBroker
 from pi_table.fleet.reporter import MAX_QUEUED, Reporter, parse_command, status_message
 from pi_table.hal import NewGame
+from pi_table.hal.events import is_fault
 from pi_table.sim.systemd import FakeSystemd
 
 from helpers import wait_for
@@ -189,7 +191,8 @@ def test_events_made_while_the_broker_was_away_arrive_after_it_returns(broker, t
         wait_for(table.daemon.fleet.connected.is_set, "the table's connection", 10)
         broker.stop()
         wait_for(lambda: not table.daemon.fleet.connected.is_set(), "the table to see the broker gone", 10)
-        assert table.daemon.answer({"command": "status"})["health"]["fleet"].startswith("reconnecting")
+        lost = table.daemon.answer({"command": "status"})["health"]["fleet"]
+        assert is_fault(lost) and (lost.startswith("reconnecting") or ADVICE in lost), lost  # the first retry may have failed
         first = table.daemon.session.id
         started = time.monotonic()
         assert table.daemon.answer({"command": "new-game", "game": "alias24"})["ok"]
@@ -349,6 +352,53 @@ def refusing_broker():
         probe.bind(("127.0.0.1", 0))
         port = probe.getsockname()[1]
     return f"mqtt://127.0.0.1:{port}"
+
+
+ADVICE = "check [fleet] broker and the network; the game plays on"
+
+
+def test_a_broker_unreachable_from_the_start_is_a_fault_said_once_until_it_connects(refusing_broker, tmp_path, caplog):
+    """Nothing listens at the broker's port: after the first failed attempt pi-table status
+    shows the link as a fault that says what to do (never "connecting" for ever), the log says
+    it once however often paho tries again, the table plays on; a broker there later clears it."""
+    caplog.set_level("INFO", logger="pi_table.fleet")
+    port = int(refusing_broker.rsplit(":", 1)[1])
+    table = InProcessTable(tmp_path / "table", refusing_broker, "t1")
+    broker = None
+    try:
+        def health() -> str:
+            return table.daemon.answer({"command": "status"})["health"]["fleet"]
+
+        wait_for(lambda: health() != "connecting", "the fleet's health after the first attempt", 10)
+        said = health()
+        assert is_fault(said) and said.startswith("not working: ") and ADVICE in said, said
+        assert f"127.0.0.1:{port}" in said and "Connection refused" in said
+        time.sleep(3.5)  # paho tries again after 1 s and 2 s more
+        warned = [record for record in caplog.records if ADVICE in record.getMessage()]
+        assert len(warned) == 1 and warned[0].levelname == "WARNING"
+        assert table.submit(Guess(0)).ok or table.submit(EndTurn()).ok  # the table plays on
+        broker = LocalBroker(tmp_path / "broker", port=port)
+        broker.start()
+        wait_for(lambda: health() == "ok", "the fleet's health once the broker is there", 20)
+    finally:
+        table.close()
+        if broker is not None:
+            broker.stop()
+
+
+def test_a_broker_that_never_answers_is_a_fault_after_a_bounded_time(silent_broker):
+    """The port takes the connection and never answers (no failed attempt to hear of): after
+    ``answer_within_s`` the link's health is a fault all the same."""
+    states: list[str] = []
+    reporter = Reporter(broker_config(silent_broker, table_id="t1"), act=lambda request: {"ok": True},
+                        link_state=states.append, answer_within_s=0.5)
+    try:
+        reporter.start()
+        wait_for(lambda: states, "the link's health", 5)
+        assert states[0].startswith("not working: no answer from the broker 127.0.0.1:") and ADVICE in states[0]
+        assert not reporter.connected.is_set()
+    finally:
+        reporter.stop()
 
 
 @pytest.mark.parametrize("down", ["silent_broker", "refusing_broker"])

@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import json
 import logging
+import sys
 import threading
 import time
 from collections.abc import Callable
@@ -34,8 +35,9 @@ from typing import Any
 import paho.mqtt.client as mqtt
 
 from ..config import FleetConfig
+from ..engine.phrase import Phrase
 from ..hal import Screen
-from ..hal.events import Emit, is_fault
+from ..hal.events import NOT_WORKING, Emit, is_fault
 from ..hal.screen import AnyModel
 from . import link
 from .link import topic
@@ -44,6 +46,7 @@ log = logging.getLogger("pi_table.fleet")
 MAX_QUEUED = 1000  # events (and in-flight messages) paho holds while the broker is away
 HEARTBEAT_S = 60.0  # the status is sent again this often even unchanged (the uptime moves on)
 COMMANDS = ("new-game", "undo", "language", "brightness", "volume")
+ANSWER_WITHIN_S = 15.0  # a broker that has not let the table in by then is a fault, even one that never says no
 
 Act = Callable[[dict], dict]
 """Carries out a command on the table (the daemon's control answers): {"ok": ...}."""
@@ -105,13 +108,14 @@ class Reporter:
     command on the table (from paho's thread: it must not need the broker to answer)."""
 
     def __init__(self, config: FleetConfig, act: Act, heartbeat_s: float = HEARTBEAT_S,
-                 link_state: Callable[[str], None] | None = None) -> None:
+                 link_state: Callable[[str], None] | None = None, answer_within_s: float = ANSWER_WITHIN_S) -> None:
         if not config.enabled:
             raise ValueError("the fleet is off: [fleet] broker names no broker")
         self.config = config
         self.act = act
         self.heartbeat_s = heartbeat_s
         self.link_state = link_state or (lambda state: None)  # told "ok" or why not, from paho's thread
+        self.answer_within_s = answer_within_s
         self.table_id = config.table_id
         self.dropped = 0
         self.connected = threading.Event()
@@ -122,6 +126,9 @@ class Reporter:
         self._wake = threading.Event()
         self._stopping = False
         self._thread: threading.Thread | None = None
+        self._link_lock = threading.Lock()  # the link's health: paho's thread and the no-answer timer
+        self._trouble_said = False  # the broker's absence is in the log, once an outage
+        self._no_answer: threading.Timer | None = None
         self.client = self._client()
 
     def _client(self) -> mqtt.Client:
@@ -129,6 +136,7 @@ class Reporter:
         client.will_set(topic(self.table_id, "online"), "false", qos=1, retain=True)
         client.max_queued_messages_set(MAX_QUEUED)
         client.on_connect = self._connected
+        client.on_connect_fail = self._connect_failed
         client.on_disconnect = self._disconnected
         client.on_message = self._command
         return client
@@ -136,6 +144,9 @@ class Reporter:
     def start(self) -> None:
         """Connect in the background (a broker that is away is tried again and again)."""
         link.connect(self.client, self.config)
+        self._no_answer = threading.Timer(self.answer_within_s, self._silent)
+        self._no_answer.daemon = True
+        self._no_answer.start()
         self._thread = threading.Thread(target=self._run, name="fleet-reporter", daemon=True)
         self._thread.start()
 
@@ -143,6 +154,8 @@ class Reporter:
         """A clean goodbye: ``online`` false (the last will is for an unclean one)."""
         self._stopping = True
         self._wake.set()
+        if self._no_answer is not None:
+            self._no_answer.cancel()
         if self._thread is not None:
             self._thread.join(timeout=5)
         if self.connected.is_set():
@@ -208,12 +221,44 @@ class Reporter:
             self.link_state(f"not working: the broker refused the table ({reason})")
             return
         log.info("reporting to the fleet's broker %s:%d as %s", self.config.host, self.config.port, self.table_id)
-        self.connected.set()
-        self.link_state("ok")
+        with self._link_lock:
+            self.connected.set()
+            self._trouble_said = False
+            self.link_state("ok")
         client.publish(topic(self.table_id, "online"), "true", qos=1, retain=True)
         client.subscribe(topic(self.table_id, "command"), qos=0)
         if self._sent is not None:
             self._publish_status(self._sent)
+
+    def _connect_failed(self, client: mqtt.Client, userdata: Any) -> None:
+        """An attempt to reach the broker failed (nothing listens, no route, no such name, the
+        TLS handshake): paho tries again later, growing its delay. Called within paho's
+        ``except OSError``, so the error at hand is the one that failed it."""
+        error = sys.exc_info()[1]
+        why = (getattr(error, "strerror", None) or str(error) or type(error).__name__) if error else "no connection"
+        self._unreachable(Phrase.of("cannot reach the broker {address} ({why}): check [fleet] broker and the network; "
+                                    "the game plays on", address=self._address(), why=why))
+
+    def _silent(self) -> None:
+        """The no-answer timer: still not let in, though no attempt failed outright (a port that
+        takes the connection and never answers)."""
+        self._unreachable(Phrase.of("no answer from the broker {address} within {seconds} s: check [fleet] broker and "
+                                    "the network; the game plays on", address=self._address(),
+                                    seconds=f"{self.answer_within_s:g}"))
+
+    def _unreachable(self, why: Phrase) -> None:
+        """The link is a fault (pi-table status, the staff page), said in the log once an
+        outage; a connection clears both."""
+        with self._link_lock:
+            if self.connected.is_set() or self._stopping:
+                return
+            first, self._trouble_said = not self._trouble_said, True
+            self.link_state(NOT_WORKING + str(why))
+        if first:
+            log.warning("the fleet: %s (trying again, less and less often, up to once a minute)", why)
+
+    def _address(self) -> str:
+        return f"{self.config.host}:{self.config.port}"
 
     def _disconnected(self, client: mqtt.Client, userdata: Any, flags: Any, reason: Any, properties: Any) -> None:
         if self.connected.is_set() and not self._stopping:
