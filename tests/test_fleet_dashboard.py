@@ -84,6 +84,61 @@ def test_the_fleet_keeps_each_tables_row_from_its_messages():
     assert fleet.take("pi-table/bar/events", message({"event": "fault", "device": "touch"}))["games_today"] == 0
 
 
+def local(day: dt.date, hour: int, minute: int = 0) -> float:
+    return dt.datetime.combine(day, dt.time(hour, minute)).timestamp()
+
+
+def test_games_today_roll_over_at_local_midnight_with_no_message_in_between():
+    """A game at 23:00 counts today; at 00:05 it no longer does, on the page and in the CSV
+    of the day, though no table has said a word since."""
+    today = dt.date.today()
+    clock = [local(today, 23)]
+    fleet = Fleet(clock=lambda: clock[0])
+    late = {"event": "game_over", "table_id": "bar", "game_id": "late", "game": "codenames", "winner": "red",
+            "duration_s": 900.0, "at": local(today, 23), "reason": "all agents found"}
+    assert fleet.take("pi-table/bar/events", message(late))["games_today"] == 1
+    assert len(list(csv.reader(io.StringIO(fleet.csv())))) == 2
+    clock[0] = local(today + dt.timedelta(days=1), 0, 5)
+    row = fleet.rows()[0]
+    assert (row["games_today"], row["average_s"], row["lengths_s"]) == (0, None, [])
+    assert list(csv.reader(io.StringIO(fleet.csv())))[1:] == []
+    early = {**late, "game_id": "early", "at": local(today + dt.timedelta(days=1), 0, 4)}
+    assert fleet.take("pi-table/bar/events", message(early))["games_today"] == 1
+    assert [line[1] for line in csv.reader(io.StringIO(fleet.csv()))][1:] == ["early"]
+
+
+def test_the_page_and_its_export_roll_over_at_midnight(broker):
+    """The dashboard on a clock of the test's: the export is named after the clock's day and
+    holds its games; the live page is sent each row again when the day turns."""
+    today = dt.date.today()
+    clock = [local(today, 23, 59)]
+    dashboard = Dashboard(broker_config(broker.url), "127.0.0.1", 0, hash_password(PASSWORD), client_id="test-midnight",
+                          clock=lambda: clock[0])
+    dashboard.roll_check_s = 0.05
+    dashboard.start()
+    try:
+        dashboard.fleet.take("pi-table/bar/events", message(
+            {"event": "game_over", "table_id": "bar", "game_id": "late", "game": "codenames", "at": clock[0]}))
+        session = login(dashboard).split(";", 1)[0]
+        response, body = request(dashboard, "GET", "/export.csv", headers={"Cookie": session})
+        assert f"pi-table-fleet-{today.isoformat()}.csv" in response.getheader("Content-Disposition")
+        assert len(body.splitlines()) == 2
+        connection = http.client.HTTPConnection("127.0.0.1", dashboard.port, timeout=10)
+        connection.request("GET", "/events", headers={"Cookie": session})
+        stream = connection.getresponse()
+        assert json.loads(stream.readline().removeprefix(b"data: "))["games_today"] == 1
+        stream.readline()
+        clock[0] = local(today + dt.timedelta(days=1), 0, 1)
+        assert json.loads(stream.readline().removeprefix(b"data: "))["games_today"] == 0  # sent again, unasked
+        connection.close()
+        response, body = request(dashboard, "GET", "/export.csv", headers={"Cookie": session})
+        tomorrow = (today + dt.timedelta(days=1)).isoformat()
+        assert f"pi-table-fleet-{tomorrow}.csv" in response.getheader("Content-Disposition")
+        assert len(body.splitlines()) == 1
+    finally:
+        dashboard.stop()
+
+
 def test_activity_says_in_a_game_idle_or_over():
     assert activity({}) == "idle"
     assert activity(table_status()) == "idle"

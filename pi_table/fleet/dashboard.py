@@ -146,8 +146,15 @@ class Fleet:
             self.changed(row)
         return row
 
+    def today(self) -> dt.date:
+        """The day on this machine's clock (local time): the one "today's games" are of."""
+        return self._day(self.clock())
+
+    def _of_the_day(self, table: TableRow, today: dt.date) -> list[dict]:
+        return [game for game in table.games if self._day(game.get("at", 0)) == today]
+
     def _event(self, table: TableRow, event: dict) -> None:
-        today = self._day(self.clock())
+        today = self.today()
         table.games = [game for game in table.games if self._day(game.get("at", 0)) == today]
         if event.get("event") == "game_over" and self._day(event.get("at", 0)) == today:
             if all(game.get("game_id") != event.get("game_id") for game in table.games):  # QoS 1: maybe twice
@@ -159,12 +166,15 @@ class Fleet:
     def _day(at: float) -> dt.date:
         return dt.datetime.fromtimestamp(at).date()
 
-    def _row(self, table: TableRow) -> dict:
+    def _row(self, table: TableRow, today: dt.date | None = None) -> dict:
+        """The table's row as the page shows it; its games those of ``today`` (the clock's day,
+        unless given), so yesterday's leave the count at midnight, not at the next message."""
         status = table.status
         health = status.get("health", {})
         faults = list(status.get("warnings", [])) or [  # what the table's screen warns of, or else its health
             f"{device}: {say_health(detail, self.lang)}" for device, detail in health.items() if is_fault(detail)]
-        lengths = [game["duration_s"] for game in table.games if isinstance(game.get("duration_s"), (int, float))]
+        games = self._of_the_day(table, today or self.today())
+        lengths = [game["duration_s"] for game in games if isinstance(game.get("duration_s"), (int, float))]
         return {
             "table_id": table.table_id,
             "online": table.online,
@@ -173,7 +183,7 @@ class Fleet:
             "game_id": status.get("game_id"),
             "faults": faults,
             "errors": list(table.errors),
-            "games_today": len(table.games),
+            "games_today": len(games),
             "average_s": round(sum(lengths) / len(lengths), 1) if lengths else None,
             "lengths_s": lengths,
             "version": status.get("version"),
@@ -183,16 +193,19 @@ class Fleet:
         }
 
     def rows(self) -> list[dict]:
+        today = self.today()
         with self._lock:
-            return [self._row(table) for _, table in sorted(self.tables.items())]
+            return [self._row(table, today) for _, table in sorted(self.tables.items())]
 
     def csv(self) -> str:
-        """Today's finished games, one line each, oldest first."""
+        """Today's finished games (the clock's day), one line each, oldest first."""
         out = io.StringIO()
         writer = csv.writer(out)
         writer.writerow(["table_id", "game_id", "game", "ended", "duration_s", "winner", "reason"])
+        today = self.today()
         with self._lock:
-            games = sorted((game for table in self.tables.values() for game in table.games), key=lambda g: g.get("at", 0))
+            games = sorted((game for table in self.tables.values() for game in self._of_the_day(table, today)),
+                           key=lambda g: g.get("at", 0))
         for game in games:
             ended = dt.datetime.fromtimestamp(game.get("at", 0)).isoformat(timespec="seconds")
             writer.writerow([game.get("table_id"), game.get("game_id"), game.get("game"), ended,
@@ -218,11 +231,13 @@ def activity(status: dict) -> str:
 class Dashboard:
     """The MQTT subscriber and the web server, each in a thread of its own."""
 
+    roll_check_s = 30.0  # how often the page looks whether the day turned (and sends every row again)
+
     def __init__(self, broker: FleetConfig, host: str, port: int, password_hash: str, lang: str = "en",
-                 client_id: str = "pi-table-fleet") -> None:
+                 client_id: str = "pi-table-fleet", clock: Callable[[], float] = time.time) -> None:
         self.broker, self.host, self.port, self.lang = broker, host, port, lang
         self.password_hash = password_hash
-        self.fleet = Fleet(lang=lang)
+        self.fleet = Fleet(clock=clock, lang=lang)
         self.fleet.changed = self._changed
         self.sessions: dict[str, float] = {}  # token -> when it expires
         self.failures: dict[str, list[float]] = {}  # address -> times of its failed logins
@@ -281,9 +296,23 @@ class Dashboard:
             self._ready.set()
             return
         self._ready.set()
+        roller = loop.create_task(self._roll_over())
         loop.run_forever()
+        roller.cancel()
+        loop.run_until_complete(asyncio.gather(roller, return_exceptions=True))
         loop.run_until_complete(self._runner.cleanup() if self._runner else asyncio.sleep(0))
         loop.close()
+
+    async def _roll_over(self) -> None:
+        """At the day's turn, every row again to the live pages: their games today start at 0
+        though no table has said anything since."""
+        day = self.fleet.today()
+        while True:
+            await asyncio.sleep(self.roll_check_s)
+            if (today := self.fleet.today()) != day:
+                day = today
+                for row in self.fleet.rows():
+                    self._fan_out(row)
 
     async def _open(self) -> None:
         app = web.Application()
@@ -395,7 +424,7 @@ class Dashboard:
 
     async def _export(self, request: web.Request) -> web.Response:
         self._require(request)
-        day = dt.date.today().isoformat()
+        day = self.fleet.today().isoformat()
         return web.Response(text=self.fleet.csv(), content_type="text/csv",
                             headers={"Content-Disposition": f'attachment; filename="pi-table-fleet-{day}.csv"'})
 
