@@ -12,9 +12,11 @@ import io
 import json
 import os
 import stat
+import statistics
 import subprocess
 import sys
 import tempfile
+import time
 from pathlib import Path
 from urllib.parse import urlencode
 
@@ -233,6 +235,62 @@ def test_nothing_is_shown_without_a_login_and_the_login_is_guarded(dashboard):
     response, _ = request(dashboard, "POST", "/logout", "", {"Cookie": session})
     assert response.status == 303
     assert request(dashboard, "GET", "/api/tables", headers={"Cookie": session})[0].status == 401
+
+
+FLOOD = """
+import http.client, json, sys, threading
+port, addresses, each = int(sys.argv[1]), int(sys.argv[2]), int(sys.argv[3])
+answers = {}
+lock = threading.Lock()
+def guess(address):
+    for _ in range(each):
+        connection = http.client.HTTPConnection("127.0.0.1", port, timeout=60, source_address=(address, 0))
+        connection.request("POST", "/login", body="password=guess",
+                           headers={"Content-Type": "application/x-www-form-urlencoded"})
+        status = connection.getresponse().status
+        connection.close()
+        with lock:
+            answers[status] = answers.get(status, 0) + 1
+threads = [threading.Thread(target=guess, args=(f"127.0.1.{n + 1}",)) for n in range(addresses)]
+for thread in threads: thread.start()
+for thread in threads: thread.join()
+print(json.dumps(answers))
+"""
+
+
+def timed_get(dashboard: Dashboard, path: str, headers=None) -> float:
+    started = time.perf_counter()
+    response, _ = request(dashboard, "GET", path, headers=headers)
+    assert response.status == 200, (path, response.status)
+    return time.perf_counter() - started
+
+
+def test_a_flood_of_wrong_logins_does_not_stall_the_page(dashboard):
+    """300 wrong logins from 60 addresses at once (another process, as the attackers are):
+    the scrypt checks run off the page's event loop, a few at a time, and the rest are told
+    to wait (429) at once; the page's other requests keep their pace (measured against the
+    same requests just before, in this run), and the right password gets in after it."""
+    session = login(dashboard).split(";", 1)[0]
+    before = [timed_get(dashboard, path, {"Cookie": session}) for _ in range(15) for path in ("/login", "/api/tables")]
+    flood = subprocess.Popen([sys.executable, "-c", FLOOD, str(dashboard.port), "60", "5"], stdout=subprocess.PIPE,
+                             text=True)
+    during: list[float] = []
+    try:
+        time.sleep(0.2)  # the flood under way
+        while flood.poll() is None and len(during) < 400:
+            during.extend(timed_get(dashboard, path, {"Cookie": session}) for path in ("/login", "/api/tables"))
+    finally:
+        output, _ = flood.communicate(timeout=120)
+    answers = {int(status): count for status, count in json.loads(output).items()}
+    usual, flooded = statistics.mean(before), statistics.mean(during)  # a stall is a few long waits: the mean shows them
+    print(f"mean GET {usual * 1e3:.2f} ms before, {flooded * 1e3:.2f} ms during the flood ({len(during)} requests, "
+          f"slowest {max(during) * 1e3:.1f} ms); "
+          f"the flood's answers: {answers}")
+    assert set(answers) <= {401, 429} and sum(answers.values()) == 300
+    assert len(during) >= 10, "the flood ended before the page was measured under it"
+    assert flooded < 30 * usual + 0.01, f"the page slowed from {usual * 1e3:.2f} ms to {flooded * 1e3:.2f} ms"
+    response, _ = request(dashboard, "POST", "/login", urlencode({"password": PASSWORD}))
+    assert response.status == 303  # the flood leaves no lock on an address that did not take part
 
 
 def reporter(broker, table_id: str) -> Reporter:

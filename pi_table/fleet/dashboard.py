@@ -50,6 +50,10 @@ COOKIE = "pi_table_fleet"
 SESSION_S = 12 * 3600
 ATTEMPTS = 5  # failed logins an address may make ...
 ATTEMPTS_WINDOW_S = 60.0  # ... in this many seconds before it must wait
+CHECKS_AT_ONCE = max(1, (os.cpu_count() or 2) // 2)  # password checks running at once (scrypt: ~50 ms of a core, 16 MB)
+CHECK_WAITERS = 4 * CHECKS_AT_ONCE  # logins that may wait for a check; any more are told at once to try again
+CHECK_WAIT_S = 0.5  # how long one waits before it is told so
+ADDRESSES_KEPT = 10_000  # addresses whose failed logins are remembered, before the stale ones are forgotten
 ERRORS_KEPT = 5
 WORDS = {  # the page's words, translated once for the page's language
     "title": N_("The fleet"), "table": N_("Table"), "connection": N_("Online"), "online": N_("online"), "offline": N_("offline"),
@@ -57,6 +61,7 @@ WORDS = {  # the page's words, translated once for the page's language
     "games_today": N_("Games today"), "average": N_("Average length"), "game": N_("Game"), "seen": N_("Last report"),
     "export": N_("The day's games (CSV)"), "password": N_("Password"), "sign_in": N_("Sign in"),
     "sign_out": N_("Sign out"), "wrong": N_("Wrong password."), "wait": N_("Too many tries: wait a minute."),
+    "busy": N_("Too many logins at once: try again in a moment."),
     "none": N_("none"), "tables": N_("{online} of {count} tables online"),
 }
 
@@ -241,9 +246,14 @@ class Dashboard:
         self.fleet.changed = self._changed
         self.sessions: dict[str, float] = {}  # token -> when it expires
         self.failures: dict[str, list[float]] = {}  # address -> times of its failed logins
+        self.checking: dict[str, int] = {}  # address -> its logins being checked now (they count as failed till then)
+        self._checks: asyncio.Semaphore | None = None  # made in the page's loop: CHECKS_AT_ONCE
+        self._check_waiters = 0
         self.client = link.client(broker, client_id)
         self.client.on_connect = self._connected
+        self.client.on_connect_fail = self._connect_failed
         self.client.on_message = self._message
+        self._unreachable_said = False  # the broker's absence is in the log, once until it connects
         self.connected = threading.Event()
         self._queues: set[asyncio.Queue] = set()
         self._loop: asyncio.AbstractEventLoop | None = None
@@ -261,7 +271,16 @@ class Dashboard:
             log.error("the broker %s refused the dashboard: %s", self.broker.host, reason)
             return
         client.subscribe([(link.topic("+", name), 1) for name in ("status", "online", "events")])
+        self._unreachable_said = False
         self.connected.set()
+
+    def _connect_failed(self, client: mqtt.Client, userdata: Any) -> None:
+        """paho could not reach the broker (it tries again, less and less often): said once."""
+        if not self._unreachable_said:
+            self._unreachable_said = True
+            error = sys.exc_info()[1]
+            log.warning("cannot reach the broker %s:%d (%s): check --broker and the network; trying again",
+                        self.broker.host, self.broker.port, getattr(error, "strerror", None) or error or "no connection")
 
     def _message(self, client: mqtt.Client, userdata: Any, message: mqtt.MQTTMessage) -> None:
         self.fleet.take(message.topic, message.payload)
@@ -315,6 +334,7 @@ class Dashboard:
                     self._fan_out(row)
 
     async def _open(self) -> None:
+        self._checks = asyncio.Semaphore(CHECKS_AT_ONCE)
         app = web.Application()
         app.router.add_get("/", self._page)
         app.router.add_get("/login", self._login_page)
@@ -367,17 +387,19 @@ class Dashboard:
             raise web.HTTPForbidden(text="a login from another site's page")
         address = request.remote or "?"
         now = time.monotonic()
-        recent = [at for at in self.failures.get(address, []) if now - at < ATTEMPTS_WINDOW_S]
-        self.failures[address] = recent
-        if len(recent) >= ATTEMPTS:
+        recent = self._recent_failures(address, now)
+        if len(recent) + self.checking.get(address, 0) >= ATTEMPTS:
             return await self._login_page(request, self.words["wait"], 429)
         try:
             form = await request.post()
         except ValueError:  # a body that is not a form in UTF-8 (UnicodeDecodeError among them)
             raise web.HTTPBadRequest(text="the login is a form with a password field, in UTF-8") from None
         password = form.get("password")
-        if not isinstance(password, str) or not pin_matches(self.password_hash, password):
-            recent.append(now)
+        matches = await self._check(address, password) if isinstance(password, str) else False
+        if matches is None:  # every check taken and the queue for them full: no failure, try again
+            return await self._login_page(request, self.words["busy"], 429)
+        if not matches:
+            self._recent_failures(address, time.monotonic()).append(time.monotonic())
             return await self._login_page(request, self.words["wrong"], 401)
         self.failures.pop(address, None)
         token = secrets.token_urlsafe(32)
@@ -386,6 +408,43 @@ class Dashboard:
         response.set_cookie(COOKIE, token, max_age=SESSION_S, httponly=True, samesite="Strict", path="/",
                             secure=request.secure)
         raise response
+
+    def _recent_failures(self, address: str, now: float) -> list[float]:
+        """The address's failed logins within the window (kept; the stale forgotten)."""
+        if len(self.failures) > ADDRESSES_KEPT:  # many addresses: forget those with nothing recent
+            self.failures = {kept: times for kept, times in self.failures.items()
+                             if times and now - times[-1] < ATTEMPTS_WINDOW_S}
+        recent = [at for at in self.failures.get(address, []) if now - at < ATTEMPTS_WINDOW_S]
+        self.failures[address] = recent
+        return recent
+
+    async def _check(self, address: str, password: str) -> bool | None:
+        """Whether ``password`` is the page's, checked in a thread, never on the page's loop
+        (scrypt takes a core for ~50 ms): at most ``CHECKS_AT_ONCE`` at a time, a few more
+        waiting ``CHECK_WAIT_S`` at most for their turn. None when there is no room: a flood of
+        logins is answered at once instead of queueing work without end, and passes."""
+        checks = self._checks
+        assert checks is not None  # made in _open, before the first request
+        if checks.locked() and self._check_waiters >= CHECK_WAITERS:
+            return None
+        self.checking[address] = self.checking.get(address, 0) + 1
+        try:
+            self._check_waiters += 1
+            try:
+                async with asyncio.timeout(CHECK_WAIT_S):
+                    await checks.acquire()
+            except TimeoutError:
+                return None
+            finally:
+                self._check_waiters -= 1
+            try:
+                return await asyncio.to_thread(pin_matches, self.password_hash, password)
+            finally:
+                checks.release()
+        finally:
+            self.checking[address] -= 1
+            if not self.checking[address]:
+                del self.checking[address]
 
     async def _logout(self, request: web.Request) -> web.Response:
         if not self._same_origin(request):
