@@ -223,7 +223,7 @@ def test_a_tables_login_cannot_take_another_tables_session(cafe):
         t2.start()
         wait_for(t2.connected.is_set, "t2 connected", 10)
         wait_for(lambda: ("pi-table/t2/online", b"true") in watch.received, "t2 online", 10)
-        intruder = Client("t1", port, ca, client_id="pi-table-t2")  # the id t2's reporter uses
+        intruder = Client("t1", port, ca, client_id=link.table_client_id("t2"))  # the id t2 asks for
         wait_for(lambda: intruder.connected.is_set() or intruder.refused is not None, "the intruder's answer", 10)
         time.sleep(3)  # before the fix, t2 and the intruder threw each other out every second or two
         assert drops == [], f"t2 was disconnected: {drops}"

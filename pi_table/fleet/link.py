@@ -23,6 +23,13 @@ def topic(table_id: str, name: str) -> str:
     return f"{PREFIX}/{table_id}/{name}"
 
 
+def table_client_id(table_id: str) -> str:
+    """The client id a table asks for, and its persistent session's name at a broker that
+    takes it. The café's Mosquitto (``use_username_as_clientid``) uses the table's user name
+    instead, its table_id: as stable across reconnects, so the session holds either way."""
+    return f"{PREFIX}-{table_id}"
+
+
 def client(config: FleetConfig, client_id: str) -> mqtt.Client:
     """A client for ``config``'s broker, not yet connected; OSError when its password file
     cannot be read."""

@@ -132,7 +132,7 @@ class Reporter:
         self.client = self._client()
 
     def _client(self) -> mqtt.Client:
-        client = link.client(self.config, f"pi-table-{self.table_id}")
+        client = link.client(self.config, link.table_client_id(self.table_id))
         client.will_set(topic(self.table_id, "online"), "false", qos=1, retain=True)
         client.max_queued_messages_set(MAX_QUEUED)
         client.on_connect = self._connected
