@@ -622,7 +622,7 @@ def test_a_good_value_is_written_keeping_the_file_and_the_service_restarts_to_ap
     assert table.daemon.restarting and not table.runner.is_alive()
 
 
-def test_the_language_and_the_brightness_apply_at_once_without_a_restart(table):
+def test_the_language_the_brightness_the_volume_and_the_timer_apply_at_once_without_a_restart(table):
     staff = Staff(table.base)
     staff.login()
     status, answer = staff.call("POST", "/staff/api/config", {"changes": {"game.language": "it"}})
@@ -638,6 +638,10 @@ def test_the_language_and_the_brightness_apply_at_once_without_a_restart(table):
     status, answer = staff.call("POST", "/staff/api/config", {"changes": {"sound.volume": 0.3}})
     assert (status, answer) == (200, {"ok": True, "restarting": False})
     assert table.daemon.announcer.settings.volume == 0.3
+    status, answer = staff.call("POST", "/staff/api/config", {"changes": {"timer.length_s": 90}})
+    assert (status, answer) == (200, {"ok": True, "restarting": False})
+    assert loop.call(lambda: loop.timer.state(loop.clock()).length_s) == 90  # the turn under way runs to it
+    assert "length_s = 90\n" in table.config.read_text()
     status, answer = staff.call("POST", "/staff/api/config", {"changes": {"leds.cells": [{"a": 1}]}})
     assert status == 400 and answer["problems"] == [
         f"{table.config}: leds.cells: expected a string, a number, true or false, or a list of them, "
@@ -761,9 +765,11 @@ SCREENSHOTS = os.environ.get("PI_TABLE_SCREENSHOTS")
 """A folder: the test saves the staff page there (docs/screenshots/staff-LANG.png)."""
 WORDS = {
     "en": {"login": "Log in", "undo": "Undo", "new": "New game", "done": "done", "saved": "Saved: the table restarts",
+           "applied": "Saved and applied.",
            "save": "Save and apply", "history": "History", "logout": "Log out", "wrong": "wrong PIN"},
     "it": {"login": "Entra", "undo": "Annulla mossa", "new": "Nuova partita", "done": "fatto",
            "saved": "Salvato: il tavolo si riavvia", "save": "Salva e applica", "history": "Storico",
+           "applied": "Salvato e applicato.",
            "logout": "Esci", "wrong": "PIN sbagliato"},
 }
 
@@ -809,7 +815,7 @@ def test_login_undo_new_game_config_and_logout_on_a_phone(tmp_path, browser, lan
         page.click("#new-game summary")
         page.select_option("#new-game select[name=nuke]", "mad")
         page.click("#new-game button[type=submit]")
-        expect(page.locator("#game-line")).to_contain_text("alias24")
+        expect(page.locator("#game-line")).to_contain_text("Alias 24")  # the game by its name
         assert table.daemon.session.rules == Rules(game="alias24", nuke="mad")
         expect(page.locator("#history tr")).to_have_count(3)  # a header and two games
 
@@ -821,8 +827,15 @@ def test_login_undo_new_game_config_and_logout_on_a_phone(tmp_path, browser, lan
         assert "length_s = 5" not in table.config.read_text() and restarts == []
         timer.fill("120")
         page.click(f"#config button:text('{words['save']}')")
+        expect(page.locator("#message")).to_contain_text(words["applied"])  # the turn timer is at hand
+        assert re.search(r"^length_s = 120$", table.config.read_text(), re.MULTILINE) and restarts == []
+        page.reload()  # the form as the file is now
+        page.click("#config summary:text('[timer]')")
+        expect(page.locator('#config input[name="timer.length_s"]')).to_have_value("120")
+        page.locator('#config input[name="timer.warn_s"]').fill("20")
+        page.click(f"#config button:text('{words['save']}')")
         expect(page.locator("#message")).to_contain_text(words["saved"])
-        assert re.search(r"^length_s = 120$", table.config.read_text(), re.MULTILINE) and restarts == [True]
+        assert re.search(r"^warn_s = 20$", table.config.read_text(), re.MULTILINE) and restarts == [True]
 
         page.click("#logout")
         expect(page.locator("#login")).to_be_visible()
@@ -878,13 +891,12 @@ def test_every_refusal_shows_on_the_phone_in_its_language_and_nothing_is_done(pa
 
         stranger = browser.new_context(viewport={"width": 390, "height": 844}).new_page()
         stranger.goto(f"{page.base_url}/staff")
-        for _ in range(ATTEMPTS_PER_ADDRESS):
-            stranger.fill("#pin", "000000")
-            stranger.click("#login button")
-            expect(stranger.locator("#message")).to_have_text(REFUSED[lang]["wrong"])
-            stranger.fill("#pin", "")
-        stranger.fill("#pin", PIN)
-        stranger.click("#login button")
+        for pin, status in [("000000", 401)] * ATTEMPTS_PER_ADDRESS + [(PIN, 429)]:
+            stranger.fill("#pin", pin)
+            with stranger.expect_response("**/staff/login") as answer:
+                stranger.click("#login button")
+            assert answer.value.status == status
+            expect(stranger.locator("#pin")).to_have_value("")  # the page has taken the answer
         expect(stranger.locator("#message")).to_contain_text(REFUSED[lang]["wait"])
         expect(stranger.locator("#desk")).to_be_hidden()
         stranger.context.close()

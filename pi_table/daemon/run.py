@@ -75,7 +75,8 @@ DEVICE_FAULTS = {
 CHANGING_GAMES = Phrase.of("the table is changing games: try again")
 EXIT_RUNNING = 75  # EX_TEMPFAIL: another table holds this journal; systemd may try again later
 # What the staff page and the fleet change while the table runs, by their names for it
-AT_HAND = {"language": "game.language", "brightness": "leds.brightness", "volume": "sound.volume"}
+AT_HAND = {"language": "game.language", "brightness": "leds.brightness", "volume": "sound.volume",
+           "timer": "timer.length_s"}
 EXIT_RESTART = 3  # the staff asked for a restart: a failure to systemd (Restart=on-failure), which starts the table again
 RESTART_WINDOW_S = 120.0  # the unit's StartLimitIntervalSec
 STAFF_RESTARTS = 3  # the staff's restarts in a window at most: with a crash, still under the unit's StartLimitBurst
@@ -474,9 +475,9 @@ class Daemon:
         return []
 
     def change_at_hand(self, key: str, value: object) -> list[Phrase]:
-        """The language, the LEDs' brightness or the volume (``AT_HAND``; the staff page's
-        ``LIVE``), written like any change and applied at once: nobody should have to restart a
-        table to dim it, quieten it or hear it in Italian."""
+        """The language, the LEDs' brightness, the volume or the turn timer's length (``AT_HAND``;
+        the staff page's ``LIVE``), written like any change and applied at once: nobody should
+        have to restart a table to dim it, quieten it, hurry it or hear it in Italian."""
         if key not in AT_HAND.values():
             return [Phrase.of("{key} is not changed while the table runs: expected one of {keys}", key=key,
                               keys=", ".join(AT_HAND.values()))]
@@ -488,7 +489,8 @@ class Daemon:
 
     def _apply_at_hand(self, key: str, value: object) -> None:
         """In the loop's thread: the value the checker passed, shown from the next frame."""
-        config = self.config
+        config = replace(self.config, values={**self.config.values, key: value})  # as the staff page's form shows it
+        self.config = config
         if key == "game.language":
             self.config = replace(config, language=str(value))  # a later loop speaks it too
             self.loop.lang = self.announcer.lang = str(value)
@@ -498,6 +500,11 @@ class Daemon:
             volume = float(value)  # type: ignore[arg-type]  # the checker passed a number
             self.config = replace(config, sound=replace(config.sound, volume=volume))
             self.announcer.settings = self.config.sound
+        elif key == "timer.length_s":  # the turn under way runs to the new length; Codex's discussion keeps its own
+            timer = replace(config.timer, length_s=float(value))  # type: ignore[arg-type]  # the checker passed a number
+            self.config = replace(config, timer=timer)
+            if not self.session.codex:
+                self.loop.timer.settings = timer
         else:
             brightness = float(value)  # type: ignore[arg-type]  # the checker passed a number
             self.config = replace(config, leds=replace(config.leds, brightness=brightness))

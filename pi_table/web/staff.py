@@ -63,7 +63,7 @@ MAX_BODY = 64 * 1024  # a configuration change: a few keys, a map of LEDs at mos
 BODY_TIMEOUT_S = 10.0  # a request's body, from the end of its headers (the login's too: anyone may send one)
 LOG_LINES = 200
 STATIC = {"staff.js": "application/javascript", "staff.css": "text/css"}
-LIVE = ("game.language", "leds.brightness", "sound.volume")
+LIVE = ("game.language", "leds.brightness", "sound.volume", "timer.length_s")
 """The keys the table applies while it runs: the rest of a change waits for a restart."""
 OPTIONS = {"codex": ("sealed_votes", "roles")}
 """The options the new-game form offers for each game: ``CodexRules``' fields, and for a grid
