@@ -152,7 +152,7 @@ def test_fleet_is_off_by_default_and_its_keys_are_checked(tmp_path):
 
 def test_a_malformed_command_is_refused_saying_what_a_command_is():
     assert parse_command(b'{"command": "undo"}') == {"command": "undo"}
-    for payload in (b"not json", b"[1]", b'{"command": "reveal-key"}', b"\xff\xfe"):
+    for payload in (b"not json", b"[1]", b'{"command": "reveal-key"}', b"\xff\xfe", b"[" * 100_000):
         with pytest.raises(ValueError, match="new-game, undo, language, brightness|a command is a JSON object"):
             parse_command(payload)
 

@@ -76,6 +76,7 @@ def test_the_fleet_keeps_each_tables_row_from_its_messages():
     fleet.take("pi-table/bar/events", message({"event": "error", "error": "a command is a JSON object"}))
     assert fleet.take("pi-table/bar/online", b"false")["errors"] == ["a command is a JSON object"]
     assert fleet.take("pi-table/bar/status", b"{broken") is None  # skipped, logged
+    assert fleet.take("pi-table/bar/status", b"[" * 100_000) is None  # nested past the parser: skipped too
     assert fleet.take("elsewhere/bar/status", message(table_status())) is None
     assert [row["table_id"] for row in fleet.rows()] == ["bar"] and len(changed) == 9
     lines = list(csv.reader(io.StringIO(fleet.csv())))

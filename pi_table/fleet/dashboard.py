@@ -132,7 +132,7 @@ class Fleet:
         table_id, kind = parts[1], parts[2]
         try:
             value = json.loads(payload) if payload else None
-        except ValueError:
+        except (ValueError, RecursionError):  # RecursionError: nested deeper than the parser goes
             log.warning("%s: not JSON, skipped: %r", topic, payload[:60])
             return None
         with self._lock:

@@ -314,7 +314,7 @@ def parse_command(payload: bytes | bytearray) -> dict:
     example = '{"command": "new-game", "game": "codenames"}'
     try:
         request = json.loads(payload)
-    except (ValueError, UnicodeError):
+    except (ValueError, UnicodeError, RecursionError):  # RecursionError: nested deeper than the parser goes
         shown = payload[:60].decode("utf-8", "replace")
         raise ValueError(f"a command is a JSON object such as {example}, not {shown!r}") from None
     if not isinstance(request, dict) or request.get("command") not in COMMANDS:
