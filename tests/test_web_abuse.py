@@ -203,6 +203,15 @@ def test_past_the_total_cap_a_connection_is_refused_at_once_until_one_closes(sta
 
 # What every answer carries -------------------------------------------------------------------
 
+def test_an_action_nested_past_the_json_parser_is_a_bad_action_not_a_500(start):
+    companion = start(act=lambda game, role, text: None)
+    companion.publish(Snapshot("g1", {"kind": "waiting"}, {TOKEN: ("seat-0", {"kind": "seat"})}))
+    connection = http.client.HTTPConnection("127.0.0.1", companion.port, timeout=5)
+    connection.request("POST", f"/api/p/{TOKEN}/act", body=b"[" * 3000, headers={"Content-Type": "application/json"})
+    assert connection.getresponse().status == 400
+    connection.close()
+
+
 def test_every_answer_carries_the_policy_and_no_version(start):
     companion = start(act=lambda game, role, text: None)
     companion.publish(Snapshot("g1", {"kind": "waiting"}, {TOKEN: ("seat-0", {"kind": "seat"})}))

@@ -440,7 +440,7 @@ class Companion:
             late = web.json_response({"ok": False, "error": why}, status=408)
             late.force_close()
             return late
-        except ValueError:
+        except (ValueError, RecursionError):  # RecursionError: nested deeper than the parser goes
             body = None
         try:
             text = body["action"]
