@@ -188,9 +188,11 @@ def test_the_table_screen_shows_the_loss_in_english_and_italian(tmp_path):
     loop = TableLoop(session, SimTouch(), SimLedStrip(), screen, SimButtons())
     loop.open()
     (warning,) = screen.last.warnings
-    assert str(warning) == "journal damaged at action 5: 6 of 10 actions lost"
-    assert say(warning, "it") == "registro danneggiato all'azione 5: azioni perse 6 su 10"
-    header = Phrase.of("the last game's journal is damaged beyond use: a new game was dealt")
+    assert str(warning).startswith("journal damaged at action 5: 6 of 10 actions lost; ")
+    assert say(warning, "it").startswith("registro danneggiato all'azione 5: azioni perse 6 su 10; ")
+    assert "le mosse perse vanno rigiocate" in say(warning, "it")  # what to do, in the table's language
+    header = Phrase.of("the last game's journal is damaged beyond use: a new game was dealt (the damaged file is "
+                       "kept in the journal folder); if it happens again, check the SD card and the power supply")
     assert say(header, "it") != str(header)
 
 

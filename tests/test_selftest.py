@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import re
 import subprocess
 import sys
 import threading
@@ -73,7 +74,7 @@ def test_what_was_not_seen_and_broken_devices_fail_it():
     test.events.put(ButtonEvent("end_turn"))
     thread.join(timeout=10)
     assert result["ok"] is False and lines[-1] == "self-test FAILED"
-    assert any(line.startswith("FAILED leds: not working: no /dev/spidev0.0; what to do: turn SPI on") for line in lines)
+    assert any(line.startswith("FAILED LED strip: not working: no /dev/spidev0.0; what to do: turn SPI on") for line in lines)
     missing = next(line for line in lines if line.startswith("not seen:"))
     assert "NEW GAME" in missing and "tap the screen" in missing
     assert not d.leds.frames or not any(WHITE in frame.cells for frame in d.leds.frames)  # no walk on a dead strip
@@ -150,6 +151,26 @@ def test_buttons_that_cannot_be_claimed_are_a_failed_check_with_what_to_do_not_a
     failed = next(line for line in done.stdout.splitlines() if line.startswith("FAILED buttons"))
     assert "gpio" in failed.lower() and "what to do:" in failed
     assert done.stdout.strip().endswith("self-test FAILED")
+
+
+def test_under_lang_it_the_devices_and_their_faults_are_said_in_italian_and_pygame_says_nothing(tmp_path):
+    """The real command on this machine's devices: no board on USB, no SPI, no GPIO, and a
+    screen (SDL's dummy driver). Each device by its Italian name, the board's fault in Italian
+    from the driver's own words (only the system's and the libraries' own stay as they are),
+    and no greeting from pygame, which the self-test's painter imports before any device opens."""
+    config = tmp_path / "config.toml"
+    config.write_text('[screen]\nvideo_driver = "dummy"\nwidth = 800\nheight = 480\n[web]\nenabled = false\n'
+                      '[paths]\njournal_dir = "journal"\nsocket = "control.sock"\nsocket_group = ""\n')
+    environ = {k: v for k, v in os.environ.items() if k not in ("GPIOZERO_PIN_FACTORY", "PYGAME_HIDE_SUPPORT_PROMPT")}
+    done = subprocess.run([sys.executable, "-m", "pi_table", "selftest", "--config", str(config), "--timeout", "1",
+                           "--lang", "it"], capture_output=True, text=True, timeout=60, env=environ)
+    out = done.stdout
+    assert done.returncode == 1 and out.strip().endswith("autotest NON SUPERATO"), done.stderr
+    assert "pygame" not in out
+    assert ("scheda touch: scheda touch non trovata (nessun dispositivo USB 239a:80f4): controlla il cavo USB tra la "
+            "scheda touch e il Pi; la partita aspetta") in out
+    assert "NON SUPERATO striscia LED: non funziona: " in out and "NON SUPERATO pulsanti: non funziona: " in out
+    assert not re.search(r"(^|NON SUPERATO )(touch|leds|screen|buttons|sound):", out, re.MULTILINE) and "no USB" not in out
 
 
 def test_the_pygame_screen_keeps_drawing_the_checklist(tmp_path):

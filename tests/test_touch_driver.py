@@ -19,10 +19,18 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from serial.tools.list_ports_common import ListPortInfo
 
-from pi_table.drivers.touchboard import DISCONNECTED, NEWER_BOARD, TouchBoardConfig, TouchBoardSource, find_port
+from pi_table.drivers.touchboard import (
+    DISCONNECTED,
+    NEWER_BOARD,
+    NotFound,
+    TouchBoardConfig,
+    TouchBoardSource,
+    find_port,
+)
 from pi_table.engine.phrase import Phrase
 from pi_table.hal.events import ButtonEvent, HealthEvent, TouchEvent
 from pi_table.protocol import wire
+from pi_table.ui.i18n import say
 
 PICO = (0x239A, 0x80F4)
 OK = HealthEvent("touch", True, Phrase.of("touch board {board} firmware {firmware}", board="test-board", firmware="0.1.0"))
@@ -557,16 +565,42 @@ def test_discovery_with_two_boards_takes_one_and_says_so(monkeypatch, caplog):
 
 
 @pytest.mark.parametrize(
-    "ports, why",
+    "ports, why, italian",
     [
-        ([], "no USB 239a:80f4 device"),
-        ([port_info("/dev/ttyACM0", "CircuitPython CDC control", "1-1:1.0")], "enable usb_cdc data in boot.py"),
+        ([], "no USB 239a:80f4 device", "scheda touch non trovata (nessun dispositivo USB 239a:80f4): controlla il cavo"),
+        ([port_info("/dev/ttyACM0", "CircuitPython CDC control", "1-1:1.0")], "enable usb_cdc data in its boot.py",
+         "la scheda touch (USB 239a:80f4) mostra solo la porta della console: abilita usb_cdc data nel suo boot.py"),
     ],
 )
-def test_discovery_says_what_it_found_instead(monkeypatch, ports, why):
+def test_discovery_says_what_it_found_instead_and_what_to_do_in_each_language(monkeypatch, ports, why, italian):
     monkeypatch.setattr(serial.tools.list_ports, "comports", lambda: ports)
-    with pytest.raises(LookupError, match=why):
+    with pytest.raises(NotFound, match=why) as found:
         find_port(PICO)
+    assert say(found.value.phrase, "it").startswith(italian)
+
+
+def test_a_board_that_never_says_hello_is_reported_in_the_tables_language(tmp_path):
+    """A port that opens but never answers (no firmware of the table's on it): the health says
+    so from the driver's own words, said in Italian whole, with what to do."""
+    master, slave = os.openpty()
+    tty.setraw(slave)
+    link = tmp_path / "silent"
+    link.symlink_to(os.ttyname(slave))
+    driver = TouchBoardSource(TouchBoardConfig(port=str(link), hello_timeout_s=0.2), sleep=lambda s: time.sleep(0.01))
+    events = Events()
+    driver.start(events.append)
+    try:
+        deadline = time.monotonic() + 3
+        while not events.of(HealthEvent) and time.monotonic() < deadline:
+            time.sleep(0.01)
+    finally:
+        driver.stop()
+        os.close(master)
+        os.close(slave)
+    (health,) = events.of(HealthEvent)
+    assert not health.ok and str(health.detail).startswith(f"the touch board on {link} did not say hello within 0.2 s")
+    assert say(health.detail, "it") == (f"la scheda touch su {link} non si è presentata entro 0.2 s: controlla che esegua il "
+                                        "firmware del tavolo (installa di nuovo firmware/ sulla scheda); la partita aspetta")
 
 
 # --- configuration

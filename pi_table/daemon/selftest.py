@@ -27,7 +27,7 @@ from ..drivers.touchboard import TouchBoardSource
 from ..engine import CELLS
 from ..engine.phrase import N_
 from ..hal import ButtonEvent, DialEvent, Event, HealthEvent, LedFrame, SelfTestModel, TouchEvent, UiEvent
-from ..hal.events import NOT_WORKING
+from ..hal.events import DEVICE_NAMES, NOT_WORKING
 from ..hal.tuning import PadTuner, table_pads
 from ..protocol import wire
 from ..ui.i18n import say, say_health, translation
@@ -39,6 +39,7 @@ WHAT_TO_DO = {
     "screen": N_("put the user in the video, render and input groups; no desktop may hold the display"),
     "buttons": N_("on a Raspberry Pi install python3-lgpio and put the user in the gpio group; "
                   "set the [buttons] pins that are not fitted to false"),
+    "sound": N_("check the speaker or amplifier and its cable, and [sound] in the configuration"),
 }
 """What an installer can do about a device that did not open, said beside the failure."""
 WALK_S = 0.15  # each cell's turn in the LED walk
@@ -106,8 +107,12 @@ class SelfTest:
         self.pads_wanted = checkable(health["touch"])
         _ = self._
         self.failures = [_("{device}: {state}; what to do: {what}").format(
-            device=name, state=say_health(state, self.lang), what=_(WHAT_TO_DO[name]))
+            device=self.device(name), state=say_health(state, self.lang), what=_(WHAT_TO_DO[name]))
             for name, state in health.items() if state.startswith(NOT_WORKING)]
+
+    def device(self, name: str) -> str:
+        """A device by its name in the table's health ("leds"), as the installer reads it."""
+        return self._(DEVICE_NAMES[name]) if name in DEVICE_NAMES else name
 
     def run(self, timeout_s: float = 300.0) -> bool:
         """The walk, then the checklist until it is complete or ``timeout_s`` passes; True
@@ -119,7 +124,8 @@ class SelfTest:
             try:
                 device.start(self.events.put)
             except Exception as e:  # noqa: BLE001 - a pin library or a device node missing: a failed check, not a traceback
-                devices.health[name] = f"not working: {e}"
+                said = getattr(e, "detail", None) or getattr(e, "phrase", None)  # a driver's own words (a Phrase)
+                devices.health[name] = NOT_WORKING + (str(e) if said is None else say(said, self.lang))
                 self._plan()
             else:
                 started.append(device)
@@ -192,7 +198,7 @@ class SelfTest:
         elif isinstance(event, UiEvent):
             self.tick(TAP)
         elif isinstance(event, HealthEvent):
-            self.say(f"{event.device}: {say(event.detail, self.lang)}")
+            self.say(self._("{device}: {state}").format(device=self.device(event.device), state=say(event.detail, self.lang)))
         self.show(N_("all done") if self.complete() else EVERY_CARD)
 
     def tick(self, what: str) -> None:

@@ -36,6 +36,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any, Protocol
 
+from ..engine.phrase import Phrase, Text
 from ..hal import AnyModel, Command, Emit, Screen, SelfTestModel, UiEvent
 
 log = logging.getLogger(__name__)
@@ -47,6 +48,16 @@ INPUT_POLL_S = 0.03
 millisecond on video drivers that cannot block (the dummy driver; KMSDRM likely too), which
 cost about 3 % of a core here; a 30 ms nap between reads keeps taps prompt and an idle screen
 near 0 %."""
+
+
+class ScreenNotOpen(RuntimeError):
+    """The display did not open. ``detail`` says why: the display system's own words (SDL's,
+    shown as they are) or a Phrase; ``str()`` is that alone, for whoever says which device it
+    was in the reader's language ("the spymaster screen is not working (...)")."""
+
+    def __init__(self, detail: Text) -> None:
+        self.detail = detail
+        super().__init__(str(detail))
 
 
 @dataclass
@@ -124,9 +135,9 @@ class PygameScreen(Screen):
         self._thread = threading.Thread(target=self._run, name="spymaster-screen", daemon=True)
         self._thread.start()
         if not self._ready.wait(self.open_timeout_s):
-            raise RuntimeError(f"the spymaster screen did not open within {self.open_timeout_s} s")
+            raise ScreenNotOpen(Phrase.of("the display did not open within {seconds:g} s", seconds=self.open_timeout_s))
         if self._failure is not None:
-            raise RuntimeError(f"the spymaster screen could not open: {self._failure}")
+            raise ScreenNotOpen(self._failure)
 
     def stop(self) -> None:
         """Close the display; the thread ends once it has handled what was already queued."""

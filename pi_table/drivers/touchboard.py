@@ -120,20 +120,31 @@ def _interface_number(location: str | None) -> int:
     return int(match.group(1)) if match else -1
 
 
+class NotFound(LookupError):
+    """The board was not found, or did not answer: ``phrase`` says what was found instead and
+    what to do, in the words each language has (``str()`` is its English, for the log)."""
+
+    def __init__(self, phrase: Phrase) -> None:
+        self.phrase = phrase
+        super().__init__(str(phrase))
+
+
 def find_port(usb_id: tuple[int, int]) -> str:
     """The device path of the board's data port (the rule is in the module docstring).
 
-    Raises LookupError saying what was found instead.
+    Raises NotFound (a LookupError) saying what was found instead.
     """
     from serial.tools import list_ports
 
     wanted = f"USB {usb_id[0]:04x}:{usb_id[1]:04x}"
     ours = [p for p in list_ports.comports() if (p.vid, p.pid) == tuple(usb_id)]
     if not ours:
-        raise LookupError(f"no {wanted} device")
+        raise NotFound(Phrase.of("touch board not found (no {usb} device): check the USB cable from the touch board "
+                                 "to the Pi; the game waits", usb=wanted))
     candidates = [p for p in ours if not (p.interface or "").startswith(CONSOLE_INTERFACE)]
     if not candidates:
-        raise LookupError(f"{wanted} has only its console port: enable usb_cdc data in boot.py")
+        raise NotFound(Phrase.of("the touch board ({usb}) shows only its console port: enable usb_cdc data in its "
+                                 "boot.py (deploy firmware/ to it again); the game waits", usb=wanted))
     top = max(_interface_number(p.location) for p in candidates)
     best = sorted(p.device for p in candidates if _interface_number(p.location) == top)
     if len(best) > 1:
@@ -252,11 +263,12 @@ class TouchBoardSource(TouchSource):
             except _Refused as refusal:
                 self._health(False, refusal.phrase)
                 wait = self.config.backoff_max_s  # a firmware update takes minutes: ask slowly
-            except (OSError, LookupError) as e:  # OSError: pyserial's SerialException, no hello in time
+            except (OSError, NotFound) as e:  # OSError: pyserial's SerialException, in the system's words
                 log.debug("touch board connection attempt failed: %s", e)
                 if self._health_said is None:  # the first failure only; later ones keep the last word
-                    self._health(False, Phrase.of("touch board not found ({error}): check the USB cable from the touch "
-                                                  "board to the Pi; the game waits", error=str(e)))
+                    self._health(False, e.phrase if isinstance(e, NotFound) else Phrase.of(
+                        "touch board not found ({error}): check the USB cable from the touch board to the Pi; the "
+                        "game waits", error=str(e)))
             else:
                 lost = self._serve()
                 if lost is None:
@@ -291,7 +303,9 @@ class TouchBoardSource(TouchSource):
                     return
                 if isinstance(message, wire.Log):
                     self._log_from_board(message)
-        raise TimeoutError(f"no hello from {path} within {self.config.hello_timeout_s} s")
+        raise NotFound(Phrase.of("the touch board on {path} did not say hello within {seconds:g} s: check that it runs "
+                                 "the table's firmware (deploy firmware/ to it again); the game waits", path=path,
+                                 seconds=self.config.hello_timeout_s))
 
     def _accept(self, hello: wire.Hello, path: str) -> None:
         major, minor = hello.protocol

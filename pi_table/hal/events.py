@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, TypeAlias
 
 from ..engine import CELLS, Action
-from ..engine.phrase import N_, Text
+from ..engine.phrase import N_, Phrase, Text
 
 if TYPE_CHECKING:
     from ..engine import CodexAction
@@ -114,6 +114,32 @@ NOT_WORKING = "not working: "
 
 def is_fault(health: object) -> bool:
     return str(health) not in HEALTHY
+
+
+DEVICE_NAMES = {"touch": N_("touch board"), "leds": N_("LED strip"), "screen": N_("spymaster screen"),
+                "buttons": N_("buttons"), "sound": N_("sound"), "companion": N_("phones' pages"),
+                "journal": N_("journal"), "fleet": N_("fleet broker")}
+"""The devices by their names in the table's health (``touch``, ``leds``...), as a person
+reads them in a list ("touch board: ok"): msgids, said in the reader's language."""
+
+NOT_WORKING_ADVICE = {
+    "touch": N_("the touch board is not working: check the USB cable from the touch board to the Pi; the game waits"),
+    "leds": N_("the LED strip is not working: check its power supply and its data wire to the Pi; the game goes on "
+               "without lights"),
+    "screen": N_("the spymaster screen is not working: check its cable to the Pi; the game goes on without it"),
+    "buttons": N_("the buttons are not working: check their wires to the Pi; the game goes on without them"),
+    "sound": N_("the sound is not working: check the speaker or amplifier and its cable; the game goes on silent"),
+}
+"""What the table shows when a device says it stopped working without saying why: what, and what to do."""
+
+
+def not_working(device: str) -> Phrase:
+    """A device's fault when it gave no detail: its own sentence with what to do, or for a
+    device this table does not know, its name and where to look."""
+    if device in NOT_WORKING_ADVICE:
+        return Phrase.of(NOT_WORKING_ADVICE[device])
+    return Phrase.of("{device} is not working: look at the table's log (journalctl -u pi-table), then restart the "
+                     "service", device=device)
 
 
 @dataclass(frozen=True, slots=True)

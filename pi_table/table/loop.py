@@ -52,6 +52,7 @@ from ..hal import (
     TouchSource,
     UiEvent,
 )
+from ..hal.events import not_working
 from ..ui.leds import LightSettings, next_change, render_frame
 from ..ui.sound import Announcer, Moment
 from .input import TouchPolicy
@@ -181,7 +182,7 @@ class EventLoop:
         if event.ok:
             self.faults.pop(event.device, None)
         else:
-            self.faults[event.device] = event.detail or Phrase.of("{device} is not working", device=event.device)
+            self.faults[event.device] = event.detail or not_working(event.device)
 
     def post(self, event: Event) -> None:
         """Queue an event for the loop, stamped with when it came; safe from any thread."""

@@ -212,9 +212,11 @@ class Session:
         if self.write_problem or damage is None:
             return self.write_problem
         if damage["new_game"]:
-            return Phrase.of("the last game's journal is damaged beyond use: a new game was dealt")
-        return Phrase.of("journal damaged at action {action}: {lost} of {written} actions lost", action=damage["line"] - 1,
-                         lost=damage["lost_actions"], written=damage["written_actions"])
+            return Phrase.of("the last game's journal is damaged beyond use: a new game was dealt (the damaged file is "
+                             "kept in the journal folder); if it happens again, check the SD card and the power supply")
+        return Phrase.of("journal damaged at action {action}: {lost} of {written} actions lost; the game goes on as it "
+                         "stood then: play the lost moves again; if it happens again, check the SD card and the power "
+                         "supply", action=damage["line"] - 1, lost=damage["lost_actions"], written=damage["written_actions"])
 
     def _set_rules(self, rules: AnyRules) -> None:
         self.rules = rules
