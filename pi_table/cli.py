@@ -235,6 +235,9 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> int:
+    # pygame greets on stdout when first imported (by the self-test's, tune's and the simulators'
+    # painters, before any device opens): no command of the table's wants that English line
+    os.environ.setdefault("PYGAME_HIDE_SUPPORT_PROMPT", "1")
     try:
         return _command(argv)
     except BrokenPipeError:
@@ -256,7 +259,7 @@ def _command(argv: list[str] | None) -> int:
         try:
             rules = _rules(args)
         except InvalidRules as e:
-            parser.error(str(e))
+            parser.error(_said(e, args.lang))
         return _sim(parser, args, rules)
     if args.command == "emulate-board":
         return _emulate_board(args)
@@ -338,25 +341,39 @@ def _service(args: argparse.Namespace) -> int:
     try:
         answer = request(config.paths.socket, args.command, **fields)
     except ControlError as e:
-        print(f"pi-table {args.command}: {e}", file=sys.stderr)
+        print(f"pi-table {args.command}: {_said(e, lang)}", file=sys.stderr)
         return 1 if isinstance(e, Refused) else EXIT_NOPERM if isinstance(e, NotAllowed) else EXIT_UNAVAILABLE
     if getattr(args, "json", False):
         print(json.dumps({k: v for k, v in answer.items() if k != "ok"}))
         return 0
     if args.command == "release-seat":
-        print(f"seat {args.seat}: its old link opens nothing now; the table's screen shows its new code")
+        from .ui.i18n import translation
+
+        print(translation(lang).gettext("seat {seat}: its old link opens nothing now; the table's screen shows its new "
+                                        "code").format(seat=args.seat))
     _print_status(answer, lang)
     return 0
 
 
+def _said(error: Exception, lang: str) -> str:
+    """An error in ``lang``: a refusal's (or the control socket's) sentence said from its meaning,
+    any other error in its own words (the system's, a library's)."""
+    from .ui.i18n import say
+
+    said = getattr(error, "phrase", None) or getattr(error, "said", None)
+    return str(error) if said is None else say(said, lang)
+
+
 def _print_status(answer: dict, lang: str) -> None:
-    """``pi-table status`` in the table's language; the game's words (red, clue, codex) as the table's JSON has them."""
-    from .ui.i18n import STEPS, TeamWord, say_health, translation
+    """``pi-table status`` in the table's language: the game and the devices by their names in it."""
+    from .hal.events import DEVICE_NAMES
+    from .ui.i18n import GAME_TITLES, STEPS, TeamWord, say_health, translation
 
     _ = translation(lang).gettext
     state = answer["state"]
     print(_("pi-table {version}: game {id} ({game}), up {uptime} s").format(
-        version=answer.get("version", "?"), id=answer["game_id"], game=state["game"], uptime=answer["uptime_s"]))
+        version=answer.get("version", "?"), id=answer["game_id"], game=_(GAME_TITLES.get(state["game"], state["game"])),
+        uptime=answer["uptime_s"]))
     if state["game"] == "codex":
         print(_("over: {reason}").format(reason=state["reason"]) if state["step"] == "over" else
               _("phase {phase}, {step} step; waiting for seats {seats}").format(
@@ -367,15 +384,15 @@ def _print_status(answer: dict, lang: str) -> None:
               _("{team} to play, {phase} phase").format(team=TeamWord(state["turn"], lang), phase=_(STEPS[state["phase"]]))
               + ("" if left is None else "; " + _("red {red} left, blue {blue} left").format(**left)))
         print(_("board {board}").format(board=state["board"]))
-    print(_("health {devices}").format(devices=", ".join(f"{name}: {say_health(health, lang)}"
+    print(_("health {devices}").format(devices=", ".join(f"{_(DEVICE_NAMES.get(name, name))}: {say_health(health, lang)}"
                                                          for name, health in answer["health"].items())))
     for warning in answer["warnings"]:
         print(f"! {warning}")
 
 
 def _print_history(config, lang: str, as_json: bool) -> int:
-    """``pi-table history``: a line a game, how it ended in ``lang``."""
-    from .ui.i18n import translation
+    """``pi-table history``: a line a game, its name and how it ended in ``lang``."""
+    from .ui.i18n import GAME_TITLES, translation
 
     games = _history(config, lang)
     if isinstance(games, int):
@@ -384,10 +401,12 @@ def _print_history(config, lang: str, as_json: bool) -> int:
         print(json.dumps(games))
         return 0
     _ = translation(lang).gettext
-    for game in games:
+    titles = [_(GAME_TITLES.get(game.get("game", "?"), game.get("game", "?"))) for game in games]
+    width = max(map(len, titles), default=0)
+    for game, title in zip(games, titles):
         result = game.get("error") or (game["reason"] if game["over"] else _("unfinished"))
         moves = _("moves: {moves}").format(moves=f"{game.get('moves', 0):<3}")
-        print(f"{game['id']}  {game.get('game', '?'):15} {moves}  {game.get('duration_s') or 0:7.0f} s  {result}")
+        print(f"{game['id']}  {title:{width}} {moves}  {game.get('duration_s') or 0:7.0f} s  {result}")
     return 0
 
 
@@ -397,11 +416,12 @@ def _history(config, lang: str) -> list[dict] | int:
     an exit status when neither can be had."""
     from .daemon.control import ControlError, NotAllowed, request
     from .table import history
+    from .ui.i18n import translation
 
     try:
         return request(config.paths.socket, "history", lang=lang)["games"]
     except NotAllowed as e:
-        print(f"pi-table history: {e}", file=sys.stderr)
+        print(f"pi-table history: {_said(e, lang)}", file=sys.stderr)
         return EXIT_NOPERM
     except ControlError:  # no table running, or one from before it answered this
         pass
@@ -411,8 +431,9 @@ def _history(config, lang: str) -> list[dict] | int:
     except (FileNotFoundError, NotADirectoryError):
         return []
     except PermissionError:
-        print(f"pi-table history: no table is running to ask, and the journal {folder} is the service's "
-              "alone: run it as root", file=sys.stderr)
+        print("pi-table history: " + translation(lang).gettext(
+            "no table is running to ask, and the journal {folder} is the service's alone: run it as root (sudo)").format(
+            folder=folder), file=sys.stderr)
         return EXIT_UNAVAILABLE
     return history(folder, lang)
 
@@ -465,7 +486,7 @@ def _selftest(args: argparse.Namespace, config) -> int:
     from .daemon.run import open_devices
     from .daemon.selftest import SelfTest
 
-    if _table_running(args, config):
+    if _table_running(args, config, args.lang or config.language):
         return 1
     logging.basicConfig(level="WARNING", format="%(levelname)s %(name)s: %(message)s")
     painter = None
@@ -485,16 +506,17 @@ def _selftest(args: argparse.Namespace, config) -> int:
         devices.leds.close()
 
 
-def _table_running(args: argparse.Namespace, config) -> bool:
-    """Whether the service runs and holds the devices, said to the user when it does."""
+def _table_running(args: argparse.Namespace, config, lang: str) -> bool:
+    """Whether the service runs and holds the devices, said to the user (in ``lang``) when it does."""
     from .daemon.control import ControlError, request
+    from .ui.i18n import translation
 
     try:
         request(config.paths.socket, "status", timeout=1.0)
     except ControlError:
         return False
-    print(f"pi-table {args.command}: the table is running and holds the devices: "
-          "stop it first (sudo systemctl stop pi-table)", file=sys.stderr)
+    print(f"pi-table {args.command}: " + translation(lang).gettext(
+        "the table is running and holds the devices: stop it first (sudo systemctl stop pi-table)"), file=sys.stderr)
     return True
 
 
@@ -503,7 +525,7 @@ def _tune(args: argparse.Namespace, config) -> int:
     from .config import DEFAULT_PATH
     from .daemon.tune import main
 
-    if _table_running(args, config):
+    if _table_running(args, config, config.language):
         return 1
     return main(config, args.hal, args.touch_port, args.frames, args.rest, args.period_ms,
                 (args.config or DEFAULT_PATH) if args.write else None)
@@ -531,15 +553,19 @@ def _script_lines(args: argparse.Namespace, parse_command) -> list[ScriptLine]:
     """The script --script names, read whole. A script that cannot be read or is malformed
     exits 2, naming the file and line."""
     from .sim.script import ScriptError, parse_script
+    from .ui.i18n import translation
 
+    _ = translation(args.lang).gettext
     name = "<stdin>" if str(args.script) == "-" else str(args.script)
     try:
         text = sys.stdin.read() if name == "<stdin>" else args.script.read_text(encoding="utf-8")
         return parse_script(text.splitlines(), name, parse_command)
-    except OSError as e:
-        print(f"pi-table sim: cannot read the script: {e}", file=sys.stderr)
+    except OSError as e:  # the system's own words
+        print(f"pi-table {args.command}: " + _("cannot read the script {name}: {error}").format(
+            name=name, error=e.strerror or e), file=sys.stderr)
     except ScriptError as e:
-        print(f"pi-table sim: malformed script: {e}", file=sys.stderr)
+        print(f"pi-table {args.command}: " + _("malformed script: {problem}").format(problem=_said(e, args.lang)),
+              file=sys.stderr)
     raise SystemExit(EXIT_USAGE)
 
 
@@ -551,18 +577,19 @@ def _sim(parser: argparse.ArgumentParser, args: argparse.Namespace, rules: Rules
     from .table import Session, parse_command, random_source
     from .table.input import InputSettings
     from .table.timer import TimerSettings
-    from .ui.i18n import say
+    from .ui.i18n import say, translation
     from .ui.words import Cards, WordListError, load_words
 
+    _ = translation(args.lang).gettext  # the game's words in the simulator's language; argparse's own stay English
     rendering = args.command == "render"
     if not rendering and args.json and args.script is None:
-        parser.error("--json goes with --script FILE")
+        parser.error(_("--json goes with --script FILE"))
     if is_codex(rules):
         if args.words is not None:
-            parser.error("--words puts words on the grid games' cards; Codex has none")
+            parser.error(_("--words puts words on the grid games' cards; Codex has none"))
         return _codex_sim(parser, args, rules)
     if not rendering and (args.roles is not None or args.discussion is not None):
-        parser.error("--roles and --discussion are Codex's options: --game codex")
+        parser.error(_("--roles and --discussion are Codex's options: --game codex"))
     try:
         words = None if args.words is None else load_words(args.words)
     except WordListError as e:
@@ -601,7 +628,7 @@ def _sim(parser: argparse.ArgumentParser, args: argparse.Namespace, rules: Rules
         except NoDisplay as e:
             reason = painter._(str(e))
         except ValueError as e:
-            parser.error(f"--rotation: {e}")
+            parser.error(f"--rotation: {_said(e, args.lang)}")
         print(painter._("pi-table sim: no window ({reason}): the terminal simulator instead").format(reason=reason),
               file=sys.stderr, flush=True)
     if script is None:
@@ -633,31 +660,31 @@ def _codex_sim(parser: argparse.ArgumentParser, args: argparse.Namespace, rules:
     from .table import Session, random_source
     from .ui.i18n import say, translation
 
+    _ = translation(args.lang).gettext
     if args.script is None:
-        parser.error("--game codex plays a script: --script FILE ('-' for standard input)")
+        parser.error(_("--game codex plays a script: --script FILE ('-' for standard input)"))
     if args.key:
-        parser.error("--key deals a grid game; Codex's agents come from --setup TEXT")
+        parser.error(_("--key deals a grid game; Codex's agents come from --setup TEXT"))
     try:
         from .sim.codex import CodexSimTable, parse_codex_command
     except ImportError as e:
-        print(f"pi-table sim: Codex's simulator draws the table's screen with pygame ({e}): "
-              "install pi-table[screen]", file=sys.stderr)
+        print("pi-table sim: " + _("Codex's simulator draws the table's screen with pygame ({error}): install "
+                                   "pi-table[screen]").format(error=e), file=sys.stderr)
         return EXIT_USAGE
     script = _script_lines(args, parse_codex_command)
     try:
         setup = Codex(rules).parse_setup(args.setup) if args.setup else None
     except InvalidSetup as e:
-        parser.error(f"--setup: {e}")
+        parser.error(f"--setup: {_said(e, args.lang)}")
     session = Session(rules, rng=random_source(args.seed), key=setup)
     try:
         table = CodexSimTable(session, DISCUSSION_S if args.discussion is None else args.discussion, args.lang)
     except ValueError as e:
-        parser.error(f"--discussion: {e}")
+        parser.error(f"--discussion: {_said(e, args.lang)}")
     try:
         if args.json:
             run_script(table, script, sys.stdout.write)
         else:
-            _ = translation(args.lang).gettext
             print(table.describe())
             for line in script:
                 outcome = play(table, line)
@@ -677,7 +704,7 @@ def _render(parser: argparse.ArgumentParser, args: argparse.Namespace, table, sc
     try:
         screen_settings = ScreenSettings(args.rotation)
     except ValueError as e:
-        parser.error(f"--rotation: {e}")
+        parser.error(f"--rotation: {_said(e, args.lang)}")
     try:
         for line in script:
             play(table, line)

@@ -8,6 +8,7 @@ cannot be translated and fails too, so a new refusal cannot slip by unmarked.
 
 from __future__ import annotations
 
+import re
 import shutil
 from pathlib import Path
 
@@ -41,6 +42,37 @@ def test_the_catalogue_holds_no_entry_nothing_uses():
     used = i18n.msgids_in_source(SOURCES)
     unused = [msgid for msgid in catalogue().keys() - used - {""} if not any(msgid in page for page in pages)]
     assert sorted(unused) == []
+
+
+COMMANDS = [PACKAGE / "cli.py", PACKAGE / "daemon" / "tune.py", PACKAGE / "daemon" / "selftest.py"]
+ENGLISH_ONLY = frozenset({"_key", "_bench", "_emulate_board"})
+"""The commands that speak no language of the table's: keys as JSON, benchmarks' figures, and the
+board emulator (a maker's tool on a laptop)."""
+
+
+def test_no_command_writes_english_into_a_line_for_a_person():
+    """The commands' lines to a person and their option errors go through the catalogue: English
+    written into a print(), parser.error() or self.say() is English on an Italian table."""
+    assert i18n.unsaid_lines(COMMANDS, ENGLISH_ONLY) == []
+
+
+def test_english_written_into_a_commands_line_is_caught(tmp_path):
+    source = tmp_path / "command.py"
+    source.write_text(
+        "def status(args, parser, _, e, seat):\n"
+        "    print(f'pi-table {args.command}: {e}', file=sys.stderr)\n"  # the command's name: fine
+        "    print('pi-table sim: ' + _('malformed script: {problem}').format(problem=e))\n"
+        "    parser.error(f'--key: {say(e.phrase, args.lang)}')\n"
+        "    print(f'seat {seat}: its old link opens nothing now')\n"
+        "    parser.error('--words puts words on the cards')\n"
+        "    print('pi-table history: ' + 'no table is running')\n"
+        "    print('{seat} released'.format(seat=seat))\n"
+        "def _key(parser):\n"
+        "    parser.error('--count is a whole number')\n",
+        encoding="utf-8",
+    )
+    assert [where.rsplit(":", 1)[1] for where in i18n.unsaid_lines([source], frozenset({"_key"}))] == [
+        "5", "6", "7", "8"]
 
 
 def test_an_unmarked_refusal_and_an_untranslated_one_are_caught(tmp_path):
@@ -109,7 +141,7 @@ def test_the_selftest_speaks_italian_with_what_to_do():
     test.events.put(ButtonEvent("end_turn"))
     assert test.run(timeout_s=3) is False
     assert lines[-1] == "autotest NON SUPERATO"
-    assert ("NON SUPERATO leds: non funziona: no /dev/spidev0.0; cosa fare: attiva SPI (sudo raspi-config nonint "
+    assert ("NON SUPERATO striscia LED: non funziona: no /dev/spidev0.0; cosa fare: attiva SPI (sudo raspi-config nonint "
             "do_spi 0, poi riavvia) e metti l'utente nel gruppo spi") in lines
     assert "FINE TURNO ok" in lines and any(line.startswith("non visti: sensore 0, sensore 1") for line in lines)
     assert d.screen.last.message == "tocca ogni carta una volta" and ("tocca lo schermo", False) in d.screen.last.checks
@@ -138,7 +170,9 @@ def test_status_says_the_warnings_and_the_end_in_the_language_asked(tmp_path, ca
     assert refused == {"ok": False, "error": "the language is one of en, it, not 'de'"}
     _print_status(italian, "it")
     printed = capsys.readouterr().out
-    assert printed.startswith("pi-table ") and ": partita " in printed and "\nstato touch: " in printed
+    assert printed.startswith("pi-table ") and " (Nome in codice), " in printed  # the game by its name, not its id
+    assert "\nstato scheda touch: simulato, striscia LED: simulato, " in printed and "suono: " in printed
+    assert not re.search(r"(stato |, )(touch|leds|screen|buttons|sound|companion|fleet): ", printed)
     assert "gioca: rossa, fase indizio" in printed or "gioca: blu, fase indizio" in printed
     assert "\ngriglia " in printed and "! la striscia LED non funziona" in printed
 

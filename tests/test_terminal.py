@@ -81,6 +81,14 @@ def test_under_lang_it_every_line_prompt_and_question_is_italian():
     assert left == []
 
 
+def test_an_unlimited_clue_is_shown_in_the_tables_language():
+    """'unlimited' is a command word only as typed: the clue it enters is shown in Italian."""
+    italian, _ = session_output(["clue unlimited", "touch 0"], lang="it")
+    assert "(indizio: senza limiti, senza limite," in italian and "unlimited" not in italian
+    english, _ = session_output(["clue unlimited", "touch 0"])
+    assert "(clue: unlimited, no limit" in english
+
+
 def test_a_new_game_over_one_in_progress_is_asked_first():
     """One word loses a game in progress: the terminal asks, and undo would still bring it back."""
     text, session = session_output(["touch 0", "new-game", "n"])

@@ -16,6 +16,7 @@ from pi_table.daemon.tune import TOUCH_MESSAGE, write_thresholds
 from pi_table.hal.tuning import PadNumbers, PadTuner, TuneModel, suggest, table_pads, tuned
 from pi_table.protocol import wire
 from pi_table.sim.emulator import BoardEmulator, run_commands
+from pi_table.ui.i18n import say
 from pi_table.ui.tune_lines import bar, table_lines
 
 from helpers import electrode_of
@@ -210,6 +211,34 @@ def test_tune_without_a_board_says_so(tmp_path):
     done = subprocess.run([sys.executable, "-m", "pi_table", "tune", "--hal", "sim", "--config", str(config)],
                           capture_output=True, text=True, timeout=30)
     assert done.returncode == 2 and "give --touch-port" in done.stderr
+
+
+def test_tune_speaks_the_tables_language(tmp_path):
+    """Its lines, its refusals and the screen's legend in [game] language; the pads' verdicts too."""
+    from pi_table.daemon.tune import Tune, TuneError
+    from pi_table.drivers.touchboard import TouchBoardSource
+    from pi_table.ui.tune import LEGEND, TunePainter
+
+    config = tmp_path / "config.toml"
+    config.write_text('[game]\nlanguage = "it"\n[paths]\njournal_dir = "journal"\nsocket = "control.sock"\n'
+                      'socket_group = ""\n')
+    done = subprocess.run([sys.executable, "-m", "pi_table", "tune", "--hal", "sim", "--config", str(config)],
+                          capture_output=True, text=True, timeout=30)
+    assert done.returncode == 2
+    assert done.stderr == "pi-table tune: con --hal sim non c'è nessuna scheda da regolare: indica --touch-port\n"
+    painter = TunePainter(lang="it")
+    assert [painter._(text) for text in LEGEND] == ["barra: delta attuale", "tacca: soglia di tocco",
+                                                    "n: rumore a riposo", "s: soglie suggerite"]
+    with pytest.raises(TuneError) as refused:
+        Tune(TouchBoardSource(), {}, (), period_ms=5, lang="it")
+    assert say(refused.value.phrase, "it") == "il periodo delle letture è di almeno 20 ms, non 5"
+    tune = Tune(TouchBoardSource(), {0: 0, 25: None}, (), lang="it")
+    tune.tuner.add(wire.Readings(0, 0, 0, ((720, 720),)), resting=True)
+    tune.tuner.add(wire.Readings(25, 0, 0, ((720, 720),)), resting=True)
+    report = tune.report()
+    assert report[-1] == ("nessun tocco visto su casella 0, FINE TURNO: tocca ciascuno una volta; un sensore che un "
+                          "tocco deciso non smuove ha un filo interrotto")
+    assert report[-2].startswith("0 sensori su 2 hanno un suggerimento (tocco = a metà")
 
 
 # --- the spymaster screen

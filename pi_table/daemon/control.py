@@ -29,6 +29,7 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 
+from ..engine.phrase import Phrase, Text
 from .notify import STALL_S, thread_ended
 
 log = logging.getLogger("pi_table.control")
@@ -47,7 +48,12 @@ _STRING = re.compile(rb'"(?:[^"\\]|\\.)*"')
 
 
 class ControlError(RuntimeError):
-    """The daemon could not be reached or did not answer properly; the message says why."""
+    """The daemon could not be reached or did not answer properly. ``said`` says why: a Phrase,
+    said in the reader's language, or the daemon's own words (already in the language asked)."""
+
+    def __init__(self, said: Text) -> None:
+        self.said = said
+        super().__init__(str(said))
 
 
 class Refused(ControlError):
@@ -351,6 +357,14 @@ def _read_line(connection: socket.socket, limit: int, deadline: float) -> bytes:
     return data
 
 
+def _group_of(path: Path) -> str:
+    """The group that may use the socket at ``path`` (the service's, by default pi-table)."""
+    try:
+        return grp.getgrgid(os.stat(path).st_gid).gr_name
+    except (OSError, KeyError):
+        return "pi-table"
+
+
 def request(path: Path, command: str, timeout: float = 5.0, **fields) -> dict:
     """Ask the daemon at ``path``; raise ControlError saying what went wrong."""
     try:
@@ -363,17 +377,24 @@ def request(path: Path, command: str, timeout: float = 5.0, **fields) -> dict:
                 pass
             answer = json.loads(_read_line(client, MAX_ANSWER, time.monotonic() + timeout) or b"null")
     except FileNotFoundError:
-        raise ControlError(f"no table is running: {path} does not exist") from None
+        raise ControlError(Phrase.of("no table is running: {path} does not exist; start it (sudo systemctl start "
+                                     "pi-table) or give the --config of the table you mean", path=str(path))) from None
     except ConnectionRefusedError:
-        raise ControlError(f"no table is listening on {path} (a daemon that stopped left it behind)") from None
+        raise ControlError(Phrase.of("no table is listening on {path} (a table that stopped left it behind): start it "
+                                     "(sudo systemctl start pi-table)", path=str(path))) from None
     except BlockingIOError:  # its listen queue is full
-        raise ControlError(f"the table on {path} is too busy to take a request: try again") from None
+        raise ControlError(Phrase.of("the table on {path} is too busy to take a request: try again",
+                                     path=str(path))) from None
     except PermissionError:
-        raise NotAllowed(f"not allowed to talk to the table on {path}: join the service's group") from None
-    except (OSError, ValueError) as e:
-        raise ControlError(f"the table on {path} did not answer properly: {e}") from None
+        raise NotAllowed(Phrase.of("not allowed to talk to the table on {path}: join the service's group {group} "
+                                   "(sudo usermod -aG {group} $USER), then log in again", path=str(path),
+                                   group=_group_of(path))) from None
+    except (OSError, ValueError) as e:  # the system's or the JSON parser's own words
+        raise ControlError(Phrase.of("the table on {path} did not answer properly ({error}): try again, and if it "
+                                     "goes on, restart it", path=str(path), error=str(e))) from None
     if not isinstance(answer, dict):
-        raise ControlError(f"the table on {path} did not answer properly")
+        raise ControlError(Phrase.of("the table on {path} did not answer properly: try again, and if it goes on, "
+                                     "restart it", path=str(path)))
     if not answer.get("ok"):
         raise Refused(str(answer.get("error")))
     return answer

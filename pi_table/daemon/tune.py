@@ -7,6 +7,9 @@ thresholds (the rule is in ``pi_table.hal.tuning``). The view is redrawn about o
 the terminal and on the spymaster screen; at the end (``--frames`` rounds, or Ctrl-C) the
 verdicts are listed with what to do, and ``--write`` puts the suggestions in the configuration's
 ``[touch] thresholds``, which the daemon sends to the board each time it connects.
+
+It speaks the table's language (``[game] language``): its lines are catalogue msgids, the
+pads' verdicts Phrases. The table of numbers keeps its column names (the README's).
 """
 
 from __future__ import annotations
@@ -20,17 +23,19 @@ from pathlib import Path
 
 from ..config import Config, ConfigError, write_keys
 from ..drivers.touchboard import TouchBoardSource
+from ..engine.phrase import N_, Phrase, Text
 from ..hal import Event, HealthEvent, Screen
 from ..hal.tuning import PadTuner, Pair, TuneModel, table_pads, tuned
 from ..protocol import wire
+from ..ui.i18n import say, translation
 from ..ui.tune_lines import table_lines
 from .run import open_devices
 
 CONNECT_S = 5.0  # the driver's hello, with its retries
 SILENCE_S = 3.0  # no readings this long: the board's firmware does not stream
 STREAM_ROUNDS = 0xFFFF  # the longest lease; stopped at the end, and by the next host's get-hello anyway
-REST_MESSAGE = "hands off the table: measuring each pad at rest"
-TOUCH_MESSAGE = "now touch each pad as a player would, one at a time, a second each"
+REST_MESSAGE = N_("hands off the table: measuring each pad at rest")
+TOUCH_MESSAGE = N_("now touch each pad as a player would, one at a time, a second each")
 CLEAR = "\x1b[H\x1b[J"  # cursor home, clear to the end: redraw in place on a terminal
 EXIT_USAGE, EXIT_CONFIG = 2, 78  # as the other commands exit
 
@@ -40,25 +45,31 @@ def main(config: Config, hal: str, touch_port: str | None, frames: int, rest_s: 
     """``pi-table tune``: open the board (and the screen unless ``hal`` is "sim"), tune, report,
     and with ``write_to`` keep the suggestions there; the exit status."""
     logging.basicConfig(level="ERROR", format="%(levelname)s %(name)s: %(message)s")
+    lang = config.language
+    _ = translation(lang).gettext
     painter = None
     if hal != "sim" and config.screen.enabled:
         from ..ui.tune import TunePainter
 
-        painter = TunePainter(config.screen.settings)
+        painter = TunePainter(config.screen.settings, lang)
     devices = open_devices(config, hal, touch_port, painter)
     devices.leds.close()  # tuning lights nothing
     if not isinstance(devices.touch, TouchBoardSource):
-        print("pi-table tune: with --hal sim there is no board to tune: give --touch-port", file=sys.stderr)
+        print("pi-table tune: " + _("with --hal sim there is no board to tune: give --touch-port"), file=sys.stderr)
         return EXIT_USAGE
     screen = devices.screen if devices.health["screen"] == "ok" else None
     touch = config.touch
     try:
         tune = Tune(devices.touch, table_pads(touch.cells, touch.end_turn), touch.thresholds, screen,
                     say=lambda text: print(text, flush=True), period_ms=period_ms, rest_s=rest_s,
-                    clear=sys.stdout.isatty())
+                    clear=sys.stdout.isatty(), lang=lang)
         tune.run(frames)
-    except (TuneError, ValueError) as e:
-        print(f"pi-table tune: {e}", file=sys.stderr)
+    except TuneError as e:
+        print(f"pi-table tune: {say(e.phrase, lang)}", file=sys.stderr)
+        return 1
+    except ValueError as e:  # a refusal of the board's (its phrase), or a library's own words
+        phrase = getattr(e, "phrase", None)
+        print(f"pi-table tune: {e if phrase is None else say(phrase, lang)}", file=sys.stderr)
         return 1
     print("\n".join(tune.report()))
     if write_to is None:
@@ -66,17 +77,24 @@ def main(config: Config, hal: str, touch_port: str | None, frames: int, rest_s: 
     try:
         write_thresholds(write_to, tuned(tune.tuner.numbers(), touch.thresholds))
     except ConfigError as e:
-        print("\n".join(f"pi-table tune: not written: {problem}" for problem in e.problems), file=sys.stderr)
+        print("\n".join("pi-table tune: " + _("not written: {problem}").format(problem=problem)
+                        for problem in e.said(lang)), file=sys.stderr)
         return EXIT_CONFIG
-    except OSError as e:
-        print(f"pi-table tune: cannot write {write_to}: {e.strerror or e}", file=sys.stderr)
+    except OSError as e:  # the system's own words
+        print("pi-table tune: " + _("cannot write {path}: {error}").format(path=write_to, error=e.strerror or e),
+              file=sys.stderr)
         return 1
-    print(f"thresholds written to {write_to} ([touch] thresholds): the table sends them to the board when it connects")
+    print(_("thresholds written to {path} ([touch] thresholds): the table sends them to the board when it "
+            "connects").format(path=write_to))
     return 0
 
 
 class TuneError(Exception):
-    """Tuning cannot go on: no board, or a board that sends no readings."""
+    """Tuning cannot go on: no board, or a board that sends no readings; ``phrase`` says why."""
+
+    def __init__(self, phrase: Phrase) -> None:
+        self.phrase = phrase
+        super().__init__(str(phrase))
 
 
 class Tune:
@@ -94,9 +112,12 @@ class Tune:
         rest_s: float = 3.0,
         redraw_s: float = 1.0,
         clear: bool = False,
+        lang: str = "en",
     ) -> None:
         if period_ms < wire.MIN_READINGS_PERIOD_MS:
-            raise ValueError(f"the readings period is at least {wire.MIN_READINGS_PERIOD_MS} ms, not {period_ms}")
+            raise TuneError(Phrase.of("the readings period is at least {least} ms, not {period}",
+                                      least=wire.MIN_READINGS_PERIOD_MS, period=period_ms))
+        self.lang, self._ = lang, translation(lang).gettext
         self.source, self.screen, self.say, self.clock = source, screen, say, clock
         self.period_ms, self.rest_s, self.redraw_s, self.clear = period_ms, rest_s, redraw_s, clear
         self.tuner = PadTuner(pads, thresholds)
@@ -113,8 +134,9 @@ class Tune:
             if self.screen is not None:
                 self.screen.start(lambda event: None)
             if not self.source.stream_readings(self.period_ms, STREAM_ROUNDS):
-                raise TuneError("the touch board went away before it was asked for readings")
-            self.say(f"{REST_MESSAGE} ({self.rest_s:g} s)")
+                raise TuneError(Phrase.of("the touch board went away before it was asked for readings: check its USB "
+                                          "cable, then run pi-table tune again"))
+            self.say(f"{self._(REST_MESSAGE)} ({self.rest_s:g} s)")
             self._gather(rounds)
         finally:
             if self.source.connected:
@@ -126,16 +148,17 @@ class Tune:
 
     def _connect(self) -> None:
         deadline = self.clock() + CONNECT_S
-        why = "no answer"
+        why: Text = Phrase.of("no answer")
         while not self.source.connected:
             if self.clock() > deadline:
-                raise TuneError(f"no touch board within {CONNECT_S:g} s ({why}): check its USB cable, or give --touch-port")
+                raise TuneError(Phrase.of("no touch board within {seconds:g} s ({why}): check its USB cable, or give "
+                                          "--touch-port", seconds=CONNECT_S, why=why))
             try:
                 event = self.events.get(timeout=0.1)
             except queue.Empty:
                 continue
             if isinstance(event, HealthEvent) and not event.ok:
-                why = str(event.detail)
+                why = event.detail
 
     def _gather(self, rounds: int) -> None:
         started = self.clock()
@@ -147,15 +170,15 @@ class Tune:
                 try:
                     readings = self.readings.get(timeout=SILENCE_S)
                 except queue.Empty:
-                    raise TuneError(f"no readings from the touch board for {SILENCE_S:g} s: its firmware may "
-                                    "be older than 0.2 (deploy firmware/ again)") from None
+                    raise TuneError(Phrase.of("no readings from the touch board for {seconds:g} s: its firmware may be "
+                                              "older than 0.2 (deploy firmware/ again)", seconds=SILENCE_S)) from None
                 if last_first is not None and readings.first <= last_first:
                     done += 1  # a new round begins
                 last_first = readings.first
                 resting = self.clock() - started < self.rest_s
                 if not resting and self.message == REST_MESSAGE:
                     self.message = TOUCH_MESSAGE
-                    self.say(TOUCH_MESSAGE)
+                    self.say(self._(TOUCH_MESSAGE))
                 self.tuner.add(readings, resting)
                 if self.clock() - drawn_at >= self.redraw_s:
                     drawn_at = self.clock()
@@ -165,23 +188,25 @@ class Tune:
 
     def show(self) -> None:
         numbers = self.tuner.numbers()
-        self.say((CLEAR if self.clear else "") + "\n".join([self.message, *table_lines(numbers)]))
+        message = self._(self.message)
+        self.say((CLEAR if self.clear else "") + "\n".join([message, *table_lines(numbers)]))
         if self.screen is not None:
-            self.screen.show(TuneModel(frozenset(), (), self.message, numbers=numbers))
+            self.screen.show(TuneModel(frozenset(), (), message, numbers=numbers))
 
     def report(self) -> list[str]:
         """The final table, then what to do about every pad that is not ok."""
+        _ = self._
         numbers = self.tuner.numbers()
         lines = table_lines(numbers)
-        trouble = [str(pad.advice()) for pad in numbers if pad.verdict not in ("ok", "untouched")]
-        untouched = [pad.name for pad in numbers if pad.verdict == "untouched"]
+        trouble = [say(pad.advice(), self.lang) for pad in numbers if pad.verdict not in ("ok", "untouched")]
+        untouched = [say(pad.label, self.lang) for pad in numbers if pad.verdict == "untouched"]
         if untouched:
-            trouble.append(f"no touch seen on {', '.join(untouched)}: touch each once; a pad that a firm touch "
-                           "does not move has a broken wire")
+            trouble.append(_("no touch seen on {pads}: touch each once; a pad that a firm touch does not move has a "
+                             "broken wire").format(pads=", ".join(untouched)))
         suggested = sum(1 for pad in numbers if pad.suggested)
-        lines.append(f"{suggested} of {len(numbers)} pads have a suggestion "
-                     "(touch = halfway from the rest's highest delta to the strongest touch, "
-                     "release = halfway from that delta to touch)")
+        lines.append(_("{suggested} of {pads} pads have a suggestion (touch = halfway from the rest's highest delta to "
+                       "the strongest touch, release = halfway from that delta to touch)").format(
+                           suggested=suggested, pads=len(numbers)))
         return lines + trouble
 
 

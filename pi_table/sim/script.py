@@ -17,14 +17,16 @@ from dataclasses import dataclass
 from typing import Protocol
 
 from ..engine import InvalidAction
+from ..engine.errors import Refusal
 from ..hal import Command
 from ..table import Outcome, parse_command
 
 MAX_WAIT_S = 3600
 
 
-class ScriptError(ValueError):
-    """A script line that is not a command; the message names the file and line."""
+class ScriptError(Refusal):
+    """A script line that is not a command; its sentence names the file and line, and says
+    why in words each language has (``phrase``)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -83,7 +85,8 @@ def parse_script(
         try:
             parsed.append(ScriptLine(number, text, parse_line(text, parse_command)))
         except InvalidAction as e:
-            raise ScriptError(f"{name}:{number}: {e} (line: {raw.rstrip()!r})") from None
+            raise ScriptError("{where}: {problem} (line: {line})", where=f"{name}:{number}", problem=e.phrase,
+                              line=repr(raw.rstrip())) from None
     return parsed
 
 

@@ -12,14 +12,14 @@ import threading
 import time
 from collections.abc import Callable
 
-from ..engine import GRID, EndTurn, Game, Guess, InvalidAction, TableView, Team
+from ..engine import GRID, UNLIMITED, EndTurn, Game, Guess, InvalidAction, TableView, Team
 from ..engine.keys import ASSASSIN, BLUE_AGENT, BYSTANDER, NO_CARD, RED_AGENT
 from ..engine.phrase import N_
 from ..hal import AnyModel, MultiTouch, NewGame, ScreenModel, SimButtons, SimLedStrip, SimTouch, TouchSource
 from ..table import Session, TableLoop, parse_command
 from ..table.input import InputSettings, TouchPolicy
 from ..table.timer import TimerSettings, TurnTimer
-from ..ui.i18n import TeamWord, say, translation
+from ..ui.i18n import GAME_TITLES, TeamWord, say, translation
 from ..ui.words import Cards
 from .harness import WordScreen
 
@@ -34,7 +34,6 @@ NAMES = {
     "alias24": {RED_AGENT: N_("red asset"), BLUE_AGENT: N_("blue asset"), BYSTANDER: N_("grey decoy"),
                 ASSASSIN: N_("the nuke")},
 }
-TITLES = {"codenames": N_("Codenames"), "codenames-coop": N_("Codenames, cooperative"), "alias24": N_("Alias 24")}
 GAME_WORDS = {"card": N_("card"), "alias": N_("alias"), "spymaster": N_("spymaster"), "mastermind": N_("mastermind")}
 YES = ("y", "yes", "s", "si", "sì")  # the [y/N] question takes a yes in either language
 
@@ -137,7 +136,7 @@ class Painter:
 
     def headline(self, view: TableView) -> str:
         _ = self._
-        title = self.paint(_(TITLES[view.game]), BOLD)
+        title = self.paint(_(GAME_TITLES[view.game]), BOLD)
         side = self.team(view.turn)
         mastermind = _("mastermind") if view.game == "alias24" else _("spymaster")
         guessers = _("the operative") if view.rules.three_player else _("{side} operatives").format(side=side)
@@ -150,7 +149,7 @@ class Painter:
             left = view.guesses_left
             limit = _("no limit") if left is None else (_("1 guess left") if left == 1 else
                                                         _("{count} guesses left").format(count=left))
-            clue = _("no number") if view.clue is None else view.clue
+            clue = _("no number") if view.clue is None else _("unlimited") if view.clue == UNLIMITED else view.clue
             what = _("{guessers} guess (clue: {clue}, {limit}, {made} made)").format(
                 guessers=guessers, clue=clue, limit=limit, made=view.guesses)
         elif view.phase == "cover" and view.game == "codenames-coop":

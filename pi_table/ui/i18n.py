@@ -79,6 +79,10 @@ STEPS = {"place": N_("place"), "clue": N_("clue"), "guess": N_("guess"), "cover"
          "truth": N_("truth")}
 """A game's phases and Codex's steps, by their names in the table's JSON."""
 
+GAME_TITLES = {"codenames": N_("Codenames"), "codenames-coop": N_("Codenames, cooperative"), "alias24": N_("Alias 24"),
+               "codex": N_("Codex")}
+"""The games by their names in the table's JSON (``--game``), as a person reads them."""
+
 
 def say_health(state: str, lang: str) -> str:
     """A device's health from the table's status in ``lang``: a healthy word ("ok", "not
@@ -230,6 +234,49 @@ def unmarked_sentences(paths: Iterable[Path]) -> list[str]:
     """Where a Phrase or an engine error is built from pieces instead of a template, as
     ``file:line``: such a sentence cannot be translated."""
     return [where for where, template in _sentences(paths) if template is None]
+
+
+_COMMAND_WORDS = re.compile(r"pi-table[ \w-]*:|pi-table|--[\w-]+")
+"""What a command's line may show as it is: its name ("pi-table sim:") and its options."""
+
+
+def unsaid_lines(paths: Iterable[Path], exempt: frozenset[str] = frozenset()) -> list[str]:
+    """Where a command prints a line to a person, or refuses its options (``parser.error``), with
+    English words written into it rather than said through the catalogue (``_()``, ``gettext``,
+    ``say``), as ``file:line``; the functions in ``exempt`` (commands that speak no language of
+    the table's, such as the benchmarks) are left out. The command's own name and its options
+    may stand in the line."""
+    found = []
+    for path in paths:
+        for function in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if not isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)) or function.name in exempt:
+                continue
+            for node in ast.walk(function):
+                if isinstance(node, ast.Call) and _speaks(node.func) and any(_written(arg) for arg in node.args):
+                    found.append(f"{path}:{node.lineno}")
+    return sorted(set(found), key=lambda where: (where.rsplit(":", 1)[0], int(where.rsplit(":", 1)[1])))
+
+
+def _speaks(func: ast.expr) -> bool:
+    """``print(...)``, ``parser.error(...)`` and ``self.say(...)`` (the self-test's, tune's lines):
+    a line for a person."""
+    if isinstance(func, ast.Name):
+        return func.id == "print"
+    return isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name) and (
+        (func.value.id, func.attr) in (("parser", "error"), ("self", "say")))
+
+
+def _written(arg: ast.expr) -> bool:
+    """Whether the literal parts of an argument hold English words (outside ``_()``, which says them)."""
+    if isinstance(arg, ast.Constant) and isinstance(arg.value, str):
+        return bool(re.search(r"[A-Za-z]{2,}", _COMMAND_WORDS.sub("", arg.value)))
+    if isinstance(arg, ast.JoinedStr):
+        return any(_written(value) for value in arg.values)
+    if isinstance(arg, ast.BinOp):
+        return _written(arg.left) or _written(arg.right)
+    if isinstance(arg, ast.Call) and isinstance(arg.func, ast.Attribute) and arg.func.attr == "format":
+        return _written(arg.func.value)  # "...".format(): the template itself is written in
+    return False  # a name, a call (``_()``, ``say()``), a value made elsewhere
 
 
 def _sentences(paths: Iterable[Path]) -> Iterable[tuple[str, str | None]]:

@@ -6,9 +6,12 @@ from __future__ import annotations
 import pygame
 
 from ..engine import CELLS, GRID
+from ..engine.phrase import N_
 from ..hal import Command
 from ..hal.tuning import PadNumbers, TuneModel
 from .canvas import ALARM, AMBER, BACKGROUND, DESIGN, MUTED, PANEL, TEXT, typeface
+from .i18n import translation
+from .mounting import ScreenSettings
 from .screen import slot_of
 from .selftest import DONE, SelfTestPainter
 from .tune_lines import scale
@@ -17,9 +20,18 @@ VERDICT_COLOURS = {"ok": DONE, "untouched": MUTED, "deaf": AMBER, "noisy": AMBER
                    "over-current": ALARM}
 
 
+LEGEND = (N_("bar: delta now"), N_("tick: touch threshold"), N_("n: noise at rest"), N_("s: suggested"))
+"""What the marks on each pad mean, in the screen's language (the letters are drawn as they are)."""
+
+
 class TunePainter(SelfTestPainter):
     """Draws a TuneModel: each cell of the grid with its delta as a bar up to its touch
-    threshold (a tick), its noise and suggestion; the END TURN pads beside the grid."""
+    threshold (a tick), its noise and suggestion; the END TURN pads beside the grid. Its
+    legend speaks ``lang``; the model's message comes said already."""
+
+    def __init__(self, settings: ScreenSettings = ScreenSettings(), lang: str = "en") -> None:
+        super().__init__(settings)
+        self._ = translation(lang).gettext
 
     def draw(self, surface: pygame.Surface, model, now: float, since: float | None = None) -> None:
         if not isinstance(model, TuneModel):
@@ -40,7 +52,7 @@ class TunePainter(SelfTestPainter):
         others = [pad for pad in model.numbers if pad.cell is None]
         for line, pad in enumerate(others):
             self._pad(surface, pygame.Rect(x, 50 + line * (size + 4), DESIGN[0] - x - 16, size - 6), pad.name, pad)
-        legend = ["bar: delta now", "tick: touch threshold", "n: noise at rest", "s: suggested"]
+        legend = [self._(text) for text in LEGEND]
         for line, text in enumerate(legend):
             surface.blit(typeface(18).render(text, True, MUTED), (x, DESIGN[1] - 24 * (len(legend) - line) - 8))
 
