@@ -5,6 +5,7 @@ agent's view in the output may hold."""
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -144,10 +145,23 @@ def test_the_text_output_speaks_the_tables_language(tmp_path, capsys):
     path.write_text("end-turn\ntap vote 1 2\n" + MOON_SEES_RED + "code 0 AAAA-BBBB-CCCC\n" + DONE_ALL)
     assert main(["sim", "--game", "codex", "--setup", SETUP, "--lang", "it", "--script", str(path)]) == 0
     out = capsys.readouterr().out
-    assert out.startswith("fase 1, passo comunicazioni; si aspettano i posti 0, 1, 2, 3, 4, 5\n  schermo (table): ")
+    assert out.startswith("fase 1, passo comunicazioni; si aspettano i posti 0, 1, 2, 3, 4, 5\n  schermo (il lato pubblico, ")
+    stages = set(re.findall(r"\n  schermo \((\w+)", out))  # each step's screen, its stage in words
+    assert stages and not stages & {"table", "wait", "pass", "agent", "hidden"}, stages
     assert "> end-turn   (rifiutato: FINE TURNO chiude solo la discussione: " in out
     assert "> tap vote 1 2   (rifiutato: nessun pulsante sullo schermo " in out and "mostra il lato pubblico" in out
     assert "\nfinita: " in out.rsplit(">", 1)[1] and "refused" not in out and "step; waiting" not in out
+
+
+def test_the_text_output_names_the_screens_stage_in_words(tmp_path, capsys):
+    """Pass-and-play's stages (pass, agent, hidden) are said, not shown by their names in the JSON."""
+    path = tmp_path / "codex.txt"
+    path.write_text("send 0 1 role\npass-and-play on\nat-screen 1\n")
+    assert main(["sim", "--game", "codex", "--setup", SETUP, "--lang", "it", "--script", str(path)]) == 0
+    out = capsys.readouterr().out
+    stages = re.findall(r"\n  schermo \((.*?)\): ", out)
+    assert stages[2].startswith("'passa lo schermo a Aleman (posto 1)'") and stages[3].startswith("il turno di Aleman")
+    assert not {"(pass", "(agent", "(wait", "(hidden", "(table"} & set(re.findall(r"\(\w+", out))
 
 
 def known(setup_text, actions, seat):
@@ -220,7 +234,8 @@ def test_the_command_line_contract_end_to_end(tmp_path):
                           timeout=60)
     assert done.returncode == 0, done.stderr
     assert "> vote 0 1   (refused: agents vote only in the vote step" in done.stdout
-    assert "screen (table): Phase 1 · Messages" in done.stdout and "pygame" not in done.stdout
+    assert "screen (the public side, pass-and-play off): Phase 1 · Messages" in done.stdout
+    assert "pygame" not in done.stdout
 
 
 @pytest.mark.parametrize(

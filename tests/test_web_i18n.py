@@ -227,5 +227,8 @@ def test_the_italian_spymaster_key_page_and_board_speak_italian(italian, tokens,
         page.wait_for_selector(".grid .cell.hidden")
         assert page.inner_text("#summary").startswith("La squadra rossa sta tentando") and not leaked(page)
         assert page.get_attribute(".grid", "aria-label") == "la griglia"
+        italian.publish(codenames_snapshot("g1", spymaster_view(["clue unlimited"]), tokens))  # a word, not a number
+        page.wait_for_selector("#summary:has-text('indizio senza limiti')")
+        assert "unlimited" not in page.inner_text("body")
     finally:
         page.close()

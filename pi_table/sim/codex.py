@@ -207,7 +207,7 @@ class CodexSimTable(VirtualTable):
         return Outcome(command, outcome.ok, outcome.reason)
 
     def _where(self) -> Phrase:
-        """The screen's stage in words, for a refused tap."""
+        """The screen's stage in words, for a refused tap and the text output."""
         turn, codenames = self.turn, self.session.codex_record.state.setup.codenames
         who = None if turn.seat is None else Phrase.of("{codename} (seat {seat})", codename=codenames[turn.seat], seat=turn.seat)
         return {
@@ -251,6 +251,6 @@ class CodexSimTable(VirtualTable):
         else:
             line = _("phase {phase}, {step} step; waiting for seats {seats}").format(
                 phase=state["phase"], step=_(STEPS[state["step"]]), seats=", ".join(map(str, state["waiting_for"])) or _("none"))
-        seat = "" if screen["seat"] is None else f" {screen['seat']}"
-        return f"{line}\n  " + _("screen ({stage}): {texts}").format(stage=f"{screen['stage']}{seat}", texts=" | ".join(screen["texts"]))
+        return f"{line}\n  " + _("screen ({stage}): {texts}").format(stage=say(self._where(), lang),
+                                                                     texts=" | ".join(screen["texts"]))
 

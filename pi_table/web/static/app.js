@@ -151,6 +151,7 @@ function grid(board, key, cards) {
   }));
 }
 
+const UNLIMITED = "unlimited";
 const PHASES = {clue: N_("{team} is in its clue phase"), guess: N_("{team} is in its guess phase"),
   cover: N_("{team} is in its cover phase"), place: N_("{team} is in its place phase")};
 
@@ -159,7 +160,8 @@ function summary(view) {
   const parts = [capital(turn)];
   // no counts while Deep Undercover's codenames are placed: the key is not drawn yet
   if (view.remaining) parts.push(t("red {red} left · blue {blue} left", view.remaining));
-  if (view.clue !== null) parts.push(t("clue {clue}", {clue: view.clue}));
+  // the view's clue is a number or the word "unlimited" (the table's JSON), said in the page's language
+  if (view.clue !== null) parts.push(t("clue {clue}", {clue: view.clue === UNLIMITED ? t("unlimited") : view.clue}));
   return el("p", {id: "summary"}, parts.join(" · "));
 }
 

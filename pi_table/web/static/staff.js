@@ -81,7 +81,7 @@ async function refresh() {
 
 function drawTable(table) {
   const state = table.state;
-  const parts = [state.game, state.turn && `${t("turn")}: ${t(state.turn)}`, state.phase && t(state.phase), state.step && t(state.step)];
+  const parts = [gameName(state.game), state.turn && `${t("turn")}: ${t(state.turn)}`, state.phase && t(state.phase), state.step && t(state.step)];
   const line = state.reason ? `${t("over")}: ${state.reason}` : parts.filter(Boolean).join(" · ");
   $("game-line").textContent = `${table.game_id} · ${line}`;
   const board = $("board");
@@ -101,8 +101,14 @@ function drawTable(table) {
 }
 
 const DEVICES = { touch: "the touch board", leds: "the LED strip", screen: "the spymaster screen",
-  buttons: "the buttons", companion: "the phones' pages", journal: "the journal" };
+  buttons: "the buttons", companion: "the phones' pages", journal: "the journal", sound: "the sound",
+  fleet: "the fleet's broker" };
 const deviceName = (name) => DEVICES[name] || name;
+// A game by its name in the table's JSON ("codenames"), as the new-game form names it in the page's language.
+function gameName(game) {
+  const option = [...$("new-game-game").options].find((each) => each.value === game);
+  return option ? option.textContent : game || "?";
+}
 
 async function loadTable(background = false) {
   const answer = await api("GET", "/staff/api/table", undefined, background);
@@ -126,7 +132,7 @@ async function loadHistory() {
   const head = el("tr", {}, ...["started", "Game", "result", "moves", "duration"].map((name) => el("th", { text: t(name) })));
   table.replaceChildren(head, ...games.map((game) => el("tr", {},
     el("td", { text: (game.started || game.id || "").replace("T", " ").slice(0, 16) }),
-    el("td", { text: game.game || "?" }),
+    el("td", { text: gameName(game.game) }),
     el("td", { text: game.error || (game.over ? game.reason : t("unfinished")) }),
     el("td", { text: game.moves ?? "" }),
     el("td", { text: game.duration_s == null ? "" : `${Math.round(game.duration_s / 60)} min` }))));
