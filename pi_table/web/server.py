@@ -220,7 +220,7 @@ class Companion:
         assert server is not None  # made by setup()
         self._listener = await loop.create_server(
             lambda: _Connection(self, server, loop), self.host, self.port, reuse_address=True, backlog=128,
-            **({"ssl": self.tls, "ssl_handshake_timeout": self.header_timeout_s} if self.tls else {}))
+            ssl=self.tls, ssl_handshake_timeout=self.header_timeout_s if self.tls else None)
         if self.port == 0:
             self.port = self._listener.sockets[0].getsockname()[1]
         self._reporter = asyncio.create_task(self._report_every_period())
