@@ -818,6 +818,14 @@ def test_login_undo_new_game_config_and_logout_on_a_phone(tmp_path, browser, lan
         expect(page.locator("#game-line")).to_contain_text("Alias 24")  # the game by its name
         assert table.daemon.session.rules == Rules(game="alias24", nuke="mad")
         expect(page.locator("#history tr")).to_have_count(3)  # a header and two games
+        if lang == "it":  # the plain game by its Italian name
+            expect(page.locator("#history tr").nth(2)).to_contain_text("Nome in codice")
+
+        page.select_option("#new-game-game", "codex")
+        page.check("#new-game input[name=sealed_votes]")
+        page.click("#new-game button[type=submit]")
+        expect(page.locator("#game-line")).to_contain_text("Codex")
+        assert table.daemon.session.codex and table.daemon.session.rules.sealed_votes
 
         page.click("#config summary:text('[timer]')")
         timer = page.locator('#config input[name="timer.length_s"]')

@@ -259,7 +259,7 @@ $("new-game").addEventListener("submit", (event) => {
   if (!confirm(t("Deal a new game? The game on the table stays in the history."))) return;
   const form = event.target;
   const game = $("new-game-game").value;
-  const options = game === "codex" ? {} : {
+  const options = game === "codex" ? { sealed_votes: form.sealed_votes.checked } : {
     clue_required: form.clue_required.checked, three_player: form.three_player.checked,
     setup: form.setup.value, nuke: form.nuke.value, dark_cell: Number(form.dark_cell.value),
   };
