@@ -22,6 +22,7 @@ from pi_table.config import ConfigError, parse_config
 from pi_table.config import broker as broker_config
 from pi_table.daemon.run import Daemon
 from pi_table.engine import EndTurn, Guess
+from pi_table.engine.phrase import Text
 from pi_table.fleet.broker import LocalBroker
 from pi_table.fleet.reporter import MAX_QUEUED, Reporter, parse_command, status_message
 from pi_table.hal import NewGame
@@ -373,6 +374,9 @@ def test_a_broker_unreachable_from_the_start_is_a_fault_said_once_until_it_conne
         said = health()
         assert is_fault(said) and said.startswith("not working: ") and ADVICE in said, said
         assert f"127.0.0.1:{port}" in said and "Connection refused" in said
+        italian = table.daemon.answer({"command": "status", "lang": "it"})["health"]["fleet"]
+        assert italian == f"not working: non riesco a raggiungere il broker 127.0.0.1:{port} (Connection refused): " \
+            "controlla [fleet] broker e la rete; la partita continua"  # the staff page's says "non funziona: "
         time.sleep(3.5)  # paho tries again after 1 s and 2 s more
         warned = [record for record in caplog.records if ADVICE in record.getMessage()]
         assert len(warned) == 1 and warned[0].levelname == "WARNING"
@@ -389,13 +393,13 @@ def test_a_broker_unreachable_from_the_start_is_a_fault_said_once_until_it_conne
 def test_a_broker_that_never_answers_is_a_fault_after_a_bounded_time(silent_broker):
     """The port takes the connection and never answers (no failed attempt to hear of): after
     ``answer_within_s`` the link's health is a fault all the same."""
-    states: list[str] = []
+    states: list[Text] = []
     reporter = Reporter(broker_config(silent_broker, table_id="t1"), act=lambda request: {"ok": True},
                         link_state=states.append, answer_within_s=0.5)
     try:
         reporter.start()
         wait_for(lambda: states, "the link's health", 5)
-        assert states[0].startswith("not working: no answer from the broker 127.0.0.1:") and ADVICE in states[0]
+        assert str(states[0]).startswith("no answer from the broker 127.0.0.1:") and ADVICE in str(states[0])
         assert not reporter.connected.is_set()
     finally:
         reporter.stop()

@@ -159,6 +159,22 @@ class ItalianDesk:
         return []
 
 
+def test_a_device_that_would_not_open_says_why_in_italian_on_the_screen_and_in_status():
+    """The screen's own words (a Phrase: it did not open in time) reached the banner and the
+    status as their English, ``str(error)``."""
+    from pi_table.daemon.run import Devices, _failed
+    from pi_table.drivers.pygame_screen import ScreenNotOpen
+    from pi_table.engine.phrase import Phrase
+    from pi_table.hal.events import NOT_WORKING
+
+    devices = Devices(SimTouch(), SimLedStrip(), SimScreen(), SimButtons())
+    _failed(devices, "screen", ScreenNotOpen(Phrase.of("the display did not open within {seconds:g} s", seconds=5)))
+    assert devices.health["screen"] == "not working: the display did not open within 5 s"  # the table's own words
+    assert say(devices.faults["screen"], "it").startswith("lo schermo")
+    assert "il display non si è aperto entro 5 s" in say(devices.faults["screen"], "it")
+    assert NOT_WORKING + say(devices.why["screen"], "it") == "not working: il display non si è aperto entro 5 s"
+
+
 def test_the_staff_page_names_the_game_and_every_device_in_italian(tmp_path, browser):
     from playwright.sync_api import expect
 

@@ -40,12 +40,13 @@ from ..hal import (
     SimTouch,
     TouchSource,
 )
+from ..hal.events import NOT_WORKING
 from ..hal.sound import NoSound, SimSound, SoundDevice
 from ..table import Session, TableLoop, history
 from ..table.input import TouchPolicy
 from ..table.loop import REFUSALS, EventLoop, Outcome
 from ..table.timer import TurnTimer
-from ..ui.i18n import LANGUAGES, say
+from ..ui.i18n import GAME_TITLES, LANGUAGES, say
 from ..ui.sound import Announcer
 from . import logs
 from .control import ControlServer
@@ -114,6 +115,18 @@ class Devices:
     health: dict[str, str] = field(default_factory=dict)  # device -> "ok", "simulated" or what is wrong
     faults: dict[str, Text] = field(default_factory=dict)  # device -> the warning to show
     sound: SoundDevice = field(default_factory=NoSound)
+    why: dict[str, Text] = field(default_factory=dict)  # device -> why it is not working, for ``status`` to say
+
+    def not_working(self, name: str, why: Text) -> None:
+        """``name``'s health is a fault: in the table's English words, and ``why`` kept for
+        ``status`` to say in each reader's language (the staff page's, the fleet's)."""
+        self.health[name] = NOT_WORKING + str(why)
+        self.why[name] = why
+
+    def working(self, name: str, state: str) -> None:
+        """``name``'s health is ``state`` ("ok", "connecting"...), no longer a fault."""
+        self.health[name] = state
+        self.why.pop(name, None)
 
 
 def open_devices(config: Config, hal: str, touch_port: str | None, painter=None) -> Devices:
@@ -154,8 +167,9 @@ def _try(devices: Devices, name: str, build) -> None:
 
 def _failed(devices: Devices, name: str, error: Exception) -> None:
     """Say once, in the log and on whatever still shows, that a device is not working."""
-    devices.health[name] = f"not working: {error}"
-    devices.faults[name] = Phrase.of(DEVICE_FAULTS[name], error=str(error))
+    why = error.phrase if isinstance(error, Refusal) else getattr(error, "detail", None) or str(error)  # detail: the screen's
+    devices.not_working(name, why)
+    devices.faults[name] = Phrase.of(DEVICE_FAULTS[name], error=why)
     log.error("%s could not be opened, the table plays without it: %s", DEVICE_NAMES[name], error)
 
 
@@ -295,10 +309,9 @@ class Daemon:
 
         self.devices.health["fleet"] = "connecting"
         try:
-            reporter = Reporter(self.config.fleet, self._fleet_command,
-                                link_state=lambda state: self.devices.health.__setitem__("fleet", state))
+            reporter = Reporter(self.config.fleet, self._fleet_command, link_state=self._fleet_link)
         except OSError as e:  # its password file went missing since check-config: play on unreported
-            self.devices.health["fleet"] = f"not working: {e}"
+            self.devices.not_working("fleet", str(e))
             log.error("the fleet's broker cannot be reached without its password file (%s); the table plays on", e)
             return None
         self.devices.screen = ReportingScreen(self.devices.screen, lambda: reporter.offer(self._fleet_status()))
@@ -308,6 +321,14 @@ class Daemon:
         """The status the fleet sees (in the loop's thread), with when the game began; its
         warnings and a game's end in the table's language, as its screen shows them."""
         return {**self.status(self.config.language), "began": self.session.began, "language": self.config.language}
+
+    def _fleet_link(self, state: Text) -> None:
+        """What the reporter says of its link, from paho's thread: a state ("ok", "connecting"),
+        or a Phrase saying why it is not working."""
+        if isinstance(state, Phrase):
+            self.devices.not_working("fleet", state)
+        else:
+            self.devices.working("fleet", state)
 
     def _fleet_command(self, request: dict) -> dict:
         """A command from the fleet's broker: new game and undo as on the control socket; the
@@ -355,7 +376,7 @@ class Daemon:
                      if isinstance(e, _TlsError) else
                      Phrase.of("the companion cannot listen on port {port} ({error}): phones cannot join; free the port "
                                "or choose another ([web] port), then restart the table", port=web.port, error=str(why)))
-            self.devices.health["companion"] = f"not working: {e}"
+            self.devices.not_working("companion", str(why))
             log.error("%s", fault)
             self._phones_settled(state, "not working")
             self._in_loop(lambda: self._note_fault("companion", fault))
@@ -633,7 +654,7 @@ class Daemon:
         if not isinstance(loop, CodexLoop):
             playing = self.session.rules.game
             return Outcome(command, False, Phrase.of("seats are released in Codex only: the table is playing {game}",
-                                                     game=playing))
+                                                     game=Phrase(GAME_TITLES.get(playing, playing))))
         try:
             return loop.call(lambda: loop.release_seat(seat, public=False))
         except TimeoutError:  # the loop ended in between: a new game of another kind
@@ -692,6 +713,8 @@ class Daemon:
         """What the operatives may see, and the table's health: never the key. The warnings and
         a finished game's reason in ``lang`` (the rest is the table's own words)."""
         health = dict(self.devices.health)
+        for name, why in list(self.devices.why.items()):  # a copy: paho's thread may change it meanwhile
+            health[name] = NOT_WORKING + say(why, lang)
         touch = self.devices.touch
         if hasattr(touch, "connected"):  # the board's driver: what it last said of the link
             health["touch"] = "ok" if touch.connected else say(self.loop.faults.get("touch", "connecting"), lang)

@@ -35,9 +35,9 @@ from typing import Any
 import paho.mqtt.client as mqtt
 
 from ..config import FleetConfig
-from ..engine.phrase import Phrase
+from ..engine.phrase import Phrase, Text
 from ..hal import Screen
-from ..hal.events import NOT_WORKING, Emit, is_fault
+from ..hal.events import Emit, is_fault
 from ..hal.screen import AnyModel
 from . import link
 from .link import topic
@@ -108,13 +108,13 @@ class Reporter:
     command on the table (from paho's thread: it must not need the broker to answer)."""
 
     def __init__(self, config: FleetConfig, act: Act, heartbeat_s: float = HEARTBEAT_S,
-                 link_state: Callable[[str], None] | None = None, answer_within_s: float = ANSWER_WITHIN_S) -> None:
+                 link_state: Callable[[Text], None] | None = None, answer_within_s: float = ANSWER_WITHIN_S) -> None:
         if not config.enabled:
             raise ValueError("the fleet is off: [fleet] broker names no broker")
         self.config = config
         self.act = act
         self.heartbeat_s = heartbeat_s
-        self.link_state = link_state or (lambda state: None)  # told "ok" or why not, from paho's thread
+        self.link_state = link_state or (lambda state: None)  # told "ok", or a Phrase why not, from paho's thread
         self.answer_within_s = answer_within_s
         self.table_id = config.table_id
         self.dropped = 0
@@ -218,7 +218,8 @@ class Reporter:
     def _connected(self, client: mqtt.Client, userdata: Any, flags: Any, reason: Any, properties: Any) -> None:
         if reason.is_failure:
             log.warning("the broker %s:%d refused the table: %s", self.config.host, self.config.port, reason)
-            self.link_state(f"not working: the broker refused the table ({reason})")
+            self.link_state(Phrase.of("the broker refused the table ({reason}): check the user and password of [fleet] "
+                                      "broker; the game plays on", reason=str(reason)))
             return
         log.info("reporting to the fleet's broker %s:%d as %s", self.config.host, self.config.port, self.table_id)
         with self._link_lock:
@@ -253,7 +254,7 @@ class Reporter:
             if self.connected.is_set() or self._stopping:
                 return
             first, self._trouble_said = not self._trouble_said, True
-            self.link_state(NOT_WORKING + str(why))
+            self.link_state(why)
         if first:
             log.warning("the fleet: %s (trying again, less and less often, up to once a minute)", why)
 
@@ -263,7 +264,8 @@ class Reporter:
     def _disconnected(self, client: mqtt.Client, userdata: Any, flags: Any, reason: Any, properties: Any) -> None:
         if self.connected.is_set() and not self._stopping:
             log.warning("lost the fleet's broker (%s): reconnecting; the table plays on", reason)
-            self.link_state(f"reconnecting ({reason})")
+            self.link_state(Phrase.of("lost the broker ({reason}), reconnecting: check [fleet] broker and the network; "
+                                      "the game plays on", reason=str(reason)))
         self.connected.clear()
 
     def _command(self, client: mqtt.Client, userdata: Any, message: mqtt.MQTTMessage) -> None:
