@@ -12,6 +12,8 @@ import re
 import shutil
 from pathlib import Path
 
+import pytest
+
 import pi_table
 from pi_table.engine.phrase import Phrase
 from pi_table.ui import i18n
@@ -196,3 +198,13 @@ def test_the_history_says_how_each_game_ended_in_the_language_asked(tmp_path):
     finally:
         daemon.close()
     assert italian[0]["reason"].endswith("ha toccato l'assassino") and english[0]["reason"].endswith("touched the assassin")
+
+
+def test_a_games_title_inside_a_refusal_is_said_in_the_tables_language():
+    """The engine's titles are msgids: "Codenames (cooperative)" inside an Italian sentence was English."""
+    from pi_table.engine import InvalidKey, Rules, make_game
+
+    with pytest.raises(InvalidKey) as refused:
+        make_game(Rules(game="codenames-coop")).start(None)
+    assert str(refused.value) == "a Codenames (cooperative) game starts on a key"
+    assert i18n.say(refused.value.phrase, "it") == "una partita di Nome in codice (in cooperativa) inizia con una chiave"

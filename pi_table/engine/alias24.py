@@ -14,14 +14,14 @@ from __future__ import annotations
 
 from .game import Game, State
 from .keys import ASSASSIN, BYSTANDER, Layout, Team
-from .phrase import Phrase
+from .phrase import N_, Phrase
 from .rules import Rules
 from .views import MAD_ARMED_AT
 
 
 class Alias24(Game):
     name = "alias24"
-    title = "Alias 24"
+    title = N_("Alias 24")
     noun = "alias"
     spymaster_word = "mastermind"
     has_penalty = False

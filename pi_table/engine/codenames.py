@@ -15,13 +15,13 @@ from dataclasses import replace
 
 from .game import CLUE, COVER, Game, State
 from .keys import ASSASSIN, BYSTANDER, Layout, Team
-from .phrase import Phrase
+from .phrase import N_, Phrase
 
 
 class Codenames(Game):
     name = "codenames"
     layout = Layout(first=9, second=8, bystanders=7, assassins=1)
-    title = "Codenames"
+    title = N_("Codenames")
 
     def _touched(self, state: State, team: Team, identity: str) -> State:
         other = team.other
@@ -50,7 +50,7 @@ class CodenamesCoop(Codenames):
     """
 
     name = "codenames-coop"
-    title = "Codenames (cooperative)"
+    title = N_("Codenames (cooperative)")
     cover_is_required = True
 
     def _next_turn(self, state: State) -> State:

@@ -95,7 +95,7 @@ class Game:
     """
 
     name: ClassVar[str]
-    title: ClassVar[str]
+    title: ClassVar[str]  # a msgid: said in the table's language inside a refusal
     layout: Layout  # a class constant, but for Alias 24, whose dark cell is a rule
     noun: ClassVar[str] = "card"  # what a cell holds, in the game's words (each refusal has a sentence per noun)
     spymaster_word: ClassVar[str] = "spymaster"
@@ -151,7 +151,7 @@ class Game:
                 raise InvalidKey("Deep Undercover draws its key when the last codename is down: a game starts without one")
             return State(drawn=None, marks=(None,) * CELLS, turn=self.FIRST_TO_PLACE, phase=PLACE)
         if key is None:
-            raise InvalidKey("a {title} game starts on a key", title=self.title)
+            raise InvalidKey("a {title} game starts on a key", title=Phrase(self.title))
         self.check_key(key)
         return State(drawn=key, marks=(None,) * CELLS, turn=key.start, phase=CLUE)
 
@@ -211,7 +211,7 @@ class Game:
 
     def _penalty(self, state: State, action: Penalty) -> State:
         if not self.has_penalty:
-            raise RuleError("{title} has no invalid-clue penalty", title=self.title)
+            raise RuleError("{title} has no invalid-clue penalty", title=Phrase(self.title))
         if state.phase == GUESS and state.guesses > 0:
             raise RuleError("a clue can be ruled invalid only before the first guess; now it stands")
         if state.phase not in (CLUE, GUESS):
