@@ -91,7 +91,7 @@ function drawTable(table) {
   }
   $("devices").replaceChildren(...table.devices.map((device) => {
     const bad = !!device.advice;
-    const item = el("li", {}, el("strong", { text: t(deviceName(device.device)) }), " ",
+    const item = el("li", {}, el("strong", { text: t(deviceName(device.device)) }), ": ",  // a label and its state
       el("span", { class: bad ? "bad" : "", text: t(device.health) }));
     if (bad) item.append(el("span", { class: "advice", text: t(device.advice) }));
     return item;
