@@ -17,8 +17,9 @@ from pathlib import Path
 import pytest
 
 from pi_table.engine import Rules, parse_action
+from pi_table.files import write_private
 from pi_table.table import Session
-from pi_table.web.tokens import SPYMASTER, Tokens, write_private
+from pi_table.web.tokens import SPYMASTER, Tokens
 
 from helpers import JOURNAL_VERSION_1, EmulatedTable, Installer, require_tools, wait_for
 

@@ -28,6 +28,7 @@ from ..config import Config
 from ..engine import CODEX, GAMES, TableView, Undo
 from ..engine.errors import Refusal
 from ..engine.phrase import N_, Phrase, Text
+from ..files import write_private
 from ..hal import (
     Buttons,
     LedStrip,
@@ -578,8 +579,6 @@ class Daemon:
             return []
 
     def _keep_staff_restarts(self, times: list[float]) -> None:
-        from ..web.tokens import write_private  # the staff page, which asks for restarts, has loaded it
-
         try:
             write_private(self.config.paths.journal_dir / RESTARTS_FILE, json.dumps(times).encode())
         except OSError as e:

@@ -39,6 +39,7 @@ from aiohttp import web
 from .. import config
 from ..config import FleetConfig
 from ..engine.phrase import N_
+from ..files import write_private
 from ..hal.events import is_fault
 from ..ui.i18n import say_health, translation
 from ..web.staff import hash_pin, pin_matches
@@ -91,13 +92,8 @@ def read_password_file(path: Path) -> str:
 
 def write_password_file(path: Path, password: str) -> None:
     """Write the hash, readable by its owner alone, in place of any before (atomically)."""
-    line = hash_password(password) + "\n"
     path.parent.mkdir(parents=True, exist_ok=True)
-    temporary = path.with_name(f".{path.name}.new")
-    descriptor = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-    with os.fdopen(descriptor, "w", encoding="utf-8") as handle:
-        handle.write(line)
-    os.replace(temporary, path)
+    write_private(path, (hash_password(password) + "\n").encode())
 
 
 # --- what the dashboard knows ---------------------------------------------------------------

@@ -41,6 +41,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, TypeAlias
 
 from ..engine import CODEX, GameRecord, Key, Place, Rules, Team, Undo, is_codex, make_game, parse_action
+from ..files import PRIVATE_DIR, PRIVATE_FILE, create_private
 
 if TYPE_CHECKING:
     from ..engine import CodexRules
@@ -51,7 +52,6 @@ VERSION = 3
 VERSIONS = (1, 2, 3)  # 1: no checksums; 3: Deep Undercover's key in its last placement
 CRC_FIELD = b', "crc": "'
 STARTED = "%Y-%m-%dT%H:%M:%SZ"  # the header's "started", UTC
-PRIVATE_DIR, PRIVATE_FILE = 0o700, 0o600
 
 
 class JournalError(ValueError):
@@ -150,7 +150,7 @@ class Journal:
     @classmethod
     def create(cls, path: Path, header: Header, fsync: bool = True) -> Journal:
         path.parent.mkdir(mode=PRIVATE_DIR, parents=True, exist_ok=True)
-        journal = cls(path, _create_private(path), 0, fsync)
+        journal = cls(path, create_private(path), 0, fsync)
         journal._write(header.to_json())
         return journal
 
@@ -179,7 +179,7 @@ class Journal:
         place of ``path`` in one rename (a crash leaves the old file or the new, whole)."""
         fresh = path.with_name(path.name + ".new")
         fresh.unlink(missing_ok=True)  # left by a crash in an earlier rewrite
-        file = _create_private(fresh)
+        file = create_private(fresh)
         try:
             file.write(b"".join(encode_line(obj) for obj in [header.to_json(), *entries]))
             file.flush()
@@ -208,11 +208,6 @@ class Journal:
             self._file.close()
         except OSError:  # the last flush failed (disk full): the entries before it are on disk
             pass
-
-
-def _create_private(path: Path):
-    """A new file for writing, 0600 whatever the umask (which can only take bits away)."""
-    return os.fdopen(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC, PRIVATE_FILE), "wb")
 
 
 def _sync_directory(directory: Path) -> None:

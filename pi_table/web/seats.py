@@ -15,7 +15,7 @@ import json
 import logging
 from pathlib import Path
 
-from .tokens import write_private
+from ..files import write_private
 
 log = logging.getLogger("pi_table.web")
 

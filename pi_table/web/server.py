@@ -51,13 +51,14 @@ from aiohttp.http import HttpProcessingError, HttpVersion11
 
 from ..engine import InvalidAction
 from ..engine.phrase import N_, Text
+from ..files import write_private
 from ..hal import CodexModel, Emit, PageOpened, Screen, ScreenModel
 from ..ui.i18n import LANGUAGES, say, translation
 from ..ui.words import Cards
 from .seats import SeatLinks
 from .snapshot import Snapshot, codenames_snapshot, codex_snapshot
 from .texts import localized, page_texts, rendered_page
-from .tokens import SPYMASTER, Tokens, seat_role, write_private
+from .tokens import SPYMASTER, Tokens, seat_role
 
 if TYPE_CHECKING:
     from .staff import StaffPage

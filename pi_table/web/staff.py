@@ -38,9 +38,9 @@ from aiohttp import web
 
 from ..engine.errors import Refusal
 from ..engine.phrase import N_, Phrase, Text
+from ..files import write_private
 from ..hal.events import is_fault
 from ..ui.i18n import LANGUAGES, say, say_health, translation
-from .tokens import write_private
 
 log = logging.getLogger("pi_table.web.staff")
 PIN_FILE = "staff.pin"

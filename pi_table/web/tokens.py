@@ -13,9 +13,10 @@ import base64
 import hashlib
 import hmac
 import logging
-import os
 import secrets
 from pathlib import Path
+
+from ..files import write_private
 
 log = logging.getLogger("pi_table.web")
 SECRET_BYTES = 32
@@ -33,19 +34,6 @@ def role_seat(role: str) -> int | None:
     return int(number) if prefix == "seat" and number.isdigit() else None
 
 TOKEN_BYTES = 16  # 128 bits: as strong as a random UUID, short enough for a QR code
-
-
-def write_private(path: Path, data: bytes) -> None:
-    """Replace ``path`` with ``data`` in one step (fsynced), readable by the service user alone:
-    0600 from the moment it exists whatever the umask, and never a half-written file."""
-    temporary = path.with_name(path.name + ".new")
-    temporary.unlink(missing_ok=True)  # left by a crash, perhaps with other rights
-    fd = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC, 0o600)
-    with os.fdopen(fd, "wb") as file:
-        file.write(data)
-        file.flush()
-        os.fsync(fd)
-    os.replace(temporary, path)
 
 
 class Tokens:
