@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 import signal
 import socket
+import stat
 import statistics
 import threading
 import time
@@ -209,6 +210,36 @@ def test_events_made_while_the_broker_was_away_arrive_after_it_returns(broker, t
     finally:
         table.close()
         dashboard.close()
+
+
+def test_events_the_broker_had_not_taken_outlive_a_restart_of_the_table(broker, tmp_path):
+    """A restart from the staff page while the broker is away: the game that began meanwhile is
+    still reported, from a private file beside the journal, once the new table reaches it."""
+    dashboard = Listener(broker.port, "pi-table/+/events", session="dashboard-restart")
+    table = InProcessTable(tmp_path / "table", broker.url, "t1")
+    pending = tmp_path / "table" / "journal" / "fleet.pending"
+    try:
+        wait_for(table.daemon.fleet.connected.is_set, "the table's connection", 10)
+        broker.stop()
+        wait_for(lambda: not table.daemon.fleet.connected.is_set(), "the table to see the broker gone", 10)
+        assert table.daemon.answer({"command": "new-game", "game": "alias24"})["ok"]
+        dealt = table.daemon.session.id
+        wait_for(lambda: table.daemon.fleet._still_unacked(), "the game_started event queued", 10)
+    finally:
+        table.close()
+    assert pending.exists() and stat.S_IMODE(pending.stat().st_mode) == 0o600
+    assert [json.loads(line)["event"] for line in pending.read_text().splitlines()] == ["game_started"]
+    broker.start()
+    again = InProcessTable(tmp_path / "table", broker.url, "t1")
+    try:
+        event = dashboard.wait("pi-table/t1/events", lambda value: value.get("game_id") == dealt,
+                               "the game_started event made before the restart", timeout=30)
+        assert event["event"] == "game_started" and event["game"] == "alias24"
+        assert not pending.exists()
+    finally:
+        again.close()
+        dashboard.close()
+    assert not pending.exists()  # all taken: nothing kept at this stop
 
 
 def test_a_command_reaches_its_own_table_only_and_a_bad_one_is_answered(broker, tmp_path):

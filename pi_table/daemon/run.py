@@ -310,7 +310,8 @@ class Daemon:
 
         self.devices.health["fleet"] = "connecting"
         try:
-            reporter = Reporter(self.config.fleet, self._fleet_command, link_state=self._fleet_link)
+            reporter = Reporter(self.config.fleet, self._fleet_command, link_state=self._fleet_link,
+                                pending=None if self.lock is None else self.config.paths.journal_dir / "fleet.pending")
         except OSError as e:  # its password file went missing since check-config: play on unreported
             self.devices.not_working("fleet", str(e))
             log.error("the fleet's broker cannot be reached without its password file (%s); the table plays on", e)

@@ -15,8 +15,10 @@ Topics (DESIGN.md, "MQTT"), under ``pi-table/<table_id>/``:
   started, game over (result and duration), faults and their clearing, the commands' answers.
   Made while the broker is away, they wait in paho's queue (at most ``MAX_QUEUED``) and go
   out after the reconnect. A full queue drops the new event, logs it once and counts it in
-  the status as ``events_dropped``: the table never waits. Events live in memory only; a
-  table restarted while the broker was away loses those not yet sent.
+  the status as ``events_dropped``: the table never waits. Those the broker has not taken
+  when the table stops (a restart from the staff page during an outage) are kept in a
+  private file beside the journal (``pending``) and sent when it starts again; a crash or a
+  power cut loses them.
 - ``command``: what the broker's ACL lets someone publish to this table alone: new game,
   undo, language, brightness, as JSON. Subscribed with QoS 0, so the broker keeps no
   commands for a table that is away to replay hours later on a game in progress.
@@ -30,12 +32,14 @@ import sys
 import threading
 import time
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 import paho.mqtt.client as mqtt
 
 from ..config import FleetConfig
 from ..engine.phrase import Phrase, Text
+from ..files import write_private
 from ..hal import Screen
 from ..hal.events import Emit, is_fault
 from ..hal.screen import AnyModel
@@ -108,7 +112,8 @@ class Reporter:
     command on the table (from paho's thread: it must not need the broker to answer)."""
 
     def __init__(self, config: FleetConfig, act: Act, heartbeat_s: float = HEARTBEAT_S,
-                 link_state: Callable[[Text], None] | None = None, answer_within_s: float = ANSWER_WITHIN_S) -> None:
+                 link_state: Callable[[Text], None] | None = None, answer_within_s: float = ANSWER_WITHIN_S,
+                 pending: Path | None = None) -> None:
         if not config.enabled:
             raise ValueError("the fleet is off: [fleet] broker names no broker")
         self.config = config
@@ -118,6 +123,9 @@ class Reporter:
         self.answer_within_s = answer_within_s
         self.table_id = config.table_id
         self.dropped = 0
+        self.pending = pending  # where events the broker has not taken wait from a stop to the next start
+        self._unacked: list[tuple[mqtt.MQTTMessageInfo, str]] = []  # events sent, until the broker has them
+        self._unacked_lock = threading.Lock()  # events come from the reporter's thread and paho's (answers)
         self.connected = threading.Event()
         self._offered: dict | None = None
         self._offered_at = 0.0  # when (monotonic): a heartbeat's uptime runs on from the status's
@@ -142,7 +150,9 @@ class Reporter:
         return client
 
     def start(self) -> None:
-        """Connect in the background (a broker that is away is tried again and again)."""
+        """Connect in the background (a broker that is away is tried again and again), with the
+        events a stop left pending queued first."""
+        self._send_pending()
         link.connect(self.client, self.config)
         self._no_answer = threading.Timer(self.answer_within_s, self._silent)
         self._no_answer.daemon = True
@@ -166,6 +176,7 @@ class Reporter:
                 pass
         self.client.disconnect()
         self.client.loop_stop()
+        self._keep_pending()
 
     def offer(self, status: dict) -> None:
         """The table's status now; from the loop's thread, which never waits here."""
@@ -205,13 +216,54 @@ class Reporter:
 
     def event(self, event: dict) -> None:
         """Publish one event (QoS 1); queued while the broker is away, dropped when the queue is full."""
-        payload = json.dumps({**event, "table_id": self.table_id, "at": round(time.time(), 3)})
+        self._send_event(json.dumps({**event, "table_id": self.table_id, "at": round(time.time(), 3)}))
+
+    def _send_event(self, payload: str) -> None:
         info = self.client.publish(topic(self.table_id, "events"), payload, qos=1)
-        if info.rc == mqtt.MQTT_ERR_QUEUE_SIZE:
+        if info.rc != mqtt.MQTT_ERR_QUEUE_SIZE:
+            with self._unacked_lock:
+                self._unacked = [*self._still_unacked(), (info, payload)]
+        else:
             self.dropped += 1
             if self.dropped == 1:
                 log.warning("the fleet's queue holds %d messages while the broker is away: new events are dropped "
                             "(counted in the status as events_dropped)", MAX_QUEUED)
+
+    def _send_pending(self) -> None:
+        """The events a stop kept (``pending``), queued again and the file gone."""
+        if self.pending is None:
+            return
+        try:
+            lines = self.pending.read_text(encoding="utf-8").splitlines()
+            self.pending.unlink()
+        except FileNotFoundError:
+            return
+        except (OSError, UnicodeError) as e:
+            log.warning("cannot read the fleet's pending events in %s (%s): they are lost", self.pending, e)
+            return
+        for line in lines:
+            self._send_event(line)
+        log.info("the fleet: %d events kept from the last stop sent again", len(lines))
+
+    def _still_unacked(self) -> list[tuple[mqtt.MQTTMessageInfo, str]]:
+        """The events sent that the broker has not acknowledged (QoS 1's PUBACK) yet; under the lock.
+        paho marks the info of a message queued while the broker was away published once it is,
+        but its ``is_published()`` raises for such a message for ever (its rc says "no
+        connection"), so the mark itself is read."""
+        return [(info, payload) for info, payload in self._unacked if not getattr(info, "_published", False)]
+
+    def _keep_pending(self) -> None:
+        """At a stop: the events the broker has not taken, kept for the next start."""
+        with self._unacked_lock:
+            left = [payload for _, payload in self._still_unacked()]
+        if self.pending is None or not left:
+            return
+        try:
+            write_private(self.pending, "".join(f"{payload}\n" for payload in left).encode())
+        except OSError as e:
+            log.warning("cannot keep the fleet's %d unsent events in %s (%s): they are lost", len(left), self.pending, e)
+            return
+        log.info("the fleet: %d events the broker has not taken kept for the next start", len(left))
 
     # --- paho's network thread ---
 
