@@ -358,10 +358,10 @@ def _service(args: argparse.Namespace) -> int:
 def _said(error: Exception, lang: str) -> str:
     """An error in ``lang``: a refusal's (or the control socket's) sentence said from its meaning,
     any other error in its own words (the system's, a library's)."""
+    from .engine.phrase import meaning
     from .ui.i18n import say
 
-    said = getattr(error, "phrase", None) or getattr(error, "said", None)
-    return str(error) if said is None else say(said, lang)
+    return say(meaning(error), lang)
 
 
 def _print_status(answer: dict, lang: str) -> None:

@@ -27,7 +27,7 @@ from .. import version
 from ..config import Config
 from ..engine import CODEX, GAMES, TableView, Undo
 from ..engine.errors import Refusal
-from ..engine.phrase import N_, Phrase, Text
+from ..engine.phrase import N_, Phrase, Text, meaning
 from ..files import write_private
 from ..hal import (
     Buttons,
@@ -168,7 +168,7 @@ def _try(devices: Devices, name: str, build) -> None:
 
 def _failed(devices: Devices, name: str, error: Exception) -> None:
     """Say once, in the log and on whatever still shows, that a device is not working."""
-    why = error.phrase if isinstance(error, Refusal) else getattr(error, "detail", None) or str(error)  # detail: the screen's
+    why = meaning(error)
     devices.not_working(name, why)
     devices.faults[name] = Phrase.of(DEVICE_FAULTS[name], error=why)
     log.error("%s could not be opened, the table plays without it: %s", DEVICE_NAMES[name], error)

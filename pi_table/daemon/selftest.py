@@ -25,7 +25,7 @@ from dataclasses import dataclass
 from ..drivers.buttons import ButtonPins
 from ..drivers.touchboard import TouchBoardSource
 from ..engine import CELLS
-from ..engine.phrase import N_
+from ..engine.phrase import N_, meaning
 from ..hal import ButtonEvent, DialEvent, Event, HealthEvent, LedFrame, SelfTestModel, TouchEvent, UiEvent
 from ..hal.events import DEVICE_NAMES, NOT_WORKING
 from ..hal.tuning import PadTuner, table_pads
@@ -124,8 +124,7 @@ class SelfTest:
             try:
                 device.start(self.events.put)
             except Exception as e:  # noqa: BLE001 - a pin library or a device node missing: a failed check, not a traceback
-                said = getattr(e, "detail", None) or getattr(e, "phrase", None)  # a driver's own words (a Phrase)
-                devices.health[name] = NOT_WORKING + (str(e) if said is None else say(said, self.lang))
+                devices.health[name] = NOT_WORKING + say(meaning(e), self.lang)  # a driver's own words (a Phrase)
                 self._plan()
             else:
                 started.append(device)

@@ -23,7 +23,7 @@ from pathlib import Path
 
 from ..config import Config, ConfigError, write_keys
 from ..drivers.touchboard import TouchBoardSource
-from ..engine.phrase import N_, Phrase, Text
+from ..engine.phrase import N_, Phrase, Text, meaning
 from ..hal import Event, HealthEvent, Screen
 from ..hal.tuning import PadTuner, Pair, TuneModel, table_pads, tuned
 from ..protocol import wire
@@ -64,12 +64,8 @@ def main(config: Config, hal: str, touch_port: str | None, frames: int, rest_s: 
                     say=lambda text: print(text, flush=True), period_ms=period_ms, rest_s=rest_s,
                     clear=sys.stdout.isatty(), lang=lang)
         tune.run(frames)
-    except TuneError as e:
-        print(f"pi-table tune: {say(e.phrase, lang)}", file=sys.stderr)
-        return 1
-    except ValueError as e:  # a refusal of the board's (its phrase), or a library's own words
-        phrase = getattr(e, "phrase", None)
-        print(f"pi-table tune: {e if phrase is None else say(phrase, lang)}", file=sys.stderr)
+    except (TuneError, ValueError) as e:  # the tuner's or the board's refusal (a Phrase), or a library's own words
+        print(f"pi-table tune: {say(meaning(e), lang)}", file=sys.stderr)
         return 1
     print("\n".join(tune.report()))
     if write_to is None:

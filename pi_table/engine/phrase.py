@@ -39,6 +39,17 @@ Text: TypeAlias = Phrase | str
 """What a person is shown: a Phrase, or a plain string shown as it is in every language."""
 
 
+def meaning(error: BaseException) -> Text:
+    """What an error says, as a person is told it: the Phrase it carries (a refusal's
+    ``phrase``, a device's ``detail``, the control socket's ``said``), else its own words (the
+    system's, a library's), shown as they are in every language."""
+    for name in ("phrase", "detail", "said"):
+        carried = getattr(error, name, None)
+        if isinstance(carried, (Phrase, str)) and carried:
+            return carried
+    return str(error)
+
+
 def N_(msgid: str) -> str:
     """Mark a template for the catalogue where it waits in a table before a Phrase is made of
     it (tests/test_i18n_coverage.py finds these, as it finds every refusal's template)."""
