@@ -38,7 +38,7 @@ from .drivers.touchboard import ELECTRODE_LIMIT, TouchBoardConfig
 from .drivers.ws281x import PINS, Ws281xConfig
 from .engine import CELLS, CODEX, Rules
 from .engine.errors import Refusal
-from .engine.phrase import N_, Phrase, Text
+from .engine.phrase import N_, Phrase, Text, meaning
 from .engine.rules import CENTRE
 from .engine.views import LANGUAGES
 from .hardware import pinout
@@ -485,10 +485,8 @@ def _fails(values: dict[str, object], path: Path) -> Text | None:
     """What building refuses: a Refusal's phrase; any other ValueError's English as it is."""
     try:
         build(values, path)
-    except Refusal as e:
-        return e.phrase
     except ValueError as e:
-        return str(e)
+        return meaning(e)
     return None
 
 
