@@ -410,9 +410,9 @@ class StaffPage:
         stored = self._pin()
         if stored is None:
             return _refuse(409, lang, N_("no staff PIN is set: sudo pi-table set-staff-pin"))
-        device, _, _ = request.cookies.get(DEVICE_COOKIE, "").partition(".")
-        known = device if device and hmac.compare_digest(request.cookies.get(DEVICE_COOKIE, ""),
-                                                         _device_token(stored, device)) else None
+        token = request.cookies.get(DEVICE_COOKIE, "")
+        device = token.partition(".")[0]
+        known = device if device and hmac.compare_digest(token, _device_token(stored, device)) else None
         wait = self._attempts.wait(request.remote or "?", self.clock(), known)
         if wait:
             seconds = math.ceil(wait)
