@@ -304,7 +304,8 @@ def _own_table(args: argparse.Namespace, config):
 def _service(args: argparse.Namespace) -> int:
     """The commands that run the table as a service or talk to it through its socket."""
     if args.command == "check-config":
-        from .config import build, defaults, to_toml
+        from .config import build, defaults
+        from .config.writing import to_toml
 
         config = build(defaults(), None) if args.defaults else _load(args, args.file)
         if config is None:

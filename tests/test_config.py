@@ -17,7 +17,7 @@ import pytest
 
 from pi_table import cli
 from pi_table import config as config_module
-from pi_table.config import OPTIONS
+from pi_table.config import OPTIONS, writing
 
 from helpers import require_tools
 
@@ -363,7 +363,7 @@ def mutated(text: str, rng: random.Random) -> str:
 def test_mutated_files_are_refused_or_accepted_never_a_traceback(tmp_path):
     """A whole file (every key written out) with random damage: it loads as check-config and run
     load it, or is refused with each complaint starting with the file; nothing else escapes."""
-    whole = config_module.to_toml(config_module.load_config(write(tmp_path, {})), comments=False)
+    whole = writing.to_toml(config_module.load_config(write(tmp_path, {})), comments=False)
     rng = random.Random(7)
     refused = 0
     for number in range(300):
@@ -395,7 +395,7 @@ def problems_in_italian(tmp_path: Path) -> tuple[int, list[str]]:
     cases = [{o.key: value} for o in OPTIONS for value in EDGE_VALUES[o.kind]]
     cases += [changes for _, changes, _ in fuzz_cases(random.Random(12))]
     files = [write(tmp_path, changes, name=f"edge{number}.toml") for number, changes in enumerate(cases)]
-    whole = config_module.to_toml(config_module.load_config(write(tmp_path, {})), comments=False)
+    whole = writing.to_toml(config_module.load_config(write(tmp_path, {})), comments=False)
     rng = random.Random(7)
     for number in range(100):
         files.append(tmp_path / f"mutated{number}.toml")

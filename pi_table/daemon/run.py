@@ -470,7 +470,8 @@ class Daemon:
     def change_settings(self, changes: dict[str, object]) -> list[Phrase]:
         """Written only if ``check-config`` would pass the new file (on this machine, as the
         service's user): the checker's problems, or [] once written. A restart applies them."""
-        from ..config import BY_KEY, ConfigError, toml_value, write_keys
+        from ..config import BY_KEY, ConfigError
+        from ..config.writing import toml_value, write_keys
 
         path = self.config.source
         if path is None:

@@ -21,7 +21,8 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
-from ..config import Config, ConfigError, write_keys
+from ..config import Config, ConfigError
+from ..config.writing import write_keys
 from ..drivers.touchboard import TouchBoardSource
 from ..engine.phrase import N_, Phrase, Text, meaning
 from ..hal import Event, HealthEvent, Screen

@@ -1,0 +1,245 @@
+"""Reading a configuration file: every key's type checked, then the settings built; when building
+fails, each key the file sets is tried alone on top of the defaults to name the key at fault, then
+the others two at a time to name a mistake only two keys make together. With ``machine``, what
+cannot work on this machine too (``machine.check_machine``). Every problem found is reported at
+once, with the file, the key, what was expected and what was found.
+"""
+
+from __future__ import annotations
+
+import difflib
+import itertools
+import math
+import os
+import tomllib
+from pathlib import Path
+
+from ..engine.errors import Refusal
+from ..engine.phrase import Phrase, Text, meaning
+from ..engine.views import LANGUAGES
+from ..ui.i18n import say
+from .machine import FILES_READ, check_machine
+from .schema import BY_KEY, DEFAULT_PATH, EXPECTED, MAX_BYTES, OPTIONS, SECTIONS, Option, defaults, describe
+from .settings import Config, build, deck_path
+
+
+class ConfigError(ValueError):
+    """What is wrong with a configuration: one sentence per problem, each naming the file and
+    key; ``problems`` in English (logs, tests), ``said()`` in the file's own [game] language
+    (when it names one it can be read in) or the one asked, as ``check-config`` and the staff
+    page show them."""
+
+    def __init__(self, phrases: list[Phrase], lang: str = "en") -> None:
+        self.phrases = phrases
+        self.lang = lang
+        self.problems = [str(phrase) for phrase in phrases]
+        super().__init__("\n".join(self.problems))
+
+    def said(self, lang: str | None = None) -> list[str]:
+        return [say(phrase, lang or self.lang) for phrase in self.phrases]
+
+
+def load_config(path: Path | None = None, machine: bool = False) -> Config:
+    """The configuration in ``path``; with None, ``DEFAULT_PATH`` if it exists, else every
+    default. Raises ConfigError listing every problem found; with ``machine``, the values that
+    cannot work on this machine too (``check_machine``), as ``check-config`` and ``run`` ask.
+    Every default without a file is a developer's table, not checked: its folders and group
+    are the Pi's, and the daemon plays on without them, keeping the game in memory."""
+    if path is None:
+        if not DEFAULT_PATH.exists():
+            return build(defaults(), None)
+        path = DEFAULT_PATH
+    return parse_config(_read(path), path, machine)
+
+
+def _read(path: Path) -> str:
+    try:
+        size = path.stat().st_size
+        if size > MAX_BYTES:
+            raise ConfigError([Phrase.of("{path}: {size} bytes is too big for a configuration (at most {most})",
+                                         path=str(path), size=size, most=MAX_BYTES)])
+        return path.read_bytes().decode("utf-8")
+    except FileNotFoundError:
+        raise ConfigError([Phrase.of("{path}: no such file (expected a TOML configuration; {default} by default)",
+                                     path=str(path), default=str(DEFAULT_PATH))]) from None
+    except IsADirectoryError:
+        raise ConfigError([Phrase.of("{path}: is a directory, expected a TOML file", path=str(path))]) from None
+    except OSError as e:
+        raise ConfigError([Phrase.of("{path}: cannot be read: {error}", path=str(path),
+                                     error=e.strerror or str(e))]) from None
+    except UnicodeDecodeError as e:
+        raise ConfigError([Phrase.of("{path}: not UTF-8 text (byte {byte}): expected a TOML file", path=str(path),
+                                     byte=e.start)]) from None
+
+
+def parse_config(text: str, path: Path, machine: bool = False) -> Config:
+    """The configuration in ``text``, read from ``path`` (relative paths in it are taken
+    from the file's folder); with ``machine``, checked against this machine as well."""
+    where = str(path)
+    try:
+        document = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as e:  # tomllib's own words (and line) follow, in English
+        raise ConfigError([Phrase.of("{path}: not valid TOML: {error}", path=where, error=str(e))]) from None
+    except RecursionError:
+        raise ConfigError([Phrase.of("{path}: nested too deeply to be a configuration", path=where)]) from None
+    problems: list[Phrase] = []
+    given: dict[str, object] = {}
+    unread: set[str] = set()  # keys of the right section whose value is of the wrong kind
+    for section, table in document.items():
+        if section not in SECTIONS:
+            problems.append(Phrase.of("{path}: unknown section [{section}]{hint}: expected one of {sections}",
+                                      path=where, section=section, hint=_did_you_mean(section, SECTIONS),
+                                      sections=", ".join(SECTIONS)))
+            continue
+        if not isinstance(table, dict):
+            problems.append(Phrase.of("{path}: {section} is a section ([{section}]), found {found}", path=where,
+                                      section=section, found=describe(table)))
+            continue
+        for name, raw in table.items():
+            key = f"{section}.{name}"
+            option = BY_KEY.get(key)
+            if option is None:
+                names = [o.name for o in OPTIONS if o.section == section]
+                problems.append(Phrase.of("{path}: unknown key {key}{hint}: [{section}] has {names}", path=where,
+                                          key=key, hint=_did_you_mean(name, names), section=section,
+                                          names=", ".join(names)))
+                continue
+            try:
+                given[key] = _read_value(option, raw, path.parent)
+            except Refusal as e:
+                problems.append(_at_key(where, key, e.phrase))
+                unread.add(key)
+    for key, problem in _secret_readers(given, path):
+        problems.append(_at_key(where, key, problem))
+        unread.add(key)
+        del given[key]
+    try:
+        config = build(defaults() | given, path)
+    except ValueError:
+        problems += _blame(given, path)
+    if machine:  # a key read wrong is not checked on its default in its place
+        problems += [_at_key(where, key, problem) for key, problem in check_machine(defaults() | given)
+                     if key not in unread]
+    if problems:
+        raise ConfigError(problems, _language_of(document))
+    return config
+
+
+def _at_key(path: str, key: str, problem: Text) -> Phrase:
+    return Phrase.of("{path}: {key}: {problem}", path=path, key=key, problem=problem)
+
+
+def _language_of(document: dict) -> str:
+    """The language a file asks its table to speak, when it names one the table speaks."""
+    game = document.get("game")
+    language = game.get("language") if isinstance(game, dict) else None
+    return language if isinstance(language, str) and language in LANGUAGES else "en"
+
+
+def _read_value(option: Option, raw: object, base: Path) -> object:
+    """The value of one key as the builders take it; ValueError saying what was expected."""
+    kind = option.kind
+    found = describe(raw)
+    if kind == "bool":
+        ok = isinstance(raw, bool)
+    elif kind == "int":
+        ok = isinstance(raw, int) and not isinstance(raw, bool)
+    elif kind == "number":
+        ok = isinstance(raw, (int, float)) and not isinstance(raw, bool) and math.isfinite(raw)
+    elif kind == "pin":
+        ok = raw is False or (isinstance(raw, int) and not isinstance(raw, bool))
+    elif kind == "int_list":
+        ok = isinstance(raw, list) and all(isinstance(n, int) and not isinstance(n, bool) for n in raw)
+    elif kind == "int_lists":
+        ok = isinstance(raw, list) and all(
+            isinstance(row, list) and all(isinstance(n, int) and not isinstance(n, bool) for n in row) for row in raw
+        )
+    else:  # str, path, usb_id
+        ok = isinstance(raw, str) and "\0" not in raw
+    expected = Phrase(EXPECTED[kind])
+    if not ok:
+        raise Refusal("expected {expected}, found {found}", expected=expected, found=found)
+    if kind == "path":
+        raw = str(raw)  # checked above: a string
+        if not raw:
+            raise Refusal("expected a path, found an empty string")
+        return str(base / raw) if not Path(raw).is_absolute() else raw
+    if kind == "usb_id":
+        vendor, _, product = str(raw).partition(":")
+        try:
+            usb_id = (int(vendor, 16), int(product, 16))
+        except ValueError:
+            raise Refusal("expected {expected}, such as '239A:80F4', found {found}", expected=expected,
+                          found=found) from None
+        if not all(0 <= n <= 0xFFFF for n in usb_id) or len(vendor) > 4 or len(product) > 4:
+            raise Refusal("expected {expected}, four hex digits each, found {found}", expected=expected, found=found)
+    return raw
+
+
+def _did_you_mean(word: str, choices) -> Text:
+    close = difflib.get_close_matches(word, list(choices), n=1)
+    return Phrase.of(" (did you mean {word}?)", word=close[0]) if close else ""
+
+
+def _blame(given: dict[str, object], path: Path) -> list[Phrase]:
+    """Name every mistake: each key alone on the defaults, then the rest two at a time (a
+    warning longer than the timer), then whatever is left together; the builders' own
+    messages say expected and found."""
+    where = str(path)
+    problems: list[Phrase] = []
+    blamed = set()
+    for key, value in given.items():
+        error = _fails(defaults() | {key: value}, path)
+        if error:
+            problems.append(_at_key(where, key, error))
+            blamed.add(key)
+    rest = {key: value for key, value in given.items() if key not in blamed}
+    if not _fails(defaults() | rest, path):
+        return problems
+    for (key, value), (other, other_value) in itertools.combinations(rest.items(), 2):
+        if key in blamed or other in blamed:
+            continue
+        error = _fails(defaults() | {key: value, other: other_value}, path)
+        if error:
+            problems.append(Phrase.of("{path}: {key} and {other} together: {problem}", path=where, key=key,
+                                      other=other, problem=error))
+            blamed |= {key, other}
+    rest = {key: value for key, value in rest.items() if key not in blamed}
+    error = _fails(defaults() | rest, path)
+    if error:
+        problems.append(Phrase.of("{path}: {keys} together: {problem}", path=where, keys=", ".join(rest),
+                                  problem=error))
+    return problems
+
+
+def _fails(values: dict[str, object], path: Path) -> Text | None:
+    """What building refuses: a Refusal's phrase; any other ValueError's English as it is."""
+    try:
+        build(values, path)
+    except ValueError as e:
+        return meaning(e)
+    return None
+
+
+OUTSIDE_JOURNAL = (*FILES_READ, "sim.words")
+"""The keys naming a file the table reads into something it sends or shows: a broker's
+password, a certificate, words on the cards (or a checker's message quoting a line)."""
+
+
+def _secret_readers(given: dict[str, object], path: Path) -> list[tuple[str, Phrase]]:
+    """``OUTSIDE_JOURNAL`` given a file in the journal folder, where the table keeps the games'
+    keys, the seats' secret and the staff PIN: no setting (the staff page edits them) may turn
+    those into words someone sees. Checked before anything reads the files."""
+    folder = os.path.realpath(str((defaults() | given)["paths.journal_dir"]))
+    found = []
+    for key in OUTSIDE_JOURNAL:
+        file = given.get(key)
+        if isinstance(file, str) and file:
+            file = deck_path(file, path) if key == "sim.words" else file
+            if os.path.commonpath([folder, os.path.realpath(file)]) == folder:
+                found.append((key, Phrase.of(
+                    "{name} names {file}, in the journal folder {folder}, where the table keeps its secrets (the "
+                    "games' keys, the staff PIN): name a file outside it", name=key.partition(".")[2], file=file,
+                    folder=folder)))
+    return found
+

@@ -1,0 +1,469 @@
+"""The settings objects the layers below take (``Rules``, ``TouchBoardConfig``, ``PixelOutput``...),
+built from the keys' values by ``build``. The objects check their own ranges, so a range lives in
+one place; ``build`` adds only how two of them fit together.
+"""
+
+from __future__ import annotations
+
+import os
+import socket
+import urllib.parse
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, TypeGuard
+
+from ..drivers.buttons import ButtonPins
+from ..drivers.spi_leds import SpiLedConfig
+from ..drivers.touchboard import ELECTRODE_LIMIT, TouchBoardConfig
+from ..drivers.ws281x import PINS, Ws281xConfig
+from ..engine import CELLS, CODEX, Rules
+from ..engine.errors import Refusal
+from ..engine.phrase import Phrase, Text
+from ..engine.views import LANGUAGES
+from ..table.input import InputSettings
+from ..table.session import Retention
+from ..table.timer import TimerSettings
+from ..ui.leds import LightSettings
+from ..ui.mounting import PanelMounting, ScreenSettings
+from ..ui.pixels import LedMap, PixelOutput, PowerLimit
+from ..ui.sound import QuietHours, SoundSettings
+from .schema import EXPECTED, LED_BACKENDS, MAX_LEDS, SOCKET_PATH_MAX, SPI_MOSI, describe
+
+if TYPE_CHECKING:
+    from ..engine import CodexRules
+
+
+@dataclass(frozen=True, slots=True)
+class Paths:
+    journal_dir: Path
+    socket: Path
+    socket_group: str | None
+    retention: Retention
+
+
+def user_paths(environ: Mapping[str, str] = os.environ, retention: Retention | None = None) -> Paths:
+    """Where a table a person runs for themselves keeps its games and socket (the simulator
+    without ``--config``): the user's own folders by the XDG base directories, never the
+    service's /var/lib/pi-table and /run/pi-table. The XDG spec ignores relative paths."""
+
+    def folder(name: str) -> Path | None:
+        value = environ.get(name, "")
+        return Path(value) if value.startswith("/") else None
+
+    state = (folder("XDG_STATE_HOME") or Path(environ.get("HOME") or Path.home()) / ".local" / "state") / "pi-table"
+    runtime = folder("XDG_RUNTIME_DIR")
+    return Paths(journal_dir=state / "journal", socket=(runtime / "pi-table" if runtime else state) / "control.sock",
+                 socket_group=None, retention=retention or Retention())
+
+
+@dataclass(frozen=True, slots=True)
+class WebConfig:
+    enabled: bool
+    host: str
+    port: int
+    url: str  # '' when the daemon works it out
+    tls_cert: str = ""  # https with this certificate and key; '' for http
+    tls_key: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class FleetConfig:
+    """[fleet]: where the table reports, as a URL taken apart; ``broker`` '' is off."""
+
+    broker: str
+    scheme: str  # mqtt or mqtts
+    host: str
+    port: int
+    username: str | None
+    password: str | None = field(repr=False)  # never in a log or a traceback
+    table_id: str
+    password_file: str  # '': the password is the URL's, if any
+    ca: str
+    cert: str
+    key: str
+
+    @property
+    def enabled(self) -> bool:
+        return bool(self.broker)
+
+
+@dataclass(frozen=True, slots=True)
+class ScreenConfig:
+    enabled: bool
+    settings: ScreenSettings
+    mounting: PanelMounting
+    video_driver: str
+    size: tuple[int, int] | None  # None: the whole display
+
+
+@dataclass(frozen=True, slots=True)
+class LedConfig:
+    backend: str
+    map: LedMap
+    brightness: float
+    gamma: float
+    power: PowerLimit
+    ws281x: Ws281xConfig
+    spi: SpiLedConfig
+
+    def output(self) -> PixelOutput:
+        return PixelOutput(self.map, self.brightness, self.gamma, self.power)
+
+
+@dataclass(frozen=True, slots=True)
+class Config:
+    """The effective configuration: ``values`` holds every key (file or default) by its
+    dotted name, the rest is built from it for the layers that use it."""
+
+    source: Path | None
+    values: dict[str, object]
+    rules: Rules | CodexRules  # the game a new table deals
+    grid_rules: Rules  # the grid games' options, also while Codex is played
+    discussion_s: float
+    language: str
+    input: InputSettings
+    timer: TimerSettings
+    lights: LightSettings
+    touch: TouchBoardConfig
+    leds: LedConfig
+    screen: ScreenConfig
+    buttons: ButtonPins
+    web: WebConfig
+    paths: Paths
+    fleet: FleetConfig
+    words: tuple[str, ...] | None = None  # [sim] words: a simulated table's cards (a real one has physical cards)
+    sound: SoundSettings = field(default_factory=SoundSettings)
+    staff_session_s: float = 3600.0  # [staff] session_min: a staff page login lasts this long unused
+
+
+class Values:
+    """The keys' values read back as the kind each has: ``_read_value`` checked the file's,
+    and the defaults are of their kind. A value of another kind is a programming error."""
+
+    def __init__(self, values: Mapping[str, object]) -> None:
+        self._values = values
+
+    def _wrong(self, key: str, kind: str) -> TypeError:
+        return TypeError(f"{key}: expected {EXPECTED[kind]}, found {describe(self._values[key])}")
+
+    def text(self, key: str) -> str:
+        value = self._values[key]
+        if not isinstance(value, str):
+            raise self._wrong(key, "str")
+        return value
+
+    def flag(self, key: str) -> bool:
+        value = self._values[key]
+        if not isinstance(value, bool):
+            raise self._wrong(key, "bool")
+        return value
+
+    def whole(self, key: str) -> int:
+        value = self._values[key]
+        if not _is_whole(value):
+            raise self._wrong(key, "int")
+        return value
+
+    def number(self, key: str) -> float:
+        """A whole number stays one (messages show 5, not 5.0)."""
+        value = self._values[key]
+        if isinstance(value, bool) or not isinstance(value, (int, float)):
+            raise self._wrong(key, "number")
+        return value
+
+    def pin(self, key: str) -> int | None:
+        """A GPIO number, or None for false: the button is not fitted."""
+        value = self._values[key]
+        if value is False:
+            return None
+        if not _is_whole(value):
+            raise self._wrong(key, "pin")
+        return value
+
+    def wholes(self, key: str) -> list[int]:
+        value = self._values[key]
+        if not _is_wholes(value):
+            raise self._wrong(key, "int_list")
+        return value
+
+    def rows(self, key: str) -> list[list[int]]:
+        value = self._values[key]
+        if not isinstance(value, list) or not all(_is_wholes(row) for row in value):
+            raise self._wrong(key, "int_lists")
+        return value
+
+
+def _is_whole(value: object) -> TypeGuard[int]:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def _is_wholes(value: object) -> TypeGuard[list[int]]:
+    return isinstance(value, list) and all(_is_whole(n) for n in value)
+
+
+def build(values: dict[str, object], source: Path | None) -> Config:
+    """Every setting object from the keys' values; ValueError (from the objects themselves,
+    or about how two of them fit) when a value does not fit."""
+    v = Values(values)
+    language = v.text("game.language")
+    if language not in LANGUAGES:
+        raise Refusal("the language is one of {languages}, not {language!r}", languages=", ".join(LANGUAGES),
+                      language=language)
+    codex = v.text("game.game") == CODEX
+    grid_rules = Rules(
+        game="codenames" if codex else v.text("game.game"), nuke=v.text("game.nuke"),
+        clue_required=v.flag("game.clue_required"),
+        three_player=v.flag("game.three_player"), setup=v.text("game.setup"), dark_cell=v.whole("game.dark_cell"),
+    )
+    discussion_s = v.number("game.discussion_s")
+    if not 10 <= discussion_s <= 3600:
+        raise Refusal("the discussion lasts 10 to 3600 seconds, not {seconds}", seconds=discussion_s)
+    leds = _leds(v)
+    buttons = ButtonPins(
+        end_turn=v.pin("buttons.end_turn"), new_game=v.pin("buttons.new_game"),
+        encoder_a=v.pin("buttons.encoder_a"), encoder_b=v.pin("buttons.encoder_b"),
+        encoder_push=v.pin("buttons.encoder_push"), new_game_hold_s=v.number("buttons.new_game_hold_s"),
+    )
+    data_pin = {"ws281x": leds.ws281x.pin, "spi": SPI_MOSI}.get(leds.backend)
+    taken = [name for name, pin in buttons.pins().items() if pin == data_pin]
+    if taken:
+        raise Refusal("GPIO {pin} carries the LED data line, so it cannot also be the {button} button", pin=data_pin,
+                      button=taken[0])
+    return Config(
+        source=source,
+        values=dict(values),
+        rules=_codex_rules(v.flag("game.sealed_votes")) if codex else grid_rules,
+        grid_rules=grid_rules,
+        discussion_s=discussion_s,
+        language=language,
+        input=InputSettings(hold_s=v.number("game.hold_s"), stuck_s=v.number("touch.stuck_s")),
+        timer=TimerSettings(
+            length_s=v.number("timer.length_s"), warn_s=v.number("timer.warn_s"), enforce=v.flag("timer.enforce"),
+        ),
+        lights=LightSettings(edge_pixels=max(1, len(leds.map.edge)), colour_blind=v.flag("game.colour_blind")),
+        touch=_touch(v),
+        leds=leds,
+        screen=_screen(v),
+        buttons=buttons,
+        web=_web(v),
+        paths=_paths(v),
+        fleet=_fleet(v),
+        words=_words(v.text("sim.words"), source),
+        sound=SoundSettings(enabled=v.flag("sound.enabled"), volume=v.number("sound.volume"),
+                            spoken=v.flag("sound.spoken"), quiet=QuietHours.parse(v.text("sound.quiet_hours"))),
+        staff_session_s=_staff_session_s(v),
+    )
+
+
+def _staff_session_s(v: Values) -> float:
+    minutes = v.whole("staff.session_min")
+    if not 5 <= minutes <= 1440:
+        raise Refusal("session_min is 5 to 1440 minutes, not {minutes}", minutes=minutes)
+    return minutes * 60.0
+
+
+def _words(name: str, source: Path | None) -> tuple[str, ...] | None:
+    """The words [sim] names; a deck file's path is taken from the configuration's folder."""
+    if not name:
+        return None  # the usual table: its words module is not even loaded
+    from ..ui.words import load_words
+
+    return load_words(deck_path(name, source))
+
+
+def deck_path(name: str, source: Path | None) -> str:
+    """[sim] words as a deck's path (taken from the configuration's folder), or a shipped list's name."""
+    from ..ui.words import LISTS
+
+    if name not in LISTS and source is not None and not Path(name).is_absolute():
+        return str(source.parent / name)
+    return name
+
+
+def _codex_rules(sealed_votes: bool) -> CodexRules:
+    """Codex's rules, its engine loaded only by a table that deals it."""
+    from ..engine import CodexRules
+
+    return CodexRules(sealed_votes=sealed_votes)
+
+
+def _touch(v: Values) -> TouchBoardConfig:
+    electrodes = v.wholes("touch.cell_electrodes")
+    if len(electrodes) != CELLS:
+        raise Refusal("cell_electrodes lists one electrode for each of the {cells} cells, not {count}", cells=CELLS,
+                      count=len(electrodes))
+    for cell, electrode in enumerate(electrodes):
+        if not 0 <= electrode < ELECTRODE_LIMIT:
+            raise Refusal("cell {cell} is on electrode {electrode}, which does not exist: 0 to {last}", cell=cell,
+                          electrode=electrode, last=ELECTRODE_LIMIT - 1)
+    cells: list[int | None] = [None] * (max(electrodes) + 1)
+    for cell, electrode in enumerate(electrodes):
+        if cells[electrode] is not None:
+            raise Refusal("electrode {electrode} is given to cells {first} and {cell}: one pad each",
+                          electrode=electrode, first=cells[electrode], cell=cell)
+        cells[electrode] = cell
+    usb = v.text("touch.usb_id").split(":")
+    port = v.text("touch.port")
+    return TouchBoardConfig(
+        port=None if port == "auto" else port,
+        usb_id=(int(usb[0], 16), int(usb[1], 16)),
+        cells=tuple(cells),
+        end_turn=tuple(v.wholes("touch.end_turn")),
+        thresholds=_pairs(v.rows("touch.thresholds")),
+    )
+
+
+def _pairs(rows: list[list[int]]) -> tuple[tuple[int, int], ...]:
+    for electrode, row in enumerate(rows):
+        if len(row) != 2:
+            raise Refusal("thresholds lists a [touch, release] pair per electrode: electrode {electrode} has {row}",
+                          electrode=electrode, row=row)
+    return tuple((touch, release) for touch, release in rows)
+
+
+def _leds(v: Values) -> LedConfig:
+    backend = v.text("leds.backend")
+    if backend not in LED_BACKENDS:
+        raise Refusal("the LED backend is one of {backends}, not {backend!r}", backends=", ".join(LED_BACKENDS),
+                      backend=backend)
+    cells, edge = v.rows("leds.cells"), v.wholes("leds.edge")
+    if cells:
+        if len(cells) != CELLS:
+            raise Refusal("an explicit LED map lists the LEDs of all {cells} cells, not {count}", cells=CELLS,
+                          count=len(cells))
+        length = max((led for leds in [*cells, edge] for led in leds), default=-1) + 1
+        _strip_length(length, Phrase.of("the highest LED in the map"))
+        led_map = LedMap(tuple(map(tuple, cells)), tuple(edge), length)
+    elif edge:
+        raise Refusal("an explicit edge goes with an explicit map of the cells (leds.cells)")
+    else:
+        per_cell, offset, edge_leds = v.whole("leds.leds_per_cell"), v.whole("leds.offset"), v.whole("leds.edge_leds")
+        _strip_length(offset + CELLS * max(per_cell, 0) + max(edge_leds, 0),
+                      f"offset + {CELLS} x leds_per_cell + edge_leds")
+        led_map = LedMap.grid(per_cell, v.flag("leds.serpentine"), offset, edge_leds)
+    pin = v.whole("leds.pin")
+    ws281x = Ws281xConfig(
+        pin=pin, channel=PINS[pin][0] if pin in PINS else 0, dma=v.whole("leds.dma"), invert=v.flag("leds.invert"),
+        order=v.text("leds.order"),
+    )
+    leds = LedConfig(
+        backend=backend, map=led_map, brightness=v.number("leds.brightness"), gamma=v.number("leds.gamma"),
+        power=PowerLimit(budget_ma=v.number("leds.current_limit_ma")), ws281x=ws281x,
+        spi=SpiLedConfig(bus=v.whole("leds.spi_bus"), device=v.whole("leds.spi_device"), order=v.text("leds.order")),
+    )
+    leds.output()  # checks brightness, gamma, and that the budget covers the strip at rest
+    return leds
+
+
+def _strip_length(length: int, what: Text) -> None:
+    """Refuse a strip too long for any table before a map of that size is made."""
+    if length > MAX_LEDS:
+        raise Refusal("the strip has at most {most} LEDs, not {length} ({what})", most=MAX_LEDS, length=length,
+                      what=what)
+
+
+def _screen(v: Values) -> ScreenConfig:
+    width, height = v.whole("screen.width"), v.whole("screen.height")
+    if (width == 0) != (height == 0) or width < 0 or height < 0 or width > 8192 or height > 8192:
+        raise Refusal("width and height are both 0 (the whole display) or both 1 to 8192, not {width} x {height}",
+                      width=width, height=height)
+    return ScreenConfig(
+        enabled=v.flag("screen.enabled"), settings=ScreenSettings(rotation=v.whole("screen.rotation")),
+        mounting=PanelMounting(panel=v.text("screen.panel"), rotation=v.whole("screen.panel_rotation")),
+        video_driver=v.text("screen.video_driver"), size=(width, height) if width else None,
+    )
+
+
+def _web(v: Values) -> WebConfig:
+    port, url = v.whole("web.port"), v.text("web.url")
+    if port != 0 and not 1024 <= port <= 65535:
+        raise Refusal("port is 1024 to 65535 (0: any free port), not {port}", port=port)
+    if url and not url.startswith(("http://", "https://")):
+        raise Refusal("url starts with http:// or https://, not {url!r}", url=url)
+    cert, key = v.text("web.tls_cert"), v.text("web.tls_key")
+    for name, file in (("tls_cert", cert), ("tls_key", key)):
+        if file and not Path(file).is_absolute():
+            raise Refusal("{name} is an absolute path, such as /etc/pi-table/tls/{name}.pem, not {file!r}", name=name,
+                          file=file)
+    if bool(cert) != bool(key):
+        raise Refusal("tls_cert and tls_key go together: a certificate needs its private key")
+    return WebConfig(enabled=v.flag("web.enabled"), host=v.text("web.host"), port=port, url=url, tls_cert=cert,
+                     tls_key=key)
+
+
+def _fleet(v: Values) -> FleetConfig:
+    """The broker's URL taken apart and checked, the table's id as one MQTT topic level (this
+    machine's host name when none is given), and the TLS files; all off without a broker."""
+    url, table_id = v.text("fleet.broker"), v.text("fleet.table_id")
+    files = {name: v.text(f"fleet.{name}") for name in ("password_file", "ca", "cert", "key")}
+    relative = [name for name, file in files.items() if file and not Path(file).is_absolute()]
+    if relative:
+        raise Refusal("{name} is an absolute path, such as /etc/pi-table/mqtt/{name}.pem, not {file!r}",
+                      name=relative[0], file=files[relative[0]])
+    if bool(files["cert"]) != bool(files["key"]):
+        raise Refusal("cert and key go together: a client certificate needs its private key")
+    if table_id:
+        _topic_level(table_id, "table_id")
+    if not url:
+        return FleetConfig(broker="", scheme="", host="", port=0, username=None, password=None, table_id=table_id,
+                           **files)
+    if url.startswith("mqtt://") and any(files[name] for name in ("ca", "cert", "key")):
+        raise Refusal("ca, cert and key are for an mqtts:// broker: with mqtt:// nothing is encrypted")
+    if not table_id:
+        table_id = _topic_level(socket.gethostname(),
+                                Phrase.of("this machine's host name, the table_id when none is set,"))
+    found = broker(url, table_id, **files)
+    if found.password_file and found.password is not None:
+        raise Refusal("the broker's password is in the URL or in password_file, not both")
+    if found.password_file and found.username is None:
+        raise Refusal("password_file is the password of the user the URL names: mqtt[s]://USER@HOST")
+    return found
+
+
+def broker(url: str, table_id: str = "", password_file: str = "", ca: str = "", cert: str = "",
+           key: str = "") -> FleetConfig:
+    """A broker's URL taken apart (``pi-table fleet --broker`` too); ValueError naming what
+    was expected, never the password."""
+    parts = urllib.parse.urlsplit(url)
+    shown = urllib.parse.urlunsplit(parts._replace(netloc=parts.netloc.rpartition("@")[2]))
+    if parts.scheme not in ("mqtt", "mqtts"):
+        raise Refusal("broker is a URL mqtt://HOST[:PORT] or mqtts://HOST[:PORT], not {url!r}", url=shown)
+    try:
+        port = parts.port or (8883 if parts.scheme == "mqtts" else 1883)
+    except ValueError:
+        raise Refusal("broker's port is 1 to 65535, in {url!r}", url=shown) from None
+    if not parts.hostname or parts.path not in ("", "/") or parts.query or parts.fragment:
+        raise Refusal("broker is mqtt[s]://[USER:PASSWORD@]HOST[:PORT] and nothing after, not {url!r}", url=shown)
+    unquote = urllib.parse.unquote
+    return FleetConfig(broker=url, scheme=parts.scheme, host=parts.hostname, port=port,
+                       username=None if parts.username is None else unquote(parts.username),
+                       password=None if parts.password is None else unquote(parts.password), table_id=table_id,
+                       password_file=password_file, ca=ca, cert=cert, key=key)
+
+
+def _topic_level(name: str, what: Text) -> str:
+    """``name`` if it can be one level of an MQTT topic (pi-table/<table_id>/status)."""
+    if not name or any(c in name for c in "/+# \0") or len(name.encode()) > 64:
+        raise Refusal("{what} names this table in the topic pi-table/<table_id>/status: 1 to 64 bytes with no '/', "
+                      "'+', '#', space or NUL, found {name!r}", what=what, name=name)
+    return name
+
+
+def _paths(v: Values) -> Paths:
+    socket = Path(v.text("paths.socket"))
+    if len(str(socket).encode()) > SOCKET_PATH_MAX:
+        raise Refusal("a UNIX socket path is at most {most} bytes, not {length}", most=SOCKET_PATH_MAX,
+                      length=len(str(socket).encode()))
+    keep_games, keep_mb = v.whole("paths.keep_games"), v.number("paths.keep_mb")
+    if not 1 <= keep_games <= 100_000:
+        raise Refusal("keep_games is 1 to 100000 games, not {games}", games=keep_games)
+    if not 1 <= keep_mb <= 100_000:
+        raise Refusal("keep_mb is 1 to 100000 megabytes, not {megabytes}", megabytes=keep_mb)
+    return Paths(
+        journal_dir=Path(v.text("paths.journal_dir")),
+        socket=socket,
+        socket_group=v.text("paths.socket_group") or None,
+        retention=Retention(keep_games=keep_games, keep_bytes=int(keep_mb * 1024 * 1024)),
+    )
+
