@@ -15,15 +15,18 @@ import select
 import socket
 import time
 import urllib.request
+from collections import Counter
 from pathlib import Path
 
 import pytest
 
 from pi_table.daemon.control import request
+from pi_table.engine.codex_setup import SEATS
 from pi_table.sim.systemd import FakeSystemd
 from pi_table.web import Companion
-from pi_table.web.server import MAX_CONNECTIONS
+from pi_table.web.server import MAX_CONNECTIONS, MAX_STREAMS, STREAMS_PER_PAGE
 from pi_table.web.snapshot import Snapshot
+from pi_table.web.staff import CSRF_HEADER, StaffPage, set_pin
 
 from helpers import CHROMIUM, CHROMIUM_ARGS, require_tools, wait_for
 
@@ -65,12 +68,22 @@ def held(port: int) -> int:
 
 
 def get(companion: Companion, path: str, address: str = "127.0.0.1") -> http.client.HTTPResponse:
+    return ask(companion, "GET", path, address)[0]
+
+
+def ask(companion: Companion, method: str, path: str, address: str, body: dict | None = None,
+        headers: dict | None = None) -> tuple[http.client.HTTPResponse, bytes]:
+    """One request from ``address`` (a JSON ``body``, the page's ``headers``): its answer, and its body."""
     connection = http.client.HTTPConnection("127.0.0.1", companion.port, timeout=5, source_address=(address, 0))
-    connection.request("GET", path)
-    response = connection.getresponse()
-    response.read()
+    if body is None:
+        connection.request(method, path, headers=headers or {})
+    else:
+        connection.request(method, path, body=json.dumps(body), headers={"Content-Type": "application/json",
+                                                                         **(headers or {})})
+    answer = connection.getresponse()
+    data = answer.read()
     connection.close()
-    return response
+    return answer, data
 
 
 @pytest.fixture
@@ -199,6 +212,128 @@ def test_past_the_total_cap_a_connection_is_refused_at_once_until_one_closes(sta
     finally:
         for connection in flood:
             connection.close()
+
+
+# Event streams --------------------------------------------------------------------------------
+
+PIN = "482916"
+PUBLIC_EVENTS = "/api/public/events"
+
+
+class Desk:
+    """The table as the staff page asks for it: its language, and a table with nothing to say."""
+
+    def language(self) -> str:
+        return "en"
+
+    def table(self, lang: str) -> dict:
+        return {"game_id": "g1", "health": {}}
+
+
+def open_stream(companion: Companion, path: str, address: str, cookie: str = "") -> socket.socket:
+    """An event stream asked for from ``address`` (with the page's ``cookie``), its answer unread."""
+    connection = phone(companion, address)
+    headers = f"Cookie: {cookie}\r\n" if cookie else ""
+    with contextlib.suppress(OSError):  # turned away at the connection cap before its request went
+        connection.sendall(f"GET {path} HTTP/1.1\r\nHost: table\r\n{headers}\r\n".encode())
+    return connection
+
+
+def read_until(connection: socket.socket, marker: bytes) -> bytes:
+    """What the server sends until ``marker`` (or until it closes the connection, or a reset)."""
+    connection.settimeout(5)
+    data = b""
+    with contextlib.suppress(ConnectionResetError):
+        while marker not in data and (chunk := connection.recv(4096)):
+            data += chunk
+    return data
+
+
+def claimed(companion: Companion, address: str) -> str:
+    """The seat's page opened first from ``address``: the cookie that proves it is that phone."""
+    answer = get(companion, f"/p/{TOKEN}", address)
+    assert answer.status == 200
+    return answer.getheader("Set-Cookie").split(";")[0]
+
+
+def test_held_event_streams_leave_room_for_the_staff_and_the_seated_phones(start, tmp_path):
+    """Public event streams need no token and no deadline ends them: 64 from each of 9 addresses
+    (a laptop on a few addresses) filled the connection cap, and /staff, its login and a seated
+    phone were answered 503 from anywhere else for as long as they were held. The spectators'
+    streams have caps of their own (in all, and one an address) below the connection cap."""
+    set_pin(tmp_path, PIN)
+    companion = start(max_connections=60, max_per_address=10, max_streams=24, max_streams_per_address=4,
+                      staff=StaffPage(Desk(), tmp_path))
+    companion.publish(Snapshot("g1", {"kind": "waiting"}, {TOKEN: ("seat-0", {"kind": "seat"})}))
+    seat_cookie = claimed(companion, "127.0.0.21")  # the seated phone, before the flood
+    addresses = [f"127.0.0.{2 + n % 9}" for n in range(90)]  # 10 from each of nine: their share of connections
+    flood = [open_stream(companion, PUBLIC_EVENTS, address) for address in addresses]
+    try:
+        wait_for(lambda: len(select.select(flood, [], [], 0)[0]) == len(flood), "every stream asked for to be answered")
+
+        assert get(companion, "/staff", "127.0.0.20").status == 200
+        login, body = ask(companion, "POST", "/staff/login", "127.0.0.20", {"pin": PIN})
+        assert login.status == 200, login.status
+        session = {"Cookie": login.getheader("Set-Cookie").split(";")[0], CSRF_HEADER: json.loads(body)["csrf"]}
+        table, body = ask(companion, "GET", "/staff/api/table", "127.0.0.20", headers=session)
+        assert table.status == 200 and json.loads(body)["game_id"] == "g1"
+
+        assert ask(companion, "GET", f"/p/{TOKEN}", "127.0.0.21", headers={"Cookie": seat_cookie})[0].status == 200
+        with open_stream(companion, f"/api/p/{TOKEN}/events", "127.0.0.21", seat_cookie) as seat:
+            view = read_until(seat, b'"kind": "seat"')
+            assert view.startswith(b"HTTP/1.1 200 ") and b'"kind": "seat"' in view, view
+
+        heads = [read_until(connection, b"\r\n\r\n") for connection in flood]
+        held_streams = Counter(address for address, head in zip(addresses, heads) if head.startswith(b"HTTP/1.1 200 "))
+        assert held_streams.total() == 24 and max(held_streams.values()) <= 4, held_streams
+        for head in heads:  # the rest told to come back (or reset, turned away before their request was read)
+            assert head.startswith(b"HTTP/1.1 200 ") or head == b"" or (
+                head.startswith(b"HTTP/1.1 503 ") and b"\r\nRetry-After: " in head), head
+    finally:
+        for connection in flood:
+            connection.close()
+    wait_for(lambda: not companion._watchers, "the closed streams to be let go (with no keep-alive to tell)")
+    with open_stream(companion, PUBLIC_EVENTS, "127.0.0.22") as newcomer:
+        assert read_until(newcomer, b"\r\n\r\n").startswith(b"HTTP/1.1 200 ")
+
+
+def test_a_seated_phone_keeps_its_newest_streams_however_many_spectators_watch(start):
+    """A seat's streams are not held to the spectators' caps, and a page keeps its newest
+    STREAMS_PER_PAGE (a second tab, the streams a dropped Wi-Fi left behind): past them the
+    oldest goes, so the phone that holds the token always has its own."""
+    companion = start(max_streams=3, max_streams_per_address=1)
+    companion.publish(Snapshot("g1", {"kind": "waiting"}, {TOKEN: ("seat-0", {"kind": "seat"})}))
+    cookie = claimed(companion, "127.0.0.2")
+    spectators = []
+    seat = []
+    try:
+        for address in ("127.0.0.2", "127.0.0.2", "127.0.0.3", "127.0.0.4", "127.0.0.5"):
+            spectators.append(open_stream(companion, PUBLIC_EVENTS, address))
+            wait_for(lambda: select.select(spectators[-1:], [], [], 0)[0], "the stream to be answered")
+        heads = [read_until(connection, b"\r\n\r\n") for connection in spectators]
+        assert [head.split(b"\r\n")[0] for head in heads] == [
+            b"HTTP/1.1 200 OK", b"HTTP/1.1 503 Service Unavailable", b"HTTP/1.1 200 OK", b"HTTP/1.1 200 OK",
+            b"HTTP/1.1 503 Service Unavailable"]  # one an address, three in all
+        for refused in (1, 4):
+            assert b"\r\nRetry-After: " in heads[refused]
+            assert answer_of(spectators[refused]) == b""  # told, then closed
+        for _ in range(STREAMS_PER_PAGE + 2):
+            seat.append(open_stream(companion, f"/api/p/{TOKEN}/events", "127.0.0.2", cookie))
+            assert b'"kind": "seat"' in read_until(seat[-1], b'"kind": "seat"')
+        for oldest in seat[:2]:
+            answer_of(oldest)  # let go: the server closes it
+        companion.publish(Snapshot("g1", {"kind": "waiting"}, {TOKEN: ("seat-0", {"kind": "seat", "n": 1})}))
+        for newest in seat[2:]:
+            assert b'"n": 1' in read_until(newest, b'"n": 1')
+    finally:
+        for connection in spectators + seat:
+            connection.close()
+
+
+def test_the_spectators_streams_leave_room_for_the_seats_and_the_pages():
+    """The connection cap is the ceiling: the spectators' streams and every seat's own leave a
+    quarter of it for requests (the staff's, the pages', the views)."""
+    assert MAX_CONNECTIONS - MAX_STREAMS - SEATS * STREAMS_PER_PAGE >= MAX_CONNECTIONS // 4
 
 
 # What every answer carries -------------------------------------------------------------------

@@ -25,9 +25,13 @@ connection is counted from the moment it is accepted, and past the caps (in all,
 address) it is answered 503 and closed before a byte of it is read; a request's headers must
 arrive within a deadline from the connection's start (or from the end of the last answer), and
 an action's body within another, so a client that dawdles is dropped. An event stream, once its
-request is read, is long by design and no deadline ends it. Requests that phones get wrong
-(malformed HTTP, unknown pages, bad actions) are counted and told as one line a period, not a
-line and a traceback each.
+request is read, is long by design and no deadline ends it, and it needs no token: so the
+spectators' streams have caps of their own (in all, and per address, a laptop being a few
+addresses on a café's Wi-Fi), well below the connection cap, and one past them is answered 503.
+The rest of the connections stay free for requests (the staff page's, the pages', the views) and
+for the seats' own streams, which only the phone holding the seat's token opens and which are
+kept to a few a seat, the oldest let go. Requests that phones get wrong (malformed HTTP, unknown
+pages, bad actions) are counted and told as one line a period, not a line and a traceback each.
 """
 
 from __future__ import annotations
@@ -74,10 +78,13 @@ BEHIND_BYTES = 256 * 1024  # unsent to one phone: it has stopped reading, so it 
 STATIC = ("page.html", "app.js", "style.css")
 HEADER_TIMEOUT_S = 10.0  # a request's line and headers, from the connection's start or the last answer
 BODY_TIMEOUT_S = 10.0  # an action's body, from the end of its headers
-MAX_CONNECTIONS = 512  # open at once: 300 phones' event streams fit, with room for their requests
+MAX_CONNECTIONS = 512  # open at once, whatever for: the ceiling over the streams' caps and the requests' room
 MAX_PER_ADDRESS = 64  # from one address: a phone needs a handful
+MAX_STREAMS = 320  # the public page's event streams: 300 spectators' fit; the other 192 are the seats' and the requests'
+MAX_STREAMS_PER_ADDRESS = 8  # a spectator's phone: a tab or two, and the streams a dropped Wi-Fi left behind
+STREAMS_PER_PAGE = 4  # a seat's own streams (its token's): past them the oldest is let go
 REPORT_S = 60.0  # how often the count of bad requests is told
-RETRY_S = 10  # what a connection turned away at the cap is told: try again after the header deadline
+RETRY_S = 10  # what a connection or stream turned away at a cap is told: try again after the header deadline
 POLICY = "default-src 'self'; frame-ancestors 'none'"
 EVERY_ANSWER = {"Content-Security-Policy": POLICY, "Server": "pi-table"}
 """On every answer: the pages load nothing from elsewhere and run in no one else's frame; the
@@ -91,24 +98,26 @@ class Companion:
     ADDRESS is what ``advertise()`` says (how phones reach this machine; asked again every
     ``ADVERTISE_S``, as a table that booted before its Wi-Fi gets its address later), else
     ``host``. ``language`` is the pages' own until a phone picks another. The deadlines, the
-    caps and how often bad requests are told are the module's defaults; tests make them small."""
+    caps (connections, and the public page's event streams) and how often bad requests are told
+    are the module's defaults; tests make them small."""
 
     def __init__(
         self, host: str = "127.0.0.1", port: int = 0, act: Act | None = None, base_url: str = "",
         opened: Callable[[str], None] | None = None, advertise: Callable[[], str] | None = None,
         proof: Callable[[str], str] | None = None, opened_file: Path | None = None,
         header_timeout_s: float = HEADER_TIMEOUT_S, body_timeout_s: float = BODY_TIMEOUT_S,
-        max_connections: int = MAX_CONNECTIONS, max_per_address: int = MAX_PER_ADDRESS, report_s: float = REPORT_S,
-        language: str = LANGUAGES[0],
+        max_connections: int = MAX_CONNECTIONS, max_per_address: int = MAX_PER_ADDRESS,
+        max_streams: int = MAX_STREAMS, max_streams_per_address: int = MAX_STREAMS_PER_ADDRESS,
+        report_s: float = REPORT_S, language: str = LANGUAGES[0],
         staff: StaffPage | None = None, tls: ssl.SSLContext | None = None,
     ) -> None:
         self.staff = staff  # the staff page (/staff), when the table has one
         self.tls = tls  # https with this context (its certificate loaded); None for http
         self.host, self.port, self.advertise = host, port, advertise
         self.header_timeout_s, self.body_timeout_s = header_timeout_s, body_timeout_s
-        self.max_connections, self.max_per_address = max_connections, max_per_address
         self.report_s = report_s
-        self._connections: Counter[str] = Counter()  # open connections by client address
+        self._connections = _Held(max_connections, max_per_address)  # every open connection
+        self._spectators = _Held(max_streams, max_streams_per_address)  # the public page's event streams
         self._bad = _BadRequests()
         self.proof = proof or Tokens.kept_in(None).proof  # what a phone's cookie must say, by token
         self.opened_file = opened_file
@@ -128,7 +137,7 @@ class Companion:
         self._template = self._files["page.html"].decode()
         self.speak(language)
         self._loop: asyncio.AbstractEventLoop | None = None
-        self._watchers: set[_Watcher] = set()  # the open event streams
+        self._watchers: dict[_Watcher, None] = {}  # the open event streams, oldest first
         self._runner: web.AppRunner | None = None
         self._listener: asyncio.Server | None = None
         self._reporter: asyncio.Task | None = None
@@ -240,16 +249,10 @@ class Companion:
 
     def _admit(self, address: str) -> bool:
         """Count a new connection from ``address`` in, unless a cap is reached."""
-        if self._connections.total() >= self.max_connections or self._connections[address] >= self.max_per_address:
+        if not self._connections.admit(address):
             self._bad.turned_away[address] += 1
             return False
-        self._connections[address] += 1
         return True
-
-    def _let_go(self, address: str) -> None:
-        self._connections[address] -= 1
-        if not self._connections[address]:
-            del self._connections[address]
 
     async def _answering(self, request: web.Request, response: web.StreamResponse) -> None:
         """Every answer the app gives: the headers all carry, and a count of the bad requests
@@ -289,8 +292,7 @@ class Companion:
             watcher.done.set()
         elif text != watcher.sent:
             if watcher.transport.get_write_buffer_size() > BEHIND_BYTES:
-                watcher.transport.close()
-                watcher.done.set()
+                watcher.drop()
                 return
             watcher.send(f"data: {text}\n\n")
             watcher.sent = text
@@ -378,7 +380,18 @@ class Companion:
         return web.json_response(localized(self._private(request)[1], self._lang(request), self._snapshot.sentences), headers=NO_STORE)
 
     async def _events_public(self, request: web.Request) -> web.StreamResponse:
-        return await self._stream(request, None)
+        """A spectator's stream, within the spectators' caps: the rest of the connections are
+        kept for requests and the seats' streams, which a flood of these must not take."""
+        address = request.remote or "?"
+        if not self._spectators.admit(address):
+            self._bad.streams_refused[address] += 1
+            busy = web.Response(status=503, headers={**NO_STORE, "Retry-After": str(RETRY_S)})
+            busy.force_close()
+            return busy
+        try:
+            return await self._stream(request, None)
+        finally:
+            self._spectators.let_go(address)
 
     async def _events_private(self, request: web.Request) -> web.StreamResponse:
         self._private(request)
@@ -408,7 +421,14 @@ class Companion:
         if transport is None:  # the phone left before its headers went out
             return response
         watcher = _Watcher(page, self._lang(request), transport, chunked)
-        self._watchers.add(watcher)
+        if page is not None:  # a seat's: only its phone opens it, so its oldest streams are that phone's too
+            own = [other for other in self._watchers if other.page == page and not other.done.is_set()]
+            for oldest in own[:max(0, len(own) + 1 - STREAMS_PER_PAGE)]:
+                oldest.drop()
+        self._watchers[watcher] = None
+        connection = request.protocol
+        assert isinstance(connection, _Connection)  # the companion's every connection is one
+        connection.stream = watcher
         try:
             self._push(watcher)
             while not watcher.done.is_set():
@@ -422,7 +442,7 @@ class Companion:
         except (ConnectionResetError, asyncio.CancelledError):
             pass
         finally:
-            self._watchers.discard(watcher)
+            self._watchers.pop(watcher, None)
         return response
 
     async def _act(self, request: web.Request) -> web.Response:
@@ -460,7 +480,8 @@ class _Connection(web.RequestHandler):
     caps from the moment it is accepted. Past a cap it is answered 503 and closed before a
     byte of it is read. aiohttp's keep-alive deadline, which runs while the connection waits
     for a request and is not renewed by bytes that do not complete one, is the header deadline;
-    its lingering (reading a body the answer did not need) is bounded by the body deadline."""
+    its lingering (reading a body the answer did not need) is bounded by the body deadline.
+    An event stream on it ends when it closes, which aiohttp does not tell the stream's handler."""
 
     def __init__(self, companion: Companion, server: web.Server, loop: asyncio.AbstractEventLoop) -> None:
         super().__init__(server, loop=loop, keepalive_timeout=companion.header_timeout_s,
@@ -468,6 +489,7 @@ class _Connection(web.RequestHandler):
                          access_log=None)  # type: ignore[arg-type]  # aiohttp takes None: no access log
         self.companion = companion
         self.address: str | None = None  # counted under it while open
+        self.stream: _Watcher | None = None  # the event stream it carries (or carried last)
 
     def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]  # a TCP server's
         peer = transport.get_extra_info("peername")
@@ -482,8 +504,10 @@ class _Connection(web.RequestHandler):
     def connection_lost(self, exc: BaseException | None) -> None:
         if self.address is None:  # turned away: aiohttp never had it
             return
-        self.companion._let_go(self.address)
+        self.companion._connections.let_go(self.address)
         self.address = None
+        if self.stream is not None:
+            self.stream.done.set()
         super().connection_lost(exc)
 
     def handle_error(self, request, status: int = 500, exc: BaseException | None = None, message: str | None = None):
@@ -516,6 +540,7 @@ class _BadRequests(logging.Handler):
         self.logger.addHandler(self)
         self.answered: Counter[str] = Counter()  # bad requests, by kind
         self.turned_away: Counter[str] = Counter()  # connections refused at a cap, by address
+        self.streams_refused: Counter[str] = Counter()  # public event streams refused at a cap, by address
 
     def emit(self, record: logging.LogRecord) -> None:
         error = record.exc_info[1] if record.exc_info else None
@@ -529,13 +554,37 @@ class _BadRequests(logging.Handler):
         if self.answered:
             kinds = ", ".join(f"{count} {kind}" for kind, count in self.answered.most_common())
             parts.append(f"{self.answered.total()} bad requests ({kinds})")
-        if self.turned_away:
-            address, most = self.turned_away.most_common(1)[0]
-            parts.append(f"{self.turned_away.total()} connections turned away at the cap ({most} from {address})")
+        for refused, what in ((self.turned_away, "connections turned away at the cap"),
+                              (self.streams_refused, "event streams refused at their cap")):
+            if refused:
+                address, most = refused.most_common(1)[0]
+                parts.append(f"{refused.total()} {what} ({most} from {address})")
         if parts:
             log.warning("phones since the last report: %s", "; ".join(parts))
         self.answered.clear()
         self.turned_away.clear()
+        self.streams_refused.clear()
+
+
+class _Held:
+    """What is held open (connections, or event streams) by address, under a cap in all and
+    one an address."""
+
+    def __init__(self, total: int, per_address: int) -> None:
+        self.total, self.per_address = total, per_address
+        self._by_address: Counter[str] = Counter()
+
+    def admit(self, address: str) -> bool:
+        """Count one more from ``address`` in, unless a cap is reached."""
+        if self._by_address.total() >= self.total or self._by_address[address] >= self.per_address:
+            return False
+        self._by_address[address] += 1
+        return True
+
+    def let_go(self, address: str) -> None:
+        self._by_address[address] -= 1
+        if not self._by_address[address]:
+            del self._by_address[address]
 
 
 class _Watcher:
@@ -552,6 +601,11 @@ class _Watcher:
         if self.chunked:
             data = b"%x\r\n%s\r\n" % (len(data), data)
         self.transport.write(data)  # its callers have looked that the phone is still there
+
+    def drop(self) -> None:
+        """Close its connection and end it (a page that is still alive reconnects)."""
+        self.transport.close()
+        self.done.set()
 
 
 ANOTHER_PHONE = N_("This page is already open on another phone. If that was not you, tell the table's staff.")
