@@ -272,17 +272,57 @@ def _command(argv: list[str] | None) -> int:
     return _service(args)
 
 
-def _load(args: argparse.Namespace, path: Path | None):
+def _load(args: argparse.Namespace, path: Path | None, running=None):
     """The configuration, or None after saying what is wrong with it. ``check-config`` and
     ``run`` also refuse what cannot work on this machine, so the table never starts half-made."""
     from .config import ConfigError, load_config
 
     try:
-        return load_config(path, machine=args.command in ("check-config", "run"))
+        return load_config(path, machine=args.command in ("check-config", "run"), running=running)
     except ConfigError as e:  # in the language the file sets for its table
         for problem in e.said():
             print(f"pi-table {args.command}: {problem}", file=sys.stderr)
         return None
+
+
+def _start(args: argparse.Namespace):
+    """``run``'s configuration: a trial of settings changed from a page is rolled back when the
+    table cannot start on them (or did not survive its last start on them), and the table
+    starts on the last good file instead; a file edited by hand is refused as it is (78).
+    The configuration and the trial under way, or None."""
+    from .config import DEFAULT_PATH, ConfigError, load_config, trial
+    from .engine.phrase import Phrase
+
+    path = args.config or (DEFAULT_PATH if DEFAULT_PATH.exists() else None)
+    under_trial = None if path is None else trial.starting(path)
+    if path is not None and under_trial is not None:
+        try:
+            return load_config(path, machine=True), under_trial
+        except ConfigError as e:
+            for problem in e.said():
+                print(f"pi-table {args.command}: {problem}", file=sys.stderr)
+            trial.roll_back(path, under_trial, Phrase.of("the table could not start on the new settings: {problems}",
+                                                         problems=tuple(e.phrases)))
+    config = _load(args, args.config)
+    return None if config is None else (config, None)
+
+
+def _running(config_path: Path | None):
+    """What the table this file configures holds while it runs (``check-config`` beside it):
+    its companion's port, asked of its control socket; an empty ``Running`` when no table
+    answers there."""
+    import urllib.parse
+
+    from .config import ConfigError, load_config
+    from .config.machine import Running
+    from .daemon.control import ControlError, request
+
+    try:
+        answer = request(load_config(config_path).paths.socket, "status", timeout=2)
+    except (ConfigError, ControlError, OSError):
+        return Running()
+    companion = answer.get("companion")
+    return Running(listening=urllib.parse.urlsplit(companion).port if isinstance(companion, str) else None)
 
 
 def _own_table(args: argparse.Namespace, config):
@@ -307,22 +347,18 @@ def _service(args: argparse.Namespace) -> int:
         from .config import build, defaults
         from .config.writing import to_toml
 
-        config = build(defaults(), None) if args.defaults else _load(args, args.file)
+        config = build(defaults(), None) if args.defaults else _load(args, args.file, _running(args.file))
         if config is None:
             return EXIT_CONFIG
         print(to_toml(config), end="")
         return 0
+    if args.command == "run":
+        return _run(args)
     config = _load(args, args.config)
     if config is None:
         return EXIT_CONFIG
     if args.config is None:
         config = _own_table(args, config)
-    if args.command == "run":
-        from .daemon import logs
-        from .daemon.run import serve
-
-        logs.setup(args.log_level)
-        return serve(config, args.hal, args.touch_port)
     if args.command == "selftest":
         return _selftest(args, config)
     if args.command == "tune":
@@ -354,6 +390,20 @@ def _service(args: argparse.Namespace) -> int:
                                         "code").format(seat=args.seat))
     _print_status(answer, lang)
     return 0
+
+
+def _run(args: argparse.Namespace) -> int:
+    from .daemon import logs
+    from .daemon.run import serve
+
+    logs.setup(args.log_level)  # a rollback at the start is logged as the service's own
+    started = _start(args)
+    if started is None:
+        return EXIT_CONFIG
+    config, under_trial = started
+    if args.config is None:
+        config = _own_table(args, config)
+    return serve(config, args.hal, args.touch_port, under_trial)
 
 
 def _said(error: Exception, lang: str) -> str:

@@ -23,10 +23,40 @@ def create_private(path: Path) -> BinaryIO:
 
 def write_private(path: Path, data: bytes) -> None:
     """Replace ``path`` with ``data`` in one step (fsynced), 0600 from the moment it exists."""
+    replace_file(path, data, PRIVATE_FILE)
+
+
+def replace_file(path: Path, data: bytes, mode: int) -> None:
+    """Replace ``path`` with ``data`` in one rename, the new file ``mode`` whatever the umask, and
+    its owner the old one's when root writes it (``pi-table tune --write`` by sudo on the service's
+    configuration). The data and the rename are fsynced: a power cut leaves the old or the new."""
     temporary = path.with_name(path.name + ".new")
     temporary.unlink(missing_ok=True)  # left by a crash, perhaps with other rights
     with create_private(temporary) as file:
         file.write(data)
         file.flush()
         os.fsync(file.fileno())
+        if mode != PRIVATE_FILE:
+            os.fchmod(file.fileno(), mode)  # past the umask, which only takes bits away at creation
+        _keep_owner(path, file.fileno())
     os.replace(temporary, path)
+    sync_folder(path.parent)
+
+
+def _keep_owner(path: Path, fd: int) -> None:
+    if os.geteuid() != 0:
+        return  # a file anyone else writes is theirs already: only root's would change hands
+    try:
+        old = os.stat(path)
+    except FileNotFoundError:
+        return
+    os.fchown(fd, old.st_uid, old.st_gid)
+
+
+def sync_folder(folder: Path) -> None:
+    """Make a rename or a new name in ``folder`` survive a power cut."""
+    fd = os.open(folder, os.O_RDONLY | os.O_DIRECTORY)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)

@@ -11,6 +11,7 @@ import shlex
 import shutil
 import subprocess
 import sys
+import threading
 import time
 import urllib.error
 import urllib.request
@@ -21,7 +22,19 @@ from typing import TYPE_CHECKING
 import pytest
 from hypothesis import strategies as st
 
-from pi_table.engine import Codex, CodexRules, CodexState, Fact, GameRecord, Role, Rules, Team, make_game, parse_action
+from pi_table.engine import (
+    Codex,
+    CodexRules,
+    CodexState,
+    Fact,
+    GameRecord,
+    Guess,
+    Role,
+    Rules,
+    Team,
+    make_game,
+    parse_action,
+)
 from pi_table.engine.codex import MESSAGES
 from pi_table.engine.codex_setup import OPTIONAL_ROLES, Setup
 
@@ -539,3 +552,105 @@ class Installer:
 
         lacking = [key for key, _ in check_machine(defaults())]
         return [line for line in done.stderr.splitlines() if not any(f": {key}: " in line for key in lacking)]
+
+
+def self_signed(folder: Path, name: str = "table") -> tuple[Path, Path]:
+    """A certificate for 127.0.0.1 and its key, made by openssl in ``folder``."""
+    require_tools("openssl")
+    cert, key = folder / f"{name}.crt", folder / f"{name}.key"
+    done = subprocess.run(["openssl", "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256", "-nodes",
+                           "-keyout", str(key), "-out", str(cert), "-subj", "/CN=127.0.0.1", "-days", "1",
+                           "-addext", "subjectAltName=IP:127.0.0.1"], capture_output=True, timeout=30)
+    assert done.returncode == 0, done.stderr
+    return cert, key
+
+
+# --- the staff page: a phone on it, and a table in this process behind it ---------------------
+
+STAFF_PIN = "482916"
+class Staff:
+    """One phone on the staff page: its cookies, its CSRF token, its language."""
+
+    def __init__(self, base: str, lang: str = "en") -> None:
+        self.base, self.lang = base, lang
+        self.cookies = http.cookiejar.CookieJar()
+        self.opener = urllib.request.build_opener(urllib.request.HTTPCookieProcessor(self.cookies))
+        self.csrf: str | None = None
+        self.headers: dict[str, str] = {}  # of the last answer
+        self.headers_out: dict[str, str] = {}  # sent with every request besides the page's own
+
+    def call(self, method: str, path: str, body: object = None, csrf: str | None = "session") -> tuple[int, object]:
+        from pi_table.web.staff import CSRF_HEADER  # aiohttp: loaded by the tests of the pages alone
+
+        headers = {"X-Staff-Lang": self.lang, **self.headers_out}
+        if csrf == "session" and self.csrf is not None:
+            headers[CSRF_HEADER] = self.csrf
+        elif csrf not in ("session", None):
+            headers[CSRF_HEADER] = csrf
+        data = None if body is None else json.dumps(body).encode()
+        if data is not None:
+            headers["Content-Type"] = "application/json"
+        request = urllib.request.Request(self.base + path, data=data, headers=headers, method=method)
+        try:
+            with self.opener.open(request, timeout=10) as answer:
+                status, raw, self.headers = answer.status, answer.read(), dict(answer.headers)
+        except urllib.error.HTTPError as e:
+            status, raw, self.headers = e.code, e.read(), dict(e.headers)
+        try:
+            return status, json.loads(raw)
+        except ValueError:
+            return status, raw.decode()
+
+    def login(self, pin: str = STAFF_PIN) -> tuple[int, object]:
+        status, answer = self.call("POST", "/staff/login", {"pin": pin})
+        if status == 200:
+            assert isinstance(answer, dict)
+            self.csrf = answer["csrf"]
+        return status, answer
+
+
+
+
+STAFF_CONFIG = ('[web]\nhost = "127.0.0.1"\nport = 0\n[paths]\njournal_dir = "journal"\nsocket = "control.sock"\n'
+          'socket_group = ""\n[timer]\n# the café likes a slow game\nlength_s = 0\n')
+
+
+def dealt_key(seed: int = 5) -> str:
+    rules = Rules()
+    return make_game(rules).deal(random.Random(seed)).cells
+
+
+class StaffTable:
+    """The daemon in this process (simulated devices), with a game on a known key and a PIN."""
+
+    def __init__(self, folder: Path, key: str, lang: str = "en") -> None:
+        from pi_table.config import load_config
+        from pi_table.daemon.run import Daemon
+        from pi_table.table import Session
+        from pi_table.web.staff import set_pin
+
+        self.folder, self.key = folder, key
+        self.config = folder / "config.toml"
+        self.config.write_text(STAFF_CONFIG + f'[game]\nlanguage = "{lang}"\n')
+        rules = Rules()
+        Session(rules, key=make_game(rules).parse_key(key), journal_dir=folder / "journal").close()
+        set_pin(folder / "journal", STAFF_PIN)
+        self.daemon = Daemon(load_config(self.config), hal="sim")
+        self.daemon.start()
+        self.runner = threading.Thread(target=self.daemon.run, daemon=True)
+        self.runner.start()
+        assert self.daemon.wait_for_phones()
+        assert self.daemon.companion is not None
+        self.base = self.daemon.companion.base_url
+
+    def guess(self, cell: int) -> None:
+        loop = self.daemon.loop
+        assert loop.call(lambda: loop.submit(Guess(cell))).ok
+
+    def close(self) -> None:
+        self.daemon.stop()
+        self.runner.join(timeout=5)
+        self.daemon.close()
+        assert not self.runner.is_alive()
+
+

@@ -208,7 +208,7 @@ def test_run_without_a_file_does_not_check_the_machine(monkeypatch, tmp_path):
     developer's machine does not have; the daemon plays on there, the game kept in memory."""
     monkeypatch.setattr(config_module, "DEFAULT_PATH", tmp_path / "absent.toml")
     served = []
-    monkeypatch.setattr("pi_table.daemon.run.serve", lambda config, hal, port: served.append(config) or 0)
+    monkeypatch.setattr("pi_table.daemon.run.serve", lambda config, hal, port, under_trial: served.append(config) or 0)
     assert cli.main(["run", "--hal", "sim"]) == 0
     assert served and served[0].source is None
     assert config_module.check_machine(served[0].values) != [] or os.getuid() == 0  # as a developer they would fail

@@ -315,7 +315,9 @@ def test_a_broker_password_file_gone_missing_leaves_the_table_playing_unreported
                            extra=f'password_file = "{missing}"\n')
     try:
         assert table.daemon.fleet is None
-        assert table.daemon.devices.health["fleet"].startswith("not working: [Errno 2] No such file")
+        assert table.daemon.devices.health["fleet"] == (
+            "not working: the broker's password file cannot be used (No such file or directory): check [fleet] "
+            "password_file")
         assert table.submit(Guess(0)).ok or table.submit(EndTurn()).ok  # the table plays on
     finally:
         table.close()

@@ -11,7 +11,6 @@ import http.cookiejar
 import io
 import json
 import os
-import random
 import re
 import stat
 import subprocess
@@ -24,7 +23,7 @@ from pathlib import Path
 
 import pytest
 
-from pi_table.engine import Guess, Rules, make_game
+from pi_table.engine import Rules
 from pi_table.engine.codex import STEPS
 from pi_table.engine.phrase import Phrase
 from pi_table.web import Companion
@@ -44,7 +43,10 @@ from pi_table.web.staff import (
     set_pin,
 )
 
-from helpers import require_tools
+from helpers import STAFF_CONFIG as CONFIG
+from helpers import STAFF_PIN as PIN
+from helpers import Staff, dealt_key, self_signed
+from helpers import StaffTable as InProcessTable
 
 
 def pi_table(*args: str, stdin: str = "") -> subprocess.CompletedProcess:
@@ -52,7 +54,6 @@ def pi_table(*args: str, stdin: str = "") -> subprocess.CompletedProcess:
     return subprocess.run([sys.executable, "-m", "pi_table", *args], input=stdin, capture_output=True, text=True,
                           timeout=30)
 
-PIN = "482916"
 STATIC = Path(__file__).resolve().parent.parent / "pi_table" / "web" / "static"
 API = [("GET", "/staff/api/table"), ("POST", "/staff/api/new-game"), ("POST", "/staff/api/undo"),
        ("POST", "/staff/api/end-game"), ("GET", "/staff/api/history"), ("GET", "/staff/api/history.csv"),
@@ -117,45 +118,6 @@ class Clock:
 
     def __call__(self) -> float:
         return self.now
-
-
-class Staff:
-    """One phone on the staff page: its cookies, its CSRF token, its language."""
-
-    def __init__(self, base: str, lang: str = "en") -> None:
-        self.base, self.lang = base, lang
-        self.cookies = http.cookiejar.CookieJar()
-        self.opener = urllib.request.build_opener(urllib.request.HTTPCookieProcessor(self.cookies))
-        self.csrf: str | None = None
-        self.headers: dict[str, str] = {}  # of the last answer
-        self.headers_out: dict[str, str] = {}  # sent with every request besides the page's own
-
-    def call(self, method: str, path: str, body: object = None, csrf: str | None = "session") -> tuple[int, object]:
-        headers = {"X-Staff-Lang": self.lang, **self.headers_out}
-        if csrf == "session" and self.csrf is not None:
-            headers[CSRF_HEADER] = self.csrf
-        elif csrf not in ("session", None):
-            headers[CSRF_HEADER] = csrf
-        data = None if body is None else json.dumps(body).encode()
-        if data is not None:
-            headers["Content-Type"] = "application/json"
-        request = urllib.request.Request(self.base + path, data=data, headers=headers, method=method)
-        try:
-            with self.opener.open(request, timeout=10) as answer:
-                status, raw, self.headers = answer.status, answer.read(), dict(answer.headers)
-        except urllib.error.HTTPError as e:
-            status, raw, self.headers = e.code, e.read(), dict(e.headers)
-        try:
-            return status, json.loads(raw)
-        except ValueError:
-            return status, raw.decode()
-
-    def login(self, pin: str = PIN) -> tuple[int, object]:
-        status, answer = self.call("POST", "/staff/login", {"pin": pin})
-        if status == 200:
-            assert isinstance(answer, dict)
-            self.csrf = answer["csrf"]
-        return status, answer
 
 
 @pytest.fixture
@@ -433,48 +395,6 @@ def test_every_word_the_page_shows_is_in_the_catalogue():
 
 # --- a real table ----------------------------------------------------------------------------------
 
-CONFIG = ('[web]\nhost = "127.0.0.1"\nport = 0\n[paths]\njournal_dir = "journal"\nsocket = "control.sock"\n'
-          'socket_group = ""\n[timer]\n# the café likes a slow game\nlength_s = 0\n')
-
-
-def dealt_key(seed: int = 5) -> str:
-    rules = Rules()
-    return make_game(rules).deal(random.Random(seed)).cells
-
-
-class InProcessTable:
-    """The daemon in this process (simulated devices), with a game on a known key and a PIN."""
-
-    def __init__(self, folder: Path, key: str, lang: str = "en") -> None:
-        from pi_table.config import load_config
-        from pi_table.daemon.run import Daemon
-        from pi_table.table import Session
-
-        self.folder, self.key = folder, key
-        self.config = folder / "config.toml"
-        self.config.write_text(CONFIG + f'[game]\nlanguage = "{lang}"\n')
-        rules = Rules()
-        Session(rules, key=make_game(rules).parse_key(key), journal_dir=folder / "journal").close()
-        set_pin(folder / "journal", PIN)
-        self.daemon = Daemon(load_config(self.config), hal="sim")
-        self.daemon.start()
-        self.runner = threading.Thread(target=self.daemon.run, daemon=True)
-        self.runner.start()
-        assert self.daemon.wait_for_phones()
-        assert self.daemon.companion is not None
-        self.base = self.daemon.companion.base_url
-
-    def guess(self, cell: int) -> None:
-        loop = self.daemon.loop
-        assert loop.call(lambda: loop.submit(Guess(cell))).ok
-
-    def close(self) -> None:
-        self.daemon.stop()
-        self.runner.join(timeout=5)
-        self.daemon.close()
-        assert not self.runner.is_alive()
-
-
 @pytest.fixture
 def table(tmp_path):
     table = InProcessTable(tmp_path, dealt_key())
@@ -585,8 +505,8 @@ def test_a_bad_value_is_refused_with_the_checkers_message_and_nothing_is_written
     assert status == 400 and answer["problems"] == [
         f"{table.config}: leds.cells: atteso: una stringa, un numero, true o false, o una lista di questi; "
         "trovato: {'a': 1} (una tabella)"]
-    assert table.config.read_bytes() == before
-    assert not table.daemon.restarting and not list(table.folder.glob(".config.toml.*"))
+    assert table.config.read_bytes() == before and not table.daemon.restarting
+    assert sorted(p.name for p in table.folder.iterdir() if p.name.startswith("config")) == ["config.toml"]
 
 
 def test_no_setting_the_staff_change_can_send_or_show_a_games_journal(table):
@@ -606,6 +526,113 @@ def test_no_setting_the_staff_change_can_send_or_show_a_games_journal(table):
             "name a file outside it"]
         assert table.key not in json.dumps(answer)
     assert table.config.read_bytes() == before and not table.daemon.restarting
+
+
+# --- issue 25: nothing the staff change takes the table down or shows the key ---------------------
+
+
+def refused_with(staff: Staff, changes: dict) -> str:
+    """The staff's change, refused: the answer's words (400), checked for a 500 or a surprise."""
+    status, answer = staff.call("POST", "/staff/api/config", {"changes": changes})
+    assert status == 400, (changes, status, answer)
+    assert isinstance(answer, dict) and answer["ok"] is False
+    return json.dumps(answer)
+
+
+def test_moving_the_journal_does_not_open_the_running_games_journal_to_a_setting(table, tmp_path):
+    """Issue 25, 1: one change that moved paths.journal_dir and pointed sim.words at the running
+    game's journal got past the guard (it looked in the new folder only), and the checker's
+    error quoted the journal's first line, key included. The same change could send the
+    journal to a broker as a password."""
+    staff = Staff(table.base)
+    staff.login()
+    before = table.config.read_bytes()
+    journal = table.folder / "journal" / f"{table.daemon.session.id}.jsonl"
+    lines = journal.read_text().splitlines()
+    assert table.key in journal.read_text()  # the secret the staff must never see
+    elsewhere = tmp_path / "elsewhere"
+    for changes in ({"paths.journal_dir": str(elsewhere), "sim.words": str(journal)},
+                    {"paths.journal_dir": str(elsewhere), "fleet.broker": "mqtt://x@127.0.0.1:18890",
+                     "fleet.table_id": "x", "fleet.password_file": str(journal)}):
+        said = refused_with(staff, changes)
+        assert "where the table keeps its secrets" in said and str(table.folder / "journal") in said
+        assert table.key not in said and not any(line[:20] in said for line in lines)
+    assert table.config.read_bytes() == before and not table.daemon.restarting
+
+
+def test_a_private_key_is_never_sent_as_a_password_or_shown_as_words(table, tmp_path):
+    staff = Staff(table.base)
+    staff.login()
+    cert, key = self_signed(tmp_path)
+    for changes in ({"web.tls_cert": str(cert), "web.tls_key": str(key), "sim.words": str(key)},
+                    {"web.tls_cert": str(cert), "web.tls_key": str(key), "fleet.broker": "mqtt://x@127.0.0.1:18890",
+                     "fleet.table_id": "x", "fleet.password_file": str(key)}):
+        said = refused_with(staff, changes)
+        assert "the private key of web.tls_key" in said and "PRIVATE KEY" not in said
+
+
+def test_a_password_file_that_is_not_text_is_refused_not_a_table_that_dies_at_every_start(table, tmp_path):
+    """Issue 25, 2: a readable password file that is not UTF-8 was accepted, and the table then died
+    at every start with a UnicodeDecodeError until systemd gave up on it."""
+    staff = Staff(table.base)
+    staff.login()
+    before = table.config.read_bytes()
+    for name, content, found in [("binary", b"\xff\xfe\x00secret", "which is not UTF-8 text (byte 0)"),
+                                 ("empty", b"\n", "which is empty")]:
+        password = tmp_path / name
+        password.write_bytes(content)
+        said = refused_with(staff, {"fleet.broker": "mqtt://x@127.0.0.1:18890", "fleet.table_id": "x",
+                                    "fleet.password_file": str(password)})
+        assert f"fleet.password_file: expected a UTF-8 text file holding the broker's password, found {password}, " \
+               f"{found}" in said and "secret" not in said
+    assert table.config.read_bytes() == before and not table.daemon.restarting
+
+
+def test_certificates_that_would_not_load_and_a_port_another_program_holds_are_refused(table, tmp_path):
+    """Issue 25, 3: tls_cert and tls_key naming readable files that are not a certificate and its
+    key were accepted, and after the restart neither the staff page nor the phones' pages
+    answered, so nothing could undo it; likewise a port another program holds."""
+    import socket
+
+    staff = Staff(table.base)
+    staff.login()
+    before = table.config.read_bytes()
+    cert, key = self_signed(tmp_path)
+    other_cert, other_key = self_signed(tmp_path, "other")
+    text = tmp_path / "notes.txt"
+    text.write_text("not a certificate\n")
+    for changes, key_at_fault, found in [
+            ({"web.tls_cert": str(text), "web.tls_key": str(key)}, "web.tls_cert", "which holds no PEM certificate"),
+            ({"web.tls_cert": str(cert), "web.tls_key": str(text)}, "web.tls_key", "which does not load as tls_cert's key"),
+            ({"web.tls_cert": str(cert), "web.tls_key": str(other_key)}, "web.tls_key",
+             "which does not load as tls_cert's key")]:
+        said = refused_with(staff, changes)
+        assert f"{key_at_fault}: expected" in said and found in said and "not a certificate" not in said
+    held = socket.socket()
+    held.bind(("127.0.0.1", 0))
+    held.listen()
+    try:
+        port = held.getsockname()[1]
+        said = refused_with(staff, {"web.port": port})
+        assert f"web.port: expected a port no other program listens on, found port {port}, which another program " \
+               "listens on" in said
+    finally:
+        held.close()
+    assert table.config.read_bytes() == before and not table.daemon.restarting
+    status, answer = staff.call("POST", "/staff/api/config", {"changes": {"web.tls_cert": str(other_cert),
+                                                                          "web.tls_key": str(other_key)}})
+    assert (status, answer) == (200, {"ok": True, "restarting": True})  # a real pair passes
+
+
+@pytest.mark.parametrize("key", ["web.url", "sim.words", "fleet.broker", "paths.socket", "web.host", "game.game",
+                                 "fleet.password_file", "sound.quiet_hours"])
+def test_a_lone_surrogate_in_a_value_is_a_400_naming_the_key(table, key):
+    staff = Staff(table.base)
+    staff.login()
+    status, answer = staff.call("POST", "/staff/api/config", {"changes": {key: "a\ud800b"}})
+    assert status == 400 and answer["problems"] == [
+        f"{table.config}: {key}: expected text, found a string that is not Unicode text (a lone surrogate at "
+        "character 1)"]
 
 
 def test_a_good_value_is_written_keeping_the_file_and_the_service_restarts_to_apply_it(table):
@@ -731,18 +758,13 @@ def test_over_https_the_pin_and_the_cookie_never_cross_the_wifi_in_clear(tmp_pat
 
     from pi_table.daemon.run import _tls, _TlsError
 
-    require_tools("openssl")
-    done = subprocess.run(["openssl", "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256", "-nodes",
-                           "-keyout", "table.key", "-out", "table.crt", "-subj", "/CN=127.0.0.1", "-days", "1",
-                           "-addext", "subjectAltName=IP:127.0.0.1"], cwd=tmp_path, capture_output=True, timeout=30)
-    assert done.returncode == 0, done.stderr
+    cert, key = self_signed(tmp_path)
     set_pin(tmp_path, PIN)
-    companion = Companion(staff=StaffPage(desk, tmp_path), tls=_tls(str(tmp_path / "table.crt"),
-                                                                    str(tmp_path / "table.key")))
+    companion = Companion(staff=StaffPage(desk, tmp_path), tls=_tls(str(cert), str(key)))
     companion.start()
     try:
         assert companion.base_url.startswith("https://")
-        trusting = ssl.create_default_context(cafile=str(tmp_path / "table.crt"))
+        trusting = ssl.create_default_context(cafile=str(cert))
         staff = Staff(companion.base_url)
         staff.opener = urllib.request.build_opener(urllib.request.HTTPCookieProcessor(staff.cookies),
                                                    urllib.request.HTTPSHandler(context=trusting))

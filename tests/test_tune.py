@@ -115,7 +115,10 @@ def test_written_thresholds_replace_the_old_ones_and_keep_every_other_line(tmp_p
     config = load_config(path)
     assert config.touch.thresholds == ((8, 4), (10, 5), (7, 3)) and config.input.stuck_s == 12
     assert stat.S_IMODE(path.stat().st_mode) == 0o640
-    assert [p.name for p in tmp_path.iterdir()] == ["config.toml"]  # no temporary file left behind
+    # no temporary file left behind: the old file kept as the last good one, and the trial noted
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["config.toml", "config.toml.good", "config.toml.trial"]
+    assert (tmp_path / "config.toml.good").read_text() == CONFIG
+    assert stat.S_IMODE((tmp_path / "config.toml.good").stat().st_mode) == 0o640
 
 
 @pytest.mark.parametrize("text", ["[web]\nenabled = false\n", "", "[touch]\nport = \"auto\"\n"],

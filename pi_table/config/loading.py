@@ -18,7 +18,7 @@ from ..engine.errors import Refusal
 from ..engine.phrase import Phrase, Text, meaning
 from ..engine.views import LANGUAGES
 from ..ui.i18n import say
-from .machine import FILES_READ, check_machine
+from .machine import FILES_READ, PRIVATE_KEYS, Running, check_machine
 from .schema import BY_KEY, DEFAULT_PATH, EXPECTED, MAX_BYTES, OPTIONS, SECTIONS, Option, defaults, describe
 from .settings import Config, build, deck_path
 
@@ -39,7 +39,7 @@ class ConfigError(ValueError):
         return [say(phrase, lang or self.lang) for phrase in self.phrases]
 
 
-def load_config(path: Path | None = None, machine: bool = False) -> Config:
+def load_config(path: Path | None = None, machine: bool = False, running: Running | None = None) -> Config:
     """The configuration in ``path``; with None, ``DEFAULT_PATH`` if it exists, else every
     default. Raises ConfigError listing every problem found; with ``machine``, the values that
     cannot work on this machine too (``check_machine``), as ``check-config`` and ``run`` ask.
@@ -49,10 +49,11 @@ def load_config(path: Path | None = None, machine: bool = False) -> Config:
         if not DEFAULT_PATH.exists():
             return build(defaults(), None)
         path = DEFAULT_PATH
-    return parse_config(_read(path), path, machine)
+    return parse_config(read_text(path), path, machine, running)
 
 
-def _read(path: Path) -> str:
+def read_text(path: Path) -> str:
+    """A configuration file's text; ConfigError naming the file and why it cannot be one."""
     try:
         size = path.stat().st_size
         if size > MAX_BYTES:
@@ -72,9 +73,10 @@ def _read(path: Path) -> str:
                                      byte=e.start)]) from None
 
 
-def parse_config(text: str, path: Path, machine: bool = False) -> Config:
+def parse_config(text: str, path: Path, machine: bool = False, running: Running | None = None) -> Config:
     """The configuration in ``text``, read from ``path`` (relative paths in it are taken
-    from the file's folder); with ``machine``, checked against this machine as well."""
+    from the file's folder); with ``machine``, checked against this machine as well. ``running``
+    is what the table running now holds (its secret folders, its port), when it checks a change."""
     where = str(path)
     try:
         document = tomllib.loads(text)
@@ -109,7 +111,7 @@ def parse_config(text: str, path: Path, machine: bool = False) -> Config:
             except Refusal as e:
                 problems.append(_at_key(where, key, e.phrase))
                 unread.add(key)
-    for key, problem in _secret_readers(given, path):
+    for key, problem in _secret_readers(given, path, running.secret_dirs if running else ()):
         problems.append(_at_key(where, key, problem))
         unread.add(key)
         del given[key]
@@ -118,7 +120,7 @@ def parse_config(text: str, path: Path, machine: bool = False) -> Config:
     except ValueError:
         problems += _blame(given, path)
     if machine:  # a key read wrong is not checked on its default in its place
-        problems += [_at_key(where, key, problem) for key, problem in check_machine(defaults() | given)
+        problems += [_at_key(where, key, problem) for key, problem in check_machine(defaults() | given, running)
                      if key not in unread]
     if problems:
         raise ConfigError(problems, _language_of(document))
@@ -221,25 +223,37 @@ def _fails(values: dict[str, object], path: Path) -> Text | None:
     return None
 
 
-OUTSIDE_JOURNAL = (*FILES_READ, "sim.words")
+OUTSIDE_SECRETS = (*FILES_READ, "sim.words")
 """The keys naming a file the table reads into something it sends or shows: a broker's
-password, a certificate, words on the cards (or a checker's message quoting a line)."""
+password, a certificate, words on the cards."""
+SHOWN = ("fleet.password_file", "sim.words")
+"""The keys whose file's words leave the table: to a broker as its password, onto the cards."""
 
 
-def _secret_readers(given: dict[str, object], path: Path) -> list[tuple[str, Phrase]]:
-    """``OUTSIDE_JOURNAL`` given a file in the journal folder, where the table keeps the games'
-    keys, the seats' secret and the staff PIN: no setting (the staff page edits them) may turn
-    those into words someone sees. Checked before anything reads the files."""
-    folder = os.path.realpath(str((defaults() | given)["paths.journal_dir"]))
+def _secret_readers(given: dict[str, object], path: Path, secret_dirs: tuple[str, ...]) -> list[tuple[str, Phrase]]:
+    """``OUTSIDE_SECRETS`` given a file in a folder where a table keeps the games' keys, the
+    seats' secret and the staff PIN (the journal folder this file names, and ``secret_dirs``:
+    the running table's, the one the file named before), and ``SHOWN`` given a private key
+    another key names: no setting (the staff page edits them) may turn those into words someone
+    sees. Checked before anything reads the files, symbolic links followed."""
+    values = defaults() | given
+    folders = dict.fromkeys(os.path.realpath(folder) for folder in (str(values["paths.journal_dir"]), *secret_dirs))
+    private = {os.path.realpath(str(values[key])): key for key in PRIVATE_KEYS if values[key]}
     found = []
-    for key in OUTSIDE_JOURNAL:
+    for key in OUTSIDE_SECRETS:
         file = given.get(key)
-        if isinstance(file, str) and file:
-            file = deck_path(file, path) if key == "sim.words" else file
-            if os.path.commonpath([folder, os.path.realpath(file)]) == folder:
-                found.append((key, Phrase.of(
-                    "{name} names {file}, in the journal folder {folder}, where the table keeps its secrets (the "
-                    "games' keys, the staff PIN): name a file outside it", name=key.partition(".")[2], file=file,
-                    folder=folder)))
+        if not isinstance(file, str) or not file:
+            continue
+        name = key.partition(".")[2]
+        file = deck_path(file, path) if key == "sim.words" else file
+        real = os.path.realpath(file)
+        folder = next((folder for folder in folders if os.path.commonpath([folder, real]) == folder), None)
+        if folder is not None:
+            found.append((key, Phrase.of(
+                "{name} names {file}, in the journal folder {folder}, where the table keeps its secrets (the "
+                "games' keys, the staff PIN): name a file outside it", name=name, file=file, folder=folder)))
+        elif key in SHOWN and real in private:
+            found.append((key, Phrase.of(
+                "{name} names {file}, the private key of {other}: a private key is never sent or shown; name "
+                "another file", name=name, file=file, other=private[real])))
     return found
-

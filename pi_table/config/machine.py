@@ -11,39 +11,148 @@ import os
 import pwd
 import socket
 import stat
+from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
+from ..engine.errors import Refusal
 from ..engine.phrase import N_, Phrase, Text
 from .settings import Values
 
+if TYPE_CHECKING:  # loaded by the checks that use it: a start without https does without it
+    import ssl
+
 FILES_READ = ("fleet.password_file", "fleet.ca", "fleet.cert", "fleet.key", "web.tls_cert", "web.tls_key")
 """The keys naming a file the table must be able to read (checked on the machine)."""
+PRIVATE_KEYS = ("web.tls_key", "fleet.key")
+"""The keys naming a private key: never sent or shown, whatever another key says."""
+MAX_PASSWORD = 65535  # bytes: MQTT's longest password
 
 
-def check_machine(values: dict[str, object]) -> list[tuple[str, Phrase]]:
+@dataclass(frozen=True, slots=True)
+class Running:
+    """A change checked beside the table that runs now (the staff page's, ``check-config``'s):
+    the folders where it keeps secrets besides the file's own journal folder, and the port its
+    companion holds, which it lets go of when it restarts on the new file. A change is checked
+    for what the moment holds too (a port another program listens on); a start is not, as a
+    port taken for a while must not keep a table from playing."""
+
+    secret_dirs: tuple[str, ...] = ()
+    listening: int | None = None
+
+
+def check_machine(values: dict[str, object], running: Running | None = None) -> list[tuple[str, Phrase]]:
     """What in these keys' values cannot work on this machine, for the user running this:
-    (key, what was expected and what was found) for each. The one place where folders,
-    groups and addresses are looked at; nothing is made or changed here."""
-    expected = {
-        "paths.journal_dir": N_("a folder the table can write its games in (made if missing)"),
-        "paths.socket": N_("a socket in a folder the table can write in (made if missing)"),
-        "paths.socket_group": N_("the name of a group of this machine ('' keeps the user's own)"),
-        "web.host": N_("an address of this machine, or 0.0.0.0 or :: for every network"),
-        **{key: N_("a file the table can read") for key in FILES_READ},
-    }
+    (key, what was expected and what was found) for each. Each file is tried the way the table
+    will use it (the password decoded, the certificate loaded with its key, the CA parsed), and,
+    for a change (``running``), the companion's address bound. Nothing is made or changed here."""
     v = Values(values)
     socket_path = Path(v.text("paths.socket"))
-    found = {
-        "paths.journal_dir": _unusable_folder(Path(v.text("paths.journal_dir"))),
-        "paths.socket": (Phrase.of("{path}, which is not a socket (one a stopped table left is fine)",
-                                   path=str(socket_path))
-                         if _taken(socket_path) else _unusable_folder(socket_path.parent)),
-        "paths.socket_group": _missing_group(v.text("paths.socket_group")),
-        "web.host": _foreign_host(v.text("web.host")) if v.flag("web.enabled") else None,
-        **{key: _unreadable(v.text(key)) for key in FILES_READ},
+    web = v.flag("web.enabled")
+    files = {key: v.text(key) for key in FILES_READ}
+    found: dict[str, tuple[str, Phrase | None]] = {
+        "paths.journal_dir": (N_("a folder the table can write its games in (made if missing)"),
+                              _unusable_folder(Path(v.text("paths.journal_dir")))),
+        "paths.socket": (N_("a socket in a folder the table can write in (made if missing)"),
+                         Phrase.of("{path}, which is not a socket (one a stopped table left is fine)",
+                                   path=str(socket_path)) if _taken(socket_path) else
+                         _unusable_folder(socket_path.parent)),
+        "paths.socket_group": (N_("the name of a group of this machine ('' keeps the user's own)"),
+                               _missing_group(v.text("paths.socket_group"))),
+        **{key: (N_("a file the table can read"), _unreadable(file)) for key, file in files.items()},
     }
-    return [(key, Phrase.of("expected {expected}, found {found}", expected=Phrase(expected[key]), found=what))
-            for key, what in found.items() if what]
+    unread = {key for key, (_, problem) in found.items() if problem}
+    if "fleet.password_file" not in unread:
+        found["fleet.password_file"] = (N_("a UTF-8 text file holding the broker's password"),
+                                        _no_password(files["fleet.password_file"]))
+    if web:
+        found |= _pair(files, "web.tls_cert", "web.tls_key", unread)
+    found |= _pair(files, "fleet.cert", "fleet.key", unread)
+    if files["fleet.ca"] and "fleet.ca" not in unread:
+        found["fleet.ca"] = (N_("a PEM file of CA certificates"), _no_certificate(files["fleet.ca"]))
+    if web:
+        found |= _unusable_address(v.text("web.host"), v.whole("web.port"), running)
+    return [(key, Phrase.of("expected {expected}, found {found}", expected=Phrase(expected), found=problem))
+            for key, (expected, problem) in found.items() if problem]
+
+
+def server_tls(cert: str, key: str) -> ssl.SSLContext:
+    """The companion's https context with this certificate (and chain) and key, as the checker
+    tries it; OSError or ssl.SSLError when they will not load. A key that asks for a passphrase
+    is refused rather than asked for one: there is nobody to type it."""
+    import ssl
+
+    context = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)
+    context.load_cert_chain(cert, key, password=_no_passphrase)
+    return context
+
+
+def read_password(path: str) -> str:
+    """The password in the file ``path`` (its first and only line); OSError when it cannot be
+    read, Refusal when it is not UTF-8 text or is empty. Never its contents in a message."""
+    data = Path(path).read_bytes()
+    try:
+        text = data.decode("utf-8").strip()
+    except UnicodeDecodeError as e:
+        raise Refusal("{path}, which is not UTF-8 text (byte {byte})", path=path, byte=e.start) from None
+    if not text:
+        raise Refusal("{path}, which is empty", path=path)
+    if len(text.encode("utf-8")) > MAX_PASSWORD:
+        raise Refusal("{path}, of {size} bytes: a password is at most {most}", path=path, size=len(data),
+                      most=MAX_PASSWORD)
+    return text
+
+
+def _no_password(path: str) -> Phrase | None:
+    if not path:
+        return None
+    try:
+        read_password(path)
+    except OSError as e:
+        return Phrase.of("{path}, which cannot be read ({error})", path=path, error=e.strerror or str(e))
+    except Refusal as e:
+        return e.phrase
+    return None
+
+
+def _no_passphrase() -> bytes:
+    raise ValueError("the key is encrypted with a passphrase")
+
+
+def _pair(files: dict[str, str], cert_key: str, key_key: str, unread: set[str]) -> dict[str, tuple[str, Phrase | None]]:
+    """A certificate and its key, loaded together as the table loads them: the certificate's
+    fault when it holds none, the key's when it does not load beside it."""
+    import ssl
+
+    cert, key = files[cert_key], files[key_key]
+    if not cert or not key or cert_key in unread or key_key in unread:
+        return {}
+    problem = _no_certificate(cert)
+    if problem:
+        return {cert_key: (N_("a PEM certificate file (and its chain)"), problem)}
+    try:
+        ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER).load_cert_chain(cert, key, password=_no_passphrase)
+    except (OSError, ssl.SSLError, ValueError) as e:
+        return {key_key: (N_("the unencrypted PEM private key of the certificate beside it"),
+                          Phrase.of("{path}, which does not load as {cert}'s key ({error})", path=key,
+                                    cert=cert_key.partition(".")[2], error=_ssl_words(e)))}
+    return {}
+
+
+def _no_certificate(path: str) -> Phrase | None:
+    """Why ``path`` holds no PEM certificate; None when it holds one (or more)."""
+    import ssl
+
+    try:
+        ssl.SSLContext(ssl.PROTOCOL_TLS_CLIENT).load_verify_locations(cafile=path)
+    except (OSError, ssl.SSLError, ValueError) as e:
+        return Phrase.of("{path}, which holds no PEM certificate ({error})", path=path, error=_ssl_words(e))
+    return None
+
+
+def _ssl_words(error: Exception) -> str:
+    """What OpenSSL (or the system) said, by its reason, which names no byte of the file."""
+    return getattr(error, "reason", None) or getattr(error, "strerror", None) or type(error).__name__
 
 
 def _unusable_folder(folder: Path) -> Phrase | None:
@@ -111,28 +220,41 @@ def _missing_group(group: str) -> Phrase | None:
     return None
 
 
-def _foreign_host(host: str) -> Phrase | None:
-    """Why the companion could not listen on ``host``; None when it can. Each address the
-    name resolves to is bound to a free port, as the companion's server binds them all."""
+def _unusable_address(host: str, port: int, running: Running | None) -> dict[str, tuple[str, Phrase | None]]:
+    """Why the companion could not listen on ``host`` (and, for a change, on ``port``): each
+    address the name resolves to is bound as the companion's server binds them all (the
+    address reused, IPv6 alone on its own). The port the running table holds is its own to let
+    go of; a start (no ``running``) binds port 0, as a port taken for a while is no bad value."""
+    expected = {"web.host": N_("an address of this machine, or 0.0.0.0 or :: for every network"),
+                "web.port": N_("a port no other program listens on")}
+    ours = running is None or not 1024 <= port <= 65535 or port == running.listening  # a bad port: the builder's
     try:
-        addresses = socket.getaddrinfo(host or None, 0, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE)
+        addresses = socket.getaddrinfo(host or None, 0 if ours else port, type=socket.SOCK_STREAM,
+                                       flags=socket.AI_PASSIVE)
     except (socket.gaierror, UnicodeError) as e:
-        return Phrase.of("{host!r}, a name that does not resolve ({error})", host=host,
-                         error=getattr(e, "strerror", None) or str(e))
+        return {"web.host": (expected["web.host"], Phrase.of("{host!r}, a name that does not resolve ({error})",
+                                                             host=host, error=getattr(e, "strerror", None) or str(e)))}
     for family, kind, protocol, _, address in addresses:
         try:
             probe = socket.socket(family, kind, protocol)
         except OSError:
             continue  # a family this machine lacks (IPv6 off): the server skips it too
         with probe:
+            probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+            if family == socket.AF_INET6:
+                probe.setsockopt(socket.IPPROTO_IPV6, socket.IPV6_V6ONLY, 1)
             try:
                 probe.bind(address)
             except OSError as e:
                 which = "" if address[0] == host else f" ({address[0]})"
+                if e.errno == errno.EADDRINUSE:
+                    return {"web.port": (expected["web.port"], Phrase.of(
+                        "port {port}, which another program listens on{which}", port=port, which=which))}
                 if e.errno == errno.EADDRNOTAVAIL:
-                    return Phrase.of("{host!r}, which is not an address of this machine{which}", host=host,
-                                     which=which)
-                return Phrase.of("{host!r}, on which nothing may listen here{which}: {error}", host=host, which=which,
-                                 error=e.strerror or str(e))
-    return None
-
+                    problem = Phrase.of("{host!r}, which is not an address of this machine{which}", host=host,
+                                        which=which)
+                else:
+                    problem = Phrase.of("{host!r}, on which nothing may listen here{which}: {error}", host=host,
+                                        which=which, error=e.strerror or str(e))
+                return {"web.host": (expected["web.host"], problem)}
+    return {}

@@ -1,100 +1,131 @@
 """Writing the configuration: the whole file from the settings (``check-config --defaults``), and
 keys changed in place (the staff page, ``tune --write``).
+
+Keys are changed with tomlkit, which keeps the file as its owner wrote it: comments, order,
+spacing and every other key. The new text is then read back and must hold exactly the old
+keys with the changes, so no editing mistake can shorten a file that would still pass the
+checker; and it is checked as the daemon will check it before it replaces the old file.
 """
 
 from __future__ import annotations
 
-import json
 import math
 import os
-import re
-import tempfile
+import stat
+import tomllib
+from collections.abc import Mapping
 from pathlib import Path
 
+import tomlkit
+from tomlkit.exceptions import TOMLKitError
+
 from ..engine.errors import Refusal
-from .loading import parse_config
+from ..engine.phrase import Phrase
+from ..files import replace_file
+from .loading import ConfigError, Running, parse_config, read_text
 from .schema import OPTIONS, SECTIONS, describe
 from .settings import Config
+
+NEW_FILE_MODE = 0o644  # the installer's: the staff and scripts read the file (the socket's path is in it)
 
 
 def to_toml(config: Config, comments: bool = True) -> str:
     """The whole configuration as a TOML file (every key, defaults included), which
     ``parse_config`` reads back to the same values."""
-    lines = [f"# pi-table configuration{f' (from {config.source})' if config.source else ' (every key at its default)'}"]
+    document = tomlkit.document()
+    document.add(tomlkit.comment(
+        f"pi-table configuration{f' (from {config.source})' if config.source else ' (every key at its default)'}"))
     for section in SECTIONS:
-        lines += ["", f"[{section}]"]
+        table = tomlkit.table()
         for option in (o for o in OPTIONS if o.section == section):
-            value = toml_value(config.values[option.key])
-            lines.append(f"{option.name} = {value}" + (f"  # {option.help}" if comments else ""))
-    return "\n".join(lines) + "\n"
+            item = tomlkit.item(config.values[option.key])
+            if comments:
+                item.comment(option.help)
+                item.trivia.comment_ws = "  "
+            table.add(option.name, item)
+        document.add(tomlkit.nl())
+        document.add(section, table)
+    return tomlkit.dumps(document)
 
 
-def toml_value(value: object) -> str:
-    """``value`` as TOML writes it; ValueError for what no key of this file holds (a missing
-    value, a table), so a change from a form or a command never writes a file TOML cannot read."""
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    if isinstance(value, str):
-        return json.dumps(value, ensure_ascii=False)  # JSON's string escapes are TOML's too
+def writable(value: object) -> object:
+    """``value`` if a key of this file can hold it (a string of Unicode text, a number, true or
+    false, or a list of them); a Refusal saying what was expected otherwise (a missing value, a
+    table, a lone surrogate from a page's JSON), so nothing is written that TOML cannot read."""
     if isinstance(value, list):
-        return "[" + ", ".join(map(toml_value, value)) + "]"
-    if isinstance(value, int | float) and math.isfinite(value):
-        return repr(value)
+        for each in value:
+            writable(each)
+        return value
+    if isinstance(value, str):
+        try:
+            value.encode("utf-8")
+        except UnicodeEncodeError:
+            raise Refusal("expected text, found a string that is not Unicode text (a lone surrogate at "
+                          "character {at})", at=next(i for i, c in enumerate(value) if 0xD800 <= ord(c) <= 0xDFFF)
+                          ) from None
+        return value
+    if isinstance(value, bool) or (isinstance(value, int | float) and math.isfinite(value)):
+        return value
     raise Refusal("expected a string, a number, true or false, or a list of them, found {found}",
                   found=describe(value))
 
 
-def write_keys(path: Path, changes: dict[str, str], machine: bool = False) -> None:
-    """Set each ``section.key`` of ``changes`` to its value (TOML text) in ``path``, keeping every
-    other line; the new file is checked as the daemon will check it (ConfigError: nothing
-    written; with ``machine``, against this machine too, as ``check-config``) and replaces the
-    old at once (a power cut leaves one or the other, never half)."""
-    new = path.read_text(encoding="utf-8") if path.exists() else ""
-    for dotted, value in changes.items():
-        section, _, key = dotted.rpartition(".")
-        new = _with_key(new, section, key, f"{key} = {value}")
-    parse_config(new, path, machine)
-    handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.")
+def write_keys(path: Path, changes: Mapping[str, object], machine: bool = False, running: Running | None = None,
+               ) -> None:
+    """Set each ``section.key`` of ``changes`` to its value in ``path`` (``changed_text``), and
+    replace the old file at once (a power cut leaves one or the other, never half)."""
+    new = changed_text(path, changes, machine, running)
+    replace_file(path, new.encode("utf-8"), stat.S_IMODE(os.stat(path).st_mode) if path.exists() else NEW_FILE_MODE)
+
+
+def changed_text(path: Path, changes: Mapping[str, object], machine: bool = False, running: Running | None = None,
+                 ) -> str:
+    """``path``'s text with each ``section.key`` of ``changes`` set to its value, everything else
+    in the file kept; checked as the daemon will check it (ConfigError; with ``machine``,
+    against this machine too, as ``check-config``, beside what the ``running`` table holds).
+    The old file's journal folder counts among the secret folders: a change that moves it
+    cannot point another key at the games it kept."""
+    old = read_text(path) if path.exists() else ""
     try:
-        with os.fdopen(handle, "w", encoding="utf-8") as out:
-            out.write(new)
-            out.flush()
-            os.fsync(out.fileno())
-        if path.exists():
-            os.chmod(temporary, path.stat().st_mode & 0o7777)
-        os.replace(temporary, path)
-    except BaseException:
-        Path(temporary).unlink(missing_ok=True)
+        expected = tomllib.loads(old)
+    except tomllib.TOMLDecodeError:
+        parse_config(old, path)  # raises, saying in tomllib's words what is wrong, as check-config says it
         raise
+    unwritable = []
+    for key, value in changes.items():
+        try:
+            writable(value)
+        except Refusal as e:
+            unwritable.append(Phrase.of("{path}: {key}: {problem}", path=str(path), key=key, problem=e.phrase))
+    if unwritable:
+        raise ConfigError(unwritable)
+    try:
+        document = tomlkit.parse(old)
+        for dotted, value in changes.items():
+            section, _, name = dotted.rpartition(".")
+            if section not in document:
+                document[section] = tomlkit.table()
+            document[section][name] = value
+            expected.setdefault(section, {})[name] = value
+    except (TOMLKitError, TypeError, AttributeError, RecursionError):  # a section that is no table
+        raise _by_hand(path, changes) from None
+    new = tomlkit.dumps(document)
+    if tomllib.loads(new) != expected:  # tomlkit's own mistake: refuse rather than lose a key
+        raise _by_hand(path, changes)
+    secret_dirs = (*(running.secret_dirs if running else ()), *_journal_dir(old, path))
+    parse_config(new, path, machine, Running(secret_dirs, running.listening if running else None))
+    return new
 
 
-def _with_key(text: str, section: str, key: str, line: str) -> str:
-    """``text`` with ``key`` in ``[section]`` set to ``line``: the old value (however many lines
-    its array takes) replaced in place, or the line put first in the section, or the section added."""
-    lines = text.splitlines()
-    start = next((i for i, each in enumerate(lines) if _header(each) == section), None)
-    if start is None:
-        return text + ("\n" if text and not text.endswith("\n") else "") + f"\n[{section}]\n{line}\n"
-    at = start + 1
-    while at < len(lines) and _header(lines[at]) is None:
-        if re.match(r"^\s*" + re.escape(key) + r"\s*=", lines[at]):
-            last, depth = at, 0
-            while True:  # an array may go on over several lines: to where its brackets close
-                code = lines[last].split("#", 1)[0]
-                depth += code.count("[") - code.count("]")
-                if depth <= 0 or last + 1 >= len(lines):
-                    break
-                last += 1
-            lines[at:last + 1] = [line]
-            return "\n".join(lines) + "\n"
-        at += 1
-    lines.insert(start + 1, line)
-    return "\n".join(lines) + "\n"
+def _by_hand(path: Path, changes: Mapping[str, object]) -> ConfigError:
+    return ConfigError([Phrase.of("{path}: the file could not be changed without changing other keys: change "
+                                  "{keys} by hand", path=str(path), keys=", ".join(changes))])
 
 
-def _header(line: str) -> str | None:
-    """The table a header line opens (``[touch]``); a bare name, so no line of an array of
-    numbers looks like one."""
-    match = re.match(r"^\s*\[\s*([A-Za-z_][\w.-]*)\s*\]\s*(#.*)?$", line)
-    return match[1] if match else None
+def _journal_dir(text: str, path: Path) -> tuple[str, ...]:
+    """The journal folder the file names now, if it can be read: where its table keeps secrets."""
+    try:
+        return (str(parse_config(text, path).paths.journal_dir),)
+    except ConfigError:
+        return ()
 

@@ -25,6 +25,8 @@ from typing import TYPE_CHECKING
 
 from .. import version
 from ..config import Config
+from ..config.machine import Running
+from ..config.trial import DEADLINE_S, Trial
 from ..engine import CODEX, GAMES, TableView, Undo
 from ..engine.errors import Refusal
 from ..engine.phrase import N_, Phrase, Text, meaning
@@ -40,6 +42,7 @@ from ..hal import (
     SimScreen,
     SimTouch,
     TouchSource,
+    events,
 )
 from ..hal.events import NOT_WORKING
 from ..hal.sound import NoSound, SimSound, SoundDevice
@@ -52,6 +55,7 @@ from ..ui.sound import Announcer
 from . import logs
 from .control import ControlServer
 from .notify import LoopHeartbeat, Notifier, thread_ended
+from .trial import Health, TrialWatch, pages_answer
 
 if TYPE_CHECKING:  # loaded only once the table is up (the phones' pages open after READY), or Codex is played
     import ssl
@@ -219,7 +223,8 @@ def _screen(config: Config, painter=None) -> Screen:
 class Daemon:
     """The running table: devices, session, loop, control socket, systemd notification."""
 
-    def __init__(self, config: Config, hal: str = "hw", touch_port: str | None = None, notifier: Notifier | None = None):
+    def __init__(self, config: Config, hal: str = "hw", touch_port: str | None = None, notifier: Notifier | None = None,
+                 under_trial: Trial | None = None, trial_deadline_s: float = DEADLINE_S):
         self.config = config
         self.hal = hal
         self.started = time.monotonic()
@@ -252,6 +257,8 @@ class Daemon:
         self._restart_later: threading.Timer | None = None  # a staff restart asked too soon after others
         self._restart_due = 0.0  # when it happens, on the monotonic clock
         self.companion_beat = LoopHeartbeat("the companion server")
+        self.trial_watch = None if under_trial is None or config.source is None else TrialWatch(
+            config.source, under_trial, self.trial_health, self.restart, trial_deadline_s)
 
     def _make_loop(self) -> EventLoop:
         """The loop for the game on the table: the grid games' or Codex's."""
@@ -299,6 +306,10 @@ class Daemon:
         self._start_companion(f"table {state}; game {self.session.id}")
         if self.fleet is not None:
             self.fleet.start()
+        if self.trial_watch is not None:
+            log.info("trying the settings changed by %s (%s)", self.trial_watch.trial.by,
+                     ", ".join(self.trial_watch.trial.keys))
+            self.trial_watch.start()
 
     # --- [fleet]: the table's reports to an MQTT broker (pi_table/fleet/reporter.py) ---
 
@@ -312,9 +323,11 @@ class Daemon:
         try:
             reporter = Reporter(self.config.fleet, self._fleet_command, link_state=self._fleet_link,
                                 pending=None if self.lock is None else self.config.paths.journal_dir / "fleet.pending")
-        except OSError as e:  # its password file went missing since check-config: play on unreported
-            self.devices.not_working("fleet", str(e))
-            log.error("the fleet's broker cannot be reached without its password file (%s); the table plays on", e)
+        except (OSError, Refusal) as e:  # its password file went missing or bad since the check: play on unreported
+            why = Phrase.of("the broker's password file cannot be used ({error}): check [fleet] password_file",
+                            error=meaning(e) if isinstance(e, Refusal) else e.strerror or str(e))
+            self.devices.not_working("fleet", why)
+            log.error("%s; the table plays on unreported", why)
             return None
         self.devices.screen = ReportingScreen(self.devices.screen, lambda: reporter.offer(self._fleet_status()))
         return reporter
@@ -469,34 +482,10 @@ class Daemon:
 
     def change_settings(self, changes: dict[str, object]) -> list[Phrase]:
         """Written only if ``check-config`` would pass the new file (on this machine, as the
-        service's user): the checker's problems, or [] once written. A restart applies them."""
-        from ..config import BY_KEY, ConfigError
-        from ..config.writing import toml_value, write_keys
-
-        path = self.config.source
-        if path is None:
-            return [Phrase.of("no configuration file: the table runs on its defaults (start one with "
-                              "pi-table check-config --defaults)")]
-        unknown = [key for key in changes if key not in BY_KEY]
-        if unknown:
-            return [Phrase.of("{path}: unknown key {key}: expected one of pi-table check-config --defaults",
-                              path=str(path), key=key) for key in unknown]
-        values, unwritable = {}, []
-        for key, value in changes.items():
-            try:
-                values[key] = toml_value(value)
-            except Refusal as e:  # a value no key holds (a table, a missing value)
-                unwritable.append(Phrase.of("{path}: {key}: {problem}", path=str(path), key=key, problem=e.phrase))
-        if unwritable:
-            return unwritable
-        try:
-            with self._settings:  # read, changed and written whole: two staff at once lose neither change
-                write_keys(path, values, machine=True)
-        except ConfigError as e:
-            return e.phrases
-        except OSError as e:
-            return [Phrase.of("{path}: cannot be written: {error}", path=str(path), error=e.strerror or str(e))]
-        return []
+        service's user, beside what this table holds), as a trial: the restart that applies it
+        keeps it only if the table comes back healthy (``pi_table.config.trial``). The checker's
+        problems, or [] once written."""
+        return self._change(changes, proven=False)
 
     def change_at_hand(self, key: str, value: object) -> list[Phrase]:
         """The language, the LEDs' brightness, the volume or the turn timer's length (``AT_HAND``;
@@ -506,10 +495,89 @@ class Daemon:
             return [Phrase.of("{key} is not changed while the table runs: expected one of {keys}", key=key,
                               keys=", ".join(AT_HAND.values()))]
         with self._settings:  # the table applies the changes in the order the file took them
-            problems = self.change_settings({key: value})
+            problems = self._change({key: value}, proven=True)
             if not problems:  # written: a table stopping meanwhile takes it up when it next starts
                 self._in_loop(lambda: self._apply_at_hand(key, value))
         return problems
+
+    def _change(self, changes: dict[str, object], proven: bool) -> list[Phrase]:
+        """Check and write ``changes``: a trial, or ``proven`` (applied at once, and kept in the
+        last good file too while a trial waits for its restart)."""
+        from ..config import BY_KEY, ConfigError, trial
+
+        path = self.config.source
+        if path is None:
+            return [Phrase.of("no configuration file: the table runs on its defaults (start one with "
+                              "pi-table check-config --defaults)")]
+        unknown = [key for key in changes if key not in BY_KEY]
+        if unknown:
+            return [Phrase.of("{path}: unknown key {key}: expected one of pi-table check-config --defaults",
+                              path=str(path), key=key) for key in unknown]
+        running = Running((str(self.config.paths.journal_dir),),
+                          None if self.companion is None else self.companion.port)
+        try:
+            with self._settings:  # read, changed and written whole: two staff at once lose neither change
+                if proven:
+                    trial.change_proven(path, changes, running)
+                else:
+                    trial.change(path, changes, "staff", self._working(), running)
+        except ConfigError as e:
+            return e.phrases
+        except OSError as e:
+            return [Phrase.of("{path}: cannot be written: {error}", path=str(path), error=e.strerror or str(e))]
+        return []
+
+    def settings_state(self, lang: str) -> dict:
+        """The settings' trial for the staff page: a change waiting to be proven healthy, and the
+        last one rolled back (which keys, by whom, when, and why in ``lang``) until one is kept."""
+        from ..config import trial
+
+        path = self.config.source
+        pending = None if path is None else trial.pending_trial(path)
+        note = None if path is None else trial.rolled_back(path)
+        rolled_back = None
+        if note is not None:
+            why, keys = note.get("why"), note.get("keys")
+            rolled_back = {"at": note.get("at") if isinstance(note.get("at"), int | float) else None,
+                           "keys": [key for key in keys if isinstance(key, str)] if isinstance(keys, list) else [],
+                           "by": str(note.get("by", "")),
+                           "why": str(why.get(lang) or why.get("en") or "") if isinstance(why, dict) else ""}
+        return {"trial": None if pending is None else {"keys": list(pending.keys), "by": pending.by,
+                                                        "since": pending.since},
+                "rolled_back": rolled_back}
+
+    def _working(self) -> list[str]:
+        """The devices working now, which a change must leave working."""
+        try:
+            health = self.loop.call(lambda: self.status())["health"]
+        except TimeoutError:
+            return []
+        return [name for name, state in health.items() if state == "ok"]
+
+    def trial_health(self) -> Health:
+        """How a trial sees the table: its loop answering, its pages answering, and the devices
+        that worked before the change working again."""
+        try:
+            health = self.loop.call(lambda: self.status(), timeout=2)["health"]
+        except TimeoutError:
+            return Health(Phrase.of("the table's loop does not answer"))
+        web = self.config.web
+        if web.enabled:
+            if health.get("companion", "").startswith(NOT_WORKING):
+                return Health(Phrase.of("the phones' pages and the staff page cannot open: {why}",
+                                        why=self.devices.why.get("companion", health["companion"])), final=True)
+            if self.companion is None:
+                return Health(Phrase.of("the phones' pages and the staff page are not open yet"))
+            unanswered = pages_answer(self.companion.port, web.host, bool(web.tls_cert))
+            if unanswered is not None:
+                return Health(unanswered)
+        watched = self.trial_watch.trial.working if self.trial_watch is not None else ()
+        for name in watched:
+            if health.get(name, "ok") != "ok":
+                return Health(Phrase.of("{device} worked before the change and does not now: {state}",
+                                        device=Phrase(events.DEVICE_NAMES.get(name, name)),
+                                        state=self.devices.why.get(name, health[name])))
+        return Health()
 
     def _apply_at_hand(self, key: str, value: object) -> None:
         """In the loop's thread: the value the checker passed, shown from the next frame."""
@@ -595,6 +663,8 @@ class Daemon:
         self._stopping = True  # the companion, if it is still opening, gives up waiting for the loop
         if self._restart_later is not None:
             self._restart_later.cancel()
+        if self.trial_watch is not None:
+            self.trial_watch.stop()
         self.notifier.stopping()
         self.control.stop()
         if self._companion_start is not None:
@@ -765,7 +835,7 @@ class StaffDesk:
         return self.daemon.config.language
 
     def table(self, lang: str) -> dict:
-        return self.daemon.answer({"command": "status", "lang": lang})
+        return {**self.daemon.answer({"command": "status", "lang": lang}), "settings": self.daemon.settings_state(lang)}
 
     def new_game(self, game: str, options: dict[str, object], lang: str) -> Text | None:
         from ..engine import InvalidRules, Rules
@@ -831,12 +901,12 @@ def _tls(cert: str, key: str) -> ssl.SSLContext:
     """A server context for https with this certificate (and chain) and key; _TlsError saying why not."""
     import ssl
 
-    context = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)
+    from ..config.machine import server_tls  # as the checker tried them
+
     try:
-        context.load_cert_chain(cert, key)
-    except (OSError, ssl.SSLError) as e:
+        return server_tls(cert, key)
+    except (OSError, ssl.SSLError, ValueError) as e:
         raise _TlsError(getattr(e, "strerror", None) or getattr(e, "reason", None) or str(e)) from None
-    return context
 
 
 def _reachable_address(host: str) -> str:
@@ -855,10 +925,11 @@ def _reachable_address(host: str) -> str:
     return address
 
 
-def serve(config: Config, hal: str = "hw", touch_port: str | None = None) -> int:
-    """Run the daemon in this process until SIGTERM or SIGINT; the exit status."""
+def serve(config: Config, hal: str = "hw", touch_port: str | None = None, under_trial: Trial | None = None) -> int:
+    """Run the daemon in this process until SIGTERM or SIGINT; the exit status. A table started
+    on settings under trial keeps them once healthy, or rolls them back (``trial.TrialWatch``)."""
     try:
-        daemon = Daemon(config, hal, touch_port)
+        daemon = Daemon(config, hal, touch_port, under_trial=under_trial)
     except AlreadyRunning as e:
         print(f"pi-table run: {e}", file=sys.stderr)
         return EXIT_RUNNING

@@ -21,8 +21,7 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
-from ..config import Config, ConfigError
-from ..config.writing import write_keys
+from ..config import Config, ConfigError, trial
 from ..drivers.touchboard import TouchBoardSource
 from ..engine.phrase import N_, Phrase, Text, meaning
 from ..hal import Event, HealthEvent, Screen
@@ -208,5 +207,7 @@ class Tune:
 
 
 def write_thresholds(path: Path, pairs: tuple[Pair, ...]) -> None:
-    """Put ``pairs`` in ``path``'s ``[touch] thresholds``, keeping every other line (``write_keys``)."""
-    write_keys(path, {"touch.thresholds": "[" + ", ".join(f"[{touch}, {release}]" for touch, release in pairs) + "]"})
+    """Put ``pairs`` in ``path``'s ``[touch] thresholds``, keeping everything else, as a trial:
+    the table's next start keeps them if the board works on them, or puts the last good file back."""
+    trial.change(path, {"touch.thresholds": [[touch, release] for touch, release in pairs]}, "tune", ("touch",),
+                 machine=False)  # the thresholds alone change: the rest of the file is the table's as it was

@@ -4,7 +4,6 @@
 from __future__ import annotations
 
 import ssl
-from pathlib import Path
 
 import paho.mqtt.client as mqtt
 from paho.mqtt.enums import CallbackAPIVersion, MQTTProtocolVersion
@@ -12,6 +11,7 @@ from paho.mqtt.packettypes import PacketTypes
 from paho.mqtt.properties import Properties
 
 from ..config import FleetConfig
+from ..config.machine import read_password
 
 PREFIX = "pi-table"
 SESSION_EXPIRY_S = 24 * 3600  # how long the broker keeps the session (and QoS 1 messages) of one away
@@ -32,12 +32,12 @@ def table_client_id(table_id: str) -> str:
 
 def client(config: FleetConfig, client_id: str) -> mqtt.Client:
     """A client for ``config``'s broker, not yet connected; OSError when its password file
-    cannot be read."""
+    cannot be read, Refusal when it holds no password (``config.machine.read_password``)."""
     made = mqtt.Client(CallbackAPIVersion.VERSION2, client_id=client_id, protocol=MQTTProtocolVersion.MQTTv5)
     if config.username is not None:
         password = config.password
         if config.password_file:
-            password = Path(config.password_file).read_text(encoding="utf-8").strip()
+            password = read_password(config.password_file)
         made.username_pw_set(config.username, password)
     if config.scheme == "mqtts":
         made.tls_set(ca_certs=config.ca or None, certfile=config.cert or None, keyfile=config.key or None,

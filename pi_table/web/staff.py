@@ -81,7 +81,8 @@ class Desk(Protocol):
 
     def table(self, lang: str) -> dict:
         """The game as the operatives see it (the public view, never the key), each device's
-        health, the warnings, version and uptime; its sentences in ``lang``."""
+        health, the warnings, version and uptime, and the settings' trial (``settings``: a change
+        on trial, the last one rolled back); its sentences in ``lang``."""
 
     def new_game(self, game: str, options: dict[str, object], lang: str) -> Text | None:
         """Deal ``game`` with these options (``OPTIONS``); None, or why not (in ``lang``)."""
@@ -101,7 +102,9 @@ class Desk(Protocol):
 
     def change_settings(self, changes: dict[str, object]) -> list[Phrase]:
         """Check the file with ``changes`` as ``check-config`` does and, if it passes, write it
-        (atomically); the checker's problems, or [] when written (``restart`` applies it)."""
+        (atomically) as a trial: the table keeps it only if it is healthy after the restart that
+        applies it (``restart``), and puts the last good file back by itself if not. The
+        checker's problems, or [] when written."""
 
     def change_at_hand(self, key: str, value: object) -> list[Phrase]:
         """One of ``LIVE`` changed as ``change_settings`` does, and applied at once (no restart)."""
@@ -250,6 +253,9 @@ TEXTS = (
     N_("Configuration"),
     N_("Save and apply"),
     N_("Saved: the table restarts to apply it and resumes its game."),
+    N_("New settings on trial ({keys}): they are kept once the table is healthy on them; if it is not, the last "
+       "good ones come back by themselves."),
+    N_("The settings changed at {time} ({keys}) were rolled back, and the last good ones are in use: {why}"),
     N_("Saved and applied."),
     N_("no configuration file: the table runs on its defaults"),
     N_("Log"),

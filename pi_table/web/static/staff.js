@@ -96,8 +96,24 @@ function drawTable(table) {
     if (bad) item.append(el("span", { class: "advice", text: t(device.advice) }));
     return item;
   }));
-  $("warnings").replaceChildren(...table.warnings.map((warning) => el("p", { class: "message error", text: warning })));
+  $("warnings").replaceChildren(...table.warnings.map((warning) => el("p", { class: "message error", text: warning })),
+    ...settingsNotes(table.settings));
   $("version").textContent = t("version {version}, up {uptime}", { version: table.version, uptime: `${Math.round(table.uptime_s)} s` });
+}
+
+// The settings' trial: a change waiting to prove itself, and the last one the table rolled back.
+function settingsNotes(state) {
+  const notes = [];
+  if (!state) return notes;
+  if (state.trial) {
+    notes.push(el("p", { class: "message", text: t("New settings on trial ({keys}): they are kept once the table is healthy on them; if it is not, the last good ones come back by themselves.", { keys: state.trial.keys.join(", ") }) }));
+  }
+  const back = state.rolled_back;
+  if (back) {
+    const time = back.at ? new Date(back.at * 1000).toLocaleString(lang) : "?";
+    notes.push(el("p", { class: "message error", text: t("The settings changed at {time} ({keys}) were rolled back, and the last good ones are in use: {why}", { time, keys: back.keys.join(", "), why: back.why }) }));
+  }
+  return notes;
 }
 
 const DEVICES = { touch: "the touch board", leds: "the LED strip", screen: "the spymaster screen",

@@ -1,0 +1,173 @@
+"""Try, then keep: a change of the configuration made from a page, or by ``tune --write``.
+
+Before the changed file replaces the old one, the old one is kept beside it as the last good
+file (``config.toml.good``) and a note of the trial (``config.toml.trial``) says which keys
+changed, who changed them, which devices were working then, and how many starts the trial has
+had. A table that starts on the file and is healthy by its deadline keeps it (``keep``): the
+note goes, and the file is the last good one. If the table cannot start on it, stops before it
+is healthy, or is not healthy by the deadline, the last good file is put back (``roll_back``)
+with a note of what was rolled back and why (``config.toml.rolled-back``, for the staff page),
+and the table starts on it. No checker foresees everything; this net catches what it missed.
+
+A file edited by hand is never a trial: a bad one still stops the table at its start (78).
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+import stat
+import time
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TypeGuard
+
+from ..engine.phrase import Phrase, Text
+from ..engine.views import LANGUAGES
+from ..files import replace_file
+from ..ui.i18n import say
+from .loading import Running, read_text
+
+log = logging.getLogger("pi_table.config")
+GOOD, TRIAL, ROLLED_BACK = ".good", ".trial", ".rolled-back"
+STARTS = 1  # starts a trial has: a second start without a keep means the first one died
+DEADLINE_S = 60.0  # from the start to healthy: the companion opens after READY, the board says hello
+
+
+@dataclass(frozen=True, slots=True)
+class Trial:
+    """A trial under way: the keys changed, by whom, the devices that worked before it (which
+    must work again on the new file), and when it began."""
+
+    keys: tuple[str, ...]
+    by: str
+    working: tuple[str, ...]
+    since: float
+    starts: int = 0
+
+    def to_json(self) -> dict:
+        return {"keys": list(self.keys), "by": self.by, "working": list(self.working), "since": self.since,
+                "starts": self.starts}
+
+    @classmethod
+    def from_json(cls, data: object) -> Trial:
+        """The note as written; ValueError when it is not one (a damaged note is no trial)."""
+        if isinstance(data, dict):
+            keys, working, by = data.get("keys"), data.get("working", []), data.get("by")
+            since, starts = data.get("since"), data.get("starts")
+            if (_strings(keys) and _strings(working) and isinstance(by, str) and isinstance(since, int | float)
+                    and isinstance(starts, int) and not isinstance(starts, bool)):
+                return cls(tuple(keys), by, tuple(working), float(since), starts)
+        raise ValueError("a trial's note has keys, by, working, since and starts")
+
+
+def _strings(value: object) -> TypeGuard[list[str]]:
+    return isinstance(value, list) and all(isinstance(each, str) for each in value)
+
+
+def beside(path: Path, suffix: str) -> Path:
+    return path.with_name(path.name + suffix)
+
+
+def change(path: Path, changes: Mapping[str, object], by: str, working: Iterable[str] = (),
+           running: Running | None = None, machine: bool = True) -> None:
+    """Write ``changes`` into ``path`` as a trial (``writing.changed_text`` checks them first,
+    with ``machine`` on this machine too; ConfigError: nothing written). A change made while another waits for its restart joins
+    that trial: the last good file stays the one the table last proved."""
+    from .writing import changed_text  # tomlkit loads for a change, not at every start
+
+    new = changed_text(path, changes, machine, running)
+    pending = pending_trial(path)
+    if pending is None:
+        _copy(path, beside(path, GOOD))
+        trial = Trial(tuple(changes), by, tuple(working), time.time())
+    else:
+        trial = Trial(tuple(dict.fromkeys((*pending.keys, *changes))), by, pending.working, pending.since)
+    _write_json(path, TRIAL, trial.to_json())
+    replace_file(path, new.encode("utf-8"), _mode(path))
+
+
+def change_proven(path: Path, changes: Mapping[str, object], running: Running | None = None) -> None:
+    """Write ``changes`` that the table applies at once and has proven (the brightness, the
+    language...): into the file and, while a trial waits, into its last good file too, so a
+    rollback does not take them back."""
+    from .writing import changed_text
+
+    new = changed_text(path, changes, machine=True, running=running)
+    good = beside(path, GOOD)
+    if pending_trial(path) is not None and good.exists():
+        replace_file(good, changed_text(good, changes).encode("utf-8"), _mode(good))
+    replace_file(path, new.encode("utf-8"), _mode(path))
+
+
+def pending_trial(path: Path) -> Trial | None:
+    """The trial under way for ``path``, or None (a note that cannot be read is no trial, said once)."""
+    note = beside(path, TRIAL)
+    try:
+        return Trial.from_json(json.loads(note.read_text(encoding="utf-8")))
+    except FileNotFoundError:
+        return None
+    except (OSError, ValueError, RecursionError) as e:
+        log.warning("%s cannot be read (%s): no trial is under way", note, e)
+        return None
+
+
+def starting(path: Path) -> Trial | None:
+    """At a start: the trial under way, counted one start more; or, when its last start never
+    kept it (the table died before it was healthy), rolled back first, and None."""
+    trial = pending_trial(path)
+    if trial is None:
+        return None
+    if trial.starts >= STARTS:
+        roll_back(path, trial, Phrase.of("the table stopped before it was healthy on the new settings"))
+        return None
+    trial = Trial(trial.keys, trial.by, trial.working, trial.since, trial.starts + 1)
+    _write_json(path, TRIAL, trial.to_json())
+    return trial
+
+
+def keep(path: Path) -> None:
+    """The table is healthy on the file: it is the last good one now, and the trial is over."""
+    _copy(path, beside(path, GOOD))
+    beside(path, ROLLED_BACK).unlink(missing_ok=True)
+    beside(path, TRIAL).unlink(missing_ok=True)
+    log.info("the new settings are kept: the table is healthy on them")
+
+
+def roll_back(path: Path, trial: Trial, why: Text) -> None:
+    """Put the last good file back, and leave a note of what was rolled back and why, said in
+    every language the table speaks (the staff page shows it in its own)."""
+    good = beside(path, GOOD)
+    if good.exists():
+        replace_file(path, good.read_bytes(), _mode(path))
+    _write_json(path, ROLLED_BACK, {"at": time.time(), "keys": list(trial.keys), "by": trial.by,
+                                             "why": {lang: say(why, lang) for lang in LANGUAGES}})
+    beside(path, TRIAL).unlink(missing_ok=True)
+    log.error("the settings changed by %s (%s) are rolled back: %s", trial.by, ", ".join(trial.keys), say(why, "en"))
+
+
+def rolled_back(path: Path) -> dict | None:
+    """The note of the last rollback, while no change has been kept since; None without one."""
+    try:
+        note = json.loads(beside(path, ROLLED_BACK).read_text(encoding="utf-8"))
+    except (OSError, ValueError, RecursionError):
+        return None
+    return note if isinstance(note, dict) else None
+
+
+def _copy(source: Path, to: Path) -> None:
+    replace_file(to, read_text(source).encode("utf-8"), _mode(source))
+
+
+def _mode(path: Path) -> int:
+    try:
+        return stat.S_IMODE(os.stat(path).st_mode)
+    except FileNotFoundError:
+        return 0o644
+
+
+def _write_json(path: Path, suffix: str, data: dict) -> None:
+    """A note beside the file ``path``, as readable as the file itself."""
+    replace_file(beside(path, suffix), json.dumps(data).encode("utf-8"), _mode(path))

@@ -1,0 +1,110 @@
+"""The running table's side of a trial (``pi_table.config.trial``): after a start on changed
+settings, it is watched until it is healthy, then the settings are kept; if it is not healthy
+by the deadline, or fails in a way that waiting cannot mend, they are rolled back and the table
+restarts on the last good file.
+
+Healthy is what a café needs of it: the table loop answering, the phones' pages and the staff
+page answering over the network (when [web] serves them), and every device that worked before
+the change working again (a board that was already unplugged does not count against it).
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from ..config import trial
+from ..engine.phrase import Phrase, Text
+
+if TYPE_CHECKING:
+    import http.client
+
+log = logging.getLogger("pi_table.daemon")
+PERIOD_S = 0.5
+PAGES = ("/", "/staff")  # a phone's way in, and the staff's
+ASK_S = 5.0  # one page asked of the companion at most this long
+
+
+@dataclass(frozen=True, slots=True)
+class Health:
+    """The table as a trial sees it: healthy (no ``why``), or why not, and whether waiting may mend it."""
+
+    why: Text | None = None
+    final: bool = False
+
+
+class TrialWatch:
+    """Watches ``check`` every ``period_s`` from the start: keeps the trial of the file ``path``
+    once healthy; rolls it back and calls ``restart`` when a check is final or ``deadline_s``
+    passes. ``clock`` and ``wait`` are the monotonic clock and a wait on the stop event, which
+    tests replace."""
+
+    def __init__(self, path: Path, under_trial: trial.Trial, check: Callable[[], Health], restart: Callable[[], object],
+                 deadline_s: float = trial.DEADLINE_S, period_s: float = PERIOD_S,
+                 clock: Callable[[], float] = time.monotonic) -> None:
+        self.path, self.trial, self.check, self.restart = path, under_trial, check, restart
+        self.deadline_s, self.period_s, self.clock = deadline_s, period_s, clock
+        self.stopped = threading.Event()
+        self.outcome: str | None = None  # "kept" or "rolled back", once decided
+        self._thread: threading.Thread | None = None
+
+    def start(self) -> None:
+        self._thread = threading.Thread(target=self.run, name="trial", daemon=True)
+        self._thread.start()
+
+    def run(self) -> None:
+        deadline = self.clock() + self.deadline_s
+        while not self.stopped.is_set():
+            health = self.check()
+            if health.why is None:
+                trial.keep(self.path)
+                self.outcome = "kept"
+                return
+            if health.final or self.clock() >= deadline:
+                why = health.why if health.final else Phrase.of("not healthy {seconds} s after the start: {why}",
+                                                               seconds=round(self.deadline_s), why=health.why)
+                trial.roll_back(self.path, self.trial, why)
+                self.outcome = "rolled back"
+                self.restart()
+                return
+            self.stopped.wait(self.period_s)
+
+    def stop(self) -> None:
+        """The table is stopping: the trial is decided by the next start (a second start that is
+        not kept rolls it back), not by a check of a table half closed."""
+        self.stopped.set()
+        if self._thread is not None and self._thread is not threading.current_thread():
+            self._thread.join(timeout=ASK_S * len(PAGES) + 1)
+
+
+def pages_answer(port: int, host: str, tls: bool) -> Text | None:
+    """Why the companion's pages do not answer on this machine (each of ``PAGES`` with a page,
+    not an error); None when they do. Asked over loopback, as a phone asks over the Wi-Fi."""
+    import http.client  # once the table is up: a start does without them
+    import ssl
+
+    address = {"0.0.0.0": "127.0.0.1", "": "127.0.0.1", "::": "::1"}.get(host, host)
+    for page in PAGES:
+        connection: http.client.HTTPConnection
+        if tls:  # its own certificate, for a name phones use: whether it answers is the question here
+            context = ssl.SSLContext(ssl.PROTOCOL_TLS_CLIENT)
+            context.check_hostname, context.verify_mode = False, ssl.CERT_NONE
+            connection = http.client.HTTPSConnection(address, port, timeout=ASK_S, context=context)
+        else:
+            connection = http.client.HTTPConnection(address, port, timeout=ASK_S)
+        try:
+            connection.request("GET", page)
+            status = connection.getresponse().status
+        except (OSError, http.client.HTTPException) as e:
+            return Phrase.of("{page} does not answer on port {port} ({error})", page=page, port=port,
+                             error=getattr(e, "strerror", None) or str(e) or type(e).__name__)
+        finally:
+            connection.close()
+        if status != 200:
+            return Phrase.of("{page} answers {status} on port {port}", page=page, status=status, port=port)
+    return None

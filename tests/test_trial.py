@@ -1,0 +1,326 @@
+"""Try, then keep (issue 25): a change made from the staff page or by ``tune --write`` is a trial.
+The last good file is kept; the table keeps the change once it is healthy on it, and puts the
+last good file back by itself when it cannot start on the change, dies before it is healthy, or
+is not healthy by the deadline. First the files' side and the watch with a clock of their own,
+then the real ``pi-table run`` under the fake systemd, restarted as the unit restarts it."""
+
+from __future__ import annotations
+
+import json
+import socket
+import subprocess
+import sys
+import time
+
+import pytest
+
+from pi_table.config import ConfigError, load_config, trial
+from pi_table.daemon.run import EXIT_RESTART
+from pi_table.daemon.trial import Health, TrialWatch
+from pi_table.engine.phrase import Phrase
+from pi_table.sim.systemd import FakeSystemd
+
+from helpers import STAFF_PIN, Staff, pi_table, self_signed
+
+CONFIG = ('[web]\nhost = "127.0.0.1"\nport = 0\n[paths]\njournal_dir = "journal"\nsocket = "control.sock"\n'
+          'socket_group = ""\n[timer]\n# the café likes a slow game\nlength_s = 0\n')
+EXIT_CONFIG = 78
+
+
+def config_file(tmp_path):
+    path = tmp_path / "config.toml"
+    path.write_text(CONFIG)
+    return path
+
+
+# --- the files ------------------------------------------------------------------------------------
+
+
+def test_a_change_keeps_the_old_file_as_the_last_good_one_and_notes_the_trial(tmp_path):
+    path = config_file(tmp_path)
+    trial.change(path, {"timer.length_s": 90}, "staff", ["leds", "companion"])
+    assert "length_s = 90" in path.read_text() and "# the café likes a slow game" in path.read_text()
+    assert trial.beside(path, trial.GOOD).read_text() == CONFIG
+    under_way = trial.pending_trial(path)
+    assert under_way is not None and (under_way.keys, under_way.by, under_way.working, under_way.starts) == (
+        ("timer.length_s",), "staff", ("leds", "companion"), 0)
+    trial.change(path, {"game.language": "it"}, "staff", ["leds"])  # before the restart: the same trial
+    assert trial.beside(path, trial.GOOD).read_text() == CONFIG  # the last good file is still the proven one
+    joined = trial.pending_trial(path)
+    assert joined is not None and joined.keys == ("timer.length_s", "game.language") and joined.working == (
+        "leds", "companion")
+
+
+def test_a_refused_change_writes_nothing_at_all(tmp_path):
+    path = config_file(tmp_path)
+    with pytest.raises(ConfigError, match="timer.length_s"):
+        trial.change(path, {"timer.length_s": 5}, "staff")
+    assert path.read_text() == CONFIG and sorted(p.name for p in tmp_path.iterdir()) == ["config.toml"]
+
+
+def test_a_trial_gets_one_start_and_a_second_without_a_keep_rolls_it_back(tmp_path):
+    path = config_file(tmp_path)
+    trial.change(path, {"timer.length_s": 90}, "staff")
+    first = trial.starting(path)
+    assert first is not None and first.starts == 1 and "length_s = 90" in path.read_text()
+    assert trial.starting(path) is None  # the first start died before it was healthy
+    assert path.read_text() == CONFIG and trial.pending_trial(path) is None
+    note = trial.rolled_back(path)
+    assert note is not None and note["keys"] == ["timer.length_s"] and note["by"] == "staff"
+    assert note["why"] == {"en": "the table stopped before it was healthy on the new settings",
+                           "it": "il tavolo si è fermato prima di funzionare bene con le nuove impostazioni"}
+
+
+def test_a_kept_trial_makes_the_file_the_last_good_one_and_clears_an_old_rollback(tmp_path):
+    path = config_file(tmp_path)
+    trial.change(path, {"timer.length_s": 90}, "staff")
+    trial.roll_back(path, trial.pending_trial(path), Phrase.of("the table's loop does not answer"))
+    trial.change(path, {"sound.volume": 0.3}, "staff")
+    assert trial.starting(path) is not None
+    trial.keep(path)
+    assert trial.pending_trial(path) is None and trial.rolled_back(path) is None
+    assert trial.beside(path, trial.GOOD).read_text() == path.read_text() and "volume = 0.3" in path.read_text()
+    assert trial.starting(path) is None and "volume = 0.3" in path.read_text()  # nothing left to roll back
+
+
+def test_a_change_applied_at_once_joins_the_last_good_file_so_a_rollback_keeps_it(tmp_path):
+    path = config_file(tmp_path)
+    trial.change(path, {"timer.length_s": 90}, "staff")
+    trial.change_proven(path, {"leds.brightness": 0.2})
+    assert "brightness = 0.2" in trial.beside(path, trial.GOOD).read_text()
+    trial.roll_back(path, trial.pending_trial(path), Phrase.of("the table's loop does not answer"))
+    config = load_config(path)
+    assert config.leds.brightness == 0.2 and config.timer.length_s == 0
+
+
+@pytest.mark.parametrize("note", ["{", "[]", '{"keys": "x"}', '{"keys": [], "by": "staff", "since": 1, "starts": true}'])
+def test_a_damaged_note_is_no_trial_and_rolls_nothing_back(tmp_path, note, caplog):
+    path = config_file(tmp_path)
+    trial.beside(path, trial.TRIAL).write_text(note)
+    assert trial.pending_trial(path) is None and trial.starting(path) is None
+    assert path.read_text() == CONFIG and "no trial is under way" in caplog.text
+
+
+# --- the watch, on a clock of its own -------------------------------------------------------------
+
+
+class Clock:
+    def __init__(self) -> None:
+        self.now = 100.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+def watch(tmp_path, answers, deadline_s: float = 10.0):
+    """A watch over a trial of ``tmp_path``'s file whose checks answer ``answers`` in turn,
+    each check a second later on its clock."""
+    path = config_file(tmp_path)
+    trial.change(path, {"timer.length_s": 90}, "staff")
+    under_way = trial.starting(path)
+    clock, restarts, checks = Clock(), [], iter(answers)
+
+    def check() -> Health:
+        clock.now += 1
+        return next(checks)
+
+    watcher = TrialWatch(path, under_way, check, lambda: restarts.append(clock.now), deadline_s, period_s=0,
+                         clock=clock)
+    return path, watcher, restarts
+
+
+def test_the_watch_keeps_the_change_once_the_table_is_healthy(tmp_path):
+    path, watcher, restarts = watch(tmp_path, [Health(Phrase.of("the phones' pages and the staff page are not open "
+                                                                "yet")), Health()])
+    watcher.run()
+    assert watcher.outcome == "kept" and restarts == [] and trial.pending_trial(path) is None
+    assert "length_s = 90" in path.read_text()
+
+
+def test_the_watch_rolls_back_at_once_on_what_waiting_cannot_mend(tmp_path):
+    why = Phrase.of("the phones' pages and the staff page cannot open: {why}", why="Address already in use")
+    path, watcher, restarts = watch(tmp_path, [Health(why, final=True)])
+    watcher.run()
+    assert watcher.outcome == "rolled back" and restarts == [101.0] and path.read_text() == CONFIG
+    note = trial.rolled_back(path)
+    assert note is not None and note["why"]["en"] == str(why)
+    assert note["why"]["it"].startswith("le pagine per i telefoni e la pagina del personale non si possono aprire")
+
+
+def test_the_watch_rolls_back_a_table_not_healthy_by_the_deadline(tmp_path):
+    waiting = Health(Phrase.of("the phones' pages and the staff page are not open yet"))
+    path, watcher, restarts = watch(tmp_path, [waiting] * 20, deadline_s=5)
+    watcher.run()
+    assert watcher.outcome == "rolled back" and restarts == [105.0] and path.read_text() == CONFIG
+    note = trial.rolled_back(path)
+    assert note is not None and note["why"]["en"] == (
+        "not healthy 5 s after the start: the phones' pages and the staff page are not open yet")
+
+
+def test_a_table_stopping_leaves_the_trial_to_its_next_start(tmp_path):
+    path, watcher, restarts = watch(tmp_path, [])
+    watcher.stop()
+    watcher.run()  # stopped before its first check: it decides nothing
+    assert watcher.outcome is None and restarts == [] and trial.pending_trial(path) is not None
+
+
+# --- the real table under the fake systemd --------------------------------------------------------
+
+
+class Service:
+    """``pi-table run`` under the fake systemd, restarted as the unit restarts it, with a staff
+    phone that finds the companion wherever it listens after each start."""
+
+    def __init__(self, tmp_path) -> None:
+        self.folder = tmp_path
+        self.config = config_file(tmp_path)
+        done = subprocess.run([sys.executable, "-m", "pi_table", "set-staff-pin", "--config", str(self.config)],
+                              input=f"{STAFF_PIN}\n", capture_output=True, text=True, timeout=30)
+        assert done.returncode == 0, done.stderr
+        self.systemd: FakeSystemd | None = None
+
+    def start(self) -> None:
+        self.systemd = FakeSystemd(["--hal", "sim", "--config", str(self.config)])
+        self.systemd.start()
+
+    def status(self) -> dict:
+        answer = pi_table("status", "--json", "--config", str(self.config))
+        assert answer.returncode == 0, answer.stderr
+        return json.loads(answer.stdout)
+
+    def staff(self) -> Staff:
+        staff = Staff(self.status()["companion"])
+        assert staff.login()[0] == 200
+        return staff
+
+    def exited(self, timeout: float = 20) -> int:
+        assert self.systemd is not None and self.systemd.process is not None
+        code = self.systemd.process.wait(timeout=timeout)
+        self.systemd.close()
+        return code
+
+    def log(self) -> str:
+        return "" if self.systemd is None else self.systemd.log.read_text(errors="replace")
+
+    def close(self) -> None:
+        if self.systemd is not None:
+            self.systemd.close()
+
+
+@pytest.fixture
+def service(tmp_path):
+    service = Service(tmp_path)
+    yield service
+    service.close()
+
+
+def settings_shown(staff: Staff, lang: str = "en") -> dict:
+    staff.lang = lang
+    status, table = staff.call("GET", "/staff/api/table")
+    assert status == 200
+    return table["settings"]
+
+
+def test_a_healthy_change_is_kept_after_its_restart(service):
+    service.start()
+    staff = service.staff()
+    assert staff.call("POST", "/staff/api/config", {"changes": {"game.hold_s": 0.3}}) == (
+        200, {"ok": True, "restarting": True})
+    assert service.exited() == EXIT_RESTART
+    assert settings_shown_before_restart(service)["keys"] == ["game.hold_s"]
+    service.start()
+    staff = service.staff()
+    deadline = time.monotonic() + 20
+    while trial.pending_trial(service.config) is not None and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert trial.pending_trial(service.config) is None, service.log()
+    assert settings_shown(staff) == {"trial": None, "rolled_back": None}
+    assert load_config(service.config).input.hold_s == 0.3
+    assert trial.beside(service.config, trial.GOOD).read_text() == service.config.read_text()
+
+
+def settings_shown_before_restart(service: Service) -> dict:
+    under_way = trial.pending_trial(service.config)
+    assert under_way is not None
+    return under_way.to_json()
+
+
+def test_a_change_the_table_cannot_start_on_is_rolled_back_at_the_start(service):
+    """The checker passed a certificate and its key; before the restart the certificate was
+    replaced by something else. The start on the new file fails its check, and instead of
+    exiting 78 (which systemd would not restart) the table puts the last good file back and
+    starts on it; the staff page says what was rolled back and why, in its language."""
+    cert, key = self_signed(service.folder)
+    service.start()
+    staff = service.staff()
+    assert staff.call("POST", "/staff/api/config", {"changes": {"web.tls_cert": str(cert), "web.tls_key": str(key)}}
+                      ) == (200, {"ok": True, "restarting": True})
+    assert service.exited() == EXIT_RESTART
+    cert.write_text("not a certificate any more\n")
+    service.start()
+    assert "tls_cert" not in service.config.read_text() or 'tls_cert = ""' in service.config.read_text()
+    staff = service.staff()  # over http again: the last good file's
+    shown = settings_shown(staff)
+    assert shown["trial"] is None and shown["rolled_back"]["keys"] == ["web.tls_cert", "web.tls_key"]
+    assert shown["rolled_back"]["why"].startswith("the table could not start on the new settings: ")
+    assert "which holds no PEM certificate" in shown["rolled_back"]["why"]
+    assert "not a certificate any more" not in json.dumps(shown)
+    assert settings_shown(staff, "it")["rolled_back"]["why"].startswith(
+        "il tavolo non è riuscito ad avviarsi con le nuove impostazioni: ")
+
+
+def test_a_change_on_which_the_pages_do_not_open_is_rolled_back_and_the_table_restarts(service):
+    """The checker passed a free port; another program took it before the restart. The table
+    starts, its phones' pages and staff page cannot listen: that cannot mend by waiting, so the
+    last good file goes back at once and the table restarts on it."""
+    probe = socket.socket()
+    probe.bind(("127.0.0.1", 0))
+    port = probe.getsockname()[1]
+    probe.close()
+    service.start()
+    staff = service.staff()
+    assert staff.call("POST", "/staff/api/config", {"changes": {"web.port": port}}) == (
+        200, {"ok": True, "restarting": True})
+    assert service.exited() == EXIT_RESTART
+    squatter = socket.socket()
+    squatter.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    squatter.bind(("127.0.0.1", port))
+    squatter.listen()
+    try:
+        service.start()
+        assert service.exited() == EXIT_RESTART  # rolled back: systemd starts it again on the good file
+        assert "port = 0" in service.config.read_text()
+        service.start()
+        shown = settings_shown(service.staff())
+        assert shown["rolled_back"]["keys"] == ["web.port"]
+        assert shown["rolled_back"]["why"].startswith("the phones' pages and the staff page cannot open: ")
+    finally:
+        squatter.close()
+
+
+def test_a_table_that_dies_before_it_is_healthy_rolls_the_change_back_at_its_next_start(service):
+    """A start that never becomes healthy and is then killed (a crash, the watchdog, a power
+    cut): systemd starts it again, and that second start of the trial puts the last good file back."""
+    service.start()
+    service.systemd.stop()
+    # as ``tune --write`` leaves it: the touch board worked before, and must work again
+    trial.change(service.config, {"touch.thresholds": [[9, 4]]}, "tune", ("touch",), machine=False)
+    service.start()
+    service.systemd.kill()  # the simulated board never says "ok": this trial cannot be kept before it
+    assert trial.pending_trial(service.config) is not None and "thresholds" in service.config.read_text()
+    service.systemd.close()
+    service.start()
+    assert "thresholds" not in service.config.read_text()
+    shown = settings_shown(service.staff())
+    assert shown["rolled_back"] == {**shown["rolled_back"], "keys": ["touch.thresholds"], "by": "tune",
+                                    "why": "the table stopped before it was healthy on the new settings"}
+
+
+def test_a_file_edited_by_hand_is_no_trial_and_a_bad_one_still_stops_the_table(service):
+    service.config.write_text(CONFIG.replace("length_s = 0", "length_s = 5"))
+    service.systemd = FakeSystemd(["--hal", "sim", "--config", str(service.config)])
+    from pi_table.sim.systemd import ServiceFailed
+
+    with pytest.raises(ServiceFailed, match=f"exited with status {EXIT_CONFIG}"):
+        service.systemd.start()
+    assert "length_s = 5" in service.config.read_text()
