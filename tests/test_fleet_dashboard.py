@@ -9,8 +9,11 @@ import csv
 import datetime as dt
 import http.client
 import io
+import itertools
 import json
+import logging
 import os
+import re
 import stat
 import statistics
 import subprocess
@@ -20,7 +23,10 @@ import time
 from pathlib import Path
 from urllib.parse import urlencode
 
+import paho.mqtt.client as mqtt
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from pi_table.config import broker as broker_config
 from pi_table.fleet.dashboard import (
@@ -75,16 +81,118 @@ def test_the_fleet_keeps_each_tables_row_from_its_messages():
     assert fleet.take("pi-table/bar/events", message(yesterday))["games_today"] == 1
     fleet.take("pi-table/bar/events", message({"event": "error", "error": "a command is a JSON object"}))
     assert fleet.take("pi-table/bar/online", b"false")["errors"] == ["a command is a JSON object"]
-    assert fleet.take("pi-table/bar/status", b"{broken") is None  # skipped, logged
-    assert fleet.take("pi-table/bar/status", b"[" * 100_000) is None  # nested past the parser: skipped too
+    assert fleet.take("pi-table/bar/status", b"{broken")["dropped"] == 1  # dropped, counted, logged
     assert fleet.take("elsewhere/bar/status", message(table_status())) is None
-    assert [row["table_id"] for row in fleet.rows()] == ["bar"] and len(changed) == 9
+    assert [row["table_id"] for row in fleet.rows()] == ["bar"] and len(changed) == 10
     lines = list(csv.reader(io.StringIO(fleet.csv())))
     assert lines[0] == ["table_id", "game_id", "game", "ended", "duration_s", "winner", "reason"]
     assert lines[1:] == [["bar", "g1", "codenames", dt.datetime.fromtimestamp(NOON + 60).isoformat(timespec="seconds"),
                           "600.0", "red", "all agents found"]]
     clock[0] += 86400  # the next day: yesterday's games leave the count at the next event
     assert fleet.take("pi-table/bar/events", message({"event": "fault", "device": "touch"}))["games_today"] == 0
+
+
+GAME_OVER = {"event": "game_over", "table_id": "rogue", "game_id": "r1", "game": "codenames", "winner": "red",
+             "duration_s": 600.0, "at": NOON + 60, "reason": "all agents found"}
+NOT_WHAT_A_TABLE_SENDS = [  # the topic, the payload, and why the dashboard drops it
+    pytest.param("status", {"state": [1]}, "status.state should be an object", id="state-a-list"),
+    pytest.param("status", {**table_status(), "health": ["touch"]},
+                 "status.health should be an object of at most 64 fields, each a text of at most 1000 characters",
+                 id="health-a-list"),
+    pytest.param("status", {**table_status(), "health": {"touch": 5}},
+                 "status.health should be an object of at most 64 fields, each a text of at most 1000 characters",
+                 id="health-a-number"),
+    pytest.param("status", {**table_status(), "warnings": 3},
+                 "status.warnings should be a list of at most 64 items, each a text of at most 1000 characters",
+                 id="warnings-a-number"),
+    pytest.param("status", {**table_status(), "at": float("nan")},
+                 "status.at should be a time in Unix seconds from the year 2000 to 2200", id="report-at-nan"),
+    pytest.param("events", {**GAME_OVER, "at": "x"}, "events.at should be a time in Unix seconds from the year 2000 to 2200",
+                 id="event-at-x"),
+    pytest.param("events", {**GAME_OVER, "at": 1e20},
+                 "events.at should be a time in Unix seconds from the year 2000 to 2200", id="event-at-1e20"),
+    pytest.param("events", {**GAME_OVER, "duration_s": 10**400},
+                 "events.duration_s should be a number from -1000000000 to 1000000000 or null", id="duration-10-to-the-400"),
+    pytest.param("events", {**GAME_OVER, "winner": "\ud800"},
+                 "events.winner should be a text of at most 100 characters or null", id="winner-no-utf8-can-carry"),
+    pytest.param("online", '"yes"', "online should be true or false", id="online-a-word"),
+    pytest.param("status", "[" * 100_000, "status should be JSON in UTF-8 of at most 256 KB", id="nested-past-the-parser"),
+]
+
+
+@pytest.mark.parametrize(("kind", "sent", "why"), NOT_WHAT_A_TABLE_SENDS)
+def test_one_tables_malformed_message_is_dropped_counted_and_the_others_update(kind, sent, why):
+    """Issue 25: a table may publish anything on its own topics. What its reporter never sends
+    is dropped and counted on its row, with what was expected (never what came); the page's
+    rows, its JSON and the export still work, and another table's next status shows."""
+    fleet = Fleet(clock=lambda: NOON + 120)
+    fleet.take("pi-table/good/status", message(table_status(game_id="g1")))
+    payload = sent.encode() if isinstance(sent, str) else message(sent)
+    row = fleet.take(f"pi-table/rogue/{kind}", payload)
+    assert (row["table_id"], row["dropped"], row["dropped_why"]) == ("rogue", 1, why)
+    fleet.take("pi-table/good/status", message(table_status(game_id="g2", board="R" + "?" * 24)))
+    rows = {row["table_id"]: row for row in fleet.rows()}
+    assert (rows["good"]["game_id"], rows["good"]["activity"], rows["good"]["dropped"]) == ("g2", "playing", 0)
+    assert (rows["rogue"]["dropped"], rows["rogue"]["dropped_why"]) == (1, why)
+    json.dumps(list(rows.values()), allow_nan=False)  # what the page is sent: JSON a browser reads
+    fleet.csv().encode()  # the export, as it goes out
+
+
+def test_a_dropped_message_is_said_in_the_pages_language_and_a_cleared_retained_one_is_none():
+    fleet = Fleet(clock=lambda: NOON, lang="it")
+    assert fleet.take("pi-table/rogue/status", message({"state": [1]}))["dropped_why"] == (
+        "status.state dovrebbe essere un oggetto")
+    row = fleet.take("pi-table/rogue/events", message({**GAME_OVER, "at": "x"}))
+    assert (row["dropped"], row["dropped_why"]) == (
+        2, "events.at dovrebbe essere un istante in secondi Unix dall'anno 2000 al 2200")
+    assert fleet.take("pi-table/gone/status", b"") is None and [row["table_id"] for row in fleet.rows()] == ["rogue"]
+
+
+def test_a_tables_game_is_its_topics_whatever_table_the_event_names():
+    fleet = Fleet(clock=lambda: NOON + 120)
+    fleet.take("pi-table/rogue/events", message({**GAME_OVER, "table_id": "bar-1"}))
+    assert [line[0] for line in csv.reader(io.StringIO(fleet.csv()))] == ["table_id", "rogue"]
+
+
+def test_a_flood_of_bad_messages_is_logged_once_a_minute_a_table(caplog):
+    clock = [NOON]
+    fleet = Fleet(clock=lambda: clock[0])
+    with caplog.at_level(logging.WARNING, logger="pi_table.fleet"):
+        for _ in range(100):
+            fleet.take("pi-table/rogue/status", b"[1]")
+        fleet.take("pi-table/other/online", b"1")
+        clock[0] += 59
+        fleet.take("pi-table/rogue/status", b"[1]")
+        assert len(caplog.records) == 2
+        clock[0] += 1
+        fleet.take("pi-table/rogue/status", b"[1]")
+    assert [record.getMessage() for record in caplog.records] == [
+        "table rogue: message dropped, status should be an object (1 from it so far; said at most every 60 s)",
+        "table other: message dropped, online should be true or false (1 from it so far; said at most every 60 s)",
+        "table rogue: message dropped, status should be an object (102 from it so far; said at most every 60 s)",
+    ]
+
+
+def mqtt_message(topic: str, payload: bytes) -> mqtt.MQTTMessage:
+    made = mqtt.MQTTMessage(topic=topic.encode())
+    made.payload = payload
+    return made
+
+
+def test_no_exception_reaches_the_mqtt_clients_thread(monkeypatch):
+    """The last line of defence: should the dashboard fail on a message the schema let through
+    (a bug), the message is counted against its table and paho's thread goes on."""
+    dashboard = Dashboard(broker_config("mqtt://127.0.0.1:1"), "127.0.0.1", 0, hash_password(PASSWORD))
+
+    def bug(fleet, table, event):
+        raise RuntimeError("a bug of the dashboard's")
+
+    monkeypatch.setattr(Fleet, "_event", bug)
+    dashboard._message(dashboard.client, None, mqtt_message("pi-table/bar/events", message(GAME_OVER)))
+    dashboard._message(dashboard.client, None, mqtt_message("pi-table/bar/status", message(table_status(game_id="g2"))))
+    [row] = dashboard.fleet.rows()
+    assert (row["game_id"], row["dropped"]) == ("g2", 1)
+    assert row["dropped_why"] == "the dashboard failed on a message (its own fault: see its log)"
 
 
 def local(day: dt.date, hour: int, minute: int = 0) -> float:
@@ -294,6 +402,97 @@ def test_a_flood_of_wrong_logins_does_not_stall_the_page(dashboard):
     assert response.status == 303  # the flood leaves no lock on an address that did not take part
 
 
+def strict_json(text: str):
+    """JSON as a browser's ``JSON.parse`` reads it: no NaN, no Infinity."""
+    def refuse(constant: str):
+        raise ValueError(f"{constant} is not JSON")
+    return json.loads(text, parse_constant=refuse)
+
+
+SCALARS = (st.none() | st.booleans() | st.integers() | st.floats() | st.text(max_size=40)
+           | st.sampled_from([10**400, -(10**400), 2**63, 1e20, -1, 0, "x", "\ud800", "\x00", "?" * 2000]))
+JSON_VALUES = st.recursive(SCALARS, lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=12), inner,
+                                                                                                   max_size=4), max_leaves=12)
+FIELDS = {  # where a field is in what a table's reporter sends: each may come with a value of any kind
+    "status": [("state",), ("state", "board"), ("state", "clue"), ("state", "phase"), ("health",), ("health", "touch"),
+               ("warnings",), ("at",), ("uptime_s",), ("game",), ("game_id",), ("version",), ("over",)],
+    "events": [("event",), ("at",), ("game_id",), ("game",), ("winner",), ("reason",), ("duration_s",), ("ok",), ("error",)],
+    "online": [()],
+    "command": [("command",)],
+}
+NESTINGS = [("[", "]"), ('{"state":', "}"), ('{"health":', "}"), ('{"event": "game_over", "game_id":', "}")]
+
+
+@st.composite
+def not_what_a_table_sends(draw) -> tuple[str, bytes]:
+    """A topic a table may publish on, and random bytes, random JSON, JSON nested up to past the
+    parser's depth, or what its reporter sends with one field of another kind or out of range."""
+    kind = draw(st.sampled_from(sorted(FIELDS)))
+    how = draw(st.sampled_from(["bytes", "json", "nested", "field"]))
+    if how == "bytes":
+        return kind, draw(st.binary(max_size=300))
+    if how == "json":
+        return kind, json.dumps(draw(JSON_VALUES)).encode()
+    if how == "nested":
+        (opening, closing), depth = draw(st.sampled_from(NESTINGS)), draw(st.integers(1, 3000))
+        return kind, (opening * depth + "1" + closing * depth).encode()
+    sent = {"status": table_status(), "events": dict(GAME_OVER), "online": True, "command": {"command": "undo"}}[kind]
+    path, value = draw(st.sampled_from(FIELDS[kind])), draw(JSON_VALUES)
+    if not path:
+        return kind, json.dumps(value).encode()
+    within = sent
+    for name in path[:-1]:
+        within = within[name]
+    within[path[-1]] = value
+    return kind, json.dumps(sent).encode()
+
+
+SERIAL = itertools.count()  # the good table's game ids, fresh across examples
+
+
+@pytest.fixture
+def signed_in(dashboard) -> tuple[Dashboard, str]:
+    return dashboard, login(dashboard).split(";", 1)[0]
+
+
+@settings(deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(sent=st.lists(not_what_a_table_sends(), min_size=1, max_size=8))
+def test_fuzz_one_table_sends_anything_and_the_dashboard_answers_and_another_keeps_updating(signed_in, sent):
+    """Issue 25's fuzz: one table's messages of every kind of wrong, on each topic a table may
+    publish, through the dashboard's MQTT callback, each followed by another table's new status.
+    The callback never raises; the good table's row shows its latest status; whatever was
+    dropped is said by the schema (never the dashboard's last line of defence) without the
+    payload; the page, its rows, its event stream and the export answer in JSON and CSV a
+    browser and a spreadsheet read."""
+    dashboard, session = signed_in
+    for kind, payload in sent:
+        dashboard._message(dashboard.client, None, mqtt_message(f"pi-table/rogue/{kind}", payload))
+        game_id = f"g{next(SERIAL)}"
+        dashboard._message(dashboard.client, None, mqtt_message("pi-table/good/status",
+                                                                message(table_status(game_id=game_id))))
+        good = next(row for row in dashboard.fleet.rows() if row["table_id"] == "good")
+        assert (good["game_id"], good["dropped"]) == (game_id, 0)
+    rows = {row["table_id"]: row for row in dashboard.fleet.rows()}
+    why = rows.get("rogue", {}).get("dropped_why")
+    assert why is None or re.fullmatch(r"(status|online|events)(\.\w+)* should be [a-zA-Z0-9 ,.:-]+", why), why
+    dashboard.fleet.csv().encode()
+    for path in ("/", "/export.csv"):
+        assert request(dashboard, "GET", path, headers={"Cookie": session})[0].status == 200, path
+    response, body = request(dashboard, "GET", "/api/tables", headers={"Cookie": session})
+    assert response.status == 200 and strict_json(body) == list(rows.values())
+    connection = http.client.HTTPConnection("127.0.0.1", dashboard.port, timeout=10)
+    try:
+        connection.request("GET", "/events", headers={"Cookie": session})
+        stream = connection.getresponse()
+        streamed = []
+        for _ in rows:  # every row now, each "data: ROW" and a blank line
+            streamed.append(strict_json(stream.readline().removeprefix(b"data: ").decode()))
+            assert stream.readline() == b"\n"
+    finally:
+        connection.close()
+    assert streamed == list(rows.values())
+
+
 def reporter(broker, table_id: str) -> Reporter:
     made = Reporter(broker_config(broker.url, table_id=table_id), act=lambda request: {"ok": True}, heartbeat_s=3600)
     made.start()
@@ -326,6 +525,10 @@ def test_the_page_lists_every_table_live_and_exports_the_day(dashboard, broker, 
         assert response.status == 200 and response.getheader("Content-Type").startswith("text/csv")
         lines = list(csv.reader(io.StringIO(body)))
         assert [(line[0], line[5]) for line in lines[1:]] == [("bar-1", "blue")]
+        dashboard.fleet.take("pi-table/rogue/status", b'{"state": [1]}')  # as if from the broker: its row, its reason
+        page.wait_for_function("document.getElementById('count').innerText.startsWith('2 of 4')", timeout=10_000)
+        assert page.inner_text("#rows tr:nth-child(3) .fault") == (
+            "messages dropped: 1 (the last: status.state should be an object)")
         page.close()
     finally:
         for table in tables.values():

@@ -4,11 +4,13 @@ and reads only its own commands, and the dashboard reads them all."""
 
 from __future__ import annotations
 
+import http.client
 import json
 import subprocess
 import threading
 import time
 from pathlib import Path
+from urllib.parse import urlencode
 
 import pytest
 from paho.mqtt.packettypes import PacketTypes
@@ -123,8 +125,8 @@ class Client:
         else:
             self.connected.set()
 
-    def publish(self, topic: str, payload: str):
-        info = self.client.publish(topic, payload, qos=1)
+    def publish(self, topic: str, payload: str, retain: bool = False):
+        info = self.client.publish(topic, payload, qos=1, retain=retain)
         wait_for(lambda: info.mid in self.acks, f"the broker's answer to {topic}")
         return self.acks[info.mid]
 
@@ -177,6 +179,53 @@ def test_a_table_writes_only_its_own_topics_and_reads_only_its_own_commands(cafe
         staff.close()
         for table in tables.values():
             table.stop()
+        dashboard.stop()
+
+
+def rows_on_the_page(dashboard: Dashboard, password: str) -> dict[str, dict]:
+    """The dashboard's /api/tables as a signed-in page reads it, by table."""
+    connection = http.client.HTTPConnection("127.0.0.1", dashboard.port, timeout=10)
+    connection.request("POST", "/login", body=urlencode({"password": password}),
+                       headers={"Content-Type": "application/x-www-form-urlencoded"})
+    response = connection.getresponse()
+    response.read()
+    assert response.status == 303, response.status
+    connection.request("GET", "/api/tables", headers={"Cookie": response.getheader("Set-Cookie").split(";", 1)[0]})
+    response = connection.getresponse()
+    body = response.read()
+    connection.close()
+    assert response.status == 200, response.status
+    return {row["table_id"]: row for row in json.loads(body)}
+
+
+def test_one_tables_retained_bad_status_leaves_the_dashboard_to_every_other_table(cafe):
+    """Issue 25 through the café's broker: t1, logged in with its own password, publishes a
+    retained status of {"state": [1]}, and later an event at a time of "x". The dashboard,
+    started after it and so handed the bad status first, keeps reading t2 (before, paho's
+    thread ended at the bad status and /api/tables answered 500): t1's row counts both as
+    dropped, t2's row follows each of its statuses."""
+    port, ca = cafe
+    rogue = Client("t1", port, ca)
+    dashboard = Dashboard(broker_config(url("dashboard", port), ca=str(ca)), "127.0.0.1", 0, hash_password("x" * 8))
+    t2 = Reporter(broker_config(url("t2", port), table_id="t2", ca=str(ca)), act=lambda request: {"ok": True})
+    try:
+        wait_for(rogue.connected.is_set, "t1 with its password", 10)
+        assert not rogue.publish("pi-table/t1/status", '{"state": [1]}', retain=True).is_failure  # kept, none reading yet
+        dashboard.start()
+        t2.start()
+        wait_for(t2.connected.is_set, "t2 connected", 10)
+        for game in ("first", "second"):
+            t2.offer({"game_id": f"t2-{game}", "state": {"game": "codenames", "board": "?" * 25}, "health": {"touch": "ok"}})
+            wait_for(lambda game=game: rows_on_the_page(dashboard, "x" * 8).get("t2", {}).get("game_id") == f"t2-{game}",
+                     f"t2's {game} status on the page", 10)
+            if game == "first":
+                assert str(rogue.publish("pi-table/t1/events", '{"event": "game_over", "at": "x"}')) == "Success"
+        t1 = rows_on_the_page(dashboard, "x" * 8)["t1"]
+        assert (t1["dropped"], t1["game_id"]) == (2, None)
+        assert t1["dropped_why"] == "events.at should be a time in Unix seconds from the year 2000 to 2200"
+    finally:
+        t2.stop()
+        rogue.close()
         dashboard.stop()
 
 

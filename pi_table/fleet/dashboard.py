@@ -3,8 +3,9 @@
 It subscribes to every table's status, online and events topics (QoS 1, in a session the
 broker keeps, so events made while the dashboard was away reach it when it returns) and keeps
 each table's row: online or not, in a game or idle, its faults, the games finished today and
-their length. The page is live (Server-Sent Events, one row at a time) and the day's games
-export as CSV. Its own login: a password whose scrypt hash is kept in a file
+their length; what a table sends that is not what its topic carries (``schema``) is dropped
+and counted on its row. The page is live (Server-Sent Events, one row at a time) and the
+day's games export as CSV. Its own login: a password whose scrypt hash is kept in a file
 (``pi-table fleet --set-password``), a session cookie (HttpOnly, SameSite=Strict), failed
 attempts limited per address. What it knows lives in memory: restarted, it learns the tables
 again from their retained status and online topics; the day's games come back only as far as
@@ -38,12 +39,13 @@ from aiohttp import web
 
 from .. import config
 from ..config import FleetConfig
-from ..engine.phrase import N_
+from ..engine.errors import Refusal
+from ..engine.phrase import N_, Phrase
 from ..files import write_private
 from ..hal.events import is_fault
-from ..ui.i18n import say_health, translation
+from ..ui.i18n import say, say_health, translation
 from ..web.staff import hash_pin, pin_matches
-from . import link
+from . import link, schema
 from .link import PREFIX
 
 log = logging.getLogger("pi_table.fleet")
@@ -56,6 +58,8 @@ CHECK_WAITERS = 4 * CHECKS_AT_ONCE  # logins that may wait for a check; any more
 CHECK_WAIT_S = 0.5  # how long one waits before it is told so
 ADDRESSES_KEPT = 10_000  # addresses whose failed logins are remembered, before the stale ones are forgotten
 ERRORS_KEPT = 5
+DROPS_SAID_EVERY_S = 60.0  # a table's dropped messages are in the log at most this often
+FAILED = Phrase.of("the dashboard failed on a message (its own fault: see its log)")
 WORDS = {  # the page's words, translated once for the page's language
     "title": N_("The fleet"), "table": N_("Table"), "connection": N_("Online"), "online": N_("online"), "offline": N_("offline"),
     "playing": N_("in a game"), "idle": N_("idle"), "over": N_("game over"), "faults": N_("Faults"),
@@ -64,6 +68,7 @@ WORDS = {  # the page's words, translated once for the page's language
     "sign_out": N_("Sign out"), "wrong": N_("Wrong password."), "wait": N_("Too many tries: wait a minute."),
     "busy": N_("Too many logins at once: try again in a moment."),
     "none": N_("none"), "tables": N_("{online} of {count} tables online"),
+    "dropped": N_("messages dropped: {count} (the last: {why})"),
 }
 
 
@@ -105,7 +110,10 @@ class TableRow:
     status: dict = field(default_factory=dict)
     games: list[dict] = field(default_factory=list)  # game_over events, today's
     errors: list[str] = field(default_factory=list)  # the last few error events and refused commands
-    seen: float | None = None  # when a message last came from it (this machine's clock)
+    seen: float | None = None  # when a message the dashboard took last came from it (this machine's clock)
+    dropped: int = 0  # its messages the dashboard could not take
+    why: Phrase | None = None  # why the last of them was dropped
+    dropped_said: float | None = None  # when the log last said so
 
 
 class Fleet:
@@ -121,31 +129,51 @@ class Fleet:
 
     def take(self, topic: str, payload: bytes | bytearray) -> dict | None:
         """One message: the table's row as it is now, or None for a message that is not a
-        table's (or is malformed: logged, skipped)."""
+        table's, or is empty (a retained one cleared). One that is not what its topic carries
+        (``schema.parse``) is dropped and counted on the table's row."""
         parts = topic.split("/")
-        if len(parts) != 3 or parts[0] != PREFIX:
+        if len(parts) != 3 or parts[0] != PREFIX or parts[2] not in schema.TOPICS or not payload:
             return None
         table_id, kind = parts[1], parts[2]
         try:
-            value = json.loads(payload) if payload else None
-        except (ValueError, RecursionError):  # RecursionError: nested deeper than the parser goes
-            log.warning("%s: not JSON, skipped: %r", topic, payload[:60])
-            return None
+            value = schema.parse(kind, payload)
+        except schema.Refused as refused:
+            return self.drop(table_id, refused.phrase)
         with self._lock:
             table = self.tables.setdefault(table_id, TableRow(table_id))
             table.seen = self.clock()
-            if kind == "online" and isinstance(value, bool):
-                table.online = value
-            elif kind == "status" and isinstance(value, dict):
-                table.status = value
-            elif kind == "events" and isinstance(value, dict):
-                self._event(table, value)
+            if kind == "online":
+                table.online = value  # type: ignore[assignment]  # schema.TOPICS: true or false
+            elif kind == "status":
+                table.status = value  # type: ignore[assignment]  # schema.STATUS: an object
             else:
-                return None
+                self._event(table, value)  # type: ignore[arg-type]  # schema.EVENT: an object
             row = self._row(table)
+        self._tell(row)
+        return row
+
+    def drop(self, table_id: str, why: Phrase, failure: bool = False) -> dict:
+        """A message of the table's not taken: counted on its row; in the log at most once a
+        ``DROPS_SAID_EVERY_S`` a table, so a table that sends nothing else floods nothing
+        (``failure``: the dashboard's own, logged with its traceback)."""
+        now = self.clock()
+        with self._lock:
+            table = self.tables.setdefault(table_id, TableRow(table_id))
+            table.dropped += 1
+            table.why = why
+            said = table.dropped_said
+            if tell := said is None or not 0 <= now - said < DROPS_SAID_EVERY_S:  # (a clock set back: said again)
+                table.dropped_said = now
+            row = self._row(table)
+        if tell:
+            log.warning("table %s: message dropped, %s (%d from it so far; said at most every %g s)", table_id, why,
+                        row["dropped"], DROPS_SAID_EVERY_S, exc_info=failure)
+        self._tell(row)
+        return row
+
+    def _tell(self, row: dict) -> None:
         if self.changed is not None:
             self.changed(row)
-        return row
 
     def today(self) -> dt.date:
         """The day on this machine's clock (local time): the one "today's games" are of."""
@@ -159,7 +187,7 @@ class Fleet:
         table.games = [game for game in table.games if self._day(game.get("at", 0)) == today]
         if event.get("event") == "game_over" and self._day(event.get("at", 0)) == today:
             if all(game.get("game_id") != event.get("game_id") for game in table.games):  # QoS 1: maybe twice
-                table.games.append(event)
+                table.games.append({**event, "table_id": table.table_id})  # the topic's: no table speaks for another
         elif event.get("event") == "error" or (event.get("event") == "command" and not event.get("ok")):
             table.errors = [*table.errors, str(event.get("error"))][-ERRORS_KEPT:]
 
@@ -191,6 +219,8 @@ class Fleet:
             "uptime_s": status.get("uptime_s"),
             "reported_at": status.get("at"),
             "seen": table.seen,
+            "dropped": table.dropped,
+            "dropped_why": None if table.why is None else say(table.why, self.lang),
         }
 
     def rows(self) -> list[dict]:
@@ -279,7 +309,13 @@ class Dashboard:
                         self.broker.host, self.broker.port, getattr(error, "strerror", None) or error or "no connection")
 
     def _message(self, client: mqtt.Client, userdata: Any, message: mqtt.MQTTMessage) -> None:
-        self.fleet.take(message.topic, message.payload)
+        """A table's message. The schema drops what a table may not send; anything else that
+        goes wrong is counted against the table here, never left to end paho's thread and, with
+        it, every table's updates."""
+        try:
+            self.fleet.take(message.topic, message.payload)
+        except Exception:  # noqa: BLE001 (the last line of defence)
+            self.fleet.drop(message.topic.split("/")[1], FAILED, failure=True)
 
     def _changed(self, row: dict) -> None:
         loop = self._loop
@@ -339,6 +375,7 @@ class Dashboard:
         app.router.add_get("/api/tables", self._tables)
         app.router.add_get("/events", self._events)
         app.router.add_get("/export.csv", self._export)
+        app.on_shutdown.append(self._end_streams)
         self._runner = web.AppRunner(app, access_log=None)
         await self._runner.setup()
         site = web.TCPSite(self._runner, self.host, self.port)
@@ -483,6 +520,11 @@ class Dashboard:
         return web.Response(text=self.fleet.csv(), content_type="text/csv",
                             headers={"Content-Disposition": f'attachment; filename="pi-table-fleet-{day}.csv"'})
 
+    async def _end_streams(self, app: web.Application) -> None:
+        """At a stop, every page's stream ends: none holds the stop until its next write fails."""
+        for queue in self._queues:
+            queue.put_nowait(None)
+
     async def _events(self, request: web.Request) -> web.StreamResponse:
         """Every row now, then each row again as it changes."""
         self._require(request)
@@ -499,6 +541,8 @@ class Dashboard:
                 except TimeoutError:
                     await response.write(b": still here\n\n")  # a proxy keeps the stream open
                     continue
+                if row is None:  # the dashboard stops
+                    break
                 await response.write(f"data: {json.dumps(row)}\n\n".encode())
         except (ConnectionResetError, asyncio.CancelledError):
             pass
@@ -542,6 +586,7 @@ function draw(row) {
   tr.append(on);
   tr.append(cell(row.game ? row.game + ": " + WORDS[row.activity] : WORDS.idle));
   const faults = row.faults.concat(row.errors);
+  if (row.dropped) faults.push(WORDS.dropped.replace("{count}", row.dropped).replace("{why}", () => row.dropped_why));
   tr.append(cell(faults.length ? faults.join("; ") : WORDS.none, faults.length ? "fault" : ""));
   tr.append(cell(String(row.games_today)));
   tr.append(cell(length(row.average_s)));
@@ -573,6 +618,9 @@ def main(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
         dashboard.start()
     except OSError as e:  # the broker's password file, or the page's port
         print(f"pi-table fleet: {e.strerror or e}: {e.filename or f'{args.host}:{args.port}'}", file=sys.stderr)
+        return 1
+    except Refusal as e:  # the broker's password file holds no password (config.machine.read_password)
+        print(f"pi-table fleet: --broker-password-file: {say(e.phrase, args.lang)}", file=sys.stderr)
         return 1
     print(f"pi-table fleet: {dashboard.url}, tables from {broker.host}:{broker.port}", flush=True)
     stop = threading.Event()

@@ -1,0 +1,200 @@
+"""What the dashboard reads of each topic a table publishes, declared once, and the one parser
+every message goes through.
+
+A table's broker login lets it publish on its own topics, but not only what its reporter
+would: a message that is not what its topic carries is refused here, naming the field and what
+was expected (never repeating what came), and the dashboard counts it against that table. What
+passes holds the declared fields alone, each of its kind and within its bounds, so no table's
+message can make the page's code raise, its JSON invalid or its memory grow. A field that is
+absent is left out (the dashboard has a default for each); a field not declared is not kept.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass
+
+from ..engine.phrase import Phrase
+
+MAX_PAYLOAD = 256 * 1024  # bytes: some ten times a finished Codex game's status
+NAME = 100  # characters in an id, a game's, a device's or a team's name, a version, a board
+SAID = 1000  # characters in a warning, a device's health, a game's reason, an error
+MOST = 64  # devices in a health, warnings in a list
+SURROGATE = re.compile("[\ud800-\udfff]")  # JSON's \ud800 alone: no UTF-8 can carry it (the CSV could not be sent)
+
+
+class Refused(ValueError):
+    """A message that is not what its topic carries: ``phrase`` names the field and what it should be."""
+
+    def __init__(self, field: str, expected: Phrase) -> None:
+        self.phrase = Phrase.of("{field} should be {expected}", field=field, expected=expected)
+        super().__init__(str(self.phrase))
+
+
+class Spec:
+    """One value's declaration: ``read`` gives it as kept, or raises Refused naming ``where``."""
+
+    def read(self, value: object, where: str) -> object:
+        if not self.fits(value):
+            raise Refused(where, self.expected())
+        return value
+
+    def fits(self, value: object) -> bool:
+        raise NotImplementedError
+
+    def expected(self) -> Phrase:
+        raise NotImplementedError
+
+
+@dataclass(frozen=True)
+class Text(Spec):
+    longest: int
+
+    def fits(self, value: object) -> bool:
+        return isinstance(value, str) and len(value) <= self.longest and not SURROGATE.search(value)
+
+    def expected(self) -> Phrase:
+        return Phrase.of("a text of at most {count} characters", count=self.longest)
+
+
+@dataclass(frozen=True)
+class Number(Spec):
+    """From ``low`` to ``high``: NaN and the infinities fail the comparison, true and false are no numbers."""
+
+    low: int
+    high: int
+    whole: bool = False
+
+    def fits(self, value: object) -> bool:
+        if isinstance(value, bool) or not isinstance(value, (int, float)) or (self.whole and isinstance(value, float)):
+            return False
+        return self.low <= value <= self.high
+
+    def expected(self) -> Phrase:
+        return Phrase.of("a whole number from {low} to {high}" if self.whole else "a number from {low} to {high}",
+                         low=self.low, high=self.high)
+
+
+@dataclass(frozen=True)
+class Time(Number):
+    """Unix seconds within two centuries: what ``datetime.fromtimestamp`` takes on any machine."""
+
+    low: int = 946_684_800  # 2000-01-01
+    high: int = 7_258_118_400  # 2200-01-01
+
+    def expected(self) -> Phrase:
+        return Phrase.of("a time in Unix seconds from the year 2000 to 2200")
+
+
+@dataclass(frozen=True)
+class Flag(Spec):
+    def fits(self, value: object) -> bool:
+        return isinstance(value, bool)
+
+    def expected(self) -> Phrase:
+        return Phrase.of("true or false")
+
+
+@dataclass(frozen=True)
+class Null(Spec):
+    def fits(self, value: object) -> bool:
+        return value is None
+
+    def expected(self) -> Phrase:
+        return Phrase.of("null")
+
+
+@dataclass(frozen=True)
+class Either(Spec):
+    """One of a few plain values (no lists or objects among them)."""
+
+    first: Spec
+    second: Spec
+
+    def fits(self, value: object) -> bool:
+        return self.first.fits(value) or self.second.fits(value)
+
+    def expected(self) -> Phrase:
+        return Phrase.of("{first} or {second}", first=self.first.expected(), second=self.second.expected())
+
+
+@dataclass(frozen=True)
+class ListOf(Spec):
+    item: Spec
+    most: int = MOST
+
+    def fits(self, value: object) -> bool:
+        return isinstance(value, list) and len(value) <= self.most and all(self.item.fits(item) for item in value)
+
+    def expected(self) -> Phrase:
+        return Phrase.of("a list of at most {count} items, each {item}", count=self.most, item=self.item.expected())
+
+
+@dataclass(frozen=True)
+class MapOf(Spec):
+    """An object of names to plain values."""
+
+    item: Spec
+    most: int = MOST
+    name: Spec = Text(NAME)
+
+    def fits(self, value: object) -> bool:
+        return isinstance(value, dict) and len(value) <= self.most and all(
+            self.name.fits(name) and self.item.fits(item) for name, item in value.items())
+
+    def expected(self) -> Phrase:
+        return Phrase.of("an object of at most {count} fields, each {item}", count=self.most, item=self.item.expected())
+
+
+@dataclass(frozen=True)
+class Record(Spec):
+    """An object with these fields, each read as declared; ``required`` ones read as null when absent."""
+
+    fields: dict[str, Spec]
+    required: tuple[str, ...] = ()
+
+    def read(self, value: object, where: str) -> dict:
+        if not isinstance(value, dict):
+            raise Refused(where, self.expected())
+        return {name: spec.read(value.get(name), f"{where}.{name}") for name, spec in self.fields.items()
+                if name in value or name in self.required}
+
+    def expected(self) -> Phrase:
+        return Phrase.of("an object")
+
+
+def maybe(spec: Spec) -> Spec:
+    return Either(spec, Null())
+
+
+NAMED, SENTENCE = maybe(Text(NAME)), maybe(Text(SAID))
+TIME, UPTIME = Time(), Number(0, 10**9)  # some thirty years at most
+LENGTH = Number(-(10**9), 10**9)  # a game's: below 0 when the table's clock was set back during it, still a game
+
+STATE = Record({  # the public view, as much of it as tells whether a game is in play (``dashboard.activity``)
+    "board": maybe(Text(NAME)),
+    "clue": Either(Number(0, 1000, whole=True), NAMED),  # a number, "unlimited" or none yet
+    "phase": Either(Text(NAME), maybe(Number(0, 1000, whole=True))),  # a step's name; Codex's phase is a number
+})
+STATUS = Record({  # reporter.status_message
+    "version": NAMED, "game_id": NAMED, "game": NAMED, "state": STATE, "over": Flag(),
+    "health": MapOf(Text(SAID)), "warnings": ListOf(Text(SAID)), "uptime_s": maybe(UPTIME), "at": TIME,
+})
+EVENT = Record({  # reporter.changes and the commands' answers; its table is the topic's, whatever it says
+    "event": Text(NAME), "at": TIME, "game_id": NAMED, "game": NAMED, "winner": NAMED, "reason": SENTENCE,
+    "duration_s": maybe(LENGTH), "ok": Flag(), "error": SENTENCE,
+}, required=("event",))
+TOPICS: dict[str, Spec] = {"status": STATUS, "online": Flag(), "events": EVENT}
+
+
+def parse(kind: str, payload: bytes | bytearray) -> object:
+    """A message on topic ``kind`` (one of ``TOPICS``) as declared there; Refused when it is not."""
+    if len(payload) <= MAX_PAYLOAD:
+        try:
+            value = json.loads(payload)
+        except (ValueError, RecursionError):  # not JSON, not UTF-8 (a ValueError too), nested past the parser
+            pass
+        else:
+            return TOPICS[kind].read(value, kind)
+    raise Refused(kind, Phrase.of("JSON in UTF-8 of at most {count} KB", count=MAX_PAYLOAD // 1024))
