@@ -67,9 +67,9 @@ def test_seeded_games_are_reproducible(tmp_path):
 @pytest.mark.parametrize(
     "script, line, words",
     [
-        ("clue 2\ntuch 3\n", 2, "unknown command 'tuch'"),
+        ("clue 2\ntuch 3\n", 2, "the commands are clue, touch, end-turn,"),
         ("clue two\n", 1, "whole number"),
-        ("# ok\ntouch 25\n", 2, "off the grid"),
+        ("# ok\ntouch 25\n", 2, "the grid's cells are 0 to 24"),
         ("clue 1\n\nclue -1\n", 3, "whole number"),
         ("touch\n", 1, "one argument"),
     ],

@@ -287,18 +287,18 @@ def test_undo_is_for_the_game_record_not_the_rules(play):
 # --- malformed actions ---------------------------------------------------------------------
 
 MALFORMED = [
-    ("jump 3", "unknown command 'jump': expected one of clue, touch, end-turn, penalty, cover, place, time-up, undo"),
+    ("jump 3", "the commands are clue, touch, end-turn, penalty, cover, place, time-up, undo, not 'jump'"),
     ("touch x", "the cell must be a whole number, not 'x'"),
     ("touch -1", "the cell must be a whole number, not '-1'"),
-    ("touch 25", "cell 25 is off the grid: cells are 0 to 24"),
-    ("cover 99", "cell 99 is off the grid: cells are 0 to 24"),
-    ("place 25", "cell 25 is off the grid: cells are 0 to 24"),
+    ("touch 25", "the grid's cells are 0 to 24, not 25"),
+    ("cover 99", "the grid's cells are 0 to 24, not 99"),
+    ("place 25", "the grid's cells are 0 to 24, not 25"),
     ("clue 10", "a clue number is 0 to 9 or unlimited, not 10"),
     ("clue lots", "the clue number must be a whole number, not 'lots'"),
     ("clue 2.5", "the clue number must be a whole number, not '2.5'"),
     ("clue", "'clue' takes one argument, a number, 'unlimited' or 'infinity'; got 0"),
     ("touch 1 2", "'touch' takes one argument, a cell number 0-24; got 2"),
-    ("end-turn now", "'end-turn' takes no argument, got 'now'"),
+    ("end-turn now", "'end-turn' takes no argument, not 'now'"),
     ("", "an empty line is not an action"),
     ("   ", "an empty line is not an action"),
     ("touch ３", "the cell must be a whole number, not '３'"),

@@ -260,7 +260,7 @@ def test_action_texts_parse_and_print_back(text, action, canonical):
     "text, problem",
     [
         ("", "an empty line is not an action"),
-        ("touch 3", "unknown Codex command 'touch'"),
+        ("touch 3", "Codex's commands are send, code, block, profile, done, end-discussion, vote, reveal, not 'touch'"),
         ("send 0 1", "'send' is written send SEAT TO FACT [FACT]"),
         ("send 0 6 role", "the recipient is a seat number 0 to 5, not 6"),
         ("send 0 1 role role", "one fact, or two different ones from an Informatore"),

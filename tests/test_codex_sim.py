@@ -202,7 +202,7 @@ def test_seeded_deals_and_forced_roles(tmp_path, capsys):
 @pytest.mark.parametrize(
     "script, line, words",
     [
-        ("send 0 1 role\nsned 1 2 role\n", 2, "unknown command 'sned'"),
+        ("send 0 1 role\nsned 1 2 role\n", 2, "the commands are send, code,"),
         ("send 0 1 colour\n", 1, "a fact is one of"),
         ("# ok\n\nat-screen 9\n", 3, "seat number 0 to 5"),
         ("tap vote 0\n", 1, "'vote' is written vote SEAT TARGET"),

@@ -41,7 +41,8 @@ def test_plays_commands_and_explains_refusals():
     text, session = session_output(["clue 2", "touch 0", "touch 0", "tuch 3", "help", "quit", "touch 1"])
     assert "[RR]" in text  # the revealed card on the operatives' grid
     assert "refused: card 0 is already revealed" in text
-    assert "not a command: unknown command 'tuch'" in text
+    assert ("not a command: the commands are clue, touch, end-turn, penalty, cover, place, time-up, undo, new-game, "
+            "not 'tuch'") in text  # typed, not read from a file: quoted back
     assert help_text(session.grid.game) in text
     assert session.record.moves == 2  # 'quit' stopped before the last line
 

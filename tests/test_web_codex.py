@@ -153,7 +153,7 @@ def test_a_page_acts_for_its_own_seat_only():
         ("vote 0 1 extort role", "this page is seat 2's: it cannot act for seat 0"),
         ("end-discussion", "the discussion ends by the table's timer, not from a phone"),
         ("", "an empty line is not an action"),
-        ("hello 2", "unknown Codex command 'hello'"),
+        ("hello 2", "Codex's commands are send, code, block, profile, done, end-discussion, vote, reveal, not 'hello'"),
         ("send 2", "'send' is written send SEAT TO FACT [FACT]"),
         ("code 2 ABC", "a code is three fragments of 4 letters or digits"),
     ]:
@@ -228,7 +228,7 @@ def test_each_token_acts_for_its_own_seat_and_the_table_says_why_not(table, toke
         ("end-discussion", "the discussion ends by the table's timer, not from a phone"),
         ("send 2 1 role", "Viper (seat 2) has already sent its message this phase"),
         ("vote 2 0", "agents vote only in the vote step: the agents are sending their messages"),
-        ("bribe 2 0", "unknown Codex command 'bribe'"),
+        ("bribe 2 0", "Codex's commands are send, code, block, profile, done, end-discussion, vote, reveal, not 'bribe'"),
     ]:
         status, answer = post(act_url(table, viper), action(text))
         assert status == 409 and answer["ok"] is False and answer["error"].startswith(problem)

@@ -43,8 +43,9 @@ def test_a_cafes_file_skips_comments_and_blank_lines(tmp_path):
 @pytest.mark.parametrize("text, message", [
     ("a\nb\nc\n", "3 distinct words; a game needs 25"),
     ("\n".join(f"w{i}" for i in range(24)) + "\nw1\n", "24 distinct words; a game needs 25"),
-    ("\n".join(f"w{i}" for i in range(30)) + "\nextraordinarilylongword\n", "line 31: 'extraordinarilylongword'"),
-    ("\n".join(f"w{i}" for i in range(30)) + "\ntwo words\n", "line 31: 'two words' is not one word"),
+    ("\n".join(f"w{i}" for i in range(30)) + "\nextraordinarilylongword\n",
+     "line 31: a card's word has at most 20 characters; this one has 23"),
+    ("\n".join(f"w{i}" for i in range(30)) + "\ntwo words\n", "line 31: one word a line is expected; this line has 2"),
 ])
 def test_a_bad_file_is_refused_naming_the_file_and_line(tmp_path, text, message):
     deck = tmp_path / "deck.txt"

@@ -26,7 +26,7 @@ entered no number (the table then lets the operatives guess until a miss or END 
 
 def check_cell(cell: int) -> int:
     if not isinstance(cell, int) or isinstance(cell, bool) or not 0 <= cell < CELLS:
-        raise InvalidAction("cell {cell!r} is off the grid: cells are 0 to {last}", cell=cell, last=CELLS - 1)
+        raise InvalidAction("the grid's cells are 0 to {last}", last=CELLS - 1, given=cell)
     return cell
 
 
@@ -39,7 +39,7 @@ class Clue:
     def __post_init__(self) -> None:
         n = self.number
         if n != UNLIMITED and not (isinstance(n, int) and not isinstance(n, bool) and 0 <= n <= MAX_CLUE):
-            raise InvalidAction("a clue number is 0 to {most} or unlimited, not {number!r}", most=MAX_CLUE, number=n)
+            raise InvalidAction("a clue number is 0 to {most} or unlimited", most=MAX_CLUE, given=n)
 
     def __str__(self) -> str:
         return f"clue {self.number}"
@@ -133,7 +133,7 @@ ACTION_WORDS = ("clue", "touch", "end-turn", "penalty", "cover", "place", "time-
 
 def whole_number(word: str, what: Phrase) -> int:
     if not word.isdigit() or not word.isascii():
-        raise InvalidAction("{what} must be a whole number, not {word!r}", what=what, word=word)
+        raise InvalidAction("{what} must be a whole number", what=what, given=word)
     return int(word)
 
 
@@ -145,10 +145,10 @@ def parse_action(text: str) -> Action:
     verb, args = words[0].lower(), words[1:]
     if verb in _PLAIN_ACTIONS:
         if args:
-            raise InvalidAction("'{verb}' takes no argument, got {args!r}", verb=verb, args=" ".join(args))
+            raise InvalidAction("'{verb}' takes no argument", verb=verb, given=" ".join(args))
         return _PLAIN_ACTIONS[verb]()
     if verb not in _CELL_ACTIONS and verb != "clue":
-        raise InvalidAction("unknown command {verb!r}: expected one of {words}", verb=verb, words=", ".join(ACTION_WORDS))
+        raise InvalidAction("the commands are {words}", words=", ".join(ACTION_WORDS), given=verb)
     if verb == "place" and len(args) == 4 and args[1].lower() == "key":
         return _place_with_key(args)
     if len(args) != 1:
@@ -170,6 +170,6 @@ def _place_with_key(args: list[str]) -> Place:
     try:
         key = Key(args[2].upper(), Team.parse(args[3]))
     except InvalidKey as error:  # the key's own words, or the team's
-        raise InvalidAction("'place {cell} key CELLS TEAM' needs a key and the starting team: {error}", cell=cell,
-                            error=error.phrase) from None
+        raise InvalidAction("'place CELL key CELLS TEAM' needs a key and the starting team: {error}",
+                            error=error.expected, given=error.given) from None
     return Place(cell, key)

@@ -27,7 +27,7 @@ A_SEAT = Phrase.of("a seat")
 
 def check_seat(seat: int, what: Phrase = A_SEAT) -> int:
     if not isinstance(seat, int) or isinstance(seat, bool) or not 0 <= seat < SEATS:
-        raise InvalidAction("{what} is a seat number 0 to {last}, not {seat!r}", what=what, last=SEATS - 1, seat=seat)
+        raise InvalidAction("{what} is a seat number 0 to {last}", what=what, last=SEATS - 1, given=seat)
     return seat
 
 
@@ -36,7 +36,7 @@ def check_fact(fact: Fact | str) -> Fact:
         return Fact(fact)
     except ValueError:
         names = ", ".join(member.value for member in Fact)
-        raise InvalidAction("a fact is one of {names}, not {fact!r}", names=names, fact=fact) from None
+        raise InvalidAction("a fact is one of {names}", names=names, given=fact) from None
 
 
 @dataclass(frozen=True, slots=True)
@@ -76,8 +76,8 @@ class EnterCode:
             parts = [text[i : i + FRAGMENT_LENGTH] for i in range(0, len(text), FRAGMENT_LENGTH)]
         well_formed = all(len(part) == FRAGMENT_LENGTH and set(part) <= FRAGMENT_CHARACTERS for part in parts)
         if len(parts) != 3 or not well_formed:
-            raise InvalidAction("a code is three fragments of {length} letters or digits, XXXX-YYYY-ZZZZ, not {code!r}",
-                                length=FRAGMENT_LENGTH, code=self.code)
+            raise InvalidAction("a code is three fragments of {length} letters or digits, XXXX-YYYY-ZZZZ",
+                                length=FRAGMENT_LENGTH, given=self.code)
         object.__setattr__(self, "code", "-".join(parts))
 
     def __str__(self) -> str:
@@ -110,7 +110,7 @@ class Profile:
     def __post_init__(self) -> None:
         check_seat(self.seat)
         if not isinstance(self.message, int) or isinstance(self.message, bool) or self.message < 1:
-            raise InvalidAction("a message is named by its inbox number, 1 or more, not {number!r}", number=self.message)
+            raise InvalidAction("a message is named by its inbox number, 1 or more", given=self.message)
         object.__setattr__(self, "fact", check_fact(self.fact))
 
     def __str__(self) -> str:
@@ -193,10 +193,10 @@ def parse_codex_action(text: str) -> CodexAction:
         raise InvalidAction("an empty line is not an action")
     verb, args = words[0].lower(), [word.lower() for word in words[1:]]
     if verb not in USAGE:
-        raise InvalidAction("unknown Codex command {verb!r}: expected one of {words}", verb=verb, words=", ".join(USAGE))
+        raise InvalidAction("Codex's commands are {words}", words=", ".join(USAGE), given=verb)
     counts = {"send": (3, 4), "vote": (2, 4), "profile": (3,), "end-discussion": (0,), "done": (1,)}.get(verb, (2,))
     if len(args) not in counts or (verb == "vote" and len(args) == 4 and args[2] != "extort"):
-        raise InvalidAction("'{verb}' is written {usage}, not {text!r}", verb=verb, usage=USAGE[verb], text=text.strip())
+        raise InvalidAction("'{verb}' is written {usage}", verb=verb, usage=USAGE[verb], given=text.strip())
     if verb == "end-discussion":
         return EndDiscussion()
     seat = whole_number(args[0], Phrase.of("the seat"))

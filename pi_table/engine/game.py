@@ -127,8 +127,8 @@ class Game:
         key = Key(cells, Team.RED)  # checks length and letters before the counts
         natural = self.natural_start(*self.layout.check(cells))
         if start is not None and start != natural and self.start_follows_key:
-            raise InvalidKey("key {cells!r} gives {team} {first} cards, so {team} starts, not {start}",
-                             cells=cells, team=natural, first=self.layout.first, start=start)
+            raise InvalidKey("this key gives {team} {first} cards, so {team} starts, not {start}", team=natural,
+                             first=self.layout.first, start=start)
         return replace(key, start=start or natural)
 
     def check_key(self, key: Key) -> None:

@@ -49,7 +49,7 @@ class Team(str, Enum):
         try:
             return cls(text.strip().lower())
         except ValueError:
-            raise InvalidKey("a team is 'red' or 'blue', not {text!r}", text=text) from None
+            raise InvalidKey("a team is 'red' or 'blue'", given=text) from None
 
 
 @dataclass(frozen=True, slots=True)
@@ -61,12 +61,10 @@ class Key:
 
     def __post_init__(self) -> None:
         if len(self.cells) != CELLS:
-            raise InvalidKey("a key has {cells} characters, not {length}: {key!r}", cells=CELLS, length=len(self.cells),
-                             key=self.cells)
+            raise InvalidKey("a key has {cells} characters, not {length}", cells=CELLS, length=len(self.cells))
         bad = sorted(set(self.cells) - set(IDENTITIES))
         if bad:
-            raise InvalidKey("a key uses only the letters {letters}; {key!r} has {bad}", letters=" ".join(IDENTITIES),
-                             key=self.cells, bad=" ".join(repr(c) for c in bad))
+            raise InvalidKey("a key uses only the letters {letters}", letters=" ".join(IDENTITIES), given="".join(bad))
 
     def __str__(self) -> str:
         return self.cells
@@ -111,7 +109,7 @@ class Layout:
             problems.append(Phrase.of("no '.' (found it at {found})", found=found) if not expected_dark else
                             Phrase.of("one '.' at cell {cell} (found it at {found})", cell=expected_dark[0], found=found))
         if problems:
-            raise InvalidKey("key {key!r} is not valid here: it needs {problems}", key=cells, problems=tuple(problems))
+            raise InvalidKey("this key is not valid here: it needs {problems}", problems=tuple(problems))
         return red, blue
 
     def deal(self, rng: random.Random, big_team: Team) -> str:

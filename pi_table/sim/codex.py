@@ -88,7 +88,7 @@ def parse_codex_command(text: str) -> CodexAction | Command | ScreenTap:
     if verb in USAGE:
         return parse_codex_action(text)
     if verb not in WORDS:
-        raise InvalidAction("unknown command {verb!r}: expected one of {words}", verb=verb, words=", ".join((*WORDS, "wait")))
+        raise InvalidAction("the commands are {words}", words=", ".join((*WORDS, "wait")), given=verb)
     if verb == "tap":
         if not args:
             raise InvalidAction("'tap' is followed by the action its buttons send, e.g. tap vote 2 4")

@@ -5,8 +5,9 @@ lines are ignored. Output: a line for the initial state with ``"step": 0``, then
 command ``{"step", "input", "ok", "error", "state", "sounds"}`` (Codex adds ``"agents"`` and
 ``"screen"``: each table's ``report``; ``"sounds"`` names the cues the step played, README "Sound"). A refused command leaves the state unchanged and the
 script goes on; a malformed script is rejected as a whole before any command runs, naming the
-line. The grid games and Codex share all of this; each game brings its command words (a
-``parse_command``) and its table (``SimTable``, ``CodexSimTable``).
+line and what was expected there (never the line's words). The grid games and Codex share all of
+this; each game brings its command words (a ``parse_command``) and its table (``SimTable``,
+``CodexSimTable``).
 """
 
 from __future__ import annotations
@@ -25,8 +26,8 @@ MAX_WAIT_S = 3600
 
 
 class ScriptError(Refusal):
-    """A script line that is not a command; its sentence names the file and line, and says
-    why in words each language has (``phrase``)."""
+    """A script line that is not a command; its sentence names the file and line, and what was
+    expected there, in words each language has (``phrase``), never the line's own words."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -68,9 +69,9 @@ def parse_line(text: str, parse_command: Callable[[str], Command] = parse_comman
     try:
         seconds = float(words[1])
     except ValueError:
-        raise InvalidAction("'wait' takes a number of seconds, not {word!r}", word=words[1]) from None
+        raise InvalidAction("'wait' takes a number of seconds", given=words[1]) from None
     if not 0 <= seconds <= MAX_WAIT_S:
-        raise InvalidAction("'wait' takes 0 to {most} seconds, not {word}", most=MAX_WAIT_S, word=words[1])
+        raise InvalidAction("'wait' takes 0 to {most} seconds", most=MAX_WAIT_S, given=words[1])
     return Wait(seconds)
 
 
@@ -85,8 +86,7 @@ def parse_script(
         try:
             parsed.append(ScriptLine(number, text, parse_line(text, parse_command)))
         except InvalidAction as e:
-            raise ScriptError("{where}: {problem} (line: {line})", where=f"{name}:{number}", problem=e.phrase,
-                              line=repr(raw.rstrip())) from None
+            raise ScriptError("{name}:{number}: {expected}", name=name, number=number, expected=e.expected) from None
     return parsed
 
 

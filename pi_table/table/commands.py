@@ -21,8 +21,8 @@ def parse_command(text: str) -> Command:
             raise InvalidAction("'new-game' takes at most one argument, a game ({games})", games=", ".join(GAMES))
         game = words[1].lower() if len(words) == 2 else None
         if game is not None and game not in GAMES:
-            raise InvalidAction("unknown game {game!r}: expected one of {games}", game=game, games=", ".join(GAMES))
+            raise InvalidAction("the games are {games}", games=", ".join(GAMES), given=game)
         return NewGame(game)
     if verb and verb not in ACTION_WORDS:
-        raise InvalidAction("unknown command {verb!r}: expected one of {words}", verb=verb, words=", ".join(COMMAND_WORDS))
+        raise InvalidAction("the commands are {words}", words=", ".join(COMMAND_WORDS), given=verb)
     return parse_action(text)

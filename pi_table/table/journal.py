@@ -21,6 +21,8 @@ Damage is the first line that fails its checksum, does not parse, or does not re
 entries were lost); a header beyond use raises ``JournalError``. A torn last line (no newline:
 a crash mid-write, the entry never shown) is dropped with a warning, not damage; but a last line
 whose checksum holds is whole, its newline lost or changed (``whole_tail``), and is kept.
+The reasons and warnings name the file, the line and what was expected there, never what a line
+holds: they go to the log, which the staff read, and the header holds the key.
 
 Every file here holds the key or a secret: the directory is 0700 and its files 0600 whatever
 the umask (``keep_private``).
@@ -32,7 +34,6 @@ import calendar
 import json
 import logging
 import os
-import re
 import stat
 import time
 import zlib
@@ -40,7 +41,9 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, TypeAlias
 
-from ..engine import CODEX, GameRecord, Key, Place, Rules, Team, Undo, is_codex, make_game, parse_action
+from ..engine import CODEX, GameRecord, InvalidAction, Key, Place, Rules, Team, Undo, is_codex, make_game, parse_action
+from ..engine.errors import Refusal
+from ..engine.phrase import N_, Phrase
 from ..files import PRIVATE_DIR, PRIVATE_FILE, create_private
 
 if TYPE_CHECKING:
@@ -54,8 +57,9 @@ CRC_FIELD = b', "crc": "'
 STARTED = "%Y-%m-%dT%H:%M:%SZ"  # the header's "started", UTC
 
 
-class JournalError(ValueError):
-    """A journal file that cannot be replayed; the message names the file and line."""
+class JournalError(Refusal):
+    """A journal file that cannot be replayed; the message names the file and line and what was
+    expected there, never what the line holds."""
 
 
 class Unstarted(JournalError):
@@ -111,7 +115,7 @@ class Header:
         if self.rules.setup == "place":
             return None
         if self.key is None or self.start is None:
-            raise JournalError(f"a {self.rules.game} header holds the key and the starting team")
+            raise JournalError("a {game} header holds the key and the starting team", game=self.rules.game)
         return game.parse_key(self.key, self.start)
 
     def placed_key(self, game) -> Key | None:
@@ -263,7 +267,7 @@ class Damage:
     entries; the ``kept`` before the damage replay."""
 
     line: int
-    reason: str
+    reason: Phrase
     written: int
     kept: int
 
@@ -293,31 +297,40 @@ def read_game(path: Path) -> Replay:
     warnings: list[str] = []
     lines = _complete_lines(path, path.read_bytes(), warnings)
     if not lines:
-        raise Unstarted(f"{path}: no whole header line: the game was never dealt")
+        raise Unstarted("{path}: no whole header line: the game was never dealt", path=path)
     header, version = _header(path, lines[0])
     game = game_for(header.rules)
     try:
         record = GameRecord(game, header.deal(game))
         placed_key = header.placed_key(game)
     except ValueError:  # the engine's reason quotes the key: not for the log
-        raise JournalError(f"{path}:1: what the header says was dealt is not a deal of {header.rules.game}") from None
+        raise JournalError("{path}:1: what the header says was dealt is not a deal of {game}", path=path,
+                           game=header.rules.game) from None
     entries: list[dict] = []
     for number, line in enumerate(lines[1:], start=2):
         try:
             entry = _entry(path, number, line, version)
-            record.apply(_with_placed_key(record, parse_entry(header.rules, entry["action"]), placed_key))
+            record.apply(_with_placed_key(record, _action(path, number, header.rules, entry["action"]), placed_key))
         except JournalError as e:
-            reason = str(e)
-        except ValueError as e:
-            action = _for_log(entry["action"])
-            why = e if action == entry["action"] else "(its reason would quote the key it carries)"
-            reason = f"{path}:{number}: entry {action!r} does not replay: {why}"
+            reason = e.phrase
+        except ValueError:  # the rules' reason names what the entry did (its cell, its key)
+            reason = Phrase.of("{path}:{number}: expected an action the {game} rules allow at that point of the game",
+                               path=path, number=number, game=header.rules.game)
         else:
             entries.append(entry)
             continue
         damage = Damage(number, reason, _written(path, lines, version), len(entries))
         return Replay(header, record, entries, version, warnings, damage)
     return Replay(header, record, entries, version, warnings, None)
+
+
+def _action(path: Path, number: int, rules: AnyRules, text: str):
+    """An entry's action; JournalError saying what the parser expected, without the entry's words."""
+    try:
+        return parse_entry(rules, text)
+    except InvalidAction as e:
+        raise JournalError("{path}:{number}: not an action of {game}: {expected}", path=path, number=number,
+                           game=rules.game, expected=e.expected) from None
 
 
 def _with_placed_key(record: GameRecord, action, key: Key | None):
@@ -350,8 +363,7 @@ def _complete_lines(path: Path, data: bytes, warnings: list[str]) -> list[bytes]
         lines.append(whole)
         warnings.append(f"{path}: line {len(lines)} had lost its newline; its checksum holds, so its entry is kept")
     elif torn:
-        warnings.append(f"{path}: ignored a torn last line {len(lines) + 1} (no newline): "
-                        f"{torn[:40].decode('utf-8', 'replace')!r}")
+        warnings.append(f"{path}:{len(lines) + 1}: ignored a torn last line (no newline: a write cut short)")
     return lines
 
 
@@ -382,60 +394,73 @@ def _checked(path: Path, number: int, line: bytes, version: int) -> dict:
     lines must carry one; any line that carries one must match it."""
     body, found, rest = line.rpartition(CRC_FIELD)
     if (found or version != 1) and rest != _seal(body):
-        what = "its checksum does not match" if found else "it has no checksum"
-        raise JournalError(f"{path}:{number}: damaged ({what}){_shown(number, line)}")
+        what = Phrase.of("its checksum does not match" if found else "it has no checksum")
+        raise JournalError("{path}:{number}: damaged ({what})", path=path, number=number, what=what)
     try:
         obj = json.loads(line.decode("utf-8"))
     except UnicodeDecodeError:
-        raise JournalError(f"{path}:{number}: not UTF-8 text") from None
-    except json.JSONDecodeError as e:
-        raise JournalError(f"{path}:{number}: not JSON ({e.msg})") from None
+        raise JournalError("{path}:{number}: not UTF-8 text", path=path, number=number) from None
+    except json.JSONDecodeError as e:  # json's words say where, never what
+        raise JournalError("{path}:{number}: not JSON ({error})", path=path, number=number, error=e.msg) from None
     if not isinstance(obj, dict):
-        raise JournalError(f"{path}:{number}: expected a JSON object{_shown(number, line)}")
+        raise JournalError("{path}:{number}: expected a JSON object", path=path, number=number)
     obj.pop("crc", None)
     return obj
-
-
-def _shown(number: int, line: bytes) -> str:
-    """The start of a damaged line, for the log; never the header's, which holds the key."""
-    return "" if number == 1 else f", found {_for_log(line[:60].decode('utf-8', 'replace'))!r}"
-
-
-def _for_log(text: str) -> str:
-    """``text`` cut after a placement's cell: Deep Undercover's last placement carries the key
-    (``place 24 key ...``), which is not for the log, even in a line too damaged to read."""
-    return re.sub(r"(place \d+ |\bkey\b).*", r"\1...", text, flags=re.DOTALL)
 
 
 def _entry(path: Path, number: int, line: bytes, version: int) -> dict:
     entry = _checked(path, number, line, version)
     if entry.get("n") != number - 1 or not isinstance(entry.get("action"), str):
-        raise JournalError(f"{path}:{number}: expected {{\"n\": {number - 1}, \"action\": ...}}{_shown(number, line)}")
+        raise JournalError('{path}:{number}: expected {{"n": {n}, "action": "..."}}', path=path, number=number,
+                           n=number - 1)
     return entry
+
+
+HEADER_FIELDS = {
+    "id": N_("the game's id"),
+    "started": N_("the time the game began, YYYY-MM-DDTHH:MM:SSZ"),
+    "rules": N_("the rules of a game this version plays"),
+    "key": N_("the key, or null"),
+    "start": N_("the starting team, 'red', 'blue' or null"),
+    "setup": N_("Codex's setup"),
+}
+"""What each field of a header holds, as a damaged header is told."""
 
 
 def _header(path: Path, line: bytes) -> tuple[Header, int]:
     obj = _checked(path, 1, line, 1)  # its version says whether it must carry a checksum
     version = obj.get("version")
     if obj.get("format") != FORMAT or version not in VERSIONS or (version != 1 and CRC_FIELD not in line):
-        raise JournalError(
-            f"{path}:1: not a {FORMAT} version {' or '.join(map(str, VERSIONS))} "
-            f"(format {obj.get('format')!r}, version {version!r})"
-        )
-    try:
-        if obj["rules"].get("game") == CODEX:
-            from ..engine import CodexRules
+        raise JournalError("{path}:1: not a {format} header: expected version {first} to {last}, with a checksum from "
+                           "version 2", path=path, format=FORMAT, first=VERSIONS[0], last=VERSIONS[-1])
+    rules = _field(path, obj, "rules", _rules)
+    if is_codex(rules):
+        key, start = _field(path, obj, "setup", str), None
+    else:
+        key = _field(path, obj, "key", lambda key: None if key is None else str(key))
+        start = _field(path, obj, "start", lambda team: None if team is None else Team.parse(team))
+    return Header(_field(path, obj, "id", str), _field(path, obj, "started", _started), rules, key, start), version
 
-            header = Header(str(obj["id"]), str(obj["started"]), CodexRules.from_json(obj["rules"]), str(obj["setup"]), None)
-        else:
-            header = Header(
-                id=str(obj["id"]),
-                started=str(obj["started"]),
-                rules=Rules.from_json(obj["rules"]),
-                key=None if obj["key"] is None else str(obj["key"]),
-                start=None if obj["start"] is None else Team.parse(obj["start"]),
-            )
-        time.strptime(header.started, STARTED)  # a start time that does not read is a damaged header too
-    except (KeyError, TypeError, ValueError, AttributeError) as e:
-        raise JournalError(f"{path}:1: bad header: {e}") from None
-    return header, version
+
+def _field(path: Path, header: dict, name: str, read):
+    """A header's field, read; JournalError naming it and what it holds, never what it held."""
+    try:
+        return read(header[name])
+    except (KeyError, TypeError, ValueError, AttributeError):
+        raise JournalError('{path}:1: the header\'s "{field}" field must hold {expected}', path=path, field=name,
+                           expected=Phrase.of(HEADER_FIELDS[name])) from None
+
+
+def _rules(rules: dict) -> AnyRules:
+    if rules.get("game") == CODEX:
+        from ..engine import CodexRules
+
+        return CodexRules.from_json(rules)
+    return Rules.from_json(rules)
+
+
+def _started(started: object) -> str:
+    """The header's start time, which must read (one that does not is a damaged header too)."""
+    text = str(started)
+    time.strptime(text, STARTED)
+    return text

@@ -29,7 +29,7 @@ from ..engine import (
     as_grid_record,
     is_codex,
 )
-from ..engine.phrase import Phrase
+from ..engine.phrase import Phrase, meaning
 from ..ui.i18n import say
 from .journal import (
     STARTED,
@@ -400,7 +400,7 @@ def history(journal_dir: Path, lang: str = "en") -> list[dict]:
             header, record, _ = load_game(path)
             last = path.read_text(encoding="utf-8").rstrip("\n").rsplit("\n", 1)[-1]
         except (JournalError, OSError, UnicodeError) as e:
-            games.append({"id": path.stem, "error": str(e)})
+            games.append({"id": path.stem, "error": say(meaning(e), lang)})
             continue
         state = record.state
         if is_codex(header.rules):  # a faction wins, the other loses

@@ -23,7 +23,8 @@ KEPT_DEALS = 2
 
 
 class WordListError(Refusal):
-    """A word list that cannot deal a game; the message names the file (and line) and what was expected."""
+    """A word list that cannot deal a game; the message names the file (and line) and what was
+    expected, never the line's words (the file may be one that is not for every reader)."""
 
 
 def load_words(source: str) -> tuple[str, ...]:
@@ -50,11 +51,11 @@ def load_words(source: str) -> tuple[str, ...]:
         if not word:
             continue
         if len(word.split()) != 1:
-            raise WordListError("{name}: line {number}: {word!r} is not one word; one word a line is expected",
-                                name=name, number=number, word=word)
+            raise WordListError("{name}: line {number}: one word a line is expected; this line has {count}", name=name,
+                                number=number, count=len(word.split()))
         if len(word) > MAX_LETTERS:
-            raise WordListError("{name}: line {number}: {word!r} has {length} characters; a card's word has at most "
-                                "{most}", name=name, number=number, word=word, length=len(word), most=MAX_LETTERS)
+            raise WordListError("{name}: line {number}: a card's word has at most {most} characters; this one has "
+                                "{length}", name=name, number=number, length=len(word), most=MAX_LETTERS)
         words.setdefault(word)
     if len(words) < WORDS_PER_GAME:
         raise WordListError("{name}: {count} distinct words; a game needs {needed}", name=name, count=len(words),

@@ -30,12 +30,15 @@ class SeatLinks:
         if path is not None and path.exists():
             try:
                 kept = json.loads(path.read_text(encoding="utf-8"))
-                self._game_id = str(kept["game_id"])
-                self._generations = {int(seat): int(n) for seat, n in kept["generations"].items() if int(n) > 0}
-            except (OSError, ValueError, KeyError, TypeError, AttributeError) as e:
-                log.warning("cannot read %s (%s): the seats released in this game have their first links again",
-                            path, e)
-                self._game_id, self._generations = "", {}
+                game_id = str(kept["game_id"])
+                generations = {int(seat): int(n) for seat, n in kept["generations"].items() if int(n) > 0}
+            except (OSError, UnicodeError, json.JSONDecodeError) as e:  # the system's words, or where the JSON broke
+                log.warning("cannot read %s (%s): the seats released in this game have their first links again", path, e)
+            except (ValueError, KeyError, TypeError, AttributeError):  # int()'s words would quote the file
+                log.warning('%s is not {"game_id": ..., "generations": {SEAT: COUNT, ...}}: the seats released in this '
+                            "game have their first links again", path)
+            else:
+                self._game_id, self._generations = game_id, generations
 
     def generations(self, game_id: str, seats: int) -> tuple[int, ...]:
         """Each seat's generation in ``game_id`` (0: never released)."""
