@@ -44,7 +44,7 @@ from typing import TYPE_CHECKING, TypeAlias
 from ..engine import CODEX, GameRecord, InvalidAction, Key, Place, Rules, Team, Undo, is_codex, make_game, parse_action
 from ..engine.errors import Refusal
 from ..engine.phrase import N_, Phrase
-from ..files import PRIVATE_DIR, PRIVATE_FILE, create_private
+from ..files import PRIVATE_DIR, PRIVATE_FILE, create_private, sync_folder
 
 if TYPE_CHECKING:
     from ..engine import CodexRules
@@ -194,7 +194,7 @@ class Journal:
             file.close()
             raise
         if fsync:
-            _sync_directory(path.parent)
+            sync_folder(path.parent)
         return cls(path, file, len(entries), fsync)
 
     def append(self, action: object, at: float) -> None:
@@ -212,15 +212,6 @@ class Journal:
             self._file.close()
         except OSError:  # the last flush failed (disk full): the entries before it are on disk
             pass
-
-
-def _sync_directory(directory: Path) -> None:
-    """Make a rename or a new name in ``directory`` survive a power cut."""
-    fd = os.open(directory, os.O_RDONLY | os.O_DIRECTORY)
-    try:
-        os.fsync(fd)
-    finally:
-        os.close(fd)
 
 
 def keep_private(directory: Path) -> None:
