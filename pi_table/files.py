@@ -1,4 +1,5 @@
-"""The table's private files: readable by the service user alone, and written whole.
+"""The table's files: its private ones readable by the service user alone, every one written
+whole, and the files a setting names read no further than a setting's file can be long.
 
 The journal, the companion's secret and seats, the staff's PIN, sessions and restarts, the
 fleet's pending events and its dashboard's password: each is a file only the service reads
@@ -10,10 +11,46 @@ it imports nothing of the table's.
 from __future__ import annotations
 
 import os
+import stat
 from pathlib import Path
 from typing import BinaryIO
 
 PRIVATE_DIR, PRIVATE_FILE = 0o700, 0o600
+
+
+class NotAFile(ValueError):
+    """A path a setting names that is not a regular file (a folder, a device such as /dev/zero, a
+    FIFO that would keep a reader waiting)."""
+
+
+class TooBig(ValueError):
+    """A file longer than what it holds can be: ``size`` bytes, at most ``most``."""
+
+    def __init__(self, size: int, most: int) -> None:
+        super().__init__(f"{size} bytes, at most {most}")
+        self.size, self.most = size, most
+
+
+def read_file(path: str | Path, most: int) -> bytes:
+    """The bytes of the regular file ``path``, if it holds at most ``most``; NotAFile, TooBig, or
+    the system's OSError. Opened without waiting (a FIFO) and read no further than ``most``: a
+    setting pointed at /dev/zero or a pipe must not hold the table or fill its memory."""
+    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
+    try:
+        status = os.fstat(fd)
+        if not stat.S_ISREG(status.st_mode):
+            raise NotAFile(str(path))
+        if status.st_size > most:
+            raise TooBig(status.st_size, most)
+        chunks, length = [], 0
+        while chunk := os.read(fd, most + 1 - length):
+            chunks.append(chunk)
+            length += len(chunk)
+            if length > most:  # grew while read
+                raise TooBig(length, most)
+        return b"".join(chunks)
+    finally:
+        os.close(fd)
 
 
 def create_private(path: Path) -> BinaryIO:

@@ -571,10 +571,16 @@ STAFF_PIN = "482916"
 class Staff:
     """One phone on the staff page: its cookies, its CSRF token, its language."""
 
-    def __init__(self, base: str, lang: str = "en") -> None:
+    def __init__(self, base: str, lang: str = "en", cafile: Path | None = None) -> None:
+        """``cafile``: the certificate a table's https is trusted by (its own, self-signed)."""
+        import ssl
+
         self.base, self.lang = base, lang
         self.cookies = http.cookiejar.CookieJar()
-        self.opener = urllib.request.build_opener(urllib.request.HTTPCookieProcessor(self.cookies))
+        handlers: list = [urllib.request.HTTPCookieProcessor(self.cookies)]
+        if cafile is not None:
+            handlers.append(urllib.request.HTTPSHandler(context=ssl.create_default_context(cafile=str(cafile))))
+        self.opener = urllib.request.build_opener(*handlers)
         self.csrf: str | None = None
         self.headers: dict[str, str] = {}  # of the last answer
         self.headers_out: dict[str, str] = {}  # sent with every request besides the page's own
@@ -612,7 +618,7 @@ class Staff:
 
 
 STAFF_CONFIG = ('[web]\nhost = "127.0.0.1"\nport = 0\n[paths]\njournal_dir = "journal"\nsocket = "control.sock"\n'
-          'socket_group = ""\n[timer]\n# the café likes a slow game\nlength_s = 0\n')
+                'socket_group = ""\n[timer]\n# the café likes a slow game\nlength_s = 0\n')
 
 
 def dealt_key(seed: int = 5) -> str:
@@ -654,3 +660,44 @@ class StaffTable:
         assert not self.runner.is_alive()
 
 
+class StaffService:
+    """``pi-table run`` under the fake systemd, restarted as the unit restarts it, with a staff
+    phone that finds the companion wherever it listens after each start."""
+
+    def __init__(self, tmp_path: Path, config: str = STAFF_CONFIG, cafile: Path | None = None) -> None:
+        self.folder, self.cafile = tmp_path, cafile
+        self.config = tmp_path / "config.toml"
+        self.config.write_text(config)
+        done = subprocess.run([sys.executable, "-m", "pi_table", "set-staff-pin", "--config", str(self.config)],
+                              input=f"{STAFF_PIN}\n", capture_output=True, text=True, timeout=30)
+        assert done.returncode == 0, done.stderr
+        self.systemd: FakeSystemd | None = None
+
+    def start(self) -> None:
+        from pi_table.sim.systemd import FakeSystemd
+
+        self.systemd = FakeSystemd(["--hal", "sim", "--config", str(self.config)])
+        self.systemd.start()
+
+    def status(self) -> dict:
+        answer = pi_table("status", "--json", "--config", str(self.config))
+        assert answer.returncode == 0, answer.stderr
+        return json.loads(answer.stdout)
+
+    def staff(self) -> Staff:
+        staff = Staff(self.status()["companion"], cafile=self.cafile)
+        assert staff.login()[0] == 200
+        return staff
+
+    def exited(self, timeout: float = 20) -> int:
+        assert self.systemd is not None and self.systemd.process is not None
+        code = self.systemd.process.wait(timeout=timeout)
+        self.systemd.close()
+        return code
+
+    def log(self) -> str:
+        return "" if self.systemd is None else self.systemd.log.read_text(errors="replace")
+
+    def close(self) -> None:
+        if self.systemd is not None:
+            self.systemd.close()

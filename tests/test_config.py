@@ -530,3 +530,58 @@ def test_https_takes_a_certificate_and_its_key_both_absolute_and_readable(tmp_pa
     key.write_text("a key")
     web = config_module.load_config(write(tmp_path, {"web.tls_cert": f'"{cert}"', "web.tls_key": f'"{key}"'})).web
     assert (web.tls_cert, web.tls_key) == (str(cert), str(key))
+
+
+# Writing the file (the staff page, tune --write) ------------------------------------------------
+
+HAND_WRITTEN = """\
+# our table, set up by Anna
+[web]
+url = "http://[fe80::1"  # typo: a bracket left open
+port = 8024
+
+[leds]
+brightness = 0.3  # the café is dark
+
+[touch]
+thresholds = [
+    [9, 4],  # hand-tuned, over two lines
+    [9, 4],
+]
+"""
+
+
+def test_a_change_keeps_every_other_key_and_comment_even_beside_a_bracket_in_a_string(tmp_path):
+    """Tried as a new user would (issue 25): the old hand-written editor counted the bracket inside
+    the url's string, and writing web.url deleted port and the whole [leds] section (and here the
+    thresholds' first line); the shorter file still passed the check."""
+    path = tmp_path / "config.toml"
+    path.write_text(HAND_WRITTEN)
+    writing.changed_text(path, {})  # the file as it is reads back whole
+    text = writing.changed_text(path, {"web.url": "http://table.local", "timer.length_s": 90})
+    assert text == HAND_WRITTEN.replace('"http://[fe80::1"', '"http://table.local"') + "\n[timer]\nlength_s = 90\n"
+
+
+def test_a_written_file_that_would_lose_a_key_is_refused(tmp_path, monkeypatch):
+    """The guard behind the editor: whatever tomlkit writes is read back and must hold the old
+    keys with the changes and nothing else."""
+    path = tmp_path / "config.toml"
+    path.write_text(HAND_WRITTEN)
+    monkeypatch.setattr(writing.tomlkit, "dumps", lambda document: '[web]\nurl = "http://table.local"\n')
+    with pytest.raises(config_module.ConfigError, match="could not be changed without changing other keys: change "
+                                                        "web.url by hand"):
+        writing.write_keys(path, {"web.url": "http://table.local"})
+    assert path.read_text() == HAND_WRITTEN
+
+
+def test_a_written_file_keeps_its_mode_and_leaves_nothing_beside_it(tmp_path):
+    path = tmp_path / "config.toml"
+    path.write_text(HAND_WRITTEN)
+    path.chmod(0o640)
+    old_umask = os.umask(0o077)  # the unit's UMask: the file keeps its own mode all the same
+    try:
+        writing.write_keys(path, {"leds.brightness": 0.5})
+    finally:
+        os.umask(old_umask)
+    assert (path.stat().st_mode & 0o777) == 0o640 and [p.name for p in tmp_path.iterdir()] == ["config.toml"]
+    assert config_module.load_config(path).leds.brightness == 0.5

@@ -34,7 +34,7 @@ from pathlib import Path
 
 import pytest
 
-from helpers import REQUIRE_TOOLS, readme_scripts, require_tools
+from helpers import REQUIRE_TOOLS, STAFF_PIN, Staff, readme_scripts, require_tools
 
 pytestmark = pytest.mark.container
 
@@ -383,3 +383,76 @@ def test_devices_that_appear_after_the_start_can_be_opened(container):
     # A serial port the list leaves out (ttyS, major 4) is refused: the device program is enforced
     container.run("rm -f /dev/ttyS9 && mknod -m 0660 /dev/ttyS9 c 4 73 && chgrp dialout /dev/ttyS9")
     assert "Operation not permitted" in open_in_the_service_cgroup(container, "/dev/ttyS9")
+
+
+# --- try, then keep: a change from the staff page under the real systemd (issue 25) -----------------
+
+SERVICE_CONFIG = "/etc/pi-table/config.toml"
+
+
+def staff_phone(container: Container):
+    """A staff phone on the table's page over the network (the container shares this machine's),
+    with a PIN set as the README says."""
+    container.run(f"printf '{STAFF_PIN}\\n' | pi-table set-staff-pin")
+    return container.wait_for(lambda: _logged_in(Staff("http://127.0.0.1:8024")), "the staff page", 30)
+
+
+def _logged_in(staff):
+    try:
+        return staff if staff.login()[0] == 200 else None
+    except OSError:
+        return None
+
+
+def test_a_staff_change_the_table_cannot_live_with_is_rolled_back_under_systemd(container):
+    """The staff move the phones' pages to a free port; another program takes it before the restart.
+    systemd starts the table on the change, its pages cannot listen, it puts the last good file
+    back and exits for systemd to start it again, well inside the unit's start limit; the staff
+    page, back on its port, says what was rolled back and why."""
+    import socket
+
+    before = container.active()
+    staff = staff_phone(container)
+    probe = socket.socket()
+    probe.bind(("127.0.0.1", 0))
+    port = probe.getsockname()[1]
+    probe.close()
+    good = (container.merged / SERVICE_CONFIG.lstrip("/")).read_text()
+    assert staff.call("POST", "/staff/api/config", {"changes": {"web.port": port}}) == (
+        200, {"ok": True, "restarting": True})
+    squatter = socket.socket()
+    squatter.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    squatter.bind(("0.0.0.0", port))
+    squatter.listen()
+    try:
+        after = container.active(restarts=int(before["NRestarts"]) + 2)  # the staff's restart, then the rollback's
+        assert (container.merged / SERVICE_CONFIG.lstrip("/")).read_text() == good
+        staff = container.wait_for(lambda: _logged_in(Staff("http://127.0.0.1:8024")), "the staff page", 30)
+        status, table = staff.call("GET", "/staff/api/table")
+        assert status == 200 and table["settings"]["rolled_back"]["keys"] == ["web.port"]
+        assert table["settings"]["rolled_back"]["why"].startswith("the phones' pages and the staff page cannot open")
+        burst = int(container.show("StartLimitBurst")["StartLimitBurst"])
+        assert int(after["NRestarts"]) - int(before["NRestarts"]) == 2 < burst
+        assert "are rolled back" in container.run("journalctl -u pi-table -b --no-pager -o cat").stdout
+    finally:
+        squatter.close()
+
+
+def test_a_table_killed_before_it_is_healthy_on_a_change_starts_again_on_the_last_good_file(container):
+    """As ``pi-table tune --write`` leaves a change (the touch board worked, and must work again):
+    the table started on it is killed before it is healthy (here no board ever answers); systemd
+    starts it again, and that start puts the last good file back."""
+    container.active()
+    good = (container.merged / SERVICE_CONFIG.lstrip("/")).read_text()
+    container.run("/opt/pi-table/venv/bin/python -c 'from pathlib import Path; from pi_table.config import trial; "
+                  f"trial.change(Path(\"{SERVICE_CONFIG}\"), {{\"touch.thresholds\": [[9, 4]]}}, \"tune\", (\"touch\",), "
+                  "machine=False)'")
+    container.run("systemctl restart pi-table")
+    before = container.active()
+    assert "thresholds" in (container.merged / SERVICE_CONFIG.lstrip("/")).read_text()
+    container.run("systemctl kill -s KILL pi-table")
+    container.active(restarts=int(before["NRestarts"]) + 1)
+    assert (container.merged / SERVICE_CONFIG.lstrip("/")).read_text() == good
+    note = json.loads((container.merged / (SERVICE_CONFIG.lstrip("/") + ".rolled-back")).read_text())
+    assert note["keys"] == ["touch.thresholds"] and note["by"] == "tune"
+    assert note["why"]["en"] == "the table stopped before it was healthy on the new settings"

@@ -624,6 +624,21 @@ def test_certificates_that_would_not_load_and_a_port_another_program_holds_are_r
     assert (status, answer) == (200, {"ok": True, "restarting": True})  # a real pair passes
 
 
+def test_a_setting_pointed_at_a_device_a_pipe_or_the_kernels_files_is_refused_without_reading_them(table, tmp_path):
+    """Found by the fuzz (tests/test_staff_fuzz.py): sim.words = /dev/zero held the staff's request
+    while the deck was read for ever, filling the table's memory; /proc/self/environ passed as a
+    broker password."""
+    staff = Staff(table.base)
+    staff.login()
+    fifo = tmp_path / "fifo"
+    os.mkfifo(fifo)
+    for changes, found in [({"sim.words": "/dev/zero"}, "in /dev, where the system keeps its own files"),
+                           ({"sim.words": str(fifo)}, "not a file (a folder, a device or a pipe)"),
+                           ({"fleet.broker": "mqtt://x@127.0.0.1:18890", "fleet.table_id": "x",
+                             "fleet.password_file": "/proc/self/environ"}, "in /proc, where the system keeps")]:
+        assert found in refused_with(staff, changes)
+
+
 @pytest.mark.parametrize("key", ["web.url", "sim.words", "fleet.broker", "paths.socket", "web.host", "game.game",
                                  "fleet.password_file", "sound.quiet_hours"])
 def test_a_lone_surrogate_in_a_value_is_a_400_naming_the_key(table, key):
@@ -754,7 +769,6 @@ def test_restarts_asked_in_a_hurry_wait_their_turn_so_systemd_never_gives_up_on_
 def test_over_https_the_pin_and_the_cookie_never_cross_the_wifi_in_clear(tmp_path, desk):
     """[web] tls_cert and tls_key: the companion serves https (the staff cookie is Secure), and
     plain http on its port gets nowhere."""
-    import ssl
 
     from pi_table.daemon.run import _tls, _TlsError
 
@@ -764,10 +778,7 @@ def test_over_https_the_pin_and_the_cookie_never_cross_the_wifi_in_clear(tmp_pat
     companion.start()
     try:
         assert companion.base_url.startswith("https://")
-        trusting = ssl.create_default_context(cafile=str(cert))
-        staff = Staff(companion.base_url)
-        staff.opener = urllib.request.build_opener(urllib.request.HTTPCookieProcessor(staff.cookies),
-                                                   urllib.request.HTTPSHandler(context=trusting))
+        staff = Staff(companion.base_url, cafile=cert)
         assert staff.login()[0] == 200
         session = next(cookie for cookie in staff.cookies if cookie.name == COOKIE)
         assert session.secure and staff.call("GET", "/staff/api/log")[0] == 200

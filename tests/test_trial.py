@@ -8,8 +8,6 @@ from __future__ import annotations
 
 import json
 import socket
-import subprocess
-import sys
 import time
 
 import pytest
@@ -20,10 +18,9 @@ from pi_table.daemon.trial import Health, TrialWatch
 from pi_table.engine.phrase import Phrase
 from pi_table.sim.systemd import FakeSystemd
 
-from helpers import STAFF_PIN, Staff, pi_table, self_signed
+from helpers import STAFF_CONFIG, Staff, StaffService, self_signed
 
-CONFIG = ('[web]\nhost = "127.0.0.1"\nport = 0\n[paths]\njournal_dir = "journal"\nsocket = "control.sock"\n'
-          'socket_group = ""\n[timer]\n# the café likes a slow game\nlength_s = 0\n')
+CONFIG = STAFF_CONFIG
 EXIT_CONFIG = 78
 
 
@@ -167,49 +164,9 @@ def test_a_table_stopping_leaves_the_trial_to_its_next_start(tmp_path):
 # --- the real table under the fake systemd --------------------------------------------------------
 
 
-class Service:
-    """``pi-table run`` under the fake systemd, restarted as the unit restarts it, with a staff
-    phone that finds the companion wherever it listens after each start."""
-
-    def __init__(self, tmp_path) -> None:
-        self.folder = tmp_path
-        self.config = config_file(tmp_path)
-        done = subprocess.run([sys.executable, "-m", "pi_table", "set-staff-pin", "--config", str(self.config)],
-                              input=f"{STAFF_PIN}\n", capture_output=True, text=True, timeout=30)
-        assert done.returncode == 0, done.stderr
-        self.systemd: FakeSystemd | None = None
-
-    def start(self) -> None:
-        self.systemd = FakeSystemd(["--hal", "sim", "--config", str(self.config)])
-        self.systemd.start()
-
-    def status(self) -> dict:
-        answer = pi_table("status", "--json", "--config", str(self.config))
-        assert answer.returncode == 0, answer.stderr
-        return json.loads(answer.stdout)
-
-    def staff(self) -> Staff:
-        staff = Staff(self.status()["companion"])
-        assert staff.login()[0] == 200
-        return staff
-
-    def exited(self, timeout: float = 20) -> int:
-        assert self.systemd is not None and self.systemd.process is not None
-        code = self.systemd.process.wait(timeout=timeout)
-        self.systemd.close()
-        return code
-
-    def log(self) -> str:
-        return "" if self.systemd is None else self.systemd.log.read_text(errors="replace")
-
-    def close(self) -> None:
-        if self.systemd is not None:
-            self.systemd.close()
-
-
 @pytest.fixture
 def service(tmp_path):
-    service = Service(tmp_path)
+    service = StaffService(tmp_path)
     yield service
     service.close()
 
@@ -239,7 +196,7 @@ def test_a_healthy_change_is_kept_after_its_restart(service):
     assert trial.beside(service.config, trial.GOOD).read_text() == service.config.read_text()
 
 
-def settings_shown_before_restart(service: Service) -> dict:
+def settings_shown_before_restart(service: StaffService) -> dict:
     under_way = trial.pending_trial(service.config)
     assert under_way is not None
     return under_way.to_json()
@@ -314,6 +271,22 @@ def test_a_table_that_dies_before_it_is_healthy_rolls_the_change_back_at_its_nex
     shown = settings_shown(service.staff())
     assert shown["rolled_back"] == {**shown["rolled_back"], "keys": ["touch.thresholds"], "by": "tune",
                                     "why": "the table stopped before it was healthy on the new settings"}
+
+
+def test_a_change_that_would_lock_the_staff_out_is_rolled_back(service):
+    """Found by the fuzz: moving paths.journal_dir left the staff PIN behind in the old folder, so
+    after the restart nobody could log in to undo it."""
+    service.start()
+    staff = service.staff()
+    assert staff.call("POST", "/staff/api/config", {"changes": {"paths.journal_dir": str(service.folder / "moved")}}
+                      ) == (200, {"ok": True, "restarting": True})
+    assert service.exited() == EXIT_RESTART
+    service.start()
+    assert service.exited() == EXIT_RESTART  # rolled back: systemd starts it again on the good file
+    service.start()
+    shown = settings_shown(service.staff())
+    assert shown["rolled_back"]["keys"] == ["paths.journal_dir"]
+    assert shown["rolled_back"]["why"].startswith("the staff can no longer log in: no staff PIN in ")
 
 
 def test_a_file_edited_by_hand_is_no_trial_and_a_bad_one_still_stops_the_table(service):

@@ -17,6 +17,7 @@ from pathlib import Path
 from ..engine.errors import Refusal
 from ..engine.phrase import Phrase, Text, meaning
 from ..engine.views import LANGUAGES
+from ..files import NotAFile, TooBig, read_file
 from ..ui.i18n import say
 from .machine import FILES_READ, PRIVATE_KEYS, Running, check_machine
 from .schema import BY_KEY, DEFAULT_PATH, EXPECTED, MAX_BYTES, OPTIONS, SECTIONS, Option, defaults, describe
@@ -55,16 +56,15 @@ def load_config(path: Path | None = None, machine: bool = False, running: Runnin
 def read_text(path: Path) -> str:
     """A configuration file's text; ConfigError naming the file and why it cannot be one."""
     try:
-        size = path.stat().st_size
-        if size > MAX_BYTES:
-            raise ConfigError([Phrase.of("{path}: {size} bytes is too big for a configuration (at most {most})",
-                                         path=str(path), size=size, most=MAX_BYTES)])
-        return path.read_bytes().decode("utf-8")
+        return read_file(path, MAX_BYTES).decode("utf-8")
+    except TooBig as e:
+        raise ConfigError([Phrase.of("{path}: {size} bytes is too big for a configuration (at most {most})",
+                                     path=str(path), size=e.size, most=MAX_BYTES)]) from None
     except FileNotFoundError:
         raise ConfigError([Phrase.of("{path}: no such file (expected a TOML configuration; {default} by default)",
                                      path=str(path), default=str(DEFAULT_PATH))]) from None
-    except IsADirectoryError:
-        raise ConfigError([Phrase.of("{path}: is a directory, expected a TOML file", path=str(path))]) from None
+    except NotAFile:
+        raise ConfigError([Phrase.of("{path}: is not a regular file (a folder, a device or a pipe), expected a TOML file", path=str(path))]) from None
     except OSError as e:
         raise ConfigError([Phrase.of("{path}: cannot be read: {error}", path=str(path),
                                      error=e.strerror or str(e))]) from None
@@ -226,6 +226,8 @@ def _fails(values: dict[str, object], path: Path) -> Text | None:
 OUTSIDE_SECRETS = (*FILES_READ, "sim.words")
 """The keys naming a file the table reads into something it sends or shows: a broker's
 password, a certificate, words on the cards."""
+SYSTEM_FOLDERS = ("/proc", "/sys", "/dev")
+"""The kernel's own files: no setting's file is one of them."""
 SHOWN = ("fleet.password_file", "sim.words")
 """The keys whose file's words leave the table: to a broker as its password, onto the cards."""
 
@@ -248,7 +250,12 @@ def _secret_readers(given: dict[str, object], path: Path, secret_dirs: tuple[str
         file = deck_path(file, path) if key == "sim.words" else file
         real = os.path.realpath(file)
         folder = next((folder for folder in folders if os.path.commonpath([folder, real]) == folder), None)
-        if folder is not None:
+        system = next((folder for folder in SYSTEM_FOLDERS if os.path.commonpath([folder, real]) == folder), None)
+        if system is not None:
+            found.append((key, Phrase.of(
+                "{name} names {file}, in {folder}, where the system keeps its own files (a process's memory and "
+                "environment, devices): name a file on the disk", name=name, file=file, folder=system)))
+        elif folder is not None:
             found.append((key, Phrase.of(
                 "{name} names {file}, in the journal folder {folder}, where the table keeps its secrets (the "
                 "games' keys, the staff PIN): name a file outside it", name=name, file=file, folder=folder)))

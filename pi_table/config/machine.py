@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING
 
 from ..engine.errors import Refusal
 from ..engine.phrase import N_, Phrase, Text
+from ..files import NotAFile, TooBig, read_file
 from .settings import Values
 
 if TYPE_CHECKING:  # loaded by the checks that use it: a start without https does without it
@@ -90,7 +91,13 @@ def server_tls(cert: str, key: str) -> ssl.SSLContext:
 def read_password(path: str) -> str:
     """The password in the file ``path`` (its first and only line); OSError when it cannot be
     read, Refusal when it is not UTF-8 text or is empty. Never its contents in a message."""
-    data = Path(path).read_bytes()
+    try:
+        data = read_file(path, MAX_PASSWORD + 2)  # and its line's end
+    except NotAFile:
+        raise Refusal("{path}, which is not a file", path=path) from None
+    except TooBig as e:
+        raise Refusal("{path}, of {size} bytes: a password is at most {most}", path=path, size=e.size,
+                      most=MAX_PASSWORD) from None
     try:
         text = data.decode("utf-8").strip()
     except UnicodeDecodeError as e:

@@ -547,12 +547,18 @@ class Daemon:
                 "rolled_back": rolled_back}
 
     def _working(self) -> list[str]:
-        """The devices working now, which a change must leave working."""
+        """The devices working now, which a change must leave working, and "staff" when the
+        staff can log in (a PIN is set): a change must not lock them out either."""
         try:
             health = self.loop.call(lambda: self.status())["health"]
         except TimeoutError:
             return []
-        return [name for name, state in health.items() if state == "ok"]
+        return [name for name, state in health.items() if state == "ok"] + (["staff"] if self._pin_set() else [])
+
+    def _pin_set(self) -> bool:
+        from ..web.staff import PIN_FILE  # the staff page's own: loaded with it, after READY
+
+        return os.path.exists(self.config.paths.journal_dir / PIN_FILE)
 
     def trial_health(self) -> Health:
         """How a trial sees the table: its loop answering, its pages answering, and the devices
@@ -572,7 +578,10 @@ class Daemon:
             if unanswered is not None:
                 return Health(unanswered)
         watched = self.trial_watch.trial.working if self.trial_watch is not None else ()
-        for name in watched:
+        if "staff" in watched and not self._pin_set():
+            return Health(Phrase.of("the staff can no longer log in: no staff PIN in {folder} (the journal folder "
+                                    "changed)", folder=str(self.config.paths.journal_dir)), final=True)
+        for name in (name for name in watched if name != "staff"):
             if health.get(name, "ok") != "ok":
                 return Health(Phrase.of("{device} worked before the change and does not now: {state}",
                                         device=Phrase(events.DEVICE_NAMES.get(name, name)),

@@ -10,13 +10,14 @@ from __future__ import annotations
 
 import random
 from collections.abc import Sequence
-from pathlib import Path
 
 from ..engine.errors import Refusal
+from ..files import NotAFile, TooBig, read_file
 
 LISTS = ("en", "it")
 WORDS_PER_GAME = 25
 MAX_LETTERS = 20
+MAX_DECK_BYTES = 1024 * 1024  # 50,000 words of 20 letters: more is no deck
 """Longer words do not fit a cell of the window's grid, nor a line of the terminal's list."""
 KEPT_DEALS = 2
 """The game on the table and the one it replaced, which an undo can bring back."""
@@ -38,7 +39,13 @@ def load_words(source: str) -> tuple[str, ...]:
     else:
         name = source
         try:
-            text = Path(source).read_text(encoding="utf-8")
+            text = read_file(source, MAX_DECK_BYTES).decode("utf-8")
+        except NotAFile:
+            raise WordListError("{source}: not a file (a folder, a device or a pipe); --words takes 'en', 'it' or a "
+                                "file", source=source) from None
+        except TooBig as e:
+            raise WordListError("{source}: {size} bytes is too long for a deck of words (at most {most})",
+                                source=source, size=e.size, most=MAX_DECK_BYTES) from None
         except UnicodeDecodeError as e:
             raise WordListError("{source}: not UTF-8 text (byte {byte}); a deck file is UTF-8, one word a line",
                                 source=source, byte=e.start) from None
