@@ -19,7 +19,7 @@ from pi_table.web import Companion, CompanionScreen, Tokens, codenames_snapshot
 from pi_table.web.server import ANOTHER_PHONE
 from pi_table.web.snapshot import SPYMASTER
 
-from helpers import another_phone, get, hidden_swapped, next_event, post, wait_for
+from helpers import ROOT, another_phone, get, hidden_swapped, next_event, post, wait_for
 
 KEY = "RRRRRRRRRBBBBBBBBNNNNNNNA"
 
@@ -258,3 +258,31 @@ def test_the_spymaster_page_shows_the_key_and_the_board_page_never_does(companio
     page.wait_for_selector("text=This page belonged to a game that has ended")
     page.close()
     board.close()
+
+
+def test_a_phone_turned_away_at_the_stream_cap_follows_the_game_again_once_there_is_room(tokens, browser):
+    """A browser takes a 503 on its event stream as final: the page said "trying again" and never
+    did. It now tries again as the companion's Retry-After says (a page clock stands in for the wait)."""
+    from pi_table.web.server import RETRY_S
+
+    script = (ROOT / "pi_table" / "web" / "static" / "app.js").read_text()
+    assert f"const RETRY_MS = {RETRY_S * 1000};" in script  # the page waits as the server tells it to
+    companion = Companion("127.0.0.1", 0, max_streams=1)
+    companion.start()
+    held = Events(companion, "/api/public/events")
+    page = browser.new_page()
+    try:
+        companion.publish(codenames_snapshot("g1", played(), tokens))
+        held.next()  # the one place for a spectator's stream
+        page.clock.install()
+        page.goto(f"{companion.base_url}/")
+        page.locator("#status.error").wait_for(timeout=10_000)
+        held.close()
+        page.clock.run_for(2 * RETRY_S * 1000 + 1000)
+        page.locator("#status:not(.error)").wait_for(timeout=10_000)
+        companion.publish(codenames_snapshot("g1", played(["clue 1", "touch 0"]), tokens))
+        page.locator('[data-cell="0"].R').wait_for(timeout=10_000)  # the page follows the game again
+    finally:
+        page.close()
+        held.close()
+        companion.stop()

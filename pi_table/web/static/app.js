@@ -591,7 +591,14 @@ function listen() {
       : t("This page belonged to a game that has ended. Scan the new code.")));
     statusLine.textContent = replaced ? t("link replaced") : t("game over");
   });
-  events.onerror = () => { statusLine.textContent = t("connection lost, trying again…"); statusLine.className = "error"; };
+  events.onerror = () => {
+    statusLine.textContent = t("connection lost, trying again…"); statusLine.className = "error";
+    // A dropped connection the browser retries by itself; one the table answered with an error
+    // (503 past its cap for streams) it gives up on for good: try again as the table's
+    // Retry-After says, with a little jitter so many phones do not come back at once.
+    if (events.readyState === EventSource.CLOSED) setTimeout(listen, RETRY_MS + Math.random() * RETRY_MS);
+  };
 }
+const RETRY_MS = 10000;  // the companion's Retry-After (pi_table/web/server.py, RETRY_S)
 
 speak(chosenLang()).then(listen, listen);
