@@ -5,7 +5,7 @@ The journal, the companion's secret and seats, the staff's PIN, sessions and res
 fleet's pending events and its dashboard's password: each is a file only the service reads
 (0600, in a 0700 folder), and one rewritten is replaced in one rename, so a crash or a power
 cut leaves the old or the new, never half of either. Below every layer that keeps such a file:
-it imports nothing of the table's.
+it imports nothing of the table's but its errors' root.
 """
 
 from __future__ import annotations
@@ -15,15 +15,17 @@ import stat
 from pathlib import Path
 from typing import BinaryIO
 
+from .errors import PiTableError
+
 PRIVATE_DIR, PRIVATE_FILE = 0o700, 0o600
 
 
-class NotAFile(ValueError):
+class NotAFile(PiTableError, ValueError):
     """A path a setting names that is not a regular file (a folder, a device such as /dev/zero, a
     FIFO that would keep a reader waiting)."""
 
 
-class TooBig(ValueError):
+class TooBig(PiTableError, ValueError):
     """A file longer than what it holds can be: ``size`` bytes, at most ``most``."""
 
     def __init__(self, size: int, most: int) -> None:

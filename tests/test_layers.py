@@ -14,7 +14,7 @@ import pi_table
 PACKAGE = Path(pi_table.__file__).parent
 FIRMWARE = Path(pi_table.firmware.__file__).parent  # firmware/, mapped into the package
 HARDWARE = Path(pi_table.hardware.__file__).parent  # hardware/, likewise
-LAYERS = ["files", "engine", "protocol", "firmware", "hal", "drivers", "ui", "web", "hardware", "table", "sim", "config", "fleet", "daemon", "bench", "cli", "__main__"]
+LAYERS = ["errors", "files", "engine", "protocol", "firmware", "hal", "drivers", "ui", "web", "hardware", "table", "sim", "config", "fleet", "daemon", "bench", "cli", "__main__"]
 ENGINE_STDLIB = {"__future__", "dataclasses", "enum", "typing", "collections", "collections.abc", "random", "abc",
                  "typing_extensions"}  # the last for a type checker only: TypeIs is in typing from 3.13
 ENGINE_FORBIDDEN_CALLS = {"open", "print", "input", "exec", "eval", "__import__"}
@@ -79,7 +79,7 @@ def test_engine_imports_only_pure_standard_modules():
         if layer_of(parts) != "engine":
             continue
         for name in imported(path, parts):
-            if name.startswith("pi_table.engine") or name in ENGINE_STDLIB:
+            if name.startswith(("pi_table.engine", "pi_table.errors")) or name in ENGINE_STDLIB:
                 continue
             if any(name.startswith(f"{allowed}.") for allowed in ENGINE_STDLIB):
                 continue  # "from typing import X" also names "typing.X"
@@ -169,3 +169,24 @@ def test_the_test_import_checker_sees_one(tmp_path):
     bad = tmp_path / "test_bad.py"
     bad.write_text("import test_web\nfrom helpers import wait_for\n\ndef f():\n    from test_faults import EmulatedTable\n")
     assert imported_test_modules(bad) == {"test_web", "test_faults"}
+
+
+def test_every_error_the_table_raises_has_one_root():
+    """As gpiozero's GPIOZeroError: ``except PiTableError`` catches every error the table defines
+    (each keeps its built-in base too, ValueError for a refused value and so on)."""
+    import importlib
+    import inspect
+    import pkgutil
+
+    from pi_table.errors import PiTableError
+
+    strays = []
+    for module in pkgutil.walk_packages(pi_table.__path__, "pi_table."):
+        if module.name.startswith(("pi_table.firmware", "pi_table.hardware")) or module.name == "pi_table.__main__":
+            continue  # the board's CircuitPython and the maker's build tools: not the table's errors
+        loaded = importlib.import_module(module.name)
+        for name, value in vars(loaded).items():
+            if inspect.isclass(value) and issubclass(value, BaseException) and value.__module__ == module.name \
+                    and not issubclass(value, PiTableError):
+                strays.append(f"{module.name}.{name}")
+    assert strays == []

@@ -17,6 +17,7 @@ from pathlib import Path
 from ..engine.errors import Refusal
 from ..engine.phrase import Phrase, Text, meaning
 from ..engine.views import LANGUAGES
+from ..errors import PiTableError
 from ..files import NotAFile, TooBig, read_file
 from ..ui.i18n import say
 from .machine import FILES_READ, PRIVATE_KEYS, Running, check_machine
@@ -24,7 +25,7 @@ from .schema import BY_KEY, DEFAULT_PATH, EXPECTED, MAX_BYTES, OPTIONS, SECTIONS
 from .settings import Config, build, deck_path
 
 
-class ConfigError(ValueError):
+class ConfigError(PiTableError, ValueError):
     """What is wrong with a configuration: one sentence per problem, each naming the file and
     key; ``problems`` in English (logs, tests), ``said()`` in the file's own [game] language
     (when it names one it can be read in) or the one asked, as ``check-config`` and the staff

@@ -30,6 +30,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..engine.phrase import Phrase, Text
+from ..errors import PiTableError
 from .notify import STALL_S, thread_ended
 
 log = logging.getLogger("pi_table.control")
@@ -47,7 +48,7 @@ ACCEPT_RETRY_MAX_S = 1.0
 _STRING = re.compile(rb'"(?:[^"\\]|\\.)*"')
 
 
-class ControlError(RuntimeError):
+class ControlError(PiTableError, RuntimeError):
     """The daemon could not be reached or did not answer properly. ``said`` says why: a Phrase,
     said in the reader's language, or the daemon's own words (already in the language asked)."""
 

@@ -30,6 +30,7 @@ from ..config.trial import DEADLINE_S, Trial
 from ..engine import CODEX, GAMES, TableView, Undo
 from ..engine.errors import Refusal
 from ..engine.phrase import N_, Phrase, Text, meaning
+from ..errors import PiTableError
 from ..files import write_private
 from ..hal import (
     Buttons,
@@ -89,7 +90,7 @@ STAFF_RESTARTS = 3  # the staff's restarts in a window at most: with a crash, st
 RESTARTS_FILE = "staff.restarts"  # their times, in the journal folder: they outlive the restarts they count
 
 
-class AlreadyRunning(RuntimeError):
+class AlreadyRunning(PiTableError, RuntimeError):
     """Another daemon holds the journal directory: two writers would interleave one game."""
 
 
@@ -902,7 +903,7 @@ class StaffDesk:
         return self.daemon.restart()
 
 
-class _TlsError(Exception):
+class _TlsError(PiTableError):
     """The companion's certificate or key would not load."""
 
 

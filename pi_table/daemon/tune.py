@@ -24,6 +24,7 @@ from pathlib import Path
 from ..config import Config, ConfigError, trial
 from ..drivers.touchboard import TouchBoardSource
 from ..engine.phrase import N_, Phrase, Text, meaning
+from ..errors import PiTableError
 from ..hal import Event, HealthEvent, Screen
 from ..hal.tuning import PadTuner, Pair, TuneModel, table_pads, tuned
 from ..protocol import wire
@@ -85,7 +86,7 @@ def main(config: Config, hal: str, touch_port: str | None, frames: int, rest_s: 
     return 0
 
 
-class TuneError(Exception):
+class TuneError(PiTableError):
     """Tuning cannot go on: no board, or a board that sends no readings; ``phrase`` says why."""
 
     def __init__(self, phrase: Phrase) -> None:

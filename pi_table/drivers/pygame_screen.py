@@ -37,6 +37,7 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from ..engine.phrase import Phrase, Text
+from ..errors import PiTableError
 from ..hal import AnyModel, Command, Emit, Screen, SelfTestModel, UiEvent
 
 log = logging.getLogger(__name__)
@@ -50,7 +51,7 @@ cost about 3 % of a core here; a 30 ms nap between reads keeps taps prompt and a
 near 0 %."""
 
 
-class ScreenNotOpen(RuntimeError):
+class ScreenNotOpen(PiTableError, RuntimeError):
     """The display did not open. ``detail`` says why: the display system's own words (SDL's,
     shown as they are) or a Phrase; ``str()`` is that alone, for whoever says which device it
     was in the reader's language ("the spymaster screen is not working (...)")."""

@@ -31,6 +31,7 @@ from typing import Any
 from ..engine import CELLS
 from ..engine.errors import Refusal
 from ..engine.phrase import Phrase
+from ..errors import PiTableError
 from ..hal.events import ButtonEvent, Emit, Event, HealthEvent, TouchEvent
 from ..hal.touch import TouchSource
 from ..protocol import wire
@@ -120,7 +121,7 @@ def _interface_number(location: str | None) -> int:
     return int(match.group(1)) if match else -1
 
 
-class NotFound(LookupError):
+class NotFound(PiTableError, LookupError):
     """The board was not found, or did not answer: ``phrase`` says what was found instead and
     what to do, in the words each language has (``str()`` is its English, for the log)."""
 
@@ -152,7 +153,7 @@ def find_port(usb_id: tuple[int, int]) -> str:
     return best[0]
 
 
-class _Refused(Exception):
+class _Refused(PiTableError):
     """The board answered, but speaks a protocol this table does not."""
 
     def __init__(self, phrase: Phrase) -> None:

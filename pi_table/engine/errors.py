@@ -14,10 +14,11 @@ instead: a file may be a secret one, and no message repeats what a file holds.
 
 from __future__ import annotations
 
+from ..errors import PiTableError
 from .phrase import Phrase
 
 
-class Refusal(ValueError):
+class Refusal(PiTableError, ValueError):
     """An error that carries its sentence as a ``Phrase`` (given whole, or as template and fields),
     and ``given``, the words it refuses, if any, kept out of ``expected``."""
 

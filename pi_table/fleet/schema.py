@@ -16,6 +16,7 @@ import re
 from dataclasses import dataclass
 
 from ..engine.phrase import Phrase
+from ..errors import PiTableError
 
 MAX_PAYLOAD = 256 * 1024  # bytes: some ten times a finished Codex game's status
 NAME = 100  # characters in an id, a game's, a device's or a team's name, a version, a board
@@ -24,7 +25,7 @@ MOST = 64  # devices in a health, warnings in a list
 SURROGATE = re.compile("[\ud800-\udfff]")  # JSON's \ud800 alone: no UTF-8 can carry it (the CSV could not be sent)
 
 
-class Refused(ValueError):
+class Refused(PiTableError, ValueError):
     """A message that is not what its topic carries: ``phrase`` names the field and what it should be."""
 
     def __init__(self, field: str, expected: Phrase) -> None:

@@ -20,8 +20,10 @@ import threading
 import time
 from pathlib import Path
 
+from ..errors import PiTableError
 
-class ServiceFailed(RuntimeError):
+
+class ServiceFailed(PiTableError, RuntimeError):
     """The daemon exited, or said nothing in time; the message has the end of its log."""
 
 

@@ -19,6 +19,7 @@ from ..drivers.pygame_sound import PygameSound
 from ..engine import CELLS, GRID
 from ..engine.keys import NO_CARD
 from ..engine.phrase import N_
+from ..errors import PiTableError
 from ..hal import AnyModel, DialEvent, LedFrame, LedStrip, ScreenModel, SimButtons, SimTouch
 from ..hal.sound import NoSound, SoundDevice
 from ..table import Session, TableLoop
@@ -41,7 +42,7 @@ ASK_S = 5.0
 """How long N waits for a second N before a new game over one in progress is no longer asked for."""
 
 
-class NoDisplay(RuntimeError):
+class NoDisplay(PiTableError, RuntimeError):
     """There is no display to open a window on."""
 
 
