@@ -157,6 +157,19 @@ def test_a_host_is_not_checked_when_the_companion_is_off(tmp_path):
     assert config_module.check_machine(config_module.load_config(path).values) == []
 
 
+def test_a_journal_dir_that_holds_folders_is_someone_elses_and_refused(tmp_path):
+    """Found when the staff fuzz set paths.journal_dir = "/" as root: the table made / and every
+    folder in it 0700, and every file 0600. A journal folder holds the table's files alone."""
+    shared = tmp_path / "shared"
+    (shared / "someone's").mkdir(parents=True)
+    for folder, name in ((str(shared), "someone's"), ("/", None)):
+        path = write(tmp_path, {"paths.journal_dir": f'"{folder}"'}, name="journal.toml")
+        with pytest.raises(config_module.ConfigError) as refused:
+            config_module.load_config(path, machine=True)
+        (problem,) = [p for p in refused.value.problems if "paths.journal_dir" in p]
+        assert "so it is not a folder of the table's own" in problem and (name is None or f"({name})" in problem)
+
+
 def test_a_journal_dir_the_user_may_not_write_in_is_refused():
     """As root, permissions stop nothing: run the commands as nobody, in a folder nobody may read."""
     if os.getuid() == 0:

@@ -159,3 +159,17 @@ def test_install_takes_the_group_out_of_an_older_state_directory(tmp_path):
     result = installer.run()
     assert result.returncode == 0, result.stderr
     assert mode(state) == 0o700 and "made 0700" in result.stdout
+
+
+def test_a_journal_directory_that_holds_a_folder_is_left_as_it_is(tmp_path, caplog):
+    """Someone else's folder named as the journal's (/, /tmp, a home): no file's rights change in it."""
+    from pi_table.table.journal import keep_private
+
+    shared = tmp_path / "shared"
+    (shared / "photos").mkdir(parents=True)
+    (shared / "notes.txt").write_text("x")
+    (shared / "notes.txt").chmod(0o644)
+    shared.chmod(0o755)
+    keep_private(shared)
+    assert stat.S_IMODE(shared.stat().st_mode) == 0o755 and stat.S_IMODE((shared / "notes.txt").stat().st_mode) == 0o644
+    assert "holds a folder (photos), so it is not the table's own" in caplog.text

@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING
 from ..engine.errors import Refusal
 from ..engine.phrase import N_, Phrase, Text
 from ..files import NotAFile, TooBig, read_file
+from ..table.journal import foreign_folder
 from .settings import Values
 
 if TYPE_CHECKING:  # loaded by the checks that use it: a start without https does without it
@@ -48,12 +49,12 @@ def check_machine(values: dict[str, object], running: Running | None = None) -> 
     will use it (the password decoded, the certificate loaded with its key, the CA parsed), and,
     for a change (``running``), the companion's address bound. Nothing is made or changed here."""
     v = Values(values)
-    socket_path = Path(v.text("paths.socket"))
+    socket_path, journal = Path(v.text("paths.socket")), Path(v.text("paths.journal_dir"))
     web = v.flag("web.enabled")
     files = {key: v.text(key) for key in FILES_READ}
     found: dict[str, tuple[str, Phrase | None]] = {
         "paths.journal_dir": (N_("a folder the table can write its games in (made if missing)"),
-                              _unusable_folder(Path(v.text("paths.journal_dir")))),
+                              _unusable_folder(journal) or _shared(journal)),
         "paths.socket": (N_("a socket in a folder the table can write in (made if missing)"),
                          Phrase.of("{path}, which is not a socket (one a stopped table left is fine)",
                                    path=str(socket_path)) if _taken(socket_path) else
@@ -180,6 +181,16 @@ def _unusable_folder(folder: Path) -> Phrase | None:
         return Phrase.of("that {user} may not write in {parent}{read_only}, so {path} cannot be made", user=_user(),
                          parent=str(made), read_only=_read_only(made), path=str(folder))
     return None
+
+
+def _shared(folder: Path) -> Phrase | None:
+    """Why ``folder`` is not one the table may keep its games in: it holds a folder, so it is
+    someone else's (/, /tmp, a home), whose files' rights the table would change."""
+    other = foreign_folder(folder)
+    if other is None:
+        return None
+    return Phrase.of("{path}, which holds a folder ({name}), so it is not a folder of the table's own", path=str(folder),
+                     name=other)
 
 
 def _unreadable(name: str) -> Phrase | None:

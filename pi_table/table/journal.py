@@ -214,6 +214,17 @@ class Journal:
             pass
 
 
+def foreign_folder(directory: Path) -> str | None:
+    """The name of a folder in ``directory``, if any. A journal directory holds the table's files
+    alone, never a folder: one that holds a folder is someone else's (/, /tmp, a home), and the
+    table makes nothing of it private (``keep_private``) nor keeps its games there."""
+    try:
+        with os.scandir(directory) as entries:
+            return next((entry.name for entry in entries if entry.is_dir(follow_symlinks=False)), None)
+    except OSError:
+        return None
+
+
 def keep_private(directory: Path) -> None:
     """The journal directory for the service user alone: 0700, and every file in it no more
     than 0600 (a file restored from a backup, or left by a version that let the group read)."""
@@ -222,6 +233,11 @@ def keep_private(directory: Path) -> None:
         entries = [directory, *directory.iterdir()]
     except OSError as e:
         log.warning("cannot make the journal directory %s private: %s", directory, e)
+        return
+    other = foreign_folder(directory)
+    if other is not None:
+        log.warning("the journal directory %s holds a folder (%s), so it is not the table's own: no file's rights "
+                    "are changed in it", directory, other)
         return
     for path in entries:
         try:
