@@ -598,3 +598,14 @@ def test_a_written_file_keeps_its_mode_and_leaves_nothing_beside_it(tmp_path):
         os.umask(old_umask)
     assert (path.stat().st_mode & 0o777) == 0o640 and [p.name for p in tmp_path.iterdir()] == ["config.toml"]
     assert config_module.load_config(path).leds.brightness == 0.5
+
+
+def test_a_file_tomlkit_cannot_edit_is_refused_by_hand_not_a_traceback(tmp_path, monkeypatch):
+    """tomlkit before 0.13.3 wrote a key added after a section's own sub-table as TOML that does not
+    read back ("[leds.extra]" then "[leds]"); whatever it writes that cannot be read is refused."""
+    path = tmp_path / "config.toml"
+    path.write_text(HAND_WRITTEN)
+    monkeypatch.setattr(writing.tomlkit, "dumps", lambda document: "[web]\nurl = \n")
+    with pytest.raises(config_module.ConfigError, match="change web.url by hand"):
+        writing.write_keys(path, {"web.url": "http://table.local"})
+    assert path.read_text() == HAND_WRITTEN

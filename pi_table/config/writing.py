@@ -110,7 +110,11 @@ def changed_text(path: Path, changes: Mapping[str, object], machine: bool = Fals
     except (TOMLKitError, TypeError, AttributeError, RecursionError):  # a section that is no table
         raise _by_hand(path, changes) from None
     new = tomlkit.dumps(document)
-    if tomllib.loads(new) != expected:  # tomlkit's own mistake: refuse rather than lose a key
+    try:
+        kept = tomllib.loads(new)
+    except tomllib.TOMLDecodeError:  # tomlkit wrote what TOML cannot read (older releases: a table after its own sub-table)
+        raise _by_hand(path, changes) from None
+    if kept != expected:  # tomlkit's own mistake: refuse rather than lose a key
         raise _by_hand(path, changes)
     secret_dirs = (*(running.secret_dirs if running else ()), *_journal_dir(old, path))
     parse_config(new, path, machine, Running(secret_dirs, running.listening if running else None))
