@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import json
 import socket
+import subprocess
+import sys
 import time
 
 import pytest
@@ -297,3 +299,32 @@ def test_a_file_edited_by_hand_is_no_trial_and_a_bad_one_still_stops_the_table(s
     with pytest.raises(ServiceFailed, match=f"exited with status {EXIT_CONFIG}"):
         service.systemd.start()
     assert "length_s = 5" in service.config.read_text()
+
+
+def test_check_config_beside_the_running_table_lets_its_own_port_pass_and_not_another_programs(tmp_path):
+    """The installer runs check-config on a table that is running: the port the table itself
+    holds is its own to let go of at the restart; a port another program holds is refused."""
+    probe = socket.socket()
+    probe.bind(("127.0.0.1", 0))
+    port = probe.getsockname()[1]
+    probe.close()
+    service = StaffService(tmp_path, STAFF_CONFIG.replace("port = 0", f"port = {port}"))
+    try:
+        service.start()
+        done = subprocess.run([sys.executable, "-m", "pi_table", "check-config", str(service.config)],
+                              capture_output=True, text=True, timeout=30)
+        assert done.returncode == 0, done.stderr
+        service.systemd.stop()
+        squatter = socket.socket()
+        squatter.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        squatter.bind(("127.0.0.1", port))
+        squatter.listen()
+        try:
+            done = subprocess.run([sys.executable, "-m", "pi_table", "check-config", str(service.config)],
+                                  capture_output=True, text=True, timeout=30)
+        finally:
+            squatter.close()
+        assert done.returncode == EXIT_CONFIG and f"web.port: expected a port no other program listens on, found " \
+            f"port {port}, which another program listens on" in done.stderr
+    finally:
+        service.close()
