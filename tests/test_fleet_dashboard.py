@@ -30,6 +30,7 @@ from hypothesis import strategies as st
 
 from pi_table.config import broker as broker_config
 from pi_table.fleet.dashboard import (
+    ATTEMPTS,
     Dashboard,
     Fleet,
     activity,
@@ -38,7 +39,7 @@ from pi_table.fleet.dashboard import (
     write_password_file,
 )
 from pi_table.fleet.reporter import Reporter
-from pi_table.web.staff import pin_matches
+from pi_table.web.auth import secret_matches
 
 from helpers import wait_for
 
@@ -261,8 +262,8 @@ def test_the_password_is_kept_as_a_slow_salted_hash(tmp_path):
     stored = hash_password(PASSWORD)
     assert stored.startswith("scrypt$16384$8$1$") and PASSWORD not in stored
     assert hash_password(PASSWORD) != stored  # a salt of its own each time
-    assert pin_matches(stored, PASSWORD) and not pin_matches(stored, "cafe-tables-2026")
-    assert not pin_matches("scrypt$garbage", PASSWORD)
+    assert secret_matches(stored, PASSWORD) and not secret_matches(stored, "cafe-tables-2026")
+    assert not secret_matches("scrypt$garbage", PASSWORD)
     with pytest.raises(ValueError, match="choose one of at least 8"):
         hash_password("1234")
     path = tmp_path / "fleet.password"
@@ -270,7 +271,7 @@ def test_the_password_is_kept_as_a_slow_salted_hash(tmp_path):
         read_password_file(path)
     write_password_file(path, PASSWORD)
     assert stat.S_IMODE(os.stat(path).st_mode) == 0o600
-    assert pin_matches(read_password_file(path), PASSWORD)
+    assert secret_matches(read_password_file(path), PASSWORD)
     path.write_text("hunter2\n")
     with pytest.raises(ValueError, match="holds no password hash"):
         read_password_file(path)
@@ -285,10 +286,10 @@ def test_the_command_line_sets_the_password_and_refuses_what_cannot_work(tmp_pat
     path = tmp_path / "config" / "fleet.password"
     done = fleet_command("--set-password", "--password-file", str(path), stdin=PASSWORD + "\n")
     assert done.returncode == 0 and str(path) in done.stdout, done.stderr
-    assert pin_matches(read_password_file(path), PASSWORD)
+    assert secret_matches(read_password_file(path), PASSWORD)
     short = fleet_command("--set-password", "--password-file", str(path), stdin="1234\n")
     assert short.returncode == 2 and "choose one of at least 8" in short.stderr
-    assert pin_matches(read_password_file(path), PASSWORD)  # the one before is kept
+    assert secret_matches(read_password_file(path), PASSWORD)  # the one before is kept
     no_broker = fleet_command("--password-file", str(path))
     assert no_broker.returncode == 2 and "--broker is needed" in no_broker.stderr
     wrong = fleet_command("--broker", "http://cafe", "--password-file", str(path))
@@ -344,6 +345,35 @@ def test_nothing_is_shown_without_a_login_and_the_login_is_guarded(dashboard):
     response, _ = request(dashboard, "POST", "/logout", "", {"Cookie": session})
     assert response.status == 303
     assert request(dashboard, "GET", "/api/tables", headers={"Cookie": session})[0].status == 401
+
+
+def test_a_browser_that_signed_in_before_is_not_locked_out_by_guesses_from_its_address(dashboard):
+    """Failed logins were counted per address alone: guesses from the owner's own address (a
+    router the office shares, a proxy in front of the page) kept the owner out for as long as
+    they went on. A browser that has signed in carries a device cookie the password signs, and
+    is counted on its own."""
+    cookies = login(dashboard)
+    device = re.search(r"pi_table_fleet_device=([^;]+);[^,]*HttpOnly[^,]*Path=/[^,]*SameSite=Strict", cookies)
+    assert device is not None, cookies
+    for _ in range(ATTEMPTS):
+        assert request(dashboard, "POST", "/login", "password=guess")[0].status == 401
+    right = urlencode({"password": PASSWORD})
+    assert request(dashboard, "POST", "/login", right)[0].status == 429  # a new browser waits, as the guest does
+    forged = f"pi_table_fleet_device={device.group(1).split('.')[0]}.00"
+    assert request(dashboard, "POST", "/login", right, {"Cookie": forged})[0].status == 429  # only the password signs
+    known = {"Cookie": f"pi_table_fleet_device={device.group(1)}"}
+    assert request(dashboard, "POST", "/login", "password=guess", known)[0].status == 401  # counted on its own
+    assert request(dashboard, "POST", "/login", right, known)[0].status == 303
+
+
+def test_a_port_in_use_is_an_error_at_start(dashboard, broker):
+    second = Dashboard(broker_config(broker.url), "127.0.0.1", dashboard.port, hash_password(PASSWORD),
+                       client_id="test-second")
+    with pytest.raises(OSError):
+        second.start()
+    assert second.serving() == (None, None)
+    second.stop()  # harmless
+    assert request(dashboard, "GET", "/login")[0].status == 200
 
 
 FLOOD = """

@@ -26,26 +26,22 @@ import pytest
 from pi_table.engine import Rules
 from pi_table.engine.codex import STEPS
 from pi_table.engine.phrase import Phrase
-from pi_table.web import Companion
+from pi_table.web import Companion, auth
+from pi_table.web.auth import SCRYPT_N, SCRYPT_P, SCRYPT_R, hash_secret, secret_matches
 from pi_table.web.staff import (
     ATTEMPTS_OVERALL,
     ATTEMPTS_PER_ADDRESS,
     COOKIE,
     CSRF_HEADER,
     PIN_FILE,
-    SCRYPT_N,
-    SCRYPT_P,
-    SCRYPT_R,
     TEXTS,
     StaffPage,
-    hash_pin,
-    pin_matches,
     set_pin,
 )
 
 from helpers import STAFF_CONFIG as CONFIG
 from helpers import STAFF_PIN as PIN
-from helpers import Staff, dealt_key, self_signed
+from helpers import Staff, dealt_key, self_signed, wait_for
 from helpers import StaffTable as InProcessTable
 
 
@@ -147,8 +143,8 @@ def test_the_pin_is_kept_as_a_salted_scrypt_hash_readable_by_the_service_alone(t
     kept = path.read_text().strip()
     assert kept.startswith(f"scrypt${SCRYPT_N}${SCRYPT_R}${SCRYPT_P}$") and PIN not in kept
     assert stat.S_IMODE(path.stat().st_mode) == 0o600
-    assert pin_matches(kept, PIN) and not pin_matches(kept, "482917") and not pin_matches("nonsense", PIN)
-    assert hash_pin(PIN) != hash_pin(PIN)  # salted
+    assert secret_matches(kept, PIN) and not secret_matches(kept, "482917") and not secret_matches("nonsense", PIN)
+    assert hash_secret(PIN) != hash_secret(PIN)  # salted
     with pytest.raises(ValueError, match="at least 6 characters, not 4"):
         set_pin(tmp_path, "1234")
 
@@ -161,7 +157,7 @@ def test_set_staff_pin_reads_the_pin_from_a_pipe_and_refuses_a_short_one(tmp_pat
     assert not (tmp_path / "journal" / PIN_FILE).exists()
     done = pi_table("set-staff-pin", "--config", str(config), stdin=f"{PIN}\n")
     assert done.returncode == 0, done.stderr
-    assert pin_matches((tmp_path / "journal" / PIN_FILE).read_text(), PIN)
+    assert secret_matches((tmp_path / "journal" / PIN_FILE).read_text(), PIN)
     config.write_text(config.read_text() + '[game]\nlanguage = "it"\n')  # an Italian table's owner reads Italian
     short = pi_table("set-staff-pin", "--config", str(config), stdin="12\n")
     assert short.returncode == 2 and short.stderr == ("pi-table set-staff-pin: il PIN dello staff ha almeno 6 caratteri, "
@@ -285,6 +281,63 @@ def test_guesses_from_many_addresses_do_not_lock_out_a_phone_that_has_logged_in_
     assert forged.login()[0] == 429  # a device cookie only the PIN signs
     assert staff.login("999999")[0] == 401  # the known phone is counted on its own
     assert staff.login()[0] == 200
+
+
+def test_the_pin_is_checked_a_few_at_a_time_and_a_login_with_no_turn_is_told_to_come_back(page, monkeypatch):
+    """The login ran scrypt (16 MiB, most of a core) in a worker thread with no bound, so a flood
+    from many addresses took as many threads and that much memory at once. It is checked as the
+    fleet dashboard's password is (``auth.Gate``): ``CHECKS_AT_ONCE`` at a time, a few more
+    waiting their turn briefly, and the rest told to try again (429), which counts as no try."""
+    held, checking = threading.Event(), []
+    matches = auth.secret_matches
+
+    def held_check(stored: str, tried: str) -> bool:
+        checking.append(tried)
+        held.wait(10)
+        return matches(stored, tried)
+
+    monkeypatch.setattr(auth, "secret_matches", held_check)
+    monkeypatch.setattr(auth, "CHECK_WAIT_S", 0.05)
+
+    def login(address: str, pin: str, lang: str = "en") -> tuple[int, str | None, str | None]:
+        connection = http.client.HTTPConnection("127.0.0.1", page.port, timeout=10, source_address=(address, 0))
+        connection.request("POST", "/staff/login", body=json.dumps({"pin": pin}), headers={"X-Staff-Lang": lang})
+        answer = connection.getresponse()
+        said = (answer.status, json.loads(answer.read()).get("error"), answer.getheader("Retry-After"))
+        connection.close()
+        return said
+
+    answers: list[tuple[int, str | None, str | None]] = []
+    guesses = [threading.Thread(target=lambda n=n: answers.append(login(f"127.0.0.{10 + n}", "000000")))
+               for n in range(auth.CHECKS_AT_ONCE)]
+    for guess in guesses:
+        guess.start()
+    wait_for(lambda: len(checking) == auth.CHECKS_AT_ONCE, "every turn to be taken")
+    busy = (429, "too many logins at once: try again in a moment", "1")
+    for _ in range(ATTEMPTS_PER_ADDRESS + 1):  # more than an address may try a minute
+        assert login("127.0.0.2", PIN) == busy
+    assert login("127.0.0.2", PIN, "it") == (429, "troppi accessi insieme: riprova tra un momento", "1")
+    assert len(checking) == auth.CHECKS_AT_ONCE  # none checked besides
+    held.set()
+    for guess in guesses:
+        guess.join(timeout=10)
+    assert [status for status, _, _ in answers] == [401] * auth.CHECKS_AT_ONCE
+    assert login("127.0.0.2", PIN)[0] == 200  # turned away, not counted
+
+
+def test_sessions_kept_in_a_shape_the_page_does_not_write_are_dropped_and_the_staff_log_in_again(tmp_path, desk):
+    """A kept session whose time was not a number was loaded as it was: every login then failed
+    (500) writing the sessions down, until someone deleted the file."""
+    set_pin(tmp_path, PIN)
+    (tmp_path / "staff.sessions").write_text(json.dumps({"0" * 64: ["token", "pin", "yesterday"]}))
+    companion = Companion(staff=StaffPage(desk, tmp_path))
+    companion.start()
+    try:
+        staff = Staff(companion.base_url)
+        assert staff.login()[0] == 200 and staff.call("GET", "/staff/api/log")[0] == 200
+    finally:
+        companion.stop()
+    assert len(json.loads((tmp_path / "staff.sessions").read_text())) == 1
 
 
 def test_a_session_expires_unused_and_use_keeps_it_alive(page, clock, desk):

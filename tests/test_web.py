@@ -7,6 +7,7 @@ import http.client
 import http.cookiejar
 import json
 import random
+import threading
 import urllib.error
 import urllib.request
 from dataclasses import replace
@@ -219,6 +220,50 @@ def test_a_port_in_use_is_an_error_at_start_and_leaves_the_companion_harmless(co
         second.start()
     second.publish(codenames_snapshot("g1", played(), tokens))  # the table may still show
     second.stop()
+
+
+def test_the_watchdog_sees_the_servers_loop_and_thread_while_it_serves_and_nothing_once_stopped():
+    """``serving()`` is what the daemon's heartbeat looks at (``LoopHeartbeat.check``): the loop
+    and its thread while the companion serves; before it starts and after it stops, nothing to
+    find sick."""
+    from pi_table.daemon.notify import LoopHeartbeat
+
+    companion = Companion("127.0.0.1", 0)
+    assert companion.serving() == (None, None)
+    companion.start()
+    loop, thread = companion.serving()
+    assert loop is not None and thread is not None and thread.is_alive()
+    beat = LoopHeartbeat("the companion server")
+    assert beat.check(loop, thread) is None
+    wait_for(lambda: beat._asked is None, "the loop to answer the beat")
+    companion.stop()
+    assert companion.serving() == (None, None) and not thread.is_alive() and loop.is_closed()
+    assert beat.check(*companion.serving()) is None
+
+
+def test_a_stop_ends_the_server_though_the_table_never_answers_an_action(tokens):
+    """A handler waiting on the table for good (an action the table never answers) holds the
+    stop no longer than the application's shutdown gives it: the server's thread ends."""
+    asked, released = threading.Event(), threading.Event()
+
+    def act(game_id, role, text):
+        asked.set()
+        released.wait(30)
+
+    companion = Companion("127.0.0.1", 0, act=act)
+    companion.start()
+    _, thread = companion.serving()
+    assert thread is not None
+    companion.publish(codenames_snapshot("g1", played(), tokens))
+    connection = http.client.HTTPConnection("127.0.0.1", companion.port, timeout=10)
+    connection.request("POST", f"/api/p/{tokens.token('g1', SPYMASTER)}/act", body=b'{"action": "clue 2"}')
+    try:
+        assert asked.wait(5)
+        companion.stop()
+        assert not thread.is_alive()
+    finally:
+        released.set()
+        connection.close()
 
 
 def test_links_follow_the_address_phones_reach_the_table_at():

@@ -5,11 +5,13 @@ broker keeps, so events made while the dashboard was away reach it when it retur
 each table's row: online or not, in a game or idle, its faults, the games finished today and
 their length; what a table sends that is not what its topic carries (``schema``) is dropped
 and counted on its row. The page is live (Server-Sent Events, one row at a time) and the
-day's games export as CSV. Its own login: a password whose scrypt hash is kept in a file
-(``pi-table fleet --set-password``), a session cookie (HttpOnly, SameSite=Strict), failed
-attempts limited per address. What it knows lives in memory: restarted, it learns the tables
-again from their retained status and online topics; the day's games come back only as far as
-the broker kept its session's events.
+day's games export as CSV. Its login is the staff page's way in (``web.auth.Gate``) with a
+password whose scrypt hash is kept in a file (``pi-table fleet --set-password``): a session
+cookie (HttpOnly, SameSite=Strict), tries limited per address, and a browser that has signed in
+before counted on its own (a flood from the owner's own address, behind a shared router or a
+proxy, does not lock the owner out). What it knows lives in memory (its sessions too):
+restarted, it learns the tables again from their retained status and online topics; the day's
+games come back only as far as the broker kept its session's events.
 """
 
 from __future__ import annotations
@@ -23,8 +25,6 @@ import html
 import io
 import json
 import logging
-import os
-import secrets
 import signal
 import sys
 import threading
@@ -44,19 +44,15 @@ from ..engine.phrase import N_, Phrase
 from ..files import write_private
 from ..hal.events import is_fault
 from ..ui.i18n import say, say_health, translation
-from ..web.staff import hash_pin, pin_matches
+from ..web.auth import Gate, Refused, Why, hash_secret
+from ..web.runner import ServerThread
 from . import link, schema
 from .link import PREFIX
 
 log = logging.getLogger("pi_table.fleet")
-COOKIE = "pi_table_fleet"
-SESSION_S = 12 * 3600
-ATTEMPTS = 5  # failed logins an address may make ...
-ATTEMPTS_WINDOW_S = 60.0  # ... in this many seconds before it must wait
-CHECKS_AT_ONCE = max(1, (os.cpu_count() or 2) // 2)  # password checks running at once (scrypt: ~50 ms of a core, 16 MB)
-CHECK_WAITERS = 4 * CHECKS_AT_ONCE  # logins that may wait for a check; any more are told at once to try again
-CHECK_WAIT_S = 0.5  # how long one waits before it is told so
-ADDRESSES_KEPT = 10_000  # addresses whose failed logins are remembered, before the stale ones are forgotten
+COOKIE = "pi_table_fleet"  # and "pi_table_fleet_device": a browser that has signed in before
+SESSION_S = 12 * 3600  # a session's life, in the browser and unused
+ATTEMPTS = 5  # logins an address (or a known browser) may try a minute
 ERRORS_KEPT = 5
 DROPS_SAID_EVERY_S = 60.0  # a table's dropped messages are in the log at most this often
 FAILED = Phrase.of("the dashboard failed on a message (its own fault: see its log)")
@@ -75,12 +71,12 @@ WORDS = {  # the page's words, translated once for the page's language
 # --- the password ---------------------------------------------------------------------------
 
 def hash_password(password: str) -> str:
-    """The line kept in the password file: the staff PIN's salted scrypt hash (``hash_pin``)."""
+    """The line kept in the password file: the salted scrypt hash the staff PIN's is too."""
     if not password:
         raise ValueError("the password is empty: choose one of at least 8 characters")
     if len(password) < 8:
         raise ValueError(f"the password has {len(password)} characters: choose one of at least 8")
-    return hash_pin(password)
+    return hash_secret(password)
 
 
 def read_password_file(path: Path) -> str:
@@ -259,22 +255,20 @@ def activity(status: dict) -> str:
 
 # --- the web page ---------------------------------------------------------------------------
 
-class Dashboard:
+class Dashboard(ServerThread):
     """The MQTT subscriber and the web server, each in a thread of its own."""
 
     roll_check_s = 30.0  # how often the page looks whether the day turned (and sends every row again)
 
     def __init__(self, broker: FleetConfig, host: str, port: int, password_hash: str, lang: str = "en",
                  client_id: str = "pi-table-fleet", clock: Callable[[], float] = time.time) -> None:
+        super().__init__("fleet-dashboard")
         self.broker, self.host, self.port, self.lang = broker, host, port, lang
         self.password_hash = password_hash
         self.fleet = Fleet(clock=clock, lang=lang)
         self.fleet.changed = self._changed
-        self.sessions: dict[str, float] = {}  # token -> when it expires
-        self.failures: dict[str, list[float]] = {}  # address -> times of its failed logins
-        self.checking: dict[str, int] = {}  # address -> its logins being checked now (they count as failed till then)
-        self._checks: asyncio.Semaphore | None = None  # made in the page's loop: CHECKS_AT_ONCE
-        self._check_waiters = 0
+        self.gate = Gate("fleet", lambda: self.password_hash, COOKIE, "/", ATTEMPTS, None, SESSION_S, time.monotonic,
+                         cookie_s=SESSION_S)
         self.client = link.client(broker, client_id)
         self.client.on_connect = self._connected
         self.client.on_connect_fail = self._connect_failed
@@ -282,11 +276,7 @@ class Dashboard:
         self._unreachable_said = False  # the broker's absence is in the log, once until it connects
         self.connected = threading.Event()
         self._queues: set[asyncio.Queue] = set()
-        self._loop: asyncio.AbstractEventLoop | None = None
-        self._runner: web.AppRunner | None = None
-        self._thread: threading.Thread | None = None
-        self._ready = threading.Event()
-        self._error: Exception | None = None
+        self._roller: asyncio.Task | None = None
         words = translation(lang)
         self.words = {key: words.gettext(text) for key, text in WORDS.items()}
 
@@ -318,9 +308,7 @@ class Dashboard:
             self.fleet.drop(message.topic.split("/")[1], FAILED, failure=True)
 
     def _changed(self, row: dict) -> None:
-        loop = self._loop
-        if loop is not None:
-            loop.call_soon_threadsafe(self._fan_out, row)
+        self.call(self._fan_out, row)
 
     def _fan_out(self, row: dict) -> None:
         for queue in list(self._queues):
@@ -330,29 +318,13 @@ class Dashboard:
     # the server
 
     def start(self) -> None:
-        self._thread = threading.Thread(target=self._serve, name="fleet-dashboard", daemon=True)
-        self._thread.start()
-        self._ready.wait(10)
-        if self._error is not None:
-            raise self._error
-        link.connect(self.client, self.broker)
-
-    def _serve(self) -> None:
-        loop = asyncio.new_event_loop()
-        self._loop = loop
+        """Serve the page (raises OSError when its port is taken), then connect to the broker."""
+        super().start()
         try:
-            loop.run_until_complete(self._open())
-        except Exception as e:  # noqa: BLE001 (a taken port, whatever: start() raises it in the caller's thread)
-            self._error = e
-            self._ready.set()
-            return
-        self._ready.set()
-        roller = loop.create_task(self._roll_over())
-        loop.run_forever()
-        roller.cancel()
-        loop.run_until_complete(asyncio.gather(roller, return_exceptions=True))
-        loop.run_until_complete(self._runner.cleanup() if self._runner else asyncio.sleep(0))
-        loop.close()
+            link.connect(self.client, self.broker)
+        except BaseException:
+            super().stop()
+            raise
 
     async def _roll_over(self) -> None:
         """At the day's turn, every row again to the live pages: their games today start at 0
@@ -366,7 +338,6 @@ class Dashboard:
                     self._fan_out(row)
 
     async def _open(self) -> None:
-        self._checks = asyncio.Semaphore(CHECKS_AT_ONCE)
         app = web.Application()
         app.router.add_get("/", self._page)
         app.router.add_get("/login", self._login_page)
@@ -376,12 +347,16 @@ class Dashboard:
         app.router.add_get("/events", self._events)
         app.router.add_get("/export.csv", self._export)
         app.on_shutdown.append(self._end_streams)
-        self._runner = web.AppRunner(app, access_log=None)
-        await self._runner.setup()
-        site = web.TCPSite(self._runner, self.host, self.port)
-        await site.start()
+        runner = await self._set_up(app)
+        await web.TCPSite(runner, self.host, self.port).start()
         if self.port == 0:
-            self.port = site._server.sockets[0].getsockname()[1]  # type: ignore[union-attr]  # started: it has sockets
+            self.port = runner.addresses[0][1]
+        self._roller = asyncio.create_task(self._roll_over())
+
+    async def _close(self) -> None:
+        assert self._roller is not None  # _open ran
+        self._roller.cancel()
+        await asyncio.gather(self._roller, return_exceptions=True)
 
     @property
     def url(self) -> str:
@@ -390,17 +365,9 @@ class Dashboard:
     def stop(self) -> None:
         self.client.disconnect()
         self.client.loop_stop()
-        if self._loop is not None:
-            self._loop.call_soon_threadsafe(self._loop.stop)
-        if self._thread is not None:
-            self._thread.join(timeout=5)
+        super().stop()
 
     # login
-
-    def _session(self, request: web.Request) -> bool:
-        token = request.cookies.get(COOKIE, "")
-        expires = self.sessions.get(token)
-        return expires is not None and expires > time.monotonic()
 
     def _same_origin(self, request: web.Request) -> bool:
         """A form posted from this page, not another site's (the cookie's SameSite=Strict
@@ -418,83 +385,33 @@ class Dashboard:
     async def _login(self, request: web.Request) -> web.Response:
         if not self._same_origin(request):
             raise web.HTTPForbidden(text="a login from another site's page")
-        address = request.remote or "?"
-        now = time.monotonic()
-        recent = self._recent_failures(address, now)
-        if len(recent) + self.checking.get(address, 0) >= ATTEMPTS:
-            return await self._login_page(request, self.words["wait"], 429)
         try:
             form = await request.post()
         except ValueError:  # a body that is not a form in UTF-8 (UnicodeDecodeError among them)
             raise web.HTTPBadRequest(text="the login is a form with a password field, in UTF-8") from None
-        password = form.get("password")
-        matches = await self._check(address, password) if isinstance(password, str) else False
-        if matches is None:  # every check taken and the queue for them full: no failure, try again
-            return await self._login_page(request, self.words["busy"], 429)
-        if not matches:
-            self._recent_failures(address, time.monotonic()).append(time.monotonic())
-            return await self._login_page(request, self.words["wrong"], 401)
-        self.failures.pop(address, None)
-        token = secrets.token_urlsafe(32)
-        self.sessions = {t: e for t, e in self.sessions.items() if e > now} | {token: now + SESSION_S}
+        entered = await self.gate.log_in(request, form.get("password"))
+        if isinstance(entered, Refused):
+            said = {Why.TOO_MANY: "wait", Why.BUSY: "busy", Why.WRONG: "wrong"}[entered.why]  # a password is set
+            return await self._login_page(request, self.words[said], entered.status)
         response = web.HTTPSeeOther("/")
-        response.set_cookie(COOKIE, token, max_age=SESSION_S, httponly=True, samesite="Strict", path="/",
-                            secure=request.secure)
+        self.gate.let_in(request, response, entered)
         raise response
-
-    def _recent_failures(self, address: str, now: float) -> list[float]:
-        """The address's failed logins within the window (kept; the stale forgotten)."""
-        if len(self.failures) > ADDRESSES_KEPT:  # many addresses: forget those with nothing recent
-            self.failures = {kept: times for kept, times in self.failures.items()
-                             if times and now - times[-1] < ATTEMPTS_WINDOW_S}
-        recent = [at for at in self.failures.get(address, []) if now - at < ATTEMPTS_WINDOW_S]
-        self.failures[address] = recent
-        return recent
-
-    async def _check(self, address: str, password: str) -> bool | None:
-        """Whether ``password`` is the page's, checked in a thread, never on the page's loop
-        (scrypt takes a core for ~50 ms): at most ``CHECKS_AT_ONCE`` at a time, a few more
-        waiting ``CHECK_WAIT_S`` at most for their turn. None when there is no room: a flood of
-        logins is answered at once instead of queueing work without end, and passes."""
-        checks = self._checks
-        assert checks is not None  # made in _open, before the first request
-        if checks.locked() and self._check_waiters >= CHECK_WAITERS:
-            return None
-        self.checking[address] = self.checking.get(address, 0) + 1
-        try:
-            self._check_waiters += 1
-            try:
-                async with asyncio.timeout(CHECK_WAIT_S):
-                    await checks.acquire()
-            except TimeoutError:
-                return None
-            finally:
-                self._check_waiters -= 1
-            try:
-                return await asyncio.to_thread(pin_matches, self.password_hash, password)
-            finally:
-                checks.release()
-        finally:
-            self.checking[address] -= 1
-            if not self.checking[address]:
-                del self.checking[address]
 
     async def _logout(self, request: web.Request) -> web.Response:
         if not self._same_origin(request):
             raise web.HTTPForbidden(text="a logout from another site's page")
-        self.sessions.pop(request.cookies.get(COOKIE, ""), None)
         response = web.HTTPSeeOther("/login")
-        response.del_cookie(COOKIE, path="/")
+        self.gate.log_out(request, response)
         raise response
 
     def _require(self, request: web.Request) -> None:
-        if not self._session(request):
+        if isinstance(self.gate.visit(request), Refused):
             raise web.HTTPUnauthorized(text="sign in first: /login")
 
     # pages
 
     async def _page(self, request: web.Request) -> web.Response:
-        if not self._session(request):
+        if isinstance(self.gate.visit(request), Refused):
             raise web.HTTPSeeOther("/login")
         w = self.words
         heads = "".join(f"<th>{w[key]}</th>" for key in ("table", "connection", "game", "faults", "games_today", "average",

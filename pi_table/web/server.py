@@ -41,7 +41,6 @@ import hmac
 import json
 import logging
 import ssl
-import threading
 import time
 from collections import Counter
 from collections.abc import Callable
@@ -59,6 +58,7 @@ from ..files import write_private
 from ..hal import CodexModel, Emit, PageOpened, Screen, ScreenModel
 from ..ui.i18n import LANGUAGES, say, translation
 from ..ui.words import Cards
+from .runner import ServerThread
 from .seats import SeatLinks
 from .snapshot import Snapshot, codenames_snapshot, codex_snapshot
 from .texts import localized, page_texts, rendered_page
@@ -91,7 +91,7 @@ EVERY_ANSWER = {"Content-Security-Policy": POLICY, "Server": "pi-table"}
 server names itself without a version for anyone to look up."""
 
 
-class Companion:
+class Companion(ServerThread):
     """``act`` takes the private pages' actions; ``opened(role)`` is told, once per token,
     when a phone first opens a private page (so the screen can stop showing its QR code).
     Links are ``base_url``, else ``http://ADDRESS:PORT`` with the port it listens on, where
@@ -111,6 +111,7 @@ class Companion:
         report_s: float = REPORT_S, language: str = LANGUAGES[0],
         staff: StaffPage | None = None, tls: ssl.SSLContext | None = None,
     ) -> None:
+        super().__init__("companion")
         self.staff = staff  # the staff page (/staff), when the table has one
         self.tls = tls  # https with this context (its certificate loaded); None for http
         self.host, self.port, self.advertise = host, port, advertise
@@ -136,59 +137,17 @@ class Companion:
         self._files = {name: resources.files(__package__).joinpath("static", name).read_bytes() for name in STATIC}
         self._template = self._files["page.html"].decode()
         self.speak(language)
-        self._loop: asyncio.AbstractEventLoop | None = None
         self._watchers: dict[_Watcher, None] = {}  # the open event streams, oldest first
-        self._runner: web.AppRunner | None = None
         self._listener: asyncio.Server | None = None
         self._reporter: asyncio.Task | None = None
-        self._thread: threading.Thread | None = None
         self._closing = False
 
     # -- the table's side (any thread) ------------------------------------------------------
 
-    def start(self) -> None:
-        """Serve from a thread of its own; raises OSError (port taken) before returning."""
-        ready = threading.Event()
-        failure: list[BaseException] = []
-
-        def serve() -> None:
-            loop = asyncio.new_event_loop()
-            self._loop = loop
-            try:
-                loop.run_until_complete(self._open())
-            except BaseException as e:  # noqa: BLE001 (handed to start()'s caller; the companion stays stopped)
-                failure.append(e)
-                loop.close()
-                self._loop = None
-                ready.set()
-                return
-            ready.set()
-            loop.run_forever()
-            loop.run_until_complete(self._close())
-            loop.close()
-
-        self._thread = threading.Thread(target=serve, name="companion", daemon=True)
-        self._thread.start()
-        ready.wait()
-        if failure:
-            raise failure[0]
-
-    def stop(self) -> None:
-        loop = self._loop
-        if loop is None or self._thread is None:
-            return
-        self._closing = True
-        loop.call_soon_threadsafe(self._wake)
-        loop.call_soon_threadsafe(loop.stop)
-        self._thread.join(timeout=5)
-        self._thread = None
-
     def publish(self, snapshot: Snapshot) -> None:
         """Serve ``snapshot`` from now on and tell every open page; safe from any thread."""
-        if self._loop is None:
+        if not self.call(self._set, snapshot):
             self._snapshot = snapshot
-            return
-        self._loop.call_soon_threadsafe(self._set, snapshot)
 
     @property
     def base_url(self) -> str:
@@ -223,10 +182,9 @@ class Companion:
         ])
         if self.staff is not None:
             self.staff.mount(app)
-        self._runner = web.AppRunner(app, handle_signals=False, shutdown_timeout=1.0)
-        await self._runner.setup()
+        runner = await self._set_up(app)
         loop = asyncio.get_running_loop()
-        server = self._runner.server
+        server = runner.server
         assert server is not None  # made by setup()
         self._listener = await loop.create_server(
             lambda: _Connection(self, server, loop), self.host, self.port, reuse_address=True, backlog=128,
@@ -236,11 +194,14 @@ class Companion:
         self._reporter = asyncio.create_task(self._report_every_period())
 
     async def _close(self) -> None:
-        assert self._reporter is not None and self._listener is not None and self._runner is not None  # _open ran
+        """Every event stream ends, no connection is taken any more, and what was counted since
+        the last report is told; the application's shutdown follows."""
+        assert self._reporter is not None and self._listener is not None  # _open ran
+        self._closing = True
+        self._wake()
         self._reporter.cancel()
         self._listener.close()
-        await self._runner.cleanup()
-        self._bad.report()  # what was counted since the last report
+        self._bad.report()
 
     async def _report_every_period(self) -> None:
         while True:

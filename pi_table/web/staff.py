@@ -7,29 +7,24 @@ The page itself (``/staff``, its script and style) and the way in (``/staff/sess
 page: the daemon hands it nothing else (``Desk``).
 
 The PIN is kept as a salted scrypt hash in ``staff.pin`` beside the journal (readable by the
-service alone; ``pi-table set-staff-pin`` writes it). Logins are counted per address and in
-all, and refused past either limit with the wait (a phone that logged in before is counted on its
-own, so a flood of guesses cannot lock the staff out). A session is a random cookie (HttpOnly,
-SameSite=Strict, Secure over https) that lasts ``[staff] session_min`` minutes from its last
-use, and ends when the PIN is changed; sessions are kept, hashed, in ``staff.sessions``, so
-the restart that applies a new configuration does not log the staff out.
+service alone; ``pi-table set-staff-pin`` writes it). The way in is ``auth.Gate``, as the fleet
+dashboard's: logins are counted per address and in all, and refused past either limit with the
+wait (a phone that logged in before is counted on its own, so a flood of guesses cannot lock the
+staff out). A session is a random cookie (HttpOnly, SameSite=Strict, Secure over https) that
+lasts ``[staff] session_min`` minutes from its last use, and ends when the PIN is changed;
+sessions are kept, hashed, in ``staff.sessions``, so the restart that applies a new
+configuration does not log the staff out.
 """
 
 from __future__ import annotations
 
 import asyncio
 import csv
-import hashlib
-import hmac
 import io
 import json
 import logging
-import math
-import secrets
 import time
-from collections import deque
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
 from typing import Protocol
@@ -41,24 +36,18 @@ from ..engine.phrase import N_, Phrase, Text
 from ..files import write_private
 from ..hal.events import is_fault
 from ..ui.i18n import LANGUAGES, say, say_health, translation
+from .auth import Gate, Refused, Session, Why, hash_secret
 
 log = logging.getLogger("pi_table.web.staff")
 PIN_FILE = "staff.pin"
 SESSIONS_FILE = "staff.sessions"
 MIN_PIN = 6  # characters: a café's PIN of six digits, or a password
-SCRYPT_N, SCRYPT_R, SCRYPT_P = 2**14, 8, 1  # 16 MiB of memory a try; about 0.1 s on a Pi 4
-SALT_BYTES = 16
-COOKIE = "pt_staff"
-DEVICE_COOKIE = "pt_staff_device"  # a phone that has logged in before: a flood of guesses does not lock it out
-DEVICE_S = 365 * 24 * 3600
+COOKIE = "pt_staff"  # its device cookie, "pt_staff_device": a phone that has logged in before (auth.Gate)
 CSRF_HEADER = "X-Staff-Token"
 LANG_HEADER = "X-Staff-Lang"
 BACKGROUND_HEADER = "X-Staff-Background"  # the page refreshing itself: not a use that keeps a session alive
-ATTEMPT_WINDOW_S = 60.0
-ATTEMPTS_PER_ADDRESS = 5  # logins from one address in a window
-ATTEMPTS_OVERALL = 20  # logins from everywhere in a window: many phones cannot guess faster
-MAX_SESSIONS = 16  # the oldest goes when a new one would make more
-RENEW_S = 60.0  # a session's last use is written down at most this often
+ATTEMPTS_PER_ADDRESS = 5  # logins from one address (or one known phone) a minute
+ATTEMPTS_OVERALL = 20  # logins from everywhere a minute: many phones cannot guess faster
 MAX_BODY = 64 * 1024  # a configuration change: a few keys, a map of LEDs at most
 BODY_TIMEOUT_S = 10.0  # a request's body, from the end of its headers (the login's too: anyone may send one)
 LOG_LINES = 200
@@ -120,33 +109,13 @@ class Desk(Protocol):
 # --- the PIN ------------------------------------------------------------------------------
 
 
-def hash_pin(pin: str, salt: bytes | None = None) -> str:
-    """``scrypt$N$R$P$SALT$HASH`` (hex): what ``staff.pin`` holds."""
-    salt = secrets.token_bytes(SALT_BYTES) if salt is None else salt
-    digest = hashlib.scrypt(pin.encode(), salt=salt, n=SCRYPT_N, r=SCRYPT_R, p=SCRYPT_P, dklen=32)
-    return f"scrypt${SCRYPT_N}${SCRYPT_R}${SCRYPT_P}${salt.hex()}${digest.hex()}"
-
-
-def pin_matches(stored: str, pin: str) -> bool:
-    """Whether ``pin`` is the one ``stored`` (``hash_pin``'s text) was made from."""
-    try:
-        kind, n, r, p, salt, digest = stored.strip().split("$")
-        if kind != "scrypt":
-            return False
-        tried = hashlib.scrypt(pin.encode(), salt=bytes.fromhex(salt), n=int(n), r=int(r), p=int(p),
-                               dklen=len(bytes.fromhex(digest)), maxmem=256 * 1024 * 1024)
-    except ValueError:
-        return False
-    return hmac.compare_digest(tried, bytes.fromhex(digest))
-
-
 def set_pin(folder: Path, pin: str) -> Path:
     """Keep ``pin``'s hash in ``folder/staff.pin`` (0600); ValueError when the PIN is too short."""
     if len(pin) < MIN_PIN:
         raise Refusal("the staff PIN has at least {least} characters, not {length}", least=MIN_PIN, length=len(pin))
     folder.mkdir(mode=0o700, parents=True, exist_ok=True)
     path = folder / PIN_FILE
-    write_private(path, (hash_pin(pin) + "\n").encode("ascii"))
+    write_private(path, (hash_secret(pin) + "\n").encode("ascii"))
     return path
 
 
@@ -188,6 +157,7 @@ TEXTS = (
     N_("Set one on the table's computer with: sudo pi-table set-staff-pin"),
     N_("wrong PIN"),
     N_("too many attempts: wait {seconds} s"),
+    N_("too many logins at once: try again in a moment"),
     N_("log in first"),
     N_("your session has expired: log in again"),
     N_("the page's security token is missing or wrong: reload the page"),
@@ -284,61 +254,6 @@ def advised(table: dict, lang: str) -> list[dict]:
             for name, state in health.items()]
 
 
-# --- the sessions and the attempts --------------------------------------------------------
-
-
-@dataclass
-class _Session:
-    csrf: str
-    pin: str  # the hash of the PIN it logged in with: a new PIN ends every session
-    used: float  # the clock's time of its last use
-    kept: float  # its last use as written down
-
-    def expired(self, now: float, session_s: float, pin: str | None) -> bool:
-        return now - self.used > session_s or pin is None or not hmac.compare_digest(self.pin, _hashed(pin))
-
-
-class _Attempts:
-    """Logins in the last window, per address and in all. A phone that has logged in before
-    (its device cookie, which only the PIN earns) is counted on its own instead: guesses from
-    many addresses, which the overall limit stops, would otherwise lock the staff out too."""
-
-    def __init__(self) -> None:
-        self.everyone: deque[float] = deque()
-        self.by_address: dict[str, deque[float]] = {}
-
-    def wait(self, address: str, now: float, device: str | None = None) -> float:
-        """Seconds until ``address`` (or the known ``device``) may try again; 0 when it may now
-        (and the try is counted)."""
-        self._forget(now)
-        mine = self.by_address.setdefault(f"device {device}" if device else address, deque())
-        limits = [(mine, ATTEMPTS_PER_ADDRESS)] + ([] if device else [(self.everyone, ATTEMPTS_OVERALL)])
-        waits = [queue[0] + ATTEMPT_WINDOW_S - now for queue, limit in limits if len(queue) >= limit]
-        if waits:
-            return max(waits)
-        mine.append(now)
-        if not device:
-            self.everyone.append(now)
-        return 0.0
-
-    def _forget(self, now: float) -> None:
-        for address, queue in [*self.by_address.items(), ("", self.everyone)]:
-            while queue and queue[0] <= now - ATTEMPT_WINDOW_S:
-                queue.popleft()
-            if not queue and address:
-                del self.by_address[address]
-
-
-def _hashed(sid: str) -> str:
-    return hashlib.sha256(sid.encode()).hexdigest()
-
-
-def _device_token(pin: str, device: str) -> str:
-    """A phone's device cookie: its random name, signed with the kept PIN's hash (a new PIN
-    forgets every phone)."""
-    return f"{device}.{hmac.new(pin.encode(), f'staff device {device}'.encode(), hashlib.sha256).hexdigest()}"
-
-
 class StaffPage:
     """The staff page of the companion at ``folder`` (the journal's: the PIN and the sessions
     are kept there); ``session_s`` is how long a session lasts unused; ``clock`` the wall
@@ -346,10 +261,9 @@ class StaffPage:
 
     def __init__(self, desk: Desk, folder: Path | None, session_s: float = 3600.0,
                  clock: Callable[[], float] = time.time, body_timeout_s: float = BODY_TIMEOUT_S) -> None:
-        self.desk, self.folder, self.session_s, self.clock = desk, folder, session_s, clock
-        self.body_timeout_s = body_timeout_s
-        self._attempts = _Attempts()
-        self._sessions: dict[str, _Session] = self._load_sessions()  # by the cookie's hash
+        self.desk, self.folder, self.body_timeout_s = desk, folder, body_timeout_s
+        self.gate = Gate("staff", self._pin, COOKIE, "/staff", ATTEMPTS_PER_ADDRESS, ATTEMPTS_OVERALL, session_s, clock,
+                         None if folder is None else folder / SESSIONS_FILE, CSRF_HEADER)
         self._files = {name: resources.files(__package__).joinpath("static", name).read_bytes()
                        for name in ("staff.html", *STATIC)}
 
@@ -407,101 +321,40 @@ class StaffPage:
 
     async def _session_state(self, request: web.Request) -> web.Response:
         """Whether a PIN is set, and the caller's CSRF token when it has a live session."""
-        session = self._live(request)
+        session = self.gate.live(request)
         return web.json_response({"pin_set": self._pin() is not None,
                                   "csrf": None if session is None else session.csrf}, headers=_PRIVATE)
 
     async def _login(self, request: web.Request) -> web.Response:
-        lang = _lang(request)
-        stored = self._pin()
-        if stored is None:
-            return _refuse(409, lang, N_("no staff PIN is set: sudo pi-table set-staff-pin"))
-        token = request.cookies.get(DEVICE_COOKIE, "")
-        device = token.partition(".")[0]
-        known = device if device and hmac.compare_digest(token, _device_token(stored, device)) else None
-        wait = self._attempts.wait(request.remote or "?", self.clock(), known)
-        if wait:
-            seconds = math.ceil(wait)
-            return _refuse(429, lang, N_("too many attempts: wait {seconds} s"), {"Retry-After": str(seconds)},
-                           seconds=seconds)
         body = await self._json(request)
-        pin = body.get("pin") if isinstance(body, dict) else None
-        if not isinstance(pin, str) or not await asyncio.to_thread(pin_matches, stored, pin):
-            log.warning("staff page: a wrong PIN from %s", request.remote)
-            return _refuse(401, lang, N_("wrong PIN"))
-        sid, now = secrets.token_urlsafe(32), self.clock()
-        session = _Session(secrets.token_urlsafe(32), _hashed(stored), now, now)
-        self._sessions[_hashed(sid)] = session
-        while len(self._sessions) > MAX_SESSIONS:
-            del self._sessions[min(self._sessions, key=lambda key: self._sessions[key].used)]
-        self._keep_sessions()
+        entered = await self.gate.log_in(request, body.get("pin") if isinstance(body, dict) else None)
+        if isinstance(entered, Refused):
+            if entered.why is Why.WRONG:
+                log.warning("staff page: a wrong PIN from %s", request.remote)
+            return _refused(entered, _lang(request))
         log.info("staff page: logged in from %s", request.remote)
-        response = web.json_response({"ok": True, "csrf": session.csrf}, headers=_PRIVATE)
-        response.set_cookie(COOKIE, sid, path="/staff", httponly=True, samesite="Strict", secure=request.secure)
-        response.set_cookie(DEVICE_COOKIE, _device_token(stored, known or secrets.token_urlsafe(16)), path="/staff",
-                            max_age=DEVICE_S, httponly=True, samesite="Strict", secure=request.secure)
+        response = web.json_response({"ok": True, "csrf": entered.session.csrf}, headers=_PRIVATE)
+        self.gate.let_in(request, response, entered)
         return response
 
-    def _live(self, request: web.Request) -> _Session | None:
-        session = self._sessions.get(_hashed(request.cookies.get(COOKIE, "")))
-        if session is None or session.expired(self.clock(), self.session_s, self._pin()):
-            return None
-        return session
-
-    def _api(self, handler: Callable[[web.Request, _Session], Awaitable[web.StreamResponse]]):
+    def _api(self, handler: Callable[[web.Request, Session], Awaitable[web.StreamResponse]]):
         """``handler`` behind the checks every staff action passes: a live session (401), its
         CSRF token in the header (403). A session's use keeps it alive; the page refreshing
         itself does not, so a phone left open on the page is logged out all the same."""
 
         async def checked(request: web.Request) -> web.StreamResponse:
-            lang = _lang(request)
-            key = _hashed(request.cookies.get(COOKIE, ""))
-            session = self._sessions.get(key)
-            now = self.clock()
-            if session is None:
-                return _refuse(401, lang, N_("log in first"))
-            if session.expired(now, self.session_s, self._pin()):
-                del self._sessions[key]
-                self._keep_sessions()
-                return _refuse(401, lang, N_("your session has expired: log in again"))
-            if not hmac.compare_digest(request.headers.get(CSRF_HEADER, ""), session.csrf):
-                return _refuse(403, lang, N_("the page's security token is missing or wrong: reload the page"))
-            if BACKGROUND_HEADER not in request.headers:
-                session.used = now
-            if now - session.kept > RENEW_S:
-                session.kept = now
-                self._keep_sessions()
+            session = self.gate.visit(request, use=BACKGROUND_HEADER not in request.headers)
+            if isinstance(session, Refused):
+                return _refused(session, _lang(request))
             response = await handler(request, session)
             response.headers.update(_PRIVATE)
             return response
 
         return checked
 
-    def _load_sessions(self) -> dict[str, _Session]:
-        if self.folder is None:
-            return {}
-        try:
-            kept = json.loads((self.folder / SESSIONS_FILE).read_text(encoding="utf-8"))
-            return {key: _Session(csrf, pin, used, used) for key, (csrf, pin, used) in kept.items()}
-        except FileNotFoundError:
-            return {}
-        except (OSError, ValueError, TypeError, AttributeError) as e:
-            log.warning("cannot read the staff sessions (%s): the staff log in again", e)
-            return {}
-
-    def _keep_sessions(self) -> None:
-        if self.folder is None:
-            return
-        now = self.clock()
-        kept = {key: (s.csrf, s.pin, s.kept) for key, s in self._sessions.items() if now - s.used <= self.session_s}
-        try:
-            write_private(self.folder / SESSIONS_FILE, json.dumps(kept).encode())
-        except OSError as e:
-            log.warning("cannot keep the staff sessions (%s): a restart logs the staff out", e)
-
     # -- what the staff see and do ----------------------------------------------------------
 
-    async def _table(self, request: web.Request, session: _Session) -> web.Response:
+    async def _table(self, request: web.Request, session: Session) -> web.Response:
         return await self._table_now(_lang(request))
 
     async def _table_now(self, lang: str) -> web.Response:
@@ -511,7 +364,7 @@ class StaffPage:
         table["warnings"] = [say(warning, lang) for warning in table.get("warnings", [])]
         return web.json_response(table)
 
-    async def _new_game(self, request: web.Request, session: _Session) -> web.Response:
+    async def _new_game(self, request: web.Request, session: Session) -> web.Response:
         body = await self._json(request)
         if not isinstance(body, dict) or not isinstance(body.get("game"), str) \
                 or not isinstance(body.get("options", {}), dict):
@@ -523,10 +376,10 @@ class StaffPage:
             return _bad(request, f"unknown option {', '.join(unknown)}: expected {', '.join(offered)}")
         return await self._done(request, self.desk.new_game, body["game"], options)
 
-    async def _undo(self, request: web.Request, session: _Session) -> web.Response:
+    async def _undo(self, request: web.Request, session: Session) -> web.Response:
         return await self._done(request, self.desk.undo)
 
-    async def _end_game(self, request: web.Request, session: _Session) -> web.Response:
+    async def _end_game(self, request: web.Request, session: Session) -> web.Response:
         return await self._done(request, self.desk.end_game)
 
     async def _done(self, request: web.Request, action: Callable[..., Text | None], *args: object) -> web.Response:
@@ -536,11 +389,11 @@ class StaffPage:
             return web.json_response({"ok": False, "error": say(error, _lang(request))}, status=409)
         return await self._table_now(_lang(request))
 
-    async def _history(self, request: web.Request, session: _Session) -> web.Response:
+    async def _history(self, request: web.Request, session: Session) -> web.Response:
         games = await asyncio.to_thread(self.desk.history, _lang(request))
         return web.json_response({"games": games}, headers=_download("json") if "download" in request.query else {})
 
-    async def _history_csv(self, request: web.Request, session: _Session) -> web.Response:
+    async def _history_csv(self, request: web.Request, session: Session) -> web.Response:
         games = await asyncio.to_thread(self.desk.history, _lang(request))
         out = io.StringIO()
         columns = ("id", "game", "started", "moves", "duration_s", "over", "winner", "losers", "reason")
@@ -551,14 +404,14 @@ class StaffPage:
                              for name in columns])
         return web.Response(text=out.getvalue(), content_type="text/csv", headers=_download("csv"))
 
-    async def _config(self, request: web.Request, session: _Session) -> web.Response:
+    async def _config(self, request: web.Request, session: Session) -> web.Response:
         """The configuration with each key's help in the page's language (the help texts are msgids)."""
         settings = await asyncio.to_thread(self.desk.settings)
         gettext = translation(_lang(request)).gettext
         options = [{**option, "help": gettext(option["help"])} for option in settings["options"]]
         return web.json_response({**settings, "options": options})
 
-    async def _change_config(self, request: web.Request, session: _Session) -> web.StreamResponse:
+    async def _change_config(self, request: web.Request, session: Session) -> web.StreamResponse:
         body = await self._json(request)
         changes = body.get("changes") if isinstance(body, dict) else None
         if not isinstance(changes, dict) or not changes or not all(
@@ -580,10 +433,10 @@ class StaffPage:
         log.info("staff page: configuration changed (%s): restarting to apply it", ", ".join(changes))
         return await self._then_restart(request, {"ok": True, "restarting": True})
 
-    async def _log(self, request: web.Request, session: _Session) -> web.Response:
+    async def _log(self, request: web.Request, session: Session) -> web.Response:
         return web.json_response({"lines": (await asyncio.to_thread(self.desk.log_lines))[-LOG_LINES:]})
 
-    async def _restart(self, request: web.Request, session: _Session) -> web.StreamResponse:
+    async def _restart(self, request: web.Request, session: Session) -> web.StreamResponse:
         log.info("staff page: restart asked from %s", request.remote)
         return await self._then_restart(request, {"ok": True, "restarting": True})
 
@@ -595,11 +448,9 @@ class StaffPage:
         await asyncio.to_thread(self.desk.restart)
         return response
 
-    async def _logout(self, request: web.Request, session: _Session) -> web.Response:
-        self._sessions.pop(_hashed(request.cookies.get(COOKIE, "")), None)
-        self._keep_sessions()
+    async def _logout(self, request: web.Request, session: Session) -> web.Response:
         response = web.json_response({"ok": True})
-        response.del_cookie(COOKIE, path="/staff")
+        self.gate.log_out(request, response)
         return response
 
     async def _json(self, request: web.Request) -> object:
@@ -624,7 +475,7 @@ class StaffPage:
         except (ValueError, RecursionError):  # RecursionError: nested deeper than the parser goes
             return None
 
-    async def _unknown(self, request: web.Request, session: _Session) -> web.Response:
+    async def _unknown(self, request: web.Request, session: Session) -> web.Response:
         raise web.HTTPNotFound(text="")
 
 
@@ -636,10 +487,22 @@ def _lang(request: web.Request) -> str:
     return lang if lang in LANGUAGES else "en"
 
 
-def _refuse(status: int, lang: str, msgid: str, headers: dict[str, str] | None = None, **fields: object) -> web.Response:
-    """A refusal in the page's language."""
-    text = translation(lang).gettext(msgid).format(**fields)
-    return web.json_response({"ok": False, "error": text}, status=status, headers={**_PRIVATE, **(headers or {})})
+REFUSALS = {
+    Why.NO_SESSION: N_("log in first"),
+    Why.EXPIRED: N_("your session has expired: log in again"),
+    Why.NO_TOKEN: N_("the page's security token is missing or wrong: reload the page"),
+    Why.NO_SECRET: N_("no staff PIN is set: sudo pi-table set-staff-pin"),
+    Why.TOO_MANY: N_("too many attempts: wait {seconds} s"),
+    Why.BUSY: N_("too many logins at once: try again in a moment"),
+    Why.WRONG: N_("wrong PIN"),
+}
+"""What the page says to each refusal of the way in."""
+
+
+def _refused(refused: Refused, lang: str) -> web.Response:
+    """A refusal of the way in, in the page's language."""
+    text = translation(lang).gettext(REFUSALS[refused.why]).format(seconds=refused.wait_s)
+    return web.json_response({"ok": False, "error": text}, status=refused.status, headers={**_PRIVATE, **refused.headers})
 
 
 def _bad(request: web.Request, text: str) -> web.Response:
