@@ -6,10 +6,13 @@ import argparse
 import json
 import os
 import sys
+from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, cast
 
-from .engine import CODEX, GAMES, InvalidKey, InvalidRules, Rules, Team, is_codex, make_game
+from .engine import InvalidKey, InvalidRules, Rules, Team, make_game
+from .engine.games import NAMES, AnyRules, entry, kind_of
 from .engine.rules import NUKE_MODES, SETUPS
 from .engine.views import LANGUAGES
 from .table.timer import DISCUSSION_S
@@ -33,17 +36,18 @@ def _team(text: str) -> Team:
         raise argparse.ArgumentTypeError(str(e)) from None
 
 
-def _game_options(parser: argparse.ArgumentParser, codex: bool = False) -> None:
+def _game_options(parser: argparse.ArgumentParser, every_game: bool = False) -> None:
     """The options that choose a game and its rules; shared by every command that deals.
-    ``codex`` adds Codex to the games, whose --setup is the six agents' identikits."""
-    games = (*GAMES, CODEX) if codex else GAMES
+    ``every_game``: the command plays every game (``pi-table sim``), whose --setup is also
+    Codex's six identikits; else those with keys (``KINDS``)."""
+    games = NAMES if every_game else tuple(name for name in NAMES if KINDS[kind_of(name)].keys)
     parser.add_argument("--game", choices=games, default="codenames", help="the game (default: %(default)s)")
     parser.add_argument("--nuke", choices=NUKE_MODES, default="basic", help="Alias 24's nuke mode (default: basic)")
     parser.add_argument("--start", type=_team, help="the starting team (Codenames: must match --key)")
     parser.add_argument("--seed", type=int, help="deal reproducible keys from this seed")
     parser.add_argument("--clue-required", action="store_true", help="a clue number must be entered before a touch")
     parser.add_argument("--three-player", action="store_true", help="one operative guesses for both spymasters")
-    if codex:
+    if every_game:
         parser.add_argument(
             "--setup", metavar="key|place|TEXT",
             help="'place': Deep Undercover's deal-and-place setup; Codex: the six identikits, one "
@@ -75,23 +79,14 @@ def _config_option(parser: argparse.ArgumentParser) -> None:
     )
 
 
-def _rules(args: argparse.Namespace) -> Rules | CodexRules:
-    if args.game == CODEX:
-        from .engine import CodexRules
-
-        return CodexRules(roles=None if args.roles is None else tuple(args.roles.lower().split(",")))
-    return _grid_rules(args)
-
-
-def _grid_rules(args: argparse.Namespace) -> Rules:
-    return Rules(
-        game=args.game,
-        nuke=args.nuke,
-        clue_required=args.clue_required,
-        three_player=args.three_player,
-        setup=args.setup or "key",
-        dark_cell=args.dark_cell,
-    )
+def _rules(args: argparse.Namespace) -> AnyRules:
+    """The rules ``--game`` is dealt with: its rules take the options they know (Codex's, its
+    --roles; the grid games', the others)."""
+    roles = getattr(args, "roles", None)  # ``pi-table sim``'s alone
+    return entry(args.game).rules_from({
+        "nuke": args.nuke, "clue_required": args.clue_required, "three_player": args.three_player,
+        "setup": args.setup or "key", "dark_cell": args.dark_cell, "roles": None if roles is None else roles.lower().split(","),
+    })
 
 
 class _Version(argparse.Action):
@@ -113,7 +108,7 @@ def build_parser() -> argparse.ArgumentParser:
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
     sim = commands.add_parser("sim", help="play the table in the terminal, or run a script")
-    _game_options(sim, codex=True)
+    _game_options(sim, every_game=True)
     sim.add_argument("--roles", help="Codex: the three roles in play, the Leader among them (default: dealt)")
     sim.add_argument("--discussion", type=float, metavar="SECONDS",
                      help=f"Codex: the discussion's length, 0 for no timer (default: {DISCUSSION_S:g})")
@@ -159,7 +154,7 @@ def build_parser() -> argparse.ArgumentParser:
                         "language); --json keeps the table's English")
     new_game = commands.add_parser("new-game", help="start a new game on the running table")
     _config_option(new_game)
-    new_game.add_argument("--game", choices=GAMES + ("codex",), help="another game than the current one")
+    new_game.add_argument("--game", choices=NAMES, help="another game than the current one")
     new_game.add_argument("--json", action="store_true", help="the table's status afterwards as JSON")
     undo = commands.add_parser("undo", help="take back the last action on the running table")
     _config_option(undo)
@@ -249,12 +244,12 @@ def main(argv: list[str] | None = None) -> int:
 def _command(argv: list[str] | None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
-    if args.command == "key":  # whose --game offers the grid games alone
+    if args.command == "key":  # whose --game offers the games with keys alone
         try:
-            grid_rules = _grid_rules(args)
+            keyed = cast(Rules, _rules(args))  # a game with keys: a grid game
         except InvalidRules as e:
             parser.error(str(e))
-        return _key(parser, args, grid_rules)
+        return _key(parser, args, keyed)
     if args.command in ("sim", "render"):
         try:
             rules = _rules(args)
@@ -418,27 +413,41 @@ def _said(error: Exception, lang: str) -> str:
 def _print_status(answer: dict, lang: str) -> None:
     """``pi-table status`` in the table's language: the game and the devices by their names in it."""
     from .hal.events import DEVICE_NAMES
-    from .ui.i18n import GAME_TITLES, STEPS, TeamWord, say_health, translation
+    from .ui.i18n import GAME_TITLES, say_health, translation
 
     _ = translation(lang).gettext
     state = answer["state"]
     print(_("pi-table {version}: game {id} ({game}), up {uptime} s").format(
         version=answer.get("version", "?"), id=answer["game_id"], game=_(GAME_TITLES.get(state["game"], state["game"])),
         uptime=answer["uptime_s"]))
-    if state["game"] == "codex":
-        print(_("over: {reason}").format(reason=state["reason"]) if state["step"] == "over" else
-              _("phase {phase}, {step} step; waiting for seats {seats}").format(
-                  phase=state["phase"], step=_(STEPS[state["step"]]), seats=", ".join(map(str, state["waiting_for"])) or _("none")))
-    else:
-        left = state["remaining"]  # None while Deep Undercover's codenames are placed: no key yet
-        print(_("over: {reason}").format(reason=state["reason"]) if state["phase"] == "over" else
-              _("{team} to play, {phase} phase").format(team=TeamWord(state["turn"], lang), phase=_(STEPS[state["phase"]]))
-              + ("" if left is None else "; " + _("red {red} left, blue {blue} left").format(**left)))
-        print(_("board {board}").format(board=state["board"]))
+    for line in KINDS[kind_of(state["game"])].status(state, lang):
+        print(line)
     print(_("health {devices}").format(devices=", ".join(f"{_(DEVICE_NAMES.get(name, name))}: {say_health(health, lang)}"
                                                          for name, health in answer["health"].items())))
     for warning in answer["warnings"]:
         print(f"! {warning}")
+
+
+def _grid_status(state: dict, lang: str) -> list[str]:
+    """A grid game's lines of ``pi-table status``: the turn and the phase (or how it ended), the board."""
+    from .ui.i18n import STEPS, TeamWord, translation
+
+    _ = translation(lang).gettext
+    left = state["remaining"]  # None while Deep Undercover's codenames are placed: no key yet
+    return [_("over: {reason}").format(reason=state["reason"]) if state["phase"] == "over" else
+            _("{team} to play, {phase} phase").format(team=TeamWord(state["turn"], lang), phase=_(STEPS[state["phase"]]))
+            + ("" if left is None else "; " + _("red {red} left, blue {blue} left").format(**left)),
+            _("board {board}").format(board=state["board"])]
+
+
+def _codex_status(state: dict, lang: str) -> list[str]:
+    """Codex's line of ``pi-table status``: the phase and the step, whom it waits for (or how it ended)."""
+    from .ui.i18n import STEPS, translation
+
+    _ = translation(lang).gettext
+    return [_("over: {reason}").format(reason=state["reason"]) if state["step"] == "over" else
+            _("phase {phase}, {step} step; waiting for seats {seats}").format(
+                phase=state["phase"], step=_(STEPS[state["step"]]), seats=", ".join(map(str, state["waiting_for"])) or _("none"))]
 
 
 def _print_history(config, lang: str, as_json: bool) -> int:
@@ -620,7 +629,18 @@ def _script_lines(args: argparse.Namespace, parse_command) -> list[ScriptLine]:
     raise SystemExit(EXIT_USAGE)
 
 
-def _sim(parser: argparse.ArgumentParser, args: argparse.Namespace, rules: Rules | CodexRules) -> int:
+def _sim(parser: argparse.ArgumentParser, args: argparse.Namespace, rules: AnyRules) -> int:
+    """``pi-table sim`` and ``render``: the simulator of the game's kind (``KINDS``)."""
+    from .ui.i18n import translation
+
+    _ = translation(args.lang).gettext  # the game's words in the simulator's language; argparse's own stay English
+    if args.command != "render" and args.json and args.script is None:
+        parser.error(_("--json goes with --script FILE"))
+    return KINDS[kind_of(rules.game)].sim(parser, args, rules)
+
+
+def _grid_sim(parser: argparse.ArgumentParser, args: argparse.Namespace, rules: Rules) -> int:
+    """The grid games' simulators: the terminal, the window, a script, or ``render``."""
     from .engine.errors import Refusal
     from .sim.harness import SimTable
     from .sim.script import play, run_script
@@ -631,14 +651,8 @@ def _sim(parser: argparse.ArgumentParser, args: argparse.Namespace, rules: Rules
     from .ui.i18n import say, translation
     from .ui.words import Cards, WordListError, load_words
 
-    _ = translation(args.lang).gettext  # the game's words in the simulator's language; argparse's own stay English
+    _ = translation(args.lang).gettext
     rendering = args.command == "render"
-    if not rendering and args.json and args.script is None:
-        parser.error(_("--json goes with --script FILE"))
-    if is_codex(rules):
-        if args.words is not None:
-            parser.error(_("--words puts words on the grid games' cards; Codex has none"))
-        return _codex_sim(parser, args, rules)
     if not rendering and (args.roles is not None or args.discussion is not None):
         parser.error(_("--roles and --discussion are Codex's options: --game codex"))
     try:
@@ -712,6 +726,8 @@ def _codex_sim(parser: argparse.ArgumentParser, args: argparse.Namespace, rules:
     from .ui.i18n import say, translation
 
     _ = translation(args.lang).gettext
+    if args.words is not None:
+        parser.error(_("--words puts words on the grid games' cards; Codex has none"))
     if args.script is None:
         parser.error(_("--game codex plays a script: --script FILE ('-' for standard input)"))
     if args.key:
@@ -838,6 +854,24 @@ def _bench(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
         if isinstance(figures, dict):
             print(f"{name:16} " + "  ".join(f"{k}={v}" for k, v in figures.items()))
     return 0
+
+
+@dataclass(frozen=True, slots=True)
+class Commands:
+    """What the command line does for a kind of game (``pi_table.engine.games``): ``sim`` runs
+    its simulator (``pi-table sim``, and ``render`` where it draws); ``status`` gives its game's
+    lines of ``pi-table status``; ``keys``: its games deal keys (``pi-table key`` and ``render``)."""
+
+    sim: Callable[[argparse.ArgumentParser, argparse.Namespace, AnyRules], int]
+    status: Callable[[dict, str], list[str]]
+    keys: bool
+
+
+KINDS: dict[str, Commands] = {
+    "grid": Commands(_grid_sim, _grid_status, keys=True),  # type: ignore[arg-type]  # each is given its kind's rules
+    "codex": Commands(_codex_sim, _codex_status, keys=False),  # type: ignore[arg-type]
+}
+"""Each kind of game's commands; tests/test_games.py checks every kind is here."""
 
 
 if __name__ == "__main__":

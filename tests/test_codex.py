@@ -40,6 +40,8 @@ from pi_table.engine.codex_setup import CODENAMES, FRAGMENT_CHARACTERS, deal_set
 
 from helpers import choose, games, scrambled
 
+pytestmark = pytest.mark.arm64
+
 RED_CODE, BLUE_CODE = "AAAA-BBBB-CCCC", "DDDD-EEEE-FFFF"
 
 
@@ -223,6 +225,7 @@ def test_the_start_public_view():
         "roles": ["hacker", "inquisitore", "leader"],
         "acted": [], "waiting_for": [0, 1, 2, 3, 4, 5], "truth": None, "ballots": [], "votes": [], "revelations": [],
         "revealed": [[], [], [], [], [], []], "winner": None, "winning_seat": None, "reason": None, "identikits": None,
+        "termination": None,
     }
     assert table.view(1)["identikit"] == {
         "codename": "Aleman", "faction": "red", "role": "hacker", "position": 2, "fragment": "BBBB",
@@ -781,7 +784,7 @@ def check_views(game: Codex, state: CodexState, rng: random.Random) -> None:
         assert game.public_view(twin).to_json() == public
 
 
-@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(settings.get_profile("codex games"), suppress_health_check=[HealthCheck.too_slow])
 @given(dealt=games(), actions_seed=st.integers(0, 2**32 - 1))
 def test_random_games_run_to_an_end_and_no_view_leaks(dealt, actions_seed):
     """Every legal action is accepted and prints back; the views are checked at every action of
@@ -809,7 +812,7 @@ def test_random_games_run_to_an_end_and_no_view_leaks(dealt, actions_seed):
     assert replay(game, setup, texts) == state
 
 
-@settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(settings.get_profile("codex sweeps"), suppress_health_check=[HealthCheck.too_slow])
 @given(dealt=games(), actions_seed=st.integers(0, 2**32 - 1))
 def test_apply_accepts_exactly_the_legal_actions(dealt, actions_seed):
     """Over every action but codes: accepted if and only if listed. Codes: accepted from exactly

@@ -37,6 +37,8 @@ from pi_table.ui.screen import ScreenPainter
 
 from helpers import record_untranslated
 
+pytestmark = pytest.mark.arm64
+
 SETUP = (
     "Moon:red:leader:1:AAAA Aleman:red:hacker:2:BBBB Viper:red:inquisitore:3:CCCC "
     "Falco:blue:leader:1:DDDD Nebbia:blue:hacker:2:EEEE Orso:blue:inquisitore:3:FFFF"
@@ -377,7 +379,7 @@ class Table:
         """Tap through the menus to the action, as the agent at the screen would."""
         action = parse_codex_action(text)
         for _ in range(6):
-            route = self.painter.codex.route(action)
+            route = self.painter.current.route(action)
             assert route is not None, f"no way to {text} on {self.painter.frame.texts}"
             sends = route.command == action
             self.press(route)
@@ -387,7 +389,7 @@ class Table:
 
     @property
     def turn(self):
-        return self.painter.codex.turn
+        return self.painter.current.turn
 
     @property
     def state(self):

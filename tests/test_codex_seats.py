@@ -224,13 +224,13 @@ def test_a_tap_on_a_seat_asks_first_then_gives_it_a_new_code(tmp_path, tokens):
         assert table.tap(table.hit(Turn(releasing=2))) == (None, [])  # Viper's card asks first
         assert "A new code for Viper (seat 2)?" in table.painter.frame.texts
         table.tap(table.hit(Turn()))  # CANCEL
-        assert table.painter.codex.turn == Turn() and table.inner.last.joins[2] is None
+        assert table.painter.current.turn == Turn() and table.inner.last.joins[2] is None
         table.tap(table.hit(Turn(releasing=2)))
         command, [outcome] = table.tap(table.hit(command=ReleaseSeat(2)))
         assert command == ReleaseSeat(2) and outcome.ok
         new = table.inner.last.joins[2]
         assert new is not None and new != old and table.session.state == state
-        assert table.painter.codex.turn == Turn()
+        assert table.painter.current.turn == Turn()
         assert "Viper (seat 2): scan with your phone to join" in table.painter.frame.texts
         assert next_event(held) == ("gone", {"replaced": True})  # the old page learns at once
         connection.close()

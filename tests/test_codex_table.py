@@ -65,7 +65,7 @@ def test_the_journal_holds_the_setup_and_every_action_and_resumes_exactly(tmp_pa
     assert lines[0]["rules"] == {"game": "codex", "roles": None} and lines[0]["setup"] == SETUP
     assert "key" not in lines[0] and [line["action"] for line in lines[1:8]] == SEND_ALL + ["code 1 AAAA-BBBB-CCCC"]
     resumed = Session.resume(CodexRules(), tmp_path, fsync=False)
-    assert resumed.codex and resumed.id == loop.session.id and resumed.state == loop.session.state
+    assert resumed.kind == "codex" and resumed.id == loop.session.id and resumed.state == loop.session.state
     assert resumed.record.entries == loop.session.record.entries
 
 
@@ -116,7 +116,7 @@ def test_new_game_stays_codex_and_a_grid_game_is_refused_here():
     first = loop.session.id
     outcome = loop.submit(NewGame("codenames"))
     assert not outcome.ok and "pi-table new-game --game codenames" in outcome.error
-    assert loop.submit(NewGame()).ok and loop.session.codex and loop.session.id != first
+    assert loop.submit(NewGame()).ok and loop.session.kind == "codex" and loop.session.id != first
 
 
 def test_the_screen_gets_the_whole_state_to_draw_the_public_side():

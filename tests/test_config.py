@@ -483,12 +483,13 @@ def test_a_help_text_lists_every_value_its_key_takes():
     """The help texts are plain literals (msgids to translate), so a new game, nuke mode, setup,
     language, data pin or panel must be added to its help by hand: this says which was forgotten."""
     from pi_table.drivers.ws281x import PINS
-    from pi_table.engine import CELLS, CODEX, GAMES
+    from pi_table.engine import CELLS
+    from pi_table.engine.games import NAMES
     from pi_table.engine.rules import NUKE_MODES, SETUPS
     from pi_table.engine.views import LANGUAGES
     from pi_table.ui.mounting import PANELS
 
-    listed = {"game.game": [*GAMES, CODEX], "game.nuke": NUKE_MODES, "game.setup": SETUPS, "game.language": LANGUAGES,
+    listed = {"game.game": NAMES, "game.nuke": NUKE_MODES, "game.setup": SETUPS, "game.language": LANGUAGES,
               "game.dark_cell": [f"0 to {CELLS - 1}"], "leds.pin": [", ".join(map(str, sorted(PINS)))],
               "screen.panel": PANELS}
     helps = {o.key: o.help for o in OPTIONS}

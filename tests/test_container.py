@@ -27,6 +27,7 @@ import json
 import os
 import shlex
 import shutil
+import socket
 import subprocess
 import tempfile
 import time
@@ -43,13 +44,28 @@ BUILD_ROOT = ROOT / "tests" / "container" / "build-root.sh"
 CACHE = Path(os.environ.get("PI_TABLE_CI_CACHE", "/var/cache/pi-table-ci"))
 CHECKOUT = "/home/cafe/pi-table"  # where the café owner cloned the repository
 PATH = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
-CONFIG = """\
+
+
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+PORT = free_port()
+"""The table's pages: the container shares this machine's network, so not the default 8024, which
+the installer's check-config in tests/test_systemd.py, run beside this under pytest-xdist, asks
+to be free."""
+CONFIG = f"""\
 # the test's table: the Pi 5's LED strip on spidev, no screen; nothing is plugged in
 [leds]
 backend = "spi"
 
 [screen]
 enabled = false
+
+[web]
+port = {PORT}
 """
 
 
@@ -394,7 +410,7 @@ def staff_phone(container: Container):
     """A staff phone on the table's page over the network (the container shares this machine's),
     with a PIN set as the README says."""
     container.run(f"printf '{STAFF_PIN}\\n' | pi-table set-staff-pin")
-    return container.wait_for(lambda: _logged_in(Staff("http://127.0.0.1:8024")), "the staff page", 30)
+    return container.wait_for(lambda: _logged_in(Staff(f"http://127.0.0.1:{PORT}")), "the staff page", 30)
 
 
 def _logged_in(staff):
@@ -409,14 +425,9 @@ def test_a_staff_change_the_table_cannot_live_with_is_rolled_back_under_systemd(
     systemd starts the table on the change, its pages cannot listen, it puts the last good file
     back and exits for systemd to start it again, well inside the unit's start limit; the staff
     page, back on its port, says what was rolled back and why."""
-    import socket
-
     before = container.active()
     staff = staff_phone(container)
-    probe = socket.socket()
-    probe.bind(("127.0.0.1", 0))
-    port = probe.getsockname()[1]
-    probe.close()
+    port = free_port()
     good = (container.merged / SERVICE_CONFIG.lstrip("/")).read_text()
     assert staff.call("POST", "/staff/api/config", {"changes": {"web.port": port}}) == (
         200, {"ok": True, "restarting": True})
@@ -427,7 +438,7 @@ def test_a_staff_change_the_table_cannot_live_with_is_rolled_back_under_systemd(
     try:
         after = container.active(restarts=int(before["NRestarts"]) + 2)  # the staff's restart, then the rollback's
         assert (container.merged / SERVICE_CONFIG.lstrip("/")).read_text() == good
-        staff = container.wait_for(lambda: _logged_in(Staff("http://127.0.0.1:8024")), "the staff page", 30)
+        staff = container.wait_for(lambda: _logged_in(Staff(f"http://127.0.0.1:{PORT}")), "the staff page", 30)
         status, table = staff.call("GET", "/staff/api/table")
         assert status == 200 and table["settings"]["rolled_back"]["keys"] == ["web.port"]
         assert table["settings"]["rolled_back"]["why"].startswith("the phones' pages and the staff page cannot open")

@@ -260,6 +260,7 @@ def test_every_scad_renders_without_a_warning(built):
     assert len(stems) == 3 * P["tile_count"] + 3
 
 
+@pytest.mark.tool
 def test_a_warning_fails_the_render(tmp_path):
     require_tools("openscad")
     scad = tmp_path / "bad.scad"
@@ -268,6 +269,7 @@ def test_a_warning_fails_the_render(tmp_path):
     assert any("unknown variable 'size_nowhere'" in warning for warning in render.warnings)
 
 
+@pytest.mark.tool
 def test_openscad_reads_the_parameters_as_python_does(tmp_path):
     """The fit checks see the numbers the parts are drawn with."""
     require_tools("openscad")

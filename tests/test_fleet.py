@@ -22,7 +22,7 @@ from paho.mqtt.properties import Properties
 from pi_table.config import ConfigError, parse_config
 from pi_table.config import broker as broker_config
 from pi_table.daemon.run import Daemon
-from pi_table.engine import EndTurn, Guess
+from pi_table.engine import EndTurn, Guess, Termination
 from pi_table.engine.phrase import Text
 from pi_table.fleet.broker import LocalBroker
 from pi_table.fleet.reporter import MAX_QUEUED, Reporter, parse_command, status_message
@@ -31,6 +31,8 @@ from pi_table.hal.events import is_fault
 from pi_table.sim.systemd import FakeSystemd
 
 from helpers import wait_for
+
+pytestmark = pytest.mark.daemon
 
 TABLE_CONFIG = ('[web]\nenabled = false\n[paths]\njournal_dir = "journal"\nsocket = "control.sock"\n'
                 'socket_group = ""\n')
@@ -288,8 +290,11 @@ def test_a_game_played_to_the_end_is_reported_with_its_result_and_length(broker,
         play_a_game(table)
         over = watch.wait("pi-table/t1/events", lambda value: value.get("event") == "game_over", "game over")
         assert over["winner"] in ("red", "blue") and over["duration_s"] >= 0 and over["game_id"] == table.daemon.session.id
-        watch.wait("pi-table/t1/status", lambda value: value["over"] and value["state"]["winner"] == over["winner"],
-                   "the status of the finished game")
+        ended = table.daemon.session.state.termination
+        assert over["termination"] == ended and ended in set(Termination) and over["score"] is None  # no cooperative game
+        status = watch.wait("pi-table/t1/status", lambda value: value["over"] and value["state"]["winner"] == over["winner"],
+                            "the status of the finished game")
+        assert status["termination"] == status["state"]["termination"] == ended
     finally:
         watch.close()
         table.close()
@@ -304,6 +309,7 @@ def test_an_italian_table_reports_its_warnings_and_its_result_in_italian(broker,
         play_a_game(table)
         over = watch.wait("pi-table/t1/status", lambda value: value["over"], "the status of the finished game")
         assert over["language"] == "it" and over["state"]["reason"].startswith("la squadra ")
+        assert over["termination"] == table.daemon.session.state.termination  # a code, the same in every language
     finally:
         watch.close()
         table.close()

@@ -74,7 +74,7 @@ def test_the_fleet_keeps_each_tables_row_from_its_messages():
     italian = Fleet(lang="it")  # the page's language says the table's health
     assert italian.take("pi-table/bar/status", message(broken))["faults"] == ["touch: non funziona: unplugged"]
     over = {"event": "game_over", "table_id": "bar", "game_id": "g1", "game": "codenames", "winner": "red",
-            "duration_s": 600.0, "at": NOON + 60, "reason": "all agents found"}
+            "duration_s": 600.0, "at": NOON + 60, "reason": "all agents found", "termination": "all_agents_found"}
     fleet.take("pi-table/bar/events", message(over))
     row = fleet.take("pi-table/bar/events", message(over))  # QoS 1 may deliver twice: counted once
     assert (row["games_today"], row["average_s"]) == (1, 600.0)
@@ -86,11 +86,25 @@ def test_the_fleet_keeps_each_tables_row_from_its_messages():
     assert fleet.take("elsewhere/bar/status", message(table_status())) is None
     assert [row["table_id"] for row in fleet.rows()] == ["bar"] and len(changed) == 10
     lines = list(csv.reader(io.StringIO(fleet.csv())))
-    assert lines[0] == ["table_id", "game_id", "game", "ended", "duration_s", "winner", "reason"]
+    assert lines[0] == ["table_id", "game_id", "game", "ended", "duration_s", "winner", "reason", "termination", "score"]
     assert lines[1:] == [["bar", "g1", "codenames", dt.datetime.fromtimestamp(NOON + 60).isoformat(timespec="seconds"),
-                          "600.0", "red", "all agents found"]]
+                          "600.0", "red", "all agents found", "all_agents_found", ""]]
     clock[0] += 86400  # the next day: yesterday's games leave the count at the next event
     assert fleet.take("pi-table/bar/events", message({"event": "fault", "device": "touch"}))["games_today"] == 0
+
+
+def test_the_endings_of_every_table_are_counted_by_their_code_in_the_pages_language():
+    """The fleet sent each table's ending as a sentence in the table's own language, so endings
+    could not be grouped across tables: they are counted by the engine's termination code now."""
+    fleet = Fleet(clock=lambda: NOON, lang="it")
+    ended = {"event": "game_over", "game": "codenames", "duration_s": 300.0, "at": NOON}
+    for table, game, termination in [("t1", "a", "assassin"), ("t2", "b", "assassin"), ("t1", "c", "all_agents_found"),
+                                      ("t2", "d", None)]:
+        payload = {**ended, "table_id": table, "game_id": game, **({"termination": termination} if termination else {})}
+        fleet.take(f"pi-table/{table}/events", message(payload))
+    endings = {row["table_id"]: row["endings"] for row in fleet.rows()}
+    assert endings == {"t1": [["toccato l'assassino", 1], ["tutti gli agenti trovati", 1]],
+                       "t2": [["toccato l'assassino", 1], ["non indicato (un tavolo di una versione precedente)", 1]]}
 
 
 GAME_OVER = {"event": "game_over", "table_id": "rogue", "game_id": "r1", "game": "codenames", "winner": "red",

@@ -179,6 +179,7 @@ def test_the_committed_wiring_description_is_the_pinouts():
     assert {f"MPR121_{chip.address:02X}" for chip in WIRING.chips} <= set(harness["connectors"])
 
 
+@pytest.mark.tool
 def test_wireviz_renders_the_wiring_diagram(tmp_path):
     require_tools("dot", also_missing=() if importlib.util.find_spec("wireviz") else ("wireviz",))
     assert wiring.main([str(tmp_path)]) == 0

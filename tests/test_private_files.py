@@ -148,6 +148,7 @@ def test_a_staff_login_in_the_group_has_status_and_history_but_not_the_key(share
         os.umask(old)
 
 
+@pytest.mark.tool
 def test_install_takes_the_group_out_of_an_older_state_directory(tmp_path):
     """systemd leaves a state directory that already exists with another mode as it is (with
     a warning): the installer's upgrade makes an older install's 0750 one 0700."""

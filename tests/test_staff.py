@@ -479,6 +479,7 @@ def test_new_game_with_options_undo_end_game_and_the_history_with_its_exports(ta
     assert staff.headers["Content-Disposition"] == 'attachment; filename="pi-table-history.csv"'
     assert [row["id"] for row in rows] == [game["id"] for game in games]
     assert rows[2]["over"] == "true" and rows[2]["moves"] == "1" and "assassin" in rows[2]["reason"]
+    assert rows[2]["termination"] == "assassin" and games[2]["termination"] == "assassin"  # a code, for any reader
     status, exported = staff.call("GET", "/staff/api/history?download")
     assert exported == history and "pi-table-history.json" in staff.headers["Content-Disposition"]
 
@@ -491,7 +492,7 @@ def test_a_new_game_of_the_other_kind_switches_the_table_to_codex_and_back(table
     status, answer = staff.call("POST", "/staff/api/new-game", {"game": "codex", "options": {"roles": ["pilot"]}})
     assert status == 409 and answer["error"].startswith("a role is one of ")
     status, answer = staff.call("POST", "/staff/api/new-game", {"game": "codex", "options": {"sealed_votes": True}})
-    assert status == 200 and answer["state"]["game"] == "codex" and table.daemon.session.codex
+    assert status == 200 and answer["state"]["game"] == "codex" and table.daemon.session.kind == "codex"
     assert table.daemon.session.rules.sealed_votes  # Codex's options, as the grid games have theirs
     status, answer = staff.call("POST", "/staff/api/new-game", {"game": "codenames", "options": {"three_player": True}})
     assert status == 200 and answer["state"]["game"] == "codenames"
@@ -911,7 +912,7 @@ def test_login_undo_new_game_config_and_logout_on_a_phone(tmp_path, browser, lan
         page.check("#new-game input[name=sealed_votes]")
         page.click("#new-game button[type=submit]")
         expect(page.locator("#game-line")).to_contain_text("Codex")
-        assert table.daemon.session.codex and table.daemon.session.rules.sealed_votes
+        assert table.daemon.session.kind == "codex" and table.daemon.session.rules.sealed_votes
 
         page.click("#config summary:text('[timer]')")
         timer = page.locator('#config input[name="timer.length_s"]')

@@ -154,6 +154,7 @@ def test_thresholds_the_configuration_refuses_are_not_written(tmp_path):
 # --- the command against the board emulator
 
 
+@pytest.mark.daemon
 def test_tune_against_the_emulator_prints_verdicts_and_writes_suggestions(tmp_path):
     emulator = BoardEmulator(link=tmp_path / "board")
     emulator.rng = random.Random(7)

@@ -372,6 +372,7 @@ def test_every_answer_carries_the_policy_and_no_version(start):
     assert not re.search(r"(?im)^Server: .*(aiohttp|python|\d)", head)
 
 
+@pytest.mark.browser
 def test_the_pages_work_in_a_browser_under_the_policy(start):
     """The pages have no inline script or style that the policy would block."""
     require_tools(CHROMIUM)
@@ -461,6 +462,7 @@ def test_the_unit_leaves_room_for_every_connection_the_companion_allows():
     assert limit > MAX_CONNECTIONS + DAEMON_OWN_FILES
 
 
+@pytest.mark.slow
 def test_the_table_plays_on_while_its_port_is_flooded(tmp_path, many_files):
     """1,100 half-sent requests from 20 addresses, against a daemon with systemd's default
     1,024 files: the companion holds its cap and no more, the control socket answers, the

@@ -13,7 +13,6 @@ import os
 import random
 import re
 import threading
-import time
 from pathlib import Path
 
 import pytest
@@ -100,7 +99,7 @@ def test_a_code_is_one_legal_entry_with_the_fragments_seen_to_pick_from(tokens):
     assert "code 1" in aleman["legal"] and "block 1 0" not in aleman["legal"] and "done 1" in aleman["legal"]
 
 
-@settings(max_examples=10, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(settings.get_profile("phones"), suppress_health_check=[HealthCheck.too_slow])
 @given(dealt=games(), actions_seed=st.integers(0, 2**32 - 1))
 def test_no_seat_entry_tells_what_its_agent_may_not_know(dealt, actions_seed):
     """Over random games: a seat's entry holds no other agent's fragment unless that agent sent it
@@ -261,7 +260,6 @@ def test_a_whole_game_played_on_six_phones(table, browser):
     """Phase 1: Aleman (blue Hacker) blocks Moon, Viper's one try is wrong, the vote sends Orso
     to the truth machine, which reveals its fragment. Phase 2: Moon, the red Leader, enters red's
     code from the fragments its mates sent it, and red wins."""
-    started = time.monotonic()
     phones = Phones(browser, table)
     try:
         moon, aleman, viper = (phones.pages[seat] for seat in range(3))
@@ -325,7 +323,6 @@ def test_a_whole_game_played_on_six_phones(table, browser):
         assert table.state.winner is not None and table.state.winning_seat == 0
     finally:
         phones.close()
-    assert time.monotonic() - started < 60
 
 
 def test_the_informatore_the_profiler_and_the_inquisitore_use_their_powers_on_their_pages(tokens, browser):

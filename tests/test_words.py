@@ -201,6 +201,7 @@ def test_render_writes_the_words_into_the_pngs(tmp_path):
 CHROMIUM = "/usr/bin/chromium"
 
 
+@pytest.mark.browser
 def test_the_spectator_page_shows_the_words_on_the_cards(tmp_path):
     require_tools(CHROMIUM)
     playwright_api = pytest.importorskip("playwright.sync_api")
@@ -230,6 +231,7 @@ def test_the_spectator_page_shows_the_words_on_the_cards(tmp_path):
     assert "words" not in codenames_snapshot("g1", game.spymaster_view(state), tokens).public
 
 
+@pytest.mark.daemon
 def test_a_simulated_daemon_puts_the_configured_words_on_the_spectator_page(tmp_path):
     import urllib.request
 

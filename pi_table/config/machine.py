@@ -130,11 +130,10 @@ def _no_passphrase() -> bytes:
 def _pair(files: dict[str, str], cert_key: str, key_key: str, unread: set[str]) -> dict[str, tuple[str, Phrase | None]]:
     """A certificate and its key, loaded together as the table loads them: the certificate's
     fault when it holds none, the key's when it does not load beside it."""
-    import ssl
-
     cert, key = files[cert_key], files[key_key]
     if not cert or not key or cert_key in unread or key_key in unread:
         return {}
+    import ssl  # a table without certificates starts without it
     problem = _no_certificate(cert)
     if problem:
         return {cert_key: (N_("a PEM certificate file (and its chain)"), problem)}

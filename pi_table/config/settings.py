@@ -11,14 +11,15 @@ import urllib.parse
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, TypeGuard
+from typing import TypeGuard
 
 from ..drivers.buttons import ButtonPins
 from ..drivers.spi_leds import SpiLedConfig
 from ..drivers.touchboard import ELECTRODE_LIMIT, TouchBoardConfig
 from ..drivers.ws281x import PINS, Ws281xConfig
-from ..engine import CELLS, CODEX, Rules
+from ..engine import CELLS
 from ..engine.errors import Refusal
+from ..engine.games import NAMES, AnyRules, entry
 from ..engine.phrase import Phrase, Text
 from ..engine.views import LANGUAGES
 from ..table.input import InputSettings
@@ -29,9 +30,6 @@ from ..ui.mounting import PanelMounting, ScreenSettings
 from ..ui.pixels import LedMap, PixelOutput, PowerLimit
 from ..ui.sound import QuietHours, SoundSettings
 from .schema import EXPECTED, LED_BACKENDS, MAX_LEDS, SOCKET_PATH_MAX, SPI_MOSI, describe
-
-if TYPE_CHECKING:
-    from ..engine import CodexRules
 
 
 @dataclass(frozen=True, slots=True)
@@ -118,8 +116,8 @@ class Config:
 
     source: Path | None
     values: dict[str, object]
-    rules: Rules | CodexRules  # the game a new table deals
-    grid_rules: Rules  # the grid games' options, also while Codex is played
+    rules: AnyRules  # the game a new table deals
+    options: Mapping[str, object]  # [game]'s rule options: every game's rules take those they know
     discussion_s: float
     language: str
     input: InputSettings
@@ -210,12 +208,13 @@ def build(values: dict[str, object], source: Path | None) -> Config:
     if language not in LANGUAGES:
         raise Refusal("the language is one of {languages}, not {language!r}", languages=", ".join(LANGUAGES),
                       language=language)
-    codex = v.text("game.game") == CODEX
-    grid_rules = Rules(
-        game="codenames" if codex else v.text("game.game"), nuke=v.text("game.nuke"),
-        clue_required=v.flag("game.clue_required"),
-        three_player=v.flag("game.three_player"), setup=v.text("game.setup"), dark_cell=v.whole("game.dark_cell"),
-    )
+    game = entry(v.text("game.game"))
+    options = {
+        "nuke": v.text("game.nuke"), "clue_required": v.flag("game.clue_required"),
+        "three_player": v.flag("game.three_player"), "setup": v.text("game.setup"), "dark_cell": v.whole("game.dark_cell"),
+        "sealed_votes": v.flag("game.sealed_votes"),
+    }
+    dealt = {name: entry(name).rules_from(options) for name in NAMES}  # every game the table may deal checks its own
     discussion_s = v.number("game.discussion_s")
     if not 10 <= discussion_s <= 3600:
         raise Refusal("the discussion lasts 10 to 3600 seconds, not {seconds}", seconds=discussion_s)
@@ -233,8 +232,8 @@ def build(values: dict[str, object], source: Path | None) -> Config:
     return Config(
         source=source,
         values=dict(values),
-        rules=_codex_rules(v.flag("game.sealed_votes")) if codex else grid_rules,
-        grid_rules=grid_rules,
+        rules=dealt[game.name],
+        options=options,
         discussion_s=discussion_s,
         language=language,
         input=InputSettings(hold_s=v.number("game.hold_s"), stuck_s=v.number("touch.stuck_s")),
@@ -279,13 +278,6 @@ def deck_path(name: str, source: Path | None) -> str:
     if name not in LISTS and source is not None and not Path(name).is_absolute():
         return str(source.parent / name)
     return name
-
-
-def _codex_rules(sealed_votes: bool) -> CodexRules:
-    """Codex's rules, its engine loaded only by a table that deals it."""
-    from ..engine import CodexRules
-
-    return CodexRules(sealed_votes=sealed_votes)
 
 
 def _touch(v: Values) -> TouchBoardConfig:

@@ -27,8 +27,9 @@ from .. import version
 from ..config import Config
 from ..config.machine import Running
 from ..config.trial import DEADLINE_S, Trial
-from ..engine import CODEX, GAMES, TableView, Undo
+from ..engine import InvalidRules, Undo
 from ..engine.errors import Refusal
+from ..engine.games import NAMES, kind_of
 from ..engine.phrase import N_, Phrase, Text, meaning
 from ..errors import PiTableError
 from ..files import write_private
@@ -47,28 +48,26 @@ from ..hal import (
 )
 from ..hal.events import NOT_WORKING
 from ..hal.sound import NoSound, SimSound, SoundDevice
-from ..table import Session, TableLoop, history
-from ..table.input import TouchPolicy
-from ..table.loop import REFUSALS, EventLoop, Outcome
-from ..table.timer import TurnTimer
-from ..ui.i18n import GAME_TITLES, LANGUAGES, say
+from ..table import Session, history
+from ..table.games import loop_class
+from ..table.loop import REFUSALS, EventLoop, LoopSettings, Outcome
+from ..ui.i18n import LANGUAGES, say
 from ..ui.sound import Announcer
 from . import logs
 from .control import ControlServer
 from .notify import LoopHeartbeat, Notifier, thread_ended
 from .trial import Health, TrialWatch, pages_answer
 
-if TYPE_CHECKING:  # loaded only once the table is up (the phones' pages open after READY), or Codex is played
+if TYPE_CHECKING:  # loaded only once the table is up (the phones' pages open after READY)
     import ssl
 
-    from ..engine import PublicView
     from ..fleet.reporter import Reporter
     from ..web import Companion
 
 log = logging.getLogger("pi_table.daemon")
 DEVICE_NAMES = {"touch": "the touch board", "leds": "the LED strip", "screen": "the spymaster screen",
                 "buttons": "the buttons", "sound": "the sound"}
-KNOWN_GAMES = (*GAMES, CODEX)
+KNOWN_GAMES = NAMES
 DEVICE_FAULTS = {
     "touch": N_("the touch board is not working ({error}): check the USB cable from the touch board to the Pi; "
                 "the game waits"),
@@ -234,9 +233,7 @@ class Daemon:
         self.lock = lock_journal(paths.journal_dir)
         self.recent_log = RecentLines()  # the last lines, for the staff page, from here on
         logging.getLogger().addHandler(self.recent_log)
-        self.session = Session.resume(config.rules, paths.journal_dir, retention=paths.retention)
-        if self.session.codex:
-            self.session.grid_rules = config.grid_rules
+        self.session = Session.resume(config.rules, paths.journal_dir, retention=paths.retention, options=config.options)
         if self.session.resumed:
             log.info("resumed game %s from %s", self.session.id, self.session.resumed)
         self.devices = open_devices(config, hal, touch_port)
@@ -262,19 +259,11 @@ class Daemon:
             config.source, under_trial, self.trial_health, self.restart, trial_deadline_s)
 
     def _make_loop(self) -> EventLoop:
-        """The loop for the game on the table: the grid games' or Codex's."""
+        """The loop for the game on the table: its kind's (``pi_table.table.games``), loaded when
+        a game of that kind is first played here."""
         d, config = self.devices, self.config
-        loop: EventLoop
-        if self.session.codex:
-            from ..table.codex_loop import CodexLoop  # Codex's engine loads when Codex is played
-
-            loop = CodexLoop(self.session, d.touch, d.leds, d.screen, d.buttons, discussion_s=config.discussion_s,
-                             lights=config.lights, lang=config.language)
-        else:
-            loop = TableLoop(
-                self.session, d.touch, d.leds, d.screen, d.buttons, TouchPolicy(config.input),
-                timer=TurnTimer(config.timer), lights=config.lights, lang=config.language,
-            )
+        settings = LoopSettings(config.input, config.timer, config.discussion_s, config.lights, config.language)
+        loop: EventLoop = loop_class(self.session.kind).made(self.session, d.touch, d.leds, d.screen, d.buttons, settings)
         loop.faults = self.faults
         loop.sound = self.announcer
         return loop
@@ -478,7 +467,7 @@ class Daemon:
         touch_thread = getattr(self.devices.touch, "_thread", None)  # the board's driver reads on one thread
         sick = self.control.sickness() or thread_ended(touch_thread, "the touch board")
         if sick is None and self.companion is not None:  # an asyncio loop in a thread of its own
-            sick = self.companion_beat.check(self.companion._loop, self.companion._thread)
+            sick = self.companion_beat.check(*self.companion.serving())
         return sick
 
     def change_settings(self, changes: dict[str, object]) -> list[Phrase]:
@@ -605,8 +594,7 @@ class Daemon:
         elif key == "timer.length_s":  # the turn under way runs to the new length; Codex's discussion keeps its own
             timer = replace(config.timer, length_s=float(value))  # type: ignore[arg-type]  # the checker passed a number
             self.config = replace(config, timer=timer)
-            if not self.session.codex:
-                self.loop.timer.settings = timer
+            self.loop.retime(timer)
         else:
             brightness = float(value)  # type: ignore[arg-type]  # the checker passed a number
             self.config = replace(config, leds=replace(config.leds, brightness=brightness))
@@ -704,7 +692,7 @@ class Daemon:
             if game is not None and game not in KNOWN_GAMES:
                 return {"ok": False, "error": say(Phrase.of(N_("the game is one of {games}, not {game!r}"),
                                                             games=", ".join(KNOWN_GAMES), game=game), lang)}
-            if game is not None and (game == CODEX) != self.session.codex:
+            if game is not None and kind_of(game) != self.session.kind:
                 return self._switch(game, lang)
             outcome = self.loop.call(lambda: self.loop.submit(NewGame(game)))
         elif command == "undo":
@@ -729,13 +717,7 @@ class Daemon:
             example = '{"command": "release-seat", "seat": 2}'
             return Outcome(command, False, Phrase.of("expected a seat number, such as {example}, not {seat!r}", example=example,
                                                      seat=seat))
-        from ..table.codex_loop import CodexLoop
-
         loop = self.loop
-        if not isinstance(loop, CodexLoop):
-            playing = self.session.rules.game
-            return Outcome(command, False, Phrase.of("seats are released in Codex only: the table is playing {game}",
-                                                     game=Phrase(GAME_TITLES.get(playing, playing))))
         try:
             return loop.call(lambda: loop.release_seat(seat, public=False))
         except TimeoutError:  # the loop ended in between: a new game of another kind
@@ -758,7 +740,6 @@ class Daemon:
         """An action from a phone's page (the companion's thread): None if the table took it,
         else why not (said in the page's language there). A page acts only for its own seat, in its own game; its refusal goes back
         to that phone alone, never to the table's screen."""
-        from ..table.codex_loop import CodexLoop
         from ..web import seat_action  # the companion's own thread: the web layer is loaded by now
         from ..web.tokens import role_seat
 
@@ -770,25 +751,11 @@ class Daemon:
         except REFUSALS as refusal:
             return refusal.phrase
         loop = self.loop
-        if not isinstance(loop, CodexLoop):
-            return Phrase.of("no Codex game is on the table now")
-        def submit():
-            if self.session.id != game_id:
-                return Outcome(action, False, Phrase.of("this page belonged to a game that has ended"))
-            return loop.submit(action, public=False)
-
         try:
-            outcome = loop.call(submit)
+            outcome = loop.call(lambda: loop.from_phone(game_id, action))
         except TimeoutError:  # the loop ended in between: a new game of another kind
             return CHANGING_GAMES
         return None if outcome.ok else outcome.reason
-
-    def _public_view(self) -> PublicView | TableView:
-        """What everyone at the table may see of the game: Codex's public side, or the grid."""
-        if self.session.codex:
-            record = self.session.codex_record
-            return record.game.public_view(record.state)
-        return self.session.table_view()
 
     def status(self, lang: str = "en") -> dict:
         """What the operatives may see, and the table's health: never the key. The warnings and
@@ -801,7 +768,7 @@ class Daemon:
             health["touch"] = "ok" if touch.connected else say(self.loop.faults.get("touch", "connecting"), lang)
         if "sound" in self.loop.faults:  # the audio output went missing after the start
             health["sound"] = f"not working: {say(self.loop.faults['sound'], lang)}"
-        view = self._public_view()
+        view = self.session.public_view()
         state = view.to_json()
         if view.reason is not None:
             state["reason"] = say(view.reason, lang)
@@ -848,23 +815,13 @@ class StaffDesk:
         return {**self.daemon.answer({"command": "status", "lang": lang}), "settings": self.daemon.settings_state(lang)}
 
     def new_game(self, game: str, options: dict[str, object], lang: str) -> Text | None:
-        from ..engine import InvalidRules, Rules
-
         daemon = self.daemon
         if game in KNOWN_GAMES:
-            kept = "codex_rules" if game == CODEX else "grid_rules"
             try:
-                if game == CODEX:
-                    from ..engine import CodexRules  # Codex's engine loads when Codex is played
-
-                    kept_rules = daemon.session.codex_rules
-                    rules: Rules | CodexRules = CodexRules.from_json(
-                        {**(kept_rules.to_json() if kept_rules is not None else {}), **options})
-                else:
-                    rules = Rules.from_json({**daemon.session.grid_rules.to_json(), **options, "game": game})
+                rules = daemon.session.rules_for(game, options)
             except InvalidRules as e:
                 return e.phrase
-            if not daemon._in_loop(lambda: setattr(daemon.session, kept, rules)):
+            if not daemon._in_loop(lambda: daemon.session.keep(rules)):
                 return Phrase.of("the table is stopping")
         return self._done({"command": "new-game", "game": game}, lang)
 

@@ -12,6 +12,7 @@ The rulebook does not say which team starts. We let the team with more to elimin
 
 from __future__ import annotations
 
+from .endings import Termination
 from .game import Game, State
 from .keys import ASSASSIN, BYSTANDER, Layout, Team
 from .phrase import N_, Phrase
@@ -39,19 +40,17 @@ class Alias24(Game):
         target = team.other
         if identity == target.letter:
             if state.left(target.letter) == 0:
-                return self._end(state, winner=team, reason=Phrase.of("{team} lost its last asset", team=target))
+                return self._end(state, team, Termination.LAST_ASSET_ELIMINATED, winner=team)
             return self._correct(state)
         if identity == team.letter:
             if state.left(team.letter) == 0:
-                return self._end(state, winner=target, reason=Phrase.of("{team} eliminated its own last asset", team=team))
+                return self._end(state, team, Termination.OWN_LAST_ASSET, winner=target)
             return self._next_turn(state)
         if identity == BYSTANDER:
             return self._next_turn(state)
         assert identity == ASSASSIN
         targeted = sum(1 for mark in state.marks if mark is not None) - 1
         if self.rules.nuke == "mad" and targeted >= MAD_ARMED_AT:
-            return self._end(
-                state, winner=None, losers=(Team.RED, Team.BLUE), reason=Phrase.of("{team} set off the armed nuke: both teams lose", team=team)
-            )
-        return self._end(state, winner=target, reason=Phrase.of("{team} set off the nuke", team=team))
+            return self._end(state, team, Termination.ARMED_NUKE, winner=None, losers=(Team.RED, Team.BLUE))
+        return self._end(state, team, Termination.NUKE, winner=target)
 

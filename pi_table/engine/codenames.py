@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
+from .endings import Termination
 from .game import CLUE, COVER, Game, State
 from .keys import ASSASSIN, BYSTANDER, Layout, Team
 from .phrase import N_, Phrase
@@ -27,16 +28,16 @@ class Codenames(Game):
         other = team.other
         if identity == team.letter:
             if state.left(team.letter) == 0:
-                return self._end(state, winner=team, reason=Phrase.of("{team} found all its agents", team=team))
+                return self._end(state, team, Termination.ALL_AGENTS_FOUND, winner=team)
             return self._correct(state)
         if identity == other.letter:
             if state.left(other.letter) == 0:
-                return self._end(state, winner=other, reason=Phrase.of("{team} touched {other}'s last agent", team=team, other=other))
+                return self._end(state, team, Termination.OPPONENTS_LAST_AGENT, winner=other)
             return self._next_turn(state)
         if identity == BYSTANDER:
             return self._next_turn(state)
         assert identity == ASSASSIN
-        return self._end(state, winner=other, reason=Phrase.of("{team} touched the assassin", team=team))
+        return self._end(state, team, Termination.ASSASSIN, winner=other)
 
 
 class CodenamesCoop(Codenames):

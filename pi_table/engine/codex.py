@@ -69,8 +69,10 @@ from __future__ import annotations
 import random
 from collections.abc import Callable
 from dataclasses import dataclass, replace
+from enum import StrEnum
 from typing import Any, ClassVar
 
+from .actions import Undo
 from .codex_actions import (
     Block,
     CodexAction,
@@ -83,6 +85,7 @@ from .codex_actions import (
     Vote,
     parse_codex_action,
 )
+from .codex_rules import NAME, CodexRules
 from .codex_setup import (
     MESSAGE_FACTS,
     SEATS,
@@ -93,24 +96,55 @@ from .codex_setup import (
     InvalidSetup,
     Role,
     Setup,
-    check_roles,
     deal_setup,
     parse_setup,
 )
-from .errors import GameOver, InvalidAction, InvalidRules, RuleError
+from .endings import Ending, Termination
+from .errors import GameOver, InvalidAction, RuleError
 from .phrase import N_, Phrase
-from .rules import CODEX
 
-MESSAGES, PRIVATE, DISCUSSION, VOTE, TRUTH, OVER = "messages", "private", "discussion", "vote", "truth", "over"
-STEPS = (MESSAGES, PRIVATE, DISCUSSION, VOTE, TRUTH, OVER)
 
-PENDING, WRONG, RIGHT, BLOCKED = "pending", "wrong", "right", "blocked"
-"""A code attempt's result: sealed until the private step ends, then checked (or void if blocked)."""
+class Step(StrEnum):
+    """Where a Codex phase stands (the module's docstring tells each); the value is its name in
+    the table's JSON."""
 
-NAMED, KEPT, MISSED, EXTORTED = "named", "kept", "missed", "extorted"
-"""An extortion's outcome: named during the vote; kept (another Inquisitore named that agent
-first); missed (its agent did not go to the truth machine); extorted, the only one that spends
-the power."""
+    MESSAGES = "messages"
+    PRIVATE = "private"
+    DISCUSSION = "discussion"
+    VOTE = "vote"
+    TRUTH = "truth"
+    OVER = "over"
+
+
+MESSAGES, PRIVATE, DISCUSSION, VOTE, TRUTH, OVER = (
+    Step.MESSAGES, Step.PRIVATE, Step.DISCUSSION, Step.VOTE, Step.TRUTH, Step.OVER)
+STEPS = tuple(Step)
+
+
+class Result(StrEnum):
+    """A code attempt's result: sealed until the private step ends, then checked (or void if blocked)."""
+
+    PENDING = "pending"
+    WRONG = "wrong"
+    RIGHT = "right"
+    BLOCKED = "blocked"
+
+
+PENDING, WRONG, RIGHT, BLOCKED = Result.PENDING, Result.WRONG, Result.RIGHT, Result.BLOCKED
+
+
+class Extorted(StrEnum):
+    """An extortion's outcome: named during the vote; kept (another Inquisitore named that agent
+    first); missed (its agent did not go to the truth machine); extorted, the only one that spends
+    the power."""
+
+    NAMED = "named"
+    KEPT = "kept"
+    MISSED = "missed"
+    EXTORTED = "extorted"
+
+
+NAMED, KEPT, MISSED, EXTORTED = Extorted.NAMED, Extorted.KEPT, Extorted.MISSED, Extorted.EXTORTED
 
 ALL_SEATS = tuple(range(SEATS))
 
@@ -141,58 +175,6 @@ REVEALED_HERE = {
 """The truth machine's refusal of a fact already told, one sentence per fact."""
 
 
-@dataclass(frozen=True, slots=True)
-class CodexRules:
-    """Options chosen before the deal. ``roles`` forces the three roles in play (the Leader among
-    them). ``sealed_votes`` keeps each ballot hidden until the sixth is in; the book votes in
-    public ("pubblicamente si deve votare"), so by default each shows as it is cast."""
-
-    roles: tuple[Role, ...] | None = None
-    sealed_votes: bool = False
-
-    def __post_init__(self) -> None:
-        if self.roles is None:
-            return
-        roles = []
-        for role in self.roles:
-            try:
-                roles.append(Role(role))
-            except ValueError:
-                raise InvalidRules("a role is one of {roles}, not {role!r}", roles=", ".join(r.value for r in Role),
-                                   role=role) from None
-        try:
-            object.__setattr__(self, "roles", check_roles(tuple(roles), Phrase.of("the roles in play")))
-        except InvalidSetup as error:  # the same words, said of the rules rather than of a deal
-            raise InvalidRules(error.phrase) from None
-
-    @property
-    def game(self) -> str:
-        """The game's name, as ``Rules.game`` gives it for the grid games."""
-        return Codex.name
-
-    def to_json(self) -> dict[str, object]:
-        """The options as a journal header keeps them; the book's open vote is left out, so
-        the headers written before the option existed read the same."""
-        options: dict[str, object] = {"game": self.game,
-                                      "roles": None if self.roles is None else [role.value for role in self.roles]}
-        if self.sealed_votes:
-            options["sealed_votes"] = True
-        return options
-
-    @classmethod
-    def from_json(cls, data: dict[str, Any]) -> CodexRules:
-        unknown = sorted(set(data) - {"game", "roles", "sealed_votes"})
-        if unknown:
-            raise InvalidRules("unknown Codex rule option(s) {unknown}: expected game, roles, sealed_votes",
-                               unknown=", ".join(unknown))
-        if data.get("game", Codex.name) != Codex.name:
-            raise InvalidRules("these are rules for {game!r}, not {codex!r}", game=data["game"], codex=Codex.name)
-        roles, sealed = data.get("roles"), data.get("sealed_votes", False)
-        if not isinstance(sealed, bool):
-            raise InvalidRules("sealed_votes is true or false, not {value!r}", value=sealed)
-        return cls(roles=None if roles is None else tuple(roles), sealed_votes=sealed)
-
-
 # --- what happened: the records a state keeps ---------------------------------------------------
 
 
@@ -220,7 +202,7 @@ class Attempt:
     phase: int
     seat: int
     code: str
-    result: str = PENDING
+    result: Result = PENDING
 
 
 @dataclass(frozen=True, slots=True)
@@ -247,7 +229,7 @@ class Extortion:
     inquisitore: int
     target: int
     fact: Fact
-    outcome: str = NAMED
+    outcome: Extorted = NAMED
 
 
 def tally(ballots: tuple[tuple[int, int], ...]) -> tuple[int, ...]:
@@ -295,7 +277,7 @@ class CodexState:
 
     setup: Setup
     phase: int = 1
-    step: str = MESSAGES
+    step: Step = MESSAGES
     acted: tuple[int, ...] = ()
     messages: tuple[Message, ...] = ()
     attempts: tuple[Attempt, ...] = ()
@@ -308,6 +290,7 @@ class CodexState:
     truth: int | None = None
     winner: Faction | None = None
     winning_seat: int | None = None
+    termination: Termination | None = None
 
     @property
     def is_over(self) -> bool:
@@ -335,7 +318,7 @@ class PublicView:
     and the winner. At the end, every identikit."""
 
     phase: int
-    step: str
+    step: Step
     codenames: tuple[str, ...]
     roles: tuple[Role, ...]
     acted: tuple[int, ...]
@@ -346,12 +329,18 @@ class PublicView:
     revelations: tuple[Revelation, ...]
     winner: Faction | None
     winning_seat: int | None
-    reason: Phrase | None
+    reason: Phrase | None  # made from the termination
+    termination: Termination | None
     identikits: tuple[Identikit, ...] | None
+
+    @property
+    def game(self) -> str:
+        """The game's name, as ``TableView.game`` gives it for the grid games."""
+        return NAME
 
     def to_json(self) -> dict[str, object]:
         return {
-            "game": Codex.name,
+            "game": self.game,
             "phase": self.phase,
             "step": self.step,
             "codenames": list(self.codenames),
@@ -367,6 +356,7 @@ class PublicView:
             "winning_seat": self.winning_seat,
             "reason": None if self.reason is None else str(self.reason),
             "identikits": None if self.identikits is None else [agent.to_json() for agent in self.identikits],
+            "termination": None if self.termination is None else self.termination.value,
         }
 
 
@@ -457,7 +447,7 @@ class AgentView:
 class Codex:
     """The rules of Codex; holds no per-game data. See the module docstring for the steps."""
 
-    name: ClassVar[str] = CODEX
+    name: ClassVar[str] = NAME
     title: ClassVar[str] = "Codex"
 
     def __init__(self, rules: CodexRules | None = None) -> None:
@@ -494,6 +484,10 @@ class Codex:
         if handler is None:
             raise InvalidAction("{action} is not a Codex action", action=str(action))
         return handler(self, state, action)
+
+    def read_action(self, text: str) -> CodexAction | Undo:
+        """An action of Codex (or ``undo``) from its text form, as the journal keeps it."""
+        return Undo() if text.strip() == "undo" else parse_codex_action(text)
 
     def _send(self, state: CodexState, action: Send) -> CodexState:
         seat, agent = action.seat, state.setup.agents[action.seat]
@@ -585,7 +579,8 @@ class Codex:
         state = replace(state, attempts=tuple(attempts), acted=())
         if winner is None:
             return replace(state, step=DISCUSSION)
-        return replace(state, step=OVER, winner=state.setup.agents[winner].faction, winning_seat=winner)
+        return replace(state, step=OVER, winner=state.setup.agents[winner].faction, winning_seat=winner,
+                       termination=Termination.CODE_ENTERED)
 
     def _end_discussion(self, state: CodexState, action: EndDiscussion) -> CodexState:
         self._in_step(state, DISCUSSION, Phrase.of("the discussion ends"))
@@ -670,7 +665,7 @@ class Codex:
 
     # --- checks shared by the steps -------------------------------------------------------
 
-    def _in_step(self, state: CodexState, step: str, what: Phrase) -> None:
+    def _in_step(self, state: CodexState, step: Step, what: Phrase) -> None:
         if state.step != step:
             raise RuleError(ONLY_IN_STEP[step], what=what, words=self.step_words(state))
 
@@ -708,10 +703,18 @@ class Codex:
         return STEP_WORDS[state.step]
 
     def reason(self, state: CodexState) -> Phrase | None:
-        if state.winner is None or state.winning_seat is None:  # the two are set together
+        """Why the game ended, in words made from its termination (None while it goes on)."""
+        if state.termination is None or state.winner is None or state.winning_seat is None:  # set together
             return None
         return Phrase.of("{agent} entered {team}'s code: {team} wins", agent=self.who(state, state.winning_seat),
                          team=state.winner)
+
+    def ending(self, state: CodexState) -> Ending | None:
+        """How the game ended: a faction wins, the other loses; None while it goes on."""
+        reason = self.reason(state)
+        if state.termination is None or state.winner is None or reason is None:
+            return None
+        return Ending(state.termination, state.winner, (state.winner.other,), reason)
 
     def is_over(self, state: CodexState) -> bool:
         return state.is_over
@@ -851,6 +854,7 @@ class Codex:
             winner=state.winner,
             winning_seat=state.winning_seat,
             reason=self.reason(state),
+            termination=state.termination,
             identikits=state.setup.agents if state.is_over else None,
         )
 

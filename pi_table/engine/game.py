@@ -10,6 +10,7 @@ from __future__ import annotations
 import random
 from collections.abc import Callable
 from dataclasses import dataclass, replace
+from enum import StrEnum
 from typing import Any, ClassVar
 
 from .actions import (
@@ -24,18 +25,38 @@ from .actions import (
     Penalty,
     Place,
     TimeUp,
+    parse_action,
 )
+from .endings import TEAM_SENTENCES, Ending, Termination
 from .errors import GameOver, InvalidAction, InvalidKey, InvalidRules, RuleError
 from .keys import CELLS, NO_CARD, Key, Layout, Team
 from .phrase import N_, Phrase
 from .rules import Rules
 from .views import SpymasterView, TableView
 
-PLACE, CLUE, GUESS, COVER, OVER = "place", "clue", "guess", "cover", "over"
-PHASES = (PLACE, CLUE, GUESS, COVER, OVER)
 
-TOUCHED, COVERED = "touched", "covered"
-"""How a card came to be shown: an operative touched it, or a spymaster covered it."""
+class Phase(StrEnum):
+    """Where a grid game stands; the value is its name in the table's JSON."""
+
+    PLACE = "place"  # Deep Undercover's setup: the teams lay the codenames
+    CLUE = "clue"
+    GUESS = "guess"
+    COVER = "cover"  # a spymaster may (after a penalty) or must (the cooperative variant) cover an agent
+    OVER = "over"
+
+
+PLACE, CLUE, GUESS, COVER, OVER = Phase.PLACE, Phase.CLUE, Phase.GUESS, Phase.COVER, Phase.OVER
+PHASES = tuple(Phase)
+
+
+class Mark(StrEnum):
+    """How a card came to be shown: an operative touched it, or a spymaster covered it."""
+
+    TOUCHED = "touched"
+    COVERED = "covered"
+
+
+TOUCHED, COVERED = Mark.TOUCHED, Mark.COVERED
 
 ALL_CLUES = tuple(Clue(n) for n in range(MAX_CLUE + 1)) + (Clue(UNLIMITED),)
 _GUESSES = tuple(Guess(cell) for cell in range(CELLS))
@@ -51,15 +72,23 @@ class State:
     """
 
     drawn: Key | None
-    marks: tuple[str | None, ...]
+    marks: tuple[Mark | None, ...]
     turn: Team | None
-    phase: str
+    phase: Phase
     clue: ClueNumber = None
     guesses: int = 0
     placed: int = 0
     winner: Team | None = None
     losers: tuple[Team, ...] = ()
-    reason: Phrase | None = None
+    termination: Termination | None = None
+    ended_by: Team | None = None  # the team whose action ended the game
+
+    @property
+    def reason(self) -> Phrase | None:
+        """Why the game ended, in words made from its termination (None while it goes on)."""
+        if self.termination is None or self.ended_by is None:  # the two are set together
+            return None
+        return TEAM_SENTENCES[self.termination](self.ended_by)
 
     @property
     def key(self) -> Key:
@@ -228,7 +257,7 @@ class Game:
         marks = state.marks[:cell] + (COVERED,) + state.marks[cell + 1 :]
         state = replace(state, marks=marks)
         if state.left(owner.letter) == 0:
-            return self._end(state, winner=owner, reason=Phrase.of("{team} has all its agents covered", team=owner))
+            return self._end(state, owner, Termination.ALL_AGENTS_COVERED, winner=owner)
         return self._after_cover(state)
 
     def _time_up(self, state: State, action: TimeUp) -> State:
@@ -258,6 +287,10 @@ class Game:
                             "the last alias down brings the key: 'place {cell} key CELLS TEAM'", cell=action.cell)
         self.check_key(action.key)
         return replace(state, drawn=action.key, placed=placed, phase=CLUE, turn=action.key.start)
+
+    def read_action(self, text: str) -> Action:
+        """An action of this game (``undo`` among them) from its text form, as the journal keeps it."""
+        return parse_action(text)
 
     _handlers: ClassVar[dict[type, Callable[[Game, State, Any], State]]] = {
         Clue: _clue, Guess: _guess, EndTurn: _end_turn, Penalty: _penalty, Cover: _cover, Place: _place,
@@ -306,12 +339,15 @@ class Game:
     def _after_cover(self, state: State) -> State:
         return replace(state, phase=CLUE)
 
-    def _end(self, state: State, winner: Team | None, reason: Phrase, losers: tuple[Team, ...] | None = None) -> State:
-        """The game over: ``losers`` by default the winner's opponent (a game without a winner names them)."""
+    def _end(self, state: State, by: Team, termination: Termination, winner: Team | None,
+             losers: tuple[Team, ...] | None = None) -> State:
+        """The game over by ``by``'s action: ``losers`` by default the winner's opponent (a game
+        without a winner names them)."""
         if losers is None:
             assert winner is not None, "a game that ends without a winner names its losers"
             losers = (winner.other,)
-        return replace(state, phase=OVER, turn=None, winner=winner, losers=losers, reason=reason, clue=None)
+        return replace(state, phase=OVER, turn=None, winner=winner, losers=losers, termination=termination,
+                       ended_by=by, clue=None)
 
     # --- words ----------------------------------------------------------------------------
 
@@ -321,7 +357,7 @@ class Game:
             return Phrase.of("the operative (guessing for {team})", team=team)
         return Phrase.of("the {team} team", team=team)
 
-    PHASE_WORDS: ClassVar[dict[str, str]] = {
+    PHASE_WORDS: ClassVar[dict[Phase, str]] = {
         CLUE: N_("{team} is in its clue phase"), GUESS: N_("{team} is in its guess phase"),
         COVER: N_("{team} is in its cover phase"), PLACE: N_("{team} is in its place phase"),
     }
@@ -335,6 +371,13 @@ class Game:
 
     def current_team(self, state: State) -> Team | None:
         return state.turn
+
+    def ending(self, state: State) -> Ending | None:
+        """How the game ended, or None while it goes on."""
+        reason = state.reason
+        if state.termination is None or reason is None:
+            return None
+        return Ending(state.termination, state.winner, state.losers, reason, self.table_view(state).score)
 
     def returns(self, state: State) -> dict[Team, int]:
         """+1 for the winner, -1 for each loser, 0 otherwise (also while playing)."""
@@ -391,8 +434,13 @@ class Game:
             winner=state.winner,
             losers=state.losers,
             reason=state.reason,
+            termination=state.termination,
             placing=placing,
         )
+
+    def public_view(self, state: State) -> TableView:
+        """What everyone may see of the game, as every game names its public observer: the table view."""
+        return self.table_view(state)
 
     def spymaster_view(self, state: State) -> SpymasterView:
         """What the spymasters' hidden screen may show: the table view plus the whole key

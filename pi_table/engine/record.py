@@ -23,12 +23,16 @@ if TYPE_CHECKING:
 class Rulebook(Protocol):
     """What a record asks of its game: a grid game and Codex both start and apply."""
 
+    @property
+    def name(self) -> str: ...
+
     def start(self, key: Any) -> Any: ...
 
     def apply(self, state: Any, action: Any) -> Any: ...
 
 
 G = TypeVar("G", bound=Rulebook)  # the game: Game, or Codex
+H = TypeVar("H", bound=Rulebook)  # the game a caller asks the record to be
 K = TypeVar("K")  # what was dealt: its Key, or Codex's Setup
 A = TypeVar("A")  # its actions (an Undo is one for both)
 S = TypeVar("S")  # its states
@@ -71,6 +75,13 @@ class GameRecord(Generic[G, K, A, S]):
         self.entries.append(action)
         return self.state
 
+    def of(self, game: type[H]) -> GameRecord[H, Any, Any, Any]:
+        """This record, checked to be a game of class ``game`` (``Game``: any grid game): for
+        what plays or shows that game only (its loop, its screen, its simulator)."""
+        if not isinstance(self.game, game):
+            raise RuleError("{game} is not the game asked for here", game=self.game.name)
+        return self  # type: ignore[return-value]  # the check above is the game's type
+
     @classmethod
     def replay(cls, game: Game, key: Key | None, entries: Iterable[Action]) -> GridRecord:
         """A grid game played again from its key and entries (the tests' and tools' way)."""
@@ -83,17 +94,3 @@ class GameRecord(Generic[G, K, A, S]):
 GridRecord: TypeAlias = "GameRecord[Game, Key | None, Action, State]"
 """A grid game's record; its key is None for Deep Undercover, whose key comes with an entry."""
 CodexRecord: TypeAlias = "GameRecord[Codex, Setup, CodexAction | Undo, CodexState]"
-
-
-def as_grid_record(record: GridRecord | CodexRecord) -> GridRecord:
-    """``record``, checked to be a grid game's: for what plays or shows the grid games only."""
-    if not isinstance(record.game, Game):
-        raise RuleError("{game} is no grid game", game=record.game.name)
-    return record
-
-
-def as_codex_record(record: GridRecord | CodexRecord) -> CodexRecord:
-    """``record``, checked to be Codex's: for Codex's own loop, screen and simulator."""
-    if isinstance(record.game, Game):
-        raise RuleError("{game} is not Codex", game=record.game.name)
-    return record

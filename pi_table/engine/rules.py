@@ -8,11 +8,6 @@ from typing import Any
 from .errors import InvalidRules
 from .keys import CELLS, GRID
 
-GAMES = ("codenames", "codenames-coop", "alias24")
-CODEX = "codex"
-"""Codex's name (``Codex.name``): no grid game, so not one of ``GAMES``, and here so that
-naming it does not load its engine."""
-
 NUKE_MODES = ("basic", "mad")
 SETUPS = ("key", "place")
 CENTRE = (GRID * GRID) // 2
@@ -23,7 +18,8 @@ class Rules:
     """Everything that changes how a game plays, apart from its key.
 
     - ``game``: ``codenames`` (also Nome in codice and Deep Undercover), ``codenames-coop``
-      (the 2-player cooperative variant) or ``alias24``.
+      (the 2-player cooperative variant) or ``alias24``: a grid game's name, which the game
+      registry (``pi_table.engine.games``) checks as it makes the game.
     - ``nuke``: Alias 24's nuke mode, ``basic`` or ``mad`` (mutually assured destruction).
     - ``clue_required``: the spymaster must enter the clue number before the first touch.
     - ``three_player``: one operative guesses for both spymasters; only the wording changes.
@@ -40,7 +36,6 @@ class Rules:
     dark_cell: int = CENTRE
 
     def __post_init__(self) -> None:
-        _one_of("game", self.game, GAMES)
         _one_of("nuke", self.nuke, NUKE_MODES)
         _one_of("setup", self.setup, SETUPS)
         for name in ("clue_required", "three_player"):

@@ -11,6 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from .actions import ClueNumber
+from .endings import Termination
 from .errors import RuleError
 from .keys import ASSASSIN, NO_CARD, Key, Team
 from .phrase import Phrase
@@ -52,7 +53,8 @@ class TableView:
     guesses: int
     winner: Team | None
     losers: tuple[Team, ...]
-    reason: Phrase | None
+    reason: Phrase | None  # made from the termination
+    termination: Termination | None
     placing: int | None
 
     @property
@@ -115,6 +117,7 @@ class TableView:
             "covered": list(self.covered),
             "placing": self.placing,
             "rating": None if self.score is None else {lang: self.rating(lang) for lang in LANGUAGES},
+            "termination": None if self.termination is None else self.termination.value,
         }
 
 

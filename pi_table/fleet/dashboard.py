@@ -29,6 +29,7 @@ import signal
 import sys
 import threading
 import time
+from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -39,6 +40,8 @@ from aiohttp import web
 
 from .. import config
 from ..config import FleetConfig
+from ..engine.endings import WORDS as WORDS_ENDED
+from ..engine.endings import Termination
 from ..engine.errors import Refusal
 from ..engine.phrase import N_, Phrase
 from ..files import write_private
@@ -54,12 +57,14 @@ COOKIE = "pi_table_fleet"  # and "pi_table_fleet_device": a browser that has sig
 SESSION_S = 12 * 3600  # a session's life, in the browser and unused
 ATTEMPTS = 5  # logins an address (or a known browser) may try a minute
 ERRORS_KEPT = 5
+UNSAID = N_("not said (a table of an older version)")
+"""How a game from a table that does not report its ending's code ended, as the page counts it."""
 DROPS_SAID_EVERY_S = 60.0  # a table's dropped messages are in the log at most this often
 FAILED = Phrase.of("the dashboard failed on a message (its own fault: see its log)")
 WORDS = {  # the page's words, translated once for the page's language
     "title": N_("The fleet"), "table": N_("Table"), "connection": N_("Online"), "online": N_("online"), "offline": N_("offline"),
     "playing": N_("in a game"), "idle": N_("idle"), "over": N_("game over"), "faults": N_("Faults"),
-    "games_today": N_("Games today"), "average": N_("Average length"), "game": N_("Game"), "seen": N_("Last report"),
+    "games_today": N_("Games today"), "endings": N_("How they ended"), "average": N_("Average length"), "game": N_("Game"), "seen": N_("Last report"),
     "export": N_("The day's games (CSV)"), "password": N_("Password"), "sign_in": N_("Sign in"),
     "sign_out": N_("Sign out"), "wrong": N_("Wrong password."), "wait": N_("Too many tries: wait a minute."),
     "busy": N_("Too many logins at once: try again in a moment."),
@@ -209,6 +214,7 @@ class Fleet:
             "faults": faults,
             "errors": list(table.errors),
             "games_today": len(games),
+            "endings": self._endings(games),
             "average_s": round(sum(lengths) / len(lengths), 1) if lengths else None,
             "lengths_s": lengths,
             "version": status.get("version"),
@@ -219,6 +225,15 @@ class Fleet:
             "dropped_why": None if table.why is None else say(table.why, self.lang),
         }
 
+    def _endings(self, games: list[dict]) -> list[list]:
+        """How the games ended, by the engine's termination code, counted and said in the page's
+        language, most first: what groups the endings of every table (an older table's games, which
+        carry no code, under their own words)."""
+        gettext = translation(self.lang).gettext
+        counted = Counter(game.get("termination") for game in games)
+        return [[gettext(WORDS_ENDED[Termination(code)]) if code in WORDS_ENDED else gettext(UNSAID), count]
+                for code, count in counted.most_common()]
+
     def rows(self) -> list[dict]:
         today = self.today()
         with self._lock:
@@ -228,7 +243,7 @@ class Fleet:
         """Today's finished games (the clock's day), one line each, oldest first."""
         out = io.StringIO()
         writer = csv.writer(out)
-        writer.writerow(["table_id", "game_id", "game", "ended", "duration_s", "winner", "reason"])
+        writer.writerow(["table_id", "game_id", "game", "ended", "duration_s", "winner", "reason", "termination", "score"])
         today = self.today()
         with self._lock:
             games = sorted((game for table in self.tables.values() for game in self._of_the_day(table, today)),
@@ -236,7 +251,8 @@ class Fleet:
         for game in games:
             ended = dt.datetime.fromtimestamp(game.get("at", 0)).isoformat(timespec="seconds")
             writer.writerow([game.get("table_id"), game.get("game_id"), game.get("game"), ended,
-                             game.get("duration_s"), game.get("winner"), game.get("reason")])
+                             game.get("duration_s"), game.get("winner"), game.get("reason"), game.get("termination"),
+                             game.get("score")])
         return out.getvalue()
 
 
@@ -414,8 +430,8 @@ class Dashboard(ServerThread):
         if isinstance(self.gate.visit(request), Refused):
             raise web.HTTPSeeOther("/login")
         w = self.words
-        heads = "".join(f"<th>{w[key]}</th>" for key in ("table", "connection", "game", "faults", "games_today", "average",
-                                                          "seen"))
+        heads = "".join(f"<th>{w[key]}</th>" for key in ("table", "connection", "game", "faults", "games_today", "endings",
+                                                          "average", "seen"))
         body = (f'<header><h1>{w["title"]}</h1><p id="count"></p><a href="/export.csv">{w["export"]}</a>'
                 f'<form method="post" action="/logout"><button>{w["sign_out"]}</button></form></header>'
                 f'<table><thead><tr>{heads}</tr></thead><tbody id="rows"></tbody></table>'
@@ -506,6 +522,7 @@ function draw(row) {
   if (row.dropped) faults.push(WORDS.dropped.replace("{count}", row.dropped).replace("{why}", () => row.dropped_why));
   tr.append(cell(faults.length ? faults.join("; ") : WORDS.none, faults.length ? "fault" : ""));
   tr.append(cell(String(row.games_today)));
+  tr.append(cell(row.endings.map(([said, count]) => said + " ×" + count).join("; ")));
   tr.append(cell(length(row.average_s)));
   tr.append(cell(row.seen ? new Date(row.seen * 1000).toLocaleTimeString(document.documentElement.lang) : ""));
   const online = [...rows.values()].filter(r => r.className === "online").length;

@@ -12,7 +12,8 @@ Topics (DESIGN.md, "MQTT"), under ``pi-table/<table_id>/``:
 - ``online``, retained: ``true`` once connected; the broker publishes the last will ``false``
   when the table dies or drops off the network.
 - ``events``, QoS 1, in a persistent session (clean start off, ``link.SESSION_EXPIRY_S``): game
-  started, game over (result and duration), faults and their clearing, the commands' answers.
+  started, game over (result, its termination code and duration), faults and their clearing,
+  the commands' answers.
   Made while the broker is away, they wait in paho's queue (at most ``MAX_QUEUED``) and go
   out after the reconnect. A full queue drops the new event, logs it once and counts it in
   the status as ``events_dropped``: the table never waits. Those the broker has not taken
@@ -70,6 +71,7 @@ def status_message(status: dict, dropped: int) -> dict:
         "game": state.get("game"),
         "state": state,
         "over": over(state),
+        "termination": state.get("termination"),  # how the game ended (engine.endings), each reader's to translate
         "began": status.get("began"),
         "health": {device: health for device, health in status.get("health", {}).items() if device != "fleet"},
         "warnings": status.get("warnings", []),
@@ -93,6 +95,7 @@ def changes(before: dict | None, after: dict) -> list[dict]:
         began = after.get("began")
         events.append({"event": "game_over", "game_id": after["game_id"], "game": after["game"],
                        "winner": state.get("winner"), "losers": state.get("losers", []), "reason": state.get("reason"),
+                       "termination": state.get("termination"), "score": state.get("score"),
                        "duration_s": None if began is None else round(time.time() - began, 1)})
     faulty_before, faulty_after = _faults(before), _faults(after)
     for device, detail in faulty_after.items():

@@ -14,7 +14,10 @@ from __future__ import annotations
 import json
 import re
 from dataclasses import dataclass
+from enum import StrEnum
 
+from ..engine import CELLS
+from ..engine.endings import Termination
 from ..engine.phrase import Phrase
 from ..errors import PiTableError
 
@@ -86,6 +89,19 @@ class Time(Number):
 
     def expected(self) -> Phrase:
         return Phrase.of("a time in Unix seconds from the year 2000 to 2200")
+
+
+@dataclass(frozen=True)
+class Word(Spec):
+    """One of an enum's values: a code every table says alike, which each reader translates."""
+
+    words: type[StrEnum]
+
+    def fits(self, value: object) -> bool:
+        return isinstance(value, str) and value in {word.value for word in self.words}
+
+    def expected(self) -> Phrase:
+        return Phrase.of("one of {words}", words=", ".join(word.value for word in self.words))
 
 
 @dataclass(frozen=True)
@@ -170,6 +186,7 @@ def maybe(spec: Spec) -> Spec:
 
 
 NAMED, SENTENCE = maybe(Text(NAME)), maybe(Text(SAID))
+TERMINATION = maybe(Word(Termination))  # how a game ended; a table from before it sends none
 TIME, UPTIME = Time(), Number(0, 10**9)  # some thirty years at most
 LENGTH = Number(-(10**9), 10**9)  # a game's: below 0 when the table's clock was set back during it, still a game
 
@@ -179,12 +196,13 @@ STATE = Record({  # the public view, as much of it as tells whether a game is in
     "phase": Either(Text(NAME), maybe(Number(0, 1000, whole=True))),  # a step's name; Codex's phase is a number
 })
 STATUS = Record({  # reporter.status_message
-    "version": NAMED, "game_id": NAMED, "game": NAMED, "state": STATE, "over": Flag(),
+    "version": NAMED, "game_id": NAMED, "game": NAMED, "state": STATE, "over": Flag(), "termination": TERMINATION,
     "health": MapOf(Text(SAID)), "warnings": ListOf(Text(SAID)), "uptime_s": maybe(UPTIME), "at": TIME,
 })
 EVENT = Record({  # reporter.changes and the commands' answers; its table is the topic's, whatever it says
     "event": Text(NAME), "at": TIME, "game_id": NAMED, "game": NAMED, "winner": NAMED, "reason": SENTENCE,
-    "duration_s": maybe(LENGTH), "ok": Flag(), "error": SENTENCE,
+    "termination": TERMINATION, "score": maybe(Number(0, CELLS, whole=True)), "duration_s": maybe(LENGTH), "ok": Flag(),
+    "error": SENTENCE,
 }, required=("event",))
 TOPICS: dict[str, Spec] = {"status": STATUS, "online": Flag(), "events": EVENT}
 

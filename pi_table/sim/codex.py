@@ -36,9 +36,8 @@ from ..table import Outcome, Session
 from ..table.codex_loop import CodexLoop
 from ..table.timer import DISCUSSION_S
 from ..ui.canvas import DESIGN, Tap
-from ..ui.codex_screen import Stage, Turn
+from ..ui.codex_screen import CodexPainter, Stage, Turn
 from ..ui.i18n import STEPS, say, translation
-from ..ui.screen import ScreenPainter
 from .harness import VirtualTable
 
 
@@ -122,7 +121,7 @@ class CodexSimTable(VirtualTable):
         self.loop: CodexLoop = CodexLoop(session, SimTouch(), SimLedStrip(), self.screen, self.buttons, self.clock,
                               discussion_s, lang=lang)
         self.loop.open()
-        self.painter = ScreenPainter()
+        self.painter = CodexPainter()
         self.surface = pygame.Surface(DESIGN)
 
     def deadlines(self) -> list[float | None]:
@@ -137,7 +136,7 @@ class CodexSimTable(VirtualTable):
 
     @property
     def turn(self) -> Turn:
-        return self.painter.codex.turn
+        return self.painter.turn
 
     def do(self, command) -> Outcome:
         if isinstance(command, (PassAndPlay, AtScreen, TapAction, Hide, NextAgent)):
@@ -155,7 +154,7 @@ class CodexSimTable(VirtualTable):
         return outcome
 
     def _step_words(self) -> Phrase:
-        record = self.session.codex_record
+        record = self.loop.record
         return record.game.step_words(record.state)
 
     # --- the screen's taps ---------------------------------------------------------------------
@@ -185,7 +184,7 @@ class CodexSimTable(VirtualTable):
     def _tap_through(self, command: TapAction) -> Outcome:
         """Tap the buttons on the way to the action, one frame at a time, then the one that sends it."""
         for _ in range(8):
-            tap = self.painter.codex.route(command.action)
+            tap = self.painter.route(command.action)
             if tap is None:
                 break
             sends = tap.command == command.action
@@ -208,7 +207,7 @@ class CodexSimTable(VirtualTable):
 
     def _where(self) -> Phrase:
         """The screen's stage in words, for a refused tap and the text output."""
-        turn, codenames = self.turn, self.session.codex_record.state.setup.codenames
+        turn, codenames = self.turn, self.loop.record.state.setup.codenames
         who = None if turn.seat is None else Phrase.of("{codename} (seat {seat})", codename=codenames[turn.seat], seat=turn.seat)
         return {
             Stage.TABLE: Phrase.of("the public side, pass-and-play off"),
@@ -223,7 +222,7 @@ class CodexSimTable(VirtualTable):
     def report(self) -> dict:
         """The public view and the timer, each agent's own view (its ``public`` part is the
         state), and what the screen shows."""
-        record = self.session.codex_record
+        record = self.loop.record
         game, state = record.game, record.state
         frame = self.draw()
         turn = self.turn
@@ -243,7 +242,7 @@ class CodexSimTable(VirtualTable):
         """The step as text in the table's language, for ``pi-table sim --game codex`` without ``--json``."""
         lang = self.loop.lang
         _ = translation(lang).gettext
-        record = self.session.codex_record
+        record = self.loop.record
         report = self.report()
         state, screen = report["state"], report["screen"]
         if state["step"] == "over":

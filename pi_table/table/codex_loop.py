@@ -14,12 +14,15 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 
-from ..engine.codex import DISCUSSION, PublicView
+from ..engine.codex import DISCUSSION, Codex, PublicView
 from ..engine.codex_actions import EndDiscussion
+from ..engine.phrase import Phrase
+from ..engine.record import CodexRecord
 from ..hal import (
     ButtonEvent,
     Buttons,
     CodexModel,
+    Command,
     Cues,
     Event,
     HealthEvent,
@@ -30,16 +33,14 @@ from ..hal import (
     TouchSource,
     UiEvent,
 )
-from ..ui.codex_leds import codex_frame, codex_next_change
 from ..ui.leds import LightSettings
 from ..ui.sound import Moment
-from .loop import REFUSALS, EventLoop, Outcome
+from .loop import REFUSALS, EventLoop, LoopSettings, Outcome
 from .session import Session
 from .timer import DISCUSSION_S, TimerSettings, TurnTimer
 
 
 class CodexLoop(EventLoop):
-    codex = True
     def __init__(
         self,
         session: Session,
@@ -60,6 +61,16 @@ class CodexLoop(EventLoop):
         self._screen_next: float | None = None  # when the screen next changes with no event: the clock
         self._follow_game()
 
+    @classmethod
+    def made(cls, session: Session, touch: TouchSource, leds: LedStrip, screen: Screen, buttons: Buttons,
+             settings: LoopSettings) -> CodexLoop:
+        return cls(session, touch, leds, screen, buttons, discussion_s=settings.discussion_s, lights=settings.lights,
+                   lang=settings.lang)
+
+    @property
+    def record(self) -> CodexRecord:
+        return self.session.record.of(Codex)
+
     def handle(self, event: Event, came: float) -> Outcome | None:
         outcome = None
         if isinstance(event, HealthEvent):
@@ -67,7 +78,7 @@ class CodexLoop(EventLoop):
         elif isinstance(event, ButtonEvent) and event.name == "new_game":
             outcome = self.submit(NewGame())
         elif isinstance(event, ButtonEvent) and event.name == "end_turn":
-            if self.session.codex_record.state.step == DISCUSSION:  # the table agrees to vote before time is up
+            if self.record.state.step == DISCUSSION:  # the table agrees to vote before time is up
                 outcome = self.submit(EndDiscussion())
         elif isinstance(event, UiEvent) and isinstance(event.command, ReleaseSeat):
             outcome = self.release_seat(event.command.seat)
@@ -88,8 +99,13 @@ class CodexLoop(EventLoop):
         self.message = None
         return Outcome(command, True)
 
+    def from_phone(self, game_id: str, action: Command) -> Outcome:
+        if self.session.id != game_id:
+            return Outcome(action, False, Phrase.of("this page belonged to a game that has ended"))
+        return self.submit(action, public=False)
+
     def _follow_game(self) -> None:
-        state = self.session.codex_record.state
+        state = self.record.state
         self.timer.follow_turn(self.session.id, (state.phase, state.step), state.step == DISCUSSION, self.clock())
 
     def tick(self) -> Outcome | None:
@@ -100,16 +116,16 @@ class CodexLoop(EventLoop):
         if outcome is not None or (self._screen_next is not None and now >= self._screen_next):
             self.show()
         else:
-            self.leds.show(codex_frame(self._public_view(), self.cues(now), now, self.lights))
+            self.leds.show(self.light(self._public_view(), self.cues(now), now))
         return outcome
 
     def next_due(self) -> float | None:
         now = self.clock()
-        lights = codex_next_change(self._public_view(), self.cues(now), now, self.lights)
+        lights = self.lights_change(self._public_view(), self.cues(now), now)
         return min((t for t in (self.timer.next_change(now), lights) if t is not None), default=None)
 
     def _public_view(self) -> PublicView:
-        record = self.session.codex_record
+        record = self.record
         return record.game.public_view(record.state)
 
     def cues(self, now: float) -> Cues:
@@ -118,14 +134,14 @@ class CodexLoop(EventLoop):
         return Cues(warnings=warnings, timer=self.timer.state(now))
 
     def model(self, now: float) -> CodexModel:
-        record = self.session.codex_record
+        record = self.record
         return CodexModel(record.game, record.state, self.session.id, self.message, self.cues(now), self.lang)
 
     def show(self) -> None:
         now = self.clock()
         model = self.model(now)
         public = model.game.public_view(model.state)
-        self.leds.show(codex_frame(public, model.cues, now, self.lights))
+        self.leds.show(self.light(public, model.cues, now))
         self.screen.show(model)
         self.sound.hear(Moment(self.session.id, public, model.cues.timer, now))
         self._screen_next = self.timer.next_change(now)

@@ -1,15 +1,18 @@
-"""The table's command words: the engine's actions plus ``new-game``.
+"""The grid games' command words: the engine's actions plus ``new-game``.
 
 Scripts, the terminal simulator and (later) the control socket all speak this language.
 """
 
 from __future__ import annotations
 
-from ..engine import GAMES, InvalidAction, parse_action
+from ..engine import InvalidAction, parse_action
 from ..engine.actions import ACTION_WORDS
+from ..engine.games import names_of
 from ..hal import Command, NewGame
 
 COMMAND_WORDS = ACTION_WORDS + ("new-game",)
+GAMES = names_of("grid")
+"""The games ``new-game`` deals here: those played on the grid."""
 
 
 def parse_command(text: str) -> Command:

@@ -39,15 +39,13 @@ import time
 import zlib
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import TYPE_CHECKING, TypeAlias
 
-from ..engine import CODEX, GameRecord, InvalidAction, Key, Place, Rules, Team, Undo, is_codex, make_game, parse_action
+from ..engine import GameRecord, InvalidAction, Key, Place, Team
 from ..engine.errors import Refusal
+from ..engine.games import AnyRules, kind_of, make_game, rules_from_json
 from ..engine.phrase import N_, Phrase
 from ..files import PRIVATE_DIR, PRIVATE_FILE, create_private, sync_folder
-
-if TYPE_CHECKING:
-    from ..engine import CodexRules
+from . import games
 
 log = logging.getLogger("pi_table.journal")
 FORMAT = "pi-table journal"
@@ -67,32 +65,11 @@ class Unstarted(JournalError):
     before anything of it was shown."""
 
 
-AnyRules: TypeAlias = "Rules | CodexRules"
-"""The options of a grid game, or of Codex (a string: Codex's engine loads when it is played)."""
-
-
-def game_for(rules: AnyRules):
-    """The engine's game object for these rules: a grid game, or Codex."""
-    if is_codex(rules):
-        from ..engine import Codex
-
-        return Codex(rules)
-    return make_game(rules)
-
-
-def parse_entry(rules: AnyRules, text: str):
-    """A journal entry's action, in the text form of its game (``undo`` is one in both)."""
-    if is_codex(rules):
-        from ..engine import parse_codex_action
-
-        return Undo() if text.strip() == "undo" else parse_codex_action(text)
-    return parse_action(text)
-
-
 @dataclass(frozen=True, slots=True)
 class Header:
     """``key`` is what was dealt, as text: the key string, or Codex's setup (``start`` None);
-    None for Deep Undercover, whose key comes with its last placement."""
+    None for Deep Undercover, whose key comes with its last placement. Its kind's record
+    (``pi_table.table.records``) says which fields hold it."""
 
     id: str
     started: str
@@ -100,30 +77,22 @@ class Header:
     key: str | None
     start: Team | None
 
+    @property
+    def record(self) -> games.Record:
+        return games.record(kind_of(self.rules.game))
+
     def to_json(self) -> dict:
-        if is_codex(self.rules):
-            dealt: dict[str, object] = {"setup": self.key}
-        else:
-            dealt = {"key": self.key, "start": None if self.start is None else self.start.value}
         return {"format": FORMAT, "version": VERSION, "id": self.id, "started": self.started,
-                "rules": self.rules.to_json(), **dealt}
+                "rules": self.rules.to_json(), **self.record.fields(self.key, self.start)}
 
     def deal(self, game):
         """What the header says was dealt, checked by the game (Deep Undercover: nothing)."""
-        if is_codex(self.rules):
-            return game.parse_setup(self.key)
-        if self.rules.setup == "place":
-            return None
-        if self.key is None or self.start is None:
-            raise JournalError("a {game} header holds the key and the starting team", game=self.rules.game)
-        return game.parse_key(self.key, self.start)
+        return self.record.dealt(game, self.key, self.start)
 
     def placed_key(self, game) -> Key | None:
         """The key a Deep Undercover header written before version 3 dealt: its last placement
         brings it on replay. None for every other header."""
-        if is_codex(self.rules) or self.rules.setup != "place" or self.key is None:
-            return None
-        return game.parse_key(self.key, self.start)
+        return self.record.placed_key(game, self.key, self.start)
 
     @property
     def began(self) -> float:
@@ -306,7 +275,7 @@ def read_game(path: Path) -> Replay:
     if not lines:
         raise Unstarted("{path}: no whole header line: the game was never dealt", path=path)
     header, version = _header(path, lines[0])
-    game = game_for(header.rules)
+    game = make_game(header.rules)
     try:
         record = GameRecord(game, header.deal(game))
         placed_key = header.placed_key(game)
@@ -317,7 +286,7 @@ def read_game(path: Path) -> Replay:
     for number, line in enumerate(lines[1:], start=2):
         try:
             entry = _entry(path, number, line, version)
-            record.apply(_with_placed_key(record, _action(path, number, header.rules, entry["action"]), placed_key))
+            record.apply(_with_placed_key(record, _action(path, number, game, entry["action"]), placed_key))
         except JournalError as e:
             reason = e.phrase
         except ValueError:  # the rules' reason names what the entry did (its cell, its key)
@@ -331,13 +300,13 @@ def read_game(path: Path) -> Replay:
     return Replay(header, record, entries, version, warnings, None)
 
 
-def _action(path: Path, number: int, rules: AnyRules, text: str):
+def _action(path: Path, number: int, game, text: str):
     """An entry's action; JournalError saying what the parser expected, without the entry's words."""
     try:
-        return parse_entry(rules, text)
+        return game.read_action(text)
     except InvalidAction as e:
         raise JournalError("{path}:{number}: not an action of {game}: {expected}", path=path, number=number,
-                           game=rules.game, expected=e.expected) from None
+                           game=game.name, expected=e.expected) from None
 
 
 def _with_placed_key(record: GameRecord, action, key: Key | None):
@@ -440,12 +409,8 @@ def _header(path: Path, line: bytes) -> tuple[Header, int]:
     if obj.get("format") != FORMAT or version not in VERSIONS or (version != 1 and CRC_FIELD not in line):
         raise JournalError("{path}:1: not a {format} header: expected version {first} to {last}, with a checksum from "
                            "version 2", path=path, format=FORMAT, first=VERSIONS[0], last=VERSIONS[-1])
-    rules = _field(path, obj, "rules", _rules)
-    if is_codex(rules):
-        key, start = _field(path, obj, "setup", str), None
-    else:
-        key = _field(path, obj, "key", lambda key: None if key is None else str(key))
-        start = _field(path, obj, "start", lambda team: None if team is None else Team.parse(team))
+    rules = _field(path, obj, "rules", rules_from_json)
+    key, start = games.record(kind_of(rules.game)).read(lambda name, read: _field(path, obj, name, read))
     return Header(_field(path, obj, "id", str), _field(path, obj, "started", _started), rules, key, start), version
 
 
@@ -456,14 +421,6 @@ def _field(path: Path, header: dict, name: str, read):
     except (KeyError, TypeError, ValueError, AttributeError):
         raise JournalError('{path}:1: the header\'s "{field}" field must hold {expected}', path=path, field=name,
                            expected=Phrase.of(HEADER_FIELDS[name])) from None
-
-
-def _rules(rules: dict) -> AnyRules:
-    if rules.get("game") == CODEX:
-        from ..engine import CodexRules
-
-        return CodexRules.from_json(rules)
-    return Rules.from_json(rules)
 
 
 def _started(started: object) -> str:

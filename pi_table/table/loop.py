@@ -1,8 +1,8 @@
 """The table loop: the one thread that owns the game.
 
 Devices put events on its queue (``post`` is thread-safe and is all a driver may call).
-``EventLoop`` is that machinery, for any game; ``TableLoop`` plays the grid games on it (Codex
-has its own, ``pi_table.table.codex_loop``). The grid games' loop turns each event into an
+``EventLoop`` is that machinery, for any game; ``TableLoop`` plays the grid games on it (each
+kind of game has its own loop: ``pi_table.table.games``). The grid games' loop turns each event into an
 engine action, applies it through the session, and shows the
 result: an LED frame computed from the table view alone, and a screen model for the
 spymasters. A refused action changes nothing and its reason goes to the screen. Between
@@ -17,11 +17,10 @@ import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import ClassVar, TypeVar
+from typing import TypeVar
 
 from ..engine import (
     CELLS,
-    CODEX,
     PLACE,
     UNLIMITED,
     Clue,
@@ -34,6 +33,7 @@ from ..engine import (
     TimeUp,
 )
 from ..engine.actions import MAX_CLUE, ClueNumber
+from ..engine.games import kind_of
 from ..engine.phrase import Phrase, Text
 from ..hal import (
     ButtonEvent,
@@ -43,6 +43,7 @@ from ..hal import (
     DialEvent,
     Event,
     HealthEvent,
+    LedFrame,
     LedStrip,
     NewGame,
     ReleaseSeat,
@@ -53,11 +54,13 @@ from ..hal import (
     UiEvent,
 )
 from ..hal.events import not_working
-from ..ui.leds import LightSettings, next_change, render_frame
+from ..ui.games import lights
+from ..ui.i18n import GAME_TITLES
+from ..ui.leds import LightSettings
 from ..ui.sound import Announcer, Moment
-from .input import TouchPolicy
+from .input import InputSettings, TouchPolicy
 from .session import Session
-from .timer import TurnTimer
+from .timer import TimerSettings, TurnTimer
 
 T = TypeVar("T")  # what a function run in the loop's thread returns to the caller's
 REFUSALS = (RuleError, InvalidAction, InvalidRules)
@@ -67,11 +70,22 @@ DIAL = tuple(range(MAX_CLUE + 1)) + (UNLIMITED,)
 """What the clue-number encoder steps through: 0 to 9, then unlimited."""
 
 
-def refuse_other_family(command: NewGame, codex: bool) -> None:
-    """A loop plays the grid games or Codex: a new game of the other kind needs the other loop,
+def refuse_other_kind(command: NewGame, session: Session) -> None:
+    """A loop plays the games of one kind: a new game of another kind needs another loop,
     which the daemon builds when asked on its control socket."""
-    if command.game is not None and (command.game == CODEX) != codex:
+    if command.game is not None and kind_of(command.game) != session.kind:
         raise InvalidRules("{game} is played on the table after: pi-table new-game --game {game}", game=command.game)
+
+
+@dataclass(frozen=True, slots=True)
+class LoopSettings:
+    """How a table plays, beside the rules: what each kind's loop takes of it (``EventLoop.made``)."""
+
+    input: InputSettings
+    timer: TimerSettings  # the grid games' turn timer
+    discussion_s: float  # Codex's discussion
+    lights: LightSettings
+    lang: str
 
 
 class _Call:
@@ -99,15 +113,16 @@ class Outcome:
 
 
 class EventLoop:
-    """The queue and the thread that own a game, with the session and the devices. A game's
-    loop implements ``handle(event)`` (an Outcome when the event asked for a command),
-    ``tick()`` (do what is due now), ``next_due()`` (when something next changes with no
-    event), ``show()`` and ``_follow_game()`` (keep up with an accepted command); ``codex``
-    says which kind of game it plays."""
+    """The queue and the thread that own a game, with the session and the devices. A kind's
+    loop implements ``made`` (the loop for a table's devices and settings), ``handle(event)``
+    (an Outcome when the event asked for a command), ``tick()`` (do what is due now),
+    ``next_due()`` (when something next changes with no event), ``show()`` and
+    ``_follow_game()`` (keep up with an accepted command); and, where its game has them, seats
+    to release and actions from the phones."""
 
-    codex: ClassVar[bool] = False
     timer: TurnTimer  # the turn's (Codex: the discussion's), which each game's loop sets up
     lang: str  # the language its screen speaks, which each game's loop sets up too
+    lights: LightSettings  # and how it lights the grid
 
     def __init__(
         self, session: Session, touch: TouchSource, leds: LedStrip, screen: Screen, buttons: Buttons,
@@ -120,6 +135,12 @@ class EventLoop:
         self.message: Phrase | None = None  # the last refusal
         self.sound = Announcer()  # hears every moment shown; the daemon and simulators give it a device
         self._events: queue.SimpleQueue = queue.SimpleQueue()
+
+    @classmethod
+    def made(cls, session: Session, touch: TouchSource, leds: LedStrip, screen: Screen, buttons: Buttons,
+             settings: LoopSettings) -> EventLoop:
+        """The loop for a table's devices and settings (the daemon's way to any kind's loop)."""
+        raise NotImplementedError
 
     def open(self) -> None:
         for device in (self.touch, self.buttons, self.screen):
@@ -152,13 +173,40 @@ class EventLoop:
     def _follow_game(self) -> None:
         raise NotImplementedError
 
+    def light(self, view: object, cues: Cues, now: float) -> LedFrame:
+        """The grid's LED frame for the game's public view: its kind's lights (``pi_table.ui.games``)."""
+        frame, _ = lights(self.session.kind)
+        return frame(view, cues, now, self.lights)
+
+    def lights_change(self, view: object, cues: Cues, now: float) -> float | None:
+        """When the grid's lights next change by themselves (an animation's next frame), or None."""
+        _, next_change = lights(self.session.kind)
+        return next_change(view, cues, now, self.lights)
+
+    def retime(self, settings: TimerSettings) -> None:
+        """The turn timer's new length (the staff's), for the turn under way and the next; a game
+        without turns to time (Codex, whose discussion keeps its own) lets it be."""
+
+    def release_seat(self, seat: int, public: bool = True) -> Outcome:
+        """Give seat ``seat``'s phone page a new link (a tap on the screen, or the control
+        socket's ``release-seat``), where the game has seats; a refusal becomes the screen's
+        message unless it is not ``public``."""
+        playing = self.session.rules.game
+        return self.refuse(ReleaseSeat(seat), Phrase.of("seats are released in Codex only: the table is playing {game}",
+                                                        game=Phrase(GAME_TITLES.get(playing, playing))), public)
+
+    def from_phone(self, game_id: str, action: Command) -> Outcome:
+        """An action from a seat's phone page for the game ``game_id``, where the game takes them;
+        its refusal goes back to that phone alone."""
+        return Outcome(action, False, Phrase.of("no Codex game is on the table now"))
+
     def submit(self, command: Command, public: bool = True) -> Outcome:
         """Apply a command through the session (journalled); a refusal changes nothing and
         its reason becomes the message the screen shows, unless it is not ``public`` (a phone's
         refusal, which goes back to that phone alone)."""
         try:
             if isinstance(command, NewGame):
-                refuse_other_family(command, self.codex)
+                refuse_other_kind(command, self.session)
                 self.session.new_game(command.game)
             elif isinstance(command, ReleaseSeat):
                 raise InvalidAction("{command}: seats are released in Codex only", command=str(command))
@@ -289,11 +337,20 @@ class TableLoop(EventLoop):
         self._screen_next: float | None = None  # when the screen next changes with no event
         self._follow_game()
 
+    @classmethod
+    def made(cls, session: Session, touch: TouchSource, leds: LedStrip, screen: Screen, buttons: Buttons,
+             settings: LoopSettings) -> TableLoop:
+        return cls(session, touch, leds, screen, buttons, TouchPolicy(settings.input), timer=TurnTimer(settings.timer),
+                   lights=settings.lights, lang=settings.lang)
+
+    def retime(self, settings: TimerSettings) -> None:
+        self.timer.settings = settings
+
     def next_due(self) -> float | None:
         """The earliest time something changes with no event: a hold, the timer, going idle,
         or the next animation frame."""
         now = self.clock()
-        frame = next_change(self.session.table_view(), self.cues(now), now, self.lights)
+        frame = self.lights_change(self.session.table_view(), self.cues(now), now)
         return min((t for t in (self._screen_due(now), frame) if t is not None), default=None)
 
     def _screen_due(self, now: float) -> float | None:
@@ -315,7 +372,7 @@ class TableLoop(EventLoop):
         if outcome is not None or (self._screen_next is not None and now >= self._screen_next):
             self.show()
         else:
-            self.leds.show(render_frame(self.session.table_view(), self.cues(now), now, self.lights))
+            self.leds.show(self.light(self.session.table_view(), self.cues(now), now))
         return outcome
 
     def handle(self, event: Event, came: float) -> Outcome | None:
@@ -406,7 +463,7 @@ class TableLoop(EventLoop):
         now = self.clock()
         view = self.session.spymaster_view()
         cues = self.cues(now)
-        self.leds.show(render_frame(view.table, cues, now, self.lights))
+        self.leds.show(self.light(view.table, cues, now))
         self.screen.show(ScreenModel(view, self.session.id, self.message, cues, self.lang, self.dial))
         self.sound.hear(Moment(self.session.id, view.table, cues.timer, now))
         self._screen_next = self._screen_due(now)

@@ -7,41 +7,37 @@ import logging
 import random
 import secrets
 import time
+from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ..engine import (
-    CODEX,
     Action,
     Game,
     GameRecord,
     GridRecord,
     Key,
     Place,
-    Rules,
     SpymasterView,
     State,
     TableView,
     Team,
     Undo,
-    as_codex_record,
-    as_grid_record,
-    is_codex,
 )
+from ..engine.games import AnyRules, entry, kind_of, make_game
 from ..engine.phrase import Phrase, meaning
 from ..ui.i18n import say
+from . import games
 from .journal import (
     STARTED,
     VERSION,
-    AnyRules,
     Header,
     Journal,
     JournalError,
     Replay,
     Unstarted,
     entries_written,
-    game_for,
     keep_private,
     load_game,
     read_game,
@@ -49,7 +45,7 @@ from .journal import (
 )
 
 if TYPE_CHECKING:
-    from ..engine import Codex, CodexAction, CodexRecord, CodexState, Setup
+    from ..engine import Codex, CodexAction, CodexRecord, CodexState, PublicView, Setup
 
 log = logging.getLogger("pi_table.journal")
 
@@ -83,12 +79,13 @@ class Replaced:
 class Session:
     """Holds the current game's record and writes its journal (one file per game).
 
-    The game is a grid game (``rules`` a ``Rules``) or Codex (a ``CodexRules``); ``codex``
-    says which. ``start`` overrides the starting team of every key dealt; ``journal_dir`` None
-    keeps the games in memory only (the simulators). When the journal cannot be written (a
-    full disk, a read-only directory) the game goes on in memory and ``journal_problem`` says
-    why; when the last game's journal was found damaged at start, it says what was lost (and
-    ``journal_damage`` gives the figures) until the next game is dealt.
+    The game is any registered game (``pi_table.engine.games``); ``kind`` says which kind of
+    table plays it. ``start`` overrides the starting team of every key dealt; ``options`` are
+    the table's options (its configuration's), for the games of a kind not played yet;
+    ``journal_dir`` None keeps the games in memory only (the simulators). When the journal
+    cannot be written (a full disk, a read-only directory) the game goes on in memory and
+    ``journal_problem`` says why; when the last game's journal was found damaged at start, it
+    says what was lost (and ``journal_damage`` gives the figures) until the next game is dealt.
     """
 
     def __init__(
@@ -101,11 +98,12 @@ class Session:
         fsync: bool = True,
         clock=time.time,
         retention: Retention | None = None,
+        options: Mapping[str, object] | None = None,
     ) -> None:
-        self._configure(rng, start, journal_dir, fsync, clock, retention)
+        self._configure(rng, start, journal_dir, fsync, clock, retention, options)
         self._begin(rules, key)
 
-    def _configure(self, rng, start, journal_dir, fsync, clock, retention) -> None:
+    def _configure(self, rng, start, journal_dir, fsync, clock, retention, options) -> None:
         self.rng = rng or random_source()
         self.start = start
         self.journal_dir = journal_dir
@@ -116,8 +114,8 @@ class Session:
         self.write_problem: Phrase | None = None  # why the journal cannot be written now
         self.journal_damage: dict | None = None  # what a damaged journal lost, found at start
         self.resumed: str | None = None  # the file a resumed game came from
-        self.grid_rules = Rules()  # the grid game's options, kept while Codex is played
-        self.codex_rules: AnyRules | None = None  # Codex's, kept while a grid game is played (None: the book's)
+        self.options: Mapping[str, object] = options or {}  # the table's, for a kind not played yet
+        self.kept: dict[str, AnyRules] = {}  # each kind's rules as last dealt, kept while another kind is played
         self.replaced: Replaced | None = None  # the game a new one was dealt over, while undo may bring it back
         self.chosen_key: Key | None = None  # Deep Undercover: a key given for the game, drawn at the last placement
 
@@ -131,13 +129,14 @@ class Session:
         fsync: bool = True,
         clock=time.time,
         retention: Retention | None = None,
+        options: Mapping[str, object] | None = None,
     ) -> Session:
         """The last game in ``journal_dir`` as it stood, if it is unfinished; else a new game
         with ``rules``. A damaged journal resumes the game as it stood before the damage, the
         file kept beside it; one beyond use deals a new game. Either is said out loud, never
         a silent new game. Makes the directory the service user's alone first."""
         session = cls.__new__(cls)
-        session._configure(rng, start, journal_dir, fsync, clock, retention)
+        session._configure(rng, start, journal_dir, fsync, clock, retention, options)
         keep_private(journal_dir)
         newest = max(journal_dir.glob("*.jsonl"), default=None) if journal_dir.is_dir() else None
         if newest is not None:
@@ -220,31 +219,32 @@ class Session:
 
     def _set_rules(self, rules: AnyRules) -> None:
         self.rules = rules
-        if isinstance(rules, Rules):
-            self.grid_rules = rules
-        else:
-            self.codex_rules = rules
+        self.kept[self.kind] = rules
 
     @property
-    def codex(self) -> bool:
-        return is_codex(self.rules)
+    def kind(self) -> str:
+        """The kind of table the game is played on (``pi_table.engine.games``)."""
+        return kind_of(self.rules.game)
+
+    def rules_for(self, game: str, changes: Mapping[str, object] | None = None) -> AnyRules:
+        """The rules a new game of ``game`` is dealt with: its kind's options as last dealt (the
+        table's before that), with ``changes``; InvalidRules for an option its rules refuse."""
+        found = entry(game)
+        kept = self.kept.get(found.kind)
+        base = found.rules_from(self.options if kept is None else kept.to_json())
+        return found.rules().from_json({**base.to_json(), **(changes or {}), "game": game})
+
+    def keep(self, rules: AnyRules) -> None:
+        """Deal the next game of this rules' kind with them (the staff's choice of options)."""
+        self.kept[kind_of(rules.game)] = rules
 
     def _begin(self, rules: AnyRules, key: Any = None) -> None:
         """A new game: ``key`` is what to deal (a Key, or Codex's Setup), else a random deal."""
         self._set_rules(rules)
-        self.replaced, self.chosen_key = None, None
-        if is_codex(rules):
-            codex = game_for(rules)
-            self.record = GameRecord(codex, codex.deal(self.rng) if key is None else key)
-            dealt, start = str(self.record.key), None
-        elif rules.setup == "place":  # Deep Undercover: the key comes with the last codename down
-            self.record = GameRecord(game_for(rules), None)
-            self.chosen_key, dealt, start = key, None, None
-        else:
-            game = game_for(rules)
-            dealt_key = game.deal(self.rng, self.start) if key is None else key
-            self.record = GameRecord(game, dealt_key)
-            dealt, start = dealt_key.cells, dealt_key.start
+        game = make_game(rules)
+        dealt = games.record(self.kind).deal(game, self.rng, self.start, key)
+        self.record = GameRecord(game, dealt.start_from)
+        self.replaced, self.chosen_key = None, dealt.chosen_key
         self.journal_damage = None  # a damaged game's notice ends with it
         self.began = self.clock()
         # ids sort by time, to the microsecond, as resume and history need: two games can begin
@@ -256,8 +256,8 @@ class Session:
             self.journal = None
         if self.journal_dir is None:
             return
-        header = Header(id=self.id, started=time.strftime(STARTED, time.gmtime(self.began)), rules=rules, key=dealt,
-                        start=start)
+        header = Header(id=self.id, started=time.strftime(STARTED, time.gmtime(self.began)), rules=rules, key=dealt.key,
+                        start=dealt.start)
         try:
             self.journal = Journal.create(self.journal_dir / f"{self.id}.jsonl", header, fsync=self.fsync)
         except OSError as e:
@@ -267,22 +267,15 @@ class Session:
             self._prune()
 
     def new_game(self, game: str | None = None) -> None:
-        """Deal a new game with the same options (another game when ``game`` is given, with that
-        kind's options as they were: ``grid_rules``, ``codex_rules``)."""
-        if game is None:
-            rules = self.rules
-        elif game == CODEX:
-            from ..engine import CodexRules
-
-            rules = self.codex_rules or CodexRules()
-        else:
-            rules = replace(self.grid_rules, game=game)
+        """Deal a new game with the same options (another game when ``game`` is given, with its
+        kind's options as they were: ``rules_for``)."""
+        rules = self.rules if game is None else self.rules_for(game)
         going_on = None
         if not self.state.is_over:
             going_on = Replaced(self.rules, self.record, self.id, self.began,
                                 None if self.journal is None else self.journal.path, self.chosen_key)
         self._begin(rules, None)
-        if going_on is not None and is_codex(going_on.rules) == self.codex:  # another kind needs another loop
+        if going_on is not None and kind_of(going_on.rules.game) == self.kind:  # another kind needs another loop
             self.replaced = going_on
 
     def submit(self, action: Action | CodexAction) -> State | CodexState:
@@ -369,14 +362,12 @@ class Session:
     @property
     def grid(self) -> GridRecord:
         """The game as a grid game's record, for what plays or shows only those (RuleError
-        while Codex is played)."""
-        return as_grid_record(self.record)
+        while another kind is played)."""
+        return self.record.of(Game)
 
-    @property
-    def codex_record(self) -> CodexRecord:
-        """The game as Codex's record, for Codex's own loop, screen and simulator (RuleError
-        while a grid game is played)."""
-        return as_codex_record(self.record)
+    def public_view(self) -> TableView | PublicView:
+        """What everyone at the table may see of the game, whatever its kind."""
+        return self.record.game.public_view(self.record.state)
 
     def table_view(self) -> TableView:
         grid = self.grid
@@ -393,33 +384,32 @@ class Session:
 
 def history(journal_dir: Path, lang: str = "en") -> list[dict]:
     """Every game kept in ``journal_dir``, newest first: result, moves, duration; how each
-    ended said in ``lang`` (the staff page and ``pi-table history`` speak the table's language)."""
-    games: list[dict[str, object]] = []
+    ended said in ``lang`` (the staff page and ``pi-table history`` speak the table's language), and as
+    its termination's code (``pi_table.engine.endings``), the same in every language."""
+    played: list[dict[str, object]] = []
     for path in sorted(journal_dir.glob("*.jsonl"), reverse=True):
         try:
             header, record, _ = load_game(path)
             last = path.read_text(encoding="utf-8").rstrip("\n").rsplit("\n", 1)[-1]
         except (JournalError, OSError, UnicodeError) as e:
-            games.append({"id": path.stem, "error": say(meaning(e), lang)})
+            played.append({"id": path.stem, "error": say(meaning(e), lang)})
             continue
-        state = record.state
-        if is_codex(header.rules):  # a faction wins, the other loses
-            losers = [] if state.winner is None else [state.winner.other.value]
-            reason = record.game.reason(state)
-        else:
-            losers, reason = [team.value for team in state.losers], state.reason
-        games.append({
+        ending = record.game.ending(record.state)
+        said = {"winner": None, "losers": [], "termination": None, "score": None} if ending is None else ending.to_json()
+        played.append({
             "id": header.id,
-            "game": header.rules.to_json()["game"],
+            "game": header.rules.game,
             "started": header.started,
             "moves": record.moves,
             "duration_s": _duration(last),
-            "over": state.is_over,
-            "winner": None if state.winner is None else state.winner.value,
-            "losers": losers,
-            "reason": None if reason is None else say(reason, lang),
+            "over": record.state.is_over,
+            "winner": said["winner"],
+            "losers": said["losers"],
+            "reason": None if ending is None else say(ending.reason, lang),
+            "termination": said["termination"],
+            "score": said["score"],
         })
-    return games
+    return played
 
 
 def _duration(last_line: str) -> float | None:

@@ -69,6 +69,7 @@ from .canvas import (
     qr_image,
 )
 from .i18n import TeamWord, say
+from .mounting import ScreenSettings
 
 FACTION_COLOUR = {Faction.RED: CARD[RED_AGENT], Faction.BLUE: CARD[BLUE_AGENT]}
 FACTION_INK = {faction: mix(colour, TEXT, 0.3) for faction, colour in FACTION_COLOUR.items()}
@@ -228,9 +229,12 @@ def settle(actions: list[CodexAction], choice: tuple[str, ...]) -> tuple[str, ..
 
 
 class CodexPainter:
-    """Draws a CodexModel and turns taps into the agents' actions; remembers the ``Turn``."""
+    """Draws a CodexModel and turns taps into the agents' actions; remembers the ``Turn``. Made,
+    as every kind's painter, with the screen's settings: the key's rotation, which Codex, with
+    no key, draws the same whatever it is."""
 
-    def __init__(self) -> None:
+    def __init__(self, settings: ScreenSettings = ScreenSettings()) -> None:
+        self.settings = settings
         self.turn = Turn()
         self.frame = Frame((), (), ())
         self._game_id: str | None = None

@@ -3,8 +3,8 @@
 ``draw`` paints one model on a surface and returns the ``Frame``: the tap regions with the
 command each one asks for, and the texts it showed. It keeps no state between calls apart
 from caches of fonts and rendered text, so the same model always looks the same; the
-``ScreenPainter`` adds the one thing the screen remembers, a mode (covering a card, choosing
-a new game), and is what the pygame backend drives. ``render_png`` draws offscreen to a file.
+``GridPainter`` adds the one thing the screen remembers, a mode (covering a card, choosing
+a new game); the ``ScreenPainter`` the pygame backend drives hands each model to its kind's painter. ``render_png`` draws offscreen to a file.
 
 Everything is laid out on an 800x480 design and scaled to the surface, so a 1024x600 panel
 shows the same picture. Type is the default pygame font, large: the screen is read at arm's
@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from enum import Enum
 from pathlib import Path
+from typing import Any
 
 import pygame
 
@@ -46,7 +47,7 @@ from .canvas import (
     mix,
     qr_image,
 )
-from .codex_screen import CodexPainter
+from .games import SHOWN, screen_painter
 from .i18n import TeamWord, say
 from .mounting import ScreenSettings
 
@@ -507,22 +508,17 @@ def _phone(canvas: Canvas, link: str, area) -> None:
 # --- stateful use: the backend's painter, and files -------------------------------------------
 
 
-class ScreenPainter:
-    """Draws the newest model and turns a tap into a command. It remembers the mode (a COVER
-    tap waits for a card; NEW GAME waits for the choice), forgotten when the game moves on.
-    A Codex game is handed to ``codex``, which remembers which agent is at the screen."""
+class GridPainter:
+    """Draws the grid games' models and turns a tap into a command. It remembers the mode (a
+    COVER tap waits for a card; NEW GAME waits for the choice), forgotten when the game moves on."""
 
     def __init__(self, settings: ScreenSettings = ScreenSettings()) -> None:
         self.settings = settings
         self.mode = Mode.PLAY
         self.frame = Frame((), (), ())
         self._scene: tuple | None = None
-        self.codex = CodexPainter()
 
     def draw(self, surface: pygame.Surface, model: ScreenModel, now: float, since: float | None = None) -> Frame:
-        if isinstance(model, CodexModel):
-            self.frame = self.codex.draw(surface, model, now, since)
-            return self.frame
         view = model.view.table
         scene = (model.game_id, view.phase, view.turn)
         if scene != self._scene:
@@ -533,8 +529,6 @@ class ScreenPainter:
 
     def tap(self, pos: tuple[int, int]) -> Command | None:
         """The command a tap at ``pos`` (pixels) asks for; a mode switch returns None."""
-        if self.frame is self.codex.frame:
-            return self.codex.tap(pos)
         hit = self.frame.at(pos)
         if hit is None:
             return None
@@ -543,6 +537,33 @@ class ScreenPainter:
             return None
         self.mode = Mode.PLAY
         return hit.command
+
+
+class ScreenPainter:
+    """What the pygame backend drives: each model is drawn by the painter of its kind
+    (``pi_table.ui.games``: the grid games', Codex's), made when a game of that kind is first
+    shown and kept, with what it remembers, while the table plays other kinds; a tap goes to
+    the painter that drew the frame (``current``)."""
+
+    def __init__(self, settings: ScreenSettings = ScreenSettings()) -> None:
+        self.settings = settings
+        self.painters: dict[str, Any] = {}
+        self.current: Any = None
+        self.frame = Frame((), (), ())
+
+    def draw(self, surface: pygame.Surface, model: ScreenModel | CodexModel, now: float,
+             since: float | None = None) -> Frame:
+        kind = SHOWN[type(model)]
+        if kind not in self.painters:
+            self.painters[kind] = screen_painter(kind)(self.settings)
+        self.current = self.painters[kind]
+        self.frame = self.current.draw(surface, model, now, since)
+        return self.frame
+
+    def tap(self, pos: tuple[int, int]) -> Command | None:
+        """The command a tap at ``pos`` (pixels) asks for; None for a tap that only changes what
+        the screen shows (or before anything was drawn)."""
+        return None if self.current is None else self.current.tap(pos)
 
 
 def render_png(

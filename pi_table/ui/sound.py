@@ -21,10 +21,12 @@ from typing import TYPE_CHECKING
 
 from ..engine import OVER, Alias24, CodenamesCoop, TableView
 from ..engine.errors import Refusal
+from ..engine.games import kind_of
 from ..engine.keys import ASSASSIN, Team
 from ..engine.phrase import N_
 from ..hal import TimerState
 from ..hal.sound import NoSound, SoundDevice
+from .games import sound_cues
 from .i18n import LANGUAGES
 
 if TYPE_CHECKING:
@@ -114,17 +116,11 @@ def choose_cues(before: Moment | None, after: Moment) -> tuple[str, ...]:
     the same game; none for the first moment or a new game. Only public things are read."""
     if before is None or before.game_id != after.game_id:
         return ()
-    old, new = before.view, after.view
-    if isinstance(old, TableView) and isinstance(new, TableView):
-        cues = _grid_cues(old, new)
-    elif not isinstance(old, TableView) and not isinstance(new, TableView):
-        cues = _codex_cues(old, new)
-    else:
-        return ()
+    cues = sound_cues(kind_of(after.view.game))(before.view, after.view)  # one game: one kind's views
     return _ordered(_timer_cues(before, after) + cues)  # time ran out, then the turn passed
 
 
-def _grid_cues(before: TableView, after: TableView) -> list[str]:
+def grid_cues(before: TableView, after: TableView) -> list[str]:
     """A reveal is heard from the side of the team whose turn it was: a card it was after (its
     own agent; in Alias 24, where teams eliminate the opponent's assets, the other's) or not."""
     cues = []
@@ -156,7 +152,7 @@ def _game_end(view: TableView) -> list[str]:
     return ["win", f"say-win-{view.winner.value}"]
 
 
-def _codex_cues(before: PublicView, after: PublicView) -> list[str]:
+def codex_cues(before: PublicView, after: PublicView) -> list[str]:
     """Each step as it begins, the truth machine's visit and its fact, the winner. (Codex's step
     names are written out: its engine loads only when Codex is played.)"""
     cues = []

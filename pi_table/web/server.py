@@ -44,7 +44,6 @@ import ssl
 import time
 from collections import Counter
 from collections.abc import Callable
-from dataclasses import replace
 from importlib import resources
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -55,14 +54,17 @@ from aiohttp.http import HttpProcessingError, HttpVersion11
 from ..engine import InvalidAction
 from ..engine.phrase import N_, Text
 from ..files import write_private
-from ..hal import CodexModel, Emit, PageOpened, Screen, ScreenModel
+from ..hal import Emit, PageOpened, Screen
+from ..ui.games import SHOWN
 from ..ui.i18n import LANGUAGES, say, translation
 from ..ui.words import Cards
+from .games import KINDS as PAGES
+from .games import Pages
 from .runner import ServerThread
 from .seats import SeatLinks
-from .snapshot import Snapshot, codenames_snapshot, codex_snapshot
+from .snapshot import Snapshot
 from .texts import localized, page_texts, rendered_page
-from .tokens import SPYMASTER, Tokens, seat_role
+from .tokens import Tokens
 
 if TYPE_CHECKING:
     from .staff import StaffPage
@@ -620,41 +622,31 @@ class CompanionScreen(Screen):
                  cards: Cards | None = None) -> None:
         self.screen, self.companion, self.tokens = screen, companion, tokens
         self.seats = seats or SeatLinks()
-        self.cards = cards  # a simulated table's words on the cards, dealt per game
+        self.pages = Pages(companion, tokens, self.seats, cards)  # cards: a simulated table's words, dealt per game
         self._emit: Emit | None = None
-        self._codex: CodexModel | None = None  # the Codex game shown last, whose seats may be released
+        self._shown: tuple[str, int] = ("", 0)  # the game shown last and its seats, which may be released
         companion.opened = self._opened
 
     def show(self, model) -> None:
-        self._codex = model if isinstance(model, CodexModel) else None
-        if isinstance(model, ScreenModel):
-            words = None if self.cards is None else self.cards.deal(model.game_id)
-            self.companion.publish(codenames_snapshot(model.game_id, model.view, self.tokens, words))
-            model = replace(model, join=self.companion.link(self.tokens.token(model.game_id, SPYMASTER)))
-        elif isinstance(model, CodexModel):
-            generations = self.seats.generations(model.game_id, len(model.state.setup.agents))
-            snapshot = codex_snapshot(model.game_id, model.game, model.state, self.tokens, model.cues.timer,
-                                      generations)
-            self.companion.publish(snapshot)
-            token_of = {role: token for token, (role, _) in snapshot.private.items()}
-            seats = (token_of[seat_role(seat)] for seat in range(len(model.state.setup.agents)))
-            model = replace(model, joins=tuple(
-                None if self.companion.was_opened(token) else self.companion.link(token) for token in seats))
+        kind = SHOWN.get(type(model))
+        if kind is not None:  # a game's model (not the self-test's checklist): its pages follow it
+            pages = PAGES[kind]
+            self._shown = (model.game_id, pages.seats(model))
+            model = pages.publish(model, self.pages)
         self.screen.show(model)
 
     def release_seat(self, seat: int) -> None:
         """Void seat ``seat``'s link and give it a new one, which the next model shown publishes
         and puts on the screen as a QR code (no phone has opened it yet); the phone that held
         the old one is told its link was replaced. The game is untouched."""
-        model = self._codex
-        if model is None:
+        game_id, seats = self._shown
+        if not seats:
             raise InvalidAction("seats are released in Codex only, and no Codex game is on the table")
-        seats = len(model.state.setup.agents)
         if not 0 <= seat < seats:
             raise InvalidAction("seat {seat} is not at this table: a seat is a number from 0 to {last}", seat=seat,
                                 last=seats - 1)
-        generation = self.seats.release(model.game_id, seat)
-        log.info("seat %d of game %s has a new link (generation %d)", seat, model.game_id, generation)
+        generation = self.seats.release(game_id, seat)
+        log.info("seat %d of game %s has a new link (generation %d)", seat, game_id, generation)
 
     def _opened(self, role: str) -> None:
         """A phone opened a page: the loop shows again, without that page's QR code."""

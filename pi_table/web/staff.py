@@ -396,7 +396,8 @@ class StaffPage:
     async def _history_csv(self, request: web.Request, session: Session) -> web.Response:
         games = await asyncio.to_thread(self.desk.history, _lang(request))
         out = io.StringIO()
-        columns = ("id", "game", "started", "moves", "duration_s", "over", "winner", "losers", "reason")
+        columns = ("id", "game", "started", "moves", "duration_s", "over", "winner", "losers", "reason", "termination",
+                   "score")
         writer = csv.writer(out)
         writer.writerow(columns)
         for game in games:

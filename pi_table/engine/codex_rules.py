@@ -1,0 +1,74 @@
+"""Codex's rules: the options chosen before the deal, in a room apart from its engine.
+
+A table reads and checks every game's options when it starts (its configuration, a journal's
+header), Codex's too, without loading Codex's engine: that loads when Codex is played. The
+setup's names (the roles) load only for rules that force roles.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from .errors import InvalidRules
+from .phrase import Phrase
+
+if TYPE_CHECKING:
+    from .codex_setup import Role
+
+NAME = "codex"
+"""Codex's name (``Codex.name``), here so that naming it does not load its engine."""
+
+
+@dataclass(frozen=True, slots=True)
+class CodexRules:
+    """Options chosen before the deal. ``roles`` forces the three roles in play (the Leader among
+    them). ``sealed_votes`` keeps each ballot hidden until the sixth is in; the book votes in
+    public ("pubblicamente si deve votare"), so by default each shows as it is cast."""
+
+    roles: tuple[Role, ...] | None = None
+    sealed_votes: bool = False
+
+    def __post_init__(self) -> None:
+        if self.roles is None:
+            return
+        from .codex_setup import InvalidSetup, Role, check_roles  # the roles' own words, for rules that force them
+
+        roles = []
+        for role in self.roles:
+            try:
+                roles.append(Role(role))
+            except ValueError:
+                raise InvalidRules("a role is one of {roles}, not {role!r}", roles=", ".join(r.value for r in Role),
+                                   role=role) from None
+        try:
+            object.__setattr__(self, "roles", check_roles(tuple(roles), Phrase.of("the roles in play")))
+        except InvalidSetup as error:  # the same words, said of the rules rather than of a deal
+            raise InvalidRules(error.phrase) from None
+
+    @property
+    def game(self) -> str:
+        """The game's name, as ``Rules.game`` gives it for the grid games."""
+        return NAME
+
+    def to_json(self) -> dict[str, object]:
+        """The options as a journal header keeps them; the book's open vote is left out, so
+        the headers written before the option existed read the same."""
+        options: dict[str, object] = {"game": self.game,
+                                      "roles": None if self.roles is None else [role.value for role in self.roles]}
+        if self.sealed_votes:
+            options["sealed_votes"] = True
+        return options
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> CodexRules:
+        unknown = sorted(set(data) - {"game", "roles", "sealed_votes"})
+        if unknown:
+            raise InvalidRules("unknown Codex rule option(s) {unknown}: expected game, roles, sealed_votes",
+                               unknown=", ".join(unknown))
+        if data.get("game", NAME) != NAME:
+            raise InvalidRules("these are rules for {game!r}, not {codex!r}", game=data["game"], codex=NAME)
+        roles, sealed = data.get("roles"), data.get("sealed_votes", False)
+        if not isinstance(sealed, bool):
+            raise InvalidRules("sealed_votes is true or false, not {value!r}", value=sealed)
+        return cls(roles=None if roles is None else tuple(roles), sealed_votes=sealed)
