@@ -1,5 +1,5 @@
-"""Fixtures shared by several test files (the engine tests' game, a browser, a Codex daemon);
-under emulation, fewer examples for the property tests.
+"""Fixtures shared by several test files (the engine tests' game, a browser, a Codex daemon); the
+tier each test runs in; the Hypothesis profiles; and, under PI_TABLE_REQUIRE_TOOLS, no skip.
 
 The heavy imports (playwright, the daemon) are made inside the fixtures: the arm64 check runs
 only the engine, protocol and simulation tests, without them."""
@@ -11,10 +11,11 @@ import threading
 from dataclasses import dataclass
 
 import pytest
+from hypothesis import settings
 
 from pi_table.engine import Game, Key, Rules, State, Team, make_game, parse_action
 
-from helpers import CHROMIUM, CHROMIUM_ARGS, CODEX_CONFIG, CodexTable, require_tools, with_drawn_key
+from helpers import CHROMIUM, CHROMIUM_ARGS, CODEX_CONFIG, REQUIRE_TOOLS, CodexTable, require_tools, with_drawn_key
 
 
 @dataclass
@@ -88,13 +89,6 @@ def codex_in_process(tmp_path):
     assert not runner.is_alive()
 
 
-EMULATOR = os.environ.get("PI_TABLE_EMULATOR", "")
-"""The emulator the tests run under, set by tests/arm64/check (qemu-aarch64); empty elsewhere."""
-
-EMULATED_SHARE = 10
-"""Under emulation each property test tries a tenth of its examples: the same properties on arm64, in minutes."""
-
-
 @pytest.fixture
 def broker(tmp_path):
     """A Mosquitto of the test's own on a free loopback port (the fleet's tests)."""
@@ -107,23 +101,117 @@ def broker(tmp_path):
     broker.stop()
 
 
-def pytest_terminal_summary(terminalreporter) -> None:
-    if EMULATOR:
-        terminalreporter.write_line(
-            f"under {EMULATOR} emulation: property tests tried 1/{EMULATED_SHARE} of their examples, with no deadline")
+# --- the tiers ------------------------------------------------------------------------------------
+
+HEAVY = ("container", "browser", "broker", "daemon", "tool", "slow")
+"""The markers (registered in pyproject.toml) of what the fast tier leaves out: a test that boots a
+container, drives Chromium, runs Mosquitto, starts the table's daemon, runs an outside program, or
+takes seconds by itself. A test file marks what its own tests start (``pytestmark``, or a mark on
+the test); the fixtures below are marked here, for every test that uses them."""
+
+FIXTURES = {
+    "browser": "browser", "broker": "broker", "codex_daemon": "daemon", "codex_in_process": "daemon",
+    "container": "container", "built": "tool", "oldest": "tool",
+}
+"""The fixtures that start something, and the tier of every test that uses one (itself or through
+another fixture): this file's, and the module-scoped ones of test_container.py (the booted
+container), test_enclosure.py (OpenSCAD's renders) and test_min_versions.py (pip's venv of the
+oldest releases). Fixtures named alike in several files (a ``table``, a ``service``) are no guide:
+those files mark their tests themselves."""
+
+def pytest_addoption(parser) -> None:
+    parser.addoption("--fast", action="store_true",
+                     help=f"the fast tier: leave out every test marked {', '.join(HEAVY)} (./dev test; --all runs all)")
 
 
-def pytest_collection_modifyitems(items) -> None:
-    """Under emulation, give each property test a share of its examples and no deadline.
+def pytest_collection_modifyitems(config, items) -> None:
+    """Mark the tests that use a fixture of FIXTURES with its tier; with --fast, leave out every
+    heavy tier."""
+    for item in items:
+        for fixture, tier in FIXTURES.items():
+            if fixture in item.fixturenames:
+                item.add_marker(tier)
+    if config.getoption("fast"):
+        heavy = [item for item in items if any(item.get_closest_marker(tier) for tier in HEAVY)]
+        if heavy:
+            config.hook.pytest_deselected(items=heavy)
+            items[:] = [item for item in items if item not in set(heavy)]
 
-    A test's own ``@settings(max_examples=...)`` beats any Hypothesis profile, so the share is set
-    on the settings Hypothesis reads from the ``@given`` wrapper when the test runs."""
-    if not EMULATOR:
-        return
-    from hypothesis import settings
 
-    for test in {id(item.obj): item.obj for item in items if hasattr(item, "obj")}.values():
-        own = getattr(test, "_hypothesis_internal_use_settings", None)
-        if own is not None:
-            test._hypothesis_internal_use_settings = settings(
-                own, max_examples=max(3, own.max_examples // EMULATED_SHARE), deadline=None)
+# --- Hypothesis --------------------------------------------------------------------------------------
+
+EXAMPLES = {
+    "frames": (30, 300),
+    "games": (10, 120),
+    "tables": (6, 60),
+    "codex games": (3, 40),
+    "codex sweeps": (2, 12),
+    "phones": (2, 10),
+}
+"""Examples per property test, (quick, thorough), by what one example costs: a wire message or an
+LED frame (microseconds); a whole grid game; a game through the table loop, its journal or the
+touch board's serial link; a whole Codex game, its views compared at every step; a Codex game with
+every action of the universe tried at every step; a Codex game on the phones' pages. A test takes
+its kind's as ``@settings(settings.get_profile("games"))``; one that names no kind, Hypothesis's
+own default of 100 (10 in the quick profile). No test sets max_examples itself: a test's own
+beats every profile."""
+
+EMULATED_SHARE = 10
+"""Under emulation (the arm64 check) each property test tries a tenth of its thorough examples: the
+same properties on arm64, in minutes."""
+
+PROFILES = ("quick", "thorough", "emulated")
+PROFILE = os.environ.get("PI_TABLE_HYPOTHESIS", "quick")
+"""The Hypothesis profile: quick (the default, and ./dev test's), thorough (./dev test --all, so
+.ci/run) or emulated (tests/arm64/check)."""
+if PROFILE not in PROFILES:
+    raise pytest.UsageError(f"PI_TABLE_HYPOTHESIS is one of {', '.join(PROFILES)}, not {PROFILE!r}")
+
+
+def _examples(profile: str, quick: int, thorough: int) -> int:
+    return {"quick": quick, "thorough": thorough, "emulated": max(3, thorough // EMULATED_SHARE)}[profile]
+
+
+# No deadline: a loaded machine, two xdist workers on two cores or an emulator stretch any example.
+for _profile in PROFILES:
+    settings.register_profile(_profile, deadline=None, max_examples=_examples(_profile, 10, 100),
+                              print_blob=_profile != "quick")
+settings.load_profile(PROFILE)
+for _kind, _budget in EXAMPLES.items():
+    settings.register_profile(_kind, max_examples=_examples(PROFILE, *_budget))
+
+
+# --- no skip under PI_TABLE_REQUIRE_TOOLS ----------------------------------------------------------
+
+def _required(report) -> None:
+    """Under PI_TABLE_REQUIRE_TOOLS (.ci/run), a skip, however made, fails: CI never goes green with a
+    part untested."""
+    if REQUIRE_TOOLS and report.skipped and not hasattr(report, "wasxfail"):
+        reason = report.longrepr[-1] if isinstance(report.longrepr, tuple) else str(report.longrepr)
+        report.outcome = "failed"
+        report.longrepr = f"skipped where every test must run (PI_TABLE_REQUIRE_TOOLS=1): {reason.removeprefix('Skipped: ')}"
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_makereport(item, call):
+    report = yield
+    _required(report)
+    return report
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_make_collect_report(collector):
+    report = yield
+    _required(report)
+    return report
+
+
+def pytest_report_header(config) -> str:
+    return f"pi-table: Hypothesis profile {PROFILE} (PI_TABLE_HYPOTHESIS)" + (
+        "; a skip fails (PI_TABLE_REQUIRE_TOOLS)" if REQUIRE_TOOLS else "")
+
+
+def pytest_terminal_summary(terminalreporter, config) -> None:
+    if config.getoption("fast"):
+        terminalreporter.write_line(f"the fast tier: tests marked {', '.join(HEAVY)} were left out; "
+                                    "./dev test --all runs every test")

@@ -8,9 +8,13 @@ import subprocess
 import sys
 import threading
 
+import pytest
+
 from pi_table.bench import latency
 from pi_table.protocol import wire
 from pi_table.sim import emulator
+
+pytestmark = pytest.mark.daemon
 
 
 class LateNotingEmulator:

@@ -15,6 +15,8 @@ from gpiozero.pins.mock import MockFactory
 from pi_table.drivers.buttons import ButtonPins, GpioButtons
 from pi_table.hal.events import ButtonEvent, DialEvent
 
+pytestmark = pytest.mark.arm64
+
 HOLD_S = 0.1  # NEW GAME's hold in these tests, so the file stays fast
 END_TURN, NEW_GAME, ENCODER_A, ENCODER_B, ENCODER_PUSH = 17, 27, 22, 23, 24
 WITH_ENCODER = ButtonPins(

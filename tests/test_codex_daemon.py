@@ -23,6 +23,8 @@ from pi_table.web.tokens import seat_role
 
 from helpers import CODEX_CONFIG, PHONE, CodexTable, Phones, pi_table, wait_for
 
+pytestmark = pytest.mark.daemon
+
 
 def post(url: str, text: str) -> tuple[int, dict]:
     request = urllib.request.Request(url, data=json.dumps({"action": text}).encode(),

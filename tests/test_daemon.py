@@ -24,6 +24,8 @@ from pi_table.ui.leds import WARNING
 
 from helpers import wait_for
 
+pytestmark = pytest.mark.daemon
+
 KEY = "RRRRRRRRRBBBBBBBBNNNNNNNA"
 
 

@@ -27,6 +27,8 @@ from pi_table.table import Session
 
 from helpers import EmulatedTable, electrode_of, wait_for
 
+pytestmark = pytest.mark.daemon
+
 KILLS = int(os.environ.get("PI_TABLE_KILLS", "200"))
 END_TURN_ELECTRODE = 25
 

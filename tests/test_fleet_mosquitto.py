@@ -24,6 +24,8 @@ from pi_table.fleet.reporter import Reporter
 
 from helpers import require_tools, wait_for
 
+pytestmark = pytest.mark.broker
+
 DOCS = Path(__file__).resolve().parent.parent / "docs" / "fleet" / "mosquitto"
 USERS = {"t1": "table-one-secret", "t2": "table-two-secret", "dashboard": "dashboard-secret", "staff": "staff-secret"}
 

@@ -105,7 +105,7 @@ def test_a_damaged_journal_is_refused_naming_the_line(tmp_path, damage, message)
         load_game(path)
 
 
-@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(settings.get_profile("tables"), suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(seed=st.integers(0, 10**6), game=st.sampled_from(["codenames", "codenames-coop", "alias24"]))
 def test_random_games_replay_exactly_from_their_journal(tmp_path_factory, seed, game):
     """Random legal actions with undos mixed in: the file on disk replays to the same state."""

@@ -15,6 +15,8 @@ import pytest
 
 from pi_table.engine import InvalidKey, Key, Rules, Team, make_game
 
+pytestmark = pytest.mark.arm64
+
 SAMPLES = 4000
 CRITICAL_P001 = {1: 10.828, 2: 13.816, 3: 16.266}
 """Chi-square critical values for p = 0.001 by degrees of freedom."""

@@ -395,7 +395,7 @@ def scene(name: str, t: float):
 SCENES = ["reveal", "timer", "celebration", "both lose", "idle", "placing"]
 
 
-@settings(max_examples=150, deadline=None)
+@settings(settings.get_profile("frames"))
 @given(
     name=st.sampled_from(SCENES),
     now=st.floats(99.0, 110.0),
@@ -486,7 +486,7 @@ cue_choices = dict(
 )
 
 
-@settings(max_examples=120, deadline=None)
+@settings(settings.get_profile("games"))
 @given(**games, **cue_choices, idle=st.booleans(), colour_blind=st.booleans())
 def test_two_keys_that_agree_on_the_shown_cards_light_the_table_alike(
     seed, game, setup, moves, now, pending, warned, remaining, idle, colour_blind
@@ -498,7 +498,7 @@ def test_two_keys_that_agree_on_the_shown_cards_light_the_table_alike(
     assert next_change(view, cues, now, lights) == next_change(twin, cues, now, lights)
 
 
-@settings(max_examples=120, deadline=None)
+@settings(settings.get_profile("games"))
 @given(**games, **cue_choices)
 def test_a_shown_card_always_shows_its_identity_and_a_touched_one_white(
     seed, game, setup, moves, now, pending, warned, remaining
@@ -630,7 +630,7 @@ def test_a_frame_with_the_wrong_number_of_cells_is_refused():
 colours = st.tuples(st.integers(0, 255), st.integers(0, 255), st.integers(0, 255))
 
 
-@settings(max_examples=200, deadline=None)
+@settings(settings.get_profile("frames"))
 @given(
     cells=st.lists(colours, min_size=CELLS, max_size=CELLS),
     edge=st.lists(colours, max_size=40),

@@ -8,7 +8,11 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from helpers import require_tools
+
+pytestmark = pytest.mark.tool
 
 ROOT = Path(__file__).resolve().parent.parent
 

@@ -32,6 +32,8 @@ from packaging.version import Version
 
 from helpers import ROOT, STAFF_CONFIG, STAFF_PIN, Staff, next_event, require_tools, wait_for
 
+pytestmark = [pytest.mark.tool, pytest.mark.slow]
+
 # The extras of libraries the table's own modules use, whose floors are pinned too; the tools'
 # extras are not the table's. An extra in neither list fails the test until it is placed.
 EXTRAS = ("screen", "gpio", "leds-pi4", "leds-pi5")

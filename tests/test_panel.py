@@ -12,6 +12,8 @@ from pi_table.config import ConfigError, build, defaults, parse_config
 from pi_table.drivers.pygame_screen import PygameScreen, on_picture
 from pi_table.ui.mounting import PANELS, ROTATIONS, PanelMounting
 
+pytestmark = pytest.mark.arm64
+
 FILE = Path("/etc/pi-table/config.toml")
 
 

@@ -13,6 +13,8 @@ from hypothesis import strategies as st
 
 from pi_table.protocol import wire
 
+pytestmark = pytest.mark.arm64
+
 PROTOCOL_MD = Path(__file__).parent.parent / "firmware" / "PROTOCOL.md"
 
 
@@ -89,13 +91,13 @@ messages = st.one_of(
 )
 
 
-@settings(max_examples=300, deadline=None)
+@settings(settings.get_profile("frames"))
 @given(message=messages, seq=st.integers(0, 255))
 def test_round_trip_bytes(message, seq):
     assert wire.Decoder().feed(wire.encode(message, seq)) == [(seq, message)]
 
 
-@settings(max_examples=300, deadline=None)
+@settings(settings.get_profile("frames"))
 @given(message=messages)
 def test_round_trip_text(message):
     if isinstance(message, wire.Log) and (message.text != message.text.strip() or "\n" in message.text):
@@ -103,7 +105,7 @@ def test_round_trip_text(message):
     assert wire.parse_text(str(message)) == message
 
 
-@settings(max_examples=200, deadline=None)
+@settings(settings.get_profile("frames"))
 @given(message=messages, cut=st.integers(0, 200))
 def test_frames_split_anywhere_reassemble(message, cut):
     frame = wire.encode(message, 9)

@@ -9,6 +9,8 @@ import sys
 import threading
 import time
 
+import pytest
+
 from pi_table.daemon.run import Devices
 from pi_table.daemon.selftest import WHITE, SelfTest
 from pi_table.drivers.buttons import ButtonPins
@@ -17,6 +19,8 @@ from pi_table.hal import ButtonEvent, DialEvent, SimButtons, SimLedStrip, SimScr
 from pi_table.sim.emulator import BoardEmulator
 
 from helpers import electrode_of, wait_for
+
+pytestmark = pytest.mark.daemon
 
 PINS = ButtonPins(encoder_a=22, encoder_b=23, encoder_push=24)
 

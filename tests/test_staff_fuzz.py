@@ -24,6 +24,8 @@ from pi_table.web.staff import LIVE
 
 from helpers import StaffService, self_signed
 
+pytestmark = [pytest.mark.daemon, pytest.mark.slow]
+
 SEED = 25
 BUDGET_S = 150.0  # the whole run; each accepted change costs one or two restarts of the table
 FILE_KEYS = ("sim.words", "fleet.password_file", "fleet.ca", "fleet.cert", "fleet.key", "web.tls_cert", "web.tls_key")

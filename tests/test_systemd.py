@@ -17,10 +17,14 @@ import subprocess
 import tempfile
 from pathlib import Path
 
+import pytest
+
 from pi_table.config import DEFAULT_PATH, defaults
 from pi_table.ui.mounting import PANELS
 
 from helpers import INSTALL, ROOT, Installer, readme_scripts, require_tools
+
+pytestmark = pytest.mark.tool
 
 UNIT = ROOT / "systemd" / "pi-table.service"
 GROUPS = {"gpio", "spi", "i2c", "dialout", "video", "input", "render", "audio"}

@@ -21,6 +21,8 @@ from pi_table.ui.leds import HIDDEN_CARD, PENDING, REVEALED, TEAM_COLOUR, WARNIN
 
 from helpers import hidden_swapped
 
+pytestmark = pytest.mark.arm64
+
 KEY = "RRRRRRRRRBBBBBBBBNNNNNNNA"  # red starts: cells 0-8 red, 9-16 blue, 17-23 bystanders, 24 assassin
 PALM = (10, 11, 12, 13, 14)
 
@@ -275,7 +277,7 @@ def test_a_busy_loop_judges_a_hold_by_when_its_release_came(released_after_s, gu
     assert t.session.table_view().board[3] == ("R" if guessed else "?")
 
 
-@settings(max_examples=60, deadline=None)
+@settings(settings.get_profile("tables"))
 @given(seed=st.integers(0, 10_000), game=st.sampled_from(["codenames", "codenames-coop", "alias24"]))
 def test_led_frames_never_depend_on_hidden_cards(seed, game):
     """Play the same moves on two keys that differ only under hidden cards: same frames."""

@@ -5,10 +5,14 @@ from __future__ import annotations
 import random
 import re
 
+import pytest
+
 from pi_table.engine import Rules, make_game
 from pi_table.sim.terminal import Painter, help_text, interactive
 from pi_table.table import Session
 from pi_table.table.input import HOLD_MIN_S, InputSettings
+
+pytestmark = pytest.mark.arm64
 
 KEY = "RRRRRRRRRBBBBBBBBNNNNNNNA"
 

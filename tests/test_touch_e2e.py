@@ -21,6 +21,8 @@ from pi_table.ui.leds import REVEALED
 
 from helpers import wait_for
 
+pytestmark = pytest.mark.daemon
+
 KEY = "RRRRRRRRRBBBBBBBBNNNNNNNA"  # red starts; cells 0-8 red, 9-16 blue, 17-23 bystanders, 24 assassin
 HOLD = HOLD_MIN_S  # the shortest hold the configuration allows
 PALM = (10, 11, 12, 13, 14)  # five pads under one hand, across the first two chips

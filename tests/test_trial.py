@@ -22,6 +22,8 @@ from pi_table.sim.systemd import FakeSystemd
 
 from helpers import STAFF_CONFIG, Staff, StaffService, self_signed
 
+pytestmark = pytest.mark.daemon
+
 CONFIG = STAFF_CONFIG
 EXIT_CONFIG = 78
 

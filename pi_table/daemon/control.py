@@ -75,13 +75,16 @@ class _Reading:
 
 class ControlServer:
     """Serves requests on ``path``; ``handle(request) -> answer`` runs in an answering thread
-    and must itself hand anything that touches the game to the table loop."""
+    and must itself hand anything that touches the game to the table loop. ``clock`` times the
+    deadlines and the backoff (tests move it by hand); the waits themselves are at most WAKE_S."""
 
     def __init__(
         self, path: Path, handle: Callable[[dict], dict], group: str | None = None,
         max_connections: int = MAX_CONNECTIONS, deadline_s: float = READ_DEADLINE_S, stall_s: float = STALL_S,
+        clock: Callable[[], float] = time.monotonic,
     ) -> None:
         self.path = Path(path)
+        self._clock = clock
         self.handle = handle
         self.group = group
         self.max_connections = max_connections
@@ -126,7 +129,7 @@ class ControlServer:
         self._selector = selectors.DefaultSelector()
         self._selector.register(server, selectors.EVENT_READ)
         self._answerers = ThreadPoolExecutor(ANSWERERS, thread_name_prefix="control-answer")
-        self._came_round = time.monotonic()
+        self._came_round = self._clock()
         self._thread = threading.Thread(target=self._serve, name="control-socket", daemon=True)
         self._thread.start()
 
@@ -161,7 +164,7 @@ class ControlServer:
         ended = thread_ended(self._thread, "the control socket")
         if ended:
             return ended
-        late = time.monotonic() - self._came_round
+        late = self._clock() - self._came_round
         if late > self.stall_s:
             return f"the control socket's thread has been stuck for {late:.0f} s"
         return None
@@ -177,7 +180,7 @@ class ControlServer:
 
     def _serve(self) -> None:
         while not self._stopping.is_set():
-            self._came_round = time.monotonic()
+            self._came_round = self._clock()
             try:
                 self._turn()
             except Exception:  # a fault of this code must not take the socket away: said, and served on
@@ -187,7 +190,7 @@ class ControlServer:
     def _turn(self) -> None:
         """Wait for what comes (at most until the next deadline), serve it, drop the late."""
         server, selector, _ = self._started()
-        now = time.monotonic()
+        now = self._clock()
         if self._accept_again is not None and now >= self._accept_again:
             self._accept_again = None
             selector.register(server, selectors.EVENT_READ)
@@ -201,7 +204,7 @@ class ControlServer:
                 self._accept()
             elif isinstance(key.fileobj, socket.socket):  # a connection: only sockets are registered
                 self._read(key.fileobj)
-        now = time.monotonic()
+        now = self._clock()
         for connection, reading in list(self._reading.items()):
             if now >= reading.deadline:
                 self._refuse(connection, f"no whole request within {self.deadline_s:g} s: a request is one JSON "
@@ -230,7 +233,7 @@ class ControlServer:
                 self._refuse(connection, f"the table is answering {self.max_connections} requests at once: "
                                          "try again in a moment")
                 continue
-            self._reading[connection] = _Reading(time.monotonic() + self.deadline_s)
+            self._reading[connection] = _Reading(self._clock() + self.deadline_s)
             selector.register(connection, selectors.EVENT_READ)
 
     def _back_off(self, error: OSError) -> None:
@@ -243,7 +246,7 @@ class ControlServer:
                         error.strerror or error, ACCEPT_RETRY_MAX_S)
         server, selector, _ = self._started()
         selector.unregister(server)
-        self._accept_again = time.monotonic() + wait
+        self._accept_again = self._clock() + wait
 
     def _read(self, connection: socket.socket) -> None:
         """What has come of a request; a whole line (or the client's end) goes to be answered."""
