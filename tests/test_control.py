@@ -467,6 +467,7 @@ def test_not_allowed_and_no_table_are_told_apart_by_the_exit_status():
     if os.getuid() != 0:
         pytest.skip("needs root, to drop to another user")
     from pi_table import cli
+    from pi_table.cli.output import EXIT_NOPERM, EXIT_UNAVAILABLE
 
     folder = Path(tempfile.mkdtemp(prefix="pi-table-perm-"))
     try:
@@ -483,9 +484,9 @@ def test_not_allowed_and_no_table_are_told_apart_by_the_exit_status():
             status, said = as_nobody(lambda: cli.main(["status", "--json", "--config", str(config)]))
         finally:
             server.stop()
-        assert status == cli.EXIT_NOPERM and "join the service's group" in said
+        assert status == EXIT_NOPERM and "join the service's group" in said
         status, said = as_nobody(lambda: cli.main(["status", "--json", "--config", str(config)]))
-        assert status == cli.EXIT_UNAVAILABLE and "no table is running" in said
+        assert status == EXIT_UNAVAILABLE and "no table is running" in said
     finally:
         shutil.rmtree(folder)
 

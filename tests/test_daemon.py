@@ -13,7 +13,8 @@ from importlib import metadata
 
 import pytest
 
-from pi_table import cli
+from pi_table.cli.options import DEFAULT_CONFIG
+from pi_table.cli.output import EXIT_UNAVAILABLE
 from pi_table.config import DEFAULT_PATH, parse_config
 from pi_table.daemon.control import ControlError, Refused, request
 from pi_table.daemon.run import Daemon
@@ -89,7 +90,7 @@ def test_commands_act_on_the_running_table(service):
 
 def test_status_without_a_table_says_so(tmp_path):
     done = pi_table("status", "--config", write_config(tmp_path))
-    assert done.returncode == cli.EXIT_UNAVAILABLE
+    assert done.returncode == EXIT_UNAVAILABLE
     assert "no table is running" in done.stderr
     with pytest.raises(ControlError, match="no table is running"):
         request(tmp_path / "control.sock", "status")
@@ -132,7 +133,7 @@ def test_history_lists_the_games_kept(tmp_path):
 
 
 def test_the_cli_default_is_the_configuration_default():
-    assert cli.DEFAULT_CONFIG == str(DEFAULT_PATH)
+    assert DEFAULT_CONFIG == str(DEFAULT_PATH)
 
 
 def config_in(tmp_path, extra=""):

@@ -10,6 +10,7 @@ import tomllib
 from pathlib import Path
 
 from pi_table import cli
+from pi_table.cli.output import EXIT_UNAVAILABLE
 
 PROJECT = tomllib.loads((Path(__file__).resolve().parent.parent / "pyproject.toml").read_text(encoding="utf-8"))
 EXTRAS = PROJECT["project"]["optional-dependencies"]
@@ -34,5 +35,5 @@ def test_the_installer_takes_no_extra_that_would_hide_debians_gpiozero_or_pygame
 def test_emulate_board_without_the_driver_says_which_extra_to_install(monkeypatch, capsys):
     monkeypatch.setitem(sys.modules, "adafruit_mpr121", None)  # as on a table: not installed
     monkeypatch.delitem(sys.modules, "pi_table.sim.emulator", raising=False)
-    assert cli.main(["emulate-board"]) == cli.EXIT_UNAVAILABLE
+    assert cli.main(["emulate-board"]) == EXIT_UNAVAILABLE
     assert "pip install 'pi-table[emulator]'" in capsys.readouterr().err

@@ -16,7 +16,7 @@ import pygame
 import pytest
 
 import pi_table
-from pi_table import cli
+from pi_table.cli import games as cli_games
 from pi_table.engine import Codenames, InvalidRules, Rules, make_game
 from pi_table.engine import games as engine_games
 from pi_table.hal import NewGame, SimButtons, SimLedStrip, SimScreen, SimTouch
@@ -33,15 +33,15 @@ from pi_table.ui.screen import ScreenPainter
 from pi_table.web import games as web_games
 
 PACKAGE = Path(pi_table.__file__).parent
-REGISTRIES = {"engine/games.py", "table/games.py", "ui/games.py", "web/games.py", "cli.py"}
-"""The modules that name the kinds: each layer's registry (the command line's is in cli.py)."""
+REGISTRIES = {"engine/games.py", "table/games.py", "ui/games.py", "web/games.py", "cli/games.py"}
+"""The modules that name the kinds: each layer's registry (the command line's is in cli/games.py)."""
 
 
 def test_every_kind_is_registered_on_every_layer():
     kinds = set(engine_games.KINDS)
     assert kinds == {"grid", "codex"}
     assert {"table": set(table_games.KINDS), "ui": set(ui_games.KINDS), "web": set(web_games.KINDS),
-            "cli": set(cli.KINDS)} == {"table": kinds, "ui": kinds, "web": kinds, "cli": kinds}
+            "cli": set(cli_games.KINDS)} == {"table": kinds, "ui": kinds, "web": kinds, "cli": kinds}
 
 
 def test_every_game_is_named_as_its_engine_names_itself_and_has_a_title():
@@ -62,7 +62,7 @@ def test_each_layer_finds_what_it_registers_in_its_own_package(kind):
     frame, next_change = ui_games.lights(kind)
     assert frame.__module__ == next_change.__module__ and frame.__module__.startswith("pi_table.ui.")
     assert ui_games.sound_cues(kind).__module__ == "pi_table.ui.sound"
-    assert callable(cli.KINDS[kind].sim) and callable(cli.KINDS[kind].status)
+    assert callable(cli_games.KINDS[kind].sim) and callable(cli_games.KINDS[kind].status)
 
 
 def test_an_unknown_game_is_refused_naming_every_game():

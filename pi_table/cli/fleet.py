@@ -1,0 +1,32 @@
+"""``pi-table fleet``: the fleet's dashboard, whose server (aiohttp, MQTT) is imported when it runs."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+
+def add_commands(commands) -> None:
+    fleet = commands.add_parser("fleet", help="the fleet's dashboard: every table reporting to an MQTT broker, on one page")
+    fleet.add_argument("--broker", help="mqtt[s]://USER[:PASSWORD]@HOST[:PORT]: a broker user that may read pi-table/#")
+    fleet.add_argument("--broker-password-file", default="",
+                       help="a file holding that user's password (kept off the command line, which ps shows)")
+    fleet.add_argument("--password-file", type=Path, required=True,
+                       help="the page's login: the password's hash, which --set-password writes")
+    fleet.add_argument("--set-password", action="store_true",
+                       help="ask for the page's password (or read it from stdin), write its hash to --password-file, exit")
+    fleet.add_argument("--host", default="127.0.0.1", help="the address the page listens on (default: 127.0.0.1)")
+    fleet.add_argument("--port", type=int, default=8025, help="its TCP port (default: 8025; 0: any free port)")
+    fleet.add_argument("--lang", choices=("en", "it"), default="en", help="the page's language (default: en)")
+    fleet.add_argument("--ca", default="", help="mqtts: the CA file the broker's certificate is checked against")
+    fleet.add_argument("--cert", default="", help="mqtts: a client certificate, for a broker that asks for one")
+    fleet.add_argument("--key", default="", help="mqtts: the client certificate's private key")
+    fleet.add_argument("--client-id", default="pi-table-fleet",
+                       help="its MQTT client id; the broker keeps its events under it while it is away")
+    fleet.set_defaults(func=_fleet)
+
+
+def _fleet(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
+    from ..fleet import dashboard
+
+    return dashboard.main(parser, args)

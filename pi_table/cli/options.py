@@ -1,0 +1,93 @@
+"""The options several commands share, and the ``type=`` checks that refuse a bad value while
+the command line is read, naming the option and what it expects."""
+
+from __future__ import annotations
+
+import argparse
+from collections.abc import Callable
+from pathlib import Path
+
+from ..engine import Team
+from ..engine.games import NAMES, AnyRules, entry, kind_of
+from ..engine.rules import NUKE_MODES, SETUPS
+from .games import KINDS
+
+DEFAULT_CONFIG = "/etc/pi-table/config.toml"
+
+
+def team(text: str) -> Team:
+    try:
+        return Team.parse(text)
+    except ValueError as e:
+        raise argparse.ArgumentTypeError(str(e)) from None
+
+
+def whole_number(option: str, least: int, most: Callable[[], int] | None = None) -> Callable[[str], int]:
+    """A ``type=`` for ``option``: a whole number of at least ``least``, and at most ``most()``
+    when it is given (a limit read only when the option is, from the module that sets it)."""
+
+    def parse(text: str) -> int:
+        top = None if most is None else most()
+        try:
+            value = int(text)
+        except ValueError:
+            value = None
+        if value is None or value < least or (top is not None and value > top):
+            span = f"of at least {least}" if top is None else f"from {least} to {top}"
+            raise argparse.ArgumentTypeError(f"{option} is a whole number {span}, not {text}")
+        return value
+
+    return parse
+
+
+def game_options(parser: argparse.ArgumentParser, every_game: bool = False) -> None:
+    """The options that choose a game and its rules; shared by every command that deals.
+    ``every_game``: the command plays every game (``pi-table sim``), whose --setup is also
+    Codex's six identikits; else those with keys (``KINDS``)."""
+    games = NAMES if every_game else tuple(name for name in NAMES if KINDS[kind_of(name)].keys)
+    parser.add_argument("--game", choices=games, default="codenames", help="the game (default: %(default)s)")
+    parser.add_argument("--nuke", choices=NUKE_MODES, default="basic", help="Alias 24's nuke mode (default: basic)")
+    parser.add_argument("--start", type=team, help="the starting team (Codenames: must match --key)")
+    parser.add_argument("--seed", type=int, help="deal reproducible keys from this seed")
+    parser.add_argument("--clue-required", action="store_true", help="a clue number must be entered before a touch")
+    parser.add_argument("--three-player", action="store_true", help="one operative guesses for both spymasters")
+    if every_game:
+        parser.add_argument(
+            "--setup", metavar="key|place|TEXT",
+            help="'place': Deep Undercover's deal-and-place setup; Codex: the six identikits, one "
+                 "codename:faction:role:position:fragment per seat (default: a random deal)",
+        )
+    else:
+        parser.add_argument(
+            "--setup", choices=SETUPS, default="key", help="'place': Deep Undercover's deal-and-place setup"
+        )
+    parser.add_argument("--dark-cell", type=int, default=12, help="Alias 24's cell without a card (default: 12)")
+
+
+def table_options(parser: argparse.ArgumentParser) -> None:
+    """How the table plays, beside the rules: the hold and the turn timer."""
+    parser.add_argument("--hold", type=float, default=0.25, help="seconds a touch is held to count (default: 0.25)")
+    parser.add_argument("--timer", type=float, default=0.0, metavar="SECONDS", help="turn timer length (default: off)")
+    parser.add_argument("--timer-warn", type=float, default=10.0, metavar="SECONDS", help="warn this long before the end")
+    parser.add_argument("--timer-enforce", action="store_true", help="end the turn when the timer runs out")
+
+
+def words_option(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--words", metavar="en|it|FILE",
+                        help="words on the cards: a shipped list, or a deck file (UTF-8, one word a line)")
+
+
+def config_option(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--config", type=Path, help=f"the configuration file (default: {DEFAULT_CONFIG}); it names the socket and journal"
+    )
+
+
+def rules_of(args: argparse.Namespace) -> AnyRules:
+    """The rules ``--game`` is dealt with: its rules take the options they know (Codex's, its
+    --roles; the grid games', the others)."""
+    roles = getattr(args, "roles", None)  # ``pi-table sim``'s alone
+    return entry(args.game).rules_from({
+        "nuke": args.nuke, "clue_required": args.clue_required, "three_player": args.three_player,
+        "setup": args.setup or "key", "dark_cell": args.dark_cell, "roles": None if roles is None else roles.lower().split(","),
+    })

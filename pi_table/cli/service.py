@@ -1,0 +1,55 @@
+"""``pi-table run``: the table as a service (the daemon), imported when it runs."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from .options import config_option
+from .output import EXIT_CONFIG
+from .tables import load, own_table
+
+
+def add_commands(commands) -> None:
+    run = commands.add_parser("run", help="run the table as a service (the daemon)")
+    config_option(run)
+    run.add_argument("--hal", choices=("hw", "sim"), default="hw", help="'sim': every device simulated, headless")
+    run.add_argument("--touch-port", help="the touch board's serial port (overrides the configuration)")
+    run.add_argument("--log-level", choices=("debug", "info", "warning", "error"), default="info")
+    run.set_defaults(func=_run)
+
+
+def _run(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
+    from ..daemon import logs
+    from ..daemon.run import serve
+
+    logs.setup(args.log_level)  # a rollback at the start is logged as the service's own
+    started = _start(args)
+    if started is None:
+        return EXIT_CONFIG
+    config, under_trial = started
+    if args.config is None:
+        config = own_table(args, config)
+    return serve(config, args.hal, args.touch_port, under_trial)
+
+
+def _start(args: argparse.Namespace):
+    """``run``'s configuration: a trial of settings changed from a page is rolled back when the
+    table cannot start on them (or did not survive its last start on them), and the table
+    starts on the last good file instead; a file edited by hand is refused as it is (78).
+    The configuration and the trial under way, or None."""
+    from ..config import DEFAULT_PATH, ConfigError, load_config, trial
+    from ..engine.phrase import Phrase
+
+    path = args.config or (DEFAULT_PATH if DEFAULT_PATH.exists() else None)
+    under_trial = None if path is None else trial.starting(path)
+    if path is not None and under_trial is not None:
+        try:
+            return load_config(path, machine=True), under_trial
+        except ConfigError as e:
+            for problem in e.said():
+                print(f"pi-table {args.command}: {problem}", file=sys.stderr)
+            trial.roll_back(path, under_trial, Phrase.of("the table could not start on the new settings: {problems}",
+                                                         problems=tuple(e.phrases)))
+    config = load(args, args.config)
+    return None if config is None else (config, None)

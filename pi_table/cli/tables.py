@@ -1,0 +1,47 @@
+"""Which table a command speaks to: the configuration it names, or, without ``--config``, the
+user's own simulated table."""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from pathlib import Path
+
+
+def load(args: argparse.Namespace, path: Path | None, running=None):
+    """The configuration, or None after saying what is wrong with it. ``check-config`` and
+    ``run`` also refuse what cannot work on this machine, so the table never starts half-made."""
+    from ..config import ConfigError, load_config
+
+    try:
+        return load_config(path, machine=args.command in ("check-config", "run"), running=running)
+    except ConfigError as e:  # in the language the file sets for its table
+        for problem in e.said():
+            print(f"pi-table {args.command}: {problem}", file=sys.stderr)
+        return None
+
+
+def own_table(args: argparse.Namespace, config):
+    """Without ``--config``, the simulated table is the user's own: its games and socket in the
+    user's folders. The commands that talk to a table find that one when no service runs."""
+    from dataclasses import replace
+
+    from ..config import user_paths
+
+    own = replace(config, paths=user_paths(os.environ, config.paths.retention))
+    if args.command == "run":
+        return own if args.hal == "sim" else config
+    # os.path.exists, not Path.exists: a staff login may not look into the service's folder
+    if args.command != "selftest" and not os.path.exists(config.paths.socket) and own.paths.socket.exists():
+        return own
+    return config
+
+
+def configured(args: argparse.Namespace):
+    """The configuration of the table ``args`` names (``own_table`` without ``--config``), or
+    None after saying what is wrong with it."""
+    config = load(args, args.config)
+    if config is not None and args.config is None:
+        config = own_table(args, config)
+    return config
