@@ -14,6 +14,7 @@ import re
 import pytest
 
 from pi_table import cli
+from pi_table.cli.output import EXIT_UNAVAILABLE, EXIT_USAGE
 from pi_table.daemon.control import ControlServer
 from pi_table.engine import Rules
 from pi_table.hal import HealthEvent, SimButtons, SimLedStrip, SimScreen, SimTouch
@@ -50,11 +51,11 @@ def table(tmp_path):
 
 
 def test_status_without_a_table_says_so_in_italian_with_what_to_do(tmp_path, capsys):
-    assert cli.main(["status", "--config", config_for(tmp_path)]) == cli.EXIT_UNAVAILABLE  # [game] language = "it"
+    assert cli.main(["status", "--config", config_for(tmp_path)]) == EXIT_UNAVAILABLE  # [game] language = "it"
     said = capsys.readouterr().err
     assert said == (f"pi-table status: nessun tavolo è in funzione: {tmp_path}/control.sock non esiste; avvialo "
                     "(sudo systemctl start pi-table) o indica con --config il tavolo che intendi\n")
-    assert cli.main(["status", "--config", config_for(tmp_path), "--lang", "en"]) == cli.EXIT_UNAVAILABLE
+    assert cli.main(["status", "--config", config_for(tmp_path), "--lang", "en"]) == EXIT_UNAVAILABLE
     assert "no table is running: " in capsys.readouterr().err
 
 
@@ -94,7 +95,7 @@ def test_a_malformed_script_is_said_in_the_simulators_language(tmp_path, capsys)
     path.write_text("clue 2\ntuch 3\n")
     with pytest.raises(SystemExit) as exit_:
         cli.main(["sim", "--lang", "it", "--script", str(path), "--json"])
-    assert exit_.value.code == cli.EXIT_USAGE
+    assert exit_.value.code == EXIT_USAGE
     err = capsys.readouterr().err
     assert err == (f"pi-table sim: script non valido: {path}:2: i comandi sono clue, touch, end-turn, penalty, cover, "
                    "place, time-up, undo, new-game\n")
@@ -164,7 +165,7 @@ class ItalianDesk:
 def test_a_device_that_would_not_open_says_why_in_italian_on_the_screen_and_in_status():
     """The screen's own words (a Phrase: it did not open in time) reached the banner and the
     status as their English, ``str(error)``."""
-    from pi_table.daemon.run import Devices, _failed
+    from pi_table.daemon.devices import Devices, _failed
     from pi_table.drivers.pygame_screen import ScreenNotOpen
     from pi_table.engine.phrase import Phrase
     from pi_table.hal.events import NOT_WORKING

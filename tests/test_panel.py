@@ -56,7 +56,7 @@ def test_a_rotation_that_would_stand_the_picture_on_end_is_refused(text, key, ex
 
 
 def test_the_daemon_hands_the_panels_rotation_to_the_backend_and_the_keys_to_the_painter():
-    from pi_table.daemon.run import _screen
+    from pi_table.daemon.devices import _screen
 
     config = parse_config('[screen]\npanel_rotation = 270\nrotation = 90\n', FILE)
     screen = _screen(config)

@@ -11,7 +11,7 @@ import time
 
 import pytest
 
-from pi_table.daemon.run import Devices
+from pi_table.daemon.devices import Devices
 from pi_table.daemon.selftest import WHITE, SelfTest
 from pi_table.drivers.buttons import ButtonPins
 from pi_table.engine import CELLS, EndTurn

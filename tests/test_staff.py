@@ -780,7 +780,7 @@ def test_the_log_shows_the_services_last_lines(table):
 
 
 def test_a_restart_from_the_page_ends_the_service_with_the_code_systemd_restarts(tmp_path):
-    from pi_table.daemon.run import EXIT_RESTART
+    from pi_table.daemon.restarts import EXIT_RESTART
     from pi_table.sim.systemd import FakeSystemd
 
     config = tmp_path / "config.toml"
@@ -802,15 +802,15 @@ def test_a_restart_from_the_page_ends_the_service_with_the_code_systemd_restarts
 def test_restarts_asked_in_a_hurry_wait_their_turn_so_systemd_never_gives_up_on_the_table(table):
     """Five restarts in two minutes trip the unit's start limit, and systemd would leave the table
     down until someone with SSH started it: the staff's fourth restart in the window waits."""
-    from pi_table.daemon import run
+    from pi_table.daemon import restarts
 
     unit = (Path(__file__).resolve().parent.parent / "systemd" / "pi-table.service").read_text()
     burst = int(re.search(r"^StartLimitBurst=(\d+)$", unit, re.MULTILINE).group(1))
     window = float(re.search(r"^StartLimitIntervalSec=(\d+)$", unit, re.MULTILINE).group(1))
-    assert window == run.RESTART_WINDOW_S and run.STAFF_RESTARTS <= burst - 2  # room for a crash besides
-    kept = table.folder / "journal" / run.RESTARTS_FILE
+    assert window == restarts.RESTART_WINDOW_S and restarts.STAFF_RESTARTS <= burst - 2  # room for a crash besides
+    kept = table.folder / "journal" / restarts.RESTARTS_FILE
     now = time.time()
-    kept.write_text(json.dumps([now - run.RESTART_WINDOW_S + 0.8, now - 50, now - 10]))
+    kept.write_text(json.dumps([now - restarts.RESTART_WINDOW_S + 0.8, now - 50, now - 10]))
     wait = table.daemon.restart()
     assert 0.3 < wait <= 0.8 and not table.daemon.restarting and table.runner.is_alive()
     assert 0 < table.daemon.restart() <= wait  # asked again meanwhile: the same restart, no sooner

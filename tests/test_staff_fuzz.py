@@ -19,7 +19,7 @@ from pathlib import Path
 import pytest
 
 from pi_table.config import OPTIONS, trial
-from pi_table.daemon.run import EXIT_RESTART, RESTARTS_FILE
+from pi_table.daemon.restarts import EXIT_RESTART, RESTARTS_FILE
 from pi_table.web.staff import LIVE
 
 from helpers import StaffService, self_signed

@@ -15,7 +15,7 @@ import time
 import pytest
 
 from pi_table.config import ConfigError, load_config, trial
-from pi_table.daemon.run import EXIT_RESTART
+from pi_table.daemon.restarts import EXIT_RESTART
 from pi_table.daemon.trial import Health, TrialWatch
 from pi_table.engine.phrase import Phrase
 from pi_table.sim.systemd import FakeSystemd

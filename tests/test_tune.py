@@ -134,7 +134,7 @@ def test_written_thresholds_find_a_place_in_any_file(tmp_path, text):
 
 def test_the_table_s_touch_board_gets_the_written_thresholds(tmp_path):
     """What --write keeps is what the daemon's driver sends the board at each connection."""
-    from pi_table.daemon.run import open_devices
+    from pi_table.daemon.devices import open_devices
 
     path = tmp_path / "config.toml"
     path.write_text(CONFIG)

@@ -7,7 +7,6 @@ once, with the file, the key, what was expected and what was found.
 
 from __future__ import annotations
 
-import difflib
 import itertools
 import math
 import os
@@ -180,6 +179,8 @@ def _read_value(option: Option, raw: object, base: Path) -> object:
 
 
 def _did_you_mean(word: str, choices) -> Text:
+    import difflib  # only for a file with a mistake: a start on a good one does without it
+
     close = difflib.get_close_matches(word, list(choices), n=1)
     return Phrase.of(" (did you mean {word}?)", word=close[0]) if close else ""
 

@@ -5,58 +5,46 @@ the last unfinished game from the journal, serves the control socket, tells syst
 ready, and runs the table loop until SIGTERM. A device that cannot be opened does not stop
 the table: it is replaced by a stand-in, reported once in the log and shown on the screen
 (or, without a screen, on the LEDs' warning edge), and the table plays on degraded.
+
+The ``Daemon`` wires the rooms that each do one job: ``devices`` (which devices to build),
+``staff_desk`` (what the staff page asks of the table) and ``restarts`` (a change of settings,
+its trial and the restart that applies it). The phones' pages and the fleet are loaded after
+READY; the staff desk is made with the phones' pages.
 """
 
 from __future__ import annotations
 
 import fcntl
-import json
 import logging
-import os
 import signal
 import socket
 import sys
 import threading
 import time
-from collections import deque
-from dataclasses import dataclass, field, replace
+from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from .. import version
 from ..config import Config
-from ..config.machine import Running
 from ..config.trial import DEADLINE_S, Trial
-from ..engine import InvalidRules, Undo
+from ..engine import Undo
 from ..engine.errors import Refusal
 from ..engine.games import NAMES, kind_of
 from ..engine.phrase import N_, Phrase, Text, meaning
 from ..errors import PiTableError
-from ..files import write_private
-from ..hal import (
-    Buttons,
-    LedStrip,
-    NewGame,
-    ReleaseSeat,
-    Screen,
-    SimButtons,
-    SimLedStrip,
-    SimScreen,
-    SimTouch,
-    TouchSource,
-    events,
-)
+from ..hal import NewGame, ReleaseSeat
 from ..hal.events import NOT_WORKING
-from ..hal.sound import NoSound, SimSound, SoundDevice
 from ..table import Session, history
 from ..table.games import loop_class
 from ..table.loop import REFUSALS, EventLoop, LoopSettings, Outcome
 from ..ui.i18n import LANGUAGES, say
 from ..ui.sound import Announcer
-from . import logs
 from .control import ControlServer
+from .devices import open_devices, stand_in
 from .notify import LoopHeartbeat, Notifier, thread_ended
-from .trial import Health, TrialWatch, pages_answer
+from .restarts import EXIT_RESTART, Restarts
+from .staff_desk import RecentLines, StaffDesk
 
 if TYPE_CHECKING:  # loaded only once the table is up (the phones' pages open after READY)
     import ssl
@@ -65,28 +53,12 @@ if TYPE_CHECKING:  # loaded only once the table is up (the phones' pages open af
     from ..web import Companion
 
 log = logging.getLogger("pi_table.daemon")
-DEVICE_NAMES = {"touch": "the touch board", "leds": "the LED strip", "screen": "the spymaster screen",
-                "buttons": "the buttons", "sound": "the sound"}
 KNOWN_GAMES = NAMES
-DEVICE_FAULTS = {
-    "touch": N_("the touch board is not working ({error}): check the USB cable from the touch board to the Pi; "
-                "the game waits"),
-    "leds": N_("the LED strip is not working ({error}): check its power supply and its data wire to the Pi; "
-               "the game goes on without lights"),
-    "screen": N_("the spymaster screen is not working ({error}): check its cable to the Pi; the game goes on "
-                 "without it"),
-    "buttons": N_("the buttons are not working ({error}): check their wires to the Pi; the game goes on without them"),
-}
-"""What the table shows when a device cannot be opened: what is wrong, then what to do."""
 CHANGING_GAMES = Phrase.of("the table is changing games: try again")
 EXIT_RUNNING = 75  # EX_TEMPFAIL: another table holds this journal; systemd may try again later
 # What the staff page and the fleet change while the table runs, by their names for it
 AT_HAND = {"language": "game.language", "brightness": "leds.brightness", "volume": "sound.volume",
            "timer": "timer.length_s"}
-EXIT_RESTART = 3  # the staff asked for a restart: a failure to systemd (Restart=on-failure), which starts the table again
-RESTART_WINDOW_S = 120.0  # the unit's StartLimitIntervalSec
-STAFF_RESTARTS = 3  # the staff's restarts in a window at most: with a crash, still under the unit's StartLimitBurst
-RESTARTS_FILE = "staff.restarts"  # their times, in the journal folder: they outlive the restarts they count
 
 
 class AlreadyRunning(PiTableError, RuntimeError):
@@ -109,115 +81,6 @@ def lock_journal(journal_dir: Path):
         handle.close()
         raise AlreadyRunning(f"another pi-table is already running on the journal {journal_dir}") from None
     return handle
-
-
-@dataclass
-class Devices:
-    touch: TouchSource
-    leds: LedStrip
-    screen: Screen
-    buttons: Buttons
-    health: dict[str, str] = field(default_factory=dict)  # device -> "ok", "simulated" or what is wrong
-    faults: dict[str, Text] = field(default_factory=dict)  # device -> the warning to show
-    sound: SoundDevice = field(default_factory=NoSound)
-    why: dict[str, Text] = field(default_factory=dict)  # device -> why it is not working, for ``status`` to say
-
-    def not_working(self, name: str, why: Text) -> None:
-        """``name``'s health is a fault: in the table's English words, and ``why`` kept for
-        ``status`` to say in each reader's language (the staff page's, the fleet's)."""
-        self.health[name] = NOT_WORKING + str(why)
-        self.why[name] = why
-
-    def working(self, name: str, state: str) -> None:
-        """``name``'s health is ``state`` ("ok", "connecting"...), no longer a fault."""
-        self.health[name] = state
-        self.why.pop(name, None)
-
-
-def open_devices(config: Config, hal: str, touch_port: str | None, painter=None) -> Devices:
-    """The devices for this table: real ones, each falling back to a stand-in when it cannot
-    be opened; or every one simulated with ``hal == "sim"`` (a touch port still counts).
-    ``painter`` draws the screen: the game's ``ScreenPainter`` unless another is given."""
-    devices = Devices(SimTouch(), SimLedStrip(keep=1), SimScreen(keep=1), SimButtons())
-    devices.health = {name: "simulated" for name in ("touch", "leds", "screen", "buttons")}
-    if touch_port is not None or hal != "sim":
-        from ..drivers.touchboard import TouchBoardSource
-
-        port = None if touch_port == "auto" else touch_port or config.touch.port
-        devices.touch, devices.health["touch"] = TouchBoardSource(replace(config.touch, port=port)), "connecting"
-    devices.sound, devices.health["sound"] = _sound(config, hal)
-    if hal == "sim":
-        return devices
-    _try(devices, "leds", lambda: _leds(config))
-    _try(devices, "buttons", lambda: _buttons(config))
-    if config.screen.enabled:
-        _try(devices, "screen", lambda: _screen(config, painter))
-    else:
-        devices.health["screen"] = "not fitted"
-    return devices
-
-
-def _try(devices: Devices, name: str, build) -> None:
-    try:
-        device = build()
-    except Exception as e:  # noqa: BLE001 (a missing library, a device node, a permission: play on degraded)
-        _failed(devices, name, e)
-        return
-    if device is None:
-        devices.health[name] = "not fitted"
-    else:
-        setattr(devices, name, device)
-        devices.health[name] = "ok"
-
-
-def _failed(devices: Devices, name: str, error: Exception) -> None:
-    """Say once, in the log and on whatever still shows, that a device is not working."""
-    why = meaning(error)
-    devices.not_working(name, why)
-    devices.faults[name] = Phrase.of(DEVICE_FAULTS[name], error=why)
-    log.error("%s could not be opened, the table plays without it: %s", DEVICE_NAMES[name], error)
-
-
-def _leds(config: Config) -> LedStrip | None:
-    leds = config.leds
-    if leds.backend == "none":
-        return None
-    if leds.backend == "ws281x":
-        from ..drivers.ws281x import Ws281xStrip
-
-        return Ws281xStrip(leds.output(), leds.ws281x)
-    from ..drivers.spi_leds import SpiLedStrip
-
-    return SpiLedStrip(leds.output(), leds.spi)
-
-
-def _sound(config: Config, hal: str) -> tuple[SoundDevice, str]:
-    """The speaker: pygame's mixer on a real table (a missing audio device is reported by the
-    driver's own thread, as a warning); a recorder in the simulator."""
-    if not config.sound.enabled:
-        return NoSound(), "off"
-    if hal == "sim":
-        return SimSound(keep=100), "simulated"
-    from ..drivers.pygame_sound import PygameSound
-
-    return PygameSound(), "ok"
-
-
-def _buttons(config: Config) -> Buttons:
-    from ..drivers.buttons import GpioButtons
-
-    return GpioButtons(config.buttons)
-
-
-def _screen(config: Config, painter=None) -> Screen:
-    os.environ.setdefault("PYGAME_HIDE_SUPPORT_PROMPT", "1")  # no greeting in the service's log
-    from ..drivers.pygame_screen import PygameScreen
-    from ..ui.screen import ScreenPainter
-
-    screen = config.screen
-    painter = painter or ScreenPainter(screen.settings)
-    return PygameScreen(painter, size=screen.size, video_driver=screen.video_driver,
-                        panel_rotation=screen.mounting.rotation)
 
 
 class Daemon:
@@ -250,13 +113,9 @@ class Daemon:
         self._switch_refused: Phrase | None = None
         self.control = ControlServer(paths.socket, self.answer, paths.socket_group)
         self.restarting = False  # the staff asked for a restart: run() ends, serve() exits with EXIT_RESTART
+        self.restarts = Restarts(self, under_trial, trial_deadline_s)
         self.staff_desk: StaffDesk | None = None  # the staff page's way to the table, with the companion
-        self._settings = threading.RLock()  # one change of the file (and of the table) at a time
-        self._restart_later: threading.Timer | None = None  # a staff restart asked too soon after others
-        self._restart_due = 0.0  # when it happens, on the monotonic clock
         self.companion_beat = LoopHeartbeat("the companion server")
-        self.trial_watch = None if under_trial is None or config.source is None else TrialWatch(
-            config.source, under_trial, self.trial_health, self.restart, trial_deadline_s)
 
     def _make_loop(self) -> EventLoop:
         """The loop for the game on the table: its kind's (``pi_table.table.games``), loaded when
@@ -296,10 +155,10 @@ class Daemon:
         self._start_companion(f"table {state}; game {self.session.id}")
         if self.fleet is not None:
             self.fleet.start()
-        if self.trial_watch is not None:
-            log.info("trying the settings changed by %s (%s)", self.trial_watch.trial.by,
-                     ", ".join(self.trial_watch.trial.keys))
-            self.trial_watch.start()
+        watch = self.restarts.watch
+        if watch is not None:
+            log.info("trying the settings changed by %s (%s)", watch.trial.by, ", ".join(watch.trial.keys))
+            watch.start()
 
     # --- [fleet]: the table's reports to an MQTT broker (pi_table/fleet/reporter.py) ---
 
@@ -384,7 +243,7 @@ class Daemon:
             self.devices.not_working("companion", str(why))
             log.error("%s", fault)
             self._phones_settled(state, "not working")
-            self._in_loop(lambda: self._note_fault("companion", fault))
+            self.in_loop(lambda: self._note_fault("companion", fault))
             return
 
         def attach() -> None:  # in the loop's thread, which owns the screen; once only
@@ -400,14 +259,14 @@ class Daemon:
             self.devices.health["companion"] = "ok"
             self.loop.show()
 
-        if not self._in_loop(attach):  # the table stopped first
+        if not self.in_loop(attach):  # the table stopped first
             companion.stop()
             self._phones.set()
             return
         log.info("companion pages at %s", companion.base_url)
         self._phones_settled(state, f"at {companion.base_url}")
 
-    def _in_loop(self, fn) -> bool:
+    def in_loop(self, fn) -> bool:
         """Run ``fn`` in the thread of the loop of the moment (a switch between game kinds
         replaces it, so a call its loop ended before running is made again on the next);
         False when the table stops first. ``fn`` must be harmless to run twice."""
@@ -432,13 +291,9 @@ class Daemon:
         return self._phones.wait(timeout)
 
     def _replace_failed(self, name: str, error: Exception) -> None:
-        stand_ins: dict[str, TouchSource | Buttons | Screen] = {
-            "touch": SimTouch(), "buttons": SimButtons(), "screen": SimScreen(keep=1)}
-        stand_in = stand_ins[name]
-        setattr(self.devices, name, stand_in)  # before the companion: it stands beside the stand-in
-        setattr(self.loop, name, stand_in)
-        stand_in.start(self.post)
-        _failed(self.devices, name, error)
+        device = stand_in(self.devices, name, error)  # before the companion: it stands beside the stand-in
+        setattr(self.loop, name, device)
+        device.start(self.post)
         self.loop.faults[name] = self.devices.faults[name]
 
     def run(self) -> None:
@@ -470,13 +325,6 @@ class Daemon:
             sick = self.companion_beat.check(*self.companion.serving())
         return sick
 
-    def change_settings(self, changes: dict[str, object]) -> list[Phrase]:
-        """Written only if ``check-config`` would pass the new file (on this machine, as the
-        service's user, beside what this table holds), as a trial: the restart that applies it
-        keeps it only if the table comes back healthy (``pi_table.config.trial``). The checker's
-        problems, or [] once written."""
-        return self._change(changes, proven=False)
-
     def change_at_hand(self, key: str, value: object) -> list[Phrase]:
         """The language, the LEDs' brightness, the volume or the turn timer's length (``AT_HAND``;
         the staff page's ``LIVE``), written like any change and applied at once: nobody should
@@ -484,99 +332,11 @@ class Daemon:
         if key not in AT_HAND.values():
             return [Phrase.of("{key} is not changed while the table runs: expected one of {keys}", key=key,
                               keys=", ".join(AT_HAND.values()))]
-        with self._settings:  # the table applies the changes in the order the file took them
-            problems = self._change({key: value}, proven=True)
+        with self.restarts.lock:  # the table applies the changes in the order the file took them
+            problems = self.restarts.change({key: value}, proven=True)
             if not problems:  # written: a table stopping meanwhile takes it up when it next starts
-                self._in_loop(lambda: self._apply_at_hand(key, value))
+                self.in_loop(lambda: self._apply_at_hand(key, value))
         return problems
-
-    def _change(self, changes: dict[str, object], proven: bool) -> list[Phrase]:
-        """Check and write ``changes``: a trial, or ``proven`` (applied at once, and kept in the
-        last good file too while a trial waits for its restart)."""
-        from ..config import BY_KEY, ConfigError, trial
-
-        path = self.config.source
-        if path is None:
-            return [Phrase.of("no configuration file: the table runs on its defaults (start one with "
-                              "pi-table check-config --defaults)")]
-        unknown = [key for key in changes if key not in BY_KEY]
-        if unknown:
-            return [Phrase.of("{path}: unknown key {key}: expected one of pi-table check-config --defaults",
-                              path=str(path), key=key) for key in unknown]
-        running = Running((str(self.config.paths.journal_dir),),
-                          None if self.companion is None else self.companion.port)
-        try:
-            with self._settings:  # read, changed and written whole: two staff at once lose neither change
-                if proven:
-                    trial.change_proven(path, changes, running)
-                else:
-                    trial.change(path, changes, "staff", self._working(), running)
-        except ConfigError as e:
-            return e.phrases
-        except OSError as e:
-            return [Phrase.of("{path}: cannot be written: {error}", path=str(path), error=e.strerror or str(e))]
-        return []
-
-    def settings_state(self, lang: str) -> dict:
-        """The settings' trial for the staff page: a change waiting to be proven healthy, and the
-        last one rolled back (which keys, by whom, when, and why in ``lang``) until one is kept."""
-        from ..config import trial
-
-        path = self.config.source
-        pending = None if path is None else trial.pending_trial(path)
-        note = None if path is None else trial.rolled_back(path)
-        rolled_back = None
-        if note is not None:
-            why, keys = note.get("why"), note.get("keys")
-            rolled_back = {"at": note.get("at") if isinstance(note.get("at"), int | float) else None,
-                           "keys": [key for key in keys if isinstance(key, str)] if isinstance(keys, list) else [],
-                           "by": str(note.get("by", "")),
-                           "why": str(why.get(lang) or why.get("en") or "") if isinstance(why, dict) else ""}
-        return {"trial": None if pending is None else {"keys": list(pending.keys), "by": pending.by,
-                                                        "since": pending.since},
-                "rolled_back": rolled_back}
-
-    def _working(self) -> list[str]:
-        """The devices working now, which a change must leave working, and "staff" when the
-        staff can log in (a PIN is set): a change must not lock them out either."""
-        try:
-            health = self.loop.call(lambda: self.status())["health"]
-        except TimeoutError:
-            return []
-        return [name for name, state in health.items() if state == "ok"] + (["staff"] if self._pin_set() else [])
-
-    def _pin_set(self) -> bool:
-        from ..web.staff import PIN_FILE  # the staff page's own: loaded with it, after READY
-
-        return os.path.exists(self.config.paths.journal_dir / PIN_FILE)
-
-    def trial_health(self) -> Health:
-        """How a trial sees the table: its loop answering, its pages answering, and the devices
-        that worked before the change working again."""
-        try:
-            health = self.loop.call(lambda: self.status(), timeout=2)["health"]
-        except TimeoutError:
-            return Health(Phrase.of("the table's loop does not answer"))
-        web = self.config.web
-        if web.enabled:
-            if health.get("companion", "").startswith(NOT_WORKING):
-                return Health(Phrase.of("the phones' pages and the staff page cannot open: {why}",
-                                        why=self.devices.why.get("companion", health["companion"])), final=True)
-            if self.companion is None:
-                return Health(Phrase.of("the phones' pages and the staff page are not open yet"))
-            unanswered = pages_answer(self.companion.port, web.host, bool(web.tls_cert))
-            if unanswered is not None:
-                return Health(unanswered)
-        watched = self.trial_watch.trial.working if self.trial_watch is not None else ()
-        if "staff" in watched and not self._pin_set():
-            return Health(Phrase.of("the staff can no longer log in: no staff PIN in {folder} (the journal folder "
-                                    "changed)", folder=str(self.config.paths.journal_dir)), final=True)
-        for name in (name for name in watched if name != "staff"):
-            if health.get(name, "ok") != "ok":
-                return Health(Phrase.of("{device} worked before the change and does not now: {state}",
-                                        device=Phrase(events.DEVICE_NAMES.get(name, name)),
-                                        state=self.devices.why.get(name, health[name])))
-        return Health()
 
     def _apply_at_hand(self, key: str, value: object) -> None:
         """In the loop's thread: the value the checker passed, shown from the next frame."""
@@ -604,53 +364,13 @@ class Daemon:
         self.loop.show()
 
     def restart(self) -> float:
-        """Stop, and have ``serve`` exit with ``EXIT_RESTART`` for systemd to start the table again;
-        the seconds until it does. At most ``STAFF_RESTARTS`` in ``RESTART_WINDOW_S``: more would
-        trip the unit's start limit, and systemd would leave the table down until someone with
-        SSH starts it, so a restart asked sooner waits its turn (settings saved meanwhile go with it)."""
-        with self._settings:
-            if self._restart_later is not None:
-                return max(0.0, self._restart_due - time.monotonic())
-            now = time.time()
-            recent = self._staff_restarts(now)
-            if len(recent) >= STAFF_RESTARTS:
-                wait = recent[-STAFF_RESTARTS] + RESTART_WINDOW_S - now
-                log.info("restart in %.0f s: the staff restarted the table %d times in %.0f s", wait, len(recent),
-                         RESTART_WINDOW_S)
-                self._restart_due = time.monotonic() + wait
-                self._restart_later = threading.Timer(wait, self._restart_when_due)
-                self._restart_later.daemon = True
-                self._restart_later.start()
-                return wait
-            self._keep_staff_restarts([*recent, now])
-        self._restart_now()
-        return 0.0
+        """The staff's restart (``Restarts.restart``): the seconds until the table stops for it."""
+        return self.restarts.restart()
 
-    def _restart_when_due(self) -> None:
-        with self._settings:
-            self._restart_later = None
-        self.restart()  # counted now that its turn has come
-
-    def _restart_now(self) -> None:
+    def end_for_restart(self) -> None:
+        """Stop, for ``serve`` to exit with ``EXIT_RESTART`` and systemd to start the table again."""
         self.restarting = True
         self.stop()
-
-    def _staff_restarts(self, now: float) -> list[float]:
-        """The times of the staff's restarts within the window, oldest first."""
-        try:
-            kept = json.loads((self.config.paths.journal_dir / RESTARTS_FILE).read_text(encoding="utf-8"))
-            return sorted(t for t in kept if isinstance(t, (int, float)) and 0 <= now - t < RESTART_WINDOW_S)
-        except FileNotFoundError:
-            return []
-        except (OSError, ValueError, TypeError) as e:
-            log.warning("cannot read the staff's restarts (%s): counting from now", e)
-            return []
-
-    def _keep_staff_restarts(self, times: list[float]) -> None:
-        try:
-            write_private(self.config.paths.journal_dir / RESTARTS_FILE, json.dumps(times).encode())
-        except OSError as e:
-            log.warning("cannot keep the staff's restarts (%s): a hurried staff may trip systemd's start limit", e)
 
     def stop(self) -> None:
         """Ask the loop to finish what is queued and end; safe from a signal handler."""
@@ -659,10 +379,7 @@ class Daemon:
 
     def close(self) -> None:
         self._stopping = True  # the companion, if it is still opening, gives up waiting for the loop
-        if self._restart_later is not None:
-            self._restart_later.cancel()
-        if self.trial_watch is not None:
-            self.trial_watch.stop()
+        self.restarts.close()
         self.notifier.stopping()
         self.control.stop()
         if self._companion_start is not None:
@@ -783,81 +500,6 @@ class Daemon:
             "journal_damage": self.session.journal_damage,  # what a damaged journal lost, until the next game
             "companion": None if self.companion is None else self.companion.base_url,
         }
-
-
-# --- the staff page's desk -----------------------------------------------------------------
-
-
-class RecentLines(logging.Handler):
-    """The service's last log lines, for the staff page (journald keeps them all)."""
-
-    def __init__(self, keep: int = 200) -> None:
-        super().__init__(logging.INFO)
-        self.lines: deque[str] = deque(maxlen=keep)
-        self.setFormatter(logging.Formatter("%(asctime)s " + logs.FORMAT, "%H:%M:%S"))
-
-    def emit(self, record: logging.LogRecord) -> None:
-        self.lines.extend(self.format(record).split("\n"))
-
-
-class StaffDesk:
-    """What the staff page may do to this table (``pi_table.web.staff.Desk``), made of what the
-    daemon already has: its control commands, the journal's history, the configuration's
-    checker, and the log. Never the key: the game is the control socket's public status."""
-
-    def __init__(self, daemon: Daemon) -> None:
-        self.daemon = daemon
-
-    def language(self) -> str:
-        return self.daemon.config.language
-
-    def table(self, lang: str) -> dict:
-        return {**self.daemon.answer({"command": "status", "lang": lang}), "settings": self.daemon.settings_state(lang)}
-
-    def new_game(self, game: str, options: dict[str, object], lang: str) -> Text | None:
-        daemon = self.daemon
-        if game in KNOWN_GAMES:
-            try:
-                rules = daemon.session.rules_for(game, options)
-            except InvalidRules as e:
-                return e.phrase
-            if not daemon._in_loop(lambda: daemon.session.keep(rules)):
-                return Phrase.of("the table is stopping")
-        return self._done({"command": "new-game", "game": game}, lang)
-
-    def undo(self, lang: str) -> Text | None:
-        return self._done({"command": "undo"}, lang)
-
-    def end_game(self, lang: str) -> Text | None:
-        return self._done({"command": "new-game"}, lang)
-
-    def _done(self, request: dict, lang: str) -> Text | None:
-        """The control command's answer, its refusal said in the staff page's language."""
-        answer = self.daemon.answer({**request, "lang": lang})
-        return None if answer["ok"] else answer["error"]
-
-    def history(self, lang: str) -> list[dict]:
-        return history(self.daemon.config.paths.journal_dir, lang)
-
-    def settings(self) -> dict:
-        from ..config import OPTIONS
-
-        config = self.daemon.config
-        return {"file": None if config.source is None else str(config.source),
-                "options": [{"key": o.key, "kind": o.kind, "help": o.help, "default": o.default,
-                             "value": config.values[o.key]} for o in OPTIONS]}
-
-    def change_settings(self, changes: dict[str, object]) -> list[Phrase]:
-        return self.daemon.change_settings(changes)
-
-    def change_at_hand(self, key: str, value: object) -> list[Phrase]:
-        return self.daemon.change_at_hand(key, value)
-
-    def log_lines(self) -> list[str]:
-        return list(self.daemon.recent_log.lines)
-
-    def restart(self) -> float:
-        return self.daemon.restart()
 
 
 class _TlsError(PiTableError):

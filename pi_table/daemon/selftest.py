@@ -31,7 +31,7 @@ from ..hal.events import DEVICE_NAMES, NOT_WORKING
 from ..hal.tuning import PadTuner, table_pads
 from ..protocol import wire
 from ..ui.i18n import say, say_health, translation
-from .run import Devices
+from .devices import Devices
 
 WHAT_TO_DO = {
     "touch": N_("check the touch board's USB cable; the board shows in ls /dev/serial/by-id/"),

@@ -30,7 +30,7 @@ from ..hal.tuning import PadTuner, Pair, TuneModel, table_pads, tuned
 from ..protocol import wire
 from ..ui.i18n import say, translation
 from ..ui.tune_lines import table_lines
-from .run import open_devices
+from .devices import open_devices
 
 CONNECT_S = 5.0  # the driver's hello, with its retries
 SILENCE_S = 3.0  # no readings this long: the board's firmware does not stream

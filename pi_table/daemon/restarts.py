@@ -1,0 +1,210 @@
+"""The staff's restarts: a change of settings written as a trial, the restart that applies it
+(the exit code systemd restarts the table on), at most a few in the unit's start-limit window,
+and the watch that keeps the change once the table is healthy again or rolls it back.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+import threading
+import time
+from pathlib import Path
+from typing import TYPE_CHECKING, Protocol
+
+from ..config import BY_KEY, ConfigError, trial
+from ..config.machine import Running
+from ..engine.phrase import Phrase
+from ..files import write_private
+from ..hal import events
+from ..hal.events import NOT_WORKING
+
+if TYPE_CHECKING:
+    from ..config import Config
+    from ..table.loop import EventLoop
+    from ..web import Companion
+    from .devices import Devices
+    from .trial import Health, TrialWatch
+
+log = logging.getLogger("pi_table.daemon")
+EXIT_RESTART = 3  # the staff asked for a restart: a failure to systemd (Restart=on-failure), which starts the table again
+RESTART_WINDOW_S = 120.0  # the unit's StartLimitIntervalSec
+STAFF_RESTARTS = 3  # the staff's restarts in a window at most: with a crash, still under the unit's StartLimitBurst
+RESTARTS_FILE = "staff.restarts"  # their times, in the journal folder: they outlive the restarts they count
+
+
+class Table(Protocol):
+    """What the restarts need of the running table (``run.Daemon``)."""
+
+    config: Config
+    devices: Devices
+    loop: EventLoop
+    companion: Companion | None
+
+    def status(self, lang: str = "en") -> dict: ...
+
+    def end_for_restart(self) -> None: ...
+
+
+class Restarts:
+    """The running table's changes of settings and the restarts that apply them. ``lock`` makes
+    one change of the file (and of the table) at a time, and a restart waits for the change under
+    way. ``watch`` is the trial's watch when the table started on settings under trial."""
+
+    def __init__(self, daemon: Table, under_trial: trial.Trial | None, deadline_s: float) -> None:
+        self.daemon = daemon
+        self.lock = threading.RLock()
+        self._later: threading.Timer | None = None  # a staff restart asked too soon after others
+        self._due = 0.0  # when it happens, on the monotonic clock
+        self.watch: TrialWatch | None = None
+        source = daemon.config.source
+        if under_trial is not None and source is not None:
+            from .trial import TrialWatch  # a start on settings under trial only
+
+            self.watch = TrialWatch(source, under_trial, self.health, self.restart, deadline_s)
+
+    def restart(self) -> float:
+        """Stop, and have ``serve`` exit with ``EXIT_RESTART`` for systemd to start the table again;
+        the seconds until it does. At most ``STAFF_RESTARTS`` in ``RESTART_WINDOW_S``: more would
+        trip the unit's start limit, and systemd would leave the table down until someone with
+        SSH starts it, so a restart asked sooner waits its turn (settings saved meanwhile go with it)."""
+        with self.lock:
+            if self._later is not None:
+                return max(0.0, self._due - time.monotonic())
+            now = time.time()
+            recent = self._recent(now)
+            if len(recent) >= STAFF_RESTARTS:
+                wait = recent[-STAFF_RESTARTS] + RESTART_WINDOW_S - now
+                log.info("restart in %.0f s: the staff restarted the table %d times in %.0f s", wait, len(recent),
+                         RESTART_WINDOW_S)
+                self._due = time.monotonic() + wait
+                self._later = threading.Timer(wait, self._when_due)
+                self._later.daemon = True
+                self._later.start()
+                return wait
+            self._keep([*recent, now])
+        self.daemon.end_for_restart()
+        return 0.0
+
+    def _when_due(self) -> None:
+        with self.lock:
+            self._later = None
+        self.restart()  # counted now that its turn has come
+
+    def _recent(self, now: float) -> list[float]:
+        """The times of the staff's restarts within the window, oldest first."""
+        try:
+            kept = json.loads((self.daemon.config.paths.journal_dir / RESTARTS_FILE).read_text(encoding="utf-8"))
+            return sorted(t for t in kept if isinstance(t, (int, float)) and 0 <= now - t < RESTART_WINDOW_S)
+        except FileNotFoundError:
+            return []
+        except (OSError, ValueError, TypeError) as e:
+            log.warning("cannot read the staff's restarts (%s): counting from now", e)
+            return []
+
+    def _keep(self, times: list[float]) -> None:
+        try:
+            write_private(self.daemon.config.paths.journal_dir / RESTARTS_FILE, json.dumps(times).encode())
+        except OSError as e:
+            log.warning("cannot keep the staff's restarts (%s): a hurried staff may trip systemd's start limit", e)
+
+    def close(self) -> None:
+        """The table is stopping: a restart waiting its turn is no longer due, and the trial is
+        decided by the next start."""
+        if self._later is not None:
+            self._later.cancel()
+        if self.watch is not None:
+            self.watch.stop()
+
+    def change(self, changes: dict[str, object], proven: bool) -> list[Phrase]:
+        """Check and write ``changes``, only if ``check-config`` would pass the new file (on this
+        machine, as the service's user, beside what this table holds): a trial, which the restart
+        that applies it keeps only if the table comes back healthy; or ``proven`` (applied at once
+        by the caller, and kept in the last good file too while a trial waits for its restart).
+        The checker's problems, or [] once written."""
+        daemon = self.daemon
+        path = daemon.config.source
+        if path is None:
+            return [Phrase.of("no configuration file: the table runs on its defaults (start one with "
+                              "pi-table check-config --defaults)")]
+        unknown = [key for key in changes if key not in BY_KEY]
+        if unknown:
+            return [Phrase.of("{path}: unknown key {key}: expected one of pi-table check-config --defaults",
+                              path=str(path), key=key) for key in unknown]
+        running = Running((str(daemon.config.paths.journal_dir),),
+                          None if daemon.companion is None else daemon.companion.port)
+        try:
+            with self.lock:  # read, changed and written whole: two staff at once lose neither change
+                if proven:
+                    trial.change_proven(path, changes, running)
+                else:
+                    trial.change(path, changes, "staff", self._working(), running)
+        except ConfigError as e:
+            return e.phrases
+        except OSError as e:
+            return [Phrase.of("{path}: cannot be written: {error}", path=str(path), error=e.strerror or str(e))]
+        return []
+
+    def _working(self) -> list[str]:
+        """The devices working now, which a change must leave working, and "staff" when the
+        staff can log in (a PIN is set): a change must not lock them out either."""
+        daemon = self.daemon
+        try:
+            health = daemon.loop.call(lambda: daemon.status())["health"]
+        except TimeoutError:
+            return []
+        return [name for name, state in health.items() if state == "ok"] + (["staff"] if self._pin_set() else [])
+
+    def _pin_set(self) -> bool:
+        from ..web.staff import PIN_FILE  # the staff page's own: loaded with it, after READY
+
+        return os.path.exists(self.daemon.config.paths.journal_dir / PIN_FILE)
+
+    def health(self) -> Health:
+        """How a trial sees the table: its loop answering, its pages answering, and the devices
+        that worked before the change working again."""
+        from .trial import Health, pages_answer  # the watch's thread, after READY
+
+        daemon = self.daemon
+        try:
+            health = daemon.loop.call(lambda: daemon.status(), timeout=2)["health"]
+        except TimeoutError:
+            return Health(Phrase.of("the table's loop does not answer"))
+        web = daemon.config.web
+        if web.enabled:
+            if health.get("companion", "").startswith(NOT_WORKING):
+                return Health(Phrase.of("the phones' pages and the staff page cannot open: {why}",
+                                        why=daemon.devices.why.get("companion", health["companion"])), final=True)
+            if daemon.companion is None:
+                return Health(Phrase.of("the phones' pages and the staff page are not open yet"))
+            unanswered = pages_answer(daemon.companion.port, web.host, bool(web.tls_cert))
+            if unanswered is not None:
+                return Health(unanswered)
+        watched = self.watch.trial.working if self.watch is not None else ()
+        if "staff" in watched and not self._pin_set():
+            return Health(Phrase.of("the staff can no longer log in: no staff PIN in {folder} (the journal folder "
+                                    "changed)", folder=str(daemon.config.paths.journal_dir)), final=True)
+        for name in (name for name in watched if name != "staff"):
+            if health.get(name, "ok") != "ok":
+                return Health(Phrase.of("{device} worked before the change and does not now: {state}",
+                                        device=Phrase(events.DEVICE_NAMES.get(name, name)),
+                                        state=daemon.devices.why.get(name, health[name])))
+        return Health()
+
+
+def trial_state(path: Path | None, lang: str) -> dict:
+    """The settings' trial for the staff page: a change waiting to be proven healthy, and the
+    last one rolled back (which keys, by whom, when, and why in ``lang``) until one is kept."""
+    pending = None if path is None else trial.pending_trial(path)
+    note = None if path is None else trial.rolled_back(path)
+    rolled_back = None
+    if note is not None:
+        why, keys = note.get("why"), note.get("keys")
+        rolled_back = {"at": note.get("at") if isinstance(note.get("at"), int | float) else None,
+                       "keys": [key for key in keys if isinstance(key, str)] if isinstance(keys, list) else [],
+                       "by": str(note.get("by", "")),
+                       "why": str(why.get(lang) or why.get("en") or "") if isinstance(why, dict) else ""}
+    return {"trial": None if pending is None else {"keys": list(pending.keys), "by": pending.by,
+                                                    "since": pending.since},
+            "rolled_back": rolled_back}

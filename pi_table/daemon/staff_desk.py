@@ -1,0 +1,111 @@
+"""The staff page's desk: what the staff page asks of the running table (a new game, an undo,
+the history, the settings and their changes, the log, a restart), made of what the daemon
+already has. Never the key: the game is the control socket's public status.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections import deque
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Protocol
+
+from ..config import OPTIONS
+from ..engine import InvalidRules
+from ..engine.games import NAMES
+from ..engine.phrase import Phrase, Text
+from ..table import history
+from . import logs
+from .restarts import trial_state
+
+if TYPE_CHECKING:
+    from ..config import Config
+    from ..table import Session
+    from .restarts import Restarts
+
+
+class RecentLines(logging.Handler):
+    """The service's last log lines, for the staff page (journald keeps them all)."""
+
+    def __init__(self, keep: int = 200) -> None:
+        super().__init__(logging.INFO)
+        self.lines: deque[str] = deque(maxlen=keep)
+        self.setFormatter(logging.Formatter("%(asctime)s " + logs.FORMAT, "%H:%M:%S"))
+
+    def emit(self, record: logging.LogRecord) -> None:
+        self.lines.extend(self.format(record).split("\n"))
+
+
+class Table(Protocol):
+    """What the staff desk needs of the running table (``run.Daemon``)."""
+
+    config: Config
+    session: Session
+    restarts: Restarts
+    recent_log: RecentLines
+
+    def answer(self, request: dict) -> dict: ...
+
+    def in_loop(self, fn: Callable[[], object]) -> bool: ...
+
+    def change_at_hand(self, key: str, value: object) -> list[Phrase]: ...
+
+    def restart(self) -> float: ...
+
+
+class StaffDesk:
+    """What the staff page may do to this table (``pi_table.web.staff.Desk``): its control
+    commands, the journal's history, the configuration's checker, and the log."""
+
+    def __init__(self, daemon: Table) -> None:
+        self.daemon = daemon
+
+    def language(self) -> str:
+        return self.daemon.config.language
+
+    def table(self, lang: str) -> dict:
+        return {**self.daemon.answer({"command": "status", "lang": lang}),
+                "settings": trial_state(self.daemon.config.source, lang)}
+
+    def new_game(self, game: str, options: dict[str, object], lang: str) -> Text | None:
+        daemon = self.daemon
+        if game in NAMES:
+            try:
+                rules = daemon.session.rules_for(game, options)
+            except InvalidRules as e:
+                return e.phrase
+            if not daemon.in_loop(lambda: daemon.session.keep(rules)):
+                return Phrase.of("the table is stopping")
+        return self._done({"command": "new-game", "game": game}, lang)
+
+    def undo(self, lang: str) -> Text | None:
+        return self._done({"command": "undo"}, lang)
+
+    def end_game(self, lang: str) -> Text | None:
+        return self._done({"command": "new-game"}, lang)
+
+    def _done(self, request: dict, lang: str) -> Text | None:
+        """The control command's answer, its refusal said in the staff page's language."""
+        answer = self.daemon.answer({**request, "lang": lang})
+        return None if answer["ok"] else answer["error"]
+
+    def history(self, lang: str) -> list[dict]:
+        return history(self.daemon.config.paths.journal_dir, lang)
+
+    def settings(self) -> dict:
+        config = self.daemon.config
+        return {"file": None if config.source is None else str(config.source),
+                "options": [{"key": o.key, "kind": o.kind, "help": o.help, "default": o.default,
+                             "value": config.values[o.key]} for o in OPTIONS]}
+
+    def change_settings(self, changes: dict[str, object]) -> list[Phrase]:
+        return self.daemon.restarts.change(changes, proven=False)
+
+    def change_at_hand(self, key: str, value: object) -> list[Phrase]:
+        return self.daemon.change_at_hand(key, value)
+
+    def log_lines(self) -> list[str]:
+        return list(self.daemon.recent_log.lines)
+
+    def restart(self) -> float:
+        return self.daemon.restart()
