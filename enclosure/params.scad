@@ -1,7 +1,7 @@
 // The pi-table enclosure: every dimension of every printed part, in millimetres and degrees.
 //
-// The one source: each part's .scad includes this file, and hardware/enclosure.py reads it
-// (python -m pi_table.hardware.enclosure) for the fit checks in tests/test_enclosure.py and
+// The one source: each part's .scad includes this file, and hardware/tools/enclosure.py reads it
+// (python -m pi_table.hardware.tools.enclosure) for the fit checks in tests/test_enclosure.py and
 // the figures in hardware/README.md. Keep every line `name = value;` where the value is a
 // number, true/false, a list of numbers, or arithmetic (+ - * / and min, max, tan, len, ...)
 // of names defined above it: the Python reader accepts nothing else.
@@ -166,7 +166,7 @@ lip_thickness = 2;
 visor = 18;              // how far the hood's roof and sides reach beyond the display's glass
 screen_tilt = 0;         // how far the screen leans back from upright (the hood stands upright)
 spymaster_side_angle = 30;  // the spymasters, side by side, look at the screen from up to this far to either side
-// Who sees what, from seated eye height (hardware/enclosure.py works out the angles from these):
+// Who sees what, from seated eye height (hardware/tools/enclosure.py works out the angles from these):
 table_height = 750;      // a café table's top over the floor
 seated_eye = [1150, 1250]; // a seated player's eye over the floor, the lowest and the highest
 eye_from_edge = [400, 500]; // the eye's distance back from the table's edge, the nearest and the farthest

@@ -32,7 +32,8 @@ from pi_table.table import Session
 from pi_table.table.codex_loop import CodexLoop
 from pi_table.ui import codex_screen as cs
 from pi_table.ui import i18n
-from pi_table.ui.codex_screen import Stage, Turn, choice_path, draw_codex, public_refusal
+from pi_table.ui.codex_screen import draw_codex
+from pi_table.ui.codex_turns import Stage, Turn, next_call, public_refusal
 from pi_table.ui.screen import ScreenPainter
 
 from helpers import record_untranslated
@@ -306,7 +307,7 @@ def test_the_public_side_is_the_same_picture_whatever_the_secrets(lang):
         for text in actions:
             s = game.apply(s, parse_codex_action(text))
             assert game.public_view(s) == game.public_view(state(actions[: actions.index(text) + 1]))
-            for turn in (Turn(), Turn(Stage.HIDDEN, 3), cs.next_call(game.public_view(s))):
+            for turn in (Turn(), Turn(Stage.HIDDEN, 3), next_call(game.public_view(s))):
                 image = surface()
                 draw_codex(image, CodexModel(game, s, "game-1", lang=lang), turn)
                 images[i].append(pygame.image.tostring(image, "RGB"))  # tobytes is 2.1.3's; the Pi's is 2.1.2
@@ -525,15 +526,6 @@ def test_stop_leaves_pass_and_play_and_a_new_game_forgets_it():
     table.loop.run_pending()
     table.draw()
     assert table.turn == Turn()
-
-
-def test_choice_paths_follow_the_text_forms():
-    assert choice_path(parse_codex_action("send 0 3 role position")) == ("send", "3", "role position")
-    assert choice_path(parse_codex_action("code 1 AAAA-BBBB-CCCC")) == ("code", "AAAA", "BBBB", "CCCC")
-    assert choice_path(parse_codex_action("vote 2 1 extort role")) == ("vote", "1", "extort role")
-    assert choice_path(parse_codex_action("vote 2 1")) == ("vote", "1")
-    assert choice_path(parse_codex_action("profile 2 1 faction")) == ("profile", "1", "faction")
-    assert choice_path(parse_codex_action("done 4")) == ("done",)
 
 
 # --- the pygame backend ----------------------------------------------------------------------------

@@ -16,8 +16,8 @@ import pytest
 from pi_table.cli import build_parser
 
 ROOT = Path(__file__).resolve().parent.parent
-MODULES = ("pi_table", "pi_table.hardware.wiring", "pi_table.hardware.guide", "pi_table.hardware.enclosure",
-           "pi_table.firmware.deploy", "pi_table.ui.i18n")
+MODULES = ("pi_table", "pi_table.hardware.tools.wiring", "pi_table.hardware.tools.guide",
+           "pi_table.hardware.tools.enclosure", "pi_table.firmware.deploy", "pi_table.ui.i18n")
 SUBCOMMANDS = sorted(next(a for a in build_parser()._actions if a.dest == "command").choices)
 
 
@@ -60,7 +60,7 @@ def test_version_comes_from_the_package_metadata():
 
 
 def test_commands_that_need_a_checkout_say_so_from_an_installed_package(tmp_path, monkeypatch, capsys):
-    from pi_table.hardware import enclosure, guide
+    from pi_table.hardware.tools import enclosure, guide
 
     monkeypatch.setattr(enclosure, "PARAMS", tmp_path / "enclosure" / "params.scad")
     assert enclosure.main(["check"]) == 2

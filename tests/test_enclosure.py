@@ -15,8 +15,9 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from pi_table.hardware import enclosure, guide, pinout
-from pi_table.hardware.enclosure import ENCLOSURE, PARTS, ParamsError
+from pi_table.hardware import pinout
+from pi_table.hardware.tools import enclosure, guide
+from pi_table.hardware.tools.enclosure import ENCLOSURE, PARTS, ParamsError
 
 from pi_table.engine import CELLS
 
@@ -227,12 +228,12 @@ def test_every_scad_file_is_a_part_a_scene_or_a_library():
 
 
 def test_the_build_guide_carries_the_enclosures_figures_and_pictures():
-    readme = (Path(guide.__file__).parent / "README.md").read_text(encoding="utf-8")
+    readme = (Path(pinout.__file__).parent / "README.md").read_text(encoding="utf-8")
     blocks = guide.blocks()
     assert blocks["pads"] == enclosure.pads_table(P) and blocks["printing"] == enclosure.printing_table(P)
     assert f"<!-- generated: pads -->\n{blocks['pads']}" in readme
     own = (ENCLOSURE / "README.md").read_text(encoding="utf-8")
-    assert guide.render(own) == own and "<!-- generated: printing -->" in own, "run: python -m pi_table.hardware.guide"
+    assert guide.render(own) == own and "<!-- generated: printing -->" in own, "run: python -m pi_table.hardware.tools.guide"
     for picture in set(enclosure.PICTURES.values()):
         path = ENCLOSURE / "pictures" / f"{picture}.png"
         assert f"../enclosure/pictures/{picture}.png" in readme

@@ -5,14 +5,19 @@ from __future__ import annotations
 
 import importlib.util
 import re
+import shutil
+import subprocess
+import sys
+import zipfile
 from dataclasses import replace
 from pathlib import Path
 
 import pi_table.firmware
 import pytest
 from pi_table.firmware import touchboard
-from pi_table.hardware import enclosure, guide, pinout, wiring
+from pi_table.hardware import pinout
 from pi_table.hardware.pinout import HEADER, LED_DATA, Chip
+from pi_table.hardware.tools import enclosure, guide, wiring
 
 from pi_table.config import build, defaults
 from pi_table.drivers import buttons as buttons_driver
@@ -141,7 +146,7 @@ HARDWARE = Path(pinout.__file__).parent
 def test_the_build_guide_is_current_with_its_sources():
     """Every table of numbers in hardware/README.md is written from the sources."""
     text = (HARDWARE / "README.md").read_text(encoding="utf-8")
-    assert guide.render(text) == text, "run: python -m pi_table.hardware.guide"
+    assert guide.render(text) == text, "run: python -m pi_table.hardware.tools.guide"
     assert text.count("<!-- generated:") == len(guide.blocks())
 
 
@@ -208,3 +213,26 @@ def test_the_corner_rule_catches_a_corner_named_from_one_side():
     text = "Stick the strip in,\nstarting Top-Left (seen from the operatives' side)."
     assert guide.corner_problems("guide", text) == [
         "guide line 2 names a corner 'Top-Left': say the operatives' left, row 0 (as params.scad)"]
+
+
+@pytest.mark.tool
+def test_a_pi_installs_the_pinout_and_none_of_the_build_tools(tmp_path):
+    """The wheel pip builds from a copy of the checkout, as systemd/install.sh has it do on a Pi:
+    the pinout the configuration's defaults come from, and nothing of hardware/tools/ (the
+    enclosure's evaluator, the netlist rules, the guide's builder) nor the bill of materials."""
+    copy = tmp_path / "checkout"
+    copy.mkdir()
+    for name in ("pyproject.toml", "README.md"):
+        shutil.copy(ROOT / name, copy / name)
+    for name in ("pi_table", "firmware", "hardware"):
+        shutil.copytree(ROOT / name, copy / name, ignore=shutil.ignore_patterns("__pycache__"))
+    done = subprocess.run([sys.executable, "-m", "pip", "wheel", "-q", "--disable-pip-version-check", "--no-deps",
+                           "--wheel-dir", str(tmp_path / "wheel"), str(copy)],
+                          capture_output=True, text=True, timeout=600)
+    if done.returncode != 0 and "No matching distribution found for setuptools" in done.stderr:
+        require_tools(also_missing=("PyPI through pip (the build's setuptools)",))
+    assert done.returncode == 0, done.stderr[-3000:]
+    (wheel,) = (tmp_path / "wheel").glob("*.whl")
+    with zipfile.ZipFile(wheel) as archive:
+        installed = sorted(name for name in archive.namelist() if name.startswith("pi_table/hardware/"))
+    assert installed == [f"pi_table/hardware/{name}" for name in ("__init__.py", "pinout.py", "pinout.toml")]

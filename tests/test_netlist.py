@@ -10,8 +10,9 @@ from collections.abc import Callable
 from dataclasses import replace
 
 import pytest
-from pi_table.hardware import enclosure, guide, pinout, wiring
+from pi_table.hardware import pinout
 from pi_table.hardware.pinout import HEADER, HEADER_GROUNDS
+from pi_table.hardware.tools import enclosure, guide, wiring
 
 WIRING = pinout.load()
 HARNESS = wiring.harness(WIRING)

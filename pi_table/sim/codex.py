@@ -36,7 +36,8 @@ from ..table import Outcome, Session
 from ..table.codex_loop import CodexLoop
 from ..table.timer import DISCUSSION_S
 from ..ui.canvas import DESIGN, Tap
-from ..ui.codex_screen import CodexPainter, Stage, Turn
+from ..ui.codex_screen import CodexPainter
+from ..ui.codex_turns import Stage, Turn
 from ..ui.i18n import STEPS, say, translation
 from .harness import VirtualTable
 

@@ -33,23 +33,24 @@ The game is untouched.
 
 ``CodexPainter`` keeps the one thing the screen remembers, where pass-and-play stands (a
 ``Turn``, with the seat whose release waits for an answer), as ``ScreenPainter`` keeps its
-mode for the grid games, and turns taps into the agents' actions.
+mode for the grid games, and turns taps into the agents' actions. What that ``Turn`` does (whom
+pass-and-play calls, what the agent at the screen may choose, what the public side offers and
+may say) is codex_turns.py's, which draws nothing; this module paints it.
 """
 
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, replace
-from enum import Enum
+from dataclasses import replace
 
 import pygame
 
 from ..engine import AgentView, CodexAction, Fact, Faction, PublicView, Role
-from ..engine.codex import DISCUSSION, MESSAGES, OVER, PRIVATE, TRUTH, VOTE, VoteResult, tally
-from ..engine.codex_actions import EndDiscussion, EnterCode, Send, Vote
+from ..engine.codex import DISCUSSION, MESSAGES, OVER, PRIVATE, TRUTH, VOTE, tally
+from ..engine.codex_actions import EnterCode
 from ..engine.keys import BLUE_AGENT, RED_AGENT
-from ..engine.phrase import N_, Phrase, Text
-from ..hal import CodexModel, Command, NewGame, ReleaseSeat
+from ..engine.phrase import N_, Text
+from ..hal import CodexModel, Command, ReleaseSeat
 from .canvas import (
     AMBER,
     BACKGROUND,
@@ -67,6 +68,24 @@ from .canvas import (
     draw_timer,
     mix,
     qr_image,
+)
+from .codex_turns import (
+    PUBLIC_SIDE,
+    Control,
+    Option,
+    Panel,
+    Stage,
+    Turn,
+    after_command,
+    choice_path,
+    controls,
+    follow,
+    menu,
+    next_join,
+    panel,
+    public_refusal,
+    releasable,
+    shown_vote,
 )
 from .i18n import TeamWord, say
 from .mounting import ScreenSettings
@@ -88,141 +107,14 @@ STEP_TITLES = {
     MESSAGES: N_("Messages"), PRIVATE: N_("Private turn"), DISCUSSION: N_("Discussion"), VOTE: N_("Vote"),
     TRUTH: N_("Truth machine"), OVER: N_("Game over"),
 }
-PUBLIC_REFUSALS = frozenset({
-    "the game is over ({reason}): start a new game",
-    "{what} only in the messages step: {words}", "{what} only in the private step: {words}",
-    "{what} only in the discussion step: {words}", "{what} only in the vote step: {words}",
-    "{what} only in the truth step: {words}",
-    "{agent} has already sent its message this phase",
-    "an agent sends its message to another agent, not to itself",
-    "the fragment goes with every message: add the codename, faction, role or position",
-    "{agent} has already ended its private turn this phase",
-    "{agent} has already voted this phase",
-    "an agent votes for another agent, not for itself",
-    "{agent} is at the truth machine, not {target}",
-    "the codename is public: reveal the faction, role, position or fragment",
-    "{agent} already revealed its faction here: reveal another fact",
-    "{agent} already revealed its role here: reveal another fact",
-    "{agent} already revealed its position here: reveal another fact",
-    "{agent} already revealed its fragment here: reveal another fact",
-})
-"""Codex's refusals that tell nobody's secret: the step, what every agent may do, public facts.
-One that would give an agent's role, a Hacker's block or a code's result away is the phone's to
-say, so the table's screen leaves it out."""
+CONTROL_WORDS = {
+    Control.I_AM: N_("I AM {codename}"), Control.NEXT_AGENT: N_("NEXT AGENT"), Control.NEW_GAME: N_("NEW GAME"),
+    Control.PASS_AND_PLAY: N_("PASS AND PLAY"), Control.STOP: N_("STOP"), Control.VOTE_NOW: N_("VOTE NOW"),
+}
 RESULTS = {"pending": N_("sealed till the step ends"), "wrong": N_("wrong"), "right": N_("right"),
            "blocked": N_("void: blocked by a Hacker")}
 OUTCOMES = {"named": N_("named"), "kept": N_("another Inquisitore was first: power kept"),
             "missed": N_("not sent to the truth machine: power kept"), "extorted": N_("extorted")}
-
-
-class Stage(str, Enum):
-    """Where pass-and-play stands."""
-
-    TABLE = "table"  # the public side; pass-and-play is off
-    WAIT = "wait"  # pass-and-play is on, and nobody has to act now (the discussion, the end)
-    PASS = "pass"  # "pass the screen to X": only X's "I am X" goes on
-    AGENT = "agent"  # X's own view and its actions
-    HIDDEN = "hidden"  # X has acted: nothing private shows until the next agent is called
-
-
-@dataclass(frozen=True, slots=True)
-class Turn:
-    """The painter's memory: the stage, the seat it concerns, the step the agent came to the
-    screen in (its turn ends when the step moves on), the choices tapped so far, and the seat
-    whose card was tapped to give it a new code (``releasing``), until NEW CODE or CANCEL."""
-
-    stage: Stage = Stage.TABLE
-    seat: int | None = None
-    scene: tuple[int, str] | None = None
-    choice: tuple[str, ...] = ()
-    releasing: int | None = None
-
-    @property
-    def agent(self) -> int:
-        """The seat of the agent a PASS, AGENT or HIDDEN stage is about."""
-        if self.seat is None:
-            raise ValueError(f"pass-and-play's {self.stage.value} stage names no seat")
-        return self.seat
-
-
-def choice_path(action: CodexAction) -> tuple[str, ...]:
-    """The taps that lead to ``action``, as words: the verb, then one word per choice."""
-    verb, *words = str(action).split()
-    words = words[1:]  # the seat is the agent at the screen
-    if isinstance(action, EnterCode):
-        return (verb, *action.code.split("-"))
-    if isinstance(action, Send) or (isinstance(action, Vote) and action.extort is not None):
-        return (verb, words[0], " ".join(words[1:]))  # the facts told, or "extort FACT": one choice
-    return (verb, *words)
-
-
-def next_call(view: PublicView, after: int | None = None) -> Turn:
-    """Who is called to the screen next: the first seat the step waits for, going round the
-    table from ``after``; WAIT when nobody has to act."""
-    waiting = sorted(view.waiting_for)
-    if not waiting:
-        return Turn(Stage.WAIT)
-    later = [seat for seat in waiting if after is not None and seat > after]
-    return Turn(Stage.PASS, (later or waiting)[0])
-
-
-def follow(turn: Turn, view: PublicView) -> Turn:
-    """``turn`` brought up to date with the game: an agent whose step is over is hidden, a
-    called agent that has acted elsewhere (its phone) is passed over. A seat's release still
-    waits for its answer, unless the game is over."""
-    waiting = view.waiting_for
-    if turn.stage is Stage.AGENT and (turn.seat not in waiting or turn.scene != (view.phase, view.step)):
-        return Turn(Stage.HIDDEN, turn.seat)
-    if turn.stage is Stage.PASS and turn.seat not in waiting:
-        moved = next_call(view, turn.seat)
-    elif turn.stage is Stage.WAIT and waiting:
-        moved = next_call(view)
-    else:
-        moved = turn
-    return replace(moved, releasing=None if view.step == OVER else turn.releasing)
-
-
-# --- the menu of choices -----------------------------------------------------------------------
-
-
-@dataclass(frozen=True, slots=True)
-class Option:
-    """One button of the menu: the word it chooses, and the action it sends if that completes one."""
-
-    word: str
-    action: CodexAction | None
-
-
-def _below(actions: list[CodexAction], choice: tuple[str, ...]) -> list[tuple[tuple[str, ...], CodexAction]]:
-    return [(path, action) for action in actions if (path := choice_path(action))[: len(choice)] == choice]
-
-
-def options(actions: list[CodexAction], choice: tuple[str, ...]) -> tuple[CodexAction | None, list[Option]]:
-    """What ``choice`` already completes (an Inquisitore's plain vote), and the next words:
-    each sends its action at once when nothing longer starts with it."""
-    complete, words = None, {}
-    for path, action in _below(actions, choice):
-        if len(path) == len(choice):
-            complete = action
-            continue
-        word = path[len(choice)]
-        ends_here = len(path) == len(choice) + 1
-        if word not in words:
-            words[word] = action if ends_here else None
-        elif words[word] is not None and not ends_here:
-            words[word] = None  # it also leads further: choosing it opens the next menu
-    return complete, [Option(word, action) for word, action in words.items()]
-
-
-def settle(actions: list[CodexAction], choice: tuple[str, ...]) -> tuple[str, ...]:
-    """``choice`` as the menu stands: back to the top if it leads nowhere now, and down through
-    every choice that has one option only."""
-    complete, next_words = options(actions, choice)
-    if choice and complete is None and not next_words:
-        return settle(actions, ())
-    if complete is None and len(next_words) == 1 and next_words[0].action is None:
-        return settle(actions, choice + (next_words[0].word,))
-    return choice
 
 
 # --- the painter ---------------------------------------------------------------------------------
@@ -264,10 +156,9 @@ class CodexPainter:
         if isinstance(hit.mode, Turn):  # the Codex screen draws no Mode
             self.turn = hit.mode
             return None
-        self.turn = replace(self.turn, releasing=None)  # NEW CODE answered it, or another button moved on
         if self.turn.stage is Stage.AGENT:
-            self.turn = replace(self.turn, choice=())
             self._sent_from = self._drawn
+        self.turn = after_command(self.turn)
         return hit.command
 
     def route(self, action: CodexAction) -> Tap | None:
@@ -293,7 +184,7 @@ def _choices_made(tap: Tap) -> int:
 def draw_codex(
     surface: pygame.Surface,
     model: CodexModel,
-    turn: Turn = Turn(),
+    turn: Turn = PUBLIC_SIDE,
     now: float = 0.0,
     since: float | None = None,
     own_refusal: Text | None = None,
@@ -356,11 +247,6 @@ def _step_words(model: CodexModel) -> str:
     return capital(say(model.game.step_words(state) if reason is None else reason, model.lang))
 
 
-def public_refusal(message: Text | None) -> Phrase | None:
-    """``message`` if anyone at the table may read it, else None (it tells an agent's secret)."""
-    return message if isinstance(message, Phrase) and message.template in PUBLIC_REFUSALS else None
-
-
 # --- the public side ----------------------------------------------------------------------------
 
 
@@ -390,8 +276,7 @@ def _public(canvas: Canvas, model: CodexModel, view: PublicView, turn: Turn, top
         draw_timer(canvas, timer, top, now, since)
     body = top + HEADER + 8
     height = DESIGN[1] - 8 - body
-    releasable = bool(model.joins) and view.step != OVER  # the phones' pages are beside the screen
-    if releasable:
+    if releasable(view, model.joins):  # the phones' pages are beside the screen
         hint = 28
         _seats(canvas, view, (8, body, 540, height - hint), turn)
         canvas.text(_("Wrong phone on a seat? Tap the seat for a new code."), (8, body + height - hint + 2, 540, hint),
@@ -399,25 +284,20 @@ def _public(canvas: Canvas, model: CodexModel, view: PublicView, turn: Turn, top
     else:
         _seats(canvas, view, (8, body, 540, height))
     x, w = 560, DESIGN[0] - 8 - 560
-    controls = 70
-    joining = next(((seat, link) for seat, link in enumerate(model.joins) if link is not None), None)
-    if releasable and turn.releasing is not None:
-        _release(canvas, view, turn, (x, body, w, height - controls - 8))
-    elif turn.stage in (Stage.PASS, Stage.HIDDEN) or joining is None or view.step == OVER:
+    buttons = 70
+    shown, joining = panel(view, turn, model.joins), next_join(model.joins)
+    if shown is Panel.RELEASE:
+        _release(canvas, view, turn, (x, body, w, height - buttons - 8))
+    elif shown is Panel.JOIN and joining is not None:
+        _join(canvas, view, *joining, (x, body, w, height - buttons - 8))
+    else:
         _roles(canvas, view, (x, body, w, 84))
-        middle = (x, body + 92, w, height - 92 - controls - 8)
-        if turn.stage in (Stage.PASS, Stage.HIDDEN):
+        middle = (x, body + 92, w, height - 92 - buttons - 8)
+        if shown is Panel.CALL:
             _call(canvas, view, turn, middle)
         else:
             _truth_machine(canvas, view, middle)
-    else:
-        _join(canvas, view, *joining, (x, body, w, height - controls - 8))
-    _controls(canvas, view, turn, (x, DESIGN[1] - 8 - controls, w, controls))
-
-
-def shown_vote(view: PublicView) -> VoteResult | None:
-    """The last closed vote, until the next vote begins."""
-    return view.votes[-1] if view.votes and view.step != VOTE else None
+    _controls(canvas, view, turn, (x, DESIGN[1] - 8 - buttons, w, buttons))
 
 
 def _seats(canvas: Canvas, view: PublicView, area, turn: Turn | None = None) -> None:
@@ -567,28 +447,22 @@ def _call(canvas: Canvas, view: PublicView, turn: Turn, area) -> None:
 
 
 def _controls(canvas: Canvas, view: PublicView, turn: Turn, area) -> None:
-    """The buttons under the public side: pass-and-play's, VOTE NOW, and NEW GAME at the end."""
+    """The buttons under the public side (``controls``): the moves on are bright, and STOP is
+    lit while pass-and-play waits for a step that needs the agents."""
     _ = canvas.gettext
     x, y, w, h = area
-    buttons: list[tuple[str, Command | None, Turn | None, str]] = []
-    if turn.stage is Stage.PASS:
-        name = view.codenames[turn.agent]
-        buttons.append((_("I AM {codename}").format(codename=name.upper()), None,
-                        Turn(Stage.AGENT, turn.seat, (view.phase, view.step)), "primary"))
-    elif turn.stage is Stage.HIDDEN:
-        buttons.append((_("NEXT AGENT"), None, next_call(view, turn.seat), "primary"))
-    if view.step == OVER:
-        buttons.append((_("NEW GAME"), NewGame(), None, "primary"))
-    elif turn.stage is Stage.TABLE:
-        buttons.append((_("PASS AND PLAY"), None, next_call(view), "plain"))
-    else:
-        buttons.append((_("STOP"), None, Turn(), "lit" if turn.stage is Stage.WAIT else "plain"))
-    if view.step == DISCUSSION:
-        buttons.append((_("VOTE NOW"), EndDiscussion(), None, "plain"))
+    offers = controls(view, turn)
     gap = 8
-    bw = (w - gap * (len(buttons) - 1)) / len(buttons)
-    for i, (label, command, mode, style) in enumerate(buttons):
-        canvas.button((x + i * (bw + gap), y, bw, h), label, command, mode, style=style, size=28)
+    bw = (w - gap * (len(offers) - 1)) / len(offers)
+    for i, offer in enumerate(offers):
+        label = _(CONTROL_WORDS[offer.control])
+        if offer.control is Control.I_AM:
+            label = label.format(codename=view.codenames[turn.agent].upper())
+        if offer.control in (Control.I_AM, Control.NEXT_AGENT, Control.NEW_GAME):
+            style = "primary"
+        else:
+            style = "lit" if offer.control is Control.STOP and turn.stage is Stage.WAIT else "plain"
+        canvas.button((x + i * (bw + gap), y, bw, h), label, offer.command, offer.turn, style=style, size=28)
 
 
 # --- an agent's own turn ------------------------------------------------------------------------
@@ -603,14 +477,13 @@ def _agent_turn(canvas: Canvas, view: AgentView, actions: list[CodexAction], tur
     colour = FACTION_COLOUR[me.shown_faction]
     canvas.box((0, top, DESIGN[0], HEADER), mix(BACKGROUND, colour, 0.3), radius=0)
     canvas.box((0, top, 12, HEADER), colour, radius=0)
-    choice = settle(actions, turn.choice)
-    root = settle(actions, ())
+    buttons = menu(turn, actions)
+    choice = buttons.choice
     right = DESIGN[0] - 8
-    canvas.button((right - 110, top + 14, 110, 62), _("HIDE"), mode=Turn(Stage.HIDDEN, turn.seat), size=28)
+    canvas.button((right - 110, top + 14, 110, 62), _("HIDE"), mode=buttons.hide, size=28)
     right -= 118
-    if choice != root:
-        back = replace(turn, choice=choice[:-1])
-        canvas.button((right - 130, top + 14, 130, 62), _("BACK"), mode=back, size=28)
+    if buttons.back is not None:
+        canvas.button((right - 130, top + 14, 130, 62), _("BACK"), mode=buttons.back, size=28)
         right -= 138
     canvas.text(_("{agent}: your turn").format(agent=_agent(canvas, public.codenames, view.seat)),
                 (28, top + 4, right - 36, 44), 44, TEXT, align="left", smallest=24)
@@ -620,10 +493,8 @@ def _agent_turn(canvas: Canvas, view: AgentView, actions: list[CodexAction], tur
     can_code = any(isinstance(action, EnterCode) for action in actions)
     _identikit(canvas, view, can_code, (8, body, 250, DESIGN[1] - 8 - body))
     x, w = 268, DESIGN[0] - 8 - 268
-    complete, menu = options(actions, choice)
-    buttons = ([Option("", complete)] if complete is not None else []) + menu
-    columns = min(4, max(2, len(buttons)))
-    rows = max(1, math.ceil(len(buttons) / columns))
+    columns = min(4, max(2, len(buttons.options)))
+    rows = max(1, math.ceil(len(buttons.options) / columns))
     buttons_h = rows * 64 + (rows - 1) * 8
     buttons_y = DESIGN[1] - 8 - buttons_h
     prompt_y = buttons_y - 46
@@ -636,14 +507,14 @@ def _agent_turn(canvas: Canvas, view: AgentView, actions: list[CodexAction], tur
                     smallest=16, lines=2)
     gap = 8
     bw = (w - (columns - 1) * gap) / columns
-    for i, option in enumerate(buttons):
+    for i, option in enumerate(buttons.options):
         row, col = divmod(i, columns)
         area = (x + col * (bw + gap), buttons_y + row * (64 + gap), bw, 64)
         label = _option_label(canvas, public, choice, option)
         if option.action is not None:
             canvas.button(area, label, option.action, style="primary" if option.word == "done" else "plain", size=28)
         else:
-            canvas.button(area, label, mode=replace(turn, choice=choice + (option.word,)), size=28)
+            canvas.button(area, label, mode=buttons.opens(option), size=28)
 
 
 def _identikit(canvas: Canvas, view: AgentView, can_code: bool, area) -> None:

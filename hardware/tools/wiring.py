@@ -2,7 +2,7 @@
 ``wireviz`` command (with Graphviz) renders to SVG and PNG, and the electrical rules it must keep,
 checked by reading it back as a netlist.
 
-``python -m pi_table.hardware.wiring [FOLDER]`` writes ``wiring.yml`` into FOLDER (hardware/
+``python -m pi_table.hardware.tools.wiring [FOLDER]`` writes ``wiring.yml`` into FOLDER (hardware/
 by default) and, when ``wireviz`` is installed, ``wiring.svg`` and ``wiring.png`` beside it.
 A test checks that the committed ``wiring.yml`` is what the pinout gives, and that it breaks
 none of the rules in ``problems``.
@@ -21,10 +21,11 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..engine import GRID
-from ..ui.pixels import PowerLimit
-from . import enclosure, pinout
-from .pinout import HEADER, MPR121_ELECTRODES, Pinout
+from ...engine import GRID
+from ...ui.pixels import PowerLimit
+from .. import pinout
+from ..pinout import HEADER, MPR121_ELECTRODES, Pinout
+from . import HARDWARE, enclosure
 
 STRAP = {"SDA": 1, "SCL": 2, "3V3": 3, "GND": 4}  # the breakout's pin that ADDR is tied to
 MA_PER_LED_FULL = 3 * PowerLimit().ma_per_channel  # one WS2812B at full white, as the output stage reckons it
@@ -550,14 +551,15 @@ def _label(harness: dict, pin: Pin) -> str:
 
 def text(wiring: Pinout) -> str:
     """The harness as YAML (JSON is YAML, and needs no YAML writer), with a header comment."""
-    return ("# Made by python -m pi_table.hardware.wiring from hardware/pinout.toml: edit that, not this.\n"
+    return ("# Made by python -m pi_table.hardware.tools.wiring from hardware/pinout.toml: edit that, not this.\n"
             + json.dumps(harness(wiring), indent=2) + "\n")
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m pi_table.hardware.wiring", description=__doc__.split("\n\n")[0])
-    parser.add_argument("folder", type=Path, nargs="?", default=Path(__file__).parent,
-                        help="where to write wiring.yml, .svg and .png (default: beside this module, hardware/)")
+    parser = argparse.ArgumentParser(prog="python -m pi_table.hardware.tools.wiring",
+                                     description=__doc__.split("\n\n")[0])
+    parser.add_argument("folder", type=Path, nargs="?", default=HARDWARE,
+                        help="where to write wiring.yml, .svg and .png (default: hardware/)")
     folder = parser.parse_args(argv).folder
     folder.mkdir(parents=True, exist_ok=True)
     source = folder / "wiring.yml"

@@ -2,10 +2,9 @@
 must keep (cards fit their pockets, pads follow the sensing rule, tiles fit the print bed, the
 hood hides the screen, the boards fit the box), and the render of every part to STL and PNG.
 
-``python -m pi_table.hardware.enclosure check`` prints the rules broken (exit 1 if any);
-``python -m pi_table.hardware.enclosure build OUTDIR`` renders every part with OpenSCAD,
-failing on any warning. enclosure/ sits beside this folder in the source tree, so both work
-from a checkout (the installed package carries no .scad files).
+``python -m pi_table.hardware.tools.enclosure check`` prints the rules broken (exit 1 if any);
+``python -m pi_table.hardware.tools.enclosure build OUTDIR`` renders every part with OpenSCAD,
+failing on any warning. Both work from a checkout, where enclosure/ sits beside hardware/.
 """
 
 from __future__ import annotations
@@ -26,7 +25,9 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 
-ENCLOSURE = Path(__file__).resolve().parent.parent / "enclosure"
+from . import HARDWARE
+
+ENCLOSURE = HARDWARE.parent / "enclosure"
 PARAMS = ENCLOSURE / "params.scad"
 
 # ---- reading params.scad
@@ -718,7 +719,7 @@ def problems(p: dict, cells: int = 25) -> list[str]:
     return found
 
 
-# ---- the build guide's figures (hardware/guide.py puts them in hardware/README.md)
+# ---- the build guide's figures (hardware/tools/guide.py puts them in hardware/README.md)
 
 
 def pads_table(p: dict) -> str:
@@ -956,7 +957,8 @@ def keep_pictures(outdir: Path) -> list[Path]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m pi_table.hardware.enclosure", description=__doc__.split("\n\n")[0])
+    parser = argparse.ArgumentParser(prog="python -m pi_table.hardware.tools.enclosure",
+                                     description=__doc__.split("\n\n")[0])
     commands = parser.add_subparsers(dest="command", required=True)
     commands.add_parser("check", help="print the rules the parameters break")
     render = commands.add_parser("build", help="render every part to STL and PNG in OUTDIR")
@@ -966,8 +968,7 @@ def main(argv: list[str] | None = None) -> int:
     commands.add_parser("pictures", help="render, then keep the build guide's pictures in enclosure/pictures/")
     args = parser.parse_args(argv)
     if not PARAMS.is_file():
-        print(f"needs a checkout of pi-table: the installed package carries no enclosure ({PARAMS} not found)",
-              file=sys.stderr)
+        print(f"needs a checkout of pi-table: {PARAMS} not found", file=sys.stderr)
         return 2
     if args.command == "check":
         found = problems(read())

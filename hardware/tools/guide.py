@@ -1,6 +1,6 @@
 """The build guide's tables, made from the sources: the pinout, the bill of materials, the
 power budget, and the enclosure's figures (enclosure/params.scad). ``python -m
-pi_table.hardware.guide`` rewrites each ``<!-- generated: NAME -->`` block of hardware/README.md;
+pi_table.hardware.tools.guide`` rewrites each ``<!-- generated: NAME -->`` block of hardware/README.md;
 a test checks the committed guide is current, so every number in it comes from a file CI checks.
 """
 
@@ -11,20 +11,19 @@ import csv
 import io
 import re
 import sys
-from importlib import resources
-from pathlib import Path
 
-from ..engine import CELLS, GRID
-from ..ui.pixels import PowerLimit
-from . import enclosure, pinout
+from ...engine import CELLS, GRID
+from ...ui.pixels import PowerLimit
+from .. import pinout
+from ..pinout import HEADER, MPR121_ELECTRODES, Pinout
+from . import HARDWARE, enclosure
 from . import wiring as diagram
-from .pinout import HEADER, MPR121_ELECTRODES, Pinout
 
 LED = PowerLimit()  # the output stage's own estimate of what one WS2812B draws
 
 
 def bom_rows() -> list[dict[str, str]]:
-    text = resources.files(__package__).joinpath("bom.csv").read_text(encoding="utf-8")
+    text = (HARDWARE / "bom.csv").read_text(encoding="utf-8")
     return list(csv.DictReader(io.StringIO(text)))
 
 
@@ -179,17 +178,17 @@ def corner_problems(name: str, text: str) -> list[str]:
             for number, line in enumerate(text.splitlines(), 1) for match in SCREEN_CORNER.finditer(line)]
 
 
-GUIDES = (Path(__file__).with_name("README.md"), enclosure.ENCLOSURE / "README.md")
+GUIDES = (HARDWARE / "README.md", enclosure.ENCLOSURE / "README.md")
 """The files with generated blocks: the build guide, and the enclosure's README (its print settings)."""
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m pi_table.hardware.guide", description=__doc__.split("\n\n")[0])
+    parser = argparse.ArgumentParser(prog="python -m pi_table.hardware.tools.guide",
+                                     description=__doc__.split("\n\n")[0])
     parser.parse_args(argv)
     missing = [str(guide) for guide in GUIDES if not guide.is_file()]
     if missing:
-        print(f"needs a checkout of pi-table (the installed package has no guides): {', '.join(missing)} not found",
-              file=sys.stderr)
+        print(f"needs a checkout of pi-table: {', '.join(missing)} not found", file=sys.stderr)
         return 2
     for guide in GUIDES:
         guide.write_text(render(guide.read_text(encoding="utf-8")), encoding="utf-8")
