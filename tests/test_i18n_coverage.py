@@ -46,7 +46,7 @@ def test_the_catalogue_holds_no_entry_nothing_uses():
     assert sorted(unused) == []
 
 
-COMMANDS = [PACKAGE / "cli.py", PACKAGE / "daemon" / "tune.py", PACKAGE / "daemon" / "selftest.py"]
+COMMANDS = [*sorted((PACKAGE / "cli").glob("*.py")), PACKAGE / "daemon" / "tune.py", PACKAGE / "daemon" / "selftest.py"]
 ENGLISH_ONLY = frozenset({"_key", "_bench", "_emulate_board"})
 """The commands that speak no language of the table's: keys as JSON, benchmarks' figures, and the
 board emulator (a maker's tool on a laptop)."""
@@ -130,7 +130,7 @@ def test_a_phrase_is_translated_from_its_code_and_fields_not_its_english():
 
 
 def test_the_selftest_speaks_italian_with_what_to_do():
-    from pi_table.daemon.run import Devices
+    from pi_table.daemon.devices import Devices
     from pi_table.daemon.selftest import SelfTest
     from pi_table.drivers.buttons import ButtonPins
     from pi_table.hal import ButtonEvent, SimButtons, SimLedStrip, SimScreen, SimTouch
@@ -152,7 +152,7 @@ def test_the_selftest_speaks_italian_with_what_to_do():
 def test_status_says_the_warnings_and_the_end_in_the_language_asked(tmp_path, capsys):
     from dataclasses import replace
 
-    from pi_table.cli import _print_status
+    from pi_table.cli.control import _print_status
     from pi_table.config import build, defaults
     from pi_table.daemon.run import Daemon
 

@@ -412,24 +412,6 @@ def test_translations_keep_the_placeholders():
         assert set(FIELD.findall(msgid)) == set(FIELD.findall(msgstr)), msgid
 
 
-def test_the_compiled_catalogue_is_up_to_date():
-    mo = i18n.po_path("it").with_suffix(".mo")
-    assert mo.read_bytes() == i18n.compile_po("it"), "run: python -m pi_table.ui.i18n"
-
-
-def test_the_mo_compiler_writes_what_gettext_reads(tmp_path):
-    import gettext
-
-    entries = {"": "Content-Type: text/plain; charset=UTF-8\n", "b": "bì", "a": "à\n\"q\""}
-    po = 'msgid ""\nmsgstr "Content-Type: text/plain; charset=UTF-8\\n"\n\nmsgid "b"\nmsgstr "b"\n"ì"\n\n'
-    po += '#, fuzzy\nmsgid "c"\nmsgstr "not yet"\n\nmsgid "a"\nmsgstr "à\\n\\"q\\""\n'
-    assert i18n.parse_po(po) == entries
-    (tmp_path / "x.mo").write_bytes(i18n.compile_mo(entries))
-    with open(tmp_path / "x.mo", "rb") as f:
-        read = gettext.GNUTranslations(f)
-    assert read.gettext("a") == 'à\n"q"' and read.gettext("b") == "bì" and read.gettext("c") == "c"
-
-
 @pytest.mark.parametrize("name", SCENES)
 @pytest.mark.parametrize("mode", list(Mode))
 def test_italian_screens_show_no_untranslated_msgid(name, mode, monkeypatch):

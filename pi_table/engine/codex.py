@@ -543,8 +543,9 @@ class Codex:
                             phase=asked[0].phase)
         inbox = self.inbox(state, seat)
         if number > len(inbox):
-            raise RuleError("{agent} has no message {number}: its inbox holds {count}", agent=self.who(state, seat),
-                            number=number, count=len(inbox))
+            raise RuleError(Phrase.counting("count", "{agent} has no message {number}: its inbox holds {count}",
+                                            "{agent} has no message {number}: its inbox holds {count}",
+                                            agent=self.who(state, seat), number=number, count=len(inbox)))
         message = inbox[number - 1]
         if message.phase != state.phase:
             raise RuleError("the Profiler asks as a message arrives: message {number} came in phase {phase}", number=number,

@@ -7,7 +7,9 @@ Rewording an English template changes its catalogue entry with it, never silentl
 
 A field is a number, a team (``Team``, which each language declines), another ``Phrase`` (a
 sentence inside a sentence), a tuple of phrases (a list, shown joined by "; "), or a word shown
-as it is (a codename, a device path).
+as it is (a codename, a device path). A sentence that says a number ("{count} agents left") is
+made with ``Phrase.counting``: it carries a plural template too, and the catalogue gives each
+language its own forms for that number (gettext's ``ngettext``).
 """
 
 from __future__ import annotations
@@ -19,20 +21,39 @@ from typing import TypeAlias
 @dataclass(frozen=True, slots=True)
 class Phrase:
     """``template`` is the catalogue's msgid, ``{name}`` marking each field; a template
-    without fields is shown as it is (so it needs no doubled braces)."""
+    without fields is shown as it is (so it needs no doubled braces). ``plural`` is the English
+    template for a count other than one (the msgid_plural), and ``count`` names the field that
+    holds the count."""
 
     template: str
     fields: tuple[tuple[str, object], ...] = ()
+    plural: str | None = None
+    count: str | None = None
 
     @classmethod
     def of(cls, template: str, /, **fields: object) -> Phrase:
         return cls(template, tuple(fields.items()))
 
+    @classmethod
+    def counting(cls, count: str, template: str, plural: str, /, **fields: object) -> Phrase:
+        """A sentence that says the number in the field named ``count``: ``template`` for one,
+        ``plural`` for any other number, in English; each language has its own forms."""
+        if not isinstance(fields.get(count), int):
+            raise TypeError(f"{template!r} counts its field {count!r}, which must be a whole number")
+        return cls(template, tuple(fields.items()), plural, count)
+
+    @property
+    def number(self) -> int | None:
+        """The count that picks a plural form, or None for a sentence that says no number."""
+        value = dict(self.fields).get(self.count) if self.count is not None else None
+        return value if isinstance(value, int) else None
+
     def __str__(self) -> str:
+        template = self.plural if self.plural is not None and self.number != 1 else self.template
         if not self.fields:
-            return self.template
-        return self.template.format(**{name: "; ".join(map(str, value)) if isinstance(value, tuple) else value
-                                       for name, value in self.fields})
+            return template
+        return template.format(**{name: "; ".join(map(str, value)) if isinstance(value, tuple) else value
+                                  for name, value in self.fields})
 
 
 Text: TypeAlias = Phrase | str

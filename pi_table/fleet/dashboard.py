@@ -68,7 +68,7 @@ WORDS = {  # the page's words, translated once for the page's language
     "export": N_("The day's games (CSV)"), "password": N_("Password"), "sign_in": N_("Sign in"),
     "sign_out": N_("Sign out"), "wrong": N_("Wrong password."), "wait": N_("Too many tries: wait a minute."),
     "busy": N_("Too many logins at once: try again in a moment."),
-    "none": N_("none"), "tables": N_("{online} of {count} tables online"),
+    "none": N_("none"),
     "dropped": N_("messages dropped: {count} (the last: {why})"),
 }
 
@@ -295,6 +295,10 @@ class Dashboard(ServerThread):
         self._roller: asyncio.Task | None = None
         words = translation(lang)
         self.words = {key: words.gettext(text) for key, text in WORDS.items()}
+        # counted in the page: the forms for one table online and for any other number, as both the
+        # table's languages count
+        self.tables_online = [words.ngettext("{online} of {count} tables online", "{online} of {count} tables online", n)
+                              for n in (1, 2)]
 
     # MQTT
 
@@ -435,7 +439,7 @@ class Dashboard(ServerThread):
         body = (f'<header><h1>{w["title"]}</h1><p id="count"></p><a href="/export.csv">{w["export"]}</a>'
                 f'<form method="post" action="/logout"><button>{w["sign_out"]}</button></form></header>'
                 f'<table><thead><tr>{heads}</tr></thead><tbody id="rows"></tbody></table>'
-                f'<script>const WORDS = {json.dumps(w)};\n{SCRIPT}</script>')
+                f'<script>const WORDS = {json.dumps({**w, "tables": self.tables_online})};\n{SCRIPT}</script>')
         return web.Response(text=self._html(body), content_type="text/html")
 
     def _html(self, body: str) -> str:
@@ -527,7 +531,7 @@ function draw(row) {
   tr.append(cell(row.seen ? new Date(row.seen * 1000).toLocaleTimeString(document.documentElement.lang) : ""));
   const online = [...rows.values()].filter(r => r.className === "online").length;
   document.getElementById("count").textContent =
-    WORDS.tables.replace("{online}", online).replace("{count}", rows.size);
+    WORDS.tables[online === 1 ? 0 : 1].replace("{online}", online).replace("{count}", rows.size);
 }
 new EventSource("/events").onmessage = (message) => draw(JSON.parse(message.data));
 """

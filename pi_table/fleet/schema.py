@@ -59,7 +59,8 @@ class Text(Spec):
         return isinstance(value, str) and len(value) <= self.longest and not SURROGATE.search(value)
 
     def expected(self) -> Phrase:
-        return Phrase.of("a text of at most {count} characters", count=self.longest)
+        return Phrase.counting("count", "a text of at most {count} character", "a text of at most {count} characters",
+                               count=self.longest)
 
 
 @dataclass(frozen=True)
@@ -145,7 +146,8 @@ class ListOf(Spec):
         return isinstance(value, list) and len(value) <= self.most and all(self.item.fits(item) for item in value)
 
     def expected(self) -> Phrase:
-        return Phrase.of("a list of at most {count} items, each {item}", count=self.most, item=self.item.expected())
+        return Phrase.counting("count", "a list of at most {count} item, each {item}", "a list of at most {count} items, each {item}",
+                               count=self.most, item=self.item.expected())
 
 
 @dataclass(frozen=True)
@@ -161,7 +163,8 @@ class MapOf(Spec):
             self.name.fits(name) and self.item.fits(item) for name, item in value.items())
 
     def expected(self) -> Phrase:
-        return Phrase.of("an object of at most {count} fields, each {item}", count=self.most, item=self.item.expected())
+        return Phrase.counting("count", "an object of at most {count} field, each {item}",
+                               "an object of at most {count} fields, each {item}", count=self.most, item=self.item.expected())
 
 
 @dataclass(frozen=True)

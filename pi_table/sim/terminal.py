@@ -69,6 +69,7 @@ class Painter:
         self.color = color
         self.lang = lang
         self._ = translation(lang).gettext
+        self.ngettext = translation(lang).ngettext
 
     def paint(self, text: str, style: str) -> str:
         return f"{style}{text}{RESET}" if self.color and style else text
@@ -147,8 +148,8 @@ class Painter:
                 side=side, mastermind=mastermind, guessers=guessers)
         elif view.phase == "guess":
             left = view.guesses_left
-            limit = _("no limit") if left is None else (_("1 guess left") if left == 1 else
-                                                        _("{count} guesses left").format(count=left))
+            limit = _("no limit") if left is None else self.ngettext(
+                "{count} guess left", "{count} guesses left", left).format(count=left)
             clue = _("no number") if view.clue is None else _("unlimited") if view.clue == UNLIMITED else view.clue
             what = _("{guessers} guess (clue: {clue}, {limit}, {made} made)").format(
                 guessers=guessers, clue=clue, limit=limit, made=view.guesses)
@@ -170,15 +171,17 @@ class Painter:
         if view.totals is None:
             return "  " + _("the key is drawn when the last codename is down")
         if view.game == "alias24":  # each team eliminates the other's assets
-            parts = [_("{side} eliminates {other}'s assets: {count} left").format(
+            parts = [self.ngettext("{side} eliminates {other}'s assets: {count} left",
+                                   "{side} eliminates {other}'s assets: {count} left", view.remaining(team.other)).format(
                 side=self.team(team), other=self.team(team.other), count=view.remaining(team.other)) for team in Team]
         else:
-            parts = [(_("{side} 1 agent left") if view.remaining(team) == 1 else _("{side} {count} agents left")).format(
+            parts = [self.ngettext("{side} {count} agent left", "{side} {count} agents left", view.remaining(team)).format(
                 side=self.team(team), count=view.remaining(team)) for team in Team]
         parts.append(_("{side} started").format(side=self.team(view.start)))
         if view.armed is not None:
             parts.append(self.paint(_("NUKE ARMED"), WARN) if view.armed else
-                         _("nuke armed at 13 ({count} targeted)").format(count=view.targeted))
+                         self.ngettext("nuke armed at 13 ({count} targeted)", "nuke armed at 13 ({count} targeted)",
+                                       view.targeted).format(count=view.targeted))
         return "  " + " · ".join(parts)
 
 

@@ -12,6 +12,7 @@ import random
 from collections.abc import Sequence
 
 from ..engine.errors import Refusal
+from ..engine.phrase import Phrase
 from ..files import NotAFile, TooBig, read_file
 
 LISTS = ("en", "it")
@@ -65,8 +66,9 @@ def load_words(source: str) -> tuple[str, ...]:
                                 "{length}", name=name, number=number, length=len(word), most=MAX_LETTERS)
         words.setdefault(word)
     if len(words) < WORDS_PER_GAME:
-        raise WordListError("{name}: {count} distinct words; a game needs {needed}", name=name, count=len(words),
-                            needed=WORDS_PER_GAME)
+        raise WordListError(Phrase.counting("count", "{name}: {count} distinct word; a game needs {needed}",
+                                            "{name}: {count} distinct words; a game needs {needed}", name=name,
+                                            count=len(words), needed=WORDS_PER_GAME))
     return tuple(words)
 
 
