@@ -25,8 +25,8 @@ def modules():
         yield path, path.relative_to(PACKAGE).parts
     for path in sorted(FIRMWARE.glob("*.py")):
         yield path, ("firmware", path.name)
-    for path in sorted(HARDWARE.glob("*.py")):
-        yield path, ("hardware", path.name)
+    for path in sorted(HARDWARE.rglob("*.py")):
+        yield path, ("hardware", *path.relative_to(HARDWARE).parts)
 
 
 def layer_of(parts: tuple[str, ...]) -> str | None:
@@ -114,6 +114,14 @@ def test_pyproject_lists_every_package():
     assert listed == found
 
 
+def test_the_table_never_imports_the_build_tools():
+    """hardware/tools/ is left out of what a Pi installs (tests/test_hardware.py reads the wheel):
+    a module of the table that imported it would fail there, so only the tools import each other."""
+    offences = [f"{'/'.join(parts)} imports {name}" for path, parts in modules() if parts[:2] != ("hardware", "tools")
+                for name in imported(path, parts) if name.startswith("pi_table.hardware.tools")]
+    assert offences == []
+
+
 def module_name(parts: tuple[str, ...]) -> str:
     return ".".join(["pi_table", *parts[:-1], parts[-1].removesuffix(".py")])
 
@@ -190,3 +198,46 @@ def test_every_error_the_table_raises_has_one_root():
                     and not issubclass(value, PiTableError):
                 strays.append(f"{module.name}.{name}")
     assert strays == []
+
+
+ROOMS = {
+    "config": ["schema", "settings", "machine", "loading", "writing", "trial"],
+    "daemon": ["notify", "logs", "control", "trial", "devices", "selftest", "tune", "restarts", "staff_desk", "run"],
+    "web": ["tokens", "texts", "seats", "runner", "auth", "snapshot", "games", "staff", "server"],
+    "cli": ["output", "tables", "script", "grid", "codex", "games", "options", "play", "board", "control", "service",
+            "fleet", "bench"],
+    "ui": ["i18n", "words", "mounting", "pixels", "leds", "canvas", "codex_turns", "games", "sound", "codex_leds",
+           "screen", "codex_screen", "colour_vision", "selftest", "tune_lines", "tune"],
+}
+"""The rooms of the packages that do several jobs, in their order: a module imports only the rooms
+before it (its package's __init__, which gathers their names, imports any). A new room goes where
+what it needs is before it; one that needs a later room says the two are one job, or the wrong way round."""
+
+
+def rooms_out_of_order() -> list[str]:
+    offences = []
+    for path, parts in modules():
+        if len(parts) != 2 or parts[0] not in ROOMS or parts[1] == "__init__.py":
+            continue
+        order, room = ROOMS[parts[0]], parts[1].removesuffix(".py")
+        if room not in order:
+            offences.append(f"{'/'.join(parts)} is no room of ROOMS[{parts[0]!r}]")
+            continue
+        for name in imported(path, parts):
+            target = name.split(".")
+            if target[:2] == ["pi_table", parts[0]] and len(target) > 2 and target[2] in order \
+                    and order.index(target[2]) > order.index(room):
+                offences.append(f"{'/'.join(parts)} imports the later room {target[2]}")
+    return offences
+
+
+def test_each_room_imports_only_the_rooms_before_it():
+    assert rooms_out_of_order() == []
+
+
+def test_the_room_order_is_every_room_of_its_package():
+    """Every module of a package with rooms is in its order, and every name in the order is a module."""
+    for package, order in ROOMS.items():
+        found = {path.stem for path in (PACKAGE / package).glob("*.py")} - {"__init__"}
+        assert set(order) == found, package
+        assert len(order) == len(set(order)), package
