@@ -64,7 +64,8 @@ class GameEntry:
     def rules_from(self, options: Mapping[str, object]) -> AnyRules:
         """This game's rules from a table's options (its configuration's, a command line's);
         those its rules do not take are another game's and left out."""
-        return self.rules().from_json({**{k: v for k, v in options.items() if k in self.options}, "game": self.name})
+        taken = self.options
+        return self.rules().from_json({**{k: v for k, v in options.items() if k in taken}, "game": self.name})
 
 
 GAMES: dict[str, GameEntry] = {

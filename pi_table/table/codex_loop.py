@@ -14,7 +14,7 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 
-from ..engine.codex import DISCUSSION, Codex, PublicView
+from ..engine.codex import DISCUSSION, Codex
 from ..engine.codex_actions import EndDiscussion
 from ..engine.phrase import Phrase
 from ..engine.record import CodexRecord
@@ -116,17 +116,13 @@ class CodexLoop(EventLoop):
         if outcome is not None or (self._screen_next is not None and now >= self._screen_next):
             self.show()
         else:
-            self.leds.show(self.light(self._public_view(), self.cues(now), now))
+            self.leds.show(self.light(self.session.public_view(), self.cues(now), now))
         return outcome
 
     def next_due(self) -> float | None:
         now = self.clock()
-        lights = self.lights_change(self._public_view(), self.cues(now), now)
+        lights = self.lights_change(self.session.public_view(), self.cues(now), now)
         return min((t for t in (self.timer.next_change(now), lights) if t is not None), default=None)
-
-    def _public_view(self) -> PublicView:
-        record = self.record
-        return record.game.public_view(record.state)
 
     def cues(self, now: float) -> Cues:
         problem = self.session.journal_problem

@@ -135,6 +135,7 @@ class EventLoop:
         self.message: Phrase | None = None  # the last refusal
         self.sound = Announcer()  # hears every moment shown; the daemon and simulators give it a device
         self._events: queue.SimpleQueue = queue.SimpleQueue()
+        self._frame, self._next_change = lights(session.kind)  # a loop plays one kind (refuse_other_kind)
 
     @classmethod
     def made(cls, session: Session, touch: TouchSource, leds: LedStrip, screen: Screen, buttons: Buttons,
@@ -175,13 +176,11 @@ class EventLoop:
 
     def light(self, view: object, cues: Cues, now: float) -> LedFrame:
         """The grid's LED frame for the game's public view: its kind's lights (``pi_table.ui.games``)."""
-        frame, _ = lights(self.session.kind)
-        return frame(view, cues, now, self.lights)
+        return self._frame(view, cues, now, self.lights)
 
     def lights_change(self, view: object, cues: Cues, now: float) -> float | None:
         """When the grid's lights next change by themselves (an animation's next frame), or None."""
-        _, next_change = lights(self.session.kind)
-        return next_change(view, cues, now, self.lights)
+        return self._next_change(view, cues, now, self.lights)
 
     def retime(self, settings: TimerSettings) -> None:
         """The turn timer's new length (the staff's), for the turn under way and the next; a game
@@ -209,7 +208,7 @@ class EventLoop:
                 refuse_other_kind(command, self.session)
                 self.session.new_game(command.game)
             elif isinstance(command, ReleaseSeat):
-                raise InvalidAction("{command}: seats are released in Codex only", command=str(command))
+                return self.release_seat(command.seat, public)
             else:
                 self.session.submit(command)
         except REFUSALS as refusal:

@@ -219,7 +219,7 @@ class Session:
 
     def _set_rules(self, rules: AnyRules) -> None:
         self.rules = rules
-        self.kept[self.kind] = rules
+        self.keep(rules)
 
     @property
     def kind(self) -> str:

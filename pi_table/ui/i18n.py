@@ -360,6 +360,7 @@ def main(argv: list[str] | None = None) -> None:
         path = po_path(lang)
         catalog = read_catalogue(path, lang)  # read just before writing: another hand may have appended to it
         catalog.update(made)
+        catalog.obsolete.clear()  # a sentence no code says any more (one reworded comes back fuzzy, translation kept)
         catalog.revision_date, catalog.last_translator, catalog.msgid_bugs_address = made.creation_date, WHO, WHO
         catalog.language_team = f"{lang}: {WHO}"
         path.write_bytes(rendered(catalog))
