@@ -135,7 +135,8 @@ def pytest_collection_modifyitems(config, items) -> None:
         heavy = [item for item in items if any(item.get_closest_marker(tier) for tier in HEAVY)]
         if heavy:
             config.hook.pytest_deselected(items=heavy)
-            items[:] = [item for item in items if item not in set(heavy)]
+            left_out = set(heavy)
+            items[:] = [item for item in items if item not in left_out]
 
 
 # --- Hypothesis --------------------------------------------------------------------------------------

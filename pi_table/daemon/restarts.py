@@ -42,7 +42,7 @@ class Table(Protocol):
     loop: EventLoop
     companion: Companion | None
 
-    def status(self, lang: str = "en") -> dict: ...
+    def health(self, lang: str = "en") -> dict[str, str]: ...
 
     def end_for_restart(self) -> None: ...
 
@@ -151,7 +151,7 @@ class Restarts:
         staff can log in (a PIN is set): a change must not lock them out either."""
         daemon = self.daemon
         try:
-            health = daemon.loop.call(lambda: daemon.status())["health"]
+            health = daemon.loop.call(daemon.health)
         except TimeoutError:
             return []
         return [name for name, state in health.items() if state == "ok"] + (["staff"] if self._pin_set() else [])
@@ -168,7 +168,7 @@ class Restarts:
 
         daemon = self.daemon
         try:
-            health = daemon.loop.call(lambda: daemon.status(), timeout=2)["health"]
+            health = daemon.loop.call(daemon.health, timeout=2)
         except TimeoutError:
             return Health(Phrase.of("the table's loop does not answer"))
         web = daemon.config.web

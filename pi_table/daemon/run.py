@@ -53,7 +53,6 @@ if TYPE_CHECKING:  # loaded only once the table is up (the phones' pages open af
     from ..web import Companion
 
 log = logging.getLogger("pi_table.daemon")
-KNOWN_GAMES = NAMES
 CHANGING_GAMES = Phrase.of("the table is changing games: try again")
 EXIT_RUNNING = 75  # EX_TEMPFAIL: another table holds this journal; systemd may try again later
 # What the staff page and the fleet change while the table runs, by their names for it
@@ -406,9 +405,9 @@ class Daemon:
             return {"ok": True, **self.loop.call(lambda: self.status(lang))}
         if command == "new-game":
             game = request.get("game")
-            if game is not None and game not in KNOWN_GAMES:
+            if game is not None and game not in NAMES:
                 return {"ok": False, "error": say(Phrase.of(N_("the game is one of {games}, not {game!r}"),
-                                                            games=", ".join(KNOWN_GAMES), game=game), lang)}
+                                                            games=", ".join(NAMES), game=game), lang)}
             if game is not None and kind_of(game) != self.session.kind:
                 return self._switch(game, lang)
             outcome = self.loop.call(lambda: self.loop.submit(NewGame(game)))
@@ -474,9 +473,9 @@ class Daemon:
             return CHANGING_GAMES
         return None if outcome.ok else outcome.reason
 
-    def status(self, lang: str = "en") -> dict:
-        """What the operatives may see, and the table's health: never the key. The warnings and
-        a finished game's reason in ``lang`` (the rest is the table's own words)."""
+    def health(self, lang: str = "en") -> dict[str, str]:
+        """Each device's health: "ok", a healthy word, or "not working: " and why in ``lang``
+        (a change on trial watches these alone, without the rest of the status)."""
         health = dict(self.devices.health)
         for name, why in list(self.devices.why.items()):  # a copy: paho's thread may change it meanwhile
             health[name] = NOT_WORKING + say(why, lang)
@@ -485,6 +484,12 @@ class Daemon:
             health["touch"] = "ok" if touch.connected else say(self.loop.faults.get("touch", "connecting"), lang)
         if "sound" in self.loop.faults:  # the audio output went missing after the start
             health["sound"] = f"not working: {say(self.loop.faults['sound'], lang)}"
+        return health
+
+    def status(self, lang: str = "en") -> dict:
+        """What the operatives may see, and the table's health: never the key. The warnings and
+        a finished game's reason in ``lang`` (the rest is the table's own words)."""
+        health = self.health(lang)
         view = self.session.public_view()
         state = view.to_json()
         if view.reason is not None:
