@@ -17,7 +17,7 @@ import pytest
 
 from pi_table import cli
 from pi_table import config as config_module
-from pi_table.config import OPTIONS, writing
+from pi_table.config import OPTIONS, trial, writing
 
 from helpers import require_tools
 
@@ -584,7 +584,7 @@ def test_a_written_file_that_would_lose_a_key_is_refused(tmp_path, monkeypatch):
     monkeypatch.setattr(writing.tomlkit, "dumps", lambda document: '[web]\nurl = "http://table.local"\n')
     with pytest.raises(config_module.ConfigError, match="could not be changed without changing other keys: change "
                                                         "web.url by hand"):
-        writing.write_keys(path, {"web.url": "http://table.local"})
+        trial.change_proven(path, {"web.url": "http://table.local"}, machine=False)
     assert path.read_text() == HAND_WRITTEN
 
 
@@ -594,7 +594,7 @@ def test_a_written_file_keeps_its_mode_and_leaves_nothing_beside_it(tmp_path):
     path.chmod(0o640)
     old_umask = os.umask(0o077)  # the unit's UMask: the file keeps its own mode all the same
     try:
-        writing.write_keys(path, {"leds.brightness": 0.5})
+        trial.change_proven(path, {"leds.brightness": 0.5}, machine=False)
     finally:
         os.umask(old_umask)
     assert (path.stat().st_mode & 0o777) == 0o640 and [p.name for p in tmp_path.iterdir()] == ["config.toml"]
@@ -608,5 +608,5 @@ def test_a_file_tomlkit_cannot_edit_is_refused_by_hand_not_a_traceback(tmp_path,
     path.write_text(HAND_WRITTEN)
     monkeypatch.setattr(writing.tomlkit, "dumps", lambda document: "[web]\nurl = \n")
     with pytest.raises(config_module.ConfigError, match="change web.url by hand"):
-        writing.write_keys(path, {"web.url": "http://table.local"})
+        trial.change_proven(path, {"web.url": "http://table.local"}, machine=False)
     assert path.read_text() == HAND_WRITTEN

@@ -89,13 +89,14 @@ def change(path: Path, changes: Mapping[str, object], by: str, working: Iterable
     replace_file(path, new.encode("utf-8"), _mode(path))
 
 
-def change_proven(path: Path, changes: Mapping[str, object], running: Running | None = None) -> None:
+def change_proven(path: Path, changes: Mapping[str, object], running: Running | None = None,
+                  machine: bool = True) -> None:
     """Write ``changes`` that the table applies at once and has proven (the brightness, the
     language...): into the file and, while a trial waits, into its last good file too, so a
-    rollback does not take them back."""
+    rollback does not take them back. Checked first as ``change`` checks."""
     from .writing import changed_text
 
-    new = changed_text(path, changes, machine=True, running=running)
+    new = changed_text(path, changes, machine, running)
     good = beside(path, GOOD)
     if pending_trial(path) is not None and good.exists():
         replace_file(good, changed_text(good, changes).encode("utf-8"), _mode(good))
@@ -162,6 +163,8 @@ def _copy(source: Path, to: Path) -> None:
 
 
 def _mode(path: Path) -> int:
+    """The file's own mode, kept by every rewrite; a new file gets the installer's 0644 (the staff
+    and scripts read it: the socket's path is in it)."""
     try:
         return stat.S_IMODE(os.stat(path).st_mode)
     except FileNotFoundError:

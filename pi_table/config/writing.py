@@ -1,5 +1,5 @@
 """Writing the configuration: the whole file from the settings (``check-config --defaults``), and
-keys changed in place (the staff page, ``tune --write``).
+the text of a file with keys changed in place, which ``trial`` writes (the staff page, ``tune --write``).
 
 Keys are changed with tomlkit, which keeps the file as its owner wrote it: comments, order,
 spacing and every other key. The new text is then read back and must hold exactly the old
@@ -10,8 +10,6 @@ checker; and it is checked as the daemon will check it before it replaces the ol
 from __future__ import annotations
 
 import math
-import os
-import stat
 import tomllib
 from collections.abc import Mapping
 from pathlib import Path
@@ -21,12 +19,9 @@ from tomlkit.exceptions import TOMLKitError
 
 from ..engine.errors import Refusal
 from ..engine.phrase import Phrase
-from ..files import replace_file
 from .loading import ConfigError, Running, parse_config, read_text
 from .schema import OPTIONS, SECTIONS, describe
 from .settings import Config
-
-NEW_FILE_MODE = 0o644  # the installer's: the staff and scripts read the file (the socket's path is in it)
 
 
 def to_toml(config: Config, comments: bool = True) -> str:
@@ -68,14 +63,6 @@ def writable(value: object) -> object:
         return value
     raise Refusal("expected a string, a number, true or false, or a list of them, found {found}",
                   found=describe(value))
-
-
-def write_keys(path: Path, changes: Mapping[str, object], machine: bool = False, running: Running | None = None,
-               ) -> None:
-    """Set each ``section.key`` of ``changes`` to its value in ``path`` (``changed_text``), and
-    replace the old file at once (a power cut leaves one or the other, never half)."""
-    new = changed_text(path, changes, machine, running)
-    replace_file(path, new.encode("utf-8"), stat.S_IMODE(os.stat(path).st_mode) if path.exists() else NEW_FILE_MODE)
 
 
 def changed_text(path: Path, changes: Mapping[str, object], machine: bool = False, running: Running | None = None,
