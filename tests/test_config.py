@@ -285,6 +285,7 @@ OUT_OF_RANGE = [
     ("touch.cell_electrodes", str([10**12, *range(1, 25)])), ("web.port", "99999999999999999999"),
     ("sound.volume", "1.5"), ("sound.volume", "-0.1"), ("sound.quiet_hours", '"23:00"'),
     ("sound.quiet_hours", '"25:00-08:00"'), ("sound.quiet_hours", '"8-9"'), ("sound.quiet_hours", '"08:00-08:00"'),
+    ("web.request_s", "1.5"), ("web.request_s", "600"),
 ]
 UNKNOWN_KEYS = [("game.langage", "1"), ("timer.length", "30"), ("leds.brightnes", "0.5"), ("web.hots", '"x"'),
                 ("paths.journal", '"j"'), ("screen.rotate", "0"), ("touch.ports", '"auto"'), ("buttons.end", "17")]

@@ -13,6 +13,7 @@ import re
 import resource
 import select
 import socket
+import threading
 import time
 import urllib.request
 from collections import Counter
@@ -468,9 +469,12 @@ def test_the_table_plays_on_while_its_port_is_flooded(tmp_path, many_files):
     1,024 files: the companion holds its cap and no more, the control socket answers, the
     loop deals a new game and publishes it, and a new phone is told to come back (503), not
     left hanging. (No watchdog here: FakeSystemd reads its messages only when asked, and a
-    full notify queue would block the loop's pings, which is not what is tried here.)"""
-    (tmp_path / "config.toml").write_text('[web]\nhost = "127.0.0.1"\nport = 0\n[paths]\njournal_dir = "journal"\n'
-                                          'socket = "control.sock"\nsocket_group = ""\n')
+    full notify queue would block the loop's pings, which is not what is tried here. The request
+    deadline is the longest there is, so that none of the flood is dropped before the cap is
+    counted, however slowly a busy machine sends it.)"""
+    (tmp_path / "config.toml").write_text('[web]\nhost = "127.0.0.1"\nport = 0\nrequest_s = 120\n'
+                                          '[paths]\njournal_dir = "journal"\nsocket = "control.sock"\n'
+                                          'socket_group = ""\n')
     systemd = FakeSystemd(["--hal", "sim", "--config", str(tmp_path / "config.toml")])
     soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
     resource.setrlimit(resource.RLIMIT_NOFILE, (1024, hard))  # systemd's default, for the daemon to inherit
@@ -510,6 +514,28 @@ def test_the_table_plays_on_while_its_port_is_flooded(tmp_path, many_files):
         for connection in flood:
             connection.close()
         systemd.close()
+
+
+def test_the_owners_request_deadline_is_the_one_phones_get(tmp_path):
+    """[web] request_s reaches the daemon's companion: a half-sent request is dropped after it."""
+    from pi_table.config import load_config
+    from pi_table.daemon.run import Daemon
+
+    (tmp_path / "config.toml").write_text('[web]\nhost = "127.0.0.1"\nport = 0\nrequest_s = 2\n[paths]\n'
+                                          'journal_dir = "journal"\nsocket = "control.sock"\nsocket_group = ""\n')
+    daemon = Daemon(load_config(tmp_path / "config.toml"), hal="sim")
+    daemon.start()
+    runner = threading.Thread(target=daemon.run, daemon=True)  # the companion opens once the table is ready
+    runner.start()
+    try:
+        assert daemon.wait_for_phones() and daemon.companion is not None
+        with phone(daemon.companion) as slow:
+            slow.sendall(HALF_SENT)
+            assert answer_of(slow, deadline_s=8.0) == b""  # dropped without an answer, well before the 10 s default
+    finally:
+        daemon.stop()
+        runner.join(timeout=5)
+        daemon.close()
 
 
 def urlopen_text(url: str) -> str:

@@ -111,6 +111,7 @@ OPTIONS = (
     Option("web", "url", "", "str", N_("how phones reach it, for the QR codes ('': http://ADDRESS:PORT of this machine)")),
     Option("web", "tls_cert", "", "str", N_("serve https with this certificate file (and its chain), so the staff PIN never crosses the Wi-Fi in clear ('': http)")),
     Option("web", "tls_key", "", "str", N_("the certificate's private key file, readable by the service alone")),
+    Option("web", "request_s", 10.0, "number", N_("seconds a phone has to send a request, its headers and then an action's body, 2 to 120 (longer on a slow Wi-Fi)")),
     Option("staff", "session_min", 60, "int", N_("minutes a staff page login lasts unused, 5 to 1440")),
     Option("fleet", "broker", "", "str", N_("report to this MQTT broker: mqtt://USER:PASSWORD@HOST:PORT or mqtts://... ('': off)")),
     Option("fleet", "table_id", "", "str", N_("this table's name in the fleet's topics, pi-table/<table_id>/... (no / + # or spaces)")),

@@ -63,6 +63,7 @@ class WebConfig:
     url: str  # '' when the daemon works it out
     tls_cert: str = ""  # https with this certificate and key; '' for http
     tls_key: str = ""
+    request_s: float = 10.0  # a phone's time to send a request: its headers, then an action's body
 
 
 @dataclass(frozen=True, slots=True)
@@ -380,8 +381,11 @@ def _web(v: Values) -> WebConfig:
                           file=file)
     if bool(cert) != bool(key):
         raise Refusal("tls_cert and tls_key go together: a certificate needs its private key")
+    request_s = v.number("web.request_s")
+    if not 2 <= request_s <= 120:
+        raise Refusal("request_s is 2 to 120 seconds, not {seconds:g}", seconds=request_s)
     return WebConfig(enabled=v.flag("web.enabled"), host=v.text("web.host"), port=port, url=url, tls_cert=cert,
-                     tls_key=key)
+                     tls_key=key, request_s=request_s)
 
 
 def _fleet(v: Values) -> FleetConfig:

@@ -230,7 +230,7 @@ class Daemon:
             companion = Companion(web.host, web.port, act=self._act, base_url=web.url,
                                   advertise=lambda: _reachable_address(web.host), proof=tokens.proof,
                                   opened_file=journal_dir / "companion.opened", language=self.config.language,
-                                  staff=staff, tls=tls)
+                                  staff=staff, tls=tls, header_timeout_s=web.request_s, body_timeout_s=web.request_s)
             companion.start()
         except Exception as e:  # noqa: BLE001 (a taken port, a broken install: the table plays without phones)
             why = e.strerror if isinstance(e, OSError) and e.strerror else e
