@@ -496,9 +496,13 @@ def test_the_table_plays_on_while_its_port_is_flooded(tmp_path, many_files):
                 connection.connect(("127.0.0.1", port))
                 connection.sendall(HALF_SENT)
             flood.append(connection)
-        wait_for(lambda: held(port) == MAX_CONNECTIONS, f"the daemon to hold {MAX_CONNECTIONS} connections, "
-                 f"not {held(port)}", timeout=10)
-        assert len(os.listdir(f"/proc/{systemd.process.pid}/fd")) <= own + MAX_CONNECTIONS + 8
+        # On a busy machine the kernel's accept queue overflows and some of the flood reaches the
+        # daemon only seconds later, at the SYN-ACK's retries (1, 2, 4, 8 s...); each is accepted, then
+        # counted in or turned away. What the test holds the daemon to is the settled count.
+        wait_for(lambda: held(port) == MAX_CONNECTIONS, f"the daemon to hold {MAX_CONNECTIONS} connections",
+                 timeout=60)
+        wait_for(lambda: len(os.listdir(f"/proc/{systemd.process.pid}/fd")) <= own + MAX_CONNECTIONS + 8,
+                 "the daemon's files to be its own and the connections it holds", timeout=10)
         answer = request(tmp_path / "control.sock", "new-game")
         assert answer["ok"] and answer["game_id"] != status["game_id"]
         assert request(tmp_path / "control.sock", "status")["game_id"] == answer["game_id"]

@@ -291,9 +291,9 @@ def test_a_whole_game_played_on_six_phones(table, browser):
                 for seat in range(6):
                     phones.vote(seat, 0 if seat == 5 else 5)
                     if seat == 1:  # the book votes in public: each ballot shows as it is cast
-                        phones.public.wait_for_selector("text=Vote of phase 1, so far")
+                        phones.public.wait_for_selector("text=Moon → Orso · Aleman → Orso")  # the second ballot's event too
+                        assert "Vote of phase 1, so far" in phones.public.inner_text("body")
                         assert "votes for Orso" in phones.public.inner_text(".agents")
-                        assert "Moon → Orso · Aleman → Orso" in phones.public.inner_text("body")
                 orso = phones.pages[5]
                 orso.wait_for_selector("text=You are at the truth machine.")
                 phones.taken(lambda: pick(orso, "reveal", "fragment: F9LB"), lambda: submit(orso, "reveal"))  # noqa: B023 - called here
