@@ -5,12 +5,12 @@
 #
 # Installs the system packages, turns on SPI and I2C, sets up in config.txt the display that
 # [screen] panel names and the I2S amplifier (when hardware/pinout.toml fits one), creates the user pi-table in the device groups, puts pi-table into
-# /opt/pi-table/venv, writes /etc/pi-table/config.toml from the defaults when there is none
+# a release under /opt/pi-table/releases (current: the one running), writes /etc/pi-table/config.toml from the defaults when there is none
 # (an existing one is checked, never overwritten), installs and enables pi-table.service and
 # (re)starts it. It first checks what every step needs (root, the
 # checkout, Python, free space, every package in apt's sources) and changes nothing when one
 # is missing; every step looks before it acts, so running it again (after a `git pull`, say)
-# upgrades in place. The commands' output goes to /var/log/pi-table-install.log; a failure says
+# upgrades: a new release beside the running one, switched to in one step. The commands' output goes to /var/log/pi-table-install.log; a failure says
 # in one line what failed and how to go on, then shows the log's last lines.
 #
 # Where the packages come from: all from Debian's archive, which Raspberry Pi OS includes,
@@ -234,18 +234,21 @@ for group in "${groups[@]}"; do
 done
 run "see the log" usermod --append --groups "$(IFS=,; echo "${groups[*]}")" "$user"
 
-# 4. The program, in a virtual environment that sees Debian's pygame, gpiozero and spidev (so
-#    no PyPI copy of them: pi-table's gpio and screen extras are for other machines). pip
-#    builds from a copy of the checkout, so no root-owned build/ is left in it.
+# 4. The program: a release of this checkout, /opt/pi-table/releases/<version>-<id>, with its own
+#    virtual environment that sees Debian's pygame, gpiozero and spidev (so no PyPI copy of them:
+#    pi-table's gpio and screen extras are for other machines), the dependencies at the versions
+#    requirements.lock pins; then /opt/pi-table/current switched to it in one step (the one
+#    before it kept as previous), as every update from the staff page does (pi_table/release,
+#    docs/updates.md): a first install is an update with nothing to go back to. pip builds
+#    from a copy of the checkout, so no root-owned build/ is left in it. /opt/pi-table/venv
+#    leads to the current release's environment.
 begin "pi-table into ${venv#"$root"}"
-[ -x "$venv/bin/python" ] || run "install python3-venv" "$python" -m venv --system-site-packages "$venv"
-copy=$(mktemp -d)
-trap 'rm -rf "$copy"' EXIT
-tar -C "$src" --exclude=./.git --exclude=./.venv --exclude=./build --exclude='*.egg-info' -cf - . | tar -C "$copy" -xf -
-target=$copy
-[ "$backend" = ws281x ] && target="$copy[leds-pi4]"
+extras=""
+[ "$backend" = ws281x ] && extras=leds-pi4
 run "pip's messages in the log say which package failed (no network? a failed rpi-ws281x build?)" \
-  "$venv/bin/python" -m pip install --disable-pip-version-check --upgrade "$target"
+  env PYTHONPATH="$src" PYTHONDONTWRITEBYTECODE=1 "$python" -m pi_table.release.helper --home "$prefix" install --source "$src" --extras "$extras"
+say "$(grep -o 'installed release .*' "$log" | tail -n 1)"
+install -m 0755 "$src/systemd/pi-table-helper" "$prefix/helper"
 install -m 0644 "$src/README.md" "$prefix/README.md"
 mkdir -p "$root/usr/local/bin"
 ln -sfn /opt/pi-table/venv/bin/pi-table "$root/usr/local/bin/pi-table"
@@ -278,12 +281,16 @@ if [ -d "$state" ] && [ "$(stat -c %a "$state")" != 700 ]; then
 fi
 begin "pi-table.service"
 mkdir -p "$unit_dir"
-install -m 0644 "$src/systemd/pi-table.service" "$unit_dir/pi-table.service"
+# The root helper's units: the staff page's update, reboot and power off (pi-table-helper.service).
+for unit in pi-table.service pi-table-helper.service pi-table-helper.path; do
+  install -m 0644 "$src/systemd/$unit" "$unit_dir/$unit"
+done
 run "see the log" systemctl daemon-reload
-run "see the log" systemctl enable pi-table.service
+run "see the log" systemctl enable pi-table.service pi-table-helper.path
 if [ "${PI_TABLE_NO_START:-0}" = 1 ]; then
   say "enabled; not started (PI_TABLE_NO_START=1)"
 else
+  run "see the log" systemctl start pi-table-helper.path
   run "'journalctl -u pi-table' says why it did not start" systemctl restart pi-table.service
   say "started: 'systemctl status pi-table' and 'pi-table status' tell how it is"
 fi

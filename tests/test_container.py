@@ -29,6 +29,7 @@ import shlex
 import shutil
 import socket
 import subprocess
+import sys
 import tempfile
 import time
 from pathlib import Path
@@ -263,7 +264,7 @@ def test_install_as_the_readme_says_twice(container):
     assert container.run("systemctl is-enabled pi-table").stdout.strip() == "enabled"
     # the service cannot write under /opt (ProtectSystem=strict): pip compiled the bytecode it
     # loads at every start (pi-table bench daemon times the start with it)
-    compiled = container.run("find /opt/pi-table/venv -path '*/pi_table/engine/__pycache__/*.pyc'").stdout.split()
+    compiled = container.run("find /opt/pi-table/current/venv/ -path '*/pi_table/engine/__pycache__/*.pyc'").stdout.split()
     assert len(compiled) >= 10, compiled
 
 
@@ -461,3 +462,141 @@ def test_a_table_killed_before_it_is_healthy_on_a_change_starts_again_on_the_las
     note = json.loads((container.merged / (SERVICE_CONFIG.lstrip("/") + ".rolled-back")).read_text())
     assert note["keys"] == ["touch.thresholds"] and note["by"] == "tune"
     assert note["why"]["en"] == "the table stopped before it was healthy on the new settings"
+
+
+# --- updates with rollback, and the helper's reboot, under the real systemd (issue 27) -------------
+
+SPOOL = "/var/lib/pi-table/requests"
+HOME = "/opt/pi-table"
+
+
+def bundle_of(tmp: Path, version: str, broken: bool = False) -> Path:
+    """A bundle of this checkout made another version (its pyproject.toml bumped); ``broken``: its
+    package raises at import, so the table cannot even start on it."""
+    from pi_table.release.layout import tree_files
+
+    tree = tmp / f"tree-{version}"
+    for path in tree_files(ROOT):
+        (tree / path).parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy2(ROOT / path, tree / path)
+    pyproject = tree / "pyproject.toml"
+    pyproject.write_text(pyproject.read_text().replace('version = "0.1.0"', f'version = "{version}"', 1))
+    if broken:
+        with open(tree / "pi_table/__init__.py", "a") as init:
+            init.write("\nraise ImportError('a release that cannot start, on purpose')\n")
+    out = tmp / f"pi-table-{version}.tar.gz"
+    made = subprocess.run([sys.executable, "-m", "pi_table", "bundle", "--source", str(tree), "-o", str(out)],
+                          capture_output=True, text=True, check=False)
+    assert made.returncode == 0, made.stderr
+    return out
+
+
+def ask(container: Container, act: str, **args: str) -> float:
+    """The request as the service makes it: as its user, through pi_table.release.ask; the time asked."""
+    since = time.time()
+    call = f"from pi_table.release import ask; ask({act!r}, **{args!r})"
+    container.run(f"/opt/pi-table/venv/bin/python -c {shlex.quote(call)}", user="pi-table")
+    return since
+
+
+def offer(container: Container, bundle: Path) -> str:
+    """The bundle uploaded into the service's spool folder, as the staff page would leave it."""
+    shutil.copy(bundle, container.merged / "root" / bundle.name)
+    container.run(f"install -d -o pi-table -g pi-table -m 0700 {SPOOL} && "
+                  f"install -o pi-table -g pi-table -m 0600 /root/{bundle.name} {SPOOL}/{bundle.name}")
+    return bundle.name
+
+
+def helper_done(container: Container, since: float, timeout: float = 900) -> dict:
+    """The helper's note of how the act asked at ``since`` ended."""
+    note = container.merged / HOME.lstrip("/") / "last.json"
+
+    def ended():
+        try:
+            last = json.loads(note.read_text())
+        except (OSError, ValueError):
+            return None
+        idle = container.run("systemctl is-active pi-table-helper.service", check=False).stdout.strip() != "activating"
+        return last if last["at"] >= since and idle else None
+    return container.wait_for(ended, "the root helper's act", timeout)
+
+
+def linked(container: Container, link: str) -> str:
+    return os.readlink(container.merged / HOME.lstrip("/") / link).removeprefix("releases/")
+
+
+def running_version(container: Container) -> str:
+    container.active()
+    return container.wait_for(lambda: _status_version(container), "the table's status", 60)
+
+
+def _status_version(container: Container) -> str | None:
+    done = container.run("pi-table status --json", user="barista", check=False)
+    return json.loads(done.stdout)["version"] if done.returncode == 0 else None
+
+
+def test_an_update_from_a_bundle_is_installed_beside_the_running_release(container, tmp_path):
+    before = linked(container, "current")
+    assert before.startswith("0.1.0-") and running_version(container) == "0.1.0"
+    since = ask(container, "update", from_="bundle", bundle=offer(container, bundle_of(tmp_path, "0.1.1")))
+    last = helper_done(container, since)
+    assert last["outcome"] == "done", last
+    assert linked(container, "current").startswith("0.1.1-") and linked(container, "previous") == before
+    assert running_version(container) == "0.1.1"
+    assert not (container.merged / HOME.lstrip("/") / "trial.json").exists()
+    assert not list((container.merged / SPOOL.lstrip("/")).glob("*"))  # the request and the bundle are taken
+    state = container.run("/opt/pi-table/venv/bin/python -c 'import json; from pi_table.release import state; "
+                          "print(json.dumps(state()))'", user="pi-table").stdout
+    assert json.loads(state)["running"]["version"] == "0.1.1"
+
+
+def test_a_release_that_cannot_start_is_rolled_back_by_itself(container, tmp_path):
+    good = linked(container, "current")
+    since = ask(container, "update", from_="bundle", bundle=offer(container, bundle_of(tmp_path, "0.1.2", broken=True)))
+    last = helper_done(container, since)
+    assert last["outcome"] == "rolled back", last
+    assert last["release"].startswith("0.1.2-") and last["to"] == good
+    assert linked(container, "current") == good and running_version(container) == "0.1.1"
+    assert "a release that cannot start, on purpose" in container.run("journalctl -u pi-table -b --no-pager -o cat").stdout
+    state = json.loads(container.run("/opt/pi-table/venv/bin/python -c 'import json; from pi_table.release import "
+                                     "state; print(json.dumps(state()))'", user="pi-table").stdout)
+    why = state["rolled_back"]["why"]
+    assert why["en"].startswith("the table stopped before it was healthy on release 0.1.2-"), why
+    assert why["it"] != why["en"]
+
+
+def test_a_power_cut_mid_update_leaves_a_table_that_starts_on_a_good_release(container, tmp_path):
+    """The container's init killed (every process in it at once) when the helper writes its trial
+    note, the instant before it switches; booted again, the table runs a release that is current,
+    complete and proven, and no trial is left."""
+    since = ask(container, "update", from_="bundle", bundle=offer(container, bundle_of(tmp_path, "0.1.3")))
+    trial = container.merged / HOME.lstrip("/") / "trial.json"
+    container.wait_for(trial.exists, "the switch", 900)
+    os.kill(container.init, 9)
+    assert container.process is not None
+    container.process.wait(timeout=60)
+    container.boot()
+    version = running_version(container)
+    current = linked(container, "current")
+    assert version in ("0.1.1", "0.1.3") and current.startswith(version + "-")
+    assert (container.merged / HOME.lstrip("/") / "releases" / current / "release.json").exists()
+    container.wait_for(lambda: not trial.exists(), "the trial to be decided", 60)
+    assert since
+
+
+def test_the_helper_refuses_an_unknown_request_and_reboots_on_one(container):
+    spool = container.merged / SPOOL.lstrip("/")
+    container.run(f"install -d -o pi-table -g pi-table -m 0700 {SPOOL}")
+    since = time.time()
+    container.run(f"echo '{{\"act\": \"rm -rf /\"}}' > {SPOOL}/request.json && chown pi-table {SPOOL}/request.json")
+    last = helper_done(container, since, 60)
+    assert last["outcome"] == "refused" and not (spool / "request.json").exists()
+    assert "refused: unknown request" in container.run("journalctl -u pi-table-helper -b --no-pager -o cat").stdout
+    game = container.status()["game_id"]
+    ask(container, "reboot")
+    assert container.process is not None
+    container.process.wait(timeout=120)  # nspawn ends the container on a reboot (exit 133): boot it again
+    assert container.process.returncode == 133
+    container.boot()
+    container.active()
+    assert container.status()["game_id"] == game

@@ -28,8 +28,8 @@ def test_the_mpr121_driver_is_only_in_the_emulator_extra_which_the_tests_include
 
 def test_the_installer_takes_no_extra_that_would_hide_debians_gpiozero_or_pygame():
     installer = (Path(__file__).resolve().parent.parent / "systemd" / "install.sh").read_text(encoding="utf-8")
-    # the extras pip installs the checkout with (target="$copy[...]")
-    assert set(re.findall(r'"\$copy\[([^\]]+)\]"', installer)) == {"leds-pi4"}
+    # the extras the release of the checkout is installed with (extras=...)
+    assert set(re.findall(r'^\s*(?:\[.*\] && )?extras=(\S+)$', installer, re.MULTILINE)) == {'""', "leds-pi4"}
 
 
 def test_emulate_board_without_the_driver_says_which_extra_to_install(monkeypatch, capsys):

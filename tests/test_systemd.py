@@ -57,10 +57,11 @@ def verify(unit_text: str, tmp_path: Path) -> str:
     shutil.copytree("/usr/lib/systemd/system", root / "usr/lib/systemd/system", symlinks=True)
     (root / "etc/systemd/system").mkdir(parents=True)
     (root / "etc/systemd/system/pi-table.service").write_text(unit_text, encoding="utf-8")
-    program = root / values("ExecStart")[0].split()[0].lstrip("/")
-    program.parent.mkdir(parents=True)
-    program.write_text("#!/bin/sh\n")
-    program.chmod(0o755)
+    for key in ("ExecStartPre", "ExecStart", "ExecStartPost"):  # the helper's, and the table's
+        program = root / values(key)[0].split()[0].lstrip("-+").lstrip("/")
+        program.parent.mkdir(parents=True, exist_ok=True)
+        program.write_text("#!/bin/sh\n")
+        program.chmod(0o755)
     result = subprocess.run(
         ["systemd-analyze", "verify", f"--root={root}", "--man=no", "--generators=no",
          "/etc/systemd/system/pi-table.service"],
@@ -179,7 +180,14 @@ def test_install_sets_up_a_pi_4_and_runs_twice_without_harm(tmp_path):
     assert "--system" in useradd and "--shell /usr/sbin/nologin" in useradd and useradd.endswith(" pi-table")
     assert installer.calls("usermod") == ["usermod --append --groups gpio,spi,i2c,dialout,video,input,render,audio pi-table"]
     assert installer.calls("systemctl") == [
-        "systemctl daemon-reload", "systemctl enable pi-table.service", "systemctl restart pi-table.service"]
+        "systemctl daemon-reload", "systemctl enable pi-table.service pi-table-helper.path",
+        "systemctl start pi-table-helper.path", "systemctl restart pi-table.service"]
+    # the release layout: current names the one release built, through which venv leads
+    [release] = (installer.root / "opt/pi-table/releases").iterdir()
+    assert os.readlink(installer.root / "opt/pi-table/current") == f"releases/{release.name}"
+    assert not (installer.root / "opt/pi-table/previous").exists()
+    assert (installer.root / "opt/pi-table/venv").resolve() == release / "venv"
+    assert os.access(installer.root / "opt/pi-table/helper", os.X_OK)
     # the configuration is the service's, for the staff page to edit
     assert installer.calls("chown") == [f"chown pi-table:pi-table {installer.config.parent} {installer.config}"]
     # ... and readable to all: the staff's pi-table commands find the control socket in it
@@ -188,6 +196,8 @@ def test_install_sets_up_a_pi_4_and_runs_twice_without_harm(tmp_path):
 
     unit = installer.root / "etc/systemd/system/pi-table.service"
     assert unit.read_text() == UNIT.read_text()
+    for helper_unit in ("pi-table-helper.service", "pi-table-helper.path"):
+        assert (unit.parent / helper_unit).read_text() == (UNIT.parent / helper_unit).read_text()
     assert os.readlink(installer.root / "usr/local/bin/pi-table") == "/opt/pi-table/venv/bin/pi-table"
     defaults_text = installer.pi_table("check-config", "--defaults").stdout
     assert installer.config.read_text() == defaults_text and 'backend = "ws281x"' in defaults_text
@@ -235,7 +245,8 @@ def test_install_on_a_pi_5_uses_the_spi_backend_and_no_rpi_ws281x(tmp_path):
     assert (installer.root / "boot/firmware/config.txt").read_text() == RASPBERRY_PI_OS_BOOT.replace(
         "display_auto_detect=1", "display_auto_detect=0").replace(*SOUND) + (
         "[all]\ndtoverlay=vc4-kms-dsi-ili9881-7inch\ndtoverlay=max98357a\n")
-    assert installer.calls("systemctl") == ["systemctl daemon-reload", "systemctl enable pi-table.service"]
+    assert installer.calls("systemctl") == ["systemctl daemon-reload",
+                                            "systemctl enable pi-table.service pi-table-helper.path"]
     venv_python = installer.root / "opt/pi-table/venv/bin/python"
     assert subprocess.run([venv_python, "-c", "import rpi_ws281x"], capture_output=True).returncode != 0
 

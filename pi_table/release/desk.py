@@ -1,0 +1,107 @@
+"""The service's side of the releases, for the staff page: which release runs and which came
+before, what is offered (a newer version on the repository's branch, a bundle uploaded into the
+spool folder), how the last update ended and why a rollback happened (in every language the table
+speaks), and ``ask``, which leaves a request for the root helper. Reading only: the service
+cannot write under /opt (ProtectSystem=strict); the helper does.
+"""
+
+from __future__ import annotations
+
+import logging
+import tempfile
+from pathlib import Path
+
+from .. import version as installed_version
+from ..engine.phrase import Phrase
+from ..engine.views import LANGUAGES
+from ..ui.i18n import say
+from . import bundle, requests
+from .helper import clone
+from .layout import (
+    CURRENT,
+    DONE,
+    HOME,
+    LAST,
+    ORIGIN,
+    PREVIOUS,
+    ROLLED_BACK,
+    ReleaseError,
+    Releases,
+    source_version,
+    version_key,
+)
+
+log = logging.getLogger("pi_table.release")
+
+
+def said(note_why: object) -> dict[str, str] | None:
+    """A note's why (an English template and its fields) said in each of the table's languages."""
+    if not isinstance(note_why, dict) or not isinstance(note_why.get("template"), str):
+        return None
+    fields = note_why.get("fields")
+    if not isinstance(fields, dict) or not all(isinstance(value, str | int | float) for value in fields.values()):
+        return None
+    phrase = Phrase.of(note_why["template"], **{str(key): value for key, value in fields.items()})
+    try:
+        return {lang: say(phrase, lang) for lang in LANGUAGES}
+    except (KeyError, IndexError, ValueError):  # a template from another release, with other fields
+        return None
+
+
+def _release(releases: Releases, name: str | None) -> dict | None:
+    if name is None:
+        return None
+    data = releases.note(f"{releases.releases.name}/{name}/{DONE}") or {}
+    return {"release": name, "version": data.get("version")}
+
+
+def _told(note: dict | None) -> dict | None:
+    return None if note is None else {**note, "why": said(note.get("why"))}
+
+
+def state(home: Path = HOME) -> dict:
+    """The releases as the staff page shows them: ``running`` (its release and version),
+    ``previous``, ``trial`` (a release switched to and not yet proven), ``rolled_back`` (what went
+    back to what and why, while no later update was proven) and ``last`` (the last act asked of the
+    helper: update, reboot, poweroff; done, failed, refused or rolled back; why)."""
+    releases = Releases(home)
+    trial = releases.trial()
+    running = _release(releases, releases.linked(CURRENT)) or {"release": None, "version": installed_version()}
+    return {"running": running, "previous": _release(releases, releases.linked(PREVIOUS)),
+            "trial": None if trial is None else {"release": trial.release, "starts": trial.starts, "since": trial.since},
+            "rolled_back": _told(releases.note(ROLLED_BACK)), "last": _told(releases.note(LAST))}
+
+
+def ask(act: str, spool: Path = requests.SPOOL, **args: str) -> None:
+    """Leave the request ``act`` (update, reboot, poweroff) for the root helper; ReleaseError, with
+    nothing written, when it is none of them. An update takes ``from_="bundle", bundle=NAME`` (a
+    file already in ``spool``) or ``from_="repository"``."""
+    request: dict[str, str] = {"act": act}
+    if "from_" in args:
+        request["from"] = args.pop("from_")
+    requests.write(spool, {**request, **args})
+
+
+def offered(home: Path = HOME, spool: Path = requests.SPOOL, repository: bool = True) -> list[dict]:
+    """The versions newer than the running one that an update could install: each bundle in the
+    spool folder (``{"from": "bundle", "bundle": NAME, "version": V}``), and the head of the
+    repository's branch (``{"from": "repository", "version": V, "branch": B}``; asking it clones
+    one commit, so it needs the network)."""
+    running = state(home)["running"]["version"] or "0"
+    found: list[dict] = []
+    for path in sorted(spool.glob("*.tar.gz")) if spool.is_dir() else []:
+        version = bundle.peek(path)
+        if version is not None and version_key(version) > version_key(running):
+            found.append({"from": "bundle", "bundle": path.name, "version": version})
+    origin = Releases(home).note(ORIGIN)
+    if repository and origin is not None:
+        with tempfile.TemporaryDirectory(prefix="pi-table-offered-") as scratch:
+            try:
+                version = source_version(clone(origin, Path(scratch) / "clone"))
+            except ReleaseError as e:
+                log.warning("no version offered from the repository: %s", e)
+            else:
+                if version_key(version) > version_key(running):
+                    found.append({"from": "repository", "version": version, "branch": origin.get("branch")})
+    return found
+

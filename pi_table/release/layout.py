@@ -1,0 +1,279 @@
+"""The releases on a table: /opt/pi-table/releases/<version>-<short id>/, each with its own
+virtual environment built from the locked requirements, and the links ``current`` (what the
+service runs: its ExecStart goes through it) and ``previous`` (the release before it), each
+switched in one rename of a new link over the old, so a power cut leaves the old link or the
+new, never none.
+
+A release is complete once its ``release.json`` is written, last and fsynced: a folder without
+one is half built (a power cut, a failed pip) and is never linked; the next build of it starts
+again. A switch to a new release is a trial (``trial.json``): the start count it has had and the
+release to go back to. The service's next start proves it (healthy: kept) or, if one start went
+by unproven, rolls it back; ``rolled-back.json`` says what went back and why, ``last.json`` how
+the last act asked of the helper ended. Only root writes here; the service reads.
+
+Standard library only, beside ``pi_table.files``: install.sh runs this with the system's
+Python from a checkout, before any virtual environment exists.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import time
+import tomllib
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from ..engine.phrase import N_
+from ..errors import PiTableError
+from ..files import replace_file, sync_folder
+
+HOME = Path("/opt/pi-table")
+RELEASES, CURRENT, PREVIOUS, VENV = "releases", "current", "previous", "venv"
+TRIAL, ROLLED_BACK, LAST, ORIGIN, DONE = "trial.json", "rolled-back.json", "last.json", "origin.json", "release.json"
+LOCK_FILE = "requirements.lock"
+SKIPPED = (".git", ".venv", "build", "__pycache__", ".pytest_cache", ".mypy_cache", ".ruff_cache", "site")
+"""What a source tree's copy leaves out: a clone's history, a developer's environment, what builds leave."""
+STARTS = 1  # as the configuration's trials: a second start without a proof means the first one died
+VERSION = re.compile(r"\d+\.\d+\.\d+(?:[-.+]?[0-9A-Za-z.]+)?")
+RELEASE_NAME = re.compile(rf"({VERSION.pattern})-[0-9a-f]{{8}}")
+
+
+class ReleaseError(PiTableError, ValueError):
+    """What went wrong, as a note's ``why``: an English template (the catalogue's msgid) and its fields."""
+
+    def __init__(self, template: str, **fields: object) -> None:
+        super().__init__(template.format(**fields))
+        self.why: dict[str, Any] = {"template": template, "fields": fields}
+
+
+def why(template: str, **fields: object) -> dict:
+    return {"template": template, "fields": fields}
+
+
+def version_key(version: str) -> tuple[int, ...]:
+    """A version's order: its three numbers (a suffix does not count)."""
+    return tuple(int(part) for part in version.split("-")[0].split("+")[0].split(".")[:3] if part.isdigit())
+
+
+def source_version(source: Path) -> str:
+    """The version a source tree's pyproject.toml sets: the one source of every release's version."""
+    try:
+        with open(source / "pyproject.toml", "rb") as file:
+            version = tomllib.load(file)["project"]["version"]
+    except (OSError, tomllib.TOMLDecodeError, KeyError, TypeError) as e:
+        raise ReleaseError(N_("{source} has no readable pyproject.toml with a [project] version ({error})"),
+                           source=str(source), error=type(e).__name__) from None
+    if not isinstance(version, str) or not VERSION.fullmatch(version):
+        raise ReleaseError(N_("{source}: the version in pyproject.toml is not a version such as 1.2.3"),
+                           source=str(source))
+    return version
+
+
+def tree_files(source: Path) -> list[Path]:
+    """The source tree's files, relative, sorted; what SKIPPED names and egg-info left out."""
+    found: list[Path] = []
+    for folder, folders, files in os.walk(source):
+        folders[:] = sorted(name for name in folders if name not in SKIPPED and not name.endswith(".egg-info"))
+        found.extend(Path(folder, name).relative_to(source) for name in files if not name.endswith(".pyc"))
+    return sorted(found)
+
+
+def release_name(source: Path, extras: str = "") -> str:
+    """``<version>-<short id>``: the id a digest of every file of the tree and the extras it is
+    installed with, so the same tree makes the same release on every table."""
+    digest = hashlib.sha256(extras.encode())
+    for path in tree_files(source):
+        digest.update(str(path).encode() + b"\0")
+        digest.update(hashlib.sha256((source / path).read_bytes()).digest())
+    return f"{source_version(source)}-{digest.hexdigest()[:8]}"
+
+
+@dataclass(frozen=True)
+class Trial:
+    """A switch not yet proven: the release tried, the one to go back to, and the starts it has had."""
+
+    release: str
+    back_to: str
+    previous_before: str | None
+    since: float
+    starts: int = 0
+    by: str = "update"
+
+
+class Releases:
+    """The releases under ``home`` (/opt/pi-table; under a staging root for install.sh's tests)."""
+
+    def __init__(self, home: Path = HOME) -> None:
+        self.home = Path(home)
+        self.releases = self.home / RELEASES
+
+    # --- what is there ---------------------------------------------------------------------------
+
+    def linked(self, link: str) -> str | None:
+        """The release ``current`` or ``previous`` names, or None."""
+        try:
+            target = os.readlink(self.home / link)
+        except OSError:
+            return None
+        name = Path(target).name
+        return name if RELEASE_NAME.fullmatch(name) else None
+
+    def complete(self, name: str) -> bool:
+        return RELEASE_NAME.fullmatch(name) is not None and (self.releases / name / DONE).is_file()
+
+    def venv(self, name: str) -> Path:
+        return self.releases / name / VENV
+
+    def note(self, name: str) -> dict | None:
+        try:
+            data = json.loads((self.home / name).read_text(encoding="utf-8"))
+        except (OSError, ValueError, RecursionError):
+            return None
+        return data if isinstance(data, dict) else None
+
+    def write_note(self, name: str, data: dict) -> None:
+        self.home.mkdir(parents=True, exist_ok=True)
+        replace_file(self.home / name, json.dumps(data).encode("utf-8"), 0o644)
+
+    def trial(self) -> Trial | None:
+        data = self.note(TRIAL)
+        try:
+            return None if data is None else Trial(**data)
+        except TypeError:
+            return None
+
+    # --- building ----------------------------------------------------------------------------------
+
+    def build(self, source: Path, extras: str = "", wheels: Path | None = None, log=sys.stdout) -> str:
+        """The release of the source tree ``source``, built beside the others unless it is there
+        already: a copy of the tree, a venv (seeing the system's packages: Debian's pygame,
+        gpiozero, spidev) and pip's install of the copy with the tree's requirements.lock as
+        constraints (from ``wheels`` alone when given: a bundle for a table without internet)."""
+        name = release_name(source, extras)
+        if self.complete(name):
+            print(f"release {name} is built already", file=log, flush=True)
+            return name
+        lock = source / LOCK_FILE
+        if not lock.is_file():
+            raise ReleaseError(N_("{source} has no {lock}: every release installs locked versions"),
+                               source=str(source), lock=LOCK_FILE)
+        folder = self.releases / name
+        if folder.exists():  # half built: a power cut or a failure in an earlier try
+            shutil.rmtree(folder)
+        folder.mkdir(parents=True)
+        copy = folder / "src"
+        for path in tree_files(source):
+            (copy / path).parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(source / path, copy / path)
+        shutil.copy2(lock, folder / LOCK_FILE)
+        venv = folder / VENV
+        self._run([sys.executable, "-m", "venv", "--system-site-packages", str(venv)], log, "venv")
+        where = ["--no-index", "--find-links", str(wheels)] if wheels is not None else []
+        target = f"{copy}[{extras}]" if extras else str(copy)
+        self._run([str(venv / "bin/python"), "-m", "pip", "install", "--disable-pip-version-check",
+                   "--no-warn-script-location", *where, "--constraint", str(folder / LOCK_FILE), target], log, "pip")
+        shutil.rmtree(copy)  # installed: the tree's copy (and what setuptools built in it) is not needed
+        done = {"release": name, "version": source_version(source), "extras": extras, "built": time.time()}
+        replace_file(folder / DONE, json.dumps(done).encode("utf-8"), 0o644)
+        sync_folder(self.releases)
+        return name
+
+    @staticmethod
+    def _run(command: list[str], log, what: str) -> None:
+        print("$ " + " ".join(command), file=log, flush=True)
+        done = subprocess.run(command, stdout=log, stderr=subprocess.STDOUT, check=False)
+        if done.returncode != 0:
+            raise ReleaseError(N_("building the release failed: {step} exited {status} (the helper's log says why)"),
+                               step=what, status=done.returncode)
+
+    # --- switching -----------------------------------------------------------------------------------
+
+    def link(self, link: str, name: str | None) -> None:
+        """Point ``link`` at the release ``name`` (None: take it away) in one rename."""
+        path = self.home / link
+        if name is None:
+            path.unlink(missing_ok=True)
+        else:
+            if not self.complete(name):
+                raise ReleaseError(N_("release {release} is not completely built: it is never linked"), release=name)
+            temporary = self.home / f".{link}.new"
+            temporary.unlink(missing_ok=True)
+            os.symlink(f"{RELEASES}/{name}", temporary)
+            os.replace(temporary, path)
+        sync_folder(self.home)
+
+    def switch(self, name: str, by: str) -> Trial | None:
+        """``current`` to the release ``name``, the one it named to ``previous``; a trial when there
+        was one to go back to (a first install has none). The trial's note is written first: a power
+        cut before the switch leaves a note for a switch that never happened, which the next start drops."""
+        old, before = self.linked(CURRENT), self.linked(PREVIOUS)
+        trial = None
+        if old is not None and old != name and self.complete(old):
+            trial = Trial(name, old, before, time.time(), by=by)
+            self.write_note(TRIAL, trial.__dict__)
+            self.link(PREVIOUS, old)
+        self.link(CURRENT, name)
+        self._venv_link()
+        self.prune()
+        return trial
+
+    def _venv_link(self) -> None:
+        """/opt/pi-table/venv: the running release's environment, where an older install had its
+        only one (and scripts may still look)."""
+        venv = self.home / VENV
+        if venv.is_dir() and not venv.is_symlink():
+            shutil.rmtree(venv)
+        if not venv.is_symlink():
+            os.symlink(f"{CURRENT}/{VENV}", venv)
+
+    def prune(self) -> None:
+        """Every release but the current and previous ones goes: the SD card keeps two."""
+        keep = {self.linked(CURRENT), self.linked(PREVIOUS)}
+        for folder in self.releases.iterdir():
+            if folder.name not in keep and not folder.name.startswith("."):
+                shutil.rmtree(folder, ignore_errors=True)
+
+    def starting(self) -> str:
+        """At each start of the service (its ExecStartPre): a trial counts one start more; a trial
+        whose release is not current (a power cut before the switch) is dropped; one that has had
+        its start and was not proven is rolled back. What happened, in a word for the log."""
+        trial = self.trial()
+        if trial is None:
+            return "no trial"
+        if self.linked(CURRENT) != trial.release:
+            (self.home / TRIAL).unlink(missing_ok=True)
+            return "a trial whose switch never happened is dropped"
+        if trial.starts >= STARTS:
+            self.roll_back(trial, why(N_("the table stopped before it was healthy on release {release}"),
+                                      release=trial.release))
+            return f"rolled back to {trial.back_to}"
+        self.write_note(TRIAL, {**trial.__dict__, "starts": trial.starts + 1})
+        return f"trying {trial.release} (start {trial.starts + 1})"
+
+    def prove(self, trial: Trial) -> None:
+        """The table is healthy on the trial's release: it stays, and the trial is over."""
+        (self.home / ROLLED_BACK).unlink(missing_ok=True)
+        (self.home / TRIAL).unlink(missing_ok=True)
+        sync_folder(self.home)
+        self.write_note(LAST, {"act": "update", "outcome": "done", "at": time.time(), "release": trial.release,
+                               "why": why(N_("release {release} runs and is healthy"), release=trial.release)})
+
+    def roll_back(self, trial: Trial, reason: dict) -> None:
+        """Back to the release the trial left, with a note of what went back and why."""
+        self.link(CURRENT, trial.back_to)
+        self.link(PREVIOUS, trial.previous_before if trial.previous_before and self.complete(trial.previous_before)
+                  else None)
+        note = {"release": trial.release, "to": trial.back_to, "at": time.time(), "why": reason}
+        self.write_note(ROLLED_BACK, note)
+        self.write_note(LAST, {"act": "update", "outcome": "rolled back", **note})
+        (self.home / TRIAL).unlink(missing_ok=True)
+        sync_folder(self.home)
+        print(f"release {trial.release} rolled back to {trial.back_to}: "
+              + reason["template"].format(**reason["fields"]), file=sys.stderr, flush=True)

@@ -1,0 +1,77 @@
+"""A request to the root helper: one small JSON file the service writes into its spool folder
+(/var/lib/pi-table/requests, its own), which pi-table-helper.path sees and pi-table-helper.service
+(root) reads, deletes and acts on. Three acts and nothing else: install an update (from a bundle
+in the same folder, or from the repository the table was installed from), reboot, power off.
+Anything else is refused and logged, never run.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import stat
+from pathlib import Path
+
+from ..engine.phrase import N_
+from ..files import replace_file
+from .layout import ReleaseError
+
+SPOOL = Path("/var/lib/pi-table/requests")
+REQUEST = "request.json"
+MAX_REQUEST = 4096
+BUNDLE_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,99}\.tar\.gz")
+SHAPES = {("reboot",): set(), ("poweroff",): set(), ("update", "bundle"): {"bundle"}, ("update", "repository"): set()}
+"""Each request there is: its act (and for an update where from), and the other keys it takes."""
+
+
+def check(request: object) -> dict:
+    """The request, if it is one of the three acts in its exact shape; ReleaseError otherwise."""
+    if not isinstance(request, dict) or not isinstance(request.get("act"), str):
+        raise ReleaseError(N_("a request is a JSON object with an act; expected one of {acts}"),
+                           acts="update, reboot, poweroff")
+    act = request["act"]
+    shape: tuple[str, ...] = (act,) if act != "update" else (act, str(request.get("from")))
+    if shape not in SHAPES:
+        raise ReleaseError(N_("unknown request {act}; expected one of {acts}"), act=repr(act[:80]),
+                           acts="reboot, poweroff, update from a bundle or from the repository")
+    keys = set(request) - {"act", "from"}
+    if keys != SHAPES[shape]:
+        raise ReleaseError(N_("the request {act} takes {expected}, not {found}"), act=act,
+                           expected=", ".join(sorted(SHAPES[shape])) or "nothing more",
+                           found=", ".join(sorted(repr(key[:40]) for key in keys)) or "nothing")
+    if "bundle" in keys and not (isinstance(request["bundle"], str) and BUNDLE_NAME.fullmatch(request["bundle"])):
+        raise ReleaseError(N_("the bundle is named by a file name in the spool folder ending .tar.gz"))
+    return request
+
+
+def write(spool: Path, request: dict) -> None:
+    """Ask: the request checked, then written whole into ``spool`` (renamed into place)."""
+    spool.mkdir(mode=0o700, parents=True, exist_ok=True)
+    replace_file(spool / REQUEST, json.dumps(check(request)).encode("utf-8"), 0o600)
+
+
+def take(spool: Path) -> dict:
+    """The request waiting in ``spool``, taken away (so it is acted on once) and checked. The folder
+    is the service's: the file is opened without following a link, and must be a small plain file."""
+    path = spool / REQUEST
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
+    except OSError as e:
+        path.unlink(missing_ok=True)
+        raise ReleaseError(N_("the request cannot be read ({error}); expected a plain file"),
+                           error=e.strerror or type(e).__name__) from None
+    try:
+        status = os.fstat(fd)
+        data = os.read(fd, MAX_REQUEST + 1) if stat.S_ISREG(status.st_mode) else None
+    finally:
+        os.close(fd)
+        path.unlink(missing_ok=True)
+    if data is None or len(data) > MAX_REQUEST:
+        raise ReleaseError(N_("the request is not a plain file of at most {most} bytes"), most=MAX_REQUEST)
+    try:
+        request = json.loads(data)
+    except (ValueError, RecursionError):
+        raise ReleaseError(N_("the request is not JSON; expected an object such as {example}"),
+                           example='{"act": "reboot"}') from None
+    return check(request)
