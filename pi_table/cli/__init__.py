@@ -8,7 +8,7 @@ import argparse
 import os
 import sys
 
-from . import bench, board, control, fleet, play, service
+from . import backup, bench, board, control, fleet, play, release, service
 from .output import EXIT_CONFIG, EXIT_PIPE
 from .tables import Unconfigured
 
@@ -30,7 +30,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="pi-table", description="A Codenames-family game table on a Raspberry Pi.")
     parser.add_argument("--version", action=_Version, help="print the installed version and exit")
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
-    for group in (play, service, control, board, fleet, bench):  # the order --help lists them in
+    for group in (play, service, control, board, fleet, backup, release, bench):  # the order --help lists them in
         group.add_commands(commands)
     return parser
 

@@ -14,11 +14,11 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
 
 from ..config import BY_KEY, ConfigError, trial
-from ..config.machine import Running
 from ..engine.phrase import Phrase
 from ..files import write_private
 from ..hal import events
 from ..hal.events import NOT_WORKING
+from . import backup
 
 if TYPE_CHECKING:
     from ..config import Config
@@ -52,14 +52,21 @@ class Restarts:
     one change of the file (and of the table) at a time, and a restart waits for the change under
     way. ``watch`` is the trial's watch when the table started on settings under trial."""
 
-    def __init__(self, daemon: Table, under_trial: trial.Trial | None, deadline_s: float) -> None:
+    def __init__(self, daemon: Table, under_trial: trial.Trial | None, deadline_s: float,
+                 restoring: trial.Trial | None = None) -> None:
         self.daemon = daemon
         self.lock = threading.RLock()
         self._later: threading.Timer | None = None  # a staff restart asked too soon after others
         self._due = 0.0  # when it happens, on the monotonic clock
         self.watch: TrialWatch | None = None
-        source = daemon.config.source
-        if under_trial is not None and source is not None:
+        config, source = daemon.config, daemon.config.source
+        if restoring is not None:  # a start on a restored backup: a restore waits for no change, and no change for it
+            from .trial import TrialWatch
+
+            self.watch = TrialWatch(backup.trial_path(config), restoring, self.health, self.restart, deadline_s,
+                                    keep=lambda: backup.keep(config),
+                                    roll_back=lambda why: backup.roll_back_later(config, restoring, why))
+        elif under_trial is not None and source is not None:
             from .trial import TrialWatch  # a start on settings under trial only
 
             self.watch = TrialWatch(source, under_trial, self.health, self.restart, deadline_s)
@@ -132,21 +139,23 @@ class Restarts:
         if unknown:
             return [Phrase.of("{path}: unknown key {key}: expected one of pi-table check-config --defaults",
                               path=str(path), key=key) for key in unknown]
-        running = Running((str(daemon.config.paths.journal_dir),),
-                          None if daemon.companion is None else daemon.companion.port)
+        running = backup.running_now(daemon)
         try:
             with self.lock:  # read, changed and written whole: two staff at once lose neither change
+                if backup.pending(daemon.config) is not None:  # its rollback would take the change away
+                    return [Phrase.of("a restored backup is being tried: change the settings once it is kept or "
+                                      "rolled back")]
                 if proven:
                     trial.change_proven(path, changes, running)
                 else:
-                    trial.change(path, changes, "staff", self._working(), running)
+                    trial.change(path, changes, "staff", self.working(), running)
         except ConfigError as e:
             return e.phrases
         except OSError as e:
             return [Phrase.of("{path}: cannot be written: {error}", path=str(path), error=e.strerror or str(e))]
         return []
 
-    def _working(self) -> list[str]:
+    def working(self) -> list[str]:
         """The devices working now, which a change must leave working, and "staff" when the
         staff can log in (a PIN is set): a change must not lock them out either."""
         daemon = self.daemon

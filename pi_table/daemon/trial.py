@@ -41,14 +41,18 @@ class Health:
 class TrialWatch:
     """Watches ``check`` every ``period_s`` from the start: keeps the trial of the file ``path``
     once healthy; rolls it back and calls ``restart`` when a check is final or ``deadline_s``
-    passes. ``clock`` and ``wait`` are the monotonic clock and a wait on the stop event, which
-    tests replace."""
+    passes. ``keep`` and ``roll_back`` (with why) are the configuration file's by default; a
+    restored backup brings its own (``backup.keep``, ``backup.roll_back_later``). ``clock`` and
+    ``wait`` are the monotonic clock and a wait on the stop event, which tests replace."""
 
     def __init__(self, path: Path, under_trial: trial.Trial, check: Callable[[], Health], restart: Callable[[], object],
                  deadline_s: float = trial.DEADLINE_S, period_s: float = PERIOD_S,
-                 clock: Callable[[], float] = time.monotonic) -> None:
+                 clock: Callable[[], float] = time.monotonic, keep: Callable[[], object] | None = None,
+                 roll_back: Callable[[Text], object] | None = None) -> None:
         self.path, self.trial, self.check, self.restart = path, under_trial, check, restart
         self.deadline_s, self.period_s, self.clock = deadline_s, period_s, clock
+        self.keep = keep or (lambda: trial.keep(path))
+        self.roll_back = roll_back or (lambda why: trial.roll_back(path, under_trial, why))
         self.stopped = threading.Event()
         self.outcome: str | None = None  # "kept" or "rolled back", once decided
         self._thread: threading.Thread | None = None
@@ -62,13 +66,13 @@ class TrialWatch:
         while not self.stopped.is_set():
             health = self.check()
             if health.why is None:
-                trial.keep(self.path)
+                self.keep()
                 self.outcome = "kept"
                 return
             if health.final or self.clock() >= deadline:
                 why = health.why if health.final else Phrase.of("not healthy {seconds} s after the start: {why}",
                                                                seconds=round(self.deadline_s), why=health.why)
-                trial.roll_back(self.path, self.trial, why)
+                self.roll_back(why)
                 self.outcome = "rolled back"
                 self.restart()
                 return

@@ -1,0 +1,641 @@
+"""What makes this table this table, in one file: a backup, its strict check, its restore as a
+trial, and the nightly backups kept on the SD card (docs/backup.md).
+
+A backup is a ``.tar.gz`` of regular files alone:
+
+- ``manifest.json``: ``{"format": "pi-table backup", "version": 1, "pi_table", "table", "host",
+  "made", "files": {name: {"size", "sha256"}}}``;
+- ``config.toml``: the configuration file as it is, comments and all (the touch thresholds are in it),
+  when the table has one;
+- ``journal/NAME``: what in the journal folder makes the table (``TRAVELS``): every game kept
+  (``*.jsonl``: the history and the game in play), the staff PIN's hash, the companion's secret
+  and the seats' links, so the phones' links and the staff's PIN work again after a restore.
+
+Left behind: the staff's sessions (a restored cookie would let in whoever held it), the staff's
+restart times, the fleet's pending reports (old news to its broker), damaged journals set aside,
+and the lock. At most ``MOST_BYTES`` unpacked: the journal bounds itself ([paths] keep_mb).
+
+A restore is a trial, as a change of settings is (``pi_table.config.trial``): the upload is checked
+and staged in the backups folder with a note; at the next start, before anything opens the
+journal, the state as it is is kept as the last good backup and the backup's files replace the
+current ones (each in one rename). The table is then watched as a change of settings is
+(``trial.TrialWatch``, with the health ``restarts.Restarts.health``): healthy by the deadline, the
+restore is kept; not healthy, or dead before it is healthy (a second start), the last good backup
+comes back by itself, with a note of what was rolled back and why in every language the table
+speaks. The backups folder is beside the journal (``folder``), never in it.
+"""
+
+from __future__ import annotations
+
+import datetime
+import hashlib
+import io
+import json
+import logging
+import os
+import re
+import socket
+import stat
+import threading
+import time
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Protocol
+
+from .. import version
+from ..config import ConfigError, load_config, parse_config, trial
+from ..config.machine import Running
+from ..config.schema import MAX_BYTES as CONFIG_MOST
+from ..engine.errors import Refusal
+from ..engine.phrase import N_, Phrase, Text
+from ..engine.views import LANGUAGES
+from ..files import PRIVATE_DIR, TooBig, read_file, replace_file, write_private
+from ..ui.i18n import say
+
+if TYPE_CHECKING:
+    import tarfile
+    from contextlib import AbstractContextManager
+
+    from ..config import Config
+    from ..web import Companion
+
+log = logging.getLogger("pi_table.backup")
+FORMAT, VERSION = "pi-table backup", 1
+MANIFEST, CONFIG, JOURNAL = "manifest.json", "config.toml", "journal/"
+TRAVELS = ("staff.pin", "companion.secret", "companion.released", "companion.opened")
+"""The journal folder's files that travel besides the games (``web.staff.PIN_FILE`` first)."""
+GAME = re.compile(r"[0-9A-Za-z][0-9A-Za-z._-]{0,99}\.jsonl")
+MOST_BYTES = 64 << 20  # a backup unpacked: the default journal (keep_mb = 50) and room to spare
+MOST_FILE = 16 << 20  # one game's file: a game is a few kilobytes
+MOST_RATIO = 200  # unpacked over packed: a journal packs ten times smaller, a bomb thousands
+FOLDER = "backups"  # beside the journal folder
+STAGED, UPLOAD, LAST_GOOD = "restore.tar.gz", "upload.tar.gz", "last-good.tar.gz"
+NIGHTLY = re.compile(r"nightly-(\d{8}-\d{6})\.tar\.gz")
+NIGHTLY_KEEP = 7  # a week of nights
+NIGHTLY_MOST = 256 << 20  # all of them together on the SD card; the newest is always kept
+QUIET_HOUR = 4  # local time: a café is closed
+NIGHTLY_FIRST_S = 60.0  # after a start: a table that keeps restarting does not back up each time
+NIGHTLY_EVERY_S = 600.0
+
+
+class BadBackup(Refusal):
+    """A backup that cannot be made or restored: what was wrong and what was expected, never what
+    a file in it holds."""
+
+
+class Holding(Protocol):
+    """What the running table holds that a restored configuration may keep (``run.Daemon``)."""
+
+    config: Config
+    companion: Companion | None
+
+
+class Restarting(Protocol):
+    """What a restore needs of the table's restarts (``restarts.Restarts``)."""
+
+    @property
+    def lock(self) -> AbstractContextManager: ...
+
+    def working(self) -> list[str]: ...
+
+
+class Table(Holding, Protocol):
+    """What a restore needs of the running table (``run.Daemon``)."""
+
+    @property
+    def restarts(self) -> Restarting: ...
+
+    def restart(self) -> float: ...
+
+
+@dataclass(frozen=True, slots=True)
+class Contents:
+    """A checked backup: its manifest and files, what restoring it replaces in words, and the
+    names of what it replaces (the trial's keys: the settings' keys that differ, the PIN, the journal)."""
+
+    manifest: dict
+    files: dict[str, bytes]
+    replaces: tuple[Phrase, ...]
+    keys: tuple[str, ...]
+
+
+# --- making one -----------------------------------------------------------------------------------
+
+
+def folder(config: Config) -> Path:
+    """Where the backups are kept: beside the journal folder, which holds no folder of its own."""
+    return config.paths.journal_dir.parent / FOLDER
+
+
+def make(config: Config, now: float | None = None) -> bytes:
+    """This table as a backup; BadBackup when it would be bigger than ``MOST_BYTES``, OSError
+    when its files cannot be read (the journal is the service's alone: root or the service)."""
+    files = _gather(config)
+    size = sum(len(data) for data in files.values())
+    if size > MOST_BYTES:
+        raise BadBackup("the backup would hold {size} MB, more than {most} MB: keep fewer games ([paths] keep_mb)",
+                        size=_mb(size), most=_mb(MOST_BYTES))
+    made = time.time() if now is None else now
+    manifest = {"format": FORMAT, "version": VERSION, "pi_table": version(), "table": name_of(config),
+                "host": socket.gethostname(), "made": _when(made),
+                "files": {name: {"size": len(data), "sha256": hashlib.sha256(data).hexdigest()}
+                          for name, data in files.items()}}
+    return _packed({MANIFEST: json.dumps(manifest, indent=1).encode(), **files}, made)
+
+
+def name_of(config: Config) -> str:
+    """The table's name: its name in the fleet, else its host's."""
+    return config.fleet.table_id or socket.gethostname()
+
+
+def file_name(config: Config, now: float | None = None) -> str:
+    """A download's name: the table and the day, as a café keeps them in a folder."""
+    day = time.strftime("%Y-%m-%d", time.localtime(time.time() if now is None else now))
+    return f"pi-table-{re.sub(r'[^0-9A-Za-z._-]', '-', name_of(config))}-{day}.tar.gz"
+
+
+def _gather(config: Config) -> dict[str, bytes]:
+    files: dict[str, bytes] = {}
+    if config.source is not None:
+        files[CONFIG] = read_file(config.source, CONFIG_MOST)
+    journal = config.paths.journal_dir
+    try:
+        entries = sorted(entry.name for entry in os.scandir(journal) if entry.is_file(follow_symlinks=False))
+    except FileNotFoundError:
+        return files
+    for name in filter(travels, entries):
+        try:
+            files[JOURNAL + name] = read_file(journal / name, MOST_FILE)
+        except FileNotFoundError:  # a game the retention pruned meanwhile
+            continue
+        except TooBig as e:
+            raise BadBackup("{path}: {size} bytes, more than a backup holds of one file ({most})",
+                            path=str(journal / name), size=e.size, most=MOST_FILE) from None
+    return files
+
+
+def travels(name: str) -> bool:
+    """Whether the journal folder's file ``name`` goes into a backup."""
+    return name in TRAVELS or GAME.fullmatch(name) is not None
+
+
+def _packed(files: dict[str, bytes], made: float) -> bytes:
+    import tarfile  # making or reading a backup only
+
+    buffer = io.BytesIO()
+    with tarfile.open(fileobj=buffer, mode="w:gz", format=tarfile.PAX_FORMAT) as archive:
+        for name, data in files.items():
+            info = tarfile.TarInfo(name)
+            info.size, info.mtime, info.mode = len(data), int(made), 0o600
+            archive.addfile(info, io.BytesIO(data))
+    return buffer.getvalue()
+
+
+def _mb(size: int) -> str:
+    return f"{size / (1 << 20):.1f}"
+
+
+def _when(seconds: float) -> str:
+    return time.strftime("%Y-%m-%d %H:%M", time.localtime(seconds))
+
+
+# --- checking one ---------------------------------------------------------------------------------
+
+
+def check(data: bytes, config: Config, running: Running | None = None) -> Contents:
+    """``data`` checked strictly as a backup to restore on this table: BadBackup naming what was
+    wrong and what was expected. Its configuration must pass ``check-config``'s checker on this
+    machine (``running``: beside the table that runs now), and keep its games where this one does."""
+    manifest, files = read(data)
+    keys: list[str] = []
+    replaces = [Phrase.of("a backup of {table} made {made} by pi-table {version}", table=str(manifest.get("table")),
+                          made=str(manifest.get("made")), version=str(manifest.get("pi_table")))]
+    if CONFIG in files:
+        changed = _config_changes(files[CONFIG], config, running)
+        keys += changed
+        replaces.append(Phrase.of("the settings: {keys} change", keys=", ".join(changed)) if changed else
+                        Phrase.of("the settings: the same as now"))
+    else:
+        replaces.append(Phrase.of("the settings: kept as they are (the backup holds none)"))
+    journal = config.paths.journal_dir
+    pin = JOURNAL + TRAVELS[0]
+    if pin not in files:
+        replaces.append(Phrase.of("the staff PIN: kept as it is (the backup holds none)"))
+    elif _read_or_none(journal / TRAVELS[0]) == files[pin]:
+        replaces.append(Phrase.of("the staff PIN: the same as now"))
+    else:
+        keys.append(TRAVELS[0])
+        replaces.append(Phrase.of("the staff PIN: the backup's (log in with the PIN the table had then)"))
+    games = sum(1 for name in files if GAME.fullmatch(name.removeprefix(JOURNAL)))
+    now = len(list(journal.glob("*.jsonl"))) if journal.is_dir() else 0
+    replaces.append(Phrase.counting("games", "the games' history: {games} game in place of the {now} kept now",
+                                    "the games' history: {games} games in place of the {now} kept now",
+                                    games=games, now=now))
+    return Contents(manifest, files, tuple(replaces), (*keys, "journal"))
+
+
+def read(data: bytes) -> tuple[dict, dict[str, bytes]]:
+    """A backup's manifest and files, each file checked against the manifest; BadBackup saying
+    what is wrong. Unpacked no further than ``MOST_BYTES`` (and ``MOST_RATIO`` times its size)."""
+    import tarfile
+
+    unpacked = _unpacked(data)
+    files: dict[str, bytes] = {}
+    try:
+        with tarfile.open(fileobj=io.BytesIO(unpacked), mode="r:") as archive:
+            for member in archive.getmembers():
+                name = _member_name(member)
+                if name in files:
+                    raise BadBackup("the backup holds {member!r} twice: expected each file once", member=name)
+                most = CONFIG_MOST if name == CONFIG else MOST_FILE
+                if member.size > most:
+                    raise BadBackup("the backup's {member!r} is {size} bytes: expected at most {most}", member=name,
+                                    size=member.size, most=most)
+                extracted = archive.extractfile(member)
+                files[name] = b"" if extracted is None else extracted.read()
+    except (tarfile.TarError, OSError) as e:
+        raise BadBackup("the backup's tar archive is damaged ({error}): expected a .tar.gz made by pi-table backup",
+                        error=str(e)) from None
+    if MANIFEST not in files:
+        raise BadBackup("the backup has no manifest.json: expected one, as pi-table backup makes")
+    manifest = _manifest(files.pop(MANIFEST))
+    listed = manifest["files"]
+    missing = sorted(listed.keys() - files.keys())
+    if missing:
+        raise BadBackup("the backup's manifest lists {member!r}, which the backup does not hold", member=missing[0][:100])
+    for name, body in files.items():
+        entry = listed.get(name)
+        if entry is None:
+            raise BadBackup("the backup holds {member!r}, which its manifest does not list", member=name)
+        if entry.get("size") != len(body) or entry.get("sha256") != hashlib.sha256(body).hexdigest():
+            raise BadBackup("the backup's {member!r} does not match its manifest's size and sha256: the file was "
+                            "damaged or changed after the backup was made", member=name)
+    return manifest, files
+
+
+def _unpacked(data: bytes) -> bytes:
+    """The tar inside the gzip ``data``, unpacked a piece at a time and no further than the caps."""
+    import zlib
+
+    if not data.startswith(b"\x1f\x8b"):
+        raise BadBackup("the backup is not a .tar.gz file: expected one made by pi-table backup or the staff page")
+    most = min(MOST_BYTES + (MOST_BYTES >> 4), len(data) * MOST_RATIO)  # the tar's headers besides the files
+    unpacker = zlib.decompressobj(wbits=31)
+    pieces, size = [], 0
+    try:
+        for start in range(0, len(data), 1 << 16):
+            pending = data[start:start + (1 << 16)]
+            while pending and not unpacker.eof:
+                piece = unpacker.decompress(pending, most + 1 - size)
+                pieces.append(piece)
+                size += len(piece)
+                if size > most:
+                    raise BadBackup("the backup unpacks to more than {most} MB, or {ratio} times its own size: "
+                                    "expected a backup pi-table makes (at most {cap} MB)", most=_mb(most),
+                                    ratio=MOST_RATIO, cap=_mb(MOST_BYTES))
+                pending = unpacker.unconsumed_tail
+            if unpacker.eof:
+                break
+    except zlib.error as e:
+        raise BadBackup("the backup's gzip data is damaged ({error})", error=str(e)) from None
+    if not unpacker.eof:
+        raise BadBackup("the backup is cut short: expected a whole .tar.gz (was the download finished?)")
+    if unpacker.unused_data or start + (1 << 16) < len(data):
+        raise BadBackup("the backup has more data after its end: expected one .tar.gz alone")
+    return b"".join(pieces)
+
+
+KINDS = (("issym", N_("a symbolic link")), ("islnk", N_("a hard link")), ("ischr", N_("a device")),
+         ("isblk", N_("a device")), ("isfifo", N_("a pipe")), ("isdir", N_("a folder")), ("issparse", N_("a sparse file")))
+"""What a member that is no regular file is, as a refusal names it."""
+
+
+def _member_name(member: tarfile.TarInfo) -> str:
+    """A member's name once it is known to be a file a backup holds; BadBackup otherwise."""
+    name = member.name
+    if name.startswith("/"):
+        raise BadBackup("the backup's {member!r} has an absolute path: expected a name inside the backup",
+                        member=name[:100])
+    if ".." in name.split("/"):
+        raise BadBackup("the backup's {member!r} leads out of its folder (..): expected a name inside the backup",
+                        member=name[:100])
+    for test, kind in KINDS:
+        if getattr(member, test)():
+            raise BadBackup("the backup's {member!r} is {kind}: expected regular files only", member=name[:100],
+                            kind=Phrase.of(kind))
+    if not member.isreg():
+        raise BadBackup("the backup's {member!r} is not a regular file: expected regular files only", member=name[:100])
+    if name not in (MANIFEST, CONFIG) and not (name.startswith(JOURNAL) and travels(name.removeprefix(JOURNAL))):
+        raise BadBackup("the backup's {member!r} is not a file a backup holds: expected manifest.json, config.toml "
+                        "and journal/ with the games (.jsonl), staff.pin and the companion's files", member=name[:100])
+    return name
+
+
+def _manifest(data: bytes) -> dict:
+    try:
+        manifest = json.loads(data.decode("utf-8"))
+    except (UnicodeDecodeError, ValueError, RecursionError):
+        manifest = None
+    if (not isinstance(manifest, dict) or manifest.get("format") != FORMAT or manifest.get("version") != VERSION
+            or not isinstance(manifest.get("files"), dict)
+            or not all(isinstance(entry, dict) for entry in manifest["files"].values())):
+        raise BadBackup("the backup's manifest.json is not a pi-table backup's: expected {format} version {version}, "
+                        "with the size and sha256 of each file", format=FORMAT, version=VERSION)
+    return manifest
+
+
+def _config_changes(data: bytes, config: Config, running: Running | None) -> list[str]:
+    """The keys the backup's configuration changes, once it passes ``check-config``'s checker as
+    this table's file; BadBackup saying what it found wrong."""
+    if config.source is None:
+        raise BadBackup("this table runs on its defaults, with no configuration file to replace: start one with "
+                        "pi-table check-config --defaults, then restore")
+    try:
+        restored = parse_config(data.decode("utf-8"), config.source, machine=True, running=running)
+    except UnicodeDecodeError:
+        raise BadBackup("the backup's config.toml is not UTF-8 text: expected a TOML file") from None
+    except ConfigError as e:
+        raise BadBackup("the backup's configuration does not pass check-config: {problems}",
+                        problems=tuple(e.phrases)) from None
+    if restored.paths.journal_dir != config.paths.journal_dir:
+        raise BadBackup("the backup's configuration keeps the games in {theirs}, this table in {ours}: expected the "
+                        "same [paths] journal_dir", theirs=str(restored.paths.journal_dir),
+                        ours=str(config.paths.journal_dir))
+    return [key for key, value in restored.values.items() if config.values.get(key) != value]
+
+
+def _read_or_none(path: Path) -> bytes | None:
+    try:
+        return read_file(path, MOST_FILE)
+    except OSError:
+        return None
+
+
+# --- restoring one, as a trial --------------------------------------------------------------------
+
+STAGED_PHASE, APPLYING, APPLIED, ROLLING_BACK = "staged", "applying", "applied", "rolling back"
+
+
+def trial_path(config: Config) -> Path:
+    """The name the restore's notes are beside (``restore.trial``, ``restore.rolled-back``), as
+    a change of settings has its notes beside the configuration file: the staff page shows them
+    with ``restarts.trial_state(trial_path(config), lang)``."""
+    return folder(config) / "restore"
+
+
+def pending(config: Config) -> trial.Trial | None:
+    """The restore under way (staged, or applied and not yet kept), or None."""
+    return trial.pending_trial(trial_path(config))
+
+
+def running_now(table: Holding) -> Running:
+    """What the running table holds, which a restored configuration may keep (as a change does)."""
+    return Running((str(table.config.paths.journal_dir),), None if table.companion is None else table.companion.port)
+
+
+def restore(data: bytes, table: Table, by: str = "staff") -> Contents:
+    """Check ``data`` (BadBackup), stage it for the next start and ask for the restart that
+    applies it as a trial, watching the devices working now."""
+    with table.restarts.lock:
+        contents = stage(data, table.config, running_now(table), by, table.restarts.working())
+    log.info("restoring the backup of %s made %s: the table restarts on it", contents.manifest.get("table"),
+             contents.manifest.get("made"))
+    table.restart()
+    return contents
+
+
+def stage(data: bytes, config: Config, running: Running, by: str, working: Iterable[str]) -> Contents:
+    """Check ``data`` and keep it with its trial's note, for the next start to apply (``starting``);
+    BadBackup (nothing kept) while a change of settings or another restore is on trial, or when
+    the backup does not pass its check."""
+    if config.source is not None and trial.pending_trial(config.source) is not None:
+        raise BadBackup("a change of the settings waits to be proven after its restart: restore once it is kept "
+                        "or rolled back")
+    if pending(config) is not None:
+        raise BadBackup("a restored backup is being tried: wait until it is kept or rolled back")
+    contents = check(data, config, running)
+    where = folder(config)
+    try:
+        where.mkdir(mode=PRIVATE_DIR, parents=True, exist_ok=True)
+        write_private(where / STAGED, data)
+        _note(config, trial.Trial(contents.keys, by, tuple(working), time.time()), STAGED_PHASE)
+    except OSError as e:
+        raise BadBackup("{path}: cannot be written: {error}", path=str(where), error=e.strerror or str(e)) from None
+    return contents
+
+
+def starting(config: Config) -> tuple[Config, trial.Trial | None]:
+    """At a start, before anything opens the journal: a staged restore applied (the state as it
+    is kept first as the last good backup) and counted one start; a restore whose start died
+    before it was healthy, or that its watch found unhealthy, rolled back. The configuration
+    to start on (read again when a restore changed its file) and the restore on trial, or None."""
+    path = trial_path(config)
+    under = trial.pending_trial(path)
+    if under is None:
+        return config, None
+    note = _read_note(path)
+    phase = note.get("phase")
+    if phase not in (STAGED_PHASE, APPLYING):  # its watch found it unhealthy, or its start died first
+        why = note.get("why")
+        return _rolled_back(config, under, why if isinstance(why, dict) else _said(
+            Phrase.of("the table stopped before it was healthy on the restored backup"))), None
+    where = folder(config)
+    try:
+        if phase == STAGED_PHASE:
+            write_private(where / LAST_GOOD, make(config))
+            _note(config, under, APPLYING)
+        staged = read_file(where / STAGED, MOST_BYTES)
+        manifest, files = read(staged)
+    except (OSError, BadBackup) as e:  # nothing replaced yet, or the last good state is kept
+        why = Phrase.of("the restored backup could not be applied: {error}",
+                        error=e.phrase if isinstance(e, BadBackup) else e.strerror or str(e))
+        return _rolled_back(config, under, _said(why)), None
+    _apply(config, files)
+    under = trial.Trial(under.keys, under.by, under.working, under.since, under.starts + 1)
+    _note(config, under, APPLIED)
+    log.info("restored the backup of %s made %s; trying it", manifest.get("table"), manifest.get("made"))
+    if CONFIG not in files or config.source is None:
+        return config, under
+    try:
+        return load_config(config.source, machine=True), under
+    except ConfigError as e:
+        why = Phrase.of("the table could not start on the restored settings: {problems}", problems=tuple(e.phrases))
+        return _rolled_back(config, under, _said(why)), None
+
+
+def keep(config: Config) -> None:
+    """The table is healthy on the restored backup: the trial is over, the old state let go."""
+    where = folder(config)
+    for name in (STAGED, LAST_GOOD, "restore" + trial.ROLLED_BACK, "restore" + trial.TRIAL):
+        (where / name).unlink(missing_ok=True)
+    log.info("the restored backup is kept: the table is healthy on it")
+
+
+def roll_back_later(config: Config, under: trial.Trial, why: Text) -> None:
+    """The watch found the table unhealthy on the restored backup: the next start (the restart
+    that follows) puts the last good state back, before anything opens the journal."""
+    _note(config, under, ROLLING_BACK, _said(why))
+
+
+def _rolled_back(config: Config, under: trial.Trial, why: dict[str, str]) -> Config:
+    """Put the last good state back (when one was made), note what was rolled back and why, and
+    the configuration to start on."""
+    where = folder(config)
+    files: dict[str, bytes] = {}
+    try:
+        files = read(read_file(where / LAST_GOOD, MOST_BYTES))[1]
+    except FileNotFoundError:  # cut short before it was made: nothing was replaced
+        pass
+    except (OSError, BadBackup) as e:
+        log.error("the last good backup %s cannot be read (%s): the restored files stay", where / LAST_GOOD, e)
+    _apply(config, files)
+    write_private(where / ("restore" + trial.ROLLED_BACK), json.dumps(
+        {"at": time.time(), "keys": list(under.keys), "by": under.by, "why": why}).encode())
+    for name in (STAGED, LAST_GOOD, "restore" + trial.TRIAL):
+        (where / name).unlink(missing_ok=True)
+    log.error("the restored backup is rolled back: %s", why.get("en", ""))
+    return load_config(config.source, machine=True) if CONFIG in files and config.source is not None else config
+
+
+def _apply(config: Config, files: dict[str, bytes]) -> None:
+    """Make the table's files the backup's, each in one rename: the configuration file, and the
+    journal folder's files that travel (those the backup has not go, but for the staff PIN,
+    which a backup without one leaves in place: nobody would be able to log in)."""
+    if not files:
+        return
+    if CONFIG in files and config.source is not None:
+        replace_file(config.source, files[CONFIG], stat.S_IMODE(os.stat(config.source).st_mode))
+    journal = config.paths.journal_dir
+    journal.mkdir(mode=PRIVATE_DIR, parents=True, exist_ok=True)
+    coming = {name.removeprefix(JOURNAL) for name in files if name.startswith(JOURNAL)}
+    for entry in os.scandir(journal):
+        if entry.is_file(follow_symlinks=False) and travels(entry.name) and entry.name not in coming \
+                and entry.name != TRAVELS[0]:
+            os.unlink(entry.path)
+    for name in sorted(coming):
+        write_private(journal / name, files[JOURNAL + name])
+
+
+def _note(config: Config, under: trial.Trial, phase: str, why: dict[str, str] | None = None) -> None:
+    write_private(folder(config) / ("restore" + trial.TRIAL),
+                  json.dumps({**under.to_json(), "phase": phase, **({"why": why} if why else {})}).encode())
+
+
+def _read_note(path: Path) -> dict:
+    """The restore's note as written (``trial.pending_trial`` has read its trial already)."""
+    try:
+        note = json.loads(trial.beside(path, trial.TRIAL).read_text(encoding="utf-8"))
+    except (OSError, ValueError, RecursionError):
+        return {}
+    return note if isinstance(note, dict) else {}
+
+
+def _said(why: Text) -> dict[str, str]:
+    return {lang: say(why, lang) for lang in LANGUAGES}
+
+
+# --- what the staff page calls --------------------------------------------------------------------
+
+
+def backup_bytes(config: Config) -> tuple[str, bytes]:
+    """``GET /staff/api/backup``: the download's name and bytes (BadBackup, OSError)."""
+    return file_name(config), make(config)
+
+
+def check_upload(data: bytes, table: Table) -> Contents:
+    """What an upload would replace (``Contents.replaces``), checked as a restore checks it."""
+    return check(data, table.config, running_now(table))
+
+
+def restore_upload(data: bytes, table: Table) -> list[Phrase]:
+    """``POST /staff/api/restore``: [] once staged, the table restarting to try it; else why not."""
+    try:
+        restore(data, table)
+    except BadBackup as e:
+        return [e.phrase]
+    return []
+
+
+# --- the nightly backups --------------------------------------------------------------------------
+
+
+class Nightly:
+    """A backup a night in ``folder``, made at ``QUIET_HOUR`` or at the first chance after it (a
+    table off at night makes it once it is on), at most ``keep`` of them and ``most`` bytes in
+    all. ``clock`` is the wall clock, which tests replace; ``run`` comes round every ``every_s``."""
+
+    def __init__(self, config: Config, clock: Callable[[], float] = time.time, keep: int = NIGHTLY_KEEP,
+                 most: int = NIGHTLY_MOST, every_s: float = NIGHTLY_EVERY_S) -> None:
+        self.config, self.clock, self.keep, self.most, self.every_s = config, clock, keep, most, every_s
+        self.stopped = threading.Event()
+        self._thread: threading.Thread | None = None
+
+    def due(self) -> bool:
+        """Whether no backup was made since the last quiet hour."""
+        now = datetime.datetime.fromtimestamp(self.clock())
+        quiet = now.replace(hour=QUIET_HOUR, minute=0, second=0, microsecond=0)
+        if now < quiet:
+            quiet -= datetime.timedelta(days=1)
+        newest = next(iter(kept(folder(self.config))), None)
+        return newest is None or _made(newest) < quiet
+
+    def tick(self) -> Path | None:
+        """Make the night's backup when it is due (not while a restore is on trial), and prune;
+        the new backup, or None. A failure is logged: the table plays on."""
+        if not self.due() or pending(self.config) is not None:
+            return None
+        now = self.clock()
+        where = folder(self.config)
+        path = where / f"nightly-{time.strftime('%Y%m%d-%H%M%S', time.localtime(now))}.tar.gz"
+        try:
+            data = make(self.config, now)
+            where.mkdir(mode=PRIVATE_DIR, parents=True, exist_ok=True)
+            write_private(path, data)
+        except (OSError, BadBackup) as e:
+            log.warning("the nightly backup cannot be made in %s: %s", where, getattr(e, "strerror", None) or e)
+            return None
+        prune(where, self.keep, self.most)
+        log.info("nightly backup %s (%s MB)", path, _mb(len(data)))
+        return path
+
+    def start(self) -> None:
+        self._thread = threading.Thread(target=self.run, name="nightly-backup", daemon=True)
+        self._thread.start()
+
+    def run(self) -> None:
+        self.stopped.wait(NIGHTLY_FIRST_S)
+        while not self.stopped.is_set():
+            self.tick()
+            self.stopped.wait(self.every_s)
+
+    def stop(self) -> None:
+        self.stopped.set()
+
+
+def kept(where: Path) -> list[Path]:
+    """The nightly backups in ``where``, newest first."""
+    try:
+        names = [entry.name for entry in os.scandir(where) if NIGHTLY.fullmatch(entry.name)]
+    except FileNotFoundError:
+        return []
+    return [where / name for name in sorted(names, reverse=True)]
+
+
+def prune(where: Path, keep: int, most: int) -> list[Path]:
+    """Remove the oldest nightly backups beyond ``keep`` or ``most`` bytes in all (the newest
+    stays whatever its size); those removed."""
+    total, gone = 0, []
+    for number, path in enumerate(kept(where)):
+        total += path.stat().st_size
+        if number and (number >= keep or total > most):
+            path.unlink()
+            gone.append(path)
+    return gone
+
+
+def _made(path: Path) -> datetime.datetime:
+    match = NIGHTLY.fullmatch(path.name)
+    assert match is not None  # kept() lists only these
+    return datetime.datetime.strptime(match.group(1), "%Y%m%d-%H%M%S")
+

@@ -1,0 +1,508 @@
+"""Backup and restore (issue 27, item 2): one .tar.gz holds what makes this table this table; an
+upload is checked strictly and says what it replaces; a restore is a trial, kept when the table
+comes back healthy and rolled back by itself when it does not; a backup a night is kept, pruned
+by count and size. The files' side and the watch on clocks of their own, then the daemon in this
+process, then the commands."""
+
+from __future__ import annotations
+
+import hashlib
+import io
+import json
+import tarfile
+import threading
+import time
+from pathlib import Path
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from pi_table.cli import main
+from pi_table.config import Config, load_config, trial
+from pi_table.config.machine import Running
+from pi_table.daemon import backup
+from pi_table.daemon.restarts import Restarts, trial_state
+from pi_table.daemon.trial import Health
+from pi_table.engine import Rules
+from pi_table.engine.games import make_game
+from pi_table.engine.phrase import Phrase
+from pi_table.table import Session
+from pi_table.ui.i18n import say
+from pi_table.web.staff import PIN_FILE, SESSIONS_FILE, set_pin
+
+from helpers import STAFF_CONFIG, STAFF_PIN, dealt_key, wait_for
+
+SECRET = b"0123456789abcdef0123456789abcdef"  # the companion's: 32 bytes
+
+
+class Clock:
+    def __init__(self, now: float = 100.0) -> None:
+        self.now = now
+
+    def __call__(self) -> float:
+        return self.now
+
+
+def table(folder: Path, config: str = STAFF_CONFIG) -> Path:
+    """A table's files: its configuration, a game, the PIN, the companion's secret, and what
+    must not travel (sessions, restart times, the fleet's pending reports)."""
+    folder.mkdir(exist_ok=True)
+    path = folder / "config.toml"
+    path.write_text(config)
+    journal = folder / "journal"
+    rules = Rules()
+    Session(rules, key=make_game(rules).parse_key(dealt_key()), journal_dir=journal).close()
+    set_pin(journal, STAFF_PIN)
+    for name, data in (("companion.secret", SECRET), (SESSIONS_FILE, b"{}"), ("staff.restarts", b"[]"),
+                       ("fleet.pending", b"[]")):
+        (journal / name).write_bytes(data)
+    return path
+
+
+def games(path: Path) -> list[str]:
+    return sorted(p.name for p in (path.parent / "journal").glob("*.jsonl"))
+
+
+def said(contents: backup.Contents) -> list[str]:
+    return [say(phrase, "en") for phrase in contents.replaces]
+
+
+# --- making one and reading it back ---------------------------------------------------------------
+
+
+def test_a_backup_holds_the_table_and_not_its_sessions(tmp_path):
+    path = table(tmp_path)
+    manifest, files = backup.read(backup.make(load_config(path), now=1_700_000_000))
+    assert sorted(files) == sorted(["config.toml", "journal/companion.secret", *(f"journal/{g}" for g in games(path)),
+                                    "journal/staff.pin"])
+    assert files["config.toml"] == path.read_bytes() and files["journal/companion.secret"] == SECRET
+    assert manifest["format"] == "pi-table backup" and manifest["version"] == 1 and manifest["table"]
+    assert manifest["files"]["journal/companion.secret"] == {"size": 32, "sha256": hashlib.sha256(SECRET).hexdigest()}
+    assert PIN_FILE == backup.TRAVELS[0]  # the staff page's name for it
+
+
+def test_a_backup_of_the_same_table_replaces_nothing_but_says_so(tmp_path):
+    path = table(tmp_path)
+    config = load_config(path)
+    contents = backup.check(backup.make(config), config, Running())
+    assert said(contents)[1:] == ["the settings: the same as now", "the staff PIN: the same as now",
+                                  "the games' history: 1 game in place of the 1 kept now"]
+    assert contents.keys == ("journal",)
+
+
+def test_the_check_says_which_settings_the_pin_and_how_many_games_it_replaces(tmp_path):
+    path = table(tmp_path)
+    data = backup.make(load_config(path))
+    path.write_text(STAFF_CONFIG.replace("length_s = 0", "length_s = 90"))
+    set_pin(tmp_path / "journal", "135790")
+    rules = Rules()
+    Session(rules, key=make_game(rules).parse_key(dealt_key(6)), journal_dir=tmp_path / "journal").close()
+    contents = backup.check(data, load_config(path), Running())
+    assert said(contents)[1:] == ["the settings: timer.length_s change",
+                                  "the staff PIN: the backup's (log in with the PIN the table had then)",
+                                  "the games' history: 1 game in place of the 2 kept now"]
+    assert contents.keys == ("timer.length_s", "staff.pin", "journal")
+    assert say(contents.replaces[3], "it").startswith("lo storico delle partite: 1 partita")
+
+
+def test_a_table_too_big_for_a_backup_is_refused_in_words(tmp_path, monkeypatch):
+    path = table(tmp_path)
+    monkeypatch.setattr(backup, "MOST_BYTES", 100)
+    with pytest.raises(backup.BadBackup, match=r"the backup would hold 0.0 MB, more than 0.0 MB: keep fewer games"):
+        backup.make(load_config(path))
+
+
+# --- hostile uploads -----------------------------------------------------------------------------
+
+
+def packed(members: list[tuple[tarfile.TarInfo, bytes]], manifest: dict | None = None, extra: bytes = b"") -> bytes:
+    """A .tar.gz of ``members`` with a manifest that lists the regular ones (or ``manifest``)."""
+    listed = {info.name: {"size": len(data), "sha256": hashlib.sha256(data).hexdigest()} for info, data in members
+              if info.isreg()}
+    body = json.dumps(manifest or {"format": "pi-table backup", "version": 1, "files": listed}).encode()
+    buffer = io.BytesIO()
+    with tarfile.open(fileobj=buffer, mode="w:gz") as archive:
+        archive.addfile(member("manifest.json", len(body)), io.BytesIO(body))
+        for info, data in members:
+            archive.addfile(info, io.BytesIO(data) if info.isreg() else None)
+    return buffer.getvalue() + extra
+
+
+def member(name: str, size: int = 0, kind: bytes = tarfile.REGTYPE, link: str = "") -> tarfile.TarInfo:
+    info = tarfile.TarInfo(name)
+    info.size, info.type, info.linkname = size, kind, link
+    return info
+
+
+def regular(name: str, data: bytes = b"x") -> tuple[tarfile.TarInfo, bytes]:
+    return member(name, len(data)), data
+
+
+HOSTILE = {
+    "up": ([regular("journal/../../etc/cron.d/x")], "the backup's 'journal/../../etc/cron.d/x' leads out of its folder "
+                                                     "(..): expected a name inside the backup"),
+    "absolute": ([regular("/etc/passwd")], "the backup's '/etc/passwd' has an absolute path"),
+    "symlink": ([(member("journal/staff.pin", kind=tarfile.SYMTYPE, link="/etc/shadow"), b"")],
+                "the backup's 'journal/staff.pin' is a symbolic link: expected regular files only"),
+    "hardlink": ([(member("journal/staff.pin", kind=tarfile.LNKTYPE, link="config.toml"), b"")],
+                 "the backup's 'journal/staff.pin' is a hard link: expected regular files only"),
+    "device": ([(member("journal/staff.pin", kind=tarfile.CHRTYPE), b"")],
+               "the backup's 'journal/staff.pin' is a device: expected regular files only"),
+    "pipe": ([(member("journal/staff.pin", kind=tarfile.FIFOTYPE), b"")], "is a pipe: expected regular files only"),
+    "folder": ([(member("journal", kind=tarfile.DIRTYPE), b"")], "the backup's 'journal' is a folder"),
+    "unknown": ([regular("journal/run.sh")], "the backup's 'journal/run.sh' is not a file a backup holds: expected "
+                                              "manifest.json, config.toml and journal/"),
+    "sessions": ([regular(f"journal/{SESSIONS_FILE}")], "'journal/staff.sessions' is not a file a backup holds"),
+    "twice": ([regular("journal/staff.pin"), regular("journal/staff.pin")],
+              "the backup holds 'journal/staff.pin' twice: expected each file once"),
+}
+
+
+@pytest.mark.parametrize("name", HOSTILE)
+def test_a_hostile_archive_is_refused_naming_what_and_what_was_expected(tmp_path, name):
+    members, words = HOSTILE[name]
+    config = load_config(table(tmp_path))
+    with pytest.raises(backup.BadBackup) as refused:
+        backup.check(packed(members), config, Running())
+    assert words in str(refused.value)
+    assert not (tmp_path / "backups").exists()  # nothing staged
+
+
+def good(tmp_path) -> tuple[bytes, Config]:
+    config = load_config(table(tmp_path))
+    return backup.make(config), config
+
+
+def repacked(data: bytes, change) -> bytes:
+    """``data``'s members as ``change(name, bytes)`` leaves them (None: left out), in a new .tar.gz."""
+    out = io.BytesIO()
+    with tarfile.open(fileobj=io.BytesIO(data)) as source, tarfile.open(fileobj=out, mode="w:gz") as archive:
+        for info in source.getmembers():
+            extracted = source.extractfile(info)
+            changed = change(info.name, extracted.read() if extracted else b"")
+            if changed is not None:
+                info.size = len(changed)
+                archive.addfile(info, io.BytesIO(changed))
+    return out.getvalue()
+
+
+def test_files_that_do_not_match_the_manifest_are_refused_without_showing_them(tmp_path):
+    data, config = good(tmp_path)
+    changed = repacked(data, lambda name, body: body.replace(SECRET, b"X" * 32))
+    with pytest.raises(backup.BadBackup) as refused:
+        backup.check(changed, config, Running())
+    assert str(refused.value) == ("the backup's 'journal/companion.secret' does not match its manifest's size and "
+                                  "sha256: the file was damaged or changed after the backup was made")
+    missing = repacked(data, lambda name, body: None if name == "config.toml" else body)
+    with pytest.raises(backup.BadBackup, match="the backup's manifest lists 'config.toml', which the backup does not"):
+        backup.check(missing, config, Running())
+    def unlist(name: str, body: bytes) -> bytes:
+        manifest = json.loads(body) if name == "manifest.json" else None
+        return body if manifest is None else json.dumps({**manifest, "files": {
+            listed: entry for listed, entry in manifest["files"].items() if listed != "config.toml"}}).encode()
+
+    unlisted = repacked(data, unlist)
+    with pytest.raises(backup.BadBackup, match="the backup holds 'config.toml', which its manifest does not list"):
+        backup.check(unlisted, config, Running())
+    foreign = repacked(data, lambda name, body: b'{"format": "zip"}' if name == "manifest.json" else body)
+    with pytest.raises(backup.BadBackup, match="manifest.json is not a pi-table backup's: expected pi-table backup "
+                                                 "version 1"):
+        backup.check(foreign, config, Running())
+    none = repacked(data, lambda name, body: None if name == "manifest.json" else body)
+    with pytest.raises(backup.BadBackup, match="the backup has no manifest.json: expected one"):
+        backup.check(none, config, Running())
+
+
+def test_what_is_no_tar_gz_or_unpacks_too_far_is_refused(tmp_path, monkeypatch):
+    data, config = good(tmp_path)
+    cases = {b"PK\x03\x04 a zip": "the backup is not a .tar.gz file",
+             data[: len(data) // 2]: "the backup is cut short: expected a whole .tar.gz",
+             data + b"\x1f\x8b more": "the backup has more data after its end",
+             data[:10] + b"\xff" * 40: "the backup's gzip data is damaged"}
+    for upload, words in cases.items():
+        with pytest.raises(backup.BadBackup, match=words):
+            backup.check(upload, config, Running())
+    zeros = io.BytesIO()
+    with tarfile.open(fileobj=zeros, mode="w:gz") as archive:
+        archive.addfile(member("journal/a.jsonl", 4 << 20), io.BytesIO(bytes(4 << 20)))
+    bomb = zeros.getvalue()
+    assert len(bomb) * backup.MOST_RATIO < 4 << 20  # zeros pack a thousand times smaller
+    with pytest.raises(backup.BadBackup, match=r"the backup unpacks to more than [\d.]+ MB, or 200 times its own"):
+        backup.check(bomb, config, Running())
+    monkeypatch.setattr(backup, "MOST_FILE", 1000)
+    with pytest.raises(backup.BadBackup, match="the backup's 'journal/big.jsonl' is 1001 bytes: expected at most 1000"):
+        backup.check(packed([regular("journal/big.jsonl", bytes(range(256)) * 3 + b"y" * 233)]), config, Running())
+
+
+def test_a_configuration_the_checker_refuses_is_refused_with_the_checkers_words(tmp_path):
+    data, config = good(tmp_path)
+    slow = repacked(data, lambda name, body: body.replace(b"length_s = 0", b"length_s = 5") if name == "config.toml"
+                    else body)
+    slow = fix_manifest(slow)
+    with pytest.raises(backup.BadBackup) as refused:
+        backup.check(slow, config, Running())
+    assert str(refused.value).startswith("the backup's configuration does not pass check-config: ")
+    assert "timer.length_s" in str(refused.value)
+    moved = fix_manifest(repacked(data, lambda name, body: body.replace(b'journal_dir = "journal"',
+                                                                         b'journal_dir = "elsewhere"')
+                                  if name == "config.toml" else body))
+    with pytest.raises(backup.BadBackup, match="the backup's configuration keeps the games in .*elsewhere, this table "
+                                                 "in .*journal: expected the same"):
+        backup.check(moved, config, Running())
+
+
+def fix_manifest(data: bytes) -> bytes:
+    """``data`` with its manifest made to match its files again (as someone who edited it would)."""
+    with tarfile.open(fileobj=io.BytesIO(data)) as source:
+        bodies = {info.name: source.extractfile(info).read() for info in source.getmembers()}  # type: ignore[union-attr]
+    del bodies["manifest.json"]
+    return packed([regular(name, body) for name, body in bodies.items()])
+
+
+@pytest.fixture(scope="module")
+def one_table(tmp_path_factory) -> tuple[bytes, Config]:
+    return good(tmp_path_factory.mktemp("table"))
+
+
+@given(st.binary(max_size=2000), st.integers(min_value=0))
+def test_any_bytes_are_a_backup_or_a_refusal_in_words(one_table, noise, where):
+    data, config = one_table
+    at = where % (len(data) + 1)
+    for upload in (noise, data[:at] + noise + data[at + len(noise):]):
+        try:
+            backup.check(upload, config, Running())
+        except backup.BadBackup as e:
+            assert SECRET.decode() not in str(e)
+
+
+# --- the restore, a trial -------------------------------------------------------------------------
+
+
+def state(path: Path) -> dict:
+    journal = path.parent / "journal"
+    return {"config": path.read_bytes(), "games": games(path), "pin": (journal / PIN_FILE).read_bytes()}
+
+
+def staged(tmp_path) -> tuple[Path, dict, dict]:
+    """A table backed up, then changed (a slower timer, another PIN, another game), with the
+    backup staged for its next start: the path, the state backed up and the state changed."""
+    path = table(tmp_path)
+    before, data = state(path), backup.make(load_config(path))
+    path.write_text(STAFF_CONFIG.replace("length_s = 0", "length_s = 90"))
+    set_pin(tmp_path / "journal", "135790")
+    rules = Rules()
+    Session(rules, key=make_game(rules).parse_key(dealt_key(6)), journal_dir=tmp_path / "journal").close()
+    changed = state(path)
+    backup.stage(data, load_config(path), Running(), "staff", ["staff"])
+    return path, before, changed
+
+
+def test_a_staged_restore_is_applied_at_the_start_with_the_state_before_kept_as_the_last_good(tmp_path):
+    path, before, changed = staged(tmp_path)
+    assert state(path) == changed  # nothing replaced until the start
+    config, restoring = backup.starting(load_config(path))
+    assert restoring is not None and restoring.starts == 1 and restoring.by == "staff"
+    assert restoring.keys == ("timer.length_s", "staff.pin", "journal")
+    assert state(path) == before and config.timer.length_s == 0
+    assert (tmp_path / "journal" / SESSIONS_FILE).exists() and (tmp_path / "journal" / "fleet.pending").exists()
+    last_good = backup.read((tmp_path / "backups" / backup.LAST_GOOD).read_bytes())[1]
+    assert last_good["config.toml"] == changed["config"] and last_good["journal/staff.pin"] == changed["pin"]
+
+
+def test_a_restore_whose_start_dies_before_it_is_healthy_is_rolled_back_at_the_next(tmp_path):
+    path, _, changed = staged(tmp_path)
+    backup.starting(load_config(path))
+    config, restoring = backup.starting(load_config(path))  # the first start never kept it
+    assert restoring is None and state(path) == changed and config.timer.length_s == 90
+    note = trial.rolled_back(backup.trial_path(config))
+    assert note is not None and note["keys"] == ["timer.length_s", "staff.pin", "journal"] and note["why"] == {
+        "en": "the table stopped before it was healthy on the restored backup",
+        "it": "il tavolo si è fermato prima di funzionare bene con il backup ripristinato"}
+    assert backup.pending(config) is None and sorted(p.name for p in (tmp_path / "backups").iterdir()) == [
+        "restore.rolled-back"]
+    assert backup.starting(config) == (config, None)  # nothing left to roll back
+
+
+class Stopped:
+    """What ``Restarts`` needs of a table to watch a restore: its configuration."""
+
+    def __init__(self, config: Config) -> None:
+        self.config, self.companion = config, None
+
+
+def watched(tmp_path, answers, deadline_s: float = 10.0):
+    """The restore's watch, as the daemon makes it, its checks answering ``answers`` a second apart."""
+    path, before, changed = staged(tmp_path)
+    config, restoring = backup.starting(load_config(path))
+    watch = Restarts(Stopped(config), None, deadline_s, restoring).watch  # type: ignore[arg-type]
+    assert watch is not None
+    clock, restarted, checks = Clock(), [], iter(answers)
+
+    def check() -> Health:
+        clock.now += 1
+        return next(checks)
+
+    watch.check, watch.clock, watch.period_s, watch.restart = check, clock, 0, lambda: restarted.append(clock.now)
+    return path, before, changed, watch, restarted
+
+
+def test_a_restore_the_table_is_healthy_on_is_kept(tmp_path):
+    path, before, _, watch, restarted = watched(
+        tmp_path, [Health(Phrase.of("the phones' pages and the staff page are not open yet")), Health()])
+    watch.run()
+    config = load_config(path)
+    assert watch.outcome == "kept" and restarted == [] and backup.pending(config) is None
+    assert not (tmp_path / "backups").exists() or list((tmp_path / "backups").iterdir()) == []
+    assert backup.starting(config) == (config, None) and state(path) == before
+
+
+def test_a_restore_the_table_cannot_mend_is_rolled_back_by_the_restart_it_asks_for(tmp_path):
+    why = Phrase.of("the phones' pages and the staff page cannot open: {why}", why="Address already in use")
+    path, before, changed, watch, restarted = watched(tmp_path, [Health(why, final=True)])
+    watch.run()
+    assert watch.outcome == "rolled back" and restarted == [101.0] and state(path) == before  # at the next start
+    config, restoring = backup.starting(load_config(path))
+    assert restoring is None and state(path) == changed and config.timer.length_s == 90
+    note = trial.rolled_back(backup.trial_path(config))
+    assert note is not None and note["why"]["en"] == str(why)
+    assert note["why"]["it"].startswith("le pagine per i telefoni e la pagina del personale non si possono aprire")
+    shown = trial_state(backup.trial_path(config), "it")
+    assert shown["trial"] is None and shown["rolled_back"]["keys"] == ["timer.length_s", "staff.pin", "journal"]
+
+
+def test_a_restore_not_healthy_by_the_deadline_is_rolled_back(tmp_path):
+    waiting = Health(Phrase.of("the phones' pages and the staff page are not open yet"))
+    path, _, changed, watch, restarted = watched(tmp_path, [waiting] * 20, deadline_s=5)
+    watch.run()
+    assert restarted == [105.0]
+    config, _ = backup.starting(load_config(path))
+    note = trial.rolled_back(backup.trial_path(config))
+    assert note is not None and note["why"]["en"] == (
+        "not healthy 5 s after the start: the phones' pages and the staff page are not open yet")
+    assert state(path) == changed
+
+
+def test_a_restore_and_a_change_of_settings_wait_for_each_other(tmp_path):
+    path = table(tmp_path)
+    data = backup.make(load_config(path))
+    trial.change(path, {"timer.length_s": 90}, "staff")
+    with pytest.raises(backup.BadBackup, match="a change of the settings waits to be proven after its restart"):
+        backup.stage(data, load_config(path), Running(), "staff", ())
+    trial.keep(path)
+    backup.stage(data, load_config(path), Running(), "staff", ())
+    with pytest.raises(backup.BadBackup, match="a restored backup is being tried: wait until it is kept"):
+        backup.stage(data, load_config(path), Running(), "staff", ())
+    restarts = Restarts(Stopped(load_config(path)), None, 10.0)  # type: ignore[arg-type]
+    assert [str(p) for p in restarts.change({"timer.length_s": 30}, proven=False)] == [
+        "a restored backup is being tried: change the settings once it is kept or rolled back"]
+
+
+@pytest.mark.daemon
+def test_a_table_restored_from_its_page_restarts_on_the_backup_and_keeps_it(tmp_path, capsys):
+    from pi_table.daemon.run import Daemon
+
+    path = table(tmp_path)
+    before, data = state(path), backup.make(load_config(path))
+    path.write_text(STAFF_CONFIG.replace("length_s = 0", "length_s = 90"))
+    daemons = []
+
+    def started() -> tuple[Daemon, threading.Thread]:
+        daemon = Daemon(load_config(path), hal="sim")
+        daemon.start()
+        runner = threading.Thread(target=daemon.run, daemon=True)
+        runner.start()
+        assert daemon.wait_for_phones()
+        daemons.append((daemon, runner))
+        return daemon, runner
+
+    try:
+        daemon, runner = started()
+        assert said(backup.check_upload(data, daemon))[1] == "the settings: timer.length_s change"
+        assert backup.restore_upload(data, daemon) == []
+        runner.join(timeout=5)
+        assert daemon.restarting and not runner.is_alive()
+        daemon.close()
+        daemon, runner = started()
+        assert daemon.config.timer.length_s == 0 and state(path) == before
+        wait_for(lambda: backup.pending(daemon.config) is None, "the restore kept", timeout=20)
+        assert daemon.restarts.watch is not None and daemon.restarts.watch.outcome == "kept"
+        bad = tmp_path / "bad.tar.gz"
+        bad.write_bytes(packed([regular("/etc/passwd")]))
+        assert main(["restore", "--config", str(path), str(bad)]) == 1  # refused here, before the table is asked
+        assert "has an absolute path" in capsys.readouterr().err
+        assert main(["restore", "--config", str(path), str(bad.with_name("none.tar.gz"))]) == 1
+        (tmp_path / "backups" / backup.UPLOAD).write_bytes(data)
+        answer = daemon.answer({"command": "restore", "lang": "it"})  # as pi-table restore asks it
+        assert answer["ok"] and answer["replaces"][1] == "le impostazioni: uguali a ora"
+        assert not (tmp_path / "backups" / backup.UPLOAD).exists()
+        runner.join(timeout=5)
+        assert daemon.restarting
+    finally:
+        for daemon, runner in daemons:
+            daemon.stop()
+            runner.join(timeout=5)
+            daemon.close()
+
+
+# --- the commands ---------------------------------------------------------------------------------
+
+
+def test_the_commands_back_up_a_table_and_restore_it_while_it_is_stopped(tmp_path, capsys):
+    path = table(tmp_path)
+    before, saved = state(path), tmp_path / "saved.tar.gz"
+    assert main(["backup", "--config", str(path), "-o", str(saved)]) == 0
+    assert saved.stat().st_mode & 0o777 == 0o600 and "so keep it private" in capsys.readouterr().out
+    path.write_text(STAFF_CONFIG.replace("length_s = 0", "length_s = 90"))
+    assert main(["restore", "--config", str(path), str(saved)]) == 0
+    out = capsys.readouterr().out
+    assert "the settings: timer.length_s change" in out and "no table is running: it is restored when the table " \
+        "next starts" in out
+    _, restoring = backup.starting(load_config(path))
+    assert restoring is not None and restoring.by == "pi-table restore" and state(path) == before
+    (tmp_path / "bad.tar.gz").write_bytes(b"no backup")
+    assert main(["restore", "--config", str(path), str(tmp_path / "bad.tar.gz")]) == 1
+    assert "the backup is not a .tar.gz file" in capsys.readouterr().err
+
+
+# --- the nightly backups --------------------------------------------------------------------------
+
+
+def local(day: int, hour: int, second: int = 0) -> float:
+    return time.mktime((2024, 5, day, hour, 0, second, 0, 0, -1))
+
+
+def test_a_backup_a_night_at_the_quiet_hour_or_at_the_first_chance_after(tmp_path):
+    config = load_config(table(tmp_path))
+    clock = Clock(local(1, 10))
+    nightly = backup.Nightly(config, clock=clock)
+    first = nightly.tick()  # none was made since the last quiet hour: made at once
+    assert first is not None and first == tmp_path / "backups" / "nightly-20240501-100000.tar.gz"
+    assert first.stat().st_mode & 0o777 == 0o600 and backup.read(first.read_bytes())[1]
+    assert nightly.tick() is None
+    clock.now = local(2, 3)
+    assert nightly.tick() is None  # the night's comes at 4
+    clock.now = local(2, 4, 30)
+    second = nightly.tick()
+    assert second is not None and second.name == "nightly-20240502-040030.tar.gz"
+    assert list(backup.kept(tmp_path / "backups")) == [second, first]
+
+
+def test_the_nightly_backups_are_pruned_by_count_and_by_size(tmp_path):
+    config = load_config(table(tmp_path))
+    clock = Clock()
+    nightly = backup.Nightly(config, clock=clock, keep=3)
+    for day in range(1, 7):
+        clock.now = local(day, 5)
+        assert nightly.tick() is not None
+    folder = tmp_path / "backups"
+    assert [path.name[8:16] for path in backup.kept(folder)] == ["20240506", "20240505", "20240504"]
+    size = backup.kept(folder)[0].stat().st_size
+    nightly.most = 2 * size + size // 2
+    clock.now = local(7, 5)
+    nightly.tick()
+    assert [path.name[8:16] for path in backup.kept(folder)] == ["20240507", "20240506"]
+    nightly.most = 1  # the newest stays, whatever its size
+    clock.now = local(8, 5)
+    nightly.tick()
+    assert [path.name[8:16] for path in backup.kept(folder)] == ["20240508"]
