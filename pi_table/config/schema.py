@@ -4,14 +4,21 @@ words that say what a kind of value is. What the other rooms of the configuratio
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections.abc import Mapping
+from dataclasses import dataclass, field
 from pathlib import Path
 
+from ..drivers.ws281x import ORDERS, PINS
+from ..engine import CELLS
+from ..engine.games import NAMES
 from ..engine.phrase import N_, Phrase, Text
-from ..engine.rules import CENTRE
+from ..engine.rules import CENTRE, NUKE_MODES, SETUPS
+from ..engine.views import LANGUAGES
 from ..hardware import pinout
+from ..table.input import HOLD_MIN_S
 from ..table.timer import DISCUSSION_S
-from ..ui.mounting import PanelMounting
+from ..ui.i18n import GAME_TITLES
+from ..ui.mounting import PANELS, ROTATIONS, PanelMounting
 
 DEFAULT_PATH = Path("/etc/pi-table/config.toml")
 
@@ -39,96 +46,212 @@ def _fitted(pin: int) -> int | bool:
     return pin if WIRING.encoder_fitted else False
 
 
+GROUPS = {"game": N_("Game"), "lights": N_("Lights"), "sound": N_("Sound"), "phones": N_("Phones"),
+          "fleet": N_("Fleet"), "advanced": N_("Advanced")}
+"""What an owner does with a key, in the order the staff page's form shows them: the board, the
+pins, the paths and the screen's hardware are advanced."""
+
+SECTION_GROUPS = {"game": "game", "timer": "game", "touch": "advanced", "leds": "advanced", "screen": "advanced",
+                  "buttons": "advanced", "web": "phones", "staff": "phones", "fleet": "fleet", "sim": "advanced",
+                  "paths": "advanced", "sound": "sound"}
+"""A section's keys' group, unless a key names its own."""
+
+SECONDS, MINUTES, PIXELS, DEGREES = N_("seconds"), N_("minutes"), N_("pixels"), N_("degrees")
+NUKES = {"basic": N_("basic"), "mad": N_("mad")}
+SETUP_WORDS = {"key": N_("a key card"), "place": N_("placed (Deep Undercover)")}
+LANGUAGE_NAMES = {"en": "English", "it": "Italiano"}
+"""Each language by its own name, as a choice is offered in any language."""
+
+
+@dataclass(frozen=True, slots=True)
+class Range:
+    """The numbers a key takes: ``least`` to ``most``, or ``off`` (a number outside them that
+    turns the thing off). The checker refuses others and the staff page's form offers these."""
+
+    least: float
+    most: float
+    off: float | None = None
+
+    def holds(self, value: float) -> bool:
+        return value == self.off or self.least <= value <= self.most
+
+
 @dataclass(frozen=True, slots=True)
 class Option:
-    """One key: its section and name, default, kind (how the TOML value is read) and help."""
+    """One key: its section and name, default, kind (how the TOML value is read) and help;
+    for the staff page's form its label, its group (``GROUPS``: its section's by default), the
+    values it is one of (``choices``, said in ``words`` where they are not words already), the
+    numbers it takes (``range``) and their unit."""
 
     section: str
     name: str
     default: object
     kind: str
     help: str
+    label: str = field(kw_only=True)
+    in_group: str | None = field(default=None, kw_only=True)
+    choices: tuple[object, ...] = field(default=(), kw_only=True)
+    words: Mapping[str, str] = field(default_factory=dict, kw_only=True)
+    range: Range | None = field(default=None, kw_only=True)
+    unit: str | None = field(default=None, kw_only=True)
 
     @property
     def key(self) -> str:
         return f"{self.section}.{self.name}"
 
+    @property
+    def group(self) -> str:
+        return self.in_group or SECTION_GROUPS[self.section]
+
 
 OPTIONS = (
-    Option("game", "game", "codenames", "str", N_("the game a new table deals: codenames, codenames-coop, alias24, codex")),
-    Option("game", "nuke", "basic", "str", N_("Alias 24's nuke mode: basic, mad")),
-    Option("game", "clue_required", False, "bool", N_("the clue number must be entered before the first touch")),
-    Option("game", "three_player", False, "bool", N_("one operative guesses for both spymasters")),
-    Option("game", "setup", "key", "str", N_("key, place: 'place' is Deep Undercover's deal-and-place")),
-    Option("game", "dark_cell", CENTRE, "int", N_("Alias 24's cell without a card, 0 to 24")),
-    Option("game", "language", "en", "str", N_("the screen's language: en, it")),
-    Option("game", "colour_blind", False, "bool", N_("identities also differ by rhythm on the LEDs")),
-    Option("game", "hold_s", 0.25, "number", N_("seconds a touch is held before it counts as a guess")),
-    Option("game", "discussion_s", DISCUSSION_S, "number", N_("Codex: seconds of public discussion each phase, 10 to 3600")),
-    Option("game", "sealed_votes", False, "bool", N_("Codex: hide each ballot until the sixth is in (the book votes in public)")),
-    Option("timer", "length_s", 0, "number", N_("turn timer in seconds, 10 to 3600; 0 is off")),
-    Option("timer", "warn_s", 10, "number", N_("warn this many seconds before the turn runs out")),
-    Option("timer", "enforce", False, "bool", N_("end the turn when the timer runs out")),
-    Option("touch", "port", "auto", "str", N_("the board's serial port (/dev/serial/by-id/...), or 'auto': by usb_id")),
-    Option("touch", "usb_id", WIRING.usb_id, "usb_id", N_("VENDOR:PRODUCT of the board's data port, in hex")),
-    Option("touch", "cell_electrodes", list(WIRING.cell_electrodes), "int_list", N_("for cells 0-24, the electrode each pad is on")),
-    Option("touch", "end_turn", list(WIRING.end_turn_electrodes), "int_list", N_("electrodes wired to END TURN pads")),
-    Option("touch", "stuck_s", 10.0, "number", N_("a pad touched this long is quarantined as stuck")),
-    Option("touch", "thresholds", [], "int_lists", N_("per electrode [touch, release] in counts, from pi-table tune --write ([]: the board's 8/4)")),
-    Option("leds", "backend", "ws281x", "str", N_("ws281x (Pi 3/4), spi (Pi 5, spidev) or none")),
-    Option("leds", "pin", WIRING.led_data, "int", N_("ws281x data pin: GPIO 10, 12, 13, 18, 19, 21 (10 needs no root)")),
-    Option("leds", "dma", 10, "int", N_("ws281x DMA channel")),
-    Option("leds", "invert", False, "bool", N_("ws281x: the data line goes through an inverting level shifter")),
-    Option("leds", "spi_bus", 0, "int", N_("spi backend: /dev/spidevBUS.DEVICE")),
-    Option("leds", "spi_device", 0, "int", N_("spi backend: /dev/spidevBUS.DEVICE")),
-    Option("leds", "order", "GRB", "str", N_("the chips' colour order (WS2812B: GRB)")),
-    Option("leds", "brightness", 0.5, "number", N_("0 to 1, before the current limit")),
-    Option("leds", "gamma", 2.2, "number", N_("1 (none) to 3")),
-    Option("leds", "current_limit_ma", WIRING.current_limit_ma, "number", N_("what the LEDs' supply may give; frames are dimmed to fit")),
-    Option("leds", "leds_per_cell", WIRING.leds_per_cell, "int", N_("the grid map: LEDs in a row under each cell")),
-    Option("leds", "serpentine", WIRING.serpentine, "bool", N_("the grid map: every other row runs back")),
-    Option("leds", "offset", 0, "int", N_("the grid map: the first cell's first LED")),
-    Option("leds", "edge_leds", WIRING.edge_leds, "int", N_("the grid map: edge LEDs after the grid")),
-    Option("leds", "cells", [], "int_lists", N_("an explicit map instead: 25 lists of LED numbers (with edge)")),
-    Option("leds", "edge", [], "int_list", N_("an explicit map: the edge's LED numbers in order")),
-    Option("screen", "enabled", True, "bool", N_("false: no spymaster screen is fitted")),
-    Option("screen", "rotation", 180, "int", N_("the key's rotation for the spymasters: 0, 90, 180 or 270 (180: facing the operatives)")),
-    Option("screen", "panel", PanelMounting().panel, "str", N_("the display fitted: touch-display-2-7, touch-display-2-5, touch-display-1, hdmi (the installer sets it up)")),
+    Option("game", "game", "codenames", "str", N_("the game a new table deals: codenames, codenames-coop, alias24, codex"),
+           label=N_("Game a new table deals"), choices=NAMES, words=GAME_TITLES),
+    Option("game", "nuke", "basic", "str", N_("Alias 24's nuke mode: basic, mad"),
+           label=N_("Alias 24: nuke mode"), choices=NUKE_MODES, words=NUKES),
+    Option("game", "clue_required", False, "bool", N_("the clue number must be entered before the first touch"),
+           label=N_("Clue number before the first touch")),
+    Option("game", "three_player", False, "bool", N_("one operative guesses for both spymasters"),
+           label=N_("Three players")),
+    Option("game", "setup", "key", "str", N_("key, place: 'place' is Deep Undercover's deal-and-place"),
+           label=N_("Card layout"), choices=SETUPS, words=SETUP_WORDS),
+    Option("game", "dark_cell", CENTRE, "int", N_("Alias 24's cell without a card, 0 to 24"),
+           label=N_("Alias 24: cell without a card"), range=Range(0, CELLS - 1)),
+    Option("game", "language", "en", "str", N_("the screen's language: en, it"),
+           label=N_("Language"), choices=LANGUAGES, words=LANGUAGE_NAMES),
+    Option("game", "colour_blind", False, "bool", N_("identities also differ by rhythm on the LEDs"),
+           label=N_("Colour-blind rhythms"), in_group="lights"),
+    Option("game", "hold_s", 0.25, "number", N_("seconds a touch is held before it counts as a guess"),
+           label=N_("Touch hold time"), range=Range(HOLD_MIN_S, 5), unit=SECONDS),
+    Option("game", "discussion_s", DISCUSSION_S, "number", N_("Codex: seconds of public discussion each phase, 10 to 3600"),
+           label=N_("Codex: discussion time"), range=Range(10, 3600), unit=SECONDS),
+    Option("game", "sealed_votes", False, "bool", N_("Codex: hide each ballot until the sixth is in (the book votes in public)"),
+           label=N_("Codex: sealed votes")),
+    Option("timer", "length_s", 0, "number", N_("turn timer in seconds, 10 to 3600; 0 is off"),
+           label=N_("Turn timer"), range=Range(10, 3600, off=0), unit=SECONDS),
+    Option("timer", "warn_s", 10, "number", N_("warn this many seconds before the turn runs out"),
+           label=N_("Timer warning"), unit=SECONDS),
+    Option("timer", "enforce", False, "bool", N_("end the turn when the timer runs out"),
+           label=N_("End the turn when the timer runs out")),
+    Option("touch", "port", "auto", "str", N_("the board's serial port (/dev/serial/by-id/...), or 'auto': by usb_id"),
+           label=N_("Touch board port")),
+    Option("touch", "usb_id", WIRING.usb_id, "usb_id", N_("VENDOR:PRODUCT of the board's data port, in hex"),
+           label=N_("Touch board USB id")),
+    Option("touch", "cell_electrodes", list(WIRING.cell_electrodes), "int_list", N_("for cells 0-24, the electrode each pad is on"),
+           label=N_("Electrode of each cell")),
+    Option("touch", "end_turn", list(WIRING.end_turn_electrodes), "int_list", N_("electrodes wired to END TURN pads"),
+           label=N_("END TURN electrodes")),
+    Option("touch", "stuck_s", 10.0, "number", N_("a pad touched this long is quarantined as stuck"),
+           label=N_("Stuck pad time"), unit=SECONDS),
+    Option("touch", "thresholds", [], "int_lists", N_("per electrode [touch, release] in counts, from pi-table tune --write ([]: the board's 8/4)"),
+           label=N_("Pad thresholds")),
+    Option("leds", "backend", "ws281x", "str", N_("ws281x (Pi 3/4), spi (Pi 5, spidev) or none"),
+           label=N_("LED driver"), choices=LED_BACKENDS),
+    Option("leds", "pin", WIRING.led_data, "int", N_("ws281x data pin: GPIO 10, 12, 13, 18, 19, 21 (10 needs no root)"),
+           label=N_("LED data pin"), choices=tuple(sorted(PINS))),
+    Option("leds", "dma", 10, "int", N_("ws281x DMA channel"),
+           label=N_("DMA channel")),
+    Option("leds", "invert", False, "bool", N_("ws281x: the data line goes through an inverting level shifter"),
+           label=N_("Inverted data line")),
+    Option("leds", "spi_bus", 0, "int", N_("spi backend: /dev/spidevBUS.DEVICE"),
+           label=N_("SPI bus")),
+    Option("leds", "spi_device", 0, "int", N_("spi backend: /dev/spidevBUS.DEVICE"),
+           label=N_("SPI device")),
+    Option("leds", "order", "GRB", "str", N_("the chips' colour order (WS2812B: GRB)"),
+           label=N_("Colour order"), choices=ORDERS),
+    Option("leds", "brightness", 0.5, "number", N_("0 to 1, before the current limit"),
+           label=N_("Brightness"), in_group="lights", range=Range(0, 1)),
+    Option("leds", "gamma", 2.2, "number", N_("1 (none) to 3"),
+           label=N_("Gamma correction"), in_group="lights", range=Range(1, 3)),
+    Option("leds", "current_limit_ma", WIRING.current_limit_ma, "number", N_("what the LEDs' supply may give; frames are dimmed to fit"),
+           label=N_("LED current limit"), unit=N_("milliamperes")),
+    Option("leds", "leds_per_cell", WIRING.leds_per_cell, "int", N_("the grid map: LEDs in a row under each cell"),
+           label=N_("LEDs per cell")),
+    Option("leds", "serpentine", WIRING.serpentine, "bool", N_("the grid map: every other row runs back"),
+           label=N_("Serpentine rows")),
+    Option("leds", "offset", 0, "int", N_("the grid map: the first cell's first LED"),
+           label=N_("First LED")),
+    Option("leds", "edge_leds", WIRING.edge_leds, "int", N_("the grid map: edge LEDs after the grid"),
+           label=N_("Edge LEDs")),
+    Option("leds", "cells", [], "int_lists", N_("an explicit map instead: 25 lists of LED numbers (with edge)"),
+           label=N_("LEDs of each cell")),
+    Option("leds", "edge", [], "int_list", N_("an explicit map: the edge's LED numbers in order"),
+           label=N_("LEDs of the edge")),
+    Option("screen", "enabled", True, "bool", N_("false: no spymaster screen is fitted"),
+           label=N_("Spymaster screen fitted")),
+    Option("screen", "rotation", 180, "int", N_("the key's rotation for the spymasters: 0, 90, 180 or 270 (180: facing the operatives)"),
+           label=N_("Key rotation"), choices=ROTATIONS, unit=DEGREES),
+    Option("screen", "panel", PanelMounting().panel, "str", N_("the display fitted: touch-display-2-7, touch-display-2-5, touch-display-1, hdmi (the installer sets it up)"),
+           label=N_("Display panel"), choices=tuple(PANELS)),
     Option("screen", "panel_rotation", PanelMounting().rotation, "int",
-           N_("how far the panel is turned clockwise in the hood from its native upright: Touch Display 2 90 or 270, others 0 or 180")),
-    Option("screen", "video_driver", "kmsdrm", "str", N_("SDL's video driver (kmsdrm on the Pi, no desktop)")),
-    Option("screen", "width", 0, "int", N_("a window this wide instead of the whole display (0: the display)")),
-    Option("screen", "height", 0, "int", N_("with width")),
-    Option("buttons", "end_turn", WIRING.buttons["end_turn"], "pin", N_("GPIO of END TURN, or false if not fitted")),
-    Option("buttons", "new_game", WIRING.buttons["new_game"], "pin", N_("GPIO of NEW GAME (held), or false")),
-    Option("buttons", "encoder_a", _fitted(WIRING.buttons["encoder_a"]), "pin", N_("the clue-number encoder's A contact, or false")),
-    Option("buttons", "encoder_b", _fitted(WIRING.buttons["encoder_b"]), "pin", N_("its B contact, or false")),
-    Option("buttons", "encoder_push", _fitted(WIRING.buttons["encoder_push"]), "pin", N_("its push contact, or false")),
-    Option("buttons", "new_game_hold_s", 2.0, "number", N_("seconds NEW GAME is held to deal a new game")),
-    Option("web", "enabled", True, "bool", N_("serve the companion pages for phones (spymaster key, spectators, Codex seats)")),
-    Option("web", "host", "0.0.0.0", "str", N_("the address it listens on: 0.0.0.0 every network, 127.0.0.1 this machine only")),
-    Option("web", "port", 8024, "int", N_("its TCP port, 1024 to 65535 (0: any free port, for tests)")),
-    Option("web", "url", "", "str", N_("how phones reach it, for the QR codes ('': http://ADDRESS:PORT of this machine)")),
-    Option("web", "tls_cert", "", "str", N_("serve https with this certificate file (and its chain), so the staff PIN never crosses the Wi-Fi in clear ('': http)")),
-    Option("web", "tls_key", "", "str", N_("the certificate's private key file, readable by the service alone")),
-    Option("web", "request_s", 10.0, "number", N_("seconds a phone has to send a request, its headers and then an action's body, 2 to 120 (longer on a slow Wi-Fi)")),
-    Option("staff", "session_min", 60, "int", N_("minutes a staff page login lasts unused, 5 to 1440")),
-    Option("fleet", "broker", "", "str", N_("report to this MQTT broker: mqtt://USER:PASSWORD@HOST:PORT or mqtts://... ('': off)")),
-    Option("fleet", "table_id", "", "str", N_("this table's name in the fleet's topics, pi-table/<table_id>/... (no / + # or spaces)")),
-    Option("fleet", "password_file", "", "str", N_("a file holding the broker password, readable by the service alone (instead of one in the URL)")),
-    Option("fleet", "ca", "", "str", N_("mqtts: the CA certificate file the broker's is checked against ('': the system's)")),
-    Option("fleet", "cert", "", "str", N_("mqtts: this table's client certificate file, for a broker that asks for one ('': none)")),
-    Option("fleet", "key", "", "str", N_("mqtts: the client certificate's private key file, readable by the service alone")),
-    Option("sim", "words", "", "str", N_("with --hal sim only: words on the spectator page's cards, en, it or a deck file ('': none)")),
-    Option("paths", "journal_dir", "/var/lib/pi-table/journal", "path", N_("one file per game; must be writable")),
-    Option("paths", "socket", "/run/pi-table/control.sock", "path", N_("the control socket the pi-table commands use")),
-    Option("paths", "socket_group", "pi-table", "str", N_("the group allowed on the socket ('' keeps the user's)")),
-    Option("paths", "keep_games", 200, "int", N_("finished games kept in the journal directory")),
-    Option("paths", "keep_mb", 50, "number", N_("at most this many megabytes of finished games")),
-    Option("sound", "enabled", True, "bool", N_("play the cues: a reveal, the turn, the timer, the game's end (README, Sound)")),
-    Option("sound", "volume", 0.8, "number", N_("0 (silent) to 1 (full)")),
-    Option("sound", "spoken", False, "bool", N_("also announce the turn, the timer and the winner, in the table's language")),
-    Option("sound", "quiet_hours", "", "str", N_("'HH:MM-HH:MM', e.g. '23:00-08:00': a quarter of the volume, nothing spoken ('': none)")),
+           N_("how far the panel is turned clockwise in the hood from its native upright: Touch Display 2 90 or 270, others 0 or 180"),
+           label=N_("Panel rotation"), choices=ROTATIONS, unit=DEGREES),
+    Option("screen", "video_driver", "kmsdrm", "str", N_("SDL's video driver (kmsdrm on the Pi, no desktop)"),
+           label=N_("Video driver")),
+    Option("screen", "width", 0, "int", N_("a window this wide instead of the whole display (0: the display)"),
+           label=N_("Window width"), range=Range(1, 8192, off=0), unit=PIXELS),
+    Option("screen", "height", 0, "int", N_("with width"),
+           label=N_("Window height"), range=Range(1, 8192, off=0), unit=PIXELS),
+    Option("buttons", "end_turn", WIRING.buttons["end_turn"], "pin", N_("GPIO of END TURN, or false if not fitted"),
+           label=N_("END TURN button pin")),
+    Option("buttons", "new_game", WIRING.buttons["new_game"], "pin", N_("GPIO of NEW GAME (held), or false"),
+           label=N_("NEW GAME button pin")),
+    Option("buttons", "encoder_a", _fitted(WIRING.buttons["encoder_a"]), "pin", N_("the clue-number encoder's A contact, or false"),
+           label=N_("Encoder A pin")),
+    Option("buttons", "encoder_b", _fitted(WIRING.buttons["encoder_b"]), "pin", N_("its B contact, or false"),
+           label=N_("Encoder B pin")),
+    Option("buttons", "encoder_push", _fitted(WIRING.buttons["encoder_push"]), "pin", N_("its push contact, or false"),
+           label=N_("Encoder push pin")),
+    Option("buttons", "new_game_hold_s", 2.0, "number", N_("seconds NEW GAME is held to deal a new game"),
+           label=N_("NEW GAME hold time"), in_group="game", unit=SECONDS),
+    Option("web", "enabled", True, "bool", N_("serve the companion pages for phones (spymaster key, spectators, Codex seats)"),
+           label=N_("Phone pages")),
+    Option("web", "host", "0.0.0.0", "str", N_("the address it listens on: 0.0.0.0 every network, 127.0.0.1 this machine only"),
+           label=N_("Listening address")),
+    Option("web", "port", 8024, "int", N_("its TCP port, 1024 to 65535 (0: any free port, for tests)"),
+           label=N_("Phone pages' port"), range=Range(1024, 65535, off=0)),
+    Option("web", "url", "", "str", N_("how phones reach it, for the QR codes ('': http://ADDRESS:PORT of this machine)"),
+           label=N_("Address phones use")),
+    Option("web", "tls_cert", "", "str", N_("serve https with this certificate file (and its chain), so the staff PIN never crosses the Wi-Fi in clear ('': http)"),
+           label=N_("HTTPS certificate file")),
+    Option("web", "tls_key", "", "str", N_("the certificate's private key file, readable by the service alone"),
+           label=N_("HTTPS private key file")),
+    Option("web", "request_s", 10.0, "number", N_("seconds a phone has to send a request, its headers and then an action's body, 2 to 120 (longer on a slow Wi-Fi)"),
+           label=N_("Time a phone has to send a request"), range=Range(2, 120), unit=SECONDS),
+    Option("staff", "session_min", 60, "int", N_("minutes a staff page login lasts unused, 5 to 1440"),
+           label=N_("Staff login lasts"), range=Range(5, 1440), unit=MINUTES),
+    Option("fleet", "broker", "", "str", N_("report to this MQTT broker: mqtt://USER:PASSWORD@HOST:PORT or mqtts://... ('': off)"),
+           label=N_("Fleet broker")),
+    Option("fleet", "table_id", "", "str", N_("this table's name in the fleet's topics, pi-table/<table_id>/... (no / + # or spaces)"),
+           label=N_("Table name in the fleet")),
+    Option("fleet", "password_file", "", "str", N_("a file holding the broker password, readable by the service alone (instead of one in the URL)"),
+           label=N_("Broker password file")),
+    Option("fleet", "ca", "", "str", N_("mqtts: the CA certificate file the broker's is checked against ('': the system's)"),
+           label=N_("Broker CA certificate file")),
+    Option("fleet", "cert", "", "str", N_("mqtts: this table's client certificate file, for a broker that asks for one ('': none)"),
+           label=N_("Client certificate file")),
+    Option("fleet", "key", "", "str", N_("mqtts: the client certificate's private key file, readable by the service alone"),
+           label=N_("Client private key file")),
+    Option("sim", "words", "", "str", N_("with --hal sim only: words on the spectator page's cards, en, it or a deck file ('': none)"),
+           label=N_("Simulator words")),
+    Option("paths", "journal_dir", "/var/lib/pi-table/journal", "path", N_("one file per game; must be writable"),
+           label=N_("Journal folder")),
+    Option("paths", "socket", "/run/pi-table/control.sock", "path", N_("the control socket the pi-table commands use"),
+           label=N_("Control socket")),
+    Option("paths", "socket_group", "pi-table", "str", N_("the group allowed on the socket ('' keeps the user's)"),
+           label=N_("Control socket group")),
+    Option("paths", "keep_games", 200, "int", N_("finished games kept in the journal directory"),
+           label=N_("Finished games kept"), range=Range(1, 100_000), unit=N_("games")),
+    Option("paths", "keep_mb", 50, "number", N_("at most this many megabytes of finished games"),
+           label=N_("Space for finished games"), range=Range(1, 100_000), unit=N_("megabytes")),
+    Option("sound", "enabled", True, "bool", N_("play the cues: a reveal, the turn, the timer, the game's end (README, Sound)"),
+           label=N_("Sound")),
+    Option("sound", "volume", 0.8, "number", N_("0 (silent) to 1 (full)"),
+           label=N_("Volume"), range=Range(0, 1)),
+    Option("sound", "spoken", False, "bool", N_("also announce the turn, the timer and the winner, in the table's language"),
+           label=N_("Spoken announcements")),
+    Option("sound", "quiet_hours", "", "str", N_("'HH:MM-HH:MM', e.g. '23:00-08:00': a quarter of the volume, nothing spoken ('': none)"),
+           label=N_("Quiet hours")),
 )
 
 
@@ -166,3 +289,14 @@ def describe(value: object) -> Phrase:
     text = repr(value)
     return Phrase.of("{value} ({kind})", value=f"{text[:60]}{'...' if len(text) > 60 else ''}", kind=kind)
 
+
+
+def form_field(option: Option, value: object) -> dict[str, object]:
+    """``option`` as the staff page's form shows it, with its ``value``: its label, group, help
+    and unit (msgids, which the page says in its language), the choices it is one of with their
+    words, and the numbers it takes."""
+    span = option.range
+    return {"key": option.key, "kind": option.kind, "label": option.label, "group": option.group, "help": option.help,
+            "default": option.default, "value": value, "unit": option.unit,
+            "choices": [{"value": choice, "label": option.words.get(str(choice), str(choice))} for choice in option.choices],
+            "range": None if span is None else {"min": span.least, "max": span.most, "off": span.off}}

@@ -1,6 +1,7 @@
 """The settings objects the layers below take (``Rules``, ``TouchBoardConfig``, ``PixelOutput``...),
 built from the keys' values by ``build``. The objects check their own ranges, so a range lives in
-one place; ``build`` adds only how two of them fit together.
+one place; ``build`` adds how two of them fit together, and checks the ranges of the values no
+object takes in the schema's ``Range``, which the staff page's form shows.
 """
 
 from __future__ import annotations
@@ -29,7 +30,7 @@ from ..ui.leds import LightSettings
 from ..ui.mounting import PanelMounting, ScreenSettings
 from ..ui.pixels import LedMap, PixelOutput, PowerLimit
 from ..ui.sound import QuietHours, SoundSettings
-from .schema import EXPECTED, LED_BACKENDS, MAX_LEDS, SOCKET_PATH_MAX, SPI_MOSI, describe
+from .schema import BY_KEY, EXPECTED, LED_BACKENDS, MAX_LEDS, SOCKET_PATH_MAX, SPI_MOSI, Range, describe
 
 
 @dataclass(frozen=True, slots=True)
@@ -216,9 +217,10 @@ def build(values: dict[str, object], source: Path | None) -> Config:
         "sealed_votes": v.flag("game.sealed_votes"),
     }
     dealt = {name: entry(name).rules_from(options) for name in NAMES}  # every game the table may deal checks its own
-    discussion_s = v.number("game.discussion_s")
-    if not 10 <= discussion_s <= 3600:
-        raise Refusal("the discussion lasts 10 to 3600 seconds, not {seconds}", seconds=discussion_s)
+    discussion_s, span = v.number("game.discussion_s"), _range("game.discussion_s")
+    if not span.holds(discussion_s):
+        raise Refusal("the discussion lasts {least} to {most} seconds, not {seconds}", least=span.least, most=span.most,
+                      seconds=discussion_s)
     leds = _leds(v)
     buttons = ButtonPins(
         end_turn=v.pin("buttons.end_turn"), new_game=v.pin("buttons.new_game"),
@@ -257,10 +259,18 @@ def build(values: dict[str, object], source: Path | None) -> Config:
 
 
 def _staff_session_s(v: Values) -> float:
-    minutes = v.whole("staff.session_min")
-    if not 5 <= minutes <= 1440:
-        raise Refusal("session_min is 5 to 1440 minutes, not {minutes}", minutes=minutes)
+    minutes, span = v.whole("staff.session_min"), _range("staff.session_min")
+    if not span.holds(minutes):
+        raise Refusal("session_min is {least} to {most} minutes, not {minutes}", least=span.least, most=span.most,
+                      minutes=minutes)
     return minutes * 60.0
+
+
+def _range(key: str) -> Range:
+    """The numbers ``key`` takes, as the schema gives them to the checker and the staff page's form."""
+    span = BY_KEY[key].range
+    assert span is not None, key
+    return span
 
 
 def _words(name: str, source: Path | None) -> tuple[str, ...] | None:
@@ -358,9 +368,10 @@ def _strip_length(length: int, what: Text) -> None:
 
 def _screen(v: Values) -> ScreenConfig:
     width, height = v.whole("screen.width"), v.whole("screen.height")
-    if (width == 0) != (height == 0) or width < 0 or height < 0 or width > 8192 or height > 8192:
-        raise Refusal("width and height are both 0 (the whole display) or both 1 to 8192, not {width} x {height}",
-                      width=width, height=height)
+    span = _range("screen.width")
+    if (width == 0) != (height == 0) or not span.holds(width) or not _range("screen.height").holds(height):
+        raise Refusal("width and height are both 0 (the whole display) or both {least} to {most}, not {width} x "
+                      "{height}", least=span.least, most=span.most, width=width, height=height)
     return ScreenConfig(
         enabled=v.flag("screen.enabled"), settings=ScreenSettings(rotation=v.whole("screen.rotation")),
         mounting=PanelMounting(panel=v.text("screen.panel"), rotation=v.whole("screen.panel_rotation")),
@@ -369,9 +380,10 @@ def _screen(v: Values) -> ScreenConfig:
 
 
 def _web(v: Values) -> WebConfig:
-    port, url = v.whole("web.port"), v.text("web.url")
-    if port != 0 and not 1024 <= port <= 65535:
-        raise Refusal("port is 1024 to 65535 (0: any free port), not {port}", port=port)
+    port, url, ports = v.whole("web.port"), v.text("web.url"), _range("web.port")
+    if not ports.holds(port):
+        raise Refusal("port is {least} to {most} ({off}: any free port), not {port}", least=ports.least,
+                      most=ports.most, off=ports.off, port=port)
     if url and not url.startswith(("http://", "https://")):
         raise Refusal("url starts with http:// or https://, not {url!r}", url=url)
     cert, key = v.text("web.tls_cert"), v.text("web.tls_key")
@@ -381,9 +393,10 @@ def _web(v: Values) -> WebConfig:
                           file=file)
     if bool(cert) != bool(key):
         raise Refusal("tls_cert and tls_key go together: a certificate needs its private key")
-    request_s = v.number("web.request_s")
-    if not 2 <= request_s <= 120:
-        raise Refusal("request_s is 2 to 120 seconds, not {seconds:g}", seconds=request_s)
+    request_s, span = v.number("web.request_s"), _range("web.request_s")
+    if not span.holds(request_s):
+        raise Refusal("request_s is {least} to {most} seconds, not {seconds:g}", least=span.least, most=span.most,
+                      seconds=request_s)
     return WebConfig(enabled=v.flag("web.enabled"), host=v.text("web.host"), port=port, url=url, tls_cert=cert,
                      tls_key=key, request_s=request_s)
 
@@ -452,10 +465,13 @@ def _paths(v: Values) -> Paths:
         raise Refusal("a UNIX socket path is at most {most} bytes, not {length}", most=SOCKET_PATH_MAX,
                       length=len(str(socket).encode()))
     keep_games, keep_mb = v.whole("paths.keep_games"), v.number("paths.keep_mb")
-    if not 1 <= keep_games <= 100_000:
-        raise Refusal("keep_games is 1 to 100000 games, not {games}", games=keep_games)
-    if not 1 <= keep_mb <= 100_000:
-        raise Refusal("keep_mb is 1 to 100000 megabytes, not {megabytes}", megabytes=keep_mb)
+    games, megabytes = _range("paths.keep_games"), _range("paths.keep_mb")
+    if not games.holds(keep_games):
+        raise Refusal("keep_games is {least} to {most} games, not {games}", least=games.least, most=games.most,
+                      games=keep_games)
+    if not megabytes.holds(keep_mb):
+        raise Refusal("keep_mb is {least} to {most} megabytes, not {megabytes}", least=megabytes.least,
+                      most=megabytes.most, megabytes=keep_mb)
     return Paths(
         journal_dir=Path(v.text("paths.journal_dir")),
         socket=socket,
