@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import http.cookiejar
 import json
+import logging
 import os
 import random
 import re
@@ -37,6 +38,7 @@ from pi_table.engine import (
 )
 from pi_table.engine.codex import MESSAGES
 from pi_table.engine.codex_setup import OPTIONAL_ROLES, Setup
+from pi_table.engine.phrase import Phrase
 
 if TYPE_CHECKING:
     from pi_table.sim.systemd import FakeSystemd
@@ -622,6 +624,79 @@ STAFF_CONFIG = ('[web]\nhost = "127.0.0.1"\nport = 0\n[paths]\njournal_dir = "jo
 def dealt_key(seed: int = 5) -> str:
     rules = Rules()
     return make_game(rules).deal(random.Random(seed)).cells
+
+
+class FakeDesk:
+    """A table that records what the staff page asked of it."""
+
+    def __init__(self) -> None:
+        self.calls: list[str] = []
+        self.lang = "en"
+
+    def language(self) -> str:
+        return self.lang
+
+    def table(self, lang: str = "en") -> dict:
+        self.calls.append("table")
+        return {"game_id": "g1", "version": "0", "uptime_s": 1.0, "state": {"game": "codenames", "board": "?" * 25},
+                "health": {"touch": "not working: unplugged", "leds": "ok"}, "warnings": ["touch board disconnected"],
+                "journal": "ok"}
+
+    def new_game(self, game, options, lang):
+        self.calls.append(f"new-game {game} {options}")
+
+    def undo(self, lang):
+        self.calls.append("undo")
+        return Phrase.of("there is nothing to undo")  # the table's refusal, said in the page's language
+
+    def end_game(self, lang):
+        self.calls.append("end-game")
+
+    def history(self, lang):
+        self.calls.append("history")
+        return []
+
+    def settings(self):
+        self.calls.append("settings")
+        return {"file": None, "options": []}
+
+    def change_settings(self, changes):
+        self.calls.append(f"change {changes}")
+        return []
+
+    def change_at_hand(self, key, value):
+        self.calls.append(f"at hand {key}={value}")
+        return []
+
+    def log_records(self):
+        self.calls.append("log")
+        return [(logging.INFO, "one"), (logging.INFO, "two")]
+
+    def machine(self):
+        from pi_table.host import Readings
+
+        return {"readings": Readings(None, None, None, None, None, None, None), "address": None}
+
+    def power(self, act):
+        self.calls.append(f"power {act}")
+
+    def recovered(self):
+        self.calls.append("recovered")
+
+    def restart(self):
+        self.calls.append("restart")
+
+
+def staff_page(desk, folder, **settings):
+    """The staff page as the daemon makes it, with the owner's console in it."""
+    from pi_table.web.auth import Recovery  # aiohttp: loaded by the tests of the pages alone
+    from pi_table.web.console import Console
+    from pi_table.web.staff import StaffPage
+
+    page = StaffPage(desk, folder, **settings)
+    Console(page, Recovery())
+    return page
+
 
 
 class StaffTable:

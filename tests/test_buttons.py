@@ -223,3 +223,17 @@ def test_no_pin_library_is_said_once_in_plain_words(monkeypatch, caplog):
     (line,) = [r.getMessage() for r in caplog.records if r.name == "pi_table.buttons"]
     # gpiozero 2.0 tries lgpio first; 1.6 (plain Debian 12's) RPi.GPIO, then lgpio
     assert line.startswith("the buttons' pin library: Falling back from ") and "Falling back from lgpio" in line
+
+
+def test_the_buttons_held_down_are_told_by_name(started, factory):
+    """How the staff show they are at the table: both held while it starts (a PIN reset code)."""
+    buttons, _ = started()
+    assert buttons.held() == frozenset()
+    factory.pin(END_TURN).drive_low()
+    assert buttons.held() == {"end_turn"}
+    factory.pin(NEW_GAME).drive_low()
+    assert buttons.held() == {"end_turn", "new_game"}
+    factory.pin(END_TURN).drive_high()
+    assert buttons.held() == {"new_game"}
+    buttons.stop()
+    assert buttons.held() == frozenset()  # stopped: nothing is read

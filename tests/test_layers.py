@@ -14,7 +14,7 @@ import pi_table
 PACKAGE = Path(pi_table.__file__).parent
 FIRMWARE = Path(pi_table.firmware.__file__).parent  # firmware/, mapped into the package
 HARDWARE = Path(pi_table.hardware.__file__).parent  # hardware/, likewise
-LAYERS = ["errors", "files", "engine", "protocol", "firmware", "hal", "drivers", "ui", "web", "hardware", "table", "sim", "config", "fleet", "daemon", "bench", "cli", "__main__"]
+LAYERS = ["errors", "files", "host", "engine", "protocol", "firmware", "hal", "drivers", "ui", "release", "web", "hardware", "table", "sim", "config", "fleet", "daemon", "bench", "cli", "__main__"]
 ENGINE_STDLIB = {"__future__", "dataclasses", "enum", "typing", "collections", "collections.abc", "random", "abc",
                  "typing_extensions"}  # the last for a type checker only: TypeIs is in typing from 3.13
 ENGINE_FORBIDDEN_CALLS = {"open", "print", "input", "exec", "eval", "__import__"}
@@ -202,10 +202,12 @@ def test_every_error_the_table_raises_has_one_root():
 
 ROOMS = {
     "config": ["schema", "settings", "machine", "loading", "writing", "trial"],
-    "daemon": ["notify", "logs", "control", "trial", "devices", "selftest", "tune", "restarts", "staff_desk", "run"],
-    "web": ["tokens", "texts", "seats", "runner", "auth", "snapshot", "games", "staff", "server"],
+    "daemon": ["notify", "logs", "control", "trial", "devices", "selftest", "tune", "backup", "restarts", "staff_desk",
+               "run"],
+    "web": ["tokens", "texts", "seats", "runner", "auth", "snapshot", "games", "staff", "console", "server"],
     "cli": ["output", "tables", "script", "grid", "codex", "games", "options", "play", "board", "control", "service",
-            "fleet", "bench"],
+            "fleet", "backup", "release", "bench"],
+    "release": ["layout", "bundle", "requests", "lock", "helper", "desk"],
     "ui": ["i18n", "words", "mounting", "pixels", "leds", "canvas", "codex_turns", "games", "sound", "codex_leds",
            "screen", "codex_screen", "colour_vision", "selftest", "tune_lines", "tune"],
 }

@@ -25,7 +25,6 @@ import pytest
 
 from pi_table.engine import Rules
 from pi_table.engine.codex import STEPS
-from pi_table.engine.phrase import Phrase
 from pi_table.web import Companion, auth
 from pi_table.web.auth import SCRYPT_N, SCRYPT_P, SCRYPT_R, hash_secret, secret_matches
 from pi_table.web.staff import (
@@ -35,13 +34,12 @@ from pi_table.web.staff import (
     CSRF_HEADER,
     PIN_FILE,
     TEXTS,
-    StaffPage,
     set_pin,
 )
 
 from helpers import STAFF_CONFIG as CONFIG
 from helpers import STAFF_PIN as PIN
-from helpers import Staff, dealt_key, self_signed, wait_for
+from helpers import FakeDesk, Staff, dealt_key, self_signed, staff_page, wait_for
 from helpers import StaffTable as InProcessTable
 
 
@@ -56,56 +54,6 @@ API = [("GET", "/staff/api/table"), ("POST", "/staff/api/new-game"), ("POST", "/
        ("GET", "/staff/api/config"), ("POST", "/staff/api/config"), ("GET", "/staff/api/log"),
        ("POST", "/staff/api/restart"), ("POST", "/staff/api/logout"), ("GET", "/staff/api/nothing-here")]
 """Every staff action, and a path under /staff/api/ that is none."""
-
-
-class FakeDesk:
-    """A table that records what the staff page asked of it."""
-
-    def __init__(self) -> None:
-        self.calls: list[str] = []
-        self.lang = "en"
-
-    def language(self) -> str:
-        return self.lang
-
-    def table(self, lang: str = "en") -> dict:
-        self.calls.append("table")
-        return {"game_id": "g1", "version": "0", "uptime_s": 1.0, "state": {"game": "codenames", "board": "?" * 25},
-                "health": {"touch": "not working: unplugged", "leds": "ok"}, "warnings": ["touch board disconnected"],
-                "journal": "ok"}
-
-    def new_game(self, game, options, lang):
-        self.calls.append(f"new-game {game} {options}")
-
-    def undo(self, lang):
-        self.calls.append("undo")
-        return Phrase.of("there is nothing to undo")  # the table's refusal, said in the page's language
-
-    def end_game(self, lang):
-        self.calls.append("end-game")
-
-    def history(self, lang):
-        self.calls.append("history")
-        return []
-
-    def settings(self):
-        self.calls.append("settings")
-        return {"file": None, "options": []}
-
-    def change_settings(self, changes):
-        self.calls.append(f"change {changes}")
-        return []
-
-    def change_at_hand(self, key, value):
-        self.calls.append(f"at hand {key}={value}")
-        return []
-
-    def log_lines(self):
-        self.calls.append("log")
-        return ["one", "two"]
-
-    def restart(self):
-        self.calls.append("restart")
 
 
 class Clock:
@@ -129,7 +77,7 @@ def desk():
 @pytest.fixture
 def page(tmp_path, desk, clock):
     set_pin(tmp_path, PIN)
-    companion = Companion(staff=StaffPage(desk, tmp_path, session_s=600, clock=clock))
+    companion = Companion(staff=staff_page(desk, tmp_path, session_s=600, clock=clock))
     companion.start()
     yield companion
     companion.stop()
@@ -179,7 +127,7 @@ def test_without_a_session_every_staff_action_is_refused_and_nothing_is_done(pag
 
 
 def test_without_a_pin_the_page_says_how_to_set_one_and_lets_nobody_in(tmp_path, desk):
-    companion = Companion(staff=StaffPage(desk, tmp_path))
+    companion = Companion(staff=staff_page(desk, tmp_path))
     companion.start()
     try:
         staff = Staff(companion.base_url, lang="it")
@@ -330,7 +278,7 @@ def test_sessions_kept_in_a_shape_the_page_does_not_write_are_dropped_and_the_st
     (500) writing the sessions down, until someone deleted the file."""
     set_pin(tmp_path, PIN)
     (tmp_path / "staff.sessions").write_text(json.dumps({"0" * 64: ["token", "pin", "yesterday"]}))
-    companion = Companion(staff=StaffPage(desk, tmp_path))
+    companion = Companion(staff=staff_page(desk, tmp_path))
     companion.start()
     try:
         staff = Staff(companion.base_url)
@@ -372,7 +320,7 @@ def test_logging_out_ends_the_session_and_a_restart_does_not(page, tmp_path, des
     staff, other = Staff(page.base_url), Staff(page.base_url)
     staff.login()
     other.login()
-    again = Companion(staff=StaffPage(desk, tmp_path, session_s=600, clock=clock))  # the service restarted
+    again = Companion(staff=staff_page(desk, tmp_path, session_s=600, clock=clock))  # the service restarted
     again.start()
     try:
         other.base = again.base_url
@@ -399,7 +347,7 @@ def test_malformed_actions_get_400_and_say_what_was_expected(page, desk):
 
 def test_a_login_whose_body_dawdles_or_overflows_is_refused(tmp_path, desk):
     set_pin(tmp_path, PIN)
-    companion = Companion(staff=StaffPage(desk, tmp_path, body_timeout_s=0.3))
+    companion = Companion(staff=staff_page(desk, tmp_path, body_timeout_s=0.3))
     companion.start()
     try:
         connection = http.client.HTTPConnection("127.0.0.1", companion.port, timeout=10)
@@ -466,6 +414,8 @@ def test_new_game_with_options_undo_end_game_and_the_history_with_its_exports(ta
     status, answer = staff.call("POST", "/staff/api/new-game", {"game": "codenames", "options": {"dark_cell": 99}})
     assert (status, answer["error"]) == (409, "dark_cell is a cell number 0 to 24, not 99")
     assert table.daemon.session.rules.game == "alias24"  # refused: the game on the table goes on
+    view = table.daemon.loop.call(table.daemon.session.spymaster_view)
+    table.guess(view.key.cells.index(view.table.turn.letter))  # played: it stays in the history, unfinished
     ended = table.daemon.session.id
     status, answer = staff.call("POST", "/staff/api/end-game")
     assert status == 200 and answer["state"]["game"] == "alias24" and answer["game_id"] != ended
@@ -542,7 +492,7 @@ def test_a_bad_value_is_refused_with_the_checkers_message_and_nothing_is_written
     staff.login()
     before = table.config.read_bytes()
     status, answer = staff.call("POST", "/staff/api/config", {"changes": {"timer.length_s": 5, "game.language": "it"}})
-    assert status == 400 and answer["problems"] == [
+    assert status == 400 and [problem["error"] for problem in answer["problems"]] == [
         f"{table.config}: timer.length_s: turn timer length is 0 (off) or 10 to 3600 seconds, not 5"]
     status, answer = staff.call("POST", "/staff/api/config", {"changes": {"paths.journal_dir": str(table.config)}})
     assert status == 400 and answer["error"] == f"{table.config}: paths.journal_dir: expected a folder the table " \
@@ -551,12 +501,13 @@ def test_a_bad_value_is_refused_with_the_checkers_message_and_nothing_is_written
     assert status == 400 and "unknown key sound.loudness" in answer["error"]
     staff.lang = "it"  # the checker's words in the page's language, the keys and values as they are
     status, answer = staff.call("POST", "/staff/api/config", {"changes": {"timer.length_s": 5}})
-    assert status == 400 and answer["problems"] == [f"{table.config}: timer.length_s: {TOO_SHORT['it']}"]
+    assert status == 400 and [problem["error"] for problem in answer["problems"]] == [
+        f"{table.config}: timer.length_s: {TOO_SHORT['it']}"]
     status, answer = staff.call("POST", "/staff/api/config", {"changes": {"paths.journal_dir": str(table.config)}})
     assert status == 400 and answer["error"] == f"{table.config}: paths.journal_dir: atteso: una cartella in cui " \
         f"il tavolo può scrivere le partite (creata se manca); trovato: un file: {table.config}"
     status, answer = staff.call("POST", "/staff/api/config", {"changes": {"leds.cells": [{"a": 1}]}})
-    assert status == 400 and answer["problems"] == [
+    assert status == 400 and [problem["error"] for problem in answer["problems"]] == [
         f"{table.config}: leds.cells: atteso: una stringa, un numero, true o false, o una lista di questi; "
         "trovato: {'a': 1} (una tabella)"]
     assert table.config.read_bytes() == before and not table.daemon.restarting
@@ -574,7 +525,7 @@ def test_no_setting_the_staff_change_can_send_or_show_a_games_journal(table):
                      "fleet.password_file": str(journal)}, {"sim.words": str(journal)}):
         status, answer = staff.call("POST", "/staff/api/config", {"changes": changes})
         key = next(key for key in changes if key.endswith(("password_file", "words")))
-        assert status == 400 and answer["problems"] == [
+        assert status == 400 and [problem["error"] for problem in answer["problems"]] == [
             f"{table.config}: {key}: {key.partition('.')[2]} names {journal}, in the journal folder "
             f"{table.folder / 'journal'}, where the table keeps its secrets (the games' keys, the staff PIN): "
             "name a file outside it"]
@@ -699,7 +650,7 @@ def test_a_lone_surrogate_in_a_value_is_a_400_naming_the_key(table, key):
     staff = Staff(table.base)
     staff.login()
     status, answer = staff.call("POST", "/staff/api/config", {"changes": {key: "a\ud800b"}})
-    assert status == 400 and answer["problems"] == [
+    assert status == 400 and [problem["error"] for problem in answer["problems"]] == [
         f"{table.config}: {key}: expected text, found a string that is not Unicode text (a lone surrogate at "
         "character 1)"]
 
@@ -739,7 +690,7 @@ def test_the_language_the_brightness_the_volume_and_the_timer_apply_at_once_with
     assert loop.call(lambda: loop.timer.state(loop.clock()).length_s) == 90  # the turn under way runs to it
     assert "length_s = 90\n" in table.config.read_text()
     status, answer = staff.call("POST", "/staff/api/config", {"changes": {"leds.cells": [{"a": 1}]}})
-    assert status == 400 and answer["problems"] == [
+    assert status == 400 and [problem["error"] for problem in answer["problems"]] == [
         f"{table.config}: leds.cells: expected a string, a number, true or false, or a list of them, "
         "found {'a': 1} (a table)"]
     status, answer = staff.call("POST", "/staff/api/config", {"changes": {"leds.brightness": 7}})
@@ -828,7 +779,7 @@ def test_over_https_the_pin_and_the_cookie_never_cross_the_wifi_in_clear(tmp_pat
 
     cert, key = self_signed(tmp_path)
     set_pin(tmp_path, PIN)
-    companion = Companion(staff=StaffPage(desk, tmp_path), tls=_tls(str(cert), str(key)))
+    companion = Companion(staff=staff_page(desk, tmp_path), tls=_tls(str(cert), str(key)))
     companion.start()
     try:
         assert companion.base_url.startswith("https://")
@@ -914,7 +865,7 @@ def test_login_undo_new_game_config_and_logout_on_a_phone(tmp_path, browser, lan
         expect(page.locator("#game-line")).to_contain_text("Codex")
         assert table.daemon.session.kind == "codex" and table.daemon.session.rules.sealed_votes
 
-        page.click("#config summary:text('[timer]')")
+        page.click('#config details[data-group="game"] > summary')  # the turn timer is in the game's group
         timer = page.locator('#config input[name="timer.length_s"]')
         timer.fill("5")
         page.click(f"#config button:text('{words['save']}')")
@@ -925,7 +876,7 @@ def test_login_undo_new_game_config_and_logout_on_a_phone(tmp_path, browser, lan
         expect(page.locator("#message")).to_contain_text(words["applied"])  # the turn timer is at hand
         assert re.search(r"^length_s = 120$", table.config.read_text(), re.MULTILINE) and restarts == []
         page.reload()  # the form as the file is now
-        page.click("#config summary:text('[timer]')")
+        page.click('#config details[data-group="game"] > summary')  # the turn timer is in the game's group
         expect(page.locator('#config input[name="timer.length_s"]')).to_have_value("120")
         page.locator('#config input[name="timer.warn_s"]').fill("20")
         page.click(f"#config button:text('{words['save']}')")
@@ -1024,7 +975,7 @@ def test_without_a_pin_the_page_in_a_browser_shows_how_to_set_one_and_nothing_el
     from playwright.sync_api import expect
 
     desk.lang = "it"  # an Italian table's page, on a phone set to English
-    companion = Companion(staff=StaffPage(desk, tmp_path))
+    companion = Companion(staff=staff_page(desk, tmp_path))
     companion.start()
     context = browser.new_context(viewport={"width": 390, "height": 844}, locale="en-GB")
     try:

@@ -450,6 +450,18 @@ def test_the_count_of_bad_requests_is_told_once_a_period(start, caplog):
     assert [r.levelno for r in caplog.records if "bad requests" in r.getMessage()] == [logging.WARNING]
 
 
+def test_a_browsers_own_icon_request_is_answered_and_not_counted(start, caplog):
+    """Every browser asks for /favicon.ico of every site: that is no phone's mistake to warn of."""
+    companion = start()
+    for _ in range(3):
+        answer = get(companion, "/favicon.ico")
+        assert answer.status == 204 and answer.getheader("Content-Security-Policy") == POLICY
+    get(companion, "/nowhere")
+    companion.stop()  # says what it has counted
+    told = [r.getMessage() for r in caplog.records if "bad requests" in r.getMessage()]
+    assert told and "1 bad requests (1 unknown pages)" in told[-1]
+
+
 # The daemon and the unit ---------------------------------------------------------------------
 
 DAEMON_OWN_FILES = 200

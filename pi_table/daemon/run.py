@@ -7,9 +7,10 @@ the table: it is replaced by a stand-in, reported once in the log and shown on t
 (or, without a screen, on the LEDs' warning edge), and the table plays on degraded.
 
 The ``Daemon`` wires the rooms that each do one job: ``devices`` (which devices to build),
-``staff_desk`` (what the staff page asks of the table) and ``restarts`` (a change of settings,
-its trial and the restart that applies it). The phones' pages and the fleet are loaded after
-READY; the staff desk is made with the phones' pages.
+``staff_desk`` (what the staff page asks of the table), ``restarts`` (a change of settings,
+its trial and the restart that applies it) and ``backup`` (a restore, tried as a change is, and
+the nightly backups). The phones' pages and the fleet are loaded after READY; the staff desk is
+made with the phones' pages.
 """
 
 from __future__ import annotations
@@ -33,6 +34,7 @@ from ..engine.errors import Refusal
 from ..engine.games import NAMES, kind_of
 from ..engine.phrase import N_, Phrase, Text, meaning
 from ..errors import PiTableError
+from ..files import read_file
 from ..hal import NewGame, ReleaseSeat
 from ..hal.events import NOT_WORKING
 from ..table import Session, history
@@ -40,6 +42,7 @@ from ..table.games import loop_class
 from ..table.loop import REFUSALS, EventLoop, LoopSettings, Outcome
 from ..ui.i18n import LANGUAGES, say
 from ..ui.sound import Announcer
+from . import backup
 from .control import ControlServer
 from .devices import open_devices, stand_in
 from .notify import LoopHeartbeat, Notifier, thread_ended
@@ -51,9 +54,11 @@ if TYPE_CHECKING:  # loaded only once the table is up (the phones' pages open af
 
     from ..fleet.reporter import Reporter
     from ..web import Companion
+    from ..web.auth import Recovery
 
 log = logging.getLogger("pi_table.daemon")
 CHANGING_GAMES = Phrase.of("the table is changing games: try again")
+RESET_BUTTONS = frozenset({"end_turn", "new_game"})  # held together while the table starts: a PIN reset code
 EXIT_RUNNING = 75  # EX_TEMPFAIL: another table holds this journal; systemd may try again later
 # What the staff page and the fleet change while the table runs, by their names for it
 AT_HAND = {"language": "game.language", "brightness": "leds.brightness", "volume": "sound.volume",
@@ -91,8 +96,15 @@ class Daemon:
         self.hal = hal
         self.started = time.monotonic()
         self.notifier = notifier or Notifier()
+        self.lock = lock_journal(config.paths.journal_dir)
+        restoring = None
+        if self.lock is not None:  # a restore staged for this start is applied before the journal opens
+            try:
+                config, restoring = backup.starting(config)
+            except OSError as e:  # a full card: the table plays on its files as they are, and tries again next start
+                log.error("the restored backup in %s cannot be applied or rolled back: %s", backup.folder(config), e)
+            self.config = config
         paths = config.paths
-        self.lock = lock_journal(paths.journal_dir)
         self.recent_log = RecentLines()  # the last lines, for the staff page, from here on
         logging.getLogger().addHandler(self.recent_log)
         self.session = Session.resume(config.rules, paths.journal_dir, retention=paths.retention, options=config.options)
@@ -112,8 +124,10 @@ class Daemon:
         self._switch_refused: Phrase | None = None
         self.control = ControlServer(paths.socket, self.answer, paths.socket_group)
         self.restarting = False  # the staff asked for a restart: run() ends, serve() exits with EXIT_RESTART
-        self.restarts = Restarts(self, under_trial, trial_deadline_s)
+        self.restarts = Restarts(self, under_trial, trial_deadline_s, restoring)
+        self.nightly = backup.Nightly(config) if self.lock is not None else None  # a journal kept in memory has none
         self.staff_desk: StaffDesk | None = None  # the staff page's way to the table, with the companion
+        self.recovery: Recovery | None = None  # a forgotten staff PIN's reset code, once asked for at the table
         self.companion_beat = LoopHeartbeat("the companion server")
 
     def _make_loop(self) -> EventLoop:
@@ -138,6 +152,8 @@ class Daemon:
             except Exception as e:  # noqa: BLE001 (whatever a device raises, the table plays on without it)
                 self._replace_failed(name, e)
         self.devices.sound.start(self.post)  # it reports a missing audio device itself, as a warning
+        if RESET_BUTTONS <= self.devices.buttons.held():
+            self._offer_pin_reset()
         self.loop.show()
         try:
             self.control.start()
@@ -158,6 +174,8 @@ class Daemon:
         if watch is not None:
             log.info("trying the settings changed by %s (%s)", watch.trial.by, ", ".join(watch.trial.keys))
             watch.start()
+        if self.nightly is not None:
+            self.nightly.start()
 
     # --- [fleet]: the table's reports to an MQTT broker (pi_table/fleet/reporter.py) ---
 
@@ -215,17 +233,47 @@ class Daemon:
                                                  daemon=True)
         self._companion_start.start()
 
+    def _offer_pin_reset(self) -> None:
+        """Both buttons held while the table starts: someone at it has forgotten the staff PIN
+        (or there is none yet). A one-time code on the table's own screen lets the staff page set
+        a new one, for ``RECOVERY_S``; no page, report or log line carries it."""
+        from ..web.auth import RECOVERY_S, Recovery  # only when asked for: the web loads after READY
+
+        self.recovery = self.recovery or Recovery()
+        code = self.recovery.issue()
+        self.loop.notice = Phrase.of("staff PIN reset code {code}: on the staff page, Forgot the PIN? "
+                                     "({minutes} minutes)", code=code, minutes=round(RECOVERY_S / 60))
+        log.warning("both buttons were held at the start: a staff PIN reset code is on the table's screen")
+        timer = threading.Timer(RECOVERY_S, self.recovered)
+        timer.daemon = True
+        timer.start()
+
+    def recovered(self) -> None:
+        """The reset code was used, or its time is up: the screen stops showing it."""
+        if self.recovery is not None:
+            self.recovery.void()
+
+        def forget() -> None:
+            self.loop.notice = None
+            self.loop.show()
+
+        self.in_loop(forget)
+
     def _open_companion(self, state: str) -> None:
         web, journal_dir = self.config.web, self.config.paths.journal_dir
         try:
             from ..ui.words import Cards
             from ..web import Companion, CompanionScreen, Tokens
+            from ..web.auth import Recovery
+            from ..web.console import Console
             from ..web.seats import SeatLinks
             from ..web.staff import StaffPage
 
             tokens = Tokens.kept_in(journal_dir)
             self.staff_desk = StaffDesk(self)
             staff = StaffPage(self.staff_desk, journal_dir, self.config.staff_session_s)
+            self.recovery = self.recovery or Recovery()
+            Console(staff, self.recovery)
             tls = _tls(web.tls_cert, web.tls_key) if web.tls_cert else None
             companion = Companion(web.host, web.port, act=self._act, base_url=web.url,
                                   advertise=lambda: _reachable_address(web.host), proof=tokens.proof,
@@ -379,6 +427,8 @@ class Daemon:
     def close(self) -> None:
         self._stopping = True  # the companion, if it is still opening, gives up waiting for the loop
         self.restarts.close()
+        if self.nightly is not None:
+            self.nightly.stop()
         self.notifier.stopping()
         self.control.stop()
         if self._companion_start is not None:
@@ -417,8 +467,10 @@ class Daemon:
             return {"ok": True, "games": history(self.config.paths.journal_dir, lang)}
         elif command == "release-seat":
             outcome = self._release_seat(request.get("seat"))
+        elif command == "restore":
+            return self._restore(lang)
         else:
-            expected = "status, new-game, undo, history or release-seat"
+            expected = "status, new-game, undo, history, release-seat or restore"
             return {"ok": False, "error": say(Phrase.of(N_("unknown command {command!r}: expected {expected}"),
                                                         command=command, expected=expected), lang)}
         if not outcome.ok:
@@ -438,6 +490,20 @@ class Daemon:
             return loop.call(lambda: loop.release_seat(seat, public=False))
         except TimeoutError:  # the loop ended in between: a new game of another kind
             return Outcome(command, False, CHANGING_GAMES)
+
+    def _restore(self, lang: str) -> dict:
+        """``restore``: the backup ``pi-table restore`` put in the backups folder (as root: the
+        service's own folder), checked and staged as the staff page's upload is; what it replaces."""
+        upload = backup.folder(self.config) / backup.UPLOAD
+        try:
+            contents = backup.restore(read_file(upload, backup.MOST_BYTES), self, "pi-table restore")
+        except (OSError, backup.BadBackup) as e:
+            why = e.phrase if isinstance(e, backup.BadBackup) else Phrase.of(
+                "{path}: cannot be read: {error}", path=str(upload), error=e.strerror or str(e))
+            return {"ok": False, "error": say(why, lang)}
+        finally:
+            upload.unlink(missing_ok=True)
+        return {"ok": True, "replaces": [say(phrase, lang) for phrase in contents.replaces]}
 
     def _switch(self, game: str, lang: str) -> dict:
         """A new game of the other kind: the loop ends, ``run`` deals the game and goes on
@@ -541,7 +607,7 @@ def _reachable_address(host: str) -> str:
 
 def serve(config: Config, hal: str = "hw", touch_port: str | None = None, under_trial: Trial | None = None) -> int:
     """Run the daemon in this process until SIGTERM or SIGINT; the exit status. A table started
-    on settings under trial keeps them once healthy, or rolls them back (``trial.TrialWatch``)."""
+    on settings under trial, or on a restored backup, keeps them once healthy, or rolls them back (``trial.TrialWatch``)."""
     try:
         daemon = Daemon(config, hal, touch_port, under_trial=under_trial)
     except AlreadyRunning as e:

@@ -10,7 +10,9 @@ from collections import deque
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Protocol
 
+from .. import host
 from ..config import OPTIONS
+from ..config.schema import GROUPS, form_field
 from ..engine import InvalidRules
 from ..engine.games import NAMES
 from ..engine.phrase import Phrase, Text
@@ -21,19 +23,21 @@ from .restarts import trial_state
 if TYPE_CHECKING:
     from ..config import Config
     from ..table import Session
+    from ..web import Companion
     from .restarts import Restarts
 
 
 class RecentLines(logging.Handler):
-    """The service's last log lines, for the staff page (journald keeps them all)."""
+    """The service's last log lines, each with its record's level, for the staff page to show
+    by level and to download (journald keeps them all)."""
 
-    def __init__(self, keep: int = 200) -> None:
+    def __init__(self, keep: int = 2000) -> None:
         super().__init__(logging.INFO)
-        self.lines: deque[str] = deque(maxlen=keep)
+        self.records: deque[tuple[int, str]] = deque(maxlen=keep)
         self.setFormatter(logging.Formatter("%(asctime)s " + logs.FORMAT, "%H:%M:%S"))
 
     def emit(self, record: logging.LogRecord) -> None:
-        self.lines.extend(self.format(record).split("\n"))
+        self.records.extend((record.levelno, line) for line in self.format(record).split("\n"))
 
 
 class Table(Protocol):
@@ -43,8 +47,11 @@ class Table(Protocol):
     session: Session
     restarts: Restarts
     recent_log: RecentLines
+    companion: Companion | None
 
     def answer(self, request: dict) -> dict: ...
+
+    def recovered(self) -> None: ...
 
     def in_loop(self, fn: Callable[[], object]) -> bool: ...
 
@@ -94,9 +101,8 @@ class StaffDesk:
 
     def settings(self) -> dict:
         config = self.daemon.config
-        return {"file": None if config.source is None else str(config.source),
-                "options": [{"key": o.key, "kind": o.kind, "help": o.help, "default": o.default,
-                             "value": config.values[o.key]} for o in OPTIONS]}
+        return {"file": None if config.source is None else str(config.source), "groups": GROUPS,
+                "options": [form_field(option, config.values[option.key]) for option in OPTIONS]}
 
     def change_settings(self, changes: dict[str, object]) -> list[Phrase]:
         return self.daemon.restarts.change(changes, proven=False)
@@ -104,8 +110,28 @@ class StaffDesk:
     def change_at_hand(self, key: str, value: object) -> list[Phrase]:
         return self.daemon.change_at_hand(key, value)
 
-    def log_lines(self) -> list[str]:
-        return list(self.daemon.recent_log.lines)
+    def log_records(self) -> list[tuple[int, str]]:
+        return list(self.daemon.recent_log.records)
+
+    def machine(self) -> dict:
+        companion = self.daemon.companion
+        return {"readings": host.read(self.daemon.config.paths.journal_dir),
+                "address": None if companion is None else companion.base_url}
+
+    def power(self, act: str) -> Text | None:
+        from ..release import ReleaseError, ask  # the staff's power buttons only
+
+        try:
+            ask(act)
+        except ReleaseError as e:
+            return Phrase.of(e.why["template"], **e.why["fields"])
+        except OSError as e:
+            return Phrase.of("the computer's helper cannot be asked ({error}): is pi-table-helper.path installed? "
+                             "(systemd/install.sh installs it)", error=e.strerror or str(e))
+        return None
+
+    def recovered(self) -> None:
+        self.daemon.recovered()
 
     def restart(self) -> float:
         return self.daemon.restart()

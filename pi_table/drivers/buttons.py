@@ -97,6 +97,7 @@ class GpioButtons(Buttons):
     def __init__(self, pins: ButtonPins | None = None) -> None:
         self.pins = pins or ButtonPins()
         self._devices: list[Any] = []
+        self._named: dict[str, Any] = {}  # END TURN and NEW GAME, by name, for held()
 
     def start(self, emit: Emit) -> None:
         # gpiozero warns once per pin library it tries and cannot load, with a source line each:
@@ -115,10 +116,11 @@ class GpioButtons(Buttons):
         pins = self.pins
         try:  # a pin already taken fails the start, and the pins claimed before it are freed
             if pins.end_turn is not None:
-                end_turn = self._keep(Button(pins.end_turn, pull_up=True, bounce_time=pins.bounce_s))
+                end_turn = self._named["end_turn"] = self._keep(Button(pins.end_turn, pull_up=True,
+                                                                       bounce_time=pins.bounce_s))
                 end_turn.when_pressed = _sends(emit, ButtonEvent("end_turn"))
             if pins.new_game is not None:
-                new_game = self._keep(
+                new_game = self._named["new_game"] = self._keep(
                     Button(pins.new_game, pull_up=True, bounce_time=pins.bounce_s, hold_time=pins.new_game_hold_s)
                 )
                 new_game.when_held = _sends(emit, ButtonEvent("new_game"))
@@ -136,6 +138,10 @@ class GpioButtons(Buttons):
         self._devices.append(device)
         return device
 
+    def held(self) -> frozenset[str]:
+        return frozenset(name for name, button in self._named.items() if button.is_pressed)
+
     def stop(self) -> None:
+        self._named.clear()
         while self._devices:
             self._devices.pop().close()

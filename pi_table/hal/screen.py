@@ -27,10 +27,11 @@ class ScreenModel:
     lang: str = "en"  # "en" or "it"
     dial: ClueNumber = None  # the clue number set on the rotary encoder, not yet entered
     join: str | None = None  # the companion's spymaster page, shown as a QR code; None: no companion
+    notice: Text | None = None  # for this screen alone (the staff's PIN reset code): no page nor report has it
 
     @property
     def warnings(self) -> tuple[Text, ...]:
-        return self.cues.warnings
+        return self.cues.warnings if self.notice is None else (self.notice, *self.cues.warnings)
 
     @property
     def pending(self) -> frozenset[int]:
@@ -51,10 +52,11 @@ class CodexModel:
     cues: Cues = Cues()  # warnings, and the discussion's timer
     lang: str = "en"
     joins: tuple[str | None, ...] = ()  # per seat, its phone page's link until a phone opens it
+    notice: Text | None = None  # for this screen alone, as ScreenModel's
 
     @property
     def warnings(self) -> tuple[Text, ...]:
-        return self.cues.warnings
+        return self.cues.warnings if self.notice is None else (self.notice, *self.cues.warnings)
 
 
 @dataclass(frozen=True, slots=True)

@@ -131,7 +131,8 @@ class CodexLoop(EventLoop):
 
     def model(self, now: float) -> CodexModel:
         record = self.record
-        return CodexModel(record.game, record.state, self.session.id, self.message, self.cues(now), self.lang)
+        return CodexModel(record.game, record.state, self.session.id, self.message, self.cues(now), self.lang,
+                          notice=self.notice)
 
     def show(self) -> None:
         now = self.clock()

@@ -133,6 +133,7 @@ class EventLoop:
         self.clock = clock
         self.faults: dict[str, Text] = {}  # device -> what is wrong with it, and what to do
         self.message: Phrase | None = None  # the last refusal
+        self.notice: Text | None = None  # shown on the screen alone, over the game, until taken away
         self.sound = Announcer()  # hears every moment shown; the daemon and simulators give it a device
         self._events: queue.SimpleQueue = queue.SimpleQueue()
         self._frame, self._next_change = lights(session.kind)  # a loop plays one kind (refuse_other_kind)
@@ -463,6 +464,7 @@ class TableLoop(EventLoop):
         view = self.session.spymaster_view()
         cues = self.cues(now)
         self.leds.show(self.light(view.table, cues, now))
-        self.screen.show(ScreenModel(view, self.session.id, self.message, cues, self.lang, self.dial))
+        self.screen.show(ScreenModel(view, self.session.id, self.message, cues, self.lang, self.dial,
+                                     notice=self.notice))
         self.sound.hear(Moment(self.session.id, view.table, cues.timer, now))
         self._screen_next = self._screen_due(now)

@@ -263,11 +263,22 @@ class Gate:
         self._waiting = 0  # logins waiting for a turn
 
     async def log_in(self, request: web.Request, tried: object) -> Entered | Refused:
-        """Whether ``tried`` (what the login sent as the secret: anything) is the secret."""
+        """Whether ``tried`` (what the login sent as the secret: anything) is the secret; a
+        new session when it is."""
+        refused = await self.check(request, tried)
+        return refused if refused is not None else self.enter(request)
+
+    async def check(self, request: web.Request, tried: object,
+                    matches: Callable[[str, str], bool] | None = None) -> Refused | None:
+        """Whether ``tried`` is the secret, counted and limited as a login is (a change of the
+        secret asks for the old one so: a session left open on a phone does not give it away).
+        ``matches(stored, tried)`` is the test: a one-time code's (``Recovery``) instead of the secret's."""
         stored = self.secret()
         if stored is None:
-            return Refused(Why.NO_SECRET)
-        device = self._device(request, stored)
+            if matches is None:
+                return Refused(Why.NO_SECRET)
+            stored = ""  # a one-time code may set the first secret
+        device = self._device(request, stored) if stored else None  # no secret has signed a device
         who, known = (f"device {device}", True) if device else (request.remote or "?", False)
         if wait := self.throttle.wait(who, known, self.clock()):
             return Refused(Why.TOO_MANY, math.ceil(wait))
@@ -276,13 +287,20 @@ class Gate:
         try:
             if wait := self.throttle.tried(who, known, self.clock()):  # counted by others while this one waited
                 return Refused(Why.TOO_MANY, math.ceil(wait))
-            matches = isinstance(tried, str) and await asyncio.to_thread(secret_matches, stored, tried)
+            right = isinstance(tried, str) and await asyncio.to_thread(matches or secret_matches, stored, tried)
         finally:
             self._turns.release()
-        if not matches:
+        if not right:
             return Refused(Why.WRONG)
         self.throttle.passed(who)
+        return None
+
+    def enter(self, request: web.Request) -> Entered:
+        """A new session with the secret kept now, for a request that has just shown it."""
+        stored = self.secret()
+        assert stored is not None  # shown by check() a moment ago
         cookie, session = self.sessions.open(stored)
+        device = self._device(request, stored)
         return Entered(session, cookie, self._device_token(stored, device or secrets.token_urlsafe(16)))
 
     def let_in(self, request: web.Request, response: web.StreamResponse, entered: Entered) -> None:
@@ -347,3 +365,43 @@ class Gate:
         forgets every device)."""
         signature = hmac.new(stored.encode(), f"{self.name} device {device}".encode(), hashlib.sha256).hexdigest()
         return f"{device}.{signature}"
+
+
+RECOVERY_S = 600.0  # a PIN reset code lasts ten minutes
+
+
+class Recovery:
+    """A one-time code that lets a forgotten secret be replaced by someone at the table, as a
+    router's reset button does: the daemon shows it on the table's own screen (both buttons held
+    while it starts), never on a page or in a report. It lasts ``RECOVERY_S`` on ``clock``, serves
+    once, and is tried through ``Gate.check``, so guesses are limited as logins are."""
+
+    def __init__(self, clock: Callable[[], float] = time.monotonic) -> None:
+        self.clock = clock
+        self._kept: tuple[str, float] | None = None  # the code's hash, and until when it serves
+
+    def issue(self) -> str:
+        """A new code (any earlier one is void), as two groups of four digits."""
+        code = f"{secrets.randbelow(10 ** 8):08d}"
+        self._kept = (_hashed(code), self.clock() + RECOVERY_S)
+        return f"{code[:4]} {code[4:]}"
+
+    @property
+    def active(self) -> bool:
+        return self._kept is not None and self.clock() < self._kept[1]
+
+    def redeem(self, stored: str, tried: str) -> bool:
+        """Whether ``tried`` is the code, still valid; it serves once. (``stored``, the secret
+        it replaces, is ``Gate.check``'s argument and not needed here.)"""
+        if not self.active:
+            return False
+        assert self._kept is not None  # active
+        digits = "".join(tried.split())
+        if not hmac.compare_digest(_hashed(digits), self._kept[0]):
+            return False
+        self._kept = None
+        return True
+
+    def void(self) -> None:
+        self._kept = None
+

@@ -181,6 +181,7 @@ class Companion(ServerThread):
             web.get("/api/public/events", self._events_public),
             web.get("/api/p/{token}/events", self._events_private),
             web.post("/api/p/{token}/act", self._act),
+            web.get("/favicon.ico", self._no_icon),
         ])
         if self.staff is not None:
             self.staff.mount(app)
@@ -219,9 +220,10 @@ class Companion(ServerThread):
 
     async def _answering(self, request: web.Request, response: web.StreamResponse) -> None:
         """Every answer the app gives: the headers all carry, and a count of the bad requests
-        (not of the table's refusals: another phone's page, an action out of turn)."""
+        (not of the table's refusals: another phone's page, an action out of turn; nor of the
+        staff's actions, which the staff page answers and logs itself)."""
         response.headers.update(EVERY_ANSWER)
-        if response.status in BAD_REQUESTS:
+        if response.status in BAD_REQUESTS and not request.path.startswith(STAFF_ACTIONS):
             self._bad.answered[BAD_REQUESTS[response.status]] += 1
 
     def _set(self, snapshot: Snapshot) -> None:
@@ -332,6 +334,10 @@ class Companion(ServerThread):
         if name not in STATIC or name == "page.html":
             raise web.HTTPNotFound(text="")
         return self._file(name, "text/css" if name.endswith(".css") else "application/javascript")
+
+    async def _no_icon(self, request: web.Request) -> web.Response:
+        """What a browser asks of every site on its own: no icon, and no bad request to count."""
+        return web.Response(status=204, headers={"Cache-Control": "max-age=86400"})
 
     async def _page_texts(self, request: web.Request) -> web.Response:
         return web.json_response(page_texts(self._lang(request)), headers=NO_STORE)
@@ -485,6 +491,7 @@ BUSY = (
     "HTTP/1.1 503 Service Unavailable\r\nContent-Length: 0\r\nConnection: close\r\n"
     f"Retry-After: {RETRY_S}\r\n" + "".join(f"{name}: {value}\r\n" for name, value in EVERY_ANSWER.items()) + "\r\n"
 ).encode()
+STAFF_ACTIONS = "/staff/api/"
 MALFORMED, UNKNOWN_PAGES, BAD_ACTIONS = "malformed", "unknown pages", "bad actions"
 BAD_REQUESTS = {400: BAD_ACTIONS, 404: UNKNOWN_PAGES, 405: UNKNOWN_PAGES, 408: BAD_ACTIONS, 413: BAD_ACTIONS}
 """The app's answers that count as a bad request, by kind (the only bodies it reads are actions)."""

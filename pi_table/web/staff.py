@@ -24,7 +24,7 @@ import io
 import json
 import logging
 import time
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Iterable
 from importlib import resources
 from pathlib import Path
 from typing import Protocol
@@ -51,7 +51,7 @@ ATTEMPTS_OVERALL = 20  # logins from everywhere a minute: many phones cannot gue
 MAX_BODY = 64 * 1024  # a configuration change: a few keys, a map of LEDs at most
 BODY_TIMEOUT_S = 10.0  # a request's body, from the end of its headers (the login's too: anyone may send one)
 LOG_LINES = 200
-STATIC = {"staff.js": "application/javascript", "staff.css": "text/css"}
+STATIC = {"staff.js": "application/javascript", "console.js": "application/javascript", "staff.css": "text/css"}
 LIVE = ("game.language", "leds.brightness", "sound.volume", "timer.length_s")
 """The keys the table applies while it runs: the rest of a change waits for a restart."""
 OPTIONS = {"codex": ("sealed_votes", "roles")}
@@ -87,7 +87,9 @@ class Desk(Protocol):
         (said in ``lang``)."""
 
     def settings(self) -> dict:
-        """``{"file": PATH or None, "options": [{key, kind, help, value, default}, ...]}``."""
+        """``{"file": PATH or None, "groups": {GROUP: WORD}, "options": [{key, kind, label, group, help,
+        value, default, unit, choices: [{value, label}], range: {min, max, off} or None}, ...]}``,
+        its words msgids (``form_field`` says them in the page's language)."""
 
     def change_settings(self, changes: dict[str, object]) -> list[Phrase]:
         """Check the file with ``changes`` as ``check-config`` does and, if it passes, write it
@@ -98,8 +100,18 @@ class Desk(Protocol):
     def change_at_hand(self, key: str, value: object) -> list[Phrase]:
         """One of ``LIVE`` changed as ``change_settings`` does, and applied at once (no restart)."""
 
-    def log_lines(self) -> list[str]:
-        """The service's last log lines, oldest first."""
+    def log_records(self) -> list[tuple[int, str]]:
+        """The service's log lines since its start (the last ``RecentLines.keep``), oldest first,
+        each with its record's level."""
+
+    def machine(self) -> dict:
+        """This computer's readings (``{"readings": host.Readings, "address": the companion's URL or None}``)."""
+
+    def power(self, act: str) -> Text | None:
+        """Ask the root helper to ``reboot`` or ``poweroff``; None, or why it cannot."""
+
+    def recovered(self) -> None:
+        """The PIN was reset with the code on the table's screen: the screen stops showing it."""
 
     def restart(self) -> float:
         """Restart the service (systemd starts it again); the game resumes from the journal. The
@@ -213,6 +225,7 @@ TEXTS = (
     N_("moves"),
     N_("duration"),
     N_("unfinished"),
+    N_("in play"),
     N_("no games yet"),
     # the settings
     N_("At hand"),
@@ -238,10 +251,10 @@ TEXTS = (
 )
 """The page's words (its script looks each one up by its English text, ``/staff/words/LANG``)."""
 
-def words(lang: str) -> dict[str, str]:
-    """Every word of the page in ``lang``, by its English text."""
+def words(lang: str, more: Iterable[str] = ()) -> dict[str, str]:
+    """Every word of the page (and ``more``: its rooms') in ``lang``, by its English text."""
     catalogue = translation(lang)
-    return {text: catalogue.gettext(text) for text in TEXTS}
+    return {text: catalogue.gettext(text) for text in (*TEXTS, *more)}
 
 
 def advised(table: dict, lang: str) -> list[dict]:
@@ -252,6 +265,56 @@ def advised(table: dict, lang: str) -> list[dict]:
     return [{"device": name, "health": say_health(state, lang),
              "advice": gettext(ADVICE.get(name, ADVICE_ANY)) if is_fault(state) else None}
             for name, state in health.items()]
+
+
+SPAN = N_("{least} to {most}")
+SPAN_OFF = N_("{least} to {most}, or {off}: off")
+"""The numbers a setting takes, as its field's hint says them after its unit."""
+
+
+def form_field(option: dict, lang: str) -> dict:
+    """A setting as the desk describes it (``Desk.settings``), its words said in ``lang`` and its
+    unit and range as one hint: "seconds, 2 to 120"."""
+    gettext = translation(lang).gettext
+    span, unit = option.get("range"), option.get("unit")
+    spanned = None if span is None else gettext(SPAN if span["off"] is None else SPAN_OFF).format(
+        least=f"{span['min']:g}", most=f"{span['max']:g}", off=f"{span['off'] or 0:g}")
+    return {**option, "label": gettext(option["label"]), "help": gettext(option["help"]),
+            "choices": [{**choice, "label": gettext(choice["label"])} for choice in option.get("choices", [])],
+            "hint": ", ".join(part for part in (unit and gettext(unit), spanned) if part)}
+
+
+def played(games: list[dict]) -> list[dict]:
+    """The history as the staff list it: a game dealt over before its first move (a new game
+    asked twice, an end before anyone played) was never played and is left out; the newest, the
+    game in play, and a journal that cannot be read are always listed."""
+    return [game for index, game in enumerate(games)
+            if index == 0 or game.get("moves") or game.get("over") or "error" in game]
+
+
+def refused_key(problem: Text, lang: str) -> dict:
+    """A problem the checker found in a change, said in ``lang`` (``error``), with the key it
+    names and the problem alone, as the form shows it beside that key's field; a problem of no
+    one key (the file's, two keys together) has the key None, or the first key with the whole
+    sentence beside it."""
+    said = say(problem, lang)
+    fields = {} if isinstance(problem, str) else dict(problem.fields)
+    key = fields.get("key")
+    if not isinstance(key, str):
+        return {"key": None, "error": said, "problem": said}
+    alone = fields.get("problem")
+    if "other" in fields or not isinstance(alone, (str, Phrase)):
+        return {"key": key, "error": said, "problem": said}
+    return {"key": key, "error": said, "problem": say(alone, lang)}
+
+
+class Room(Protocol):
+    """A part of the staff page with routes of its own, behind the page's checks (``StaffPage.api``),
+    and words of its own, which ``/staff/words/LANG`` serves with the page's."""
+
+    texts: tuple[str, ...]
+
+    def mount(self, app: web.Application) -> None: ...
 
 
 class StaffPage:
@@ -266,6 +329,7 @@ class StaffPage:
                          None if folder is None else folder / SESSIONS_FILE, CSRF_HEADER)
         self._files = {name: resources.files(__package__).joinpath("static", name).read_bytes()
                        for name in ("staff.html", *STATIC)}
+        self.rooms: list[Room] = []  # the rooms that add their routes under /staff/api/ (the owner's console)
 
     def mount(self, app: web.Application) -> None:
         app.add_routes([
@@ -274,19 +338,20 @@ class StaffPage:
             web.get("/staff/words/{lang}", self._words),
             web.get("/staff/session", self._session_state),
             web.post("/staff/login", self._login),
-            web.get("/staff/api/table", self._api(self._table)),
-            web.post("/staff/api/new-game", self._api(self._new_game)),
-            web.post("/staff/api/undo", self._api(self._undo)),
-            web.post("/staff/api/end-game", self._api(self._end_game)),
-            web.get("/staff/api/history", self._api(self._history)),
-            web.get("/staff/api/history.csv", self._api(self._history_csv)),
-            web.get("/staff/api/config", self._api(self._config)),
-            web.post("/staff/api/config", self._api(self._change_config)),
-            web.get("/staff/api/log", self._api(self._log)),
-            web.post("/staff/api/restart", self._api(self._restart)),
-            web.post("/staff/api/logout", self._api(self._logout)),
-            web.route("*", "/staff/api/{rest:.*}", self._api(self._unknown)),
+            web.get("/staff/api/table", self.api(self._table)),
+            web.post("/staff/api/new-game", self.api(self._new_game)),
+            web.post("/staff/api/undo", self.api(self._undo)),
+            web.post("/staff/api/end-game", self.api(self._end_game)),
+            web.get("/staff/api/history", self.api(self._history)),
+            web.get("/staff/api/history.csv", self.api(self._history_csv)),
+            web.get("/staff/api/config", self.api(self._config)),
+            web.post("/staff/api/config", self.api(self._change_config)),
+            web.post("/staff/api/restart", self.api(self._restart)),
+            web.post("/staff/api/logout", self.api(self._logout)),
         ])
+        for room in self.rooms:
+            room.mount(app)
+        app.router.add_route("*", "/staff/api/{rest:.*}", self.api(self._unknown))  # after every room's routes
 
     # -- the way in -------------------------------------------------------------------------
 
@@ -317,7 +382,7 @@ class StaffPage:
         lang = request.match_info["lang"]
         if lang not in LANGUAGES:
             raise web.HTTPNotFound(text="")
-        return web.json_response(words(lang))
+        return web.json_response(words(lang, (text for room in self.rooms for text in room.texts)))
 
     async def _session_state(self, request: web.Request) -> web.Response:
         """Whether a PIN is set, and the caller's CSRF token when it has a live session."""
@@ -326,18 +391,18 @@ class StaffPage:
                                   "csrf": None if session is None else session.csrf}, headers=_PRIVATE)
 
     async def _login(self, request: web.Request) -> web.Response:
-        body = await self._json(request)
+        body = await self.read_json(request)
         entered = await self.gate.log_in(request, body.get("pin") if isinstance(body, dict) else None)
         if isinstance(entered, Refused):
             if entered.why is Why.WRONG:
                 log.warning("staff page: a wrong PIN from %s", request.remote)
-            return _refused(entered, _lang(request))
+            return refused(entered, language(request))
         log.info("staff page: logged in from %s", request.remote)
         response = web.json_response({"ok": True, "csrf": entered.session.csrf}, headers=_PRIVATE)
         self.gate.let_in(request, response, entered)
         return response
 
-    def _api(self, handler: Callable[[web.Request, Session], Awaitable[web.StreamResponse]]):
+    def api(self, handler: Callable[[web.Request, Session], Awaitable[web.StreamResponse]]):
         """``handler`` behind the checks every staff action passes: a live session (401), its
         CSRF token in the header (403). A session's use keeps it alive; the page refreshing
         itself does not, so a phone left open on the page is logged out all the same."""
@@ -345,7 +410,7 @@ class StaffPage:
         async def checked(request: web.Request) -> web.StreamResponse:
             session = self.gate.visit(request, use=BACKGROUND_HEADER not in request.headers)
             if isinstance(session, Refused):
-                return _refused(session, _lang(request))
+                return refused(session, language(request))
             response = await handler(request, session)
             response.headers.update(_PRIVATE)
             return response
@@ -355,7 +420,7 @@ class StaffPage:
     # -- what the staff see and do ----------------------------------------------------------
 
     async def _table(self, request: web.Request, session: Session) -> web.Response:
-        return await self._table_now(_lang(request))
+        return await self._table_now(language(request))
 
     async def _table_now(self, lang: str) -> web.Response:
         """The table as it is, its devices with advice and its warnings in ``lang``."""
@@ -365,15 +430,15 @@ class StaffPage:
         return web.json_response(table)
 
     async def _new_game(self, request: web.Request, session: Session) -> web.Response:
-        body = await self._json(request)
+        body = await self.read_json(request)
         if not isinstance(body, dict) or not isinstance(body.get("game"), str) \
                 or not isinstance(body.get("options", {}), dict):
-            return _bad(request, 'expected {"game": NAME, "options": {OPTION: VALUE, ...}}')
+            return bad('expected {"game": NAME, "options": {OPTION: VALUE, ...}}')
         options = body.get("options", {})
         offered = OPTIONS.get(body["game"], GRID_OPTIONS)
         unknown = sorted(set(options) - set(offered))
         if unknown:
-            return _bad(request, f"unknown option {', '.join(unknown)}: expected {', '.join(offered)}")
+            return bad(f"unknown option {', '.join(unknown)}: expected {', '.join(offered)}")
         return await self._done(request, self.desk.new_game, body["game"], options)
 
     async def _undo(self, request: web.Request, session: Session) -> web.Response:
@@ -384,17 +449,17 @@ class StaffPage:
 
     async def _done(self, request: web.Request, action: Callable[..., Text | None], *args: object) -> web.Response:
         """What the table said to an action: 200 and the table as it is now, or 409 and why not."""
-        error = await asyncio.to_thread(action, *args, lang=_lang(request))
+        error = await asyncio.to_thread(action, *args, lang=language(request))
         if error is not None:
-            return web.json_response({"ok": False, "error": say(error, _lang(request))}, status=409)
-        return await self._table_now(_lang(request))
+            return web.json_response({"ok": False, "error": say(error, language(request))}, status=409)
+        return await self._table_now(language(request))
 
     async def _history(self, request: web.Request, session: Session) -> web.Response:
-        games = await asyncio.to_thread(self.desk.history, _lang(request))
+        games = played(await asyncio.to_thread(self.desk.history, language(request)))
         return web.json_response({"games": games}, headers=_download("json") if "download" in request.query else {})
 
     async def _history_csv(self, request: web.Request, session: Session) -> web.Response:
-        games = await asyncio.to_thread(self.desk.history, _lang(request))
+        games = played(await asyncio.to_thread(self.desk.history, language(request)))
         out = io.StringIO()
         columns = ("id", "game", "started", "moves", "duration_s", "over", "winner", "losers", "reason", "termination",
                    "score")
@@ -406,18 +471,19 @@ class StaffPage:
         return web.Response(text=out.getvalue(), content_type="text/csv", headers=_download("csv"))
 
     async def _config(self, request: web.Request, session: Session) -> web.Response:
-        """The configuration with each key's help in the page's language (the help texts are msgids)."""
+        """The configuration as the form shows it, in the page's language (its words are msgids)."""
         settings = await asyncio.to_thread(self.desk.settings)
-        gettext = translation(_lang(request)).gettext
-        options = [{**option, "help": gettext(option["help"])} for option in settings["options"]]
-        return web.json_response({**settings, "options": options})
+        lang = language(request)
+        gettext = translation(lang).gettext
+        return web.json_response({**settings, "groups": {name: gettext(word) for name, word in settings["groups"].items()},
+                                  "options": [form_field(option, lang) for option in settings["options"]]})
 
     async def _change_config(self, request: web.Request, session: Session) -> web.StreamResponse:
-        body = await self._json(request)
+        body = await self.read_json(request)
         changes = body.get("changes") if isinstance(body, dict) else None
         if not isinstance(changes, dict) or not changes or not all(
                 isinstance(value, (bool, int, float, str, list)) for value in changes.values()):
-            return _bad(request, 'expected {"changes": {"section.key": VALUE, ...}}, each value a '
+            return bad('expected {"changes": {"section.key": VALUE, ...}}, each value a '
                                  "string, number, true/false or list")
         [(key, value)] = changes.items() if len(changes) == 1 else [("", None)]
         live = key in LIVE
@@ -426,16 +492,14 @@ class StaffPage:
         else:
             problems = await asyncio.to_thread(self.desk.change_settings, changes)
         if problems:
-            said = [say(problem, _lang(request)) for problem in problems]
-            return web.json_response({"ok": False, "error": "\n".join(said), "problems": said}, status=400)
+            found = [refused_key(problem, language(request)) for problem in problems]
+            return web.json_response({"ok": False, "error": "\n".join(each["error"] for each in found),
+                                      "problems": found}, status=400)
         if live:
             log.info("staff page: %s changed and applied", key)
             return web.json_response({"ok": True, "restarting": False}, headers=_PRIVATE)
         log.info("staff page: configuration changed (%s): restarting to apply it", ", ".join(changes))
         return await self._then_restart(request, {"ok": True, "restarting": True})
-
-    async def _log(self, request: web.Request, session: Session) -> web.Response:
-        return web.json_response({"lines": (await asyncio.to_thread(self.desk.log_lines))[-LOG_LINES:]})
 
     async def _restart(self, request: web.Request, session: Session) -> web.StreamResponse:
         log.info("staff page: restart asked from %s", request.remote)
@@ -454,7 +518,7 @@ class StaffPage:
         self.gate.log_out(request, response)
         return response
 
-    async def _json(self, request: web.Request) -> object:
+    async def read_json(self, request: web.Request) -> object:
         """The request's body as JSON, at most ``MAX_BODY`` bytes within the body deadline; None
         when it is not JSON (or nests too deep to read)."""
         data = b""
@@ -483,7 +547,7 @@ class StaffPage:
 _PRIVATE = {"Cache-Control": "no-store", "X-Content-Type-Options": "nosniff", "Referrer-Policy": "no-referrer"}
 
 
-def _lang(request: web.Request) -> str:
+def language(request: web.Request) -> str:
     lang = request.headers.get(LANG_HEADER, "en")
     return lang if lang in LANGUAGES else "en"
 
@@ -500,13 +564,13 @@ REFUSALS = {
 """What the page says to each refusal of the way in."""
 
 
-def _refused(refused: Refused, lang: str) -> web.Response:
+def refused(refused: Refused, lang: str) -> web.Response:
     """A refusal of the way in, in the page's language."""
     text = translation(lang).gettext(REFUSALS[refused.why]).format(seconds=refused.wait_s)
     return web.json_response({"ok": False, "error": text}, status=refused.status, headers={**_PRIVATE, **refused.headers})
 
 
-def _bad(request: web.Request, text: str) -> web.Response:
+def bad(text: str) -> web.Response:
     return web.json_response({"ok": False, "error": text}, status=400)
 
 

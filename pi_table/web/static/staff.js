@@ -54,6 +54,7 @@ async function loadWords() {
   document.documentElement.lang = lang;
   for (const node of document.querySelectorAll("[data-t]")) node.textContent = t(node.dataset.t);
   $("lang").value = lang;
+  labelConsole();
 }
 
 function show(what) {
@@ -61,6 +62,7 @@ function show(what) {
   $("login").hidden = what !== "login";
   $("desk").hidden = what !== "desk";
   $("logout").hidden = what !== "desk";
+  $("recover").hidden = what === "desk";  // console.js: a forgotten PIN's reset
 }
 
 async function start() {
@@ -74,20 +76,23 @@ async function start() {
 }
 
 async function refresh() {
-  await Promise.all([loadTable(), loadHistory(), loadConfig(), loadLog()]);
+  await Promise.all([loadTable(), loadHistory(), loadConfig(), loadHealth(), loadLog()]);  // the last two: console.js
 }
 
 // -- the table ----------------------------------------------------------------------------
 
+// The headline: the game in play by its name, then where it stands (its id is small print, for support).
 function drawTable(table) {
   const state = table.state;
-  const parts = [gameName(state.game), state.turn && `${t("turn")}: ${t(state.turn)}`, state.phase && t(state.phase), state.step && t(state.step)];
-  const line = state.reason ? `${t("over")}: ${state.reason}` : parts.filter(Boolean).join(" · ");
-  $("game-line").textContent = `${table.game_id} · ${line}`;
+  const standing = state.reason ? [`${t("over")}: ${state.reason}`]
+    : [state.turn && `${t("turn")}: ${t(state.turn)}`, state.phase && t(state.phase), state.step && t(state.step)];
+  $("game-line").textContent = [gameName(state.game), ...standing].filter(Boolean).join(" · ");
+  $("game-id").textContent = table.game_id;
   const board = $("board");
   board.replaceChildren();
-  if (typeof state.board === "string") {
-    for (const shown of state.board) board.append(el("span", { class: shown === "." ? "no-card" : shown === "?" ? "hidden" : shown }));
+  if (typeof state.board === "string") {  // each cell by its number, 1 to 25, as well as its colour
+    [...state.board].forEach((shown, cell) => board.append(el("span",
+      { class: shown === "." ? "no-card" : shown === "?" ? "hidden" : shown, text: String(cell + 1) })));
   }
   $("devices").replaceChildren(...table.devices.map((device) => {
     const bad = !!device.advice;
@@ -146,12 +151,13 @@ async function loadHistory() {
   const games = answer.data.games;
   if (!games.length) return table.replaceChildren(el("tr", {}, el("td", { text: t("no games yet") })));
   const head = el("tr", {}, ...["started", "Game", "result", "moves", "duration"].map((name) => el("th", { text: t(name) })));
-  table.replaceChildren(head, ...games.map((game) => el("tr", {},
+  // newest first: the first, unless it is over, is the game in play
+  table.replaceChildren(head, ...games.map((game, index) => el("tr", {},
     el("td", { text: (game.started || game.id || "").replace("T", " ").slice(0, 16) }),
     el("td", { text: gameName(game.game) }),
-    el("td", { text: game.error || (game.over ? game.reason : t("unfinished")) }),
+    el("td", { text: game.error || (game.over ? game.reason : t(index === 0 ? "in play" : "unfinished")) }),
     el("td", { text: game.moves ?? "" }),
-    el("td", { text: game.duration_s == null ? "" : `${Math.round(game.duration_s / 60)} min` }))));
+    el("td", { class: "duration", text: game.duration_s == null ? "" : `${Math.round(game.duration_s / 60)} min` }))));
 }
 
 async function download(path, name) {
@@ -173,18 +179,66 @@ function shown(option) {
 function read(option, input) {
   if (option.kind === "bool") return input.checked;
   const text = input.value.trim();
+  const choice = option.choices.find((each) => String(each.value) === text);
+  if (choice) return choice.value;
   if (option.kind === "int" || option.kind === "number") return text !== "" && !Number.isNaN(Number(text)) ? Number(text) : text;
   if (option.kind === "pin") return text === "false" ? false : text !== "" && !Number.isNaN(Number(text)) ? Number(text) : text;
   if (option.kind === "int_list" || option.kind === "int_lists") { try { return JSON.parse(text); } catch { return text; } }
   return text;
 }
 
+// A setting's field: a checkbox, a drop-down of its choices, a number in its range, or text.
 function input(option) {
   if (option.kind === "bool") return el("input", { type: "checkbox", name: option.key, ...(option.value ? { checked: "" } : {}) });
+  if (option.choices.length) {
+    const choices = option.choices.some((each) => String(each.value) === shown(option)) ? option.choices
+      : [...option.choices, { value: option.value, label: shown(option) }];  // a value the file holds, shown as it is
+    const select = el("select", { name: option.key }, ...choices.map((each) => el("option", { value: String(each.value), text: each.label })));
+    select.value = shown(option);
+    return select;
+  }
   const numeric = option.kind === "int" || option.kind === "number";
   const attributes = { name: option.key, value: shown(option), type: numeric ? "number" : "text" };
-  if (numeric) attributes.step = "any";
+  if (numeric) attributes.step = option.kind === "int" ? "1" : "any";
+  if (numeric && option.range) Object.assign(attributes, { min: Math.min(option.range.min, option.range.off ?? Infinity), max: option.range.max });
   return el("input", attributes);
+}
+
+// A setting in the form: its label in words, its field, unit and range, help, and its key in small print.
+function field(option) {
+  const id = `setting-${option.key}`;
+  const control = input(option);
+  Object.assign(control, { id });
+  control.setAttribute("aria-describedby", `${id}-problem`);
+  const label = el("label", { for: id, text: option.label });
+  const parts = option.kind === "bool" ? [el("span", { class: "check" }, control, label)] : [label, control];
+  return el("div", { class: "field", "data-key": option.key }, ...parts,
+    option.hint ? el("small", { class: "hint", text: option.hint }) : "", el("small", { class: "help", text: option.help }),
+    el("small", { class: "key", text: option.key }),
+    el("span", { class: "problem", id: `${id}-problem`, role: "alert", hidden: "" }));
+}
+
+// A refused save: each problem beside its field, the first one opened, scrolled to and focused.
+function showProblems(problems) {
+  const form = $("config");
+  for (const field of form.querySelectorAll(".field.refused")) {
+    field.classList.remove("refused");
+    field.querySelector(".problem").hidden = true;
+  }
+  let first = null;
+  for (const problem of problems || []) {
+    const field = problem.key && form.querySelector(`.field[data-key="${CSS.escape(problem.key)}"]`);
+    if (!field) continue;
+    const note = field.querySelector(".problem");
+    note.textContent = note.hidden ? problem.problem : `${note.textContent}\n${problem.problem}`;
+    note.hidden = false;
+    field.classList.add("refused");
+    first = first || field;
+  }
+  if (!first) return;
+  first.closest("details").open = true;
+  first.scrollIntoView({ block: "center" });
+  first.querySelector("input, select").focus({ preventScroll: true });
 }
 
 async function loadConfig() {
@@ -193,23 +247,18 @@ async function loadConfig() {
   settings = answer.data;
   $("config-file").textContent = settings.file || t("no configuration file: the table runs on its defaults");
   const form = $("config");
-  const sections = new Map();
-  for (const option of settings.options) {
-    const [section, name] = option.key.split(".");
-    if (!sections.has(section)) sections.set(section, el("details", {}, el("summary", { text: `[${section}]` })));
-    sections.get(section).append(el("label", {}, name, input(option), el("small", { text: option.help })));
-  }
-  form.replaceChildren(...sections.values(), el("button", { type: "submit", text: t("Save and apply") }));
+  const groups = new Map(Object.entries(settings.groups).map(([group, name]) =>
+    [group, el("details", { "data-group": group }, el("summary", { text: name }))]));
+  for (const option of settings.options) groups.get(option.group).append(field(option));
+  form.replaceChildren(...[...groups.values()].filter((group) => group.children.length > 1),
+    el("button", { type: "submit", text: t("Save and apply") }));
   form.querySelector("button").disabled = !settings.file;
   const hand = $("at-hand");
   hand.replaceChildren();
   for (const [key, label] of AT_HAND) {
     const option = settings.options.find((each) => each.key === key);
     if (!option) continue;
-    const field = key === "game.language"
-      ? el("select", { name: key }, el("option", { value: "en", text: "English" }), el("option", { value: "it", text: "Italiano" }))
-      : input(option);
-    field.value = shown(option);
+    const field = input(option);
     field.addEventListener("change", () => save({ [key]: read(option, field) }));
     hand.append(el("label", {}, t(label), field));
   }
@@ -220,7 +269,9 @@ async function save(changes) {
   const answer = await api("POST", "/staff/api/config", { changes });
   if (answer.ok && !answer.data.restarting) { say(t("Saved and applied.")); return refresh(); }
   if (answer.ok) { say(t("Saved: the table restarts to apply it and resumes its game.")); return backAfterRestart(); }
-  if (answer.status !== 401) say(answer.data ? answer.data.error : `HTTP ${answer.status}`, true);
+  if (answer.status === 401) return;
+  say(answer.data ? answer.data.error : `HTTP ${answer.status}`, true);
+  if (answer.data) showProblems(answer.data.problems);
 }
 
 async function backAfterRestart() {
@@ -235,12 +286,6 @@ async function backAfterRestart() {
   }
 }
 
-// -- the log ------------------------------------------------------------------------------
-
-async function loadLog() {
-  const answer = await api("GET", "/staff/api/log");
-  if (answer.ok) { $("log").textContent = answer.data.lines.join("\n"); $("log").scrollTop = 1e9; }
-}
 
 // -- wiring -------------------------------------------------------------------------------
 
@@ -270,6 +315,15 @@ $("undo").addEventListener("click", () => act("/staff/api/undo"));
 $("end-game").addEventListener("click", () => {
   if (confirm(t("End the game on the table? It stays in the history, unfinished."))) act("/staff/api/end-game");
 });
+// The new-game form shows the chosen game's options only (each names its games in data-games).
+function showOptions() {
+  const game = $("new-game-game").value;
+  for (const label of $("new-game").querySelectorAll("[data-games]")) label.hidden = !label.dataset.games.split(" ").includes(game);
+}
+$("new-game").dark_cell.append(...Array.from({ length: 25 }, (_, cell) => el("option", { value: String(cell), text: String(cell + 1) })));
+$("new-game").dark_cell.value = "12";  // the centre, as the rules deal it
+$("new-game-game").addEventListener("change", showOptions);
+showOptions();
 $("new-game").addEventListener("submit", (event) => {
   event.preventDefault();
   if (!confirm(t("Deal a new game? The game on the table stays in the history."))) return;
@@ -293,11 +347,10 @@ $("config").addEventListener("submit", (event) => {
 });
 $("export-csv").addEventListener("click", () => download("/staff/api/history.csv", "pi-table-history.csv"));
 $("export-json").addEventListener("click", () => download("/staff/api/history?download", "pi-table-history.json"));
-$("log-refresh").addEventListener("click", loadLog);
 $("restart").addEventListener("click", async () => {
   if (!confirm(t("Restart the table's service? The game resumes where it was."))) return;
   const answer = await api("POST", "/staff/api/restart");
   if (answer.ok) { say(t("The service is restarting…")); backAfterRestart(); }
 });
-setInterval(() => { if (csrf && !$("desk").hidden) loadTable(true); }, 5000);
-start();
+setInterval(() => { if (csrf && !$("desk").hidden) { loadTable(true); loadHealth(true); } }, 5000);
+document.addEventListener("DOMContentLoaded", start);  // after console.js, the page's other script

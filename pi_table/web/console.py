@@ -1,0 +1,272 @@
+"""The owner's console on the staff page: one headline that says whether all is well, and if
+not what needs attention and what to do, with this computer's readings under it; the
+service's log, by level and searched; the PIN's change; and power. The judgments are pure
+functions of what the daemon hands over, so the words and the thresholds are tested without
+a table.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+from aiohttp import web
+
+from ..engine.errors import Refusal
+from ..engine.phrase import N_, Phrase, Text
+from ..host import Readings
+from ..ui.i18n import say, translation
+from .auth import Recovery, Session, Why
+from .staff import DEVICES, LOG_LINES, MIN_PIN, REFUSALS, StaffPage, advised, bad, language, refused, set_pin
+
+log = logging.getLogger("pi_table.web.staff")
+
+DISK_LOW_MB = 200.0  # free on the journal's disk: a few hundred games, and room for the nightly backups
+HOT_C = 80.0  # the Pi's firmware starts to slow the CPU down from 80 °C
+MEMORY_LOW_MB = 50.0
+
+
+POWER_ADVICE = Phrase.of("Use the Pi's own 5 V supply (3 A for a Pi 4, 5 A for a Pi 5) and power the LEDs from "
+                         "their own supply.")
+
+
+@dataclass(frozen=True, slots=True)
+class Attention:
+    """One thing that needs the owner: what it is, and what to do about it."""
+
+    what: Text
+    advice: Text
+
+
+def of_machine(readings: Readings) -> list[Attention]:
+    """What this computer's readings say needs attention, the most urgent first."""
+    found = []
+    power = readings.power
+    if power is not None and power.under_voltage:
+        found.append(Attention(Phrase.of("The power supply is too weak: the Pi is under-voltage now."),
+                               POWER_ADVICE))
+    elif power is not None and power.under_voltage_since_boot:
+        found.append(Attention(Phrase.of("The power supply dipped under the Pi's need since it started."),
+                               POWER_ADVICE))
+    if readings.disk_free_mb is not None and readings.disk_free_mb < DISK_LOW_MB:
+        found.append(Attention(Phrase.of("The SD card is almost full: {free} MB free.", free=round(readings.disk_free_mb)),
+                               Phrase.of("Keep fewer games ([paths] keep_games) or use a larger card.")))
+    hot = readings.cpu_temp_c is not None and readings.cpu_temp_c >= HOT_C
+    if hot or (power is not None and (power.too_hot or (power.throttled and not power.under_voltage))):
+        found.append(Attention(Phrase.of("The Pi is too hot and slows itself down ({degrees} °C).",
+                                         degrees="?" if readings.cpu_temp_c is None else round(readings.cpu_temp_c)),
+                               Phrase.of("Give the table's enclosure air: clear its vents, or fit a heatsink or a fan.")))
+    if readings.memory_available_mb is not None and readings.memory_available_mb < MEMORY_LOW_MB:
+        found.append(Attention(Phrase.of("Memory is almost used up: {free} MB free.",
+                                         free=round(readings.memory_available_mb)),
+                               Phrase.of("Restart the service; if it comes back, send the log to whoever looks "
+                                         "after the table.")))
+    return found
+
+
+ALL_GOOD = Phrase.of("All good: the table and this computer are healthy.")
+
+
+def headline(attention: list[dict], lang: str) -> dict:
+    """The line at the top: all good, or the first thing that needs attention and what to do,
+    and how many more there are. ``attention`` is already said (``{"what", "advice"}``)."""
+    if not attention:
+        return {"ok": True, "text": say(ALL_GOOD, lang), "advice": None, "more": 0}
+    first = attention[0]
+    return {"ok": False, "text": first["what"], "advice": first["advice"], "more": len(attention) - 1}
+
+
+def said(found: Iterable[Attention], lang: str) -> list[dict]:
+    return [{"what": say(each.what, lang), "advice": say(each.advice, lang)} for each in found]
+
+
+LEVELS = {"debug": logging.DEBUG, "info": logging.INFO, "warning": logging.WARNING, "error": logging.ERROR}
+
+
+def level_of(name: str | None) -> int | None:
+    """The least level a log request asks for (``?level=warning``); None for a name that is none."""
+    return LEVELS["info"] if not name else LEVELS.get(name.lower())
+
+
+def filtered(records: Iterable[tuple[int, str]], least: int, search: str) -> list[str]:
+    """The log's lines at ``least`` or above that contain ``search`` (case ignored)."""
+    search = search.casefold()
+    return [line for level, line in records if level >= least and search in line.casefold()]
+
+
+TEXTS: tuple[str, ...] = (
+    N_("(and {count} more)"),
+    N_("CPU temperature"),
+    N_("Change the PIN"),
+    N_("Code on the table's screen"),
+    N_("Computer up"),
+    N_("Current PIN"),
+    N_("Disk free"),
+    N_("Download"),
+    N_("Forgot the PIN?"),
+    N_("Health"),
+    N_("Hold END TURN and NEW GAME while the table starts (switch it off and on, or restart the service): the "
+       "spymaster screen shows a code for 10 minutes."),
+    N_("Log"),
+    N_("Memory free"),
+    N_("New PIN (6 characters or more)"),
+    N_("New PIN again"),
+    N_("Power"),
+    N_("Power supply"),
+    N_("QR code of this page: {address}"),
+    N_("Refresh"),
+    N_("Restart the computer"),
+    N_("Restart the computer? The game resumes once it is back (about a minute)."),
+    N_("Search the log"),
+    N_("Service up"),
+    N_("Set the new PIN"),
+    N_("Show"),
+    N_("Shut down"),
+    N_("Shut the computer down? Someone must switch it on again at the table."),
+    N_("Staff PIN"),
+    N_("The PIN is changed: every other phone logs in again with the new one."),
+    N_("The computer is restarting…"),
+    N_("The computer is shutting down…"),
+    N_("This page's address: "),
+    N_("Version"),
+    N_("errors only"),
+    N_("everything"),
+    N_("no reading"),
+    N_("ok"),
+    N_("the two new PINs differ"),
+    N_("under-voltage now"),
+    N_("under-voltage since the start"),
+    N_("warnings and errors"),
+    N_("{days} d {hours} h"),
+    N_("{hours} h {minutes} min"),
+    N_("{minutes} min"),
+)
+"""The console's words on the page (console.js looks each up by its English text)."""
+
+
+class Console:
+    """The console's routes under ``/staff/api/``, behind the staff page's checks (``page.api``):
+    ``GET health``, ``GET log`` (``?level=info|warning|error&q=WORDS``), ``GET log.txt``,
+    ``POST pin`` (``{"old", "new"}``) and ``POST power`` (``{"act": "reboot" | "poweroff"}``)."""
+
+    texts = TEXTS
+
+    def __init__(self, page: StaffPage, recovery: Recovery) -> None:
+        self.page, self.recovery = page, recovery
+        page.rooms.append(self)
+
+    def mount(self, app: web.Application) -> None:
+        api = self.page.api
+        app.add_routes([
+            web.post("/staff/recover", self._recover),
+            web.get("/staff/api/health", api(self._health)),
+            web.get("/staff/api/log", api(self._log)),
+            web.get("/staff/api/log.txt", api(self._log_text)),
+            web.post("/staff/api/pin", api(self._pin)),
+            web.post("/staff/api/power", api(self._power)),
+        ])
+
+    async def _health(self, request: web.Request, session: Session) -> web.Response:
+        lang = language(request)
+        table, machine = await asyncio.gather(asyncio.to_thread(self.page.desk.table, lang),
+                                              asyncio.to_thread(self.page.desk.machine))
+        devices = advised(table, lang)
+        attention = [{"what": f"{translation(lang).gettext(DEVICES.get(d['device'], d['device']))}: {d['health']}",
+                      "advice": d["advice"]} for d in devices if d["advice"]]
+        attention += said(of_machine(machine["readings"]), lang)
+        address = machine.get("address")
+        return web.json_response({
+            "headline": headline(attention, lang), "attention": attention, "devices": devices,
+            "readings": machine["readings"].to_json(), "version": table.get("version"), "uptime_s": table.get("uptime_s"),
+            "address": None if not address else {"staff": f"{address}/staff", "qr_svg": _qr(f"{address}/staff")},
+        })
+
+    async def _log(self, request: web.Request, session: Session) -> web.Response:
+        least = level_of(request.query.get("level"))
+        if least is None:
+            return bad(f"unknown level {request.query['level'][:20]!r}: expected {', '.join(LEVELS)}")
+        records = await asyncio.to_thread(self.page.desk.log_records)
+        return web.json_response({"lines": filtered(records, least, request.query.get("q", "")[:200])[-LOG_LINES:]})
+
+    async def _log_text(self, request: web.Request, session: Session) -> web.Response:
+        records = await asyncio.to_thread(self.page.desk.log_records)
+        return web.Response(text="\n".join(line for _, line in records) + "\n", content_type="text/plain",
+                            headers={"Content-Disposition": 'attachment; filename="pi-table-log.txt"'})
+
+    async def _pin(self, request: web.Request, session: Session) -> web.StreamResponse:
+        body = await self.page.read_json(request)
+        if not isinstance(body, dict) or not isinstance(body.get("old"), str) or not isinstance(body.get("new"), str):
+            return bad('expected {"old": THE PIN NOW, "new": THE NEW PIN}')
+        checked = await self.page.gate.check(request, body["old"])
+        if checked is not None and checked.why is Why.WRONG:  # 403, not the login's 401: the session goes on
+            return web.json_response({"ok": False, "error": translation(language(request)).gettext(REFUSALS[Why.WRONG])},
+                                     status=403)
+        if checked is not None:
+            return refused(checked, language(request))
+        folder = self.page.folder
+        assert folder is not None  # a session was open: a PIN is kept in the folder
+        try:
+            set_pin(folder, body["new"])
+        except Refusal as e:
+            return bad(say(e.phrase, language(request)))
+        log.warning("staff page: the staff PIN was changed from %s; every other session is ended", request.remote)
+        entered = self.page.gate.enter(request)
+        response = web.json_response({"ok": True, "csrf": entered.session.csrf})
+        self.page.gate.let_in(request, response, entered)
+        return response
+
+    async def _recover(self, request: web.Request) -> web.StreamResponse:
+        """A new PIN for whoever has the code the table's screen shows (``Recovery``): no session
+        needed, guesses limited as logins are."""
+        body = await self.page.read_json(request)
+        if not isinstance(body, dict) or not isinstance(body.get("code"), str) or not isinstance(body.get("pin"), str):
+            return bad('expected {"code": THE CODE ON THE TABLE\'S SCREEN, "pin": THE NEW PIN}')
+        lang = language(request)
+        if len(body["pin"]) < MIN_PIN:  # before the code is spent
+            return bad(say(Refusal("the staff PIN has at least {least} characters, not {length}", least=MIN_PIN,
+                                   length=len(body["pin"])).phrase, lang))
+        checked = await self.page.gate.check(request, body["code"], self.recovery.redeem)
+        if checked is not None and checked.why is Why.WRONG:
+            log.warning("staff page: a wrong PIN reset code from %s", request.remote)
+            return web.json_response({"ok": False, "error": translation(lang).gettext(WRONG_CODE)}, status=403)
+        if checked is not None:
+            return refused(checked, lang)
+        folder = self.page.folder
+        assert folder is not None  # the daemon gives the page its journal folder
+        set_pin(folder, body["pin"])
+        await asyncio.to_thread(self.page.desk.recovered)
+        log.warning("staff page: the staff PIN was reset with the code from the table's screen, from %s",
+                    request.remote)
+        entered = self.page.gate.enter(request)
+        response = web.json_response({"ok": True, "csrf": entered.session.csrf})
+        self.page.gate.let_in(request, response, entered)
+        return response
+
+    async def _power(self, request: web.Request, session: Session) -> web.StreamResponse:
+        body = await self.page.read_json(request)
+        act = body.get("act") if isinstance(body, dict) else None
+        if act not in POWER_ACTS:
+            return bad(f'expected {{"act": "{POWER_ACTS[0]}"}} or {{"act": "{POWER_ACTS[1]}"}}')
+        log.warning("staff page: %s asked from %s", act, request.remote)
+        problem = await asyncio.to_thread(self.page.desk.power, act)
+        if problem is not None:
+            return web.json_response({"ok": False, "error": say(problem, language(request))}, status=409)
+        return web.json_response({"ok": True}, status=202)
+
+
+POWER_ACTS = ("reboot", "poweroff")
+WRONG_CODE = N_("wrong or expired code: hold both buttons while the table starts for a new one")
+
+
+def _qr(link: str) -> str:
+    """A QR code of ``link`` as SVG markup for the page to put in itself (its policy, default-src
+    'self', lets no data: image in): another phone's camera opens the page."""
+    import io
+
+    import segno  # the health view only
+
+    out = io.BytesIO()
+    segno.make(link, error="m").save(out, kind="svg", xmldecl=False, scale=4, border=2)
+    return out.getvalue().decode("ascii")

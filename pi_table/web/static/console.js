@@ -1,0 +1,157 @@
+// The owner's console on the staff page (after staff.js, whose api(), t() and el() it uses):
+// the headline with the readings under it, the log by level and search, the PIN, and power.
+"use strict";
+
+const LOG_LEVELS = [["info", "everything"], ["warning", "warnings and errors"], ["error", "errors only"]];
+
+function consoleSections() {
+  const health = el("section", { id: "health", "aria-labelledby": "health-title" },
+    el("h2", { id: "health-title", "data-t": "Health", text: t("Health") }),
+    el("p", { id: "headline", class: "headline", role: "status" }),
+    el("p", { id: "headline-advice", class: "advice" }),
+    el("ul", { id: "attention", class: "attention" }),
+    el("dl", { id: "readings", class: "readings" }),
+    el("figure", { id: "address", class: "address" }));
+  const logLevel = el("select", { id: "log-level", "aria-label": t("Show") },
+    ...LOG_LEVELS.map(([value, label]) => el("option", { value, "data-t": label, text: t(label) })));
+  const log = el("section", { id: "log-section" },
+    el("h2", { "data-t": "Log", text: t("Log") }),
+    el("div", { class: "row" }, logLevel,
+      el("input", { id: "log-search", type: "search", "aria-label": t("Search the log"), placeholder: t("Search the log") }),
+      el("button", { id: "log-refresh", class: "quiet", "data-t": "Refresh", text: t("Refresh") }),
+      el("button", { id: "log-download", class: "quiet", "data-t": "Download", text: t("Download") })),
+    el("pre", { id: "log", class: "log", tabindex: "0" }));
+  const pin = el("section", { id: "pin-section" },
+    el("h2", { "data-t": "Staff PIN", text: t("Staff PIN") }),
+    el("form", { id: "pin-form", class: "stack" },
+      el("label", { for: "pin-old", "data-t": "Current PIN", text: t("Current PIN") }),
+      el("input", { id: "pin-old", type: "password", autocomplete: "current-password", required: "" }),
+      el("label", { for: "pin-new", "data-t": "New PIN (6 characters or more)", text: t("New PIN (6 characters or more)") }),
+      el("input", { id: "pin-new", type: "password", autocomplete: "new-password", minlength: "6", required: "" }),
+      el("label", { for: "pin-again", "data-t": "New PIN again", text: t("New PIN again") }),
+      el("input", { id: "pin-again", type: "password", autocomplete: "new-password", minlength: "6", required: "" }),
+      el("button", { type: "submit", "data-t": "Change the PIN", text: t("Change the PIN") })));
+  const power = el("section", { id: "power-section" },
+    el("h2", { "data-t": "Power", text: t("Power") }),
+    el("div", { class: "row" },
+      el("button", { id: "reboot", class: "warn", "data-t": "Restart the computer", text: t("Restart the computer") }),
+      el("button", { id: "poweroff", class: "warn", "data-t": "Shut down", text: t("Shut down") })));
+  return { health, log, pin, power };
+}
+
+function reading(label, value) {
+  return [el("dt", { text: label }), el("dd", { text: value })];
+}
+
+// What the data-t pass of loadWords() does not reach: attributes.
+function labelConsole() {
+  $("log-level").setAttribute("aria-label", t("Show"));
+  for (const id of ["log-search"]) { $(id).setAttribute("aria-label", t("Search the log")); $(id).placeholder = t("Search the log"); }
+}
+
+function drawHealth(health) {
+  const line = health.headline;
+  const headline = $("headline");
+  headline.textContent = line.more ? `${line.text} ${t("(and {count} more)", { count: line.more })}` : line.text;
+  headline.classList.toggle("bad", !line.ok);
+  $("headline-advice").textContent = line.advice || "";
+  $("attention").replaceChildren(...health.attention.slice(1).map((each) =>
+    el("li", {}, el("strong", { text: each.what }), " ", each.advice)));
+  const r = health.readings;
+  const mb = (value) => value == null ? t("no reading") : `${Math.round(value)} MB`;
+  const power = r.power == null ? t("no reading")
+    : r.power.under_voltage ? t("under-voltage now") : r.power.under_voltage_since_boot ? t("under-voltage since the start") : t("ok");
+  $("readings").replaceChildren(
+    ...reading(t("Disk free"), r.disk_free_mb == null ? t("no reading") : `${mb(r.disk_free_mb)} / ${mb(r.disk_total_mb)}`),
+    ...reading(t("CPU temperature"), r.cpu_temp_c == null ? t("no reading") : `${r.cpu_temp_c} °C`),
+    ...reading(t("Power supply"), power),
+    ...reading(t("Memory free"), r.memory_available_mb == null ? t("no reading") : `${mb(r.memory_available_mb)} / ${mb(r.memory_total_mb)}`),
+    ...reading(t("Computer up"), r.uptime_s == null ? t("no reading") : duration(r.uptime_s)),
+    ...reading(t("Service up"), duration(health.uptime_s)),
+    ...reading(t("Version"), health.version));
+  const address = $("address");
+  address.replaceChildren();
+  if (health.address) {
+    const qr = new DOMParser().parseFromString(health.address.qr_svg, "image/svg+xml").documentElement;
+    qr.setAttribute("role", "img");
+    qr.setAttribute("aria-label", t("QR code of this page: {address}", { address: health.address.staff }));
+    address.append(qr,
+      el("figcaption", {}, t("This page's address: "), el("a", { href: health.address.staff, text: health.address.staff })));
+  }
+}
+
+function duration(seconds) {
+  const minutes = Math.floor(seconds / 60), hours = Math.floor(minutes / 60), days = Math.floor(hours / 24);
+  if (days) return t("{days} d {hours} h", { days, hours: hours % 24 });
+  if (hours) return t("{hours} h {minutes} min", { hours, minutes: minutes % 60 });
+  return t("{minutes} min", { minutes });
+}
+
+async function loadHealth(background = false) {
+  const answer = await api("GET", "/staff/api/health", undefined, background);
+  if (answer.ok) drawHealth(answer.data);
+}
+
+async function loadLog() {
+  const query = new URLSearchParams({ level: $("log-level").value, q: $("log-search").value });
+  const answer = await api("GET", `/staff/api/log?${query}`);
+  if (answer.ok) { $("log").textContent = answer.data.lines.join("\n"); $("log").scrollTop = 1e9; }
+}
+
+// A forgotten PIN: the code the table's screen shows when both buttons are held while it starts.
+function recoverForm() {
+  return el("details", { id: "recover", class: "recover" },
+    el("summary", { "data-t": "Forgot the PIN?", text: t("Forgot the PIN?") }),
+    el("p", { "data-t": "Hold END TURN and NEW GAME while the table starts (switch it off and on, or restart the service): the spymaster screen shows a code for 10 minutes.", text: t("Hold END TURN and NEW GAME while the table starts (switch it off and on, or restart the service): the spymaster screen shows a code for 10 minutes.") }),
+    el("form", { id: "recover-form", class: "stack" },
+      el("label", { for: "recover-code", "data-t": "Code on the table's screen", text: t("Code on the table's screen") }),
+      el("input", { id: "recover-code", inputmode: "numeric", autocomplete: "one-time-code", required: "" }),
+      el("label", { for: "recover-pin", "data-t": "New PIN (6 characters or more)", text: t("New PIN (6 characters or more)") }),
+      el("input", { id: "recover-pin", type: "password", autocomplete: "new-password", minlength: "6", required: "" }),
+      el("button", { type: "submit", "data-t": "Set the new PIN", text: t("Set the new PIN") })));
+}
+
+function wireConsole() {
+  $("login").after(recoverForm());
+  $("recover-form").addEventListener("submit", async (event) => {
+    event.preventDefault();
+    const answer = await api("POST", "/staff/recover", { code: $("recover-code").value, pin: $("recover-pin").value });
+    $("recover-pin").value = "";
+    if (!answer.ok) return say(answer.data ? answer.data.error : `HTTP ${answer.status}`, true);
+    csrf = answer.data.csrf;
+    $("recover").open = false;
+    say(t("The PIN is changed: every other phone logs in again with the new one."));
+    show("desk");
+    refresh();
+  });
+  const desk = $("desk");
+  const { health, log, pin, power } = consoleSections();
+  desk.prepend(health);
+  desk.append(log, pin, power);
+  $("log-level").addEventListener("change", loadLog);
+  let typing = null;
+  $("log-search").addEventListener("input", () => { clearTimeout(typing); typing = setTimeout(loadLog, 300); });
+  $("log-refresh").addEventListener("click", () => { loadLog(); loadHealth(); });
+  $("log-download").addEventListener("click", () => download("/staff/api/log.txt", "pi-table-log.txt"));
+  $("pin-form").addEventListener("submit", async (event) => {
+    event.preventDefault();
+    if ($("pin-new").value !== $("pin-again").value) return say(t("the two new PINs differ"), true);
+    const answer = await api("POST", "/staff/api/pin", { old: $("pin-old").value, new: $("pin-new").value });
+    for (const id of ["pin-old", "pin-new", "pin-again"]) $(id).value = "";
+    if (answer.ok) { csrf = answer.data.csrf; say(t("The PIN is changed: every other phone logs in again with the new one.")); }
+    else if (answer.status !== 401) say(answer.data ? answer.data.error : `HTTP ${answer.status}`, true);
+  });
+  $("reboot").addEventListener("click", () => power("reboot",
+    t("Restart the computer? The game resumes once it is back (about a minute)."), t("The computer is restarting…")));
+  $("poweroff").addEventListener("click", () => power("poweroff",
+    t("Shut the computer down? Someone must switch it on again at the table."), t("The computer is shutting down…")));
+}
+
+async function power(act, question, done) {
+  if (!confirm(question)) return;
+  const answer = await api("POST", "/staff/api/power", { act });
+  if (answer.ok) { say(done); if (act === "reboot") backAfterRestart(); }
+  else if (answer.status !== 401) say(answer.data ? answer.data.error : `HTTP ${answer.status}`, true);
+}
+
+wireConsole();

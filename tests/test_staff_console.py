@@ -1,0 +1,249 @@
+"""The owner's console on the staff page, over HTTP: the health headline and readings, the log
+by level and search, the PIN's change and its reset by the code on the table's screen, and
+power; then the daemon that shows the code when both buttons are held while it starts, and the
+page in Chromium on a phone in both languages."""
+
+from __future__ import annotations
+
+import logging
+import re
+import threading
+
+import pytest
+
+from pi_table.web import Companion
+from pi_table.web.auth import Recovery
+from pi_table.web.console import Console
+from pi_table.web.staff import StaffPage, set_pin
+
+from helpers import STAFF_CONFIG, FakeDesk, Staff, dealt_key
+from helpers import STAFF_PIN as PIN
+from helpers import StaffTable as InProcessTable
+
+NEW_PIN = "739104"
+
+
+class ConsoleDesk(FakeDesk):
+    """A table whose log holds lines of each level."""
+
+    def log_records(self):
+        return [(logging.INFO, "10:00 INFO table up"), (logging.WARNING, "10:01 WARNING the board is unplugged"),
+                (logging.ERROR, "10:02 ERROR the journal cannot be written")]
+
+
+@pytest.fixture
+def console(tmp_path):
+    """A companion with the staff page and its console, a PIN set; (companion, desk, recovery)."""
+    set_pin(tmp_path, PIN)
+    desk, recovery = ConsoleDesk(), Recovery()
+    page = StaffPage(desk, tmp_path)
+    Console(page, recovery)
+    companion = Companion(staff=page)
+    companion.start()
+    yield companion, desk, recovery
+    companion.stop()
+
+
+def logged_in(companion: Companion, lang: str = "en") -> Staff:
+    staff = Staff(companion.base_url, lang)
+    assert staff.login()[0] == 200
+    return staff
+
+
+def test_the_headline_names_what_needs_attention_first_with_what_to_do(console):
+    companion, _, _ = console
+    status, health = logged_in(companion).call("GET", "/staff/api/health")
+    assert status == 200
+    assert health["headline"]["ok"] is False
+    assert health["headline"]["text"] == "the touch board: not working: unplugged"  # the desk's unplugged board
+    assert "USB cable" in health["headline"]["advice"]
+    assert health["readings"]["cpu_temp_c"] is None and health["version"] == "0" and health["address"] is None
+    _, italian = logged_in(companion, "it").call("GET", "/staff/api/health")
+    assert italian["headline"]["text"].startswith("la scheda touch")
+
+
+def test_the_console_answers_only_a_session_with_its_token(console):
+    companion, desk, _ = console
+    stranger = Staff(companion.base_url)
+    for method, path in (("GET", "/staff/api/health"), ("GET", "/staff/api/log"), ("GET", "/staff/api/log.txt"),
+                         ("POST", "/staff/api/pin"), ("POST", "/staff/api/power")):
+        assert stranger.call(method, path, {"act": "reboot"} if method == "POST" else None)[0] == 401
+    staff = logged_in(companion)
+    assert staff.call("POST", "/staff/api/power", {"act": "reboot"}, csrf=None)[0] == 403
+    assert not [call for call in desk.calls if call.startswith("power")]
+
+
+def test_the_log_is_shown_by_level_and_search_and_downloaded_whole(console):
+    companion, _, _ = console
+    staff = logged_in(companion)
+    assert staff.call("GET", "/staff/api/log?level=warning")[1]["lines"] == [
+        "10:01 WARNING the board is unplugged", "10:02 ERROR the journal cannot be written"]
+    assert staff.call("GET", "/staff/api/log?q=JOURNAL")[1]["lines"] == ["10:02 ERROR the journal cannot be written"]
+    status, answer = staff.call("GET", "/staff/api/log?level=loud")
+    assert status == 400 and "expected debug, info, warning, error" in answer["error"]
+    status, text = staff.call("GET", "/staff/api/log.txt")
+    assert status == 200 and text.count("\n") == 3 and "table up" in text
+    assert 'filename="pi-table-log.txt"' in staff.headers["Content-Disposition"]
+
+
+def test_the_pin_is_changed_with_the_old_one_and_every_other_session_ends(console):
+    companion, _, _ = console
+    staff, other = logged_in(companion), logged_in(companion)
+    status, answer = staff.call("POST", "/staff/api/pin", {"old": "000000", "new": NEW_PIN})
+    assert (status, answer["error"]) == (403, "wrong PIN")
+    status, answer = staff.call("POST", "/staff/api/pin", {"old": PIN, "new": "123"})
+    assert status == 400 and "at least 6 characters" in answer["error"]
+    assert staff.call("POST", "/staff/api/pin", {"old": PIN})[0] == 400
+    status, answer = staff.call("POST", "/staff/api/pin", {"old": PIN, "new": NEW_PIN})
+    assert status == 200 and answer["ok"]
+    staff.csrf = answer["csrf"]  # this phone stays in, on a new session
+    assert staff.call("GET", "/staff/api/health")[0] == 200
+    assert other.call("GET", "/staff/api/health")[0] == 401
+    assert Staff(companion.base_url).login(PIN)[0] == 401
+    assert Staff(companion.base_url).login(NEW_PIN)[0] == 200
+
+
+def test_guessing_the_old_pin_through_an_open_session_is_limited_as_logins_are(console):
+    companion, _, _ = console
+    staff = logged_in(companion)
+    answers = [staff.call("POST", "/staff/api/pin", {"old": f"00000{n}", "new": NEW_PIN})[0] for n in range(7)]
+    assert answers[:4] == [403] * 4 and answers[-1] == 429  # the login counted one from this address
+    assert staff.call("POST", "/staff/api/pin", {"old": PIN, "new": NEW_PIN})[0] == 429
+
+
+def test_power_asks_the_helper_for_exactly_reboot_or_poweroff(console):
+    companion, desk, _ = console
+    staff = logged_in(companion)
+    for body in ({"act": "rm -rf /"}, {"act": ["reboot"]}, {}, []):
+        status, answer = staff.call("POST", "/staff/api/power", body)
+        assert status == 400 and 'expected {"act": "reboot"} or {"act": "poweroff"}' in answer["error"]
+    assert staff.call("POST", "/staff/api/power", {"act": "reboot"}) == (202, {"ok": True})
+    assert staff.call("POST", "/staff/api/power", {"act": "poweroff"})[0] == 202
+    assert [call for call in desk.calls if call.startswith("power")] == ["power reboot", "power poweroff"]
+
+
+def test_a_forgotten_pin_is_reset_with_the_code_once_and_only_while_it_lasts(console):
+    companion, desk, recovery = console
+    phone = Staff(companion.base_url)
+    status, answer = phone.call("POST", "/staff/recover", {"code": "12345678", "pin": NEW_PIN})
+    assert status == 403 and "wrong or expired code" in answer["error"]  # none was issued
+    code = recovery.issue()
+    status, answer = phone.call("POST", "/staff/recover", {"code": code, "pin": "12"})
+    assert status == 400 and "at least 6 characters" in answer["error"]  # the code is not spent on it
+    status, answer = phone.call("POST", "/staff/recover", {"code": code, "pin": NEW_PIN})
+    assert status == 200 and answer["ok"] and desk.calls[-1] == "recovered"
+    phone.csrf = answer["csrf"]
+    assert phone.call("GET", "/staff/api/health")[0] == 200  # logged in on the new PIN
+    assert Staff(companion.base_url).login(NEW_PIN)[0] == 200
+    status, _ = Staff(companion.base_url).call("POST", "/staff/recover", {"code": code, "pin": "999999"})
+    assert status == 403  # it served once
+
+
+def test_a_reset_code_expires_and_its_guesses_are_limited():
+    now = [0.0]
+    recovery = Recovery(clock=lambda: now[0])
+    code = recovery.issue()
+    assert len(code.replace(" ", "")) == 8 and code.replace(" ", "").isdigit()
+    now[0] = 599.0
+    assert not recovery.redeem("", "00000000") and recovery.active
+    now[0] = 601.0
+    assert not recovery.active and not recovery.redeem("", code)
+
+
+def test_the_staffs_refused_actions_are_not_counted_as_phones_bad_requests(console, caplog):
+    companion, _, _ = console
+    staff = logged_in(companion)
+    staff.call("POST", "/staff/api/undo")  # the desk refuses: 409
+    staff.call("GET", "/staff/api/log?level=loud")  # 400
+    staff.call("POST", "/staff/api/power", {"act": "dance"})  # 400
+    companion.stop()  # tells what it has counted
+    assert not [r for r in caplog.records if "bad requests" in r.getMessage()]
+
+
+# --- the daemon: both buttons held while it starts ----------------------------------------------
+
+def test_both_buttons_held_at_the_start_show_a_reset_code_on_the_screen_alone(tmp_path):
+    from pi_table.config import load_config
+    from pi_table.daemon.run import Daemon
+
+    (tmp_path / "config.toml").write_text(STAFF_CONFIG)
+    daemon = Daemon(load_config(tmp_path / "config.toml"), hal="sim")
+    daemon.devices.buttons.down.update({"end_turn", "new_game"})
+    daemon.start()
+    runner = threading.Thread(target=daemon.run, daemon=True)
+    runner.start()
+    try:
+        assert daemon.wait_for_phones() and daemon.companion is not None
+        notice = str(daemon.devices.screen.screen.models[-1].warnings[0])
+        code = notice.split("code ")[1].split(":")[0]
+        assert len(code) == 9 and "Forgot the PIN?" in notice
+        status = daemon.answer({"command": "status"})
+        assert code not in str(status) and code not in str(daemon.companion._snapshot)  # the screen's alone
+        phone = Staff(daemon.companion.base_url)
+        status, answer = phone.call("POST", "/staff/recover", {"code": code, "pin": NEW_PIN})
+        assert status == 200, answer
+        assert Staff(daemon.companion.base_url).login(NEW_PIN)[0] == 200  # there was no PIN: now there is one
+        assert daemon.loop.call(lambda: daemon.loop.notice) is None
+        assert code not in "\n".join(line for _, line in daemon.recent_log.records)
+    finally:
+        daemon.stop()
+        runner.join(timeout=5)
+        daemon.close()
+
+
+def test_without_both_buttons_no_code_is_offered(tmp_path):
+    table = InProcessTable(tmp_path, dealt_key())
+    try:
+        assert table.daemon.loop.notice is None and table.daemon.recovery is not None
+        assert not table.daemon.recovery.active
+    finally:
+        table.close()
+
+
+# --- the page on a phone -------------------------------------------------------------------------
+
+WORDS = {"en": {"good": "All good", "show": "warnings and errors", "pin": "Change the PIN", "forgot": "Forgot the PIN?",
+                "power": "Shut down", "disk": "Disk free", "changed": "The PIN is changed"},
+         "it": {"good": "Tutto bene", "show": "avvisi ed errori", "pin": "Cambia il PIN",
+                "forgot": "Hai dimenticato il PIN?", "power": "Spegni", "disk": "Spazio libero",
+                "changed": "Il PIN è cambiato"}}
+
+
+@pytest.mark.parametrize("lang", ["en", "it"])
+def test_the_console_on_a_phone_headline_readings_log_and_pin(tmp_path, browser, lang):
+    from playwright.sync_api import expect
+
+    words = WORDS[lang]
+    table = InProcessTable(tmp_path, dealt_key(), lang)
+    context = browser.new_context(viewport={"width": 390, "height": 844}, locale="en-GB" if lang == "it" else "it-IT")
+    page = context.new_page()
+    try:
+        page.goto(f"{table.base}/staff")
+        expect(page.locator("#recover summary")).to_have_text(words["forgot"])
+        page.fill("#pin", PIN)
+        page.click("#login button")
+        expect(page.locator("#headline")).to_contain_text(words["good"])
+        expect(page.locator("#recover")).to_be_hidden()
+        expect(page.locator("#readings")).to_contain_text(words["disk"])
+        assert page.locator("#address svg").bounding_box()["width"] >= 100  # drawn: the page's policy let it in
+        expect(page.locator("#address a")).to_have_text(f"{table.base}/staff")
+        wide = page.evaluate("""[...document.querySelectorAll('body *')].filter((e) => e.getBoundingClientRect().right > 391)
+                                .map((e) => e.tagName + '#' + e.id + '.' + e.className + '[' + (e.name || '') + '] ' + (e.parentElement.className) + ' ' + Math.round(e.getBoundingClientRect().right))""")
+        assert wide == []  # nothing wider than the phone
+        page.select_option("#log-level", "warning")
+        expect(page.locator("#log-level option:checked")).to_have_text(words["show"])
+        logging.getLogger("pi_table.daemon").warning("the staff's own line")
+        page.fill("#log-search", "own line")
+        page.click("#log-refresh")
+        expect(page.locator("#log")).to_have_text(re.compile(r"^\S+ WARNING .*the staff's own line$"))
+        expect(page.locator("#power-section button")).to_have_count(2)
+        expect(page.locator("#poweroff")).to_have_text(words["power"])
+        page.fill("#pin-old", PIN)
+        page.fill("#pin-new", NEW_PIN)
+        page.fill("#pin-again", NEW_PIN)
+        page.click(f"#pin-form button:text('{words['pin']}')")
+        expect(page.locator("#message")).to_contain_text(words["changed"])
+        assert Staff(table.base).login(NEW_PIN)[0] == 200
+    finally:
+        context.close()
+        table.close()
