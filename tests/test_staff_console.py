@@ -203,10 +203,10 @@ def test_without_both_buttons_no_code_is_offered(tmp_path):
 # --- the page on a phone -------------------------------------------------------------------------
 
 WORDS = {"en": {"good": "All good", "show": "warnings and errors", "pin": "Change the PIN", "forgot": "Forgot the PIN?",
-                "power": "Shut down", "disk": "Disk free", "changed": "The PIN is changed"},
+                "power": "Shut down", "disk": "Disk free", "changed": "The PIN is changed", "runs": "runs"},
          "it": {"good": "Tutto bene", "show": "avvisi ed errori", "pin": "Cambia il PIN",
                 "forgot": "Hai dimenticato il PIN?", "power": "Spegni", "disk": "Spazio libero",
-                "changed": "Il PIN è cambiato"}}
+                "changed": "Il PIN è cambiato", "runs": "È in uso la versione"}}
 
 
 @pytest.mark.parametrize("lang", ["en", "it"])
@@ -236,6 +236,12 @@ def test_the_console_on_a_phone_headline_readings_log_and_pin(tmp_path, browser,
         page.fill("#log-search", "own line")
         page.click("#log-refresh")
         expect(page.locator("#log")).to_have_text(re.compile(r"^\S+ WARNING .*the staff's own line$"))
+        expect(page.locator("#release-line")).to_contain_text(words["runs"])
+        backup = tmp_path / "backup.tar.gz"
+        backup.write_bytes(table.daemon.staff_desk.backup()[1])
+        page.set_input_files("#restore-file", str(backup))
+        expect(page.locator("#restore-replaces li").first).to_be_visible()
+        expect(page.locator("#restore")).to_be_visible()
         expect(page.locator("#power-section button")).to_have_count(2)
         expect(page.locator("#poweroff")).to_have_text(words["power"])
         page.fill("#pin-old", PIN)
@@ -247,3 +253,84 @@ def test_the_console_on_a_phone_headline_readings_log_and_pin(tmp_path, browser,
     finally:
         context.close()
         table.close()
+
+
+# --- backup, restore and updates through the page's routes -----------------------------------------
+
+def raw_post(base: str, path: str, staff: Staff, data: bytes, headers: dict | None = None) -> tuple[int, dict]:
+    """A file from the phone as the body, as console.js's upload() sends it."""
+    import http.client
+    import json
+    from urllib.parse import urlsplit
+
+    where = urlsplit(base)
+    connection = http.client.HTTPConnection(where.hostname, where.port, timeout=10)
+    cookie = "; ".join(f"{c.name}={c.value}" for c in staff.cookies)
+    connection.request("POST", path, body=data, headers={"X-Staff-Token": staff.csrf or "", "Cookie": cookie,
+                                                         "Content-Type": "application/gzip", **(headers or {})})
+    answer = connection.getresponse()
+    status, body = answer.status, answer.read()
+    connection.close()
+    return status, json.loads(body) if body.startswith(b"{") else {}
+
+
+def test_a_backup_is_downloaded_checked_and_restored_from_the_page(tmp_path):
+    from urllib.request import Request
+
+    table = InProcessTable(tmp_path, dealt_key())
+    try:
+        staff = logged_in(table.daemon.companion)
+        request = Request(f"{table.base}/staff/api/backup", headers={"X-Staff-Token": staff.csrf})
+        with staff.opener.open(request, timeout=10) as answer:
+            data = answer.read()
+            assert answer.headers["Content-Type"] == "application/gzip" and data[:2] == b"\x1f\x8b"
+            assert "attachment" in answer.headers["Content-Disposition"]
+        status, answer = raw_post(table.base, "/staff/api/restore?check", staff, data)
+        assert status == 200 and any("settings" in each for each in answer["replaces"])
+        status, answer = raw_post(table.base, "/staff/api/restore?check", staff, b"not a backup at all")
+        assert status == 400 and "not a .tar.gz file" in answer["error"] and "at all" not in answer["error"]
+        status, _ = raw_post(table.base, "/staff/api/restore", staff, b"", {"Content-Length": str(65 << 20)})
+        assert status == 413  # refused on its length, before a byte of it is read
+        status, answer = raw_post(table.base, "/staff/api/restore", staff, data)
+        assert (status, answer) == (200, {"ok": True, "restarting": True})
+        table.runner.join(timeout=10)
+        assert table.daemon.restarting  # the next start applies it as a trial (tests/test_backup.py)
+    finally:
+        table.daemon.close()
+
+
+def test_updates_and_power_are_asked_of_the_root_helper_and_nothing_else(tmp_path):
+    import json
+
+    from pi_table import version
+
+    table = InProcessTable(tmp_path, dealt_key())
+    spool = tmp_path / "requests"
+    assert table.daemon.staff_desk is not None
+    table.daemon.staff_desk.spool = spool
+    try:
+        staff = logged_in(table.daemon.companion)
+        status, found = staff.call("GET", "/staff/api/update")
+        assert status == 200 and found["running"]["version"] == version() and found["offered"] == []
+        assert found["restore"] == {"trial": None, "rolled_back": None}
+        for body in ({"from": "anywhere"}, {"from": "bundle"}, {"from": "repository", "bundle": "x.tar.gz"}, []):
+            assert staff.call("POST", "/staff/api/update", body)[0] == 400
+        assert staff.call("POST", "/staff/api/update", {"from": "repository"}) == (202, {"ok": True})
+        assert json.loads((spool / "request.json").read_text()) == {"act": "update", "from": "repository"}
+        status, answer = raw_post(table.base, "/staff/api/update?bundle=../../etc/evil.tar.gz", staff, b"x")
+        assert status == 409 and "ending .tar.gz" in answer["error"]
+        assert not (tmp_path / "etc").exists()
+        status, answer = raw_post(table.base, "/staff/api/update?bundle=fake.tar.gz", staff, b"not a bundle")
+        assert status == 409 and "is no pi-table bundle" in answer["error"]
+        assert not (spool / "fake.tar.gz").exists()
+        assert staff.call("POST", "/staff/api/power", {"act": "reboot"})[0] == 202
+        assert json.loads((spool / "request.json").read_text()) == {"act": "reboot"}
+    finally:
+        table.close()
+
+
+def test_the_upload_cap_is_the_backups_own():
+    from pi_table.daemon.backup import MOST_BYTES
+    from pi_table.web.console import UPLOAD_MOST
+
+    assert UPLOAD_MOST == MOST_BYTES

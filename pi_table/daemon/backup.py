@@ -394,14 +394,16 @@ def running_now(table: Holding) -> Running:
     return Running((str(table.config.paths.journal_dir),), None if table.companion is None else table.companion.port)
 
 
-def restore(data: bytes, table: Table, by: str = "staff") -> Contents:
-    """Check ``data`` (BadBackup), stage it for the next start and ask for the restart that
-    applies it as a trial, watching the devices working now."""
+def restore(data: bytes, table: Table, by: str = "staff", restart: bool = True) -> Contents:
+    """Check ``data`` (BadBackup), stage it for the next start and, with ``restart``, ask for the
+    restart that applies it as a trial, watching the devices working now (the staff page asks for
+    it itself, once its answer is sent)."""
     with table.restarts.lock:
         contents = stage(data, table.config, running_now(table), by, table.restarts.working())
     log.info("restoring the backup of %s made %s: the table restarts on it", contents.manifest.get("table"),
              contents.manifest.get("made"))
-    table.restart()
+    if restart:
+        table.restart()
     return contents
 
 
@@ -549,9 +551,10 @@ def check_upload(data: bytes, table: Table) -> Contents:
 
 
 def restore_upload(data: bytes, table: Table) -> list[Phrase]:
-    """``POST /staff/api/restore``: [] once staged, the table restarting to try it; else why not."""
+    """``POST /staff/api/restore``: [] once staged (the page then asks for the restart that tries
+    it); else why not."""
     try:
-        restore(data, table)
+        restore(data, table, restart=False)
     except BadBackup as e:
         return [e.phrase]
     return []

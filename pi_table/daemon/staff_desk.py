@@ -8,6 +8,7 @@ from __future__ import annotations
 import logging
 from collections import deque
 from collections.abc import Callable
+from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
 
 from .. import host
@@ -16,8 +17,10 @@ from ..config.schema import GROUPS, form_field
 from ..engine import InvalidRules
 from ..engine.games import NAMES
 from ..engine.phrase import Phrase, Text
+from ..files import write_private
+from ..release.requests import BUNDLE_NAME, SPOOL
 from ..table import history
-from . import logs
+from . import backup, logs
 from .restarts import trial_state
 
 if TYPE_CHECKING:
@@ -64,8 +67,9 @@ class StaffDesk:
     """What the staff page may do to this table (``pi_table.web.staff.Desk``): its control
     commands, the journal's history, the configuration's checker, and the log."""
 
-    def __init__(self, daemon: Table) -> None:
+    def __init__(self, daemon: Table, spool: Path = SPOOL) -> None:
         self.daemon = daemon
+        self.spool = spool  # where the root helper takes its requests (and an uploaded bundle)
 
     def language(self) -> str:
         return self.daemon.config.language
@@ -122,7 +126,7 @@ class StaffDesk:
         from ..release import ReleaseError, ask  # the staff's power buttons only
 
         try:
-            ask(act)
+            ask(act, spool=self.spool)
         except ReleaseError as e:
             return Phrase.of(e.why["template"], **e.why["fields"])
         except OSError as e:
@@ -132,6 +136,48 @@ class StaffDesk:
 
     def recovered(self) -> None:
         self.daemon.recovered()
+
+    def backup(self) -> tuple[str, bytes]:
+        return backup.backup_bytes(self.daemon.config)
+
+    def check_restore(self, data: bytes) -> list[Text]:
+        return list(backup.check_upload(data, self.daemon).replaces)
+
+    def restore(self, data: bytes) -> list[Phrase]:
+        return backup.restore_upload(data, self.daemon)
+
+    def releases(self, lang: str, repository: bool) -> dict:
+        from ..release import offered, state  # the page's Updates section only
+
+        found = state()
+        offers = offered(spool=self.spool, repository=repository)
+        for note in ("rolled_back", "last"):
+            if found[note] is not None and isinstance(found[note].get("why"), dict):
+                found[note] = {**found[note], "why": found[note]["why"].get(lang)}
+        return {**found, "offered": offers, "restore": trial_state(backup.trial_path(self.daemon.config), lang)}
+
+    def update(self, source: str, bundle: str | None, data: bytes | None) -> Text | None:
+        from ..release import ReleaseError, ask
+        from ..release.bundle import peek
+
+        try:
+            if data is not None and bundle is not None:  # an upload from the phone: kept in the spool, then asked
+                if not BUNDLE_NAME.fullmatch(bundle):
+                    return Phrase.of("the bundle is named by a file name in the spool folder ending .tar.gz")
+                path = self.spool / bundle
+                self.spool.mkdir(mode=0o700, parents=True, exist_ok=True)
+                write_private(path, data)
+                if peek(path) is None:
+                    path.unlink()
+                    return Phrase.of("{name} is no pi-table bundle: expected a file pi-table bundle made", name=bundle)
+            asked = {"from_": source} if bundle is None else {"from_": source, "bundle": bundle}
+            ask("update", spool=self.spool, **asked)
+        except ReleaseError as e:
+            return Phrase.of(e.why["template"], **e.why["fields"])
+        except OSError as e:
+            return Phrase.of("the computer's helper cannot be asked ({error}): is pi-table-helper.path installed? "
+                             "(systemd/install.sh installs it)", error=e.strerror or str(e))
+        return None
 
     def restart(self) -> float:
         return self.daemon.restart()

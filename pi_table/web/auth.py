@@ -167,6 +167,12 @@ class Sessions:
             session.kept = now
             self._keep()
 
+    def carry(self, session: Session, stored: str) -> None:
+        """Keep ``session`` alive on the new secret ``stored``: the one that changed it (every
+        other session ends with the old secret)."""
+        session.secret = _hashed(stored)
+        self._keep()
+
     def end(self, cookie: str) -> None:
         self._by_hash.pop(_hashed(cookie), None)
         self._keep()

@@ -16,7 +16,9 @@ from aiohttp import web
 
 from ..engine.errors import Refusal
 from ..engine.phrase import N_, Phrase, Text
+from ..errors import PiTableError
 from ..host import Readings
+from ..release.bundle import MAX_BUNDLE
 from ..ui.i18n import say, translation
 from .auth import Recovery, Session, Why
 from .staff import DEVICES, LOG_LINES, MIN_PIN, REFUSALS, StaffPage, advised, bad, language, refused, set_pin
@@ -98,6 +100,9 @@ def filtered(records: Iterable[tuple[int, str]], least: int, search: str) -> lis
 
 TEXTS: tuple[str, ...] = (
     N_("(and {count} more)"),
+    N_("A new version is on trial: it is kept once the table is healthy on it."),
+    N_("An update was rolled back: {why}"),
+    N_("Backup and updates"),
     N_("CPU temperature"),
     N_("Change the PIN"),
     N_("Code on the table's screen"),
@@ -105,20 +110,31 @@ TEXTS: tuple[str, ...] = (
     N_("Current PIN"),
     N_("Disk free"),
     N_("Download"),
+    N_("Download a backup"),
     N_("Forgot the PIN?"),
     N_("Health"),
-    N_("Hold END TURN and NEW GAME while the table starts (switch it off and on, or restart the service): the "
-       "spymaster screen shows a code for 10 minutes."),
+    N_("Hold END TURN and NEW GAME while the table starts (switch it off and on, or restart the service): "
+       "the spymaster screen shows a code for 10 minutes."),
+    N_("Install a release bundle"),
+    N_("Install the update? The table restarts on it, and goes back by itself if it is not healthy."),
+    N_("Install {version}"),
     N_("Log"),
+    N_("Look for an update"),
     N_("Memory free"),
     N_("New PIN (6 characters or more)"),
     N_("New PIN again"),
+    N_("No newer version."),
     N_("Power"),
     N_("Power supply"),
     N_("QR code of this page: {address}"),
     N_("Refresh"),
     N_("Restart the computer"),
     N_("Restart the computer? The game resumes once it is back (about a minute)."),
+    N_("Restore a backup"),
+    N_("Restore it"),
+    N_("Restore this backup? The table restarts on it, and goes back by itself if it is not healthy."),
+    N_("Restored: the table restarts to try it and resumes its game."),
+    N_("Restoring it replaces:"),
     N_("Search the log"),
     N_("Service up"),
     N_("Set the new PIN"),
@@ -129,8 +145,11 @@ TEXTS: tuple[str, ...] = (
     N_("The PIN is changed: every other phone logs in again with the new one."),
     N_("The computer is restarting…"),
     N_("The computer is shutting down…"),
+    N_("The update is installing: the table restarts on it in a few minutes."),
     N_("This page's address: "),
     N_("Version"),
+    N_("Version {version} runs"),
+    N_("before it: {version}"),
     N_("errors only"),
     N_("everything"),
     N_("no reading"),
@@ -166,6 +185,10 @@ class Console:
             web.get("/staff/api/log.txt", api(self._log_text)),
             web.post("/staff/api/pin", api(self._pin)),
             web.post("/staff/api/power", api(self._power)),
+            web.get("/staff/api/backup", api(self._backup)),
+            web.post("/staff/api/restore", api(self._restore)),
+            web.get("/staff/api/update", api(self._releases)),
+            web.post("/staff/api/update", api(self._update)),
         ])
 
     async def _health(self, request: web.Request, session: Session) -> web.Response:
@@ -211,11 +234,11 @@ class Console:
             set_pin(folder, body["new"])
         except Refusal as e:
             return bad(say(e.phrase, language(request)))
+        stored = self.page.gate.secret()
+        assert stored is not None  # just written
+        self.page.gate.sessions.carry(session, stored)  # at once: a request of this phone's in flight stays in
         log.warning("staff page: the staff PIN was changed from %s; every other session is ended", request.remote)
-        entered = self.page.gate.enter(request)
-        response = web.json_response({"ok": True, "csrf": entered.session.csrf})
-        self.page.gate.let_in(request, response, entered)
-        return response
+        return web.json_response({"ok": True, "csrf": session.csrf})
 
     async def _recover(self, request: web.Request) -> web.StreamResponse:
         """A new PIN for whoever has the code the table's screen shows (``Recovery``): no session
@@ -256,6 +279,75 @@ class Console:
         return web.json_response({"ok": True}, status=202)
 
 
+    async def _backup(self, request: web.Request, session: Session) -> web.Response:
+        try:
+            name, data = await asyncio.to_thread(self.page.desk.backup)
+        except (PiTableError, OSError) as e:
+            why = e.phrase if isinstance(e, Refusal) else getattr(e, "strerror", None) or str(e)
+            return web.json_response({"ok": False, "error": say(why, language(request))}, status=409)
+        log.info("staff page: a backup downloaded from %s", request.remote)
+        return web.Response(body=data, content_type="application/gzip",
+                            headers={"Content-Disposition": f'attachment; filename="{name}"'})
+
+    async def _restore(self, request: web.Request, session: Session) -> web.StreamResponse:
+        """The uploaded backup as the body: ``?check`` says what it would replace; without, it is
+        staged and the table restarts to try it."""
+        data = await self._upload(request, UPLOAD_MOST)
+        lang = language(request)
+        if "check" in request.query:
+            try:
+                replaces = await asyncio.to_thread(self.page.desk.check_restore, data)
+            except Refusal as e:
+                return web.json_response({"ok": False, "error": say(e.phrase, lang)}, status=400)
+            return web.json_response({"ok": True, "replaces": [say(each, lang) for each in replaces]})
+        problems = await asyncio.to_thread(self.page.desk.restore, data)
+        if problems:
+            return web.json_response({"ok": False, "error": "\n".join(say(each, lang) for each in problems)},
+                                     status=400)
+        log.warning("staff page: a backup restored from %s: the table restarts to try it", request.remote)
+        return await self.page.then_restart(request, {"ok": True, "restarting": True})
+
+    async def _releases(self, request: web.Request, session: Session) -> web.Response:
+        """The running version, the one before, a rollback and why, and what an update could
+        install (``?repository`` asks the repository too, which needs the network)."""
+        found = await asyncio.to_thread(self.page.desk.releases, language(request), "repository" in request.query)
+        return web.json_response(found)
+
+    async def _update(self, request: web.Request, session: Session) -> web.StreamResponse:
+        """``?bundle=NAME.tar.gz`` with the bundle as the body (an upload from the phone), or
+        ``{"from": "repository"}`` or ``{"from": "bundle", "bundle": NAME}`` (one already offered)."""
+        source: object
+        name: str | None
+        data: bytes | None
+        if "bundle" in request.query:
+            source, name, data = "bundle", request.query["bundle"], await self._upload(request, MAX_BUNDLE)
+        else:
+            body = await self.page.read_json(request)
+            source = body.get("from") if isinstance(body, dict) else None
+            name, data = body.get("bundle") if isinstance(body, dict) else None, None
+            if not (source == "repository" and name is None or source == "bundle" and isinstance(name, str)):
+                return bad('expected {"from": "repository"} or {"from": "bundle", "bundle": NAME}')
+        problem = await asyncio.to_thread(self.page.desk.update, source, name, data)
+        if problem is not None:
+            return web.json_response({"ok": False, "error": say(problem, language(request))}, status=409)
+        log.warning("staff page: an update from the %s asked from %s", source, request.remote)
+        return web.json_response({"ok": True}, status=202)
+
+    async def _upload(self, request: web.Request, most: int) -> bytes:
+        """The request's body, a file from the phone, at most ``most`` bytes (413 past it)."""
+        if request.content_length is not None and request.content_length > most:
+            raise web.HTTPRequestEntityTooLarge(max_size=most, actual_size=request.content_length)
+        data = bytearray()
+        async with asyncio.timeout(UPLOAD_S):
+            while chunk := await request.content.read(1 << 16):
+                data += chunk
+                if len(data) > most:
+                    raise web.HTTPRequestEntityTooLarge(max_size=most, actual_size=len(data))
+        return bytes(data)
+
+
+UPLOAD_MOST = 64 << 20  # a backup, packed: no more than it may hold unpacked (the daemon's backup.MOST_BYTES)
+UPLOAD_S = 300.0  # a phone on a slow Wi-Fi sends 200 MB in this long at 5 Mbit/s
 POWER_ACTS = ("reboot", "poweroff")
 WRONG_CODE = N_("wrong or expired code: hold both buttons while the table starts for a new one")
 

@@ -113,6 +113,24 @@ class Desk(Protocol):
     def recovered(self) -> None:
         """The PIN was reset with the code on the table's screen: the screen stops showing it."""
 
+    def backup(self) -> tuple[str, bytes]:
+        """A backup of this table: its file name and bytes (a PiTableError or OSError: why not)."""
+
+    def check_restore(self, data: bytes) -> list[Text]:
+        """What restoring ``data`` would replace, in words (a Refusal: why it cannot be restored)."""
+
+    def restore(self, data: bytes) -> list[Phrase]:
+        """Stage ``data`` to be tried at the next start; [] or why not. The page asks for the restart."""
+
+    def releases(self, lang: str, repository: bool) -> dict:
+        """The running release, the previous, a trial, the last rollback and act (their why in
+        ``lang``), what is ``offered`` (the repository's too, with ``repository``), and the
+        restore's trial (``restore``, as ``table``'s ``settings``)."""
+
+    def update(self, source: str, bundle: str | None, data: bytes | None) -> Text | None:
+        """Ask the root helper to install from the ``repository`` or a ``bundle`` (uploaded as
+        ``data``, or one already offered); None, or why not."""
+
     def restart(self) -> float:
         """Restart the service (systemd starts it again); the game resumes from the journal. The
         seconds until it does: one asked soon after several others waits its turn."""
@@ -499,13 +517,13 @@ class StaffPage:
             log.info("staff page: %s changed and applied", key)
             return web.json_response({"ok": True, "restarting": False}, headers=_PRIVATE)
         log.info("staff page: configuration changed (%s): restarting to apply it", ", ".join(changes))
-        return await self._then_restart(request, {"ok": True, "restarting": True})
+        return await self.then_restart(request, {"ok": True, "restarting": True})
 
     async def _restart(self, request: web.Request, session: Session) -> web.StreamResponse:
         log.info("staff page: restart asked from %s", request.remote)
-        return await self._then_restart(request, {"ok": True, "restarting": True})
+        return await self.then_restart(request, {"ok": True, "restarting": True})
 
-    async def _then_restart(self, request: web.Request, answer: dict) -> web.StreamResponse:
+    async def then_restart(self, request: web.Request, answer: dict) -> web.StreamResponse:
         """Answer first, then restart: the page hears that it worked before the server goes."""
         response = web.json_response(answer, headers=_PRIVATE)
         await response.prepare(request)

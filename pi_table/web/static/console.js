@@ -36,7 +36,88 @@ function consoleSections() {
     el("div", { class: "row" },
       el("button", { id: "reboot", class: "warn", "data-t": "Restart the computer", text: t("Restart the computer") }),
       el("button", { id: "poweroff", class: "warn", "data-t": "Shut down", text: t("Shut down") })));
-  return { health, log, pin, power };
+  const care = el("section", { id: "care-section" },
+    el("h2", { "data-t": "Backup and updates", text: t("Backup and updates") }),
+    el("p", { id: "release-line" }),
+    el("div", { id: "release-notes" }),
+    el("div", { class: "row" },
+      el("button", { id: "backup-download", class: "quiet", "data-t": "Download a backup", text: t("Download a backup") })),
+    el("label", { for: "restore-file", "data-t": "Restore a backup", text: t("Restore a backup") }),
+    el("input", { id: "restore-file", type: "file", accept: ".gz,application/gzip" }),
+    el("ul", { id: "restore-replaces" }),
+    el("button", { id: "restore", class: "warn", hidden: "", "data-t": "Restore it", text: t("Restore it") }),
+    el("div", { class: "row" },
+      el("button", { id: "update-look", class: "quiet", "data-t": "Look for an update", text: t("Look for an update") })),
+    el("ul", { id: "offered" }),
+    el("label", { for: "bundle-file", "data-t": "Install a release bundle", text: t("Install a release bundle") }),
+    el("input", { id: "bundle-file", type: "file", accept: ".gz,application/gzip" }));
+  return { health, log, pin, power, care };
+}
+
+// -- backup, restore and updates ---------------------------------------------------------------
+
+async function loadReleases(repository = false) {
+  const answer = await api("GET", `/staff/api/update${repository ? "?repository" : ""}`);
+  if (!answer.ok) return;
+  const found = answer.data;
+  $("release-line").textContent = t("Version {version} runs", { version: found.running.version })
+    + (found.previous ? ` · ${t("before it: {version}", { version: found.previous.version })}` : "");
+  const notes = [];
+  if (found.trial) notes.push(el("p", { class: "message", text: t("A new version is on trial: it is kept once the table is healthy on it.") }));
+  if (found.rolled_back) notes.push(el("p", { class: "message error", text: t("An update was rolled back: {why}", { why: found.rolled_back.why || "?" }) }));
+  if (found.last && found.last.outcome && found.last.outcome !== "done" && found.last.why) notes.push(el("p", { class: "message error", text: found.last.why }));
+  notes.push(...settingsNotes(found.restore));
+  $("release-notes").replaceChildren(...notes);
+  $("offered").replaceChildren(...found.offered.map((offer) => el("li", {},
+    `${offer.version} `, el("button", { class: "warn", text: t("Install {version}", { version: offer.version }),
+      "data-offer": JSON.stringify(offer) }))));
+  if (repository && !found.offered.length) $("offered").replaceChildren(el("li", { text: t("No newer version.") }));
+}
+
+async function update(body, query = "", data = undefined) {
+  if (!confirm(t("Install the update? The table restarts on it, and goes back by itself if it is not healthy."))) return;
+  const answer = data === undefined ? await api("POST", "/staff/api/update", body) : await upload(`/staff/api/update${query}`, data);
+  if (answer.ok) { say(t("The update is installing: the table restarts on it in a few minutes.")); backAfterRestart(); }
+  else if (answer.status !== 401) say(answer.data ? answer.data.error : `HTTP ${answer.status}`, true);
+}
+
+// A file from the phone as a request's body, with the page's token (api() sends JSON).
+async function upload(path, file) {
+  const response = await fetch(path, { method: "POST", body: file,
+    headers: { "X-Staff-Token": csrf || "", "X-Staff-Lang": lang, "Content-Type": "application/gzip" } });
+  let data = null;
+  try { data = await response.json(); } catch { data = null; }
+  return { status: response.status, ok: response.ok, data };
+}
+
+function wireCare() {
+  $("backup-download").addEventListener("click", () => download("/staff/api/backup", "pi-table-backup.tar.gz"));
+  $("restore-file").addEventListener("change", async () => {
+    const file = $("restore-file").files[0];
+    $("restore").hidden = true;
+    $("restore-replaces").replaceChildren();
+    if (!file) return;
+    const answer = await upload("/staff/api/restore?check", file);
+    if (!answer.ok) return say(answer.data ? answer.data.error : `HTTP ${answer.status}`, true);
+    say(t("Restoring it replaces:"));
+    $("restore-replaces").replaceChildren(...answer.data.replaces.map((each) => el("li", { text: each })));
+    $("restore").hidden = false;
+  });
+  $("restore").addEventListener("click", async () => {
+    if (!confirm(t("Restore this backup? The table restarts on it, and goes back by itself if it is not healthy."))) return;
+    const answer = await upload("/staff/api/restore", $("restore-file").files[0]);
+    if (answer.ok) { say(t("Restored: the table restarts to try it and resumes its game.")); backAfterRestart(); }
+    else if (answer.status !== 401) say(answer.data ? answer.data.error : `HTTP ${answer.status}`, true);
+  });
+  $("update-look").addEventListener("click", () => loadReleases(true));
+  $("offered").addEventListener("click", (event) => {
+    const offer = event.target.dataset && event.target.dataset.offer;
+    if (offer) { const { from, bundle } = JSON.parse(offer); update(from === "bundle" ? { from, bundle } : { from }); }
+  });
+  $("bundle-file").addEventListener("change", () => {
+    const file = $("bundle-file").files[0];
+    if (file) update(undefined, `?bundle=${encodeURIComponent(file.name)}`, file);
+  });
 }
 
 function reading(label, value) {
@@ -125,9 +206,10 @@ function wireConsole() {
     refresh();
   });
   const desk = $("desk");
-  const { health, log, pin, power } = consoleSections();
+  const { health, log, pin, power, care } = consoleSections();
   desk.prepend(health);
-  desk.append(log, pin, power);
+  desk.append(log, care, pin, power);
+  wireCare();
   $("log-level").addEventListener("change", loadLog);
   let typing = null;
   $("log-search").addEventListener("input", () => { clearTimeout(typing); typing = setTimeout(loadLog, 300); });
