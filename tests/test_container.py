@@ -25,6 +25,7 @@ import fcntl
 import hashlib
 import json
 import os
+import random
 import shlex
 import shutil
 import socket
@@ -48,9 +49,19 @@ PATH = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
 
 
 def free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
+    """A port free now and below the kernel's ephemeral range (/proc/sys/net/ipv4/ip_local_port_range),
+    so no other test's bind to port 0 or outgoing connection can take it while the container, which
+    shares this machine's network, boots: a port the kernel handed out here once could."""
+    low = int(Path("/proc/sys/net/ipv4/ip_local_port_range").read_text().split()[0])
+    start = random.randrange(10000, low - 1000)
+    for port in range(start, start + 1000):
+        with socket.socket() as probe:
+            try:
+                probe.bind(("0.0.0.0", port))
+            except OSError:
+                continue
+            return port
+    raise RuntimeError(f"no free port in {start}..{start + 1000}")
 
 
 PORT = free_port()

@@ -192,7 +192,8 @@ def test_the_staff_page_names_the_game_and_every_device_in_italian(tmp_path, bro
         page.goto(f"{companion.base_url}/staff")
         page.fill("#pin", "482916")
         page.click("#login button")
-        expect(page.locator("#game-line")).to_contain_text("g1 · Nome in codice (in cooperativa) · ")
+        expect(page.locator("#game-line")).to_contain_text("Nome in codice (in cooperativa) · ")  # the game by name
+        expect(page.locator("#game-id")).to_have_text("g1")  # its id in small print
         expect(page.locator("#history td").nth(1)).to_have_text("Nome in codice (in cooperativa)")
         names = page.locator("#devices li strong").all_inner_texts()
         assert names == ["la scheda touch", "il suono", "il broker della flotta", "il registro delle partite"]

@@ -16,7 +16,6 @@ from ..engine.phrase import Phrase
 from ..engine.views import LANGUAGES
 from ..ui.i18n import say
 from . import bundle, requests
-from .helper import clone
 from .layout import (
     CURRENT,
     DONE,
@@ -95,6 +94,8 @@ def offered(home: Path = HOME, spool: Path = requests.SPOOL, repository: bool = 
             found.append({"from": "bundle", "bundle": path.name, "version": version})
     origin = Releases(home).note(ORIGIN)
     if repository and origin is not None:
+        from .helper import clone  # not at import: python -m pi_table.release.helper loads this package first
+
         with tempfile.TemporaryDirectory(prefix="pi-table-offered-") as scratch:
             try:
                 version = source_version(clone(origin, Path(scratch) / "clone"))
