@@ -202,8 +202,8 @@ def test_every_error_the_table_raises_has_one_root():
 
 ROOMS = {
     "config": ["schema", "settings", "machine", "loading", "writing", "trial"],
-    "daemon": ["notify", "logs", "control", "trial", "devices", "selftest", "tune", "backup", "restarts", "staff_desk",
-               "run"],
+    "daemon": ["notify", "logs", "control", "trial", "devices", "selftest", "tune", "backup", "restarts", "checkup",
+               "staff_desk", "run"],
     "web": ["tokens", "texts", "seats", "runner", "auth", "snapshot", "games", "staff", "console", "server"],
     "cli": ["output", "tables", "script", "grid", "codex", "games", "options", "play", "board", "control", "service",
             "fleet", "backup", "release", "bench"],

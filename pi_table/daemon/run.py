@@ -7,7 +7,8 @@ the table: it is replaced by a stand-in, reported once in the log and shown on t
 (or, without a screen, on the LEDs' warning edge), and the table plays on degraded.
 
 The ``Daemon`` wires the rooms that each do one job: ``devices`` (which devices to build),
-``staff_desk`` (what the staff page asks of the table), ``restarts`` (a change of settings,
+``staff_desk`` (what the staff page asks of the table), ``checkup`` (its self-test and pads'
+tuning, the game paused meanwhile), ``restarts`` (a change of settings,
 its trial and the restart that applies it) and ``backup`` (a restore, tried as a change is, and
 the nightly backups). The phones' pages and the fleet are loaded after READY; the staff desk is
 made with the phones' pages.
@@ -39,10 +40,11 @@ from ..hal import NewGame, ReleaseSeat
 from ..hal.events import NOT_WORKING
 from ..table import Session, history
 from ..table.games import loop_class
-from ..table.loop import REFUSALS, EventLoop, LoopSettings, Outcome
+from ..table.loop import PAUSED, REFUSALS, EventLoop, LoopSettings, Outcome
 from ..ui.i18n import LANGUAGES, say
 from ..ui.sound import Announcer
 from . import backup
+from .checkup import Checkup
 from .control import ControlServer
 from .devices import open_devices, stand_in
 from .notify import LoopHeartbeat, Notifier, thread_ended
@@ -125,6 +127,7 @@ class Daemon:
         self.control = ControlServer(paths.socket, self.answer, paths.socket_group)
         self.restarting = False  # the staff asked for a restart: run() ends, serve() exits with EXIT_RESTART
         self.restarts = Restarts(self, under_trial, trial_deadline_s, restoring)
+        self.checkup = Checkup(self)  # the staff page's self-test and pads' tuning, the game paused
         self.nightly = backup.Nightly(config) if self.lock is not None else None  # a journal kept in memory has none
         self.staff_desk: StaffDesk | None = None  # the staff page's way to the table, with the companion
         self.recovery: Recovery | None = None  # a forgotten staff PIN's reset code, once asked for at the table
@@ -426,6 +429,7 @@ class Daemon:
 
     def close(self) -> None:
         self._stopping = True  # the companion, if it is still opening, gives up waiting for the loop
+        self.checkup.stop()  # the game's outputs come back to it as the loop closes
         self.restarts.close()
         if self.nightly is not None:
             self.nightly.stop()
@@ -459,6 +463,8 @@ class Daemon:
                 return {"ok": False, "error": say(Phrase.of(N_("the game is one of {games}, not {game!r}"),
                                                             games=", ".join(NAMES), game=game), lang)}
             if game is not None and kind_of(game) != self.session.kind:
+                if self.checkup.running is not None:  # the game is paused: another loop would not be
+                    return {"ok": False, "error": say(PAUSED, lang)}
                 return self._switch(game, lang)
             outcome = self.loop.call(lambda: self.loop.submit(NewGame(game)))
         elif command == "undo":

@@ -18,6 +18,7 @@ catalogue msgid; the checklist keeps its English names as keys and says them tra
 from __future__ import annotations
 
 import queue
+import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -28,7 +29,7 @@ from ..engine import CELLS
 from ..engine.phrase import N_, meaning
 from ..hal import ButtonEvent, DialEvent, Event, HealthEvent, LedFrame, SelfTestModel, TouchEvent, UiEvent
 from ..hal.events import DEVICE_NAMES, NOT_WORKING
-from ..hal.tuning import PadTuner, table_pads
+from ..hal.tuning import PadNumbers, PadTuner, table_pads
 from ..protocol import wire
 from ..ui.i18n import say, say_health, translation
 from .devices import Devices
@@ -91,6 +92,9 @@ class SelfTest:
             wiring = devices.touch.config
             self.tuner = PadTuner(table_pads(wiring.cells, wiring.end_turn), wiring.thresholds)
         self.rest_until = float("inf")  # readings before this are of the table at rest
+        self.stopped = threading.Event()  # the staff page's stop: the checklist ends where it is
+        self.stage = "walk"  # then "rest", "checklist" and "done", for the staff page to follow
+        self.passed: bool | None = None  # once done
         self._plan()
 
     def _plan(self) -> None:
@@ -105,14 +109,22 @@ class SelfTest:
         }
         self.checks = {what: False for what, fitted in wanted.items() if fitted}
         self.pads_wanted = checkable(health["touch"])
-        _ = self._
-        self.failures = [_("{device}: {state}; what to do: {what}").format(
-            device=self.device(name), state=say_health(state, self.lang), what=_(WHAT_TO_DO[name]))
-            for name, state in health.items() if state.startswith(NOT_WORKING)]
+        self.broken = {name: state for name, state in health.items() if state.startswith(NOT_WORKING)}
 
-    def device(self, name: str) -> str:
+    def failures(self, lang: str) -> list[str]:
+        """Each device that did not open, with what to do, in ``lang``."""
+        _ = translation(lang).gettext
+        return [_("{device}: {state}; what to do: {what}").format(
+            device=self.device(name, lang), state=say_health(state, lang), what=_(WHAT_TO_DO[name]))
+            for name, state in self.broken.items()]
+
+    def bad_pads(self) -> list[PadNumbers]:
+        """The pads whose readings fail the test (deaf, noisy, broken)."""
+        return [pad for pad in self.tuner.numbers() if pad.verdict in BAD_PAD] if self.tuner else []
+
+    def device(self, name: str, lang: str | None = None) -> str:
         """A device by its name in the table's health ("leds"), as the installer reads it."""
-        return self._(DEVICE_NAMES[name]) if name in DEVICE_NAMES else name
+        return translation(lang or self.lang).gettext(DEVICE_NAMES[name]) if name in DEVICE_NAMES else name
 
     def run(self, timeout_s: float = 300.0) -> bool:
         """The walk, then the checklist until it is complete or ``timeout_s`` passes; True
@@ -129,29 +141,44 @@ class SelfTest:
             else:
                 started.append(device)
         try:
+            return self.check(timeout_s)
+        finally:
+            for device in started:
+                device.stop()
+
+    def check(self, timeout_s: float) -> bool:
+        """The walk and the checklist on devices already started, whose events come to
+        ``events`` (the terminal's own, or the running table's while its game is paused); True
+        when everything that could be checked was."""
+        devices = self.devices
+        try:
             listening_since = self.listen()
             self.walk()
-            if listening_since is not None:
+            if listening_since is not None and not self.stopped.is_set():
+                self.stage = "rest"
                 self.rest_until = max(listening_since + REST_S, self.clock())
                 if self.rest_until > self.clock():
                     self.say(self._("hands off the table for {seconds:g} s: measuring each pad at rest").format(
                         seconds=REST_S))
                     self.sleep(self.rest_until - self.clock())
+            self.stage = "checklist"
             if self.pads_wanted or self.checks:
                 self.say(self._("now, in any order: {steps}").format(steps=", ".join(self.todo())))
             deadline = self.clock() + timeout_s
             self.show(EVERY_CARD)
-            while not self.complete() and self.clock() < deadline:
+            while not self.complete() and self.clock() < deadline and not self.stopped.is_set():
                 try:
                     self.handle(self.events.get(timeout=min(0.5, max(0.0, deadline - self.clock()))))
                 except queue.Empty:
                     continue
         finally:
-            if isinstance(devices.touch, TouchBoardSource) and devices.touch.connected:
-                devices.touch.stream_readings(0, 0)
-            for device in started:
-                device.stop()
-        return self.report()
+            if isinstance(devices.touch, TouchBoardSource):
+                devices.touch.on_readings = None
+                if devices.touch.connected:
+                    devices.touch.stream_readings(0, 0)
+        self.passed = self.report()
+        self.stage = "done"
+        return self.passed
 
     def listen(self) -> float | None:
         """Ask the touch board for its readings, once it has said hello; when they started
@@ -171,6 +198,8 @@ class SelfTest:
         self.say(self._("LED walk: each cell lights white in turn, from cell 0 (the operatives' left, row 0), "
                         "then the edge"))
         for cell in range(CELLS):
+            if self.stopped.is_set():
+                return
             self.devices.leds.show(self.frame({cell: WHITE}))
             self.sleep(WALK_S)
         self.devices.leds.show(LedFrame((DARK,) * CELLS, (WHITE,) * self.edge_pixels))
@@ -205,11 +234,12 @@ class SelfTest:
             self.checks[what] = True
             self.say(self._("{what} ok").format(what=self._(what)))
 
-    def todo(self) -> list[str]:
-        """What is still to do, in the table's language."""
+    def todo(self, lang: str | None = None) -> list[str]:
+        """What is still to do, in ``lang`` (by default the table's language)."""
+        _ = translation(lang or self.lang).gettext
         pads = [cell for cell in range(CELLS) if self.pads_wanted and cell not in self.pads]
-        return ([self._("touch each card once ({count} to go)").format(count=len(pads))] if pads else []) + [
-            self._(what) for what, done in self.checks.items() if not done
+        return ([_("touch each card once ({count} to go)").format(count=len(pads))] if pads else []) + [
+            _(what) for what, done in self.checks.items() if not done
         ]
 
     def complete(self) -> bool:
@@ -227,15 +257,28 @@ class SelfTest:
         missing = [_("pad {cell}").format(cell=cell) for cell in range(CELLS) if self.pads_wanted and cell not in self.pads]
         missing += [_(what) for what, done in self.checks.items() if not done]
         failed = _("FAILED {what}")
-        for failure in self.failures:
+        failures = self.failures(self.lang)
+        for failure in failures:
             self.say(failed.format(what=failure))
-        bad_pads = [pad for pad in self.tuner.numbers() if pad.verdict in BAD_PAD] if self.tuner else []
+        bad_pads = self.bad_pads()
         for pad in bad_pads:
             self.say(failed.format(what=say(pad.advice(), self.lang)))
         if missing:
             self.say(_("not seen: {steps}").format(steps=", ".join(missing)))
         if not self.pads_wanted and not self.checks:
             self.say(_("nothing to check by touch: every input device is simulated or not working"))
-        ok = not missing and not self.failures and not bad_pads
+        ok = not missing and not failures and not bad_pads
         self.say(_("self-test passed") if ok else _("self-test FAILED"))
         return ok
+
+    def progress(self, lang: str) -> dict:
+        """Where the test is, for the staff page, in ``lang``: the stage, each pad touched or not,
+        each fitted button and the screen's tap done or not, what failed with what to do, and
+        the result once done."""
+        _ = translation(lang).gettext
+        failures = self.failures(lang) + [say(pad.advice(), lang) for pad in self.bad_pads()]
+        return {"stage": self.stage, "passed": self.passed, "failures": failures,
+                "pads": [{"cell": cell, "touched": cell in self.pads} for cell in range(CELLS)] if self.pads_wanted else [],
+                "checks": [{"what": _(what), "done": done} for what, done in self.checks.items()],
+                "todo": [] if self.stage == "done" else self.todo(lang)}
+

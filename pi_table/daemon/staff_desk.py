@@ -27,6 +27,7 @@ if TYPE_CHECKING:
     from ..config import Config
     from ..table import Session
     from ..web import Companion
+    from .checkup import Checkup
     from .restarts import Restarts
 
 
@@ -49,6 +50,7 @@ class Table(Protocol):
     config: Config
     session: Session
     restarts: Restarts
+    checkup: Checkup
     recent_log: RecentLines
     companion: Companion | None
 
@@ -181,3 +183,21 @@ class StaffDesk:
 
     def restart(self) -> float:
         return self.daemon.restart()
+
+    def start_selftest(self) -> Text | None:
+        return self.daemon.checkup.start_selftest()
+
+    def start_tune(self) -> Text | None:
+        return self.daemon.checkup.start_tune()
+
+    def stop_checkup(self) -> None:
+        self.daemon.checkup.stop()
+
+    def selftest(self, lang: str) -> dict:
+        return self.daemon.checkup.selftest_state(lang)
+
+    def tuning(self, lang: str) -> dict:
+        return self.daemon.checkup.tune_state(lang)
+
+    def write_thresholds(self) -> list[Phrase]:
+        return self.daemon.checkup.write()

@@ -17,6 +17,7 @@ from __future__ import annotations
 import logging
 import queue
 import sys
+import threading
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -34,6 +35,7 @@ from .devices import open_devices
 
 CONNECT_S = 5.0  # the driver's hello, with its retries
 SILENCE_S = 3.0  # no readings this long: the board's firmware does not stream
+STOP_S = 0.2  # the longest a stop from the staff page waits for the gathering to notice
 STREAM_ROUNDS = 0xFFFF  # the longest lease; stopped at the end, and by the next host's get-hello anyway
 REST_MESSAGE = N_("hands off the table: measuring each pad at rest")
 TOUCH_MESSAGE = N_("now touch each pad as a player would, one at a time, a second each")
@@ -124,24 +126,32 @@ class Tune:
 
     def run(self, rounds: int = 0) -> PadTuner:
         """Stream until ``rounds`` full rounds of readings have come (0: until Ctrl-C)."""
-        self.source.on_readings = self.readings.put
         self.source.start(self.events.put)
         try:
             self._connect()
             if self.screen is not None:
                 self.screen.start(lambda event: None)
-            if not self.source.stream_readings(self.period_ms, STREAM_ROUNDS):
-                raise TuneError(Phrase.of("the touch board went away before it was asked for readings: check its USB "
-                                          "cable, then run pi-table tune again"))
-            self.say(f"{self._(REST_MESSAGE)} ({self.rest_s:g} s)")
-            self._gather(rounds)
+            self.watch(rounds)
         finally:
-            if self.source.connected:
-                self.source.stream_readings(0, 0)
             self.source.stop()
             if self.screen is not None:
                 self.screen.stop()
         return self.tuner
+
+    def watch(self, rounds: int = 0, stopped: threading.Event | None = None) -> None:
+        """Ask the connected board for readings and gather them until ``rounds`` full rounds have
+        come (0: until Ctrl-C, or ``stopped`` is set: the staff page's tuning, in the running table)."""
+        self.source.on_readings = self.readings.put
+        try:
+            if not self.source.stream_readings(self.period_ms, STREAM_ROUNDS):
+                raise TuneError(Phrase.of("the touch board went away before it was asked for readings: check its USB "
+                                          "cable, then run pi-table tune again"))
+            self.say(f"{self._(REST_MESSAGE)} ({self.rest_s:g} s)")
+            self._gather(rounds, stopped or threading.Event())
+        finally:
+            if self.source.connected:
+                self.source.stream_readings(0, 0)
+            self.source.on_readings = None
 
     def _connect(self) -> None:
         deadline = self.clock() + CONNECT_S
@@ -157,18 +167,21 @@ class Tune:
             if isinstance(event, HealthEvent) and not event.ok:
                 why = event.detail
 
-    def _gather(self, rounds: int) -> None:
+    def _gather(self, rounds: int, stopped: threading.Event) -> None:
         started = self.clock()
-        drawn_at = started
+        drawn_at = heard = started
         last_first = None
         done = 0
         try:
-            while not rounds or done < rounds:
+            while (not rounds or done < rounds) and not stopped.is_set():
                 try:
-                    readings = self.readings.get(timeout=SILENCE_S)
+                    readings = self.readings.get(timeout=min(SILENCE_S, STOP_S))
                 except queue.Empty:
+                    if self.clock() - heard < SILENCE_S:
+                        continue
                     raise TuneError(Phrase.of("no readings from the touch board for {seconds:g} s: its firmware may be "
                                               "older than 0.2 (deploy firmware/ again)", seconds=SILENCE_S)) from None
+                heard = self.clock()
                 if last_first is not None and readings.first <= last_first:
                     done += 1  # a new round begins
                 last_first = readings.first
@@ -207,8 +220,14 @@ class Tune:
         return lines + trouble
 
 
+def threshold_changes(pairs: tuple[Pair, ...]) -> dict[str, object]:
+    """The configuration's change that keeps ``pairs`` (``[touch] thresholds``), as ``tune --write``
+    and the staff page's tuning write it."""
+    return {"touch.thresholds": [[touch, release] for touch, release in pairs]}
+
+
 def write_thresholds(path: Path, pairs: tuple[Pair, ...]) -> None:
     """Put ``pairs`` in ``path``'s ``[touch] thresholds``, keeping everything else, as a trial:
     the table's next start keeps them if the board works on them, or puts the last good file back."""
-    trial.change(path, {"touch.thresholds": [[touch, release] for touch, release in pairs]}, "tune", ("touch",),
+    trial.change(path, threshold_changes(pairs), "tune", ("touch",),
                  machine=False)  # the thresholds alone change: the rest of the file is the table's as it was

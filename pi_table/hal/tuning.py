@@ -55,6 +55,8 @@ class PadNumbers:
     peak: int | None = None  # the strongest delta since the rest
     out_of_range: bool = False
     over_current: bool = False
+    value: int | None = None  # the filtered reading and its baseline now, which the delta is taken from
+    baseline: int | None = None
 
     @property
     def name(self) -> str:
@@ -128,6 +130,7 @@ class PadTuner:
         self.thresholds = tuple(thresholds)
         self.rounds = 0  # readings frames taken
         self._delta: dict[int, int] = {}
+        self._reading: dict[int, tuple[int, int]] = {}  # (filtered, baseline) now
         self._rest: dict[int, tuple[int, int]] = {}
         self._peak: dict[int, int] = {}
         self._out_of_range: set[int] = set()
@@ -144,6 +147,7 @@ class PadTuner:
                 continue
             delta = baseline - filtered
             self._delta[electrode] = delta
+            self._reading[electrode] = (filtered, baseline)
             (self._out_of_range.add if readings.out_of_range >> offset & 1 else self._out_of_range.discard)(electrode)
             (self._over_current.add if readings.flags & wire.Readings.OVER_CURRENT else
              self._over_current.discard)(electrode)
@@ -165,7 +169,7 @@ class PadTuner:
             low, high = self._rest.get(electrode, (None, None))
             out.append(PadNumbers(electrode, self.pads[electrode], self._delta[electrode], touch, release, low, high,
                                   self._peak.get(electrode), electrode in self._out_of_range,
-                                  electrode in self._over_current))
+                                  electrode in self._over_current, *self._reading[electrode]))
         return tuple(out)
 
 

@@ -36,6 +36,7 @@ from ..engine.actions import MAX_CLUE, ClueNumber
 from ..engine.games import kind_of
 from ..engine.phrase import Phrase, Text
 from ..hal import (
+    AnyModel,
     ButtonEvent,
     Buttons,
     Command,
@@ -53,7 +54,7 @@ from ..hal import (
     TouchSource,
     UiEvent,
 )
-from ..hal.events import not_working
+from ..hal.events import Emit, not_working
 from ..ui.games import lights
 from ..ui.i18n import GAME_TITLES
 from ..ui.leds import LightSettings
@@ -68,6 +69,14 @@ _STOP = object()  # queued by stop_soon(): the loop ends once the events before 
 BUTTON_COMMANDS: dict[str, Command] = {"end_turn": EndTurn(), "new_game": NewGame()}
 DIAL = tuple(range(MAX_CLUE + 1)) + (UNLIMITED,)
 """What the clue-number encoder steps through: 0 to 9, then unlimited."""
+PAUSED = Phrase.of("the game is paused for the self-test or the pads' tuning: stop it on the staff page first")
+
+
+class _Aside(LedStrip, Screen):
+    """Where a paused game's pictures go: nowhere (the self-test or the tuning has the real outputs)."""
+
+    def show(self, shown: LedFrame | AnyModel) -> None:
+        pass
 
 
 def refuse_other_kind(command: NewGame, session: Session) -> None:
@@ -136,6 +145,7 @@ class EventLoop:
         self.notice: Text | None = None  # shown on the screen alone, over the game, until taken away
         self.sound = Announcer()  # hears every moment shown; the daemon and simulators give it a device
         self._events: queue.SimpleQueue = queue.SimpleQueue()
+        self._paused: tuple[Emit, float, LedStrip, Screen] | None = None  # (where events go, since, the outputs)
         self._frame, self._next_change = lights(session.kind)  # a loop plays one kind (refuse_other_kind)
 
     @classmethod
@@ -150,6 +160,7 @@ class EventLoop:
         self.show()
 
     def close(self) -> None:
+        self._outputs_back()
         for device in (self.touch, self.buttons, self.screen):
             device.stop()
         self.leds.close()
@@ -203,7 +214,9 @@ class EventLoop:
     def submit(self, command: Command, public: bool = True) -> Outcome:
         """Apply a command through the session (journalled); a refusal changes nothing and
         its reason becomes the message the screen shows, unless it is not ``public`` (a phone's
-        refusal, which goes back to that phone alone)."""
+        refusal, which goes back to that phone alone). A paused game takes none."""
+        if self._paused is not None:
+            return self.refuse(command, PAUSED, public=False)
         try:
             if isinstance(command, NewGame):
                 refuse_other_kind(command, self.session)
@@ -233,8 +246,41 @@ class EventLoop:
             self.faults[event.device] = event.detail or not_working(event.device)
 
     def post(self, event: Event) -> None:
-        """Queue an event for the loop, stamped with when it came; safe from any thread."""
+        """Queue an event for the loop, stamped with when it came; safe from any thread. While the
+        game is paused, every event but a device's health goes where ``pause`` said instead."""
+        paused = self._paused
+        if paused is not None and not isinstance(event, HealthEvent):
+            paused[0](event)
+            return
         self._events.put((self.clock(), event))
+
+    @property
+    def paused(self) -> bool:
+        return self._paused is not None
+
+    def pause(self, to: Emit) -> None:
+        """Set the game aside, in the loop's thread, for the staff's self-test or pads' tuning: the
+        devices' events go ``to`` them, the game shows nothing, nothing falls due and it takes no
+        command; its journal is untouched. ``resume`` gives it all back as it was."""
+        if self._paused is None:
+            self._paused = (to, self.clock(), self.leds, self.screen)
+            self.leds = self.screen = _Aside()
+
+    def resume(self) -> None:
+        """The game where it was, in the loop's thread: its outputs back, its turn timer's time
+        as it stood when paused (harmless when not paused)."""
+        since = self._outputs_back()
+        if since is not None:
+            self.timer.started_at += self.clock() - since
+            self.show()
+
+    def _outputs_back(self) -> float | None:
+        """The real outputs back from a pause; when it began (None: there was none)."""
+        if self._paused is None:
+            return None
+        _, since, self.leds, self.screen = self._paused
+        self._paused = None
+        return since
 
     def run_pending(self) -> list[Outcome]:
         """Handle every queued event and whatever is due now, in the calling thread."""
@@ -248,8 +294,9 @@ class EventLoop:
                 self._run_call(event)
             elif event is not _STOP:
                 came, posted = event
-                outcomes += self._take(came, posted, self.next_due())
-        outcomes.append(self.tick())
+                outcomes += self._take(came, posted, None if self.paused else self.next_due())
+        if not self.paused:
+            outcomes.append(self.tick())
         return [outcome for outcome in outcomes if outcome is not None]
 
     def call(self, fn: Callable[[], T], timeout: float = 5.0) -> T:
@@ -273,7 +320,7 @@ class EventLoop:
         while not stop.is_set():
             if alive is not None:
                 alive()
-            due = self.next_due()
+            due = None if self.paused else self.next_due()
             wait = poll_s if due is None else min(poll_s, max(0.0, due - self.clock()))
             try:
                 event = self._events.get(timeout=wait)
@@ -291,7 +338,14 @@ class EventLoop:
 
     def _take(self, came: float, event: Event, due: float | None) -> list[Outcome | None]:
         """Handle a posted event, after what fell ``due`` before it came: a loop woken late (a
-        busy night) finds a touch's release queued, and a hold completed before it is a guess."""
+        busy night) finds a touch's release queued, and a hold completed before it is a guess.
+        One queued before a pause goes where the pause sends the others (a device's health: noted)."""
+        if self._paused is not None:
+            if isinstance(event, HealthEvent):
+                self.note_health(event)
+            else:
+                self._paused[0](event)
+            return []
         first = self.tick() if due is not None and came >= due else None
         return [first, self.handle(event, came)]
 

@@ -44,6 +44,10 @@ KINDS: dict[str, Looks] = {
 SHOWN = {looks.model: kind for kind, looks in KINDS.items()}
 """The kind each class of model shows."""
 
+CHECKS = "tune:TunePainter"
+"""What draws a check the staff run on a running table instead of its game (the self-test's
+checklist, the pads' numbers: ``SelfTestModel`` and its ``TuneModel``)."""
+
 
 def _named(where: str) -> Any:
     module, name = where.split(":")
@@ -54,6 +58,12 @@ def _named(where: str) -> Any:
 def screen_painter(kind: str) -> Any:
     """The class of the painter that draws ``kind``'s screen, imported now."""
     return _named(KINDS[kind].screen)
+
+
+@cache
+def check_painter() -> Any:
+    """The class of the painter of the checks, imported now."""
+    return _named(CHECKS)
 
 
 @cache

@@ -24,7 +24,7 @@ from ..engine import CELLS, CLUE, COVER, GRID, GUESS, OVER, PLACE, UNLIMITED, Cl
 from ..engine.keys import ASSASSIN, BYSTANDER, NO_CARD
 from ..engine.phrase import N_
 from ..engine.views import MAD_ARMED_AT, TableView
-from ..hal import CodexModel, Command, NewGame, ScreenModel
+from ..hal import CodexModel, Command, NewGame, ScreenModel, SelfTestModel
 from .canvas import (
     AMBER,
     BACKGROUND,
@@ -47,7 +47,7 @@ from .canvas import (
     mix,
     qr_image,
 )
-from .games import SHOWN, screen_painter
+from .games import SHOWN, check_painter, screen_painter
 from .i18n import TeamWord, say
 from .mounting import ScreenSettings
 
@@ -550,9 +550,18 @@ class ScreenPainter:
         self.painters: dict[str, Any] = {}
         self.current: Any = None
         self.frame = Frame((), (), ())
+        self.lang = "en"  # the last game's
 
-    def draw(self, surface: pygame.Surface, model: ScreenModel | CodexModel, now: float,
+    def draw(self, surface: pygame.Surface, model: ScreenModel | CodexModel | SelfTestModel, now: float,
              since: float | None = None) -> Frame:
+        if isinstance(model, SelfTestModel):  # a check from the staff page: the game waits, paused
+            if "check" not in self.painters:
+                self.painters["check"] = check_painter()(self.settings, self.lang)
+            self.current = self.painters["check"]
+            self.current.draw(surface, model, now, since)
+            self.frame = Frame((), (), ())
+            return self.frame
+        self.lang = model.lang  # the checks' legend speaks the table's language
         kind = SHOWN[type(model)]
         if kind not in self.painters:
             self.painters[kind] = screen_painter(kind)(self.settings)

@@ -21,10 +21,11 @@ from ..host import Readings
 from ..release.bundle import MAX_BUNDLE
 from ..ui.i18n import say, translation
 from .auth import Recovery, Session, Why
-from .staff import DEVICES, LOG_LINES, MIN_PIN, REFUSALS, StaffPage, advised, bad, language, refused, set_pin
+from .staff import DEVICES, MIN_PIN, REFUSALS, StaffPage, advised, bad, language, refused, set_pin
 
 log = logging.getLogger("pi_table.web.staff")
 
+LOG_LINES = 200  # the log's lines a page shows at most (log.txt has all the service keeps)
 DISK_LOW_MB = 200.0  # free on the journal's disk: a few hundred games, and room for the nightly backups
 HOT_C = 80.0  # the Pi's firmware starts to slow the CPU down from 80 °C
 MEMORY_LOW_MB = 50.0
@@ -112,12 +113,15 @@ TEXTS: tuple[str, ...] = (
     N_("Download"),
     N_("Download a backup"),
     N_("Forgot the PIN?"),
+    N_("Hands off the table: measuring each pad at rest."),
     N_("Health"),
     N_("Hold END TURN and NEW GAME while the table starts (switch it off and on, or restart the service): "
        "the spymaster screen shows a code for 10 minutes."),
     N_("Install a release bundle"),
     N_("Install the update? The table restarts on it, and goes back by itself if it is not healthy."),
     N_("Install {version}"),
+    N_("Keep the suggested thresholds"),
+    N_("Keep these thresholds? The table restarts to try them, and goes back by itself if it is not healthy."),
     N_("Log"),
     N_("Look for an update"),
     N_("Memory free"),
@@ -136,24 +140,38 @@ TEXTS: tuple[str, ...] = (
     N_("Restored: the table restarts to try it and resumes its game."),
     N_("Restoring it replaces:"),
     N_("Search the log"),
+    N_("Self-test and pads"),
+    N_("Self-test failed."),
+    N_("Self-test passed."),
     N_("Service up"),
     N_("Set the new PIN"),
     N_("Show"),
     N_("Shut down"),
     N_("Shut the computer down? Someone must switch it on again at the table."),
     N_("Staff PIN"),
+    N_("Start the self-test"),
+    N_("Still to do: {steps}"),
+    N_("Stop and resume the game"),
+    N_("The LEDs light one cell after another: watch each one."),
     N_("The PIN is changed: every other phone logs in again with the new one."),
     N_("The computer is restarting…"),
     N_("The computer is shutting down…"),
+    N_("The self-test and the tuning pause the game; it resumes where it was when they end."),
     N_("The update is installing: the table restarts on it in a few minutes."),
     N_("This page's address: "),
+    N_("Thresholds written: the table restarts to try them."),
+    N_("Touch each card once, press each button, tap the screen."),
+    N_("Tune the pads"),
     N_("Version"),
     N_("Version {version} runs"),
     N_("before it: {version}"),
+    N_("card {cell}: not yet"),
+    N_("card {cell}: touched"),
     N_("errors only"),
     N_("everything"),
     N_("no reading"),
     N_("ok"),
+    N_("suggested {touch}/{release}"),
     N_("the two new PINs differ"),
     N_("under-voltage now"),
     N_("under-voltage since the start"),
@@ -161,6 +179,7 @@ TEXTS: tuple[str, ...] = (
     N_("{days} d {hours} h"),
     N_("{hours} h {minutes} min"),
     N_("{minutes} min"),
+    N_("{name}: {delta} (touch {touch}, release {release})"),
 )
 """The console's words on the page (console.js looks each up by its English text)."""
 
@@ -168,7 +187,8 @@ TEXTS: tuple[str, ...] = (
 class Console:
     """The console's routes under ``/staff/api/``, behind the staff page's checks (``page.api``):
     ``GET health``, ``GET log`` (``?level=info|warning|error&q=WORDS``), ``GET log.txt``,
-    ``POST pin`` (``{"old", "new"}``) and ``POST power`` (``{"act": "reboot" | "poweroff"}``)."""
+    ``POST pin`` (``{"old", "new"}``), ``POST power`` (``{"act": "reboot" | "poweroff"}``), and
+    ``GET``/``POST selftest`` and ``tune`` (``{"act": "start" | "stop"}``, the tuning's ``"write"`` too)."""
 
     texts = TEXTS
 
@@ -189,6 +209,10 @@ class Console:
             web.post("/staff/api/restore", api(self._restore)),
             web.get("/staff/api/update", api(self._releases)),
             web.post("/staff/api/update", api(self._update)),
+            web.get("/staff/api/selftest", api(self._selftest)),
+            web.post("/staff/api/selftest", api(self._selftest_act)),
+            web.get("/staff/api/tune", api(self._tuning)),
+            web.post("/staff/api/tune", api(self._tune_act)),
         ])
 
     async def _health(self, request: web.Request, session: Session) -> web.Response:
@@ -333,6 +357,57 @@ class Console:
         log.warning("staff page: an update from the %s asked from %s", source, request.remote)
         return web.json_response({"ok": True}, status=202)
 
+    async def _selftest(self, request: web.Request, session: Session) -> web.Response:
+        return web.json_response(await asyncio.to_thread(self.page.desk.selftest, language(request)))
+
+    async def _selftest_act(self, request: web.Request, session: Session) -> web.StreamResponse:
+        """``{"act": "start"}``: the game paused, the LED walk, then a touch on each card and
+        button; ``{"act": "stop"}``: the game back where it was (so does the test's end)."""
+        act = await self._act(request, SELFTEST_ACTS)
+        if isinstance(act, web.Response):
+            return act
+        desk, lang = self.page.desk, language(request)
+        problem = await asyncio.to_thread(desk.start_selftest if act == "start" else desk.stop_checkup)
+        if problem is not None:
+            return web.json_response({"ok": False, "error": say(problem, lang)}, status=409)
+        log.info("staff page: self-test %s from %s", act, request.remote)
+        return web.json_response({"ok": True, **await asyncio.to_thread(desk.selftest, lang)})
+
+    async def _tuning(self, request: web.Request, session: Session) -> web.Response:
+        return web.json_response(await asyncio.to_thread(self.page.desk.tuning, language(request)))
+
+    async def _tune_act(self, request: web.Request, session: Session) -> web.StreamResponse:
+        """``{"act": "start"}`` (the game paused, the pads' readings streamed), ``"stop"``, or
+        ``"write"``: the suggested thresholds into the configuration as a trial, and a restart
+        that keeps them only if the table comes back healthy. Without a board: a note, not a fault."""
+        act = await self._act(request, TUNE_ACTS)
+        if isinstance(act, web.Response):
+            return act
+        desk, lang = self.page.desk, language(request)
+        state = await asyncio.to_thread(desk.tuning, lang)
+        if act == "start" and not state["board"]:
+            return web.json_response({"ok": True, **state})
+        if act == "write":
+            problems = await asyncio.to_thread(desk.write_thresholds)
+            if problems:
+                return web.json_response({"ok": False, "error": "\n".join(say(each, lang) for each in problems)},
+                                         status=409)
+            log.info("staff page: the pads' thresholds written from %s: restarting to try them", request.remote)
+            return await self.page.then_restart(request, {"ok": True, "restarting": True})
+        problem = await asyncio.to_thread(desk.start_tune if act == "start" else desk.stop_checkup)
+        if problem is not None:
+            return web.json_response({"ok": False, "error": say(problem, lang)}, status=409)
+        log.info("staff page: the pads' tuning %s from %s", act, request.remote)
+        return web.json_response({"ok": True, **await asyncio.to_thread(desk.tuning, lang)})
+
+    async def _act(self, request: web.Request, acts: tuple[str, ...]) -> str | web.Response:
+        """The body's ``act``, one of ``acts``; else the 400 that says which are."""
+        body = await self.page.read_json(request)
+        act = body.get("act") if isinstance(body, dict) else None
+        if act not in acts:
+            return bad("expected " + " or ".join(f'{{"act": "{each}"}}' for each in acts))
+        return act
+
     async def _upload(self, request: web.Request, most: int) -> bytes:
         """The request's body, a file from the phone, at most ``most`` bytes (413 past it)."""
         if request.content_length is not None and request.content_length > most:
@@ -349,6 +424,8 @@ class Console:
 UPLOAD_MOST = 64 << 20  # a backup, packed: no more than it may hold unpacked (the daemon's backup.MOST_BYTES)
 UPLOAD_S = 300.0  # a phone on a slow Wi-Fi sends 200 MB in this long at 5 Mbit/s
 POWER_ACTS = ("reboot", "poweroff")
+SELFTEST_ACTS = ("start", "stop")
+TUNE_ACTS = ("start", "stop", "write")
 WRONG_CODE = N_("wrong or expired code: hold both buttons while the table starts for a new one")
 
 

@@ -50,7 +50,6 @@ ATTEMPTS_PER_ADDRESS = 5  # logins from one address (or one known phone) a minut
 ATTEMPTS_OVERALL = 20  # logins from everywhere a minute: many phones cannot guess faster
 MAX_BODY = 64 * 1024  # a configuration change: a few keys, a map of LEDs at most
 BODY_TIMEOUT_S = 10.0  # a request's body, from the end of its headers (the login's too: anyone may send one)
-LOG_LINES = 200
 STATIC = {"staff.js": "application/javascript", "console.js": "application/javascript", "staff.css": "text/css"}
 LIVE = ("game.language", "leds.brightness", "sound.volume", "timer.length_s")
 """The keys the table applies while it runs: the rest of a change waits for a restart."""
@@ -134,6 +133,27 @@ class Desk(Protocol):
     def restart(self) -> float:
         """Restart the service (systemd starts it again); the game resumes from the journal. The
         seconds until it does: one asked soon after several others waits its turn."""
+
+    def start_selftest(self) -> Text | None:
+        """Pause the game and start the self-test (the LED walk, then a touch on each card and
+        button); None, or why not."""
+
+    def start_tune(self) -> Text | None:
+        """Pause the game and stream the pads' readings; None, or why not (no board: a note, not a fault)."""
+
+    def stop_checkup(self) -> None:
+        """End the self-test or the tuning under way: the game resumes where it was."""
+
+    def selftest(self, lang: str) -> dict:
+        """``{"running", "busy", "test": {"stage", "passed", "failures", "pads": [{cell, touched}],
+        "checks": [{what, done}], "todo"} or None}``, its words in ``lang``."""
+
+    def tuning(self, lang: str) -> dict:
+        """``{"running", "busy", "board", "note", "problem", "message", "pads": [{electrode, cell, name,
+        value, baseline, delta, touch, release, peak, noise, suggested, verdict, advice}]}``."""
+
+    def write_thresholds(self) -> list[Phrase]:
+        """The last tuning's suggestions written as a trial, as ``change_settings``; [] or why not."""
 
 
 # --- the PIN ------------------------------------------------------------------------------

@@ -76,7 +76,7 @@ async function start() {
 }
 
 async function refresh() {
-  await Promise.all([loadTable(), loadHistory(), loadConfig(), loadHealth(), loadLog(), loadReleases()]);  // the last three: console.js
+  await Promise.all([loadTable(), loadHistory(), loadConfig(), loadHealth(), loadLog(), loadReleases(), loadBench()]);  // the last four: console.js
 }
 
 // -- the table ----------------------------------------------------------------------------
