@@ -33,6 +33,8 @@ import subprocess
 import sys
 import tempfile
 import time
+import urllib.error
+import urllib.request
 from pathlib import Path
 
 import pytest
@@ -455,6 +457,64 @@ def test_a_staff_change_the_table_cannot_live_with_is_rolled_back_under_systemd(
         squatter.close()
 
 
+def upload(staff: Staff, path: str, data: bytes) -> tuple[int, dict]:
+    """A file from the phone as the request's body, as the staff page's console.js sends it."""
+    cookie = "; ".join(f"{c.name}={c.value}" for c in staff.cookies)
+    request = urllib.request.Request(f"http://127.0.0.1:{PORT}{path}", data=data, method="POST", headers={
+        "X-Staff-Token": staff.csrf or "", "Cookie": cookie, "Content-Type": "application/gzip"})
+    try:
+        with urllib.request.urlopen(request, timeout=30) as answer:
+            return answer.status, json.loads(answer.read())
+    except urllib.error.HTTPError as e:
+        return e.code, json.loads(e.read())
+
+
+def test_a_restore_from_the_staff_page_is_kept_when_healthy_and_rolled_back_when_not(container):
+    """Under the real systemd: a backup downloaded from the page, a setting changed since, the
+    backup restored from the page: the table restarts on it, is healthy, keeps it. Then a backup
+    whose phones' port another program holds by then: the table cannot open its pages on it, puts
+    the last good state back by itself, and the page says so."""
+    before = container.active()
+    staff = staff_phone(container)
+    config = container.merged / SERVICE_CONFIG.lstrip("/")
+    request = urllib.request.Request(f"http://127.0.0.1:{PORT}/staff/api/backup", headers={"X-Staff-Token": staff.csrf})
+    with staff.opener.open(request, timeout=30) as answer:
+        good = answer.read()
+    # applied at once, without a restart: the staff get three restarts in two minutes (the unit's
+    # start limit), and the restores below take them all, the rollback's included
+    assert staff.call("POST", "/staff/api/config", {"changes": {"timer.length_s": 95}})[0] == 200
+    assert "length_s = 95" in config.read_text()
+    status, answer = upload(staff, "/staff/api/restore?check", good)
+    assert status == 200 and any("timer.length_s" in each for each in answer["replaces"])
+    assert upload(staff, "/staff/api/restore", good) == (200, {"ok": True, "restarting": True})
+    restarts = int(before["NRestarts"]) + 1
+    container.active(restarts=restarts)
+    staff = container.wait_for(lambda: _logged_in(Staff(f"http://127.0.0.1:{PORT}")), "the staff page", 30)
+    backups = container.merged / "var/lib/pi-table/backups"
+    container.wait_for(lambda: not (backups / "restore.trial").exists(), "the restore kept", 60)
+    assert "length_s = 95" not in config.read_text()
+
+    port = free_port()  # a backup of this table on another port, which a program takes before the restart
+    container.run(f"sed 's/^port = {PORT}$/port = {port}/' {SERVICE_CONFIG} > /var/tmp/moved.toml && "
+                  "/opt/pi-table/venv/bin/python -c 'from pathlib import Path; from pi_table.config import load_config; "
+                  "from pi_table.daemon import backup; "
+                  "Path(\"/var/tmp/moved.tar.gz\").write_bytes(backup.make(load_config(Path(\"/var/tmp/moved.toml\"))))'")
+    moved = (container.merged / "var/tmp/moved.tar.gz").read_bytes()
+    assert upload(staff, "/staff/api/restore", moved) == (200, {"ok": True, "restarting": True})  # the port is free now
+    squatter = socket.socket()
+    squatter.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    squatter.bind(("0.0.0.0", port))  # and taken before the restart (systemd's RestartSec=2)
+    squatter.listen()
+    try:
+        container.active(restarts=restarts + 2)  # the restore's restart, then the rollback's
+        staff = container.wait_for(lambda: _logged_in(Staff(f"http://127.0.0.1:{PORT}")), "the staff page", 60)
+        status, found = staff.call("GET", "/staff/api/update")
+        assert status == 200 and found["restore"]["rolled_back"] is not None
+        assert f"port = {PORT}" in config.read_text()
+    finally:
+        squatter.close()
+
+
 def test_a_table_killed_before_it_is_healthy_on_a_change_starts_again_on_the_last_good_file(container):
     """As ``pi-table tune --write`` leaves a change (the touch board worked, and must work again):
     the table started on it is killed before it is healthy (here no board ever answers); systemd
@@ -551,7 +611,7 @@ def test_an_update_from_a_bundle_is_installed_beside_the_running_release(contain
     assert before.startswith("0.1.0-") and running_version(container) == "0.1.0"
     since = ask(container, "update", from_="bundle", bundle=offer(container, bundle_of(tmp_path, "0.1.1")))
     last = helper_done(container, since)
-    assert last["outcome"] == "done", last
+    assert last["outcome"] == "done", json.dumps(last)  # whole: why it was rolled back
     assert linked(container, "current").startswith("0.1.1-") and linked(container, "previous") == before
     assert running_version(container) == "0.1.1"
     assert not (container.merged / HOME.lstrip("/") / "trial.json").exists()
