@@ -334,3 +334,25 @@ def test_the_upload_cap_is_the_backups_own():
     from pi_table.web.console import UPLOAD_MOST
 
     assert UPLOAD_MOST == MOST_BYTES
+
+
+def test_the_brokers_password_is_never_shown_and_kept_when_sent_back_hidden():
+    """The settings form shows the fleet's broker URL with its password hidden; saved back as it
+    was shown, the password kept is the one written; typed anew, the new one is."""
+    from types import SimpleNamespace
+
+    from pi_table.config import defaults
+    from pi_table.config.settings import HIDDEN
+    from pi_table.daemon.staff_desk import StaffDesk
+
+    written = []
+    values = {**defaults(), "fleet.broker": "mqtt://table:s3cret%21@broker.local:1883"}
+    daemon = SimpleNamespace(config=SimpleNamespace(values=values, source=None),
+                             restarts=SimpleNamespace(change=lambda changes, proven: written.append(changes) or []))
+    desk = StaffDesk(daemon)
+    [shown] = [option["value"] for option in desk.settings()["options"] if option["key"] == "fleet.broker"]
+    assert shown == f"mqtt://table:{HIDDEN}@broker.local:1883" and "s3cret" not in str(desk.settings())
+    desk.change_settings({"fleet.broker": shown.replace("1883", "1884"), "timer.length_s": 60})
+    desk.change_settings({"fleet.broker": "mqtt://table:new@broker.local:1883"})
+    assert written == [{"fleet.broker": "mqtt://table:s3cret%21@broker.local:1884", "timer.length_s": 60},
+                       {"fleet.broker": "mqtt://table:new@broker.local:1883"}]

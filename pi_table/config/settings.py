@@ -430,6 +430,30 @@ def _fleet(v: Values) -> FleetConfig:
     return found
 
 
+HIDDEN = "********"
+"""A broker URL's password as a page shows it (``hide_password``); sent back unchanged, it stands
+for the password kept (``keep_password``)."""
+
+
+def hide_password(url: str) -> str:
+    """``url`` with its password, if it has one, as ``HIDDEN``."""
+    parts = urllib.parse.urlsplit(url)
+    users, at, host = parts.netloc.rpartition("@")
+    user, colon, _ = users.partition(":")
+    return urllib.parse.urlunsplit(parts._replace(netloc=f"{user}:{HIDDEN}@{host}")) if at and colon else url
+
+
+def keep_password(url: str, kept: str) -> str:
+    """``url`` as a page sent it back: a password still ``HIDDEN`` is the one ``kept`` has."""
+    parts = urllib.parse.urlsplit(url)
+    users, at, host = parts.netloc.rpartition("@")
+    user, colon, password = users.partition(":")
+    if not (at and colon and password == HIDDEN):
+        return url
+    old = urllib.parse.urlsplit(kept).netloc.rpartition("@")[0].partition(":")[2]
+    return urllib.parse.urlunsplit(parts._replace(netloc=f"{user}:{old}@{host}"))
+
+
 def broker(url: str, table_id: str = "", password_file: str = "", ca: str = "", cert: str = "",
            key: str = "") -> FleetConfig:
     """A broker's URL taken apart (``pi-table fleet --broker`` too); ValueError naming what

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Protocol
 from .. import host
 from ..config import OPTIONS
 from ..config.schema import GROUPS, form_field
+from ..config.settings import hide_password, keep_password
 from ..engine import InvalidRules
 from ..engine.games import NAMES
 from ..engine.phrase import Phrase, Text
@@ -29,6 +30,9 @@ if TYPE_CHECKING:
     from ..web import Companion
     from .checkup import Checkup
     from .restarts import Restarts
+
+
+BROKER = "fleet.broker"
 
 
 class RecentLines(logging.Handler):
@@ -107,10 +111,14 @@ class StaffDesk:
 
     def settings(self) -> dict:
         config = self.daemon.config
+        shown = {**config.values, BROKER: hide_password(str(config.values[BROKER]))}  # a staff phone never holds it
         return {"file": None if config.source is None else str(config.source), "groups": GROUPS,
-                "options": [form_field(option, config.values[option.key]) for option in OPTIONS]}
+                "options": [form_field(option, shown[option.key]) for option in OPTIONS]}
 
     def change_settings(self, changes: dict[str, object]) -> list[Phrase]:
+        sent = changes.get(BROKER)
+        if isinstance(sent, str):  # sent back as the page showed it: the password kept
+            changes = {**changes, BROKER: keep_password(sent, str(self.daemon.config.values[BROKER]))}
         return self.daemon.restarts.change(changes, proven=False)
 
     def change_at_hand(self, key: str, value: object) -> list[Phrase]:
