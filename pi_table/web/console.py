@@ -187,8 +187,10 @@ TEXTS: tuple[str, ...] = (
 class Console:
     """The console's routes under ``/staff/api/``, behind the staff page's checks (``page.api``):
     ``GET health``, ``GET log`` (``?level=info|warning|error&q=WORDS``), ``GET log.txt``,
-    ``POST pin`` (``{"old", "new"}``), ``POST power`` (``{"act": "reboot" | "poweroff"}``), and
-    ``GET``/``POST selftest`` and ``tune`` (``{"act": "start" | "stop"}``, the tuning's ``"write"`` too)."""
+    ``POST pin`` (``{"old", "new"}``), ``POST power`` (``{"act": "reboot" | "poweroff"}``),
+    ``GET backup``, ``POST restore`` (``?check``), ``GET``/``POST update``, and ``GET``/``POST
+    selftest`` and ``tune`` (``{"act": "start" | "stop"}``, the tuning's ``"write"`` too); and, with
+    no session, ``POST /staff/recover`` (``{"code", "pin"}``). docs/console.md is the contract."""
 
     texts = TEXTS
 
