@@ -19,7 +19,6 @@ from ..engine import InvalidRules
 from ..engine.games import NAMES
 from ..engine.phrase import Phrase, Text
 from ..files import write_private
-from ..release.requests import BUNDLE_NAME, SPOOL
 from ..table import history
 from . import backup, logs
 from .restarts import trial_state
@@ -73,9 +72,11 @@ class StaffDesk:
     """What the staff page may do to this table (``pi_table.web.staff.Desk``): its control
     commands, the journal's history, the configuration's checker, and the log."""
 
-    def __init__(self, daemon: Table, spool: Path = SPOOL) -> None:
+    def __init__(self, daemon: Table, spool: Path | None = None) -> None:
+        from ..release.requests import SPOOL  # made with the phones' pages, after READY: not at the start
+
         self.daemon = daemon
-        self.spool = spool  # where the root helper takes its requests (and an uploaded bundle)
+        self.spool = spool or SPOOL  # where the root helper takes its requests (and an uploaded bundle)
 
     def language(self) -> str:
         return self.daemon.config.language
@@ -169,6 +170,7 @@ class StaffDesk:
     def update(self, source: str, bundle: str | None, data: bytes | None) -> Text | None:
         from ..release import ReleaseError, ask
         from ..release.bundle import peek
+        from ..release.requests import BUNDLE_NAME
 
         try:
             if data is not None and bundle is not None:  # an upload from the phone: kept in the spool, then asked
