@@ -134,10 +134,14 @@ class StaffDesk:
                 "address": None if companion is None else companion.base_url}
 
     def power(self, act: str) -> Text | None:
-        from ..release import ReleaseError, ask  # the staff's power buttons only
+        return self._ask(act)
+
+    def _ask(self, act: str, **args: str) -> Text | None:
+        """Leave ``act`` for the root helper (``release.ask``); None, or why it could not be asked."""
+        from ..release import ReleaseError, ask  # the staff's power and update buttons only
 
         try:
-            ask(act, spool=self.spool)
+            ask(act, spool=self.spool, **args)
         except ReleaseError as e:
             return Phrase.of(e.why["template"], **e.why["fields"])
         except OSError as e:
@@ -168,28 +172,26 @@ class StaffDesk:
         return {**found, "offered": offers, "restore": trial_state(backup.trial_path(self.daemon.config), lang)}
 
     def update(self, source: str, bundle: str | None, data: bytes | None) -> Text | None:
-        from ..release import ReleaseError, ask
-        from ..release.bundle import peek
-        from ..release.requests import BUNDLE_NAME
+        asked = {"from_": source} if bundle is None else {"from_": source, "bundle": bundle}
+        if data is not None and bundle is not None:  # an upload from the phone: kept in the spool, then asked
+            from ..release import ReleaseError
+            from ..release.bundle import peek
+            from ..release.requests import check
 
-        try:
-            if data is not None and bundle is not None:  # an upload from the phone: kept in the spool, then asked
-                if not BUNDLE_NAME.fullmatch(bundle):
-                    return Phrase.of("the bundle is named by a file name in the spool folder ending .tar.gz")
+            try:  # the request's own check, before a byte of the upload is written under its name
+                check({"act": "update", "from": source, "bundle": bundle})
                 path = self.spool / bundle
                 self.spool.mkdir(mode=0o700, parents=True, exist_ok=True)
                 write_private(path, data)
-                if peek(path) is None:
-                    path.unlink()
-                    return Phrase.of("{name} is no pi-table bundle: expected a file pi-table bundle made", name=bundle)
-            asked = {"from_": source} if bundle is None else {"from_": source, "bundle": bundle}
-            ask("update", spool=self.spool, **asked)
-        except ReleaseError as e:
-            return Phrase.of(e.why["template"], **e.why["fields"])
-        except OSError as e:
-            return Phrase.of("the computer's helper cannot be asked ({error}): is pi-table-helper.path installed? "
-                             "(systemd/install.sh installs it)", error=e.strerror or str(e))
-        return None
+            except ReleaseError as e:
+                return Phrase.of(e.why["template"], **e.why["fields"])
+            except OSError as e:
+                return Phrase.of("the update cannot be kept in {folder} ({error})", folder=str(self.spool),
+                                 error=e.strerror or str(e))
+            if peek(path) is None:
+                path.unlink()
+                return Phrase.of("{name} is no pi-table bundle: expected a file pi-table bundle made", name=bundle)
+        return self._ask("update", **asked)
 
     def restart(self) -> float:
         return self.daemon.restart()
