@@ -8,7 +8,7 @@ import argparse
 import os
 import sys
 
-from . import backup, bench, board, control, fleet, play, release, service
+from .. import codecache
 from .output import EXIT_CONFIG, EXIT_PIPE
 from .tables import Unconfigured
 
@@ -30,6 +30,8 @@ def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="pi-table", description="A Codenames-family game table on a Raspberry Pi.")
     parser.add_argument("--version", action=_Version, help="print the installed version and exit")
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    from . import backup, bench, board, control, fleet, play, release, service  # after codecache.install()
+
     for group in (play, service, control, board, fleet, backup, release, bench):  # the order --help lists them in
         group.add_commands(commands)
     return parser
@@ -39,6 +41,7 @@ def main(argv: list[str] | None = None) -> int:
     # pygame greets on stdout when first imported (by the self-test's, tune's and the simulators'
     # painters, before any device opens): no command of the table's wants that English line
     os.environ.setdefault("PYGAME_HIDE_SUPPORT_PROMPT", "1")
+    codecache.install()
     try:
         parser = build_parser()
         args = parser.parse_args(argv)

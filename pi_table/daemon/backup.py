@@ -27,8 +27,6 @@ speaks. The backups folder is beside the journal (``folder``), never in it.
 
 from __future__ import annotations
 
-import datetime
-import hashlib
 import io
 import json
 import logging
@@ -54,6 +52,7 @@ from ..files import PRIVATE_DIR, TooBig, read_file, replace_file, write_private
 from ..ui.i18n import say
 
 if TYPE_CHECKING:
+    import datetime
     import tarfile
     from contextlib import AbstractContextManager
 
@@ -131,6 +130,8 @@ def folder(config: Config) -> Path:
 def make(config: Config, now: float | None = None) -> bytes:
     """This table as a backup; BadBackup when it would be bigger than ``MOST_BYTES``, OSError
     when its files cannot be read (the journal is the service's alone: root or the service)."""
+    import hashlib  # making or reading a backup only
+
     files = _gather(config)
     size = sum(len(data) for data in files.values())
     if size > MOST_BYTES:
@@ -238,6 +239,7 @@ def check(data: bytes, config: Config, running: Running | None = None) -> Conten
 def read(data: bytes) -> tuple[dict, dict[str, bytes]]:
     """A backup's manifest and files, each file checked against the manifest; BadBackup saying
     what is wrong. Unpacked no further than ``MOST_BYTES`` (and ``MOST_RATIO`` times its size)."""
+    import hashlib
     import tarfile
 
     unpacked = _unpacked(data)
@@ -576,6 +578,8 @@ class Nightly:
 
     def due(self) -> bool:
         """Whether no backup was made since the last quiet hour."""
+        import datetime  # the nightly thread's, not the table's start
+
         now = datetime.datetime.fromtimestamp(self.clock())
         quiet = now.replace(hour=QUIET_HOUR, minute=0, second=0, microsecond=0)
         if now < quiet:
@@ -638,6 +642,8 @@ def prune(where: Path, keep: int, most: int) -> list[Path]:
 
 
 def _made(path: Path) -> datetime.datetime:
+    import datetime
+
     match = NIGHTLY.fullmatch(path.name)
     assert match is not None  # kept() lists only these
     return datetime.datetime.strptime(match.group(1), "%Y%m%d-%H%M%S")

@@ -17,16 +17,15 @@ from typing import TYPE_CHECKING, Protocol
 
 from ..drivers.touchboard import TouchBoardSource
 from ..engine.phrase import Phrase
-from ..hal.tuning import table_pads, tuned
 from ..ui.i18n import say, translation
-from .selftest import SelfTest
-from .tune import Tune, TuneError, threshold_changes
 
-if TYPE_CHECKING:
+if TYPE_CHECKING:  # the checks themselves load when the staff start one, not at the table's start
     from ..config import Config
     from ..table.loop import EventLoop
     from .devices import Devices
     from .restarts import Restarts
+    from .selftest import SelfTest
+    from .tune import Tune
 
 log = logging.getLogger("pi_table.daemon")
 CHECKLIST_S = 300.0  # as long as ``pi-table selftest`` waits for every check
@@ -73,6 +72,8 @@ class Checkup:
 
     def start_selftest(self) -> Phrase | None:
         """The LED walk and the checklist, the game paused; why not, or None once started."""
+        from .selftest import SelfTest
+
         daemon = self.daemon
         with self.lock:
             if self.running is not None:
@@ -86,6 +87,9 @@ class Checkup:
 
     def start_tune(self) -> Phrase | None:
         """The pads' readings streamed, the game paused (a touch goes to no game); why not, or None."""
+        from ..hal.tuning import table_pads
+        from .tune import Tune
+
         board = self.board
         with self.lock:
             if self.running is not None:
@@ -114,6 +118,8 @@ class Checkup:
         return None
 
     def _run(self, work: Callable[[], object]) -> None:
+        from .tune import TuneError  # loaded by the start of the check that runs
+
         try:
             work()
         except TuneError as e:  # the board stopped streaming: said on the page
@@ -160,6 +166,9 @@ class Checkup:
     def write(self) -> list[Phrase]:
         """The last tuning's suggestions into the configuration as a trial (the restart that
         follows keeps them only if the table comes back healthy); the problems, or []."""
+        from ..hal.tuning import tuned
+        from .tune import threshold_changes
+
         tune = self.tune
         numbers = () if tune is None else tune.tuner.numbers()
         if tune is None or not any(pad.suggested for pad in numbers):

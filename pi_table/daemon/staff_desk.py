@@ -11,7 +11,6 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
 
-from .. import host
 from ..config import OPTIONS
 from ..config.schema import GROUPS, form_field
 from ..config.settings import hide_password, keep_password
@@ -129,6 +128,8 @@ class StaffDesk:
         return list(self.daemon.recent_log.records)
 
     def machine(self) -> dict:
+        from .. import host  # the page's health view, not the table's start
+
         companion = self.daemon.companion
         return {"readings": host.read(self.daemon.config.paths.journal_dir),
                 "address": None if companion is None else companion.base_url}

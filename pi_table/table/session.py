@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import json
 import logging
+import os
 import random
-import secrets
 import time
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
@@ -52,7 +52,7 @@ log = logging.getLogger("pi_table.journal")
 
 def random_source(seed: int | None = None) -> random.Random:
     """The OS's secure random source, or a reproducible one from ``seed`` (tests, scripts)."""
-    return secrets.SystemRandom() if seed is None else random.Random(seed)
+    return random.SystemRandom() if seed is None else random.Random(seed)
 
 
 @dataclass(frozen=True, slots=True)
@@ -250,7 +250,7 @@ class Session:
         # ids sort by time, to the microsecond, as resume and history need: two games can begin
         # within one second (NEW GAME right after a game ends)
         micros = int(self.began * 1e6) % 1_000_000
-        self.id = f"{time.strftime('%Y%m%d-%H%M%S', time.gmtime(self.began))}.{micros:06d}-{secrets.token_hex(3)}"
+        self.id = f"{time.strftime('%Y%m%d-%H%M%S', time.gmtime(self.began))}.{micros:06d}-{os.urandom(3).hex()}"
         if self.journal is not None:
             self.journal.close()
             self.journal = None

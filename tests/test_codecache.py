@@ -1,0 +1,87 @@
+"""The dataclasses' compiled methods kept between starts (pi_table.codecache): a class made
+from the file behaves as one compiled afresh, and a missing, damaged or unwritable file only
+costs the compiling it saves. Each case runs in a child interpreter, as a start does."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+# A child that installs the cache at ``path``, makes a frozen dataclass and reports what it did.
+CHILD = """
+import dataclasses, json, sys
+from pi_table import codecache
+codecache.install(sys.argv[1])
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class Clue:
+    word: str
+    number: int = 1
+
+clue = Clue("river", 2)
+try:
+    clue.number = 3
+    frozen = False
+except dataclasses.FrozenInstanceError:
+    frozen = True
+print(json.dumps({"loaded": len(codecache._code) - len(codecache._compiled), "compiled": len(codecache._compiled),
+                  "repr": repr(clue), "equal": clue == Clue("river", 2), "unequal": clue != Clue("river", 3),
+                  "hash": hash(clue) == hash(Clue("river", 2)), "frozen": frozen, "default": Clue("sea").number}))
+"""
+SAME = {"repr": "Clue(word='river', number=2)", "equal": True, "unequal": True, "hash": True, "frozen": True,
+        "default": 1}
+
+
+def start(path: Path) -> dict:
+    done = subprocess.run([sys.executable, "-c", CHILD, str(path)], capture_output=True, text=True, check=False)
+    assert done.returncode == 0, done.stderr
+    return json.loads(done.stdout)
+
+
+def test_a_second_start_compiles_nothing_and_its_classes_behave_the_same(tmp_path):
+    cache = tmp_path / "__pycache__" / "dataclasses.marshal"
+    first = start(cache)
+    assert first["compiled"] > 0 and first["loaded"] == 0
+    assert cache.is_file() and cache.stat().st_mode & 0o777 == 0o644  # read by every user, as .pyc files
+    second = start(cache)
+    assert second["compiled"] == 0 and second["loaded"] == first["compiled"]
+    assert {k: second[k] for k in SAME} == {k: first[k] for k in SAME} == SAME
+
+
+@pytest.mark.parametrize("damage", [b"", b"\x00garbage", b"[not marshal", None])
+def test_a_damaged_file_is_compiled_over(tmp_path, damage):
+    cache = tmp_path / "dataclasses.marshal"
+    if damage is None:  # marshal data of the wrong shape: a dict, as an older writer made
+        import marshal
+
+        damage = marshal.dumps({"text": 1})
+    cache.write_bytes(damage)
+    first = start(cache)
+    assert first["loaded"] == 0 and {k: first[k] for k in SAME} == SAME
+    assert start(cache)["compiled"] == 0  # written again, whole
+
+
+def test_a_folder_it_cannot_make_is_left_alone(tmp_path):
+    """The service's case: its installation is read-only (a file where the folder would be
+    stands for it here, since the tests may run as root, who writes any folder)."""
+    (tmp_path / "taken").write_text("")
+    assert {k: v for k, v in start(tmp_path / "taken" / "dataclasses.marshal").items() if k in SAME} == SAME
+
+
+def test_the_release_build_fills_the_file_for_every_module(tmp_path):
+    """What ``python -m pi_table.codecache`` writes covers the daemon's start: a start after it
+    compiles no dataclass method."""
+    cache = tmp_path / "dataclasses.marshal"
+    done = subprocess.run([sys.executable, "-m", "pi_table.codecache", str(cache)], capture_output=True, text=True,
+                          check=False)
+    assert done.returncode == 0, done.stderr
+    started = ("import sys, json; from pi_table import codecache; codecache.install(sys.argv[1]); "
+               "import pi_table.daemon.run, pi_table.cli.play, pi_table.web.server; "
+               "print(len(codecache._compiled))")
+    done = subprocess.run([sys.executable, "-c", started, str(cache)], capture_output=True, text=True, check=False)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "0"
