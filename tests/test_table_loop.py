@@ -303,3 +303,25 @@ def test_led_frames_never_depend_on_hidden_cards(seed, game):
         twin.do(move)
     assert twin.session.table_view().board == board
     assert list(twin.leds.frames) == list(first.leds.frames)
+
+
+def test_a_pad_held_as_the_game_is_paused_is_not_held_for_it_once_resumed():
+    """The self-test takes the touches while the game is paused: a pad held as it paused is let
+    go to the check. Once resumed, the game must not still count it pressed, which would turn the
+    next card touched into a wipe (two pads at once) and no guess."""
+    t = table()
+    assert t.do(Clue(2)).ok
+    t.touch.press(0)
+    t.loop.run_pending()
+    checked = []
+    t.loop.pause(checked.append)
+    t.touch.release(0)
+    t.loop.run_pending()
+    assert checked  # the release went to the check
+    t.loop.resume()
+    t.touch.press(1)
+    t.loop.run_pending()
+    t.clock.advance(HOLD_MIN_S + 0.25)
+    t.loop.run_pending()
+    assert t.session.table_view().board[1] == "R" and t.session.table_view().board[0] == "?"
+    assert WIPE_WARNING not in t.screen.last.warnings

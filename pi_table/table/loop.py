@@ -400,6 +400,15 @@ class TableLoop(EventLoop):
     def retime(self, settings: TimerSettings) -> None:
         self.timer.settings = settings
 
+    def pause(self, to: Emit) -> None:
+        """As the base loop's, and the touches under way forgotten: their releases go to the
+        check, so a pad held as the game was set aside would stay pressed for it, and the next
+        card touched would be a wipe of two. A hand still resting there when play resumes
+        makes no guess until it is lifted and touched again."""
+        if not self.paused:
+            self.policy = TouchPolicy(self.policy.settings)
+        super().pause(to)
+
     def next_due(self) -> float | None:
         """The earliest time something changes with no event: a hold, the timer, going idle,
         or the next animation frame."""
