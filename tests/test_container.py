@@ -26,6 +26,7 @@ import hashlib
 import json
 import os
 import random
+import re
 import shlex
 import shutil
 import socket
@@ -257,10 +258,10 @@ def container():
         shutil.rmtree(work, ignore_errors=True)
 
 
-def install(container: Container) -> subprocess.CompletedProcess:
+def install(container: Container, checkout: str = CHECKOUT) -> subprocess.CompletedProcess:
     """The README's own line, run from the checkout by the café's user."""
     line = shlex.join(readme_scripts()["systemd/install.sh"])
-    return container.run(f"cd {CHECKOUT} && {line}", user="cafe", env=pip_environment(), check=False, timeout=900)
+    return container.run(f"cd {checkout} && {line}", user="cafe", env=pip_environment(), check=False, timeout=900)
 
 
 def test_install_as_the_readme_says_twice(container):
@@ -551,20 +552,34 @@ SPOOL = "/var/lib/pi-table/requests"
 HOME = "/opt/pi-table"
 
 
+def bump(tree: Path, version: str) -> None:
+    """The source tree made ``version`` as the project makes a release: pyproject.toml's version,
+    the one source, and the CHANGELOG's newest section, which names it (tests/test_release.py)."""
+    pyproject = tree / "pyproject.toml"
+    text, bumped = re.subn(r'^version = "[^"]*"$', f'version = "{version}"', pyproject.read_text(), count=1,
+                           flags=re.MULTILINE)
+    assert bumped == 1, "pyproject.toml sets no version"
+    pyproject.write_text(text)
+    changelog = tree / "CHANGELOG.md"
+    text = changelog.read_text()
+    newest = text.index("\n## ") + 1
+    changelog.write_text(f"{text[:newest]}## {version}\n\nThe container test's release.\n\n{text[newest:]}")
+
+
 def bundle_of(tmp: Path, version: str, broken: bool = False) -> Path:
-    """A bundle of this checkout made another version (its pyproject.toml bumped); ``broken``: its
-    package raises at import, so the table cannot even start on it."""
+    """A bundle of this checkout made another version (bumped); ``broken``: its command raises
+    as it starts, so the table cannot start on it (a package that cannot even be imported is
+    refused earlier, by the build, which imports every module)."""
     from pi_table.release.layout import tree_files
 
     tree = tmp / f"tree-{version}"
     for path in tree_files(ROOT):
         (tree / path).parent.mkdir(parents=True, exist_ok=True)
         shutil.copy2(ROOT / path, tree / path)
-    pyproject = tree / "pyproject.toml"
-    pyproject.write_text(pyproject.read_text().replace('version = "0.1.0"', f'version = "{version}"', 1))
+    bump(tree, version)
     if broken:
-        with open(tree / "pi_table/__init__.py", "a") as init:
-            init.write("\nraise ImportError('a release that cannot start, on purpose')\n")
+        with open(tree / "pi_table/cli/__init__.py", "a") as cli:
+            cli.write("\n\ndef main(argv=None):\n    raise RuntimeError('a release that cannot start, on purpose')\n")
     out = tmp / f"pi-table-{version}.tar.gz"
     made = subprocess.run([sys.executable, "-m", "pi_table", "bundle", "--source", str(tree), "-o", str(out)],
                           capture_output=True, text=True, check=False)
@@ -684,3 +699,60 @@ def test_the_helper_refuses_an_unknown_request_and_reboots_on_one(container):
     container.boot()
     container.active()
     assert container.status()["game_id"] == game
+
+
+SERVED = "/srv/git"  # the project's repository, pi-table.git, served by git daemon as a forge serves it
+UPSTREAM = "/var/tmp/upstream"  # where the project makes its versions and pushes them to the repository
+CLONE = "/home/cafe/pi-table-clone"
+COMMITTER = "-c user.name=pi-table-ci -c user.email=ci@pi-table.invalid"
+
+
+def test_an_update_from_the_repository_the_table_was_installed_from(container):
+    """Under the real systemd: the table installed from a café's clone (install.sh notes its
+    repository and branch); a newer version pushed to that branch; the staff page's Updates
+    section offers it, asks for it; the helper clones, builds and switches, the table is proven on
+    the new release, and the page says which version runs and that the update is done. The
+    repository is served over the network (git://, on this machine), as a forge serves it: the
+    café, the service and the helper each clone it as their own user, the last two one commit."""
+    container.run(f"git init -q --bare -b main {SERVED}/pi-table.git && cp -r {CHECKOUT} {UPSTREAM} && "
+                  f"cd {UPSTREAM} && git init -q -b main && git add -A && "
+                  f"git {COMMITTER} commit -q -m 'the version installed' && "
+                  f"git remote add origin {SERVED}/pi-table.git && git push -q -u origin main")
+    port = free_port()
+    container.run(f"systemd-run --quiet --unit=forge git daemon --reuseaddr --export-all --base-path={SERVED} "
+                  f"--listen=127.0.0.1 --port={port} {SERVED}")
+    repository = f"git://127.0.0.1:{port}/pi-table.git"
+    container.wait_for(lambda: container.run(f"git ls-remote {repository}", check=False).returncode == 0, "git daemon")
+    container.run(f"git clone -q {repository} {CLONE}", user="cafe", env={"HOME": "/home/cafe"})
+    installed = install(container, CLONE)
+    assert installed.returncode == 0, installed.stdout + installed.stderr
+    rested(container)
+    origin = json.loads((container.merged / HOME.lstrip("/") / "origin.json").read_text())
+    assert origin == {"repository": repository, "branch": "main"}
+    before, version = linked(container, "current"), running_version(container)
+    assert before.startswith(version + "-")
+    staff = staff_phone(container)
+    status, found = staff.call("GET", "/staff/api/update?repository")
+    assert status == 200 and found["running"]["version"] == version and found["offered"] == [], found
+
+    major, minor = version.split(".")[:2]
+    newer = f"{major}.{int(minor) + 1}.0"
+    bump(container.merged / UPSTREAM.lstrip("/"), newer)
+    container.run(f"cd {UPSTREAM} && git {COMMITTER} commit -q -am 'pi-table {newer}' && git push -q")
+    status, found = staff.call("GET", "/staff/api/update?repository")
+    assert status == 200 and found["offered"] == [{"from": "repository", "version": newer, "branch": "main"}], found
+    since = time.time()
+    assert staff.call("POST", "/staff/api/update", {"from": "repository"}) == (202, {"ok": True})
+    last = helper_done(container, since)
+    assert last["outcome"] == "done", json.dumps(last)  # whole: why it failed or was rolled back
+    current = linked(container, "current")
+    assert current.startswith(newer + "-") and linked(container, "previous") == before
+    assert running_version(container) == newer
+    assert not (container.merged / HOME.lstrip("/") / "trial.json").exists()
+    staff = container.wait_for(lambda: _logged_in(Staff(f"http://127.0.0.1:{PORT}")), "the staff page", 30)
+    status, found = staff.call("GET", "/staff/api/update?repository")
+    assert status == 200, found
+    assert found["running"] == {"release": current, "version": newer}
+    assert found["previous"] == {"release": before, "version": version} and found["trial"] is None
+    assert found["rolled_back"] is None and found["offered"] == []  # nothing newer on the branch now
+    assert found["last"]["outcome"] == "done" and found["last"]["why"] == f"release {current} runs and is healthy"

@@ -6,10 +6,12 @@ from __future__ import annotations
 import json
 import logging
 import os
+import socket
 import stat
 import subprocess
 import sys
 from importlib import metadata
+from pathlib import Path
 
 import pytest
 
@@ -69,6 +71,38 @@ def test_ready_status_watchdog_and_a_clean_stop(service):
     assert systemd.stop() == 0
     systemd.wait_for("STOPPING", timeout=1)  # already sent: the datagram waits in the socket
     assert not (folder / "control.sock").exists()
+
+
+def test_status_says_whether_the_table_is_healthy_as_a_change_on_trial_must_be(service, tmp_path):
+    """``status --healthy``, which the root helper asks before it keeps a new release: healthy
+    when the loop and the pages answer; not, saying why and exiting 1, when the pages cannot
+    open (another program holds their port)."""
+    _systemd, config, _folder = service
+    asked = pi_table("status", "--json", "--healthy", "--config", config)
+    assert asked.returncode == 0, asked.stderr
+    assert json.loads(asked.stdout)["healthy"] == {"ok": True, "why": None}
+    assert pi_table("status", "--healthy", "--config", config).stdout.splitlines()[-1] == "healthy"
+    assert "healthy" not in json.loads(pi_table("status", "--json", "--config", config).stdout)
+
+    squatter = socket.socket()
+    squatter.bind(("127.0.0.1", 0))
+    squatter.listen()
+    other = tmp_path / "other"
+    other.mkdir()
+    config = write_config(other)
+    Path(config).write_text(Path(config).read_text().replace("port = 0", f"port = {squatter.getsockname()[1]}"))
+    systemd = FakeSystemd(["--hal", "sim", "--config", config])
+    try:
+        systemd.start()
+        asked = pi_table("status", "--json", "--healthy", "--config", config)
+        assert asked.returncode == 1
+        healthy = json.loads(asked.stdout)["healthy"]
+        assert not healthy["ok"] and healthy["why"].startswith("the phones' pages and the staff page cannot open: ")
+        said = pi_table("status", "--healthy", "--lang", "it", "--config", config)
+        assert said.returncode == 1 and said.stdout.splitlines()[-1].startswith("non sta bene: ")
+    finally:
+        systemd.close()
+        squatter.close()
 
 
 def test_commands_act_on_the_running_table(service):

@@ -19,7 +19,9 @@ from packaging.requirements import Requirement
 from packaging.version import Version
 
 from pi_table.release import ReleaseError, bundle, desk, helper, requests
-from pi_table.release.layout import CURRENT, PREVIOUS, Releases, release_name
+from pi_table.release.layout import CURRENT, ORIGIN, PREVIOUS, Releases, release_name
+
+from helpers import require_tools
 
 ROOT = Path(__file__).resolve().parent.parent
 PROJECT = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
@@ -119,6 +121,27 @@ def test_a_proven_trial_is_kept_and_a_note_of_a_switch_that_never_happened_is_dr
     releases.write_note("trial.json", {**trial.__dict__, "release": made(releases, "0.3.0-cccccccc")})
     assert releases.starting() == "a trial whose switch never happened is dropped"  # power cut before the switch
     assert releases.linked(CURRENT) == new
+
+
+@pytest.mark.parametrize(("answer", "proven"), [
+    ({"version": "0.2.0", "healthy": {"ok": True, "why": None}}, True),
+    ({"version": "0.2.0", "healthy": {"ok": False, "why": "the phones' pages do not answer"}}, False),
+    ({"version": "0.2.0"}, True),  # a daemon from before the health answer: its version alone, as then
+    ({"version": "0.1.0", "healthy": {"ok": True, "why": None}}, False),  # still the old release answering
+    ({"version": "0.2.0", "healthy": ["ok"]}, False),
+    ("not json", False),
+])
+def test_a_trial_is_proven_only_when_its_status_answers_its_version_healthy(tmp_path, answer, proven):
+    releases = Releases(tmp_path)
+    releases.switch(made(releases, "0.1.0-aaaaaaaa"), "install")
+    trial = releases.switch(made(releases, "0.2.0-bbbbbbbb"), "update")
+    assert trial is not None
+    releases.starting()
+    said = json.dumps(answer) if isinstance(answer, dict) else answer
+    status = [sys.executable, "-c", f"print({said!r})"]  # exit 0: the answer itself must be read
+    outcome = helper.started(releases, status, proof_s=0.2)
+    assert (releases.trial() is None) == proven, outcome
+    assert outcome.endswith("is proven") == proven
 
 
 def test_the_helper_prefers_the_proven_release_during_a_trial(tmp_path):
@@ -332,3 +355,35 @@ def test_an_update_not_newer_than_the_running_release_is_refused_and_noted(tmp_p
     desk.ask("update", spool=spool, from_="repository")
     assert helper.act(releases, spool, (systemctl,)) == 1
     assert desk.state(releases.home)["last"]["why"]["en"].startswith("this table was not installed from a git repository")
+
+
+def test_a_table_installed_from_a_clone_is_offered_the_newer_version_pushed_to_its_branch(tmp_path):
+    """install notes the clone's repository and branch (none for a tree that is no clone, or a
+    detached head); the staff page's offer clones the branch's head and offers it once it is newer.
+    Under the real systemd, with the repository served over git://: tests/test_container.py."""
+    require_tools("git")
+
+    def git(where: Path, *args: str) -> None:
+        subprocess.run(["git", "-c", "user.name=pi-table", "-c", "user.email=test@pi-table.invalid", *args],
+                       cwd=where, check=True, capture_output=True)
+
+    upstream = source_tree(tmp_path / "upstream", "0.2.0")
+    git(upstream, "init", "-q", "-b", "main")
+    git(upstream, "add", "-A")
+    git(upstream, "commit", "-q", "-m", "0.2.0")
+    git(tmp_path, "clone", "-q", "--bare", str(upstream), "origin.git")
+    git(tmp_path, "clone", "-q", str(tmp_path / "origin.git"), "clone")
+    origin = helper.git_origin(tmp_path / "clone")
+    assert origin == {"repository": str(tmp_path / "origin.git"), "branch": "main"}
+    assert helper.git_origin(source_tree(tmp_path / "plain", "0.2.0")) is None
+    releases, spool = Releases(tmp_path / "home"), tmp_path / "spool"
+    releases.switch(made(releases, "0.2.0-aaaaaaaa"), "install")
+    releases.write_note(ORIGIN, origin)
+    assert desk.offered(releases.home, spool) == []
+    (upstream / "pyproject.toml").write_text('[project]\nname = "pi-table"\nversion = "0.3.0"\n')
+    git(upstream, "commit", "-q", "-a", "-m", "0.3.0")
+    git(upstream, "push", "-q", str(tmp_path / "origin.git"), "main")
+    assert desk.offered(releases.home, spool) == [{"from": "repository", "version": "0.3.0", "branch": "main"}]
+    assert desk.offered(releases.home, spool, repository=False) == []
+    git(tmp_path / "clone", "checkout", "-q", "--detach")
+    assert helper.git_origin(tmp_path / "clone") is None

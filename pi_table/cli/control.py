@@ -22,6 +22,9 @@ def add_commands(commands) -> None:
     status = commands.add_parser("status", help="what the running table shows the operatives, and its health")
     config_option(status)
     status.add_argument("--json", action="store_true")
+    status.add_argument("--healthy", action="store_true",
+                        help="also ask whether the table is healthy as a change on trial must be (its loop, its phones' "
+                             "and staff pages answering); exit 1 when it is not")
     status.add_argument("--lang", choices=LANGUAGES, help="the language of its lines and warnings (default: [game] "
                         "language); --json keeps the table's English")
     status.set_defaults(func=_ask)
@@ -94,6 +97,8 @@ def _ask(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
     fields = {"game": args.game} if args.command == "new-game" and args.game else {}
     if args.command == "release-seat":
         fields = {"seat": args.seat}
+    if getattr(args, "healthy", False):
+        fields["healthy"] = True
     lang = getattr(args, "lang", None) or config.language
     if not getattr(args, "json", False):
         fields["lang"] = lang  # the table says its refusals, warnings and the game's end in this language
@@ -102,16 +107,17 @@ def _ask(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
     except ControlError as e:
         print(f"pi-table {args.command}: {said(e, lang)}", file=sys.stderr)
         return 1 if isinstance(e, Refused) else EXIT_NOPERM if isinstance(e, NotAllowed) else EXIT_UNAVAILABLE
+    unhealthy = "healthy" in answer and not answer["healthy"]["ok"]
     if getattr(args, "json", False):
         print(json.dumps({k: v for k, v in answer.items() if k != "ok"}))
-        return 0
+        return 1 if unhealthy else 0
     if args.command == "release-seat":
         from ..ui.i18n import translation
 
         print(translation(lang).gettext("seat {seat}: its old link opens nothing now; the table's screen shows its new "
                                         "code").format(seat=args.seat))
     _print_status(answer, lang)
-    return 0
+    return 1 if unhealthy else 0
 
 
 def _print_status(answer: dict, lang: str) -> None:
@@ -130,6 +136,8 @@ def _print_status(answer: dict, lang: str) -> None:
                                                          for name, health in answer["health"].items())))
     for warning in answer["warnings"]:
         print(f"! {warning}")
+    if "healthy" in answer:
+        print(_("healthy") if answer["healthy"]["ok"] else _("not healthy: {why}").format(why=answer["healthy"]["why"]))
 
 
 def _print_history(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:

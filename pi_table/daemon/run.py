@@ -456,7 +456,11 @@ class Daemon:
             return {"ok": False, "error": str(Phrase.of(N_("the language is one of {languages}, not {lang!r}"),
                                                         languages=", ".join(LANGUAGES), lang=lang))}
         if command == "status":
-            return {"ok": True, **self.loop.call(lambda: self.status(lang))}
+            answer = {"ok": True, **self.loop.call(lambda: self.status(lang))}
+            if request.get("healthy") is True:  # asked by the root helper before it keeps a new release
+                health = self.restarts.health()
+                answer["healthy"] = {"ok": health.why is None, "why": None if health.why is None else say(health.why, lang)}
+            return answer
         if command == "new-game":
             game = request.get("game")
             if game is not None and game not in NAMES:

@@ -7,7 +7,7 @@ proven (systemd/pi-table-helper picks it). Its acts:
   started by pi-table-helper.path): an update, a reboot or a power off, nothing else;
 - ``starting`` and ``started``: pi-table.service's ExecStartPre= and ExecStartPost=, which count
   a trial's starts (rolling back one that did not survive its start) and prove it once the
-  running table answers ``status`` with the trial's version.
+  running table answers ``status`` with the trial's version, healthy.
 """
 
 from __future__ import annotations
@@ -187,7 +187,10 @@ def act(releases: Releases, spool: Path, systemctl: Sequence[str] = ("systemctl"
 
 
 def started(releases: Releases, status: Sequence[str], proof_s: float = PROOF_S) -> str:
-    """ExecStartPost=: a trial's release proven once the table's status answers with its version."""
+    """ExecStartPost=: a trial's release proven once the table's status answers with its version
+    and says it is healthy as a change on trial must be (its loop, its phones' and staff pages
+    answering). A release from before that answer (a step back by a bundle) is proven by its
+    version alone, as it was then."""
     trial = releases.trial()
     if trial is None or releases.linked(CURRENT) != trial.release:
         return "no trial"
@@ -196,16 +199,18 @@ def started(releases: Releases, status: Sequence[str], proof_s: float = PROOF_S)
     while time.monotonic() < deadline:
         done = subprocess.run(status, capture_output=True, text=True, timeout=10, check=False)
         try:
-            answered = json.loads(done.stdout).get("version") if done.returncode == 0 else None
-        except (ValueError, AttributeError):
-            answered = None
-        if answered == wanted:
+            answer = json.loads(done.stdout)
+            answered = answer.get("version") if done.returncode == 0 else None
+            healthy = answer.get("healthy", {"ok": True})["ok"] is True
+        except (ValueError, AttributeError, TypeError, KeyError):
+            answered, healthy = None, False
+        if answered == wanted and healthy:
             with locked(releases):
                 if releases.trial() == trial:
                     releases.prove(trial)
                     return f"release {trial.release} is proven"
         time.sleep(0.5)
-    return f"release {trial.release} is not proven yet: its status did not answer {wanted}"
+    return f"release {trial.release} is not proven yet: its status did not answer {wanted}, healthy"
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -231,7 +236,7 @@ def main(argv: list[str] | None = None) -> int:
             with locked(releases):
                 print(releases.starting(), flush=True)
             return 0
-        print(started(releases, [sys.executable, "-I", "-m", "pi_table", "status", "--json"]), flush=True)
+        print(started(releases, [sys.executable, "-I", "-m", "pi_table", "status", "--json", "--healthy"]), flush=True)
         return 0
     except ReleaseError as e:
         print(f"pi-table-helper: {e}", file=sys.stderr, flush=True)
