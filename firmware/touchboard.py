@@ -14,9 +14,9 @@ from pi_table.protocol import wire
 ADDRESSES = (0x5A, 0x5B, 0x5C)
 PINS = 12
 ELECTRODES = PINS * len(ADDRESSES)
-FIRMWARE_VERSION = (0, 2, 0)
+FIRMWARE_VERSION = (0, 3, 0)
 READ_SIZE = 64  # host bytes taken per step: far more than the host ever sends in 10 ms
-RETRY_S = 1.0  # how often a chip that stopped answering is tried again
+RETRY_S = 1.0  # how often a chip that is missing or stopped answering is tried again
 
 ECR = 0x5E
 ECR_STOP = 0x00
@@ -88,21 +88,25 @@ CHIP_SETTINGS = (
 )
 
 
-def connect_chips(i2c, chip_class):
-    """One driver object per address, or None where no MPR121 answers.
+def connect_chip(i2c, chip_class, address):
+    """The driver object of the MPR121 at ``address``, or None where none answers.
 
     A chip that is missing, or that does not come out of reset as an MPR121 should, must not
     stop the others: the driver raises ValueError (no device), RuntimeError (wrong state) or
     OSError (bus error), and the board carries on without that chip. ``i2c`` None (no bus at
     all, e.g. no pull-ups because no breakout is connected) means every chip is missing.
     """
-    chips = []
-    for address in ADDRESSES:
-        try:
-            chips.append(chip_class(i2c, address) if i2c is not None else None)
-        except (OSError, ValueError, RuntimeError):
-            chips.append(None)
-    return chips
+    if i2c is None:
+        return None
+    try:
+        return chip_class(i2c, address)
+    except (OSError, ValueError, RuntimeError):
+        return None
+
+
+def connect_chips(i2c, chip_class):
+    """One driver object per address, or None where no MPR121 answers (see connect_chip)."""
+    return [connect_chip(i2c, chip_class, address) for address in ADDRESSES]
 
 
 def configure_chip(chip, thresholds):
@@ -134,6 +138,16 @@ def write_stopped(chip, blocks):
         for register, data in blocks:
             device.write(bytes([register]) + data)
         device.write(bytes([ECR, ECR_RUN]))
+
+
+def read_thresholds(chip):
+    """The (touch, release) pairs ``chip``'s 12 electrodes hold: registers 0x41-0x58 in one
+    transfer. The firmware writes them as one burst, which takes the chip's register pointer
+    to move on after each byte written; reading them back shows a chip where it did not.
+    Raises OSError when the chip does not answer."""
+    raw = bytearray(2 * PINS)
+    chip._read_register_bytes(TOUCH_THRESHOLDS, raw)
+    return [(raw[2 * pin], raw[2 * pin + 1]) for pin in range(PINS)]
 
 
 def _threshold_bytes(pairs):
@@ -174,16 +188,19 @@ class TouchBoard:
     """The whole board: chips in, frames out, host commands answered.
 
     ``chips``: three objects with the ``adafruit_mpr121.MPR121`` API, None for a missing one
-    (its electrodes read untouched). ``port``: ``write(bytes)``, ``read(n)`` (non-blocking: b""
-    or None when nothing waits) and a boolean ``connected``; nothing is written while the host is
-    away, and an OSError from the port is swallowed. ``clock()`` gives seconds.
+    (its electrodes read untouched). ``port``: ``write(bytes)`` (non-blocking: returns how many
+    bytes it took), ``read(n)`` (non-blocking: b"" or None when nothing waits) and a boolean
+    ``connected``; nothing is written while the host is away, and an OSError from the port is
+    swallowed. ``clock()`` gives seconds.
     ``feed_watchdog()`` is called once per completed step, and after each chip set up at start;
     ``reset()`` after a reset command's ack has been written. ``restart_cause``, when given, is
-    reported in a log after each hello.
+    reported in a log after each hello. ``connect(address)``, when given, makes the driver
+    object of a chip missing at start (None while none answers there): such a chip is tried
+    again every RETRY_S, so a loose header at power-on needs no restart.
     """
 
     def __init__(self, chips, port, clock, board_id, firmware=FIRMWARE_VERSION, feed_watchdog=None,
-                 reset=None, heartbeat_s=0.25, restart_cause=None):
+                 reset=None, heartbeat_s=0.25, restart_cause=None, connect=None):
         self.chips = list(chips)
         self.port = port
         self.clock = clock
@@ -193,6 +210,7 @@ class TouchBoard:
         self.reset = reset
         self.heartbeat_s = heartbeat_s
         self.restart_cause = restart_cause
+        self.connect = connect
         self.thresholds = [DEFAULT_THRESHOLDS] * ELECTRODES
         self.decoder = wire.Decoder()
         self.counter = 0
@@ -200,7 +218,9 @@ class TouchBoard:
         self.seq = 0
         self.frames_sent = 0
         self.frames_dropped = 0
-        self.failing = {}  # chip index -> when it was last tried, for chips that stopped answering
+        self._tail = b""  # what the port has not yet taken of the last frame
+        self.failing = {}  # chip index -> when it was last tried, for chips missing or not answering
+        self.wrong_thresholds = {}  # chip index -> the log line saying what it read back instead
         self._last_touch_at = None
         self.stream_rounds = 0  # readings rounds still to send (stream-readings)
         self.stream_period_s = 0.0
@@ -213,7 +233,9 @@ class TouchBoard:
         chip: a chip's setup is some 250 I2C transactions."""
         now = self.clock()
         for index in range(len(self.chips)):
-            if self.chips[index] is not None:
+            if self.chips[index] is None:
+                self.failing[index] = now
+            else:
                 self._configure(index, now)
                 self._feed()
         self._hello()
@@ -221,6 +243,7 @@ class TouchBoard:
     def step(self):
         """One scan: report a change at once or a heartbeat when due, then serve the host."""
         now = self.clock()
+        self._flush()
         mask = self._scan(now)
         if mask != self.mask:
             self.mask = mask
@@ -242,29 +265,61 @@ class TouchBoard:
     def _scan(self, now):
         mask = 0
         for index in range(len(self.chips)):
-            chip = self.chips[index]
-            if chip is None:
+            if not self._usable(index) and not self._retry(index, now):
                 continue
-            if index in self.failing:
-                if not _due(self.failing[index], now, RETRY_S) or not self._configure(index, now):
-                    continue
-                self._log("{} answering again: reconfigured".format(_chip_name(index)))
             try:
-                touched = chip.touched()
+                touched = self.chips[index].touched()
             except OSError:
                 self._lose(index, now)
                 continue
             mask |= (touched & 0xFFF) << (PINS * index)
         return mask
 
+    def _retry(self, index, now):
+        """Try a missing or failing chip again once RETRY_S has passed since the last try; True
+        when it works now, set up afresh with the host's thresholds, and a log has said so."""
+        missing = self.chips[index] is None
+        if (missing and self.connect is None) or not _due(self.failing.get(index), now, RETRY_S):
+            return False
+        if missing:
+            self.chips[index] = self.connect(ADDRESSES[index])
+            if self.chips[index] is None:
+                self.failing[index] = now
+                return False
+        if not self._configure(index, now):
+            return False
+        self._log("{} {}".format(_chip_name(index), "found: set up" if missing else "answering again: reconfigured"))
+        if index in self.wrong_thresholds:
+            self._log(self.wrong_thresholds[index])
+        return True
+
     def _configure(self, index, now):
-        """Set chip ``index`` up (again); on failure it counts as failing and is retried later."""
+        """Set chip ``index`` up (again) and read its thresholds back; on failure it counts as
+        failing and is retried later."""
         try:
-            configure_chip(self.chips[index], self.thresholds[index * PINS:(index + 1) * PINS])
+            configure_chip(self.chips[index], self._chip_thresholds(index))
+            self._thresholds_taken(index)
         except (OSError, RuntimeError):
             self.failing[index] = now
             return False
         self.failing.pop(index, None)
+        return True
+
+    def _chip_thresholds(self, index):
+        return self.thresholds[index * PINS:(index + 1) * PINS]
+
+    def _thresholds_taken(self, index):
+        """Whether chip ``index`` reads back the thresholds written to it. Where it does not,
+        ``wrong_thresholds`` keeps a line saying so, a standing problem told after each hello.
+        Raises OSError when the chip does not answer."""
+        wanted = self._chip_thresholds(index)
+        held = read_thresholds(self.chips[index])
+        for pin in range(PINS):
+            if held[pin] != wanted[pin]:
+                self.wrong_thresholds[index] = "{} thresholds read back wrong: electrode {} holds {}/{}, not {}/{}".format(
+                    _chip_name(index), index * PINS + pin, held[pin][0], held[pin][1], wanted[pin][0], wanted[pin][1])
+                return False
+        self.wrong_thresholds.pop(index, None)
         return True
 
     def _lose(self, index, now):
@@ -281,16 +336,47 @@ class TouchBoard:
     # --- frames out
 
     def _send(self, message):
-        if not self.port.connected:
+        """Write one frame whole or not at all. A frame the port takes none of is dropped and
+        uses no sequence number; one it takes only in part (its buffer full: the host is slow
+        to read) has its tail written before anything else, and counts as sent once the last
+        byte is out. While a tail waits, new frames are dropped, never cut in: the next touch
+        report carries the whole state again."""
+        if not self._flush():
             self.frames_dropped += 1
             return
-        try:
-            self.port.write(wire.encode(message, self.seq))
-        except OSError:
+        frame = wire.encode(message, self.seq)
+        written = self._write(frame)
+        if not written:
             self.frames_dropped += 1
             return
         self.seq = (self.seq + 1) & 0xFF
+        self._tail = frame[written:]
+        if not self._tail:
+            self.frames_sent += 1
+
+    def _flush(self):
+        """Write what the port has not yet taken of the last frame; True when nothing is left.
+        A host that has closed the port gets no tail: the next host starts on a whole frame."""
+        if not self._tail:
+            return True
+        if not self.port.connected:
+            self._tail = b""
+            self.frames_dropped += 1
+            return True
+        self._tail = self._tail[self._write(self._tail):]
+        if self._tail:
+            return False
         self.frames_sent += 1
+        return True
+
+    def _write(self, data):
+        """The bytes of ``data`` the port took: 0 when the host is away or the port fails."""
+        if not self.port.connected:
+            return 0
+        try:
+            return self.port.write(data)
+        except OSError:
+            return 0
 
     def _send_touch(self, now):
         self._last_touch_at = now
@@ -322,6 +408,8 @@ class TouchBoard:
         for index in range(len(self.chips)):
             if not self._usable(index):
                 self._log(self._trouble(index))
+            elif index in self.wrong_thresholds:
+                self._log(self.wrong_thresholds[index])
 
     # --- commands in
 
@@ -361,22 +449,27 @@ class TouchBoard:
         """Set the pairs on electrodes first, first+1, ...; all or nothing when one is unusable.
 
         Each chip concerned is stopped once, gets its 12 pairs in one transfer, and is started
-        once (which re-takes its baselines: see write_stopped). If a chip stops answering midway,
-        the status is BAD_ELECTRODE and the remembered thresholds reach it when it is reconfigured.
+        once (which re-takes its baselines: see write_stopped), then its thresholds are read
+        back: NOT_TAKEN when a chip holds others than were written (a log says where). If a
+        chip stops answering midway, the status is BAD_ELECTRODE and the remembered thresholds
+        reach it when it is reconfigured.
         """
         electrodes = range(first, first + len(pairs))
         if not all(self._usable(e // PINS) for e in electrodes):
             return wire.Ack.BAD_ELECTRODE  # past electrode 35 means past the last chip
         for offset in range(len(pairs)):
             self.thresholds[first + offset] = pairs[offset]
+        status = wire.Ack.OK
         for index in range(first // PINS, (first + len(pairs) - 1) // PINS + 1):
-            block = _threshold_bytes(self.thresholds[index * PINS:(index + 1) * PINS])
             try:
-                write_stopped(self.chips[index], [(TOUCH_THRESHOLDS, block)])
+                write_stopped(self.chips[index], [(TOUCH_THRESHOLDS, _threshold_bytes(self._chip_thresholds(index)))])
+                if not self._thresholds_taken(index):
+                    self._log(self.wrong_thresholds[index])
+                    status = wire.Ack.NOT_TAKEN
             except OSError:
                 self._lose(index, self.clock())
                 return wire.Ack.BAD_ELECTRODE
-        return wire.Ack.OK
+        return status
 
     def _recalibrate(self, mask):
         """Re-take the baseline of the chips holding the masked electrodes (0: every chip).

@@ -89,6 +89,20 @@ REQUIRE_TOOLS = os.environ.get("PI_TABLE_REQUIRE_TOOLS") == "1"
 """Set by .ci/run, which installs every tool: there a missing one fails the test, not skips it."""
 
 
+def cache_dir() -> Path:
+    """Where slow things built for tests are kept between runs: PI_TABLE_CI_CACHE, else
+    /var/cache/pi-table-ci where it can be written (CI, as root), else ~/.cache/pi-table-ci."""
+    chosen = os.environ.get("PI_TABLE_CI_CACHE")
+    if chosen:
+        return Path(chosen)
+    shared = Path("/var/cache/pi-table-ci")
+    try:
+        shared.mkdir(parents=True, exist_ok=True)
+    except OSError:
+        pass
+    return shared if os.access(shared, os.W_OK) else Path.home() / ".cache" / "pi-table-ci"
+
+
 def require_tools(*commands: str, also_missing: tuple[str, ...] = ()) -> None:
     """Skip the test when a system command it drives is missing (under PI_TABLE_REQUIRE_TOOLS, as in
     .ci/run, tests/conftest.py makes that skip a failure).

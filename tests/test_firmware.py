@@ -37,6 +37,7 @@ class FakePort:
     def __init__(self) -> None:
         self.connected = True
         self.broken = False
+        self.room: int | None = None  # bytes the port's buffer still takes; None: no limit
         self.writes = 0
         self.written = bytearray()
         self.incoming = bytearray()
@@ -47,8 +48,11 @@ class FakePort:
         self.writes += 1
         if self.broken:
             raise OSError(errno.EIO, "host went away")
-        self.written += data
-        return len(data)
+        taken = len(data) if self.room is None else min(self.room, len(data))
+        if self.room is not None:
+            self.room -= taken
+        self.written += data[:taken]
+        return taken
 
     def read(self, size: int) -> bytes | None:
         if self.broken:
@@ -68,9 +72,16 @@ class FakePort:
         self.written.clear()
         return messages
 
+    @property
+    def bad_frames(self) -> int:
+        """Damaged frames the host has dropped so far."""
+        return self._decoder.bad_frames
+
 
 class Rig:
-    """A board with fake chips at ``addresses`` (the rest missing), a fake host and a manual clock."""
+    """A board with fake chips at ``addresses`` (the rest missing), a fake host and a manual clock.
+
+    As code.py does, the board is given a way to connect a chip that was missing at start."""
 
     def __init__(self, addresses=ADDRESSES) -> None:
         self.i2c = FakeI2C()
@@ -81,7 +92,10 @@ class Rig:
         self.feeds = 0
         self.resets: list[bytes] = []
         self.board = TouchBoard(self.chips, self.port, self.clock, "test-board",
-                                feed_watchdog=self._feed, reset=self._reset)
+                                feed_watchdog=self._feed, reset=self._reset, connect=self._connect)
+
+    def _connect(self, address: int):
+        return touchboard.connect_chip(self.i2c, adafruit_mpr121.MPR121, address)
 
     def _feed(self) -> None:
         self.feeds += 1
@@ -235,6 +249,26 @@ def test_set_thresholds_changes_what_counts_as_a_touch(rig):
         fake, pin = rig.pad(electrode)
         fake.set_filtered(pin, fake.baseline[pin] - 20)
     assert touches(rig.step()) == [wire.Touch(1, 1 << 5)]
+
+
+def test_thresholds_that_do_not_read_back_are_told_to_the_host_and_not_acked_ok():
+    """The thresholds go to a chip as one 24-byte burst, which takes its register pointer to move
+    on after each byte written; a chip where it does not is caught by reading them back."""
+    rig = Rig()
+    rig.fakes[1].burst_writes = False  # every byte of a burst lands on register 0x41
+    rig.board.start()
+    wrong = wire.Log("chip 0x5b thresholds read back wrong: electrode 12 holds 4/0, not 8/4")
+    assert rig.port.received() == [HELLO, wrong]  # at start, and again after every hello
+    rig.port.host_sends(wire.GetHello())
+    assert rig.step() == [wire.Touch(0, 0), HELLO, wrong]
+    rig.port.host_sends(wire.SetThresholds(11, ((40, 20), (30, 15))))
+    assert rig.step() == [
+        wire.Log("chip 0x5b thresholds read back wrong: electrode 12 holds 4/0, not 30/15"),
+        wire.Ack(wire.SetThresholds.TYPE, wire.Ack.NOT_TAKEN),
+    ]
+    rig.port.host_sends(wire.SetThresholds(0, ((40, 20),)))  # chip 0x5a takes them: acked ok
+    assert rig.step() == [wire.Ack(wire.SetThresholds.TYPE, wire.Ack.OK)]
+    assert touchboard.read_thresholds(rig.chips[0])[:2] == [(40, 20), (8, 4)]
 
 
 @pytest.mark.parametrize("first", [35, 60], ids=["runs past 35", "starts past 35"])
@@ -426,6 +460,36 @@ def test_a_chip_that_stops_answering_is_logged_then_reconfigured_when_it_answers
     assert rig.chips[1][1].threshold == 40  # the host's thresholds came back with it
 
 
+def test_a_chip_missing_at_start_is_tried_again_and_set_up_when_it_answers():
+    """A loose header at power-on must not need a board restart once it is pushed home."""
+    rig = Rig(addresses=(0x5A, 0x5B))
+    rig.board.start()
+    assert rig.port.received() == [HELLO, wire.Log("chip 0x5c missing: electrodes 24-35 read untouched")]
+    rig.port.host_sends(wire.SetThresholds(30, ((40, 20),)))  # refused while it is missing
+    assert rig.step() == [wire.Touch(0, 0), wire.Ack(wire.SetThresholds.TYPE, wire.Ack.BAD_ELECTRODE)]
+    before = rig.i2c.transactions
+    rig.step(touchboard.RETRY_S)  # tried again, still missing: nothing said
+    assert rig.i2c.transactions - before == 2 + 2  # the two chips' status, the missing one's probe
+    fake = rig.fakes[2] = rig.i2c.attach(0x5C, FakeMPR121())
+    assert rig.step(touchboard.RETRY_S / 2) == [wire.Touch(0, 0)] and rig.board.chips[2] is None  # not due yet
+    assert rig.step(touchboard.RETRY_S / 2) == [wire.Log("chip 0x5c found: set up"), wire.Touch(0, 0)]
+    assert fake.read_register(0x5E) == ECR_RUN and fake.ignored_writes == 0
+    rig.touch(30)
+    assert rig.step() == [wire.Touch(1, 1 << 30)]
+    rig.port.host_sends(wire.SetThresholds(30, ((40, 20),)), wire.GetHello())
+    assert rig.step() == [wire.Ack(wire.SetThresholds.TYPE, wire.Ack.OK), HELLO]  # no standing problem left
+    assert rig.board.chips[2][6].threshold == 40
+
+
+def test_without_a_way_to_connect_a_missing_chip_stays_missing():
+    rig = Rig(addresses=(0x5A, 0x5B))
+    rig.board.connect = None  # the board emulator's chips are all there from the start
+    rig.board.start()
+    rig.i2c.attach(0x5C, FakeMPR121())
+    rig.step(touchboard.RETRY_S)
+    assert rig.board.chips[2] is None and rig.step(touchboard.RETRY_S) == [wire.Touch(0, 0)]
+
+
 def test_a_host_that_is_not_listening_gets_no_writes_and_stalls_nothing(rig):
     rig.port.connected = False
     writes = rig.port.writes
@@ -449,6 +513,52 @@ def test_a_port_that_raises_on_write_or_read_is_survived(rig):
     assert rig.feeds == 3 + 3
 
 
+def test_a_frame_the_port_takes_only_in_part_is_finished_before_any_other_and_counted_once_out(rig):
+    """With write_timeout 0 a full USB buffer takes part of a frame: the rest goes first, later,
+    and nothing is cut into it."""
+    sent, dropped = rig.board.frames_sent, rig.board.frames_dropped
+    rig.port.room = 5
+    rig.touch(2)
+    rig.port.host_sends(wire.Ping(1))
+    assert rig.step() == []  # 5 bytes of the touch report went; the pong found no room
+    assert (rig.board.frames_sent, rig.board.frames_dropped) == (sent, dropped + 1)
+    rig.port.room = 3
+    rig.release(2)
+    assert rig.step() == []  # 3 more bytes of the first report; the second is dropped, not cut in
+    rig.port.room = None
+    assert rig.step() == [wire.Touch(1, 1 << 2)]  # the tail, at the start of the next step
+    assert (rig.board.frames_sent, rig.board.frames_dropped) == (sent + 1, dropped + 2)
+    assert rig.step(0.25) == [wire.Touch(2, 0)]  # the heartbeat says the state it missed
+    assert rig.port.bad_frames == 0
+
+
+def test_a_frame_the_port_takes_none_of_is_dropped_and_uses_no_sequence_number(rig):
+    seq = rig.board.seq
+    rig.port.room = 0
+    rig.touch(2)
+    rig.step()
+    assert rig.board.seq == seq and rig.board.frames_dropped == 1
+    rig.port.room = None
+    rig.clock.advance(0.25)
+    rig.board.step()
+    assert [s for s, _m in wire.Decoder().feed(bytes(rig.port.written))] == [seq]
+
+
+def test_a_host_that_closes_the_port_mid_frame_gets_no_tail_later(rig):
+    rig.port.room = 4
+    rig.touch(2)
+    rig.step()
+    rig.port.connected = False
+    rig.step()
+    rig.port.room, rig.port.connected = None, True
+    rig.port.written.clear()  # a new host opens the port: it reads from here on
+    rig.clock.advance(0.25)
+    rig.board.step()
+    host = wire.Decoder()
+    assert [m for _s, m in host.feed(bytes(rig.port.written))] == [wire.Touch(1, 1 << 2)] and host.bad_frames == 0
+    assert rig.board.frames_dropped == 1  # the frame cut by the closing
+
+
 def test_the_watchdog_is_fed_once_per_step_and_once_per_chip_set_up_at_start():
     rig = Rig(addresses=(0x5A, 0x5B))
     rig.board.start()
@@ -459,7 +569,7 @@ def test_the_watchdog_is_fed_once_per_step_and_once_per_chip_set_up_at_start():
 
 
 def test_an_idle_scan_is_three_touch_status_reads(rig):
-    """At 400 kHz a status read is ~48 clocks (120 us): 3 per step leave room for >= 100 Hz."""
+    """At 100 kHz a status read is ~48 clocks (480 us): 3 per step leave room for >= 100 Hz."""
     for electrodes in ((), (4,), ()):  # idle, a change, a heartbeat
         rig.touch(*electrodes)
         before = rig.i2c.transactions
@@ -581,7 +691,7 @@ def run_code_py(monkeypatch, host_sends=()):
 
 def test_code_py_wires_the_pico_pins_watchdog_port_and_board(monkeypatch):
     calls, port, watchdog = run_code_py(monkeypatch)
-    assert calls[0] == ("I2C", "GP5", "GP4", 400_000)
+    assert calls[0] == ("I2C", "GP5", "GP4", 100_000)  # 1.2 m of cable: 400 kHz's rise time is out of reach
     assert (watchdog.mode, watchdog.timeout) == ("RESET", 2.0)
     assert (port.timeout, port.write_timeout) == (0, 0)
     assert [c[0] for c in calls[1:]] == ["feed"] * 3 + ["feed", "sleep"] * 3  # 3 chips set up, 3 steps

@@ -30,7 +30,7 @@ import pytest
 from packaging.requirements import Requirement
 from packaging.version import Version
 
-from helpers import ROOT, STAFF_CONFIG, STAFF_PIN, Staff, next_event, require_tools, wait_for
+from helpers import ROOT, STAFF_CONFIG, STAFF_PIN, Staff, cache_dir, next_event, require_tools, wait_for
 
 pytestmark = [pytest.mark.tool, pytest.mark.slow]
 
@@ -65,18 +65,6 @@ def floors() -> list[str]:
         assert len(lowest) == 1, f"pyproject.toml: {line!r} should declare one floor, as name>=version"
         pins.append(f"{requirement.name}=={lowest[0]}")
     return pins
-
-
-def cache_dir() -> Path:
-    chosen = os.environ.get("PI_TABLE_CI_CACHE")
-    if chosen:
-        return Path(chosen)
-    shared = Path("/var/cache/pi-table-ci")
-    try:
-        shared.mkdir(parents=True, exist_ok=True)
-    except OSError:
-        pass
-    return shared if os.access(shared, os.W_OK) else Path.home() / ".cache" / "pi-table-ci"
 
 
 def run(*command, what: str, **options) -> subprocess.CompletedProcess:

@@ -195,7 +195,9 @@ class Touch(Message):
 
 
 class Ack(Message):
-    """Board to host: a command was carried out (status 0) or refused (status names why)."""
+    """Board to host: a command was carried out (status 0), refused (status names why), or
+    carried out without taking (NOT_TAKEN: set-thresholds written, but the chip reads back
+    others; a log says where)."""
 
     TYPE = 0x03
     NAME = "ack"
@@ -203,7 +205,7 @@ class Ack(Message):
     if TYPE_CHECKING:  # the fields, as Message.__init__ sets them
         command = 0  # type: int
         status = 0  # type: int
-    OK, BAD_PAYLOAD, BAD_ELECTRODE, UNKNOWN = 0, 1, 2, 3
+    OK, BAD_PAYLOAD, BAD_ELECTRODE, UNKNOWN, NOT_TAKEN = 0, 1, 2, 3, 4
 
     def check(self):
         # type: () -> None

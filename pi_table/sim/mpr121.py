@@ -2,11 +2,16 @@
 
 The firmware talks to its chips through the real ``adafruit_mpr121`` driver; here that driver
 runs against ``FakeI2C`` (the part of ``busio.I2C`` that ``adafruit_bus_device`` uses) carrying
-``FakeMPR121`` chips. The fake follows the datasheet where the driver can see it:
+``FakeMPR121`` chips. The same file serves CPython (the firmware tests, the board emulator) and
+MicroPython (tests/test_firmware_micropython.py runs the firmware there on these chips): so no
+``from __future__``, and annotations only where CPython 3.11 can evaluate them and MicroPython
+skips them. The fake follows the datasheet where the driver can see it:
 
 - power-on and soft reset (0x80 <- 0x63): every register 0 except CONFIG1 (0x5C) = 0x10 and
   CONFIG2 (0x5D) = 0x24, so the chip starts in stop mode (ECR 0x5E = 0);
-- the register pointer auto-increments on multi-byte reads and writes;
+- the register pointer auto-increments on multi-byte reads and writes (``burst_writes`` False:
+  a chip whose pointer stays put on writes, every byte of a multi-byte write landing on its
+  first register, to show that the firmware notices);
 - writes other than ECR and the GPIO block (0x73-0x7A) take effect only in stop mode; in run
   mode they are ignored (and counted in ``ignored_writes``);
 - filtered data 0x04-0x1D (10 bits, low byte first) and baseline 0x1E-0x2A (the top 8 of the
@@ -34,8 +39,6 @@ status, GPIO and LED behaviour, the pointer's wrap at the end of a register bloc
 any of it takes.
 """
 
-from __future__ import annotations
-
 import errno
 
 TOUCH_STATUS = 0x00
@@ -60,9 +63,10 @@ class FakeMPR121:
     Tests and the board emulator move the pads with ``touch``, ``release`` and ``set_filtered``.
     """
 
-    def __init__(self, untouched: int = UNTOUCHED, tracking: bool = False) -> None:
+    def __init__(self, untouched: int = UNTOUCHED, tracking: bool = False, burst_writes: bool = True) -> None:
         self.untouched = untouched
         self.tracking = tracking
+        self.burst_writes = burst_writes
         self.filtered = [untouched] * CHANNELS
         self.ignored_writes = 0
         self.ecr_writes = 0
@@ -179,7 +183,8 @@ class FakeMPR121:
         self.pointer = data[0]
         for value in data[1:]:
             self.write_register(self.pointer, value)
-            self.pointer += 1
+            if self.burst_writes:
+                self.pointer += 1
 
     def i2c_read(self, count: int) -> bytes:
         """A read transaction from the register pointer on."""

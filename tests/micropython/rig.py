@@ -1,0 +1,144 @@
+"""The bench the touch-board firmware runs on under MicroPython (tests/test_firmware_micropython.py).
+
+The CircuitPython modules boot.py and code.py import are stand-ins beside this file. Behind them
+are a FakeI2C bus carrying FakeMPR121 chips (pi_table/sim/mpr121.py, the very fake the CPython
+tests use) and a port with the host behind it. The host follows scenario.json, which the test
+writes: at a given step, frames to send (encoded by the host's own codec), pads to touch or
+release, chips to unplug or plug, room to leave in the port's buffer. TouchBoard reads the port
+once per step, so that read is the moment between two steps: the clock moves on, the host acts.
+
+The test runs these as top-level scripts, one after the other (MicroPython under WebAssembly
+collects garbage only between them): load(), measure("bench"), run("boot.py"), run("code.py"),
+report(), measure("firmware"), then prints the heap figures.
+"""
+
+import binascii
+import gc
+import json
+
+from pi_table.sim.mpr121 import FakeI2C, FakeMPR121
+
+ADDRESSES = (0x5A, 0x5B, 0x5C)
+PINS = 12
+STAND_INS = ("board", "busio", "digitalio", "microcontroller", "storage", "supervisor", "usb_cdc", "watchdog")
+bench = None
+
+
+class Stop(Exception):
+    """Ends code.py's endless loop: microcontroller.reset(), or the scenario running out."""
+
+
+class Port:
+    """usb_cdc.data: a write takes what ``room`` leaves (None: no limit), a read is the host's turn."""
+
+    def __init__(self):
+        self.connected = True
+        self.timeout = None
+        self.write_timeout = None
+        self.room = None
+        self.written = bytearray()
+        self.incoming = b""
+
+    def write(self, data):
+        taken = len(data) if self.room is None else min(self.room, len(data))
+        if self.room is not None:
+            self.room -= taken
+        self.written.extend(data[:taken])
+        return taken
+
+    def read(self, size):
+        bench.next_step()
+        data = self.incoming[:size]
+        self.incoming = self.incoming[size:]
+        return data
+
+
+class Bench:
+    def __init__(self, scenario):
+        self.scenario = scenario
+        self.step = 0
+        self.now_ms = 0
+        self.feeds = 0
+        self.calls = []
+        self.heap = {}
+        self.stopped = None
+        self.i2c = FakeI2C()
+        self.chips = [self.i2c.attach(address, FakeMPR121()) for address in ADDRESSES]
+        for address in scenario["unplugged"]:
+            self.i2c.unplug(address)
+        self.port = Port()
+        self.code = {}  # code.py's globals: the firmware's objects live on in them, as on the board
+
+    def record(self, *call):
+        self.calls.append(call)
+
+    def next_step(self):
+        """Between two steps: the clock moves on, then the host does what the scenario says."""
+        self.step += 1
+        self.now_ms += self.scenario["step_ms"]
+        if self.step > self.scenario["steps"]:
+            raise Stop("the scenario ran out")
+        for what, value in self.scenario["at"].get(str(self.step), ()):
+            if what == "send":
+                self.port.incoming += binascii.unhexlify(value)
+            elif what == "touch":
+                self.chips[value // PINS].touch(value % PINS)
+            elif what == "release":
+                self.chips[value // PINS].release(value % PINS)
+            elif what == "unplug":
+                self.i2c.unplug(value)
+            elif what == "plug":
+                self.i2c.plug(value)
+            elif what == "room":
+                self.port.room = value
+            else:
+                raise ValueError("no such action in a scenario: " + what)
+
+
+def load():
+    global bench
+    with open("scenario.json") as file:
+        bench = Bench(json.load(file))
+    for name in STAND_INS:  # imported now, so the first heap figure holds them
+        __import__(name)
+
+
+def measure(name):
+    """The heap still in use, after a collection: what the bench, then the firmware, keep."""
+    gc.collect()
+    bench.heap[name] = gc.mem_alloc()
+
+
+def run(name):
+    """Run ``name`` as CircuitPython does: a script in a namespace of its own, code.py's kept."""
+    with open(name) as file:
+        source = file.read()
+    try:
+        exec(source, bench.code if name == "code.py" else {})  # noqa: S102 - running them is the point
+    except Stop as stop:
+        bench.stopped = stop.args[0]
+
+
+def report():
+    """One JSON line for the test: what the host received, and what the stand-ins saw."""
+    import microcontroller
+    import supervisor
+
+    board = bench.code["touch_board"]
+    print(json.dumps({
+        "received": binascii.hexlify(bench.port.written).decode(),
+        "steps": bench.step,
+        "stopped": bench.stopped,
+        "calls": bench.calls,
+        "feeds": bench.feeds,
+        "autoreload": supervisor.runtime.autoreload,
+        "watchdog": [microcontroller.watchdog.timeout, microcontroller.watchdog.mode],
+        "port": [bench.port.timeout, bench.port.write_timeout],
+        "board": {"frames_sent": board.frames_sent, "frames_dropped": board.frames_dropped,
+                  "bad_frames": board.decoder.bad_frames},
+    }))
+    bench.port.written = bytearray()
+
+
+def print_heap():
+    print(json.dumps({"heap": bench.heap}))
