@@ -2,7 +2,7 @@
 // Pico and the level shifter; the MPR121 breakouts are on the frame) on four more, room between
 // them for the USB cable's plug, and room before the Pico for its own USB plug to bend. Through
 // the walls: the Pi's power and HDMI (front), the LED supply's panel-mount DC jack (left, behind
-// the Pi), and two PG7 cable glands (back) for the cables from the frame, the LED line and the
+// the Pi), and two cable glands (back) for the cables from the frame, the LED line and the
 // touch board's I2C, and the speaker's grille, the speaker held against the wall behind the Pi by
 // a rib on the floor. Two bosses on the back wall take the inserts for the links that hold the
 // station to the frame. Vents low in the left wall and in the lid. Corner posts take the lid's

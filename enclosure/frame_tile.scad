@@ -3,7 +3,7 @@
 // The carrier plate lies on the walls inside the rim; the top sheet lies on the plate, on the
 // band and on a ledge in the rim, sealed to the rim with silicone; the rim stands above it.
 // Tiles lock together with dovetails in their floors, one under each cell along a seam.
-// The LED line and the touch board's I2C leave through PG7 glands in the back rim, each at the
+// The LED line and the touch board's I2C leave through cable glands in the back rim, each at the
 // end of a wall. Print floor down, in an opaque filament. One tile: openscad -D tile=3 frame_tile.scad
 
 include <common.scad>

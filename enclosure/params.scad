@@ -17,8 +17,12 @@
 // has slid against its stops: seen from the far side of the table (about 1 m away, at 25 to 35
 // degrees) a 4 mm band is some 14 minutes of arc, many times what an eye resolves, so a team's
 // colour reads at a glance in a lit room; narrower, it reads as a halo (the old 0.75 mm pocket).
-card_length = 69;        // a Codenames word card, the common retail size (about 69 x 44 mm): measure yours and set it here
-card_width = 44;
+// The card sets the cell: card_length and card_width are the size Codenames' word cards are
+// commonly given (69 x 44 mm), not a measurement made for this design; printings differ, and so
+// do other games' cards. Measure the cards you will play with, set them here before printing,
+// and run the fit checks (the guide's Printing): the pocket, the grid and the tiles follow.
+card_length = 69;        // the card's long side, mm: measure yours
+card_width = 44;         // its short side, mm
 card_thickness = 0.5;    // cardboard; counts in the cover a finger senses the pad through
 lit_border = 5;          // from the card's edge to the cell's wall, each side, with the card in the middle
 min_lit_border = 4;      // the least border that may show on any side, the card slid against a stop
@@ -92,10 +96,14 @@ wago_height = 8.5;       // ...and lying flat, its height (WAGO's drawing; an es
 c2_diameter = 10;        // the 1000 uF 10 V electrolytic lying on its side along the ground side, 10 x 16 mm (an estimate)
 c2_length = 16;
 
-// ---- Cables leaving the frame: each through a PG7 cable gland (strain relief, hardware/bom.csv)
+// ---- Cables leaving the frame: each through an M12 x 1.5 cable gland (strain relief, hardware/bom.csv)
 // in the back rim, at the end of a wall, where its nut inside sits under two cells' corner stops.
-gland_hole = 12.5;       // PG7: 12.5 mm thread
+gland_hole = 12.5;       // M12 x 1.5 thread, with clearance
 gland_nut = 19;          // its locknut, across the corners (an estimate: measure yours)
+gland_clamp = [3.5, 7];  // the cable diameters the gland seals and holds (Lapp SKINTOP ST-M 12x1.5's range)
+gland_spare = 1;         // each cable this far inside the range at either end: the sheath's spread, the seal's grip
+led_cable_od = 6;        // H03VV-F 3 x 0.75 mm2 across its sheath (an estimate: measure the cable bought)
+i2c_cable_od = 5;        // LiYY (TP) 2 x 2 x 0.25 mm2 (an estimate: measure it)
 gland_nut_depth = 5;     // the nut's thickness, standing into the cell
 gland_z = floor_thickness + 0.5 + gland_nut / 2; // the glands' centres over the table: the nut clears the floor
 led_exit_wall = 1;       // the LED power and data leave behind the wall between columns 0 and 1...
@@ -191,6 +199,9 @@ pi_hole_inset = 3.5;     // ...3.5 mm in from the board's edges at the GPIO head
 pi_port_overhang = 3;    // USB-A and Ethernet stand out past the board's edge
 pi_height = 16;          // the board's underside to the top of its USB-A and Ethernet jacks
 pi_standoff = 5;
+pi_board = 1.6;          // the board's thickness
+pi_heatsink_height = 10; // a heatsink on its processor, over the board, tape and processor included (hardware/bom.csv)
+heatsink_air = 5;        // free air over the heatsink's fins, under the lid's vents
 usb_plug_room = 40;      // beside the Pi's USB ports, for the touch board's cable and its USB-A plug
 header_cable_height = 24; // the board's underside to the top of the jumper housings on the GPIO header
 post = 8;                // the box's corner posts, holding the lid's inserts
@@ -244,7 +255,7 @@ button_y = 25;
 port_window_start = 3;   // in the front wall: the Pi's USB-C power and micro-HDMI, along its board edge
 port_window_end = 60;
 port_window_height = 9;
-box_led_gland_x = stripboard_x + 38;   // PG7 glands in the back wall: the LED cable's, over the shifter...
+box_led_gland_x = stripboard_x + 38;   // glands in the back wall: the LED cable's, over the shifter...
 box_touch_gland_x = stripboard_x + 12; // ...and the touch board's I2C cable's, over the Pico (the box is turned to face the spymasters, so the two cables do not cross)
 box_gland_x = [box_led_gland_x, box_touch_gland_x];
 box_gland_z = box_z - lid_lip - gland_nut / 2 - 1; // high in the wall, their nuts over the stripboard's parts

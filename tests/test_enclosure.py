@@ -123,11 +123,27 @@ def test_the_reference_parameters_break_no_rule():
         ({"stripboard_standoff": 3}, "too short for their inserts"),
         ({"hood_back_y": 30}, "do not fit on the box's lid"),
         ({"box_inner_y": 230}, "is larger than the bed"),
+        ({"led_cable_od": 6.5}, "the LED cable, 6.5 mm across, is not 1 mm inside the glands' 3.5-7 mm"),
+        ({"i2c_cable_od": 3}, "the I2C cable, 3 mm across, is not 1 mm inside"),
+        ({"gland_clamp": [3, 6.5]}, "the LED cable, 6 mm across, is not 1 mm inside the glands' 3-6.5 mm"),
+        ({"pi_heatsink_height": 25}, "the Pi's heatsink with 5 mm of air over it reaches 36.6 mm"),
     ],
 )
 def test_each_rule_catches_its_mistake(change, words):
     found = enclosure.problems(enclosure.read(overrides=change), CELLS)
     assert any(words in problem for problem in found), found
+
+
+@pytest.mark.parametrize("card", [(69, 44), (68, 45), (70, 45), (67, 43)])
+def test_the_pocket_follows_the_card_the_maker_measured(card):
+    """The guide asks the maker to measure the cards and set card_length and card_width before
+    printing: within a millimetre or two of the 69 x 44 mm drawn for, every fit still holds, the
+    pocket keeps its border and the wire runs follow."""
+    length, width = card
+    shape = enclosure.read(overrides={"card_length": length, "card_width": width})
+    assert enclosure.problems(shape, CELLS) == []
+    assert (shape["pocket_length"], shape["pocket_width"]) == (length + 2 * P["lit_border"], width + 2 * P["lit_border"])
+    assert f"{length} x {width} mm card" in enclosure.pads_table(shape)
 
 
 def test_an_override_carries_into_the_figures_worked_out_from_it():

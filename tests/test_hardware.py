@@ -17,7 +17,7 @@ import pytest
 from pi_table.firmware import touchboard
 from pi_table.hardware import pinout
 from pi_table.hardware.pinout import HEADER, LED_DATA, Chip
-from pi_table.hardware.tools import enclosure, guide, wiring
+from pi_table.hardware.tools import enclosure, guide, latency, wiring
 
 from pi_table.config import build, defaults
 from pi_table.drivers import buttons as buttons_driver
@@ -150,6 +150,27 @@ def test_the_build_guide_is_current_with_its_sources():
     assert text.count("<!-- generated:") == len(guide.blocks())
 
 
+def test_the_latency_budget_is_worked_from_the_firmwares_settings():
+    """The finger-to-light table reads the chip's registers and the loop's constants the board runs
+    with; the recommended settings bring the pending light under 20 ms typically, and the guide
+    names the hold the host really uses (which the pending light does not wait for)."""
+    now = latency.firmware()
+    code = (FIRMWARE / "code.py").read_text(encoding="utf-8")
+    assert f"I2C_HZ = {now.i2c_hz}" in code and re.search(rf"SCAN_PAUSE_S = {now.pause_s}\b", code)
+    assert latency.settings({"CONFIG2": 0x2A, "DEBOUNCE": 0x22}, 0.004, 100_000) == latency.Settings(4, 6, 2, 0.004, 100_000)
+    better = latency.recommended(now)
+    assert (better.esi_ms, better.sfi, better.touch_debounce, better.pause_s) == (2, 4, 1, 0.002)
+    assert latency.total(better, WIRING)[0] < latency.TARGET_MS
+    slow = latency.settings({"CONFIG2": 0x2C, "DEBOUNCE": 0x22}, 0.004, 100_000)  # ESI 16 ms: the check can fail
+    assert latency.total(slow, WIRING)[0] > latency.TARGET_MS
+    stages = {name: typical for name, typical, _ in latency.stages(better, WIRING)}
+    assert stages["the frame down the strip's 124 LEDs and the latch"] == pytest.approx(4.32, abs=0.01)
+    assert stages["its second filter reaches the touch threshold"] == 4.0  # 4 samples 2 ms apart, crossed halfway
+    hold = build(defaults(), None).input.hold_s
+    readme = (HARDWARE / "README.md").read_text(encoding="utf-8")
+    assert f"(`game.hold_s`, {hold:g} s by default)" in readme and "touch debounce 1 (DEBOUNCE 0x21" in readme
+
+
 def test_the_bill_of_materials_adds_up_and_has_every_part():
     rows = guide.bom_rows()
     assert all(None not in row and all(value for key, value in row.items() if key != "in the diagram") for row in rows), \
@@ -159,8 +180,9 @@ def test_the_bill_of_materials_adds_up_and_has_every_part():
     parts = " ".join(row["part"] for row in rows)
     for needed in ("Raspberry Pi", "Pico", "MPR121", "WS2812B", "level shifter", "power supply", "display", "button",
                    "DIP-14 socket", "10 uF", "100 nF", "10 kohm", "DC jack 5.5 x 2.1 mm, 5 A", "12 mm hole", "fuse holder",
-                   "0.75 mm2 (18 AWG)", "IP65", "pin header", "feet", "Cable ties", "PG7 cable gland", "black",
-                   "neutral-cure silicone", "flat bar 20 x 3 mm", "foam", "I2C cable"):
+                   "0.75 mm2 (18 AWG)", "IP65", "pin header", "feet", "Cable ties", "M12 x 1.5 cable gland", "black",
+                   "neutral-cure silicone", "flat bar 20 x 3 mm", "foam", "I2C cable", "PTC resettable fuse", "Heatsink",
+                   "insulating tape", "Solder wire", "alcohol"):
         assert needed in parts, needed
     fuse = next(row for row in rows if row["part"].startswith("Blade fuse"))
     assert f"{WIRING.fuse_ma / 1000:g} A" in fuse["part"]

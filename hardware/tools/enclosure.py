@@ -275,7 +275,7 @@ def box_x_on_grid(p: dict, x: float) -> float:
 
 
 def glands(p: dict) -> list[str]:
-    """Every PG7 gland the enclosure draws: one in the frame's back rim for each cable leaving it,
+    """Every cable gland the enclosure draws: one in the frame's back rim for each cable leaving it,
     one in the box's back wall for each cable coming in."""
     return ([f"the frame's back rim, behind wall {p[name]}" for name in ("led_exit_wall", "touch_exit_wall")]
             + [f"the box's back wall, {_f(x)} mm along it" for x in p["box_gland_x"]])
@@ -518,6 +518,11 @@ def problems(p: dict, cells: int = 25) -> list[str]:
     need(p["gland_nut"] / 2 - p["wall"] / 2 <= p["lit_border"] + p["card_stop_arm"]
          and p["gland_nut_depth"] <= p["lit_border"],
          "a gland's nut reaches past the corner stops into the lit border")
+    low, high = p["gland_clamp"]
+    for what, across in (("the LED cable", p["led_cable_od"]), ("the I2C cable", p["i2c_cable_od"])):
+        need(low + p["gland_spare"] <= across <= high - p["gland_spare"],
+             f"{what}, {_f(across)} mm across, is not {_f(p['gland_spare'])} mm inside the glands' "
+             f"{_f(low)}-{_f(high)} mm: choose a gland whose range it sits well within")
     seams = {sum(p["tile_columns"][:k]) for k in range(1, len(p["tile_columns"]))}
     for what in ("led_exit_wall", "touch_exit_wall"):
         need(0 < p[what] < p["grid_columns"] and p[what] not in seams,
@@ -686,6 +691,10 @@ def problems(p: dict, cells: int = 25) -> list[str]:
          f"the Pi with its header's cables stands {_f(p['pi_standoff'] + p['header_cable_height'])} mm, "
          f"the box is {_f(p['box_inner_z'])} mm deep inside")
     need(p["stripboard_standoff"] + p["part_height"] <= p["box_inner_z"], "the touch board stands taller than the box")
+    cooled = p["pi_standoff"] + p["pi_board"] + p["pi_heatsink_height"] + p["heatsink_air"]
+    need(cooled <= p["box_inner_z"] - p["lid_lip"],
+         f"the Pi's heatsink with {_f(p['heatsink_air'])} mm of air over it reaches {_f(cooled)} mm; under the lid "
+         f"there are {_f(p['box_inner_z'] - p['lid_lip'])} mm")
     # the buttons in the lid: inside the walls, in front of the hood, apart, clear of what lies under them
     radius = p["button_hole"] / 2
     hood_front = p["hood_back_y"] - p["hood_depth"] - p["box_wall"]  # in the box's inner coordinates

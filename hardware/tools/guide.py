@@ -16,7 +16,7 @@ from ...engine import CELLS, GRID
 from ...ui.pixels import PowerLimit
 from .. import pinout
 from ..pinout import HEADER, MPR121_ELECTRODES, Pinout
-from . import HARDWARE, enclosure
+from . import HARDWARE, enclosure, latency
 from . import wiring as diagram
 
 LED = PowerLimit()  # the output stage's own estimate of what one WS2812B draws
@@ -123,23 +123,29 @@ def wires_table(wiring: Pinout) -> str:
 
 def i2c_table(wiring: Pinout, shape: dict) -> str:
     """The I2C cable from the box to the frame: its length from params.scad, the bus's capacitance
-    estimated, against the limit at the pinout's clock rate."""
+    at its most (the cable's data sheet figure with a margin), against the limit at the pinout's
+    clock rate and at the other mode's."""
     route = enclosure.i2c_route(shape)
     devices = len(wiring.chips) + 1
-    estimate = diagram.i2c_bus_pf(route.cable, route.on_frame, devices)
+    most = diagram.i2c_bus_pf(route.cable, route.on_frame, devices)
     limit = diagram.i2c_limit_pf(wiring.i2c_hz)
+    other = 400_000 if wiring.i2c_hz <= 100_000 else 100_000
     hosts = " to ".join(f"cell {shape['breakout_host'][n]}" for n in route.chain)
     cut = next(row for row in bom_rows() if "I2C cable" in row["part"])["part"]
     return "\n".join([
         "| figure | value |", "| --- | --- |",
         f"| I2C cable, Pico to the first breakout | {route.cable / 1000:.2f} m along its way (the bill: {cut}) |",
         f"| the bus on the frame, breakout to breakout | {route.on_frame / 1000:.2f} m, {hosts} |",
-        f"| one bus line's capacitance, estimated | {estimate:.0f} pF: the cable at {diagram.I2C_CABLE_PF_PER_M} pF/m, "
-        f"the frame's wires at {diagram.I2C_WIRE_PF_PER_M} pF/m, {devices} pins at {diagram.I2C_PIN_PF} pF |",
+        f"| the cable, a line to the other cores | {diagram.i2c_cable_pf_per_m():g} pF/m: {diagram.I2C_CABLE}'s data "
+        f"sheet gives {diagram.I2C_CABLE_DATASHEET_PF_PER_M} pF/m ({diagram.I2C_CABLE_DATASHEET_PF_PER_M} nF/km) core "
+        f"to core, x {diagram.I2C_CABLE_MARGIN:g} for the line's three neighbours |",
+        f"| one bus line's capacitance, at its most | {most:.0f} pF: the cable, the frame's wires at "
+        f"{diagram.I2C_WIRE_PF_PER_M} pF/m (an estimate), {devices} pins at {diagram.I2C_PIN_PF} pF |",
         f"| the limit at {wiring.i2c_hz // 1000} kHz (`i2c_hz`) | {limit:.0f} pF: the {diagram.I2C_BUS_PF} pF of the "
         f"I2C specification, or less where the breakouts' pull-ups ({diagram.I2C_PULLUP_OHM / 1000:.1f} kOhm) cannot "
         f"raise the line within the mode's {diagram.i2c_rise_ns(wiring.i2c_hz)} ns |",
-        f"| at 100 kHz it would be | {diagram.i2c_limit_pf(100_000):.0f} pF |",
+        f"| at {other // 1000} kHz it would be | {diagram.i2c_limit_pf(other):.0f} pF: "
+        + ("this bus fits" if most <= diagram.i2c_limit_pf(other) else "this bus does not fit") + " |",
     ])
 
 
@@ -149,7 +155,8 @@ def blocks() -> dict[str, str]:
     return {"pinout": pinout_table(wiring), "bom": bom_table(), "power": power_table(wiring),
             "wires": wires_table(wiring), "i2c": i2c_table(wiring, shape),
             "pads": enclosure.pads_table(shape), "printing": enclosure.printing_table(shape),
-            "station": enclosure.station_table(shape), "led_cable": enclosure.led_table(shape)}
+            "station": enclosure.station_table(shape), "led_cable": enclosure.led_table(shape),
+            "latency": latency.table(wiring)}
 
 
 def render(guide: str) -> str:

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import argparse
 import importlib.util
+import itertools
 import json
 import shutil
 import subprocess
@@ -59,8 +60,15 @@ speaker terminal's two."""
 SPEAKER_OHM = 4
 SPEAKER_W = 3
 """The speaker bought: 4 ohm, 3 W, the most the MAX98357A gives at 5 V."""
-THROUGH = {"F1": (1, 2)}
-"""Parts the LEDs' current flows through from one pin to the other (the fuse)."""
+THROUGH = {"F1": (1, 2), "F2": (1, 2)}
+"""Parts the LEDs' current flows through from one pin to the other: the fuse, and the polyfuse
+on the shifter's feed."""
+POLYFUSE = "Bourns MF-R020"
+POLYFUSE_HOLD_MA = 200
+POLYFUSE_TRIP_MA = 400
+"""F2, the resettable fuse at the start of the shifter's 26 AWG feed (W_shifter_power): Bourns'
+MF-R020 data holds 0.2 A and trips by 0.4 A. The 74AHCT125 draws microamps; a short on the
+stripboard then heats no thin wire, where the 5 A fuse alone would let a 1 A wire carry 5 A."""
 FRAME_EXITS = {"W_led": "led_exit_wall", "W_i2c": "touch_exit_wall"}
 """The cables that leave the frame for the box, each through a gland of its own: the params.scad
 name of the wall at whose end it leaves the back rim."""
@@ -75,12 +83,17 @@ I2C_BUS_PF = 400
 """UM10204's most capacitance on a Standard- or Fast-mode bus line."""
 I2C_PIN_PF = 10
 """UM10204's most capacitance of one device's SDA or SCL pin: the Pico and each breakout."""
-I2C_CABLE_PF_PER_M = 50
-"""A line of a twisted pair to its partner and the rest of the cable (about 50 pF/m, as Cat 5 data
-give; an estimate for the LiYY (TP) bought: measure it if the bus misbehaves)."""
-I2C_WIRE_PF_PER_M = 50
-"""A hook-up wire along the frame's walls, to the other wires and the grounded guard (an estimate,
-the top of the 0.3-0.5 pF/cm the guide gives for pad wires)."""
+I2C_CABLE = "Lapp UNITRONIC LiYY (TP) 2 x 2 x 0.25 mm2"
+I2C_CABLE_DATASHEET_PF_PER_M = 120
+"""The I2C cable's capacitance core to core as its maker's data sheet gives it: Lapp's UNITRONIC
+LiYY (TP) data sheet, mutual capacitance core/core about 120 nF/km (at 800 Hz)."""
+I2C_CABLE_MARGIN = 1.5
+"""A line sees its pair's partner and the other pair's two cores, all at AC ground, where the data
+sheet's figure is one core to one other: half as much again covers the two more and the spread
+between batches."""
+I2C_WIRE_PF_PER_M = 100
+"""A 26 AWG hook-up wire of the bus on the frame, laid with the other three along the walls: twice
+the 0.3-0.5 pF/cm the guide gives a lone wire, for its three neighbours (an estimate)."""
 
 
 def i2c_rise_ns(hz: int) -> int:
@@ -97,9 +110,14 @@ def i2c_limit_pf(hz: int) -> float:
     return min(I2C_BUS_PF, i2c_rise_ns(hz) * 1000 / (0.8473 * I2C_PULLUP_OHM))
 
 
+def i2c_cable_pf_per_m() -> float:
+    """One line of the I2C cable, per metre: the data sheet's figure with the margin."""
+    return I2C_CABLE_DATASHEET_PF_PER_M * I2C_CABLE_MARGIN
+
+
 def i2c_bus_pf(cable_mm: float, on_frame_mm: float, devices: int) -> float:
-    """An estimate of one bus line's capacitance: the cable, the wires on the frame, the devices' pins."""
-    return (cable_mm * I2C_CABLE_PF_PER_M + on_frame_mm * I2C_WIRE_PF_PER_M) / 1000 + devices * I2C_PIN_PF
+    """One bus line's capacitance at its most: the cable, the wires on the frame, the devices' pins."""
+    return (cable_mm * i2c_cable_pf_per_m() + on_frame_mm * I2C_WIRE_PF_PER_M) / 1000 + devices * I2C_PIN_PF
 
 
 def pi_pins(wiring: Pinout) -> tuple[list[int | str], list[str]]:
@@ -196,6 +214,8 @@ def harness(wiring: Pinout) -> dict:
                  "notes": f"{supply:g} A; plugs into J1"},
         "F1": {"type": f"blade fuse {wiring.fuse_ma / 1000:g} A, inline holder", "pinlabels": ["in", "out"],
                "notes": f"above the supply's {supply:g} A, within the feed wire's rating"},
+        "F2": {"type": f"polyfuse {POLYFUSE_HOLD_MA / 1000:g} A hold, {POLYFUSE_TRIP_MA / 1000:g} A trip ({POLYFUSE})",
+               "pinlabels": ["in", "out"], "notes": "on the fuse holder's out lead: guards the shifter's thin feed"},
         "BUS": {"type": "power bus: 2 x WAGO 221-415 a polarity", "pinlabels": ["+5V"] * 8 + [GROUND] * 8,
                 "notes": "on the frame by the LED cable's exit: its power cores in, the 1000 uF,\n"
                          "and a +5 V/GND pair to each row and the edge"},
@@ -227,8 +247,9 @@ def harness(wiring: Pinout) -> dict:
         "W_pi_data": {"wirecount": 2, "colors": ["GN", "BK"], "gauge": "26 AWG", "notes": "female jumpers, under 20 cm"},
         "W_R1": {"category": "bundle", "wirecount": 2, "colors": ["WH", "WH"], "notes": "stripboard tracks"},
         "W_C1": {"category": "bundle", "wirecount": 2, "colors": ["WH", "WH"], "notes": "stripboard tracks"},
+        "W_F2": {"category": "bundle", "wirecount": 1, "colors": ["RD"], "notes": "F2's own lead"},
         "W_shifter_power": {"wirecount": 2, "colors": ["RD", "BK"], "gauge": "26 AWG",
-                            "notes": "U1's 5 V and ground from the fuse's out side and the jack's ground lug"},
+                            "notes": "U1's 5 V and ground from F2 and the jack's ground lug"},
         "W_R2": {"category": "bundle", "wirecount": 1, "colors": ["GN"], "notes": "R2's own lead"},
         "W_brick": {"wirecount": 2, "colors": ["RD", "BK"], "gauge": "0.75 mm2", "notes": "the supply's own lead"},
         "W_jack": {"wirecount": 1, "colors": ["RD"], "gauge": "0.75 mm2", "notes": "the fuse holder's own lead"},
@@ -250,7 +271,8 @@ def harness(wiring: Pinout) -> dict:
         [{"Pi": [HEADER[wiring.led_data][0], wiring.grounds["led_data"]]}, {"W_pi_data": [1, 2]}, {"U1": [2, 7]}],
         [{"U1": [2, 7]}, {"W_R1": [1, 2]}, {"R1": [1, 2]}],
         [{"U1": [14, 7]}, {"W_C1": [1, 2]}, {"C1": [1, 2]}],
-        [{"F1": [2]}, {"W_shifter_power": [1]}, {"U1": [14]}],
+        [{"F1": [2]}, {"W_F2": [1]}, {"F2": [1]}],
+        [{"F2": [2]}, {"W_shifter_power": [1]}, {"U1": [14]}],
         [{"J1": [2]}, {"W_shifter_power": [2]}, {"U1": [7]}],
         [{"U1": [3]}, {"W_led": [3]}, {"R2": [1]}],
         [{"R2": [2]}, {"W_R2": [1]}, {"ROW0": [1]}],
@@ -308,7 +330,7 @@ def harness(wiring: Pinout) -> dict:
             connections.append([{name: [6 + e - chip.first_electrode for e in used]}, {f"W_{pads}": list(range(1, len(used) + 1))},
                                 {pads: list(range(1, len(used) + 1))}])
     for leaving in FRAME_EXITS:
-        cables[leaving]["notes"] += ";\na PG7 gland of its own where it leaves the frame and where it enters the box"
+        cables[leaving]["notes"] += ";\na cable gland of its own where it leaves the frame and where it enters the box"
     first = f"MPR121_{chips[enclosure.i2c_route(enclosure.read()).chain[0]].address:02X}"  # the bus reaches it first
     cables["W_guard"] = {"wirecount": 1, "colors": ["BK"], "gauge": "26 AWG",
                          "notes": "the guard to the GND of the breakout the I2C cable reaches first"}
@@ -403,37 +425,153 @@ def nets(harness: dict) -> list[set[Pin]]:
     return sorted(grouped.values(), key=lambda net: sorted(map(str, net)))
 
 
+# The design: the nets the harness must realise, each named, declared from the pinout apart
+# from the drawing, so a wire missing, one too many or two swapped shows as a difference.
+
+MPR121_PIN = {"SDA": 1, "SCL": 2, "VIN": 3, GROUND: 4, "ADDR": 5}
+"""The MPR121 breakout's pins as the diagram numbers them; its electrode n is pin 6 + n."""
+TIED_LOW = ("GND", "1OE", "2OE", "3OE", "4OE", "2A", "3A", "4A")
+"""The 74AHCT125's pins on ground: its own, every enable (low: on) and the unused gates' inputs."""
+
+
+def design(wiring: Pinout) -> dict[str, set[Pin]]:
+    """The nets the design intends, by name: every pin the diagram wires on exactly one of them;
+    any other pin of a part is left unconnected."""
+    pieces = rows()
+    chips = [f"MPR121_{chip.address:02X}" for chip in wiring.chips]
+    nets: dict[str, set[Pin]] = {
+        "LED data at 3.3 V": {("Pi", HEADER[wiring.led_data][0]), ("U1", 2), ("R1", 1)},
+        "LED data at 5 V": {("U1", 3), ("R2", 1)},
+        "row 0's DIN": {("R2", 2), (pieces[0], 1)},
+    }
+    for before, piece in itertools.pairwise(pieces):
+        nets[f"{_row_name(piece)}'s DIN"] = {(before, 4), (piece, 1)}
+    nets |= {
+        "+5 V from the jack": {(SUPPLY, 1), ("J1", 1), ("F1", 1)},
+        "+5 V LED bus": {("F1", 2), ("F2", 1), ("C2", 1), *(("BUS", pin) for pin in range(1, 9)),
+                         *((piece, 2) for piece in pieces)},
+        "+5 V of the shifter": {("F2", 2), ("U1", 14), ("C1", 1)},
+        "5 V of the Pi": {(PI_SUPPLY, 1), ("Pi", "USB-C 5V"), ("Pi", pinout.DISPLAY_5V), ("DISPLAY", 2)},
+        "DSI": {("Pi", "DSI"), ("DISPLAY", 1)},
+        **{f"USB {line}": {("Pi", f"USB-A {line}"), ("Pico", f"USB {line}")} for line in ("VBUS", "D-", "D+")},
+        "SDA": {("Pico", 6), *((chip, MPR121_PIN["SDA"]) for chip in chips)},
+        "SCL": {("Pico", 7), *((chip, MPR121_PIN["SCL"]) for chip in chips)},
+        "3V3 of the touch chips": {("Pico", 36), ("C3", 1), *((chip, MPR121_PIN["VIN"]) for chip in chips)},
+    }
+    ground = {(PI_SUPPLY, 2), ("Pi", "USB-C GND"), ("Pi", "USB-A GND"), ("DISPLAY", 3), ("R1", 2), ("C1", 2),
+              ("J1", 2), (SUPPLY, 2), ("C2", 2), ("Pico", 38), ("Pico", "USB GND"), ("C3", 2), ("GUARD", 1),
+              *(("Pi", pin) for pin in wiring.fitted_grounds().values()),
+              *(("U1", pin) for pin, label in AHCT125.items() if label in TIED_LOW),
+              *(("BUS", pin) for pin in range(9, 17)), *((piece, 3) for piece in pieces),
+              *((chip, MPR121_PIN[GROUND]) for chip in chips)}
+    straps = {"GND": ground, "3V3": nets["3V3 of the touch chips"], "SDA": nets["SDA"], "SCL": nets["SCL"]}
+    for chip, name in zip(wiring.chips, chips, strict=True):
+        straps[chip.addr_to].add((name, MPR121_PIN["ADDR"]))
+    for name, pin in buttons(wiring).items():
+        nets[f"the {name.replace('_', ' ')} button"] = {("Pi", HEADER[pin][0]), (_title(name), 1)}
+        ground.add((_title(name), 2))
+    if wiring.amp_fitted:
+        nets["5 V of the Pi"].update({("Pi", wiring.amp_vin_pin), (AMP, 7)})
+        for signal, pin in (("bclk", 2), ("lrclk", 1), ("din", 3)):
+            nets[f"I2S {AMP_PINS[pin]}"] = {("Pi", HEADER[wiring.amp_pins[signal]][0]), (AMP, pin)}
+        nets |= {"speaker +": {(AMP, "+"), ("SPEAKER", 1)}, "speaker -": {(AMP, "-"), ("SPEAKER", 2)}}
+        ground.add((AMP, 6))
+    nets["ground"] = ground
+    places = {e: f"cell {cell}" for cell, e in enumerate(wiring.cell_electrodes)}
+    places |= {e: f"END TURN {side}" for side, e in enumerate(wiring.end_turn_electrodes, 1)}
+    for chip, name in zip(wiring.chips, chips, strict=True):
+        used = [e for e in range(chip.first_electrode, chip.first_electrode + MPR121_ELECTRODES) if e in places]
+        for number, electrode in enumerate(used, 1):
+            nets[f"the pad of {places[electrode]} (electrode {electrode})"] = {
+                (name, 6 + electrode - chip.first_electrode), (f"PADS_{chip.address:02X}", number)}
+    return nets
+
+
+def _row_name(piece: str) -> str:
+    return "the edge" if piece == "EDGE" else f"row {piece.removeprefix('ROW')}"
+
+
+def net_problems(harness: dict, wiring: Pinout) -> list[str]:
+    """The harness realises exactly the design's nets: each intended net in one piece, no two of
+    them joined, and no other pin joined to anything."""
+    intended = design(wiring)
+    drawn = nets(harness)
+    net_of = {pin: number for number, net in enumerate(drawn) for pin in net}
+    named = {pin: name for name, pins in intended.items() for pin in pins}
+    order = list(intended)
+    found = []
+    for name, pins in intended.items():
+        absent = sorted((pin for pin in pins if pin not in net_of), key=str)
+        if absent:
+            found.append(f"the net {name} needs {_pin_words(harness, absent)}, which the diagram does not draw")
+        pieces: dict[int, list[Pin]] = defaultdict(list)
+        for pin in sorted((pin for pin in pins if pin in net_of), key=str):
+            pieces[net_of[pin]].append(pin)
+        if len(pieces) > 1:
+            found.append(f"the net {name} is in {len(pieces)} pieces: "
+                         + " | ".join(_pin_words(harness, piece) for piece in pieces.values()) + ": a wire is missing")
+    for net in drawn:
+        names = sorted({named[pin] for pin in net if pin in named}, key=order.index)
+        if len(names) > 1:
+            found.append(f"{' and '.join(names)} are joined, which the design keeps apart")
+        strays = sorted((pin for pin in net if pin not in named), key=str)
+        if strays and len(net) > 1:
+            joined_to = f"the net {names[0]}" if names else "each other"
+            found.append(f"{_pin_words(harness, strays)} joined to {joined_to}, where the design connects nothing")
+    return found
+
+
+def _pin_words(harness: dict, pins: list[Pin], most: int = 4) -> str:
+    """Pins in words, each with its label: the first ``most`` of them, and how many more."""
+    words = [f"{name} {pin} ({_label(harness, (name, pin))})" if _label(harness, (name, pin)) else f"{name} {pin}"
+             for name, pin in pins[:most]]
+    return ", ".join(words) + (f" and {len(pins) - most} more" if len(pins) > most else "")
+
+
+class Joins:
+    """The harness's links with, for each pin, the links that end on it: to follow a current."""
+
+    def __init__(self, harness: dict) -> None:
+        self.every = links(harness)
+        self.beside: dict[Pin, list[int]] = defaultdict(list)
+        for number, link in enumerate(self.every):
+            self.beside[link.a].append(number)
+            self.beside[link.b].append(number)
+
+    def across(self, pin: Pin) -> Iterable[tuple[Link, Pin]]:
+        """Each link that ends on ``pin``, with the pin at its other end."""
+        for number in self.beside[pin]:
+            link = self.every[number]
+            yield link, link.b if link.a == pin else link.a
+
+    def reach(self, start: Pin, without: int | None = None) -> set[Pin]:
+        """Every pin joined to ``start`` by links (fuses included), leaving out link ``without``."""
+        seen, queue = {start}, deque([start])
+        while queue:
+            pin = queue.popleft()
+            for number in self.beside[pin]:
+                if number != without:
+                    other = self.every[number].b if self.every[number].a == pin else self.every[number].a
+                    if other not in seen:
+                        seen.add(other)
+                        queue.append(other)
+        return seen
+
+
 def wire_currents(harness: dict, draws: dict[Pin, float], limit_ma: float,
                   supply: str = SUPPLY) -> dict[tuple[str, int], float]:
     """The most each wire can carry from ``supply`` (by default the LED supply), in mA: what the
     loads beyond it draw (the pieces of strip at full white), up to ``limit_ma`` (the fuse). A
     wire in a loop may carry the whole of it: how a loop shares the current depends on the wires'
     lengths."""
-    every = links(harness)
-    beside: dict[Pin, list[int]] = defaultdict(list)
-    for number, link in enumerate(every):
-        beside[link.a].append(number)
-        beside[link.b].append(number)
-
-    def reach(start: Pin, without: int | None = None) -> set[Pin]:
-        seen, queue = {start}, deque([start])
-        while queue:
-            pin = queue.popleft()
-            for number in beside[pin]:
-                if number != without:
-                    other = every[number].b if every[number].a == pin else every[number].a
-                    if other not in seen:
-                        seen.add(other)
-                        queue.append(other)
-        return seen
-
+    joins = Joins(harness)
     currents: dict[tuple[str, int], float] = {}
     for source in ((supply, pin) for pin in labels(harness["connectors"][supply])):
-        fed = reach(source)
-        for number, link in enumerate(every):
+        fed = joins.reach(source)
+        for number, link in enumerate(joins.every):
             if link.wire is None or link.a not in fed:
                 continue
-            after = reach(source, without=number)
+            after = joins.reach(source, without=number)
             beyond = sum(ma for pin, ma in draws.items() if pin in fed and pin not in after)
             carried = limit_ma if link.a in after and link.b in after else min(beyond, limit_ma)
             currents[link.wire] = max(currents.get(link.wire, 0.0), carried)
@@ -443,7 +581,7 @@ def wire_currents(harness: dict, draws: dict[Pin, float], limit_ma: float,
 def problems(harness: dict, wiring: Pinout) -> list[str]:
     """Every electrical rule the harness breaks, in words; empty when it is sound."""
     return [*end_problems(harness), *ground_problems(harness), *header_problems(harness), *ic_problems(harness),
-            *gauge_problems(harness, wiring)]
+            *net_problems(harness, wiring), *gauge_problems(harness, wiring), *fault_problems(harness, wiring)]
 
 
 def end_problems(harness: dict) -> list[str]:
@@ -478,9 +616,13 @@ def ground_problems(harness: dict) -> list[str]:
 
 
 def ic_problems(harness: dict) -> list[str]:
-    """Each IC drawn with its datasheet's pin numbers, and none of its inputs left floating."""
+    """Each IC drawn with its datasheet's pin numbers, none of its inputs left floating, and its
+    supply pins (VCC, GND) wired to a supply's, through the fuses: a chip without them is dead, or
+    powered through its inputs."""
     found = []
-    joined = {pin for link in links(harness) for pin in (link.a, link.b)}
+    joins = Joins(harness)
+    joined = set(joins.beside)
+    supplies = {"VCC": {(SUPPLY, 1), (PI_SUPPLY, 1)}, GROUND: {(SUPPLY, 2), (PI_SUPPLY, 2)}}
     for name, connector in harness["connectors"].items():
         chip = next((part for part in ICS if connector.get("type", "").startswith(part)), None)
         if chip is None:
@@ -493,6 +635,8 @@ def ic_problems(harness: dict) -> list[str]:
         for pin, label in sheet.items():
             if label.endswith(IC_INPUTS) and (name, pin) not in joined:
                 found.append(f"{name} ({chip}) pin {pin}, input {label}, is left floating: tie it")
+            elif label in supplies and not joins.reach((name, pin)) & supplies[label]:
+                found.append(f"{name} ({chip}) pin {pin}, its supply {label}, reaches neither supply: wire it")
     return found
 
 
@@ -524,6 +668,40 @@ def gauge_problems(harness: dict, wiring: Pinout) -> list[str]:
     return found
 
 
+def fault_ma(harness: dict, wiring: Pinout) -> dict[Pin, float]:
+    """The most current a short could draw through each pin fed from the LED supply's +5 V before
+    a fuse opens: the supply up to its fuse F1 (before it, the brick's own limit and its lead's
+    rating), past each fuse no more than that fuse's rating (the polyfuse's trip current)."""
+    ratings = {"F1": wiring.fuse_ma, "F2": POLYFUSE_TRIP_MA}
+    joins = Joins(harness)
+    start = (SUPPLY, 1)
+    best = {start: float(wiring.fuse_ma)}
+    queue = [start]
+    while queue:  # the widest way to each pin: a pin's current is its best way's narrowest fuse
+        pin = queue.pop()
+        for link, other in joins.across(pin):
+            carried = min(best[pin], ratings[link.a[0]]) if link.through else best[pin]
+            if carried > best.get(other, -1.0):
+                best[other] = carried
+                queue.append(other)
+    return best
+
+
+def fault_problems(harness: dict, wiring: Pinout) -> list[str]:
+    """Each wire on the LED supply's +5 V is protected: no fuse before it lets a short put more
+    through it than its gauge is rated for. (A short's return runs on the ground side, behind the
+    same fuse.)"""
+    found = []
+    shorts = fault_ma(harness, wiring)
+    for link in links(harness):
+        gauge = harness["cables"].get(link.wire[0], {}).get("gauge") if link.wire else None
+        most = max(shorts.get(link.a, 0.0), shorts.get(link.b, 0.0))
+        if gauge in AMPACITY_MA and most > AMPACITY_MA[gauge]:
+            found.append(f"{link.wire[0]} wire {link.wire[1]} may carry {most / 1000:g} A in a short before a fuse "
+                         f"opens; {gauge} is rated {AMPACITY_MA[gauge] / 1000:g} A: fuse it at its start")
+    return found
+
+
 def bom_problems(harness: dict, rows: Iterable[dict[str, str]]) -> list[str]:
     """Every part and cable drawn is in the bill of materials, and every electrical part bought is drawn."""
     found = []
@@ -546,7 +724,7 @@ def bom_problems(harness: dict, rows: Iterable[dict[str, str]]) -> list[str]:
 
 
 def _label(harness: dict, pin: Pin) -> str:
-    return labels(harness["connectors"][pin[0]]).get(pin[1], "")
+    return labels(harness["connectors"].get(pin[0], {})).get(pin[1], "")
 
 
 def text(wiring: Pinout) -> str:

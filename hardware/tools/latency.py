@@ -1,0 +1,159 @@
+"""The finger-to-light budget: how long from a fingertip on a card to its pending light, stage by
+stage, worked out from the settings the firmware runs with (the MPR121's registers in
+firmware/touchboard.py, the loop's pause and the I2C clock in firmware/code.py) and the LED line's
+length, for the build guide's table. The pending light does not wait for the hold (``game.hold_s``):
+the hold decides when a touch becomes a guess, after the light.
+
+The chip samples every electrode once every ESI; its second filter is the average of the last SFI
+samples, so a touch whose delta is twice its touch threshold (where ``pi-table tune`` puts the
+threshold: halfway between the noise and the peak) crosses the threshold halfway through the
+filter, and a touch barely over it only at the end; then the touch debounce asks for that many
+more samples in a row.
+"""
+
+from __future__ import annotations
+
+import ast
+import math
+from dataclasses import dataclass
+from pathlib import Path
+
+from ...drivers.spi_leds import SpiLedConfig
+from ...firmware import touchboard
+from ..pinout import Pinout
+
+CODE = Path(touchboard.__file__).with_name("code.py")
+"""The board's glue, whose I2C clock and loop pause are read from it (it imports the board's own
+modules, so it is read, not imported)."""
+SFI_SAMPLES = (4, 6, 10, 18)
+FFI_SAMPLES = (6, 10, 18, 34)
+"""The MPR121's second and first filters' sample counts by their two-bit codes (CONFIG2, CONFIG1)."""
+STATUS_READ_CLOCKS = 48
+"""One chip's touch status read: its address and the register, a repeated start, its address and
+the two status bytes (nine clocks a byte), with the start and stop."""
+STEP_OVERHEAD_MS = 1.0
+"""CircuitPython's own time in a step besides the I2C transfers: code.py's 1-3 ms a step at
+400 kHz less the transfers' 0.4 ms (an estimate, not measured on a Pico)."""
+USB_FRAME_MS = 1.0
+"""Full-speed USB: the Pi's controller asks the board's endpoint for data once a 1 ms frame."""
+HOST_MS = (1.0, 3.0)
+"""The Pi, from the report's arrival to the frame handed to the LEDs, typical and at worst: ``pi-table
+bench latency`` gives a p50 of 0.5-0.6 ms and a p99 up to 3 ms on the 2-core CI machine; a Pi is
+slower (estimates, not measured on a Pi)."""
+TARGET_MS = 20
+"""The pending light should follow a finger within this, typically: under what a player notices."""
+
+
+@dataclass(frozen=True, slots=True)
+class Settings:
+    """What sets the budget: the chip's sample interval, second filter and touch debounce, the
+    firmware's loop pause and its I2C clock."""
+
+    esi_ms: float
+    sfi: int
+    touch_debounce: int
+    pause_s: float
+    i2c_hz: int
+
+
+def _registers() -> dict[str, int]:
+    """The value the firmware writes to each MPR121 register, by the register's name."""
+    return {name: value for name, _register, value in touchboard.CHIP_SETTINGS}
+
+
+def settings(registers: dict[str, int], pause_s: float, i2c_hz: int) -> Settings:
+    """The settings that ``registers`` (CONFIG2 and DEBOUNCE, by name) give the chip, with the loop's
+    pause and the I2C clock: CONFIG2's low three bits are ESI (2 to their power, ms), the next two
+    SFI's code; DEBOUNCE's low three bits are the touch debounce, in samples."""
+    return Settings(esi_ms=2 ** (registers["CONFIG2"] & 0x07), sfi=SFI_SAMPLES[registers["CONFIG2"] >> 3 & 0x03],
+                    touch_debounce=registers["DEBOUNCE"] & 0x07, pause_s=pause_s, i2c_hz=i2c_hz)
+
+
+def firmware() -> Settings:
+    """The settings the firmware runs with now."""
+    constants = {target.id: ast.literal_eval(node.value) for node in ast.parse(CODE.read_text(encoding="utf-8")).body
+                 if isinstance(node, ast.Assign) for target in node.targets if isinstance(target, ast.Name)
+                 and target.id in ("I2C_HZ", "SCAN_PAUSE_S")}
+    return settings(_registers(), constants["SCAN_PAUSE_S"], constants["I2C_HZ"])
+
+
+RECOMMENDED_REGISTERS = {"CONFIG2": 0x21, "DEBOUNCE": 0x21}
+RECOMMENDED_PAUSE_S = 0.002
+"""The settings that bring the pending light under ``TARGET_MS`` typically: CONFIG2 0x21 (CDT
+0.5 us as now, SFI 4 samples, ESI 2 ms), DEBOUNCE 0x21 (release 2 as now, touch 1), and the loop's
+pause 2 ms (the chip has nothing new to read more often than ESI)."""
+
+
+def recommended(now: Settings) -> Settings:
+    """``now`` with the recommended chip settings and pause, at the same I2C clock."""
+    return settings({**_registers(), **RECOMMENDED_REGISTERS}, RECOMMENDED_PAUSE_S, now.i2c_hz)
+
+
+def first_filter() -> int:
+    """The first filter's samples each reading (CONFIG1's FFI): taken within microseconds, no latency."""
+    return FFI_SAMPLES[_registers()["CONFIG1"] >> 6]
+
+
+def led_frame_ms(wiring: Pinout) -> float:
+    """Writing every LED's colour and the latch after it, as the SPI backend sends them: 24 SPI bytes
+    an LED and a latch each side; the colours change at the end of the latch."""
+    spi = SpiLedConfig()
+    latch = math.ceil(spi.speed_hz * spi.latch_us / 8e6)
+    return (2 * latch + 24 * wiring.leds) * 8 / spi.speed_hz * 1000
+
+
+def stages(settings: Settings, wiring: Pinout) -> list[tuple[str, float, float]]:
+    """Each stage from the finger to the light: its name, typical and longest time in ms."""
+    esi = settings.esi_ms
+    step = len(touchboard.ADDRESSES) * STATUS_READ_CLOCKS / settings.i2c_hz * 1000 + STEP_OVERHEAD_MS
+    period = step + settings.pause_s * 1000
+    frame = led_frame_ms(wiring)
+    return [
+        ("the chip's next sample of the pad", esi / 2, esi),
+        ("its second filter reaches the touch threshold", settings.sfi / 2 * esi, settings.sfi * esi),
+        ("its touch debounce", settings.touch_debounce * esi, settings.touch_debounce * esi),
+        ("the board's loop reads the status and sends the report", (period + step) / 2, period + step),
+        ("USB to the Pi", USB_FRAME_MS / 2, USB_FRAME_MS),
+        ("the Pi: driver, table loop, LED frame", *HOST_MS),
+        (f"the frame down the strip's {wiring.leds} LEDs and the latch", frame, frame),
+    ]
+
+
+def total(settings: Settings, wiring: Pinout) -> tuple[float, float]:
+    found = stages(settings, wiring)
+    return sum(typical for _, typical, _ in found), sum(longest for _, _, longest in found)
+
+
+def table(wiring: Pinout) -> str:
+    """The budget as the firmware stands and with the recommended settings, stage by stage."""
+    now = firmware()
+    better = recommended(now)
+
+    def ms(value: float) -> str:
+        return f"{value:.1f}"
+
+    lines = ["| stage | firmware now: typical / longest, ms | recommended: typical / longest, ms |",
+             "| --- | --- | --- |"]
+    for (name, typical, longest), (_, typical_r, longest_r) in zip(stages(now, wiring), stages(better, wiring),
+                                                                   strict=True):
+        lines.append(f"| {name} | {ms(typical)} / {ms(longest)} | {ms(typical_r)} / {ms(longest_r)} |")
+    (typical, longest), (typical_r, longest_r) = total(now, wiring), total(better, wiring)
+    lines.append(f"| **finger to light** | **{ms(typical)}** / {ms(longest)} | **{ms(typical_r)}** / {ms(longest_r)} |")
+    lines += ["", "| setting | firmware now | recommended |", "| --- | --- | --- |"]
+    for name, value, value_r in (
+        ("sample interval ESI (CONFIG2)", f"{now.esi_ms:g} ms", f"{better.esi_ms:g} ms"),
+        ("second filter SFI (CONFIG2)", _samples(now.sfi), _samples(better.sfi)),
+        ("touch debounce (DEBOUNCE)", _samples(now.touch_debounce), _samples(better.touch_debounce)),
+        ("first filter FFI (CONFIG1)", _samples(first_filter()), _samples(first_filter())),
+        ("the loop's pause (`SCAN_PAUSE_S`)", f"{now.pause_s * 1000:g} ms", f"{better.pause_s * 1000:g} ms"),
+        ("I2C clock (`I2C_HZ`)", f"{now.i2c_hz // 1000} kHz", f"{better.i2c_hz // 1000} kHz"),
+    ):
+        lines.append(f"| {name} | {value} | {value_r} |")
+    verdict = "within" if typical <= TARGET_MS else "over"
+    lines += ["", f"As the firmware stands the pending light follows a finger in {ms(typical)} ms typically, "
+              f"{verdict} the {TARGET_MS} ms aimed at; with the recommended settings, {ms(typical_r)} ms."]
+    return "\n".join(lines)
+
+
+def _samples(count: int) -> str:
+    return f"{count} sample" + ("" if count == 1 else "s")

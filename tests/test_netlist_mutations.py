@@ -1,0 +1,166 @@
+"""The netlist rules tested by mutation: the reference harness changed one mistake at a time, as a
+tired maker would make it (a wire left off, two wires swapped on a part), and ``wiring.problems``
+asked about each. Every mistake must be reported; a change that leaves every net as it was (two
+pins the part already joins swapped) is no mistake and is not counted."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from itertools import combinations
+
+import pytest
+from pi_table.hardware import pinout
+from pi_table.hardware.tools import wiring
+
+WIRING = pinout.load()
+HARNESS = wiring.harness(WIRING)
+
+
+def without_wire(harness: dict, cable: str, wire: int) -> dict:
+    """``harness`` with one wire of ``cable`` left off: the pins at its two ends no longer joined by it."""
+    rows = []
+    for left, through, right in harness["connections"]:
+        (a_name, a_pins), = left.items()
+        (name, wires), = through.items()
+        (b_name, b_pins), = right.items()
+        if name == cable and wire in wires:
+            keep = [n for n, each in enumerate(wires) if each != wire]
+            if not keep:
+                continue
+            left = {a_name: [a_pins[n] for n in keep]}
+            through = {name: [wires[n] for n in keep]}
+            right = {b_name: [b_pins[n] for n in keep]}
+        rows.append([left, through, right])
+    return {**harness, "connections": rows}
+
+
+def without_loop(harness: dict, part: str, loop: list) -> dict:
+    """``harness`` with one tie drawn on ``part`` (an address strap, an input tied to ground) left off."""
+    connector = harness["connectors"][part]
+    changed = {**connector, "loops": [each for each in connector["loops"] if each != loop]}
+    return {**harness, "connectors": {**harness["connectors"], part: changed}}
+
+
+def swapped(harness: dict, part: str, a: int | str, b: int | str) -> dict:
+    """``harness`` with every wire and tie on ``part``'s pin ``a`` moved to its pin ``b``, and back."""
+    other = {a: b, b: a}
+
+    def moved(side: dict) -> dict:
+        (name, pins), = side.items()
+        return {name: [other.get(pin, pin) for pin in pins]} if name == part else side
+
+    rows = [[moved(left), through, moved(right)] for left, through, right in harness["connections"]]
+    connector = harness["connectors"][part]
+    if "loops" in connector:
+        connector = {**connector, "loops": [[other.get(pin, pin) for pin in loop] for loop in connector["loops"]]}
+    return {**harness, "connectors": {**harness["connectors"], part: connector}, "connections": rows}
+
+
+def _ends(harness: dict) -> set[wiring.Pin]:
+    """Every pin a wire or a tie ends on."""
+    ends = {pin for link in wiring.links(harness) if link.wire for pin in (link.a, link.b)}
+    return ends | {(name, pin) for name, connector in harness["connectors"].items()
+                   for loop in connector.get("loops", []) for pin in loop}
+
+
+def mutants(harness: dict) -> Iterator[tuple[str, dict]]:
+    """Each mistake in turn, named: every wire left off, every tie left off, and every two pins of
+    a part swapped where a wire or a tie ends on at least one of them."""
+    for left, through, right in harness["connections"]:
+        (cable, wires), = through.items()
+        for wire in wires:
+            yield f"{cable} wire {wire} left off", without_wire(harness, cable, wire)
+    for part, connector in harness["connectors"].items():
+        for loop in connector.get("loops", []):
+            yield f"{part}'s tie {loop[0]}-{loop[1]} left off", without_loop(harness, part, loop)
+    ends = _ends(harness)
+    for part, connector in harness["connectors"].items():
+        for a, b in combinations(wiring.labels(connector), 2):
+            if (part, a) in ends or (part, b) in ends:
+                yield f"{part} pins {a} and {b} swapped", swapped(harness, part, a, b)
+
+
+def _partition(harness: dict) -> set[frozenset[wiring.Pin]]:
+    return {frozenset(net) for net in wiring.nets(harness)}
+
+
+@pytest.mark.slow  # some 1000 harnesses, each checked by every rule: seconds
+def test_every_mistake_is_reported_mutation_score_100_percent(capsys):
+    reference = _partition(HARNESS)
+    killed, missed, same = 0, [], 0
+    kinds = {"left off": 0, "swapped": 0}
+    for name, mutant in mutants(HARNESS):
+        if _partition(mutant) == reference:
+            same += 1  # two pins the part already joins (a tie, a ground), swapped: nothing changed
+            continue
+        kinds["swapped" if name.endswith("swapped") else "left off"] += 1
+        if wiring.problems(mutant, WIRING):
+            killed += 1
+        else:
+            missed.append(name)
+    total = killed + len(missed)
+    with capsys.disabled():
+        print(f"\nnetlist mutation score: {killed}/{total} = {100 * killed / total:.1f} % "
+              f"({kinds['left off']} wires and ties left off, {kinds['swapped']} pins swapped; "
+              f"{same} swaps of pins already joined change no net and are not counted)")
+    assert not missed, f"{len(missed)} mistakes not reported: {missed[:20]}"
+    assert total > 1000 and kinds["left off"] > 100
+
+
+def test_the_mutants_are_the_mistakes_they_are_named_for():
+    """Each operator changes what it says and nothing else."""
+    gone = without_wire(HARNESS, "W_i2c", 3)
+    assert len(wiring.links(gone)) == len(wiring.links(HARNESS)) - 1
+    assert not any(link.wire == ("W_i2c", 3) for link in wiring.links(gone))
+    crossed = swapped(HARNESS, "MPR121_5B", 1, 2)
+    pico_sda = next(net for net in wiring.nets(crossed) if ("Pico", 6) in net)
+    assert ("MPR121_5B", 2) in pico_sda and ("MPR121_5B", 1) not in pico_sda
+    untied = without_loop(HARNESS, "U1", [9, 7])
+    assert [9, 7] not in untied["connectors"]["U1"]["loops"] and [9, 7] in HARNESS["connectors"]["U1"]["loops"]
+
+
+def _retarget(harness: dict, cable: str, wire: int, end: wiring.Pin) -> dict:
+    """``harness`` with the far end of ``cable``'s wire moved to ``end``."""
+    rows = []
+    for left, through, right in harness["connections"]:
+        (name, wires), = through.items()
+        if name == cable and wires == [wire]:
+            right = {end[0]: [end[1]]}
+        rows.append([left, through, right])
+    return {**harness, "connections": rows}
+
+
+def _cores_crossed(harness: dict, cable: str, a: int, b: int) -> dict:
+    """``harness`` with ``cable``'s wires ``a`` and ``b`` crossed at their far ends."""
+    rows = []
+    for left, through, right in harness["connections"]:
+        (name, wires), = through.items()
+        if name == cable:
+            (part, pins), = right.items()
+            ends = dict(zip(wires, pins, strict=True))
+            ends[a], ends[b] = ends[b], ends[a]
+            right = {part: [ends[wire] for wire in wires]}
+        rows.append([left, through, right])
+    return {**harness, "connections": rows}
+
+
+MISSES = {
+    "bulk capacitor disconnected": (without_wire(without_wire(HARNESS, "W_C2", 1), "W_C2", 2), "C2 1 (+)"),
+    "LED data core gone": (without_wire(HARNESS, "W_led", 3), "LED data at 5 V"),
+    "a row-to-row data wire gone": (without_wire(HARNESS, "W_row2_data", 1), "row 2's DIN"),
+    "the data resistor bypassed": (_retarget(HARNESS, "W_led", 3, ("ROW0", 1)), "R2 1 (1)"),
+    "the DC jack no longer reaching the fuse": (without_wire(HARNESS, "W_jack", 1), "F1 1 (in)"),
+    "the level shifter's VCC wire gone": (without_wire(HARNESS, "W_shifter_power", 1),
+                                          "U1 (74AHCT125) pin 14, its supply VCC, reaches neither supply"),
+    "the SDA wire to the first MPR121 gone": (without_wire(HARNESS, "W_i2c", 1), "| Pico 6 (GP4): a wire is missing"),
+    "SDA and SCL swapped at the first MPR121": (_cores_crossed(HARNESS, "W_i2c", 1, 2), "SDA and SCL are joined"),
+    "the I2C cable's 3V3 core gone": (without_wire(HARNESS, "W_i2c", 3), "the net 3V3 of the touch chips is in 2"),
+}
+"""The mistakes the review made one at a time that the rules once let pass, and words of the report."""
+
+
+@pytest.mark.parametrize("miss", list(MISSES))
+def test_each_mistake_the_review_found_is_reported(miss):
+    mutant, words = MISSES[miss]
+    found = wiring.problems(mutant, WIRING)
+    assert any(words in problem for problem in found), found
