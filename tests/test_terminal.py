@@ -152,6 +152,18 @@ def test_a_turn_that_ends_on_a_card_says_why():
     assert "touch 17 was a bystander: the turn passes to BLUE" in text
 
 
+def test_a_cover_in_the_cooperative_game_is_not_called_a_touch():
+    """The issue's script: the turns ended on END TURN, then the spymaster covered an agent for
+    the simulated opponent; nothing was touched, so nothing says a touch passed the turn."""
+    lines = ["clue 2", "touch 0", "touch 4", "end-turn", "cover 1", "clue 3", "touch 5", "touch 10", "touch 12",
+             "end-turn", "cover 3"]
+    text = transcript(lines, rules=Rules(game="codenames-coop"), key="RBNBRRNBBBRBRRNNRRABNBRNN")
+    assert "refused" not in text
+    for cover in ("cover 1", "cover 3"):
+        after = text.split(f"> {cover}\n", 1)[1].split("> ", 1)[0]
+        assert "the turn passes" not in after and "used the clue" not in after, after
+
+
 def test_counts_of_one_are_singular():
     text = transcript(["clue 1", "touch 0", *(f"touch {cell}" for cell in range(1, 8))])
     assert "1 guess left" in text and "1 guesses" not in text

@@ -12,7 +12,7 @@ import threading
 import time
 from collections.abc import Callable
 
-from ..engine import GRID, UNLIMITED, EndTurn, Game, Guess, InvalidAction, TableView, Team
+from ..engine import COVER, GRID, OVER, UNLIMITED, EndTurn, Game, Guess, InvalidAction, TableView, Team
 from ..engine.keys import ASSASSIN, BLUE_AGENT, BYSTANDER, NO_CARD, RED_AGENT
 from ..engine.phrase import N_
 from ..hal import AnyModel, MultiTouch, NewGame, ScreenModel, SimButtons, SimLedStrip, SimTouch, TouchSource
@@ -186,8 +186,10 @@ class Painter:
 
 
     def turn_passed(self, before: TableView, after: TableView) -> str | None:
-        """Why the turn passed, when a card did it: the screen shows only whose turn it is now."""
-        if after.turn is None or before.turn is None or after.turn == before.turn or after.phase == "over":
+        """Why the turn passed, when a touched card did it: the screen shows only whose turn it is
+        now. A card a spymaster covered is no touch, and its cover says itself."""
+        if (after.turn is None or before.turn is None or after.turn == before.turn or after.phase == OVER
+                or before.phase == COVER):
             return None
         shown = [cell for cell, (old, new) in enumerate(zip(before.board, after.board)) if old == "?" and new != "?"]
         if len(shown) != 1:
