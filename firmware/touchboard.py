@@ -44,34 +44,48 @@ DEFAULT_THRESHOLDS = (8, 4)
 CHIP_SETTINGS = (
     # Baseline filter, rising (data above the baseline: a hand lifting off, a cup taken away):
     # follow at once, one count per sample, so the pad is ready again at once and the low start
-    # after a re-take (CL 0b10 loads only the top 5 of the 10 bits) is caught up in ~0.1 s.
+    # after a re-take (CL 0b10 loads only the top 5 of the 10 bits) is caught up in under 0.1 s.
     ("MHDR", 0x2B, 0x01),
     ("NHDR", 0x2C, 0x01),
     ("NCLR", 0x2D, 0x00),
     ("FDLR", 0x2E, 0x00),
     # Falling (data below the baseline, the direction a touch goes): only after 255 samples in a
-    # row (~1 s at 4 ms) does a fall count as drift, and then the baseline moves one count every
-    # third sample, so a finger arriving slowly through a thick card is not absorbed.
+    # row (~0.5 s at ESI 2 ms; 255 is the register's most, so the ~1 s this gave at 4 ms cannot
+    # be kept) does a fall count as drift, and then the baseline moves one count every sixth
+    # sample (every 12 ms, as every third did at 4 ms), so a finger arriving slowly through a
+    # thick card is not absorbed.
     ("MHDF", 0x2F, 0x01),
     ("NHDF", 0x30, 0x01),
     ("NCLF", 0x31, 0xFF),
-    ("FDLF", 0x32, 0x02),
+    ("FDLF", 0x32, 0x05),
     # Touched: the baseline stands still while a pad is touched, so a held finger stays a touch;
     # a pad stuck by a cup or a spill stays touched until the host's stuck-pad policy recalibrates it.
     ("NHDT", 0x33, 0x00),
     ("NCLT", 0x34, 0x00),
     ("FDLT", 0x35, 0x00),
-    # Debounce: release (bits 6-4) and touch (bits 2-0) each need 2 more agreeing samples, since
-    # the signal through a card is small next to the noise.
-    ("DEBOUNCE", 0x5B, 0x22),
+    # Debounce: a touch (bits 2-0) needs 1 more agreeing sample, a release (bits 6-4) 2, since the
+    # signal through a card is small next to the noise. One for the touch, not 2, keeps the
+    # pending light under 20 ms (hardware/tools/latency.py); the price is that a two-sample spike
+    # can flash a pending light, but never make a guess: the host asks for the finger held for
+    # game.hold_s first.
+    ("DEBOUNCE", 0x5B, 0x21),
     # CONFIG1: FFI 0b10 = 18 samples in the first filter (the most noise rejection short of 34;
     # USB powers the board, so current does not matter); CDC 16 uA, a starting point only:
     # autoconfiguration picks each electrode's own charge current.
     ("CONFIG1", 0x5C, 0x90),
-    # CONFIG2: CDT 0b001 = 0.5 us (also replaced per electrode by autoconfiguration); SFI 0b01 =
-    # 6 samples in the second filter; ESI 0b010 = one sample every 4 ms. A touch settles in about
-    # SFI x ESI = 24 ms, and 12 electrodes x 18 charge cycles fit well inside the 4 ms.
-    ("CONFIG2", 0x5D, 0x2A),
+    # CONFIG2: CDT 0b001 = 0.5 us (also replaced per electrode by autoconfiguration); SFI 0b00 =
+    # 4 samples in the second filter; ESI 0b001 = one sample every 2 ms. A touch settles in at
+    # most SFI x ESI = 8 ms, which puts the pending light under 20 ms typically. The price, next
+    # to SFI 6 at ESI 4 ms: random noise about 1.2x larger (the root of 6/4), and mains hum
+    # (17-20 ms a cycle) averaged out less, as the filter spans 8 ms, not 24; the first filter
+    # stays at 18 samples, and `pi-table tune` must be run again so the thresholds sit over the
+    # noise these settings leave. ESI 2 ms holds while every electrode's charge time is 4 us or
+    # less: 12 electrodes x 18 charges x 2 (charge and discharge) x 4 us = 1.7 ms. Autoconfiguration
+    # does not promise that: with SCTS 0 (AUTOCONFIG1) it searches the charge time over the whole
+    # 0.5-32 us, and the datasheet ties the search to no ESI and does not say whether it prefers
+    # current to time. 4 us at its largest current, 63 uA, brings ~108 pF to TL, far over a pad
+    # and its wire, so a pad should not need more; one that does needs ESI 4 ms again.
+    ("CONFIG2", 0x5D, 0x21),
     # Autoconfiguration targets for VDD = 3.3 V by the datasheet's rule: upper limit
     # USL = (VDD - 0.7) / VDD x 256 = 201, target TL = 0.9 x USL = 181, lower limit
     # LSL = 0.65 x USL = 131. Pads of different size and wire length (tens of pF apart) each

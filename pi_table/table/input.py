@@ -8,8 +8,8 @@
 - A report of the board is judged whole: every cell it presses and releases is applied before
   anything is decided, so several cells in one report are a palm whatever the hold.
 - The hold is at least ``HOLD_MIN_S`` (0.05 s). The fingers of one hand land a few
-  milliseconds apart and the board reports every change at once (a scan takes 5-7 ms; a chip
-  settles a touch in about 24 ms), so a palm may arrive as two or three reports; with a shorter
+  milliseconds apart and the board reports every change at once (a scan takes 4-6 ms; a chip
+  settles a touch in 6-10 ms: hardware/tools/latency.py), so a palm may arrive as two or three reports; with a shorter
   hold its first finger would count as a guess before the rest of the hand is seen. The pending
   light still shows on the first report, so the floor costs no feedback.
 - A pad held without pause for ``stuck_s`` is quarantined as stuck: it no longer counts, so the
@@ -21,9 +21,13 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ..engine.errors import Refusal
-from ..engine.phrase import Phrase
+from ..engine.phrase import N_, Phrase
 
 WIPE_WARNING = Phrase.of("wipe the table: several cards are touched at once")
+STUCK = N_("the pad under card {cell} is stuck: wipe it; it counts again once released")
+FAULTS = (WIPE_WARNING.template, STUCK)
+"""The templates of the faults this module reports: docs/cafe/troubleshooting.md has an entry for each
+(tests/test_troubleshooting.py collects every module's ``FAULTS``)."""
 HOLD_MIN_S = 0.05
 """The shortest hold: the time a palm's fingers take to land, over the board's reports."""
 
@@ -108,6 +112,5 @@ class TouchPolicy:
     @property
     def warnings(self) -> tuple[Phrase, ...]:
         warnings = [WIPE_WARNING] if self.spilled else []
-        warnings += [Phrase.of("the pad under card {cell} is stuck: wipe it; it counts again once released", cell=cell)
-                     for cell in sorted(self.stuck)]
+        warnings += [Phrase.of(STUCK, cell=cell) for cell in sorted(self.stuck)]
         return tuple(warnings)
