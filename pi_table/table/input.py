@@ -9,7 +9,7 @@
   anything is decided, so several cells in one report are a palm whatever the hold.
 - The hold is at least ``HOLD_MIN_S`` (0.05 s). The fingers of one hand land a few
   milliseconds apart and the board reports every change at once (a scan takes 4-6 ms; a chip
-  settles a touch in 6-10 ms: hardware/tools/latency.py), so a palm may arrive as two or three reports; with a shorter
+  settles a touch in 7-12 ms: hardware/tools/latency.py), so a palm may arrive as two or three reports; with a shorter
   hold its first finger would count as a guess before the rest of the hand is seen. The pending
   light still shows on the first report, so the floor costs no feedback.
 - A pad held without pause for ``stuck_s`` is quarantined as stuck: it no longer counts, so the
