@@ -29,7 +29,8 @@ _compiled: list[str] = []  # texts compiled by this process, not yet in the file
 
 def install(path: str = FILE) -> None:
     """From now on dataclasses take their methods' code from the file at ``path``, and the ones
-    it lacks are added to it when the process ends. Once a process is enough."""
+    it lacks are added to it when the process ends (unless Python writes no bytecode: root
+    running a café's checkout leaves no file of its own in it). Once a process is enough."""
     if getattr(dataclasses, "exec", None) is _exec:
         return
     try:
@@ -39,7 +40,8 @@ def install(path: str = FILE) -> None:
     except (OSError, ValueError, EOFError, TypeError):  # none yet, or from a damaged write: compile
         pass
     dataclasses.exec = _exec  # type: ignore[attr-defined]  # the name dataclasses' builder calls
-    atexit.register(save, path)
+    if not sys.dont_write_bytecode:  # -B or PYTHONDONTWRITEBYTECODE: nothing written, as for .pyc files
+        atexit.register(save, path)
 
 
 def _exec(source, globals=None, locals=None):

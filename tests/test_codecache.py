@@ -5,6 +5,7 @@ costs the compiling it saves. Each case runs in a child interpreter, as a start 
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -36,8 +37,13 @@ SAME = {"repr": "Clue(word='river', number=2)", "equal": True, "unequal": True, 
         "default": 1}
 
 
-def start(path: Path) -> dict:
-    done = subprocess.run([sys.executable, "-c", CHILD, str(path)], capture_output=True, text=True, check=False)
+def start(path: Path, bytecode: bool = True) -> dict:
+    """One start of a child; ``bytecode`` False: as under PYTHONDONTWRITEBYTECODE (or -B)."""
+    env = {name: value for name, value in os.environ.items() if name != "PYTHONDONTWRITEBYTECODE"}
+    if not bytecode:
+        env["PYTHONDONTWRITEBYTECODE"] = "1"
+    done = subprocess.run([sys.executable, "-c", CHILD, str(path)], capture_output=True, text=True, check=False,
+                          env=env)
     assert done.returncode == 0, done.stderr
     return json.loads(done.stdout)
 
@@ -72,12 +78,20 @@ def test_a_folder_it_cannot_make_is_left_alone(tmp_path):
     assert {k: v for k, v in start(tmp_path / "taken" / "dataclasses.marshal").items() if k in SAME} == SAME
 
 
+def test_where_python_writes_no_bytecode_nothing_is_written(tmp_path):
+    """install.sh runs the café's checkout as root with PYTHONDONTWRITEBYTECODE: it must leave
+    no file of root's in the checkout, this one no more than a .pyc."""
+    cache = tmp_path / "dataclasses.marshal"
+    assert {k: v for k, v in start(cache, bytecode=False).items() if k in SAME} == SAME
+    assert not cache.exists()
+
+
 def test_the_release_build_fills_the_file_for_every_module(tmp_path):
     """What ``python -m pi_table.codecache`` writes covers the daemon's start: a start after it
     compiles no dataclass method."""
     cache = tmp_path / "dataclasses.marshal"
     done = subprocess.run([sys.executable, "-m", "pi_table.codecache", str(cache)], capture_output=True, text=True,
-                          check=False)
+                          check=False, env={**os.environ, "PYTHONDONTWRITEBYTECODE": "1"})  # as install.sh calls it
     assert done.returncode == 0, done.stderr
     started = ("import sys, json; from pi_table import codecache; codecache.install(sys.argv[1]); "
                "import pi_table.daemon.run, pi_table.cli.play, pi_table.web.server; "

@@ -180,8 +180,9 @@ class Releases:
         self._run([str(venv / "bin/python"), "-m", "pip", "install", "--disable-pip-version-check",
                    "--no-warn-script-location", *where, "--constraint", str(folder / LOCK_FILE), target], log, "pip")
         shutil.rmtree(copy)  # installed: the tree's copy (and what setuptools built in it) is not needed
-        # the dataclasses' compiled methods beside the bytecode pip compiled: the service cannot write them there
-        self._run([str(venv / "bin/python"), "-m", "pi_table.codecache"], log, "codecache")
+        # the dataclasses' compiled methods beside the bytecode pip compiled: the service cannot write them
+        # there. -I: the release's own modules, whatever PYTHONPATH the caller has (install.sh points at its tree)
+        self._run([str(venv / "bin/python"), "-I", "-m", "pi_table.codecache"], log, "codecache")
         done = {"release": name, "version": source_version(source), "extras": extras, "built": time.time()}
         replace_file(folder / DONE, json.dumps(done).encode("utf-8"), 0o644)
         sync_folder(self.releases)
