@@ -4,20 +4,26 @@ whole, and the files a setting names read no further than a setting's file can b
 The journal, the companion's secret and seats, the staff's PIN, sessions and restarts, the
 fleet's pending events and its dashboard's password: each is a file only the service reads
 (0600, in a 0700 folder), and one rewritten is replaced in one rename, so a crash or a power
-cut leaves the old or the new, never half of either. Below every layer that keeps such a file:
-it imports nothing of the table's but its errors' root.
+cut leaves the old or the new, never half of either. A file appended to a line at a time (the
+journal, a game night's book) seals each line with its checksum (``sealed_line``), so a line a
+crash cut short or a bit flip changed is known. Below every layer that keeps such a file: it
+imports nothing of the table's but its errors' root.
 """
 
 from __future__ import annotations
 
+import json
 import os
 import stat
+import zlib
 from pathlib import Path
 from typing import BinaryIO
 
 from .errors import PiTableError
 
 PRIVATE_DIR, PRIVATE_FILE = 0o700, 0o600
+CRC_FIELD = b', "crc": "'
+"""What comes before a sealed line's checksum: its last field."""
 
 
 class NotAFile(PiTableError, ValueError):
@@ -99,3 +105,15 @@ def sync_folder(folder: Path) -> None:
         os.fsync(fd)
     finally:
         os.close(fd)
+
+
+def sealed_line(obj: dict) -> bytes:
+    """``obj`` as one JSON line, newline included, whose last field ``"crc"`` is the CRC-32 of
+    the line's UTF-8 bytes before that field."""
+    body = json.dumps(obj, ensure_ascii=False)[:-1].encode("utf-8")  # all but the closing brace
+    return body + CRC_FIELD + seal(body) + b"\n"
+
+
+def seal(body: bytes) -> bytes:
+    """What follows ``CRC_FIELD`` on a sealed line whose bytes before it are ``body``."""
+    return b'%08x"}' % zlib.crc32(body)

@@ -242,7 +242,7 @@ def test_status_shows_nothing_of_the_key_while_placing(tmp_path, monkeypatch, ca
 @pytest.mark.parametrize("resealed", [False, True], ids=["checksum fails", "does not replay"])
 def test_a_damaged_last_placement_keeps_its_key_out_of_the_log(tmp_path, resealed):
     """The journal's reasons go to the log, which staff read: the key the 25th carries is not for it."""
-    from pi_table.table.journal import encode_line
+    from pi_table.files import sealed_line
 
     session = Session(PLACE, key=make_game(PLACE).parse_key(KEY), journal_dir=tmp_path, fsync=False)
     for cell in CELLS:
@@ -253,7 +253,7 @@ def test_a_damaged_last_placement_keeps_its_key_out_of_the_log(tmp_path, reseale
     assert lines[-1].startswith(f'{{"n": 25, "action": "place 24 key {KEY} red"')
     damaged = lines[-1].replace(KEY, "R" + KEY)  # its checksum no longer holds
     if resealed:  # a sound line whose key is not one of this game's: 10 red agents, no assassin
-        damaged = encode_line({"n": 25, "action": f"place 24 key R{KEY[:-1]} red", "at": 1.0}).decode().rstrip("\n")
+        damaged = sealed_line({"n": 25, "action": f"place 24 key R{KEY[:-1]} red", "at": 1.0}).decode().rstrip("\n")
     path.write_text("\n".join([*lines[:-1], damaged]) + "\n")
     replay = read_game(path)
     assert replay.damage is not None and replay.damage.kept == 24

@@ -15,10 +15,11 @@ import random
 import pytest
 
 from pi_table.engine import Rules, make_game, parse_action
+from pi_table.files import sealed_line
 from pi_table.sim.codex import parse_codex_command
 from pi_table.sim.script import ScriptError, parse_script
 from pi_table.table import Session, history, parse_command
-from pi_table.table.journal import JournalError, encode_line, read_game
+from pi_table.table.journal import JournalError, read_game
 from pi_table.ui.i18n import say
 from pi_table.ui.words import WordListError, load_words
 
@@ -98,7 +99,7 @@ def write_game(folder):
 
 
 def sealed(obj: dict) -> bytes:
-    return encode_line(obj).rstrip(b"\n")
+    return sealed_line(obj).rstrip(b"\n")
 
 
 def with_header(change):

@@ -11,8 +11,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from pi_table.engine import Rules, Undo, make_game, parse_action
+from pi_table.files import sealed_line
 from pi_table.table import JournalError, Retention, Session, history, load_game
-from pi_table.table.journal import encode_line
 
 KEY = "RRRRRRRRRBBBBBBBBNNNNNNNA"
 MOVES = ["clue 2", "touch 0", "touch 1", "touch 2", "clue 1", "touch 9", "touch 17", "undo", "touch 18", "penalty"]
@@ -79,7 +79,7 @@ def test_a_torn_last_line_is_dropped_with_a_warning(tmp_path):
 
 def line(obj: dict) -> str:
     """A line as the journal writes it, checksum and all."""
-    return encode_line(obj).decode().rstrip("\n")
+    return sealed_line(obj).decode().rstrip("\n")
 
 
 @pytest.mark.parametrize(

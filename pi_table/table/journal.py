@@ -36,7 +36,6 @@ import logging
 import os
 import stat
 import time
-import zlib
 from dataclasses import dataclass, replace
 from pathlib import Path
 
@@ -44,14 +43,13 @@ from ..engine import GameRecord, InvalidAction, Key, Place, Team
 from ..engine.errors import Refusal
 from ..engine.games import AnyRules, kind_of, make_game, rules_from_json
 from ..engine.phrase import N_, Phrase
-from ..files import PRIVATE_DIR, PRIVATE_FILE, create_private, sync_folder
+from ..files import CRC_FIELD, PRIVATE_DIR, PRIVATE_FILE, create_private, seal, sealed_line, sync_folder
 from . import games
 
 log = logging.getLogger("pi_table.journal")
 FORMAT = "pi-table journal"
 VERSION = 3
 VERSIONS = (1, 2, 3)  # 1: no checksums; 3: Deep Undercover's key in its last placement
-CRC_FIELD = b', "crc": "'
 STARTED = "%Y-%m-%dT%H:%M:%SZ"  # the header's "started", UTC
 
 
@@ -100,17 +98,6 @@ class Header:
         return epoch(self.started)
 
 
-def encode_line(obj: dict) -> bytes:
-    """One journal line, newline included, its checksum the last field."""
-    body = json.dumps(obj, ensure_ascii=False)[:-1].encode("utf-8")  # all but the closing brace
-    return body + CRC_FIELD + _seal(body) + b"\n"
-
-
-def _seal(body: bytes) -> bytes:
-    """What follows ``CRC_FIELD`` on a line whose bytes before it are ``body``."""
-    return b'%08x"}' % zlib.crc32(body)
-
-
 class Journal:
     """Appends one game's entries to its file; ``fsync`` makes each line survive a power cut."""
 
@@ -154,7 +141,7 @@ class Journal:
         fresh.unlink(missing_ok=True)  # left by a crash in an earlier rewrite
         file = create_private(fresh)
         try:
-            file.write(b"".join(encode_line(obj) for obj in [header.to_json(), *entries]))
+            file.write(b"".join(sealed_line(obj) for obj in [header.to_json(), *entries]))
             file.flush()
             if fsync:
                 os.fsync(file.fileno())
@@ -171,7 +158,7 @@ class Journal:
         self._write({"n": self.entries, "action": str(action), "at": round(at, 3)})
 
     def _write(self, obj: dict) -> None:
-        self._file.write(encode_line(obj))
+        self._file.write(sealed_line(obj))
         self._file.flush()
         if self.fsync:
             os.fsync(self._file.fileno())
@@ -349,7 +336,7 @@ def whole_tail(tail: bytes) -> bytes | None:
     a crash mid-write leaves, and which no checksum can vouch for."""
     for line in (tail, tail[:-1]):
         body, found, rest = line.rpartition(CRC_FIELD)
-        if found and rest == _seal(body):
+        if found and rest == seal(body):
             return line
     return None
 
@@ -369,7 +356,7 @@ def _checked(path: Path, number: int, line: bytes, version: int) -> dict:
     """A line's JSON object once its checksum is found right (the field left out). Version 2
     lines must carry one; any line that carries one must match it."""
     body, found, rest = line.rpartition(CRC_FIELD)
-    if (found or version != 1) and rest != _seal(body):
+    if (found or version != 1) and rest != seal(body):
         what = Phrase.of("its checksum does not match" if found else "it has no checksum")
         raise JournalError("{path}:{number}: damaged ({what})", path=path, number=number, what=what)
     try:
