@@ -4,6 +4,7 @@ agent's view in the output may hold."""
 
 from __future__ import annotations
 
+import io
 import json
 import re
 import subprocess
@@ -257,10 +258,68 @@ def test_bad_codex_options_exit_2(tmp_path, capsys, options, words):
     assert exit_.value.code == 2 and words in capsys.readouterr().err
 
 
-def test_codex_options_are_refused_for_a_grid_game_and_codex_needs_a_script(capsys):
+def test_codex_options_are_refused_for_a_grid_game_and_codex_plays_without_a_script(capsys, monkeypatch):
+    monkeypatch.setattr("sys.stdin", io.StringIO(""))  # the script: its header is read first, and says nothing
     with pytest.raises(SystemExit):
         main(["sim", "--roles", "leader,hacker,profiler", "--script", "-", "--json"])
     assert "--game codex" in capsys.readouterr().err
-    with pytest.raises(SystemExit):
-        main(["sim", "--game", "codex"])
-    assert "--script FILE" in capsys.readouterr().err
+    monkeypatch.setattr("sys.stdin", io.StringIO("1\nquit\n"))  # the terminal, by pass-and-play (issue 30)
+    assert main(["sim", "--game", "codex", "--color", "never"]) == 0
+    assert "Pass the screen to" in capsys.readouterr().out
+
+
+def test_the_example_plays_as_the_readme_starts_it():
+    """``pi-table sim --game codex --script docs/examples/codex-game.txt``, as the README writes it:
+    the script carries its setup and discussion in its header (before: 48 refusals, no winner)."""
+    done = subprocess.run([sys.executable, "-m", "pi_table", "sim", "--game", "codex", "--script", str(EXAMPLE)],
+                          capture_output=True, text=True, timeout=60, cwd=EXAMPLE.parent.parent.parent)
+    assert done.returncode == 0, done.stderr
+    assert "refused" not in done.stdout
+    assert done.stdout.rstrip().splitlines()[-2] == "over: Moon (seat 0) entered red's code: red wins"
+    alone = subprocess.run([sys.executable, "-m", "pi_table", "sim", "--script", str(EXAMPLE)], capture_output=True,
+                           text=True, timeout=60)
+    assert alone.stdout == done.stdout  # the header's --game codex: the same game however it is started
+
+
+HEADER = "# A game on a given key.\n#\n# options: --game alias24 --seed 3\n# options: --timer 30 --timer-enforce\n"
+
+
+def test_a_scripts_header_carries_its_options(tmp_path, capsys):
+    """The header's options play as the command line's would; the command line may repeat them."""
+    script = "clue 2\ntouch 0\nwait 31\n"
+    path = tmp_path / "game.txt"
+    path.write_text(HEADER + script)
+    assert main(["sim", "--script", str(path), "--json"]) == 0
+    with_header = capsys.readouterr().out
+    plain = tmp_path / "plain.txt"
+    plain.write_text(script)
+    assert main(["sim", "--game", "alias24", "--seed", "3", "--timer", "30", "--timer-enforce", "--script", str(plain),
+                 "--json"]) == 0
+    assert with_header == capsys.readouterr().out
+    assert main(["sim", "--seed", "3", "--game", "alias24", "--script", str(path), "--json"]) == 0  # the same again
+    assert with_header == capsys.readouterr().out
+    assert json.loads(with_header.splitlines()[0])["state"]["game"] == "alias24"
+
+
+@pytest.mark.parametrize(
+    "header, options, line, words",
+    [
+        ("# options: --json\n", [], 1, "takes the options of what is played (--game, --nuke,"),
+        ("#\n# options: --seed many\n", [], 2, "--seed does not take that value: pi-table sim --help says"),
+        ("# options: --game chess\n", [], 1, "--game does not take that value"),
+        ("# options: --seed 3\n# options: --seed 3\n", [], 2, "--seed is given twice (line 1 gives it too)"),
+        ("# options: --seed 3\n", ["--seed", "4"], 1, "--seed differs on the command line: give it in one place"),
+        ("# options: --setup \"Moon:red\n", [], 1, "the options line's quotes do not close"),
+        ("# options: RRRRBBBB\n", [], 1, "an options line holds options and their values only"),
+        ("clue 2\n# options: --seed 3\n", [], 2, "a script's options come in its header, before its first command"),
+    ],
+)
+def test_a_bad_header_exits_2_naming_its_line(tmp_path, capsys, header, options, line, words):
+    path = tmp_path / "bad.txt"
+    path.write_text(header + "clue 1\n")
+    with pytest.raises(SystemExit) as exit_:
+        main(["sim", *options, "--script", str(path), "--json"])
+    out, err = capsys.readouterr()
+    assert exit_.value.code == 2 and out == ""
+    assert f"bad.txt:{line}: " in err and words in err
+    assert "RRRRBBBB" not in err and "many" not in err  # a file's own words are not said back

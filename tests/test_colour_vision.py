@@ -21,8 +21,8 @@ import pygame
 import pytest
 
 from pi_table.engine import CELLS
-from pi_table.ui import colour_vision as cv
 from pi_table.ui.leds import REVEALED
+from pi_table.ui.tools import colour_vision as cv
 
 
 def test_every_identity_stays_apart_under_every_vision():
@@ -66,7 +66,7 @@ def test_the_pictures_regenerate(tmp_path):
 @pytest.mark.parametrize("vision", list(cv.VISIONS))
 def test_the_documented_pictures_show_the_current_palette(vision):
     """docs/colour-vision/ is regenerated whenever a palette changes
-    (``python -m pi_table.ui.colour_vision pictures``): each LED swatch there is the palette's
+    (``python -m pi_table.ui.tools.colour_vision pictures``): each LED swatch there is the palette's
     colour as this vision sees it."""
     image = pygame.image.load(str(cv.PICTURES / f"{vision}.png"))
     for cell in range(CELLS):

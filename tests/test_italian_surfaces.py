@@ -110,7 +110,6 @@ def test_a_malformed_script_is_said_in_the_simulators_language(tmp_path, capsys)
     [
         (["--game", "codex", "--words", "it", "--script", "-"], "--words mette le parole sulle carte dei giochi a griglia"),
         (["--roles", "leader,hacker,profiler", "--script", "-"], "--roles e --discussion sono opzioni di Codex"),
-        (["--game", "codex"], "--game codex gioca uno script"),
         (["--game", "codex", "--key", "R" * 25, "--script", "-"], "--key distribuisce una partita a griglia"),
         (["--game", "codex", "--setup", "Moon:red", "--script", "-"], "--setup: "),
         (["--rotation", "45", "--out", "never"], "--rotation: la rotazione"),

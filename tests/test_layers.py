@@ -14,7 +14,7 @@ import pi_table
 PACKAGE = Path(pi_table.__file__).parent
 FIRMWARE = Path(pi_table.firmware.__file__).parent  # firmware/, mapped into the package
 HARDWARE = Path(pi_table.hardware.__file__).parent  # hardware/, likewise
-LAYERS = ["codecache", "errors", "files", "host", "engine", "protocol", "firmware", "hal", "drivers", "ui", "release", "web", "hardware", "table", "sim", "config", "fleet", "daemon", "bench", "cli", "__main__"]
+LAYERS = ["codecache", "errors", "files", "host", "engine", "protocol", "firmware", "hal", "drivers", "ui", "release", "night", "web", "hardware", "table", "sim", "config", "fleet", "daemon", "bench", "cli", "__main__"]
 ENGINE_STDLIB = {"__future__", "dataclasses", "enum", "typing", "collections", "collections.abc", "random", "abc",
                  "typing_extensions"}  # the last for a type checker only: TypeIs is in typing from 3.13
 ENGINE_FORBIDDEN_CALLS = {"open", "print", "input", "exec", "eval", "__import__"}
@@ -106,19 +106,24 @@ def test_the_checker_sees_a_violation(tmp_path):
     assert "time" in names and "pi_table.table" in names
 
 
+TOOLS = ("pi_table.hardware.tools", "pi_table.ui.tools")
+"""The checkout's tools: folders the package list leaves out, so a Pi never installs them."""
+
+
 def test_pyproject_lists_every_package():
-    """The package list is explicit (firmware/ is mapped in), so a new layer must be added to it."""
+    """The package list is explicit (firmware/ is mapped in), so a new layer must be added to it;
+    the tools' folders alone are left out."""
     listed = set(tomllib.loads((PACKAGE.parent / "pyproject.toml").read_text())["tool"]["setuptools"]["packages"])
     found = {"pi_table"} | {".".join(("pi_table", *p.parent.relative_to(PACKAGE).parts)) for p in PACKAGE.rglob("*/__init__.py")}
     found |= {"pi_table.firmware", "pi_table.hardware"}
-    assert listed == found
+    assert listed == found - set(TOOLS)
 
 
 def test_the_table_never_imports_the_build_tools():
-    """hardware/tools/ is left out of what a Pi installs (tests/test_hardware.py reads the wheel):
-    a module of the table that imported it would fail there, so only the tools import each other."""
-    offences = [f"{'/'.join(parts)} imports {name}" for path, parts in modules() if parts[:2] != ("hardware", "tools")
-                for name in imported(path, parts) if name.startswith("pi_table.hardware.tools")]
+    """hardware/tools/ and ui/tools/ are left out of what a Pi installs (tests/test_hardware.py reads
+    the wheel): a module of the table that imported them would fail there, so only the tools import each other."""
+    offences = [f"{'/'.join(parts)} imports {name}" for path, parts in modules()
+                if not module_name(parts).startswith(TOOLS) for name in imported(path, parts) if name.startswith(TOOLS)]
     assert offences == []
 
 
@@ -204,12 +209,12 @@ ROOMS = {
     "config": ["schema", "settings", "machine", "loading", "writing", "trial"],
     "daemon": ["notify", "logs", "control", "trial", "devices", "selftest", "tune", "backup", "restarts", "checkup",
                "staff_desk", "run"],
-    "web": ["tokens", "texts", "seats", "runner", "auth", "snapshot", "games", "staff", "console", "server"],
+    "web": ["tokens", "texts", "seats", "runner", "auth", "snapshot", "games", "staff", "console", "night", "server"],
     "cli": ["output", "tables", "script", "grid", "codex", "games", "options", "play", "board", "control", "service",
             "fleet", "backup", "release", "bench"],
     "release": ["layout", "bundle", "requests", "lock", "helper", "desk"],
-    "ui": ["i18n", "words", "mounting", "pixels", "leds", "canvas", "codex_turns", "games", "sound", "codex_leds",
-           "screen", "codex_screen", "colour_vision", "selftest", "tune_lines", "tune"],
+    "ui": ["i18n", "words", "orientation", "mounting", "pixels", "leds", "canvas", "codex_turns", "games", "sound", "codex_leds",
+           "screen", "codex_screen", "selftest", "tune_lines", "tune"],
 }
 """The rooms of the packages that do several jobs, in their order: a module imports only the rooms
 before it (its package's __init__, which gathers their names, imports any). A new room goes where

@@ -46,7 +46,6 @@ SKIP = {
     "pi_table.firmware.boot": "the touch board's CircuitPython program (board, storage, usb_cdc)",
     "pi_table.firmware.code": "the touch board's CircuitPython program (board, busio, usb_cdc)",
     "pi_table.sim.emulator": "the touch board in software: the emulator extra (adafruit_mpr121)",
-    "pi_table.ui.colour_vision": "a check of the palettes: the test extra (numpy, colorspacious)",
 }
 KEY = "RRRRRRRRRBBBBBBBBNNNNNNNA"
 LINK = "http://192.0.2.7:8080/p/a-spymasters-token"

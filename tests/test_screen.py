@@ -47,8 +47,7 @@ from pi_table.engine.phrase import Phrase
 from pi_table.hal import Cues, NewGame, ScreenModel, TimerState, UiEvent
 from pi_table.sim.harness import ManualClock
 from pi_table.table.input import WIPE_WARNING
-from pi_table.ui import canvas, i18n
-from pi_table.ui import screen as ui
+from pi_table.ui import canvas, i18n, orientation
 from pi_table.ui.canvas import CARD, DECOY
 from pi_table.ui.mounting import ROTATIONS
 from pi_table.ui.screen import GridPainter, Mode, ScreenPainter, ScreenSettings, draw, render_png
@@ -315,10 +314,10 @@ def test_cover_mode_then_a_card_covers_the_cell_under_the_finger(rotation):
     assert painter.tap(tap_for(painter.frame, Mode.COVER)) is None
     painter.draw(image, m, 0.0)
     for cell in range(CELLS):
-        row, col = ui.slot_of(cell, rotation)
+        row, col = orientation.slot_of(cell, rotation)
         assert screen_slot(painter.frame, cell) == (row, col)
-    top_left = painter.frame.cells[ui.cell_at(0, 0, rotation)]
-    expected = {0: 0, 90: 20, 180: 24, 270: 4}[rotation]
+    top_left = painter.frame.cells[orientation.cell_at(0, 0, rotation)]
+    expected = {0: 20, 90: 0, 180: 4, 270: 24}[rotation]  # the corner each turn puts at the top left
     assert painter.tap(centre(top_left)) == Cover(expected)
     assert painter.mode is Mode.PLAY
 
@@ -333,8 +332,8 @@ def test_cover_mode_ends_when_the_game_moves_on():
 def test_the_coop_cover_phase_takes_the_card_directly():
     painter, _, m = painted("coop cover")
     assert m.view.table.phase == "cover"
-    top_left = painter.frame.cells[24]  # the default rotation: the operatives' last card
-    assert painter.tap(centre(top_left)) == Cover(24)
+    last = painter.frame.cells[24]  # the operatives' last card: the bottom left, from the spymasters' side
+    assert painter.tap(centre(last)) == Cover(24)
 
 
 def test_deep_undercover_the_lit_cell_or_done_places_the_card():
@@ -350,10 +349,13 @@ def test_deep_undercover_the_lit_cell_or_done_places_the_card():
 
 def test_slot_and_cell_are_inverse_for_every_rotation():
     for rotation in ROTATIONS:
-        slots = sorted(ui.slot_of(cell, rotation) for cell in range(CELLS))
+        slots = sorted(orientation.slot_of(cell, rotation) for cell in range(CELLS))
         assert slots == [(r, c) for r in range(5) for c in range(5)]
-        assert all(ui.cell_at(*ui.slot_of(cell, rotation), rotation) == cell for cell in range(CELLS))
-    assert ui.slot_of(0, 90) == (0, 4) and ui.slot_of(0, 270) == (4, 0)
+        assert all(orientation.cell_at(*orientation.slot_of(cell, rotation), rotation) == cell for cell in range(CELLS))
+    # cell 0 is at the operatives' left in the row nearest them (hardware/pinout.toml): seen from
+    # their side at the bottom left, from the spymasters' at the top right, from either side's seat
+    # at the operatives' right (90) or left (270) at that seat's far left or near right
+    assert [orientation.slot_of(0, rotation) for rotation in ROTATIONS] == [(4, 0), (0, 0), (0, 4), (4, 4)]
 
 
 def test_a_bad_rotation_is_refused():
@@ -363,7 +365,9 @@ def test_a_bad_rotation_is_refused():
 
 @pytest.mark.parametrize("rotation", [0, 180])
 def test_the_key_is_drawn_turned_for_the_spymasters(rotation):
-    """Sample each drawn cell's colour: at 0 the key reads row-major, at 180 backwards."""
+    """Sample each drawn cell's colour, row by row from the top left: at 0 (the operatives' view)
+    row 4 comes first and row 0 last, each from cell 0's side; at 180 (the spymasters') row 0 comes
+    first, each row from its far end."""
     image = surface()
     frame = draw(image, ScreenModel(view(CODENAMES, KEY), "game-1"), settings=ScreenSettings(rotation))
     seen = ""
@@ -371,7 +375,45 @@ def test_the_key_is_drawn_turned_for_the_spymasters(rotation):
         (x, y, w, h) = next(rect for cell, rect in enumerate(frame.cells) if screen_slot(frame, cell) == (row, col))
         colour = tuple(image.get_at((x + w * 7 // 8, y + h * 7 // 8)))[:3]
         seen += next(letter for letter, rgb in CARD.items() if rgb == colour)
-    assert seen == (KEY if rotation == 0 else KEY[::-1])
+    rows = [KEY[start:start + 5] for start in range(0, CELLS, 5)]
+    assert seen == ("".join(reversed(rows)) if rotation == 0 else "".join(row[::-1] for row in rows))
+
+
+def bar_box(image: pygame.Surface, left_of: int) -> pygame.Rect:
+    """Where the operatives' bar is drawn: the box of its colour's pixels left of ``left_of``."""
+    mask = pygame.mask.from_threshold(image.subsurface((0, 0, left_of, image.get_height())), canvas.EDGE_FILL,
+                                      (1, 1, 1, 255))
+    first, *rest = mask.get_bounding_rects()  # the bar, cut by its label's letters
+    return first.unionall(rest)
+
+
+@pytest.mark.parametrize("rotation", ROTATIONS)
+def test_the_key_marks_the_operatives_edge_and_puts_cell_0_where_the_rule_says(rotation, tmp_path):
+    """From the spymasters' side (180) cell 0, the operatives' left in the row nearest them, is at
+    the top right and the bar naming the operatives' side runs along the top; each turn moves both."""
+    image = surface()
+    frame = draw(image, model("codenames guess"), settings=ScreenSettings(rotation))
+    pygame.image.save(image, str(tmp_path / f"key-{rotation}.png"))
+    corner = {0: (4, 0), 90: (0, 0), 180: (0, 4), 270: (4, 4)}[rotation]
+    assert screen_slot(frame, 0) == corner and screen_slot(frame, 24) == (4 - corner[0], 4 - corner[1])
+    xs = [x for x, _, _, _ in frame.cells] + [x + w for x, _, w, _ in frame.cells]
+    ys = [y for _, y, _, _ in frame.cells] + [y + h for _, y, _, h in frame.cells]
+    bar = bar_box(image, max(xs) + 40)
+    edge = {"top": bar.bottom <= min(ys), "bottom": bar.top >= max(ys), "left": bar.right <= min(xs),
+            "right": bar.left >= max(xs)}
+    assert [side for side, beyond in edge.items() if beyond] == [orientation.operatives_edge(rotation)]
+    assert "operatives' side" in frame.texts
+
+
+def test_the_key_carries_a_simulated_tables_words_and_a_real_ones_none():
+    words = tuple(f"word{cell}" for cell in range(CELLS))
+    plain, worded = surface(), surface()
+    bare = draw(plain, model("codenames guess"))
+    frame = draw(worded, replace(model("codenames guess"), words=words))
+    assert not set(words) & set(bare.texts) and set(words) <= set(frame.texts)
+    assert pygame.image.tobytes(plain, "RGB") != pygame.image.tobytes(worded, "RGB")
+    alias = draw(surface(), replace(model("alias24 clue"), words=words))
+    assert "word12" not in alias.texts  # the dark cell has no card, so no word
 
 
 def test_alias24_decoys_are_grey_and_the_dark_cell_is_empty():

@@ -249,7 +249,7 @@ def test_the_headline_the_cell_numbers_the_history_and_the_new_game_options_on_a
         assert table.daemon.session.id not in line.inner_text()  # the game by its name; its id is small print
         expect(page.locator("#game-id")).to_have_text(table.daemon.session.id)
         cells = page.locator("#board span")
-        expect(cells).to_have_text([str(number) for number in range(1, 26)])
+        expect(cells).to_have_text([str(cell) for cell in range(25)])  # the table's numbers, as on its screen
         for cell in (0, 12, 24):  # readable: big enough, and a colour of its own on the card's
             style = cells.nth(cell).evaluate("(cell) => { const s = getComputedStyle(cell); "
                                              "return [parseFloat(s.fontSize), s.color, s.backgroundColor]; }")
@@ -265,7 +265,7 @@ def test_the_headline_the_cell_numbers_the_history_and_the_new_game_options_on_a
         for name in ("three_player", "setup", "sealed_votes"):
             expect(page.locator(f"#new-game [name={name}]")).to_be_hidden()
         expect(page.locator("#new-game select[name=dark_cell] option")).to_have_count(25)
-        expect(page.locator("#new-game select[name=dark_cell] option:checked")).to_have_text("13")  # the centre
+        expect(page.locator("#new-game select[name=dark_cell] option:checked")).to_have_text("12")  # the centre, numbered as the board is
         page.select_option("#new-game select[name=dark_cell]", "0")
         page.click("#new-game button[type=submit]")
         expect(line).to_contain_text("Alias 24")

@@ -17,6 +17,12 @@ pytestmark = pytest.mark.arm64
 KEY = "RRRRRRRRRBBBBBBBBNNNNNNNA"
 
 
+def flat(text):
+    """The terminal's text with its lines unwrapped: a sentence reads whole however the 80
+    columns broke it."""
+    return " ".join(text.split())
+
+
 def session_output(lines, color=False, rules=Rules(), key=KEY, lang="en"):
     game = make_game(rules)
     session = Session(rules, rng=random.Random(1), key=game.parse_key(key))
@@ -46,7 +52,7 @@ def test_plays_commands_and_explains_refusals():
     assert "[RR]" in text  # the revealed card on the operatives' grid
     assert "refused: card 0 is already revealed" in text
     assert ("not a command: the commands are clue, touch, end-turn, penalty, cover, place, time-up, undo, new-game, "
-            "not 'tuch'") in text  # typed, not read from a file: quoted back
+            "not 'tuch'") in flat(text)  # typed, not read from a file: quoted back
     assert help_text(session.grid.game) in text
     assert session.record.moves == 2  # 'quit' stopped before the last line
 
@@ -61,14 +67,15 @@ def test_the_coop_rating_line_speaks_the_chosen_language():
     win = ["clue unlimited"] + [f"touch {cell}" for cell in range(9)]
     text, session = session_output(win, rules=Rules(game="codenames-coop"), key=key, lang="it")
     assert session.table_view().score == 8
-    assert "punteggio 8: Mi riesce molto difficile crederci." in text
+    assert "punteggio 8: Mi riesce molto difficile crederci." in flat(text)
 
 
 ENGLISH_RUN = ["help", "clue 2", "touch 9", "touch 9", "touch 0", "bogus 3", "clue 12", "touch 99", "end-turn",
                "penalty", "cover 3", "new-game", "n", "touch 9", "touch 10", "touch 11", "touch 24"]
 COMMAND_WORDS = {"clue", "touch", "end-turn", "penalty", "cover", "place", "time-up", "undo", "new-game", "help",
-                 "quit", "unlimited", "infinity", "codenames", "codenames-coop", "alias24", "bogus", "Deep",
-                 "Undercover", "CELLS", "TEAM", "alias", "mastermind", "asset", "file", "script"}  # and Italian loan words
+                 "quit", "unlimited", "infinity", "codenames", "codenames-coop", "alias24", "codex", "bogus", "Deep",
+                 "Undercover", "CELLS", "TEAM", "alias", "mastermind", "asset", "file", "script",
+                 "setup", "timer-enforce"}  # and Italian loan words, and the options the help names
 
 
 def words_of(text):
@@ -89,9 +96,9 @@ def test_under_lang_it_every_line_prompt_and_question_is_italian():
 def test_an_unlimited_clue_is_shown_in_the_tables_language():
     """'unlimited' is a command word only as typed: the clue it enters is shown in Italian."""
     italian, _ = session_output(["clue unlimited", "touch 0"], lang="it")
-    assert "(indizio: senza limiti, senza limite," in italian and "unlimited" not in italian
+    assert "(indizio: senza limiti, senza limite," in flat(italian) and "unlimited" not in italian
     english, _ = session_output(["clue unlimited", "touch 0"])
-    assert "(clue: unlimited, no limit" in english
+    assert "(clue: unlimited, no limit" in flat(english)
 
 
 def test_a_new_game_over_one_in_progress_is_asked_first():
@@ -105,8 +112,9 @@ def test_a_new_game_over_one_in_progress_is_asked_first():
     assert "[y/N]" not in text and session.record.moves == 0 and not session.state.is_over
 
 
-def transcript(lines, rules=Rules(), key=KEY):
-    """What a person sees: the prompts ('> ') in their place among the screens."""
+def transcript(lines, rules=Rules(), key=KEY, lang="en", color=False):
+    """What a person sees: the prompts ('> ') in their place among the screens, each answer
+    echoed as a terminal does."""
     game = make_game(rules)
     session = Session(rules, rng=random.Random(1), key=game.parse_key(key))
     typed = iter(lines)
@@ -121,7 +129,7 @@ def transcript(lines, rules=Rules(), key=KEY):
         out.append(line + "\n")
         return line
 
-    interactive(session, read, out.append, Painter(False), settings=InputSettings(hold_s=HOLD_MIN_S, stuck_s=5))
+    interactive(session, read, out.append, Painter(color, lang), settings=InputSettings(hold_s=HOLD_MIN_S, stuck_s=5))
     return "".join(out)
 
 
@@ -170,9 +178,153 @@ def test_counts_of_one_are_singular():
     assert "RED 1 agent left" in text and "1 agents" not in text
 
 
-def test_alias24_says_whose_assets_a_team_eliminates_and_helps_with_its_own_commands():
+def test_alias24_counts_each_teams_own_assets_and_helps_with_its_own_commands():
+    """The book: 9 assets for one team, 8 for the other, and a team whose assets are all
+    eliminated loses. Each team's count is its own assets left, as the spymaster screen's chips
+    count them (test_alias24_the_terminal_and_the_window_count_alike); red, with 8, starts and
+    eliminates blue's 9."""
     text = transcript(["help"], rules=Rules(game="alias24"), key="BBBBBBBBBRRR.RRRRRNNNNNNA")
-    assert "RED eliminates BLUE's assets: 9 left" in text  # red starts: blue holds the 9
+    assert "RED 8 assets left · BLUE 9 assets left · RED started" in text
     helped = text.split("> help\n", 1)[1]
     assert "penalty" not in helped and "cover N" not in helped and "place N" not in helped
     assert "touch N" in helped and "undo" in helped
+
+
+# --- the prompt as a person meets it (issue 30) ------------------------------------------------------
+
+ROOT = __import__("pathlib").Path(__file__).resolve().parent.parent
+
+
+def typed_at_a_terminal(keys: list[bytes], *options: str) -> str:
+    """``pi-table sim`` on a pseudo-terminal, each of ``keys`` typed once the prompt is back:
+    what the person sees, echo included."""
+    import os
+    import pty
+    import select
+    import sys
+    import time
+
+    pid, fd = pty.fork()
+    if pid == 0:  # the child: the simulator, its terminal the pty
+        os.chdir(ROOT)
+        os.execv(sys.executable, [sys.executable, "-m", "pi_table", "sim", "--color", "never", "--seed", "1", *options])
+    seen = b""
+
+    def until(done, timeout=20.0):
+        nonlocal seen
+        end = time.monotonic() + timeout
+        while not done(seen) and time.monotonic() < end:
+            ready, _, _ = select.select([fd], [], [], 0.1)
+            if ready:
+                try:
+                    seen += os.read(fd, 65536)
+                except OSError:
+                    return
+
+    try:
+        for key in keys:
+            until(lambda out: out.rstrip().endswith(b">"))
+            prompts = seen.count(b"> ")
+            os.write(fd, key)
+            until(lambda out, before=prompts: out.count(b"> ") > before)
+        os.write(fd, b"quit\r")
+        until(lambda out: False, timeout=3.0)
+    finally:
+        os.waitpid(pid, 0)
+        os.close(fd)
+    return seen.decode("utf-8", "replace")
+
+
+def test_the_prompt_edits_its_line_and_up_brings_back_the_last_command():
+    """Before: Up printed ^[[A and sent it as a command. Now readline gives the line editing
+    and history: Up and Enter play 'clue 2' again (refused: the clue is in), and Left moves
+    in the line ('touch 0', Left, '1': touch 10)."""
+    seen = typed_at_a_terminal([b"clue 2\r", b"\x1b[A\r", b"touch 0\x1b[D1\r"])
+    assert "^[[A" not in seen and "^[[D" not in seen
+    assert "refused: the red team already has its clue" in flat(seen)
+    assert "touch 10 was a blue agent: the turn passes to BLUE" in flat(seen)
+
+
+def test_help_lists_every_command_the_game_takes():
+    text = transcript(["help"])
+    helped = text.split("> help\n", 1)[1]
+    for command in ("clue N", "touch N", "end-turn", "penalty", "cover N", "place N", "time-up", "undo", "new-game [G]",
+                    "help", "quit"):
+        assert f"  {command} " in helped, command
+    assert "codenames, codenames-coop, alias24, codex" in flat(helped)  # new-game deals Codex too
+
+
+def test_a_command_with_a_wrong_number_says_what_number_it_takes():
+    text = transcript(["touch 99", "clue 12", "touch x", "tuch 3"])
+    assert "touch N: the grid's cells are 0 to 24, not 99" in text
+    assert "clue N: a clue number is 0 to 9 or unlimited, not 12" in text
+    assert "touch N: the cell must be a whole number, not 'x'" in text
+    assert text.count("not a command") == 1  # 'tuch' alone
+
+
+def test_a_refused_touch_prints_its_refusal_not_the_board_again():
+    text = transcript(["touch 0", "touch 0", "touch 1"])
+    refused = text.split("> touch 0\n", 2)[2].split("> ", 1)[0]
+    assert refused == "  refused: card 0 is already revealed\n"
+
+
+def test_undo_says_what_it_took_back():
+    text = transcript(["clue 2", "touch 0", "undo", "undo", "undo"])
+    assert "undo took back: touch 0" in text and "undo took back: clue 2" in text
+    assert "refused: there is nothing to undo" in text
+    text = transcript(["touch 0", "new-game", "y", "undo"])
+    assert "undo brought back the game the new one was dealt over" in text
+
+
+def test_in_italian_the_words_the_prompts_say_are_commands():
+    """The new-game question says 'annulla' for undo: typing it takes the action back."""
+    text, session = session_output(["touch 0", "nuova-partita", "n", "annulla", "aiuto", "esci", "touch 1"], lang="it")
+    assert "(annulla la riporta indietro) [s/N]" in flat(text)
+    assert "annullato: touch 0" in text and session.record.moves == 0
+    assert "Anche in italiano:" in text and "annulla (undo)" in flat(text)
+    assert "non è un comando" not in text  # and esci left before 'touch 1'
+
+
+WIDE_RUNS = [
+    (Rules(), KEY, ENGLISH_RUN),
+    (Rules(game="alias24", nuke="mad"), "BBBBBBBBBRRR.RRRRRNNNNNNA",
+     ["help", "clue 0", *(f"touch {cell}" for cell in (0, 1, 2, 3, 4, 5, 6, 7, 13, 14, 15, 16, 17, 18)), "touch 24"]),
+    (Rules(game="codenames-coop"), KEY, ["help", "clue unlimited", *(f"touch {cell}" for cell in range(9))]),
+    (Rules(setup="place"), KEY, ["help", "place 12", "place 0", "touch 3", "undo", "undo"]),
+]
+
+
+@pytest.mark.parametrize("lang", ["en", "it"])
+@pytest.mark.parametrize("rules, key, lines", WIDE_RUNS)
+def test_every_line_fits_80_columns(rules, key, lines, lang):
+    from pi_table.sim.terminal import visible
+
+    text = transcript(lines, rules=rules, key=key, lang=lang, color=True)
+    wide = [line for line in text.splitlines() if visible(line) > 80]
+    assert wide == []
+
+
+def test_alias24_the_terminal_and_the_window_count_alike():
+    """Alias 24's words everywhere: the key is the Masterminds'; each team's count is its own
+    assets left, in the terminal as on the spymaster screen's chips the window shows."""
+    import os
+
+    os.environ.setdefault("SDL_VIDEODRIVER", "dummy")
+    import pygame
+
+    from pi_table.sim.harness import SimTable
+    from pi_table.ui.screen import ScreenPainter
+
+    rules = Rules(game="alias24")
+    key = "BBBBBBBBBRRR.RRRRRNNNNNNA"
+    text = transcript(["touch 0"], rules=rules, key=key)
+    assert "KEY (masterminds only)" in text and "spymaster" not in text.lower()
+    assert "RED 8 assets left · BLUE 8 assets left · RED started" in text  # red eliminated one of blue's 9
+    table = SimTable(Session(rules, rng=random.Random(1), key=make_game(rules).parse_key(key)))
+    try:
+        table.do(__import__("pi_table.engine", fromlist=["Guess"]).Guess(0))
+        pygame.font.init()
+        texts = ScreenPainter().draw(pygame.Surface((800, 480)), table.shown, 0.0).texts
+    finally:
+        table.close()
+    assert texts[texts.index("RED") - 1] == "8" and texts[texts.index("BLUE") - 1] == "8"

@@ -136,3 +136,124 @@ def test_the_window_plays_the_tables_cues():
         wait_for(lambda: "turn" in sound.names, "the turn cue")
     finally:
         w.close()
+
+
+def slots(rects) -> list[tuple[int, int]]:
+    """Each cell's (row, column) in a picture, by cell number, from where its rectangle was drawn."""
+    xs, ys = sorted({rect[0] for rect in rects}), sorted({rect[1] for rect in rects})
+    return [(ys.index(rect[1]), xs.index(rect[0])) for rect in rects]
+
+
+def bar_of(surface, cells) -> str:
+    """The side of the cells the operatives' bar is drawn on, in a panel of the window."""
+    from pi_table.ui.canvas import EDGE_FILL
+
+    first, *rest = pygame.mask.from_threshold(surface, EDGE_FILL, (1, 1, 1, 255)).get_bounding_rects()
+    bar, grid = first.unionall(rest), pygame.Rect(cells[0]).unionall([pygame.Rect(rect) for rect in cells])
+    sides = {"top": bar.bottom <= grid.top, "bottom": bar.top >= grid.bottom, "left": bar.right <= grid.left,
+             "right": bar.left >= grid.right}
+    (side,) = [side for side, beyond in sides.items() if beyond]
+    return side
+
+
+@pytest.mark.parametrize("rotation", [180, 90])
+def test_the_grid_and_the_key_beside_it_read_alike(tmp_path, rotation):
+    """Each cell in the same place in both, the operatives' bar on the same side, the same words:
+    a solo player matches the key to the grid at a glance (the key was turned 180 degrees from it)."""
+    from pi_table.ui.orientation import operatives_edge
+    from pi_table.ui.screen import ScreenSettings
+    from pi_table.ui.words import Cards, load_words
+
+    rules = Rules()
+    session = Session(rules, rng=random.Random(1), key=make_game(rules).parse_key(KEY))
+    w = Window(session, InputSettings(hold_s=0.05), screen_settings=ScreenSettings(rotation),
+               cards=Cards(load_words("en"), random.Random(2)))
+    try:
+        wait_for(lambda: w.leds.latest.changed.is_set() and w.screen.latest.changed.is_set(), "shown")
+        w.draw()
+        w.screenshot(str(tmp_path / f"window-{rotation}.png"))
+        key = w.painter.frame.cells  # on the screen panel
+        assert slots(cell_rects(rotation)) == slots(key)
+        assert slots(key)[0] == {180: (0, 4), 90: (0, 0)}[rotation]  # the operatives' left, in the row nearest them
+        edge = operatives_edge(rotation)
+        assert bar_of(w.grid_panel, cell_rects(rotation)) == edge == bar_of(w.screen_panel, w.painter.frame.cells)
+        assert set(w.screen.words) <= set(w.painter.frame.texts)  # the key's words, as the grid's
+    finally:
+        w.close()
+
+
+# --- Codex, a group at the window (issue 30) ---------------------------------------------------------
+
+CODEX_SETUP = (
+    "Moon:red:leader:1:AAAA Aleman:red:hacker:2:BBBB Viper:red:inquisitore:3:CCCC "
+    "Falco:blue:leader:1:DDDD Nebbia:blue:hacker:2:EEEE Orso:blue:inquisitore:3:FFFF"
+)
+CODEX_TURNS = [(0, "send 0 1 position"), (1, "send 1 0 position"), (2, "send 2 0 position"), (3, "send 3 4 role"),
+               (4, "send 4 5 role"), (5, "send 5 3 position"), (0, "code 0 AAAA-BBBB-CCCC"), (0, "done 0"),
+               *((seat, f"done {seat}") for seat in range(1, 6))]
+"""Pass-and-play to red's win: the six messages, then Moon enters red's code and all six end
+their private turn (an agent with two actions takes both in one turn at the screen)."""
+
+
+def press(window, tap):
+    """A mouse click on ``tap`` of the screen panel, and the window drawn once the loop has it."""
+    x, y, w, h = tap.rect
+    click(window, (GRID_PX + x + w // 2, y + h // 2), held_s=0)
+    window.loop.call(lambda: None)  # the command the tap sent is handled (events are taken in order)
+    window.draw()
+
+
+def codex_tap(window, wanted):
+    window.draw()
+    taps = [tap for tap in window.painter.frame.taps if wanted(tap)]
+    assert len(taps) == 1, window.painter.frame.texts
+    return taps[0]
+
+
+def test_codex_is_played_to_its_end_in_the_window_by_pass_and_play(tmp_path):
+    """The window plays Codex's loop and draws its screen; the mouse plays pass-and-play: PASS
+    AND PLAY, each agent's I AM, its choices, NEXT AGENT. Pictures of each stage are written."""
+    from pi_table.engine import Codex, parse_codex_action
+    from pi_table.engine.codex_rules import CodexRules
+    from pi_table.ui.codex_turns import Stage, Turn
+
+    rules = CodexRules()
+    session = Session(rules, rng=random.Random(1), key=Codex(rules).parse_setup(CODEX_SETUP))
+    w = Window(session, InputSettings(hold_s=0.05), discussion_s=60)
+    try:
+        wait_for(lambda: w.screen.last is not None, "the first screen")
+        w.draw()
+        assert "PASS AND PLAY" in w.painter.frame.texts and "mouse: tap the screen" in w.keys_help
+        press(w, codex_tap(w, lambda tap: isinstance(tap.mode, Turn) and tap.mode.stage is Stage.PASS))
+        w.screenshot(str(tmp_path / "1-pass.png"))
+        called = None
+        for seat, text in CODEX_TURNS:
+            action = parse_codex_action(text)
+            if called != seat:
+                assert f"Pass the screen to {CODEX_SETUP.split()[seat].split(':')[0]} (seat {seat})" in w.painter.frame.texts
+                press(w, codex_tap(w, lambda tap: isinstance(tap.mode, Turn) and tap.mode.stage is Stage.AGENT))
+                called = seat
+            if seat == 2 and text.startswith("send"):
+                w.screenshot(str(tmp_path / "2-agent.png"))
+            for _ in range(6):
+                tap = w.painter.current.route(action)
+                assert tap is not None, w.painter.frame.texts
+                press(w, tap)
+                if tap.command == action:
+                    break
+            if w.painter.current.turn.stage is Stage.HIDDEN:
+                if seat == 2:
+                    w.screenshot(str(tmp_path / "3-hidden.png"))
+                if not w.loop.call(lambda: w.loop.session.state.is_over):
+                    press(w, codex_tap(w, lambda tap: isinstance(tap.mode, Turn) and tap.mode.stage is Stage.PASS))
+                called = None if w.painter.current.turn.stage is Stage.PASS else called
+        view = w.loop.call(lambda: session.record.game.public_view(session.record.state))
+        assert view.winner is not None and view.winner.value == "red"
+        time.sleep(0.7)  # the lights' last animation
+        w.draw()
+        assert "RED FACTION WINS" in w.painter.frame.texts
+        w.screenshot(str(tmp_path / "4-over.png"))
+        for name in ("1-pass", "2-agent", "3-hidden", "4-over"):
+            assert pygame.image.load(str(tmp_path / f"{name}.png")).get_size() == w.surface.get_size()
+    finally:
+        w.close()

@@ -1,61 +1,102 @@
-"""What the command line does for Codex (``games.KINDS``): its scripted simulator and its line
-of ``pi-table status``."""
+"""What the command line does for Codex (``games.KINDS``): its simulators (the window, the
+terminal, a script) and its line of ``pi-table status``."""
 
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from typing import TYPE_CHECKING
 
 from ..table.timer import DISCUSSION_S
-from .output import EXIT_USAGE, said
+from .output import EXIT_USAGE, flushed, said
 from .script import script_lines
 
 if TYPE_CHECKING:  # Codex is imported only when it is played
     from ..engine import CodexRules
+    from ..table import Session
 
 
 def sim(parser: argparse.ArgumentParser, args: argparse.Namespace, rules: CodexRules) -> int:
-    """Codex's scripted simulator: the table's loop and the screen's own painter, on virtual time."""
+    """Codex's simulators: a script on virtual time, drawn by the screen's own painter; else the
+    window where there is a display (``--window``), or the terminal, both by pass-and-play."""
     from ..engine import Codex, InvalidSetup
-    from ..sim.script import play, run_script
     from ..table import Session, random_source
-    from ..ui.i18n import say, translation
+    from ..table.timer import TimerSettings
+    from ..ui.i18n import translation
 
     _ = translation(args.lang).gettext
     if args.words is not None:
         parser.error(_("--words puts words on the grid games' cards; Codex has none"))
-    if args.script is None:
-        parser.error(_("--game codex plays a script: --script FILE ('-' for standard input)"))
     if args.key:
         parser.error(_("--key deals a grid game; Codex's agents come from --setup TEXT"))
-    try:
-        from ..sim.codex import CodexSimTable, parse_codex_command
-    except ImportError as e:
-        print("pi-table sim: " + _("Codex's simulator draws the table's screen with pygame ({error}): install "
-                                   "pi-table[screen]").format(error=e), file=sys.stderr)
-        return EXIT_USAGE
-    script = script_lines(args, parse_codex_command)
+    if args.script is not None:
+        try:
+            from ..sim.codex import CodexSimTable, parse_codex_command
+        except ImportError as e:
+            print("pi-table sim: " + _("Codex's simulator draws the table's screen with pygame ({error}): install "
+                                       "pi-table[screen]").format(error=e), file=sys.stderr)
+            return EXIT_USAGE
+        script = script_lines(args, parse_codex_command)
     try:
         setup = Codex(rules).parse_setup(args.setup) if args.setup else None
     except InvalidSetup as e:
         parser.error(f"--setup: {said(e, args.lang)}")
-    session = Session(rules, rng=random_source(args.seed), key=setup)
+    discussion = DISCUSSION_S if args.discussion is None else args.discussion
     try:
-        table = CodexSimTable(session, DISCUSSION_S if args.discussion is None else args.discussion, args.lang)
+        TimerSettings(length_s=discussion, warn_s=0)  # the length the discussion's timer takes
     except ValueError as e:
         parser.error(f"--discussion: {said(e, args.lang)}")
+    session = Session(rules, rng=random_source(args.seed), key=setup)
+    if args.script is None:
+        return _play(parser, args, session, discussion)
+    table = CodexSimTable(session, discussion, args.lang)
     try:
-        if args.json:
-            run_script(table, script, sys.stdout.write)
-        else:
-            print(table.describe())
-            for line in script:
-                outcome = play(table, line)
-                verdict = _("ok") if outcome.ok else _("refused: {reason}").format(reason=say(outcome.reason or "", args.lang))
-                print(f"\n> {line.text}   ({verdict})\n{table.describe()}")
+        _script(args, table, script)
     finally:
         table.close()
+    return 0
+
+
+def _script(args: argparse.Namespace, table, script) -> None:
+    from ..sim.script import play, run_script
+    from ..ui.i18n import say, translation
+
+    if args.json:
+        run_script(table, script, sys.stdout.write)
+        return
+    _ = translation(args.lang).gettext
+    print(table.describe())
+    for line in script:
+        outcome = play(table, line)
+        verdict = _("ok") if outcome.ok else _("refused: {reason}").format(reason=say(outcome.reason or "", args.lang))
+        print(f"\n> {line.text}   ({verdict})\n{table.describe()}")
+
+
+def _play(parser: argparse.ArgumentParser, args: argparse.Namespace, session: Session, discussion: float) -> int:
+    """A group at one screen, by pass-and-play: the window where it can open, else the terminal."""
+    from ..sim.terminal import Painter, interactive
+    from ..table.input import InputSettings
+
+    color = args.color == "always" or (args.color == "auto" and sys.stdout.isatty() and "NO_COLOR" not in os.environ)
+    painter = Painter(color, args.lang)
+    if args.window:
+        try:
+            from ..sim.window import NoDisplay, run_window
+            from ..ui.screen import ScreenSettings
+
+            run_window(session, InputSettings(hold_s=args.hold), None, args.lang, ScreenSettings(args.rotation),
+                       sound=not args.mute, discussion_s=discussion)
+            return 0
+        except ImportError as e:
+            reason = painter._("pygame is not installed ({error}); install pi-table[screen]").format(error=e)
+        except NoDisplay as e:
+            reason = painter._(str(e))
+        except ValueError as e:
+            parser.error(f"--rotation: {said(e, args.lang)}")
+        print(painter._("pi-table sim: no window ({reason}): the terminal simulator instead").format(reason=reason),
+              file=sys.stderr, flush=True)
+    interactive(session, input, flushed(sys.stdout), painter, discussion_s=discussion)
     return 0
 
 

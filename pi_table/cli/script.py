@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import argparse
 import sys
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NoReturn
 
 from .output import EXIT_USAGE, said
 
@@ -17,21 +17,45 @@ def read_script(args: argparse.Namespace, parse_command) -> list[ScriptLine] | N
     return None if args.script is None else script_lines(args, parse_command)
 
 
+def script_name(args: argparse.Namespace) -> str:
+    """How a message names the script: its path, or <stdin>."""
+    return "<stdin>" if str(args.script) == "-" else str(args.script)
+
+
+def script_text(args: argparse.Namespace) -> tuple[str, str]:
+    """The script --script names: its name and its text, read once (standard input cannot be
+    read twice, and its header's options are read before its lines); OSError when it cannot be."""
+    name = script_name(args)
+    read = vars(args)
+    if "script_text" not in read:
+        read["script_text"] = sys.stdin.read() if name == "<stdin>" else args.script.read_text(encoding="utf-8")
+    return name, read["script_text"]
+
+
+def malformed(args: argparse.Namespace, problem: Exception) -> NoReturn:
+    """A malformed script (its lines, its header's options) exits 2, naming the file and line."""
+    from ..ui.i18n import translation
+
+    _ = translation(args.lang).gettext
+    print(f"pi-table {args.command}: " + _("malformed script: {problem}").format(problem=said(problem, args.lang)),
+          file=sys.stderr)
+    raise SystemExit(EXIT_USAGE)
+
+
 def script_lines(args: argparse.Namespace, parse_command) -> list[ScriptLine]:
     """The script --script names, read whole. A script that cannot be read or is malformed
     exits 2, naming the file and line."""
     from ..sim.script import ScriptError, parse_script
     from ..ui.i18n import translation
 
-    _ = translation(args.lang).gettext
-    name = "<stdin>" if str(args.script) == "-" else str(args.script)
     try:
-        text = sys.stdin.read() if name == "<stdin>" else args.script.read_text(encoding="utf-8")
-        return parse_script(text.splitlines(), name, parse_command)
+        name, text = script_text(args)
     except OSError as e:  # the system's own words
+        _ = translation(args.lang).gettext
         print(f"pi-table {args.command}: " + _("cannot read the script {name}: {error}").format(
-            name=name, error=e.strerror or e), file=sys.stderr)
+            name=script_name(args), error=e.strerror or e), file=sys.stderr)
+        raise SystemExit(EXIT_USAGE) from None
+    try:
+        return parse_script(text.splitlines(), name, parse_command)
     except ScriptError as e:
-        print(f"pi-table {args.command}: " + _("malformed script: {problem}").format(problem=said(e, args.lang)),
-              file=sys.stderr)
-    raise SystemExit(EXIT_USAGE)
+        malformed(args, e)

@@ -32,6 +32,9 @@ DEVICE_FAULTS = {
     "buttons": N_("the buttons are not working ({error}): check their wires to the Pi; the game goes on without them"),
 }
 """What the table shows when a device cannot be opened: what is wrong, then what to do."""
+FAULTS = tuple(DEVICE_FAULTS.values())
+"""The templates of the faults this module reports: docs/cafe/troubleshooting.md has an entry for each
+(tests/test_troubleshooting.py collects every module's ``FAULTS``)."""
 
 
 @dataclass
@@ -137,7 +140,10 @@ def _sound(config: Config, hal: str) -> tuple[SoundDevice, str]:
     return PygameSound(), "ok"
 
 
-def _buttons(config: Config) -> Buttons:
+def _buttons(config: Config) -> Buttons | None:
+    """The buttons, or None when every one is switched off: then gpiozero is never loaded."""
+    if not config.buttons.pins():
+        return None
     from ..drivers.buttons import GpioButtons
 
     return GpioButtons(config.buttons)

@@ -1,37 +1,24 @@
 """The scripted simulator for Codex: the table's loop on simulated devices and virtual time, its
 screen drawn by the real painter, so pass-and-play is played by that painter's taps.
 
-Script lines (besides ``wait SECONDS``, which the grid games' scripts share):
-
-    send, code, block, profile, done, vote, reveal, end-discussion
-                          an agent's action as a phone sends it (the engine's text forms)
-    end-turn              the END TURN button: the table ends the discussion early
-    new-game              the NEW GAME button: a new Codex game
-    undo                  take back the last accepted action
-    pass-and-play on|off  the screen's PASS AND PLAY button (on), or STOP (off)
-    at-screen N           the "I am" button of seat N, which the screen must be calling
-    tap ACTION            on the screen, the buttons that lead to ACTION and send it, one tap
-                          at a time on the frame as drawn (VOTE NOW is ``tap end-discussion``)
-    hide                  the HIDE button of the agent at the screen
-    next                  NEXT AGENT, on the hidden screen
-
-A tap the screen does not offer is refused (``ok`` false, and what the screen shows instead),
-as a refused action is; the script goes on.
+Script lines, besides ``wait SECONDS`` (which the grid games' scripts share), are Codex's
+command words (codex_commands.py): an agent's action as its phone sends it, the buttons (END
+TURN, NEW GAME), ``undo``, and the pass-and-play taps on the screen. A tap the screen does not
+offer is refused (``ok`` false, and what the screen shows instead), as a refused action is; the
+script goes on.
 """
 
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass
 
 os.environ.setdefault("PYGAME_HIDE_SUPPORT_PROMPT", "1")  # stdout carries the JSON lines
 import pygame  # after the prompt is hidden
 
-from ..engine import CodexAction, EndTurn, InvalidAction, Undo, parse_codex_action
-from ..engine.codex_actions import USAGE
+from ..engine import EndTurn
 from ..engine.codex_setup import SEATS
 from ..engine.phrase import Phrase
-from ..hal import CodexModel, Command, NewGame, SimButtons, SimLedStrip, SimScreen, SimTouch, UiEvent
+from ..hal import CodexModel, NewGame, SimButtons, SimLedStrip, SimScreen, SimTouch, UiEvent
 from ..table import Outcome, Session
 from ..table.codex_loop import CodexLoop
 from ..table.timer import DISCUSSION_S
@@ -39,74 +26,14 @@ from ..ui.canvas import DESIGN, Tap
 from ..ui.codex_screen import CodexPainter
 from ..ui.codex_turns import Stage, Turn
 from ..ui.i18n import STEPS, say, translation
+from .codex_commands import (
+    SCREEN_TAPS,
+    ScreenTap,
+    TapAction,
+    parse_codex_command,  # noqa: F401 - a script's words, beside the table that plays them
+    screen_button,
+)
 from .harness import VirtualTable
-
-
-@dataclass(frozen=True, slots=True)
-class PassAndPlay:
-    on: bool
-
-    def __str__(self) -> str:
-        return f"pass-and-play {'on' if self.on else 'off'}"
-
-
-@dataclass(frozen=True, slots=True)
-class AtScreen:
-    seat: int
-
-    def __str__(self) -> str:
-        return f"at-screen {self.seat}"
-
-
-@dataclass(frozen=True, slots=True)
-class TapAction:
-    action: CodexAction
-
-    def __str__(self) -> str:
-        return f"tap {self.action}"
-
-
-@dataclass(frozen=True, slots=True)
-class Hide:
-    def __str__(self) -> str:
-        return "hide"
-
-
-@dataclass(frozen=True, slots=True)
-class NextAgent:
-    def __str__(self) -> str:
-        return "next"
-
-
-ScreenTap = PassAndPlay | AtScreen | TapAction | Hide | NextAgent
-WORDS = (*USAGE, "end-turn", "new-game", "undo", "pass-and-play", "at-screen", "tap", "hide", "next")
-
-
-def parse_codex_command(text: str) -> CodexAction | Command | ScreenTap:
-    """One line of a Codex script; raise ``InvalidAction`` saying what was expected."""
-    verb, *args = text.lower().split()
-    if verb in USAGE:
-        return parse_codex_action(text)
-    if verb not in WORDS:
-        raise InvalidAction("the commands are {words}", words=", ".join((*WORDS, "wait")), given=verb)
-    if verb == "tap":
-        if not args:
-            raise InvalidAction("'tap' is followed by the action its buttons send, e.g. tap vote 2 4")
-        return TapAction(parse_codex_action(" ".join(args)))
-    if verb == "pass-and-play":
-        if args not in (["on"], ["off"]):
-            raise InvalidAction("'pass-and-play' is followed by on or off")
-        return PassAndPlay(args == ["on"])
-    if verb == "at-screen":
-        if len(args) != 1 or not args[0].isdigit() or not 0 <= int(args[0]) < SEATS:
-            raise InvalidAction("'at-screen' takes a seat number 0 to {last}", last=SEATS - 1)
-        return AtScreen(int(args[0]))
-    if args:
-        raise InvalidAction("'{verb}' takes no argument" if verb != "new-game" else "'{verb}' takes no argument (a new Codex game)",
-                            verb=verb)
-    plain: dict[str, Command | ScreenTap] = {"end-turn": EndTurn(), "new-game": NewGame(), "undo": Undo(), "hide": Hide(),
-                                             "next": NextAgent()}
-    return plain[verb]
 
 
 class CodexSimTable(VirtualTable):
@@ -140,7 +67,7 @@ class CodexSimTable(VirtualTable):
         return self.painter.turn
 
     def do(self, command) -> Outcome:
-        if isinstance(command, (PassAndPlay, AtScreen, TapAction, Hide, NextAgent)):
+        if isinstance(command, SCREEN_TAPS):
             return self._on_screen(command)
         if isinstance(command, EndTurn):
             self.buttons.push("end_turn")
@@ -164,23 +91,11 @@ class CodexSimTable(VirtualTable):
         self.draw()
         if isinstance(command, TapAction):
             return self._tap_through(command)
-        tap = self._find(command)
+        tap = screen_button(self.turn, command, self.painter.frame.taps)
         if tap is None:
             return Outcome(command, False, Phrase.of("the screen has no button for {command}: it shows {where}",
                                                      command=str(command), where=self._where()))
         return self._press(command, tap)
-
-    def _find(self, command: ScreenTap) -> Tap | None:
-        """The one button ``command`` stands for on the frame drawn, if it is there."""
-        stage = self.turn.stage
-        seat = command.seat if isinstance(command, AtScreen) else None
-        wanted = {
-            PassAndPlay(True): lambda to: stage is Stage.TABLE and to.stage in (Stage.PASS, Stage.WAIT),
-            PassAndPlay(False): lambda to: stage is not Stage.TABLE and to == Turn(),
-            Hide(): lambda to: stage is Stage.AGENT and to.stage is Stage.HIDDEN,
-            NextAgent(): lambda to: stage is Stage.HIDDEN and to.stage in (Stage.PASS, Stage.WAIT),
-        }.get(command, lambda to: to.stage is Stage.AGENT and stage is Stage.PASS and to.seat == seat)
-        return next((tap for tap in self.painter.frame.taps if isinstance(tap.mode, Turn) and wanted(tap.mode)), None)
 
     def _tap_through(self, command: TapAction) -> Outcome:
         """Tap the buttons on the way to the action, one frame at a time, then the one that sends it."""

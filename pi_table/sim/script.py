@@ -1,7 +1,9 @@
 """The scripted simulator: a file of commands in, one JSON object per line out.
 
 Contract (README, "Script format"): one command per line, ``#`` starts a comment, blank
-lines are ignored. Output: a line for the initial state with ``"step": 0``, then one line per
+lines are ignored. A script may carry its own options, in its header (the comments before its
+first command): ``# options: --game codex --discussion 60`` (``header_options``; the command line
+applies them). Output: a line for the initial state with ``"step": 0``, then one line per
 command ``{"step", "input", "ok", "error", "state", "sounds"}`` (Codex adds ``"agents"`` and
 ``"screen"``: each table's ``report``; ``"sounds"`` names the cues the step played, README "Sound"). A refused command leaves the state unchanged and the
 script goes on; a malformed script is rejected as a whole before any command runs, naming the
@@ -13,6 +15,8 @@ this; each game brings its command words (a ``parse_command``) and its table (``
 from __future__ import annotations
 
 import json
+import re
+import shlex
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Protocol
@@ -88,6 +92,33 @@ def parse_script(
         except InvalidAction as e:
             raise ScriptError("{name}:{number}: {expected}", name=name, number=number, expected=e.expected) from None
     return parsed
+
+
+OPTIONS = re.compile(r"#\s*options:(?P<words>.*)", re.IGNORECASE)
+"""A header line of options: ``# options: --game codex --seed 3``."""
+
+
+def header_options(lines: Iterable[str], name: str = "<script>") -> list[tuple[int, list[str]]]:
+    """The words of each ``# options:`` line of a script's header, with its line number, split as
+    a shell would (quotes keep a --setup TEXT whole); ScriptError for an options line after the
+    first command, or one whose quotes do not close."""
+    found = []
+    commanded = False
+    for number, raw in enumerate(lines, start=1):
+        text = raw.strip()
+        options = OPTIONS.match(text)
+        if options is None:
+            commanded = commanded or bool(text.split("#", 1)[0].strip())
+            continue
+        if commanded:
+            raise ScriptError("{name}:{number}: a script's options come in its header, before its first command",
+                              name=name, number=number)
+        try:
+            found.append((number, shlex.split(options.group("words"), comments=True)))
+        except ValueError:
+            raise ScriptError("{name}:{number}: the options line's quotes do not close", name=name,
+                              number=number) from None
+    return found
 
 
 def play(table: ScriptedTable, line: ScriptLine) -> Outcome:

@@ -2,23 +2,36 @@
 
 It needs no display. Colours are ANSI escapes, on when the output is a terminal and
 ``NO_COLOR`` is not set (https://no-color.org), or as ``--color`` says. It speaks the table's
-language (``--lang``): every line, prompt and question is a catalogue msgid; the command words
-themselves (``touch 7``) stay as a script file takes them.
+language (``--lang``): every line, prompt and question is a catalogue msgid, and no line is
+wider than 80 columns; the command words (``touch 7``) are those a script file takes, and in
+Italian the terminal takes them in Italian too (``annulla``: ``SPOKEN``). The prompt has line
+editing and history where Python has readline.
+
+It plays every kind of game (``KINDS``): the grid games here, Codex in codex_terminal.py by
+pass-and-play. ``new-game G`` deals a game of the other kind too: one loop ends, and the other
+kind's terminal takes the session on.
 """
 
 from __future__ import annotations
 
+import importlib
+import re
+import sys
 import threading
 import time
 from collections.abc import Callable
+from dataclasses import dataclass, field
 
-from ..engine import COVER, GRID, OVER, UNLIMITED, EndTurn, Game, Guess, InvalidAction, TableView, Team
+from ..engine import COVER, GRID, OVER, UNLIMITED, EndTurn, Game, Guess, InvalidAction, Place, TableView, Team, Undo
+from ..engine.games import NAMES, kind_of
 from ..engine.keys import ASSASSIN, BLUE_AGENT, BYSTANDER, NO_CARD, RED_AGENT
 from ..engine.phrase import N_
-from ..hal import AnyModel, MultiTouch, NewGame, ScreenModel, SimButtons, SimLedStrip, SimTouch, TouchSource
+from ..hal import AnyModel, Command, MultiTouch, NewGame, ScreenModel, SimButtons, SimLedStrip, SimTouch, TouchSource
 from ..table import Session, TableLoop, parse_command
+from ..table.commands import COMMAND_WORDS, SPOKEN, as_written
 from ..table.input import InputSettings, TouchPolicy
-from ..table.timer import TimerSettings, TurnTimer
+from ..table.loop import EventLoop
+from ..table.timer import DISCUSSION_S, TimerSettings, TurnTimer
 from ..ui.i18n import GAME_TITLES, TeamWord, say, translation
 from ..ui.words import Cards
 from .harness import WordScreen
@@ -28,14 +41,21 @@ BACKGROUND = {RED_AGENT: "\x1b[1;97;41m", BLUE_AGENT: "\x1b[1;97;44m", BYSTANDER
 FOREGROUND = {RED_AGENT: "\x1b[1;91m", BLUE_AGENT: "\x1b[1;94m", BYSTANDER: "\x1b[33m", ASSASSIN: "\x1b[1;95m"}
 TEAM = {Team.RED: "\x1b[1;91m", Team.BLUE: "\x1b[1;94m"}
 DIM, BOLD, WARN = "\x1b[2m", "\x1b[1m", "\x1b[1;33m"
-NAMES = {
+ESCAPE = re.compile(r"\x1b\[[0-9;]*m")
+WIDTH = 80
+"""The widest line the terminal prints: a terminal's width unless its user changed it."""
+NAMES_OF_CARDS = {
     "codenames": {RED_AGENT: N_("red agent"), BLUE_AGENT: N_("blue agent"), BYSTANDER: N_("bystander"),
                   ASSASSIN: N_("assassin")},
     "alias24": {RED_AGENT: N_("red asset"), BLUE_AGENT: N_("blue asset"), BYSTANDER: N_("grey decoy"),
                 ASSASSIN: N_("the nuke")},
 }
+KEY_HEADINGS = {"codenames": N_("KEY (spymasters only)"), "alias24": N_("KEY (masterminds only)")}
+"""The key's heading in each game's words: Alias 24's spymaster is its Mastermind."""
 GAME_WORDS = {"card": N_("card"), "alias": N_("alias"), "spymaster": N_("spymaster"), "mastermind": N_("mastermind")}
 YES = ("y", "yes", "s", "si", "sì")  # the [y/N] question takes a yes in either language
+QUIT = ("quit", "exit", "q")
+HELP = ("help", "?", "h")
 
 COMMANDS = (  # (the command, what it does, which games have it)
     ("clue N", N_("the {spymaster} enters the clue number: 0-9, 'unlimited' or 'infinity'"), lambda game: True),
@@ -45,21 +65,59 @@ COMMANDS = (  # (the command, what it does, which games have it)
     ("penalty", N_("the current clue was ruled invalid: the turn ends at once"), lambda game: game.has_penalty),
     ("cover N", N_("a {spymaster} covers {noun} N (after a penalty; the opponent's move in coop)"),
      lambda game: game.has_penalty or game.cover_is_required),
-    ("place N", N_("Deep Undercover setup: the next codename is on cell N"), lambda game: game.rules.setup == "place"),
+    ("place N", N_("Deep Undercover setup (a game dealt with --setup place): the next codename is on cell N"),
+     lambda game: game.rules.setup == "place" or game.name == "codenames"),
+    ("time-up", N_("the turn timer ran out: the turn ends (with --timer-enforce the table says it itself)"),
+     lambda game: True),
     ("undo", N_("take back the last action (also a new game, until its first action)"), lambda game: True),
-    ("new-game [G]", N_("deal a new key (G: codenames, codenames-coop, alias24)"), lambda game: True),
+    ("new-game [G]", N_("deal a new game (G: {games})"), lambda game: True),
 )
+USAGE = {command.split()[0]: command for command, _, _ in COMMANDS}
+
+
+def visible(text: str) -> int:
+    """How many columns ``text`` takes: its colour escapes take none."""
+    return len(ESCAPE.sub("", text))
+
+
+def fit(text: str, indent: int | None = None, width: int = WIDTH) -> str:
+    """``text`` with each line wrapped at its spaces to ``width`` columns; a wrapped line goes on
+    ``indent`` columns in (two more than its own indent, unless told)."""
+    rows = []
+    for line in text.split("\n"):
+        lead = len(line) - len(line.lstrip(" "))
+        words, row = line[lead:].split(" "), " " * lead
+        first = True
+        for word in words:
+            if not first and visible(row) + 1 + visible(word) > width:
+                rows.append(row)
+                row = " " * (lead + 2 if indent is None else indent) + word
+            else:
+                row += word if first else " " + word
+            first = False
+        rows.append(row)
+    return "\n".join(rows)
+
+
+def spoken_words(lang: str) -> str | None:
+    """The line of help that gives the command words in the table's language, if it has them."""
+    words = SPOKEN.get(lang)
+    if not words:
+        return None
+    said = ", ".join(f"{spoken} ({written})" for spoken, written in words.items())
+    return fit(translation(lang).gettext("Also in this language: {words}").format(words=said))
 
 
 def help_text(game: Game, lang: str = "en") -> str:
     """The commands this game has, as a script file takes them."""
     _ = translation(lang).gettext
-    words = {"spymaster": _(GAME_WORDS[game.spymaster_word]), "noun": _(GAME_WORDS[game.noun])}
+    words = {"spymaster": _(GAME_WORDS[game.spymaster_word]), "noun": _(GAME_WORDS[game.noun]), "games": ", ".join(NAMES)}
     lines = [f"  {command:<15} {_(what).format(**words)}" for command, what, has in COMMANDS if has(game)]
-    return "\n".join([_("Commands (the same as in a script file):"), *lines,
-                      f"  {'help':<15} {_('this text')}",
-                      f"  {'quit':<15} {_('leave the simulator')}",
-                      _("Entering a clue number is optional: a touch without one starts an unlimited turn.")])
+    lines += [f"  {'help':<15} {_('this text')}", f"  {'quit':<15} {_('leave the simulator')}"]
+    said = spoken_words(lang)
+    return "\n".join([_("Commands (the same as in a script file):"), *(fit(line, 18) for line in lines),
+                      fit(_("Entering a clue number is optional: a touch without one starts an unlimited turn.")),
+                      *([said] if said else [])])
 
 
 class Painter:
@@ -78,12 +136,19 @@ class Painter:
         return self._("nobody") if team is None else self.paint(str(TeamWord(team.value, self.lang)).upper(), TEAM[team])
 
     def screen(self, model: ScreenModel, words: tuple[str, ...] | None = None) -> str:
+        """The whole screen: the table, the key and, after them, the last refusal."""
+        body, refusal = self.parts(model, words)
+        return body if refusal is None else f"{body}\n{refusal}"
+
+    def parts(self, model: ScreenModel, words: tuple[str, ...] | None = None) -> tuple[str, str | None]:
+        """The screen without its refusal, and the refusal's line (None without one): a refused
+        command prints that line alone."""
         _ = self._
         view = model.view.table
         key = view.board if model.view.key is None else model.view.key.cells  # no key while placing
-        names = NAMES["alias24" if view.game == "alias24" else "codenames"]
-        lines = [self.headline(view), self.counts(view), ""]
-        lines.append(f"  {_('TABLE (operatives)'):<20}    {_('KEY (spymasters only)')}")
+        family = "alias24" if view.game == "alias24" else "codenames"
+        lines = [fit(self.headline(view)), fit(self.counts(view)), ""]
+        lines.append(f"  {_('TABLE (operatives)'):<20}    {_(KEY_HEADINGS[family])}")
         for row in range(GRID):
             cells = range(row * GRID, (row + 1) * GRID)
             table = "".join(self.table_cell(cell, view.board[cell]) for cell in cells)
@@ -91,13 +156,16 @@ class Painter:
             lines.append(f"  {table}    {secret}")
         if words is not None:
             lines += ["", "  " + _("WORDS (operatives)"), *self.words(view.board, words)]
-        legend = "  ".join(self.paint(f"{letter}={_(name)}", FOREGROUND[letter]) for letter, name in names.items())
-        lines += ["", f"  {legend}   [x]={_('shown')}"]
-        if model.message:
-            lines.append(self.paint("  " + _("refused: {reason}").format(reason=say(model.message, self.lang)), WARN))
+        legend = "  ".join(self.paint(f"{letter}={_(name)}", FOREGROUND[letter])
+                           for letter, name in NAMES_OF_CARDS[family].items())
+        lines += ["", fit(f"  {legend}   [x]={_('shown')}")]
         for warning in model.warnings:
-            lines.append(self.paint(f"  ! {say(warning, self.lang)}", WARN))
-        return "\n".join(lines)
+            lines.append(fit(self.paint(f"  ! {say(warning, self.lang)}", WARN)))
+        refusal = None if model.message is None else self.refusal(say(model.message, self.lang))
+        return "\n".join(lines), refusal
+
+    def refusal(self, reason: str) -> str:
+        return fit(self.paint("  " + self._("refused: {reason}").format(reason=reason), WARN))
 
     def table_cell(self, cell: int, shown: str) -> str:
         if shown == NO_CARD:
@@ -167,13 +235,15 @@ class Painter:
         return f"{title} · {what}"
 
     def counts(self, view: TableView) -> str:
+        """What each team has left, as the spymaster screen's chips count it: a Codenames team's
+        agents still to find, an Alias 24 team's own assets not yet eliminated (the book: a team
+        whose assets are all eliminated loses; its opponent's targets are those assets)."""
         _ = self._
         if view.totals is None:
             return "  " + _("the key is drawn when the last codename is down")
-        if view.game == "alias24":  # each team eliminates the other's assets
-            parts = [self.ngettext("{side} eliminates {other}'s assets: {count} left",
-                                   "{side} eliminates {other}'s assets: {count} left", view.remaining(team.other)).format(
-                side=self.team(team), other=self.team(team.other), count=view.remaining(team.other)) for team in Team]
+        if view.game == "alias24":
+            parts = [self.ngettext("{side} {count} asset left", "{side} {count} assets left", view.remaining(team)).format(
+                side=self.team(team), count=view.remaining(team)) for team in Team]
         else:
             parts = [self.ngettext("{side} {count} agent left", "{side} {count} agents left", view.remaining(team)).format(
                 side=self.team(team), count=view.remaining(team)) for team in Team]
@@ -183,7 +253,6 @@ class Painter:
                          self.ngettext("nuke armed at 13 ({count} targeted)", "nuke armed at 13 ({count} targeted)",
                                        view.targeted).format(count=view.targeted))
         return "  " + " · ".join(parts)
-
 
     def turn_passed(self, before: TableView, after: TableView) -> str | None:
         """Why the turn passed, when a touched card did it: the screen shows only whose turn it is
@@ -215,27 +284,64 @@ WAS = {
 
 class TerminalScreen(WordScreen):
     """The spymaster screen as text: prints the table whenever what it shows changes (a
-    touch being held changes nothing printed), with a line when a card passed the turn."""
+    touch being held changes nothing printed), with a line when a card passed the turn; a
+    refusal that changes nothing else prints its own line alone, not the table again."""
 
     def __init__(self, painter: Painter, write: Callable[[str], object], cards: Cards | None = None) -> None:
         super().__init__(cards, keep=1)
         self.painter = painter
         self.write = write
         self.printed = ""
+        self.refused: str | None = None
 
     def show(self, model: AnyModel) -> None:
         if not isinstance(model, ScreenModel):
             raise TypeError(f"the terminal draws the grid games' screen, not a {type(model).__name__}")
         before = self.last
-        text = self.painter.screen(model, self.deal(model))
-        if text != self.printed:
-            self.printed = text
+        body, refusal = self.painter.parts(model, self.deal(model))
+        if body != self.printed:
+            self.printed = body
+            text = body if refusal is None else f"{body}\n{refusal}"
             if isinstance(before, ScreenModel) and before.game_id == model.game_id:
                 why = self.painter.turn_passed(before.view.table, model.view.table)
                 if why is not None:
-                    text += "\n" + self.painter.paint(f"  {why}", WARN)
+                    text += "\n" + fit(self.painter.paint(f"  {why}", WARN))
             self.write("\n" + text + "\n")
+        elif refusal is not None and refusal != self.refused:
+            self.write(refusal + "\n")
+        self.refused = refusal
         super().show(model)
+
+
+def line_editing() -> None:
+    """Line editing and history at the prompt (the arrows move in the line, Up brings back the
+    last command), where Python has readline: importing it gives ``input`` both."""
+    try:
+        import readline  # noqa: F401
+    except ImportError:  # Python without readline: the prompt reads whole lines all the same
+        pass
+
+
+@dataclass(frozen=True)
+class Playing:
+    """What every kind's terminal plays with: the prompt's ``read`` and the screen's ``write``,
+    the painter (its colours and language), a real touch board, the grid games' touch and
+    timer settings and words, Codex's discussion, and whether an agent's private turn is wiped
+    off the terminal once it is over (``clear``: a real terminal)."""
+
+    read: Callable[[str], str]
+    write: Callable[[str], object]
+    painter: Painter
+    touch: TouchSource | None = None
+    settings: InputSettings = field(default_factory=InputSettings)
+    timer: TimerSettings | None = None
+    cards: Cards | None = None
+    discussion_s: float = DISCUSSION_S
+    clear: bool = False
+
+
+KINDS = {"grid": "terminal:GridTerminal", "codex": "codex_terminal:CodexTerminal"}
+"""The terminal of each kind of game (``pi_table.engine.games``), imported when it is played."""
 
 
 def interactive(
@@ -247,69 +353,177 @@ def interactive(
     settings: InputSettings | None = None,
     timer: TimerSettings | None = None,
     cards: Cards | None = None,
+    discussion_s: float = DISCUSSION_S,
+    clear: bool | None = None,
 ) -> None:
-    """The table in real time with a prompt (``cards``: words on the cards). The loop owns the game in this thread; a reader
-    thread plays typed commands through the simulated devices, exactly as scripts do, while a
-    real touch board (``touch``) may deliver guesses at the same time."""
-    settings = settings or InputSettings()
-    grid = SimTouch()
-    screen, buttons = TerminalScreen(painter, write, cards), SimButtons()
-    sources = MultiTouch(grid, touch) if touch is not None else grid
-    loop = TableLoop(
-        session, sources, SimLedStrip(keep=1), screen, buttons, TouchPolicy(settings), timer=TurnTimer(timer),
-        lang=painter.lang,
-    )
-    loop.open()
-    write(painter._("Type 'help' for the commands.") + "\n")
-    reader = threading.Thread(target=_prompt, args=(loop, grid, buttons, screen, settings, read, write), daemon=True)
-    reader.start()
-    try:
-        loop.run()
-    finally:
-        loop.close()
+    """The table in real time with a prompt (``cards``: words on the cards) until ``quit``, the
+    game of the session's kind and then of whichever kind ``new-game`` deals. ``clear``: wipe an
+    agent's private turn off the terminal once it is over (None: when standard output is one)."""
+    line_editing()
+    wipe = sys.stdout.isatty() if clear is None else clear
+    playing = Playing(read, write, painter, touch, settings or InputSettings(), timer, cards, discussion_s, wipe)
+    while True:
+        module, name = KINDS[session.kind].split(":")
+        terminal = getattr(importlib.import_module(f".{module}", __package__), name)(session, playing)
+        switch = terminal.play()
+        if switch is None:
+            return
+        session.new_game(switch)  # no loop runs now: this thread has the session
 
 
-def _prompt(loop, grid, buttons, screen, settings, read, write) -> None:
-    _ = screen.painter._
-    try:
-        while True:
-            try:
-                line = read("> ").split("#", 1)[0].strip()
-            except (EOFError, KeyboardInterrupt):
-                write("\n")
-                return
-            if not line:
-                continue
-            word = line.split()[0].lower()
-            if word in ("quit", "exit", "q"):
-                return
-            if word in ("help", "?", "h"):
-                write(help_text(loop.call(lambda: loop.session.grid.game), screen.painter.lang) + "\n")
-                continue
-            try:
-                command = parse_command(line)
-            except InvalidAction as e:
-                said = _("not a command: {reason}").format(reason=say(e.phrase, screen.painter.lang))
-                write(screen.painter.paint(said, WARN) + "\n")
-                continue
-            if isinstance(command, NewGame) and not loop.call(lambda: loop.session.state.is_over):
-                write(_("a game is in progress: deal a new one over it? (undo brings it back) [y/N] "))
+def in_effect(entries: list) -> list:
+    """A record's entries that are in effect now: those its undos took back left out."""
+    kept: list = []
+    for entry in entries:
+        if isinstance(entry, Undo):
+            kept.pop()
+        else:
+            kept.append(entry)
+    return kept
+
+
+class Terminal:
+    """A kind's terminal: its loop runs in the caller's thread, as in the daemon; a reader
+    thread reads the prompt and plays each command through the simulated devices, exactly as
+    scripts do. ``play`` ends with ``quit`` (None) or a new game of another kind (its name)."""
+
+    loop: EventLoop
+
+    def __init__(self, session: Session, playing: Playing) -> None:
+        self.session = session
+        self.playing = playing
+        self.painter = playing.painter
+        self._ = playing.painter._
+        self.switch: str | None = None
+
+    def play(self) -> str | None:
+        self.loop.open()
+        self.say(self._("Type 'help' for the commands."))
+        threading.Thread(target=self.prompt, name="prompt", daemon=True).start()
+        try:
+            self.loop.run()
+        finally:
+            self.loop.close()
+        return self.switch
+
+    def say(self, line: str, style: str = "") -> None:
+        self.playing.write(fit(self.painter.paint(line, style)) + "\n")
+
+    def prompt(self) -> None:
+        try:
+            while True:
                 try:
-                    answer = read("")
+                    line = self.playing.read("> ")
                 except (EOFError, KeyboardInterrupt):
-                    answer = ""
-                if answer.strip().lower() not in YES:
-                    write(_("the game goes on") + "\n")
-                    continue
-            if isinstance(command, Guess):  # held from the moment the loop saw it, however busy the machine
-                grid.press(command.cell)
-                loop.call(lambda: None)
-                time.sleep(settings.hold_s + 0.05)
-                grid.release(command.cell)
-            elif isinstance(command, EndTurn):
-                buttons.push("end_turn")
-            else:
-                screen.tap(command)
-            loop.call(lambda: None)  # the command shown before the next prompt: the loop takes events in order
-    finally:
-        loop.stop_soon()
+                    self.playing.write("\n")
+                    return
+                if not self.enter(as_written(line.split("#", 1)[0].strip(), self.painter.lang)):
+                    return
+        finally:
+            self.loop.stop_soon()
+
+    def enter(self, line: str) -> bool:
+        """Play one line; False to leave the terminal (``quit``, or a game of another kind)."""
+        word = line.split()[0].lower() if line else ""
+        if word in QUIT:
+            return False
+        if word in HELP:
+            self.playing.write(self.help() + "\n")
+            return True
+        return self.command(line)
+
+    def help(self) -> str:
+        raise NotImplementedError
+
+    def command(self, line: str) -> bool:
+        raise NotImplementedError
+
+    def not_a_command(self, word: str, error: InvalidAction, usage: dict[str, str]) -> None:
+        """A line the command words refuse: a known command with a wrong number (or the wrong
+        argument) says what it takes; anything else is no command."""
+        reason = say(error.phrase, self.painter.lang)
+        if word in usage:
+            self.say(self._("{usage}: {reason}").format(usage=usage[word], reason=reason), WARN)
+        else:
+            self.say(self._("not a command: {reason}").format(reason=reason), WARN)
+
+    def new_game(self, command: NewGame, press: Callable[[Command], None]) -> bool:
+        """NEW GAME, asked first over a game in progress; a game of another kind ends this
+        terminal for that kind's (False)."""
+        other = command.game is not None and kind_of(command.game) != self.session.kind
+        if not self.loop.call(lambda: self.session.state.is_over):
+            question = (N_("a game is in progress: deal {game} over it? (it cannot be brought back) [y/N] ") if other
+                        else N_("a game is in progress: deal a new one over it? (undo brings it back) [y/N] "))
+            game = self._(GAME_TITLES[command.game]) if command.game is not None else ""
+            self.playing.write(fit(self._(question).format(game=game)))
+            try:
+                answer = self.playing.read("")
+            except (EOFError, KeyboardInterrupt):
+                answer = ""
+            if answer.strip().lower() not in YES:
+                self.say(self._("the game goes on"))
+                return True
+        if other:
+            self.switch = command.game
+            return False
+        press(command)
+        return True
+
+    def undo(self, press: Callable[[Command], None], said: Callable[[object], str]) -> None:
+        """UNDO, then what it took back: the last action in effect (``said`` says it), or the
+        new game, whose undo brings back the game it was dealt over."""
+        def in_play() -> tuple[str, list]:
+            return self.session.id, in_effect(self.session.record.entries)
+
+        game, before = self.loop.call(in_play)
+        press(Undo())
+        now, after = self.loop.call(in_play)
+        if now != game:
+            self.say(self._("undo brought back the game the new one was dealt over"))
+        elif len(after) < len(before):
+            self.say(self._("undo took back: {action}").format(action=said(before[-1])))
+
+
+class GridTerminal(Terminal):
+    """The grid games: the table and the key as text, touches held for the hold time."""
+
+    def __init__(self, session: Session, playing: Playing) -> None:
+        super().__init__(session, playing)
+        self.grid = SimTouch()
+        self.screen = TerminalScreen(playing.painter, playing.write, playing.cards)
+        self.buttons = SimButtons()
+        sources = MultiTouch(self.grid, playing.touch) if playing.touch is not None else self.grid
+        self.loop = TableLoop(session, sources, SimLedStrip(keep=1), self.screen, self.buttons,
+                              TouchPolicy(playing.settings), timer=TurnTimer(playing.timer), lang=playing.painter.lang)
+
+    def help(self) -> str:
+        loop = self.loop
+        return help_text(loop.call(lambda: loop.session.grid.game), self.painter.lang)
+
+    def command(self, line: str) -> bool:
+        word = line.split()[0].lower()
+        try:
+            command = parse_command(line, NAMES)
+        except InvalidAction as e:
+            self.not_a_command(word, e, USAGE if word in COMMAND_WORDS else {})
+            return True
+        if isinstance(command, NewGame):
+            return self.new_game(command, self.press)
+        if isinstance(command, Undo):
+            self.undo(self.press, lambda action: f"place {action.cell}" if isinstance(action, Place) else str(action))
+        else:
+            self.press(command)
+        return True
+
+    def press(self, command: Command) -> None:
+        """Play a command through the device a player would use, and wait until it is shown."""
+        if isinstance(command, Guess):  # held from the moment the loop saw it, however busy the machine
+            self.grid.press(command.cell)
+            self.loop.call(lambda: None)
+            time.sleep(self.playing.settings.hold_s + 0.05)
+            self.grid.release(command.cell)
+        elif isinstance(command, EndTurn):
+            self.buttons.push("end_turn")
+        else:
+            self.screen.tap(command)
+        self.loop.call(lambda: None)  # the command shown before the next prompt: the loop takes events in order

@@ -11,6 +11,7 @@ from __future__ import annotations
 import os
 import threading
 import time
+from dataclasses import replace
 
 os.environ.setdefault("PYGAME_HIDE_SUPPORT_PROMPT", "1")
 import pygame
@@ -22,11 +23,16 @@ from ..engine.phrase import N_
 from ..errors import PiTableError
 from ..hal import AnyModel, DialEvent, LedFrame, LedStrip, ScreenModel, SimButtons, SimTouch
 from ..hal.sound import NoSound, SoundDevice
-from ..table import Session, TableLoop
-from ..table.input import InputSettings, TouchPolicy
-from ..table.timer import TimerSettings, TurnTimer
+from ..table import Session
+from ..table.games import loop_class
+from ..table.input import InputSettings
+from ..table.loop import EventLoop, LoopSettings
+from ..table.timer import DISCUSSION_S, TimerSettings
+from ..ui import orientation
+from ..ui.canvas import edge_bar
 from ..ui.i18n import translation
 from ..ui.leds import LightSettings
+from ..ui.orientation import OPERATIVES_SIDE, SPYMASTERS_SIDE, operatives_edge, slot_of
 from ..ui.screen import ScreenPainter, ScreenSettings
 from ..ui.sound import Announcer, SoundSettings
 from ..ui.words import Cards
@@ -36,7 +42,13 @@ GRID_PX = 480
 SCREEN_SIZE = (800, 480)
 HELP_PX = 28
 CELL_GAP = 8
-KEYS_HELP = N_("mouse: touch a card   E: END TURN   N: NEW GAME   up/down: dial   Enter: enter the dial   Q: quit")
+EDGE_BAR = 18
+"""How thick the bar marking the grid's operatives' edge is, in pixels."""
+KEYS_HELP = {
+    "grid": N_("mouse: touch a card   E: END TURN   N: NEW GAME   up/down: dial   Enter: enter the dial   Q: quit"),
+    "codex": N_("mouse: tap the screen (PASS AND PLAY, then each agent's turn)   E: END TURN   N: NEW GAME   Q: quit"),
+}
+"""The help bar of each kind of game's window (Codex is played on its screen alone)."""
 ASK_AGAIN = N_("N again: a new game over the one in progress (undo brings it back)")
 ASK_S = 5.0
 """How long N waits for a second N before a new game over one in progress is no longer asked for."""
@@ -95,23 +107,33 @@ def open_display() -> None:
         raise NoDisplay(str(e)) from None
 
 
-def cell_rects() -> list[pygame.Rect]:
-    """The grid panel's cell rectangles, row-major from the operatives' side (top-left 0)."""
-    size = (GRID_PX - 2 * 24 - (GRID - 1) * CELL_GAP) // GRID
-    return [
-        pygame.Rect(24 + (cell % GRID) * (size + CELL_GAP), 24 + (cell // GRID) * (size + CELL_GAP), size, size)
-        for cell in range(CELLS)
-    ]
+def panel_layout(rotation: int = SPYMASTERS_SIDE) -> tuple[tuple[float, ...], pygame.Rect]:
+    """The grid panel's square for the cells and the bar on their operatives' edge, turned as
+    the key beside them is (``orientation``), so a cell is where the screen has it."""
+    grid, bar = orientation.grid_and_bar(24, 24, GRID_PX - 48, operatives_edge(rotation), EDGE_BAR)
+    return grid, pygame.Rect(*(round(v) for v in bar))
+
+
+def cell_rects(rotation: int = SPYMASTERS_SIDE) -> list[pygame.Rect]:
+    """The grid panel's cell rectangles, by cell number."""
+    x, y, side, _ = panel_layout(rotation)[0]
+    size = int(side - (GRID - 1) * CELL_GAP) // GRID
+    return [pygame.Rect(round(x) + col * (size + CELL_GAP), round(y) + row * (size + CELL_GAP), size, size)
+            for row, col in (slot_of(cell, rotation) for cell in range(CELLS))]
 
 
 def draw_grid(
-    surface: pygame.Surface, frame: LedFrame | None, font: pygame.font.Font, words: tuple[str, ...] | None = None
+    surface: pygame.Surface, frame: LedFrame | None, font: pygame.font.Font, words: tuple[str, ...] | None = None,
+    rotation: int = SPYMASTERS_SIDE, lang: str = "en",
 ) -> None:
     """The LED frame as light: each cell glows in its colour on a dark table, the edge strip
-    runs round the grid; with ``words``, each card's word across its cell."""
+    runs round the grid; with ``words``, each card's word across its cell. Turned by ``rotation``
+    as the key is, the operatives' edge marked in ``lang``."""
     surface.fill((18, 18, 22))
     if frame is None:
         return
+    edge_bar(surface, panel_layout(rotation)[1], operatives_edge(rotation), translation(lang).gettext(OPERATIVES_SIDE),
+             16)
     pixels = len(frame.edge)
     for index, colour in enumerate(frame.edge):  # the edge strip along the four sides, clockwise
         side, at = divmod(index * 4, pixels)
@@ -122,7 +144,7 @@ def draw_grid(
             pygame.Rect(GRID_PX - offset - length, GRID_PX - 10, length, 8), pygame.Rect(2, GRID_PX - offset - length, 8, length),
         )[side % 4]
         pygame.draw.rect(surface, colour, rect, border_radius=3)
-    for cell, rect in enumerate(cell_rects()):
+    for cell, rect in enumerate(cell_rects(rotation)):
         colour = frame.cells[cell]
         glow = tuple(min(255, 40 + channel) for channel in colour) if any(colour) else (32, 32, 36)
         pygame.draw.rect(surface, glow, rect, border_radius=10)
@@ -138,6 +160,12 @@ def on_cards(model: ScreenModel | None, words: tuple[str, ...] | None) -> tuple[
     if model is None or words is None:
         return words
     return tuple("" if shown == NO_CARD else word for shown, word in zip(model.view.table.board, words, strict=True))
+
+
+def dealt(model: AnyModel, words: tuple[str, ...] | None) -> AnyModel:
+    """The model the screen panel draws: a grid game's key carries the words its cards were
+    dealt, so the key and the grid beside it read alike."""
+    return replace(model, words=words) if isinstance(model, ScreenModel) and words is not None else model
 
 
 def draw_word(surface: pygame.Surface, rect: pygame.Rect, word: str, font: pygame.font.Font) -> None:
@@ -167,10 +195,12 @@ class Window:
         screen_settings: ScreenSettings | None = None,
         cards: Cards | None = None,
         sound: SoundDevice | None = None,
+        discussion_s: float = DISCUSSION_S,
     ) -> None:
         open_display()
         self.surface = pygame.display.set_mode((GRID_PX + SCREEN_SIZE[0], GRID_PX + HELP_PX))
         self._ = translation(lang).gettext  # the help bar speaks the table's language, as its screen does
+        self.lang = lang
         pygame.display.set_caption(self._("pi-table simulator"))
         self.grid_panel = self.surface.subsurface(pygame.Rect(0, 0, GRID_PX, GRID_PX))
         self.screen_panel = self.surface.subsurface(pygame.Rect(GRID_PX, 0, *SCREEN_SIZE))
@@ -178,14 +208,14 @@ class Window:
         self.small = pygame.font.Font(None, 22)
         self.painter = ScreenPainter(screen_settings or ScreenSettings())
         self.touch, self.buttons, self.leds, self.screen = SimTouch(), SimButtons(), WindowLeds(), WindowScreen(cards)
-        self.loop = TableLoop(
-            session, self.touch, self.leds, self.screen, self.buttons, TouchPolicy(settings),
-            timer=TurnTimer(timer), lights=lights, lang=lang,
-        )
-        self.rects = cell_rects()
+        played = LoopSettings(settings, timer or TimerSettings(), discussion_s, lights or LightSettings(), lang)
+        self.loop: EventLoop = loop_class(session.kind).made(session, self.touch, self.leds, self.screen, self.buttons,
+                                                             played)  # the loop of the game's kind, as the daemon's
+        self.keys_help = KEYS_HELP[session.kind]
+        self.rects = cell_rects(self.painter.settings.rotation)
         self.held: int | None = None
         self.frame: LedFrame | None = None
-        self.model: ScreenModel | None = None
+        self.model: AnyModel | None = None
         self.asking: str | None = None  # the help bar's question, while N waits for a second N
         self._asked_at = 0.0
         self.sound = sound or NoSound()
@@ -233,13 +263,15 @@ class Window:
             self.frame = self.leds.latest.get()
         if self.screen.latest.changed.is_set():
             self.model = self.screen.latest.get()
-        draw_grid(self.grid_panel, self.frame, self.small, on_cards(self.model, self.screen.words))
+        shown = self.model if isinstance(self.model, ScreenModel) else None  # Codex: no cards on the grid
+        draw_grid(self.grid_panel, self.frame, self.small, on_cards(shown, self.screen.words),
+                  self.painter.settings.rotation, self.lang)
         if self.model is not None:
-            self.painter.draw(self.screen_panel, self.model, self.loop.clock())
+            self.painter.draw(self.screen_panel, dealt(self.model, self.screen.words), self.loop.clock())
         self.help_bar.fill((10, 10, 12))
         if self.asking is not None and time.monotonic() - self._asked_at >= ASK_S:
             self.asking = None
-        words, ink = (self._(KEYS_HELP), (190, 190, 190)) if self.asking is None else (self.asking, (255, 200, 60))
+        words, ink = (self._(self.keys_help), (190, 190, 190)) if self.asking is None else (self.asking, (255, 200, 60))
         self.help_bar.blit(self.small.render(words, True, ink), (10, 6))
         pygame.display.flip()
 
@@ -255,11 +287,12 @@ class Window:
 
 
 def run_window(session: Session, settings: InputSettings, timer: TimerSettings | None = None, lang: str = "en",
-               screen_settings: ScreenSettings | None = None, cards: Cards | None = None, sound: bool = True) -> None:
+               screen_settings: ScreenSettings | None = None, cards: Cards | None = None, sound: bool = True,
+               discussion_s: float = DISCUSSION_S) -> None:
     """Open the window and play until it is closed, with the table's sound cues unless not
-    ``sound``. Raises NoDisplay before anything starts."""
+    ``sound``; Codex with its discussion ``discussion_s`` long. Raises NoDisplay before anything starts."""
     window = Window(session, settings, timer, lang, screen_settings=screen_settings, cards=cards,
-                    sound=PygameSound() if sound else None)
+                    sound=PygameSound() if sound else None, discussion_s=discussion_s)
     try:
         while all(window.handle(event) for event in [pygame.event.wait(33)] + pygame.event.get()):
             window.draw()
@@ -267,7 +300,7 @@ def run_window(session: Session, settings: InputSettings, timer: TimerSettings |
         window.close()
 
 
-def _key(key: int, loop: TableLoop, buttons: SimButtons) -> None:
+def _key(key: int, loop: EventLoop, buttons: SimButtons) -> None:
     if key == pygame.K_e:
         buttons.push("end_turn")
     elif key in (pygame.K_UP, pygame.K_DOWN):
@@ -286,9 +319,9 @@ def render_pngs(model: ScreenModel, frame: LedFrame, out: str, now: float, scree
     os.makedirs(folder, exist_ok=True)
     small = pygame.font.Font(None, 22)
     grid = pygame.Surface((GRID_PX, GRID_PX))
-    draw_grid(grid, frame, small, on_cards(model, words))
+    draw_grid(grid, frame, small, on_cards(model, words), screen_settings.rotation, model.lang)
     screen = pygame.Surface(SCREEN_SIZE)
-    ScreenPainter(screen_settings).draw(screen, model, now)
+    ScreenPainter(screen_settings).draw(screen, dealt(model, words), now)
     both = pygame.Surface((GRID_PX + SCREEN_SIZE[0], GRID_PX))
     both.blit(grid, (0, 0))
     both.blit(screen, (GRID_PX, 0))

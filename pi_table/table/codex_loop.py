@@ -35,7 +35,7 @@ from ..hal import (
 )
 from ..ui.leds import LightSettings
 from ..ui.sound import Moment
-from .loop import REFUSALS, EventLoop, LoopSettings, Outcome
+from .loop import REFUSALS, EventLoop, LoopSettings, Outcome, most_serious_first
 from .session import Session
 from .timer import DISCUSSION_S, TimerSettings, TurnTimer
 
@@ -126,7 +126,7 @@ class CodexLoop(EventLoop):
 
     def cues(self, now: float) -> Cues:
         problem = self.session.journal_problem
-        warnings = tuple(self.faults.values()) + (() if problem is None else (problem,))
+        warnings = most_serious_first(self.faults, () if problem is None else (problem,))
         return Cues(warnings=warnings, timer=self.timer.state(now))
 
     def model(self, now: float) -> CodexModel:

@@ -70,6 +70,18 @@ BUTTON_COMMANDS: dict[str, Command] = {"end_turn": EndTurn(), "new_game": NewGam
 DIAL = tuple(range(MAX_CLUE + 1)) + (UNLIMITED,)
 """What the clue-number encoder steps through: 0 to 9, then unlimited."""
 PAUSED = Phrase.of("the game is paused for the self-test or the pads' tuning: stop it on the staff page first")
+NEEDED = ("touch", "leds", "screen")
+"""The devices a game is played with, the most needed first: without the touch board the game
+waits, without the lights nobody sees a card revealed, without the screen the spymasters lose the key."""
+
+
+def most_serious_first(faults: dict[str, Text], own: tuple[Text, ...] = ()) -> tuple[Text, ...]:
+    """The warnings as the banner says them, the first the one to act on: the faults of the
+    devices a game is played with (``NEEDED``), then the table's ``own`` (a spill, a stuck pad,
+    the journal), then every other device's in the order they came (the buttons, the sound,
+    the phones' pages: each only takes a convenience away)."""
+    needed = tuple(faults[device] for device in NEEDED if device in faults)
+    return needed + own + tuple(fault for device, fault in faults.items() if device not in NEEDED)
 
 
 class _Aside(LedStrip, Screen):
@@ -512,7 +524,7 @@ class TableLoop(EventLoop):
     def cues(self, now: float) -> Cues:
         return Cues(
             pending=self.policy.pending,
-            warnings=tuple(self.faults.values()) + self.policy.warnings + self._journal_warning(),
+            warnings=most_serious_first(self.faults, self.policy.warnings + self._journal_warning()),
             timer=self.timer.state(now),
             revealed_at=tuple(self.revealed_at),
             idle=self.idle(now),

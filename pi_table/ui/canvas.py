@@ -42,6 +42,8 @@ CARD = {RED_AGENT: (214, 50, 42), BLUE_AGENT: (36, 108, 226), BYSTANDER: (224, 2
 DECOY = (142, 148, 158)  # Alias 24's grey decoys
 TEAM_COLOUR = {Team.RED: CARD[RED_AGENT], Team.BLUE: CARD[BLUE_AGENT]}
 TEAM_INK = {team: mix(colour, TEXT, 0.3) for team, colour in TEAM_COLOUR.items()}  # team words on dark
+EDGE_FILL = mix(BACKGROUND, AMBER, 0.3)  # the bar on the operatives' edge of a picture of the grid
+EDGE_INK = mix(TEXT, AMBER, 0.4)
 
 @dataclass(frozen=True, slots=True)
 class Tap:
@@ -229,6 +231,11 @@ class Canvas:
         x, y = self.origin[0] + centre[0] * self.scale, self.origin[1] + centre[1] * self.scale
         self.surface.blit(image, image.get_rect(center=(round(x), round(y))))
 
+    def edge(self, area, edge: str, label: str, size: float) -> None:
+        """The bar that marks a picture's operatives' ``edge`` over ``area`` (design units)."""
+        self.texts.append(label)
+        edge_bar(self.surface, self.rect(*area), edge, label, self.px(size))
+
     def tap(self, rect: pygame.Rect, command: Command | None = None, mode: object = None) -> None:
         self.taps.append(Tap((rect.x, rect.y, rect.w, rect.h), command, mode))
 
@@ -244,6 +251,21 @@ class Canvas:
         if enabled:
             self.tap(rect, command, mode)
 
+
+
+def edge_bar(surface: pygame.Surface, rect: pygame.Rect, edge: str, label: str, size: int) -> None:
+    """The operatives' edge of a picture of the grid (``orientation``): a bar over ``rect`` with
+    ``label`` along it, turned a quarter on a side edge so that it reads along the bar."""
+    pygame.draw.rect(surface, EDGE_FILL, rect, border_radius=max(1, min(rect.size) // 3))
+    image = _rendered(label, size, EDGE_INK)
+    if edge in ("left", "right"):
+        image = pygame.transform.rotate(image, 90 if edge == "left" else -90)
+    room = (rect.width - 2 * size, rect.height) if edge in ("top", "bottom") else (rect.width, rect.height - 2 * size)
+    shrink = min(1.0, room[0] / image.get_width(), room[1] / image.get_height())
+    if shrink < 1:
+        image = pygame.transform.smoothscale(image, (max(1, round(image.get_width() * shrink)),
+                                                     max(1, round(image.get_height() * shrink))))
+    surface.blit(image, image.get_rect(center=rect.center))
 
 
 def capital(text: str) -> str:

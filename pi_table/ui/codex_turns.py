@@ -13,20 +13,27 @@ the message and the fact a Profiler asks about; the agent voted for and then, fo
 Inquisitore, the fact to extort or none; the fact to reveal. A choice with one option (the only
 verb of the step) is made for the agent (``settle``); BACK goes up one choice (``menu``).
 
+The screen's words are here too (``Speaker``: a canvas, or the terminal's ``Speech``): what each
+seat's card, the truth machine, the call and the agent's own turn say, so the table's screen and
+the terminal simulator say the same. ``Passing`` is what the screen remembers between frames.
+
 codex_screen.py draws all this; it imports no pygame here, so the rules of the screen's turns
-are tested on their own (tests/test_codex_turns.py).
+are tested on their own (tests/test_codex_turns.py), and the terminal plays them without pygame.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, replace
 from enum import Enum, StrEnum
+from typing import Protocol, TypeVar
 
-from ..engine import CodexAction, PublicView
-from ..engine.codex import DISCUSSION, OVER, VOTE, VoteResult
+from ..engine import AgentView, CodexAction, Fact, Identikit, PublicView, Role
+from ..engine.codex import DISCUSSION, MESSAGES, OVER, PRIVATE, TRUTH, VOTE, VoteResult, tally
 from ..engine.codex_actions import EndDiscussion, EnterCode, Send, Vote
-from ..engine.phrase import Phrase, Text
-from ..hal import Command, NewGame
+from ..engine.phrase import N_, Phrase, Text
+from ..hal import CodexModel, Command, NewGame
+from .i18n import TeamWord, say, translation
 
 PUBLIC_REFUSALS = frozenset({
     "the game is over ({reason}): start a new game",
@@ -282,3 +289,353 @@ def after_command(turn: Turn) -> Turn:
     """``turn`` once a button has sent its command: a release is answered (NEW CODE) or left
     (another button), and the agent at the screen starts its next choice from the top."""
     return replace(turn, releasing=None, choice=() if turn.stage is Stage.AGENT else turn.choice)
+
+
+class Pressable(Protocol):
+    """A button as the screen shows it: the command it sends, or the ``Turn`` it moves to."""
+
+    @property
+    def command(self) -> Command | None: ...
+
+    @property
+    def mode(self) -> object: ...
+
+
+B = TypeVar("B", bound=Pressable)
+
+
+def route(turn: Turn, buttons: Iterable[B], action: CodexAction) -> B | None:
+    """The button among those shown at ``turn`` that sends ``action``, or else makes the next
+    choice on its way (BACK, when the choices so far lead elsewhere); None when there is neither."""
+    shown = list(buttons)
+    path = choice_path(action)
+    sends = [button for button in shown if button.command == action]
+    if sends or turn.stage is not Stage.AGENT:
+        return next(iter(sends), None)
+    toward = [
+        button for button in shown
+        if isinstance(button.mode, Turn) and button.mode.stage is Stage.AGENT and button.mode.seat == turn.seat
+        and path[: len(button.mode.choice)] == button.mode.choice
+    ]
+    return max(toward, key=lambda button: len(button.mode.choice) if isinstance(button.mode, Turn) else 0, default=None)
+
+
+# --- what the screen remembers ---------------------------------------------------------------------
+
+
+class Passing:
+    """Where pass-and-play stands (``turn``) and the refusal of the agent's own last tap, kept
+    between frames by whatever shows Codex's screen (its painter, the terminal simulator)."""
+
+    def __init__(self) -> None:
+        self.turn = Turn()
+        self._game_id: str | None = None
+        self._drawn: CodexModel | None = None
+        self._sent_from: CodexModel | None = None  # the model an agent's action was tapped on
+        self._refusal: Text | None = None  # why the table refused that action
+
+    def see(self, model: CodexModel) -> Text | None:
+        """Bring the turn up to date with ``model``, about to be shown; the refusal of the agent's
+        own last tap, which only that agent may see (None when another stage shows)."""
+        if model.game_id != self._game_id:
+            self.turn, self._game_id = Turn(), model.game_id
+        if self._sent_from is not None and model is not self._sent_from:
+            # the first model after an agent's tap: the loop clears its message on every
+            # accepted command, so a message here is that action's refusal
+            self._refusal, self._sent_from = model.message, None
+        self.turn = follow(self.turn, model.game.public_view(model.state))
+        self._drawn = model
+        return self._refusal if self.turn.stage is Stage.AGENT else None
+
+    def press(self, command: Command | None, mode: object) -> Command | None:
+        """A button of the frame shown was pressed: the command it sends, or None when it only
+        moves pass-and-play on (its ``mode`` is a ``Turn``)."""
+        self._refusal = None
+        if isinstance(mode, Turn):
+            self.turn = mode
+            return None
+        if self.turn.stage is Stage.AGENT:
+            self._sent_from = self._drawn
+        self.turn = after_command(self.turn)
+        return command
+
+
+# --- the screen's words ------------------------------------------------------------------------------
+
+
+class Speaker(Protocol):
+    """Whatever speaks the screen's words: a language and its catalogue (a canvas has both)."""
+
+    @property
+    def lang(self) -> str: ...
+
+    @property
+    def gettext(self) -> Callable[[str], str]: ...
+
+
+@dataclass(frozen=True, slots=True)
+class Speech:
+    """A ``Speaker`` with nothing to draw on: the terminal simulator's."""
+
+    lang: str
+
+    @property
+    def gettext(self) -> Callable[[str], str]:
+        return translation(self.lang).gettext
+
+
+FACT_WORDS = {
+    Fact.CODENAME: N_("codename"), Fact.FACTION: N_("faction"), Fact.ROLE: N_("role"),
+    Fact.POSITION: N_("position"), Fact.FRAGMENT: N_("fragment"),
+}
+ROLE_TITLES = {
+    Role.HACKER: N_("Hacker"), Role.INFILTRATO: N_("Infiltrato"), Role.INFORMATORE: N_("Informatore"),
+    Role.INQUISITORE: N_("Inquisitore"), Role.LEADER: N_("Leader"), Role.PROFILER: N_("Profiler"),
+}
+STEP_TITLES = {
+    MESSAGES: N_("Messages"), PRIVATE: N_("Private turn"), DISCUSSION: N_("Discussion"), VOTE: N_("Vote"),
+    TRUTH: N_("Truth machine"), OVER: N_("Game over"),
+}
+CONTROL_WORDS = {
+    Control.I_AM: N_("I AM {codename}"), Control.NEXT_AGENT: N_("NEXT AGENT"), Control.NEW_GAME: N_("NEW GAME"),
+    Control.PASS_AND_PLAY: N_("PASS AND PLAY"), Control.STOP: N_("STOP"), Control.VOTE_NOW: N_("VOTE NOW"),
+}
+RESULTS = {"pending": N_("sealed till the step ends"), "wrong": N_("wrong"), "right": N_("right"),
+           "blocked": N_("void: blocked by a Hacker")}
+OUTCOMES = {"named": N_("named"), "kept": N_("another Inquisitore was first: power kept"),
+            "missed": N_("not sent to the truth machine: power kept"), "extorted": N_("extorted")}
+
+
+def agent_name(words: Speaker, codenames: tuple[str, ...], seat: int) -> str:
+    return words.gettext("{codename} (seat {seat})").format(codename=codenames[seat], seat=seat)
+
+
+def fact_value(words: Speaker, fact: Fact, value: str | int) -> str:
+    """A fact's value in words: the faction as its colour, the role by its title."""
+    if fact is Fact.FACTION:
+        return str(TeamWord(str(value), words.lang))
+    if fact is Fact.ROLE:
+        return words.gettext(ROLE_TITLES[Role(value)])
+    return str(value)
+
+
+def fact_said(words: Speaker, fact: Fact, value: str | int) -> str:
+    return f"{words.gettext(FACT_WORDS[fact])}: {fact_value(words, fact, value)}"
+
+
+def facts_said(words: Speaker, facts) -> str:
+    return ", ".join(fact_said(words, fact, value) for fact, value in facts)
+
+
+def headline(words: Speaker, view: PublicView) -> str:
+    _ = words.gettext
+    return _("Phase {phase} · {step}").format(phase=view.phase, step=_(STEP_TITLES[view.step]))
+
+
+def step_words(model: CodexModel) -> str:
+    """What the step asks of the agents, or how the game ended."""
+    state = model.state
+    reason = model.game.reason(state) if state.is_over else None  # a game is over when a faction won
+    return say(model.game.step_words(state) if reason is None else reason, model.lang)
+
+
+def winner_title(words: Speaker, view: PublicView) -> str | None:
+    if view.winner is None:
+        return None
+    return words.gettext("{team} faction wins").format(team=TeamWord(view.winner.value, words.lang)).upper()
+
+
+def roles_in_play(words: Speaker, view: PublicView) -> str:
+    return " · ".join(words.gettext(ROLE_TITLES[role]) for role in view.roles)
+
+
+class SeatLine(StrEnum):
+    """What a line on a seat's card says, for its look."""
+
+    TRUTH = "truth"  # at the truth machine now
+    BALLOT = "ballot"  # whom it votes for, as the ballots are cast
+    DONE = "done"
+    WAITING = "waiting"  # still to act this step
+    VOTES = "votes"  # the votes it has
+    ROLE = "role"  # at the end: its role
+    SHOWS = "shows"  # an Infiltrato's faction shown
+    CODE = "code"  # at the end: its position and fragment
+    FACT = "fact"  # a fact the truth machine revealed
+    LATEST = "latest"  # the last one
+
+
+def seat_lines(words: Speaker, view: PublicView, seat: int) -> list[tuple[SeatLine, str]]:
+    """Under a seat's codename: whether it has acted, its votes, what it revealed (at the end,
+    its identikit)."""
+    _ = words.gettext
+    vote = shown_vote(view)
+    chose = dict(view.ballots)  # the vote going on, public as each ballot is cast (unless sealed)
+    lines: list[tuple[SeatLine, str]] = []
+    if seat == view.truth:
+        lines.append((SeatLine.TRUTH, _("at the truth machine")))
+    elif seat in chose:
+        lines.append((SeatLine.BALLOT, _("votes for {agent}").format(agent=view.codenames[chose[seat]])))
+    elif view.step in (MESSAGES, PRIVATE, VOTE):
+        lines.append((SeatLine.DONE, _("done")) if seat in view.acted else (SeatLine.WAITING, _("to act")))
+    count = vote.tally[seat] if vote is not None else tally(view.ballots)[seat]
+    if vote is not None or count:
+        lines.append((SeatLine.VOTES, _("1 vote") if count == 1 else _("{count} votes").format(count=count)))
+    identikit = view.identikits[seat] if view.identikits is not None else None
+    if identikit is not None:
+        lines.append((SeatLine.ROLE, fact_value(words, Fact.ROLE, identikit.role.value)))
+        if identikit.role is Role.INFILTRATO:  # the faction it shows, as its own identikit says
+            lines.append((SeatLine.SHOWS, _("shows {team}").format(team=TeamWord(identikit.shown_faction.value,
+                                                                                 words.lang))))
+        lines.append((SeatLine.CODE, f"{identikit.position} · {identikit.fragment}"))
+    else:
+        latest = view.revelations[-1] if view.revelations else None
+        lines += [(SeatLine.LATEST if r is latest else SeatLine.FACT, fact_said(words, r.fact, r.value))
+                  for r in view.revelations if r.seat == seat]
+    return lines
+
+
+class Truth(StrEnum):
+    """What the truth machine's panel shows."""
+
+    CODE = "code"  # the winning faction's code, its fragments in order
+    AT = "at"  # who is there now, to reveal a fact
+    LAST = "last"  # the last fact it revealed: the phase, who, the fact
+    NOBODY = "nobody"
+
+
+def truth_machine(words: Speaker, view: PublicView) -> tuple[Truth, tuple[str, ...]]:
+    """Who is at the truth machine, or the last fact it revealed; at the end, the winning code."""
+    _ = words.gettext
+    if view.identikits is not None and view.winner is not None:
+        members = sorted((a for a in view.identikits if a.faction is view.winner), key=lambda a: a.position)
+        return Truth.CODE, (_("{team} faction's code").format(team=TeamWord(view.winner.value, words.lang)),
+                            *(agent.fragment for agent in members))
+    if view.truth is not None:
+        return Truth.AT, (view.codenames[view.truth], _("reveals one fact of its identikit, truthfully"))
+    if view.revelations:
+        last = view.revelations[-1]
+        return Truth.LAST, (_("phase {phase}").format(phase=last.phase), view.codenames[last.seat],
+                            fact_said(words, last.fact, last.value))
+    return Truth.NOBODY, (_("nobody yet"),)
+
+
+def call_words(words: Speaker, view: PublicView, turn: Turn) -> str:
+    """Pass-and-play's word to the table: whom to pass the screen to, or that all is hidden."""
+    if turn.stage is Stage.PASS:
+        return words.gettext("Pass the screen to {agent}").format(agent=agent_name(words, view.codenames, turn.agent))
+    return words.gettext("Hidden. Pass the screen to the next agent")
+
+
+def control_label(words: Speaker, view: PublicView, turn: Turn, control: Control) -> str:
+    label = words.gettext(CONTROL_WORDS[control])
+    if control is Control.I_AM:
+        label = label.format(codename=view.codenames[turn.agent].upper())
+    return label
+
+
+def agent_title(words: Speaker, view: AgentView) -> str:
+    return words.gettext("{agent}: your turn").format(agent=agent_name(words, view.public.codenames, view.seat))
+
+
+def identikit_rows(words: Speaker, me: Identikit) -> list[tuple[Fact, str, str]]:
+    """The agent's identikit as the screen lists it: each fact, its name and its value."""
+    rows = [(Fact.FACTION, me.shown_faction.value), (Fact.ROLE, me.role.value), (Fact.POSITION, me.position),
+            (Fact.FRAGMENT, me.fragment)]
+    return [(fact, words.gettext(FACT_WORDS[fact]), fact_value(words, fact, value)) for fact, value in rows]
+
+
+def identikit_notes(words: Speaker, view: AgentView, actions: list[CodexAction]) -> list[str]:
+    """What the agent's identikit adds: an Infiltrato's real faction, how its code stands."""
+    _ = words.gettext
+    me = view.identikit
+    lines = []
+    if me.role is Role.INFILTRATO:
+        lines.append(_("you belong to the {team} faction and win with it").format(
+            team=TeamWord(me.faction.value, words.lang)))
+    if view.may_enter_code:
+        can_code = any(isinstance(action, EnterCode) for action in actions)  # it has seen three fragments
+        lines.append(_("you may enter a code now") if can_code else _("a code needs three fragments you have seen"))
+    elif me.role is not Role.LEADER and any(a.result == "wrong" for a in view.attempts):
+        lines.append(_("your one try at the code is spent"))
+    return lines
+
+
+def agent_notes(words: Speaker, view: AgentView) -> list[tuple[int, str]]:
+    """The inbox and every result the agent has had, each with its phase, the newest first."""
+    _ = words.gettext
+    codenames = view.public.codenames
+    notes: list[tuple[int, str]] = []
+    for message in view.inbox:
+        text = _("message {number}: {fragment} - {facts}").format(
+            number=message.number, fragment=message.fragment, facts=facts_said(words, message.facts))
+        if message.profiled is not None:
+            text += " (" + _("sender's {fact}").format(fact=fact_said(words, *message.profiled)) + ")"
+        notes.append((message.phase, text))
+    for sent in view.sent:
+        notes.append((sent.phase, _("you told {agent}: {facts}").format(
+            agent=agent_name(words, codenames, sent.recipient), facts=facts_said(words, sent.facts))))
+    for attempt in view.attempts:
+        notes.append((attempt.phase, _("code {code}: {result}").format(
+            code=attempt.code, result=_(RESULTS[attempt.result]))))
+    for phase in view.blocked_in:
+        notes.append((phase, _("a Hacker blocked you: no code this phase")))
+    for revelation in view.extorted:
+        notes.append((revelation.phase, _("an Inquisitore made the truth machine reveal your {fact}").format(
+            fact=_(FACT_WORDS[revelation.fact]))))
+    for block in view.blocks:
+        notes.append((block.phase, _("you blocked {agent}").format(agent=agent_name(words, codenames, block.target))))
+    for extortion in view.extortions:
+        notes.append((extortion.phase, _("you extort the {fact} of {agent}: {outcome}").format(
+            fact=_(FACT_WORDS[extortion.fact]), agent=agent_name(words, codenames, extortion.target),
+            outcome=_(OUTCOMES[extortion.outcome]))))
+    return sorted(notes, key=lambda note: -note[0])
+
+
+def choice_prompt(words: Speaker, public: PublicView, choice: tuple[str, ...], can_act: bool) -> str:
+    """What the agent's buttons are choosing."""
+    _ = words.gettext
+    if not can_act:
+        return _("Nothing to do now: tap HIDE")
+    verb, depth = (choice[0] if choice else None), len(choice)
+    if verb is None:
+        return _("Enter a code, use your power, or end your private turn")
+    if verb == "send":
+        if depth == 1:
+            return _("Send your fragment and one fact to")
+        return _("With your fragment, tell {agent}").format(agent=agent_name(words, public.codenames, int(choice[1])))
+    if verb == "code":
+        return _("Your faction's code: the fragment in position {position}").format(position=depth) + (
+            "  " + "-".join(choice[1:]) if depth > 1 else "")
+    if verb == "block":
+        return _("Block an agent from entering a code this phase")
+    if verb == "profile":
+        return _("Ask about the sender of a message") if depth == 1 else _("Which fact of its sender?")
+    if verb == "vote":
+        if depth == 1:
+            return _("Vote: who goes to the truth machine?")
+        return _("Extort a fact from {agent}, if it goes there?").format(
+            agent=agent_name(words, public.codenames, int(choice[1])))
+    return _("Reveal one fact of your identikit, truthfully")
+
+
+def option_label(words: Speaker, public: PublicView, choice: tuple[str, ...], option: Option) -> str:
+    """A button's words for choosing ``option.word`` after ``choice``."""
+    _ = words.gettext
+    word, depth = option.word, len(choice)
+    if not word:  # what the choice already completes: an Inquisitore's vote without extortion
+        return _("no extortion")
+    if depth == 0:
+        verbs = {"done": N_("END MY TURN"), "code": N_("ENTER A CODE"), "block": N_("BLOCK AN AGENT"),
+                 "profile": N_("ASK ABOUT A SENDER"), "send": N_("SEND"), "vote": N_("VOTE"),
+                 "reveal": N_("REVEAL")}
+        return _(verbs[word])
+    verb = choice[0]
+    if (verb in ("send", "block", "vote")) and depth == 1:
+        return agent_name(words, public.codenames, int(word))
+    if verb == "profile" and depth == 1:
+        return _("message {number}").format(number=word)
+    if verb == "code":
+        return word
+    facts = word.removeprefix("extort ").split()
+    names = " + ".join(_(FACT_WORDS[Fact(fact)]) for fact in facts)
+    return _("extort: {fact}").format(fact=names) if word.startswith("extort") else names

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 
 from ..engine.errors import Refusal
 from ..engine.phrase import N_, Phrase
+from .orientation import SPYMASTERS_SIDE
 
 ROTATIONS = (0, 90, 180, 270)
 DEFAULT_PANEL_ROTATION = 90  # the hood holds the Touch Display 2 landscape, its native top edge to the right
@@ -34,14 +35,13 @@ class ScreenSettings:
     """How the screen is mounted.
 
     ``rotation``: how far the key is turned, clockwise, from the operatives' view of the
-    grid. The key string runs row-major from the operatives' side, and the spymasters sit
-    opposite them, so from where the spymasters sit the operatives' top-left card is at their
-    bottom-right: the default, 180, shows them the grid the way they see the table. 0 is for
-    a screen on the operatives' side (testing); 90 for spymasters on the operatives' right
-    hand, 270 on their left.
+    grid (``orientation``, the rule every picture of the grid follows). The spymasters sit
+    opposite the operatives, so the default, 180, shows them the grid the way they see the
+    table: the operatives' edge at the top, cell 0 at the top right. 0 is for a screen on the
+    operatives' side (testing); 90 for spymasters on the operatives' right hand, 270 on their left.
     """
 
-    rotation: int = 180
+    rotation: int = SPYMASTERS_SIDE
 
     def __post_init__(self) -> None:
         if self.rotation not in ROTATIONS:

@@ -50,21 +50,10 @@ from .canvas import (
 from .games import SHOWN, check_painter, screen_painter
 from .i18n import TeamWord, say
 from .mounting import ScreenSettings
+from .orientation import OPERATIVES_SIDE, grid_and_bar, operatives_edge, slot_of
 
 GAME_NAMES = {"codenames": N_("Codenames"), "codenames-coop": N_("Cooperative"), "alias24": N_("Alias 24")}
 TEAM_LABELS = {Team.RED: N_("RED"), Team.BLUE: N_("BLUE")}
-
-
-def slot_of(cell: int, rotation: int) -> tuple[int, int]:
-    """Where ``cell`` (operatives' numbering) is drawn: (row, column) on the screen."""
-    r, c = divmod(cell, GRID)
-    last = GRID - 1
-    return {0: (r, c), 90: (c, last - r), 180: (last - r, last - c), 270: (last - c, r)}[rotation]
-
-
-def cell_at(row: int, col: int, rotation: int) -> int:
-    """The cell drawn at screen (row, column): the inverse of ``slot_of``."""
-    return next(cell for cell in range(CELLS) if slot_of(cell, rotation) == (row, col))
 
 
 class Mode(str, Enum):
@@ -217,15 +206,25 @@ def _instruction(model: ScreenModel, mode: Mode, canvas: Canvas) -> str:
     return _("Tap NEW GAME to deal another key, or UNDO")
 
 
+EDGE_BAR = 20
+"""How thick the bar is that marks the key's operatives' edge, in design units."""
+WORD_PLATE = 22
+"""How tall a card's word is at the foot of its cell on the key, in design units."""
+
+
 def _key(canvas: Canvas, model: ScreenModel, mode: Mode, rotation: int, area) -> None:
-    """The 5x5 key as the spymasters see it, with what is shown and touched (while placing,
-    the cells only)."""
+    """The 5x5 key as the spymasters see it (``orientation``), its operatives' edge marked, with
+    what is shown and touched and a simulated table's words (while placing, the cells only)."""
+    edge = operatives_edge(rotation)
+    x, y, side = area[:3]
+    grid, bar = grid_and_bar(x, y, side, edge, EDGE_BAR)
+    canvas.edge(bar, edge, canvas.gettext(OPERATIVES_SIDE), 18)
     view = model.view.table
     if model.view.key is None:  # Deep Undercover while placing: no key yet, nothing to outline
-        _placing_grid(canvas, view, rotation, area)
+        _placing_grid(canvas, view, rotation, grid)
         return
     key = model.view.key.cells
-    x0, y0, side = area[:3]
+    x0, y0, side = grid[:3]
     gap = 6
     size = (side - gap * (GRID - 1)) / GRID
     alias = view.game == "alias24"
@@ -234,6 +233,8 @@ def _key(canvas: Canvas, model: ScreenModel, mode: Mode, rotation: int, area) ->
         row, col = slot_of(cell, rotation)
         cell_area = (x0 + col * (size + gap), y0 + row * (size + gap), size, size)
         identity = key[cell]
+        middle = _centre(cell_area if model.words is None else (*cell_area[:3], size - WORD_PLATE))  # above a word
+        mark = size * (0.62 if model.words is None else 0.5)
         rect = canvas.rect(*cell_area)
         canvas.cells[cell] = (rect.x, rect.y, rect.w, rect.h)
         if identity == NO_CARD:
@@ -247,19 +248,21 @@ def _key(canvas: Canvas, model: ScreenModel, mode: Mode, rotation: int, area) ->
             if cell in view.covered:
                 _hatch(canvas, rect, mix(colour, BACKGROUND, 0.15))
             else:
-                canvas.symbol("check", _centre(cell_area), size * 0.62, mix(colour, TEXT, 0.55))
+                canvas.symbol("check", middle, mark, mix(colour, TEXT, 0.55))
         else:
             canvas.box(cell_area, colour, radius=8)
             if identity == ASSASSIN:
                 canvas.box(cell_area, (150, 154, 162), radius=8, width=2)
         if identity == ASSASSIN and not shown:
-            canvas.symbol("nuke" if alias else "crosshair", _centre(cell_area), size * 0.62, (222, 224, 230))
+            canvas.symbol("nuke" if alias else "crosshair", middle, mark, (222, 224, 230))
         ink = DARK_TEXT if light and not shown else mix(TEXT, colour, 0.25) if not shown else MUTED
         canvas.text(str(cell), (cell_area[0] + 6, cell_area[1] + 3, size * 0.5, 22), 24, ink, align="left")
+        if model.words is not None:
+            _word(canvas, model.words[cell], cell_area)
         if cell in model.pending and not shown:  # a finger is on it: not yet a guess
             x, y, w, h = cell_area
             canvas.box((x - 3, y - 3, w + 6, h + 6), TEXT, radius=10, width=6)
-            canvas.symbol("dot", _centre(cell_area), size * 0.34, TEXT)
+            canvas.symbol("dot", middle, size * 0.34, TEXT)
         elif covering and not shown and view.turn is not None and identity == view.turn.letter:
             canvas.box(cell_area, TEXT, radius=8, width=3)
         if covering:
@@ -292,6 +295,15 @@ def _placing_grid(canvas: Canvas, view: TableView, rotation: int, area) -> None:
             canvas.text(_("HERE"), (cell_area[0], cell_area[1] + size * 0.3, size, size * 0.6), 28, AMBER,
                         smallest=18)
             canvas.tap(rect, Place(cell))
+
+
+def _word(canvas: Canvas, word: str, area) -> None:
+    """A card's word along the foot of its cell, white on a dark plate that reads over every
+    colour of the key, smaller for a long word."""
+    x, y, w, h = area
+    plate = (x + 2, y + h - WORD_PLATE, w - 4, WORD_PLATE - 2)
+    canvas.box(plate, (15, 15, 18), radius=4)
+    canvas.text(word, (plate[0] + 2, plate[1], plate[2] - 4, plate[3]), 19, TEXT, smallest=11)
 
 
 def _centre(area) -> tuple[float, float]:

@@ -5,14 +5,12 @@ from __future__ import annotations
 
 import pygame
 
-from ..engine import CELLS, GRID
+from ..engine import GRID
 from ..engine.phrase import N_
 from ..hal import Command
 from ..hal.tuning import PadNumbers, TuneModel
 from .canvas import ALARM, AMBER, BACKGROUND, DESIGN, MUTED, PANEL, TEXT, typeface
-from .i18n import translation
 from .mounting import ScreenSettings
-from .screen import slot_of
 from .selftest import DONE, SelfTestPainter
 from .tune_lines import scale
 
@@ -30,8 +28,7 @@ class TunePainter(SelfTestPainter):
     legend speaks ``lang``; the model's message comes said already."""
 
     def __init__(self, settings: ScreenSettings = ScreenSettings(), lang: str = "en") -> None:
-        super().__init__(settings)
-        self._ = translation(lang).gettext
+        super().__init__(settings, lang)
 
     def draw(self, surface: pygame.Surface, model, now: float, since: float | None = None) -> None:
         if not isinstance(model, TuneModel):
@@ -44,9 +41,7 @@ class TunePainter(SelfTestPainter):
         by_cell = {pad.cell: pad for pad in model.numbers if pad.cell is not None}
         side = DESIGN[1] - 60
         size = side // GRID
-        for cell in range(CELLS):
-            row, col = slot_of(cell, self.settings.rotation)
-            rect = pygame.Rect(16 + col * size, 50 + row * size, size - 6, size - 6)
+        for cell, rect in enumerate(self.cells(surface, 50, side)):
             self._pad(surface, rect, str(cell), by_cell.get(cell))
         x = 16 + side + 20
         others = [pad for pad in model.numbers if pad.cell is None]

@@ -16,6 +16,7 @@ from ..engine import Codex, CodexAction, CodexState, InvalidAction, SpymasterVie
 from ..engine.codex_actions import EndDiscussion, EnterCode
 from ..engine.phrase import Phrase
 from ..hal import TimerState
+from ..ui.orientation import page_layout
 from .tokens import SPYMASTER, Tokens, seat_role
 
 
@@ -41,10 +42,11 @@ def codenames_snapshot(
     game_id: str, view: SpymasterView, tokens: Tokens, words: tuple[str, ...] | None = None
 ) -> Snapshot:
     """The grid games: the board for spectators, the key for whoever scanned the spymaster
-    screen's code. A simulated table's cards carry ``words`` (one per cell), which both pages
+    screen's code, each with the grid's layout (``page_layout``: which way up, as every picture
+    of the grid). A simulated table's cards carry ``words`` (one per cell), which both pages
     show; they say nothing of the key."""
-    public = {"kind": "board", "game_id": game_id, "view": view.table.to_json()}
-    spymaster = {"kind": "spymaster", "game_id": game_id, "view": view.to_json()}
+    public = {"kind": "board", "game_id": game_id, "view": view.table.to_json(), "grid": page_layout()}
+    spymaster = {"kind": "spymaster", "game_id": game_id, "view": view.to_json(), "grid": page_layout()}
     if words is not None:
         public["words"] = spymaster["words"] = list(words)
     return Snapshot(game_id, public, {tokens.token(game_id, SPYMASTER): (SPYMASTER, spymaster)},

@@ -36,6 +36,7 @@ from ..engine.phrase import N_, Phrase, Text
 from ..files import write_private
 from ..hal.events import is_fault
 from ..ui.i18n import LANGUAGES, say, say_health, translation
+from ..ui.orientation import OPERATIVES_SIDE, page_layout
 from .auth import Gate, Refused, Session, Why, hash_secret
 
 log = logging.getLogger("pi_table.web.staff")
@@ -50,7 +51,8 @@ ATTEMPTS_PER_ADDRESS = 5  # logins from one address (or one known phone) a minut
 ATTEMPTS_OVERALL = 20  # logins from everywhere a minute: many phones cannot guess faster
 MAX_BODY = 64 * 1024  # a configuration change: a few keys, a map of LEDs at most
 BODY_TIMEOUT_S = 10.0  # a request's body, from the end of its headers (the login's too: anyone may send one)
-STATIC = {"staff.js": "application/javascript", "console.js": "application/javascript", "staff.css": "text/css"}
+STATIC = {"staff.js": "application/javascript", "console.js": "application/javascript", "night.js": "application/javascript",
+          "staff.css": "text/css"}
 LIVE = ("game.language", "leds.brightness", "sound.volume", "timer.length_s")
 """The keys the table applies while it runs: the rest of a change waits for a restart."""
 OPTIONS = {"codex": ("sealed_votes", "roles")}
@@ -213,6 +215,7 @@ TEXTS = (
     N_("the page's security token is missing or wrong: reload the page"),
     N_("no staff PIN is set: sudo pi-table set-staff-pin"),
     # the table
+    OPERATIVES_SIDE,
     N_("Devices"),
     N_("Game"),
     N_("ok"),
@@ -465,6 +468,7 @@ class StaffPage:
         table = await asyncio.to_thread(self.desk.table, lang)
         table["devices"] = advised(table, lang)
         table["warnings"] = [say(warning, lang) for warning in table.get("warnings", [])]
+        table["grid"] = page_layout()  # the board drawn as every picture of the grid is
         return web.json_response(table)
 
     async def _new_game(self, request: web.Request, session: Session) -> web.Response:

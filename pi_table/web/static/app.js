@@ -138,17 +138,26 @@ function followStep(page) {
   statusLine.className = "";
 }
 
-function grid(board, key, cards) {
-  // The 5x5 grid from the operatives' side: `board` has "?" for hidden cards; `key`, on the
-  // spymaster's page only, says what each one is; `cards`, from a simulated table, the card's word.
-  return el("div", {class: "grid" + (cards ? " words" : ""), "aria-label": t("the grid")}, [...board].map((shown, cell) => {
+function grid(board, key, cards, layout) {
+  // The 5x5 grid as every picture of it is drawn (pi_table/ui/orientation.py): each cell by its
+  // number, placed where `layout` puts it, the operatives' edge marked. `board` has "?" for hidden
+  // cards; `key`, on the spymaster's page only, says what each one is; `cards`, from a simulated
+  // table, the card's word, sized to its cell so that it stays whole from a phone to a TV.
+  const cells = [...board].map((shown, cell) => {
     const letter = key ? key[cell] : shown;
     const classes = ["cell", letter === "?" ? "hidden" : letter === "." ? "dark" : letter];
     if (key && shown !== "?" && shown !== ".") classes.push("shown");
-    const mark = letter === "?" ? cell : letter;
-    const content = cards && letter !== "." ? [el("small", {}, mark), el("span", {class: "word"}, cards[cell])] : mark;
-    return el("div", {class: classes.join(" "), "data-cell": cell}, content);
-  }));
+    const known = letter !== "?" && letter !== ".";
+    const word = cards && letter !== "." ? el("span", {class: "word"}, cards[cell]) : null;
+    if (word) word.style.setProperty("--letters", cards[cell].length);
+    const node = el("div", {class: classes.join(" "), "data-cell": cell}, known || word
+      ? [el("small", {class: "number"}, cell), known ? el("span", {class: "mark"}, letter) : null, word] : cell);
+    node.style.order = layout.order.indexOf(cell);
+    return node;
+  });
+  return el("div", {class: cards ? "table words" : "table", "data-operatives": layout.operatives},
+    el("div", {class: "edge"}, t("operatives' side")),
+    el("div", {class: "grid", "aria-label": t("the grid")}, cells));
 }
 
 const UNLIMITED = "unlimited";
@@ -166,10 +175,10 @@ function summary(view) {
 }
 
 renderers.waiting = () => [el("p", {class: "note"}, t("The table is starting."))];
-renderers.board = (page) => [summary(page.view), grid(page.view.board, null, page.words)];
+renderers.board = (page) => [summary(page.view), grid(page.view.board, null, page.words, page.grid)];
 renderers.spymaster = (page) => [
   el("p", {class: "note"}, t("The key: keep this screen away from the operatives.")),
-  summary(page.view), grid(page.view.board, page.view.key, page.words),
+  summary(page.view), grid(page.view.board, page.view.key, page.words, page.grid),
 ];
 
 // --- Codex --------------------------------------------------------------------------------------
@@ -601,4 +610,30 @@ function listen() {
 }
 const RETRY_MS = 10000;  // the companion's Retry-After (pi_table/web/server.py, RETRY_S)
 
+// --- a game night's standings, on the spectators' page while a night is open (/night/standings) ---
+
+const STANDING = [N_("played"), N_("won"), N_("lost"), N_("points"), N_("rating")];  // a line's columns
+
+async function standings() {
+  const box = document.getElementById("standings");
+  let night = null;
+  try {
+    const answer = await fetch("/night/standings", {cache: "no-store"});
+    if (answer.ok) night = (await answer.json()).night;
+  } catch (error) { /* the table is away: the block keeps what it showed */ return; }
+  box.hidden = !night;
+  if (!night) { box.replaceChildren(); return; }
+  const round = night.rounds[night.rounds.length - 1];
+  box.replaceChildren(
+    el("h2", {}, `${t("Standings")}: ${night.name}`),
+    el("table", {class: "facts"},
+      el("tr", {}, el("th", {}, t("Team")), STANDING.map((name) => el("th", {}, t(name)))),
+      night.standings.map((line, place) => el("tr", {class: "standing"}, el("td", {}, `${place + 1}. ${line.team}`),
+        STANDING.map((name) => el("td", {}, String(line[name])))))),
+    round ? el("h3", {}, t("Round {number}", {number: round.number})) : null,
+    round ? el("ul", {class: "pairs"}, round.pairs.map((pair) =>
+      el("li", {}, `${t("table")} ${pair.table}: ${pair.red} – ${pair.blue}`))) : null);
+}
+
 speak(chosenLang()).then(listen, listen);
+if (!match) { standings(); setInterval(standings, 10000); }  // the spectators' page only, not a seat's

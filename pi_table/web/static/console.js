@@ -152,9 +152,11 @@ function drawSelftest(state) {
     el("li", { class: check.done ? "done" : "", text: `${check.done ? "✓" : "○"} ${check.what}` })));
   $("bench-failures").replaceChildren(...test.failures.map((failure) => el("li", { text: failure })));
   $("bench-pads").className = "pads grid";
-  $("bench-pads").replaceChildren(...test.pads.map((pad) => el("li", { class: pad.touched ? "done" : "",
+  $("bench-pads").dataset.edge = t("operatives' side");
+  if (grid) $("bench-pads").dataset.operatives = grid.operatives;
+  $("bench-pads").replaceChildren(...test.pads.map((pad) => inPlace(el("li", { class: pad.touched ? "done" : "",
     "aria-label": t(pad.touched ? "card {cell}: touched" : "card {cell}: not yet", { cell: pad.cell }),
-    text: `${pad.cell}${pad.touched ? " ✓" : ""}` })));
+    text: `${pad.cell}${pad.touched ? " ✓" : ""}` }), pad.cell)));
 }
 
 function drawTuning(state) {

@@ -81,6 +81,14 @@ async function refresh() {
 
 // -- the table ----------------------------------------------------------------------------
 
+let grid = null;  // how the grid is drawn, as the table's answer says: cells in reading order, the operatives' edge
+
+function inPlace(node, cell) {
+  // A cell of a picture of the grid, put where the layout has it (the page's nodes stay in cell order).
+  if (grid) node.style.order = grid.order.indexOf(cell);
+  return node;
+}
+
 // The headline: the game in play by its name, then where it stands (its id is small print, for support).
 function drawTable(table) {
   const state = table.state;
@@ -90,9 +98,13 @@ function drawTable(table) {
   $("game-id").textContent = table.game_id;
   const board = $("board");
   board.replaceChildren();
-  if (typeof state.board === "string") {  // each cell by its number, 1 to 25, as well as its colour
-    [...state.board].forEach((shown, cell) => board.append(el("span",
-      { class: shown === "." ? "no-card" : shown === "?" ? "hidden" : shown, text: String(cell + 1) })));
+  grid = table.grid;
+  // each cell by its number and colour, where every picture of the grid has it (pi_table/ui/orientation.py)
+  $("board-table").dataset.operatives = grid.operatives;
+  $("board-table").hidden = typeof state.board !== "string";  // Codex has no grid
+  if (typeof state.board === "string") {
+    [...state.board].forEach((shown, cell) => board.append(inPlace(el("span",
+      { class: shown === "." ? "no-card" : shown === "?" ? "hidden" : shown, text: String(cell) }), cell)));
   }
   $("devices").replaceChildren(...table.devices.map((device) => {
     const bad = !!device.advice;
@@ -320,7 +332,7 @@ function showOptions() {
   const game = $("new-game-game").value;
   for (const label of $("new-game").querySelectorAll("[data-games]")) label.hidden = !label.dataset.games.split(" ").includes(game);
 }
-$("new-game").dark_cell.append(...Array.from({ length: 25 }, (_, cell) => el("option", { value: String(cell), text: String(cell + 1) })));
+$("new-game").dark_cell.append(...Array.from({ length: 25 }, (_, cell) => el("option", { value: String(cell), text: String(cell) })));
 $("new-game").dark_cell.value = "12";  // the centre, as the rules deal it
 $("new-game-game").addEventListener("change", showOptions);
 showOptions();

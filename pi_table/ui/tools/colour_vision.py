@@ -17,8 +17,8 @@ apart for a protanope.)
 The LEDs emit light, so they are simulated on the colours as the player sees them: the sRGB the
 palette means (``leds.REVEALED``), before the output stage's brightness, gamma and current limit.
 
-``python -m pi_table.ui.colour_vision`` prints the closest pair of each palette under each
-vision; ``python -m pi_table.ui.colour_vision pictures`` writes docs/colour-vision/, one
+``python -m pi_table.ui.tools.colour_vision`` prints the closest pair of each palette under each
+vision; ``python -m pi_table.ui.tools.colour_vision pictures`` writes docs/colour-vision/, one
 picture per vision: the LED grid's colours as swatches and a spymaster screen.
 """
 
@@ -34,22 +34,22 @@ import numpy as np
 import pygame
 from colorspacious import cspace_convert, deltaE
 
-from ..engine import CELLS, GRID, Rules, make_game, parse_action
-from ..engine.keys import ASSASSIN, BLUE_AGENT, BYSTANDER, RED_AGENT
-from ..hal import RGB, ScreenModel
-from .canvas import CARD, DECOY, DESIGN
-from .leds import REVEALED
-from .screen import draw
+from ...engine import CELLS, GRID, Rules, make_game, parse_action
+from ...engine.keys import ASSASSIN, BLUE_AGENT, BYSTANDER, RED_AGENT
+from ...hal import RGB, ScreenModel
+from ..canvas import CARD, DECOY, DESIGN
+from ..leds import REVEALED
+from ..screen import draw
 
 THRESHOLD = 20.0
 """The least CAM02-UCS difference between any two identities under any vision (see above)."""
 VISIONS = {"normal": None, "deuteranopia": "deuteranomaly", "protanopia": "protanomaly", "tritanopia": "tritanomaly"}
 """Each vision and colorspacious's name for the deficiency (at severity 100: the full dichromacy)."""
 ROLES = {RED_AGENT: "red agent", BLUE_AGENT: "blue agent", BYSTANDER: "bystander", ASSASSIN: "assassin"}
-STYLE = Path(__file__).resolve().parent.parent / "web" / "static" / "style.css"
+STYLE = Path(__file__).resolve().parents[2] / "web" / "static" / "style.css"
 """The phones' style sheet, read as text: the web layer sits above this one."""
 STYLE_VARIABLES = {RED_AGENT: "--red", BLUE_AGENT: "--blue", BYSTANDER: "--neutral", ASSASSIN: "--assassin"}
-PICTURES = Path(__file__).resolve().parent.parent.parent / "docs" / "colour-vision"
+PICTURES = Path(__file__).resolve().parents[3] / "docs" / "colour-vision"
 SAMPLE_KEY = "RBNRBNARBRNBRBNRBNBRNNRRB"
 """A key for the pictures: the grid's swatches and the screen's key show every identity."""
 SAMPLE_PLAY = ("clue 2", "touch 0", "touch 3", "touch 2")
@@ -183,7 +183,7 @@ def write_pictures(folder: Path = PICTURES) -> list[Path]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m pi_table.ui.colour_vision", description=__doc__.split("\n")[0])
+    parser = argparse.ArgumentParser(prog="python -m pi_table.ui.tools.colour_vision", description=__doc__.split("\n")[0])
     parser.add_argument("what", nargs="?", choices=("report", "pictures"), default="report")
     parser.add_argument("--out", type=Path, default=PICTURES, help="the pictures' folder (default: docs/colour-vision)")
     args = parser.parse_args(argv)

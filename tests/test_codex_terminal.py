@@ -1,0 +1,168 @@
+"""Codex in the terminal simulator, played as a group at one laptop plays it: each agent's
+private turn behind "pass the screen to" and I AM, the buttons typed by their numbers through
+the terminal's real input loop; ``new-game`` across the kinds of games; the command line."""
+
+from __future__ import annotations
+
+import random
+import re
+import subprocess
+import sys
+
+import pytest
+
+from pi_table.engine import Codex
+from pi_table.engine.codex_rules import CodexRules
+from pi_table.sim.codex_terminal import CLEAR
+from pi_table.sim.terminal import Painter, interactive, visible
+from pi_table.table import Session
+
+pytestmark = pytest.mark.arm64
+
+SETUP = (
+    "Moon:red:leader:1:AAAA Aleman:red:hacker:2:BBBB Viper:red:inquisitore:3:CCCC "
+    "Falco:blue:leader:1:DDDD Nebbia:blue:hacker:2:EEEE Orso:blue:inquisitore:3:FFFF"
+)
+FRAGMENTS = ("AAAA", "BBBB", "CCCC", "DDDD", "EEEE", "FFFF")
+BUTTON = re.compile(r"\[(\d+)\] (.+?)(?=   \[|$)", re.MULTILINE)
+
+
+class Group:
+    """Six people at one laptop: at each prompt the next of them reads the buttons the terminal
+    shows last and types the number of the one they want (a line as it is, when it is not a
+    button's words)."""
+
+    def __init__(self, wants: list[str]) -> None:
+        self.wants = iter(wants)
+        self.out: list[str] = []
+        self.asked: list[tuple[str, int]] = []  # each want, and how much had been written then
+        self.lost: list[tuple[str, list[str]]] = []  # a button wanted that the terminal did not show
+
+    def write(self, text: str) -> None:
+        self.out.append(text)
+
+    def buttons(self) -> dict[str, str]:
+        """The buttons of the page shown last: its words, and the number to type."""
+        text = "".join(self.out)
+        last = text.rfind("\n  [1] ")
+        return {label: number for number, label in BUTTON.findall(text[last:])} if last >= 0 else {}
+
+    def read(self, prompt: str) -> str:
+        self.out.append(prompt)
+        try:
+            want = next(self.wants)
+        except StopIteration:
+            raise EOFError from None
+        self.asked.append((want, len("".join(self.out))))
+        line = want
+        if any(letter.isupper() for letter in want) or want in WORDS:  # a button's words
+            buttons = self.buttons()
+            if want not in buttons:
+                self.lost.append((want, sorted(buttons)))
+                raise EOFError  # the person cannot find the button: they leave
+            line = buttons[want]
+        self.out.append(line + "\n")
+        return line
+
+    @property
+    def text(self) -> str:
+        return "".join(self.out)
+
+
+WORDS = {"position", "role", "posizione"}
+MESSAGES = [("MOON", "Aleman (seat 1)", "position"), ("ALEMAN", "Moon (seat 0)", "position"),
+            ("VIPER", "Moon (seat 0)", "position"), ("FALCO", "Nebbia (seat 4)", "role"),
+            ("NEBBIA", "Orso (seat 5)", "role"), ("ORSO", "Falco (seat 3)", "position")]
+RED_WINS = ["PASS AND PLAY", *(want for agent, to, fact in MESSAGES for want in (f"I AM {agent}", to, fact, "NEXT AGENT")),
+            "I AM MOON", "ENTER A CODE", "AAAA", "BBBB", "CCCC", "END MY TURN", "NEXT AGENT",
+            *(want for agent in ("ALEMAN", "VIPER", "FALCO", "NEBBIA") for want in (f"I AM {agent}", "END MY TURN",
+                                                                                   "NEXT AGENT")),
+            "I AM ORSO", "END MY TURN"]
+"""A whole game by pass-and-play: the six messages (Moon hears Aleman's and Viper's fragments),
+Moon enters red's code in three taps, and the private step ends with the sixth agent."""
+
+
+def play(wants: list[str], lang: str = "en", clear: bool = True) -> tuple[Group, Session]:
+    rules = CodexRules()
+    session = Session(rules, rng=random.Random(1), key=Codex(rules).parse_setup(SETUP))
+    group = Group(wants)
+    interactive(session, group.read, group.write, Painter(False, lang), discussion_s=60, clear=clear)
+    assert group.lost == []
+    return group, session
+
+
+def test_a_whole_game_by_pass_and_play_through_the_prompt():
+    group, session = play(RED_WINS)
+    view = session.record.game.public_view(session.record.state)
+    assert view.winner is not None and view.winner.value == "red" and view.winning_seat == 0
+    text = group.text
+    assert "RED FACTION WINS" in text and "red faction's code: AAAA-BBBB-CCCC" in text
+    assert "Pass the screen to Viper (seat 2)" in text and "Hidden. Pass the screen to the next agent" in text
+    assert "Moon (seat 0): your turn · Phase 1 · Private turn" in text
+    assert "code AAAA-BBBB-CCCC: sealed till the step ends" in text  # Moon's own result, on Moon's turn
+    assert all(visible(line) <= 80 for line in text.splitlines())
+
+
+def test_nothing_private_shows_until_the_named_agent_says_i_am_and_its_turn_is_wiped_after():
+    group, _ = play(RED_WINS)
+    text = group.text
+    turns = [at for want, at in group.asked if want.startswith("I AM")]
+    assert text.count(CLEAR) == len(turns) == 12  # every private turn wiped off the terminal, scrollback too
+    for start, end in zip([0, *[text.index(CLEAR, at) for at in turns[:-1]]], turns, strict=True):
+        public = text[start:end]  # from the last wipe until the next agent says it is at the screen
+        assert "IDENTIKIT" not in public and not [f for f in FRAGMENTS if f in public], public
+    moon = text[turns[6]:text.index(CLEAR, turns[6])]  # Moon's private turn: what Moon has seen, no more
+    assert {f for f in FRAGMENTS if f in moon} == {"AAAA", "BBBB", "CCCC"}
+
+
+def test_without_a_terminal_to_wipe_it_prints_no_escapes():
+    group, _ = play(RED_WINS[:6], clear=False)
+    assert "\x1b" not in group.text
+
+
+def test_the_buttons_refusals_and_a_scripts_words_in_the_prompt():
+    group, session = play(["PASS AND PLAY", "9", "at-screen 3", "at-screen 0", "hide", "vote 0 1",
+                           "send 1 0 role", "end-turn", "undo", "next", "at-screen 1", "tap send 1 2 position", "help"])
+    text = group.text
+    assert "the screen has buttons 1 to 2, not 9" in text
+    assert "the screen has no button for at-screen 3 now" in text  # the screen calls Moon
+    assert "refused: agents vote only in the vote step" in text
+    assert "refused: END TURN ends the discussion only" in text
+    assert "undo took back: an action of Aleman (seat 1)" in text  # whose, never what
+    assert "send SEAT TO FACT [FACT]" in text and "pass-and-play on|off" in text
+    public = session.record.game.public_view(session.record.state)
+    assert public.acted == (1,)  # Aleman's message taken back, then tapped through its buttons
+
+
+def test_new_game_changes_the_kind_of_game_and_back():
+    """``new-game codex`` in the grid games' terminal (refused as an unknown game before), and
+    ``new-game codenames`` from Codex's."""
+    from pi_table.engine import Rules, make_game
+
+    rules = Rules()
+    session = Session(rules, rng=random.Random(1), key=make_game(rules).parse_key("RRRRRRRRRBBBBBBBBNNNNNNNA"))
+    group = Group(["touch 0", "new-game codex", "y", "PASS AND PLAY", "new-game codenames", "y", "touch 3"])
+    interactive(session, group.read, group.write, Painter(False))
+    assert group.lost == []
+    text = group.text
+    assert "a game is in progress: deal Codex over it? (it cannot be brought back) [y/N]" in " ".join(text.split())
+    assert "Pass the screen to" in text and "KEY (spymasters only)" in text.rsplit("Pass the screen to", 1)[1]
+    assert session.kind == "grid" and session.record.moves == 1
+
+
+def test_in_italian():
+    group, _ = play(["PASSA E GIOCA", "SONO MOON", "Aleman (posto 1)", "posizione", "annulla", "aiuto"], lang="it")
+    text = group.text
+    assert "Passa lo schermo a Moon (posto 0)" in text and "Moon (posto 0): tocca a te" in text
+    assert "annullato: un'azione di Moon (posto 0)" in text
+    assert "Anche in italiano:" in text
+    assert all(visible(line) <= 80 for line in text.splitlines())
+
+
+def test_the_command_line_plays_codex_in_the_terminal():
+    """Before: ``pi-table sim --game codex`` exited 2, asking for a script."""
+    done = subprocess.run([sys.executable, "-m", "pi_table", "sim", "--game", "codex", "--seed", "3"],
+                          input="1\n1\nquit\n", capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    assert "[1] PASS AND PLAY" in done.stdout and "Pass the screen to" in done.stdout
+    assert "your turn" in done.stdout and "IDENTIKIT" in done.stdout
