@@ -501,7 +501,7 @@ def test_a_help_text_lists_every_value_its_key_takes():
 # No setting reads the table's secrets -------------------------------------------------------------
 
 
-@pytest.mark.parametrize("key", ["fleet.password_file", "fleet.ca", "sim.words"])
+@pytest.mark.parametrize("key", ["fleet.password_file", "fleet.ca", "sim.words", "night.blocked_words"])
 def test_no_file_a_setting_reads_may_lie_in_the_journal_folder_where_the_keys_are(tmp_path, key):
     """A password file sent to a broker, or a deck whose bad line the checker quotes, that is a
     game's journal would hand its key to whoever edits the settings (the staff page does)."""
@@ -512,7 +512,7 @@ def test_no_file_a_setting_reads_may_lie_in_the_journal_folder_where_the_keys_ar
     outside = tmp_path / "elsewhere"
     outside.mkdir()
     (outside / "link").symlink_to(game)
-    broker = {"fleet.broker": '"mqtts://t1@127.0.0.1"'} if key != "sim.words" else {}
+    broker = {"fleet.broker": '"mqtts://t1@127.0.0.1"'} if key.startswith("fleet.") else {}
     for file in (game, outside / "link"):
         path = write(tmp_path, {key: f'"{file}"', **broker})
         with pytest.raises(config_module.ConfigError) as refused:
@@ -523,9 +523,23 @@ def test_no_file_a_setting_reads_may_lie_in_the_journal_folder_where_the_keys_ar
         assert "RRRR" not in problem
     deck = outside / "deck.txt"
     deck.write_text("\n".join(f"word{n}" for n in range(30)))
-    good = deck if key == "sim.words" else outside / "g1.jsonl"
+    good = deck if key in ("sim.words", "night.blocked_words") else outside / "g1.jsonl"
     good.touch()
     assert config_module.load_config(write(tmp_path, {key: f'"{good}"', **broker}))
+
+
+@pytest.mark.parametrize("key", ["sim.words", "night.blocked_words"])
+def test_a_file_named_from_the_configurations_folder_is_guarded_where_it_is_read(tmp_path, key):
+    """These two keys take a relative name from the configuration's folder: the guard must look
+    there too, not in the folder the checker happens to run in."""
+    journal = tmp_path / "journal"
+    journal.mkdir()
+    (journal / "g1.jsonl").write_text('{"v": 3, "key": "RRRRRRRRRBBBBBBBBNNNNNNNA"}\n')
+    path = write(tmp_path, {key: '"journal/g1.jsonl"'})
+    with pytest.raises(config_module.ConfigError) as refused:
+        config_module.load_config(path)
+    (problem,) = refused.value.problems
+    assert "where the table keeps its secrets" in problem and "RRRR" not in problem
 
 
 def test_https_takes_a_certificate_and_its_key_both_absolute_and_readable(tmp_path):

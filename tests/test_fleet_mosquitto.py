@@ -340,3 +340,26 @@ def test_a_table_with_a_client_certificate_reports_as_its_common_name(tmp_path):
         table.stop()
         dashboard.stop()
         broker.stop()
+
+
+def test_a_table_tells_of_its_own_night_alone(cafe):
+    """The night topic (a game night's games, issue 32): t1 writes its own, never t2's, and
+    neither the dashboard nor the staff user writes any table's; the dashboard reads t1's."""
+    port, ca = cafe
+    t1, dashboard, staff = Client("t1", port, ca), Client("dashboard", port, ca), Client("staff", port, ca)
+    night = json.dumps({"night": "20250101-200000", "name": "Friday league", "open": True, "teams": ["Owls"],
+                        "games": []})
+    try:
+        wait_for(lambda: t1.connected.is_set() and dashboard.connected.is_set() and staff.connected.is_set(),
+                 "t1, the dashboard and staff users", 10)
+        dashboard.client.subscribe("pi-table/+/night", qos=1)
+        assert str(t1.publish("pi-table/t1/night", night, retain=True)) == "Success"
+        assert str(t1.publish("pi-table/t2/night", night)) == "Not authorized"
+        for client, user in ((dashboard, "dashboard"), (staff, "staff")):
+            for table in ("t1", user):
+                assert str(client.publish(f"pi-table/{table}/night", night)) == "Not authorized", (user, table)
+        wait_for(lambda: ("pi-table/t1/night", night.encode()) in dashboard.received, "t1's night at the dashboard")
+        assert [topic for topic, _ in dashboard.received] == ["pi-table/t1/night"]
+    finally:
+        for client in (t1, dashboard, staff):
+            client.close()

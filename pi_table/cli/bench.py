@@ -24,7 +24,7 @@ def _most_phones() -> int:
 
 def add_commands(commands) -> None:
     bench = commands.add_parser("bench", help="run a benchmark and print its figures")
-    bench.add_argument("what", choices=("engine", "latency", "render", "daemon", "fleet"))
+    bench.add_argument("what", choices=("engine", "latency", "render", "daemon", "fleet", "night"))
     bench.add_argument("--games", type=int, default=2000, help="engine: random games per variant (default: 2000)")
     bench.add_argument("--touches", type=whole_number("--touches", 2), default=200,
                        help="latency: guesses to time (default: 200)")
@@ -56,6 +56,10 @@ def _bench(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
         from ..bench import fleet
 
         results = fleet.run(tables=args.tables)
+    elif args.what == "night":
+        from ..bench import night
+
+        results = night.run()
     else:
         from ..bench import latency
 

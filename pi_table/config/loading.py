@@ -21,7 +21,7 @@ from ..files import NotAFile, TooBig, read_file
 from ..ui.i18n import say
 from .machine import FILES_READ, PRIVATE_KEYS, Running, check_machine
 from .schema import BY_KEY, DEFAULT_PATH, EXPECTED, MAX_BYTES, OPTIONS, SECTIONS, Option, defaults, describe
-from .settings import Config, build, deck_path
+from .settings import Config, build, config_relative, deck_path
 
 
 class ConfigError(PiTableError, ValueError):
@@ -225,12 +225,15 @@ def _fails(values: dict[str, object], path: Path) -> Text | None:
     return None
 
 
-OUTSIDE_SECRETS = (*FILES_READ, "sim.words")
+OUTSIDE_SECRETS = (*FILES_READ, "sim.words", "night.blocked_words")
 """The keys naming a file the table reads into something it sends or shows: a broker's
-password, a certificate, words on the cards."""
+password, a certificate, words on the cards, words a team name is refused for (which a team
+could learn by trying names)."""
+RELATIVE = {"sim.words": deck_path, "night.blocked_words": config_relative}
+"""The keys whose relative file names are taken from the configuration's folder, and how."""
 SYSTEM_FOLDERS = ("/proc", "/sys", "/dev")
 """The kernel's own files: no setting's file is one of them."""
-SHOWN = ("fleet.password_file", "sim.words")
+SHOWN = ("fleet.password_file", "sim.words", "night.blocked_words")
 """The keys whose file's words leave the table: to a broker as its password, onto the cards."""
 
 
@@ -249,7 +252,7 @@ def _secret_readers(given: dict[str, object], path: Path, secret_dirs: tuple[str
         if not isinstance(file, str) or not file:
             continue
         name = key.partition(".")[2]
-        file = deck_path(file, path) if key == "sim.words" else file
+        file = RELATIVE[key](file, path) if key in RELATIVE else file
         real = os.path.realpath(file)
         folder = next((folder for folder in folders if os.path.commonpath([folder, real]) == folder), None)
         system = next((folder for folder in SYSTEM_FOLDERS if os.path.commonpath([folder, real]) == folder), None)

@@ -53,7 +53,7 @@ pins, the paths and the screen's hardware are advanced."""
 
 SECTION_GROUPS = {"game": "game", "timer": "game", "touch": "advanced", "leds": "advanced", "screen": "advanced",
                   "buttons": "advanced", "web": "phones", "staff": "phones", "fleet": "fleet", "sim": "advanced",
-                  "paths": "advanced", "sound": "sound"}
+                  "paths": "advanced", "sound": "sound", "night": "game"}
 """A section's keys' group, unless a key names its own."""
 
 SECONDS, MINUTES, PIXELS, DEGREES = N_("seconds"), N_("minutes"), N_("pixels"), N_("degrees")
@@ -252,6 +252,8 @@ OPTIONS = (
            label=N_("Spoken announcements")),
     Option("sound", "quiet_hours", "", "str", N_("'HH:MM-HH:MM', e.g. '23:00-08:00': a quarter of the volume, nothing spoken ('': none)"),
            label=N_("Quiet hours")),
+    Option("night", "blocked_words", "", "str", N_("a game night's teams may not use these words in their names: a file, one word a line ('': none)"),
+           label=N_("Words not allowed in team names")),
 )
 
 

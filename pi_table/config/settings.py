@@ -23,6 +23,7 @@ from ..engine.errors import Refusal
 from ..engine.games import NAMES, AnyRules, entry
 from ..engine.phrase import Phrase, Text
 from ..engine.views import LANGUAGES
+from ..night.names import Blocklist
 from ..table.input import InputSettings
 from ..table.session import Retention
 from ..table.timer import TimerSettings
@@ -135,6 +136,7 @@ class Config:
     words: tuple[str, ...] | None = None  # [sim] words: a simulated table's cards (a real one has physical cards)
     sound: SoundSettings = field(default_factory=SoundSettings)
     staff_session_s: float = 3600.0  # [staff] session_min: a staff page login lasts this long unused
+    blocked: Blocklist = field(default_factory=Blocklist)  # [night] blocked_words: not in a game night's team names
 
 
 class Values:
@@ -255,7 +257,15 @@ def build(values: dict[str, object], source: Path | None) -> Config:
         sound=SoundSettings(enabled=v.flag("sound.enabled"), volume=v.number("sound.volume"),
                             spoken=v.flag("sound.spoken"), quiet=QuietHours.parse(v.text("sound.quiet_hours"))),
         staff_session_s=_staff_session_s(v),
+        blocked=_blocked(v.text("night.blocked_words"), source),
     )
+
+
+def _blocked(name: str, source: Path | None) -> Blocklist:
+    """[night] blocked_words: the file's words (its path taken from the configuration's folder)."""
+    if not name:
+        return Blocklist()
+    return Blocklist.read(config_relative(name, source))
 
 
 def _staff_session_s(v: Values) -> float:
@@ -286,9 +296,12 @@ def deck_path(name: str, source: Path | None) -> str:
     """[sim] words as a deck's path (taken from the configuration's folder), or a shipped list's name."""
     from ..ui.words import LISTS
 
-    if name not in LISTS and source is not None and not Path(name).is_absolute():
-        return str(source.parent / name)
-    return name
+    return name if name in LISTS else config_relative(name, source)
+
+
+def config_relative(name: str, source: Path | None) -> str:
+    """A file a setting names, a relative name taken from the configuration's folder."""
+    return str(source.parent / name) if source is not None and not Path(name).is_absolute() else name
 
 
 def _touch(v: Values) -> TouchBoardConfig:

@@ -38,6 +38,9 @@ from ..errors import PiTableError
 from ..files import read_file
 from ..hal import NewGame, ReleaseSeat
 from ..hal.events import NOT_WORKING
+from ..night.book import FOLDER as NIGHTS
+from ..night.book import Book
+from ..night.recorder import Recorder
 from ..table import Session, history
 from ..table.games import loop_class
 from ..table.loop import PAUSED, REFUSALS, EventLoop, LoopSettings, Outcome
@@ -60,6 +63,16 @@ if TYPE_CHECKING:  # loaded only once the table is up (the phones' pages open af
 
 log = logging.getLogger("pi_table.daemon")
 CHANGING_GAMES = Phrase.of("the table is changing games: try again")
+NO_CONTROL = N_("the control socket {path} cannot be opened ({error}): pi-table status cannot reach the table; restart "
+                "it (systemctl restart pi-table); the game goes on")
+NO_PASSWORD = N_("the broker's password file cannot be used ({error}): check [fleet] password_file")
+NO_CERTIFICATE = N_("the companion's certificate cannot be used ({error}): phones cannot join; check [web] tls_cert and "
+                    "tls_key, then restart the table")
+NO_PORT = N_("the companion cannot listen on port {port} ({error}): phones cannot join; free the port or choose another "
+             "([web] port), then restart the table")
+FAULTS = (NO_CONTROL, NO_PASSWORD, NO_CERTIFICATE, NO_PORT)
+"""The templates of the faults this module reports: docs/cafe/troubleshooting.md has an entry for each
+(tests/test_troubleshooting.py collects every module's ``FAULTS``)."""
 RESET_BUTTONS = frozenset({"end_turn", "new_game"})  # held together while the table starts: a PIN reset code
 EXIT_RUNNING = 75  # EX_TEMPFAIL: another table holds this journal; systemd may try again later
 # What the staff page and the fleet change while the table runs, by their names for it
@@ -113,6 +126,7 @@ class Daemon:
         if self.session.resumed:
             log.info("resumed game %s from %s", self.session.id, self.session.resumed)
         self.devices = open_devices(config, hal, touch_port)
+        self.night = _night(config) if self.lock is not None else None  # a game night's games, recorded as they end
         self.fleet = self._open_fleet()
         self.companion: Companion | None = None  # the phones' pages: opened once the table is up
         self._phones = threading.Event()  # set once the companion is up, failed or off
@@ -161,9 +175,7 @@ class Daemon:
         try:
             self.control.start()
         except OSError as e:  # the game matters more than the staff's commands: play on
-            self.loop.faults["control"] = Phrase.of(
-                "the control socket {path} cannot be opened ({error}): pi-table status cannot reach the table; "
-                "restart it (systemctl restart pi-table); the game goes on", path=str(self.config.paths.socket), error=str(e))
+            self.loop.faults["control"] = Phrase.of(NO_CONTROL, path=str(self.config.paths.socket), error=str(e))
             log.error("%s", self.loop.faults["control"])
             self.loop.show()
         degraded = [name for name, health in self.devices.health.items() if health.startswith("not working")]
@@ -193,12 +205,14 @@ class Daemon:
             reporter = Reporter(self.config.fleet, self._fleet_command, link_state=self._fleet_link,
                                 pending=None if self.lock is None else self.config.paths.journal_dir / "fleet.pending")
         except (OSError, Refusal) as e:  # its password file went missing or bad since the check: play on unreported
-            why = Phrase.of("the broker's password file cannot be used ({error}): check [fleet] password_file",
-                            error=meaning(e) if isinstance(e, Refusal) else e.strerror or str(e))
+            why = Phrase.of(NO_PASSWORD, error=meaning(e) if isinstance(e, Refusal) else e.strerror or str(e))
             self.devices.not_working("fleet", why)
             log.error("%s; the table plays on unreported", why)
             return None
         self.devices.screen = ReportingScreen(self.devices.screen, lambda: reporter.offer(self._fleet_status()))
+        if (night := self.night) is not None:  # the night's games: the book's as it stands, then at each one recorded
+            night.published = lambda game: reporter.night(night.report())
+            reporter.night(night.report())
         return reporter
 
     def _fleet_status(self) -> dict:
@@ -277,6 +291,9 @@ class Daemon:
             staff = StaffPage(self.staff_desk, journal_dir, self.config.staff_session_s)
             self.recovery = self.recovery or Recovery()
             Console(staff, self.recovery)
+            if self.night is not None:
+                from ..web.night import NightRoom
+                NightRoom(staff, self.night.book)
             tls = _tls(web.tls_cert, web.tls_key) if web.tls_cert else None
             companion = Companion(web.host, web.port, act=self._act, base_url=web.url,
                                   advertise=lambda: _reachable_address(web.host), proof=tokens.proof,
@@ -285,11 +302,8 @@ class Daemon:
             companion.start()
         except Exception as e:  # noqa: BLE001 (a taken port, a broken install: the table plays without phones)
             why = e.strerror if isinstance(e, OSError) and e.strerror else e
-            fault = (Phrase.of("the companion's certificate cannot be used ({error}): phones cannot join; check [web] "
-                               "tls_cert and tls_key, then restart the table", error=str(why))
-                     if isinstance(e, _TlsError) else
-                     Phrase.of("the companion cannot listen on port {port} ({error}): phones cannot join; free the port "
-                               "or choose another ([web] port), then restart the table", port=web.port, error=str(why)))
+            fault = (Phrase.of(NO_CERTIFICATE, error=str(why)) if isinstance(e, _TlsError) else
+                     Phrase.of(NO_PORT, port=web.port, error=str(why)))
             self.devices.not_working("companion", str(why))
             log.error("%s", fault)
             self._phones_settled(state, "not working")
@@ -350,7 +364,7 @@ class Daemon:
         """Run the table until stopped; when a new game of the other kind was dealt (Codex
         after a grid game, or back), go on with the loop that plays it."""
         while True:
-            self.loop.run(alive=lambda: self.notifier.watchdog(self.sickness))
+            self.loop.run(alive=self._alive)
             if self._stopping:
                 return
             try:  # no loop runs now: this thread owns the game
@@ -364,6 +378,22 @@ class Daemon:
                     return
             self.loop.show()
             self._switched.set()
+
+    def _alive(self) -> None:
+        """On each wake of the loop, in its thread: a game that has just ended goes into the open night,
+        and the screen's notice says who plays here next ("next: The Owls vs Quiz Club at table 2")."""
+        if self.night is not None:
+            if self.session.state.is_over:  # nothing more on a wake mid-game
+                self.night.seen(self.session.id, lambda: self.session.public_view().to_json())
+            self._next_up(self.night.next_up())
+        self.notifier.watchdog(self.sickness)
+
+    def _next_up(self, said: Phrase | None) -> None:
+        """The night's next pair as the screen's notice, shown when it changes; a staff PIN reset code comes first."""
+        if (self.recovery is not None and self.recovery.active) or said == self.loop.notice:
+            return
+        self.loop.notice = said
+        self.loop.show()
 
     def sickness(self) -> str | None:
         """What keeps the watchdog from being pinged: a thread the table needs besides the
@@ -581,6 +611,16 @@ class Daemon:
             "journal_damage": self.session.journal_damage,  # what a damaged journal lost, until the next game
             "companion": None if self.companion is None else self.companion.base_url,
         }
+
+
+def _night(config: Config) -> Recorder | None:
+    """The table's part in a game night: the nights' book beside the journal (None when it cannot be read)."""
+    try:
+        return Recorder(Book(config.paths.journal_dir / NIGHTS, config.blocked), config.fleet.table_id or "1")
+    except OSError as e:
+        log.error("the game nights in %s cannot be read (%s): this table records no night's games",
+                  config.paths.journal_dir / NIGHTS, e)
+        return None
 
 
 class _TlsError(PiTableError):

@@ -46,6 +46,8 @@ from ..engine.errors import Refusal
 from ..engine.phrase import N_, Phrase
 from ..files import write_private
 from ..hal.events import is_fault
+from ..night.games import Game, GameRefused
+from ..night.standings import high_scores, standings
 from ..ui.i18n import say, say_health, translation
 from ..web.auth import Gate, Refused, Why, hash_secret
 from ..web.runner import ServerThread
@@ -57,6 +59,7 @@ COOKIE = "pi_table_fleet"  # and "pi_table_fleet_device": a browser that has sig
 SESSION_S = 12 * 3600  # a session's life, in the browser and unused
 ATTEMPTS = 5  # logins an address (or a known browser) may try a minute
 ERRORS_KEPT = 5
+NIGHTS_KEPT = 3  # game nights remembered: tonight's and the last few, whose tables may still resend them
 UNSAID = N_("not said (a table of an older version)")
 """How a game from a table that does not report its ending's code ended, as the page counts it."""
 DROPS_SAID_EVERY_S = 60.0  # a table's dropped messages are in the log at most this often
@@ -70,7 +73,12 @@ WORDS = {  # the page's words, translated once for the page's language
     "busy": N_("Too many logins at once: try again in a moment."),
     "none": N_("none"),
     "dropped": N_("messages dropped: {count} (the last: {why})"),
+    "standings": N_("Standings of {night}"), "team": N_("Team"), "played": N_("played"), "won": N_("won"),
+    "lost": N_("lost"), "points": N_("points"), "margin": N_("margin"), "rating": N_("rating"),
 }
+FAULTS = (FAILED.template, WORDS["dropped"])
+"""The templates of the faults this module reports: docs/cafe/troubleshooting.md has an entry for each
+(tests/test_troubleshooting.py collects every module's ``FAULTS``)."""
 
 
 # --- the password ---------------------------------------------------------------------------
@@ -117,15 +125,31 @@ class TableRow:
     dropped_said: float | None = None  # when the log last said so
 
 
+@dataclass
+class CafeNight:
+    """A game night as the café's tables tell it (their ``night`` topics): each table's word of
+    its teams and whether it is open, and every game once, by its id, whichever table told it
+    and however often."""
+
+    id: str
+    name: str = ""
+    teams: dict[str, list[str]] = field(default_factory=dict)  # by table
+    open: dict[str, bool] = field(default_factory=dict)  # by table
+    games: dict[str, Game] = field(default_factory=dict)  # by id
+
+
 class Fleet:
     """Every table seen on the broker, from its messages; safe from any thread. ``changed``
-    is called (in the MQTT thread) with each table's new row; a device's health is said in
-    ``lang``, the page's language."""
+    is called (in the MQTT thread) with each table's new row, ``night_changed`` with the
+    night's standings (``night``) when a table tells of its night; a device's health is said
+    in ``lang``, the page's language."""
 
     def __init__(self, clock: Callable[[], float] = time.time, lang: str = "en") -> None:
         self.clock, self.lang = clock, lang
         self.tables: dict[str, TableRow] = {}
+        self.nights: dict[str, CafeNight] = {}  # by id, which sorts by the time the night opened
         self.changed: Callable[[dict], None] | None = None
+        self.night_changed: Callable[[dict], None] | None = None
         self._lock = threading.Lock()
 
     def take(self, topic: str, payload: bytes | bytearray) -> dict | None:
@@ -138,7 +162,8 @@ class Fleet:
         table_id, kind = parts[1], parts[2]
         try:
             value = schema.parse(kind, payload)
-        except schema.Refused as refused:
+            games = _night_games(table_id, value) if kind == "night" else []
+        except (schema.Refused, GameRefused) as refused:
             return self.drop(table_id, refused.phrase)
         with self._lock:
             table = self.tables.setdefault(table_id, TableRow(table_id))
@@ -147,11 +172,40 @@ class Fleet:
                 table.online = value  # type: ignore[assignment]  # schema.TOPICS: true or false
             elif kind == "status":
                 table.status = value  # type: ignore[assignment]  # schema.STATUS: an object
+            elif kind == "night":
+                self._night(table_id, value, games)  # type: ignore[arg-type]  # schema.NIGHT: an object
             else:
                 self._event(table, value)  # type: ignore[arg-type]  # schema.EVENT: an object
             row = self._row(table)
         self._tell(row)
+        if kind == "night" and self.night_changed is not None and (night := self.night()) is not None:
+            self.night_changed(night)
         return row
+
+    def _night(self, table_id: str, told: dict, games: list[Game]) -> None:
+        """A table's night (under the lock): its teams and its games, each counted once (its id)."""
+        night = self.nights.setdefault(told["night"], CafeNight(told["night"]))
+        night.name = told["name"]
+        night.teams[table_id], night.open[table_id] = told["teams"], told["open"]
+        for game in games:
+            night.games.setdefault(game.id, game)
+        for old in sorted(self.nights)[:-NIGHTS_KEPT]:
+            del self.nights[old]
+
+    def night(self) -> dict | None:
+        """The latest night's standings across the tables that tell of it: the same computation
+        as the table's own (``night.standings``), on every game once; None before any night."""
+        with self._lock:
+            if not self.nights:
+                return None
+            night = self.nights[max(self.nights)]
+            teams = dict.fromkeys(name for names in night.teams.values() for name in names)
+            games = list(night.games.values())
+            name, opened, tables = night.name, any(night.open.values()), sorted(night.teams)
+        return {"night": night.id, "name": name, "open": opened, "tables": tables,
+                "games": sorted(game.id for game in games),
+                "standings": [line.to_json() for line in standings(teams, games)],
+                "high_scores": [score.to_json() for score in high_scores(games)]}
 
     def drop(self, table_id: str, why: Phrase, failure: bool = False) -> dict:
         """A message of the table's not taken: counted on its row; in the log at most once a
@@ -256,6 +310,12 @@ class Fleet:
         return out.getvalue()
 
 
+def _night_games(table_id: str, night: object) -> list[Game]:
+    """A night message's games (``schema.NIGHT``), each the topic's table's: no table speaks for another."""
+    assert isinstance(night, dict)
+    return [Game.from_json({**game, "table": table_id}) for game in night["games"]]
+
+
 def activity(status: dict) -> str:
     """What a table is doing: ``over`` (a game finished), ``playing`` (cards revealed, moves
     made) or ``idle`` (dealt and untouched, or nothing heard yet)."""
@@ -283,6 +343,7 @@ class Dashboard(ServerThread):
         self.password_hash = password_hash
         self.fleet = Fleet(clock=clock, lang=lang)
         self.fleet.changed = self._changed
+        self.fleet.night_changed = self._night_changed
         self.gate = Gate("fleet", lambda: self.password_hash, COOKIE, "/", ATTEMPTS, None, SESSION_S, time.monotonic,
                          cookie_s=SESSION_S)
         self.client = link.client(broker, client_id)
@@ -306,7 +367,7 @@ class Dashboard(ServerThread):
         if reason.is_failure:
             log.error("the broker %s refused the dashboard: %s", self.broker.host, reason)
             return
-        client.subscribe([(link.topic("+", name), 1) for name in ("status", "online", "events")])
+        client.subscribe([(link.topic("+", name), 1) for name in schema.TOPICS])
         self._unreachable_said = False
         self.connected.set()
 
@@ -330,10 +391,14 @@ class Dashboard(ServerThread):
     def _changed(self, row: dict) -> None:
         self.call(self._fan_out, row)
 
-    def _fan_out(self, row: dict) -> None:
+    def _night_changed(self, night: dict) -> None:
+        self.call(self._fan_out, night, "night")
+
+    def _fan_out(self, row: dict, kind: str = "") -> None:
+        """A table's row (or, ``kind`` "night", the night's standings) to every live page."""
         for queue in list(self._queues):
             if queue.qsize() < 1000:  # a page that stopped reading misses rows, never holds memory
-                queue.put_nowait(row)
+                queue.put_nowait((kind, row))
 
     # the server
 
@@ -364,6 +429,7 @@ class Dashboard(ServerThread):
         app.router.add_post("/login", self._login)
         app.router.add_post("/logout", self._logout)
         app.router.add_get("/api/tables", self._tables)
+        app.router.add_get("/api/night", self._night)
         app.router.add_get("/events", self._events)
         app.router.add_get("/export.csv", self._export)
         app.on_shutdown.append(self._end_streams)
@@ -436,10 +502,14 @@ class Dashboard(ServerThread):
         w = self.words
         heads = "".join(f"<th>{w[key]}</th>" for key in ("table", "connection", "game", "faults", "games_today", "endings",
                                                           "average", "seen"))
+        standings = "".join(f"<th>{w[key]}</th>" for key in ("team", *STANDING))
         body = (f'<header><h1>{w["title"]}</h1><p id="count"></p><a href="/export.csv">{w["export"]}</a>'
                 f'<form method="post" action="/logout"><button>{w["sign_out"]}</button></form></header>'
                 f'<table><thead><tr>{heads}</tr></thead><tbody id="rows"></tbody></table>'
-                f'<script>const WORDS = {json.dumps({**w, "tables": self.tables_online})};\n{SCRIPT}</script>')
+                f'<section id="night" hidden><h2 id="night-name"></h2><table><thead><tr>{standings}</tr></thead>'
+                f'<tbody id="standings"></tbody></table></section>'
+                f'<script>const WORDS = {json.dumps({**w, "tables": self.tables_online})};\n'
+                f'const STANDING = {json.dumps(STANDING)};\n{SCRIPT}</script>')
         return web.Response(text=self._html(body), content_type="text/html")
 
     def _html(self, body: str) -> str:
@@ -450,6 +520,10 @@ class Dashboard(ServerThread):
     async def _tables(self, request: web.Request) -> web.Response:
         self._require(request)
         return web.json_response(self.fleet.rows())
+
+    async def _night(self, request: web.Request) -> web.Response:
+        self._require(request)
+        return web.json_response(await asyncio.to_thread(self.fleet.night))
 
     async def _export(self, request: web.Request) -> web.Response:
         self._require(request)
@@ -463,7 +537,8 @@ class Dashboard(ServerThread):
             queue.put_nowait(None)
 
     async def _events(self, request: web.Request) -> web.StreamResponse:
-        """Every row now, then each row again as it changes."""
+        """Every row now and the night's standings, then each again as it changes (the
+        standings as the SSE event ``night``)."""
         self._require(request)
         response = web.StreamResponse(headers={"Content-Type": "text/event-stream", "Cache-Control": "no-store"})
         await response.prepare(request)
@@ -472,6 +547,8 @@ class Dashboard(ServerThread):
         try:
             for row in self.fleet.rows():
                 await response.write(f"data: {json.dumps(row)}\n\n".encode())
+            if (night := await asyncio.to_thread(self.fleet.night)) is not None:
+                await response.write(f"event: night\ndata: {json.dumps(night)}\n\n".encode())
             while True:
                 try:
                     row = await asyncio.wait_for(queue.get(), 15)
@@ -480,13 +557,17 @@ class Dashboard(ServerThread):
                     continue
                 if row is None:  # the dashboard stops
                     break
-                await response.write(f"data: {json.dumps(row)}\n\n".encode())
+                kind, row = row
+                head = f"event: {kind}\n" if kind else ""
+                await response.write(f"{head}data: {json.dumps(row)}\n\n".encode())
         except (ConnectionResetError, asyncio.CancelledError):
             pass
         finally:
             self._queues.discard(queue)
         return response
 
+
+STANDING = ("played", "won", "lost", "points", "margin", "rating")  # a team's line's columns, after its name
 
 STYLE = """
 body { font-family: system-ui, sans-serif; margin: 1rem; background: #111; color: #eee; }
@@ -533,7 +614,18 @@ function draw(row) {
   document.getElementById("count").textContent =
     WORDS.tables[online === 1 ? 0 : 1].replace("{online}", online).replace("{count}", rows.size);
 }
-new EventSource("/events").onmessage = (message) => draw(JSON.parse(message.data));
+function standings(night) {
+  document.getElementById("night").hidden = false;
+  document.getElementById("night-name").textContent = WORDS.standings.replace("{night}", () => night.name);
+  document.getElementById("standings").replaceChildren(...night.standings.map((line, place) => {
+    const tr = document.createElement("tr");
+    tr.append(cell((place + 1) + ". " + line.team), ...STANDING.map((key) => cell(String(line[key]))));
+    return tr;
+  }));
+}
+const stream = new EventSource("/events");
+stream.onmessage = (message) => draw(JSON.parse(message.data));
+stream.addEventListener("night", (message) => standings(JSON.parse(message.data)));
 """
 
 

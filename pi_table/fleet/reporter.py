@@ -20,6 +20,11 @@ Topics (DESIGN.md, "MQTT"), under ``pi-table/<table_id>/``:
   when the table stops (a restart from the staff page during an outage) are kept in a
   private file beside the journal (``pending``) and sent when it starts again; a crash or a
   power cut loses them.
+- ``night``, retained, QoS 1: the table's game night (its id, name and teams) and every game
+  recorded at this table, whole each time (``night.recorder.Recorder.report``): sent at a
+  recorded game and again on every connect, from the night's book on disk, so a table that
+  was offline, restarted or lost its power sends its games when it is back, and the
+  dashboard, which counts a game by its id, counts none twice.
 - ``command``: what the broker's ACL lets someone publish to this table alone: new game,
   undo, language, brightness, as JSON. Subscribed with QoS 0, so the broker keeps no
   commands for a table that is away to replay hours later on a game in progress.
@@ -39,7 +44,7 @@ from typing import Any
 import paho.mqtt.client as mqtt
 
 from ..config import FleetConfig
-from ..engine.phrase import Phrase, Text
+from ..engine.phrase import N_, Phrase, Text
 from ..files import write_private
 from ..hal import Screen
 from ..hal.events import Emit, is_fault
@@ -52,6 +57,14 @@ MAX_QUEUED = 1000  # events (and in-flight messages) paho holds while the broker
 HEARTBEAT_S = 60.0  # the status is sent again this often even unchanged (the uptime moves on)
 COMMANDS = ("new-game", "undo", "language", "brightness", "volume")
 ANSWER_WITHIN_S = 15.0  # a broker that has not let the table in by then is a fault, even one that never says no
+REFUSED = N_("the broker refused the table ({reason}): check the user and password of [fleet] broker; the game plays on")
+UNREACHABLE = N_("cannot reach the broker {address} ({why}): check [fleet] broker and the network; the game plays on")
+SILENT = N_("no answer from the broker {address} within {seconds} s: check [fleet] broker and the network; the game "
+            "plays on")
+LOST = N_("lost the broker ({reason}), reconnecting: check [fleet] broker and the network; the game plays on")
+FAULTS = (REFUSED, UNREACHABLE, SILENT, LOST)
+"""The templates of the faults this module reports: docs/cafe/troubleshooting.md has an entry for each
+(tests/test_troubleshooting.py collects every module's ``FAULTS``)."""
 
 Act = Callable[[dict], dict]
 """Carries out a command on the table (the daemon's control answers): {"ok": ...}."""
@@ -133,6 +146,7 @@ class Reporter:
         self._offered: dict | None = None
         self._offered_at = 0.0  # when (monotonic): a heartbeat's uptime runs on from the status's
         self._sent: dict | None = None  # the last status message made (sent, or waiting for the broker)
+        self._night: str | None = None  # the night's message (``night``), sent again on every connect
         self._lock = threading.Lock()
         self._wake = threading.Event()
         self._stopping = False
@@ -217,6 +231,20 @@ class Reporter:
     def _publish_status(self, message: dict) -> None:
         self.client.publish(topic(self.table_id, "status"), json.dumps(message), qos=1, retain=True)
 
+    def night(self, report: dict | None) -> None:
+        """The table's game night as it stands (``night.recorder.Recorder.report``), from the
+        loop's thread: published retained now if the broker is there, and again on every
+        connect, so a table that was away sends its night's games when it comes back."""
+        if report is None:
+            return
+        payload = json.dumps(report)
+        self._night = payload
+        if self.connected.is_set():
+            self._publish_night(payload)
+
+    def _publish_night(self, payload: str) -> None:
+        self.client.publish(topic(self.table_id, "night"), payload, qos=1, retain=True)
+
     def event(self, event: dict) -> None:
         """Publish one event (QoS 1); queued while the broker is away, dropped when the queue is full."""
         self._send_event(json.dumps({**event, "table_id": self.table_id, "at": round(time.time(), 3)}))
@@ -273,8 +301,7 @@ class Reporter:
     def _connected(self, client: mqtt.Client, userdata: Any, flags: Any, reason: Any, properties: Any) -> None:
         if reason.is_failure:
             log.warning("the broker %s:%d refused the table: %s", self.config.host, self.config.port, reason)
-            self.link_state(Phrase.of("the broker refused the table ({reason}): check the user and password of [fleet] "
-                                      "broker; the game plays on", reason=str(reason)))
+            self.link_state(Phrase.of(REFUSED, reason=str(reason)))
             return
         log.info("reporting to the fleet's broker %s:%d as %s", self.config.host, self.config.port, self.table_id)
         with self._link_lock:
@@ -285,6 +312,8 @@ class Reporter:
         client.subscribe(topic(self.table_id, "command"), qos=0)
         if self._sent is not None:
             self._publish_status(self._sent)
+        if (night := self._night) is not None:
+            self._publish_night(night)
 
     def _connect_failed(self, client: mqtt.Client, userdata: Any) -> None:
         """An attempt to reach the broker failed (nothing listens, no route, no such name, the
@@ -292,15 +321,12 @@ class Reporter:
         ``except OSError``, so the error at hand is the one that failed it."""
         error = sys.exc_info()[1]
         why = (getattr(error, "strerror", None) or str(error) or type(error).__name__) if error else "no connection"
-        self._unreachable(Phrase.of("cannot reach the broker {address} ({why}): check [fleet] broker and the network; "
-                                    "the game plays on", address=self._address(), why=why))
+        self._unreachable(Phrase.of(UNREACHABLE, address=self._address(), why=why))
 
     def _silent(self) -> None:
         """The no-answer timer: still not let in, though no attempt failed outright (a port that
         takes the connection and never answers)."""
-        self._unreachable(Phrase.of("no answer from the broker {address} within {seconds} s: check [fleet] broker and "
-                                    "the network; the game plays on", address=self._address(),
-                                    seconds=f"{self.answer_within_s:g}"))
+        self._unreachable(Phrase.of(SILENT, address=self._address(), seconds=f"{self.answer_within_s:g}"))
 
     def _unreachable(self, why: Phrase) -> None:
         """The link is a fault (pi-table status, the staff page), said in the log once an
@@ -319,8 +345,7 @@ class Reporter:
     def _disconnected(self, client: mqtt.Client, userdata: Any, flags: Any, reason: Any, properties: Any) -> None:
         if self.connected.is_set() and not self._stopping:
             log.warning("lost the fleet's broker (%s): reconnecting; the table plays on", reason)
-            self.link_state(Phrase.of("lost the broker ({reason}), reconnecting: check [fleet] broker and the network; "
-                                      "the game plays on", reason=str(reason)))
+            self.link_state(Phrase.of(LOST, reason=str(reason)))
         self.connected.clear()
 
     def _command(self, client: mqtt.Client, userdata: Any, message: mqtt.MQTTMessage) -> None:

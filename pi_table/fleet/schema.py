@@ -184,6 +184,23 @@ class Record(Spec):
         return Phrase.of("an object")
 
 
+@dataclass(frozen=True)
+class Records(Spec):
+    """A list of at most ``most`` objects, each read as ``item`` declares."""
+
+    item: Record
+    most: int = MOST
+
+    def read(self, value: object, where: str) -> list:
+        if not isinstance(value, list) or len(value) > self.most:
+            raise Refused(where, self.expected())
+        return [self.item.read(item, f"{where}[{place}]") for place, item in enumerate(value)]
+
+    def expected(self) -> Phrase:
+        return Phrase.counting("count", "a list of at most {count} object", "a list of at most {count} objects",
+                               count=self.most)
+
+
 def maybe(spec: Spec) -> Spec:
     return Either(spec, Null())
 
@@ -207,7 +224,17 @@ EVENT = Record({  # reporter.changes and the commands' answers; its table is the
     "termination": TERMINATION, "score": maybe(Number(0, CELLS, whole=True)), "duration_s": maybe(LENGTH), "ok": Flag(),
     "error": SENTENCE,
 }, required=("event",))
-TOPICS: dict[str, Spec] = {"status": STATUS, "online": Flag(), "events": EVENT}
+MOST_GAMES, MOST_TEAMS = 500, 256  # a night's at one table (some 150 KB): more than a week of rounds
+GAME = Record({  # night.games.Game.to_json: every field there, null where the game has none
+    "id": Text(NAME), "table": Text(NAME), "game": Text(NAME), "teams": ListOf(Text(NAME), 2), "winner": NAMED,
+    "termination": Word(Termination), "margin": maybe(Number(0, CELLS, whole=True)),
+    "score": maybe(Number(0, CELLS, whole=True)), "round": maybe(Number(1, 10_000, whole=True)), "at": TIME,
+}, required=("id", "table", "game", "teams", "winner", "termination", "margin", "score", "round", "at"))
+NIGHT = Record({  # night.recorder.Recorder.report: the table's night and the games recorded at it
+    "night": Text(NAME), "name": Text(NAME), "open": Flag(), "teams": ListOf(Text(NAME), MOST_TEAMS),
+    "games": Records(GAME, MOST_GAMES),
+}, required=("night", "name", "open", "teams", "games"))
+TOPICS: dict[str, Spec] = {"status": STATUS, "online": Flag(), "events": EVENT, "night": NIGHT}
 
 
 def parse(kind: str, payload: bytes | bytearray) -> object:

@@ -1,0 +1,327 @@
+"""The night's book: one private file per night, written as the journal is, a line per event
+(opened, a team joined, a round proposed, swapped or confirmed, a game played, closed), each
+line fsynced and sealed with its CRC-32, so a restart or a power cut in the middle of a night
+loses nothing the staff or a table was told was kept. The night as it stands is the replay of
+its lines (``Night``): pure, and what the standings and the pairings are computed from.
+
+A line's format is the journal's (pi_table/table/journal.py): JSON whose last field is ``"crc"``,
+the CRC-32 of the line's bytes before it. Reading, a line that fails its checksum or does not
+make sense is left out, and reported (``Night.damage``) naming the file and the line, never what
+it holds; a torn last line (a crash mid-write, never acknowledged) is cut off.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+import re
+import threading
+import time
+from collections import Counter
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, BinaryIO, TypeVar
+
+from ..engine.errors import Refusal
+from ..engine.games import NAMES
+from ..engine.phrase import N_, Phrase
+from ..errors import PiTableError
+from ..files import CRC_FIELD, PRIVATE_DIR, create_private, seal, sealed_line, sync_folder
+from .games import Game
+from .names import Blocklist, NameRefused, Team, team, tidy
+from .pairing import MAX_TABLES, Round, met, propose, swap
+
+if TYPE_CHECKING:
+    from .standings import Standing
+
+log = logging.getLogger("pi_table.night")
+T = TypeVar("T")
+FOLDER = "nights"  # beside the journal's games
+MAX_NIGHT_NAME = 40
+TABLE_ID = re.compile(r"[A-Za-z0-9_-]{1,32}")
+
+
+class DamagedLine(PiTableError, ValueError):
+    """A line that fails its checksum or holds no event: its argument says what was expected."""
+
+
+class NightRefused(Refusal):
+    """What the night cannot do now (no night open, a round of a closed night...)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Damage:
+    """A line of a night's file left out: the file, the line, and what was expected there."""
+
+    path: str
+    line: int
+    why: str
+
+    @property
+    def phrase(self) -> Phrase:
+        return Phrase.of("{path}: line {line} is damaged ({why}) and was left out", path=self.path, line=self.line,
+                         why=self.why)
+
+
+@dataclass(slots=True)
+class Night:
+    """A night as its lines make it: pure state, changed only by ``apply``."""
+
+    id: str
+    name: str = ""
+    games: tuple[str, ...] = ()  # the games allowed
+    tables: tuple[str, ...] = ()
+    opened: float = 0.0
+    closed: float | None = None
+    teams: dict[str, Team] = field(default_factory=dict)
+    played: list[Game] = field(default_factory=list)
+    rounds: list[Round] = field(default_factory=list)  # confirmed
+    proposal: Round | None = None
+    damage: list[Damage] = field(default_factory=list)
+
+    @property
+    def open(self) -> bool:
+        return self.closed is None
+
+    def apply(self, event: dict) -> None:
+        """One line's event; KeyError, TypeError or ValueError when it does not make sense."""
+        kind = event["event"]
+        if kind == "open":
+            self.name, self.opened = str(event["name"]), float(event["at"])
+            self.games, self.tables = tuple(map(str, event["games"])), tuple(map(str, event["tables"]))
+        elif kind == "join":
+            joined = Team(str(event["team"]), tuple(map(str, event["nicknames"])))
+            self.teams[joined.name] = joined
+        elif kind in ("proposal", "round"):
+            made = Round.from_json(event["round"])
+            if kind == "round":
+                self.rounds.append(made)
+                self.proposal = None
+            else:
+                self.proposal = made
+        elif kind == "game":
+            game = Game.from_json(event["game"])
+            if all(game.id != other.id for other in self.played):
+                self.played.append(game)
+        elif kind == "close":
+            self.closed = float(event["at"])
+        else:
+            raise ValueError(f"unknown event {kind!r}")
+
+    def ids(self) -> set[str]:
+        return {game.id for game in self.played}
+
+    def standings(self) -> list[Standing]:
+        from .standings import standings  # openskill: loaded once a night is looked at, not at the table's start
+
+        return standings(self.teams, self.played)
+
+    @property
+    def round(self) -> Round | None:
+        """The round under way: the last confirmed one."""
+        return self.rounds[-1] if self.rounds else None
+
+    def next_round(self) -> Round:
+        """The Swiss pairing of the next round, from the standings and the pairs that have met."""
+        if not self.teams:
+            raise NightRefused("no team has joined the night yet")
+        lines = self.standings()
+        paired = met(pair.teams for made in self.rounds for pair in made.pairs)
+        before = paired | met((game.teams[0], game.teams[1]) for game in self.played if game.rated)
+        rounds = Counter(name for made in self.rounds for pair in made.pairs for name in pair.teams)
+        played = {line.team: max(line.played, rounds[line.team]) for line in lines}  # a pair paired counts as met
+        return propose(len(self.rounds) + 1, [line.team for line in lines],
+                       {line.team: line.points for line in lines}, played, before, self.tables)
+
+    def to_json(self) -> dict[str, object]:
+        return {"id": self.id, "name": self.name, "games": list(self.games), "tables": list(self.tables),
+                "opened": self.opened, "closed": self.closed, "open": self.open,
+                "teams": [t.to_json() for t in self.teams.values()],
+                "rounds": [made.to_json() for made in self.rounds],
+                "proposal": None if self.proposal is None else self.proposal.to_json(),
+                "games_played": [game.to_json() for game in self.played],
+                "standings": [line.to_json() for line in self.standings()]}
+
+
+def decode_line(line: bytes) -> dict:
+    """A line's event; ValueError saying what was expected when it fails its checksum or is no event."""
+    body, found, rest = line.rpartition(CRC_FIELD)
+    if not found:
+        raise DamagedLine("a checksum as its last field")
+    if rest != seal(body):
+        raise DamagedLine("a line whose checksum holds")
+    try:
+        event = json.loads(body + b"}")
+    except (ValueError, RecursionError):
+        raise DamagedLine("a JSON object") from None
+    if not isinstance(event, dict) or "event" not in event:
+        raise DamagedLine("an event")
+    return event
+
+
+def read_night(path: Path) -> tuple[Night, int]:
+    """The night ``path`` holds, and the length of its whole lines (a torn tail is past it)."""
+    data = path.read_bytes()
+    whole = data.rfind(b"\n") + 1
+    night = Night(path.stem)
+    for number, line in enumerate(data[:whole].split(b"\n")[:-1], start=1):
+        try:
+            event = decode_line(line)
+        except DamagedLine as e:
+            night.damage.append(Damage(str(path), number, f"expected {e.args[0]}"))
+            log.error("%s", night.damage[-1].phrase)
+            continue
+        try:
+            night.apply(event)
+        except (KeyError, TypeError, ValueError):  # GameRefused is a ValueError
+            night.damage.append(Damage(str(path), number, "expected an event of the night"))
+            log.error("%s", night.damage[-1].phrase)
+    if whole < len(data):
+        log.warning("%s: its last line was cut off by a stop mid-write (never acknowledged): dropped", path)
+    return night, whole
+
+
+def _locked(method: Callable[..., T]) -> Callable[..., T]:
+    """A Book's method under its lock: a check and the change it allows are one step."""
+    def locked(self: Book, *args: object) -> T:
+        with self.lock:
+            return method(self, *args)
+
+    return locked
+
+
+class Book:
+    """The nights kept in ``folder`` and the open one, if any; each change is written (fsynced)
+    before it is applied, so what a caller is told was kept survives a power cut. Not
+    a change
+and a look (``snapshot``) take its lock: the table's loop records games while the staff page reads."""
+
+    def __init__(self, folder: Path, blocked: Blocklist | None = None, clock=time.time) -> None:
+        self.folder, self.blocked, self.clock = folder, blocked or Blocklist(), clock
+        self.night: Night | None = None
+        self._file: BinaryIO | None = None
+        self.lock = threading.RLock()
+        latest = max(self.kept(), default=None)
+        if latest is not None:
+            night, whole = read_night(latest)
+            if night.open:
+                self.night = night
+                self._file = open(latest, "r+b")  # noqa: SIM115 - kept open for the night's appends
+                self._file.truncate(whole)
+                self._file.seek(whole)
+
+    def kept(self) -> list[Path]:
+        return sorted(self.folder.glob("*.jsonl")) if self.folder.is_dir() else []
+
+    def _write(self, event: dict) -> None:
+        assert self._file is not None
+        self._file.write(sealed_line(event))
+        self._file.flush()
+        os.fsync(self._file.fileno())
+
+    def _change(self, event: dict) -> Night:
+        with self.lock:
+            night = self.current()
+            self._write(event)
+            night.apply(event)
+            return night
+
+    def snapshot(self) -> dict | None:
+        """The open night as JSON (its standings too), or None."""
+        with self.lock:
+            return None if self.night is None or not self.night.open else self.night.to_json()
+
+    def current(self) -> Night:
+        if self.night is None or not self.night.open:
+            raise NightRefused("no night is open: open one first")
+        return self.night
+
+    @_locked
+    def open(self, name: str, games: Iterable[str], tables: Iterable[str]) -> Night:
+        if self.night is not None and self.night.open:
+            raise NightRefused("the night {name} is open: close it first", name=self.night.name)
+        try:
+            name = tidy(name, MAX_NIGHT_NAME, N_("night's name"))
+        except NameRefused as e:
+            raise NightRefused(e.phrase) from None
+        games, tables = tuple(dict.fromkeys(games)), tuple(dict.fromkeys(tables))
+        unknown = [game for game in games if game not in NAMES]
+        if not games or unknown:
+            raise NightRefused("the night's games are some of {names}", names=", ".join(NAMES))
+        if not tables or len(tables) > MAX_TABLES or not all(TABLE_ID.fullmatch(t) for t in tables):
+            raise NightRefused("a night has 1 to {most} tables, each named with letters, digits, - or _",
+                               most=MAX_TABLES)
+        at = self.clock()
+        night_id = time.strftime("%Y%m%d-%H%M%S", time.gmtime(at))
+        self.folder.mkdir(mode=PRIVATE_DIR, parents=True, exist_ok=True)
+        path = self.folder / f"{night_id}.jsonl"
+        if self._file is not None:
+            self._file.close()
+        self._file = create_private(path)
+        sync_folder(self.folder)
+        self.night = Night(night_id)
+        return self._change({"event": "open", "name": name, "games": list(games), "tables": list(tables), "at": at})
+
+    @_locked
+    def join(self, name: str, nicknames: Iterable[str] = ()) -> Team:
+        night = self.current()
+        joined = team(name, nicknames, night.teams, self.blocked)
+        self._change({"event": "join", "team": joined.name, "nicknames": list(joined.nicknames)})
+        return joined
+
+    @_locked
+    def propose(self) -> Round:
+        made = self.current().next_round()
+        self._change({"event": "proposal", "round": made.to_json()})
+        return made
+
+    @_locked
+    def swap(self, one: str, other: str) -> Round:
+        night = self.current()
+        if night.proposal is None:
+            raise NightRefused("propose the next round first")
+        made = swap(night.proposal, one, other)
+        self._change({"event": "proposal", "round": made.to_json()})
+        return made
+
+    @_locked
+    def confirm(self) -> Round:
+        night = self.current()
+        if night.proposal is None:
+            raise NightRefused("propose the next round first")
+        made = night.proposal
+        self._change({"event": "round", "round": made.to_json()})
+        return made
+
+    @_locked
+    def record(self, game: Game) -> bool:
+        """Keep a finished game; False when it was kept already (its id), or is not the night's."""
+        night = self.current()
+        if game.id in night.ids() or any(name not in night.teams for name in game.teams):
+            return False
+        self._change({"event": "game", "game": game.to_json()})
+        return True
+
+    @_locked
+    def close(self) -> Night:
+        night = self._change({"event": "close", "at": self.clock()})
+        assert self._file is not None
+        self._file.close()
+        self._file = None
+        return night
+
+    def stop(self) -> None:
+        if self._file is not None:
+            self._file.close()
+            self._file = None
+
+    def night_of(self, night_id: str) -> Night:
+        """A night kept, open or closed, by its id (its file's name)."""
+        path = self.folder / f"{night_id}.jsonl"
+        if not re.fullmatch(r"\d{8}-\d{6}", night_id) or not path.is_file():
+            raise NightRefused("no night {id} is kept here", id=night_id)
+        return self.night if self.night is not None and self.night.id == night_id else read_night(path)[0]
+
+

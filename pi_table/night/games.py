@@ -1,0 +1,103 @@
+"""A finished game of the night, as the table records it: its teams, the winner, how it ended
+(the engine's ``Termination``, never a sentence) and its margin.
+
+The margin is the agents (Alias 24: assets) the losing team still had to find when the game
+ended: 0 for a photo finish, 8 for a rout. The cooperative game has one team and no loser: its
+1-8 score goes on the night's own high-score list (``standings.high_scores``), not in the
+standings. A game's ``id`` is the journal's: the table, the night's file and the fleet's
+dashboard each count a game once whatever number of times they are told of it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from ..engine.endings import Termination
+from ..engine.errors import Refusal
+
+COOP = "codenames-coop"
+COLOURS = ("red", "blue")  # the public view's names of the teams' colours, the first team red
+
+
+class GameRefused(Refusal):
+    """A game record that does not hold together (a winner who did not play, an unknown ending)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Game:
+    """One finished game: ``teams`` the night's teams in colour order (red, blue; one for the
+    cooperative game), ``winner`` one of them or None (both lost), ``round`` the night's round it
+    was paired in (None: a game outside the pairings), ``at`` when it ended (seconds since the epoch)."""
+
+    id: str
+    table: str
+    game: str
+    teams: tuple[str, ...]
+    winner: str | None
+    termination: Termination
+    margin: int | None
+    score: int | None
+    round: int | None
+    at: float
+
+    def __post_init__(self) -> None:
+        if len(self.teams) != (1 if self.game == COOP else 2) or len(set(self.teams)) != len(self.teams):
+            raise GameRefused("a game of {game} is played by {count} different teams", game=self.game,
+                              count=1 if self.game == COOP else 2)
+        if self.winner is not None and self.winner not in self.teams:
+            raise GameRefused("the winner is one of the game's teams")
+
+    @property
+    def rated(self) -> bool:
+        """Whether the game counts in the standings: a game between two teams."""
+        return len(self.teams) == 2
+
+    @property
+    def drawn(self) -> bool:
+        """Both teams lost (Alias 24's armed nuke)."""
+        return self.rated and self.winner is None
+
+    def to_json(self) -> dict[str, object]:
+        return {"id": self.id, "table": self.table, "game": self.game, "teams": list(self.teams), "winner": self.winner,
+                "termination": self.termination.value, "margin": self.margin, "score": self.score, "round": self.round,
+                "at": self.at}
+
+    @classmethod
+    def from_json(cls, data: object) -> Game:
+        """A game as ``to_json`` wrote it; GameRefused (or KeyError, TypeError, ValueError) when it is not one."""
+        if not isinstance(data, dict):
+            raise GameRefused("a game is a JSON object")
+        teams = data["teams"]
+        if not isinstance(teams, list) or not all(isinstance(name, str) for name in teams):
+            raise GameRefused("a game's teams are a list of names")
+        fields = {name: data[name] for name in ("id", "table", "game")}
+        if not all(isinstance(value, str) for value in fields.values()) or not isinstance(data["at"], (int, float)):
+            raise GameRefused("a game's id, table and game are strings, its time a number")
+        numbers = [data[name] for name in ("margin", "score", "round")]
+        if not all(value is None or (isinstance(value, int) and not isinstance(value, bool)) for value in numbers):
+            raise GameRefused("a game's margin, score and round are whole numbers or null")
+        if data["winner"] is not None and not isinstance(data["winner"], str):
+            raise GameRefused("a game's winner is a team's name or null")
+        return cls(**fields, teams=tuple(teams), winner=data["winner"], termination=Termination(data["termination"]),
+                   margin=data["margin"], score=data["score"], round=data["round"], at=float(data["at"]))
+
+
+def from_view(game_id: str, table: str, teams: tuple[str, ...], state: dict, round_number: int | None,
+              at: float) -> Game | None:
+    """The game a finished public view (``TableView.to_json()``) records, its colours the night's
+    ``teams`` in colour order (red first); None while the game goes on."""
+    termination = state.get("termination")
+    if termination is None:
+        return None
+    kind = str(state.get("game"))
+    winner_colour = state.get("winner")
+    if kind == COOP:
+        winner = teams[0] if state.get("score") is not None else None
+        return Game(game_id, table, kind, teams[:1], winner, Termination(termination), None, state.get("score"),
+                    round_number, at)
+    by_colour = dict(zip(COLOURS, teams, strict=True))
+    remaining = state.get("remaining") or {}
+    losers = [colour for colour in COLOURS if colour != winner_colour]
+    margin = None if winner_colour is None else remaining.get(losers[0])
+    return Game(game_id, table, kind, teams, by_colour.get(str(winner_colour)), Termination(termination), margin,
+                None, round_number, at)

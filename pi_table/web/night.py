@@ -1,0 +1,249 @@
+"""The game night on the staff page, and the teams' own page: the night's routes, behind the
+staff page's checks (``StaffPage.api``), on the table's ``Book``.
+
+Staff (session and CSRF token): ``GET night`` (the open night, its standings and the nights
+kept), ``POST night/open`` (``{"name", "games", "tables"}``), ``night/join`` (``{"team",
+"nicknames"}``), ``night/propose``, ``night/swap`` (``{"one", "other"}``), ``night/confirm``,
+``night/close``; ``GET night/ID.csv`` and ``night/ID/print`` (a page to print) for a night kept.
+Open to every phone on the café's network: ``GET /night`` (a team names itself: the table's QR
+code leads there) and ``POST /night/join``, and ``GET /night/standings`` for the spectators' TV.
+docs/cafe/night.md is the contract.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import csv
+import html
+import io
+import logging
+from collections.abc import Callable
+
+from aiohttp import web
+
+from ..engine.endings import WORDS
+from ..engine.errors import Refusal
+from ..engine.phrase import N_
+from ..night.book import Book, Night
+from ..night.pairing import PairingRefused
+from ..night.standings import high_scores
+from ..ui.i18n import say, translation
+from .auth import Session
+from .staff import StaffPage, bad, language
+
+log = logging.getLogger("pi_table.web.staff")
+MAX_TEAMS = 64  # teams a night takes from the open page: a café's room, not a flood from its Wi-Fi
+
+TEXTS: tuple[str, ...] = (
+    N_("Game night"),
+    N_("Night's name"),
+    N_("Games"),
+    N_("Tables (their names, separated by spaces)"),
+    N_("Open the night"),
+    N_("Close the night"),
+    N_("Close the night? Its games stay kept, and it can be exported."),
+    N_("Team"),
+    N_("Nicknames (optional, separated by commas)"),
+    N_("Add the team"),
+    N_("Teams"),
+    N_("Propose the next round"),
+    N_("Swap"),
+    N_("Confirm the round"),
+    N_("Round {number}"),
+    N_("table"),
+    N_("sitting out"),
+    N_("Standings"),
+    N_("played"),
+    N_("won"),
+    N_("lost"),
+    N_("points"),
+    N_("margin"),
+    N_("rating"),
+    N_("Export CSV"),
+    N_("Print"),
+    N_("no night is open"),
+    N_("Nights kept"),
+)
+"""The night's words on the staff page (night.js looks each up by its English text)."""
+
+PAGE_TEXTS = (
+    N_("Join the game night"),
+    N_("Your team's name"),
+    N_("Your first names or nicknames, if you like (separated by commas)"),
+    N_("Join"),
+    N_("Your team {name} has joined: watch the screen for your table."),
+    N_("Names are shown to everyone in the room: nothing secret."),
+)
+
+
+class NightRoom:
+    """The night's routes on the staff page of ``page``, on ``book``."""
+
+    texts = TEXTS
+
+    def __init__(self, page: StaffPage, book: Book) -> None:
+        self.page, self.book = page, book
+        page.rooms.append(self)
+
+    def mount(self, app: web.Application) -> None:
+        api = self.page.api
+        app.add_routes([
+            web.get("/staff/api/night", api(self._night)),
+            web.post("/staff/api/night/open", api(self._open)),
+            web.post("/staff/api/night/join", api(self._join)),
+            web.post("/staff/api/night/propose", api(self._act(lambda body: self.book.propose()))),
+            web.post("/staff/api/night/swap", api(self._act(self._swap))),
+            web.post("/staff/api/night/confirm", api(self._act(lambda body: self.book.confirm()))),
+            web.post("/staff/api/night/close", api(self._act(lambda body: self.book.close()))),
+            web.get("/staff/api/night/{id}.csv", api(self._csv)),
+            web.get("/staff/api/night/{id}/print", api(self._print)),
+            web.get("/night", self._team_page),
+            web.post("/night/join", self._team_join),
+            web.get("/night/standings", self._standings),
+        ])
+
+    async def _night(self, request: web.Request, session: Session) -> web.Response:
+        night = await asyncio.to_thread(self.book.snapshot)
+        lang = language(request)
+        if night is not None:
+            night["high_scores"] = [h.to_json() for h in high_scores(self.book.current().played)]
+            night["endings"] = {t.value: translation(lang).gettext(WORDS[t]) for t in WORDS}
+        return web.json_response({"night": night, "kept": [path.stem for path in self.book.kept()]})
+
+    async def _open(self, request: web.Request, session: Session) -> web.Response:
+        body = await self.page.read_json(request)
+        if not isinstance(body, dict) or not isinstance(body.get("name"), str) or not _strings(body.get("games")) \
+                or not _strings(body.get("tables")):
+            return bad('expected {"name": NAME, "games": [GAME, ...], "tables": [TABLE, ...]}')
+        return await self._done(request, lambda: self.book.open(body["name"], body["games"], body["tables"]))
+
+    async def _join(self, request: web.Request, session: Session) -> web.Response:
+        body = await self.page.read_json(request)
+        if not isinstance(body, dict) or not isinstance(body.get("team"), str) \
+                or not _strings(body.get("nicknames", [])):
+            return bad('expected {"team": NAME, "nicknames": [NAME, ...]}')
+        return await self._done(request, lambda: self.book.join(body["team"], body.get("nicknames", [])))
+
+    def _swap(self, body: object) -> object:
+        """``{"one": TEAM, "other": TEAM}``: anything else names no two teams of the round, and is refused as such."""
+        one, other = (body.get("one"), body.get("other")) if isinstance(body, dict) else (None, None)
+        if not isinstance(one, str) or not isinstance(other, str):
+            raise PairingRefused("swap two different teams of the round")
+        return self.book.swap(one, other)
+
+    def _act(self, action: Callable[[object], object]):
+        async def acted(request: web.Request, session: Session) -> web.Response:
+            body = await self.page.read_json(request)
+            return await self._done(request, lambda: action(body))
+
+        return acted
+
+    async def _done(self, request: web.Request, action: Callable[[], object]) -> web.Response:
+        """The night after ``action``: 200, or 409 and why not in the page's language."""
+        try:
+            await asyncio.to_thread(action)
+        except Refusal as e:
+            return web.json_response({"ok": False, "error": say(e.phrase, language(request))}, status=409)
+        except OSError as e:
+            log.error("the night's book cannot be written: %s", e)
+            return web.json_response({"ok": False, "error": e.strerror or str(e)}, status=500)
+        return await self._night(request, None)  # type: ignore[arg-type]  # its checks passed already
+
+    def _kept(self, request: web.Request) -> Night:
+        try:
+            return self.book.night_of(request.match_info["id"])
+        except Refusal:
+            raise web.HTTPNotFound(text="") from None
+
+    async def _csv(self, request: web.Request, session: Session) -> web.Response:
+        night = await asyncio.to_thread(self._kept, request)
+        return web.Response(text=night_csv(night), content_type="text/csv",
+                            headers={"Content-Disposition": f'attachment; filename="pi-table-night-{night.id}.csv"'})
+
+    async def _print(self, request: web.Request, session: Session) -> web.Response:
+        night = await asyncio.to_thread(self._kept, request)
+        return web.Response(text=printable(night, language(request)), content_type="text/html")
+
+    async def _team_page(self, request: web.Request) -> web.Response:
+        return web.Response(text=team_page(self.page.desk.language()), content_type="text/html")
+
+    async def _team_join(self, request: web.Request) -> web.Response:
+        lang = self.page.desk.language()
+        form = await request.post()
+        name, nicknames = str(form.get("team", "")), str(form.get("nicknames", ""))
+        night = self.book.night
+        try:
+            if night is not None and len(night.teams) >= MAX_TEAMS:
+                raise Refusal("the night has all the teams it takes: ask the staff")
+            joined = await asyncio.to_thread(self.book.join, name[:200], nicknames[:400].split(","))
+        except Refusal as e:
+            return web.Response(text=team_page(lang, error=say(e.phrase, lang)), content_type="text/html", status=409)
+        log.info("night: the team %s joined from a phone", joined.name)
+        said = translation(lang).gettext("Your team {name} has joined: watch the screen for your table.")
+        return web.Response(text=team_page(lang, done=said.format(name=joined.name)), content_type="text/html")
+
+    async def _standings(self, request: web.Request) -> web.Response:
+        night = await asyncio.to_thread(self.book.snapshot)
+        if night is None:
+            return web.json_response({"night": None})
+        return web.json_response({"night": {key: night[key] for key in ("name", "standings", "rounds")},
+                                  "high_scores": [h.to_json() for h in high_scores(self.book.current().played)]})
+
+
+def _strings(value: object) -> bool:
+    return isinstance(value, list) and all(isinstance(item, str) for item in value)
+
+
+def night_csv(night: Night) -> str:
+    """The night's games, one a row, then its standings: for a spreadsheet."""
+    out = io.StringIO()
+    writer = csv.writer(out)
+    writer.writerow(("round", "table", "game", "id", "red", "blue", "winner", "termination", "margin", "score"))
+    for game in night.played:
+        teams = (*game.teams, "")[:2]
+        writer.writerow((game.round or "", game.table, game.game, game.id, *teams, game.winner or "",
+                         game.termination.value, "" if game.margin is None else game.margin,
+                         "" if game.score is None else game.score))
+    writer.writerow(())
+    writer.writerow(("place", "team", "played", "won", "lost", "drawn", "points", "margin", "rating"))
+    for place, line in enumerate(night.standings(), start=1):
+        writer.writerow((place, line.team, line.played, line.won, line.lost, line.drawn, line.points, line.margin,
+                         f"{line.ordinal:.2f}"))
+    return out.getvalue()
+
+
+def printable(night: Night, lang: str) -> str:
+    """The night's standings and rounds as a page to print (no script, no outside resource)."""
+    gettext = translation(lang).gettext
+    e = html.escape
+    heads = "".join(f"<th>{e(gettext(word))}</th>" for word in ("Team", "played", "won", "lost", "points", "margin",
+                                                                 "rating"))
+    rows = "".join(f"<tr><td>{place}. {e(s.team)}</td><td>{s.played}</td><td>{s.won}</td><td>{s.lost}</td>"
+                   f"<td>{s.points:g}</td><td>{s.margin}</td><td>{s.ordinal:.1f}</td></tr>"
+                   for place, s in enumerate(night.standings(), start=1))
+    rounds = "".join(f"<h2>{e(gettext('Round {number}').format(number=made.number))}</h2><ul>" + "".join(
+        f"<li>{e(gettext('table'))} {e(pair.table)}: {e(pair.red)} – {e(pair.blue)}</li>" for pair in made.pairs)
+        + "</ul>" for made in night.rounds)
+    return (f'<!doctype html><html lang="{lang}"><meta charset="utf-8"><title>{e(night.name)}</title>'
+            "<style>body{font-family:sans-serif}table{border-collapse:collapse}td,th{border:1px solid #999;"
+            f"padding:4px 8px}}</style><h1>{e(night.name)}</h1><h2>{e(gettext('Standings'))}</h2>"
+            f"<table><tr>{heads}</tr>{rows}</table>{rounds}</html>")
+
+
+def team_page(lang: str, error: str | None = None, done: str | None = None) -> str:
+    """The phones' page where a team names itself: a plain form, no script."""
+    gettext = translation(lang).gettext
+    e = html.escape
+    said = "" if error is None and done is None else f'<p class="said">{e(error or done or "")}</p>'
+    title, name = e(gettext("Join the game night")), e(gettext("Your team's name"))
+    nicknames = e(gettext("Your first names or nicknames, if you like (separated by commas)"))
+    join, public = e(gettext("Join")), e(gettext("Names are shown to everyone in the room: nothing secret."))
+    return (f'<!doctype html><html lang="{lang}"><meta charset="utf-8">'
+            '<meta name="viewport" content="width=device-width,initial-scale=1">'
+            f"<title>{title}</title>"
+            "<style>body{font-family:sans-serif;margin:1em}input{font-size:1.2em;width:100%;margin:.3em 0 1em}"
+            f"</style><h1>{title}</h1>{said}"
+            '<form method="post" action="/night/join">'
+            f'<label>{name}<input name="team" maxlength="24" required></label>'
+            f'<label>{nicknames}<input name="nicknames" maxlength="200"></label>'
+            f'<button type="submit">{join}</button></form><p>{public}</p></html>')

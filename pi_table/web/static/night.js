@@ -1,0 +1,129 @@
+// The game night on the staff page (after staff.js, whose api(), t(), el(), say() and download() it uses):
+// open a night, add teams, propose, swap and confirm rounds, the standings, close and export.
+"use strict";
+
+function nightSection() {
+  return el("section", { id: "night-section" },
+    el("h2", { "data-t": "Game night", text: t("Game night") }),
+    el("p", { id: "night-state", class: "note" }),
+    el("form", { id: "night-open", class: "stack" },
+      el("label", { for: "night-name", "data-t": "Night's name", text: t("Night's name") }),
+      el("input", { id: "night-name", maxlength: "40", required: "" }),
+      el("label", { for: "night-games", "data-t": "Games", text: t("Games") }),
+      el("input", { id: "night-games", value: "codenames" }),
+      el("label", { for: "night-tables", "data-t": "Tables (their names, separated by spaces)",
+                    text: t("Tables (their names, separated by spaces)") }),
+      el("input", { id: "night-tables", value: "1" }),
+      el("button", { type: "submit", "data-t": "Open the night", text: t("Open the night") })),
+    el("div", { id: "night-open-desk", hidden: "" },
+      el("form", { id: "night-join", class: "row" },
+        el("input", { id: "night-team", maxlength: "24", "aria-label": t("Team"), placeholder: t("Team"), required: "" }),
+        el("input", { id: "night-nicknames", "aria-label": t("Nicknames (optional, separated by commas)"),
+                      placeholder: t("Nicknames (optional, separated by commas)") }),
+        el("button", { type: "submit", "data-t": "Add the team", text: t("Add the team") })),
+      el("p", { id: "night-teams" }),
+      el("div", { class: "row" },
+        el("button", { id: "night-propose", "data-t": "Propose the next round", text: t("Propose the next round") }),
+        el("button", { id: "night-confirm", "data-t": "Confirm the round", text: t("Confirm the round") })),
+      el("div", { id: "night-round" }),
+      el("h3", { "data-t": "Standings", text: t("Standings") }),
+      el("div", { class: "scroll" }, el("table", { id: "night-standings", class: "history" })),
+      el("div", { class: "row" },
+        el("button", { id: "night-csv", class: "quiet", "data-t": "Export CSV", text: t("Export CSV") }),
+        el("button", { id: "night-print", class: "quiet", "data-t": "Print", text: t("Print") }),
+        el("button", { id: "night-close", class: "warn", "data-t": "Close the night", text: t("Close the night") }))),
+    el("div", { id: "night-kept" }));
+}
+
+let night = null;
+const KEPT_SHOWN = 5;  // the latest nights kept, each with its exports (a closed night is exported from here)
+
+function exportNight(id) {
+  download(`/staff/api/night/${id}.csv`, `pi-table-night-${id}.csv`);
+}
+
+async function printNight(id) {
+  const answer = await api("GET", `/staff/api/night/${id}/print`);
+  if (answer.ok) window.open(URL.createObjectURL(await answer.response.blob()), "_blank");
+}
+
+function drawKept(kept) {
+  const latest = kept.slice(-KEPT_SHOWN).reverse();
+  $("night-kept").replaceChildren(...(latest.length ? [el("h3", { "data-t": "Nights kept", text: t("Nights kept") })] : []),
+    ...latest.map((id) => {
+      const csv = el("button", { class: "quiet night-csv", "data-night": id, text: t("Export CSV") });
+      const print = el("button", { class: "quiet night-print", "data-night": id, text: t("Print") });
+      csv.addEventListener("click", () => exportNight(id));
+      print.addEventListener("click", () => printNight(id));
+      return el("div", { class: "row" }, el("span", { text: id }), csv, print);
+    }));
+}
+
+function drawRound(round, proposed) {
+  const box = $("night-round");
+  box.replaceChildren();
+  if (!round) return;
+  const teams = [...round.pairs.flatMap((pair) => [pair.red, pair.blue]), ...round.resting];
+  box.append(el("h3", { text: `${t("Round {number}", { number: round.number })}${proposed ? " ?" : ""}` }));
+  for (const pair of round.pairs) {
+    box.append(el("p", { class: "pair", text: `${t("table")} ${pair.table}: ${pair.red} – ${pair.blue}` }));
+  }
+  if (round.resting.length) box.append(el("p", { class: "note", text: `${t("sitting out")}: ${round.resting.join(", ")}` }));
+  if (!proposed) return;
+  const one = el("select", { id: "night-swap-one" }, ...teams.map((name) => el("option", { value: name, text: name })));
+  const other = el("select", { id: "night-swap-other" }, ...teams.map((name) => el("option", { value: name, text: name })));
+  const swap = el("button", { id: "night-swap", class: "quiet", "data-t": "Swap", text: t("Swap") });
+  swap.addEventListener("click", () => nightAct("swap", { one: one.value, other: other.value }));
+  box.append(el("div", { class: "row" }, one, other, swap));
+}
+
+function drawNight(data) {
+  night = data.night;
+  $("night-open").hidden = !!night;
+  $("night-open-desk").hidden = !night;
+  $("night-state").textContent = night ? night.name : t("no night is open");
+  drawKept(data.kept);
+  if (!night) return;
+  $("night-teams").textContent = `${t("Teams")}: ${night.teams.map((team) => team.name).join(", ")}`;
+  drawRound(night.proposal || night.rounds[night.rounds.length - 1], !!night.proposal);
+  $("night-confirm").disabled = !night.proposal;
+  const columns = ["played", "won", "lost", "points", "margin", "rating"];
+  $("night-standings").replaceChildren(
+    el("tr", {}, el("th", { text: t("Team") }), ...columns.map((name) => el("th", { text: t(name) }))),
+    ...night.standings.map((line, place) => el("tr", { class: "standing" },
+      el("td", { text: `${place + 1}. ${line.team}` }), ...columns.map((name) => el("td", { text: String(line[name]) })))));
+}
+
+async function loadNight(background = false) {
+  const answer = await api("GET", "/staff/api/night", undefined, background);
+  if (answer.ok) drawNight(answer.data);
+}
+
+async function nightAct(what, body = {}) {
+  const answer = await api("POST", `/staff/api/night/${what}`, body);
+  if (answer.ok) { say(""); drawNight(answer.data); } else if (answer.status !== 401) say(answer.data ? answer.data.error : `HTTP ${answer.status}`, true);
+  return answer.ok;
+}
+
+document.addEventListener("DOMContentLoaded", () => {
+  $("desk").append(nightSection());
+  const words = (id) => $(id).value.split(/[\s,]+/).filter(Boolean);
+  $("night-open").addEventListener("submit", (event) => {
+    event.preventDefault();
+    nightAct("open", { name: $("night-name").value, games: words("night-games"), tables: words("night-tables") });
+  });
+  $("night-join").addEventListener("submit", async (event) => {
+    event.preventDefault();
+    const nicknames = $("night-nicknames").value.split(",").map((nick) => nick.trim()).filter(Boolean);
+    if (await nightAct("join", { team: $("night-team").value, nicknames })) { $("night-team").value = ""; $("night-nicknames").value = ""; }
+  });
+  $("night-propose").addEventListener("click", () => nightAct("propose"));
+  $("night-confirm").addEventListener("click", () => nightAct("confirm"));
+  $("night-close").addEventListener("click", () => {
+    if (confirm(t("Close the night? Its games stay kept, and it can be exported."))) nightAct("close");
+  });
+  $("night-csv").addEventListener("click", () => night && exportNight(night.id));
+  $("night-print").addEventListener("click", () => night && printNight(night.id));
+  setInterval(() => { if (csrf && !$("desk").hidden) loadNight(true); }, 5000);
+  loadNight(true);
+});

@@ -1,0 +1,233 @@
+"""The game night's pure logic and its book (pi_table/night): names, games, pairings, standings,
+and a night that survives a restart or a power cut with nothing lost."""
+
+from __future__ import annotations
+
+import os
+import stat
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from pi_table.engine.endings import Termination
+from pi_table.files import sealed_line
+from pi_table.night.book import Book, NightRefused, read_night
+from pi_table.night.games import Game, from_view
+from pi_table.night.names import Blocklist, BlocklistError, NameRefused
+from pi_table.night.pairing import Round, best_matching, met, propose, repeats_needed, swap
+from pi_table.night.standings import high_scores, standings
+
+TEAMS = ["The Owls", "Quiz Club", "Red Herrings", "Lamplighters", "Cardsharps", "Night Shift"]
+
+
+def game(n, a, b, winner, margin=3, round_=1, table="1", at=None):
+    return Game(f"g{n}", table, "codenames", (a, b), winner, Termination.ALL_AGENTS_FOUND, margin, None, round_,
+                float(n) if at is None else at)
+
+
+# --- names ---------------------------------------------------------------------------------------------------------
+
+def test_a_blocked_word_is_refused_as_a_whole_word_its_case_and_accents_aside(tmp_path):
+    path = tmp_path / "blocked.txt"
+    path.write_text("# the café's list\nbadword\nmerdé  # a comment\n\n", encoding="utf-8")
+    blocked = Blocklist.read(str(path))
+    assert not blocked.allows("The BADWORD crew") and not blocked.allows("Merde!")
+    assert blocked.allows("Badwordsmiths")  # a word that contains one is another word
+
+
+def test_a_damaged_blocklist_is_refused_naming_its_file_and_line_never_its_words(tmp_path):
+    path = tmp_path / "blocked.txt"
+    path.write_text("fine\ntwo secretwords\n", encoding="utf-8")
+    with pytest.raises(BlocklistError) as error:
+        Blocklist.read(str(path))
+    assert str(path) in str(error.value) and "line 2" in str(error.value) and "secretwords" not in str(error.value)
+    path.write_bytes(b"ok\nok\n\xff\xfe\n")
+    with pytest.raises(BlocklistError, match="line 3 is not UTF-8"):
+        Blocklist.read(str(path))
+    with pytest.raises(BlocklistError, match="not a file"):
+        Blocklist.read(str(tmp_path))
+
+
+def test_a_team_joins_once_with_tidy_names_and_a_refused_name_is_not_repeated(tmp_path):
+    book = Book(tmp_path, Blocklist(["rude"]))
+    book.open("Friday", ["codenames"], ["1"])
+    assert book.join("  The   Owls ", ["Ada", "", "Ada", "Bo"]).nicknames == ("Ada", "Bo")
+    with pytest.raises(NameRefused, match="joined already"):
+        book.join("the owls")
+    with pytest.raises(NameRefused) as error:
+        book.join("Quiz Club", ["rude"])
+    assert "rude" not in str(error.value)
+    for bad in ("", "x" * 25, "tab\there"):
+        with pytest.raises(NameRefused):
+            book.join(bad)
+
+
+# --- games ---------------------------------------------------------------------------------------------------------
+
+def test_a_finished_view_records_teams_by_colour_the_termination_and_the_margin():
+    state = {"game": "codenames", "winner": "blue", "losers": ["red"], "termination": "all_agents_found",
+             "remaining": {"red": 4, "blue": 0}, "score": None}
+    recorded = from_view("g1", "2", ("The Owls", "Quiz Club"), state, 3, 10.0)
+    assert recorded is not None and recorded.winner == "Quiz Club" and recorded.margin == 4
+    assert recorded.termination is Termination.ALL_AGENTS_FOUND and recorded.round == 3
+    assert from_view("g1", "2", ("A", "B"), {**state, "termination": None}, 3, 10.0) is None
+    coop = {"game": "codenames-coop", "winner": "red", "termination": "all_agents_found", "score": 6}
+    won = from_view("g2", "2", ("The Owls", "Quiz Club"), coop, None, 11.0)
+    assert won is not None and won.teams == ("The Owls",) and won.score == 6 and not won.rated
+    assert [h.score for h in high_scores([won, game(3, "A", "B", "A")])] == [6]
+    nuke = {"game": "alias24", "winner": None, "losers": ["red", "blue"], "termination": "armed_nuke",
+            "remaining": {"red": 3, "blue": 2}}
+    drawn = from_view("g3", "1", ("A", "B"), nuke, 1, 12.0)
+    assert drawn is not None and drawn.drawn and drawn.margin is None
+
+
+# --- standings -----------------------------------------------------------------------------------------------------
+
+def test_standings_count_points_and_rate_with_openskill():
+    games = [game(1, "A", "B", "A", 5), game(2, "C", "D", "D", 1), game(3, "A", "D", "A", 2, 2)]
+    lines = standings("ABCD", games)
+    assert lines[0].team == "A"
+    a = lines[0]
+    assert (a.played, a.won, a.lost, a.points, a.margin) == (2, 2, 0, 2, 7)
+    assert a.mu > 25 > next(line for line in lines if line.team == "B").mu
+
+
+games_strategy = st.lists(st.tuples(st.sampled_from(TEAMS), st.sampled_from(TEAMS), st.booleans(),
+                                    st.integers(0, 8), st.integers(1, 6)), max_size=20)
+
+
+@settings(max_examples=60, deadline=None)
+@given(games_strategy, st.randoms(use_true_random=False))
+def test_standings_equal_a_recomputation_from_the_games_in_any_order_they_arrive(raw, random):
+    """The dashboard gathers games in whatever order the tables send them, a game perhaps twice:
+    its standings are the same as the table's own."""
+    games = [game(n, a, b, a if first else b, margin, round_) for n, (a, b, first, margin, round_) in enumerate(raw)
+             if a != b]
+    shuffled = games + games[: len(games) // 2]
+    random.shuffle(shuffled)
+    once = list({g.id: g for g in shuffled}.values())
+    assert standings(TEAMS, once) == standings(TEAMS, games)
+
+
+# --- pairings ------------------------------------------------------------------------------------------------------
+
+def test_a_round_pairs_similar_records_one_pair_a_table_and_the_rest_rest():
+    points = {"A": 2, "B": 2, "C": 1, "D": 1, "E": 0, "F": 0}
+    made = propose(3, list("ABCDEF"), points, dict.fromkeys("ABCDEF", 2), met([]), ["t1", "t2"])
+    assert [pair.teams for pair in made.pairs] == [("A", "B"), ("C", "D")] and made.resting == ("E", "F")
+    assert [pair.table for pair in made.pairs] == ["t1", "t2"]
+    again = propose(4, list("ABCDEF"), points, dict.fromkeys("ABCDEF", 2), met([("A", "B")]), ["t1", "t2"])
+    assert ("A", "B") not in [pair.teams for pair in again.pairs]
+
+
+def test_a_swap_by_hand_exchanges_two_teams_even_a_resting_one():
+    made = Round(1, (), ())
+    with pytest.raises(Exception, match="swap two different teams"):
+        swap(made, "A", "B")
+    made = propose(1, list("ABCDE"), {}, {}, met([]), ["1", "2"])
+    swapped = swap(made, made.pairs[0].red, made.resting[0])
+    assert swapped.resting == (made.pairs[0].red,) and swapped.pairs[0].red == made.resting[0]
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.integers(2, 8).map(lambda n: n * 2), st.lists(st.tuples(st.integers(0, 15), st.integers(0, 15)), max_size=30),
+       st.lists(st.integers(0, 3), min_size=16, max_size=16))
+def test_pairings_never_repeat_a_pair_before_they_must(n, history, points):
+    names = [f"T{i}" for i in range(n)]
+    before = met((names[a % n], names[b % n]) for a, b in history if a % n != b % n)
+    matched = best_matching(tuple(names), {name: points[i] for i, name in enumerate(names)}, before)
+    assert sorted(name for pair in matched for name in pair) == sorted(names)
+    assert sum(before[frozenset(pair)] > 0 for pair in matched) <= sum(before[frozenset(pair)] for pair in matched)
+    assert sum(before[frozenset(pair)] for pair in matched) == 0 or repeats_needed(names, before) > 0
+
+
+@settings(max_examples=15, deadline=None)
+@given(st.integers(4, 12), st.integers(1, 4), st.randoms(use_true_random=False))
+def test_a_whole_night_repeats_no_pair_while_a_new_one_was_possible(tmp_path_factory, teams, tables, random):
+    book = Book(tmp_path_factory.mktemp("night"))
+    book.open("Property", ["codenames"], [str(t) for t in range(1, tables + 1)])
+    for i in range(teams):
+        book.join(f"Team {i}")
+    for n in range(6):
+        night = book.current()
+        made = book.propose()
+        players = [name for pair in made.pairs for name in pair.teams]
+        before = met(pair.teams for r in night.rounds for pair in r.pairs)
+        repeats = sum(before[frozenset(pair.teams)] > 0 for pair in made.pairs)
+        assert repeats == repeats_needed(players, before)
+        book.confirm()
+        for pair in made.pairs:
+            book.record(game(f"{n}-{pair.table}", pair.red, pair.blue, random.choice(pair.teams), round_=n + 1,
+                             table=pair.table, at=float(n)))
+    book.stop()
+
+
+# --- the book ------------------------------------------------------------------------------------------------------
+
+def night_with_games(folder):
+    book = Book(folder)
+    book.open("Friday league", ["codenames", "alias24"], ["1", "2"])
+    for name in TEAMS:
+        book.join(name)
+    made = book.propose()
+    book.swap(made.pairs[0].red, made.pairs[1].blue)
+    made = book.confirm()
+    for i, pair in enumerate(made.pairs):
+        book.record(game(i, pair.red, pair.blue, pair.red, round_=1, table=pair.table))
+    return book
+
+
+def test_a_restart_finds_the_night_as_it_was_and_a_game_told_twice_counts_once(tmp_path):
+    book = night_with_games(tmp_path)
+    before = book.current().to_json()
+    assert not book.record(book.current().played[0])
+    book.stop()
+    again = Book(tmp_path)
+    assert again.current().to_json() == before
+    path = again.kept()[0]
+    assert stat.S_IMODE(os.stat(path).st_mode) == 0o600
+    again.close()
+    assert Book(tmp_path).night is None and Book(tmp_path).night_of(path.stem).name == "Friday league"
+    with pytest.raises(NightRefused, match="no night is open"):
+        Book(tmp_path).propose()
+
+
+def test_a_power_cut_mid_line_loses_only_the_line_never_acknowledged(tmp_path):
+    book = night_with_games(tmp_path)
+    before = book.current().to_json()
+    book.stop()
+    path = book.kept()[0]
+    with open(path, "ab") as file:
+        file.write(sealed_line({"event": "join", "team": "Late", "nicknames": []})[:-9])
+    again = Book(tmp_path)
+    assert again.current().to_json() == before
+    again.join("Late")
+    again.stop()
+    assert "Late" in Book(tmp_path).current().teams
+
+
+def test_a_damaged_line_is_left_out_naming_the_file_and_line_never_what_it_holds(tmp_path):
+    night_with_games(tmp_path).stop()
+    path = Book(tmp_path).kept()[0]
+    lines = path.read_bytes().split(b"\n")
+    lines[2] = lines[2].replace(b"Quiz", b"Quix")  # a team's name changed by a flipped bit
+    lines[3] = b"not json at all"
+    path.write_bytes(b"\n".join(lines))
+    night, _ = read_night(path)
+    assert [(d.line, d.path) for d in night.damage] == [(3, str(path)), (4, str(path))]
+    said = " ".join(str(d.phrase) for d in night.damage)
+    assert "checksum" in said and "Quix" not in said and "not json" not in said
+    assert "Quiz Club" not in night.teams and "The Owls" in night.teams
+
+
+def test_the_configuration_reads_the_blocked_words_and_refuses_a_bad_file_naming_its_line(tmp_path):
+    from pi_table.config import load_config
+
+    (tmp_path / "blocked.txt").write_text("rude\n", encoding="utf-8")
+    config = tmp_path / "config.toml"
+    config.write_text('[night]\nblocked_words = "blocked.txt"\n', encoding="utf-8")
+    assert not load_config(config).blocked.allows("Rude Boys")
+    (tmp_path / "blocked.txt").write_text("ok\nnot one\n", encoding="utf-8")
+    with pytest.raises(ValueError, match="line 2"):
+        load_config(config)
