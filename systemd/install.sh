@@ -239,7 +239,7 @@ run "see the log" usermod --append --groups "$(IFS=,; echo "${groups[*]}")" "$us
 #    pi-table's gpio and screen extras are for other machines), the dependencies at the versions
 #    requirements.lock pins; then /opt/pi-table/current switched to it in one step (the one
 #    before it kept as previous), as every update from the staff page does (pi_table/release,
-#    docs/updates.md): a first install is an update with nothing to go back to. pip builds
+#    docs/cafe/updates.md): a first install is an update with nothing to go back to. pip builds
 #    from a copy of the checkout, so no root-owned build/ is left in it. /opt/pi-table/venv
 #    leads to the current release's environment.
 begin "pi-table into ${venv#"$root"}"

@@ -1,5 +1,5 @@
 """``pi-table backup`` and ``pi-table restore``: the staff page's backup and restore over SSH, for
-a table whose page cannot be reached (docs/backup.md). Both read or write the service's own
+a table whose page cannot be reached (docs/cafe/backup.md). Both read or write the service's own
 folders: run them as root (sudo) on an installed table."""
 
 from __future__ import annotations

@@ -1,5 +1,5 @@
 """``pi-table bundle``: a release bundle of a checkout, for a table without internet (the staff
-page takes it; docs/updates.md). Imported by ``pi-table`` at every start: the release layer loads
+page takes it; docs/cafe/updates.md). Imported by ``pi-table`` at every start: the release layer loads
 when the command runs."""
 
 from __future__ import annotations

@@ -1,5 +1,5 @@
 """What makes this table this table, in one file: a backup, its strict check, its restore as a
-trial, and the nightly backups kept on the SD card (docs/backup.md).
+trial, and the nightly backups kept on the SD card (docs/cafe/backup.md).
 
 A backup is a ``.tar.gz`` of regular files alone:
 

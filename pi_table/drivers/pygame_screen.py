@@ -36,7 +36,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any, Protocol
 
-from ..engine.phrase import Phrase, Text
+from ..engine.phrase import N_, Phrase, Text
 from ..errors import PiTableError
 from ..hal import AnyModel, Command, Emit, Screen, SelfTestModel, UiEvent
 
@@ -49,6 +49,10 @@ INPUT_POLL_S = 0.03
 millisecond on video drivers that cannot block (the dummy driver; KMSDRM likely too), which
 cost about 3 % of a core here; a 30 ms nap between reads keeps taps prompt and an idle screen
 near 0 %."""
+NOT_OPEN = N_("the display did not open within {seconds:g} s")
+FAULTS = (NOT_OPEN,)
+"""The templates of the faults this module reports: docs/cafe/troubleshooting.md has an entry for each
+(tests/test_troubleshooting.py collects every module's ``FAULTS``)."""
 
 
 class ScreenNotOpen(PiTableError, RuntimeError):
@@ -136,7 +140,7 @@ class PygameScreen(Screen):
         self._thread = threading.Thread(target=self._run, name="spymaster-screen", daemon=True)
         self._thread.start()
         if not self._ready.wait(self.open_timeout_s):
-            raise ScreenNotOpen(Phrase.of("the display did not open within {seconds:g} s", seconds=self.open_timeout_s))
+            raise ScreenNotOpen(Phrase.of(NOT_OPEN, seconds=self.open_timeout_s))
         if self._failure is not None:
             raise ScreenNotOpen(self._failure)
 

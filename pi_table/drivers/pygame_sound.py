@@ -33,6 +33,9 @@ log = logging.getLogger(__name__)
 
 NO_SOUND = Phrase.of("no sound: the audio output cannot be opened. Check the speaker or amplifier and its cable, "
                      "and [sound] in the configuration; the game goes on silent")
+FAULTS = (NO_SOUND.template,)
+"""The templates of the faults this module reports: docs/cafe/troubleshooting.md has an entry for each
+(tests/test_troubleshooting.py collects every module's ``FAULTS``)."""
 QUEUE = 4  # batches of cues waiting: a turn's worth; more is a burst nobody could follow
 CHANNELS_BUSY_S = 0.5  # beyond a file's own length, the most one file may hold up the next
 

@@ -30,7 +30,7 @@ from typing import Any
 
 from ..engine import CELLS
 from ..engine.errors import Refusal
-from ..engine.phrase import Phrase
+from ..engine.phrase import N_, Phrase
 from ..errors import PiTableError
 from ..hal.events import ButtonEvent, Emit, Event, HealthEvent, TouchEvent
 from ..hal.touch import TouchSource
@@ -43,6 +43,18 @@ READ_TIMEOUT_S = 0.05  # the longest a read blocks: bounds how late stop() and t
 WRITE_TIMEOUT_S = 0.5  # a board that stops reading must not hang the table loop's recalibrate()
 DISCONNECTED = Phrase.of("touch board disconnected: check the USB cable from the touch board to the Pi; the game waits")
 NEWER_BOARD = Phrase.of("update pi-table, or deploy the firmware that came with it")
+NOT_FOUND = N_("touch board not found (no {usb} device): check the USB cable from the touch board to the Pi; the game "
+               "waits")
+CONSOLE_ONLY = N_("the touch board ({usb}) shows only its console port: enable usb_cdc data in its boot.py (deploy "
+                  "firmware/ to it again); the game waits")
+CANNOT_OPEN = N_("touch board not found ({error}): check the USB cable from the touch board to the Pi; the game waits")
+NO_HELLO = N_("the touch board on {path} did not say hello within {seconds:g} s: check that it runs the table's "
+              "firmware (deploy firmware/ to it again); the game waits")
+OLDER_BOARD = Phrase.of("update the firmware")
+OTHER_PROTOCOL = N_("touch board speaks protocol {major}.{minor}, this table speaks {ours}.x: {advice}")
+FAULTS = (DISCONNECTED.template, NOT_FOUND, CONSOLE_ONLY, CANNOT_OPEN, NO_HELLO, OTHER_PROTOCOL)
+"""The templates of the faults this module reports: docs/cafe/troubleshooting.md has an entry for each
+(tests/test_troubleshooting.py collects every module's ``FAULTS``)."""
 CONSOLE_INTERFACE = "CircuitPython CDC "  # the REPL; the data port's name says "CDC2"
 
 
@@ -140,12 +152,10 @@ def find_port(usb_id: tuple[int, int]) -> str:
     wanted = f"USB {usb_id[0]:04x}:{usb_id[1]:04x}"
     ours = [p for p in list_ports.comports() if (p.vid, p.pid) == tuple(usb_id)]
     if not ours:
-        raise NotFound(Phrase.of("touch board not found (no {usb} device): check the USB cable from the touch board "
-                                 "to the Pi; the game waits", usb=wanted))
+        raise NotFound(Phrase.of(NOT_FOUND, usb=wanted))
     candidates = [p for p in ours if not (p.interface or "").startswith(CONSOLE_INTERFACE)]
     if not candidates:
-        raise NotFound(Phrase.of("the touch board ({usb}) shows only its console port: enable usb_cdc data in its "
-                                 "boot.py (deploy firmware/ to it again); the game waits", usb=wanted))
+        raise NotFound(Phrase.of(CONSOLE_ONLY, usb=wanted))
     top = max(_interface_number(p.location) for p in candidates)
     best = sorted(p.device for p in candidates if _interface_number(p.location) == top)
     if len(best) > 1:
@@ -267,9 +277,7 @@ class TouchBoardSource(TouchSource):
             except (OSError, NotFound) as e:  # OSError: pyserial's SerialException, in the system's words
                 log.debug("touch board connection attempt failed: %s", e)
                 if self._health_said is None:  # the first failure only; later ones keep the last word
-                    self._health(False, e.phrase if isinstance(e, NotFound) else Phrase.of(
-                        "touch board not found ({error}): check the USB cable from the touch board to the Pi; the "
-                        "game waits", error=str(e)))
+                    self._health(False, e.phrase if isinstance(e, NotFound) else Phrase.of(CANNOT_OPEN, error=str(e)))
             else:
                 lost = self._serve()
                 if lost is None:
@@ -304,16 +312,13 @@ class TouchBoardSource(TouchSource):
                     return
                 if isinstance(message, wire.Log):
                     self._log_from_board(message)
-        raise NotFound(Phrase.of("the touch board on {path} did not say hello within {seconds:g} s: check that it runs "
-                                 "the table's firmware (deploy firmware/ to it again); the game waits", path=path,
-                                 seconds=self.config.hello_timeout_s))
+        raise NotFound(Phrase.of(NO_HELLO, path=path, seconds=self.config.hello_timeout_s))
 
     def _accept(self, hello: wire.Hello, path: str) -> None:
         major, minor = hello.protocol
         if major != wire.PROTOCOL_MAJOR:
-            advice = NEWER_BOARD if major > wire.PROTOCOL_MAJOR else Phrase.of("update the firmware")
-            raise _Refused(Phrase.of("touch board speaks protocol {major}.{minor}, this table speaks {ours}.x: {advice}",
-                                     major=major, minor=minor, ours=wire.PROTOCOL_MAJOR, advice=advice))
+            advice = NEWER_BOARD if major > wire.PROTOCOL_MAJOR else OLDER_BOARD
+            raise _Refused(Phrase.of(OTHER_PROTOCOL, major=major, minor=minor, ours=wire.PROTOCOL_MAJOR, advice=advice))
         firmware = ".".join(str(n) for n in hello.firmware)
         beyond = sorted(e for e in (*self._cells, *self.config.end_turn) if e >= hello.electrodes)
         if beyond:

@@ -131,6 +131,11 @@ NOT_WORKING_ADVICE = {
     "sound": N_("the sound is not working: check the speaker or amplifier and its cable; the game goes on silent"),
 }
 """What the table shows when a device says it stopped working without saying why: what, and what to do."""
+UNKNOWN_DEVICE = N_("{device} is not working: look at the table's log (journalctl -u pi-table), then restart the service")
+"""The same for a device this table does not know: its name, and where to look."""
+FAULTS = (*NOT_WORKING_ADVICE.values(), UNKNOWN_DEVICE)
+"""The templates of the faults this module reports: docs/cafe/troubleshooting.md has an entry for each
+(tests/test_troubleshooting.py collects every module's ``FAULTS``)."""
 
 
 def not_working(device: str) -> Phrase:
@@ -138,8 +143,7 @@ def not_working(device: str) -> Phrase:
     device this table does not know, its name and where to look."""
     if device in NOT_WORKING_ADVICE:
         return Phrase.of(NOT_WORKING_ADVICE[device])
-    return Phrase.of("{device} is not working: look at the table's log (journalctl -u pi-table), then restart the "
-                     "service", device=device)
+    return Phrase.of(UNKNOWN_DEVICE, device=device)
 
 
 @dataclass(frozen=True, slots=True)

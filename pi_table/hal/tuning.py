@@ -18,13 +18,27 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ..engine.phrase import Phrase
+from ..engine.phrase import N_, Phrase
 from ..firmware.touchboard import DEFAULT_THRESHOLDS
 from ..protocol import wire
 from .screen import SelfTestModel
 
 MIN_SPAN = 3  # a peak less than this above the rest's highest delta is no touch at all
 MAX_THRESHOLD = 0xFF
+OVER_CURRENT = N_("{pad}: its chip reports over-current and has stopped: a pad or its wire touches ground or the chip's "
+                  "REXT pin is shorted; check the wiring")
+OUT_OF_RANGE = N_("{pad}: out of range: autoconfiguration found no charge that suits electrode {electrode}; its wire is "
+                  "broken, shorted or far too long")
+NOISY = N_("{pad}: noisy: at rest its delta reaches {rest} counts, against a release threshold of {release} and a touch "
+           "threshold of {touch}; keep its wire short and away from the LED data and power wires, check the ground, or "
+           "raise its thresholds (pi-table tune --write)")
+DEAF = N_("{pad}: deaf: a touch moves it only {peak} counts, not over its touch threshold of {touch}; lower its "
+          "thresholds (pi-table tune --write), or check the pad's wire and solder joint and that nothing thick lies "
+          "between pad and card")
+UNTOUCHED = N_("{pad}: no touch seen yet; if a firm touch does not move it, its wire is broken")
+FAULTS = (OVER_CURRENT, OUT_OF_RANGE, NOISY, DEAF, UNTOUCHED)
+"""The templates of the faults this module reports: docs/cafe/troubleshooting.md has an entry for each
+(tests/test_troubleshooting.py collects every module's ``FAULTS``)."""
 
 Pair = tuple[int, int]
 
@@ -99,23 +113,15 @@ class PadNumbers:
         """What the verdict means and what to do about it, in a line."""
         verdict, pad = self.verdict, self.label
         if verdict == "over-current":
-            return Phrase.of("{pad}: its chip reports over-current and has stopped: a pad or its wire touches ground "
-                             "or the chip's REXT pin is shorted; check the wiring", pad=pad)
+            return Phrase.of(OVER_CURRENT, pad=pad)
         if verdict == "out of range":
-            return Phrase.of("{pad}: out of range: autoconfiguration found no charge that suits electrode "
-                             "{electrode}; its wire is broken, shorted or far too long", pad=pad, electrode=self.electrode)
+            return Phrase.of(OUT_OF_RANGE, pad=pad, electrode=self.electrode)
         if verdict == "noisy":
-            return Phrase.of("{pad}: noisy: at rest its delta reaches {rest} counts, against a release threshold of "
-                             "{release} and a touch threshold of {touch}; keep its wire short and away from the LED data "
-                             "and power wires, check the ground, or raise its thresholds (pi-table tune --write)",
-                             pad=pad, rest=self.rest_high, release=self.release, touch=self.touch)
+            return Phrase.of(NOISY, pad=pad, rest=self.rest_high, release=self.release, touch=self.touch)
         if verdict == "deaf":
-            return Phrase.of("{pad}: deaf: a touch moves it only {peak} counts, not over its touch threshold of "
-                             "{touch}; lower its thresholds (pi-table tune --write), or check the pad's wire and "
-                             "solder joint and that nothing thick lies between pad and card",
-                             pad=pad, peak=self.peak, touch=self.touch)
+            return Phrase.of(DEAF, pad=pad, peak=self.peak, touch=self.touch)
         if verdict == "untouched":
-            return Phrase.of("{pad}: no touch seen yet; if a firm touch does not move it, its wire is broken", pad=pad)
+            return Phrase.of(UNTOUCHED, pad=pad)
         return Phrase.of("{pad}: ok", pad=pad)
 
 

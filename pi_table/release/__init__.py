@@ -2,7 +2,7 @@
 switched to in one step, kept once the table is healthy on it and rolled back by itself when not
 (``layout``); release bundles for tables without internet (``bundle``); the three acts the root
 helper does for the service (``requests``, ``helper``); and what the staff page reads and asks
-(``desk``: ``state``, ``offered``, ``ask``). docs/updates.md tells an owner how it goes.
+(``desk``: ``state``, ``offered``, ``ask``). docs/cafe/updates.md tells an owner how it goes.
 """
 
 from .desk import ask, offered, state

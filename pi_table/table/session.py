@@ -26,7 +26,7 @@ from ..engine import (
     Undo,
 )
 from ..engine.games import AnyRules, entry, kind_of, make_game
-from ..engine.phrase import Phrase, meaning
+from ..engine.phrase import N_, Phrase, meaning
 from ..ui.i18n import say
 from . import games
 from .journal import (
@@ -48,6 +48,15 @@ if TYPE_CHECKING:
     from ..engine import Codex, CodexAction, CodexRecord, CodexState, PublicView, Setup
 
 log = logging.getLogger("pi_table.journal")
+DAMAGED_BEYOND_USE = N_("the last game's journal is damaged beyond use: a new game was dealt (the damaged file is kept "
+                        "in the journal folder); if it happens again, check the SD card and the power supply")
+DAMAGED = N_("journal damaged at action {action}: {lost} of {written} actions lost; the game goes on as it stood then: "
+             "play the lost moves again; if it happens again, check the SD card and the power supply")
+NOT_WRITTEN = N_("the game journal cannot be written ({error}): a restart would lose this game; free space on the SD "
+                 "card or check the journal folder")
+FAULTS = (DAMAGED_BEYOND_USE, DAMAGED, NOT_WRITTEN)
+"""The templates of the faults this module reports: docs/cafe/troubleshooting.md has an entry for each
+(tests/test_troubleshooting.py collects every module's ``FAULTS``)."""
 
 
 def random_source(seed: int | None = None) -> random.Random:
@@ -211,11 +220,8 @@ class Session:
         if self.write_problem or damage is None:
             return self.write_problem
         if damage["new_game"]:
-            return Phrase.of("the last game's journal is damaged beyond use: a new game was dealt (the damaged file is "
-                             "kept in the journal folder); if it happens again, check the SD card and the power supply")
-        return Phrase.of("journal damaged at action {action}: {lost} of {written} actions lost; the game goes on as it "
-                         "stood then: play the lost moves again; if it happens again, check the SD card and the power "
-                         "supply", action=damage["line"] - 1, lost=damage["lost_actions"], written=damage["written_actions"])
+            return Phrase.of(DAMAGED_BEYOND_USE)
+        return Phrase.of(DAMAGED, action=damage["line"] - 1, lost=damage["lost_actions"], written=damage["written_actions"])
 
     def _set_rules(self, rules: AnyRules) -> None:
         self.rules = rules
@@ -329,8 +335,7 @@ class Session:
 
     def _journal_failed(self, error: OSError) -> None:
         """Keep playing in memory; a half-written line would only be dropped as torn on replay."""
-        self.write_problem = Phrase.of("the game journal cannot be written ({error}): a restart would lose this game; free "
-                                       "space on the SD card or check the journal folder", error=str(error.strerror or error))
+        self.write_problem = Phrase.of(NOT_WRITTEN, error=str(error.strerror or error))
         log.error("%s", self.write_problem)
         if self.journal is not None:
             self.journal.close()

@@ -33,6 +33,14 @@ MEMORY_LOW_MB = 50.0
 
 POWER_ADVICE = Phrase.of("Use the Pi's own 5 V supply (3 A for a Pi 4, 5 A for a Pi 5) and power the LEDs from "
                          "their own supply.")
+UNDER_VOLTAGE = Phrase.of("The power supply is too weak: the Pi is under-voltage now.")
+UNDER_VOLTAGE_SINCE = Phrase.of("The power supply dipped under the Pi's need since it started.")
+SD_FULL = N_("The SD card is almost full: {free} MB free.")
+TOO_HOT = N_("The Pi is too hot and slows itself down ({degrees} °C).")
+MEMORY_LOW = N_("Memory is almost used up: {free} MB free.")
+FAULTS = (UNDER_VOLTAGE.template, UNDER_VOLTAGE_SINCE.template, SD_FULL, TOO_HOT, MEMORY_LOW)
+"""The templates of the faults this module reports: docs/cafe/troubleshooting.md has an entry for each
+(tests/test_troubleshooting.py collects every module's ``FAULTS``)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -48,22 +56,18 @@ def of_machine(readings: Readings) -> list[Attention]:
     found = []
     power = readings.power
     if power is not None and power.under_voltage:
-        found.append(Attention(Phrase.of("The power supply is too weak: the Pi is under-voltage now."),
-                               POWER_ADVICE))
+        found.append(Attention(UNDER_VOLTAGE, POWER_ADVICE))
     elif power is not None and power.under_voltage_since_boot:
-        found.append(Attention(Phrase.of("The power supply dipped under the Pi's need since it started."),
-                               POWER_ADVICE))
+        found.append(Attention(UNDER_VOLTAGE_SINCE, POWER_ADVICE))
     if readings.disk_free_mb is not None and readings.disk_free_mb < DISK_LOW_MB:
-        found.append(Attention(Phrase.of("The SD card is almost full: {free} MB free.", free=round(readings.disk_free_mb)),
+        found.append(Attention(Phrase.of(SD_FULL, free=round(readings.disk_free_mb)),
                                Phrase.of("Keep fewer games ([paths] keep_games) or use a larger card.")))
     hot = readings.cpu_temp_c is not None and readings.cpu_temp_c >= HOT_C
     if hot or (power is not None and (power.too_hot or (power.throttled and not power.under_voltage))):
-        found.append(Attention(Phrase.of("The Pi is too hot and slows itself down ({degrees} °C).",
-                                         degrees="?" if readings.cpu_temp_c is None else round(readings.cpu_temp_c)),
+        found.append(Attention(Phrase.of(TOO_HOT, degrees="?" if readings.cpu_temp_c is None else round(readings.cpu_temp_c)),
                                Phrase.of("Give the table's enclosure air: clear its vents, or fit a heatsink or a fan.")))
     if readings.memory_available_mb is not None and readings.memory_available_mb < MEMORY_LOW_MB:
-        found.append(Attention(Phrase.of("Memory is almost used up: {free} MB free.",
-                                         free=round(readings.memory_available_mb)),
+        found.append(Attention(Phrase.of(MEMORY_LOW, free=round(readings.memory_available_mb)),
                                Phrase.of("Restart the service; if it comes back, send the log to whoever looks "
                                          "after the table.")))
     return found
@@ -190,7 +194,7 @@ class Console:
     ``POST pin`` (``{"old", "new"}``), ``POST power`` (``{"act": "reboot" | "poweroff"}``),
     ``GET backup``, ``POST restore`` (``?check``), ``GET``/``POST update``, and ``GET``/``POST
     selftest`` and ``tune`` (``{"act": "start" | "stop"}``, the tuning's ``"write"`` too); and, with
-    no session, ``POST /staff/recover`` (``{"code", "pin"}``). docs/console.md is the contract."""
+    no session, ``POST /staff/recover`` (``{"code", "pin"}``). docs/cafe/console.md is the contract."""
 
     texts = TEXTS
 
