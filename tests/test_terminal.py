@@ -328,3 +328,18 @@ def test_alias24_the_terminal_and_the_window_count_alike():
     finally:
         table.close()
     assert texts[texts.index("RED") - 1] == "8" and texts[texts.index("BLUE") - 1] == "8"
+
+
+def test_the_grids_are_laid_out_by_the_one_orientation_rule():
+    """As every picture of the grid (pi_table/ui/orientation.py): the operatives' edge at the
+    top and marked, each row of both grids in the rule's reading order, cell 0 at the top right."""
+    from pi_table.ui.orientation import reading_order
+
+    text, _ = session_output([])
+    lines = text.splitlines()
+    top = next(n for n, line in enumerate(lines) if "operatives' side" in line)
+    order = reading_order()
+    for row in range(5):
+        numbers = [int(n) for n in re.findall(r"\b(\d\d)\b", lines[top + 1 + row][:24])]
+        assert numbers == list(order[row * 5:row * 5 + 5]), lines[top + 1 + row]
+    assert order[4] == 0 and lines[top + 1].rstrip().endswith(KEY[0])  # cell 0's identity ends the key's top row

@@ -22,7 +22,21 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from ..engine import COVER, GRID, OVER, UNLIMITED, EndTurn, Game, Guess, InvalidAction, Place, TableView, Team, Undo
+from ..engine import (
+    CELLS,
+    COVER,
+    GRID,
+    OVER,
+    UNLIMITED,
+    EndTurn,
+    Game,
+    Guess,
+    InvalidAction,
+    Place,
+    TableView,
+    Team,
+    Undo,
+)
 from ..engine.games import NAMES, kind_of
 from ..engine.keys import ASSASSIN, BLUE_AGENT, BYSTANDER, NO_CARD, RED_AGENT
 from ..engine.phrase import N_
@@ -33,6 +47,7 @@ from ..table.input import InputSettings, TouchPolicy
 from ..table.loop import EventLoop
 from ..table.timer import DISCUSSION_S, TimerSettings, TurnTimer
 from ..ui.i18n import GAME_TITLES, TeamWord, say, translation
+from ..ui.orientation import OPERATIVES_SIDE, reading_order
 from ..ui.words import Cards
 from .harness import WordScreen
 
@@ -50,6 +65,9 @@ NAMES_OF_CARDS = {
     "alias24": {RED_AGENT: N_("red asset"), BLUE_AGENT: N_("blue asset"), BYSTANDER: N_("grey decoy"),
                 ASSASSIN: N_("the nuke")},
 }
+ROWS = tuple(reading_order()[start:start + GRID] for start in range(0, CELLS, GRID))
+"""The grid's rows as every picture of it lays them out (pi_table/ui/orientation.py): the
+operatives' edge at the top, cell 0 at the top right."""
 KEY_HEADINGS = {"codenames": N_("KEY (spymasters only)"), "alias24": N_("KEY (masterminds only)")}
 """The key's heading in each game's words: Alias 24's spymaster is its Mastermind."""
 GAME_WORDS = {"card": N_("card"), "alias": N_("alias"), "spymaster": N_("spymaster"), "mastermind": N_("mastermind")}
@@ -149,8 +167,8 @@ class Painter:
         family = "alias24" if view.game == "alias24" else "codenames"
         lines = [fit(self.headline(view)), fit(self.counts(view)), ""]
         lines.append(f"  {_('TABLE (operatives)'):<20}    {_(KEY_HEADINGS[family])}")
-        for row in range(GRID):
-            cells = range(row * GRID, (row + 1) * GRID)
+        lines.append("  " + f" {_(OPERATIVES_SIDE)} ".center(44, "─"))  # both grids' top edge, by the rule
+        for cells in ROWS:
             table = "".join(self.table_cell(cell, view.board[cell]) for cell in cells)
             secret = "".join(self.key_cell(key[cell], view.board[cell]) for cell in cells)
             lines.append(f"  {table}    {secret}")
@@ -178,13 +196,13 @@ class Painter:
         """The cards' words, a line per row of the grid, each after its cell's number (or, once
         shown, what it was): a list under the grid keeps the grid itself 4 columns a cell, and
         the lines within 80 columns for words of up to 10 letters."""
-        widths = [max((len(words[cell]) for cell in range(column, len(words), GRID) if board[cell] != NO_CARD), default=0)
+        widths = [max((len(words[row[column]]) for row in ROWS if board[row[column]] != NO_CARD), default=0)
                   for column in range(GRID)]
         lines = []
-        for row in range(GRID):
+        for row in ROWS:
             cells = []
             for column, width in enumerate(widths):
-                cell = row * GRID + column
+                cell = row[column]
                 shown = board[cell]
                 if shown == NO_CARD:
                     cells.append(" " * (width + 3))
