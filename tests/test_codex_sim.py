@@ -148,7 +148,7 @@ def test_the_text_output_speaks_the_tables_language(tmp_path, capsys):
     path.write_text("end-turn\ntap vote 1 2\n" + MOON_SEES_RED + "code 0 AAAA-BBBB-CCCC\n" + DONE_ALL)
     assert main(["sim", "--game", "codex", "--setup", SETUP, "--lang", "it", "--script", str(path)]) == 0
     out = capsys.readouterr().out
-    assert out.startswith("fase 1, passo comunicazioni; si aspettano i posti 0, 1, 2, 3, 4, 5\n  schermo (il lato pubblico, ")
+    assert out.startswith("fase 1, momento: comunicazioni; si aspettano i posti 0, 1, 2, 3, 4, 5\n  schermo (il lato pubblico, ")
     stages = set(re.findall(r"\n  schermo \((\w+)", out))  # each step's screen, its stage in words
     assert stages and not stages & {"table", "wait", "pass", "agent", "hidden"}, stages
     assert "> end-turn   (rifiutato: FINE TURNO chiude solo la discussione: " in out

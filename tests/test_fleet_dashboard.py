@@ -70,9 +70,10 @@ def test_the_fleet_keeps_each_tables_row_from_its_messages():
     row = fleet.take("pi-table/bar/status", message(table_status(board="R" + "?" * 24)))
     assert row["activity"] == "playing"
     broken = table_status(board="R" + "?" * 24, health={"touch": "not working: unplugged", "leds": "ok"})
-    assert fleet.take("pi-table/bar/status", message(broken))["faults"] == ["touch: not working: unplugged"]
+    assert fleet.take("pi-table/bar/status", message(broken))["faults"] == ["touch board: not working: unplugged"]
     italian = Fleet(lang="it")  # the page's language says the table's health
-    assert italian.take("pi-table/bar/status", message(broken))["faults"] == ["touch: non funziona: unplugged"]
+    row = italian.take("pi-table/bar/status", message(broken))
+    assert row["faults"] == ["scheda touch: non funziona: unplugged"] and row["game_title"] == "Nome in codice"
     over = {"event": "game_over", "table_id": "bar", "game_id": "g1", "game": "codenames", "winner": "red",
             "duration_s": 600.0, "at": NOON + 60, "reason": "all agents found", "termination": "all_agents_found"}
     fleet.take("pi-table/bar/events", message(over))

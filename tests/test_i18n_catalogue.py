@@ -96,7 +96,7 @@ COUNTED = [
                                            "{name}: {count} distinct words; a game needs {needed}", name="deck.txt",
                                            count=n, needed=25),
                  ("deck.txt: 1 distinct word; a game needs 25", "deck.txt: 2 distinct words; a game needs 25"),
-                 ("deck.txt: 1 parola diversa; una partita ne vuole 25", "deck.txt: 2 parole diverse; una partita ne vuole 25"),
+                 ("deck.txt: 1 parola diversa; per una partita ne servono 25", "deck.txt: 2 parole diverse; per una partita ne servono 25"),
                  id="words"),
     pytest.param(lambda n: Phrase.counting("count", "{agent} has no message {number}: its inbox holds {count}",
                                            "{agent} has no message {number}: its inbox holds {count}", agent="Moon",
@@ -130,7 +130,7 @@ def test_a_count_inside_a_sentence_is_said_in_its_language_too():
     side = Phrase.of("the {team} team", team=Team.RED)
     assert i18n.say(Phrase.of("{side} must guess at least once before ending its turn", side=side), "it").startswith(
         "la squadra rossa")
-    assert i18n.say(inner, "it") == "x: 1 parola diversa; una partita ne vuole 25"
+    assert i18n.say(inner, "it") == "x: 1 parola diversa; per una partita ne servono 25"
 
 
 def test_a_plural_is_found_in_the_source_and_one_built_from_pieces_is_caught(tmp_path):

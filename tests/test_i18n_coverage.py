@@ -173,7 +173,7 @@ def test_status_says_the_warnings_and_the_end_in_the_language_asked(tmp_path, ca
     _print_status(italian, "it")
     printed = capsys.readouterr().out
     assert printed.startswith("pi-table ") and " (Nome in codice), " in printed  # the game by its name, not its id
-    assert "\nstato scheda touch: simulato, striscia LED: simulato, " in printed and "suono: " in printed
+    assert "\nstato scheda touch: in simulazione, striscia LED: in simulazione, " in printed and "suono: " in printed
     assert not re.search(r"(stato |, )(touch|leds|screen|buttons|sound|companion|fleet): ", printed)
     assert "gioca: rossa, fase indizio" in printed or "gioca: blu, fase indizio" in printed
     assert "\ngriglia " in printed and "! la striscia LED non funziona" in printed

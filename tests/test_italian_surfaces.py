@@ -63,7 +63,7 @@ def test_status_names_the_game_and_the_devices_in_italian(table, capsys):
     assert cli.main(["status", "--config", table]) == 0
     out = capsys.readouterr().out
     assert out.startswith("pi-table 0: partita g1 (Codex), acceso da 1.0 s\n")
-    assert ("stato scheda touch: simulato, striscia LED: simulato, suono: spento, broker della flotta: non funziona: "
+    assert ("stato scheda touch: in simulazione, striscia LED: in simulazione, suono: non in uso, broker della flotta: non funziona: "
             "timed out") in out  # the system's own words kept as they are
 
 
@@ -110,7 +110,7 @@ def test_a_malformed_script_is_said_in_the_simulators_language(tmp_path, capsys)
     [
         (["--game", "codex", "--words", "it", "--script", "-"], "--words mette le parole sulle carte dei giochi a griglia"),
         (["--roles", "leader,hacker,profiler", "--script", "-"], "--roles e --discussion sono opzioni di Codex"),
-        (["--game", "codex", "--key", "R" * 25, "--script", "-"], "--key distribuisce una partita a griglia"),
+        (["--game", "codex", "--key", "R" * 25, "--script", "-"], "--key prepara una partita a griglia"),
         (["--game", "codex", "--setup", "Moon:red", "--script", "-"], "--setup: "),
         (["--rotation", "45", "--out", "never"], "--rotation: la rotazione"),
     ],

@@ -96,7 +96,7 @@ def test_under_lang_it_every_line_prompt_and_question_is_italian():
 def test_an_unlimited_clue_is_shown_in_the_tables_language():
     """'unlimited' is a command word only as typed: the clue it enters is shown in Italian."""
     italian, _ = session_output(["clue unlimited", "touch 0"], lang="it")
-    assert "(indizio: senza limiti, senza limite," in flat(italian) and "unlimited" not in italian
+    assert "(indizio: senza limiti, tentativi liberi," in flat(italian) and "unlimited" not in italian
     english, _ = session_output(["clue unlimited", "touch 0"])
     assert "(clue: unlimited, no limit" in flat(english)
 

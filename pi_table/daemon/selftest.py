@@ -236,9 +236,11 @@ class SelfTest:
 
     def todo(self, lang: str | None = None) -> list[str]:
         """What is still to do, in ``lang`` (by default the table's language)."""
-        _ = translation(lang or self.lang).gettext
+        words = translation(lang or self.lang)
+        _ = words.gettext
         pads = [cell for cell in range(CELLS) if self.pads_wanted and cell not in self.pads]
-        return ([_("touch each card once ({count} to go)").format(count=len(pads))] if pads else []) + [
+        return ([words.ngettext("touch each card once ({count} to go)", "touch each card once ({count} to go)",
+                                len(pads)).format(count=len(pads))] if pads else []) + [
             _(what) for what, done in self.checks.items() if not done
         ]
 

@@ -45,10 +45,10 @@ from ..engine.endings import Termination
 from ..engine.errors import Refusal
 from ..engine.phrase import N_, Phrase
 from ..files import write_private
-from ..hal.events import is_fault
+from ..hal.events import DEVICE_NAMES, is_fault
 from ..night.games import Game, GameRefused
 from ..night.standings import high_scores, standings
-from ..ui.i18n import say, say_health, translation
+from ..ui.i18n import GAME_TITLES, say, say_health, translation
 from ..web.auth import Gate, Refused, Why, hash_secret
 from ..web.runner import ServerThread
 from . import link, schema
@@ -255,8 +255,10 @@ class Fleet:
         unless given), so yesterday's leave the count at midnight, not at the next message."""
         status = table.status
         health = status.get("health", {})
+        gettext = translation(self.lang).gettext  # the page's language names the devices and games
         faults = list(status.get("warnings", [])) or [  # what the table's screen warns of, or else its health
-            f"{device}: {say_health(detail, self.lang)}" for device, detail in health.items() if is_fault(detail)]
+            f"{gettext(DEVICE_NAMES.get(device, device))}: {say_health(detail, self.lang)}"
+            for device, detail in health.items() if is_fault(detail)]
         games = self._of_the_day(table, today or self.today())
         lengths = [game["duration_s"] for game in games if isinstance(game.get("duration_s"), (int, float))]
         return {
@@ -265,6 +267,7 @@ class Fleet:
             "activity": activity(status),
             "game": status.get("game"),
             "game_id": status.get("game_id"),
+            "game_title": gettext(GAME_TITLES.get(game, game)) if (game := str(status.get("game") or "")) else None,
             "faults": faults,
             "errors": list(table.errors),
             "games_today": len(games),
@@ -515,6 +518,7 @@ class Dashboard(ServerThread):
     def _html(self, body: str) -> str:
         return (f'<!doctype html><html lang="{self.lang}"><head><meta charset="utf-8">'
                 f'<meta name="viewport" content="width=device-width, initial-scale=1">'
+                f'<link rel="icon" href="data:,">'  # no icon, and no request for one
                 f'<title>pi-table: {self.words["title"]}</title><style>{STYLE}</style></head><body>{body}</body></html>')
 
     async def _tables(self, request: web.Request) -> web.Response:
@@ -602,7 +606,7 @@ function draw(row) {
   const on = cell(row.online ? WORDS.online : WORDS.offline);
   const dot = document.createElement("span"); dot.className = "dot " + (row.online ? "on" : "off"); on.prepend(dot);
   tr.append(on);
-  tr.append(cell(row.game ? row.game + ": " + WORDS[row.activity] : WORDS.idle));
+  tr.append(cell(row.game ? row.game_title + ": " + WORDS[row.activity] : WORDS.idle));
   const faults = row.faults.concat(row.errors);
   if (row.dropped) faults.push(WORDS.dropped.replace("{count}", row.dropped).replace("{why}", () => row.dropped_why));
   tr.append(cell(faults.length ? faults.join("; ") : WORDS.none, faults.length ? "fault" : ""));

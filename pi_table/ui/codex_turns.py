@@ -479,7 +479,8 @@ def seat_lines(words: Speaker, view: PublicView, seat: int) -> list[tuple[SeatLi
         lines.append((SeatLine.DONE, _("done")) if seat in view.acted else (SeatLine.WAITING, _("to act")))
     count = vote.tally[seat] if vote is not None else tally(view.ballots)[seat]
     if vote is not None or count:
-        lines.append((SeatLine.VOTES, _("1 vote") if count == 1 else _("{count} votes").format(count=count)))
+        lines.append((SeatLine.VOTES, translation(words.lang).ngettext("{count} vote", "{count} votes", count).format(
+            count=count)))
     identikit = view.identikits[seat] if view.identikits is not None else None
     if identikit is not None:
         lines.append((SeatLine.ROLE, fact_value(words, Fact.ROLE, identikit.role.value)))
