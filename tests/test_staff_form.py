@@ -16,6 +16,7 @@ from pi_table.engine.games import NAMES
 from pi_table.engine.rules import NUKE_MODES, SETUPS
 from pi_table.engine.views import LANGUAGES
 from pi_table.ui.mounting import PANELS, ROTATIONS
+from pi_table.ui.orientation import reading_order
 from pi_table.web import staff
 
 from helpers import STAFF_PIN as PIN
@@ -249,7 +250,7 @@ def test_the_headline_the_cell_numbers_the_history_and_the_new_game_options_on_a
         assert table.daemon.session.id not in line.inner_text()  # the game by its name; its id is small print
         expect(page.locator("#game-id")).to_have_text(table.daemon.session.id)
         cells = page.locator("#board span")
-        expect(cells).to_have_text([str(cell) for cell in range(25)])  # the table's numbers, as on its screen
+        expect(cells).to_have_text([str(cell) for cell in reading_order()])  # the table's numbers, in the order shown
         for cell in (0, 12, 24):  # readable: big enough, and a colour of its own on the card's
             style = cells.nth(cell).evaluate("(cell) => { const s = getComputedStyle(cell); "
                                              "return [parseFloat(s.fontSize), s.color, s.backgroundColor]; }")

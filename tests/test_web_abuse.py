@@ -379,7 +379,9 @@ def test_the_pages_work_in_a_browser_under_the_policy(start):
     require_tools(CHROMIUM)
     playwright_api = pytest.importorskip("playwright.sync_api")
     companion = start()
-    companion.publish(Snapshot("g1", {"kind": "board", "game_id": "g1", "view": _board_view()}))
+    from pi_table.ui.orientation import page_layout
+
+    companion.publish(Snapshot("g1", {"kind": "board", "game_id": "g1", "view": _board_view(), "grid": page_layout()}))
     with playwright_api.sync_playwright() as playwright:
         browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
         try:

@@ -138,26 +138,43 @@ function followStep(page) {
   statusLine.className = "";
 }
 
+const CARDS = {R: N_("red agent"), B: N_("blue agent"), N: N_("bystander"), A: N_("assassin")};
+
+function cardState(letter, shown) {
+  // A cell's state in words, for a screen reader: what the card is where the page knows it
+  // (the key, or a revealed card), and whether it is still hidden.
+  if (shown === ".") return t("no card");
+  if (letter === "?") return t("hidden");
+  const card = t(CARDS[letter] || letter);
+  return shown === "?" ? t("{card}, hidden", {card}) : t("{card}, revealed", {card});
+}
+
 function grid(board, key, cards, layout) {
   // The 5x5 grid as every picture of it is drawn (pi_table/ui/orientation.py): each cell by its
   // number, placed where `layout` puts it, the operatives' edge marked. `board` has "?" for hidden
   // cards; `key`, on the spymaster's page only, says what each one is; `cards`, from a simulated
-  // table, the card's word, sized to its cell so that it stays whole from a phone to a TV.
+  // table, the card's word (in the table's language), sized to its cell so that it stays whole
+  // from a phone to a TV. To a screen reader it is a grid of five rows in the page's order, each
+  // cell named by its number, its word and its state (the rows are no boxes of their own: the
+  // cells lay out in the grid's columns).
   const cells = [...board].map((shown, cell) => {
     const letter = key ? key[cell] : shown;
     const classes = ["cell", letter === "?" ? "hidden" : letter === "." ? "dark" : letter];
     if (key && shown !== "?" && shown !== ".") classes.push("shown");
     const known = letter !== "?" && letter !== ".";
-    const word = cards && letter !== "." ? el("span", {class: "word"}, cards[cell]) : null;
+    const id = `cell-${cell}`;
+    const word = cards && letter !== "." ? el("span", {class: "word", id: `${id}-word`, lang: tableLang}, cards[cell]) : null;
     if (word) word.style.setProperty("--letters", cards[cell].length);
-    const node = el("div", {class: classes.join(" "), "data-cell": cell}, known || word
-      ? [el("small", {class: "number"}, cell), known ? el("span", {class: "mark"}, letter) : null, word] : cell);
-    node.style.order = layout.order.indexOf(cell);
-    return node;
+    const state = el("span", {id: `${id}-state`, hidden: ""}, cardState(letter, shown));
+    const number = known || word ? el("small", {class: "number", id: `${id}-number`}, cell) : el("span", {id: `${id}-number`}, cell);
+    return el("div", {class: classes.join(" "), "data-cell": cell, role: "gridcell",
+      "aria-labelledby": [number.id, word ? word.id : null, state.id].filter(Boolean).join(" ")},
+      number, known ? el("span", {class: "mark", "aria-hidden": "true"}, letter) : null, word, state);
   });
+  const rows = [0, 1, 2, 3, 4].map((row) => el("div", {role: "row"}, layout.order.slice(row * 5, row * 5 + 5).map((cell) => cells[cell])));
   return el("div", {class: cards ? "table words" : "table", "data-operatives": layout.operatives},
     el("div", {class: "edge"}, t("operatives' side")),
-    el("div", {class: "grid", "aria-label": t("the grid")}, cells));
+    el("div", {class: "grid", role: "grid", "aria-label": t("the grid")}, rows));
 }
 
 const UNLIMITED = "unlimited";
@@ -237,7 +254,7 @@ function choices(form, name, options, heading) {
   // One tap picks one option: large radio buttons whose choice survives a redraw.
   const picked = draft(form)[name];
   const option = ({value, label}) => {
-    const input = el("input", {type: "radio", name: `${form}-${name}`, value,
+    const input = el("input", {type: "radio", name: `${form}-${name}`, value, id: `${form}-${name}-${value}`.replace(/\s+/g, "-"),
       onchange: () => { draft(form)[name] = value; redraw(); }});
     input.checked = picked === value;
     return el("label", {class: picked === value ? "chip picked" : "chip"}, input, label);
@@ -251,7 +268,7 @@ function actionForm(form, title, button, text, ...fields) {
   return el("form", {class: "action", "data-form": form, onsubmit: async (event) => {
     event.preventDefault();
     if (text && await act(text)) delete drafts.forms[form];
-  }}, el("h3", {}, title), ...fields, el("button", text ? {type: "submit"} : {type: "submit", disabled: ""}, button));
+  }}, el("h3", {}, title), ...fields, el("button", {type: "submit", id: `${form}-submit`, disabled: text ? null : ""}, button));
 }
 
 function legalByVerb(legal) {
@@ -292,14 +309,14 @@ function codeForm(page) {
   return actionForm("code", t("Enter the code"), t("Enter the code"), complete ? `code ${page.seat} ${parts.join("-")}` : null,
     el("div", {class: "code"}, [1, 2, 3].map((n) => el("label", {},
       el("span", {class: "note"}, t("position {position}", {position: n})),
-      el("input", {value: parts[n - 1], maxlength: "4", autocomplete: "off", autocapitalize: "characters",
+      el("input", {value: parts[n - 1], maxlength: "4", autocomplete: "off", autocapitalize: "characters", id: `code-${n}`,
         spellcheck: "false", "data-draft": `code-${n}`, "aria-label": t("fragment in position {position}", {position: n}),
         oninput: (event) => { boxes[n] = event.target.value.toUpperCase(); event.target.value = boxes[n]; redraw(); }})))),
     el("p", {class: "note"}, t("Tap the fragments you know, in order:")),
     el("div", {class: "choices"}, page.fragments.map((fragment) =>
-      el("button", {type: "button", class: "chip fragment", disabled: parts.includes(fragment) ? "" : null,
+      el("button", {type: "button", class: "chip fragment", id: `fragment-${fragment}`, disabled: parts.includes(fragment) ? "" : null,
         onclick: () => fill(fragment)}, fragment)),
-      el("button", {type: "button", class: "chip", onclick: () => { drafts.forms.code = {}; redraw(); }}, t("clear"))));
+      el("button", {type: "button", class: "chip", id: "code-clear", onclick: () => { drafts.forms.code = {}; redraw(); }}, t("clear"))));
 }
 
 function blockForm(page, entries) {
@@ -416,7 +433,7 @@ function nowCard(page) {
   if (verbs.profile) forms.push(profileForm(page, verbs.profile));
   if (verbs.done) {
     forms.push(el("form", {class: "action", "data-form": "done", onsubmit: (event) => { event.preventDefault(); act(`done ${seat}`); }},
-      el("button", {type: "submit", class: "done"}, t("Done: end my private turn"))));
+      el("button", {type: "submit", class: "done", id: "done-submit"}, t("Done: end my private turn"))));
   }
   if (verbs.vote) forms.push(voteForm(page, verbs.vote));
   if (verbs.reveal) forms.push(revealForm(page, verbs.reveal));
@@ -569,17 +586,21 @@ renderers["codex-public"] = (page) => {
 };
 
 function render(page) {
-  // Draw the page again; a text box being typed in keeps its focus and caret.
+  // Draw the page again; the control that had the keyboard's focus keeps it (found again by its
+  // id), and a text box being typed in its caret: a keyboard or switch user never starts over.
   shown = page;
-  const active = document.activeElement && document.activeElement.dataset ? document.activeElement.dataset.draft : undefined;
-  const caret = active ? document.activeElement.selectionStart : null;
+  const active = app.contains(document.activeElement) ? document.activeElement.id : "";
+  const caret = active && document.activeElement.type === "text" ? document.activeElement.selectionStart : null;
   const draw = renderers[page.kind];
   document.getElementById("title").textContent = page.title || "pi-table";
   const nodes = draw ? draw(page) : [el("p", {class: "error"}, t("unknown page {kind}", {kind: page.kind}))];
   app.replaceChildren(...nodes.filter((node) => node !== null));
   followStep(page);
-  const again = active && app.querySelector(`[data-draft="${active}"]`);
-  if (again) { again.focus(); again.setSelectionRange(caret, caret); }
+  const again = active && document.getElementById(active);
+  if (again) {
+    again.focus({preventScroll: true});
+    if (caret !== null) again.setSelectionRange(caret, caret);
+  }
 }
 
 let events = null;  // the view's event stream, in the page's language

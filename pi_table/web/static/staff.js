@@ -9,6 +9,7 @@ const AT_HAND = [
 // The table's language, as served in <html lang>, until these staff pick another on this phone.
 let lang = localStorage.getItem("staff-lang") || document.documentElement.lang;
 let words = {};
+let cardWords = {};  // the board's cells in words: the phones' texts (app.js), which say the cards alike
 let csrf = null;
 let settings = null;
 
@@ -51,8 +52,11 @@ async function api(method, path, body, background = false) {
 
 async function loadWords() {
   words = lang === "en" ? {} : await (await fetch(`/staff/words/${lang}`)).json();
+  cardWords = (await (await fetch(`/api/texts?lang=${lang}`)).json()).texts;
   document.documentElement.lang = lang;
   for (const node of document.querySelectorAll("[data-t]")) node.textContent = t(node.dataset.t);
+  for (const node of document.querySelectorAll("[data-t-label]")) node.setAttribute("aria-label", t(node.dataset.tLabel));
+  $("board").setAttribute("aria-label", cardWords["the grid"]);
   $("lang").value = lang;
   labelConsole();
 }
@@ -103,8 +107,10 @@ function drawTable(table) {
   $("board-table").dataset.operatives = grid.operatives;
   $("board-table").hidden = typeof state.board !== "string";  // Codex has no grid
   if (typeof state.board === "string") {
-    [...state.board].forEach((shown, cell) => board.append(inPlace(el("span",
-      { class: shown === "." ? "no-card" : shown === "?" ? "hidden" : shown, text: String(cell) }), cell)));
+    // to a screen reader, five rows in the page's order, each cell named by its number and its state
+    const cells = [...state.board].map((shown, cell) => el("span", { class: shown === "." ? "no-card" : shown === "?" ? "hidden" : shown,
+      text: String(cell), role: "gridcell", "aria-label": `${cell}, ${cardState(shown)}` }));
+    board.append(...[0, 1, 2, 3, 4].map((row) => el("div", { role: "row" }, ...grid.order.slice(row * 5, row * 5 + 5).map((cell) => cells[cell]))));
   }
   $("devices").replaceChildren(...table.devices.map((device) => {
     const bad = !!device.advice;
@@ -116,6 +122,15 @@ function drawTable(table) {
   $("warnings").replaceChildren(...table.warnings.map((warning) => el("p", { class: "message error", text: warning })),
     ...settingsNotes(table.settings));
   $("version").textContent = t("version {version}, up {uptime}", { version: table.version, uptime: `${Math.round(table.uptime_s)} s` });
+}
+
+// A card's state in words (the phones' page says it alike): what a revealed card is, or that it is hidden.
+const CARDS = { R: "red agent", B: "blue agent", N: "bystander", A: "assassin" };
+function cardState(shown) {
+  const said = (msgid) => cardWords[msgid] || msgid;
+  if (shown === ".") return said("no card");
+  if (shown === "?") return said("hidden");
+  return said("{card}, revealed").replace("{card}", said(CARDS[shown] || shown));
 }
 
 // The settings' trial: a change waiting to prove itself, and the last one the table rolled back.
@@ -307,14 +322,22 @@ $("lang").addEventListener("change", async () => {
   await loadWords();
   if (csrf) refresh();
 });
+// A refused PIN: the field says it is wrong and is described by the refusal the page says.
+function refused(wrong) {
+  for (const [name, value] of [["aria-invalid", "true"], ["aria-describedby", "message"]]) {
+    if (wrong) $("pin").setAttribute(name, value); else $("pin").removeAttribute(name);
+  }
+}
 $("login").addEventListener("submit", async (event) => {
   event.preventDefault();
   const answer = await api("POST", "/staff/login", { pin: $("pin").value });
   $("pin").value = "";
+  refused(!answer.ok);
   if (!answer.ok) return say(answer.data ? answer.data.error : `HTTP ${answer.status}`, true);
   csrf = answer.data.csrf;
   say("");
   show("desk");
+  $("heading").focus();  // a screen reader starts at the desk's top, not the page's body
   refresh();
 });
 $("logout").addEventListener("click", async () => {
