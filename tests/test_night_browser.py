@@ -27,7 +27,7 @@ def test_a_whole_night_from_the_staff_page_on_a_phone(tmp_path, browser):
         page.goto(f"{table.base}/staff")
         page.fill("#pin", PIN)
         page.click("#login button")
-        expect(page.locator("#night-state")).to_have_text("no night is open")
+        expect(page.locator("#night-state")).to_have_text("no night is open", timeout=30_000)  # the staff page's first fetches, on a loaded machine
         page.fill("#night-name", "Friday league")
         page.fill("#night-tables", "1")
         page.click("#night-open button[type=submit]")

@@ -1,19 +1,22 @@
 """``pi-table bench night``: a game night across simulated tables through one Mosquitto to the
 fleet's dashboard (issue 32).
 
-The staff page's book (``night.book.Book``) opens the night, takes the teams and pairs each
-round; each table is what the daemon wires for one: its own book, its ``Recorder`` and its
-fleet ``Reporter`` (real paho clients, sessions and retained ``night`` topics). A table's game is
-played by a script (random touches on a dealt key) in a real ``Session`` until the engine ends
-it, then recorded and published as the daemon does. One table is restarted mid-night (its book
-and reporter made again from disk) and one is offline for a round (its reporter stopped: it
-sends its night when it is back). The round's plan reaches each table as a copy of the staff
-page's book, which the bench carries: the product has no way yet to carry it to the other tables.
+Each table is what the daemon wires for one: its own book (``night.book.Book``), its
+``Recorder`` and its fleet ``Reporter`` (real paho clients, sessions and retained ``night`` and
+``plan`` topics). The first table hosts the night: its book is the staff page's, which opens
+the night, takes the teams and pairs each round. The others follow it from its plan alone, heard
+over the broker, and the host gathers their games from theirs before pairing the next round. A
+table's game is played by a script (random touches on a dealt key) in a real ``Session`` until
+the engine ends it, then recorded and published as the daemon does. One follower is restarted
+mid-night (its book and reporter made again from disk) and one is offline for a round (its
+reporter stopped once it has the round's plan: it sends its night when it is back).
 
-Checked (RuntimeError if not): the dashboard's standings equal a recomputation from the games
-played, every game counted once, and no round repeats a pair while a pairing without that repeat
-was possible. Figures: from a game's end (its ``at``) to the dashboard's live stream (SSE event
-``night``) counting it, p50 and p99, for the games of tables online when they ended.
+Checked (RuntimeError if not): the dashboard's standings, and the host's, equal a recomputation
+from the games played, every game counted once, and no round repeats a pair while a pairing
+without that repeat was possible. Figures: from a game's end (its ``at``) to the dashboard's live
+stream (SSE event ``night``) counting it, p50 and p99, for the games of tables online when they
+ended; and from a round's confirmation on the host's staff page to every online table having
+its plan.
 """
 
 from __future__ import annotations
@@ -21,7 +24,6 @@ from __future__ import annotations
 import http.client
 import json
 import random
-import shutil
 import tempfile
 import threading
 import time
@@ -33,7 +35,7 @@ from ..engine.actions import Guess
 from ..fleet.broker import LocalBroker
 from ..fleet.dashboard import Dashboard, hash_password
 from ..fleet.reporter import Reporter
-from ..night.book import Book
+from ..night.book import Book, Night
 from ..night.games import Game
 from ..night.pairing import key, met, repeats_needed
 from ..night.recorder import Recorder
@@ -81,17 +83,15 @@ class BenchTable:
         self.book: Book | None = None
         self.recorder: Recorder | None = None
         self.reporter: Reporter | None = None
-
-    def follow(self, staff_book: Path) -> None:
-        """The night as the staff page's book has it (the bench carries it), read as at a start."""
-        self._close_book()
-        shutil.copyfile(staff_book, self.folder / staff_book.name)
         self._open_book()
 
     def _open_book(self) -> None:
         self.book = Book(self.folder)
-        recorder = self.recorder = Recorder(self.book, self.name)
-        recorder.published = lambda game: self.reporter.night(recorder.report()) if self.reporter else None
+        self.recorder = Recorder(self.book, self.name)
+
+    @property
+    def night(self) -> Night | None:
+        return None if self.book is None else self.book.night
 
     def _close_book(self) -> None:
         if self.book is not None:
@@ -101,7 +101,7 @@ class BenchTable:
         assert self.recorder is not None
         self.reporter = Reporter(config.broker(self.broker_url, table_id=self.name), act=lambda r: {"ok": False},
                                  heartbeat_s=3600)
-        self.reporter.night(self.recorder.report())
+        self.reporter.take_night(self.recorder)
         self.reporter.start()
 
     def disconnect(self) -> None:
@@ -165,6 +165,14 @@ def check_round(number: int, pairs: list[tuple[str, str]], before) -> int:
     return repeats
 
 
+def wait(condition, what: str) -> None:
+    deadline = time.monotonic() + WAIT_S
+    while not condition():
+        if time.monotonic() > deadline:
+            raise RuntimeError(f"waited {WAIT_S:g} s for {what}")
+        time.sleep(0.005)
+
+
 def run(tables: int = 4, teams: int = 24, rounds: int = 6, seed: int = 32) -> dict:
     """A night of ``rounds`` rounds for ``teams`` teams at ``tables`` tables; the figures."""
     if tables < 2 or rounds < 2 or teams < 2 * tables:
@@ -176,31 +184,34 @@ def run(tables: int = 4, teams: int = 24, rounds: int = 6, seed: int = 32) -> di
         broker.start()
         dashboard = Dashboard(config.broker(broker.url), "127.0.0.1", 0, hash_password(PASSWORD),
                               client_id="bench-night-dashboard")
-        staff = Book(folder / "staff")
         bench_tables = [BenchTable(f"t{n}", folder, broker.url) for n in range(1, tables + 1)]
-        restarted, offline = bench_tables[1], bench_tables[-1]
+        host, restarted, offline = bench_tables[0], bench_tables[1], bench_tables[-1]
+        assert host.book is not None
+        staff = host.book  # the host's staff page
         games: list[Game] = []
         away: set[str] = set()  # the games ended while their table was offline
+        plan_s: list[float] = []  # from a round's confirmation to every online table having its plan
         repeated = 0
         try:
             dashboard.start()
             cookie = login(dashboard.port)
             stream = NightStream(dashboard.port, cookie)
+            for table in bench_tables:
+                table.connect()
             staff.open("Bench night", ["codenames"], [table.name for table in bench_tables])
             for n in range(1, teams + 1):
                 staff.join(f"Team {n:02d}")
-            for table in bench_tables:
-                table.follow(staff.kept()[-1])
-                table.connect()
             began = time.monotonic()
             for number in range(1, rounds + 1):
                 night = staff.current()
                 before = met(pair.teams for made in night.rounds for pair in made.pairs)
                 staff.propose()
+                confirmed = time.monotonic()
                 made = staff.confirm()
+                wait(lambda n=number: all(t.night is not None and len(t.night.rounds) == n for t in bench_tables),
+                     f"every table to hear round {number}'s plan")
+                plan_s.append(time.monotonic() - confirmed)
                 repeated += check_round(number, [pair.teams for pair in made.pairs], before)
-                for table in bench_tables:
-                    table.follow(staff.kept()[-1])
                 if number == 2:
                     offline.disconnect()  # away for the round: its game waits in its book
                 for table in bench_tables:
@@ -212,24 +223,23 @@ def run(tables: int = 4, teams: int = 24, rounds: int = 6, seed: int = 32) -> di
                         restarted.restart()  # mid-night, its game just recorded
                 if number == 2:
                     offline.connect()
-                for game in games[-tables:]:
-                    staff.record(game)
-            deadline = time.monotonic() + WAIT_S
-            while len(stream.counted) < len(games):
-                if time.monotonic() > deadline:
-                    raise RuntimeError(f"the dashboard counted {len(stream.counted)} of {len(games)} games")
-                time.sleep(0.05)
+                wait(lambda: staff.current().ids() >= {game.id for game in games},
+                     f"the host to gather round {number}'s games")
+            wait(lambda: len(stream.counted) >= len(games), f"the dashboard to count all {len(games)} games")
             elapsed = time.monotonic() - began
             page = night_on_the_page(dashboard.port, cookie)
+            hosted = staff.current()
         finally:
             for table in bench_tables:
                 table.stop()
-            staff.stop()
             dashboard.stop()
             broker.stop()
-    expected = [line.to_json() for line in standings(staff.night.teams if staff.night else (), games)]
+    expected = [line.to_json() for line in standings(hosted.teams, games)]
     if page["standings"] != expected or sorted(page["games"]) != sorted(game.id for game in games):
         raise RuntimeError("the dashboard's standings differ from a recomputation from the games played")
+    if [line.to_json() for line in hosted.standings()] != expected or len(hosted.played) != len(games):
+        raise RuntimeError("the host's standings differ from a recomputation from the games played")
     latencies = sorted(stream.counted[game.id] - game.at for game in games if game.id not in away)
     return {"tables": tables, "teams": teams, "rounds": rounds, "games": len(games), "repeated_pairs": repeated,
-            "seconds": round(elapsed, 1), "standings_latency": percentiles(latencies, 1)}
+            "seconds": round(elapsed, 1), "standings_latency": percentiles(latencies, 1),
+            "plan_latency": percentiles(plan_s, 1)}

@@ -210,9 +210,8 @@ class Daemon:
             log.error("%s; the table plays on unreported", why)
             return None
         self.devices.screen = ReportingScreen(self.devices.screen, lambda: reporter.offer(self._fleet_status()))
-        if (night := self.night) is not None:  # the night's games: the book's as it stands, then at each one recorded
-            night.published = lambda game: reporter.night(night.report())
-            reporter.night(night.report())
+        if self.night is not None:  # the night's games and plan, the other tables' heard
+            reporter.take_night(self.night)
         return reporter
 
     def _fleet_status(self) -> dict:

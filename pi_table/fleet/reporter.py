@@ -25,6 +25,14 @@ Topics (DESIGN.md, "MQTT"), under ``pi-table/<table_id>/``:
   recorded game and again on every connect, from the night's book on disk, so a table that
   was offline, restarted or lost its power sends its games when it is back, and the
   dashboard, which counts a game by its id, counts none twice.
+- ``plan``, retained, QoS 1: the night this table hosts (its staff page runs it), as the tables
+  that follow it need it: its id, name, games, tables, teams, confirmed rounds and a sequence
+  number (``night.book.Night.plan_json``), sent at each change of the night and on every connect.
+  Each table reads every table's ``plan`` and ``night`` (``pi-table/+/plan``, ``+/night``), each
+  against its declared schema (a bad one is logged and dropped): it follows the plan of a night
+  it plays in (``night.recorder.Recorder.follow``, which says what it refuses) and gathers the
+  games the other tables recorded, so each table's standings, and the host's next pairing,
+  count them all.
 - ``command``: what the broker's ACL lets someone publish to this table alone: new game,
   undo, language, brightness, as JSON. Subscribed with QoS 0, so the broker keeps no
   commands for a table that is away to replay hours later on a game in progress.
@@ -39,7 +47,7 @@ import threading
 import time
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import paho.mqtt.client as mqtt
 
@@ -49,8 +57,11 @@ from ..files import write_private
 from ..hal import Screen
 from ..hal.events import Emit, is_fault
 from ..hal.screen import AnyModel
-from . import link
+from . import link, schema
 from .link import topic
+
+if TYPE_CHECKING:
+    from ..night.recorder import Recorder
 
 log = logging.getLogger("pi_table.fleet")
 MAX_QUEUED = 1000  # events (and in-flight messages) paho holds while the broker is away
@@ -147,6 +158,8 @@ class Reporter:
         self._offered_at = 0.0  # when (monotonic): a heartbeat's uptime runs on from the status's
         self._sent: dict | None = None  # the last status message made (sent, or waiting for the broker)
         self._night: str | None = None  # the night's message (``night``), sent again on every connect
+        self._plan: str | None = None  # the plan of the night this table hosts (``plan``), likewise
+        self.recorder: Recorder | None = None  # the table's part in game nights (``take_night``)
         self._lock = threading.Lock()
         self._wake = threading.Event()
         self._stopping = False
@@ -245,6 +258,28 @@ class Reporter:
     def _publish_night(self, payload: str) -> None:
         self.client.publish(topic(self.table_id, "night"), payload, qos=1, retain=True)
 
+    def take_night(self, recorder: Recorder) -> None:
+        """The table's part in game nights, before ``start``: its night's games and, when it hosts
+        the night, its plan, published at each change (from whichever thread made it); the
+        other tables' plans and games heard (``_plan_heard``, ``_games_heard``)."""
+        self.recorder = recorder
+        recorder.published = lambda game: self.night(recorder.report())
+        recorder.book.changed = lambda: self.plan(recorder.plan())
+        self.client.message_callback_add(topic("+", "plan"), self._plan_heard)
+        self.client.message_callback_add(topic("+", "night"), self._games_heard)
+        self.night(recorder.report())
+        self.plan(recorder.plan())
+
+    def plan(self, plan: dict | None) -> None:
+        """The plan of the night this table hosts (``Recorder.plan``): published retained now
+        if the broker is there, and again on every connect; None (it hosts none) sends nothing."""
+        if plan is None:
+            return
+        payload = json.dumps(plan)
+        self._plan = payload
+        if self.connected.is_set():
+            self.client.publish(topic(self.table_id, "plan"), payload, qos=1, retain=True)
+
     def event(self, event: dict) -> None:
         """Publish one event (QoS 1); queued while the broker is away, dropped when the queue is full."""
         self._send_event(json.dumps({**event, "table_id": self.table_id, "at": round(time.time(), 3)}))
@@ -310,10 +345,14 @@ class Reporter:
             self.link_state("ok")
         client.publish(topic(self.table_id, "online"), "true", qos=1, retain=True)
         client.subscribe(topic(self.table_id, "command"), qos=0)
+        if self.recorder is not None:
+            client.subscribe([(topic("+", "plan"), 1), (topic("+", "night"), 1)])
         if self._sent is not None:
             self._publish_status(self._sent)
         if (night := self._night) is not None:
             self._publish_night(night)
+        if (plan := self._plan) is not None:
+            client.publish(topic(self.table_id, "plan"), plan, qos=1, retain=True)
 
     def _connect_failed(self, client: mqtt.Client, userdata: Any) -> None:
         """An attempt to reach the broker failed (nothing listens, no route, no such name, the
@@ -347,6 +386,30 @@ class Reporter:
             log.warning("lost the fleet's broker (%s): reconnecting; the table plays on", reason)
             self.link_state(Phrase.of(LOST, reason=str(reason)))
         self.connected.clear()
+
+    def _plan_heard(self, client: mqtt.Client, userdata: Any, message: mqtt.MQTTMessage) -> None:
+        """Another table's plan, its host the topic's table (the ACL lets a table write its own
+        alone): followed, or refused and logged (``Recorder.follow``)."""
+        if (recorder := self.recorder) is not None:
+            self._heard(message, "plan", recorder.follow)
+
+    def _games_heard(self, client: mqtt.Client, userdata: Any, message: mqtt.MQTTMessage) -> None:
+        """Another table's night: the games it recorded, gathered when they are the night's."""
+        if (recorder := self.recorder) is not None:
+            self._heard(message, "night", recorder.gather)
+
+    def _heard(self, message: mqtt.MQTTMessage, kind: str, take: Callable[[str, dict], object]) -> None:
+        """Another table's message on ``kind``, read against its schema and handed to ``take``
+        with the topic's table; a bad one is logged and dropped, never raised in paho's thread."""
+        table = message.topic.split("/")[1]
+        if table == self.table_id or not message.payload:
+            return
+        try:
+            take(table, schema.parse(kind, message.payload))  # type: ignore[arg-type]  # a Record: a dict
+        except schema.Refused as e:
+            log.warning("the fleet: the %s message of table %s was dropped: %s", kind, table, e)
+        except Exception:  # a surprise must not end paho's thread
+            log.exception("the fleet: the %s message of table %s could not be taken", kind, table)
 
     def _command(self, client: mqtt.Client, userdata: Any, message: mqtt.MQTTMessage) -> None:
         """A command from the fleet: carried out, and answered by an event; a malformed one is

@@ -18,8 +18,11 @@ from enum import StrEnum
 
 from ..engine import CELLS
 from ..engine.endings import Termination
+from ..engine.games import NAMES
 from ..engine.phrase import Phrase
 from ..errors import PiTableError
+from ..night.names import MAX_NAME, MAX_NICKNAMES
+from ..night.pairing import MAX_TABLES
 
 MAX_PAYLOAD = 256 * 1024  # bytes: some ten times a finished Codex game's status
 NAME = 100  # characters in an id, a game's, a device's or a team's name, a version, a board
@@ -235,15 +238,27 @@ NIGHT = Record({  # night.recorder.Recorder.report: the table's night and the ga
     "games": Records(GAME, MOST_GAMES),
 }, required=("night", "name", "open", "teams", "games"))
 TOPICS: dict[str, Spec] = {"status": STATUS, "online": Flag(), "events": EVENT, "night": NIGHT}
+TEAM = Record({"name": Text(MAX_NAME), "nicknames": ListOf(Text(MAX_NAME), MAX_NICKNAMES)},
+              required=("name", "nicknames"))
+PAIR = Record({"table": Text(NAME), "red": Text(MAX_NAME), "blue": Text(MAX_NAME)}, required=("table", "red", "blue"))
+ROUND = Record({"number": Number(1, 10_000, whole=True), "pairs": Records(PAIR, MAX_TABLES),
+                "resting": ListOf(Text(MAX_NAME), MOST_TEAMS)}, required=("number", "pairs", "resting"))
+PLAN = Record({  # night.book.Night.plan_json: the night a host runs, as the tables that follow it read it
+    "night": Text(NAME), "name": Text(NAME), "games": ListOf(Text(NAME), len(NAMES)), "tables": ListOf(Text(NAME), MAX_TABLES),
+    "opened": TIME, "closed": maybe(TIME), "seq": Number(0, 10**9, whole=True), "teams": Records(TEAM, MOST_TEAMS),
+    "rounds": Records(ROUND, 1000),
+}, required=("night", "name", "games", "tables", "opened", "closed", "seq", "teams", "rounds"))
+FOLLOWED: dict[str, Spec] = {"plan": PLAN}
+"""What the tables read of each other (``reporter``), the dashboard not: a host's plan of its night."""
 
 
 def parse(kind: str, payload: bytes | bytearray) -> object:
-    """A message on topic ``kind`` (one of ``TOPICS``) as declared there; Refused when it is not."""
+    """A message on topic ``kind`` (one of ``TOPICS`` or ``FOLLOWED``) as declared there; Refused when it is not."""
     if len(payload) <= MAX_PAYLOAD:
         try:
             value = json.loads(payload)
         except (ValueError, RecursionError):  # not JSON, not UTF-8 (a ValueError too), nested past the parser
             pass
         else:
-            return TOPICS[kind].read(value, kind)
+            return (TOPICS.get(kind) or FOLLOWED[kind]).read(value, kind)
     raise Refused(kind, Phrase.of("JSON in UTF-8 of at most {count} KB", count=MAX_PAYLOAD // 1024))

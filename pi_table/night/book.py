@@ -1,8 +1,13 @@
 """The night's book: one private file per night, written as the journal is, a line per event
-(opened, a team joined, a round proposed, swapped or confirmed, a game played, closed), each
+(opened, a team joined, a round proposed, swapped or confirmed, a game played, closed; at a
+follower, the host's plan as it was heard), each
 line fsynced and sealed with its CRC-32, so a restart or a power cut in the middle of a night
 loses nothing the staff or a table was told was kept. The night as it stands is the replay of
 its lines (``Night``): pure, and what the standings and the pairings are computed from.
+
+A night is hosted by the table whose staff page runs it; the café's other tables in it follow
+it: they keep the host's plan (``plan``: its teams and confirmed rounds, heard over the fleet's
+broker) in their own book, checked by ``Book.follow``, and record their round's games into it.
 
 A line's format is the journal's (pi_table/table/journal.py): JSON whose last field is ``"crc"``,
 the CRC-32 of the line's bytes before it. Reading, a line that fails its checksum or does not
@@ -31,7 +36,7 @@ from ..errors import PiTableError
 from ..files import CRC_FIELD, PRIVATE_DIR, create_private, seal, sealed_line, sync_folder
 from .games import Game
 from .names import Blocklist, NameRefused, Team, team, tidy
-from .pairing import MAX_TABLES, Round, met, propose, swap
+from .pairing import MAX_TABLES, Pair, Round, met, propose, swap
 
 if TYPE_CHECKING:
     from .standings import Standing
@@ -41,6 +46,9 @@ T = TypeVar("T")
 FOLDER = "nights"  # beside the journal's games
 MAX_NIGHT_NAME = 40
 TABLE_ID = re.compile(r"[A-Za-z0-9_-]{1,32}")
+NIGHT_ID = re.compile(r"\d{8}-\d{6}")  # its file's name: the time it was opened, UTC
+NEW_NIGHT_S = 12 * 3600  # a plan of a night opened longer ago than this is no new night to follow
+CLOCK_SKEW_S = 300  # nor one opened further in the future than the tables' clocks may differ
 
 
 class DamagedLine(PiTableError, ValueError):
@@ -80,6 +88,8 @@ class Night:
     rounds: list[Round] = field(default_factory=list)  # confirmed
     proposal: Round | None = None
     damage: list[Damage] = field(default_factory=list)
+    host: str | None = None  # the table whose staff page runs the night; None: this one
+    seq: int = 0  # the host's count of the night's changes: a follower keeps the newest plan
 
     @property
     def open(self) -> bool:
@@ -107,11 +117,46 @@ class Night:
                 self.played.append(game)
         elif kind == "close":
             self.closed = float(event["at"])
+        elif kind == "plan":
+            self._follow(str(event["host"]), event["plan"])
+            return
         else:
             raise ValueError(f"unknown event {kind!r}")
+        if self.host is None:
+            self.seq += 1
+
+    def _follow(self, host: str, plan: dict) -> None:
+        """The host's plan, as ``plan_json`` makes it: the night's state but for the games played."""
+        self.host, self.seq, self.name = host, int(plan["seq"]), str(plan["name"])
+        self.games, self.tables = tuple(map(str, plan["games"])), tuple(map(str, plan["tables"]))
+        self.opened, self.closed = float(plan["opened"]), None if plan["closed"] is None else float(plan["closed"])
+        self.teams = {str(t["name"]): Team(str(t["name"]), tuple(map(str, t["nicknames"]))) for t in plan["teams"]}
+        self.rounds, self.proposal = [Round.from_json(made) for made in plan["rounds"]], None
 
     def ids(self) -> set[str]:
         return {game.id for game in self.played}
+
+    def unplayed(self, made: Round | None, table: str) -> Pair | None:
+        """The pair round ``made`` puts at ``table``, while its game there is not recorded."""
+        pair = None if made is None else made.pair_at(table)
+        if made is None or pair is None or any(g.round == made.number and g.table == table for g in self.played):
+            return None
+        return pair
+
+    def awaits(self, game: Game) -> bool:
+        """Whether ``game`` is one the night waits for: its round's game at its table, by the pair
+        the round put there, of a game the night allows."""
+        made = self.rounds[game.round - 1] if game.round is not None and 0 < game.round <= len(self.rounds) else None
+        pair = self.unplayed(made, game.table)
+        return pair is not None and pair.teams == game.teams and game.game in self.games \
+            and game.id not in self.ids()
+
+    def plan_json(self) -> dict[str, object]:
+        """What the host tells the tables that follow it (the fleet's ``plan`` topic): all they
+        need to record their round's games, and the sequence that orders the plans."""
+        return {"night": self.id, "name": self.name, "games": list(self.games), "tables": list(self.tables),
+                "opened": self.opened, "closed": self.closed, "seq": self.seq,
+                "teams": [t.to_json() for t in self.teams.values()], "rounds": [made.to_json() for made in self.rounds]}
 
     def standings(self) -> list[Standing]:
         from .standings import standings  # openskill: loaded once a night is looked at, not at the table's start
@@ -137,7 +182,7 @@ class Night:
 
     def to_json(self) -> dict[str, object]:
         return {"id": self.id, "name": self.name, "games": list(self.games), "tables": list(self.tables),
-                "opened": self.opened, "closed": self.closed, "open": self.open,
+                "opened": self.opened, "closed": self.closed, "open": self.open, "host": self.host,
                 "teams": [t.to_json() for t in self.teams.values()],
                 "rounds": [made.to_json() for made in self.rounds],
                 "proposal": None if self.proposal is None else self.proposal.to_json(),
@@ -172,12 +217,14 @@ def read_night(path: Path) -> tuple[Night, int]:
         except DamagedLine as e:
             night.damage.append(Damage(str(path), number, f"expected {e.args[0]}"))
             log.error("%s", night.damage[-1].phrase)
+            night.seq += night.host is None  # the host counted it: its plans' sequence runs on from it
             continue
         try:
             night.apply(event)
         except (KeyError, TypeError, ValueError):  # GameRefused is a ValueError
             night.damage.append(Damage(str(path), number, "expected an event of the night"))
             log.error("%s", night.damage[-1].phrase)
+            night.seq += night.host is None
     if whole < len(data):
         log.warning("%s: its last line was cut off by a stop mid-write (never acknowledged): dropped", path)
     return night, whole
@@ -201,6 +248,7 @@ and a look (``snapshot``) take its lock: the table's loop records games while th
     def __init__(self, folder: Path, blocked: Blocklist | None = None, clock=time.time) -> None:
         self.folder, self.blocked, self.clock = folder, blocked or Blocklist(), clock
         self.night: Night | None = None
+        self.changed: Callable[[], None] | None = None  # hears of each change kept (the fleet's plan), under the lock
         self._file: BinaryIO | None = None
         self.lock = threading.RLock()
         latest = max(self.kept(), default=None)
@@ -226,7 +274,26 @@ and a look (``snapshot``) take its lock: the table's loop records games while th
             night = self.current()
             self._write(event)
             night.apply(event)
+            if self.changed is not None:
+                self.changed()
             return night
+
+    def _start(self, night_id: str) -> None:
+        """A new night's file, ``night_id``'s."""
+        self.folder.mkdir(mode=PRIVATE_DIR, parents=True, exist_ok=True)
+        if self._file is not None:
+            self._file.close()
+        self._file = create_private(self.folder / f"{night_id}.jsonl")
+        sync_folder(self.folder)
+        self.night = Night(night_id)
+
+    def _hosted(self) -> Night:
+        """The open night, if this table's staff page runs it (the host's)."""
+        night = self.current()
+        if night.host is not None:
+            raise NightRefused("the night {name} is run from table {host}'s staff page", name=night.name,
+                               host=night.host)
+        return night
 
     def snapshot(self) -> dict | None:
         """The open night as JSON (its standings too), or None."""
@@ -254,32 +321,25 @@ and a look (``snapshot``) take its lock: the table's loop records games while th
             raise NightRefused("a night has 1 to {most} tables, each named with letters, digits, - or _",
                                most=MAX_TABLES)
         at = self.clock()
-        night_id = time.strftime("%Y%m%d-%H%M%S", time.gmtime(at))
-        self.folder.mkdir(mode=PRIVATE_DIR, parents=True, exist_ok=True)
-        path = self.folder / f"{night_id}.jsonl"
-        if self._file is not None:
-            self._file.close()
-        self._file = create_private(path)
-        sync_folder(self.folder)
-        self.night = Night(night_id)
+        self._start(time.strftime("%Y%m%d-%H%M%S", time.gmtime(at)))
         return self._change({"event": "open", "name": name, "games": list(games), "tables": list(tables), "at": at})
 
     @_locked
     def join(self, name: str, nicknames: Iterable[str] = ()) -> Team:
-        night = self.current()
+        night = self._hosted()
         joined = team(name, nicknames, night.teams, self.blocked)
         self._change({"event": "join", "team": joined.name, "nicknames": list(joined.nicknames)})
         return joined
 
     @_locked
     def propose(self) -> Round:
-        made = self.current().next_round()
+        made = self._hosted().next_round()
         self._change({"event": "proposal", "round": made.to_json()})
         return made
 
     @_locked
     def swap(self, one: str, other: str) -> Round:
-        night = self.current()
+        night = self._hosted()
         if night.proposal is None:
             raise NightRefused("propose the next round first")
         made = swap(night.proposal, one, other)
@@ -288,7 +348,7 @@ and a look (``snapshot``) take its lock: the table's loop records games while th
 
     @_locked
     def confirm(self) -> Round:
-        night = self.current()
+        night = self._hosted()
         if night.proposal is None:
             raise NightRefused("propose the next round first")
         made = night.proposal
@@ -306,11 +366,53 @@ and a look (``snapshot``) take its lock: the table's loop records games while th
 
     @_locked
     def close(self) -> Night:
+        self._hosted()
         night = self._change({"event": "close", "at": self.clock()})
-        assert self._file is not None
-        self._file.close()
-        self._file = None
+        self.stop()
         return night
+
+    @_locked
+    def follow(self, host: str, table: str, plan: dict) -> bool:
+        """Keep the plan ``host`` published (the fleet's schema read it) for this table
+        (``table``): True when kept, False when it is no newer than the one kept; NightRefused
+        when it is not one this table follows (see docs/cafe/night.md, "Hosts and followers")."""
+        night = self.night
+        if host == table or table not in plan["tables"]:
+            raise NightRefused("the plan of table {host} is no night this table plays in", host=host)
+        if night is not None and night.open and (night.host != host or night.id != plan["night"]):
+            raise NightRefused("this table is in the night {name} of table {host}: it follows no other until "
+                               "that one is closed", name=night.name, host=night.host or table)
+        if night is not None and night.id == plan["night"]:
+            if plan["seq"] <= night.seq or not night.open:
+                return False
+            _holds(plan, night)
+        else:
+            if not NIGHT_ID.fullmatch(plan["night"]):
+                raise NightRefused("the plan of table {host} is of no night opened now", host=host)
+            if plan["closed"] is not None or (self.folder / f"{plan['night']}.jsonl").exists():
+                return False  # a night over (its plan stays at the broker), or one followed here before
+            if not -CLOCK_SKEW_S <= self.clock() - plan["opened"] <= NEW_NIGHT_S:
+                raise NightRefused("the plan of table {host} is of no night opened now", host=host)
+            _holds(plan, None)
+            self._start(plan["night"])
+        night = self._change({"event": "plan", "host": host, "plan": plan})
+        if not night.open:
+            self.stop()
+        return True
+
+    @_locked
+    def gather(self, night_id: str, table: str, games: Iterable[Game]) -> list[Game]:
+        """The games another table of the night ``night_id`` (``table``, the topic's) told of, kept
+        when they are the ones the night waits for there: each once, and never one it says was
+        played elsewhere or by teams the round did not put there."""
+        night, kept = self.night, list[Game]()
+        if night is None or not night.open or night.id != night_id:
+            return kept
+        for game in games:
+            if game.table == table and night.awaits(game):
+                self._change({"event": "game", "game": game.to_json()})
+                kept.append(game)
+        return kept
 
     def stop(self) -> None:
         if self._file is not None:
@@ -320,8 +422,30 @@ and a look (``snapshot``) take its lock: the table's loop records games while th
     def night_of(self, night_id: str) -> Night:
         """A night kept, open or closed, by its id (its file's name)."""
         path = self.folder / f"{night_id}.jsonl"
-        if not re.fullmatch(r"\d{8}-\d{6}", night_id) or not path.is_file():
+        if not NIGHT_ID.fullmatch(night_id) or not path.is_file():
             raise NightRefused("no night {id} is kept here", id=night_id)
         return self.night if self.night is not None and self.night.id == night_id else read_night(path)[0]
 
 
+
+
+def _holds(plan: dict, kept: Night | None) -> None:
+    """NightRefused unless the plan holds together and, against the night ``kept`` (a follower's,
+    from the same host), changes only what a host can: teams join, rounds are added, the night
+    closes. A confirmed round is never rewritten, so no plan can move a game played here."""
+    teams = [t["name"] for t in plan["teams"]]
+    rounds = [Round.from_json(made) for made in plan["rounds"]]
+    tables = set(plan["tables"])
+    for number, made in enumerate(rounds, start=1):
+        names = [name for pair in made.pairs for name in pair.teams]
+        places = [pair.table for pair in made.pairs]
+        if made.number != number or len(set(names)) != len(names) or not set(names) <= set(teams) \
+                or len(set(places)) != len(places) or not set(places) <= tables:
+            raise NightRefused("round {number} of the plan does not hold together", number=number)
+    if len(set(teams)) != len(teams) or not all(TABLE_ID.fullmatch(t) for t in tables) \
+            or not set(plan["games"]) <= set(NAMES):
+        raise NightRefused("the plan's teams, tables or games do not hold together")
+    if kept is not None and ((kept.name, kept.games, kept.tables, kept.opened) != (
+            plan["name"], tuple(plan["games"]), tuple(plan["tables"]), plan["opened"])
+            or not set(kept.teams) <= set(teams) or rounds[:len(kept.rounds)] != kept.rounds):
+        raise NightRefused("a plan changes only the night's teams, its next rounds and its close")

@@ -6,6 +6,11 @@ The daemon calls ``seen`` on every wake of its loop, in the loop's thread: cheap
 goes on (one look at the public view) and a no-op for a game already recorded or outside the
 night. A game is the round's when it ends after the round was confirmed and its pair at this
 table has not played yet; any other game at the table is free play, and not the night's.
+
+At a table that hosts the night, ``plan`` is what the fleet's reporter tells the other tables; at
+one that follows it, ``follow`` keeps the host's plan (from paho's thread) and the games are
+recorded exactly as at the host. Every table of the night ``gather``s the games the others tell
+of, so its standings (and the host's next pairing) count them all.
 """
 
 from __future__ import annotations
@@ -14,6 +19,7 @@ import logging
 import time
 from collections.abc import Callable
 
+from ..engine.errors import Refusal
 from ..engine.phrase import Phrase
 from .book import Book
 from .games import Game, from_view
@@ -29,6 +35,7 @@ class Recorder:
         self.book, self.table, self.clock = book, table, clock
         self.published: Callable[[Game], None] | None = None
         self._done: str | None = None  # the last game id looked at once over
+        self._heard: dict[str, dict] = {}  # each other table's last night report, gathered again at a new plan
 
     def seen(self, game_id: str, state: Callable[[], dict]) -> Game | None:
         """The game ``game_id`` as it stands (``state``: its public view's JSON), recorded if it has just ended."""
@@ -43,9 +50,8 @@ class Recorder:
             if night is None or not night.open or game_id in night.ids():
                 return None
             made = night.round
-            pair = None if made is None else made.pair_at(self.table)
-            if made is None or pair is None or view.get("game") not in night.games or any(
-                    g.round == made.number and g.table == self.table for g in night.played):
+            pair = night.unplayed(made, self.table)
+            if made is None or pair is None or view.get("game") not in night.games:
                 return None
             game = from_view(game_id, self.table, pair.teams, view, made.number, self.clock())
             if game is None or not self.book.record(game):
@@ -67,13 +73,53 @@ class Recorder:
             return {"night": night.id, "name": night.name, "open": night.open, "teams": list(night.teams),
                     "games": [game.to_json() for game in night.played if game.table == self.table]}
 
+    def plan(self) -> dict | None:
+        """What the fleet hears of a night this table hosts (``pi-table/<table>/plan``, retained):
+        ``Night.plan_json``; None when it hosts none."""
+        with self.book.lock:
+            night = self.book.night
+            return None if night is None or night.host is not None else night.plan_json()
+
+    def follow(self, host: str, plan: dict) -> bool:
+        """The plan table ``host`` published (as the fleet's schema read it), kept when this table
+        follows it; a plan refused is logged, never raised (this runs in paho's thread)."""
+        try:
+            kept = self.book.follow(host, self.table, plan)
+        except Refusal as e:
+            log.warning("night: a plan of table %s was refused: %s", host, e.phrase)
+            return False
+        except (KeyError, TypeError, ValueError) as e:  # what the schema let through and a round cannot be
+            log.warning("night: a plan of table %s was refused: %r", host, e)
+            return False
+        if kept:
+            log.info("night: following the night %s of table %s (plan %d)", plan["name"], host, plan["seq"])
+            for table, report in list(self._heard.items()):
+                self.gather(table, report)
+        return kept
+
+    def gather(self, table: str, report: dict) -> list[Game]:
+        """The games another table's night report tells of (``report``, as the fleet's schema read
+        it), kept when they are the night's; the report is kept in memory, and gathered again at
+        a new plan (a game may come before the round that made it)."""
+        if table == self.table:
+            return []
+        self._heard[table] = report
+        try:
+            games = [Game.from_json(game) for game in report["games"]]
+        except (KeyError, TypeError, ValueError) as e:  # GameRefused is a ValueError
+            log.warning("night: the night report of table %s was refused: %s", table, e)
+            return []
+        kept = self.book.gather(report["night"], table, games)
+        if kept:
+            log.info("night %s: %d games of table %s gathered", report["name"], len(kept), table)
+        return kept
+
     def next_up(self) -> Phrase | None:
         """What the table's screen says of the night: the pair the round puts here, if it has not played yet."""
         with self.book.lock:
             night = self.book.night
             made = None if night is None or not night.open else night.round
-            pair = None if made is None else made.pair_at(self.table)
-            if night is None or made is None or pair is None or any(
-                    g.round == made.number and g.table == self.table for g in night.played):
+            pair = None if night is None else night.unplayed(made, self.table)
+            if pair is None:
                 return None
         return Phrase.of("next: {red} vs {blue} at table {table}", red=pair.red, blue=pair.blue, table=self.table)

@@ -5,6 +5,8 @@ Staff (session and CSRF token): ``GET night`` (the open night, its standings and
 kept), ``POST night/open`` (``{"name", "games", "tables"}``), ``night/join`` (``{"team",
 "nicknames"}``), ``night/propose``, ``night/swap`` (``{"one", "other"}``), ``night/confirm``,
 ``night/close``; ``GET night/ID.csv`` and ``night/ID/print`` (a page to print) for a night kept.
+A night this table follows (its ``host`` another table) is shown, and its changes refused: they
+are its host's staff page's.
 Open to every phone on the café's network: ``GET /night`` (a team names itself: the table's QR
 code leads there) and ``POST /night/join``, and ``GET /night/standings`` for the spectators' TV.
 docs/cafe/night.md is the contract.
@@ -63,6 +65,7 @@ TEXTS: tuple[str, ...] = (
     N_("Print"),
     N_("no night is open"),
     N_("Nights kept"),
+    N_("This night is run from the staff page of table {host}: it is shown here, not changed."),
 )
 """The night's words on the staff page (night.js looks each up by its English text)."""
 

@@ -6,6 +6,7 @@ function nightSection() {
   return el("section", { id: "night-section" },
     el("h2", { "data-t": "Game night", text: t("Game night") }),
     el("p", { id: "night-state", class: "note" }),
+    el("p", { id: "night-host", class: "note", hidden: "" }),
     el("form", { id: "night-open", class: "stack" },
       el("label", { for: "night-name", "data-t": "Night's name", text: t("Night's name") }),
       el("input", { id: "night-name", maxlength: "40", required: "" }),
@@ -36,6 +37,7 @@ function nightSection() {
 }
 
 let night = null;
+const HOSTED = "This night is run from the staff page of table {host}: it is shown here, not changed.";
 const KEPT_SHOWN = 5;  // the latest nights kept, each with its exports (a closed night is exported from here)
 
 function exportNight(id) {
@@ -81,12 +83,17 @@ function drawNight(data) {
   night = data.night;
   $("night-open").hidden = !!night;
   $("night-open-desk").hidden = !night;
+  $("night-host").hidden = true;
   $("night-state").textContent = night ? night.name : t("no night is open");
   drawKept(data.kept);
   if (!night) return;
   $("night-teams").textContent = `${t("Teams")}: ${night.teams.map((team) => team.name).join(", ")}`;
   drawRound(night.proposal || night.rounds[night.rounds.length - 1], !!night.proposal);
   $("night-confirm").disabled = !night.proposal;
+  // A night followed from its host's plan is shown here, run there.
+  $("night-host").hidden = !night.host;
+  $("night-host").textContent = night.host ? t(HOSTED, { host: night.host }) : "";
+  for (const id of ["night-join", "night-propose", "night-confirm", "night-close"]) $(id).hidden = !!night.host;
   const columns = ["played", "won", "lost", "points", "margin", "rating"];
   $("night-standings").replaceChildren(
     el("tr", {}, el("th", { text: t("Team") }), ...columns.map((name) => el("th", { text: t(name) }))),
@@ -125,5 +132,8 @@ document.addEventListener("DOMContentLoaded", () => {
   $("night-csv").addEventListener("click", () => night && exportNight(night.id));
   $("night-print").addEventListener("click", () => night && printNight(night.id));
   setInterval(() => { if (csrf && !$("desk").hidden) loadNight(true); }, 5000);
+  // The night as soon as the desk shows (a sign-in), not at the next tick.
+  new MutationObserver(() => { if (csrf && !$("desk").hidden) loadNight(true); })
+    .observe($("desk"), { attributes: true, attributeFilter: ["hidden"] });
   loadNight(true);
 });

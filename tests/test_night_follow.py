@@ -1,0 +1,220 @@
+"""A game night across tables: the host's plan (its teams and confirmed rounds) read by each
+table that follows it, kept in that table's own book, and what a follower refuses (a plan of a
+night it is not in, another host's while it follows one, a stale night, a rewritten round, a
+game a table claims for another); then two tables through a real Mosquitto, the follower
+recording its round's game from the plan alone and the host and the dashboard counting it once."""
+
+from __future__ import annotations
+
+import json
+import logging
+import random
+import time
+
+import pytest
+
+from pi_table import config
+from pi_table.engine import Rules
+from pi_table.engine.actions import Guess
+from pi_table.engine.endings import Termination
+from pi_table.fleet import schema
+from pi_table.night.book import NEW_NIGHT_S, Book, NightRefused
+from pi_table.night.games import Game
+from pi_table.night.recorder import Recorder
+from pi_table.table.session import Session
+
+from helpers import wait_for
+
+TEAMS = ("Owls", "Quiz Club", "Foxes", "Moles")
+
+
+def hosted(tmp_path, clock=time.time) -> tuple[Book, Recorder]:
+    """A host (t1) with a night at t1 and t2, four teams and round 1 confirmed."""
+    book = Book(tmp_path / "host", clock=clock)
+    book.open("Friday league", ["codenames"], ["t1", "t2"])
+    for name in TEAMS:
+        book.join(name)
+    book.propose()
+    book.confirm()
+    return book, Recorder(book, "t1")
+
+
+def heard(recorder: Recorder) -> dict:
+    """The host's plan as a follower reads it off the broker: JSON, through the declared schema."""
+    plan = recorder.plan()
+    assert plan is not None
+    return schema.parse("plan", json.dumps(plan).encode())  # type: ignore[return-value]
+
+
+def played(recorder: Recorder, seed: int = 1) -> Game | None:
+    """A game played to its end at the recorder's table by random touches, and what it records."""
+    rng = random.Random(seed)
+    session = Session(Rules(), rng=rng)
+    while not session.state.is_over:
+        board = str(session.public_view().to_json()["board"])
+        session.submit(Guess(rng.choice([cell for cell, seen in enumerate(board) if seen == "?"])))
+    return recorder.seen(session.id, lambda: session.public_view().to_json())
+
+
+def test_a_follower_records_its_round_game_from_the_plan_and_keeps_it_across_a_restart(tmp_path):
+    host, at_host = hosted(tmp_path)
+    follower = Recorder(Book(tmp_path / "t2"), "t2")
+    assert follower.follow("t1", heard(at_host))
+    pair = host.current().round.pair_at("t2")  # type: ignore[union-attr]
+    assert pair is not None and str(follower.next_up()) == f"next: {pair.red} vs {pair.blue} at table t2"
+    game = played(follower)
+    assert game is not None and game.table == "t2" and game.teams == pair.teams and game.round == 1
+    report = schema.parse("night", json.dumps(follower.report()).encode())
+    assert [g.id for g in at_host.gather("t2", report)] == [game.id]  # type: ignore[arg-type]
+    assert at_host.gather("t2", report) == [] and host.current().ids() == {game.id}  # once  # type: ignore[arg-type]
+    again = Book(tmp_path / "t2")  # a restart or a power cut: the plan and the game are in its own book
+    assert again.night is not None and again.night.host == "t1" and again.night.ids() == {game.id}
+    assert again.night.seq == follower.book.current().seq and again.snapshot()["host"] == "t1"  # type: ignore[index]
+    with pytest.raises(NightRefused, match="run from table t1's staff page"):
+        again.join("Latecomers")
+    for action in (again.propose, again.confirm, again.close):
+        with pytest.raises(NightRefused, match="run from table t1"):
+            action()
+
+
+def test_a_newer_plan_replaces_the_kept_one_and_an_older_or_the_same_is_left(tmp_path):
+    host, at_host = hosted(tmp_path)
+    follower = Recorder(Book(tmp_path / "t2"), "t2")
+    first = heard(at_host)
+    assert follower.follow("t1", first)
+    host.join("Latecomers")
+    host.propose()
+    host.confirm()
+    second = heard(at_host)
+    assert second["seq"] > first["seq"]
+    assert follower.follow("t1", second) and len(follower.book.current().rounds) == 2
+    assert not follower.follow("t1", first) and not follower.follow("t1", second)  # an old plan re-sent
+    assert "Latecomers" in follower.book.current().teams
+    host.close()
+    assert follower.follow("t1", heard(at_host))
+    assert follower.book.night is not None and not follower.book.night.open and follower.book.snapshot() is None
+
+
+def test_a_follower_refuses_what_a_rogue_table_could_try(tmp_path, caplog):
+    host, at_host = hosted(tmp_path)
+    plan = heard(at_host)
+    follower = Recorder(Book(tmp_path / "t2"), "t2")
+    caplog.set_level(logging.WARNING, "pi_table.night")
+    assert not Recorder(Book(tmp_path / "t3"), "t3").follow("t1", plan)  # a night it is not in
+    assert not follower.follow("t2", plan)  # its own name as the host
+    assert not follower.follow("t1", {**plan, "night": "../../journal/x"})  # no night's id: no file is made of it
+    stale = Recorder(Book(tmp_path / "stale", clock=lambda: plan["opened"] + NEW_NIGHT_S + 1), "t2")
+    assert not stale.follow("t1", plan)  # a plan retained from a night long opened
+    bad_round = json.loads(json.dumps(plan))
+    bad_round["rounds"][0]["pairs"][1]["red"] = "Gatecrashers"  # a team the night does not have
+    assert not follower.follow("t1", bad_round)
+    assert follower.book.night is None and not list((tmp_path / "t2").glob("*.jsonl"))
+    assert follower.follow("t1", plan)
+    assert not follower.follow("t3", {**plan, "seq": plan["seq"] + 5})  # another host, while this one's night is open
+    assert not follower.follow("t3", {**plan, "night": "20990101-000000", "seq": 1})
+    rewritten = json.loads(json.dumps(plan))
+    pairs = rewritten["rounds"][0]["pairs"]
+    pairs[0]["red"], pairs[1]["red"] = pairs[1]["red"], pairs[0]["red"]  # round 1 moved after the fact
+    assert not follower.follow("t1", {**rewritten, "seq": plan["seq"] + 1})
+    assert not follower.follow("t1", {**plan, "tables": ["t1", "t2", "t9"], "seq": plan["seq"] + 1})
+    assert follower.book.current().rounds == host.current().rounds and follower.book.current().seq == plan["seq"]
+    refused = [r.getMessage() for r in caplog.records if "was refused" in r.getMessage()]
+    assert len(refused) == 9 and all("Gatecrashers" not in line for line in refused)
+
+
+def test_a_table_gathers_only_the_games_another_table_played_for_its_round_pair(tmp_path):
+    host, at_host = hosted(tmp_path)
+    night = host.current()
+    pair_t2 = night.round.pair_at("t2")  # type: ignore[union-attr]
+    pair_t1 = night.round.pair_at("t1")  # type: ignore[union-attr]
+    assert pair_t1 is not None and pair_t2 is not None
+
+    def report(*games: Game, night_id: str = night.id) -> dict:
+        return {"night": night_id, "name": night.name, "open": True, "teams": list(TEAMS),
+                "games": [g.to_json() for g in games]}
+
+    def game(n: int, table: str, teams: tuple[str, str], round_: int | None = 1) -> Game:
+        return Game(f"g{n}", table, "codenames", teams, teams[0], Termination.ALL_AGENTS_FOUND, 2, None, round_,
+                    1_700_000_000.0 + n)
+
+    assert at_host.gather("t2", report(game(1, "t1", pair_t1.teams))) == []  # a game it says was played at t1
+    assert at_host.gather("t2", report(game(2, "t2", pair_t1.teams))) == []  # a pair the round did not put there
+    assert at_host.gather("t2", report(game(3, "t2", pair_t2.teams[::-1]))) == []  # its colours swapped
+    assert at_host.gather("t2", report(game(4, "t2", pair_t2.teams, round_=2))) == []  # a round not confirmed
+    assert at_host.gather("t2", report(game(5, "t2", pair_t2.teams), night_id="20000101-000000")) == []
+    assert at_host.gather("t1", report(game(6, "t1", pair_t1.teams))) == []  # its own table's: the recorder's alone
+    assert [g.id for g in at_host.gather("t2", report(game(7, "t2", pair_t2.teams), game(8, "t2", pair_t2.teams)))] \
+        == ["g7"]  # one game a round at a table
+    assert host.current().ids() == {"g7"}
+
+
+def test_a_bad_plan_or_night_message_is_dropped_and_logged_never_raised_in_pahos_thread(tmp_path, caplog):
+    from paho.mqtt.client import MQTTMessage
+
+    from pi_table.fleet.reporter import Reporter
+
+    _, at_host = hosted(tmp_path)
+    follower = Recorder(Book(tmp_path / "t2"), "t2")
+    reporter = Reporter(config.broker("mqtt://127.0.0.1:1", table_id="t2"), act=lambda request: {"ok": True})
+    reporter.take_night(follower)
+    caplog.set_level(logging.WARNING)
+
+    def message(topic: str, payload: bytes) -> MQTTMessage:
+        made = MQTTMessage(topic=topic.encode())
+        made.payload = payload
+        return made
+
+    plan = at_host.plan()
+    assert plan is not None
+    for payload in (b"not json", json.dumps({**plan, "seq": -1}).encode(), json.dumps({**plan, "teams": [1]}).encode()):
+        reporter._plan_heard(reporter.client, None, message("pi-table/t1/plan", payload))
+    reporter._games_heard(reporter.client, None, message("pi-table/t1/night", b'{"night": 3}'))
+    assert follower.book.night is None
+    dropped = [r.getMessage() for r in caplog.records if "was dropped" in r.getMessage()]
+    assert len(dropped) == 4 and "plan.seq should be a whole number from 0" in dropped[1]
+    reporter._plan_heard(reporter.client, None, message("pi-table/t1/plan", json.dumps(plan).encode()))
+    assert follower.book.current().host == "t1"
+
+
+@pytest.mark.broker
+def test_two_tables_through_mosquitto_the_follower_records_its_round_game_from_the_plan_alone(broker, tmp_path):
+    from pi_table.fleet.dashboard import Dashboard, hash_password
+    from pi_table.fleet.reporter import Reporter
+
+    tables = {name: Recorder(Book(tmp_path / name), name) for name in ("t1", "t2")}
+    reporters = {name: Reporter(config.broker(broker.url, table_id=name), act=lambda request: {"ok": True})
+                 for name in tables}
+    dashboard = Dashboard(config.broker(broker.url), "127.0.0.1", 0, hash_password("x" * 8), client_id="dash")
+    for name, reporter in reporters.items():
+        reporter.take_night(tables[name])
+    host, follower = tables["t1"].book, tables["t2"]
+    try:
+        dashboard.start()
+        for reporter in reporters.values():
+            reporter.start()
+        host.open("Friday league", ["codenames"], ["t1", "t2"])  # on t1's staff page
+        for name in TEAMS:
+            host.join(name)
+        host.propose()
+        made = host.confirm()
+        wait_for(lambda: follower.book.night is not None and follower.book.night.rounds == [made],
+                 "t2 following t1's plan", 10)
+        game = played(follower)  # t2's book was never copied: the plan alone told it its pair
+        pair = made.pair_at("t2")
+        assert game is not None and pair is not None and game.teams == pair.teams
+        wait_for(lambda: game.id in host.current().ids(), "t1 gathering t2's game", 10)
+        wait_for(lambda: (dashboard.fleet.night() or {}).get("games") == [game.id], "the dashboard counting it", 10)
+        ours = played(tables["t1"], seed=2)
+        assert ours is not None
+        wait_for(lambda: sorted((dashboard.fleet.night() or {}).get("games", [])) == sorted([game.id, ours.id]),
+                 "both games on the dashboard, each once", 10)
+        wait_for(lambda: follower.book.current().ids() == {game.id, ours.id}, "t2 gathering t1's game", 10)
+        assert [line.to_json() for line in host.current().standings()] == dashboard.fleet.night()["standings"]  # type: ignore[index]
+        host.close()
+        wait_for(lambda: follower.book.night is not None and not follower.book.night.open, "t2 hearing the close", 10)
+    finally:
+        for reporter in reporters.values():
+            reporter.stop()
+        dashboard.stop()
+        for table in tables.values():
+            table.book.stop()
