@@ -78,6 +78,22 @@ def test_a_script_names_its_line_and_what_was_expected_not_the_line(parse, line)
         assert len(said) > len("secret.txt:3: ") + 10  # and what was expected
 
 
+@pytest.mark.parametrize("header", [f"--{MARKER}", f"--{MARKER}=1", f"--game codex {MARKER}", f"--seed {MARKER}",
+                                    f"--game {MARKER}"])
+def test_a_scripts_options_line_names_its_line_not_its_words(tmp_path, capsys, header):
+    """A script's own options (its '# options:' header) refused: the file and line, and what
+    the header takes, never the words on the line."""
+    from pi_table import cli
+
+    script = tmp_path / "secret.txt"
+    script.write_text(f"# options: {header}\nundo\n", encoding="utf-8")
+    with pytest.raises(SystemExit) as stopped:
+        cli.main(["sim", "--script", str(script)])
+    assert stopped.value.code == 2
+    said = capsys.readouterr().err
+    assert_unshown(said, "secret.txt:1: ")
+
+
 def test_a_typed_command_is_still_quoted_back_to_the_person_who_typed_it():
     """Not a file: the terminal's refusal may show the word just typed."""
     with pytest.raises(ValueError) as refused:

@@ -131,9 +131,8 @@ def _script_options(args: argparse.Namespace) -> None:
         except argparse.ArgumentError as e:
             refuse(N_("{option} does not take that value: pi-table {command} --help says what it takes"),
                    option=e.argument_name, command=args.command)
-        if extra and extra[0].startswith("-"):
-            refuse(N_("a script's header takes the options of what is played ({options}), not {option}"),
-                   options=options, option=extra[0])
+        if extra and extra[0].startswith("-"):  # not repeated: the file's own word
+            refuse(N_("a script's header takes only the options of what is played: {options}"), options=options)
         if extra:  # a word of the file's own, not repeated
             refuse(N_("an options line holds options and their values only"))
         for dest, value in vars(given).items():
