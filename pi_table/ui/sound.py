@@ -80,6 +80,8 @@ PHRASES = {
     "say-game-over": N_("Game over."),
     "say-timer-warning": N_("Time is nearly up."),
     "say-timer-end": N_("Time is up!"),
+    "say-codex-win-red": N_("The red faction wins!"),
+    "say-codex-win-blue": N_("The blue faction wins!"),
     "say-codex-discussion": N_("The discussion is open."),
     "say-codex-vote": N_("Time to vote."),
 }
@@ -158,8 +160,8 @@ def codex_cues(before: PublicView, after: PublicView) -> list[str]:
     cues = []
     if len(after.revelations) > len(before.revelations):
         cues.append("truth-reveal")
-    if after.winner is not None and before.winner is None:
-        cues += ["win", f"say-win-{after.winner.value}"]
+    if after.winner is not None and before.winner is None:  # a faction wins Codex, as its book says
+        cues += ["win", f"say-codex-win-{after.winner.value}"]
     elif (after.phase, after.step) != (before.phase, before.step):
         step = after.step
         if step == "truth":
