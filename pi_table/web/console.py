@@ -104,7 +104,7 @@ def filtered(records: Iterable[tuple[int, str]], least: int, search: str) -> lis
 
 
 TEXTS: tuple[str, ...] = (
-    N_("(and {count} more)"),
+    N_("(+{count} more)"),
     N_("A new version is on trial: it is kept once the table is healthy on it."),
     N_("An update was rolled back: {why}"),
     N_("Backup and updates"),

@@ -449,7 +449,7 @@ function inboxList(view) {
   const before = view.inbox.filter((message) => message.phase !== phase);
   return el("section", {"aria-label": t("inbox")}, el("h2", {}, t("Messages received")),
     inboxItems(now),
-    before.length ? el("details", {class: "earlier"}, el("summary", {}, t("{count} from earlier phases", {count: before.length})),
+    before.length ? el("details", {class: "earlier"}, el("summary", {}, t("earlier phases: {count}", {count: before.length})),
       inboxItems(before)) : null);
 }
 

@@ -228,7 +228,7 @@ function labelConsole() {
 function drawHealth(health) {
   const line = health.headline;
   const headline = $("headline");
-  headline.textContent = line.more ? `${line.text} ${t("(and {count} more)", { count: line.more })}` : line.text;
+  headline.textContent = line.more ? `${line.text} ${t("(+{count} more)", { count: line.more })}` : line.text;
   headline.classList.toggle("bad", !line.ok);
   $("headline-advice").textContent = line.advice || "";
   $("attention").replaceChildren(...health.attention.slice(1).map((each) =>
