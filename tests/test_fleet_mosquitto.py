@@ -353,7 +353,9 @@ def test_a_table_tells_of_its_own_night_alone(cafe):
         wait_for(lambda: t1.connected.is_set() and dashboard.connected.is_set() and staff.connected.is_set(),
                  "t1, the dashboard and staff users", 10)
         dashboard.client.subscribe("pi-table/+/night", qos=1)
-        assert str(t1.publish("pi-table/t1/night", night, retain=True)) == "Success"
+        # taken either way (MQTT 5's 'no matching subscribers' is a success: the dashboard's
+        # subscription may not be granted yet, and the retained message reaches it then)
+        assert str(t1.publish("pi-table/t1/night", night, retain=True)) in ("Success", "No matching subscribers")
         assert str(t1.publish("pi-table/t2/night", night)) == "Not authorized"
         for client, user in ((dashboard, "dashboard"), (staff, "staff")):
             for table in ("t1", user):

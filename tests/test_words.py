@@ -222,8 +222,10 @@ def test_the_spectator_page_shows_the_words_on_the_cards(tmp_path):
             page = browser.new_page()
             page.goto(companion.base_url + "/")
             page.wait_for_selector(".grid .cell.R")
-            cells = page.locator(".grid .cell")
-            assert [cells.nth(cell).inner_text().split("\n")[-1] for cell in range(25)] == list(words)
+            cells = page.locator(".grid .cell")  # in the order shown: each says which cell it is
+            shown = {int(cells.nth(n).get_attribute("data-cell")): cells.nth(n).inner_text().split("\n")[-1]
+                     for n in range(25)}
+            assert [shown[cell] for cell in range(25)] == list(words)
             assert page.locator(".cell.hidden").count() == 24  # the words say nothing of the key
             page.screenshot(path=str(tmp_path / "board.png"))
             browser.close()
