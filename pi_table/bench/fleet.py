@@ -77,10 +77,10 @@ class Stream:
             return
 
 
-def login(port: int) -> str:
+def login(port: int, password: str = PASSWORD) -> str:
     """The session cookie, from the login form as a browser posts it."""
     connection = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
-    connection.request("POST", "/login", body=f"password={PASSWORD}",
+    connection.request("POST", "/login", body=f"password={password}",
                        headers={"Content-Type": "application/x-www-form-urlencoded"})
     response = connection.getresponse()
     cookie = response.getheader("Set-Cookie", "")

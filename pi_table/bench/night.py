@@ -42,6 +42,7 @@ from ..night.recorder import Recorder
 from ..night.standings import standings
 from ..table.session import Session
 from . import percentiles
+from .fleet import login
 
 PASSWORD = "bench-night-password"
 WAIT_S = 30.0  # for the dashboard to count every game, or a table to connect
@@ -133,18 +134,6 @@ class BenchTable:
         self._close_book()
 
 
-def login(port: int) -> str:
-    connection = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
-    connection.request("POST", "/login", body=f"password={PASSWORD}",
-                       headers={"Content-Type": "application/x-www-form-urlencoded"})
-    response = connection.getresponse()
-    cookie = response.getheader("Set-Cookie", "")
-    connection.close()
-    if response.status != 303 or not cookie:
-        raise RuntimeError(f"the dashboard's login answered {response.status}")
-    return cookie.split(";", 1)[0]
-
-
 def night_on_the_page(port: int, cookie: str) -> dict:
     connection = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
     connection.request("GET", "/api/night", headers={"Cookie": cookie})
@@ -194,7 +183,7 @@ def run(tables: int = 4, teams: int = 24, rounds: int = 6, seed: int = 32) -> di
         repeated = 0
         try:
             dashboard.start()
-            cookie = login(dashboard.port)
+            cookie = login(dashboard.port, PASSWORD)
             stream = NightStream(dashboard.port, cookie)
             for table in bench_tables:
                 table.connect()

@@ -4,7 +4,6 @@ terminal, a script) and its line of ``pi-table status``."""
 from __future__ import annotations
 
 import argparse
-import os
 import sys
 from typing import TYPE_CHECKING
 
@@ -75,27 +74,15 @@ def _script(args: argparse.Namespace, table, script) -> None:
 
 def _play(parser: argparse.ArgumentParser, args: argparse.Namespace, session: Session, discussion: float) -> int:
     """A group at one screen, by pass-and-play: the window where it can open, else the terminal."""
-    from ..sim.terminal import Painter, interactive
+    from ..sim.terminal import interactive
     from ..table.input import InputSettings
+    from .window import in_a_window, painter_of
 
-    color = args.color == "always" or (args.color == "auto" and sys.stdout.isatty() and "NO_COLOR" not in os.environ)
-    painter = Painter(color, args.lang)
-    if args.window:
-        try:
-            from ..sim.window import NoDisplay, run_window
-            from ..ui.screen import ScreenSettings
-
-            run_window(session, InputSettings(hold_s=args.hold), None, args.lang, ScreenSettings(args.rotation),
-                       sound=not args.mute, discussion_s=discussion)
-            return 0
-        except ImportError as e:
-            reason = painter._("pygame is not installed ({error}); install pi-table[screen]").format(error=e)
-        except NoDisplay as e:
-            reason = painter._(str(e))
-        except ValueError as e:
-            parser.error(f"--rotation: {said(e, args.lang)}")
-        print(painter._("pi-table sim: no window ({reason}): the terminal simulator instead").format(reason=reason),
-              file=sys.stderr, flush=True)
+    painter = painter_of(args)
+    if args.window and in_a_window(parser, args, painter, lambda run_window, screen: run_window(
+            session, InputSettings(hold_s=args.hold), None, args.lang, screen, sound=not args.mute,
+            discussion_s=discussion)):
+        return 0
     interactive(session, input, flushed(sys.stdout), painter, discussion_s=discussion)
     return 0
 

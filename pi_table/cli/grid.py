@@ -4,7 +4,6 @@ and their lines of ``pi-table status``."""
 from __future__ import annotations
 
 import argparse
-import os
 import sys
 
 from ..engine import InvalidKey, Rules, make_game
@@ -17,12 +16,13 @@ def sim(parser: argparse.ArgumentParser, args: argparse.Namespace, rules: Rules)
     from ..engine.errors import Refusal
     from ..sim.harness import SimTable
     from ..sim.script import play, run_script
-    from ..sim.terminal import Painter, interactive
+    from ..sim.terminal import interactive
     from ..table import Session, parse_command, random_source
     from ..table.input import InputSettings
     from ..table.timer import TimerSettings
     from ..ui.i18n import say, translation
     from ..ui.words import Cards, WordListError, load_words
+    from .window import in_a_window, painter_of
 
     _ = translation(args.lang).gettext
     rendering = args.command == "render"
@@ -51,24 +51,10 @@ def sim(parser: argparse.ArgumentParser, args: argparse.Namespace, rules: Rules)
     cards = None if words is None else Cards(words, session.rng)  # the session's rng: --seed deals the words too
     if rendering:
         return _render(parser, args, SimTable(session, settings, timer, args.lang, cards), script or [])
-    color = args.color == "always" or (args.color == "auto" and sys.stdout.isatty() and "NO_COLOR" not in os.environ)
-    painter = Painter(color, args.lang)
-    if args.window and script is None:
-        try:
-            from ..sim.window import NoDisplay, run_window
-            from ..ui.screen import ScreenSettings
-
-            run_window(session, settings, timer, args.lang, screen_settings=ScreenSettings(args.rotation), cards=cards,
-                       sound=not args.mute)
-            return 0
-        except ImportError as e:
-            reason = painter._("pygame is not installed ({error}); install pi-table[screen]").format(error=e)
-        except NoDisplay as e:
-            reason = painter._(str(e))
-        except ValueError as e:
-            parser.error(f"--rotation: {said(e, args.lang)}")
-        print(painter._("pi-table sim: no window ({reason}): the terminal simulator instead").format(reason=reason),
-              file=sys.stderr, flush=True)
+    painter = painter_of(args)
+    if args.window and script is None and in_a_window(parser, args, painter, lambda run_window, screen: run_window(
+            session, settings, timer, args.lang, screen_settings=screen, cards=cards, sound=not args.mute)):
+        return 0
     if script is None:
         touch = None
         if args.touch_port:
