@@ -210,7 +210,7 @@ ROOMS = {
     "daemon": ["notify", "logs", "control", "trial", "devices", "selftest", "tune", "backup", "restarts", "checkup",
                "staff_desk", "run"],
     "web": ["tokens", "texts", "seats", "runner", "auth", "snapshot", "games", "staff", "console", "night", "server"],
-    "cli": ["output", "tables", "script", "grid", "codex", "games", "options", "play", "board", "control", "service",
+    "cli": ["output", "window", "tables", "script", "grid", "codex", "games", "options", "play", "board", "control", "service",
             "fleet", "backup", "release", "bench"],
     "release": ["layout", "bundle", "requests", "lock", "helper", "desk"],
     "ui": ["i18n", "words", "orientation", "mounting", "pixels", "leds", "canvas", "codex_turns", "games", "sound", "codex_leds",
