@@ -94,6 +94,22 @@ def test_the_fleet_keeps_each_tables_row_from_its_messages():
     assert fleet.take("pi-table/bar/events", message({"event": "fault", "device": "touch"}))["games_today"] == 0
 
 
+def test_a_tables_warnings_are_shown_in_the_pages_language_whatever_the_table_speaks():
+    """An English table on an Italian dashboard: its screen's warnings come said in every
+    language the table speaks (the reporter's ``warnings_in``), and the page shows its own."""
+    from pi_table.daemon.run import fleet_warnings
+    from pi_table.fleet.reporter import status_message
+    from pi_table.table.input import WIPE_WARNING
+
+    said = fleet_warnings((WIPE_WARNING,))
+    assert set(said) == {"en", "it"} and said["en"] != said["it"]
+    status = status_message({**table_status(), "warnings": said["en"], "warnings_in": said, "language": "en"}, 0)
+    assert Fleet(lang="it").take("pi-table/bar/status", message(status))["faults"] == said["it"]
+    assert Fleet(lang="en").take("pi-table/bar/status", message(status))["faults"] == said["en"]
+    older = {key: value for key, value in status.items() if key != "warnings_in"}  # a table from before
+    assert Fleet(lang="it").take("pi-table/bar/status", message(older))["faults"] == said["en"]
+
+
 def test_the_endings_of_every_table_are_counted_by_their_code_in_the_pages_language():
     """The fleet sent each table's ending as a sentence in the table's own language, so endings
     could not be grouped across tables: they are counted by the engine's termination code now."""

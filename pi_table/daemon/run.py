@@ -216,8 +216,11 @@ class Daemon:
 
     def _fleet_status(self) -> dict:
         """The status the fleet sees (in the loop's thread), with when the game began; its
-        warnings and a game's end in the table's language, as its screen shows them."""
-        return {**self.status(self.config.language), "began": self.session.began, "language": self.config.language}
+        warnings and a game's end in the table's language, as its screen shows them, and the
+        warnings in every language too, for a dashboard that speaks another."""
+        warnings = self.loop.cues(self.loop.clock()).warnings
+        return {**self.status(self.config.language), "began": self.session.began, "language": self.config.language,
+                "warnings_in": fleet_warnings(warnings)}
 
     def _fleet_link(self, state: Text) -> None:
         """What the reporter says of its link, from paho's thread: a state ("ok", "connecting"),
@@ -610,6 +613,11 @@ class Daemon:
             "journal_damage": self.session.journal_damage,  # what a damaged journal lost, until the next game
             "companion": None if self.companion is None else self.companion.base_url,
         }
+
+
+def fleet_warnings(warnings: tuple[Text, ...]) -> dict[str, list[str]]:
+    """The table's warnings said in each language it speaks, by language."""
+    return {lang: [say(warning, lang) for warning in warnings] for lang in LANGUAGES}
 
 
 def _night(config: Config) -> Recorder | None:

@@ -256,7 +256,8 @@ class Fleet:
         status = table.status
         health = status.get("health", {})
         gettext = translation(self.lang).gettext  # the page's language names the devices and games
-        faults = list(status.get("warnings", [])) or [  # what the table's screen warns of, or else its health
+        warned = status.get("warnings_in", {}).get(self.lang) or status.get("warnings", [])  # in the page's language
+        faults = list(warned) or [  # what the table's screen warns of, or else its health
             f"{gettext(DEVICE_NAMES.get(device, device))}: {say_health(detail, self.lang)}"
             for device, detail in health.items() if is_fault(detail)]
         games = self._of_the_day(table, today or self.today())

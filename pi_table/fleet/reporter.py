@@ -99,6 +99,7 @@ def status_message(status: dict, dropped: int) -> dict:
         "began": status.get("began"),
         "health": {device: health for device, health in status.get("health", {}).items() if device != "fleet"},
         "warnings": status.get("warnings", []),
+        "warnings_in": status.get("warnings_in", {}),  # each language's, for a dashboard speaking another
         "language": status.get("language", "en"),  # what the warnings and the game's reason are said in
         "uptime_s": status.get("uptime_s"),
         "events_dropped": dropped,

@@ -220,7 +220,8 @@ STATE = Record({  # the public view, as much of it as tells whether a game is in
 })
 STATUS = Record({  # reporter.status_message
     "version": NAMED, "game_id": NAMED, "game": NAMED, "state": STATE, "over": Flag(), "termination": TERMINATION,
-    "health": MapOf(Text(SAID)), "warnings": ListOf(Text(SAID)), "uptime_s": maybe(UPTIME), "at": TIME,
+    "health": MapOf(Text(SAID)), "warnings": ListOf(Text(SAID)), "warnings_in": MapOf(ListOf(Text(SAID)), 8),
+    "uptime_s": maybe(UPTIME), "at": TIME,
 })
 EVENT = Record({  # reporter.changes and the commands' answers; its table is the topic's, whatever it says
     "event": Text(NAME), "at": TIME, "game_id": NAMED, "game": NAMED, "winner": NAMED, "reason": SENTENCE,
