@@ -12,10 +12,13 @@ imports nothing of the table's but its errors' root.
 
 from __future__ import annotations
 
+import csv
+import io
 import json
 import os
 import stat
 import zlib
+from collections.abc import Iterable
 from pathlib import Path
 from typing import BinaryIO
 
@@ -117,3 +120,19 @@ def sealed_line(obj: dict) -> bytes:
 def seal(body: bytes) -> bytes:
     """What follows ``CRC_FIELD`` on a sealed line whose bytes before it are ``body``."""
     return b'%08x"}' % zlib.crc32(body)
+
+
+FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
+"""What makes a spreadsheet run a cell's text as a formula."""
+
+
+def csv_text(rows: Iterable[Iterable[object]]) -> str:
+    """Rows as CSV for the café's spreadsheet. A text cell a spreadsheet would run as a formula
+    (a team name a guest typed, a field a table sent) is kept as text by a leading apostrophe;
+    numbers stay numbers."""
+    out = io.StringIO()
+    writer = csv.writer(out)
+    for row in rows:
+        writer.writerow(["'" + cell if isinstance(cell, str) and cell.startswith(FORMULA_STARTS) else cell
+                         for cell in row])
+    return out.getvalue()

@@ -649,3 +649,12 @@ def write_screenshots(folder: Path = SCREENSHOTS) -> list[Path]:
 if __name__ == "__main__":
     for path in write_screenshots(Path(sys.argv[1]) if len(sys.argv) > 1 else SCREENSHOTS):
         print(f"wrote {path}")
+
+
+def test_a_field_a_table_sent_that_a_spreadsheet_would_run_stays_text_in_the_csv():
+    fleet = Fleet(clock=lambda: NOON)
+    over = {"event": "game_over", "table_id": "bar", "game_id": "g1", "game": "codenames", "winner": "red",
+            "duration_s": 600.0, "at": NOON + 60, "reason": "=HYPERLINK(\"http://x\")", "termination": "all_agents_found"}
+    fleet.take("pi-table/bar/events", message(over))
+    (row,) = list(csv.reader(io.StringIO(fleet.csv())))[1:]
+    assert row[6] == "'=HYPERLINK(\"http://x\")" and row[4] == "600.0"

@@ -231,3 +231,20 @@ def test_the_configuration_reads_the_blocked_words_and_refuses_a_bad_file_naming
     (tmp_path / "blocked.txt").write_text("ok\nnot one\n", encoding="utf-8")
     with pytest.raises(ValueError, match="line 2"):
         load_config(config)
+
+
+def test_a_team_name_a_spreadsheet_would_run_stays_text_in_the_nights_csv(tmp_path):
+    """A guest names the team: in the café's spreadsheet it must stay a name, not a formula."""
+    import csv
+    import io
+
+    from pi_table.files import csv_text
+    from pi_table.web.night import night_csv
+
+    book = Book(tmp_path / "nights")
+    book.open("Friday league", ["codenames"], ["t1"])
+    for name in ('=HYPERLINK("http://x")', "@SUM(A1)", "Owls"):
+        book.join(name)
+    rows = list(csv.reader(io.StringIO(night_csv(book.current()))))
+    assert sorted(row[1] for row in rows if row and row[0].isdigit()) == ["'=HYPERLINK(\"http://x\")", "'@SUM(A1)", "Owls"]
+    assert csv_text([["+1", "-x", -1, 2.5, "\tx", "a=b"]]) == "'+1,'-x,-1,2.5,'\tx,a=b\r\n"  # numbers stay numbers

@@ -18,11 +18,9 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import csv
 import datetime as dt
 import getpass
 import html
-import io
 import json
 import logging
 import signal
@@ -44,7 +42,7 @@ from ..engine.endings import WORDS as WORDS_ENDED
 from ..engine.endings import Termination
 from ..engine.errors import Refusal
 from ..engine.phrase import N_, Phrase
-from ..files import write_private
+from ..files import csv_text, write_private
 from ..hal.events import DEVICE_NAMES, is_fault
 from ..night.games import Game, GameRefused
 from ..night.standings import high_scores, standings
@@ -299,19 +297,15 @@ class Fleet:
 
     def csv(self) -> str:
         """Today's finished games (the clock's day), one line each, oldest first."""
-        out = io.StringIO()
-        writer = csv.writer(out)
-        writer.writerow(["table_id", "game_id", "game", "ended", "duration_s", "winner", "reason", "termination", "score"])
         today = self.today()
         with self._lock:
             games = sorted((game for table in self.tables.values() for game in self._of_the_day(table, today)),
                            key=lambda g: g.get("at", 0))
-        for game in games:
-            ended = dt.datetime.fromtimestamp(game.get("at", 0)).isoformat(timespec="seconds")
-            writer.writerow([game.get("table_id"), game.get("game_id"), game.get("game"), ended,
-                             game.get("duration_s"), game.get("winner"), game.get("reason"), game.get("termination"),
-                             game.get("score")])
-        return out.getvalue()
+        return csv_text([["table_id", "game_id", "game", "ended", "duration_s", "winner", "reason", "termination", "score"],
+                         *([game.get("table_id"), game.get("game_id"), game.get("game"),
+                            dt.datetime.fromtimestamp(game.get("at", 0)).isoformat(timespec="seconds"),
+                            game.get("duration_s"), game.get("winner"), game.get("reason"), game.get("termination"),
+                            game.get("score")] for game in games)])
 
 
 def _night_games(table_id: str, night: object) -> list[Game]:

@@ -15,9 +15,7 @@ docs/cafe/night.md is the contract.
 from __future__ import annotations
 
 import asyncio
-import csv
 import html
-import io
 import logging
 from collections.abc import Callable
 
@@ -26,6 +24,7 @@ from aiohttp import web
 from ..engine.endings import WORDS
 from ..engine.errors import Refusal
 from ..engine.phrase import N_
+from ..files import csv_text
 from ..night.book import Book, Night
 from ..night.pairing import PairingRefused
 from ..night.standings import high_scores
@@ -199,20 +198,17 @@ def _strings(value: object) -> bool:
 
 def night_csv(night: Night) -> str:
     """The night's games, one a row, then its standings: for a spreadsheet."""
-    out = io.StringIO()
-    writer = csv.writer(out)
-    writer.writerow(("round", "table", "game", "id", "red", "blue", "winner", "termination", "margin", "score"))
+    rows: list[tuple] = [("round", "table", "game", "id", "red", "blue", "winner", "termination", "margin", "score")]
     for game in night.played:
         teams = (*game.teams, "")[:2]
-        writer.writerow((game.round or "", game.table, game.game, game.id, *teams, game.winner or "",
-                         game.termination.value, "" if game.margin is None else game.margin,
-                         "" if game.score is None else game.score))
-    writer.writerow(())
-    writer.writerow(("place", "team", "played", "won", "lost", "drawn", "points", "margin", "rating"))
-    for place, line in enumerate(night.standings(), start=1):
-        writer.writerow((place, line.team, line.played, line.won, line.lost, line.drawn, line.points, line.margin,
-                         f"{line.ordinal:.2f}"))
-    return out.getvalue()
+        rows.append((game.round or "", game.table, game.game, game.id, *teams, game.winner or "",
+                     game.termination.value, "" if game.margin is None else game.margin,
+                     "" if game.score is None else game.score))
+    rows.append(())
+    rows.append(("place", "team", "played", "won", "lost", "drawn", "points", "margin", "rating"))
+    rows.extend((place, line.team, line.played, line.won, line.lost, line.drawn, line.points, line.margin,
+                 f"{line.ordinal:.2f}") for place, line in enumerate(night.standings(), start=1))
+    return csv_text(rows)
 
 
 def printable(night: Night, lang: str) -> str:
