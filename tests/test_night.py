@@ -248,3 +248,28 @@ def test_a_team_name_a_spreadsheet_would_run_stays_text_in_the_nights_csv(tmp_pa
     rows = list(csv.reader(io.StringIO(night_csv(book.current()))))
     assert sorted(row[1] for row in rows if row and row[0].isdigit()) == ["'=HYPERLINK(\"http://x\")", "'@SUM(A1)", "Owls"]
     assert csv_text([["+1", "-x", -1, 2.5, "\tx", "a=b"]]) == "'+1,'-x,-1,2.5,'\tx,a=b\r\n"  # numbers stay numbers
+
+
+def test_the_loops_every_wake_asks_who_plays_next_without_waiting_on_a_change_being_written(tmp_path):
+    """next_up is asked on every wake of the table's loop: while a change holds the book's lock
+    (its fsync, on an SD card), a wake with nothing new must not wait for it; a change shows."""
+    import threading
+
+    from pi_table.night.recorder import Recorder
+
+    book = Book(tmp_path / "nights")
+    book.open("Friday league", ["codenames"], ["t1"])
+    for name in ("Owls", "Quiz Club"):
+        book.join(name)
+    recorder = Recorder(book, "t1")
+    assert recorder.next_up() is None  # no round confirmed yet
+    book.propose()
+    made = book.confirm()
+    (pair,) = made.pairs
+    assert str(recorder.next_up()) == f"next: {pair.red} vs {pair.blue} at table t1"
+    answered: list[object] = []
+    with book.lock:  # a change being written, in another thread's place
+        asker = threading.Thread(target=lambda: answered.append(recorder.next_up()))
+        asker.start()
+        asker.join(timeout=5)
+        assert not asker.is_alive() and str(answered[0]) == str(recorder.next_up())

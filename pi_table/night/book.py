@@ -241,14 +241,16 @@ def _locked(method: Callable[..., T]) -> Callable[..., T]:
 
 class Book:
     """The nights kept in ``folder`` and the open one, if any; each change is written (fsynced)
-    before it is applied, so what a caller is told was kept survives a power cut. Not
-    a change
-and a look (``snapshot``) take its lock: the table's loop records games while the staff page reads."""
+    before it is applied, so what a caller is told was kept survives a power cut. A change and a
+    look (``snapshot``) take its lock: the table's loop records games while the staff page reads.
+    ``version`` counts the changes applied, for a reader that must not wait on the lock (the loop's
+    every wake) to tell that nothing changed."""
 
     def __init__(self, folder: Path, blocked: Blocklist | None = None, clock=time.time) -> None:
         self.folder, self.blocked, self.clock = folder, blocked or Blocklist(), clock
         self.night: Night | None = None
         self.changed: Callable[[], None] | None = None  # hears of each change kept (the fleet's plan), under the lock
+        self.version = 0
         self._file: BinaryIO | None = None
         self.lock = threading.RLock()
         latest = max(self.kept(), default=None)
@@ -274,6 +276,7 @@ and a look (``snapshot``) take its lock: the table's loop records games while th
             night = self.current()
             self._write(event)
             night.apply(event)
+            self.version += 1
             if self.changed is not None:
                 self.changed()
             return night

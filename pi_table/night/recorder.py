@@ -36,6 +36,7 @@ class Recorder:
         self.published: Callable[[Game], None] | None = None
         self._done: str | None = None  # the last game id looked at once over
         self._heard: dict[str, dict] = {}  # each other table's last night report, gathered again at a new plan
+        self._next: tuple[int, Phrase | None] | None = None  # next_up as of the book's version
 
     def seen(self, game_id: str, state: Callable[[], dict]) -> Game | None:
         """The game ``game_id`` as it stands (``state``: its public view's JSON), recorded if it has just ended."""
@@ -115,7 +116,15 @@ class Recorder:
         return kept
 
     def next_up(self) -> Phrase | None:
-        """What the table's screen says of the night: the pair the round puts here, if it has not played yet."""
+        """What the table's screen says of the night: the pair the round puts here, if it has not
+        played yet. Asked on every wake of the table's loop: worked out again only once the book
+        has changed, so a wake never waits on the book's lock while a change is written."""
+        version = self.book.version  # read first: a change made meanwhile is seen at the next wake
+        if self._next is None or self._next[0] != version:
+            self._next = (version, self._pair_up())
+        return self._next[1]
+
+    def _pair_up(self) -> Phrase | None:
         with self.book.lock:
             night = self.book.night
             made = None if night is None or not night.open else night.round
