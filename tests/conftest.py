@@ -1,4 +1,4 @@
-"""Fixtures shared by several test files (the engine tests' game, a browser, a Codex daemon); the
+"""Fixtures shared by several test files (the engine tests' game, a browser, the phones' pages, a Codex daemon); the
 tier each test runs in; the Hypothesis profiles; and, under PI_TABLE_REQUIRE_TOOLS, no skip.
 
 The heavy imports (playwright, the daemon) are made inside the fixtures: the arm64 check runs
@@ -43,6 +43,17 @@ def _play(key: str, actions=(), rules: Rules | None = None, start: Team | None =
     for text in actions:
         played = played.apply(text)
     return played
+
+
+@pytest.fixture
+def companion():
+    """The phones' pages on a free port of this machine, with nothing published yet."""
+    from pi_table.web import Companion  # heavy: imported when a test asks for it
+
+    companion = Companion("127.0.0.1", 0)
+    companion.start()
+    yield companion
+    companion.stop()
 
 
 @pytest.fixture

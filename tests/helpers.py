@@ -103,6 +103,16 @@ def cache_dir() -> Path:
     return shared if os.access(shared, os.W_OK) else Path.home() / ".cache" / "pi-table-ci"
 
 
+def npm_packed(name: str, version: str, into: Path) -> Path:
+    """The npm registry's tarball of ``name@version`` (``npm pack``), written in ``into``; a
+    skip when npm cannot fetch it (a failure under PI_TABLE_REQUIRE_TOOLS, as in .ci/run)."""
+    packed = subprocess.run(["npm", "pack", "--silent", "--pack-destination", str(into), f"{name}@{version}"],
+                            capture_output=True, text=True, timeout=300)
+    if packed.returncode != 0:
+        require_tools(also_missing=(f"the npm package {name}@{version} (npm pack: {packed.stderr.strip()[-200:]})",))
+    return Path(into) / packed.stdout.split()[-1]
+
+
 def require_tools(*commands: str, also_missing: tuple[str, ...] = ()) -> None:
     """Skip the test when a system command it drives is missing (under PI_TABLE_REQUIRE_TOOLS, as in
     .ci/run, tests/conftest.py makes that skip a failure).
@@ -627,6 +637,13 @@ class Staff:
             assert isinstance(answer, dict)
             self.csrf = answer["csrf"]
         return status, answer
+
+
+def staff_login(page, base: str, pin: str = STAFF_PIN) -> None:
+    """Open the staff page at ``base`` in ``page`` and log in as the staff do."""
+    page.goto(f"{base}/staff")
+    page.fill("#pin", pin)
+    page.click("#login button")
 
 
 

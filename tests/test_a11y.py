@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import fcntl
 import shutil
-import subprocess
 import tarfile
 import tempfile
 from pathlib import Path
@@ -22,7 +21,7 @@ from pi_table.web import Companion, Tokens, codenames_snapshot, codex_snapshot
 from pi_table.web.snapshot import SPYMASTER
 from pi_table.web.tokens import seat_role
 
-from helpers import STAFF_PIN, StaffTable, cache_dir, dealt_key, require_tools, wait_for
+from helpers import STAFF_PIN, StaffTable, cache_dir, dealt_key, npm_packed, require_tools, staff_login, wait_for
 
 pytestmark = pytest.mark.browser
 
@@ -54,11 +53,7 @@ def axe() -> str:
         fcntl.flock(lock, fcntl.LOCK_EX)
         if not script.exists():
             with tempfile.TemporaryDirectory() as download:
-                packed = subprocess.run(["npm", "pack", "--silent", "--pack-destination", download, f"{name}@{version}"],
-                                        capture_output=True, text=True, timeout=300)
-                if packed.returncode != 0:
-                    require_tools(also_missing=(f"the npm package {name}@{version} (npm pack: {packed.stderr.strip()[-200:]})",))
-                with tarfile.open(Path(download) / packed.stdout.split()[-1]) as archive:
+                with tarfile.open(npm_packed(name, version, Path(download))) as archive:
                     archive.extract("package/axe.min.js", download, filter="data")
                 script.parent.mkdir(exist_ok=True)
                 partial = script.with_suffix(".part")
@@ -256,9 +251,7 @@ def test_the_board_is_a_grid_of_rows_each_cell_named_by_number_word_and_state(tm
     page = context.new_page()
     try:
         table.guess(table.key.index("A"))
-        page.goto(f"{table.base}/staff")
-        page.fill("#pin", STAFF_PIN)
-        page.click("#login button")
+        staff_login(page, table.base)
         page.wait_for_selector("#board span.A")
         rows = ax_grid(page)
         assert [[name.split(",")[0] for name in row] for row in rows] == [[str(c) for c in order[r * 5:r * 5 + 5]] for r in range(5)]

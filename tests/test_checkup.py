@@ -14,7 +14,7 @@ import pytest
 from pi_table.config import trial
 from pi_table.engine import CELLS
 
-from helpers import STAFF_CONFIG, Staff, dealt_key, electrode_of, wait_for
+from helpers import STAFF_CONFIG, Staff, dealt_key, electrode_of, staff_login, wait_for
 from helpers import StaffTable as InProcessTable
 
 pytestmark = pytest.mark.daemon
@@ -218,7 +218,6 @@ def test_the_self_test_and_the_pads_bars_on_a_phone(tmp_path, browser, lang):
 
     from pi_table.sim.emulator import BoardEmulator
 
-    from helpers import STAFF_PIN
 
     words = WORDS[lang]
     emulator = BoardEmulator(link=tmp_path / "board")
@@ -227,9 +226,7 @@ def test_the_self_test_and_the_pads_bars_on_a_phone(tmp_path, browser, lang):
     context = browser.new_context(viewport={"width": 390, "height": 844})
     page = context.new_page()
     try:
-        page.goto(f"{table.base}/staff")
-        page.fill("#pin", STAFF_PIN)
-        page.click("#login button")
+        staff_login(page, table.base)
         expect(page.locator("#bench-title")).to_have_text(words["title"])
         expect(page.locator("#tune-start")).to_be_visible()
         assert page.locator("#tune-start").bounding_box()["height"] >= 48  # a big target

@@ -36,7 +36,7 @@ from pi_table.firmware import deploy, touchboard
 import pi_table.sim.mpr121
 from pi_table.protocol import wire
 
-from helpers import ROOT, cache_dir, require_tools
+from helpers import ROOT, cache_dir, npm_packed, require_tools
 
 MICROPYTHON = ("@micropython/micropython-webassembly-pyscript", "1.27.0")
 DRIVERS = (("adafruit-circuitpython-mpr121", "2.1.27"), ("adafruit-circuitpython-busdevice", "5.2.17"))
@@ -52,11 +52,7 @@ def fetched(folder: Path) -> None:
     """MicroPython's package and the drivers' modules into ``folder``: package/ and lib/."""
     name, version = MICROPYTHON
     with tempfile.TemporaryDirectory() as download:
-        packed = subprocess.run(["npm", "pack", "--silent", "--pack-destination", download, f"{name}@{version}"],
-                                capture_output=True, text=True, timeout=300)
-        if packed.returncode != 0:
-            require_tools(also_missing=(f"the npm package {name}@{version} (npm pack: {packed.stderr.strip()[-200:]})",))
-        with tarfile.open(Path(download) / packed.stdout.split()[-1]) as archive:
+        with tarfile.open(npm_packed(name, version, Path(download))) as archive:
             archive.extractall(folder, filter="data")
         pins = [f"{project}=={version}" for project, version in DRIVERS]
         got = subprocess.run([sys.executable, "-m", "pip", "download", "--no-deps", "--disable-pip-version-check", "-q",

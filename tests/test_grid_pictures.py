@@ -11,11 +11,11 @@ import pytest
 from pi_table.engine import CELLS, Rules, make_game, parse_action
 from pi_table.ui.orientation import page_layout, reading_order
 from pi_table.ui.words import load_words
-from pi_table.web import Companion, Tokens, codenames_snapshot
+from pi_table.web import Tokens, codenames_snapshot
 from pi_table.web.snapshot import SPYMASTER
 
-from helpers import STAFF_PIN, dealt_key
 from helpers import StaffTable as InProcessTable
+from helpers import dealt_key, staff_login
 
 KEY = "RRRRRRRRRBBBBBBBBNNNNNNNA"
 WIDTHS = (360, 390, 800, 1280)
@@ -66,14 +66,6 @@ def by_the_rule(places: dict, numbers=range(CELLS)) -> None:
     assert bar is not None and bar["bottom"] <= top and bar["left"] <= left + 1 and bar["right"] >= right - 1
 
 
-@pytest.fixture
-def companion():
-    companion = Companion("127.0.0.1", 0)
-    companion.start()
-    yield companion
-    companion.stop()
-
-
 def test_the_pages_are_told_the_rule():
     assert page_layout() == {"order": list(reading_order()), "operatives": "top"}
     assert reading_order()[:5] == (4, 3, 2, 1, 0) and reading_order()[-5:] == (24, 23, 22, 21, 20)
@@ -122,9 +114,7 @@ def test_the_staff_pages_board_by_the_rule(tmp_path, browser):
     context = browser.new_context(viewport={"width": 390, "height": 844})
     page = context.new_page()
     try:
-        page.goto(f"{table.base}/staff")
-        page.fill("#pin", STAFF_PIN)
-        page.click("#login button")
+        staff_login(page, table.base)
         page.wait_for_selector("#board span")
         page.screenshot(path=str(tmp_path / "staff.png"), full_page=True)
         places = page.locator("#board").evaluate(PLACES)

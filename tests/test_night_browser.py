@@ -8,7 +8,7 @@ from __future__ import annotations
 import pytest
 
 from helpers import STAFF_PIN as PIN
-from helpers import StaffTable, wait_for
+from helpers import StaffTable, staff_login, wait_for
 
 KEY = "RRRRRRRRRBBBBBBBBNNNNNNNA"  # red's nine agents in cells 0-8
 POLL_MS = 15_000  # the staff page reads the night every 5 s, the spectators' page every 10 s
@@ -24,9 +24,7 @@ def test_a_whole_night_from_the_staff_page_on_a_phone(tmp_path, browser):
     errors: list[str] = []
     page.on("pageerror", lambda error: errors.append(str(error)))
     try:
-        page.goto(f"{table.base}/staff")
-        page.fill("#pin", PIN)
-        page.click("#login button")
+        staff_login(page, table.base, PIN)
         expect(page.locator("#night-state")).to_have_text("no night is open", timeout=30_000)  # the staff page's first fetches, on a loaded machine
         page.fill("#night-name", "Friday league")
         page.fill("#night-tables", "1")

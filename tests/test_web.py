@@ -51,14 +51,6 @@ class Events:
 
 
 @pytest.fixture
-def companion():
-    companion = Companion("127.0.0.1", 0)
-    companion.start()
-    yield companion
-    companion.stop()
-
-
-@pytest.fixture
 def tokens():
     return Tokens(b"0123456789abcdef0123456789abcdef")
 

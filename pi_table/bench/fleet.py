@@ -50,11 +50,7 @@ class Stream:
     """The dashboard's live stream read in a thread: each status update's latency once."""
 
     def __init__(self, port: int, cookie: str) -> None:
-        self.connection = http.client.HTTPConnection("127.0.0.1", port, timeout=60)
-        self.connection.request("GET", "/events", headers={"Cookie": cookie})
-        self.response = self.connection.getresponse()
-        if self.response.status != 200:
-            raise RuntimeError(f"the dashboard's stream answered {self.response.status}")
+        self.connection, self.response = live_stream(port, cookie)
         self.latencies: list[float] = []
         self.seen: set[tuple[str, float]] = set()
         self.measuring = False
@@ -75,6 +71,16 @@ class Stream:
                     self.latencies.append(now - row["reported_at"])
         except (OSError, ValueError):
             return
+
+
+def live_stream(port: int, cookie: str) -> tuple[http.client.HTTPConnection, http.client.HTTPResponse]:
+    """The dashboard's live stream (its server-sent events), opened as the page opens it."""
+    connection = http.client.HTTPConnection("127.0.0.1", port, timeout=60)
+    connection.request("GET", "/events", headers={"Cookie": cookie})
+    response = connection.getresponse()
+    if response.status != 200:
+        raise RuntimeError(f"the dashboard's stream answered {response.status}")
+    return connection, response
 
 
 def login(port: int, password: str = PASSWORD) -> str:

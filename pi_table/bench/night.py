@@ -42,7 +42,7 @@ from ..night.recorder import Recorder
 from ..night.standings import standings
 from ..table.session import Session
 from . import percentiles
-from .fleet import login
+from .fleet import live_stream, login
 
 PASSWORD = "bench-night-password"
 WAIT_S = 30.0  # for the dashboard to count every game, or a table to connect
@@ -52,11 +52,7 @@ class NightStream:
     """The dashboard's live stream read in a thread: when each game id was first counted."""
 
     def __init__(self, port: int, cookie: str) -> None:
-        self.connection = http.client.HTTPConnection("127.0.0.1", port, timeout=60)
-        self.connection.request("GET", "/events", headers={"Cookie": cookie})
-        self.response = self.connection.getresponse()
-        if self.response.status != 200:
-            raise RuntimeError(f"the dashboard's stream answered {self.response.status}")
+        self.connection, self.response = live_stream(port, cookie)
         self.counted: dict[str, float] = {}
         threading.Thread(target=self._read, daemon=True).start()
 
