@@ -200,6 +200,7 @@ def typed_at_a_terminal(keys: list[bytes], *options: str) -> str:
     what the person sees, echo included."""
     import os
     import pty
+    import re
     import select
     import sys
     import time
@@ -221,12 +222,18 @@ def typed_at_a_terminal(keys: list[bytes], *options: str) -> str:
                 except OSError:
                     return
 
+    def at_prompt(out: bytes) -> bool:
+        # The whole prompt, its space included, at the end of what was shown: readline may
+        # redraw '> ' and the line being typed, so counting prompts could see a new one early.
+        return re.sub(rb"\x1b\[[0-9;?]*[A-Za-z]", b"", out).endswith(b"> ")
+
     try:
+        until(at_prompt)
         for key in keys:
-            until(lambda out: out.rstrip().endswith(b">"))
-            prompts = seen.count(b"> ")
+            before = len(seen)
             os.write(fd, key)
-            until(lambda out, before=prompts: out.count(b"> ") > before)
+            # A new prompt: the line was accepted (a newline after the key) and '> ' is back.
+            until(lambda out, start=before: b"\n" in out[start:] and at_prompt(out[start:]))
         os.write(fd, b"quit\r")
         until(lambda out: False, timeout=3.0)
     finally:
