@@ -69,3 +69,28 @@ def test_commands_that_need_a_checkout_say_so_from_an_installed_package(tmp_path
     assert guide.main([]) == 2
     assert "needs a checkout of pi-table" in capsys.readouterr().err
     assert list(tmp_path.iterdir()) == []
+
+
+def _commands_of(parser) -> dict:
+    return next(a for a in parser._actions if a.dest == "command").choices
+
+
+def test_the_groups_name_every_command_their_modules_add_in_help_order():
+    """``GROUPS`` is how ``pi-table run`` builds only its own group's parser: a command a module
+    adds that the table does not name would be missing from that short build."""
+    from pi_table.cli import GROUPS
+
+    assert list(_commands_of(build_parser())) == [name for names in GROUPS.values() for name in names]
+
+
+@pytest.mark.parametrize("command", SUBCOMMANDS)
+def test_a_command_line_builds_its_own_groups_parser_only_and_reads_as_the_full_one(command):
+    alone = _commands_of(build_parser([command, "--help"]))
+    assert command in alone and len(alone) < len(SUBCOMMANDS)
+    assert alone[command].format_help() == _commands_of(build_parser())[command].format_help()
+
+
+@pytest.mark.parametrize("argv", [[], ["--help"], ["--version"], ["no-such-command"]])
+def test_a_command_line_naming_no_command_builds_every_parser(argv):
+    """The top-level help and the 'invalid choice' error list every command."""
+    assert sorted(_commands_of(build_parser(argv))) == SUBCOMMANDS

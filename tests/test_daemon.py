@@ -15,8 +15,8 @@ from pathlib import Path
 
 import pytest
 
-from pi_table.cli.options import DEFAULT_CONFIG
 from pi_table.cli.output import EXIT_UNAVAILABLE
+from pi_table.cli.tables import DEFAULT_CONFIG
 from pi_table.config import DEFAULT_PATH, parse_config
 from pi_table.daemon.control import ControlError, Refused, request
 from pi_table.daemon.run import Daemon

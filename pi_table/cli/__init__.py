@@ -5,6 +5,7 @@ runs when it runs, so ``pi-table run`` loads the daemon and not the simulators o
 from __future__ import annotations
 
 import argparse
+import importlib
 import os
 import sys
 
@@ -26,15 +27,34 @@ class _Version(argparse.Action):
         parser.exit()
 
 
-def build_parser() -> argparse.ArgumentParser:
+GROUPS = {
+    "play": ("sim", "render", "key"),
+    "service": ("run",),
+    "control": ("status", "new-game", "undo", "release-seat", "history", "set-staff-pin", "check-config"),
+    "board": ("selftest", "tune", "emulate-board"),
+    "fleet": ("fleet",),
+    "backup": ("backup", "restore"),
+    "release": ("bundle",),
+    "bench": ("bench",),
+}
+"""Each command group's module and the commands it adds, in the order ``--help`` lists them."""
+
+_ALL = frozenset(name for names in GROUPS.values() for name in names)
+
+
+def build_parser(argv: list[str] | None = None) -> argparse.ArgumentParser:
+    """The command line's parser: every command's, or only the group's whose command ``argv``
+    names first (``pi-table run`` then builds one group's parsers, not nineteen, at every start)."""
     parser = argparse.ArgumentParser(prog="pi-table", description="A Codenames-family game table on a Raspberry Pi.")
     parser.add_argument("--version", action=_Version, help="print the installed version and exit")
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
-    from . import backup, bench, board, control, fleet, play, release, service  # after codecache.install()
-
-    for group in (play, service, control, board, fleet, backup, release, bench):  # the order --help lists them in
-        group.add_commands(commands)
+    named = argv[0] if argv else None
+    for group, names in GROUPS.items():
+        if named is None or named not in _ALL or named in names:
+            # imported here, after codecache.install(), and only the groups this command line needs
+            importlib.import_module(f".{group}", __package__).add_commands(commands)
     return parser
+
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -43,7 +63,8 @@ def main(argv: list[str] | None = None) -> int:
     os.environ.setdefault("PYGAME_HIDE_SUPPORT_PROMPT", "1")
     codecache.install()
     try:
-        parser = build_parser()
+        argv = sys.argv[1:] if argv is None else argv
+        parser = build_parser(argv)
         args = parser.parse_args(argv)
         return args.func(parser, args)
     except Unconfigured:

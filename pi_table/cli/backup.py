@@ -9,9 +9,8 @@ import os
 import sys
 from pathlib import Path
 
-from .options import config_option
 from .output import EXIT_NOPERM, EXIT_UNAVAILABLE, said
-from .tables import configured
+from .tables import config_option, configured
 
 
 def add_commands(commands) -> None:

@@ -8,9 +8,8 @@ import sys
 from pathlib import Path
 
 from ..engine.views import LANGUAGES
-from .options import config_option
 from .output import EXIT_UNAVAILABLE, flushed
-from .tables import configured
+from .tables import config_option, configured
 
 
 def add_commands(commands) -> None:

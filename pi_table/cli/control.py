@@ -13,9 +13,8 @@ from pathlib import Path
 from ..engine.games import NAMES, kind_of
 from ..engine.views import LANGUAGES
 from .games import KINDS
-from .options import DEFAULT_CONFIG, config_option
 from .output import EXIT_NOPERM, EXIT_UNAVAILABLE, EXIT_USAGE, said
-from .tables import configured, load
+from .tables import DEFAULT_CONFIG, config_option, configured, load
 
 
 def add_commands(commands) -> None:

@@ -5,14 +5,11 @@ from __future__ import annotations
 
 import argparse
 from collections.abc import Callable
-from pathlib import Path
 
 from ..engine import Team
 from ..engine.games import NAMES, AnyRules, entry, kind_of
 from ..engine.rules import NUKE_MODES, SETUPS
 from .games import KINDS
-
-DEFAULT_CONFIG = "/etc/pi-table/config.toml"
 
 
 def team(text: str) -> Team:
@@ -75,12 +72,6 @@ def table_options(parser: argparse.ArgumentParser) -> None:
 def words_option(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--words", metavar="en|it|FILE",
                         help="words on the cards: a shipped list, or a deck file (UTF-8, one word a line)")
-
-
-def config_option(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument(
-        "--config", type=Path, help=f"the configuration file (default: {DEFAULT_CONFIG}); it names the socket and journal"
-    )
 
 
 def rules_of(args: argparse.Namespace) -> AnyRules:

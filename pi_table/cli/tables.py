@@ -14,10 +14,18 @@ from ..errors import PiTableError
 if TYPE_CHECKING:
     from ..config import ConfigError
 
+DEFAULT_CONFIG = "/etc/pi-table/config.toml"
+
 
 class Unconfigured(PiTableError):
     """The configuration was refused, and what is wrong with it said: ``main`` ends the command
     with EXIT_CONFIG."""
+
+
+def config_option(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--config", type=Path, help=f"the configuration file (default: {DEFAULT_CONFIG}); it names the socket and journal"
+    )
 
 
 def tell(args: argparse.Namespace, error: ConfigError) -> None:
