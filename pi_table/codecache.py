@@ -4,8 +4,8 @@ On Python 3.11 a frozen dataclass is made by compiling six small methods from so
 import (``__init__``, ``__repr__``, ``__eq__``, ``__hash__``, ``__setattr__``, ``__delattr__``),
 and the table makes about 80 of them before it is READY: compiling them was a quarter of the
 daemon's start. Python keeps the modules' own bytecode in ``__pycache__``; this keeps those
-methods' there too, keyed by their exact source text, so the same text always gets the code the
-compiler made of it and nothing can go stale. ``pi-table`` installs it first thing (``cli``);
+methods' there too, keyed by a 128-bit BLAKE2 digest of their exact source text, so the same
+text always gets the code the compiler made of it and nothing can go stale. ``pi-table`` installs it first thing (``cli``);
 a release's build fills the file (``python -m pi_table.codecache``), since the service may not
 write its own installation; where the file is missing, unreadable or cannot be written, methods
 are compiled as they always were.
@@ -18,25 +18,36 @@ import dataclasses
 import marshal
 import os
 import sys
+from _blake2 import blake2b  # hashlib's own blake2b, without hashlib loading OpenSSL at every start
 from types import CodeType
 
 FILE = os.path.join(os.path.dirname(__file__), "__pycache__", f"dataclasses.{sys.implementation.cache_tag}.marshal")
 MOST = 4096  # methods kept; past this (a checkout edited for months) the file starts afresh
 
-_code: dict[str, CodeType] = {}
-_compiled: list[str] = []  # texts compiled by this process, not yet in the file
+_index: dict[bytes, tuple[int, int]] = {}  # each text's digest: where its marshalled code lies in _kept
+_kept = memoryview(b"")
+_compiled: dict[bytes, bytes] = {}  # texts compiled by this process, not yet in the file: their marshalled code
+_used: set[bytes] = set()  # the file's texts this process took
+_code: dict[bytes, CodeType] = {}  # each text's code once made in this process: the same text, the same code
 
 
 def install(path: str = FILE) -> None:
     """From now on dataclasses take their methods' code from the file at ``path``, and the ones
     it lacks are added to it when the process ends (unless Python writes no bytecode: root
-    running a café's checkout leaves no file of its own in it). Once a process is enough."""
+    running a café's checkout leaves no file of its own in it). Once a process is enough.
+
+    The file is an index (each method's text by its digest) and the methods' marshalled code,
+    of which a start unmarshals only the methods it makes: the texts themselves, and the
+    methods of modules it does not import, would be most of what it reads."""
+    global _kept
     if getattr(dataclasses, "exec", None) is _exec:
         return
     try:
         with open(path, "rb") as file:
-            kept = marshal.loads(file.read())  # read whole: marshal.load reads a file in small pieces, 10 x slower
-        _code.update((text, code) for text, code in kept if isinstance(text, str) and isinstance(code, CodeType))
+            index, kept = marshal.loads(file.read())  # read whole: marshal.load reads a file in small pieces
+        if isinstance(index, dict) and isinstance(kept, bytes):
+            _index.update(index)
+            _kept = memoryview(kept)
     except (OSError, ValueError, EOFError, TypeError):  # none yet, or from a damaged write: compile
         pass
     dataclasses.exec = _exec  # type: ignore[attr-defined]  # the name dataclasses' builder calls
@@ -47,12 +58,32 @@ def install(path: str = FILE) -> None:
 def _exec(source, globals=None, locals=None):
     """``exec`` as dataclasses call it, with the code for a text compiled at most once."""
     if isinstance(source, str):
-        code = _code.get(source)
-        if code is None:
-            code = _code[source] = compile(source, "<string>", "exec")
-            _compiled.append(source)
-        source = code
+        source = _code_of(source)
     return exec(source, globals, locals)  # noqa: S102  (dataclasses' own call, passed on)
+
+
+def _code_of(text: str) -> CodeType:
+    key = blake2b(text.encode(), digest_size=16).digest()
+    code = _code.get(key)
+    if code is None:
+        code = _kept_code(key)
+        if code is None:
+            code = compile(text, "<string>", "exec")
+            _compiled[key] = marshal.dumps(code)
+        else:
+            _used.add(key)
+        _code[key] = code
+    return code
+
+
+def _kept_code(key: bytes) -> CodeType | None:
+    """The file's code for this digest (None when it has none, or the entry is damaged)."""
+    span = _index.get(key)
+    try:
+        code = marshal.loads(_kept[span[0]:span[1]]) if span is not None else None
+    except (ValueError, EOFError, TypeError, IndexError):
+        return None
+    return code if isinstance(code, CodeType) else None
 
 
 def save(path: str = FILE) -> None:
@@ -62,12 +93,20 @@ def save(path: str = FILE) -> None:
         return
     import tempfile  # a start that compiled nothing new does without it
 
-    kept = list(_code.items()) if len(_code) <= MOST else [(text, _code[text]) for text in _compiled]
+    if len(_index) + len(_compiled) <= MOST:
+        entries = [(key, bytes(_kept[start:end])) for key, (start, end) in _index.items()]
+    else:
+        entries = [(key, bytes(_kept[_index[key][0]:_index[key][1]])) for key in _used]
+    index, kept, at = {}, bytearray(), 0
+    for key, code in (*entries, *_compiled.items()):
+        index[key] = (at, at + len(code))
+        kept += code
+        at += len(code)
     try:
         os.makedirs(os.path.dirname(path), exist_ok=True)
         handle, temporary = tempfile.mkstemp(dir=os.path.dirname(path), prefix=".dataclasses-")
         with os.fdopen(handle, "wb") as file:
-            marshal.dump(kept, file)
+            marshal.dump((index, bytes(kept)), file)
         os.chmod(temporary, 0o644)  # read by every user that runs pi-table, as the .pyc files are
         os.replace(temporary, path)
     except OSError:

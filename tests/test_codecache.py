@@ -29,7 +29,7 @@ try:
     frozen = False
 except dataclasses.FrozenInstanceError:
     frozen = True
-print(json.dumps({"loaded": len(codecache._code) - len(codecache._compiled), "compiled": len(codecache._compiled),
+print(json.dumps({"loaded": len(codecache._used), "compiled": len(codecache._compiled),
                   "repr": repr(clue), "equal": clue == Clue("river", 2), "unequal": clue != Clue("river", 3),
                   "hash": hash(clue) == hash(Clue("river", 2)), "frozen": frozen, "default": Clue("sea").number}))
 """
@@ -58,13 +58,24 @@ def test_a_second_start_compiles_nothing_and_its_classes_behave_the_same(tmp_pat
     assert {k: second[k] for k in SAME} == {k: first[k] for k in SAME} == SAME
 
 
-@pytest.mark.parametrize("damage", [b"", b"\x00garbage", b"[not marshal", None])
+def _marshalled(shape: str) -> bytes:
+    """Marshal data of the wrong shape: a dict (as the first writer made), a list of text and
+    code pairs (as the one before the index did), an index whose places lie outside the code."""
+    import marshal
+
+    if shape == "dict":
+        return marshal.dumps({"text": 1})
+    if shape == "pairs":
+        return marshal.dumps([("def f(): pass", compile("def f(): pass", "<string>", "exec"))] * 3)
+    everything = {bytes(16 * [n]): (10**6, 10**6 + 50) for n in range(8)}
+    return marshal.dumps((everything, b"\x00" * 40))
+
+
+@pytest.mark.parametrize("damage", [b"", b"\x00garbage", b"[not marshal", "dict", "pairs", "index"])
 def test_a_damaged_file_is_compiled_over(tmp_path, damage):
     cache = tmp_path / "dataclasses.marshal"
-    if damage is None:  # marshal data of the wrong shape: a dict, as an older writer made
-        import marshal
-
-        damage = marshal.dumps({"text": 1})
+    if isinstance(damage, str):
+        damage = _marshalled(damage)
     cache.write_bytes(damage)
     first = start(cache)
     assert first["loaded"] == 0 and {k: first[k] for k in SAME} == SAME
@@ -99,3 +110,24 @@ def test_the_release_build_fills_the_file_for_every_module(tmp_path):
     done = subprocess.run([sys.executable, "-c", started, str(cache)], capture_output=True, text=True, check=False)
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip() == "0"
+
+
+def test_an_entry_that_is_not_code_is_compiled_afresh(monkeypatch):
+    """A file of the right shape whose entry for a text lies outside the code, or holds
+    something else than code: that text is compiled, and its method works."""
+    import marshal
+
+    from pi_table import codecache
+
+    text = "def __init__(self, word):\n  self.word = word\n"
+    key = codecache.blake2b(text.encode(), digest_size=16).digest()
+    for index, kept in (({key: (100, 150)}, b"\x00" * 40), ({key: (0, 9)}, marshal.dumps(["not", "code"])),
+                        ({key: "here"}, b"")):
+        monkeypatch.setattr(codecache, "_index", index)
+        monkeypatch.setattr(codecache, "_kept", memoryview(kept))
+        monkeypatch.setattr(codecache, "_code", {})
+        monkeypatch.setattr(codecache, "_compiled", {})
+        made: dict = {}
+        codecache._exec(text, {}, made)
+        word = type("Card", (), {"__init__": made["__init__"]})("river").word
+        assert word == "river" and key in codecache._compiled
