@@ -49,6 +49,8 @@ display, the amplifier."""
 
 @dataclass(frozen=True, slots=True)
 class Chip:
+    """One MPR121 on the touch board: its I2C address, where ADDR is tied, and its first electrode's cell."""
+
     address: int
     addr_to: str
     first_electrode: int
@@ -56,6 +58,8 @@ class Chip:
 
 @dataclass(frozen=True, slots=True)
 class Pinout:
+    """The reference wiring as pinout.toml gives it: the table reads the same file its build guide was made from."""
+
     led_data: int
     buttons: dict[str, int]
     encoder_fitted: bool

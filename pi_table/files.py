@@ -12,7 +12,6 @@ imports nothing of the table's but its errors' root.
 
 from __future__ import annotations
 
-import csv
 import io
 import json
 import os
@@ -130,6 +129,8 @@ def csv_text(rows: Iterable[Iterable[object]]) -> str:
     """Rows as CSV for the café's spreadsheet. A text cell a spreadsheet would run as a formula
     (a team name a guest typed, a field a table sent) is kept as text by a leading apostrophe;
     numbers stay numbers."""
+    import csv  # for an export: every module that reads files imports this one at every start
+
     out = io.StringIO()
     writer = csv.writer(out)
     for row in rows:

@@ -246,8 +246,9 @@ def _unusable_address(host: str, port: int, running: Running | None) -> dict[str
                 "web.port": N_("a port no other program listens on")}
     ours = running is None or not 1024 <= port <= 65535 or port == running.listening  # a bad port: the builder's
     try:
-        addresses = socket.getaddrinfo(host or None, 0 if ours else port, type=socket.SOCK_STREAM,
-                                       flags=socket.AI_PASSIVE)
+        # an ASCII name as bytes: a str is IDNA-encoded, and that codec's import is a millisecond of every start
+        name = (host.encode("ascii") if host.isascii() else host) if host else None
+        addresses = socket.getaddrinfo(name, 0 if ours else port, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE)
     except (socket.gaierror, UnicodeError) as e:
         return {"web.host": (expected["web.host"], Phrase.of("{host!r}, a name that does not resolve ({error})",
                                                              host=host, error=getattr(e, "strerror", None) or str(e)))}

@@ -36,6 +36,8 @@ from .schema import BY_KEY, EXPECTED, LED_BACKENDS, MAX_LEDS, SOCKET_PATH_MAX, S
 
 @dataclass(frozen=True, slots=True)
 class Paths:
+    """[paths] of the configuration: where the journal and the control socket live, and who may use the socket."""
+
     journal_dir: Path
     socket: Path
     socket_group: str | None
@@ -59,6 +61,8 @@ def user_paths(environ: Mapping[str, str] = os.environ, retention: Retention | N
 
 @dataclass(frozen=True, slots=True)
 class WebConfig:
+    """[web] of the configuration: where the phones' server listens, the address its QR code gives, its TLS pair."""
+
     enabled: bool
     host: str
     port: int
@@ -91,6 +95,8 @@ class FleetConfig:
 
 @dataclass(frozen=True, slots=True)
 class ScreenConfig:
+    """[screen] of the configuration: the spymasters' screen, how it is mounted, and the video driver that shows it."""
+
     enabled: bool
     settings: ScreenSettings
     mounting: PanelMounting
@@ -100,6 +106,8 @@ class ScreenConfig:
 
 @dataclass(frozen=True, slots=True)
 class LedConfig:
+    """[leds] of the configuration: which driver lights the cells, their map, brightness, gamma and power limit."""
+
     backend: str
     map: LedMap
     brightness: float

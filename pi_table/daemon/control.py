@@ -25,13 +25,16 @@ import socket
 import threading
 import time
 from collections.abc import Callable
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from ..engine.phrase import Phrase, Text
 from ..errors import PiTableError
 from .notify import STALL_S, thread_ended
+
+if TYPE_CHECKING:  # made at the first request: its import is a millisecond of every start
+    from concurrent.futures import ThreadPoolExecutor
 
 log = logging.getLogger("pi_table.control")
 MAX_REQUEST = 4096  # bytes in a request line
@@ -128,7 +131,6 @@ class ControlServer:
         self._bound = True
         self._selector = selectors.DefaultSelector()
         self._selector.register(server, selectors.EVENT_READ)
-        self._answerers = ThreadPoolExecutor(ANSWERERS, thread_name_prefix="control-answer")
         self._came_round = self._clock()
         self._thread = threading.Thread(target=self._serve, name="control-socket", daemon=True)
         self._thread.start()
@@ -171,12 +173,20 @@ class ControlServer:
 
     # --- the serving thread
 
-    def _started(self) -> tuple[socket.socket, selectors.BaseSelector, ThreadPoolExecutor]:
-        """The socket, selector and answerers start() made, which the serving thread uses until
-        stop() closes them."""
-        if self._socket is None or self._selector is None or self._answerers is None:
+    def _started(self) -> tuple[socket.socket, selectors.BaseSelector]:
+        """The socket and selector start() made, which the serving thread uses until stop()
+        closes them."""
+        if self._socket is None or self._selector is None:
             raise RuntimeError(f"the control socket {self.path} is not started")
-        return self._socket, self._selector, self._answerers
+        return self._socket, self._selector
+
+    def _answering(self) -> ThreadPoolExecutor:
+        """The threads that answer whole requests, made by the serving thread at the first."""
+        if self._answerers is None:
+            from concurrent.futures import ThreadPoolExecutor
+
+            self._answerers = ThreadPoolExecutor(ANSWERERS, thread_name_prefix="control-answer")
+        return self._answerers
 
     def _serve(self) -> None:
         while not self._stopping.is_set():
@@ -189,7 +199,7 @@ class ControlServer:
 
     def _turn(self) -> None:
         """Wait for what comes (at most until the next deadline), serve it, drop the late."""
-        server, selector, _ = self._started()
+        server, selector = self._started()
         now = self._clock()
         if self._accept_again is not None and now >= self._accept_again:
             self._accept_again = None
@@ -212,7 +222,7 @@ class ControlServer:
 
     def _accept(self) -> None:
         """Take the connections waiting, each refused at once when too many are open."""
-        server, selector, _ = self._started()
+        server, selector = self._started()
         for _ in range(BACKLOG):
             try:
                 connection, _ = server.accept()
@@ -244,7 +254,7 @@ class ControlServer:
         if self._accept_failures == 1:
             log.warning("the control socket cannot accept a connection (%s): trying again every %g s at most",
                         error.strerror or error, ACCEPT_RETRY_MAX_S)
-        server, selector, _ = self._started()
+        server, selector = self._started()
         selector.unregister(server)
         self._accept_again = self._clock() + wait
 
@@ -267,7 +277,7 @@ class ControlServer:
         elif newline or not chunk:
             self._stop_reading(connection)
             if line.strip():
-                self._started()[2].submit(self._answer_on, connection, line)
+                self._answering().submit(self._answer_on, connection, line)
             else:  # connected and left (a probe for a running table)
                 self._close(connection)
 

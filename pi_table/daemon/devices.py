@@ -39,6 +39,8 @@ FAULTS = tuple(DEVICE_FAULTS.values())
 
 @dataclass
 class Devices:
+    """The devices the table plays with (real or stand-ins), each one's health, and the warnings to show."""
+
     touch: TouchSource
     leds: LedStrip
     screen: Screen

@@ -8,15 +8,16 @@ the table: it is replaced by a stand-in, reported once in the log and shown on t
 
 The ``Daemon`` wires the rooms that each do one job: ``devices`` (which devices to build),
 ``staff_desk`` (what the staff page asks of the table), ``checkup`` (its self-test and pads'
-tuning, the game paused meanwhile), ``restarts`` (a change of settings,
-its trial and the restart that applies it) and ``backup`` (a restore, tried as a change is, and
-the nightly backups). The phones' pages and the fleet are loaded after READY; the staff desk is
-made with the phones' pages.
+tuning, the game paused meanwhile), ``restarts`` (a change of settings, its trial and the
+restart that applies it) and ``backup`` (a restore, tried as a change is, and the nightly
+backups). The phones' pages and the game nights' book are opened after READY, and the fleet's
+broker is connected to then; the staff desk is made with the phones' pages.
 """
 
 from __future__ import annotations
 
 import fcntl
+import gc
 import logging
 import signal
 import socket
@@ -38,9 +39,6 @@ from ..errors import PiTableError
 from ..files import read_file
 from ..hal import NewGame, ReleaseSeat
 from ..hal.events import NOT_WORKING
-from ..night.book import FOLDER as NIGHTS
-from ..night.book import Book
-from ..night.recorder import Recorder
 from ..table import Session, history
 from ..table.games import loop_class
 from ..table.loop import PAUSED, REFUSALS, EventLoop, LoopSettings, Outcome
@@ -58,6 +56,7 @@ if TYPE_CHECKING:  # loaded only once the table is up (the phones' pages open af
     import ssl
 
     from ..fleet.reporter import Reporter
+    from ..night.recorder import Recorder
     from ..web import Companion
     from ..web.auth import Recovery
 
@@ -126,7 +125,7 @@ class Daemon:
         if self.session.resumed:
             log.info("resumed game %s from %s", self.session.id, self.session.resumed)
         self.devices = open_devices(config, hal, touch_port)
-        self.night = _night(config) if self.lock is not None else None  # a game night's games, recorded as they end
+        self.night: Recorder | None = None  # a game night's games, recorded as they end: read once the table is up
         self.fleet = self._open_fleet()
         self.companion: Companion | None = None  # the phones' pages: opened once the table is up
         self._phones = threading.Event()  # set once the companion is up, failed or off
@@ -181,9 +180,16 @@ class Daemon:
         degraded = [name for name, health in self.devices.health.items() if health.startswith("not working")]
         state = f"degraded: {', '.join(degraded)} not working" if degraded else "up"
         self.notifier.ready(f"table {state}; game {self.session.id}")
+        if not gc.isenabled():  # `pi-table run` made the table's start without collecting (cli/service.py)
+            gc.freeze()  # what the start made lives as long as the table: no collection need go through it again
+            gc.enable()
         log.info("table %s; game %s; control socket %s", state, self.session.id, self.config.paths.socket)
+        if self.lock is not None:  # the nights' book is read after READY, before the pages and the fleet use it
+            self.night = _night(self.config)
         self._start_companion(f"table {state}; game {self.session.id}")
         if self.fleet is not None:
+            if self.night is not None:  # the night's games and plan, the other tables' heard
+                self.fleet.take_night(self.night)
             self.fleet.start()
         watch = self.restarts.watch
         if watch is not None:
@@ -210,8 +216,6 @@ class Daemon:
             log.error("%s; the table plays on unreported", why)
             return None
         self.devices.screen = ReportingScreen(self.devices.screen, lambda: reporter.offer(self._fleet_status()))
-        if self.night is not None:  # the night's games and plan, the other tables' heard
-            reporter.take_night(self.night)
         return reporter
 
     def _fleet_status(self) -> dict:
@@ -622,6 +626,10 @@ def fleet_warnings(warnings: tuple[Text, ...]) -> dict[str, list[str]]:
 
 def _night(config: Config) -> Recorder | None:
     """The table's part in a game night: the nights' book beside the journal (None when it cannot be read)."""
+    from ..night.book import FOLDER as NIGHTS
+    from ..night.book import Book
+    from ..night.recorder import Recorder
+
     try:
         return Recorder(Book(config.paths.journal_dir / NIGHTS, config.blocked), config.fleet.table_id or "1")
     except OSError as e:

@@ -37,14 +37,18 @@ from .ws281x import ORDERS, PixelSource
 
 BIT0 = 0b11000000
 BIT1 = 0b11111000
-ENCODED = [bytes(BIT1 if byte >> bit & 1 else BIT0 for bit in range(7, -1, -1)) for byte in range(256)]
-"""Each data byte as the 8 SPI bytes that carry it, most significant bit first."""
+_NIBBLES = [bytes(BIT1 if nibble >> bit & 1 else BIT0 for bit in (3, 2, 1, 0)) for nibble in range(16)]
+ENCODED = [high + low for high in _NIBBLES for low in _NIBBLES]
+"""Each data byte as the 8 SPI bytes that carry it, most significant bit first (built from its
+two halves' 4: a tenth of the work of 256 bytes bit by bit, at every start of the table)."""
 BUFSIZ_FILE = Path("/sys/module/spidev/parameters/bufsiz")
 DEFAULT_BUFSIZ = 4096  # the kernel's, when the parameter cannot be read
 
 
 @dataclass(frozen=True, slots=True)
 class SpiLedConfig:
+    """[leds.spi] of the configuration: the SPI device and bit rate that carry the WS2812B waveform on a Pi 5."""
+
     bus: int = 0  # /dev/spidev0.0: MOSI on GPIO10
     device: int = 0
     speed_hz: int = 6_400_000

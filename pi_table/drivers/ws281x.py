@@ -42,6 +42,8 @@ class PixelSource(Protocol):
 
 @dataclass(frozen=True, slots=True)
 class Ws281xConfig:
+    """[leds.ws281x] of the configuration: how rpi-ws281x drives the strip (pin, PWM channel, DMA, order)."""
+
     pin: int = 10
     channel: int = 0
     freq_hz: int = 800_000

@@ -36,6 +36,8 @@ class NoSound(SoundDevice):
 
 @dataclass(frozen=True, slots=True)
 class Played:
+    """What a sound device was asked to play: the cue's files, in order, at this volume."""
+
     files: tuple[Path, ...]
     volume: float
 

@@ -34,6 +34,8 @@ HOLD_MIN_S = 0.05
 
 @dataclass(frozen=True, slots=True)
 class InputSettings:
+    """How long a finger must rest on a card to count as a touch, and how long before a pad is taken for stuck."""
+
     hold_s: float = 0.25
     stuck_s: float = 10.0
 

@@ -21,6 +21,8 @@ DISCUSSION_S = 180.0
 
 @dataclass(frozen=True, slots=True)
 class TimerSettings:
+    """[timer] of the configuration: a turn's length (0: no timer), its warning, and whether time up ends the turn."""
+
     length_s: float = 0.0  # 0: no timer
     warn_s: float = 10.0
     enforce: bool = False

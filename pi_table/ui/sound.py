@@ -239,6 +239,8 @@ QUIET_FACTOR = 0.25
 
 @dataclass(frozen=True, slots=True)
 class SoundSettings:
+    """[sound] of the configuration: whether the table plays its cues, how loud, spoken or not, and its quiet hours."""
+
     enabled: bool = True
     volume: float = 0.8
     spoken: bool = False
