@@ -94,3 +94,23 @@ def test_a_command_line_builds_its_own_groups_parser_only_and_reads_as_the_full_
 def test_a_command_line_naming_no_command_builds_every_parser(argv):
     """The top-level help and the 'invalid choice' error list every command."""
     assert sorted(_commands_of(build_parser(argv))) == SUBCOMMANDS
+
+
+@pytest.mark.parametrize("columns", [None, "0", "-3", "wide", "50", "132"])
+def test_help_is_as_wide_as_shutil_would_make_it(monkeypatch, columns):
+    """The parser asks the terminal's width itself (shutil's import was 2 ms of every start):
+    the same width shutil gives, whatever $COLUMNS says, and so the same help."""
+    import argparse
+    import shutil
+
+    from pi_table.cli import _columns, _Parser
+
+    if columns is None:
+        monkeypatch.delenv("COLUMNS", raising=False)
+    else:
+        monkeypatch.setenv("COLUMNS", columns)
+    assert _columns() == shutil.get_terminal_size().columns
+    ours, theirs = _Parser(prog="pi-table"), argparse.ArgumentParser(prog="pi-table")
+    for parser in (ours, theirs):
+        parser.add_argument("--config", help="the configuration file; it names the socket and the journal " * 3)
+    assert ours.format_help() == theirs.format_help()

@@ -27,6 +27,30 @@ class _Version(argparse.Action):
         parser.exit()
 
 
+class _Parser(argparse.ArgumentParser):
+    """argparse's parser, its help as wide as the terminal: argparse asks shutil, whose import
+    (with the compressors shutil loads) was 2 ms of every start, for the width of every argument
+    it adds; this asks the terminal as shutil does. The commands' parsers are of this class too."""
+
+    def _get_formatter(self) -> argparse.HelpFormatter:
+        # every argparse formatter takes a width; typeshed knows only prog. Minus 2: argparse's own margin
+        return self.formatter_class(prog=self.prog, width=_columns() - 2)  # type: ignore[call-arg]
+
+
+def _columns() -> int:
+    """The terminal's width as ``shutil.get_terminal_size`` gives it: $COLUMNS, else the terminal's, else 80."""
+    try:
+        columns = int(os.environ.get("COLUMNS", "0"))
+    except ValueError:
+        columns = 0
+    if columns <= 0:
+        try:
+            columns = os.get_terminal_size(sys.__stdout__.fileno()).columns  # type: ignore[union-attr]
+        except (AttributeError, ValueError, OSError):
+            columns = 0
+    return columns or 80
+
+
 GROUPS = {
     "play": ("sim", "render", "key"),
     "service": ("run",),
@@ -45,7 +69,7 @@ _ALL = frozenset(name for names in GROUPS.values() for name in names)
 def build_parser(argv: list[str] | None = None) -> argparse.ArgumentParser:
     """The command line's parser: every command's, or only the group's whose command ``argv``
     names first (``pi-table run`` then builds one group's parsers, not nineteen, at every start)."""
-    parser = argparse.ArgumentParser(prog="pi-table", description="A Codenames-family game table on a Raspberry Pi.")
+    parser = _Parser(prog="pi-table", description="A Codenames-family game table on a Raspberry Pi.")
     parser.add_argument("--version", action=_Version, help="print the installed version and exit")
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     named = argv[0] if argv else None
