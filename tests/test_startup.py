@@ -2,7 +2,8 @@
 
 A restart leaves the table dark until READY, so the start imports only what the configured game
 and devices need: the companion's aiohttp opens after READY, Codex's engine loads only on a table
-that deals Codex, and the version is read from the package metadata when first asked for. The
+that deals Codex, the version is read from the package metadata when first asked for, and the
+game nights' book and the control socket's answering threads open once the table is up. The
 figures are in ``pi-table bench daemon``; this checks the mechanism, not the clock.
 """
 
@@ -13,7 +14,11 @@ import sys
 import pytest
 
 LATER = ("aiohttp", "pi_table.web", "pi_table.engine.codex", "pi_table.table.codex_loop", "importlib.metadata",
-         "importlib.resources", "pi_table.ui.words")
+         "importlib.resources", "pi_table.ui.words",
+         # issue 26: the nights' book, the control socket's answerers (at its first request), the
+         # other commands' parsers, shutil (argparse's width), csv (exports), the IDNA codec
+         "pi_table.night.book", "pi_table.night.recorder", "concurrent.futures", "pi_table.cli.play",
+         "pi_table.cli.backup", "pi_table.cli.control", "shutil", "csv", "encodings.idna")
 """Modules a grid game's start does without until READY."""
 
 CHILD = """
