@@ -15,10 +15,11 @@ from ..engine.phrase import N_, Phrase, Text
 from ..engine.rules import CENTRE, NUKE_MODES, SETUPS
 from ..engine.views import LANGUAGES
 from ..hardware import pinout
-from ..table.input import HOLD_MIN_S
-from ..table.timer import DISCUSSION_S
+from ..table.input import HOLD_MAX_S, HOLD_MIN_S
+from ..table.timer import DISCUSSION_S, TURN_S
 from ..ui.i18n import GAME_TITLES
 from ..ui.mounting import PANELS, ROTATIONS, PanelMounting
+from ..ui.pixels import GAMMA
 
 DEFAULT_PATH = Path("/etc/pi-table/config.toml")
 
@@ -122,13 +123,13 @@ OPTIONS = (
     Option("game", "colour_blind", False, "bool", N_("identities also differ by rhythm on the LEDs"),
            label=N_("Colour-blind rhythms"), in_group="lights"),
     Option("game", "hold_s", 0.25, "number", N_("seconds a touch is held before it counts as a guess"),
-           label=N_("Touch hold time"), range=Range(HOLD_MIN_S, 5), unit=SECONDS),
+           label=N_("Touch hold time"), range=Range(HOLD_MIN_S, HOLD_MAX_S), unit=SECONDS),
     Option("game", "discussion_s", DISCUSSION_S, "number", N_("Codex: seconds of public discussion each phase, 10 to 3600"),
            label=N_("Codex: discussion time"), range=Range(10, 3600), unit=SECONDS),
     Option("game", "sealed_votes", False, "bool", N_("Codex: hide each ballot until the sixth is in (the book votes in public)"),
            label=N_("Codex: sealed votes")),
     Option("timer", "length_s", 0, "number", N_("turn timer in seconds, 10 to 3600; 0 is off"),
-           label=N_("Turn timer"), range=Range(10, 3600, off=0), unit=SECONDS),
+           label=N_("Turn timer"), range=Range(*TURN_S, off=0), unit=SECONDS),
     Option("timer", "warn_s", 10, "number", N_("warn this many seconds before the turn runs out"),
            label=N_("Timer warning"), unit=SECONDS),
     Option("timer", "enforce", False, "bool", N_("end the turn when the timer runs out"),
@@ -162,7 +163,7 @@ OPTIONS = (
     Option("leds", "brightness", 0.5, "number", N_("0 to 1, before the current limit"),
            label=N_("Brightness"), in_group="lights", range=Range(0, 1)),
     Option("leds", "gamma", 2.2, "number", N_("1 (none) to 3"),
-           label=N_("Gamma correction"), in_group="lights", range=Range(1, 3)),
+           label=N_("Gamma correction"), in_group="lights", range=Range(*GAMMA)),
     Option("leds", "current_limit_ma", WIRING.current_limit_ma, "number", N_("what the LEDs' supply may give; frames are dimmed to fit"),
            label=N_("LED current limit"), unit=N_("milliamperes")),
     Option("leds", "leds_per_cell", WIRING.leds_per_cell, "int", N_("the grid map: LEDs in a row under each cell"),

@@ -30,6 +30,8 @@ FAULTS = (WIPE_WARNING.template, STUCK)
 (tests/test_troubleshooting.py collects every module's ``FAULTS``)."""
 HOLD_MIN_S = 0.05
 """The shortest hold: the time a palm's fingers take to land, over the board's reports."""
+HOLD_MAX_S = 5
+"""The longest hold: past it a touch feels lost."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -40,9 +42,10 @@ class InputSettings:
     stuck_s: float = 10.0
 
     def __post_init__(self) -> None:
-        if not HOLD_MIN_S <= self.hold_s <= 5:
-            raise Refusal("hold time is {least} to 5 seconds (a shorter hold takes the first finger of a palm for a "
-                          "guess before the rest of the hand lands), not {seconds}", least=HOLD_MIN_S, seconds=self.hold_s)
+        if not HOLD_MIN_S <= self.hold_s <= HOLD_MAX_S:
+            raise Refusal("hold time is {least} to {most} seconds (a shorter hold takes the first finger of a palm for a "
+                          "guess before the rest of the hand lands), not {seconds}", least=HOLD_MIN_S, most=HOLD_MAX_S,
+                          seconds=self.hold_s)
         if not self.hold_s < self.stuck_s <= 600:
             raise Refusal("stuck time is over the hold time and at most 600 seconds, not {seconds}", seconds=self.stuck_s)
 

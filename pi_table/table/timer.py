@@ -19,6 +19,10 @@ DISCUSSION_S = 180.0
 """Codex's discussion length when the configuration does not give one: three minutes."""
 
 
+TURN_S = (10, 3600)
+"""A turn timer's shortest and longest length, in seconds (0 is no timer): the schema's range too."""
+
+
 @dataclass(frozen=True, slots=True)
 class TimerSettings:
     """[timer] of the configuration: a turn's length (0: no timer), its warning, and whether time up ends the turn."""
@@ -28,8 +32,9 @@ class TimerSettings:
     enforce: bool = False
 
     def __post_init__(self) -> None:
-        if not (self.length_s == 0 or 10 <= self.length_s <= 3600):
-            raise Refusal("turn timer length is 0 (off) or 10 to 3600 seconds, not {seconds}", seconds=self.length_s)
+        if not (self.length_s == 0 or TURN_S[0] <= self.length_s <= TURN_S[1]):
+            raise Refusal("turn timer length is 0 (off) or {least} to {most} seconds, not {seconds}",
+                          least=TURN_S[0], most=TURN_S[1], seconds=self.length_s)
         if self.warn_s < 0 or (self.length_s and self.warn_s >= self.length_s):
             raise Refusal("timer warning is 0 seconds or more and less than the timer's length, not {seconds}",
                           seconds=self.warn_s)

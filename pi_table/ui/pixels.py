@@ -105,6 +105,10 @@ class PowerLimit:
         return len(pixels) * self.idle_ma_per_led + channels * self.ma_per_channel / 255
 
 
+GAMMA = (1, 3)
+"""The gamma correction a strip takes, from none to the strongest: the schema's range too."""
+
+
 class PixelOutput:
     """Turns frames into the strip's values: map, brightness, gamma, current limit."""
 
@@ -115,8 +119,9 @@ class PixelOutput:
         gamma: float = 2.2,
         power: PowerLimit | None = None,
     ) -> None:
-        if not 1 <= gamma <= 3:
-            raise Refusal("gamma is 1 (no correction) to 3, not {gamma}", gamma=gamma)
+        if not GAMMA[0] <= gamma <= GAMMA[1]:
+            raise Refusal("gamma is {least} (no correction) to {most}, not {gamma}", least=GAMMA[0], most=GAMMA[1],
+                          gamma=gamma)
         self.gamma = gamma
         self.brightness = brightness
         self.map = led_map or LedMap.grid()
