@@ -22,7 +22,7 @@ from pi_table.cli import main
 from pi_table.config import Config, load_config, trial
 from pi_table.config.machine import Running
 from pi_table.daemon import backup
-from pi_table.daemon.restarts import Restarts, trial_state
+from pi_table.daemon.restarts import Restarts
 from pi_table.daemon.trial import Health
 from pi_table.engine import Rules
 from pi_table.engine.games import make_game
@@ -367,7 +367,7 @@ def test_a_restore_the_table_cannot_mend_is_rolled_back_by_the_restart_it_asks_f
     note = trial.rolled_back(backup.trial_path(config))
     assert note is not None and note["why"]["en"] == str(why)
     assert note["why"]["it"].startswith("le pagine per i telefoni e la pagina del personale non si possono aprire")
-    shown = trial_state(backup.trial_path(config), "it")
+    shown = trial.state(backup.trial_path(config), "it")
     assert shown["trial"] is None and shown["rolled_back"]["keys"] == ["timer.length_s", "staff.pin", "journal"]
 
 

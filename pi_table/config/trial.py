@@ -158,6 +158,23 @@ def rolled_back(path: Path) -> dict | None:
     return note if isinstance(note, dict) else None
 
 
+def state(path: Path | None, lang: str) -> dict:
+    """The settings' trial for the staff page: a change waiting to be proven healthy, and the
+    last one rolled back (which keys, by whom, when, and why in ``lang``) until one is kept."""
+    pending = None if path is None else pending_trial(path)
+    note = None if path is None else rolled_back(path)
+    last = None
+    if note is not None:
+        why, keys = note.get("why"), note.get("keys")
+        last = {"at": note.get("at") if isinstance(note.get("at"), int | float) else None,
+                "keys": [key for key in keys if isinstance(key, str)] if isinstance(keys, list) else [],
+                "by": str(note.get("by", "")),
+                "why": str(why.get(lang) or why.get("en") or "") if isinstance(why, dict) else ""}
+    return {"trial": None if pending is None else {"keys": list(pending.keys), "by": pending.by,
+                                                    "since": pending.since},
+            "rolled_back": last}
+
+
 def _copy(source: Path, to: Path) -> None:
     replace_file(to, read_text(source).encode("utf-8"), _mode(source))
 

@@ -382,7 +382,7 @@ STAGED_PHASE, APPLYING, APPLIED, ROLLING_BACK = "staged", "applying", "applied",
 def trial_path(config: Config) -> Path:
     """The name the restore's notes are beside (``restore.trial``, ``restore.rolled-back``), as
     a change of settings has its notes beside the configuration file: the staff page shows them
-    with ``restarts.trial_state(trial_path(config), lang)``."""
+    with ``trial.state(trial_path(config), lang)``."""
     return folder(config) / "restore"
 
 

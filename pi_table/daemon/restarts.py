@@ -10,7 +10,6 @@ import logging
 import os
 import threading
 import time
-from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
 
 from ..config import BY_KEY, ConfigError, trial
@@ -200,20 +199,3 @@ class Restarts:
                                         device=Phrase(events.DEVICE_NAMES.get(name, name)),
                                         state=daemon.devices.why.get(name, health[name])))
         return Health()
-
-
-def trial_state(path: Path | None, lang: str) -> dict:
-    """The settings' trial for the staff page: a change waiting to be proven healthy, and the
-    last one rolled back (which keys, by whom, when, and why in ``lang``) until one is kept."""
-    pending = None if path is None else trial.pending_trial(path)
-    note = None if path is None else trial.rolled_back(path)
-    rolled_back = None
-    if note is not None:
-        why, keys = note.get("why"), note.get("keys")
-        rolled_back = {"at": note.get("at") if isinstance(note.get("at"), int | float) else None,
-                       "keys": [key for key in keys if isinstance(key, str)] if isinstance(keys, list) else [],
-                       "by": str(note.get("by", "")),
-                       "why": str(why.get(lang) or why.get("en") or "") if isinstance(why, dict) else ""}
-    return {"trial": None if pending is None else {"keys": list(pending.keys), "by": pending.by,
-                                                    "since": pending.since},
-            "rolled_back": rolled_back}

@@ -11,7 +11,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
 
-from ..config import OPTIONS
+from ..config import OPTIONS, trial
 from ..config.schema import GROUPS, form_field
 from ..config.settings import hide_password, keep_password
 from ..engine import InvalidRules
@@ -20,7 +20,6 @@ from ..engine.phrase import Phrase, Text
 from ..files import write_private
 from ..table import history
 from . import backup, logs
-from .restarts import trial_state
 
 if TYPE_CHECKING:
     from ..config import Config
@@ -82,7 +81,7 @@ class StaffDesk:
 
     def table(self, lang: str) -> dict:
         return {**self.daemon.answer({"command": "status", "lang": lang}),
-                "settings": trial_state(self.daemon.config.source, lang)}
+                "settings": trial.state(self.daemon.config.source, lang)}
 
     def new_game(self, game: str, options: dict[str, object], lang: str) -> Text | None:
         daemon = self.daemon
@@ -170,7 +169,7 @@ class StaffDesk:
         for note in ("rolled_back", "last"):
             if found[note] is not None and isinstance(found[note].get("why"), dict):
                 found[note] = {**found[note], "why": found[note]["why"].get(lang)}
-        return {**found, "offered": offers, "restore": trial_state(backup.trial_path(self.daemon.config), lang)}
+        return {**found, "offered": offers, "restore": trial.state(backup.trial_path(self.daemon.config), lang)}
 
     def update(self, source: str, bundle: str | None, data: bytes | None) -> Text | None:
         asked = {"from_": source} if bundle is None else {"from_": source, "bundle": bundle}
