@@ -21,7 +21,7 @@ from ..files import NotAFile, TooBig, read_file
 from ..ui.i18n import say
 from .machine import FILES_READ, PRIVATE_KEYS, Running, check_machine
 from .schema import BY_KEY, DEFAULT_PATH, EXPECTED, MAX_BYTES, OPTIONS, SECTIONS, Option, defaults, describe
-from .settings import Config, build, config_relative, deck_path
+from .settings import Config, build, config_relative, deck_path, is_whole, is_wholes
 
 
 class ConfigError(PiTableError, ValueError):
@@ -145,17 +145,15 @@ def _read_value(option: Option, raw: object, base: Path) -> object:
     if kind == "bool":
         ok = isinstance(raw, bool)
     elif kind == "int":
-        ok = isinstance(raw, int) and not isinstance(raw, bool)
+        ok = is_whole(raw)
     elif kind == "number":
-        ok = isinstance(raw, (int, float)) and not isinstance(raw, bool) and math.isfinite(raw)
+        ok = (is_whole(raw) or isinstance(raw, float)) and math.isfinite(raw)
     elif kind == "pin":
-        ok = raw is False or (isinstance(raw, int) and not isinstance(raw, bool))
+        ok = raw is False or is_whole(raw)
     elif kind == "int_list":
-        ok = isinstance(raw, list) and all(isinstance(n, int) and not isinstance(n, bool) for n in raw)
+        ok = is_wholes(raw)
     elif kind == "int_lists":
-        ok = isinstance(raw, list) and all(
-            isinstance(row, list) and all(isinstance(n, int) and not isinstance(n, bool) for n in row) for row in raw
-        )
+        ok = isinstance(raw, list) and all(is_wholes(row) for row in raw)
     else:  # str, path, usb_id
         ok = isinstance(raw, str) and "\0" not in raw
     expected = Phrase(EXPECTED[kind])

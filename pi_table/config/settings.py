@@ -171,7 +171,7 @@ class Values:
 
     def whole(self, key: str) -> int:
         value = self._values[key]
-        if not _is_whole(value):
+        if not is_whole(value):
             raise self._wrong(key, "int")
         return value
 
@@ -187,29 +187,30 @@ class Values:
         value = self._values[key]
         if value is False:
             return None
-        if not _is_whole(value):
+        if not is_whole(value):
             raise self._wrong(key, "pin")
         return value
 
     def wholes(self, key: str) -> list[int]:
         value = self._values[key]
-        if not _is_wholes(value):
+        if not is_wholes(value):
             raise self._wrong(key, "int_list")
         return value
 
     def rows(self, key: str) -> list[list[int]]:
         value = self._values[key]
-        if not isinstance(value, list) or not all(_is_wholes(row) for row in value):
+        if not isinstance(value, list) or not all(is_wholes(row) for row in value):
             raise self._wrong(key, "int_lists")
         return value
 
 
-def _is_whole(value: object) -> TypeGuard[int]:
+def is_whole(value: object) -> TypeGuard[int]:
+    """A TOML integer: Python's bool is an int too, and ``true`` is no number of anything."""
     return isinstance(value, int) and not isinstance(value, bool)
 
 
-def _is_wholes(value: object) -> TypeGuard[list[int]]:
-    return isinstance(value, list) and all(_is_whole(n) for n in value)
+def is_wholes(value: object) -> TypeGuard[list[int]]:
+    return isinstance(value, list) and all(is_whole(n) for n in value)
 
 
 def build(values: dict[str, object], source: Path | None) -> Config:
