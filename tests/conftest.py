@@ -7,7 +7,6 @@ only the engine, protocol and simulation tests, without them."""
 from __future__ import annotations
 
 import os
-import threading
 from dataclasses import dataclass
 
 import pytest
@@ -15,7 +14,16 @@ from hypothesis import settings
 
 from pi_table.engine import Game, Key, Rules, State, Team, make_game, parse_action
 
-from helpers import CHROMIUM, CHROMIUM_ARGS, CODEX_CONFIG, REQUIRE_TOOLS, CodexTable, require_tools, with_drawn_key
+from helpers import (
+    CHROMIUM,
+    CHROMIUM_ARGS,
+    CODEX_CONFIG,
+    REQUIRE_TOOLS,
+    CodexTable,
+    InProcessDaemon,
+    require_tools,
+    with_drawn_key,
+)
 
 
 @dataclass
@@ -84,20 +92,10 @@ def codex_daemon(tmp_path):
 @pytest.fixture
 def codex_in_process(tmp_path):
     """A Codex daemon in this process, its loop in a thread, for what HTTP cannot time."""
-    from pi_table.config import load_config
-    from pi_table.daemon.run import Daemon
-
     (tmp_path / "config.toml").write_text(CODEX_CONFIG)
-    daemon = Daemon(load_config(tmp_path / "config.toml"), hal="sim")
-    daemon.start()
-    runner = threading.Thread(target=daemon.run, daemon=True)
-    runner.start()
-    assert daemon.wait_for_phones()  # the companion opens once the table is up
-    yield daemon
-    daemon.stop()
-    runner.join(timeout=5)
-    daemon.close()
-    assert not runner.is_alive()
+    running = InProcessDaemon(tmp_path / "config.toml")
+    yield running.daemon
+    running.close()
 
 
 @pytest.fixture

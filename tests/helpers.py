@@ -730,12 +730,32 @@ def staff_page(desk, folder, **settings):
 
 
 
-class StaffTable:
-    """The daemon in this process (simulated devices), with a game on a known key and a PIN."""
+class InProcessDaemon:
+    """The daemon in this process on a configuration file (simulated devices), its loop in a
+    thread and its phones' pages open: for what HTTP cannot time or see."""
 
-    def __init__(self, folder: Path, key: str, lang: str = "en") -> None:
+    def __init__(self, config: Path) -> None:
         from pi_table.config import load_config
         from pi_table.daemon.run import Daemon
+
+        self.daemon = Daemon(load_config(config), hal="sim")
+        self.daemon.start()
+        self.runner = threading.Thread(target=self.daemon.run, daemon=True)
+        self.runner.start()
+        assert self.daemon.wait_for_phones()  # the companion opens once the table is up
+        assert self.daemon.companion is not None
+
+    def close(self) -> None:
+        self.daemon.stop()
+        self.runner.join(timeout=5)
+        self.daemon.close()
+        assert not self.runner.is_alive()
+
+
+class StaffTable(InProcessDaemon):
+    """The daemon in this process, with a game on a known key and a PIN."""
+
+    def __init__(self, folder: Path, key: str, lang: str = "en") -> None:
         from pi_table.table import Session
         from pi_table.web.staff import set_pin
 
@@ -745,23 +765,13 @@ class StaffTable:
         rules = Rules()
         Session(rules, key=make_game(rules).parse_key(key), journal_dir=folder / "journal").close()
         set_pin(folder / "journal", STAFF_PIN)
-        self.daemon = Daemon(load_config(self.config), hal="sim")
-        self.daemon.start()
-        self.runner = threading.Thread(target=self.daemon.run, daemon=True)
-        self.runner.start()
-        assert self.daemon.wait_for_phones()
+        super().__init__(self.config)
         assert self.daemon.companion is not None
         self.base = self.daemon.companion.base_url
 
     def guess(self, cell: int) -> None:
         loop = self.daemon.loop
         assert loop.call(lambda: loop.submit(Guess(cell))).ok
-
-    def close(self) -> None:
-        self.daemon.stop()
-        self.runner.join(timeout=5)
-        self.daemon.close()
-        assert not self.runner.is_alive()
 
 
 class StaffService:
