@@ -74,6 +74,8 @@ def browser():
     """Debian's Chromium, driven by Playwright; skipped where either is missing."""
     require_tools(CHROMIUM)
     playwright_api = pytest.importorskip("playwright.sync_api")
+    # 15 s for an expectation, not Playwright's 5: Chromium shares two loaded cores with the tables
+    playwright_api.expect.set_options(timeout=15_000)
     with playwright_api.sync_playwright() as playwright:
         browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
         yield browser

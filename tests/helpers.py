@@ -378,7 +378,7 @@ class CodexTable:
 
 
 HOLD_S = 0.05
-TAP_MS = 90  # longer than the hold: a tap is a guess
+TAP_MS = 150  # past the hold with room to spare: a driver thread late to read the press still sees a hold
 
 
 class EmulatedTable:

@@ -50,7 +50,9 @@ class Listener:
                                   protocol=MQTTProtocolVersion.MQTTv5)
         if username:
             self.client.username_pw_set(username, password)
+        self.subscribed = threading.Event()  # the broker's SUBACK: messages published from now on reach it
         self.client.on_connect = lambda c, u, f, r, p: c.subscribe(topics, qos=1)
+        self.client.on_subscribe = lambda c, u, mid, codes, p: self.subscribed.set()
         self.client.on_message = self._message
         properties = Properties(PacketTypes.CONNECT)
         properties.SessionExpiryInterval = 3600 if session else 0
@@ -251,7 +253,8 @@ def test_a_command_reaches_its_own_table_only_and_a_bad_one_is_answered(broker, 
     try:
         for table in (one, two):
             wait_for(table.daemon.fleet.connected.is_set, "both tables connected", 10)
-        time.sleep(0.2)  # the subscriptions follow the connection
+        assert watch.subscribed.wait(10), "the listener's subscription"
+        time.sleep(0.2)  # the tables' subscriptions follow their connections
         games = {name: table.daemon.session.id for name, table in (("one", one), ("two", two))}
         watch.client.publish("pi-table/one/command", json.dumps({"command": "new-game", "game": "alias24"}), qos=1)
         answer = watch.wait("pi-table/one/events", lambda value: value.get("event") == "command", "one's answer")
@@ -462,7 +465,7 @@ def test_a_table_whose_broker_is_down_plays_at_its_usual_pace(down, request, tmp
     print(f"{down}: median command {with_fleet * 1e3:.2f} ms with the fleet, {usual * 1e3:.2f} ms alone; "
           f"slowest {max(took) * 1e3:.1f} ms over {len(took)}")
     assert with_fleet <= 3 * usual + 0.002, f"median command {with_fleet * 1e3:.2f} ms, {usual * 1e3:.2f} ms alone"
-    assert max(took) < 1.0
+    assert max(took) < 2.0  # blocked on the broker, a command would wait out its seconds-long timeouts
 
 
 def test_a_broker_that_stalls_mid_game_leaves_the_pace_as_it_was(broker, tmp_path):
@@ -486,7 +489,7 @@ def test_a_broker_that_stalls_mid_game_leaves_the_pace_as_it_was(broker, tmp_pat
         with_fleet = statistics.median(took)
         print(f"stalled broker: median command {with_fleet * 1e3:.2f} ms with the fleet, {usual * 1e3:.2f} ms alone; "
               f"slowest {max(took) * 1e3:.1f} ms over {len(took)}")
-        assert with_fleet <= 3 * usual + 0.002 and max(took) < 1.0
+        assert with_fleet <= 3 * usual + 0.002 and max(took) < 2.0
         game = table.daemon.session.id
         watch.wait("pi-table/t1/events", lambda value: value.get("event") == "game_over" and value["game_id"] == game,
                    "the last game's end, sent once the broker woke", timeout=30)

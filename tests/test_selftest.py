@@ -101,7 +101,7 @@ def test_the_command_checks_every_pad_through_the_board(tmp_path):
         second = process.stdout.readline()
         assert second.startswith("now, in any order: touch each card once (25 to go), END TURN"), second
         for electrode in (*map(electrode_of, range(CELLS)), 25):
-            emulator.tap(electrode, 40)
+            emulator.tap(electrode, 150)  # many scans long: the emulator's thread may be starved a while
             time.sleep(0.02)
         out = process.communicate(timeout=30)[0]
     finally:

@@ -31,14 +31,15 @@ PALM = (10, 11, 12, 13, 14)  # five pads under one hand, across the first two ch
 class Table:
     """The emulator and a real-time table loop on the real driver, in one process."""
 
-    def __init__(self, tmp_path, stuck_s=10.0, stall_s=0.0):
+    def __init__(self, tmp_path, stuck_s=10.0, stall_s=0.0, hold_s=HOLD):
         self.emulator = BoardEmulator(link=tmp_path / "touch-board")
         self.emulator.start()
         rules = Rules()
         self.session = Session(rules, rng=random.Random(1), key=make_game(rules).parse_key(KEY))
         self.driver = TouchBoardSource(TouchBoardConfig(port=self.emulator.path))
         self.leds, self.screen = SimLedStrip(), SimScreen()
-        policy = TouchPolicy(InputSettings(hold_s=HOLD, stuck_s=stuck_s))
+        self.hold_s = hold_s
+        policy = TouchPolicy(InputSettings(hold_s=hold_s, stuck_s=stuck_s))
         self.loop = TableLoop(self.session, self.driver, self.leds, self.screen, SimButtons(), policy)
         if stall_s:
             self.loop.post = self._stalling(self.loop.post, stall_s)
@@ -62,8 +63,9 @@ class Table:
     def board(self):
         return self.session.table_view().board
 
-    def tap(self, electrode, ms=120):
-        self.emulator.tap(electrode, ms)
+    def tap(self, electrode):
+        """A guess: a finger down past the hold, with room for a driver thread late to read it."""
+        self.emulator.tap(electrode, 1000 * self.hold_s + 100)
 
     def close(self):
         self.loop.stop_soon()
@@ -80,6 +82,15 @@ def table(tmp_path):
     t.close()
 
 
+@pytest.fixture
+def patient_table(tmp_path):
+    """A hold of half a second, for what must not become a guess: two calls of this thread a
+    hold apart on a loaded machine would make a guess of a brush at the shortest hold."""
+    t = Table(tmp_path, hold_s=0.5)
+    yield t
+    t.close()
+
+
 def test_a_tap_on_the_board_reveals_the_card(table):
     table.tap(0)
     wait_for(lambda: table.board()[0] == "R", "card 0 to be revealed")
@@ -89,10 +100,11 @@ def test_a_tap_on_the_board_reveals_the_card(table):
     assert table.session.record.moves == 2
 
 
-def test_a_brush_shorter_than_the_hold_does_nothing(table):
+def test_a_brush_shorter_than_the_hold_does_nothing(patient_table):
+    table = patient_table
     table.emulator.press(3)
-    table.emulator.release(3)  # a few milliseconds at most
-    time.sleep(0.3)
+    table.emulator.release(3)  # a few milliseconds, far under the hold
+    time.sleep(1.0)
     assert table.board()[3] == "?" and table.session.record.moves == 0
 
 
@@ -107,7 +119,8 @@ def test_garbage_and_a_corrupt_report_never_become_a_guess(table):
     wait_for(lambda: table.board()[1] == "R", "a real tap after the noise")
 
 
-def test_a_palm_over_the_wire_is_no_guess_and_asks_to_wipe(table):
+def test_a_palm_over_the_wire_is_no_guess_and_asks_to_wipe(patient_table):
+    table = patient_table
     table.emulator.press(4)
     table.emulator.press(5)
     wait_for(lambda: WIPE_WARNING in table.screen.last.warnings, "the wipe-the-table warning")
@@ -141,7 +154,8 @@ def test_twenty_palms_each_in_one_report_reveal_no_card(tmp_path, stall_s):
     assert reveals == 0, f"{reveals} of 20 palms revealed a card"
 
 
-def test_unplug_and_replug_in_the_middle_of_a_turn_loses_nothing(table):
+def test_unplug_and_replug_in_the_middle_of_a_turn_loses_nothing(patient_table):
+    table = patient_table
     table.tap(0)
     wait_for(lambda: table.board()[0] == "R", "the first guess")
     before = table.session.state
