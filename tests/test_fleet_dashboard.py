@@ -186,6 +186,22 @@ def test_a_tables_game_is_its_topics_whatever_table_the_event_names():
     assert [line[0] for line in csv.reader(io.StringIO(fleet.csv()))] == ["table_id", "rogue"]
 
 
+def test_a_table_that_ends_more_games_than_a_day_holds_is_counted_no_further():
+    """A table's games today are kept to ``GAMES_A_DAY`` (a game takes minutes): one sending
+    game overs without end, each a new id, costs the dashboard no more memory, and what it
+    drops is counted on its row; another table's games still count."""
+    from pi_table.fleet.dashboard import GAMES_A_DAY
+
+    fleet = Fleet(clock=lambda: NOON + 120)
+    for n in range(GAMES_A_DAY + 25):
+        row = fleet.take("pi-table/rogue/events", message({**GAME_OVER, "game_id": f"r{n}"}))
+    assert row["games_today"] == GAMES_A_DAY and row["dropped"] == 25
+    assert f"past the {GAMES_A_DAY} one table can finish in a day" in row["dropped_why"]
+    assert fleet.take("pi-table/rogue/events", message({**GAME_OVER, "game_id": "r0"}))["dropped"] == 25  # seen: no drop
+    assert fleet.take("pi-table/bar/events", message({**GAME_OVER, "game_id": "b1"}))["games_today"] == 1
+    assert len(list(csv.reader(io.StringIO(fleet.csv())))) == 1 + GAMES_A_DAY + 1
+
+
 def test_a_flood_of_bad_messages_is_logged_once_a_minute_a_table(caplog):
     clock = [NOON]
     fleet = Fleet(clock=lambda: clock[0])

@@ -128,3 +128,19 @@ def test_a_table_offline_sends_its_night_when_it_is_back_and_a_new_dashboard_lea
         wait_for(lambda: (again.fleet.night() or {}).get("games") == ["g1", "g2"], "the retained night", 10)
     finally:
         again.stop()
+
+
+def test_a_night_keeps_so_many_games_and_counts_the_rest_as_dropped(monkeypatch):
+    """A night's games across its tables are kept to ``GAMES_A_NIGHT``: a table telling of new
+    games without end costs no more memory; the games kept still rank, the rest are counted."""
+    from pi_table.fleet import dashboard
+
+    monkeypatch.setattr(dashboard, "GAMES_A_NIGHT", 4)
+    fleet = Fleet()
+    row = fleet.take("pi-table/t1/night", told(*(game(n, "Owls", "Foxes", "Owls") for n in range(1, 4))))
+    assert row["dropped"] == 0
+    row = fleet.take("pi-table/t1/night", told(*(game(n, "Owls", "Foxes", "Owls") for n in range(1, 7))))
+    assert row["dropped"] == 1 and "of one night: not counted" in row["dropped_why"]
+    night = fleet.night()
+    assert night is not None and night["games"] == ["g1", "g2", "g3", "g4"]
+    assert fleet.take("pi-table/t1/night", told(game(2, "Owls", "Foxes", "Owls")))["dropped"] == 1  # a known game: taken

@@ -45,6 +45,7 @@ from ..engine.phrase import N_, Phrase
 from ..files import csv_text, write_private
 from ..hal.events import DEVICE_NAMES, is_fault
 from ..night.games import Game, GameRefused
+from ..night.pairing import MAX_TABLES
 from ..night.standings import high_scores, standings
 from ..ui.i18n import GAME_TITLES, say, say_health, translation
 from ..web.auth import Gate, Refused, Why, hash_secret
@@ -58,6 +59,10 @@ SESSION_S = 12 * 3600  # a session's life, in the browser and unused
 ATTEMPTS = 5  # logins an address (or a known browser) may try a minute
 ERRORS_KEPT = 5
 NIGHTS_KEPT = 3  # game nights remembered: tonight's and the last few, whose tables may still resend them
+GAMES_A_DAY = 1000  # one table's finished games kept a day: a game takes minutes, a day has 1440 of them
+GAMES_A_NIGHT = 200 * MAX_TABLES  # a night's games kept, all its tables'
+TOO_MANY_TODAY = Phrase.of("a game over past the {most} one table can finish in a day: not counted", most=GAMES_A_DAY)
+TOO_MANY_TONIGHT = Phrase.of("games past the {most} of one night: not counted", most=GAMES_A_NIGHT)
 UNSAID = N_("not said (a table of an older version)")
 """How a game from a table that does not report its ending's code ended, as the page counts it."""
 DROPS_SAID_EVERY_S = 60.0  # a table's dropped messages are in the log at most this often
@@ -166,29 +171,39 @@ class Fleet:
         with self._lock:
             table = self.tables.setdefault(table_id, TableRow(table_id))
             table.seen = self.clock()
+            not_taken: Phrase | None = None
             if kind == "online":
                 table.online = value  # type: ignore[assignment]  # schema.TOPICS: true or false
             elif kind == "status":
                 table.status = value  # type: ignore[assignment]  # schema.STATUS: an object
             elif kind == "night":
-                self._night(table_id, value, games)  # type: ignore[arg-type]  # schema.NIGHT: an object
+                not_taken = self._night(table_id, value, games)  # type: ignore[arg-type]  # schema.NIGHT: an object
             else:
-                self._event(table, value)  # type: ignore[arg-type]  # schema.EVENT: an object
+                not_taken = self._event(table, value)  # type: ignore[arg-type]  # schema.EVENT: an object
             row = self._row(table)
-        self._tell(row)
+        if not_taken is not None:  # what it could take is taken; the rest is counted as dropped
+            row = self.drop(table_id, not_taken)
+        else:
+            self._tell(row)
         if kind == "night" and self.night_changed is not None and (night := self.night()) is not None:
             self.night_changed(night)
         return row
 
-    def _night(self, table_id: str, told: dict, games: list[Game]) -> None:
-        """A table's night (under the lock): its teams and its games, each counted once (its id)."""
+    def _night(self, table_id: str, told: dict, games: list[Game]) -> Phrase | None:
+        """A table's night (under the lock): its teams and its games, each counted once (its id);
+        why some were not taken (a night holds at most ``GAMES_A_NIGHT``)."""
         night = self.nights.setdefault(told["night"], CafeNight(told["night"]))
         night.name = told["name"]
         night.teams[table_id], night.open[table_id] = told["teams"], told["open"]
+        refused = None
         for game in games:
+            if game.id not in night.games and len(night.games) >= GAMES_A_NIGHT:
+                refused = TOO_MANY_TONIGHT
+                continue
             night.games.setdefault(game.id, game)
         for old in sorted(self.nights)[:-NIGHTS_KEPT]:
             del self.nights[old]
+        return refused
 
     def night(self) -> dict | None:
         """The latest night's standings across the tables that tell of it: the same computation
@@ -235,14 +250,18 @@ class Fleet:
     def _of_the_day(self, table: TableRow, today: dt.date) -> list[dict]:
         return [game for game in table.games if self._day(game.get("at", 0)) == today]
 
-    def _event(self, table: TableRow, event: dict) -> None:
+    def _event(self, table: TableRow, event: dict) -> Phrase | None:
+        """A table's event (under the lock); why it was not taken (``GAMES_A_DAY`` games a table at most)."""
         today = self.today()
         table.games = [game for game in table.games if self._day(game.get("at", 0)) == today]
         if event.get("event") == "game_over" and self._day(event.get("at", 0)) == today:
             if all(game.get("game_id") != event.get("game_id") for game in table.games):  # QoS 1: maybe twice
+                if len(table.games) >= GAMES_A_DAY:
+                    return TOO_MANY_TODAY
                 table.games.append({**event, "table_id": table.table_id})  # the topic's: no table speaks for another
         elif event.get("event") == "error" or (event.get("event") == "command" and not event.get("ok")):
             table.errors = [*table.errors, str(event.get("error"))][-ERRORS_KEPT:]
+        return None
 
     @staticmethod
     def _day(at: float) -> dt.date:
