@@ -5,10 +5,10 @@ import (``__init__``, ``__repr__``, ``__eq__``, ``__hash__``, ``__setattr__``, `
 and the table makes about 80 of them before it is READY: compiling them was a quarter of the
 daemon's start. Python keeps the modules' own bytecode in ``__pycache__``; this keeps those
 methods' there too, keyed by a 128-bit BLAKE2 digest of their exact source text, so the same
-text always gets the code the compiler made of it and nothing can go stale. ``pi-table`` installs it first thing (``cli``);
-a release's build fills the file (``python -m pi_table.codecache``), since the service may not
-write its own installation; where the file is missing, unreadable or cannot be written, methods
-are compiled as they always were.
+text always gets the code the compiler made of it and nothing can go stale. ``pi-table``
+installs it first thing (``cli``); a release's build fills the file (``python -m
+pi_table.codecache``), since the service may not write its own installation; where the file is
+missing, unreadable or cannot be written, methods are compiled as they always were.
 """
 
 from __future__ import annotations
@@ -63,6 +63,7 @@ def _exec(source, globals=None, locals=None):
 
 
 def _code_of(text: str) -> CodeType:
+    """The code for one method's text: made once a process, from the file where it has it."""
     key = blake2b(text.encode(), digest_size=16).digest()
     code = _code.get(key)
     if code is None:

@@ -80,7 +80,6 @@ def build_parser(argv: list[str] | None = None) -> argparse.ArgumentParser:
     return parser
 
 
-
 def main(argv: list[str] | None = None) -> int:
     # pygame greets on stdout when first imported (by the self-test's, tune's and the simulators'
     # painters, before any device opens): no command of the table's wants that English line
