@@ -18,11 +18,15 @@ import dataclasses
 import marshal
 import os
 import sys
-from _blake2 import blake2b  # hashlib's own blake2b, without hashlib loading OpenSSL at every start
 from types import CodeType
 
+try:
+    from _blake2 import blake2b  # hashlib's own blake2b, without hashlib loading OpenSSL at every start
+except ImportError:  # a Python built without it: hashlib's, OpenSSL's or none
+    from hashlib import blake2b
+
 FILE = os.path.join(os.path.dirname(__file__), "__pycache__", f"dataclasses.{sys.implementation.cache_tag}.marshal")
-MOST = 4096  # methods kept; past this (a checkout edited for months) the file starts afresh
+MOST = 4096  # methods kept; past this (a checkout edited for months) the file keeps only this process's
 
 _index: dict[bytes, tuple[int, int]] = {}  # each text's digest: where its marshalled code lies in _kept
 _kept = memoryview(b"")
@@ -46,13 +50,19 @@ def install(path: str = FILE) -> None:
         with open(path, "rb") as file:
             index, kept = marshal.loads(file.read())  # read whole: marshal.load reads a file in small pieces
         if isinstance(index, dict) and isinstance(kept, bytes):
-            _index.update(index)
+            _index.update((key, span) for key, span in index.items() if _fits(span, len(kept)))
             _kept = memoryview(kept)
     except (OSError, ValueError, EOFError, TypeError):  # none yet, or from a damaged write: compile
         pass
     dataclasses.exec = _exec  # type: ignore[attr-defined]  # the name dataclasses' builder calls
     if not sys.dont_write_bytecode:  # -B or PYTHONDONTWRITEBYTECODE: nothing written, as for .pyc files
         atexit.register(save, path)
+
+
+def _fits(span: object, size: int) -> bool:
+    """An index entry that can be where a method's code lies: two whole numbers inside the file."""
+    return (isinstance(span, tuple) and len(span) == 2 and all(type(n) is int for n in span)
+            and 0 <= span[0] < span[1] <= size)
 
 
 def _exec(source, globals=None, locals=None):
@@ -94,10 +104,9 @@ def save(path: str = FILE) -> None:
         return
     import tempfile  # a start that compiled nothing new does without it
 
-    if len(_index) + len(_compiled) <= MOST:
-        entries = [(key, bytes(_kept[start:end])) for key, (start, end) in _index.items()]
-    else:
-        entries = [(key, bytes(_kept[_index[key][0]:_index[key][1]])) for key in _used]
+    # the file's entries (a damaged one, compiled again, is in _compiled): all, or past MOST this process's
+    keep = _index if len(_index) + len(_compiled) <= MOST else _used
+    entries = [(key, bytes(_kept[_index[key][0]:_index[key][1]])) for key in keep if key not in _compiled]
     index, kept, at = {}, bytearray(), 0
     for key, code in (*entries, *_compiled.items()):
         index[key] = (at, at + len(code))

@@ -766,7 +766,7 @@ class StaffTable(InProcessDaemon):
         Session(rules, key=make_game(rules).parse_key(key), journal_dir=folder / "journal").close()
         set_pin(folder / "journal", STAFF_PIN)
         super().__init__(self.config)
-        assert self.daemon.companion is not None
+        assert self.daemon.companion is not None  # for the type checker: the base class saw it open
         self.base = self.daemon.companion.base_url
 
     def guess(self, cell: int) -> None:

@@ -3,6 +3,7 @@ closed to ground, as on the table."""
 
 from __future__ import annotations
 
+import dataclasses
 import queue
 import time
 import warnings
@@ -99,8 +100,7 @@ def test_buttons_are_debounced_by_bounce_s(started, factory):
 def test_a_brushed_new_game_does_nothing(started, factory):
     # a hold of 1 s here: the brush is two calls of this thread, which a loaded machine may
     # hold apart for longer than the file's short hold
-    _, table = started(ButtonPins(encoder_a=ENCODER_A, encoder_b=ENCODER_B, encoder_push=ENCODER_PUSH,
-                                  new_game_hold_s=1.0))
+    _, table = started(dataclasses.replace(WITH_ENCODER, new_game_hold_s=1.0))
     push(factory.pin(NEW_GAME))
     time.sleep(1.5)
     assert table.heard() == []

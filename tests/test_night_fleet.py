@@ -130,9 +130,9 @@ def test_a_table_offline_sends_its_night_when_it_is_back_and_a_new_dashboard_lea
         again.stop()
 
 
-def test_a_night_keeps_so_many_games_and_counts_the_rest_as_dropped(monkeypatch):
-    """A night's games across its tables are kept to ``GAMES_A_NIGHT``: a table telling of new
-    games without end costs no more memory; the games kept still rank, the rest are counted."""
+def test_a_night_keeps_so_many_games_a_table_and_counts_the_rest_as_dropped(monkeypatch):
+    """A night keeps ``GAMES_A_NIGHT`` games of each table: one telling of new games without end
+    costs no more memory and takes no other table's place; what it sent past that is counted."""
     from pi_table.fleet import dashboard
 
     monkeypatch.setattr(dashboard, "GAMES_A_NIGHT", 4)
@@ -140,7 +140,9 @@ def test_a_night_keeps_so_many_games_and_counts_the_rest_as_dropped(monkeypatch)
     row = fleet.take("pi-table/t1/night", told(*(game(n, "Owls", "Foxes", "Owls") for n in range(1, 4))))
     assert row["dropped"] == 0
     row = fleet.take("pi-table/t1/night", told(*(game(n, "Owls", "Foxes", "Owls") for n in range(1, 7))))
-    assert row["dropped"] == 1 and "of one night: not counted" in row["dropped_why"]
-    night = fleet.night()
-    assert night is not None and night["games"] == ["g1", "g2", "g3", "g4"]
+    assert row["dropped"] == 1 and "one table can play in a night: not counted" in row["dropped_why"]
     assert fleet.take("pi-table/t1/night", told(game(2, "Owls", "Foxes", "Owls")))["dropped"] == 1  # a known game: taken
+    row = fleet.take("pi-table/t2/night", told(*(game(n, "Quiz Club", "Moles", "Moles", table="t2") for n in range(7, 10))))
+    assert row["dropped"] == 0  # the other table's games still count
+    night = fleet.night()
+    assert night is not None and night["games"] == ["g1", "g2", "g3", "g4", "g7", "g8", "g9"]

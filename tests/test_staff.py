@@ -473,12 +473,14 @@ def test_no_staff_answer_carries_the_key_during_a_game(table):
 def test_the_configuration_form_explains_each_key_in_the_pages_language(table):
     staff = Staff(table.base)
     staff.login()
-    for lang, length_help in [("en", "turn timer in seconds, 10 to 3600; 0 is off"),
-                              ("it", "timer del turno in secondi, da 10 a 3600; 0 lo spegne")]:
+    for lang, length_help, length_hint in [("en", "turn timer in seconds; 0 is off", "seconds, 10 to 3600, or 0: off"),
+                                           ("it", "timer del turno in secondi; 0 lo spegne", "secondi, da 10 a 3600, o 0: spento")]:
         staff.lang = lang
         status, answer = staff.call("GET", "/staff/api/config")
         helps = {option["key"]: option["help"] for option in answer["options"]}
+        hints = {option["key"]: option["hint"] for option in answer["options"]}
         assert status == 200 and helps["timer.length_s"] == length_help
+        assert hints["timer.length_s"] == length_hint  # the numbers it takes, from the range the checker holds it to
     assert helps["game.language"] == "la lingua dello schermo: en, it"  # key names and values stay as they are
 
 

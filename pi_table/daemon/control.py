@@ -276,9 +276,9 @@ class ControlServer:
             self._refuse(connection, f"a request is one line of at most {MAX_REQUEST} bytes")
         elif newline or not chunk:
             self._stop_reading(connection)
-            if line.strip():
+            if line.strip() and not self._stopping.is_set():  # stopping: no pool made that stop() would not see
                 self._answering().submit(self._answer_on, connection, line)
-            else:  # connected and left (a probe for a running table)
+            else:  # connected and left (a probe for a running table), or the table is stopping
                 self._close(connection)
 
     def _refuse(self, connection: socket.socket, why: str) -> None:

@@ -17,7 +17,6 @@ broker is connected to then; the staff desk is made with the phones' pages.
 from __future__ import annotations
 
 import fcntl
-import gc
 import logging
 import signal
 import socket
@@ -180,9 +179,6 @@ class Daemon:
         degraded = [name for name, health in self.devices.health.items() if health.startswith("not working")]
         state = f"degraded: {', '.join(degraded)} not working" if degraded else "up"
         self.notifier.ready(f"table {state}; game {self.session.id}")
-        if not gc.isenabled():  # `pi-table run` made the table's start without collecting (cli/service.py)
-            gc.freeze()  # what the start made lives as long as the table: no collection need go through it again
-            gc.enable()
         log.info("table %s; game %s; control socket %s", state, self.session.id, self.config.paths.socket)
         if self.lock is not None:  # the nights' book is read after READY, before the pages and the fleet use it
             self.night = _night(self.config)

@@ -45,7 +45,6 @@ from ..engine.phrase import N_, Phrase
 from ..files import csv_text, write_private
 from ..hal.events import DEVICE_NAMES, is_fault
 from ..night.games import Game, GameRefused
-from ..night.pairing import MAX_TABLES
 from ..night.standings import high_scores, standings
 from ..ui.i18n import GAME_TITLES, say, say_health, translation
 from ..web.auth import Gate, Refused, Why, hash_secret
@@ -59,10 +58,10 @@ SESSION_S = 12 * 3600  # a session's life, in the browser and unused
 ATTEMPTS = 5  # logins an address (or a known browser) may try a minute
 ERRORS_KEPT = 5
 NIGHTS_KEPT = 3  # game nights remembered: tonight's and the last few, whose tables may still resend them
-GAMES_A_DAY = 1000  # one table's finished games kept a day: a game takes minutes, a day has 1440 of them
-GAMES_A_NIGHT = 200 * MAX_TABLES  # a night's games kept, all its tables'
+GAMES_A_DAY = 1000  # one table's finished games kept a day: a game takes minutes, and a day is 1,440 of them
+GAMES_A_NIGHT = schema.MOST_GAMES  # one table's games kept a night: as many as its night message may carry
 TOO_MANY_TODAY = Phrase.of("a game over past the {most} one table can finish in a day: not counted", most=GAMES_A_DAY)
-TOO_MANY_TONIGHT = Phrase.of("games past the {most} of one night: not counted", most=GAMES_A_NIGHT)
+TOO_MANY_TONIGHT = Phrase.of("games past the {most} one table can play in a night: not counted", most=GAMES_A_NIGHT)
 UNSAID = N_("not said (a table of an older version)")
 """How a game from a table that does not report its ending's code ended, as the page counts it."""
 DROPS_SAID_EVERY_S = 60.0  # a table's dropped messages are in the log at most this often
@@ -191,16 +190,20 @@ class Fleet:
 
     def _night(self, table_id: str, told: dict, games: list[Game]) -> Phrase | None:
         """A table's night (under the lock): its teams and its games, each counted once (its id);
-        why some were not taken (a night holds at most ``GAMES_A_NIGHT``)."""
+        why some were not taken (``GAMES_A_NIGHT`` a table: one gone wrong fills no other's place)."""
         night = self.nights.setdefault(told["night"], CafeNight(told["night"]))
         night.name = told["name"]
         night.teams[table_id], night.open[table_id] = told["teams"], told["open"]
         refused = None
+        its_own = sum(game.table == table_id for game in night.games.values())
         for game in games:
-            if game.id not in night.games and len(night.games) >= GAMES_A_NIGHT:
+            if game.id in night.games:
+                continue
+            if its_own >= GAMES_A_NIGHT:
                 refused = TOO_MANY_TONIGHT
                 continue
-            night.games.setdefault(game.id, game)
+            night.games[game.id] = game
+            its_own += 1
         for old in sorted(self.nights)[:-NIGHTS_KEPT]:
             del self.nights[old]
         return refused
