@@ -14,7 +14,6 @@ missing, unreadable or cannot be written, methods are compiled as they always we
 from __future__ import annotations
 
 import atexit
-import dataclasses
 import marshal
 import os
 import sys
@@ -44,6 +43,8 @@ def install(path: str = FILE) -> None:
     of which a start unmarshals only the methods it makes: the texts themselves, and the
     methods of modules it does not import, would be most of what it reads."""
     global _kept
+    import dataclasses  # here, not above: pi-table imports it first without inspect (pi_table.later)
+
     if getattr(dataclasses, "exec", None) is _exec:
         return
     try:

@@ -17,7 +17,7 @@ from pi_table.cli import build_parser
 
 ROOT = Path(__file__).resolve().parent.parent
 MODULES = ("pi_table", "pi_table.hardware.tools.wiring", "pi_table.hardware.tools.guide",
-           "pi_table.hardware.tools.enclosure", "pi_table.firmware.deploy", "pi_table.ui.i18n")
+           "pi_table.hardware.tools.enclosure", "pi_table.firmware.deploy", "pi_table.ui.messages")
 SUBCOMMANDS = sorted(next(a for a in build_parser()._actions if a.dest == "command").choices)
 
 

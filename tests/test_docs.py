@@ -19,7 +19,7 @@ import pytest
 from pi_table.cli import build_parser
 from pi_table.config import schema
 from pi_table.protocol import wire
-from pi_table.ui.i18n import parse_po, po_path
+from pi_table.ui.messages import parse_po, po_path
 
 from helpers import require_tools
 

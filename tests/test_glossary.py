@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from pi_table.ui.i18n import parse_po, po_path
+from pi_table.ui.messages import parse_po, po_path
 
 GLOSSARY = Path(__file__).resolve().parent.parent / "docs" / "dev" / "glossary.md"
 

@@ -1,6 +1,6 @@
 """The catalogues are what the standard tools make of the sources, and a count reads right.
 
-``python -m pi_table.ui.i18n`` extracts ``pi_table.pot`` with Babel (babel.cfg), merges it into
+``python -m pi_table.ui.messages`` extracts ``pi_table.pot`` with Babel (babel.cfg), merges it into
 the Italian ``.po`` and compiles the ``.mo`` the table reads with the standard library's gettext:
 these tests fail when someone changed a sentence and forgot to run it. A sentence that says a
 number takes its plural form, in English and in Italian.
@@ -17,9 +17,9 @@ from pi_table.engine import Team
 from pi_table.engine.phrase import Phrase
 from pi_table.fleet.schema import ListOf, MapOf
 from pi_table.fleet.schema import Text as TextField
-from pi_table.ui import i18n
+from pi_table.ui import i18n, messages
 
-RUN = "run: python -m pi_table.ui.i18n"
+RUN = "run: python -m pi_table.ui.messages"
 
 
 def said(catalog) -> list[tuple]:
@@ -30,12 +30,12 @@ def said(catalog) -> list[tuple]:
 
 
 def test_the_template_is_what_babel_extracts_from_the_sources():
-    assert said(i18n.read_catalogue(i18n.TEMPLATE)) == said(i18n.template()), RUN
+    assert said(messages.read_catalogue(messages.TEMPLATE)) == said(messages.template()), RUN
 
 
 def test_the_italian_catalogue_follows_the_template_with_every_entry_translated():
-    po = i18n.read_catalogue(i18n.po_path("it"), "it")
-    template = i18n.read_catalogue(i18n.TEMPLATE)
+    po = messages.read_catalogue(messages.po_path("it"), "it")
+    template = messages.read_catalogue(messages.TEMPLATE)
     assert [message.id for message in po if message.id] == [message.id for message in template if message.id], RUN
     assert not po.obsolete, f"entries nothing uses (#~): {list(po.obsolete)}"
     assert [message.id for message in po if message.fuzzy and message.id] == []
@@ -46,8 +46,8 @@ def test_the_italian_catalogue_follows_the_template_with_every_entry_translated(
 
 
 def test_the_compiled_catalogue_is_the_italian_one_compiled():
-    po = i18n.read_catalogue(i18n.po_path("it"), "it")
-    with open(i18n.po_path("it").with_suffix(".mo"), "rb") as file:
+    po = messages.read_catalogue(messages.po_path("it"), "it")
+    with open(messages.po_path("it").with_suffix(".mo"), "rb") as file:
         mo = read_mo(file)
     assert translated(mo) == translated(po), RUN
 
@@ -61,7 +61,7 @@ def _one(text):
 
 
 def test_the_compiled_catalogue_says_plurals_to_the_standard_librarys_gettext():
-    with open(i18n.po_path("it").with_suffix(".mo"), "rb") as file:
+    with open(messages.po_path("it").with_suffix(".mo"), "rb") as file:
         read = gettext.GNUTranslations(file)
     assert read.ngettext("{online} of {count} tables online", "{online} of {count} tables online", 1) == (
         "{online} tavolo collegato su {count}")
@@ -73,11 +73,11 @@ def test_parse_po_reads_each_translated_form_by_its_english_one():
     po = ('msgid ""\nmsgstr "Content-Type: text/plain; charset=UTF-8\\nPlural-Forms: nplurals=2; plural=(n != 1);\\n"\n\n'
           'msgid "b"\nmsgstr "b"\n"ì"\n\n#, fuzzy\nmsgid "c"\nmsgstr "not yet"\n\nmsgid "a"\nmsgstr "à\\n\\"q\\""\n\n'
           'msgid "{n} card"\nmsgid_plural "{n} cards"\nmsgstr[0] "{n} carta"\nmsgstr[1] "{n} carte"\n')
-    entries = i18n.parse_po(po)
+    entries = messages.parse_po(po)
     assert {msgid: text for msgid, text in entries.items() if msgid} == {
         "b": "bì", "a": 'à\n"q"', "{n} card": "{n} carta", "{n} cards": "{n} carte"}
     with pytest.raises(ValueError, match="broken.po"):
-        i18n.parse_po('msgid "a"\nmsgstr "b"\nnonsense\n', "broken.po")
+        messages.parse_po('msgid "a"\nmsgstr "b"\nnonsense\n', "broken.po")
 
 
 # --- a count reads right in both languages -------------------------------------------------------
@@ -143,10 +143,10 @@ def test_a_plural_is_found_in_the_source_and_one_built_from_pieces_is_caught(tmp
         "    return Phrase.counting('n', f'{n} {word} left', '{n} agents left', n=n)\n",
         encoding="utf-8",
     )
-    assert i18n.msgids_in_source([source]) == {"{n} card left", "{n} cards left", "{n} agent left", "{n} agents left"}
-    assert [where.rsplit(":", 1)[1] for where in i18n.unmarked_sentences([source])] == ["5"]
+    assert messages.msgids_in_source([source]) == {"{n} card left", "{n} cards left", "{n} agent left", "{n} agents left"}
+    assert [where.rsplit(":", 1)[1] for where in messages.unmarked_sentences([source])] == ["5"]
     with open(source, "rb") as file:
-        extracted = list(i18n.extract_sentences(file, None, None, None))
+        extracted = list(messages.extract_sentences(file, None, None, None))
     assert extracted == [(2, "ngettext", ("{n} card left", "{n} cards left"), []),
                          (3, "ngettext", ("{n} agent left", "{n} agents left"), [])]
 

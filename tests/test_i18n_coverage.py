@@ -16,7 +16,7 @@ import pytest
 
 import pi_table
 from pi_table.engine.phrase import Phrase
-from pi_table.ui import i18n
+from pi_table.ui import i18n, messages
 
 PACKAGE = Path(pi_table.__file__).parent
 WEB = PACKAGE / "web"
@@ -24,24 +24,24 @@ SOURCES = sorted(PACKAGE.rglob("*.py"))  # the web server's refusals too; its pa
 
 
 def catalogue() -> dict[str, str]:
-    path = i18n.po_path("it")
-    return i18n.parse_po(path.read_text(encoding="utf-8"), str(path))
+    path = messages.po_path("it")
+    return messages.parse_po(path.read_text(encoding="utf-8"), str(path))
 
 
 def test_every_msgid_and_template_in_the_code_has_an_italian_translation():
-    used = i18n.msgids_in_source(SOURCES)
+    used = messages.msgids_in_source(SOURCES)
     assert len(used) > 300  # the screen's words, the refusals, the warnings
     assert sorted(used - catalogue().keys()) == []
 
 
 def test_no_refusal_or_warning_is_built_from_pieces():
-    assert i18n.unmarked_sentences(SOURCES) == []
+    assert messages.unmarked_sentences(SOURCES) == []
 
 
 def test_the_catalogue_holds_no_entry_nothing_uses():
     """An entry is used when the code marks it, or a phone page (pi_table/web/) carries it."""
     pages = [path.read_text(encoding="utf-8") for path in WEB.rglob("*") if path.is_file() and path.suffix != ".pyc"]
-    used = i18n.msgids_in_source(SOURCES)
+    used = messages.msgids_in_source(SOURCES)
     unused = [msgid for msgid in catalogue().keys() - used - {""} if not any(msgid in page for page in pages)]
     assert sorted(unused) == []
 
@@ -55,7 +55,7 @@ board emulator (a maker's tool on a laptop)."""
 def test_no_command_writes_english_into_a_line_for_a_person():
     """The commands' lines to a person and their option errors go through the catalogue: English
     written into a print(), parser.error() or self.say() is English on an Italian table."""
-    assert i18n.unsaid_lines(COMMANDS, ENGLISH_ONLY) == []
+    assert messages.unsaid_lines(COMMANDS, ENGLISH_ONLY) == []
 
 
 def test_english_written_into_a_commands_line_is_caught(tmp_path):
@@ -73,7 +73,7 @@ def test_english_written_into_a_commands_line_is_caught(tmp_path):
         "    parser.error('--count is a whole number')\n",
         encoding="utf-8",
     )
-    assert [where.rsplit(":", 1)[1] for where in i18n.unsaid_lines([source], frozenset({"_key"}))] == [
+    assert [where.rsplit(":", 1)[1] for where in messages.unsaid_lines([source], frozenset({"_key"}))] == [
         "5", "6", "7", "8"]
 
 
@@ -97,8 +97,8 @@ def test_an_unmarked_refusal_and_an_untranslated_one_are_caught(tmp_path):
         "    raise DeckError(f'{name}: the deck is wet')\n",
         encoding="utf-8",
     )
-    assert [where.rsplit(":", 1)[1] for where in i18n.unmarked_sentences([source])] == ["2", "4", "15"]
-    found = i18n.msgids_in_source([source])
+    assert [where.rsplit(":", 1)[1] for where in messages.unmarked_sentences([source])] == ["2", "4", "15"]
+    found = messages.msgids_in_source([source])
     assert found == {"a brand new refusal nobody translated", "waiting for {who}", "nobody to wait for",
                      "{name}: the deck is torn"}
     assert found - catalogue().keys() == found
@@ -112,7 +112,7 @@ def test_rewording_an_english_refusal_is_caught_not_silently_english(tmp_path):
     text = copy.read_text(encoding="utf-8")
     assert '"card {cell} is already revealed"' in text
     copy.write_text(text.replace('"card {cell} is already revealed"', '"card {cell} was revealed already"'), "utf-8")
-    assert sorted(i18n.msgids_in_source([copy]) - catalogue().keys()) == ["card {cell} was revealed already"]
+    assert sorted(messages.msgids_in_source([copy]) - catalogue().keys()) == ["card {cell} was revealed already"]
 
 
 def test_a_phrase_is_translated_from_its_code_and_fields_not_its_english():

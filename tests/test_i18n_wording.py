@@ -8,7 +8,8 @@ import re
 import pytest
 
 from pi_table.hal.events import HEALTHY
-from pi_table.ui.i18n import parse_po, po_path, say_health, translation
+from pi_table.ui.i18n import say_health, translation
+from pi_table.ui.messages import parse_po, po_path
 
 ITALIAN = parse_po(po_path("it").read_text(encoding="utf-8"))
 

@@ -47,7 +47,7 @@ from pi_table.engine.phrase import Phrase
 from pi_table.hal import Cues, NewGame, ScreenModel, TimerState, UiEvent
 from pi_table.sim.harness import ManualClock
 from pi_table.table.input import WIPE_WARNING
-from pi_table.ui import canvas, i18n, orientation
+from pi_table.ui import canvas, i18n, messages, orientation
 from pi_table.ui.canvas import CARD, DECOY
 from pi_table.ui.mounting import ROTATIONS
 from pi_table.ui.screen import GridPainter, Mode, ScreenPainter, ScreenSettings, draw, render_png
@@ -445,8 +445,8 @@ FIELD = re.compile(r"\{(\w+)(?::\w+|!r)?\}")
 
 
 def catalogue() -> dict[str, str]:
-    path = i18n.po_path("it")
-    return i18n.parse_po(path.read_text(encoding="utf-8"), str(path))
+    path = messages.po_path("it")
+    return messages.parse_po(path.read_text(encoding="utf-8"), str(path))
 
 
 def test_translations_keep_the_placeholders():

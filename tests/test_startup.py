@@ -18,11 +18,15 @@ LATER = ("aiohttp", "pi_table.web", "pi_table.engine.codex", "pi_table.table.cod
          # issue 26: the nights' book, the control socket's answerers (at its first request), the
          # other commands' parsers, shutil (argparse's width), csv (exports), the IDNA codec
          "pi_table.night.book", "pi_table.night.recorder", "concurrent.futures", "pi_table.cli.play",
-         "pi_table.cli.backup", "pi_table.cli.control", "shutil", "csv", "encodings.idna")
+         "pi_table.cli.backup", "pi_table.cli.control", "shutil", "csv", "encodings.idna",
+         # what dataclasses and logging use only for a class without a docstring and to format an
+         # exception (pi_table.later), and the catalogues' making (pi_table.ui.messages)
+         "inspect", "ast", "dis", "traceback", "linecache", "tokenize", "textwrap", "pi_table.ui.messages")
 """Modules a grid game's start does without until READY."""
 
 CHILD = """
 import json, os, signal, sys
+from pi_table.cli import main  # first, as pi-table imports it
 from pi_table.daemon import notify
 
 def ready(self, status):
@@ -32,7 +36,6 @@ def ready(self, status):
     os.kill(os.getpid(), signal.SIGTERM)
 
 notify.Notifier.ready = ready
-from pi_table.cli import main
 sys.exit(main(["run", "--hal", "sim", "--config", {config!r}]))
 """
 

@@ -9,9 +9,11 @@ import importlib
 import os
 import sys
 
-from .. import codecache
+from .. import codecache, later
 from .output import EXIT_CONFIG, EXIT_PIPE
 from .tables import Unconfigured
+
+later.lean()  # before any command's module loads: dataclasses and logging without what they rarely use
 
 
 class _Version(argparse.Action):

@@ -19,7 +19,8 @@ from pathlib import Path
 from typing import IO
 
 from ..engine.phrase import Phrase
-from ..ui.i18n import LANGUAGES, TeamWord, msgids_in_source, say, translation
+from ..ui.i18n import LANGUAGES, TeamWord, say, translation
+from ..ui.messages import msgids_in_source
 
 PAGE_FILES = ("page.html", "app.js")
 _MARKED = re.compile(r'\b(?:t|tn|N_)\(\s*("(?:[^"\\\n]|\\.)*")|\bdata-i18n="([^"]*)"')
