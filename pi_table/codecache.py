@@ -51,7 +51,7 @@ def install(path: str = FILE) -> None:
         with open(path, "rb") as file:
             index, kept = marshal.loads(file.read())  # read whole: marshal.load reads a file in small pieces
         if isinstance(index, dict) and isinstance(kept, bytes):
-            _index.update((key, span) for key, span in index.items() if _fits(span, len(kept)))
+            _index.update(index)  # each entry checked when its method is made (most are not, at a start)
             _kept = memoryview(kept)
     except (OSError, ValueError, EOFError, TypeError):  # none yet, or from a damaged write: compile
         pass
@@ -62,7 +62,7 @@ def install(path: str = FILE) -> None:
 
 def _fits(span: object, size: int) -> bool:
     """An index entry that can be where a method's code lies: two whole numbers inside the file."""
-    return (isinstance(span, tuple) and len(span) == 2 and all(type(n) is int for n in span)
+    return (isinstance(span, tuple) and len(span) == 2 and type(span[0]) is int and type(span[1]) is int
             and 0 <= span[0] < span[1] <= size)
 
 
@@ -91,8 +91,10 @@ def _code_of(text: str) -> CodeType:
 def _kept_code(key: bytes) -> CodeType | None:
     """The file's code for this digest (None when it has none, or the entry is damaged)."""
     span = _index.get(key)
+    if span is None or not _fits(span, len(_kept)):
+        return None
     try:
-        code = marshal.loads(_kept[span[0]:span[1]]) if span is not None else None
+        code = marshal.loads(_kept[span[0]:span[1]])
     except (ValueError, EOFError, TypeError, IndexError):
         return None
     return code if isinstance(code, CodeType) else None
@@ -107,7 +109,8 @@ def save(path: str = FILE) -> None:
 
     # the file's entries (a damaged one, compiled again, is in _compiled): all, or past MOST this process's
     keep = _index if len(_index) + len(_compiled) <= MOST else _used
-    entries = [(key, bytes(_kept[_index[key][0]:_index[key][1]])) for key in keep if key not in _compiled]
+    entries = [(key, bytes(_kept[_index[key][0]:_index[key][1]])) for key in keep
+               if key not in _compiled and _fits(_index[key], len(_kept))]
     index, kept, at = {}, bytearray(), 0
     for key, code in (*entries, *_compiled.items()):
         index[key] = (at, at + len(code))

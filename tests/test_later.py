@@ -20,9 +20,11 @@ def fresh(code: str) -> dict:
 
 
 def test_the_rarely_used_modules_wait_until_used():
-    seen = fresh("seen['loaded'] = [name for name in ('dataclasses', 'logging', 'inspect', 'ast', 'dis', "
-                 "'traceback', 'linecache', 'tokenize') if name in sys.modules]")
-    assert seen["loaded"] == ["dataclasses", "logging"]
+    seen = fresh("import gc\n"
+                 "seen['loaded'] = [name for name in ('dataclasses', 'logging', 'inspect', 'ast', 'dis', "
+                 "'traceback', 'linecache', 'tokenize') if name in sys.modules]\n"
+                 "seen['collector'] = [gc.isenabled(), gc.get_freeze_count() > 0]")
+    assert seen == {"loaded": ["dataclasses", "logging"], "collector": [True, True]}  # on again, the imports frozen
 
 
 def test_a_class_without_a_docstring_gets_its_signature_from_the_real_inspect():
