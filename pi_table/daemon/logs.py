@@ -11,6 +11,7 @@ from __future__ import annotations
 import logging
 import os
 import sys
+from collections import deque
 from collections.abc import Mapping
 from typing import TextIO
 
@@ -50,3 +51,16 @@ def setup(level: str) -> None:
     handler = logging.StreamHandler(sys.stderr)
     handler.setFormatter(PrioritisedFormatter(FORMAT) if to_journal(sys.stderr) else logging.Formatter(FORMAT))
     logging.basicConfig(level=level.upper(), handlers=[handler])
+
+
+class RecentLines(logging.Handler):
+    """The service's last log lines, each with its record's level, for the staff page to show
+    by level and to download (journald keeps them all)."""
+
+    def __init__(self, keep: int = 2000) -> None:
+        super().__init__(logging.INFO)
+        self.records: deque[tuple[int, str]] = deque(maxlen=keep)
+        self.setFormatter(logging.Formatter("%(asctime)s " + FORMAT, "%H:%M:%S"))
+
+    def emit(self, record: logging.LogRecord) -> None:
+        self.records.extend((record.levelno, line) for line in self.format(record).split("\n"))

@@ -47,9 +47,9 @@ from . import backup
 from .checkup import Checkup
 from .control import ControlServer
 from .devices import open_devices, stand_in
+from .logs import RecentLines
 from .notify import LoopHeartbeat, Notifier, thread_ended
 from .restarts import EXIT_RESTART, Restarts
-from .staff_desk import RecentLines, StaffDesk
 
 if TYPE_CHECKING:  # loaded only once the table is up (the phones' pages open after READY)
     import ssl
@@ -58,6 +58,7 @@ if TYPE_CHECKING:  # loaded only once the table is up (the phones' pages open af
     from ..night.recorder import Recorder
     from ..web import Companion
     from ..web.auth import Recovery
+    from .staff_desk import StaffDesk
 
 log = logging.getLogger("pi_table.daemon")
 CHANGING_GAMES = Phrase.of("the table is changing games: try again")
@@ -287,6 +288,7 @@ class Daemon:
             from ..web.console import Console
             from ..web.seats import SeatLinks
             from ..web.staff import StaffPage
+            from .staff_desk import StaffDesk
 
             tokens = Tokens.kept_in(journal_dir)
             self.staff_desk = StaffDesk(self)

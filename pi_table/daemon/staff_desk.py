@@ -5,8 +5,6 @@ already has. Never the key: the game is the control socket's public status.
 
 from __future__ import annotations
 
-import logging
-from collections import deque
 from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
@@ -32,19 +30,6 @@ if TYPE_CHECKING:
 BROKER = "fleet.broker"
 
 
-class RecentLines(logging.Handler):
-    """The service's last log lines, each with its record's level, for the staff page to show
-    by level and to download (journald keeps them all)."""
-
-    def __init__(self, keep: int = 2000) -> None:
-        super().__init__(logging.INFO)
-        self.records: deque[tuple[int, str]] = deque(maxlen=keep)
-        self.setFormatter(logging.Formatter("%(asctime)s " + logs.FORMAT, "%H:%M:%S"))
-
-    def emit(self, record: logging.LogRecord) -> None:
-        self.records.extend((record.levelno, line) for line in self.format(record).split("\n"))
-
-
 class Table(Protocol):
     """What the staff desk needs of the running table (``run.Daemon``)."""
 
@@ -52,7 +37,7 @@ class Table(Protocol):
     session: Session
     restarts: Restarts
     checkup: Checkup
-    recent_log: RecentLines
+    recent_log: logs.RecentLines
     companion: Companion | None
 
     def answer(self, request: dict) -> dict: ...
