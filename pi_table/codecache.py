@@ -4,7 +4,7 @@ On Python 3.11 a frozen dataclass is made by compiling six small methods from so
 import (``__init__``, ``__repr__``, ``__eq__``, ``__hash__``, ``__setattr__``, ``__delattr__``),
 and the table makes about 80 of them before it is READY: compiling them was a quarter of the
 daemon's start. Python keeps the modules' own bytecode in ``__pycache__``; this keeps those
-methods' there too, keyed by a 128-bit BLAKE2 digest of their exact source text, so the same
+methods' there too, keyed by 128 bits of the SHA-512 of their exact source text, so the same
 text always gets the code the compiler made of it and nothing can go stale. ``pi-table``
 installs it first thing (``cli``); a release's build fills the file (``python -m
 pi_table.codecache``), since the service may not write its own installation; where the file is
@@ -20,9 +20,9 @@ import sys
 from types import CodeType
 
 try:
-    from _blake2 import blake2b  # hashlib's own blake2b, without hashlib loading OpenSSL at every start
-except ImportError:  # a Python built without it: hashlib's, OpenSSL's or none
-    from hashlib import blake2b
+    from _sha512 import sha512  # type: ignore[import-not-found]  # random's, which every start loads (hashlib: OpenSSL)
+except ImportError:  # a Python built without it: hashlib's, from OpenSSL
+    from hashlib import sha512
 
 FILE = os.path.join(os.path.dirname(__file__), "__pycache__", f"dataclasses.{sys.implementation.cache_tag}.marshal")
 MOST = 4096  # methods kept; past this (a checkout edited for months) the file keeps only this process's
@@ -75,7 +75,7 @@ def _exec(source, globals=None, locals=None):
 
 def _code_of(text: str) -> CodeType:
     """The code for one method's text: made once a process, from the file where it has it."""
-    key = blake2b(text.encode(), digest_size=16).digest()
+    key = digest(text)
     code = _code.get(key)
     if code is None:
         code = _kept_code(key)
@@ -86,6 +86,11 @@ def _code_of(text: str) -> CodeType:
             _used.add(key)
         _code[key] = code
     return code
+
+
+def digest(text: str) -> bytes:
+    """A method's key in the file: 128 bits of its text's SHA-512."""
+    return sha512(text.encode()).digest()[:16]
 
 
 def _kept_code(key: bytes) -> CodeType | None:

@@ -20,8 +20,9 @@ LATER = ("aiohttp", "pi_table.web", "pi_table.engine.codex", "pi_table.table.cod
          "pi_table.night.book", "pi_table.night.recorder", "concurrent.futures", "pi_table.cli.play",
          "pi_table.cli.backup", "pi_table.cli.control", "shutil", "csv", "encodings.idna",
          # what dataclasses and logging use only for a class without a docstring and to format an
-         # exception (pi_table.later), and the catalogues' making (pi_table.ui.messages)
-         "inspect", "ast", "dis", "traceback", "linecache", "tokenize", "textwrap", "pi_table.ui.messages",
+         # exception (pi_table.later), the catalogues' making (pi_table.ui.messages), BLAKE2 (the
+         # code cache's digest is random's SHA-512)
+         "_blake2", "inspect", "ast", "dis", "traceback", "linecache", "tokenize", "textwrap", "pi_table.ui.messages",
          "pi_table.daemon.staff_desk")
 """Modules a grid game's start does without until READY."""
 
