@@ -25,12 +25,12 @@ except ImportError:  # a Python built without it: hashlib's, from OpenSSL
     from hashlib import sha512
 
 FILE = os.path.join(os.path.dirname(__file__), "__pycache__", f"dataclasses.{sys.implementation.cache_tag}.marshal")
-MOST = 4096  # methods kept; past this (a checkout edited for months) the file keeps only this process's
 
-_index: dict[bytes, tuple[int, int]] = {}  # each text's digest: where its marshalled code lies in _kept
+_index: dict[str, tuple[int, int]] = {}  # each module's name: where its methods lie in _kept
 _kept = memoryview(b"")
-_compiled: dict[bytes, bytes] = {}  # texts compiled by this process, not yet in the file: their marshalled code
-_used: set[bytes] = set()  # the file's texts this process took
+_groups: dict[str, dict[bytes, CodeType]] = {}  # each module's methods as the file has them, once read
+_compiled: dict[str, dict[bytes, CodeType]] = {}  # each module's methods this process compiled (not in the file)
+_used: dict[str, set[bytes]] = {}  # each module's methods this process made
 _code: dict[bytes, CodeType] = {}  # each text's code once made in this process: the same text, the same code
 
 
@@ -39,9 +39,9 @@ def install(path: str = FILE) -> None:
     it lacks are added to it when the process ends (unless Python writes no bytecode: root
     running a café's checkout leaves no file of its own in it). Once a process is enough.
 
-    The file is an index (each method's text by its digest) and the methods' marshalled code,
-    of which a start unmarshals only the methods it makes: the texts themselves, and the
-    methods of modules it does not import, would be most of what it reads."""
+    The file holds each module's methods together (by their texts' digests), and a start reads
+    the methods of the modules it imports, each module's at once (one by one was twice the
+    time): the texts themselves, and other modules' methods, would be most of what it reads."""
     global _kept
     import dataclasses  # here, not above: pi-table imports it first without inspect (pi_table.later)
 
@@ -51,7 +51,7 @@ def install(path: str = FILE) -> None:
         with open(path, "rb") as file:
             index, kept = marshal.loads(file.read())  # read whole: marshal.load reads a file in small pieces
         if isinstance(index, dict) and isinstance(kept, bytes):
-            _index.update(index)  # each entry checked when its method is made (most are not, at a start)
+            _index.update(index)  # each entry checked when its module's first method is made
             _kept = memoryview(kept)
     except (OSError, ValueError, EOFError, TypeError):  # none yet, or from a damaged write: compile
         pass
@@ -61,29 +61,29 @@ def install(path: str = FILE) -> None:
 
 
 def _fits(span: object, size: int) -> bool:
-    """An index entry that can be where a method's code lies: two whole numbers inside the file."""
+    """An index entry that can be where a module's methods lie: two whole numbers inside the file."""
     return (isinstance(span, tuple) and len(span) == 2 and type(span[0]) is int and type(span[1]) is int
             and 0 <= span[0] < span[1] <= size)
 
 
 def _exec(source, globals=None, locals=None):
-    """``exec`` as dataclasses call it, with the code for a text compiled at most once."""
+    """``exec`` as dataclasses call it (``globals`` is the class's module's), with the code for a
+    text compiled at most once."""
     if isinstance(source, str):
-        source = _code_of(source)
+        source = _code_of(source, globals.get("__name__", "") if isinstance(globals, dict) else "")
     return exec(source, globals, locals)  # noqa: S102  (dataclasses' own call, passed on)
 
 
-def _code_of(text: str) -> CodeType:
-    """The code for one method's text: made once a process, from the file where it has it."""
+def _code_of(text: str, module: str) -> CodeType:
+    """The code for one method's text, made by ``module``: once a process, from the file where it has it."""
     key = digest(text)
+    _used.setdefault(module, set()).add(key)
     code = _code.get(key)
     if code is None:
-        code = _kept_code(key)
-        if code is None:
+        code = _group(module).get(key)
+        if type(code) is not CodeType:
             code = compile(text, "<string>", "exec")
-            _compiled[key] = marshal.dumps(code)
-        else:
-            _used.add(key)
+            _compiled.setdefault(module, {})[key] = code
         _code[key] = code
     return code
 
@@ -93,34 +93,39 @@ def digest(text: str) -> bytes:
     return sha512(text.encode()).digest()[:16]
 
 
-def _kept_code(key: bytes) -> CodeType | None:
-    """The file's code for this digest (None when it has none, or the entry is damaged)."""
-    span = _index.get(key)
-    if span is None or not _fits(span, len(_kept)):
-        return None
-    try:
-        code = marshal.loads(_kept[span[0]:span[1]])
-    except (ValueError, EOFError, TypeError, IndexError):
-        return None
-    return code if isinstance(code, CodeType) else None
+def _group(module: str) -> dict[bytes, CodeType]:
+    """The file's methods for ``module`` (none when it has none, or they are damaged)."""
+    group = _groups.get(module)
+    if group is None:
+        span, read = _index.get(module), None
+        if span is not None and _fits(span, len(_kept)):
+            try:
+                read = marshal.loads(_kept[span[0]:span[1]])
+            except (ValueError, EOFError, TypeError):
+                pass
+        _groups[module] = group = read if isinstance(read, dict) else {}
+    return group
 
 
 def save(path: str = FILE) -> None:
     """Write the file again when this process compiled methods it lacked; readers see the old
-    file or the new one, never half of one. A folder it may not write is left as it is."""
+    file or the new one, never half of one. A folder it may not write is left as it is.
+
+    A module that compiled methods keeps the ones this process made of it, so the methods of
+    a class since changed leave the file; the modules this process did not touch keep theirs."""
     if not _compiled:
         return
     import tempfile  # a start that compiled nothing new does without it
 
-    # the file's entries (a damaged one, compiled again, is in _compiled): all, or past MOST this process's
-    keep = _index if len(_index) + len(_compiled) <= MOST else _used
-    entries = [(key, bytes(_kept[_index[key][0]:_index[key][1]])) for key in keep
-               if key not in _compiled and _fits(_index[key], len(_kept))]
+    groups = {module: bytes(_kept[span[0]:span[1]]) for module, span in _index.items()
+              if module not in _compiled and isinstance(module, str) and _fits(span, len(_kept))}
+    for module in _compiled:
+        groups[module] = marshal.dumps({key: _code[key] for key in _used[module]})
     index, kept, at = {}, bytearray(), 0
-    for key, code in (*entries, *_compiled.items()):
-        index[key] = (at, at + len(code))
-        kept += code
-        at += len(code)
+    for module, methods in groups.items():
+        index[module] = (at, at + len(methods))
+        kept += methods
+        at += len(methods)
     try:
         os.makedirs(os.path.dirname(path), exist_ok=True)
         handle, temporary = tempfile.mkstemp(dir=os.path.dirname(path), prefix=".dataclasses-")

@@ -29,7 +29,8 @@ try:
     frozen = False
 except dataclasses.FrozenInstanceError:
     frozen = True
-print(json.dumps({"loaded": len(codecache._used), "compiled": len(codecache._compiled),
+compiled = sum(len(methods) for methods in codecache._compiled.values())
+print(json.dumps({"loaded": sum(len(keys) for keys in codecache._used.values()) - compiled, "compiled": compiled,
                   "repr": repr(clue), "equal": clue == Clue("river", 2), "unequal": clue != Clue("river", 3),
                   "hash": hash(clue) == hash(Clue("river", 2)), "frozen": frozen, "default": Clue("sea").number}))
 """
@@ -60,19 +61,23 @@ def test_a_second_start_compiles_nothing_and_its_classes_behave_the_same(tmp_pat
 
 def _marshalled(shape: str) -> bytes:
     """Marshal data of the wrong shape: a dict (as the first writer made), a list of text and
-    code pairs (as the one before the index did), an index whose places lie outside the code or
-    are no places at all (which the rewrite at the process's end once choked on)."""
+    code pairs (as the one before the index did), an index of each method by its digest (as the
+    one before the modules' groups did), an index whose places lie outside the code or are no
+    places at all (which the rewrite at the process's end once choked on)."""
     import marshal
 
     if shape == "dict":
         return marshal.dumps({"text": 1})
     if shape == "pairs":
         return marshal.dumps([("def f(): pass", compile("def f(): pass", "<string>", "exec"))] * 3)
-    beyond = {bytes(16 * [n]): (10**6, 10**6 + 50) for n in range(8)}
-    return marshal.dumps(({**beyond, b"z" * 16: "here", b"y" * 16: (5, 2)}, b"\x00" * 40))
+    code = marshal.dumps(compile("def f(): pass", "<string>", "exec"))
+    if shape == "methods":
+        return marshal.dumps(({bytes(16 * [n]): (0, len(code)) for n in range(8)}, code))
+    beyond = {f"module{n}": (10**6, 10**6 + 50) for n in range(8)}
+    return marshal.dumps(({**beyond, "__main__": "here", "other": (5, 2), b"y" * 16: (0, 4)}, b"\x00" * 40))
 
 
-@pytest.mark.parametrize("damage", [b"", b"\x00garbage", b"[not marshal", "dict", "pairs", "index"])
+@pytest.mark.parametrize("damage", [b"", b"\x00garbage", b"[not marshal", "dict", "pairs", "methods", "index"])
 def test_a_damaged_file_is_compiled_over(tmp_path, damage):
     cache = tmp_path / "dataclasses.marshal"
     if isinstance(damage, str):
@@ -113,22 +118,38 @@ def test_the_release_build_fills_the_file_for_every_module(tmp_path):
     assert done.stdout.strip() == "0"
 
 
-def test_an_entry_that_is_not_code_is_compiled_afresh(monkeypatch):
-    """A file of the right shape whose entry for a text lies outside the code, or holds
-    something else than code: that text is compiled, and its method works."""
+def test_a_module_s_methods_that_are_not_code_are_compiled_afresh(monkeypatch):
+    """A file of the right shape whose place for a module's methods lies outside it, holds
+    something else than methods, or holds something else than code for a text: that text is
+    compiled, and its method works."""
     import marshal
 
     from pi_table import codecache
 
     text = "def __init__(self, word):\n  self.word = word\n"
     key = codecache.digest(text)
-    for index, kept in (({key: (100, 150)}, b"\x00" * 40), ({key: (0, 9)}, marshal.dumps(["not", "code"])),
-                        ({key: "here"}, b"")):
-        monkeypatch.setattr(codecache, "_index", index)
-        monkeypatch.setattr(codecache, "_kept", memoryview(kept))
-        monkeypatch.setattr(codecache, "_code", {})
-        monkeypatch.setattr(codecache, "_compiled", {})
+    not_code = marshal.dumps({key: "not code"})
+    for index, kept in (({"cards": (100, 150)}, b"\x00" * 40), ({"cards": (0, 9)}, marshal.dumps(["not", "methods"])),
+                        ({"cards": (0, len(not_code))}, not_code), ({"cards": "here"}, b"")):
+        for name, value in (("_index", index), ("_kept", memoryview(kept)), ("_groups", {}), ("_code", {}),
+                            ("_compiled", {}), ("_used", {})):
+            monkeypatch.setattr(codecache, name, value)
         made: dict = {}
-        codecache._exec(text, {}, made)
+        codecache._exec(text, {"__name__": "cards"}, made)
         word = type("Card", (), {"__init__": made["__init__"]})("river").word
-        assert word == "river" and key in codecache._compiled
+        assert word == "river" and key in codecache._compiled["cards"]
+
+
+def test_a_class_changed_leaves_the_file_with_its_old_methods(tmp_path):
+    """A module that compiles methods keeps only the ones made of it now: a class edited for
+    months does not make the file grow; another module's methods stay."""
+    cache = tmp_path / "dataclasses.marshal"
+    start(cache)
+    changed = CHILD.replace("number: int = 1", "number: int = 1\n    colour: str = 'red'")
+    done = subprocess.run([sys.executable, "-c", changed, str(cache)], capture_output=True, text=True, check=False)
+    assert done.returncode == 0, done.stderr
+    import marshal
+
+    index, kept = marshal.loads(cache.read_bytes())
+    methods = marshal.loads(kept[index["__main__"][0]:index["__main__"][1]])
+    assert len(methods) == json.loads(done.stdout)["compiled"] + json.loads(done.stdout)["loaded"]
