@@ -13,7 +13,8 @@ from gpiozero import Button, Device
 from gpiozero.exc import GPIOPinInUse
 from gpiozero.pins.mock import MockFactory
 
-from pi_table.drivers.buttons import ButtonPins, GpioButtons
+from pi_table.drivers.buttons import GpioButtons
+from pi_table.drivers.settings import ButtonPins
 from pi_table.hal.events import ButtonEvent, DialEvent
 
 pytestmark = pytest.mark.arm64

@@ -483,7 +483,7 @@ def test_codex_votes_are_public_unless_the_table_seals_them(tmp_path, value, sea
 def test_a_help_text_lists_every_value_its_key_takes():
     """The help texts are plain literals (msgids to translate), so a new game, nuke mode, setup,
     language, data pin or panel must be added to its help by hand: this says which was forgotten."""
-    from pi_table.drivers.ws281x import PINS
+    from pi_table.drivers.settings import PINS
     from pi_table.engine import CELLS
     from pi_table.engine.games import NAMES
     from pi_table.engine.rules import NUKE_MODES, SETUPS

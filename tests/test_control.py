@@ -33,7 +33,8 @@ from pi_table.config import parse_config
 from pi_table.daemon.control import ACCEPT_RETRY_MAX_S, ACCEPT_RETRY_S, MAX_REQUEST, ControlServer, Refused, request
 from pi_table.daemon.notify import LoopHeartbeat, Notifier
 from pi_table.daemon.run import Daemon
-from pi_table.drivers.touchboard import TouchBoardConfig, TouchBoardSource
+from pi_table.drivers.settings import TouchBoardConfig
+from pi_table.drivers.touchboard import TouchBoardSource
 from pi_table.sim.harness import ManualClock
 
 from helpers import wait_for

@@ -21,7 +21,7 @@ from pi_table.hardware.tools import enclosure, guide, latency, wiring
 
 from pi_table.config import build, defaults
 from pi_table.drivers import buttons as buttons_driver
-from pi_table.drivers.ws281x import PINS as WS281X_PINS
+from pi_table.drivers.settings import PINS as WS281X_PINS
 
 from helpers import require_tools
 

@@ -132,7 +132,7 @@ def test_a_phrase_is_translated_from_its_code_and_fields_not_its_english():
 def test_the_selftest_speaks_italian_with_what_to_do():
     from pi_table.daemon.devices import Devices
     from pi_table.daemon.selftest import SelfTest
-    from pi_table.drivers.buttons import ButtonPins
+    from pi_table.drivers.settings import ButtonPins
     from pi_table.hal import ButtonEvent, SimButtons, SimLedStrip, SimScreen, SimTouch
 
     d = Devices(SimTouch(), SimLedStrip(), SimScreen(), SimButtons())

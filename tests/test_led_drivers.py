@@ -13,8 +13,9 @@ from typing import ClassVar
 
 import pytest
 
-from pi_table.drivers.spi_leds import BIT0, BIT1, SpiLedConfig, SpiLedStrip
-from pi_table.drivers.ws281x import Ws281xConfig, Ws281xStrip
+from pi_table.drivers.settings import SpiLedConfig, Ws281xConfig
+from pi_table.drivers.spi_leds import BIT0, BIT1, SpiLedStrip
+from pi_table.drivers.ws281x import Ws281xStrip
 from pi_table.engine import CELLS
 from pi_table.hal import LedFrame
 from pi_table.ui.pixels import LedMap, PixelOutput, PowerLimit

@@ -162,7 +162,7 @@ def test_every_module_imports_at_the_floors(oldest, tmp_path):
 
 HARDWARE = """
 import inspect, rpi_ws281x, spidev
-from pi_table.drivers.ws281x import ORDERS
+from pi_table.drivers.settings import ORDERS
 missing = [name for name in ("begin", "show", "setPixelColor", "_cleanup") if not hasattr(rpi_ws281x.PixelStrip, name)]
 missing += [f"WS2811_STRIP_{order}" for order in ORDERS if not hasattr(rpi_ws281x, f"WS2811_STRIP_{order}")]
 missing += [f"SpiDev.{name}" for name in ("open", "close", "writebytes2", "mode", "max_speed_hz")

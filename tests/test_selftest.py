@@ -13,7 +13,7 @@ import pytest
 
 from pi_table.daemon.devices import Devices
 from pi_table.daemon.selftest import WHITE, SelfTest
-from pi_table.drivers.buttons import ButtonPins
+from pi_table.drivers.settings import ButtonPins
 from pi_table.engine import CELLS, EndTurn
 from pi_table.hal import ButtonEvent, DialEvent, SimButtons, SimLedStrip, SimScreen, SimTouch
 from pi_table.sim.emulator import BoardEmulator

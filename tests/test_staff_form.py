@@ -11,7 +11,7 @@ import pytest
 
 from pi_table.config import BY_KEY, OPTIONS, build, defaults
 from pi_table.config.schema import GROUPS, LED_BACKENDS, form_field
-from pi_table.drivers.ws281x import ORDERS, PINS
+from pi_table.drivers.settings import ORDERS, PINS
 from pi_table.engine.games import NAMES
 from pi_table.engine.rules import NUKE_MODES, SETUPS
 from pi_table.engine.views import LANGUAGES

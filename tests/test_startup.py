@@ -23,7 +23,11 @@ LATER = ("aiohttp", "pi_table.web", "pi_table.engine.codex", "pi_table.table.cod
          # exception (pi_table.later), the catalogues' making (pi_table.ui.messages), BLAKE2 (the
          # code cache's digest is random's SHA-512)
          "_blake2", "inspect", "ast", "dis", "traceback", "linecache", "tokenize", "textwrap", "pi_table.ui.messages",
-         "pi_table.daemon.staff_desk")
+         "pi_table.daemon.staff_desk",
+         # the drivers and the board's protocol: a simulated table's configuration reads their
+         # settings alone (pi_table.drivers.settings)
+         "pi_table.drivers.touchboard", "pi_table.drivers.buttons", "pi_table.drivers.ws281x",
+         "pi_table.drivers.spi_leds", "pi_table.protocol.wire")
 """Modules a grid game's start does without until READY."""
 
 CHILD = """

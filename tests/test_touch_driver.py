@@ -19,6 +19,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from serial.tools.list_ports_common import ListPortInfo
 
+from pi_table.drivers.settings import ELECTRODE_LIMIT
 from pi_table.drivers.touchboard import (
     DISCONNECTED,
     NEWER_BOARD,
@@ -642,3 +643,9 @@ def test_the_default_wiring_is_electrodes_0_to_24_with_end_turn_on_spares():
     config = TouchBoardConfig()
     assert config.cells[:25] == tuple(range(25)) and set(config.cells[25:]) == {None}
     assert TouchBoardConfig(cells=ROTATED[:3] + (None,), end_turn=(3,)).end_turn == (3,)
+
+
+def test_the_configuration_s_electrode_limit_is_the_touch_mask_s():
+    """drivers/settings.py says 64 without loading the protocol (a simulated table's start does
+    without it): the number must stay the touch mask's bits."""
+    assert ELECTRODE_LIMIT == wire.MASK_BYTES * 8

@@ -11,7 +11,8 @@ import time
 
 import pytest
 
-from pi_table.drivers.touchboard import DISCONNECTED, TouchBoardConfig, TouchBoardSource
+from pi_table.drivers.settings import TouchBoardConfig
+from pi_table.drivers.touchboard import DISCONNECTED, TouchBoardSource
 from pi_table.engine import Rules, Team, make_game
 from pi_table.hal import NewGame, SimButtons, SimLedStrip, SimScreen, TouchEvent
 from pi_table.sim.emulator import BoardEmulator, run_commands

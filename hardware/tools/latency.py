@@ -18,7 +18,7 @@ import math
 from dataclasses import dataclass
 from pathlib import Path
 
-from ...drivers.spi_leds import SpiLedConfig
+from ...drivers.settings import SpiLedConfig
 from ...firmware import touchboard
 from ..pinout import Pinout
 

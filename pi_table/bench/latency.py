@@ -29,7 +29,8 @@ import threading
 import time
 from pathlib import Path
 
-from ..drivers.touchboard import TouchBoardConfig, TouchBoardSource
+from ..drivers.settings import TouchBoardConfig
+from ..drivers.touchboard import TouchBoardSource
 from ..engine import Rules
 from ..hal import LedFrame, LedStrip, NewGame, Screen, SimButtons, SimScreen, UiEvent
 from ..protocol import wire

@@ -58,7 +58,8 @@ def sim(parser: argparse.ArgumentParser, args: argparse.Namespace, rules: Rules)
     if script is None:
         touch = None
         if args.touch_port:
-            from ..drivers.touchboard import TouchBoardConfig, TouchBoardSource
+            from ..drivers.settings import TouchBoardConfig
+            from ..drivers.touchboard import TouchBoardSource
 
             port = None if args.touch_port == "auto" else args.touch_port
             touch = TouchBoardSource(TouchBoardConfig(port=port))

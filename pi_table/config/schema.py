@@ -8,7 +8,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ..drivers.ws281x import ORDERS, PINS
+from ..drivers.settings import ORDERS, PINS
 from ..engine import CELLS
 from ..engine.games import NAMES
 from ..engine.phrase import N_, Phrase, Text

@@ -14,10 +14,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TypeGuard
 
-from ..drivers.buttons import ButtonPins
-from ..drivers.spi_leds import SpiLedConfig
-from ..drivers.touchboard import ELECTRODE_LIMIT, TouchBoardConfig
-from ..drivers.ws281x import PINS, Ws281xConfig
+from ..drivers.settings import ELECTRODE_LIMIT, PINS, ButtonPins, SpiLedConfig, TouchBoardConfig, Ws281xConfig
 from ..engine import CELLS
 from ..engine.errors import Refusal
 from ..engine.games import NAMES, AnyRules, entry

@@ -15,12 +15,12 @@ from collections.abc import Callable
 from dataclasses import replace
 from typing import TYPE_CHECKING, Protocol
 
-from ..drivers.touchboard import TouchBoardSource
 from ..engine.phrase import Phrase
 from ..ui.i18n import say, translation
 
 if TYPE_CHECKING:  # the checks themselves load when the staff start one, not at the table's start
     from ..config import Config
+    from ..drivers.touchboard import TouchBoardSource
     from ..table.loop import EventLoop
     from .devices import Devices
     from .restarts import Restarts
@@ -67,6 +67,9 @@ class Checkup:
 
     @property
     def board(self) -> TouchBoardSource | None:
+        """The table's touch board; None on a simulated table, whose start loads no driver."""
+        from ..drivers.touchboard import TouchBoardSource
+
         touch = self.daemon.devices.touch
         return touch if isinstance(touch, TouchBoardSource) else None
 

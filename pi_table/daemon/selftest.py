@@ -23,7 +23,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from ..drivers.buttons import ButtonPins
+from ..drivers.settings import ButtonPins
 from ..drivers.touchboard import TouchBoardSource
 from ..engine import CELLS
 from ..engine.phrase import N_, meaning

@@ -23,69 +23,13 @@ from __future__ import annotations
 import logging
 import warnings
 from collections.abc import Callable
-from dataclasses import dataclass
 from typing import Any
 
-from ..engine.errors import Refusal
 from ..hal.buttons import Buttons
 from ..hal.events import ButtonEvent, DialEvent, Emit, Event
+from .settings import ButtonPins
 
 log = logging.getLogger("pi_table.buttons")
-HEADER_GPIO = range(2, 28)  # GPIO 0 and 1 are the HAT EEPROM's I2C; 28 and up are not on the header
-ENCODER = ("encoder_a", "encoder_b", "encoder_push")
-CONTACTS = ("end_turn", "new_game", *ENCODER)
-LONGEST_HOLD_S = 10.0  # "2000" is a hold given in milliseconds; nobody holds a button for 10 s
-
-
-@dataclass(frozen=True)
-class ButtonPins:
-    """Which BCM GPIO each button is wired to (None: not fitted), and how presses are read.
-
-    ``new_game_hold_s`` is how long NEW GAME must be held: a brushed button never ends a game.
-    ``bounce_s`` is the software debounce on the buttons. The encoder's contacts get none: its
-    quadrature state machine already ignores contact jitter, and a debounce would drop the
-    edges of a quick spin.
-    """
-
-    end_turn: int | None = 17
-    new_game: int | None = 27
-    encoder_a: int | None = None
-    encoder_b: int | None = None
-    encoder_push: int | None = None
-    new_game_hold_s: float = 2.0
-    bounce_s: float = 0.05
-
-    def __post_init__(self) -> None:
-        used: dict[int, str] = {}
-        for name, pin in self.pins().items():
-            if isinstance(pin, bool) or not isinstance(pin, int) or pin not in HEADER_GPIO:
-                raise Refusal("{name} pin is a BCM GPIO number on the 40-pin header, {first} to {last}, not {pin!r}",
-                              name=name, first=HEADER_GPIO.start, last=HEADER_GPIO.stop - 1, pin=pin)
-            if pin in used:
-                raise Refusal("{first} and {name} are both on GPIO {pin}: each pin takes one contact", first=used[pin],
-                              name=name, pin=pin)
-            used[pin] = name
-        fitted = [name for name in ENCODER if getattr(self, name) is not None]
-        if fitted and len(fitted) < len(ENCODER):
-            raise Refusal("the encoder needs all of {names} or none of them, not only {fitted}", names=", ".join(ENCODER),
-                          fitted=", ".join(fitted))
-        for name in ("new_game_hold_s", "bounce_s"):
-            seconds = getattr(self, name)
-            if isinstance(seconds, bool) or not isinstance(seconds, (int, float)):
-                # a ValueError all the same: the configuration names the key of any ValueError
-                raise Refusal("{name} is a number of seconds, not {seconds!r}", name=name, seconds=seconds)
-        if not 0 < self.new_game_hold_s <= LONGEST_HOLD_S:
-            raise Refusal("new_game_hold_s is above 0 and at most {most:g} seconds, not {seconds!r}", most=LONGEST_HOLD_S,
-                          seconds=self.new_game_hold_s)
-        if not 0 < self.bounce_s < self.new_game_hold_s:
-            raise Refusal("bounce_s is above 0 and shorter than new_game_hold_s ({hold:g} s), not {seconds!r}",
-                          hold=self.new_game_hold_s, seconds=self.bounce_s)
-
-    def pins(self) -> dict[str, int]:
-        """The fitted contacts by field name."""
-        return {name: getattr(self, name) for name in CONTACTS if getattr(self, name) is not None}
-
-
 def _sends(emit: Emit, event: Event) -> Callable[[], None]:
     """A gpiozero callback that only hands ``event`` to the loop (it runs on gpiozero's threads)."""
     return lambda: emit(event)

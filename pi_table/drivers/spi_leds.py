@@ -28,12 +28,11 @@ from __future__ import annotations
 
 import importlib
 import math
-from dataclasses import dataclass
 from pathlib import Path
 
-from ..engine.errors import Refusal
 from ..hal import LedFrame, LedStrip
-from .ws281x import ORDERS, PixelSource
+from .settings import SpiLedConfig
+from .ws281x import PixelSource
 
 BIT0 = 0b11000000
 BIT1 = 0b11111000
@@ -43,26 +42,6 @@ ENCODED = [high + low for high in _NIBBLES for low in _NIBBLES]
 two halves' 4: a tenth of the work of 256 bytes bit by bit, at every start of the table)."""
 BUFSIZ_FILE = Path("/sys/module/spidev/parameters/bufsiz")
 DEFAULT_BUFSIZ = 4096  # the kernel's, when the parameter cannot be read
-
-
-@dataclass(frozen=True, slots=True)
-class SpiLedConfig:
-    """[leds.spi] of the configuration: the SPI device and bit rate that carry the WS2812B waveform on a Pi 5."""
-
-    bus: int = 0  # /dev/spidev0.0: MOSI on GPIO10
-    device: int = 0
-    speed_hz: int = 6_400_000
-    order: str = "GRB"  # the chips' channel order: WS2812B take green, red, blue
-    latch_us: float = 300.0
-
-    def __post_init__(self) -> None:
-        if not 5_600_000 <= self.speed_hz <= 7_200_000:
-            raise Refusal("speed_hz is about 6400000 (5.6 to 7.2 MHz keep the WS2812B's bit timing), not {hz}",
-                          hz=self.speed_hz)
-        if self.order not in ORDERS:
-            raise Refusal("order is one of {orders}, not {order!r}", orders=", ".join(ORDERS), order=self.order)
-        if not 50 <= self.latch_us <= 1000:
-            raise Refusal("latch_us is 50 to 1000 microseconds (WS2812B: 280 or more), not {us}", us=self.latch_us)
 
 
 class SpiLedStrip(LedStrip):

@@ -25,20 +25,18 @@ import re
 import threading
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
 from typing import Any
 
 from ..engine import CELLS
-from ..engine.errors import Refusal
 from ..engine.phrase import N_, Phrase
 from ..errors import PiTableError
 from ..hal.events import ButtonEvent, Emit, Event, HealthEvent, TouchEvent
 from ..hal.touch import TouchSource
 from ..protocol import wire
+from .settings import TouchBoardConfig
 
 log = logging.getLogger("pi_table.touch")
 
-ELECTRODE_LIMIT = wire.MASK_BYTES * 8  # a touch mask has room for 64 electrodes
 READ_TIMEOUT_S = 0.05  # the longest a read blocks: bounds how late stop() and the silence check are
 WRITE_TIMEOUT_S = 0.5  # a board that stops reading must not hang the table loop's recalibrate()
 DISCONNECTED = Phrase.of("touch board disconnected: check the USB cable from the touch board to the Pi; the game waits")
@@ -56,75 +54,6 @@ FAULTS = (DISCONNECTED.template, NOT_FOUND, CONSOLE_ONLY, CANNOT_OPEN, NO_HELLO,
 """The templates of the faults this module reports: docs/cafe/troubleshooting.md has an entry for each
 (tests/test_troubleshooting.py collects every module's ``FAULTS``)."""
 CONSOLE_INTERFACE = "CircuitPython CDC "  # the REPL; the data port's name says "CDC2"
-
-
-def _default_cells() -> tuple[int | None, ...]:
-    return tuple(range(CELLS)) + (None,) * 11  # 3 chips x 12 electrodes; 25-35 are spares
-
-
-@dataclass(frozen=True)
-class TouchBoardConfig:
-    """Where the board is and how its electrodes map to the grid.
-
-    ``cells[e]`` is the cell under electrode ``e`` (None: not a cell); ``end_turn`` lists the
-    spare electrodes wired to END TURN pads. ``port`` (a /dev/serial/by-id path) wins over
-    finding the board by ``usb_id``. ``thresholds[e]`` is electrode ``e``'s (touch, release)
-    pair, sent to the board each time it connects (none: the firmware's own, 8/4).
-    """
-
-    port: str | None = None
-    usb_id: tuple[int, int] = (0x239A, 0x80F4)  # Raspberry Pi Pico running CircuitPython
-    cells: tuple[int | None, ...] = field(default_factory=_default_cells)
-    end_turn: tuple[int, ...] = (25, 26)
-    thresholds: tuple[tuple[int, int], ...] = ()
-    baudrate: int = 115200
-    hello_timeout_s: float = 1.0
-    silence_timeout_s: float = 1.0
-    backoff_s: float = 0.1
-    backoff_max_s: float = 2.0
-
-    def __post_init__(self) -> None:
-        if self.port is not None and not self.port:
-            raise Refusal("touch board port is a device path such as /dev/serial/by-id/..., not empty")
-        if len(self.usb_id) != 2 or not all(isinstance(n, int) and 0 <= n <= 0xFFFF for n in self.usb_id):
-            raise Refusal("usb_id is (vendor, product), two numbers 0 to 0xFFFF, not {usb_id}", usb_id=repr(self.usb_id))
-        if len(self.cells) > ELECTRODE_LIMIT:
-            raise Refusal("cells maps at most {most} electrodes, not {count}", most=ELECTRODE_LIMIT, count=len(self.cells))
-        seen: dict[int, int] = {}
-        for electrode, cell in enumerate(self.cells):
-            if cell is None:
-                continue
-            if not isinstance(cell, int) or not 0 <= cell < CELLS:
-                raise Refusal("electrode {electrode} is mapped to cell {cell!r}, off the grid: cells are 0 to {last}",
-                              electrode=electrode, cell=cell, last=CELLS - 1)
-            if cell in seen:
-                raise Refusal("cell {cell} is mapped twice: to electrodes {first} and {electrode}", cell=cell,
-                              first=seen[cell], electrode=electrode)
-            seen[cell] = electrode
-        if len(set(self.end_turn)) != len(self.end_turn):
-            raise Refusal("end_turn lists an electrode twice: {electrodes}", electrodes=str(self.end_turn))
-        for electrode in self.end_turn:
-            if not isinstance(electrode, int) or not 0 <= electrode < ELECTRODE_LIMIT:
-                raise Refusal("END TURN electrode {electrode!r} does not exist: electrodes are 0 to {last}",
-                              electrode=electrode, last=ELECTRODE_LIMIT - 1)
-            if electrode < len(self.cells) and self.cells[electrode] is not None:
-                raise Refusal("electrode {electrode} is both END TURN and cell {cell}", electrode=electrode,
-                              cell=self.cells[electrode])
-        if len(self.thresholds) > ELECTRODE_LIMIT:
-            raise Refusal("thresholds lists at most {most} electrodes, not {count}", most=ELECTRODE_LIMIT,
-                          count=len(self.thresholds))
-        for electrode, pair in enumerate(self.thresholds):
-            if len(pair) != 2 or not 0 < pair[1] < pair[0] <= 255:
-                raise Refusal("electrode {electrode}'s thresholds are [touch, release] with 0 < release < touch <= 255, "
-                              "not {pair}", electrode=electrode, pair=str(list(pair)))
-        if self.baudrate <= 0:
-            raise Refusal("baudrate must be positive, not {baudrate}", baudrate=self.baudrate)
-        for name in ("hello_timeout_s", "silence_timeout_s", "backoff_s"):
-            if not getattr(self, name) > 0:
-                raise Refusal("{name} must be above 0 seconds, not {seconds}", name=name, seconds=getattr(self, name))
-        if not self.backoff_max_s >= self.backoff_s:
-            raise Refusal("backoff_max_s ({most}) must be at least backoff_s ({least})", most=self.backoff_max_s,
-                          least=self.backoff_s)
 
 
 def _interface_number(location: str | None) -> int:

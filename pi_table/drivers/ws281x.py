@@ -16,16 +16,10 @@ interpreter, so tests put a fake module in its place.
 from __future__ import annotations
 
 import importlib
-from dataclasses import dataclass
 from typing import Protocol
 
-from ..engine.errors import Refusal
 from ..hal import LedFrame, LedStrip
-
-PINS = {10: (0,), 18: (0,), 12: (0,), 21: (0,), 13: (1,), 19: (1,)}
-"""The header pins rpi-ws281x can drive and the channel each needs: SPI (10), PWM0 (12, 18),
-PCM (21), PWM1 (13, 19)."""
-ORDERS = ("GRB", "RGB", "BRG", "BGR", "RBG", "GBR")
+from .settings import Ws281xConfig
 
 
 class PixelSource(Protocol):
@@ -38,33 +32,6 @@ class PixelSource(Protocol):
     def length(self) -> int: ...
 
     def pixels(self, frame: LedFrame) -> list[int]: ...
-
-
-@dataclass(frozen=True, slots=True)
-class Ws281xConfig:
-    """[leds.ws281x] of the configuration: how rpi-ws281x drives the strip (pin, PWM channel, DMA, order)."""
-
-    pin: int = 10
-    channel: int = 0
-    freq_hz: int = 800_000
-    dma: int = 10
-    invert: bool = False  # True behind an inverting level shifter (a single NPN transistor)
-    order: str = "GRB"  # the chips' channel order: WS2812B take green, red, blue
-
-    def __post_init__(self) -> None:
-        if self.pin not in PINS:
-            raise Refusal("rpi-ws281x drives GPIO {pins}, not GPIO{pin}", pins=", ".join(map(str, sorted(PINS))),
-                          pin=self.pin)
-        if self.channel not in PINS[self.pin]:
-            raise Refusal("GPIO{pin} is on channel {right}, not {channel}", pin=self.pin, right=PINS[self.pin][0],
-                          channel=self.channel)
-        if self.freq_hz not in (400_000, 800_000):
-            raise Refusal("freq_hz is 800000 (WS2812B) or 400000 (old WS2811), not {hz}", hz=self.freq_hz)
-        if self.dma == 5 or not 0 <= self.dma <= 14:
-            raise Refusal("dma is a DMA channel 0-14 the system leaves free, such as 10 (5 corrupts the SD card), "
-                          "not {dma}", dma=self.dma)
-        if self.order not in ORDERS:
-            raise Refusal("order is one of {orders}, not {order!r}", orders=", ".join(ORDERS), order=self.order)
 
 
 class Ws281xStrip(LedStrip):
