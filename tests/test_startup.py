@@ -27,7 +27,11 @@ LATER = ("aiohttp", "pi_table.web", "pi_table.engine.codex", "pi_table.table.cod
          # the drivers and the board's protocol: a simulated table's configuration reads their
          # settings alone (pi_table.drivers.settings)
          "pi_table.drivers.touchboard", "pi_table.drivers.buttons", "pi_table.drivers.ws281x",
-         "pi_table.drivers.spi_leds", "pi_table.protocol.wire")
+         "pi_table.drivers.spi_leds", "pi_table.protocol.wire",
+         # the backups: a restore waiting for the start loads them (tests/test_backup.py)
+         "pi_table.daemon.backup",
+         # what names the user in a refusal, and what compares names (a table without blocked words)
+         "pwd", "unicodedata")
 """Modules a grid game's start does without until READY."""
 
 CHILD = """

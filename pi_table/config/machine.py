@@ -8,7 +8,6 @@ from __future__ import annotations
 import errno
 import grp
 import os
-import pwd
 import socket
 import stat
 from dataclasses import dataclass
@@ -221,6 +220,8 @@ def _taken(socket_path: Path) -> bool:
 
 
 def _user() -> Phrase:
+    import pwd  # only to name the user in a refusal
+
     try:
         return Phrase.of("user {name}", name=pwd.getpwuid(os.geteuid()).pw_name)
     except KeyError:

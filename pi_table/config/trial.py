@@ -71,6 +71,16 @@ def beside(path: Path, suffix: str) -> Path:
     return path.with_name(path.name + suffix)
 
 
+BACKUPS = "backups"  # beside the journal folder: the backups (pi_table.daemon.backup), and a restore's notes
+
+
+def restore_notes(journal_dir: Path) -> Path:
+    """The name a restore's notes are beside (``restore.trial``, ``restore.rolled-back``): a
+    restore is tried as a change of settings is, its notes in the backups folder. Asked at every
+    start, which loads the backups' code only when a restore waits."""
+    return journal_dir.parent / BACKUPS / "restore"
+
+
 def change(path: Path, changes: Mapping[str, object], by: str, working: Iterable[str] = (),
            running: Running | None = None, machine: bool = True) -> None:
     """Write ``changes`` into ``path`` as a trial (``writing.changed_text`` checks them first,

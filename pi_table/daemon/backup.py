@@ -68,7 +68,7 @@ GAME = re.compile(r"[0-9A-Za-z][0-9A-Za-z._-]{0,99}\.jsonl")
 MOST_BYTES = 64 << 20  # a backup unpacked: the default journal (keep_mb = 50) and room to spare
 MOST_FILE = 16 << 20  # one game's file: a game is a few kilobytes
 MOST_RATIO = 200  # unpacked over packed: a journal packs ten times smaller, a bomb thousands
-FOLDER = "backups"  # beside the journal folder
+FOLDER = trial.BACKUPS  # beside the journal folder
 STAGED, UPLOAD, LAST_GOOD = "restore.tar.gz", "upload.tar.gz", "last-good.tar.gz"
 NIGHTLY = re.compile(r"nightly-(\d{8}-\d{6})\.tar\.gz")
 NIGHTLY_KEEP = 7  # a week of nights
@@ -383,7 +383,7 @@ def trial_path(config: Config) -> Path:
     """The name the restore's notes are beside (``restore.trial``, ``restore.rolled-back``), as
     a change of settings has its notes beside the configuration file: the staff page shows them
     with ``trial.state(trial_path(config), lang)``."""
-    return folder(config) / "restore"
+    return trial.restore_notes(config.paths.journal_dir)
 
 
 def pending(config: Config) -> trial.Trial | None:

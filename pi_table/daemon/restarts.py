@@ -17,7 +17,6 @@ from ..engine.phrase import Phrase
 from ..files import write_private
 from ..hal import events
 from ..hal.events import NOT_WORKING
-from . import backup
 
 if TYPE_CHECKING:
     from ..config import Config
@@ -60,6 +59,7 @@ class Restarts:
         self.watch: TrialWatch | None = None
         config, source = daemon.config, daemon.config.source
         if restoring is not None:  # a start on a restored backup: a restore waits for no change, and no change for it
+            from . import backup  # the backups' code, loaded only for a restore
             from .trial import TrialWatch
 
             self.watch = TrialWatch(backup.trial_path(config), restoring, self.health, self.restart, deadline_s,
@@ -138,6 +138,8 @@ class Restarts:
         if unknown:
             return [Phrase.of("{path}: unknown key {key}: expected one of pi-table check-config --defaults",
                               path=str(path), key=key) for key in unknown]
+        from . import backup
+
         running = backup.running_now(daemon)
         try:
             with self.lock:  # read, changed and written whole: two staff at once lose neither change

@@ -10,8 +10,9 @@ The ``Daemon`` wires the rooms that each do one job: ``devices`` (which devices 
 ``staff_desk`` (what the staff page asks of the table), ``checkup`` (its self-test and pads'
 tuning, the game paused meanwhile), ``restarts`` (a change of settings, its trial and the
 restart that applies it) and ``backup`` (a restore, tried as a change is, and the nightly
-backups). The phones' pages and the game nights' book are opened after READY, and the fleet's
-broker is connected to then; the staff desk is made with the phones' pages.
+backups). The phones' pages, the game nights' book and the nightly backups start after READY,
+and the fleet's broker is connected to then; the staff desk is made with the phones' pages, and
+the backups' code loads before READY only for a restore waiting for this start.
 """
 
 from __future__ import annotations
@@ -28,7 +29,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from .. import version
-from ..config import Config
+from ..config import Config, trial
 from ..config.trial import DEADLINE_S, Trial
 from ..engine import Undo
 from ..engine.errors import Refusal
@@ -43,7 +44,6 @@ from ..table.games import loop_class
 from ..table.loop import PAUSED, REFUSALS, EventLoop, LoopSettings, Outcome
 from ..ui.i18n import LANGUAGES, say
 from ..ui.sound import Announcer
-from . import backup
 from .checkup import Checkup
 from .control import ControlServer
 from .devices import open_devices, stand_in
@@ -58,6 +58,7 @@ if TYPE_CHECKING:  # loaded only once the table is up (the phones' pages open af
     from ..night.recorder import Recorder
     from ..web import Companion
     from ..web.auth import Recovery
+    from .backup import Nightly
     from .staff_desk import StaffDesk
 
 log = logging.getLogger("pi_table.daemon")
@@ -112,7 +113,9 @@ class Daemon:
         self.notifier = notifier or Notifier()
         self.lock = lock_journal(config.paths.journal_dir)
         restoring = None
-        if self.lock is not None:  # a restore staged for this start is applied before the journal opens
+        if self.lock is not None and trial.pending_trial(trial.restore_notes(config.paths.journal_dir)) is not None:
+            from . import backup  # a restore staged for this start is applied before the journal opens
+
             try:
                 config, restoring = backup.starting(config)
             except OSError as e:  # a full card: the table plays on its files as they are, and tries again next start
@@ -141,7 +144,7 @@ class Daemon:
         self.restarting = False  # the staff asked for a restart: run() ends, serve() exits with EXIT_RESTART
         self.restarts = Restarts(self, under_trial, trial_deadline_s, restoring)
         self.checkup = Checkup(self)  # the staff page's self-test and pads' tuning, the game paused
-        self.nightly = backup.Nightly(config) if self.lock is not None else None  # a journal kept in memory has none
+        self.nightly: Nightly | None = None  # the nightly backups, from READY on (a journal kept in memory has none)
         self.staff_desk: StaffDesk | None = None  # the staff page's way to the table, with the companion
         self.recovery: Recovery | None = None  # a forgotten staff PIN's reset code, once asked for at the table
         self.companion_beat = LoopHeartbeat("the companion server")
@@ -192,7 +195,10 @@ class Daemon:
         if watch is not None:
             log.info("trying the settings changed by %s (%s)", watch.trial.by, ", ".join(watch.trial.keys))
             watch.start()
-        if self.nightly is not None:
+        if self.lock is not None:
+            from .backup import Nightly
+
+            self.nightly = Nightly(self.config)
             self.nightly.start()
 
     # --- [fleet]: the table's reports to an MQTT broker (pi_table/fleet/reporter.py) ---
@@ -538,6 +544,8 @@ class Daemon:
     def _restore(self, lang: str) -> dict:
         """``restore``: the backup ``pi-table restore`` put in the backups folder (as root: the
         service's own folder), checked and staged as the staff page's upload is; what it replaces."""
+        from . import backup
+
         upload = backup.folder(self.config) / backup.UPLOAD
         try:
             contents = backup.restore(read_file(upload, backup.MOST_BYTES), self, "pi-table restore")

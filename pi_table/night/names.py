@@ -12,7 +12,6 @@ A blocked word is matched as a whole word of the name, its case and accents asid
 from __future__ import annotations
 
 import re
-import unicodedata
 from collections.abc import Iterable
 from dataclasses import dataclass
 
@@ -47,6 +46,8 @@ class Team:
 
 def folded(text: str) -> str:
     """``text`` as names are compared: case and accents aside."""
+    import unicodedata  # here: a table without blocked words starts without it
+
     decomposed = unicodedata.normalize("NFKD", text.casefold())
     return "".join(c for c in decomposed if not unicodedata.combining(c))
 
@@ -54,6 +55,8 @@ def folded(text: str) -> str:
 def tidy(text: str, most: int, what: str) -> str:
     """A name with its spaces tidied; NameRefused when empty, too long or holding control characters.
     ``what`` is a msgid: what the name names, said in the reader's language."""
+    import unicodedata
+
     if any(unicodedata.category(c).startswith("C") for c in text):
         raise NameRefused("a {what} holds letters, digits, spaces and punctuation only", what=Phrase.of(what))
     name = " ".join(text.split())
