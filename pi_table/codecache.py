@@ -19,17 +19,20 @@ import os
 import sys
 from types import CodeType
 
-try:
-    from _sha512 import sha512  # type: ignore[import-not-found]  # random's, which every start loads (hashlib: OpenSSL)
-except ImportError:  # a Python built without it: hashlib's, from OpenSSL
-    from hashlib import sha512
+try:  # random's, which every start loads (hashlib's would load OpenSSL): _sha2 from Python 3.12, _sha512 before
+    from _sha2 import sha512  # type: ignore[import-not-found]
+except ImportError:
+    try:
+        from _sha512 import sha512  # type: ignore[import-not-found]
+    except ImportError:  # a Python built without either
+        from hashlib import sha512
 
 FILE = os.path.join(os.path.dirname(__file__), "__pycache__", f"dataclasses.{sys.implementation.cache_tag}.marshal")
 
 _index: dict[str, tuple[int, int]] = {}  # each module's name: where its methods lie in _kept
 _kept = memoryview(b"")
 _groups: dict[str, dict[bytes, CodeType]] = {}  # each module's methods as the file has them, once read
-_compiled: dict[str, dict[bytes, CodeType]] = {}  # each module's methods this process compiled (not in the file)
+_lacking: dict[str, set[bytes]] = {}  # each module's methods the file lacks for it (compiled, or another module's)
 _used: dict[str, set[bytes]] = {}  # each module's methods this process made
 _code: dict[bytes, CodeType] = {}  # each text's code once made in this process: the same text, the same code
 
@@ -67,8 +70,8 @@ def _fits(span: object, size: int) -> bool:
 
 
 def _exec(source, globals=None, locals=None):
-    """``exec`` as dataclasses call it (``globals`` is the class's module's), with the code for a
-    text compiled at most once."""
+    """``exec`` as dataclasses call it (``globals`` is the class's module's, or empty where that
+    module is not in ``sys.modules``), with the code for a text compiled at most once."""
     if isinstance(source, str):
         source = _code_of(source, globals.get("__name__", "") if isinstance(globals, dict) else "")
     return exec(source, globals, locals)  # noqa: S102  (dataclasses' own call, passed on)
@@ -77,14 +80,12 @@ def _exec(source, globals=None, locals=None):
 def _code_of(text: str, module: str) -> CodeType:
     """The code for one method's text, made by ``module``: once a process, from the file where it has it."""
     key = digest(text)
+    kept = _group(module).get(key)
+    code = _code.get(key) or (kept if type(kept) is CodeType else compile(text, "<string>", "exec"))
+    _code[key] = code
+    if type(kept) is not CodeType:  # compiled, or made for another module first: the file gets it for this one
+        _lacking.setdefault(module, set()).add(key)
     _used.setdefault(module, set()).add(key)
-    code = _code.get(key)
-    if code is None:
-        code = _group(module).get(key)
-        if type(code) is not CodeType:
-            code = compile(text, "<string>", "exec")
-            _compiled.setdefault(module, {})[key] = code
-        _code[key] = code
     return code
 
 
@@ -108,18 +109,19 @@ def _group(module: str) -> dict[bytes, CodeType]:
 
 
 def save(path: str = FILE) -> None:
-    """Write the file again when this process compiled methods it lacked; readers see the old
-    file or the new one, never half of one. A folder it may not write is left as it is.
+    """Write the file again when it lacked methods this process made; readers see the old file
+    or the new one, never half of one. A folder it may not write is left as it is.
 
-    A module that compiled methods keeps the ones this process made of it, so the methods of
-    a class since changed leave the file; the modules this process did not touch keep theirs."""
-    if not _compiled:
+    A module that lacked some keeps the ones this process made of it, so the methods of a
+    class since changed leave the file; the modules this process did not touch keep theirs (a
+    module renamed leaves its old entry, a few kilobytes, until the next release's file)."""
+    if not _lacking:
         return
     import tempfile  # a start that compiled nothing new does without it
 
     groups = {module: bytes(_kept[span[0]:span[1]]) for module, span in _index.items()
-              if module not in _compiled and isinstance(module, str) and _fits(span, len(_kept))}
-    for module in _compiled:
+              if module not in _lacking and isinstance(module, str) and _fits(span, len(_kept))}
+    for module in _lacking:
         groups[module] = marshal.dumps({key: _code[key] for key in _used[module]})
     index, kept, at = {}, bytearray(), 0
     for module, methods in groups.items():
@@ -135,7 +137,7 @@ def save(path: str = FILE) -> None:
         os.replace(temporary, path)
     except OSError:
         return
-    _compiled.clear()
+    _lacking.clear()
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -29,7 +29,7 @@ try:
     frozen = False
 except dataclasses.FrozenInstanceError:
     frozen = True
-compiled = sum(len(methods) for methods in codecache._compiled.values())
+compiled = sum(len(methods) for methods in codecache._lacking.values())
 print(json.dumps({"loaded": sum(len(keys) for keys in codecache._used.values()) - compiled, "compiled": compiled,
                   "repr": repr(clue), "equal": clue == Clue("river", 2), "unequal": clue != Clue("river", 3),
                   "hash": hash(clue) == hash(Clue("river", 2)), "frozen": frozen, "default": Clue("sea").number}))
@@ -112,7 +112,7 @@ def test_the_release_build_fills_the_file_for_every_module(tmp_path):
     assert done.returncode == 0, done.stderr
     started = ("import sys, json; from pi_table import codecache; codecache.install(sys.argv[1]); "
                "import pi_table.daemon.run, pi_table.cli.play, pi_table.web.server; "
-               "print(len(codecache._compiled))")
+               "print(sum(len(keys) for keys in codecache._lacking.values()))")
     done = subprocess.run([sys.executable, "-c", started, str(cache)], capture_output=True, text=True, check=False)
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip() == "0"
@@ -132,24 +132,66 @@ def test_a_module_s_methods_that_are_not_code_are_compiled_afresh(monkeypatch):
     for index, kept in (({"cards": (100, 150)}, b"\x00" * 40), ({"cards": (0, 9)}, marshal.dumps(["not", "methods"])),
                         ({"cards": (0, len(not_code))}, not_code), ({"cards": "here"}, b"")):
         for name, value in (("_index", index), ("_kept", memoryview(kept)), ("_groups", {}), ("_code", {}),
-                            ("_compiled", {}), ("_used", {})):
+                            ("_lacking", {}), ("_used", {})):
             monkeypatch.setattr(codecache, name, value)
         made: dict = {}
         codecache._exec(text, {"__name__": "cards"}, made)
         word = type("Card", (), {"__init__": made["__init__"]})("river").word
-        assert word == "river" and key in codecache._compiled["cards"]
+        assert word == "river" and key in codecache._lacking["cards"]
 
 
-def test_a_class_changed_leaves_the_file_with_its_old_methods(tmp_path):
-    """A module that compiles methods keeps only the ones made of it now: a class edited for
-    months does not make the file grow; another module's methods stay."""
-    cache = tmp_path / "dataclasses.marshal"
-    start(cache)
-    changed = CHILD.replace("number: int = 1", "number: int = 1\n    colour: str = 'red'")
-    done = subprocess.run([sys.executable, "-c", changed, str(cache)], capture_output=True, text=True, check=False)
-    assert done.returncode == 0, done.stderr
+# A child that installs the cache at ``argv[1]`` and makes each module named in ``argv[2]`` from
+# its source in ``argv[3]`` (JSON), as the table's modules make their classes at import.
+MODULES = """
+import json, sys, types
+from pi_table import codecache
+codecache.install(sys.argv[1])
+sources = json.loads(sys.argv[3])
+for name in sys.argv[2].split(","):
+    module = types.ModuleType(name)
+    sys.modules[name] = module
+    exec(sources[name], module.__dict__)
+print(json.dumps({name: len(keys) for name, keys in codecache._lacking.items()}))
+"""
+CARD = "import dataclasses\n@dataclasses.dataclass(frozen=True)\nclass Card:\n    word: str\n"
+SOURCES = {"cards": CARD, "seats": CARD.replace("Card", "Seat"), "cards2": CARD + "    colour: str = 'red'\n"}
+
+
+def made(cache: Path, *modules: str, sources: dict[str, str] = SOURCES) -> dict[str, int]:
+    """The methods each module's entry in the file lacked at that start (compiled, or made first for another)."""
+    env = {name: value for name, value in os.environ.items() if name != "PYTHONDONTWRITEBYTECODE"}
+    done = subprocess.run([sys.executable, "-c", MODULES, str(cache), ",".join(modules), json.dumps(sources)],
+                          capture_output=True, text=True, check=False, env=env)
+    assert done.returncode == 0 and "Traceback" not in done.stderr, done.stderr
+    return json.loads(done.stdout)
+
+
+def entries(cache: Path) -> dict[str, int]:
+    """How many methods the file keeps for each module."""
     import marshal
 
     index, kept = marshal.loads(cache.read_bytes())
-    methods = marshal.loads(kept[index["__main__"][0]:index["__main__"][1]])
-    assert len(methods) == json.loads(done.stdout)["compiled"] + json.loads(done.stdout)["loaded"]
+    return {module: len(marshal.loads(kept[start:end])) for module, (start, end) in index.items()}
+
+
+def test_each_module_keeps_its_methods_even_those_another_module_made_first(tmp_path):
+    """Two modules with the same class's texts: the second takes the first's code, and the
+    file still gets an entry for each, so a start that imports only the second compiles nothing."""
+    cache = tmp_path / "dataclasses.marshal"
+    first = made(cache, "cards", "seats")
+    assert first["cards"] == first["seats"] > 0
+    assert entries(cache) == {"cards": first["cards"], "seats": first["seats"]}
+    assert made(cache, "seats") == {}
+
+
+def test_a_class_changed_leaves_the_file_with_its_old_methods(tmp_path):
+    """A module whose class changed keeps only the methods made of it now: a class edited for
+    months does not make the file grow; another module's methods stay."""
+    cache = tmp_path / "dataclasses.marshal"
+    made(cache, "cards", "seats")
+    before = entries(cache)
+    changed = made(cache, "cards", sources={**SOURCES, "cards": SOURCES["cards2"]})
+    after = entries(cache)
+    assert changed["cards"] > 0 and after["seats"] == before["seats"]
+    assert after["cards"] == made(tmp_path / "alone.marshal", "cards2")["cards2"]  # as many as a file of it alone
+    assert made(cache, "cards", sources={**SOURCES, "cards": SOURCES["cards2"]}) == {}
