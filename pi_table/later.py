@@ -1,15 +1,18 @@
 """Two of the standard library's modules imported without the modules they rarely use.
 
 ``dataclasses`` imports ``inspect`` (and with it ``ast`` and ``dis``) only to write a signature
-as the docstring of a class that has none, and ``logging`` imports ``traceback`` (with
-``linecache``, ``tokenize`` and ``textwrap``) only to format an exception or a stack. Every class
-of the table's has a docstring, and a table that starts well logs no exception: those imports
-were 6 ms of the daemon's start to READY on a two-core machine (``pi-table bench daemon``).
+as the docstring of a class that has none, and ``copy`` only for ``asdict``'s copies (a new
+game's rules written to its journal; a start that resumes a game makes none); ``logging``
+imports ``traceback`` (with ``linecache``, ``tokenize`` and ``textwrap``) only to format an
+exception or a stack. Every class of the table's has a docstring, and a table that starts well
+logs no exception: those imports were about 5 ms of the daemon's start to READY on a two-core
+machine (``pi-table bench daemon``).
 
 ``lean()``, which ``pi-table`` calls first thing, imports the two with a stand-in for each rarely
 used module; the stand-in imports the real module at its first use and hands it over, so nothing
-behaves otherwise, only later. Where the two are already imported (a test run, a program that
-imports the table's modules itself), it does nothing.
+behaves otherwise, only later (the daemon has them all imported once READY: ``finish()``). Where
+the two are already imported (a test run, a program that imports the table's modules itself),
+it does nothing.
 """
 
 from __future__ import annotations
@@ -19,7 +22,7 @@ import importlib
 import sys
 from types import ModuleType
 
-LEAN = {"dataclasses": ("inspect",), "logging": ("traceback",)}
+LEAN = {"dataclasses": ("inspect", "copy"), "logging": ("traceback",)}
 """Each module ``lean()`` imports, and the modules it may do without until they are used."""
 
 
@@ -31,12 +34,19 @@ class _StandIn(ModuleType):
         self.user: ModuleType | None = None  # the module that imported this stand-in, once imported
 
     def __getattr__(self, attribute: str) -> object:
+        return getattr(self.hand_over(), attribute)
+
+    def hand_over(self) -> ModuleType:
+        """The real module, imported if it is not yet, and from now on the user's."""
         if sys.modules.get(self.__name__) is self:  # used while its user imports: the real one takes its place
             del sys.modules[self.__name__]
         real = importlib.import_module(self.__name__)
         if self.user is not None and getattr(self.user, self.__name__, None) is self:
-            setattr(self.user, self.__name__, real)  # from now on the user's name is the real module's
-        return getattr(real, attribute)
+            setattr(self.user, self.__name__, real)
+        return real
+
+
+_stand_ins: list[_StandIn] = []  # every stand-in made, for finish()
 
 
 def imported(name: str, *later: str) -> ModuleType:
@@ -56,6 +66,7 @@ def imported(name: str, *later: str) -> ModuleType:
                 del sys.modules[other]
     for stand_in in stand_ins.values():
         stand_in.user = module
+    _stand_ins.extend(stand_ins.values())
     return module
 
 
@@ -76,3 +87,11 @@ def lean() -> None:
     finally:
         if collecting:
             gc.enable()
+
+
+def finish() -> None:
+    """Import what ``lean()`` left for later and hand it over. The daemon calls this once it is
+    READY: a process that runs for days then never imports at a first use, which could come
+    when nothing can be imported any more (an exception logged as the interpreter shuts down)."""
+    for stand_in in _stand_ins:
+        stand_in.hand_over()

@@ -21,7 +21,7 @@ def fresh(code: str) -> dict:
 
 def test_the_rarely_used_modules_wait_until_used():
     seen = fresh("import gc\n"
-                 "seen['loaded'] = [name for name in ('dataclasses', 'logging', 'inspect', 'ast', 'dis', "
+                 "seen['loaded'] = [name for name in ('dataclasses', 'logging', 'inspect', 'ast', 'dis', 'copy', "
                  "'traceback', 'linecache', 'tokenize') if name in sys.modules]\n"
                  "seen['collector'] = [gc.isenabled(), gc.get_freeze_count() > 0]")
     assert seen == {"loaded": ["dataclasses", "logging"], "collector": [True, True]}  # on again, the imports frozen
@@ -37,8 +37,12 @@ class Point:
 seen['doc'] = Point.__doc__
 seen['inspect'] = 'inspect' in sys.modules
 seen['handed_over'] = dataclasses.inspect is sys.modules['inspect']
+seen['copy'] = 'copy' in sys.modules
+seen['as_dict'] = dataclasses.asdict(Point([1, 2]))  # its lists deep-copied: copy imported now
+seen['copied'] = dataclasses.copy is sys.modules['copy']
 """)
-    assert seen == {"doc": "Point(x: int, y: int = 0)", "inspect": True, "handed_over": True}
+    assert seen == {"doc": "Point(x: int, y: int = 0)", "inspect": True, "handed_over": True, "copy": False,
+                    "as_dict": {"x": [1, 2], "y": 0}, "copied": True}
 
 
 def test_a_logged_exception_keeps_its_traceback():
@@ -73,8 +77,17 @@ def test_a_module_already_imported_is_left_as_it_is():
     assert type(dataclasses.inspect).__name__ == "module"  # this test run imported both before: no stand-in
 
 
-@pytest.mark.parametrize("name", ["a_module_that_does_not_exist"])
-def test_a_module_that_cannot_be_imported_leaves_no_stand_in(name):
+def test_a_module_that_cannot_be_imported_leaves_no_stand_in():
+    """Neither in sys.modules nor for finish(), which the daemon calls once READY."""
     with pytest.raises(ModuleNotFoundError):
-        later.imported(name, "pi_table_stand_in_probe")
+        later.imported("a_module_that_does_not_exist", "pi_table_stand_in_probe")
     assert "pi_table_stand_in_probe" not in sys.modules
+    later.finish()
+
+
+def test_finish_hands_every_real_module_over():
+    """What the daemon does once READY: nothing is left to import at a first use."""
+    seen = fresh("import dataclasses, logging\nlater.finish()\n"
+                 "seen['real'] = [dataclasses.inspect is sys.modules.get('inspect'), "
+                 "logging.traceback is sys.modules.get('traceback')]")
+    assert seen == {"real": [True, True]}
