@@ -34,7 +34,7 @@ from . import percentiles
 CONFIG = '[web]\nhost = "127.0.0.1"\nport = 0\n[paths]\njournal_dir = "journal"\nsocket = "control.sock"\nsocket_group = ""\n'
 
 
-def run(starts: int = 10, resumes: int = 50, actions: int = 50) -> dict:
+def run(starts: int = 30, resumes: int = 50, actions: int = 50) -> dict:
     with tempfile.TemporaryDirectory(prefix="pi-table-bench-") as folder:
         start_to_ready, stop = _starts(Path(folder), starts)
         return {

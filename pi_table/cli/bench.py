@@ -31,8 +31,8 @@ def add_commands(commands) -> None:
     bench.add_argument("--phones", type=whole_number("--phones", 1, _most_phones), default=None,
                        help="latency: time again with this many phones on the companion's event stream, and compare")
     bench.add_argument("--idle", type=float, default=10.0, help="render: seconds of idle CPU measured (default: 10)")
-    bench.add_argument("--starts", type=whole_number("--starts", 2), default=10,
-                       help="daemon: starts to READY timed (default: 10)")
+    bench.add_argument("--starts", type=whole_number("--starts", 2), default=30,
+                       help="daemon: starts to READY timed (default: 30)")
     bench.add_argument("--tables", type=whole_number("--tables", 1, _most_tables), default=200,
                        help="fleet: simulated tables reporting (default: 200)")
     bench.add_argument("--json", action="store_true")

@@ -3,7 +3,8 @@
 systemd connects standard error to journald and sets ``JOURNAL_STREAM`` to that stream's
 ``DEVICE:INODE``; a line that starts with ``<N>`` is then filed at priority N (sd-daemon(3)),
 so ``journalctl -u pi-table -p warning`` shows the warnings and errors alone. Anywhere else (a
-terminal, a test, a pipe) the lines stay plain.
+terminal, a test, a pipe) the lines stay plain. The last lines are kept too, for the staff page
+(``RecentLines``).
 """
 
 from __future__ import annotations
