@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import argparse
-import gc
 
+from .. import later
 from .tables import config_option, load, own_table, tell
 
 
@@ -18,13 +18,9 @@ def add_commands(commands) -> None:
 
 
 def _run(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
-    # The start's imports and configuration make objects that live as long as the process
-    # (modules, classes, functions, settings): the collector, run after every 700 of them, finds
-    # no garbage there, and cost some 5 ms of the start's 60. Off while they are made, then
-    # frozen out of every later collection; the table's own objects (its game, its loop, which a
-    # new kind of game replaces) are made with it on.
-    gc.disable()
-    try:
+    # the daemon's modules and configuration live as long as the process; the table's own
+    # objects (its game, its loop, which a new kind of game replaces) are made with the collector on
+    with later.lasting():
         from ..daemon import logs
         from ..daemon.run import serve
 
@@ -32,9 +28,6 @@ def _run(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
         config, under_trial = _start(args)
         if args.config is None:
             config = own_table(args, config)
-        gc.freeze()
-    finally:
-        gc.enable()
     return serve(config, args.hal, args.touch_port, under_trial)
 
 

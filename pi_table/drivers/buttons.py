@@ -30,6 +30,8 @@ from ..hal.events import ButtonEvent, DialEvent, Emit, Event
 from .settings import ButtonPins
 
 log = logging.getLogger("pi_table.buttons")
+
+
 def _sends(emit: Emit, event: Event) -> Callable[[], None]:
     """A gpiozero callback that only hands ``event`` to the loop (it runs on gpiozero's threads)."""
     return lambda: emit(event)
