@@ -96,10 +96,12 @@ fi
 say "LED strip: $backend; screen: $([ "$screen" = True ] && echo "$panel" || echo none)"
 
 # Debian's pygame is built with KMSDRM (the PyPI wheel is not), gpiozero with lgpio drives the
-# buttons on every Pi, spidev the Pi 5's LED strip; gcc and the Python headers build rpi-ws281x.
+# buttons on every Pi, spidev the Pi 5's LED strip; gcc and the Python headers build rpi-ws281x;
+# openssh-client's ssh-keygen checks a release's signature (Raspberry Pi OS has it already).
 # paho-mqtt ([fleet]) comes from PyPI into the venv: Debian 13's python3-paho-mqtt (2.1) would
 # serve, but Debian 12's (1.6) is older than the 2.x the reporter is written for.
-packages=(python3 python3-venv python3-pip python3-pygame python3-gpiozero python3-spidev python3-serial)
+packages=(python3 python3-venv python3-pip python3-pygame python3-gpiozero python3-spidev python3-serial
+          openssh-client)
 [ "$backend" = ws281x ] && packages+=(python3-dev gcc libc6-dev)
 begin "system packages: checking apt's sources"
 run "check the network and apt's sources (/etc/apt/sources.list.d)" apt-get update
@@ -234,22 +236,48 @@ for group in "${groups[@]}"; do
 done
 run "see the log" usermod --append --groups "$(IFS=,; echo "${groups[*]}")" "$user"
 
-# 4. The program: a release of this checkout, /opt/pi-table/releases/<version>-<id>, with its own
-#    virtual environment that sees Debian's pygame, gpiozero and spidev (so no PyPI copy of them:
-#    pi-table's gpio and screen extras are for other machines), the dependencies at the versions
-#    requirements.lock pins; then /opt/pi-table/current switched to it in one step (the one
-#    before it kept as previous), as every update from the staff page does (pi_table/release,
-#    docs/cafe/updates.md): a first install is an update with nothing to go back to. pip builds
-#    from a copy of the checkout, so no root-owned build/ is left in it. /opt/pi-table/venv
-#    leads to the current release's environment.
+# 4. The program. First the root helper, the only code root runs for the table: this checkout's
+#    pi_table package copied to /opt/pi-table/lib and its launcher, /opt/pi-table/helper, which
+#    runs it with the system's Python (an update never changes them: only this installer does).
+#    Then a release of this checkout, /opt/pi-table/releases/<version>-<id>, with its own virtual
+#    environment that sees Debian's pygame, gpiozero and spidev (so no PyPI copy of them: pi-table's
+#    gpio and screen extras are for other machines): the service's user builds the wheels of what
+#    git tracks here and of the dependencies at the versions requirements.lock pins, and installs
+#    them by their hashes; /opt/pi-table/current is then switched to it in one step (the one before
+#    it kept as previous), as every update from the staff page does (pi_table/release,
+#    docs/cafe/updates.md): a first install is an update with nothing to go back to.
+#    /opt/pi-table/venv leads to the current release's environment.
 begin "pi-table into ${venv#"$root"}"
 extras=""
 [ "$backend" = ws281x ] && extras=leds-pi4
-run "pip's messages in the log say which package failed (no network? a failed rpi-ws281x build?)" \
-  env PYTHONPATH="$src" PYTHONDONTWRITEBYTECODE=1 "$python" -m pi_table.release.helper --home "$prefix" install --source "$src" --extras "$extras"
-say "$(grep -o 'installed release .*' "$log" | tail -n 1)"
+mkdir -p "$prefix"
+rm -rf "$prefix/lib.new"
+mkdir -p "$prefix/lib.new"
+(cd "$src" && tar --exclude=__pycache__ -cf - pi_table) | tar -C "$prefix/lib.new" -xf -
+chmod -R u=rwX,go=rX "$prefix/lib.new"
+rm -rf "$prefix/lib"
+mv "$prefix/lib.new" "$prefix/lib"
 install -m 0755 "$src/systemd/pi-table-helper" "$prefix/helper"
 install -m 0644 "$src/README.md" "$prefix/README.md"
+# The releases' keyring, root's alone (never /etc/pi-table, which the service may write): the
+# project's keys from release-keys/, and whatever the owner adds (docs/cafe/updates.md).
+keyring=$root/etc/pi-table-keys
+mkdir -p "$keyring"
+chmod 0755 "$keyring"
+for key in "$src"/release-keys/*.pub; do
+  [ -e "$key" ] || continue
+  name=$(basename "$key" .pub)
+  if ! "$python" -I "$prefix/helper" --keyring "$keyring" keys list | grep -q "^$name "; then
+    run "check release-keys/$name.pub" "$python" -I "$prefix/helper" --keyring "$keyring" keys add "$key" --name "$name"
+  fi
+done
+# Staged (PI_TABLE_ROOT, the tests): that root has no user pi-table, so the build runs as
+# whoever runs this; on a machine it always runs as the service's user.
+build_user=$user
+[ -n "$root" ] && build_user=""
+run "pip's messages in the log say which package failed (no network? a failed rpi-ws281x build?)" \
+  env PYTHONDONTWRITEBYTECODE=1 "$python" -I "$prefix/helper" --user "$build_user" install --source "$src" --extras "$extras"
+say "$(grep -o 'installed release .*' "$log" | tail -n 1)"
 mkdir -p "$root/usr/local/bin"
 ln -sfn /opt/pi-table/venv/bin/pi-table "$root/usr/local/bin/pi-table"
 

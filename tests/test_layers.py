@@ -212,7 +212,7 @@ ROOMS = {
     "web": ["tokens", "texts", "seats", "runner", "auth", "snapshot", "games", "staff", "console", "night", "server"],
     "cli": ["output", "window", "tables", "script", "grid", "codex", "games", "options", "play", "board", "control", "service",
             "fleet", "backup", "release", "bench"],
-    "release": ["layout", "bundle", "requests", "lock", "helper", "desk"],
+    "release": ["layout", "service_user", "wheels", "keys", "bundle", "requests", "lock", "helper", "desk"],
     "ui": ["i18n", "messages", "words", "orientation", "mounting", "pixels", "leds", "canvas", "codex_turns", "games", "sound", "codex_leds",
            "screen", "codex_screen", "selftest", "tune_lines", "tune"],
 }

@@ -56,10 +56,12 @@ class StaffDesk:
     commands, the journal's history, the configuration's checker, and the log."""
 
     def __init__(self, daemon: Table, spool: Path | None = None) -> None:
-        from ..release.requests import SPOOL  # made with the phones' pages, after READY: not at the start
+        from ..release.desk import helper_missing  # made with the phones' pages, after READY: not at the start
+        from ..release.requests import SPOOL
 
         self.daemon = daemon
         self.spool = spool or SPOOL  # where the root helper takes its requests (and an uploaded bundle)
+        self.helper_missing: Callable[[], Text | None] = helper_missing  # why no helper would take one
 
     def language(self) -> str:
         return self.daemon.config.language
@@ -125,6 +127,8 @@ class StaffDesk:
         """Leave ``act`` for the root helper (``release.ask``); None, or why it could not be asked."""
         from ..release import ReleaseError, ask  # the staff's power and update buttons only
 
+        if (missing := self.helper_missing()) is not None:
+            return missing
         try:
             ask(act, spool=self.spool, **args)
         except ReleaseError as e:
@@ -158,6 +162,8 @@ class StaffDesk:
 
     def update(self, source: str, bundle: str | None, data: bytes | None) -> Text | None:
         asked = {"from_": source} if bundle is None else {"from_": source, "bundle": bundle}
+        if (missing := self.helper_missing()) is not None:  # before an upload is kept for nothing
+            return missing
         if data is not None and bundle is not None:  # an upload from the phone: kept in the spool, then asked
             from ..release import ReleaseError
             from ..release.bundle import peek

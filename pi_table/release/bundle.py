@@ -1,19 +1,32 @@
-"""A release bundle: one ``.tar.gz`` that updates a table without internet. It holds
-``manifest.json`` (first), the source tree under ``source/`` (with its requirements.lock) and,
-when it was made with them, the dependencies' wheels for the Pi under ``wheels/``.
+"""A release bundle: one ``.tar.gz`` that updates a table, signed by its maker. Its members, in
+this order:
 
-A bundle comes from a phone, so the helper (root) trusts nothing in it: every member is a plain
-file or folder under the bundle's own folders (no absolute path, no ``..``, no link, no device),
-within a size and a count, and exactly the files the manifest lists, each with its checksum. A
-refusal names what was wrong and what was expected, never the file's contents.
+- ``manifest.json``: the version, the commit it was made from, what machine its wheels are for,
+  and the SHA-256 of every other member;
+- ``manifest.sig``: the maker's signature of the manifest's bytes (``keys.sign``);
+- ``wheels/*.whl``: pi-table's own wheel and the wheels of the dependencies at the versions
+  requirements.lock names, for the table's machine.
+
+A bundle is made from what git tracks at a commit (``git archive``), never from whatever lies in
+a folder: a backup or a cache left in a checkout cannot travel in one, and the same commit makes
+the same release. A checkout with changes not committed is refused unless the maker says so.
+
+A bundle comes from a phone, so the helper (root) trusts nothing in it: the signature is checked
+against the table's keyring before any other member is read, and then every member must be a
+plain file under ``wheels/``, within a size and a count, and exactly the files the manifest
+lists, each with its checksum. Nothing in it is built or run as root: the wheels are installed
+by the service's user, by their hashes (``layout.Releases.build``). A refusal names what was
+wrong and what was expected, never a file's contents.
 """
 
 from __future__ import annotations
 
-import hashlib
 import io
 import json
 import os
+import platform
+import re
+import shutil
 import subprocess
 import sys
 import tarfile
@@ -22,59 +35,157 @@ import time
 from pathlib import Path, PurePosixPath
 
 from ..engine.phrase import N_
-from .layout import LOCK_FILE, VERSION, ReleaseError, source_version, tree_files
+from .keys import MAX_SIGNATURE, Keyring, sign
+from .layout import LOCK_FILE, VERSION, ReleaseError, source_version
+from .wheels import WHEEL, Wheels, digest, hashed
 
-MANIFEST, SOURCE, WHEELS = "manifest.json", "source", "wheels"
-FORMAT = 1
-MAX_BUNDLE = 200 * 1024 * 1024  # compressed, as uploaded: the source is about 5 MB, wheels for the Pi 20 MB
+MANIFEST, SIGNATURE, WHEELS = "manifest.json", "manifest.sig", "wheels"
+FORMAT = 2
+MAX_BUNDLE = 200 * 1024 * 1024  # compressed, as uploaded: the wheels for the Pi are about 20 MB
 MAX_UNPACKED = 600 * 1024 * 1024
 MAX_MEMBER = 100 * 1024 * 1024
-MAX_MEMBERS = 20_000
-MAX_MANIFEST = 4 * 1024 * 1024
+MAX_MEMBERS = 2_000
+MAX_MANIFEST = 1024 * 1024
 PI = ["--platform", "manylinux_2_17_aarch64", "--platform", "manylinux2014_aarch64", "--platform", "linux_aarch64",
       "--python-version", "3.11", "--implementation", "cp", "--only-binary=:all:"]
 """pip download's options for the Pi's wheels: Raspberry Pi OS Bookworm's Python 3.11 on 64-bit ARM."""
+TARGETS = ("pi", "here")
+"""What machine a bundle's wheels are for: the Pi, or the machine that makes it (a test, or a Pi)."""
 
 
-def make(source: Path, out: Path, wheels: bool = False) -> dict:
-    """Write the bundle of the source tree ``source`` to ``out``; its manifest. With ``wheels``,
-    pip downloads the wheels of the locked versions for the Pi (from PyPI, or pip's own cache):
-    without them the table's pip fetches them from PyPI when it installs the bundle."""
-    version = source_version(source)
-    files = {f"{SOURCE}/{path}": source / path for path in tree_files(source)}
-    if f"{SOURCE}/{LOCK_FILE}" not in files:
-        raise ReleaseError(N_("{source} has no {lock}: every release installs locked versions"),
-                           source=str(source), lock=LOCK_FILE)
+def _git(checkout: Path, *args: str) -> str:
+    # safe.directory: the installer (root) reads the café's own clone, which is the café's user's
+    done = subprocess.run(["git", "-c", "safe.directory=*", "-C", str(checkout), *args], capture_output=True,
+                          check=False)
+    if done.returncode != 0:
+        raise ReleaseError(N_("{source} is no git checkout, or git cannot read it ({error}): a bundle is made "
+                              "from a commit"), source=str(checkout),
+                           error=(done.stderr.decode("utf-8", "replace").strip().splitlines() or ["git failed"])[-1][:200])
+    return done.stdout.decode("utf-8", "replace")
+
+
+def export(checkout: Path, into: Path, commit: str = "HEAD", dirty: bool = False) -> str:
+    """What git tracks at ``commit`` of ``checkout``, written into ``into``; the commit's id.
+    ``dirty``: the tracked files as they are in the working tree, changes and all (the id then
+    ends ``-dirty``); without it, a checkout with changes not committed is refused."""
+    if shutil.which("git") is None:
+        raise ReleaseError(N_("git is missing: a bundle is made from a commit of a git checkout"))
+    head = _git(checkout, "rev-parse", "--verify", f"{commit}^{{commit}}").strip()
+    changed = [line for line in _git(checkout, "status", "--porcelain", "--untracked-files=no").splitlines() if line]
+    if dirty:
+        for name in _git(checkout, "ls-files", "-z").split("\0"):
+            if name and (checkout / name).is_file():
+                (into / name).parent.mkdir(parents=True, exist_ok=True)
+                shutil.copy2(checkout / name, into / name)
+        return f"{head}-dirty" if changed else head
+    if changed and commit == "HEAD":
+        raise ReleaseError(N_("{source} has changes not committed: commit them, or say --dirty to bundle the "
+                              "tracked files as they are"), source=str(checkout))
+    archived = subprocess.run(["git", "-c", "safe.directory=*", "-C", str(checkout), "archive", "--format=tar", head],
+                              capture_output=True, check=False)
+    if archived.returncode != 0:
+        raise ReleaseError(N_("git archive of {commit} failed"), commit=head[:12])
+    with tarfile.open(fileobj=io.BytesIO(archived.stdout)) as tree:
+        tree.extractall(into, filter="data")
+    return head
+
+
+def _pip(*args: str, log) -> subprocess.CompletedProcess:
+    command = [sys.executable, "-m", "pip", *args]
+    print("$ " + " ".join(command), file=log, flush=True)
+    return subprocess.run(command, capture_output=True, text=True, check=False)
+
+
+def _locked(tree: Path) -> list[str]:
+    lock = tree / LOCK_FILE
+    if not lock.is_file():
+        raise ReleaseError(N_("{source} has no {lock}: every release installs locked versions"), source=str(tree),
+                           lock=LOCK_FILE)
+    return [line.strip() for line in lock.read_text(encoding="utf-8").splitlines()
+            if line.strip() and not line.startswith("#")]
+
+
+def _wheels_for(tree: Path, into: Path, target: str, more: Path | None, log) -> None:
+    """pi-table's wheel of ``tree`` and the locked dependencies' for ``target`` into ``into``. For
+    the Pi from another machine, a dependency with no wheel for the Pi on the index (rpi-ws281x)
+    is taken from ``more`` (wheels built on a Pi), or the bundle is refused saying so."""
+    built = _pip("wheel", "--no-deps", "--disable-pip-version-check", "--quiet", "--wheel-dir", str(into), str(tree),
+                 log=log)
+    if built.returncode != 0:
+        raise ReleaseError(N_("pip could not build pi-table's wheel ({error})"), error=_said(built))
+    pinned = _locked(tree)
+    if target == "here" or _is_the_pi():
+        done = _pip("wheel", "--no-deps", "--disable-pip-version-check", "--quiet", "--wheel-dir", str(into),
+                    *pinned, log=log)
+        if done.returncode != 0:
+            raise ReleaseError(N_("pip could not fetch or build the locked dependencies' wheels ({error})"),
+                               error=_said(done))
+        return
+    missing = []
+    for requirement in pinned:
+        done = _pip("download", "--no-deps", "--disable-pip-version-check", "--quiet", *PI, "--dest", str(into),
+                    requirement, log=log)
+        if done.returncode != 0:
+            missing.append(requirement)
+    for requirement in list(missing):
+        name, _, version = requirement.partition("==")
+        found = [path for path in sorted(more.glob("*.whl")) if (match := WHEEL.fullmatch(path.name))
+                 and re.sub(r"[-_.]+", "-", match["name"]).lower() == re.sub(r"[-_.]+", "-", name).lower()
+                 and match["version"] == version] if more is not None else []
+        for path in found:
+            shutil.copy2(path, into / path.name)
+        if found:
+            missing.remove(requirement)
+    if missing:
+        raise ReleaseError(N_("the index has no wheel for the Pi of {packages}: make the bundle on a Pi, or give "
+                              "their wheels built on a Pi with --wheels-from DIR"), packages=", ".join(missing))
+
+
+def _is_the_pi() -> bool:
+    """Whether this machine is the table's kind (64-bit ARM, Python 3.11): its own wheels are the Pi's."""
+    return platform.machine() == "aarch64" and sys.version_info[:2] == (3, 11)
+
+
+def _said(done: subprocess.CompletedProcess) -> str:
+    return (done.stderr.strip().splitlines() or ["no message"])[-1][:200]
+
+
+def make(checkout: Path, out: Path, key: Path, commit: str = "HEAD", dirty: bool = False, target: str = "pi",
+         more: Path | None = None, log=sys.stderr) -> dict:
+    """Write the bundle of ``checkout`` at ``commit`` to ``out``, signed with the private key
+    ``key``; its manifest. ``target``: "pi" (the wheels for the Pi) or "here" (this machine's)."""
+    if target not in TARGETS:
+        raise ReleaseError(N_("a bundle is for {targets}, not {target}"), targets=" or ".join(TARGETS), target=target)
     with tempfile.TemporaryDirectory(prefix="pi-table-bundle-") as scratch:
-        if wheels:
-            done = subprocess.run([sys.executable, "-m", "pip",
-                                   "download", "--disable-pip-version-check", "--no-deps", *PI, "-d", scratch,
-                                   "-r", str(source / LOCK_FILE)], capture_output=True, text=True, check=False)
-            if done.returncode != 0:
-                raise ReleaseError(N_("pip could not download the wheels for the Pi ({error}); "
-                                      "make the bundle without --wheels, and the table fetches them from PyPI"),
-                                   error=(done.stderr.strip().splitlines() or ["no message"])[-1])
-            files.update({f"{WHEELS}/{path.name}": path for path in sorted(Path(scratch).glob("*.whl"))})
+        tree, wheels = Path(scratch, "tree"), Path(scratch, "wheels")
+        tree.mkdir()
+        wheels.mkdir()
+        made_from = export(checkout, tree, commit, dirty)
+        version = source_version(tree)
+        _wheels_for(tree, wheels, target, more, log)
+        found = hashed(wheels)
+        if found.version != version:
+            raise ReleaseError(N_("pi-table's wheel says version {found}, pyproject.toml {said}; expected the same"),
+                               found=found.version, said=version)
         made = time.time()
-        manifest = {"format": FORMAT, "name": "pi-table", "version": version, "made": made,
-                    "files": {name: _digest(path) for name, path in files.items()}}
+        manifest = {"format": FORMAT, "name": "pi-table", "version": version, "commit": made_from, "target": target,
+                    "made": made, "files": {f"{WHEELS}/{name}": sha for name, sha in found.hashes.items()}}
         data = json.dumps(manifest, indent=1).encode("utf-8")
-        with tarfile.open(out, "w:gz") as bundle:
-            info = tarfile.TarInfo(MANIFEST)
-            info.size, info.mtime, info.mode = len(data), int(made), 0o644
-            bundle.addfile(info, io.BytesIO(data))
-            for name, path in files.items():
-                info = bundle.gettarinfo(str(path), name)
-                info.uid = info.gid = 0
-                info.uname = info.gname = ""
-                with open(path, "rb") as file:
-                    bundle.addfile(info, file)
+        signature = sign(data, key)
+        partial = out.with_name(out.name + ".partial")
+        with tarfile.open(partial, "w:gz") as bundle:
+            for name, member in ((MANIFEST, data), (SIGNATURE, signature)):
+                _add(bundle, name, member, made)
+            for name in found.hashes:
+                _add(bundle, f"{WHEELS}/{name}", (wheels / name).read_bytes(), made)
+        os.replace(partial, out)
     return manifest
 
 
-def _digest(path: Path) -> str:
-    with open(path, "rb") as file:
-        return hashlib.file_digest(file, "sha256").hexdigest()
+def _add(bundle: tarfile.TarFile, name: str, data: bytes, made: float) -> None:
+    info = tarfile.TarInfo(name)
+    info.size, info.mtime, info.mode = len(data), int(made), 0o644
+    bundle.addfile(info, io.BytesIO(data))
 
 
 def _refuse(template: str, **fields: object) -> ReleaseError:
@@ -84,35 +195,52 @@ def _refuse(template: str, **fields: object) -> ReleaseError:
 def _member_path(name: str) -> PurePosixPath:
     shown = name if len(name) <= 120 else name[:117] + "..."
     path = PurePosixPath(name)
-    if path.is_absolute() or ".." in path.parts or not path.parts or "\\" in name or "\0" in name:
-        raise _refuse(N_("the bundle's member {member} is outside the bundle; expected a path under {folders}"),
-                      member=repr(shown), folders=f"{SOURCE}/ or {WHEELS}/")
-    if path.parts[0] not in (SOURCE, WHEELS) and name != MANIFEST:
-        raise _refuse(N_("the bundle's member {member} is outside the bundle; expected a path under {folders}"),
-                      member=repr(shown), folders=f"{SOURCE}/ or {WHEELS}/")
+    if path.is_absolute() or ".." in path.parts or len(path.parts) != 2 or path.parts[0] != WHEELS \
+            or "\\" in name or "\0" in name or not WHEEL.fullmatch(path.parts[1]):
+        raise _refuse(N_("the bundle's member {member} is outside the bundle; expected a wheel under {folders}"),
+                      member=repr(shown), folders=f"{WHEELS}/")
     return path
 
 
-def unpack(bundle: Path, into: Path) -> tuple[str, Path, Path | None]:
-    """Check the bundle and unpack it into the empty folder ``into``: its version, its source
-    tree and its wheels' folder (None without wheels). ReleaseError saying what was wrong."""
+def _first(archive: tarfile.TarFile, name: str, most: int) -> bytes | None:
+    """The next member's bytes if it is the plain file ``name`` of at most ``most`` bytes, else None."""
+    member = archive.next()
+    if member is None or member.name != name or not member.isfile() or member.size > most:
+        return None
+    source = archive.extractfile(member)
+    return None if source is None else source.read(most + 1)
+
+
+def unpack(bundle: Path, into: Path, keyring: Keyring) -> tuple[Wheels, str]:
+    """Check the bundle's signature against ``keyring``, then check and unpack its wheels into
+    the empty folder ``into``: the wheels and the name of the key that signed them. ReleaseError
+    saying what was wrong; nothing is unpacked before the signature holds."""
     size = bundle.stat().st_size
     if size > MAX_BUNDLE:
         raise _refuse(N_("the bundle is {size} MB; a bundle is at most {most} MB"),
                       size=size // 2**20, most=MAX_BUNDLE // 2**20)
     digests: dict[str, str] = {}
-    manifest: dict | None = None
     total = count = 0
+    wheels = into / WHEELS
     try:
         with tarfile.open(bundle, "r:gz") as archive:
-            for member in archive:
+            data = _first(archive, MANIFEST, MAX_MANIFEST)
+            if data is None or len(data) > MAX_MANIFEST:
+                raise _refuse(N_("the file is not a pi-table bundle: expected {manifest} first, as pi-table bundle "
+                                 "writes it"), manifest=MANIFEST)
+            signature = _first(archive, SIGNATURE, MAX_SIGNATURE)
+            if signature is None:
+                _format_of(data)  # an older bundle is told as such
+                raise _refuse(N_("the release is not signed: a table installs only releases signed with a key it "
+                                 "accepts (pi-table bundle --key)"))
+            signer = keyring.verify(data, signature)
+            manifest = _manifest(data)
+            wheels.mkdir(mode=0o755, parents=True)
+            while (member := archive.next()) is not None:  # on past the two read (iterating starts again)
                 count += 1
                 if count > MAX_MEMBERS:
                     raise _refuse(N_("the bundle has more than {most} members"), most=MAX_MEMBERS)
                 path = _member_path(member.name)
-                if member.isdir():
-                    (into / path).mkdir(parents=True, exist_ok=True)
-                    continue
                 if not member.isfile():
                     raise _refuse(N_("the bundle's member {member} is a link or a device; expected plain files"),
                                   member=repr(member.name[:120]))
@@ -122,24 +250,15 @@ def unpack(bundle: Path, into: Path) -> tuple[str, Path, Path | None]:
                                   most=MAX_UNPACKED // 2**20, one=MAX_MEMBER // 2**20)
                 source = archive.extractfile(member)
                 assert source is not None  # a regular file has its data
-                if member.name == MANIFEST:
-                    manifest = _manifest(source.read(MAX_MANIFEST + 1))
-                    continue
-                target = into / path
-                target.parent.mkdir(parents=True, exist_ok=True)
-                digest = hashlib.sha256()
-                mode = 0o755 if member.mode & 0o100 else 0o644
-                fd = os.open(target, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC, mode)
+                target = wheels / path.name
+                fd = os.open(target, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC, 0o644)
                 with os.fdopen(fd, "wb") as out:
                     while chunk := source.read(1 << 20):
-                        digest.update(chunk)
                         out.write(chunk)
-                digests[member.name] = digest.hexdigest()
+                digests[member.name] = digest(target)
     except (tarfile.TarError, EOFError, OSError, UnicodeDecodeError) as e:
         raise _refuse(N_("the file is not a pi-table bundle (a .tar.gz that pi-table bundle makes): {error}"),
                       error=type(e).__name__) from None
-    if manifest is None:
-        raise _refuse(N_("the bundle has no {manifest}; expected one, as pi-table bundle writes"), manifest=MANIFEST)
     listed = manifest["files"]
     for name in sorted(set(listed) | set(digests)):
         if name not in digests:
@@ -149,19 +268,26 @@ def unpack(bundle: Path, into: Path) -> tuple[str, Path, Path | None]:
         if listed[name] != digests[name]:
             raise _refuse(N_("the bundle's member {member} does not match its manifest's checksum"),
                           member=repr(name[:120]))
-    version = source_version(into / SOURCE)
-    if version != manifest["version"]:
-        raise _refuse(N_("the bundle's manifest says version {said}, its pyproject.toml {found}; expected the same"),
-                      said=manifest["version"], found=version)
-    wheels = into / WHEELS
-    return version, into / SOURCE, wheels if wheels.is_dir() else None
+    found = Wheels(wheels, {PurePosixPath(name).name: sha for name, sha in digests.items()})
+    if found.version != manifest["version"]:
+        raise _refuse(N_("the bundle's manifest says version {said}, its pi-table wheel {found}; expected the same"),
+                      said=manifest["version"], found=found.version)
+    return found, signer
+
+
+def _format_of(data: bytes) -> None:
+    """ReleaseError for a bundle of an older format (a source tree, unsigned), which says so."""
+    try:
+        said = json.loads(data).get("format")
+    except (ValueError, RecursionError, AttributeError):
+        return
+    if said == 1:
+        raise _refuse(N_("the bundle is of the old kind (format 1: a source tree, unsigned), which a table no "
+                         "longer installs: make it again with pi-table bundle --key"))
 
 
 def _manifest(data: bytes) -> dict:
     """The manifest's fields, checked; ReleaseError naming the one that is wrong."""
-    if len(data) > MAX_MANIFEST:
-        raise _refuse(N_("the bundle's {manifest} is longer than {most} KB"), manifest=MANIFEST,
-                      most=MAX_MANIFEST // 1024)
     try:
         manifest = json.loads(data)
     except (ValueError, RecursionError):
@@ -184,15 +310,12 @@ def _manifest(data: bytes) -> dict:
 
 def peek(bundle: Path) -> str | None:
     """The version a bundle's manifest says, read without unpacking (for what is offered); None
-    when the file is no bundle. Its checks come when it is installed."""
+    when the file is no bundle. Its signature and checks come when it is installed."""
     try:
         if bundle.stat().st_size > MAX_BUNDLE:
             return None
         with tarfile.open(bundle, "r:gz") as archive:
-            first = archive.next()
-            if first is None or first.name != MANIFEST or not first.isfile():
-                return None
-            source = archive.extractfile(first)
-            return None if source is None else _manifest(source.read(MAX_MANIFEST + 1))["version"]
+            data = _first(archive, MANIFEST, MAX_MANIFEST)
+            return None if data is None else _manifest(data)["version"]
     except (tarfile.TarError, EOFError, OSError, ReleaseError):
         return None

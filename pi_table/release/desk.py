@@ -71,6 +71,31 @@ def state(home: Path = HOME) -> dict:
             "rolled_back": _told(releases.note(ROLLED_BACK)), "last": _told(releases.note(LAST))}
 
 
+PATH_UNIT = "pi-table-helper.path"
+
+
+def helper_missing(home: Path = HOME) -> Phrase | None:
+    """Why no root helper would take a request on this machine (its launcher not installed, or
+    its path unit not watching the spool folder); None when one would. A table run by hand, or
+    whose installer did not run, says so instead of accepting what nothing will do."""
+    import shutil  # the staff's power and update buttons only
+    import subprocess
+
+    launcher = home / "helper"
+    systemctl = shutil.which("systemctl")
+    if not launcher.is_file() or systemctl is None:
+        return Phrase.of("this table has no root helper ({path} is missing): updates, reboot and power off are done "
+                         "on the computer itself; sudo systemd/install.sh installs the helper", path=str(launcher))
+    try:
+        watching = subprocess.run([systemctl, "is-active", "--quiet", PATH_UNIT], timeout=10, check=False).returncode
+    except (OSError, subprocess.TimeoutExpired):
+        watching = 1
+    if watching != 0:
+        return Phrase.of("the root helper is not watching for requests ({unit} is not active): "
+                         "sudo systemctl start {unit}", unit=PATH_UNIT)
+    return None
+
+
 def ask(act: str, spool: Path = requests.SPOOL, **args: str) -> None:
     """Leave the request ``act`` (update, reboot, poweroff) for the root helper; ReleaseError, with
     nothing written, when it is none of them. An update takes ``from_="bundle", bundle=NAME`` (a
@@ -94,15 +119,28 @@ def offered(home: Path = HOME, spool: Path = requests.SPOOL, repository: bool = 
             found.append({"from": "bundle", "bundle": path.name, "version": version})
     origin = Releases(home).note(ORIGIN)
     if repository and origin is not None:
-        from .helper import clone  # not at import: python -m pi_table.release.helper loads this package first
-
-        with tempfile.TemporaryDirectory(prefix="pi-table-offered-") as scratch:
-            try:
-                version = source_version(clone(origin, Path(scratch) / "clone"))
-            except ReleaseError as e:
-                log.warning("no version offered from the repository: %s", e)
-            else:
-                if version_key(version) > version_key(running):
-                    found.append({"from": "repository", "version": version, "branch": origin.get("branch")})
+        version = _repository_version(origin)
+        if version is not None and version_key(version) > version_key(running):
+            found.append({"from": "repository", "version": version, "branch": origin.get("branch")})
     return found
 
+
+def _repository_version(origin: dict) -> str | None:
+    """The version at the head of the table's branch (one commit cloned, by the service itself);
+    None, logged, when the repository cannot be read. Its signature is checked when it is installed."""
+    import subprocess  # the page's Updates section only
+
+    from .helper import clone_command  # not at import: python -m pi_table.release.helper loads this package first
+
+    with tempfile.TemporaryDirectory(prefix="pi-table-offered-") as scratch:
+        clone = Path(scratch) / "clone"
+        done = subprocess.run(clone_command(origin, clone), capture_output=True, text=True, timeout=600, check=False)
+        if done.returncode != 0:
+            log.warning("no version offered from the repository %s: %s", origin.get("repository"),
+                        (done.stderr.strip().splitlines() or ["git failed"])[-1][:200])
+            return None
+        try:
+            return source_version(clone)
+        except ReleaseError as e:
+            log.warning("no version offered from the repository: %s", e)
+            return None

@@ -1,13 +1,20 @@
-"""The root helper: ``python -m pi_table.release.helper ACT``, run as root, from the release last
-proven (systemd/pi-table-helper picks it). Its acts:
+"""The root helper: ``/opt/pi-table/helper ACT``, run as root with the system's Python, from the
+copy of pi-table the installer put in /opt/pi-table/lib: never from a release, so nothing an
+update brings is ever run by root (systemd/pi-table-helper). Its acts:
 
-- ``install --source DIR [--extras E]``: build the source tree's release and switch to it
-  (install.sh: a first install is an update with nothing to go back to);
+- ``install --source DIR [--extras E]``: install.sh's step: the checkout's release built (its
+  wheels by the service's user) and switched to: a first install is an update with nothing to go
+  back to;
 - ``request``: the one request the service left in its spool folder (pi-table-helper.service,
   started by pi-table-helper.path): an update, a reboot or a power off, nothing else;
 - ``starting`` and ``started``: pi-table.service's ExecStartPre= and ExecStartPost=, which count
   a trial's starts (rolling back one that did not survive its start) and prove it once the
-  running table answers ``status`` with the trial's version, healthy.
+  running table answers ``status`` with the trial's version, healthy;
+- ``keys list|add|revoke``: the releases' keyring (``keys``), for the owner.
+
+What root does itself: checks a bundle's signature and unpacks its files, makes and switches
+links, writes notes, restarts, reboots, powers off. Everything that runs other code (pip, git,
+the release's own ``status``) runs as the service's user (``service_user``).
 """
 
 from __future__ import annotations
@@ -23,15 +30,30 @@ import sys
 import time
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
+from dataclasses import dataclass
 from pathlib import Path
 
 from ..engine.phrase import N_
 from . import bundle, requests
-from .layout import CURRENT, DONE, HOME, LAST, ORIGIN, ReleaseError, Releases, source_version, version_key, why
+from .keys import KEYRING, Keyring
+from .layout import CURRENT, DONE, HOME, LAST, ORIGIN, ReleaseError, Releases, tree_files, version_key, why
+from .service_user import USER, ServiceUser
+from .wheels import Wheels, built, make_release
 
 DEADLINE_S = 120.0  # from the restart to healthy: a start, READY, the status answered, with room for a slow SD card
 PROOF_S = 20.0  # how long a start waits for the status to answer (within the unit's TimeoutStartSec=60)
 INCOMING = ".incoming"
+
+
+@dataclass(frozen=True)
+class Helper:
+    """What the acts work with: the releases, the keyring that says which releases may come in,
+    the service's user that builds them, and systemctl (a stub in tests)."""
+
+    releases: Releases
+    keyring: Keyring
+    user: ServiceUser
+    systemctl: Sequence[str] = ("systemctl",)
 
 
 @contextmanager
@@ -51,9 +73,35 @@ def release_data(releases: Releases, name: str | None) -> dict:
     return data if isinstance(data, dict) else {}
 
 
-def install(releases: Releases, source: Path, extras: str) -> str:
-    """install.sh's step: the checkout's release built and made current, and where it came from noted."""
-    name = releases.build(source, extras)
+@contextmanager
+def incoming(releases: Releases) -> Iterator[Path]:
+    """Root's scratch folder beside the releases (the service's user may read what is put there
+    for it: a bundle's wheels), emptied before and after."""
+    folder = releases.releases / INCOMING
+    shutil.rmtree(folder, ignore_errors=True)
+    folder.mkdir(mode=0o755, parents=True)
+    try:
+        yield folder
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
+
+
+def install(helper: Helper, source: Path, extras: str, log=sys.stdout) -> str:
+    """install.sh's step: the checkout's wheels built by the service's user from a copy of what
+    git tracks in it (or, for a tree that is no clone, its files), the release made and current,
+    and where it came from noted."""
+    releases = helper.releases
+    with incoming(releases) as scratch:
+        tree = scratch / "tree"
+        tree.mkdir()
+        if (source / ".git").exists() and shutil.which("git"):
+            bundle.export(source, tree, dirty=True)
+        else:
+            for path in tree_files(source):
+                (tree / path).parent.mkdir(parents=True, exist_ok=True)
+                shutil.copy2(source / path, tree / path)
+        helper.user.give(tree)
+        name = make_release(releases, built(tree, extras, scratch, helper.user, log), extras, helper.user, log)
     with locked(releases):
         releases.switch(name, "install")
     origin = git_origin(source)
@@ -79,16 +127,35 @@ def git_origin(source: Path) -> dict | None:
     return {"repository": git("remote", "get-url", "origin") or str(source), "branch": branch}
 
 
-def clone(origin: dict, into: Path) -> Path:
-    """The newest tree of the table's branch, cloned (one commit) into ``into``."""
-    done = subprocess.run(["git", "-c", "safe.directory=*", "clone", "--quiet", "--depth", "1", "--branch",
-                           str(origin["branch"]), "--", str(origin["repository"]), str(into)],
-                          capture_output=True, text=True, timeout=600, check=False)
-    if done.returncode != 0:
-        raise ReleaseError(N_("the repository {repository} cannot be read: {error}"),
-                           repository=str(origin["repository"]),
-                           error=(done.stderr.strip().splitlines() or ["git failed"])[-1][:200])
-    return into
+def clone_command(origin: dict, into: Path) -> list[str]:
+    """git's command for the newest tree of the table's branch, one commit, into ``into``."""
+    return ["git", "clone", "--quiet", "--depth", "1", "--branch", str(origin["branch"]), "--",
+            str(origin["repository"]), str(into)]
+
+
+def from_repository(helper: Helper, origin: dict, extras: str, scratch: Path, log) -> Wheels:
+    """The wheels of the newest commit of the table's branch: cloned, its signature checked
+    against the keyring and built, all by the service's user. A commit not signed with an
+    accepted key is refused: an update from the repository is signed as a bundle is."""
+    user, keyring = helper.user, helper.keyring
+    home = scratch / "git-home"
+    home.mkdir(parents=True)
+    user.give(scratch)
+    clone = scratch / "clone"
+    try:
+        user.run(clone_command(origin, clone), log, "git clone", home)
+    except ReleaseError:
+        raise ReleaseError(N_("the repository {repository} cannot be read (the helper's log says why)"),
+                           repository=str(origin["repository"])) from None
+    checks = ["-c", f"gpg.ssh.allowedSignersFile={keyring.allowed}"]
+    if keyring.revoked.is_file():
+        checks += ["-c", f"gpg.ssh.revocationFile={keyring.revoked}"]
+    try:
+        user.run(["git", *checks, "-C", str(clone), "verify-commit", "HEAD"], log, "git verify-commit", home)
+    except ReleaseError:
+        raise ReleaseError(N_("the newest commit of branch {branch} is not signed with a key this table accepts"),
+                           branch=str(origin["branch"])) from None
+    return built(clone, extras, scratch, user, log)
 
 
 def take_bundle(spool: Path, name: str, into: Path) -> Path:
@@ -118,29 +185,26 @@ def take_bundle(spool: Path, name: str, into: Path) -> Path:
     return copy
 
 
-def update(releases: Releases, request: dict, spool: Path, systemctl: Sequence[str], log=sys.stdout) -> str:
+def update(helper: Helper, request: dict, spool: Path, log=sys.stdout) -> str:
     """Build the new release beside the running one, switch, restart, and wait for the table to be
     proven on it (by the start's ExecStartPost=) or rolled back (by the next start's ExecStartPre=,
     when it could not start); past the deadline, roll it back here. The outcome, in a word."""
-    incoming = releases.releases / INCOMING
-    shutil.rmtree(incoming, ignore_errors=True)
-    incoming.mkdir(mode=0o700, parents=True)
-    try:
+    releases, systemctl = helper.releases, helper.systemctl
+    running = release_data(releases, releases.linked(CURRENT))
+    with incoming(releases) as scratch:
         if request["from"] == "bundle":
-            _, source, wheels = bundle.unpack(take_bundle(spool, request["bundle"], incoming), incoming / "bundle")
+            wheels, signer = bundle.unpack(take_bundle(spool, request["bundle"], scratch), scratch / "bundle",
+                                           helper.keyring)
+            print(f"bundle of pi-table {wheels.version}, signed with key {signer}", file=log, flush=True)
         else:
             origin = releases.note(ORIGIN)
             if origin is None:
                 raise ReleaseError(N_("this table was not installed from a git repository: update it with a bundle"))
-            source, wheels = clone(origin, incoming / "clone"), None
-        running = release_data(releases, releases.linked(CURRENT))
-        version = source_version(source)
-        if running and version_key(version) <= version_key(running.get("version", "0")):
+            wheels = from_repository(helper, origin, running.get("extras", ""), scratch / "repository", log)
+        if running and version_key(wheels.version) <= version_key(running.get("version", "0")):
             raise ReleaseError(N_("version {version} is not newer than the running {running}"),
-                               version=version, running=running.get("version"))
-        name = releases.build(source, running.get("extras", ""), wheels, log)
-    finally:
-        shutil.rmtree(incoming, ignore_errors=True)
+                               version=wheels.version, running=running.get("version"))
+        name = make_release(releases, wheels, running.get("extras", ""), helper.user, log)
     with locked(releases):
         trial = releases.switch(name, "update")
     print(f"switched to {name}; restarting pi-table", file=log, flush=True)
@@ -163,8 +227,9 @@ def update(releases: Releases, request: dict, spool: Path, systemctl: Sequence[s
     return "rolled back"
 
 
-def act(releases: Releases, spool: Path, systemctl: Sequence[str] = ("systemctl",), log=sys.stdout) -> int:
+def act(helper: Helper, spool: Path, log=sys.stdout) -> int:
     """The request waiting in ``spool``, done; a refused or failed one noted (for the staff page) and logged."""
+    releases = helper.releases
     try:
         request = requests.take(spool)
     except ReleaseError as e:
@@ -175,9 +240,9 @@ def act(releases: Releases, spool: Path, systemctl: Sequence[str] = ("systemctl"
     if request["act"] in ("reboot", "poweroff"):
         releases.write_note(LAST, {"act": request["act"], "outcome": "done", "at": time.time(),
                                    "why": why(N_("asked from the staff page"))})
-        return subprocess.run([*systemctl, request["act"]], check=False).returncode
+        return subprocess.run([*helper.systemctl, request["act"]], check=False).returncode
     try:
-        outcome = update(releases, request, spool, systemctl, log)
+        outcome = update(helper, request, spool, log)
     except ReleaseError as e:
         print(f"update failed: {e}", file=sys.stderr, flush=True)
         releases.write_note(LAST, {"act": "update", "outcome": "failed", "at": time.time(), "why": e.why})
@@ -187,10 +252,10 @@ def act(releases: Releases, spool: Path, systemctl: Sequence[str] = ("systemctl"
 
 
 def started(releases: Releases, status: Sequence[str], proof_s: float = PROOF_S) -> str:
-    """ExecStartPost=: a trial's release proven once the table's status answers with its version
-    and says it is healthy as a change on trial must be (its loop, its phones' and staff pages
-    answering). A release from before that answer (a step back by a bundle) is proven by its
-    version alone, as it was then."""
+    """ExecStartPost=: a trial's release proven once the table's status (``status``: the
+    command, run as the service's user) answers with its version and says it is healthy as a
+    change on trial must be (its loop, its phones' and staff pages answering). A release from
+    before that answer (a step back by a bundle) is proven by its version alone, as it was then."""
     trial = releases.trial()
     if trial is None or releases.linked(CURRENT) != trial.release:
         return "no trial"
@@ -213,9 +278,31 @@ def started(releases: Releases, status: Sequence[str], proof_s: float = PROOF_S)
     return f"release {trial.release} is not proven yet: its status did not answer {wanted}, healthy"
 
 
+def _keys(keyring: Keyring, args: argparse.Namespace) -> int:
+    """``keys list|add|revoke``: the owner's keyring, one line a key."""
+    if args.keys == "add":
+        try:
+            text = args.public_key.read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError) as e:
+            raise ReleaseError(N_("{path} cannot be read as a public key ({error})"), path=str(args.public_key),
+                               error=getattr(e, "strerror", None) or type(e).__name__) from None
+        key = keyring.add(text, args.name)
+        print(f"accepted: {key.name} {key.fingerprint}", flush=True)
+    elif args.keys == "revoke":
+        key = keyring.revoke(args.name)
+        print(f"revoked: {key.name} {key.fingerprint}", flush=True)
+    else:
+        for key in keyring.listed():
+            print(f"{key.name or '-'} {key.fingerprint}{' (revoked)' if key.revoked else ''}", flush=True)
+    return 0
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="pi-table-helper", description=__doc__.split("\n\n")[0])
     parser.add_argument("--home", type=Path, default=HOME, help="the releases' folder (default %(default)s)")
+    parser.add_argument("--keyring", type=Path, default=KEYRING, help="the accepted keys (default %(default)s)")
+    parser.add_argument("--user", default=USER, help="the service's user, who builds releases (default %(default)s; "
+                                                     "'': whoever runs this, for the installer's tests)")
     acts = parser.add_subparsers(dest="act", required=True)
     build = acts.add_parser("install", help="build the checkout's release and switch to it")
     build.add_argument("--source", type=Path, required=True)
@@ -224,19 +311,33 @@ def main(argv: list[str] | None = None) -> int:
     asked.add_argument("--spool", type=Path, default=requests.SPOOL)
     acts.add_parser("starting", help="pi-table.service's ExecStartPre=")
     acts.add_parser("started", help="pi-table.service's ExecStartPost=")
+    keys = acts.add_parser("keys", help="the keys releases are accepted from").add_subparsers(dest="keys",
+                                                                                            required=True)
+    keys.add_parser("list", help="each key: its name, its fingerprint, and whether it was revoked")
+    add = keys.add_parser("add", help="accept releases signed with this public key")
+    add.add_argument("public_key", type=Path, help="the key's .pub file (ssh-keygen -t ed25519 made it)")
+    add.add_argument("--name", required=True, help="who the key is (a maker, the owner)")
+    revoke = keys.add_parser("revoke", help="accept no release signed with this key again")
+    revoke.add_argument("name")
     args = parser.parse_args(argv)
-    releases = Releases(args.home)
+    releases, keyring = Releases(args.home), Keyring(args.keyring)
     try:
-        if args.act == "install":
-            print(f"installed release {install(releases, args.source.resolve(), args.extras)}", flush=True)
-            return 0
-        if args.act == "request":
-            return act(releases, args.spool)
+        if args.act == "keys":
+            return _keys(keyring, args)
         if args.act == "starting":
             with locked(releases):
                 print(releases.starting(), flush=True)
             return 0
-        print(started(releases, [sys.executable, "-I", "-m", "pi_table", "status", "--json", "--healthy"]), flush=True)
+        user = ServiceUser(args.user or None)  # "": the installer's staging root, which has no such user
+        if args.act == "install":
+            name = install(Helper(releases, keyring, user), args.source.resolve(), args.extras)
+            print(f"installed release {name}", flush=True)
+            return 0
+        if args.act == "request":
+            return act(Helper(releases, keyring, user), args.spool)
+        venv = releases.venv(releases.linked(CURRENT) or "none")
+        status = user.command([str(venv / "bin/python"), "-I", "-m", "pi_table", "status", "--json", "--healthy"])
+        print(started(releases, status), flush=True)
         return 0
     except ReleaseError as e:
         print(f"pi-table-helper: {e}", file=sys.stderr, flush=True)

@@ -1,5 +1,5 @@
 """The releases on a table: /opt/pi-table/releases/<version>-<short id>/, each with its own
-virtual environment built from the locked requirements, and the links ``current`` (what the
+virtual environment installed from its wheels (``wheels``) by the service's user, and the links ``current`` (what the
 service runs: its ExecStart goes through it) and ``previous`` (the release before it), each
 switched in one rename of a new link over the old, so a power cut leaves the old link or the
 new, never none.
@@ -11,18 +11,16 @@ release to go back to. The service's next start proves it (healthy: kept) or, if
 by unproven, rolls it back; ``rolled-back.json`` says what went back and why, ``last.json`` how
 the last act asked of the helper ended. Only root writes here; the service reads.
 
-Standard library only, beside ``pi_table.files``: install.sh runs this with the system's
-Python from a checkout, before any virtual environment exists.
+Standard library only, beside ``pi_table.files``: the root helper runs this with the system's
+Python, from the copy of the package the installer put in /opt/pi-table/lib, never from a release.
 """
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 import re
 import shutil
-import subprocess
 import sys
 import time
 import tomllib
@@ -85,16 +83,6 @@ def tree_files(source: Path) -> list[Path]:
     return sorted(found)
 
 
-def release_name(source: Path, extras: str = "") -> str:
-    """``<version>-<short id>``: the id a digest of every file of the tree and the extras it is
-    installed with, so the same tree makes the same release on every table."""
-    digest = hashlib.sha256(extras.encode())
-    for path in tree_files(source):
-        digest.update(str(path).encode() + b"\0")
-        digest.update(hashlib.sha256((source / path).read_bytes()).digest())
-    return f"{source_version(source)}-{digest.hexdigest()[:8]}"
-
-
 @dataclass(frozen=True)
 class Trial:
     """A switch not yet proven: the release tried, the one to go back to, and the starts it has had."""
@@ -148,53 +136,6 @@ class Releases:
             return None if data is None else Trial(**data)
         except TypeError:
             return None
-
-    # --- building ----------------------------------------------------------------------------------
-
-    def build(self, source: Path, extras: str = "", wheels: Path | None = None, log=sys.stdout) -> str:
-        """The release of the source tree ``source``, built beside the others unless it is there
-        already: a copy of the tree, a venv (seeing the system's packages: Debian's pygame,
-        gpiozero, spidev) and pip's install of the copy with the tree's requirements.lock as
-        constraints (from ``wheels`` alone when given: a bundle for a table without internet)."""
-        name = release_name(source, extras)
-        if self.complete(name):
-            print(f"release {name} is built already", file=log, flush=True)
-            return name
-        lock = source / LOCK_FILE
-        if not lock.is_file():
-            raise ReleaseError(N_("{source} has no {lock}: every release installs locked versions"),
-                               source=str(source), lock=LOCK_FILE)
-        folder = self.releases / name
-        if folder.exists():  # half built: a power cut or a failure in an earlier try
-            shutil.rmtree(folder)
-        folder.mkdir(parents=True)
-        copy = folder / "src"
-        for path in tree_files(source):
-            (copy / path).parent.mkdir(parents=True, exist_ok=True)
-            shutil.copy2(source / path, copy / path)
-        shutil.copy2(lock, folder / LOCK_FILE)
-        venv = folder / VENV
-        self._run([sys.executable, "-m", "venv", "--system-site-packages", str(venv)], log, "venv")
-        where = ["--no-index", "--find-links", str(wheels)] if wheels is not None else []
-        target = f"{copy}[{extras}]" if extras else str(copy)
-        self._run([str(venv / "bin/python"), "-m", "pip", "install", "--disable-pip-version-check",
-                   "--no-warn-script-location", *where, "--constraint", str(folder / LOCK_FILE), target], log, "pip")
-        shutil.rmtree(copy)  # installed: the tree's copy (and what setuptools built in it) is not needed
-        # the dataclasses' compiled methods beside the bytecode pip compiled: the service cannot write them
-        # there. -I: the release's own modules, whatever PYTHONPATH the caller has (install.sh points at its tree)
-        self._run([str(venv / "bin/python"), "-I", "-m", "pi_table.codecache"], log, "codecache")
-        done = {"release": name, "version": source_version(source), "extras": extras, "built": time.time()}
-        replace_file(folder / DONE, json.dumps(done).encode("utf-8"), 0o644)
-        sync_folder(self.releases)
-        return name
-
-    @staticmethod
-    def _run(command: list[str], log, what: str) -> None:
-        print("$ " + " ".join(command), file=log, flush=True)
-        done = subprocess.run(command, stdout=log, stderr=subprocess.STDOUT, check=False)
-        if done.returncode != 0:
-            raise ReleaseError(N_("building the release failed: {step} exited {status} (the helper's log says why)"),
-                               step=what, status=done.returncode)
 
     # --- switching -----------------------------------------------------------------------------------
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import shutil
 import stat
 from pathlib import Path
 
@@ -58,7 +59,7 @@ def take(spool: Path) -> dict:
     try:
         fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
     except OSError as e:
-        path.unlink(missing_ok=True)
+        _take_away(path)
         raise ReleaseError(N_("the request cannot be read ({error}); expected a plain file"),
                            error=e.strerror or type(e).__name__) from None
     try:
@@ -66,7 +67,7 @@ def take(spool: Path) -> dict:
         data = os.read(fd, MAX_REQUEST + 1) if stat.S_ISREG(status.st_mode) else None
     finally:
         os.close(fd)
-        path.unlink(missing_ok=True)
+        _take_away(path)
     if data is None or len(data) > MAX_REQUEST:
         raise ReleaseError(N_("the request is not a plain file of at most {most} bytes"), most=MAX_REQUEST)
     try:
@@ -75,3 +76,15 @@ def take(spool: Path) -> dict:
         raise ReleaseError(N_("the request is not JSON; expected an object such as {example}"),
                            example='{"act": "reboot"}') from None
     return check(request)
+
+
+def _take_away(path: Path) -> None:
+    """Whatever lies at ``path`` gone, a folder too (its links never followed), so the path unit
+    that saw it does not start the helper again and again."""
+    try:
+        if stat.S_ISDIR(os.lstat(path).st_mode):
+            shutil.rmtree(path)
+        else:
+            path.unlink()
+    except FileNotFoundError:
+        pass
