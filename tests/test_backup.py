@@ -31,7 +31,7 @@ from pi_table.table import Session
 from pi_table.ui.i18n import say
 from pi_table.web.staff import PIN_FILE, SESSIONS_FILE, set_pin
 
-from helpers import STAFF_CONFIG, STAFF_PIN, dealt_key, wait_for
+from helpers import STAFF_CONFIG, STAFF_PIN, dealt_key, service_daemon, wait_for
 
 SECRET = b"0123456789abcdef0123456789abcdef"  # the companion's: 32 bytes
 
@@ -408,7 +408,7 @@ def test_a_table_restored_from_its_page_restarts_on_the_backup_and_keeps_it(tmp_
     daemons = []
 
     def started() -> tuple[Daemon, threading.Thread]:
-        daemon = Daemon(load_config(path), hal="sim")
+        daemon = service_daemon(path)
         daemon.start()
         runner = threading.Thread(target=daemon.run, daemon=True)
         runner.start()

@@ -14,7 +14,7 @@ import pytest
 from pi_table.config import trial
 from pi_table.engine import CELLS
 
-from helpers import STAFF_CONFIG, Staff, dealt_key, electrode_of, staff_login, wait_for
+from helpers import STAFF_CONFIG, Staff, dealt_key, electrode_of, service_daemon, staff_login, wait_for
 from helpers import StaffTable as InProcessTable
 
 pytestmark = pytest.mark.daemon
@@ -24,8 +24,6 @@ class BoardTable:
     """The daemon in this process on simulated devices but the emulated touch board, a game dealt and a PIN set."""
 
     def __init__(self, folder, emulator, key: str, lang: str = "en") -> None:
-        from pi_table.config import load_config
-        from pi_table.daemon.run import Daemon
         from pi_table.engine import Rules, make_game
         from pi_table.table import Session
         from pi_table.web.staff import set_pin
@@ -37,7 +35,7 @@ class BoardTable:
         rules = Rules()
         Session(rules, key=make_game(rules).parse_key(key), journal_dir=folder / "journal").close()
         set_pin(folder / "journal", STAFF_PIN)
-        self.daemon = Daemon(load_config(self.config), hal="sim", touch_port=str(emulator.link))
+        self.daemon = service_daemon(self.config, touch_port=str(emulator.link))
         self.daemon.start()
         self.runner = threading.Thread(target=self.daemon.run, daemon=True)
         self.runner.start()

@@ -12,8 +12,6 @@ from types import SimpleNamespace
 
 import pytest
 
-from pi_table.config import load_config
-from pi_table.daemon.run import Daemon
 from pi_table.engine import parse_codex_action
 from pi_table.engine.codex_setup import Faction
 from pi_table.hal import UiEvent
@@ -21,7 +19,7 @@ from pi_table.table import load_game
 from pi_table.ui.i18n import say
 from pi_table.web.tokens import seat_role
 
-from helpers import CODEX_CONFIG, PHONE, CodexTable, Phones, pi_table, wait_for
+from helpers import CODEX_CONFIG, PHONE, CodexTable, Phones, pi_table, service_daemon, wait_for
 
 pytestmark = pytest.mark.daemon
 
@@ -215,7 +213,7 @@ def test_a_taken_port_leaves_the_table_playing_without_phones(tmp_path):
     blocker.listen()
     port = blocker.getsockname()[1]
     (tmp_path / "config.toml").write_text(CODEX_CONFIG.replace("port = 0", f"port = {port}"))
-    daemon = Daemon(load_config(tmp_path / "config.toml"), hal="sim")
+    daemon = service_daemon(tmp_path / "config.toml")
     try:
         daemon.start()
         assert daemon.wait_for_phones()  # the companion opens once the table is up

@@ -18,8 +18,6 @@ import urllib.parse
 import pygame
 import pytest
 
-from pi_table.config import load_config
-from pi_table.daemon.run import Daemon
 from pi_table.engine import Codex, CodexRules
 from pi_table.hal import ReleaseSeat, SimButtons, SimLedStrip, SimScreen, SimTouch, UiEvent
 from pi_table.table import Session
@@ -32,7 +30,7 @@ from pi_table.web.seats import SeatLinks
 from pi_table.web.server import REPLACED
 from pi_table.web.tokens import seat_role
 
-from helpers import CODEX_CONFIG, another_phone, get, next_event, pi_table, post, wait_for
+from helpers import CODEX_CONFIG, another_phone, get, next_event, pi_table, post, service_daemon, wait_for
 
 SETUP = (
     "Moon:red:leader:1:AAAA Aleman:red:hacker:2:BBBB Viper:red:inquisitore:3:CCCC "
@@ -127,7 +125,7 @@ def test_a_release_is_for_codex_seats_only_and_the_screen_shows_the_new_code(cod
 
 def test_without_the_phones_pages_there_is_no_seat_to_release(tmp_path):
     (tmp_path / "config.toml").write_text(CODEX_CONFIG.replace('[web]\n', '[web]\nenabled = false\n'))
-    daemon = Daemon(load_config(tmp_path / "config.toml"), hal="sim")
+    daemon = service_daemon(tmp_path / "config.toml")
     runner = threading.Thread(target=daemon.run, daemon=True)
     try:
         daemon.start()

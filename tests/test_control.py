@@ -32,12 +32,11 @@ import pytest
 from pi_table.config import parse_config
 from pi_table.daemon.control import ACCEPT_RETRY_MAX_S, ACCEPT_RETRY_S, MAX_REQUEST, ControlServer, Refused, request
 from pi_table.daemon.notify import LoopHeartbeat, Notifier
-from pi_table.daemon.run import Daemon
 from pi_table.drivers.settings import TouchBoardConfig
 from pi_table.drivers.touchboard import TouchBoardSource
 from pi_table.sim.harness import ManualClock
 
-from helpers import wait_for
+from helpers import service_daemon, wait_for
 
 STATUS = b'{"command": "status"}\n'
 
@@ -242,7 +241,8 @@ def table(tmp_path):
     """A daemon in this process (simulated devices, the companion on), its notifier pinging a
     real notify socket every 0.1 s; started by the test, so it may change devices first."""
     systemd = Systemd(tmp_path)
-    daemon = Daemon(write_config(tmp_path), hal="sim", notifier=systemd.notifier(0.2))
+    write_config(tmp_path)
+    daemon = service_daemon(tmp_path / "config.toml", notifier=systemd.notifier(0.2))
     runner = threading.Thread(target=daemon.run, name="table-loop")
 
     def start():

@@ -19,13 +19,12 @@ from pi_table.cli.output import EXIT_UNAVAILABLE
 from pi_table.cli.tables import DEFAULT_CONFIG
 from pi_table.config import DEFAULT_PATH, parse_config
 from pi_table.daemon.control import ControlError, Refused, request
-from pi_table.daemon.run import Daemon
 from pi_table.engine import Guess, Rules, Undo, make_game
 from pi_table.sim.systemd import FakeSystemd
 from pi_table.table import Session
 from pi_table.ui.leds import WARNING
 
-from helpers import wait_for
+from helpers import service_daemon, wait_for
 
 pytestmark = pytest.mark.daemon
 
@@ -178,10 +177,10 @@ def test_devices_that_fail_leave_the_table_playing_degraded(tmp_path, monkeypatc
     """No LED library and no display here: the table plays on, says so once each, and the
     LEDs (simulated stand-ins here) show the warning edge that replaces a missing screen."""
     monkeypatch.setenv("GPIOZERO_PIN_FACTORY", "mock")
-    config = config_in(tmp_path, '[leds]\nbackend = "spi"\n[screen]\nvideo_driver = "offscreen-none"\n'
-                                 '[touch]\nport = "/nonexistent/board"\n')
+    config_in(tmp_path, '[leds]\nbackend = "spi"\n[screen]\nvideo_driver = "offscreen-none"\n'
+                        '[touch]\nport = "/nonexistent/board"\n')
     caplog.set_level(logging.INFO)
-    daemon = Daemon(config, hal="hw")
+    daemon = service_daemon(tmp_path / "config.toml", hal="hw")
     try:
         daemon.start()
         health = daemon.status()["health"]
@@ -208,12 +207,11 @@ def test_a_second_table_on_the_same_journal_refuses_to_start(service):
 
 def test_a_second_table_does_not_take_the_first_ones_socket(service, tmp_path_factory, monkeypatch):
     monkeypatch.setenv("GPIOZERO_PIN_FACTORY", "mock")
-    _systemd, config, folder = service
+    _systemd, _config, folder = service
     other = tmp_path_factory.mktemp("other")
     (other / "config.toml").write_text(f'[web]\nenabled = false\n[paths]\nsocket = "{folder / "control.sock"}"\nsocket_group = ""\n'
                                        f'journal_dir = "journal"\n[leds]\nbackend = "none"\n[screen]\nenabled = false\n')
-    config = parse_config((other / "config.toml").read_text(), other / "config.toml")
-    daemon = Daemon(config, hal="hw")
+    daemon = service_daemon(other / "config.toml", hal="hw")
     try:
         daemon.start()
         assert "another table already answers" in str(daemon.loop.faults["control"])

@@ -21,7 +21,6 @@ from paho.mqtt.properties import Properties
 
 from pi_table.config import ConfigError, parse_config
 from pi_table.config import broker as broker_config
-from pi_table.daemon.run import Daemon
 from pi_table.engine import EndTurn, Guess, Termination
 from pi_table.engine.phrase import Text
 from pi_table.fleet.broker import LocalBroker
@@ -30,7 +29,7 @@ from pi_table.hal import NewGame
 from pi_table.hal.events import is_fault
 from pi_table.sim.systemd import FakeSystemd
 
-from helpers import wait_for
+from helpers import service_daemon, wait_for
 
 pytestmark = pytest.mark.daemon
 
@@ -108,7 +107,7 @@ class InProcessTable:
         folder.mkdir(parents=True, exist_ok=True)
         fleet = "" if broker_url is None else f'[fleet]\nbroker = "{broker_url}"\ntable_id = "{table_id}"\n{extra}'
         (folder / "config.toml").write_text(TABLE_CONFIG + fleet)  # a file, for the commands that change it
-        self.daemon = Daemon(parse_config(TABLE_CONFIG + fleet, folder / "config.toml"), hal="sim")
+        self.daemon = service_daemon(folder / "config.toml")
         self.daemon.start()
         self.thread = threading.Thread(target=self.daemon.run, daemon=True)
         self.thread.start()

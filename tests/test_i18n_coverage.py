@@ -18,6 +18,8 @@ import pi_table
 from pi_table.engine.phrase import Phrase
 from pi_table.ui import i18n, messages
 
+from helpers import service_daemon
+
 PACKAGE = Path(pi_table.__file__).parent
 WEB = PACKAGE / "web"
 SOURCES = sorted(PACKAGE.rglob("*.py"))  # the web server's refusals too; its pages have their own check
@@ -150,15 +152,12 @@ def test_the_selftest_speaks_italian_with_what_to_do():
 
 
 def test_status_says_the_warnings_and_the_end_in_the_language_asked(tmp_path, capsys):
-    from dataclasses import replace
 
     from pi_table.cli.control import _print_status
-    from pi_table.config import build, defaults
-    from pi_table.daemon.run import Daemon
 
-    config = build(defaults(), None)
-    config = replace(config, paths=replace(config.paths, journal_dir=tmp_path / "journal", socket=tmp_path / "sock"))
-    daemon = Daemon(config, hal="sim")
+    (tmp_path / "config.toml").write_text('[web]\nenabled = false\n[paths]\njournal_dir = "journal"\n'
+                                          'socket = "sock"\nsocket_group = ""\n')
+    daemon = service_daemon(tmp_path / "config.toml")
     try:
         daemon.loop.faults["leds"] = Phrase.of(
             "the LED strip is not working ({error}): check its power supply and its data wire to the Pi; the game goes "
@@ -181,15 +180,12 @@ def test_status_says_the_warnings_and_the_end_in_the_language_asked(tmp_path, ca
 
 def test_the_history_says_how_each_game_ended_in_the_language_asked(tmp_path):
     """The staff page's history and ``pi-table history`` ask the running table with their language."""
-    from dataclasses import replace
 
-    from pi_table.config import build, defaults
-    from pi_table.daemon.run import Daemon
     from pi_table.engine import Guess
 
-    config = build(defaults(), None)
-    config = replace(config, paths=replace(config.paths, journal_dir=tmp_path / "journal", socket=tmp_path / "sock"))
-    daemon = Daemon(config, hal="sim")
+    (tmp_path / "config.toml").write_text('[web]\nenabled = false\n[paths]\njournal_dir = "journal"\n'
+                                          'socket = "sock"\nsocket_group = ""\n')
+    daemon = service_daemon(tmp_path / "config.toml")
     try:
         assassin = str(daemon.session.grid.key).index("A")
         daemon.session.submit(Guess(assassin))  # the loop is not running: straight to the game

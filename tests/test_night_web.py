@@ -8,7 +8,7 @@ import threading
 import urllib.parse
 import urllib.request
 
-from helpers import Staff, StaffTable, get, wait_for
+from helpers import Staff, StaffTable, get, service_daemon, wait_for
 
 KEY = "RRRRRRRRRBBBBBBBBNNNNNNNA"
 
@@ -71,12 +71,10 @@ def test_a_night_at_one_table_from_the_staff_page(tmp_path):
 
 def _restarted(folder):
     """The table in ``folder`` started again, on its journal as it was left."""
-    from pi_table.config import load_config
-    from pi_table.daemon.run import Daemon
 
     table = StaffTable.__new__(StaffTable)
     table.folder, table.key, table.config = folder, KEY, folder / "config.toml"
-    table.daemon = Daemon(load_config(table.config), hal="sim")
+    table.daemon = service_daemon(table.config)
     table.daemon.start()
     table.runner = threading.Thread(target=table.daemon.run, daemon=True)
     table.runner.start()

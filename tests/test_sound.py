@@ -11,8 +11,6 @@ import threading
 import pytest
 
 from pi_table.cli import main
-from pi_table.config import parse_config
-from pi_table.daemon.run import Daemon
 from pi_table.engine import Clue, EndTurn, Guess, Key, Rules, Team, Undo
 from pi_table.engine.codex import Codex
 from pi_table.hal import UiEvent
@@ -37,7 +35,7 @@ from pi_table.ui.sound import (
     cue_file,
 )
 
-from helpers import ROOT, choose, require_tools, scrambled
+from helpers import ROOT, choose, require_tools, scrambled, service_daemon
 
 VARIANTS = {
     "codenames": Rules(),
@@ -375,12 +373,12 @@ def daemon_config(tmp_path, sound: str):
     path = tmp_path / "config.toml"
     path.write_text('[web]\nenabled = false\n[paths]\njournal_dir = "journal"\nsocket = "control.sock"\n'
                     f'socket_group = ""\n[game]\nlanguage = "it"\n[sound]\n{sound}')
-    return parse_config(path.read_text(), path)
+    return path
 
 
 def test_the_daemon_plays_the_cues_of_each_loop_on_its_sound_device(tmp_path):
     """The same announcer serves the grid games' loop and Codex's, in the table's language."""
-    daemon = Daemon(daemon_config(tmp_path, "spoken = true\nvolume = 0.5\n"), hal="sim")
+    daemon = service_daemon(daemon_config(tmp_path, "spoken = true\nvolume = 0.5\n"))
     try:
         daemon.start()
         assert daemon.status()["health"]["sound"] == "simulated"
@@ -398,7 +396,7 @@ def test_the_daemon_plays_the_cues_of_each_loop_on_its_sound_device(tmp_path):
 
 
 def test_sound_off_in_the_configuration_plays_nothing(tmp_path):
-    daemon = Daemon(daemon_config(tmp_path, "enabled = false\n"), hal="sim")
+    daemon = service_daemon(daemon_config(tmp_path, "enabled = false\n"))
     try:
         daemon.start()
         assert daemon.status()["health"]["sound"] == "off"

@@ -16,7 +16,7 @@ from pi_table.web.auth import Recovery
 from pi_table.web.console import Console
 from pi_table.web.staff import StaffPage, set_pin
 
-from helpers import STAFF_CONFIG, FakeDesk, Staff, dealt_key
+from helpers import STAFF_CONFIG, FakeDesk, Staff, dealt_key, service_daemon
 from helpers import STAFF_PIN as PIN
 from helpers import StaffTable as InProcessTable
 
@@ -163,11 +163,9 @@ def test_the_staffs_refused_actions_are_not_counted_as_phones_bad_requests(conso
 # --- the daemon: both buttons held while it starts ----------------------------------------------
 
 def test_both_buttons_held_at_the_start_show_a_reset_code_on_the_screen_alone(tmp_path):
-    from pi_table.config import load_config
-    from pi_table.daemon.run import Daemon
 
     (tmp_path / "config.toml").write_text(STAFF_CONFIG)
-    daemon = Daemon(load_config(tmp_path / "config.toml"), hal="sim")
+    daemon = service_daemon(tmp_path / "config.toml")
     daemon.devices.buttons.down.update({"end_turn", "new_game"})
     daemon.start()
     runner = threading.Thread(target=daemon.run, daemon=True)
@@ -306,10 +304,19 @@ def test_updates_and_power_are_asked_of_the_root_helper_and_nothing_else(tmp_pat
 
     table = InProcessTable(tmp_path, dealt_key())
     spool = tmp_path / "requests"
-    assert table.daemon.staff_desk is not None
-    table.daemon.staff_desk.spool = spool
+    desk = table.daemon.staff_desk
+    assert desk is not None
+    desk.spool = spool
     try:
         staff = logged_in(table.daemon.companion)
+        # no helper on this machine (no /opt/pi-table/helper, no systemd): nothing is asked, and the page says why
+        for path, body in (("/staff/api/update", {"from": "repository"}), ("/staff/api/power", {"act": "reboot"})):
+            status, answer = staff.call("POST", path, body)
+            assert status == 409 and answer["error"].startswith("this table has no root helper"), answer
+        assert not spool.exists()
+        # from here on, a helper watching the spool as on a table installed with its units (what the
+        # helper then does: tests/test_release.py, and under the real systemd tests/test_container.py)
+        desk.helper_missing = lambda: None
         status, found = staff.call("GET", "/staff/api/update")
         assert status == 200 and found["running"]["version"] == version() and found["offered"] == []
         assert found["restore"] == {"trial": None, "rolled_back": None}

@@ -330,3 +330,41 @@ def test_check_config_beside_the_running_table_lets_its_own_port_pass_and_not_an
             f"port {port}, which another program listens on" in done.stderr
     finally:
         service.close()
+
+
+def test_a_table_that_opened_a_night_takes_changes_and_starts_again_as_the_service_does(service):
+    """Issue 37's second blocker: opening a night made ``journal/nights/``, and from then on the
+    start's own check refused the journal folder (one holding a folder is someone else's): every
+    change was answered 400 and the next start exited 78, which systemd never retries."""
+    service.start()
+    staff = service.staff()
+    status, answer = staff.call("POST", "/staff/api/night/open", {"name": "Friday league", "games": ["codenames"],
+                                                                   "tables": ["1"]})
+    assert status == 200, answer
+    assert staff.call("POST", "/staff/api/config", {"changes": {"game.hold_s": 0.3}}) == (
+        200, {"ok": True, "restarting": True})
+    assert service.exited() == EXIT_RESTART
+    service.start()  # pi-table run --config FILE, every start-up check on
+    staff = service.staff()
+    status, night = staff.call("GET", "/staff/api/night")
+    assert status == 200 and night["night"]["name"] == "Friday league", night
+    assert not (service.folder / "journal/nights").exists() and (service.folder / "nights").is_dir()
+
+
+def test_an_older_tables_nights_in_its_journal_folder_are_moved_beside_it_at_the_start(tmp_path):
+    """A table an older version left with ``journal/nights/`` (which the start's check refuses)
+    starts: the books are moved where they belong, and the night is there."""
+    from pi_table.night.book import Book, folder_of
+
+    service = StaffService(tmp_path)
+    try:
+        journal = tmp_path / "journal"
+        Book(journal / "nights").open("Friday league", ["codenames"], ["1"])
+        service.start()
+        staff = service.staff()
+        status, night = staff.call("GET", "/staff/api/night")
+        assert status == 200 and night["night"]["name"] == "Friday league", night
+        assert not (journal / "nights").exists() and list(folder_of(journal).glob("*.jsonl"))
+        assert "moved to" in service.log()
+    finally:
+        service.close()

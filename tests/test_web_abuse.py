@@ -29,7 +29,7 @@ from pi_table.web.server import MAX_CONNECTIONS, MAX_STREAMS, STREAMS_PER_PAGE
 from pi_table.web.snapshot import Snapshot
 from pi_table.web.staff import CSRF_HEADER, StaffPage, set_pin
 
-from helpers import CHROMIUM, CHROMIUM_ARGS, require_tools, wait_for
+from helpers import CHROMIUM, CHROMIUM_ARGS, require_tools, service_daemon, wait_for
 
 HALF_SENT = b"GET / HTTP/1.1\r\nHost: table\r\nUser-Agent: slow"  # no blank line: the headers never end
 POLICY = "default-src 'self'; frame-ancestors 'none'"
@@ -536,12 +536,10 @@ def test_the_table_plays_on_while_its_port_is_flooded(tmp_path, many_files):
 
 def test_the_owners_request_deadline_is_the_one_phones_get(tmp_path):
     """[web] request_s reaches the daemon's companion: a half-sent request is dropped after it."""
-    from pi_table.config import load_config
-    from pi_table.daemon.run import Daemon
 
     (tmp_path / "config.toml").write_text('[web]\nhost = "127.0.0.1"\nport = 0\nrequest_s = 2\n[paths]\n'
                                           'journal_dir = "journal"\nsocket = "control.sock"\nsocket_group = ""\n')
-    daemon = Daemon(load_config(tmp_path / "config.toml"), hal="sim")
+    daemon = service_daemon(tmp_path / "config.toml")
     daemon.start()
     runner = threading.Thread(target=daemon.run, daemon=True)  # the companion opens once the table is ready
     runner.start()

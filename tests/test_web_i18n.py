@@ -26,7 +26,7 @@ from pi_table.web.server import ANOTHER_PHONE, REPLACED
 from pi_table.web.texts import msgids, page_texts
 from pi_table.web.tokens import SPYMASTER, seat_role
 
-from helpers import CODEX_CONFIG, another_phone, get, played, post, wait_for
+from helpers import CODEX_CONFIG, another_phone, get, played, post, service_daemon, wait_for
 
 STATIC = resources.files("pi_table.web").joinpath("static")
 CATALOGUE = parse_po(po_path("it").read_text(encoding="utf-8"))
@@ -157,11 +157,9 @@ def leaked(page) -> set[str]:
 @pytest.fixture
 def italian_table(tmp_path):
     """A Codex daemon in this process set to Italian (``[game] language``), its loop in a thread."""
-    from pi_table.config import load_config
-    from pi_table.daemon.run import Daemon
 
     (tmp_path / "config.toml").write_text(CODEX_CONFIG.replace('game = "codex"', 'game = "codex"\nlanguage = "it"'))
-    daemon = Daemon(load_config(tmp_path / "config.toml"), hal="sim")
+    daemon = service_daemon(tmp_path / "config.toml")
     daemon.start()
     runner = threading.Thread(target=daemon.run, daemon=True)
     runner.start()

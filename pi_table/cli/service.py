@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 
 from .. import later
-from .tables import config_option, load, own_table, tell
+from .tables import Unconfigured, config_option, load, own_table, tell
 
 
 def add_commands(commands) -> None:
@@ -32,20 +32,19 @@ def _run(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
 
 
 def _start(args: argparse.Namespace):
-    """``run``'s configuration: a trial of settings changed from a page is rolled back when the
-    table cannot start on them (or did not survive its last start on them), and the table
-    starts on the last good file instead; a file edited by hand is refused as it is (78).
-    The configuration and the trial under way (Unconfigured when neither file will do)."""
-    from ..config import DEFAULT_PATH, ConfigError, load_config, trial
-    from ..engine.phrase import Phrase
+    """``run``'s configuration, after the service's start-up checks (``daemon.run.starting``): a
+    trial of settings changed from a page is rolled back when the table cannot start on them (or
+    did not survive its last start on them), and the table starts on the last good file instead;
+    a file edited by hand is refused as it is (78). The configuration and the trial under way
+    (Unconfigured when neither file will do)."""
+    from ..config import DEFAULT_PATH, ConfigError
+    from ..daemon.run import starting
 
     path = args.config or (DEFAULT_PATH if DEFAULT_PATH.exists() else None)
-    under_trial = None if path is None else trial.starting(path)
-    if path is not None and under_trial is not None:
-        try:
-            return load_config(path, machine=True), under_trial
-        except ConfigError as e:
-            tell(args, e)
-            trial.roll_back(path, under_trial, Phrase.of("the table could not start on the new settings: {problems}",
-                                                         problems=tuple(e.phrases)))
-    return load(args, args.config), None
+    if path is None:
+        return load(args, None), None
+    try:
+        return starting(path, lambda error: tell(args, error))
+    except ConfigError as e:
+        tell(args, e)
+        raise Unconfigured from e

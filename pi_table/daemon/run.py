@@ -53,7 +53,9 @@ from .restarts import EXIT_RESTART, Restarts
 
 if TYPE_CHECKING:  # loaded only once the table is up (the phones' pages open after READY)
     import ssl
+    from collections.abc import Callable
 
+    from ..config import ConfigError
     from ..fleet.reporter import Reporter
     from ..night.recorder import Recorder
     from ..web import Companion
@@ -633,15 +635,14 @@ def fleet_warnings(warnings: tuple[Text, ...]) -> dict[str, list[str]]:
 
 def _night(config: Config) -> Recorder | None:
     """The table's part in a game night: the nights' book beside the journal (None when it cannot be read)."""
-    from ..night.book import FOLDER as NIGHTS
-    from ..night.book import Book
+    from ..night.book import Book, folder_of
     from ..night.recorder import Recorder
 
+    folder = folder_of(config.paths.journal_dir)
     try:
-        return Recorder(Book(config.paths.journal_dir / NIGHTS, config.blocked), config.fleet.table_id or "1")
+        return Recorder(Book(folder, config.blocked), config.fleet.table_id or "1")
     except OSError as e:
-        log.error("the game nights in %s cannot be read (%s): this table records no night's games",
-                  config.paths.journal_dir / NIGHTS, e)
+        log.error("the game nights in %s cannot be read (%s): this table records no night's games", folder, e)
         return None
 
 
@@ -675,6 +676,45 @@ def _reachable_address(host: str) -> str:
     finally:
         probe.close()
     return address
+
+
+def starting(path: Path, told: Callable[[ConfigError], None] = lambda error: None) -> tuple[Config, Trial | None]:
+    """The configuration ``pi-table run --config PATH`` starts on, and its trial, after every
+    start-up check the service makes: a trial of settings counted, and rolled back (``told``
+    why) when the table cannot start on them; the file checked against this machine, game
+    nights an older version kept in the journal folder moved out of it first (that check
+    refuses a journal folder holding a folder). ConfigError when neither file will do. The
+    tests start in-process tables through this too (tests/helpers.py)."""
+    from ..config import ConfigError
+
+    under_trial = trial.starting(path)
+    if under_trial is not None:
+        try:
+            return _checked(path), under_trial
+        except ConfigError as e:
+            told(e)
+            trial.roll_back(path, under_trial, Phrase.of("the table could not start on the new settings: {problems}",
+                                                         problems=tuple(e.phrases)))
+    return _checked(path), None
+
+
+def _checked(path: Path) -> Config:
+    """The file, checked against this machine; a second time only when an older version's game
+    nights in its journal folder were moved out of it (its first look is the one a start pays)."""
+    from ..config import ConfigError, load_config
+
+    try:
+        return load_config(path, machine=True)
+    except ConfigError as refused:
+        try:
+            journal = load_config(path).paths.journal_dir
+        except ConfigError:
+            raise refused from None
+        from ..night.book import settle
+
+        if not settle(journal):
+            raise
+        return load_config(path, machine=True)
 
 
 def serve(config: Config, hal: str = "hw", touch_port: str | None = None, under_trial: Trial | None = None) -> int:

@@ -43,12 +43,39 @@ if TYPE_CHECKING:
 
 log = logging.getLogger("pi_table.night")
 T = TypeVar("T")
-FOLDER = "nights"  # beside the journal's games
+FOLDER = "nights"  # beside the journal folder, never in it: that folder holds the table's files alone
 MAX_NIGHT_NAME = 40
 TABLE_ID = re.compile(r"[A-Za-z0-9_-]{1,32}")
 NIGHT_ID = re.compile(r"\d{8}-\d{6}")  # its file's name: the time it was opened, UTC
 NEW_NIGHT_S = 12 * 3600  # a plan of a night opened longer ago than this is no new night to follow
 CLOCK_SKEW_S = 300  # nor one opened further in the future than the tables' clocks may differ
+
+
+def folder_of(journal_dir: Path) -> Path:
+    """Where a table keeps its nights' books: beside its journal folder, as its backups are. In it,
+    the start's check would take the journal folder for someone else's (one holding a folder)."""
+    return journal_dir.parent / FOLDER
+
+
+def settle(journal_dir: Path) -> bool:
+    """Move the books an older version kept in the journal folder (``journal_dir/nights``) where
+    they belong (``folder_of``); whether there were any. A book already there by the same name
+    is kept, and the older one beside it as ``NAME.from-journal``."""
+    old = journal_dir / FOLDER
+    if old.is_symlink() or not old.is_dir():
+        return False
+    new = folder_of(journal_dir)
+    new.mkdir(mode=PRIVATE_DIR, parents=True, exist_ok=True)
+    for path in sorted(old.iterdir()):
+        target = new / path.name
+        if target.exists():
+            target = new / f"{path.name}.from-journal"
+        os.replace(path, target)
+    old.rmdir()
+    sync_folder(new)
+    sync_folder(journal_dir)
+    log.warning("the game nights kept in %s are moved to %s, beside the journal", old, new)
+    return True
 
 
 class DamagedLine(PiTableError, ValueError):
