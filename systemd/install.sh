@@ -253,7 +253,7 @@ extras=""
 mkdir -p "$prefix"
 rm -rf "$prefix/lib.new"
 mkdir -p "$prefix/lib.new"
-(cd "$src" && tar --exclude=__pycache__ -cf - pi_table) | tar -C "$prefix/lib.new" -xf -
+(cd "$src" && tar --exclude=__pycache__ -cf - pi_table) | tar -C "$prefix/lib.new" --no-same-owner -xf -
 chmod -R u=rwX,go=rX "$prefix/lib.new"
 rm -rf "$prefix/lib"
 mv "$prefix/lib.new" "$prefix/lib"
