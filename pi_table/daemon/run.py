@@ -638,7 +638,8 @@ def _night(config: Config) -> Recorder | None:
     from ..night.recorder import Recorder
 
     try:
-        return Recorder(Book(config.paths.journal_dir / NIGHTS, config.blocked), config.fleet.table_id or "1")
+        book = Book(config.paths.journal_dir / NIGHTS, config.blocked, cafe_tables=config.fleet.cafe_tables)
+        return Recorder(book, config.fleet.table_id or "1")
     except OSError as e:
         log.error("the game nights in %s cannot be read (%s): this table records no night's games",
                   config.paths.journal_dir / NIGHTS, e)
