@@ -298,6 +298,10 @@ def test_the_book_reopens_the_tables_own_open_night_not_the_file_whose_name_sort
     assert Book(tmp_path).night is None  # closed: no night comes back
     (tmp_path / POINTER).write_text("../../etc/passwd\n")
     assert Book(tmp_path).night is None  # a pointer that names no night kept: looked for, none open
+    Book(tmp_path).open("Next week", ["codenames"], ["1"])
+    (tmp_path / POINTER).unlink()
+    (tmp_path / POINTER).mkdir()  # a pointer that cannot be read: the nights are looked through
+    assert Book(tmp_path).current().name == "Next week"
 
 
 def test_teams_from_phones_wait_for_the_staff_and_a_team_is_removed_only_before_its_first_round(tmp_path):

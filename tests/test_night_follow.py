@@ -156,6 +156,21 @@ def test_staff_leave_a_followed_night_and_their_table_is_its_own_again_after_a_r
     assert night.open and night.host == "t1" and night.rounds == host.current().rounds
 
 
+def test_a_hosts_plan_of_a_newer_night_ends_the_one_followed_from_it(tmp_path):
+    """A follower away while its host closed the night hears only the host's next night (the plan
+    retained): a host runs one night at a time, so the one followed here is over."""
+    now = [time.time()]
+    host, at_host = hosted(tmp_path, clock=lambda: now[0])
+    follower = Recorder(Book(tmp_path / "t2", cafe_tables=["t1"]), "t2")
+    assert follower.follow("t1", heard(at_host))
+    first = follower.book.current().id
+    host.close()
+    now[0] += 60
+    host.open("Saturday league", ["codenames"], ["t1", "t2"])
+    assert follower.follow("t1", heard(at_host))  # on the owner's list: the new night followed at once
+    assert follower.book.current().name == "Saturday league" and follower.book.night_of(first).left
+
+
 def test_a_plan_without_a_team_the_host_removed_is_kept_while_no_game_here_names_it(tmp_path):
     host, at_host = hosted(tmp_path)
     follower = accepted(tmp_path, host, at_host)

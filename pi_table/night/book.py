@@ -318,14 +318,14 @@ class Book:
         """Take up the night open here when the table stopped: the one the pointer names. A
         folder from before the pointer (or with a pointer that names no night) is looked through
         once for it: the table's own open night first, else one it accepted to follow."""
-        pointer = self.folder / POINTER
+        pointer, broken = self.folder / POINTER, False
         try:
             named: str | None = read_file(pointer, 64).decode("ascii").strip()
         except FileNotFoundError:
             named = None
         except (OSError, ValueError) as e:  # NotAFile, TooBig and UnicodeError are ValueErrors
             log.error("%s cannot be read (%s): the nights kept are looked through for the open one", pointer, e)
-            named = None
+            named, broken = None, True  # left as it is: the next night's start says why it cannot be written
         if named == "":
             return
         path = self.folder / f"{named}.jsonl" if named is not None and NIGHT_ID.fullmatch(named) else None
@@ -340,7 +340,7 @@ class Book:
         if found:
             night, whole, path = max(found, key=lambda one: (one[0].host is None, one[0].opened))
             self._take_up(path, night, whole)
-        if self.folder.is_dir():
+        if self.folder.is_dir() and not broken:
             self._point("" if self.night is None else self.night.id)
 
     def _take_up(self, path: Path, night: Night, whole: int) -> None:
