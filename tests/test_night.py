@@ -343,3 +343,15 @@ def test_teams_from_phones_wait_for_the_staff_and_a_team_is_removed_only_before_
     with pytest.raises(NightRefused, match="waiting for the staff"):
         again.join("One too many", waiting=True)
     again.join("Added by the staff")  # the staff's own never wait, nor count against the phones'
+
+
+def test_a_night_opened_in_the_second_of_a_night_kept_here_gets_the_next_seconds_id(tmp_path):
+    """A night's id is the second it opened: one closed a moment ago, or one followed from a host
+    whose clock named it so, must not stop the staff from opening theirs (the file exists)."""
+    book = Book(tmp_path, clock=lambda: 1_750_000_000.5)
+    first = book.open("Early", ["codenames"], ["1"])
+    book.close()
+    second = book.open("Late", ["codenames"], ["1"])
+    assert first.id == "20250615-150640" and second.id == "20250615-150641"
+    book.stop()
+    assert Book(tmp_path).current().name == "Late" and Book(tmp_path).night_of(first.id).name == "Early"

@@ -384,6 +384,16 @@ class Book:
         sync_folder(self.folder)
         self.night = Night(night_id)
 
+    def _new_id(self, at: float) -> str:
+        """A new night's id: the second it opened (UTC), or the next one no night kept here has
+        (a night followed from a host whose clock named it so, or one closed a moment ago)."""
+        second = int(at)
+        while True:
+            night_id = time.strftime("%Y%m%d-%H%M%S", time.gmtime(second))
+            if not (self.folder / f"{night_id}.jsonl").exists():
+                return night_id
+            second += 1
+
     def _ended(self) -> None:
         """The night open here has closed or was left: no night is."""
         self._point("")
@@ -432,7 +442,7 @@ class Book:
             raise NightRefused("a night has 1 to {most} tables, each named with letters, digits, - or _",
                                most=MAX_TABLES)
         at = self.clock()
-        self._start(time.strftime("%Y%m%d-%H%M%S", time.gmtime(at)))
+        self._start(self._new_id(at))
         night = self._change({"event": "open", "name": name, "games": list(games), "tables": list(tables), "at": at,
                               "code": new_code()})
         self._point(night.id)
