@@ -266,6 +266,7 @@ WRONG_TYPE = {
     "str": ["7", "true", "[1]"], "path": ["5", "false"], "usb_id": ["0x239A", '"239A"', '"zz:80F4"'],
     "bool": ['"yes"', "1", "0.0"], "int": ["2.5", '"3"', "true"], "number": ['"fast"', "[1]", "nan", "inf"],
     "pin": ["true", '"17"', "1.5"], "int_list": ['"1,2"', "[1, 2.0]", "[true]"], "int_lists": ["[1, 2]", '[["a"]]'],
+    "str_list": ['"t1 t2"', "[1]", '[["t1"]]'],
 }
 OUT_OF_RANGE = [
     ("game.game", '"chess"'), ("game.nuke", '"big"'), ("game.setup", '"shuffle"'), ("game.dark_cell", "25"),
@@ -285,7 +286,7 @@ OUT_OF_RANGE = [
     ("touch.cell_electrodes", str([10**12, *range(1, 25)])), ("web.port", "99999999999999999999"),
     ("sound.volume", "1.5"), ("sound.volume", "-0.1"), ("sound.quiet_hours", '"23:00"'),
     ("sound.quiet_hours", '"25:00-08:00"'), ("sound.quiet_hours", '"8-9"'), ("sound.quiet_hours", '"08:00-08:00"'),
-    ("web.request_s", "1.5"), ("web.request_s", "600"),
+    ("web.request_s", "1.5"), ("web.request_s", "600"), ("fleet.cafe_tables", '["t1", "a/b"]'),
 ]
 UNKNOWN_KEYS = [("game.langage", "1"), ("timer.length", "30"), ("leds.brightnes", "0.5"), ("web.hots", '"x"'),
                 ("paths.journal", '"j"'), ("screen.rotate", "0"), ("touch.ports", '"auto"'), ("buttons.end", "17")]
@@ -399,6 +400,7 @@ EDGE_VALUES = {  # for each kind, values at and past the edges every range check
     "pin": ["-1", "0", "2", "18", "40"], "str": ['""', '"zzz"', '"a/b c"', '"mqtt://"', '"00:00-00:00"'],
     "path": ['"/"', '"' + "p" * 200 + '"'], "usb_id": ['"0:0"', '"FFFFF:1"'], "bool": ["true", "false"],
     "int_list": ["[]", "[-1]", "[0, 0]", "[99]"], "int_lists": ["[]", "[[0]]", "[[0, 1, 2]]", "[[-1, 5]]"],
+    "str_list": ["[]", '["t1", "t1"]', '[""]', '["a b"]', '["' + "t" * 65 + '"]'],
 }
 
 

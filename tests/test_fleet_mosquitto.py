@@ -385,7 +385,7 @@ def test_a_table_writes_its_own_nights_plan_alone_and_every_table_reads_the_plan
     made = host.confirm()
     plan = json.dumps(Recorder(host, "t1").plan())
     t1, t2, dashboard, staff = (Client(user, port, ca) for user in ("t1", "t2", "dashboard", "staff"))
-    follower = Recorder(Book(tmp_path / "t2-nights"), "t2")
+    follower = Recorder(Book(tmp_path / "t2-nights", cafe_tables=["t1"]), "t2")  # the owner's list names t1
     reporter = Reporter(broker_config(url("t2", port), table_id="t2", ca=str(ca)), act=lambda request: {"ok": True})
     try:
         wait_for(lambda: all(c.connected.is_set() for c in (t1, t2, dashboard, staff)), "the four users", 10)

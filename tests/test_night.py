@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 
 from pi_table.engine.endings import Termination
 from pi_table.files import sealed_line
-from pi_table.night.book import Book, NightRefused, read_night
+from pi_table.night.book import MAX_WAITING, POINTER, Book, NightRefused, read_night
 from pi_table.night.games import Game, from_view
 from pi_table.night.names import Blocklist, BlocklistError, NameRefused
 from pi_table.night.pairing import Round, best_matching, met, propose, repeats_needed, swap
@@ -273,3 +273,85 @@ def test_the_loops_every_wake_asks_who_plays_next_without_waiting_on_a_change_be
         asker.start()
         asker.join(timeout=5)
         assert not asker.is_alive() and str(answered[0]) == str(recorder.next_up())
+
+
+def test_the_book_reopens_the_tables_own_open_night_not_the_file_whose_name_sorts_last(tmp_path):
+    """Issue 37 (minor): a night's file is named by the clock that opened it, and a clock that ran
+    ahead (or a host's, for a night followed here) names a file that sorts after tonight's: the
+    book reopened that one, closed, and hid the night the staff had open."""
+    at = [1_750_000_000.0 + 3600]
+    book = Book(tmp_path, clock=lambda: at[0])
+    book.open("Last week's, by a clock an hour ahead", ["codenames"], ["1"])
+    book.close()
+    at[0] -= 3600
+    tonight = book.open("Tonight", ["codenames"], ["1"])
+    book.join("Owls")
+    book.stop()
+    assert max(book.kept()).stem != tonight.id  # the trap: tonight's file does not sort last
+    again = Book(tmp_path)
+    assert again.night is not None and again.current().name == "Tonight" and "Owls" in again.current().teams
+    again.stop()
+    (tmp_path / POINTER).unlink()  # a folder from before the pointer: its own open night still found
+    legacy = Book(tmp_path)
+    assert legacy.current().name == "Tonight" and (tmp_path / POINTER).read_text().strip() == tonight.id
+    legacy.close()
+    assert Book(tmp_path).night is None  # closed: no night comes back
+    (tmp_path / POINTER).write_text("../../etc/passwd\n")
+    assert Book(tmp_path).night is None  # a pointer that names no night kept: looked for, none open
+    Book(tmp_path).open("Next week", ["codenames"], ["1"])
+    (tmp_path / POINTER).unlink()
+    (tmp_path / POINTER).mkdir()  # a pointer that cannot be read: the nights are looked through
+    assert Book(tmp_path).current().name == "Next week"
+
+
+def test_teams_from_phones_wait_for_the_staff_and_a_team_is_removed_only_before_its_first_round(tmp_path):
+    """Issue 37, item 8: a phone's team waits until the staff approve it (never paired before),
+    the staff remove a junk team, and each of these is a line of the book, kept across a restart."""
+    book = Book(tmp_path)
+    book.open("Friday league", ["codenames"], ["1"])
+    book.join("Owls")
+    book.join("Quiz Club")
+    book.join("Phantom 1", waiting=True)
+    book.join("Phantom 2", waiting=True)
+    with pytest.raises(NameRefused, match="joined already"):
+        book.join("phantom 1")  # a waiting team's name is taken too
+    night = book.current()
+    assert list(night.teams) == ["Owls", "Quiz Club"] and list(night.waiting) == ["Phantom 1", "Phantom 2"]
+    assert "Phantom 1" not in [t["name"] for t in night.plan_json()["teams"]]  # nor told to the other tables
+    made = book.propose()
+    assert {name for pair in made.pairs for name in pair.teams} | set(made.resting) == {"Owls", "Quiz Club"}
+    book.approve("Phantom 2")
+    book.remove("Phantom 1")
+    with pytest.raises(NightRefused, match="no team Phantom 1"):
+        book.approve("Phantom 1")
+    book.remove("Phantom 2")  # approved after the proposal, which does not name it: the proposal stands
+    assert book.current().proposal == made
+    book.remove("Quiz Club")  # named by the proposal: it goes, to be proposed again
+    assert book.current().proposal is None and list(book.current().teams) == ["Owls"]
+    for name in ("Quiz Club", "Foxes", "Moles"):
+        book.join(name)
+    made = book.propose()
+    book.confirm()
+    with pytest.raises(NightRefused, match="round 1"):
+        book.remove(made.pairs[0].red)  # paired: withdrawn (issue 38), never removed
+    book.remove(made.resting[0])  # sat the round out, played no game: removed
+    book.stop()
+    again = Book(tmp_path)
+    assert again.current().to_json() == book.current().to_json() and not again.current().waiting
+    for phone in range(MAX_WAITING):
+        again.join(f"Waiting {phone}", waiting=True)
+    with pytest.raises(NightRefused, match="waiting for the staff"):
+        again.join("One too many", waiting=True)
+    again.join("Added by the staff")  # the staff's own never wait, nor count against the phones'
+
+
+def test_a_night_opened_in_the_second_of_a_night_kept_here_gets_the_next_seconds_id(tmp_path):
+    """A night's id is the second it opened: one closed a moment ago, or one followed from a host
+    whose clock named it so, must not stop the staff from opening theirs (the file exists)."""
+    book = Book(tmp_path, clock=lambda: 1_750_000_000.5)
+    first = book.open("Early", ["codenames"], ["1"])
+    book.close()
+    second = book.open("Late", ["codenames"], ["1"])
+    assert first.id == "20250615-150640" and second.id == "20250615-150641"
+    book.stop()
+    assert Book(tmp_path).current().name == "Late" and Book(tmp_path).night_of(first.id).name == "Early"

@@ -1,5 +1,5 @@
 """A whole game night from the staff page in Debian's Chromium at phone size (issue 32): the night
-opened, two teams joining on the phones' page, a round proposed and confirmed, the pair on the
+opened, two teams joining on the phones' page and approved by the staff, a round proposed and confirmed, the pair on the
 table's screen, the game played at the table, the standings on the spectators' page and the staff
 page, the night closed and its CSV downloaded from the nights kept."""
 
@@ -38,9 +38,15 @@ def test_a_whole_night_from_the_staff_page_on_a_phone(tmp_path, browser):
             phone.fill("input[name=team]", name)
             phone.fill("input[name=nicknames]", nicknames)
             phone.click("button[type=submit]")
-            expect(phone.locator(".said")).to_contain_text(f"Your team {name} has joined")
+            expect(phone.locator(".said")).to_contain_text(f"Your team {name} is on the list")
         phone.context.close()
-        expect(page.locator("#night-teams")).to_have_text("Teams: The Owls, Quiz Club", timeout=POLL_MS)
+        waiting = page.locator("#night-waiting .night-waiting")
+        expect(waiting).to_have_count(2, timeout=POLL_MS)  # a phone's team waits for the staff
+        expect(page.locator("#night-teams")).to_have_text("Teams: ")
+        for name in ("The Owls", "Quiz Club"):
+            page.locator(f'.night-approve[data-team="{name}"]').click()
+        expect(waiting).to_have_count(0)
+        expect(page.locator("#night-teams")).to_have_text("Teams: The Owls, Quiz Club")
 
         page.click("#night-propose")
         pair = page.locator("#night-round .pair")
@@ -80,3 +86,72 @@ def test_a_whole_night_from_the_staff_page_on_a_phone(tmp_path, browser):
 
 
 pytestmark = pytest.mark.browser
+
+
+def test_a_night_on_offer_followed_with_its_hosts_code_then_left_and_a_phones_team_removed(tmp_path, browser):
+    """Issue 37: the follower's staff page lists the night another table offers it, follows it
+    once its host's code is typed, and leaves it; at a host, a phone's team is removed unseen."""
+    import json
+
+    from playwright.sync_api import expect
+
+    from pi_table.fleet import schema
+    from pi_table.night.book import Book
+    from pi_table.night.code import shown
+    from pi_table.night.recorder import Recorder
+
+    host = Book(tmp_path / "host")
+    host.open("Friday league", ["codenames"], ["t1", "1"])
+    for name in ("Owls", "Quiz Club"):
+        host.join(name)
+    plan = schema.parse("plan", json.dumps(Recorder(host, "t1").plan()).encode())
+    (tmp_path / "table").mkdir()
+    table = StaffTable(tmp_path / "table", KEY)
+    assert table.daemon.night is not None
+    context = browser.new_context(viewport={"width": 390, "height": 844})
+    page = context.new_page()
+    page.on("dialog", lambda dialog: dialog.accept())
+    errors: list[str] = []
+    page.on("pageerror", lambda error: errors.append(str(error)))
+    try:
+        table.daemon.night.follow("t1", plan)  # heard from the broker: an offer
+        staff_login(page, table.base, PIN)
+        offer = page.locator("#night-offers .night-offer")
+        expect(offer.locator("span")).to_have_text("table t1: Friday league", timeout=30_000)
+        offer.locator(".night-offer-code").fill("ABCD EFGH")
+        offer.locator(".night-accept").click()
+        expect(page.locator("#message")).to_contain_text("not the code of table t1's night Friday league")
+        expect(page.locator("#night-state")).to_have_text("no night is open")
+        offer.locator(".night-offer-code").fill(shown(host.current().code))
+        offer.locator(".night-accept").click()
+        expect(page.locator("#night-state")).to_have_text("Friday league")
+        expect(page.locator("#night-host")).to_contain_text("table t1")
+        expect(page.locator("#night-close")).to_be_hidden()
+        expect(page.locator("#night-code")).to_be_hidden()  # a follower has no code to show: its host does
+        page.click("#night-leave")
+        expect(page.locator("#night-state")).to_have_text("no night is open")
+
+        page.fill("#night-name", "Our own")
+        page.fill("#night-tables", "1 2")
+        page.click("#night-open button[type=submit]")
+        expect(page.locator("#night-code")).to_contain_text("Code for the other tables: ")
+        phone = context.new_page()
+        phone.goto(f"{table.base}/night")
+        phone.fill("input[name=team]", "Gatecrashers")
+        phone.click("button[type=submit]")
+        expect(phone.locator(".said")).to_contain_text("the staff confirm it")
+        waiting = page.locator("#night-waiting .night-waiting")
+        expect(waiting.locator("span")).to_have_text("Gatecrashers", timeout=POLL_MS)
+        page.locator('.night-refuse[data-team="Gatecrashers"]').click()
+        expect(waiting).to_have_count(0)
+        page.fill("#night-team", "Owls")
+        page.click("#night-join button[type=submit]")
+        expect(page.locator("#night-teams")).to_have_text("Teams: Owls")
+        page.select_option("#night-remove-team", "Owls")
+        page.click("#night-remove")
+        expect(page.locator("#night-teams")).to_have_text("Teams: ")
+        assert errors == []
+    finally:
+        context.close()
+        table.close()
+        host.stop()

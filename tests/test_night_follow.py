@@ -19,6 +19,7 @@ from pi_table.engine.actions import Guess
 from pi_table.engine.endings import Termination
 from pi_table.fleet import schema
 from pi_table.night.book import NEW_NIGHT_S, Book, NightRefused
+from pi_table.night.code import shown
 from pi_table.night.games import Game
 from pi_table.night.recorder import Recorder
 from pi_table.table.session import Session
@@ -39,6 +40,14 @@ def hosted(tmp_path, clock=time.time) -> tuple[Book, Recorder]:
     return book, Recorder(book, "t1")
 
 
+def accepted(tmp_path, host: Book, at_host: Recorder, name: str = "t2") -> Recorder:
+    """A follower (``name``) whose staff accepted the host's night with the code its screen shows."""
+    follower = Recorder(Book(tmp_path / name), name)
+    follower.follow("t1", heard(at_host))
+    follower.book.accept("t1", host.current().code)
+    return follower
+
+
 def heard(recorder: Recorder) -> dict:
     """The host's plan as a follower reads it off the broker: JSON, through the declared schema."""
     plan = recorder.plan()
@@ -56,10 +65,124 @@ def played(recorder: Recorder, seed: int = 1) -> Game | None:
     return recorder.seen(session.id, lambda: session.public_view().to_json())
 
 
+def test_a_table_follows_no_night_its_staff_did_not_accept_and_a_plan_not_accepted_blocks_nothing(tmp_path):
+    """Issue 37, item 4: t3's plan naming t2, heard first, was kept; the real host's was then
+    refused, and t2's staff were answered 409 to close the night and to open their own."""
+    rogue = Book(tmp_path / "t3")
+    rogue.open("Free drinks", ["codenames"], ["t2", "t3"])
+    for name in ("Owls", "Moles"):
+        rogue.join(name)
+    rogue_plan = heard(Recorder(rogue, "t3"))
+    host, at_host = hosted(tmp_path)
+    follower = Recorder(Book(tmp_path / "t2", clock=lambda: time.time() + 60), "t2")  # its own nights' ids are its clock's
+    assert not follower.follow("t3", rogue_plan)
+    assert follower.book.night is None
+    assert not follower.follow("t1", heard(at_host))  # the real host's too: its staff have not accepted it
+    assert [(offer["host"], offer["name"]) for offer in follower.book.offered()] == [
+        ("t3", "Free drinks"), ("t1", "Friday league")]
+    assert follower.book.open("Our own", ["codenames"], ["t2"]).host is None  # nothing blocked
+    follower.book.close()
+    follower.book.accept("t1", host.current().code)
+    assert follower.book.current().host == "t1" and follower.book.current().rounds == host.current().rounds
+    assert [offer["host"] for offer in follower.book.offered()] == ["t3"]
+    assert not follower.follow("t3", {**rogue_plan, "seq": rogue_plan["seq"] + 1})  # still an offer, nothing more
+    assert follower.book.current().host == "t1"
+
+
+def test_staff_accept_a_host_only_with_the_code_its_screen_shows_for_that_night(tmp_path, caplog):
+    now = [time.time()]
+    host, at_host = hosted(tmp_path, clock=lambda: now[0])
+    code = host.current().code
+    assert len(code) == 8 and shown(code) in str(at_host.next_up())  # on the host's screen, beside its pair
+    assert host.current().to_json()["code"] == shown(code)  # and on its staff page
+    assert shown(code) not in json.dumps(at_host.plan()) and code not in json.dumps(at_host.plan())
+    follower = Recorder(Book(tmp_path / "t2"), "t2")
+    caplog.set_level(logging.INFO, "pi_table.night")
+    plan = heard(at_host)
+    assert not follower.follow("t1", plan) and not follower.follow("t1", plan)
+    assert len([r for r in caplog.records if "offers" in r.getMessage()]) == 1  # said once, not at every hearing
+    with pytest.raises(NightRefused, match="not the code of table t1's night Friday league"):
+        follower.book.accept("t1", "ABCD EFGH")
+    copied = {**plan, "night": "20250101-000000"}  # t3 sends t1's plan and proof as its own
+    follower.follow("t3", {**copied, "opened": plan["opened"]})
+    with pytest.raises(NightRefused, match="not the code"):
+        follower.book.accept("t3", code)  # the proof is t1's, of its night: no other table's
+    with pytest.raises(NightRefused, match="offers no night"):
+        follower.book.accept("t9", code)
+    host.close()
+    now[0] += 60
+    host.open("Saturday league", ["codenames"], ["t1", "t2"])
+    assert host.current().code != code
+    assert not follower.follow("t1", heard(at_host))
+    with pytest.raises(NightRefused, match="not the code"):
+        follower.book.accept("t1", code)  # a code seen once serves its own night alone
+    night = follower.book.accept("t1", shown(host.current().code).lower().replace(" ", "-"))  # as typed on a phone
+    assert night.name == "Saturday league" and night.host == "t1"
+
+
+def test_the_owners_list_of_the_cafe_tables_lets_its_tables_be_followed_without_a_code(tmp_path):
+    _, at_host = hosted(tmp_path)
+    rogue = Book(tmp_path / "t3")
+    rogue.open("Free drinks", ["codenames"], ["t2", "t3"])
+    listed = Recorder(Book(tmp_path / "t2", cafe_tables=("t1", "t2")), "t2")
+    assert not listed.follow("t3", heard(Recorder(rogue, "t3")))  # not on the owner's list: an offer
+    assert listed.follow("t1", heard(at_host)) and listed.book.current().host == "t1"
+    listed.book.leave()
+    assert listed.book.night is not None and not listed.book.night.open
+    assert not listed.follow("t1", heard(at_host))  # left by its staff: not followed again unasked
+
+
+def test_staff_leave_a_followed_night_and_their_table_is_its_own_again_after_a_restart(tmp_path):
+    host, at_host = hosted(tmp_path)
+    follower = Recorder(Book(tmp_path / "t2", clock=lambda: time.time() + 60), "t2")
+    follower.follow("t1", heard(at_host))
+    follower.book.accept("t1", host.current().code)
+    with pytest.raises(NightRefused, match="run from table t1"):
+        follower.book.close()
+    with pytest.raises(NightRefused, match="follows the night Friday league of table t1: leave it first"):
+        follower.book.open("Our own", ["codenames"], ["t2"])
+    left = follower.book.leave()
+    assert not left.open and follower.book.snapshot() is None
+    follower.book.open("Our own", ["codenames"], ["t2"])
+    follower.book.stop()
+    again = Book(tmp_path / "t2")
+    assert again.current().name == "Our own" and again.current().host is None
+    with pytest.raises(NightRefused, match="hosts the night Our own: close it"):
+        again.leave()
+    again.close()
+    follower = Recorder(Book(tmp_path / "t2"), "t2")
+    follower.follow("t1", heard(at_host))
+    night = follower.book.accept("t1", host.current().code)  # a night left by mistake is taken up again
+    assert night.open and night.host == "t1" and night.rounds == host.current().rounds
+
+
+def test_a_hosts_plan_of_a_newer_night_ends_the_one_followed_from_it(tmp_path):
+    """A follower away while its host closed the night hears only the host's next night (the plan
+    retained): a host runs one night at a time, so the one followed here is over."""
+    now = [time.time()]
+    host, at_host = hosted(tmp_path, clock=lambda: now[0])
+    follower = Recorder(Book(tmp_path / "t2", cafe_tables=["t1"]), "t2")
+    assert follower.follow("t1", heard(at_host))
+    first = follower.book.current().id
+    host.close()
+    now[0] += 60
+    host.open("Saturday league", ["codenames"], ["t1", "t2"])
+    assert follower.follow("t1", heard(at_host))  # on the owner's list: the new night followed at once
+    assert follower.book.current().name == "Saturday league" and follower.book.night_of(first).left
+
+
+def test_a_plan_without_a_team_the_host_removed_is_kept_while_no_game_here_names_it(tmp_path):
+    host, at_host = hosted(tmp_path)
+    follower = accepted(tmp_path, host, at_host)
+    host.join("Latecomers")
+    assert follower.follow("t1", heard(at_host)) and "Latecomers" in follower.book.current().teams
+    host.remove("Latecomers")
+    assert follower.follow("t1", heard(at_host)) and "Latecomers" not in follower.book.current().teams
+
+
 def test_a_follower_records_its_round_game_from_the_plan_and_keeps_it_across_a_restart(tmp_path):
     host, at_host = hosted(tmp_path)
-    follower = Recorder(Book(tmp_path / "t2"), "t2")
-    assert follower.follow("t1", heard(at_host))
+    follower = accepted(tmp_path, host, at_host)
     pair = host.current().round.pair_at("t2")  # type: ignore[union-attr]
     assert pair is not None and str(follower.next_up()) == f"next: {pair.red} vs {pair.blue} at table t2"
     game = played(follower)
@@ -79,9 +202,8 @@ def test_a_follower_records_its_round_game_from_the_plan_and_keeps_it_across_a_r
 
 def test_a_newer_plan_replaces_the_kept_one_and_an_older_or_the_same_is_left(tmp_path):
     host, at_host = hosted(tmp_path)
-    follower = Recorder(Book(tmp_path / "t2"), "t2")
     first = heard(at_host)
-    assert follower.follow("t1", first)
+    follower = accepted(tmp_path, host, at_host)
     host.join("Latecomers")
     host.propose()
     host.confirm()
@@ -109,9 +231,11 @@ def test_a_follower_refuses_what_a_rogue_table_could_try(tmp_path, caplog):
     bad_round["rounds"][0]["pairs"][1]["red"] = "Gatecrashers"  # a team the night does not have
     assert not follower.follow("t1", bad_round)
     assert follower.book.night is None and not list((tmp_path / "t2").glob("*.jsonl"))
-    assert follower.follow("t1", plan)
-    assert not follower.follow("t3", {**plan, "seq": plan["seq"] + 5})  # another host, while this one's night is open
-    assert not follower.follow("t3", {**plan, "night": "20990101-000000", "seq": 1})
+    assert not follower.follow("t1", plan)  # an offer, until the staff accept it
+    follower.book.accept("t1", host.current().code)
+    assert not follower.follow("t3", {**plan, "seq": plan["seq"] + 5})  # another host: an offer, nothing more
+    assert [offer["host"] for offer in follower.book.offered()] == ["t3"] and follower.book.current().host == "t1"
+    assert not follower.follow("t3", {**plan, "night": "20990101-000000", "seq": 1})  # an id is a name: an offer
     rewritten = json.loads(json.dumps(plan))
     pairs = rewritten["rounds"][0]["pairs"]
     pairs[0]["red"], pairs[1]["red"] = pairs[1]["red"], pairs[0]["red"]  # round 1 moved after the fact
@@ -119,7 +243,7 @@ def test_a_follower_refuses_what_a_rogue_table_could_try(tmp_path, caplog):
     assert not follower.follow("t1", {**plan, "tables": ["t1", "t2", "t9"], "seq": plan["seq"] + 1})
     assert follower.book.current().rounds == host.current().rounds and follower.book.current().seq == plan["seq"]
     refused = [r.getMessage() for r in caplog.records if "was refused" in r.getMessage()]
-    assert len(refused) == 9 and all("Gatecrashers" not in line for line in refused)
+    assert len(refused) == 7 and all("Gatecrashers" not in line for line in refused)
 
 
 def test_a_table_gathers_only_the_games_another_table_played_for_its_round_pair(tmp_path):
@@ -154,7 +278,7 @@ def test_a_bad_plan_or_night_message_is_dropped_and_logged_never_raised_in_pahos
     from pi_table.fleet.reporter import Reporter
 
     _, at_host = hosted(tmp_path)
-    follower = Recorder(Book(tmp_path / "t2"), "t2")
+    follower = Recorder(Book(tmp_path / "t2", cafe_tables=["t1"]), "t2")
     reporter = Reporter(config.broker("mqtt://127.0.0.1:1", table_id="t2"), act=lambda request: {"ok": True})
     reporter.take_night(follower)
     caplog.set_level(logging.WARNING)
@@ -173,7 +297,7 @@ def test_a_bad_plan_or_night_message_is_dropped_and_logged_never_raised_in_pahos
     dropped = [r.getMessage() for r in caplog.records if "was dropped" in r.getMessage()]
     assert len(dropped) == 4 and "plan.seq should be a whole number from 0" in dropped[1]
     reporter._plan_heard(reporter.client, None, message("pi-table/t1/plan", json.dumps(plan).encode()))
-    assert follower.book.current().host == "t1"
+    assert follower.book.current().host == "t1"  # its host on the owner's list of the café's tables
 
 
 @pytest.mark.broker
@@ -193,6 +317,8 @@ def test_two_tables_through_mosquitto_the_follower_records_its_round_game_from_t
         for reporter in reporters.values():
             reporter.start()
         host.open("Friday league", ["codenames"], ["t1", "t2"])  # on t1's staff page
+        wait_for(lambda: follower.book.offered(), "t1's night on offer to t2", 10)
+        follower.book.accept("t1", host.current().code)  # on t2's staff page, the code read off t1's screen
         for name in TEAMS:
             host.join(name)
         host.propose()

@@ -5,7 +5,8 @@ Each table is what the daemon wires for one: its own book (``night.book.Book``),
 ``Recorder`` and its fleet ``Reporter`` (real paho clients, sessions and retained ``night`` and
 ``plan`` topics). The first table hosts the night: its book is the staff page's, which opens
 the night, takes the teams and pairs each round. The others follow it from its plan alone, heard
-over the broker, and the host gathers their games from theirs before pairing the next round. A
+over the broker (the host is on each one's list of the café's tables, ``[fleet] cafe_tables``,
+as an owner sets it for a fleet of tables that play nights together), and the host gathers their games from theirs before pairing the next round. A
 table's game is played by a script (random touches on a dealt key) in a real ``Session`` until
 the engine ends it, then recorded and published as the daemon does. One follower is restarted
 mid-night (its book and reporter made again from disk) and one is offline for a round (its
@@ -74,8 +75,8 @@ class NightStream:
 class BenchTable:
     """A simulated table as the daemon wires one for a night: its book, recorder and reporter."""
 
-    def __init__(self, name: str, folder: Path, broker_url: str) -> None:
-        self.name, self.folder, self.broker_url = name, folder / name, broker_url
+    def __init__(self, name: str, folder: Path, broker_url: str, cafe_tables: tuple[str, ...]) -> None:
+        self.name, self.folder, self.broker_url, self.cafe_tables = name, folder / name, broker_url, cafe_tables
         self.folder.mkdir(parents=True)
         self.book: Book | None = None
         self.recorder: Recorder | None = None
@@ -83,7 +84,7 @@ class BenchTable:
         self._open_book()
 
     def _open_book(self) -> None:
-        self.book = Book(self.folder)
+        self.book = Book(self.folder, cafe_tables=self.cafe_tables)
         self.recorder = Recorder(self.book, self.name)
 
     @property
@@ -169,7 +170,8 @@ def run(tables: int = 4, teams: int = 24, rounds: int = 6, seed: int = 32) -> di
         broker.start()
         dashboard = Dashboard(config.broker(broker.url), "127.0.0.1", 0, hash_password(PASSWORD),
                               client_id="bench-night-dashboard")
-        bench_tables = [BenchTable(f"t{n}", folder, broker.url) for n in range(1, tables + 1)]
+        names = tuple(f"t{n}" for n in range(1, tables + 1))
+        bench_tables = [BenchTable(name, folder, broker.url, names) for name in names]
         host, restarted, offline = bench_tables[0], bench_tables[1], bench_tables[-1]
         assert host.book is not None
         staff = host.book  # the host's staff page

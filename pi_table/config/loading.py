@@ -154,6 +154,8 @@ def _read_value(option: Option, raw: object, base: Path) -> object:
         ok = is_wholes(raw)
     elif kind == "int_lists":
         ok = isinstance(raw, list) and all(is_wholes(row) for row in raw)
+    elif kind == "str_list":
+        ok = isinstance(raw, list) and all(isinstance(item, str) and "\0" not in item for item in raw)
     else:  # str, path, usb_id
         ok = isinstance(raw, str) and "\0" not in raw
     expected = Phrase(EXPECTED[kind])

@@ -233,6 +233,8 @@ OPTIONS = (
            label=N_("Client certificate file")),
     Option("fleet", "key", "", "str", N_("mqtts: the client certificate's private key file, readable by the service alone"),
            label=N_("Client private key file")),
+    Option("fleet", "cafe_tables", [], "str_list", N_("the owner's list of the café's tables, by their table_id: a game night one of them hosts is followed without its code ([]: the staff accept each host with its code)"),
+           label=N_("The café's tables")),
     Option("sim", "words", "", "str", N_("with --hal sim only: words on the spectator page's cards, en, it or a deck file ('': none)"),
            label=N_("Simulator words")),
     Option("paths", "journal_dir", "/var/lib/pi-table/journal", "path", N_("one file per game; must be writable"),
@@ -274,6 +276,7 @@ EXPECTED = {
     "usb_id": N_("a string 'VVVV:PPPP' in hex"),
     "int_list": N_("a list of whole numbers"),
     "int_lists": N_("a list of lists of whole numbers"),
+    "str_list": N_("a list of strings"),
 }
 
 

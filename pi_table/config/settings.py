@@ -10,7 +10,7 @@ import os
 import socket
 import urllib.parse
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TypeGuard
 
@@ -84,6 +84,7 @@ class FleetConfig:
     ca: str
     cert: str
     key: str
+    cafe_tables: tuple[str, ...] = ()  # the owner's list of the café's tables: a night one hosts is followed without a code
 
     @property
     def enabled(self) -> bool:
@@ -192,6 +193,12 @@ class Values:
         value = self._values[key]
         if not is_wholes(value):
             raise self._wrong(key, "int_list")
+        return value
+
+    def texts(self, key: str) -> list[str]:
+        value = self._values[key]
+        if not isinstance(value, list) or not all(isinstance(item, str) for item in value):
+            raise self._wrong(key, "str_list")
         return value
 
     def rows(self, key: str) -> list[list[int]]:
@@ -433,9 +440,14 @@ def _fleet(v: Values) -> FleetConfig:
         raise Refusal("cert and key go together: a client certificate needs its private key")
     if table_id:
         _topic_level(table_id, "table_id")
+    cafe_tables = tuple(dict.fromkeys(v.texts("fleet.cafe_tables")))
+    strange = [name for name in cafe_tables if not name or any(c in name for c in "/+# \0") or len(name.encode()) > 64]
+    if strange:
+        raise Refusal("cafe_tables lists the café's tables by their table_id, each 1 to 64 bytes with no '/', '+', "
+                      "'#', space or NUL, found {name!r}", name=strange[0])
     if not url:
         return FleetConfig(broker="", scheme="", host="", port=0, username=None, password=None, table_id=table_id,
-                           **files)
+                           **files, cafe_tables=cafe_tables)
     if url.startswith("mqtt://") and any(files[name] for name in ("ca", "cert", "key")):
         raise Refusal("ca, cert and key are for an mqtts:// broker: with mqtt:// nothing is encrypted")
     if not table_id:
@@ -446,7 +458,7 @@ def _fleet(v: Values) -> FleetConfig:
         raise Refusal("the broker's password is in the URL or in password_file, not both")
     if found.password_file and found.username is None:
         raise Refusal("password_file is the password of the user the URL names: mqtt[s]://USER@HOST")
-    return found
+    return replace(found, cafe_tables=cafe_tables)
 
 
 HIDDEN = "********"

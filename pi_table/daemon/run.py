@@ -640,7 +640,7 @@ def _night(config: Config) -> Recorder | None:
 
     folder = folder_of(config.paths.journal_dir)
     try:
-        return Recorder(Book(folder, config.blocked), config.fleet.table_id or "1")
+        return Recorder(Book(folder, config.blocked, cafe_tables=config.fleet.cafe_tables), config.fleet.table_id or "1")
     except OSError as e:
         log.error("the game nights in %s cannot be read (%s): this table records no night's games", folder, e)
         return None

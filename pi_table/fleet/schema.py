@@ -247,7 +247,7 @@ ROUND = Record({"number": Number(1, 10_000, whole=True), "pairs": Records(PAIR, 
 PLAN = Record({  # night.book.Night.plan_json: the night a host runs, as the tables that follow it read it
     "night": Text(NAME), "name": Text(NAME), "games": ListOf(Text(NAME), len(NAMES)), "tables": ListOf(Text(NAME), MAX_TABLES),
     "opened": TIME, "closed": maybe(TIME), "seq": Number(0, 10**9, whole=True), "teams": Records(TEAM, MOST_TEAMS),
-    "rounds": Records(ROUND, 1000),
+    "rounds": Records(ROUND, 1000), "proof": Text(NAME),  # of the night's code (night.code); a host before them sends none
 }, required=("night", "name", "games", "tables", "opened", "closed", "seq", "teams", "rounds"))
 FOLLOWED: dict[str, Spec] = {"plan": PLAN}
 """What the tables read of each other (``reporter``), the dashboard not: a host's plan of its night."""

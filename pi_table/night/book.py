@@ -1,6 +1,7 @@
 """The night's book: one private file per night, written as the journal is, a line per event
-(opened, a team joined, a round proposed, swapped or confirmed, a game played, closed; at a
-follower, the host's plan as it was heard), each
+(opened, a team joined, a phone's team approved or a team removed, a round proposed, swapped
+or confirmed, a game played, closed; at a follower, the host accepted, the host's plan as it
+was heard, the night left), each
 line fsynced and sealed with its CRC-32, so a restart or a power cut in the middle of a night
 loses nothing the staff or a table was told was kept. The night as it stands is the replay of
 its lines (``Night``): pure, and what the standings and the pairings are computed from.
@@ -8,6 +9,13 @@ its lines (``Night``): pure, and what the standings and the pairings are compute
 A night is hosted by the table whose staff page runs it; the café's other tables in it follow
 it: they keep the host's plan (``plan``: its teams and confirmed rounds, heard over the fleet's
 broker) in their own book, checked by ``Book.follow``, and record their round's games into it.
+A table follows only a host its own staff accepted, with the code the host shows
+(``night.code``), or one on the owner's list of the café's tables; any other plan that names it
+is an offer on its staff page, and changes nothing here.
+
+Which night is open here is what the book's pointer (``POINTER``) names, written as each night
+opens, is accepted, closes or is left: a night's file is named by the clock that opened it (a
+host's, for a night followed), so the file whose name sorts last may be any night.
 
 A line's format is the journal's (pi_table/table/journal.py): JSON whose last field is ``"crc"``,
 the CRC-32 of the line's bytes before it. Reading, a line that fails its checksum or does not
@@ -33,7 +41,8 @@ from ..engine.errors import Refusal
 from ..engine.games import NAMES
 from ..engine.phrase import N_, Phrase
 from ..errors import PiTableError
-from ..files import CRC_FIELD, PRIVATE_DIR, create_private, seal, sealed_line, sync_folder
+from ..files import CRC_FIELD, PRIVATE_DIR, create_private, read_file, seal, sealed_line, sync_folder, write_private
+from .code import new_code, proves, shown
 from .games import Game
 from .names import Blocklist, NameRefused, Team, team, tidy
 from .pairing import MAX_TABLES, Pair, Round, met, propose, swap
@@ -49,6 +58,10 @@ TABLE_ID = re.compile(r"[A-Za-z0-9_-]{1,32}")
 NIGHT_ID = re.compile(r"\d{8}-\d{6}")  # its file's name: the time it was opened, UTC
 NEW_NIGHT_S = 12 * 3600  # a plan of a night opened longer ago than this is no new night to follow
 CLOCK_SKEW_S = 300  # nor one opened further in the future than the tables' clocks may differ
+POINTER = "open"  # the file naming the night open here (its id), empty when none is
+MAX_TEAMS = 64  # teams a night takes from the phones: a café's room, not a flood from its Wi-Fi
+MAX_WAITING = 16  # phones' teams waiting for the staff at once: a flood fills this list, never the night
+MAX_OFFERS = 16  # nights offered to this table at once (each from another table's plan)
 
 
 def folder_of(journal_dir: Path) -> Path:
@@ -111,16 +124,25 @@ class Night:
     opened: float = 0.0
     closed: float | None = None
     teams: dict[str, Team] = field(default_factory=dict)
+    waiting: dict[str, Team] = field(default_factory=dict)  # joined from a phone, not yet approved by the staff
     played: list[Game] = field(default_factory=list)
     rounds: list[Round] = field(default_factory=list)  # confirmed
     proposal: Round | None = None
     damage: list[Damage] = field(default_factory=list)
     host: str | None = None  # the table whose staff page runs the night; None: this one
     seq: int = 0  # the host's count of the night's changes: a follower keeps the newest plan
+    code: str = ""  # the host's: what its staff and screen show to the staff of the tables that follow
+    accepted: bool = False  # a night followed: its host accepted here (a night followed before the codes was not)
+    left: bool = False  # a night followed: left by this table's staff
 
     @property
     def open(self) -> bool:
         return self.closed is None
+
+    @property
+    def ours(self) -> bool:
+        """Open, and this table's own or one it accepted to follow: a night the book takes up again."""
+        return self.open and (self.host is None or self.accepted)
 
     def apply(self, event: dict) -> None:
         """One line's event; KeyError, TypeError or ValueError when it does not make sense."""
@@ -128,9 +150,15 @@ class Night:
         if kind == "open":
             self.name, self.opened = str(event["name"]), float(event["at"])
             self.games, self.tables = tuple(map(str, event["games"])), tuple(map(str, event["tables"]))
+            self.code = str(event.get("code", ""))  # a night opened before the codes has none
         elif kind == "join":
             joined = Team(str(event["team"]), tuple(map(str, event["nicknames"])))
-            self.teams[joined.name] = joined
+            (self.waiting if event.get("waiting") else self.teams)[joined.name] = joined
+        elif kind == "approve":
+            name = str(event["team"])
+            self.teams[name] = self.waiting.pop(name)
+        elif kind == "remove":
+            self._remove(str(event["team"]))
         elif kind in ("proposal", "round"):
             made = Round.from_json(event["round"])
             if kind == "round":
@@ -147,6 +175,12 @@ class Night:
         elif kind == "plan":
             self._follow(str(event["host"]), event["plan"])
             return
+        elif kind == "accept":
+            self.host, self.accepted, self.left, self.closed = str(event["host"]), True, False, None
+            return
+        elif kind == "leave":
+            self.closed, self.left = float(event["at"]), True
+            return
         else:
             raise ValueError(f"unknown event {kind!r}")
         if self.host is None:
@@ -159,6 +193,22 @@ class Night:
         self.opened, self.closed = float(plan["opened"]), None if plan["closed"] is None else float(plan["closed"])
         self.teams = {str(t["name"]): Team(str(t["name"]), tuple(map(str, t["nicknames"]))) for t in plan["teams"]}
         self.rounds, self.proposal = [Round.from_json(made) for made in plan["rounds"]], None
+
+    def _remove(self, name: str) -> None:
+        """A team gone before its first round: a proposal that names it goes too, to be made again."""
+        if self.waiting.pop(name, None) is not None:
+            return
+        number = self.first_round(name)
+        if number is not None:
+            raise ValueError(f"a team paired in round {number} is never removed")
+        del self.teams[name]
+        if self.proposal is not None and name in self.proposal.names:
+            self.proposal = None
+
+    def first_round(self, name: str) -> int | None:
+        """The first confirmed round that pairs the team ``name`` at a table, if any: from then on
+        its games are the night's, and it stays in the standings."""
+        return next((made.number for made in self.rounds if any(name in pair.teams for pair in made.pairs)), None)
 
     def ids(self) -> set[str]:
         return {game.id for game in self.played}
@@ -208,13 +258,17 @@ class Night:
                        {line.team: line.points for line in lines}, played, before, self.tables)
 
     def to_json(self) -> dict[str, object]:
+        """The night for its staff page: its code too, at its host (the staff of the tables that follow type it)."""
         return {"id": self.id, "name": self.name, "games": list(self.games), "tables": list(self.tables),
                 "opened": self.opened, "closed": self.closed, "open": self.open, "host": self.host,
                 "teams": [t.to_json() for t in self.teams.values()],
+                "waiting": [t.to_json() for t in self.waiting.values()],
+                "removable": [name for name in (*self.waiting, *self.teams) if self.first_round(name) is None],
                 "rounds": [made.to_json() for made in self.rounds],
                 "proposal": None if self.proposal is None else self.proposal.to_json(),
                 "games_played": [game.to_json() for game in self.played],
-                "standings": [line.to_json() for line in self.standings()]}
+                "standings": [line.to_json() for line in self.standings()],
+                **({"code": shown(self.code)} if self.host is None and self.code else {})}
 
 
 def decode_line(line: bytes) -> dict:
@@ -259,9 +313,9 @@ def read_night(path: Path) -> tuple[Night, int]:
 
 def _locked(method: Callable[..., T]) -> Callable[..., T]:
     """A Book's method under its lock: a check and the change it allows are one step."""
-    def locked(self: Book, *args: object) -> T:
+    def locked(self: Book, *args: object, **kwargs: object) -> T:
         with self.lock:
-            return method(self, *args)
+            return method(self, *args, **kwargs)
 
     return locked
 
@@ -271,23 +325,62 @@ class Book:
     before it is applied, so what a caller is told was kept survives a power cut. A change and a
     look (``snapshot``) take its lock: the table's loop records games while the staff page reads.
     ``version`` counts the changes applied, for a reader that must not wait on the lock (the loop's
-    every wake) to tell that nothing changed."""
+    every wake) to tell that nothing changed. ``cafe_tables`` is the owner's list of the café's
+    tables (``[fleet] cafe_tables``): a night one of them hosts is followed without a code."""
 
-    def __init__(self, folder: Path, blocked: Blocklist | None = None, clock=time.time) -> None:
+    def __init__(self, folder: Path, blocked: Blocklist | None = None, clock=time.time,
+                 cafe_tables: Iterable[str] = ()) -> None:
         self.folder, self.blocked, self.clock = folder, blocked or Blocklist(), clock
+        self.cafe_tables = frozenset(cafe_tables)
         self.night: Night | None = None
         self.changed: Callable[[], None] | None = None  # hears of each change kept (the fleet's plan), under the lock
+        self.followed: Callable[[], None] | None = None  # hears of a night accepted here (the games heard, gathered)
+        self.offers: dict[str, dict] = {}  # by host: the plan of a night that names this table, not accepted here
         self.version = 0
         self._file: BinaryIO | None = None
         self.lock = threading.RLock()
-        latest = max(self.kept(), default=None)
-        if latest is not None:
-            night, whole = read_night(latest)
-            if night.open:
-                self.night = night
-                self._file = open(latest, "r+b")  # noqa: SIM115 - kept open for the night's appends
-                self._file.truncate(whole)
-                self._file.seek(whole)
+        self._reopen()
+
+    def _reopen(self) -> None:
+        """Take up the night open here when the table stopped: the one the pointer names. A
+        folder from before the pointer (or with a pointer that names no night) is looked through
+        once for it: the table's own open night first, else one it accepted to follow."""
+        pointer, broken = self.folder / POINTER, False
+        try:
+            named: str | None = read_file(pointer, 64).decode("ascii").strip()
+        except FileNotFoundError:
+            named = None
+        except (OSError, ValueError) as e:  # NotAFile, TooBig and UnicodeError are ValueErrors
+            log.error("%s cannot be read (%s): the nights kept are looked through for the open one", pointer, e)
+            named, broken = None, True  # left as it is: the next night's start says why it cannot be written
+        if named == "":
+            return
+        path = self.folder / f"{named}.jsonl" if named is not None and NIGHT_ID.fullmatch(named) else None
+        if path is not None and path.is_file():
+            night, whole = read_night(path)
+            if night.ours:
+                self._take_up(path, night, whole)
+            return
+        if named is not None:
+            log.error("%s names no night kept here: the nights kept are looked through for the open one", pointer)
+        found = [(night, whole, path) for path in self.kept() for night, whole in [read_night(path)] if night.ours]
+        if found:
+            night, whole, path = max(found, key=lambda one: (one[0].host is None, one[0].opened))
+            self._take_up(path, night, whole)
+        if self.folder.is_dir() and not broken:
+            self._point("" if self.night is None else self.night.id)
+
+    def _take_up(self, path: Path, night: Night, whole: int) -> None:
+        """``night``, read from ``path`` (its whole lines ``whole`` bytes), as the night open here."""
+        self.stop()
+        self.night = night
+        self._file = open(path, "r+b")  # noqa: SIM115 - kept open for the night's appends
+        self._file.truncate(whole)
+        self._file.seek(whole)
+
+    def _point(self, night_id: str) -> None:
+        """The pointer names ``night_id`` as the night open here ('': none), in one step."""
+        write_private(self.folder / POINTER, f"{night_id}\n".encode())
 
     def kept(self) -> list[Path]:
         return sorted(self.folder.glob("*.jsonl")) if self.folder.is_dir() else []
@@ -298,9 +391,11 @@ class Book:
         self._file.flush()
         os.fsync(self._file.fileno())
 
-    def _change(self, event: dict) -> Night:
+    def _change(self, event: dict, night: Night | None = None) -> Night:
+        """Write ``event`` and apply it to the open night (or to ``night``: a followed one left,
+        accepted again)."""
         with self.lock:
-            night = self.current()
+            night = self.current() if night is None else night
             self._write(event)
             night.apply(event)
             self.version += 1
@@ -311,11 +406,25 @@ class Book:
     def _start(self, night_id: str) -> None:
         """A new night's file, ``night_id``'s."""
         self.folder.mkdir(mode=PRIVATE_DIR, parents=True, exist_ok=True)
-        if self._file is not None:
-            self._file.close()
+        self.stop()
         self._file = create_private(self.folder / f"{night_id}.jsonl")
         sync_folder(self.folder)
         self.night = Night(night_id)
+
+    def _new_id(self, at: float) -> str:
+        """A new night's id: the second it opened (UTC), or the next one no night kept here has
+        (a night followed from a host whose clock named it so, or one closed a moment ago)."""
+        second = int(at)
+        while True:
+            night_id = time.strftime("%Y%m%d-%H%M%S", time.gmtime(second))
+            if not (self.folder / f"{night_id}.jsonl").exists():
+                return night_id
+            second += 1
+
+    def _ended(self) -> None:
+        """The night open here has closed or was left: no night is."""
+        self._point("")
+        self.stop()
 
     def _hosted(self) -> Night:
         """The open night, if this table's staff page runs it (the host's)."""
@@ -324,6 +433,16 @@ class Book:
             raise NightRefused("the night {name} is run from table {host}'s staff page", name=night.name,
                                host=night.host)
         return night
+
+    def _free(self) -> None:
+        """NightRefused while a night is open here: one at a time."""
+        night = self.night
+        if night is None or not night.open:
+            return
+        if night.host is None:
+            raise NightRefused("the night {name} is open: close it first", name=night.name)
+        raise NightRefused("this table follows the night {name} of table {host}: leave it first", name=night.name,
+                           host=night.host)
 
     def snapshot(self) -> dict | None:
         """The open night as JSON (its standings too), or None."""
@@ -337,8 +456,7 @@ class Book:
 
     @_locked
     def open(self, name: str, games: Iterable[str], tables: Iterable[str]) -> Night:
-        if self.night is not None and self.night.open:
-            raise NightRefused("the night {name} is open: close it first", name=self.night.name)
+        self._free()
         try:
             name = tidy(name, MAX_NIGHT_NAME, N_("night's name"))
         except NameRefused as e:
@@ -351,15 +469,47 @@ class Book:
             raise NightRefused("a night has 1 to {most} tables, each named with letters, digits, - or _",
                                most=MAX_TABLES)
         at = self.clock()
-        self._start(time.strftime("%Y%m%d-%H%M%S", time.gmtime(at)))
-        return self._change({"event": "open", "name": name, "games": list(games), "tables": list(tables), "at": at})
+        self._start(self._new_id(at))
+        night = self._change({"event": "open", "name": name, "games": list(games), "tables": list(tables), "at": at,
+                              "code": new_code()})
+        self._point(night.id)
+        return night
 
     @_locked
-    def join(self, name: str, nicknames: Iterable[str] = ()) -> Team:
+    def join(self, name: str, nicknames: Iterable[str] = (), waiting: bool = False) -> Team:
+        """A team joins: at once from the staff page, ``waiting`` for the staff's approval from a phone."""
         night = self._hosted()
-        joined = team(name, nicknames, night.teams, self.blocked)
-        self._change({"event": "join", "team": joined.name, "nicknames": list(joined.nicknames)})
+        if waiting and len(night.waiting) >= MAX_WAITING:
+            raise NightRefused("{count} teams are waiting for the staff to confirm them: ask the staff",
+                               count=MAX_WAITING)
+        if waiting and len(night.teams) + len(night.waiting) >= MAX_TEAMS:
+            raise NightRefused("the night has all the teams it takes: ask the staff")
+        joined = team(name, nicknames, [*night.teams, *night.waiting], self.blocked)
+        self._change({"event": "join", "team": joined.name, "nicknames": list(joined.nicknames),
+                      **({"waiting": True} if waiting else {})})
         return joined
+
+    @_locked
+    def approve(self, name: str) -> Team:
+        """A team that joined from a phone, confirmed by the staff: from now on it is paired."""
+        night = self._hosted()
+        if name not in night.waiting:
+            raise NightRefused("no team {team} is waiting for the staff", team=name)
+        self._change({"event": "approve", "team": name})
+        return night.teams[name]
+
+    @_locked
+    def remove(self, name: str) -> None:
+        """A team gone from the night (a phone's junk, a team that went home), while no confirmed
+        round has paired it; a team that has been paired is in the night's games and standings."""
+        night = self._hosted()
+        if name not in night.teams and name not in night.waiting:
+            raise NightRefused("no team {team} is in the night", team=name)
+        number = night.first_round(name)
+        if number is not None:
+            raise NightRefused("the team {team} is paired in round {number}: a team is removed only before its "
+                               "first round", team=name, number=number)
+        self._change({"event": "remove", "team": name})
 
     @_locked
     def propose(self) -> Round:
@@ -398,37 +548,117 @@ class Book:
     def close(self) -> Night:
         self._hosted()
         night = self._change({"event": "close", "at": self.clock()})
-        self.stop()
+        self._ended()
+        return night
+
+    @_locked
+    def leave(self) -> Night:
+        """This table's staff leave the night it follows: it is closed here (its games stay kept),
+        and the table is free to open its own or accept another host."""
+        night = self.current()
+        if night.host is None:
+            raise NightRefused("this table hosts the night {name}: close it instead", name=night.name)
+        self._change({"event": "leave", "at": self.clock()})
+        self._ended()
+        log.info("night: left the night %s of table %s", night.name, night.host)
         return night
 
     @_locked
     def follow(self, host: str, table: str, plan: dict) -> bool:
-        """Keep the plan ``host`` published (the fleet's schema read it) for this table
-        (``table``): True when kept, False when it is no newer than the one kept; NightRefused
-        when it is not one this table follows (see docs/cafe/night.md, "Hosts and followers")."""
-        night = self.night
+        """The plan ``host`` published (the fleet's schema read it) for this table (``table``):
+        True when kept, as the night followed here or a night now followed (its host on the
+        owner's list of the café's tables); False when it is no newer than the one kept, of a
+        night over, or an offer (``offers``: this table's staff accept it with its host's code);
+        NightRefused when it is no plan for this table (see docs/cafe/night.md, "Hosts and followers")."""
         if host == table or table not in plan["tables"]:
+            self.offers.pop(host, None)
             raise NightRefused("the plan of table {host} is no night this table plays in", host=host)
-        if night is not None and night.open and (night.host != host or night.id != plan["night"]):
-            raise NightRefused("this table is in the night {name} of table {host}: it follows no other until "
-                               "that one is closed", name=night.name, host=night.host or table)
-        if night is not None and night.id == plan["night"]:
-            if plan["seq"] <= night.seq or not night.open:
-                return False
-            _holds(plan, night)
-        else:
-            if not NIGHT_ID.fullmatch(plan["night"]):
-                raise NightRefused("the plan of table {host} is of no night opened now", host=host)
-            if plan["closed"] is not None or (self.folder / f"{plan['night']}.jsonl").exists():
-                return False  # a night over (its plan stays at the broker), or one followed here before
-            if not -CLOCK_SKEW_S <= self.clock() - plan["opened"] <= NEW_NIGHT_S:
-                raise NightRefused("the plan of table {host} is of no night opened now", host=host)
-            _holds(plan, None)
+        if not NIGHT_ID.fullmatch(plan["night"]):
+            raise NightRefused("the plan of table {host} is of no night opened now", host=host)
+        night = self.night
+        if night is not None and night.open and night.host == host:
+            if night.id == plan["night"]:
+                if plan["seq"] <= night.seq:
+                    return False
+                _holds(plan, night)
+                self._plan(host, plan)
+                return True
+            if plan["opened"] > night.opened:  # a host runs one night at a time: the one followed here is over there
+                self.leave()
+        offered = self.offers.pop(host, None)
+        if plan["closed"] is not None:
+            return False  # a night over (its plan stays at the broker)
+        if not -CLOCK_SKEW_S <= self.clock() - plan["opened"] <= NEW_NIGHT_S:
+            raise NightRefused("the plan of table {host} is of no night opened now", host=host)
+        _holds(plan, None)
+        if host in self.cafe_tables and (self.night is None or not self.night.open):
+            kept = self._kept(plan["night"])
+            if kept is None or not kept[0].left:  # a night its staff left is not taken up again unasked
+                self._accept(host, plan, kept, "list")
+                return True
+        if offered is None and len(self.offers) >= MAX_OFFERS:
+            log.warning("night: %d nights are on offer to this table already: table %s's is not", MAX_OFFERS, host)
+            return False
+        self.offers[host] = plan
+        if offered is None or offered["night"] != plan["night"]:
+            log.warning("night: table %s offers its night %s to this table: it is followed once this table's staff "
+                        "accept it with the code on that table's screen", host, plan["name"])
+        return False
+
+    def offered(self) -> list[dict[str, object]]:
+        """The nights on offer to this table, for its staff page: each host and its night's name."""
+        with self.lock:
+            now = self.clock()
+            return [{"host": host, "night": plan["night"], "name": plan["name"], "tables": plan["tables"],
+                     "opened": plan["opened"]} for host, plan in self.offers.items()
+                    if now - plan["opened"] <= NEW_NIGHT_S]
+
+    def accept(self, host: str, code: str) -> Night:
+        """Follow the night table ``host`` offers, its code typed by this table's staff (the host
+        shows it); NightRefused saying why not. The code's proof is made outside the lock: it
+        takes a tenth of a second, and the table's loop records games meanwhile."""
+        with self.lock:
+            self._free()
+            plan = self.offers.get(host)
+        if plan is None:
+            raise NightRefused("table {host} offers no night to this table now", host=host)
+        if not proves(code, host, plan["night"], plan.get("proof") or ""):
+            raise NightRefused("that is not the code of table {host}'s night {name}: it is on that table's screen "
+                               "and its staff page", host=host, name=plan["name"])
+        with self.lock:
+            self._free()
+            newest = self.offers.get(host)
+            if newest is None or newest["night"] != plan["night"]:
+                raise NightRefused("table {host} offers no night to this table now", host=host)
+            return self._accept(host, newest, self._kept(plan["night"]), "code")
+
+    def _accept(self, host: str, plan: dict, kept: tuple[Night, int] | None, by: str) -> Night:
+        """Follow ``host``'s night from ``plan``: a new file, or the one kept (a night left, or
+        followed before the codes), taken up again."""
+        if kept is None:
             self._start(plan["night"])
+        else:
+            _holds(plan, kept[0])
+            self._take_up(self.folder / f"{plan['night']}.jsonl", *kept)
+        self._change({"event": "accept", "host": host, "by": by, "at": self.clock()}, self.night)
+        night = self._change({"event": "plan", "host": host, "plan": plan})
+        self._point(night.id)
+        self.offers.pop(host, None)
+        log.info("night: following the night %s of table %s (accepted %s)", night.name, host,
+                 "from the owner's list of the café's tables" if by == "list" else "with its code")
+        if self.followed is not None:
+            self.followed()
+        return night
+
+    def _kept(self, night_id: str) -> tuple[Night, int] | None:
+        """The night ``night_id`` as kept here, and its whole lines' length; None when none is."""
+        path = self.folder / f"{night_id}.jsonl"
+        return read_night(path) if path.is_file() else None
+
+    def _plan(self, host: str, plan: dict) -> None:
         night = self._change({"event": "plan", "host": host, "plan": plan})
         if not night.open:
-            self.stop()
-        return True
+            self._ended()
 
     @_locked
     def gather(self, night_id: str, table: str, games: Iterable[Game]) -> list[Game]:
@@ -457,12 +687,11 @@ class Book:
         return self.night if self.night is not None and self.night.id == night_id else read_night(path)[0]
 
 
-
-
 def _holds(plan: dict, kept: Night | None) -> None:
     """NightRefused unless the plan holds together and, against the night ``kept`` (a follower's,
-    from the same host), changes only what a host can: teams join, rounds are added, the night
-    closes. A confirmed round is never rewritten, so no plan can move a game played here."""
+    from the same host), changes only what a host can: teams join or are removed before their
+    first round, rounds are added, the night closes. A confirmed round is never rewritten, and
+    every team of a game played here stays, so no plan can move a game played here."""
     teams = [t["name"] for t in plan["teams"]]
     rounds = [Round.from_json(made) for made in plan["rounds"]]
     tables = set(plan["tables"])
@@ -477,5 +706,6 @@ def _holds(plan: dict, kept: Night | None) -> None:
         raise NightRefused("the plan's teams, tables or games do not hold together")
     if kept is not None and ((kept.name, kept.games, kept.tables, kept.opened) != (
             plan["name"], tuple(plan["games"]), tuple(plan["tables"]), plan["opened"])
-            or not set(kept.teams) <= set(teams) or rounds[:len(kept.rounds)] != kept.rounds):
+            or not {name for game in kept.played for name in game.teams} <= set(teams)
+            or rounds[:len(kept.rounds)] != kept.rounds):
         raise NightRefused("a plan changes only the night's teams, its next rounds and its close")

@@ -58,6 +58,11 @@ class Round:
         pairs = tuple(Pair(str(p["table"]), str(p["red"]), str(p["blue"])) for p in data["pairs"])
         return cls(int(data["number"]), pairs, tuple(str(name) for name in data.get("resting", ())))
 
+    @property
+    def names(self) -> set[str]:
+        """Every team the round names: at a table or sitting out."""
+        return {name for pair in self.pairs for name in pair.teams} | set(self.resting)
+
     def pair_at(self, table: str) -> Pair | None:
         return next((pair for pair in self.pairs if pair.table == table), None)
 
@@ -127,8 +132,7 @@ def swap(round_: Round, one: str, other: str) -> Round:
     def place(name: str) -> str:
         return other if name == one else one if name == other else name
 
-    names = {name for pair in round_.pairs for name in pair.teams} | set(round_.resting)
-    missing = [name for name in (one, other) if name not in names]
+    missing = [name for name in (one, other) if name not in round_.names]
     if missing or one == other:
         raise PairingRefused("swap two different teams of the round")
     pairs = tuple(Pair(pair.table, place(pair.red), place(pair.blue)) for pair in round_.pairs)

@@ -7,10 +7,12 @@ goes on (one look at the public view) and a no-op for a game already recorded or
 night. A game is the round's when it ends after the round was confirmed and its pair at this
 table has not played yet; any other game at the table is free play, and not the night's.
 
-At a table that hosts the night, ``plan`` is what the fleet's reporter tells the other tables; at
-one that follows it, ``follow`` keeps the host's plan (from paho's thread) and the games are
-recorded exactly as at the host. Every table of the night ``gather``s the games the others tell
-of, so its standings (and the host's next pairing) count them all.
+At a table that hosts the night, ``plan`` is what the fleet's reporter tells the other tables,
+with the proof of the night's code (``night.code``), which the table's screen shows while the
+night has other tables; at one that follows it, ``follow`` keeps the host's plan (from paho's
+thread) once its staff accepted the host, and the games are recorded exactly as at the host.
+Every table of the night ``gather``s the games the others tell of, so its standings (and the
+host's next pairing) count them all.
 """
 
 from __future__ import annotations
@@ -22,6 +24,7 @@ from collections.abc import Callable
 from ..engine.errors import Refusal
 from ..engine.phrase import Phrase
 from .book import Book
+from .code import proof, shown
 from .games import Game, from_view
 
 log = logging.getLogger("pi_table.night")
@@ -37,6 +40,8 @@ class Recorder:
         self._done: str | None = None  # the last game id looked at once over
         self._heard: dict[str, dict] = {}  # each other table's last night report, gathered again at a new plan
         self._next: tuple[int, Phrase | None] | None = None  # next_up as of the book's version
+        self._proof: tuple[str, str, str] | None = None  # the night's id, its code and their proof, made once
+        book.followed = self._gather_heard
 
     def seen(self, game_id: str, state: Callable[[], dict]) -> Game | None:
         """The game ``game_id`` as it stands (``state``: its public view's JSON), recorded if it has just ended."""
@@ -76,10 +81,17 @@ class Recorder:
 
     def plan(self) -> dict | None:
         """What the fleet hears of a night this table hosts (``pi-table/<table>/plan``, retained):
-        ``Night.plan_json``; None when it hosts none."""
+        ``Night.plan_json`` and the proof of its code; None when it hosts none."""
         with self.book.lock:
             night = self.book.night
-            return None if night is None or night.host is not None else night.plan_json()
+            if night is None or night.host is not None:
+                return None
+            plan, code = night.plan_json(), night.code
+        if code:  # a night opened before the codes has none: it is followed from the owner's list alone
+            if self._proof is None or self._proof[:2] != (night.id, code):
+                self._proof = (night.id, code, proof(code, self.table, night.id))
+            plan["proof"] = self._proof[2]
+        return plan
 
     def follow(self, host: str, plan: dict) -> bool:
         """The plan table ``host`` published (as the fleet's schema read it), kept when this table
@@ -94,9 +106,13 @@ class Recorder:
             return False
         if kept:
             log.info("night: following the night %s of table %s (plan %d)", plan["name"], host, plan["seq"])
-            for table, report in list(self._heard.items()):
-                self.gather(table, report)
+            self._gather_heard()
         return kept
+
+    def _gather_heard(self) -> None:
+        """The other tables' reports heard, gathered again: a new plan may await their games."""
+        for table, report in list(self._heard.items()):
+            self.gather(table, report)
 
     def gather(self, table: str, report: dict) -> list[Game]:
         """The games another table's night report tells of (``report``, as the fleet's schema read
@@ -125,10 +141,18 @@ class Recorder:
         return self._next[1]
 
     def _pair_up(self) -> Phrase | None:
+        """The pair up here, and at a host whose night has other tables, the night's code."""
         with self.book.lock:
             night = self.book.night
-            made = None if night is None or not night.open else night.round
-            pair = None if night is None else night.unplayed(made, self.table)
-            if pair is None:
+            if night is None or not night.open:
                 return None
-        return Phrase.of("next: {red} vs {blue} at table {table}", red=pair.red, blue=pair.blue, table=self.table)
+            pair = night.unplayed(night.round, self.table)
+            hosting = night.host is None and any(table != self.table for table in night.tables)
+            code = shown(night.code) if hosting and night.code else None
+        said = None if pair is None else Phrase.of("next: {red} vs {blue} at table {table}", red=pair.red,
+                                                   blue=pair.blue, table=self.table)
+        if code is None:
+            return said
+        if said is None:
+            return Phrase.of("night code {code}", code=code)
+        return Phrase.of("{next} · night code {code}", next=said, code=code)

@@ -1,14 +1,18 @@
 """The game night on the staff page, and the teams' own page: the night's routes, behind the
 staff page's checks (``StaffPage.api``), on the table's ``Book``.
 
-Staff (session and CSRF token): ``GET night`` (the open night, its standings and the nights
-kept), ``POST night/open`` (``{"name", "games", "tables"}``), ``night/join`` (``{"team",
-"nicknames"}``), ``night/propose``, ``night/swap`` (``{"one", "other"}``), ``night/confirm``,
-``night/close``; ``GET night/ID.csv`` and ``night/ID/print`` (a page to print) for a night kept.
-A night this table follows (its ``host`` another table) is shown, and its changes refused: they
-are its host's staff page's.
+Staff (session and CSRF token): ``GET night`` (the open night, its standings, the nights
+kept and the nights other tables offer this one), ``POST night/open`` (``{"name", "games",
+"tables"}``), ``night/join`` (``{"team", "nicknames"}``), ``night/approve`` and ``night/remove``
+(``{"team"}``), ``night/propose``, ``night/swap`` (``{"one", "other"}``), ``night/confirm``,
+``night/close``; ``night/accept`` (``{"host", "code"}``: follow a night on offer, with the code its
+host shows) and ``night/leave``; ``GET night/ID.csv`` and ``night/ID/print`` (a page to print)
+for a night kept. A night this table follows (its ``host`` another table) is shown, and its
+changes refused: they are its host's staff page's.
 Open to every phone on the café's network: ``GET /night`` (a team names itself: the table's QR
 code leads there) and ``POST /night/join``, and ``GET /night/standings`` for the spectators' TV.
+A team that joins from a phone waits for the staff's approval; a phone (its address) may try
+``JOINS_A_MINUTE`` times a minute and join ``TEAMS_A_PHONE`` teams a night.
 docs/cafe/night.md is the contract.
 """
 
@@ -17,23 +21,27 @@ from __future__ import annotations
 import asyncio
 import html
 import logging
+import math
+import time
+from collections import Counter
 from collections.abc import Callable
 
 from aiohttp import web
 
 from ..engine.endings import WORDS
 from ..engine.errors import Refusal
-from ..engine.phrase import N_
+from ..engine.phrase import N_, Phrase
 from ..files import csv_text
 from ..night.book import Book, Night
 from ..night.pairing import PairingRefused
 from ..night.standings import high_scores
 from ..ui.i18n import say, translation
-from .auth import Session
+from .auth import Session, Throttle
 from .staff import StaffPage, bad, language
 
 log = logging.getLogger("pi_table.web.staff")
-MAX_TEAMS = 64  # teams a night takes from the open page: a café's room, not a flood from its Wi-Fi
+JOINS_A_MINUTE = 6  # tries to join from one phone (its address): a typo or a name taken, not a flood
+TEAMS_A_PHONE = 3  # teams one phone joins in a night: a friend's team whose phone is flat, not a flood
 
 TEXTS: tuple[str, ...] = (
     N_("Game night"),
@@ -65,6 +73,16 @@ TEXTS: tuple[str, ...] = (
     N_("no night is open"),
     N_("Nights kept"),
     N_("This night is run from the staff page of table {host}: it is shown here, not changed."),
+    N_("Code for the other tables: {code}"),
+    N_("Waiting for the staff"),
+    N_("Approve"),
+    N_("Remove"),
+    N_("Remove the team {team} from the night?"),
+    N_("Nights on offer to this table"),
+    N_("Code on its host's screen"),
+    N_("Follow this night"),
+    N_("Leave the night"),
+    N_("Leave the night? Its games played here stay kept, and its host's night goes on."),
 )
 """The night's words on the staff page (night.js looks each up by its English text)."""
 
@@ -73,7 +91,7 @@ PAGE_TEXTS = (
     N_("Your team's name"),
     N_("Your first names or nicknames, if you like (separated by commas)"),
     N_("Join"),
-    N_("Your team {name} has joined: watch the screen for your table."),
+    N_("Your team {name} is on the list: the staff confirm it, then watch the screen for your table."),
     N_("Names are shown to everyone in the room: nothing secret."),
 )
 
@@ -85,6 +103,8 @@ class NightRoom:
 
     def __init__(self, page: StaffPage, book: Book) -> None:
         self.page, self.book = page, book
+        self._tries = Throttle(JOINS_A_MINUTE)
+        self._phones: tuple[str | None, Counter[str]] = (None, Counter())  # a night's id, its teams joined by address
         page.rooms.append(self)
 
     def mount(self, app: web.Application) -> None:
@@ -93,10 +113,14 @@ class NightRoom:
             web.get("/staff/api/night", api(self._night)),
             web.post("/staff/api/night/open", api(self._open)),
             web.post("/staff/api/night/join", api(self._join)),
+            web.post("/staff/api/night/approve", api(self._team_act(self.book.approve))),
+            web.post("/staff/api/night/remove", api(self._team_act(self.book.remove))),
             web.post("/staff/api/night/propose", api(self._act(lambda body: self.book.propose()))),
             web.post("/staff/api/night/swap", api(self._act(self._swap))),
             web.post("/staff/api/night/confirm", api(self._act(lambda body: self.book.confirm()))),
             web.post("/staff/api/night/close", api(self._act(lambda body: self.book.close()))),
+            web.post("/staff/api/night/accept", api(self._accept)),
+            web.post("/staff/api/night/leave", api(self._act(lambda body: self.book.leave()))),
             web.get("/staff/api/night/{id}.csv", api(self._csv)),
             web.get("/staff/api/night/{id}/print", api(self._print)),
             web.get("/night", self._team_page),
@@ -105,12 +129,12 @@ class NightRoom:
         ])
 
     async def _night(self, request: web.Request, session: Session) -> web.Response:
-        night = await asyncio.to_thread(self.book.snapshot)
+        night, offers = await asyncio.to_thread(lambda: (self.book.snapshot(), self.book.offered()))
         lang = language(request)
         if night is not None:
             night["high_scores"] = [h.to_json() for h in high_scores(self.book.current().played)]
             night["endings"] = {t.value: translation(lang).gettext(WORDS[t]) for t in WORDS}
-        return web.json_response({"night": night, "kept": [path.stem for path in self.book.kept()]})
+        return web.json_response({"night": night, "kept": [path.stem for path in self.book.kept()], "offers": offers})
 
     async def _open(self, request: web.Request, session: Session) -> web.Response:
         body = await self.page.read_json(request)
@@ -126,12 +150,28 @@ class NightRoom:
             return bad('expected {"team": NAME, "nicknames": [NAME, ...]}')
         return await self._done(request, lambda: self.book.join(body["team"], body.get("nicknames", [])))
 
+    async def _accept(self, request: web.Request, session: Session) -> web.Response:
+        body = await self.page.read_json(request)
+        if not isinstance(body, dict) or not isinstance(body.get("host"), str) or not isinstance(body.get("code"), str):
+            return bad('expected {"host": TABLE, "code": CODE}')
+        return await self._done(request, lambda: self.book.accept(body["host"][:64], body["code"][:40]))
+
     def _swap(self, body: object) -> object:
         """``{"one": TEAM, "other": TEAM}``: anything else names no two teams of the round, and is refused as such."""
         one, other = (body.get("one"), body.get("other")) if isinstance(body, dict) else (None, None)
         if not isinstance(one, str) or not isinstance(other, str):
             raise PairingRefused("swap two different teams of the round")
         return self.book.swap(one, other)
+
+    def _team_act(self, action: Callable[[str], object]):
+        """A route that does ``action`` to the team ``{"team": NAME}`` names."""
+        async def acted(request: web.Request, session: Session) -> web.Response:
+            body = await self.page.read_json(request)
+            if not isinstance(body, dict) or not isinstance(body.get("team"), str):
+                return bad('expected {"team": NAME}')
+            return await self._done(request, lambda: action(body["team"]))
+
+        return acted
 
     def _act(self, action: Callable[[object], object]):
         async def acted(request: web.Request, session: Session) -> web.Response:
@@ -170,18 +210,36 @@ class NightRoom:
         return web.Response(text=team_page(self.page.desk.language()), content_type="text/html")
 
     async def _team_join(self, request: web.Request) -> web.Response:
+        """A team names itself from a phone: it waits for the staff's approval, and a phone's
+        tries and teams are counted (its address), so a flood from one never fills the night."""
         lang = self.page.desk.language()
+        address = request.remote or "?"
+        wait = math.ceil(self._tries.tried(address, False, time.monotonic()))
+        if wait:
+            said = say(Phrase.of("too many attempts: wait {seconds} s", seconds=wait), lang)
+            return web.Response(text=team_page(lang, error=said), content_type="text/html", status=429,
+                                headers={"Retry-After": str(wait)})
         form = await request.post()
         name, nicknames = str(form.get("team", "")), str(form.get("nicknames", ""))
         night = self.book.night
+        if self._phones[0] != (None if night is None else night.id):
+            self._phones = (None if night is None else night.id, Counter())
+        joined_here = self._phones[1]
         try:
-            if night is not None and len(night.teams) >= MAX_TEAMS:
-                raise Refusal("the night has all the teams it takes: ask the staff")
-            joined = await asyncio.to_thread(self.book.join, name[:200], nicknames[:400].split(","))
+            if joined_here[address] >= TEAMS_A_PHONE:
+                raise Refusal("this phone has joined {count} teams tonight: ask the staff to add more",
+                              count=TEAMS_A_PHONE)
+            joined_here[address] += 1  # before the wait for the book: a burst from one phone is counted as it comes
+            try:
+                joined = await asyncio.to_thread(self.book.join, name[:200], nicknames[:400].split(","), True)
+            except BaseException:  # not joined (a refusal, the card, a request gone): not counted
+                joined_here[address] -= 1
+                raise
         except Refusal as e:
             return web.Response(text=team_page(lang, error=say(e.phrase, lang)), content_type="text/html", status=409)
-        log.info("night: the team %s joined from a phone", joined.name)
-        said = translation(lang).gettext("Your team {name} has joined: watch the screen for your table.")
+        log.info("night: the team %s joined from a phone (%s), waiting for the staff", joined.name, address)
+        said = translation(lang).gettext("Your team {name} is on the list: the staff confirm it, then watch the "
+                                         "screen for your table.")
         return web.Response(text=team_page(lang, done=said.format(name=joined.name)), content_type="text/html")
 
     async def _standings(self, request: web.Request) -> web.Response:

@@ -1,5 +1,6 @@
 // The game night on the staff page (after staff.js, whose api(), t(), el(), say() and download() it uses):
-// open a night, add teams, propose, swap and confirm rounds, the standings, close and export.
+// open a night, add teams and approve or remove those from the phones, propose, swap and confirm rounds,
+// the standings, close and export; follow a night another table offers (with its code) and leave it.
 "use strict";
 
 function nightSection() {
@@ -7,6 +8,8 @@ function nightSection() {
     el("h2", { "data-t": "Game night", text: t("Game night") }),
     el("p", { id: "night-state", class: "note" }),
     el("p", { id: "night-host", class: "note", hidden: "" }),
+    el("p", { id: "night-code", hidden: "" }),
+    el("div", { id: "night-offers" }),
     el("form", { id: "night-open", class: "stack" },
       el("label", { for: "night-name", "data-t": "Night's name", text: t("Night's name") }),
       el("input", { id: "night-name", maxlength: "40", required: "" }),
@@ -23,6 +26,10 @@ function nightSection() {
                       placeholder: t("Nicknames (optional, separated by commas)") }),
         el("button", { type: "submit", "data-t": "Add the team", text: t("Add the team") })),
       el("p", { id: "night-teams" }),
+      el("div", { id: "night-remove-row", class: "row", hidden: "" },
+        el("select", { id: "night-remove-team", "aria-label": t("Team") }),
+        el("button", { id: "night-remove", class: "quiet", "data-t": "Remove", text: t("Remove") })),
+      el("div", { id: "night-waiting" }),
       el("div", { class: "row" },
         el("button", { id: "night-propose", "data-t": "Propose the next round", text: t("Propose the next round") }),
         el("button", { id: "night-confirm", "data-t": "Confirm the round", text: t("Confirm the round") })),
@@ -32,7 +39,8 @@ function nightSection() {
       el("div", { class: "row" },
         el("button", { id: "night-csv", class: "quiet", "data-t": "Export CSV", text: t("Export CSV") }),
         el("button", { id: "night-print", class: "quiet", "data-t": "Print", text: t("Print") }),
-        el("button", { id: "night-close", class: "warn", "data-t": "Close the night", text: t("Close the night") }))),
+        el("button", { id: "night-close", class: "warn", "data-t": "Close the night", text: t("Close the night") }),
+        el("button", { id: "night-leave", class: "warn", "data-t": "Leave the night", text: t("Leave the night") }))),
     el("div", { id: "night-kept" }));
 }
 
@@ -79,6 +87,35 @@ function drawRound(round, proposed) {
   box.append(el("div", { class: "row" }, one, other, swap));
 }
 
+// The nights other tables offer this one (their plans name it): each followed once its code is typed here.
+function drawOffers(offers) {
+  $("night-offers").replaceChildren(...(offers.length ? [el("h3", { "data-t": "Nights on offer to this table",
+    text: t("Nights on offer to this table") })] : []), ...offers.map((offer) => {
+    const code = el("input", { class: "night-offer-code", maxlength: "12", autocomplete: "off",
+                               "aria-label": t("Code on its host's screen"), placeholder: t("Code on its host's screen") });
+    const follow = el("button", { class: "night-accept", "data-host": offer.host, text: t("Follow this night") });
+    follow.addEventListener("click", () => nightAct("accept", { host: offer.host, code: code.value }));
+    return el("div", { class: "row night-offer" }, el("span", { text: `${t("table")} ${offer.host}: ${offer.name}` }), code, follow);
+  }));
+}
+
+// The teams that joined from the phones, each approved or removed by the staff.
+function drawWaiting(waiting) {
+  $("night-waiting").replaceChildren(...(waiting.length ? [el("h3", { "data-t": "Waiting for the staff",
+    text: t("Waiting for the staff") })] : []), ...waiting.map((team) => {
+    const approve = el("button", { class: "night-approve", "data-team": team.name, text: t("Approve") });
+    const remove = el("button", { class: "quiet night-refuse", "data-team": team.name, text: t("Remove") });
+    approve.addEventListener("click", () => nightAct("approve", { team: team.name }));
+    remove.addEventListener("click", () => removeTeam(team.name));
+    const nicknames = team.nicknames.length ? ` (${team.nicknames.join(", ")})` : "";
+    return el("div", { class: "row night-waiting" }, el("span", { text: team.name + nicknames }), approve, remove);
+  }));
+}
+
+function removeTeam(name) {
+  if (confirm(t("Remove the team {team} from the night?", { team: name }))) nightAct("remove", { team: name });
+}
+
 function drawNight(data) {
   night = data.night;
   $("night-open").hidden = !!night;
@@ -86,14 +123,22 @@ function drawNight(data) {
   $("night-host").hidden = true;
   $("night-state").textContent = night ? night.name : t("no night is open");
   drawKept(data.kept);
+  drawOffers(data.offers || []);
+  $("night-code").hidden = !(night && night.code);
+  $("night-code").textContent = night && night.code ? t("Code for the other tables: {code}", { code: night.code }) : "";
   if (!night) return;
   $("night-teams").textContent = `${t("Teams")}: ${night.teams.map((team) => team.name).join(", ")}`;
+  drawWaiting(night.host ? [] : night.waiting);
+  const removable = night.teams.map((team) => team.name).filter((name) => night.removable.includes(name));
+  $("night-remove-team").replaceChildren(...removable.map((name) => el("option", { value: name, text: name })));
+  $("night-remove-row").hidden = !!night.host || !removable.length;
   drawRound(night.proposal || night.rounds[night.rounds.length - 1], !!night.proposal);
   $("night-confirm").disabled = !night.proposal;
   // A night followed from its host's plan is shown here, run there.
   $("night-host").hidden = !night.host;
   $("night-host").textContent = night.host ? t(HOSTED, { host: night.host }) : "";
   for (const id of ["night-join", "night-propose", "night-confirm", "night-close"]) $(id).hidden = !!night.host;
+  $("night-leave").hidden = !night.host;
   const columns = ["played", "won", "lost", "points", "margin", "rating"];
   $("night-standings").replaceChildren(
     el("tr", {}, el("th", { text: t("Team") }), ...columns.map((name) => el("th", { text: t(name) }))),
@@ -129,6 +174,10 @@ document.addEventListener("DOMContentLoaded", () => {
   $("night-close").addEventListener("click", () => {
     if (confirm(t("Close the night? Its games stay kept, and it can be exported."))) nightAct("close");
   });
+  $("night-leave").addEventListener("click", () => {
+    if (confirm(t("Leave the night? Its games played here stay kept, and its host's night goes on."))) nightAct("leave");
+  });
+  $("night-remove").addEventListener("click", () => { if ($("night-remove-team").value) removeTeam($("night-remove-team").value); });
   $("night-csv").addEventListener("click", () => night && exportNight(night.id));
   $("night-print").addEventListener("click", () => night && printNight(night.id));
   setInterval(() => { if (csrf && !$("desk").hidden) loadNight(true); }, 5000);

@@ -210,7 +210,7 @@ function read(option, input) {
   if (choice) return choice.value;
   if (option.kind === "int" || option.kind === "number") return text !== "" && !Number.isNaN(Number(text)) ? Number(text) : text;
   if (option.kind === "pin") return text === "false" ? false : text !== "" && !Number.isNaN(Number(text)) ? Number(text) : text;
-  if (option.kind === "int_list" || option.kind === "int_lists") { try { return JSON.parse(text); } catch { return text; } }
+  if (option.kind.endsWith("_list") || option.kind === "int_lists") { try { return JSON.parse(text); } catch { return text; } }
   return text;
 }
 
