@@ -37,7 +37,7 @@ from pathlib import Path, PurePosixPath
 from ..engine.phrase import N_
 from .keys import MAX_SIGNATURE, Keyring, sign
 from .layout import LOCK_FILE, VERSION, ReleaseError, source_version
-from .wheels import WHEEL, Wheels, digest, hashed
+from .wheels import REPRODUCIBLE, WHEEL, Wheels, digest, hashed
 
 MANIFEST, SIGNATURE, WHEELS = "manifest.json", "manifest.sig", "wheels"
 FORMAT = 2
@@ -93,7 +93,7 @@ def export(checkout: Path, into: Path, commit: str = "HEAD", dirty: bool = False
 def _pip(*args: str, log) -> subprocess.CompletedProcess:
     command = [sys.executable, "-m", "pip", *args]
     print("$ " + " ".join(command), file=log, flush=True)
-    return subprocess.run(command, capture_output=True, text=True, check=False)
+    return subprocess.run(command, capture_output=True, text=True, env={**os.environ, **REPRODUCIBLE}, check=False)
 
 
 def _locked(tree: Path) -> list[str]:

@@ -30,6 +30,11 @@ WHEEL = re.compile(r"(?P<name>[A-Za-z0-9](?:[A-Za-z0-9._]*[A-Za-z0-9])?)-(?P<ver
 PROJECT = "pi_table"
 
 
+REPRODUCIBLE = {"SOURCE_DATE_EPOCH": "315532800"}
+"""A wheel's files dated 1980, whenever it is built: the same tree makes the same wheel, so the
+installer run again on the same checkout finds its release built already."""
+
+
 def project(name: str) -> str:
     """A distribution's name as pip compares them (PEP 503)."""
     return re.sub(r"[-_.]+", "-", name).lower()
@@ -123,7 +128,7 @@ def built(source: Path, extras: str, into: Path, user: ServiceUser, log) -> Whee
         user.give(path)
     wanted = f"{source}[{extras}]" if extras else str(source)
     user.run([sys.executable, "-m", "pip", "wheel", "--wheel-dir", str(wheels), "--constraint", str(source / LOCK_FILE),
-              wanted], log, "pip wheel", home)
+              wanted], log, "pip wheel", home, env=REPRODUCIBLE)
     return hashed(wheels)
 
 
