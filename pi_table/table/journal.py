@@ -348,13 +348,14 @@ class Replay:
     damage: Damage | None
 
 
-def read_game(path: Path) -> Replay:
-    """Replay a journal file up to its first damaged line. A torn last line (a crash
-    mid-write) is dropped with a warning; a header beyond use raises ``JournalError``, and a
-    file that ends before its header does raises ``Unstarted``."""
+def read_game(path: Path, data: bytes | None = None) -> Replay:
+    """Replay a journal file (its bytes ``data`` when they are read already: a backup's) up to
+    its first damaged line. A torn last line (a crash mid-write) is dropped with a warning; a
+    header beyond use raises ``JournalError``, and a file that ends before its header does
+    raises ``Unstarted``."""
     path = Path(path)
     warnings: list[str] = []
-    lines = _complete_lines(path, path.read_bytes(), warnings)
+    lines = _complete_lines(path, path.read_bytes() if data is None else data, warnings)
     if not lines:
         raise Unstarted("{path}: no whole header line: the game was never dealt", path=path)
     header, version = _header(path, lines[0])
@@ -406,6 +407,15 @@ def load_game(path: Path) -> tuple[Header, GameRecord, list[str]]:
     if replay.damage is not None:
         raise JournalError(replay.damage.reason)
     return replay.header, replay.record, replay.warnings
+
+
+def finished(path: Path, data: bytes) -> bool:
+    """Whether the journal ``data`` (of ``path``) replays whole to the end of its game."""
+    try:
+        replay = read_game(path, data)
+    except (JournalError, ValueError, RecursionError):  # a header beyond use, or JSON nested beyond reading
+        return False
+    return replay.damage is None and replay.record.state.is_over
 
 
 def entries_written(path: Path) -> int:
