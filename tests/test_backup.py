@@ -358,7 +358,7 @@ def staged(tmp_path) -> tuple[Path, dict, dict]:
     rules = Rules()
     Session(rules, key=make_game(rules).parse_key(dealt_key(6)), journal_dir=tmp_path / "journal").close()
     changed = state(path)
-    backup.stage(data, load_config(path), Running(), "staff", ["staff"])
+    backup.stage(data, load_config(path), Running(), "staff", ["staff"], reached="192.0.2.7")
     return path, restored(before, changed), changed
 
 
@@ -411,6 +411,7 @@ def test_a_staged_restore_is_applied_at_the_start_with_the_state_before_kept_as_
     assert state(path) == changed  # nothing replaced until the start
     config, restoring = backup.starting(load_config(path))
     assert restoring is not None and restoring.starts == 1 and restoring.by == "staff"
+    assert restoring.reached == ("192.0.2.7",)  # the staff page must answer there again, as after a change
     assert restoring.keys == ("timer.length_s", "staff.pin", "journal")
     assert state(path) == before and config.timer.length_s == 0
     assert (tmp_path / "journal" / SESSIONS_FILE).exists() and (tmp_path / "journal" / "fleet.pending").exists()

@@ -44,7 +44,7 @@ import stat
 import threading
 import time
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
 
@@ -246,6 +246,7 @@ def check(data: bytes, config: Config, running: Running | None = None) -> Conten
         replaces.append(Phrase.of("the settings: kept as they are (the backup holds none)"))
     journal = config.paths.journal_dir
     pin = JOURNAL + TRAVELS[0]
+    # a restored staff.pin is a file from a backup: its hash's parameters are to be bounded here (auth.well_formed)
     if pin not in files:
         replaces.append(Phrase.of("the staff PIN: kept as it is (the backup holds none)"))
     elif _read_or_none(journal / TRAVELS[0]) == files[pin]:
@@ -448,12 +449,12 @@ def running_now(table: Holding) -> Running:
     return Running((str(table.config.paths.journal_dir),), None if table.companion is None else table.companion.port)
 
 
-def restore(data: bytes, table: Table, by: str = "staff", restart: bool = True) -> Contents:
+def restore(data: bytes, table: Table, by: str = "staff", restart: bool = True, reached: str | None = None) -> Contents:
     """Check ``data`` (BadBackup), stage it for the next start and, with ``restart``, ask for the
-    restart that applies it as a trial, watching the devices working now (the staff page asks for
-    it itself, once its answer is sent)."""
+    restart that applies it as a trial, watching the devices working now and the address the
+    staff page was ``reached`` on (the staff page asks for the restart itself, once its answer is sent)."""
     with table.restarts.lock:
-        contents = stage(data, table.config, running_now(table), by, table.restarts.working())
+        contents = stage(data, table.config, running_now(table), by, table.restarts.working(), reached)
     log.info("restoring the backup of %s made %s: the table restarts on it", contents.manifest.get("table"),
              contents.manifest.get("made"))
     if restart:
@@ -461,7 +462,8 @@ def restore(data: bytes, table: Table, by: str = "staff", restart: bool = True) 
     return contents
 
 
-def stage(data: bytes, config: Config, running: Running, by: str, working: Iterable[str]) -> Contents:
+def stage(data: bytes, config: Config, running: Running, by: str, working: Iterable[str],
+          reached: str | None = None) -> Contents:
     """Check ``data`` and keep it with its trial's note, for the next start to apply (``starting``);
     BadBackup (nothing kept) while a change of settings or another restore is on trial, or when
     the backup does not pass its check."""
@@ -475,7 +477,8 @@ def stage(data: bytes, config: Config, running: Running, by: str, working: Itera
     try:
         where.mkdir(mode=PRIVATE_DIR, parents=True, exist_ok=True)  # what it restores alone: the start replays no game
         write_private(where / STAGED, _packed(contents.manifest, contents.files, time.time()))
-        _note(config, trial.Trial(contents.keys, by, tuple(working), time.time()), STAGED_PHASE)
+        _note(config, trial.Trial(contents.keys, by, tuple(working), time.time(),
+                                  reached=() if reached is None else (reached,)), STAGED_PHASE)
     except OSError as e:
         raise BadBackup("{path}: cannot be written: {error}", path=str(where), error=e.strerror or str(e)) from None
     return contents
@@ -508,7 +511,7 @@ def starting(config: Config) -> tuple[Config, trial.Trial | None]:
                         error=e.phrase if isinstance(e, BadBackup) else e.strerror or str(e))
         return _rolled_back(config, under, _said(why)), None
     _apply(config, files)
-    under = trial.Trial(under.keys, under.by, under.working, under.since, under.starts + 1)
+    under = replace(under, starts=under.starts + 1)
     _note(config, under, APPLIED)
     log.info("restored the backup of %s made %s; trying it", manifest.get("table"), manifest.get("made"))
     if CONFIG not in files or config.source is None:
@@ -609,11 +612,11 @@ def check_upload(data: bytes, table: Table) -> Contents:
     return check(data, table.config, running_now(table))
 
 
-def restore_upload(data: bytes, table: Table) -> list[Phrase]:
-    """``POST /staff/api/restore``: [] once staged (the page then asks for the restart that tries
-    it); else why not."""
+def restore_upload(data: bytes, table: Table, reached: str | None = None) -> list[Phrase]:
+    """``POST /staff/api/restore``, from a page ``reached`` on that address: [] once staged (the
+    page then asks for the restart that tries it); else why not."""
     try:
-        restore(data, table, restart=False)
+        restore(data, table, restart=False, reached=reached)
     except BadBackup as e:
         return [e.phrase]
     return []
