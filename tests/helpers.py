@@ -691,7 +691,7 @@ class FakeDesk:
         self.calls.append("settings")
         return {"file": None, "options": []}
 
-    def change_settings(self, changes):
+    def change_settings(self, changes, reached=None):
         self.calls.append(f"change {changes}")
         return []
 

@@ -12,6 +12,8 @@ import json
 import tarfile
 import threading
 import time
+import urllib.error
+import urllib.request
 from pathlib import Path
 
 import pytest
@@ -22,16 +24,17 @@ from pi_table.cli import main
 from pi_table.config import Config, load_config, trial
 from pi_table.config.machine import Running
 from pi_table.daemon import backup
-from pi_table.daemon.restarts import Restarts
+from pi_table.daemon.restarts import EXIT_RESTART, Restarts
 from pi_table.daemon.trial import Health
-from pi_table.engine import Rules
+from pi_table.engine import Rules, parse_action
 from pi_table.engine.games import make_game
 from pi_table.engine.phrase import Phrase
-from pi_table.table import Session
+from pi_table.table import Session, history
+from pi_table.table.journal import IN_PLAY
 from pi_table.ui.i18n import say
 from pi_table.web.staff import PIN_FILE, SESSIONS_FILE, set_pin
 
-from helpers import STAFF_CONFIG, STAFF_PIN, dealt_key, service_daemon, wait_for
+from helpers import STAFF_CONFIG, STAFF_PIN, Staff, StaffService, dealt_key, service_daemon, wait_for
 
 SECRET = b"0123456789abcdef0123456789abcdef"  # the companion's: 32 bytes
 
@@ -44,24 +47,48 @@ class Clock:
         return self.now
 
 
+KEY = "RRRRRRRRRBBBBBBBBNNNNNNNA"  # a finished game's: red touched the assassin (24)
+PHONES = {"companion.secret": SECRET, "companion.released": b'{"game_id": "g", "generations": {"1": 2}}',
+          "companion.opened": b"token-of-a-phone\n"}
+"""The phones' secret and links: a seat's token and a phone's cookie are made from them."""
+
+
 def table(folder: Path, config: str = STAFF_CONFIG) -> Path:
-    """A table's files: its configuration, a game, the PIN, the companion's secret, and what
-    must not travel (sessions, restart times, the fleet's pending reports)."""
+    """A table's files: its configuration, a finished game, the game in play, the PIN, the
+    phones' secret and links, and what must not travel (sessions, restart times, the fleet's
+    pending reports)."""
     folder.mkdir(exist_ok=True)
     path = folder / "config.toml"
     path.write_text(config)
     journal = folder / "journal"
     rules = Rules()
-    Session(rules, key=make_game(rules).parse_key(dealt_key()), journal_dir=journal).close()
+    finished = Session(rules, key=make_game(rules).parse_key(KEY), journal_dir=journal)
+    finished.submit(parse_action("touch 24"))
+    assert finished.state.is_over
+    finished.new_game()  # the game in play
+    finished.submit(parse_action("clue 2"))
+    finished.close()
     set_pin(journal, STAFF_PIN)
-    for name, data in (("companion.secret", SECRET), (SESSIONS_FILE, b"{}"), ("staff.restarts", b"[]"),
-                       ("fleet.pending", b"[]")):
+    for name, data in (*PHONES.items(), (SESSIONS_FILE, b"{}"), ("staff.restarts", b"[]"), ("fleet.pending", b"[]")):
         (journal / name).write_bytes(data)
     return path
 
 
 def games(path: Path) -> list[str]:
     return sorted(p.name for p in (path.parent / "journal").glob("*.jsonl"))
+
+
+def in_play(path: Path) -> str | None:
+    """The game in play's id, as the table named it."""
+    return json.loads((path.parent / "journal" / IN_PLAY).read_text())["game"]
+
+
+def finished_games(path: Path) -> list[str]:
+    return [name for name in games(path) if name != f"{in_play(path)}.jsonl"]
+
+
+GAME_ENDS = ("the game in play ends, as End game ends it: it stays in the history and a new one is dealt; phones "
+             "scan the codes again")
 
 
 def said(contents: backup.Contents) -> list[str]:
@@ -71,15 +98,37 @@ def said(contents: backup.Contents) -> list[str]:
 # --- making one and reading it back ---------------------------------------------------------------
 
 
-def test_a_backup_holds_the_table_and_not_its_sessions(tmp_path):
+def test_a_backup_holds_the_settings_the_pin_and_the_finished_games_and_never_the_key_or_the_phones_secret(tmp_path):
+    """Issue 37, item 3: the staff's download held the game in play's journal (its key) and the
+    phones' secret (every seat's token and a phone's cookie can be made from it)."""
     path = table(tmp_path)
+    (finished,) = finished_games(path)
     manifest, files = backup.read(backup.make(load_config(path), now=1_700_000_000))
-    assert sorted(files) == sorted(["config.toml", "journal/companion.secret", *(f"journal/{g}" for g in games(path)),
-                                    "journal/staff.pin"])
-    assert files["config.toml"] == path.read_bytes() and files["journal/companion.secret"] == SECRET
+    assert sorted(files) == ["config.toml", f"journal/{finished}", "journal/staff.pin"]
+    assert files["config.toml"] == path.read_bytes()
     assert manifest["format"] == "pi-table backup" and manifest["version"] == 1 and manifest["table"]
-    assert manifest["files"]["journal/companion.secret"] == {"size": 32, "sha256": hashlib.sha256(SECRET).hexdigest()}
-    assert PIN_FILE == backup.TRAVELS[0]  # the staff page's name for it
+    pin = (tmp_path / "journal" / PIN_FILE).read_bytes()
+    assert manifest["files"]["journal/staff.pin"] == {"size": len(pin), "sha256": hashlib.sha256(pin).hexdigest()}
+    playing = tmp_path / "journal" / f"{in_play(path)}.jsonl"
+    key = json.loads(playing.read_text().splitlines()[0])["key"]
+    assert not any(key.encode() in data or SECRET in data for data in files.values())
+    nightly = backup.Nightly(load_config(path)).tick()  # the nightly backups keep the same rule
+    assert nightly is not None and sorted(backup.read(nightly.read_bytes())[1]) == sorted(files)
+
+
+def test_the_game_on_the_table_stays_out_even_finished_while_an_undo_could_bring_it_back(tmp_path):
+    path = table(tmp_path)
+    session = Session.resume(Rules(), tmp_path / "journal")
+    session.submit(parse_action(f"touch {session.spymaster_view().key.cells.index('A')}"))
+    assert session.state.is_over  # the game in play is over, and still on the table
+    session.close()
+    assert backup.read(backup.make(load_config(path)))[1].keys() == {
+        "config.toml", "journal/staff.pin", *(f"journal/{name}" for name in finished_games(path))}
+    assert len(finished_games(path)) == 1
+    session = Session.resume(Rules(), tmp_path / "journal")  # the next game dealt: the last one is history
+    session.close()
+    assert len(finished_games(path)) == 2
+    assert {f"journal/{name}" for name in finished_games(path)} < backup.read(backup.make(load_config(path)))[1].keys()
 
 
 def test_a_backup_of_the_same_table_replaces_nothing_but_says_so(tmp_path):
@@ -87,8 +136,11 @@ def test_a_backup_of_the_same_table_replaces_nothing_but_says_so(tmp_path):
     config = load_config(path)
     contents = backup.check(backup.make(config), config, Running())
     assert said(contents)[1:] == ["the settings: the same as now", "the staff PIN: the same as now",
-                                  "the games' history: 1 game in place of the 1 kept now"]
+                                  "the games' history: 1 game in place of the 1 kept now", GAME_ENDS]
     assert contents.keys == ("journal",)
+    assert say(contents.replaces[4], "it") == (
+        "la partita in corso si chiude, come con Chiudi partita: resta nello storico e se ne prepara una nuova; i "
+        "telefoni inquadrano di nuovo i codici")
 
 
 def test_the_check_says_which_settings_the_pin_and_how_many_games_it_replaces(tmp_path):
@@ -101,7 +153,7 @@ def test_the_check_says_which_settings_the_pin_and_how_many_games_it_replaces(tm
     contents = backup.check(data, load_config(path), Running())
     assert said(contents)[1:] == ["the settings: timer.length_s change",
                                   "the staff PIN: the backup's (log in with the PIN the table had then)",
-                                  "the games' history: 1 game in place of the 2 kept now"]
+                                  "the games' history: 1 game in place of the 2 kept now", GAME_ENDS]
     assert contents.keys == ("timer.length_s", "staff.pin", "journal")
     assert say(contents.replaces[3], "it").startswith("lo storico delle partite: 1 partita")
 
@@ -189,10 +241,10 @@ def repacked(data: bytes, change) -> bytes:
 
 def test_files_that_do_not_match_the_manifest_are_refused_without_showing_them(tmp_path):
     data, config = good(tmp_path)
-    changed = repacked(data, lambda name, body: body.replace(SECRET, b"X" * 32))
+    changed = repacked(data, lambda name, body: body.replace(b"$", b"%") if name == "journal/staff.pin" else body)
     with pytest.raises(backup.BadBackup) as refused:
         backup.check(changed, config, Running())
-    assert str(refused.value) == ("the backup's 'journal/companion.secret' does not match its manifest's size and "
+    assert str(refused.value) == ("the backup's 'journal/staff.pin' does not match its manifest's size and "
                                   "sha256: the file was damaged or changed after the backup was made")
     missing = repacked(data, lambda name, body: None if name == "config.toml" else body)
     with pytest.raises(backup.BadBackup, match="the backup's manifest lists 'config.toml', which the backup does not"):
@@ -281,12 +333,24 @@ def test_any_bytes_are_a_backup_or_a_refusal_in_words(one_table, noise, where):
 
 def state(path: Path) -> dict:
     journal = path.parent / "journal"
-    return {"config": path.read_bytes(), "games": games(path), "pin": (journal / PIN_FILE).read_bytes()}
+    phones = tuple((journal / name).read_bytes() if (journal / name).exists() else None for name in PHONES)
+    pointer = journal / IN_PLAY
+    return {"config": path.read_bytes(), "games": games(path), "pin": (journal / PIN_FILE).read_bytes(),
+            "phones": phones, "in_play": json.loads(pointer.read_text())["game"] if pointer.exists() else None}
+
+
+def restored(backed_up: dict, now: dict) -> dict:
+    """What restoring a backup of the table as it was (``backed_up``) leaves of it as it is
+    (``now``): the backup's settings, PIN and finished games; the game in play now stays in the
+    history, ended (none is in play); no phones' secret (the start makes a new one)."""
+    finished = {name for name in backed_up["games"] if name != f"{backed_up['in_play']}.jsonl"}
+    return {"config": backed_up["config"], "games": sorted(finished | {f"{now['in_play']}.jsonl"}),
+            "pin": backed_up["pin"], "phones": (None,) * len(PHONES), "in_play": None}
 
 
 def staged(tmp_path) -> tuple[Path, dict, dict]:
     """A table backed up, then changed (a slower timer, another PIN, another game), with the
-    backup staged for its next start: the path, the state backed up and the state changed."""
+    backup staged for its next start: the path, the state the restore leaves and the state changed."""
     path = table(tmp_path)
     before, data = state(path), backup.make(load_config(path))
     path.write_text(STAFF_CONFIG.replace("length_s = 0", "length_s = 90"))
@@ -294,8 +358,52 @@ def staged(tmp_path) -> tuple[Path, dict, dict]:
     rules = Rules()
     Session(rules, key=make_game(rules).parse_key(dealt_key(6)), journal_dir=tmp_path / "journal").close()
     changed = state(path)
-    backup.stage(data, load_config(path), Running(), "staff", ["staff"])
-    return path, before, changed
+    backup.stage(data, load_config(path), Running(), "staff", ["staff"], reached="192.0.2.7")
+    return path, restored(before, changed), changed
+
+
+def older_backup(path: Path) -> tuple[bytes, str, str]:
+    """A backup as pi-table made it before issue 37 (its format unchanged): with the phones'
+    secret and links, and the game in play, whose name sorts last; and a finished game. The
+    backup, the game in play's name and the finished game's."""
+    journal = path.parent / "journal"
+    (finished,) = finished_games(path)
+    members = [regular("config.toml", path.read_bytes()), regular("journal/staff.pin", (journal / PIN_FILE).read_bytes()),
+               regular(f"journal/{finished}", (journal / finished).read_bytes()),
+               regular("journal/zzzz.jsonl", (journal / f"{in_play(path)}.jsonl").read_bytes()),
+               *(regular(f"journal/{name}", b"B" * len(data)) for name, data in PHONES.items())]
+    return packed(members), "zzzz.jsonl", finished
+
+
+def test_an_older_backup_with_the_key_and_the_phones_secret_is_restored_without_them_and_says_so(tmp_path):
+    """Issues 37, items 3 and 11: a backup made before holds the game in play (here under a name
+    that sorts last, which every later start resumed) and the phones' secret. Both are left out,
+    said in the check, not refused; the game in play now ends, and no restart resumes the backup's."""
+    path = table(tmp_path)
+    data, stranger, finished = older_backup(path)
+    config = load_config(path)
+    contents = backup.check(data, config, Running())
+    assert said(contents)[3:] == [
+        "the games' history: 1 game in place of the 1 kept now", GAME_ENDS,
+        "left out of the backup: the phones' secret and links (the table makes a new secret)",
+        "left out of the backup: 1 game that is not finished (a backup brings finished games only)"]
+    assert [say(phrase, "it") for phrase in contents.replaces[5:]] == [
+        "lasciati fuori dal backup: il segreto e i link dei telefoni (il tavolo crea un segreto nuovo)",
+        "lasciata fuori dal backup: 1 partita non finita (un backup riporta solo partite finite)"]
+    playing = in_play(path)
+    backup.stage(data, config, Running(), "staff", ())
+    staged_files = backup.read((tmp_path / "backups" / backup.STAGED).read_bytes())[1]
+    assert sorted(staged_files) == ["config.toml", f"journal/{finished}", "journal/staff.pin"]  # the start replays none
+    backup.starting(config)
+    journal = tmp_path / "journal"
+    assert games(path) == sorted([finished, f"{playing}.jsonl"]) and not (journal / stranger).exists()
+    assert not any((journal / name).exists() for name in PHONES)
+    for _ in range(2):  # every later start too
+        session = Session.resume(Rules(), journal)
+        assert session.id not in (playing, "zzzz") and session.record.moves == 0
+        session.close()
+    ended = next(game for game in history(journal) if game["id"] == playing)
+    assert ended["over"] is False and ended["moves"] == 1  # in the history, unfinished, as End game leaves it
 
 
 def test_a_staged_restore_is_applied_at_the_start_with_the_state_before_kept_as_the_last_good(tmp_path):
@@ -303,11 +411,13 @@ def test_a_staged_restore_is_applied_at_the_start_with_the_state_before_kept_as_
     assert state(path) == changed  # nothing replaced until the start
     config, restoring = backup.starting(load_config(path))
     assert restoring is not None and restoring.starts == 1 and restoring.by == "staff"
+    assert restoring.reached == ("192.0.2.7",)  # the staff page must answer there again, as after a change
     assert restoring.keys == ("timer.length_s", "staff.pin", "journal")
     assert state(path) == before and config.timer.length_s == 0
     assert (tmp_path / "journal" / SESSIONS_FILE).exists() and (tmp_path / "journal" / "fleet.pending").exists()
-    last_good = backup.read((tmp_path / "backups" / backup.LAST_GOOD).read_bytes())[1]
+    last_good = backup.read((tmp_path / "backups" / backup.LAST_GOOD).read_bytes(), whole=True)[1]
     assert last_good["config.toml"] == changed["config"] and last_good["journal/staff.pin"] == changed["pin"]
+    assert last_good["journal/companion.secret"] == SECRET and f"journal/{changed['in_play']}.jsonl" in last_good
 
 
 def test_a_restore_whose_start_dies_before_it_is_healthy_is_rolled_back_at_the_next(tmp_path):
@@ -428,9 +538,14 @@ def test_a_table_restored_from_its_page_restarts_on_the_backup_and_keeps_it(tmp_
         daemon.close()
         assert nightly.stopped.is_set()
         daemon, runner = started()
-        assert daemon.config.timer.length_s == 0 and state(path) == before
-        wait_for(lambda: backup.pending(daemon.config) is None, "the restore kept", timeout=20)
-        assert daemon.restarts.watch is not None and daemon.restarts.watch.outcome == "kept"
+        after = state(path)
+        assert daemon.config.timer.length_s == 0 and (after["config"], after["pin"]) == (before["config"], before["pin"])
+        assert set(after["games"]) == {*before["games"], f"{daemon.session.id}.jsonl"}  # the game in play ended
+        assert after["in_play"] == daemon.session.id and after["phones"][0] not in (None, SECRET)  # a new secret
+        watch = daemon.restarts.watch
+        assert watch is not None
+        wait_for(lambda: watch.outcome == "kept", "the restore kept", timeout=20)  # set once keep() is done
+        assert backup.pending(daemon.config) is None
         bad = tmp_path / "bad.tar.gz"
         bad.write_bytes(packed([regular("/etc/passwd")]))
         assert main(["restore", "--config", str(path), str(bad)]) == 1  # refused here, before the table is asked
@@ -456,14 +571,15 @@ def test_the_commands_back_up_a_table_and_restore_it_while_it_is_stopped(tmp_pat
     path = table(tmp_path)
     before, saved = state(path), tmp_path / "saved.tar.gz"
     assert main(["backup", "--config", str(path), "-o", str(saved)]) == 0
-    assert saved.stat().st_mode & 0o777 == 0o600 and "so keep it private" in capsys.readouterr().out
+    out = capsys.readouterr().out
+    assert saved.stat().st_mode & 0o777 == 0o600 and "so keep it private" in out and "secret" not in out
     path.write_text(STAFF_CONFIG.replace("length_s = 0", "length_s = 90"))
     assert main(["restore", "--config", str(path), str(saved)]) == 0
     out = capsys.readouterr().out
     assert "the settings: timer.length_s change" in out and "no table is running: it is restored when the table " \
         "next starts" in out
     _, restoring = backup.starting(load_config(path))
-    assert restoring is not None and restoring.by == "pi-table restore" and state(path) == before
+    assert restoring is not None and restoring.by == "pi-table restore" and state(path) == restored(before, before)
     (tmp_path / "bad.tar.gz").write_bytes(b"no backup")
     assert main(["restore", "--config", str(path), str(tmp_path / "bad.tar.gz")]) == 1
     assert "the backup is not a .tar.gz file" in capsys.readouterr().err
@@ -510,3 +626,65 @@ def test_the_nightly_backups_are_pruned_by_count_and_by_size(tmp_path):
     clock.now = local(8, 5)
     nightly.tick()
     assert [path.name[8:16] for path in backup.kept(folder)] == ["20240508"]
+
+
+# --- as the service runs --------------------------------------------------------------------------
+
+
+def download(staff: Staff, path: str) -> bytes:
+    request = urllib.request.Request(staff.base + path, headers={"X-Staff-Token": staff.csrf or ""})
+    with staff.opener.open(request, timeout=30) as answer:
+        return answer.read()
+
+
+def upload(staff: Staff, path: str, data: bytes) -> tuple[int, dict]:
+    """A file from the phone as the request's body, as the staff page's console.js sends it."""
+    request = urllib.request.Request(staff.base + path, data=data, method="POST", headers={
+        "X-Staff-Token": staff.csrf or "", "Content-Type": "application/gzip"})
+    try:
+        with staff.opener.open(request, timeout=30) as answer:
+            return answer.status, json.loads(answer.read())
+    except urllib.error.HTTPError as e:
+        return e.code, json.loads(e.read())
+
+
+@pytest.mark.daemon
+def test_the_service_gives_the_staff_no_key_and_a_restored_game_never_comes_back(tmp_path):
+    """As the service runs (``pi-table run`` under the fake systemd, every start-up check on):
+    the staff's download holds neither the game in play's key nor the phones' secret; an older
+    backup that holds both is restored without them, the game in play ends, and no later start
+    resumes the backup's game (issue 37, items 3 and 11)."""
+    service = StaffService(tmp_path)
+    journal = tmp_path / "journal"
+    try:
+        service.start()
+        staff = service.staff()
+        playing = service.status()["game_id"]
+        key = json.loads((journal / f"{playing}.jsonl").read_text().splitlines()[0])["key"]
+        secret = (journal / "companion.secret").read_bytes()
+        _, files = backup.read(download(staff, "/staff/api/backup"))
+        assert not any(key.encode() in data or secret in data for data in files.values())
+        assert sorted(files) == ["config.toml", "journal/staff.pin"]
+        older = packed([regular("config.toml", service.config.read_bytes()),
+                        regular("journal/zzzz.jsonl", (journal / f"{playing}.jsonl").read_bytes()),
+                        regular("journal/companion.secret", b"B" * 32)])
+        status, answer = upload(staff, "/staff/api/restore?check", older)
+        assert status == 200 and answer["replaces"][4:] == [
+            GAME_ENDS, "left out of the backup: the phones' secret and links (the table makes a new secret)",
+            "left out of the backup: 1 game that is not finished (a backup brings finished games only)"]
+        assert upload(staff, "/staff/api/restore", older) == (200, {"ok": True, "restarting": True})
+        assert service.exited() == EXIT_RESTART
+        service.start()
+        dealt = service.status()["game_id"]
+        assert dealt != playing and not (journal / "zzzz.jsonl").exists()
+        assert (journal / "companion.secret").read_bytes() not in (secret, b"B" * 32)  # a new secret
+        staff = service.staff()
+        wait_for(lambda: backup.pending(load_config(service.config)) is None, "the restore kept", timeout=30)
+        ended = next(game for game in history(journal) if game["id"] == playing)
+        assert ended["over"] is False  # in the history, as End game leaves a game
+        assert staff.call("POST", "/staff/api/restart") == (200, {"ok": True, "restarting": True})
+        assert service.exited() == EXIT_RESTART
+        service.start()
+        assert service.status()["game_id"] == dealt  # and at every later start
+    finally:
+        service.close()

@@ -13,6 +13,7 @@ from hypothesis import strategies as st
 from pi_table.engine import Rules, Undo, make_game, parse_action
 from pi_table.files import sealed_line
 from pi_table.table import JournalError, Retention, Session, history, load_game
+from pi_table.table.journal import IN_PLAY, end_play
 
 KEY = "RRRRRRRRRBBBBBBBBNNNNNNNA"
 MOVES = ["clue 2", "touch 0", "touch 1", "touch 2", "clue 1", "touch 9", "touch 17", "undo", "touch 18", "penalty"]
@@ -213,3 +214,82 @@ def test_games_begun_within_one_second_resume_the_later_one(tmp_path):
     newest = session.id
     session.close()
     assert Session.resume(Rules(), tmp_path).id == newest
+
+
+# --- the game in play: named by the table, not by the name that sorts last (issue 37, item 11) ----
+
+
+def stranger_game(tmp_path, name: str, started: float) -> None:
+    """An unfinished game that is not this table's game in play (one an older version restored
+    from a backup, under a name that sorts last), begun at ``started``."""
+    elsewhere = tmp_path.parent / f"{tmp_path.name}-elsewhere"
+    stranger = Session(Rules(), rng=random.Random(9), journal_dir=elsewhere, fsync=False, clock=lambda: started)
+    stranger.submit(parse_action("clue 1"))
+    stranger.close()
+    (tmp_path / name).write_bytes(next(elsewhere.glob("*.jsonl")).read_bytes())
+
+
+def test_the_game_in_play_is_the_one_the_table_named_at_every_restart(tmp_path):
+    session = played_session(tmp_path, MOVES[:3])
+    session.close()
+    stranger_game(tmp_path, "zzzz.jsonl", 2_000_000_000.0)
+    for _ in range(2):  # every restart, not only the first
+        again = Session.resume(Rules(), tmp_path, fsync=False)
+        assert again.id == session.id and again.state == session.state
+        again.close()
+
+
+def test_a_game_dealt_while_the_clock_ran_ahead_is_not_resumed_over_the_game_after_it(tmp_path):
+    now = [4_000_000_000.0]  # 2096: the clock ran ahead before the network set it right
+    session = Session(Rules(), rng=random.Random(4), journal_dir=tmp_path, fsync=False, clock=lambda: now[0])
+    session.submit(parse_action("clue 2"))
+    now[0] = 1_800_000_000.0
+    session.new_game()  # the staff's End game: the first stays unfinished, in the history
+    session.submit(parse_action("clue 1"))
+    session.close()
+    again = Session.resume(Rules(), tmp_path, fsync=False)
+    assert again.id == session.id and [str(entry) for entry in again.record.entries] == ["clue 1"]
+
+
+@pytest.mark.parametrize("pointer", [None, b"{not json", b'{"game": "../../etc/passwd"}',
+                                     b'{"game": "20300101-000000.000000-abcdef"}'],
+                         ids=["missing", "damaged", "not a game's id", "a game not there"])
+def test_without_a_pointer_it_can_use_the_table_resumes_the_game_begun_last_and_says_so(tmp_path, pointer, caplog):
+    """What loses least: a table upgraded from a version without the pointer, or whose pointer a
+    bad card damaged, goes on with the game whose header says it began last (not the name that
+    sorts last), and the log says why."""
+    session = Session(Rules(), rng=random.Random(4), journal_dir=tmp_path, fsync=False, clock=lambda: 1_800_000_000.0)
+    session.submit(parse_action("clue 2"))
+    session.close()
+    stranger_game(tmp_path, "zzzz.jsonl", 1_700_000_000.0)
+    if pointer is None:
+        (tmp_path / IN_PLAY).unlink()
+    else:
+        (tmp_path / IN_PLAY).write_bytes(pointer)
+    again = Session.resume(Rules(), tmp_path, fsync=False)
+    assert again.id == session.id and again.record.moves == 1
+    assert f"resuming the game begun last, {session.id}" in caplog.text
+    assert json.loads((tmp_path / IN_PLAY).read_text())["game"] == session.id  # named again, for the next start
+
+
+def test_a_game_a_restore_ended_stays_in_the_history_and_a_new_one_is_dealt(tmp_path):
+    session = played_session(tmp_path, MOVES[:3])
+    session.close()
+    end_play(tmp_path)  # as a restore leaves the journal folder
+    again = Session.resume(Rules(), tmp_path, fsync=False)
+    assert again.resumed is None and again.id != session.id and again.record.moves == 0
+    ended = next(game for game in history(tmp_path) if game["id"] == session.id)
+    assert ended["over"] is False and ended["moves"] == 3
+    again.close()
+    assert Session.resume(Rules(), tmp_path, fsync=False).id == again.id
+
+
+def test_a_new_game_undone_names_the_game_brought_back(tmp_path):
+    session = played_session(tmp_path, MOVES[:3])
+    first = session.id
+    session.new_game()
+    assert json.loads((tmp_path / IN_PLAY).read_text()) == {"game": session.id, "replaced": first}
+    session.submit(Undo())  # the new game undone: the first goes on
+    session.close()
+    assert json.loads((tmp_path / IN_PLAY).read_text()) == {"game": first, "replaced": None}
+    assert Session.resume(Rules(), tmp_path, fsync=False).id == first

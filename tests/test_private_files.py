@@ -43,7 +43,7 @@ def test_a_new_game_journal_and_its_directory_are_private(tmp_path, umask):
     session.submit(parse_action("clue 1"))
     session.new_game()
     assert mode(folder) == 0o700
-    assert [oct(mode(path)) for path in folder.iterdir()] == [oct(0o600)] * 2
+    assert [oct(mode(path)) for path in folder.iterdir()] == [oct(0o600)] * 3  # two games and the one in play's name
 
 
 def test_the_companions_secret_and_opened_pages_are_private(tmp_path, umask):
@@ -87,7 +87,7 @@ def test_the_daemon_keeps_every_file_of_its_journal_directory_private(tmp_path, 
         table.close()
     files = {path.name: oct(mode(path)) for path in journal.iterdir()}
     assert files == {name: oct(0o600) for name in (game.name, f"{game.name}.damaged-1", "companion.secret",
-                                                   "companion.opened", ".lock")}
+                                                   "companion.opened", "in-play.json", ".lock")}
     assert mode(journal) == 0o700
 
 

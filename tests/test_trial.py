@@ -11,6 +11,7 @@ import socket
 import subprocess
 import sys
 import time
+import urllib.parse
 
 import pytest
 
@@ -20,7 +21,7 @@ from pi_table.daemon.trial import Health, TrialWatch
 from pi_table.engine.phrase import Phrase
 from pi_table.sim.systemd import FakeSystemd
 
-from helpers import STAFF_CONFIG, Staff, StaffService, self_signed
+from helpers import STAFF_CONFIG, Staff, StaffService, self_signed, wait_for
 
 pytestmark = pytest.mark.daemon
 
@@ -92,6 +93,34 @@ def test_a_change_applied_at_once_joins_the_last_good_file_so_a_rollback_keeps_i
     trial.roll_back(path, trial.pending_trial(path), Phrase.of("the table's loop does not answer"))
     config = load_config(path)
     assert config.leds.brightness == 0.2 and config.timer.length_s == 0
+
+
+def test_a_trial_notes_each_address_the_staff_page_was_reached_on_and_a_note_from_before_has_none(tmp_path):
+    path = config_file(tmp_path)
+    trial.change(path, {"timer.length_s": 30}, "staff", reached="192.0.2.7")
+    trial.change(path, {"game.hold_s": 0.3}, "staff", reached="fd00::2")  # joins the trial: both must answer
+    under = trial.starting(path)
+    assert under is not None and under.reached == ("192.0.2.7", "fd00::2") and under.starts == 1
+    note = trial.beside(path, trial.TRIAL)
+    older = {k: v for k, v in json.loads(note.read_text()).items() if k != "reached"}
+    note.write_text(json.dumps(older))
+    assert trial.pending_trial(path) == trial.Trial(("timer.length_s", "game.hold_s"), "staff", (), under.since, 1)
+
+
+@pytest.mark.parametrize(("sockname", "address"), [(("192.0.2.7", 8024), "192.0.2.7"),
+                                                   (("::ffff:192.0.2.7", 8024, 0, 0), "192.0.2.7"),
+                                                   (("fd00::2", 8024, 0, 0), "fd00::2"),
+                                                   (("fe80::1%eth0", 8024, 0, 2), "fe80::1%eth0"), ("", None)])
+def test_the_address_a_page_was_reached_on_is_this_machines_as_a_phone_dials_it(sockname, address):
+    """An IPv4 address as itself, not mapped into IPv6: a table that listens on IPv4 alone after
+    the change answers there."""
+    from types import SimpleNamespace
+
+    from pi_table.web.staff import reached_on
+
+    request = SimpleNamespace(transport=SimpleNamespace(get_extra_info=lambda name: sockname))
+    assert reached_on(request) == address  # type: ignore[arg-type]
+    assert reached_on(SimpleNamespace(transport=None)) is None  # type: ignore[arg-type]
 
 
 @pytest.mark.parametrize("note", ["{", "[]", '{"keys": "x"}', '{"keys": [], "by": "staff", "since": 1, "starts": true}'])
@@ -366,5 +395,48 @@ def test_an_older_tables_nights_in_its_journal_folder_are_moved_beside_it_at_the
         assert status == 200 and night["night"]["name"] == "Friday league", night
         assert not (journal / "nights").exists() and list(folder_of(journal).glob("*.jsonl"))
         assert "moved to" in service.log()
+    finally:
+        service.close()
+
+
+def reached_on(service: StaffService, address: str) -> Staff:
+    """The staff page as a phone reaches it on ``address`` (the café's Wi-Fi, here another
+    loopback address), on the port the table listens on after its last start."""
+    port = urllib.parse.urlsplit(service.status()["companion"]).port
+    staff = Staff(f"http://{address}:{port}")
+    assert staff.login()[0] == 200
+    return staff
+
+
+def test_a_change_that_cuts_the_staff_off_the_address_they_reached_is_rolled_back(tmp_path):
+    """Issue 37, item 6: ``web.host = "127.0.0.1"`` passed the trial, whose health asked over
+    loopback, and then only SSH could undo it. The table listens on every network; the staff
+    reach it on 127.0.0.2, as a phone on the café's Wi-Fi reaches its address there. A change
+    after which that address still answers is kept; one after which it does not is rolled back
+    by itself, and the page says why."""
+    service = StaffService(tmp_path, STAFF_CONFIG.replace('host = "127.0.0.1"', 'host = "0.0.0.0"'))
+    try:
+        service.start()
+        staff = reached_on(service, "127.0.0.2")
+        assert staff.call("POST", "/staff/api/config", {"changes": {"game.hold_s": 0.3}})[0] == 200
+        assert service.exited() == EXIT_RESTART
+        service.start()
+        reached_on(service, "127.0.0.2")
+        wait_for(lambda: trial.pending_trial(service.config) is None, "the change kept", timeout=20)
+        assert load_config(service.config).input.hold_s == 0.3  # kept: the address answers again
+        staff = reached_on(service, "127.0.0.2")
+        assert staff.call("POST", "/staff/api/config", {"changes": {"web.host": "127.0.0.1"}}) == (
+            200, {"ok": True, "restarting": True})
+        assert service.exited() == EXIT_RESTART
+        service.start()
+        assert service.exited() == EXIT_RESTART  # rolled back: systemd starts it again on the good file
+        assert 'host = "0.0.0.0"' in service.config.read_text()
+        service.start()
+        shown = settings_shown(reached_on(service, "127.0.0.2"))
+        assert shown["rolled_back"]["keys"] == ["web.host"]
+        assert shown["rolled_back"]["why"].startswith("the staff page was reached on 127.0.0.2, which does not "
+                                                      "answer now: / does not answer on port "), shown
+        italian = settings_shown(reached_on(service, "127.0.0.2"), "it")["rolled_back"]["why"]
+        assert italian.startswith("la pagina del personale era stata aperta su 127.0.0.2, che ora non risponde: ")
     finally:
         service.close()

@@ -15,10 +15,10 @@ from .tables import config_option, configured
 
 def add_commands(commands) -> None:
     make = commands.add_parser(
-        "backup", help="save this table (settings, staff PIN, games) in one .tar.gz",
-        description="Write what makes this table this table (its configuration, the staff PIN's hash, the games' "
-                    "history and the phones' secret) into one .tar.gz, as the staff page's Backup does. Keep it "
-                    "private. Run it as root (sudo) on an installed table.")
+        "backup", help="save this table (settings, staff PIN, finished games) in one .tar.gz",
+        description="Write what makes this table this table (its configuration, the staff PIN's hash and the "
+                    "finished games) into one .tar.gz, as the staff page's Backup does: never the game in play nor "
+                    "the phones' secret. Keep it private. Run it as root (sudo) on an installed table.")
     config_option(make)
     make.add_argument("-o", "--output", type=Path, metavar="FILE",
                       help="the file to write (default: pi-table-TABLE-DAY.tar.gz in this folder)")
@@ -51,14 +51,14 @@ def _backup(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
         return EXIT_NOPERM
     path = args.output or Path(name)
     try:
-        write_private(path, data)  # it holds the PIN's hash and the phones' secret
+        write_private(path, data)  # it holds the PIN's hash
         _to_owner_of(path.resolve().parent, [path])
     except OSError as e:
         print("pi-table backup: " + _("cannot write {path} ({error})").format(path=path, error=e.strerror or e),
               file=sys.stderr)
         return 1
-    print(_("the backup of {table} is in {path} ({size} bytes): it holds the staff PIN's hash and the phones' "
-            "secret, so keep it private").format(table=name_of(config), path=path, size=len(data)))
+    print(_("the backup of {table} is in {path} ({size} bytes): it holds the staff PIN's hash, so keep it "
+            "private").format(table=name_of(config), path=path, size=len(data)))
     return 0
 
 

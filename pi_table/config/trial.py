@@ -9,6 +9,10 @@ is healthy, or is not healthy by the deadline, the last good file is put back (`
 with a note of what was rolled back and why (``config.toml.rolled-back``, for the staff page),
 and the table starts on it. No checker foresees everything; this net catches what it missed.
 
+A change made from the staff page notes the address of this machine the page was reached on
+(``reached``): the table keeps the change only if the page answers there again, so a setting
+cannot cut the staff off the network (``web.host = "127.0.0.1"`` on a table reached over the Wi-Fi).
+
 A file edited by hand is never a trial: a bad one still stops the table at its start (78).
 """
 
@@ -20,7 +24,7 @@ import os
 import stat
 import time
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TypeGuard
 
@@ -39,28 +43,31 @@ DEADLINE_S = 60.0  # from the start to healthy: the companion opens after READY,
 @dataclass(frozen=True, slots=True)
 class Trial:
     """A trial under way: the keys changed, by whom, the devices that worked before it (which
-    must work again on the new file), and when it began."""
+    must work again on the new file), when it began, and the addresses of this machine the staff
+    page was reached on to make it (where it must answer again)."""
 
     keys: tuple[str, ...]
     by: str
     working: tuple[str, ...]
     since: float
     starts: int = 0
+    reached: tuple[str, ...] = ()
 
     def to_json(self) -> dict:
         return {"keys": list(self.keys), "by": self.by, "working": list(self.working), "since": self.since,
-                "starts": self.starts}
+                "starts": self.starts, "reached": list(self.reached)}
 
     @classmethod
     def from_json(cls, data: object) -> Trial:
-        """The note as written; ValueError when it is not one (a damaged note is no trial)."""
+        """The note as written (one written before ``reached`` has none); ValueError when it is
+        not one (a damaged note is no trial)."""
         if isinstance(data, dict):
             keys, working, by = data.get("keys"), data.get("working", []), data.get("by")
-            since, starts = data.get("since"), data.get("starts")
+            since, starts, reached = data.get("since"), data.get("starts"), data.get("reached", [])
             if (_strings(keys) and _strings(working) and isinstance(by, str) and isinstance(since, int | float)
-                    and isinstance(starts, int) and not isinstance(starts, bool)):
-                return cls(tuple(keys), by, tuple(working), float(since), starts)
-        raise ValueError("a trial's note has keys, by, working, since and starts")
+                    and isinstance(starts, int) and not isinstance(starts, bool) and _strings(reached)):
+                return cls(tuple(keys), by, tuple(working), float(since), starts, tuple(reached))
+        raise ValueError("a trial's note has keys, by, working, since, starts and reached")
 
 
 def _strings(value: object) -> TypeGuard[list[str]]:
@@ -82,19 +89,22 @@ def restore_notes(journal_dir: Path) -> Path:
 
 
 def change(path: Path, changes: Mapping[str, object], by: str, working: Iterable[str] = (),
-           running: Running | None = None, machine: bool = True) -> None:
+           running: Running | None = None, machine: bool = True, reached: str | None = None) -> None:
     """Write ``changes`` into ``path`` as a trial (``writing.changed_text`` checks them first,
-    with ``machine`` on this machine too; ConfigError: nothing written). A change made while another waits for its restart joins
-    that trial: the last good file stays the one the table last proved."""
+    with ``machine`` on this machine too; ConfigError: nothing written); ``reached``: the address
+    the staff page that made it was reached on. A change made while another waits for its restart joins
+    that trial: the last good file stays the one the table last proved, and both addresses must answer."""
     from .writing import changed_text  # tomlkit loads for a change, not at every start
 
     new = changed_text(path, changes, machine, running)
     pending = pending_trial(path)
+    here = () if reached is None else (reached,)
     if pending is None:
         _copy(path, beside(path, GOOD))
-        trial = Trial(tuple(changes), by, tuple(working), time.time())
+        trial = Trial(tuple(changes), by, tuple(working), time.time(), reached=here)
     else:
-        trial = Trial(tuple(dict.fromkeys((*pending.keys, *changes))), by, pending.working, pending.since)
+        trial = Trial(tuple(dict.fromkeys((*pending.keys, *changes))), by, pending.working, pending.since,
+                      reached=tuple(dict.fromkeys((*pending.reached, *here))))
     _write_json(path, TRIAL, trial.to_json())
     replace_file(path, new.encode("utf-8"), _mode(path))
 
@@ -134,7 +144,7 @@ def starting(path: Path) -> Trial | None:
     if trial.starts >= STARTS:
         roll_back(path, trial, Phrase.of("the table stopped before it was healthy on the new settings"))
         return None
-    trial = Trial(trial.keys, trial.by, trial.working, trial.since, trial.starts + 1)
+    trial = replace(trial, starts=trial.starts + 1)
     _write_json(path, TRIAL, trial.to_json())
     return trial
 

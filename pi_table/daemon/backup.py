@@ -7,18 +7,25 @@ A backup is a ``.tar.gz`` of regular files alone:
   "made", "files": {name: {"size", "sha256"}}}``;
 - ``config.toml``: the configuration file as it is, comments and all (the touch thresholds are in it),
   when the table has one;
-- ``journal/NAME``: what in the journal folder makes the table (``TRAVELS``): every game kept
-  (``*.jsonl``: the history and the game in play), the staff PIN's hash, the companion's secret
-  and the seats' links, so the phones' links and the staff's PIN work again after a restore.
+- ``journal/NAME``: the staff PIN's hash (``TRAVELS``) and every finished game kept (``*.jsonl``:
+  the history).
 
-Left behind: the staff's sessions (a restored cookie would let in whoever held it), the staff's
-restart times, the fleet's pending reports (old news to its broker), damaged journals set aside,
-and the lock. At most ``MOST_BYTES`` unpacked: the journal bounds itself ([paths] keep_mb).
+Never in a backup, which the staff download and take away: the game in play (its key; nor any
+game not finished, nor a finished one still on the table, which an undo brings back), the phones'
+secret and links (``PHONES``: every seat's token and a phone's cookie are made from them), the
+staff's sessions (a restored cookie would let in whoever held it), the staff's restart times,
+the fleet's pending reports (old news to its broker), damaged journals set aside, and the lock.
+At most ``MOST_BYTES`` unpacked: the journal bounds itself ([paths] keep_mb). A backup made
+before these rules (its format is the same) may hold the phones' files and unfinished games: a
+restore leaves them out, and its check says so.
 
 A restore is a trial, as a change of settings is (``pi_table.config.trial``): the upload is checked
 and staged in the backups folder with a note; at the next start, before anything opens the
-journal, the state as it is is kept as the last good backup and the backup's files replace the
-current ones (each in one rename). The table is then watched as a change of settings is
+journal, the state as it is is kept whole as the last good backup (the game in play and the
+phones' files too: it never leaves the table) and the backup's files replace the current ones
+(each in one rename). A restore ends the game in play: it stays in the history as End game
+leaves a game, and the start deals a new one, with a new phones' secret. The table is then
+watched as a change of settings is
 (``trial.TrialWatch``, with the health ``restarts.Restarts.health``): healthy by the deadline, the
 restore is kept; not healthy, or dead before it is healthy (a second start), the last good backup
 comes back by itself, with a note of what was rolled back and why in every language the table
@@ -37,7 +44,7 @@ import stat
 import threading
 import time
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
 
@@ -49,6 +56,7 @@ from ..engine.errors import Refusal
 from ..engine.phrase import N_, Phrase, Text
 from ..engine.views import LANGUAGES
 from ..files import PRIVATE_DIR, TooBig, read_file, replace_file, write_private
+from ..table.journal import IN_PLAY, begun_last, end_play, finished, in_play
 from ..ui.i18n import say
 
 if TYPE_CHECKING:
@@ -62,8 +70,10 @@ if TYPE_CHECKING:
 log = logging.getLogger("pi_table.backup")
 FORMAT, VERSION = "pi-table backup", 1
 MANIFEST, CONFIG, JOURNAL = "manifest.json", "config.toml", "journal/"
-TRAVELS = ("staff.pin", "companion.secret", "companion.released", "companion.opened")
-"""The journal folder's files that travel besides the games (``web.staff.PIN_FILE`` first)."""
+TRAVELS = ("staff.pin",)
+"""The journal folder's files that travel besides the finished games (``web.staff.PIN_FILE``)."""
+PHONES = ("companion.secret", "companion.released", "companion.opened")
+"""The phones' secret and links, which never travel: a backup made before held them."""
 GAME = re.compile(r"[0-9A-Za-z][0-9A-Za-z._-]{0,99}\.jsonl")
 MOST_BYTES = 64 << 20  # a backup unpacked: the default journal (keep_mb = 50) and room to spare
 MOST_FILE = 16 << 20  # one game's file: a game is a few kilobytes
@@ -127,22 +137,19 @@ def folder(config: Config) -> Path:
     return config.paths.journal_dir.parent / FOLDER
 
 
-def make(config: Config, now: float | None = None) -> bytes:
+def make(config: Config, now: float | None = None, whole: bool = False) -> bytes:
     """This table as a backup; BadBackup when it would be bigger than ``MOST_BYTES``, OSError
-    when its files cannot be read (the journal is the service's alone: root or the service)."""
-    import hashlib  # making or reading a backup only
-
-    files = _gather(config)
+    when its files cannot be read (the journal is the service's alone: root or the service).
+    ``whole``: the last good state a restore keeps, which never leaves the table: the game in
+    play, the unfinished games and the phones' files too."""
+    files = _gather(config, whole)
     size = sum(len(data) for data in files.values())
     if size > MOST_BYTES:
         raise BadBackup("the backup would hold {size} MB, more than {most} MB: keep fewer games ([paths] keep_mb)",
                         size=_mb(size), most=_mb(MOST_BYTES))
     made = time.time() if now is None else now
-    manifest = {"format": FORMAT, "version": VERSION, "pi_table": version(), "table": name_of(config),
-                "host": socket.gethostname(), "made": _when(made),
-                "files": {name: {"size": len(data), "sha256": hashlib.sha256(data).hexdigest()}
-                          for name, data in files.items()}}
-    return _packed({MANIFEST: json.dumps(manifest, indent=1).encode(), **files}, made)
+    return _packed({"format": FORMAT, "version": VERSION, "pi_table": version(), "table": name_of(config),
+                    "host": socket.gethostname(), "made": _when(made)}, files, made)
 
 
 def name_of(config: Config) -> str:
@@ -156,7 +163,7 @@ def file_name(config: Config, now: float | None = None) -> str:
     return f"pi-table-{re.sub(r'[^0-9A-Za-z._-]', '-', name_of(config))}-{day}.tar.gz"
 
 
-def _gather(config: Config) -> dict[str, bytes]:
+def _gather(config: Config, whole: bool) -> dict[str, bytes]:
     files: dict[str, bytes] = {}
     if config.source is not None:
         files[CONFIG] = read_file(config.source, CONFIG_MOST)
@@ -165,28 +172,45 @@ def _gather(config: Config) -> dict[str, bytes]:
         entries = sorted(entry.name for entry in os.scandir(journal) if entry.is_file(follow_symlinks=False))
     except FileNotFoundError:
         return files
-    for name in filter(travels, entries):
+    on_table = set() if whole else on_the_table(journal)
+    for name in (name for name in entries if held(name, whole) and name not in on_table):
         try:
-            files[JOURNAL + name] = read_file(journal / name, MOST_FILE)
+            data = read_file(journal / name, MOST_FILE)
         except FileNotFoundError:  # a game the retention pruned meanwhile
             continue
         except TooBig as e:
             raise BadBackup("{path}: {size} bytes, more than a backup holds of one file ({most})",
                             path=str(journal / name), size=e.size, most=MOST_FILE) from None
+        if whole or not GAME.fullmatch(name) or finished(journal / name, data):
+            files[JOURNAL + name] = data
     return files
 
 
-def travels(name: str) -> bool:
-    """Whether the journal folder's file ``name`` goes into a backup."""
-    return name in TRAVELS or GAME.fullmatch(name) is not None
+def held(name: str, whole: bool = False) -> bool:
+    """Whether the journal folder's file ``name`` is one a backup holds (``whole``: one the
+    last good state holds, the phones' files and the pointer to the game in play too)."""
+    return name in TRAVELS or GAME.fullmatch(name) is not None or (whole and (name in PHONES or name == IN_PLAY))
 
 
-def _packed(files: dict[str, bytes], made: float) -> bytes:
-    import tarfile  # making or reading a backup only
+def on_the_table(journal: Path) -> set[str]:
+    """The files of the game in play and of the one an undo may bring back, as the table named
+    them (``journal.in_play``), or the game begun last when no pointer names them."""
+    playing = in_play(journal)
+    if playing is not None:
+        return {f"{game}.jsonl" for game in playing.ids}
+    last = begun_last(journal)
+    return set() if last is None else {last.name}
 
+
+def _packed(manifest: dict, files: dict[str, bytes], made: float) -> bytes:
+    """``files`` in a .tar.gz after their manifest: ``manifest`` with each file's size and sha256."""
+    import hashlib  # making or reading a backup only
+    import tarfile
+
+    listed = {name: {"size": len(data), "sha256": hashlib.sha256(data).hexdigest()} for name, data in files.items()}
     buffer = io.BytesIO()
     with tarfile.open(fileobj=buffer, mode="w:gz", format=tarfile.PAX_FORMAT) as archive:
-        for name, data in files.items():
+        for name, data in {MANIFEST: json.dumps({**manifest, "files": listed}, indent=1).encode(), **files}.items():
             info = tarfile.TarInfo(name)
             info.size, info.mtime, info.mode = len(data), int(made), 0o600
             archive.addfile(info, io.BytesIO(data))
@@ -209,6 +233,7 @@ def check(data: bytes, config: Config, running: Running | None = None) -> Conten
     wrong and what was expected. Its configuration must pass ``check-config``'s checker on this
     machine (``running``: beside the table that runs now), and keep its games where this one does."""
     manifest, files = read(data)
+    files, left_out = restorable(files)
     keys: list[str] = []
     replaces = [Phrase.of("a backup of {table} made {made} by pi-table {version}", table=str(manifest.get("table")),
                           made=str(manifest.get("made")), version=str(manifest.get("pi_table")))]
@@ -221,6 +246,7 @@ def check(data: bytes, config: Config, running: Running | None = None) -> Conten
         replaces.append(Phrase.of("the settings: kept as they are (the backup holds none)"))
     journal = config.paths.journal_dir
     pin = JOURNAL + TRAVELS[0]
+    # a restored staff.pin is a file from a backup: its hash's parameters are to be bounded here (auth.well_formed)
     if pin not in files:
         replaces.append(Phrase.of("the staff PIN: kept as it is (the backup holds none)"))
     elif _read_or_none(journal / TRAVELS[0]) == files[pin]:
@@ -229,16 +255,42 @@ def check(data: bytes, config: Config, running: Running | None = None) -> Conten
         keys.append(TRAVELS[0])
         replaces.append(Phrase.of("the staff PIN: the backup's (log in with the PIN the table had then)"))
     games = sum(1 for name in files if GAME.fullmatch(name.removeprefix(JOURNAL)))
-    now = len(list(journal.glob("*.jsonl"))) if journal.is_dir() else 0
+    now = len({path.name for path in journal.glob("*.jsonl")} - on_the_table(journal)) if journal.is_dir() else 0
     replaces.append(Phrase.counting("games", "the games' history: {games} game in place of the {now} kept now",
                                     "the games' history: {games} games in place of the {now} kept now",
                                     games=games, now=now))
-    return Contents(manifest, files, tuple(replaces), (*keys, "journal"))
+    replaces.append(Phrase.of("the game in play ends, as End game ends it: it stays in the history and a new one is "
+                              "dealt; phones scan the codes again"))
+    return Contents(manifest, files, (*replaces, *left_out), (*keys, "journal"))
 
 
-def read(data: bytes) -> tuple[dict, dict[str, bytes]]:
-    """A backup's manifest and files, each file checked against the manifest; BadBackup saying
-    what is wrong. Unpacked no further than ``MOST_BYTES`` (and ``MOST_RATIO`` times its size)."""
+def restorable(files: dict[str, bytes]) -> tuple[dict[str, bytes], list[Phrase]]:
+    """What of a backup's ``files`` a restore brings, and what it leaves out, said: the phones'
+    files and the games not finished, which a backup made before these rules held."""
+    kept: dict[str, bytes] = {}
+    phones, unfinished = False, 0
+    for name, data in files.items():
+        inside = name.removeprefix(JOURNAL) if name.startswith(JOURNAL) else None
+        if inside in PHONES:
+            phones = True
+        elif inside is not None and GAME.fullmatch(inside) and not finished(Path(name), data):
+            unfinished += 1
+        else:
+            kept[name] = data
+    left_out = [Phrase.of("left out of the backup: the phones' secret and links (the table makes a new secret)")] \
+        if phones else []
+    if unfinished:
+        left_out.append(Phrase.counting(
+            "count", "left out of the backup: {count} game that is not finished (a backup brings finished games only)",
+            "left out of the backup: {count} games that are not finished (a backup brings finished games only)",
+            count=unfinished))
+    return kept, left_out
+
+
+def read(data: bytes, whole: bool = False) -> tuple[dict, dict[str, bytes]]:
+    """A backup's manifest and files (``whole``: the last good state's), each file checked
+    against the manifest; BadBackup saying what is wrong. Unpacked no further than
+    ``MOST_BYTES`` (and ``MOST_RATIO`` times its size)."""
     import hashlib
     import tarfile
 
@@ -247,7 +299,7 @@ def read(data: bytes) -> tuple[dict, dict[str, bytes]]:
     try:
         with tarfile.open(fileobj=io.BytesIO(unpacked), mode="r:") as archive:
             for member in archive.getmembers():
-                name = _member_name(member)
+                name = _member_name(member, whole)
                 if name in files:
                     raise BadBackup("the backup holds {member!r} twice: expected each file once", member=name)
                 most = CONFIG_MOST if name == CONFIG else MOST_FILE
@@ -313,7 +365,7 @@ KINDS = (("issym", N_("a symbolic link")), ("islnk", N_("a hard link")), ("ischr
 """What a member that is no regular file is, as a refusal names it."""
 
 
-def _member_name(member: tarfile.TarInfo) -> str:
+def _member_name(member: tarfile.TarInfo, whole: bool) -> str:
     """A member's name once it is known to be a file a backup holds; BadBackup otherwise."""
     name = member.name
     if name.startswith("/"):
@@ -328,7 +380,8 @@ def _member_name(member: tarfile.TarInfo) -> str:
                             kind=Phrase.of(kind))
     if not member.isreg():
         raise BadBackup("the backup's {member!r} is not a regular file: expected regular files only", member=name[:100])
-    if name not in (MANIFEST, CONFIG) and not (name.startswith(JOURNAL) and travels(name.removeprefix(JOURNAL))):
+    inside = name.removeprefix(JOURNAL)
+    if name not in (MANIFEST, CONFIG) and not (name.startswith(JOURNAL) and (held(inside, whole) or inside in PHONES)):
         raise BadBackup("the backup's {member!r} is not a file a backup holds: expected manifest.json, config.toml "
                         "and journal/ with the games (.jsonl), staff.pin and the companion's files", member=name[:100])
     return name
@@ -396,12 +449,12 @@ def running_now(table: Holding) -> Running:
     return Running((str(table.config.paths.journal_dir),), None if table.companion is None else table.companion.port)
 
 
-def restore(data: bytes, table: Table, by: str = "staff", restart: bool = True) -> Contents:
+def restore(data: bytes, table: Table, by: str = "staff", restart: bool = True, reached: str | None = None) -> Contents:
     """Check ``data`` (BadBackup), stage it for the next start and, with ``restart``, ask for the
-    restart that applies it as a trial, watching the devices working now (the staff page asks for
-    it itself, once its answer is sent)."""
+    restart that applies it as a trial, watching the devices working now and the address the
+    staff page was ``reached`` on (the staff page asks for the restart itself, once its answer is sent)."""
     with table.restarts.lock:
-        contents = stage(data, table.config, running_now(table), by, table.restarts.working())
+        contents = stage(data, table.config, running_now(table), by, table.restarts.working(), reached)
     log.info("restoring the backup of %s made %s: the table restarts on it", contents.manifest.get("table"),
              contents.manifest.get("made"))
     if restart:
@@ -409,7 +462,8 @@ def restore(data: bytes, table: Table, by: str = "staff", restart: bool = True) 
     return contents
 
 
-def stage(data: bytes, config: Config, running: Running, by: str, working: Iterable[str]) -> Contents:
+def stage(data: bytes, config: Config, running: Running, by: str, working: Iterable[str],
+          reached: str | None = None) -> Contents:
     """Check ``data`` and keep it with its trial's note, for the next start to apply (``starting``);
     BadBackup (nothing kept) while a change of settings or another restore is on trial, or when
     the backup does not pass its check."""
@@ -421,9 +475,10 @@ def stage(data: bytes, config: Config, running: Running, by: str, working: Itera
     contents = check(data, config, running)
     where = folder(config)
     try:
-        where.mkdir(mode=PRIVATE_DIR, parents=True, exist_ok=True)
-        write_private(where / STAGED, data)
-        _note(config, trial.Trial(contents.keys, by, tuple(working), time.time()), STAGED_PHASE)
+        where.mkdir(mode=PRIVATE_DIR, parents=True, exist_ok=True)  # what it restores alone: the start replays no game
+        write_private(where / STAGED, _packed(contents.manifest, contents.files, time.time()))
+        _note(config, trial.Trial(contents.keys, by, tuple(working), time.time(),
+                                  reached=() if reached is None else (reached,)), STAGED_PHASE)
     except OSError as e:
         raise BadBackup("{path}: cannot be written: {error}", path=str(where), error=e.strerror or str(e)) from None
     return contents
@@ -447,7 +502,7 @@ def starting(config: Config) -> tuple[Config, trial.Trial | None]:
     where = folder(config)
     try:
         if phase == STAGED_PHASE:
-            write_private(where / LAST_GOOD, make(config))
+            write_private(where / LAST_GOOD, make(config, whole=True))
             _note(config, under, APPLYING)
         staged = read_file(where / STAGED, MOST_BYTES)
         manifest, files = read(staged)
@@ -456,7 +511,7 @@ def starting(config: Config) -> tuple[Config, trial.Trial | None]:
                         error=e.phrase if isinstance(e, BadBackup) else e.strerror or str(e))
         return _rolled_back(config, under, _said(why)), None
     _apply(config, files)
-    under = trial.Trial(under.keys, under.by, under.working, under.since, under.starts + 1)
+    under = replace(under, starts=under.starts + 1)
     _note(config, under, APPLIED)
     log.info("restored the backup of %s made %s; trying it", manifest.get("table"), manifest.get("made"))
     if CONFIG not in files or config.source is None:
@@ -488,12 +543,13 @@ def _rolled_back(config: Config, under: trial.Trial, why: dict[str, str]) -> Con
     where = folder(config)
     files: dict[str, bytes] = {}
     try:
-        files = read(read_file(where / LAST_GOOD, MOST_BYTES))[1]
+        files = read(read_file(where / LAST_GOOD, MOST_BYTES), whole=True)[1]
     except FileNotFoundError:  # cut short before it was made: nothing was replaced
         pass
     except (OSError, BadBackup) as e:
         log.error("the last good backup %s cannot be read (%s): the restored files stay", where / LAST_GOOD, e)
-    _apply(config, files)
+    if files:
+        _apply(config, files, whole=True)
     write_private(where / ("restore" + trial.ROLLED_BACK), json.dumps(
         {"at": time.time(), "keys": list(under.keys), "by": under.by, "why": why}).encode())
     for name in (STAGED, LAST_GOOD, "restore" + trial.TRIAL):
@@ -502,23 +558,27 @@ def _rolled_back(config: Config, under: trial.Trial, why: dict[str, str]) -> Con
     return load_config(config.source, machine=True) if CONFIG in files and config.source is not None else config
 
 
-def _apply(config: Config, files: dict[str, bytes]) -> None:
+def _apply(config: Config, files: dict[str, bytes], whole: bool = False) -> None:
     """Make the table's files the backup's, each in one rename: the configuration file, and the
-    journal folder's files that travel (those the backup has not go, but for the staff PIN,
-    which a backup without one leaves in place: nobody would be able to log in)."""
-    if not files:
-        return
+    journal folder's files a backup or the last good state holds (those ``files`` has not go,
+    but for the staff PIN, which a backup without one leaves in place: nobody would be able to
+    log in). A backup ends the game in play, whose file stays (the history), and takes the
+    phones' files away: the start makes a new secret. ``whole``: the last good state put back
+    as it was, the game in play and the phones' files included."""
     if CONFIG in files and config.source is not None:
         replace_file(config.source, files[CONFIG], stat.S_IMODE(os.stat(config.source).st_mode))
     journal = config.paths.journal_dir
     journal.mkdir(mode=PRIVATE_DIR, parents=True, exist_ok=True)
-    coming = {name.removeprefix(JOURNAL) for name in files if name.startswith(JOURNAL)}
+    coming = {name.removeprefix(JOURNAL) for name in files if name.startswith(JOURNAL)} - (set() if whole else {*PHONES})
+    stays = {TRAVELS[0], *(() if whole else on_the_table(journal))}
     for entry in os.scandir(journal):
-        if entry.is_file(follow_symlinks=False) and travels(entry.name) and entry.name not in coming \
-                and entry.name != TRAVELS[0]:
+        if entry.is_file(follow_symlinks=False) and held(entry.name, whole=True) and entry.name not in coming \
+                and entry.name not in stays:
             os.unlink(entry.path)
     for name in sorted(coming):
         write_private(journal / name, files[JOURNAL + name])
+    if not whole:
+        end_play(journal)
 
 
 def _note(config: Config, under: trial.Trial, phase: str, why: dict[str, str] | None = None) -> None:
@@ -552,11 +612,11 @@ def check_upload(data: bytes, table: Table) -> Contents:
     return check(data, table.config, running_now(table))
 
 
-def restore_upload(data: bytes, table: Table) -> list[Phrase]:
-    """``POST /staff/api/restore``: [] once staged (the page then asks for the restart that tries
-    it); else why not."""
+def restore_upload(data: bytes, table: Table, reached: str | None = None) -> list[Phrase]:
+    """``POST /staff/api/restore``, from a page ``reached`` on that address: [] once staged (the
+    page then asks for the restart that tries it); else why not."""
     try:
-        restore(data, table, restart=False)
+        restore(data, table, restart=False, reached=reached)
     except BadBackup as e:
         return [e.phrase]
     return []

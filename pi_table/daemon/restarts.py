@@ -123,10 +123,11 @@ class Restarts:
         if self.watch is not None:
             self.watch.stop()
 
-    def change(self, changes: dict[str, object], proven: bool) -> list[Phrase]:
+    def change(self, changes: dict[str, object], proven: bool, reached: str | None = None) -> list[Phrase]:
         """Check and write ``changes``, only if ``check-config`` would pass the new file (on this
         machine, as the service's user, beside what this table holds): a trial, which the restart
-        that applies it keeps only if the table comes back healthy; or ``proven`` (applied at once
+        that applies it keeps only if the table comes back healthy (and answers on ``reached``,
+        the address the staff page that made it was reached on); or ``proven`` (applied at once
         by the caller, and kept in the last good file too while a trial waits for its restart).
         The checker's problems, or [] once written."""
         daemon = self.daemon
@@ -149,7 +150,7 @@ class Restarts:
                 if proven:
                     trial.change_proven(path, changes, running)
                 else:
-                    trial.change(path, changes, "staff", self.working(), running)
+                    trial.change(path, changes, "staff", self.working(), running, reached=reached)
         except ConfigError as e:
             return e.phrases
         except OSError as e:
@@ -172,8 +173,9 @@ class Restarts:
         return os.path.exists(self.daemon.config.paths.journal_dir / PIN_FILE)
 
     def health(self) -> Health:
-        """How a trial sees the table: its loop answering, its pages answering, and the devices
-        that worked before the change working again."""
+        """How a trial sees the table: its loop answering, its pages answering (where the staff
+        page that made the change was reached too), and the devices that worked before the
+        change working again."""
         from .trial import Health, pages_answer  # the watch's thread, after READY
 
         daemon = self.daemon
@@ -182,6 +184,7 @@ class Restarts:
         except TimeoutError:
             return Health(Phrase.of("the table's loop does not answer"))
         web = daemon.config.web
+        reached = self.watch.trial.reached if self.watch is not None else ()
         if web.enabled:
             if health.get("companion", "").startswith(NOT_WORKING):
                 return Health(Phrase.of("the phones' pages and the staff page cannot open: {why}",
@@ -189,8 +192,16 @@ class Restarts:
             if daemon.companion is None:
                 return Health(Phrase.of("the phones' pages and the staff page are not open yet"))
             unanswered = pages_answer(daemon.companion.port, web.host, bool(web.tls_cert))
-            if unanswered is not None:
-                return Health(unanswered)
+            if unanswered.why is not None:
+                return Health(unanswered.why)
+            for address in reached:
+                unanswered = pages_answer(daemon.companion.port, address, bool(web.tls_cert))
+                if unanswered.why is not None:
+                    return Health(Phrase.of("the staff page was reached on {address}, which does not answer now: "
+                                            "{why}", address=address, why=unanswered.why), final=unanswered.final)
+        elif reached:
+            return Health(Phrase.of("the staff page was reached on {address}, and the phones' pages and the staff page "
+                                    "are off now ([web] enabled)", address=reached[0]), final=True)
         watched = self.watch.trial.working if self.watch is not None else ()
         if "staff" in watched and not self._pin_set():
             return Health(Phrase.of("the staff can no longer log in: no staff PIN in {folder} (the journal folder "

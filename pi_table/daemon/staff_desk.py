@@ -101,11 +101,11 @@ class StaffDesk:
         return {"file": None if config.source is None else str(config.source), "groups": GROUPS,
                 "options": [form_field(option, shown[option.key]) for option in OPTIONS]}
 
-    def change_settings(self, changes: dict[str, object]) -> list[Phrase]:
+    def change_settings(self, changes: dict[str, object], reached: str | None = None) -> list[Phrase]:
         sent = changes.get(BROKER)
         if isinstance(sent, str):  # sent back as the page showed it: the password kept
             changes = {**changes, BROKER: keep_password(sent, str(self.daemon.config.values[BROKER]))}
-        return self.daemon.restarts.change(changes, proven=False)
+        return self.daemon.restarts.change(changes, proven=False, reached=reached)
 
     def change_at_hand(self, key: str, value: object) -> list[Phrase]:
         return self.daemon.change_at_hand(key, value)
@@ -147,8 +147,8 @@ class StaffDesk:
     def check_restore(self, data: bytes) -> list[Text]:
         return list(backup.check_upload(data, self.daemon).replaces)
 
-    def restore(self, data: bytes) -> list[Phrase]:
-        return backup.restore_upload(data, self.daemon)
+    def restore(self, data: bytes, reached: str | None = None) -> list[Phrase]:
+        return backup.restore_upload(data, self.daemon, reached)
 
     def releases(self, lang: str, repository: bool) -> dict:
         from ..release import offered, state  # the page's Updates section only

@@ -4,8 +4,10 @@ by the deadline, or fails in a way that waiting cannot mend, they are rolled bac
 restarts on the last good file.
 
 Healthy is what a café needs of it: the table loop answering, the phones' pages and the staff
-page answering over the network (when [web] serves them), and every device that worked before
-the change working again (a board that was already unplugged does not count against it).
+page answering over the network (when [web] serves them), on every address the staff page was
+reached on to make the change too (not only over loopback: a table that listens on 127.0.0.1
+alone answers there and nowhere else), and every device that worked before the change working
+again (a board that was already unplugged does not count against it).
 """
 
 from __future__ import annotations
@@ -86,9 +88,11 @@ class TrialWatch:
             self._thread.join(timeout=ASK_S * len(PAGES) + 1)
 
 
-def pages_answer(port: int, host: str, tls: bool) -> Text | None:
-    """Why the companion's pages do not answer on this machine (each of ``PAGES`` with a page,
-    not an error); None when they do. Asked over loopback, as a phone asks over the Wi-Fi."""
+def pages_answer(port: int, host: str, tls: bool) -> Health:
+    """Whether the companion's pages answer on this machine at ``host`` (each of ``PAGES`` with
+    a page, not an error), or why not: final when the address refuses the connection (the
+    companion is open, and does not listen there). The wildcard addresses are asked over
+    loopback, as a phone asks over the Wi-Fi."""
     import http.client  # once the table is up: a start does without them
     import ssl
 
@@ -105,10 +109,11 @@ def pages_answer(port: int, host: str, tls: bool) -> Text | None:
             connection.request("GET", page)
             status = connection.getresponse().status
         except (OSError, http.client.HTTPException) as e:
-            return Phrase.of("{page} does not answer on port {port} ({error})", page=page, port=port,
-                             error=getattr(e, "strerror", None) or str(e) or type(e).__name__)
+            return Health(Phrase.of("{page} does not answer on port {port} ({error})", page=page, port=port,
+                                    error=getattr(e, "strerror", None) or str(e) or type(e).__name__),
+                          final=isinstance(e, ConnectionRefusedError))
         finally:
             connection.close()
         if status != 200:
-            return Phrase.of("{page} answers {status} on port {port}", page=page, status=status, port=port)
-    return None
+            return Health(Phrase.of("{page} answers {status} on port {port}", page=page, status=status, port=port))
+    return Health()

@@ -26,6 +26,12 @@ holds: they go to the log, which the staff read, and the header holds the key.
 
 Every file here holds the key or a secret: the directory is 0700 and its files 0600 whatever
 the umask (``keep_private``).
+
+The game in play is the one the table names in ``in-play.json`` (``InPlay``), rewritten whole in
+one rename when a game is dealt, resumed or brought back, and when a restore ends it: never the
+file whose name sorts last, which a game restored from a backup or dealt while the clock ran
+ahead would be. A pointer that is missing (a table from before it) or damaged names nothing;
+the table then goes on with the game whose header says it began last (``begun_last``), and says so.
 """
 
 from __future__ import annotations
@@ -34,6 +40,7 @@ import datetime
 import json
 import logging
 import os
+import re
 import stat
 import time
 from dataclasses import dataclass, replace
@@ -43,7 +50,17 @@ from ..engine import GameRecord, InvalidAction, Key, Place, Team
 from ..engine.errors import Refusal
 from ..engine.games import AnyRules, kind_of, make_game, rules_from_json
 from ..engine.phrase import N_, Phrase
-from ..files import CRC_FIELD, PRIVATE_DIR, PRIVATE_FILE, create_private, seal, sealed_line, sync_folder
+from ..files import (
+    CRC_FIELD,
+    PRIVATE_DIR,
+    PRIVATE_FILE,
+    create_private,
+    read_file,
+    seal,
+    sealed_line,
+    sync_folder,
+    write_private,
+)
 from . import games
 
 log = logging.getLogger("pi_table.journal")
@@ -51,6 +68,9 @@ FORMAT = "pi-table journal"
 VERSION = 3
 VERSIONS = (1, 2, 3)  # 1: no checksums; 3: Deep Undercover's key in its last placement
 STARTED = "%Y-%m-%dT%H:%M:%SZ"  # the header's "started", UTC
+IN_PLAY = "in-play.json"  # the pointer to the game in play, beside the games
+GAME_ID = re.compile(r"[0-9A-Za-z][0-9A-Za-z._-]{0,99}")  # a game's file is GAME_ID.jsonl
+DEALT_AT = re.compile(r"(\d{4})(\d\d)(\d\d)-(\d\d)(\d\d)(\d\d)\.(\d{6})-[0-9a-f]{6}")  # the id the table gives a game
 
 
 class JournalError(Refusal):
@@ -170,6 +190,82 @@ class Journal:
             pass
 
 
+@dataclass(frozen=True, slots=True)
+class InPlay:
+    """What ``IN_PLAY`` says: the id of the game on the table (finished or not: an undo can
+    bring a finished game back), None when a restore ended it; and ``replaced``, the game a new
+    one was dealt over while an undo may bring it back. Neither goes into a backup."""
+
+    game: str | None
+    replaced: str | None = None
+
+    @property
+    def ids(self) -> set[str]:
+        return {game for game in (self.game, self.replaced) if game is not None}
+
+
+def in_play(directory: Path) -> InPlay | None:
+    """The game in play as the table named it; None when the pointer is missing, or damaged, or
+    names a game that is not in ``directory`` (the last two logged: ``begun_last`` stands in)."""
+    path = directory / IN_PLAY
+    try:
+        said = json.loads(read_file(path, 1024).decode("utf-8"))
+        game, replaced = said["game"], said.get("replaced")
+        if not all(each is None or (isinstance(each, str) and GAME_ID.fullmatch(each)) for each in (game, replaced)):
+            raise ValueError("not a game's id")
+    except FileNotFoundError:
+        return None
+    except OSError as e:
+        log.warning("%s cannot be read (%s)", path, e.strerror or e)
+        return None
+    except (ValueError, KeyError, TypeError, RecursionError):  # what it holds is not said: it is damaged
+        log.warning('%s is damaged: expected {"game": ID or null, "replaced": ID or null}', path)
+        return None
+    if game is not None and not (directory / f"{game}.jsonl").is_file():
+        log.warning("%s names a game that is not in %s", path, directory)
+        return None
+    return InPlay(game, replaced)
+
+
+def name_in_play(directory: Path, playing: InPlay) -> None:
+    """Name the game in play, in one rename (OSError: not named; the last pointer stays)."""
+    write_private(directory / IN_PLAY, json.dumps({"game": playing.game, "replaced": playing.replaced}).encode())
+
+
+def end_play(directory: Path) -> None:
+    """No game is in play any more (a restore ended it): the next start deals a new one, and
+    the game that was in play stays in the history as it was left."""
+    name_in_play(directory, InPlay(None))
+
+
+def begun_last(directory: Path) -> Path | None:
+    """The game that began last, by its header (or, when the header is damaged, by its name,
+    which the table makes of the time it dealt the game: the damage is then found and said when
+    it is resumed): what a table goes on with when no pointer names its game."""
+    latest: tuple[float, str] | None = None
+    for path in directory.glob("*.jsonl") if directory.is_dir() else ():
+        began = _began(path)
+        if began is not None and (latest is None or (began, path.name) > latest):
+            latest = (began, path.name)
+    return None if latest is None else directory / latest[1]
+
+
+def _began(path: Path) -> float | None:
+    """When the game in ``path`` began: its header's time, else its name's; None when neither says."""
+    try:
+        with open(path, "rb") as file:
+            return _header(path, file.readline(1 << 20).rstrip(b"\n"))[0].began
+    except (OSError, JournalError, ValueError, RecursionError):
+        named = DEALT_AT.fullmatch(path.stem)
+        if named is None:
+            return None
+        try:
+            year, month, day, hour, minute, second, micros = map(int, named.groups())
+            return datetime.datetime(year, month, day, hour, minute, second, micros, datetime.UTC).timestamp()
+        except ValueError:  # no such day
+            return None
+
+
 def foreign_folder(directory: Path) -> str | None:
     """The name of a folder in ``directory``, if any. A journal directory holds the table's files
     alone, never a folder: one that holds a folder is someone else's (/, /tmp, a home), and the
@@ -252,13 +348,14 @@ class Replay:
     damage: Damage | None
 
 
-def read_game(path: Path) -> Replay:
-    """Replay a journal file up to its first damaged line. A torn last line (a crash
-    mid-write) is dropped with a warning; a header beyond use raises ``JournalError``, and a
-    file that ends before its header does raises ``Unstarted``."""
+def read_game(path: Path, data: bytes | None = None) -> Replay:
+    """Replay a journal file (its bytes ``data`` when they are read already: a backup's) up to
+    its first damaged line. A torn last line (a crash mid-write) is dropped with a warning; a
+    header beyond use raises ``JournalError``, and a file that ends before its header does
+    raises ``Unstarted``."""
     path = Path(path)
     warnings: list[str] = []
-    lines = _complete_lines(path, path.read_bytes(), warnings)
+    lines = _complete_lines(path, path.read_bytes() if data is None else data, warnings)
     if not lines:
         raise Unstarted("{path}: no whole header line: the game was never dealt", path=path)
     header, version = _header(path, lines[0])
@@ -310,6 +407,15 @@ def load_game(path: Path) -> tuple[Header, GameRecord, list[str]]:
     if replay.damage is not None:
         raise JournalError(replay.damage.reason)
     return replay.header, replay.record, replay.warnings
+
+
+def finished(path: Path, data: bytes) -> bool:
+    """Whether the journal ``data`` (of ``path``) replays whole to the end of its game."""
+    try:
+        replay = read_game(path, data)
+    except (JournalError, ValueError, RecursionError):  # a header beyond use, or JSON nested beyond reading
+        return False
+    return replay.damage is None and replay.record.state.is_over
 
 
 def entries_written(path: Path) -> int:

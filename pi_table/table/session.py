@@ -33,13 +33,17 @@ from .journal import (
     STARTED,
     VERSION,
     Header,
+    InPlay,
     Journal,
     JournalError,
     Replay,
     Unstarted,
+    begun_last,
     entries_written,
+    in_play,
     keep_private,
     load_game,
+    name_in_play,
     read_game,
     set_aside,
 )
@@ -140,28 +144,43 @@ class Session:
         retention: Retention | None = None,
         options: Mapping[str, object] | None = None,
     ) -> Session:
-        """The last game in ``journal_dir`` as it stood, if it is unfinished; else a new game
-        with ``rules``. A damaged journal resumes the game as it stood before the damage, the
-        file kept beside it; one beyond use deals a new game. Either is said out loud, never
-        a silent new game. Makes the directory the service user's alone first."""
+        """The game in play in ``journal_dir`` (``journal.in_play``) as it stood, if it is
+        unfinished; else a new game with ``rules``. A damaged journal resumes the game as it
+        stood before the damage, the file kept beside it; one beyond use deals a new game. Either
+        is said out loud, never a silent new game. Makes the directory the service user's alone first."""
         session = cls.__new__(cls)
         session._configure(rng, start, journal_dir, fsync, clock, retention, options)
         keep_private(journal_dir)
-        newest = max(journal_dir.glob("*.jsonl"), default=None) if journal_dir.is_dir() else None
-        if newest is not None:
+        playing = in_play(journal_dir)
+        path = session._in_play(playing)
+        if path is not None:
             try:
-                replay = read_game(newest)
+                replay = read_game(path)
             except Unstarted as e:  # a crash as the game was dealt: nothing of it was shown
                 log.warning("%s; dealing a new game", e)
             except (JournalError, OSError) as e:
-                session._deal_over_lost(rules, newest, e)
+                session._deal_over_lost(rules, path, e)
                 return session
             else:
                 if replay.damage is not None or not replay.record.state.is_over:
-                    session._adopt(replay, newest)
+                    session._adopt(replay, path)
+                    if playing != InPlay(session.id):  # named as it is now, for the next start
+                        session._name_in_play()
                     return session
         session._begin(rules, None)
         return session
+
+    def _in_play(self, playing: InPlay | None) -> Path | None:
+        """The file of the game ``playing`` names; when no pointer can name it, the game begun
+        last (a table from before the pointer, or a damaged one: what loses least)."""
+        assert self.journal_dir is not None
+        if playing is not None:
+            return None if playing.game is None else self.journal_dir / f"{playing.game}.jsonl"
+        path = begun_last(self.journal_dir)
+        if path is not None:
+            log.warning("no game is named in play in %s: resuming the game begun last, %s, if it is unfinished",
+                        self.journal_dir, path.stem)
+        return path
 
     def _adopt(self, replay: Replay, path: Path) -> None:
         """Go on with a journal's game; a damaged file is set aside and the game's good
@@ -244,13 +263,14 @@ class Session:
         """Deal the next game of this rules' kind with them (the staff's choice of options)."""
         self.kept[kind_of(rules.game)] = rules
 
-    def _begin(self, rules: AnyRules, key: Any = None) -> None:
-        """A new game: ``key`` is what to deal (a Key, or Codex's Setup), else a random deal."""
+    def _begin(self, rules: AnyRules, key: Any = None, replacing: Replaced | None = None) -> None:
+        """A new game: ``key`` is what to deal (a Key, or Codex's Setup), else a random deal;
+        ``replacing`` the game in progress an undo may bring back."""
         self._set_rules(rules)
         game = make_game(rules)
         dealt = games.record(self.kind).deal(game, self.rng, self.start, key)
         self.record = GameRecord(game, dealt.start_from)
-        self.replaced, self.chosen_key = None, dealt.chosen_key
+        self.replaced, self.chosen_key = replacing, dealt.chosen_key
         self.journal_damage = None  # a damaged game's notice ends with it
         self.began = self.clock()
         # ids sort by time, to the microsecond, as resume and history need: two games can begin
@@ -270,19 +290,27 @@ class Session:
             self._journal_failed(e)
         else:
             self.write_problem = None
+            self._name_in_play()
             self._prune()
+
+    def _name_in_play(self) -> None:
+        """Name this game in play (and the one it replaced, while an undo may bring it back)."""
+        assert self.journal_dir is not None
+        try:
+            name_in_play(self.journal_dir, InPlay(self.id, None if self.replaced is None else self.replaced.id))
+        except OSError as e:  # the journal's own writes say so to the staff; the pointer before stays
+            log.warning("cannot name the game in play in %s (%s): a restart may resume the game before",
+                        self.journal_dir, e.strerror or e)
 
     def new_game(self, game: str | None = None) -> None:
         """Deal a new game with the same options (another game when ``game`` is given, with its
         kind's options as they were: ``rules_for``)."""
         rules = self.rules if game is None else self.rules_for(game)
         going_on = None
-        if not self.state.is_over:
+        if not self.state.is_over and kind_of(rules.game) == self.kind:  # another kind needs another loop
             going_on = Replaced(self.rules, self.record, self.id, self.began,
                                 None if self.journal is None else self.journal.path, self.chosen_key)
-        self._begin(rules, None)
-        if going_on is not None and kind_of(going_on.rules.game) == self.kind:  # another kind needs another loop
-            self.replaced = going_on
+        self._begin(rules, None, going_on)
 
     def submit(self, action: Action | CodexAction) -> State | CodexState:
         """Apply ``action`` and journal it; on refusal (an engine error) nothing changes, and
@@ -316,16 +344,19 @@ class Session:
         return replace(action, key=self.chosen_key)
 
     def _bring_back(self, replaced: Replaced) -> State | CodexState:
-        """Undo a new game: the game it replaced goes on, in its own file; the new game's file,
-        which holds its header only, is removed so that a restart resumes the game brought back."""
-        if self.journal is not None:
-            self.journal.close()
-            self.journal.path.unlink(missing_ok=True)
-            self.journal = None
+        """Undo a new game: the game it replaced goes on, in its own file, named in play again;
+        the new game's file, which holds its header only, is removed."""
+        dealt = self.journal
         log.info("new game %s undone: game %s goes on", self.id, replaced.id)
         self._set_rules(replaced.rules)
         self.record, self.id, self.began, self.replaced = replaced.record, replaced.id, replaced.began, None
         self.chosen_key = replaced.chosen_key
+        self.journal = None
+        if dealt is not None:
+            dealt.close()
+            if replaced.journal is not None:
+                self._name_in_play()
+            dealt.path.unlink(missing_ok=True)
         if replaced.journal is not None:
             try:
                 self.journal = Journal.resume(replaced.journal, len(self.record.entries), self.fsync)

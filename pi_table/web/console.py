@@ -21,7 +21,7 @@ from ..host import Readings
 from ..release.bundle import MAX_BUNDLE
 from ..ui.i18n import say, translation
 from .auth import Recovery, Session, Why
-from .staff import DEVICES, MIN_PIN, REFUSALS, StaffPage, advised, bad, language, refused, set_pin
+from .staff import DEVICES, MIN_PIN, REFUSALS, StaffPage, advised, bad, language, reached_on, refused, set_pin
 
 log = logging.getLogger("pi_table.web.staff")
 
@@ -330,7 +330,7 @@ class Console:
             except Refusal as e:
                 return web.json_response({"ok": False, "error": say(e.phrase, lang)}, status=400)
             return web.json_response({"ok": True, "replaces": [say(each, lang) for each in replaces]})
-        problems = await asyncio.to_thread(self.page.desk.restore, data)
+        problems = await asyncio.to_thread(self.page.desk.restore, data, reached_on(request))
         if problems:
             return web.json_response({"ok": False, "error": "\n".join(say(each, lang) for each in problems)},
                                      status=400)

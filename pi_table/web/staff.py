@@ -92,11 +92,11 @@ class Desk(Protocol):
         value, default, unit, choices: [{value, label}], range: {min, max, off} or None}, ...]}``,
         its words msgids (``form_field`` says them in the page's language)."""
 
-    def change_settings(self, changes: dict[str, object]) -> list[Phrase]:
+    def change_settings(self, changes: dict[str, object], reached: str | None) -> list[Phrase]:
         """Check the file with ``changes`` as ``check-config`` does and, if it passes, write it
         (atomically) as a trial: the table keeps it only if it is healthy after the restart that
-        applies it (``restart``), and puts the last good file back by itself if not. The
-        checker's problems, or [] when written."""
+        applies it (``restart``), the page answering on ``reached`` (``reached_on``) too, and puts
+        the last good file back by itself if not. The checker's problems, or [] when written."""
 
     def change_at_hand(self, key: str, value: object) -> list[Phrase]:
         """One of ``LIVE`` changed as ``change_settings`` does, and applied at once (no restart)."""
@@ -120,8 +120,9 @@ class Desk(Protocol):
     def check_restore(self, data: bytes) -> list[Text]:
         """What restoring ``data`` would replace, in words (a Refusal: why it cannot be restored)."""
 
-    def restore(self, data: bytes) -> list[Phrase]:
-        """Stage ``data`` to be tried at the next start; [] or why not. The page asks for the restart."""
+    def restore(self, data: bytes, reached: str | None) -> list[Phrase]:
+        """Stage ``data`` to be tried at the next start (as ``change_settings``, the page must answer
+        on ``reached`` after it); [] or why not. The page asks for the restart."""
 
     def releases(self, lang: str, repository: bool) -> dict:
         """The running release, the previous, a trial, the last rollback and act (their why in
@@ -532,7 +533,7 @@ class StaffPage:
         if live:
             problems = await asyncio.to_thread(self.desk.change_at_hand, key, value)
         else:
-            problems = await asyncio.to_thread(self.desk.change_settings, changes)
+            problems = await asyncio.to_thread(self.desk.change_settings, changes, reached_on(request))
         if problems:
             found = [refused_key(problem, language(request)) for problem in problems]
             return web.json_response({"ok": False, "error": "\n".join(each["error"] for each in found),
@@ -587,6 +588,22 @@ class StaffPage:
 
 
 _PRIVATE = {"Cache-Control": "no-store", "X-Content-Type-Options": "nosniff", "Referrer-Policy": "no-referrer"}
+
+
+def reached_on(request: web.Request) -> str | None:
+    """The address of this machine ``request`` came in on (an IPv4 one as such, not mapped into
+    IPv6): where the staff page must answer again after a change it makes. None without one."""
+    import ipaddress  # a change of the settings only
+
+    sockname = None if request.transport is None else request.transport.get_extra_info("sockname")
+    if not isinstance(sockname, tuple) or not isinstance(sockname[0], str):
+        return None
+    host = sockname[0]
+    try:
+        mapped = ipaddress.IPv6Address(host.partition("%")[0]).ipv4_mapped
+    except ValueError:  # an IPv4 address already
+        return host
+    return host if mapped is None else str(mapped)
 
 
 def language(request: web.Request) -> str:
