@@ -292,7 +292,7 @@ class Console:
         await asyncio.to_thread(self.page.desk.recovered)
         log.warning("staff page: the staff PIN was reset with the code from the table's screen, from %s",
                     request.remote)
-        entered = self.page.gate.enter(request)
+        entered = self.page.gate.enter()
         response = web.json_response({"ok": True, "csrf": entered.session.csrf})
         self.page.gate.let_in(request, response, entered)
         return response

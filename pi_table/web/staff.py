@@ -37,11 +37,12 @@ from ..files import write_private
 from ..hal.events import is_fault
 from ..ui.i18n import LANGUAGES, say, say_health, translation
 from ..ui.orientation import OPERATIVES_SIDE, page_layout
-from .auth import Gate, Refused, Session, Why, hash_secret
+from .auth import Gate, KeptSecret, Refused, Session, Why, hash_secret
 
 log = logging.getLogger("pi_table.web.staff")
 PIN_FILE = "staff.pin"
 SESSIONS_FILE = "staff.sessions"
+DEVICE_KEY_FILE = "staff.device-key"  # signs the phones' device cookies: a new PIN keeps them known
 MIN_PIN = 6  # characters: a café's PIN of six digits, or a password
 COOKIE = "pt_staff"  # its device cookie, "pt_staff_device": a phone that has logged in before (auth.Gate)
 CSRF_HEADER = "X-Staff-Token"
@@ -366,8 +367,10 @@ class StaffPage:
     def __init__(self, desk: Desk, folder: Path | None, session_s: float = 3600.0,
                  clock: Callable[[], float] = time.time, body_timeout_s: float = BODY_TIMEOUT_S) -> None:
         self.desk, self.folder, self.body_timeout_s = desk, folder, body_timeout_s
+        self._pin = KeptSecret(None if folder is None else folder / PIN_FILE, "the staff PIN")
         self.gate = Gate("staff", self._pin, COOKIE, "/staff", ATTEMPTS_PER_ADDRESS, ATTEMPTS_OVERALL, session_s, clock,
-                         None if folder is None else folder / SESSIONS_FILE, CSRF_HEADER)
+                         None if folder is None else folder / SESSIONS_FILE, CSRF_HEADER,
+                         keys=None if folder is None else folder / DEVICE_KEY_FILE)
         self._files = {name: resources.files(__package__).joinpath("static", name).read_bytes()
                        for name in ("staff.html", *STATIC)}
         self.rooms: list[Room] = []  # the rooms that add their routes under /staff/api/ (the owner's console)
@@ -395,18 +398,6 @@ class StaffPage:
         app.router.add_route("*", "/staff/api/{rest:.*}", self.api(self._unknown))  # after every room's routes
 
     # -- the way in -------------------------------------------------------------------------
-
-    def _pin(self) -> str | None:
-        """The kept hash, or None when no PIN is set (or its file cannot be read)."""
-        if self.folder is None:
-            return None
-        try:
-            return (self.folder / PIN_FILE).read_text(encoding="ascii").strip() or None
-        except FileNotFoundError:
-            return None
-        except (OSError, UnicodeError) as e:
-            log.warning("cannot read the staff PIN in %s (%s): the staff page lets nobody in", self.folder, e)
-            return None
 
     async def _page(self, request: web.Request) -> web.Response:
         """The page, in ``<html lang>`` the table's language for the script to start from."""
