@@ -1,10 +1,10 @@
 """The staff page: ``/staff`` on the companion server, behind a PIN, for the café's staff.
 
-The page itself (``/staff``, its script and style) and the way in (``/staff/session``,
-``/staff/login``, ``/staff/words/LANG``) are open; everything the staff can see or do is under
-``/staff/api/`` and answers 401 without a session, 403 without the session's CSRF token in the
-``X-Staff-Token`` header. What it shows of the game is the public view, as the spectators'
-page: the daemon hands it nothing else (``Desk``).
+The page itself (``/staff``, its script and style, its words ``/staff/words/LANG`` and the
+cards' ``/staff/cards/LANG``) and the way in (``/staff/session``, ``/staff/login``) are open;
+everything the staff can see or do is under ``/staff/api/`` and answers 401 without a session,
+403 without the session's CSRF token in the ``X-Staff-Token`` header. What it shows of the game
+is the public view, as the spectators' page: the daemon hands it nothing else (``Desk``).
 
 The PIN is kept as a salted scrypt hash in ``staff.pin`` beside the journal (readable by the
 service alone; ``pi-table set-staff-pin`` writes it). The way in is ``auth.Gate``, as the fleet
@@ -38,6 +38,7 @@ from ..hal.events import is_fault
 from ..ui.i18n import LANGUAGES, say, say_health, translation
 from ..ui.orientation import OPERATIVES_SIDE, page_layout
 from .auth import Gate, KeptSecret, Refused, Session, Why, hash_secret
+from .texts import page_texts
 
 log = logging.getLogger("pi_table.web.staff")
 PIN_FILE = "staff.pin"
@@ -380,6 +381,7 @@ class StaffPage:
             web.get("/staff", self._page),
             web.get("/staff/static/{name}", self._static),
             web.get("/staff/words/{lang}", self._words),
+            web.get("/staff/cards/{lang}", self._cards),
             web.get("/staff/session", self._session_state),
             web.post("/staff/login", self._login),
             web.get("/staff/api/table", self.api(self._table)),
@@ -415,6 +417,14 @@ class StaffPage:
         if lang not in LANGUAGES:
             raise web.HTTPNotFound(text="")
         return web.json_response(words(lang, (text for room in self.rooms for text in room.texts)))
+
+    async def _cards(self, request: web.Request) -> web.Response:
+        """The phones' words for the cards, which the board in words says alike: under /staff,
+        so a staff phone's device cookie takes it through the companion's reserve in a flood."""
+        lang = request.match_info["lang"]
+        if lang not in LANGUAGES:
+            raise web.HTTPNotFound(text="")
+        return web.json_response(page_texts(lang)["texts"])
 
     async def _session_state(self, request: web.Request) -> web.Response:
         """Whether a PIN is set, and the caller's CSRF token when it has a live session."""

@@ -52,7 +52,7 @@ async function api(method, path, body, background = false) {
 
 async function loadWords() {
   words = lang === "en" ? {} : await (await fetch(`/staff/words/${lang}`)).json();
-  cardWords = (await (await fetch(`/api/texts?lang=${lang}`)).json()).texts;
+  cardWords = await (await fetch(`/staff/cards/${lang}`)).json();
   document.documentElement.lang = lang;
   for (const node of document.querySelectorAll("[data-t]")) node.textContent = t(node.dataset.t);
   for (const node of document.querySelectorAll("[data-t-label]")) node.setAttribute("aria-label", t(node.dataset.tLabel));
