@@ -319,6 +319,18 @@ def test_a_phone_that_logged_in_before_keeps_its_standing_across_a_pin_change(pa
         again.stop()
 
 
+def test_a_phone_in_a_session_without_its_device_cookie_is_given_one_as_it_acts(page):
+    """A phone logged in before the device key (or whose cookie went) is known again at its next
+    action, not at its next login, which a flood might keep it from."""
+    staff = Staff(page.base_url)
+    assert staff.login()[0] == 200
+    staff.cookies.clear("127.0.0.1", "/staff", "pt_staff_device")
+    assert staff.call("GET", "/staff/api/log")[0] == 200
+    assert "pt_staff_device=" in staff.headers["Set-Cookie"]
+    assert staff.call("GET", "/staff/api/log")[0] == 200
+    assert "Set-Cookie" not in staff.headers  # once is enough
+
+
 def test_the_pin_is_checked_a_few_at_a_time_and_a_login_with_no_turn_is_told_to_come_back(page, monkeypatch):
     """The login ran scrypt (16 MiB, most of a core) in a worker thread with no bound, so a flood
     from many addresses took as many threads and that much memory at once. It is checked as the
@@ -580,6 +592,7 @@ TOO_SHORT = {"en": "turn timer length is 0 (off) or 10 to 3600 seconds, not 5",
 def test_a_bad_value_is_refused_with_the_checkers_message_and_nothing_is_written(table):
     staff = Staff(table.base)
     staff.login()
+    staff.as_owner()
     before = table.config.read_bytes()
     status, answer = staff.call("POST", "/staff/api/config", {"changes": {"timer.length_s": 5, "game.language": "it"}})
     assert status == 400 and [problem["error"] for problem in answer["problems"]] == [
@@ -609,6 +622,7 @@ def test_no_setting_the_staff_change_can_send_or_show_a_games_journal(table):
     table restarted, and the journal went to a broker of the guest's choosing as the password."""
     staff = Staff(table.base)
     staff.login()
+    staff.as_owner()
     before = table.config.read_bytes()
     (journal,) = (table.folder / "journal").glob("*.jsonl")
     for changes in ({"fleet.broker": "mqtt://x@127.0.0.1:18890", "fleet.table_id": "x",
@@ -641,6 +655,7 @@ def test_moving_the_journal_does_not_open_the_running_games_journal_to_a_setting
     journal to a broker as a password."""
     staff = Staff(table.base)
     staff.login()
+    staff.as_owner()
     before = table.config.read_bytes()
     journal = table.folder / "journal" / f"{table.daemon.session.id}.jsonl"
     lines = journal.read_text().splitlines()
@@ -658,6 +673,7 @@ def test_moving_the_journal_does_not_open_the_running_games_journal_to_a_setting
 def test_a_private_key_is_never_sent_as_a_password_or_shown_as_words(table, tmp_path):
     staff = Staff(table.base)
     staff.login()
+    staff.as_owner()
     cert, key = self_signed(tmp_path)
     for changes in ({"web.tls_cert": str(cert), "web.tls_key": str(key), "sim.words": str(key)},
                     {"web.tls_cert": str(cert), "web.tls_key": str(key), "fleet.broker": "mqtt://x@127.0.0.1:18890",
@@ -671,6 +687,7 @@ def test_a_password_file_that_is_not_text_is_refused_not_a_table_that_dies_at_ev
     at every start with a UnicodeDecodeError until systemd gave up on it."""
     staff = Staff(table.base)
     staff.login()
+    staff.as_owner()
     before = table.config.read_bytes()
     for name, content, found in [("binary", b"\xff\xfe\x00secret", "which is not UTF-8 text (byte 0)"),
                                  ("empty", b"\n", "which is empty")]:
@@ -691,6 +708,7 @@ def test_certificates_that_would_not_load_and_a_port_another_program_holds_are_r
 
     staff = Staff(table.base)
     staff.login()
+    staff.as_owner()
     before = table.config.read_bytes()
     cert, key = self_signed(tmp_path)
     other_cert, other_key = self_signed(tmp_path, "other")
@@ -725,6 +743,7 @@ def test_a_setting_pointed_at_a_device_a_pipe_or_the_kernels_files_is_refused_wi
     broker password."""
     staff = Staff(table.base)
     staff.login()
+    staff.as_owner()
     fifo = tmp_path / "fifo"
     os.mkfifo(fifo)
     for changes, found in [({"sim.words": "/dev/zero"}, "in /dev, where the system keeps its own files"),
@@ -739,6 +758,7 @@ def test_a_setting_pointed_at_a_device_a_pipe_or_the_kernels_files_is_refused_wi
 def test_a_lone_surrogate_in_a_value_is_a_400_naming_the_key(table, key):
     staff = Staff(table.base)
     staff.login()
+    staff.as_owner()
     status, answer = staff.call("POST", "/staff/api/config", {"changes": {key: "a\ud800b"}})
     assert status == 400 and [problem["error"] for problem in answer["problems"]] == [
         f"{table.config}: {key}: expected text, found a string that is not Unicode text (a lone surrogate at "

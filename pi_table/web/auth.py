@@ -66,6 +66,13 @@ def hash_secret(secret: str, salt: bytes | None = None) -> str:
     return f"scrypt${SCRYPT_N}${SCRYPT_R}${SCRYPT_P}${salt.hex()}${digest.hex()}"
 
 
+def keep_secret(path: Path, secret: str) -> Path:
+    """Keep ``secret``'s hash in ``path`` (0600, its folder 0700 if made): a secret's file."""
+    path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+    write_private(path, (hash_secret(secret) + "\n").encode("ascii"))
+    return path
+
+
 MOST_WORK = 4 * SCRYPT_N * SCRYPT_R * SCRYPT_P  # N·r·p a kept hash may ask for: four checks of ours
 MOST_MEMORY = 4 * 128 * SCRYPT_R * SCRYPT_N  # bytes (128·r·N) it may ask for: 64 MiB
 SALT_LENGTHS = range(8, 65)  # bytes

@@ -80,7 +80,8 @@ async function start() {
 }
 
 async function refresh() {
-  await Promise.all([loadTable(), loadHistory(), loadConfig(), loadHealth(), loadLog(), loadReleases(), loadBench()]);  // the last four: console.js
+  await Promise.all([loadTable(), loadHistory(), loadConfig(), loadHealth(), loadLog(), loadReleases(), loadBench(),
+    loadOwner()]);  // the last five: console.js
 }
 
 // -- the table ----------------------------------------------------------------------------
@@ -297,6 +298,7 @@ async function save(changes) {
   if (answer.ok && !answer.data.restarting) { say(t("Saved and applied.")); return refresh(); }
   if (answer.ok) { say(t("Saved: the table restarts to apply it and resumes its game.")); return backAfterRestart(); }
   if (answer.status === 401) return;
+  if (answer.status === 403 && answer.data && answer.data.owner === "needed") return askOwner(answer.data.error, () => save(changes));  // console.js
   say(answer.data ? answer.data.error : `HTTP ${answer.status}`, true);
   if (answer.data) showProblems(answer.data.problems);
 }
@@ -387,5 +389,5 @@ $("restart").addEventListener("click", async () => {
   const answer = await api("POST", "/staff/api/restart");
   if (answer.ok) { say(t("The service is restarting…")); backAfterRestart(); }
 });
-setInterval(() => { if (csrf && !$("desk").hidden) { loadTable(true); loadHealth(true); } }, 5000);
+setInterval(() => { if (csrf && !$("desk").hidden) { loadTable(true); loadHealth(true); loadOwner(true); } }, 5000);
 document.addEventListener("DOMContentLoaded", start);  // after console.js, the page's other script
