@@ -414,6 +414,31 @@ def test_guests_holding_every_connection_leave_room_for_a_known_staff_phone_and_
             connection.close()
 
 
+@pytest.mark.parametrize("value", ["\u00e9t\u00e9".encode("latin-1"), "\u00e9t\u00e9".encode(), b"\xff\xfe"])
+def test_a_cookie_or_token_that_is_not_ascii_is_a_wrong_one_not_a_500(start, tmp_path, value, caplog):
+    """The checks compared the cookies and the CSRF header as text, which Python refuses to do
+    in constant time for anything but ASCII: a guest's cookie of é answered 500 with a traceback."""
+    set_pin(tmp_path, PIN)
+    companion = start(staff=StaffPage(Desk(), tmp_path))
+    companion.publish(Snapshot("g1", {"kind": "waiting"}, {TOKEN: ("seat-0", {"kind": "seat"})}))
+    claimed(companion, "127.0.0.2")
+    session = ask(companion, "POST", "/staff/login", "127.0.0.3", {"pin": PIN})[0].getheader("Set-Cookie").split(";")[0]
+    statuses = []
+    for path, headers in ((f"/p/{TOKEN}", b"Cookie: " + _cookie(TOKEN) + b"=" + value),
+                          ("/staff", b"Cookie: pt_staff_device=" + value),
+                          ("/staff/api/table", b"Cookie: pt_staff=" + value),
+                          ("/staff/api/table", b"Cookie: " + session.encode() + b"\r\nX-Staff-Token: " + value)):
+        with phone(companion, "127.0.0.4") as connection:
+            connection.sendall(f"GET {path} HTTP/1.1\r\nHost: table\r\nConnection: close\r\n".encode() + headers + b"\r\n\r\n")
+            statuses.append(int(answer_of(connection).split(b" ")[1]))
+    assert statuses == [403, 200, 401, 403]
+    assert "Traceback" not in caplog.text
+
+
+def _cookie(token: str) -> bytes:
+    return f"pt_{token[:12]}".encode()
+
+
 def test_the_staff_page_asks_for_nothing_outside_staff():
     """The staff's cookies are sent under /staff alone, so a request of the page's elsewhere (it
     asked /api/texts for the cards' words) would carry no credential through a flood."""

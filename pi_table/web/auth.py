@@ -148,6 +148,12 @@ def _hashed(text: str) -> str:
     return hashlib.sha256(text.encode()).hexdigest()
 
 
+def same(given: str, made: str) -> bool:
+    """Whether ``given`` (what a request carries: any text) is ``made`` (a token of ours, ASCII),
+    compared in constant time; text that is not ASCII is none of ours."""
+    return given.isascii() and hmac.compare_digest(given, made)
+
+
 # --- the tries ----------------------------------------------------------------------------
 
 
@@ -223,7 +229,7 @@ class Sessions:
 
     def find(self, cookie: str) -> Session | None:
         """The cookie's session, alive or not."""
-        return self._by_hash.get(_hashed(cookie))
+        return self._by_hash.get(_hashed(cookie)) if cookie.isascii() else None
 
     def alive(self, session: Session, stored: str | None) -> bool:
         """Whether ``session`` was used within ``unused_s`` and logged in with the secret ``stored``."""
@@ -393,7 +399,7 @@ class Door:
         """The name of the device whose cookie the request carries, if this door's key signed it."""
         token = request.cookies.get(self.cookie, "")
         device = token.partition(".")[0]
-        return device if device and hmac.compare_digest(token, self._token(device)) else None
+        return device if device and token.isascii() and same(token, self._token(device)) else None  # ours are ASCII
 
     def remember(self, request: web.Request, response: web.StreamResponse) -> None:
         """Give the browser that has just passed its device cookie (its own again, or a new one)."""
@@ -474,8 +480,7 @@ class Gate:
         if not self.sessions.alive(session, self.secret()):
             self.sessions.end(cookie)
             return Refused(Why.EXPIRED)
-        if self.csrf_header is not None and not hmac.compare_digest(request.headers.get(self.csrf_header, ""),
-                                                                    session.csrf):
+        if self.csrf_header is not None and not same(request.headers.get(self.csrf_header, ""), session.csrf):
             return Refused(Why.NO_TOKEN)
         if use:
             self.sessions.used(session)

@@ -43,7 +43,6 @@ pages, bad actions) are counted and told as one line a period, not a line and a 
 from __future__ import annotations
 
 import asyncio
-import hmac
 import json
 import logging
 import ssl
@@ -64,6 +63,7 @@ from ..hal import Emit, PageOpened, Screen
 from ..ui.games import SHOWN
 from ..ui.i18n import LANGUAGES, say, translation
 from ..ui.words import Cards
+from .auth import same
 from .games import KINDS as PAGES
 from .games import Pages
 from .runner import ServerThread
@@ -262,7 +262,7 @@ class Companion(ServerThread):
         token = request.match_info.get("token")
         if token in private and token not in self._opened:
             return True
-        return any(hmac.compare_digest(request.cookies[name], self.proof(token))
+        return any(same(request.cookies[name], self.proof(token))
                    for token in private if (name := _cookie_name(token)) in request.cookies)
 
     async def _answering(self, request: web.Request, response: web.StreamResponse) -> None:
@@ -324,7 +324,7 @@ class Companion(ServerThread):
             raise web.HTTPNotFound(text="")  # nothing at all for a wrong or old token
         name, proof = _cookie_name(token), self.proof(token)
         if token in self._opened:
-            if not hmac.compare_digest(request.cookies.get(name, ""), proof):
+            if not same(request.cookies.get(name, ""), proof):
                 raise _refusal(request, web.HTTPForbidden, self._words(request, ANOTHER_PHONE))
         else:
             self._opened.add(token)
