@@ -592,6 +592,9 @@ def self_signed(folder: Path, name: str = "table") -> tuple[Path, Path]:
 # --- the staff page: a phone on it, and a table in this process behind it ---------------------
 
 STAFF_PIN = "482916"
+OWNER_PASSPHRASE = "our table, our rules 24"  # no quote: the container test pipes it in printf '...'
+
+
 class Staff:
     """One phone on the staff page: its cookies, its CSRF token, its language."""
 
@@ -637,6 +640,11 @@ class Staff:
             assert isinstance(answer, dict)
             self.csrf = answer["csrf"]
         return status, answer
+
+    def as_owner(self, passphrase: str = OWNER_PASSPHRASE) -> None:
+        """Give the owner's passphrase on this phone's session: it acts as the owner for a while."""
+        status, answer = self.call("POST", "/staff/api/owner", {"passphrase": passphrase})
+        assert status == 200 and isinstance(answer, dict) and answer["left_s"] > 0, (status, answer)
 
 
 def staff_login(page, base: str, pin: str = STAFF_PIN) -> None:
@@ -770,10 +778,11 @@ class InProcessDaemon:
 
 
 class StaffTable(InProcessDaemon):
-    """The daemon in this process, with a game on a known key and a PIN."""
+    """The daemon in this process, with a game on a known key, a PIN and an owner's passphrase."""
 
     def __init__(self, folder: Path, key: str, lang: str = "en") -> None:
         from pi_table.table import Session
+        from pi_table.web.roles import set_passphrase
         from pi_table.web.staff import set_pin
 
         self.folder, self.key = folder, key
@@ -782,6 +791,7 @@ class StaffTable(InProcessDaemon):
         rules = Rules()
         Session(rules, key=make_game(rules).parse_key(key), journal_dir=folder / "journal").close()
         set_pin(folder / "journal", STAFF_PIN)
+        set_passphrase(folder / "journal", OWNER_PASSPHRASE)
         super().__init__(self.config)
         assert self.daemon.companion is not None  # for the type checker: the base class saw it open
         self.base = self.daemon.companion.base_url
@@ -792,16 +802,18 @@ class StaffTable(InProcessDaemon):
 
 
 class StaffService:
-    """``pi-table run`` under the fake systemd, restarted as the unit restarts it, with a staff
-    phone that finds the companion wherever it listens after each start."""
+    """``pi-table run`` under the fake systemd, restarted as the unit restarts it, its PIN and
+    owner's passphrase set by their commands, with a staff phone that finds the companion
+    wherever it listens after each start."""
 
     def __init__(self, tmp_path: Path, config: str = STAFF_CONFIG, cafile: Path | None = None) -> None:
         self.folder, self.cafile = tmp_path, cafile
         self.config = tmp_path / "config.toml"
         self.config.write_text(config)
-        done = subprocess.run([sys.executable, "-m", "pi_table", "set-staff-pin", "--config", str(self.config)],
-                              input=f"{STAFF_PIN}\n", capture_output=True, text=True, timeout=30)
-        assert done.returncode == 0, done.stderr
+        for command, secret in (("set-staff-pin", STAFF_PIN), ("set-owner-passphrase", OWNER_PASSPHRASE)):
+            done = subprocess.run([sys.executable, "-m", "pi_table", command, "--config", str(self.config)],
+                                  input=f"{secret}\n", capture_output=True, text=True, timeout=30)
+            assert done.returncode == 0, done.stderr
         self.systemd: FakeSystemd | None = None
 
     def start(self) -> None:
@@ -815,9 +827,12 @@ class StaffService:
         assert answer.returncode == 0, answer.stderr
         return json.loads(answer.stdout)
 
-    def staff(self) -> Staff:
+    def staff(self, owner: bool = False) -> Staff:
+        """A staff phone logged in, acting as the owner too if ``owner``."""
         staff = Staff(self.status()["companion"], cafile=self.cafile)
         assert staff.login()[0] == 200
+        if owner:
+            staff.as_owner()
         return staff
 
     def exited(self, timeout: float = 20) -> int:

@@ -658,7 +658,7 @@ def test_the_service_gives_the_staff_no_key_and_a_restored_game_never_comes_back
     journal = tmp_path / "journal"
     try:
         service.start()
-        staff = service.staff()
+        staff = service.staff(owner=True)  # a backup and a restore are the owner's
         playing = service.status()["game_id"]
         key = json.loads((journal / f"{playing}.jsonl").read_text().splitlines()[0])["key"]
         secret = (journal / "companion.secret").read_bytes()

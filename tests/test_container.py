@@ -41,7 +41,7 @@ from pathlib import Path
 
 import pytest
 
-from helpers import STAFF_PIN, Staff, readme_scripts, require_tools
+from helpers import OWNER_PASSPHRASE, STAFF_PIN, Staff, readme_scripts, require_tools
 
 pytestmark = pytest.mark.container
 
@@ -443,16 +443,21 @@ def rested(container: Container) -> dict[str, str]:
 
 def staff_phone(container: Container):
     """A staff phone on the table's page over the network (the container shares this machine's),
-    with a PIN set as the README says."""
+    with a PIN and the owner's passphrase set as the install guide says, acting as the owner."""
     container.run(f"printf '{STAFF_PIN}\\n' | pi-table set-staff-pin")
+    container.run(f"printf '{OWNER_PASSPHRASE}\\n' | pi-table set-owner-passphrase")
     return container.wait_for(lambda: _logged_in(Staff(f"http://127.0.0.1:{PORT}")), "the staff page", 30)
 
 
 def _logged_in(staff):
+    """``staff`` logged in and acting as the owner (restores and updates are the owner's), or None."""
     try:
-        return staff if staff.login()[0] == 200 else None
+        if staff.login()[0] != 200:
+            return None
     except OSError:
         return None
+    staff.as_owner()
+    return staff
 
 
 def test_a_staff_change_the_table_cannot_live_with_is_rolled_back_under_systemd(container):

@@ -97,6 +97,55 @@ def test_the_pin_is_kept_as_a_salted_scrypt_hash_readable_by_the_service_alone(t
         set_pin(tmp_path, "1234")
 
 
+SALT, DIGEST = "ab" * 16, "cd" * 32
+
+
+@pytest.mark.parametrize(("stored", "why"), [
+    (f"scrypt$16384$8$20000${SALT}${DIGEST}", "asks for more than a check is given"),  # an hour of a core
+    (f"scrypt$1048576$8$1${SALT}${DIGEST}", "asks for more than a check is given"),  # 1 GiB
+    (f"scrypt$16384$64$1${SALT}${DIGEST}", "asks for more than a check is given"),
+    (f"scrypt$20000$8$1${SALT}${DIGEST}", "N is a power of two"),
+    (f"scrypt$16384$0$1${SALT}${DIGEST}", "R and P at least 1"),
+    (f"scrypt$16384$8$1$ab${DIGEST}", "a salt of 8 to 64 bytes"),
+    (f"scrypt$16384$8$1${SALT}${'cd' * 1000}", "a hash of 16 to 64"),
+    (f"scrypt$16384$8$1$zz${DIGEST}", "hexadecimal"),
+    (f"scrypt$16384$8$1e9${SALT}${DIGEST}", "whole numbers"),
+    (f"scrypt$16384$8$\u00b2${SALT}${DIGEST}", "whole numbers"),
+    (f"argon2$16384$8$1${SALT}${DIGEST}", "expected scrypt$N$R$P$SALT$HASH"),
+    ("", "expected scrypt$N$R$P$SALT$HASH"),
+])
+def test_a_hash_out_of_bounds_is_not_well_formed_and_never_checked(stored, why, monkeypatch):
+    assert why in auth.well_formed(stored)
+    monkeypatch.setattr(auth.hashlib, "scrypt", lambda *args, **kwargs: pytest.fail("a check ran"))
+    assert not secret_matches(stored, PIN)
+
+
+def test_the_hashes_the_table_makes_are_well_formed():
+    assert auth.well_formed(hash_secret(PIN)) is None
+    assert auth.well_formed(f"scrypt$65536$8$1${SALT}${DIGEST}") is None  # four checks of ours: the most
+
+
+def test_a_restored_pin_that_asks_for_an_hour_of_the_cpu_lets_nobody_in_at_once_and_says_why(tmp_path, desk, caplog):
+    """A staff.pin with scrypt p = 20000 took the only check's turn for about an hour of CPU at
+    the first login. Such a file is a bad one: the page says no PIN is set (and how to set one),
+    the log says what is wrong with it, once, and no check runs."""
+    (tmp_path / PIN_FILE).write_text(f"scrypt$16384$8$20000${SALT}${DIGEST}\n")
+    companion = Companion(staff=staff_page(desk, tmp_path))
+    companion.start()
+    try:
+        staff = Staff(companion.base_url)
+        began = time.monotonic()
+        for _ in range(3):
+            assert staff.login() == (409, {"ok": False, "error": "no staff PIN is set: sudo pi-table set-staff-pin"})
+        assert time.monotonic() - began < 5
+        assert staff.call("GET", "/staff/session")[1] == {"pin_set": False, "csrf": None}
+    finally:
+        companion.stop()
+    told = [record.getMessage() for record in caplog.records if "not a hash this table checks" in record.getMessage()]
+    assert len(told) == 1 and "the staff PIN in" in told[0] and "N·R·P at most" in told[0], told
+    assert SALT not in caplog.text and DIGEST not in caplog.text
+
+
 def test_set_staff_pin_reads_the_pin_from_a_pipe_and_refuses_a_short_one(tmp_path):
     config = tmp_path / "config.toml"
     config.write_text('[paths]\njournal_dir = "journal"\nsocket = "control.sock"\nsocket_group = ""\n')
@@ -229,6 +278,57 @@ def test_guesses_from_many_addresses_do_not_lock_out_a_phone_that_has_logged_in_
     assert forged.login()[0] == 429  # a device cookie only the PIN signs
     assert staff.login("999999")[0] == 401  # the known phone is counted on its own
     assert staff.login()[0] == 200
+
+
+def guess_from(page, addresses: list[str], tries: int, pin: str = "000000") -> list[int]:
+    """``tries`` logins with ``pin`` from each of ``addresses``: their statuses."""
+    statuses = []
+    for address in addresses:
+        for _ in range(tries):
+            connection = http.client.HTTPConnection("127.0.0.1", page.port, timeout=10, source_address=(address, 0))
+            connection.request("POST", "/staff/login", body=json.dumps({"pin": pin}))
+            statuses.append(connection.getresponse().status)
+            connection.close()
+    return statuses
+
+
+def test_a_phone_that_logged_in_before_keeps_its_standing_across_a_pin_change(page, tmp_path, clock):
+    """The PIN signed the device cookies, so changing it forgot every phone: then 20 wrong PINs
+    a minute from 4 addresses (5 each, within each address's limit) kept every staff phone at
+    429, even with the new PIN. The cookies are signed with a key of their own, kept beside the
+    PIN: a known phone stays known (and a restart keeps it so)."""
+    staff, changer = Staff(page.base_url), Staff(page.base_url)
+    assert staff.login()[0] == 200 and changer.login()[0] == 200
+    assert changer.call("POST", "/staff/api/pin", {"old": PIN, "new": "new-pin-7"})[0] == 200
+    assert staff.call("GET", "/staff/api/log")[0] == 401  # its session ended with the old PIN, as it must
+    clock.now += 120
+    flood = [f"127.0.0.{10 + n}" for n in range(4)]
+    assert guess_from(page, flood, ATTEMPTS_PER_ADDRESS) == [401] * ATTEMPTS_OVERALL
+    assert Staff(page.base_url).login("new-pin-7")[0] == 429  # a phone never seen waits, as the guest does
+    assert staff.login("new-pin-7")[0] == 200
+    set_pin(tmp_path, "third-pin-8")  # by hand (pi-table set-staff-pin), and a restart
+    clock.now += 120
+    page.stop()
+    again = Companion(staff=staff_page(FakeDesk(), tmp_path, session_s=600, clock=clock))
+    again.start()
+    try:
+        staff.base = again.base_url
+        assert guess_from(again, flood, ATTEMPTS_PER_ADDRESS) == [401] * ATTEMPTS_OVERALL
+        assert staff.login("third-pin-8")[0] == 200
+    finally:
+        again.stop()
+
+
+def test_a_phone_in_a_session_without_its_device_cookie_is_given_one_as_it_acts(page):
+    """A phone logged in before the device key (or whose cookie went) is known again at its next
+    action, not at its next login, which a flood might keep it from."""
+    staff = Staff(page.base_url)
+    assert staff.login()[0] == 200
+    staff.cookies.clear("127.0.0.1", "/staff", "pt_staff_device")
+    assert staff.call("GET", "/staff/api/log")[0] == 200
+    assert "pt_staff_device=" in staff.headers["Set-Cookie"]
+    assert staff.call("GET", "/staff/api/log")[0] == 200
+    assert "Set-Cookie" not in staff.headers  # once is enough
 
 
 def test_the_pin_is_checked_a_few_at_a_time_and_a_login_with_no_turn_is_told_to_come_back(page, monkeypatch):
@@ -492,6 +592,7 @@ TOO_SHORT = {"en": "turn timer length is 0 (off) or 10 to 3600 seconds, not 5",
 def test_a_bad_value_is_refused_with_the_checkers_message_and_nothing_is_written(table):
     staff = Staff(table.base)
     staff.login()
+    staff.as_owner()
     before = table.config.read_bytes()
     status, answer = staff.call("POST", "/staff/api/config", {"changes": {"timer.length_s": 5, "game.language": "it"}})
     assert status == 400 and [problem["error"] for problem in answer["problems"]] == [
@@ -521,6 +622,7 @@ def test_no_setting_the_staff_change_can_send_or_show_a_games_journal(table):
     table restarted, and the journal went to a broker of the guest's choosing as the password."""
     staff = Staff(table.base)
     staff.login()
+    staff.as_owner()
     before = table.config.read_bytes()
     (journal,) = (table.folder / "journal").glob("*.jsonl")
     for changes in ({"fleet.broker": "mqtt://x@127.0.0.1:18890", "fleet.table_id": "x",
@@ -553,6 +655,7 @@ def test_moving_the_journal_does_not_open_the_running_games_journal_to_a_setting
     journal to a broker as a password."""
     staff = Staff(table.base)
     staff.login()
+    staff.as_owner()
     before = table.config.read_bytes()
     journal = table.folder / "journal" / f"{table.daemon.session.id}.jsonl"
     lines = journal.read_text().splitlines()
@@ -570,6 +673,7 @@ def test_moving_the_journal_does_not_open_the_running_games_journal_to_a_setting
 def test_a_private_key_is_never_sent_as_a_password_or_shown_as_words(table, tmp_path):
     staff = Staff(table.base)
     staff.login()
+    staff.as_owner()
     cert, key = self_signed(tmp_path)
     for changes in ({"web.tls_cert": str(cert), "web.tls_key": str(key), "sim.words": str(key)},
                     {"web.tls_cert": str(cert), "web.tls_key": str(key), "fleet.broker": "mqtt://x@127.0.0.1:18890",
@@ -583,6 +687,7 @@ def test_a_password_file_that_is_not_text_is_refused_not_a_table_that_dies_at_ev
     at every start with a UnicodeDecodeError until systemd gave up on it."""
     staff = Staff(table.base)
     staff.login()
+    staff.as_owner()
     before = table.config.read_bytes()
     for name, content, found in [("binary", b"\xff\xfe\x00secret", "which is not UTF-8 text (byte 0)"),
                                  ("empty", b"\n", "which is empty")]:
@@ -603,6 +708,7 @@ def test_certificates_that_would_not_load_and_a_port_another_program_holds_are_r
 
     staff = Staff(table.base)
     staff.login()
+    staff.as_owner()
     before = table.config.read_bytes()
     cert, key = self_signed(tmp_path)
     other_cert, other_key = self_signed(tmp_path, "other")
@@ -637,6 +743,7 @@ def test_a_setting_pointed_at_a_device_a_pipe_or_the_kernels_files_is_refused_wi
     broker password."""
     staff = Staff(table.base)
     staff.login()
+    staff.as_owner()
     fifo = tmp_path / "fifo"
     os.mkfifo(fifo)
     for changes, found in [({"sim.words": "/dev/zero"}, "in /dev, where the system keeps its own files"),
@@ -651,6 +758,7 @@ def test_a_setting_pointed_at_a_device_a_pipe_or_the_kernels_files_is_refused_wi
 def test_a_lone_surrogate_in_a_value_is_a_400_naming_the_key(table, key):
     staff = Staff(table.base)
     staff.login()
+    staff.as_owner()
     status, answer = staff.call("POST", "/staff/api/config", {"changes": {key: "a\ud800b"}})
     assert status == 400 and [problem["error"] for problem in answer["problems"]] == [
         f"{table.config}: {key}: expected text, found a string that is not Unicode text (a lone surrogate at "

@@ -14,9 +14,10 @@ import pytest
 from pi_table.web import Companion
 from pi_table.web.auth import Recovery
 from pi_table.web.console import Console
+from pi_table.web.roles import set_passphrase
 from pi_table.web.staff import StaffPage, set_pin
 
-from helpers import STAFF_CONFIG, FakeDesk, Staff, dealt_key, service_daemon
+from helpers import OWNER_PASSPHRASE, STAFF_CONFIG, FakeDesk, Staff, dealt_key, service_daemon
 from helpers import STAFF_PIN as PIN
 from helpers import StaffTable as InProcessTable
 
@@ -33,8 +34,10 @@ class ConsoleDesk(FakeDesk):
 
 @pytest.fixture
 def console(tmp_path):
-    """A companion with the staff page and its console, a PIN set; (companion, desk, recovery)."""
+    """A companion with the staff page and its console, a PIN and an owner's passphrase set;
+    (companion, desk, recovery)."""
     set_pin(tmp_path, PIN)
+    set_passphrase(tmp_path, OWNER_PASSPHRASE)
     desk, recovery = ConsoleDesk(), Recovery()
     page = StaffPage(desk, tmp_path)
     Console(page, recovery)
@@ -44,9 +47,12 @@ def console(tmp_path):
     companion.stop()
 
 
-def logged_in(companion: Companion, lang: str = "en") -> Staff:
+def logged_in(companion: Companion, lang: str = "en", owner: bool = False) -> Staff:
+    """A staff phone logged in, acting as the owner too if ``owner``."""
     staff = Staff(companion.base_url, lang)
     assert staff.login()[0] == 200
+    if owner:
+        staff.as_owner()
     return staff
 
 
@@ -113,7 +119,7 @@ def test_guessing_the_old_pin_through_an_open_session_is_limited_as_logins_are(c
 
 def test_power_asks_the_helper_for_exactly_reboot_or_poweroff(console):
     companion, desk, _ = console
-    staff = logged_in(companion)
+    staff = logged_in(companion, owner=True)
     for body in ({"act": "rm -rf /"}, {"act": ["reboot"]}, {}, []):
         status, answer = staff.call("POST", "/staff/api/power", body)
         assert status == 400 and 'expected {"act": "reboot"} or {"act": "poweroff"}' in answer["error"]
@@ -125,17 +131,22 @@ def test_power_asks_the_helper_for_exactly_reboot_or_poweroff(console):
 def test_a_forgotten_pin_is_reset_with_the_code_once_and_only_while_it_lasts(console):
     companion, desk, recovery = console
     phone = Staff(companion.base_url)
-    status, answer = phone.call("POST", "/staff/recover", {"code": "12345678", "pin": NEW_PIN})
+    owner = {"passphrase": OWNER_PASSPHRASE}
+    status, answer = phone.call("POST", "/staff/recover", {"code": "12345678", "pin": NEW_PIN, **owner})
     assert status == 403 and "wrong or expired code" in answer["error"]  # none was issued
     code = recovery.issue()
-    status, answer = phone.call("POST", "/staff/recover", {"code": code, "pin": "12"})
+    status, answer = phone.call("POST", "/staff/recover", {"code": code, "pin": "12", **owner})
     assert status == 400 and "at least 6 characters" in answer["error"]  # the code is not spent on it
     status, answer = phone.call("POST", "/staff/recover", {"code": code, "pin": NEW_PIN})
+    assert status == 403 and answer["owner"] == "needed"  # the reset is the owner's: not spent on it either
+    status, answer = phone.call("POST", "/staff/recover", {"code": code, "pin": NEW_PIN, "passphrase": "not the one!"})
+    assert (status, answer) == (403, {"ok": False, "error": "wrong passphrase"})
+    status, answer = phone.call("POST", "/staff/recover", {"code": code, "pin": NEW_PIN, **owner})
     assert status == 200 and answer["ok"] and desk.calls[-1] == "recovered"
     phone.csrf = answer["csrf"]
     assert phone.call("GET", "/staff/api/health")[0] == 200  # logged in on the new PIN
     assert Staff(companion.base_url).login(NEW_PIN)[0] == 200
-    status, _ = Staff(companion.base_url).call("POST", "/staff/recover", {"code": code, "pin": "999999"})
+    status, _ = Staff(companion.base_url).call("POST", "/staff/recover", {"code": code, "pin": "999999", **owner})
     assert status == 403  # it served once
 
 
@@ -165,6 +176,7 @@ def test_the_staffs_refused_actions_are_not_counted_as_phones_bad_requests(conso
 def test_both_buttons_held_at_the_start_show_a_reset_code_on_the_screen_alone(tmp_path):
 
     (tmp_path / "config.toml").write_text(STAFF_CONFIG)
+    set_passphrase(tmp_path / "journal", OWNER_PASSPHRASE)
     daemon = service_daemon(tmp_path / "config.toml")
     daemon.devices.buttons.down.update({"end_turn", "new_game"})
     daemon.start()
@@ -178,7 +190,7 @@ def test_both_buttons_held_at_the_start_show_a_reset_code_on_the_screen_alone(tm
         status = daemon.answer({"command": "status"})
         assert code not in str(status) and code not in str(daemon.companion._snapshot)  # the screen's alone
         phone = Staff(daemon.companion.base_url)
-        status, answer = phone.call("POST", "/staff/recover", {"code": code, "pin": NEW_PIN})
+        status, answer = phone.call("POST", "/staff/recover", {"code": code, "pin": NEW_PIN, "passphrase": OWNER_PASSPHRASE})
         assert status == 200, answer
         assert Staff(daemon.companion.base_url).login(NEW_PIN)[0] == 200  # there was no PIN: now there is one
         assert daemon.loop.call(lambda: daemon.loop.notice) is None
@@ -201,14 +213,18 @@ def test_without_both_buttons_no_code_is_offered(tmp_path):
 # --- the page on a phone -------------------------------------------------------------------------
 
 WORDS = {"en": {"good": "All good", "show": "warnings and errors", "pin": "Change the PIN", "forgot": "Forgot the PIN?",
-                "power": "Shut down", "disk": "Disk free", "changed": "The PIN is changed", "runs": "runs"},
+                "power": "Shut down", "disk": "Disk free", "changed": "The PIN is changed", "runs": "runs",
+                "needed": "this needs the owner's passphrase", "locked": "need the owner's passphrase",
+                "unlock": "Unlock the owner's actions", "unlocked": "unlocked for 10 min"},
          "it": {"good": "Tutto bene", "show": "avvisi ed errori", "pin": "Cambia il PIN",
                 "forgot": "Hai dimenticato il PIN?", "power": "Spegni", "disk": "Spazio libero",
-                "changed": "Il PIN è cambiato", "runs": "È in uso la versione"}}
+                "changed": "Il PIN è cambiato", "runs": "È in uso la versione",
+                "needed": "serve la frase segreta del gestore", "locked": "chiedono la frase segreta del gestore",
+                "unlock": "Sblocca le azioni del gestore", "unlocked": "sbloccate per 10 min"}}
 
 
 @pytest.mark.parametrize("lang", ["en", "it"])
-def test_the_console_on_a_phone_headline_readings_log_and_pin(tmp_path, browser, lang):
+def test_the_console_on_a_phone_headline_readings_log_pin_and_the_owner(tmp_path, browser, lang):
     from playwright.sync_api import expect
 
     words = WORDS[lang]
@@ -234,12 +250,20 @@ def test_the_console_on_a_phone_headline_readings_log_and_pin(tmp_path, browser,
         page.fill("#log-search", "own line")
         page.click("#log-refresh")
         expect(page.locator("#log")).to_have_text(re.compile(r"^\S+ WARNING .*the staff's own line$"))
-        expect(page.locator("#release-line")).to_contain_text(words["runs"])
+        expect(page.locator("#release-line")).to_contain_text(words["needed"])  # the owner's to see
+        expect(page.locator("#owner-line")).to_contain_text(words["locked"])
         backup = tmp_path / "backup.tar.gz"
         backup.write_bytes(table.daemon.staff_desk.backup()[1])
-        page.set_input_files("#restore-file", str(backup))
-        expect(page.locator("#restore-replaces li").first).to_be_visible()
+        page.set_input_files("#restore-file", str(backup))  # the owner's: the page asks for the passphrase
+        expect(page.locator("#message")).to_contain_text(words["needed"])
+        expect(page.locator("#owner-passphrase")).to_be_focused()
+        page.fill("#owner-passphrase", OWNER_PASSPHRASE)
+        expect(page.locator("#owner-form button")).to_have_text(words["unlock"])
+        page.click("#owner-form button")
+        expect(page.locator("#restore-replaces li").first).to_be_visible()  # asked again, now as the owner
         expect(page.locator("#restore")).to_be_visible()
+        expect(page.locator("#owner-line")).to_contain_text(words["unlocked"])
+        expect(page.locator("#release-line")).to_contain_text(words["runs"])
         expect(page.locator("#power-section button")).to_have_count(2)
         expect(page.locator("#poweroff")).to_have_text(words["power"])
         page.fill("#pin-old", PIN)
@@ -277,7 +301,7 @@ def test_a_backup_is_downloaded_checked_and_restored_from_the_page(tmp_path):
 
     table = InProcessTable(tmp_path, dealt_key())
     try:
-        staff = logged_in(table.daemon.companion)
+        staff = logged_in(table.daemon.companion, owner=True)
         request = Request(f"{table.base}/staff/api/backup", headers={"X-Staff-Token": staff.csrf})
         with staff.opener.open(request, timeout=10) as answer:
             data = answer.read()
@@ -308,7 +332,7 @@ def test_updates_and_power_are_asked_of_the_root_helper_and_nothing_else(tmp_pat
     assert desk is not None
     desk.spool = spool
     try:
-        staff = logged_in(table.daemon.companion)
+        staff = logged_in(table.daemon.companion, owner=True)
         # no helper on this machine (no /opt/pi-table/helper, no systemd): nothing is asked, and the page says why
         for path, body in (("/staff/api/update", {"from": "repository"}), ("/staff/api/power", {"act": "reboot"})):
             status, answer = staff.call("POST", path, body)

@@ -19,8 +19,8 @@ from pi_table.ui.mounting import PANELS, ROTATIONS
 from pi_table.ui.orientation import reading_order
 from pi_table.web import staff
 
+from helpers import OWNER_PASSPHRASE, Staff, dealt_key
 from helpers import STAFF_PIN as PIN
-from helpers import Staff, dealt_key
 from helpers import StaffTable as InProcessTable
 
 CHOICES = {"game.game": NAMES, "game.language": LANGUAGES, "game.nuke": NUKE_MODES, "game.setup": SETUPS,
@@ -165,11 +165,12 @@ WORDS = {
     "en": {"save": "Save and apply", "timer": "Turn timer", "hint": "seconds, 10 to 3600, or 0: off",
            "too_short": "turn timer length is 0 (off) or 10 to 3600 seconds, not 5", "game": "Game",
            "advanced": "Advanced", "codenames": "Codenames", "keep": "keep_games is 1 to 100000 games, not 0",
-           "in_play": "in play", "turn": "turn"},
+           "in_play": "in play", "turn": "turn", "owner": "changing paths.keep_games needs the owner's passphrase"},
     "it": {"save": "Salva e applica", "timer": "Timer del turno", "hint": "secondi, da 10 a 3600, o 0: spento",
            "too_short": "la durata del timer del turno è 0 (spento) o da 10 a 3600 secondi, non 5", "game": "Partita",
            "advanced": "Avanzate", "codenames": "Nome in codice", "keep": "keep_games va da 1 a 100000 partite, non 0",
-           "in_play": "in corso", "turn": "turno"},
+           "in_play": "in corso", "turn": "turno",
+           "owner": "per cambiare paths.keep_games serve la frase segreta del gestore"},
 }
 
 
@@ -185,7 +186,8 @@ def _logged_in(browser, table, lang):
 
 
 @pytest.mark.parametrize("lang", ["en", "it"])
-def test_the_settings_form_on_a_phone_labels_choices_ranges_and_a_refusal_beside_its_field(tmp_path, browser, lang):
+def test_the_settings_form_on_a_phone_labels_choices_ranges_the_owners_keys_and_a_refusal_beside_its_field(
+        tmp_path, browser, lang):
     from playwright.sync_api import expect
 
     words = WORDS[lang]
@@ -228,6 +230,10 @@ def test_the_settings_form_on_a_phone_labels_choices_ranges_and_a_refusal_beside
         page.evaluate("window.scrollTo(0, 0)")
         keep.locator("input").evaluate("(input) => { input.value = '0'; }")
         page.click(f"#config button:text('{words['save']}')")
+        expect(page.locator("#message")).to_contain_text(words["owner"])  # paths.*: the owner's keys
+        expect(page.locator("#owner-passphrase")).to_be_focused()
+        page.fill("#owner-passphrase", OWNER_PASSPHRASE)
+        page.click("#owner-form button")  # given: the save is made again, as the owner
         expect(keep.locator(".problem")).to_have_text(words["keep"])
         expect(keep.locator(".problem")).to_be_in_viewport()
         expect(keep.locator("input")).to_be_focused()

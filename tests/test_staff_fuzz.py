@@ -37,14 +37,15 @@ ODD = ["", " ", "\0", "a\ud800", "\u202e", "é" * 300, "x" * 5000, "../../../../
 
 
 def secrets_of(folder: Path) -> dict[str, str]:
-    """What no answer may hold: the game's key, the staff PIN's hash, the sessions, the seats'
-    secret, the TLS key's body, a broker password."""
+    """What no answer may hold: the game's key, the staff PIN's and the owner's passphrase's
+    hashes, the sessions, the seats' secret, the TLS key's body, a broker password."""
     journal = folder / "journal"
     found = {}
     for game in journal.glob("*.jsonl"):
         header = json.loads(game.read_text().splitlines()[0])
         found[f"key of {game.name}"] = header["key"]
-    found["staff.pin"] = (journal / "staff.pin").read_text().strip().split("$")[-1]
+    for name in ("staff.pin", "owner.pass"):
+        found[name] = (journal / name).read_text().strip().split("$")[-1]
     secret = journal / "companion.secret"
     if secret.exists():
         found["companion.secret"] = secret.read_bytes().hex()[:32]
@@ -57,7 +58,7 @@ def secrets_of(folder: Path) -> dict[str, str]:
 def cases(folder: Path, rng: random.Random) -> list[dict]:
     """The changes to try, in a seeded order: secrets and wrong kinds first, then odd values, then pairs."""
     journal = folder / "journal"
-    secret_files = [*journal.glob("*.jsonl"), journal / "staff.pin", journal / "staff.sessions",
+    secret_files = [*journal.glob("*.jsonl"), journal / "staff.pin", journal / "owner.pass", journal / "staff.sessions",
                     journal / "companion.secret", journal, folder / "tls.key", folder / "config.toml",
                     Path("/etc/shadow"), Path("/proc/self/environ"), folder / "link-to-journal"]
     wrong_kind = [folder / "binary", folder / "empty", folder / "huge", folder / "a-folder", folder / "tls.crt",
@@ -125,7 +126,7 @@ def test_the_staff_configuration_fuzzed_never_fails_never_shows_a_secret_and_nev
     rng = random.Random(SEED)
     tried = {"refused": 0, "applied at once": 0, "kept": 0, "rolled back": 0}
     began = time.monotonic()
-    staff = service.staff()
+    staff = service.staff(owner=True)  # every key: the owner's too
     for number, change in enumerate(cases(folder, rng)):
         if time.monotonic() - began > BUDGET_S:
             break
@@ -151,7 +152,7 @@ def test_the_staff_configuration_fuzzed_never_fails_never_shows_a_secret_and_nev
             trial.beside(service.config, suffix).unlink(missing_ok=True)
         (folder / "journal" / RESTARTS_FILE).unlink(missing_ok=True)  # as if the unit's window had passed
         service.start()
-        staff = service.staff()
+        staff = service.staff(owner=True)  # every key: the owner's too
         secrets = secrets_of(folder)
     print(f"staff configuration fuzz (seed {SEED}): {number + 1} changes in {time.monotonic() - began:.0f} s: "
           + ", ".join(f"{count} {what}" for what, count in tried.items()))

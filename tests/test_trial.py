@@ -242,7 +242,7 @@ def test_a_change_the_table_cannot_start_on_is_rolled_back_at_the_start(service)
     starts on it; the staff page says what was rolled back and why, in its language."""
     cert, key = self_signed(service.folder)
     service.start()
-    staff = service.staff()
+    staff = service.staff(owner=True)
     assert staff.call("POST", "/staff/api/config", {"changes": {"web.tls_cert": str(cert), "web.tls_key": str(key)}}
                       ) == (200, {"ok": True, "restarting": True})
     assert service.exited() == EXIT_RESTART
@@ -310,7 +310,7 @@ def test_a_change_that_would_lock_the_staff_out_is_rolled_back(service):
     """Found by the fuzz: moving paths.journal_dir left the staff PIN behind in the old folder, so
     after the restart nobody could log in to undo it."""
     service.start()
-    staff = service.staff()
+    staff = service.staff(owner=True)
     assert staff.call("POST", "/staff/api/config", {"changes": {"paths.journal_dir": str(service.folder / "moved")}}
                       ) == (200, {"ok": True, "restarting": True})
     assert service.exited() == EXIT_RESTART

@@ -25,7 +25,7 @@ from pi_table.daemon.control import request
 from pi_table.engine.codex_setup import SEATS
 from pi_table.sim.systemd import FakeSystemd
 from pi_table.web import Companion
-from pi_table.web.server import MAX_CONNECTIONS, MAX_STREAMS, STREAMS_PER_PAGE
+from pi_table.web.server import MAX_CONNECTIONS, MAX_STREAMS, RESERVED, STREAMS_PER_PAGE, WAITING_PER_ADDRESS
 from pi_table.web.snapshot import Snapshot
 from pi_table.web.staff import CSRF_HEADER, StaffPage, set_pin
 
@@ -176,42 +176,84 @@ def test_an_event_stream_outlives_the_timeouts(start):
 # The caps ------------------------------------------------------------------------------------
 
 def test_one_address_gets_its_share_and_no_more_while_others_are_served(start):
+    """Past its share an address's new connections wait on the reserve, two at most: a newer one
+    lets the oldest go (closed unanswered), and a request on one without a credential is told to
+    come back."""
     companion = start(header_timeout_s=60, max_connections=40, max_per_address=10)
     flood = [phone(companion, "127.0.0.2") for _ in range(25)]
     try:
         for connection in flood:
             with contextlib.suppress(OSError):
                 connection.sendall(HALF_SENT)
-        wait_for(lambda: held(companion.port) == 10, "the server to hold 10 connections from 127.0.0.2, not "
-                 f"{held(companion.port)}")
-        wait_for(lambda: len(select.select(flood, [], [], 0)[0]) == 15, "15 connections to be answered")
-        for connection in select.select(flood, [], [], 0)[0]:  # 503, or a reset if its request came first
+        share = 10 + WAITING_PER_ADDRESS
+        wait_for(lambda: held(companion.port) == share, f"the server to hold {share} connections from 127.0.0.2, "
+                 f"not {held(companion.port)}")
+        wait_for(lambda: len(select.select(flood, [], [], 0)[0]) == 25 - share, f"{25 - share} connections to be closed")
+        for connection in select.select(flood, [], [], 0)[0]:  # let go unanswered (or 503, if its request came first)
             answer = answer_of(connection)
             assert answer == b"" or answer.startswith(b"HTTP/1.1 503"), answer
         assert get(companion, "/api/public", "127.0.0.3").status == 200
-        assert held(companion.port) == 10
+        waiting = flood[-1]
+        waiting.sendall(b"\r\n\r\n")  # its request ends: it carries no credential
+        answer = answer_of(waiting)
+        assert answer.startswith(b"HTTP/1.1 503") and b"\r\nRetry-After: " in answer, answer
+        wait_for(lambda: held(companion.port) == share - 1, "the refused one to be closed")
     finally:
         for connection in flood:
             connection.close()
 
 
-def test_past_the_total_cap_a_connection_is_refused_at_once_until_one_closes(start):
-    companion = start(header_timeout_s=60, max_connections=30, max_per_address=20)
-    flood = [phone(companion, f"127.0.0.{2 + n % 3}") for n in range(45)]  # 15 from each of three
+def test_with_every_connection_busy_a_new_one_is_refused_at_once_until_one_closes(start):
+    """Spectators' streams fill the guests' share and a seat's the reserve: no connection is idle
+    to make room, so a new one is answered 503 before a byte of it is read."""
+    companion = start(max_connections=30, max_per_address=20, max_streams=27, max_streams_per_address=20)
+    companion.publish(Snapshot("g1", {"kind": "waiting"}, {TOKEN: ("seat-0", {"kind": "seat"})}))
+    cookie = claimed(companion, "127.0.0.5")
+    streams = [open_stream(companion, PUBLIC_EVENTS, f"127.0.0.{2 + n % 3}") for n in range(27)]
     try:
-        for connection in flood:
-            with contextlib.suppress(OSError):
-                connection.sendall(HALF_SENT)
+        for stream in streams:
+            assert read_until(stream, b"\r\n\r\n").startswith(b"HTTP/1.1 200 ")
+        for _ in range(3):
+            streams.append(open_stream(companion, f"/api/p/{TOKEN}/events", "127.0.0.5", cookie))
+            assert b'"kind": "seat"' in read_until(streams[-1], b'"kind": "seat"')
         wait_for(lambda: held(companion.port) == 30, f"the server to hold 30 connections, not {held(companion.port)}")
         with phone(companion, "127.0.0.9") as newcomer:
             head = answer_of(newcomer, 2.0)
         assert head.startswith(b"HTTP/1.1 503") and b"Retry-After:" in head
-        for connection in flood:
-            connection.close()
-        wait_for(lambda: held(companion.port) == 0, "the flood's connections to be let go")
+        streams.pop(0).close()
+        wait_for(lambda: held(companion.port) == 29, "the closed stream to be let go")
         assert get(companion, "/", "127.0.0.9").status == 200
     finally:
-        for connection in flood:
+        for connection in streams:
+            connection.close()
+
+
+def test_room_for_a_trusted_phone_is_made_by_closing_the_least_recently_used_idle_guest(start, tmp_path):
+    """With the guests' share full and the reserve held by the staff, a seated phone gets in:
+    the guest's keep-alive connection used least recently is closed for it; the spectators'
+    streams, older but busy, and the staff's own connections are kept."""
+    set_pin(tmp_path, PIN)
+    companion = start(max_connections=16, max_per_address=20, header_timeout_s=60, staff=StaffPage(Desk(), tmp_path))
+    companion.publish(Snapshot("g1", {"kind": "waiting"}, {TOKEN: ("seat-0", {"kind": "seat"})}))
+    seat = {"Cookie": claimed(companion, "127.0.0.5")}
+    login, _ = ask(companion, "POST", "/staff/login", "127.0.0.6", {"pin": PIN})
+    staff = {"Cookie": next(cookie.split(";")[0] for cookie in login.headers.get_all("Set-Cookie") if "_device=" in cookie)}
+    streams = [open_stream(companion, PUBLIC_EVENTS, "127.0.0.2") for _ in range(4)]
+    guests: list = []
+    try:
+        for stream in streams:
+            assert read_until(stream, b"\r\n\r\n").startswith(b"HTTP/1.1 200 ")
+        guests = [keep_alive(companion, "127.0.0.3") for _ in range(10)]  # the guests' share: 16 less 2
+        staff_phone = [keep_alive(companion, "127.0.0.6", "/staff", staff) for _ in range(2)]  # the reserve
+        assert None not in guests + staff_phone
+        assert get(companion, "/", "127.0.0.4").status == 503  # no room for a guest more
+        assert ask(companion, "GET", f"/p/{TOKEN}", "127.0.0.5", headers=seat)[0].status == 200
+        assert [still_served(guest) for guest in guests] == [False] + [True] * 9
+        assert all(still_served(connection, "/staff", staff) for connection in staff_phone)
+        companion.publish(Snapshot("g2", {"kind": "waiting", "n": 2}))
+        assert all(b'"n": 2' in read_until(stream, b'"n": 2') for stream in streams)  # the streams were kept
+    finally:
+        for connection in streams + [guest for guest in guests if guest is not None]:
             connection.close()
 
 
@@ -296,6 +338,114 @@ def test_held_event_streams_leave_room_for_the_staff_and_the_seated_phones(start
     wait_for(lambda: not companion._watchers, "the closed streams to be let go (with no keep-alive to tell)")
     with open_stream(companion, PUBLIC_EVENTS, "127.0.0.22") as newcomer:
         assert read_until(newcomer, b"\r\n\r\n").startswith(b"HTTP/1.1 200 ")
+
+
+def keep_alive(companion: Companion, address: str, path: str = "/api/public",
+               headers: dict | None = None) -> http.client.HTTPConnection | None:
+    """A phone's keep-alive connection from ``address`` that has had ``path`` answered 200 (asked
+    with ``headers``) and stays open, as a page that asks every few seconds keeps it; None when it
+    was turned away."""
+    connection = http.client.HTTPConnection("127.0.0.1", companion.port, timeout=5, source_address=(address, 0))
+    try:
+        connection.request("GET", path, headers=headers or {})
+        answer = connection.getresponse()
+        answer.read()
+    except (OSError, http.client.HTTPException):
+        connection.close()
+        return None
+    if answer.status != 200:
+        connection.close()
+        return None
+    return connection
+
+
+def still_served(connection: http.client.HTTPConnection, path: str = "/api/public", headers: dict | None = None) -> bool:
+    """Whether a held keep-alive connection still has its next request answered 200."""
+    try:
+        connection.request("GET", path, headers=headers or {})
+        answer = connection.getresponse()
+        answer.read()
+        return answer.status == 200
+    except (OSError, http.client.HTTPException):
+        return False
+
+
+def test_guests_holding_every_connection_leave_room_for_a_known_staff_phone_and_a_seated_phone(start, tmp_path):
+    """9 addresses x 64 keep-alive connections, each asking again every 5 s, filled the 512
+    connections, and /staff and its login answered 503 to every staff phone. Guests hold at most
+    the connections less a reserve; past that a new connection waits on the reserve for its first
+    request, which must carry a credential (a staff phone's device cookie or session, a seat's
+    proof), else it is told to come back and closed. Connections that send nothing are let go
+    for newer ones, oldest first; the guests' own keep their connections."""
+    set_pin(tmp_path, PIN)
+    companion = start(max_connections=60, max_per_address=10, header_timeout_s=60,
+                      staff=StaffPage(Desk(), tmp_path))
+    companion.publish(Snapshot("g1", {"kind": "waiting"}, {TOKEN: ("seat-0", {"kind": "seat"})}))
+    seat_cookie = claimed(companion, "127.0.0.21")  # the seated phone, and the staff's, before the flood
+    login, _ = ask(companion, "POST", "/staff/login", "127.0.0.20", {"pin": PIN})
+    device = next(cookie.split(";")[0] for cookie in login.headers.get_all("Set-Cookie") if "_device=" in cookie)
+    flood = [keep_alive(companion, f"127.0.0.{2 + n % 9}") for n in range(90)]
+    held_flood = [connection for connection in flood if connection is not None]
+    silent = [phone(companion, f"127.0.0.{2 + n % 9}") for n in range(27)]  # connections that never send a byte
+    try:
+        staff = {"Cookie": device}
+        assert ask(companion, "GET", "/staff", "127.0.0.20", headers=staff)[0].status == 200
+        assert ask(companion, "GET", "/staff/static/staff.js", "127.0.0.20", headers=staff)[0].status == 200
+        login, body = ask(companion, "POST", "/staff/login", "127.0.0.20", {"pin": PIN}, headers=staff)
+        assert login.status == 200, login.status
+        session = {"Cookie": "; ".join([device, login.getheader("Set-Cookie").split(";")[0]]),
+                   CSRF_HEADER: json.loads(body)["csrf"]}
+        table, body = ask(companion, "GET", "/staff/api/table", "127.0.0.20", headers=session)
+        assert table.status == 200 and json.loads(body)["game_id"] == "g1"
+
+        seat = {"Cookie": seat_cookie}
+        assert ask(companion, "GET", f"/p/{TOKEN}", "127.0.0.21", headers=seat)[0].status == 200
+        assert ask(companion, "GET", "/static/app.js", "127.0.0.21", headers=seat)[0].status == 200
+        assert ask(companion, "GET", "/api/texts", "127.0.0.21", headers=seat)[0].status == 200
+
+        assert 40 <= len(held_flood) < 60, len(held_flood)  # the guests' share, less the reserve
+        assert get(companion, "/staff", "127.0.0.30").status == 503  # a phone never logged in waits, as a guest does
+        busy = get(companion, "/", "127.0.0.22")  # a guest more, or one without the seat's proof
+        assert busy.status == 503 and busy.getheader("Retry-After")
+        assert ask(companion, "GET", f"/p/{TOKEN}", "127.0.0.22")[0].status == 503
+        assert all(still_served(connection) for connection in held_flood)  # the guests kept theirs
+    finally:
+        for connection in held_flood + silent:
+            connection.close()
+
+
+@pytest.mark.parametrize("value", ["\u00e9t\u00e9".encode("latin-1"), "\u00e9t\u00e9".encode(), b"\xff\xfe"])
+def test_a_cookie_or_token_that_is_not_ascii_is_a_wrong_one_not_a_500(start, tmp_path, value, caplog):
+    """The checks compared the cookies and the CSRF header as text, which Python refuses to do
+    in constant time for anything but ASCII: a guest's cookie of é answered 500 with a traceback."""
+    set_pin(tmp_path, PIN)
+    companion = start(staff=StaffPage(Desk(), tmp_path))
+    companion.publish(Snapshot("g1", {"kind": "waiting"}, {TOKEN: ("seat-0", {"kind": "seat"})}))
+    claimed(companion, "127.0.0.2")
+    session = ask(companion, "POST", "/staff/login", "127.0.0.3", {"pin": PIN})[0].getheader("Set-Cookie").split(";")[0]
+    statuses = []
+    for path, headers in ((f"/p/{TOKEN}", b"Cookie: " + _cookie(TOKEN) + b"=" + value),
+                          ("/staff", b"Cookie: pt_staff_device=" + value),
+                          ("/staff/api/table", b"Cookie: pt_staff=" + value),
+                          ("/staff/api/table", b"Cookie: " + session.encode() + b"\r\nX-Staff-Token: " + value)):
+        with phone(companion, "127.0.0.4") as connection:
+            connection.sendall(f"GET {path} HTTP/1.1\r\nHost: table\r\nConnection: close\r\n".encode() + headers + b"\r\n\r\n")
+            statuses.append(int(answer_of(connection).split(b" ")[1]))
+    assert statuses == [403, 200, 401, 403]
+    assert "Traceback" not in caplog.text
+
+
+def _cookie(token: str) -> bytes:
+    return f"pt_{token[:12]}".encode()
+
+
+def test_the_staff_page_asks_for_nothing_outside_staff():
+    """The staff's cookies are sent under /staff alone, so a request of the page's elsewhere (it
+    asked /api/texts for the cards' words) would carry no credential through a flood."""
+    static = Path(__file__).resolve().parents[1] / "pi_table" / "web" / "static"
+    asked = {path for name in ("staff.html", "staff.js", "console.js", "night.js")
+             for path in re.findall(r"""["'`](/[a-z][^"'`$?]*)""", (static / name).read_text())}
+    assert asked and all(path.startswith("/staff/") for path in asked), sorted(asked)
 
 
 def test_a_seated_phone_keeps_its_newest_streams_however_many_spectators_watch(start):
@@ -480,9 +630,9 @@ def test_the_unit_leaves_room_for_every_connection_the_companion_allows():
 @pytest.mark.slow
 def test_the_table_plays_on_while_its_port_is_flooded(tmp_path, many_files):
     """1,100 half-sent requests from 20 addresses, against a daemon with systemd's default
-    1,024 files: the companion holds its cap and no more, the control socket answers, the
-    loop deals a new game and publishes it, and a new phone is told to come back (503), not
-    left hanging. (No watchdog here: FakeSystemd reads its messages only when asked, and a
+    1,024 files: the companion holds the guests' share and the reserve's waiting connections
+    and no more, the control socket answers, the loop deals a new game and publishes it, and a
+    new phone's request is told to come back (503), not left hanging. (No watchdog here: FakeSystemd reads its messages only when asked, and a
     full notify queue would block the loop's pings, which is not what is tried here. The request
     deadline is the longest there is, so that none of the flood is dropped before the cap is
     counted, however slowly a busy machine sends it.)"""
@@ -513,14 +663,15 @@ def test_the_table_plays_on_while_its_port_is_flooded(tmp_path, many_files):
         # On a busy machine the kernel's accept queue overflows and some of the flood reaches the
         # daemon only seconds later, at the SYN-ACK's retries (1, 2, 4, 8 s...); each is accepted, then
         # counted in or turned away. What the test holds the daemon to is the settled count.
-        wait_for(lambda: held(port) == MAX_CONNECTIONS, f"the daemon to hold {MAX_CONNECTIONS} connections",
-                 timeout=60)
-        wait_for(lambda: len(os.listdir(f"/proc/{systemd.process.pid}/fd")) <= own + MAX_CONNECTIONS + 8,
+        share = MAX_CONNECTIONS - MAX_CONNECTIONS // RESERVED + 20 * WAITING_PER_ADDRESS  # the guests', and the reserve's waiting
+        wait_for(lambda: held(port) == share, f"the daemon to hold {share} connections", timeout=60)
+        wait_for(lambda: len(os.listdir(f"/proc/{systemd.process.pid}/fd")) <= own + share + 8,
                  "the daemon's files to be its own and the connections it holds", timeout=10)
         answer = request(tmp_path / "control.sock", "new-game")
         assert answer["ok"] and answer["game_id"] != status["game_id"]
         assert request(tmp_path / "control.sock", "status")["game_id"] == answer["game_id"]
         with socket.create_connection(("127.0.0.1", port), timeout=5, source_address=("127.0.0.99", 0)) as newcomer:
+            newcomer.sendall(b"GET / HTTP/1.1\r\nHost: table\r\n\r\n")  # a guest's request, on the reserve
             assert answer_of(newcomer, 2.0).startswith(b"HTTP/1.1 503")
         for connection in flood:
             connection.close()

@@ -56,7 +56,8 @@ def _columns() -> int:
 GROUPS = {
     "play": ("sim", "render", "key"),
     "service": ("run",),
-    "control": ("status", "new-game", "undo", "release-seat", "history", "set-staff-pin", "check-config"),
+    "control": ("status", "new-game", "undo", "release-seat", "history", "set-staff-pin", "set-owner-passphrase",
+                "check-config"),
     "board": ("selftest", "tune", "emulate-board"),
     "fleet": ("fleet",),
     "backup": ("backup", "restore"),

@@ -1,6 +1,6 @@
 """The commands that speak to a table through its control socket or its files: ``status``,
-``new-game``, ``undo``, ``release-seat``, ``history``, ``set-staff-pin``, and ``check-config``
-for its configuration."""
+``new-game``, ``undo``, ``release-seat``, ``history``, ``set-staff-pin``, ``set-owner-passphrase``,
+and ``check-config`` for its configuration."""
 
 from __future__ import annotations
 
@@ -8,9 +8,11 @@ import argparse
 import json
 import os
 import sys
+from dataclasses import dataclass
 from pathlib import Path
 
 from ..engine.games import NAMES, kind_of
+from ..engine.phrase import N_
 from ..engine.views import LANGUAGES
 from .games import KINDS
 from .output import EXIT_NOPERM, EXIT_UNAVAILABLE, EXIT_USAGE, said
@@ -54,7 +56,17 @@ def add_commands(commands) -> None:
                     "salted scrypt hash in the journal's folder, readable by the service alone. Run it as "
                     "root (sudo) on an installed table.")
     config_option(staff_pin)
-    staff_pin.set_defaults(func=_set_staff_pin)
+    staff_pin.set_defaults(func=_set_secret, secret=STAFF_PIN)
+    owner = commands.add_parser(
+        "set-owner-passphrase", help="set the owner's passphrase, which the staff page asks for updates, backups, "
+                                     "restores, power and the fleet's settings",
+        description="Ask for the owner's passphrase (twice at a terminal, one line from a pipe) and keep its "
+                    "salted scrypt hash beside the staff PIN, readable by the service alone. On the staff page, "
+                    "Owner and this passphrase unlock what only the owner does (updates, restores, the PIN's "
+                    "reset, power, the fleet's broker and credentials, the files the table reads) for "
+                    "10 minutes. Run it as root (sudo) on an installed table.")
+    config_option(owner)
+    owner.set_defaults(func=_set_secret, secret=OWNER_PASSPHRASE)
     check = commands.add_parser("check-config", help="validate a configuration and print it in full")
     check.add_argument("file", nargs="?", type=Path, help=f"the file (default: {DEFAULT_CONFIG})")
     check.add_argument("--defaults", action="store_true", help="print the default configuration, to start a file from")
@@ -189,43 +201,66 @@ def _history(config, lang: str) -> list[dict] | int:
     return history(folder, lang)
 
 
-def _set_staff_pin(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
-    """Keep the staff page's PIN where the service reads it; as root, the file (and any folder
-    made for it) goes to the owner of the folder it is made in: the service's user. It speaks
-    the table's language."""
+@dataclass(frozen=True)
+class _Secret:
+    """A secret ``set-staff-pin`` or ``set-owner-passphrase`` keeps, and its words."""
+
+    command: str
+    ask: str
+    again: str
+    differ: str
+    done: str
+
+
+STAFF_PIN = _Secret("set-staff-pin", N_("staff PIN ({least} characters or more): "), N_("the same PIN again: "),
+                    N_("the two PINs differ: nothing was changed"),
+                    N_("staff PIN set ({path}): log in at the companion's address followed by /staff"))
+OWNER_PASSPHRASE = _Secret(
+    "set-owner-passphrase", N_("owner's passphrase ({least} characters or more): "), N_("the same passphrase again: "),
+    N_("the two passphrases differ: nothing was changed"),
+    N_("owner's passphrase set ({path}): on the staff page, Owner and the passphrase unlock the owner's actions"))
+
+
+def _set_secret(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
+    """Keep the staff page's PIN, or the owner's passphrase, where the service reads it; as
+    root, the file (and any folder made for it) goes to the owner of the folder it is made in:
+    the service's user. It speaks the table's language."""
     import getpass
 
     from ..engine.errors import Refusal
     from ..ui.i18n import say, translation
+    from ..web.roles import MIN_PASSPHRASE, set_passphrase
     from ..web.staff import MIN_PIN, set_pin
 
+    secret: _Secret = args.secret
+    least, keep = (MIN_PIN, set_pin) if secret is STAFF_PIN else (MIN_PASSPHRASE, set_passphrase)
     config = configured(args)
     _ = translation(config.language).gettext
     if sys.stdin.isatty():
-        pin = getpass.getpass(_("staff PIN ({least} characters or more): ").format(least=MIN_PIN))
-        if getpass.getpass(_("the same PIN again: ")) != pin:
-            print("pi-table set-staff-pin: " + _("the two PINs differ: nothing was changed"), file=sys.stderr)
+        given = getpass.getpass(_(secret.ask).format(least=least))
+        if getpass.getpass(_(secret.again)) != given:
+            print(f"pi-table {secret.command}: " + _(secret.differ), file=sys.stderr)
             return 1
     else:
-        pin = sys.stdin.readline().rstrip("\r\n")
+        given = sys.stdin.readline().rstrip("\r\n")
     folder = config.paths.journal_dir
     owner = folder
     while not owner.exists() and owner != owner.parent:
         owner = owner.parent
     made = [folder, *folder.parents[: len(folder.parents) - len(owner.parents) - 1]] if owner != folder else []
     try:
-        path = set_pin(folder, pin)
+        path = keep(folder, given)
         st = owner.stat()
         if os.geteuid() == 0 and st.st_uid != 0:
             for each in [path, *made]:
                 os.chown(each, st.st_uid, st.st_gid)
     except Refusal as e:
-        print("pi-table set-staff-pin: " + _("{problem}: nothing was changed").format(problem=say(e.phrase, config.language)),
-              file=sys.stderr)
+        print(f"pi-table {secret.command}: " + _("{problem}: nothing was changed").format(
+            problem=say(e.phrase, config.language)), file=sys.stderr)
         return EXIT_USAGE
     except OSError as e:
-        print("pi-table set-staff-pin: " + _("cannot write in {folder} ({error}): run it as root (sudo)").format(
+        print(f"pi-table {secret.command}: " + _("cannot write in {folder} ({error}): run it as root (sudo)").format(
             folder=folder, error=e.strerror or e), file=sys.stderr)
         return EXIT_NOPERM
-    print(_("staff PIN set ({path}): log in at the companion's address followed by /staff").format(path=path))
+    print(_(secret.done).format(path=path))
     return 0

@@ -1,16 +1,20 @@
-"""The way in to a page behind a secret: the staff page's PIN, the fleet dashboard's password.
+"""The way in to a page behind a secret: the staff page's PIN and the owner's passphrase, the
+fleet dashboard's password.
 
 The secret is kept as a salted scrypt hash (``hash_secret``) in a file the service alone reads.
-A check of it takes a core for ~50 ms and 16 MiB, so it runs in a worker thread, never on the
-page's loop, ``CHECKS_AT_ONCE`` at most at a time, a few more waiting their turn briefly; any
-more are told at once to try again (``Why.BUSY``, not counted against them), so a flood of
-logins queues no work without end.
+A hash whose parameters ask for more than this table gives a check (``well_formed``: a file
+restored or edited to ask for an hour of a core) is a bad file: it lets nobody in, and no check
+of it runs. A check takes a core for ~50 ms and 16 MiB, so it runs in a worker thread, never on
+the page's loop, ``CHECKS_AT_ONCE`` at most at a time (``Turns``, which the doors of one page
+share), a few more waiting their turn briefly; any more are told at once to try again
+(``Why.BUSY``, not counted against them), so a flood of logins queues no work without end.
 
 Tries are counted over the last minute per address and, where the page says, in all; a try the
 secret turns down stays counted, one it lets in forgets its address's. A browser that has
-logged in before carries a device cookie, which only the secret signs, and is counted on its
-own: guesses from many addresses (which the overall limit stops) or from the owner's own
-address (a shared router, a proxy) do not lock its owner out.
+passed a door before carries that door's device cookie, signed with a key kept beside the
+secret and not with the secret, so a new PIN keeps every phone's standing; it is counted on its
+own: guesses from many addresses (which the overall limit stops), from the owner's own address
+(a shared router, a proxy) or after a change of the secret do not lock its owner out.
 
 A session is a random cookie (HttpOnly, SameSite=Strict, Secure over https), kept only as its
 hash, with a CSRF token of its own. It lasts ``unused_s`` from its last use, and ends when the
@@ -37,6 +41,7 @@ from pathlib import Path
 from aiohttp import web
 
 from ..files import write_private
+from .tokens import kept_secret
 
 log = logging.getLogger("pi_table.web.auth")
 SCRYPT_N, SCRYPT_R, SCRYPT_P = 2**14, 8, 1  # 16 MiB of memory a try; about 0.1 s on a Pi 4
@@ -61,21 +66,92 @@ def hash_secret(secret: str, salt: bytes | None = None) -> str:
     return f"scrypt${SCRYPT_N}${SCRYPT_R}${SCRYPT_P}${salt.hex()}${digest.hex()}"
 
 
-def secret_matches(stored: str, secret: str) -> bool:
-    """Whether ``secret`` is the one ``stored`` (``hash_secret``'s text) was made from."""
+def keep_secret(path: Path, secret: str) -> Path:
+    """Keep ``secret``'s hash in ``path`` (0600, its folder 0700 if made): a secret's file."""
+    path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+    write_private(path, (hash_secret(secret) + "\n").encode("ascii"))
+    return path
+
+
+MOST_WORK = 4 * SCRYPT_N * SCRYPT_R * SCRYPT_P  # N·r·p a kept hash may ask for: four checks of ours
+MOST_MEMORY = 4 * 128 * SCRYPT_R * SCRYPT_N  # bytes (128·r·N) it may ask for: 64 MiB
+SALT_LENGTHS = range(8, 65)  # bytes
+DIGEST_LENGTHS = range(16, 65)
+
+
+def well_formed(stored: str) -> str | None:
+    """Why ``stored`` (a secret's file, as ``hash_secret`` writes it) is not a hash this table
+    checks, or None when it is: a scrypt hash whose work, memory, salt and digest are within
+    bounds. Said without the file's text."""
+    fields = stored.strip().split("$")
+    if len(fields) != 6 or fields[0] != "scrypt":
+        return "expected scrypt$N$R$P$SALT$HASH"
+    if not all(field.isascii() and field.isdigit() and len(field) < 10 for field in fields[1:4]):
+        return "N, R and P are whole numbers"
+    n, r, p = (int(field) for field in fields[1:4])
     try:
-        kind, n, r, p, salt, digest = stored.strip().split("$")
-        if kind != "scrypt":
-            return False
-        tried = hashlib.scrypt(secret.encode(), salt=bytes.fromhex(salt), n=int(n), r=int(r), p=int(p),
-                               dklen=len(bytes.fromhex(digest)), maxmem=256 * 1024 * 1024)
+        salt, digest = bytes.fromhex(fields[4]), bytes.fromhex(fields[5])
     except ValueError:
+        return "the salt and the hash are hexadecimal"
+    if n < 2 or n & (n - 1) or r < 1 or p < 1:
+        return f"N is a power of two and R and P at least 1: found N={n}, R={r}, P={p}"
+    if n * r * p > MOST_WORK or 128 * r * n > MOST_MEMORY:
+        return (f"N={n}, R={r}, P={p} asks for more than a check is given: N·R·P at most {MOST_WORK}, "
+                f"128·R·N at most {MOST_MEMORY} bytes")
+    if len(salt) not in SALT_LENGTHS or len(digest) not in DIGEST_LENGTHS:
+        return (f"a salt of {SALT_LENGTHS.start} to {SALT_LENGTHS.stop - 1} bytes and a hash of "
+                f"{DIGEST_LENGTHS.start} to {DIGEST_LENGTHS.stop - 1}: found {len(salt)} and {len(digest)}")
+    return None
+
+
+def secret_matches(stored: str, secret: str) -> bool:
+    """Whether ``secret`` is the one ``stored`` (``hash_secret``'s text) was made from; never,
+    with no check run, when ``stored`` is not ``well_formed``."""
+    if well_formed(stored) is not None:
         return False
+    _, n, r, p, salt, digest = stored.strip().split("$")
+    tried = hashlib.scrypt(secret.encode(), salt=bytes.fromhex(salt), n=int(n), r=int(r), p=int(p),
+                           dklen=len(bytes.fromhex(digest)), maxmem=2 * MOST_MEMORY)  # p's blocks besides
     return hmac.compare_digest(tried, bytes.fromhex(digest))
+
+
+class KeptSecret:
+    """The hash kept in ``path`` (``hash_secret``'s text), read each time a door asks for it:
+    None when none is set, when the file cannot be read, or when it is not ``well_formed``,
+    which the log tells once a file (and ``what`` it is)."""
+
+    def __init__(self, path: Path | None, what: str) -> None:
+        self.path, self.what = path, what
+        self._told: str | None = None  # the bad hash the log told of last
+
+    def __call__(self) -> str | None:
+        if self.path is None:
+            return None
+        try:
+            stored = self.path.read_text(encoding="ascii").strip()
+        except FileNotFoundError:
+            return None
+        except (OSError, UnicodeError) as e:
+            log.warning("cannot read %s in %s (%s): it lets nobody in", self.what, self.path.parent, e)
+            return None
+        why = well_formed(stored) if stored else None
+        if why is not None:
+            if stored != self._told:
+                log.error("%s in %s is not a hash this table checks (%s): it lets nobody in until it is set "
+                          "again", self.what, self.path, why)
+                self._told = stored
+            return None
+        return stored or None
 
 
 def _hashed(text: str) -> str:
     return hashlib.sha256(text.encode()).hexdigest()
+
+
+def same(given: str, made: str) -> bool:
+    """Whether ``given`` (what a request carries: any text) is ``made`` (a token of ours, ASCII),
+    compared in constant time; text that is not ASCII is none of ours."""
+    return given.isascii() and hmac.compare_digest(given, made)
 
 
 # --- the tries ----------------------------------------------------------------------------
@@ -129,6 +205,7 @@ class Session:
     secret: str  # the hash of the kept secret's hash it logged in with: a new secret ends it
     used: float  # the clock's time of its last use
     kept: float  # its last use as written down
+    owner: float = 0.0  # the clock's time until which it acts as the owner (never written down)
 
 
 class Sessions:
@@ -152,7 +229,7 @@ class Sessions:
 
     def find(self, cookie: str) -> Session | None:
         """The cookie's session, alive or not."""
-        return self._by_hash.get(_hashed(cookie))
+        return self._by_hash.get(_hashed(cookie)) if cookie.isascii() else None
 
     def alive(self, session: Session, stored: str | None) -> bool:
         """Whether ``session`` was used within ``unused_s`` and logged in with the secret ``stored``."""
@@ -240,87 +317,157 @@ class Refused:
 
 @dataclass(frozen=True)
 class Entered:
-    """A login the secret let in: its session, and the cookies that carry it and the device."""
+    """A login the secret let in: its session, and the cookie that carries it."""
 
     session: Session
     cookie: str
-    device: str
 
 
-class Gate:
-    """The way in to the pages under ``path``: the secret as ``secret()`` gives it now (its
-    hash, or None when none is set), ``per_address`` and ``overall`` tries a minute
-    (``Throttle``), sessions in the cookie ``cookie`` (``cookie_s``: its life in the browser,
-    None for the browser's session) that last ``unused_s`` unused and are kept in ``file``,
-    each with a CSRF token its requests carry in the header ``csrf_header`` (None: not asked
-    for). ``clock`` times the tries and the sessions (a wall clock when they are kept: they
-    outlive a restart); ``name`` tells this gate's device cookies from another's. A gate serves
-    one page, on one event loop."""
+class Turns:
+    """The checks of a secret running at once, ``CHECKS_AT_ONCE`` at most, for every door of a page."""
 
-    def __init__(self, name: str, secret: Callable[[], str | None], cookie: str, path: str, per_address: int,
-                 overall: int | None, unused_s: float, clock: Callable[[], float] = time.time,
-                 file: Path | None = None, csrf_header: str | None = None, cookie_s: int | None = None) -> None:
-        self.name, self.secret, self.cookie, self.path, self.clock = name, secret, cookie, path, clock
-        self.device_cookie = f"{cookie}_device"
-        self.csrf_header, self.cookie_s = csrf_header, cookie_s
-        self.throttle = Throttle(per_address, overall)
-        self.sessions = Sessions(unused_s, clock, file)
-        self._turns = asyncio.Semaphore(CHECKS_AT_ONCE)  # the checks running
-        self._waiting = 0  # logins waiting for a turn
+    def __init__(self) -> None:
+        self._free = asyncio.Semaphore(CHECKS_AT_ONCE)
+        self._waiting = 0  # checks waiting for a turn
 
-    async def log_in(self, request: web.Request, tried: object) -> Entered | Refused:
-        """Whether ``tried`` (what the login sent as the secret: anything) is the secret; a
-        new session when it is."""
-        refused = await self.check(request, tried)
-        return refused if refused is not None else self.enter(request)
+    async def take(self) -> bool:
+        """A turn (given back with ``give_back()``), or False when there is none to be had within
+        ``CHECK_WAIT_S``, or already ``CHECK_WAITERS`` waiting for one."""
+        if self._free.locked() and self._waiting >= CHECK_WAITERS:
+            return False
+        self._waiting += 1
+        try:
+            async with asyncio.timeout(CHECK_WAIT_S):
+                await self._free.acquire()
+        except TimeoutError:
+            return False
+        finally:
+            self._waiting -= 1
+        return True
+
+    def give_back(self) -> None:
+        self._free.release()
+
+
+def device_key(file: Path | None) -> bytes:
+    """The key that signs a page's device cookies: kept in ``file`` (so a restart, and a new
+    secret, keep every device known), or one for this run alone."""
+    if file is None:
+        return secrets.token_bytes(32)
+    return kept_secret(file, "every phone is a new one to the login's limits after a restart")
+
+
+class Door:
+    """One secret's check: ``secret()`` gives it now (its hash, or None when none is set); its
+    tries counted by ``throttle`` on ``clock``, its checks taken in ``turns``. A browser that
+    passed it before carries the cookie ``cookie`` (under ``path``): a random name, signed with
+    ``key`` for this door's ``name``, by which its tries are counted on their own."""
+
+    def __init__(self, name: str, secret: Callable[[], str | None], cookie: str, path: str, throttle: Throttle,
+                 clock: Callable[[], float], key: bytes, turns: Turns) -> None:
+        self.name, self.secret, self.cookie, self.path = name, secret, cookie, path
+        self.throttle, self.clock, self.key, self.turns = throttle, clock, key, turns
 
     async def check(self, request: web.Request, tried: object,
                     matches: Callable[[str, str], bool] | None = None) -> Refused | None:
-        """Whether ``tried`` is the secret, counted and limited as a login is (a change of the
-        secret asks for the old one so: a session left open on a phone does not give it away).
-        ``matches(stored, tried)`` is the test: a one-time code's (``Recovery``) instead of the secret's."""
+        """Whether ``tried`` (what the request sent as the secret: anything) is the secret,
+        counted and limited. ``matches(stored, tried)`` is the test: a one-time code's
+        (``Recovery``) instead of the secret's."""
         stored = self.secret()
         if stored is None:
             if matches is None:
                 return Refused(Why.NO_SECRET)
             stored = ""  # a one-time code may set the first secret
-        device = self._device(request, stored) if stored else None  # no secret has signed a device
+        device = self.device(request)
         who, known = (f"device {device}", True) if device else (request.remote or "?", False)
         if wait := self.throttle.wait(who, known, self.clock()):
             return Refused(Why.TOO_MANY, math.ceil(wait))
-        if not await self._turn():
+        if not await self.turns.take():
             return Refused(Why.BUSY, 1)
         try:
             if wait := self.throttle.tried(who, known, self.clock()):  # counted by others while this one waited
                 return Refused(Why.TOO_MANY, math.ceil(wait))
             right = isinstance(tried, str) and await asyncio.to_thread(matches or secret_matches, stored, tried)
         finally:
-            self._turns.release()
+            self.turns.give_back()
         if not right:
             return Refused(Why.WRONG)
         self.throttle.passed(who)
         return None
 
-    def enter(self, request: web.Request) -> Entered:
+    def device(self, request: web.Request) -> str | None:
+        """The name of the device whose cookie the request carries, if this door's key signed it."""
+        token = request.cookies.get(self.cookie, "")
+        device = token.partition(".")[0]
+        return device if device and token.isascii() and same(token, self._token(device)) else None  # ours are ASCII
+
+    def remember(self, request: web.Request, response: web.StreamResponse) -> None:
+        """Give the browser that has just passed its device cookie (its own again, or a new one)."""
+        device = self.device(request) or secrets.token_urlsafe(16)
+        response.set_cookie(self.cookie, self._token(device), path=self.path, max_age=DEVICE_S, httponly=True,
+                            samesite="Strict", secure=request.secure)
+
+    def _token(self, device: str) -> str:
+        signature = hmac.new(self.key, f"{self.name} device {device}".encode(), hashlib.sha256).hexdigest()
+        return f"{device}.{signature}"
+
+
+class Gate:
+    """The way in to the pages under ``path``: a ``Door`` to the secret as ``secret()`` gives it
+    now (its hash, or None when none is set), ``per_address`` and ``overall`` tries a minute
+    (``Throttle``), its device cookies signed with the key kept in ``keys`` (``device_key``);
+    sessions in the cookie ``cookie`` (``cookie_s``: its life in the browser, None for the
+    browser's session) that last ``unused_s`` unused and are kept in ``file``, each with a CSRF
+    token its requests carry in the header ``csrf_header`` (None: not asked for). ``clock`` times
+    the tries and the sessions (a wall clock when they are kept: they outlive a restart);
+    ``name`` tells this gate's device cookies from another's. A gate serves one page, on one
+    event loop; another door of the page shares its ``turns``."""
+
+    def __init__(self, name: str, secret: Callable[[], str | None], cookie: str, path: str, per_address: int,
+                 overall: int | None, unused_s: float, clock: Callable[[], float] = time.time,
+                 file: Path | None = None, csrf_header: str | None = None, cookie_s: int | None = None,
+                 keys: Path | None = None) -> None:
+        self.secret, self.cookie, self.path, self.clock = secret, cookie, path, clock
+        self.csrf_header, self.cookie_s = csrf_header, cookie_s
+        self.turns = Turns()
+        self.door = Door(name, secret, f"{cookie}_device", path, Throttle(per_address, overall), clock,
+                         device_key(keys), self.turns)
+        self.sessions = Sessions(unused_s, clock, file)
+
+    async def log_in(self, request: web.Request, tried: object) -> Entered | Refused:
+        """Whether ``tried`` (what the login sent as the secret: anything) is the secret; a
+        new session when it is."""
+        refused = await self.check(request, tried)
+        return refused if refused is not None else self.enter()
+
+    async def check(self, request: web.Request, tried: object,
+                    matches: Callable[[str, str], bool] | None = None) -> Refused | None:
+        """``Door.check``: a login's, and a change of the secret's, which asks for the old one
+        (a session left open on a phone does not give it away)."""
+        return await self.door.check(request, tried, matches)
+
+    def enter(self) -> Entered:
         """A new session with the secret kept now, for a request that has just shown it."""
         stored = self.secret()
         assert stored is not None  # shown by check() a moment ago
         cookie, session = self.sessions.open(stored)
-        device = self._device(request, stored)
-        return Entered(session, cookie, self._device_token(stored, device or secrets.token_urlsafe(16)))
+        return Entered(session, cookie)
 
     def let_in(self, request: web.Request, response: web.StreamResponse, entered: Entered) -> None:
         """Give the browser that logged in its session's cookie and its device's."""
-        secure = request.secure
         response.set_cookie(self.cookie, entered.cookie, path=self.path, max_age=self.cookie_s, httponly=True,
-                            samesite="Strict", secure=secure)
-        response.set_cookie(self.device_cookie, entered.device, path=self.path, max_age=DEVICE_S, httponly=True,
-                            samesite="Strict", secure=secure)
+                            samesite="Strict", secure=request.secure)
+        self.door.remember(request, response)
 
     def live(self, request: web.Request) -> Session | None:
         """The request's session while it is alive (asking is not a use)."""
         session = self.sessions.find(request.cookies.get(self.cookie, ""))
         return session if session is not None and self.sessions.alive(session, self.secret()) else None
+
+    def known(self, request: web.Request) -> bool:
+        """Whether the request comes from a browser that has logged in here: a live session, or a
+        device cookie this gate signed."""
+        return self.door.device(request) is not None or self.live(request) is not None
 
     def visit(self, request: web.Request, use: bool = True) -> Session | Refused:
         """The request's session, if it is alive and (with a ``csrf_header``) the request
@@ -333,8 +480,7 @@ class Gate:
         if not self.sessions.alive(session, self.secret()):
             self.sessions.end(cookie)
             return Refused(Why.EXPIRED)
-        if self.csrf_header is not None and not hmac.compare_digest(request.headers.get(self.csrf_header, ""),
-                                                                    session.csrf):
+        if self.csrf_header is not None and not same(request.headers.get(self.csrf_header, ""), session.csrf):
             return Refused(Why.NO_TOKEN)
         if use:
             self.sessions.used(session)
@@ -344,33 +490,6 @@ class Gate:
         """End the request's session, and its cookie in the browser."""
         self.sessions.end(request.cookies.get(self.cookie, ""))
         response.del_cookie(self.cookie, path=self.path)
-
-    async def _turn(self) -> bool:
-        """A turn to check a secret (given back with ``_turns.release()``), or False when there
-        is none to be had within ``CHECK_WAIT_S``, or already ``CHECK_WAITERS`` waiting for one."""
-        if self._turns.locked() and self._waiting >= CHECK_WAITERS:
-            return False
-        self._waiting += 1
-        try:
-            async with asyncio.timeout(CHECK_WAIT_S):
-                await self._turns.acquire()
-        except TimeoutError:
-            return False
-        finally:
-            self._waiting -= 1
-        return True
-
-    def _device(self, request: web.Request, stored: str) -> str | None:
-        """The name of the device whose cookie the request carries, if the secret signed it."""
-        token = request.cookies.get(self.device_cookie, "")
-        device = token.partition(".")[0]
-        return device if device and hmac.compare_digest(token, self._device_token(stored, device)) else None
-
-    def _device_token(self, stored: str, device: str) -> str:
-        """A device cookie: its random name, signed with the kept secret's hash (a new secret
-        forgets every device)."""
-        signature = hmac.new(stored.encode(), f"{self.name} device {device}".encode(), hashlib.sha256).hexdigest()
-        return f"{device}.{signature}"
 
 
 RECOVERY_S = 600.0  # a PIN reset code lasts ten minutes

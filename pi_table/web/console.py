@@ -21,7 +21,20 @@ from ..host import Readings
 from ..release.bundle import MAX_BUNDLE
 from ..ui.i18n import say, translation
 from .auth import Recovery, Session, Why
-from .staff import DEVICES, MIN_PIN, REFUSALS, StaffPage, advised, bad, language, reached_on, refused, set_pin
+from .staff import (
+    DEVICES,
+    MIN_PIN,
+    REFUSALS,
+    WRONG_PASSPHRASE,
+    StaffPage,
+    advised,
+    bad,
+    language,
+    no_owner,
+    reached_on,
+    refused,
+    set_pin,
+)
 
 log = logging.getLogger("pi_table.web.staff")
 
@@ -125,6 +138,7 @@ TEXTS: tuple[str, ...] = (
     N_("Install the update? The table restarts on it, and goes back by itself if it is not healthy."),
     N_("Install {version}"),
     N_("Keep the suggested thresholds"),
+    N_("Lock them again"),
     N_("Keep these thresholds? The table restarts to try them, and goes back by itself if it is not healthy."),
     N_("Log"),
     N_("Look for an update"),
@@ -132,6 +146,10 @@ TEXTS: tuple[str, ...] = (
     N_("New PIN (6 characters or more)"),
     N_("New PIN again"),
     N_("No newer version."),
+    N_("No owner's passphrase is set: updates, backups, restores, power and the fleet's settings stay locked. "
+       "Set one on the table's computer with: sudo pi-table set-owner-passphrase"),
+    N_("Owner"),
+    N_("Owner's passphrase"),
     N_("Power"),
     N_("Power supply"),
     N_("QR code of this page: {address}"),
@@ -160,12 +178,15 @@ TEXTS: tuple[str, ...] = (
     N_("The PIN is changed: every other phone logs in again with the new one."),
     N_("The computer is restarting…"),
     N_("The computer is shutting down…"),
+    N_("The owner's actions are unlocked for {minutes} min."),
     N_("The self-test and the tuning pause the game; it resumes where it was when they end."),
     N_("The update is installing: the table restarts on it in a few minutes."),
     N_("This page's address: "),
     N_("Thresholds written: the table restarts to try them."),
     N_("Touch each card once, press each button, tap the screen."),
     N_("Tune the pads"),
+    N_("Unlock the owner's actions"),
+    N_("Updates, backups, restores, power and the fleet's settings need the owner's passphrase."),
     N_("Version"),
     N_("Version {version} runs"),
     N_("before it: {version}"),
@@ -194,7 +215,8 @@ class Console:
     ``POST pin`` (``{"old", "new"}``), ``POST power`` (``{"act": "reboot" | "poweroff"}``),
     ``GET backup``, ``POST restore`` (``?check``), ``GET``/``POST update``, and ``GET``/``POST
     selftest`` and ``tune`` (``{"act": "start" | "stop"}``, the tuning's ``"write"`` too); and, with
-    no session, ``POST /staff/recover`` (``{"code", "pin"}``). docs/cafe/console.md is the contract."""
+    no session, ``POST /staff/recover`` (``{"code", "pin", "passphrase"}``). Which of them need the
+    owner is ``roles.ROUTES``'s to say. docs/cafe/console.md is the contract."""
 
     texts = TEXTS
 
@@ -271,15 +293,27 @@ class Console:
         return web.json_response({"ok": True, "csrf": session.csrf})
 
     async def _recover(self, request: web.Request) -> web.StreamResponse:
-        """A new PIN for whoever has the code the table's screen shows (``Recovery``): no session
-        needed, guesses limited as logins are."""
+        """A new PIN for the owner at the table: the code the table's screen shows (``Recovery``)
+        and the owner's passphrase (``roles``: the PIN's reset is the owner's); no session needed,
+        guesses of either limited as logins are."""
         body = await self.page.read_json(request)
         if not isinstance(body, dict) or not isinstance(body.get("code"), str) or not isinstance(body.get("pin"), str):
-            return bad('expected {"code": THE CODE ON THE TABLE\'S SCREEN, "pin": THE NEW PIN}')
+            return bad('expected {"code": THE CODE ON THE TABLE\'S SCREEN, "pin": THE NEW PIN, '
+                       '"passphrase": THE OWNER\'S PASSPHRASE}')
         lang = language(request)
         if len(body["pin"]) < MIN_PIN:  # before the code is spent
             return bad(say(Refusal("the staff PIN has at least {least} characters, not {length}", least=MIN_PIN,
                                    length=len(body["pin"])).phrase, lang))
+        if not isinstance(body.get("passphrase"), str):
+            return self.page.owner_needed(request)
+        owner = await self.page.owner.door.check(request, body["passphrase"])
+        if owner is not None and owner.why is Why.NO_SECRET:
+            return no_owner(request)
+        if owner is not None and owner.why is Why.WRONG:
+            log.warning("staff page: a wrong owner's passphrase with a PIN reset code from %s", request.remote)
+            return web.json_response({"ok": False, "error": translation(lang).gettext(WRONG_PASSPHRASE)}, status=403)
+        if owner is not None:
+            return refused(owner, lang)
         checked = await self.page.gate.check(request, body["code"], self.recovery.redeem)
         if checked is not None and checked.why is Why.WRONG:
             log.warning("staff page: a wrong PIN reset code from %s", request.remote)
@@ -290,9 +324,9 @@ class Console:
         assert folder is not None  # the daemon gives the page its journal folder
         set_pin(folder, body["pin"])
         await asyncio.to_thread(self.page.desk.recovered)
-        log.warning("staff page: the staff PIN was reset with the code from the table's screen, from %s",
-                    request.remote)
-        entered = self.page.gate.enter(request)
+        log.warning("staff page: the staff PIN was reset with the code from the table's screen and the owner's "
+                    "passphrase, from %s", request.remote)
+        entered = self.page.gate.enter()
         response = web.json_response({"ok": True, "csrf": entered.session.csrf})
         self.page.gate.let_in(request, response, entered)
         return response

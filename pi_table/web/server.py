@@ -21,8 +21,14 @@ The server keeps no game state: it serves the newest snapshot, and actions go to
 own thread through the ``act`` callback, so a phone is just another input device.
 
 It is open to anyone on the café's network, so it holds what a guest can make it hold: a
-connection is counted from the moment it is accepted, and past the caps (in all, and per
-address) it is answered 503 and closed before a byte of it is read; a request's headers must
+connection is counted from the moment it is accepted. Guests hold at most the connections less a
+reserve (an eighth), and a share of them from one address; past that a new connection waits on the
+reserve for its first request, which must carry a credential (a staff phone's device cookie or
+session, a seat's token or the proof of the phone that opened it), or it is answered 503 and
+closed: a flood of guests, however they hold their connections, leaves the staff and the seated
+phones their way in. When there is no room even so, the least recently used idle connection makes
+it (one still waiting for its first request, then a guest's, then another), and past that a new one
+is answered 503 and closed before a byte of it is read; a request's headers must
 arrive within a deadline from the connection's start (or from the end of the last answer), and
 an action's body within another, so a client that dawdles is dropped. An event stream, once its
 request is read, is long by design and no deadline ends it, and it needs no token: so the
@@ -37,7 +43,6 @@ pages, bad actions) are counted and told as one line a period, not a line and a 
 from __future__ import annotations
 
 import asyncio
-import hmac
 import json
 import logging
 import ssl
@@ -58,6 +63,7 @@ from ..hal import Emit, PageOpened, Screen
 from ..ui.games import SHOWN
 from ..ui.i18n import LANGUAGES, say, translation
 from ..ui.words import Cards
+from .auth import same
 from .games import KINDS as PAGES
 from .games import Pages
 from .runner import ServerThread
@@ -81,7 +87,9 @@ STATIC = ("page.html", "app.js", "style.css")
 HEADER_TIMEOUT_S = 10.0  # a request's line and headers, from the connection's start or the last answer
 BODY_TIMEOUT_S = 10.0  # an action's body, from the end of its headers
 MAX_CONNECTIONS = 512  # open at once, whatever for: the ceiling over the streams' caps and the requests' room
-MAX_PER_ADDRESS = 64  # from one address: a phone needs a handful
+MAX_PER_ADDRESS = 64  # a guest's from one address: a phone needs a handful
+RESERVED = 8  # an eighth of the connections are kept for requests that carry a credential
+WAITING_PER_ADDRESS = 2  # connections from one address waiting on the reserve for their first request
 MAX_STREAMS = 320  # the public page's event streams: 300 spectators' fit; the other 192 are the seats' and the requests'
 MAX_STREAMS_PER_ADDRESS = 8  # a spectator's phone: a tab or two, and the streams a dropped Wi-Fi left behind
 STREAMS_PER_PAGE = 4  # a seat's own streams (its token's): past them the oldest is let go
@@ -119,7 +127,7 @@ class Companion(ServerThread):
         self.host, self.port, self.advertise = host, port, advertise
         self.header_timeout_s, self.body_timeout_s = header_timeout_s, body_timeout_s
         self.report_s = report_s
-        self._connections = _Held(max_connections, max_per_address)  # every open connection
+        self._room = _Room(max_connections, max_per_address, max_connections // RESERVED)  # every open connection
         self._spectators = _Held(max_streams, max_streams_per_address)  # the public page's event streams
         self._bad = _BadRequests()
         self.proof = proof or Tokens.kept_in(None).proof  # what a phone's cookie must say, by token
@@ -169,7 +177,7 @@ class Companion(ServerThread):
     # -- the server's side (its own thread) -------------------------------------------------
 
     async def _open(self) -> None:
-        app = web.Application(client_max_size=MAX_BODY, middlewares=[_give_proof])
+        app = web.Application(client_max_size=MAX_BODY, middlewares=[self._door, _give_proof])
         app.on_response_prepare.append(self._answering)
         app.add_routes([
             web.get("/", self._page_public),
@@ -211,12 +219,51 @@ class Companion(ServerThread):
             await asyncio.sleep(self.report_s)
             self._bad.report()
 
-    def _admit(self, address: str) -> bool:
-        """Count a new connection from ``address`` in, unless a cap is reached."""
-        if not self._connections.admit(address):
+    def _admit(self, connection: _Connection, address: str) -> bool:
+        """Count a new connection from ``address`` in, closing idle ones to make room if need be,
+        unless there is none to be made."""
+        let_go = self._room.admit(connection, address)
+        if let_go is None:
             self._bad.turned_away[address] += 1
             return False
+        for idle in let_go:
+            self._bad.let_go[idle.address or "?"] += 1
+            idle.force_close()
         return True
+
+    @web.middleware
+    async def _door(self, request: web.Request, handler) -> web.StreamResponse:
+        """Every request: one that carries a credential makes its connection trusted; one on a
+        connection waiting on the reserve that carries none is told to come back, and its
+        connection closed. The connection is busy (not to be closed for room) while it is answered."""
+        connection = request.protocol
+        assert isinstance(connection, _Connection)  # the companion's every connection is one
+        if connection.standing != TRUSTED and self._credential(request):
+            self._room.trust(connection)
+        elif connection.standing == WAITING:
+            self._bad.turned_away[request.remote or "?"] += 1
+            busy = web.Response(status=503, headers={**NO_STORE, "Retry-After": str(RETRY_S)})
+            busy.force_close()
+            return busy
+        connection.busy += 1
+        try:
+            return await handler(request)
+        finally:
+            connection.busy -= 1
+            self._room.used(connection)
+
+    def _credential(self, request: web.Request) -> bool:
+        """Whether the request comes from a staff phone that has logged in here (its device
+        cookie, or a live session), or from a seat's phone: a token of the game on the table
+        that no phone has opened yet, or the proof of the phone that did."""
+        if self.staff is not None and self.staff.gate.known(request):
+            return True
+        private = self._snapshot.private
+        token = request.match_info.get("token")
+        if token in private and token not in self._opened:
+            return True
+        return any(same(request.cookies[name], self.proof(token))
+                   for token in private if (name := _cookie_name(token)) in request.cookies)
 
     async def _answering(self, request: web.Request, response: web.StreamResponse) -> None:
         """Every answer the app gives: the headers all carry, and a count of the bad requests
@@ -277,7 +324,7 @@ class Companion(ServerThread):
             raise web.HTTPNotFound(text="")  # nothing at all for a wrong or old token
         name, proof = _cookie_name(token), self.proof(token)
         if token in self._opened:
-            if not hmac.compare_digest(request.cookies.get(name, ""), proof):
+            if not same(request.cookies.get(name, ""), proof):
                 raise _refusal(request, web.HTTPForbidden, self._words(request, ANOTHER_PHONE))
         else:
             self._opened.add(token)
@@ -457,24 +504,25 @@ class _Connection(web.RequestHandler):
                          lingering_time=companion.body_timeout_s, logger=companion._bad.logger,
                          access_log=None)  # type: ignore[arg-type]  # aiohttp takes None: no access log
         self.companion = companion
-        self.address: str | None = None  # counted under it while open
+        self.address: str | None = None  # where it comes from, once counted in
+        self.standing: str | None = None  # GUEST, WAITING or TRUSTED while counted in (``_Room``)
+        self.busy = 0  # requests being answered on it: while any is, it is not closed for room
+        self.opened = False  # counted in and handed to aiohttp
         self.stream: _Watcher | None = None  # the event stream it carries (or carried last)
 
     def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]  # a TCP server's
         peer = transport.get_extra_info("peername")
-        address = peer[0] if peer else "?"
-        if not self.companion._admit(address):
+        if not self.companion._admit(self, peer[0] if peer else "?"):
             transport.write(BUSY)
             transport.close()
             return
-        self.address = address
+        self.opened = True
         super().connection_made(transport)
 
     def connection_lost(self, exc: BaseException | None) -> None:
-        if self.address is None:  # turned away: aiohttp never had it
+        if not self.opened:  # turned away: aiohttp never had it
             return
-        self.companion._connections.let_go(self.address)
-        self.address = None
+        self.companion._room.let_go(self)
         if self.stream is not None:
             self.stream.done.set()
         super().connection_lost(exc)
@@ -510,6 +558,7 @@ class _BadRequests(logging.Handler):
         self.logger.addHandler(self)
         self.answered: Counter[str] = Counter()  # bad requests, by kind
         self.turned_away: Counter[str] = Counter()  # connections refused at a cap, by address
+        self.let_go: Counter[str] = Counter()  # idle connections closed to make room for new ones, by address
         self.streams_refused: Counter[str] = Counter()  # public event streams refused at a cap, by address
 
     def emit(self, record: logging.LogRecord) -> None:
@@ -525,6 +574,7 @@ class _BadRequests(logging.Handler):
             kinds = ", ".join(f"{count} {kind}" for kind, count in self.answered.most_common())
             parts.append(f"{self.answered.total()} bad requests ({kinds})")
         for refused, what in ((self.turned_away, "connections turned away at the cap"),
+                              (self.let_go, "idle connections closed to make room"),
                               (self.streams_refused, "event streams refused at their cap")):
             if refused:
                 address, most = refused.most_common(1)[0]
@@ -533,7 +583,83 @@ class _BadRequests(logging.Handler):
             log.warning("phones since the last report: %s", "; ".join(parts))
         self.answered.clear()
         self.turned_away.clear()
+        self.let_go.clear()
         self.streams_refused.clear()
+
+
+GUEST, WAITING, TRUSTED = "guest", "waiting", "trusted"
+"""A connection's standing: a guest's (it may ask for anything anyone may), one waiting on the
+reserve for its first request (which must carry a credential), one whose request carried one."""
+
+
+class _Room:
+    """Every open connection, by standing and address, least recently used first. Guests hold at
+    most ``total - reserve`` in all and ``per_address`` from one address; past that a new one waits
+    on the reserve, ``WAITING_PER_ADDRESS`` from one address at most, for its first request (the
+    companion's ``_door`` judges it). When a new one finds no room, an idle connection makes it,
+    the least recently used of those still waiting, else of the guests', else of the trusted."""
+
+    def __init__(self, total: int, per_address: int, reserve: int) -> None:
+        self.total, self.per_address, self.guests = total, per_address, total - reserve
+        self._open: dict[_Connection, None] = {}  # least recently used first
+        self._count = {standing: Counter[str]() for standing in (GUEST, WAITING, TRUSTED)}  # by address
+
+    def admit(self, connection: _Connection, address: str) -> list[_Connection] | None:
+        """Count ``connection`` from ``address`` in: the idle connections let go to make room for
+        it (to be closed), or None when there is no room to be made."""
+        guests = self._count[GUEST]
+        if guests.total() < self.guests and guests[address] < self.per_address:
+            let_go = []
+            standing = GUEST
+        else:
+            standing = WAITING
+            if self._count[WAITING][address] >= WAITING_PER_ADDRESS:
+                idle = self._idle(WAITING, address)
+            elif len(self._open) >= self.total:
+                idle = self._idle(WAITING) or self._idle(GUEST) or self._idle(TRUSTED)
+            else:
+                idle = connection  # room enough: none to let go
+            if idle is None:
+                return None
+            let_go = [] if idle is connection else [idle]
+        for each in let_go:
+            self.let_go(each)
+        connection.address, connection.standing = address, standing
+        self._count[standing][address] += 1
+        self._open[connection] = None
+        return let_go
+
+    def trust(self, connection: _Connection) -> None:
+        """Its request carried a credential: it holds a trusted place from now on (unless it was
+        let go as its request arrived: it closes)."""
+        if connection.standing is not None:
+            self._move(connection, TRUSTED)
+
+    def used(self, connection: _Connection) -> None:
+        """A request on it was answered: it is the most recently used."""
+        if self._open.pop(connection, False) is None:
+            self._open[connection] = None
+
+    def let_go(self, connection: _Connection) -> None:
+        """It is counted out (closed, or about to be); once is enough."""
+        if self._open.pop(connection, False) is None:
+            self._move(connection, None)
+
+    def _move(self, connection: _Connection, standing: str | None) -> None:
+        assert connection.standing is not None and connection.address is not None  # counted in
+        count = self._count[connection.standing]
+        count[connection.address] -= 1
+        if not count[connection.address]:
+            del count[connection.address]
+        connection.standing = standing
+        if standing is not None:
+            self._count[standing][connection.address] += 1
+
+    def _idle(self, standing: str, address: str | None = None) -> _Connection | None:
+        """The least recently used connection of ``standing`` (from ``address``) that is not being
+        answered, if any."""
+        return next((each for each in self._open if each.standing == standing and not each.busy
+                     and address in (None, each.address)), None)
 
 
 class _Held:

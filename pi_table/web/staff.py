@@ -1,19 +1,24 @@
 """The staff page: ``/staff`` on the companion server, behind a PIN, for the café's staff.
 
-The page itself (``/staff``, its script and style) and the way in (``/staff/session``,
-``/staff/login``, ``/staff/words/LANG``) are open; everything the staff can see or do is under
-``/staff/api/`` and answers 401 without a session, 403 without the session's CSRF token in the
-``X-Staff-Token`` header. What it shows of the game is the public view, as the spectators'
-page: the daemon hands it nothing else (``Desk``).
+The page itself (``/staff``, its script and style, its words ``/staff/words/LANG`` and the
+cards' ``/staff/cards/LANG``) and the way in (``/staff/session``, ``/staff/login``) are open;
+everything the staff can see or do is under ``/staff/api/`` and answers 401 without a session,
+403 without the session's CSRF token in the ``X-Staff-Token`` header. What it shows of the game
+is the public view, as the spectators' page: the daemon hands it nothing else (``Desk``).
 
 The PIN is kept as a salted scrypt hash in ``staff.pin`` beside the journal (readable by the
 service alone; ``pi-table set-staff-pin`` writes it). The way in is ``auth.Gate``, as the fleet
 dashboard's: logins are counted per address and in all, and refused past either limit with the
 wait (a phone that logged in before is counted on its own, so a flood of guesses cannot lock the
-staff out). A session is a random cookie (HttpOnly, SameSite=Strict, Secure over https) that
-lasts ``[staff] session_min`` minutes from its last use, and ends when the PIN is changed;
-sessions are kept, hashed, in ``staff.sessions``, so the restart that applies a new
-configuration does not log the staff out.
+staff out, not even after a new PIN: its cookie is signed with a key kept in ``staff.device-key``).
+A session is a random cookie (HttpOnly, SameSite=Strict, Secure over https) that lasts ``[staff]
+session_min`` minutes from its last use, and ends when the PIN is changed; sessions are kept,
+hashed, in ``staff.sessions``, so the restart that applies a new configuration does not log the
+staff out.
+
+What needs the owner rather than the staff is ``roles``' to say; every action under
+``/staff/api/`` asks it (``StaffPage.api``), and a session that gave the owner's passphrase
+(``POST /staff/api/owner``) acts as the owner for a few minutes.
 """
 
 from __future__ import annotations
@@ -23,6 +28,7 @@ import csv
 import io
 import json
 import logging
+import math
 import time
 from collections.abc import Awaitable, Callable, Iterable
 from importlib import resources
@@ -33,15 +39,17 @@ from aiohttp import web
 
 from ..engine.errors import Refusal
 from ..engine.phrase import N_, Phrase, Text
-from ..files import write_private
 from ..hal.events import is_fault
 from ..ui.i18n import LANGUAGES, say, say_health, translation
 from ..ui.orientation import OPERATIVES_SIDE, page_layout
-from .auth import Gate, Refused, Session, Why, hash_secret
+from .auth import Gate, KeptSecret, Refused, Session, Why, keep_secret
+from .roles import STAFF, Owner, owners_keys, role, unnamed
+from .texts import page_texts
 
 log = logging.getLogger("pi_table.web.staff")
 PIN_FILE = "staff.pin"
 SESSIONS_FILE = "staff.sessions"
+DEVICE_KEY_FILE = "staff.device-key"  # signs the phones' device cookies: a new PIN keeps them known
 MIN_PIN = 6  # characters: a café's PIN of six digits, or a password
 COOKIE = "pt_staff"  # its device cookie, "pt_staff_device": a phone that has logged in before (auth.Gate)
 CSRF_HEADER = "X-Staff-Token"
@@ -163,13 +171,10 @@ class Desk(Protocol):
 
 
 def set_pin(folder: Path, pin: str) -> Path:
-    """Keep ``pin``'s hash in ``folder/staff.pin`` (0600); ValueError when the PIN is too short."""
+    """Keep ``pin``'s hash in ``folder/staff.pin`` (0600); a Refusal when the PIN is too short."""
     if len(pin) < MIN_PIN:
         raise Refusal("the staff PIN has at least {least} characters, not {length}", least=MIN_PIN, length=len(pin))
-    folder.mkdir(mode=0o700, parents=True, exist_ok=True)
-    path = folder / PIN_FILE
-    write_private(path, (hash_secret(pin) + "\n").encode("ascii"))
-    return path
+    return keep_secret(folder / PIN_FILE, pin)
 
 
 # --- the words ----------------------------------------------------------------------------
@@ -367,10 +372,13 @@ class StaffPage:
     def __init__(self, desk: Desk, folder: Path | None, session_s: float = 3600.0,
                  clock: Callable[[], float] = time.time, body_timeout_s: float = BODY_TIMEOUT_S) -> None:
         self.desk, self.folder, self.body_timeout_s = desk, folder, body_timeout_s
+        self._pin = KeptSecret(None if folder is None else folder / PIN_FILE, "the staff PIN")
         self.gate = Gate("staff", self._pin, COOKIE, "/staff", ATTEMPTS_PER_ADDRESS, ATTEMPTS_OVERALL, session_s, clock,
-                         None if folder is None else folder / SESSIONS_FILE, CSRF_HEADER)
+                         None if folder is None else folder / SESSIONS_FILE, CSRF_HEADER,
+                         keys=None if folder is None else folder / DEVICE_KEY_FILE)
         self._files = {name: resources.files(__package__).joinpath("static", name).read_bytes()
                        for name in ("staff.html", *STATIC)}
+        self.owner = Owner(folder, self.gate, ATTEMPTS_PER_ADDRESS, ATTEMPTS_OVERALL, clock)
         self.rooms: list[Room] = []  # the rooms that add their routes under /staff/api/ (the owner's console)
 
     def mount(self, app: web.Application) -> None:
@@ -378,6 +386,7 @@ class StaffPage:
             web.get("/staff", self._page),
             web.get("/staff/static/{name}", self._static),
             web.get("/staff/words/{lang}", self._words),
+            web.get("/staff/cards/{lang}", self._cards),
             web.get("/staff/session", self._session_state),
             web.post("/staff/login", self._login),
             web.get("/staff/api/table", self.api(self._table)),
@@ -390,24 +399,16 @@ class StaffPage:
             web.post("/staff/api/config", self.api(self._change_config)),
             web.post("/staff/api/restart", self.api(self._restart)),
             web.post("/staff/api/logout", self.api(self._logout)),
+            web.get("/staff/api/owner", self.api(self._owner)),
+            web.post("/staff/api/owner", self.api(self._step)),
         ])
         for room in self.rooms:
             room.mount(app)
         app.router.add_route("*", "/staff/api/{rest:.*}", self.api(self._unknown))  # after every room's routes
+        if missing := unnamed(app):
+            raise RuntimeError(f"staff actions with no role in roles.ROUTES: {', '.join(missing)}")
 
     # -- the way in -------------------------------------------------------------------------
-
-    def _pin(self) -> str | None:
-        """The kept hash, or None when no PIN is set (or its file cannot be read)."""
-        if self.folder is None:
-            return None
-        try:
-            return (self.folder / PIN_FILE).read_text(encoding="ascii").strip() or None
-        except FileNotFoundError:
-            return None
-        except (OSError, UnicodeError) as e:
-            log.warning("cannot read the staff PIN in %s (%s): the staff page lets nobody in", self.folder, e)
-            return None
 
     async def _page(self, request: web.Request) -> web.Response:
         """The page, in ``<html lang>`` the table's language for the script to start from."""
@@ -425,6 +426,14 @@ class StaffPage:
         if lang not in LANGUAGES:
             raise web.HTTPNotFound(text="")
         return web.json_response(words(lang, (text for room in self.rooms for text in room.texts)))
+
+    async def _cards(self, request: web.Request) -> web.Response:
+        """The phones' words for the cards, which the board in words says alike: under /staff,
+        so a staff phone's device cookie takes it through the companion's reserve in a flood."""
+        lang = request.match_info["lang"]
+        if lang not in LANGUAGES:
+            raise web.HTTPNotFound(text="")
+        return web.json_response(page_texts(lang)["texts"])
 
     async def _session_state(self, request: web.Request) -> web.Response:
         """Whether a PIN is set, and the caller's CSRF token when it has a live session."""
@@ -446,18 +455,38 @@ class StaffPage:
 
     def api(self, handler: Callable[[web.Request, Session], Awaitable[web.StreamResponse]]):
         """``handler`` behind the checks every staff action passes: a live session (401), its
-        CSRF token in the header (403). A session's use keeps it alive; the page refreshing
-        itself does not, so a phone left open on the page is logged out all the same."""
+        CSRF token in the header (403), and the owner for the actions ``roles.ROUTES`` says
+        need one (403, or 409 when no passphrase is set). A session's use keeps it alive, and its
+        phone known (its device cookie given again if it lacks one); the page refreshing itself
+        does not, so a phone left open on the page is logged out all the same."""
 
         async def checked(request: web.Request) -> web.StreamResponse:
             session = self.gate.visit(request, use=BACKGROUND_HEADER not in request.headers)
             if isinstance(session, Refused):
                 return refused(session, language(request))
+            needed = role(request.method, request.match_info.route)
+            if needed is not STAFF and (refusal := self.not_owner(request, session)) is not None:
+                return refusal
             response = await handler(request, session)
             response.headers.update(_PRIVATE)
+            if not response.prepared and self.gate.door.device(request) is None:
+                self.gate.door.remember(request, response)
             return response
 
         return checked
+
+    def not_owner(self, request: web.Request, session: Session, keys: list[str] | None = None) -> web.Response | None:
+        """None when ``session`` acts as the owner; else ``owner_needed``."""
+        return None if self.owner.left_s(session) else self.owner_needed(request, keys)
+
+    def owner_needed(self, request: web.Request, keys: list[str] | None = None) -> web.Response:
+        """Why the request may not do what needs the owner (``keys``: the configuration's keys it
+        changes): no passphrase is set (409, and how to set one), or it was not given lately (403)."""
+        if self.owner.secret() is None:
+            return no_owner(request)
+        gettext = translation(language(request)).gettext
+        said = gettext(OWNER_NEEDED_KEYS).format(keys=", ".join(keys)) if keys else gettext(OWNER_NEEDED)
+        return web.json_response({"ok": False, "error": said, "owner": "needed"}, status=403, headers=_PRIVATE)
 
     # -- what the staff see and do ----------------------------------------------------------
 
@@ -528,6 +557,8 @@ class StaffPage:
                 isinstance(value, (bool, int, float, str, list)) for value in changes.values()):
             return bad('expected {"changes": {"section.key": VALUE, ...}}, each value a '
                                  "string, number, true/false or list")
+        if (owners := owners_keys(changes)) and (refusal := self.not_owner(request, session, owners)) is not None:
+            return refusal
         [(key, value)] = changes.items() if len(changes) == 1 else [("", None)]
         live = key in LIVE
         if live:
@@ -559,6 +590,33 @@ class StaffPage:
     async def _logout(self, request: web.Request, session: Session) -> web.Response:
         response = web.json_response({"ok": True})
         self.gate.log_out(request, response)
+        return response
+
+    async def _owner(self, request: web.Request, session: Session) -> web.Response:
+        """Whether an owner's passphrase is set, and how long this session still acts as the owner."""
+        return web.json_response({"set": self.owner.secret() is not None, "left_s": math.ceil(self.owner.left_s(session))})
+
+    async def _step(self, request: web.Request, session: Session) -> web.Response:
+        """``{"passphrase": TEXT}``: this session acts as the owner for ``roles.OWNER_S``, the
+        phone is remembered by the owner's door; ``{"end": true}``: it stops."""
+        body = await self.read_json(request)
+        if not isinstance(body, dict) or not (isinstance(body.get("passphrase"), str) or body.get("end") is True):
+            return bad('expected {"passphrase": THE OWNER\'S PASSPHRASE} or {"end": true}')
+        if body.get("end") is True:
+            self.owner.step_down(session)
+            return await self._owner(request, session)
+        lang = language(request)
+        checked = await self.owner.step_up(request, session, body["passphrase"])
+        if checked is not None and checked.why is Why.NO_SECRET:
+            return no_owner(request)
+        if checked is not None and checked.why is Why.WRONG:  # 403, not the login's 401: the session goes on
+            log.warning("staff page: a wrong owner's passphrase from %s", request.remote)
+            return web.json_response({"ok": False, "error": translation(lang).gettext(WRONG_PASSPHRASE)}, status=403)
+        if checked is not None:
+            return refused(checked, lang)
+        log.warning("staff page: the owner's passphrase given from %s", request.remote)
+        response = await self._owner(request, session)
+        self.owner.door.remember(request, response)
         return response
 
     async def read_json(self, request: web.Request) -> object:
@@ -611,6 +669,12 @@ def language(request: web.Request) -> str:
     return lang if lang in LANGUAGES else "en"
 
 
+OWNER_NEEDED = N_("this needs the owner's passphrase: give it under Owner, then try again")
+OWNER_NEEDED_KEYS = N_("changing {keys} needs the owner's passphrase: give it under Owner, then save again")
+OWNER_UNSET = N_("this needs the owner, and no owner's passphrase is set: sudo pi-table set-owner-passphrase")
+WRONG_PASSPHRASE = N_("wrong passphrase")
+"""What the page says when an action needs the owner (``roles``)."""
+
 REFUSALS = {
     Why.NO_SESSION: N_("log in first"),
     Why.EXPIRED: N_("your session has expired: log in again"),
@@ -627,6 +691,12 @@ def refused(refused: Refused, lang: str) -> web.Response:
     """A refusal of the way in, in the page's language."""
     text = translation(lang).gettext(REFUSALS[refused.why]).format(seconds=refused.wait_s)
     return web.json_response({"ok": False, "error": text}, status=refused.status, headers={**_PRIVATE, **refused.headers})
+
+
+def no_owner(request: web.Request) -> web.Response:
+    """What needs the owner, on a table with no owner's passphrase: 409, and how to set one."""
+    said = translation(language(request)).gettext(OWNER_UNSET)
+    return web.json_response({"ok": False, "error": said, "owner": "unset"}, status=409, headers=_PRIVATE)
 
 
 def bad(text: str) -> web.Response:

@@ -1,5 +1,6 @@
 // The owner's console on the staff page (after staff.js, whose api(), t() and el() it uses):
-// the headline with the readings under it, the log by level and search, the PIN, and power.
+// the headline with the readings under it, the log by level and search, the PIN, power, and the
+// owner's passphrase that the owner's actions ask for (updates, restores, power, some settings).
 "use strict";
 
 const LOG_LEVELS = [["info", "everything"], ["warning", "warnings and errors"], ["error", "errors only"]];
@@ -51,14 +52,93 @@ function consoleSections() {
     el("ul", { id: "offered" }),
     el("label", { for: "bundle-file", "data-t": "Install a release bundle", text: t("Install a release bundle") }),
     el("input", { id: "bundle-file", type: "file", accept: ".gz,application/gzip" }));
-  return { health, log, pin, power, care };
+  const owner = el("section", { id: "owner-section", "aria-labelledby": "owner-title" },
+    el("h2", { id: "owner-title", "data-t": "Owner", text: t("Owner") }),
+    el("p", { id: "owner-line", role: "status" }),
+    el("form", { id: "owner-form", class: "stack" },
+      el("label", { for: "owner-passphrase", "data-t": "Owner's passphrase", text: t("Owner's passphrase") }),
+      el("input", { id: "owner-passphrase", type: "password", autocomplete: "current-password", required: "" }),
+      el("button", { type: "submit", "data-t": "Unlock the owner's actions", text: t("Unlock the owner's actions") })),
+    el("button", { id: "owner-end", class: "quiet", "data-t": "Lock them again", text: t("Lock them again") }));
+  return { health, log, pin, power, care, owner };
+}
+
+// -- the owner: updates, restores, power and the fleet's credentials ask for the passphrase -----
+
+let ownerState = null;  // {set, left_s} as the table said last
+let ownerRetry = null;  // the owner's action that asked for the passphrase: done again once it is given
+
+function drawOwner(state) {
+  ownerState = state;
+  const line = !state.set ? t("No owner's passphrase is set: updates, backups, restores, power and the fleet's settings stay locked. Set one on the table's computer with: sudo pi-table set-owner-passphrase")
+    : state.left_s ? t("The owner's actions are unlocked for {minutes} min.", { minutes: Math.ceil(state.left_s / 60) })
+      : t("Updates, backups, restores, power and the fleet's settings need the owner's passphrase.");
+  $("owner-line").textContent = line;
+  $("owner-form").hidden = !state.set || state.left_s > 0;
+  $("owner-end").hidden = !state.left_s;
+}
+
+async function loadOwner(background = false) {
+  const answer = await api("GET", "/staff/api/owner", undefined, background);
+  if (answer.ok) drawOwner(answer.data);
+}
+
+// The page asks for the passphrase where the owner's section is, and does the action again once given.
+function askOwner(error, retry) {
+  say(error, true);
+  ownerRetry = retry;
+  drawOwner({ ...(ownerState || { set: true }), left_s: 0 });
+  $("owner-section").scrollIntoView({ block: "center" });
+  $("owner-passphrase").focus({ preventScroll: true });
+}
+
+// An action of the owner's: done, or the passphrase asked for and the action done again, or why not.
+async function ownersAction(call, done) {
+  const answer = await call();
+  if (answer.ok) return done(answer);
+  if (answer.status === 403 && answer.data && answer.data.owner === "needed") {
+    return askOwner(answer.data.error, () => ownersAction(call, done));
+  }
+  if (answer.status !== 401) say(answer.data ? answer.data.error : `HTTP ${answer.status}`, true);
+}
+
+function wireOwner() {
+  $("owner-form").addEventListener("submit", async (event) => {
+    event.preventDefault();
+    const answer = await api("POST", "/staff/api/owner", { passphrase: $("owner-passphrase").value });
+    $("owner-passphrase").value = "";
+    if (!answer.ok) {
+      $("owner-passphrase").setAttribute("aria-invalid", "true");
+      if (answer.status !== 401) say(answer.data ? answer.data.error : `HTTP ${answer.status}`, true);
+      return;
+    }
+    $("owner-passphrase").removeAttribute("aria-invalid");
+    drawOwner(answer.data);
+    say(t("The owner's actions are unlocked for {minutes} min.", { minutes: Math.ceil(answer.data.left_s / 60) }));
+    loadReleases();
+    const retry = ownerRetry;
+    ownerRetry = null;
+    if (retry) retry();
+  });
+  $("owner-end").addEventListener("click", async () => {
+    const answer = await api("POST", "/staff/api/owner", { end: true });
+    if (answer.ok) drawOwner(answer.data);
+    loadReleases();
+  });
 }
 
 // -- backup, restore and updates ---------------------------------------------------------------
 
 async function loadReleases(repository = false) {
   const answer = await api("GET", `/staff/api/update${repository ? "?repository" : ""}`);
-  if (!answer.ok) return;
+  if (!answer.ok) {
+    if (answer.data && answer.data.owner) {  // the owner's: the line says so, the owner's section asks
+      $("release-line").textContent = answer.data.error;
+      $("release-notes").replaceChildren();
+      $("offered").replaceChildren();
+    }
+    return;
+  }
   const found = answer.data;
   $("release-line").textContent = t("Version {version} runs", { version: found.running.version })
     + (found.previous ? ` · ${t("before it: {version}", { version: found.previous.version })}` : "");
@@ -76,9 +156,8 @@ async function loadReleases(repository = false) {
 
 async function update(body, query = "", data = undefined) {
   if (!confirm(t("Install the update? The table restarts on it, and goes back by itself if it is not healthy."))) return;
-  const answer = data === undefined ? await api("POST", "/staff/api/update", body) : await upload(`/staff/api/update${query}`, data);
-  if (answer.ok) { say(t("The update is installing: the table restarts on it in a few minutes.")); backAfterRestart(); }
-  else if (answer.status !== 401) say(answer.data ? answer.data.error : `HTTP ${answer.status}`, true);
+  await ownersAction(() => data === undefined ? api("POST", "/staff/api/update", body) : upload(`/staff/api/update${query}`, data),
+    () => { say(t("The update is installing: the table restarts on it in a few minutes.")); backAfterRestart(); });
 }
 
 // A file from the phone as a request's body, with the page's token (api() sends JSON).
@@ -91,23 +170,23 @@ async function upload(path, file) {
 }
 
 function wireCare() {
-  $("backup-download").addEventListener("click", () => download("/staff/api/backup", "pi-table-backup.tar.gz"));
+  $("backup-download").addEventListener("click", () => ownersAction(() => api("GET", "/staff/api/backup"),
+    (answer) => save(answer, "pi-table-backup.tar.gz")));
   $("restore-file").addEventListener("change", async () => {
     const file = $("restore-file").files[0];
     $("restore").hidden = true;
     $("restore-replaces").replaceChildren();
     if (!file) return;
-    const answer = await upload("/staff/api/restore?check", file);
-    if (!answer.ok) return say(answer.data ? answer.data.error : `HTTP ${answer.status}`, true);
-    say(t("Restoring it replaces:"));
-    $("restore-replaces").replaceChildren(...answer.data.replaces.map((each) => el("li", { text: each })));
-    $("restore").hidden = false;
+    await ownersAction(() => upload("/staff/api/restore?check", file), (answer) => {
+      say(t("Restoring it replaces:"));
+      $("restore-replaces").replaceChildren(...answer.data.replaces.map((each) => el("li", { text: each })));
+      $("restore").hidden = false;
+    });
   });
   $("restore").addEventListener("click", async () => {
     if (!confirm(t("Restore this backup? The table restarts on it, and goes back by itself if it is not healthy."))) return;
-    const answer = await upload("/staff/api/restore", $("restore-file").files[0]);
-    if (answer.ok) { say(t("Restored: the table restarts to try it and resumes its game.")); backAfterRestart(); }
-    else if (answer.status !== 401) say(answer.data ? answer.data.error : `HTTP ${answer.status}`, true);
+    await ownersAction(() => upload("/staff/api/restore", $("restore-file").files[0]),
+      () => { say(t("Restored: the table restarts to try it and resumes its game.")); backAfterRestart(); });
   });
   $("update-look").addEventListener("click", () => loadReleases(true));
   $("offered").addEventListener("click", (event) => {
@@ -284,6 +363,8 @@ function recoverForm() {
       el("input", { id: "recover-code", inputmode: "numeric", autocomplete: "one-time-code", required: "" }),
       el("label", { for: "recover-pin", "data-t": "New PIN (6 characters or more)", text: t("New PIN (6 characters or more)") }),
       el("input", { id: "recover-pin", type: "password", autocomplete: "new-password", minlength: "6", required: "" }),
+      el("label", { for: "recover-passphrase", "data-t": "Owner's passphrase", text: t("Owner's passphrase") }),
+      el("input", { id: "recover-passphrase", type: "password", autocomplete: "current-password", required: "" }),
       el("button", { type: "submit", "data-t": "Set the new PIN", text: t("Set the new PIN") })));
 }
 
@@ -291,8 +372,9 @@ function wireConsole() {
   $("login").after(recoverForm());
   $("recover-form").addEventListener("submit", async (event) => {
     event.preventDefault();
-    const answer = await api("POST", "/staff/recover", { code: $("recover-code").value, pin: $("recover-pin").value });
-    $("recover-pin").value = "";
+    const answer = await api("POST", "/staff/recover", { code: $("recover-code").value, pin: $("recover-pin").value,
+      passphrase: $("recover-passphrase").value });
+    $("recover-pin").value = $("recover-passphrase").value = "";
     if (!answer.ok) return say(answer.data ? answer.data.error : `HTTP ${answer.status}`, true);
     csrf = answer.data.csrf;
     $("recover").open = false;
@@ -301,9 +383,10 @@ function wireConsole() {
     refresh();
   });
   const desk = $("desk");
-  const { health, log, pin, power, care } = consoleSections();
+  const { health, log, pin, power, care, owner } = consoleSections();
   desk.prepend(health);
-  desk.append(log, care, benchSection(), pin, power);
+  desk.append(log, owner, care, benchSection(), pin, power);
+  wireOwner();
   wireCare();
   wireBench();
   $("log-level").addEventListener("change", loadLog);
@@ -327,9 +410,7 @@ function wireConsole() {
 
 async function power(act, question, done) {
   if (!confirm(question)) return;
-  const answer = await api("POST", "/staff/api/power", { act });
-  if (answer.ok) { say(done); if (act === "reboot") backAfterRestart(); }
-  else if (answer.status !== 401) say(answer.data ? answer.data.error : `HTTP ${answer.status}`, true);
+  await ownersAction(() => api("POST", "/staff/api/power", { act }), () => { say(done); if (act === "reboot") backAfterRestart(); });
 }
 
 wireConsole();

@@ -52,7 +52,7 @@ async function api(method, path, body, background = false) {
 
 async function loadWords() {
   words = lang === "en" ? {} : await (await fetch(`/staff/words/${lang}`)).json();
-  cardWords = (await (await fetch(`/api/texts?lang=${lang}`)).json()).texts;
+  cardWords = await (await fetch(`/staff/cards/${lang}`)).json();
   document.documentElement.lang = lang;
   for (const node of document.querySelectorAll("[data-t]")) node.textContent = t(node.dataset.t);
   for (const node of document.querySelectorAll("[data-t-label]")) node.setAttribute("aria-label", t(node.dataset.tLabel));
@@ -80,7 +80,8 @@ async function start() {
 }
 
 async function refresh() {
-  await Promise.all([loadTable(), loadHistory(), loadConfig(), loadHealth(), loadLog(), loadReleases(), loadBench()]);  // the last four: console.js
+  await Promise.all([loadTable(), loadHistory(), loadConfig(), loadHealth(), loadLog(), loadReleases(), loadBench(),
+    loadOwner()]);  // the last five: console.js
 }
 
 // -- the table ----------------------------------------------------------------------------
@@ -189,7 +190,11 @@ async function loadHistory() {
 
 async function download(path, name) {
   const answer = await api("GET", path);
-  if (!answer.ok) return;
+  if (answer.ok) await save(answer, name);
+}
+
+// A file the table answered with, saved on the phone as ``name``.
+async function save(answer, name) {
   const link = el("a", { href: URL.createObjectURL(await answer.response.blob()), download: name });
   document.body.append(link);
   link.click();
@@ -297,6 +302,7 @@ async function save(changes) {
   if (answer.ok && !answer.data.restarting) { say(t("Saved and applied.")); return refresh(); }
   if (answer.ok) { say(t("Saved: the table restarts to apply it and resumes its game.")); return backAfterRestart(); }
   if (answer.status === 401) return;
+  if (answer.status === 403 && answer.data && answer.data.owner === "needed") return askOwner(answer.data.error, () => save(changes));  // console.js
   say(answer.data ? answer.data.error : `HTTP ${answer.status}`, true);
   if (answer.data) showProblems(answer.data.problems);
 }
@@ -387,5 +393,5 @@ $("restart").addEventListener("click", async () => {
   const answer = await api("POST", "/staff/api/restart");
   if (answer.ok) { say(t("The service is restarting…")); backAfterRestart(); }
 });
-setInterval(() => { if (csrf && !$("desk").hidden) { loadTable(true); loadHealth(true); } }, 5000);
+setInterval(() => { if (csrf && !$("desk").hidden) { loadTable(true); loadHealth(true); loadOwner(true); } }, 5000);
 document.addEventListener("DOMContentLoaded", start);  // after console.js, the page's other script
