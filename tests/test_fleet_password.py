@@ -105,3 +105,32 @@ def test_the_staff_page_cannot_send_the_cafes_broker_password_to_another_broker(
         assert {key: kept.get(key, "") for key in written} == written and "s3cret" not in table.config.read_text()
     finally:
         table.close()
+
+
+def test_the_dashboard_sends_its_broker_password_over_tls_unless_told_otherwise(tmp_path):
+    """``pi-table fleet`` as the table's checker: a password over mqtt:// to another machine is
+    refused unless ``--password-in-clear`` says the network is trusted (then the dashboard starts:
+    here, on a port already taken, it gets as far as the page and says so)."""
+    import socket
+    import subprocess
+    import sys
+
+    from pi_table.fleet.dashboard import write_password_file
+
+    write_password_file(tmp_path / "page.password", "x" * 8)
+    secret = tmp_path / "broker.password"
+    secret.write_text("hunter2\n")
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        base = [sys.executable, "-m", "pi_table", "fleet", "--password-file", str(tmp_path / "page.password"),
+                "--port", str(taken.getsockname()[1])]
+        for broker in (["--broker", "mqtt://dashboard:hunter2@192.0.2.7"],
+                       ["--broker", "mqtt://dashboard@192.0.2.7", "--broker-password-file", str(secret)]):
+            refused = subprocess.run(base + broker, capture_output=True, text=True, timeout=30)
+            assert refused.returncode == 2 and refused.stderr.splitlines()[-1].endswith(
+                "the broker's password would cross the network in clear to mqtt://192.0.2.7: use mqtts:// (TLS), or "
+                "--password-in-clear for a broker on a network you trust"), refused.stderr
+            assert "hunter2" not in refused.stderr
+            started = subprocess.run(base + broker + ["--password-in-clear"], capture_output=True, text=True, timeout=30)
+            assert started.returncode == 1 and "address already in use" in started.stderr, started.stderr
