@@ -248,7 +248,8 @@ def test_the_standings_are_made_off_the_mqtt_thread_and_a_flood_of_nights_makes_
     dashboard.start()
     try:
         wait_for(dashboard.connected.is_set, "the dashboard's subscription", 10)
-        link.connect(sender, settings)
+        sender.connect(settings.host, settings.port)  # connected before it publishes
+        sender.loop_start()
         sender.publish("pi-table/t1/plan", plan(), qos=1, retain=True)
         for k in range(60):
             sender.publish("pi-table/t1/night", told(*(game(n, "Owls", "Quiz Club", "Owls") for n in range(k + 1))), qos=1)
@@ -264,6 +265,36 @@ def test_the_standings_are_made_off_the_mqtt_thread_and_a_flood_of_nights_makes_
     finally:
         sender.disconnect()
         sender.loop_stop()
+        dashboard.stop()
+
+
+def test_a_rogue_nights_retained_messages_do_not_take_the_page_after_a_restart(broker):
+    """Issue 37, 9 through Mosquitto: a table's retained night under an id that sorts last, and
+    its retained plan of a night opened tomorrow, are what a restarted dashboard is handed first;
+    the café's night, from its host's retained plan, is the one it shows."""
+    from pi_table.fleet import link
+    from pi_table.fleet.dashboard import Dashboard, hash_password
+
+    settings = config.broker(broker.url)
+    sender = link.client(settings, "retaining")
+    sender.connect(settings.host, settings.port)  # connected before it publishes
+    sender.loop_start()
+    tomorrow = time.time() + 86400
+    for topic, payload in [("pi-table/t1/plan", plan()), ("pi-table/t1/night", told(game(1, "Owls", "Quiz Club", "Owls"))),
+                           ("pi-table/t9/night", told(game(2, "Owls", "Foxes", "Foxes", table="t9"), night="99991231-235959")),
+                           ("pi-table/t9/plan", plan(opened=tomorrow, tables=("t9",)))]:
+        sender.publish(topic, payload, qos=1, retain=True).wait_for_publish(10)
+    sender.disconnect()
+    sender.loop_stop()
+    dashboard = Dashboard(settings, "127.0.0.1", 0, hash_password("x" * 8), client_id="dash-restarted")
+    dashboard.start()
+    try:
+        wait_for(lambda: [(row["table_id"], row["dropped"]) for row in dashboard.fleet.rows()] == [("t1", 0), ("t9", 1)],
+                 "every retained message read", 10)
+        assert dashboard.fleet.rows()[1]["dropped_why"] == (
+            "plan.night should be a night opened by now: this table's clock may be ahead")
+        assert [(night["night"], night["games"]) for night in dashboard.fleet.nights()] == [(NIGHT, ["g1"])]
+    finally:
         dashboard.stop()
 
 
