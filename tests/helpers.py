@@ -778,16 +778,17 @@ class InProcessDaemon:
 
 
 class StaffTable(InProcessDaemon):
-    """The daemon in this process, with a game on a known key, a PIN and an owner's passphrase."""
+    """The daemon in this process, with a game on a known key, a PIN and an owner's passphrase;
+    ``extra`` ends its configuration (a section of the test's own)."""
 
-    def __init__(self, folder: Path, key: str, lang: str = "en") -> None:
+    def __init__(self, folder: Path, key: str, lang: str = "en", extra: str = "") -> None:
         from pi_table.table import Session
         from pi_table.web.roles import set_passphrase
         from pi_table.web.staff import set_pin
 
         self.folder, self.key = folder, key
         self.config = folder / "config.toml"
-        self.config.write_text(STAFF_CONFIG + f'[game]\nlanguage = "{lang}"\n')
+        self.config.write_text(STAFF_CONFIG + f'[game]\nlanguage = "{lang}"\n' + extra)
         rules = Rules()
         Session(rules, key=make_game(rules).parse_key(key), journal_dir=folder / "journal").close()
         set_pin(folder / "journal", STAFF_PIN)

@@ -141,7 +141,7 @@ def test_fleet_is_off_by_default_and_its_keys_are_checked(tmp_path):
         '[fleet]\nbroker = "mqtts://cafe"\nca = "ca.pem"': "fleet.ca: ca is an absolute path",
         '[fleet]\nbroker = "mqtt://u:hunter2@cafe/x"\ntable_id = "t1"': "mqtt://cafe/x",
         '[fleet]\nbroker = 1883': "fleet.broker: expected a string",
-        '[fleet]\nbroker = "mqtt://t1:pw@cafe"\npassword_file = "/etc/pi-table/mqtt.password"':
+        '[fleet]\nbroker = "mqtts://t1:pw@cafe"\npassword_file = "/etc/pi-table/mqtt.password"':
             "in the URL or in password_file, not both",
         '[fleet]\nbroker = "mqtt://cafe"\npassword_file = "/etc/pi-table/mqtt.password"': "mqtt[s]://USER@HOST",
     }

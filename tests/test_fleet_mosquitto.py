@@ -6,12 +6,15 @@ from __future__ import annotations
 
 import http.client
 import json
+import re
 import subprocess
+import sys
 import threading
 import time
 from pathlib import Path
 from urllib.parse import urlencode
 
+import paho.mqtt.client as mqtt
 import pytest
 from paho.mqtt.packettypes import PacketTypes
 from paho.mqtt.properties import Properties
@@ -135,6 +138,15 @@ class Client:
     def close(self) -> None:
         self.client.disconnect()
         self.client.loop_stop()
+
+    @staticmethod
+    def plain(url: str) -> mqtt.Client:
+        """A client of a test broker's plain listener, connected (in its own thread)."""
+        settings = broker_config(url)
+        made = link.client(settings, f"test-{time.monotonic_ns()}")
+        made.connect(settings.host, settings.port)
+        made.loop_start()
+        return made
 
 
 def test_a_table_writes_only_its_own_topics_and_reads_only_its_own_commands(cafe):
@@ -410,3 +422,125 @@ def test_a_table_writes_its_own_nights_plan_alone_and_every_table_reads_the_plan
         host.stop()
         for client in (t1, t2, dashboard, staff):
             client.close()
+
+
+# --- issue 37, 10: one retained message ate every table's memory ------------------------------
+
+def test_the_shipped_broker_and_every_client_refuse_a_packet_past_what_a_table_sends():
+    """One limit: the broker's ``max_packet_size`` (Mosquitto 2.0.11 recommends it over
+    ``message_size_limit``: it refuses a packet by its announced length, before reading it) is the
+    Maximum Packet Size every client of pi-table's asks for (``link.MAX_PACKET``), a little over
+    the largest message a table sends (``schema.MAX_PAYLOAD``) for the topic and MQTT's headers."""
+    from pi_table.fleet import schema
+
+    (limit,) = re.findall(r"^max_packet_size (\d+)$", (DOCS / "pi-table.conf").read_text(), re.MULTILINE)
+    assert int(limit) == link.MAX_PACKET and schema.MAX_PAYLOAD < link.MAX_PACKET <= schema.MAX_PAYLOAD + 8192
+    assert link.connect_properties().MaximumPacketSize == link.MAX_PACKET
+
+
+def test_the_cafe_broker_keeps_no_message_past_the_limit(cafe):
+    """A table's login publishes a 4 MB retained night: the café's broker (its shipped
+    configuration) closes that connection at the packet's length and keeps nothing of it; a
+    client that asks no limit of its own, subscribing later, receives what came after."""
+    port, ca = cafe
+    t1, t2, dashboard = (Client(user, port, ca) for user in ("t1", "t2", "dashboard"))
+    try:
+        wait_for(lambda: all(c.connected.is_set() for c in (t1, t2, dashboard)), "t1, t2 and the dashboard user", 10)
+        lost = threading.Event()
+        t1.client.on_disconnect = lambda client, userdata, flags, reason, properties: lost.set()
+        t1.client.publish("pi-table/t1/night", b"[" + b"0," * 2_000_000 + b"0]", qos=0, retain=True)
+        assert lost.wait(10), "the broker kept the connection of a 4 MB packet"
+        dashboard.client.subscribe("pi-table/+/night", qos=1)
+        marker = json.dumps({"marker": True})
+        wait_for(lambda: (t2.client.publish("pi-table/t2/night", marker, qos=1) and False)
+                 or ("pi-table/t2/night", marker.encode()) in dashboard.received, "t2's night after it", 10)
+        assert not any(len(payload) > link.MAX_PACKET for _, payload in dashboard.received)
+    finally:
+        for client in (t1, t2, dashboard):
+            client.close()
+
+
+TABLE = """
+import sys, threading
+from pathlib import Path
+from pi_table import config
+from pi_table.fleet.reporter import Reporter
+from pi_table.night.book import Book
+from pi_table.night.recorder import Recorder
+
+recorder = Recorder(Book(Path(sys.argv[2])), "t2")
+heard, gather = threading.Event(), recorder.gather
+recorder.gather = lambda table, report: heard.set() if table == "marker" else gather(table, report)
+table = Reporter(config.broker(sys.argv[1], table_id="t2"), act=lambda request: {"ok": True})
+table.take_night(recorder)
+table.start()
+print("started", flush=True)
+heard.wait(30)
+table.stop()
+peak = next(line for line in Path("/proc/self/status").read_text().splitlines() if line.startswith("VmHWM:"))
+print(int(peak.split()[1]) // 1024, flush=True)  # this program's own peak (getrusage's counts its parent's before exec)
+"""
+
+
+def table_peak_mb(url: str, folder: Path) -> int:
+    """A table's reporter, reading every table's night as a table in a night does, in a process
+    of its own: its peak memory (MB) once it has heard a marker published after it subscribed."""
+    folder.mkdir()
+    table = subprocess.Popen([sys.executable, "-c", TABLE, url, str(folder)], stdout=subprocess.PIPE, text=True)
+    marker = Client.plain(url)
+    try:
+        assert table.stdout is not None and table.stdout.readline().strip() == "started"
+        while table.poll() is None:  # its subscription may not be made yet: the marker again until heard
+            marker.publish("pi-table/marker/night", b'{"night": "x", "name": "x", "open": true, "teams": [], "games": []}')
+            try:
+                return int(table.communicate(timeout=0.2)[0].strip())
+            except subprocess.TimeoutExpired:
+                continue
+        raise AssertionError(f"the table ended with {table.returncode}")
+    finally:
+        marker.disconnect()
+        marker.loop_stop()
+        table.kill()
+        table.wait()
+
+
+def test_a_table_never_receives_a_message_past_the_limit_and_its_memory_stays_flat(tmp_path):
+    """Issue 37, 10: a 120 MB retained night raised every table's peak memory from 49 to 421 MB:
+    the 256 KB cap was the schema's, after paho had read the whole message. Even at a broker
+    without the limit (a café's own Mosquitto, set up before this), a table asks for MQTT 5's
+    Maximum Packet Size, so the broker drops such a message for it rather than send it."""
+    broker = LocalBroker(tmp_path / "broker")  # no max_packet_size
+    broker.start()
+    try:
+        before = table_peak_mb(broker.url, tmp_path / "before")
+        flooder = Client.plain(broker.url)
+        flooder.publish("pi-table/t9/night", b" " * 24_000_000, qos=1, retain=True).wait_for_publish(30)
+        flooder.disconnect()
+        flooder.loop_stop()
+        after = table_peak_mb(broker.url, tmp_path / "after")
+        log = broker.log()
+    finally:
+        broker.stop()
+    print(f"a table's peak memory: {before} MB, and {after} MB with a 24 MB retained night at the broker")
+    assert after - before < 8, f"a table's peak memory grew from {before} to {after} MB"
+    assert "Dropping too large outgoing PUBLISH for pi-table-t2" in log
+
+
+def test_a_table_sends_no_message_the_broker_would_refuse_and_stays_connected(cafe, caplog):
+    """A night too big for the limit (more games than a night holds) is not sent, and said in
+    the log: sent, the broker would disconnect the table, and paho would send it again at every
+    reconnect, for ever."""
+    port, ca = cafe
+    table = Reporter(broker_config(url("t1", port), table_id="t1", ca=str(ca)), act=lambda request: {"ok": True})
+    try:
+        table.start()
+        wait_for(table.connected.is_set, "t1 connected", 10)
+        huge = {"night": "20250101-200000", "name": "x" * 300_000, "open": True, "teams": [], "games": []}
+        with caplog.at_level("WARNING", logger="pi_table.fleet"):
+            table.night(huge)
+            time.sleep(1.0)  # a disconnection, were it sent
+        assert table.connected.is_set()
+        assert [record.getMessage() for record in caplog.records] == [
+            "the fleet: the night message of 293 KB is past the broker's limit of 256 KB: not sent"]
+    finally:
+        table.stop()

@@ -369,7 +369,8 @@ def test_the_upload_cap_is_the_backups_own():
 
 def test_the_brokers_password_is_never_shown_and_kept_when_sent_back_hidden():
     """The settings form shows the fleet's broker URL with its password hidden; saved back as it
-    was shown, the password kept is the one written; typed anew, the new one is."""
+    was shown, the password kept is the one written; typed anew, the new one is; sent to another
+    broker (here another port), none is (issue 37, 7: ``config.settings.broker_change``)."""
     from types import SimpleNamespace
 
     from pi_table.config import defaults
@@ -383,7 +384,9 @@ def test_the_brokers_password_is_never_shown_and_kept_when_sent_back_hidden():
     desk = StaffDesk(daemon)
     [shown] = [option["value"] for option in desk.settings()["options"] if option["key"] == "fleet.broker"]
     assert shown == f"mqtt://table:{HIDDEN}@broker.local:1883" and "s3cret" not in str(desk.settings())
-    desk.change_settings({"fleet.broker": shown.replace("1883", "1884"), "timer.length_s": 60})
+    desk.change_settings({"fleet.broker": shown, "timer.length_s": 60})
+    desk.change_settings({"fleet.broker": shown.replace("1883", "1884")})
     desk.change_settings({"fleet.broker": "mqtt://table:new@broker.local:1883"})
-    assert written == [{"fleet.broker": "mqtt://table:s3cret%21@broker.local:1884", "timer.length_s": 60},
+    assert written == [{"fleet.broker": "mqtt://table:s3cret%21@broker.local:1883", "timer.length_s": 60},
+                       {"fleet.broker": "mqtt://table@broker.local:1884"},
                        {"fleet.broker": "mqtt://table:new@broker.local:1883"}]

@@ -20,6 +20,7 @@ import tempfile
 import threading
 import time
 from pathlib import Path
+from typing import Any
 
 from .. import config, version
 from ..fleet.broker import LocalBroker
@@ -29,6 +30,7 @@ from . import percentiles
 
 MAX_TABLES = 1000
 PASSWORD = "bench-fleet-password"
+LATE_S = 30.0  # the flood bench waits this long for a table's last change to show
 TICK = os.sysconf("SC_CLK_TCK")
 
 
@@ -57,9 +59,11 @@ class Stream:
         threading.Thread(target=self._read, daemon=True).start()
 
     def _read(self) -> None:
+        named = False  # an event with a name (the nights' standings), not a row, until its blank line
         try:
             for line in self.response:
-                if not line.startswith(b"data: "):
+                named = line.startswith(b"event: ") or (named and line != b"\n")
+                if named or not line.startswith(b"data: "):
                     continue
                 now = time.time()
                 row = json.loads(line[6:])
@@ -156,3 +160,117 @@ def run(tables: int = 200, seconds: float = 10.0, rate: float = 100.0) -> dict:
         "latency": {**percentiles(latencies, 1), "max_ms": round(latencies[-1] * 1e3, 1)},
         "cpu_pct": {"broker": round(100 * broker_cpu / elapsed, 1), "dashboard": round(100 * dashboard_cpu / elapsed, 1)},
     }
+
+
+def night_messages(kb: float) -> tuple[bytes, bytes]:
+    """A host's plan (table t1, tonight, t1 and t2 paired in round 1) and table t2's night message
+    of about ``kb`` KB: its games there, as many as it takes, as a table in a flood would send them."""
+    opened = float(int(time.time()) - 60)
+    night = time.strftime("%Y%m%d-%H%M%S", time.gmtime(opened))
+    teams = ["Owls", "Quiz Club", "Foxes", "Moles"]
+    plan = {"night": night, "name": "Bench night", "games": ["codenames"], "tables": ["t1", "t2"], "opened": opened,
+            "closed": None, "seq": 1, "teams": [{"name": team, "nicknames": []} for team in teams],
+            "rounds": [{"number": 1, "resting": [], "pairs": [{"table": "t1", "red": "Owls", "blue": "Quiz Club"},
+                                                              {"table": "t2", "red": "Foxes", "blue": "Moles"}]}]}
+    game = {"table": "t2", "game": "codenames", "teams": ["Foxes", "Moles"], "winner": "Foxes",
+            "termination": "all_agents_found", "margin": 3, "score": None, "round": 1, "at": opened + 30}
+    size = len(json.dumps({**game, "id": "t2-000"})) + 2
+    games = [{**game, "id": f"t2-{n:03d}"} for n in range(int(kb * 1024) // size)]
+    told = {"night": night, "name": "Bench night", "open": True, "teams": teams, "games": games}
+    return json.dumps(plan).encode(), json.dumps(told).encode()
+
+
+def flood(seconds: float = 10.0, rate: float = 30.0, kb: float = 95.0) -> dict:
+    """Issue 37, 9: one table (t2, in the night table t1 hosts) sends its night of ``kb`` KB
+    ``rate`` times a second for ``seconds``, while another (t3, the real reporter) changes its
+    status twice a second; the figures: how long t3's change takes to show on the dashboard's
+    live page, before the flood and during it, and what the dashboard read of the flood."""
+    plan, told = night_messages(kb)
+    with tempfile.TemporaryDirectory(prefix="pi-table-bench-flood-") as name:
+        folder = Path(name)
+        broker = LocalBroker(folder / "broker")
+        broker.start()
+        write_password_file(folder / "password", PASSWORD)
+        dashboard = subprocess.Popen(
+            [sys.executable, "-m", "pi_table", "fleet", "--broker", broker.url, "--password-file",
+             str(folder / "password"), "--port", "0", "--client-id", "bench-dashboard"],
+            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+        watched = Reporter(config.broker(broker.url, table_id="t3"), act=lambda request: {"ok": False}, heartbeat_s=3600)
+        flooder = Reporter(config.broker(broker.url, table_id="t2"), act=lambda request: {"ok": False}, heartbeat_s=3600)
+        host = Reporter(config.broker(broker.url, table_id="t1"), act=lambda request: {"ok": False}, heartbeat_s=3600)
+        try:
+            line = dashboard.stdout.readline() if dashboard.stdout else ""
+            if "http://" not in line:
+                raise RuntimeError(f"the dashboard did not start: {line.strip()}")
+            port = int(line.split("http://", 1)[1].split(",")[0].rsplit(":", 1)[1])
+            cookie = login(port)
+            stream = Stream(port, cookie)
+            for reporter in (watched, flooder, host):
+                reporter.start()
+            deadline = time.monotonic() + 30
+            while not all(reporter.connected.is_set() for reporter in (watched, flooder, host)):
+                if time.monotonic() > deadline:
+                    raise RuntimeError("the bench's tables did not connect to the broker within 30 s")
+                time.sleep(0.05)
+            host.client.publish("pi-table/t1/plan", plan, qos=1, retain=True).wait_for_publish(10)
+            quiet = watch(stream, watched, seconds / 2)
+            sent = [0]
+            stop = threading.Event()
+
+            def send() -> None:
+                began = time.monotonic()
+                while not stop.is_set():
+                    flooder.client.publish("pi-table/t2/night", told, qos=1, retain=True)
+                    sent[0] += 1
+                    stop.wait(max(0.0, began + sent[0] / rate - time.monotonic()))
+
+            sender = threading.Thread(target=send, daemon=True)
+            cpu = cpu_s(dashboard.pid)
+            sender.start()
+            flooded = watch(stream, watched, seconds)
+            stop.set()
+            sender.join()
+            cpu = cpu_s(dashboard.pid) - cpu
+            time.sleep(1.0)  # what the broker still had for the dashboard arrives
+            rows = {row["table_id"]: row for row in api(port, cookie, "/api/tables")}
+        finally:
+            for reporter in (watched, flooder, host):
+                reporter.stop()
+            dashboard.terminate()
+            dashboard.wait(timeout=30)
+            broker.stop()
+    return {"flood": {"messages": sent[0], "kb_each": round(len(told) / 1024, 1), "a_second": rate,
+                      "dropped_by_the_dashboard": rows.get("t2", {}).get("dropped", 0)},
+            "quiet": quiet, "flooded": flooded, "dashboard_cpu_pct": round(100 * cpu / seconds, 1)}
+
+
+def watch(stream: Stream, table: Reporter, seconds: float) -> dict:
+    """``table``'s status changed twice a second for ``seconds``: the time each change took to
+    show on the live page (the row streamed for it), p50, p99 and the slowest; a change still
+    not shown ``LATE_S`` after the last is counted as not shown."""
+    stream.latencies, stream.measuring = [], True
+    began, step = time.monotonic(), 0
+    while time.monotonic() < began + seconds:
+        step += 1
+        table.offer(status(3, step))
+        time.sleep(0.5)
+    deadline = time.monotonic() + LATE_S
+    while len(stream.latencies) < step and time.monotonic() < deadline:
+        time.sleep(0.1)
+    stream.measuring = False
+    latencies = sorted(stream.latencies)
+    if len(latencies) < 2:
+        return {"changes": step, "shown": len(latencies)}
+    return {"changes": step, "shown": len(latencies), **percentiles(latencies, 1), "max_ms": round(latencies[-1] * 1e3, 1)}
+
+
+def api(port: int, cookie: str, path: str) -> Any:
+    """A signed-in page's GET of the dashboard's JSON ``path``."""
+    connection = http.client.HTTPConnection("127.0.0.1", port, timeout=60)
+    connection.request("GET", path, headers={"Cookie": cookie})
+    response = connection.getresponse()
+    body = response.read()
+    connection.close()
+    if response.status != 200:
+        raise RuntimeError(f"the dashboard's {path} answered {response.status}")
+    return json.loads(body)

@@ -50,7 +50,8 @@ WAIT_S = 30.0  # for the dashboard to count every game, or a table to connect
 
 
 class NightStream:
-    """The dashboard's live stream read in a thread: when each game id was first counted."""
+    """The dashboard's live stream read in a thread: when each game id was first counted (in
+    the standings of any night the SSE event ``nights`` carries)."""
 
     def __init__(self, port: int, cookie: str) -> None:
         self.connection, self.response = live_stream(port, cookie)
@@ -62,10 +63,10 @@ class NightStream:
         try:
             for line in self.response:
                 if line.startswith(b"event: "):
-                    night = line.strip() == b"event: night"
+                    night = line.strip() == b"event: nights"
                 elif line.startswith(b"data: ") and night:
                     now = time.time()
-                    for game_id in json.loads(line[6:])["games"]:
+                    for game_id in (game_id for counted in json.loads(line[6:]) for game_id in counted["games"]):
                         self.counted.setdefault(game_id, now)
                     night = False
         except (OSError, ValueError):

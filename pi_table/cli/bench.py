@@ -35,6 +35,9 @@ def add_commands(commands) -> None:
                        help="daemon: starts to READY timed (default: 30)")
     bench.add_argument("--tables", type=whole_number("--tables", 1, _most_tables), default=200,
                        help="fleet: simulated tables reporting (default: 200)")
+    bench.add_argument("--flood", type=float, default=None, metavar="RATE",
+                       help="fleet: instead, one table sends its 95 KB night RATE times a second, and another's change "
+                            "is timed to the dashboard's page, before and during the flood (issue 37: 30)")
     bench.add_argument("--json", action="store_true")
     bench.set_defaults(func=_bench)
 
@@ -55,7 +58,7 @@ def _bench(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
     elif args.what == "fleet":
         from ..bench import fleet
 
-        results = fleet.run(tables=args.tables)
+        results = fleet.run(tables=args.tables) if args.flood is None else fleet.flood(rate=args.flood)
     elif args.what == "night":
         from ..bench import night
 

@@ -21,6 +21,11 @@ def add_commands(commands) -> None:
     fleet.add_argument("--ca", default="", help="mqtts: the CA file the broker's certificate is checked against")
     fleet.add_argument("--cert", default="", help="mqtts: a client certificate, for a broker that asks for one")
     fleet.add_argument("--key", default="", help="mqtts: the client certificate's private key")
+    fleet.add_argument("--password-in-clear", action="store_true",
+                       help="let the broker's password go over mqtt:// (no TLS) to another machine: a network you trust only")
+    fleet.add_argument("--cafe-tables", default="",
+                       help="the café's tables, as [fleet] cafe_tables lists them (t1,bar-2): only they host a night the "
+                            "page shows or tell of its games (default: every table on the broker)")
     fleet.add_argument("--client-id", default="pi-table-fleet",
                        help="its MQTT client id; the broker keeps its events under it while it is away")
     fleet.set_defaults(func=_fleet)

@@ -233,6 +233,8 @@ OPTIONS = (
            label=N_("Client certificate file")),
     Option("fleet", "key", "", "str", N_("mqtts: the client certificate's private key file, readable by the service alone"),
            label=N_("Client private key file")),
+    Option("fleet", "password_in_clear", False, "bool", N_("true: the broker's password may go over mqtt://, which anyone on the network can read (a broker on a network you trust only); false: a password needs mqtts://"),
+           label=N_("Broker password without TLS")),
     Option("fleet", "cafe_tables", [], "str_list", N_("the owner's list of the café's tables, by their table_id: a game night one of them hosts is followed without its code ([]: the staff accept each host with its code)"),
            label=N_("The café's tables")),
     Option("sim", "words", "", "str", N_("with --hal sim only: words on the spectator page's cards, en, it or a deck file ('': none)"),

@@ -6,6 +6,7 @@ object takes in the schema's ``Range``, which the staff page's form shows.
 
 from __future__ import annotations
 
+import ipaddress
 import os
 import socket
 import urllib.parse
@@ -84,11 +85,23 @@ class FleetConfig:
     ca: str
     cert: str
     key: str
+    password_in_clear: bool = False  # the owner's word that a password may go over mqtt:// to another machine
     cafe_tables: tuple[str, ...] = ()  # the owner's list of the café's tables: a night one hosts is followed without a code
 
     @property
     def enabled(self) -> bool:
         return bool(self.broker)
+
+    @property
+    def in_clear(self) -> bool:
+        """Whether a password would cross the network unencrypted: one is set, the URL is mqtt://,
+        and the broker is another machine (on this one, nothing crosses a network)."""
+        if self.scheme != "mqtt" or (self.password is None and not self.password_file):
+            return False
+        try:
+            return not ipaddress.ip_address(self.host).is_loopback
+        except ValueError:  # a name
+            return self.host != "localhost"
 
 
 @dataclass(frozen=True, slots=True)
@@ -429,8 +442,10 @@ def _web(v: Values) -> WebConfig:
 
 def _fleet(v: Values) -> FleetConfig:
     """The broker's URL taken apart and checked, the table's id as one MQTT topic level (this
-    machine's host name when none is given), and the TLS files; all off without a broker."""
+    machine's host name when none is given), the TLS files, and the café's tables (each a table's
+    id); all off without a broker. A password goes over TLS unless the owner says it need not."""
     url, table_id = v.text("fleet.broker"), v.text("fleet.table_id")
+    in_clear = v.flag("fleet.password_in_clear")
     files = {name: v.text(f"fleet.{name}") for name in ("password_file", "ca", "cert", "key")}
     relative = [name for name, file in files.items() if file and not Path(file).is_absolute()]
     if relative:
@@ -447,18 +462,21 @@ def _fleet(v: Values) -> FleetConfig:
                       "'#', space or NUL, found {name!r}", name=strange[0])
     if not url:
         return FleetConfig(broker="", scheme="", host="", port=0, username=None, password=None, table_id=table_id,
-                           **files, cafe_tables=cafe_tables)
+                           **files, password_in_clear=in_clear, cafe_tables=cafe_tables)
     if url.startswith("mqtt://") and any(files[name] for name in ("ca", "cert", "key")):
         raise Refusal("ca, cert and key are for an mqtts:// broker: with mqtt:// nothing is encrypted")
     if not table_id:
         table_id = _topic_level(socket.gethostname(),
                                 Phrase.of("this machine's host name, the table_id when none is set,"))
-    found = broker(url, table_id, **files)
+    found = replace(broker(url, table_id, **files), password_in_clear=in_clear, cafe_tables=cafe_tables)
     if found.password_file and found.password is not None:
         raise Refusal("the broker's password is in the URL or in password_file, not both")
     if found.password_file and found.username is None:
         raise Refusal("password_file is the password of the user the URL names: mqtt[s]://USER@HOST")
-    return replace(found, cafe_tables=cafe_tables)
+    if found.in_clear and not in_clear:
+        raise Refusal("the broker's password would cross the network in clear to {url}: use mqtts:// (TLS), or set "
+                      "password_in_clear = true for a broker on a network you trust", url=shown_url(url))
+    return found
 
 
 HIDDEN = "********"
@@ -475,14 +493,58 @@ def hide_password(url: str) -> str:
 
 
 def keep_password(url: str, kept: str) -> str:
-    """``url`` as a page sent it back: a password still ``HIDDEN`` is the one ``kept`` has."""
+    """``url`` as a page sent it back: a password still ``HIDDEN`` is the one ``kept`` has, or,
+    with ``kept`` '', none."""
     parts = urllib.parse.urlsplit(url)
     users, at, host = parts.netloc.rpartition("@")
     user, colon, password = users.partition(":")
     if not (at and colon and password == HIDDEN):
         return url
     old = urllib.parse.urlsplit(kept).netloc.rpartition("@")[0].partition(":")[2]
-    return urllib.parse.urlunsplit(parts._replace(netloc=f"{user}:{old}@{host}"))
+    return urllib.parse.urlunsplit(parts._replace(netloc=f"{user}:{old}@{host}" if old else f"{user}@{host}"))
+
+
+BROKER, PASSWORD_FILE = "fleet.broker", "fleet.password_file"
+
+
+def broker_change(changes: Mapping[str, object], kept: Mapping[str, object]) -> dict[str, object]:
+    """``changes`` as a page sent them, the broker's password kept only for the broker it was given
+    for. Sent back ``HIDDEN`` (as ``hide_password`` showed it), the URL's password is the one kept,
+    at the same broker (its scheme, host and port: ``same_broker``); a change to another broker
+    drops the password kept, the URL's and ``password_file``, unless the change gives a new one. So
+    no page that cannot read the password can send it to a broker of its choosing."""
+    changed = dict(changes)
+    sent, before = changes.get(BROKER), str(kept[BROKER])
+    if not isinstance(sent, str):
+        return changed
+    if same_broker(sent, before):
+        changed[BROKER] = keep_password(sent, before)
+        return changed
+    changed[BROKER] = keep_password(sent, "")
+    file, old = changes.get(PASSWORD_FILE, kept[PASSWORD_FILE]), str(kept[PASSWORD_FILE])
+    if old and isinstance(file, str) and os.path.realpath(file) == os.path.realpath(old):
+        changed[PASSWORD_FILE] = ""
+    return changed
+
+
+def same_broker(url: str, other: str) -> bool:
+    """Whether two broker URLs name the same broker: scheme, host and port (a scheme's own port
+    written or not), whatever the user, the password or the case of the host."""
+    def address(found: str) -> tuple[str, str | None, int] | None:
+        parts = urllib.parse.urlsplit(found)
+        try:
+            return parts.scheme.lower(), parts.hostname, parts.port or (8883 if parts.scheme == "mqtts" else 1883)
+        except ValueError:  # a port out of range: no broker
+            return None
+
+    mine = address(url)
+    return mine is not None and mine == address(other)
+
+
+def shown_url(url: str) -> str:
+    """A broker's URL as a message may show it: its user and password left out."""
+    parts = urllib.parse.urlsplit(url)
+    return urllib.parse.urlunsplit(parts._replace(netloc=parts.netloc.rpartition("@")[2]))
 
 
 def broker(url: str, table_id: str = "", password_file: str = "", ca: str = "", cert: str = "",
@@ -490,7 +552,7 @@ def broker(url: str, table_id: str = "", password_file: str = "", ca: str = "", 
     """A broker's URL taken apart (``pi-table fleet --broker`` too); ValueError naming what
     was expected, never the password."""
     parts = urllib.parse.urlsplit(url)
-    shown = urllib.parse.urlunsplit(parts._replace(netloc=parts.netloc.rpartition("@")[2]))
+    shown = shown_url(url)
     if parts.scheme not in ("mqtt", "mqtts"):
         raise Refusal("broker is a URL mqtt://HOST[:PORT] or mqtts://HOST[:PORT], not {url!r}", url=shown)
     try:

@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Protocol
 
 from ..config import OPTIONS, trial
 from ..config.schema import GROUPS, form_field
-from ..config.settings import hide_password, keep_password
+from ..config.settings import BROKER, broker_change, hide_password
 from ..engine import InvalidRules
 from ..engine.games import NAMES
 from ..engine.phrase import Phrase, Text
@@ -25,9 +25,6 @@ if TYPE_CHECKING:
     from ..web import Companion
     from .checkup import Checkup
     from .restarts import Restarts
-
-
-BROKER = "fleet.broker"
 
 
 class Table(Protocol):
@@ -102,10 +99,11 @@ class StaffDesk:
                 "options": [form_field(option, shown[option.key]) for option in OPTIONS]}
 
     def change_settings(self, changes: dict[str, object], reached: str | None = None) -> list[Phrase]:
-        sent = changes.get(BROKER)
-        if isinstance(sent, str):  # sent back as the page showed it: the password kept
-            changes = {**changes, BROKER: keep_password(sent, str(self.daemon.config.values[BROKER]))}
-        return self.daemon.restarts.change(changes, proven=False, reached=reached)
+        """The staff's changes, the broker's password kept for the broker it was given for alone
+        (``config.settings.broker_change``), checked and written as a trial that the page must
+        still answer after at ``reached``, the address the staff reached it on."""
+        return self.daemon.restarts.change(broker_change(changes, self.daemon.config.values), proven=False,
+                                           reached=reached)
 
     def change_at_hand(self, key: str, value: object) -> list[Phrase]:
         return self.daemon.change_at_hand(key, value)

@@ -1,23 +1,30 @@
 """``pi-table fleet``: one page with every table that reports to a broker.
 
-It subscribes to every table's status, online and events topics (QoS 1, in a session the
-broker keeps, so events made while the dashboard was away reach it when it returns) and keeps
-each table's row: online or not, in a game or idle, its faults, the games finished today and
-their length; what a table sends that is not what its topic carries (``schema``) is dropped
-and counted on its row. The page is live (Server-Sent Events, one row at a time) and the
-day's games export as CSV. Its login is the staff page's way in (``web.auth.Gate``) with a
-password whose scrypt hash is kept in a file (``pi-table fleet --set-password``): a session
-cookie (HttpOnly, SameSite=Strict), tries limited per address, and a browser that has signed in
-before counted on its own (a flood from the owner's own address, behind a shared router or a
-proxy, does not lock the owner out). What it knows lives in memory (its sessions too):
-restarted, it learns the tables again from their retained status and online topics; the day's
-games come back only as far as the broker kept its session's events.
+It subscribes to every table's status, online, events, night and plan topics (QoS 1, in a
+session the broker keeps, so events made while the dashboard was away reach it when it returns)
+and keeps each table's row: online or not, in a game or idle, its faults, the games finished
+today and their length; what a table sends that is not what its topic carries (``schema``), or
+past its share of what the dashboard reads (``Fleet.afford``), is dropped and counted on its row.
+The game nights it shows are those the café's hosts run (their plans: ``--cafe-tables`` names
+the hosts that count), each with the games its tables tell of, counted only as the plan paired
+them. paho's thread only reads the messages; a thread of the dashboard's own makes what changed
+into rows and standings for the live page (Server-Sent Events), so a table that floods delays
+no other. The day's games export as CSV.
+
+Its login is the staff page's way in (``web.auth.Gate``) with a password whose scrypt hash is
+kept in a file (``pi-table fleet --set-password``): a session cookie (HttpOnly,
+SameSite=Strict), tries limited per address, and a browser that has signed in before counted on
+its own (a flood from the owner's own address, behind a shared router or a proxy, does not lock
+the owner out). What it knows lives in memory (its sessions too): restarted, it learns the
+tables again from their retained status, online, night and plan topics; the day's games come
+back only as far as the broker kept its session's events.
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import calendar
 import datetime as dt
 import getpass
 import html
@@ -28,7 +35,7 @@ import sys
 import threading
 import time
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -38,14 +45,16 @@ from aiohttp import web
 
 from .. import config
 from ..config import FleetConfig
+from ..config.settings import shown_url
 from ..engine.endings import WORDS as WORDS_ENDED
 from ..engine.endings import Termination
 from ..engine.errors import Refusal
 from ..engine.phrase import N_, Phrase
 from ..files import csv_text, write_private
 from ..hal.events import DEVICE_NAMES, is_fault
+from ..night.book import CLOCK_SKEW_S, NIGHT_ID, Night
 from ..night.games import Game, GameRefused
-from ..night.standings import high_scores, standings
+from ..night.standings import high_scores
 from ..ui.i18n import GAME_TITLES, say, say_health, translation
 from ..web.auth import Gate, Refused, Why, hash_secret
 from ..web.runner import ServerThread
@@ -57,11 +66,13 @@ COOKIE = "pi_table_fleet"  # and "pi_table_fleet_device": a browser that has sig
 SESSION_S = 12 * 3600  # a session's life, in the browser and unused
 ATTEMPTS = 5  # logins an address (or a known browser) may try a minute
 ERRORS_KEPT = 5
-NIGHTS_KEPT = 3  # game nights remembered: tonight's and the last few, whose tables may still resend them
+NIGHTS_SHOWN = 3  # game nights on the page (a host's latest each): the open ones first, then the last closed
+NIGHTS_EVERY_S = 0.2  # the nights' standings are made at most this often, for however many messages came
+SHARE_KB_S, BURST_KB, LEAST_KB = 100, 2048, 1  # what one table may send the dashboard (``Fleet.afford``)
+ID_AFTER_S = 60  # a night's id names the second it opened, or one a little after (its host had a night of that second)
 GAMES_A_DAY = 1000  # one table's finished games kept a day: a game takes minutes, and a day is 1,440 of them
-GAMES_A_NIGHT = schema.MOST_GAMES  # one table's games kept a night: as many as its night message may carry
 TOO_MANY_TODAY = Phrase.of("a game over past the {most} one table can finish in a day: not counted", most=GAMES_A_DAY)
-TOO_MANY_TONIGHT = Phrase.of("games past the {most} one table can play in a night: not counted", most=GAMES_A_NIGHT)
+TOO_FAST = Phrase.of("more than {kb} KB a second from one table: not read", kb=SHARE_KB_S)
 UNSAID = N_("not said (a table of an older version)")
 """How a game from a table that does not report its ending's code ended, as the page counts it."""
 DROPS_SAID_EVERY_S = 60.0  # a table's dropped messages are in the log at most this often
@@ -75,7 +86,8 @@ WORDS = {  # the page's words, translated once for the page's language
     "busy": N_("Too many logins at once: try again in a moment."),
     "none": N_("none"),
     "dropped": N_("messages dropped: {count} (the last: {why})"),
-    "standings": N_("Standings of {night}"), "team": N_("Team"), "played": N_("played"), "won": N_("won"),
+    "standings": N_("Standings of {night}"), "hosted": N_("run from table {host}"), "closed": N_("closed"),
+    "team": N_("Team"), "played": N_("played"), "won": N_("won"),
     "lost": N_("lost"), "points": N_("points"), "margin": N_("margin"), "rating": N_("rating"),
 }
 FAULTS = (FAILED.template, WORDS["dropped"])
@@ -125,50 +137,51 @@ class TableRow:
     dropped: int = 0  # its messages the dashboard could not take
     why: Phrase | None = None  # why the last of them was dropped
     dropped_said: float | None = None  # when the log last said so
-
-
-@dataclass
-class CafeNight:
-    """A game night as the café's tables tell it (their ``night`` topics): each table's word of
-    its teams and whether it is open, and every game once, by its id, whichever table told it
-    and however often."""
-
-    id: str
-    name: str = ""
-    teams: dict[str, list[str]] = field(default_factory=dict)  # by table
-    open: dict[str, bool] = field(default_factory=dict)  # by table
-    games: dict[str, Game] = field(default_factory=dict)  # by id
+    share: float = BURST_KB * 1024  # bytes it may send now (``Fleet.afford``)
+    shared_at: float | None = None  # when its share was last worked out (the pace's clock)
 
 
 class Fleet:
-    """Every table seen on the broker, from its messages; safe from any thread. ``changed``
-    is called (in the MQTT thread) with each table's new row, ``night_changed`` with the
-    night's standings (``night``) when a table tells of its night; a device's health is said
-    in ``lang``, the page's language."""
+    """Every table seen on the broker, from its messages; safe from any thread. ``take`` (paho's
+    thread) reads a message and marks what it changed; ``news`` (the dashboard's own thread) says
+    which rows changed and whether the nights did, and ``nights`` makes their standings. A
+    device's health is said in ``lang``, the page's language; with ``cafe_tables`` (the owner's
+    list), only those tables host a night or tell of its games. ``pace`` times each table's share."""
 
-    def __init__(self, clock: Callable[[], float] = time.time, lang: str = "en") -> None:
-        self.clock, self.lang = clock, lang
+    def __init__(self, clock: Callable[[], float] = time.time, lang: str = "en", cafe_tables: Iterable[str] = (),
+                 pace: Callable[[], float] = time.monotonic) -> None:
+        self.clock, self.lang, self.pace = clock, lang, pace
+        self.cafe = frozenset(cafe_tables)
         self.tables: dict[str, TableRow] = {}
-        self.nights: dict[str, CafeNight] = {}  # by id, which sorts by the time the night opened
-        self.changed: Callable[[dict], None] | None = None
-        self.night_changed: Callable[[dict], None] | None = None
+        self.plans: dict[str, dict] = {}  # by host: the plan of the night it runs (schema.PLAN), its latest
+        self.told: dict[str, tuple[str, list[Game]]] = {}  # by table: the night it tells of, and its games there
+        self.due = threading.Event()  # set when a row or the nights changed: news for the pages
+        self._due_rows: set[str] = set()
+        self._nights_due = False
+        self._version = 0  # counts the changes to the plans and games, so ``nights`` is made once for each
+        self._nights: tuple[int, list[dict]] | None = None
         self._lock = threading.Lock()
 
     def take(self, topic: str, payload: bytes | bytearray) -> dict | None:
         """One message: the table's row as it is now, or None for a message that is not a
-        table's, or is empty (a retained one cleared). One that is not what its topic carries
-        (``schema.parse``) is dropped and counted on the table's row."""
+        table's, or is empty (a retained one cleared). One past the table's share (``afford``) is
+        dropped unread; one that is not what its topic carries (``schema.parse``), or a plan of
+        no night the café runs (``_check_plan``), is dropped; each counted on the table's row."""
         parts = topic.split("/")
         if len(parts) != 3 or parts[0] != PREFIX or parts[2] not in schema.TOPICS or not payload:
             return None
         table_id, kind = parts[1], parts[2]
+        if not self.afford(table_id, len(payload)):
+            return self.drop(table_id, TOO_FAST)
         try:
             value = schema.parse(kind, payload)
             games = _night_games(table_id, value) if kind == "night" else []
+            if kind == "plan":
+                self._check_plan(table_id, value)  # type: ignore[arg-type]  # schema.PLAN: an object
         except (schema.Refused, GameRefused) as refused:
             return self.drop(table_id, refused.phrase)
         with self._lock:
-            table = self.tables.setdefault(table_id, TableRow(table_id))
+            table = self._table(table_id)
             table.seen = self.clock()
             not_taken: Phrase | None = None
             if kind == "online":
@@ -176,52 +189,116 @@ class Fleet:
             elif kind == "status":
                 table.status = value  # type: ignore[assignment]  # schema.STATUS: an object
             elif kind == "night":
-                not_taken = self._night(table_id, value, games)  # type: ignore[arg-type]  # schema.NIGHT: an object
+                self._night(table_id, value, games)  # type: ignore[arg-type]  # schema.NIGHT: an object
+            elif kind == "plan":
+                self._plan(table_id, value)  # type: ignore[arg-type]  # schema.PLAN: an object
             else:
                 not_taken = self._event(table, value)  # type: ignore[arg-type]  # schema.EVENT: an object
             row = self._row(table)
+            self._due_rows.add(table_id)
+        self.due.set()
         if not_taken is not None:  # what it could take is taken; the rest is counted as dropped
             row = self.drop(table_id, not_taken)
-        else:
-            self._tell(row)
-        if kind == "night" and self.night_changed is not None and (night := self.night()) is not None:
-            self.night_changed(night)
         return row
 
-    def _night(self, table_id: str, told: dict, games: list[Game]) -> Phrase | None:
-        """A table's night (under the lock): its teams and its games, each counted once (its id);
-        why some were not taken (``GAMES_A_NIGHT`` a table: one gone wrong fills no other's place)."""
-        night = self.nights.setdefault(told["night"], CafeNight(told["night"]))
-        night.name = told["name"]
-        night.teams[table_id], night.open[table_id] = told["teams"], told["open"]
-        refused = None
-        its_own = sum(game.table == table_id for game in night.games.values())
-        for game in games:
-            if game.id in night.games:
-                continue
-            if its_own >= GAMES_A_NIGHT:
-                refused = TOO_MANY_TONIGHT
-                continue
-            night.games[game.id] = game
-            its_own += 1
-        for old in sorted(self.nights)[:-NIGHTS_KEPT]:
-            del self.nights[old]
-        return refused
+    def afford(self, table_id: str, size: int) -> bool:
+        """Whether the table's share lets the dashboard read a message of ``size`` bytes (at least
+        ``LEAST_KB``), taken from it: ``BURST_KB`` at once (its retained topics, a day's events
+        the broker kept while the dashboard was away), then ``SHARE_KB_S`` a second."""
+        now = self.pace()
+        with self._lock:
+            table = self._table(table_id)
+            if table.shared_at is not None:  # a clock set back gives nothing
+                table.share = min(BURST_KB * 1024.0, table.share + max(0.0, now - table.shared_at) * SHARE_KB_S * 1024)
+            table.shared_at = now
+            cost = max(size, LEAST_KB * 1024)
+            if table.share < cost:
+                return False
+            table.share -= cost
+            return True
+
+    def _table(self, table_id: str) -> TableRow:
+        """The table's row (under the lock), made at its first message."""
+        return self.tables.setdefault(table_id, TableRow(table_id))
+
+    def _check_plan(self, host: str, plan: dict) -> None:
+        """schema.Refused unless ``plan`` is of a night ``host`` may run, opened when its id says
+        (``named_at``), by now (``CLOCK_SKEW_S`` aside), and holds a night (``planned``): a table's
+        plan decides no night by an id that sorts last, nor by one opened in the future to come due later."""
+        if self.cafe and host not in self.cafe:
+            raise schema.Refused("plan", Phrase.of("from one of the café's tables ({tables}): [fleet] cafe_tables",
+                                                   tables=", ".join(sorted(self.cafe))))
+        named = named_at(plan["night"])
+        if named is None or not 0 <= named - int(plan["opened"]) <= ID_AFTER_S:
+            raise schema.Refused("plan.night", Phrase.of("the time its night opened (plan.opened), as YYYYMMDD-HHMMSS "
+                                                         "in UTC"))
+        if plan["opened"] > self.clock() + CLOCK_SKEW_S:
+            raise schema.Refused("plan.night", Phrase.of("a night opened by now: this table's clock may be ahead"))
+        try:
+            planned(host, plan)
+        except (KeyError, TypeError, ValueError):  # what the schema let through and a night cannot be
+            raise schema.Refused("plan", Phrase.of("a night's plan, its rounds of its teams")) from None
+
+    def _plan(self, host: str, plan: dict) -> None:
+        """A host's plan (under the lock): its night's now, unless it is an older one of the same night."""
+        kept = self.plans.get(host)
+        if kept is None or kept["night"] != plan["night"] or kept["seq"] <= plan["seq"]:
+            self.plans[host] = plan
+            self._nights_changed()
+
+    def _night(self, table_id: str, told: dict, games: list[Game]) -> None:
+        """A table's night (under the lock): the night it tells of and its games there, whole each
+        time; the nights are due again when it is one a plan names the table in."""
+        self.told[table_id] = (told["night"], games)
+        if any(plan["night"] == told["night"] and table_id in plan["tables"] for plan in self.plans.values()):
+            self._nights_changed()
+
+    def _nights_changed(self) -> None:
+        self._version += 1
+        self._nights_due = True
+
+    def news(self) -> tuple[list[dict], bool]:
+        """What changed since the last call, for the pages: the rows of the tables that sent
+        something (each once, however many messages it sent), and whether the nights did."""
+        today = self.today()
+        with self._lock:
+            rows = [self._row(self.tables[table_id], today) for table_id in sorted(self._due_rows)]
+            nights, self._due_rows, self._nights_due = self._nights_due, set(), False
+        return rows, nights
+
+    def nights(self) -> list[dict]:
+        """The nights the café's hosts run (their plans), open ones first, the latest opened
+        first, at most ``NIGHTS_SHOWN``: each with its standings, the same computation as a
+        table's own (``night.book.Night``), made once for each change of the plans and games."""
+        with self._lock:
+            version = self._version
+            if self._nights is not None and self._nights[0] == version:
+                return self._nights[1]
+            plans, told = list(self.plans.items()), dict(self.told)
+        plans.sort(key=lambda hosted: (hosted[1]["closed"] is None, hosted[1]["opened"]), reverse=True)
+        nights = [self._standings(host, plan, told) for host, plan in plans[:NIGHTS_SHOWN]]
+        with self._lock:
+            if self._nights is None or self._nights[0] < version:
+                self._nights = (version, nights)
+        return nights
 
     def night(self) -> dict | None:
-        """The latest night's standings across the tables that tell of it: the same computation
-        as the table's own (``night.standings``), on every game once; None before any night."""
-        with self._lock:
-            if not self.nights:
-                return None
-            night = self.nights[max(self.nights)]
-            teams = dict.fromkeys(name for names in night.teams.values() for name in names)
-            games = list(night.games.values())
-            name, opened, tables = night.name, any(night.open.values()), sorted(night.teams)
-        return {"night": night.id, "name": name, "open": opened, "tables": tables,
-                "games": sorted(game.id for game in games),
-                "standings": [line.to_json() for line in standings(teams, games)],
-                "high_scores": [score.to_json() for score in high_scores(games)]}
+        """The night the page shows first (``nights``), or None before any."""
+        return next(iter(self.nights()), None)
+
+    def _standings(self, host: str, plan: dict, told: dict[str, tuple[str, list[Game]]]) -> dict:
+        """A host's night and its standings: the games its tables tell of, each counted as a
+        follower records one (``Night.awaits``: its round's pair at its table, the first there),
+        from the café's tables alone when the owner listed them."""
+        night = planned(host, plan)
+        for table in night.tables:
+            said, games = told.get(table, ("", []))
+            if said == night.id and (not self.cafe or table in self.cafe):
+                night.played.extend(game for game in games if night.awaits(game))
+        return {"night": night.id, "host": host, "name": night.name, "open": night.open, "tables": list(night.tables),
+                "games": sorted(game.id for game in night.played),
+                "standings": [line.to_json() for line in night.standings()],
+                "high_scores": [score.to_json() for score in high_scores(night.played)]}
 
     def drop(self, table_id: str, why: Phrase, failure: bool = False) -> dict:
         """A message of the table's not taken: counted on its row; in the log at most once a
@@ -229,22 +306,19 @@ class Fleet:
         (``failure``: the dashboard's own, logged with its traceback)."""
         now = self.clock()
         with self._lock:
-            table = self.tables.setdefault(table_id, TableRow(table_id))
+            table = self._table(table_id)
             table.dropped += 1
             table.why = why
             said = table.dropped_said
             if tell := said is None or not 0 <= now - said < DROPS_SAID_EVERY_S:  # (a clock set back: said again)
                 table.dropped_said = now
             row = self._row(table)
+            self._due_rows.add(table_id)
+        self.due.set()
         if tell:
             log.warning("table %s: message dropped, %s (%d from it so far; said at most every %g s)", table_id, why,
                         row["dropped"], DROPS_SAID_EVERY_S, exc_info=failure)
-        self._tell(row)
         return row
-
-    def _tell(self, row: dict) -> None:
-        if self.changed is not None:
-            self.changed(row)
 
     def today(self) -> dt.date:
         """The day on this machine's clock (local time): the one "today's games" are of."""
@@ -336,6 +410,24 @@ def _night_games(table_id: str, night: object) -> list[Game]:
     return [Game.from_json({**game, "table": table_id}) for game in night["games"]]
 
 
+def named_at(night_id: str) -> float | None:
+    """The time a night's id names (``night.book.NIGHT_ID``: the second it opened, UTC), or None
+    when it names none."""
+    if not NIGHT_ID.fullmatch(night_id):
+        return None
+    try:
+        return float(calendar.timegm(time.strptime(night_id, "%Y%m%d-%H%M%S")))
+    except ValueError:  # a month 13, a day 32
+        return None
+
+
+def planned(host: str, plan: dict) -> Night:
+    """The night a host's plan (``schema.PLAN``) holds, as a table that follows it keeps it, no game played yet."""
+    night = Night(plan["night"])
+    night.apply({"event": "plan", "host": host, "plan": plan})
+    return night
+
+
 def activity(status: dict) -> str:
     """What a table is doing: ``over`` (a game finished), ``playing`` (cards revealed, moves
     made) or ``idle`` (dealt and untouched, or nothing heard yet)."""
@@ -352,18 +444,21 @@ def activity(status: dict) -> str:
 # --- the web page ---------------------------------------------------------------------------
 
 class Dashboard(ServerThread):
-    """The MQTT subscriber and the web server, each in a thread of its own."""
+    """The MQTT subscriber, the web server and the news for the pages, each in a thread of its
+    own: paho's reads the tables' messages, the news thread (``_news``) makes what changed into
+    rows and standings for the live pages, so no night's standings hold up another table's row."""
 
     roll_check_s = 30.0  # how often the page looks whether the day turned (and sends every row again)
 
     def __init__(self, broker: FleetConfig, host: str, port: int, password_hash: str, lang: str = "en",
-                 client_id: str = "pi-table-fleet", clock: Callable[[], float] = time.time) -> None:
+                 client_id: str = "pi-table-fleet", clock: Callable[[], float] = time.time,
+                 cafe_tables: Iterable[str] = ()) -> None:
         super().__init__("fleet-dashboard")
         self.broker, self.host, self.port, self.lang = broker, host, port, lang
         self.password_hash = password_hash
-        self.fleet = Fleet(clock=clock, lang=lang)
-        self.fleet.changed = self._changed
-        self.fleet.night_changed = self._night_changed
+        self.fleet = Fleet(clock=clock, lang=lang, cafe_tables=cafe_tables)
+        self._newsroom: threading.Thread | None = None
+        self._stopping = False
         self.gate = Gate("fleet", lambda: self.password_hash, COOKIE, "/", ATTEMPTS, None, SESSION_S, time.monotonic,
                          cookie_s=SESSION_S)
         self.client = link.client(broker, client_id)
@@ -408,14 +503,31 @@ class Dashboard(ServerThread):
         except Exception:  # noqa: BLE001 (the last line of defence)
             self.fleet.drop(message.topic.split("/")[1], FAILED, failure=True)
 
-    def _changed(self, row: dict) -> None:
-        self.call(self._fan_out, row)
+    # the news for the pages
 
-    def _night_changed(self, night: dict) -> None:
-        self.call(self._fan_out, night, "night")
+    def _news(self) -> None:
+        """The news thread: each row that changed to the live pages as it comes (one for however
+        many messages its table sent meanwhile), and the nights' standings at most every
+        ``NIGHTS_EVERY_S``, once for however many plans and games came meanwhile."""
+        nights_due, next_nights = False, 0.0
+        while True:
+            self.fleet.due.wait(None if not nights_due else max(0.0, next_nights - time.monotonic()))
+            if self._stopping:
+                return
+            self.fleet.due.clear()
+            try:
+                rows, due = self.fleet.news()
+                for row in rows:
+                    self.call(self._fan_out, row)
+                nights_due = nights_due or due
+                if nights_due and time.monotonic() >= next_nights:
+                    nights_due, next_nights = False, time.monotonic() + NIGHTS_EVERY_S
+                    self.call(self._fan_out, self.fleet.nights(), "nights")
+            except Exception:  # a bug of the dashboard's must not end the pages' news for good
+                log.exception("the dashboard could not tell the pages of a change: the next change tries again")
 
-    def _fan_out(self, row: dict, kind: str = "") -> None:
-        """A table's row (or, ``kind`` "night", the night's standings) to every live page."""
+    def _fan_out(self, row: dict | list, kind: str = "") -> None:
+        """A table's row (or, ``kind`` "nights", the nights' standings) to every live page."""
         for queue in list(self._queues):
             if queue.qsize() < 1000:  # a page that stopped reading misses rows, never holds memory
                 queue.put_nowait((kind, row))
@@ -423,12 +535,15 @@ class Dashboard(ServerThread):
     # the server
 
     def start(self) -> None:
-        """Serve the page (raises OSError when its port is taken), then connect to the broker."""
+        """Serve the page (raises OSError when its port is taken), then tell it the news and
+        connect to the broker."""
         super().start()
+        self._newsroom = threading.Thread(target=self._news, name="fleet-news", daemon=True)
+        self._newsroom.start()
         try:
             link.connect(self.client, self.broker)
         except BaseException:
-            super().stop()
+            self.stop()
             raise
 
     async def _roll_over(self) -> None:
@@ -450,6 +565,7 @@ class Dashboard(ServerThread):
         app.router.add_post("/logout", self._logout)
         app.router.add_get("/api/tables", self._tables)
         app.router.add_get("/api/night", self._night)
+        app.router.add_get("/api/nights", self._nights)
         app.router.add_get("/events", self._events)
         app.router.add_get("/export.csv", self._export)
         app.on_shutdown.append(self._end_streams)
@@ -471,6 +587,10 @@ class Dashboard(ServerThread):
     def stop(self) -> None:
         self.client.disconnect()
         self.client.loop_stop()
+        self._stopping = True
+        self.fleet.due.set()
+        if self._newsroom is not None:
+            self._newsroom.join(timeout=5)
         super().stop()
 
     # login
@@ -522,12 +642,9 @@ class Dashboard(ServerThread):
         w = self.words
         heads = "".join(f"<th>{w[key]}</th>" for key in ("table", "connection", "game", "faults", "games_today", "endings",
                                                           "average", "seen"))
-        standings = "".join(f"<th>{w[key]}</th>" for key in ("team", *STANDING))
         body = (f'<header><h1>{w["title"]}</h1><p id="count"></p><a href="/export.csv">{w["export"]}</a>'
                 f'<form method="post" action="/logout"><button>{w["sign_out"]}</button></form></header>'
-                f'<table><thead><tr>{heads}</tr></thead><tbody id="rows"></tbody></table>'
-                f'<section id="night" hidden><h2 id="night-name"></h2><table><thead><tr>{standings}</tr></thead>'
-                f'<tbody id="standings"></tbody></table></section>'
+                f'<table><thead><tr>{heads}</tr></thead><tbody id="rows"></tbody></table><div id="nights"></div>'
                 f'<script>const WORDS = {json.dumps({**w, "tables": self.tables_online})};\n'
                 f'const STANDING = {json.dumps(STANDING)};\n{SCRIPT}</script>')
         return web.Response(text=self._html(body), content_type="text/html")
@@ -543,8 +660,14 @@ class Dashboard(ServerThread):
         return web.json_response(self.fleet.rows())
 
     async def _night(self, request: web.Request) -> web.Response:
+        """The night the page shows first (``Fleet.night``), or null."""
         self._require(request)
         return web.json_response(await asyncio.to_thread(self.fleet.night))
+
+    async def _nights(self, request: web.Request) -> web.Response:
+        """Every night the page shows (``Fleet.nights``)."""
+        self._require(request)
+        return web.json_response(await asyncio.to_thread(self.fleet.nights))
 
     async def _export(self, request: web.Request) -> web.Response:
         self._require(request)
@@ -558,8 +681,8 @@ class Dashboard(ServerThread):
             queue.put_nowait(None)
 
     async def _events(self, request: web.Request) -> web.StreamResponse:
-        """Every row now and the night's standings, then each again as it changes (the
-        standings as the SSE event ``night``)."""
+        """Every row now and the nights' standings, then each again as it changes (the
+        standings as the SSE event ``nights``, a list)."""
         self._require(request)
         response = web.StreamResponse(headers={"Content-Type": "text/event-stream", "Cache-Control": "no-store"})
         await response.prepare(request)
@@ -568,8 +691,8 @@ class Dashboard(ServerThread):
         try:
             for row in self.fleet.rows():
                 await response.write(f"data: {json.dumps(row)}\n\n".encode())
-            if (night := await asyncio.to_thread(self.fleet.night)) is not None:
-                await response.write(f"event: night\ndata: {json.dumps(night)}\n\n".encode())
+            if nights := await asyncio.to_thread(self.fleet.nights):
+                await response.write(f"event: nights\ndata: {json.dumps(nights)}\n\n".encode())
             while True:
                 try:
                     row = await asyncio.wait_for(queue.get(), 15)
@@ -635,18 +758,31 @@ function draw(row) {
   document.getElementById("count").textContent =
     WORDS.tables[online === 1 ? 0 : 1].replace("{online}", online).replace("{count}", rows.size);
 }
-function standings(night) {
-  document.getElementById("night").hidden = false;
-  document.getElementById("night-name").textContent = WORDS.standings.replace("{night}", () => night.name);
-  document.getElementById("standings").replaceChildren(...night.standings.map((line, place) => {
-    const tr = document.createElement("tr");
-    tr.append(cell((place + 1) + ". " + line.team), ...STANDING.map((key) => cell(String(line[key]))));
-    return tr;
+function element(name, text) { const made = document.createElement(name); made.textContent = text; return made; }
+// Each night a host runs: its name, its host, and its standings.
+function nights(list) {
+  document.getElementById("nights").replaceChildren(...list.map((night) => {
+    const section = document.createElement("section");
+    section.className = "night";
+    const head = document.createElement("tr");
+    head.append(...["team", ...STANDING].map((key) => element("th", WORDS[key])));
+    const body = document.createElement("tbody");
+    body.append(...night.standings.map((line, place) => {
+      const tr = document.createElement("tr");
+      tr.append(cell((place + 1) + ". " + line.team), ...STANDING.map((key) => cell(String(line[key]))));
+      return tr;
+    }));
+    const table = document.createElement("table");
+    table.append(element("thead", ""), body);
+    table.tHead.append(head);
+    const host = WORDS.hosted.replace("{host}", () => night.host) + (night.open ? "" : " · " + WORDS.closed);
+    section.append(element("h2", WORDS.standings.replace("{night}", () => night.name)), element("p", host), table);
+    return section;
   }));
 }
 const stream = new EventSource("/events");
 stream.onmessage = (message) => draw(JSON.parse(message.data));
-stream.addEventListener("night", (message) => standings(JSON.parse(message.data)));
+stream.addEventListener("nights", (message) => nights(JSON.parse(message.data)));
 """
 
 
@@ -661,11 +797,15 @@ def main(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
             raise ValueError("--cert and --key go together: a client certificate needs its private key")
         broker = config.broker(args.broker, password_file=args.broker_password_file, ca=args.ca, cert=args.cert,
                                key=args.key)
+        if broker.in_clear and not args.password_in_clear:
+            raise ValueError(f"the broker's password would cross the network in clear to {shown_url(args.broker)}: "
+                             "use mqtts:// (TLS), or --password-in-clear for a broker on a network you trust")
         stored = read_password_file(args.password_file)
     except ValueError as e:
         parser.error(str(e))
+    cafe = [name.strip() for name in args.cafe_tables.split(",") if name.strip()]
     try:
-        dashboard = Dashboard(broker, args.host, args.port, stored, args.lang, args.client_id)
+        dashboard = Dashboard(broker, args.host, args.port, stored, args.lang, args.client_id, cafe_tables=cafe)
         dashboard.start()
     except OSError as e:  # the broker's password file, or the page's port
         print(f"pi-table fleet: {e.strerror or e}: {e.filename or f'{args.host}:{args.port}'}", file=sys.stderr)

@@ -1,5 +1,7 @@
 """The MQTT client both ends of the fleet use, a table's reporter and the dashboard: paho
-(MQTT 5), the broker's login and TLS from a ``FleetConfig``, and a persistent session."""
+(MQTT 5), the broker's login and TLS from a ``FleetConfig``, a persistent session, and the
+largest packet it takes (MQTT 5's Maximum Packet Size), so a broker drops a bigger message
+rather than send it: paho would read the whole of it into memory before anyone could refuse it."""
 
 from __future__ import annotations
 
@@ -12,11 +14,14 @@ from paho.mqtt.properties import Properties
 
 from ..config import FleetConfig
 from ..config.machine import read_password
+from .schema import MAX_PAYLOAD
 
 PREFIX = "pi-table"
 SESSION_EXPIRY_S = 24 * 3600  # how long the broker keeps the session (and QoS 1 messages) of one away
 KEEPALIVE_S = 30  # the broker declares a silent client gone (a table's last will) after 1.5 times this
 RECONNECT_S = (1, 60)  # paho's reconnect delay: from 1 s, doubling, to at most 60 s
+MAX_PACKET = MAX_PAYLOAD + 4096  # bytes: the largest message a table sends, with its topic and MQTT's headers;
+# the café's Mosquitto has the same limit (docs/fleet/mosquitto/pi-table.conf, max_packet_size)
 
 
 def topic(table_id: str, name: str) -> str:
@@ -46,10 +51,18 @@ def client(config: FleetConfig, client_id: str) -> mqtt.Client:
     return made
 
 
+def connect_properties() -> Properties:
+    """What a client asks of the broker as it connects: a session kept while it is away, and no
+    packet larger than ``MAX_PACKET``."""
+    properties = Properties(PacketTypes.CONNECT)
+    properties.SessionExpiryInterval = SESSION_EXPIRY_S
+    properties.MaximumPacketSize = MAX_PACKET
+    return properties
+
+
 def connect(made: mqtt.Client, config: FleetConfig) -> None:
     """Connect in paho's own thread, in a session the broker keeps while the client is away
     (a broker that is down is tried again and again, never waited for here)."""
-    properties = Properties(PacketTypes.CONNECT)
-    properties.SessionExpiryInterval = SESSION_EXPIRY_S
-    made.connect_async(config.host, config.port, keepalive=KEEPALIVE_S, clean_start=False, properties=properties)
+    made.connect_async(config.host, config.port, keepalive=KEEPALIVE_S, clean_start=False,
+                       properties=connect_properties())
     made.loop_start()

@@ -36,6 +36,10 @@ Topics (DESIGN.md, "MQTT"), under ``pi-table/<table_id>/``:
 - ``command``: what the broker's ACL lets someone publish to this table alone: new game,
   undo, language, brightness, as JSON. Subscribed with QoS 0, so the broker keeps no
   commands for a table that is away to replay hours later on a game in progress.
+
+A message past the broker's limit (``schema.MAX_PAYLOAD``; ``fits``) is logged and not sent:
+the café's broker would disconnect the table, and paho send it again at every reconnect. The
+table's client asks the broker for no larger one either (``link.MAX_PACKET``).
 """
 
 from __future__ import annotations
@@ -243,7 +247,9 @@ class Reporter:
                 self._publish_status(message)
 
     def _publish_status(self, message: dict) -> None:
-        self.client.publish(topic(self.table_id, "status"), json.dumps(message), qos=1, retain=True)
+        payload = json.dumps(message)
+        if fits("status", payload):
+            self.client.publish(topic(self.table_id, "status"), payload, qos=1, retain=True)
 
     def night(self, report: dict | None) -> None:
         """The table's game night as it stands (``night.recorder.Recorder.report``), from the
@@ -252,6 +258,8 @@ class Reporter:
         if report is None:
             return
         payload = json.dumps(report)
+        if not fits("night", payload):
+            return
         self._night = payload
         if self.connected.is_set():
             self._publish_night(payload)
@@ -277,6 +285,8 @@ class Reporter:
         if plan is None:
             return
         payload = json.dumps(plan)
+        if not fits("plan", payload):
+            return
         self._plan = payload
         if self.connected.is_set():
             self.client.publish(topic(self.table_id, "plan"), payload, qos=1, retain=True)
@@ -286,6 +296,8 @@ class Reporter:
         self._send_event(json.dumps({**event, "table_id": self.table_id, "at": round(time.time(), 3)}))
 
     def _send_event(self, payload: str) -> None:
+        if not fits("events", payload):
+            return
         info = self.client.publish(topic(self.table_id, "events"), payload, qos=1)
         if info.rc != mqtt.MQTT_ERR_QUEUE_SIZE:
             with self._unacked_lock:
@@ -467,6 +479,18 @@ def parse_command(payload: bytes | bytearray) -> dict:
         found = request.get("command") if isinstance(request, dict) else request
         raise ValueError(f"the command is one of {', '.join(COMMANDS)}, as in {example}, not {found!r}")
     return request
+
+
+def fits(kind: str, payload: str) -> bool:
+    """Whether a message is within the broker's limit (``schema.MAX_PAYLOAD``, which the
+    dashboard and the tables read at most); one past it is said in the log and not sent: the
+    café's broker would disconnect the table, and paho send it again at every reconnect."""
+    size = len(payload.encode())
+    if size <= schema.MAX_PAYLOAD:
+        return True
+    log.warning("the fleet: the %s message of %d KB is past the broker's limit of %d KB: not sent", kind,
+                size // 1024, schema.MAX_PAYLOAD // 1024)
+    return False
 
 
 def _without_uptime(message: dict) -> dict:

@@ -238,7 +238,6 @@ NIGHT = Record({  # night.recorder.Recorder.report: the table's night and the ga
     "night": Text(NAME), "name": Text(NAME), "open": Flag(), "teams": ListOf(Text(NAME), MOST_TEAMS),
     "games": Records(GAME, MOST_GAMES),
 }, required=("night", "name", "open", "teams", "games"))
-TOPICS: dict[str, Spec] = {"status": STATUS, "online": Flag(), "events": EVENT, "night": NIGHT}
 TEAM = Record({"name": Text(MAX_NAME), "nicknames": ListOf(Text(MAX_NAME), MAX_NICKNAMES)},
               required=("name", "nicknames"))
 PAIR = Record({"table": Text(NAME), "red": Text(MAX_NAME), "blue": Text(MAX_NAME)}, required=("table", "red", "blue"))
@@ -249,17 +248,17 @@ PLAN = Record({  # night.book.Night.plan_json: the night a host runs, as the tab
     "opened": TIME, "closed": maybe(TIME), "seq": Number(0, 10**9, whole=True), "teams": Records(TEAM, MOST_TEAMS),
     "rounds": Records(ROUND, 1000), "proof": Text(NAME),  # of the night's code (night.code); a host before them sends none
 }, required=("night", "name", "games", "tables", "opened", "closed", "seq", "teams", "rounds"))
-FOLLOWED: dict[str, Spec] = {"plan": PLAN}
-"""What the tables read of each other (``reporter``), the dashboard not: a host's plan of its night."""
+TOPICS: dict[str, Spec] = {"status": STATUS, "online": Flag(), "events": EVENT, "night": NIGHT, "plan": PLAN}
+"""What the dashboard reads of each table's topics; the tables read each other's night and plan."""
 
 
 def parse(kind: str, payload: bytes | bytearray) -> object:
-    """A message on topic ``kind`` (one of ``TOPICS`` or ``FOLLOWED``) as declared there; Refused when it is not."""
+    """A message on topic ``kind`` (one of ``TOPICS``) as declared there; Refused when it is not."""
     if len(payload) <= MAX_PAYLOAD:
         try:
             value = json.loads(payload)
         except (ValueError, RecursionError):  # not JSON, not UTF-8 (a ValueError too), nested past the parser
             pass
         else:
-            return (TOPICS.get(kind) or FOLLOWED[kind]).read(value, kind)
+            return TOPICS[kind].read(value, kind)
     raise Refused(kind, Phrase.of("JSON in UTF-8 of at most {count} KB", count=MAX_PAYLOAD // 1024))
