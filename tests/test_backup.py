@@ -688,3 +688,21 @@ def test_the_service_gives_the_staff_no_key_and_a_restored_game_never_comes_back
         assert service.status()["game_id"] == dealt  # and at every later start
     finally:
         service.close()
+
+
+@pytest.mark.parametrize("stored", [
+    "scrypt$16384$8$20000$" + "00" * 16 + "$" + "11" * 32,  # p = 20000: a check would hold a core for an hour
+    "scrypt$1048576$64$1$" + "00" * 16 + "$" + "11" * 32,  # 8 GiB of memory a check
+    "plain text, not a hash",
+])
+def test_a_backup_whose_pin_asks_for_more_than_a_check_is_given_is_refused_before_it_is_staged(tmp_path, stored):
+    """Issue 37: a restored staff.pin with scrypt's p = 20000 held the one check's turn for about
+    an hour of the processor. The restore's check bounds it as the staff page does (auth.well_formed)."""
+    data, config = good(tmp_path)
+    manifest, files = backup.read(data)
+    files["journal/staff.pin"] = stored.encode()
+    crafted = backup._packed(manifest, files, time.time())
+    with pytest.raises(backup.BadBackup, match="the backup's staff PIN is not a hash this table checks") as refused:
+        backup.stage(crafted, config, Running(), "staff", ())
+    assert "11" * 32 not in str(refused.value)
+    assert not (tmp_path / "backups").exists()

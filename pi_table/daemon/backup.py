@@ -246,7 +246,9 @@ def check(data: bytes, config: Config, running: Running | None = None) -> Conten
         replaces.append(Phrase.of("the settings: kept as they are (the backup holds none)"))
     journal = config.paths.journal_dir
     pin = JOURNAL + TRAVELS[0]
-    # a restored staff.pin is a file from a backup: its hash's parameters are to be bounded here (auth.well_formed)
+    if pin in files and (why := _ill_formed(files[pin])) is not None:
+        raise BadBackup("the backup's staff PIN is not a hash this table checks ({why}): expected one pi-table "
+                        "set-staff-pin makes", why=why)
     if pin not in files:
         replaces.append(Phrase.of("the staff PIN: kept as it is (the backup holds none)"))
     elif _read_or_none(journal / TRAVELS[0]) == files[pin]:
@@ -285,6 +287,17 @@ def restorable(files: dict[str, bytes]) -> tuple[dict[str, bytes], list[Phrase]]
             "left out of the backup: {count} games that are not finished (a backup brings finished games only)",
             count=unfinished))
     return kept, left_out
+
+
+def _ill_formed(data: bytes) -> str | None:
+    """Why a staff PIN's file from a backup holds no hash the table would check (its scrypt work
+    bounded, as the staff page bounds the file it reads: a restored p = 20000 held the check an hour)."""
+    from ..web.auth import well_formed  # a restore's check: the staff page's, whose aiohttp is loaded
+
+    try:
+        return well_formed(data.decode("ascii"))
+    except UnicodeDecodeError:
+        return "expected ASCII text"
 
 
 def read(data: bytes, whole: bool = False) -> tuple[dict, dict[str, bytes]]:

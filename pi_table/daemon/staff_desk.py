@@ -5,6 +5,8 @@ already has. Never the key: the game is the control socket's public status.
 
 from __future__ import annotations
 
+import os
+import tempfile
 from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
@@ -15,7 +17,6 @@ from ..config.settings import BROKER, broker_change, hide_password
 from ..engine import InvalidRules
 from ..engine.games import NAMES
 from ..engine.phrase import Phrase, Text
-from ..files import write_private
 from ..table import history
 from . import backup, logs
 
@@ -158,28 +159,40 @@ class StaffDesk:
                 found[note] = {**found[note], "why": found[note]["why"].get(lang)}
         return {**found, "offered": offers, "restore": trial.state(backup.trial_path(self.daemon.config), lang)}
 
-    def update(self, source: str, bundle: str | None, data: bytes | None) -> Text | None:
+    def receiving(self) -> Path:
+        from ..engine.errors import Refusal
+
+        if (missing := self.helper_missing()) is not None:  # before an upload is read for nothing
+            raise Refusal(missing)
+        self.spool.mkdir(mode=0o700, parents=True, exist_ok=True)
+        fd, name = tempfile.mkstemp(prefix=".upload-", suffix=".partial", dir=self.spool)  # no bundle's name
+        os.close(fd)
+        return Path(name)
+
+    def update(self, source: str, bundle: str | None, received: Path | None) -> Text | None:
+        """An uploaded bundle is kept in the spool under its name, the only one kept there (the
+        last upload replaces the one before), then asked for."""
         asked = {"from_": source} if bundle is None else {"from_": source, "bundle": bundle}
-        if (missing := self.helper_missing()) is not None:  # before an upload is kept for nothing
+        if (missing := self.helper_missing()) is not None:
             return missing
-        if data is not None and bundle is not None:  # an upload from the phone: kept in the spool, then asked
+        if received is not None and bundle is not None:
             from ..release import ReleaseError
             from ..release.bundle import peek
             from ..release.requests import check
 
-            try:  # the request's own check, before a byte of the upload is written under its name
+            try:  # the request's own check, before the upload is kept under its name
                 check({"act": "update", "from": source, "bundle": bundle})
-                path = self.spool / bundle
-                self.spool.mkdir(mode=0o700, parents=True, exist_ok=True)
-                write_private(path, data)
             except ReleaseError as e:
                 return Phrase.of(e.why["template"], **e.why["fields"])
+            if peek(received) is None:
+                return Phrase.of("{name} is no pi-table bundle: expected a file pi-table bundle made", name=bundle)
+            try:
+                for older in self.spool.glob("*.tar.gz"):
+                    older.unlink()
+                os.replace(received, self.spool / bundle)
             except OSError as e:
                 return Phrase.of("the update cannot be kept in {folder} ({error})", folder=str(self.spool),
                                  error=e.strerror or str(e))
-            if peek(path) is None:
-                path.unlink()
-                return Phrase.of("{name} is no pi-table bundle: expected a file pi-table bundle made", name=bundle)
         return self._ask("update", **asked)
 
     def restart(self) -> float:

@@ -11,6 +11,7 @@ import asyncio
 import logging
 from collections.abc import Iterable
 from dataclasses import dataclass
+from pathlib import Path
 
 from aiohttp import web
 
@@ -382,16 +383,25 @@ class Console:
         ``{"from": "repository"}`` or ``{"from": "bundle", "bundle": NAME}`` (one already offered)."""
         source: object
         name: str | None
-        data: bytes | None
+        desk = self.page.desk
         if "bundle" in request.query:
-            source, name, data = "bundle", request.query["bundle"], await self._upload(request, MAX_BUNDLE)
+            source, name = "bundle", request.query["bundle"]
+            try:
+                received = await asyncio.to_thread(desk.receiving)
+            except Refusal as e:
+                return web.json_response({"ok": False, "error": say(e.phrase, language(request))}, status=409)
+            try:
+                await self._receive(request, MAX_BUNDLE, received)
+                problem = await asyncio.to_thread(desk.update, source, name, received)
+            finally:
+                received.unlink(missing_ok=True)  # kept under its own name by then, when it is kept
         else:
             body = await self.page.read_json(request)
             source = body.get("from") if isinstance(body, dict) else None
-            name, data = body.get("bundle") if isinstance(body, dict) else None, None
+            name = body.get("bundle") if isinstance(body, dict) else None
             if not (source == "repository" and name is None or source == "bundle" and isinstance(name, str)):
                 return bad('expected {"from": "repository"} or {"from": "bundle", "bundle": NAME}')
-        problem = await asyncio.to_thread(self.page.desk.update, source, name, data)
+            problem = await asyncio.to_thread(desk.update, source, name, None)
         if problem is not None:
             return web.json_response({"ok": False, "error": say(problem, language(request))}, status=409)
         log.warning("staff page: an update from the %s asked from %s", source, request.remote)
@@ -447,6 +457,23 @@ class Console:
         if act not in acts:
             return bad("expected " + " or ".join(f'{{"act": "{each}"}}' for each in acts))
         return act
+
+    async def _receive(self, request: web.Request, most: int, into: Path) -> None:
+        """The request's body, a file from the phone of at most ``most`` bytes (413 past it),
+        written into the file ``into`` as it comes: a bundle of 100 MB is never held whole."""
+        if request.content_length is not None and request.content_length > most:
+            raise web.HTTPRequestEntityTooLarge(max_size=most, actual_size=request.content_length)
+        received = 0
+        file = await asyncio.to_thread(open, into, "wb")
+        try:
+            async with asyncio.timeout(UPLOAD_S):
+                while chunk := await request.content.read(1 << 16):
+                    received += len(chunk)
+                    if received > most:
+                        raise web.HTTPRequestEntityTooLarge(max_size=most, actual_size=received)
+                    await asyncio.to_thread(file.write, chunk)
+        finally:
+            await asyncio.to_thread(file.close)
 
     async def _upload(self, request: web.Request, most: int) -> bytes:
         """The request's body, a file from the phone, at most ``most`` bytes (413 past it)."""

@@ -137,9 +137,13 @@ class Desk(Protocol):
         ``lang``), what is ``offered`` (the repository's too, with ``repository``), and the
         restore's trial (``restore``, as ``table``'s ``settings``)."""
 
-    def update(self, source: str, bundle: str | None, data: bytes | None) -> Text | None:
-        """Ask the root helper to install from the ``repository`` or a ``bundle`` (uploaded as
-        ``data``, or one already offered); None, or why not."""
+    def receiving(self) -> Path:
+        """A new private file for an uploaded bundle to be written into, where ``update`` keeps
+        it; Refusal when no root helper would take it (the upload is then not read)."""
+
+    def update(self, source: str, bundle: str | None, received: Path | None) -> Text | None:
+        """Ask the root helper to install from the ``repository`` or a ``bundle`` (uploaded into
+        ``received``, which ``receiving`` gave, or one already offered); None, or why not."""
 
     def restart(self) -> float:
         """Restart the service (systemd starts it again); the game resumes from the journal. The
