@@ -322,6 +322,29 @@ else
   run "'journalctl -u pi-table' says why it did not start" systemctl restart pi-table.service
   say "started: 'systemctl status pi-table' and 'pi-table status' tell how it is"
 fi
+
+# 7. The owner's passphrase (docs/cafe/roles.md): updates, backups, restores, power and the fleet's
+#    settings ask for it on the staff page. Asked for here, at a terminal, while none is set; said
+#    how otherwise. The staff PIN is the staff's, set apart (sudo pi-table set-staff-pin).
+journal=$("$python" -c 'import sys, tomllib
+from pathlib import Path
+path = Path(sys.argv[1])
+with open(path, "rb") as file:
+    journal = Path(tomllib.load(file).get("paths", {}).get("journal_dir", "/var/lib/pi-table/journal"))
+print(journal if journal.is_absolute() else path.parent / journal)' "$config" 2>/dev/null || echo /var/lib/pi-table/journal)
+if [ -e "$root${journal#"$root"}/owner.pass" ]; then
+  :
+elif [ -z "$root" ] && [ -t 0 ]; then
+  say "the owner's passphrase (10 characters or more), which the staff page asks for updates, backups, restores, power and the fleet's settings:"
+  status=2
+  while [ "$status" = 2 ]; do  # 2: too short, or the two differ: asked again
+    status=0
+    "$venv/bin/pi-table" set-owner-passphrase --config "$config" || status=$?
+  done
+  [ "$status" = 0 ] || say "WARNING: the owner's passphrase was not set (exit $status): sudo pi-table set-owner-passphrase"
+else
+  say "note: no owner's passphrase is set yet: updates, backups, restores and power stay locked on the staff page until the owner runs: sudo pi-table set-owner-passphrase"
+fi
 if [ ${#reboot_changes[@]} -gt 0 ]; then
   say "changed for the next boot (reboot to use them): $(IFS=';'; echo "${reboot_changes[*]}" | sed 's/;/; /g')"
 fi
