@@ -109,6 +109,48 @@ def test_the_unit_is_locked_down_to_its_directories_and_devices():
     assert values("ReadWritePaths") == ["/etc/pi-table"] and "ConfigurationDirectory" not in keys
 
 
+HELPER = ROOT / "systemd" / "pi-table-helper.service"
+PATH_UNIT = ROOT / "systemd" / "pi-table-helper.path"
+
+
+def unit_values(unit: Path, key: str) -> list[str]:
+    return [value for _, k, value in directives(unit.read_text(encoding="utf-8")) if k == key]
+
+
+def test_the_helpers_unit_verifies_and_is_sandboxed_to_its_three_acts(tmp_path):
+    """The root helper runs with five capabilities, the system read-only but the releases and
+    the spool, no devices, and no more system calls than its acts need (its exposure score is
+    printed under the real systemd: tests/test_container.py)."""
+    require_tools("systemd-analyze")
+    root = tmp_path / "root"
+    shutil.copytree("/usr/lib/systemd/system", root / "usr/lib/systemd/system", symlinks=True)
+    (root / "etc/systemd/system").mkdir(parents=True)
+    shutil.copy(HELPER, root / "etc/systemd/system" / HELPER.name)
+    helper = root / "opt/pi-table/helper"
+    helper.parent.mkdir(parents=True)
+    helper.write_text("#!/bin/sh\n")
+    helper.chmod(0o755)
+    done = subprocess.run(["systemd-analyze", "verify", f"--root={root}", "--man=no", "--generators=no",
+                           f"/etc/systemd/system/{HELPER.name}"], capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0 and done.stderr.strip() == "", done.stderr
+    assert set(unit_values(HELPER, "CapabilityBoundingSet")[0].split()) == {
+        "CAP_DAC_OVERRIDE", "CAP_FOWNER", "CAP_SETUID", "CAP_SETGID", "CAP_CHOWN"}
+    assert unit_values(HELPER, "NoNewPrivileges") == ["yes"] and unit_values(HELPER, "ProtectSystem") == ["strict"]
+    assert unit_values(HELPER, "PrivateDevices") == ["yes"] and unit_values(HELPER, "DevicePolicy") == ["closed"]
+
+
+def test_the_service_the_path_unit_and_the_helper_agree_on_the_spool_folder():
+    """The staff page leaves its requests where the service's state folder is (StateDirectory),
+    the path unit watches there, and the helper takes them from there: the units are the one
+    place that says where, since a path unit cannot follow a setting."""
+    from pi_table.release.requests import REQUEST, SPOOL
+
+    assert unit_values(PATH_UNIT, "PathExists") == [f"{SPOOL}/{REQUEST}"]
+    assert unit_values(HELPER, "ExecStart") == [f"/opt/pi-table/helper request --spool {SPOOL}"]
+    assert SPOOL.parent == Path("/var/lib") / values("StateDirectory")[0]
+    assert unit_values(HELPER, "ReadWritePaths") == [f"/opt/pi-table -{SPOOL}"]  # "-": none yet is no failure
+
+
 def test_the_unit_agrees_with_the_configurations_defaults():
     """The journal and the socket must be in the directories the unit makes writable, and so
     must the working directory (lgpio writes there)."""
