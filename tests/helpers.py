@@ -749,13 +749,16 @@ Every other test starts one with `pi-table run --config FILE` (StaffService, Fak
 through these; tests/test_startup.py holds the list to what the tests' code does."""
 
 
-def service_daemon(config: Path, hal: str = "sim", **devices):
+def service_daemon(config: Path, hal: str = "sim", checked=None, **devices):
     """The daemon as ``pi-table run --config CONFIG --hal HAL`` makes it, in this process (see
-    ``SHORTCUTS``): the configuration after the service's start-up checks, a trial counted."""
+    ``SHORTCUTS``): the configuration after the service's start-up checks, a trial counted.
+    ``checked()``: what happens after the checks and before the table is made (a file goes missing)."""
     from pi_table.daemon.run import Daemon, starting
 
-    checked, under_trial = starting(config)
-    return Daemon(checked, hal, under_trial=under_trial, **devices)
+    passed, under_trial = starting(config)
+    if checked is not None:
+        checked()
+    return Daemon(passed, hal, under_trial=under_trial, **devices)
 
 
 class InProcessDaemon:

@@ -12,6 +12,7 @@ import statistics
 import threading
 import time
 import uuid
+from collections.abc import Callable
 
 import paho.mqtt.client as mqtt
 import pytest
@@ -103,11 +104,13 @@ def table_config(folder, broker_url: str, table_id: str) -> str:
 class InProcessTable:
     """A daemon with simulated devices in a thread of this process, as ``pi-table run --hal sim``."""
 
-    def __init__(self, folder, broker_url: str | None, table_id: str = "t1", extra: str = "") -> None:
+    def __init__(self, folder, broker_url: str | None, table_id: str = "t1", extra: str = "",
+                 checked: Callable[[], None] = lambda: None) -> None:
+        """``checked``: what happens between the start's checks and the table's start."""
         folder.mkdir(parents=True, exist_ok=True)
         fleet = "" if broker_url is None else f'[fleet]\nbroker = "{broker_url}"\ntable_id = "{table_id}"\n{extra}'
         (folder / "config.toml").write_text(TABLE_CONFIG + fleet)  # a file, for the commands that change it
-        self.daemon = service_daemon(folder / "config.toml")
+        self.daemon = service_daemon(folder / "config.toml", checked=checked)
         self.daemon.start()
         self.thread = threading.Thread(target=self.daemon.run, daemon=True)
         self.thread.start()
@@ -318,9 +321,12 @@ def test_an_italian_table_reports_its_warnings_and_its_result_in_italian(broker,
 
 
 def test_a_broker_password_file_gone_missing_leaves_the_table_playing_unreported(tmp_path, refusing_broker):
+    """The file was there for the start's check (which refuses a table naming none: 78) and is
+    gone by the time the fleet opens, after READY."""
     missing = tmp_path / "gone.password"
+    missing.write_text("s3cret\n")
     table = InProcessTable(tmp_path / "table", refusing_broker.replace("mqtt://", "mqtt://t1@"),
-                           extra=f'password_file = "{missing}"\n')
+                           extra=f'password_file = "{missing}"\npassword_in_clear = true\n', checked=missing.unlink)
     try:
         assert table.daemon.fleet is None
         assert table.daemon.devices.health["fleet"] == (

@@ -268,6 +268,13 @@ def test_the_console_on_a_phone_headline_readings_log_pin_and_the_owner(tmp_path
         expect(page.locator("#release-line")).to_contain_text(words["runs"])
         expect(page.locator("#power-section button")).to_have_count(2)
         expect(page.locator("#poweroff")).to_have_text(words["power"])
+        with page.expect_download() as download:  # the owner's too: the settings whole
+            page.click("#backup-download")
+        assert download.value.suggested_filename == "pi-table-backup.tar.gz"
+        from pi_table.daemon import backup as backups
+
+        _, files = backups.read(Path(download.value.path()).read_bytes())
+        assert "config.toml" in files and table.key.encode() not in b"".join(files.values())
         page.fill("#pin-old", PIN)
         page.fill("#pin-new", NEW_PIN)
         page.fill("#pin-again", NEW_PIN)

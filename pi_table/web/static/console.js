@@ -171,7 +171,7 @@ async function upload(path, file) {
 
 function wireCare() {
   $("backup-download").addEventListener("click", () => ownersAction(() => api("GET", "/staff/api/backup"),
-    (answer) => save(answer, "pi-table-backup.tar.gz")));
+    (answer) => saveFile(answer, "pi-table-backup.tar.gz")));
   $("restore-file").addEventListener("change", async () => {
     const file = $("restore-file").files[0];
     $("restore").hidden = true;

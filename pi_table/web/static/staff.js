@@ -190,11 +190,11 @@ async function loadHistory() {
 
 async function download(path, name) {
   const answer = await api("GET", path);
-  if (answer.ok) await save(answer, name);
+  if (answer.ok) await saveFile(answer, name);
 }
 
 // A file the table answered with, saved on the phone as ``name``.
-async function save(answer, name) {
+async function saveFile(answer, name) {
   const link = el("a", { href: URL.createObjectURL(await answer.response.blob()), download: name });
   document.body.append(link);
   link.click();
