@@ -186,3 +186,30 @@ def test_the_strict_build_fails_on_a_broken_link_a_missing_anchor_an_orphan_page
     assert done.returncode != 0
     for warning in ("'nowhere.md'", "'#no-such-heading'", "dev/orphan.md", "'../no-such-picture.png'"):
         assert re.search(re.escape(warning.strip("'")), done.stderr), f"no warning for {warning}:\n{done.stderr}"
+
+
+def test_every_test_the_threat_model_names_exists():
+    """docs/dev/security.md names, for each boundary, the test that proves it: a test renamed or
+    taken out leaves a row proven by nothing, so each name must be a test in the file named."""
+    import ast
+
+    text = (ROOT / "docs/dev/security.md").read_text(encoding="utf-8")
+    tests = ROOT / "tests"
+    named: list[tuple[str, str]] = []
+    for row in text.splitlines():
+        file = None  # a row's ``::test_name`` is in the file it named last
+        for cell in re.findall(r"`([^`]+)`", row):
+            match = re.fullmatch(r"(test_\w+\.py)?(?:::(test_\w+))?", cell)
+            if match is None:
+                continue
+            file = match.group(1) or file
+            if match.group(2):
+                assert file is not None, f"{cell} names no file before it: {row[:80]}"
+                named.append((file, match.group(2)))
+    defined = {}
+    for file, _ in named:
+        if file not in defined:
+            tree = ast.parse((tests / file).read_text(encoding="utf-8"))
+            defined[file] = {node.name for node in ast.walk(tree) if isinstance(node, ast.FunctionDef)}
+    missing = [f"{file}::{name}" for file, name in named if not any(n.startswith(name) for n in defined[file])]
+    assert len(named) > 40 and missing == []
