@@ -855,7 +855,7 @@ def run_code_py(monkeypatch, host_sends=(), hold_sda=0, steps=3):
 
 def test_code_py_wires_the_pico_pins_watchdog_port_and_board(monkeypatch):
     calls, port, watchdog, _i2c = run_code_py(monkeypatch)
-    assert calls[0] == ("I2C", "GP5", "GP4", 100_000)  # 1.2 m of cable: 400 kHz's rise time is out of reach
+    assert calls[0] == ("I2C", "GP5", "GP4", 100_000)  # the bus's capacitance puts 400 kHz's rise time out of reach
     assert (watchdog.mode, watchdog.timeout) == ("RESET", 2.0)
     assert (port.timeout, port.write_timeout) == (0, 0)
     assert [c[0] for c in calls[1:]] == ["feed"] * 3 + ["feed", "sleep"] * 3  # 3 chips set up, 3 steps

@@ -134,6 +134,17 @@ def test_the_firmware_talks_to_the_chips_the_wiring_names():
     assert f'MAINTENANCE_PIN = "{WIRING.maintenance_pin}"' in boot
 
 
+def test_the_i2c_bus_s_length_and_capacitance_have_one_source_the_build_guide():
+    """The guide works them out from the cable's data sheet and params.scad (its i2c table); the
+    firmware's README and code.py point there instead of giving figures of their own, which drift."""
+    for path in (FIRMWARE / "README.md", FIRMWARE / "code.py"):
+        text = path.read_text(encoding="utf-8")
+        assert not re.search(r"\d\s*pF|\d(\.\d+)?\s*m of|pF/m", text), f"{path.name} gives the I2C bus's figures itself"
+        assert re.search(r"The I2C bus: why 100 kHz", text), f"{path.name} does not point at the guide's I2C section"
+    guide_text = (HARDWARE / "README.md").read_text(encoding="utf-8")
+    assert "## The I2C bus: why 100 kHz" in guide_text and "<!-- generated: i2c -->" in guide_text
+
+
 def test_the_buttons_driver_names_the_pinouts_pins_and_grounds():
     """The driver's docstring tells a maker where each contact and its ground go: the pinout's."""
     words = " ".join(buttons_driver.__doc__.split())
