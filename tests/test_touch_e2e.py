@@ -271,16 +271,26 @@ def test_emulate_board_survives_a_held_bus_and_spikes_and_the_driver_tells_of_th
                                          ("it", "il chip touch 0x5b si è azzerato ed è stato configurato di nuovo")])
 def test_a_chip_reset_by_a_brown_out_shows_on_the_staff_pages_health_and_the_game_goes_on(tmp_path, lang, words):
     """The firmware finds the chip within its check each second and sets it up again; the table,
-    over the real driver, says so in the board's health on the staff page, in the page's language."""
-    from test_checkup import BoardTable
+    started as the service starts it on the emulated board, says so in the board's health on the
+    staff page, in the page's language."""
+    from pi_table.web.staff import set_pin
 
-    from helpers import dealt_key
+    from helpers import STAFF_CONFIG, STAFF_PIN, Staff, service_daemon
 
     emulator = BoardEmulator(link=tmp_path / "board")
     emulator.start()
-    table = BoardTable(tmp_path, emulator, dealt_key())
+    config = tmp_path / "config.toml"
+    config.write_text(STAFF_CONFIG)
+    set_pin(tmp_path / "journal", STAFF_PIN)
+    daemon = service_daemon(config, touch_port=str(emulator.link))
+    daemon.start()
+    runner = threading.Thread(target=daemon.run, daemon=True)
+    runner.start()
     try:
-        staff = table.staff(lang)
+        assert daemon.wait_for_phones() and daemon.companion is not None
+        wait_for(lambda: daemon.devices.touch.connected, "the emulated board's hello")
+        staff = Staff(daemon.companion.base_url, lang)
+        assert staff.login()[0] == 200
 
         def touch_health() -> str:
             status, answer = staff.call("GET", "/staff/api/health")
@@ -290,8 +300,10 @@ def test_a_chip_reset_by_a_brown_out_shows_on_the_staff_pages_health_and_the_gam
         assert words not in touch_health()
         emulator.brownout(1)
         wait_for(lambda: words in touch_health(), "the reset chip in the board's health", timeout=5)
-        assert table.daemon.devices.touch.connected
+        assert daemon.devices.touch.connected
         assert emulator.chips[1].read_register(0x5E) == 0x8F  # running again, as set up
     finally:
-        table.close()
+        daemon.stop()
+        runner.join(timeout=5)
+        daemon.close()
         emulator.stop()
