@@ -140,7 +140,8 @@ class TouchBoardSource(TouchSource):
     ``recalibrate``, ``set_thresholds`` and ``stream_readings`` may be called from any thread
     while connected; ``on_readings``, when set before ``start``, is called on the link's thread
     with each ``wire.Readings`` the board streams. ``connected``, ``bad_frames``,
-    ``disconnects`` and ``recalibrations`` are for health reports.
+    ``disconnects``, ``recalibrations`` and ``i2c_errors`` are for health reports, and ``trouble()``
+    says what the board told of its chips' bus that the staff should see.
     """
 
     def __init__(
