@@ -601,8 +601,9 @@ class Daemon:
         for name, why in list(self.devices.why.items()):  # a copy: paho's thread may change it meanwhile
             health[name] = NOT_WORKING + say(why, lang)
         touch = self.devices.touch
-        if hasattr(touch, "connected"):  # the board's driver: what it last said of the link
-            health["touch"] = "ok" if touch.connected else say(self.loop.faults.get("touch", "connecting"), lang)
+        if hasattr(touch, "connected") and hasattr(touch, "trouble"):  # the board's driver: its link, its chips' bus
+            trouble = touch.trouble() if touch.connected else self.loop.faults.get("touch", "connecting")
+            health["touch"] = "ok" if trouble is None else say(trouble, lang)
         if "sound" in self.loop.faults:  # the audio output went missing after the start
             health["sound"] = f"not working: {say(self.loop.faults['sound'], lang)}"
         return health
