@@ -51,7 +51,7 @@ def test_a_whole_night_from_the_staff_page_on_a_phone(tmp_path, browser):
         page.click("#night-propose")
         pair = page.locator("#night-round .pair")
         expect(pair).to_have_count(1)
-        red, blue = pair.text_content().removeprefix("table 1: ").split(" – ")  # type: ignore[union-attr]
+        red, blue = pair.text_content().removeprefix("table 1: ").replace(" (red, plays first)", "").split(" – ")  # type: ignore[union-attr]
         assert {red, blue} == {"The Owls", "Quiz Club"}
         page.click("#night-confirm")
         expect(page.locator("#night-confirm")).to_be_disabled()
@@ -67,7 +67,7 @@ def test_a_whole_night_from_the_staff_page_on_a_phone(tmp_path, browser):
         for cell in range(9):  # red finds its nine agents; blue had all 8 left
             table.guess(cell)
         expect(page.locator("#night-standings tr.standing").first).to_contain_text(f"1. {red}", timeout=POLL_MS)
-        expect(page.locator("#night-standings tr.standing").first.locator("td").nth(5)).to_have_text("8")  # margin
+        expect(page.locator("#night-standings tr.standing").first.locator("td").nth(6)).to_have_text("8")  # margin
         expect(board.locator("tr.standing").first).to_contain_text(f"1. {red}", timeout=POLL_MS)
         wait_for(lambda: table.daemon.loop.notice is None, "the screen's pair gone once it has played")
 

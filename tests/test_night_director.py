@@ -388,3 +388,54 @@ def test_a_night_opened_with_bad_options_is_refused_saying_what_was_expected(tmp
     with pytest.raises(NightRefused, match="rating, buchholz"):
         book.open("x", ["codenames"], ["1"], tiebreak="coin")
     assert book.night is None
+
+
+# --- item 10: where the dashboard's time went ----------------------------------------------------------------------
+
+def test_a_game_recorded_sends_no_plan_and_a_plan_sent_again_makes_no_standings(tmp_path):
+    """Issue 38, item 10: every game the host recorded or gathered sent its plan again, and the
+    dashboard made the standings for each plan heard, the same one too; the game's own night
+    message then waited out the dashboard's pause between two standings (``NIGHTS_EVERY_S``):
+    some 100 ms of a game's way to the page. A game changes no plan, and a plan heard again
+    changes nothing."""
+    from pi_table.fleet.dashboard import Fleet
+
+    book = night(tmp_path)
+    plans: list[dict | None] = []
+    recorder = Recorder(book, "1")
+    book.changed = lambda: plans.append(recorder.plan())
+    round_(book)
+    assert len(plans) == 2  # the proposal and the round: the plan's changes
+    recorder.begun("g-1")
+    play(book, 1, "1")
+    assert len(plans) == 2
+    fleet = Fleet(cafe_tables=["1"])
+    message = json.dumps(plans[-1]).encode()
+    fleet.take("pi-table/1/plan", message)
+    version = fleet._version
+    fleet.take("pi-table/1/plan", message)  # sent again at the host's next connection
+    assert fleet._version == version
+
+
+def test_a_plan_whose_history_does_not_hold_is_refused_by_a_follower_and_the_dashboard(tmp_path, caplog):
+    """A host's plan carries its staff's history: one naming no round's pair, or withdrawing a
+    team twice, is refused whole, never half applied (another table on the broker sends it)."""
+    from pi_table.fleet.dashboard import Fleet
+
+    book = night(tmp_path)
+    round_(book)
+    host = Recorder(book, "1")
+    good = json.loads(json.dumps(host.plan()))
+    follower = Recorder(Book(tmp_path / "t2", cafe_tables=["1"]), "2")
+    for history in ([{"event": "result", "round": 9, "table": "1", "result": "void", "winner": None, "game": None,
+                      "by": "staff", "at": 1e9}],
+                    [{"event": "withdraw", "team": "Owls", "by": "x", "at": 1e9}] * 2,
+                    [{"event": "result", "round": 1, "table": "1", "result": "won", "winner": "Nobody", "game": None,
+                      "by": "staff", "at": 1e9}]):
+        bad = schema.parse("plan", json.dumps({**good, "history": history}).encode())
+        assert not follower.follow("1", bad)  # type: ignore[arg-type]
+        fleet = Fleet(cafe_tables=["1"])
+        fleet.take("pi-table/1/plan", json.dumps({**good, "history": history}).encode())
+        assert fleet.plans == {} and fleet.rows()[0]["dropped"] == 1
+    assert follower.book.night is None and "do not hold together" in caplog.text
+    assert follower.follow("1", schema.parse("plan", json.dumps(good).encode()))  # type: ignore[arg-type]

@@ -71,6 +71,7 @@ MAX_TEAMS = 64  # teams a night takes from the phones: a café's room, not a flo
 MAX_WAITING = 16  # phones' teams waiting for the staff at once: a flood fills this list, never the night
 MAX_OFFERS = 16  # nights offered to this table at once (each from another table's plan)
 MAX_HISTORY = 2000  # the staff's withdrawals and results in a night: far past a week of rounds
+PLANLESS = ("game", "deal")  # a table's games: no change of the host's plan (``changed`` does not hear of them)
 STAFF_EVENTS = ("withdraw", "reinstate", "result")  # the night's history: each with who ("by") and when ("at")
 WON, FORFEIT, DOUBLE_LOSS, VOID, CREDIT, TABLE = "won", "forfeit", "double-loss", "void", "game", "table"
 RESULTS = (WON, FORFEIT, DOUBLE_LOSS, VOID, CREDIT, TABLE)
@@ -460,7 +461,7 @@ class Book:
         self.folder, self.blocked, self.clock = folder, blocked or Blocklist(), clock
         self.cafe_tables = frozenset(cafe_tables)
         self.night: Night | None = None
-        self.changed: Callable[[], None] | None = None  # hears of each change kept (the fleet's plan), under the lock
+        self.changed: Callable[[], None] | None = None  # hears of each change of the plan kept (the fleet's), under the lock
         self.followed: Callable[[], None] | None = None  # hears of a night accepted here (the games heard, gathered)
         self.offers: dict[str, dict] = {}  # by host: the plan of a night that names this table, not accepted here
         self.version = 0
@@ -526,7 +527,7 @@ class Book:
             self._write(event)
             night.apply(event)
             self.version += 1
-            if self.changed is not None:
+            if self.changed is not None and event["event"] not in PLANLESS:
                 self.changed()
             return night
 

@@ -132,8 +132,9 @@ def standings(teams: Iterable[str], results: Iterable[Game | Result], byes: Coun
     buchholz = {name: sum(points[other] if other is not None else points[name] for other in met[name])
                 + byes[name] * points[name] for name in counts}
     gone = set(withdrawn)
-    lines = [Standing(name, *counts[name][:4], byes[name], points[name], counts[name][4],  # type: ignore[misc]
-                      ratings[name].mu, ratings[name].sigma, buchholz[name], name in gone) for name in ratings]
+    lines = [Standing(name, played, won, lost, drawn, byes[name], points[name], margin, ratings[name].mu,
+                      ratings[name].sigma, buchholz[name], name in gone)
+             for name, (played, won, lost, drawn, margin) in counts.items()]
     if tiebreak == BUCHHOLZ:
         return sorted(lines, key=lambda s: (-s.points, -s.buchholz, -s.ordinal, -s.margin, s.team))
     return sorted(lines, key=lambda s: (-s.points, -s.ordinal, -s.margin, s.team))
