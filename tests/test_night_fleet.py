@@ -368,8 +368,10 @@ def test_the_page_shows_each_hosts_night_with_its_standings(broker, browser):
         dashboard.fleet.take("pi-table/t1/night", told(game(1, "Owls", "Quiz Club", "Quiz Club")))
         page.wait_for_function("document.querySelector('.night tbody tr').innerText.startsWith('1. Quiz Club')",
                                timeout=10_000)
-        assert page.inner_text(".night thead").split() == ["Team", "played", "won", "lost", "points", "margin", "rating"]
-        assert page.inner_text(".night tbody tr:nth-child(1)").split("\t")[:5] == ["1. Quiz Club", "1", "1", "0", "1"]
+        assert page.inner_text(".night thead").split() == ["Team", "played", "won", "lost", "byes", "points", "margin",
+                                                           "rating", "Buchholz"]
+        assert page.inner_text(".night tbody tr:nth-child(1)").split("\t")[:6] == ["1. Quiz Club", "1", "1", "0", "0", "1"]
+        assert page.inner_text(".night:nth-child(1) p:nth-of-type(2)") == "Tie-break: rating, then margin"  # issue 38.8
         page.close()
     finally:
         dashboard.stop()

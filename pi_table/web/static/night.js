@@ -150,6 +150,12 @@ function drawWithdrawn(names, hosted) {
 function drawResults(data) {
   const box = $("night-results");
   if (data.host || !data.rounds.length) { box.replaceChildren(); return; }
+  // The page reads the night every 5 s: what the staff had chosen stays chosen.
+  const was = Object.fromEntries(["table", "", "game"].map((part) => {
+    const chosen = box.querySelector(`#night-result${part ? "-" + part : ""}`);
+    return [part || "result", chosen ? chosen.value : null];
+  }));
+  const keep = (select, value) => { if (value !== null && [...select.options].some((o) => o.value === value)) select.value = value; };
   const kept = box.querySelector("#night-result-round");
   const round = el("select", { id: "night-result-round", "aria-label": t("Round") },
     ...data.rounds.map((made) => el("option", { value: String(made.number), text: t("Round {number}", { number: made.number }) })));
@@ -184,6 +190,10 @@ function drawResults(data) {
                          game: kind === "game" ? game.value : null });
   });
   choices();
+  keep(table, was.table);
+  pairChoices();
+  keep(result, was.result);
+  keep(game, was.game);
   box.replaceChildren(el("h3", { "data-t": "Results", text: t("Results") }),
     el("div", { class: "row" }, round, table), el("div", { class: "row" }, result, game, save));
 }
