@@ -54,6 +54,7 @@ from .code import new_code, proves, shown
 from .games import Game
 from .names import Blocklist, NameRefused, Team, team, tidy
 from .pairing import BLUE, MAX_TABLES, RED, Pair, PairingRefused, Round, met, propose, swap
+from .scoring import BUCHHOLZ, BYE_POINTS, DOUBLE_LOSS, FORFEIT, PLAYED, RATING
 
 if TYPE_CHECKING:
     from .standings import Result, Standing
@@ -73,11 +74,9 @@ MAX_OFFERS = 16  # nights offered to this table at once (each from another table
 MAX_HISTORY = 2000  # the staff's withdrawals and results in a night: far past a week of rounds
 PLANLESS = ("game", "deal")  # a table's games: no change of the host's plan (``changed`` does not hear of them)
 STAFF_EVENTS = ("withdraw", "reinstate", "result")  # the night's history: each with who ("by") and when ("at")
-WON, FORFEIT, DOUBLE_LOSS, VOID, CREDIT, TABLE = "won", "forfeit", "double-loss", "void", "game", "table"
+WON, VOID, CREDIT, TABLE = "won", "void", "game", "table"  # with scoring's FORFEIT and DOUBLE_LOSS
 RESULTS = (WON, FORFEIT, DOUBLE_LOSS, VOID, CREDIT, TABLE)
-BYE_POINTS = 1.0  # FIDE C.04: a pairing-allocated bye scores a win's points (standings.BYE_POINTS)
 MAX_BYE_POINTS = 1.0
-RATING, BUCHHOLZ = "rating", "buchholz"  # the tie-breaks a night may use (standings.TIEBREAKS)
 
 
 def folder_of(journal_dir: Path) -> Path:
@@ -314,7 +313,7 @@ class Night:
         """Each round's pair (by its round and table) as it counts: the staff's result for it,
         else the game its table recorded (unless the staff credited that game to another pair);
         a void pair or one still played, none."""
-        from .standings import PLAYED, Result  # whose forfeit and double loss are RESULTS' words
+        from .standings import Result
 
         by_id = {game.id: game for game in self.played}
         credited = {entry["game"] for entry in self.results.values() if entry["result"] == CREDIT}
@@ -374,7 +373,6 @@ class Night:
                 "opened": self.opened, "closed": self.closed, "open": self.open, "host": self.host,
                 "teams": [t.to_json() for t in self.teams.values()],
                 "waiting": [t.to_json() for t in self.waiting.values()],
-                "removable": [name for name in (*self.waiting, *self.teams) if self.first_round(name) is None],
                 "withdrawn": sorted(self.withdrawn), "bye": self.bye, "tiebreak": self.tiebreak,
                 "rounds": [made.to_json() for made in self.rounds],
                 "still_played": {str(made.number): tables for made in self.rounds if (tables := self.still_played(made))},

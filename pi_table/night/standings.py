@@ -14,7 +14,7 @@ how sure it is (``sigma``). A team's ``ordinal`` (mu - 3 sigma) is what it has s
 team that won its only game does not lead one that won three of four. Only games played at a
 table are rated: a forfeit, a double loss and a bye say nothing of how well a team plays.
 
-The order is points, then the night's tie-break (``TIEBREAKS``): the rating, then the margin;
+The order is points, then the night's tie-break (``scoring.RATING``): the rating, then the margin;
 or Buchholz (the points of the teams it met, a round it did not play counting its own points, as
 FIDE's tie-break rules count an unplayed round), then the rating, then the margin; then the name.
 
@@ -33,12 +33,9 @@ from dataclasses import dataclass
 from openskill.models import PlackettLuce
 
 from .games import Game
+from .scoring import BUCHHOLZ, BYE_POINTS, PLAYED, RATING
 
 MODEL = PlackettLuce()
-PLAYED, FORFEIT, DOUBLE_LOSS = "played", "forfeit", "double-loss"
-RATING, BUCHHOLZ = "rating", "buchholz"
-TIEBREAKS = (RATING, BUCHHOLZ)
-BYE_POINTS = 1.0  # FIDE C.04: a pairing-allocated bye scores a win's points
 
 
 @dataclass(frozen=True, slots=True)

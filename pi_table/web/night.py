@@ -38,7 +38,8 @@ from ..engine.phrase import N_, Phrase
 from ..files import csv_text
 from ..night.book import BUCHHOLZ, RATING, VOID, Book, Night
 from ..night.pairing import PairingRefused
-from ..night.standings import PLAYED, high_scores
+from ..night.scoring import PLAYED
+from ..night.standings import high_scores
 from ..ui.i18n import say, translation
 from .auth import Session, Throttle
 from .staff import StaffPage, bad, language
