@@ -63,6 +63,7 @@ def test_a_whole_night_from_the_staff_page_on_a_phone(tmp_path, browser):
         expect(board).to_be_visible(timeout=POLL_MS)
         expect(board.locator(".pairs li")).to_have_text(f"table 1: {red} – {blue}")
         expect(board.locator("tr.standing")).to_have_count(2)
+        expect(board.locator(".tiebreak")).to_have_text("Tie-break: rating, then margin")  # every standings page names it
 
         for cell in range(9):  # red finds its nine agents; blue had all 8 left
             table.guess(cell)
