@@ -5,14 +5,15 @@ pairs, as Swiss tournaments give their byes (FIDE C.04).
 A round is one choice, made whole: the teams that sit it out and the pairs of the others. It
 repeats the fewest earlier pairs any choice could; among those, the teams that sit out are the
 first in line for a bye (the fewest byes so far, then the lowest in the standings), reaching as
-little down that line as it can; among those, the teams' points are closest (the sum of the
-squared differences), then their places in the standings. So no rematch another choice of who
-sits out avoids is ever made, and the bye goes to the lowest-ranked team without one yet
-whenever that costs no rematch; then as few pairs as can be have two teams due the same colour
-(each has had that colour less often, or the other twice running: so FIDE's absolute rule, never
-a colour three times running nor twice more often than the other, holds wherever it can). The choice is a maximum-weight matching (Edmonds' blossom
-algorithm, networkx's) over the teams and one stand-in a seat short, the order above written
-into whole-number weights, so it is exact and takes a fraction of a second for a café's night.
+little down that line as it can; among those, as few pairs as can be have two teams due the same
+colour (each has had it less often, or the other twice running: so FIDE's absolute rule, never a
+colour three times running nor twice more often than the other, holds wherever it can); then
+the teams' points are closest (the sum of the squared differences), then their places in the
+standings. So no rematch another choice of who sits out avoids is ever made, and the bye goes to
+the lowest-ranked team without one yet whenever that costs no rematch. The choice is a
+maximum-weight matching (Edmonds' blossom algorithm, networkx's) over the teams and one stand-in
+a seat short, the order above written into whole-number weights, so it is exact: a tenth of a
+second for 30 teams at 8 tables here, some 2 s for 64 (a staff page's tap, once a round).
 
 Each pair's red team, which plays first, alternates per team as Swiss systems balance colours:
 the team that has been red less often (then blue last) is red; two teams alike take turns by
@@ -29,7 +30,7 @@ from dataclasses import dataclass
 
 from ..engine.errors import Refusal
 
-MAX_TABLES = 8  # 16 players a round: a staff page's choice made in a fraction of a second
+MAX_TABLES = 8  # 16 players a round
 RED, BLUE = "red", "blue"
 
 
