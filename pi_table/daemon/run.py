@@ -396,8 +396,10 @@ class Daemon:
         """On each wake of the loop, in its thread: a game that has just ended goes into the open night,
         and the screen's notice says who plays here next ("next: The Owls vs Quiz Club at table 2")."""
         if self.night is not None:
-            if self.session.state.is_over:  # nothing more on a wake mid-game
+            if self.session.state.is_over:
                 self.night.seen(self.session.id, lambda: self.session.public_view().to_json())
+            elif self.session.record.moves:  # a game under way: the round it is played for, looked up once
+                self.night.begun(self.session.id)
             self._next_up(self.night.next_up())
         self.notifier.watchdog(self.sickness)
 
