@@ -102,27 +102,37 @@ def login(port: int, password: str = PASSWORD) -> str:
     return cookie.split(";", 1)[0]
 
 
+def dashboard(broker_url: str, folder: Path, client_id: str = "bench-dashboard",
+              *options: str) -> tuple[subprocess.Popen[str], int]:
+    """``pi-table fleet`` on the broker, as a café runs it (its password file in ``folder``), and
+    the port its page listens on."""
+    write_password_file(folder / "password", PASSWORD)
+    process = subprocess.Popen(
+        [sys.executable, "-m", "pi_table", "fleet", "--broker", broker_url, "--password-file", str(folder / "password"),
+         "--port", "0", "--client-id", client_id, *options],
+        stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    line = process.stdout.readline() if process.stdout else ""
+    if "http://" not in line:
+        process.kill()
+        raise RuntimeError(f"the dashboard did not start: {line.strip()}")
+    return process, int(line.split("http://", 1)[1].split(",")[0].rsplit(":", 1)[1].split("/")[0])
+
+
 @contextmanager
 def broker_and_dashboard(settings: str = "") -> Iterator[tuple[LocalBroker, subprocess.Popen, int]]:
-    """A Mosquitto and ``pi-table fleet`` on it, as a café runs them: the broker, the dashboard's
-    process and the port its page listens on; both stopped after."""
+    """A Mosquitto and ``pi-table fleet`` on it: the broker, the dashboard's process and the port
+    its page listens on; both stopped after."""
     with tempfile.TemporaryDirectory(prefix="pi-table-bench-fleet-") as name:
-        folder = Path(name)
-        broker = LocalBroker(folder / "broker", settings=settings)
+        broker = LocalBroker(Path(name) / "broker", settings=settings)
         broker.start()
-        write_password_file(folder / "password", PASSWORD)
-        dashboard = subprocess.Popen(
-            [sys.executable, "-m", "pi_table", "fleet", "--broker", broker.url, "--password-file",
-             str(folder / "password"), "--port", "0", "--client-id", "bench-dashboard"],
-            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
         try:
-            line = dashboard.stdout.readline() if dashboard.stdout else ""
-            if "http://" not in line:
-                raise RuntimeError(f"the dashboard did not start: {line.strip()}")
-            yield broker, dashboard, int(line.split("http://", 1)[1].split(",")[0].rsplit(":", 1)[1])
+            process, port = dashboard(broker.url, Path(name))
+            try:
+                yield broker, process, port
+            finally:
+                process.terminate()
+                process.wait(timeout=30)
         finally:
-            dashboard.terminate()
-            dashboard.wait(timeout=30)
             broker.stop()
 
 

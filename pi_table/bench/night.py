@@ -48,11 +48,10 @@ from .. import config
 from ..daemon.control import ControlError, request
 from ..fleet import link
 from ..fleet.broker import LocalBroker
-from ..fleet.dashboard import NIGHTS_EVERY_S, write_password_file
+from ..fleet.dashboard import NIGHTS_EVERY_S
 from . import percentiles
-from .fleet import live_stream, login
+from .fleet import dashboard, live_stream, login
 
-PASSWORD = "bench-night-password"
 PIN = "482915"
 WAIT_S = 60.0  # for a table to start, a round's games to be gathered, the dashboard to count them
 TAP_MS = 150  # a finger on a pad, past the shortest hold with room to spare
@@ -224,20 +223,6 @@ class NightStream:
             return
 
 
-def dashboard(broker_url: str, folder: Path, cafe: tuple[str, ...]) -> tuple[subprocess.Popen[str], int]:
-    """``pi-table fleet`` started, and the port its page listens on."""
-    write_password_file(folder / "password", PASSWORD)
-    process = subprocess.Popen(
-        [sys.executable, "-m", "pi_table", "fleet", "--broker", broker_url, "--password-file", str(folder / "password"),
-         "--port", "0", "--client-id", "bench-night-dashboard", "--cafe-tables", ",".join(cafe)],
-        stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
-    line = process.stdout.readline() if process.stdout else ""
-    if "http://" not in line:
-        process.kill()
-        raise RuntimeError(f"the dashboard did not start: {line.strip()}")
-    return process, int(line.split("http://", 1)[1].split(",")[0].rsplit(":", 1)[1].split("/")[0])
-
-
 def night_on_the_dashboard(port: int, cookie: str) -> dict:
     connection = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
     connection.request("GET", "/api/night", headers={"Cookie": cookie})
@@ -363,8 +348,8 @@ def run(tables: int = 4, teams: int = 18, rounds: int = 6, seed: int = 32) -> di
         board, started = None, []
         heard: Heard | None = None
         try:
-            board, port = dashboard(broker.url, folder, names)
-            cookie = login(port, PASSWORD)
+            board, port = dashboard(broker.url, folder, "bench-night-dashboard", "--cafe-tables", ",".join(names))
+            cookie = login(port)
             stream = NightStream(port, cookie)
             heard = Heard(broker.url)
             for name in names:
