@@ -73,6 +73,8 @@ def main(argv: list[str]) -> None:
         given = pairs(argv[3:])
         if state["radio"] != "on":
             fail(1, "Wi-Fi radio is disabled.")
+        if not state.get("ap", True):
+            fail(1, "Failed to setup a Wi-Fi hotspot: device does not support AP mode.")
         wifi_on_device(given["ifname"])
         profiles[given["con-name"]] = {"type": "802-11-wireless", "device": given["ifname"], "mode": "ap",
                                        "ssid": given["ssid"], "password": given["password"],

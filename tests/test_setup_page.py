@@ -158,7 +158,7 @@ class Table:
         self.daemon = service_daemon(self.config)
         boot = self.daemon.first_boot
         assert boot is not None
-        boot.poll_s, boot.grace_s = 3600.0, 0.0  # the test looks itself, at once
+        boot.poll_s, boot.grace_s = 3600.0, 3600.0  # the test looks itself, once its helper is in place
         self.daemon.start()
         self.runner = threading.Thread(target=self.daemon.run, daemon=True)
         self.runner.start()
@@ -243,6 +243,7 @@ def test_with_no_network_the_table_opens_its_own_wifi_and_joins_the_cafes_from_t
     daemon, boot = table.daemon, table.boot
     waiting = boot.waiting
     assert waiting is not None
+    boot.grace_s = 0.0
     boot.look()  # no network: the root helper is asked for the table's own Wi-Fi, and opens it
     wait_for(lambda: table.nm.active() == ["pi-table-hotspot"], "the table's own Wi-Fi", timeout=20)
     assert ["device", "wifi", "hotspot", "ifname", "wlan0", "con-name", "pi-table-hotspot", "ssid", waiting.ssid,
@@ -259,6 +260,21 @@ def test_with_no_network_the_table_opens_its_own_wifi_and_joins_the_cafes_from_t
     wait_for(lambda: table.nm.active() == ["pi-table-wifi"], "the café's Wi-Fi joined", timeout=20)
     assert (tmp_path / "zone-calls").read_text() == "set-timezone Europe/Rome\n"
     assert network.state() == network.Network(True, "pi-table-wifi", False)
+
+
+def test_a_table_whose_own_wifi_will_not_open_says_why_on_its_screen_and_to_connect_a_cable(fresh):
+    table = fresh()
+    state = table.nm.state
+    state["ap"] = False  # a Wi-Fi chip that cannot be an access point
+    table.nm.write(state)
+    table.boot.grace_s = 0.0
+    table.boot.look()
+    wait_for(lambda: (table.acts.releases.note("last.json") or {}).get("outcome") == "failed", "the helper's try",
+             timeout=20)
+    table.boot.look()
+    said = table.boot.model().network
+    assert said is not None and said.template.startswith("No network, and the table cannot open its own Wi-Fi")
+    assert "does not support AP mode" in str(said) and str(said).endswith("Connect a network cable.")
 
 
 # --- the staff page's Wi-Fi section --------------------------------------------------------------

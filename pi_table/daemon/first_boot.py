@@ -19,6 +19,7 @@ import os
 import socket
 import threading
 import time
+from functools import cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
 
@@ -205,6 +206,11 @@ class FirstBoot:
             problem = self.daemon.staff_desk.ask("hotspot", ssid=self.waiting.ssid, password=self.waiting.password)
             self.asked = Phrase.of(NO_WIFI, why=problem) if problem is not None else Phrase.of(OPENING)
             log.warning("no network %.0f s after the start: %s", self.grace_s, say(self.asked, "en"))
+        elif self.asked == Phrase.of(OPENING) and not now.hotspot:  # the helper may have failed to open it
+            last = network_view(self.daemon.config.language, self.home)["last"]
+            if last is not None and last["act"] == "hotspot" and last["outcome"] == "failed":
+                self.asked = Phrase.of(NO_WIFI, why=last["why"] or "?")
+                log.error("the table's own Wi-Fi did not open: %s", last["why"])
         self.show()
 
     def model(self) -> SetupModel:
@@ -248,10 +254,11 @@ class FirstBoot:
 
     def about(self, lang: str) -> dict:
         """What the page offers: the languages, the time zones (and the system's now), the network."""
-        import zoneinfo  # the set-up page only
-
         return {"pending": True, "language": self.daemon.config.language, "languages": list(LANGUAGES),
-                "zone": zone_now(), "zones": sorted(zoneinfo.available_timezones()), **network_view(lang, self.home)}
+                "zone": zone_now(), "zones": zones(), **network_view(lang, self.home)}
+
+    def zones(self) -> list[str]:
+        return zones()
 
     def set_up(self, form: Form, by: str | None) -> tuple[list[Phrase], list[Text]]:
         """The set-up done: the name and language as a trial, the PIN, the passphrase, the time zone
@@ -308,6 +315,14 @@ class FirstBoot:
         companion = self.daemon.companion
         port = self.daemon.config.web.port if companion is None else companion.port
         return f"http://{socket.gethostname()}.local:{port}/staff"
+
+
+@cache
+def zones() -> list[str]:
+    """The time zones this system knows, sorted (a walk of its zone files: once)."""
+    import zoneinfo  # the set-up page only
+
+    return sorted(zoneinfo.available_timezones())
 
 
 def zone_now(localtime: Path = LOCALTIME) -> str | None:

@@ -111,6 +111,9 @@ class SetupDesk(Protocol):
     def about(self, lang: str) -> dict:
         """What the page offers: ``languages``, ``zones`` and the system's ``zone``, the network."""
 
+    def zones(self) -> list[str]:
+        """The time zones the system knows."""
+
     def set_up(self, form: Form, by: str | None) -> tuple[list[Phrase], list[Text]]:
         """The set-up done; the checker's problems (nothing done), or [] and notes."""
 
@@ -183,8 +186,7 @@ class SetupRoom:
                        '"wifi": {"ssid", "password"} or null}')
         asked = request.query.get("lang", body["language"])  # the page's own language, else the table's to be
         lang = asked if asked in LANGUAGES else desk.language()
-        about = await asyncio.to_thread(desk.about, lang)
-        form = _form(body, about["zones"])
+        form = _form(body, await asyncio.to_thread(desk.zones))
         if isinstance(form, tuple):
             field, problem = form
             return _refused_field(field, say(problem, lang))
