@@ -117,22 +117,28 @@ def unit_values(unit: Path, key: str) -> list[str]:
     return [value for _, k, value in directives(unit.read_text(encoding="utf-8")) if k == key]
 
 
-def test_the_helpers_unit_verifies_and_is_sandboxed_to_its_three_acts(tmp_path):
-    """The root helper runs with five capabilities, the system read-only but the releases and
-    the spool, no devices, and no more system calls than its acts need (its exposure score is
-    printed under the real systemd: tests/test_container.py)."""
+def verify_beside_the_helper(unit: Path, tmp_path: Path) -> None:
+    """systemd-analyze verify finds nothing wrong with ``unit`` in a root that holds the system's
+    units and an executable /opt/pi-table/helper (the root helper every such unit runs)."""
     require_tools("systemd-analyze")
     root = tmp_path / "root"
     shutil.copytree("/usr/lib/systemd/system", root / "usr/lib/systemd/system", symlinks=True)
     (root / "etc/systemd/system").mkdir(parents=True)
-    shutil.copy(HELPER, root / "etc/systemd/system" / HELPER.name)
+    shutil.copy(unit, root / "etc/systemd/system" / unit.name)
     helper = root / "opt/pi-table/helper"
     helper.parent.mkdir(parents=True)
     helper.write_text("#!/bin/sh\n")
     helper.chmod(0o755)
     done = subprocess.run(["systemd-analyze", "verify", f"--root={root}", "--man=no", "--generators=no",
-                           f"/etc/systemd/system/{HELPER.name}"], capture_output=True, text=True, timeout=60)
+                           f"/etc/systemd/system/{unit.name}"], capture_output=True, text=True, timeout=60)
     assert done.returncode == 0 and done.stderr.strip() == "", done.stderr
+
+
+def test_the_helpers_unit_verifies_and_is_sandboxed_to_its_three_acts(tmp_path):
+    """The root helper runs with five capabilities, the system read-only but the releases and
+    the spool, no devices, and no more system calls than its acts need (its exposure score is
+    printed under the real systemd: tests/test_container.py)."""
+    verify_beside_the_helper(HELPER, tmp_path)
     assert set(unit_values(HELPER, "CapabilityBoundingSet")[0].split()) == {
         "CAP_DAC_OVERRIDE", "CAP_FOWNER", "CAP_SETUID", "CAP_SETGID", "CAP_CHOWN"}
     assert unit_values(HELPER, "NoNewPrivileges") == ["yes"] and unit_values(HELPER, "ProtectSystem") == ["strict"]
@@ -145,22 +151,11 @@ FIRST_BOOT = ROOT / "systemd" / "pi-table-first-boot.service"
 def test_the_first_boot_unit_verifies_runs_the_helpers_act_before_the_table_and_never_once_it_is_set_up(tmp_path):
     """docs/dev/first-boot.md: the root helper's first-boot act, the installer's copy of
     pi-table, before pi-table.service; no network, three capabilities; not run once set up."""
-    require_tools("systemd-analyze")
     from pi_table.config import defaults
     from pi_table.files import SETUP_DONE
     from pi_table.release.first_boot import CONFIG, journal_folder
 
-    root = tmp_path / "root"
-    shutil.copytree("/usr/lib/systemd/system", root / "usr/lib/systemd/system", symlinks=True)
-    (root / "etc/systemd/system").mkdir(parents=True)
-    shutil.copy(FIRST_BOOT, root / "etc/systemd/system" / FIRST_BOOT.name)
-    helper = root / "opt/pi-table/helper"
-    helper.parent.mkdir(parents=True)
-    helper.write_text("#!/bin/sh\n")
-    helper.chmod(0o755)
-    done = subprocess.run(["systemd-analyze", "verify", f"--root={root}", "--man=no", "--generators=no",
-                           f"/etc/systemd/system/{FIRST_BOOT.name}"], capture_output=True, text=True, timeout=60)
-    assert done.returncode == 0 and done.stderr.strip() == "", done.stderr
+    verify_beside_the_helper(FIRST_BOOT, tmp_path)
     assert unit_values(FIRST_BOOT, "ExecStart") == [f"/opt/pi-table/helper first-boot --config {CONFIG}"]
     assert CONFIG == DEFAULT_PATH and unit_values(FIRST_BOOT, "Before") == ["pi-table.service"]
     assert unit_values(FIRST_BOOT, "ConditionPathExists") == [
