@@ -1,7 +1,8 @@
-// The owner's console on the staff page (after staff.js, whose api(), t() and el() it uses):
+// The owner's console on the staff page (a module of staff.js's, whose api(), t() and el() it uses):
 // the headline with the readings under it, the log by level and search, the PIN, power, and the
 // owner's passphrase that the owner's actions ask for (updates, restores, power, some settings).
-"use strict";
+import { $, api, backAfterRestart, csrf, download, el, grid, inPlace, lang, refresh, saveFile, say, settingsNotes, show,
+  signedIn, t } from "./staff.js";
 
 const LOG_LEVELS = [["info", "everything"], ["warning", "warnings and errors"], ["error", "errors only"]];
 
@@ -78,13 +79,13 @@ function drawOwner(state) {
   $("owner-end").hidden = !state.left_s;
 }
 
-async function loadOwner(background = false) {
+export async function loadOwner(background = false) {
   const answer = await api("GET", "/staff/api/owner", undefined, background);
   if (answer.ok) drawOwner(answer.data);
 }
 
 // The page asks for the passphrase where the owner's section is, and does the action again once given.
-function askOwner(error, retry) {
+export function askOwner(error, retry) {
   say(error, true);
   ownerRetry = retry;
   drawOwner({ ...(ownerState || { set: true }), left_s: 0 });
@@ -129,7 +130,7 @@ function wireOwner() {
 
 // -- backup, restore and updates ---------------------------------------------------------------
 
-async function loadReleases(repository = false) {
+export async function loadReleases(repository = false) {
   const answer = await api("GET", `/staff/api/update${repository ? "?repository" : ""}`);
   if (!answer.ok) {
     if (answer.data && answer.data.owner) {  // the owner's: the line says so, the owner's section asks
@@ -257,7 +258,7 @@ function drawTuning(state) {
   $("tune-write").hidden = !state.pads.some((pad) => pad.suggested);
 }
 
-async function loadBench(background = true) {
+export async function loadBench(background = true) {
   const [selftest, tuning] = await Promise.all([api("GET", "/staff/api/selftest", undefined, background),
     api("GET", "/staff/api/tune", undefined, background)]);
   if (!selftest.ok || !tuning.ok) return;
@@ -299,7 +300,7 @@ function reading(label, value) {
 }
 
 // What the data-t pass of loadWords() does not reach: attributes.
-function labelConsole() {
+export function labelConsole() {
   $("log-level").setAttribute("aria-label", t("Show"));
   for (const id of ["log-search"]) { $(id).setAttribute("aria-label", t("Search the log")); $(id).placeholder = t("Search the log"); }
 }
@@ -342,12 +343,12 @@ function duration(seconds) {
   return t("{minutes} min", { minutes });
 }
 
-async function loadHealth(background = false) {
+export async function loadHealth(background = false) {
   const answer = await api("GET", "/staff/api/health", undefined, background);
   if (answer.ok) drawHealth(answer.data);
 }
 
-async function loadLog() {
+export async function loadLog() {
   const query = new URLSearchParams({ level: $("log-level").value, q: $("log-search").value });
   const answer = await api("GET", `/staff/api/log?${query}`);
   if (answer.ok) { $("log").textContent = answer.data.lines.join("\n"); $("log").scrollTop = 1e9; }
@@ -368,7 +369,7 @@ function recoverForm() {
       el("button", { type: "submit", "data-t": "Set the new PIN", text: t("Set the new PIN") })));
 }
 
-function wireConsole() {
+export function wireConsole() {
   $("login").after(recoverForm());
   $("recover-form").addEventListener("submit", async (event) => {
     event.preventDefault();
@@ -376,16 +377,16 @@ function wireConsole() {
       passphrase: $("recover-passphrase").value });
     $("recover-pin").value = $("recover-passphrase").value = "";
     if (!answer.ok) return say(answer.data ? answer.data.error : `HTTP ${answer.status}`, true);
-    csrf = answer.data.csrf;
+    signedIn(answer.data.csrf);
     $("recover").open = false;
     say(t("The PIN is changed: every other phone logs in again with the new one."));
     show("desk");
     refresh();
   });
   const desk = $("desk");
-  const { health, log, pin, power, care, owner } = consoleSections();
-  desk.prepend(health);
-  desk.append(log, owner, care, benchSection(), pin, power);
+  const sections = consoleSections();
+  desk.prepend(sections.health);
+  desk.append(sections.log, sections.owner, sections.care, benchSection(), sections.pin, sections.power);
   wireOwner();
   wireCare();
   wireBench();
@@ -399,18 +400,17 @@ function wireConsole() {
     if ($("pin-new").value !== $("pin-again").value) return say(t("the two new PINs differ"), true);
     const answer = await api("POST", "/staff/api/pin", { old: $("pin-old").value, new: $("pin-new").value });
     for (const id of ["pin-old", "pin-new", "pin-again"]) $(id).value = "";
-    if (answer.ok) { csrf = answer.data.csrf; say(t("The PIN is changed: every other phone logs in again with the new one.")); }
+    if (answer.ok) { signedIn(answer.data.csrf); say(t("The PIN is changed: every other phone logs in again with the new one.")); }
     else if (answer.status !== 401) say(answer.data ? answer.data.error : `HTTP ${answer.status}`, true);
   });
-  $("reboot").addEventListener("click", () => power("reboot",
+  $("reboot").addEventListener("click", () => switchPower("reboot",
     t("Restart the computer? The game resumes once it is back (about a minute)."), t("The computer is restarting…")));
-  $("poweroff").addEventListener("click", () => power("poweroff",
+  $("poweroff").addEventListener("click", () => switchPower("poweroff",
     t("Shut the computer down? Someone must switch it on again at the table."), t("The computer is shutting down…")));
 }
 
-async function power(act, question, done) {
+async function switchPower(act, question, done) {
   if (!confirm(question)) return;
   await ownersAction(() => api("POST", "/staff/api/power", { act }), () => { say(done); if (act === "reboot") backAfterRestart(); });
 }
 
-wireConsole();

@@ -2,8 +2,8 @@
 // open a night (with the points of a bye and its tie-break), add teams and approve or remove those from the
 // phones, withdraw a team and bring it back, propose, swap and confirm rounds (asked first over a round still
 // played), enter and correct results, the standings and the night's history, close and export (CSV, TRF);
-// follow a night another table offers (with its code) and leave it.
-"use strict";
+// follow a night another table offers (with its code) and leave it. A module of staff.js's.
+import { $, api, csrf, download, el, say, t } from "./staff.js";
 
 function nightSection() {
   return el("section", { id: "night-section" },
@@ -263,7 +263,7 @@ async function nightAct(what, body = {}) {
   return answer.ok;
 }
 
-document.addEventListener("DOMContentLoaded", () => {
+export function wireNight() {
   $("desk").append(nightSection());
   const words = (id) => $(id).value.split(/[\s,]+/).filter(Boolean);
   $("night-open").addEventListener("submit", (event) => {
@@ -303,5 +303,4 @@ document.addEventListener("DOMContentLoaded", () => {
   // The night as soon as the desk shows (a sign-in), not at the next tick.
   new MutationObserver(() => { if (csrf && !$("desk").hidden) loadNight(true); })
     .observe($("desk"), { attributes: true, attributeFilter: ["hidden"] });
-  loadNight(true);
-});
+}

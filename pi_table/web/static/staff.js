@@ -1,25 +1,28 @@
 // The staff page: log in with the PIN, then the table's game, devices, history, configuration
 // and log. Every request under /staff/api/ carries the session's CSRF token in a header.
-"use strict";
+// A module, as console.js and night.js are: each names what it takes from another, so no name of
+// one can hide another's (issue 39: a section named ``power`` hid the function that powers off).
+import { askOwner, labelConsole, loadBench, loadHealth, loadLog, loadOwner, loadReleases, wireConsole } from "./console.js";
+import { wireNight } from "./night.js";
 
 const AT_HAND = [
   ["game.language", "Language"], ["leds.brightness", "Brightness"],
   ["timer.length_s", "Turn timer (s, 0: off)"], ["sound.volume", "Volume"],
 ];
 // The table's language, as served in <html lang>, until these staff pick another on this phone.
-let lang = localStorage.getItem("staff-lang") || document.documentElement.lang;
+export let lang = localStorage.getItem("staff-lang") || document.documentElement.lang;
 let words = {};
 let cardWords = {};  // the board's cells in words: the phones' texts (app.js), which say the cards alike
-let csrf = null;
+export let csrf = null;
 let settings = null;
 
-const $ = (id) => document.getElementById(id);
-function t(text, fields = {}) {
+export const $ = (id) => document.getElementById(id);
+export function t(text, fields = {}) {
   let said = words[text] || text;
   for (const [name, value] of Object.entries(fields)) said = said.replaceAll(`{${name}}`, value);
   return said;
 }
-function el(tag, attributes = {}, ...children) {
+export function el(tag, attributes = {}, ...children) {
   const node = document.createElement(tag);
   for (const [name, value] of Object.entries(attributes)) {
     if (name === "text") node.textContent = value; else node.setAttribute(name, value);
@@ -28,14 +31,14 @@ function el(tag, attributes = {}, ...children) {
   return node;
 }
 
-function say(text, error = false) {
+export function say(text, error = false) {
   const message = $("message");
   message.textContent = text;
   message.classList.toggle("error", error);
   message.hidden = !text;
 }
 
-async function api(method, path, body, background = false) {
+export async function api(method, path, body, background = false) {
   const headers = { "X-Staff-Token": csrf || "", "X-Staff-Lang": lang };
   if (background) headers["X-Staff-Background"] = "1";  // the page refreshing itself keeps no session alive
   if (body !== undefined) headers["Content-Type"] = "application/json";
@@ -61,7 +64,7 @@ async function loadWords() {
   labelConsole();
 }
 
-function show(what) {
+export function show(what) {
   $("no-pin").hidden = what !== "no-pin";
   $("login").hidden = what !== "login";
   $("desk").hidden = what !== "desk";
@@ -79,16 +82,21 @@ async function start() {
   await refresh();
 }
 
-async function refresh() {
+// A new session's token: the login's, a new PIN's, a forgotten PIN's reset (console.js).
+export function signedIn(token) {
+  csrf = token;
+}
+
+export async function refresh() {
   await Promise.all([loadTable(), loadHistory(), loadConfig(), loadHealth(), loadLog(), loadReleases(), loadBench(),
     loadOwner()]);  // the last five: console.js
 }
 
 // -- the table ----------------------------------------------------------------------------
 
-let grid = null;  // how the grid is drawn, as the table's answer says: cells in reading order, the operatives' edge
+export let grid = null;  // how the grid is drawn, as the table's answer says: cells in reading order, the operatives' edge
 
-function inPlace(node, cell) {
+export function inPlace(node, cell) {
   // A cell of a picture of the grid, put where the layout has it (the page's nodes stay in cell order).
   if (grid) node.style.order = grid.order.indexOf(cell);
   return node;
@@ -135,7 +143,7 @@ function cardState(shown) {
 }
 
 // The settings' trial: a change waiting to prove itself, and the last one the table rolled back.
-function settingsNotes(state) {
+export function settingsNotes(state) {
   const notes = [];
   if (!state) return notes;
   if (state.trial) {
@@ -188,13 +196,13 @@ async function loadHistory() {
     el("td", { class: "duration", text: game.duration_s == null ? "" : `${Math.round(game.duration_s / 60)} min` }))));
 }
 
-async function download(path, name) {
+export async function download(path, name) {
   const answer = await api("GET", path);
   if (answer.ok) await saveFile(answer, name);
 }
 
 // A file the table answered with, saved on the phone as ``name``.
-async function saveFile(answer, name) {
+export async function saveFile(answer, name) {
   const link = el("a", { href: URL.createObjectURL(await answer.response.blob()), download: name });
   document.body.append(link);
   link.click();
@@ -203,7 +211,7 @@ async function saveFile(answer, name) {
 
 // -- the configuration --------------------------------------------------------------------
 
-function shown(option) {
+function inForce(option) {  // a setting's value in force, as its field shows it
   const value = option.value;
   return Array.isArray(value) ? JSON.stringify(value) : String(value);
 }
@@ -220,26 +228,26 @@ function read(option, input) {
 }
 
 // A setting's field: a checkbox, a drop-down of its choices, a number in its range, or text.
-function input(option) {
+function settingInput(option) {
   if (option.kind === "bool") return el("input", { type: "checkbox", name: option.key, ...(option.value ? { checked: "" } : {}) });
   if (option.choices.length) {
-    const choices = option.choices.some((each) => String(each.value) === shown(option)) ? option.choices
-      : [...option.choices, { value: option.value, label: shown(option) }];  // a value the file holds, shown as it is
+    const choices = option.choices.some((each) => String(each.value) === inForce(option)) ? option.choices
+      : [...option.choices, { value: option.value, label: inForce(option) }];  // a value the file holds, shown as it is
     const select = el("select", { name: option.key }, ...choices.map((each) => el("option", { value: String(each.value), text: each.label })));
-    select.value = shown(option);
+    select.value = inForce(option);
     return select;
   }
   const numeric = option.kind === "int" || option.kind === "number";
-  const attributes = { name: option.key, value: shown(option), type: numeric ? "number" : "text" };
+  const attributes = { name: option.key, value: inForce(option), type: numeric ? "number" : "text" };
   if (numeric) attributes.step = option.kind === "int" ? "1" : "any";
   if (numeric && option.range) Object.assign(attributes, { min: Math.min(option.range.min, option.range.off ?? Infinity), max: option.range.max });
   return el("input", attributes);
 }
 
 // A setting in the form: its label in words, its field, unit and range, help, and its key in small print.
-function field(option) {
+function settingField(option) {
   const id = `setting-${option.key}`;
-  const control = input(option);
+  const control = settingInput(option);
   Object.assign(control, { id });
   control.setAttribute("aria-describedby", `${id}-problem`);
   const label = el("label", { for: id, text: option.label });
@@ -281,7 +289,7 @@ async function loadConfig() {
   const form = $("config");
   const groups = new Map(Object.entries(settings.groups).map(([group, name]) =>
     [group, el("details", { "data-group": group }, el("summary", { text: name }))]));
-  for (const option of settings.options) groups.get(option.group).append(field(option));
+  for (const option of settings.options) groups.get(option.group).append(settingField(option));
   form.replaceChildren(...[...groups.values()].filter((group) => group.children.length > 1),
     el("button", { type: "submit", text: t("Save and apply") }));
   form.querySelector("button").disabled = !settings.file;
@@ -290,7 +298,7 @@ async function loadConfig() {
   for (const [key, label] of AT_HAND) {
     const option = settings.options.find((each) => each.key === key);
     if (!option) continue;
-    const field = input(option);
+    const field = settingInput(option);
     field.addEventListener("change", () => save({ [key]: read(option, field) }));
     hand.append(el("label", {}, t(label), field));
   }
@@ -307,7 +315,7 @@ async function save(changes) {
   if (answer.data) showProblems(answer.data.problems);
 }
 
-async function backAfterRestart() {
+export async function backAfterRestart() {
   for (let tries = 0; tries < 60; tries++) {
     await new Promise((done) => setTimeout(done, 1000));
     try {
@@ -394,4 +402,6 @@ $("restart").addEventListener("click", async () => {
   if (answer.ok) { say(t("The service is restarting…")); backAfterRestart(); }
 });
 setInterval(() => { if (csrf && !$("desk").hidden) { loadTable(true); loadHealth(true); loadOwner(true); } }, 5000);
-document.addEventListener("DOMContentLoaded", start);  // after console.js, the page's other script
+wireConsole();
+wireNight();
+start();  // a module runs once the page is parsed
