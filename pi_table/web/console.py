@@ -88,6 +88,7 @@ def of_machine(readings: Readings) -> list[Attention]:
 
 
 ALL_GOOD = Phrase.of("All good: the table and this computer are healthy.")
+ROLLED_BACK = N_("The change of {labels} was rolled back: the last good settings are in use.")
 
 
 def headline(attention: list[dict], lang: str) -> dict:
@@ -251,6 +252,10 @@ class Console:
         devices = advised(table, lang)
         attention = [{"what": f"{translation(lang).gettext(DEVICES.get(d['device'], d['device']))}: {d['health']}",
                       "advice": d["advice"]} for d in devices if d["advice"]]
+        back = (table.get("settings") or {}).get("rolled_back")
+        if back:  # the note under the headline names it: the headline cannot say all is good
+            attention.append({"what": translation(lang).gettext(ROLLED_BACK).format(labels=", ".join(back["labels"])),
+                              "advice": back["why"]})
         attention += said(of_machine(machine["readings"]), lang)
         address = machine.get("address")
         return web.json_response({

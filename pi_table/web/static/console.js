@@ -1,8 +1,8 @@
 // The owner's console on the staff page (a module of staff.js's, whose api(), t() and el() it uses):
 // the headline with the readings under it, the log by level and search, the PIN, power, and the
 // owner's passphrase that the owner's actions ask for (updates, restores, power, some settings).
-import { $, api, backAfterRestart, csrf, download, el, grid, inPlace, lang, refresh, saveFile, say, settingsNotes, show,
-  signedIn, t } from "./staff.js";
+import { $, actingOn, api, backAfterRestart, csrf, download, el, grid, inPlace, lang, refresh, resume, saveFile, say, settingsNotes,
+  show, signedIn, t } from "./staff.js";
 
 const LOG_LEVELS = [["info", "everything"], ["warning", "warnings and errors"], ["error", "errors only"]];
 
@@ -86,10 +86,10 @@ export async function loadOwner(background = false) {
 
 // The page asks for the passphrase where the owner's section is, and does the action again once given.
 export function askOwner(error, retry) {
-  say(error, true);
-  ownerRetry = retry;
+  ownerRetry = { control: actingOn(), retry };
   drawOwner({ ...(ownerState || { set: true }), left_s: 0 });
   $("owner-section").scrollIntoView({ block: "center" });
+  say(error, true, $("owner-form"));
   $("owner-passphrase").focus({ preventScroll: true });
 }
 
@@ -117,9 +117,9 @@ function wireOwner() {
     drawOwner(answer.data);
     say(t("The owner's actions are unlocked for {minutes} min.", { minutes: Math.ceil(answer.data.left_s / 60) }));
     loadReleases();
-    const retry = ownerRetry;
+    const asked = ownerRetry;
     ownerRetry = null;
-    if (retry) retry();
+    if (asked) { resume(asked.control); asked.retry(); }  // its result beside its own control
   });
   $("owner-end").addEventListener("click", async () => {
     const answer = await api("POST", "/staff/api/owner", { end: true });

@@ -31,11 +31,37 @@ export function el(tag, attributes = {}, ...children) {
   return node;
 }
 
-export function say(text, error = false) {
+// An action's result is said beside the control that asked for it, on the screen, and goes with
+// the next action (issue 39: said at the top of a long page it was 3,700 px above the button on
+// a phone, and stayed there). One result at a time: the one line, moved to where the action is.
+let acting = null;  // the control of the action under way
+
+function began(event) {
+  const control = event.target.closest("button, select, input, form");
+  if (!control || (event.type === "click" && !control.matches("button"))) return;
+  if (event.type === "change" && !control.closest("#at-hand, #lang, #log-level, input[type=file]")) return;
+  acting = control;
+  say("");
+}
+document.addEventListener("click", began, true);
+document.addEventListener("change", began, true);
+
+// An owner's action asked again once the passphrase is given (console.js): its result beside its own control.
+export function resume(control) {
+  acting = control;
+}
+export const actingOn = () => acting;
+
+export function say(text, error = false, near = acting) {
   const message = $("message");
   message.textContent = text;
   message.classList.toggle("error", error);
   message.hidden = !text;
+  if (!text) return;
+  const place = near && near.isConnected && near.closest(".row, .field, label, form, ul, .stack") || near;
+  if (place && place.isConnected && !place.closest("[hidden], header")) place.after(message);
+  else document.querySelector("main").prepend(message);
+  message.scrollIntoView({ block: "nearest" });
 }
 
 export async function api(method, path, body, background = false) {
@@ -48,7 +74,7 @@ export async function api(method, path, body, background = false) {
   if (response.status === 401 && path.startsWith("/staff/api/")) {
     csrf = null;
     show("login");
-    say(data && data.error, true);
+    say(data && data.error, true, $("login"));
   }
   return { status: response.status, ok: response.ok, data, response };
 }
@@ -147,12 +173,12 @@ export function settingsNotes(state) {
   const notes = [];
   if (!state) return notes;
   if (state.trial) {
-    notes.push(el("p", { class: "message", text: t("New settings on trial ({keys}): they are kept once the table is healthy on them; if it is not, the last good ones come back by themselves.", { keys: state.trial.keys.join(", ") }) }));
+    notes.push(el("p", { class: "message", text: t("New settings on trial ({keys}): they are kept once the table is healthy on them; if it is not, the last good ones come back by themselves.", { keys: (state.trial.labels || state.trial.keys).join(", ") }) }));
   }
   const back = state.rolled_back;
   if (back) {
     const time = back.at ? new Date(back.at * 1000).toLocaleString(lang) : "?";
-    notes.push(el("p", { class: "message error", text: t("The settings changed at {time} ({keys}) were rolled back, and the last good ones are in use: {why}", { time, keys: back.keys.join(", "), why: back.why }) }));
+    notes.push(el("p", { class: "message error", text: t("The settings changed at {time} ({keys}) were rolled back, and the last good ones are in use: {why}", { time, keys: (back.labels || back.keys).join(", "), why: back.why }) }));
   }
   return notes;
 }
@@ -259,6 +285,8 @@ function settingField(option) {
 }
 
 // A refused save: each problem beside its field, the first one opened, scrolled to and focused.
+// A refused save: each problem beside its field, the first one opened, scrolled to and focused;
+// the problems of no field in the form, which the page says by the Save button.
 function showProblems(problems) {
   const form = $("config");
   for (const field of form.querySelectorAll(".field.refused")) {
@@ -266,19 +294,31 @@ function showProblems(problems) {
     field.querySelector(".problem").hidden = true;
   }
   let first = null;
-  for (const problem of problems || []) {
+  const elsewhere = [];
+  for (const problem of problems) {
     const field = problem.key && form.querySelector(`.field[data-key="${CSS.escape(problem.key)}"]`);
-    if (!field) continue;
+    if (!field) { elsewhere.push(problem.whole); continue; }
     const note = field.querySelector(".problem");
-    note.textContent = note.hidden ? problem.problem : `${note.textContent}\n${problem.problem}`;
+    note.textContent = note.hidden ? problem.said : `${note.textContent}\n${problem.said}`;
     note.hidden = false;
     field.classList.add("refused");
     first = first || field;
   }
-  if (!first) return;
-  first.closest("details").open = true;
-  first.scrollIntoView({ block: "center" });
-  first.querySelector("input, select").focus({ preventScroll: true });
+  if (first) {
+    first.closest("details").open = true;
+    first.scrollIntoView({ block: "center" });
+    first.querySelector("input, select").focus({ preventScroll: true });
+  }
+  return elsewhere;
+}
+
+// A refused setting's fields show the value in force again (the refusal says what was refused).
+function putBack(key) {
+  const option = settings.options.find((each) => each.key === key);
+  if (!option) return;
+  for (const control of document.querySelectorAll(`#config [name="${CSS.escape(key)}"], #at-hand [name="${CSS.escape(key)}"]`)) {
+    if (option.kind === "bool") control.checked = Boolean(option.value); else control.value = inForce(option);
+  }
 }
 
 async function loadConfig() {
@@ -299,20 +339,23 @@ async function loadConfig() {
     const option = settings.options.find((each) => each.key === key);
     if (!option) continue;
     const field = settingInput(option);
-    field.addEventListener("change", () => save({ [key]: read(option, field) }));
+    field.addEventListener("change", () => save({ [key]: read(option, field) }, true));
     hand.append(el("label", {}, t(label), field));
   }
 }
 
-async function save(changes) {
+// The staff's changes saved (``atHand``: one setting at hand, whose refusal is said beside it).
+async function save(changes, atHand = false) {
   if (!Object.keys(changes).length) return;
   const answer = await api("POST", "/staff/api/config", { changes });
   if (answer.ok && !answer.data.restarting) { say(t("Saved and applied.")); return refresh(); }
   if (answer.ok) { say(t("Saved: the table restarts to apply it and resumes its game.")); return backAfterRestart(); }
   if (answer.status === 401) return;
-  if (answer.status === 403 && answer.data && answer.data.owner === "needed") return askOwner(answer.data.error, () => save(changes));  // console.js
-  say(answer.data ? answer.data.error : `HTTP ${answer.status}`, true);
-  if (answer.data) showProblems(answer.data.problems);
+  if (answer.status === 403 && answer.data && answer.data.owner === "needed") return askOwner(answer.data.error, () => save(changes, atHand));  // console.js
+  if (!answer.data || !answer.data.problems) return say(answer.data ? answer.data.error : `HTTP ${answer.status}`, true);
+  for (const problem of answer.data.problems) if (problem.key) putBack(problem.key);
+  if (atHand) return say(answer.data.said, true);
+  say(showProblems(answer.data.problems).join("\n"), true);
 }
 
 export async function backAfterRestart() {
