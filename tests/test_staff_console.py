@@ -270,7 +270,11 @@ def test_the_console_on_a_phone_headline_readings_log_pin_and_the_owner(tmp_path
         expect(page.locator("#poweroff")).to_have_text(words["power"])
         with page.expect_download() as download:  # the owner's too: the settings whole
             page.click("#backup-download")
-        assert download.value.suggested_filename == "pi-table-backup.tar.gz"
+        import socket
+        import time
+
+        # the name the docs promise, pi-table-TABLE-DAY.tar.gz, as the table's answer gives it (issue 39)
+        assert download.value.suggested_filename == f"pi-table-{socket.gethostname()}-{time.strftime('%Y-%m-%d')}.tar.gz"
         from pi_table.daemon import backup as backups
 
         _, files = backups.read(Path(download.value.path()).read_bytes())
@@ -315,7 +319,11 @@ def test_a_backup_is_downloaded_checked_and_restored_from_the_page(tmp_path):
         with staff.opener.open(request, timeout=10) as answer:
             data = answer.read()
             assert answer.headers["Content-Type"] == "application/gzip" and data[:2] == b"\x1f\x8b"
-            assert "attachment" in answer.headers["Content-Disposition"]
+            import socket
+            import time
+
+            assert answer.headers["Content-Disposition"] == (
+                f'attachment; filename="pi-table-{socket.gethostname()}-{time.strftime("%Y-%m-%d")}.tar.gz"')
         status, answer = raw_post(table.base, "/staff/api/restore?check", staff, data)
         assert status == 200 and any("settings" in each for each in answer["replaces"])
         status, answer = raw_post(table.base, "/staff/api/restore?check", staff, b"not a backup at all")

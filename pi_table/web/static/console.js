@@ -172,7 +172,7 @@ async function upload(path, file) {
 
 function wireCare() {
   $("backup-download").addEventListener("click", () => ownersAction(() => api("GET", "/staff/api/backup"),
-    (answer) => saveFile(answer, "pi-table-backup.tar.gz")));
+    (answer) => saveFile(answer, "pi-table.tar.gz")));  // named by the table: pi-table-TABLE-DAY.tar.gz
   $("restore-file").addEventListener("change", async () => {
     const file = $("restore-file").files[0];
     $("restore").hidden = true;

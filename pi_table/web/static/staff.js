@@ -227,9 +227,11 @@ export async function download(path, name) {
   if (answer.ok) await saveFile(answer, name);
 }
 
-// A file the table answered with, saved on the phone as ``name``.
+// A file the table answered with, saved on the phone under the name the table gave it (a backup's
+// names the table and the day), else as ``name``.
 export async function saveFile(answer, name) {
-  const link = el("a", { href: URL.createObjectURL(await answer.response.blob()), download: name });
+  const given = /filename="([^"/\\]+)"/.exec(answer.response.headers.get("Content-Disposition") || "");
+  const link = el("a", { href: URL.createObjectURL(await answer.response.blob()), download: given ? given[1] : name });
   document.body.append(link);
   link.click();
   link.remove();
