@@ -711,6 +711,9 @@ class FakeDesk:
         self.calls.append("log")
         return [(logging.INFO, "one"), (logging.INFO, "two")]
 
+    def log(self, since, until):
+        return {"source": "memory", "records": self.log_records(), "note": None}
+
     def machine(self):
         from pi_table.host import Readings
 

@@ -44,3 +44,74 @@ def test_plain_lines_anywhere_else():
         assert not to_journal(stream, {"JOURNAL_STREAM": "1:2"})
         st = os.fstat(stream.fileno())
         assert to_journal(stream, {"JOURNAL_STREAM": f"{st.st_dev}:{st.st_ino}"})
+
+
+# --- the journal read back for the staff page, across starts ---------------------------------------
+
+def fake_journalctl(folder, entries: list[dict], status: int = 0):
+    """A ``journalctl`` that writes the arguments it was given beside itself and prints ``entries``
+    as ``--output json`` does (one object a line), or fails with ``status``."""
+    import json
+
+    script = folder / "journalctl"
+    printed = "\n".join(json.dumps(entry) for entry in entries)
+    script.write_text(f"#!{sys.executable}\nimport json, sys\n"
+                      f"open({str(folder / 'args')!r}, 'w').write(json.dumps(sys.argv[1:]))\n"
+                      f"print({printed!r})\n"
+                      f"if {status}: sys.stderr.write('Failed to open journal: permission denied'); sys.exit({status})\n")
+    script.chmod(0o755)
+    return script
+
+
+JOURNAL = [
+    {"__REALTIME_TIMESTAMP": "1767225600000000", "PRIORITY": "6", "MESSAGE": "INFO pi_table.daemon: table up",
+     "_SYSTEMD_INVOCATION_ID": "a1"},
+    {"__REALTIME_TIMESTAMP": "1767225660000000", "PRIORITY": "3", "MESSAGE": "ERROR pi_table.daemon: it broke\nTraceback",
+     "_SYSTEMD_INVOCATION_ID": "a1"},
+    {"__REALTIME_TIMESTAMP": "1767229200000000", "PRIORITY": "4", "MESSAGE": [87, 65, 82, 78, 255],
+     "_SYSTEMD_INVOCATION_ID": "b2"},
+    {"__REALTIME_TIMESTAMP": "not a time", "MESSAGE": "skipped"},
+]
+
+
+def test_the_journal_is_read_by_time_range_across_starts(tmp_path):
+    import json
+    import time
+
+    from pi_table.daemon import logs
+
+    command = fake_journalctl(tmp_path, JOURNAL)
+    lines = logs.journal(1767225000.4, 1767230000, "pi-table.service", command=str(command))
+    assert json.loads((tmp_path / "args").read_text()) == [
+        "--unit", "pi-table.service", "--output", "json", "--no-pager", "--quiet", "--lines", str(logs.JOURNAL_MOST),
+        "--since=@1767225000", "--until=@1767230000"]
+    stamp = lambda seconds: time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(seconds))  # noqa: E731
+    assert lines == [
+        (logging.INFO, f"{stamp(1767225600)} ---- the service started ----"),
+        (logging.INFO, f"{stamp(1767225600)} INFO pi_table.daemon: table up"),
+        (logging.ERROR, f"{stamp(1767225660)} ERROR pi_table.daemon: it broke"),
+        (logging.ERROR, f"{stamp(1767225660)} Traceback"),
+        (logging.INFO, f"{stamp(1767229200)} ---- the service started ----"),
+        (logging.WARNING, f"{stamp(1767229200)} WARN\ufffd"),
+    ]
+    assert json.loads((tmp_path / "args").read_text())[-1] == "--until=@1767230000"
+    logs.journal(None, None, "pi-table.service", command=str(command))
+    assert not [arg for arg in json.loads((tmp_path / "args").read_text()) if arg.startswith(("--since", "--until"))]
+    refused = fake_journalctl(tmp_path, [], status=1)
+    try:
+        logs.journal(None, None, "pi-table.service", command=str(refused))
+    except OSError as e:
+        assert "permission denied" in str(e)
+    else:
+        raise AssertionError("a journal that cannot be read is said")
+
+
+def test_the_unit_is_the_one_this_process_runs_in(tmp_path):
+    from pi_table.daemon import logs
+
+    cgroup = tmp_path / "cgroup"
+    cgroup.write_text("0::/system.slice/pi-table.service\n")
+    assert logs.own_unit(str(cgroup)) == "pi-table.service"
+    cgroup.write_text("0::/user.slice/user-1000.slice/session-2.scope\n")
+    assert logs.own_unit(str(cgroup)) == logs.UNIT
+    assert logs.own_unit(str(tmp_path / "none")) == logs.UNIT

@@ -457,3 +457,37 @@ def test_the_brokers_password_is_never_shown_and_kept_when_sent_back_hidden():
     assert written == [{"fleet.broker": "mqtt://table:s3cret%21@broker.local:1883", "timer.length_s": 60},
                        {"fleet.broker": "mqtt://table@broker.local:1884"},
                        {"fleet.broker": "mqtt://table:new@broker.local:1883"}]
+
+
+def test_the_log_comes_from_the_journal_by_time_range_or_says_what_it_shows_instead(tmp_path, monkeypatch):
+    """Issue 39: the page showed the last 2,000 lines since the last start. Under systemd it reads
+    the journal by time range, across starts (journalctl here a stand-in that answers as it does:
+    tests/test_logs.py); on a table systemd does not run, it says what it shows instead."""
+    from pi_table.daemon import logs
+
+    from test_logs import JOURNAL, fake_journalctl
+
+    table = InProcessTable(tmp_path, dealt_key())
+    try:
+        staff = logged_in(table.daemon.companion)
+        status, answer = staff.call("GET", "/staff/api/log")
+        assert status == 200 and answer["source"] == "memory"
+        assert answer["note"].startswith("systemd does not run this table (a simulated table")
+        staff.lang = "it"
+        assert staff.call("GET", "/staff/api/log")[1]["note"].startswith("systemd non fa girare questo tavolo")
+        staff.lang = "en"
+        tools = tmp_path / "bin"
+        tools.mkdir()
+        fake_journalctl(tools, JOURNAL)
+        monkeypatch.setenv("PATH", f"{tools}:{os.environ['PATH']}")
+        monkeypatch.setattr(logs, "under_journald", lambda: True)
+        status, answer = staff.call("GET", "/staff/api/log?since=1767225000&until=1767230000&level=warning")
+        assert status == 200 and answer["source"] == "journal" and answer["note"] is None
+        assert [line[20:] for line in answer["lines"]] == ["ERROR pi_table.daemon: it broke", "Traceback", "WARN\ufffd"]
+        status, text = staff.call("GET", "/staff/api/log.txt?since=1767225000")
+        assert status == 200 and text.count("---- the service started ----") == 2  # two starts, one file
+        for query in ("since=yesterday", "until=-5", "since=nan"):
+            status, answer = staff.call("GET", f"/staff/api/log?{query}")
+            assert status == 400 and "seconds since 1970" in answer["error"]
+    finally:
+        table.close()

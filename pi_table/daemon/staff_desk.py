@@ -49,6 +49,10 @@ class Table(Protocol):
     def restart(self) -> float: ...
 
 
+NOT_SYSTEMD = Phrase.of("systemd does not run this table (a simulated table, or one started in a terminal): the log "
+                        "shows the lines since this start, which the table keeps in its memory, whatever the time range")
+
+
 class StaffDesk:
     """What the staff page may do to this table (``pi_table.web.staff.Desk``): its control
     commands, the journal's history, the configuration's checker, and the log."""
@@ -111,6 +115,21 @@ class StaffDesk:
 
     def log_records(self) -> list[tuple[int, str]]:
         return list(self.daemon.recent_log.records)
+
+    def log(self, since: float | None, until: float | None) -> dict:
+        """The systemd journal's lines of this service from ``since`` to ``until``, across its
+        starts; on a table systemd does not run (a simulated one, a terminal's), the lines of this
+        start the table keeps in memory, and a note that says so."""
+        import subprocess
+
+        if not logs.under_journald():
+            return {"source": "memory", "records": self.log_records(), "note": NOT_SYSTEMD}
+        try:
+            return {"source": "journal", "records": logs.journal(since, until), "note": None}
+        except (OSError, subprocess.SubprocessError) as e:
+            return {"source": "memory", "records": self.log_records(),
+                    "note": Phrase.of("the systemd journal cannot be read ({error}): the log shows the lines since "
+                                      "this start, which the table keeps in its memory", error=str(e))}
 
     def machine(self) -> dict:
         from .. import host  # the page's health view, not the table's start

@@ -113,6 +113,12 @@ class Desk(Protocol):
         """The service's log lines since its start (the last ``RecentLines.keep``), oldest first,
         each with its record's level."""
 
+    def log(self, since: float | None, until: float | None) -> dict:
+        """``{"source": "journal" | "memory", "records": [(level, line)], "note": Text or None}``: the
+        service's lines from ``since`` to ``until`` (seconds since the epoch, None: open) in the
+        systemd journal, across starts; or, where systemd does not run the table, ``log_records``
+        and a note saying so."""
+
     def machine(self) -> dict:
         """This computer's readings (``{"readings": host.Readings, "address": the companion's URL or None}``)."""
 

@@ -22,6 +22,12 @@ function consoleSections() {
       el("input", { id: "log-search", type: "search", "aria-label": t("Search the log"), placeholder: t("Search the log") }),
       el("button", { id: "log-refresh", class: "quiet", "data-t": "Refresh", text: t("Refresh") }),
       el("button", { id: "log-download", class: "quiet", "data-t": "Download", text: t("Download") })),
+    el("div", { class: "row span" },
+      el("label", { for: "log-since", "data-t": "From", text: t("From") }),
+      el("input", { id: "log-since", type: "datetime-local" }),
+      el("label", { for: "log-until", "data-t": "To", text: t("To") }),
+      el("input", { id: "log-until", type: "datetime-local" })),
+    el("p", { id: "log-note", class: "note", hidden: "" }),
     el("pre", { id: "log", class: "log", tabindex: "0" }));
   const pin = el("section", { id: "pin-section" },
     el("h2", { "data-t": "Staff PIN", text: t("Staff PIN") }),
@@ -348,10 +354,23 @@ export async function loadHealth(background = false) {
   if (answer.ok) drawHealth(answer.data);
 }
 
-export async function loadLog() {
+export // The log's query: its level, its search, and its time range (the journal's, across the service's starts).
+function logQuery() {
   const query = new URLSearchParams({ level: $("log-level").value, q: $("log-search").value });
-  const answer = await api("GET", `/staff/api/log?${query}`);
-  if (answer.ok) { $("log").textContent = answer.data.lines.join("\n"); $("log").scrollTop = 1e9; }
+  for (const name of ["since", "until"]) {
+    const chosen = $(`log-${name}`).value;  // the phone's local time
+    if (chosen) query.set(name, String(Math.floor(new Date(chosen).getTime() / 1000)));
+  }
+  return query;
+}
+
+export async function loadLog() {
+  const answer = await api("GET", `/staff/api/log?${logQuery()}`);
+  if (!answer.ok) return;
+  $("log").textContent = answer.data.lines.join("\n");
+  $("log").scrollTop = 1e9;
+  $("log-note").textContent = answer.data.note || "";
+  $("log-note").hidden = !answer.data.note;
 }
 
 // A forgotten PIN: the code the table's screen shows when both buttons are held while it starts.
@@ -394,7 +413,8 @@ export function wireConsole() {
   let typing = null;
   $("log-search").addEventListener("input", () => { clearTimeout(typing); typing = setTimeout(loadLog, 300); });
   $("log-refresh").addEventListener("click", () => { loadLog(); loadHealth(); });
-  $("log-download").addEventListener("click", () => download("/staff/api/log.txt", "pi-table-log.txt"));
+  for (const id of ["log-since", "log-until"]) $(id).addEventListener("change", loadLog);
+  $("log-download").addEventListener("click", () => download(`/staff/api/log.txt?${logQuery()}`, "pi-table-log.txt"));
   $("pin-form").addEventListener("submit", async (event) => {
     event.preventDefault();
     if ($("pin-new").value !== $("pin-again").value) return say(t("the two new PINs differ"), true);
