@@ -208,8 +208,8 @@ def test_every_error_the_table_raises_has_one_root():
 ROOMS = {
     "config": ["schema", "settings", "machine", "loading", "writing", "trial"],
     "daemon": ["notify", "logs", "control", "trial", "devices", "selftest", "tune", "backup", "restarts", "checkup",
-               "staff_desk", "run"],
-    "web": ["tokens", "texts", "seats", "runner", "auth", "roles", "snapshot", "games", "staff", "console", "night", "server"],
+               "owner_files", "staff_desk", "run"],
+    "web": ["tokens", "texts", "seats", "runner", "auth", "roles", "snapshot", "games", "staff", "console", "files", "night", "server"],
     "cli": ["output", "window", "tables", "script", "grid", "codex", "games", "options", "play", "board", "control", "service",
             "fleet", "backup", "release", "bench"],
     "release": ["layout", "service_user", "wheels", "keys", "bundle", "requests", "lock", "helper", "desk"],

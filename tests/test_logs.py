@@ -10,7 +10,7 @@ import sys
 
 from pi_table.daemon.logs import PrioritisedFormatter, to_journal
 
-from helpers import wait_for
+from helpers import SYSTEMD_JOURNAL, fake_journalctl, wait_for
 
 
 def test_under_systemd_each_line_carries_its_priority_and_the_stop_is_logged(tmp_path):
@@ -48,44 +48,18 @@ def test_plain_lines_anywhere_else():
 
 # --- the journal read back for the staff page, across starts ---------------------------------------
 
-def fake_journalctl(folder, entries: list[dict], status: int = 0):
-    """A ``journalctl`` that writes the arguments it was given beside itself and prints ``entries``
-    as ``--output json`` does (one object a line), or fails with ``status``."""
-    import json
-
-    script = folder / "journalctl"
-    printed = "\n".join(json.dumps(entry) for entry in entries)
-    script.write_text(f"#!{sys.executable}\nimport json, sys\n"
-                      f"open({str(folder / 'args')!r}, 'w').write(json.dumps(sys.argv[1:]))\n"
-                      f"print({printed!r})\n"
-                      f"if {status}: sys.stderr.write('Failed to open journal: permission denied'); sys.exit({status})\n")
-    script.chmod(0o755)
-    return script
-
-
-JOURNAL = [
-    {"__REALTIME_TIMESTAMP": "1767225600000000", "PRIORITY": "6", "MESSAGE": "INFO pi_table.daemon: table up",
-     "_SYSTEMD_INVOCATION_ID": "a1"},
-    {"__REALTIME_TIMESTAMP": "1767225660000000", "PRIORITY": "3", "MESSAGE": "ERROR pi_table.daemon: it broke\nTraceback",
-     "_SYSTEMD_INVOCATION_ID": "a1"},
-    {"__REALTIME_TIMESTAMP": "1767229200000000", "PRIORITY": "4", "MESSAGE": [87, 65, 82, 78, 255],
-     "_SYSTEMD_INVOCATION_ID": "b2"},
-    {"__REALTIME_TIMESTAMP": "not a time", "MESSAGE": "skipped"},
-]
-
-
 def test_the_journal_is_read_by_time_range_across_starts(tmp_path):
     import json
     import time
 
     from pi_table.daemon import logs
 
-    command = fake_journalctl(tmp_path, JOURNAL)
+    command = fake_journalctl(tmp_path, SYSTEMD_JOURNAL)
     lines = logs.journal(1767225000.4, 1767230000, "pi-table.service", command=str(command))
     assert json.loads((tmp_path / "args").read_text()) == [
         "--unit", "pi-table.service", "--output", "json", "--no-pager", "--quiet", "--lines", str(logs.JOURNAL_MOST),
         "--since=@1767225000", "--until=@1767230000"]
-    stamp = lambda seconds: time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(seconds))  # noqa: E731
+    stamp = lambda seconds: time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(seconds))
     assert lines == [
         (logging.INFO, f"{stamp(1767225600)} ---- the service started ----"),
         (logging.INFO, f"{stamp(1767225600)} INFO pi_table.daemon: table up"),

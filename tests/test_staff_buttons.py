@@ -18,12 +18,12 @@ pytestmark = [pytest.mark.browser, pytest.mark.daemon]
 STATIC = Path(__file__).resolve().parent.parent / "pi_table" / "web" / "static"
 SCRIPTS = ("staff.js", "console.js", "night.js")
 
-LATE = ("owner-end", "restore", "logout", "restart")
-"""Pressed last, by the test itself: the first locks the owner's actions, the next two would
+LATE = ("owner-end", "restore", "tls-self", "logout", "restart")
+"""Pressed last, by the test itself: the first locks the owner's actions, the others would
 restart the table or end the session under the walk."""
 MUST = ("undo", "end-game", "export-csv", "export-json", "log-refresh", "log-download", "backup-download",
         "update-look", "selftest-start", "tune-start", "reboot", "poweroff", "night-propose", "night-confirm",
-        "night-withdraw", "night-csv", "night-trf", "night-print", "night-close", *LATE)
+        "night-withdraw", "night-csv", "night-trf", "night-print", "night-close", "tls-upload", *LATE)
 """The buttons the walk must have pressed, by their ids: it cannot pass by finding fewer."""
 HANDLED = re.compile(r"^Failed to load resource: the server responded with a status of (400|403|404|409)\b")
 """Chromium's own console line for an answer the page reads as a refusal and says in words:
@@ -90,7 +90,11 @@ def test_every_button_of_the_staff_page_works_on_a_phone(tmp_path, browser, lang
         page.click("#owner-form button")
         page.wait_for_selector("#owner-end:visible")
         settle(page)
+        # the owner's files refused, so the walk goes on without the restart a change of them makes
+        page.fill("#broker-address", "mqtts://table:password@broker.example")
+        page.fill("#blocked-words", "two words")
         walk(page, seen, pressed)
+        assert "broker-form:" + {"en": "Save the broker", "it": "Salva il broker"}[lang] in pressed
         # what the first pass left hidden: a night with its teams, a backup chosen, two PINs that differ
         page.fill("#night-name", "Friday")
         page.click("#night-open button[type=submit]")
@@ -109,6 +113,7 @@ def test_every_button_of_the_staff_page_works_on_a_phone(tmp_path, browser, lang
         page.click("#owner-end")
         answers["dialog"] = "dismiss"  # driven to its question, and nothing restored: the walk goes on
         page.click("#restore")
+        page.click("#tls-self")
         answers["dialog"] = "accept"
         page.click("#logout")
         page.wait_for_selector("#login:visible")

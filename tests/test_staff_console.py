@@ -19,7 +19,17 @@ from pi_table.web.console import Console
 from pi_table.web.roles import set_passphrase
 from pi_table.web.staff import StaffPage, set_pin
 
-from helpers import OWNER_PASSPHRASE, STAFF_CONFIG, FakeDesk, Staff, dealt_key, service_daemon
+from helpers import (
+    OWNER_PASSPHRASE,
+    STAFF_CONFIG,
+    SYSTEMD_JOURNAL,
+    FakeDesk,
+    Staff,
+    dealt_key,
+    fake_journalctl,
+    raw_post,
+    service_daemon,
+)
 from helpers import STAFF_PIN as PIN
 from helpers import StaffTable as InProcessTable
 
@@ -292,23 +302,6 @@ def test_the_console_on_a_phone_headline_readings_log_pin_and_the_owner(tmp_path
 
 # --- backup, restore and updates through the page's routes -----------------------------------------
 
-def raw_post(base: str, path: str, staff: Staff, data: bytes, headers: dict | None = None) -> tuple[int, dict]:
-    """A file from the phone as the body, as console.js's upload() sends it."""
-    import http.client
-    import json
-    from urllib.parse import urlsplit
-
-    where = urlsplit(base)
-    connection = http.client.HTTPConnection(where.hostname, where.port, timeout=10)
-    cookie = "; ".join(f"{c.name}={c.value}" for c in staff.cookies)
-    connection.request("POST", path, body=data, headers={"X-Staff-Token": staff.csrf or "", "Cookie": cookie,
-                                                         "Content-Type": "application/gzip", **(headers or {})})
-    answer = connection.getresponse()
-    status, body = answer.status, answer.read()
-    connection.close()
-    return status, json.loads(body) if body.startswith(b"{") else {}
-
-
 def test_a_backup_is_downloaded_checked_and_restored_from_the_page(tmp_path):
     from urllib.request import Request
 
@@ -465,8 +458,6 @@ def test_the_log_comes_from_the_journal_by_time_range_or_says_what_it_shows_inst
     tests/test_logs.py); on a table systemd does not run, it says what it shows instead."""
     from pi_table.daemon import logs
 
-    from test_logs import JOURNAL, fake_journalctl
-
     table = InProcessTable(tmp_path, dealt_key())
     try:
         staff = logged_in(table.daemon.companion)
@@ -478,7 +469,7 @@ def test_the_log_comes_from_the_journal_by_time_range_or_says_what_it_shows_inst
         staff.lang = "en"
         tools = tmp_path / "bin"
         tools.mkdir()
-        fake_journalctl(tools, JOURNAL)
+        fake_journalctl(tools, SYSTEMD_JOURNAL)
         monkeypatch.setenv("PATH", f"{tools}:{os.environ['PATH']}")
         monkeypatch.setattr(logs, "under_journald", lambda: True)
         status, answer = staff.call("GET", "/staff/api/log?since=1767225000&until=1767230000&level=warning")

@@ -12,7 +12,7 @@ import time
 
 import pytest
 
-from helpers import OWNER_PASSPHRASE, Staff, dealt_key, staff_login
+from helpers import OWNER_PASSPHRASE, Staff, dealt_key, raw_post, staff_login
 from helpers import StaffTable as InProcessTable
 
 pytestmark = pytest.mark.daemon
@@ -124,8 +124,6 @@ def test_a_damaged_backup_says_so_in_words(tmp_path):
         staff = Staff(table.base)
         staff.login()
         staff.as_owner()
-        from test_staff_console import raw_post
-
         good = table.daemon.staff_desk.backup()[1]
         for data in (damaged(good), gzip.compress(b"not a tar archive, but gzip all the same" * 20)):
             status, answer = raw_post(table.base, "/staff/api/restore?check", staff, data)

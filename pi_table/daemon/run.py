@@ -295,6 +295,7 @@ class Daemon:
             from ..web import Companion, CompanionScreen, Tokens
             from ..web.auth import Recovery
             from ..web.console import Console
+            from ..web.files import OwnerFiles
             from ..web.seats import SeatLinks
             from ..web.staff import StaffPage
             from .staff_desk import StaffDesk
@@ -304,6 +305,7 @@ class Daemon:
             staff = StaffPage(self.staff_desk, journal_dir, self.config.staff_session_s)
             self.recovery = self.recovery or Recovery()
             Console(staff, self.recovery)
+            OwnerFiles(staff)
             if self.night is not None:
                 from ..web.night import NightRoom
                 NightRoom(staff, self.night.book)

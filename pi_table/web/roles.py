@@ -67,6 +67,8 @@ ROUTES: dict[tuple[str, str], Role] = {
     ("POST", "/staff/api/restore"): OWNER,
     ("GET", "/staff/api/update"): OWNER,
     ("POST", "/staff/api/update"): OWNER,
+    ("GET", "/staff/api/files"): OWNER,  # the owner's files (web.files): the certificate, the broker, blocked words
+    ("POST", "/staff/api/files/{kind}"): OWNER,
     # a game night
     ("GET", "/staff/api/night"): STAFF,
     ("POST", "/staff/api/night/open"): STAFF,

@@ -119,6 +119,13 @@ class Desk(Protocol):
         systemd journal, across starts; or, where systemd does not run the table, ``log_records``
         and a note saying so."""
 
+    def owner_files(self) -> dict:
+        """What the owner set of the files the staff page gives the table (``daemon.owner_files.state``)."""
+
+    def give_file(self, kind: str, given: dict, reached: str | None) -> list[Phrase]:
+        """The owner's file of ``kind`` (``web.files``) written and the settings naming it changed as
+        ``change_settings`` does (a trial, the page answering on ``reached`` after it); [] or why not."""
+
     def machine(self) -> dict:
         """This computer's readings (``{"readings": host.Readings, "address": the companion's URL or None}``)."""
 

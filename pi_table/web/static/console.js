@@ -67,7 +67,80 @@ function consoleSections() {
       el("input", { id: "owner-passphrase", type: "password", autocomplete: "current-password", required: "" }),
       el("button", { type: "submit", "data-t": "Unlock the owner's actions", text: t("Unlock the owner's actions") })),
     el("button", { id: "owner-end", class: "quiet", "data-t": "Lock them again", text: t("Lock them again") }));
-  return { health, log, pin, power, care, owner };
+  return { health, log, pin, power, care, owner, files: filesSection() };
+}
+
+// -- the owner's files: the HTTPS certificate, the fleet broker, the blocked words (web/files.py) ----
+
+function filesSection() {
+  const label = (id, text) => el("label", { for: id, "data-t": text, text: t(text) });
+  return el("section", { id: "files-section" },
+    el("h2", { "data-t": "HTTPS certificate", text: t("HTTPS certificate") }),
+    el("p", { id: "tls-line" }),
+    el("div", { class: "stack" },
+      label("tls-cert", "Certificate (PEM)"), el("input", { id: "tls-cert", type: "file", accept: ".crt,.pem,.cer" }),
+      label("tls-key", "Private key (PEM)"), el("input", { id: "tls-key", type: "file", accept: ".key,.pem" })),
+    el("div", { class: "row" },
+      el("button", { id: "tls-upload", class: "warn", "data-t": "Use this certificate", text: t("Use this certificate") }),
+      el("button", { id: "tls-self", class: "quiet", "data-t": "Make a self-signed certificate",
+                     text: t("Make a self-signed certificate") })),
+    el("h2", { "data-t": "Fleet broker", text: t("Fleet broker") }),
+    el("form", { id: "broker-form", class: "stack" },
+      label("broker-address", "Broker address (mqtts://USER@HOST:PORT)"),
+      el("input", { id: "broker-address", autocomplete: "off", inputmode: "url" }),
+      label("broker-table", "This table's name in the fleet"), el("input", { id: "broker-table", autocomplete: "off" }),
+      label("broker-password", "Broker password (empty: keep the one set)"),
+      el("input", { id: "broker-password", type: "password", autocomplete: "new-password" }),
+      el("p", { id: "broker-note", class: "note", "data-t": "A password is set.", text: t("A password is set."), hidden: "" }),
+      el("button", { type: "submit", class: "warn", "data-t": "Save the broker", text: t("Save the broker") })),
+    el("h2", { "data-t": "Words not allowed in team names (one a line)", text: t("Words not allowed in team names (one a line)") }),
+    el("form", { id: "words-form", class: "stack" },
+      el("textarea", { id: "blocked-words", rows: "5", "aria-label": t("Words not allowed in team names (one a line)") }),
+      el("button", { type: "submit", class: "warn", "data-t": "Save the words", text: t("Save the words") })));
+}
+
+export async function loadFiles() {
+  const answer = await api("GET", "/staff/api/files", undefined, true);
+  if (!answer.ok) {
+    if (answer.data && answer.data.owner) $("tls-line").textContent = answer.data.error;  // the owner's to see
+    return;
+  }
+  const files = answer.data;
+  $("tls-line").textContent = files.https ? t("This table answers over https with {file}.", { file: files.tls.cert })
+    : t("This table answers over http: the staff PIN crosses the Wi-Fi in clear.");
+  $("broker-address").value = files.broker.broker;
+  $("broker-table").value = files.broker.table_id;
+  $("broker-note").hidden = !files.broker.password_set;
+  $("blocked-words").value = files.blocked_words.join("\n");
+}
+
+// A file the owner gives the table: a trial the table restarts on, and goes back from by itself.
+function giveFile(kind, body) {
+  return ownersAction(() => api("POST", `/staff/api/files/${kind}`, body),
+    (answer) => { say(answer.data.said); backAfterRestart(); });
+}
+
+function wireFiles() {
+  $("tls-upload").addEventListener("click", async () => {
+    const [cert, key] = [$("tls-cert").files[0], $("tls-key").files[0]];
+    if (!cert || !key) return say(t("Choose the certificate and its key first."), true);
+    giveFile("tls", { cert: await cert.text(), key: await key.text() });
+  });
+  $("tls-self").addEventListener("click", () => {
+    if (confirm(t("Make a self-signed certificate? Phones warn about it once, until it is trusted; the table restarts on it."))) {
+      giveFile("tls", { self_signed: true });
+    }
+  });
+  $("broker-form").addEventListener("submit", (event) => {
+    event.preventDefault();
+    giveFile("broker", { broker: $("broker-address").value, table_id: $("broker-table").value,
+                         password: $("broker-password").value });
+    $("broker-password").value = "";
+  });
+  $("words-form").addEventListener("submit", (event) => {
+    event.preventDefault();
+    giveFile("blocked-words", { words: $("blocked-words").value });
+  });
 }
 
 // -- the owner: updates, restores, power and the fleet's credentials ask for the passphrase -----
@@ -106,7 +179,7 @@ async function ownersAction(call, done) {
   if (answer.status === 403 && answer.data && answer.data.owner === "needed") {
     return askOwner(answer.data.error, () => ownersAction(call, done));
   }
-  if (answer.status !== 401) say(answer.data ? answer.data.error : `HTTP ${answer.status}`, true);
+  if (answer.status !== 401) say(answer.data ? answer.data.said || answer.data.error : `HTTP ${answer.status}`, true);
 }
 
 function wireOwner() {
@@ -123,6 +196,7 @@ function wireOwner() {
     drawOwner(answer.data);
     say(t("The owner's actions are unlocked for {minutes} min.", { minutes: Math.ceil(answer.data.left_s / 60) }));
     loadReleases();
+    loadFiles();
     const asked = ownerRetry;
     ownerRetry = null;
     if (asked) { resume(asked.control); asked.retry(); }  // its result beside its own control
@@ -131,6 +205,7 @@ function wireOwner() {
     const answer = await api("POST", "/staff/api/owner", { end: true });
     if (answer.ok) drawOwner(answer.data);
     loadReleases();
+    loadFiles();
   });
 }
 
@@ -405,9 +480,10 @@ export function wireConsole() {
   const desk = $("desk");
   const sections = consoleSections();
   desk.prepend(sections.health);
-  desk.append(sections.log, sections.owner, sections.care, benchSection(), sections.pin, sections.power);
+  desk.append(sections.log, sections.owner, sections.care, sections.files, benchSection(), sections.pin, sections.power);
   wireOwner();
   wireCare();
+  wireFiles();
   wireBench();
   $("log-level").addEventListener("change", loadLog);
   let typing = null;

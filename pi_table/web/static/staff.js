@@ -2,7 +2,8 @@
 // and log. Every request under /staff/api/ carries the session's CSRF token in a header.
 // A module, as console.js and night.js are: each names what it takes from another, so no name of
 // one can hide another's (issue 39: a section named ``power`` hid the function that powers off).
-import { askOwner, labelConsole, loadBench, loadHealth, loadLog, loadOwner, loadReleases, wireConsole } from "./console.js";
+import { askOwner, labelConsole, loadBench, loadFiles, loadHealth, loadLog, loadOwner, loadReleases, wireConsole }
+  from "./console.js";
 import { wireNight } from "./night.js";
 
 const AT_HAND = [
@@ -115,7 +116,7 @@ export function signedIn(token) {
 
 export async function refresh() {
   await Promise.all([loadTable(), loadHistory(), loadConfig(), loadHealth(), loadLog(), loadReleases(), loadBench(),
-    loadOwner()]);  // the last five: console.js
+    loadOwner(), loadFiles()]);  // the last six: console.js
 }
 
 // -- the table ----------------------------------------------------------------------------
