@@ -100,14 +100,15 @@ def test_what_is_no_certificate_is_refused_in_words_and_nothing_is_kept(table, t
     assert table.config.read_bytes() == before and not list((table.folder / "files").iterdir())
 
 
-def test_the_brokers_password_goes_to_a_private_file_never_into_an_answer(table):
+def test_the_brokers_password_goes_to_a_private_file_never_into_an_answer(table, tmp_path):
     staff = owner(table)
     body = {"broker": "mqtts://table7@broker.example:8883", "table_id": "table-7", "password": "s3cret broker"}
     status, answer = staff.call("POST", "/staff/api/files/broker", {**body, "broker": "mqtt://table7@broker.example"})
     assert status == 400 and "in clear" in answer["said"] and "s3cret" not in json.dumps(answer)  # the checker's
     status, answer = staff.call("POST", "/staff/api/files/broker", {**body, "broker": "mqtts://table7:pw@broker.example"})
     assert status == 400 and "in its own field" in answer["said"]
-    status, answer = staff.call("POST", "/staff/api/files/broker", body)
+    ca, _ = self_signed(tmp_path, "cafe-ca")
+    status, answer = staff.call("POST", "/staff/api/files/broker", {**body, "ca": ca.read_text()})
     assert status == 200 and "s3cret" not in json.dumps(answer), answer
     status, answer = staff.call("GET", "/staff/api/files")
     assert answer["broker"]["password_set"] is False  # what is in force: the table has not restarted on it yet
@@ -115,6 +116,7 @@ def test_the_brokers_password_goes_to_a_private_file_never_into_an_answer(table)
     assert fleet["broker"] == "mqtts://table7@broker.example:8883" and fleet["table_id"] == "table-7"
     assert private(fleet["password_file"]) and Path(fleet["password_file"]).read_text() == "s3cret broker\n"
     assert "s3cret" not in table.config.read_text()
+    assert Path(fleet["ca"]).read_text() == ca.read_text()  # the café's CA, for the broker's certificate
 
 
 def test_the_blocked_words_are_written_one_a_line_and_none_clears_them(table):

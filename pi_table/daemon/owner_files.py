@@ -1,5 +1,5 @@
 """The files the owner gives the table from the staff page, so no terminal is needed for them: the
-HTTPS certificate and its key (uploaded, or made here self-signed), the fleet broker's password,
+HTTPS certificate and its key (uploaded, or made here self-signed), the fleet broker's password (and the café's CA that signed its certificate),
 and the words a game night's team names may not use.
 
 Each is written, 0600, under a name of its own in ``files/`` beside the configuration (the
@@ -31,7 +31,7 @@ if TYPE_CHECKING:
 
 log = logging.getLogger("pi_table.daemon")
 FOLDER = "files"
-KEYS = ("web.tls_cert", "web.tls_key", "fleet.password_file", "night.blocked_words")
+KEYS = ("web.tls_cert", "web.tls_key", "fleet.password_file", "fleet.ca", "night.blocked_words")
 """The settings that name a file this room writes."""
 KINDS = ("tls", "broker", "blocked-words")
 PEM_MOST = 32 * 1024  # a certificate with its chain, or a key: a few kilobytes
@@ -124,13 +124,22 @@ def _broker(where: Path, given: dict) -> tuple[dict[str, object], list[Path]]:
         raise Refusal("the broker's address holds a password: give it in its own field, and the address as "
                       "mqtts://USER@HOST:PORT")
     found: dict[str, object] = {"fleet.broker": broker.strip(), "fleet.table_id": table_id.strip()}
+    written = []
+    if given.get("ca"):  # the café's own CA, that signed the broker's certificate
+        authority = _text(given, "ca", PEM_MOST)
+        if "-----BEGIN CERTIFICATE-----" not in authority:
+            raise Refusal("the CA certificate holds no PEM certificate (-----BEGIN CERTIFICATE-----): expected the "
+                          ".crt file of the CA that signed the broker's certificate")
+        ca = _fresh(where, "broker-ca", ".crt")
+        write_private(ca, authority.encode())
+        found["fleet.ca"], written = str(ca), [ca]
     if password is None or password == "":
-        return found, []  # the password kept as it is
+        return found, written  # the password kept as it is
     if not isinstance(password, str) or "\n" in password or len(password) > 1024:
         raise Refusal("the broker's password is one line of at most 1024 characters")
     file = _fresh(where, "broker", ".password")
     write_private(file, password.encode() + b"\n")
-    return {**found, "fleet.password_file": str(file)}, [file]
+    return {**found, "fleet.password_file": str(file)}, [*written, file]
 
 
 def _blocked_words(where: Path, given: dict) -> tuple[dict[str, object], list[Path]]:

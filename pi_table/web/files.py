@@ -7,7 +7,7 @@ restarts on it and goes back by itself if it is not healthy (``daemon.owner_file
 ``GET /staff/api/files``: what is set (never a password or a key); ``POST
 /staff/api/files/{kind}``, ``kind`` one of ``tls`` (``{"cert", "key"}`` as PEM text, or
 ``{"self_signed": true}``), ``broker`` (``{"broker": "mqtts://USER@HOST:PORT", "table_id",
-"password"}``, the password left as it is when empty) or ``blocked-words`` (``{"words": one a
+"password", "ca"}``, the password left as it is when empty, the CA's PEM text optional) or ``blocked-words`` (``{"words": one a
 line}``).
 """
 
@@ -40,6 +40,7 @@ TEXTS: tuple[str, ...] = (
     N_("This table's name in the fleet"),
     N_("Broker password (empty: keep the one set)"),
     N_("Save the broker"),
+    N_("The CA that signed the broker's certificate (empty: the system's, or the one set)"),
     N_("A password is set."),
     N_("Words not allowed in team names (one a line)"),
     N_("Save the words"),

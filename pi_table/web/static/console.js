@@ -91,6 +91,8 @@ function filesSection() {
       label("broker-table", "This table's name in the fleet"), el("input", { id: "broker-table", autocomplete: "off" }),
       label("broker-password", "Broker password (empty: keep the one set)"),
       el("input", { id: "broker-password", type: "password", autocomplete: "new-password" }),
+      label("broker-ca", "The CA that signed the broker's certificate (empty: the system's, or the one set)"),
+      el("input", { id: "broker-ca", type: "file", accept: ".crt,.pem" }),
       el("p", { id: "broker-note", class: "note", "data-t": "A password is set.", text: t("A password is set."), hidden: "" }),
       el("button", { type: "submit", class: "warn", "data-t": "Save the broker", text: t("Save the broker") })),
     el("h2", { "data-t": "Words not allowed in team names (one a line)", text: t("Words not allowed in team names (one a line)") }),
@@ -131,10 +133,11 @@ function wireFiles() {
       giveFile("tls", { self_signed: true });
     }
   });
-  $("broker-form").addEventListener("submit", (event) => {
+  $("broker-form").addEventListener("submit", async (event) => {
     event.preventDefault();
+    const ca = $("broker-ca").files[0];
     giveFile("broker", { broker: $("broker-address").value, table_id: $("broker-table").value,
-                         password: $("broker-password").value });
+                         password: $("broker-password").value, ...(ca ? { ca: await ca.text() } : {}) });
     $("broker-password").value = "";
   });
   $("words-form").addEventListener("submit", (event) => {
