@@ -44,6 +44,12 @@ def actions(page, table, tmp_path) -> dict[str, str]:
     page.click("#pin-form button[type=submit]")
     said["pins differ"] = result_of(page)
 
+    volume = page.locator("#at-hand input[name='sound.volume']")
+    volume.fill("0.5")
+    volume.dispatch_event("change")
+    page.wait_for_timeout(1000)  # the page reads the settings again, and draws the settings at hand anew
+    said["volume saved"] = result_of(page)
+
     timer = page.locator("#at-hand input[name='timer.length_s']")
     timer.fill("5")
     timer.dispatch_event("change")
@@ -90,6 +96,7 @@ def test_each_result_is_beside_its_control_on_a_phone_in_the_pages_language(tmp_
     assert "damaged" in english["restore refused"] and "Error -3" not in english["restore refused"]
     assert "Error -3" not in italian["restore refused"] and "decompress" not in italian["restore refused"]
     assert english["reboot refused"].startswith("this table has no root helper")
+    assert english["volume saved"] == "Saved and applied."  # said, and still there once the settings are drawn anew
     for action, said in english.items():  # the Italian page says each in Italian
         assert italian[action] and italian[action] != said, action
 

@@ -56,7 +56,7 @@ function consoleSections() {
     el("button", { id: "restore", class: "warn", hidden: "", "data-t": "Restore it", text: t("Restore it") }),
     el("div", { class: "row" },
       el("button", { id: "update-look", class: "quiet", "data-t": "Look for an update", text: t("Look for an update") })),
-    el("ul", { id: "offered" }),
+    el("ul", { id: "offered", "data-redrawn": "" }),
     el("label", { for: "bundle-file", "data-t": "Install a release bundle", text: t("Install a release bundle") }),
     el("input", { id: "bundle-file", type: "file", accept: ".gz,application/gzip" }));
   const owner = el("section", { id: "owner-section", "aria-labelledby": "owner-title" },

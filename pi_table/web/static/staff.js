@@ -53,13 +53,18 @@ export function resume(control) {
 }
 export const actingOn = () => acting;
 
+const message = $("message");  // held: a container redrawn under it cannot lose it
+
 export function say(text, error = false, near = acting) {
-  const message = $("message");
   message.textContent = text;
   message.classList.toggle("error", error);
   message.hidden = !text;
   if (!text) return;
-  const place = near && near.isConnected && near.closest(".row, .field, label, form, ul, .stack") || near;
+  let place = near && near.isConnected && near.closest(".row, .field, label, form, ul, .stack") || near;
+  // beside a container the page redraws (data-redrawn: the settings at hand, a night's rounds), not in it
+  for (let redrawn = place && place.parentElement; redrawn; redrawn = redrawn.parentElement) {
+    if (redrawn.hasAttribute("data-redrawn")) place = redrawn;
+  }
   if (place && place.isConnected && !place.closest("[hidden], header")) place.after(message);
   else document.querySelector("main").prepend(message);
   message.scrollIntoView({ block: "nearest" });
