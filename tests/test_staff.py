@@ -392,7 +392,8 @@ def test_a_session_expires_unused_and_use_keeps_it_alive(page, clock, desk):
     staff = Staff(page.base_url)
     staff.login()
     clock.now += 500
-    assert staff.call("GET", "/staff/api/log") == (200, {"lines": ["one", "two"]})
+    status, answer = staff.call("GET", "/staff/api/log")
+    assert status == 200 and answer["lines"] == ["one", "two"]  # with where they came from (issue 39)
     clock.now += 500  # 1,000 s after the login, 500 after its last use: alive
     assert staff.call("GET", "/staff/api/log")[0] == 200
     clock.now += 300
