@@ -647,6 +647,49 @@ class Staff:
         assert status == 200 and isinstance(answer, dict) and answer["left_s"] > 0, (status, answer)
 
 
+def raw_post(base: str, path: str, staff: Staff, data: bytes, headers: dict | None = None) -> tuple[int, dict]:
+    """A file from the phone as the body, as console.js's upload() sends it."""
+    import http.client
+    import json
+    from urllib.parse import urlsplit
+
+    where = urlsplit(base)
+    connection = http.client.HTTPConnection(where.hostname, where.port, timeout=10)
+    cookie = "; ".join(f"{c.name}={c.value}" for c in staff.cookies)
+    connection.request("POST", path, body=data, headers={"X-Staff-Token": staff.csrf or "", "Cookie": cookie,
+                                                         "Content-Type": "application/gzip", **(headers or {})})
+    answer = connection.getresponse()
+    status, body = answer.status, answer.read()
+    connection.close()
+    return status, json.loads(body) if body.startswith(b"{") else {}
+
+
+def fake_journalctl(folder, entries: list[dict], status: int = 0):
+    """A ``journalctl`` that writes the arguments it was given beside itself and prints ``entries``
+    as ``--output json`` does (one object a line), or fails with ``status``."""
+    import json
+
+    script = folder / "journalctl"
+    printed = "\n".join(json.dumps(entry) for entry in entries)
+    script.write_text(f"#!{sys.executable}\nimport json, sys\n"
+                      f"open({str(folder / 'args')!r}, 'w').write(json.dumps(sys.argv[1:]))\n"
+                      f"print({printed!r})\n"
+                      f"if {status}: sys.stderr.write('Failed to open journal: permission denied'); sys.exit({status})\n")
+    script.chmod(0o755)
+    return script
+
+
+SYSTEMD_JOURNAL = [
+    {"__REALTIME_TIMESTAMP": "1767225600000000", "PRIORITY": "6", "MESSAGE": "INFO pi_table.daemon: table up",
+     "_SYSTEMD_INVOCATION_ID": "a1"},
+    {"__REALTIME_TIMESTAMP": "1767225660000000", "PRIORITY": "3", "MESSAGE": "ERROR pi_table.daemon: it broke\nTraceback",
+     "_SYSTEMD_INVOCATION_ID": "a1"},
+    {"__REALTIME_TIMESTAMP": "1767229200000000", "PRIORITY": "4", "MESSAGE": [87, 65, 82, 78, 255],
+     "_SYSTEMD_INVOCATION_ID": "b2"},
+    {"__REALTIME_TIMESTAMP": "not a time", "MESSAGE": "skipped"},
+]
+
+
 def staff_login(page, base: str, pin: str = STAFF_PIN) -> None:
     """Open the staff page at ``base`` in ``page`` and log in as the staff do."""
     page.goto(f"{base}/staff")
@@ -711,6 +754,9 @@ class FakeDesk:
         self.calls.append("log")
         return [(logging.INFO, "one"), (logging.INFO, "two")]
 
+    def log(self, since, until):
+        return {"source": "memory", "records": self.log_records(), "note": None}
+
     def machine(self):
         from pi_table.host import Readings
 
@@ -730,10 +776,12 @@ def staff_page(desk, folder, **settings):
     """The staff page as the daemon makes it, with the owner's console in it."""
     from pi_table.web.auth import Recovery  # aiohttp: loaded by the tests of the pages alone
     from pi_table.web.console import Console
+    from pi_table.web.files import OwnerFiles
     from pi_table.web.staff import StaffPage
 
     page = StaffPage(desk, folder, **settings)
     Console(page, Recovery())
+    OwnerFiles(page)
     return page
 
 

@@ -208,9 +208,9 @@ def test_every_error_the_table_raises_has_one_root():
 ROOMS = {
     "config": ["schema", "settings", "machine", "loading", "writing", "trial"],
     "daemon": ["notify", "logs", "control", "trial", "devices", "selftest", "tune", "backup", "restarts", "checkup",
-               "staff_desk", "first_boot", "run"],
-    "web": ["tokens", "texts", "seats", "runner", "auth", "roles", "snapshot", "games", "staff", "console", "night", "first_boot",
-            "server"],
+               "owner_files", "staff_desk", "first_boot", "run"],
+    "web": ["tokens", "texts", "seats", "runner", "auth", "roles", "snapshot", "games", "staff", "console", "files", "night",
+            "first_boot", "server"],
     "cli": ["output", "window", "tables", "script", "grid", "codex", "games", "options", "play", "board", "control", "service",
             "fleet", "backup", "release", "bench"],
     "release": ["layout", "service_user", "network", "wheels", "keys", "bundle", "requests", "first_boot", "lock", "helper",

@@ -21,6 +21,7 @@ from pi_table.night.book import Book
 from pi_table.web import Companion
 from pi_table.web.auth import Recovery, secret_matches
 from pi_table.web.console import Console
+from pi_table.web.files import OwnerFiles
 from pi_table.web.first_boot import WifiRoom
 from pi_table.web.night import NightRoom
 from pi_table.web.roles import OWNER, OWNER_FILE, OWNER_S, ROUTES, STAFF, owners_keys, role, set_passphrase
@@ -31,10 +32,12 @@ from helpers import STAFF_PIN as PIN
 
 OWNERS = {("POST", "/staff/api/power"), ("POST", "/staff/api/restore"), ("GET", "/staff/api/update"),
           ("POST", "/staff/api/update"), ("POST", "/staff/recover"), ("GET", "/staff/api/backup"),
-          ("POST", "/staff/api/wifi")}
+          ("POST", "/staff/api/wifi"), ("GET", "/staff/api/files"), ("POST", "/staff/api/files/{kind}")}
 """What the issue gives the owner alone: power, restores, updates and the PIN's reset; the
 backup's download, which holds the settings whole (a broker's password written in its URL too);
-and the Wi-Fi (issue 39), which can take the table off the network the staff reach it on."""
+the Wi-Fi (issue 39), which can take the table off the network the staff reach it on; and the
+files the owner gives the table (issue 39: the HTTPS certificate, the broker's password, the
+blocked words)."""
 
 
 class Clock:
@@ -91,9 +94,10 @@ class RolesWifi:
 
 
 def full_page(desk, folder, **settings) -> StaffPage:
-    """The staff page as the daemon makes it with every room: the console, a game night, the Wi-Fi."""
+    """The staff page as the daemon makes it with every room: the console, the owner's files, a game night, the Wi-Fi."""
     page = StaffPage(desk, folder, **settings)
     Console(page, Recovery())
+    OwnerFiles(page)
     NightRoom(page, Book(Path(tempfile.mkdtemp(prefix="pi-table-roles-")) / "nights"))  # no night kept
     WifiRoom(page, RolesWifi(desk))
     return page
@@ -173,7 +177,7 @@ def test_every_owners_action_refuses_a_staff_session_and_does_nothing(table, des
         body = {"act": "reboot"} if path.endswith("power") else {"code": "1234 5678", "pin": "123456"} \
             if path.endswith("recover") else {"ssid": "Cafe", "password": ""} if path.endswith("wifi") \
             else {"from": "repository"} if method == "POST" else None
-        status, answer = staff.call(method, path, body)
+        status, answer = staff.call(method, path.replace("{kind}", "tls"), body)  # a route's part, as the page fills it
         assert status == 403 and answer["owner"] == "needed", (path, status, answer)
     assert desk.calls == []
     staff.lang = "it"

@@ -33,6 +33,7 @@ from ..engine.views import LANGUAGES
 from ..files import replace_file
 from ..ui.i18n import say
 from .loading import Running, read_text
+from .schema import BY_KEY
 
 log = logging.getLogger("pi_table.config")
 GOOD, TRIAL, ROLLED_BACK = ".good", ".trial", ".rolled-back"
@@ -186,13 +187,19 @@ def state(path: Path | None, lang: str) -> dict:
     last = None
     if note is not None:
         why, keys = note.get("why"), note.get("keys")
+        named = [key for key in keys if isinstance(key, str)] if isinstance(keys, list) else []
         last = {"at": note.get("at") if isinstance(note.get("at"), int | float) else None,
-                "keys": [key for key in keys if isinstance(key, str)] if isinstance(keys, list) else [],
-                "by": str(note.get("by", "")),
+                "keys": named, "labels": labels(named, lang), "by": str(note.get("by", "")),
                 "why": str(why.get(lang) or why.get("en") or "") if isinstance(why, dict) else ""}
-    return {"trial": None if pending is None else {"keys": list(pending.keys), "by": pending.by,
-                                                    "since": pending.since},
+    return {"trial": None if pending is None else {"keys": list(pending.keys), "labels": labels(pending.keys, lang),
+                                                    "by": pending.by, "since": pending.since},
             "rolled_back": last}
+
+
+def labels(keys: Iterable[str], lang: str) -> list[str]:
+    """The settings ``keys`` as the owner knows them, by their labels in ``lang`` (issue 39: a
+    rollback's note named ``web.enabled``); a key no setting has, as it is."""
+    return [say(Phrase(BY_KEY[key].label), lang) if key in BY_KEY else key for key in keys]
 
 
 def _copy(source: Path, to: Path) -> None:

@@ -321,9 +321,10 @@ def read(data: bytes, whole: bool = False) -> tuple[dict, dict[str, bytes]]:
                                     size=member.size, most=most)
                 extracted = archive.extractfile(member)
                 files[name] = b"" if extracted is None else extracted.read()
-    except (tarfile.TarError, OSError) as e:
-        raise BadBackup("the backup's tar archive is damaged ({error}): expected a .tar.gz made by pi-table backup",
-                        error=str(e)) from None
+    except (tarfile.TarError, OSError) as e:  # tarfile's own words stay in the log: the staff read what to do
+        log.warning("a backup's tar archive cannot be read: %s", e)
+        raise BadBackup("the backup is damaged: the files packed in it cannot be read (was it changed after it was "
+                        "made?): choose another backup") from None
     if MANIFEST not in files:
         raise BadBackup("the backup has no manifest.json: expected one, as pi-table backup makes")
     manifest = _manifest(files.pop(MANIFEST))
@@ -364,8 +365,10 @@ def _unpacked(data: bytes) -> bytes:
                 pending = unpacker.unconsumed_tail
             if unpacker.eof:
                 break
-    except zlib.error as e:
-        raise BadBackup("the backup's gzip data is damaged ({error})", error=str(e)) from None
+    except zlib.error as e:  # zlib's "Error -3 while decompressing data" stays in the log
+        log.warning("a backup's gzip data cannot be unpacked: %s", e)
+        raise BadBackup("the backup is damaged: its packed data cannot be unpacked (was it changed or cut short "
+                        "on the way?): choose another backup") from None
     if not unpacker.eof:
         raise BadBackup("the backup is cut short: expected a whole .tar.gz (was the download finished?)")
     if unpacker.unused_data or start + (1 << 16) < len(data):

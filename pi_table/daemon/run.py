@@ -307,6 +307,7 @@ class Daemon:
             from ..web import Companion, CompanionScreen, Tokens
             from ..web.auth import Recovery
             from ..web.console import Console
+            from ..web.files import OwnerFiles
             from ..web.seats import SeatLinks
             from ..web.staff import StaffPage
             from .staff_desk import StaffDesk
@@ -321,6 +322,7 @@ class Daemon:
 
             SetupRoom(staff, self.first_boot)  # None: the table is set up, and the set-up page is gone
             WifiRoom(staff, Wifi(self))
+            OwnerFiles(staff)
             if self.night is not None:
                 from ..web.night import NightRoom
                 NightRoom(staff, self.night.book)

@@ -18,7 +18,7 @@ from ..engine import InvalidRules
 from ..engine.games import NAMES
 from ..engine.phrase import Phrase, Text
 from ..table import history
-from . import backup, logs
+from . import backup, logs, owner_files
 
 if TYPE_CHECKING:
     from ..config import Config
@@ -47,6 +47,10 @@ class Table(Protocol):
     def change_at_hand(self, key: str, value: object) -> list[Phrase]: ...
 
     def restart(self) -> float: ...
+
+
+NOT_SYSTEMD = Phrase.of("systemd does not run this table (a simulated table, or one started in a terminal): the log "
+                        "shows the lines since this start, which the table keeps in its memory, whatever the time range")
 
 
 class StaffDesk:
@@ -111,6 +115,42 @@ class StaffDesk:
 
     def log_records(self) -> list[tuple[int, str]]:
         return list(self.daemon.recent_log.records)
+
+    def log(self, since: float | None, until: float | None) -> dict:
+        """The systemd journal's lines of this service from ``since`` to ``until``, across its
+        starts; on a table systemd does not run (a simulated one, a terminal's), the lines of this
+        start the table keeps in memory, and a note that says so."""
+        import subprocess
+
+        if not logs.under_journald():
+            return {"source": "memory", "records": self.log_records(), "note": NOT_SYSTEMD}
+        try:
+            return {"source": "journal", "records": logs.journal(since, until), "note": None}
+        except (OSError, subprocess.SubprocessError) as e:
+            return {"source": "memory", "records": self.log_records(),
+                    "note": Phrase.of("the systemd journal cannot be read ({error}): the log shows the lines since "
+                                      "this start, which the table keeps in its memory", error=str(e))}
+
+    def owner_files(self) -> dict:
+        return owner_files.state(self.daemon.config)
+
+    def give_file(self, kind: str, given: dict, reached: str | None = None) -> list[Phrase]:
+        """The file written under a new name, then the settings changed to name it, as a trial; the
+        file removed again when the change is refused, and those no settings name any more pruned."""
+        from ..engine.errors import Refusal
+
+        config = self.daemon.config
+        try:
+            changed, written = owner_files.changes(config, kind, given, reached)
+        except Refusal as e:
+            return [e.phrase]
+        problems = self.daemon.restarts.change(changed, proven=False, reached=reached)
+        if problems:
+            for file in written:
+                file.unlink(missing_ok=True)
+            return problems
+        owner_files.prune(config)
+        return []
 
     def machine(self) -> dict:
         from .. import host  # the page's health view, not the table's start

@@ -114,6 +114,19 @@ class Desk(Protocol):
         """The service's log lines since its start (the last ``RecentLines.keep``), oldest first,
         each with its record's level."""
 
+    def log(self, since: float | None, until: float | None) -> dict:
+        """``{"source": "journal" | "memory", "records": [(level, line)], "note": Text or None}``: the
+        service's lines from ``since`` to ``until`` (seconds since the epoch, None: open) in the
+        systemd journal, across starts; or, where systemd does not run the table, ``log_records``
+        and a note saying so."""
+
+    def owner_files(self) -> dict:
+        """What the owner set of the files the staff page gives the table (``daemon.owner_files.state``)."""
+
+    def give_file(self, kind: str, given: dict, reached: str | None) -> list[Phrase]:
+        """The owner's file of ``kind`` (``web.files``) written and the settings naming it changed as
+        ``change_settings`` does (a trial, the page answering on ``reached`` after it); [] or why not."""
+
     def machine(self) -> dict:
         """This computer's readings (``{"readings": host.Readings, "address": the companion's URL or None}``)."""
 
@@ -360,6 +373,64 @@ def refused_key(problem: Text, lang: str) -> dict:
     return {"key": key, "error": said, "problem": say(alone, lang)}
 
 
+REFUSED_TAKES = N_("{value} refused: it takes {takes}")
+REFUSED_BECAUSE = N_("{value} refused: {problem}")
+REFUSED_TEXT = N_("refused: {problem}")
+REFUSED_TOGETHER = N_("{label} and {other} together: {problem}")
+LABELLED = N_("{label}: {refusal}")
+ONE_OF = N_("one of {choices}")
+"""A refused setting as the owner reads it: by its label, with what it takes (issue 39: the page
+said ``.../config.toml: timer.length_s: ...``)."""
+
+
+def refusal(problem: Text, changes: dict[str, object], options: dict[str, dict], lang: str) -> dict:
+    """``refused_key``'s answer (the checker's sentence whole, for scripts and the log) with the
+    owner's words: ``said`` beside the setting's field (the value refused and what the setting
+    takes, when the form knows it, else the checker's problem), ``whole`` with its label before
+    it, and ``label``. A value typed as text is not said back: a URL may hold a password."""
+    found = refused_key(problem, lang)
+    option = options.get(found["key"] or "")
+    if option is None:
+        return {**found, "label": None, "said": found["error"], "whole": found["error"]}
+    gettext = translation(lang).gettext
+    shown = form_field(option, lang)
+    fields = {} if isinstance(problem, str) else dict(problem.fields)
+    if "other" in fields:
+        other = options.get(str(fields["other"]))
+        alone = fields.get("problem", "")
+        said = gettext(REFUSED_TOGETHER).format(label=shown["label"], problem=say(alone, lang) if isinstance(
+            alone, str | Phrase) else found["problem"],
+                                                other=form_field(other, lang)["label"] if other else fields["other"])
+        return {**found, "label": shown["label"], "said": said, "whole": said}
+    value = changes.get(option["key"])
+    number = isinstance(value, int | float) and not isinstance(value, bool)
+    takes = None
+    if shown["choices"] and value not in [choice["value"] for choice in shown["choices"]]:
+        takes = gettext(ONE_OF).format(choices=", ".join(choice["label"] for choice in shown["choices"]))
+    elif option.get("range") and not (number and _within(option["range"], float(value))):  # type: ignore[arg-type]
+        takes = shown["hint"]
+    told = json.dumps(value) if number or isinstance(value, bool) else value if shown["choices"] and isinstance(
+        value, str) else None
+    if takes and told is not None:
+        said = gettext(REFUSED_TAKES).format(value=told, takes=takes)
+    elif told is not None:
+        said = gettext(REFUSED_BECAUSE).format(value=told, problem=found["problem"])
+    else:
+        said = gettext(REFUSED_TEXT).format(problem=found["problem"])
+    return {**found, "label": shown["label"], "said": said,
+            "whole": gettext(LABELLED).format(label=shown["label"], refusal=said)}
+
+
+def _within(span: dict, value: float) -> bool:
+    return value == span.get("off") or span["min"] <= value <= span["max"]
+
+
+def labels(keys: Iterable[str], options: dict[str, dict], lang: str) -> list[str]:
+    """The settings ``keys`` by their labels in ``lang`` (a key the form does not know, as it is)."""
+    gettext = translation(lang).gettext
+    return [gettext(options[key]["label"]) if key in options else key for key in keys]
+
+
 class Room(Protocol):
     """A part of the staff page with routes of its own, behind the page's checks (``StaffPage.api``),
     and words of its own, which ``/staff/words/LANG`` serves with the page's."""
@@ -481,7 +552,7 @@ class StaffPage:
         return checked
 
     def not_owner(self, request: web.Request, session: Session, keys: list[str] | None = None) -> web.Response | None:
-        """None when ``session`` acts as the owner; else ``owner_needed``."""
+        """None when ``session`` acts as the owner; else ``owner_needed`` (``keys``: the settings, by their labels)."""
         return None if self.owner.left_s(session) else self.owner_needed(request, keys)
 
     def owner_needed(self, request: web.Request, keys: list[str] | None = None) -> web.Response:
@@ -562,8 +633,11 @@ class StaffPage:
                 isinstance(value, (bool, int, float, str, list)) for value in changes.values()):
             return bad('expected {"changes": {"section.key": VALUE, ...}}, each value a '
                                  "string, number, true/false or list")
-        if (owners := owners_keys(changes)) and (refusal := self.not_owner(request, session, owners)) is not None:
-            return refusal
+        lang = language(request)
+        options = {option["key"]: option for option in (await asyncio.to_thread(self.desk.settings))["options"]}
+        if (owners := owners_keys(changes)) and (
+                refused_owner := self.not_owner(request, session, labels(owners, options, lang))) is not None:
+            return refused_owner
         [(key, value)] = changes.items() if len(changes) == 1 else [("", None)]
         live = key in LIVE
         if live:
@@ -571,9 +645,10 @@ class StaffPage:
         else:
             problems = await asyncio.to_thread(self.desk.change_settings, changes, reached_on(request))
         if problems:
-            found = [refused_key(problem, language(request)) for problem in problems]
+            found = [refusal(problem, changes, options, lang) for problem in problems]
             return web.json_response({"ok": False, "error": "\n".join(each["error"] for each in found),
-                                      "problems": found}, status=400)
+                                      "said": "\n".join(each["whole"] for each in found), "problems": found},
+                                     status=400)
         if live:
             log.info("staff page: %s changed and applied", key)
             return web.json_response({"ok": True, "restarting": False}, headers=_PRIVATE)

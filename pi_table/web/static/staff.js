@@ -1,25 +1,30 @@
 // The staff page: log in with the PIN, then the table's game, devices, history, configuration
 // and log. Every request under /staff/api/ carries the session's CSRF token in a header.
-"use strict";
+// A module, as console.js and night.js are: each names what it takes from another, so no name of
+// one can hide another's (issue 39: a section named ``power`` hid the function that powers off).
+import { askOwner, labelConsole, loadBench, loadFiles, loadHealth, loadLog, loadOwner, loadReleases, wireConsole }
+  from "./console.js";
+import { wireNight } from "./night.js";
+import { wireWifi } from "./wifi.js";
 
 const AT_HAND = [
   ["game.language", "Language"], ["leds.brightness", "Brightness"],
   ["timer.length_s", "Turn timer (s, 0: off)"], ["sound.volume", "Volume"],
 ];
 // The table's language, as served in <html lang>, until these staff pick another on this phone.
-let lang = localStorage.getItem("staff-lang") || document.documentElement.lang;
+export let lang = localStorage.getItem("staff-lang") || document.documentElement.lang;
 let words = {};
 let cardWords = {};  // the board's cells in words: the phones' texts (app.js), which say the cards alike
-let csrf = null;
+export let csrf = null;
 let settings = null;
 
-const $ = (id) => document.getElementById(id);
-function t(text, fields = {}) {
+export const $ = (id) => document.getElementById(id);
+export function t(text, fields = {}) {
   let said = words[text] || text;
   for (const [name, value] of Object.entries(fields)) said = said.replaceAll(`{${name}}`, value);
   return said;
 }
-function el(tag, attributes = {}, ...children) {
+export function el(tag, attributes = {}, ...children) {
   const node = document.createElement(tag);
   for (const [name, value] of Object.entries(attributes)) {
     if (name === "text") node.textContent = value; else node.setAttribute(name, value);
@@ -28,14 +33,45 @@ function el(tag, attributes = {}, ...children) {
   return node;
 }
 
-function say(text, error = false) {
-  const message = $("message");
+// An action's result is said beside the control that asked for it, on the screen, and goes with
+// the next action (issue 39: said at the top of a long page it was 3,700 px above the button on
+// a phone, and stayed there). One result at a time: the one line, moved to where the action is.
+let acting = null;  // the control of the action under way
+
+function began(event) {
+  const control = event.target.closest("button, select, input, form");
+  if (!control || (event.type === "click" && !control.matches("button"))) return;
+  if (event.type === "change" && !control.closest("#at-hand, #lang, #log-level, input[type=file]")) return;
+  acting = control;
+  say("");
+}
+document.addEventListener("click", began, true);
+document.addEventListener("change", began, true);
+
+// An owner's action asked again once the passphrase is given (console.js): its result beside its own control.
+export function resume(control) {
+  acting = control;
+}
+export const actingOn = () => acting;
+
+const message = $("message");  // held: a container redrawn under it cannot lose it
+
+export function say(text, error = false, near = acting) {
   message.textContent = text;
   message.classList.toggle("error", error);
   message.hidden = !text;
+  if (!text) return;
+  let place = near && near.isConnected && near.closest(".row, .field, label, form, ul, .stack") || near;
+  // beside a container the page redraws (data-redrawn: the settings at hand, a night's rounds), not in it
+  for (let redrawn = place && place.parentElement; redrawn; redrawn = redrawn.parentElement) {
+    if (redrawn.hasAttribute("data-redrawn")) place = redrawn;
+  }
+  if (place && place.isConnected && !place.closest("[hidden], header")) place.after(message);
+  else document.querySelector("main").prepend(message);
+  message.scrollIntoView({ block: "nearest" });
 }
 
-async function api(method, path, body, background = false) {
+export async function api(method, path, body, background = false) {
   const headers = { "X-Staff-Token": csrf || "", "X-Staff-Lang": lang };
   if (background) headers["X-Staff-Background"] = "1";  // the page refreshing itself keeps no session alive
   if (body !== undefined) headers["Content-Type"] = "application/json";
@@ -45,7 +81,7 @@ async function api(method, path, body, background = false) {
   if (response.status === 401 && path.startsWith("/staff/api/")) {
     csrf = null;
     show("login");
-    say(data && data.error, true);
+    say(data && data.error, true, $("login"));
   }
   return { status: response.status, ok: response.ok, data, response };
 }
@@ -61,7 +97,7 @@ async function loadWords() {
   labelConsole();
 }
 
-function show(what) {
+export function show(what) {
   $("no-pin").hidden = what !== "no-pin";
   $("login").hidden = what !== "login";
   $("desk").hidden = what !== "desk";
@@ -79,16 +115,21 @@ async function start() {
   await refresh();
 }
 
-async function refresh() {
+// A new session's token: the login's, a new PIN's, a forgotten PIN's reset (console.js).
+export function signedIn(token) {
+  csrf = token;
+}
+
+export async function refresh() {
   await Promise.all([loadTable(), loadHistory(), loadConfig(), loadHealth(), loadLog(), loadReleases(), loadBench(),
-    loadOwner()]);  // the last five: console.js
+    loadOwner(), loadFiles()]);  // the last six: console.js
 }
 
 // -- the table ----------------------------------------------------------------------------
 
-let grid = null;  // how the grid is drawn, as the table's answer says: cells in reading order, the operatives' edge
+export let grid = null;  // how the grid is drawn, as the table's answer says: cells in reading order, the operatives' edge
 
-function inPlace(node, cell) {
+export function inPlace(node, cell) {
   // A cell of a picture of the grid, put where the layout has it (the page's nodes stay in cell order).
   if (grid) node.style.order = grid.order.indexOf(cell);
   return node;
@@ -135,16 +176,16 @@ function cardState(shown) {
 }
 
 // The settings' trial: a change waiting to prove itself, and the last one the table rolled back.
-function settingsNotes(state) {
+export function settingsNotes(state) {
   const notes = [];
   if (!state) return notes;
   if (state.trial) {
-    notes.push(el("p", { class: "message", text: t("New settings on trial ({keys}): they are kept once the table is healthy on them; if it is not, the last good ones come back by themselves.", { keys: state.trial.keys.join(", ") }) }));
+    notes.push(el("p", { class: "message", text: t("New settings on trial ({keys}): they are kept once the table is healthy on them; if it is not, the last good ones come back by themselves.", { keys: (state.trial.labels || state.trial.keys).join(", ") }) }));
   }
   const back = state.rolled_back;
   if (back) {
     const time = back.at ? new Date(back.at * 1000).toLocaleString(lang) : "?";
-    notes.push(el("p", { class: "message error", text: t("The settings changed at {time} ({keys}) were rolled back, and the last good ones are in use: {why}", { time, keys: back.keys.join(", "), why: back.why }) }));
+    notes.push(el("p", { class: "message error", text: t("The settings changed at {time} ({keys}) were rolled back, and the last good ones are in use: {why}", { time, keys: (back.labels || back.keys).join(", "), why: back.why }) }));
   }
   return notes;
 }
@@ -188,14 +229,16 @@ async function loadHistory() {
     el("td", { class: "duration", text: game.duration_s == null ? "" : `${Math.round(game.duration_s / 60)} min` }))));
 }
 
-async function download(path, name) {
+export async function download(path, name) {
   const answer = await api("GET", path);
   if (answer.ok) await saveFile(answer, name);
 }
 
-// A file the table answered with, saved on the phone as ``name``.
-async function saveFile(answer, name) {
-  const link = el("a", { href: URL.createObjectURL(await answer.response.blob()), download: name });
+// A file the table answered with, saved on the phone under the name the table gave it (a backup's
+// names the table and the day), else as ``name``.
+export async function saveFile(answer, name) {
+  const given = /filename="([^"/\\]+)"/.exec(answer.response.headers.get("Content-Disposition") || "");
+  const link = el("a", { href: URL.createObjectURL(await answer.response.blob()), download: given ? given[1] : name });
   document.body.append(link);
   link.click();
   link.remove();
@@ -203,7 +246,7 @@ async function saveFile(answer, name) {
 
 // -- the configuration --------------------------------------------------------------------
 
-function shown(option) {
+function inForce(option) {  // a setting's value in force, as its field shows it
   const value = option.value;
   return Array.isArray(value) ? JSON.stringify(value) : String(value);
 }
@@ -220,26 +263,26 @@ function read(option, input) {
 }
 
 // A setting's field: a checkbox, a drop-down of its choices, a number in its range, or text.
-function input(option) {
+function settingInput(option) {
   if (option.kind === "bool") return el("input", { type: "checkbox", name: option.key, ...(option.value ? { checked: "" } : {}) });
   if (option.choices.length) {
-    const choices = option.choices.some((each) => String(each.value) === shown(option)) ? option.choices
-      : [...option.choices, { value: option.value, label: shown(option) }];  // a value the file holds, shown as it is
+    const choices = option.choices.some((each) => String(each.value) === inForce(option)) ? option.choices
+      : [...option.choices, { value: option.value, label: inForce(option) }];  // a value the file holds, shown as it is
     const select = el("select", { name: option.key }, ...choices.map((each) => el("option", { value: String(each.value), text: each.label })));
-    select.value = shown(option);
+    select.value = inForce(option);
     return select;
   }
   const numeric = option.kind === "int" || option.kind === "number";
-  const attributes = { name: option.key, value: shown(option), type: numeric ? "number" : "text" };
+  const attributes = { name: option.key, value: inForce(option), type: numeric ? "number" : "text" };
   if (numeric) attributes.step = option.kind === "int" ? "1" : "any";
   if (numeric && option.range) Object.assign(attributes, { min: Math.min(option.range.min, option.range.off ?? Infinity), max: option.range.max });
   return el("input", attributes);
 }
 
 // A setting in the form: its label in words, its field, unit and range, help, and its key in small print.
-function field(option) {
+function settingField(option) {
   const id = `setting-${option.key}`;
-  const control = input(option);
+  const control = settingInput(option);
   Object.assign(control, { id });
   control.setAttribute("aria-describedby", `${id}-problem`);
   const label = el("label", { for: id, text: option.label });
@@ -251,6 +294,8 @@ function field(option) {
 }
 
 // A refused save: each problem beside its field, the first one opened, scrolled to and focused.
+// A refused save: each problem beside its field, the first one opened, scrolled to and focused;
+// the problems of no field in the form, which the page says by the Save button.
 function showProblems(problems) {
   const form = $("config");
   for (const field of form.querySelectorAll(".field.refused")) {
@@ -258,19 +303,31 @@ function showProblems(problems) {
     field.querySelector(".problem").hidden = true;
   }
   let first = null;
-  for (const problem of problems || []) {
+  const elsewhere = [];
+  for (const problem of problems) {
     const field = problem.key && form.querySelector(`.field[data-key="${CSS.escape(problem.key)}"]`);
-    if (!field) continue;
+    if (!field) { elsewhere.push(problem.whole); continue; }
     const note = field.querySelector(".problem");
-    note.textContent = note.hidden ? problem.problem : `${note.textContent}\n${problem.problem}`;
+    note.textContent = note.hidden ? problem.said : `${note.textContent}\n${problem.said}`;
     note.hidden = false;
     field.classList.add("refused");
     first = first || field;
   }
-  if (!first) return;
-  first.closest("details").open = true;
-  first.scrollIntoView({ block: "center" });
-  first.querySelector("input, select").focus({ preventScroll: true });
+  if (first) {
+    first.closest("details").open = true;
+    first.scrollIntoView({ block: "center" });
+    first.querySelector("input, select").focus({ preventScroll: true });
+  }
+  return elsewhere;
+}
+
+// A refused setting's fields show the value in force again (the refusal says what was refused).
+function putBack(key) {
+  const option = settings.options.find((each) => each.key === key);
+  if (!option) return;
+  for (const control of document.querySelectorAll(`#config [name="${CSS.escape(key)}"], #at-hand [name="${CSS.escape(key)}"]`)) {
+    if (option.kind === "bool") control.checked = Boolean(option.value); else control.value = inForce(option);
+  }
 }
 
 async function loadConfig() {
@@ -281,7 +338,7 @@ async function loadConfig() {
   const form = $("config");
   const groups = new Map(Object.entries(settings.groups).map(([group, name]) =>
     [group, el("details", { "data-group": group }, el("summary", { text: name }))]));
-  for (const option of settings.options) groups.get(option.group).append(field(option));
+  for (const option of settings.options) groups.get(option.group).append(settingField(option));
   form.replaceChildren(...[...groups.values()].filter((group) => group.children.length > 1),
     el("button", { type: "submit", text: t("Save and apply") }));
   form.querySelector("button").disabled = !settings.file;
@@ -290,24 +347,27 @@ async function loadConfig() {
   for (const [key, label] of AT_HAND) {
     const option = settings.options.find((each) => each.key === key);
     if (!option) continue;
-    const field = input(option);
-    field.addEventListener("change", () => save({ [key]: read(option, field) }));
+    const field = settingInput(option);
+    field.addEventListener("change", () => save({ [key]: read(option, field) }, true));
     hand.append(el("label", {}, t(label), field));
   }
 }
 
-async function save(changes) {
+// The staff's changes saved (``atHand``: one setting at hand, whose refusal is said beside it).
+async function save(changes, atHand = false) {
   if (!Object.keys(changes).length) return;
   const answer = await api("POST", "/staff/api/config", { changes });
   if (answer.ok && !answer.data.restarting) { say(t("Saved and applied.")); return refresh(); }
   if (answer.ok) { say(t("Saved: the table restarts to apply it and resumes its game.")); return backAfterRestart(); }
   if (answer.status === 401) return;
-  if (answer.status === 403 && answer.data && answer.data.owner === "needed") return askOwner(answer.data.error, () => save(changes));  // console.js
-  say(answer.data ? answer.data.error : `HTTP ${answer.status}`, true);
-  if (answer.data) showProblems(answer.data.problems);
+  if (answer.status === 403 && answer.data && answer.data.owner === "needed") return askOwner(answer.data.error, () => save(changes, atHand));  // console.js
+  if (!answer.data || !answer.data.problems) return say(answer.data ? answer.data.error : `HTTP ${answer.status}`, true);
+  for (const problem of answer.data.problems) if (problem.key) putBack(problem.key);
+  if (atHand) return say(answer.data.said, true);
+  say(showProblems(answer.data.problems).join("\n"), true);
 }
 
-async function backAfterRestart() {
+export async function backAfterRestart() {
   for (let tries = 0; tries < 60; tries++) {
     await new Promise((done) => setTimeout(done, 1000));
     try {
@@ -394,4 +454,7 @@ $("restart").addEventListener("click", async () => {
   if (answer.ok) { say(t("The service is restarting…")); backAfterRestart(); }
 });
 setInterval(() => { if (csrf && !$("desk").hidden) { loadTable(true); loadHealth(true); loadOwner(true); } }, 5000);
-document.addEventListener("DOMContentLoaded", start);  // after console.js, the page's other script
+wireConsole();
+wireNight();
+wireWifi();
+start();  // a module runs once the page is parsed

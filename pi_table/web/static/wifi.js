@@ -1,7 +1,8 @@
-// The staff page's Wi-Fi section (after staff.js and console.js, whose api(), t(), el() and askOwner() it
-// uses): the network the table is on, the networks in reach, and a Wi-Fi joined by the owner, which the
-// table tries and leaves again by itself when it cannot join. Its result shows beside its button.
-"use strict";
+// The staff page's Wi-Fi section: the network the table is on, the networks in reach, and a Wi-Fi
+// joined by the owner, which the table tries and leaves again by itself when it cannot join. Its
+// result shows beside its button. A module, as the page's other scripts are (staff.js wires it).
+import { askOwner } from "./console.js";
+import { $, api, csrf, el, t } from "./staff.js";
 
 function wifiSection() {
   return el("section", { id: "wifi-section", "aria-labelledby": "wifi-title" },
@@ -59,7 +60,7 @@ async function joinWifi(ssid, password) {
   }
 }
 
-document.addEventListener("DOMContentLoaded", () => {
+export function wireWifi() {
   $("desk").append(wifiSection());
   $("wifi-form").addEventListener("submit", (event) => {
     event.preventDefault();
@@ -70,6 +71,5 @@ document.addEventListener("DOMContentLoaded", () => {
   });
   setInterval(() => { if (csrf && !$("desk").hidden) loadWifi(true); }, 10000);
   new MutationObserver(() => { if (csrf && !$("desk").hidden) loadWifi(true); })
-    .observe($("desk"), { attributes: true, attributeFilter: ["hidden"] });
-  loadWifi(true);
-});
+    .observe($("desk"), { attributes: true, attributeFilter: ["hidden"] });  // read once logged in, never before
+}
