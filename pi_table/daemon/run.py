@@ -28,7 +28,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from .. import later, version
+from .. import version
 from ..config import Config, trial
 from ..config.trial import DEADLINE_S, Trial
 from ..engine import Undo
@@ -186,7 +186,6 @@ class Daemon:
         state = f"degraded: {', '.join(degraded)} not working" if degraded else "up"
         self.notifier.ready(f"table {state}; game {self.session.id}")
         log.info("table %s; game %s; control socket %s", state, self.session.id, self.config.paths.socket)
-        later.finish()  # what the start did without (pi_table.later), imported now that the table is up
         if self.lock is not None:  # the nights' book is read after READY, before the pages and the fleet use it
             self.night = _night(self.config)
         self._start_companion(f"table {state}; game {self.session.id}")
