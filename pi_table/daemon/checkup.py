@@ -86,7 +86,7 @@ class Checkup:
             test = SelfTest(replace(daemon.devices, health=health), config.buttons, config.lights.edge_pixels,
                             say=lambda line: log.info("self-test: %s", line), lang=config.language)
             self.selftest, self._stop = test, test.stopped
-            return self._begin("selftest", test.events.put, lambda: test.check(CHECKLIST_S))
+            return self._begin("selftest", test.events.put, lambda: test.check(CHECKLIST_S), test.ended)
 
     def start_tune(self) -> Phrase | None:
         """The pads' readings streamed, the game paused (a touch goes to no game); why not, or None."""
@@ -107,20 +107,21 @@ class Checkup:
                         lang=self.daemon.config.language)  # the page draws the numbers; the screen shows them
             stop = self._stop = threading.Event()
             self.tune = tune
-            return self._begin("tune", lambda event: None, lambda: tune.watch(0, stop))
+            return self._begin("tune", lambda event: None, lambda: tune.watch(0, stop), lambda: None)
 
-    def _begin(self, what: str, to: Callable, work: Callable[[], object]) -> Phrase | None:
-        """Pause the game, its events ``to`` the check, and run ``work`` on a thread of its own."""
+    def _begin(self, what: str, to: Callable, work: Callable[[], object], ended: Callable[[], None]) -> Phrase | None:
+        """Pause the game, its events ``to`` the check, and run ``work`` on a thread of its own;
+        ``ended`` once the game is given back."""
         daemon = self.daemon
         if not daemon.in_loop(lambda: daemon.loop.pause(to)):
             return STOPPING
         self.running, self.problem = what, None
         log.info("staff page: the %s starts; the game is paused", "self-test" if what == "selftest" else "pads' tuning")
-        self._thread = threading.Thread(target=self._run, args=(work,), name=f"staff-{what}", daemon=True)
+        self._thread = threading.Thread(target=self._run, args=(work, ended), name=f"staff-{what}", daemon=True)
         self._thread.start()
         return None
 
-    def _run(self, work: Callable[[], object]) -> None:
+    def _run(self, work: Callable[[], object], ended: Callable[[], None]) -> None:
         from .tune import TuneError  # loaded by the start of the check that runs
 
         try:
@@ -135,6 +136,7 @@ class Checkup:
             daemon.in_loop(daemon.loop.resume)
             log.info("staff page: the game resumes")
             self.running = None
+            ended()  # what the page reads as the end: the table plays again
 
     def stop(self) -> None:
         """End what runs (nothing: nothing to do) and give the game back."""

@@ -93,7 +93,7 @@ class SelfTest:
             self.tuner = PadTuner(table_pads(wiring.cells, wiring.end_turn), wiring.thresholds)
         self.rest_until = float("inf")  # readings before this are of the table at rest
         self.stopped = threading.Event()  # the staff page's stop: the checklist ends where it is
-        self.stage = "walk"  # then "rest", "checklist" and "done", for the staff page to follow
+        self.stage = "walk"  # then "rest", "checklist" and "done" (``ended``), for the staff page to follow
         self.passed: bool | None = None  # once done
         self._plan()
 
@@ -145,6 +145,7 @@ class SelfTest:
         finally:
             for device in started:
                 device.stop()
+            self.ended()
 
     def check(self, timeout_s: float) -> bool:
         """The walk and the checklist on devices already started, whose events come to
@@ -177,8 +178,12 @@ class SelfTest:
                 if devices.touch.connected:
                     devices.touch.stream_readings(0, 0)
         self.passed = self.report()
-        self.stage = "done"
         return self.passed
+
+    def ended(self) -> None:
+        """The test is over and its devices given back (the running table's game resumed): only
+        now does the staff page read done, so done means the table plays again."""
+        self.stage = "done"
 
     def listen(self) -> float | None:
         """Ask the touch board for its readings, once it has said hello; when they started
