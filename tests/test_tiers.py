@@ -90,3 +90,24 @@ def test_the_profile_sets_the_examples_a_property_tries(tmp_path):
     wrong = pytest_on(tmp_path, {"test_sample.py": SAMPLE}, PI_TABLE_HYPOTHESIS="thorugh")
     assert wrong.returncode != 0
     assert "PI_TABLE_HYPOTHESIS is one of quick, thorough, emulated, not 'thorugh'" in wrong.stdout + wrong.stderr
+
+
+def budgets_set_by_tests(tree) -> list[int]:
+    """The lines whose ``settings(...)`` names a number of examples itself, not a profile's."""
+    import ast
+
+    return [node.lineno for node in ast.walk(tree)
+            if isinstance(node, ast.Call) and getattr(node.func, "id", getattr(node.func, "attr", None)) == "settings"
+            and any(keyword.arg == "max_examples" for keyword in node.keywords)]
+
+
+def test_no_test_sets_its_own_budget():
+    """Issue 40: the examples a property tries are the profile's, by what one example costs
+    (conftest.EXAMPLES): a test's own number beats every profile, the quick tier's too."""
+    import ast
+
+    tests = Path(__file__).parent
+    found = [f"{path.name}:{line}" for path in sorted(tests.rglob("test_*.py"))
+             for line in budgets_set_by_tests(ast.parse(path.read_text(encoding="utf-8")))]
+    assert found == []
+    assert budgets_set_by_tests(ast.parse("@settings(max_examples=5)\ndef test(): pass\n")) == [1]

@@ -346,22 +346,42 @@ def test_unplug_mid_press_releases_the_cell_and_replug_at_the_same_path_reconnec
         assert driver.disconnects == 1
 
 
+class WatchedClock(ManualClock):
+    """The driver's clock, moved by hand, counting the driver's looks at it: while it serves a
+    board, the driver looks once after each read."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.looks = 0
+
+    def __call__(self) -> float:
+        self.looks += 1
+        return self.now
+
+    def read_since(self) -> None:
+        """Wait for a read begun after this call: the second look from now follows one."""
+        wanted = self.looks + 2
+        deadline = time.monotonic() + 3
+        while self.looks < wanted:
+            assert time.monotonic() < deadline, "the driver stopped reading"
+            time.sleep(0.001)
+
+
 def test_a_silent_board_is_dropped_and_opened_again(tmp_path):
-    """On the driver's clock, moved by hand: each heartbeat is written before the clock moves, so
-    however late the driver's thread reads, it never finds 0.6 s without a word while they come."""
-    clock = ManualClock()
+    """On the driver's clock, moved by hand only once the driver has read the last heartbeat: it
+    never finds 0.6 s without a word while they come, however late its thread runs."""
+    clock = WatchedClock()
     with running(tmp_path, clock=clock, silence_timeout_s=0.6) as (board, driver, events):
         board.touch(mask(2))
         events.wait_for(down(2))
         for _ in range(12):  # 1.2 s of heartbeats: longer than the timeout, but never silent
             board.heartbeat(mask(2))
+            clock.read_since()
             clock.advance(0.1)
-        board.touch(mask(2, 3))  # read after every heartbeat above
-        events.wait_for(down(3))
-        assert events == [OK, down(2), down(3)]
-        clock.advance(0.7)  # then silence
+        assert events == [OK, down(2)]
+        clock.advance(0.6)  # then silence, 0.7 s since the last word
         events.wait_for(DOWN)
-        assert events[3:] == [up(2, 3), DOWN]
+        assert events[2:] == [up(2), DOWN]
         board.greet()  # the same port, opened again
         events.wait_for(OK, times=2)
         assert driver.connected and events.count(DOWN) == 1
