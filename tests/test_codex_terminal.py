@@ -86,7 +86,7 @@ def play(wants: list[str], lang: str = "en", clear: bool = True) -> tuple[Group,
     rules = CodexRules()
     session = Session(rules, rng=random.Random(1), key=Codex(rules).parse_setup(SETUP))
     group = Group(wants)
-    interactive(session, group.read, group.write, Painter(False, lang), discussion_s=60, clear=clear)
+    interactive(session, group.read, group.write, Painter(False, lang), options={"discussion_s": 60}, clear=clear)
     assert group.lost == []
     return group, session
 

@@ -76,7 +76,7 @@ def test_release_seat_says_its_line_in_italian(table, capsys):
 def test_history_names_each_game_in_italian(table, capsys):
     assert cli.main(["history", "--config", table]) == 0
     lines = capsys.readouterr().out.splitlines()
-    assert lines[0].startswith("20250101-1  Nome in codice, in cooperativa mosse: 12 ")
+    assert lines[0].startswith("20250101-1  Nome in codice (in cooperativa) mosse: 12 ")
     assert lines[0].endswith("la squadra rossa ha vinto") and lines[1].startswith("20250101-2  Alias 24")
     assert "codenames" not in "\n".join(lines)
 

@@ -219,7 +219,7 @@ def test_codex_is_played_to_its_end_in_the_window_by_pass_and_play(tmp_path):
 
     rules = CodexRules()
     session = Session(rules, rng=random.Random(1), key=Codex(rules).parse_setup(CODEX_SETUP))
-    w = Window(session, InputSettings(hold_s=0.05), discussion_s=60)
+    w = Window(session, InputSettings(hold_s=0.05), options={"discussion_s": 60})
     try:
         wait_for(lambda: w.screen.last is not None, "the first screen")
         w.draw()

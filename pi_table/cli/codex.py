@@ -7,7 +7,7 @@ import argparse
 import sys
 from typing import TYPE_CHECKING
 
-from ..table.timer import DISCUSSION_S
+from ..engine.codex_rules import DISCUSSION_LENGTH, DISCUSSION_S
 from .output import EXIT_USAGE, flushed, said
 from .script import script_lines
 
@@ -81,9 +81,9 @@ def _play(parser: argparse.ArgumentParser, args: argparse.Namespace, session: Se
     painter = painter_of(args)
     if args.window and in_a_window(parser, args, painter, lambda run_window, screen: run_window(
             session, InputSettings(hold_s=args.hold), None, args.lang, screen, sound=not args.mute,
-            discussion_s=discussion)):
+            options={DISCUSSION_LENGTH.name: discussion})):
         return 0
-    interactive(session, input, flushed(sys.stdout), painter, discussion_s=discussion)
+    interactive(session, input, flushed(sys.stdout), painter, options={DISCUSSION_LENGTH.name: discussion})
     return 0
 
 

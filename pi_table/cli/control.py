@@ -133,13 +133,14 @@ def _ask(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
 
 def _print_status(answer: dict, lang: str) -> None:
     """``pi-table status`` in the table's language: the game and the devices by their names in it."""
+    from ..engine.games import title_of
     from ..hal.events import DEVICE_NAMES
-    from ..ui.i18n import GAME_TITLES, say_health, translation
+    from ..ui.i18n import say_health, translation
 
     _ = translation(lang).gettext
     state = answer["state"]
     print(_("pi-table {version}: game {id} ({game}), up {uptime} s").format(
-        version=answer.get("version", "?"), id=answer["game_id"], game=_(GAME_TITLES.get(state["game"], state["game"])),
+        version=answer.get("version", "?"), id=answer["game_id"], game=_(title_of(state["game"])),
         uptime=answer["uptime_s"]))
     for line in KINDS[kind_of(state["game"])].status(state, lang):
         print(line)
@@ -153,7 +154,8 @@ def _print_status(answer: dict, lang: str) -> None:
 
 def _print_history(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
     """``pi-table history``: a line a game, its name and how it ended in ``--lang``."""
-    from ..ui.i18n import GAME_TITLES, translation
+    from ..engine.games import title_of
+    from ..ui.i18n import translation
 
     config = configured(args)
     lang = args.lang or config.language
@@ -164,7 +166,7 @@ def _print_history(parser: argparse.ArgumentParser, args: argparse.Namespace) ->
         print(json.dumps(games))
         return 0
     _ = translation(lang).gettext
-    titles = [_(GAME_TITLES.get(game.get("game", "?"), game.get("game", "?"))) for game in games]
+    titles = [_(title_of(game.get("game", "?"))) for game in games]
     width = max(map(len, titles), default=0)
     for game, title in zip(games, titles):
         result = game.get("error") or (game["reason"] if game["over"] else _("unfinished"))

@@ -7,7 +7,7 @@ import argparse
 from collections.abc import Callable
 
 from ..engine import Team
-from ..engine.games import NAMES, AnyRules, entry, kind_of
+from ..engine.games import NAMES, AnyRules, choices, entry, kind_of
 from ..engine.rules import NUKE_MODES, SETUPS
 from .games import KINDS
 
@@ -78,7 +78,6 @@ def rules_of(args: argparse.Namespace) -> AnyRules:
     """The rules ``--game`` is dealt with: its rules take the options they know (Codex's, its
     --roles; the grid games', the others)."""
     roles = getattr(args, "roles", None)  # ``pi-table sim``'s alone
-    return entry(args.game).rules_from({
-        "nuke": args.nuke, "clue_required": args.clue_required, "three_player": args.three_player,
-        "setup": args.setup or "key", "dark_cell": args.dark_cell, "roles": None if roles is None else roles.lower().split(","),
-    })
+    options = {choice.name: getattr(args, choice.name) for choice in choices() if hasattr(args, choice.name)}
+    return entry(args.game).rules_from({**options, "setup": args.setup or "key",
+                                        "roles": None if roles is None else roles.lower().split(",")})

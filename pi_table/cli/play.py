@@ -9,8 +9,8 @@ from pathlib import Path
 from typing import NoReturn, cast
 
 from ..engine import InvalidRules, Rules, make_game
+from ..engine.codex_rules import DISCUSSION_S
 from ..engine.games import kind_of
-from ..table.timer import DISCUSSION_S
 from .games import KINDS
 from .options import game_options, rules_of, table_options, whole_number, words_option
 from .output import said

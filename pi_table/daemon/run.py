@@ -33,7 +33,7 @@ from ..config import Config, trial
 from ..config.trial import DEADLINE_S, Trial
 from ..engine import Undo
 from ..engine.errors import Refusal
-from ..engine.games import NAMES, kind_of
+from ..engine.games import kind_of, names
 from ..engine.phrase import N_, Phrase, Text, meaning
 from ..errors import PiTableError
 from ..files import read_file
@@ -155,7 +155,7 @@ class Daemon:
         """The loop for the game on the table: its kind's (``pi_table.table.games``), loaded when
         a game of that kind is first played here."""
         d, config = self.devices, self.config
-        settings = LoopSettings(config.input, config.timer, config.discussion_s, config.lights, config.language)
+        settings = LoopSettings(config.input, config.timer, config.lights, config.language, config.options)
         loop: EventLoop = loop_class(self.session.kind).made(self.session, d.touch, d.leds, d.screen, d.buttons, settings)
         loop.faults = self.faults
         loop.sound = self.announcer
@@ -505,9 +505,9 @@ class Daemon:
             return answer
         if command == "new-game":
             game = request.get("game")
-            if game is not None and game not in NAMES:
+            if game is not None and game not in names():
                 return {"ok": False, "error": say(Phrase.of(N_("the game is one of {games}, not {game!r}"),
-                                                            games=", ".join(NAMES), game=game), lang)}
+                                                            games=", ".join(names()), game=game), lang)}
             if game is not None and kind_of(game) != self.session.kind:
                 if self.checkup.running is not None:  # the game is paused: another loop would not be
                     return {"ok": False, "error": say(PAUSED, lang)}

@@ -15,7 +15,7 @@ from ..config import OPTIONS, trial
 from ..config.schema import GROUPS, form_field
 from ..config.settings import BROKER, broker_change, hide_password
 from ..engine import InvalidRules
-from ..engine.games import NAMES
+from ..engine.games import names
 from ..engine.phrase import Phrase, Text
 from ..table import history
 from . import backup, logs
@@ -70,7 +70,7 @@ class StaffDesk:
 
     def new_game(self, game: str, options: dict[str, object], lang: str) -> Text | None:
         daemon = self.daemon
-        if game in NAMES:
+        if game in names():
             try:
                 rules = daemon.session.rules_for(game, options)
             except InvalidRules as e:

@@ -85,7 +85,7 @@ from .codex_actions import (
     Vote,
     parse_codex_action,
 )
-from .codex_rules import NAME, CodexRules
+from .codex_rules import DESCRIPTION, NAME, CodexRules
 from .codex_setup import (
     MESSAGE_FACTS,
     SEATS,
@@ -99,6 +99,7 @@ from .codex_setup import (
     deal_setup,
     parse_setup,
 )
+from .described import Description
 from .endings import Ending, Termination
 from .errors import GameOver, InvalidAction, RuleError
 from .phrase import N_, Phrase
@@ -448,7 +449,7 @@ class Codex:
     """The rules of Codex; holds no per-game data. See the module docstring for the steps."""
 
     name: ClassVar[str] = NAME
-    title: ClassVar[str] = "Codex"
+    description: ClassVar[Description] = DESCRIPTION
 
     def __init__(self, rules: CodexRules | None = None) -> None:
         self.rules = rules or CodexRules()

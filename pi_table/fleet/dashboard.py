@@ -49,13 +49,14 @@ from ..config.settings import shown_url
 from ..engine.endings import WORDS as WORDS_ENDED
 from ..engine.endings import Termination
 from ..engine.errors import Refusal
+from ..engine.games import title_of
 from ..engine.phrase import N_, Phrase
 from ..files import csv_text, write_private
 from ..hal.events import DEVICE_NAMES, is_fault
 from ..night.book import CLOCK_SKEW_S, NIGHT_ID, Night
 from ..night.games import Game, GameRefused
 from ..night.standings import high_scores
-from ..ui.i18n import GAME_TITLES, say, say_health, translation
+from ..ui.i18n import say, say_health, translation
 from ..web.auth import Gate, Refused, Why, hash_secret
 from ..web.runner import ServerThread
 from . import link, schema
@@ -362,7 +363,7 @@ class Fleet:
             "activity": activity(status),
             "game": status.get("game"),
             "game_id": status.get("game_id"),
-            "game_title": gettext(GAME_TITLES.get(game, game)) if (game := str(status.get("game") or "")) else None,
+            "game_title": gettext(title_of(game)) if (game := str(status.get("game") or "")) else None,
             "faults": faults,
             "errors": list(table.errors),
             "games_today": len(games),

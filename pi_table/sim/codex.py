@@ -16,12 +16,12 @@ os.environ.setdefault("PYGAME_HIDE_SUPPORT_PROMPT", "1")  # stdout carries the J
 import pygame  # after the prompt is hidden
 
 from ..engine import EndTurn
+from ..engine.codex_rules import DISCUSSION_S
 from ..engine.codex_setup import SEATS
 from ..engine.phrase import Phrase
 from ..hal import CodexModel, NewGame, SimButtons, SimLedStrip, SimScreen, SimTouch, UiEvent
 from ..table import Outcome, Session
 from ..table.codex_loop import CodexLoop
-from ..table.timer import DISCUSSION_S
 from ..ui.canvas import DESIGN, Tap
 from ..ui.codex_screen import CodexPainter
 from ..ui.codex_turns import Stage, Turn

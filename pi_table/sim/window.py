@@ -11,6 +11,7 @@ from __future__ import annotations
 import os
 import threading
 import time
+from collections.abc import Mapping
 from dataclasses import replace
 
 os.environ.setdefault("PYGAME_HIDE_SUPPORT_PROMPT", "1")
@@ -27,7 +28,7 @@ from ..table import Session
 from ..table.games import loop_class
 from ..table.input import InputSettings
 from ..table.loop import EventLoop, LoopSettings
-from ..table.timer import DISCUSSION_S, TimerSettings
+from ..table.timer import TimerSettings
 from ..ui import orientation
 from ..ui.canvas import edge_bar
 from ..ui.i18n import translation
@@ -195,7 +196,7 @@ class Window:
         screen_settings: ScreenSettings | None = None,
         cards: Cards | None = None,
         sound: SoundDevice | None = None,
-        discussion_s: float = DISCUSSION_S,
+        options: Mapping[str, object] | None = None,
     ) -> None:
         open_display()
         self.surface = pygame.display.set_mode((GRID_PX + SCREEN_SIZE[0], GRID_PX + HELP_PX))
@@ -208,7 +209,7 @@ class Window:
         self.small = pygame.font.Font(None, 22)
         self.painter = ScreenPainter(screen_settings or ScreenSettings())
         self.touch, self.buttons, self.leds, self.screen = SimTouch(), SimButtons(), WindowLeds(), WindowScreen(cards)
-        played = LoopSettings(settings, timer or TimerSettings(), discussion_s, lights or LightSettings(), lang)
+        played = LoopSettings(settings, timer or TimerSettings(), lights or LightSettings(), lang, options or {})
         self.loop: EventLoop = loop_class(session.kind).made(session, self.touch, self.leds, self.screen, self.buttons,
                                                              played)  # the loop of the game's kind, as the daemon's
         self.keys_help = KEYS_HELP[session.kind]
@@ -288,11 +289,12 @@ class Window:
 
 def run_window(session: Session, settings: InputSettings, timer: TimerSettings | None = None, lang: str = "en",
                screen_settings: ScreenSettings | None = None, cards: Cards | None = None, sound: bool = True,
-               discussion_s: float = DISCUSSION_S) -> None:
+               options: Mapping[str, object] | None = None) -> None:
     """Open the window and play until it is closed, with the table's sound cues unless not
-    ``sound``; Codex with its discussion ``discussion_s`` long. Raises NoDisplay before anything starts."""
+    ``sound``; the games' ``options`` as a table's (``LoopSettings.options``). Raises NoDisplay
+    before anything starts."""
     window = Window(session, settings, timer, lang, screen_settings=screen_settings, cards=cards,
-                    sound=PygameSound() if sound else None, discussion_s=discussion_s)
+                    sound=PygameSound() if sound else None, options=options)
     try:
         while all(window.handle(event) for event in [pygame.event.wait(33)] + pygame.event.get()):
             window.draw()

@@ -15,8 +15,8 @@ from __future__ import annotations
 import queue
 import threading
 import time
-from collections.abc import Callable
-from dataclasses import dataclass
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
 from typing import TypeVar
 
 from ..engine import (
@@ -33,7 +33,7 @@ from ..engine import (
     TimeUp,
 )
 from ..engine.actions import MAX_CLUE, ClueNumber
-from ..engine.games import kind_of
+from ..engine.games import kind_of, title_of
 from ..engine.phrase import Phrase, Text
 from ..hal import (
     AnyModel,
@@ -56,7 +56,6 @@ from ..hal import (
 )
 from ..hal.events import Emit, not_working
 from ..ui.games import lights
-from ..ui.i18n import GAME_TITLES
 from ..ui.leds import LightSettings
 from ..ui.sound import Announcer, Moment
 from .input import InputSettings, TouchPolicy
@@ -104,9 +103,11 @@ class LoopSettings:
 
     input: InputSettings
     timer: TimerSettings  # the grid games' turn timer
-    discussion_s: float  # Codex's discussion
     lights: LightSettings
     lang: str
+    options: Mapping[str, object] = field(default_factory=dict)
+    """The games' options by name (``engine.games.choices``), their tables' settings among them:
+    a kind's loop takes its own (a discussion's length), its default where none is given."""
 
 
 class _Call:
@@ -216,7 +217,7 @@ class EventLoop:
         message unless it is not ``public``."""
         playing = self.session.rules.game
         return self.refuse(ReleaseSeat(seat), Phrase.of("seats are released in Codex only: the table is playing {game}",
-                                                        game=Phrase(GAME_TITLES.get(playing, playing))), public)
+                                                        game=Phrase(title_of(playing))), public)
 
     def from_phone(self, game_id: str, action: Command) -> Outcome:
         """An action from a seat's phone page for the game ``game_id``, where the game takes them;

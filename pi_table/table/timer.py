@@ -15,10 +15,6 @@ from ..engine import OVER, PLACE, State
 from ..engine.errors import Refusal
 from ..hal import TimerState
 
-DISCUSSION_S = 180.0
-"""Codex's discussion length when the configuration does not give one: three minutes."""
-
-
 TURN_S = (10, 3600)
 """A turn timer's shortest and longest length, in seconds (0 is no timer): the schema's range too."""
 

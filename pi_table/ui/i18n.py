@@ -78,10 +78,6 @@ STEPS = {"place": N_("place"), "clue": N_("clue"), "guess": N_("guess"), "cover"
          "truth": N_("truth")}
 """A game's phases and Codex's steps, by their names in the table's JSON."""
 
-GAME_TITLES = {"codenames": N_("Codenames"), "codenames-coop": N_("Codenames, cooperative"), "alias24": N_("Alias 24"),
-               "codex": N_("Codex")}
-"""The games by their names in the table's JSON (``--game``), as a person reads them."""
-
 
 def say_health(state: str, lang: str) -> str:
     """A device's health from the table's status in ``lang``: a healthy word ("ok", "not

@@ -19,9 +19,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from ..engine import OVER, Alias24, CodenamesCoop, TableView
+from ..engine import OVER, TableView
+from ..engine.described import MASTERMINDS
 from ..engine.errors import Refusal
-from ..engine.games import kind_of
+from ..engine.games import described, grid_game, kind_of
 from ..engine.keys import ASSASSIN, Team
 from ..engine.phrase import N_
 from ..hal import TimerState
@@ -126,13 +127,14 @@ def grid_cues(before: TableView, after: TableView) -> list[str]:
     """A reveal is heard from the side of the team whose turn it was: a card it was after (its
     own agent; in Alias 24, where teams eliminate the opponent's assets, the other's) or not."""
     cues = []
+    game = grid_game(after.game)
     guessing = before.turn
-    wanted = None if guessing is None else guessing.other if after.game == Alias24.name else guessing
+    wanted = None if guessing is None else guessing if game.seeks_own else guessing.other
     for cell, (old, new) in enumerate(zip(before.board, after.board)):
         if old != "?" or new in "?." or cell in after.covered:
             continue  # not newly shown, or shown by a spymaster's cover: no touch to answer
-        if new == ASSASSIN:
-            cues.append("nuke" if after.game == Alias24.name else "assassin")
+        if new == ASSASSIN:  # the nuke, where the cards are aliases
+            cues.append("nuke" if described(after.game).nouns == MASTERMINDS else "assassin")
         elif new not in (Team.RED.letter, Team.BLUE.letter):
             cues.append("reveal-bystander")
         elif guessing is not None and wanted is not None and new == wanted.letter:
@@ -149,7 +151,7 @@ def grid_cues(before: TableView, after: TableView) -> list[str]:
 def _game_end(view: TableView) -> list[str]:
     if view.winner is None:
         return ["game-over", "say-game-over"]
-    if view.game == CodenamesCoop.name:
+    if grid_game(view.game).cooperative:
         return ["win", "say-win-coop"] if view.score is not None else ["game-over", "say-game-over"]
     return ["win", f"say-win-{view.winner.value}"]
 

@@ -38,6 +38,7 @@ from typing import Protocol
 from aiohttp import web
 
 from ..engine.errors import Refusal
+from ..engine.games import described, names
 from ..engine.phrase import N_, Phrase, Text
 from ..hal.events import is_fault
 from ..ui.i18n import LANGUAGES, say, say_health, translation
@@ -63,10 +64,6 @@ STATIC = {"staff.js": "application/javascript", "console.js": "application/javas
           "staff.css": "text/css"}
 LIVE = ("game.language", "leds.brightness", "sound.volume", "timer.length_s")
 """The keys the table applies while it runs: the rest of a change waits for a restart."""
-OPTIONS = {"codex": ("sealed_votes", "roles")}
-"""The options the new-game form offers for each game: ``CodexRules``' fields, and for a grid
-game ``GRID_OPTIONS``, ``Rules``' fields but its game."""
-GRID_OPTIONS = ("nuke", "clue_required", "three_player", "setup", "dark_cell")
 
 
 class Desk(Protocol):
@@ -83,7 +80,7 @@ class Desk(Protocol):
         on trial, the last one rolled back); its sentences in ``lang``."""
 
     def new_game(self, game: str, options: dict[str, object], lang: str) -> Text | None:
-        """Deal ``game`` with these options (``OPTIONS``); None, or why not (in ``lang``)."""
+        """Deal ``game`` with these options (``dealt_with``); None, or why not (in ``lang``)."""
 
     def undo(self, lang: str) -> Text | None:
         """Take back the last action; None, or why not (in ``lang``)."""
@@ -233,18 +230,6 @@ TEXTS = (
     N_("Undo"),
     N_("End game"),
     N_("Options"),
-    N_("Codenames"),
-    N_("Codenames (co-op)"),
-    N_("the clue number is entered before the first touch"),
-    N_("three players"),
-    N_("setup"),
-    N_("a key card"),
-    N_("placed (Deep Undercover)"),
-    N_("nuke (Alias 24)"),
-    N_("basic"),
-    N_("mad"),
-    N_("dark cell (Alias 24)"),
-    N_("sealed votes (Codex): each ballot hidden until all are in"),
     N_("End the game on the table? It stays in the history, unfinished."),
     N_("Deal a new game? The game on the table stays in the history."),
     N_("done"),
@@ -333,6 +318,27 @@ def form_field(option: dict, lang: str) -> dict:
     return {**option, "label": gettext(option["label"]), "help": gettext(option["help"]),
             "choices": [{**choice, "label": gettext(choice["label"])} for choice in option.get("choices", [])],
             "hint": ", ".join(part for part in (unit and gettext(unit), spanned) if part)}
+
+
+def dealt_with(game: str) -> tuple[str, ...]:
+    """The options the new-game form deals ``game`` with: its rules' options, as its description
+    gives them (none for a name no game has: the table refuses the game)."""
+    if game not in names():
+        return ()
+    return tuple(choice.name for choice in described(game).options if choice.rule)
+
+
+def games_offered(lang: str) -> list[dict]:
+    """The new-game form's games, from their descriptions (``engine.described``): each game the
+    menus offer, by its name and its title, with the options it is dealt with (their labels,
+    kinds, defaults, the words or the numbers they take), said in ``lang``."""
+    gettext = translation(lang).gettext
+    return [{"game": name, "title": gettext(game.title), "options": [
+        {"name": choice.name, "kind": choice.kind, "label": gettext(choice.label), "default": choice.default,
+         "choices": [{"value": value, "label": gettext(choice.words.get(value, value))} for value in choice.values],
+         "range": None if choice.span is None else {"min": choice.span[0], "max": choice.span[1]}}
+        for choice in game.options if choice.rule]}
+        for name in names() if (game := described(name)).offered]
 
 
 def played(games: list[dict]) -> list[dict]:
@@ -503,6 +509,7 @@ class StaffPage:
         table["devices"] = advised(table, lang)
         table["warnings"] = [say(warning, lang) for warning in table.get("warnings", [])]
         table["grid"] = page_layout()  # the board drawn as every picture of the grid is
+        table["games"] = games_offered(lang)  # the new-game form's, as the games describe themselves
         return web.json_response(table)
 
     async def _new_game(self, request: web.Request, session: Session) -> web.Response:
@@ -511,10 +518,10 @@ class StaffPage:
                 or not isinstance(body.get("options", {}), dict):
             return bad('expected {"game": NAME, "options": {OPTION: VALUE, ...}}')
         options = body.get("options", {})
-        offered = OPTIONS.get(body["game"], GRID_OPTIONS)
+        offered = dealt_with(body["game"])
         unknown = sorted(set(options) - set(offered))
         if unknown:
-            return bad(f"unknown option {', '.join(unknown)}: expected {', '.join(offered)}")
+            return bad(f"unknown option {', '.join(unknown)}: expected {', '.join(offered) or 'none'}")
         return await self._done(request, self.desk.new_game, body["game"], options)
 
     async def _undo(self, request: web.Request, session: Session) -> web.Response:
