@@ -17,7 +17,8 @@ import pytest
 
 from pi_table.engine import Codex, Rules, make_game, parse_action
 from pi_table.engine.codex_setup import parse_setup
-from pi_table.web import Companion, Tokens, codenames_snapshot, codex_snapshot
+from pi_table.web import Companion, Tokens, codenames_snapshot
+from pi_table.web.codex_pages import codex_snapshot
 from pi_table.web.snapshot import SPYMASTER
 from pi_table.web.tokens import seat_role
 

@@ -27,7 +27,8 @@ from pi_table.engine import Codex, CodexRules, InvalidAction, RuleError, parse_c
 from pi_table.engine.codex_actions import Block, Done, EndDiscussion, EnterCode, Profile, Reveal, Send, Vote
 from pi_table.engine.codex_setup import SEATS, Fact
 from pi_table.engine.phrase import Phrase
-from pi_table.hal import CodexModel, Cues, NewGame, SimButtons, SimLedStrip, SimScreen, SimTouch, TimerState, UiEvent
+from pi_table.hal import Cues, NewGame, SimButtons, SimLedStrip, SimScreen, SimTouch, TimerState, UiEvent
+from pi_table.hal.codex_model import CodexModel
 from pi_table.table import Session
 from pi_table.table.codex_loop import CodexLoop
 from pi_table.ui import codex_screen as cs

@@ -10,7 +10,6 @@ import pytest
 from pi_table.engine import Codex, CodexRules, parse_codex_action
 from pi_table.hal import (
     ButtonEvent,
-    CodexModel,
     NewGame,
     SimButtons,
     SimLedStrip,
@@ -19,6 +18,7 @@ from pi_table.hal import (
     TouchEvent,
     UiEvent,
 )
+from pi_table.hal.codex_model import CodexModel
 from pi_table.table import Session, history
 from pi_table.table.codex_loop import CodexLoop
 from pi_table.ui.codex_leds import SEAT_CELLS, codex_frame

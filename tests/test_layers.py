@@ -209,11 +209,13 @@ ROOMS = {
     "config": ["schema", "settings", "machine", "loading", "writing", "trial"],
     "daemon": ["notify", "logs", "control", "trial", "devices", "selftest", "tune", "backup", "restarts", "checkup",
                "staff_desk", "run"],
-    "web": ["tokens", "texts", "seats", "runner", "auth", "roles", "snapshot", "games", "staff", "console", "night", "server"],
-    "cli": ["output", "window", "tables", "script", "grid", "codex", "games", "options", "play", "board", "control", "service",
+    "web": ["tokens", "texts", "seats", "runner", "auth", "roles", "snapshot", "games", "codex_pages", "staff", "console",
+            "night", "server"],
+    "cli": ["output", "window", "tables", "script", "games", "grid", "codex", "options", "play", "board", "control", "service",
             "fleet", "backup", "release", "bench"],
     "release": ["layout", "service_user", "wheels", "keys", "bundle", "requests", "lock", "helper", "desk"],
-    "ui": ["i18n", "messages", "words", "orientation", "mounting", "pixels", "leds", "canvas", "codex_turns", "games", "sound", "codex_leds",
+    "ui": ["i18n", "messages", "words", "orientation", "mounting", "pixels", "leds", "canvas", "codex_turns", "games", "sound",
+           "codex_sound", "codex_leds",
            "screen", "codex_screen", "selftest", "tune_lines", "tune"],
 }
 """The rooms of the packages that do several jobs, in their order: a module imports only the rooms

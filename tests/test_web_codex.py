@@ -23,7 +23,8 @@ from pi_table.engine import Codex, CodexState, InvalidAction, RuleError, parse_c
 from pi_table.engine.codex_actions import EnterCode
 from pi_table.engine.codex_setup import Fact, parse_setup
 from pi_table.hal import TimerState
-from pi_table.web import Companion, Tokens, codex_snapshot, seat_action
+from pi_table.web import Companion, Tokens
+from pi_table.web.codex_pages import codex_snapshot, seat_action
 from pi_table.web.tokens import role_seat, seat_role
 
 from helpers import Phones, choose, games, get, known_fragments, pick, post, scrambled, submit

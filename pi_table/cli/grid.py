@@ -102,11 +102,13 @@ def _render(parser: argparse.ArgumentParser, args: argparse.Namespace, table, sc
 
 def status(state: dict, lang: str) -> list[str]:
     """A grid game's lines of ``pi-table status``: the turn and the phase (or how it ended), the board."""
-    from ..ui.i18n import STEPS, TeamWord, translation
+    from ..engine.games import described
+    from ..ui.i18n import TeamWord, translation
 
     _ = translation(lang).gettext
     left = state["remaining"]  # None while Deep Undercover's codenames are placed: no key yet
+    phases = described(state["game"]).phases
     return [_("over: {reason}").format(reason=state["reason"]) if state["phase"] == "over" else
-            _("{team} to play, {phase} phase").format(team=TeamWord(state["turn"], lang), phase=_(STEPS[state["phase"]]))
+            _("{team} to play, {phase} phase").format(team=TeamWord(state["turn"], lang), phase=_(phases[state["phase"]]))
             + ("" if left is None else "; " + _("red {red} left, blue {blue} left").format(**left)),
             _("board {board}").format(board=state["board"])]

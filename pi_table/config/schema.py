@@ -196,7 +196,7 @@ OPTIONS = (
            label=N_("Encoder push pin")),
     Option("buttons", "new_game_hold_s", 2.0, "number", N_("seconds NEW GAME is held to deal a new game"),
            label=N_("NEW GAME hold time"), in_group="game", unit=SECONDS),
-    Option("web", "enabled", True, "bool", N_("serve the companion pages for phones (spymaster key, spectators, Codex seats)"),
+    Option("web", "enabled", True, "bool", N_("serve the companion pages for phones (spymaster key, spectators, players' seats)"),
            label=N_("Phone pages")),
     Option("web", "host", "0.0.0.0", "str", N_("the address it listens on: 0.0.0.0 every network, 127.0.0.1 this machine only"),
            label=N_("Listening address")),

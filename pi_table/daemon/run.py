@@ -41,7 +41,7 @@ from ..hal import NewGame, ReleaseSeat
 from ..hal.events import NOT_WORKING
 from ..table import Session, history
 from ..table.games import loop_class
-from ..table.loop import PAUSED, REFUSALS, EventLoop, LoopSettings, Outcome
+from ..table.loop import NO_PHONE_ACTIONS, PAUSED, REFUSALS, EventLoop, LoopSettings, Outcome
 from ..ui.i18n import LANGUAGES, say
 from ..ui.sound import Announcer
 from .checkup import Checkup
@@ -373,8 +373,8 @@ class Daemon:
         self.loop.faults[name] = self.devices.faults[name]
 
     def run(self) -> None:
-        """Run the table until stopped; when a new game of the other kind was dealt (Codex
-        after a grid game, or back), go on with the loop that plays it."""
+        """Run the table until stopped; when a new game of another kind was dealt, go on with
+        the loop that plays it."""
         while True:
             self.loop.run(alive=self._alive)
             if self._stopping:
@@ -443,7 +443,7 @@ class Daemon:
             volume = float(value)  # type: ignore[arg-type]  # the checker passed a number
             self.config = replace(config, sound=replace(config.sound, volume=volume))
             self.announcer.settings = self.config.sound
-        elif key == "timer.length_s":  # the turn under way runs to the new length; Codex's discussion keeps its own
+        elif key == "timer.length_s":  # the turn under way runs to the new length; a game's own timer keeps its own
             timer = replace(config.timer, length_s=float(value))  # type: ignore[arg-type]  # the checker passed a number
             self.config = replace(config, timer=timer)
             self.loop.retime(timer)
@@ -530,7 +530,7 @@ class Daemon:
         return {"ok": True, **self.loop.call(lambda: self.status(lang))}
 
     def _release_seat(self, seat) -> Outcome:
-        """``release-seat``: give a Codex seat's phone page a new link, in the loop's thread (as
+        """``release-seat``: give a seat's phone page a new link, in the loop's thread (as
         a tap on the screen does); its refusals go back to the staff, not to the screen."""
         command = ReleaseSeat(seat)
         if not isinstance(seat, int) or isinstance(seat, bool):
@@ -576,16 +576,18 @@ class Daemon:
         """An action from a phone's page (the companion's thread): None if the table took it,
         else why not (said in the page's language there). A page acts only for its own seat, in its own game; its refusal goes back
         to that phone alone, never to the table's screen."""
-        from ..web import seat_action  # the companion's own thread: the web layer is loaded by now
+        from ..web.games import seat_action  # the companion's own thread: the web layer is loaded by now
         from ..web.tokens import role_seat
 
         seat = role_seat(role)
         if seat is None:
             return Phrase.of("this page only shows the game; it takes no actions")
         try:
-            action = seat_action(seat, text)
+            action = seat_action(self.session.kind, seat, text)  # as the game on the table reads its seats' actions
         except REFUSALS as refusal:
             return refusal.phrase
+        if action is None:
+            return NO_PHONE_ACTIONS
         loop = self.loop
         try:
             outcome = loop.call(lambda: loop.from_phone(game_id, action))

@@ -35,18 +35,18 @@ from .errors import GameOver, InvalidAction, InvalidKey, InvalidRules, RuleError
 from .game import CLUE, COVER, GUESS, OVER, PLACE, Game, Phase, State
 from .games import AnyRules, make_game
 from .keys import CELLS, GRID, Key, Team
-from .record import CodexRecord, GameRecord, GridRecord
+from .record import AnyRecord, GameRecord, GridRecord
 from .rules import Rules
 from .views import SpymasterView, TableView
 
 if TYPE_CHECKING:
-    from .codex import AgentView, Codex, CodexState, PublicView, Step
+    from .codex import AgentView, Codex, CodexRecord, CodexState, PublicView, Step
     from .codex_actions import CodexAction, parse_codex_action
     from .codex_rules import CodexRules
     from .codex_setup import Fact, Faction, Identikit, InvalidSetup, Role, Setup
 
 _CODEX_NAMES = {
-    **dict.fromkeys(("AgentView", "Codex", "CodexState", "PublicView", "Step"), "codex"),
+    **dict.fromkeys(("AgentView", "Codex", "CodexRecord", "CodexState", "PublicView", "Step"), "codex"),
     **dict.fromkeys(("CodexAction", "parse_codex_action"), "codex_actions"),
     "CodexRules": "codex_rules",
     **dict.fromkeys(("Fact", "Faction", "Identikit", "InvalidSetup", "Role", "Setup"), "codex_setup"),
@@ -70,7 +70,7 @@ __all__ = [
     "UNLIMITED", "Action", "Clue", "ClueNumber", "Cover", "EndTurn", "Guess", "Penalty", "Place", "TimeUp", "Undo", "parse_action",
     "Alias24", "Codenames", "CodenamesCoop", "Ending", "Termination", "GameOver", "InvalidAction", "InvalidKey", "InvalidRules",
     "RuleError", "CLUE", "COVER", "GUESS", "OVER", "PLACE", "Game", "Phase", "State", "AnyRules", "make_game", "CELLS", "GRID",
-    "Key", "Team", "GameRecord", "GridRecord", "CodexRecord", "Rules", "SpymasterView", "TableView",
-    "AgentView", "Codex", "CodexRules", "CodexState", "PublicView", "Step", "CodexAction", "parse_codex_action",
+    "Key", "Team", "GameRecord", "GridRecord", "AnyRecord", "Rules", "SpymasterView", "TableView",
+    "AgentView", "Codex", "CodexRecord", "CodexRules", "CodexState", "PublicView", "Step", "CodexAction", "parse_codex_action",
     "Fact", "Faction", "Identikit", "InvalidSetup", "Role", "Setup",
 ]

@@ -12,7 +12,7 @@ The rulebook does not say which team starts. We let the team with more to elimin
 
 from __future__ import annotations
 
-from .described import MASTERMINDS, Description
+from .described import GRID_PHASES, MASTERMINDS, Description
 from .endings import Termination
 from .game import Game, State
 from .keys import ASSASSIN, BLUE_AGENT, BYSTANDER, RED_AGENT, Layout, Team
@@ -24,7 +24,8 @@ from .views import MAD_ARMED_AT, TableView
 class Alias24(Game):
     name = "alias24"
     description = Description(N_("Alias 24"), MASTERMINDS, (CLUE_REQUIRED, NUKE, DARK_CELL), legend={
-        RED_AGENT: N_("red asset"), BLUE_AGENT: N_("blue asset"), BYSTANDER: N_("grey decoy"), ASSASSIN: N_("the nuke")})
+        RED_AGENT: N_("red asset"), BLUE_AGENT: N_("blue asset"), BYSTANDER: N_("grey decoy"), ASSASSIN: N_("the nuke")},
+                              phases=GRID_PHASES)
     has_penalty = False
     start_follows_key = False
     seeks_own = False

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from .described import GRID_LEGEND, SPYMASTERS, Description
+from .described import GRID_LEGEND, GRID_PHASES, SPYMASTERS, Description
 from .endings import Termination
 from .game import CLUE, COVER, Game, State
 from .keys import ASSASSIN, BYSTANDER, Layout, Team
@@ -24,7 +24,8 @@ from .views import TableView
 
 class Codenames(Game):
     name = "codenames"
-    description = Description(N_("Codenames"), SPYMASTERS, (CLUE_REQUIRED, THREE_PLAYER, SETUP), legend=GRID_LEGEND)
+    description = Description(N_("Codenames"), SPYMASTERS, (CLUE_REQUIRED, THREE_PLAYER, SETUP), legend=GRID_LEGEND,
+                              phases=GRID_PHASES)
     layout = Layout(first=9, second=8, bystanders=7, assassins=1)
 
     def _touched(self, state: State, team: Team, identity: str) -> State:
@@ -54,7 +55,8 @@ class CodenamesCoop(Codenames):
     """
 
     name = "codenames-coop"
-    description = Description(N_("Codenames (cooperative)"), SPYMASTERS, (CLUE_REQUIRED,), legend=GRID_LEGEND)
+    description = Description(N_("Codenames (cooperative)"), SPYMASTERS, (CLUE_REQUIRED,), legend=GRID_LEGEND,
+                              phases=GRID_PHASES)
     cover_is_required = True
     cooperative = True
 

@@ -70,7 +70,7 @@ import random
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 from enum import StrEnum
-from typing import Any, ClassVar
+from typing import Any, ClassVar, TypeAlias
 
 from .actions import Undo
 from .codex_actions import (
@@ -103,6 +103,7 @@ from .described import Description
 from .endings import Ending, Termination
 from .errors import GameOver, InvalidAction, RuleError
 from .phrase import N_, Phrase
+from .record import GameRecord
 
 
 class Step(StrEnum):
@@ -894,3 +895,7 @@ def replay(game: Codex, setup: Setup, texts: list[str]) -> CodexState:
     for text in texts:
         state = game.apply(state, parse_codex_action(text))
     return state
+
+
+CodexRecord: TypeAlias = GameRecord[Codex, Setup, CodexAction | Undo, CodexState]
+"""A Codex game's record: its setup, its actions and states."""

@@ -26,7 +26,9 @@ SEALED_VOTES = Choice("sealed_votes", "bool", False, N_("Codex: sealed votes"),
 DISCUSSION_LENGTH = Choice("discussion_s", "number", DISCUSSION_S, N_("Codex: discussion time"),
                            N_("Codex: seconds of public discussion each phase"), span=(10, 3600), unit=N_("seconds"),
                            rule=False)
-DESCRIPTION = Description(N_("Codex"), options=(SEALED_VOTES, DISCUSSION_LENGTH))
+DESCRIPTION = Description(N_("Codex"), options=(SEALED_VOTES, DISCUSSION_LENGTH), phases={
+    "messages": N_("messages"), "private": N_("private"), "discussion": N_("discussion"), "vote": N_("vote"),
+    "truth": N_("truth")})
 """Codex for the layers above (``described``): its options, its discussion's length a setting of
 its table; its agents and identikits have words of its own rooms'."""
 

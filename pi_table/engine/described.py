@@ -2,8 +2,8 @@
 with, whether menus offer it, and its key's legend (``Description``).
 
 python-chess's variant classes carry theirs (``uci_variant``, ``aliases``, ``starting_fen``); here
-a grid game's class carries its ``description`` and Codex's rules' room carries Codex's, so naming
-a game loads no engine. The screen's menu, the staff page's new-game form, the configuration's
+a grid game's class carries its ``description`` and a game of another kind has its in its rules'
+room, so naming a game loads no engine. The screen's menu, the staff page's new-game form, the configuration's
 keys and their help, the reference pages and the terminal read these, never a game's name: a new
 game is described once, where it is made. Every word is a msgid, said in each surface's language.
 """
@@ -67,21 +67,25 @@ class Choice:
 GRID_LEGEND = {RED_AGENT: N_("red agent"), BLUE_AGENT: N_("blue agent"), BYSTANDER: N_("bystander"),
                ASSASSIN: N_("assassin")}
 """The key's letters as Codenames names its cards."""
+GRID_PHASES = {"place": N_("place"), "clue": N_("clue"), "guess": N_("guess"), "cover": N_("cover")}
+"""The grid games' phases by their names in the table's JSON, in words."""
 
 
 @dataclass(frozen=True, slots=True)
 class Description:
     """A game for the layers above the engine: its ``title`` (a msgid), its ``nouns`` (None for
-    a game whose kind has its own words, as Codex's agents and identikits), the ``options`` it is
-    dealt with, whether menus offer it (``offered``: the screen's and the staff
-    page's), and its key's ``legend`` (each letter's name, a msgid; none for a game without a key
-    of letters)."""
+    a game whose kind's rooms have words of their own for its people and its cards), the
+    ``options`` it is dealt with, whether menus offer it (``offered``: the screen's and the staff
+    page's), its key's ``legend`` (each letter's name, a msgid; none for a game without a key
+    of letters), and its ``phases`` (or steps) by their names in the table's JSON, in words (the
+    status and the staff page say them)."""
 
     title: str
     nouns: Nouns | None = None
     options: tuple[Choice, ...] = ()
     offered: bool = True
     legend: Mapping[str, str] = field(default_factory=dict)
+    phases: Mapping[str, str] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         if self.nouns is not None and self.nouns not in NOUNS:

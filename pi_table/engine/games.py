@@ -27,6 +27,7 @@ from typing import TYPE_CHECKING, Any, TypeAlias, overload
 from . import codex_rules
 from .alias24 import Alias24
 from .codenames import Codenames, CodenamesCoop
+from .contract import GameRules, Rulebook
 from .described import Choice, Description
 from .errors import InvalidRules
 from .game import Game
@@ -36,8 +37,8 @@ if TYPE_CHECKING:
     from .codex import Codex
     from .codex_rules import CodexRules
 
-AnyRules: TypeAlias = "Rules | CodexRules"
-"""The options of any game: a grid game's ``Rules``, or Codex's."""
+AnyRules: TypeAlias = GameRules
+"""The options of any game (``contract.GameRules``): each kind's class of rules reads its own."""
 
 
 def _codex() -> type[Codex]:
@@ -54,7 +55,7 @@ class GameEntry:
     name: str
     kind: str
     description: Description
-    engine: Callable[[], type[Game | Codex]]
+    engine: Callable[[], type[Rulebook]]
     rules: Callable[[], type[Rules | CodexRules]]
 
     @classmethod
@@ -160,6 +161,10 @@ def make_game(rules: Rules) -> Game: ...
 
 @overload
 def make_game(rules: CodexRules) -> Codex: ...
+
+
+@overload
+def make_game(rules: GameRules) -> Rulebook: ...
 
 
 def make_game(rules: Any) -> Any:

@@ -86,7 +86,7 @@ Act = Callable[[dict], dict]
 
 
 def over(state: dict) -> bool:
-    """Whether a public view (grid or Codex) shows a finished game."""
+    """Whether a public view (of any kind of game) shows a finished game."""
     return state.get("winner") is not None or bool(state.get("losers"))
 
 

@@ -24,7 +24,8 @@ from ..engine.codex import DISCUSSION
 from ..engine.codex_actions import USAGE as ACTION_USAGE
 from ..engine.games import names, title_of
 from ..engine.phrase import N_, Phrase
-from ..hal import CodexModel, Command, NewGame, SimButtons, SimLedStrip, SimScreen, SimTouch, UiEvent
+from ..hal import Command, NewGame, SimButtons, SimLedStrip, SimScreen, SimTouch, UiEvent
+from ..hal.codex_model import CodexModel
 from ..table import Session, parse_command
 from ..table.codex_loop import CodexLoop
 from ..table.loop import LoopSettings

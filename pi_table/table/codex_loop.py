@@ -14,15 +14,13 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 
-from ..engine.codex import DISCUSSION, Codex
+from ..engine.codex import DISCUSSION, Codex, CodexRecord
 from ..engine.codex_actions import EndDiscussion
 from ..engine.codex_rules import DISCUSSION_LENGTH, DISCUSSION_S
 from ..engine.phrase import Phrase
-from ..engine.record import CodexRecord
 from ..hal import (
     ButtonEvent,
     Buttons,
-    CodexModel,
     Command,
     Cues,
     Event,
@@ -34,6 +32,7 @@ from ..hal import (
     TouchSource,
     UiEvent,
 )
+from ..hal.codex_model import CodexModel
 from ..ui.leds import LightSettings
 from ..ui.sound import Moment
 from .loop import REFUSALS, EventLoop, LoopSettings, Outcome, most_serious_first

@@ -1,8 +1,8 @@
 """The game journal: one JSON-lines file per game, so a game can be replayed exactly.
 
 Line 1 is the header: ``{"format": "pi-table journal", "version": 3, "id", "started",
-"rules", "key", "start", "crc"}`` for the grid games, with ``"setup"`` (the six identikits) in
-place of the key and the start for Codex. A Deep Undercover game (version 3) has ``"key": null,
+"rules", "key", "start", "crc"}`` for the grid games; a game of another kind has its own
+fields in place of the key and the start (its kind's record, named by ``table.games``). A Deep Undercover game (version 3) has ``"key": null,
 "start": null``: its key is drawn when the last codename is down and journalled in that entry
 (``place 24 key RRRRRRRRRBBBBBBBBNNNNNNNA red``), which the log never quotes. One written before
 version 3 dealt it in the header; its last placement brings that key when it replays. Every
@@ -46,7 +46,7 @@ import time
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from ..engine import GameRecord, InvalidAction, Key, Place, Team
+from ..engine import AnyRecord, GameRecord, InvalidAction, Key, Place, Team
 from ..engine.errors import Refusal
 from ..engine.games import AnyRules, kind_of, make_game, rules_from_json
 from ..engine.phrase import N_, Phrase
@@ -85,7 +85,7 @@ class Unstarted(JournalError):
 
 @dataclass(frozen=True, slots=True)
 class Header:
-    """``key`` is what was dealt, as text: the key string, or Codex's setup (``start`` None);
+    """``key`` is what was dealt, as text: the key string, or another kind's deal (``start`` None);
     None for Deep Undercover, whose key comes with its last placement. Its kind's record
     (``pi_table.table.records``) says which fields hold it."""
 
@@ -361,7 +361,7 @@ def read_game(path: Path, data: bytes | None = None) -> Replay:
     header, version = _header(path, lines[0])
     game = make_game(header.rules)
     try:
-        record = GameRecord(game, header.deal(game))
+        record: AnyRecord = GameRecord(game, header.deal(game))
         placed_key = header.placed_key(game)
     except ValueError:  # the engine's reason quotes the key: not for the log
         raise JournalError("{path}:1: what the header says was dealt is not a deal of {game}", path=path,
@@ -489,11 +489,9 @@ HEADER_FIELDS = {
     "id": N_("the game's id"),
     "started": N_("the time the game began, YYYY-MM-DDTHH:MM:SSZ"),
     "rules": N_("the rules of a game this version plays"),
-    "key": N_("the key, or null"),
-    "start": N_("the starting team, 'red', 'blue' or null"),
-    "setup": N_("Codex's setup"),
 }
-"""What each field of a header holds, as a damaged header is told."""
+"""What each field of every header holds, as a damaged header is told; its kind's record says
+what its own fields hold (``records.Record.fields_held``)."""
 
 
 def _header(path: Path, line: bytes) -> tuple[Header, int]:
@@ -503,17 +501,19 @@ def _header(path: Path, line: bytes) -> tuple[Header, int]:
         raise JournalError("{path}:1: not a {format} header: expected version {first} to {last}, with a checksum from "
                            "version 2", path=path, format=FORMAT, first=VERSIONS[0], last=VERSIONS[-1])
     rules = _field(path, obj, "rules", rules_from_json)
-    key, start = games.record(kind_of(rules.game)).read(lambda name, read: _field(path, obj, name, read))
+    record = games.record(kind_of(rules.game))
+    key, start = record.read(lambda name, read: _field(path, obj, name, read, record.fields_held[name]))
     return Header(_field(path, obj, "id", str), _field(path, obj, "started", _started), rules, key, start), version
 
 
-def _field(path: Path, header: dict, name: str, read):
-    """A header's field, read; JournalError naming it and what it holds, never what it held."""
+def _field(path: Path, header: dict, name: str, read, held: str | None = None):
+    """A header's field, read; JournalError naming it and what it holds (``held``, or
+    ``HEADER_FIELDS``'), never what it held."""
     try:
         return read(header[name])
     except (KeyError, TypeError, ValueError, AttributeError):
         raise JournalError('{path}:1: the header\'s "{field}" field must hold {expected}', path=path, field=name,
-                           expected=Phrase.of(HEADER_FIELDS[name])) from None
+                           expected=Phrase.of(held or HEADER_FIELDS[name])) from None
 
 
 def epoch(started: str) -> float:

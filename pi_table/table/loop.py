@@ -90,6 +90,10 @@ class _Aside(LedStrip, Screen):
         pass
 
 
+NO_PHONE_ACTIONS = Phrase.of("the game on the table now takes no actions from the phones")
+"""A seat's page sent an action, and the game on the table takes none from phones."""
+
+
 def refuse_other_kind(command: NewGame, session: Session) -> None:
     """A loop plays the games of one kind: a new game of another kind needs another loop,
     which the daemon builds when asked on its control socket."""
@@ -124,7 +128,7 @@ class _Call:
 class Outcome:
     """What became of one command: accepted, or refused with the reason in plain words."""
 
-    command: object  # a Command, or a simulator's own step (a tap on Codex's screen)
+    command: object  # a Command, or a simulator's own step (a tap on a kind's own screen)
     ok: bool
     reason: Phrase | None = None  # why it was refused, for ``i18n.say``
 
@@ -142,7 +146,7 @@ class EventLoop:
     ``_follow_game()`` (keep up with an accepted command); and, where its game has them, seats
     to release and actions from the phones."""
 
-    timer: TurnTimer  # the turn's (Codex: the discussion's), which each game's loop sets up
+    timer: TurnTimer  # the turn's (or a kind's own: a discussion's), which each game's loop sets up
     lang: str  # the language its screen speaks, which each game's loop sets up too
     lights: LightSettings  # and how it lights the grid
 
@@ -209,20 +213,20 @@ class EventLoop:
 
     def retime(self, settings: TimerSettings) -> None:
         """The turn timer's new length (the staff's), for the turn under way and the next; a game
-        without turns to time (Codex, whose discussion keeps its own) lets it be."""
+        without turns to time (one whose timer is a setting of its own) lets it be."""
 
     def release_seat(self, seat: int, public: bool = True) -> Outcome:
         """Give seat ``seat``'s phone page a new link (a tap on the screen, or the control
         socket's ``release-seat``), where the game has seats; a refusal becomes the screen's
         message unless it is not ``public``."""
         playing = self.session.rules.game
-        return self.refuse(ReleaseSeat(seat), Phrase.of("seats are released in Codex only: the table is playing {game}",
+        return self.refuse(ReleaseSeat(seat), Phrase.of("the table is playing {game}, whose players have no seats",
                                                         game=Phrase(title_of(playing))), public)
 
     def from_phone(self, game_id: str, action: Command) -> Outcome:
         """An action from a seat's phone page for the game ``game_id``, where the game takes them;
         its refusal goes back to that phone alone."""
-        return Outcome(action, False, Phrase.of("no Codex game is on the table now"))
+        return Outcome(action, False, NO_PHONE_ACTIONS)
 
     def submit(self, command: Command, public: bool = True) -> Outcome:
         """Apply a command through the session (journalled); a refusal changes nothing and
@@ -493,7 +497,7 @@ class TableLoop(EventLoop):
         cell = self.policy.due(now)
         if cell is None:
             return None
-        return self.submit(Place(cell) if self.session.state.phase == PLACE else Guess(cell))
+        return self.submit(Place(cell) if self.session.grid.state.phase == PLACE else Guess(cell))
 
     def _enter_dial(self) -> Outcome:
         if self.dial is None:

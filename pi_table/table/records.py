@@ -2,20 +2,22 @@
 
 A game is what was dealt plus the accepted actions. The grid games deal a key and a starting
 team (Deep Undercover nothing: its key comes with the last codename down, in that entry);
-Codex deals the six identikits, its setup. A ``Record`` does the dealing for its kind, writes
-the header's fields for it, reads them back and gives the game what they say was dealt; the
-journal and the session ask the kind's record (``pi_table.table.games``) and never which game
-it is. Every header field a record reads is named in ``journal.HEADER_FIELDS``.
+a game of another kind deals what its kind deals (its record is in its own room). A ``Record``
+does the dealing for its kind, writes the header's fields for it, reads them back and gives the
+game what they say was dealt; the journal and the session ask the kind's record
+(``pi_table.table.games``) and never which game it is. Each record says what each header field
+it reads holds (``fields_held``), as a damaged header is told.
 """
 
 from __future__ import annotations
 
 import random
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import Any, ClassVar, Protocol
 
 from ..engine import InvalidKey, Key, Team
+from ..engine.phrase import N_
 
 Field = Callable[[str, Callable[[Any], Any]], Any]
 """A header's field read (its name, how to read it), refused with the journal's own words."""
@@ -23,7 +25,7 @@ Field = Callable[[str, Callable[[Any], Any]], Any]
 
 @dataclass(frozen=True, slots=True)
 class Dealt:
-    """A new game's deal: what its record starts from (a Key, a Setup, or None), what the header
+    """A new game's deal: what its record starts from (a Key, another kind's deal, or None), what the header
     keeps of it as text (``key``, ``start``), and a key chosen for Deep Undercover's last placement."""
 
     start_from: Any
@@ -34,6 +36,10 @@ class Dealt:
 
 class Record(Protocol):
     """A kind's deal and its header fields."""
+
+    @property
+    def fields_held(self) -> Mapping[str, str]:
+        """Each header field it reads, and what the field holds (a msgid)."""
 
     def deal(self, game: Any, rng: random.Random, start: Team | None, given: Any) -> Dealt:
         """Deal a new game (``given``: what to deal instead of a random deal; ``start``: the
@@ -55,6 +61,9 @@ class Record(Protocol):
 class KeyRecord:
     """The grid games: ``"key"`` and ``"start"``, both null for Deep Undercover, whose key is
     drawn when the last codename is down (a version 2 header dealt it here)."""
+
+    fields_held: ClassVar[Mapping[str, str]] = {"key": N_("the key, or null"),
+                                                "start": N_("the starting team, 'red', 'blue' or null")}
 
     def deal(self, game: Any, rng: random.Random, start: Team | None, given: Any) -> Dealt:
         if game.rules.setup == "place":  # Deep Undercover: the key comes with the last codename down
@@ -80,23 +89,3 @@ class KeyRecord:
         if game.rules.setup != "place" or key is None:
             return None
         return game.parse_key(key, start)
-
-
-class SetupRecord:
-    """Codex: ``"setup"``, the six identikits as text, in place of the key and the start."""
-
-    def deal(self, game: Any, rng: random.Random, start: Team | None, given: Any) -> Dealt:
-        setup = game.deal(rng) if given is None else given
-        return Dealt(setup, str(setup), None)
-
-    def fields(self, key: str | None, start: Team | None) -> dict[str, object]:
-        return {"setup": key}
-
-    def read(self, field: Field) -> tuple[str | None, Team | None]:
-        return field("setup", str), None
-
-    def dealt(self, game: Any, key: str | None, start: Team | None) -> Any:
-        return game.parse_setup(key)
-
-    def placed_key(self, game: Any, key: str | None, start: Team | None) -> Key | None:
-        return None

@@ -54,7 +54,7 @@ class TurnTimer:
         self.follow_turn(game_id, state.turn, state.phase not in (PLACE, OVER), now)
 
     def follow_turn(self, game_id: object, turn: object, running: bool, now: float) -> None:
-        """Restart when ``turn`` (whatever marks one: a team, Codex's discussion) or the game
+        """Restart when ``turn`` (whatever marks one: a team, another kind's discussion) or the game
         changes, or when the timer starts running again; ``running`` False stops it."""
         if game_id != self._game or turn != self._turn or (running and not self.running):
             self.started_at = now

@@ -50,7 +50,8 @@ from ..engine import AgentView, CodexAction, Fact, Faction, PublicView
 from ..engine.codex import MESSAGES, PRIVATE, VOTE
 from ..engine.keys import BLUE_AGENT, RED_AGENT
 from ..engine.phrase import Text
-from ..hal import CodexModel, Command, ReleaseSeat
+from ..hal import Command, ReleaseSeat
+from ..hal.codex_model import CodexModel
 from .canvas import (
     AMBER,
     BACKGROUND,

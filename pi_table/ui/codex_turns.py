@@ -32,7 +32,8 @@ from ..engine import AgentView, CodexAction, Fact, Identikit, PublicView, Role
 from ..engine.codex import DISCUSSION, MESSAGES, OVER, PRIVATE, TRUTH, VOTE, VoteResult, tally
 from ..engine.codex_actions import EndDiscussion, EnterCode, Send, Vote
 from ..engine.phrase import N_, Phrase, Text
-from ..hal import CodexModel, Command, NewGame
+from ..hal import Command, NewGame
+from ..hal.codex_model import CodexModel
 from .i18n import TeamWord, say, translation
 
 PUBLIC_REFUSALS = frozenset({

@@ -1,8 +1,9 @@
 """What the renderers add to each kind of game (``pi_table.engine.games``): its screen, its
 lights and its sound cues.
 
-The screen's painter draws a kind's model (its loop shows a ``ScreenModel``, a ``CodexModel``)
-and turns a tap into a command; ``ScreenPainter`` hands each model to the painter of its kind.
+The screen's painter draws a kind's model (``hal.GameModel``: its loop shows a ``ScreenModel``, a
+``CodexModel``) and turns a tap into a command; ``ScreenPainter`` hands each model to the painter
+of its ``kind``.
 The lights' painter is a pair of functions of the kind's public view, ``frame(view, cues, now,
 settings)`` (the LED frame) and ``next_change(...)`` (when it next changes by itself): each loop
 lights the grid through its kind's. The cues are a function of two public views of a game,
@@ -20,29 +21,28 @@ from dataclasses import dataclass
 from functools import cache
 from typing import Any
 
-from ..hal import CodexModel, ScreenModel
-
 
 @dataclass(frozen=True, slots=True)
 class Looks:
-    """``model``: the class of the models its loop shows the screen; then each a ``module:name``
-    in this package: the kind's screen painter (a class, made with the screen's settings), its
-    lights' ``frame`` and ``next_change``, and its sound ``cues``."""
+    """Each a ``module:name`` in this package: the kind's screen painter (a class, made with the
+    screen's settings), which draws the models its loop shows (whose ``kind`` is this one's), its
+    lights' ``frame`` and ``next_change``, its sound ``cues``, and its own ``sounds`` beside the
+    table's (a ``sound.Sounds``; the grid games' are the table's) with their ``synths`` (in
+    ``sounds``, its synthesisers by cue, as ``python -m pi_table.ui.sounds build`` makes them)."""
 
-    model: type
     screen: str
     frame: str
     next_change: str
     cues: str
+    sounds: str | None = None
+    synths: str | None = None
 
 
 KINDS: dict[str, Looks] = {
-    "grid": Looks(ScreenModel, "screen:GridPainter", "leds:render_frame", "leds:next_change", "sound:grid_cues"),
-    "codex": Looks(CodexModel, "codex_screen:CodexPainter", "codex_leds:codex_frame", "codex_leds:codex_next_change",
-                   "sound:codex_cues"),
+    "grid": Looks("screen:GridPainter", "leds:render_frame", "leds:next_change", "sound:grid_cues"),
+    "codex": Looks("codex_screen:CodexPainter", "codex_leds:codex_frame", "codex_leds:codex_next_change",
+                   "codex_sound:codex_cues", "codex_sound:SOUNDS", "sounds.codex:SYNTHS"),
 }
-SHOWN = {looks.model: kind for kind, looks in KINDS.items()}
-"""The kind each class of model shows."""
 
 CHECKS = "tune:TunePainter"
 """What draws a check the staff run on a running table instead of its game (the self-test's
@@ -71,6 +71,18 @@ def lights(kind: str) -> tuple[Any, Any]:
     """``kind``'s lights: its ``frame`` and ``next_change`` functions, imported now."""
     looks = KINDS[kind]
     return _named(looks.frame), _named(looks.next_change)
+
+
+def kind_sounds(kind: str) -> Any:
+    """``kind``'s own sounds (a ``sound.Sounds``), imported now; None for a kind with none of its own."""
+    where = KINDS[kind].sounds
+    return None if where is None else _named(where)
+
+
+def kind_synthesisers(kind: str) -> dict[str, Any]:
+    """The synthesisers of ``kind``'s own cues, imported now (none for a kind without cues of its own)."""
+    where = KINDS[kind].synths
+    return {} if where is None else dict(_named(where))
 
 
 @cache

@@ -44,7 +44,7 @@ from ..engine.games import described, grid_game, kind_of, names_of
 from ..engine.keys import ASSASSIN, BYSTANDER, NO_CARD
 from ..engine.phrase import N_
 from ..engine.views import MAD_ARMED_AT, TableView
-from ..hal import CodexModel, Command, NewGame, ScreenModel, SelfTestModel
+from ..hal import AnyModel, Command, NewGame, ScreenModel, SelfTestModel
 from .canvas import (
     AMBER,
     BACKGROUND,
@@ -67,7 +67,7 @@ from .canvas import (
     mix,
     qr_image,
 )
-from .games import SHOWN, check_painter, screen_painter
+from .games import check_painter, screen_painter
 from .i18n import TeamWord, say
 from .mounting import ScreenSettings
 from .orientation import OPERATIVES_SIDE, grid_and_bar, operatives_edge, slot_of
@@ -642,7 +642,7 @@ class GridPainter:
 
 class ScreenPainter:
     """What the pygame backend drives: each model is drawn by the painter of its kind
-    (``pi_table.ui.games``: the grid games', Codex's), made when a game of that kind is first
+    (``pi_table.ui.games``), made when a game of that kind is first
     shown and kept, with what it remembers, while the table plays other kinds; a tap goes to
     the painter that drew the frame (``current``)."""
 
@@ -653,8 +653,7 @@ class ScreenPainter:
         self.frame = Frame((), (), ())
         self.lang = "en"  # the last game's
 
-    def draw(self, surface: pygame.Surface, model: ScreenModel | CodexModel | SelfTestModel, now: float,
-             since: float | None = None) -> Frame:
+    def draw(self, surface: pygame.Surface, model: AnyModel, now: float, since: float | None = None) -> Frame:
         if isinstance(model, SelfTestModel):  # a check from the staff page: the game waits, paused
             if "check" not in self.painters:
                 self.painters["check"] = check_painter()(self.settings, self.lang)
@@ -663,7 +662,7 @@ class ScreenPainter:
             self.frame = Frame((), (), ())
             return self.frame
         self.lang = model.lang  # the checks' legend speaks the table's language
-        kind = SHOWN[type(model)]
+        kind = model.kind
         if kind not in self.painters:
             self.painters[kind] = screen_painter(kind)(self.settings)
         self.current = self.painters[kind]

@@ -38,7 +38,7 @@ from typing import Protocol
 from aiohttp import web
 
 from ..engine.errors import Refusal
-from ..engine.games import described, names
+from ..engine.games import NAMES, described, names
 from ..engine.phrase import N_, Phrase, Text
 from ..hal.events import is_fault
 from ..ui.i18n import LANGUAGES, say, say_health, translation
@@ -237,15 +237,7 @@ TEXTS = (
     N_("over"),
     N_("red"),
     N_("blue"),
-    N_("clue"),
-    N_("guess"),
-    N_("cover"),
-    N_("place"),
-    N_("messages"),  # Codex's steps
-    N_("private"),
-    N_("discussion"),
-    N_("vote"),
-    N_("truth"),
+    *dict.fromkeys(word for name in NAMES for word in described(name).phases.values()),  # the games' phases
     N_("simulated"),
     N_("not fitted"),
     N_("connecting"),

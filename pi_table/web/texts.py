@@ -21,11 +21,20 @@ from typing import IO
 from ..engine.phrase import Phrase
 from ..ui.i18n import LANGUAGES, TeamWord, say, translation
 
-PAGE_FILES = ("page.html", "app.js")
+_SCRIPT = re.compile(r'<script src="/static/([\w.-]+)"></script>')
+
+
+def page_files() -> tuple[str, ...]:
+    """The companion's page and the scripts it loads (``app.js``, and each kind's own that adds
+    its pages: the page lists them), from the static folder."""
+    html = resources.files(__package__).joinpath("static", "page.html").read_text(encoding="utf-8")
+    return ("page.html", *_SCRIPT.findall(html))
+
+
 _MARKED = re.compile(r'\b(?:t|tn|N_)\(\s*("(?:[^"\\\n]|\\.)*")|\bdata-i18n="([^"]*)"')
 _RENDERED = re.compile(r'(<[^>]*\bdata-i18n="([^"]*)"[^>]*>)[^<]*(<)')
 SENTENCES = frozenset({"reason"})
-"""The view fields that carry an engine sentence: a game's end (TableView, Codex's public view)."""
+"""The view fields that carry an engine sentence: a game's end (in every kind's public view)."""
 
 
 def msgids_in_page(text: str) -> set[str]:
@@ -51,7 +60,7 @@ def extract_page(fileobj: IO[bytes], keywords: object, comment_tags: object,
 def page_msgids() -> frozenset[str]:
     """Every msgid the companion's pages show."""
     static = resources.files(__package__).joinpath("static")
-    return frozenset().union(*(msgids_in_page(static.joinpath(name).read_text(encoding="utf-8")) for name in PAGE_FILES))
+    return frozenset().union(*(msgids_in_page(static.joinpath(name).read_text(encoding="utf-8")) for name in page_files()))
 
 
 def msgids() -> set[str]:
