@@ -109,7 +109,7 @@ def test_a_malformed_script_is_said_in_the_simulators_language(tmp_path, capsys)
     "options, italian",
     [
         (["--game", "codex", "--words", "it", "--script", "-"], "--words mette le parole sulle carte dei giochi a griglia"),
-        (["--roles", "leader,hacker,profiler", "--script", "-"], "--roles e --discussion sono opzioni di Codex"),
+        (["--roles", "leader,hacker,profiler", "--script", "-"], "--roles: opzioni soltanto di codex (--game codex)"),
         (["--game", "codex", "--key", "R" * 25, "--script", "-"], "--key prepara una partita a griglia"),
         (["--game", "codex", "--setup", "Moon:red", "--script", "-"], "--setup: "),
         (["--rotation", "45", "--out", "never"], "--rotation: la rotazione"),

@@ -7,6 +7,7 @@ import re
 
 import pytest
 
+from pi_table.cli.games import terminal
 from pi_table.engine import Rules, make_game
 from pi_table.sim.terminal import Painter, help_text, interactive
 from pi_table.table import Session
@@ -35,7 +36,7 @@ def session_output(lines, color=False, rules=Rules(), key=KEY, lang="en"):
         except StopIteration:
             raise EOFError from None
 
-    interactive(session, read, out.append, Painter(color, lang), settings=InputSettings(hold_s=HOLD_MIN_S, stuck_s=5))
+    interactive(session, read, out.append, Painter(color, lang), terminal, settings=InputSettings(hold_s=HOLD_MIN_S, stuck_s=5))
     return "".join(out), session
 
 
@@ -129,7 +130,7 @@ def transcript(lines, rules=Rules(), key=KEY, lang="en", color=False):
         out.append(line + "\n")
         return line
 
-    interactive(session, read, out.append, Painter(color, lang), settings=InputSettings(hold_s=HOLD_MIN_S, stuck_s=5))
+    interactive(session, read, out.append, Painter(color, lang), terminal, settings=InputSettings(hold_s=HOLD_MIN_S, stuck_s=5))
     return "".join(out)
 
 

@@ -8,12 +8,31 @@ import sys
 from typing import TYPE_CHECKING
 
 from ..engine.codex_rules import DISCUSSION_LENGTH, DISCUSSION_S
+from ..engine.phrase import N_
 from .output import EXIT_USAGE, flushed, said
 from .script import script_lines
 
 if TYPE_CHECKING:  # Codex is imported only when it is played
     from ..engine import CodexRules
     from ..table import Session
+
+
+def roles(text: str) -> list[str]:
+    """--roles: the roles' names, separated by commas (CodexRules checks each)."""
+    return text.lower().split(",")
+
+
+OPTIONS = (
+    ("--roles", {"type": roles,
+                 "help": "Codex: the three roles in play, the Leader among them (default: dealt)"}),
+    ("--discussion", {"type": float, "metavar": "SECONDS",
+                      "help": f"Codex: the discussion's length, 0 for no timer (default: {DISCUSSION_S:g})"}),
+)
+"""``pi-table sim``'s options that are Codex's alone (``games.Commands.options``)."""
+SETUP_HELP = "Codex: the six identikits, one codename:faction:role:position:fragment per seat"
+"""What ``--setup TEXT`` deals for Codex (``games.Commands.setup``)."""
+WINDOW_KEYS = N_("mouse: tap the screen (PASS AND PLAY, then each agent's turn)   E: END TURN   N: NEW GAME   Q: quit")
+"""The window's help bar: Codex is played on its screen alone."""
 
 
 def sim(parser: argparse.ArgumentParser, args: argparse.Namespace, rules: CodexRules) -> int:
@@ -76,14 +95,15 @@ def _play(parser: argparse.ArgumentParser, args: argparse.Namespace, session: Se
     """A group at one screen, by pass-and-play: the window where it can open, else the terminal."""
     from ..sim.terminal import interactive
     from ..table.input import InputSettings
+    from .games import terminal
     from .window import in_a_window, painter_of
 
     painter = painter_of(args)
     if args.window and in_a_window(parser, args, painter, lambda run_window, screen: run_window(
             session, InputSettings(hold_s=args.hold), None, args.lang, screen, sound=not args.mute,
-            options={DISCUSSION_LENGTH.name: discussion})):
+            options={DISCUSSION_LENGTH.name: discussion}, keys_help=WINDOW_KEYS)):
         return 0
-    interactive(session, input, flushed(sys.stdout), painter, options={DISCUSSION_LENGTH.name: discussion})
+    interactive(session, input, flushed(sys.stdout), painter, terminal, options={DISCUSSION_LENGTH.name: discussion})
     return 0
 
 

@@ -7,14 +7,13 @@ wider than 80 columns; the command words (``touch 7``) are those a script file t
 Italian the terminal takes them in Italian too (``annulla``: ``SPOKEN``). The prompt has line
 editing and history where Python has readline.
 
-It plays every kind of game (``KINDS``): the grid games here, Codex in codex_terminal.py by
-pass-and-play. ``new-game G`` deals a game of the other kind too: one loop ends, and the other
-kind's terminal takes the session on.
+It plays every kind of game, each by its kind's terminal (the command line's registry,
+``cli.games``, names them): the grid games' is here. ``new-game G`` deals a game of another kind
+too: one loop ends, and that kind's terminal takes the session on.
 """
 
 from __future__ import annotations
 
-import importlib
 import re
 import sys
 import threading
@@ -363,15 +362,12 @@ class Playing:
     clear: bool = False
 
 
-KINDS = {"grid": "terminal:GridTerminal", "codex": "codex_terminal:CodexTerminal"}
-"""The terminal of each kind of game (``pi_table.engine.games``), imported when it is played."""
-
-
 def interactive(
     session: Session,
     read: Callable[[str], str],
     write: Callable[[str], object],
     painter: Painter,
+    terminal_of: Callable[[str], Callable[[Session, Playing], Terminal]],
     touch: TouchSource | None = None,
     settings: InputSettings | None = None,
     timer: TimerSettings | None = None,
@@ -380,15 +376,14 @@ def interactive(
     clear: bool | None = None,
 ) -> None:
     """The table in real time with a prompt (``cards``: words on the cards) until ``quit``, the
-    game of the session's kind and then of whichever kind ``new-game`` deals. ``clear``: wipe an
-    agent's private turn off the terminal once it is over (None: when standard output is one)."""
+    game of the session's kind and then of whichever kind ``new-game`` deals, each played by its
+    kind's terminal (``terminal_of(kind)``, imported when first played). ``clear``: wipe a
+    player's private turn off the terminal once it is over (None: when standard output is one)."""
     line_editing()
     wipe = sys.stdout.isatty() if clear is None else clear
     playing = Playing(read, write, painter, touch, settings or InputSettings(), timer, cards, options or {}, wipe)
     while True:
-        module, name = KINDS[session.kind].split(":")
-        terminal = getattr(importlib.import_module(f".{module}", __package__), name)(session, playing)
-        switch = terminal.play()
+        switch = terminal_of(session.kind)(session, playing).play()
         if switch is None:
             return
         session.new_game(switch)  # no loop runs now: this thread has the session

@@ -45,11 +45,8 @@ HELP_PX = 28
 CELL_GAP = 8
 EDGE_BAR = 18
 """How thick the bar marking the grid's operatives' edge is, in pixels."""
-KEYS_HELP = {
-    "grid": N_("mouse: touch a card   E: END TURN   N: NEW GAME   up/down: dial   Enter: enter the dial   Q: quit"),
-    "codex": N_("mouse: tap the screen (PASS AND PLAY, then each agent's turn)   E: END TURN   N: NEW GAME   Q: quit"),
-}
-"""The help bar of each kind of game's window (Codex is played on its screen alone)."""
+GRID_KEYS = N_("mouse: touch a card   E: END TURN   N: NEW GAME   up/down: dial   Enter: enter the dial   Q: quit")
+"""The help bar of the grid games' window; a kind played on its screen alone gives its own."""
 ASK_AGAIN = N_("N again: a new game over the one in progress (undo brings it back)")
 ASK_S = 5.0
 """How long N waits for a second N before a new game over one in progress is no longer asked for."""
@@ -197,6 +194,7 @@ class Window:
         cards: Cards | None = None,
         sound: SoundDevice | None = None,
         options: Mapping[str, object] | None = None,
+        keys_help: str = GRID_KEYS,
     ) -> None:
         open_display()
         self.surface = pygame.display.set_mode((GRID_PX + SCREEN_SIZE[0], GRID_PX + HELP_PX))
@@ -212,7 +210,7 @@ class Window:
         played = LoopSettings(settings, timer or TimerSettings(), lights or LightSettings(), lang, options or {})
         self.loop: EventLoop = loop_class(session.kind).made(session, self.touch, self.leds, self.screen, self.buttons,
                                                              played)  # the loop of the game's kind, as the daemon's
-        self.keys_help = KEYS_HELP[session.kind]
+        self.keys_help = keys_help
         self.rects = cell_rects(self.painter.settings.rotation)
         self.held: int | None = None
         self.frame: LedFrame | None = None
@@ -264,7 +262,7 @@ class Window:
             self.frame = self.leds.latest.get()
         if self.screen.latest.changed.is_set():
             self.model = self.screen.latest.get()
-        shown = self.model if isinstance(self.model, ScreenModel) else None  # Codex: no cards on the grid
+        shown = self.model if isinstance(self.model, ScreenModel) else None  # another kind: no cards on the grid
         draw_grid(self.grid_panel, self.frame, self.small, on_cards(shown, self.screen.words),
                   self.painter.settings.rotation, self.lang)
         if self.model is not None:
@@ -289,12 +287,12 @@ class Window:
 
 def run_window(session: Session, settings: InputSettings, timer: TimerSettings | None = None, lang: str = "en",
                screen_settings: ScreenSettings | None = None, cards: Cards | None = None, sound: bool = True,
-               options: Mapping[str, object] | None = None) -> None:
+               options: Mapping[str, object] | None = None, keys_help: str = GRID_KEYS) -> None:
     """Open the window and play until it is closed, with the table's sound cues unless not
-    ``sound``; the games' ``options`` as a table's (``LoopSettings.options``). Raises NoDisplay
-    before anything starts."""
+    ``sound``; the games' ``options`` as a table's (``LoopSettings.options``), the help bar's
+    ``keys_help`` (a msgid). Raises NoDisplay before anything starts."""
     window = Window(session, settings, timer, lang, screen_settings=screen_settings, cards=cards,
-                    sound=PygameSound() if sound else None, options=options)
+                    sound=PygameSound() if sound else None, options=options, keys_help=keys_help)
     try:
         while all(window.handle(event) for event in [pygame.event.wait(33)] + pygame.event.get()):
             window.draw()
