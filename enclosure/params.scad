@@ -105,6 +105,8 @@ gland_spare = 1;         // each cable this far inside the range at either end: 
 led_cable_od = 6;        // H03VV-F 3 x 0.75 mm2 across its sheath (an estimate: measure the cable bought)
 i2c_cable_od = 5;        // LiYY (TP) 2 x 2 x 0.25 mm2 (an estimate: measure it)
 gland_nut_depth = 5;     // the nut's thickness, standing into the cell
+gland_thread = 15;       // the thread below the gland's body, as the bill asks for it (a "long thread" gland): the rim's
+                         // 8 mm, the nut's 5 and a turn to spare; the common M12 gland's 8 mm leaves the nut nothing
 gland_z = floor_thickness + 0.5 + gland_nut / 2; // the glands' centres over the table: the nut clears the floor
 led_exit_wall = 1;       // the LED power and data leave behind the wall between columns 0 and 1...
 touch_exit_wall = 4;     // ...the touch board's I2C behind the wall between columns 3 and 4, apart

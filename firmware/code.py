@@ -5,7 +5,8 @@ Wiring on a Raspberry Pi Pico (RP2040), one I2C bus at 100 kHz:
     MPR121 ADDR to GND -> 0x5A, electrodes 0-11
     MPR121 ADDR to 3V3 -> 0x5B, electrodes 12-23
     MPR121 ADDR to SDA -> 0x5C, electrodes 24-35
-The breakouts' own pull-ups serve the bus; IRQ is not used.
+The breakouts' own pull-ups serve the bus; IRQ is not used. When a chip holds SDA low, the bus
+is given up for a moment and GP5 and GP4 clock it free as plain pins (touchboard.Bus).
 
 The watchdog is armed first: in RESET mode CircuitPython keeps it running when code.py dies of an
 exception, so a hang or a crash anywhere below restarts the board within 2 s. Ctrl-C at the
@@ -19,6 +20,7 @@ import time
 import adafruit_mpr121
 import board
 import busio
+import digitalio
 import microcontroller
 import supervisor
 import usb_cdc
@@ -26,10 +28,11 @@ from watchdog import WatchDogMode
 
 import touchboard
 
-# 100 kHz, not 400: the bus runs 1.2 m of twisted pairs that each carry a supply core, and at a
-# realistic 80-120 pF/m its rise time through the breakouts' pull-ups (about 3.3 kOhm in parallel)
-# is some 420-560 ns, against the 300 ns fast mode allows and the 1000 ns standard mode allows.
-# The price is about 1.5 ms more per scan of three chips: no latency anyone can see.
+# 100 kHz, not 400: the bus's capacitance (the I2C cable from the box to the frame and the wires
+# on it, worked out from the cable's data sheet in the build guide, "The I2C bus: why 100 kHz")
+# is more than the breakouts' pull-ups can raise within Fast-mode's 300 ns rise time, and within
+# Standard-mode's 1000 ns (hardware/pinout.toml's i2c_hz, which a test holds this to). The price
+# is about 1.5 ms more per scan of three chips: no latency anyone can see.
 I2C_HZ = 100000
 WATCHDOG_S = 2.0
 # The loop's pause, one chip sample (ESI 2 ms in touchboard.CHIP_SETTINGS): a step takes about 2-4 ms
@@ -47,11 +50,20 @@ if port is None:
 port.timeout = 0  # read returns at once with what is there
 port.write_timeout = 0  # write never waits for a host that has gone; TouchBoard finishes a frame cut short
 
-try:
-    i2c = busio.I2C(board.GP5, board.GP4, frequency=I2C_HZ)
-except RuntimeError as error:  # no pull-ups on SDA/SCL: no breakout connected at all
-    print("I2C:", error)
-    i2c = None
+
+def open_i2c():
+    """The bus; RuntimeError when a line reads low: no pull-ups (no breakout connected), or a chip holding SDA."""
+    return busio.I2C(board.GP5, board.GP4, frequency=I2C_HZ)
+
+
+def open_lines():
+    """SCL and SDA as plain pins, for a bus clear while the bus is given up."""
+    return digitalio.DigitalInOut(board.GP5), digitalio.DigitalInOut(board.GP4)
+
+
+bus = touchboard.Bus(open_i2c, open_lines)
+if bus.problem:
+    print("I2C:", bus.problem)
 
 
 def clock():
@@ -68,11 +80,11 @@ def restart():
 
 def connect(address):
     """The driver object of a chip missing at start, as TouchBoard tries it again (every RETRY_S)."""
-    return touchboard.connect_chip(i2c, adafruit_mpr121.MPR121, address)
+    return touchboard.connect_chip(bus, adafruit_mpr121.MPR121, address)
 
 
 touch_board = touchboard.TouchBoard(
-    touchboard.connect_chips(i2c, adafruit_mpr121.MPR121),
+    touchboard.connect_chips(bus, adafruit_mpr121.MPR121),
     port,
     clock,
     binascii.hexlify(microcontroller.cpu.uid).decode(),
@@ -80,6 +92,7 @@ touch_board = touchboard.TouchBoard(
     reset=restart,
     restart_cause=str(microcontroller.cpu.reset_reason).split(".")[-1],
     connect=connect,
+    bus=bus,
 )
 touch_board.start()
 while True:

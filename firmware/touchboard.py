@@ -5,6 +5,11 @@ so the tests and the board emulator run this very file on the host against fake 
 code.py only builds the hardware objects and calls ``TouchBoard.step()`` in a loop.
 
 Electrode n is pin n % 12 of chip n // 12; the chips sit at I2C addresses 0x5A, 0x5B, 0x5C.
+
+What a café's electricity does to the bus is survived here too: a transfer that fails is tried
+again at once, a chip that a brown-out reset is found by a check each second and set up again,
+and a chip that holds SDA low is freed by clocking SCL (``Bus.clear``); each is told to the host
+as a fault frame.
 """
 
 import time
@@ -14,9 +19,17 @@ from pi_table.protocol import wire
 ADDRESSES = (0x5A, 0x5B, 0x5C)
 PINS = 12
 ELECTRODES = PINS * len(ADDRESSES)
-FIRMWARE_VERSION = (0, 3, 0)
+FIRMWARE_VERSION = (0, 4, 0)
 READ_SIZE = 64  # host bytes taken per step: far more than the host ever sends in 10 ms
 RETRY_S = 1.0  # how often a chip that is missing or stopped answering is tried again
+# A transfer that fails (a spike on the bus) is tried again at once this many times before its
+# chip counts as not answering: a lost chip costs its 12 pads a second and a set-up, which
+# re-takes their baselines (a finger held is lost), where a retry costs half a millisecond.
+RETRIES = 3
+# How often each chip's mode, configuration and out-of-range status are read back: a chip a
+# brown-out reset comes back in stop mode with its registers at their defaults, and its touch
+# status then reads 0, so only these registers tell it from a table nobody touches.
+CHECK_S = 1.0
 
 ECR = 0x5E
 ECR_STOP = 0x00
@@ -29,6 +42,9 @@ SOFT_RESET_KEY = 0x63
 CONFIG2 = 0x5D
 CONFIG2_AFTER_RESET = 0x24  # what a chip that took the soft reset reads here (the driver's check too)
 TOUCH_THRESHOLDS = 0x41  # touch, release, touch, release, ... for electrodes 0-11
+OUT_OF_RANGE = 0x02  # 0x02-0x03: electrodes 0-11 out of range, bit 14 ARFF, bit 15 ACFF (as a u16)
+STATUS_FLAGS = 0xCFFF  # of those, the twelve electrodes' bits and the two failure flags
+CONFIG1 = 0x5C  # 0x5C-0x5E: CONFIG1, CONFIG2, ECR, read back together by the check
 READINGS_BLOCK = 0x2B  # registers 0x00-0x2A: touch and out-of-range status, filtered data, baselines
 FILTERED_DATA = 0x04
 BASELINE = 0x1E
@@ -102,16 +118,20 @@ CHIP_SETTINGS = (
 )
 
 
+SETTLED = bytes([value for _name, register, value in CHIP_SETTINGS if register == CONFIG1] +
+                [value for _name, register, value in CHIP_SETTINGS if register == CONFIG2] + [ECR_RUN])
+"""What CONFIG1, CONFIG2 and ECR read on a chip running as configure_chip set it up. After a
+reset they read 0x10, 0x24 and 0 (stop mode); a recalibrate on a reset chip would start it with
+ECR right and the rest at their defaults, so all three are read."""
+
+
 def connect_chip(i2c, chip_class, address):
     """The driver object of the MPR121 at ``address``, or None where none answers.
 
     A chip that is missing, or that does not come out of reset as an MPR121 should, must not
     stop the others: the driver raises ValueError (no device), RuntimeError (wrong state) or
-    OSError (bus error), and the board carries on without that chip. ``i2c`` None (no bus at
-    all, e.g. no pull-ups because no breakout is connected) means every chip is missing.
+    OSError (bus error), and the board carries on without that chip.
     """
-    if i2c is None:
-        return None
     try:
         return chip_class(i2c, address)
     except (OSError, ValueError, RuntimeError):
@@ -154,6 +174,26 @@ def write_stopped(chip, blocks):
         device.write(bytes([ECR, ECR_RUN]))
 
 
+def retake_baselines(chip):
+    """Stop ``chip`` and start it again: CL 0b10 reloads all 12 baselines from the data."""
+    write_stopped(chip, ())
+
+
+def chip_state(chip):
+    """(settled, status): whether ``chip``'s CONFIG1, CONFIG2 and ECR read as set up (SETTLED),
+    and its out-of-range status (STATUS_FLAGS of registers 0x02-0x03). Raises OSError when the
+    chip does not answer."""
+    raw = bytearray(3)
+    chip._read_register_bytes(CONFIG1, raw)
+    status = bytearray(2)
+    chip._read_register_bytes(OUT_OF_RANGE, status)
+    return bytes(raw) == SETTLED, (status[0] | status[1] << 8) & STATUS_FLAGS
+
+
+def _touched(chip):
+    return chip.touched()
+
+
 def read_thresholds(chip):
     """The (touch, release) pairs ``chip``'s 12 electrodes hold: registers 0x41-0x58 in one
     transfer. The firmware writes them as one burst, which takes the chip's register pointer
@@ -184,6 +224,105 @@ def read_chip(chip, first):
     return wire.Readings(first, flags, raw[2] | (raw[3] & 0x0F) << 8, pads)
 
 
+BUS_CLEAR_CLOCKS = 9
+HALF_CLOCK_S = 0.000005
+"""NXP UM10204 (the I2C-bus specification, rev. 7) 3.1.16, bus clear: when SDA is stuck low the
+controller sends nine clock pulses, within which the device holding it lets go (the rest of the
+byte it was sending and the acknowledge), then a STOP. Half a clock at 100 kHz is 5 us; a slower
+clock is allowed (Standard-mode's SCL runs from 0 Hz, UM10204 table 10), and CircuitPython's
+sleep and pin calls make it slower."""
+
+
+def clock_out(scl, sda, pause=time.sleep):
+    """Free a stuck SDA on the bus's two pins (digitalio pins, driven as open drain: an output
+    low, or an input that the pull-ups raise): up to nine SCL clocks until SDA reads high, then a
+    STOP (SDA rising while SCL is high). The clocks it took: 0 when SDA was free or SCL reads low
+    too (no pull-ups: the I2C cable out; or a chip holding SCL, which UM10204 leaves to a power
+    cycle), None when nine did not free SDA (then no STOP: it could not be told)."""
+    scl.switch_to_input()
+    sda.switch_to_input()
+    if sda.value or not scl.value:
+        return 0
+    clocks = 0
+    while not sda.value:
+        if clocks == BUS_CLEAR_CLOCKS:
+            return None
+        scl.switch_to_output(value=False)
+        pause(HALF_CLOCK_S)
+        scl.switch_to_input()
+        pause(HALF_CLOCK_S)
+        clocks += 1
+    scl.switch_to_output(value=False)
+    sda.switch_to_output(value=False)
+    pause(HALF_CLOCK_S)
+    scl.switch_to_input()
+    pause(HALF_CLOCK_S)
+    sda.switch_to_input()
+    return clocks
+
+
+class Bus:
+    """The chips' I2C bus as ``adafruit_bus_device`` uses a ``busio.I2C``, which can be cleared.
+
+    ``open_i2c()`` makes the busio.I2C: on CircuitPython it raises RuntimeError when a line reads
+    low (its check for pull-ups), as it does when a chip holds SDA; ``open_lines()`` makes the two
+    pins as digitalio gives them, (SCL, SDA), which only a deinitialised bus leaves free. The
+    chips' driver objects keep this one: after a clear they go on over the new busio.I2C behind
+    it. With no bus (``problem`` says why) every transfer fails with an OSError, as a missing chip's.
+    """
+
+    def __init__(self, open_i2c, open_lines, pause=time.sleep):
+        self.open_i2c = open_i2c
+        self.open_lines = open_lines
+        self.pause = pause
+        self.i2c = None
+        self.problem = None
+        self._open()
+
+    def _open(self):
+        try:
+            self.i2c = self.open_i2c()
+            self.problem = None
+        except RuntimeError as error:
+            self.i2c, self.problem = None, str(error)
+
+    def clear(self):
+        """The bus given up, its lines freed (``clock_out``) and the bus made again: the clocks it
+        took, 0 when SDA was free, None when it is still held."""
+        if self.i2c is not None:
+            self.i2c.deinit()
+            self.i2c = None
+        scl, sda = self.open_lines()
+        try:
+            clocks = clock_out(scl, sda, self.pause)
+        finally:
+            scl.deinit()
+            sda.deinit()
+        self._open()
+        return clocks
+
+    def _bus(self):
+        if self.i2c is None:
+            raise OSError(5, "no I2C bus: {}".format(self.problem))  # 5: EIO
+        return self.i2c
+
+    def try_lock(self):
+        return self.i2c is None or self.i2c.try_lock()
+
+    def unlock(self):
+        if self.i2c is not None:
+            self.i2c.unlock()
+
+    def writeto(self, address, buffer, **span):
+        self._bus().writeto(address, buffer, **span)
+
+    def readfrom_into(self, address, buffer, **span):
+        self._bus().readfrom_into(address, buffer, **span)
+
+    def writeto_then_readfrom(self, address, buffer_out, buffer_in, **spans):
+        self._bus().writeto_then_readfrom(address, buffer_out, buffer_in, **spans)
+
+
 def _chip_name(index):
     return "chip 0x{:02x}".format(ADDRESSES[index])
 
@@ -210,11 +349,13 @@ class TouchBoard:
     ``reset()`` after a reset command's ack has been written. ``restart_cause``, when given, is
     reported in a log after each hello. ``connect(address)``, when given, makes the driver
     object of a chip missing at start (None while none answers there): such a chip is tried
-    again every RETRY_S, so a loose header at power-on needs no restart.
+    again every RETRY_S, so a loose header at power-on needs no restart. ``bus``, when given, is
+    the chips' ``Bus``: when no chip answers in a step it is cleared (at most every RETRY_S),
+    and the chips are read again at once when that freed it.
     """
 
     def __init__(self, chips, port, clock, board_id, firmware=FIRMWARE_VERSION, feed_watchdog=None,
-                 reset=None, heartbeat_s=0.25, restart_cause=None, connect=None):
+                 reset=None, heartbeat_s=0.25, restart_cause=None, connect=None, bus=None):
         self.chips = list(chips)
         self.port = port
         self.clock = clock
@@ -225,6 +366,7 @@ class TouchBoard:
         self.heartbeat_s = heartbeat_s
         self.restart_cause = restart_cause
         self.connect = connect
+        self.bus = bus
         self.thresholds = [DEFAULT_THRESHOLDS] * ELECTRODES
         self.decoder = wire.Decoder()
         self.counter = 0
@@ -235,6 +377,12 @@ class TouchBoard:
         self._tail = b""  # what the port has not yet taken of the last frame
         self.failing = {}  # chip index -> when it was last tried, for chips missing or not answering
         self.wrong_thresholds = {}  # chip index -> the log line saying what it read back instead
+        self.errors = [0] * len(self.chips)  # failed transfers of each working chip, not yet told
+        self.resets = [0] * len(self.chips)  # times each chip was found reset and set up again
+        self.status = [0] * len(self.chips)  # each chip's out-of-range status, as last told
+        self._checked_at = None
+        self._cleared_at = None
+        self._held = False  # the bus's SDA was held low at the last clear, and nine clocks did not free it
         self._last_touch_at = None
         self.stream_rounds = 0  # readings rounds still to send (stream-readings)
         self.stream_period_s = 0.0
@@ -268,6 +416,8 @@ class TouchBoard:
         self._serve_host()
         if self.stream_rounds and _due(self._last_readings_at, now, self.stream_period_s):
             self._send_readings(now)
+        if _due(self._checked_at, now, CHECK_S):
+            self._check_chips(now)
         self._feed()
 
     def _feed(self):
@@ -277,17 +427,102 @@ class TouchBoard:
     # --- chips
 
     def _scan(self, now):
+        """Every chip's touch status as one mask. When no chip answers, the bus may be held: it
+        is cleared, and if that freed it the chips are read again before any is lost."""
+        mask, failed, answered = self._read_touches(now)
+        if not answered and self._clear_bus(now):
+            for index in self.failing:
+                self.failing[index] = None  # tried again at once, not a second later
+            mask, failed, answered = self._read_touches(now)
+        for index in failed:
+            self._lose(index, now)
+        return mask
+
+    def _read_touches(self, now):
+        """(mask, the chips that failed, whether any answered)."""
         mask = 0
+        failed = []
+        answered = False
         for index in range(len(self.chips)):
             if not self._usable(index) and not self._retry(index, now):
                 continue
             try:
-                touched = self.chips[index].touched()
+                touched = self._io(index, _touched)
             except OSError:
-                self._lose(index, now)
+                failed.append(index)
                 continue
+            answered = True
             mask |= (touched & 0xFFF) << (PINS * index)
-        return mask
+        return mask, failed, answered
+
+    def _io(self, index, work, *args):
+        """``work(chip, *args)`` on chip ``index``, tried again at once up to RETRIES times when
+        the bus fails it; each failure of a working chip is counted for the host. Raises the last
+        OSError when every try failed."""
+        tries = RETRIES
+        while True:
+            try:
+                return work(self.chips[index], *args)
+            except OSError:
+                if self._usable(index):
+                    self.errors[index] += 1
+                if not tries:
+                    raise
+                tries -= 1
+
+    def _clear_bus(self, now):
+        """Free the bus where a chip holds SDA low (Bus.clear), at most every RETRY_S, and tell
+        the host what it took; True when the chips are worth trying again at once: SDA was held
+        and is free now, or there was no bus (its pull-ups missing) and now there is."""
+        if self.bus is None or not _due(self._cleared_at, now, RETRY_S):
+            return False
+        self._cleared_at = now
+        absent = self.bus.i2c is None
+        clocks = self.bus.clear()
+        if clocks == 0:
+            self._held = False
+            return absent and self.bus.i2c is not None
+        if clocks is not None or not self._held:  # a bus still held is told once, not every try
+            self._send(wire.Fault(wire.Fault.BUS_HELD, 0, clocks or 0))
+        self._held = clocks is None
+        return not self._held
+
+    def _check_chips(self, now):
+        """Each working chip checked (``_check``), then each chip's failed transfers told."""
+        self._checked_at = now
+        for index in range(len(self.chips)):
+            if self._usable(index):
+                self._check(index, now)
+            if self.errors[index]:
+                self._send(wire.Fault(wire.Fault.I2C_ERRORS, ADDRESSES[index], min(self.errors[index], 0xFFFF)))
+                self.errors[index] = 0
+
+    def _check(self, index, now):
+        """Whether chip ``index`` answers; where a brown-out reset it (out of run mode, its
+        configuration changed) or its out-of-range status turned up, it is set up again and the
+        host told. A status that stays after that is a pad's own fault (a broken wire): told once,
+        not set up again and again."""
+        try:
+            settled, status = self._io(index, chip_state)
+        except OSError:
+            self._lose(index, now)
+            return False
+        if settled and status == self.status[index]:
+            return True
+        if settled and not status:
+            self.status[index] = 0
+            return True
+        if settled:
+            self.status[index] = status
+            fault = wire.Fault(wire.Fault.OUT_OF_RANGE, ADDRESSES[index], status)
+        else:
+            self.resets[index] += 1
+            fault = wire.Fault(wire.Fault.RESET, ADDRESSES[index], min(self.resets[index], 0xFFFF))
+        if not self._configure(index, now):
+            self._lose(index, now)
+            return False
+        self._send(fault)
+        return True
 
     def _retry(self, index, now):
         """Try a missing or failing chip again once RETRY_S has passed since the last try; True
@@ -311,7 +546,7 @@ class TouchBoard:
         """Set chip ``index`` up (again) and read its thresholds back; on failure it counts as
         failing and is retried later."""
         try:
-            configure_chip(self.chips[index], self._chip_thresholds(index))
+            self._io(index, configure_chip, self._chip_thresholds(index))
             self._thresholds_taken(index)
         except (OSError, RuntimeError):
             self.failing[index] = now
@@ -327,7 +562,7 @@ class TouchBoard:
         ``wrong_thresholds`` keeps a line saying so, a standing problem told after each hello.
         Raises OSError when the chip does not answer."""
         wanted = self._chip_thresholds(index)
-        held = read_thresholds(self.chips[index])
+        held = self._io(index, read_thresholds)
         for pin in range(PINS):
             if held[pin] != wanted[pin]:
                 self.wrong_thresholds[index] = "{} thresholds read back wrong: electrode {} holds {}/{}, not {}/{}".format(
@@ -404,7 +639,7 @@ class TouchBoard:
             if not self._usable(index):
                 continue
             try:
-                readings = read_chip(self.chips[index], index * PINS)
+                readings = self._io(index, read_chip, index * PINS)
             except OSError:
                 self._lose(index, now)
                 continue
@@ -424,6 +659,8 @@ class TouchBoard:
                 self._log(self._trouble(index))
             elif index in self.wrong_thresholds:
                 self._log(self.wrong_thresholds[index])
+            if self.status[index]:
+                self._send(wire.Fault(wire.Fault.OUT_OF_RANGE, ADDRESSES[index], self.status[index]))
 
     # --- commands in
 
@@ -475,8 +712,10 @@ class TouchBoard:
             self.thresholds[first + offset] = pairs[offset]
         status = wire.Ack.OK
         for index in range(first // PINS, (first + len(pairs) - 1) // PINS + 1):
+            if not self._check(index, self.clock()):  # a reset chip is set up whole, these pairs with the rest
+                return wire.Ack.BAD_ELECTRODE
             try:
-                write_stopped(self.chips[index], [(TOUCH_THRESHOLDS, _threshold_bytes(self._chip_thresholds(index)))])
+                self._io(index, write_stopped, [(TOUCH_THRESHOLDS, _threshold_bytes(self._chip_thresholds(index)))])
                 if not self._thresholds_taken(index):
                     self._log(self.wrong_thresholds[index])
                     status = wire.Ack.NOT_TAKEN
@@ -489,6 +728,7 @@ class TouchBoard:
         """Re-take the baseline of the chips holding the masked electrodes (0: every chip).
 
         The chip is the unit: stop then run with CL 0b10 reloads all 12 baselines from the data.
+        Each chip is checked first: starting a chip a brown-out reset would run it on its defaults.
         """
         if mask >> ELECTRODES:
             return wire.Ack.BAD_ELECTRODE
@@ -499,10 +739,10 @@ class TouchBoard:
         else:
             indexes = [i for i in range(len(self.chips)) if self._usable(i)]
         for index in indexes:
-            chip = self.chips[index]
+            if not self._check(index, self.clock()):
+                return wire.Ack.BAD_ELECTRODE
             try:
-                chip._write_register_byte(ECR, ECR_STOP)
-                chip._write_register_byte(ECR, ECR_RUN)
+                self._io(index, retake_baselines)
             except OSError:
                 self._lose(index, self.clock())
                 return wire.Ack.BAD_ELECTRODE

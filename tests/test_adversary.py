@@ -45,6 +45,9 @@ STAFF_ACTS = [("POST", "/staff/api/new-game", {"game": "codenames", "options": {
               ("POST", "/staff/api/night/open", {"name": "Friday", "games": ["codenames"], "tables": ["1", "2"]}),
               ("POST", "/staff/api/night/join", {"team": "Owls"}), ("POST", "/staff/api/night/propose", {}),
               ("POST", "/staff/api/night/confirm", {}), ("POST", "/staff/api/night/close", {}),
+              ("POST", "/staff/api/night/confirm", {"over": True}), ("POST", "/staff/api/night/withdraw", {"team": "Owls"}),
+              ("POST", "/staff/api/night/reinstate", {"team": "Owls"}),
+              ("POST", "/staff/api/night/result", {"round": 1, "table": "1", "result": "void"}),
               ("POST", "/staff/api/night/leave", {}), ("GET", "/staff/api/update", None),
               ("POST", "/staff/api/power", {"act": "reboot"})]
 SETTINGS = {"timer.length_s": st.integers(-5, 400), "game.language": st.sampled_from(["en", "it", "de"]),

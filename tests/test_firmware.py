@@ -78,24 +78,33 @@ class FakePort:
         return self._decoder.bad_frames
 
 
+def bus_over(i2c: FakeI2C) -> touchboard.Bus:
+    """A Bus as code.py makes one, over the fake bus and its lines."""
+    return touchboard.Bus(i2c.reopen, lambda: (i2c.line("SCL"), i2c.line("SDA")), pause=lambda seconds: None)
+
+
 class Rig:
     """A board with fake chips at ``addresses`` (the rest missing), a fake host and a manual clock.
 
-    As code.py does, the board is given a way to connect a chip that was missing at start."""
+    As code.py does, the board is given a way to connect a chip that was missing at start, and
+    with ``clearable`` the chips' bus as a Bus it can clear; ``hold_sda`` has a chip hold SDA low
+    from power-on."""
 
-    def __init__(self, addresses=ADDRESSES) -> None:
+    def __init__(self, addresses=ADDRESSES, clearable: bool = False, hold_sda: int = 0) -> None:
         self.i2c = FakeI2C()
         self.fakes = {ADDRESSES.index(a): self.i2c.attach(a, FakeMPR121()) for a in addresses}
-        self.chips = touchboard.connect_chips(self.i2c, adafruit_mpr121.MPR121)
+        self.i2c.hold_sda(hold_sda)
+        self.bus = bus_over(self.i2c) if clearable else None
+        self.chips = touchboard.connect_chips(self.bus or self.i2c, adafruit_mpr121.MPR121)
         self.port = FakePort()
         self.clock = ManualClock()
         self.feeds = 0
         self.resets: list[bytes] = []
-        self.board = TouchBoard(self.chips, self.port, self.clock, "test-board",
-                                feed_watchdog=self._feed, reset=self._reset, connect=self._connect)
+        self.board = TouchBoard(self.chips, self.port, self.clock, "test-board", feed_watchdog=self._feed,
+                                reset=self._reset, connect=self._connect, bus=self.bus)
 
     def _connect(self, address: int):
-        return touchboard.connect_chip(self.i2c, adafruit_mpr121.MPR121, address)
+        return touchboard.connect_chip(self.bus or self.i2c, adafruit_mpr121.MPR121, address)
 
     def _feed(self) -> None:
         self.feeds += 1
@@ -135,6 +144,11 @@ def rig() -> Rig:
 
 def touches(messages):
     return [m for m in messages if isinstance(m, wire.Touch)]
+
+
+def said(messages):
+    """All but the touch reports: what the heartbeats of a long step would bury."""
+    return [m for m in messages if not isinstance(m, wire.Touch)]
 
 
 # --- reporting touches
@@ -455,6 +469,7 @@ def test_a_chip_that_stops_answering_is_logged_then_reconfigured_when_it_answers
     assert rig.step(touchboard.RETRY_S) == [
         wire.Log("chip 0x5b answering again: reconfigured"),
         wire.Touch(2, 1 << 1),  # the heartbeat that fell due meanwhile
+        wire.Fault(wire.Fault.I2C_ERRORS, 0x5B, 1 + touchboard.RETRIES),  # its read and the retries, once a second
     ]
     assert rig.fakes[1].read_register(0x5E) == ECR_RUN
     assert rig.chips[1][1].threshold == 40  # the host's thresholds came back with it
@@ -469,7 +484,7 @@ def test_a_chip_missing_at_start_is_tried_again_and_set_up_when_it_answers():
     assert rig.step() == [wire.Touch(0, 0), wire.Ack(wire.SetThresholds.TYPE, wire.Ack.BAD_ELECTRODE)]
     before = rig.i2c.transactions
     rig.step(touchboard.RETRY_S)  # tried again, still missing: nothing said
-    assert rig.i2c.transactions - before == 2 + 2  # the two chips' status, the missing one's probe
+    assert rig.i2c.transactions - before == 2 + 2 + 2 * 2  # two chips' status, the missing one's probe, two checks
     fake = rig.fakes[2] = rig.i2c.attach(0x5C, FakeMPR121())
     assert rig.step(touchboard.RETRY_S / 2) == [wire.Touch(0, 0)] and rig.board.chips[2] is None  # not due yet
     assert rig.step(touchboard.RETRY_S / 2) == [wire.Log("chip 0x5c found: set up"), wire.Touch(0, 0)]
@@ -568,13 +583,157 @@ def test_the_watchdog_is_fed_once_per_step_and_once_per_chip_set_up_at_start():
     assert rig.feeds == 7
 
 
-def test_an_idle_scan_is_three_touch_status_reads(rig):
-    """At 100 kHz a status read is ~48 clocks (480 us): 3 per step leave room for >= 100 Hz."""
+def test_an_idle_scan_is_three_touch_status_reads_and_each_chip_is_checked_once_a_second(rig):
+    """At 100 kHz a status read is ~48 clocks (480 us): 3 per step leave room for >= 100 Hz. Once
+    a second each chip's mode and configuration (3 bytes) and its out-of-range status (2) are read."""
     for electrodes in ((), (4,), ()):  # idle, a change, a heartbeat
         rig.touch(*electrodes)
         before = rig.i2c.transactions
         rig.step(0.25)
         assert rig.i2c.transactions - before == 3
+    before = rig.i2c.transactions
+    rig.step(0.25)  # a second since the check at the first step
+    assert rig.i2c.transactions - before == 3 + 3 * 2
+
+
+# --- what a café's electricity does: a chip reset, a transfer failing, SDA held low
+
+
+def registers(fake: FakeMPR121) -> dict[str, int]:
+    """The settings a chip holds, by name, as CHIP_SETTINGS names them, with ECR."""
+    return {name: fake.read_register(register) for name, register, _value in CHIP_SETTINGS} | {
+        "ECR": fake.read_register(0x5E)}
+
+
+SET_UP = {name: value for name, _register, value in CHIP_SETTINGS} | {"ECR": ECR_RUN}
+
+
+def test_a_chip_a_brown_out_reset_is_found_within_a_second_set_up_again_and_told(rig):
+    """Its status reads 0 in stop mode, as an untouched table does: the check each second finds it."""
+    rig.port.host_sends(wire.SetThresholds(12, ((40, 20),) * 12))
+    rig.step()
+    rig.fakes[1].power_on_reset()
+    assert said(rig.step(0.5)) == [] and registers(rig.fakes[1]) != SET_UP  # not yet due
+    assert said(rig.step(0.5)) == [wire.Fault(wire.Fault.RESET, 0x5B, 1)]
+    assert registers(rig.fakes[1]) == SET_UP and rig.chips[1][1].threshold == 40  # the host's thresholds too
+    rig.touch(13)
+    assert rig.step() == [wire.Touch(1, 1 << 13)]
+    rig.fakes[1].power_on_reset()
+    assert said(rig.step(1.0)) == [wire.Fault(wire.Fault.RESET, 0x5B, 2)]  # counted since the board started
+
+
+@pytest.mark.parametrize("command", [wire.Recalibrate(1 << 12), wire.SetThresholds(12, ((30, 15),))])
+def test_a_command_to_a_chip_a_brown_out_reset_sets_it_up_whole_first(rig, command):
+    """Starting a reset chip runs it on its defaults (thresholds 0/0, ESI 16 ms, no
+    autoconfiguration): a recalibrate or set-thresholds before the check finds it sets it up whole."""
+    rig.fakes[1].power_on_reset()
+    rig.port.host_sends(command)
+    assert rig.step() == [wire.Fault(wire.Fault.RESET, 0x5B, 1), wire.Ack(command.TYPE, wire.Ack.OK)]
+    assert registers(rig.fakes[1]) == SET_UP
+    assert rig.chips[1][0].threshold == (30 if isinstance(command, wire.SetThresholds) else 8)
+
+
+def test_an_out_of_range_status_sets_the_chip_up_again_once_and_is_told_after_each_hello(rig):
+    fake = rig.fakes[0]
+    fake.out_of_range, fake.status_flags = 1 << 4, 0x80  # electrode 4 out of range, autoconfiguration failed
+    restarts = fake.restarts
+    assert said(rig.step(1.0)) == [wire.Fault(wire.Fault.OUT_OF_RANGE, 0x5A, 0x8010)]
+    assert fake.restarts == restarts + 1 and registers(fake) == SET_UP
+    assert said(rig.step(1.0)) == []  # still so after the set-up: the pad's own fault, not set up again and again
+    assert fake.restarts == restarts + 1
+    rig.port.host_sends(wire.GetHello())
+    assert rig.step() == [HELLO, wire.Fault(wire.Fault.OUT_OF_RANGE, 0x5A, 0x8010)]
+    fake.out_of_range = fake.status_flags = 0
+    rig.step(1.0)
+    fake.status_flags = 0x40  # auto-reconfiguration failed, later: set up again
+    assert said(rig.step(1.0)) == [wire.Fault(wire.Fault.OUT_OF_RANGE, 0x5A, 0x4000)] and fake.restarts == restarts + 2
+
+
+def test_a_failed_transfer_is_tried_again_at_once_and_a_held_finger_is_kept(rig):
+    rig.touch(3)
+    assert rig.step() == [wire.Touch(1, 1 << 3)]
+    restarts = rig.fakes[0].restarts
+    rig.i2c.fail_next(touchboard.RETRIES)
+    assert rig.step(0.25) == [wire.Touch(1, 1 << 3)]  # the last try read it: no chip lost, the heartbeat
+    assert rig.fakes[0].restarts == restarts  # not set up again: the finger's baseline stands
+    assert said(rig.step(0.75)) == [wire.Fault(wire.Fault.I2C_ERRORS, 0x5A, touchboard.RETRIES)]
+    assert said(rig.step(1.0)) == []  # told once: nothing failed since
+
+
+def test_only_a_chip_that_fails_every_try_is_lost(rig):
+    rig.i2c.fail_next(1 + touchboard.RETRIES)
+    assert rig.step() == [wire.Log("chip 0x5a not answering: electrodes 0-11 read untouched")]
+    assert rig.step(1.0) == [wire.Log("chip 0x5a answering again: reconfigured"), wire.Touch(0, 0),
+                             wire.Fault(wire.Fault.I2C_ERRORS, 0x5A, 1 + touchboard.RETRIES)]
+
+
+@pytest.mark.parametrize("held, clocks", [(0, 0), (1, 1), (7, 7), (9, 9), (10, None)])
+def test_a_bus_clear_clocks_scl_until_sda_is_let_go_then_sends_a_stop(held, clocks):
+    """NXP UM10204 3.1.16: up to nine clocks, then a STOP; none where SDA is free, and no STOP
+    where nine did not free it."""
+    i2c = FakeI2C()
+    i2c.hold_sda(held)
+    i2c.deinit()
+    assert touchboard.clock_out(i2c.line("SCL"), i2c.line("SDA"), pause=lambda seconds: None) == clocks
+    assert i2c.clocks == (0 if not held else min(held, 9) + (clocks is not None))  # the STOP lifts SCL once more
+    assert i2c.stops == (1 if held and clocks else 0) and i2c.level("SDA") == (clocks is not None)
+
+
+def test_a_chip_holding_sda_is_freed_and_no_chip_is_lost():
+    rig = Rig(clearable=True).started()
+    rig.touch(3, 30)
+    rig.step()
+    restarts = [fake.restarts for fake in rig.fakes.values()]
+    rig.i2c.hold_sda(7)
+    assert rig.step(0.25) == [wire.Fault(wire.Fault.BUS_HELD, 0, 7), wire.Touch(1, 1 << 3 | 1 << 30)]
+    assert [fake.restarts for fake in rig.fakes.values()] == restarts  # the held fingers are kept
+    assert rig.i2c.stops == 1 and not rig.i2c.deinited
+    assert rig.step(0.75)[-3:] == [wire.Fault(wire.Fault.I2C_ERRORS, a, 1 + touchboard.RETRIES) for a in ADDRESSES]
+
+
+def test_a_bus_held_through_nine_clocks_is_told_once_and_cleared_again_each_second():
+    rig = Rig(clearable=True).started()
+    rig.i2c.hold_sda(20)  # nine, nine, and two more
+    lost = [wire.Log(f"chip 0x{a:02x} not answering: electrodes {12 * n}-{12 * n + 11} read untouched")
+            for n, a in enumerate(ADDRESSES)]
+    assert rig.step() == [wire.Fault(wire.Fault.BUS_HELD, 0, 0), *lost]
+    assert wire.Fault(wire.Fault.BUS_HELD, 0, 0) not in rig.step(touchboard.RETRY_S)  # held still: said once
+    found = rig.step(touchboard.RETRY_S)
+    assert found[0] == wire.Fault(wire.Fault.BUS_HELD, 0, 2)
+    assert found[1:4] == [wire.Log(f"chip 0x{a:02x} answering again: reconfigured") for a in ADDRESSES]
+    assert rig.i2c.stops == 1
+
+
+def test_a_bus_held_at_power_on_is_cleared_and_the_chips_found():
+    """CircuitPython will not make a bus whose line reads low: the board starts with none, and its
+    first step clears it."""
+    rig = Rig(clearable=True, hold_sda=4)
+    assert rig.bus.i2c is None and "No pull up" in rig.bus.problem and rig.chips == [None, None, None]
+    rig.board.start()
+    assert rig.port.received()[1:] == [wire.Log(f"chip 0x{a:02x} missing: electrodes {12 * n}-{12 * n + 11} read "
+                                                "untouched") for n, a in enumerate(ADDRESSES)]
+    assert rig.step()[:4] == [wire.Fault(wire.Fault.BUS_HELD, 0, 4),
+                              *(wire.Log(f"chip 0x{a:02x} found: set up") for a in ADDRESSES)]
+    assert all(registers(fake) == SET_UP for fake in rig.fakes.values())
+
+
+def test_a_board_whose_chips_are_all_missing_makes_its_bus_again_each_second():
+    """No pull-ups at power-on (the I2C cable out): once it is plugged in, the chips are found."""
+    rig = Rig(clearable=True)
+    rig.i2c.pull_ups = False
+    assert rig.bus.clear() == 0 and rig.bus.i2c is None  # nothing held: nothing told
+    rig.board.chips = [None, None, None]
+    rig.board.start()
+    rig.port.received()
+    rig.i2c.pull_ups = True
+    assert rig.step(touchboard.RETRY_S)[:3] == [wire.Log(f"chip 0x{a:02x} found: set up") for a in ADDRESSES]
+
+
+def test_a_bus_that_is_not_there_fails_each_transfer_as_a_missing_chip_does():
+    rig = Rig(clearable=True, hold_sda=9)
+    with pytest.raises(OSError, match="no I2C bus: No pull up found"):
+        rig.bus.writeto(0x5A, b"")
+    assert rig.bus.try_lock() and touchboard.connect_chip(rig.bus, adafruit_mpr121.MPR121, 0x5A) is None
 
 
 # --- the fake chip itself (the board emulator relies on it too)
@@ -634,7 +793,6 @@ def test_the_fake_bus_behaves_like_busio_for_missing_devices_and_the_lock():
     assert missing.value.errno == errno.ENODEV and i2c.scan() == [0x5A]
     i2c.unlock()
     assert touchboard.connect_chips(i2c, adafruit_mpr121.MPR121)[1:] == [None, None]
-    assert touchboard.connect_chips(None, adafruit_mpr121.MPR121) == [None, None, None]  # no bus at all
 
 
 # --- code.py and boot.py with stand-ins for the CircuitPython modules
@@ -644,10 +802,11 @@ class Stop(Exception):
     """Ends code.py's endless loop from a stand-in module."""
 
 
-def run_code_py(monkeypatch, host_sends=()):
+def run_code_py(monkeypatch, host_sends=(), hold_sda=0, steps=3):
     i2c = FakeI2C()
     for address in ADDRESSES:
         i2c.attach(address, FakeMPR121())
+    i2c.hold_sda(hold_sda)
     port = FakePort()
     port.host_sends(*host_sends)
     calls = []
@@ -656,12 +815,16 @@ def run_code_py(monkeypatch, host_sends=()):
     def sleep(seconds):
         calls.append(("sleep", seconds))
         ticks[0] += 5
-        if [c[0] for c in calls].count("sleep") == 3:
+        if [c[0] for c in calls].count("sleep") == steps:
             raise Stop
 
     def make_i2c(scl, sda, frequency):
         calls.append(("I2C", scl, sda, frequency))
-        return i2c
+        return i2c.reopen()
+
+    def make_pin(pin):
+        calls.append(("pin", pin))
+        return i2c.line({"GP4": "SDA", "GP5": "SCL"}[pin])
 
     def reset():
         calls.append(("reset", bytes(port.written)))
@@ -671,6 +834,7 @@ def run_code_py(monkeypatch, host_sends=()):
     stand_ins = {
         "board": SimpleNamespace(GP4="GP4", GP5="GP5"),
         "busio": SimpleNamespace(I2C=make_i2c),
+        "digitalio": SimpleNamespace(DigitalInOut=make_pin),
         "microcontroller": SimpleNamespace(
             watchdog=watchdog, reset=reset,
             cpu=SimpleNamespace(uid=bytearray.fromhex("e6614103e7000001"),
@@ -686,12 +850,12 @@ def run_code_py(monkeypatch, host_sends=()):
         monkeypatch.setitem(sys.modules, name, module)
     with pytest.raises(Stop):
         runpy.run_path(str(FIRMWARE / "code.py"))
-    return calls, port, watchdog
+    return calls, port, watchdog, i2c
 
 
 def test_code_py_wires_the_pico_pins_watchdog_port_and_board(monkeypatch):
-    calls, port, watchdog = run_code_py(monkeypatch)
-    assert calls[0] == ("I2C", "GP5", "GP4", 100_000)  # 1.2 m of cable: 400 kHz's rise time is out of reach
+    calls, port, watchdog, _i2c = run_code_py(monkeypatch)
+    assert calls[0] == ("I2C", "GP5", "GP4", 100_000)  # the bus's capacitance puts 400 kHz's rise time out of reach
     assert (watchdog.mode, watchdog.timeout) == ("RESET", 2.0)
     assert (port.timeout, port.write_timeout) == (0, 0)
     assert [c[0] for c in calls[1:]] == ["feed"] * 3 + ["feed", "sleep"] * 3  # 3 chips set up, 3 steps
@@ -703,10 +867,23 @@ def test_code_py_wires_the_pico_pins_watchdog_port_and_board(monkeypatch):
 
 
 def test_code_py_restarts_the_board_after_the_reset_ack_has_had_time_to_leave(monkeypatch):
-    calls, _port, _watchdog = run_code_py(monkeypatch, host_sends=[wire.Reset()])
+    calls, _port, _watchdog, _i2c = run_code_py(monkeypatch, host_sends=[wire.Reset()])
     assert calls[-2][0] == "sleep" and calls[-1][0] == "reset"
     sent = [message for _seq, message in wire.Decoder().feed(calls[-1][1])]
     assert sent[-1] == wire.Ack(wire.Reset.TYPE, wire.Ack.OK)
+
+
+def test_code_py_clears_a_bus_held_at_power_on_on_the_i2c_pins(monkeypatch, capsys):
+    """CircuitPython refuses to make a bus whose SDA reads low: code.py starts without one, and the
+    first step clocks SCL (GP5) until SDA (GP4) is let go, sends a STOP and makes the bus again."""
+    calls, port, _watchdog, i2c = run_code_py(monkeypatch, hold_sda=3, steps=1)
+    assert "I2C: No pull up found on SDA or SCL" in capsys.readouterr().out
+    assert [c for c in calls if c[0] in ("I2C", "pin")] == [("I2C", "GP5", "GP4", 100_000), ("pin", "GP5"),
+                                                            ("pin", "GP4"), ("I2C", "GP5", "GP4", 100_000)]
+    assert (i2c.clocks, i2c.stops, i2c.deinited) == (3 + 1, 1, False)
+    sent = port.received()
+    assert wire.Fault(wire.Fault.BUS_HELD, 0, 3) in sent
+    assert [m.text for m in sent if isinstance(m, wire.Log)][-3:] == [f"chip 0x{a:02x} found: set up" for a in ADDRESSES]
 
 
 def run_boot_py(monkeypatch, grounded: bool, runtime: bool = True) -> list:

@@ -201,6 +201,140 @@ def test_the_firmware_runs_on_micropython_and_the_host_reads_every_message(micro
     assert retained - bench < HEAP_LIMIT
 
 
+# --- what a café's electricity does to the bus, each a scenario measured in deaf pad-time
+
+PROBE_STEPS = 5  # each chip's finger moves from its electrode 0 to 1 and back every 0.1 s
+
+
+def run_scenario(micropython: Path, folder: Path, scenario: dict) -> tuple[dict, list[tuple[int, wire.Message]]]:
+    """The firmware through ``scenario`` on MicroPython: the bench's report, and every message the
+    board sent with the byte offset it ended at."""
+    drive(folder, micropython, scenario)
+    scripts = ["import rig\nrig.load()", "rig.run('boot.py')", "rig.run('code.py')", "rig.report()"]
+    done = subprocess.run(["node", str(STANDS_IN / "run.mjs"), str(micropython / "package" / "micropython.mjs"),
+                           str(folder), *scripts], capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
+    report = next(json.loads(line) for line in done.stdout.splitlines() if line.startswith("{"))
+    sent = bytes.fromhex(report["received"])
+    decoder, messages = wire.Decoder(), []
+    for end in range(1, len(sent) + 1):  # byte by byte: each message with the offset it ends at
+        messages += [(end, message) for _seq, message in decoder.feed(sent[end - 1:end])]
+    assert decoder.bad_frames == 0
+    return report, messages
+
+
+class Deafness:
+    """How long each chip's pads did not reach the host: at every step one of each chip's probe
+    pads is touched, and a chip is deaf for a step when the touch reports the host has by the end
+    of the next step (the board reports what it read in its next scan) do not show that pad alone.
+    Pad-time counts the chip's 12 pads: a chip deaf for 1 s is 12 pad-seconds."""
+
+    def __init__(self, report: dict, messages: list[tuple[int, wire.Message]], step_ms: int) -> None:
+        touches = [(end, m.mask) for end, m in messages if isinstance(m, wire.Touch)]
+        chips = len(touchboard.ADDRESSES)
+        self.deaf = [[False] * len(report["truth"]) for _ in range(chips)]
+        for step, truth in enumerate(report["truth"][:-1]):
+            by = report["marks"][step + 1]
+            heard = next((mask for end, mask in reversed(touches) if end <= by), 0)
+            for chip in range(chips):
+                probes = 0b11 << (touchboard.PINS * chip)
+                self.deaf[chip][step] = heard & probes != truth & probes
+        self.step_s = step_ms / 1000
+        self.seconds = self.step_s * len(report["truth"])
+
+    def pad_seconds(self) -> float:
+        return sum(map(sum, self.deaf)) * self.step_s * touchboard.PINS
+
+    def share(self) -> float:
+        """The deaf pad-time over all the pad-time of the scenario."""
+        return self.pad_seconds() / (self.seconds * touchboard.PINS * len(self.deaf))
+
+    def outages(self) -> list[float]:
+        """Each stretch of a chip deaf, in seconds."""
+        found = []
+        for steps in self.deaf:
+            run = 0
+            for deaf in [*steps, False]:
+                if deaf:
+                    run += 1
+                elif run:
+                    found.append(run * self.step_s)
+                    run = 0
+        return found
+
+    def __str__(self) -> str:
+        outages = self.outages()
+        longest = f", the longest {max(outages):.2f} s" if outages else ""
+        return (f"{self.pad_seconds():.2f} pad-s deaf of {self.seconds * touchboard.PINS * len(self.deaf):.0f} "
+                f"({100 * self.share():.2f} %), {len(outages)} outages{longest}")
+
+
+def electricity(micropython: Path, folder: Path, steps: int, at: dict) -> tuple[dict, list, Deafness]:
+    scenario = {"step_ms": STEP_MS, "steps": steps, "unplugged": [], "at": at, "tracking": True,
+                "probe": PROBE_STEPS}
+    report, messages = run_scenario(micropython, folder, scenario)
+    return report, [m for _end, m in messages], Deafness(report, messages, STEP_MS)
+
+
+def faults(messages: list[wire.Message], kind: int) -> list[wire.Fault]:
+    return [m for m in messages if isinstance(m, wire.Fault) and m.kind == kind]
+
+
+def logs(messages: list[wire.Message]) -> list[str]:
+    return [m.text for m in messages if isinstance(m, wire.Log)]
+
+
+@pytest.mark.tool
+def test_a_chip_reset_by_a_brown_out_is_found_set_up_again_and_told(micropython, tmp_path, capsys):
+    """0x5B comes back from a brown-out in stop mode at 0.5 s: its status reads 0. The board finds
+    it within its once-a-second check, sets it up again with the host's thresholds and says so;
+    a recalibrate at 3 s leaves it configured."""
+    host = Host()
+    host.send(2, wire.SetThresholds(12, ((10, 5),) * 12))
+    host.on(25, "reset", 0x5B)
+    host.send(150, wire.Recalibrate(1 << 12))
+    report, messages, deaf = electricity(micropython, tmp_path / "CIRCUITPY", 200, host.at)
+    with capsys.disabled():
+        print(f"\na chip reset by a brown-out, 4 s: {deaf}")
+    assert faults(messages, wire.Fault.RESET) == [wire.Fault(wire.Fault.RESET, 0x5B, 1)]
+    assert wire.Ack(wire.Recalibrate.TYPE, wire.Ack.OK) in messages
+    settings = {f"0x{register:x}": value for _name, register, value in touchboard.CHIP_SETTINGS}
+    assert report["registers"][1] == {"0x41": 10, "0x42": 5, "0x5c": settings["0x5c"], "0x5d": settings["0x5d"],
+                                      "0x5e": touchboard.ECR_RUN, "0x7b": settings["0x7b"]}
+    assert deaf.outages() and max(deaf.outages()) <= touchboard.CHECK_S + 2 * PROBE_STEPS * STEP_MS / 1000
+    assert sum(deaf.deaf[0]) == sum(deaf.deaf[2]) == 0  # the other chips never missed a touch
+
+
+@pytest.mark.tool
+@pytest.mark.parametrize("one_in", [200, 2000])
+def test_a_failed_transfer_is_tried_again_at_once_and_counted_to_the_host(micropython, tmp_path, capsys, one_in):
+    """One I2C transfer in ``one_in`` fails for 18 s of 20: each is tried again at once, no chip
+    is lost, no touch is missed, and the host hears of every failure (the board tells them once a
+    second: the last by the end)."""
+    at = {"5": [["fail", one_in]], "900": [["fail", 0]]}
+    report, messages, deaf = electricity(micropython, tmp_path / "CIRCUITPY", 1000, at)
+    with capsys.disabled():
+        print(f"\none I2C transfer in {one_in} failing, 20 s: {deaf}; {report['bus']['failed']} of "
+              f"{report['bus']['transactions']} transfers failed")
+    assert report["bus"]["failed"] > 0
+    assert sum(m.count for m in faults(messages, wire.Fault.I2C_ERRORS)) == report["bus"]["failed"]
+    assert not [text for text in logs(messages) if "not answering" in text]
+    assert deaf.outages() == []
+
+
+@pytest.mark.tool
+def test_a_chip_holding_sda_low_is_freed_by_nine_clocks_and_a_stop(micropython, tmp_path, capsys):
+    """At 0.6 s a chip holds SDA low (a transfer cut off mid-byte): every chip fails. The board
+    clocks SCL on its pins until SDA is let go and sends a STOP (NXP UM10204 3.1.16), and carries on."""
+    report, messages, deaf = electricity(micropython, tmp_path / "CIRCUITPY", 200, {"30": [["hold_sda", 7]]})
+    with capsys.disabled():
+        print(f"\na chip holding SDA low, 4 s: {deaf}; {report['bus']['clocks']} clocks and "
+              f"{report['bus']['stops']} STOP on the pins")
+    assert faults(messages, wire.Fault.BUS_HELD) == [wire.Fault(wire.Fault.BUS_HELD, 0, 7)]
+    assert report["bus"]["clocks"] == 7 + 1 and report["bus"]["stops"] == 1  # the STOP raises SCL once more
+    assert deaf.pad_seconds() <= 3 * touchboard.PINS * 2 * STEP_MS / 1000  # a step or two at most
+
+
 def test_the_readme_installs_the_driver_the_firmware_is_tested_with():
     readme = (ROOT / "firmware" / "README.md").read_text()
     for project, version in DRIVERS:

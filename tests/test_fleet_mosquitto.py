@@ -490,13 +490,15 @@ def table_peak_mb(url: str, folder: Path) -> int:
     marker = Client.plain(url)
     try:
         assert table.stdout is not None and table.stdout.readline().strip() == "started"
-        while table.poll() is None:  # its subscription may not be made yet: the marker again until heard
+        while True:  # its subscription may not be made yet: the marker again until heard
             marker.publish("pi-table/marker/night", b'{"night": "x", "name": "x", "open": true, "teams": [], "games": []}')
             try:
-                return int(table.communicate(timeout=0.2)[0].strip())
+                said = table.communicate(timeout=0.2)[0].strip()  # what it printed as it ended, whenever it did
             except subprocess.TimeoutExpired:
                 continue
-        raise AssertionError(f"the table ended with {table.returncode}")
+            if table.returncode != 0 or not said.isdigit():
+                raise AssertionError(f"the table ended with {table.returncode}: {said[-200:]!r}")
+            return int(said)
     finally:
         marker.disconnect()
         marker.loop_stop()

@@ -4,6 +4,7 @@ software built from it (the configuration's defaults, the firmware) agreeing wit
 from __future__ import annotations
 
 import importlib.util
+import math
 import re
 import shutil
 import subprocess
@@ -17,7 +18,7 @@ import pytest
 from pi_table.firmware import touchboard
 from pi_table.hardware import pinout
 from pi_table.hardware.pinout import HEADER, LED_DATA, Chip
-from pi_table.hardware.tools import enclosure, guide, latency, wiring
+from pi_table.hardware.tools import enclosure, guide, heat, latency, wiring
 
 from pi_table.config import build, defaults
 from pi_table.drivers import buttons as buttons_driver
@@ -132,6 +133,67 @@ def test_the_firmware_talks_to_the_chips_the_wiring_names():
     assert f"I2C_HZ = {WIRING.i2c_hz}" in code
     boot = (FIRMWARE / "boot.py").read_text()
     assert f'MAINTENANCE_PIN = "{WIRING.maintenance_pin}"' in boot
+
+
+def test_the_i2c_bus_s_length_and_capacitance_have_one_source_the_build_guide():
+    """The guide works them out from the cable's data sheet and params.scad (its i2c table); the
+    firmware's README and code.py point there instead of giving figures of their own, which drift."""
+    for path in (FIRMWARE / "README.md", FIRMWARE / "code.py"):
+        text = path.read_text(encoding="utf-8")
+        assert not re.search(r"\d\s*pF|\d(\.\d+)?\s*m of|pF/m", text), f"{path.name} gives the I2C bus's figures itself"
+        assert re.search(r"The I2C bus: why 100 kHz", text), f"{path.name} does not point at the guide's I2C section"
+    guide_text = (HARDWARE / "README.md").read_text(encoding="utf-8")
+    assert "## The I2C bus: why 100 kHz" in guide_text and "<!-- generated: i2c -->" in guide_text
+
+
+def test_the_glands_bought_have_the_thread_the_fit_rule_asks_for():
+    """The rim is 8 mm of solid PLA: a common M12 gland's 8 mm of thread leaves its locknut nothing.
+    The bill names the thread length params.scad's fit rule is checked with, and the rule fails
+    the common gland."""
+    shape = enclosure.read()
+    gland = next(row for row in guide.bom_rows() if "cable gland" in row["part"])
+    assert f"{shape['gland_thread']:g} mm thread" in gland["part"]
+    assert not [problem for problem in enclosure.problems(shape) if "thread" in problem]
+    common = enclosure.problems(enclosure.read(overrides={"gland_thread": 8}))
+    assert next(problem for problem in common if "thread" in problem).startswith(
+        "a gland's 8 mm thread does not take the frame's rim (8 mm), its locknut (5 mm) and a turn to spare")
+
+
+def test_where_a_maker_chooses_the_table_the_guide_says_how_deep_it_must_be():
+    """The station's table gives the depth the frame and the station need; step 1 of the guide and
+    the making pages' "what you need" say it, rounded up, where a maker chooses the table."""
+    depth, width = enclosure.table_needed(enclosure.read())
+    words = f"at least {math.ceil(depth)} mm ({math.ceil(depth / 10)} cm) deep and {math.ceil(width)} mm wide"
+    step_1 = (HARDWARE / "README.md").read_text(encoding="utf-8").split("## 2. The printed enclosure")[0]
+    assert words in " ".join(step_1.split())
+    assert words in " ".join((ROOT / "docs" / "make" / "index.md").read_text(encoding="utf-8").split())
+
+
+def test_the_heat_estimate_caps_a_cells_steady_light_and_the_defaults_keep_under_it():
+    """A cell lit full white (4 LEDs at 60 mA) warms its air some 20-40 K: too much for PLA kept
+    for long. The cap keeps the warm end of the estimate to 20 K; the table's steady colours at the
+    default brightness and gamma stay under it, and the check can fail: with no gamma correction
+    at full brightness, a bystander's warm grey is over it."""
+    shape = enclosure.read()
+    full = heat.estimate(shape).rise(WIRING.leds_per_cell * 3 * 20 * 5 / 1000)
+    assert 15 < full[0] < full[1] < 45
+    cap_ma = heat.cap_watts(shape) / heat.SUPPLY_V * 1000
+    assert heat.estimate(shape).rise(heat.cap_watts(shape))[1] == pytest.approx(heat.PLA_LIMIT_C - heat.ROOM_C)
+    bystander = heat.STEADY["a revealed card (N)"]
+    assert all(heat.cell_ma(colour, WIRING, 0.5, 2.2) <= cap_ma for colour in heat.STEADY.values())
+    assert heat.cell_ma(bystander, WIRING, 1.0, 1.0) > cap_ma
+    assert heat.brightest(WIRING, 1.0, cap_ma) < 1.0 == heat.brightest(WIRING, 2.2, cap_ma)
+    assert "under the cap" in heat.table(shape, WIRING)
+
+
+def test_the_latency_budget_gives_both_readings_of_the_second_filter():
+    """The datasheet does not say whether the second filter moves each sample or each block of SFI:
+    the guide gives both totals, the block reading 8 to 16 ms later, and how to measure which."""
+    now = latency.firmware()
+    running, block = latency.total(now, WIRING), latency.total(now, WIRING, block=True)
+    assert 8 <= block[0] - running[0] <= 16 and 8 <= block[1] - running[1] <= 16
+    readme = " ".join((HARDWARE / "README.md").read_text(encoding="utf-8").split())
+    assert "photodiode" in readme and "solenoid" in readme and "does not say whether" in readme
 
 
 def test_the_buttons_driver_names_the_pinouts_pins_and_grounds():

@@ -144,6 +144,20 @@ def _cores_crossed(harness: dict, cable: str, a: int, b: int) -> dict:
     return {**harness, "connections": rows}
 
 
+def _part(harness: dict, name: str, **fields: str) -> dict:
+    """``harness`` with part ``name`` drawn with other fields (its value, its part number)."""
+    return {**harness, "connectors": {**harness["connectors"], name: {**harness["connectors"][name], **fields}}}
+
+
+def _rewired(harness: dict, by_wire: dict[tuple[str, int], list]) -> dict:
+    """``harness`` with the connection of each named wire, alone on its row, made as given."""
+    rows = []
+    for left, through, right in harness["connections"]:
+        (name, wires), = through.items()
+        rows.append(by_wire.get((name, wires[0]), [left, through, right]) if len(wires) == 1 else [left, through, right])
+    return {**harness, "connections": rows}
+
+
 MISSES = {
     "bulk capacitor disconnected": (without_wire(without_wire(HARNESS, "W_C2", 1), "W_C2", 2), "C2 1 (+)"),
     "LED data core gone": (without_wire(HARNESS, "W_led", 3), "LED data at 5 V"),
@@ -155,6 +169,14 @@ MISSES = {
     "the SDA wire to the first MPR121 gone": (without_wire(HARNESS, "W_i2c", 1), "| Pico 6 (GP4): a wire is missing"),
     "SDA and SCL swapped at the first MPR121": (_cores_crossed(HARNESS, "W_i2c", 1, 2), "SDA and SCL are joined"),
     "the I2C cable's 3V3 core gone": (without_wire(HARNESS, "W_i2c", 3), "the net 3V3 of the touch chips is in 2"),
+    "R2 at 33 kOhm": (_part(HARNESS, "R2", subtype="33 kOhm"), "R2 is drawn as 33 kOhm; the design's is 330 Ohm"),
+    "a 74HC125 for the 74AHCT125": (_part(HARNESS, "U1", mpn="74HC125"), "use a TTL-threshold part"),
+    "R2 at the box end": (_rewired(HARNESS, {("W_led", 3): [{"R2": [2]}, {"W_led": [3]}, {"ROW0": [1]}],
+                                             ("W_R2", 1): [{"U1": [3]}, {"W_R2": [1]}, {"R2": [1]}]}),
+                          "R2 joins ROW0's DIN by W_led, the cable from the box"),
+    "the guard grounded at the LED bus": (_rewired(HARNESS, {("W_guard", 1): [{"BUS": [9]}, {"W_guard": [1]},
+                                                                               {"GUARD": [1]}]}),
+                                          "the guard foil is grounded at BUS 9 (GND)"),
 }
 """The mistakes the review made one at a time that the rules once let pass, and words of the report."""
 
@@ -164,3 +186,11 @@ def test_each_mistake_the_review_found_is_reported(miss):
     mutant, words = MISSES[miss]
     found = wiring.problems(mutant, WIRING)
     assert any(words in problem for problem in found), found
+
+
+@pytest.mark.parametrize("miss", ["R2 at 33 kOhm", "a 74HC125 for the 74AHCT125", "R2 at the box end",
+                                  "the guard grounded at the LED bus"])
+def test_the_mistakes_that_make_the_same_nets_are_each_reported_alone(miss):
+    """A value, a part and two places: every net as the design's, so only their own rule speaks."""
+    mutant, _words = MISSES[miss]
+    assert _partition(mutant) == _partition(HARNESS) and len(wiring.problems(mutant, WIRING)) == 1

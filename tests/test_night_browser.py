@@ -51,7 +51,7 @@ def test_a_whole_night_from_the_staff_page_on_a_phone(tmp_path, browser):
         page.click("#night-propose")
         pair = page.locator("#night-round .pair")
         expect(pair).to_have_count(1)
-        red, blue = pair.text_content().removeprefix("table 1: ").split(" – ")  # type: ignore[union-attr]
+        red, blue = pair.text_content().removeprefix("table 1: ").replace(" (red, plays first)", "").split(" – ")  # type: ignore[union-attr]
         assert {red, blue} == {"The Owls", "Quiz Club"}
         page.click("#night-confirm")
         expect(page.locator("#night-confirm")).to_be_disabled()
@@ -63,11 +63,12 @@ def test_a_whole_night_from_the_staff_page_on_a_phone(tmp_path, browser):
         expect(board).to_be_visible(timeout=POLL_MS)
         expect(board.locator(".pairs li")).to_have_text(f"table 1: {red} – {blue}")
         expect(board.locator("tr.standing")).to_have_count(2)
+        expect(board.locator(".tiebreak")).to_have_text("Tie-break: rating, then margin")  # every standings page names it
 
         for cell in range(9):  # red finds its nine agents; blue had all 8 left
             table.guess(cell)
         expect(page.locator("#night-standings tr.standing").first).to_contain_text(f"1. {red}", timeout=POLL_MS)
-        expect(page.locator("#night-standings tr.standing").first.locator("td").nth(5)).to_have_text("8")  # margin
+        expect(page.locator("#night-standings tr.standing").first.locator("td").nth(6)).to_have_text("8")  # margin
         expect(board.locator("tr.standing").first).to_contain_text(f"1. {red}", timeout=POLL_MS)
         wait_for(lambda: table.daemon.loop.notice is None, "the screen's pair gone once it has played")
 
@@ -77,7 +78,7 @@ def test_a_whole_night_from_the_staff_page_on_a_phone(tmp_path, browser):
             page.locator("#night-kept .night-csv").first.click()
         assert download.value.suggested_filename.startswith("pi-table-night-")
         exported = open(download.value.path(), encoding="utf-8").read()  # noqa: SIM115 - read whole at once
-        assert f"{red},{blue},{red},all_agents_found,8" in exported and f"1,{red},1,1,0,0,1" in exported
+        assert f"{red},{blue},{red},all_agents_found,8" in exported and f"1,{red},1,1,0,0,0,1.0,8" in exported  # place, team, played, won, lost, drawn, byes, points, margin
         expect(board).to_be_hidden(timeout=POLL_MS)
         assert errors == []
     finally:
@@ -155,3 +156,65 @@ def test_a_night_on_offer_followed_with_its_hosts_code_then_left_and_a_phones_te
         context.close()
         table.close()
         host.stop()
+
+
+def test_the_director_s_desk_on_a_phone_still_played_withdraw_results_and_the_tie_break(tmp_path, browser):
+    """Issue 38 on the staff page: the tables still playing a round, the question before a round
+    is confirmed over them, a team withdrawn and back, a forfeit entered, each in the history with
+    who and when, the first player shown, and the tie-break named above the standings."""
+    from playwright.sync_api import expect
+
+    table = StaffTable(tmp_path, KEY)
+    context = browser.new_context(viewport={"width": 390, "height": 844}, device_scale_factor=2)
+    page = context.new_page()
+    asked: list[str] = []
+
+    def answer(dialog) -> None:
+        asked.append(dialog.message)
+        dialog.accept()
+
+    page.on("dialog", answer)
+    errors: list[str] = []
+    page.on("pageerror", lambda error: errors.append(str(error)))
+    try:
+        staff_login(page, table.base, PIN)
+        expect(page.locator("#night-state")).to_have_text("no night is open", timeout=30_000)
+        page.fill("#night-name", "Friday league")
+        page.fill("#night-tables", "1 2")
+        page.select_option("#night-bye", "0.5")
+        page.select_option("#night-tiebreak", "buchholz")
+        page.click("#night-open button[type=submit]")
+        expect(page.locator("#night-state")).to_have_text("Friday league")
+        for name in ("Owls", "Quiz Club", "Foxes", "Moles", "Bats"):
+            page.fill("#night-team", name)
+            page.click("#night-join button[type=submit]")
+            expect(page.locator("#night-teams")).to_contain_text(name)
+        expect(page.locator("#night-tiebreak-used")).to_have_text(
+            "Tie-break: Buchholz (the points of the teams met), then rating")
+        page.click("#night-propose")
+        expect(page.locator("#night-round .pair .first")).to_have_count(2)
+        expect(page.locator("#night-round .pair").first).to_contain_text("(red, plays first)")
+        page.click("#night-confirm")
+        expect(page.locator("#night-still")).to_have_text("Still played: round 1 at table 1, 2")
+        assert asked == []  # nothing was in play: no question
+        page.click("#night-propose")
+        page.click("#night-confirm")
+        expect(page.locator("#night-round h3")).to_have_text("Round 2")
+        assert asked and asked[-1].startswith("Round 1 is still played at table 1, 2. Confirm round 2 anyway?")
+        page.select_option("#night-remove-team", "Bats")
+        page.click("#night-withdraw")
+        expect(page.locator("#night-withdrawn")).to_contain_text("Bats (withdrawn)")
+        page.select_option("#night-result-round", "1")
+        red = page.locator("#night-result option").first.get_attribute("value").removeprefix("won:")  # type: ignore[union-attr]
+        page.select_option("#night-result", f"forfeit:{red}")
+        page.click("#night-result-save")
+        expect(page.locator(".night-history")).to_have_count(2)
+        expect(page.locator(".night-history").first).to_contain_text("staff · ")
+        expect(page.locator(".night-history").first).to_contain_text(f"Round 1, table 1: forfeit ({red})")
+        page.locator('.night-reinstate[data-team="Bats"]').click()
+        expect(page.locator("#night-withdrawn")).to_be_empty()
+        expect(page.locator(".night-history")).to_have_count(3)
+        assert errors == []
+    finally:
+        context.close()
+        table.close()

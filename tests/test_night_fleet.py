@@ -237,9 +237,9 @@ def test_the_standings_are_made_off_the_mqtt_thread_and_a_flood_of_nights_makes_
     made_in: list[str] = []
     real = module.standings
 
-    def counted(teams, games):
+    def counted(*args):
         made_in.append(threading.current_thread().name)
-        return real(teams, games)
+        return real(*args)
 
     monkeypatch.setattr(module, "standings", counted)
     dashboard = Dashboard(config.broker(broker.url), "127.0.0.1", 0, hash_password("x" * 8), client_id="dash-flood")
@@ -368,8 +368,10 @@ def test_the_page_shows_each_hosts_night_with_its_standings(broker, browser):
         dashboard.fleet.take("pi-table/t1/night", told(game(1, "Owls", "Quiz Club", "Quiz Club")))
         page.wait_for_function("document.querySelector('.night tbody tr').innerText.startsWith('1. Quiz Club')",
                                timeout=10_000)
-        assert page.inner_text(".night thead").split() == ["Team", "played", "won", "lost", "points", "margin", "rating"]
-        assert page.inner_text(".night tbody tr:nth-child(1)").split("\t")[:5] == ["1. Quiz Club", "1", "1", "0", "1"]
+        assert page.inner_text(".night thead").split() == ["Team", "played", "won", "lost", "byes", "points", "margin",
+                                                           "rating", "Buchholz"]
+        assert page.inner_text(".night tbody tr:nth-child(1)").split("\t")[:6] == ["1. Quiz Club", "1", "1", "0", "0", "1"]
+        assert page.inner_text(".night:nth-child(1) p:nth-of-type(2)") == "Tie-break: rating, then margin"  # issue 38.8
         page.close()
     finally:
         dashboard.stop()

@@ -87,6 +87,7 @@ messages = st.one_of(
         st.lists(st.tuples(st.integers(0, 1023), st.integers(0, 1023)), min_size=n, max_size=n).map(tuple),
     )),
     st.builds(wire.StreamReadings, st.integers(wire.MIN_READINGS_PERIOD_MS, 0xFFFF), st.integers(0, 0xFFFF)),
+    st.builds(wire.Fault, st.integers(0, 255), st.integers(0, 0x7F), st.integers(0, 0xFFFF)),
     st.sampled_from([wire.GetHello(), wire.Reset()]),
 )
 

@@ -21,8 +21,16 @@ from serial.tools.list_ports_common import ListPortInfo
 
 from pi_table.drivers.settings import ELECTRODE_LIMIT
 from pi_table.drivers.touchboard import (
+    BUS_FREED,
+    BUS_HELD,
+    CHIP_RESET,
     DISCONNECTED,
+    I2C_ERRORS,
+    I2C_ERRORS_WARN,
     NEWER_BOARD,
+    OUT_OF_RANGE,
+    OUT_OF_RANGE_CELLS,
+    TOLD_S,
     NotFound,
     TouchBoardConfig,
     TouchBoardSource,
@@ -442,6 +450,104 @@ def test_board_log_lines_and_refused_commands_reach_the_host_log(rig, caplog):
         "touch board says: chip 0x5b missing: electrodes 12-23 read untouched",
         f"touch board refused recalibrate (status {wire.Ack.BAD_ELECTRODE})",
     ]
+
+
+# --- what the board tells of its chips' bus: logged, and in the board's health for a while
+
+
+def told(driver: TouchBoardSource, phrase: Phrase | None) -> None:
+    """Wait until the driver's health words are ``phrase``."""
+    deadline = time.monotonic() + 3
+    while driver.trouble() != phrase:
+        if time.monotonic() > deadline:
+            pytest.fail(f"the driver's trouble is {driver.trouble()}, not {phrase}")
+        time.sleep(0.005)
+
+
+@contextmanager
+def on_manual_time(folder: Path, **settings_):
+    """A greeted board and its driver on a manual clock that never makes the board look silent."""
+    clock = ManualClock(100.0)
+    with running(folder, clock=clock, silence_timeout_s=100 * TOLD_S, **settings_) as (board, driver, _):
+        yield board, driver, clock
+
+
+def test_a_chip_the_board_found_reset_is_a_warning_in_its_health_for_ten_minutes(tmp_path, caplog):
+    caplog.set_level(logging.INFO, logger="pi_table.touch")
+    with on_manual_time(tmp_path) as (board, driver, clock):
+        assert driver.trouble() is None
+        board.send(wire.Fault(wire.Fault.RESET, 0x5B, 2))
+        told(driver, Phrase.of(CHIP_RESET, chip="0x5b"))
+        assert say(driver.trouble(), "it").startswith("il chip touch 0x5b si è azzerato ed è stato configurato di nuovo")
+        clock.advance(TOLD_S - 1)
+        assert driver.trouble() == Phrase.of(CHIP_RESET, chip="0x5b") and driver.connected
+        clock.advance(1)
+        assert driver.trouble() is None
+    assert [(r.levelname, r.getMessage()) for r in caplog.records if "reset" in r.getMessage()] == [
+        ("WARNING", "touch board: chip 0x5b was found reset (2 times since the board started) and was set up again")]
+
+
+def test_failed_transfers_are_logged_at_info_and_a_rising_rate_is_a_warning_in_health(tmp_path, caplog):
+    caplog.set_level(logging.INFO, logger="pi_table.touch")
+    with on_manual_time(tmp_path) as (board, driver, clock):
+        board.send(wire.Fault(wire.Fault.I2C_ERRORS, 0x5A, 4))
+        board.send(wire.Fault(wire.Fault.I2C_ERRORS, 0x5B, I2C_ERRORS_WARN - 5))
+        board.send(wire.Ping(1))  # echoed frames are ignored: a marker that the two above were read
+        deadline = time.monotonic() + 3
+        while driver.i2c_errors < I2C_ERRORS_WARN - 1 and time.monotonic() < deadline:
+            time.sleep(0.005)
+        assert driver.trouble() is None  # one under the rate: each was tried again, nothing was missed
+        clock.advance(60)
+        board.send(wire.Fault(wire.Fault.I2C_ERRORS, 0x5A, 1))
+        told(driver, Phrase.of(I2C_ERRORS, count=I2C_ERRORS_WARN, minutes=10))
+        assert say(driver.trouble(), "it").startswith(f"errori I2C: {I2C_ERRORS_WARN} negli ultimi 10 minuti")
+        clock.advance(TOLD_S - 60)  # the first two fall out of the window
+        assert driver.trouble() is None
+        board.send(wire.Fault(wire.Fault.I2C_ERRORS, 0x5A, 1))
+        deadline = time.monotonic() + 3
+        while driver.i2c_errors < I2C_ERRORS_WARN + 1 and time.monotonic() < deadline:
+            time.sleep(0.005)
+    lines = [(r.levelname, r.getMessage()) for r in caplog.records if "I2C" in r.getMessage()]
+    assert lines == [
+        ("INFO", "touch board: 4 I2C transfers to chip 0x5a failed and were tried again (4 in the last 10 minutes)"),
+        ("INFO", "touch board: 5 I2C transfers to chip 0x5b failed and were tried again (9 in the last 10 minutes)"),
+        ("INFO", "touch board: 1 I2C transfers to chip 0x5a failed and were tried again (10 in the last 10 minutes)"),
+        ("WARNING", "touch board: I2C errors are rising: 10 in the last 10 minutes; check the I2C cable's joints, and "
+                    "that it runs apart from the LED cable"),
+        ("INFO", "touch board: 1 I2C transfers to chip 0x5a failed and were tried again (2 in the last 10 minutes)"),
+        ("INFO", "touch board: I2C errors have eased: 2 in the last 10 minutes"),
+    ]
+
+
+def test_a_chip_out_of_range_names_the_cells_of_its_pads(tmp_path):
+    """Chip 0x5B's electrode 16 (its pin 4) is under cell 21 in this wiring; the status's top bits
+    are the chip's failure flags, not pads."""
+    with on_manual_time(tmp_path, cells=ROTATED) as (board, driver, _clock):
+        board.send(wire.Fault(wire.Fault.OUT_OF_RANGE, 0x5B, 0x8000 | 1 << 4 | 1 << 9))
+        told(driver, Phrase.of(OUT_OF_RANGE_CELLS, chip="0x5b", cells="1, 21"))
+        board.send(wire.Fault(wire.Fault.OUT_OF_RANGE, 0x5C, 0x8000 | 1 << 11))  # electrode 35: no cell
+        told(driver, Phrase.of(OUT_OF_RANGE, chip="0x5c"))
+
+
+def test_a_bus_the_board_cannot_free_shows_until_it_does_and_comes_first(tmp_path, caplog):
+    with on_manual_time(tmp_path) as (board, driver, clock):
+        board.send(wire.Fault(wire.Fault.I2C_ERRORS, 0x5A, 4 * I2C_ERRORS_WARN))
+        board.send(wire.Fault(wire.Fault.BUS_HELD, 0, 0))
+        told(driver, Phrase.of(BUS_HELD))
+        clock.advance(2 * TOLD_S)
+        assert driver.trouble() == Phrase.of(BUS_HELD)  # no card can be touched: it does not fade
+        board.send(wire.Fault(wire.Fault.BUS_HELD, 0, 6))
+        told(driver, Phrase.of(BUS_FREED))
+        board.send(wire.Fault(wire.Fault.RESET, 0x5A, 1))
+        told(driver, Phrase.of(CHIP_RESET, chip="0x5a"))  # the more serious of the two
+        board.send(wire.Fault(9, 0x5A, 1))  # a kind from a later firmware: logged, no harm
+        board.send(wire.Fault(wire.Fault.BUS_HELD, 0, 0))
+        told(driver, Phrase.of(BUS_HELD))
+        board.send(wire.Hello((wire.PROTOCOL_MAJOR, 2), (0, 4, 0), "test-board", 36))  # it restarted
+        board.greet()
+        told(driver, Phrase.of(CHIP_RESET, chip="0x5a"))  # a board started afresh tells again of a bus it cannot free
+    assert "a chip holds the I2C bus's SDA low and nine clocks on SCL do not free it" in caplog.text
+    assert "a fault of a kind this version does not know (fault kind=9 chip=0x5a count=1)" in caplog.text
 
 
 def test_a_board_with_fewer_electrodes_than_the_wiring_is_warned_about(tmp_path, caplog):

@@ -12,8 +12,9 @@ import time
 import pytest
 
 from pi_table.drivers.settings import TouchBoardConfig
-from pi_table.drivers.touchboard import DISCONNECTED, TouchBoardSource
+from pi_table.drivers.touchboard import BUS_FREED, DISCONNECTED, I2C_ERRORS, TouchBoardSource
 from pi_table.engine import Rules, Team, make_game
+from pi_table.engine.phrase import Phrase
 from pi_table.hal import NewGame, SimButtons, SimLedStrip, SimScreen, TouchEvent
 from pi_table.sim.emulator import BoardEmulator, run_commands
 from pi_table.table import Session, TableLoop
@@ -251,3 +252,58 @@ def test_emulate_board_presses_a_palm_in_one_report_and_names_bad_commands(table
     run_commands(table.emulator, [f"release {' '.join(map(str, PALM))}"], said.append)
     wait_for(lambda: table.screen.last.warnings == (), "the palm to lift")
     assert table.session.record.moves == 0 and len(said) == 2
+
+
+def test_emulate_board_survives_a_held_bus_and_spikes_and_the_driver_tells_of_them(table):
+    said = []
+    run_commands(table.emulator, ["hold-sda 5", "brownout 3"], said.append)
+    assert said == ["emulate-board: chip 3 does not exist: chips are 0 to 2\n"]
+    wait_for(lambda: table.driver.trouble() == Phrase.of(BUS_FREED), "the held bus freed and told")
+    run_commands(table.emulator, ["spikes 100"], said.append)
+    wait_for(lambda: getattr(table.driver.trouble(), "template", None) == I2C_ERRORS, "the rising I2C errors")
+    table.tap(0)  # one transfer in a hundred fails: each is tried again, and the game goes on
+    wait_for(lambda: table.board()[0] == "R", "a guess among the spikes")
+    run_commands(table.emulator, ["spikes 0"], said.append)
+    assert len(said) == 1 and table.driver.connected
+
+
+@pytest.mark.parametrize("lang, words", [("en", "touch chip 0x5b was reset and set up again"),
+                                         ("it", "il chip touch 0x5b si è azzerato ed è stato configurato di nuovo")])
+def test_a_chip_reset_by_a_brown_out_shows_on_the_staff_pages_health_and_the_game_goes_on(tmp_path, lang, words):
+    """The firmware finds the chip within its check each second and sets it up again; the table,
+    started as the service starts it on the emulated board, says so in the board's health on the
+    staff page, in the page's language."""
+    from pi_table.web.staff import set_pin
+
+    from helpers import STAFF_CONFIG, STAFF_PIN, Staff, service_daemon
+
+    emulator = BoardEmulator(link=tmp_path / "board")
+    emulator.start()
+    config = tmp_path / "config.toml"
+    config.write_text(STAFF_CONFIG)
+    set_pin(tmp_path / "journal", STAFF_PIN)
+    daemon = service_daemon(config, touch_port=str(emulator.link))
+    daemon.start()
+    runner = threading.Thread(target=daemon.run, daemon=True)
+    runner.start()
+    try:
+        assert daemon.wait_for_phones() and daemon.companion is not None
+        wait_for(lambda: daemon.devices.touch.connected, "the emulated board's hello")
+        staff = Staff(daemon.companion.base_url, lang)
+        assert staff.login()[0] == 200
+
+        def touch_health() -> str:
+            status, answer = staff.call("GET", "/staff/api/health")
+            assert status == 200
+            return next(device["health"] for device in answer["devices"] if device["device"] == "touch")
+
+        assert words not in touch_health()
+        emulator.brownout(1)
+        wait_for(lambda: words in touch_health(), "the reset chip in the board's health", timeout=5)
+        assert daemon.devices.touch.connected
+        assert emulator.chips[1].read_register(0x5E) == 0x8F  # running again, as set up
+    finally:
+        daemon.stop()
+        runner.join(timeout=5)
+        daemon.close()
+        emulator.stop()

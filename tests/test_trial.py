@@ -380,6 +380,37 @@ def test_a_table_that_opened_a_night_takes_changes_and_starts_again_as_the_servi
     assert not (service.folder / "journal/nights").exists() and (service.folder / "nights").is_dir()
 
 
+def test_a_table_that_followed_a_night_starts_again_as_the_service_does_and_still_follows_it(service):
+    """Issue 38, item 1: a table that followed another's night (its book beside the journal,
+    the host accepted from the owner's list) restarts as the unit restarts it, every start-up
+    check on, and takes the night up again from its book."""
+    from pi_table.night.book import Book, folder_of
+    from pi_table.night.recorder import Recorder
+
+    host = Book(service.folder / "host")
+    host.open("Friday league", ["codenames"], ["t1", "1"])
+    for name in ("Owls", "Quiz Club", "Foxes", "Moles"):
+        host.join(name)
+    host.propose()
+    host.confirm()
+    plan = Recorder(host, "t1").plan()
+    follower = Book(folder_of(service.folder / "journal"), cafe_tables=["t1"])
+    assert follower.follow("t1", "1", json.loads(json.dumps(plan)))
+    follower.stop()
+    service.start()
+    staff = service.staff()
+    status, night = staff.call("GET", "/staff/api/night")
+    assert status == 200 and night["night"]["host"] == "t1", night
+    assert staff.call("POST", "/staff/api/config", {"changes": {"game.hold_s": 0.3}}) == (
+        200, {"ok": True, "restarting": True})
+    assert service.exited() == EXIT_RESTART
+    service.start()  # pi-table run --config FILE, every start-up check on
+    staff = service.staff()
+    status, night = staff.call("GET", "/staff/api/night")
+    assert status == 200 and night["night"]["host"] == "t1" and night["night"]["name"] == "Friday league", night
+    assert len(night["night"]["rounds"]) == 1
+
+
 def test_an_older_tables_nights_in_its_journal_folder_are_moved_beside_it_at_the_start(tmp_path):
     """A table an older version left with ``journal/nights/`` (which the start's check refuses)
     starts: the books are moved where they belong, and the night is there."""

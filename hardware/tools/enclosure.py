@@ -287,7 +287,12 @@ class I2CRoute:
 
     chain: tuple[int, ...]  # the breakouts in the order the bus reaches them, from the frame's gland
     cable: float  # the cable, mm: first breakout, along the walls to the gland, across to the box, to the Pico
-    on_frame: float  # the bus from breakout to breakout along the walls, mm
+    hops: tuple[float, ...]  # the bus from each breakout to the next along the walls, mm, in the chain's order
+
+    @property
+    def on_frame(self) -> float:
+        """The bus from breakout to breakout along the walls, mm."""
+        return sum(self.hops)
 
 
 def i2c_route(p: dict) -> I2CRoute:
@@ -300,19 +305,19 @@ def i2c_route(p: dict) -> I2CRoute:
     hosts = {number: _cell_middle(p, host) for number, host in enumerate(p["breakout_host"])}
     to_gland = {n: abs(x - gland) + p["grid_y"] - y + p["rim"] for n, (x, y) in hosts.items()}
     chain = [min(to_gland, key=to_gland.__getitem__)]
-    on_frame = 0.0
+    hops: list[float] = []
     while len(chain) < len(hosts):
         last = hosts[chain[-1]]
         steps = {n: abs(x - last[0]) + abs(y - last[1]) for n, (x, y) in hosts.items() if n not in chain}
         chain.append(min(steps, key=steps.__getitem__))
-        on_frame += steps[chain[-1]]
+        hops.append(steps[chain[-1]])
     across = (p["station_gap"] + abs(gland - box_x_on_grid(p, p["box_touch_gland_x"]))
               + abs(p["box_gland_z"] - p["gland_z"]))
     pico_end = p["stripboard_y"] + p["pico_y"]
     pico_middle = p["stripboard_x"] + p["pico_x"] + p["pico_width"] / 2
     in_box = (p["box_inner_y"] - pico_end + abs(p["box_touch_gland_x"] - pico_middle)
               + p["box_gland_z"] - p["box_floor"] - p["stripboard_standoff"])
-    return I2CRoute(tuple(chain), to_gland[chain[0]] + across + in_box + p["wire_slack"], on_frame)
+    return I2CRoute(tuple(chain), to_gland[chain[0]] + across + in_box + p["wire_slack"], tuple(hops))
 
 
 @dataclass(frozen=True, slots=True)
@@ -373,6 +378,10 @@ def notch_fits(p: dict, thick: int, thin: int) -> bool:
 
 
 # ---- the rules
+
+
+GLAND_THREAD_SPARE = 1.5
+"""Thread a gland needs past its locknut: one turn of M12 x 1.5, so the nut is on whole."""
 
 
 def problems(p: dict, cells: int = 25) -> list[str]:
@@ -518,6 +527,11 @@ def problems(p: dict, cells: int = 25) -> list[str]:
     need(p["gland_nut"] / 2 - p["wall"] / 2 <= p["lit_border"] + p["card_stop_arm"]
          and p["gland_nut_depth"] <= p["lit_border"],
          "a gland's nut reaches past the corner stops into the lit border")
+    for where, thick in (("the frame's rim", p["rim"]), ("the box's wall", p["box_wall"])):
+        need(thick + p["gland_nut_depth"] + GLAND_THREAD_SPARE <= p["gland_thread"],
+             f"a gland's {_f(p['gland_thread'])} mm thread does not take {where} ({_f(thick)} mm), its locknut "
+             f"({_f(p['gland_nut_depth'])} mm) and a turn to spare ({_f(GLAND_THREAD_SPARE)} mm): choose glands with a "
+             f"thread of {_f(thick + p['gland_nut_depth'] + GLAND_THREAD_SPARE)} mm or more")
     low, high = p["gland_clamp"]
     for what, across in (("the LED cable", p["led_cable_od"]), ("the I2C cable", p["i2c_cable_od"])):
         need(low + p["gland_spare"] <= across <= high - p["gland_spare"],
@@ -784,11 +798,18 @@ def led_table(p: dict) -> str:
     ])
 
 
+def table_needed(p: dict) -> tuple[float, float]:
+    """How deep and wide a café table must be, mm: the frame, the gap, the station, and the room the
+    players' seats leave at each edge."""
+    depth = p["frame_y"] + p["station_gap"] + p["box_y"] + p["station_from_edge"] + p["operatives_from_edge"]
+    return depth, p["frame_x"]
+
+
 def station_table(p: dict) -> str:
     """Where the screen station stands and what each player sees past it, worked out from the seats."""
     seen = sightlines(p)
     low, high = (eye - p["table_height"] for eye in p["seated_eye"])
-    depth = p["frame_y"] + p["station_gap"] + p["box_y"] + p["station_from_edge"] + p["operatives_from_edge"]
+    depth, width = table_needed(p)
     return "\n".join([
         "| figure | value |", "| --- | --- |",
         f"| seated eye | {_f(p['seated_eye'][0])}-{_f(p['seated_eye'][1])} mm over the floor, "
@@ -797,7 +818,7 @@ def station_table(p: dict) -> str:
         f"| station | {_f(p['station_gap'])} mm behind the frame's back rim, its front {_f(p['station_from_edge'])} mm "
         f"from the spymasters' edge; the hood's top {_f(p['box_z'] + p['lid_thickness'] + p['hood_y'])} mm over the "
         f"table |",
-        f"| table needed | at least {_f(depth)} mm deep, {_f(p['frame_x'])} mm wide |",
+        f"| table needed | at least {_f(depth)} mm deep, {_f(width)} mm wide |",
         f"| spymasters see the cards | the lowest, farthest eye's line over the hood meets the cards' level "
         f"{_f(seen.card_seen_from - p['grid_y'])} mm before the grid's near edge: every card and its border in view |",
         f"| spymasters see the screen | looking down at up to {_f(seen.spymaster_elevation)} degrees: the "

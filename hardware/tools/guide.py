@@ -16,7 +16,7 @@ from ...engine import CELLS, GRID
 from ...ui.pixels import PowerLimit
 from .. import pinout
 from ..pinout import HEADER, MPR121_ELECTRODES, Pinout
-from . import HARDWARE, enclosure, latency
+from . import HARDWARE, enclosure, heat, latency
 from . import wiring as diagram
 
 LED = PowerLimit()  # the output stage's own estimate of what one WS2812B draws
@@ -122,30 +122,36 @@ def wires_table(wiring: Pinout) -> str:
 
 
 def i2c_table(wiring: Pinout, shape: dict) -> str:
-    """The I2C cable from the box to the frame: its length from params.scad, the bus's capacitance
-    at its most (the cable's data sheet figure with a margin), against the limit at the pinout's
-    clock rate and at the other mode's."""
+    """The I2C bus from the box to the frame, as the wiring's I2C rule reads it from the harness: its
+    cable's length from params.scad, its capacitance at its most (the cable's data sheet figure with
+    a margin), its pull-ups and its rise time, against the mode at the pinout's clock rate and the
+    other mode's."""
     route = enclosure.i2c_route(shape)
-    devices = len(wiring.chips) + 1
-    most = diagram.i2c_bus_pf(route.cable, route.on_frame, devices)
-    limit = diagram.i2c_limit_pf(wiring.i2c_hz)
+    bus = diagram.i2c_bus(diagram.harness(wiring))
+    lengths = {cable: metres or 0.0 for cable, metres, _ in bus.cables}
+    mode, rise, _ = diagram.i2c_mode(wiring.i2c_hz)
     other = 400_000 if wiring.i2c_hz <= 100_000 else 100_000
+    other_mode, other_rise, _ = diagram.i2c_mode(other)
+    rise_ns = bus.rise_ns() or 0.0
     hosts = " to ".join(f"cell {shape['breakout_host'][n]}" for n in route.chain)
     cut = next(row for row in bom_rows() if "I2C cable" in row["part"])["part"]
+    on_frame = sum(metres for cable, metres in lengths.items() if cable != "W_i2c")
     return "\n".join([
         "| figure | value |", "| --- | --- |",
-        f"| I2C cable, Pico to the first breakout | {route.cable / 1000:.2f} m along its way (the bill: {cut}) |",
-        f"| the bus on the frame, breakout to breakout | {route.on_frame / 1000:.2f} m, {hosts} |",
+        f"| I2C cable, Pico to the first breakout | {lengths['W_i2c']:.2f} m along its way (the bill: {cut}) |",
+        f"| the bus on the frame, breakout to breakout | {on_frame:.2f} m, {hosts} |",
         f"| the cable, a line to the other cores | {diagram.i2c_cable_pf_per_m():g} pF/m: {diagram.I2C_CABLE}'s data "
         f"sheet gives {diagram.I2C_CABLE_DATASHEET_PF_PER_M} pF/m ({diagram.I2C_CABLE_DATASHEET_PF_PER_M} nF/km) core "
         f"to core, x {diagram.I2C_CABLE_MARGIN:g} for the line's three neighbours |",
-        f"| one bus line's capacitance, at its most | {most:.0f} pF: the cable, the frame's wires at "
-        f"{diagram.I2C_WIRE_PF_PER_M} pF/m (an estimate), {devices} pins at {diagram.I2C_PIN_PF} pF |",
-        f"| the limit at {wiring.i2c_hz // 1000} kHz (`i2c_hz`) | {limit:.0f} pF: the {diagram.I2C_BUS_PF} pF of the "
-        f"I2C specification, or less where the breakouts' pull-ups ({diagram.I2C_PULLUP_OHM / 1000:.1f} kOhm) cannot "
-        f"raise the line within the mode's {diagram.i2c_rise_ns(wiring.i2c_hz)} ns |",
-        f"| at {other // 1000} kHz it would be | {diagram.i2c_limit_pf(other):.0f} pF: "
-        + ("this bus fits" if most <= diagram.i2c_limit_pf(other) else "this bus does not fit") + " |",
+        f"| one bus line's capacitance, at its most | {bus.pf:.0f} pF: the cable, the frame's wires at "
+        f"{diagram.I2C_WIRE_PF_PER_M} pF/m (an estimate), {len(bus.devices)} pins at {diagram.I2C_PIN_PF} pF; the I2C "
+        f"specification (NXP UM10204) allows {diagram.I2C_BUS_PF} pF |",
+        f"| its pull-ups | {(bus.pullup_ohm or 0) / 1000:.2f} kOhm: the {len(bus.pullups)} breakouts' "
+        f"{diagram.BREAKOUT_PULLUPS} in parallel |",
+        f"| its rise time at {wiring.i2c_hz // 1000} kHz (`i2c_hz`) | {rise_ns:.0f} ns (0.8473 R C, 30 % to 70 %): "
+        f"{mode} allows {rise} ns |",
+        f"| at {other // 1000} kHz | {other_mode} allows {other_rise} ns: "
+        + ("this bus fits" if rise_ns <= other_rise else "this bus does not fit") + " |",
     ])
 
 
@@ -156,7 +162,7 @@ def blocks() -> dict[str, str]:
             "wires": wires_table(wiring), "i2c": i2c_table(wiring, shape),
             "pads": enclosure.pads_table(shape), "printing": enclosure.printing_table(shape),
             "station": enclosure.station_table(shape), "led_cable": enclosure.led_table(shape),
-            "latency": latency.table(wiring)}
+            "latency": latency.table(wiring), "heat": heat.table(shape, wiring)}
 
 
 def render(guide: str) -> str:

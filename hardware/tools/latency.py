@@ -9,6 +9,14 @@ samples, so a touch whose delta is twice its touch threshold (where ``pi-table t
 threshold: halfway between the noise and the peak) crosses the threshold halfway through the
 filter, and a touch barely over it only at the end; then the touch debounce asks for that many
 more samples in a row.
+
+That reading takes the second filter as a running average that moves with every sample. The
+MPR121's datasheet (NXP, the AFE Configuration 2 register) gives SFI as the number of samples the
+second filter takes and ESI as the period between them, and calls its output the electrode's
+immediate capacitance; it does not say whether that output moves with each sample or once each
+block of SFI samples. Read the other way, the chip waits for the block under way to end, needs a
+whole block under the finger, and debounces in blocks: ``stages(..., block=True)``. The guide
+gives both, and how to tell them apart on the built table.
 """
 
 from __future__ import annotations
@@ -93,16 +101,25 @@ def led_frame_ms(wiring: Pinout) -> float:
     return (2 * latch + 24 * wiring.leds) * 8 / spi.speed_hz * 1000
 
 
-def stages(settings: Settings, wiring: Pinout) -> list[tuple[str, float, float]]:
-    """Each stage from the finger to the light: its name, typical and longest time in ms."""
+def stages(settings: Settings, wiring: Pinout, block: bool = False) -> list[tuple[str, float, float]]:
+    """Each stage from the finger to the light: its name, typical and longest time in ms; with
+    ``block``, the chip's part read as a second filter that moves once per block of SFI samples."""
     esi = settings.esi_ms
     step = len(touchboard.ADDRESSES) * STATUS_READ_CLOCKS / settings.i2c_hz * 1000 + STEP_OVERHEAD_MS
     period = step + settings.pause_s * 1000
     frame = led_frame_ms(wiring)
-    return [
+    blocks = settings.sfi * esi
+    chip = [
+        ("the block of samples under way ends", blocks / 2, blocks),
+        ("a whole block under the finger", blocks, blocks),
+        ("its touch debounce, in blocks", settings.touch_debounce * blocks, settings.touch_debounce * blocks),
+    ] if block else [
         ("the chip's next sample of the pad", esi / 2, esi),
         ("its second filter reaches the touch threshold", settings.sfi / 2 * esi, settings.sfi * esi),
         ("its touch debounce", settings.touch_debounce * esi, settings.touch_debounce * esi),
+    ]
+    return [
+        *chip,
         ("the board's loop reads the status and sends the report", (period + step) / 2, period + step),
         ("USB to the Pi", USB_FRAME_MS / 2, USB_FRAME_MS),
         ("the Pi: driver, table loop, LED frame", *HOST_MS),
@@ -110,8 +127,8 @@ def stages(settings: Settings, wiring: Pinout) -> list[tuple[str, float, float]]
     ]
 
 
-def total(settings: Settings, wiring: Pinout) -> tuple[float, float]:
-    found = stages(settings, wiring)
+def total(settings: Settings, wiring: Pinout, block: bool = False) -> tuple[float, float]:
+    found = stages(settings, wiring, block)
     return sum(typical for _, typical, _ in found), sum(longest for _, _, longest in found)
 
 
@@ -127,6 +144,9 @@ def table(wiring: Pinout) -> str:
     lines += [f"| {name} | {ms(typical)} | {ms(longest)} |" for name, typical, longest in stages(now, wiring)]
     typical, longest = total(now, wiring)
     lines.append(f"| **finger to light** | **{ms(typical)}** | {ms(longest)} |")
+    block_typical, block_longest = total(now, wiring, block=True)
+    lines.append(f"| finger to light, were the second filter to move once per block of {_samples(now.sfi)} | "
+                 f"{ms(block_typical)} | {ms(block_longest)} |")
     lines += ["", "| setting | the firmware's |", "| --- | --- |"]
     for name, value in (
         ("sample interval ESI (CONFIG2)", f"{now.esi_ms:g} ms"),
@@ -142,7 +162,9 @@ def table(wiring: Pinout) -> str:
     lines += ["", f"The pending light follows a finger in {ms(typical)} ms typically, {verdict} the {TARGET_MS} ms "
               f"aimed at, and in {ms(longest)} ms at the longest. The price is noise: the second filter averages "
               f"{_samples(now.sfi)}, {now.sfi * now.esi_ms:g} ms of signal against mains hum's {cycles} ms a cycle, "
-              f"and a touch is reported after {_samples(now.touch_debounce + 1)} in a row over its threshold."]
+              f"and a touch is reported after {_samples(now.touch_debounce + 1)} in a row over its threshold. Were the "
+              f"second filter to move once per block, the light would come {ms(block_typical - typical)} ms later "
+              f"typically, {ms(block_longest - longest)} ms at the longest."]
     return "\n".join(lines)
 
 

@@ -14,6 +14,7 @@ import argparse
 import importlib.util
 import itertools
 import json
+import re
 import shutil
 import subprocess
 import sys
@@ -35,10 +36,29 @@ AHCT125 = {1: "1OE", 2: "1A", 3: "1Y", 4: "2OE", 5: "2A", 6: "2Y", 7: "GND",
            8: "3Y", 9: "3A", 10: "3OE", 11: "4Y", 12: "4A", 13: "4OE", 14: "VCC"}
 """The 74AHCT125's DIP-14 pins, as TI's SN74AHCT125 and Nexperia's 74AHCT125 datasheets number
 them: four buffers, each with an active-low output enable (nOE), input nA and output nY."""
-ICS = {"74AHCT125": AHCT125}
-"""Each IC the diagram may draw, by the word its connector's type begins with: its datasheet pins."""
+ICS = {"125": AHCT125}
+"""Each 74-series function the diagram may draw, by its number: its DIP-14 pins, which every logic
+family of it shares (TI's SN74HC125, SN74HCT125, SN74AHC125 and SN74AHCT125 number them alike)."""
+IC_PART = re.compile(r"^(?:SN)?74(?P<family>[A-Z]+)(?P<function>\d+)")
+"""A 74-series part number (a connector's ``mpn``): its logic family and its function."""
 IC_INPUTS = ("A", "OE")
 """How an IC's input pins' names end: CMOS inputs must be tied, never left floating."""
+IC_PARTS = {"U1": "74AHCT125"}
+"""Each IC the design draws, and its part number."""
+TTL_INPUTS_V = 2.0
+"""The least input high of the TTL-threshold families at VCC 4.5-5.5 V: TI's SN74AHCT125 and
+SN74HCT125 data sheets (V_IH), and SN74ACT125's."""
+CMOS_INPUTS = 0.7
+"""The CMOS-threshold families' least input high, as a share of VCC: TI's SN74HC125 (3.15 V at
+4.5 V, 4.2 V at 6 V) and SN74AHC125 (3.85 V at 5.5 V) data sheets."""
+INPUT_HIGH = {"AHCT": None, "HCT": None, "ACT": None, "AHC": CMOS_INPUTS, "HC": CMOS_INPUTS, "AC": CMOS_INPUTS}
+"""Each logic family the rules know: None for TTL thresholds (TTL_INPUTS_V), else the CMOS share of VCC."""
+LOGIC_3V3 = re.compile(r"^GP(IO)?\d+$")
+"""The label of a pin that drives 3.3 V logic at most: the Pi's GPIOs and the Pico's GPs (both chips'
+I/O run from 3.3 V)."""
+LOGIC_HIGH_V = 3.3
+SUPPLY_V = 5.0
+"""What the LED supply and the Pi's supply give: an IC whose VCC reaches either runs at 5 V."""
 
 AMPACITY_MA = {"0.75 mm2": 6000, "0.5 mm2": 3000, "0.25 mm2": 1500, "26 AWG": 1000, "28 AWG": 500}
 """What a wire of each gauge may carry for long inside the table: 0.75 and 0.5 mm2 as IEC 60227
@@ -75,14 +95,26 @@ name of the wall at whose end it leaves the back rim."""
 GROUND = "GND"
 """The label of every ground pin: pins so labelled on one part are that part's ground, joined on it."""
 
-I2C_PULLUP_OHM = 10_000 / 3
-"""The I2C bus's pull-ups: each Adafruit MPR121 breakout's 10 kOhm on SDA and SCL, three in parallel."""
-I2C_RISE_NS = {100_000: 1000, 400_000: 300, 1_000_000: 120}
-"""The I2C specification's (NXP UM10204) longest rise time, by the mode's top clock rate."""
+BREAKOUT_PULLUPS = "10 kOhm"
+"""Each Adafruit MPR121 breakout's pull-ups on SDA and SCL (its schematic): drawn on the breakout,
+the I2C rules read them there."""
+PULLUPS = re.compile(r"pull-ups (?P<value>\S+ ?\S*Ohm) on SDA and SCL")
+"""How a part drawn on the bus says it pulls the lines up (its ``subtype``)."""
+I2C_MODES = {100_000: ("Standard-mode", 1000, 3.0), 400_000: ("Fast-mode", 300, 3.0),
+             1_000_000: ("Fast-mode Plus", 120, 20.0)}
+"""NXP UM10204 (the I2C-bus specification), by each mode's top clock rate: its name, the longest
+rise time of SDA and SCL (t_r, table 10, ns) and the current a device sinks at 0.4 V (I_OL, table
+9, mA)."""
 I2C_BUS_PF = 400
-"""UM10204's most capacitance on a Standard- or Fast-mode bus line."""
+"""UM10204's most capacitance on a Standard- or Fast-mode bus line (C_b, table 10)."""
+I2C_LOW_V = 0.4
+"""UM10204's most low level a device must give at I_OL (V_OL, table 9)."""
+I2C_SUPPLY_V = 3.3
+"""The bus's pull-ups go to the breakouts' VIN, the Pico's 3V3(OUT)."""
+RISE_RC = 0.8473
+"""t_r = 0.8473 R C: the time an RC takes from 30 % to 70 % of the supply (UM10204 7.1, equation 2)."""
 I2C_PIN_PF = 10
-"""UM10204's most capacitance of one device's SDA or SCL pin: the Pico and each breakout."""
+"""UM10204's most capacitance of one device's SDA or SCL pin (C_i, table 9): the Pico and each breakout."""
 I2C_CABLE = "Lapp UNITRONIC LiYY (TP) 2 x 2 x 0.25 mm2"
 I2C_CABLE_DATASHEET_PF_PER_M = 120
 """The I2C cable's capacitance core to core as its maker's data sheet gives it: Lapp's UNITRONIC
@@ -91,23 +123,18 @@ I2C_CABLE_MARGIN = 1.5
 """A line sees its pair's partner and the other pair's two cores, all at AC ground, where the data
 sheet's figure is one core to one other: half as much again covers the two more and the spread
 between batches."""
+HOOKUP_WIRE = "26 AWG silicone hook-up wire"
 I2C_WIRE_PF_PER_M = 100
 """A 26 AWG hook-up wire of the bus on the frame, laid with the other three along the walls: twice
 the 0.3-0.5 pF/cm the guide gives a lone wire, for its three neighbours (an estimate)."""
 
 
-def i2c_rise_ns(hz: int) -> int:
-    """The longest rise time the I2C mode that runs at ``hz`` allows."""
-    rise = next((ns for top, ns in sorted(I2C_RISE_NS.items()) if hz <= top), None)
-    if rise is None:
-        raise ValueError(f"i2c_hz is at most {max(I2C_RISE_NS)} Hz (Fast-mode Plus), not {hz}")
-    return rise
-
-
-def i2c_limit_pf(hz: int) -> float:
-    """The most capacitance a bus line may have at ``hz``: UM10204's 400 pF, or less where the
-    pull-ups could not raise it within the mode's rise time (t_r = 0.8473 R C, 30 % to 70 %)."""
-    return min(I2C_BUS_PF, i2c_rise_ns(hz) * 1000 / (0.8473 * I2C_PULLUP_OHM))
+def i2c_mode(hz: int) -> tuple[str, int, float]:
+    """The I2C mode that runs at ``hz``: its name, its longest rise time (ns) and its I_OL (mA)."""
+    top = next((top for top in sorted(I2C_MODES) if hz <= top), None)
+    if top is None:
+        raise ValueError(f"i2c_hz is at most {max(I2C_MODES)} Hz (Fast-mode Plus), not {hz}")
+    return I2C_MODES[top]
 
 
 def i2c_cable_pf_per_m() -> float:
@@ -115,9 +142,49 @@ def i2c_cable_pf_per_m() -> float:
     return I2C_CABLE_DATASHEET_PF_PER_M * I2C_CABLE_MARGIN
 
 
-def i2c_bus_pf(cable_mm: float, on_frame_mm: float, devices: int) -> float:
-    """One bus line's capacitance at its most: the cable, the wires on the frame, the devices' pins."""
-    return (cable_mm * i2c_cable_pf_per_m() + on_frame_mm * I2C_WIRE_PF_PER_M) / 1000 + devices * I2C_PIN_PF
+CABLE_PF_PER_M = {I2C_CABLE: i2c_cable_pf_per_m(), HOOKUP_WIRE: I2C_WIRE_PF_PER_M}
+"""One line's capacitance per metre of each cable the bus may run on, by the cable's type."""
+
+# Parts' values: each resistor and capacitor drawn carries its value (its ``subtype``), each IC its
+# part number (``mpn``), as WireViz shows them, and the rules read them there.
+
+VALUE = re.compile(r"(?P<number>\d+(?:\.\d+)?)\s*(?P<prefix>[pnuµkKM]?)(?P<unit>(?i:ohm)|F)\b")
+PREFIXES = {"": 1.0, "p": 1e-12, "n": 1e-9, "u": 1e-6, "µ": 1e-6, "k": 1e3, "K": 1e3, "M": 1e6}
+
+
+def value_of(text: str) -> tuple[float, str] | None:
+    """The first value ``text`` states, in ohms or farads with its unit ("330 Ohm", "10 kohm",
+    "100 nF": (330.0, "Ohm"), (10000.0, "Ohm"), (1e-07, "F")), or None."""
+    match = VALUE.search(text)
+    if match is None:
+        return None
+    return float(match["number"]) * PREFIXES[match["prefix"]], "F" if match["unit"] == "F" else "Ohm"
+
+
+@dataclass(frozen=True, slots=True)
+class Value:
+    """A resistor's or capacitor's value as the design asks it, and how far the part may be off."""
+
+    text: str
+    tolerance: float  # the part bought's: a drawn value further from the design's is another part
+
+    @property
+    def amount(self) -> tuple[float, str]:
+        """The value in ohms or farads, with its unit."""
+        amount = value_of(self.text)
+        if amount is None:
+            raise ValueError(f"{self.text!r} is not a value in ohms or farads")
+        return amount
+
+
+VALUES = {
+    "R1": Value("10 kOhm", 0.05),  # the pull-down on 1A; the bill's carbon film: J, 5 %
+    "R2": Value("330 Ohm", 0.05),  # in the data line at row 0's DIN
+    "C1": Value("100 nF", 0.10),  # across U1's supply; the bill's X7R: K, 10 %
+    "C2": Value("1000 uF", 0.20),  # across the LED bus; the bill's electrolytic: 20 %
+    "C3": Value("10 uF", 0.20),  # across the Pico's 3V3(OUT)
+}
+"""Each resistor's and capacitor's value in the design, with the tolerance of the part the bill buys."""
 
 
 def pi_pins(wiring: Pinout) -> tuple[list[int | str], list[str]]:
@@ -200,14 +267,15 @@ def harness(wiring: Pinout) -> dict:
         "PI_PSU": {"type": "Raspberry Pi USB-C power supply", "pinlabels": ["5V", GROUND]},
         "DISPLAY": {"type": "Raspberry Pi Touch Display 2", "pinlabels": ["DSI", "5V", GROUND],
                     "notes": "in the hood; its own ribbon and power cable"},
-        "U1": {"type": "74AHCT125 level shifter, DIP-14 in a socket", "pins": list(AHCT125),
+        "U1": {"type": "level shifter, DIP-14 in a socket", "mpn": IC_PARTS["U1"], "pins": list(AHCT125),
                "pinlabels": list(AHCT125.values()),
                "loops": [[1, 7], [4, 7], [5, 7], [9, 7], [10, 7], [12, 7], [13, 7]],
                "notes": "on the stripboard in the box. 1OE to GND: gate 1 always on.\n"
                         "Gates 2-4 unused: nA and nOE to GND, so no input floats and their outputs hold low"},
-        "R1": {"type": "10 kOhm resistor", "pinlabels": ["1", "2"],
+        "R1": {"type": "resistor", "subtype": VALUES["R1"].text, "pinlabels": ["1", "2"],
                "notes": "pull-down on 1A: the strip sees a steady low while the Pi is off"},
-        "C1": {"type": "100 nF ceramic capacitor", "pinlabels": ["1", "2"], "notes": "across VCC and GND at U1"},
+        "C1": {"type": "ceramic capacitor", "subtype": VALUES["C1"].text, "pinlabels": ["1", "2"],
+               "notes": "across VCC and GND at U1"},
         "J1": {"type": "panel DC jack 5.5 x 2.1 mm, 5 A, 12 mm hole", "pinlabels": ["+5V (centre)", GROUND],
                "notes": "in the electronics box's wall"},
         SUPPLY: {"type": "5 V LED supply, barrel plug", "pinlabels": ["+5V", GROUND],
@@ -219,14 +287,17 @@ def harness(wiring: Pinout) -> dict:
         "BUS": {"type": "power bus: 2 x WAGO 221-415 a polarity", "pinlabels": ["+5V"] * 8 + [GROUND] * 8,
                 "notes": "on the frame by the LED cable's exit: its power cores in, the 1000 uF,\n"
                          "and a +5 V/GND pair to each row and the edge"},
-        "C2": {"type": "1000 uF 10 V electrolytic", "pinlabels": ["+", "-"], "notes": "across the bus"},
-        "R2": {"type": "330 Ohm resistor", "pinlabels": ["1", "2"], "notes": "in the data line at row 0's DIN"},
+        "C2": {"type": "electrolytic capacitor, 10 V", "subtype": VALUES["C2"].text, "pinlabels": ["+", "-"],
+               "notes": "across the bus"},
+        "R2": {"type": "resistor", "subtype": VALUES["R2"].text, "pinlabels": ["1", "2"],
+               "notes": "in the data line at row 0's DIN"},
         "Pico": {"type": f"Raspberry Pi Pico touch board, I2C {wiring.i2c_hz // 1000} kHz",
                  "pins": [6, 7, 36, 38, "USB VBUS", "USB D-", "USB D+", "USB GND"],
                  "pinlabels": [wiring.sda, wiring.scl, "3V3(OUT)", GROUND, "VBUS", "D-", "D+", GROUND],
                  "notes": "in the box, on the stripboard beside U1: its USB cable to the Pi,\n"
                           "its I2C cable out to the breakouts on the frame"},
-        "C3": {"type": "10 uF ceramic capacitor", "pinlabels": ["1", "2"], "notes": "across 3V3(OUT) and GND at the Pico"},
+        "C3": {"type": "ceramic capacitor", "subtype": VALUES["C3"].text, "pinlabels": ["1", "2"],
+               "notes": "across 3V3(OUT) and GND at the Pico"},
         "GUARD": {"type": "guard foil round every cell", "pinlabels": [GROUND]},
     }
     for number, piece in enumerate(rows()):
@@ -259,7 +330,7 @@ def harness(wiring: Pinout) -> dict:
         "W_C2": {"category": "bundle", "wirecount": 2, "colors": ["RD", "BK"], "notes": "C2's own leads"},
         "W_usb": {"wirecount": 4, "colors": ["RD", "WH", "GN", "BK"], "gauge": "28 AWG",
                   "notes": "short USB cable in the box, Pico to Pi: the touch board's power and data"},
-        "W_i2c": {"wirecount": 4, "colors": ["BU", "BUWH", "OG", "OGWH"], "gauge": "0.25 mm2",
+        "W_i2c": {"wirecount": 4, "colors": ["BU", "BUWH", "OG", "OGWH"], "gauge": "0.25 mm2", "type": I2C_CABLE,
                   "notes": "the I2C cable, box to the frame: LiYY (TP) 2 x 2 x 0.25 mm2,\n"
                            "SDA twisted with GND, SCL with 3V3"},
         "W_C3": {"category": "bundle", "wirecount": 2, "colors": ["RD", "BK"], "notes": "C3's own leads"},
@@ -306,11 +377,13 @@ def harness(wiring: Pinout) -> dict:
     chips = sorted(wiring.chips, key=lambda chip: chip.first_electrode)  # as params.scad numbers the breakouts
     reached, bus = "Pico", "W_i2c"
     electrode_cells |= {electrode: f"END TURN {side}" for side, electrode in enumerate(wiring.end_turn_electrodes, 1)}
-    for chip in (chips[number] for number in enclosure.i2c_route(enclosure.read()).chain):
+    route = enclosure.i2c_route(enclosure.read())
+    cables["W_i2c"]["length"] = round(route.cable) / 1000
+    for chip, hop in zip((chips[number] for number in route.chain), (0.0, *route.hops), strict=True):
         name, pads = f"MPR121_{chip.address:02X}", f"PADS_{chip.address:02X}"
         used = [e for e in range(chip.first_electrode, chip.first_electrode + MPR121_ELECTRODES) if e in electrode_cells]
         connectors[name] = {
-            "type": f"MPR121 breakout at {hex(chip.address)}",
+            "type": f"MPR121 breakout at {hex(chip.address)}", "subtype": f"pull-ups {BREAKOUT_PULLUPS} on SDA and SCL",
             "pinlabels": ["SDA", "SCL", "VIN", GROUND, "ADDR"] + [f"E{e}" for e in range(MPR121_ELECTRODES)],
             "notes": f"on the frame beside its pads; ADDR to {chip.addr_to}; electrodes "
                      f"{chip.first_electrode}-{chip.first_electrode + MPR121_ELECTRODES - 1}",
@@ -318,8 +391,8 @@ def harness(wiring: Pinout) -> dict:
         }
         if reached != "Pico":
             bus = f"W_{name}"
-            cables[bus] = {"wirecount": 4, "colors": ["BU", "YE", "RD", "BK"], "gauge": "26 AWG",
-                           "notes": "the I2C bus on the frame, on from the breakout before"}
+            cables[bus] = {"wirecount": 4, "colors": ["BU", "YE", "RD", "BK"], "gauge": "26 AWG", "type": HOOKUP_WIRE,
+                           "length": round(hop) / 1000, "notes": "the I2C bus on the frame, on from the breakout before"}
         connections.append([{reached: [6, 7, 36, 38] if reached == "Pico" else [1, 2, 3, 4]}, {bus: [1, 2, 3, 4]},
                             {name: [1, 2, 3, 4]}])
         reached = name
@@ -331,7 +404,7 @@ def harness(wiring: Pinout) -> dict:
                                 {pads: list(range(1, len(used) + 1))}])
     for leaving in FRAME_EXITS:
         cables[leaving]["notes"] += ";\na cable gland of its own where it leaves the frame and where it enters the box"
-    first = f"MPR121_{chips[enclosure.i2c_route(enclosure.read()).chain[0]].address:02X}"  # the bus reaches it first
+    first = f"MPR121_{chips[route.chain[0]].address:02X}"  # the bus reaches it first
     cables["W_guard"] = {"wirecount": 1, "colors": ["BK"], "gauge": "26 AWG",
                          "notes": "the guard to the GND of the breakout the I2C cable reaches first"}
     connections.append([{first: [4]}, {"W_guard": [1]}, {"GUARD": [1]}])
@@ -581,7 +654,9 @@ def wire_currents(harness: dict, draws: dict[Pin, float], limit_ma: float,
 def problems(harness: dict, wiring: Pinout) -> list[str]:
     """Every electrical rule the harness breaks, in words; empty when it is sound."""
     return [*end_problems(harness), *ground_problems(harness), *header_problems(harness), *ic_problems(harness),
-            *net_problems(harness, wiring), *gauge_problems(harness, wiring), *fault_problems(harness, wiring)]
+            *net_problems(harness, wiring), *gauge_problems(harness, wiring), *fault_problems(harness, wiring),
+            *value_problems(harness), *logic_problems(harness), *i2c_problems(harness, wiring),
+            *placement_problems(harness)]
 
 
 def end_problems(harness: dict) -> list[str]:
@@ -615,19 +690,30 @@ def ground_problems(harness: dict) -> list[str]:
     return [f"{len(grounded)} ground nets, not one: " + " | ".join(parts) + ": join them"]
 
 
+SUPPLIES = {"VCC": {(SUPPLY, 1), (PI_SUPPLY, 1)}, GROUND: {(SUPPLY, 2), (PI_SUPPLY, 2)}}
+"""The supplies' pins an IC's VCC and GND must reach."""
+
+
+def ics(harness: dict) -> Iterable[tuple[str, dict, str, str]]:
+    """Each IC drawn with a 74-series part number the rules know: (name, connector, part number, family)."""
+    for name, connector in harness["connectors"].items():
+        part = IC_PART.match(connector.get("mpn", ""))
+        if part is not None and part["function"] in ICS:
+            yield name, connector, part.group(0), part["family"]
+
+
 def ic_problems(harness: dict) -> list[str]:
-    """Each IC drawn with its datasheet's pin numbers, none of its inputs left floating, and its
+    """Each IC the design draws has its part number; each drawn with its datasheet's pin numbers
+    (the function's, the same in every logic family), none of its inputs left floating, and its
     supply pins (VCC, GND) wired to a supply's, through the fuses: a chip without them is dead, or
     powered through its inputs."""
-    found = []
+    found = [f"{name} is drawn without a part number the rules know ({part} is the design's): its pins and logic "
+             f"family cannot be checked" for name, part in IC_PARTS.items()
+             if name in harness["connectors"] and name not in {drawn for drawn, *_ in ics(harness)}]
     joins = Joins(harness)
     joined = set(joins.beside)
-    supplies = {"VCC": {(SUPPLY, 1), (PI_SUPPLY, 1)}, GROUND: {(SUPPLY, 2), (PI_SUPPLY, 2)}}
-    for name, connector in harness["connectors"].items():
-        chip = next((part for part in ICS if connector.get("type", "").startswith(part)), None)
-        if chip is None:
-            continue
-        drawn, sheet = labels(connector), ICS[chip]
+    for name, connector, chip, _family in ics(harness):
+        drawn, sheet = labels(connector), ICS[IC_PART.match(chip)["function"]]
         for pin in sorted(set(drawn) | set(sheet), key=lambda pin: (str(type(pin)), str(pin).zfill(3))):
             if drawn.get(pin) != sheet.get(pin):
                 found.append(f"{name} ({chip}) pin {pin} is drawn as {drawn.get(pin, 'nothing')}; "
@@ -635,8 +721,156 @@ def ic_problems(harness: dict) -> list[str]:
         for pin, label in sheet.items():
             if label.endswith(IC_INPUTS) and (name, pin) not in joined:
                 found.append(f"{name} ({chip}) pin {pin}, input {label}, is left floating: tie it")
-            elif label in supplies and not joins.reach((name, pin)) & supplies[label]:
+            elif label in SUPPLIES and not joins.reach((name, pin)) & SUPPLIES[label]:
                 found.append(f"{name} ({chip}) pin {pin}, its supply {label}, reaches neither supply: wire it")
+    return found
+
+
+def value_problems(harness: dict) -> list[str]:
+    """Each resistor and capacitor the design values is drawn with its value, within the tolerance of
+    the part bought: a 33 kOhm where 330 Ohm belongs makes the same nets."""
+    found = []
+    for name, want in VALUES.items():
+        if name not in harness["connectors"]:
+            continue  # net_problems says the part is missing
+        drawn_text = harness["connectors"][name].get("subtype", "")
+        drawn, design = value_of(drawn_text), want.amount
+        if drawn is None:
+            found.append(f"{name} is drawn without its value: the design's is {want.text}")
+        elif drawn[1] != design[1] or abs(drawn[0] - design[0]) > want.tolerance * design[0]:
+            found.append(f"{name} is drawn as {drawn_text}; the design's is {want.text} "
+                         f"(within {want.tolerance:.0%}, the part bought's tolerance)")
+    return found
+
+
+def logic_problems(harness: dict) -> list[str]:
+    """An IC powered at 5 V whose input a 3.3 V output drives reads a high only if its family's
+    input high is at most 3.3 V: the TTL-threshold families (AHCT, HCT, ACT: 2.0 V); the CMOS ones
+    (HC, AHC, AC) want 0.7 x VCC, 3.5 V."""
+    found = []
+    joins = Joins(harness)
+    nets_of = {pin: frozenset(net) for net in nets(harness) for pin in net}
+    for name, connector, chip, family in ics(harness):
+        vcc = next(pin for pin, label in labels(connector).items() if label == "VCC")
+        if not joins.reach((name, vcc)) & SUPPLIES["VCC"]:
+            continue  # ic_problems says so
+        if family not in INPUT_HIGH:
+            found.append(f"{name} is a {chip}, a logic family the rules do not know: use a 74AHCT or 74HCT part, "
+                         f"whose inputs read 3.3 V logic at 5 V")
+            continue
+        share = INPUT_HIGH[family]
+        high = TTL_INPUTS_V if share is None else share * SUPPLY_V
+        for pin, label in labels(connector).items():
+            drivers = sorted(f"{other} {_label(harness, (other, number))}" for other, number in nets_of.get((name, pin), ())
+                             if LOGIC_3V3.match(_label(harness, (other, number))))
+            if label.endswith("A") and drivers and high > LOGIC_HIGH_V:
+                found.append(f"{name} is a {chip}: at {SUPPLY_V:g} V its inputs need {high:.2f} V for a high "
+                             f"({share:g} x VCC, CMOS thresholds), and its input {label} is driven by {drivers[0]} at "
+                             f"{LOGIC_HIGH_V:g} V at most: use a TTL-threshold part, a 74AHCT{chip[-3:]} or "
+                             f"74HCT{chip[-3:]} (a high from {TTL_INPUTS_V:g} V)")
+    return found
+
+
+@dataclass(frozen=True, slots=True)
+class I2CBus:
+    """One line of the I2C bus (SDA) as the harness draws it: its cables with their lengths, the
+    devices' pins on it and its pull-ups."""
+
+    cables: tuple[tuple[str, float | None, float | None], ...]  # (cable, metres, pF a metre); None: not drawn
+    devices: tuple[str, ...]
+    pullups: tuple[tuple[str, float], ...]  # (part, ohms)
+
+    @property
+    def pf(self) -> float:
+        """The line's capacitance: its cables' and its devices' pins."""
+        return sum((metres or 0) * (per_m or 0) for _, metres, per_m in self.cables) + len(self.devices) * I2C_PIN_PF
+
+    @property
+    def pullup_ohm(self) -> float | None:
+        """Its pull-ups in parallel, or None without any."""
+        return 1 / sum(1 / ohms for _, ohms in self.pullups) if self.pullups else None
+
+    def rise_ns(self) -> float | None:
+        """How long the pull-ups take to raise the line from 30 % to 70 % (UM10204's t_r)."""
+        return None if self.pullup_ohm is None else RISE_RC * self.pullup_ohm * self.pf * 1e-3
+
+
+def i2c_bus(harness: dict) -> I2CBus:
+    """The SDA line: the net of the pins labelled SDA, the cables with a wire in it, the parts on it,
+    and those whose part says it pulls SDA and SCL up."""
+    sda = next((net for net in nets(harness) if any(_label(harness, pin) == "SDA" for pin in net)), set())
+    cables = {}
+    for link in links(harness):
+        if link.wire and link.a in sda:
+            cable = harness["cables"][link.wire[0]]
+            cables[link.wire[0]] = (cable.get("length"), CABLE_PF_PER_M.get(cable.get("type", "")))
+    parts = sorted({name for name, _ in sda} - set(harness["cables"]))
+    pullups = []
+    for name in parts:
+        found = PULLUPS.search(harness["connectors"][name].get("subtype", ""))
+        value = value_of(found["value"]) if found else None
+        if value is not None:
+            pullups.append((name, value[0]))
+    return I2CBus(tuple((name, *figures) for name, figures in sorted(cables.items())), tuple(parts), tuple(pullups))
+
+
+def i2c_problems(harness: dict, wiring: Pinout) -> list[str]:
+    """The I2C bus within NXP UM10204 at the pinout's clock: every cable on it drawn with its length
+    and a type whose capacitance is known; its capacitance at most 400 pF; its pull-ups raising it
+    within the mode's rise time, and strong no more than a device can pull low (0.4 V at I_OL)."""
+    bus = i2c_bus(harness)
+    found = [f"{cable} carries the I2C bus without {'a length' if metres is None else 'a type whose capacitance is known'}"
+             f": the bus's capacitance cannot be checked" for cable, metres, per_m in bus.cables
+             if metres is None or per_m is None]
+    mode, rise_ns, sink_ma = i2c_mode(wiring.i2c_hz)
+    if bus.pf > I2C_BUS_PF:
+        found.append(f"the I2C bus's SDA line has {bus.pf:.0f} pF, over the {I2C_BUS_PF} pF UM10204 allows a bus "
+                     f"line: shorten it")
+    ohms = bus.pullup_ohm
+    if ohms is None:
+        found.append("nothing on the I2C bus pulls SDA and SCL up: the lines cannot rise")
+        return found
+    least = (I2C_SUPPLY_V - I2C_LOW_V) / sink_ma * 1000
+    most = rise_ns / (RISE_RC * bus.pf * 1e-3)
+    pullups = f"{ohms / 1000:.2f} kOhm ({', '.join(f'{name} {value / 1000:g} kOhm' for name, value in bus.pullups)})"
+    if ohms > most:
+        found.append(f"at {wiring.i2c_hz // 1000} kHz the pull-ups, {pullups} in parallel, raise the bus's "
+                     f"{bus.pf:.0f} pF in {bus.rise_ns():.0f} ns, over {mode}'s {rise_ns} ns (UM10204): pull-ups of "
+                     f"{most / 1000:.2f} kOhm or less, a slower clock or a shorter bus")
+    if ohms < least:
+        found.append(f"the pull-ups, {pullups} in parallel, are under the {least:.0f} Ohm a device can pull down to "
+                     f"{I2C_LOW_V:g} V at {sink_ma:g} mA ({mode}, UM10204): fewer or larger pull-ups")
+    return found
+
+
+SERIES_RESISTOR = ("R2", ("ROW0", 1))
+"""The LED data line's series resistor and the DIN it guards."""
+
+
+def placement_problems(harness: dict) -> list[str]:
+    """Two parts whose nets are right either way, but whose place is not: the data line's series
+    resistor belongs at the DIN it guards, not at the far end of the LED cable; the guard foil is
+    grounded at the touch chips' ground, at the breakout the I2C cable reaches first, not on the
+    LEDs' ground."""
+    found = []
+    resistor, din = SERIES_RESISTOR
+    first = next((link.b[0] for link in links(harness) if link.wire and link.wire[0] == "W_i2c"), None)
+    for link in links(harness):
+        if not link.wire:
+            continue
+        ends = {link.a[0], link.b[0]}
+        if din in (link.a, link.b) and resistor in ends and link.wire[0] in FRAME_EXITS:
+            found.append(f"{resistor} joins {din[0]}'s DIN by {link.wire[0]}, the cable from the box: it is at the box "
+                         f"end, where it neither damps the ringing at the line's end nor guards the first LED's input; "
+                         f"solder it at {din[0]}'s DIN, on its own lead")
+        if "GUARD" in ends:
+            pin = link.b if link.a[0] == "GUARD" else link.a
+            if pin != (first, MPR121_PIN[GROUND]):
+                found.append(f"the guard foil is grounded at {pin[0]} {pin[1]} ({_label(harness, pin)}), not at the GND "
+                             f"of {first}, the breakout the I2C cable reaches first: "
+                             + ("the LEDs' ground carries their amps, whose drop moves the guard against the touch "
+                                "chips' ground and into every pad" if not pin[0].startswith("MPR121_") else
+                                "its ground returns to the Pico through the chain's thin wires"))
     return found
 
 
@@ -703,7 +937,8 @@ def fault_problems(harness: dict, wiring: Pinout) -> list[str]:
 
 
 def bom_problems(harness: dict, rows: Iterable[dict[str, str]]) -> list[str]:
-    """Every part and cable drawn is in the bill of materials, and every electrical part bought is drawn."""
+    """Every part and cable drawn is in the bill of materials, every electrical part bought is drawn,
+    and a part bought for one the diagram draws with a value states that value."""
     found = []
     drawn = set(harness["connectors"]) | set(harness["cables"])
     named: set[str] = set()
@@ -714,6 +949,11 @@ def bom_problems(harness: dict, rows: Iterable[dict[str, str]]) -> list[str]:
                 found.append(f"the bill of materials' {row['part']} is electrical but names nothing in the diagram")
             found += [f"the bill of materials' {row['part']} names {item}, which the diagram does not draw"
                       for item in sorted(items - drawn)]
+            for item in sorted(items & set(VALUES)):
+                drawn_value = value_of(harness["connectors"].get(item, {}).get("subtype", ""))
+                if drawn_value is not None and value_of(row["part"]) != drawn_value:
+                    found.append(f"the bill of materials' {row['part']} is for {item}, which the diagram draws as "
+                                 f"{harness['connectors'][item]['subtype']}")
         elif row["kind"] != "mechanical":
             found.append(f"the bill of materials' {row['part']} is {row['kind']!r}: electrical or mechanical")
         elif items:

@@ -19,6 +19,8 @@ import sys
 import tempfile
 import threading
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -100,24 +102,46 @@ def login(port: int, password: str = PASSWORD) -> str:
     return cookie.split(";", 1)[0]
 
 
+def dashboard(broker_url: str, folder: Path, client_id: str = "bench-dashboard",
+              *options: str) -> tuple[subprocess.Popen[str], int]:
+    """``pi-table fleet`` on the broker, as a café runs it (its password file in ``folder``), and
+    the port its page listens on."""
+    write_password_file(folder / "password", PASSWORD)
+    process = subprocess.Popen(
+        [sys.executable, "-m", "pi_table", "fleet", "--broker", broker_url, "--password-file", str(folder / "password"),
+         "--port", "0", "--client-id", client_id, *options],
+        stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    line = process.stdout.readline() if process.stdout else ""
+    if "http://" not in line:
+        process.kill()
+        raise RuntimeError(f"the dashboard did not start: {line.strip()}")
+    return process, int(line.split("http://", 1)[1].split(",")[0].rsplit(":", 1)[1].split("/")[0])
+
+
+@contextmanager
+def broker_and_dashboard(settings: str = "") -> Iterator[tuple[LocalBroker, subprocess.Popen, int]]:
+    """A Mosquitto and ``pi-table fleet`` on it: the broker, the dashboard's process and the port
+    its page listens on; both stopped after."""
+    with tempfile.TemporaryDirectory(prefix="pi-table-bench-fleet-") as name:
+        broker = LocalBroker(Path(name) / "broker", settings=settings)
+        broker.start()
+        try:
+            process, port = dashboard(broker.url, Path(name))
+            try:
+                yield broker, process, port
+            finally:
+                process.terminate()
+                process.wait(timeout=30)
+        finally:
+            broker.stop()
+
+
 def run(tables: int = 200, seconds: float = 10.0, rate: float = 100.0) -> dict:
     """Start a broker, the dashboard and ``tables`` reporters; feed them ``rate`` status
     changes a second (round the tables) for ``seconds``; the figures."""
-    with tempfile.TemporaryDirectory(prefix="pi-table-bench-fleet-") as name:
-        folder = Path(name)
-        broker = LocalBroker(folder / "broker", settings="max_queued_messages 100000\n")
-        broker.start()
-        write_password_file(folder / "password", PASSWORD)
-        dashboard = subprocess.Popen(
-            [sys.executable, "-m", "pi_table", "fleet", "--broker", broker.url, "--password-file",
-             str(folder / "password"), "--port", "0", "--client-id", "bench-dashboard"],
-            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    with broker_and_dashboard("max_queued_messages 100000\n") as (broker, dashboard, port):
         reporters: list[Reporter] = []
         try:
-            line = dashboard.stdout.readline() if dashboard.stdout else ""
-            if "http://" not in line:
-                raise RuntimeError(f"the dashboard did not start: {line.strip()}")
-            port = int(line.split("http://", 1)[1].split(",")[0].rsplit(":", 1)[1])
             stream = Stream(port, login(port))
             for table in range(tables):
                 reporter = Reporter(config.broker(broker.url, table_id=f"bench-{table:03d}"),
@@ -148,9 +172,6 @@ def run(tables: int = 200, seconds: float = 10.0, rate: float = 100.0) -> dict:
         finally:
             for reporter in reporters:
                 reporter.stop()
-            dashboard.terminate()
-            dashboard.wait(timeout=10)
-            broker.stop()
     if len(latencies) < 2:
         raise RuntimeError("no status update reached the dashboard's stream")
     return {
@@ -186,23 +207,11 @@ def flood(seconds: float = 10.0, rate: float = 30.0, kb: float = 95.0) -> dict:
     status twice a second; the figures: how long t3's change takes to show on the dashboard's
     live page, before the flood and during it, and what the dashboard read of the flood."""
     plan, told = night_messages(kb)
-    with tempfile.TemporaryDirectory(prefix="pi-table-bench-flood-") as name:
-        folder = Path(name)
-        broker = LocalBroker(folder / "broker")
-        broker.start()
-        write_password_file(folder / "password", PASSWORD)
-        dashboard = subprocess.Popen(
-            [sys.executable, "-m", "pi_table", "fleet", "--broker", broker.url, "--password-file",
-             str(folder / "password"), "--port", "0", "--client-id", "bench-dashboard"],
-            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    with broker_and_dashboard() as (broker, dashboard, port):
         watched = Reporter(config.broker(broker.url, table_id="t3"), act=lambda request: {"ok": False}, heartbeat_s=3600)
         flooder = Reporter(config.broker(broker.url, table_id="t2"), act=lambda request: {"ok": False}, heartbeat_s=3600)
         host = Reporter(config.broker(broker.url, table_id="t1"), act=lambda request: {"ok": False}, heartbeat_s=3600)
         try:
-            line = dashboard.stdout.readline() if dashboard.stdout else ""
-            if "http://" not in line:
-                raise RuntimeError(f"the dashboard did not start: {line.strip()}")
-            port = int(line.split("http://", 1)[1].split(",")[0].rsplit(":", 1)[1])
             cookie = login(port)
             stream = Stream(port, cookie)
             for reporter in (watched, flooder, host):
@@ -236,9 +245,6 @@ def flood(seconds: float = 10.0, rate: float = 30.0, kb: float = 95.0) -> dict:
         finally:
             for reporter in (watched, flooder, host):
                 reporter.stop()
-            dashboard.terminate()
-            dashboard.wait(timeout=30)
-            broker.stop()
     return {"flood": {"messages": sent[0], "kb_each": round(len(told) / 1024, 1), "a_second": rate,
                       "dropped_by_the_dashboard": rows.get("t2", {}).get("dropped", 0)},
             "quiet": quiet, "flooded": flooded, "dashboard_cpu_pct": round(100 * cpu / seconds, 1)}

@@ -395,8 +395,10 @@ class Daemon:
         """On each wake of the loop, in its thread: a game that has just ended goes into the open night,
         and the screen's notice says who plays here next ("next: The Owls vs Quiz Club at table 2")."""
         if self.night is not None:
-            if self.session.state.is_over:  # nothing more on a wake mid-game
+            if self.session.state.is_over:
                 self.night.seen(self.session.id, lambda: self.session.public_view().to_json())
+            elif self.session.record.moves:  # a game under way: the round it is played for, looked up once
+                self.night.begun(self.session.id)
             self._next_up(self.night.next_up())
         self.notifier.watchdog(self.sickness)
 
@@ -602,8 +604,9 @@ class Daemon:
         for name, why in list(self.devices.why.items()):  # a copy: paho's thread may change it meanwhile
             health[name] = NOT_WORKING + say(why, lang)
         touch = self.devices.touch
-        if hasattr(touch, "connected"):  # the board's driver: what it last said of the link
-            health["touch"] = "ok" if touch.connected else say(self.loop.faults.get("touch", "connecting"), lang)
+        if hasattr(touch, "connected") and hasattr(touch, "trouble"):  # the board's driver: its link, its chips' bus
+            trouble = touch.trouble() if touch.connected else self.loop.faults.get("touch", "connecting")
+            health["touch"] = "ok" if trouble is None else say(trouble, lang)
         if "sound" in self.loop.faults:  # the audio output went missing after the start
             health["sound"] = f"not working: {say(self.loop.faults['sound'], lang)}"
         return health

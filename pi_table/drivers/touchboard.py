@@ -16,6 +16,10 @@ there the data port is what remains. Where names are missing (pyserial on Window
 on the highest USB interface number in its ``location`` ("1-1.2:x.2") wins: CircuitPython
 numbers the data port's interfaces after the console's. A ``port`` such as
 ``/dev/serial/by-id/usb-..._CircuitPython_...-if02`` avoids any guess.
+
+What the board tells of its chips' bus (a ``wire.Fault``: transfers it had to try again, a chip
+a brown-out reset, a chip out of range, SDA held low) is logged, and for a while after it shows
+in the board's health on the staff page (``trouble``), while the board itself plays on.
 """
 
 from __future__ import annotations
@@ -24,6 +28,7 @@ import logging
 import re
 import threading
 import time
+from collections import deque
 from collections.abc import Callable
 from typing import Any
 
@@ -50,10 +55,33 @@ NO_HELLO = N_("the touch board on {path} did not say hello within {seconds:g} s:
               "firmware (deploy firmware/ to it again); the game waits")
 OLDER_BOARD = Phrase.of("update the firmware")
 OTHER_PROTOCOL = N_("touch board speaks protocol {major}.{minor}, this table speaks {ours}.x: {advice}")
-FAULTS = (DISCONNECTED.template, NOT_FOUND, CONSOLE_ONLY, CANNOT_OPEN, NO_HELLO, OTHER_PROTOCOL)
+CHIP_RESET = N_("touch chip {chip} was reset and set up again: a dip in the touch board's power; check the USB cable "
+                "from the touch board to the Pi, and the Pi's own supply")
+OUT_OF_RANGE_CELLS = N_("touch chip {chip} could not tune the pads of cells {cells} and was set up again: check the "
+                        "wires from those pads to the chip")
+OUT_OF_RANGE = N_("touch chip {chip} could not tune its pads and was set up again: check the wires from its pads to "
+                  "the chip")
+I2C_ERRORS = N_("I2C errors: {count} in the last {minutes} minutes, each tried again at once: check the I2C cable's "
+                "joints, and that it runs apart from the LED cable")
+BUS_FREED = N_("a touch chip held the I2C bus, and the touch board freed it: if this comes back, check the I2C "
+               "cable's joints")
+BUS_HELD = N_("a touch chip holds the I2C bus and the touch board cannot free it: no card can be touched; unplug the "
+              "touch board's USB cable and plug it in again")
+FAULTS = (DISCONNECTED.template, NOT_FOUND, CONSOLE_ONLY, CANNOT_OPEN, NO_HELLO, OTHER_PROTOCOL, CHIP_RESET,
+          OUT_OF_RANGE_CELLS, OUT_OF_RANGE, I2C_ERRORS, BUS_FREED, BUS_HELD)
 """The templates of the faults this module reports: docs/cafe/troubleshooting.md has an entry for each
 (tests/test_troubleshooting.py collects every module's ``FAULTS``)."""
 CONSOLE_INTERFACE = "CircuitPython CDC "  # the REPL; the data port's name says "CDC2"
+TOLD_S = 600.0
+"""How long a fault the board told stays in its health: the board has mended it by then, but
+the staff should see it when they look at the staff page within a round or two."""
+I2C_ERRORS_WARN = 10
+"""Failed transfers within TOLD_S that make the board's health a warning: a sound bus has none,
+the board tries each again at once so no touch is missed, a chip unplugged for a moment costs 4;
+ten in ten minutes is a rate rising past a passing spike."""
+FIRST_CHIP = 0x5A
+"""The I2C address of the chip with electrodes 0-11; the next address has 12-23, and so on (the firmware's rule)."""
+CHIP_PADS = 12
 
 
 def _interface_number(location: str | None) -> int:
@@ -112,7 +140,8 @@ class TouchBoardSource(TouchSource):
     ``recalibrate``, ``set_thresholds`` and ``stream_readings`` may be called from any thread
     while connected; ``on_readings``, when set before ``start``, is called on the link's thread
     with each ``wire.Readings`` the board streams. ``connected``, ``bad_frames``,
-    ``disconnects`` and ``recalibrations`` are for health reports.
+    ``disconnects``, ``recalibrations`` and ``i2c_errors`` are for health reports, and ``trouble()``
+    says what the board told of its chips' bus that the staff should see.
     """
 
     def __init__(
@@ -143,7 +172,12 @@ class TouchBoardSource(TouchSource):
         self._pressed: frozenset[int] = frozenset()  # the cells this connection reported pressed
         self.disconnects = 0
         self.recalibrations = 0
+        self.i2c_errors = 0  # failed transfers the board told of since start
         self.on_readings: Callable[[wire.Readings], object] | None = None
+        self._told: dict[int, tuple[float, Phrase]] = {}  # a fault's kind -> when the board last told it, in words
+        self._errors: deque[tuple[float, int]] = deque()  # (when, count) of the failed transfers told within TOLD_S
+        self._errors_rising = False
+        self._told_lock = threading.Lock()  # the link's thread tells, the table loop's asks
 
     # --- the TouchSource interface
 
@@ -186,6 +220,25 @@ class TouchBoardSource(TouchSource):
     def connected(self) -> bool:
         """True from the board's hello until the link is lost."""
         return self._hello is not None
+
+    def trouble(self) -> Phrase | None:
+        """What the board told that the staff should see, the most serious first, or None: a bus
+        it cannot free (until it frees it or starts afresh); else, told within TOLD_S, a chip
+        reset, a chip out of range, failed transfers rising to I2C_ERRORS_WARN, the bus freed."""
+        now = self._clock()
+        with self._told_lock:
+            told = dict(self._told)
+            errors = self._errors_within(now)
+        held = told.get(wire.Fault.BUS_HELD)
+        if held is not None and held[1].template == BUS_HELD:
+            return held[1]
+        recent = {kind: phrase for kind, (when, phrase) in told.items() if now - when < TOLD_S}
+        for kind in (wire.Fault.RESET, wire.Fault.OUT_OF_RANGE):
+            if kind in recent:
+                return recent[kind]
+        if errors >= I2C_ERRORS_WARN:
+            return Phrase.of(I2C_ERRORS, count=errors, minutes=round(TOLD_S / 60))
+        return recent.get(wire.Fault.BUS_HELD)
 
     @property
     def bad_frames(self) -> int:
@@ -255,6 +308,8 @@ class TouchBoardSource(TouchSource):
                         hello.board, hello.electrodes, beyond)
         self._mask = None
         self._hello = hello
+        with self._told_lock:  # a board started afresh tells again of a bus it cannot free
+            self._told.pop(wire.Fault.BUS_HELD, None)
         self._send_thresholds(hello.electrodes)
         self._health(True, Phrase.of("touch board {board} firmware {firmware}", board=hello.board, firmware=firmware),
                      f"on {path}, protocol {major}.{minor}, {hello.electrodes} electrodes")
@@ -292,6 +347,8 @@ class TouchBoardSource(TouchSource):
                         self.on_readings(message)
                 elif isinstance(message, wire.Log):
                     self._log_from_board(message)
+                elif isinstance(message, wire.Fault):
+                    self._fault(message, now)
                 elif isinstance(message, wire.Ack) and message.status != wire.Ack.OK:
                     command = wire.MESSAGES.get(message.command, wire.Message).NAME or hex(message.command)
                     log.warning("touch board refused %s (status %d)", command, message.status)
@@ -346,6 +403,65 @@ class TouchBoardSource(TouchSource):
     @staticmethod
     def _log_from_board(message: wire.Log) -> None:
         log.info("touch board says: %s", message.text)
+
+    def _fault(self, fault: wire.Fault, now: float) -> None:
+        """Log what the board told, and keep it for ``trouble``: failed transfers at INFO, with a
+        WARNING when their rate rises past I2C_ERRORS_WARN (and an INFO when it falls back), the
+        rest at WARNING (ERROR for a bus the board cannot free)."""
+        chip = f"0x{fault.chip:02x}"
+        if fault.kind == wire.Fault.I2C_ERRORS:
+            self._transfers_failed(chip, fault.count, now)
+            return
+        if fault.kind == wire.Fault.RESET:
+            log.warning("touch board: chip %s was found reset (%d times since the board started) and was set up "
+                        "again", chip, fault.count)
+            phrase = Phrase.of(CHIP_RESET, chip=chip)
+        elif fault.kind == wire.Fault.OUT_OF_RANGE:
+            cells = self._cells_of(fault.chip, fault.count)
+            log.warning("touch board: chip %s reads out of range (status 0x%04x: %s) and was set up again", chip,
+                        fault.count, f"cells {cells}" if cells else "no cell's pad")
+            phrase = Phrase.of(OUT_OF_RANGE_CELLS, chip=chip, cells=cells) if cells else Phrase.of(OUT_OF_RANGE,
+                                                                                                      chip=chip)
+        elif fault.kind == wire.Fault.BUS_HELD and fault.count:
+            log.warning("touch board: a chip held the I2C bus's SDA low; %d clocks on SCL freed it", fault.count)
+            phrase = Phrase.of(BUS_FREED)
+        elif fault.kind == wire.Fault.BUS_HELD:
+            log.error("touch board: a chip holds the I2C bus's SDA low and nine clocks on SCL do not free it: every "
+                      "pad is deaf until the board's power is cycled")
+            phrase = Phrase.of(BUS_HELD)
+        else:
+            log.warning("touch board: a fault of a kind this version does not know (%s)", fault)
+            return
+        with self._told_lock:
+            self._told[fault.kind] = (now, phrase)
+
+    def _transfers_failed(self, chip: str, count: int, now: float) -> None:
+        self.i2c_errors += count
+        with self._told_lock:
+            self._errors.append((now, count))
+            within = self._errors_within(now)
+        minutes = round(TOLD_S / 60)
+        log.info("touch board: %d I2C transfers to chip %s failed and were tried again (%d in the last %d minutes)",
+                 count, chip, within, minutes)
+        rising = within >= I2C_ERRORS_WARN
+        if rising and not self._errors_rising:
+            log.warning("touch board: I2C errors are rising: %d in the last %d minutes; check the I2C cable's joints, "
+                        "and that it runs apart from the LED cable", within, minutes)
+        elif self._errors_rising and not rising:
+            log.info("touch board: I2C errors have eased: %d in the last %d minutes", within, minutes)
+        self._errors_rising = rising
+
+    def _errors_within(self, now: float) -> int:
+        """The failed transfers told within TOLD_S of ``now`` (older ones forgotten); under the lock."""
+        while self._errors and now - self._errors[0][0] >= TOLD_S:
+            self._errors.popleft()
+        return sum(count for _, count in self._errors)
+
+    def _cells_of(self, chip: int, status: int) -> str:
+        """The cells whose pads a chip's out-of-range status names, as "4, 7" ("" when none)."""
+        first = (chip - FIRST_CHIP) * CHIP_PADS
+        electrodes = [first + pin for pin in range(CHIP_PADS) if status >> pin & 1]
+        return ", ".join(str(cell) for cell in sorted(self._cells[e] for e in electrodes if e in self._cells))
 
     # --- writing
 

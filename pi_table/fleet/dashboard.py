@@ -90,6 +90,8 @@ WORDS = {  # the page's words, translated once for the page's language
     "standings": N_("Standings of {night}"), "hosted": N_("run from table {host}"), "closed": N_("closed"),
     "team": N_("Team"), "played": N_("played"), "won": N_("won"),
     "lost": N_("lost"), "points": N_("points"), "margin": N_("margin"), "rating": N_("rating"),
+    "byes": N_("byes"), "buchholz": N_("Buchholz"), "withdrawn": N_("withdrawn"), "tiebreak": N_("Tie-break: {tiebreak}"),
+    "tiebreak_rating": N_("rating, then margin"), "tiebreak_buchholz": N_("Buchholz (the points of the teams met), then rating"),
 }
 FAULTS = (FAILED.template, WORDS["dropped"])
 """The templates of the faults this module reports: docs/cafe/troubleshooting.md has an entry for each
@@ -241,9 +243,10 @@ class Fleet:
             raise schema.Refused("plan", Phrase.of("a night's plan, its rounds of its teams")) from None
 
     def _plan(self, host: str, plan: dict) -> None:
-        """A host's plan (under the lock): its night's now, unless it is an older one of the same night."""
+        """A host's plan (under the lock): its night's now, unless it is an older one of the same
+        night or the same one again (a host sends its plan again at every connection)."""
         kept = self.plans.get(host)
-        if kept is None or kept["night"] != plan["night"] or kept["seq"] <= plan["seq"]:
+        if kept is None or kept["night"] != plan["night"] or kept["seq"] < plan["seq"]:
             self.plans[host] = plan
             self._nights_changed()
 
@@ -298,7 +301,8 @@ class Fleet:
                 night.played.extend(game for game in games if night.awaits(game))
         return {"night": night.id, "host": host, "name": night.name, "open": night.open, "tables": list(night.tables),
                 "games": sorted(game.id for game in night.played),
-                "standings": [line.to_json() for line in night.standings()],
+                "standings": [line.to_json() for line in night.standings()], "tiebreak": night.tiebreak,
+                "bye": night.bye,
                 "high_scores": [score.to_json() for score in high_scores(night.played)]}
 
     def drop(self, table_id: str, why: Phrase, failure: bool = False) -> dict:
@@ -712,7 +716,7 @@ class Dashboard(ServerThread):
         return response
 
 
-STANDING = ("played", "won", "lost", "points", "margin", "rating")  # a team's line's columns, after its name
+STANDING = ("played", "won", "lost", "byes", "points", "margin", "rating", "buchholz")  # a team's line's columns, after its name
 
 STYLE = """
 body { font-family: system-ui, sans-serif; margin: 1rem; background: #111; color: #eee; }
@@ -770,14 +774,18 @@ function nights(list) {
     const body = document.createElement("tbody");
     body.append(...night.standings.map((line, place) => {
       const tr = document.createElement("tr");
-      tr.append(cell((place + 1) + ". " + line.team), ...STANDING.map((key) => cell(String(line[key]))));
+      const name = (place + 1) + ". " + line.team + (line.withdrawn ? " (" + WORDS.withdrawn + ")" : "");
+      tr.append(cell(name), ...STANDING.map((key) => cell(String(line[key]))));
       return tr;
     }));
     const table = document.createElement("table");
     table.append(element("thead", ""), body);
     table.tHead.append(head);
     const host = WORDS.hosted.replace("{host}", () => night.host) + (night.open ? "" : " · " + WORDS.closed);
-    section.append(element("h2", WORDS.standings.replace("{night}", () => night.name)), element("p", host), table);
+    // every standings page names the night's tie-break
+    const tiebreak = WORDS.tiebreak.replace("{tiebreak}", () => WORDS["tiebreak_" + night.tiebreak] || night.tiebreak);
+    section.append(element("h2", WORDS.standings.replace("{night}", () => night.name)), element("p", host),
+                   element("p", tiebreak), table);
     return section;
   }));
 }

@@ -21,6 +21,7 @@ from ..engine.endings import Termination
 from ..engine.games import NAMES
 from ..engine.phrase import Phrase
 from ..errors import PiTableError
+from ..night.book import MAX_HISTORY
 from ..night.names import MAX_NAME, MAX_NICKNAMES
 from ..night.pairing import MAX_TABLES
 
@@ -243,10 +244,15 @@ TEAM = Record({"name": Text(MAX_NAME), "nicknames": ListOf(Text(MAX_NAME), MAX_N
 PAIR = Record({"table": Text(NAME), "red": Text(MAX_NAME), "blue": Text(MAX_NAME)}, required=("table", "red", "blue"))
 ROUND = Record({"number": Number(1, 10_000, whole=True), "pairs": Records(PAIR, MAX_TABLES),
                 "resting": ListOf(Text(MAX_NAME), MOST_TEAMS)}, required=("number", "pairs", "resting"))
+DECIDED = Record({  # night.book.Night.history: a team withdrawn or back, a result entered or corrected at the desk
+    "event": Text(NAME), "team": Text(MAX_NAME), "round": Number(1, 10_000, whole=True), "table": Text(NAME),
+    "result": Text(NAME), "winner": maybe(Text(MAX_NAME)), "game": NAMED, "by": Text(NAME), "at": TIME,
+}, required=("event", "by", "at"))
 PLAN = Record({  # night.book.Night.plan_json: the night a host runs, as the tables that follow it read it
     "night": Text(NAME), "name": Text(NAME), "games": ListOf(Text(NAME), len(NAMES)), "tables": ListOf(Text(NAME), MAX_TABLES),
     "opened": TIME, "closed": maybe(TIME), "seq": Number(0, 10**9, whole=True), "teams": Records(TEAM, MOST_TEAMS),
     "rounds": Records(ROUND, 1000), "proof": Text(NAME),  # of the night's code (night.code); a host before them sends none
+    "bye": Number(0, 1), "tiebreak": Text(NAME), "history": Records(DECIDED, MAX_HISTORY),  # a host before issue 38's: none
 }, required=("night", "name", "games", "tables", "opened", "closed", "seq", "teams", "rounds"))
 TOPICS: dict[str, Spec] = {"status": STATUS, "online": Flag(), "events": EVENT, "night": NIGHT, "plan": PLAN}
 """What the dashboard reads of each table's topics; the tables read each other's night and plan."""

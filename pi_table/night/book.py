@@ -1,7 +1,8 @@
 """The night's book: one private file per night, written as the journal is, a line per event
 (opened, a team joined, a phone's team approved or a team removed, a round proposed, swapped
-or confirmed, a game played, closed; at a follower, the host accepted, the host's plan as it
-was heard, the night left), each
+or confirmed, a game begun at this table and the round it was dealt for, a game played, a
+team withdrawn or back, a result the staff entered or corrected, closed; at a follower, the
+host accepted, the host's plan as it was heard, the night left), each
 line fsynced and sealed with its CRC-32, so a restart or a power cut in the middle of a night
 loses nothing the staff or a table was told was kept. The night as it stands is the replay of
 its lines (``Night``): pure, and what the standings and the pairings are computed from.
@@ -16,6 +17,13 @@ is an offer on its staff page, and changes nothing here.
 Which night is open here is what the book's pointer (``POINTER``) names, written as each night
 opens, is accepted, closes or is left: a night's file is named by the clock that opened it (a
 host's, for a night followed), so the file whose name sorts last may be any night.
+
+What the staff decide at the desk, as a tournament's director does, is a line of the book with
+who did it and when (``STAFF_EVENTS``: the night's history): a team withdrawn (it keeps its
+results and leaves the pairings) or back, and a round's result entered or corrected at a table
+(``RESULTS``: a win, a forfeit, a double loss, a void pair, a recorded game credited to this pair,
+or back to the table's own game). The host's plan carries that history, so the tables that follow
+and the dashboard count the same results.
 
 A line's format is the journal's (pi_table/table/journal.py): JSON whose last field is ``"crc"``,
 the CRC-32 of the line's bytes before it. Reading, a line that fails its checksum or does not
@@ -45,10 +53,11 @@ from ..files import CRC_FIELD, PRIVATE_DIR, create_private, read_file, seal, sea
 from .code import new_code, proves, shown
 from .games import Game
 from .names import Blocklist, NameRefused, Team, team, tidy
-from .pairing import MAX_TABLES, Pair, Round, met, propose, swap
+from .pairing import BLUE, MAX_TABLES, RED, Pair, PairingRefused, Round, met, propose, swap
+from .scoring import BUCHHOLZ, BYE_POINTS, DOUBLE_LOSS, FORFEIT, PLAYED, RATING
 
 if TYPE_CHECKING:
-    from .standings import Standing
+    from .standings import Result, Standing
 
 log = logging.getLogger("pi_table.night")
 T = TypeVar("T")
@@ -62,6 +71,12 @@ POINTER = "open"  # the file naming the night open here (its id), empty when non
 MAX_TEAMS = 64  # teams a night takes from the phones: a café's room, not a flood from its Wi-Fi
 MAX_WAITING = 16  # phones' teams waiting for the staff at once: a flood fills this list, never the night
 MAX_OFFERS = 16  # nights offered to this table at once (each from another table's plan)
+MAX_HISTORY = 2000  # the staff's withdrawals and results in a night: far past a week of rounds
+PLANLESS = ("game", "deal")  # a table's games: no change of the host's plan (``changed`` does not hear of them)
+STAFF_EVENTS = ("withdraw", "reinstate", "result")  # the night's history: each with who ("by") and when ("at")
+WON, VOID, CREDIT, TABLE = "won", "void", "game", "table"  # with scoring's FORFEIT and DOUBLE_LOSS
+RESULTS = (WON, FORFEIT, DOUBLE_LOSS, VOID, CREDIT, TABLE)
+MAX_BYE_POINTS = 1.0
 
 
 def folder_of(journal_dir: Path) -> Path:
@@ -134,6 +149,12 @@ class Night:
     code: str = ""  # the host's: what its staff and screen show to the staff of the tables that follow
     accepted: bool = False  # a night followed: its host accepted here (a night followed before the codes was not)
     left: bool = False  # a night followed: left by this table's staff
+    bye: float = BYE_POINTS  # the points of a bye (a round sat out)
+    tiebreak: str = RATING  # after points: the rating, or Buchholz
+    withdrawn: set[str] = field(default_factory=set)
+    results: dict[tuple[int, str], dict] = field(default_factory=dict)  # a round's table: the staff's latest result
+    history: list[dict] = field(default_factory=list)  # the staff's events (STAFF_EVENTS), in order
+    dealt: dict[str, int | None] = field(default_factory=dict)  # this table's games: the round each began in
 
     @property
     def open(self) -> bool:
@@ -151,6 +172,7 @@ class Night:
             self.name, self.opened = str(event["name"]), float(event["at"])
             self.games, self.tables = tuple(map(str, event["games"])), tuple(map(str, event["tables"]))
             self.code = str(event.get("code", ""))  # a night opened before the codes has none
+            self.bye, self.tiebreak = _bye(event.get("bye", BYE_POINTS)), _tiebreak(event.get("tiebreak", RATING))
         elif kind == "join":
             joined = Team(str(event["team"]), tuple(map(str, event["nicknames"])))
             (self.waiting if event.get("waiting") else self.teams)[joined.name] = joined
@@ -159,6 +181,8 @@ class Night:
             self.teams[name] = self.waiting.pop(name)
         elif kind == "remove":
             self._remove(str(event["team"]))
+        elif kind in STAFF_EVENTS:
+            self._decided(event)
         elif kind in ("proposal", "round"):
             made = Round.from_json(event["round"])
             if kind == "round":
@@ -181,6 +205,10 @@ class Night:
         elif kind == "leave":
             self.closed, self.left = float(event["at"]), True
             return
+        elif kind == "deal":  # this table's own: no change of the host's plan
+            number = event["round"]
+            self.dealt[str(event["game"])] = None if number is None else int(number)
+            return
         else:
             raise ValueError(f"unknown event {kind!r}")
         if self.host is None:
@@ -193,6 +221,41 @@ class Night:
         self.opened, self.closed = float(plan["opened"]), None if plan["closed"] is None else float(plan["closed"])
         self.teams = {str(t["name"]): Team(str(t["name"]), tuple(map(str, t["nicknames"]))) for t in plan["teams"]}
         self.rounds, self.proposal = [Round.from_json(made) for made in plan["rounds"]], None
+        self.bye, self.tiebreak = _bye(plan.get("bye", BYE_POINTS)), _tiebreak(plan.get("tiebreak", RATING))
+        self.withdrawn, self.results, self.history = set(), {}, []
+        for event in plan.get("history") or ():
+            self._decided(dict(event))
+
+    def _decided(self, event: dict) -> None:
+        """A staff's event (``STAFF_EVENTS``), checked: ValueError (or KeyError, TypeError) when
+        it names no team, round, table or result of the night."""
+        kind, by, at = str(event["event"]), str(event["by"]), float(event["at"])
+        if len(self.history) >= MAX_HISTORY:
+            raise ValueError("a night's history is full")
+        if kind in ("withdraw", "reinstate"):
+            name = str(event["team"])
+            if name not in self.teams or (name in self.withdrawn) != (kind == "reinstate"):
+                raise ValueError(f"no team to {kind}")
+            if kind == "withdraw":
+                self.withdrawn.add(name)
+                if self.proposal is not None and name in self.proposal.names:
+                    self.proposal = None
+            else:
+                self.withdrawn.discard(name)
+            self.history.append({"event": kind, "team": name, "by": by, "at": at})
+            return
+        number, table, result = int(event["round"]), str(event["table"]), str(event["result"])
+        pair = self.rounds[number - 1].pair_at(table) if 0 < number <= len(self.rounds) else None
+        winner, game = event.get("winner"), event.get("game")
+        if pair is None or result not in RESULTS or (result in (WON, FORFEIT)) != (winner in pair.teams) \
+                or (result == CREDIT) != isinstance(game, str):
+            raise ValueError("no result of a round's pair")
+        if result == TABLE:
+            self.results.pop((number, table), None)
+        else:
+            self.results[(number, table)] = {"result": result, "winner": winner, "game": game, "at": at}
+        self.history.append({"event": kind, "round": number, "table": table, "result": result, "winner": winner,
+                             "game": game, "by": by, "at": at})
 
     def _remove(self, name: str) -> None:
         """A team gone before its first round: a proposal that names it goes too, to be made again."""
@@ -204,6 +267,7 @@ class Night:
         del self.teams[name]
         if self.proposal is not None and name in self.proposal.names:
             self.proposal = None
+        self.withdrawn.discard(name)
 
     def first_round(self, name: str) -> int | None:
         """The first confirmed round that pairs the team ``name`` at a table, if any: from then on
@@ -220,6 +284,12 @@ class Night:
             return None
         return pair
 
+    def still_played(self, made: Round) -> list[str]:
+        """The tables of round ``made`` whose game is neither recorded nor entered by the staff:
+        still played, or not begun."""
+        return [pair.table for pair in made.pairs if (made.number, pair.table) not in self.results
+                and not any(g.round == made.number and g.table == pair.table for g in self.played)]
+
     def awaits(self, game: Game) -> bool:
         """Whether ``game`` is one the night waits for: its round's game at its table, by the pair
         the round put there, of a game the night allows."""
@@ -233,12 +303,52 @@ class Night:
         need to record their round's games, and the sequence that orders the plans."""
         return {"night": self.id, "name": self.name, "games": list(self.games), "tables": list(self.tables),
                 "opened": self.opened, "closed": self.closed, "seq": self.seq,
-                "teams": [t.to_json() for t in self.teams.values()], "rounds": [made.to_json() for made in self.rounds]}
+                "teams": [t.to_json() for t in self.teams.values()], "rounds": [made.to_json() for made in self.rounds],
+                "bye": self.bye, "tiebreak": self.tiebreak, "history": list(self.history)}
+
+    def counted(self) -> list[Result]:
+        return list(self.slots().values())
+
+    def slots(self) -> dict[tuple[int, str], Result]:
+        """Each round's pair (by its round and table) as it counts: the staff's result for it,
+        else the game its table recorded (unless the staff credited that game to another pair);
+        a void pair or one still played, none."""
+        from .standings import Result
+
+        by_id = {game.id: game for game in self.played}
+        credited = {entry["game"] for entry in self.results.values() if entry["result"] == CREDIT}
+        slots = {(game.round, game.table): Result.of(game) for game in self.played
+                 if game.rated and game.round is not None and game.id not in credited}
+        for (number, table), entry in self.results.items():
+            pair = self.rounds[number - 1].pair_at(table)
+            assert pair is not None  # _decided checked it
+            slots.pop((number, table), None)
+            result, place = entry["result"], f"{number}/{table}"
+            if result in (WON, FORFEIT, DOUBLE_LOSS):
+                how = PLAYED if result == WON else result
+                slots[(number, table)] = Result(place, number, pair.teams, entry["winner"], how, None, entry["at"])
+            elif result == CREDIT and (game := by_id.get(entry["game"])) is not None and game.rated:
+                winner = None if game.winner is None else pair.teams[game.teams.index(game.winner)]
+                slots[(number, table)] = Result(game.id, number, pair.teams, winner, PLAYED, game.margin, game.at)
+        return slots
+
+    def byes(self) -> Counter[str]:
+        """The rounds each team sat out."""
+        return Counter(name for made in self.rounds for name in made.resting)
+
+    def colours(self) -> dict[str, list[str]]:
+        """Each team's colours (red plays first), round by round."""
+        seen: dict[str, list[str]] = {}
+        for made in self.rounds:
+            for pair in made.pairs:
+                seen.setdefault(pair.red, []).append(RED)
+                seen.setdefault(pair.blue, []).append(BLUE)
+        return seen
 
     def standings(self) -> list[Standing]:
         from .standings import standings  # openskill: loaded once a night is looked at, not at the table's start
 
-        return standings(self.teams, self.played)
+        return standings(self.teams, self.counted(), self.byes(), self.bye, self.tiebreak, self.withdrawn)
 
     @property
     def round(self) -> Round | None:
@@ -249,13 +359,13 @@ class Night:
         """The Swiss pairing of the next round, from the standings and the pairs that have met."""
         if not self.teams:
             raise NightRefused("no team has joined the night yet")
-        lines = self.standings()
-        paired = met(pair.teams for made in self.rounds for pair in made.pairs)
+        lines = [line for line in self.standings() if not line.withdrawn]
+        if len(lines) < 2:
+            raise PairingRefused("a round needs two teams and a table")
+        paired = met(pair.teams for made in self.rounds for pair in made.pairs)  # a pair paired counts as met
         before = paired | met((game.teams[0], game.teams[1]) for game in self.played if game.rated)
-        rounds = Counter(name for made in self.rounds for pair in made.pairs for name in pair.teams)
-        played = {line.team: max(line.played, rounds[line.team]) for line in lines}  # a pair paired counts as met
-        return propose(len(self.rounds) + 1, [line.team for line in lines],
-                       {line.team: line.points for line in lines}, played, before, self.tables)
+        return propose(len(self.rounds) + 1, [line.team for line in lines], {line.team: line.points for line in lines},
+                       self.byes(), before, self.tables, self.colours())
 
     def to_json(self) -> dict[str, object]:
         """The night for its staff page: its code too, at its host (the staff of the tables that follow type it)."""
@@ -263,12 +373,28 @@ class Night:
                 "opened": self.opened, "closed": self.closed, "open": self.open, "host": self.host,
                 "teams": [t.to_json() for t in self.teams.values()],
                 "waiting": [t.to_json() for t in self.waiting.values()],
-                "removable": [name for name in (*self.waiting, *self.teams) if self.first_round(name) is None],
+                "withdrawn": sorted(self.withdrawn), "bye": self.bye, "tiebreak": self.tiebreak,
                 "rounds": [made.to_json() for made in self.rounds],
+                "still_played": {str(made.number): tables for made in self.rounds if (tables := self.still_played(made))},
+                "results": [{"round": number, "table": table, **entry} for (number, table), entry in self.results.items()],
+                "history": list(self.history),
                 "proposal": None if self.proposal is None else self.proposal.to_json(),
                 "games_played": [game.to_json() for game in self.played],
                 "standings": [line.to_json() for line in self.standings()],
                 **({"code": shown(self.code)} if self.host is None and self.code else {})}
+
+
+def _bye(points: object) -> float:
+    """A night's points for a bye: 0 to a win's; ValueError for anything else."""
+    if isinstance(points, bool) or not isinstance(points, (int, float)) or not 0 <= points <= MAX_BYE_POINTS:
+        raise ValueError("a bye's points are a number from 0 to 1")
+    return float(points)
+
+
+def _tiebreak(name: object) -> str:
+    if name not in (RATING, BUCHHOLZ):
+        raise ValueError("a tie-break is rating or buchholz")
+    return str(name)
 
 
 def decode_line(line: bytes) -> dict:
@@ -333,7 +459,7 @@ class Book:
         self.folder, self.blocked, self.clock = folder, blocked or Blocklist(), clock
         self.cafe_tables = frozenset(cafe_tables)
         self.night: Night | None = None
-        self.changed: Callable[[], None] | None = None  # hears of each change kept (the fleet's plan), under the lock
+        self.changed: Callable[[], None] | None = None  # hears of each change of the plan kept (the fleet's), under the lock
         self.followed: Callable[[], None] | None = None  # hears of a night accepted here (the games heard, gathered)
         self.offers: dict[str, dict] = {}  # by host: the plan of a night that names this table, not accepted here
         self.version = 0
@@ -399,7 +525,7 @@ class Book:
             self._write(event)
             night.apply(event)
             self.version += 1
-            if self.changed is not None:
+            if self.changed is not None and event["event"] not in PLANLESS:
                 self.changed()
             return night
 
@@ -455,7 +581,9 @@ class Book:
         return self.night
 
     @_locked
-    def open(self, name: str, games: Iterable[str], tables: Iterable[str]) -> Night:
+    def open(self, name: str, games: Iterable[str], tables: Iterable[str], bye: float = BYE_POINTS,
+             tiebreak: str = RATING) -> Night:
+        """A new night here, hosted: its games, tables, the points of a bye and its tie-break."""
         self._free()
         try:
             name = tidy(name, MAX_NIGHT_NAME, N_("night's name"))
@@ -468,10 +596,15 @@ class Book:
         if not tables or len(tables) > MAX_TABLES or not all(TABLE_ID.fullmatch(t) for t in tables):
             raise NightRefused("a night has 1 to {most} tables, each named with letters, digits, - or _",
                                most=MAX_TABLES)
+        try:
+            bye, tiebreak = _bye(bye), _tiebreak(tiebreak)
+        except ValueError:
+            raise NightRefused("a bye scores 0 to 1 point, and the tie-break is {names}",
+                               names=f"{RATING}, {BUCHHOLZ}") from None
         at = self.clock()
         self._start(self._new_id(at))
         night = self._change({"event": "open", "name": name, "games": list(games), "tables": list(tables), "at": at,
-                              "code": new_code()})
+                              "code": new_code(), "bye": bye, "tiebreak": tiebreak})
         self._point(night.id)
         return night
 
@@ -512,6 +645,49 @@ class Book:
         self._change({"event": "remove", "team": name})
 
     @_locked
+    def withdraw(self, name: str, by: str) -> None:
+        """A team that leaves the night (``by``: who at the desk): it keeps its results and is
+        paired no more, until it is back (``reinstate``)."""
+        night = self._hosted()
+        if name not in night.teams or name in night.withdrawn:
+            raise NightRefused("no team {team} is playing in the night", team=name)
+        self._change({"event": "withdraw", "team": name, "by": by, "at": self.clock()})
+
+    @_locked
+    def reinstate(self, name: str, by: str) -> None:
+        """A team withdrawn, back in the night: it is paired again from the next round."""
+        night = self._hosted()
+        if name not in night.withdrawn:
+            raise NightRefused("no team {team} has withdrawn", team=name)
+        self._change({"event": "reinstate", "team": name, "by": by, "at": self.clock()})
+
+    @_locked
+    def result(self, number: int, table: str, result: str, by: str, winner: str | None = None,
+               game: str | None = None) -> None:
+        """The staff's result for round ``number``'s pair at ``table`` (``RESULTS``): ``winner``
+        one of the pair for a win or a forfeit, ``game`` a game recorded in the night to credit
+        to this pair; ``TABLE`` goes back to what the table recorded."""
+        night = self._hosted()
+        made = night.rounds[number - 1] if 0 < number <= len(night.rounds) else None
+        pair = None if made is None else made.pair_at(table)
+        if pair is None:
+            raise NightRefused("round {number} has no pair at table {table}", number=number, table=table)
+        if result not in RESULTS:
+            raise NightRefused("a result is one of {results}", results=", ".join(RESULTS))
+        if (result in (WON, FORFEIT)) != (winner in pair.teams):
+            raise NightRefused("a win or a forfeit names its winner, {red} or {blue}, and no other result does",
+                               red=pair.red, blue=pair.blue)
+        if result == CREDIT and not any(g.id == game and g.rated for g in night.played):
+            raise NightRefused("no game {game} between two teams is recorded in the night", game=str(game))
+        self._change({"event": "result", "round": number, "table": table, "result": result, "winner": winner,
+                      "game": game if result == CREDIT else None, "by": by, "at": self.clock()})
+
+    @_locked
+    def deal(self, game_id: str, number: int | None) -> None:
+        """This table's game ``game_id`` has begun: for round ``number`` (None: free play), for good."""
+        self._change({"event": "deal", "game": game_id, "round": number})
+
+    @_locked
     def propose(self) -> Round:
         made = self._hosted().next_round()
         self._change({"event": "proposal", "round": made.to_json()})
@@ -527,10 +703,17 @@ class Book:
         return made
 
     @_locked
-    def confirm(self) -> Round:
+    def confirm(self, over: bool = False) -> Round:
+        """The round proposed, confirmed; while a table still plays the round before, only when
+        told to go ``over`` it (those games still count for their own round)."""
         night = self._hosted()
         if night.proposal is None:
             raise NightRefused("propose the next round first")
+        playing = [] if night.round is None else night.still_played(night.round)
+        if playing and not over:
+            raise NightRefused("round {number} is still played at table {tables}: confirm round {next} anyway? "
+                               "Those games count for round {number} when they end", number=len(night.rounds),
+                               tables=", ".join(playing), next=len(night.rounds) + 1)
         made = night.proposal
         self._change({"event": "round", "round": made.to_json()})
         return made
@@ -704,6 +887,10 @@ def _holds(plan: dict, kept: Night | None) -> None:
     if len(set(teams)) != len(teams) or not all(TABLE_ID.fullmatch(t) for t in tables) \
             or not set(plan["games"]) <= set(NAMES):
         raise NightRefused("the plan's teams, tables or games do not hold together")
+    try:
+        Night(str(plan["night"]))._follow("", plan)  # its bye, tie-break and history, as a follower replays them
+    except (KeyError, TypeError, ValueError):
+        raise NightRefused("the plan's results do not hold together") from None
     if kept is not None and ((kept.name, kept.games, kept.tables, kept.opened) != (
             plan["name"], tuple(plan["games"]), tuple(plan["tables"]), plan["opened"])
             or not {name for game in kept.played for name in game.teams} <= set(teams)

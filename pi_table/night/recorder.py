@@ -1,11 +1,14 @@
 """The table's side of a night: each game that ends at this table is recorded into the open
-night with the pair the round put at this table, once (its journal id), and the table's screen
-can say who plays here next.
+night with the round and the pair it was dealt for, once (its journal id), and the table's
+screen can say who plays here next.
 
-The daemon calls ``seen`` on every wake of its loop, in the loop's thread: cheap while the game
-goes on (one look at the public view) and a no-op for a game already recorded or outside the
-night. A game is the round's when it ends after the round was confirmed and its pair at this
-table has not played yet; any other game at the table is free play, and not the night's.
+A game belongs to the round under way when it began (its first move: a game dealt and left
+untouched is the next pair's to play), if that round's pair at this table has not played yet;
+any other game at the table is free play, and not the night's. The daemon calls ``begun`` on
+each wake of its loop while a game is under way, once it has a move, and ``seen`` once it is
+over, both in the loop's thread. ``begun`` writes the round into the book once for each game, so
+a game that began in round 3 and ends after the staff confirmed round 4 is round 3's, by round
+3's pair, even across a restart; round 4's pair then plays its own game here.
 
 At a table that hosts the night, ``plan`` is what the fleet's reporter tells the other tables,
 with the proof of the night's code (``night.code``), which the table's screen shows while the
@@ -38,10 +41,28 @@ class Recorder:
         self.book, self.table, self.clock = book, table, clock
         self.published: Callable[[Game], None] | None = None
         self._done: str | None = None  # the last game id looked at once over
+        self._begun: str | None = None  # the last game id whose round was looked up (or written) once begun
         self._heard: dict[str, dict] = {}  # each other table's last night report, gathered again at a new plan
         self._next: tuple[int, Phrase | None] | None = None  # next_up as of the book's version
         self._proof: tuple[str, str, str] | None = None  # the night's id, its code and their proof, made once
         book.followed = self._gather_heard
+
+    def begun(self, game_id: str) -> None:
+        """The game ``game_id`` has its first move: the round it is played for is written into the
+        book (None: free play), once; a no-op after the first wake of each game."""
+        if game_id == self._begun:
+            return
+        self._begun = game_id
+        with self.book.lock:
+            night = self.book.night
+            if night is None or not night.open or game_id in night.dealt or game_id in night.ids():
+                return
+            made = night.round
+            pair = night.unplayed(made, self.table)
+            number = made.number if made is not None and pair is not None else None
+            self.book.deal(game_id, number)
+        log.info("night %s: game %s at table %s is %s", night.name, game_id, self.table,
+                 "free play" if number is None else f"round {number}'s")
 
     def seen(self, game_id: str, state: Callable[[], dict]) -> Game | None:
         """The game ``game_id`` as it stands (``state``: its public view's JSON), recorded if it has just ended."""
@@ -55,7 +76,10 @@ class Recorder:
             night = self.book.night
             if night is None or not night.open or game_id in night.ids():
                 return None
-            made = night.round
+            made = night.round  # a game whose beginning was not seen (its last move its first): the round now
+            if game_id in night.dealt:
+                number = night.dealt[game_id]
+                made = None if number is None else night.rounds[number - 1]
             pair = night.unplayed(made, self.table)
             if made is None or pair is None or view.get("game") not in night.games:
                 return None

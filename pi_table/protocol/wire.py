@@ -13,7 +13,7 @@ CRC the decoder resynchronises at the next sync byte.
 
 SYNC = 0xA5
 PROTOCOL_MAJOR = 1
-PROTOCOL_MINOR = 1  # 1.1 added readings and stream-readings
+PROTOCOL_MINOR = 2  # 1.1 added readings and stream-readings, 1.2 fault
 MAX_PAYLOAD = 96
 OVERHEAD = 6  # sync, length, sequence, type, two CRC bytes
 MASK_BYTES = 8  # touch masks are 64-bit: up to 64 electrodes
@@ -346,6 +346,51 @@ class Readings(Message):
                 "pads=" + ",".join("{}/{}".format(f, b) for f, b in self.pads)]
 
 
+class Fault(Message):
+    """Board to host (added in 1.2): something the bus or a chip did, and what the board did about it.
+
+    ``chip`` is the chip's I2C address (0 for the bus as a whole). ``kind``: I2C_ERRORS, ``count``
+    transfers to the chip failed since the last such report, each tried again at once (a chip
+    that fails every try is lost, which a log says); RESET, the chip was found out of run mode or
+    with its configuration changed (what a brown-out leaves) and was set up again, the ``count``-th
+    time since the board started; OUT_OF_RANGE, the chip's out-of-range status (registers
+    0x02-0x03: bit n electrode n, bit 14 auto-reconfiguration failed, bit 15 autoconfiguration
+    failed) read ``count``, and the chip was set up again; BUS_HELD, SDA was held low and
+    ``count`` clocks on SCL freed it (0: nine did not, the bus is given up until the next try).
+    A host takes a kind it does not know as a fault of the chip, and logs it.
+    """
+
+    TYPE = 0x07
+    NAME = "fault"
+    FIELDS = ("kind", "chip", "count")
+    if TYPE_CHECKING:  # the fields, as Message.__init__ sets them
+        kind = 0  # type: int
+        chip = 0  # type: int
+        count = 0  # type: int
+    I2C_ERRORS, RESET, OUT_OF_RANGE, BUS_HELD = 1, 2, 3, 4
+
+    def check(self):
+        # type: () -> None
+        _range(self.kind, 0xFF, "kind")
+        _range(self.chip, 0x7F, "chip")
+        _range(self.count, 0xFFFF, "count")
+
+    def payload(self):
+        # type: () -> bytes
+        return bytes([self.kind, self.chip]) + self.count.to_bytes(2, "little")
+
+    @classmethod
+    def from_payload(cls, payload):
+        # type: (type[M], bytes) -> M
+        if len(payload) != 4:
+            raise ValueError("fault payload is 4 bytes, got {}".format(len(payload)))
+        return cls(payload[0], payload[1], _u16(payload, 2))
+
+    def text_fields(self):
+        # type: () -> list[str]
+        return ["kind={}".format(self.kind), "chip=0x{:02x}".format(self.chip), "count={}".format(self.count)]
+
+
 class GetHello(Message):
     """Host to board: say hello again (the host does this when it opens the port)."""
 
@@ -469,8 +514,8 @@ class StreamReadings(Message):
         return cls(_u16(payload, 0), _u16(payload, 2))
 
 
-MESSAGES = {cls.TYPE: cls for cls in (Hello, Touch, Ack, Pong, Log, Readings, GetHello, SetThresholds, Recalibrate,
-                                      Ping, Reset, StreamReadings)}
+MESSAGES = {cls.TYPE: cls for cls in (Hello, Touch, Ack, Pong, Log, Readings, Fault, GetHello, SetThresholds,
+                                      Recalibrate, Ping, Reset, StreamReadings)}
 BY_NAME = {cls.NAME: cls for cls in MESSAGES.values()}
 
 

@@ -12,6 +12,9 @@ number of counts drawn evenly from -noise to +noise (1 by default), and a finger
 ``strength`` counts lower (14 by default: the issue's estimate through card and acrylic is 7 to
 20, against the firmware's threshold of 8). The chips track their baseline upwards, as the
 firmware sets the real ones to, so a pad's baseline settles at the top of its noise.
+
+What a café's electricity does can be done to it too (``brownout``, ``spikes``, ``hold_sda``): the
+firmware runs over a ``Bus`` it can clear, on the fake bus's lines, as code.py runs it.
 """
 
 from __future__ import annotations
@@ -29,7 +32,7 @@ from pathlib import Path
 
 import adafruit_mpr121
 
-from ..firmware.touchboard import TouchBoard
+from ..firmware.touchboard import Bus, TouchBoard
 from ..protocol import wire
 from .mpr121 import FakeI2C, FakeMPR121
 
@@ -104,6 +107,7 @@ class BoardEmulator:
         self.strength = [strength] * PINS * len(ADDRESSES)
         self.fingers: set[int] = set()  # the electrodes pressed now
         self.i2c = FakeI2C(dict(zip(ADDRESSES, self.chips)))
+        self.bus = Bus(self.i2c.reopen, lambda: (self.i2c.line("SCL"), self.i2c.line("SDA")))
         self._lock = threading.Lock()
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
@@ -134,8 +138,8 @@ class BoardEmulator:
                 return
             self.port = PtyPort(self.on_write)
             self._move_pads()
-            drivers = [adafruit_mpr121.MPR121(self.i2c, address) for address in ADDRESSES]
-            self.board = TouchBoard(drivers, self.port, time.monotonic, self.board_id, reset=self._reset)
+            drivers = [adafruit_mpr121.MPR121(self.bus, address) for address in ADDRESSES]
+            self.board = TouchBoard(drivers, self.port, time.monotonic, self.board_id, reset=self._reset, bus=self.bus)
             self.board.start()
             temporary = self.link.with_name(self.link.name + ".new")
             temporary.unlink(missing_ok=True)
@@ -209,6 +213,23 @@ class BoardEmulator:
         time.sleep(ms / 1000)
         self.release(electrode)
 
+    def brownout(self, chip: int) -> None:
+        """A dip in chip ``chip``'s supply (0-2): it comes back in stop mode, its registers at their defaults."""
+        if not 0 <= chip < len(self.chips):
+            raise ValueError(f"chip {chip} does not exist: chips are 0 to {len(self.chips) - 1}")
+        with self._lock:
+            self.chips[chip].power_on_reset()
+
+    def spikes(self, one_in: int) -> None:
+        """About one I2C transfer in ``one_in`` fails from now on (0: none)."""
+        with self._lock:
+            self.i2c.fail_one_in(one_in)
+
+    def hold_sda(self, clocks: int) -> None:
+        """A chip holds SDA low until SCL has been clocked ``clocks`` times."""
+        with self._lock:
+            self.i2c.hold_sda(clocks)
+
     def garbage(self, count: int) -> None:
         self._write(self.rng.randbytes(count))
 
@@ -226,9 +247,12 @@ class BoardEmulator:
 
 
 COMMANDS = """\
-press N... | release N... | tap N MS | pad N STRENGTH NOISE | garbage K | corrupt | unplug | replug | quit
+press N... | release N... | tap N MS | pad N STRENGTH NOISE | garbage K | corrupt | unplug | replug |
+brownout C | spikes K | hold-sda K | quit
 (N an electrode 0-35, several at once for a palm; MS milliseconds; K a number of random bytes;
-STRENGTH and NOISE in counts: how far a finger moves pad N, how far it wanders at rest)"""
+STRENGTH and NOISE in counts: how far a finger moves pad N, how far it wanders at rest;
+C a chip 0-2 that a dip in its supply resets; spikes: one I2C transfer in K fails, 0 none;
+hold-sda: a chip holds SDA low until K clocks on SCL)"""
 
 
 def run_commands(emulator: BoardEmulator, lines, write: Callable[[str], object]) -> None:
@@ -252,6 +276,8 @@ def run_commands(emulator: BoardEmulator, lines, write: Callable[[str], object])
                 emulator.tap(_whole(args[0]), _whole(args[1]))
             elif verb == "pad" and len(args) == 3:
                 emulator.set_pad(*(_whole(arg) for arg in args))
+            elif verb in ("brownout", "spikes", "hold-sda") and len(args) == 1:
+                getattr(emulator, verb.replace("-", "_"))(_whole(args[0]))
             else:
                 raise ValueError(f"not a command: {raw.strip()!r}; expected {COMMANDS}")
         except (ValueError, RuntimeError) as e:

@@ -32,6 +32,9 @@ skips them. The fake follows the datasheet where the driver can see it:
   baseline raised to the data at the next sample, so a pad's baseline settles at the top of its
   noise. The real chip moves one count a sample and catches up in about 0.1 s after a re-take.
 
+- ``power_on_reset()`` is also what a brown-out does to a real chip: it comes back in stop mode
+  with every register at its default, so its status reads 0 and nothing is touched.
+
 Not modelled: the falling and touched baseline filters (a drifted-low pad stays drifted until a
 re-take), debounce, charge current and time (filtered data is whatever ``set_filtered`` says),
 autoconfiguration (so nothing sets out-of-range by itself), the proximity channel's touch
@@ -200,12 +203,35 @@ class FakeI2C:
     that does not answer raises ``OSError`` ENODEV. ``unplug(address)`` makes a device stop
     answering while keeping its registers (a loose wire); ``plug`` brings it back.
     ``transactions`` counts transfers, so tests can check what one scan costs on the bus.
+
+    What a café's electricity does to a bus, for the firmware's tests:
+
+    - ``fail_one_in(n)``: about one transfer in ``n`` fails with ``OSError`` EIO before it reaches
+      a chip (a spike on SDA or SCL), drawn from a fixed sequence so every run fails the same ones;
+      ``fail_next(count)``: the next ``count`` transfers fail so; ``failed`` counts them;
+    - ``hold_sda(clocks)``: a chip holds SDA low, as one does when the master stopped in the middle
+      of a byte it was reading: every transfer fails with EIO, and ``reopen`` (busio.I2C made again)
+      raises RuntimeError as CircuitPython does on a line that reads low. The chip lets go after
+      ``clocks`` more SCL clocks (at most 9: the rest of its byte and the acknowledge), which the
+      master can give only on the pins themselves: ``line("SCL")`` and ``line("SDA")``, usable
+      while the bus is deinitialised, as digitalio's pins are. ``clocks`` and ``stops`` count the
+      clocks and the STOP conditions (SDA rising while SCL is high) given on them.
     """
 
     def __init__(self, devices: dict[int, FakeMPR121] | None = None) -> None:
         self.devices: dict[int, FakeMPR121] = dict(devices or {})
         self.unplugged: set[int] = set()
         self.transactions = 0
+        self.failed = 0
+        self.deinited = False
+        self.sda_held = 0  # SCL clocks the chip holding SDA low still waits for; 0: SDA is free
+        self.clocks = 0
+        self.stops = 0
+        self.driven_low: set[str] = set()  # the lines the master pulls low through digitalio
+        self.pull_ups = True
+        self._one_in = 0
+        self._draw = 1
+        self._fail_next = 0
         self._locked = False
 
     def attach(self, address: int, device: FakeMPR121) -> FakeMPR121:
@@ -217,6 +243,59 @@ class FakeI2C:
 
     def plug(self, address: int) -> None:
         self.unplugged.discard(address)
+
+    def fail_one_in(self, n: int) -> None:
+        """From now on about one transfer in ``n`` fails (0: none)."""
+        self._one_in = n
+
+    def fail_next(self, count: int) -> None:
+        """The next ``count`` transfers fail."""
+        self._fail_next = count
+
+    def hold_sda(self, clocks: int = 9) -> None:
+        """A chip holds SDA low until SCL has been clocked ``clocks`` times."""
+        self.sda_held = clocks
+
+    # --- busio.I2C's life: deinit, and made again on the same pins
+
+    def deinit(self) -> None:
+        self.deinited = True
+
+    def reopen(self) -> "FakeI2C":
+        """busio.I2C made again: CircuitPython first checks both lines read high (its pull-up test),
+        and where one does not it leaves the pins free and raises."""
+        if not (self.level("SDA") and self.level("SCL")):
+            self.deinited = True
+            raise RuntimeError("No pull up found on SDA or SCL; check your wiring")
+        self.deinited = False
+        return self
+
+    def line(self, name: str) -> "FakeLine":
+        """The pin under SCL or SDA as digitalio gives it; only while busio holds neither."""
+        if not self.deinited:
+            raise ValueError(name + " in use")
+        return FakeLine(self, name)
+
+    def level(self, name: str) -> bool:
+        """What a line reads: high (the pull-ups) unless the master or a chip pulls it low, or the
+        breakouts' pull-ups are not there (``pull_ups`` False: the I2C cable unplugged)."""
+        return self.pull_ups and name not in self.driven_low and not (name == "SDA" and self.sda_held)
+
+    def drive(self, name: str, low: bool) -> None:
+        """The master pulls ``name`` low, or lets it go: a rising SCL is a clock, SDA rising while
+        SCL is high a STOP."""
+        rising = not low and name in self.driven_low
+        if low:
+            self.driven_low.add(name)
+        else:
+            self.driven_low.discard(name)
+        if rising and name == "SCL":
+            self.clocks += 1
+            self.sda_held = max(0, self.sda_held - 1)
+        elif rising and name == "SDA" and self.level("SCL") and self.level("SDA"):
+            self.stops += 1
+
+    # --- what adafruit_bus_device uses
 
     def try_lock(self) -> bool:
         if self._locked:
@@ -248,12 +327,51 @@ class FakeI2C:
         buffer_in[in_start:in_end] = device.i2c_read(in_end - in_start)
 
     def _check_lock(self) -> None:
+        if self.deinited:
+            raise ValueError("Object has been deinitialized and can no longer be used. Create a new object.")
         if not self._locked:
             raise RuntimeError("Function requires lock")
 
     def _device(self, address: int) -> FakeMPR121:
         self._check_lock()
         self.transactions += 1
+        if self.sda_held or self._spiked():
+            self.failed += 1
+            raise OSError(errno.EIO, "Input/output error")
         if address not in self.devices or address in self.unplugged:
             raise OSError(errno.ENODEV, "No such device")
         return self.devices[address]
+
+    def _spiked(self) -> bool:
+        """Whether this transfer fails: one of the next ``fail_next``, or one of the one in ``n``,
+        a fixed sequence of draws (the ZX81's generator: small numbers, the same on CPython and
+        MicroPython)."""
+        if self._fail_next:
+            self._fail_next -= 1
+            return True
+        if not self._one_in:
+            return False
+        self._draw = (self._draw * 75 + 74) % 65537
+        return self._draw % self._one_in == 0
+
+
+class FakeLine:
+    """A pin under one of the bus's lines as digitalio drives it for a bus clear: open drain,
+    an output driven low or an input left to the pull-ups."""
+
+    def __init__(self, bus: FakeI2C, name: str) -> None:
+        self.bus = bus
+        self.name = name
+
+    def switch_to_output(self, value: bool = False, drive_mode=None) -> None:
+        self.bus.drive(self.name, low=not value)
+
+    def switch_to_input(self, pull=None) -> None:
+        self.bus.drive(self.name, low=False)
+
+    @property
+    def value(self) -> bool:
+        return self.bus.level(self.name)
+
+    def deinit(self) -> None:
+        self.bus.drive(self.name, low=False)

@@ -3,11 +3,14 @@ staff page's checks (``StaffPage.api``), on the table's ``Book``.
 
 Staff (session and CSRF token): ``GET night`` (the open night, its standings, the nights
 kept and the nights other tables offer this one), ``POST night/open`` (``{"name", "games",
-"tables"}``), ``night/join`` (``{"team", "nicknames"}``), ``night/approve`` and ``night/remove``
-(``{"team"}``), ``night/propose``, ``night/swap`` (``{"one", "other"}``), ``night/confirm``,
-``night/close``; ``night/accept`` (``{"host", "code"}``: follow a night on offer, with the code its
-host shows) and ``night/leave``; ``GET night/ID.csv`` and ``night/ID/print`` (a page to print)
-for a night kept. A night this table follows (its ``host`` another table) is shown, and its
+"tables", "bye", "tiebreak"}``), ``night/join`` (``{"team", "nicknames"}``), ``night/approve``,
+``night/remove``, ``night/withdraw`` and ``night/reinstate`` (``{"team"}``), ``night/result``
+(``{"round", "table", "result", "winner", "game"}``: a result entered or corrected, written with
+who and when), ``night/propose``, ``night/swap`` (``{"one", "other"}``), ``night/confirm``
+(``{"over": true}`` to confirm over a round still played), ``night/close``; ``night/accept``
+(``{"host", "code"}``: follow a night on offer, with the code its host shows) and ``night/leave``;
+``GET night/ID.csv``, ``night/ID.trf`` (FIDE's tournament report) and ``night/ID/print`` (a page
+to print) for a night kept. A night this table follows (its ``host`` another table) is shown, and its
 changes refused: they are its host's staff page's.
 Open to every phone on the café's network: ``GET /night`` (a team names itself: the table's QR
 code leads there) and ``POST /night/join``, and ``GET /night/standings`` for the spectators' TV.
@@ -19,6 +22,7 @@ docs/cafe/night.md is the contract.
 from __future__ import annotations
 
 import asyncio
+import hashlib
 import html
 import logging
 import math
@@ -32,8 +36,9 @@ from ..engine.endings import WORDS
 from ..engine.errors import Refusal
 from ..engine.phrase import N_, Phrase
 from ..files import csv_text
-from ..night.book import Book, Night
+from ..night.book import BUCHHOLZ, RATING, VOID, Book, Night
 from ..night.pairing import PairingRefused
+from ..night.scoring import PLAYED
 from ..night.standings import high_scores
 from ..ui.i18n import say, translation
 from .auth import Session, Throttle
@@ -83,6 +88,37 @@ TEXTS: tuple[str, ...] = (
     N_("Follow this night"),
     N_("Leave the night"),
     N_("Leave the night? Its games played here stay kept, and its host's night goes on."),
+    N_("A bye (a round sat out) scores"),
+    N_("a win (1 point)"),
+    N_("a draw (½ point)"),
+    N_("nothing (0 points)"),
+    N_("Tie-break after points"),
+    N_("rating, then margin"),
+    N_("Buchholz (the points of the teams met), then rating"),
+    N_("Tie-break: {tiebreak}"),
+    N_("rating"),
+    N_("Buchholz"),
+    N_("byes"),
+    N_("withdrawn"),
+    N_("Withdraw"),
+    N_("Withdraw the team {team}? It keeps its results and is paired no more."),
+    N_("Back in"),
+    N_("(red, plays first)"),
+    N_("Still played: round {number} at table {tables}"),
+    N_("Round {number} is still played at table {tables}. Confirm round {next} anyway? Those games count for "
+       "round {number} when they end."),
+    N_("Results"),
+    N_("Round"),
+    N_("Result"),
+    N_("{team} won"),
+    N_("{team} won by forfeit"),
+    N_("double loss (both lose)"),
+    N_("void (counts for nothing)"),
+    N_("this recorded game:"),
+    N_("back to the table's own game"),
+    N_("Save the result"),
+    N_("History"),
+    N_("Export for a tournament program (TRF)"),
 )
 """The night's words on the staff page (night.js looks each up by its English text)."""
 
@@ -115,13 +151,18 @@ class NightRoom:
             web.post("/staff/api/night/join", api(self._join)),
             web.post("/staff/api/night/approve", api(self._team_act(self.book.approve))),
             web.post("/staff/api/night/remove", api(self._team_act(self.book.remove))),
+            web.post("/staff/api/night/withdraw", api(self._team_act(self.book.withdraw, signed=True))),
+            web.post("/staff/api/night/reinstate", api(self._team_act(self.book.reinstate, signed=True))),
+            web.post("/staff/api/night/result", api(self._result)),
             web.post("/staff/api/night/propose", api(self._act(lambda body: self.book.propose()))),
             web.post("/staff/api/night/swap", api(self._act(self._swap))),
-            web.post("/staff/api/night/confirm", api(self._act(lambda body: self.book.confirm()))),
+            web.post("/staff/api/night/confirm", api(self._act(
+                lambda body: self.book.confirm(over=isinstance(body, dict) and body.get("over") is True)))),
             web.post("/staff/api/night/close", api(self._act(lambda body: self.book.close()))),
             web.post("/staff/api/night/accept", api(self._accept)),
             web.post("/staff/api/night/leave", api(self._act(lambda body: self.book.leave()))),
             web.get("/staff/api/night/{id}.csv", api(self._csv)),
+            web.get("/staff/api/night/{id}.trf", api(self._trf)),
             web.get("/staff/api/night/{id}/print", api(self._print)),
             web.get("/night", self._team_page),
             web.post("/night/join", self._team_join),
@@ -139,9 +180,13 @@ class NightRoom:
     async def _open(self, request: web.Request, session: Session) -> web.Response:
         body = await self.page.read_json(request)
         if not isinstance(body, dict) or not isinstance(body.get("name"), str) or not _strings(body.get("games")) \
-                or not _strings(body.get("tables")):
-            return bad('expected {"name": NAME, "games": [GAME, ...], "tables": [TABLE, ...]}')
-        return await self._done(request, lambda: self.book.open(body["name"], body["games"], body["tables"]))
+                or not _strings(body.get("tables")) or body.get("bye", 1) not in (0, 0.5, 1) \
+                or body.get("tiebreak", RATING) not in (RATING, BUCHHOLZ):
+            return bad('expected {"name": NAME, "games": [GAME, ...], "tables": [TABLE, ...], "bye": 1, 0.5 or 0, '
+                       '"tiebreak": "rating" or "buchholz"}')
+        return await self._done(request, lambda: self.book.open(body["name"], body["games"], body["tables"],
+                                                                float(body.get("bye", 1)),
+                                                                body.get("tiebreak", RATING)))
 
     async def _join(self, request: web.Request, session: Session) -> web.Response:
         body = await self.page.read_json(request)
@@ -163,15 +208,35 @@ class NightRoom:
             raise PairingRefused("swap two different teams of the round")
         return self.book.swap(one, other)
 
-    def _team_act(self, action: Callable[[str], object]):
-        """A route that does ``action`` to the team ``{"team": NAME}`` names."""
+    def _team_act(self, action: Callable[..., object], signed: bool = False):
+        """A route that does ``action`` to the team ``{"team": NAME}`` names; ``signed``: with who did it."""
         async def acted(request: web.Request, session: Session) -> web.Response:
             body = await self.page.read_json(request)
             if not isinstance(body, dict) or not isinstance(body.get("team"), str):
                 return bad('expected {"team": NAME}')
-            return await self._done(request, lambda: action(body["team"]))
+            by = (self.who(request, session),) if signed else ()
+            return await self._done(request, lambda: action(body["team"], *by))
 
         return acted
+
+    async def _result(self, request: web.Request, session: Session) -> web.Response:
+        body = await self.page.read_json(request)
+        number = body.get("round") if isinstance(body, dict) else None
+        if not isinstance(body, dict) or isinstance(number, bool) or not isinstance(number, int) \
+                or not isinstance(body.get("table"), str) or not isinstance(body.get("result"), str) \
+                or not all(body.get(name) is None or isinstance(body.get(name), str) for name in ("winner", "game")):
+            return bad('expected {"round": NUMBER, "table": TABLE, "result": RESULT, "winner": TEAM or null, '
+                       '"game": GAME or null}')
+        by = self.who(request, session)
+        return await self._done(request, lambda: self.book.result(number, body["table"], body["result"], by,
+                                                                  body.get("winner"), body.get("game")))
+
+    def who(self, request: web.Request, session: Session) -> str:
+        """Who does a change at the desk, for the night's history: the staff or the owner, and
+        their phone (a short name made from its device cookie's, which stays secret)."""
+        role = "owner" if self.page.owner.left_s(session) else "staff"
+        device = self.page.gate.door.device(request)
+        return role if device is None else f"{role} · {hashlib.sha256(device.encode()).hexdigest()[:6]}"
 
     def _act(self, action: Callable[[object], object]):
         async def acted(request: web.Request, session: Session) -> web.Response:
@@ -201,6 +266,11 @@ class NightRoom:
         night = await asyncio.to_thread(self._kept, request)
         return web.Response(text=night_csv(night), content_type="text/csv",
                             headers={"Content-Disposition": f'attachment; filename="pi-table-night-{night.id}.csv"'})
+
+    async def _trf(self, request: web.Request, session: Session) -> web.Response:
+        night = await asyncio.to_thread(self._kept, request)
+        return web.Response(text=night_trf(night), content_type="text/plain", charset="utf-8",
+                            headers={"Content-Disposition": f'attachment; filename="pi-table-night-{night.id}.trf"'})
 
     async def _print(self, request: web.Request, session: Session) -> web.Response:
         night = await asyncio.to_thread(self._kept, request)
@@ -246,7 +316,7 @@ class NightRoom:
         night = await asyncio.to_thread(self.book.snapshot)
         if night is None:
             return web.json_response({"night": None})
-        return web.json_response({"night": {key: night[key] for key in ("name", "standings", "rounds")},
+        return web.json_response({"night": {key: night[key] for key in ("name", "standings", "rounds", "tiebreak", "bye")},
                                   "high_scores": [h.to_json() for h in high_scores(self.book.current().played)]})
 
 
@@ -254,8 +324,14 @@ def _strings(value: object) -> bool:
     return isinstance(value, list) and all(isinstance(item, str) for item in value)
 
 
+TIEBREAK_WORDS = {RATING: N_("rating, then margin"), BUCHHOLZ: N_("Buchholz (the points of the teams met), then rating")}
+
+
 def night_csv(night: Night) -> str:
-    """The night's games, one a row, then its standings: for a spreadsheet."""
+    """The night for a spreadsheet, in three blocks (docs/cafe/night.md, "Exports"): the games
+    recorded, one a row; the rounds, a row for each pair and each team sitting out, with the
+    result as it counts; the standings, with the tie-break and the points of a bye. Numbers are
+    written as numbers."""
     rows: list[tuple] = [("round", "table", "game", "id", "red", "blue", "winner", "termination", "margin", "score")]
     for game in night.played:
         teams = (*game.teams, "")[:2]
@@ -263,28 +339,83 @@ def night_csv(night: Night) -> str:
                      game.termination.value, "" if game.margin is None else game.margin,
                      "" if game.score is None else game.score))
     rows.append(())
-    rows.append(("place", "team", "played", "won", "lost", "drawn", "points", "margin", "rating"))
-    rows.extend((place, line.team, line.played, line.won, line.lost, line.drawn, line.points, line.margin,
-                 f"{line.ordinal:.2f}") for place, line in enumerate(night.standings(), start=1))
+    rows.append(("round", "table", "red", "blue", "result", "winner"))
+    slots = night.slots()
+    for made in night.rounds:
+        for pair in made.pairs:
+            counted = slots.get((made.number, pair.table))
+            result = night.results.get((made.number, pair.table), {}).get("result", "") if counted is None else \
+                counted.how
+            rows.append((made.number, pair.table, pair.red, pair.blue, result,
+                         "" if counted is None else counted.winner or ""))
+        rows.extend((made.number, "", name, "", "bye", "") for name in made.resting)
+    rows.append(())
+    rows.append(("place", "team", "played", "won", "lost", "drawn", "byes", "points", "margin", "rating", "buchholz",
+                 "withdrawn"))
+    rows.extend((place, line.team, line.played, line.won, line.lost, line.drawn, line.byes, line.points, line.margin,
+                 round(line.ordinal, 2), line.buchholz, "yes" if line.withdrawn else "")
+                for place, line in enumerate(night.standings(), start=1))
+    rows.append(("tie-break", night.tiebreak))
+    rows.append(("bye points", night.bye))
     return csv_text(rows)
+
+
+def night_trf(night: Night) -> str:
+    """The night as FIDE's Tournament Report File (TRF-16), which Swiss-Manager, JaVaFo and
+    bbpPairings read: each team a player, numbered in the order it joined; each round its
+    opponent, its colour (red is white: it plays first) and its result (``1``, ``0``, ``=`` both
+    lost, ``+``/``-`` a forfeit, ``-`` both in a double loss, ``U`` a bye, ``Z`` absent or void,
+    blank while played). ``XXR`` gives the rounds and ``BBU`` the points of a bye (bbpPairings's)."""
+    start = {name: n for n, name in enumerate(night.teams, start=1)}
+    place = {line.team: n for n, line in enumerate(night.standings(), start=1)}
+    points = {line.team: line.points for line in night.standings()}
+    slots = night.slots()
+    lines = [f"012 {night.name}", f"042 {time.strftime('%Y/%m/%d', time.gmtime(night.opened))}",
+             f"062 {len(start)}", "092 Swiss (pi-table game night)", f"XXR {len(night.rounds)}",
+             f"BBU {night.bye:4.1f}"]
+    for name, number in start.items():
+        rounds = "".join(_trf_round(night, slots, made, name, start) for made in night.rounds)
+        lines.append(f"001 {number:>4}{'':6}{name[:33]:<33}{'':33}{points[name]:4.1f} {place[name]:>4}{rounds}")
+    return "\r\n".join(lines) + "\r\n"
+
+
+def _trf_round(night: Night, slots: dict, made, name: str, start: dict[str, int]) -> str:
+    """A team's round in TRF-16: ``  OOOO C R`` (columns 92-95, 97 and 99 for the first round)."""
+    if name in made.resting:
+        return "  0000 - U"
+    pair = next((pair for pair in made.pairs if name in pair.teams), None)
+    if pair is None or night.results.get((made.number, pair.table), {}).get("result") == VOID:
+        return "  0000 - Z"
+    other = pair.blue if name == pair.red else pair.red
+    counted = slots.get((made.number, pair.table))
+    if counted is None:
+        code = " "
+    elif counted.how == PLAYED:
+        code = "=" if counted.winner is None else "1" if counted.winner == name else "0"
+    else:
+        code = "+" if counted.winner == name else "-"
+    return f"  {start[other]:>4} {'w' if name == pair.red else 'b'} {code}"
 
 
 def printable(night: Night, lang: str) -> str:
     """The night's standings and rounds as a page to print (no script, no outside resource)."""
     gettext = translation(lang).gettext
     e = html.escape
-    heads = "".join(f"<th>{e(gettext(word))}</th>" for word in ("Team", "played", "won", "lost", "points", "margin",
-                                                                 "rating"))
-    rows = "".join(f"<tr><td>{place}. {e(s.team)}</td><td>{s.played}</td><td>{s.won}</td><td>{s.lost}</td>"
-                   f"<td>{s.points:g}</td><td>{s.margin}</td><td>{s.ordinal:.1f}</td></tr>"
+    tiebreak = gettext("Tie-break: {tiebreak}").format(tiebreak=gettext(TIEBREAK_WORDS[night.tiebreak]))
+    words = ("Team", "played", "won", "lost", "byes", "points", "margin", "rating", "Buchholz")
+    heads = "".join(f"<th>{e(gettext(word))}</th>" for word in words)
+    rows = "".join(f"<tr><td>{place}. {e(s.team)}{e(' (' + gettext('withdrawn') + ')') if s.withdrawn else ''}</td>"
+                   f"<td>{s.played}</td><td>{s.won}</td><td>{s.lost}</td><td>{s.byes}</td>"
+                   f"<td>{s.points:g}</td><td>{s.margin}</td><td>{s.ordinal:.1f}</td><td>{s.buchholz:g}</td></tr>"
                    for place, s in enumerate(night.standings(), start=1))
     rounds = "".join(f"<h2>{e(gettext('Round {number}').format(number=made.number))}</h2><ul>" + "".join(
-        f"<li>{e(gettext('table'))} {e(pair.table)}: {e(pair.red)} – {e(pair.blue)}</li>" for pair in made.pairs)
-        + "</ul>" for made in night.rounds)
+        f"<li>{e(gettext('table'))} {e(pair.table)}: {e(pair.red)} {e(gettext('(red, plays first)'))} – {e(pair.blue)}"
+        "</li>" for pair in made.pairs) + (f"<li>{e(gettext('sitting out'))}: {e(', '.join(made.resting))}</li>"
+                                           if made.resting else "") + "</ul>" for made in night.rounds)
     return (f'<!doctype html><html lang="{lang}"><meta charset="utf-8"><title>{e(night.name)}</title>'
             "<style>body{font-family:sans-serif}table{border-collapse:collapse}td,th{border:1px solid #999;"
             f"padding:4px 8px}}</style><h1>{e(night.name)}</h1><h2>{e(gettext('Standings'))}</h2>"
-            f"<table><tr>{heads}</tr>{rows}</table>{rounds}</html>")
+            f"<p>{e(tiebreak)}</p><table><tr>{heads}</tr>{rows}</table>{rounds}</html>")
 
 
 def team_page(lang: str, error: str | None = None, done: str | None = None) -> str:

@@ -73,6 +73,9 @@ ROUTES: dict[tuple[str, str], Role] = {
     ("POST", "/staff/api/night/join"): STAFF,
     ("POST", "/staff/api/night/approve"): STAFF,
     ("POST", "/staff/api/night/remove"): STAFF,
+    ("POST", "/staff/api/night/withdraw"): STAFF,  # written in the night's history with who and when
+    ("POST", "/staff/api/night/reinstate"): STAFF,
+    ("POST", "/staff/api/night/result"): STAFF,  # a result entered or corrected: in the history, who and when
     ("POST", "/staff/api/night/accept"): STAFF,  # with the code on the host's screen: the staff see both tables
     ("POST", "/staff/api/night/leave"): STAFF,
     ("POST", "/staff/api/night/propose"): STAFF,
@@ -80,6 +83,7 @@ ROUTES: dict[tuple[str, str], Role] = {
     ("POST", "/staff/api/night/confirm"): STAFF,
     ("POST", "/staff/api/night/close"): STAFF,
     ("GET", "/staff/api/night/{id}.csv"): STAFF,
+    ("GET", "/staff/api/night/{id}.trf"): STAFF,
     ("GET", "/staff/api/night/{id}/print"): STAFF,
     # with no session: the code on the table's screen and the owner's passphrase in its body
     ("POST", "/staff/recover"): OWNER,

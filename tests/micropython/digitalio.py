@@ -1,13 +1,21 @@
-"""Stand-in for CircuitPython's digitalio: every pin reads high (the maintenance jumper is off)."""
+"""Stand-in for CircuitPython's digitalio: the maintenance pin reads high (its jumper is off), and
+the I2C pins (GP4 SDA, GP5 SCL) are the bench's bus lines, which a bus clear drives."""
 
 import rig
+
+LINES = {"GP4": "SDA", "GP5": "SCL"}
 
 
 class Pull:
     UP = "UP"
 
 
-class DigitalInOut:
+class DriveMode:
+    PUSH_PULL = "PUSH_PULL"
+    OPEN_DRAIN = "OPEN_DRAIN"
+
+
+class _Pin:
     value = True
 
     def __init__(self, pin):
@@ -18,3 +26,9 @@ class DigitalInOut:
 
     def deinit(self):
         rig.bench.record("deinit")
+
+
+def DigitalInOut(pin):  # CircuitPython's is a class; the firmware only makes pins with it
+    if pin in LINES:
+        return rig.bench.i2c.line(LINES[pin])
+    return _Pin(pin)

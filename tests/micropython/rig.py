@@ -4,8 +4,15 @@ The CircuitPython modules boot.py and code.py import are stand-ins beside this f
 are a FakeI2C bus carrying FakeMPR121 chips (pi_table/sim/mpr121.py, the very fake the CPython
 tests use) and a port with the host behind it. The host follows scenario.json, which the test
 writes: at a given step, frames to send (encoded by the host's own codec), pads to touch or
-release, chips to unplug or plug, room to leave in the port's buffer. TouchBoard reads the port
-once per step, so that read is the moment between two steps: the clock moves on, the host acts.
+release, chips to unplug or plug, room to leave in the port's buffer, and what a café's
+electricity does: a chip reset by a brown-out, one I2C transfer in N failing, a chip holding SDA
+low. TouchBoard reads the port once per step, so that read is the moment between two steps: the
+clock moves on, the host acts.
+
+A scenario with ``probe`` set keeps two fingers on each chip, on its electrodes 0 and 1 in turn,
+changing over every ``probe`` steps, so at every moment one pad of each chip is touched; the
+bench notes which after each step (``truth``) and how many bytes the board had sent by then
+(``marks``), so the test can tell, step by step, whether each chip's touches reached the host.
 
 The test runs these as top-level scripts, one after the other (MicroPython under WebAssembly
 collects garbage only between them): load(), measure("bench"), run("boot.py"), run("code.py"),
@@ -21,6 +28,8 @@ from pi_table.sim.mpr121 import FakeI2C, FakeMPR121
 ADDRESSES = (0x5A, 0x5B, 0x5C)
 PINS = 12
 STAND_INS = ("board", "busio", "digitalio", "microcontroller", "storage", "supervisor", "usb_cdc", "watchdog")
+CHECKED = (0x41, 0x42, 0x5C, 0x5D, 0x5E, 0x7B)  # electrode 0's thresholds, CONFIG1, CONFIG2, ECR, AUTOCONFIG0
+PROBE_COUNTS = 40  # a finger on a probe pad: far past any threshold the scenarios set
 bench = None
 
 
@@ -63,7 +72,10 @@ class Bench:
         self.heap = {}
         self.stopped = None
         self.i2c = FakeI2C()
-        self.chips = [self.i2c.attach(address, FakeMPR121()) for address in ADDRESSES]
+        tracking = scenario.get("tracking", False)
+        self.chips = [self.i2c.attach(address, FakeMPR121(tracking=tracking)) for address in ADDRESSES]
+        self.truth = []
+        self.marks = []
         for address in scenario["unplugged"]:
             self.i2c.unplug(address)
         self.port = Port()
@@ -78,6 +90,8 @@ class Bench:
         self.now_ms += self.scenario["step_ms"]
         if self.step > self.scenario["steps"]:
             raise Stop("the scenario ran out")
+        if self.scenario.get("probe"):
+            self.move_probes()
         for what, value in self.scenario["at"].get(str(self.step), ()):
             if what == "send":
                 self.port.incoming += binascii.unhexlify(value)
@@ -91,8 +105,27 @@ class Bench:
                 self.i2c.plug(value)
             elif what == "room":
                 self.port.room = value
+            elif what == "reset":  # a brown-out: the chip comes back in stop mode, every register at its default
+                self.chips[ADDRESSES.index(value)].power_on_reset()
+            elif what == "fail":
+                self.i2c.fail_one_in(value)
+            elif what == "hold_sda":
+                self.i2c.hold_sda(value)
             else:
                 raise ValueError("no such action in a scenario: " + what)
+
+
+    def move_probes(self):
+        """Each chip's finger on electrode 0 or 1, by the step; then note which and what was sent."""
+        first = (self.step // self.scenario["probe"]) % 2 == 0
+        touched = 0
+        for index, chip in enumerate(self.chips):
+            for pin in (0, 1):
+                pressed = (pin == 0) == first
+                chip.set_filtered(pin, chip.untouched - PROBE_COUNTS if pressed else chip.untouched)
+                touched |= pressed << (PINS * index + pin)
+        self.truth.append(touched)
+        self.marks.append(len(self.port.written))
 
 
 def load():
@@ -136,6 +169,11 @@ def report():
         "port": [bench.port.timeout, bench.port.write_timeout],
         "board": {"frames_sent": board.frames_sent, "frames_dropped": board.frames_dropped,
                   "bad_frames": board.decoder.bad_frames},
+        "bus": {"transactions": bench.i2c.transactions, "failed": bench.i2c.failed, "clocks": bench.i2c.clocks,
+                "stops": bench.i2c.stops},
+        "registers": [{hex(register): chip.registers[register] for register in CHECKED} for chip in bench.chips],
+        "truth": bench.truth,
+        "marks": bench.marks,
     }))
     bench.port.written = bytearray()
 

@@ -246,7 +246,8 @@ const RETRY_MS = 10000;  // the companion's Retry-After (pi_table/web/server.py,
 
 // --- a game night's standings, on the spectators' page while a night is open (/night/standings) ---
 
-const STANDING = [N_("played"), N_("won"), N_("lost"), N_("points"), N_("rating")];  // a line's columns
+const STANDING = [N_("played"), N_("won"), N_("lost"), N_("byes"), N_("points"), N_("rating")];  // a line's columns
+const TIEBREAKS = {rating: N_("rating, then margin"), buchholz: N_("Buchholz (the points of the teams met), then rating")};
 
 async function standings() {
   const box = document.getElementById("standings");
@@ -260,6 +261,7 @@ async function standings() {
   const round = night.rounds[night.rounds.length - 1];
   box.replaceChildren(
     el("h2", {}, `${t("Standings")}: ${night.name}`),
+    el("p", {class: "tiebreak"}, t("Tie-break: {tiebreak}", {tiebreak: t(TIEBREAKS[night.tiebreak] || TIEBREAKS.rating)})),
     el("table", {class: "facts"},
       el("tr", {}, el("th", {}, t("Team")), STANDING.map((name) => el("th", {}, t(name)))),
       night.standings.map((line, place) => el("tr", {class: "standing"}, el("td", {}, `${place + 1}. ${line.team}`),

@@ -1,6 +1,8 @@
 // The game night on the staff page (after staff.js, whose api(), t(), el(), say() and download() it uses):
-// open a night, add teams and approve or remove those from the phones, propose, swap and confirm rounds,
-// the standings, close and export; follow a night another table offers (with its code) and leave it.
+// open a night (with the points of a bye and its tie-break), add teams and approve or remove those from the
+// phones, withdraw a team and bring it back, propose, swap and confirm rounds (asked first over a round still
+// played), enter and correct results, the standings and the night's history, close and export (CSV, TRF);
+// follow a night another table offers (with its code) and leave it.
 "use strict";
 
 function nightSection() {
@@ -18,6 +20,16 @@ function nightSection() {
       el("label", { for: "night-tables", "data-t": "Tables (their names, separated by spaces)",
                     text: t("Tables (their names, separated by spaces)") }),
       el("input", { id: "night-tables", value: "1" }),
+      el("label", { for: "night-bye", "data-t": "A bye (a round sat out) scores", text: t("A bye (a round sat out) scores") }),
+      el("select", { id: "night-bye" },
+        el("option", { value: "1", "data-t": "a win (1 point)", text: t("a win (1 point)") }),
+        el("option", { value: "0.5", "data-t": "a draw (½ point)", text: t("a draw (½ point)") }),
+        el("option", { value: "0", "data-t": "nothing (0 points)", text: t("nothing (0 points)") })),
+      el("label", { for: "night-tiebreak", "data-t": "Tie-break after points", text: t("Tie-break after points") }),
+      el("select", { id: "night-tiebreak" },
+        el("option", { value: "rating", "data-t": "rating, then margin", text: t("rating, then margin") }),
+        el("option", { value: "buchholz", "data-t": "Buchholz (the points of the teams met), then rating",
+                       text: t("Buchholz (the points of the teams met), then rating") })),
       el("button", { type: "submit", "data-t": "Open the night", text: t("Open the night") })),
     el("div", { id: "night-open-desk", hidden: "" },
       el("form", { id: "night-join", class: "row" },
@@ -28,16 +40,24 @@ function nightSection() {
       el("p", { id: "night-teams" }),
       el("div", { id: "night-remove-row", class: "row", hidden: "" },
         el("select", { id: "night-remove-team", "aria-label": t("Team") }),
-        el("button", { id: "night-remove", class: "quiet", "data-t": "Remove", text: t("Remove") })),
+        el("button", { id: "night-remove", class: "quiet", "data-t": "Remove", text: t("Remove") }),
+        el("button", { id: "night-withdraw", class: "quiet", "data-t": "Withdraw", text: t("Withdraw") })),
+      el("div", { id: "night-withdrawn" }),
       el("div", { id: "night-waiting" }),
       el("div", { class: "row" },
         el("button", { id: "night-propose", "data-t": "Propose the next round", text: t("Propose the next round") }),
         el("button", { id: "night-confirm", "data-t": "Confirm the round", text: t("Confirm the round") })),
       el("div", { id: "night-round" }),
+      el("p", { id: "night-still", class: "note" }),
+      el("div", { id: "night-results" }),
       el("h3", { "data-t": "Standings", text: t("Standings") }),
+      el("p", { id: "night-tiebreak-used", class: "note" }),
       el("div", { class: "scroll" }, el("table", { id: "night-standings", class: "history" })),
+      el("div", { id: "night-history" }),
       el("div", { class: "row" },
         el("button", { id: "night-csv", class: "quiet", "data-t": "Export CSV", text: t("Export CSV") }),
+        el("button", { id: "night-trf", class: "quiet", "data-t": "Export for a tournament program (TRF)",
+                       text: t("Export for a tournament program (TRF)") }),
         el("button", { id: "night-print", class: "quiet", "data-t": "Print", text: t("Print") }),
         el("button", { id: "night-close", class: "warn", "data-t": "Close the night", text: t("Close the night") }),
         el("button", { id: "night-leave", class: "warn", "data-t": "Leave the night", text: t("Leave the night") }))),
@@ -48,8 +68,8 @@ let night = null;
 const HOSTED = "This night is run from the staff page of table {host}: it is shown here, not changed.";
 const KEPT_SHOWN = 5;  // the latest nights kept, each with its exports (a closed night is exported from here)
 
-function exportNight(id) {
-  download(`/staff/api/night/${id}.csv`, `pi-table-night-${id}.csv`);
+function exportNight(id, kind = "csv") {
+  download(`/staff/api/night/${id}.${kind}`, `pi-table-night-${id}.${kind}`);
 }
 
 async function printNight(id) {
@@ -62,10 +82,12 @@ function drawKept(kept) {
   $("night-kept").replaceChildren(...(latest.length ? [el("h3", { "data-t": "Nights kept", text: t("Nights kept") })] : []),
     ...latest.map((id) => {
       const csv = el("button", { class: "quiet night-csv", "data-night": id, text: t("Export CSV") });
+      const trf = el("button", { class: "quiet night-trf", "data-night": id, text: "TRF" });
       const print = el("button", { class: "quiet night-print", "data-night": id, text: t("Print") });
       csv.addEventListener("click", () => exportNight(id));
+      trf.addEventListener("click", () => exportNight(id, "trf"));
       print.addEventListener("click", () => printNight(id));
-      return el("div", { class: "row" }, el("span", { text: id }), csv, print);
+      return el("div", { class: "row" }, el("span", { text: id }), csv, trf, print);
     }));
 }
 
@@ -75,8 +97,9 @@ function drawRound(round, proposed) {
   if (!round) return;
   const teams = [...round.pairs.flatMap((pair) => [pair.red, pair.blue]), ...round.resting];
   box.append(el("h3", { text: `${t("Round {number}", { number: round.number })}${proposed ? " ?" : ""}` }));
-  for (const pair of round.pairs) {
-    box.append(el("p", { class: "pair", text: `${t("table")} ${pair.table}: ${pair.red} – ${pair.blue}` }));
+  for (const pair of round.pairs) {  // red plays first: it alternates per team, as Swiss systems balance colours
+    box.append(el("p", { class: "pair" }, `${t("table")} ${pair.table}: ${pair.red}`,
+      el("span", { class: "first", text: ` ${t("(red, plays first)")}` }), ` – ${pair.blue}`));
   }
   if (round.resting.length) box.append(el("p", { class: "note", text: `${t("sitting out")}: ${round.resting.join(", ")}` }));
   if (!proposed) return;
@@ -112,6 +135,78 @@ function drawWaiting(waiting) {
   }));
 }
 
+// The teams withdrawn: each keeps its results, and comes back with a tap.
+function drawWithdrawn(names, hosted) {
+  $("night-withdrawn").replaceChildren(...names.map((name) => {
+    const back = el("button", { class: "quiet night-reinstate", "data-team": name, text: t("Back in") });
+    back.addEventListener("click", () => nightAct("reinstate", { team: name }));
+    back.hidden = !hosted;
+    return el("div", { class: "row night-withdrawn" }, el("span", { text: `${name} (${t("withdrawn")})` }), back);
+  }));
+}
+
+// A round's result entered or corrected at a table: a win, a forfeit, a double loss, void, a recorded game, or
+// back to the table's own; each is written in the night's history with who and when.
+function drawResults(data) {
+  const box = $("night-results");
+  if (data.host || !data.rounds.length) { box.replaceChildren(); return; }
+  // The page reads the night every 5 s: what the staff had chosen stays chosen.
+  const was = Object.fromEntries(["table", "", "game"].map((part) => {
+    const chosen = box.querySelector(`#night-result${part ? "-" + part : ""}`);
+    return [part || "result", chosen ? chosen.value : null];
+  }));
+  const keep = (select, value) => { if (value !== null && [...select.options].some((o) => o.value === value)) select.value = value; };
+  const kept = box.querySelector("#night-result-round");
+  const round = el("select", { id: "night-result-round", "aria-label": t("Round") },
+    ...data.rounds.map((made) => el("option", { value: String(made.number), text: t("Round {number}", { number: made.number }) })));
+  round.value = kept && data.rounds.some((made) => String(made.number) === kept.value) ? kept.value : String(data.rounds.length);
+  const table = el("select", { id: "night-result-table", "aria-label": t("table") });
+  const result = el("select", { id: "night-result", "aria-label": t("Result") });
+  const game = el("select", { id: "night-result-game", "aria-label": t("this recorded game:") },
+    ...data.games_played.filter((g) => g.teams.length === 2).map((g) =>
+      el("option", { value: g.id, text: `${t("Round {number}", { number: g.round })}, ${t("table")} ${g.table}: ${g.teams.join(" – ")}` })));
+  function choices() {
+    const made = data.rounds[Number(round.value) - 1];
+    table.replaceChildren(...made.pairs.map((pair) => el("option", { value: pair.table, text: `${t("table")} ${pair.table}: ${pair.red} – ${pair.blue}` })));
+    pairChoices();
+  }
+  function pairChoices() {
+    const pair = data.rounds[Number(round.value) - 1].pairs.find((p) => p.table === table.value);
+    if (!pair) return;
+    result.replaceChildren(
+      ...[pair.red, pair.blue].map((team) => el("option", { value: `won:${team}`, text: t("{team} won", { team }) })),
+      ...[pair.red, pair.blue].map((team) => el("option", { value: `forfeit:${team}`, text: t("{team} won by forfeit", { team }) })),
+      el("option", { value: "double-loss", text: t("double loss (both lose)") }),
+      el("option", { value: "void", text: t("void (counts for nothing)") }),
+      el("option", { value: "game", text: t("this recorded game:") }),
+      el("option", { value: "table", text: t("back to the table's own game") }));
+  }
+  round.addEventListener("change", choices);
+  table.addEventListener("change", pairChoices);
+  const save = el("button", { id: "night-result-save", class: "quiet", text: t("Save the result") });
+  save.addEventListener("click", () => {
+    const [kind, winner] = result.value.split(/:(.*)/s);
+    nightAct("result", { round: Number(round.value), table: table.value, result: kind, winner: winner || null,
+                         game: kind === "game" ? game.value : null });
+  });
+  choices();
+  keep(table, was.table);
+  pairChoices();
+  keep(result, was.result);
+  keep(game, was.game);
+  box.replaceChildren(el("h3", { "data-t": "Results", text: t("Results") }),
+    el("div", { class: "row" }, round, table), el("div", { class: "row" }, result, game, save));
+}
+
+function drawHistory(history) {
+  const when = (at) => new Date(at * 1000).toLocaleTimeString([], { hour: "2-digit", minute: "2-digit" });
+  const said = (entry) => entry.event === "result"
+    ? `${t("Round {number}", { number: entry.round })}, ${t("table")} ${entry.table}: ${entry.result}${entry.winner ? ` (${entry.winner})` : ""}${entry.game ? ` ${entry.game}` : ""}`
+    : `${entry.team}: ${entry.event === "withdraw" ? t("withdrawn") : t("Back in")}`;
+  $("night-history").replaceChildren(...(history.length ? [el("h3", { "data-t": "History", text: t("History") })] : []),
+    ...history.slice().reverse().map((entry) => el("p", { class: "note night-history", text: `${when(entry.at)} · ${entry.by} · ${said(entry)}` })));
+}
+
 function removeTeam(name) {
   if (confirm(t("Remove the team {team} from the night?", { team: name }))) nightAct("remove", { team: name });
 }
@@ -129,9 +224,15 @@ function drawNight(data) {
   if (!night) return;
   $("night-teams").textContent = `${t("Teams")}: ${night.teams.map((team) => team.name).join(", ")}`;
   drawWaiting(night.host ? [] : night.waiting);
-  const removable = night.teams.map((team) => team.name).filter((name) => night.removable.includes(name));
-  $("night-remove-team").replaceChildren(...removable.map((name) => el("option", { value: name, text: name })));
-  $("night-remove-row").hidden = !!night.host || !removable.length;
+  const playing = night.teams.map((team) => team.name).filter((name) => !night.withdrawn.includes(name));
+  $("night-remove-team").replaceChildren(...playing.map((name) => el("option", { value: name, text: name })));
+  $("night-remove-row").hidden = !!night.host || !playing.length;
+  drawWithdrawn(night.withdrawn, !night.host);
+  const last = night.rounds[night.rounds.length - 1];
+  const still = last ? night.still_played[String(last.number)] : null;
+  $("night-still").textContent = still ? t("Still played: round {number} at table {tables}", { number: last.number, tables: still.join(", ") }) : "";
+  drawResults(night);
+  drawHistory(night.history);
   drawRound(night.proposal || night.rounds[night.rounds.length - 1], !!night.proposal);
   $("night-confirm").disabled = !night.proposal;
   // A night followed from its host's plan is shown here, run there.
@@ -139,11 +240,16 @@ function drawNight(data) {
   $("night-host").textContent = night.host ? t(HOSTED, { host: night.host }) : "";
   for (const id of ["night-join", "night-propose", "night-confirm", "night-close"]) $(id).hidden = !!night.host;
   $("night-leave").hidden = !night.host;
-  const columns = ["played", "won", "lost", "points", "margin", "rating"];
+  // Every standings page names the tie-break the night uses.
+  $("night-tiebreak-used").textContent = t("Tie-break: {tiebreak}", { tiebreak: t(night.tiebreak === "buchholz"
+    ? "Buchholz (the points of the teams met), then rating" : "rating, then margin") });
+  const columns = ["played", "won", "lost", "byes", "points", "margin", "rating", ...(night.tiebreak === "buchholz" ? ["buchholz"] : [])];
+  const heads = { buchholz: "Buchholz" };
   $("night-standings").replaceChildren(
-    el("tr", {}, el("th", { text: t("Team") }), ...columns.map((name) => el("th", { text: t(name) }))),
+    el("tr", {}, el("th", { text: t("Team") }), ...columns.map((name) => el("th", { text: t(heads[name] || name) }))),
     ...night.standings.map((line, place) => el("tr", { class: "standing" },
-      el("td", { text: `${place + 1}. ${line.team}` }), ...columns.map((name) => el("td", { text: String(line[name]) })))));
+      el("td", { text: `${place + 1}. ${line.team}${line.withdrawn ? ` (${t("withdrawn")})` : ""}` }),
+      ...columns.map((name) => el("td", { text: String(line[name]) })))));
 }
 
 async function loadNight(background = false) {
@@ -162,7 +268,8 @@ document.addEventListener("DOMContentLoaded", () => {
   const words = (id) => $(id).value.split(/[\s,]+/).filter(Boolean);
   $("night-open").addEventListener("submit", (event) => {
     event.preventDefault();
-    nightAct("open", { name: $("night-name").value, games: words("night-games"), tables: words("night-tables") });
+    nightAct("open", { name: $("night-name").value, games: words("night-games"), tables: words("night-tables"),
+                       bye: Number($("night-bye").value), tiebreak: $("night-tiebreak").value });
   });
   $("night-join").addEventListener("submit", async (event) => {
     event.preventDefault();
@@ -170,7 +277,18 @@ document.addEventListener("DOMContentLoaded", () => {
     if (await nightAct("join", { team: $("night-team").value, nicknames })) { $("night-team").value = ""; $("night-nicknames").value = ""; }
   });
   $("night-propose").addEventListener("click", () => nightAct("propose"));
-  $("night-confirm").addEventListener("click", () => nightAct("confirm"));
+  // Asked before a round is confirmed over one still played: those games count for their own round.
+  $("night-confirm").addEventListener("click", () => {
+    const last = night && night.rounds[night.rounds.length - 1];
+    const still = last ? night.still_played[String(last.number)] : null;
+    if (!still) { nightAct("confirm"); return; }
+    if (confirm(t("Round {number} is still played at table {tables}. Confirm round {next} anyway? Those games count for round {number} when they end.",
+                  { number: last.number, tables: still.join(", "), next: last.number + 1 }))) nightAct("confirm", { over: true });
+  });
+  $("night-withdraw").addEventListener("click", () => {
+    const name = $("night-remove-team").value;
+    if (name && confirm(t("Withdraw the team {team}? It keeps its results and is paired no more.", { team: name }))) nightAct("withdraw", { team: name });
+  });
   $("night-close").addEventListener("click", () => {
     if (confirm(t("Close the night? Its games stay kept, and it can be exported."))) nightAct("close");
   });
@@ -179,6 +297,7 @@ document.addEventListener("DOMContentLoaded", () => {
   });
   $("night-remove").addEventListener("click", () => { if ($("night-remove-team").value) removeTeam($("night-remove-team").value); });
   $("night-csv").addEventListener("click", () => night && exportNight(night.id));
+  $("night-trf").addEventListener("click", () => night && exportNight(night.id, "trf"));
   $("night-print").addEventListener("click", () => night && printNight(night.id));
   setInterval(() => { if (csrf && !$("desk").hidden) loadNight(true); }, 5000);
   // The night as soon as the desk shows (a sign-in), not at the next tick.
