@@ -30,7 +30,7 @@ from pi_table.table import Session, history
 from pi_table.table import games as table_games
 from pi_table.table.input import HOLD_MIN_S, InputSettings
 from pi_table.table.journal import read_game
-from pi_table.table.loop import EventLoop, LoopSettings
+from pi_table.table.loop import EventLoop, LoopSettings, loop_class
 from pi_table.table.timer import TimerSettings
 from pi_table.ui import games as ui_games
 from pi_table.ui import messages
@@ -68,7 +68,7 @@ def test_every_game_is_named_as_its_engine_names_itself_and_described_in_both_la
 
 @pytest.mark.parametrize("kind", engine_games.KINDS)
 def test_each_layer_finds_what_it_registers_in_its_own_package(kind):
-    loop = table_games.loop_class(kind)
+    loop = loop_class(kind)
     assert issubclass(loop, EventLoop) and loop.made is not EventLoop.made and loop.__module__.startswith("pi_table.table.")
     painter = ui_games.screen_painter(kind)
     assert painter.__module__.startswith("pi_table.ui.") and callable(painter.draw) and callable(painter.tap)
@@ -186,7 +186,7 @@ def fifth_game(monkeypatch):
 
 def grid_loop(session: Session) -> EventLoop:
     settings = LoopSettings(InputSettings(), TimerSettings(), LightSettings(), "en")
-    return table_games.loop_class(session.kind).made(session, SimTouch(), SimLedStrip(), SimScreen(), SimButtons(),
+    return loop_class(session.kind).made(session, SimTouch(), SimLedStrip(), SimScreen(), SimButtons(),
                                                      settings)
 
 

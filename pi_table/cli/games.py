@@ -9,9 +9,12 @@ import argparse
 import importlib
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..engine.games import AnyRules
+
+if TYPE_CHECKING:
+    from ..sim.terminal import Terminal
 
 
 @dataclass(frozen=True, slots=True)
@@ -57,9 +60,14 @@ def status(kind: str) -> Callable[[dict[str, Any], str], list[str]]:
     return found
 
 
-def terminal(kind: str) -> Any:
+def terminal(kind: str) -> type[Terminal]:
     """The class of ``kind``'s terminal (a ``sim.terminal.Terminal``), imported now."""
-    return _named(KINDS[kind].terminal, "pi_table.sim")
+    from ..sim.terminal import Terminal
+
+    found = _named(KINDS[kind].terminal, "pi_table.sim")
+    if not (isinstance(found, type) and issubclass(found, Terminal)):
+        raise TypeError(f"cli.games names {KINDS[kind].terminal} as {kind}'s terminal: a sim.terminal.Terminal is expected")
+    return found
 
 
 def setup_help(kind: str) -> str | None:

@@ -13,7 +13,7 @@ import logging
 import threading
 from collections.abc import Callable
 from dataclasses import replace
-from typing import TYPE_CHECKING, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 from ..engine.phrase import Phrase
 from ..ui.i18n import say, translation
@@ -21,6 +21,7 @@ from ..ui.i18n import say, translation
 if TYPE_CHECKING:  # the checks themselves load when the staff start one, not at the table's start
     from ..config import Config
     from ..drivers.touchboard import TouchBoardSource
+    from ..hal import Event
     from ..table.loop import EventLoop
     from .devices import Devices
     from .restarts import Restarts
@@ -109,7 +110,7 @@ class Checkup:
             self.tune = tune
             return self._begin("tune", lambda event: None, lambda: tune.watch(0, stop), lambda: None)
 
-    def _begin(self, what: str, to: Callable, work: Callable[[], object], ended: Callable[[], None]) -> Phrase | None:
+    def _begin(self, what: str, to: Callable[[Event], None], work: Callable[[], object], ended: Callable[[], None]) -> Phrase | None:
         """Pause the game, its events ``to`` the check, and run ``work`` on a thread of its own;
         ``ended`` once the game is given back."""
         daemon = self.daemon
@@ -146,15 +147,15 @@ class Checkup:
             if thread is not None:
                 thread.join(timeout=10)
 
-    def selftest_state(self, lang: str) -> dict:
+    def selftest_state(self, lang: str) -> dict[str, Any]:
         test = self.selftest
         return {"running": self.running == "selftest", "busy": self.running is not None,
                 "test": None if test is None else test.progress(lang)}
 
-    def tune_state(self, lang: str) -> dict:
+    def tune_state(self, lang: str) -> dict[str, Any]:
         """Each pad's numbers now, for the page's bars, in ``lang``."""
         board, tune = self.board, self.tune
-        state: dict = {"running": self.running == "tune", "busy": self.running is not None, "board": board is not None,
+        state: dict[str, Any] = {"running": self.running == "tune", "busy": self.running is not None, "board": board is not None,
                        "note": None if board is not None else say(NO_BOARD, lang), "pads": [],
                        "problem": None if self.problem is None else say(self.problem, lang), "message": None}
         if tune is None:

@@ -27,7 +27,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from ..engine.phrase import Phrase, Text
 from ..errors import PiTableError
@@ -82,7 +82,7 @@ class ControlServer:
     deadlines and the backoff (tests move it by hand); the waits themselves are at most WAKE_S."""
 
     def __init__(
-        self, path: Path, handle: Callable[[dict], dict], group: str | None = None,
+        self, path: Path, handle: Callable[[dict[str, Any]], dict[str, Any]], group: str | None = None,
         max_connections: int = MAX_CONNECTIONS, deadline_s: float = READ_DEADLINE_S, stall_s: float = STALL_S,
         clock: Callable[[], float] = time.monotonic,
     ) -> None:
@@ -316,7 +316,7 @@ class ControlServer:
         finally:
             self._close(connection)
 
-    def _answer(self, raw: bytes) -> dict:
+    def _answer(self, raw: bytes) -> dict[str, Any]:
         if _nesting(raw) > MAX_NESTING:
             return {"ok": False, "error": f"a request nests at most {MAX_NESTING} levels of [] and {{}}"}
         try:
@@ -379,7 +379,7 @@ def _group_of(path: Path) -> str:
         return "pi-table"
 
 
-def request(path: Path, command: str, timeout: float = 5.0, **fields) -> dict:
+def request(path: Path, command: str, timeout: float = 5.0, **fields: object) -> dict[str, Any]:
     """Ask the daemon at ``path``; raise ControlError saying what went wrong."""
     try:
         with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as client:

@@ -26,7 +26,7 @@ import threading
 import time
 from dataclasses import replace
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import IO, TYPE_CHECKING, Any
 
 from .. import version
 from ..config import Config, trial
@@ -37,11 +37,10 @@ from ..engine.games import kind_of, names
 from ..engine.phrase import N_, Phrase, Text, meaning
 from ..errors import PiTableError
 from ..files import read_file
-from ..hal import NewGame, ReleaseSeat
+from ..hal import Event, NewGame, ReleaseSeat
 from ..hal.events import NOT_WORKING
 from ..table import Session, history
-from ..table.games import loop_class
-from ..table.loop import NO_PHONE_ACTIONS, PAUSED, REFUSALS, EventLoop, LoopSettings, Outcome
+from ..table.loop import NO_PHONE_ACTIONS, PAUSED, REFUSALS, EventLoop, LoopSettings, Outcome, loop_class
 from ..ui.i18n import LANGUAGES, say
 from ..ui.sound import Announcer
 from .checkup import Checkup
@@ -54,6 +53,7 @@ from .restarts import EXIT_RESTART, Restarts
 if TYPE_CHECKING:  # loaded only once the table is up (the phones' pages open after READY)
     import ssl
     from collections.abc import Callable
+    from types import FrameType
 
     from ..config import ConfigError
     from ..fleet.reporter import Reporter
@@ -86,7 +86,7 @@ class AlreadyRunning(PiTableError, RuntimeError):
     """Another daemon holds the journal directory: two writers would interleave one game."""
 
 
-def lock_journal(journal_dir: Path):
+def lock_journal(journal_dir: Path) -> IO[str] | None:
     """Hold ``journal_dir/.lock`` for as long as the returned file stays open (the kernel lets
     go of it when the process dies, however it dies); None when the directory cannot hold one,
     as when the disk is read-only and the game is kept in memory."""
@@ -161,7 +161,7 @@ class Daemon:
         loop.sound = self.announcer
         return loop
 
-    def post(self, event) -> None:
+    def post(self, event: Event) -> None:
         """Where the devices deliver: the loop of the moment (it changes with the game's kind)."""
         self.loop.post(event)
 
@@ -223,7 +223,7 @@ class Daemon:
         self.devices.screen = ReportingScreen(self.devices.screen, lambda: reporter.offer(self._fleet_status()))
         return reporter
 
-    def _fleet_status(self) -> dict:
+    def _fleet_status(self) -> dict[str, Any]:
         """The status the fleet sees (in the loop's thread), with when the game began; its
         warnings and a game's end in the table's language, as its screen shows them, and the
         warnings in every language too, for a dashboard that speaks another."""
@@ -239,7 +239,7 @@ class Daemon:
         else:
             self.devices.working("fleet", state)
 
-    def _fleet_command(self, request: dict) -> dict:
+    def _fleet_command(self, request: dict[str, Any]) -> dict[str, Any]:
         """A command from the fleet's broker: new game and undo as on the control socket; the
         language and the brightness as the staff page changes them (written, and applied now)."""
         command = request["command"]
@@ -342,7 +342,7 @@ class Daemon:
         log.info("companion pages at %s", companion.base_url)
         self._phones_settled(state, f"at {companion.base_url}")
 
-    def in_loop(self, fn) -> bool:
+    def in_loop(self, fn: Callable[[], object]) -> bool:
         """Run ``fn`` in the thread of the loop of the moment (a switch between game kinds
         replaces it, so a call its loop ended before running is made again on the next);
         False when the table stops first. ``fn`` must be harmless to run twice."""
@@ -494,7 +494,7 @@ class Daemon:
 
     # --- the control socket's commands (in the socket's thread; game work in the loop's) ---
 
-    def answer(self, request: dict) -> dict:
+    def answer(self, request: dict[str, Any]) -> dict[str, Any]:
         command, lang = request["command"], request.get("lang", "en")
         if lang not in LANGUAGES:
             return {"ok": False, "error": str(Phrase.of(N_("the language is one of {languages}, not {lang!r}"),
@@ -520,7 +520,7 @@ class Daemon:
         elif command == "history":  # the staff's way to it: the journal's files are the service's alone
             return {"ok": True, "games": history(self.config.paths.journal_dir, lang)}
         elif command == "release-seat":
-            outcome = self._release_seat(request.get("seat"))
+            outcome = self._release_seat(request)
         elif command == "restore":
             return self._restore(lang)
         else:
@@ -531,21 +531,21 @@ class Daemon:
             return {"ok": False, "error": say(outcome.reason or "", lang)}
         return {"ok": True, **self.loop.call(lambda: self.status(lang))}
 
-    def _release_seat(self, seat) -> Outcome:
+    def _release_seat(self, request: dict[str, Any]) -> Outcome:
         """``release-seat``: give a seat's phone page a new link, in the loop's thread (as
         a tap on the screen does); its refusals go back to the staff, not to the screen."""
-        command = ReleaseSeat(seat)
+        seat = request.get("seat")
         if not isinstance(seat, int) or isinstance(seat, bool):
             example = '{"command": "release-seat", "seat": 2}'
-            return Outcome(command, False, Phrase.of("expected a seat number, such as {example}, not {seat!r}", example=example,
+            return Outcome(request, False, Phrase.of("expected a seat number, such as {example}, not {seat!r}", example=example,
                                                      seat=seat))
         loop = self.loop
         try:
             return loop.call(lambda: loop.release_seat(seat, public=False))
         except TimeoutError:  # the loop ended in between: a new game of another kind
-            return Outcome(command, False, CHANGING_GAMES)
+            return Outcome(ReleaseSeat(seat), False, CHANGING_GAMES)
 
-    def _restore(self, lang: str) -> dict:
+    def _restore(self, lang: str) -> dict[str, Any]:
         """``restore``: the backup ``pi-table restore`` put in the backups folder (as root: the
         service's own folder), checked and staged as the staff page's upload is; what it replaces."""
         from . import backup
@@ -561,7 +561,7 @@ class Daemon:
             upload.unlink(missing_ok=True)
         return {"ok": True, "replaces": [say(phrase, lang) for phrase in contents.replaces]}
 
-    def _switch(self, game: str, lang: str) -> dict:
+    def _switch(self, game: str, lang: str) -> dict[str, Any]:
         """A new game of the other kind: the loop ends, ``run`` deals the game and goes on
         with the loop that plays it."""
         self._next_game = game
@@ -611,7 +611,7 @@ class Daemon:
             health["sound"] = f"not working: {say(self.loop.faults['sound'], lang)}"
         return health
 
-    def status(self, lang: str = "en") -> dict:
+    def status(self, lang: str = "en") -> dict[str, Any]:
         """What the operatives may see, and the table's health: never the key. The warnings and
         a finished game's reason in ``lang`` (the rest is the table's own words)."""
         health = self.health(lang)
@@ -674,7 +674,7 @@ def _reachable_address(host: str) -> str:
     probe = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
     try:
         probe.connect(("192.0.2.1", 9))  # TEST-NET-1: never reached, only routed
-        address = probe.getsockname()[0]
+        address: str = probe.getsockname()[0]
     except OSError:
         address = "127.0.0.1"
     finally:
@@ -731,7 +731,7 @@ def serve(config: Config, hal: str = "hw", touch_port: str | None = None, under_
         return EXIT_RUNNING
     stopped_by: list[str] = []
 
-    def stop(number, frame) -> None:  # a signal handler: note it, log it once out of the handler
+    def stop(number: int, frame: FrameType | None) -> None:  # a signal handler: note it, log it once out of the handler
         stopped_by.append(signal.Signals(number).name)
         daemon.stop()
 

@@ -22,6 +22,7 @@ import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Any
 
 from ..drivers.settings import ButtonPins
 from ..drivers.touchboard import TouchBoardSource
@@ -278,7 +279,7 @@ class SelfTest:
         self.say(_("self-test passed") if ok else _("self-test FAILED"))
         return ok
 
-    def progress(self, lang: str) -> dict:
+    def progress(self, lang: str) -> dict[str, Any]:
         """Where the test is, for the staff page, in ``lang``: the stage, each pad touched or not,
         each fitted button and the screen's tap done or not, what failed with what to do, and
         the result once done."""

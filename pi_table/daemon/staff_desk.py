@@ -9,7 +9,7 @@ import os
 import tempfile
 from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 from ..config import OPTIONS, trial
 from ..config.schema import GROUPS, form_field
@@ -38,7 +38,7 @@ class Table(Protocol):
     recent_log: logs.RecentLines
     companion: Companion | None
 
-    def answer(self, request: dict) -> dict: ...
+    def answer(self, request: dict[str, Any]) -> dict[str, Any]: ...
 
     def recovered(self) -> None: ...
 
@@ -64,7 +64,7 @@ class StaffDesk:
     def language(self) -> str:
         return self.daemon.config.language
 
-    def table(self, lang: str) -> dict:
+    def table(self, lang: str) -> dict[str, Any]:
         return {**self.daemon.answer({"command": "status", "lang": lang}),
                 "settings": trial.state(self.daemon.config.source, lang)}
 
@@ -85,15 +85,15 @@ class StaffDesk:
     def end_game(self, lang: str) -> Text | None:
         return self._done({"command": "new-game"}, lang)
 
-    def _done(self, request: dict, lang: str) -> Text | None:
+    def _done(self, request: dict[str, Any], lang: str) -> Text | None:
         """The control command's answer, its refusal said in the staff page's language."""
         answer = self.daemon.answer({**request, "lang": lang})
         return None if answer["ok"] else answer["error"]
 
-    def history(self, lang: str) -> list[dict]:
+    def history(self, lang: str) -> list[dict[str, Any]]:
         return history(self.daemon.config.paths.journal_dir, lang)
 
-    def settings(self) -> dict:
+    def settings(self) -> dict[str, Any]:
         config = self.daemon.config
         shown = {**config.values, BROKER: hide_password(str(config.values[BROKER]))}  # a staff phone never holds it
         return {"file": None if config.source is None else str(config.source), "groups": GROUPS,
@@ -112,7 +112,7 @@ class StaffDesk:
     def log_records(self) -> list[tuple[int, str]]:
         return list(self.daemon.recent_log.records)
 
-    def machine(self) -> dict:
+    def machine(self) -> dict[str, Any]:
         from .. import host  # the page's health view, not the table's start
 
         companion = self.daemon.companion
@@ -149,7 +149,7 @@ class StaffDesk:
     def restore(self, data: bytes, reached: str | None = None) -> list[Phrase]:
         return backup.restore_upload(data, self.daemon, reached)
 
-    def releases(self, lang: str, repository: bool) -> dict:
+    def releases(self, lang: str, repository: bool) -> dict[str, Any]:
         from ..release import offered, state  # the page's Updates section only
 
         found = state()
@@ -207,10 +207,10 @@ class StaffDesk:
     def stop_checkup(self) -> None:
         self.daemon.checkup.stop()
 
-    def selftest(self, lang: str) -> dict:
+    def selftest(self, lang: str) -> dict[str, Any]:
         return self.daemon.checkup.selftest_state(lang)
 
-    def tuning(self, lang: str) -> dict:
+    def tuning(self, lang: str) -> dict[str, Any]:
         return self.daemon.checkup.tune_state(lang)
 
     def write_thresholds(self) -> list[Phrase]:

@@ -25,9 +25,8 @@ from ..errors import PiTableError
 from ..hal import AnyModel, DialEvent, LedFrame, LedStrip, ScreenModel, SimButtons, SimTouch
 from ..hal.sound import NoSound, SoundDevice
 from ..table import Session
-from ..table.games import loop_class
 from ..table.input import InputSettings
-from ..table.loop import EventLoop, LoopSettings
+from ..table.loop import EventLoop, LoopSettings, loop_class
 from ..table.timer import TimerSettings
 from ..ui import orientation
 from ..ui.canvas import edge_bar

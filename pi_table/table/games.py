@@ -16,7 +16,6 @@ from __future__ import annotations
 import importlib
 from dataclasses import dataclass
 from functools import cache
-from typing import Any
 
 from .records import Record
 
@@ -37,18 +36,18 @@ KINDS: dict[str, TableKind] = {
 }
 
 
-def _named(where: str) -> Any:
+def named(where: str) -> object:
+    """What ``module:name`` in this package names, imported now (``loop.loop_class`` checks a loop is one)."""
     module, name = where.split(":")
-    return getattr(importlib.import_module(f".{module}", __package__), name)
-
-
-def loop_class(kind: str) -> Any:
-    """The loop that plays a game of ``kind`` (an ``EventLoop`` subclass), imported now."""
-    return _named(KINDS[kind].loop)
+    found: object = getattr(importlib.import_module(f".{module}", __package__), name)
+    return found
 
 
 @cache
 def record(kind: str) -> Record:
     """``kind``'s deal and header fields, imported the first time."""
-    found: Record = _named(KINDS[kind].record)()
+    made = named(KINDS[kind].record)
+    if not callable(made):
+        raise TypeError(f"table.games names {KINDS[kind].record} as {kind}'s record: a class is expected")
+    found: Record = made()
     return found

@@ -58,13 +58,13 @@ from ..hal.events import Emit, not_working
 from ..ui.games import lights
 from ..ui.leds import LightSettings
 from ..ui.sound import Announcer, Moment
+from . import games
 from .input import InputSettings, TouchPolicy
 from .session import Session
 from .timer import TimerSettings, TurnTimer
 
 T = TypeVar("T")  # what a function run in the loop's thread returns to the caller's
 REFUSALS = (RuleError, InvalidAction, InvalidRules)
-_STOP = object()  # queued by stop_soon(): the loop ends once the events before it are handled
 BUTTON_COMMANDS: dict[str, Command] = {"end_turn": EndTurn(), "new_game": NewGame()}
 DIAL = tuple(range(MAX_CLUE + 1)) + (UNLIMITED,)
 """What the clue-number encoder steps through: 0 to 9, then unlimited."""
@@ -114,6 +114,10 @@ class LoopSettings:
     a kind's loop takes its own (a discussion's length), its default where none is given."""
 
 
+class _Stop:
+    """Queued by ``stop_soon()``: the loop ends once the events before it are handled."""
+
+
 class _Call:
     """A function another thread asked the loop to run (the control socket's commands)."""
 
@@ -136,6 +140,15 @@ class Outcome:
     def error(self) -> str | None:
         """The refusal in English (the scripted simulator's JSON, the control socket's answer)."""
         return None if self.reason is None else str(self.reason)
+
+
+def loop_class(kind: str) -> type[EventLoop]:
+    """The loop that plays a game of ``kind`` (its ``EventLoop`` subclass, ``games.KINDS``), imported now."""
+    where = games.KINDS[kind].loop
+    found = games.named(where)
+    if not (isinstance(found, type) and issubclass(found, EventLoop)):
+        raise TypeError(f"table.games names {where} as {kind}'s loop: an EventLoop is expected")
+    return found
 
 
 class EventLoop:
@@ -161,7 +174,7 @@ class EventLoop:
         self.message: Phrase | None = None  # the last refusal
         self.notice: Text | None = None  # shown on the screen alone, over the game, until taken away
         self.sound = Announcer()  # hears every moment shown; the daemon and simulators give it a device
-        self._events: queue.SimpleQueue = queue.SimpleQueue()
+        self._events: queue.SimpleQueue[tuple[float, Event] | _Call | _Stop] = queue.SimpleQueue()
         self._paused: tuple[Emit, float, LedStrip, Screen] | None = None  # (where events go, since, the outputs)
         self._frame, self._next_change = lights(session.kind)  # a loop plays one kind (refuse_other_kind)
 
@@ -309,7 +322,7 @@ class EventLoop:
                 break
             if isinstance(event, _Call):
                 self._run_call(event)
-            elif event is not _STOP:
+            elif not isinstance(event, _Stop):
                 came, posted = event
                 outcomes += self._take(came, posted, None if self.paused else self.next_due())
         if not self.paused:
@@ -345,7 +358,7 @@ class EventLoop:
                 if due is not None and self.clock() >= due:
                     self.tick()
                 continue
-            if event is _STOP:
+            if isinstance(event, _Stop):
                 return
             if isinstance(event, _Call):
                 self._run_call(event)
@@ -377,7 +390,7 @@ class EventLoop:
 
     def stop_soon(self) -> None:
         """Make ``run`` return after the events already queued; safe from any thread."""
-        self._events.put(_STOP)
+        self._events.put(_Stop())
 
 
 class TableLoop(EventLoop):

@@ -16,7 +16,8 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any, ClassVar, Protocol
 
-from ..engine import InvalidKey, Key, Team
+from ..engine import Game, InvalidKey, InvalidRules, Key, Team
+from ..engine.contract import Rulebook
 from ..engine.phrase import N_
 
 Field = Callable[[str, Callable[[Any], Any]], Any]
@@ -28,7 +29,7 @@ class Dealt:
     """A new game's deal: what its record starts from (a Key, another kind's deal, or None), what the header
     keeps of it as text (``key``, ``start``), and a key chosen for Deep Undercover's last placement."""
 
-    start_from: Any
+    start_from: object
     key: str | None
     start: Team | None
     chosen_key: Key | None = None
@@ -41,7 +42,7 @@ class Record(Protocol):
     def fields_held(self) -> Mapping[str, str]:
         """Each header field it reads, and what the field holds (a msgid)."""
 
-    def deal(self, game: Any, rng: random.Random, start: Team | None, given: Any) -> Dealt:
+    def deal(self, game: Rulebook, rng: random.Random, start: Team | None, given: object) -> Dealt:
         """Deal a new game (``given``: what to deal instead of a random deal; ``start``: the
         starting team every key dealt must have, where the kind has one)."""
 
@@ -51,10 +52,10 @@ class Record(Protocol):
     def read(self, field: Field) -> tuple[str | None, Team | None]:
         """Those fields read back: what was dealt as text, and the starting team."""
 
-    def dealt(self, game: Any, key: str | None, start: Team | None) -> Any:
+    def dealt(self, game: Rulebook, key: str | None, start: Team | None) -> object:
         """What the header says was dealt, checked by the game (a ValueError if it is not a deal of it)."""
 
-    def placed_key(self, game: Any, key: str | None, start: Team | None) -> Key | None:
+    def placed_key(self, game: Rulebook, key: str | None, start: Team | None) -> Key | None:
         """A key the header dealt that the last placement brings on replay (Deep Undercover before version 3)."""
 
 
@@ -65,10 +66,13 @@ class KeyRecord:
     fields_held: ClassVar[Mapping[str, str]] = {"key": N_("the key, or null"),
                                                 "start": N_("the starting team, 'red', 'blue' or null")}
 
-    def deal(self, game: Any, rng: random.Random, start: Team | None, given: Any) -> Dealt:
-        if game.rules.setup == "place":  # Deep Undercover: the key comes with the last codename down
+    def deal(self, game: Rulebook, rng: random.Random, start: Team | None, given: object) -> Dealt:
+        grid = _grid(game)
+        if given is not None and not isinstance(given, Key):
+            raise InvalidKey("a {game} game is dealt a key, not {given}", game=grid.name, given=type(given).__name__)
+        if grid.rules.setup == "place":  # Deep Undercover: the key comes with the last codename down
             return Dealt(None, None, None, chosen_key=given)
-        key = game.deal(rng, start) if given is None else given
+        key = grid.deal(rng, start) if given is None else given
         return Dealt(key, key.cells, key.start)
 
     def fields(self, key: str | None, start: Team | None) -> dict[str, object]:
@@ -78,14 +82,24 @@ class KeyRecord:
         key = field("key", lambda key: None if key is None else str(key))
         return key, field("start", lambda team: None if team is None else Team.parse(team))
 
-    def dealt(self, game: Any, key: str | None, start: Team | None) -> Any:
-        if game.rules.setup == "place":
+    def dealt(self, game: Rulebook, key: str | None, start: Team | None) -> Key | None:
+        grid = _grid(game)
+        if grid.rules.setup == "place":
             return None
         if key is None or start is None:
-            raise InvalidKey("a {game} header holds the key and the starting team", game=game.name)
-        return game.parse_key(key, start)
+            raise InvalidKey("a {game} header holds the key and the starting team", game=grid.name)
+        return grid.parse_key(key, start)
 
-    def placed_key(self, game: Any, key: str | None, start: Team | None) -> Key | None:
-        if game.rules.setup != "place" or key is None:
+    def placed_key(self, game: Rulebook, key: str | None, start: Team | None) -> Key | None:
+        grid = _grid(game)
+        if grid.rules.setup != "place" or key is None:
             return None
-        return game.parse_key(key, start)
+        return grid.parse_key(key, start)
+
+
+def _grid(game: Rulebook) -> Game:
+    """The grid game a grid record is given (the journal and the session give each record its
+    kind's games)."""
+    if not isinstance(game, Game):
+        raise InvalidRules("{game} is not played on the grid", game=game.name)
+    return game

@@ -7,9 +7,10 @@ import logging
 import os
 import random
 import time
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, replace
 from pathlib import Path
+from typing import Any
 
 from ..engine import (
     AnyRecord,
@@ -108,14 +109,15 @@ class Session:
         start: Team | None = None,
         journal_dir: Path | None = None,
         fsync: bool = True,
-        clock=time.time,
+        clock: Callable[[], float] = time.time,
         retention: Retention | None = None,
         options: Mapping[str, object] | None = None,
     ) -> None:
         self._configure(rng, start, journal_dir, fsync, clock, retention, options)
         self._begin(rules, key)
 
-    def _configure(self, rng, start, journal_dir, fsync, clock, retention, options) -> None:
+    def _configure(self, rng: random.Random | None, start: Team | None, journal_dir: Path | None, fsync: bool,
+                   clock: Callable[[], float], retention: Retention | None, options: Mapping[str, object] | None) -> None:
         self.rng = rng or random_source()
         self.start = start
         self.journal_dir = journal_dir
@@ -124,7 +126,7 @@ class Session:
         self.retention = retention or Retention()
         self.journal: Journal | None = None
         self.write_problem: Phrase | None = None  # why the journal cannot be written now
-        self.journal_damage: dict | None = None  # what a damaged journal lost, found at start
+        self.journal_damage: dict[str, Any] | None = None  # what a damaged journal lost, found at start
         self.resumed: str | None = None  # the file a resumed game came from
         self.options: Mapping[str, object] = options or {}  # the table's, for a kind not played yet
         self.kept: dict[str, AnyRules] = {}  # each kind's rules as last dealt, kept while another kind is played
@@ -139,7 +141,7 @@ class Session:
         rng: random.Random | None = None,
         start: Team | None = None,
         fsync: bool = True,
-        clock=time.time,
+        clock: Callable[[], float] = time.time,
         retention: Retention | None = None,
         options: Mapping[str, object] | None = None,
     ) -> Session:
@@ -372,6 +374,7 @@ class Session:
 
     def _prune(self) -> None:
         """Drop the oldest finished games beyond the retention's count or size."""
+        assert self.journal_dir is not None  # a journal was just made in it
         files = sorted(self.journal_dir.glob("*.jsonl"), reverse=True)  # newest first: ids sort by time
         kept = total = 0
         for path in files:
@@ -417,7 +420,7 @@ class Session:
             self.journal.close()
 
 
-def history(journal_dir: Path, lang: str = "en") -> list[dict]:
+def history(journal_dir: Path, lang: str = "en") -> list[dict[str, Any]]:
     """Every game kept in ``journal_dir``, newest first: result, moves, duration; how each
     ended said in ``lang`` (the staff page and ``pi-table history`` speak the table's language), and as
     its termination's code (``pi_table.engine.endings``), the same in every language."""
@@ -449,6 +452,7 @@ def history(journal_dir: Path, lang: str = "en") -> list[dict]:
 
 def _duration(last_line: str) -> float | None:
     try:
-        return json.loads(last_line).get("at")
+        at = json.loads(last_line).get("at")
     except (ValueError, AttributeError):
         return None
+    return at if isinstance(at, (int, float)) and not isinstance(at, bool) else None

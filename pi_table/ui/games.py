@@ -17,9 +17,36 @@ engine registers is one line here (tests/test_games.py checks every kind is).
 from __future__ import annotations
 
 import importlib
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from functools import cache
-from typing import Any
+from typing import TYPE_CHECKING, Any, Protocol
+
+if TYPE_CHECKING:
+    import pygame
+
+    from ..hal import Command, Cues, LedFrame
+    from .canvas import Frame
+    from .leds import LightSettings
+    from .mounting import ScreenSettings
+
+
+class Painter(Protocol):
+    """What draws a kind's screen (or the checks), made with the screen's settings: ``draw`` the
+    model its loop shows (its kind's own class: hence ``Any``) at ``now``, giving the frame's tap
+    regions and words (the checks' painter, none); ``tap``, the command a tap at ``pos`` asks for."""
+
+    def draw(self, surface: pygame.Surface, model: Any, now: float, since: float | None = None) -> Frame | None: ...
+
+    def tap(self, pos: tuple[int, int]) -> Command | None: ...
+
+
+Lights = Callable[[Any, "Cues", float, "LightSettings"], "LedFrame"]
+"""A kind's LED frame of its own public view (hence ``Any``), the cues, the time and the settings."""
+NextChange = Callable[[Any, "Cues", float, "LightSettings"], "float | None"]
+"""When that frame next changes by itself, or None."""
+CuesOf = Callable[[Any, Any], list[str]]
+"""The cues between two of a kind's own public views, before and after."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -55,37 +82,44 @@ def _named(where: str) -> Any:
 
 
 @cache
-def screen_painter(kind: str) -> Any:
+def screen_painter(kind: str) -> Callable[[ScreenSettings], Painter]:
     """The class of the painter that draws ``kind``'s screen, imported now."""
-    return _named(KINDS[kind].screen)
+    found: Callable[[ScreenSettings], Painter] = _named(KINDS[kind].screen)
+    return found
 
 
 @cache
-def check_painter() -> Any:
-    """The class of the painter of the checks, imported now."""
-    return _named(CHECKS)
+def check_painter() -> Callable[[ScreenSettings, str], Painter]:
+    """The class of the painter of the checks (made with the table's language too), imported now."""
+    found: Callable[[ScreenSettings, str], Painter] = _named(CHECKS)
+    return found
 
 
 @cache
-def lights(kind: str) -> tuple[Any, Any]:
+def lights(kind: str) -> tuple[Lights, NextChange]:
     """``kind``'s lights: its ``frame`` and ``next_change`` functions, imported now."""
     looks = KINDS[kind]
-    return _named(looks.frame), _named(looks.next_change)
+    frame: Lights = _named(looks.frame)
+    next_change: NextChange = _named(looks.next_change)
+    return frame, next_change
 
 
-def kind_sounds(kind: str) -> Any:
-    """``kind``'s own sounds (a ``sound.Sounds``), imported now; None for a kind with none of its own."""
+def kind_sounds(kind: str) -> object:
+    """``kind``'s own sounds (a ``sound.Sounds``, which ``sound`` checks), imported now; None for a
+    kind with none of its own."""
     where = KINDS[kind].sounds
     return None if where is None else _named(where)
 
 
-def kind_synthesisers(kind: str) -> dict[str, Any]:
+def kind_synthesisers(kind: str) -> Mapping[str, Callable[[], list[float]]]:
     """The synthesisers of ``kind``'s own cues, imported now (none for a kind without cues of its own)."""
     where = KINDS[kind].synths
-    return {} if where is None else dict(_named(where))
+    found: Mapping[str, Callable[[], list[float]]] = {} if where is None else _named(where)
+    return found
 
 
 @cache
-def sound_cues(kind: str) -> Any:
+def sound_cues(kind: str) -> CuesOf:
     """``kind``'s cues: the function of two of its public views naming the cues between them."""
-    return _named(KINDS[kind].cues)
+    found: CuesOf = _named(KINDS[kind].cues)
+    return found

@@ -17,7 +17,6 @@ import math
 from dataclasses import dataclass
 from enum import Enum
 from pathlib import Path
-from typing import Any
 
 import pygame
 
@@ -67,7 +66,7 @@ from .canvas import (
     mix,
     qr_image,
 )
-from .games import check_painter, screen_painter
+from .games import Painter, check_painter, screen_painter
 from .i18n import TeamWord, say
 from .mounting import ScreenSettings
 from .orientation import OPERATIVES_SIDE, grid_and_bar, operatives_edge, slot_of
@@ -648,8 +647,8 @@ class ScreenPainter:
 
     def __init__(self, settings: ScreenSettings = ScreenSettings()) -> None:
         self.settings = settings
-        self.painters: dict[str, Any] = {}
-        self.current: Any = None
+        self.painters: dict[str, Painter] = {}
+        self.current: Painter | None = None
         self.frame = Frame((), (), ())
         self.lang = "en"  # the last game's
 
@@ -658,7 +657,7 @@ class ScreenPainter:
             if "check" not in self.painters:
                 self.painters["check"] = check_painter()(self.settings, self.lang)
             self.current = self.painters["check"]
-            self.current.draw(surface, model, now, since)
+            self.current.draw(surface, model, now, since)  # its tap regions are its own
             self.frame = Frame((), (), ())
             return self.frame
         self.lang = model.lang  # the checks' legend speaks the table's language
@@ -666,7 +665,7 @@ class ScreenPainter:
         if kind not in self.painters:
             self.painters[kind] = screen_painter(kind)(self.settings)
         self.current = self.painters[kind]
-        self.frame = self.current.draw(surface, model, now, since)
+        self.frame = self.current.draw(surface, model, now, since) or Frame((), (), ())
         return self.frame
 
     def tap(self, pos: tuple[int, int]) -> Command | None:

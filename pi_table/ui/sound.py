@@ -86,9 +86,16 @@ class Sounds:
 def every_sound() -> Sounds:
     """The table's sounds (``CUES``, ``PHRASES``: the grid games' and those of every game, its
     timer and its end) and each kind's own (``ui.games``): the files ``pi_table.ui.sounds`` makes."""
-    found = [Sounds(CUES, PHRASES), *(sounds for kind in KINDS if (sounds := kind_sounds(kind)) is not None)]
+    found = [Sounds(CUES, PHRASES), *(sounds for kind in KINDS if (sounds := _own_sounds(kind)) is not None)]
     return Sounds(tuple(cue for each in found for cue in each.cues),
                   {name: phrase for each in found for name, phrase in each.phrases.items()})
+
+
+def _own_sounds(kind: str) -> Sounds | None:
+    found = kind_sounds(kind)
+    if found is not None and not isinstance(found, Sounds):
+        raise TypeError(f"ui.games names {found!r} as {kind}'s own sounds: a sound.Sounds is expected")
+    return found
 
 
 def cue_file(name: str, lang: str) -> Path:

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import replace
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from ..engine import InvalidAction
 from ..engine.codex import Codex, CodexState
@@ -39,7 +39,7 @@ def codex_snapshot(
     public_view = game.public_view(state)
     public = {"kind": "codex-public", "game_id": game_id, "title": "Codex", "timer": clock,
               "view": public_view.to_json()}
-    private: dict[str, tuple[str, dict]] = {}
+    private: dict[str, tuple[str, dict[str, Any]]] = {}
     replaced: set[str] = set()
     for seat in range(len(state.setup.agents)):
         view = game.agent_view(state, seat)

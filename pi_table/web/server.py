@@ -51,10 +51,12 @@ from collections import Counter
 from collections.abc import Callable
 from importlib import resources
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from aiohttp import web
 from aiohttp.http import HttpProcessingError, HttpVersion11
+from aiohttp.typedefs import Handler
+from aiohttp.web_request import BaseRequest
 
 from ..engine import InvalidAction
 from ..engine.phrase import N_, Text
@@ -147,7 +149,7 @@ class Companion(ServerThread):
         self.speak(language)
         self._watchers: dict[_Watcher, None] = {}  # the open event streams, oldest first
         self._listener: asyncio.Server | None = None
-        self._reporter: asyncio.Task | None = None
+        self._reporter: asyncio.Task[None] | None = None
         self._closing = False
 
     # -- the table's side (any thread) ------------------------------------------------------
@@ -230,7 +232,7 @@ class Companion(ServerThread):
         return True
 
     @web.middleware
-    async def _door(self, request: web.Request, handler) -> web.StreamResponse:
+    async def _door(self, request: web.Request, handler: Handler) -> web.StreamResponse:
         """Every request: one that carries a credential makes its connection trusted; one on a
         connection waiting on the reserve that carries none is told to come back, and its
         connection closed. The connection is busy (not to be closed for room) while it is answered."""
@@ -307,7 +309,7 @@ class Companion(ServerThread):
             watcher.send(f"data: {text}\n\n")
             watcher.sent = text
 
-    def _private(self, request: web.Request) -> tuple[str, dict]:
+    def _private(self, request: web.Request) -> tuple[str, dict[str, Any]]:
         """The (role, view) behind the request's token, for the phone that opened it first.
 
         The first phone to open a token's page keeps it: it gets a cookie that proves it (an
@@ -525,7 +527,8 @@ class _Connection(web.RequestHandler):
             self.stream.done.set()
         super().connection_lost(exc)
 
-    def handle_error(self, request, status: int = 500, exc: BaseException | None = None, message: str | None = None):
+    def handle_error(self, request: BaseRequest, status: int = 500, exc: BaseException | None = None,
+                     message: str | None = None) -> web.StreamResponse:
         """aiohttp's own answer to a request it could not parse (or a handler that failed),
         with the headers every answer carries."""
         response = super().handle_error(request, status, exc, message)
@@ -718,7 +721,7 @@ def _set_proof(request: web.Request, response: web.StreamResponse) -> None:
 
 
 @web.middleware
-async def _give_proof(request: web.Request, handler) -> web.StreamResponse:
+async def _give_proof(request: web.Request, handler: Handler) -> web.StreamResponse:
     response = await handler(request)
     if not response.prepared:
         _set_proof(request, response)

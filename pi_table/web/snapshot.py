@@ -10,6 +10,7 @@ room (``web.games`` names it).
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Any
 
 from ..engine import SpymasterView
 from ..engine.phrase import Phrase
@@ -24,8 +25,8 @@ class Snapshot:
     by the wrong phone), so their holders can be told so rather than shown nothing."""
 
     game_id: str
-    public: dict
-    private: dict[str, tuple[str, dict]] = field(default_factory=dict)
+    public: dict[str, Any]
+    private: dict[str, tuple[str, dict[str, Any]]] = field(default_factory=dict[str, Any])
     replaced: frozenset[str] = frozenset()
     sentences: dict[str, Phrase] = field(default_factory=dict)  # the views' English sentence -> its meaning
 

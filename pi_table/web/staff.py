@@ -33,7 +33,7 @@ import time
 from collections.abc import Awaitable, Callable, Iterable
 from importlib import resources
 from pathlib import Path
-from typing import Protocol
+from typing import Any, Protocol
 
 from aiohttp import web
 
@@ -74,7 +74,7 @@ class Desk(Protocol):
     def language(self) -> str:
         """The table's language: the page's until the staff pick theirs on it."""
 
-    def table(self, lang: str) -> dict:
+    def table(self, lang: str) -> dict[str, Any]:
         """The game as the operatives see it (the public view, never the key), each device's
         health, the warnings, version and uptime, and the settings' trial (``settings``: a change
         on trial, the last one rolled back); its sentences in ``lang``."""
@@ -88,11 +88,11 @@ class Desk(Protocol):
     def end_game(self, lang: str) -> Text | None:
         """Leave the game unfinished (it stays in the history) and deal the next; None, or why not."""
 
-    def history(self, lang: str) -> list[dict]:
+    def history(self, lang: str) -> list[dict[str, Any]]:
         """The games kept, newest first: id, game, started, moves, duration_s, over, winner, reason
         (said in ``lang``)."""
 
-    def settings(self) -> dict:
+    def settings(self) -> dict[str, Any]:
         """``{"file": PATH or None, "groups": {GROUP: WORD}, "options": [{key, kind, label, group, help,
         value, default, unit, choices: [{value, label}], range: {min, max, off} or None}, ...]}``,
         its words msgids (``form_field`` says them in the page's language)."""
@@ -110,7 +110,7 @@ class Desk(Protocol):
         """The service's log lines since its start (the last ``RecentLines.keep``), oldest first,
         each with its record's level."""
 
-    def machine(self) -> dict:
+    def machine(self) -> dict[str, Any]:
         """This computer's readings (``{"readings": host.Readings, "address": the companion's URL or None}``)."""
 
     def power(self, act: str) -> Text | None:
@@ -129,7 +129,7 @@ class Desk(Protocol):
         """Stage ``data`` to be tried at the next start (as ``change_settings``, the page must answer
         on ``reached`` after it); [] or why not. The page asks for the restart."""
 
-    def releases(self, lang: str, repository: bool) -> dict:
+    def releases(self, lang: str, repository: bool) -> dict[str, Any]:
         """The running release, the previous, a trial, the last rollback and act (their why in
         ``lang``), what is ``offered`` (the repository's too, with ``repository``), and the
         restore's trial (``restore``, as ``table``'s ``settings``)."""
@@ -156,11 +156,11 @@ class Desk(Protocol):
     def stop_checkup(self) -> None:
         """End the self-test or the tuning under way: the game resumes where it was."""
 
-    def selftest(self, lang: str) -> dict:
+    def selftest(self, lang: str) -> dict[str, Any]:
         """``{"running", "busy", "test": {"stage", "passed", "failures", "pads": [{cell, touched}],
         "checks": [{what, done}], "todo"} or None}``, its words in ``lang``."""
 
-    def tuning(self, lang: str) -> dict:
+    def tuning(self, lang: str) -> dict[str, Any]:
         """``{"running", "busy", "board", "note", "problem", "message", "pads": [{electrode, cell, name,
         value, baseline, delta, touch, release, peak, noise, suggested, verdict, advice}]}``."""
 
@@ -285,7 +285,7 @@ def words(lang: str, more: Iterable[str] = ()) -> dict[str, str]:
     return {text: catalogue.gettext(text) for text in (*TEXTS, *more)}
 
 
-def advised(table: dict, lang: str) -> list[dict]:
+def advised(table: dict[str, Any], lang: str) -> list[dict[str, Any]]:
     """Each device's health with what to do about it when it is not working, said in ``lang``."""
     health = dict(table.get("health", {}))
     health["journal"] = table.get("journal", "ok")
@@ -300,7 +300,7 @@ SPAN_OFF = N_("{least} to {most}, or {off}: off")
 """The numbers a setting takes, as its field's hint says them after its unit."""
 
 
-def form_field(option: dict, lang: str) -> dict:
+def form_field(option: dict[str, Any], lang: str) -> dict[str, Any]:
     """A setting as the desk describes it (``Desk.settings``), its words said in ``lang`` and its
     unit and range as one hint: "seconds, 2 to 120"."""
     gettext = translation(lang).gettext
@@ -320,7 +320,7 @@ def dealt_with(game: str) -> tuple[str, ...]:
     return tuple(choice.name for choice in described(game).options if choice.rule)
 
 
-def games_offered(lang: str) -> list[dict]:
+def games_offered(lang: str) -> list[dict[str, Any]]:
     """The new-game form's games, from their descriptions (``engine.described``): each game the
     menus offer, by its name and its title, with the options it is dealt with (their labels,
     kinds, defaults, the words or the numbers they take), said in ``lang``."""
@@ -333,7 +333,7 @@ def games_offered(lang: str) -> list[dict]:
         for name in names() if (game := described(name)).offered]
 
 
-def played(games: list[dict]) -> list[dict]:
+def played(games: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """The history as the staff list it: a game dealt over before its first move (a new game
     asked twice, an end before anyone played) was never played and is left out; the newest, the
     game in play, and a journal that cannot be read are always listed."""
@@ -341,7 +341,7 @@ def played(games: list[dict]) -> list[dict]:
             if index == 0 or game.get("moves") or game.get("over") or "error" in game]
 
 
-def refused_key(problem: Text, lang: str) -> dict:
+def refused_key(problem: Text, lang: str) -> dict[str, Any]:
     """A problem the checker found in a change, said in ``lang`` (``error``), with the key it
     names and the problem alone, as the form shows it beside that key's field; a problem of no
     one key (the file's, two keys together) has the key None, or the first key with the whole
@@ -455,7 +455,8 @@ class StaffPage:
         self.gate.let_in(request, response, entered)
         return response
 
-    def api(self, handler: Callable[[web.Request, Session], Awaitable[web.StreamResponse]]):
+    def api(self, handler: Callable[[web.Request, Session], Awaitable[web.StreamResponse]]
+            ) -> Callable[[web.Request], Awaitable[web.StreamResponse]]:
         """``handler`` behind the checks every staff action passes: a live session (401), its
         CSRF token in the header (403), and the owner for the actions ``roles.ROUTES`` says
         need one (403, or 409 when no passphrase is set). A session's use keeps it alive, and its
@@ -582,7 +583,7 @@ class StaffPage:
         log.info("staff page: restart asked from %s", request.remote)
         return await self.then_restart(request, {"ok": True, "restarting": True})
 
-    async def then_restart(self, request: web.Request, answer: dict) -> web.StreamResponse:
+    async def then_restart(self, request: web.Request, answer: dict[str, Any]) -> web.StreamResponse:
         """Answer first, then restart: the page hears that it worked before the server goes."""
         response = web.json_response(answer, headers=_PRIVATE)
         await response.prepare(request)
