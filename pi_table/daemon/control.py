@@ -51,6 +51,11 @@ ACCEPT_RETRY_MAX_S = 1.0
 _STRING = re.compile(rb'"(?:[^"\\]|\\.)*"')
 
 
+class SocketTaken(PiTableError, OSError):
+    """Another table answers on the control socket's path: this one leaves it to that one (the
+    daemon plays on without its socket, saying why)."""
+
+
 class ControlError(PiTableError, RuntimeError):
     """The daemon could not be reached or did not answer properly. ``said`` says why: a Phrase,
     said in the reader's language, or the daemon's own words (already in the language asked)."""
@@ -110,7 +115,7 @@ class ControlServer:
         self.path.parent.mkdir(parents=True, exist_ok=True)
         if self.path.is_socket():
             if _answers(self.path):
-                raise OSError(f"another table already answers on {self.path}")
+                raise SocketTaken(f"another table already answers on {self.path}")
             self.path.unlink()  # left by a daemon that was killed
         server = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM | socket.SOCK_CLOEXEC)
         old_umask = os.umask(0o117)  # born 0660: no moment in which others may connect

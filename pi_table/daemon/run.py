@@ -40,7 +40,7 @@ from ..files import read_file
 from ..hal import Event, NewGame, ReleaseSeat
 from ..hal.events import NOT_WORKING
 from ..table import Session, history
-from ..table.loop import NO_PHONE_ACTIONS, PAUSED, REFUSALS, EventLoop, LoopSettings, Outcome, loop_class
+from ..table.loop import NO_PHONE_ACTIONS, PAUSED, REFUSALS, EventLoop, LoopSettings, NotAnswering, Outcome, loop_class
 from ..ui.i18n import LANGUAGES, say
 from ..ui.sound import Announcer
 from .checkup import Checkup
@@ -350,7 +350,7 @@ class Daemon:
             try:
                 self.loop.call(fn, timeout=0.5)
                 return True
-            except TimeoutError:
+            except NotAnswering:
                 continue
         return False
 
@@ -542,7 +542,7 @@ class Daemon:
         loop = self.loop
         try:
             return loop.call(lambda: loop.release_seat(seat, public=False))
-        except TimeoutError:  # the loop ended in between: a new game of another kind
+        except NotAnswering:  # the loop ended in between: a new game of another kind
             return Outcome(ReleaseSeat(seat), False, CHANGING_GAMES)
 
     def _restore(self, lang: str) -> dict[str, Any]:
@@ -593,7 +593,7 @@ class Daemon:
         loop = self.loop
         try:
             outcome = loop.call(lambda: loop.from_phone(game_id, action))
-        except TimeoutError:  # the loop ended in between: a new game of another kind
+        except NotAnswering:  # the loop ended in between: a new game of another kind
             return CHANGING_GAMES
         return None if outcome.ok else outcome.reason
 

@@ -35,6 +35,7 @@ from ..engine import (
 from ..engine.actions import MAX_CLUE, ClueNumber
 from ..engine.games import kind_of, title_of
 from ..engine.phrase import Phrase, Text
+from ..errors import PiTableError
 from ..hal import (
     AnyModel,
     ButtonEvent,
@@ -112,6 +113,11 @@ class LoopSettings:
     options: Mapping[str, object] = field(default_factory=dict)
     """The games' options by name (``engine.games.choices``), their tables' settings among them:
     a kind's loop takes its own (a discussion's length), its default where none is given."""
+
+
+class NotAnswering(PiTableError, TimeoutError):
+    """The loop did not run a call in time: it is busy, or it ended (a new game of another kind
+    replaces it). A TimeoutError raised by the function it ran is that function's own."""
 
 
 class _Stop:
@@ -335,7 +341,7 @@ class EventLoop:
         call = _Call(fn)
         self._events.put(call)
         if not call.done.wait(timeout):
-            raise TimeoutError(f"the table loop did not answer within {timeout} s")
+            raise NotAnswering(f"the table loop did not answer within {timeout} s")
         if call.error is not None:
             raise call.error
         return call.result  # type: ignore[return-value]  # what fn returned, kept as object between threads
