@@ -784,6 +784,7 @@ def check_views(game: Codex, state: CodexState, rng: random.Random) -> None:
         assert game.public_view(twin).to_json() == public
 
 
+@pytest.mark.slow  # some 4 s of CPU by itself: out of ./dev test (issue 40)
 @settings(settings.get_profile("codex games"), suppress_health_check=[HealthCheck.too_slow])
 @given(dealt=games(), actions_seed=st.integers(0, 2**32 - 1))
 def test_random_games_run_to_an_end_and_no_view_leaks(dealt, actions_seed):
@@ -812,6 +813,7 @@ def test_random_games_run_to_an_end_and_no_view_leaks(dealt, actions_seed):
     assert replay(game, setup, texts) == state
 
 
+@pytest.mark.slow  # some 6 s of CPU by itself: out of ./dev test (issue 40)
 @settings(settings.get_profile("codex sweeps"), suppress_health_check=[HealthCheck.too_slow])
 @given(dealt=games(), actions_seed=st.integers(0, 2**32 - 1))
 def test_apply_accepts_exactly_the_legal_actions(dealt, actions_seed):

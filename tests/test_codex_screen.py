@@ -250,6 +250,7 @@ SECRETS = re.compile(r"not an? (Hacker|Profiler|Informatore|Inquisitore)|Hacker 
                      r"already says|as a message arrives|blocks another|fragment came")
 
 
+@pytest.mark.slow  # some 11 s of CPU by itself: out of ./dev test (issue 40)
 def test_public_sentences_are_translated_and_no_secret_is_public():
     found = refusals()
     public = {phrase for phrase in found if public_refusal(phrase) is not None}

@@ -268,6 +268,7 @@ def test_codex_options_are_refused_for_a_grid_game_and_codex_plays_without_a_scr
     assert "Pass the screen to" in capsys.readouterr().out
 
 
+@pytest.mark.slow  # some 3 s of CPU by itself: out of ./dev test (issue 40)
 def test_the_example_plays_as_the_readme_starts_it():
     """``pi-table sim --game codex --script docs/examples/codex-game.txt``, as the README writes it:
     the script carries its setup and discussion in its header (before: 48 refusals, no winner)."""

@@ -431,6 +431,7 @@ def problems_in_italian(tmp_path: Path) -> tuple[int, list[str]]:
     return count, english
 
 
+@pytest.mark.slow  # some 3 s of CPU by itself: out of ./dev test (issue 40)
 def test_every_problem_the_checker_finds_is_said_in_italian(tmp_path):
     """A range check raising a bare ValueError (English from an f-string) instead of a Refusal
     would show the same words on an Italian table: hundreds of bad files find none."""
@@ -440,6 +441,7 @@ def test_every_problem_the_checker_finds_is_said_in_italian(tmp_path):
     assert english == []
 
 
+@pytest.mark.slow  # some 4 s of CPU by itself: out of ./dev test (issue 40)
 def test_a_bare_value_error_in_a_range_check_is_caught(tmp_path, monkeypatch):
     """The check above fails on a builder whose refusal cannot be translated."""
     from pi_table.table import timer

@@ -329,6 +329,7 @@ def fleet_command(*args: str, stdin: str = "") -> subprocess.CompletedProcess:
                           text=True, timeout=30)
 
 
+@pytest.mark.slow  # some 6 s of CPU by itself: out of ./dev test (issue 40)
 def test_the_command_line_sets_the_password_and_refuses_what_cannot_work(tmp_path):
     path = tmp_path / "config" / "fleet.password"
     done = fleet_command("--set-password", "--password-file", str(path), stdin=PASSWORD + "\n")

@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pi_table.firmware
 import pi_table.hardware
+import pytest
 
 import pi_table
 
@@ -131,6 +132,7 @@ def module_name(parts: tuple[str, ...]) -> str:
     return ".".join(["pi_table", *parts[:-1], parts[-1].removesuffix(".py")])
 
 
+@pytest.mark.slow  # some 3 s of CPU by itself: out of ./dev test (issue 40)
 def test_no_two_modules_import_each_other():
     """Within a layer too: a module that needs another's drawing or logic imports it, and that
     one does not import it back, not even for a type or inside a function (a circle makes the

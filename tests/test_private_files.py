@@ -120,6 +120,7 @@ def shared_folder():
     shutil.rmtree(folder)
 
 
+@pytest.mark.slow  # some 3 s of CPU by itself: out of ./dev test (issue 40)
 def test_a_staff_login_in_the_group_has_status_and_history_but_not_the_key(shared_folder):
     """Under the unit's old umask (0027, which made the journals 0640 in the group), a staff
     login in the service's group reaches status, undo and history through the socket and

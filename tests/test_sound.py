@@ -128,6 +128,7 @@ def test_random_games_play_the_same_cues_whatever_the_hidden_cards_are(variant):
     assert {cue for cue in played if not cue.startswith(SAY)} <= GRID_CUES
 
 
+@pytest.mark.slow  # some 3 s of CPU by itself: out of ./dev test (issue 40)
 def test_every_grid_event_has_its_cue_in_random_games():
     played: set[str] = set()
     for rules in VARIANTS.values():
@@ -144,6 +145,7 @@ def public_moments(game: Codex, states, at: float = 0.0):
     return [Moment("g", game.public_view(state), None, at) for state in states]
 
 
+@pytest.mark.slow  # some 3 s of CPU by itself: out of ./dev test (issue 40)
 def test_random_codex_games_play_the_same_cues_whatever_the_agents_hide():
     """Codex's cues come from the public view: a twin game whose agents hide other identikits and
     other private moves (the helpers' ``scrambled``) plays the same cues, step by step."""

@@ -146,6 +146,7 @@ def test_a_restored_pin_that_asks_for_an_hour_of_the_cpu_lets_nobody_in_at_once_
     assert SALT not in caplog.text and DIGEST not in caplog.text
 
 
+@pytest.mark.slow  # some 4 s of CPU by itself: out of ./dev test (issue 40)
 def test_set_staff_pin_reads_the_pin_from_a_pipe_and_refuses_a_short_one(tmp_path):
     config = tmp_path / "config.toml"
     config.write_text('[paths]\njournal_dir = "journal"\nsocket = "control.sock"\nsocket_group = ""\n')
@@ -292,6 +293,7 @@ def guess_from(page, addresses: list[str], tries: int, pin: str = "000000") -> l
     return statuses
 
 
+@pytest.mark.slow  # some 3 s of CPU by itself: out of ./dev test (issue 40)
 def test_a_phone_that_logged_in_before_keeps_its_standing_across_a_pin_change(page, tmp_path, clock):
     """The PIN signed the device cookies, so changing it forgot every phone: then 20 wrong PINs
     a minute from 4 addresses (5 each, within each address's limit) kept every staff phone at
@@ -840,6 +842,7 @@ def test_the_log_shows_the_services_last_lines(table):
     assert status == 200 and answer["lines"][-1].endswith("WARNING pi_table.daemon: the LED supply browned out")
 
 
+@pytest.mark.slow  # some 3 s of CPU by itself: out of ./dev test (issue 40)
 def test_a_restart_from_the_page_ends_the_service_with_the_code_systemd_restarts(tmp_path):
     from pi_table.daemon.restarts import EXIT_RESTART
     from pi_table.sim.systemd import FakeSystemd

@@ -72,6 +72,7 @@ def test_a_codex_table_loads_codex_before_ready(tmp_path):
     assert "aiohttp" not in loaded and "importlib.metadata" not in loaded
 
 
+@pytest.mark.slow  # some 4 s of CPU by itself: out of ./dev test (issue 40)
 def test_the_tests_start_a_table_as_the_service_does_or_say_what_they_leave_out():
     """Issue 37: the tests made their tables in-process with the start's machine check off, and so
     missed a table that could not start again. A table is made (``Daemon(...)``) only by the

@@ -11,6 +11,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from helpers import ROOT
 
 SAMPLE = """
@@ -60,6 +62,7 @@ def tried(run: subprocess.CompletedProcess) -> int:
     return int(re.search(r"tried (\d+) examples", run.stdout).group(1))
 
 
+@pytest.mark.slow  # some 4 s of CPU by itself: out of ./dev test (issue 40)
 def test_the_fast_tier_leaves_out_the_marked_tests_and_a_skip_is_a_skip(tmp_path):
     run = pytest_on(tmp_path, {"test_sample.py": SAMPLE}, "--fast")
     assert run.returncode == 0, run.stdout + run.stderr
@@ -68,6 +71,7 @@ def test_the_fast_tier_leaves_out_the_marked_tests_and_a_skip_is_a_skip(tmp_path
     assert tried(run) <= 10  # the quick profile: ./dev test's
 
 
+@pytest.mark.slow  # some 4 s of CPU by itself: out of ./dev test (issue 40)
 def test_every_skip_fails_under_require_tools_and_an_unknown_mark_is_refused(tmp_path):
     files = {
         "test_sample.py": SAMPLE,
@@ -83,6 +87,7 @@ def test_every_skip_fails_under_require_tools_and_an_unknown_mark_is_refused(tmp
     assert "1 failed, 4 passed, 2 errors" in run.stdout
 
 
+@pytest.mark.slow  # some 10 s of CPU by itself: out of ./dev test (issue 40)
 def test_the_profile_sets_the_examples_a_property_tries(tmp_path):
     thorough = tried(pytest_on(tmp_path, {"test_sample.py": SAMPLE}, PI_TABLE_HYPOTHESIS="thorough"))
     emulated = tried(pytest_on(tmp_path, {"test_sample.py": SAMPLE}, PI_TABLE_HYPOTHESIS="emulated"))
