@@ -23,21 +23,10 @@ from typing import TYPE_CHECKING
 import pytest
 from hypothesis import strategies as st
 
-from pi_table.engine import (
-    Codex,
-    CodexRules,
-    CodexState,
-    Fact,
-    GameRecord,
-    Guess,
-    Role,
-    Rules,
-    Team,
-    make_game,
-    parse_action,
-)
-from pi_table.engine.codex import MESSAGES
-from pi_table.engine.codex_setup import OPTIONAL_ROLES, Setup
+from pi_table.engine import GameRecord, Guess, Rules, Team, make_game, parse_action
+from pi_table.engine.codex import MESSAGES, Codex, CodexState
+from pi_table.engine.codex_rules import CodexRules
+from pi_table.engine.codex_setup import OPTIONAL_ROLES, Fact, Role, Setup
 from pi_table.engine.phrase import Phrase
 
 if TYPE_CHECKING:

@@ -18,25 +18,30 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from pi_table.engine import (
-    Codex,
-    CodexRules,
-    CodexState,
-    Fact,
-    Faction,
-    GameOver,
-    GameRecord,
-    InvalidAction,
-    InvalidRules,
-    InvalidSetup,
-    Role,
-    RuleError,
-    Undo,
+from pi_table.engine import GameOver, GameRecord, InvalidAction, InvalidRules, RuleError, Undo
+from pi_table.engine.codex import STEPS, Codex, CodexState, replay
+from pi_table.engine.codex_actions import (
+    Block,
+    Done,
+    EndDiscussion,
+    EnterCode,
+    Profile,
+    Reveal,
+    Send,
+    Vote,
     parse_codex_action,
 )
-from pi_table.engine.codex import STEPS, replay
-from pi_table.engine.codex_actions import Block, Done, EndDiscussion, EnterCode, Profile, Reveal, Send, Vote
-from pi_table.engine.codex_setup import CODENAMES, FRAGMENT_CHARACTERS, deal_setup, parse_setup
+from pi_table.engine.codex_rules import CodexRules
+from pi_table.engine.codex_setup import (
+    CODENAMES,
+    FRAGMENT_CHARACTERS,
+    Fact,
+    Faction,
+    InvalidSetup,
+    Role,
+    deal_setup,
+    parse_setup,
+)
 
 from helpers import choose, games, scrambled
 

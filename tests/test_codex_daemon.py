@@ -12,7 +12,7 @@ from types import SimpleNamespace
 
 import pytest
 
-from pi_table.engine import parse_codex_action
+from pi_table.engine.codex_actions import parse_codex_action
 from pi_table.engine.codex_setup import Faction
 from pi_table.engine.games import NAMES
 from pi_table.hal import UiEvent

@@ -23,8 +23,20 @@ import pytest
 
 from pi_table.drivers.pygame_screen import PygameScreen
 from pi_table.drivers.touchboard import DISCONNECTED
-from pi_table.engine import Codex, CodexRules, InvalidAction, RuleError, parse_codex_action
-from pi_table.engine.codex_actions import Block, Done, EndDiscussion, EnterCode, Profile, Reveal, Send, Vote
+from pi_table.engine import InvalidAction, RuleError
+from pi_table.engine.codex import Codex
+from pi_table.engine.codex_actions import (
+    Block,
+    Done,
+    EndDiscussion,
+    EnterCode,
+    Profile,
+    Reveal,
+    Send,
+    Vote,
+    parse_codex_action,
+)
+from pi_table.engine.codex_rules import CodexRules
 from pi_table.engine.codex_setup import SEATS, Fact
 from pi_table.engine.phrase import Phrase
 from pi_table.hal import Cues, NewGame, SimButtons, SimLedStrip, SimScreen, SimTouch, TimerState, UiEvent

@@ -18,7 +18,8 @@ import urllib.parse
 import pygame
 import pytest
 
-from pi_table.engine import Codex, CodexRules
+from pi_table.engine.codex import Codex
+from pi_table.engine.codex_rules import CodexRules
 from pi_table.hal import ReleaseSeat, SimButtons, SimLedStrip, SimScreen, SimTouch, UiEvent
 from pi_table.table import Session
 from pi_table.table.codex_loop import CodexLoop

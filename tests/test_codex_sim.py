@@ -14,7 +14,8 @@ from pathlib import Path
 import pytest
 
 from pi_table.cli import main
-from pi_table.engine import Codex, parse_codex_action
+from pi_table.engine.codex import Codex
+from pi_table.engine.codex_actions import parse_codex_action
 
 pytestmark = pytest.mark.arm64
 

@@ -7,7 +7,9 @@ import random
 
 import pytest
 
-from pi_table.engine import Codex, CodexRules, parse_codex_action
+from pi_table.engine.codex import Codex
+from pi_table.engine.codex_actions import parse_codex_action
+from pi_table.engine.codex_rules import CodexRules
 from pi_table.hal import (
     ButtonEvent,
     NewGame,

@@ -12,7 +12,7 @@ import sys
 import pytest
 
 from pi_table.cli.games import terminal
-from pi_table.engine import Codex
+from pi_table.engine.codex import Codex
 from pi_table.engine.codex_rules import CodexRules
 from pi_table.sim.codex_terminal import CLEAR
 from pi_table.sim.terminal import Painter, interactive, visible

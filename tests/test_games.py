@@ -161,6 +161,41 @@ def test_the_kind_question_checker_sees_one():
     assert kind_questions(tree, {"grid", "codex"}, frozenset({"alias24"})) == [1, 3, 5, 7, 8, 9]
 
 
+def code_naming(text: str, word: str) -> list[int]:
+    """The lines of a Python module whose code (not a comment, not a docstring) names ``word``."""
+    tree = ast.parse(text)
+    docstrings = {id(node.body[0].value) for node in ast.walk(tree)
+                  if isinstance(node, (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)) and node.body
+                  and isinstance(node.body[0], ast.Expr) and isinstance(node.body[0].value, ast.Constant)}
+    lines = set()
+    for node in ast.walk(tree):
+        named = (node.id if isinstance(node, ast.Name) else node.attr if isinstance(node, ast.Attribute) else
+                 node.module or "" if isinstance(node, ast.ImportFrom) else
+                 " ".join(alias.name for alias in node.names) if isinstance(node, ast.Import) else
+                 node.value if isinstance(node, ast.Constant) and isinstance(node.value, str)
+                 and id(node) not in docstrings else "")
+        if word in named.lower():
+            lines.add(node.lineno)
+    return sorted(lines)
+
+
+def test_only_codexs_own_rooms_and_the_registries_name_codex():
+    """Issue 40: ``git grep -il codex -- pi_table`` outside Codex's own modules (named after it),
+    the registries and the catalogues lists only documentation: every other module names it in a
+    docstring or a comment at most, and a page or a script of the phones' not at all."""
+    found = []
+    for path in sorted(PACKAGE.rglob("*")):
+        where = path.relative_to(PACKAGE).as_posix()
+        if not path.is_file() or "codex" in path.name or where in REGISTRIES or where.startswith("ui/locale/"):
+            continue
+        if path.suffix == ".py":
+            found += [f"{where}:{line}" for line in code_naming(path.read_text(encoding="utf-8"), "codex")]
+        elif path.suffix in (".html", ".js", ".css") and "codex" in path.read_text(encoding="utf-8").lower():
+            found.append(where)
+    assert found == []
+    assert code_naming('"""Codex, in words."""\nfrom .codex import Codex  # Codex\nx = "codex"\n', "codex") == [2, 3]
+
+
 # --- a fifth game: one module and one registry line ------------------------------------------------
 
 

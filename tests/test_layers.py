@@ -211,7 +211,7 @@ ROOMS = {
     "config": ["schema", "settings", "machine", "loading", "writing", "trial"],
     "daemon": ["notify", "logs", "control", "trial", "devices", "selftest", "tune", "backup", "restarts", "checkup",
                "staff_desk", "run"],
-    "web": ["tokens", "texts", "seats", "runner", "auth", "roles", "snapshot", "games", "codex_pages", "staff", "console",
+    "web": ["tokens", "seats", "runner", "auth", "roles", "snapshot", "games", "texts", "codex_pages", "staff", "console",
             "night", "server"],
     "cli": ["output", "window", "tables", "script", "games", "grid", "codex", "options", "play", "board", "control", "service",
             "fleet", "backup", "release", "bench"],

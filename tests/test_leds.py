@@ -674,7 +674,8 @@ CODEX_SETUP = (
 
 
 def codex_view(texts):
-    from pi_table.engine import Codex, parse_codex_action
+    from pi_table.engine.codex import Codex
+    from pi_table.engine.codex_actions import parse_codex_action
 
     game = Codex()
     state = game.start(game.parse_setup(CODEX_SETUP))

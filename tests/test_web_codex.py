@@ -19,8 +19,9 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from pi_table.engine import Codex, CodexState, InvalidAction, RuleError, parse_codex_action
-from pi_table.engine.codex_actions import EnterCode
+from pi_table.engine import InvalidAction, RuleError
+from pi_table.engine.codex import Codex, CodexState
+from pi_table.engine.codex_actions import EnterCode, parse_codex_action
 from pi_table.engine.codex_setup import Fact, parse_setup
 from pi_table.hal import TimerState
 from pi_table.web import Companion, Tokens

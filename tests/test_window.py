@@ -214,7 +214,8 @@ def test_codex_is_played_to_its_end_in_the_window_by_pass_and_play(tmp_path):
     """The window plays Codex's loop and draws its screen; the mouse plays pass-and-play: PASS
     AND PLAY, each agent's I AM, its choices, NEXT AGENT. Pictures of each stage are written."""
     from pi_table.cli.codex import WINDOW_KEYS
-    from pi_table.engine import Codex, parse_codex_action
+    from pi_table.engine.codex import Codex
+    from pi_table.engine.codex_actions import parse_codex_action
     from pi_table.engine.codex_rules import CodexRules
     from pi_table.ui.codex_turns import Stage, Turn
 

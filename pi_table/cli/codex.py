@@ -13,7 +13,7 @@ from .output import EXIT_USAGE, flushed, said
 from .script import script_lines
 
 if TYPE_CHECKING:  # Codex is imported only when it is played
-    from ..engine import CodexRules
+    from ..engine.codex_rules import CodexRules
     from ..table import Session
 
 
@@ -38,7 +38,8 @@ WINDOW_KEYS = N_("mouse: tap the screen (PASS AND PLAY, then each agent's turn) 
 def sim(parser: argparse.ArgumentParser, args: argparse.Namespace, rules: CodexRules) -> int:
     """Codex's simulators: a script on virtual time, drawn by the screen's own painter; else the
     window where there is a display (``--window``), or the terminal, both by pass-and-play."""
-    from ..engine import Codex, InvalidSetup
+    from ..engine.codex import Codex
+    from ..engine.codex_setup import InvalidSetup
     from ..table import Session, random_source
     from ..table.timer import TimerSettings
     from ..ui.i18n import translation

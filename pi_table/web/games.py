@@ -60,17 +60,25 @@ def no_seats(model: GameModel) -> int:
 class PagesOf:
     """A kind's pages, each a ``module:name`` in this package: how its model is published, how
     many seats of their own its players have, and how an action sent from a seat's page is read
-    (none for a kind without seats: the page only shows the game)."""
+    (none for a kind without seats: the page only shows the game); and its ``script`` in
+    ``static/``, which draws its pages on the phones (the companion's page loads it after
+    ``app.js``: ``texts.rendered_page``; none for a kind whose pages ``app.js`` draws)."""
 
     publish: str
     seats: str
     act: str | None = None
+    script: str | None = None
 
 
 KINDS: dict[str, PagesOf] = {
     "grid": PagesOf("games:publish_grid", "games:no_seats"),
-    "codex": PagesOf("codex_pages:publish", "codex_pages:seats", "codex_pages:seat_action"),
+    "codex": PagesOf("codex_pages:publish", "codex_pages:seats", "codex_pages:seat_action", "codex.js"),
 }
+
+
+def scripts() -> tuple[str, ...]:
+    """Each kind's script of its own for the phones' pages, in the registry's order."""
+    return tuple(pages.script for pages in KINDS.values() if pages.script is not None)
 
 
 def _named(where: str) -> Any:
