@@ -548,7 +548,9 @@ def _game_over(canvas: Canvas, view: TableView, area) -> None:
 
 
 MENU_SLOTS = 6
-"""The new-game menu's buttons on a page: two columns of three, BACK among them."""
+"""The new-game menu's buttons on a page at most: two columns of three, BACK among them."""
+FINGER = 60
+"""The least side of a button, in design units (tests/test_screen.py holds every tap to it)."""
 
 
 def offered(view: TableView) -> tuple[str, ...]:
@@ -559,18 +561,20 @@ def offered(view: TableView) -> tuple[str, ...]:
 
 def _choose_game(canvas: Canvas, view: TableView, area, page: int) -> None:
     """NEW GAME was tapped: deal the same game again, another game, or go back. The games fill
-    two columns, BACK last; when more are offered than a page holds, MORE turns to the next."""
+    two columns of as many rows as fit at a finger's size, BACK last; when more are offered than
+    a page holds, MORE turns to the next."""
     _ = canvas.gettext
     x, y, w, h = area
     canvas.text(_("New game?"), (x, y, w, 34), 38, TEXT, smallest=24)
     games = offered(view)
-    fits = len(games) <= MENU_SLOTS - 1
-    per_page = MENU_SLOTS - 1 if fits else MENU_SLOTS - 2
+    gap = 8
+    slots = 2 * max(2, min(MENU_SLOTS // 2, int((h - 40 + gap) // (FINGER + gap))))  # a warning leaves fewer rows
+    fits = len(games) <= slots - 1
+    per_page = slots - 1 if fits else slots - 2
     pages = math.ceil(len(games) / per_page)
     page %= pages
     shown = games[page * per_page:(page + 1) * per_page]
     rows = math.ceil((len(shown) + (1 if fits else 2)) / 2)
-    gap = 8
     bw, bh = (w - gap) / 2, (h - 40 - gap * (rows - 1)) / rows
 
     def slot(index: int) -> tuple[float, float, float, float]:
