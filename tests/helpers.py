@@ -415,6 +415,16 @@ class EmulatedTable:
         self.emulator.tap(electrode, TAP_MS)
         time.sleep(0.03)
 
+    def guess(self, cell: int) -> None:
+        """A finger on a card's pad until the table shows the card revealed, then lifted. A tap
+        of a fixed length proves nothing on a loaded machine: the emulator's scan may sleep
+        through it (issue 40: a test saw no guess in 5 s), never through a finger held."""
+        self.emulator.press(electrode_of(cell))
+        try:
+            wait_for(lambda: self.status()["state"]["board"][cell] != "?", f"card {cell} revealed", timeout=30)
+        finally:
+            self.emulator.release(electrode_of(cell))
+
     def kill(self) -> None:
         self.service.kill()
         self.service.close()
