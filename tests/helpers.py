@@ -23,21 +23,10 @@ from typing import TYPE_CHECKING
 import pytest
 from hypothesis import strategies as st
 
-from pi_table.engine import (
-    Codex,
-    CodexRules,
-    CodexState,
-    Fact,
-    GameRecord,
-    Guess,
-    Role,
-    Rules,
-    Team,
-    make_game,
-    parse_action,
-)
-from pi_table.engine.codex import MESSAGES
-from pi_table.engine.codex_setup import OPTIONAL_ROLES, Setup
+from pi_table.engine import GameRecord, Guess, Rules, Team, make_game, parse_action
+from pi_table.engine.codex import MESSAGES, Codex, CodexState
+from pi_table.engine.codex_rules import CodexRules
+from pi_table.engine.codex_setup import OPTIONAL_ROLES, Fact, Role, Setup
 from pi_table.engine.phrase import Phrase
 
 if TYPE_CHECKING:
@@ -425,6 +414,16 @@ class EmulatedTable:
     def tap_electrode(self, electrode: int) -> None:
         self.emulator.tap(electrode, TAP_MS)
         time.sleep(0.03)
+
+    def guess(self, cell: int) -> None:
+        """A finger on a card's pad until the table shows the card revealed, then lifted. A tap
+        of a fixed length proves nothing on a loaded machine: the emulator's scan may sleep
+        through it (issue 40: a test saw no guess in 5 s), never through a finger held."""
+        self.emulator.press(electrode_of(cell))
+        try:
+            wait_for(lambda: self.status()["state"]["board"][cell] != "?", f"card {cell} revealed", timeout=30)
+        finally:
+            self.emulator.release(electrode_of(cell))
 
     def kill(self) -> None:
         self.service.kill()

@@ -12,6 +12,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from pi_table.engine import CELLS, EndTurn, Rules, Team, make_game
+from pi_table.engine.games import names_of
 from pi_table.engine.keys import Key
 from pi_table.hal import Cues, LedFrame, TimerState
 from pi_table.ui.leds import (
@@ -29,6 +30,8 @@ from pi_table.ui.leds import (
 from pi_table.ui.pixels import LedMap, PixelOutput, PowerLimit
 
 from helpers import hidden_swapped, played, with_drawn_key
+
+GRID_GAMES = names_of("grid")  # every game played on the grid, as registered
 
 KEY = "RRRRRRRRRBBBBBBBBNNNNNNNA"  # red starts: red 0-8, blue 9-16, bystanders 17-23, assassin 24
 ALIAS_KEY = "RRRRRRRRRBBB.BBBBBNNNNNNA"  # Alias 24: red holds 9, blue starts; dark centre; nuke 24
@@ -462,7 +465,7 @@ def random_view(seed: int, game: str, setup: str, moves: int):
 
 games = dict(
     seed=st.integers(0, 100_000),
-    game=st.sampled_from(["codenames", "codenames-coop", "alias24"]),
+    game=st.sampled_from(GRID_GAMES),
     setup=st.sampled_from(["key", "place"]),
     moves=st.integers(0, 30),
 )
@@ -674,7 +677,8 @@ CODEX_SETUP = (
 
 
 def codex_view(texts):
-    from pi_table.engine import Codex, parse_codex_action
+    from pi_table.engine.codex import Codex
+    from pi_table.engine.codex_actions import parse_codex_action
 
     game = Codex()
     state = game.start(game.parse_setup(CODEX_SETUP))

@@ -503,6 +503,7 @@ def templates(phrase: Phrase) -> set[str]:
     return {phrase.template}.union(*(templates(value) for value in inside if isinstance(value, Phrase)))
 
 
+@pytest.mark.slow  # some 3 s of CPU by itself: out of ./dev test (issue 40)
 def test_every_engine_refusal_and_reason_is_translated():
     sentences = engine_sentences()
     met = set().union(*map(templates, sentences))

@@ -132,8 +132,8 @@ def test_a_refused_save_names_the_key_of_each_problem_and_keeps_the_whole_senten
         staff_phone.lang = "en"
         status, answer = staff_phone.call("POST", "/staff/api/config", {"changes": {"game.game": "chess"}})
         assert status == 400 and checkers(answer) == [{
-            "key": "game.game", "error": f"{table.config}: game.game: game is one of codenames, codenames-coop, alias24, "
-            "codex, not 'chess'", "problem": "game is one of codenames, codenames-coop, alias24, codex, not 'chess'"}]
+            "key": "game.game", "error": f"{table.config}: game.game: game is one of {', '.join(NAMES)}, not 'chess'",
+            "problem": f"game is one of {', '.join(NAMES)}, not 'chess'"}]
         status, answer = staff_phone.call("POST", "/staff/api/config", {"changes": {"sound.loudness": 1}})
         assert status == 400 and answer["problems"][0]["key"] == "sound.loudness"  # no field: the message says it
         status, answer = staff_phone.call("POST", "/staff/api/config",

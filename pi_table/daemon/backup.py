@@ -46,7 +46,7 @@ import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import TYPE_CHECKING, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 from .. import version
 from ..config import ConfigError, load_config, parse_config, trial
@@ -104,7 +104,7 @@ class Restarting(Protocol):
     """What a restore needs of the table's restarts (``restarts.Restarts``)."""
 
     @property
-    def lock(self) -> AbstractContextManager: ...
+    def lock(self) -> AbstractContextManager[object]: ...
 
     def working(self) -> list[str]: ...
 
@@ -123,7 +123,7 @@ class Contents:
     """A checked backup: its manifest and files, what restoring it replaces in words, and the
     names of what it replaces (the trial's keys: the settings' keys that differ, the PIN, the journal)."""
 
-    manifest: dict
+    manifest: dict[str, Any]
     files: dict[str, bytes]
     replaces: tuple[Phrase, ...]
     keys: tuple[str, ...]
@@ -202,7 +202,7 @@ def on_the_table(journal: Path) -> set[str]:
     return set() if last is None else {last.name}
 
 
-def _packed(manifest: dict, files: dict[str, bytes], made: float) -> bytes:
+def _packed(manifest: dict[str, Any], files: dict[str, bytes], made: float) -> bytes:
     """``files`` in a .tar.gz after their manifest: ``manifest`` with each file's size and sha256."""
     import hashlib  # making or reading a backup only
     import tarfile
@@ -300,7 +300,7 @@ def _ill_formed(data: bytes) -> str | None:
         return "expected ASCII text"
 
 
-def read(data: bytes, whole: bool = False) -> tuple[dict, dict[str, bytes]]:
+def read(data: bytes, whole: bool = False) -> tuple[dict[str, Any], dict[str, bytes]]:
     """A backup's manifest and files (``whole``: the last good state's), each file checked
     against the manifest; BadBackup saying what is wrong. Unpacked no further than
     ``MOST_BYTES`` (and ``MOST_RATIO`` times its size)."""
@@ -403,7 +403,7 @@ def _member_name(member: tarfile.TarInfo, whole: bool) -> str:
     return name
 
 
-def _manifest(data: bytes) -> dict:
+def _manifest(data: bytes) -> dict[str, Any]:
     try:
         manifest = json.loads(data.decode("utf-8"))
     except (UnicodeDecodeError, ValueError, RecursionError):
@@ -602,7 +602,7 @@ def _note(config: Config, under: trial.Trial, phase: str, why: dict[str, str] | 
                   json.dumps({**under.to_json(), "phase": phase, **({"why": why} if why else {})}).encode())
 
 
-def _read_note(path: Path) -> dict:
+def _read_note(path: Path) -> dict[str, Any]:
     """The restore's note as written (``trial.pending_trial`` has read its trial already)."""
     try:
         note = json.loads(trial.beside(path, trial.TRIAL).read_text(encoding="utf-8"))

@@ -21,10 +21,10 @@ import threading
 import time
 from functools import cache
 from pathlib import Path
-from typing import TYPE_CHECKING, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 from ..engine.phrase import N_, Phrase, Text
-from ..hal import AnyModel, Screen, SetupModel
+from ..hal import AnyModel, Emit, Screen, SetupModel
 from ..release import first_boot, network
 from ..release.first_boot import Pending
 from ..release.layout import HOME, Releases
@@ -63,11 +63,14 @@ class Table(Protocol):
 
     config: Config
     devices: Devices
-    lock: object  # the journal folder's lock: None when the journal is kept in memory
     loop: EventLoop
     restarts: Restarts
     companion: Companion | None
     staff_desk: StaffDesk | None
+
+    @property
+    def lock(self) -> object:
+        """The journal folder's lock: None when the journal is kept in memory."""
 
     def in_loop(self, fn: Callable[[], object]) -> bool: ...
 
@@ -85,7 +88,7 @@ class SetupScreen(Screen):
     def show(self, model: AnyModel) -> None:
         self.screen.show(self.model if self.model is not None else model)
 
-    def start(self, emit) -> None:
+    def start(self, emit: Emit) -> None:
         self.screen.start(emit)
 
     def stop(self) -> None:
@@ -95,7 +98,7 @@ class SetupScreen(Screen):
         self.screen.release_seat(seat)
 
 
-def seen_networks(home: Path = HOME) -> list[dict]:
+def seen_networks(home: Path = HOME) -> list[dict[str, Any]]:
     """The Wi-Fi networks in reach now; while the radio is the table's own Wi-Fi (it scans no
     more), those the root helper saw before it opened it."""
     seen = [each.to_json() for each in network.networks()]
@@ -106,7 +109,7 @@ def seen_networks(home: Path = HOME) -> list[dict]:
     return [each for each in found if isinstance(each, dict)] if isinstance(found, list) else []
 
 
-def network_view(lang: str, home: Path = HOME) -> dict:
+def network_view(lang: str, home: Path = HOME) -> dict[str, Any]:
     """The network as the pages show it: how the table is connected, the networks in reach, and
     the last Wi-Fi act of the root helper (its why in ``lang``)."""
     from ..release import state  # the pages' network views only
@@ -129,7 +132,7 @@ class Wifi:
     def __init__(self, daemon: Table, home: Path = HOME) -> None:
         self.daemon, self.home = daemon, home
 
-    def view(self, lang: str) -> dict:
+    def view(self, lang: str) -> dict[str, Any]:
         return network_view(lang, self.home)
 
     def join(self, ssid: str, password: str) -> Text | None:
@@ -252,7 +255,7 @@ class FirstBoot:
     def language(self) -> str:
         return self.daemon.config.language
 
-    def about(self, lang: str) -> dict:
+    def about(self, lang: str) -> dict[str, Any]:
         """What the page offers: the languages, the time zones (and the system's now), the network."""
         return {"pending": True, "language": self.daemon.config.language, "languages": list(LANGUAGES),
                 "zone": zone_now(), "zones": zones(), **network_view(lang, self.home)}

@@ -19,7 +19,7 @@ import subprocess
 import time
 import tomllib
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from ..config import trial
 from ..config.settings import BROKER, hide_password
@@ -56,7 +56,7 @@ def _fresh(where: Path, stem: str, suffix: str) -> Path:
     return where / f"{stem}-{time.strftime('%Y%m%d-%H%M%S')}-{time.time_ns() % 1_000_000:06d}{suffix}"
 
 
-def changes(config: Config, kind: str, given: dict, reached: str | None) -> tuple[dict[str, object], list[Path]]:
+def changes(config: Config, kind: str, given: dict[str, Any], reached: str | None) -> tuple[dict[str, object], list[Path]]:
     """The files of ``kind`` written from what the owner gave, and the settings that name them;
     Refusal saying what is wrong with what was given (nothing written then)."""
     where = folder(config)
@@ -69,7 +69,7 @@ def changes(config: Config, kind: str, given: dict, reached: str | None) -> tupl
     raise Refusal("unknown kind {kind}: expected one of {kinds}", kind=kind[:30], kinds=", ".join(KINDS))
 
 
-def _text(given: dict, name: str, most: int) -> str:
+def _text(given: dict[str, Any], name: str, most: int) -> str:
     value = given.get(name)
     if not isinstance(value, str) or not value.strip():
         raise Refusal("expected {name}: the file's text, pasted or chosen", name=name)
@@ -78,7 +78,7 @@ def _text(given: dict, name: str, most: int) -> str:
     return value.strip() + "\n"
 
 
-def _tls(where: Path, given: dict, reached: str | None) -> tuple[dict[str, object], list[Path]]:
+def _tls(where: Path, given: dict[str, Any], reached: str | None) -> tuple[dict[str, object], list[Path]]:
     cert, key = _fresh(where, "https", ".crt"), _fresh(where, "https", ".key")
     if given.get("self_signed") is True:
         _self_signed(cert, key, reached)
@@ -116,7 +116,7 @@ def _self_signed(cert: Path, key: Path, reached: str | None) -> None:
         os.chmod(made, 0o600)
 
 
-def _broker(where: Path, given: dict) -> tuple[dict[str, object], list[Path]]:
+def _broker(where: Path, given: dict[str, Any]) -> tuple[dict[str, object], list[Path]]:
     broker, table_id, password = given.get("broker"), given.get("table_id"), given.get("password")
     if not isinstance(broker, str) or not isinstance(table_id, str):
         raise Refusal("expected the broker's address (mqtts://USER@HOST:PORT) and this table's name in the fleet")
@@ -142,7 +142,7 @@ def _broker(where: Path, given: dict) -> tuple[dict[str, object], list[Path]]:
     return {**found, "fleet.password_file": str(file)}, [*written, file]
 
 
-def _blocked_words(where: Path, given: dict) -> tuple[dict[str, object], list[Path]]:
+def _blocked_words(where: Path, given: dict[str, Any]) -> tuple[dict[str, object], list[Path]]:
     words = given.get("words")
     if not isinstance(words, str):
         raise Refusal("expected the words, one a line")
@@ -186,7 +186,7 @@ def prune(config: Config) -> None:
             log.info("the owner's file %s is no longer named by the settings: removed", file.name)
 
 
-def state(config: Config) -> dict:
+def state(config: Config) -> dict[str, Any]:
     """What the owner set: the certificate's files, the broker (its password never), the blocked words."""
     values = config.values
     blocked = str(values["night.blocked_words"])

@@ -9,13 +9,13 @@ import os
 import tempfile
 from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 from ..config import OPTIONS, trial
 from ..config.schema import GROUPS, form_field
 from ..config.settings import BROKER, broker_change, hide_password
 from ..engine import InvalidRules
-from ..engine.games import NAMES
+from ..engine.games import names
 from ..engine.phrase import Phrase, Text
 from ..table import history
 from . import backup, logs, owner_files
@@ -38,7 +38,7 @@ class Table(Protocol):
     recent_log: logs.RecentLines
     companion: Companion | None
 
-    def answer(self, request: dict) -> dict: ...
+    def answer(self, request: dict[str, Any]) -> dict[str, Any]: ...
 
     def recovered(self) -> None: ...
 
@@ -68,13 +68,13 @@ class StaffDesk:
     def language(self) -> str:
         return self.daemon.config.language
 
-    def table(self, lang: str) -> dict:
+    def table(self, lang: str) -> dict[str, Any]:
         return {**self.daemon.answer({"command": "status", "lang": lang}),
                 "settings": trial.state(self.daemon.config.source, lang)}
 
     def new_game(self, game: str, options: dict[str, object], lang: str) -> Text | None:
         daemon = self.daemon
-        if game in NAMES:
+        if game in names():
             try:
                 rules = daemon.session.rules_for(game, options)
             except InvalidRules as e:
@@ -89,15 +89,15 @@ class StaffDesk:
     def end_game(self, lang: str) -> Text | None:
         return self._done({"command": "new-game"}, lang)
 
-    def _done(self, request: dict, lang: str) -> Text | None:
+    def _done(self, request: dict[str, Any], lang: str) -> Text | None:
         """The control command's answer, its refusal said in the staff page's language."""
         answer = self.daemon.answer({**request, "lang": lang})
         return None if answer["ok"] else answer["error"]
 
-    def history(self, lang: str) -> list[dict]:
+    def history(self, lang: str) -> list[dict[str, Any]]:
         return history(self.daemon.config.paths.journal_dir, lang)
 
-    def settings(self) -> dict:
+    def settings(self) -> dict[str, Any]:
         config = self.daemon.config
         shown = {**config.values, BROKER: hide_password(str(config.values[BROKER]))}  # a staff phone never holds it
         return {"file": None if config.source is None else str(config.source), "groups": GROUPS,
@@ -116,7 +116,7 @@ class StaffDesk:
     def log_records(self) -> list[tuple[int, str]]:
         return list(self.daemon.recent_log.records)
 
-    def log(self, since: float | None, until: float | None) -> dict:
+    def log(self, since: float | None, until: float | None) -> dict[str, Any]:
         """The systemd journal's lines of this service from ``since`` to ``until``, across its
         starts; on a table systemd does not run (a simulated one, a terminal's), the lines of this
         start the table keeps in memory, and a note that says so."""
@@ -131,10 +131,10 @@ class StaffDesk:
                     "note": Phrase.of("the systemd journal cannot be read ({error}): the log shows the lines since "
                                       "this start, which the table keeps in its memory", error=str(e))}
 
-    def owner_files(self) -> dict:
+    def owner_files(self) -> dict[str, Any]:
         return owner_files.state(self.daemon.config)
 
-    def give_file(self, kind: str, given: dict, reached: str | None = None) -> list[Phrase]:
+    def give_file(self, kind: str, given: dict[str, Any], reached: str | None = None) -> list[Phrase]:
         """The file written under a new name, then the settings changed to name it, as a trial; the
         file removed again when the change is refused, and those no settings name any more pruned."""
         from ..engine.errors import Refusal
@@ -152,7 +152,7 @@ class StaffDesk:
         owner_files.prune(config)
         return []
 
-    def machine(self) -> dict:
+    def machine(self) -> dict[str, Any]:
         from .. import host  # the page's health view, not the table's start
 
         companion = self.daemon.companion
@@ -189,7 +189,7 @@ class StaffDesk:
     def restore(self, data: bytes, reached: str | None = None) -> list[Phrase]:
         return backup.restore_upload(data, self.daemon, reached)
 
-    def releases(self, lang: str, repository: bool) -> dict:
+    def releases(self, lang: str, repository: bool) -> dict[str, Any]:
         from ..release import offered, state  # the page's Updates section only
 
         found = state()
@@ -247,10 +247,10 @@ class StaffDesk:
     def stop_checkup(self) -> None:
         self.daemon.checkup.stop()
 
-    def selftest(self, lang: str) -> dict:
+    def selftest(self, lang: str) -> dict[str, Any]:
         return self.daemon.checkup.selftest_state(lang)
 
-    def tuning(self, lang: str) -> dict:
+    def tuning(self, lang: str) -> dict[str, Any]:
         return self.daemon.checkup.tune_state(lang)
 
     def write_thresholds(self) -> list[Phrase]:

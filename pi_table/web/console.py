@@ -13,6 +13,7 @@ import math
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from aiohttp import web
 
@@ -92,7 +93,7 @@ ALL_GOOD = Phrase.of("All good: the table and this computer are healthy.")
 ROLLED_BACK = N_("The change of {labels} was rolled back: the last good settings are in use.")
 
 
-def headline(attention: list[dict], lang: str) -> dict:
+def headline(attention: list[dict[str, Any]], lang: str) -> dict[str, Any]:
     """The line at the top: all good, or the first thing that needs attention and what to do,
     and how many more there are. ``attention`` is already said (``{"what", "advice"}``)."""
     if not attention:
@@ -101,7 +102,7 @@ def headline(attention: list[dict], lang: str) -> dict:
     return {"ok": False, "text": first["what"], "advice": first["advice"], "more": len(attention) - 1}
 
 
-def said(found: Iterable[Attention], lang: str) -> list[dict]:
+def said(found: Iterable[Attention], lang: str) -> list[dict[str, Any]]:
     return [{"what": say(each.what, lang), "advice": say(each.advice, lang)} for each in found]
 
 
@@ -491,7 +492,7 @@ class Console:
         """The body's ``act``, one of ``acts``; else the 400 that says which are."""
         body = await self.page.read_json(request)
         act = body.get("act") if isinstance(body, dict) else None
-        if act not in acts:
+        if not isinstance(act, str) or act not in acts:
             return bad("expected " + " or ".join(f'{{"act": "{each}"}}' for each in acts))
         return act
 

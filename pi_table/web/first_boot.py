@@ -20,7 +20,7 @@ import asyncio
 import logging
 from dataclasses import dataclass
 from importlib import resources
-from typing import TYPE_CHECKING, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 from aiohttp import web
 
@@ -108,7 +108,7 @@ class SetupDesk(Protocol):
 
     def language(self) -> str: ...
 
-    def about(self, lang: str) -> dict:
+    def about(self, lang: str) -> dict[str, Any]:
         """What the page offers: ``languages``, ``zones`` and the system's ``zone``, the network."""
 
     def zones(self) -> list[str]:
@@ -215,7 +215,7 @@ SHAPE = ("code", "name", "language", "passphrase", "pin", "zone")
 PRIVATE = {"Cache-Control": "no-store", "X-Content-Type-Options": "nosniff", "Referrer-Policy": "no-referrer"}
 
 
-def _form(body: dict, zones: list[str]) -> Form | tuple[str, Text]:
+def _form(body: dict[str, Any], zones: list[str]) -> Form | tuple[str, Text]:
     """The set-up's form from ``body`` (its shape checked), or the field that will not do and why."""
     name = body["name"].strip()
     if not name:
@@ -251,7 +251,7 @@ def _refused_field(field: str, said: str) -> web.Response:
 class WifiDesk(Protocol):
     """What the staff page's Wi-Fi section asks of the table (``daemon.first_boot.Wifi``)."""
 
-    def view(self, lang: str) -> dict: ...
+    def view(self, lang: str) -> dict[str, Any]: ...
 
     def join(self, ssid: str, password: str) -> Text | None: ...
 

@@ -3,7 +3,7 @@ restart, so the phones at a resumed game keep working without scanning again.
 
 A token is an HMAC of the game's id and the role (``spymaster``, ``seat-3``) under a secret
 kept beside the journal (readable by the service alone). A new game has a new id, so the last
-game's tokens open nothing; a Codex seat the table took back has a new generation, so its old
+game's tokens open nothing; a seat the table took back has a new generation, so its old
 token opens nothing either.
 """
 
@@ -21,12 +21,12 @@ SPYMASTER = "spymaster"  # the grid games' private page: the key
 
 
 def seat_role(seat: int) -> str:
-    """The role of Codex seat ``seat``'s page."""
+    """The role of seat ``seat``'s page (a game whose players have seats)."""
     return f"seat-{seat}"
 
 
 def role_seat(role: str) -> int | None:
-    """The Codex seat a role's page belongs to; None for another role."""
+    """The seat a role's page belongs to; None for another role."""
     prefix, _, number = role.partition("-")
     return int(number) if prefix == "seat" and number.isdigit() else None
 

@@ -140,6 +140,7 @@ function drawTable(table) {
   const state = table.state;
   const standing = state.reason ? [`${t("over")}: ${state.reason}`]
     : [state.turn && `${t("turn")}: ${t(state.turn)}`, state.phase && t(state.phase), state.step && t(state.step)];
+  drawGames(table.games);
   $("game-line").textContent = [gameName(state.game), ...standing].filter(Boolean).join(" · ");
   $("game-id").textContent = table.game_id;
   const board = $("board");
@@ -147,7 +148,7 @@ function drawTable(table) {
   grid = table.grid;
   // each cell by its number and colour, where every picture of the grid has it (pi_table/ui/orientation.py)
   $("board-table").dataset.operatives = grid.operatives;
-  $("board-table").hidden = typeof state.board !== "string";  // Codex has no grid
+  $("board-table").hidden = typeof state.board !== "string";  // a game without the grid's cards
   if (typeof state.board === "string") {
     // to a screen reader, five rows in the page's order, each cell named by its number and its state
     const cells = [...state.board].map((shown, cell) => el("span", { class: shown === "." ? "no-card" : shown === "?" ? "hidden" : shown,
@@ -194,10 +195,41 @@ const DEVICES = { touch: "the touch board", leds: "the LED strip", screen: "the 
   buttons: "the buttons", companion: "the phones' pages", journal: "the journal", sound: "the sound",
   fleet: "the fleet's broker" };
 const deviceName = (name) => DEVICES[name] || name;
-// A game by its name in the table's JSON ("codenames"), as the new-game form names it in the page's language.
+// The games the table offers and the options each is dealt with, as the table describes them
+// (the table's "games", in the page's language): the new-game form is drawn from them.
+let offered = [];
+// A game by its name in the table's JSON ("codenames"), as the table titles it in the page's language.
 function gameName(game) {
-  const option = [...$("new-game-game").options].find((each) => each.value === game);
-  return option ? option.textContent : game || "?";
+  const found = offered.find((each) => each.game === game);
+  return found ? found.title : game || "?";
+}
+function drawGames(games) {
+  if (JSON.stringify(games) === JSON.stringify(offered)) return;  // unchanged: the staff's choices stay
+  offered = games;
+  const select = $("new-game-game");
+  const chosen = select.value;
+  select.replaceChildren(...games.map((game) => el("option", { value: game.game, text: game.title })));
+  if (games.some((game) => game.game === chosen)) select.value = chosen;
+  showOptions();
+}
+// One option's field: a checkbox, or a list of its words or of the numbers it takes, at its default.
+function optionField(option) {
+  if (option.kind === "bool") {
+    const box = el("input", { type: "checkbox", name: option.name });
+    box.checked = option.default === true;
+    return el("label", {}, box, " ", el("span", { text: option.label }));
+  }
+  const span = option.range;
+  const values = option.choices.length ? option.choices
+    : Array.from({ length: span.max - span.min + 1 }, (_, n) => ({ value: span.min + n, label: String(span.min + n) }));
+  const select = el("select", { name: option.name }, ...values.map((choice) => el("option", { value: String(choice.value), text: choice.label })));
+  select.value = String(option.default);
+  return el("label", {}, el("span", { text: option.label }), " ", select);
+}
+// An option's value as the form holds it, of the option's kind.
+function optionValue(option, field) {
+  if (option.kind === "bool") return field.checked;
+  return option.kind === "str" ? field.value : Number(field.value);
 }
 
 async function loadTable(background = false) {
@@ -416,25 +448,19 @@ $("undo").addEventListener("click", () => act("/staff/api/undo"));
 $("end-game").addEventListener("click", () => {
   if (confirm(t("End the game on the table? It stays in the history, unfinished."))) act("/staff/api/end-game");
 });
-// The new-game form shows the chosen game's options only (each names its games in data-games).
+// The new-game form shows the chosen game's options only.
 function showOptions() {
-  const game = $("new-game-game").value;
-  for (const label of $("new-game").querySelectorAll("[data-games]")) label.hidden = !label.dataset.games.split(" ").includes(game);
+  const game = offered.find((each) => each.game === $("new-game-game").value);
+  $("new-game-options").replaceChildren(...(game ? game.options.map(optionField) : []));
 }
-$("new-game").dark_cell.append(...Array.from({ length: 25 }, (_, cell) => el("option", { value: String(cell), text: String(cell) })));
-$("new-game").dark_cell.value = "12";  // the centre, as the rules deal it
 $("new-game-game").addEventListener("change", showOptions);
-showOptions();
 $("new-game").addEventListener("submit", (event) => {
   event.preventDefault();
-  if (!confirm(t("Deal a new game? The game on the table stays in the history."))) return;
+  const game = offered.find((each) => each.game === $("new-game-game").value);
+  if (!game || !confirm(t("Deal a new game? The game on the table stays in the history."))) return;
   const form = event.target;
-  const game = $("new-game-game").value;
-  const options = game === "codex" ? { sealed_votes: form.sealed_votes.checked } : {
-    clue_required: form.clue_required.checked, three_player: form.three_player.checked,
-    setup: form.setup.value, nuke: form.nuke.value, dark_cell: Number(form.dark_cell.value),
-  };
-  act("/staff/api/new-game", { game, options });
+  const options = Object.fromEntries(game.options.map((option) => [option.name, optionValue(option, form.elements[option.name])]));
+  act("/staff/api/new-game", { game: game.game, options });
 });
 $("config").addEventListener("submit", (event) => {
   event.preventDefault();
