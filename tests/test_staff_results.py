@@ -112,8 +112,8 @@ def test_a_refusal_names_the_settings_label_and_what_it_takes_and_the_checkers_w
         assert answer["problems"][0]["said"] == "0 refused: it takes games, 1 to 100000"
         assert answer["error"].startswith(f"{table.config}: paths.keep_games: ")  # check-config's, as before
         status, answer = staff.call("POST", "/staff/api/config", {"changes": {"game.game": "chess"}})
-        assert answer["said"] == ("Game a new table deals: chess refused: it takes one of Codenames, Codenames, "
-                                  "cooperative, Alias 24, Codex")
+        assert answer["said"] == ("Game a new table deals: chess refused: it takes one of Codenames, Codenames "
+                                  "(cooperative), Alias 24, Codex")  # each game by its description's title
         status, answer = staff.call("POST", "/staff/api/config", {"changes": {"timer.length_s": 30, "timer.warn_s": 40}})
         assert answer["said"].startswith("Turn timer and Timer warning together: ")
         staff.lang = "it"
