@@ -5,6 +5,7 @@
 
 let lang = localStorage.getItem("setup-lang") || document.documentElement.lang;
 let words = {};
+const catalogues = { en: {} };  // by language: the one the table is set to is fetched before it restarts
 const $ = (id) => document.getElementById(id);
 
 function t(text, fields = {}) {
@@ -13,8 +14,17 @@ function t(text, fields = {}) {
   return said;
 }
 
+async function wordsOf(chosen) {
+  if (!(chosen in catalogues)) catalogues[chosen] = await (await fetch(`/setup/words/${chosen}`)).json();
+  return catalogues[chosen];
+}
+
 async function loadWords() {
-  words = lang === "en" ? {} : await (await fetch(`/setup/words/${lang}`)).json();
+  words = await wordsOf(lang);
+  showWords();
+}
+
+function showWords() {
   document.documentElement.lang = lang;
   for (const node of document.querySelectorAll("[data-t]")) node.textContent = t(node.dataset.t);
   for (const node of document.querySelectorAll("[data-t-label]")) node.setAttribute("aria-label", t(node.dataset.tLabel));
@@ -74,6 +84,7 @@ async function submit(event) {
   result(t("Setting up…"));
   let answer, data = null;
   try {
+    await wordsOf(body.language);  // the done page speaks it, and the table is gone once it has answered
     answer = await fetch(`/setup/api?lang=${lang}`, { method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify(body) });
     data = await answer.json();
   } catch {
@@ -88,18 +99,18 @@ async function submit(event) {
 }
 
 function done(data, chosen) {
-  lang = chosen;  // the table speaks it from now on: so does this page
+  lang = chosen;  // the table speaks it from now on: so does this page, from the words fetched before
   localStorage.setItem("setup-lang", lang);
-  loadWords().then(() => {
-    $("setup").hidden = true;
-    $("done").hidden = false;
-    $("done-line").textContent = [t("The table is set up and restarts on its settings (about a minute)."), ...data.notes].join("\n");
-    $("done-next").textContent = data.joining
-      ? t("It now joins {ssid}: connect this phone to {ssid}, then open {address}", { ssid: data.joining, address: data.staff })
-      : t("Then open the staff page:");
-    $("staff-link").href = data.staff;
-    $("heading").focus();
-  });
+  words = catalogues[lang] || {};
+  showWords();
+  $("setup").hidden = true;
+  $("done").hidden = false;
+  $("done-line").textContent = [t("The table is set up and restarts on its settings (about a minute)."), ...data.notes].join("\n");
+  $("done-next").textContent = data.joining
+    ? t("It now joins {ssid}: connect this phone to {ssid}, then open {address}", { ssid: data.joining, address: data.staff })
+    : t("Then open the staff page:");
+  $("staff-link").href = data.staff;
+  $("heading").focus();
 }
 
 document.addEventListener("DOMContentLoaded", async () => {
