@@ -206,7 +206,7 @@ def test_a_simulated_table_has_no_readings_and_says_so_without_a_fault(tmp_path)
 
 WORDS = {"en": {"title": "Self-test and pads", "tune": "Tune the pads", "walk": "Touch each card once",
                 "cell": "cell 0: ", "stop": "Stop and resume the game"},
-         "it": {"title": "Autotest e pad", "tune": "Tara i pad", "walk": "Tocca ogni carta una volta",
+         "it": {"title": "Autotest e sensori", "tune": "Tara i sensori", "walk": "Tocca ogni carta una volta",
                 "cell": "casella 0: ", "stop": "Ferma e riprendi la partita"}}
 
 

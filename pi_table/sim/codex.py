@@ -25,7 +25,7 @@ from ..table.timer import DISCUSSION_S
 from ..ui.canvas import DESIGN, Tap
 from ..ui.codex_screen import CodexPainter
 from ..ui.codex_turns import Stage, Turn
-from ..ui.i18n import STEPS, say, translation
+from ..ui.i18n import codex_standing, say, translation
 from .codex_commands import (
     SCREEN_TAPS,
     ScreenTap,
@@ -164,8 +164,7 @@ class CodexSimTable(VirtualTable):
         if state["step"] == "over":
             line = _("over: {reason}").format(reason=say(record.game.reason(record.state) or "", lang))
         else:
-            line = _("phase {phase}, {step} step; waiting for seats {seats}").format(
-                phase=state["phase"], step=_(STEPS[state["step"]]), seats=", ".join(map(str, state["waiting_for"])) or _("none"))
+            line = codex_standing(state["phase"], state["step"], state["waiting_for"], lang)
         return f"{line}\n  " + _("screen ({stage}): {texts}").format(stage=say(self._where(), lang),
                                                                      texts=" | ".join(screen["texts"]))
 

@@ -78,6 +78,17 @@ STEPS = {"place": N_("place"), "clue": N_("clue"), "guess": N_("guess"), "cover"
          "truth": N_("truth")}
 """A game's phases and Codex's steps, by their names in the table's JSON."""
 
+
+def codex_standing(phase: int, step: str, waiting: list[int], lang: str) -> str:
+    """Where a Codex game in play stands, as a line of text says it (``pi-table status``, the
+    scripted simulator): its phase, its step and the seats it waits for, in ``lang``."""
+    said = {"phase": phase, "step": Phrase.of(STEPS[step])}
+    if not waiting:
+        return say(Phrase.of("phase {phase}, {step} step; waiting for no one", **said), lang)
+    return say(Phrase.counting("count", "phase {phase}, {step} step; waiting for seat {seats}",
+                               "phase {phase}, {step} step; waiting for seats {seats}", count=len(waiting),
+                               seats=", ".join(map(str, waiting)), **said), lang)
+
 GAME_TITLES = {"codenames": N_("Codenames"), "codenames-coop": N_("Codenames, cooperative"), "alias24": N_("Alias 24"),
                "codex": N_("Codex")}
 """The games by their names in the table's JSON (``--game``), as a person reads them."""
