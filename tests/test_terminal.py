@@ -381,3 +381,28 @@ def test_each_games_italian_help_lists_the_italian_words_of_that_games_commands(
     assert "indizio (clue)" in grid and "penalità (penalty)" in grid
     alias = flat(help_text(make_game(Rules(game="alias24")), "it")).split("Anche in italiano: ", 1)[1]
     assert "tocca (touch)" in alias and not {"penalità", "copri", "posiziona"} & set(re.findall(r"[\w-]+", alias))
+
+
+@pytest.mark.parametrize("page, lang", [("simulator.md", "en"), ("simulator.it.md", "it")])
+def test_the_simulator_pages_example_is_what_the_terminal_prints(page, lang):
+    """docs/play/simulator*.md show the terminal: each line shown (but "...") is a line it prints
+    now, after the commands typed there ("> ...") are played."""
+    from pathlib import Path
+
+    text = (Path(__file__).resolve().parent.parent / "docs" / "play" / page).read_text(encoding="utf-8")
+    block = re.search(r"\n```\n(.*?)\n```", text[text.index("`.venv/bin/pi-table sim`"):], re.S).group(1).splitlines()
+    typed = [line[2:] for line in block if line.startswith("> ")]
+    printed, _ = session_output(typed, lang=lang)
+    lines = {line.rstrip() for line in printed.splitlines()}
+    shown = [line.rstrip() for line in block if line.strip() != "..." and not line.startswith("> ")]
+    assert typed and shown and [line for line in shown if line not in lines] == []
+
+
+@pytest.mark.parametrize("lang, legend", [("en", "R=red agent  B=blue agent  N=bystander  A=assassin"),
+                                          ("it", "R=agente rosso  B=agente blu  N=ignaro passante  A=assassino")])
+def test_the_key_legend_names_each_letter_of_the_key_string_in_words(lang, legend):
+    """The key grid shows the key string's own letters (R, B, N, A: DESIGN's stable contract, the
+    same for a script in either language), and the legend names each in the language's words:
+    the Italian N is "ignaro passante", never left to be read as "nero"."""
+    text, _ = session_output([], lang=lang)
+    assert f"  {legend}   [x]=" in text
