@@ -390,7 +390,7 @@ def test_the_simulator_pages_example_is_what_the_terminal_prints(page, lang):
     from pathlib import Path
 
     text = (Path(__file__).resolve().parent.parent / "docs" / "play" / page).read_text(encoding="utf-8")
-    block = re.search(r"\n```\n(.*?)\n```", text[text.index("`.venv/bin/pi-table sim`"):], re.S).group(1).splitlines()
+    block = re.search(r"\n```\n(.*?)\n```", text[text.index("`.venv/bin/pi-table sim`"):], re.DOTALL).group(1).splitlines()
     typed = [line[2:] for line in block if line.startswith("> ")]
     printed, _ = session_output(typed, lang=lang)
     lines = {line.rstrip() for line in printed.splitlines()}

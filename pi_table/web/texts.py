@@ -10,6 +10,7 @@ The engine's sentences inside a view (why a game ended) are translated on the se
 
 from __future__ import annotations
 
+import html
 import json
 import re
 from collections.abc import Iterator, Mapping
@@ -81,6 +82,16 @@ def rendered_page(html: str, lang: str) -> str:
     gettext = translation(lang).gettext
     html = html.replace('<html lang="en">', f'<html lang="{lang}">', 1)
     return _RENDERED.sub(lambda m: m.group(1) + gettext(m.group(2)) + m.group(3), html)
+
+
+def refusal_page(text: str, lang: str) -> str:
+    """A page that will not open here (a seat open on another phone, a link replaced): its one
+    sentence, titled by it, in ``lang``, in the pages' own style."""
+    said = html.escape(text)
+    return (f'<!doctype html><html lang="{lang}"><head><meta charset="utf-8">'
+            '<meta name="viewport" content="width=device-width, initial-scale=1"><meta name="referrer" content="no-referrer">'
+            f'<title>{said}</title><link rel="stylesheet" href="/static/style.css"></head>'
+            f'<body><main><p class="hide">{said}</p></main></body></html>')
 
 
 def localized(view: object, lang: str, sentences: Mapping[str, Phrase]) -> object:

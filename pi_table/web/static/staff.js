@@ -28,6 +28,38 @@ function el(tag, attributes = {}, ...children) {
   return node;
 }
 
+// A live region (a status line) is written only when its words change: a screen reader reads every
+// write out again, and the page refreshes itself every few seconds.
+function setText(node, text) {
+  if (node.textContent !== text) node.textContent = text;
+}
+
+// A part of the page the refresh draws again: only when what it shows changed (``shows``, or the
+// page's language), and then the control that had the focus keeps it and a choice being made stays
+// chosen, each found again by its id: a refresh never moves a keyboard or takes back a choice.
+const drawnFrom = new WeakMap();
+function redraw(box, shows, build) {
+  const key = JSON.stringify([lang, shows]);
+  if (drawnFrom.get(box) === key) return false;
+  drawnFrom.set(box, key);
+  const focused = box.contains(document.activeElement) ? document.activeElement.id : "";
+  const chosen = [...box.querySelectorAll("select[id], input[id]:not([type=checkbox]):not([type=radio])")]
+    .filter((field) => field.dataset.chosen).map((field) => [field.id, field.value]);
+  box.replaceChildren(...build());
+  for (const [id, value] of chosen) {
+    const field = $(id);
+    if (field && (field.tagName !== "SELECT" || [...field.options].some((option) => option.value === value))) {
+      field.value = value;
+      field.dataset.chosen = "1";
+    }
+  }
+  if (focused && $(focused)) $(focused).focus({ preventScroll: true });
+  return true;
+}
+// A field the staff have changed by hand: ``redraw`` keeps its value.
+document.addEventListener("input", (event) => { if (event.target.id) event.target.dataset.chosen = "1"; });
+document.addEventListener("change", (event) => { if (event.target.id) event.target.dataset.chosen = "1"; });
+
 function say(text, error = false) {
   const message = $("message");
   message.textContent = text;
@@ -108,9 +140,10 @@ function drawTable(table) {
   $("board-table").dataset.operatives = grid.operatives;
   $("board-table").hidden = typeof state.board !== "string";  // Codex has no grid
   if (typeof state.board === "string") {
-    // to a screen reader, five rows in the page's order, each cell named by its number and its state
+    // to a screen reader, a table (ARIA's pattern for a static structure) of five rows in the page's
+    // order, each cell named by its number and its state
     const cells = [...state.board].map((shown, cell) => el("span", { class: shown === "." ? "no-card" : shown === "?" ? "hidden" : shown,
-      text: String(cell), role: "gridcell", "aria-label": `${cell}, ${cardState(shown)}` }));
+      text: String(cell), role: "cell", "aria-label": `${cell}, ${cardState(shown)}` }));
     board.append(...[0, 1, 2, 3, 4].map((row) => el("div", { role: "row" }, ...grid.order.slice(row * 5, row * 5 + 5).map((cell) => cells[cell]))));
   }
   $("devices").replaceChildren(...table.devices.map((device) => {
@@ -285,15 +318,15 @@ async function loadConfig() {
   form.replaceChildren(...[...groups.values()].filter((group) => group.children.length > 1),
     el("button", { type: "submit", text: t("Save and apply") }));
   form.querySelector("button").disabled = !settings.file;
+  // The settings at hand change the table only when applied: an arrow key that reads a choice
+  // (or a finger that slips) must not set the table's language.
   const hand = $("at-hand");
   hand.replaceChildren();
   for (const [key, label] of AT_HAND) {
     const option = settings.options.find((each) => each.key === key);
-    if (!option) continue;
-    const field = input(option);
-    field.addEventListener("change", () => save({ [key]: read(option, field) }));
-    hand.append(el("label", {}, t(label), field));
+    if (option) hand.append(el("label", {}, t(label), input(option)));
   }
+  hand.append(el("button", { type: "submit", text: t("Save and apply") }));
 }
 
 async function save(changes) {
@@ -375,6 +408,16 @@ $("new-game").addEventListener("submit", (event) => {
     setup: form.setup.value, nuke: form.nuke.value, dark_cell: Number(form.dark_cell.value),
   };
   act("/staff/api/new-game", { game, options });
+});
+$("at-hand").addEventListener("submit", (event) => {
+  event.preventDefault();
+  const changes = {};
+  for (const [key] of AT_HAND) {
+    const option = settings.options.find((each) => each.key === key);
+    const field = option && event.target.elements[key];
+    if (field && JSON.stringify(read(option, field)) !== JSON.stringify(option.value)) changes[key] = read(option, field);
+  }
+  save(changes);
 });
 $("config").addEventListener("submit", (event) => {
   event.preventDefault();
