@@ -805,16 +805,30 @@ class StaffTable(InProcessDaemon):
         assert loop.call(lambda: loop.submit(Guess(cell))).ok
 
 
+def run_first_boot(config: Path) -> subprocess.CompletedProcess:
+    """The root helper's first-boot act, as the image's unit runs it (there as root; here as
+    whoever runs the test, its files left to them)."""
+    return subprocess.run([sys.executable, "-I", "-m", "pi_table.release.helper", "--user", "", "first-boot",
+                           "--config", str(config)], capture_output=True, text=True, timeout=60)
+
+
 class StaffService:
     """``pi-table run`` under the fake systemd, restarted as the unit restarts it, its PIN and
     owner's passphrase set by their commands, with a staff phone that finds the companion
     wherever it listens after each start."""
 
-    def __init__(self, tmp_path: Path, config: str = STAFF_CONFIG, cafile: Path | None = None) -> None:
+    def __init__(self, tmp_path: Path, config: str = STAFF_CONFIG, cafile: Path | None = None,
+                 first_boot: bool = False) -> None:
+        """``first_boot``: a table fresh from the SD image, whose first boot the image's unit ran
+        (docs/dev/first-boot.md): no PIN nor passphrase, its set-up waiting."""
         self.folder, self.cafile = tmp_path, cafile
         self.config = tmp_path / "config.toml"
         self.config.write_text(config)
-        for command, secret in (("set-staff-pin", STAFF_PIN), ("set-owner-passphrase", OWNER_PASSPHRASE)):
+        if first_boot:
+            done = run_first_boot(self.config)
+            assert done.returncode == 0, done.stderr
+        for command, secret in () if first_boot else (("set-staff-pin", STAFF_PIN),
+                                                      ("set-owner-passphrase", OWNER_PASSPHRASE)):
             done = subprocess.run([sys.executable, "-m", "pi_table", command, "--config", str(self.config)],
                                   input=f"{secret}\n", capture_output=True, text=True, timeout=30)
             assert done.returncode == 0, done.stderr
@@ -851,3 +865,50 @@ class StaffService:
     def close(self) -> None:
         if self.systemd is not None:
             self.systemd.close()
+
+
+# --- the first boot: NetworkManager played by a fake nmcli ------------------------------------
+
+FAKE_NMCLI = ROOT / "tests" / "fake_nmcli.py"
+
+
+class FakeNetworkManager:
+    """A fake ``nmcli`` first on PATH (for this process and the tables it starts), playing
+    NetworkManager from a small model (tests/fake_nmcli.py): ``networks`` in reach, each
+    ``(ssid, password)`` ("" for an open one); ``calls()`` are the arguments nmcli was given."""
+
+    def __init__(self, folder: Path, monkeypatch, networks: tuple[tuple[str, str], ...] = ()) -> None:
+        self.folder = folder
+        folder.mkdir(parents=True, exist_ok=True)
+        program = folder / "nmcli"
+        program.write_text(f'#!/bin/sh\nexec {shlex.quote(sys.executable)} {shlex.quote(str(FAKE_NMCLI))} "$@"\n')
+        program.chmod(0o755)
+        self.write({"radio": "off", "profiles": {}, "active": [],
+                    "networks": [{"ssid": ssid, "password": password, "signal": 70 - 10 * n}
+                                 for n, (ssid, password) in enumerate(networks)]})
+        (folder / "calls.jsonl").write_text("")
+        monkeypatch.setenv("FAKE_NM_DIR", str(folder))
+        monkeypatch.setenv("PATH", f"{folder}:{os.environ['PATH']}")
+
+    @property
+    def state(self) -> dict:
+        return json.loads((self.folder / "state.json").read_text())
+
+    def write(self, state: dict) -> None:
+        (self.folder / "state.new").write_text(json.dumps(state))
+        os.replace(self.folder / "state.new", self.folder / "state.json")
+
+    def on_wifi(self, ssid: str, name: str = "preconfigured") -> None:
+        """Connected to ``ssid`` by a profile made before (Raspberry Pi Imager's is "preconfigured")."""
+        state = self.state
+        password = next(seen["password"] for seen in state["networks"] if seen["ssid"] == ssid)
+        state["radio"] = "on"
+        state["profiles"][name] = {"type": "802-11-wireless", "device": "wlan0", "ssid": ssid, "password": password}
+        state["active"].append(name)
+        self.write(state)
+
+    def calls(self) -> list[list[str]]:
+        return [json.loads(line) for line in (self.folder / "calls.jsonl").read_text().splitlines()]
+
+    def active(self) -> list[str]:
+        return self.state["active"]

@@ -208,13 +208,15 @@ def test_every_error_the_table_raises_has_one_root():
 ROOMS = {
     "config": ["schema", "settings", "machine", "loading", "writing", "trial"],
     "daemon": ["notify", "logs", "control", "trial", "devices", "selftest", "tune", "backup", "restarts", "checkup",
-               "staff_desk", "run"],
-    "web": ["tokens", "texts", "seats", "runner", "auth", "roles", "snapshot", "games", "staff", "console", "night", "server"],
+               "staff_desk", "first_boot", "run"],
+    "web": ["tokens", "texts", "seats", "runner", "auth", "roles", "snapshot", "games", "staff", "console", "night", "first_boot",
+            "server"],
     "cli": ["output", "window", "tables", "script", "grid", "codex", "games", "options", "play", "board", "control", "service",
             "fleet", "backup", "release", "bench"],
-    "release": ["layout", "service_user", "wheels", "keys", "bundle", "requests", "lock", "helper", "desk"],
+    "release": ["layout", "service_user", "network", "wheels", "keys", "bundle", "requests", "first_boot", "lock", "helper",
+                "desk"],
     "ui": ["i18n", "messages", "words", "orientation", "mounting", "pixels", "leds", "canvas", "codex_turns", "games", "sound", "codex_leds",
-           "screen", "codex_screen", "selftest", "tune_lines", "tune"],
+           "screen", "codex_screen", "selftest", "tune_lines", "tune", "setup_screen"],
 }
 """The rooms of the packages that do several jobs, in their order: a module imports only the rooms
 before it (its package's __init__, which gathers their names, imports any). A new room goes where

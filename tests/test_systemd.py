@@ -139,6 +139,38 @@ def test_the_helpers_unit_verifies_and_is_sandboxed_to_its_three_acts(tmp_path):
     assert unit_values(HELPER, "PrivateDevices") == ["yes"] and unit_values(HELPER, "DevicePolicy") == ["closed"]
 
 
+FIRST_BOOT = ROOT / "systemd" / "pi-table-first-boot.service"
+
+
+def test_the_first_boot_unit_verifies_runs_the_helpers_act_before_the_table_and_never_once_it_is_set_up(tmp_path):
+    """docs/dev/first-boot.md: the root helper's first-boot act, the installer's copy of
+    pi-table, before pi-table.service; no network, three capabilities; not run once set up."""
+    require_tools("systemd-analyze")
+    from pi_table.config import defaults
+    from pi_table.files import SETUP_DONE
+    from pi_table.release.first_boot import CONFIG, journal_folder
+
+    root = tmp_path / "root"
+    shutil.copytree("/usr/lib/systemd/system", root / "usr/lib/systemd/system", symlinks=True)
+    (root / "etc/systemd/system").mkdir(parents=True)
+    shutil.copy(FIRST_BOOT, root / "etc/systemd/system" / FIRST_BOOT.name)
+    helper = root / "opt/pi-table/helper"
+    helper.parent.mkdir(parents=True)
+    helper.write_text("#!/bin/sh\n")
+    helper.chmod(0o755)
+    done = subprocess.run(["systemd-analyze", "verify", f"--root={root}", "--man=no", "--generators=no",
+                           f"/etc/systemd/system/{FIRST_BOOT.name}"], capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0 and done.stderr.strip() == "", done.stderr
+    assert unit_values(FIRST_BOOT, "ExecStart") == [f"/opt/pi-table/helper first-boot --config {CONFIG}"]
+    assert CONFIG == DEFAULT_PATH and unit_values(FIRST_BOOT, "Before") == ["pi-table.service"]
+    assert unit_values(FIRST_BOOT, "ConditionPathExists") == [
+        f"!{journal_folder(tmp_path / 'none.toml')}/{SETUP_DONE}"] == [f"!{defaults()['paths.journal_dir']}/{SETUP_DONE}"]
+    assert set(unit_values(FIRST_BOOT, "CapabilityBoundingSet")[0].split()) == {"CAP_CHOWN", "CAP_FOWNER",
+                                                                                 "CAP_DAC_OVERRIDE"}
+    assert unit_values(FIRST_BOOT, "PrivateNetwork") == ["yes"] and unit_values(FIRST_BOOT, "StateDirectory") == (
+        values("StateDirectory"))
+
+
 def test_the_service_the_path_unit_and_the_helper_agree_on_the_spool_folder():
     """The staff page leaves its requests where the service's state folder is (StateDirectory),
     the path unit watches there, and the helper takes them from there: the units are the one
@@ -238,7 +270,7 @@ def test_install_sets_up_a_pi_4_and_runs_twice_without_harm(tmp_path):
 
     unit = installer.root / "etc/systemd/system/pi-table.service"
     assert unit.read_text() == UNIT.read_text()
-    for helper_unit in ("pi-table-helper.service", "pi-table-helper.path"):
+    for helper_unit in ("pi-table-helper.service", "pi-table-helper.path", "pi-table-first-boot.service"):
         assert (unit.parent / helper_unit).read_text() == (UNIT.parent / helper_unit).read_text()
     assert os.readlink(installer.root / "usr/local/bin/pi-table") == "/opt/pi-table/venv/bin/pi-table"
     defaults_text = installer.pi_table("check-config", "--defaults").stdout
@@ -278,6 +310,7 @@ SOUND = ("dtparam=audio=on", "dtparam=audio=off")
 def test_install_on_a_pi_5_uses_the_spi_backend_and_no_rpi_ws281x(tmp_path):
     installer = Installer(tmp_path, "Raspberry Pi 5 Model B Rev 1.0", RASPBERRY_PI_OS_BOOT)
     installer.env["PI_TABLE_NO_START"] = "1"
+    installer.env["PI_TABLE_FIRST_BOOT"] = "1"  # as the SD image's builder runs it (docs/dev/first-boot.md)
     result = installer.run()
     assert result.returncode == 0, result.stderr
     config = installer.config.read_text()
@@ -288,7 +321,8 @@ def test_install_on_a_pi_5_uses_the_spi_backend_and_no_rpi_ws281x(tmp_path):
         "display_auto_detect=1", "display_auto_detect=0").replace(*SOUND) + (
         "[all]\ndtoverlay=vc4-kms-dsi-ili9881-7inch\ndtoverlay=max98357a\n")
     assert installer.calls("systemctl") == ["systemctl daemon-reload",
-                                            "systemctl enable pi-table.service pi-table-helper.path"]
+                                            "systemctl enable pi-table.service pi-table-helper.path",
+                                            "systemctl enable pi-table-first-boot.service"]
     venv_python = installer.root / "opt/pi-table/venv/bin/python"
     assert subprocess.run([venv_python, "-c", "import rpi_ws281x"], capture_output=True).returncode != 0
 

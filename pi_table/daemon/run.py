@@ -36,8 +36,8 @@ from ..engine.errors import Refusal
 from ..engine.games import NAMES, kind_of
 from ..engine.phrase import N_, Phrase, Text, meaning
 from ..errors import PiTableError
-from ..files import read_file
-from ..hal import NewGame, ReleaseSeat
+from ..files import SETUP_PENDING, read_file
+from ..hal import HealthEvent, NewGame, ReleaseSeat
 from ..hal.events import NOT_WORKING
 from ..table import Session, history
 from ..table.games import loop_class
@@ -61,6 +61,7 @@ if TYPE_CHECKING:  # loaded only once the table is up (the phones' pages open af
     from ..web import Companion
     from ..web.auth import Recovery
     from .backup import Nightly
+    from .first_boot import FirstBoot
     from .staff_desk import StaffDesk
 
 log = logging.getLogger("pi_table.daemon")
@@ -137,6 +138,12 @@ class Daemon:
         self._companion_start: threading.Thread | None = None
         self.faults = dict(self.devices.faults)  # shared by every loop this daemon runs
         self.announcer = Announcer(self.devices.sound, config.sound, config.language)  # shared by every loop too
+        self.staff_desk: StaffDesk | None = None  # the staff page's way to the table, with the companion
+        self.first_boot: FirstBoot | None = None  # a table waiting for its set-up: its screen shows it instead
+        if self.lock is not None and (paths.journal_dir / SETUP_PENDING).exists():
+            from .first_boot import FirstBoot  # a table set up never loads it
+
+            self.first_boot = FirstBoot.of(self)
         self.loop = self._make_loop()
         self._stopping = False
         self._switched = threading.Event()
@@ -147,7 +154,6 @@ class Daemon:
         self.restarts = Restarts(self, under_trial, trial_deadline_s, restoring)
         self.checkup = Checkup(self)  # the staff page's self-test and pads' tuning, the game paused
         self.nightly: Nightly | None = None  # the nightly backups, from READY on (a journal kept in memory has none)
-        self.staff_desk: StaffDesk | None = None  # the staff page's way to the table, with the companion
         self.recovery: Recovery | None = None  # a forgotten staff PIN's reset code, once asked for at the table
         self.companion_beat = LoopHeartbeat("the companion server")
 
@@ -162,7 +168,11 @@ class Daemon:
         return loop
 
     def post(self, event) -> None:
-        """Where the devices deliver: the loop of the moment (it changes with the game's kind)."""
+        """Where the devices deliver: the loop of the moment (it changes with the game's kind); a
+        table waiting for its set-up, which shows no game, takes no touch, button or tap but a
+        device's health."""
+        if self.first_boot is not None and self.first_boot.waiting is not None and not isinstance(event, HealthEvent):
+            return
         self.loop.post(event)
 
     def start(self) -> None:
@@ -190,6 +200,8 @@ class Daemon:
         if self.lock is not None:  # the nights' book is read after READY, before the pages and the fleet use it
             self.night = _night(self.config)
         self._start_companion(f"table {state}; game {self.session.id}")
+        if self.first_boot is not None:
+            self.first_boot.start()
         if self.fleet is not None:
             if self.night is not None:  # the night's games and plan, the other tables' heard
                 self.fleet.take_night(self.night)
@@ -304,6 +316,11 @@ class Daemon:
             staff = StaffPage(self.staff_desk, journal_dir, self.config.staff_session_s)
             self.recovery = self.recovery or Recovery()
             Console(staff, self.recovery)
+            from ..web.first_boot import SetupRoom, WifiRoom
+            from .first_boot import Wifi
+
+            SetupRoom(staff, self.first_boot)  # None: the table is set up, and the set-up page is gone
+            WifiRoom(staff, Wifi(self))
             if self.night is not None:
                 from ..web.night import NightRoom
                 NightRoom(staff, self.night.book)
@@ -334,6 +351,8 @@ class Daemon:
             self.devices.screen = self.loop.screen = screen
             self.companion = companion
             self.devices.health["companion"] = "ok"
+            if self.first_boot is not None:  # the set-up page's address, now that it has one
+                self.first_boot.refresh()
             self.loop.show()
 
         if not self.in_loop(attach):  # the table stopped first
@@ -476,6 +495,8 @@ class Daemon:
         self._stopping = True  # the companion, if it is still opening, gives up waiting for the loop
         self.checkup.stop()  # the game's outputs come back to it as the loop closes
         self.restarts.close()
+        if self.first_boot is not None:
+            self.first_boot.stop()
         if self.nightly is not None:
             self.nightly.stop()
         self.notifier.stopping()
@@ -628,6 +649,7 @@ class Daemon:
             "journal": say(self.session.journal_problem or "ok", lang),
             "journal_damage": self.session.journal_damage,  # what a damaged journal lost, until the next game
             "companion": None if self.companion is None else self.companion.base_url,
+            "set_up": self.first_boot is None or self.first_boot.waiting is None,
         }
 
 
@@ -667,7 +689,8 @@ def _tls(cert: str, key: str) -> ssl.SSLContext:
 
 def _reachable_address(host: str) -> str:
     """How phones reach this machine: its address on the network the default route leaves by
-    (a UDP socket's connect sends nothing, it only picks the route), or the host it listens on."""
+    (a UDP socket's connect sends nothing, it only picks the route), or, with no route, on the
+    table's own Wi-Fi while it is open, or the host it listens on."""
     if host not in ("0.0.0.0", "::", ""):
         return host
     probe = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
@@ -675,7 +698,9 @@ def _reachable_address(host: str) -> str:
         probe.connect(("192.0.2.1", 9))  # TEST-NET-1: never reached, only routed
         address = probe.getsockname()[0]
     except OSError:
-        address = "127.0.0.1"
+        from ..release.network import hotspot_address  # a table with no route: perhaps its own Wi-Fi
+
+        address = hotspot_address() or "127.0.0.1"
     finally:
         probe.close()
     return address

@@ -120,9 +120,9 @@ class StaffDesk:
                 "address": None if companion is None else companion.base_url}
 
     def power(self, act: str) -> Text | None:
-        return self._ask(act)
+        return self.ask(act)
 
-    def _ask(self, act: str, **args: str) -> Text | None:
+    def ask(self, act: str, **args: str) -> Text | None:
         """Leave ``act`` for the root helper (``release.ask``); None, or why it could not be asked."""
         from ..release import ReleaseError, ask  # the staff's power and update buttons only
 
@@ -193,7 +193,7 @@ class StaffDesk:
             except OSError as e:
                 return Phrase.of("the update cannot be kept in {folder} ({error})", folder=str(self.spool),
                                  error=e.strerror or str(e))
-        return self._ask("update", **asked)
+        return self.ask("update", **asked)
 
     def restart(self) -> float:
         return self.daemon.restart()

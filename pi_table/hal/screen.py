@@ -70,8 +70,22 @@ class SelfTestModel:
     pads_line: str = "pads {done}/{cells}"  # the pads' count, in the table's language
 
 
-AnyModel: TypeAlias = ScreenModel | CodexModel | SelfTestModel
-"""What a screen may be shown: a grid game, a Codex game, or the self-test."""
+@dataclass(frozen=True, slots=True)
+class SetupModel:
+    """What the screen shows of a table nobody has set up yet (docs/dev/first-boot.md), instead of
+    a game: the set-up page's address (``link``, shown as a QR code; None until the phones' pages
+    are up) and the one-time code it asks for; while the table's own Wi-Fi is open, its name and
+    password (``hotspot``), which a second QR code joins; what the network is doing (``network``)."""
+
+    link: str | None
+    code: str
+    lang: str = "en"
+    hotspot: tuple[str, str] | None = None  # (name, password)
+    network: Text | None = None
+
+
+AnyModel: TypeAlias = ScreenModel | CodexModel | SelfTestModel | SetupModel
+"""What a screen may be shown: a grid game, a Codex game, the self-test, or a table's set-up."""
 
 
 class Screen(ABC):

@@ -44,6 +44,8 @@ KINDS: dict[str, Looks] = {
 SHOWN = {looks.model: kind for kind, looks in KINDS.items()}
 """The kind each class of model shows."""
 
+SETUP = "setup_screen:SetupPainter"
+"""What draws a table's set-up instead of a game until it is set up (``SetupModel``)."""
 CHECKS = "tune:TunePainter"
 """What draws a check the staff run on a running table instead of its game (the self-test's
 checklist, the pads' numbers: ``SelfTestModel`` and its ``TuneModel``)."""
@@ -64,6 +66,12 @@ def screen_painter(kind: str) -> Any:
 def check_painter() -> Any:
     """The class of the painter of the checks, imported now."""
     return _named(CHECKS)
+
+
+@cache
+def setup_painter() -> Any:
+    """The class of the painter of a table's set-up, imported now."""
+    return _named(SETUP)
 
 
 @cache

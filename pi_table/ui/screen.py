@@ -24,7 +24,7 @@ from ..engine import CELLS, CLUE, COVER, GRID, GUESS, OVER, PLACE, UNLIMITED, Cl
 from ..engine.keys import ASSASSIN, BYSTANDER, NO_CARD
 from ..engine.phrase import N_
 from ..engine.views import MAD_ARMED_AT, TableView
-from ..hal import CodexModel, Command, NewGame, ScreenModel, SelfTestModel
+from ..hal import CodexModel, Command, NewGame, ScreenModel, SelfTestModel, SetupModel
 from .canvas import (
     AMBER,
     BACKGROUND,
@@ -47,7 +47,7 @@ from .canvas import (
     mix,
     qr_image,
 )
-from .games import SHOWN, check_painter, screen_painter
+from .games import SHOWN, check_painter, screen_painter, setup_painter
 from .i18n import TeamWord, say
 from .mounting import ScreenSettings
 from .orientation import OPERATIVES_SIDE, grid_and_bar, operatives_edge, slot_of
@@ -564,8 +564,14 @@ class ScreenPainter:
         self.frame = Frame((), (), ())
         self.lang = "en"  # the last game's
 
-    def draw(self, surface: pygame.Surface, model: ScreenModel | CodexModel | SelfTestModel, now: float,
+    def draw(self, surface: pygame.Surface, model: ScreenModel | CodexModel | SelfTestModel | SetupModel, now: float,
              since: float | None = None) -> Frame:
+        if isinstance(model, SetupModel):  # a table nobody has set up yet: the set-up instead of a game
+            if "setup" not in self.painters:
+                self.painters["setup"] = setup_painter()(self.settings)
+            self.current = self.painters["setup"]
+            self.frame = self.current.draw(surface, model, now, since)
+            return self.frame
         if isinstance(model, SelfTestModel):  # a check from the staff page: the game waits, paused
             if "check" not in self.painters:
                 self.painters["check"] = check_painter()(self.settings, self.lang)

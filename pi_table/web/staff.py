@@ -39,6 +39,7 @@ from aiohttp import web
 
 from ..engine.errors import Refusal
 from ..engine.phrase import N_, Phrase, Text
+from ..files import DEVICE_KEY
 from ..hal.events import is_fault
 from ..ui.i18n import LANGUAGES, say, say_health, translation
 from ..ui.orientation import OPERATIVES_SIDE, page_layout
@@ -49,7 +50,7 @@ from .texts import page_texts
 log = logging.getLogger("pi_table.web.staff")
 PIN_FILE = "staff.pin"
 SESSIONS_FILE = "staff.sessions"
-DEVICE_KEY_FILE = "staff.device-key"  # signs the phones' device cookies: a new PIN keeps them known
+DEVICE_KEY_FILE = DEVICE_KEY  # signs the phones' device cookies: a new PIN keeps them known
 MIN_PIN = 6  # characters: a café's PIN of six digits, or a password
 COOKIE = "pt_staff"  # its device cookie, "pt_staff_device": a phone that has logged in before (auth.Gate)
 CSRF_HEADER = "X-Staff-Token"
@@ -60,7 +61,7 @@ ATTEMPTS_OVERALL = 20  # logins from everywhere a minute: many phones cannot gue
 MAX_BODY = 64 * 1024  # a configuration change: a few keys, a map of LEDs at most
 BODY_TIMEOUT_S = 10.0  # a request's body, from the end of its headers (the login's too: anyone may send one)
 STATIC = {"staff.js": "application/javascript", "console.js": "application/javascript", "night.js": "application/javascript",
-          "staff.css": "text/css", "night.css": "text/css"}
+          "wifi.js": "application/javascript", "staff.css": "text/css", "night.css": "text/css"}
 LIVE = ("game.language", "leds.brightness", "sound.volume", "timer.length_s")
 """The keys the table applies while it runs: the rest of a change waits for a restart."""
 OPTIONS = {"codex": ("sealed_votes", "roles")}

@@ -12,14 +12,11 @@ from __future__ import annotations
 import base64
 import hashlib
 import hmac
-import logging
 import secrets
 from pathlib import Path
 
-from ..files import write_private
+from ..files import PHONES_SECRET, SECRET_BYTES, kept_secret
 
-log = logging.getLogger("pi_table.web")
-SECRET_BYTES = 32
 SPYMASTER = "spymaster"  # the grid games' private page: the key
 
 
@@ -36,31 +33,6 @@ def role_seat(role: str) -> int | None:
 TOKEN_BYTES = 16  # 128 bits: as strong as a random UUID, short enough for a QR code
 
 
-def kept_secret(path: Path, losing: str) -> bytes:
-    """``SECRET_BYTES`` random bytes kept in ``path`` (made on first use, with its folder, mode
-    0600); bytes for this run only when it cannot be read or written, and a warning that says what
-    is ``losing`` then."""
-    try:
-        secret = path.read_bytes()
-        if len(secret) == SECRET_BYTES:
-            if path.stat().st_mode & 0o077:  # copied or restored with looser rights
-                path.chmod(0o600)
-            return secret
-        log.warning("%s holds %d bytes, not %d: making a new secret", path, len(secret), SECRET_BYTES)
-    except FileNotFoundError:
-        pass
-    except OSError as e:
-        log.warning("cannot read %s (%s): %s", path, e, losing)
-        return secrets.token_bytes(SECRET_BYTES)
-    secret = secrets.token_bytes(SECRET_BYTES)
-    try:
-        path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
-        write_private(path, secret)
-    except OSError as e:
-        log.warning("cannot keep a secret in %s (%s): %s", path, e, losing)
-    return secret
-
-
 class Tokens:
     def __init__(self, secret: bytes) -> None:
         if len(secret) < 16:
@@ -69,11 +41,11 @@ class Tokens:
 
     @classmethod
     def kept_in(cls, directory: Path | None) -> Tokens:
-        """The secret in ``directory/companion.secret`` (``kept_secret``); a secret for this run
+        """The secret in ``directory/companion.secret`` (``files.kept_secret``); a secret for this run
         only when there is no directory."""
         if directory is None:
             return cls(secrets.token_bytes(SECRET_BYTES))
-        return cls(kept_secret(directory / "companion.secret", "phones must scan again after a restart"))
+        return cls(kept_secret(directory / PHONES_SECRET, "phones must scan again after a restart"))
 
     def proof(self, token: str) -> str:
         """What the cookie of the phone that opened ``token``'s page says: only this secret's
