@@ -68,6 +68,9 @@ function say(text, error = false) {
 }
 
 async function api(method, path, body, background = false) {
+  // The page refreshing itself asks the table nothing until the staff have a session: a fresh page
+  // is not told to log in before it has been asked anything.
+  if (background && !csrf) return { status: 0, ok: false, data: null, response: null };
   const headers = { "X-Staff-Token": csrf || "", "X-Staff-Lang": lang };
   if (background) headers["X-Staff-Background"] = "1";  // the page refreshing itself keeps no session alive
   if (body !== undefined) headers["Content-Type"] = "application/json";
