@@ -634,6 +634,37 @@ def test_each_phone_page_is_titled_by_its_game_and_its_reader(browser, lang, tit
         companion.stop()
 
 
+CONTRAST = """(selector) => [...document.querySelectorAll(selector)].map((node) => {
+  // WCAG's contrast ratio of the node's text on its own background (both opaque, as these are).
+  const rgb = (colour) => colour.match(/[\\d.]+/g).slice(0, 3).map(Number);
+  const luminance = (colour) => rgb(colour).map((c) => c / 255).map((c) => c <= 0.03928 ? c / 12.92 : ((c + 0.055) / 1.055) ** 2.4)
+    .reduce((sum, c, i) => sum + c * [0.2126, 0.7152, 0.0722][i], 0);
+  const style = getComputedStyle(node), [a, b] = [luminance(style.color), luminance(style.backgroundColor)];
+  return [node.textContent.trim(), (Math.max(a, b) + 0.05) / (Math.min(a, b) + 0.05)];
+})"""
+
+
+def test_the_staff_boards_cells_and_codex_done_button_read_at_4_5_to_1(tmp_path, companion, browser):
+    """Text at the size these are drawn needs 4.5:1 (WCAG 1.4.3): the staff board's red and blue
+    cells, and Codex's Done button, measured as drawn (axe leaves some of them to a person)."""
+    table = StaffTable(tmp_path, KEY)
+    page = browser.new_page(viewport={"width": PHONE, "height": 844})
+    try:
+        for cell in (0, 9):
+            table.guess(cell)
+        staff_login(page, table.base)
+        page.wait_for_selector("#board .B")
+        low = [(text, ratio) for text, ratio in page.evaluate(CONTRAST, "#board .R, #board .B") if ratio < 4.5]
+        CodexTable(companion, "private")
+        page.goto(companion.link(TOKENS.token("g1", seat_role(0))))
+        page.wait_for_selector("#done-submit")
+        low += [(text, ratio) for text, ratio in page.evaluate(CONTRAST, "#done-submit") if ratio < 4.5]
+        assert low == []
+    finally:
+        page.close()
+        table.close()
+
+
 # --- the staff page: nothing changes the table but an act, nothing said before it is asked --------
 
 def test_a_setting_at_hand_changes_the_table_only_when_applied(tmp_path, browser):
