@@ -476,7 +476,7 @@ def test_a_restore_the_table_cannot_mend_is_rolled_back_by_the_restart_it_asks_f
     assert restoring is None and state(path) == changed and config.timer.length_s == 90
     note = trial.rolled_back(backup.trial_path(config))
     assert note is not None and note["why"]["en"] == str(why)
-    assert note["why"]["it"].startswith("le pagine per i telefoni e la pagina del personale non si possono aprire")
+    assert note["why"]["it"].startswith("le pagine per i telefoni e la pagina dello staff non si possono aprire")
     shown = trial.state(backup.trial_path(config), "it")
     assert shown["trial"] is None and shown["rolled_back"]["keys"] == ["timer.length_s", "staff.pin", "journal"]
 

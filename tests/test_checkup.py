@@ -236,7 +236,7 @@ def test_the_self_test_says_done_only_once_the_game_plays_again(tmp_path):
 
 WORDS = {"en": {"title": "Self-test and pads", "tune": "Tune the pads", "walk": "Touch each card once",
                 "cell": "cell 0: ", "stop": "Stop and resume the game"},
-         "it": {"title": "Autotest e pad", "tune": "Tara i pad", "walk": "Tocca ogni carta una volta",
+         "it": {"title": "Autotest e sensori", "tune": "Tara i sensori", "walk": "Tocca ogni carta una volta",
                 "cell": "casella 0: ", "stop": "Ferma e riprendi la partita"}}
 
 

@@ -209,7 +209,7 @@ def test_the_words_of_each_step():
     assert "1:36" in words("discussion") and "VOTE NOW" in words("discussion")
     assert "Scheda touch scollegata" in words("warnings", "it")
     assert "Pass the screen to Viper (seat 2)" in words("pass") and "I AM VIPER" in words("pass")
-    assert "Passa lo schermo a Viper (posto 2)" in words("pass", "it") and "SONO VIPER" in words("pass", "it")
+    assert "Passa lo schermo: tocca a Viper (posto 2)" in words("pass", "it") and "SONO VIPER" in words("pass", "it")
     assert "Hidden. Pass the screen to the next agent" in words("hidden")
     shown = words("over, infiltrati")
     assert "Infiltrato" in shown and "shows red" in shown and "shows blue" in shown

@@ -10,8 +10,10 @@ import os
 os.environ["SDL_VIDEODRIVER"] = "dummy"  # headless: before pygame is imported
 os.environ["PYGAME_HIDE_SUPPORT_PROMPT"] = "1"
 
+import html
 import http.client
 import json
+import re
 import threading
 import urllib.parse
 
@@ -42,6 +44,12 @@ OK = (200, {"ok": True, "error": None})
 GONE = (410, {"ok": False, "error": REPLACED})
 
 
+def refused_page(answer: tuple[int, bytes]) -> tuple[int, str]:
+    """A refusal page's status and its one sentence."""
+    status, page = answer
+    return status, html.unescape(re.search(r'<p class="hide">(.*?)</p>', page.decode()).group(1))
+
+
 def link(table, status: dict, seat: int, generation: int = 0) -> str:
     """Seat ``seat``'s link of that ``generation`` (0 until the seat is released), as the table makes it."""
     token = Tokens.kept_in(table.folder / "journal").token(status["game_id"], seat_role(seat), generation)
@@ -66,7 +74,7 @@ def test_release_seat_voids_the_old_link_opens_a_new_one_and_a_restart_keeps_it(
     assert "seat 2" in answer.stdout and "new code" in answer.stdout
     assert codex_daemon.status()["state"] == before  # the game is untouched
     for phone in (wrong, stranger):
-        assert get(old, phone) == (410, REPLACED.encode())
+        assert refused_page(get(old, phone)) == (410, REPLACED)
         assert (get(api(old), phone)[0], json.loads(get(api(old), phone)[1])) == GONE
         assert post(api(old) + "/act", ACT, phone) == GONE
     new = link(codex_daemon, status, 2, generation=1)
@@ -234,7 +242,7 @@ def test_a_tap_on_a_seat_asks_first_then_gives_it_a_new_code(tmp_path, tokens):
         assert "Viper (seat 2): scan with your phone to join" in table.painter.frame.texts
         assert next_event(held) == ("gone", {"replaced": True})  # the old page learns at once
         connection.close()
-        assert get(old, wrong) == (410, REPLACED.encode())
+        assert refused_page(get(old, wrong)) == (410, REPLACED)
         assert get(new, right)[0] == 200 and json.loads(get(api(new), right)[1])["seat"] == 2
         assert get(new, wrong)[0] == 403
     finally:

@@ -140,7 +140,7 @@ def test_refusals_say_why_and_change_nothing(tmp_path, capsys):
 def test_italian_screen(tmp_path, capsys):
     lines = sim(tmp_path, capsys, "send 0 1 role\npass-and-play on\n", "--lang", "it")
     assert "Fase 1 · Comunicazioni private" in lines[-1]["screen"]["texts"]
-    assert "Passa lo schermo a Aleman (posto 1)" in lines[-1]["screen"]["texts"]
+    assert "Passa lo schermo: tocca a Aleman (posto 1)" in lines[-1]["screen"]["texts"]
 
 
 def test_the_text_output_speaks_the_tables_language(tmp_path, capsys):

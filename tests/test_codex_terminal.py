@@ -154,7 +154,7 @@ def test_new_game_changes_the_kind_of_game_and_back():
 def test_in_italian():
     group, _ = play(["PASSA E GIOCA", "SONO MOON", "Aleman (posto 1)", "posizione", "annulla", "aiuto"], lang="it")
     text = group.text
-    assert "Passa lo schermo a Moon (posto 0)" in text and "Moon (posto 0): tocca a te" in text
+    assert "Passa lo schermo: tocca a Moon (posto 0)" in text and "Moon (posto 0): tocca a te" in text
     assert "annullato: un'azione di Moon (posto 0)" in text
     assert "Anche in italiano:" in text
     assert all(visible(line) <= 80 for line in text.splitlines())

@@ -98,7 +98,7 @@ def test_status_says_whether_the_table_is_healthy_as_a_change_on_trial_must_be(s
         healthy = json.loads(asked.stdout)["healthy"]
         assert not healthy["ok"] and healthy["why"].startswith("the phones' pages and the staff page cannot open: ")
         said = pi_table("status", "--healthy", "--lang", "it", "--config", config)
-        assert said.returncode == 1 and said.stdout.splitlines()[-1].startswith("non sta bene: ")
+        assert said.returncode == 1 and said.stdout.splitlines()[-1].startswith("non funziona bene: ")
     finally:
         systemd.close()
         squatter.close()

@@ -26,7 +26,7 @@ PLACES = """(grid) => {
   const box = grid.getBoundingClientRect(), at = (node) => { const r = node.getBoundingClientRect();
     return {left: r.left - box.left, top: r.top - box.top, right: r.right - box.left, bottom: r.bottom - box.top}; };
   const cells = {};
-  for (const cell of grid.querySelectorAll("[role=gridcell]")) cells[cell.dataset.cell ?? cell.textContent.split(" ")[0]] = at(cell);
+  for (const cell of grid.querySelectorAll("[role=cell]")) cells[cell.dataset.cell ?? cell.textContent.split(" ")[0]] = at(cell);
   const bar = grid.parentElement.querySelector(".edge");
   return {cells, bar: bar ? at(bar) : null, bar_text: bar ? bar.textContent : null};
 }"""

@@ -3,7 +3,10 @@
 
 from __future__ import annotations
 
+import ast
+import csv
 import re
+from pathlib import Path
 
 import pytest
 
@@ -57,3 +60,96 @@ def test_the_inquisitore_and_the_infiltrato_say_what_the_book_says():
     infiltrato = ITALIAN["Everyone is told {shown}, and so is every fact you give; you hold {faction}'s fragment and "
                          "win with {faction}."]
     assert "identikit" in infiltrato and "appartieni alla fazione {faction}" in infiltrato
+
+
+# --- the native reader's audit (issue 41): every row fixed, or kept with its reason ---------------
+
+ROOT = Path(__file__).resolve().parent.parent
+AUDIT = ROOT / "docs" / "dev" / "audits" / "italian-2026-11.tsv"
+OUTCOMES = ("as proposed", "otherwise: ", "kept: ", "gone: ")
+"""A row's outcome: the catalogue says what the audit proposed; it says something else, and why; it
+keeps its words, and why; or its English is no longer said (the code changed since the reading)."""
+
+
+def audit() -> list[dict[str, str]]:
+    with open(AUDIT, encoding="utf-8", newline="") as file:
+        return list(csv.DictReader(file, delimiter="\t"))
+
+
+def test_every_row_of_the_italian_audit_has_an_outcome_and_its_reason():
+    rows = audit()
+    assert len(rows) == 114
+    unsaid = [row["msgid"] for row in rows if not row["outcome"].startswith(OUTCOMES)
+              or (not row["outcome"].startswith("as proposed") and len(row["outcome"].split(": ", 1)[1]) < 10)]
+    assert unsaid == []
+
+
+def defined_tests() -> set[str]:
+    """Every ``tests/FILE.py::test_name`` of the suite."""
+    return {f"tests/{path.name}::{node.name}" for path in (ROOT / "tests").glob("test_*.py")
+            for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))) if isinstance(node, ast.FunctionDef)}
+
+
+@pytest.mark.parametrize("row", audit(), ids=lambda row: row["msgid"][:40])
+def test_the_audits_finding_is_gone_from_where_it_was_read(row):
+    """A catalogue entry says the proposal, or at least no longer what was read; any other place
+    (a page of the docs, a screenshot, the terminal, the staff page) names the test that holds its
+    outcome, and a page of the docs no longer has the words read there."""
+    where, now, outcome = row["msgid"], row["now"].split(" || ")[0], row["outcome"]
+    assert outcome.startswith(OUTCOMES), f"{where}: no outcome"
+    if where in ITALIAN or outcome.startswith("gone: "):
+        if outcome.startswith("gone: "):
+            assert where not in ITALIAN
+        elif outcome == "as proposed":
+            assert ITALIAN[where] == row["proposed"]
+        elif outcome.startswith("otherwise: "):
+            assert ITALIAN[where] != now
+        return
+    named = re.findall(r"tests/test_\w+\.py::test_\w+", outcome)
+    assert named and set(named) <= defined_tests(), f"{where}: its outcome names no test of the suite"
+    page = re.match(r"(docs/[\w/.-]+\.md):", where)
+    if page and not outcome.startswith("kept: "):
+        assert now not in (ROOT / page.group(1)).read_text(encoding="utf-8")
+
+
+@pytest.mark.parametrize("lang, waiting, said", [
+    ("it", [5], "fase 2, momento: voto; si aspetta il posto 5"),
+    ("it", [1, 4], "fase 2, momento: voto; si aspettano i posti 1, 4"),
+    ("it", [], "fase 2, momento: voto; non si aspetta nessuno"),
+    ("en", [5], "phase 2, vote step; waiting for seat 5"),
+    ("en", [], "phase 2, vote step; waiting for no one"),
+])
+def test_codex_status_says_the_seats_it_waits_for_in_their_number(lang, waiting, said):
+    from pi_table.cli.codex import status
+
+    assert status({"phase": 2, "step": "vote", "waiting_for": waiting}, lang) == [said]
+
+
+def test_the_tunings_and_the_restores_counts_take_their_plural_forms():
+    from pi_table.engine.phrase import Phrase
+    from pi_table.ui.i18n import say
+    from pi_table.ui.tune_lines import suggested
+
+    assert say(suggested(1, 25), "it").startswith("1 sensore su 25 ha un suggerimento (")
+    assert say(suggested(3, 25), "it").startswith("3 sensori su 25 hanno un suggerimento (")
+    assert say(suggested(1, 25), "en").startswith("1 of 25 pads has a suggestion (")
+    history = ("games", "the games' history: {games} game in place of the {now} kept now",
+               "the games' history: {games} games in place of the {now} kept now")
+    assert [say(Phrase.counting(*history, games=games, now=now), "it") for games, now in ((1, 1), (2, 1))] == [
+        "lo storico delle partite: 1 partita, al posto delle partite conservate ora (1)",
+        "lo storico delle partite: 2 partite, al posto delle partite conservate ora (1)"]
+
+
+ITALIAN_DOCS = sorted((ROOT / "docs").rglob("*.it.md"))
+
+
+@pytest.mark.parametrize("word", [r"\bdistribui", r"\bsalvataggi", r"\bpersonale\b", r"\bcapispia\b", r"\bcapo spia\b",
+                                  r"\brotella\b", r"\bil companion\b", r"\bgiornale\b(?! di sistema)"])
+def test_no_calque_or_second_name_is_left_in_the_catalogue_or_the_italian_docs(word):
+    """The catalogue's ban on "distribuire" a game, and one name a thing (backup, staff, capi
+    dell'agenzia, manopola, pagine per i telefoni, registro delle partite), reach the Italian docs
+    too: an owner reads the pages beside the staff page."""
+    found = [msgstr for msgstr in ITALIAN.values() if re.search(word, msgstr)]
+    found += [f"{path.relative_to(ROOT)}:{number}" for path in ITALIAN_DOCS
+              for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1) if re.search(word, line)]
+    assert found == []

@@ -197,7 +197,7 @@ def test_the_words_follow_the_game_and_the_language():
     assert "Blue spymaster: give a clue" in texts("codenames clue", "en")
     assert "Capo dell'agenzia blu: dai un indizio" in texts("codenames clue", "it")
     assert "The operative guesses for blue" in texts("codenames three-player", "en")
-    assert "L'agente operativo tenta per la squadra blu" in texts("codenames three-player", "it")
+    assert "L'agente operativo prova a indovinare per la squadra blu" in texts("codenames three-player", "it")
     assert "Red mastermind: give a clue" in texts("alias24 clue", "en")
     assert "ARMED" in texts("alias24 mad armed", "en") and "INNESCATA" in texts("alias24 mad armed", "it")
     assert "1/13" in texts("alias24 mad not armed", "en")  # one alias targeted of the 13 that arm it

@@ -100,8 +100,8 @@ def test_a_fresh_table_is_set_up_from_the_api_and_plays_after_its_restart_with_t
         assert not (journal / "staff.pin").exists() and (journal / PENDING).exists()
         status, done, _ = call(base, "POST", "/setup/api", form(waiting.shown))
         assert status == 200 and done["ok"] and done["restarting"] and done["staff"] == "/staff"
-        assert done["notes"] == ["Il fuso orario e il Wi-Fi restano come sono: questo tavolo non ha l'assistente "
-                                 "di sistema per impostarli (sudo systemd/install.sh lo installa)."]
+        assert done["notes"] == ["Il fuso orario e il Wi-Fi restano come sono: questo tavolo non ha il servizio "
+                                 "pi-table-helper per impostarli (sudo systemd/install.sh lo installa)."]
         assert service.exited() == EXIT_RESTART
         assert (journal / DONE).exists() and not (journal / PENDING).exists()
         service.start()

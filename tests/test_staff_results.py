@@ -46,13 +46,13 @@ def actions(page, table, tmp_path) -> dict[str, str]:
 
     volume = page.locator("#at-hand input[name='sound.volume']")
     volume.fill("0.5")
-    volume.dispatch_event("change")
+    page.click("#at-hand button[type=submit]")  # the settings at hand apply when asked, not on a change
     page.wait_for_timeout(1000)  # the page reads the settings again, and draws the settings at hand anew
     said["volume saved"] = result_of(page)
 
     timer = page.locator("#at-hand input[name='timer.length_s']")
     timer.fill("5")
-    timer.dispatch_event("change")
+    page.click("#at-hand button[type=submit]")
     said["timer refused"] = result_of(page)
     expect(timer).to_have_value("0")  # the value in force, not the one refused
 

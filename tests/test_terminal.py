@@ -98,7 +98,7 @@ def test_under_lang_it_every_line_prompt_and_question_is_italian():
 def test_an_unlimited_clue_is_shown_in_the_tables_language():
     """'unlimited' is a command word only as typed: the clue it enters is shown in Italian."""
     italian, _ = session_output(["clue unlimited", "touch 0"], lang="it")
-    assert "(indizio: senza limiti, tentativi liberi," in flat(italian) and "unlimited" not in italian
+    assert "(indizio: senza limiti; tentativi liberi;" in flat(italian) and "unlimited" not in italian
     english, _ = session_output(["clue unlimited", "touch 0"])
     assert "(clue: unlimited, no limit" in flat(english)
 
@@ -352,3 +352,59 @@ def test_the_grids_are_laid_out_by_the_one_orientation_rule():
         numbers = [int(n) for n in re.findall(r"\b(\d\d)\b", lines[top + 1 + row][:24])]
         assert numbers == list(order[row * 5:row * 5 + 5]), lines[top + 1 + row]
     assert order[4] == 0 and lines[top + 1].rstrip().endswith(KEY[0])  # cell 0's identity ends the key's top row
+
+
+def test_in_italian_the_books_unlimited_clue_is_typed_in_its_words():
+    """The book's 'senza limiti' clue, as the screen says it: typed 'senza-limiti' it is taken, and a
+    clue that is no number says it may be (not that it must be a whole number)."""
+    italian, session = session_output(["indizio senza-limiti", "tocca 0", "indizio tre"], lang="it")
+    assert "(indizio: senza limiti; tentativi liberi;" in flat(italian) and session.record.moves == 2
+    refused = flat(italian).split("indizio N: ", 1)[1]
+    assert refused.startswith("il numero dell'indizio è un numero intero o 'senza-limiti', non 'tre'")
+    english, _ = session_output(["clue three"])
+    assert "clue N: the clue number is a whole number or 'unlimited', not 'three'" in flat(english)
+
+
+def test_in_italian_a_word_that_is_no_command_is_answered_with_the_italian_ones():
+    """A mistyped word is told the commands as the prompts and the help taught them: in Italian first."""
+    italian, _ = session_output(["tuch 3"], lang="it")
+    said = flat(italian).split("non è un comando: ", 1)[1]
+    assert said.startswith("i comandi sono indizio (clue), tocca (touch), fine-turno (end-turn),")
+    assert "nuova-partita (new-game)" in said and said.split(", non ")[1].startswith("'tuch'")
+
+
+def test_each_games_italian_help_lists_the_italian_words_of_that_games_commands():
+    from pi_table.sim.codex_terminal import help_text as codex_help
+
+    codex = flat(codex_help("it")).split("Anche in italiano: ", 1)[1]
+    assert "fine-turno (end-turn)" in codex and "annulla (undo)" in codex
+    assert not {"indizio", "tocca", "penalità", "copri", "posiziona"} & set(re.findall(r"[\w-]+", codex))
+    grid = flat(help_text(make_game(Rules()), "it")).split("Anche in italiano: ", 1)[1]
+    assert "indizio (clue)" in grid and "penalità (penalty)" in grid
+    alias = flat(help_text(make_game(Rules(game="alias24")), "it")).split("Anche in italiano: ", 1)[1]
+    assert "tocca (touch)" in alias and not {"penalità", "copri", "posiziona"} & set(re.findall(r"[\w-]+", alias))
+
+
+@pytest.mark.parametrize("page, lang", [("simulator.md", "en"), ("simulator.it.md", "it")])
+def test_the_simulator_pages_example_is_what_the_terminal_prints(page, lang):
+    """docs/play/simulator*.md show the terminal: each line shown (but "...") is a line it prints
+    now, after the commands typed there ("> ...") are played."""
+    from pathlib import Path
+
+    text = (Path(__file__).resolve().parent.parent / "docs" / "play" / page).read_text(encoding="utf-8")
+    block = re.search(r"\n```\n(.*?)\n```", text[text.index("`.venv/bin/pi-table sim`"):], re.DOTALL).group(1).splitlines()
+    typed = [line[2:] for line in block if line.startswith("> ")]
+    printed, _ = session_output(typed, lang=lang)
+    lines = {line.rstrip() for line in printed.splitlines()}
+    shown = [line.rstrip() for line in block if line.strip() != "..." and not line.startswith("> ")]
+    assert typed and shown and [line for line in shown if line not in lines] == []
+
+
+@pytest.mark.parametrize("lang, legend", [("en", "R=red agent  B=blue agent  N=bystander  A=assassin"),
+                                          ("it", "R=agente rosso  B=agente blu  N=ignaro passante  A=assassino")])
+def test_the_key_legend_names_each_letter_of_the_key_string_in_words(lang, legend):
+    """The key grid shows the key string's own letters (R, B, N, A: DESIGN's stable contract, the
+    same for a script in either language), and the legend names each in the language's words:
+    the Italian N is "ignaro passante", never left to be read as "nero"."""
+    text, _ = session_output([], lang=lang)
+    assert f"  {legend}   [x]=" in text

@@ -174,7 +174,7 @@ def test_the_watch_rolls_back_at_once_on_what_waiting_cannot_mend(tmp_path):
     assert watcher.outcome == "rolled back" and restarts == [101.0] and path.read_text() == CONFIG
     note = trial.rolled_back(path)
     assert note is not None and note["why"]["en"] == str(why)
-    assert note["why"]["it"].startswith("le pagine per i telefoni e la pagina del personale non si possono aprire")
+    assert note["why"]["it"].startswith("le pagine per i telefoni e la pagina dello staff non si possono aprire")
 
 
 def test_the_watch_rolls_back_a_table_not_healthy_by_the_deadline(tmp_path):
@@ -468,6 +468,6 @@ def test_a_change_that_cuts_the_staff_off_the_address_they_reached_is_rolled_bac
         assert shown["rolled_back"]["why"].startswith("the staff page was reached on 127.0.0.2, which does not "
                                                       "answer now: / does not answer on port "), shown
         italian = settings_shown(reached_on(service, "127.0.0.2"), "it")["rolled_back"]["why"]
-        assert italian.startswith("la pagina del personale era stata aperta su 127.0.0.2, che ora non risponde: ")
+        assert italian.startswith("la pagina dello staff era stata aperta su 127.0.0.2, che ora non risponde: ")
     finally:
         service.close()

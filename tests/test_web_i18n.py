@@ -9,6 +9,7 @@ language is kept across a reload.
 
 from __future__ import annotations
 
+import html
 import json
 import re
 import threading
@@ -131,15 +132,16 @@ def test_an_italian_companion_serves_italian_and_a_page_may_ask_for_english(ital
     italian.publish(codenames_snapshot("g1", spymaster_view(["clue 1", "touch 24"]), tokens))  # the assassin
     base = italian.base_url
     page = get(base + "/")[1].decode()
-    assert '<html lang="it">' in page and 'data-i18n="connecting…">connessione…<' in page  # no English as it loads
+    assert '<html lang="it">' in page and 'data-i18n="connecting…">connessione in corso…<' in page  # no English as it loads
     assert json.loads(get(base + "/api/public")[1])["view"]["reason"] == "la squadra rossa ha toccato l'assassino"
     assert json.loads(get(base + "/api/public?lang=en")[1])["view"]["reason"] == "red touched the assassin"
     url = f"{base}/api/p/{tokens.token('g1', SPYMASTER)}/act"
     assert post(url, b'{"action": "undo"}') == (409, {"ok": False, "error": "non c'è niente da annullare"})
     assert post(url + "?lang=en", b'{"action": "undo"}') == (409, {"ok": False, "error": "there is nothing to undo"})
     assert get(f"{base}/p/{tokens.token('g1', SPYMASTER)}")[0] == 200  # this phone keeps the key's page
-    assert get(f"{base}/p/{tokens.token('g1', SPYMASTER)}", another_phone()) == (
-        403, translation("it").gettext(ANOTHER_PHONE).encode())
+    status, refusal = get(f"{base}/p/{tokens.token('g1', SPYMASTER)}", another_phone())
+    assert status == 403 and b'<html lang="it">' in refusal
+    assert html.escape(translation("it").gettext(ANOTHER_PHONE)).encode() in refusal
     assert post(url, b'{"act": 1}')[1]["error"] == translation("it").gettext('expected a JSON object {"action": "<one line of text>"}')
 
 
@@ -223,10 +225,10 @@ def test_the_italian_spymaster_key_page_and_board_speak_italian(italian, tokens,
     try:
         page.goto(f"{italian.base_url}/p/{tokens.token('g1', SPYMASTER)}")
         page.wait_for_selector("text=La chiave")
-        assert "La squadra rossa sta tentando" in page.inner_text("#summary") and not leaked(page)
+        assert "Gli agenti operativi rossi provano a indovinare" in page.inner_text("#summary") and not leaked(page)
         page.goto(italian.base_url + "/")
         page.wait_for_selector(".grid .cell.hidden")
-        assert page.inner_text("#summary").startswith("La squadra rossa sta tentando") and not leaked(page)
+        assert page.inner_text("#summary").startswith("Gli agenti operativi rossi provano a indovinare") and not leaked(page)
         assert page.get_attribute(".grid", "aria-label") == "la griglia"
         italian.publish(codenames_snapshot("g1", spymaster_view(["clue unlimited"]), tokens))  # a word, not a number
         page.wait_for_selector("#summary:has-text('indizio senza limiti')")

@@ -110,11 +110,9 @@ def _play(parser: argparse.ArgumentParser, args: argparse.Namespace, session: Se
 
 def status(state: dict, lang: str) -> list[str]:
     """Codex's line of ``pi-table status``: the phase and the step, whom it waits for (or how it ended)."""
-    from ..engine.codex_rules import DESCRIPTION
+    from ..ui.codex_turns import standing
     from ..ui.i18n import translation
 
-    _ = translation(lang).gettext
-    return [_("over: {reason}").format(reason=state["reason"]) if state["step"] == "over" else
-            _("phase {phase}, {step} step; waiting for seats {seats}").format(
-                phase=state["phase"], step=_(DESCRIPTION.phases[state["step"]]),
-                seats=", ".join(map(str, state["waiting_for"])) or _("none"))]
+    if state["step"] == "over":
+        return [translation(lang).gettext("over: {reason}").format(reason=state["reason"])]
+    return [standing(state["phase"], state["step"], state["waiting_for"], lang)]

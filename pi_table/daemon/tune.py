@@ -30,7 +30,7 @@ from ..hal import Event, HealthEvent, Screen
 from ..hal.tuning import PadTuner, Pair, TuneModel, table_pads, tuned
 from ..protocol import wire
 from ..ui.i18n import say, translation
-from ..ui.tune_lines import table_lines
+from ..ui.tune_lines import suggested, table_lines
 from .devices import open_devices
 
 CONNECT_S = 5.0  # the driver's hello, with its retries
@@ -213,10 +213,7 @@ class Tune:
         if untouched:
             trouble.append(_("no touch seen on {pads}: touch each once; a pad that a firm touch does not move has a "
                              "broken wire").format(pads=", ".join(untouched)))
-        suggested = sum(1 for pad in numbers if pad.suggested)
-        lines.append(_("{suggested} of {pads} pads have a suggestion (touch = halfway from the rest's highest delta to "
-                       "the strongest touch, release = halfway from that delta to touch)").format(
-                           suggested=suggested, pads=len(numbers)))
+        lines.append(say(suggested(sum(1 for pad in numbers if pad.suggested), len(numbers)), self.lang))
         return lines + trouble
 
 

@@ -15,6 +15,9 @@ from .phrase import Phrase
 
 UNLIMITED = "unlimited"
 """The clue number that lifts the guess limit ("tiny: infinity")."""
+UNLIMITED_WORDS = (UNLIMITED, "infinity", "∞", "senza-limiti")
+"""How a text form may write it: the English words, the symbol, and the Italian book's "senza limiti"
+(which the Italian terminal's help and refusals teach)."""
 
 MAX_CLUE = 9
 """No team holds more than 9 cards, so no honest clue number is larger."""
@@ -158,9 +161,11 @@ def parse_action(text: str) -> Action:
         raise InvalidAction("'{verb}' takes one argument, {expected}; got {count}", verb=verb, expected=expected, count=len(args))
     arg = args[0].lower()
     if verb == "clue":
-        if arg in (UNLIMITED, "infinity", "∞"):
+        if arg in UNLIMITED_WORDS:
             return Clue(UNLIMITED)
-        return Clue(whole_number(arg, Phrase.of("the clue number")))
+        if not arg.isdigit() or not arg.isascii():
+            raise InvalidAction("the clue number is a whole number or 'unlimited'", given=arg)
+        return Clue(int(arg))
     return _CELL_ACTIONS[verb](whole_number(arg, THE_CELL))
 
 

@@ -654,7 +654,8 @@ class Dashboard(ServerThread):
                                                           "average", "seen"))
         body = (f'<header><h1>{w["title"]}</h1><p id="count"></p><a href="/export.csv">{w["export"]}</a>'
                 f'<form method="post" action="/logout"><button>{w["sign_out"]}</button></form></header>'
-                f'<table><thead><tr>{heads}</tr></thead><tbody id="rows"></tbody></table><div id="nights"></div>'
+                f'<div class="scroll" tabindex="0" role="region" aria-label="{w["title"]}">'
+                f'<table><thead><tr>{heads}</tr></thead><tbody id="rows"></tbody></table></div><div id="nights"></div>'
                 f'<script>const WORDS = {json.dumps({**w, "tables": self.tables_online})};\n'
                 f'const STANDING = {json.dumps(STANDING)};\n{SCRIPT}</script>')
         return web.Response(text=self._html(body), content_type="text/html")
@@ -729,6 +730,8 @@ header { display: flex; gap: 1rem; align-items: baseline; flex-wrap: wrap; }
 h1 { margin: 0; font-size: 1.5rem; }
 a { color: #8cf; }
 table { border-collapse: collapse; width: 100%; margin-top: 1rem; }
+.scroll { overflow-x: auto; }  /* a table wider than a phone scrolls in its box (focusable), not the page */
+.scroll:focus-visible { outline: 2px solid #8cf; }
 th, td { text-align: left; padding: .4rem .6rem; border-bottom: 1px solid #333; vertical-align: top; }
 .offline td { color: #888; }
 .dot { display: inline-block; width: .7rem; height: .7rem; border-radius: 50%; margin-right: .3rem; }
@@ -786,11 +789,16 @@ function nights(list) {
     const table = document.createElement("table");
     table.append(element("thead", ""), body);
     table.tHead.append(head);
+    const scroll = document.createElement("div");
+    Object.assign(scroll, {className: "scroll", tabIndex: 0});
+    scroll.setAttribute("role", "region");
+    scroll.setAttribute("aria-label", WORDS.standings.replace("{night}", () => night.name));
+    scroll.append(table);
     const host = WORDS.hosted.replace("{host}", () => night.host) + (night.open ? "" : " · " + WORDS.closed);
     // every standings page names the night's tie-break
     const tiebreak = WORDS.tiebreak.replace("{tiebreak}", () => WORDS["tiebreak_" + night.tiebreak] || night.tiebreak);
     section.append(element("h2", WORDS.standings.replace("{night}", () => night.name)), element("p", host),
-                   element("p", tiebreak), table);
+                   element("p", tiebreak), scroll);
     return section;
   }));
 }

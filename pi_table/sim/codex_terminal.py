@@ -94,7 +94,7 @@ def help_text(lang: str) -> str:
         lines.append(fit(f"  {command:<15} {said}", 18) if len(command) <= 15 else
                      f"  {command}\n" + fit(f"{'':<17} {said}", 18))
     lines += [f"  {'help':<15} {_('this text')}", f"  {'quit':<15} {_('leave the simulator')}"]
-    spoken = spoken_words(lang)
+    spoken = spoken_words(lang, WORDS)
     return "\n".join([_("Commands (the same as in a script file):"), *lines,
                       fit(_("An agent's action typed here is seen by everyone at the screen: pass the screen "
                             "round instead.")), *([spoken] if spoken else [])])
@@ -272,7 +272,7 @@ class CodexTerminal(Terminal):
         try:
             command = parse_command(line, names()) if word == "new-game" else parse_codex_command(line)
         except InvalidAction as e:
-            self.not_a_command(word, e, USAGE if word in WORDS else {})
+            self.not_a_command(word, e, USAGE if word in WORDS else {}, WORDS)
             return True
         if isinstance(command, NewGame):
             return self.new_game(command, self.tap)

@@ -43,7 +43,7 @@ from ..engine.phrase import N_
 from ..engine.rules import SETUP
 from ..hal import AnyModel, Command, MultiTouch, NewGame, ScreenModel, SimButtons, SimLedStrip, SimTouch, TouchSource
 from ..table import Session, TableLoop, parse_command
-from ..table.commands import COMMAND_WORDS, SPOKEN, as_written
+from ..table.commands import COMMAND_WORDS, SPOKEN, as_spoken, as_written, spoken
 from ..table.input import InputSettings, TouchPolicy
 from ..table.loop import EventLoop
 from ..table.timer import TimerSettings, TurnTimer
@@ -111,13 +111,13 @@ def fit(text: str, indent: int | None = None, width: int = WIDTH) -> str:
     return "\n".join(rows)
 
 
-def spoken_words(lang: str) -> str | None:
-    """The line of help that gives the command words in the table's language, if it has them."""
-    words = SPOKEN.get(lang)
-    if not words:
+def spoken_words(lang: str, words: tuple[str, ...]) -> str | None:
+    """The line of help that gives this game's command ``words`` in the table's language, if it
+    has them (the grid's ``indizio`` is no word of Codex's)."""
+    own = [word for word in (*words, "help", "quit") if word in SPOKEN.get(lang, {}).values()]
+    if not own:
         return None
-    said = ", ".join(f"{spoken} ({written})" for spoken, written in words.items())
-    return fit(translation(lang).gettext("Also in this language: {words}").format(words=said))
+    return fit(translation(lang).gettext("Also in this language: {words}").format(words=spoken(tuple(own), lang)))
 
 
 def help_text(game: Game, lang: str = "en") -> str:
@@ -126,7 +126,7 @@ def help_text(game: Game, lang: str = "en") -> str:
     words = {"spymaster": _(game.spymaster_word), "noun": _(game.noun), "games": ", ".join(names())}
     lines = [f"  {command:<15} {_(what).format(**words)}" for command, what, has in COMMANDS if has(game)]
     lines += [f"  {'help':<15} {_('this text')}", f"  {'quit':<15} {_('leave the simulator')}"]
-    said = spoken_words(lang)
+    said = spoken_words(lang, tuple(command.split()[0] for command, _, has in COMMANDS if has(game)))
     return "\n".join([_("Commands (the same as in a script file):"), *(fit(line, 18) for line in lines),
                       fit(_("Entering a clue number is optional: a touch without one starts an unlimited turn.")),
                       *([said] if said else [])])
@@ -456,14 +456,18 @@ class Terminal:
     def command(self, line: str) -> bool:
         raise NotImplementedError
 
-    def not_a_command(self, word: str, error: InvalidAction, usage: dict[str, str]) -> None:
+    def not_a_command(self, word: str, error: InvalidAction, usage: dict[str, str], words: tuple[str, ...]) -> None:
         """A line the command words refuse: a known command with a wrong number (or the wrong
-        argument) says what it takes; anything else is no command."""
-        reason = say(error.phrase, self.painter.lang)
+        argument) says what it takes; anything else is no command, and is told this terminal's
+        command ``words`` as its prompts and help say them (in Italian, ``annulla (undo)``)."""
+        lang = self.painter.lang
         if word in usage:
-            self.say(self._("{usage}: {reason}").format(usage=usage[word], reason=reason), WARN)
+            reason = say(error.phrase, lang)
+            self.say(self._("{usage}: {reason}").format(usage=as_spoken(usage[word], lang), reason=reason), WARN)
         else:
-            self.say(self._("not a command: {reason}").format(reason=reason), WARN)
+            if SPOKEN.get(lang):
+                error = InvalidAction("the commands are {words}", words=spoken(words, lang), given=word)
+            self.say(self._("not a command: {reason}").format(reason=say(error.phrase, lang)), WARN)
 
     def new_game(self, command: NewGame, press: Callable[[Command], None]) -> bool:
         """NEW GAME, asked first over a game in progress; a game of another kind ends this
@@ -523,7 +527,7 @@ class GridTerminal(Terminal):
         try:
             command = parse_command(line, names())
         except InvalidAction as e:
-            self.not_a_command(word, e, USAGE if word in COMMAND_WORDS else {})
+            self.not_a_command(word, e, USAGE if word in COMMAND_WORDS else {}, COMMAND_WORDS)
             return True
         if isinstance(command, NewGame):
             return self.new_game(command, self.press)

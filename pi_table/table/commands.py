@@ -23,6 +23,20 @@ new-game question's ``annulla``): each stands for the English word a script (or,
 ``quit``, the terminal) takes."""
 
 
+def spoken(words: tuple[str, ...], lang: str) -> str:
+    """``words``, command words as a script writes them, as the terminal in ``lang`` also takes
+    them: ``annulla (undo)``; a word the language says no other way, as it is."""
+    own = {written: said for said, written in SPOKEN.get(lang, {}).items()}
+    return ", ".join(f"{own[word]} ({word})" if word in own else word for word in words)
+
+
+def as_spoken(usage: str, lang: str) -> str:
+    """A command's usage (``clue N``) with its word as the terminal in ``lang`` says it (``indizio N``)."""
+    verb, _, rest = usage.partition(" ")
+    own = {written: said for said, written in SPOKEN.get(lang, {}).items()}
+    return f"{own.get(verb, verb)} {rest}".strip()
+
+
 def as_written(text: str, lang: str) -> str:
     """``text`` with its command word as a script writes it (``annulla`` is ``undo`` in Italian)."""
     verb, _, rest = text.strip().partition(" ")

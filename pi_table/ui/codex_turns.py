@@ -30,6 +30,7 @@ from typing import Protocol, TypeVar
 
 from ..engine.codex import DISCUSSION, MESSAGES, OVER, PRIVATE, TRUTH, VOTE, AgentView, PublicView, VoteResult, tally
 from ..engine.codex_actions import CodexAction, EndDiscussion, EnterCode, Send, Vote
+from ..engine.codex_rules import DESCRIPTION
 from ..engine.codex_setup import Fact, Identikit, Role
 from ..engine.phrase import N_, Phrase, Text
 from ..hal import Command, NewGame
@@ -57,6 +58,17 @@ PUBLIC_REFUSALS = frozenset({
 """Codex's refusals that tell nobody's secret: the step, what every agent may do, public facts.
 One that would give an agent's role, a Hacker's block or a code's result away is the phone's to
 say, so the table's screen leaves it out."""
+
+
+def standing(phase: int, step: str, waiting: list[int], lang: str) -> str:
+    """Where a Codex game in play stands, as a line of text says it (``pi-table status``, the
+    scripted simulator): its phase, its step and the seats it waits for, in ``lang``."""
+    said = {"phase": phase, "step": Phrase.of(DESCRIPTION.phases[step])}
+    if not waiting:
+        return say(Phrase.of("phase {phase}, {step} step; waiting for no one", **said), lang)
+    return say(Phrase.counting("count", "phase {phase}, {step} step; waiting for seat {seats}",
+                               "phase {phase}, {step} step; waiting for seats {seats}", count=len(waiting),
+                               seats=", ".join(map(str, waiting)), **said), lang)
 
 
 def public_refusal(message: Text | None) -> Phrase | None:

@@ -3,6 +3,7 @@ Plain text, so ``pi-table tune`` works where pygame is not installed."""
 
 from __future__ import annotations
 
+from ..engine.phrase import Phrase
 from ..hal.tuning import PadNumbers
 
 BAR = 20  # characters in a terminal bar
@@ -22,6 +23,15 @@ def bar(pad: PadNumbers) -> str:
     for at in range(min(BAR, max(0, pad.delta) * BAR // full)):
         cells[at] = "#"
     return "[" + "".join(cells) + "]"
+
+
+def suggested(count: int, pads: int) -> Phrase:
+    """The tuning's last line: how many of the pads have a suggestion, and how it is made."""
+    return Phrase.counting("suggested", "{suggested} of {pads} pads has a suggestion (touch = halfway from the rest's "
+                           "highest delta to the strongest touch, release = halfway from that delta to touch)",
+                           "{suggested} of {pads} pads have a suggestion (touch = halfway from the rest's highest "
+                           "delta to the strongest touch, release = halfway from that delta to touch)",
+                           suggested=count, pads=pads)
 
 
 def _span(low: int | None, high: int | None) -> str:

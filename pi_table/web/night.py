@@ -64,6 +64,8 @@ TEXTS: tuple[str, ...] = (
     N_("Teams"),
     N_("Propose the next round"),
     N_("Swap"),
+    N_("Swap this team"),
+    N_("with this team"),
     N_("Confirm the round"),
     N_("Round {number}"),
     N_("table"),
@@ -276,7 +278,8 @@ class NightRoom:
 
     async def _print(self, request: web.Request, session: Session) -> web.Response:
         night = await asyncio.to_thread(self._kept, request)
-        return web.Response(text=printable(night, language(request)), content_type="text/html")
+        origin = f"{request.scheme}://{request.host}"  # the page is opened from a blob: its style's address whole
+        return web.Response(text=printable(night, language(request), origin), content_type="text/html")
 
     async def _team_page(self, request: web.Request) -> web.Response:
         return web.Response(text=team_page(self.page.desk.language()), content_type="text/html")
@@ -399,8 +402,14 @@ def _trf_round(night: Night, slots: dict[tuple[int, str], Result], made: Round, 
     return f"  {start[other]:>4} {'w' if name == pair.red else 'b'} {code}"
 
 
-def printable(night: Night, lang: str) -> str:
-    """The night's standings and rounds as a page to print (no script, no outside resource)."""
+STYLE = "/staff/static/night.css"
+"""The style of the teams' page and of the page to print: a file of the staff page's own, as the
+pages' Content-Security-Policy takes no style written in the page."""
+
+
+def printable(night: Night, lang: str, origin: str = "") -> str:
+    """The night's standings and rounds as a page to print (no script; its style from ``origin``,
+    the table the staff page is on)."""
     gettext = translation(lang).gettext
     e = html.escape
     tiebreak = gettext("Tie-break: {tiebreak}").format(tiebreak=gettext(TIEBREAK_WORDS[night.tiebreak]))
@@ -414,10 +423,12 @@ def printable(night: Night, lang: str) -> str:
         f"<li>{e(gettext('table'))} {e(pair.table)}: {e(pair.red)} {e(gettext('(red, plays first)'))} – {e(pair.blue)}"
         "</li>" for pair in made.pairs) + (f"<li>{e(gettext('sitting out'))}: {e(', '.join(made.resting))}</li>"
                                            if made.resting else "") + "</ul>" for made in night.rounds)
-    return (f'<!doctype html><html lang="{lang}"><meta charset="utf-8"><title>{e(night.name)}</title>'
-            "<style>body{font-family:sans-serif}table{border-collapse:collapse}td,th{border:1px solid #999;"
-            f"padding:4px 8px}}</style><h1>{e(night.name)}</h1><h2>{e(gettext('Standings'))}</h2>"
-            f"<p>{e(tiebreak)}</p><table><tr>{heads}</tr>{rows}</table>{rounds}</html>")
+    return (f'<!doctype html><html lang="{lang}"><meta charset="utf-8">'
+            '<meta name="viewport" content="width=device-width, initial-scale=1">'
+            f'<title>{e(night.name)}</title><link rel="stylesheet" href="{e(origin)}{STYLE}">'
+            f'<main class="printed"><h1>{e(night.name)}</h1><h2>{e(gettext("Standings"))}</h2>'
+            f'<p>{e(tiebreak)}</p><div class="scroll" tabindex="0" role="region" aria-label="{e(gettext("Standings"))}">'
+            f"<table><tr>{heads}</tr>{rows}</table></div>{rounds}</main></html>")
 
 
 def team_page(lang: str, error: str | None = None, done: str | None = None) -> str:
@@ -430,10 +441,9 @@ def team_page(lang: str, error: str | None = None, done: str | None = None) -> s
     join, public = e(gettext("Join")), e(gettext("Names are shown to everyone in the room: nothing secret."))
     return (f'<!doctype html><html lang="{lang}"><meta charset="utf-8">'
             '<meta name="viewport" content="width=device-width,initial-scale=1">'
-            f"<title>{title}</title>"
-            "<style>body{font-family:sans-serif;margin:1em}input{font-size:1.2em;width:100%;margin:.3em 0 1em}"
-            f"</style><h1>{title}</h1>{said}"
+            f'<title>{title}</title><link rel="stylesheet" href="{STYLE}">'
+            f"<main><h1>{title}</h1>{said}"
             '<form method="post" action="/night/join">'
             f'<label>{name}<input name="team" maxlength="24" required></label>'
             f'<label>{nicknames}<input name="nicknames" maxlength="200"></label>'
-            f'<button type="submit">{join}</button></form><p>{public}</p></html>')
+            f'<button type="submit">{join}</button></form><p>{public}</p></main></html>')

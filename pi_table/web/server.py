@@ -69,7 +69,7 @@ from .games import Pages, publish, seats
 from .runner import ServerThread
 from .seats import SeatLinks
 from .snapshot import Snapshot
-from .texts import localized, page_files, page_texts, rendered_page
+from .texts import localized, page_files, page_texts, refusal_page, rendered_page
 from .tokens import Tokens
 
 if TYPE_CHECKING:
@@ -320,12 +320,12 @@ class Companion(ServerThread):
         entry = self._snapshot.private.get(token)
         if entry is None:
             if token in self._snapshot.replaced:  # its holder may have been the rightful phone: say so
-                raise _refusal(request, web.HTTPGone, self._words(request, REPLACED))
+                raise _refusal(request, web.HTTPGone, self._words(request, REPLACED), self._lang(request))
             raise web.HTTPNotFound(text="")  # nothing at all for a wrong or old token
         name, proof = _cookie_name(token), self.proof(token)
         if token in self._opened:
             if not same(request.cookies.get(name, ""), proof):
-                raise _refusal(request, web.HTTPForbidden, self._words(request, ANOTHER_PHONE))
+                raise _refusal(request, web.HTTPForbidden, self._words(request, ANOTHER_PHONE), self._lang(request))
         else:
             self._opened.add(token)
             self._keep_opened()
@@ -728,11 +728,12 @@ async def _give_proof(request: web.Request, handler: Handler) -> web.StreamRespo
     return response
 
 
-def _refusal(request: web.Request, kind: type[web.HTTPException], text: str) -> web.HTTPException:
-    """A refusal in the form its asker reads: JSON for the page's own requests, else words."""
+def _refusal(request: web.Request, kind: type[web.HTTPException], text: str, lang: str) -> web.HTTPException:
+    """A refusal in the form its asker reads: JSON for the page's own requests, else a page in
+    ``lang`` (a screen reader says it in that language's voice)."""
     if request.path.startswith("/api/"):
         return kind(text=json.dumps({"ok": False, "error": text}), content_type="application/json")
-    return kind(text=text)
+    return kind(text=refusal_page(text, lang), content_type="text/html")
 
 
 def _cookie_name(token: str) -> str:

@@ -10,6 +10,7 @@ The engine's sentences inside a view (why a game ended) are translated on the se
 
 from __future__ import annotations
 
+import html
 import json
 import re
 from collections.abc import Iterator, Mapping
@@ -18,6 +19,7 @@ from importlib import resources
 from pathlib import Path
 from typing import IO
 
+from ..engine.games import names, title_of
 from ..engine.phrase import Phrase
 from ..ui.i18n import LANGUAGES, TeamWord, say, translation
 from .games import scripts
@@ -73,14 +75,15 @@ def msgids() -> set[str]:
 
 @cache
 def page_texts(lang: str) -> dict[str, object]:
-    """What a page needs to speak ``lang``: its texts by msgid, the team words' forms, and the
-    languages a phone may switch to."""
+    """What a page needs to speak ``lang``: its texts by msgid, the team words' forms, the
+    languages a phone may switch to and the games' titles by their names."""
     gettext = translation(lang).gettext
     return {
         "lang": lang,
         "languages": list(LANGUAGES),
         "texts": {msgid: gettext(msgid) for msgid in sorted(page_msgids())},
         "teams": TeamWord.FORMS.get(lang, {}),
+        "games": {name: gettext(title_of(name)) for name in names()},
     }
 
 
@@ -93,6 +96,16 @@ def rendered_page(html: str, lang: str) -> str:
     html = html.replace('<html lang="en">', f'<html lang="{lang}">', 1)
     html = html.replace("</body>", "".join(f'<script src="/static/{name}"></script>\n' for name in scripts()) + "</body>", 1)
     return _RENDERED.sub(lambda m: m.group(1) + gettext(m.group(2)) + m.group(3), html)
+
+
+def refusal_page(text: str, lang: str) -> str:
+    """A page that will not open here (a seat open on another phone, a link replaced): its one
+    sentence, titled by it, in ``lang``, in the pages' own style."""
+    said = html.escape(text)
+    return (f'<!doctype html><html lang="{lang}"><head><meta charset="utf-8">'
+            '<meta name="viewport" content="width=device-width, initial-scale=1"><meta name="referrer" content="no-referrer">'
+            f'<title>{said}</title><link rel="stylesheet" href="/static/style.css"></head>'
+            f'<body><main><p class="hide">{said}</p></main></body></html>')
 
 
 def localized(view: object, lang: str, sentences: Mapping[str, Phrase]) -> object:

@@ -74,6 +74,13 @@ function t(msgid, values = {}) {
   return tn(msgid, values).join("");
 }
 
+function sayIn(region, text, error = false) {
+  // A live region (the status line, what the table just did) is written only when its words
+  // change: a screen reader reads every write out again, and the page redraws every second.
+  if (region.textContent !== text) region.textContent = text;
+  region.classList.toggle("error", error);
+}
+
 function capital(text) {
   return text ? text[0].toUpperCase() + text.slice(1) : text;
 }
@@ -88,10 +95,16 @@ async function speak(lang) {
 }
 
 function languageSwitch() {
+  // The chips are made once and marked in place: the one a keyboard pressed keeps the focus.
   const nav = document.getElementById("languages");
-  nav.replaceChildren(...words.languages.map((code) => el("button", {
-    type: "button", lang: code, translate: "no", "aria-pressed": String(code === words.lang),
-    class: code === words.lang ? "chip picked" : "chip", onclick: () => choose(code)}, code.toUpperCase())));
+  if ([...nav.children].map((chip) => chip.lang).join() !== words.languages.join()) {
+    nav.replaceChildren(...words.languages.map((code) => el("button", {
+      type: "button", lang: code, translate: "no", onclick: () => choose(code)}, code.toUpperCase())));
+  }
+  for (const chip of nav.children) {
+    chip.setAttribute("aria-pressed", String(chip.lang === words.lang));
+    chip.className = chip.lang === words.lang ? "chip picked" : "chip";
+  }
 }
 
 async function choose(lang) {
@@ -108,8 +121,7 @@ async function act(text) {
     method: "POST", headers: {"Content-Type": "application/json"}, body: JSON.stringify({action: text}),
   });
   const body = await answer.json().catch(() => ({ok: false, error: t("the table answered {status}", {status: answer.status})}));
-  statusLine.textContent = body.ok ? t("sent") : body.error;
-  statusLine.className = body.ok ? "" : "error";
+  sayIn(statusLine, body.ok ? t("sent") : body.error, !body.ok);
   const stage = stageOf(shown);
   lastAct = {at: stage && stage.at, ok: body.ok};
   return body.ok;
@@ -134,8 +146,7 @@ function followStage(page) {
   if (!stage) return;
   const same = lastAct && lastAct.at === stage.at;
   if (same && !lastAct.ok) return;
-  statusLine.textContent = same ? t("{step} · sent", {step: stage.title}) : stage.title;
-  statusLine.className = "";
+  sayIn(statusLine, same ? t("{step} · sent", {step: stage.title}) : stage.title);
 }
 
 const CARDS = {R: N_("red agent"), B: N_("blue agent"), N: N_("bystander"), A: N_("assassin")};
@@ -154,9 +165,9 @@ function grid(board, key, cards, layout) {
   // number, placed where `layout` puts it, the operatives' edge marked. `board` has "?" for hidden
   // cards; `key`, on the spymaster's page only, says what each one is; `cards`, from a simulated
   // table, the card's word (in the table's language), sized to its cell so that it stays whole
-  // from a phone to a TV. To a screen reader it is a grid of five rows in the page's order, each
-  // cell named by its number, its word and its state (the rows are no boxes of their own: the
-  // cells lay out in the grid's columns).
+  // from a phone to a TV. To a screen reader it is a table (ARIA's pattern for a static structure,
+  // read cell by cell) of five rows in the page's order, each cell named by its number, its word and
+  // its state (the rows are no boxes of their own: the cells lay out in the grid's columns).
   const cells = [...board].map((shown, cell) => {
     const letter = key ? key[cell] : shown;
     const classes = ["cell", letter === "?" ? "hidden" : letter === "." ? "dark" : letter];
@@ -167,28 +178,46 @@ function grid(board, key, cards, layout) {
     if (word) word.style.setProperty("--letters", cards[cell].length);
     const state = el("span", {id: `${id}-state`, hidden: ""}, cardState(letter, shown));
     const number = known || word ? el("small", {class: "number", id: `${id}-number`}, cell) : el("span", {id: `${id}-number`}, cell);
-    return el("div", {class: classes.join(" "), "data-cell": cell, role: "gridcell",
+    return el("div", {class: classes.join(" "), "data-cell": cell, role: "cell",
       "aria-labelledby": [number.id, word ? word.id : null, state.id].filter(Boolean).join(" ")},
       number, known ? el("span", {class: "mark", "aria-hidden": "true"}, letter) : null, word, state);
   });
   const rows = [0, 1, 2, 3, 4].map((row) => el("div", {role: "row"}, layout.order.slice(row * 5, row * 5 + 5).map((cell) => cells[cell])));
   return el("div", {class: cards ? "table words" : "table", "data-operatives": layout.operatives},
     el("div", {class: "edge"}, t("operatives' side")),
-    el("div", {class: "grid", role: "grid", "aria-label": t("the grid")}, rows));
+    el("div", {class: "grid", role: "table", "aria-label": t("the grid")}, rows));
 }
 
 const UNLIMITED = "unlimited";
 const PHASES = {clue: N_("{team} is in its clue phase"), guess: N_("{team} is in its guess phase"),
   cover: N_("{team} is in its cover phase"), place: N_("{team} is in its place phase")};
 
+function turnLine(view) {
+  return capital(view.turn ? t(PHASES[view.phase], {team: team(view.turn)}) : t("over: {reason}", {reason: view.reason || ""}));
+}
+
 function summary(view) {
-  const turn = view.turn ? t(PHASES[view.phase], {team: team(view.turn)}) : t("over: {reason}", {reason: view.reason || ""});
-  const parts = [capital(turn)];
+  const parts = [turnLine(view)];
   // no counts while Deep Undercover's codenames are placed: the key is not drawn yet
   if (view.remaining) parts.push(t("red {red} left · blue {blue} left", view.remaining));
   // the view's clue is a number or the word "unlimited" (the table's JSON), said in the page's language
   if (view.clue !== null) parts.push(t("clue {clue}", {clue: view.clue === UNLIMITED ? t("unlimited") : view.clue}));
   return el("p", {id: "summary"}, parts.join(" · "));
+}
+
+let heard = null;  // the grid page's view as last announced: what changes after it is said
+
+function announce(page) {
+  // A touch at the table changes the page: the card it revealed, and the turn that follows, are
+  // said once, politely (the page's first view is read as a whole, not announced).
+  const view = page.kind === "board" || page.kind === "spymaster" ? page.view : null;
+  const before = heard && view && heard.game_id === page.game_id ? heard.view : null;
+  heard = view ? {game_id: page.game_id, view} : null;
+  if (!before) return;
+  const said = [...view.board].flatMap((shown, cell) => shown === before.board[cell] || shown === "?" || shown === "." ? []
+    : [t("{cell} revealed: {card}", {cell: page.words ? `${cell} ${page.words[cell]}` : cell, card: t(CARDS[shown] || shown)})]);
+  if (turnLine(view) !== turnLine(before)) said.push(turnLine(view));
+  if (said.length) sayIn(document.getElementById("said"), said.join(". "));
 }
 
 renderers.waiting = () => [el("p", {class: "note"}, t("The table is starting."))];
@@ -198,22 +227,54 @@ renderers.spymaster = (page) => [
   summary(page.view), grid(page.view.board, page.view.key, page.words, page.grid),
 ];
 
+// Who reads a kind of page, after its game's title: the tab's (and a screen reader's) name of the
+// page. A kind's own script adds its pages' readers.
+const readers = {
+  board: (page) => [gameTitle(page.view.game), t("spectators")],
+  spymaster: (page) => [gameTitle(page.view.game), t("the key")],
+};
+
+function gameTitle(name) {
+  // A game's title in the page's language, as the table's registry of games gives it.
+  return (words.games || {})[name] || name;
+}
+
+function titled(page) {
+  const reader = page.view && readers[page.kind];
+  return reader ? reader(page) : ["pi-table"];
+}
+
+function controls(root) {
+  return root ? [...root.querySelectorAll("input,button,select,textarea")] : [];
+}
+
 function render(page) {
   // Draw the page again; the control that had the keyboard's focus keeps it (found again by its
-  // id), and a text box being typed in its caret: a keyboard or switch user never starts over.
+  // id), and a text box being typed in its caret: a keyboard or switch user never starts over. A
+  // control that is gone or spent (a fragment chip used, a form sent) hands the focus to the next
+  // control of its form, else to the step's heading: never to the page's body.
   shown = page;
-  const active = app.contains(document.activeElement) ? document.activeElement.id : "";
-  const caret = active && document.activeElement.type === "text" ? document.activeElement.selectionStart : null;
+  const focused = app.contains(document.activeElement) ? document.activeElement : null;
+  const active = focused ? focused.id : "";
+  const caret = active && focused.type === "text" ? focused.selectionStart : null;
+  const form = focused && focused.closest("[data-form]") ? focused.closest("[data-form]").dataset.form : null;
+  const place = form ? controls(focused.closest("[data-form]")).indexOf(focused) : -1;
   const draw = renderers[page.kind];
-  document.getElementById("title").textContent = page.title || "pi-table";
+  document.getElementById("title").textContent = page.title || titled(page)[0];
+  document.title = titled(page).join(" · ");
   const nodes = draw ? draw(page) : [el("p", {class: "error"}, t("unknown page {kind}", {kind: page.kind}))];
   app.replaceChildren(...nodes.filter((node) => node !== null));
   followStage(page);
+  announce(page);
+  if (!focused) return;
   const again = active && document.getElementById(active);
-  if (again) {
+  if (again && !again.disabled) {
     again.focus({preventScroll: true});
     if (caret !== null) again.setSelectionRange(caret, caret);
+    return;
   }
+  const near = controls(app.querySelector(`[data-form="${form}"]`)).slice(Math.max(place, 0)).find((control) => !control.disabled);
+  (near || app.querySelector("h2[tabindex]") || app.querySelector("h2") || app).focus({preventScroll: true});
 }
 
 let events = null;  // the view's event stream, in the page's language
@@ -222,7 +283,7 @@ function listen() {
   // (Again) follow the page's view, in the page's language: the engine's sentences come translated.
   if (events) events.close();
   events = new EventSource(`${api}/events?lang=${encodeURIComponent(words.lang)}`);
-  events.onopen = () => { statusLine.textContent = t("connected"); statusLine.className = ""; };
+  events.onopen = () => sayIn(statusLine, t("connected"));
   events.onmessage = (message) => render(JSON.parse(message.data));
   events.addEventListener("gone", (message) => {
     // The token opens nothing now: a new game, or this seat was given a new link (another phone's).
@@ -232,10 +293,10 @@ function listen() {
     app.replaceChildren(el("p", {class: "hide"}, replaced
       ? t("This seat's link was replaced: scan the new code on the table's screen.")
       : t("This page belonged to a game that has ended. Scan the new code.")));
-    statusLine.textContent = replaced ? t("link replaced") : t("game over");
+    sayIn(statusLine, replaced ? t("link replaced") : t("game over"));
   });
   events.onerror = () => {
-    statusLine.textContent = t("connection lost, trying again…"); statusLine.className = "error";
+    sayIn(statusLine, t("connection lost, trying again…"), true);
     // A dropped connection the browser retries by itself; one the table answered with an error
     // (503 past its cap for streams) it gives up on for good: try again as the table's
     // Retry-After says, with a little jitter so many phones do not come back at once.
@@ -249,26 +310,33 @@ const RETRY_MS = 10000;  // the companion's Retry-After (pi_table/web/server.py,
 const STANDING = [N_("played"), N_("won"), N_("lost"), N_("byes"), N_("points"), N_("rating")];  // a line's columns
 const TIEBREAKS = {rating: N_("rating, then margin"), buchholz: N_("Buchholz (the points of the teams met), then rating")};
 
+let standingsShown = null;  // the night as the block last drew it, in its language
+
 async function standings() {
+  // The block is a live region: it is drawn again only when the night (or the page's language) changed.
   const box = document.getElementById("standings");
   let night = null;
   try {
     const answer = await fetch("/night/standings", {cache: "no-store"});
     if (answer.ok) night = (await answer.json()).night;
   } catch (error) { /* the table is away: the block keeps what it showed */ return; }
+  const drawing = JSON.stringify([words.lang, night]);
+  if (drawing === standingsShown) return;
+  standingsShown = drawing;
   box.hidden = !night;
   if (!night) { box.replaceChildren(); return; }
   const round = night.rounds[night.rounds.length - 1];
-  box.replaceChildren(
+  box.replaceChildren(...[
     el("h2", {}, `${t("Standings")}: ${night.name}`),
     el("p", {class: "tiebreak"}, t("Tie-break: {tiebreak}", {tiebreak: t(TIEBREAKS[night.tiebreak] || TIEBREAKS.rating)})),
-    el("table", {class: "facts"},
+    el("div", {class: "scroll", tabindex: "0", role: "region", "aria-label": t("Standings")}, el("table", {class: "facts"},
       el("tr", {}, el("th", {}, t("Team")), STANDING.map((name) => el("th", {}, t(name)))),
       night.standings.map((line, place) => el("tr", {class: "standing"}, el("td", {}, `${place + 1}. ${line.team}`),
-        STANDING.map((name) => el("td", {}, String(line[name])))))),
+        STANDING.map((name) => el("td", {}, String(line[name]))))))),
     round ? el("h3", {}, t("Round {number}", {number: round.number})) : null,
     round ? el("ul", {class: "pairs"}, round.pairs.map((pair) =>
-      el("li", {}, `${t("table")} ${pair.table}: ${pair.red} – ${pair.blue}`))) : null);
+      el("li", {}, `${t("table")} ${pair.table}: ${pair.red} – ${pair.blue}`))) : null,
+  ].filter((node) => node !== null));
 }
 
 speak(chosenLang()).then(listen, listen);

@@ -6,6 +6,9 @@ function codexPublic(page) {
   return page.kind === "codex-seat" ? page.view.public : page.view;
 }
 
+readers["codex-public"] = () => [gameTitle("codex"), t("spectators")];
+readers["codex-seat"] = (page) => [gameTitle("codex"), t("{codename}, seat {seat}", {codename: page.view.identikit.codename, seat: page.seat})];
+
 stages["codex-seat"] = stages["codex-public"] = (page) => {
   const pub = codexPublic(page);
   return {at: `${page.game_id}/${pub.phase}/${pub.step}`, title: stepTitle(pub)};
@@ -249,7 +252,7 @@ function nowCard(page) {
   if (verbs.vote) forms.push(voteForm(page, verbs.vote));
   if (verbs.reveal) forms.push(revealForm(page, verbs.reveal));
   return el("section", {class: mine ? "now mine" : "now"},
-    el("h2", {}, stepTitle(pub)), winner(pub), said.map((text) => el("p", {}, text.trim())), forms);
+    el("h2", {tabindex: "-1"}, stepTitle(pub)), winner(pub), said.map((text) => el("p", {}, text.trim())), forms);
 }
 
 function inboxList(view) {

@@ -1,8 +1,8 @@
 // The owner's console on the staff page (a module of staff.js's, whose api(), t() and el() it uses):
 // the headline with the readings under it, the log by level and search, the PIN, power, and the
 // owner's passphrase that the owner's actions ask for (updates, restores, power, some settings).
-import { $, actingOn, api, backAfterRestart, csrf, download, el, grid, inPlace, lang, refresh, resume, saveFile, say, settingsNotes,
-  show, signedIn, t } from "./staff.js";
+import { $, actingOn, api, backAfterRestart, csrf, download, el, grid, inPlace, lang, redraw, refresh, resume, saveFile, say,
+  setText, settingsNotes, show, signedIn, t } from "./staff.js";
 
 const LOG_LEVELS = [["info", "everything"], ["warning", "warnings and errors"], ["error", "errors only"]];
 
@@ -156,7 +156,7 @@ function drawOwner(state) {
   const line = !state.set ? t("No owner's passphrase is set: updates, backups, restores, power and the fleet's settings stay locked. Set one on the table's computer with: sudo pi-table set-owner-passphrase")
     : state.left_s ? t("The owner's actions are unlocked for {minutes} min.", { minutes: Math.ceil(state.left_s / 60) })
       : t("Updates, backups, restores, power and the fleet's settings need the owner's passphrase.");
-  $("owner-line").textContent = line;
+  setText($("owner-line"), line);  // a status line: written when it changes
   $("owner-form").hidden = !state.set || state.left_s > 0;
   $("owner-end").hidden = !state.left_s;
 }
@@ -310,7 +310,7 @@ function drawSelftest(state) {
     rest: t("Hands off the table: measuring each pad at rest."),
     checklist: t("Touch each card once, press each button, tap the screen."),
     done: test.passed ? t("Self-test passed.") : t("Self-test failed.") }[test.stage];
-  $("bench-line").textContent = test.todo.length ? `${stage} ${t("Still to do: {steps}", { steps: test.todo.join(", ") })}` : stage;
+  setText($("bench-line"), test.todo.length ? `${stage} ${t("Still to do: {steps}", { steps: test.todo.join(", ") })}` : stage);
   $("bench-line").classList.toggle("bad", test.passed === false);
   $("bench-checks").replaceChildren(...test.checks.map((check) =>
     el("li", { class: check.done ? "done" : "", text: `${check.done ? "✓" : "○"} ${check.what}` })));
@@ -324,8 +324,8 @@ function drawSelftest(state) {
 }
 
 function drawTuning(state) {
-  if (state.note) { $("bench-line").textContent = state.note; return; }
-  $("bench-line").textContent = state.problem || state.message || "";
+  if (state.note) { setText($("bench-line"), state.note); return; }
+  setText($("bench-line"), state.problem || state.message || "");
   $("bench-line").classList.toggle("bad", Boolean(state.problem));
   $("bench-checks").replaceChildren();
   $("bench-failures").replaceChildren(...state.pads.filter((pad) => !["ok", "untouched"].includes(pad.verdict))
@@ -392,7 +392,7 @@ export function labelConsole() {
 function drawHealth(health) {
   const line = health.headline;
   const headline = $("headline");
-  headline.textContent = line.more ? `${line.text} ${t("(+{count} more)", { count: line.more })}` : line.text;
+  setText(headline, line.more ? `${line.text} ${t("(+{count} more)", { count: line.more })}` : line.text);  // a status line
   headline.classList.toggle("bad", !line.ok);
   $("headline-advice").textContent = line.advice || "";
   $("attention").replaceChildren(...health.attention.slice(1).map((each) =>
@@ -409,15 +409,13 @@ function drawHealth(health) {
     ...reading(t("Computer up"), r.uptime_s == null ? t("no reading") : duration(r.uptime_s)),
     ...reading(t("Service up"), duration(health.uptime_s)),
     ...reading(t("Version"), health.version));
-  const address = $("address");
-  address.replaceChildren();
-  if (health.address) {
+  redraw($("address"), health.address, () => {  // drawn again only when it changes: its link keeps the focus
+    if (!health.address) return [];
     const qr = new DOMParser().parseFromString(health.address.qr_svg, "image/svg+xml").documentElement;
     qr.setAttribute("role", "img");
     qr.setAttribute("aria-label", t("QR code of this page: {address}", { address: health.address.staff }));
-    address.append(qr,
-      el("figcaption", {}, t("This page's address: "), el("a", { href: health.address.staff, text: health.address.staff })));
-  }
+    return [qr, el("figcaption", {}, t("This page's address: "), el("a", { href: health.address.staff, text: health.address.staff }))];
+  });
 }
 
 function duration(seconds) {

@@ -2,8 +2,10 @@
 // open a night (with the points of a bye and its tie-break), add teams and approve or remove those from the
 // phones, withdraw a team and bring it back, propose, swap and confirm rounds (asked first over a round still
 // played), enter and correct results, the standings and the night's history, close and export (CSV, TRF);
-// follow a night another table offers (with its code) and leave it. A module of staff.js's.
-import { $, api, csrf, download, el, say, t } from "./staff.js";
+// follow a night another table offers (with its code) and leave it. The page reads the night every 5 s:
+// each part is drawn again only when what it shows changed (staff.js's redraw), so a refresh never moves
+// the keyboard's focus nor takes back a choice being made. A module of staff.js's.
+import { $, api, csrf, download, el, redraw, say, t } from "./staff.js";
 
 function nightSection() {
   return el("section", { id: "night-section" },
@@ -15,8 +17,7 @@ function nightSection() {
     el("form", { id: "night-open", class: "stack" },
       el("label", { for: "night-name", "data-t": "Night's name", text: t("Night's name") }),
       el("input", { id: "night-name", maxlength: "40", required: "" }),
-      el("label", { for: "night-games", "data-t": "Games", text: t("Games") }),
-      el("input", { id: "night-games", value: "codenames" }),
+      el("fieldset", { id: "night-games", class: "games" }, el("legend", { "data-t": "Games", text: t("Games") })),
       el("label", { for: "night-tables", "data-t": "Tables (their names, separated by spaces)",
                     text: t("Tables (their names, separated by spaces)") }),
       el("input", { id: "night-tables", value: "1" }),
@@ -32,14 +33,16 @@ function nightSection() {
                        text: t("Buchholz (the points of the teams met), then rating") })),
       el("button", { type: "submit", "data-t": "Open the night", text: t("Open the night") })),
     el("div", { id: "night-open-desk", hidden: "" },
-      el("form", { id: "night-join", class: "row" },
-        el("input", { id: "night-team", maxlength: "24", "aria-label": t("Team"), placeholder: t("Team"), required: "" }),
-        el("input", { id: "night-nicknames", "aria-label": t("Nicknames (optional, separated by commas)"),
-                      placeholder: t("Nicknames (optional, separated by commas)") }),
+      el("form", { id: "night-join", class: "stack" },
+        el("label", { for: "night-team", "data-t": "Team", text: t("Team") }),
+        el("input", { id: "night-team", maxlength: "24", required: "" }),
+        el("label", { for: "night-nicknames", "data-t": "Nicknames (optional, separated by commas)",
+                      text: t("Nicknames (optional, separated by commas)") }),
+        el("input", { id: "night-nicknames" }),
         el("button", { type: "submit", "data-t": "Add the team", text: t("Add the team") })),
       el("p", { id: "night-teams" }),
       el("div", { id: "night-remove-row", class: "row", hidden: "" },
-        el("select", { id: "night-remove-team", "aria-label": t("Team") }),
+        el("select", { id: "night-remove-team", "aria-label": t("Team"), "data-t-label": "Team" }),
         el("button", { id: "night-remove", class: "quiet", "data-t": "Remove", text: t("Remove") }),
         el("button", { id: "night-withdraw", class: "quiet", "data-t": "Withdraw", text: t("Withdraw") })),
       el("div", { id: "night-withdrawn", "data-redrawn": "" }),
@@ -52,7 +55,8 @@ function nightSection() {
       el("div", { id: "night-results", "data-redrawn": "" }),
       el("h3", { "data-t": "Standings", text: t("Standings") }),
       el("p", { id: "night-tiebreak-used", class: "note" }),
-      el("div", { class: "scroll" }, el("table", { id: "night-standings", class: "history" })),
+      el("div", { class: "scroll", tabindex: "0", role: "region", "aria-label": t("Standings"), "data-t-label": "Standings" },
+        el("table", { id: "night-standings", class: "history" })),
       el("div", { id: "night-history" }),
       el("div", { class: "row" },
         el("button", { id: "night-csv", class: "quiet", "data-t": "Export CSV", text: t("Export CSV") }),
@@ -62,6 +66,18 @@ function nightSection() {
         el("button", { id: "night-close", class: "warn", "data-t": "Close the night", text: t("Close the night") }),
         el("button", { id: "night-leave", class: "warn", "data-t": "Leave the night", text: t("Leave the night") }))),
     el("div", { id: "night-kept", "data-redrawn": "" }));
+}
+
+// The games a night allows, ticked by their titles in the page's language rather than typed as the
+// table's ids: the table's games as the new-game form offers them (staff.js draws both when they
+// change). What was ticked stays ticked; a night allows the table's first game until told otherwise.
+export function drawNightGames(games) {
+  const box = $("night-games");
+  const ticked = new Set([...box.querySelectorAll("input:checked")].map((each) => each.value));
+  if (!box.querySelector("input") && games.length) ticked.add(games[0].game);
+  box.replaceChildren(el("legend", { "data-t": "Games", text: t("Games") }), ...games.map((game) => el("label", {},
+    el("input", { type: "checkbox", name: "night-game", value: game.game, ...(ticked.has(game.game) ? { checked: "" } : {}) }),
+    el("span", { text: game.title }))));
 }
 
 let night = null;
@@ -79,7 +95,7 @@ async function printNight(id) {
 
 function drawKept(kept) {
   const latest = kept.slice(-KEPT_SHOWN).reverse();
-  $("night-kept").replaceChildren(...(latest.length ? [el("h3", { "data-t": "Nights kept", text: t("Nights kept") })] : []),
+  redraw($("night-kept"), latest, () => [...(latest.length ? [el("h3", { "data-t": "Nights kept", text: t("Nights kept") })] : []),
     ...latest.map((id) => {
       const csv = el("button", { class: "quiet night-csv", "data-night": id, text: t("Export CSV") });
       const trf = el("button", { class: "quiet night-trf", "data-night": id, text: "TRF" });
@@ -88,43 +104,45 @@ function drawKept(kept) {
       trf.addEventListener("click", () => exportNight(id, "trf"));
       print.addEventListener("click", () => printNight(id));
       return el("div", { class: "row" }, el("span", { text: id }), csv, trf, print);
-    }));
+    })]);
 }
 
 function drawRound(round, proposed) {
-  const box = $("night-round");
-  box.replaceChildren();
-  if (!round) return;
-  const teams = [...round.pairs.flatMap((pair) => [pair.red, pair.blue]), ...round.resting];
-  box.append(el("h3", { text: `${t("Round {number}", { number: round.number })}${proposed ? " ?" : ""}` }));
-  for (const pair of round.pairs) {  // red plays first: it alternates per team, as Swiss systems balance colours
-    box.append(el("p", { class: "pair" }, `${t("table")} ${pair.table}: ${pair.red}`,
-      el("span", { class: "first", text: ` ${t("(red, plays first)")}` }), ` – ${pair.blue}`));
-  }
-  if (round.resting.length) box.append(el("p", { class: "note", text: `${t("sitting out")}: ${round.resting.join(", ")}` }));
-  if (!proposed) return;
-  const one = el("select", { id: "night-swap-one" }, ...teams.map((name) => el("option", { value: name, text: name })));
-  const other = el("select", { id: "night-swap-other" }, ...teams.map((name) => el("option", { value: name, text: name })));
-  const swap = el("button", { id: "night-swap", class: "quiet", "data-t": "Swap", text: t("Swap") });
-  swap.addEventListener("click", () => nightAct("swap", { one: one.value, other: other.value }));
-  box.append(el("div", { class: "row" }, one, other, swap));
+  redraw($("night-round"), [round, proposed], () => {
+    if (!round) return [];
+    const teams = [...round.pairs.flatMap((pair) => [pair.red, pair.blue]), ...round.resting];
+    const drawn = [el("h3", { text: `${t("Round {number}", { number: round.number })}${proposed ? " ?" : ""}` })];
+    for (const pair of round.pairs) {  // red plays first: it alternates per team, as Swiss systems balance colours
+      drawn.push(el("p", { class: "pair" }, `${t("table")} ${pair.table}: ${pair.red}`,
+        el("span", { class: "first", text: ` ${t("(red, plays first)")}` }), ` – ${pair.blue}`));
+    }
+    if (round.resting.length) drawn.push(el("p", { class: "note", text: `${t("sitting out")}: ${round.resting.join(", ")}` }));
+    if (!proposed) return drawn;
+    const one = el("select", { id: "night-swap-one", "aria-label": t("Swap this team") },
+      ...teams.map((name) => el("option", { value: name, text: name })));
+    const other = el("select", { id: "night-swap-other", "aria-label": t("with this team") },
+      ...teams.map((name) => el("option", { value: name, text: name })));
+    const swap = el("button", { id: "night-swap", class: "quiet", "data-t": "Swap", text: t("Swap") });
+    swap.addEventListener("click", () => nightAct("swap", { one: one.value, other: other.value }));
+    return [...drawn, el("div", { class: "row" }, one, other, swap)];
+  });
 }
 
 // The nights other tables offer this one (their plans name it): each followed once its code is typed here.
 function drawOffers(offers) {
-  $("night-offers").replaceChildren(...(offers.length ? [el("h3", { "data-t": "Nights on offer to this table",
+  redraw($("night-offers"), offers, () => [...(offers.length ? [el("h3", { "data-t": "Nights on offer to this table",
     text: t("Nights on offer to this table") })] : []), ...offers.map((offer) => {
-    const code = el("input", { class: "night-offer-code", maxlength: "12", autocomplete: "off",
+    const code = el("input", { id: `night-offer-code-${offer.host}`, class: "night-offer-code", maxlength: "12", autocomplete: "off",
                                "aria-label": t("Code on its host's screen"), placeholder: t("Code on its host's screen") });
     const follow = el("button", { class: "night-accept", "data-host": offer.host, text: t("Follow this night") });
     follow.addEventListener("click", () => nightAct("accept", { host: offer.host, code: code.value }));
     return el("div", { class: "row night-offer" }, el("span", { text: `${t("table")} ${offer.host}: ${offer.name}` }), code, follow);
-  }));
+  })]);
 }
 
 // The teams that joined from the phones, each approved or removed by the staff.
 function drawWaiting(waiting) {
-  $("night-waiting").replaceChildren(...(waiting.length ? [el("h3", { "data-t": "Waiting for the staff",
+  redraw($("night-waiting"), waiting, () => [...(waiting.length ? [el("h3", { "data-t": "Waiting for the staff",
     text: t("Waiting for the staff") })] : []), ...waiting.map((team) => {
     const approve = el("button", { class: "night-approve", "data-team": team.name, text: t("Approve") });
     const remove = el("button", { class: "quiet night-refuse", "data-team": team.name, text: t("Remove") });
@@ -132,12 +150,12 @@ function drawWaiting(waiting) {
     remove.addEventListener("click", () => removeTeam(team.name));
     const nicknames = team.nicknames.length ? ` (${team.nicknames.join(", ")})` : "";
     return el("div", { class: "row night-waiting" }, el("span", { text: team.name + nicknames }), approve, remove);
-  }));
+  })]);
 }
 
 // The teams withdrawn: each keeps its results, and comes back with a tap.
 function drawWithdrawn(names, hosted) {
-  $("night-withdrawn").replaceChildren(...names.map((name) => {
+  redraw($("night-withdrawn"), [names, hosted], () => names.map((name) => {
     const back = el("button", { class: "quiet night-reinstate", "data-team": name, text: t("Back in") });
     back.addEventListener("click", () => nightAct("reinstate", { team: name }));
     back.hidden = !hosted;
@@ -149,8 +167,11 @@ function drawWithdrawn(names, hosted) {
 // back to the table's own; each is written in the night's history with who and when.
 function drawResults(data) {
   const box = $("night-results");
-  if (data.host || !data.rounds.length) { box.replaceChildren(); return; }
-  // The page reads the night every 5 s: what the staff had chosen stays chosen.
+  redraw(box, [data.host, data.rounds, data.games_played], () => data.host || !data.rounds.length ? [] : resultsForm(box, data));
+}
+
+function resultsForm(box, data) {
+  // Drawn again as the night changes: what the staff had chosen stays chosen.
   const was = Object.fromEntries(["table", "", "game"].map((part) => {
     const chosen = box.querySelector(`#night-result${part ? "-" + part : ""}`);
     return [part || "result", chosen ? chosen.value : null];
@@ -194,8 +215,8 @@ function drawResults(data) {
   pairChoices();
   keep(result, was.result);
   keep(game, was.game);
-  box.replaceChildren(el("h3", { "data-t": "Results", text: t("Results") }),
-    el("div", { class: "row" }, round, table), el("div", { class: "row" }, result, game, save));
+  return [el("h3", { "data-t": "Results", text: t("Results") }),
+    el("div", { class: "row" }, round, table), el("div", { class: "row" }, result, game, save)];
 }
 
 function drawHistory(history) {
@@ -203,8 +224,8 @@ function drawHistory(history) {
   const said = (entry) => entry.event === "result"
     ? `${t("Round {number}", { number: entry.round })}, ${t("table")} ${entry.table}: ${entry.result}${entry.winner ? ` (${entry.winner})` : ""}${entry.game ? ` ${entry.game}` : ""}`
     : `${entry.team}: ${entry.event === "withdraw" ? t("withdrawn") : t("Back in")}`;
-  $("night-history").replaceChildren(...(history.length ? [el("h3", { "data-t": "History", text: t("History") })] : []),
-    ...history.slice().reverse().map((entry) => el("p", { class: "note night-history", text: `${when(entry.at)} · ${entry.by} · ${said(entry)}` })));
+  redraw($("night-history"), history, () => [...(history.length ? [el("h3", { "data-t": "History", text: t("History") })] : []),
+    ...history.slice().reverse().map((entry) => el("p", { class: "note night-history", text: `${when(entry.at)} · ${entry.by} · ${said(entry)}` }))]);
 }
 
 function removeTeam(name) {
@@ -225,7 +246,7 @@ function drawNight(data) {
   $("night-teams").textContent = `${t("Teams")}: ${night.teams.map((team) => team.name).join(", ")}`;
   drawWaiting(night.host ? [] : night.waiting);
   const playing = night.teams.map((team) => team.name).filter((name) => !night.withdrawn.includes(name));
-  $("night-remove-team").replaceChildren(...playing.map((name) => el("option", { value: name, text: name })));
+  redraw($("night-remove-team"), playing, () => playing.map((name) => el("option", { value: name, text: name })));
   $("night-remove-row").hidden = !!night.host || !playing.length;
   drawWithdrawn(night.withdrawn, !night.host);
   const last = night.rounds[night.rounds.length - 1];
@@ -245,14 +266,14 @@ function drawNight(data) {
     ? "Buchholz (the points of the teams met), then rating" : "rating, then margin") });
   const columns = ["played", "won", "lost", "byes", "points", "margin", "rating", ...(night.tiebreak === "buchholz" ? ["buchholz"] : [])];
   const heads = { buchholz: "Buchholz" };
-  $("night-standings").replaceChildren(
+  redraw($("night-standings"), [columns, night.standings], () => [
     el("tr", {}, el("th", { text: t("Team") }), ...columns.map((name) => el("th", { text: t(heads[name] || name) }))),
     ...night.standings.map((line, place) => el("tr", { class: "standing" },
       el("td", { text: `${place + 1}. ${line.team}${line.withdrawn ? ` (${t("withdrawn")})` : ""}` }),
-      ...columns.map((name) => el("td", { text: String(line[name]) })))));
+      ...columns.map((name) => el("td", { text: String(line[name]) }))))]);
 }
 
-async function loadNight(background = false) {
+export async function loadNight(background = false) {
   const answer = await api("GET", "/staff/api/night", undefined, background);
   if (answer.ok) drawNight(answer.data);
 }
@@ -268,7 +289,8 @@ export function wireNight() {
   const words = (id) => $(id).value.split(/[\s,]+/).filter(Boolean);
   $("night-open").addEventListener("submit", (event) => {
     event.preventDefault();
-    nightAct("open", { name: $("night-name").value, games: words("night-games"), tables: words("night-tables"),
+    const games = [...document.querySelectorAll("input[name=night-game]:checked")].map((box) => box.value);
+    nightAct("open", { name: $("night-name").value, games, tables: words("night-tables"),
                        bye: Number($("night-bye").value), tiebreak: $("night-tiebreak").value });
   });
   $("night-join").addEventListener("submit", async (event) => {
@@ -300,7 +322,8 @@ export function wireNight() {
   $("night-trf").addEventListener("click", () => night && exportNight(night.id, "trf"));
   $("night-print").addEventListener("click", () => night && printNight(night.id));
   setInterval(() => { if (csrf && !$("desk").hidden) loadNight(true); }, 5000);
-  // The night as soon as the desk shows (a sign-in), not at the next tick.
+  // The night as soon as the desk shows (a sign-in), not at the next tick; never before the session
+  // is read (a fresh page would be told to log in before it was asked anything).
   new MutationObserver(() => { if (csrf && !$("desk").hidden) loadNight(true); })
     .observe($("desk"), { attributes: true, attributeFilter: ["hidden"] });
 }

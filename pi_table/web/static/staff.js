@@ -4,7 +4,7 @@
 // one can hide another's (issue 39: a section named ``power`` hid the function that powers off).
 import { askOwner, labelConsole, loadBench, loadFiles, loadHealth, loadLog, loadOwner, loadReleases, wireConsole }
   from "./console.js";
-import { wireNight } from "./night.js";
+import { drawNightGames, wireNight } from "./night.js";
 import { wireWifi } from "./wifi.js";
 
 const AT_HAND = [
@@ -33,6 +33,38 @@ export function el(tag, attributes = {}, ...children) {
   return node;
 }
 
+// A live region (a status line) is written only when its words change: a screen reader reads every
+// write out again, and the page refreshes itself every few seconds.
+export function setText(node, text) {
+  if (node.textContent !== text) node.textContent = text;
+}
+
+// A part of the page the refresh draws again: only when what it shows changed (``shows``, or the
+// page's language), and then the control that had the focus keeps it and a choice being made stays
+// chosen, each found again by its id: a refresh never moves a keyboard or takes back a choice.
+const drawnFrom = new WeakMap();
+export function redraw(box, shows, build) {
+  const key = JSON.stringify([lang, shows]);
+  if (drawnFrom.get(box) === key) return false;
+  drawnFrom.set(box, key);
+  const focused = box.contains(document.activeElement) ? document.activeElement.id : "";
+  const chosen = [...box.querySelectorAll("select[id], input[id]:not([type=checkbox]):not([type=radio])")]
+    .filter((field) => field.dataset.chosen).map((field) => [field.id, field.value]);
+  box.replaceChildren(...build());
+  for (const [id, value] of chosen) {
+    const field = $(id);
+    if (field && (field.tagName !== "SELECT" || [...field.options].some((option) => option.value === value))) {
+      field.value = value;
+      field.dataset.chosen = "1";
+    }
+  }
+  if (focused && $(focused)) $(focused).focus({ preventScroll: true });
+  return true;
+}
+// A field the staff have changed by hand: ``redraw`` keeps its value.
+document.addEventListener("input", (event) => { if (event.target.id) event.target.dataset.chosen = "1"; });
+document.addEventListener("change", (event) => { if (event.target.id) event.target.dataset.chosen = "1"; });
+
 // An action's result is said beside the control that asked for it, on the screen, and goes with
 // the next action (issue 39: said at the top of a long page it was 3,700 px above the button on
 // a phone, and stayed there). One result at a time: the one line, moved to where the action is.
@@ -41,7 +73,7 @@ let acting = null;  // the control of the action under way
 function began(event) {
   const control = event.target.closest("button, select, input, form");
   if (!control || (event.type === "click" && !control.matches("button"))) return;
-  if (event.type === "change" && !control.closest("#at-hand, #lang, #log-level, input[type=file]")) return;
+  if (event.type === "change" && !control.closest("#lang, #log-level, input[type=file]")) return;
   acting = control;
   say("");
 }
@@ -72,6 +104,9 @@ export function say(text, error = false, near = acting) {
 }
 
 export async function api(method, path, body, background = false) {
+  // The page refreshing itself asks the table nothing until the staff have a session: a fresh page
+  // is not told to log in before it has been asked anything.
+  if (background && !csrf) return { status: 0, ok: false, data: null, response: null };
   const headers = { "X-Staff-Token": csrf || "", "X-Staff-Lang": lang };
   if (background) headers["X-Staff-Background"] = "1";  // the page refreshing itself keeps no session alive
   if (body !== undefined) headers["Content-Type"] = "application/json";
@@ -150,9 +185,10 @@ function drawTable(table) {
   $("board-table").dataset.operatives = grid.operatives;
   $("board-table").hidden = typeof state.board !== "string";  // a game without the grid's cards
   if (typeof state.board === "string") {
-    // to a screen reader, five rows in the page's order, each cell named by its number and its state
+    // to a screen reader, a table (ARIA's pattern for a static structure) of five rows in the page's
+    // order, each cell named by its number and its state
     const cells = [...state.board].map((shown, cell) => el("span", { class: shown === "." ? "no-card" : shown === "?" ? "hidden" : shown,
-      text: String(cell), role: "gridcell", "aria-label": `${cell}, ${cardState(shown)}` }));
+      text: String(cell), role: "cell", "aria-label": `${cell}, ${cardState(shown)}` }));
     board.append(...[0, 1, 2, 3, 4].map((row) => el("div", { role: "row" }, ...grid.order.slice(row * 5, row * 5 + 5).map((cell) => cells[cell]))));
   }
   $("devices").replaceChildren(...table.devices.map((device) => {
@@ -211,6 +247,7 @@ function drawGames(games) {
   select.replaceChildren(...games.map((game) => el("option", { value: game.game, text: game.title })));
   if (games.some((game) => game.game === chosen)) select.value = chosen;
   showOptions();
+  drawNightGames(games);
 }
 // One option's field: a checkbox, or a list of its words or of the numbers it takes, at its default.
 function optionField(option) {
@@ -232,7 +269,7 @@ function optionValue(option, field) {
   return option.kind === "str" ? field.value : Number(field.value);
 }
 
-async function loadTable(background = false) {
+export async function loadTable(background = false) {
   const answer = await api("GET", "/staff/api/table", undefined, background);
   if (answer.ok) drawTable(answer.data);
 }
@@ -374,18 +411,18 @@ async function loadConfig() {
   form.replaceChildren(...[...groups.values()].filter((group) => group.children.length > 1),
     el("button", { type: "submit", text: t("Save and apply") }));
   form.querySelector("button").disabled = !settings.file;
+  // The settings at hand change the table only when applied: an arrow key that reads a choice
+  // (or a finger that slips) must not set the table's language.
   const hand = $("at-hand");
   hand.replaceChildren();
   for (const [key, label] of AT_HAND) {
     const option = settings.options.find((each) => each.key === key);
-    if (!option) continue;
-    const field = settingInput(option);
-    field.addEventListener("change", () => save({ [key]: read(option, field) }, true));
-    hand.append(el("label", {}, t(label), field));
+    if (option) hand.append(el("label", {}, t(label), settingInput(option)));
   }
+  hand.append(el("button", { type: "submit", text: t("Save and apply") }));
 }
 
-// The staff's changes saved (``atHand``: one setting at hand, whose refusal is said beside it).
+// The staff's changes saved (``atHand``: the settings at hand, whose refusal is said beside them).
 async function save(changes, atHand = false) {
   if (!Object.keys(changes).length) return;
   const answer = await api("POST", "/staff/api/config", { changes });
@@ -461,6 +498,16 @@ $("new-game").addEventListener("submit", (event) => {
   const form = event.target;
   const options = Object.fromEntries(game.options.map((option) => [option.name, optionValue(option, form.elements[option.name])]));
   act("/staff/api/new-game", { game: game.game, options });
+});
+$("at-hand").addEventListener("submit", (event) => {
+  event.preventDefault();
+  const changes = {};
+  for (const [key] of AT_HAND) {
+    const option = settings.options.find((each) => each.key === key);
+    const field = option && event.target.elements[key];
+    if (field && JSON.stringify(read(option, field)) !== JSON.stringify(option.value)) changes[key] = read(option, field);
+  }
+  save(changes, true);
 });
 $("config").addEventListener("submit", (event) => {
   event.preventDefault();
