@@ -10,7 +10,6 @@ from __future__ import annotations
 import json
 import re
 import threading
-import time
 import urllib.error
 import urllib.request
 from pathlib import Path
@@ -226,7 +225,7 @@ def test_the_screen_shows_the_page_and_its_code_and_no_game_takes_a_touch_until_
     assert shown.link == f"{daemon.companion.base_url}/setup" and shown.code == waiting.shown
     game = daemon.status()["game_id"]
     daemon.post(UiEvent(NewGame()))  # a tap on the screen, a button, a touch: none reaches a game nobody sees
-    time.sleep(0.3)
+    assert daemon.in_loop(lambda: None)  # the loop has handled whatever was queued before this
     assert daemon.status()["game_id"] == game and isinstance(table.shown(), SetupModel)
     boot.look()  # on Raspberry Pi Imager's Wi-Fi: no hotspot asked, the screen says which network
     assert not (table.spool / requests.REQUEST).exists() and table.shown().hotspot is None
@@ -234,8 +233,22 @@ def test_the_screen_shows_the_page_and_its_code_and_no_game_takes_a_touch_until_
     status, done, _ = call(daemon.companion.base_url, "POST", "/setup/api", form(waiting.code, zone="Etc/UTC"))
     assert status == 200, done
     wait_for(lambda: isinstance(table.shown(), ScreenModel), "the game on the screen once set up")
-    daemon.post(UiEvent(NewGame()))
-    wait_for(lambda: daemon.status()["game_id"] != game, "a new game dealt from the screen once set up")
+    table.runner.join(timeout=20)  # then the table stops, to start again on its new settings
+    assert not table.runner.is_alive() and daemon.restarting
+    daemon.close()  # the service's process ends: its journal is free
+    again = service_daemon(table.config)  # as systemd starts it again
+    assert again.first_boot is None or again.first_boot.waiting is None
+    again.start()
+    runner = threading.Thread(target=again.run, daemon=True)
+    runner.start()
+    try:
+        game = again.status()["game_id"]
+        again.post(UiEvent(NewGame()))  # a tap on the screen now reaches the game
+        wait_for(lambda: again.status()["game_id"] != game, "a new game dealt from the screen once set up")
+    finally:
+        again.stop()
+        runner.join(timeout=5)
+        again.close()
 
 
 def test_with_no_network_the_table_opens_its_own_wifi_and_joins_the_cafes_from_the_set_up(fresh, tmp_path):
