@@ -19,17 +19,29 @@ from pathlib import Path
 
 import pytest
 
+from pi_table.daemon.restarts import EXIT_RESTART
 from pi_table.engine import Rules, make_game, parse_action
 from pi_table.engine.codex import Codex
 from pi_table.engine.codex_actions import parse_codex_action
 from pi_table.engine.codex_setup import parse_setup
 from pi_table.hal import TimerState
+from pi_table.release.first_boot import pending
 from pi_table.web import Companion, Tokens, codenames_snapshot
 from pi_table.web.codex_pages import codex_snapshot
 from pi_table.web.snapshot import SPYMASTER
 from pi_table.web.tokens import seat_role
 
-from helpers import STAFF_PIN, StaffTable, cache_dir, dealt_key, npm_packed, require_tools, staff_login, wait_for
+from helpers import (
+    STAFF_PIN,
+    StaffService,
+    StaffTable,
+    cache_dir,
+    dealt_key,
+    npm_packed,
+    require_tools,
+    staff_login,
+    wait_for,
+)
 
 pytestmark = pytest.mark.browser
 
@@ -158,11 +170,12 @@ class Browsing:
         page.on("response", lambda response: self.missing.append(response.url) if response.status == 404
                 and response.request.resource_type not in ("fetch", "xhr", "eventsource") else None)  # a file, not an answer
 
-    def check(self, page, name: str) -> None:
-        """The page as it is now, at every width."""
+    def check(self, page, name: str, served: bool = True) -> None:
+        """The page as it is now, at every width; its icon too while its server is there
+        (``served``: not once the table has gone to restart)."""
         icon = page.evaluate("() => location.protocol === 'blob:' ? 'blob:' : "
                              "(document.querySelector('link[rel~=icon]') || new URL('/favicon.ico', location.href)).href")
-        if not icon.startswith(("data:", "blob:")) and page.request.get(icon).status == 404:
+        if served and not icon.startswith(("data:", "blob:")) and page.request.get(icon).status == 404:
             self.missing.append(icon)  # the browser asks for it by itself
         for width in WIDTHS:
             page.set_viewport_size({"width": width, "height": 844})
@@ -361,6 +374,42 @@ def test_axe_finds_nothing_serious_on_the_staff_page_with_and_without_a_night(tm
         pages.done()
     finally:
         table.close()
+
+
+def test_axe_finds_nothing_serious_on_the_set_up_page_from_its_form_to_done(tmp_path, browser, axe, lang):
+    """A table fresh from the SD image (docs/dev/first-boot.md): its set-up page in the reader's
+    language, as it opens, refusing a wrong code beside its button, and done."""
+    service = StaffService(tmp_path, first_boot=True)
+    waiting = pending(tmp_path / "journal")
+    assert waiting is not None
+    pages = Browsing(browser, axe, lang)
+
+    def in_language(page) -> None:
+        page.wait_for_selector("#zones option", state="attached")
+        page.select_option("#lang", lang)
+        page.wait_for_selector(f"html[lang={lang}]")
+
+    try:
+        service.start()
+        base = service.status()["companion"]
+        page = pages.open(f"{base}/setup", "#submit", in_language)
+        pages.check(page, "the set-up page")
+        for field, value in (("#code", "0000 0000"), ("#name", "table-7"), ("#zone", "Etc/UTC"), ("#pin", "739120"),
+                             ("#pin-again", "739120"), ("#passphrase", "the café's own table 7"),
+                             ("#passphrase-again", "the café's own table 7")):
+            page.fill(field, value)
+        page.click("#submit")
+        page.wait_for_selector("#code[aria-invalid=true]")
+        pages.check(page, "the set-up page refusing a wrong code")
+        page.fill("#code", waiting.shown)
+        page.click("#submit")
+        page.wait_for_selector("#done:not([hidden])")
+        assert service.exited() == EXIT_RESTART  # the table restarts on its settings: the page stays, alone
+        pages.check(page, "the set-up page, done", served=False)
+        pages.close(page)
+        pages.done()
+    finally:
+        service.close()
 
 
 def test_axe_finds_nothing_serious_on_the_nights_pages_for_the_teams_and_the_spectators(tmp_path, browser, axe, lang):

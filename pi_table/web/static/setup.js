@@ -59,7 +59,10 @@ async function load() {
 
 function result(text, field = null) {
   // What came of the set-up, beside the button; a field that will not do is marked and focused.
-  for (const node of document.querySelectorAll("[aria-invalid]")) node.removeAttribute("aria-invalid");
+  for (const node of document.querySelectorAll("[aria-invalid]")) {
+    node.removeAttribute("aria-invalid");
+    node.removeAttribute("aria-errormessage");
+  }
   $("result").textContent = text;
   $("result").classList.toggle("error", field !== null);
   $("result").hidden = !text;
