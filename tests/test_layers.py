@@ -14,7 +14,7 @@ import pi_table
 PACKAGE = Path(pi_table.__file__).parent
 FIRMWARE = Path(pi_table.firmware.__file__).parent  # firmware/, mapped into the package
 HARDWARE = Path(pi_table.hardware.__file__).parent  # hardware/, likewise
-LAYERS = ["later", "codecache", "errors", "files", "host", "engine", "protocol", "firmware", "hal", "drivers", "ui", "release", "night", "web", "hardware", "table", "sim", "config", "fleet", "daemon", "bench", "cli", "__main__"]
+LAYERS = ["later", "codecache", "errors", "files", "host", "engine", "protocol", "firmware", "hal", "drivers", "ui", "release", "image", "night", "web", "hardware", "table", "sim", "config", "fleet", "daemon", "bench", "cli", "__main__"]
 ENGINE_STDLIB = {"__future__", "dataclasses", "enum", "typing", "collections", "collections.abc", "random", "abc",
                  "typing_extensions"}  # the last for a type checker only: TypeIs is in typing from 3.13
 ENGINE_FORBIDDEN_CALLS = {"open", "print", "input", "exec", "eval", "__import__"}
@@ -211,7 +211,7 @@ ROOMS = {
                "staff_desk", "run"],
     "web": ["tokens", "texts", "seats", "runner", "auth", "roles", "snapshot", "games", "staff", "console", "night", "server"],
     "cli": ["output", "window", "tables", "script", "grid", "codex", "games", "options", "play", "board", "control", "service",
-            "fleet", "backup", "release", "bench"],
+            "fleet", "backup", "release", "image", "bench"],
     "release": ["layout", "service_user", "wheels", "keys", "bundle", "requests", "lock", "helper", "desk"],
     "ui": ["i18n", "messages", "words", "orientation", "mounting", "pixels", "leds", "canvas", "codex_turns", "games", "sound", "codex_leds",
            "screen", "codex_screen", "selftest", "tune_lines", "tune"],
