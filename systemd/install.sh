@@ -336,7 +336,11 @@ mkdir -p "$unit_dir"
 for unit in pi-table.service pi-table-helper.service pi-table-helper.path; do
   install -m 0644 "$src/systemd/$unit" "$unit_dir/$unit"
 done
-run "see the log" systemctl daemon-reload
+# systemd reloads its units only where it runs: not in the SD image's root while it is built,
+# where the units are enabled for the image's first boot.
+if [ -n "$root" ] || [ -d /run/systemd/system ]; then
+  run "see the log" systemctl daemon-reload
+fi
 run "see the log" systemctl enable pi-table.service pi-table-helper.path
 if [ "${PI_TABLE_NO_START:-0}" = 1 ]; then
   say "enabled; not started (PI_TABLE_NO_START=1)"

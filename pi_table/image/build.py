@@ -42,6 +42,8 @@ COMPRESSORS = {".xz": ["xz", "-T0", "-c"], ".gz": ["gzip", "-c"], ".zst": ["zstd
 """What Raspberry Pi Imager opens (xz is Raspberry Pi OS's own; zstd since Imager 1.7), by the output's suffix."""
 BINFMT = Path("/proc/sys/fs/binfmt_misc/qemu-aarch64")
 COMMIT = re.compile(r"[0-9a-f]{40}(-dirty)?")
+PACKAGES_ONLY = "PI_TABLE_ONLY_PACKAGES"
+"""install.sh's switch that stops it once the system packages are in (``prepared``)."""
 PI_BUILD = ("python3-pip", "python3-venv", "python3-dev", "gcc", "libc6-dev")
 """What the base needs to build a wheel from its source for the Pi (``wheels``), never left in an image."""
 
@@ -167,8 +169,11 @@ def _put(root: Root, tree: Path, signed: Path) -> Iterator[None]:
 def prepared(base: Path, expected: str, tree: Path, signed: Path, room: int, cache: Path, log) -> Path:
     """The base, grown by ``room``, with the system packages the installer asks for (apt under
     emulation: the slow part of a build), kept in ``cache`` by what it is made from: the base's
-    SHA-256, the room and the installer. Made once, under a lock; older ones removed."""
-    key = hashlib.sha256(f"{expected}\0{room}\0".encode() + (tree / "systemd/install.sh").read_bytes()).hexdigest()
+    SHA-256, the room and the installer up to where it stops for them (what follows makes no
+    difference to them). Made once, under a lock; older ones removed."""
+    installer = (tree / "systemd/install.sh").read_bytes()
+    stop = installer.find(f'"${{{PACKAGES_ONLY}:-0}}"'.encode())  # where it tests the switch
+    key = hashlib.sha256(f"{expected}\0{room}\0".encode() + (installer[:stop] if stop >= 0 else installer)).hexdigest()
     kept = cache / f"prepared-{key[:16]}.img"
     cache.mkdir(parents=True, exist_ok=True)
     with open(cache / "prepared.lock", "w") as lock:
@@ -181,7 +186,7 @@ def prepared(base: Path, expected: str, tree: Path, signed: Path, room: int, cac
         grow(partial, room, log)
         with (tempfile.TemporaryDirectory(prefix=".prepare-", dir=cache) as folder,
               Root(partial, Path(folder), log) as root, _put(root, tree, signed)):
-            root.run("/usr/bin/env", "PI_TABLE_ONLY_PACKAGES=1", "PI_TABLE_NO_START=1",
+            root.run("/usr/bin/env", f"{PACKAGES_ONLY}=1", "PI_TABLE_NO_START=1",
                      f"PI_TABLE_BUNDLE={INSIDE}/bundle.tar.gz", "bash", f"{INSIDE}/tree/systemd/install.sh")
             root.run("apt-get", "clean")
         partial.replace(kept)
