@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import io
 import json
+import logging
 import os
 import stat
 import zlib
@@ -23,7 +24,12 @@ from typing import BinaryIO
 
 from .errors import PiTableError
 
+log = logging.getLogger("pi_table.files")
 PRIVATE_DIR, PRIVATE_FILE = 0o700, 0o600
+SECRET_BYTES = 32
+PHONES_SECRET = "companion.secret"  # the phones' links are signed with it (web.tokens)
+DEVICE_KEY = "staff.device-key"  # signs the staff phones' device cookies (web.auth)
+SETUP_PENDING, SETUP_DONE = "setup.pending", "setup.done"  # a table waiting for its set-up, one set up (release.first_boot)
 CRC_FIELD = b', "crc": "'
 """What comes before a sealed line's checksum: its last field."""
 
@@ -137,3 +143,30 @@ def csv_text(rows: Iterable[Iterable[object]]) -> str:
         writer.writerow(["'" + cell if isinstance(cell, str) and cell.startswith(FORMULA_STARTS) else cell
                          for cell in row])
     return out.getvalue()
+
+
+def kept_secret(path: Path, losing: str) -> bytes:
+    """``SECRET_BYTES`` random bytes kept in ``path`` (made on first use, with its folder, mode
+    0600); bytes for this run only when it cannot be read or written, and a warning that says what
+    is ``losing`` then."""
+    import secrets  # not at every start: the table's secrets are read once its pages open
+
+    try:
+        secret = path.read_bytes()
+        if len(secret) == SECRET_BYTES:
+            if path.stat().st_mode & 0o077:  # copied or restored with looser rights
+                path.chmod(0o600)
+            return secret
+        log.warning("%s holds %d bytes, not %d: making a new secret", path, len(secret), SECRET_BYTES)
+    except FileNotFoundError:
+        pass
+    except OSError as e:
+        log.warning("cannot read %s (%s): %s", path, e, losing)
+        return secrets.token_bytes(SECRET_BYTES)
+    secret = secrets.token_bytes(SECRET_BYTES)
+    try:
+        path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+        write_private(path, secret)
+    except OSError as e:
+        log.warning("cannot keep a secret in %s (%s): %s", path, e, losing)
+    return secret

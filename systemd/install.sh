@@ -332,8 +332,10 @@ if [ -d "$state" ] && [ "$(stat -c %a "$state")" != 700 ]; then
 fi
 begin "pi-table.service"
 mkdir -p "$unit_dir"
-# The root helper's units: the staff page's update, reboot and power off (pi-table-helper.service).
-for unit in pi-table.service pi-table-helper.service pi-table-helper.path; do
+# The root helper's units: the staff page's update, reboot and power off (pi-table-helper.service),
+# and a table's first boot from the SD image (docs/dev/first-boot.md), which the image's builder
+# enables (PI_TABLE_FIRST_BOOT=1): its secrets made on the device, its set-up from a phone.
+for unit in pi-table.service pi-table-helper.service pi-table-helper.path pi-table-first-boot.service; do
   install -m 0644 "$src/systemd/$unit" "$unit_dir/$unit"
 done
 # systemd reloads its units only where it runs: not in the SD image's root while it is built,
@@ -342,6 +344,9 @@ if [ -n "$root" ] || [ -d /run/systemd/system ]; then
   run "see the log" systemctl daemon-reload
 fi
 run "see the log" systemctl enable pi-table.service pi-table-helper.path
+if [ "${PI_TABLE_FIRST_BOOT:-0}" = 1 ]; then
+  run "see the log" systemctl enable pi-table-first-boot.service
+fi
 if [ "${PI_TABLE_NO_START:-0}" = 1 ]; then
   say "enabled; not started (PI_TABLE_NO_START=1)"
 else

@@ -23,21 +23,10 @@ from typing import TYPE_CHECKING
 import pytest
 from hypothesis import strategies as st
 
-from pi_table.engine import (
-    Codex,
-    CodexRules,
-    CodexState,
-    Fact,
-    GameRecord,
-    Guess,
-    Role,
-    Rules,
-    Team,
-    make_game,
-    parse_action,
-)
-from pi_table.engine.codex import MESSAGES
-from pi_table.engine.codex_setup import OPTIONAL_ROLES, Setup
+from pi_table.engine import GameRecord, Guess, Rules, Team, make_game, parse_action
+from pi_table.engine.codex import MESSAGES, Codex, CodexState
+from pi_table.engine.codex_rules import CodexRules
+from pi_table.engine.codex_setup import OPTIONAL_ROLES, Fact, Role, Setup
 from pi_table.engine.phrase import Phrase
 
 if TYPE_CHECKING:
@@ -426,6 +415,16 @@ class EmulatedTable:
         self.emulator.tap(electrode, TAP_MS)
         time.sleep(0.03)
 
+    def guess(self, cell: int) -> None:
+        """A finger on a card's pad until the table shows the card revealed, then lifted. A tap
+        of a fixed length proves nothing on a loaded machine: the emulator's scan may sleep
+        through it (issue 40: a test saw no guess in 5 s), never through a finger held."""
+        self.emulator.press(electrode_of(cell))
+        try:
+            wait_for(lambda: self.status()["state"]["board"][cell] != "?", f"card {cell} revealed", timeout=30)
+        finally:
+            self.emulator.release(electrode_of(cell))
+
     def kill(self) -> None:
         self.service.kill()
         self.service.close()
@@ -647,6 +646,49 @@ class Staff:
         assert status == 200 and isinstance(answer, dict) and answer["left_s"] > 0, (status, answer)
 
 
+def raw_post(base: str, path: str, staff: Staff, data: bytes, headers: dict | None = None) -> tuple[int, dict]:
+    """A file from the phone as the body, as console.js's upload() sends it."""
+    import http.client
+    import json
+    from urllib.parse import urlsplit
+
+    where = urlsplit(base)
+    connection = http.client.HTTPConnection(where.hostname, where.port, timeout=10)
+    cookie = "; ".join(f"{c.name}={c.value}" for c in staff.cookies)
+    connection.request("POST", path, body=data, headers={"X-Staff-Token": staff.csrf or "", "Cookie": cookie,
+                                                         "Content-Type": "application/gzip", **(headers or {})})
+    answer = connection.getresponse()
+    status, body = answer.status, answer.read()
+    connection.close()
+    return status, json.loads(body) if body.startswith(b"{") else {}
+
+
+def fake_journalctl(folder, entries: list[dict], status: int = 0):
+    """A ``journalctl`` that writes the arguments it was given beside itself and prints ``entries``
+    as ``--output json`` does (one object a line), or fails with ``status``."""
+    import json
+
+    script = folder / "journalctl"
+    printed = "\n".join(json.dumps(entry) for entry in entries)
+    script.write_text(f"#!{sys.executable}\nimport json, sys\n"
+                      f"open({str(folder / 'args')!r}, 'w').write(json.dumps(sys.argv[1:]))\n"
+                      f"print({printed!r})\n"
+                      f"if {status}: sys.stderr.write('Failed to open journal: permission denied'); sys.exit({status})\n")
+    script.chmod(0o755)
+    return script
+
+
+SYSTEMD_JOURNAL = [
+    {"__REALTIME_TIMESTAMP": "1767225600000000", "PRIORITY": "6", "MESSAGE": "INFO pi_table.daemon: table up",
+     "_SYSTEMD_INVOCATION_ID": "a1"},
+    {"__REALTIME_TIMESTAMP": "1767225660000000", "PRIORITY": "3", "MESSAGE": "ERROR pi_table.daemon: it broke\nTraceback",
+     "_SYSTEMD_INVOCATION_ID": "a1"},
+    {"__REALTIME_TIMESTAMP": "1767229200000000", "PRIORITY": "4", "MESSAGE": [87, 65, 82, 78, 255],
+     "_SYSTEMD_INVOCATION_ID": "b2"},
+    {"__REALTIME_TIMESTAMP": "not a time", "MESSAGE": "skipped"},
+]
+
+
 def staff_login(page, base: str, pin: str = STAFF_PIN) -> None:
     """Open the staff page at ``base`` in ``page`` and log in as the staff do."""
     page.goto(f"{base}/staff")
@@ -711,6 +753,9 @@ class FakeDesk:
         self.calls.append("log")
         return [(logging.INFO, "one"), (logging.INFO, "two")]
 
+    def log(self, since, until):
+        return {"source": "memory", "records": self.log_records(), "note": None}
+
     def machine(self):
         from pi_table.host import Readings
 
@@ -730,10 +775,12 @@ def staff_page(desk, folder, **settings):
     """The staff page as the daemon makes it, with the owner's console in it."""
     from pi_table.web.auth import Recovery  # aiohttp: loaded by the tests of the pages alone
     from pi_table.web.console import Console
+    from pi_table.web.files import OwnerFiles
     from pi_table.web.staff import StaffPage
 
     page = StaffPage(desk, folder, **settings)
     Console(page, Recovery())
+    OwnerFiles(page)
     return page
 
 
@@ -805,16 +852,30 @@ class StaffTable(InProcessDaemon):
         assert loop.call(lambda: loop.submit(Guess(cell))).ok
 
 
+def run_first_boot(config: Path) -> subprocess.CompletedProcess:
+    """The root helper's first-boot act, as the image's unit runs it (there as root; here as
+    whoever runs the test, its files left to them)."""
+    return subprocess.run([sys.executable, "-I", "-m", "pi_table.release.helper", "--user", "", "first-boot",
+                           "--config", str(config)], capture_output=True, text=True, timeout=60)
+
+
 class StaffService:
     """``pi-table run`` under the fake systemd, restarted as the unit restarts it, its PIN and
     owner's passphrase set by their commands, with a staff phone that finds the companion
     wherever it listens after each start."""
 
-    def __init__(self, tmp_path: Path, config: str = STAFF_CONFIG, cafile: Path | None = None) -> None:
+    def __init__(self, tmp_path: Path, config: str = STAFF_CONFIG, cafile: Path | None = None,
+                 first_boot: bool = False) -> None:
+        """``first_boot``: a table fresh from the SD image, whose first boot the image's unit ran
+        (docs/dev/first-boot.md): no PIN nor passphrase, its set-up waiting."""
         self.folder, self.cafile = tmp_path, cafile
         self.config = tmp_path / "config.toml"
         self.config.write_text(config)
-        for command, secret in (("set-staff-pin", STAFF_PIN), ("set-owner-passphrase", OWNER_PASSPHRASE)):
+        if first_boot:
+            done = run_first_boot(self.config)
+            assert done.returncode == 0, done.stderr
+        for command, secret in () if first_boot else (("set-staff-pin", STAFF_PIN),
+                                                      ("set-owner-passphrase", OWNER_PASSPHRASE)):
             done = subprocess.run([sys.executable, "-m", "pi_table", command, "--config", str(self.config)],
                                   input=f"{secret}\n", capture_output=True, text=True, timeout=30)
             assert done.returncode == 0, done.stderr
@@ -885,3 +946,50 @@ def signed_bundle(path: Path, key: Path | None, version: str = "0.2.0", wheels_v
         for name, content in wheels.items():
             bundle._add(out, f"wheels/{name}", content, 1.0)
     return path
+
+
+# --- the first boot: NetworkManager played by a fake nmcli ------------------------------------
+
+FAKE_NMCLI = ROOT / "tests" / "fake_nmcli.py"
+
+
+class FakeNetworkManager:
+    """A fake ``nmcli`` first on PATH (for this process and the tables it starts), playing
+    NetworkManager from a small model (tests/fake_nmcli.py): ``networks`` in reach, each
+    ``(ssid, password)`` ("" for an open one); ``calls()`` are the arguments nmcli was given."""
+
+    def __init__(self, folder: Path, monkeypatch, networks: tuple[tuple[str, str], ...] = ()) -> None:
+        self.folder = folder
+        folder.mkdir(parents=True, exist_ok=True)
+        program = folder / "nmcli"
+        program.write_text(f'#!/bin/sh\nexec {shlex.quote(sys.executable)} {shlex.quote(str(FAKE_NMCLI))} "$@"\n')
+        program.chmod(0o755)
+        self.write({"radio": "off", "profiles": {}, "active": [],
+                    "networks": [{"ssid": ssid, "password": password, "signal": 70 - 10 * n}
+                                 for n, (ssid, password) in enumerate(networks)]})
+        (folder / "calls.jsonl").write_text("")
+        monkeypatch.setenv("FAKE_NM_DIR", str(folder))
+        monkeypatch.setenv("PATH", f"{folder}:{os.environ['PATH']}")
+
+    @property
+    def state(self) -> dict:
+        return json.loads((self.folder / "state.json").read_text())
+
+    def write(self, state: dict) -> None:
+        (self.folder / "state.new").write_text(json.dumps(state))
+        os.replace(self.folder / "state.new", self.folder / "state.json")
+
+    def on_wifi(self, ssid: str, name: str = "preconfigured") -> None:
+        """Connected to ``ssid`` by a profile made before (Raspberry Pi Imager's is "preconfigured")."""
+        state = self.state
+        password = next(seen["password"] for seen in state["networks"] if seen["ssid"] == ssid)
+        state["radio"] = "on"
+        state["profiles"][name] = {"type": "802-11-wireless", "device": "wlan0", "ssid": ssid, "password": password}
+        state["active"].append(name)
+        self.write(state)
+
+    def calls(self) -> list[list[str]]:
+        return [json.loads(line) for line in (self.folder / "calls.jsonl").read_text().splitlines()]
+
+    def active(self) -> list[str]:
+        return self.state["active"]

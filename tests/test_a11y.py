@@ -15,9 +15,11 @@ from pathlib import Path
 
 import pytest
 
-from pi_table.engine import Codex, Rules, make_game, parse_action
+from pi_table.engine import Rules, make_game, parse_action
+from pi_table.engine.codex import Codex
 from pi_table.engine.codex_setup import parse_setup
-from pi_table.web import Companion, Tokens, codenames_snapshot, codex_snapshot
+from pi_table.web import Companion, Tokens, codenames_snapshot
+from pi_table.web.codex_pages import codex_snapshot
 from pi_table.web.snapshot import SPYMASTER
 from pi_table.web.tokens import seat_role
 
@@ -264,7 +266,7 @@ def test_the_board_is_a_grid_of_rows_each_cell_named_by_number_word_and_state(tm
 
 
 def test_a_codex_seat_keeps_its_keyboard_focus_through_a_choice_and_the_tables_updates(browser):
-    from pi_table.engine import parse_codex_action
+    from pi_table.engine.codex_actions import parse_codex_action
 
     companion = Companion("127.0.0.1", 0)
     companion.start()

@@ -271,7 +271,7 @@ def test_what_is_no_tar_gz_or_unpacks_too_far_is_refused(tmp_path, monkeypatch):
     cases = {b"PK\x03\x04 a zip": "the backup is not a .tar.gz file",
              data[: len(data) // 2]: "the backup is cut short: expected a whole .tar.gz",
              data + b"\x1f\x8b more": "the backup has more data after its end",
-             data[:10] + b"\xff" * 40: "the backup's gzip data is damaged"}
+             data[:10] + b"\xff" * 40: "the backup is damaged: its packed data cannot be unpacked"}
     for upload, words in cases.items():
         with pytest.raises(backup.BadBackup, match=words):
             backup.check(upload, config, Running())

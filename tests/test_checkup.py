@@ -202,6 +202,36 @@ def test_a_simulated_table_has_no_readings_and_says_so_without_a_fault(tmp_path)
         table.close()
 
 
+def test_the_self_test_says_done_only_once_the_game_plays_again(tmp_path):
+    """Issue 40, 4: the page read ``done`` from the test itself, set before the game resumed (a
+    loaded machine's test saw the loop still paused). A resume made slow shows the order: the
+    stage the page reads says done only when the loop plays again."""
+    table = InProcessTable(tmp_path, dealt_key())
+    loop = table.daemon.loop
+    resume = loop.resume
+
+    def slow_resume() -> None:
+        time.sleep(0.3)  # within the 0.5 s the daemon waits for the loop (Daemon.in_loop)
+        resume()
+
+    loop.resume = slow_resume  # type: ignore[method-assign]
+    try:
+        staff = Staff(table.base)
+        assert staff.login()[0] == 200
+        assert staff.call("POST", "/staff/api/selftest", {"act": "start"})[0] == 200
+        seen = []
+
+        def done() -> bool:
+            answer = staff.call("GET", "/staff/api/selftest")[1]
+            seen.append((answer["test"]["stage"], answer["running"], loop.paused))
+            return answer["test"]["stage"] == "done"
+
+        wait_for(done, "its end", timeout=15)
+        assert seen[-1] == ("done", False, False)
+    finally:
+        table.close()
+
+
 # --- the page on a phone -------------------------------------------------------------------------
 
 WORDS = {"en": {"title": "Self-test and pads", "tune": "Tune the pads", "walk": "Touch each card once",

@@ -18,25 +18,30 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from pi_table.engine import (
-    Codex,
-    CodexRules,
-    CodexState,
-    Fact,
-    Faction,
-    GameOver,
-    GameRecord,
-    InvalidAction,
-    InvalidRules,
-    InvalidSetup,
-    Role,
-    RuleError,
-    Undo,
+from pi_table.engine import GameOver, GameRecord, InvalidAction, InvalidRules, RuleError, Undo
+from pi_table.engine.codex import STEPS, Codex, CodexState, replay
+from pi_table.engine.codex_actions import (
+    Block,
+    Done,
+    EndDiscussion,
+    EnterCode,
+    Profile,
+    Reveal,
+    Send,
+    Vote,
     parse_codex_action,
 )
-from pi_table.engine.codex import STEPS, replay
-from pi_table.engine.codex_actions import Block, Done, EndDiscussion, EnterCode, Profile, Reveal, Send, Vote
-from pi_table.engine.codex_setup import CODENAMES, FRAGMENT_CHARACTERS, deal_setup, parse_setup
+from pi_table.engine.codex_rules import CodexRules
+from pi_table.engine.codex_setup import (
+    CODENAMES,
+    FRAGMENT_CHARACTERS,
+    Fact,
+    Faction,
+    InvalidSetup,
+    Role,
+    deal_setup,
+    parse_setup,
+)
 
 from helpers import choose, games, scrambled
 
@@ -784,6 +789,7 @@ def check_views(game: Codex, state: CodexState, rng: random.Random) -> None:
         assert game.public_view(twin).to_json() == public
 
 
+@pytest.mark.slow  # some 4 s of CPU by itself: out of ./dev test (issue 40)
 @settings(settings.get_profile("codex games"), suppress_health_check=[HealthCheck.too_slow])
 @given(dealt=games(), actions_seed=st.integers(0, 2**32 - 1))
 def test_random_games_run_to_an_end_and_no_view_leaks(dealt, actions_seed):
@@ -812,6 +818,7 @@ def test_random_games_run_to_an_end_and_no_view_leaks(dealt, actions_seed):
     assert replay(game, setup, texts) == state
 
 
+@pytest.mark.slow  # some 6 s of CPU by itself: out of ./dev test (issue 40)
 @settings(settings.get_profile("codex sweeps"), suppress_health_check=[HealthCheck.too_slow])
 @given(dealt=games(), actions_seed=st.integers(0, 2**32 - 1))
 def test_apply_accepts_exactly_the_legal_actions(dealt, actions_seed):

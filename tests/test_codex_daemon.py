@@ -12,8 +12,9 @@ from types import SimpleNamespace
 
 import pytest
 
-from pi_table.engine import parse_codex_action
+from pi_table.engine.codex_actions import parse_codex_action
 from pi_table.engine.codex_setup import Faction
+from pi_table.engine.games import NAMES
 from pi_table.hal import UiEvent
 from pi_table.table import load_game
 from pi_table.ui.i18n import say
@@ -203,7 +204,7 @@ def test_an_unknown_game_is_refused_and_the_table_plays_on(codex_in_process):
     daemon = codex_in_process
     loop, game_id = daemon.loop, daemon.session.id
     answer = daemon.answer({"command": "new-game", "game": "chess"})
-    assert answer == {"ok": False, "error": "the game is one of codenames, codenames-coop, alias24, codex, not 'chess'"}
+    assert answer == {"ok": False, "error": f"the game is one of {', '.join(NAMES)}, not 'chess'"}
     assert daemon.loop is loop and daemon.session.id == game_id
 
 

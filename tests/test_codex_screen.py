@@ -23,11 +23,24 @@ import pytest
 
 from pi_table.drivers.pygame_screen import PygameScreen
 from pi_table.drivers.touchboard import DISCONNECTED
-from pi_table.engine import Codex, CodexRules, InvalidAction, RuleError, parse_codex_action
-from pi_table.engine.codex_actions import Block, Done, EndDiscussion, EnterCode, Profile, Reveal, Send, Vote
+from pi_table.engine import InvalidAction, RuleError
+from pi_table.engine.codex import Codex
+from pi_table.engine.codex_actions import (
+    Block,
+    Done,
+    EndDiscussion,
+    EnterCode,
+    Profile,
+    Reveal,
+    Send,
+    Vote,
+    parse_codex_action,
+)
+from pi_table.engine.codex_rules import CodexRules
 from pi_table.engine.codex_setup import SEATS, Fact
 from pi_table.engine.phrase import Phrase
-from pi_table.hal import CodexModel, Cues, NewGame, SimButtons, SimLedStrip, SimScreen, SimTouch, TimerState, UiEvent
+from pi_table.hal import Cues, NewGame, SimButtons, SimLedStrip, SimScreen, SimTouch, TimerState, UiEvent
+from pi_table.hal.codex_model import CodexModel
 from pi_table.table import Session
 from pi_table.table.codex_loop import CodexLoop
 from pi_table.ui import codex_screen as cs
@@ -249,6 +262,7 @@ SECRETS = re.compile(r"not an? (Hacker|Profiler|Informatore|Inquisitore)|Hacker 
                      r"already says|as a message arrives|blocks another|fragment came")
 
 
+@pytest.mark.slow  # some 11 s of CPU by itself: out of ./dev test (issue 40)
 def test_public_sentences_are_translated_and_no_secret_is_public():
     found = refusals()
     public = {phrase for phrase in found if public_refusal(phrase) is not None}

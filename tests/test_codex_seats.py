@@ -18,7 +18,8 @@ import urllib.parse
 import pygame
 import pytest
 
-from pi_table.engine import Codex, CodexRules
+from pi_table.engine.codex import Codex
+from pi_table.engine.codex_rules import CodexRules
 from pi_table.hal import ReleaseSeat, SimButtons, SimLedStrip, SimScreen, SimTouch, UiEvent
 from pi_table.table import Session
 from pi_table.table.codex_loop import CodexLoop
@@ -120,7 +121,7 @@ def test_a_release_is_for_codex_seats_only_and_the_screen_shows_the_new_code(cod
     assert journal.read_text() == kept  # nothing to journal: the game is untouched
     assert daemon.answer({"command": "new-game", "game": "codenames"})["ok"]
     assert daemon.answer({"command": "release-seat", "seat": 4}) == {
-        "ok": False, "error": "seats are released in Codex only: the table is playing Codenames"}
+        "ok": False, "error": "the table is playing Codenames, whose players have no seats"}
 
 
 def test_without_the_phones_pages_there_is_no_seat_to_release(tmp_path):

@@ -14,7 +14,8 @@ from pathlib import Path
 import pytest
 
 from pi_table.cli import main
-from pi_table.engine import Codex, parse_codex_action
+from pi_table.engine.codex import Codex
+from pi_table.engine.codex_actions import parse_codex_action
 
 pytestmark = pytest.mark.arm64
 
@@ -268,6 +269,7 @@ def test_codex_options_are_refused_for_a_grid_game_and_codex_plays_without_a_scr
     assert "Pass the screen to" in capsys.readouterr().out
 
 
+@pytest.mark.slow  # some 3 s of CPU by itself: out of ./dev test (issue 40)
 def test_the_example_plays_as_the_readme_starts_it():
     """``pi-table sim --game codex --script docs/examples/codex-game.txt``, as the README writes it:
     the script carries its setup and discussion in its header (before: 48 refusals, no winner)."""

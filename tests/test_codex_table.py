@@ -7,10 +7,11 @@ import random
 
 import pytest
 
-from pi_table.engine import Codex, CodexRules, parse_codex_action
+from pi_table.engine.codex import Codex
+from pi_table.engine.codex_actions import parse_codex_action
+from pi_table.engine.codex_rules import CodexRules
 from pi_table.hal import (
     ButtonEvent,
-    CodexModel,
     NewGame,
     SimButtons,
     SimLedStrip,
@@ -19,6 +20,7 @@ from pi_table.hal import (
     TouchEvent,
     UiEvent,
 )
+from pi_table.hal.codex_model import CodexModel
 from pi_table.table import Session, history
 from pi_table.table.codex_loop import CodexLoop
 from pi_table.ui.codex_leds import SEAT_CELLS, codex_frame

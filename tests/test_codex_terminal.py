@@ -11,7 +11,8 @@ import sys
 
 import pytest
 
-from pi_table.engine import Codex
+from pi_table.cli.games import terminal
+from pi_table.engine.codex import Codex
 from pi_table.engine.codex_rules import CodexRules
 from pi_table.sim.codex_terminal import CLEAR
 from pi_table.sim.terminal import Painter, interactive, visible
@@ -86,7 +87,7 @@ def play(wants: list[str], lang: str = "en", clear: bool = True) -> tuple[Group,
     rules = CodexRules()
     session = Session(rules, rng=random.Random(1), key=Codex(rules).parse_setup(SETUP))
     group = Group(wants)
-    interactive(session, group.read, group.write, Painter(False, lang), discussion_s=60, clear=clear)
+    interactive(session, group.read, group.write, Painter(False, lang), terminal, options={"discussion_s": 60}, clear=clear)
     assert group.lost == []
     return group, session
 
@@ -142,7 +143,7 @@ def test_new_game_changes_the_kind_of_game_and_back():
     rules = Rules()
     session = Session(rules, rng=random.Random(1), key=make_game(rules).parse_key("RRRRRRRRRBBBBBBBBNNNNNNNA"))
     group = Group(["touch 0", "new-game codex", "y", "PASS AND PLAY", "new-game codenames", "y", "touch 3"])
-    interactive(session, group.read, group.write, Painter(False))
+    interactive(session, group.read, group.write, Painter(False), terminal)
     assert group.lost == []
     text = group.text
     assert "a game is in progress: deal Codex over it? (it cannot be brought back) [y/N]" in " ".join(text.split())

@@ -10,8 +10,8 @@ from dataclasses import replace
 
 import pytest
 
-from pi_table.engine import Codex, parse_codex_action
-from pi_table.engine.codex_actions import EndDiscussion, Send, Vote
+from pi_table.engine.codex import Codex
+from pi_table.engine.codex_actions import EndDiscussion, Send, Vote, parse_codex_action
 from pi_table.engine.codex_setup import Fact
 from pi_table.engine.phrase import Phrase
 from pi_table.hal import NewGame

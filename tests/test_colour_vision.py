@@ -56,6 +56,7 @@ def test_the_phones_colours_come_from_the_style_sheet():
         cv.phone_palette(":root { --red: #ff0000; --blue: #0000ff; --neutral: #808080; }")
 
 
+@pytest.mark.slow  # some 6 s of CPU by itself: out of ./dev test (issue 40)
 def test_the_pictures_regenerate(tmp_path):
     written = cv.write_pictures(tmp_path)
     assert [path.name for path in written] == [f"{vision}.png" for vision in cv.VISIONS]

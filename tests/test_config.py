@@ -431,6 +431,7 @@ def problems_in_italian(tmp_path: Path) -> tuple[int, list[str]]:
     return count, english
 
 
+@pytest.mark.slow  # some 3 s of CPU by itself: out of ./dev test (issue 40)
 def test_every_problem_the_checker_finds_is_said_in_italian(tmp_path):
     """A range check raising a bare ValueError (English from an f-string) instead of a Refusal
     would show the same words on an Italian table: hundreds of bad files find none."""
@@ -440,6 +441,7 @@ def test_every_problem_the_checker_finds_is_said_in_italian(tmp_path):
     assert english == []
 
 
+@pytest.mark.slow  # some 4 s of CPU by itself: out of ./dev test (issue 40)
 def test_a_bare_value_error_in_a_range_check_is_caught(tmp_path, monkeypatch):
     """The check above fails on a builder whose refusal cannot be translated."""
     from pi_table.table import timer
@@ -483,16 +485,17 @@ def test_codex_votes_are_public_unless_the_table_seals_them(tmp_path, value, sea
 
 
 def test_a_help_text_lists_every_value_its_key_takes():
-    """The help texts are plain literals (msgids to translate), so a new game, nuke mode, setup,
-    language, data pin or panel must be added to its help by hand: this says which was forgotten."""
+    """The help texts are plain literals (msgids to translate), so a nuke mode, setup, language,
+    data pin or panel must be added to its help by hand: this says which was forgotten. The games
+    are the registry's, named by the key's choices (the reference pages and the staff page's form
+    list them with their titles), not its help."""
     from pi_table.drivers.settings import PINS
     from pi_table.engine import CELLS
-    from pi_table.engine.games import NAMES
     from pi_table.engine.rules import NUKE_MODES, SETUPS
     from pi_table.engine.views import LANGUAGES
     from pi_table.ui.mounting import PANELS
 
-    listed = {"game.game": NAMES, "game.nuke": NUKE_MODES, "game.setup": SETUPS, "game.language": LANGUAGES,
+    listed = {"game.nuke": NUKE_MODES, "game.setup": SETUPS, "game.language": LANGUAGES,
               "game.dark_cell": [f"0 to {CELLS - 1}"], "leds.pin": [", ".join(map(str, sorted(PINS)))],
               "screen.panel": PANELS}
     helps = {o.key: o.help for o in OPTIONS}

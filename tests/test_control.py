@@ -30,10 +30,19 @@ from pathlib import Path
 import pytest
 
 from pi_table.config import parse_config
-from pi_table.daemon.control import ACCEPT_RETRY_MAX_S, ACCEPT_RETRY_S, MAX_REQUEST, ControlServer, Refused, request
+from pi_table.daemon.control import (
+    ACCEPT_RETRY_MAX_S,
+    ACCEPT_RETRY_S,
+    MAX_REQUEST,
+    ControlServer,
+    Refused,
+    SocketTaken,
+    request,
+)
 from pi_table.daemon.notify import LoopHeartbeat, Notifier
 from pi_table.drivers.settings import TouchBoardConfig
 from pi_table.drivers.touchboard import TouchBoardSource
+from pi_table.errors import PiTableError
 from pi_table.sim.harness import ManualClock
 
 from helpers import service_daemon, wait_for
@@ -75,6 +84,16 @@ def answer_line(client: socket.socket) -> bytes:
     while not said.endswith(b"\n") and (chunk := client.recv(4096)):
         said += chunk
     return said
+
+
+def test_a_socket_another_table_answers_on_is_refused_as_the_tables_own_error(server):
+    """A second server on the first's socket: the table's own error (a PiTableError, and an
+    OSError for the daemon, which plays on without its control socket), and the first answers on."""
+    second = ControlServer(server.path, echo)
+    with pytest.raises(SocketTaken, match="another table already answers on") as taken:
+        second.start()
+    assert isinstance(taken.value, PiTableError) and isinstance(taken.value, OSError)
+    assert request(server.path, "status") == {"ok": True, "command": "status"}
 
 
 def test_a_request_nested_2000_deep_is_refused_and_the_socket_answers_on(server):

@@ -157,6 +157,7 @@ def _checkout_copy(folder: Path) -> Path:
     return folder
 
 
+@pytest.mark.slow  # some 5 s of CPU by itself: out of ./dev test (issue 40)
 def test_the_site_builds_strictly(tmp_path):
     done = _build(_checkout_copy(tmp_path))
     assert done.returncode == 0, f"mkdocs build --strict:\n{done.stderr[-6000:]}"
@@ -177,6 +178,7 @@ def test_the_site_builds_strictly(tmp_path):
     assert [(picture, html) for picture, html in shown.items() if not picture.is_file()] == []
 
 
+@pytest.mark.slow  # some 5 s of CPU by itself: out of ./dev test (issue 40)
 def test_the_strict_build_fails_on_a_broken_link_a_missing_anchor_an_orphan_page_and_a_missing_picture(tmp_path):
     folder = _checkout_copy(tmp_path)
     with open(folder / "docs" / "dev" / "index.md", "a", encoding="utf-8") as page:

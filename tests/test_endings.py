@@ -7,7 +7,9 @@ import random
 
 import pytest
 
-from pi_table.engine import Codex, Rules, Team, Termination, make_game, parse_codex_action
+from pi_table.engine import Rules, Team, Termination, make_game
+from pi_table.engine.codex import Codex
+from pi_table.engine.codex_actions import parse_codex_action
 from pi_table.engine.endings import TEAM_SENTENCES, WORDS
 from pi_table.table import Session, history
 from pi_table.ui.i18n import say, translation

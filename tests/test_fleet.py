@@ -25,7 +25,7 @@ from pi_table.config import broker as broker_config
 from pi_table.engine import EndTurn, Guess, Termination
 from pi_table.engine.phrase import Text
 from pi_table.fleet.broker import LocalBroker
-from pi_table.fleet.reporter import MAX_QUEUED, Reporter, parse_command, status_message
+from pi_table.fleet.reporter import MAX_QUEUED, CommandRefused, Reporter, parse_command, status_message
 from pi_table.hal import NewGame
 from pi_table.hal.events import is_fault
 from pi_table.sim.systemd import FakeSystemd
@@ -161,7 +161,7 @@ def test_fleet_is_off_by_default_and_its_keys_are_checked(tmp_path):
 def test_a_malformed_command_is_refused_saying_what_a_command_is():
     assert parse_command(b'{"command": "undo"}') == {"command": "undo"}
     for payload in (b"not json", b"[1]", b'{"command": "reveal-key"}', b"\xff\xfe", b"[" * 100_000):
-        with pytest.raises(ValueError, match="new-game, undo, language, brightness|a command is a JSON object"):
+        with pytest.raises(CommandRefused, match="new-game, undo, language, brightness|a command is a JSON object"):
             parse_command(payload)
 
 

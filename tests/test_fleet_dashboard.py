@@ -33,6 +33,7 @@ from pi_table.fleet.dashboard import (
     ATTEMPTS,
     Dashboard,
     Fleet,
+    PasswordError,
     activity,
     hash_password,
     read_password_file,
@@ -310,16 +311,16 @@ def test_the_password_is_kept_as_a_slow_salted_hash(tmp_path):
     assert hash_password(PASSWORD) != stored  # a salt of its own each time
     assert secret_matches(stored, PASSWORD) and not secret_matches(stored, "cafe-tables-2026")
     assert not secret_matches("scrypt$garbage", PASSWORD)
-    with pytest.raises(ValueError, match="choose one of at least 8"):
+    with pytest.raises(PasswordError, match="choose one of at least 8"):  # the table's own (a ValueError too)
         hash_password("1234")
     path = tmp_path / "fleet.password"
-    with pytest.raises(ValueError, match=f"make it with pi-table fleet --set-password --password-file {path}"):
+    with pytest.raises(PasswordError, match=f"make it with pi-table fleet --set-password --password-file {path}"):
         read_password_file(path)
     write_password_file(path, PASSWORD)
     assert stat.S_IMODE(os.stat(path).st_mode) == 0o600
     assert secret_matches(read_password_file(path), PASSWORD)
     path.write_text("hunter2\n")
-    with pytest.raises(ValueError, match="holds no password hash"):
+    with pytest.raises(PasswordError, match="holds no password hash"):
         read_password_file(path)
 
 
@@ -328,6 +329,7 @@ def fleet_command(*args: str, stdin: str = "") -> subprocess.CompletedProcess:
                           text=True, timeout=30)
 
 
+@pytest.mark.slow  # some 6 s of CPU by itself: out of ./dev test (issue 40)
 def test_the_command_line_sets_the_password_and_refuses_what_cannot_work(tmp_path):
     path = tmp_path / "config" / "fleet.password"
     done = fleet_command("--set-password", "--password-file", str(path), stdin=PASSWORD + "\n")

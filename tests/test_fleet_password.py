@@ -112,6 +112,7 @@ def test_the_staff_page_cannot_send_the_cafes_broker_password_to_another_broker(
         table.close()
 
 
+@pytest.mark.slow  # some 4 s of CPU by itself: out of ./dev test (issue 40)
 def test_the_dashboard_sends_its_broker_password_over_tls_unless_told_otherwise(tmp_path):
     """``pi-table fleet`` as the table's checker: a password over mqtt:// to another machine is
     refused unless ``--password-in-clear`` says the network is trusted (then the dashboard starts:

@@ -23,6 +23,7 @@ from pi_table.hardware.tools import enclosure, guide, heat, latency, wiring
 from pi_table.config import build, defaults
 from pi_table.drivers import buttons as buttons_driver
 from pi_table.drivers.settings import PINS as WS281X_PINS
+from pi_table.ui.pixels import PowerLimit
 
 from helpers import require_tools
 
@@ -181,9 +182,20 @@ def test_the_heat_estimate_caps_a_cells_steady_light_and_the_defaults_keep_under
     assert heat.estimate(shape).rise(heat.cap_watts(shape))[1] == pytest.approx(heat.PLA_LIMIT_C - heat.ROOM_C)
     bystander = heat.STEADY["a revealed card (N)"]
     assert all(heat.cell_ma(colour, WIRING, 0.5, 2.2) <= cap_ma for colour in heat.STEADY.values())
-    assert heat.cell_ma(bystander, WIRING, 1.0, 1.0) > cap_ma
+    assert heat.cell_ma(bystander, WIRING, 1.0, 1.0, heat.UNCAPPED) > cap_ma
     assert heat.brightest(WIRING, 1.0, cap_ma) < 1.0 == heat.brightest(WIRING, 2.2, cap_ma)
     assert "under the cap" in heat.table(shape, WIRING)
+
+
+def test_the_output_stage_holds_every_cell_to_the_steady_cap():
+    """The cap the guide works out is the one the output stage holds: a bystander's grey at gamma 1
+    and full brightness, over the cap by itself, is dimmed to it; white at full brightness too."""
+    cap_ma = heat.cap_watts(enclosure.read()) / heat.SUPPLY_V * 1000
+    assert 0.95 * cap_ma <= PowerLimit().cell_ma <= cap_ma
+    for colour in (heat.STEADY["a revealed card (N)"], (255, 255, 255)):
+        assert heat.cell_ma(colour, WIRING, 1.0, 1.0, heat.UNCAPPED) > cap_ma
+        assert PowerLimit().cell_ma - 1 <= heat.cell_ma(colour, WIRING, 1.0, 1.0) <= PowerLimit().cell_ma
+    assert "within the cap" in heat.table(enclosure.read(), WIRING)
 
 
 def test_the_latency_budget_gives_both_readings_of_the_second_filter():

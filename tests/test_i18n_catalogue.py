@@ -29,6 +29,7 @@ def said(catalog) -> list[tuple]:
             for message in catalog if message.id]
 
 
+@pytest.mark.slow  # some 5 s of CPU by itself: out of ./dev test (issue 40)
 def test_the_template_is_what_babel_extracts_from_the_sources():
     assert said(messages.read_catalogue(messages.TEMPLATE)) == said(messages.template()), RUN
 

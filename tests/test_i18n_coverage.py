@@ -30,16 +30,19 @@ def catalogue() -> dict[str, str]:
     return messages.parse_po(path.read_text(encoding="utf-8"), str(path))
 
 
+@pytest.mark.slow  # some 4 s of CPU by itself: out of ./dev test (issue 40)
 def test_every_msgid_and_template_in_the_code_has_an_italian_translation():
     used = messages.msgids_in_source(SOURCES)
     assert len(used) > 300  # the screen's words, the refusals, the warnings
     assert sorted(used - catalogue().keys()) == []
 
 
+@pytest.mark.slow  # some 3 s of CPU by itself: out of ./dev test (issue 40)
 def test_no_refusal_or_warning_is_built_from_pieces():
     assert messages.unmarked_sentences(SOURCES) == []
 
 
+@pytest.mark.slow  # some 3 s of CPU by itself: out of ./dev test (issue 40)
 def test_the_catalogue_holds_no_entry_nothing_uses():
     """An entry is used when the code marks it, or a phone page (pi_table/web/) carries it."""
     pages = [path.read_text(encoding="utf-8") for path in WEB.rglob("*") if path.is_file() and path.suffix != ".pyc"]

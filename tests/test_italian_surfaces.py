@@ -76,7 +76,7 @@ def test_release_seat_says_its_line_in_italian(table, capsys):
 def test_history_names_each_game_in_italian(table, capsys):
     assert cli.main(["history", "--config", table]) == 0
     lines = capsys.readouterr().out.splitlines()
-    assert lines[0].startswith("20250101-1  Nome in codice, in cooperativa mosse: 12 ")
+    assert lines[0].startswith("20250101-1  Nome in codice (in cooperativa) mosse: 12 ")
     assert lines[0].endswith("la squadra rossa ha vinto") and lines[1].startswith("20250101-2  Alias 24")
     assert "codenames" not in "\n".join(lines)
 
@@ -109,7 +109,7 @@ def test_a_malformed_script_is_said_in_the_simulators_language(tmp_path, capsys)
     "options, italian",
     [
         (["--game", "codex", "--words", "it", "--script", "-"], "--words mette le parole sulle carte dei giochi a griglia"),
-        (["--roles", "leader,hacker,profiler", "--script", "-"], "--roles e --discussion sono opzioni di Codex"),
+        (["--roles", "leader,hacker,profiler", "--script", "-"], "--roles: opzioni soltanto di codex (--game codex)"),
         (["--game", "codex", "--key", "R" * 25, "--script", "-"], "--key prepara una partita a griglia"),
         (["--game", "codex", "--setup", "Moon:red", "--script", "-"], "--setup: "),
         (["--rotation", "45", "--out", "never"], "--rotation: la rotazione"),

@@ -11,9 +11,12 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from pi_table.engine import Rules, Undo, make_game, parse_action
+from pi_table.engine.games import names_of
 from pi_table.files import sealed_line
 from pi_table.table import JournalError, Retention, Session, history, load_game
 from pi_table.table.journal import IN_PLAY, end_play
+
+GRID_GAMES = names_of("grid")  # every game played on the grid, as registered
 
 KEY = "RRRRRRRRRBBBBBBBBNNNNNNNA"
 MOVES = ["clue 2", "touch 0", "touch 1", "touch 2", "clue 1", "touch 9", "touch 17", "undo", "touch 18", "penalty"]
@@ -107,7 +110,7 @@ def test_a_damaged_journal_is_refused_naming_the_line(tmp_path, damage, message)
 
 
 @settings(settings.get_profile("tables"), suppress_health_check=[HealthCheck.function_scoped_fixture])
-@given(seed=st.integers(0, 10**6), game=st.sampled_from(["codenames", "codenames-coop", "alias24"]))
+@given(seed=st.integers(0, 10**6), game=st.sampled_from(GRID_GAMES))
 def test_random_games_replay_exactly_from_their_journal(tmp_path_factory, seed, game):
     """Random legal actions with undos mixed in: the file on disk replays to the same state."""
     folder = tmp_path_factory.mktemp("journal")

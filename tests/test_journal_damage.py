@@ -10,7 +10,8 @@ import random
 
 import pytest
 
-from pi_table.engine import CodexRules, GameRecord, Rules, Undo, make_game, parse_action
+from pi_table.engine import GameRecord, Rules, Undo, make_game, parse_action
+from pi_table.engine.codex_rules import CodexRules
 from pi_table.engine.phrase import Phrase
 from pi_table.table import Session, load_game
 from pi_table.table.journal import JournalError

@@ -14,6 +14,9 @@ from collections import Counter
 import pytest
 
 from pi_table.engine import InvalidKey, Key, Rules, Team, make_game
+from pi_table.engine.games import names_of
+
+GRID_GAMES = names_of("grid")  # every game played on the grid, as registered
 
 pytestmark = pytest.mark.arm64
 
@@ -61,7 +64,7 @@ def dealt(rules: Rules, seed: int = 2024) -> list[Key]:
 # --- dealing ------------------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("game", ["codenames", "codenames-coop", "alias24"])
+@pytest.mark.parametrize("game", GRID_GAMES)
 def test_deal_is_reproducible_from_the_seed(game):
     deal = make_game(Rules(game=game)).deal
     first = [deal(random.Random(seed)) for seed in range(20)]
@@ -69,7 +72,7 @@ def test_deal_is_reproducible_from_the_seed(game):
     assert len({key.cells for key in first}) == 20
 
 
-@pytest.mark.parametrize("game", ["codenames", "codenames-coop", "alias24"])
+@pytest.mark.parametrize("game", GRID_GAMES)
 def test_dealt_keys_are_valid_keys(game):
     game = make_game(Rules(game=game))
     rng = random.Random(7)

@@ -26,7 +26,7 @@ OFF = (0, 0, 0)
 def output(leds_per_cell: int = 1, edge_leds: int = 4) -> PixelOutput:
     """An output stage that changes no value, so what the driver writes is easy to read."""
     return PixelOutput(LedMap.grid(leds_per_cell=leds_per_cell, edge_leds=edge_leds), brightness=1.0, gamma=1.0,
-                       power=PowerLimit(budget_ma=100_000))
+                       power=PowerLimit(budget_ma=100_000, cell_ma=float("inf")))
 
 
 def picture() -> LedFrame:

@@ -12,6 +12,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from pi_table.engine import CELLS, EndTurn, Rules, Team, make_game
+from pi_table.engine.games import names_of
 from pi_table.engine.keys import Key
 from pi_table.hal import Cues, LedFrame, TimerState
 from pi_table.ui.leds import (
@@ -29,6 +30,8 @@ from pi_table.ui.leds import (
 from pi_table.ui.pixels import LedMap, PixelOutput, PowerLimit
 
 from helpers import hidden_swapped, played, with_drawn_key
+
+GRID_GAMES = names_of("grid")  # every game played on the grid, as registered
 
 KEY = "RRRRRRRRRBBBBBBBBNNNNNNNA"  # red starts: red 0-8, blue 9-16, bystanders 17-23, assassin 24
 ALIAS_KEY = "RRRRRRRRRBBB.BBBBBNNNNNNA"  # Alias 24: red holds 9, blue starts; dark centre; nuke 24
@@ -462,7 +465,7 @@ def random_view(seed: int, game: str, setup: str, moves: int):
 
 games = dict(
     seed=st.integers(0, 100_000),
-    game=st.sampled_from(["codenames", "codenames-coop", "alias24"]),
+    game=st.sampled_from(GRID_GAMES),
     setup=st.sampled_from(["key", "place"]),
     moves=st.integers(0, 30),
 )
@@ -658,7 +661,10 @@ def test_full_white_on_the_default_table_is_held_to_the_default_budget():
     output = PixelOutput(brightness=1.0)
     pixels = output.pixels(LedFrame(((255, 255, 255),) * CELLS, ((255, 255, 255),) * 24))
     assert 2900 < output.power.draw_ma(pixels) <= 3000
-    assert len(set(pixels)) == 1 and pixels[0] & 255 < 255  # every LED dimmed alike, none at full
+    cells = {pixels[led] for leds in output.map.cells for led in leds}
+    edge = {pixels[led] for led in output.map.edge}
+    assert len(cells) == len(edge) == 1 and cells.pop() & 255 < edge.pop() & 255 < 255  # cells held to their
+    # cap first, then every LED dimmed alike to the supply's budget: none at full
     assert math.isclose(PowerLimit().draw_ma([0xFFFFFF]), 61.0)
 
 
@@ -671,7 +677,8 @@ CODEX_SETUP = (
 
 
 def codex_view(texts):
-    from pi_table.engine import Codex, parse_codex_action
+    from pi_table.engine.codex import Codex
+    from pi_table.engine.codex_actions import parse_codex_action
 
     game = Codex()
     state = game.start(game.parse_setup(CODEX_SETUP))
@@ -692,3 +699,25 @@ def test_in_colour_blind_mode_codex_shows_the_winning_faction_with_its_team_rhyt
     edges = {t: codex_frame(view, Cues(), 500 + t / 10, LightSettings(colour_blind=True)).edge for t in range(20)}
     assert (len(set(edges.values())) == 1) is steady
     assert len({codex_frame(view, Cues(), 500 + t / 10).edge for t in range(20)}) == 1
+
+
+def test_a_cell_is_held_to_its_cap_alone_and_the_others_keep_their_light():
+    """A cell that would draw more than ``cell_ma`` is dimmed to it, its hue kept; a dim cell
+    beside it and the edge are untouched (the supply's budget is far off)."""
+    limit = PowerLimit(budget_ma=100_000, cell_ma=50)
+    output = PixelOutput(LedMap.grid(leds_per_cell=2, edge_leds=2), brightness=1.0, gamma=1.0, power=limit)
+    cells, edge = blank(2)
+    cells[0] = (255, 255, 0)
+    cells[1] = (10, 20, 30)
+    edge[0] = (255, 255, 255)
+    pixels = output.pixels(LedFrame(tuple(cells), tuple(edge)))
+    first = pixels[output.map.cells[0][0]]
+    assert PowerLimit().draw_ma([pixels[led] for led in output.map.cells[0]]) <= 50
+    assert first >> 16 == first >> 8 & 255 > 100 and first & 255 == 0  # yellow stays yellow, dimmer
+    assert pixels[output.map.cells[1][0]] == 0x0A141E
+    assert pixels[output.map.edge[0]] == 0xFFFFFF
+
+
+def test_a_cells_cap_is_checked():
+    with pytest.raises(ValueError, match="cell_ma are more than 0"):
+        PowerLimit(cell_ma=0)

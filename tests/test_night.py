@@ -99,7 +99,7 @@ games_strategy = st.lists(st.tuples(st.sampled_from(TEAMS), st.sampled_from(TEAM
                                     st.integers(0, 8), st.integers(1, 6)), max_size=20)
 
 
-@settings(max_examples=60, deadline=None)
+@settings(settings.get_profile("games"))  # a night's games, gathered in memory
 @given(games_strategy, st.randoms(use_true_random=False))
 def test_standings_equal_a_recomputation_from_the_games_in_any_order_they_arrive(raw, random):
     """The dashboard gathers games in whatever order the tables send them, a game perhaps twice:
@@ -145,7 +145,7 @@ def test_a_swap_by_hand_exchanges_two_teams_even_a_resting_one():
     assert swapped.resting == (made.pairs[0].red,) and swapped.pairs[0].red == made.resting[0]
 
 
-@settings(max_examples=60, deadline=None)
+@settings(settings.get_profile("tables"))  # a brute force over who sits out, in memory
 @given(st.integers(2, 9), st.integers(1, 4), st.lists(st.tuples(st.integers(0, 8), st.integers(0, 8)), max_size=30),
        st.lists(st.integers(0, 3), min_size=9, max_size=9), st.lists(st.integers(0, 2), min_size=9, max_size=9))
 def test_pairings_never_repeat_a_pair_another_choice_of_who_plays_avoids(n, tables, history, points, byes):
@@ -172,7 +172,7 @@ def test_who_sits_out_is_chosen_with_the_pairs_so_the_bye_costs_no_rematch():
     assert made.resting == ("B",) and set(made.pairs[0].teams) == {"A", "C"}  # C out would replay A-B
 
 
-@settings(max_examples=15, deadline=None)
+@settings(settings.get_profile("tables"))  # six rounds of a night's book on disk
 @given(st.integers(4, 12), st.integers(1, 4), st.randoms(use_true_random=False))
 def test_a_whole_night_repeats_no_pair_while_a_new_one_was_possible(tmp_path_factory, teams, tables, random):
     book = Book(tmp_path_factory.mktemp("night"))

@@ -21,6 +21,8 @@ from pi_table.night.book import Book
 from pi_table.web import Companion
 from pi_table.web.auth import Recovery, secret_matches
 from pi_table.web.console import Console
+from pi_table.web.files import OwnerFiles
+from pi_table.web.first_boot import WifiRoom
 from pi_table.web.night import NightRoom
 from pi_table.web.roles import OWNER, OWNER_FILE, OWNER_S, ROUTES, STAFF, owners_keys, role, set_passphrase
 from pi_table.web.staff import ATTEMPTS_OVERALL, ATTEMPTS_PER_ADDRESS, CSRF_HEADER, StaffPage, set_pin
@@ -29,9 +31,13 @@ from helpers import OWNER_PASSPHRASE, STAFF_CONFIG, FakeDesk, Staff, wait_for
 from helpers import STAFF_PIN as PIN
 
 OWNERS = {("POST", "/staff/api/power"), ("POST", "/staff/api/restore"), ("GET", "/staff/api/update"),
-          ("POST", "/staff/api/update"), ("POST", "/staff/recover"), ("GET", "/staff/api/backup")}
-"""What the issue gives the owner alone: power, restores, updates and the PIN's reset; and the
-backup's download, which holds the settings whole (a broker's password written in its URL too)."""
+          ("POST", "/staff/api/update"), ("POST", "/staff/recover"), ("GET", "/staff/api/backup"),
+          ("POST", "/staff/api/wifi"), ("GET", "/staff/api/files"), ("POST", "/staff/api/files/{kind}")}
+"""What the issue gives the owner alone: power, restores, updates and the PIN's reset; the
+backup's download, which holds the settings whole (a broker's password written in its URL too);
+the Wi-Fi (issue 39), which can take the table off the network the staff reach it on; and the
+files the owner gives the table (issue 39: the HTTPS certificate, the broker's password, the
+blocked words)."""
 
 
 class Clock:
@@ -73,11 +79,27 @@ class RolesDesk(FakeDesk):
         return {"running": False, "busy": False, "board": False, "pads": []}
 
 
+class RolesWifi:
+    """The table's Wi-Fi, recording what is asked of it in the desk's calls."""
+
+    def __init__(self, desk) -> None:
+        self.desk = desk
+
+    def view(self, lang):
+        return {"network": {"known": False, "connected": False, "via": None, "hotspot": False}, "networks": [],
+                "last": None}
+
+    def join(self, ssid, password):
+        self.desk.calls.append(f"wifi {ssid}")
+
+
 def full_page(desk, folder, **settings) -> StaffPage:
-    """The staff page as the daemon makes it with every room: the console and a game night."""
+    """The staff page as the daemon makes it with every room: the console, the owner's files, a game night, the Wi-Fi."""
     page = StaffPage(desk, folder, **settings)
     Console(page, Recovery())
+    OwnerFiles(page)
     NightRoom(page, Book(Path(tempfile.mkdtemp(prefix="pi-table-roles-")) / "nights"))  # no night kept
+    WifiRoom(page, RolesWifi(desk))
     return page
 
 
@@ -153,8 +175,9 @@ def test_every_owners_action_refuses_a_staff_session_and_does_nothing(table, des
     staff = staff_of(table)
     for method, path in owners:
         body = {"act": "reboot"} if path.endswith("power") else {"code": "1234 5678", "pin": "123456"} \
-            if path.endswith("recover") else {"from": "repository"} if method == "POST" else None
-        status, answer = staff.call(method, path, body)
+            if path.endswith("recover") else {"ssid": "Cafe", "password": ""} if path.endswith("wifi") \
+            else {"from": "repository"} if method == "POST" else None
+        status, answer = staff.call(method, path.replace("{kind}", "tls"), body)  # a route's part, as the page fills it
         assert status == 403 and answer["owner"] == "needed", (path, status, answer)
     assert desk.calls == []
     staff.lang = "it"

@@ -503,6 +503,7 @@ def templates(phrase: Phrase) -> set[str]:
     return {phrase.template}.union(*(templates(value) for value in inside if isinstance(value, Phrase)))
 
 
+@pytest.mark.slow  # some 3 s of CPU by itself: out of ./dev test (issue 40)
 def test_every_engine_refusal_and_reason_is_translated():
     sentences = engine_sentences()
     met = set().union(*map(templates, sentences))
@@ -787,3 +788,29 @@ def test_an_idle_screen_names_the_installed_version_for_the_staff():
     assert not any(text.startswith("pi-table ") for text in draw(surface(), playing).texts)
     idle = replace(playing, cues=replace(playing.cues, idle=True))
     assert f"pi-table {version()}" in draw(surface(), idle).texts
+
+
+def test_a_table_waiting_for_its_set_up_shows_the_pages_qr_code_its_code_and_its_own_wifi(backend, tmp_path):
+    """docs/dev/first-boot.md: the set-up instead of a game, in the table's language, on the real
+    backend (SDL's dummy driver): the page's address as a QR code and in words, the code big; with
+    the table's own Wi-Fi open, its name and password and a second QR code that joins it."""
+    from pi_table.engine.phrase import Phrase
+    from pi_table.hal import SetupModel
+    from pi_table.ui.setup_screen import wifi_join
+
+    screen, events = backend()
+    link = "http://10.42.0.1:8024/setup"
+    shown_from_another_thread(screen, SetupModel(link, "1234 5678", "it", ("pi-table-ab3d", "k7m2p9q4r8s3"),
+                                                 Phrase.of("No network: the table opened its own Wi-Fi.")))
+    screen.screenshot(tmp_path / "setup.png")
+    texts = screen.painter.frame.texts
+    assert texts[0] == "Prepara questo tavolo" and link in texts and "1234 5678" in texts
+    assert "Wi-Fi: pi-table-ab3d" in texts and "Password: k7m2p9q4r8s3" in texts
+    assert "Nessuna rete: il tavolo ha aperto il suo Wi-Fi." in texts
+    picture = pygame.image.load(str(tmp_path / "setup.png"))
+    dark = sum(1 for x in range(0, 800, 4) for y in range(60, 330, 4) if picture.get_at((x, y))[:3] == (0, 0, 0))
+    assert dark > 400  # two QR codes' modules, black on white
+    pygame.event.post(pygame.event.Event(pygame.MOUSEBUTTONDOWN, pos=(400, 240), button=1))
+    screen.screenshot(tmp_path / "setup.png")
+    assert events.empty()  # a tap on the set-up asks for nothing
+    assert wifi_join('café;"1"', "a:b\\c") == 'WIFI:T:WPA;S:café\\;\\"1\\";P:a\\:b\\\\c;;'

@@ -22,9 +22,6 @@ from pi_table.table.timer import TimerSettings
 from pi_table.ui import sounds
 from pi_table.ui.i18n import translation
 from pi_table.ui.sound import (
-    CUE_NAMES,
-    CUES,
-    PHRASES,
     SAY,
     SOUNDS_DIR,
     Announcer,
@@ -33,6 +30,7 @@ from pi_table.ui.sound import (
     SoundSettings,
     choose_cues,
     cue_file,
+    every_sound,
 )
 
 from helpers import ROOT, choose, require_tools, scrambled, service_daemon
@@ -49,6 +47,9 @@ GRID_CUES = {"reveal-red", "reveal-blue", "reveal-opponent", "reveal-bystander",
              "timer-warning", "timer-end", "win", "game-over"}
 CODEX_CUES = {"codex-messages", "codex-private", "codex-discussion", "codex-vote", "truth-machine", "truth-reveal", "win"}
 KEY = "RRRRRRRRRBBBBBBBBNNNNNNNA"  # red starts: cells 0-8 red, 9-16 blue, 17-23 bystanders, 24 the assassin
+CUES = every_sound().cues  # the table's and each kind's own
+CUE_NAMES = tuple(cue.name for cue in CUES)
+PHRASES = every_sound().phrases
 
 
 # --- random games: the cues never depend on a hidden card ------------------------------------------
@@ -127,6 +128,7 @@ def test_random_games_play_the_same_cues_whatever_the_hidden_cards_are(variant):
     assert {cue for cue in played if not cue.startswith(SAY)} <= GRID_CUES
 
 
+@pytest.mark.slow  # some 3 s of CPU by itself: out of ./dev test (issue 40)
 def test_every_grid_event_has_its_cue_in_random_games():
     played: set[str] = set()
     for rules in VARIANTS.values():
@@ -143,6 +145,7 @@ def public_moments(game: Codex, states, at: float = 0.0):
     return [Moment("g", game.public_view(state), None, at) for state in states]
 
 
+@pytest.mark.slow  # some 3 s of CPU by itself: out of ./dev test (issue 40)
 def test_random_codex_games_play_the_same_cues_whatever_the_agents_hide():
     """Codex's cues come from the public view: a twin game whose agents hide other identikits and
     other private moves (the helpers' ``scrambled``) plays the same cues, step by step."""
@@ -284,6 +287,10 @@ def test_the_synthesised_cues_are_what_the_builder_makes_now():
         assert rate == sounds.RATE and len(shipped) == len(made), name
         # one step of rounding either way: another machine's libm may differ in the last bit
         assert max(abs(a - b) for a, b in zip(shipped, made)) <= 1, f"{name}: run python -m pi_table.ui.sounds build"
+
+
+def test_every_cue_has_its_synthesiser_and_nothing_else_has_one():
+    assert sorted(sounds.synthesisers()) == sorted(CUE_NAMES) and len(set(CUE_NAMES)) == len(CUE_NAMES)
 
 
 def test_the_cues_sound_different_from_each_other():

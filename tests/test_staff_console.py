@@ -19,7 +19,17 @@ from pi_table.web.console import Console
 from pi_table.web.roles import set_passphrase
 from pi_table.web.staff import StaffPage, set_pin
 
-from helpers import OWNER_PASSPHRASE, STAFF_CONFIG, FakeDesk, Staff, dealt_key, service_daemon
+from helpers import (
+    OWNER_PASSPHRASE,
+    STAFF_CONFIG,
+    SYSTEMD_JOURNAL,
+    FakeDesk,
+    Staff,
+    dealt_key,
+    fake_journalctl,
+    raw_post,
+    service_daemon,
+)
 from helpers import STAFF_PIN as PIN
 from helpers import StaffTable as InProcessTable
 
@@ -270,7 +280,11 @@ def test_the_console_on_a_phone_headline_readings_log_pin_and_the_owner(tmp_path
         expect(page.locator("#poweroff")).to_have_text(words["power"])
         with page.expect_download() as download:  # the owner's too: the settings whole
             page.click("#backup-download")
-        assert download.value.suggested_filename == "pi-table-backup.tar.gz"
+        import socket
+        import time
+
+        # the name the docs promise, pi-table-TABLE-DAY.tar.gz, as the table's answer gives it (issue 39)
+        assert download.value.suggested_filename == f"pi-table-{socket.gethostname()}-{time.strftime('%Y-%m-%d')}.tar.gz"
         from pi_table.daemon import backup as backups
 
         _, files = backups.read(Path(download.value.path()).read_bytes())
@@ -288,23 +302,6 @@ def test_the_console_on_a_phone_headline_readings_log_pin_and_the_owner(tmp_path
 
 # --- backup, restore and updates through the page's routes -----------------------------------------
 
-def raw_post(base: str, path: str, staff: Staff, data: bytes, headers: dict | None = None) -> tuple[int, dict]:
-    """A file from the phone as the body, as console.js's upload() sends it."""
-    import http.client
-    import json
-    from urllib.parse import urlsplit
-
-    where = urlsplit(base)
-    connection = http.client.HTTPConnection(where.hostname, where.port, timeout=10)
-    cookie = "; ".join(f"{c.name}={c.value}" for c in staff.cookies)
-    connection.request("POST", path, body=data, headers={"X-Staff-Token": staff.csrf or "", "Cookie": cookie,
-                                                         "Content-Type": "application/gzip", **(headers or {})})
-    answer = connection.getresponse()
-    status, body = answer.status, answer.read()
-    connection.close()
-    return status, json.loads(body) if body.startswith(b"{") else {}
-
-
 def test_a_backup_is_downloaded_checked_and_restored_from_the_page(tmp_path):
     from urllib.request import Request
 
@@ -315,7 +312,11 @@ def test_a_backup_is_downloaded_checked_and_restored_from_the_page(tmp_path):
         with staff.opener.open(request, timeout=10) as answer:
             data = answer.read()
             assert answer.headers["Content-Type"] == "application/gzip" and data[:2] == b"\x1f\x8b"
-            assert "attachment" in answer.headers["Content-Disposition"]
+            import socket
+            import time
+
+            assert answer.headers["Content-Disposition"] == (
+                f'attachment; filename="pi-table-{socket.gethostname()}-{time.strftime("%Y-%m-%d")}.tar.gz"')
         status, answer = raw_post(table.base, "/staff/api/restore?check", staff, data)
         assert status == 200 and any("settings" in each for each in answer["replaces"])
         status, answer = raw_post(table.base, "/staff/api/restore?check", staff, b"not a backup at all")
@@ -449,3 +450,35 @@ def test_the_brokers_password_is_never_shown_and_kept_when_sent_back_hidden():
     assert written == [{"fleet.broker": "mqtt://table:s3cret%21@broker.local:1883", "timer.length_s": 60},
                        {"fleet.broker": "mqtt://table@broker.local:1884"},
                        {"fleet.broker": "mqtt://table:new@broker.local:1883"}]
+
+
+def test_the_log_comes_from_the_journal_by_time_range_or_says_what_it_shows_instead(tmp_path, monkeypatch):
+    """Issue 39: the page showed the last 2,000 lines since the last start. Under systemd it reads
+    the journal by time range, across starts (journalctl here a stand-in that answers as it does:
+    tests/test_logs.py); on a table systemd does not run, it says what it shows instead."""
+    from pi_table.daemon import logs
+
+    table = InProcessTable(tmp_path, dealt_key())
+    try:
+        staff = logged_in(table.daemon.companion)
+        status, answer = staff.call("GET", "/staff/api/log")
+        assert status == 200 and answer["source"] == "memory"
+        assert answer["note"].startswith("systemd does not run this table (a simulated table")
+        staff.lang = "it"
+        assert staff.call("GET", "/staff/api/log")[1]["note"].startswith("systemd non fa girare questo tavolo")
+        staff.lang = "en"
+        tools = tmp_path / "bin"
+        tools.mkdir()
+        fake_journalctl(tools, SYSTEMD_JOURNAL)
+        monkeypatch.setenv("PATH", f"{tools}:{os.environ['PATH']}")
+        monkeypatch.setattr(logs, "under_journald", lambda: True)
+        status, answer = staff.call("GET", "/staff/api/log?since=1767225000&until=1767230000&level=warning")
+        assert status == 200 and answer["source"] == "journal" and answer["note"] is None
+        assert [line[20:] for line in answer["lines"]] == ["ERROR pi_table.daemon: it broke", "Traceback", "WARN\ufffd"]
+        status, text = staff.call("GET", "/staff/api/log.txt?since=1767225000")
+        assert status == 200 and text.count("---- the service started ----") == 2  # two starts, one file
+        for query in ("since=yesterday", "until=-5", "since=nan"):
+            status, answer = staff.call("GET", f"/staff/api/log?{query}")
+            assert status == 400 and "seconds since 1970" in answer["error"]
+    finally:
+        table.close()

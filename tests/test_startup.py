@@ -19,10 +19,8 @@ LATER = ("aiohttp", "pi_table.web", "pi_table.engine.codex", "pi_table.table.cod
          # other commands' parsers, shutil (argparse's width), csv (exports), the IDNA codec
          "pi_table.night.book", "pi_table.night.recorder", "concurrent.futures", "pi_table.cli.play",
          "pi_table.cli.backup", "pi_table.cli.control", "shutil", "csv", "encodings.idna",
-         # what dataclasses and logging use only for a class without a docstring and to format an
-         # exception (pi_table.later), the catalogues' making (pi_table.ui.messages), BLAKE2 (the
-         # code cache's digest is random's SHA-512)
-         "_blake2", "inspect", "ast", "dis", "traceback", "linecache", "tokenize", "textwrap", "pi_table.ui.messages",
+         # the catalogues' making (pi_table.ui.messages)
+         "pi_table.ui.messages",
          "pi_table.daemon.staff_desk",
          # the drivers and the board's protocol: a simulated table's configuration reads their
          # settings alone (pi_table.drivers.settings)
@@ -74,6 +72,7 @@ def test_a_codex_table_loads_codex_before_ready(tmp_path):
     assert "aiohttp" not in loaded and "importlib.metadata" not in loaded
 
 
+@pytest.mark.slow  # some 4 s of CPU by itself: out of ./dev test (issue 40)
 def test_the_tests_start_a_table_as_the_service_does_or_say_what_they_leave_out():
     """Issue 37: the tests made their tables in-process with the start's machine check off, and so
     missed a table that could not start again. A table is made (``Daemon(...)``) only by the
@@ -96,3 +95,60 @@ def test_the_tests_start_a_table_as_the_service_does_or_say_what_they_leave_out(
                     makers.add(f"{path.relative_to(tests)}:{function.name}")
     assert makers == {f"helpers.py:{name}" for name in SHORTCUTS}
     assert all(len(why) > 40 for why in SHORTCUTS.values())
+
+
+# Issue 40, 3: what pi-table's start does to the process is nothing another program would notice.
+BEFORE_A_COMMAND = """
+import dataclasses, inspect, json, sys, typing
+from pi_table import cli
+try:
+    cli.main(["--version"])  # pi-table's own start, up to a command
+except SystemExit:
+    pass
+
+@dataclasses.dataclass(frozen=True)
+class Point:
+    x: int
+    y: int = 0
+
+print(json.dumps({"signature": str(inspect.signature(Point)),
+                  "hints": sorted(typing.get_type_hints(Point.__init__))}))
+"""
+
+
+def test_a_dataclass_made_after_pi_tables_start_keeps_its_annotations():
+    """The dataclasses' code cache (pi_table.codecache) compiled every dataclass's methods in the
+    process under ``from __future__ import annotations``: ``inspect.signature`` showed ``'_type_x'``
+    and ``typing.get_type_hints`` of an ``__init__`` raised NameError."""
+    done = subprocess.run([sys.executable, "-c", BEFORE_A_COMMAND], capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    seen = json.loads(done.stdout.splitlines()[-1])
+    assert seen == {"signature": "(x: int, y: int = 0) -> None", "hints": ["return", "x", "y"]}
+
+
+FROZEN = """
+import gc, os, signal, sys
+from pi_table.cli import main
+from pi_table.daemon import notify
+
+def ready(self, status):
+    with open({out!r}, "w") as out:
+        out.write(f"{{gc.isenabled()}} {{gc.get_freeze_count()}}")
+    os.kill(os.getpid(), signal.SIGTERM)
+
+notify.Notifier.ready = ready
+sys.exit(main(["run", "--hal", "sim", "--config", {config!r}]))
+"""
+
+
+def test_the_daemon_leaves_the_collector_on_and_freezes_nothing(tmp_path):
+    """The start froze what it made while loading the configuration (``later.lasting``), so the
+    cycles made there were never collected; the collector's pause bought nothing measurable."""
+    config = tmp_path / "config.toml"
+    config.write_text(f'[web]\nhost = "127.0.0.1"\nport = 0\n[paths]\njournal_dir = "{tmp_path / "journal"}"\n'
+                      f'socket = "{tmp_path / "control.sock"}"\nsocket_group = ""\n')
+    out = tmp_path / "collector.txt"
+    done = subprocess.run([sys.executable, "-c", FROZEN.format(out=str(out), config=str(config))],
+                          capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    assert out.read_text() == "True 0"

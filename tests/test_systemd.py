@@ -93,7 +93,7 @@ def test_the_unit_is_a_notify_service_with_a_watchdog_that_restarts_on_failure()
 
 def test_the_unit_runs_as_its_own_user_with_only_the_device_groups():
     assert values("User") == ["pi-table"] and values("Group") == ["pi-table"]
-    assert set(values("SupplementaryGroups")[0].split()) == GROUPS
+    assert set(values("SupplementaryGroups")[0].split()) == GROUPS | {"systemd-journal"}  # the staff page's log
     assert values("CapabilityBoundingSet") == [""] and values("NoNewPrivileges") == ["yes"]
 
 
@@ -119,26 +119,53 @@ def unit_values(unit: Path, key: str) -> list[str]:
     return [value for _, k, value in directives(unit.read_text(encoding="utf-8")) if k == key]
 
 
-def test_the_helpers_unit_verifies_and_is_sandboxed_to_its_three_acts(tmp_path):
-    """The root helper runs with five capabilities, the system read-only but the releases and
-    the spool, no devices, and no more system calls than its acts need (its exposure score is
-    printed under the real systemd: tests/test_container.py)."""
+def verify_beside_the_helper(unit: Path, tmp_path: Path) -> None:
+    """systemd-analyze verify finds nothing wrong with ``unit`` in a root that holds the system's
+    units and an executable /opt/pi-table/helper (the root helper every such unit runs)."""
     require_tools("systemd-analyze")
     root = tmp_path / "root"
     shutil.copytree("/usr/lib/systemd/system", root / "usr/lib/systemd/system", symlinks=True)
     (root / "etc/systemd/system").mkdir(parents=True)
-    shutil.copy(HELPER, root / "etc/systemd/system" / HELPER.name)
+    shutil.copy(unit, root / "etc/systemd/system" / unit.name)
     helper = root / "opt/pi-table/helper"
     helper.parent.mkdir(parents=True)
     helper.write_text("#!/bin/sh\n")
     helper.chmod(0o755)
     done = subprocess.run(["systemd-analyze", "verify", f"--root={root}", "--man=no", "--generators=no",
-                           f"/etc/systemd/system/{HELPER.name}"], capture_output=True, text=True, timeout=60)
+                           f"/etc/systemd/system/{unit.name}"], capture_output=True, text=True, timeout=60)
     assert done.returncode == 0 and done.stderr.strip() == "", done.stderr
+
+
+def test_the_helpers_unit_verifies_and_is_sandboxed_to_its_three_acts(tmp_path):
+    """The root helper runs with five capabilities, the system read-only but the releases and
+    the spool, no devices, and no more system calls than its acts need (its exposure score is
+    printed under the real systemd: tests/test_container.py)."""
+    verify_beside_the_helper(HELPER, tmp_path)
     assert set(unit_values(HELPER, "CapabilityBoundingSet")[0].split()) == {
         "CAP_DAC_OVERRIDE", "CAP_FOWNER", "CAP_SETUID", "CAP_SETGID", "CAP_CHOWN"}
     assert unit_values(HELPER, "NoNewPrivileges") == ["yes"] and unit_values(HELPER, "ProtectSystem") == ["strict"]
     assert unit_values(HELPER, "PrivateDevices") == ["yes"] and unit_values(HELPER, "DevicePolicy") == ["closed"]
+
+
+FIRST_BOOT = ROOT / "systemd" / "pi-table-first-boot.service"
+
+
+def test_the_first_boot_unit_verifies_runs_the_helpers_act_before_the_table_and_never_once_it_is_set_up(tmp_path):
+    """docs/dev/first-boot.md: the root helper's first-boot act, the installer's copy of
+    pi-table, before pi-table.service; no network, three capabilities; not run once set up."""
+    from pi_table.config import defaults
+    from pi_table.files import SETUP_DONE
+    from pi_table.release.first_boot import CONFIG, journal_folder
+
+    verify_beside_the_helper(FIRST_BOOT, tmp_path)
+    assert unit_values(FIRST_BOOT, "ExecStart") == [f"/opt/pi-table/helper first-boot --config {CONFIG}"]
+    assert CONFIG == DEFAULT_PATH and unit_values(FIRST_BOOT, "Before") == ["pi-table.service"]
+    assert unit_values(FIRST_BOOT, "ConditionPathExists") == [
+        f"!{journal_folder(tmp_path / 'none.toml')}/{SETUP_DONE}"] == [f"!{defaults()['paths.journal_dir']}/{SETUP_DONE}"]
+    assert set(unit_values(FIRST_BOOT, "CapabilityBoundingSet")[0].split()) == {"CAP_CHOWN", "CAP_FOWNER",
+                                                                                 "CAP_DAC_OVERRIDE"}
+    assert unit_values(FIRST_BOOT, "PrivateNetwork") == ["yes"] and unit_values(FIRST_BOOT, "StateDirectory") == (
+        values("StateDirectory"))
 
 
 def test_the_service_the_path_unit_and_the_helper_agree_on_the_spool_folder():
@@ -240,7 +267,7 @@ def test_install_sets_up_a_pi_4_and_runs_twice_without_harm(tmp_path):
 
     unit = installer.root / "etc/systemd/system/pi-table.service"
     assert unit.read_text() == UNIT.read_text()
-    for helper_unit in ("pi-table-helper.service", "pi-table-helper.path"):
+    for helper_unit in ("pi-table-helper.service", "pi-table-helper.path", "pi-table-first-boot.service"):
         assert (unit.parent / helper_unit).read_text() == (UNIT.parent / helper_unit).read_text()
     assert os.readlink(installer.root / "usr/local/bin/pi-table") == "/opt/pi-table/venv/bin/pi-table"
     defaults_text = installer.pi_table("check-config", "--defaults").stdout
@@ -280,6 +307,7 @@ SOUND = ("dtparam=audio=on", "dtparam=audio=off")
 def test_install_on_a_pi_5_uses_the_spi_backend_and_no_rpi_ws281x(tmp_path):
     installer = Installer(tmp_path, "Raspberry Pi 5 Model B Rev 1.0", RASPBERRY_PI_OS_BOOT)
     installer.env["PI_TABLE_NO_START"] = "1"
+    installer.env["PI_TABLE_FIRST_BOOT"] = "1"  # as the SD image's builder runs it (docs/dev/first-boot.md)
     result = installer.run()
     assert result.returncode == 0, result.stderr
     config = installer.config.read_text()
@@ -290,7 +318,8 @@ def test_install_on_a_pi_5_uses_the_spi_backend_and_no_rpi_ws281x(tmp_path):
         "display_auto_detect=1", "display_auto_detect=0").replace(*SOUND) + (
         "[all]\ndtoverlay=vc4-kms-dsi-ili9881-7inch\ndtoverlay=max98357a\n")
     assert installer.calls("systemctl") == ["systemctl daemon-reload",
-                                            "systemctl enable pi-table.service pi-table-helper.path"]
+                                            "systemctl enable pi-table.service pi-table-helper.path",
+                                            "systemctl enable pi-table-first-boot.service"]
     venv_python = installer.root / "opt/pi-table/venv/bin/python"
     assert subprocess.run([venv_python, "-c", "import rpi_ws281x"], capture_output=True).returncode != 0
 

@@ -13,13 +13,18 @@ from hypothesis import strategies as st
 
 from pi_table.config import ConfigError, parse_config
 from pi_table.engine import Clue, EndTurn, Guess, Rules, Team, make_game
+from pi_table.engine.games import names_of
+from pi_table.errors import PiTableError
 from pi_table.hal import HealthEvent, NewGame, SimButtons, SimLedStrip, SimScreen, SimTouch
 from pi_table.sim.harness import SimTable
 from pi_table.table import Session, TableLoop
 from pi_table.table.input import HOLD_MIN_S, WIPE_WARNING, InputSettings, TouchPolicy
+from pi_table.table.loop import NotAnswering
 from pi_table.ui.leds import HIDDEN_CARD, PENDING, REVEALED, TEAM_COLOUR, WARNING
 
 from helpers import hidden_swapped
+
+GRID_GAMES = names_of("grid")  # every game played on the grid, as registered
 
 pytestmark = pytest.mark.arm64
 
@@ -260,6 +265,32 @@ def test_the_loop_thread_handles_events_posted_from_other_threads():
     assert session.state.turn is Team.BLUE
 
 
+def test_a_loop_that_does_not_answer_is_told_apart_from_a_timeout_of_what_it_ran():
+    """Issue 40: ``call`` said a loop that did not answer with a bare TimeoutError, which its
+    callers caught, so a TimeoutError raised by the function it ran was taken for a loop that
+    did not answer (and run again). The loop's own is ``NotAnswering``, a PiTableError."""
+    rules = Rules()
+    session = Session(rules, rng=random.Random(1), key=make_game(rules).parse_key(KEY))
+    loop = TableLoop(session, SimTouch(), SimLedStrip(), SimScreen(), SimButtons(), TouchPolicy(InputSettings()))
+    with pytest.raises(NotAnswering) as silent:  # nothing runs the loop: it cannot answer
+        loop.call(lambda: None, timeout=0.05)
+    assert isinstance(silent.value, PiTableError) and isinstance(silent.value, TimeoutError)
+
+    def times_out() -> None:
+        raise TimeoutError("the function's own")
+
+    loop.open()
+    runner = threading.Thread(target=loop.run)
+    runner.start()
+    try:
+        with pytest.raises(TimeoutError, match="the function's own") as raised:
+            loop.call(times_out)
+        assert not isinstance(raised.value, NotAnswering)
+    finally:
+        loop.stop_soon()
+        runner.join(timeout=5)
+
+
 @pytest.mark.parametrize("released_after_s, guessed", [(0.2, True), (0.04, False)])
 def test_a_busy_loop_judges_a_hold_by_when_its_release_came(released_after_s, guessed):
     """A loop that wakes late (a busy night, a loaded CI) finds the release already queued: a
@@ -278,7 +309,7 @@ def test_a_busy_loop_judges_a_hold_by_when_its_release_came(released_after_s, gu
 
 
 @settings(settings.get_profile("tables"))
-@given(seed=st.integers(0, 10_000), game=st.sampled_from(["codenames", "codenames-coop", "alias24"]))
+@given(seed=st.integers(0, 10_000), game=st.sampled_from(GRID_GAMES))
 def test_led_frames_never_depend_on_hidden_cards(seed, game):
     """Play the same moves on two keys that differ only under hidden cards: same frames."""
     rng = random.Random(seed)

@@ -11,6 +11,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from helpers import ROOT
 
 SAMPLE = """
@@ -60,6 +62,7 @@ def tried(run: subprocess.CompletedProcess) -> int:
     return int(re.search(r"tried (\d+) examples", run.stdout).group(1))
 
 
+@pytest.mark.slow  # some 4 s of CPU by itself: out of ./dev test (issue 40)
 def test_the_fast_tier_leaves_out_the_marked_tests_and_a_skip_is_a_skip(tmp_path):
     run = pytest_on(tmp_path, {"test_sample.py": SAMPLE}, "--fast")
     assert run.returncode == 0, run.stdout + run.stderr
@@ -68,6 +71,7 @@ def test_the_fast_tier_leaves_out_the_marked_tests_and_a_skip_is_a_skip(tmp_path
     assert tried(run) <= 10  # the quick profile: ./dev test's
 
 
+@pytest.mark.slow  # some 4 s of CPU by itself: out of ./dev test (issue 40)
 def test_every_skip_fails_under_require_tools_and_an_unknown_mark_is_refused(tmp_path):
     files = {
         "test_sample.py": SAMPLE,
@@ -83,6 +87,7 @@ def test_every_skip_fails_under_require_tools_and_an_unknown_mark_is_refused(tmp
     assert "1 failed, 4 passed, 2 errors" in run.stdout
 
 
+@pytest.mark.slow  # some 10 s of CPU by itself: out of ./dev test (issue 40)
 def test_the_profile_sets_the_examples_a_property_tries(tmp_path):
     thorough = tried(pytest_on(tmp_path, {"test_sample.py": SAMPLE}, PI_TABLE_HYPOTHESIS="thorough"))
     emulated = tried(pytest_on(tmp_path, {"test_sample.py": SAMPLE}, PI_TABLE_HYPOTHESIS="emulated"))
@@ -90,3 +95,24 @@ def test_the_profile_sets_the_examples_a_property_tries(tmp_path):
     wrong = pytest_on(tmp_path, {"test_sample.py": SAMPLE}, PI_TABLE_HYPOTHESIS="thorugh")
     assert wrong.returncode != 0
     assert "PI_TABLE_HYPOTHESIS is one of quick, thorough, emulated, not 'thorugh'" in wrong.stdout + wrong.stderr
+
+
+def budgets_set_by_tests(tree) -> list[int]:
+    """The lines whose ``settings(...)`` names a number of examples itself, not a profile's."""
+    import ast
+
+    return [node.lineno for node in ast.walk(tree)
+            if isinstance(node, ast.Call) and getattr(node.func, "id", getattr(node.func, "attr", None)) == "settings"
+            and any(keyword.arg == "max_examples" for keyword in node.keywords)]
+
+
+def test_no_test_sets_its_own_budget():
+    """Issue 40: the examples a property tries are the profile's, by what one example costs
+    (conftest.EXAMPLES): a test's own number beats every profile, the quick tier's too."""
+    import ast
+
+    tests = Path(__file__).parent
+    found = [f"{path.name}:{line}" for path in sorted(tests.rglob("test_*.py"))
+             for line in budgets_set_by_tests(ast.parse(path.read_text(encoding="utf-8")))]
+    assert found == []
+    assert budgets_set_by_tests(ast.parse("@settings(max_examples=5)\ndef test(): pass\n")) == [1]

@@ -143,11 +143,11 @@ class Events(list):
 
 
 @contextmanager
-def running(folder: Path, greet: bool = True, clock=time.monotonic, **settings_):
+def running(folder: Path, greet: bool = True, clock=time.monotonic, sleep=None, **settings_):
     """A board and a started driver on its link; the driver has said hello unless ``greet`` is False."""
     board = Board(folder / "touch-board")
     settings_.setdefault("silence_timeout_s", 3.0)  # tests pause; the board here sends no heartbeats
-    driver = TouchBoardSource(TouchBoardConfig(port=str(board.link), **settings_), clock=clock)
+    driver = TouchBoardSource(TouchBoardConfig(port=str(board.link), **settings_), clock=clock, sleep=sleep)
     events = Events()
     driver.start(events.append)
     try:
@@ -244,8 +244,7 @@ def test_garbage_bit_flips_and_truncated_frames_never_press_anything(rig):
         board.write(everything[:cut])
     board.write(bytes(110))  # lets a damaged length byte run out before the real report
     board.touch(mask(8))
-    events.wait_for(down(8))
-    time.sleep(0.1)
+    events.wait_for(down(8))  # every byte above came before this report, so the driver has read them all
     assert events == [OK, down(8)]
     assert driver.bad_frames >= (len(everything) - 1) * 8  # all but the flips of the sync byte
 
@@ -323,19 +322,28 @@ def test_a_board_speaking_another_protocol_is_refused_and_asked_again_slowly(tmp
         board.touch(mask(0))
         board.greet(protocol=(major, 0))  # the driver opened the port again and asked again
         board.touch(mask(1))
-        time.sleep(0.2)
+        assert board.receive() == wire.GetHello()  # and again: done with what came before
         assert not driver.connected
         assert events == [refused]
 
 
 def test_unplug_mid_press_releases_the_cell_and_replug_at_the_same_path_reconnects(tmp_path):
-    with running(tmp_path, cells=ROTATED) as (board, driver, events):
+    waits: list[float] = []  # the driver's waits between attempts: each after a failed reopen but the first
+
+    def sleep(seconds: float) -> None:
+        waits.append(seconds)
+        time.sleep(min(seconds, 0.05))
+
+    with running(tmp_path, cells=ROTATED, sleep=sleep) as (board, driver, events):
         board.touch(mask(3))
         events.wait_for(down(8))
         board.unplug()
         events.wait_for(DOWN)
-        time.sleep(0.5)  # several failed reopens (0.1 s, 0.2 s, ...) say nothing more
-        assert events == [OK, down(8), up(8), DOWN]
+        deadline = time.monotonic() + 3
+        while len(waits) < 4:  # three failed reopens
+            assert time.monotonic() < deadline, f"the driver waited {waits} and tried no more"
+            time.sleep(0.005)
+        assert events == [OK, down(8), up(8), DOWN]  # they said nothing more
         assert not driver.connected
         board.plug()
         board.greet()
@@ -346,18 +354,41 @@ def test_unplug_mid_press_releases_the_cell_and_replug_at_the_same_path_reconnec
         assert driver.disconnects == 1
 
 
+class WatchedClock(ManualClock):
+    """The driver's clock, moved by hand, counting the driver's looks at it: while it serves a
+    board, the driver looks once after each read."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.looks = 0
+
+    def __call__(self) -> float:
+        self.looks += 1
+        return self.now
+
+    def read_since(self) -> None:
+        """Wait for a read begun after this call: the second look from now follows one."""
+        wanted = self.looks + 2
+        deadline = time.monotonic() + 3
+        while self.looks < wanted:
+            assert time.monotonic() < deadline, "the driver stopped reading"
+            time.sleep(0.001)
+
+
 def test_a_silent_board_is_dropped_and_opened_again(tmp_path):
-    # a timeout six heartbeats long: this thread may sleep past one or two on a loaded machine
-    with running(tmp_path, silence_timeout_s=0.6) as (board, driver, events):
+    """On the driver's clock, moved by hand only once the driver has read the last heartbeat: it
+    never finds 0.6 s without a word while they come, however late its thread runs."""
+    clock = WatchedClock()
+    with running(tmp_path, clock=clock, silence_timeout_s=0.6) as (board, driver, events):
         board.touch(mask(2))
         events.wait_for(down(2))
         for _ in range(12):  # 1.2 s of heartbeats: longer than the timeout, but never silent
-            time.sleep(0.1)
-            last_word = time.monotonic()  # before the write: the driver may read it before this thread runs on
             board.heartbeat(mask(2))
+            clock.read_since()
+            clock.advance(0.1)
         assert events == [OK, down(2)]
+        clock.advance(0.6)  # then silence, 0.7 s since the last word
         events.wait_for(DOWN)
-        assert time.monotonic() - last_word >= 0.6
         assert events[2:] == [up(2), DOWN]
         board.greet()  # the same port, opened again
         events.wait_for(OK, times=2)
@@ -398,8 +429,9 @@ def test_reports_queued_before_the_port_opened_are_stale(tmp_path):
     try:
         board.greet()
         events.wait_for(OK)
-        time.sleep(0.1)
-        assert events == [OK]
+        board.touch(mask(8))  # the first report after the hello: nothing before it may press a cell
+        events.wait_for(down(8))
+        assert events == [OK, down(8)]
     finally:
         driver.stop()
         board.unplug()

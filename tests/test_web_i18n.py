@@ -23,7 +23,7 @@ from pi_table.ui.i18n import translation
 from pi_table.ui.messages import parse_po, po_path
 from pi_table.web import Companion, Tokens, codenames_snapshot
 from pi_table.web.server import ANOTHER_PHONE, REPLACED
-from pi_table.web.texts import msgids, page_texts
+from pi_table.web.texts import msgids, page_files, page_texts
 from pi_table.web.tokens import SPYMASTER, seat_role
 
 from helpers import CODEX_CONFIG, another_phone, get, played, post, service_daemon, wait_for
@@ -92,7 +92,9 @@ def test_no_english_is_left_outside_the_markers():
     assert parser.texts and [text for text, marked in parser.texts if not marked] == []
     assert prose_outside_markers('el("p", {}, "The table is starting.", `${a} to play`, "chip picked")') == [
         '"The table is starting."', "`${a} to play`"]  # the check sees prose, and lets class lists be
-    assert prose_outside_markers(STATIC.joinpath("app.js").read_text(encoding="utf-8")) == []
+    for script in page_files()[1:]:  # app.js, and each kind's own (codex.js)
+        assert prose_outside_markers(STATIC.joinpath(script).read_text(encoding="utf-8")) == [], script
+    assert page_files()[1:] == ("app.js", "codex.js")
 
 
 def test_the_texts_come_from_the_catalogue_and_the_server_speaks_the_pages_language():

@@ -43,7 +43,8 @@ def click(window, pos, held_s=0.4):
 def test_a_mouse_press_on_the_grid_is_a_touch_with_the_hold_rule(window):
     centre = cell_rects()[3].center
     click(window, centre, held_s=0)  # shorter than the hold: nothing
-    time.sleep(0.5)  # past the hold: a brush taken for a guess would show by now
+    click(window, cell_rects()[0].center)  # a guess after it, held past the moment the brush's hold ends
+    wait_for(lambda: window.loop.session.table_view().board[0] == "R", "card 0 revealed")
     assert window.loop.session.table_view().board[3] == "?"
     click(window, centre)
     wait_for(lambda: window.loop.session.table_view().board[3] == "R", "card 3 revealed")
@@ -71,8 +72,7 @@ def test_n_asks_before_dealing_over_a_game_in_progress(window):
     first = window.loop.session.id
     window.handle(pygame.event.Event(pygame.KEYDOWN, key=pygame.K_n))
     assert window.asking == "N again: a new game over the one in progress (undo brings it back)"
-    time.sleep(0.2)
-    assert window.loop.session.id == first  # asked, not dealt
+    assert window.loop.call(lambda: window.loop.session.id) == first  # asked, not dealt: nothing the loop had
     window.handle(pygame.event.Event(pygame.KEYDOWN, key=pygame.K_n))
     wait_for(lambda: window.loop.session.id != first, "the new game")
     assert window.asking is None
@@ -213,13 +213,15 @@ def codex_tap(window, wanted):
 def test_codex_is_played_to_its_end_in_the_window_by_pass_and_play(tmp_path):
     """The window plays Codex's loop and draws its screen; the mouse plays pass-and-play: PASS
     AND PLAY, each agent's I AM, its choices, NEXT AGENT. Pictures of each stage are written."""
-    from pi_table.engine import Codex, parse_codex_action
+    from pi_table.cli.codex import WINDOW_KEYS
+    from pi_table.engine.codex import Codex
+    from pi_table.engine.codex_actions import parse_codex_action
     from pi_table.engine.codex_rules import CodexRules
     from pi_table.ui.codex_turns import Stage, Turn
 
     rules = CodexRules()
     session = Session(rules, rng=random.Random(1), key=Codex(rules).parse_setup(CODEX_SETUP))
-    w = Window(session, InputSettings(hold_s=0.05), discussion_s=60)
+    w = Window(session, InputSettings(hold_s=0.05), options={"discussion_s": 60}, keys_help=WINDOW_KEYS)
     try:
         wait_for(lambda: w.screen.last is not None, "the first screen")
         w.draw()

@@ -11,6 +11,7 @@ import sys
 import pytest
 
 from pi_table.cli import main
+from pi_table.cli.games import terminal
 from pi_table.engine import Rules
 from pi_table.ui.words import LISTS, MAX_LETTERS, WORDS_PER_GAME, Cards, WordListError, load_words
 
@@ -135,7 +136,7 @@ def test_the_interactive_terminal_deals_new_words_for_a_new_game_and_undo_brings
         except StopIteration:
             raise EOFError from None
 
-    interactive(session, read, out.append, Painter(False), settings=InputSettings(hold_s=HOLD_MIN_S, stuck_s=5),
+    interactive(session, read, out.append, Painter(False), terminal, settings=InputSettings(hold_s=HOLD_MIN_S, stuck_s=5),
                 cards=cards)
     screens = [text for text in out if "WORDS (operatives)" in text]
     first, dealt_again, brought_back = screens[0], screens[-2], screens[-1]

@@ -76,9 +76,16 @@ def cap_watts(p: dict) -> float:
     return (PLA_LIMIT_C - ROOM_C) / estimate(p).warm_k_per_w
 
 
-def cell_ma(colour: tuple[int, int, int], wiring: Pinout, brightness: float, gamma: float) -> float:
+HELD = PowerLimit()
+"""The output stage as the table runs it, each cell held to its cap."""
+UNCAPPED = PowerLimit(cell_ma=float("inf"))
+"""The output stage without its cap on a cell: what the colours alone would draw."""
+
+
+def cell_ma(colour: tuple[int, int, int], wiring: Pinout, brightness: float, gamma: float,
+            limit: PowerLimit = HELD) -> float:
     """What one cell showing ``colour`` draws, through the output stage at ``brightness`` and ``gamma``."""
-    output = PixelOutput(LedMap.grid(wiring.leds_per_cell, edge_leds=wiring.edge_leds), brightness, gamma)
+    output = PixelOutput(LedMap.grid(wiring.leds_per_cell, edge_leds=wiring.edge_leds), brightness, gamma, limit)
     pixels = output.pixels(LedFrame((colour, *[OFF] * (CELLS - 1)), ()))
     return PowerLimit().draw_ma([pixels[led] for led in output.map.cells[0]])
 
@@ -90,9 +97,10 @@ seconds; the idle wave stays under the team colours)."""
 
 
 def brightest(wiring: Pinout, gamma: float, cap_ma: float) -> float:
-    """The highest ``leds.brightness`` (in hundredths) at which no steady colour draws over ``cap_ma`` a cell."""
+    """The highest ``leds.brightness`` (in hundredths) at which no steady colour would draw over ``cap_ma``
+    a cell without the output stage's cap."""
     fits = [step / 100 for step in range(101)
-            if all(cell_ma(colour, wiring, step / 100, gamma) <= cap_ma for colour in STEADY.values())]
+            if all(cell_ma(colour, wiring, step / 100, gamma, UNCAPPED) <= cap_ma for colour in STEADY.values())]
     return max(fits, default=0.0)
 
 
@@ -119,6 +127,10 @@ def table(p: dict, wiring: Pinout) -> str:
         f"| the table's steady colours (brightness {default.brightness:g}, gamma {default.gamma:g}) | at most "
         f"{steady[worst]:.0f} mA a cell ({worst}): " + ("under the cap" if steady[worst] <= cap_ma else "OVER the cap")
         + f"; its air {estimate(p).rise(steady[worst] * SUPPLY_V / 1000)[1]:.0f} K over the room at the warm end |",
-        f"| the highest `leds.brightness` within the cap | {brightest(wiring, default.gamma, cap_ma):g} at gamma "
-        f"{default.gamma:g}; {brightest(wiring, 1.0, cap_ma):g} at gamma 1 (none) |",
+        f"| the highest `leds.brightness` whose colours keep under the cap by themselves | "
+        f"{brightest(wiring, default.gamma, cap_ma):g} at gamma {default.gamma:g}; {brightest(wiring, 1.0, cap_ma):g} "
+        f"at gamma 1 (none) |",
+        f"| what the output stage lets a cell draw, whatever the colour, brightness and gamma | "
+        f"{PowerLimit().cell_ma:g} mA (`PowerLimit.cell_ma`): " + ("within" if PowerLimit().cell_ma <= cap_ma
+                                                                     else "OVER") + " the cap |",
     ])

@@ -2,12 +2,13 @@
 
 ``start``: ``pi-table run --hal sim`` in a child process, from the fork to systemd's
 ``READY=1`` (the FakeSystemd stand-in hears it on a real notify socket), and the daemon's
-resident memory then. A bare ``python -c pass`` is timed in the same run, so the figure can
-be read as a ratio to the interpreter's own start on this (noisy) machine. One start before
-them is not timed: it writes the modules' bytecode and the dataclasses' methods
-(``pi_table.codecache``), which a release's build compiles on a Pi, so the figure is the
-daemon's start and not the compiler's (a shell or CI with ``PYTHONDONTWRITEBYTECODE`` set would
-otherwise compile every module at every start).
+resident memory then: a figure, with no target (a Pi boots in about 20 s and systemd waits 2 s
+before a restart, so no player notices tens of milliseconds). A bare ``python -c pass`` is timed
+in the same run, to read the figure against the interpreter's own start on this (noisy)
+machine. One start before them is not timed: it writes the modules' bytecode, which pip
+compiles when it installs a release, so the figure is the daemon's start and not the
+compiler's (a shell or CI with ``PYTHONDONTWRITEBYTECODE`` set would otherwise compile every
+module at every start).
 
 ``stop``: from SIGTERM to the process's exit, journal closed and socket removed (systemd's
 ``systemctl stop`` and every restart wait for it).

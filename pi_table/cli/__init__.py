@@ -9,11 +9,8 @@ import importlib
 import os
 import sys
 
-from .. import codecache, later
 from .output import EXIT_CONFIG, EXIT_PIPE
 from .tables import Unconfigured
-
-later.lean()  # before any command's module loads: dataclasses and logging without what they rarely use
 
 
 class _Version(argparse.Action):
@@ -79,7 +76,7 @@ def build_parser(argv: list[str] | None = None) -> argparse.ArgumentParser:
     named = argv[0] if argv else None
     for group, names in GROUPS.items():
         if named is None or named not in _ALL or named in names:
-            # imported here, after codecache.install(), and only the groups this command line needs
+            # imported here, and only the groups this command line needs
             importlib.import_module(f".{group}", __package__).add_commands(commands)
     return parser
 
@@ -88,7 +85,6 @@ def main(argv: list[str] | None = None) -> int:
     # pygame greets on stdout when first imported (by the self-test's, tune's and the simulators'
     # painters, before any device opens): no command of the table's wants that English line
     os.environ.setdefault("PYGAME_HIDE_SUPPORT_PROMPT", "1")
-    codecache.install()
     try:
         argv = sys.argv[1:] if argv is None else argv
         parser = build_parser(argv)

@@ -7,19 +7,39 @@ import argparse
 import sys
 from typing import TYPE_CHECKING
 
-from ..table.timer import DISCUSSION_S
+from ..engine.codex_rules import DISCUSSION_LENGTH, DISCUSSION_S
+from ..engine.phrase import N_
 from .output import EXIT_USAGE, flushed, said
 from .script import script_lines
 
 if TYPE_CHECKING:  # Codex is imported only when it is played
-    from ..engine import CodexRules
+    from ..engine.codex_rules import CodexRules
     from ..table import Session
+
+
+def roles(text: str) -> list[str]:
+    """--roles: the roles' names, separated by commas (CodexRules checks each)."""
+    return text.lower().split(",")
+
+
+OPTIONS = (
+    ("--roles", {"type": roles,
+                 "help": "Codex: the three roles in play, the Leader among them (default: dealt)"}),
+    ("--discussion", {"type": float, "metavar": "SECONDS",
+                      "help": f"Codex: the discussion's length, 0 for no timer (default: {DISCUSSION_S:g})"}),
+)
+"""``pi-table sim``'s options that are Codex's alone (``games.Commands.options``)."""
+SETUP_HELP = "Codex: the six identikits, one codename:faction:role:position:fragment per seat"
+"""What ``--setup TEXT`` deals for Codex (``games.Commands.setup``)."""
+WINDOW_KEYS = N_("mouse: tap the screen (PASS AND PLAY, then each agent's turn)   E: END TURN   N: NEW GAME   Q: quit")
+"""The window's help bar: Codex is played on its screen alone."""
 
 
 def sim(parser: argparse.ArgumentParser, args: argparse.Namespace, rules: CodexRules) -> int:
     """Codex's simulators: a script on virtual time, drawn by the screen's own painter; else the
     window where there is a display (``--window``), or the terminal, both by pass-and-play."""
-    from ..engine import Codex, InvalidSetup
+    from ..engine.codex import Codex
+    from ..engine.codex_setup import InvalidSetup
     from ..table import Session, random_source
     from ..table.timer import TimerSettings
     from ..ui.i18n import translation
@@ -76,22 +96,25 @@ def _play(parser: argparse.ArgumentParser, args: argparse.Namespace, session: Se
     """A group at one screen, by pass-and-play: the window where it can open, else the terminal."""
     from ..sim.terminal import interactive
     from ..table.input import InputSettings
+    from .games import terminal
     from .window import in_a_window, painter_of
 
     painter = painter_of(args)
     if args.window and in_a_window(parser, args, painter, lambda run_window, screen: run_window(
             session, InputSettings(hold_s=args.hold), None, args.lang, screen, sound=not args.mute,
-            discussion_s=discussion)):
+            options={DISCUSSION_LENGTH.name: discussion}, keys_help=WINDOW_KEYS)):
         return 0
-    interactive(session, input, flushed(sys.stdout), painter, discussion_s=discussion)
+    interactive(session, input, flushed(sys.stdout), painter, terminal, options={DISCUSSION_LENGTH.name: discussion})
     return 0
 
 
 def status(state: dict, lang: str) -> list[str]:
     """Codex's line of ``pi-table status``: the phase and the step, whom it waits for (or how it ended)."""
-    from ..ui.i18n import STEPS, translation
+    from ..engine.codex_rules import DESCRIPTION
+    from ..ui.i18n import translation
 
     _ = translation(lang).gettext
     return [_("over: {reason}").format(reason=state["reason"]) if state["step"] == "over" else
             _("phase {phase}, {step} step; waiting for seats {seats}").format(
-                phase=state["phase"], step=_(STEPS[state["step"]]), seats=", ".join(map(str, state["waiting_for"])) or _("none"))]
+                phase=state["phase"], step=_(DESCRIPTION.phases[state["step"]]),
+                seats=", ".join(map(str, state["waiting_for"])) or _("none"))]

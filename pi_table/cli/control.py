@@ -14,7 +14,7 @@ from pathlib import Path
 from ..engine.games import NAMES, kind_of
 from ..engine.phrase import N_
 from ..engine.views import LANGUAGES
-from .games import KINDS
+from .games import status
 from .output import EXIT_NOPERM, EXIT_UNAVAILABLE, EXIT_USAGE, said
 from .tables import DEFAULT_CONFIG, config_option, configured, load
 
@@ -38,10 +38,11 @@ def add_commands(commands) -> None:
     config_option(undo)
     undo.set_defaults(func=_ask)
     release = commands.add_parser(
-        "release-seat", help="Codex: give a seat's phone page a new link (the wrong phone opened it)",
-        description="Codex: void seat SEAT's phone page link, so the phone that opened it (and anyone "
-                    "holding its code) is refused, and show the seat's new link as a QR code on the "
-                    "table's screen. The game itself is untouched.")
+        "release-seat", help="give a seat's phone page a new link (the wrong phone opened it)",
+        description="In a game whose players have seats with phone pages of their own: void seat "
+                    "SEAT's phone page link, so the phone that opened it (and anyone holding its code) "
+                    "is refused, and show the seat's new link as a QR code on the table's screen. The "
+                    "game itself is untouched.")
     config_option(release)
     release.add_argument("seat", type=int, metavar="SEAT", help="the seat, 0 to 5")
     release.set_defaults(func=_ask)
@@ -133,15 +134,16 @@ def _ask(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
 
 def _print_status(answer: dict, lang: str) -> None:
     """``pi-table status`` in the table's language: the game and the devices by their names in it."""
+    from ..engine.games import title_of
     from ..hal.events import DEVICE_NAMES
-    from ..ui.i18n import GAME_TITLES, say_health, translation
+    from ..ui.i18n import say_health, translation
 
     _ = translation(lang).gettext
     state = answer["state"]
     print(_("pi-table {version}: game {id} ({game}), up {uptime} s").format(
-        version=answer.get("version", "?"), id=answer["game_id"], game=_(GAME_TITLES.get(state["game"], state["game"])),
+        version=answer.get("version", "?"), id=answer["game_id"], game=_(title_of(state["game"])),
         uptime=answer["uptime_s"]))
-    for line in KINDS[kind_of(state["game"])].status(state, lang):
+    for line in status(kind_of(state["game"]))(state, lang):
         print(line)
     print(_("health {devices}").format(devices=", ".join(f"{_(DEVICE_NAMES.get(name, name))}: {say_health(health, lang)}"
                                                          for name, health in answer["health"].items())))
@@ -153,7 +155,8 @@ def _print_status(answer: dict, lang: str) -> None:
 
 def _print_history(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
     """``pi-table history``: a line a game, its name and how it ended in ``--lang``."""
-    from ..ui.i18n import GAME_TITLES, translation
+    from ..engine.games import title_of
+    from ..ui.i18n import translation
 
     config = configured(args)
     lang = args.lang or config.language
@@ -164,7 +167,7 @@ def _print_history(parser: argparse.ArgumentParser, args: argparse.Namespace) ->
         print(json.dumps(games))
         return 0
     _ = translation(lang).gettext
-    titles = [_(GAME_TITLES.get(game.get("game", "?"), game.get("game", "?"))) for game in games]
+    titles = [_(title_of(game.get("game", "?"))) for game in games]
     width = max(map(len, titles), default=0)
     for game, title in zip(games, titles):
         result = game.get("error") or (game["reason"] if game["over"] else _("unfinished"))

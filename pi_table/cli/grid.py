@@ -20,14 +20,12 @@ def sim(parser: argparse.ArgumentParser, args: argparse.Namespace, rules: Rules)
     from ..table import Session, parse_command, random_source
     from ..table.input import InputSettings
     from ..table.timer import TimerSettings
-    from ..ui.i18n import say, translation
+    from ..ui.i18n import say
     from ..ui.words import Cards, WordListError, load_words
+    from .games import terminal
     from .window import in_a_window, painter_of
 
-    _ = translation(args.lang).gettext
     rendering = args.command == "render"
-    if not rendering and (args.roles is not None or args.discussion is not None):
-        parser.error(_("--roles and --discussion are Codex's options: --game codex"))
     try:
         words = None if args.words is None else load_words(args.words)
     except WordListError as e:
@@ -63,7 +61,7 @@ def sim(parser: argparse.ArgumentParser, args: argparse.Namespace, rules: Rules)
 
             port = None if args.touch_port == "auto" else args.touch_port
             touch = TouchBoardSource(TouchBoardConfig(port=port))
-        interactive(session, input, flushed(sys.stdout), painter, touch, settings, timer, cards)
+        interactive(session, input, flushed(sys.stdout), painter, terminal, touch, settings, timer, cards)
         return 0
     table = SimTable(session, settings, timer, args.lang, cards)
     try:
@@ -102,11 +100,13 @@ def _render(parser: argparse.ArgumentParser, args: argparse.Namespace, table, sc
 
 def status(state: dict, lang: str) -> list[str]:
     """A grid game's lines of ``pi-table status``: the turn and the phase (or how it ended), the board."""
-    from ..ui.i18n import STEPS, TeamWord, translation
+    from ..engine.games import described
+    from ..ui.i18n import TeamWord, translation
 
     _ = translation(lang).gettext
     left = state["remaining"]  # None while Deep Undercover's codenames are placed: no key yet
+    phases = described(state["game"]).phases
     return [_("over: {reason}").format(reason=state["reason"]) if state["phase"] == "over" else
-            _("{team} to play, {phase} phase").format(team=TeamWord(state["turn"], lang), phase=_(STEPS[state["phase"]]))
+            _("{team} to play, {phase} phase").format(team=TeamWord(state["turn"], lang), phase=_(phases[state["phase"]]))
             + ("" if left is None else "; " + _("red {red} left, blue {blue} left").format(**left)),
             _("board {board}").format(board=state["board"])]

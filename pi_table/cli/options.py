@@ -9,7 +9,7 @@ from collections.abc import Callable
 from ..engine import Team
 from ..engine.games import NAMES, AnyRules, entry, kind_of
 from ..engine.rules import NUKE_MODES, SETUPS
-from .games import KINDS
+from .games import KINDS, setup_help
 
 
 def team(text: str) -> Team:
@@ -39,8 +39,8 @@ def whole_number(option: str, least: int, most: Callable[[], int] | None = None)
 
 def game_options(parser: argparse.ArgumentParser, every_game: bool = False) -> None:
     """The options that choose a game and its rules; shared by every command that deals.
-    ``every_game``: the command plays every game (``pi-table sim``), whose --setup is also
-    Codex's six identikits; else those with keys (``KINDS``)."""
+    ``every_game``: the command plays every game (``pi-table sim``), whose --setup is also the
+    deal of a game of another kind, as text; else those with keys (``KINDS``)."""
     games = NAMES if every_game else tuple(name for name in NAMES if KINDS[kind_of(name)].keys)
     parser.add_argument("--game", choices=games, default="codenames", help="the game (default: %(default)s)")
     parser.add_argument("--nuke", choices=NUKE_MODES, default="basic", help="Alias 24's nuke mode (default: basic)")
@@ -51,8 +51,8 @@ def game_options(parser: argparse.ArgumentParser, every_game: bool = False) -> N
     if every_game:
         parser.add_argument(
             "--setup", metavar="key|place|TEXT",
-            help="'place': Deep Undercover's deal-and-place setup; Codex: the six identikits, one "
-                 "codename:faction:role:position:fragment per seat (default: a random deal)",
+            help="; ".join(["'place': Deep Undercover's deal-and-place setup",
+                            *(said for kind in KINDS if (said := setup_help(kind)) is not None)]) + " (default: a random deal)",
         )
     else:
         parser.add_argument(
@@ -75,10 +75,6 @@ def words_option(parser: argparse.ArgumentParser) -> None:
 
 
 def rules_of(args: argparse.Namespace) -> AnyRules:
-    """The rules ``--game`` is dealt with: its rules take the options they know (Codex's, its
-    --roles; the grid games', the others)."""
-    roles = getattr(args, "roles", None)  # ``pi-table sim``'s alone
-    return entry(args.game).rules_from({
-        "nuke": args.nuke, "clue_required": args.clue_required, "three_player": args.three_player,
-        "setup": args.setup or "key", "dark_cell": args.dark_cell, "roles": None if roles is None else roles.lower().split(","),
-    })
+    """The rules ``--game`` is dealt with: its rules take the options they know, its kind's own
+    among them (``games.Commands.options``), and leave the others'."""
+    return entry(args.game).rules_from({**vars(args), "setup": args.setup or "key"})

@@ -9,9 +9,8 @@ from pathlib import Path
 from typing import NoReturn, cast
 
 from ..engine import InvalidRules, Rules, make_game
-from ..engine.games import kind_of
-from ..table.timer import DISCUSSION_S
-from .games import KINDS
+from ..engine.games import kind_of, names_of
+from .games import KINDS, options, sim
 from .options import game_options, rules_of, table_options, whole_number, words_option
 from .output import said
 
@@ -20,13 +19,13 @@ NO_WORDS = "none"
 
 
 def played_options(parser: argparse.ArgumentParser, command: str) -> None:
-    """What is played and how (the game and its rules, Codex's roles and discussion, the key, the
+    """What is played and how (the game and its rules, each kind's own options, the key, the
     table's hold and timer, the words): the options a script's header may carry too."""
     game_options(parser, every_game=command == "sim")
     if command == "sim":
-        parser.add_argument("--roles", help="Codex: the three roles in play, the Leader among them (default: dealt)")
-        parser.add_argument("--discussion", type=float, metavar="SECONDS",
-                            help=f"Codex: the discussion's length, 0 for no timer (default: {DISCUSSION_S:g})")
+        for kind in KINDS:
+            for flag, keywords in options(kind):
+                parser.add_argument(flag, **keywords)
     parser.add_argument("--key", help="the 25-character key (default: a random one)")
     table_options(parser)
     words_option(parser)
@@ -36,7 +35,7 @@ def add_commands(commands) -> None:
     sim = commands.add_parser("sim", help="play the table in the terminal, or run a script")
     played_options(sim, "sim")
     sim.add_argument("--script", type=Path, help="run the commands in FILE ('-' for standard input); its header "
-                                                 "may carry its options: '# options: --game codex --seed 3'")
+                                                 "may carry its options: '# options: --game alias24 --seed 3'")
     sim.add_argument("--json", action="store_true", help="with --script: one JSON object per line")
     sim.add_argument(
         "--touch-port", help="play with a touch board on this serial port (from emulate-board), or 'auto' to find it"
@@ -78,9 +77,24 @@ def _sim(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
     _ = translation(args.lang).gettext  # the game's words in the simulator's language; argparse's own stay English
     if args.command != "render" and args.json and args.script is None:
         parser.error(_("--json goes with --script FILE"))
-    kind = KINDS[kind_of(rules.game)]
-    args.words = _deck(args, kind.keys)
-    return kind.sim(parser, args, rules)
+    kind = kind_of(rules.game)
+    if args.command == "sim":
+        _refuse_others_options(parser, args, kind)
+    args.words = _deck(args, KINDS[kind].keys)
+    return sim(kind)(parser, args, rules)
+
+
+def _refuse_others_options(parser: argparse.ArgumentParser, args: argparse.Namespace, kind: str) -> None:
+    """An option of another kind's games alone, given for this kind's: a usage error naming its games."""
+    from ..ui.i18n import translation
+
+    _ = translation(args.lang).gettext
+    for other in KINDS:
+        given = [flag for flag, _keywords in options(other) if getattr(args, flag.lstrip("-").replace("-", "_")) is not None]
+        if given and other != kind:
+            games = names_of(other)
+            parser.error(_("{options}: options of {games} only (--game {game})").format(
+                options=", ".join(given), games=", ".join(games), game=games[0]))
 
 
 def _deck(args: argparse.Namespace, cards: bool) -> str | None:

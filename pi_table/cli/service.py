@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import argparse
 
-from .. import later
 from .tables import Unconfigured, config_option, load, own_table, tell
 
 
@@ -18,16 +17,13 @@ def add_commands(commands) -> None:
 
 
 def _run(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
-    # the daemon's modules and configuration live as long as the process; the table's own
-    # objects (its game, its loop, which a new kind of game replaces) are made with the collector on
-    with later.lasting():
-        from ..daemon import logs
-        from ..daemon.run import serve
+    from ..daemon import logs
+    from ..daemon.run import serve
 
-        logs.setup(args.log_level)  # a rollback at the start is logged as the service's own
-        config, under_trial = _start(args)
-        if args.config is None:
-            config = own_table(args, config)
+    logs.setup(args.log_level)  # a rollback at the start is logged as the service's own
+    config, under_trial = _start(args)
+    if args.config is None:
+        config = own_table(args, config)
     return serve(config, args.hal, args.touch_port, under_trial)
 
 

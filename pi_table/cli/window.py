@@ -1,5 +1,5 @@
-"""The simulators' screen for a group at one computer, grid games and Codex alike: the window
-where one can open, else the terminal, which says why it took over."""
+"""The simulators' screen for a group at one computer, every kind of game alike: the window where
+one can open, else the terminal, which says why it took over."""
 
 from __future__ import annotations
 

@@ -9,15 +9,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..drivers.settings import ORDERS, PINS
-from ..engine import CELLS
-from ..engine.games import NAMES
+from ..engine.described import Choice
+from ..engine.games import NAMES, choices, title_of
 from ..engine.phrase import N_, Phrase, Text
-from ..engine.rules import CENTRE, NUKE_MODES, SETUPS
 from ..engine.views import LANGUAGES
 from ..hardware import pinout
 from ..table.input import HOLD_MAX_S, HOLD_MIN_S
-from ..table.timer import DISCUSSION_S, TURN_S
-from ..ui.i18n import GAME_TITLES
+from ..table.timer import TURN_S
 from ..ui.mounting import PANELS, ROTATIONS, PanelMounting
 from ..ui.pixels import GAMMA
 
@@ -58,8 +56,6 @@ SECTION_GROUPS = {"game": "game", "timer": "game", "touch": "advanced", "leds": 
 """A section's keys' group, unless a key names its own."""
 
 SECONDS, MINUTES, PIXELS, DEGREES = N_("seconds"), N_("minutes"), N_("pixels"), N_("degrees")
-NUKES = {"basic": N_("basic"), "mad": N_("mad")}
-SETUP_WORDS = {"key": N_("a key card"), "place": N_("placed (Deep Undercover)")}
 LANGUAGE_NAMES = {"en": "English", "it": "Italiano"}
 """Each language by its own name, as a choice is offered in any language."""
 
@@ -105,29 +101,24 @@ class Option:
         return self.in_group or SECTION_GROUPS[self.section]
 
 
+def game_option(choice: Choice) -> Option:
+    """A game's option (``engine.described.Choice``) as a ``[game]`` key: its help, label, words
+    and numbers are the game's description's."""
+    return Option("game", choice.name, choice.default, choice.kind, choice.help, label=choice.label,
+                  choices=choice.values, words=choice.words, range=None if choice.span is None else Range(*choice.span),
+                  unit=choice.unit)
+
+
 OPTIONS = (
-    Option("game", "game", "codenames", "str", N_("the game a new table deals: codenames, codenames-coop, alias24, codex"),
-           label=N_("Game a new table deals"), choices=NAMES, words=GAME_TITLES),
-    Option("game", "nuke", "basic", "str", N_("Alias 24's nuke mode: basic, mad"),
-           label=N_("Alias 24: nuke mode"), choices=NUKE_MODES, words=NUKES),
-    Option("game", "clue_required", False, "bool", N_("the clue number must be entered before the first touch"),
-           label=N_("Clue number before the first touch")),
-    Option("game", "three_player", False, "bool", N_("one operative guesses for both spymasters"),
-           label=N_("Three players")),
-    Option("game", "setup", "key", "str", N_("key, place: 'place' is Deep Undercover's deal-and-place"),
-           label=N_("Card layout"), choices=SETUPS, words=SETUP_WORDS),
-    Option("game", "dark_cell", CENTRE, "int", N_("Alias 24's cell without a card, 0 to 24"),
-           label=N_("Alias 24: cell without a card"), range=Range(0, CELLS - 1)),
+    Option("game", "game", "codenames", "str", N_("the game a new table deals"),
+           label=N_("Game a new table deals"), choices=NAMES, words={name: title_of(name) for name in NAMES}),
+    *(game_option(choice) for choice in choices()),
     Option("game", "language", "en", "str", N_("the screen's language: en, it"),
            label=N_("Language"), choices=LANGUAGES, words=LANGUAGE_NAMES),
     Option("game", "colour_blind", False, "bool", N_("identities also differ by rhythm on the LEDs"),
            label=N_("Colour-blind rhythms"), in_group="lights"),
     Option("game", "hold_s", 0.25, "number", N_("seconds a touch is held before it counts as a guess"),
            label=N_("Touch hold time"), range=Range(HOLD_MIN_S, HOLD_MAX_S), unit=SECONDS),
-    Option("game", "discussion_s", DISCUSSION_S, "number", N_("Codex: seconds of public discussion each phase"),
-           label=N_("Codex: discussion time"), range=Range(10, 3600), unit=SECONDS),
-    Option("game", "sealed_votes", False, "bool", N_("Codex: hide each ballot until the sixth is in (the book votes in public)"),
-           label=N_("Codex: sealed votes")),
     Option("timer", "length_s", 0, "number", N_("turn timer in seconds; 0 is off"),
            label=N_("Turn timer"), range=Range(*TURN_S, off=0), unit=SECONDS),
     Option("timer", "warn_s", 10, "number", N_("warn this many seconds before the turn runs out"),
@@ -205,7 +196,7 @@ OPTIONS = (
            label=N_("Encoder push pin")),
     Option("buttons", "new_game_hold_s", 2.0, "number", N_("seconds NEW GAME is held to deal a new game"),
            label=N_("NEW GAME hold time"), in_group="game", unit=SECONDS),
-    Option("web", "enabled", True, "bool", N_("serve the companion pages for phones (spymaster key, spectators, Codex seats)"),
+    Option("web", "enabled", True, "bool", N_("serve the companion pages for phones (spymaster key, spectators, players' seats)"),
            label=N_("Phone pages")),
     Option("web", "host", "0.0.0.0", "str", N_("the address it listens on: 0.0.0.0 every network, 127.0.0.1 this machine only"),
            label=N_("Listening address")),

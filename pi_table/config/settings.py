@@ -10,7 +10,7 @@ import ipaddress
 import os
 import socket
 import urllib.parse
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TypeGuard
@@ -18,7 +18,7 @@ from typing import TypeGuard
 from ..drivers.settings import ELECTRODE_LIMIT, PINS, ButtonPins, SpiLedConfig, TouchBoardConfig, Ws281xConfig
 from ..engine import CELLS
 from ..engine.errors import Refusal
-from ..engine.games import NAMES, AnyRules, entry
+from ..engine.games import NAMES, AnyRules, choices, entry
 from ..engine.phrase import Phrase, Text
 from ..engine.views import LANGUAGES
 from ..night.names import Blocklist
@@ -139,8 +139,7 @@ class Config:
     source: Path | None
     values: dict[str, object]
     rules: AnyRules  # the game a new table deals
-    options: Mapping[str, object]  # [game]'s rule options: every game's rules take those they know
-    discussion_s: float
+    options: Mapping[str, object]  # [game]'s games' options (engine.games.choices): each game takes those it knows
     language: str
     input: InputSettings
     timer: TimerSettings
@@ -193,6 +192,12 @@ class Values:
             raise self._wrong(key, "number")
         return value
 
+    def of(self, key: str, kind: str) -> object:
+        """A value of one of the games' kinds (``engine.described.KINDS_OF_VALUE``)."""
+        read: dict[str, Callable[[str], object]] = {"bool": self.flag, "str": self.text, "int": self.whole,
+                                                    "number": self.number}
+        return read[kind](key)
+
     def pin(self, key: str) -> int | None:
         """A GPIO number, or None for false: the button is not fitted."""
         value = self._values[key]
@@ -239,16 +244,14 @@ def build(values: dict[str, object], source: Path | None) -> Config:
         raise Refusal("the language is one of {languages}, not {language!r}", languages=", ".join(LANGUAGES),
                       language=language)
     game = entry(v.text("game.game"))
-    options = {
-        "nuke": v.text("game.nuke"), "clue_required": v.flag("game.clue_required"),
-        "three_player": v.flag("game.three_player"), "setup": v.text("game.setup"), "dark_cell": v.whole("game.dark_cell"),
-        "sealed_votes": v.flag("game.sealed_votes"),
-    }
+    options = {choice.name: v.of(f"game.{choice.name}", choice.kind) for choice in choices()}  # as the games describe them
     dealt = {name: entry(name).rules_from(options) for name in NAMES}  # every game the table may deal checks its own
-    discussion_s, span = v.number("game.discussion_s"), _range("game.discussion_s")
-    if not span.holds(discussion_s):
-        raise Refusal("the discussion lasts {least} to {most} seconds, not {seconds}", least=span.least, most=span.most,
-                      seconds=discussion_s)
+    for choice in choices():  # a game's rules check their own options; its table's settings are checked here
+        value = options[choice.name]
+        if not choice.rule and choice.span is not None and isinstance(value, (int, float)) \
+                and not choice.span[0] <= value <= choice.span[1]:
+            raise Refusal("{key} is {least} to {most} {unit}, not {value}", key=f"game.{choice.name}",
+                          least=choice.span[0], most=choice.span[1], unit=Phrase(choice.unit or ""), value=value)
     leds = _leds(v)
     buttons = ButtonPins(
         end_turn=v.pin("buttons.end_turn"), new_game=v.pin("buttons.new_game"),
@@ -265,7 +268,6 @@ def build(values: dict[str, object], source: Path | None) -> Config:
         values=dict(values),
         rules=dealt[game.name],
         options=options,
-        discussion_s=discussion_s,
         language=language,
         input=InputSettings(hold_s=v.number("game.hold_s"), stuck_s=v.number("touch.stuck_s")),
         timer=TimerSettings(

@@ -30,14 +30,20 @@ from typing import TypeGuard
 
 from ..engine.phrase import Phrase, Text
 from ..engine.views import LANGUAGES
+from ..errors import PiTableError
 from ..files import replace_file
 from ..ui.i18n import say
 from .loading import Running, read_text
+from .schema import BY_KEY
 
 log = logging.getLogger("pi_table.config")
 GOOD, TRIAL, ROLLED_BACK = ".good", ".trial", ".rolled-back"
 STARTS = 1  # starts a trial has: a second start without a keep means the first one died
 DEADLINE_S = 60.0  # from the start to healthy: the companion opens after READY, the board says hello
+
+
+class DamagedNote(PiTableError, ValueError):
+    """A trial's note that is not one: no trial is under way (said once in the log)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -59,15 +65,15 @@ class Trial:
 
     @classmethod
     def from_json(cls, data: object) -> Trial:
-        """The note as written (one written before ``reached`` has none); ValueError when it is
-        not one (a damaged note is no trial)."""
+        """The note as written (one written before ``reached`` has none); refused when it is
+        not one (``DamagedNote``: a damaged note is no trial)."""
         if isinstance(data, dict):
             keys, working, by = data.get("keys"), data.get("working", []), data.get("by")
             since, starts, reached = data.get("since"), data.get("starts"), data.get("reached", [])
             if (_strings(keys) and _strings(working) and isinstance(by, str) and isinstance(since, int | float)
                     and isinstance(starts, int) and not isinstance(starts, bool) and _strings(reached)):
                 return cls(tuple(keys), by, tuple(working), float(since), starts, tuple(reached))
-        raise ValueError("a trial's note has keys, by, working, since, starts and reached")
+        raise DamagedNote("a trial's note has keys, by, working, since, starts and reached")
 
 
 def _strings(value: object) -> TypeGuard[list[str]]:
@@ -186,13 +192,19 @@ def state(path: Path | None, lang: str) -> dict:
     last = None
     if note is not None:
         why, keys = note.get("why"), note.get("keys")
+        named = [key for key in keys if isinstance(key, str)] if isinstance(keys, list) else []
         last = {"at": note.get("at") if isinstance(note.get("at"), int | float) else None,
-                "keys": [key for key in keys if isinstance(key, str)] if isinstance(keys, list) else [],
-                "by": str(note.get("by", "")),
+                "keys": named, "labels": labels(named, lang), "by": str(note.get("by", "")),
                 "why": str(why.get(lang) or why.get("en") or "") if isinstance(why, dict) else ""}
-    return {"trial": None if pending is None else {"keys": list(pending.keys), "by": pending.by,
-                                                    "since": pending.since},
+    return {"trial": None if pending is None else {"keys": list(pending.keys), "labels": labels(pending.keys, lang),
+                                                    "by": pending.by, "since": pending.since},
             "rolled_back": last}
+
+
+def labels(keys: Iterable[str], lang: str) -> list[str]:
+    """The settings ``keys`` as the owner knows them, by their labels in ``lang`` (issue 39: a
+    rollback's note named ``web.enabled``); a key no setting has, as it is."""
+    return [say(Phrase(BY_KEY[key].label), lang) if key in BY_KEY else key for key in keys]
 
 
 def _copy(source: Path, to: Path) -> None:

@@ -46,7 +46,7 @@ import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import TYPE_CHECKING, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 from .. import version
 from ..config import ConfigError, load_config, parse_config, trial
@@ -104,7 +104,7 @@ class Restarting(Protocol):
     """What a restore needs of the table's restarts (``restarts.Restarts``)."""
 
     @property
-    def lock(self) -> AbstractContextManager: ...
+    def lock(self) -> AbstractContextManager[object]: ...
 
     def working(self) -> list[str]: ...
 
@@ -123,7 +123,7 @@ class Contents:
     """A checked backup: its manifest and files, what restoring it replaces in words, and the
     names of what it replaces (the trial's keys: the settings' keys that differ, the PIN, the journal)."""
 
-    manifest: dict
+    manifest: dict[str, Any]
     files: dict[str, bytes]
     replaces: tuple[Phrase, ...]
     keys: tuple[str, ...]
@@ -202,7 +202,7 @@ def on_the_table(journal: Path) -> set[str]:
     return set() if last is None else {last.name}
 
 
-def _packed(manifest: dict, files: dict[str, bytes], made: float) -> bytes:
+def _packed(manifest: dict[str, Any], files: dict[str, bytes], made: float) -> bytes:
     """``files`` in a .tar.gz after their manifest: ``manifest`` with each file's size and sha256."""
     import hashlib  # making or reading a backup only
     import tarfile
@@ -300,7 +300,7 @@ def _ill_formed(data: bytes) -> str | None:
         return "expected ASCII text"
 
 
-def read(data: bytes, whole: bool = False) -> tuple[dict, dict[str, bytes]]:
+def read(data: bytes, whole: bool = False) -> tuple[dict[str, Any], dict[str, bytes]]:
     """A backup's manifest and files (``whole``: the last good state's), each file checked
     against the manifest; BadBackup saying what is wrong. Unpacked no further than
     ``MOST_BYTES`` (and ``MOST_RATIO`` times its size)."""
@@ -321,9 +321,10 @@ def read(data: bytes, whole: bool = False) -> tuple[dict, dict[str, bytes]]:
                                     size=member.size, most=most)
                 extracted = archive.extractfile(member)
                 files[name] = b"" if extracted is None else extracted.read()
-    except (tarfile.TarError, OSError) as e:
-        raise BadBackup("the backup's tar archive is damaged ({error}): expected a .tar.gz made by pi-table backup",
-                        error=str(e)) from None
+    except (tarfile.TarError, OSError) as e:  # tarfile's own words stay in the log: the staff read what to do
+        log.warning("a backup's tar archive cannot be read: %s", e)
+        raise BadBackup("the backup is damaged: the files packed in it cannot be read (was it changed after it was "
+                        "made?): choose another backup") from None
     if MANIFEST not in files:
         raise BadBackup("the backup has no manifest.json: expected one, as pi-table backup makes")
     manifest = _manifest(files.pop(MANIFEST))
@@ -364,8 +365,10 @@ def _unpacked(data: bytes) -> bytes:
                 pending = unpacker.unconsumed_tail
             if unpacker.eof:
                 break
-    except zlib.error as e:
-        raise BadBackup("the backup's gzip data is damaged ({error})", error=str(e)) from None
+    except zlib.error as e:  # zlib's "Error -3 while decompressing data" stays in the log
+        log.warning("a backup's gzip data cannot be unpacked: %s", e)
+        raise BadBackup("the backup is damaged: its packed data cannot be unpacked (was it changed or cut short "
+                        "on the way?): choose another backup") from None
     if not unpacker.eof:
         raise BadBackup("the backup is cut short: expected a whole .tar.gz (was the download finished?)")
     if unpacker.unused_data or start + (1 << 16) < len(data):
@@ -400,7 +403,7 @@ def _member_name(member: tarfile.TarInfo, whole: bool) -> str:
     return name
 
 
-def _manifest(data: bytes) -> dict:
+def _manifest(data: bytes) -> dict[str, Any]:
     try:
         manifest = json.loads(data.decode("utf-8"))
     except (UnicodeDecodeError, ValueError, RecursionError):
@@ -599,7 +602,7 @@ def _note(config: Config, under: trial.Trial, phase: str, why: dict[str, str] | 
                   json.dumps({**under.to_json(), "phase": phase, **({"why": why} if why else {})}).encode())
 
 
-def _read_note(path: Path) -> dict:
+def _read_note(path: Path) -> dict[str, Any]:
     """The restore's note as written (``trial.pending_trial`` has read its trial already)."""
     try:
         note = json.loads(trial.beside(path, trial.TRIAL).read_text(encoding="utf-8"))

@@ -13,7 +13,7 @@ import logging
 import threading
 from collections.abc import Callable
 from dataclasses import replace
-from typing import TYPE_CHECKING, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 from ..engine.phrase import Phrase
 from ..ui.i18n import say, translation
@@ -21,6 +21,7 @@ from ..ui.i18n import say, translation
 if TYPE_CHECKING:  # the checks themselves load when the staff start one, not at the table's start
     from ..config import Config
     from ..drivers.touchboard import TouchBoardSource
+    from ..hal import Event
     from ..table.loop import EventLoop
     from .devices import Devices
     from .restarts import Restarts
@@ -86,7 +87,7 @@ class Checkup:
             test = SelfTest(replace(daemon.devices, health=health), config.buttons, config.lights.edge_pixels,
                             say=lambda line: log.info("self-test: %s", line), lang=config.language)
             self.selftest, self._stop = test, test.stopped
-            return self._begin("selftest", test.events.put, lambda: test.check(CHECKLIST_S))
+            return self._begin("selftest", test.events.put, lambda: test.check(CHECKLIST_S), test.ended)
 
     def start_tune(self) -> Phrase | None:
         """The pads' readings streamed, the game paused (a touch goes to no game); why not, or None."""
@@ -107,20 +108,21 @@ class Checkup:
                         lang=self.daemon.config.language)  # the page draws the numbers; the screen shows them
             stop = self._stop = threading.Event()
             self.tune = tune
-            return self._begin("tune", lambda event: None, lambda: tune.watch(0, stop))
+            return self._begin("tune", lambda event: None, lambda: tune.watch(0, stop), lambda: None)
 
-    def _begin(self, what: str, to: Callable, work: Callable[[], object]) -> Phrase | None:
-        """Pause the game, its events ``to`` the check, and run ``work`` on a thread of its own."""
+    def _begin(self, what: str, to: Callable[[Event], None], work: Callable[[], object], ended: Callable[[], None]) -> Phrase | None:
+        """Pause the game, its events ``to`` the check, and run ``work`` on a thread of its own;
+        ``ended`` once the game is given back."""
         daemon = self.daemon
         if not daemon.in_loop(lambda: daemon.loop.pause(to)):
             return STOPPING
         self.running, self.problem = what, None
         log.info("staff page: the %s starts; the game is paused", "self-test" if what == "selftest" else "pads' tuning")
-        self._thread = threading.Thread(target=self._run, args=(work,), name=f"staff-{what}", daemon=True)
+        self._thread = threading.Thread(target=self._run, args=(work, ended), name=f"staff-{what}", daemon=True)
         self._thread.start()
         return None
 
-    def _run(self, work: Callable[[], object]) -> None:
+    def _run(self, work: Callable[[], object], ended: Callable[[], None]) -> None:
         from .tune import TuneError  # loaded by the start of the check that runs
 
         try:
@@ -135,6 +137,7 @@ class Checkup:
             daemon.in_loop(daemon.loop.resume)
             log.info("staff page: the game resumes")
             self.running = None
+            ended()  # what the page reads as the end: the table plays again
 
     def stop(self) -> None:
         """End what runs (nothing: nothing to do) and give the game back."""
@@ -144,15 +147,15 @@ class Checkup:
             if thread is not None:
                 thread.join(timeout=10)
 
-    def selftest_state(self, lang: str) -> dict:
+    def selftest_state(self, lang: str) -> dict[str, Any]:
         test = self.selftest
         return {"running": self.running == "selftest", "busy": self.running is not None,
                 "test": None if test is None else test.progress(lang)}
 
-    def tune_state(self, lang: str) -> dict:
+    def tune_state(self, lang: str) -> dict[str, Any]:
         """Each pad's numbers now, for the page's bars, in ``lang``."""
         board, tune = self.board, self.tune
-        state: dict = {"running": self.running == "tune", "busy": self.running is not None, "board": board is not None,
+        state: dict[str, Any] = {"running": self.running == "tune", "busy": self.running is not None, "board": board is not None,
                        "note": None if board is not None else say(NO_BOARD, lang), "pads": [],
                        "problem": None if self.problem is None else say(self.problem, lang), "message": None}
         if tune is None:

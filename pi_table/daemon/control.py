@@ -27,7 +27,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from ..engine.phrase import Phrase, Text
 from ..errors import PiTableError
@@ -49,6 +49,11 @@ WAKE_S = 0.5  # the serving thread comes round at least this often
 ACCEPT_RETRY_S = 0.05  # the first wait after a failed accept; it doubles up to ACCEPT_RETRY_MAX_S
 ACCEPT_RETRY_MAX_S = 1.0
 _STRING = re.compile(rb'"(?:[^"\\]|\\.)*"')
+
+
+class SocketTaken(PiTableError, OSError):
+    """Another table answers on the control socket's path: this one leaves it to that one (the
+    daemon plays on without its socket, saying why)."""
 
 
 class ControlError(PiTableError, RuntimeError):
@@ -82,7 +87,7 @@ class ControlServer:
     deadlines and the backoff (tests move it by hand); the waits themselves are at most WAKE_S."""
 
     def __init__(
-        self, path: Path, handle: Callable[[dict], dict], group: str | None = None,
+        self, path: Path, handle: Callable[[dict[str, Any]], dict[str, Any]], group: str | None = None,
         max_connections: int = MAX_CONNECTIONS, deadline_s: float = READ_DEADLINE_S, stall_s: float = STALL_S,
         clock: Callable[[], float] = time.monotonic,
     ) -> None:
@@ -110,7 +115,7 @@ class ControlServer:
         self.path.parent.mkdir(parents=True, exist_ok=True)
         if self.path.is_socket():
             if _answers(self.path):
-                raise OSError(f"another table already answers on {self.path}")
+                raise SocketTaken(f"another table already answers on {self.path}")
             self.path.unlink()  # left by a daemon that was killed
         server = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM | socket.SOCK_CLOEXEC)
         old_umask = os.umask(0o117)  # born 0660: no moment in which others may connect
@@ -316,7 +321,7 @@ class ControlServer:
         finally:
             self._close(connection)
 
-    def _answer(self, raw: bytes) -> dict:
+    def _answer(self, raw: bytes) -> dict[str, Any]:
         if _nesting(raw) > MAX_NESTING:
             return {"ok": False, "error": f"a request nests at most {MAX_NESTING} levels of [] and {{}}"}
         try:
@@ -379,7 +384,7 @@ def _group_of(path: Path) -> str:
         return "pi-table"
 
 
-def request(path: Path, command: str, timeout: float = 5.0, **fields) -> dict:
+def request(path: Path, command: str, timeout: float = 5.0, **fields: object) -> dict[str, Any]:
     """Ask the daemon at ``path``; raise ControlError saying what went wrong."""
     try:
         with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as client:

@@ -17,7 +17,10 @@ from ..hal.events import NOT_WORKING
 from ..hal.sound import NoSound, SimSound, SoundDevice
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
     from ..config import Config
+    from ..drivers.pygame_screen import Painter
 
 log = logging.getLogger("pi_table.daemon")
 DEVICE_NAMES = {"touch": "the touch board", "leds": "the LED strip", "screen": "the spymaster screen",
@@ -62,7 +65,7 @@ class Devices:
         self.why.pop(name, None)
 
 
-def open_devices(config: Config, hal: str, touch_port: str | None, painter=None) -> Devices:
+def open_devices(config: Config, hal: str, touch_port: str | None, painter: Painter | None = None) -> Devices:
     """The devices for this table: real ones, each falling back to a stand-in when it cannot
     be opened; or every one simulated with ``hal == "sim"`` (a touch port still counts).
     ``painter`` draws the screen: the game's ``ScreenPainter`` unless another is given."""
@@ -96,7 +99,7 @@ def stand_in(devices: Devices, name: str, error: Exception) -> TouchSource | But
     return device
 
 
-def _try(devices: Devices, name: str, build) -> None:
+def _try(devices: Devices, name: str, build: Callable[[], object]) -> None:
     try:
         device = build()
     except Exception as e:  # noqa: BLE001 (a missing library, a device node, a permission: play on degraded)
@@ -151,7 +154,7 @@ def _buttons(config: Config) -> Buttons | None:
     return GpioButtons(config.buttons)
 
 
-def _screen(config: Config, painter=None) -> Screen:
+def _screen(config: Config, painter: Painter | None = None) -> Screen:
     os.environ.setdefault("PYGAME_HIDE_SUPPORT_PROMPT", "1")  # no greeting in the service's log
     from ..drivers.pygame_screen import PygameScreen
     from ..ui.screen import ScreenPainter

@@ -12,6 +12,7 @@ from __future__ import annotations
 import logging
 import os
 import sys
+import time
 from collections import deque
 from collections.abc import Mapping
 from typing import TextIO
@@ -65,3 +66,72 @@ class RecentLines(logging.Handler):
 
     def emit(self, record: logging.LogRecord) -> None:
         self.records.extend((record.levelno, line) for line in self.format(record).split("\n"))
+
+
+# --- the journal, across starts --------------------------------------------------------------
+
+JOURNAL_MOST = 20_000  # lines read from the journal for one request: a busy day's, and a bounded answer
+JOURNAL_S = 20.0  # journalctl's time for it, on an SD card
+UNIT = "pi-table.service"
+
+
+def under_journald() -> bool:
+    """Whether systemd gave this service's standard error to journald (a table installed as a service)."""
+    return to_journal(sys.stderr)
+
+
+def own_unit(cgroup: str = "/proc/self/cgroup") -> str:
+    """The systemd unit this process runs in (its cgroup's last part), ``UNIT`` when it cannot be read."""
+    try:
+        with open(cgroup, encoding="utf-8") as file:
+            path = file.read().strip().splitlines()[-1].rpartition(":")[2]
+    except (OSError, IndexError):
+        return UNIT
+    name = path.rstrip("/").rpartition("/")[2]
+    return name if name.endswith(".service") else UNIT
+
+
+def journal(since: float | None, until: float | None, unit: str | None = None,
+            command: str = "journalctl") -> list[tuple[int, str]]:
+    """The service's lines in the systemd journal from ``since`` to ``until`` (seconds since the
+    epoch; None: open), across its starts, oldest first and at most ``JOURNAL_MOST``, each with
+    its level; a line marks each start. OSError (journalctl missing, or refused) or
+    subprocess.SubprocessError when the journal cannot be read."""
+    import json
+    import subprocess
+
+    args = [command, "--unit", unit or own_unit(), "--output", "json", "--no-pager", "--quiet",
+            "--lines", str(JOURNAL_MOST)]
+    if since is not None:
+        args.append(f"--since=@{since:.0f}")
+    if until is not None:
+        args.append(f"--until=@{until:.0f}")
+    done = subprocess.run(args, capture_output=True, timeout=JOURNAL_S, check=False)
+    if done.returncode != 0:
+        raise OSError(done.stderr.decode("utf-8", "replace").strip()[:300] or f"journalctl exited {done.returncode}")
+    lines: list[tuple[int, str]] = []
+    start = None
+    for raw in done.stdout.splitlines():
+        try:
+            entry = json.loads(raw)
+            when = int(entry["__REALTIME_TIMESTAMP"]) / 1e6
+            priority = int(entry.get("PRIORITY", 6))
+        except (ValueError, KeyError, TypeError):
+            continue
+        text = entry.get("MESSAGE")
+        if isinstance(text, list):  # journald's bytes for a line that is not UTF-8
+            text = bytes(b for b in text if isinstance(b, int) and 0 <= b < 256).decode("utf-8", "replace")
+        if not isinstance(text, str):
+            continue
+        stamp = time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(when))
+        started = entry.get("_SYSTEMD_INVOCATION_ID")
+        if started != start:
+            lines.append((logging.INFO, f"{stamp} ---- the service started ----"))
+            start = started
+        lines.extend((LEVELS.get(priority, logging.INFO), f"{stamp} {line}") for line in text.split("\n"))
+    return lines
+
+
+LEVELS = {0: logging.CRITICAL, 1: logging.CRITICAL, 2: logging.CRITICAL, 3: logging.ERROR, 4: logging.WARNING,
+          5: logging.INFO, 6: logging.INFO, 7: logging.DEBUG}
+"""A logging level for each syslog priority (``priority`` the other way)."""

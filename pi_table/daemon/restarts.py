@@ -17,6 +17,7 @@ from ..engine.phrase import Phrase
 from ..files import write_private
 from ..hal import events
 from ..hal.events import NOT_WORKING
+from ..table.loop import NotAnswering
 
 if TYPE_CHECKING:
     from ..config import Config
@@ -163,7 +164,7 @@ class Restarts:
         daemon = self.daemon
         try:
             health = daemon.loop.call(daemon.health)
-        except TimeoutError:
+        except NotAnswering:
             return []
         return [name for name, state in health.items() if state == "ok"] + (["staff"] if self._pin_set() else [])
 
@@ -181,7 +182,7 @@ class Restarts:
         daemon = self.daemon
         try:
             health = daemon.loop.call(daemon.health, timeout=2)
-        except TimeoutError:
+        except NotAnswering:
             return Health(Phrase.of("the table's loop does not answer"))
         web = daemon.config.web
         reached = self.watch.trial.reached if self.watch is not None else ()

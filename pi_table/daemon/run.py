@@ -26,22 +26,21 @@ import threading
 import time
 from dataclasses import replace
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import IO, TYPE_CHECKING, Any
 
-from .. import later, version
+from .. import version
 from ..config import Config, trial
 from ..config.trial import DEADLINE_S, Trial
 from ..engine import Undo
 from ..engine.errors import Refusal
-from ..engine.games import NAMES, kind_of
+from ..engine.games import kind_of, names
 from ..engine.phrase import N_, Phrase, Text, meaning
 from ..errors import PiTableError
-from ..files import read_file
-from ..hal import NewGame, ReleaseSeat
+from ..files import SETUP_PENDING, read_file
+from ..hal import Event, HealthEvent, NewGame, ReleaseSeat
 from ..hal.events import NOT_WORKING
 from ..table import Session, history
-from ..table.games import loop_class
-from ..table.loop import PAUSED, REFUSALS, EventLoop, LoopSettings, Outcome
+from ..table.loop import NO_PHONE_ACTIONS, PAUSED, REFUSALS, EventLoop, LoopSettings, NotAnswering, Outcome, loop_class
 from ..ui.i18n import LANGUAGES, say
 from ..ui.sound import Announcer
 from .checkup import Checkup
@@ -54,6 +53,7 @@ from .restarts import EXIT_RESTART, Restarts
 if TYPE_CHECKING:  # loaded only once the table is up (the phones' pages open after READY)
     import ssl
     from collections.abc import Callable
+    from types import FrameType
 
     from ..config import ConfigError
     from ..fleet.reporter import Reporter
@@ -61,6 +61,7 @@ if TYPE_CHECKING:  # loaded only once the table is up (the phones' pages open af
     from ..web import Companion
     from ..web.auth import Recovery
     from .backup import Nightly
+    from .first_boot import FirstBoot
     from .staff_desk import StaffDesk
 
 log = logging.getLogger("pi_table.daemon")
@@ -86,7 +87,7 @@ class AlreadyRunning(PiTableError, RuntimeError):
     """Another daemon holds the journal directory: two writers would interleave one game."""
 
 
-def lock_journal(journal_dir: Path):
+def lock_journal(journal_dir: Path) -> IO[str] | None:
     """Hold ``journal_dir/.lock`` for as long as the returned file stays open (the kernel lets
     go of it when the process dies, however it dies); None when the directory cannot hold one,
     as when the disk is read-only and the game is kept in memory."""
@@ -137,6 +138,12 @@ class Daemon:
         self._companion_start: threading.Thread | None = None
         self.faults = dict(self.devices.faults)  # shared by every loop this daemon runs
         self.announcer = Announcer(self.devices.sound, config.sound, config.language)  # shared by every loop too
+        self.staff_desk: StaffDesk | None = None  # the staff page's way to the table, with the companion
+        self.first_boot: FirstBoot | None = None  # a table waiting for its set-up: its screen shows it instead
+        if self.lock is not None and (paths.journal_dir / SETUP_PENDING).exists():
+            from .first_boot import FirstBoot  # a table set up never loads it
+
+            self.first_boot = FirstBoot.of(self)
         self.loop = self._make_loop()
         self._stopping = False
         self._switched = threading.Event()
@@ -147,7 +154,6 @@ class Daemon:
         self.restarts = Restarts(self, under_trial, trial_deadline_s, restoring)
         self.checkup = Checkup(self)  # the staff page's self-test and pads' tuning, the game paused
         self.nightly: Nightly | None = None  # the nightly backups, from READY on (a journal kept in memory has none)
-        self.staff_desk: StaffDesk | None = None  # the staff page's way to the table, with the companion
         self.recovery: Recovery | None = None  # a forgotten staff PIN's reset code, once asked for at the table
         self.companion_beat = LoopHeartbeat("the companion server")
 
@@ -155,14 +161,18 @@ class Daemon:
         """The loop for the game on the table: its kind's (``pi_table.table.games``), loaded when
         a game of that kind is first played here."""
         d, config = self.devices, self.config
-        settings = LoopSettings(config.input, config.timer, config.discussion_s, config.lights, config.language)
+        settings = LoopSettings(config.input, config.timer, config.lights, config.language, config.options)
         loop: EventLoop = loop_class(self.session.kind).made(self.session, d.touch, d.leds, d.screen, d.buttons, settings)
         loop.faults = self.faults
         loop.sound = self.announcer
         return loop
 
-    def post(self, event) -> None:
-        """Where the devices deliver: the loop of the moment (it changes with the game's kind)."""
+    def post(self, event: Event) -> None:
+        """Where the devices deliver: the loop of the moment (it changes with the game's kind); a
+        table waiting for its set-up, which shows no game, takes no touch, button or tap but a
+        device's health."""
+        if self.first_boot is not None and self.first_boot.waiting is not None and not isinstance(event, HealthEvent):
+            return
         self.loop.post(event)
 
     def start(self) -> None:
@@ -186,10 +196,11 @@ class Daemon:
         state = f"degraded: {', '.join(degraded)} not working" if degraded else "up"
         self.notifier.ready(f"table {state}; game {self.session.id}")
         log.info("table %s; game %s; control socket %s", state, self.session.id, self.config.paths.socket)
-        later.finish()  # what the start did without (pi_table.later), imported now that the table is up
         if self.lock is not None:  # the nights' book is read after READY, before the pages and the fleet use it
             self.night = _night(self.config)
         self._start_companion(f"table {state}; game {self.session.id}")
+        if self.first_boot is not None:
+            self.first_boot.start()
         if self.fleet is not None:
             if self.night is not None:  # the night's games and plan, the other tables' heard
                 self.fleet.take_night(self.night)
@@ -224,7 +235,7 @@ class Daemon:
         self.devices.screen = ReportingScreen(self.devices.screen, lambda: reporter.offer(self._fleet_status()))
         return reporter
 
-    def _fleet_status(self) -> dict:
+    def _fleet_status(self) -> dict[str, Any]:
         """The status the fleet sees (in the loop's thread), with when the game began; its
         warnings and a game's end in the table's language, as its screen shows them, and the
         warnings in every language too, for a dashboard that speaks another."""
@@ -240,7 +251,7 @@ class Daemon:
         else:
             self.devices.working("fleet", state)
 
-    def _fleet_command(self, request: dict) -> dict:
+    def _fleet_command(self, request: dict[str, Any]) -> dict[str, Any]:
         """A command from the fleet's broker: new game and undo as on the control socket; the
         language and the brightness as the staff page changes them (written, and applied now)."""
         command = request["command"]
@@ -295,6 +306,7 @@ class Daemon:
             from ..web import Companion, CompanionScreen, Tokens
             from ..web.auth import Recovery
             from ..web.console import Console
+            from ..web.files import OwnerFiles
             from ..web.seats import SeatLinks
             from ..web.staff import StaffPage
             from .staff_desk import StaffDesk
@@ -304,6 +316,12 @@ class Daemon:
             staff = StaffPage(self.staff_desk, journal_dir, self.config.staff_session_s)
             self.recovery = self.recovery or Recovery()
             Console(staff, self.recovery)
+            from ..web.first_boot import SetupRoom, WifiRoom
+            from .first_boot import Wifi
+
+            SetupRoom(staff, self.first_boot)  # None: the table is set up, and the set-up page is gone
+            WifiRoom(staff, Wifi(self))
+            OwnerFiles(staff)
             if self.night is not None:
                 from ..web.night import NightRoom
                 NightRoom(staff, self.night.book)
@@ -334,6 +352,8 @@ class Daemon:
             self.devices.screen = self.loop.screen = screen
             self.companion = companion
             self.devices.health["companion"] = "ok"
+            if self.first_boot is not None:  # the set-up page's address, now that it has one
+                self.first_boot.refresh()
             self.loop.show()
 
         if not self.in_loop(attach):  # the table stopped first
@@ -343,7 +363,7 @@ class Daemon:
         log.info("companion pages at %s", companion.base_url)
         self._phones_settled(state, f"at {companion.base_url}")
 
-    def in_loop(self, fn) -> bool:
+    def in_loop(self, fn: Callable[[], object]) -> bool:
         """Run ``fn`` in the thread of the loop of the moment (a switch between game kinds
         replaces it, so a call its loop ended before running is made again on the next);
         False when the table stops first. ``fn`` must be harmless to run twice."""
@@ -351,7 +371,7 @@ class Daemon:
             try:
                 self.loop.call(fn, timeout=0.5)
                 return True
-            except TimeoutError:
+            except NotAnswering:
                 continue
         return False
 
@@ -374,8 +394,8 @@ class Daemon:
         self.loop.faults[name] = self.devices.faults[name]
 
     def run(self) -> None:
-        """Run the table until stopped; when a new game of the other kind was dealt (Codex
-        after a grid game, or back), go on with the loop that plays it."""
+        """Run the table until stopped; when a new game of another kind was dealt, go on with
+        the loop that plays it."""
         while True:
             self.loop.run(alive=self._alive)
             if self._stopping:
@@ -446,7 +466,7 @@ class Daemon:
             volume = float(value)  # type: ignore[arg-type]  # the checker passed a number
             self.config = replace(config, sound=replace(config.sound, volume=volume))
             self.announcer.settings = self.config.sound
-        elif key == "timer.length_s":  # the turn under way runs to the new length; Codex's discussion keeps its own
+        elif key == "timer.length_s":  # the turn under way runs to the new length; a game's own timer keeps its own
             timer = replace(config.timer, length_s=float(value))  # type: ignore[arg-type]  # the checker passed a number
             self.config = replace(config, timer=timer)
             self.loop.retime(timer)
@@ -476,6 +496,8 @@ class Daemon:
         self._stopping = True  # the companion, if it is still opening, gives up waiting for the loop
         self.checkup.stop()  # the game's outputs come back to it as the loop closes
         self.restarts.close()
+        if self.first_boot is not None:
+            self.first_boot.stop()
         if self.nightly is not None:
             self.nightly.stop()
         self.notifier.stopping()
@@ -495,7 +517,7 @@ class Daemon:
 
     # --- the control socket's commands (in the socket's thread; game work in the loop's) ---
 
-    def answer(self, request: dict) -> dict:
+    def answer(self, request: dict[str, Any]) -> dict[str, Any]:
         command, lang = request["command"], request.get("lang", "en")
         if lang not in LANGUAGES:
             return {"ok": False, "error": str(Phrase.of(N_("the language is one of {languages}, not {lang!r}"),
@@ -508,9 +530,9 @@ class Daemon:
             return answer
         if command == "new-game":
             game = request.get("game")
-            if game is not None and game not in NAMES:
+            if game is not None and game not in names():
                 return {"ok": False, "error": say(Phrase.of(N_("the game is one of {games}, not {game!r}"),
-                                                            games=", ".join(NAMES), game=game), lang)}
+                                                            games=", ".join(names()), game=game), lang)}
             if game is not None and kind_of(game) != self.session.kind:
                 if self.checkup.running is not None:  # the game is paused: another loop would not be
                     return {"ok": False, "error": say(PAUSED, lang)}
@@ -521,7 +543,7 @@ class Daemon:
         elif command == "history":  # the staff's way to it: the journal's files are the service's alone
             return {"ok": True, "games": history(self.config.paths.journal_dir, lang)}
         elif command == "release-seat":
-            outcome = self._release_seat(request.get("seat"))
+            outcome = self._release_seat(request)
         elif command == "restore":
             return self._restore(lang)
         else:
@@ -532,21 +554,21 @@ class Daemon:
             return {"ok": False, "error": say(outcome.reason or "", lang)}
         return {"ok": True, **self.loop.call(lambda: self.status(lang))}
 
-    def _release_seat(self, seat) -> Outcome:
-        """``release-seat``: give a Codex seat's phone page a new link, in the loop's thread (as
+    def _release_seat(self, request: dict[str, Any]) -> Outcome:
+        """``release-seat``: give a seat's phone page a new link, in the loop's thread (as
         a tap on the screen does); its refusals go back to the staff, not to the screen."""
-        command = ReleaseSeat(seat)
+        seat = request.get("seat")
         if not isinstance(seat, int) or isinstance(seat, bool):
             example = '{"command": "release-seat", "seat": 2}'
-            return Outcome(command, False, Phrase.of("expected a seat number, such as {example}, not {seat!r}", example=example,
+            return Outcome(request, False, Phrase.of("expected a seat number, such as {example}, not {seat!r}", example=example,
                                                      seat=seat))
         loop = self.loop
         try:
             return loop.call(lambda: loop.release_seat(seat, public=False))
-        except TimeoutError:  # the loop ended in between: a new game of another kind
-            return Outcome(command, False, CHANGING_GAMES)
+        except NotAnswering:  # the loop ended in between: a new game of another kind
+            return Outcome(ReleaseSeat(seat), False, CHANGING_GAMES)
 
-    def _restore(self, lang: str) -> dict:
+    def _restore(self, lang: str) -> dict[str, Any]:
         """``restore``: the backup ``pi-table restore`` put in the backups folder (as root: the
         service's own folder), checked and staged as the staff page's upload is; what it replaces."""
         from . import backup
@@ -562,7 +584,7 @@ class Daemon:
             upload.unlink(missing_ok=True)
         return {"ok": True, "replaces": [say(phrase, lang) for phrase in contents.replaces]}
 
-    def _switch(self, game: str, lang: str) -> dict:
+    def _switch(self, game: str, lang: str) -> dict[str, Any]:
         """A new game of the other kind: the loop ends, ``run`` deals the game and goes on
         with the loop that plays it."""
         self._next_game = game
@@ -579,20 +601,22 @@ class Daemon:
         """An action from a phone's page (the companion's thread): None if the table took it,
         else why not (said in the page's language there). A page acts only for its own seat, in its own game; its refusal goes back
         to that phone alone, never to the table's screen."""
-        from ..web import seat_action  # the companion's own thread: the web layer is loaded by now
+        from ..web.games import seat_action  # the companion's own thread: the web layer is loaded by now
         from ..web.tokens import role_seat
 
         seat = role_seat(role)
         if seat is None:
             return Phrase.of("this page only shows the game; it takes no actions")
         try:
-            action = seat_action(seat, text)
+            action = seat_action(self.session.kind, seat, text)  # as the game on the table reads its seats' actions
         except REFUSALS as refusal:
             return refusal.phrase
+        if action is None:
+            return NO_PHONE_ACTIONS
         loop = self.loop
         try:
             outcome = loop.call(lambda: loop.from_phone(game_id, action))
-        except TimeoutError:  # the loop ended in between: a new game of another kind
+        except NotAnswering:  # the loop ended in between: a new game of another kind
             return CHANGING_GAMES
         return None if outcome.ok else outcome.reason
 
@@ -610,7 +634,7 @@ class Daemon:
             health["sound"] = f"not working: {say(self.loop.faults['sound'], lang)}"
         return health
 
-    def status(self, lang: str = "en") -> dict:
+    def status(self, lang: str = "en") -> dict[str, Any]:
         """What the operatives may see, and the table's health: never the key. The warnings and
         a finished game's reason in ``lang`` (the rest is the table's own words)."""
         health = self.health(lang)
@@ -628,6 +652,7 @@ class Daemon:
             "journal": say(self.session.journal_problem or "ok", lang),
             "journal_damage": self.session.journal_damage,  # what a damaged journal lost, until the next game
             "companion": None if self.companion is None else self.companion.base_url,
+            "set_up": self.first_boot is None or self.first_boot.waiting is None,
         }
 
 
@@ -667,15 +692,18 @@ def _tls(cert: str, key: str) -> ssl.SSLContext:
 
 def _reachable_address(host: str) -> str:
     """How phones reach this machine: its address on the network the default route leaves by
-    (a UDP socket's connect sends nothing, it only picks the route), or the host it listens on."""
+    (a UDP socket's connect sends nothing, it only picks the route), or, with no route, on the
+    table's own Wi-Fi while it is open, or the host it listens on."""
     if host not in ("0.0.0.0", "::", ""):
         return host
     probe = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
     try:
         probe.connect(("192.0.2.1", 9))  # TEST-NET-1: never reached, only routed
-        address = probe.getsockname()[0]
+        address: str = probe.getsockname()[0]
     except OSError:
-        address = "127.0.0.1"
+        from ..release.network import hotspot_address  # a table with no route: perhaps its own Wi-Fi
+
+        address = hotspot_address() or "127.0.0.1"
     finally:
         probe.close()
     return address
@@ -730,7 +758,7 @@ def serve(config: Config, hal: str = "hw", touch_port: str | None = None, under_
         return EXIT_RUNNING
     stopped_by: list[str] = []
 
-    def stop(number, frame) -> None:  # a signal handler: note it, log it once out of the handler
+    def stop(number: int, frame: FrameType | None) -> None:  # a signal handler: note it, log it once out of the handler
         stopped_by.append(signal.Signals(number).name)
         daemon.stop()
 

@@ -22,6 +22,7 @@ import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Any
 
 from ..drivers.settings import ButtonPins
 from ..drivers.touchboard import TouchBoardSource
@@ -93,7 +94,7 @@ class SelfTest:
             self.tuner = PadTuner(table_pads(wiring.cells, wiring.end_turn), wiring.thresholds)
         self.rest_until = float("inf")  # readings before this are of the table at rest
         self.stopped = threading.Event()  # the staff page's stop: the checklist ends where it is
-        self.stage = "walk"  # then "rest", "checklist" and "done", for the staff page to follow
+        self.stage = "walk"  # then "rest", "checklist" and "done" (``ended``), for the staff page to follow
         self.passed: bool | None = None  # once done
         self._plan()
 
@@ -145,6 +146,7 @@ class SelfTest:
         finally:
             for device in started:
                 device.stop()
+            self.ended()
 
     def check(self, timeout_s: float) -> bool:
         """The walk and the checklist on devices already started, whose events come to
@@ -177,8 +179,12 @@ class SelfTest:
                 if devices.touch.connected:
                     devices.touch.stream_readings(0, 0)
         self.passed = self.report()
-        self.stage = "done"
         return self.passed
+
+    def ended(self) -> None:
+        """The test is over and its devices given back (the running table's game resumed): only
+        now does the staff page read done, so done means the table plays again."""
+        self.stage = "done"
 
     def listen(self) -> float | None:
         """Ask the touch board for its readings, once it has said hello; when they started
@@ -273,7 +279,7 @@ class SelfTest:
         self.say(_("self-test passed") if ok else _("self-test FAILED"))
         return ok
 
-    def progress(self, lang: str) -> dict:
+    def progress(self, lang: str) -> dict[str, Any]:
         """Where the test is, for the staff page, in ``lang``: the stage, each pad touched or not,
         each fitted button and the screen's tap done or not, what failed with what to do, and
         the result once done."""

@@ -9,16 +9,16 @@ import os
 import tempfile
 from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 from ..config import OPTIONS, trial
 from ..config.schema import GROUPS, form_field
 from ..config.settings import BROKER, broker_change, hide_password
 from ..engine import InvalidRules
-from ..engine.games import NAMES
+from ..engine.games import names
 from ..engine.phrase import Phrase, Text
 from ..table import history
-from . import backup, logs
+from . import backup, logs, owner_files
 
 if TYPE_CHECKING:
     from ..config import Config
@@ -38,7 +38,7 @@ class Table(Protocol):
     recent_log: logs.RecentLines
     companion: Companion | None
 
-    def answer(self, request: dict) -> dict: ...
+    def answer(self, request: dict[str, Any]) -> dict[str, Any]: ...
 
     def recovered(self) -> None: ...
 
@@ -47,6 +47,10 @@ class Table(Protocol):
     def change_at_hand(self, key: str, value: object) -> list[Phrase]: ...
 
     def restart(self) -> float: ...
+
+
+NOT_SYSTEMD = Phrase.of("systemd does not run this table (a simulated table, or one started in a terminal): the log "
+                        "shows the lines since this start, which the table keeps in its memory, whatever the time range")
 
 
 class StaffDesk:
@@ -64,13 +68,13 @@ class StaffDesk:
     def language(self) -> str:
         return self.daemon.config.language
 
-    def table(self, lang: str) -> dict:
+    def table(self, lang: str) -> dict[str, Any]:
         return {**self.daemon.answer({"command": "status", "lang": lang}),
                 "settings": trial.state(self.daemon.config.source, lang)}
 
     def new_game(self, game: str, options: dict[str, object], lang: str) -> Text | None:
         daemon = self.daemon
-        if game in NAMES:
+        if game in names():
             try:
                 rules = daemon.session.rules_for(game, options)
             except InvalidRules as e:
@@ -85,15 +89,15 @@ class StaffDesk:
     def end_game(self, lang: str) -> Text | None:
         return self._done({"command": "new-game"}, lang)
 
-    def _done(self, request: dict, lang: str) -> Text | None:
+    def _done(self, request: dict[str, Any], lang: str) -> Text | None:
         """The control command's answer, its refusal said in the staff page's language."""
         answer = self.daemon.answer({**request, "lang": lang})
         return None if answer["ok"] else answer["error"]
 
-    def history(self, lang: str) -> list[dict]:
+    def history(self, lang: str) -> list[dict[str, Any]]:
         return history(self.daemon.config.paths.journal_dir, lang)
 
-    def settings(self) -> dict:
+    def settings(self) -> dict[str, Any]:
         config = self.daemon.config
         shown = {**config.values, BROKER: hide_password(str(config.values[BROKER]))}  # a staff phone never holds it
         return {"file": None if config.source is None else str(config.source), "groups": GROUPS,
@@ -112,7 +116,43 @@ class StaffDesk:
     def log_records(self) -> list[tuple[int, str]]:
         return list(self.daemon.recent_log.records)
 
-    def machine(self) -> dict:
+    def log(self, since: float | None, until: float | None) -> dict[str, Any]:
+        """The systemd journal's lines of this service from ``since`` to ``until``, across its
+        starts; on a table systemd does not run (a simulated one, a terminal's), the lines of this
+        start the table keeps in memory, and a note that says so."""
+        import subprocess
+
+        if not logs.under_journald():
+            return {"source": "memory", "records": self.log_records(), "note": NOT_SYSTEMD}
+        try:
+            return {"source": "journal", "records": logs.journal(since, until), "note": None}
+        except (OSError, subprocess.SubprocessError) as e:
+            return {"source": "memory", "records": self.log_records(),
+                    "note": Phrase.of("the systemd journal cannot be read ({error}): the log shows the lines since "
+                                      "this start, which the table keeps in its memory", error=str(e))}
+
+    def owner_files(self) -> dict[str, Any]:
+        return owner_files.state(self.daemon.config)
+
+    def give_file(self, kind: str, given: dict[str, Any], reached: str | None = None) -> list[Phrase]:
+        """The file written under a new name, then the settings changed to name it, as a trial; the
+        file removed again when the change is refused, and those no settings name any more pruned."""
+        from ..engine.errors import Refusal
+
+        config = self.daemon.config
+        try:
+            changed, written = owner_files.changes(config, kind, given, reached)
+        except Refusal as e:
+            return [e.phrase]
+        problems = self.daemon.restarts.change(changed, proven=False, reached=reached)
+        if problems:
+            for file in written:
+                file.unlink(missing_ok=True)
+            return problems
+        owner_files.prune(config)
+        return []
+
+    def machine(self) -> dict[str, Any]:
         from .. import host  # the page's health view, not the table's start
 
         companion = self.daemon.companion
@@ -120,9 +160,9 @@ class StaffDesk:
                 "address": None if companion is None else companion.base_url}
 
     def power(self, act: str) -> Text | None:
-        return self._ask(act)
+        return self.ask(act)
 
-    def _ask(self, act: str, **args: str) -> Text | None:
+    def ask(self, act: str, **args: str) -> Text | None:
         """Leave ``act`` for the root helper (``release.ask``); None, or why it could not be asked."""
         from ..release import ReleaseError, ask  # the staff's power and update buttons only
 
@@ -149,7 +189,7 @@ class StaffDesk:
     def restore(self, data: bytes, reached: str | None = None) -> list[Phrase]:
         return backup.restore_upload(data, self.daemon, reached)
 
-    def releases(self, lang: str, repository: bool) -> dict:
+    def releases(self, lang: str, repository: bool) -> dict[str, Any]:
         from ..release import offered, state  # the page's Updates section only
 
         found = state()
@@ -193,7 +233,7 @@ class StaffDesk:
             except OSError as e:
                 return Phrase.of("the update cannot be kept in {folder} ({error})", folder=str(self.spool),
                                  error=e.strerror or str(e))
-        return self._ask("update", **asked)
+        return self.ask("update", **asked)
 
     def restart(self) -> float:
         return self.daemon.restart()
@@ -207,10 +247,10 @@ class StaffDesk:
     def stop_checkup(self) -> None:
         self.daemon.checkup.stop()
 
-    def selftest(self, lang: str) -> dict:
+    def selftest(self, lang: str) -> dict[str, Any]:
         return self.daemon.checkup.selftest_state(lang)
 
-    def tuning(self, lang: str) -> dict:
+    def tuning(self, lang: str) -> dict[str, Any]:
         return self.daemon.checkup.tune_state(lang)
 
     def write_thresholds(self) -> list[Phrase]:

@@ -38,7 +38,7 @@ from typing import Any, Protocol
 
 from ..engine.phrase import N_, Phrase, Text
 from ..errors import PiTableError
-from ..hal import AnyModel, Command, Emit, Screen, SelfTestModel, UiEvent
+from ..hal import AnyModel, Command, Emit, Screen, SelfTestModel, SetupModel, UiEvent
 
 log = logging.getLogger(__name__)
 
@@ -242,7 +242,8 @@ class PygameScreen(Screen):
                 try:
                     self.painter.draw(picture, model, now, since)
                 except Exception:  # a drawing bug must not take the key off the screen for good
-                    what = "the self-test" if isinstance(model, SelfTestModel) else f"the game {model.game_id}"
+                    what = ("the self-test" if isinstance(model, SelfTestModel) else "the set-up"
+                            if isinstance(model, SetupModel) else f"the game {model.game_id}")
                     log.exception("the spymaster screen could not draw %s", what)
                 if picture is not surface:  # turned the other way from the panel: upright in the hood
                     surface.blit(pygame.transform.rotate(picture, self._turn), (0, 0))
@@ -321,8 +322,8 @@ def _event_types() -> tuple[int, int, int]:
 
 def _next_second(model: AnyModel | None, since: float, now: float) -> float | None:
     """When a running timer will show its next second, counting down from ``since`` (the
-    self-test's checklist has none)."""
-    timer = None if model is None or isinstance(model, SelfTestModel) else model.cues.timer
+    self-test's checklist and the set-up have none)."""
+    timer = None if model is None or isinstance(model, SelfTestModel | SetupModel) else model.cues.timer
     if timer is None or not timer.running:
         return None
     remaining = timer.remaining_s - (now - since)

@@ -12,21 +12,23 @@ The rulebook does not say which team starts. We let the team with more to elimin
 
 from __future__ import annotations
 
+from .described import GRID_PHASES, MASTERMINDS, Description
 from .endings import Termination
 from .game import Game, State
-from .keys import ASSASSIN, BYSTANDER, Layout, Team
+from .keys import ASSASSIN, BLUE_AGENT, BYSTANDER, RED_AGENT, Layout, Team
 from .phrase import N_, Phrase
-from .rules import Rules
-from .views import MAD_ARMED_AT
+from .rules import CLUE_REQUIRED, DARK_CELL, NUKE, Rules
+from .views import MAD_ARMED_AT, TableView
 
 
 class Alias24(Game):
     name = "alias24"
-    title = N_("Alias 24")
-    noun = "alias"
-    spymaster_word = "mastermind"
+    description = Description(N_("Alias 24"), MASTERMINDS, (CLUE_REQUIRED, NUKE, DARK_CELL), legend={
+        RED_AGENT: N_("red asset"), BLUE_AGENT: N_("blue asset"), BYSTANDER: N_("grey decoy"), ASSASSIN: N_("the nuke")},
+                              phases=GRID_PHASES)
     has_penalty = False
     start_follows_key = False
+    seeks_own = False
     cover_refusal = Phrase.of("Alias 24 has no covers: only targeting eliminates an alias")
 
     def __init__(self, rules: Rules | None = None) -> None:
@@ -54,3 +56,6 @@ class Alias24(Game):
             return self._end(state, team, Termination.ARMED_NUKE, winner=None, losers=(Team.RED, Team.BLUE))
         return self._end(state, team, Termination.NUKE, winner=target)
 
+
+    def _armed(self, view: TableView) -> bool | None:
+        return view.targeted >= MAD_ARMED_AT if self.rules.nuke == "mad" else None

@@ -13,16 +13,20 @@ from __future__ import annotations
 
 from dataclasses import replace
 
+from .described import GRID_LEGEND, GRID_PHASES, SPYMASTERS, Description
 from .endings import Termination
 from .game import CLUE, COVER, Game, State
 from .keys import ASSASSIN, BYSTANDER, Layout, Team
 from .phrase import N_, Phrase
+from .rules import CLUE_REQUIRED, SETUP, THREE_PLAYER
+from .views import TableView
 
 
 class Codenames(Game):
     name = "codenames"
+    description = Description(N_("Codenames"), SPYMASTERS, (CLUE_REQUIRED, THREE_PLAYER, SETUP), legend=GRID_LEGEND,
+                              phases=GRID_PHASES)
     layout = Layout(first=9, second=8, bystanders=7, assassins=1)
-    title = N_("Codenames")
 
     def _touched(self, state: State, team: Team, identity: str) -> State:
         other = team.other
@@ -51,8 +55,10 @@ class CodenamesCoop(Codenames):
     """
 
     name = "codenames-coop"
-    title = N_("Codenames (cooperative)")
+    description = Description(N_("Codenames (cooperative)"), SPYMASTERS, (CLUE_REQUIRED,), legend=GRID_LEGEND,
+                              phases=GRID_PHASES)
     cover_is_required = True
+    cooperative = True
 
     def _next_turn(self, state: State) -> State:
         if state.turn == state.key.start:
@@ -68,3 +74,9 @@ class CodenamesCoop(Codenames):
         return super().waiting_for(state)
 
     cover_refusal = Phrase.of("the spymaster covers an opponent agent only after each of the team's turns")
+
+    def _score(self, view: TableView) -> int | None:
+        """On a win, the opponent's agents still hidden (1 to 8)."""
+        if view.start is None or view.winner != view.start:
+            return None
+        return view.remaining(view.start.other)

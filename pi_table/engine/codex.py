@@ -70,7 +70,7 @@ import random
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 from enum import StrEnum
-from typing import Any, ClassVar
+from typing import Any, ClassVar, TypeAlias
 
 from .actions import Undo
 from .codex_actions import (
@@ -85,7 +85,7 @@ from .codex_actions import (
     Vote,
     parse_codex_action,
 )
-from .codex_rules import NAME, CodexRules
+from .codex_rules import DESCRIPTION, NAME, CodexRules
 from .codex_setup import (
     MESSAGE_FACTS,
     SEATS,
@@ -99,9 +99,11 @@ from .codex_setup import (
     deal_setup,
     parse_setup,
 )
+from .described import Description
 from .endings import Ending, Termination
 from .errors import GameOver, InvalidAction, RuleError
 from .phrase import N_, Phrase
+from .record import GameRecord
 
 
 class Step(StrEnum):
@@ -448,7 +450,7 @@ class Codex:
     """The rules of Codex; holds no per-game data. See the module docstring for the steps."""
 
     name: ClassVar[str] = NAME
-    title: ClassVar[str] = "Codex"
+    description: ClassVar[Description] = DESCRIPTION
 
     def __init__(self, rules: CodexRules | None = None) -> None:
         self.rules = rules or CodexRules()
@@ -893,3 +895,7 @@ def replay(game: Codex, setup: Setup, texts: list[str]) -> CodexState:
     for text in texts:
         state = game.apply(state, parse_codex_action(text))
     return state
+
+
+CodexRecord: TypeAlias = GameRecord[Codex, Setup, CodexAction | Undo, CodexState]
+"""A Codex game's record: its setup, its actions and states."""

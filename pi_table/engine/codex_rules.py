@@ -10,14 +10,27 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from .described import Choice, Description
 from .errors import InvalidRules
-from .phrase import Phrase
+from .phrase import N_, Phrase
 
 if TYPE_CHECKING:
     from .codex_setup import Role
 
 NAME = "codex"
 """Codex's name (``Codex.name``), here so that naming it does not load its engine."""
+DISCUSSION_S = 180.0
+"""The discussion's length when the configuration does not give one: three minutes."""
+SEALED_VOTES = Choice("sealed_votes", "bool", False, N_("Codex: sealed votes"),
+                      N_("Codex: hide each ballot until the sixth is in (the book votes in public)"))
+DISCUSSION_LENGTH = Choice("discussion_s", "number", DISCUSSION_S, N_("Codex: discussion time"),
+                           N_("Codex: seconds of public discussion each phase"), span=(10, 3600), unit=N_("seconds"),
+                           rule=False)
+DESCRIPTION = Description(N_("Codex"), options=(SEALED_VOTES, DISCUSSION_LENGTH), phases={
+    "messages": N_("messages"), "private": N_("private"), "discussion": N_("discussion"), "vote": N_("vote"),
+    "truth": N_("truth")})
+"""Codex for the layers above (``described``): its options, its discussion's length a setting of
+its table; its agents and identikits have words of its own rooms'."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -78,8 +78,8 @@ last asset is said of the team that lost it)."""
 
 @dataclass(frozen=True, slots=True)
 class Ending:
-    """A finished game, as every game says it: its termination, the winner (a team, or a Codex
-    faction; None when nobody won), the losers, why in words, and the cooperative score."""
+    """A finished game, as every game says it: its termination, the winner (a team, or another
+    kind's side; None when nobody won), the losers, why in words, and the cooperative score."""
 
     termination: Termination
     winner: Enum | None

@@ -27,6 +27,7 @@ from .actions import (
     TimeUp,
     parse_action,
 )
+from .described import Description
 from .endings import TEAM_SENTENCES, Ending, Termination
 from .errors import GameOver, InvalidAction, InvalidKey, InvalidRules, RuleError
 from .keys import CELLS, NO_CARD, Key, Layout, Team
@@ -124,12 +125,30 @@ class Game:
     """
 
     name: ClassVar[str]
-    title: ClassVar[str]  # a msgid: said in the table's language inside a refusal
+    description: ClassVar[Description]  # its title, nouns, options and legend, for the layers above (described.py)
     layout: Layout  # a class constant, but for Alias 24, whose dark cell is a rule
-    noun: ClassVar[str] = "card"  # what a cell holds, in the game's words (each refusal has a sentence per noun)
-    spymaster_word: ClassVar[str] = "spymaster"
     has_penalty: ClassVar[bool] = True
     start_follows_key: ClassVar[bool] = True  # Codenames: the team with 9 agents starts
+    seeks_own: ClassVar[bool] = True  # a team is after its own cards (Alias 24's eliminates the other's)
+    cooperative: ClassVar[bool] = False  # the players against a simulated opponent, for a score
+
+    @property
+    def title(self) -> str:
+        """A msgid: said in the table's language inside a refusal."""
+        return self.description.title
+
+    @property
+    def noun(self) -> str:
+        """What a cell holds, in the game's words (each refusal has a sentence per noun)."""
+        nouns = self.description.nouns
+        assert nouns is not None, "a grid game names its cards"
+        return nouns.card
+
+    @property
+    def spymaster_word(self) -> str:
+        nouns = self.description.nouns
+        assert nouns is not None, "a grid game names its clue-givers"
+        return nouns.clue_giver
 
     def __init__(self, rules: Rules | None = None) -> None:
         self.rules = rules or Rules(game=self.name)
@@ -421,7 +440,7 @@ class Game:
                 "?" if mark is None and identity != NO_CARD else identity for identity, mark in zip(key.cells, state.marks)
             )
         placing = self.placing_order()[state.placed] if state.phase == PLACE else None
-        return TableView(
+        view = TableView(
             rules=self.rules,
             board=board,
             covered=tuple(cell for cell, mark in enumerate(state.marks) if mark == COVERED),
@@ -437,6 +456,16 @@ class Game:
             termination=state.termination,
             placing=placing,
         )
+        armed, score = self._armed(view), self._score(view)
+        return view if armed is None and score is None else replace(view, armed=armed, score=score)
+
+    def _armed(self, view: TableView) -> bool | None:
+        """Whether a nuke is armed, for a game whose nuke arms (Alias 24's mad mode); None for others."""
+        return None
+
+    def _score(self, view: TableView) -> int | None:
+        """A won game's score, for a game that keeps one (the cooperative variant); None for others."""
+        return None
 
     def public_view(self, state: State) -> TableView:
         """What everyone may see of the game, as every game names its public observer: the table view."""

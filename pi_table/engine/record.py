@@ -7,49 +7,27 @@ journal exact. Undo is an entry of its own, so the list only ever grows.
 from __future__ import annotations
 
 from collections.abc import Iterable
-from typing import TYPE_CHECKING, Any, Generic, Protocol, TypeAlias, TypeVar, overload
+from typing import Any, Generic, TypeAlias, TypeVar
 
 from .actions import Action, Undo
+from .contract import Rulebook
 from .errors import RuleError
 from .game import Game, State
 from .keys import Key
 
-if TYPE_CHECKING:
-    from .codex import Codex, CodexState
-    from .codex_actions import CodexAction
-    from .codex_setup import Setup
-
-
-class Rulebook(Protocol):
-    """What a record asks of its game: a grid game and Codex both start and apply."""
-
-    @property
-    def name(self) -> str: ...
-
-    def start(self, key: Any) -> Any: ...
-
-    def apply(self, state: Any, action: Any) -> Any: ...
-
-
-G = TypeVar("G", bound=Rulebook)  # the game: Game, or Codex
+G = TypeVar("G", bound=Rulebook)  # the game's engine
 H = TypeVar("H", bound=Rulebook)  # the game a caller asks the record to be
-K = TypeVar("K")  # what was dealt: its Key, or Codex's Setup
-A = TypeVar("A")  # its actions (an Undo is one for both)
+K = TypeVar("K")  # what was dealt: a grid game's Key, another kind's deal
+A = TypeVar("A")  # its actions (an Undo is one for every kind)
 S = TypeVar("S")  # its states
 
 
 class GameRecord(Generic[G, K, A, S]):
-    """The accepted actions of one game and the states they led to. The game is a grid game
-    with its key, or Codex with its setup: both start from what was dealt and apply actions.
-    ``GridRecord`` and ``CodexRecord`` name the two."""
+    """The accepted actions of one game and the states they led to: a game of any kind starts
+    from what was dealt and applies actions (``contract.Rulebook``). ``GridRecord`` names a grid
+    game's; a kind of its own names its own in its room."""
 
-    @overload
-    def __init__(self: GridRecord, game: Game, key: Key | None) -> None: ...
-
-    @overload
-    def __init__(self: CodexRecord, game: Codex, key: Setup) -> None: ...
-
-    def __init__(self, game: Any, key: Any) -> None:  # the overloads above give the types
+    def __init__(self, game: G, key: K) -> None:
         self.game: G = game
         self.key: K = key
         self.entries: list[A] = []  # every accepted entry, undos included, as journalled
@@ -85,7 +63,7 @@ class GameRecord(Generic[G, K, A, S]):
     @classmethod
     def replay(cls, game: Game, key: Key | None, entries: Iterable[Action]) -> GridRecord:
         """A grid game played again from its key and entries (the tests' and tools' way)."""
-        record = GameRecord(game, key)
+        record: GridRecord = GameRecord(game, key)
         for action in entries:
             record.apply(action)
         return record
@@ -93,4 +71,6 @@ class GameRecord(Generic[G, K, A, S]):
 
 GridRecord: TypeAlias = "GameRecord[Game, Key | None, Action, State]"
 """A grid game's record; its key is None for Deep Undercover, whose key comes with an entry."""
-CodexRecord: TypeAlias = "GameRecord[Codex, Setup, CodexAction | Undo, CodexState]"
+AnyRecord: TypeAlias = "GameRecord[Rulebook, Any, Any, Any]"
+"""A game's record of any kind, as the session and the journal hold it: its engine reads its
+own deal, actions and states."""

@@ -5,8 +5,10 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, fields
 from typing import Any
 
+from .described import Choice
 from .errors import InvalidRules
 from .keys import CELLS, GRID
+from .phrase import N_
 
 NUKE_MODES = ("basic", "mad")
 SETUPS = ("key", "place")
@@ -56,6 +58,20 @@ class Rules:
             raise InvalidRules("unknown rule option(s) {unknown}: expected {known}", unknown=", ".join(unknown),
                                known=", ".join(sorted(known)))
         return cls(**data)
+
+
+NUKE = Choice("nuke", "str", "basic", N_("Alias 24: nuke mode"), N_("Alias 24's nuke mode: basic, mad"), NUKE_MODES,
+               {"basic": N_("basic"), "mad": N_("mad")})
+CLUE_REQUIRED = Choice("clue_required", "bool", False, N_("Clue number before the first touch"),
+                       N_("the clue number must be entered before the first touch"))
+THREE_PLAYER = Choice("three_player", "bool", False, N_("Three players"), N_("one operative guesses for both spymasters"))
+SETUP = Choice("setup", "str", "key", N_("Card layout"), N_("key, place: 'place' is Deep Undercover's deal-and-place"),
+               SETUPS, {"key": N_("a key card"), "place": N_("placed (Deep Undercover)")})
+DARK_CELL = Choice("dark_cell", "int", CENTRE, N_("Alias 24: cell without a card"),
+                   N_("Alias 24's cell without a card, 0 to 24"), span=(0, CELLS - 1))
+"""The grid games' options as a game's description offers them (``described.Choice``): each game
+offers those that change it (Alias 24 its nuke and dark cell, Codenames its three players and
+Deep Undercover's setup, every grid game the clue number first)."""
 
 
 def _one_of(name: str, value: object, allowed: tuple[str, ...]) -> None:

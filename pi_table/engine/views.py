@@ -2,7 +2,8 @@
 
 ``TableView`` is the public observation: the cards shown so far and the turn. Everything
 public (remaining counts, guesses left, Alias 24's armed nuke, the cooperative score) is
-computed here from it alone, so the LEDs and the status output can never leak the key.
+computed from it alone (the last two by the game whose rules they are), so the LEDs and the
+status output can never leak the key.
 ``SpymasterView`` adds the key, for the spymasters' hidden screen only.
 """
 
@@ -56,6 +57,8 @@ class TableView:
     reason: Phrase | None  # made from the termination
     termination: Termination | None
     placing: int | None
+    armed: bool | None = None  # Alias 24's mad nuke: armed once MAD_ARMED_AT aliases are targeted (its game's)
+    score: int | None = None  # the cooperative variant's, on a win: the opponent's agents still hidden (its game's)
 
     @property
     def game(self) -> str:
@@ -79,18 +82,6 @@ class TableView:
         """Alias 24: aliases targeted so far, the nuke not counted."""
         return sum(1 for shown in self.board if shown not in (HIDDEN, NO_CARD, ASSASSIN))
 
-    @property
-    def armed(self) -> bool | None:
-        if self.game != "alias24" or self.rules.nuke != "mad":
-            return None
-        return self.targeted >= MAD_ARMED_AT
-
-    @property
-    def score(self) -> int | None:
-        """Cooperative variant: on a win, the opponent's agents still hidden (1 to 8)."""
-        if self.game != "codenames-coop" or self.start is None or self.winner != self.start:
-            return None
-        return self.remaining(self.start.other)
 
     def rating(self, lang: str = "en") -> str | None:
         if self.score is None:

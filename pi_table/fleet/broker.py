@@ -11,6 +11,8 @@ import subprocess
 import time
 from pathlib import Path
 
+from ..errors import PiTableError
+
 MOSQUITTO = ("mosquitto", "/usr/sbin/mosquitto")  # Debian puts it in sbin, off a user's PATH
 
 
@@ -25,6 +27,10 @@ def free_port() -> int:
         return probe.getsockname()[1]
 
 
+class BrokerFailed(PiTableError, RuntimeError):
+    """Mosquitto could not be started here: not installed, exited, or took no connection."""
+
+
 class LocalBroker:
     """Mosquitto on 127.0.0.1:``port`` with ``settings`` (mosquitto.conf lines) after the
     listener; anonymous clients allowed unless the settings say otherwise. It keeps its
@@ -33,7 +39,7 @@ class LocalBroker:
     def __init__(self, folder: Path, settings: str = "", port: int | None = None) -> None:
         program = mosquitto()
         if program is None:
-            raise FileNotFoundError("mosquitto is not installed (Debian: apt install mosquitto)")
+            raise BrokerFailed("mosquitto is not installed (Debian: apt install mosquitto)")
         self.program, self.folder, self.port = program, folder, port or free_port()
         folder.mkdir(parents=True, exist_ok=True)
         self.conf = folder / "mosquitto.conf"
@@ -56,14 +62,14 @@ class LocalBroker:
         while True:
             if self.process.poll() is not None:
                 error = self.process.stderr.read().decode(errors="replace") if self.process.stderr else ""
-                raise RuntimeError(f"mosquitto exited with {self.process.returncode}: {error.strip()}")
+                raise BrokerFailed(f"mosquitto exited with {self.process.returncode}: {error.strip()}")
             try:
                 socket.create_connection(("127.0.0.1", self.port), timeout=0.5).close()
                 return
             except OSError:
                 if time.monotonic() > deadline:
                     self.stop()
-                    raise TimeoutError(f"mosquitto took no connection on port {self.port} within {timeout} s") from None
+                    raise BrokerFailed(f"mosquitto took no connection on port {self.port} within {timeout} s") from None
                 time.sleep(0.02)
 
     def stop(self) -> None:

@@ -49,13 +49,15 @@ from ..config.settings import shown_url
 from ..engine.endings import WORDS as WORDS_ENDED
 from ..engine.endings import Termination
 from ..engine.errors import Refusal
+from ..engine.games import title_of
 from ..engine.phrase import N_, Phrase
+from ..errors import PiTableError
 from ..files import csv_text, write_private
 from ..hal.events import DEVICE_NAMES, is_fault
 from ..night.book import CLOCK_SKEW_S, NIGHT_ID, Night
 from ..night.games import Game, GameRefused
 from ..night.standings import high_scores
-from ..ui.i18n import GAME_TITLES, say, say_health, translation
+from ..ui.i18n import say, say_health, translation
 from ..web.auth import Gate, Refused, Why, hash_secret
 from ..web.runner import ServerThread
 from . import link, schema
@@ -99,24 +101,28 @@ FAULTS = (FAILED.template, WORDS["dropped"])
 
 # --- the password ---------------------------------------------------------------------------
 
+class PasswordError(PiTableError, ValueError):
+    """The fleet page's password cannot be set or read: the message says how to make one."""
+
+
 def hash_password(password: str) -> str:
     """The line kept in the password file: the salted scrypt hash the staff PIN's is too."""
     if not password:
-        raise ValueError("the password is empty: choose one of at least 8 characters")
+        raise PasswordError("the password is empty: choose one of at least 8 characters")
     if len(password) < 8:
-        raise ValueError(f"the password has {len(password)} characters: choose one of at least 8")
+        raise PasswordError(f"the password has {len(password)} characters: choose one of at least 8")
     return hash_secret(password)
 
 
 def read_password_file(path: Path) -> str:
-    """The stored hash; ValueError saying how to make one when the file is missing or wrong."""
+    """The stored hash; PasswordError saying how to make one when the file is missing or wrong."""
     try:
         stored = path.read_text(encoding="utf-8").strip()
     except OSError as e:
-        raise ValueError(f"cannot read the password file {path} ({e.strerror or e}): make it with "
+        raise PasswordError(f"cannot read the password file {path} ({e.strerror or e}): make it with "
                          f"pi-table fleet --set-password --password-file {path}") from None
     if not stored.startswith("scrypt$") or stored.count("$") != 5:
-        raise ValueError(f"{path} holds no password hash: make it with pi-table fleet --set-password --password-file {path}")
+        raise PasswordError(f"{path} holds no password hash: make it with pi-table fleet --set-password --password-file {path}")
     return stored
 
 
@@ -366,7 +372,7 @@ class Fleet:
             "activity": activity(status),
             "game": status.get("game"),
             "game_id": status.get("game_id"),
-            "game_title": gettext(GAME_TITLES.get(game, game)) if (game := str(status.get("game") or "")) else None,
+            "game_title": gettext(title_of(game)) if (game := str(status.get("game") or "")) else None,
             "faults": faults,
             "errors": list(table.errors),
             "games_today": len(games),
@@ -842,7 +848,7 @@ def _set_password(parser: argparse.ArgumentParser, path: Path) -> int:
         password = sys.stdin.readline().rstrip("\n")
     try:
         write_password_file(path, password)
-    except ValueError as e:
+    except PasswordError as e:
         parser.error(str(e))
     except OSError as e:
         print(f"pi-table fleet: cannot write {path} ({e.strerror or e})", file=sys.stderr)

@@ -57,6 +57,7 @@ import paho.mqtt.client as mqtt
 
 from ..config import FleetConfig
 from ..engine.phrase import N_, Phrase, Text
+from ..errors import PiTableError
 from ..files import write_private
 from ..hal import Screen
 from ..hal.events import Emit, is_fault
@@ -86,7 +87,7 @@ Act = Callable[[dict], dict]
 
 
 def over(state: dict) -> bool:
-    """Whether a public view (grid or Codex) shows a finished game."""
+    """Whether a public view (of any kind of game) shows a finished game."""
     return state.get("winner") is not None or bool(state.get("losers"))
 
 
@@ -429,7 +430,7 @@ class Reporter:
         logged and answered with an error event, never more."""
         try:
             request = parse_command(message.payload)
-        except ValueError as e:
+        except CommandRefused as e:
             log.warning("a fleet command was refused: %s", e)
             self.event({"event": "error", "error": str(e)})
             return
@@ -467,6 +468,10 @@ class ReportingScreen(Screen):
         self.screen.release_seat(seat)
 
 
+class CommandRefused(PiTableError, ValueError):
+    """A command from the fleet that is not one: answered with an error event, never carried out."""
+
+
 def parse_command(payload: bytes | bytearray) -> dict:
     """A command's JSON checked: an object whose "command" is one of ``COMMANDS``."""
     example = '{"command": "new-game", "game": "codenames"}'
@@ -474,10 +479,10 @@ def parse_command(payload: bytes | bytearray) -> dict:
         request = json.loads(payload)
     except (ValueError, UnicodeError, RecursionError):  # RecursionError: nested deeper than the parser goes
         shown = payload[:60].decode("utf-8", "replace")
-        raise ValueError(f"a command is a JSON object such as {example}, not {shown!r}") from None
+        raise CommandRefused(f"a command is a JSON object such as {example}, not {shown!r}") from None
     if not isinstance(request, dict) or request.get("command") not in COMMANDS:
         found = request.get("command") if isinstance(request, dict) else request
-        raise ValueError(f"the command is one of {', '.join(COMMANDS)}, as in {example}, not {found!r}")
+        raise CommandRefused(f"the command is one of {', '.join(COMMANDS)}, as in {example}, not {found!r}")
     return request
 
 

@@ -25,7 +25,7 @@ from ..night.book import MAX_HISTORY
 from ..night.names import MAX_NAME, MAX_NICKNAMES
 from ..night.pairing import MAX_TABLES
 
-MAX_PAYLOAD = 256 * 1024  # bytes: some ten times a finished Codex game's status
+MAX_PAYLOAD = 256 * 1024  # bytes: some ten times the longest status a finished game of any kind gives
 NAME = 100  # characters in an id, a game's, a device's or a team's name, a version, a board
 SAID = 1000  # characters in a warning, a device's health, a game's reason, an error
 MOST = 64  # devices in a health, warnings in a list
@@ -217,7 +217,7 @@ LENGTH = Number(-(10**9), 10**9)  # a game's: below 0 when the table's clock was
 STATE = Record({  # the public view, as much of it as tells whether a game is in play (``dashboard.activity``)
     "board": maybe(Text(NAME)),
     "clue": Either(Number(0, 1000, whole=True), NAMED),  # a number, "unlimited" or none yet
-    "phase": Either(Text(NAME), maybe(Number(0, 1000, whole=True))),  # a step's name; Codex's phase is a number
+    "phase": Either(Text(NAME), maybe(Number(0, 1000, whole=True))),  # a step's name; a phase may be a number
 })
 STATUS = Record({  # reporter.status_message
     "version": NAMED, "game_id": NAMED, "game": NAMED, "state": STATE, "over": Flag(), "termination": TERMINATION,

@@ -22,12 +22,12 @@ from .events import (
     UiEvent,
 )
 from .leds import RGB, LedFrame, LedStrip, SimLedStrip
-from .screen import AnyModel, CodexModel, Screen, ScreenModel, SelfTestModel, SimScreen
+from .screen import AnyModel, GameModel, Screen, ScreenModel, SelfTestModel, SetupModel, SimScreen
 from .touch import MultiTouch, SimTouch, TouchSource
 
 __all__ = [
     "Buttons", "SimButtons", "Cues", "TimerState", "BUTTONS", "ButtonEvent", "Command", "DialEvent", "Emit", "Event", "HealthEvent", "NewGame", "PageOpened",
     "ReleaseSeat",
-    "TouchEvent", "UiEvent", "RGB", "LedFrame", "LedStrip", "SimLedStrip", "AnyModel", "CodexModel", "ScreenModel", "Screen", "SelfTestModel", "SimScreen",
+    "TouchEvent", "UiEvent", "RGB", "LedFrame", "LedStrip", "SimLedStrip", "AnyModel", "GameModel", "ScreenModel", "Screen", "SelfTestModel", "SetupModel", "SimScreen",
     "MultiTouch", "SimTouch", "TouchSource",
 ]

@@ -4,13 +4,11 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, TypeAlias
+from typing import TypeAlias
 
 from ..engine import CELLS, Action
+from ..engine.contract import Move
 from ..engine.phrase import N_, Phrase, Text
-
-if TYPE_CHECKING:
-    from ..engine import CodexAction
 
 BUTTONS = ("end_turn", "new_game", "enter_clue")
 """The physical buttons: END TURN on the operatives' side, NEW GAME (a long press), and the
@@ -74,8 +72,8 @@ class NewGame:
 
 @dataclass(frozen=True, slots=True)
 class ReleaseSeat:
-    """Give Codex seat ``seat``'s phone page a new link and void the old one: the page was
-    opened by the wrong phone. The game itself is untouched."""
+    """Give seat ``seat``'s phone page a new link and void the old one: the page was opened by
+    the wrong phone (a game whose players have seats). The game itself is untouched."""
 
     seat: int
 
@@ -83,8 +81,9 @@ class ReleaseSeat:
         return f"release-seat {self.seat}"
 
 
-Command: TypeAlias = "Action | CodexAction | NewGame | ReleaseSeat"  # a string: Codex loads when played
-"""What the table may be asked to do: a grid game's action or Codex's, or the table's own."""
+Command: TypeAlias = "Action | Move | NewGame | ReleaseSeat"
+"""What the table may be asked to do: a game's action (a grid game's, or another kind's:
+``engine.contract.Move``), or the table's own."""
 
 
 @dataclass(frozen=True, slots=True)

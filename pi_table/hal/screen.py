@@ -5,21 +5,44 @@ from __future__ import annotations
 from abc import ABC, abstractmethod
 from collections import deque
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, TypeAlias
+from typing import ClassVar, Protocol, TypeAlias
 
 from ..engine import ClueNumber, InvalidAction, SpymasterView
 from ..engine.phrase import Text
 from .cues import Cues
 from .events import Command, Emit, UiEvent
 
-if TYPE_CHECKING:  # Codex's engine loads when Codex is played
-    from ..engine import Codex, CodexState
+
+class GameModel(Protocol):
+    """What a kind's loop shows the screen of its game at one moment: its ``kind``, by which the
+    screen's painter of that kind draws it (``ui.games``), the game's id, the table's language,
+    the last refusal and the warnings every kind's screen shows, and its cues (the timer). Each
+    kind's model holds what its painter needs of the game besides."""
+
+    @property
+    def kind(self) -> str: ...
+
+    @property
+    def game_id(self) -> str: ...
+
+    @property
+    def lang(self) -> str: ...
+
+    @property
+    def message(self) -> Text | None: ...
+
+    @property
+    def cues(self) -> Cues: ...
+
+    @property
+    def warnings(self) -> tuple[Text, ...]: ...
 
 
 @dataclass(frozen=True, slots=True)
 class ScreenModel:
-    """Everything the spymaster screen shows at one moment (with the time, for animation)."""
+    """Everything the spymaster screen shows of a grid game at one moment (with the time, for animation)."""
 
+    kind: ClassVar[str] = "grid"
     view: SpymasterView
     game_id: str
     message: Text | None = None  # the last refusal ("card 7 is already revealed"), for ``i18n.say``
@@ -40,27 +63,6 @@ class ScreenModel:
 
 
 @dataclass(frozen=True, slots=True)
-class CodexModel:
-    """Everything the table shows of a Codex game. The screen, turned to the table, draws the
-    public side from it (and in pass-and-play one agent's own view at a time); the companion
-    derives each phone's page. It holds the whole state because the screen and the phones
-    each choose their observer: the public one, or one agent's."""
-
-    game: Codex
-    state: CodexState
-    game_id: str
-    message: Text | None = None  # the last refusal, for ``i18n.say``
-    cues: Cues = Cues()  # warnings, and the discussion's timer
-    lang: str = "en"
-    joins: tuple[str | None, ...] = ()  # per seat, its phone page's link until a phone opens it
-    notice: Text | None = None  # for this screen alone, as ScreenModel's
-
-    @property
-    def warnings(self) -> tuple[Text, ...]:
-        return self.cues.warnings if self.notice is None else (self.notice, *self.cues.warnings)
-
-
-@dataclass(frozen=True, slots=True)
 class SelfTestModel:
     """What ``pi-table selftest`` has seen so far; shown instead of a game."""
 
@@ -70,12 +72,26 @@ class SelfTestModel:
     pads_line: str = "pads {done}/{cells}"  # the pads' count, in the table's language
 
 
-AnyModel: TypeAlias = ScreenModel | CodexModel | SelfTestModel
-"""What a screen may be shown: a grid game, a Codex game, or the self-test."""
+@dataclass(frozen=True, slots=True)
+class SetupModel:
+    """What the screen shows of a table nobody has set up yet (docs/dev/first-boot.md), instead of
+    a game: the set-up page's address (``link``, shown as a QR code; None until the phones' pages
+    are up) and the one-time code it asks for; while the table's own Wi-Fi is open, its name and
+    password (``hotspot``), which a second QR code joins; what the network is doing (``network``)."""
+
+    link: str | None
+    code: str
+    lang: str = "en"
+    hotspot: tuple[str, str] | None = None  # (name, password)
+    network: Text | None = None
+
+
+AnyModel: TypeAlias = GameModel | SelfTestModel | SetupModel
+"""What a screen may be shown: a game of any kind, the self-test, or a table's set-up."""
 
 
 class Screen(ABC):
-    """A backend implements ``show`` (draw this model: a ScreenModel, a CodexModel, or a
+    """A backend implements ``show`` (draw this model: a kind's ``GameModel``, or a
     SelfTestModel during the self-test; the backend's painter knows which it draws), ``start`` (deliver a ``UiEvent`` to
     ``emit`` for each request the spymasters tap, from any thread) and ``stop``."""
 
@@ -89,8 +105,8 @@ class Screen(ABC):
         """Release the display."""
 
     def release_seat(self, seat: int) -> None:
-        """Give Codex seat ``seat``'s phone page a new link, voiding the old one; the next model
-        shown carries the new link. Only a screen with the phones' pages beside it has links to
+        """Give seat ``seat``'s phone page a new link, voiding the old one; the next model shown
+        carries the new link. Only a screen with the phones' pages beside it has links to
         give; the others refuse, saying why."""
         raise InvalidAction("this table has no phone pages (the companion is off): there is no seat link to release")
 

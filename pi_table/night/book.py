@@ -210,7 +210,7 @@ class Night:
             self.dealt[str(event["game"])] = None if number is None else int(number)
             return
         else:
-            raise ValueError(f"unknown event {kind!r}")
+            raise DamagedLine("an event of the night")
         if self.host is None:
             self.seq += 1
 
@@ -263,7 +263,7 @@ class Night:
             return
         number = self.first_round(name)
         if number is not None:
-            raise ValueError(f"a team paired in round {number} is never removed")
+            raise DamagedLine("a removal of a team before its first round")
         del self.teams[name]
         if self.proposal is not None and name in self.proposal.names:
             self.proposal = None

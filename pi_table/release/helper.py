@@ -6,14 +6,18 @@ update brings is ever run by root (systemd/pi-table-helper). Its acts:
   built (its wheels by the service's user), or a signed bundle's (the SD image's), and switched
   to: a first install is an update with nothing to go back to;
 - ``request``: the one request the service left in its spool folder (pi-table-helper.service,
-  started by pi-table-helper.path): an update, a reboot or a power off, nothing else;
+  started by pi-table-helper.path): an update, a reboot, a power off, the time zone, the table's
+  own Wi-Fi opened or a Wi-Fi joined (``network``), nothing else;
+- ``first-boot``: a table's first start from the SD image (pi-table-first-boot.service): its
+  secrets made on the device, and its set-up waiting (``first_boot``);
 - ``starting`` and ``started``: pi-table.service's ExecStartPre= and ExecStartPost=, which count
   a trial's starts (rolling back one that did not survive its start) and prove it once the
   running table answers ``status`` with the trial's version, healthy;
 - ``keys list|add|revoke``: the releases' keyring (``keys``), for the owner.
 
 What root does itself: checks a bundle's signature and unpacks its files, makes and switches
-links, writes notes, restarts, reboots, powers off. Everything that runs other code (pip, git,
+links, writes notes, restarts, reboots, powers off; asks NetworkManager (nmcli) and timedated
+(timedatectl) for the network and the time zone; makes a table's secrets at its first boot. Everything that runs other code (pip, git,
 the release's own ``status``) runs as the service's user (``service_user``).
 """
 
@@ -34,7 +38,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..engine.phrase import N_
-from . import bundle, requests
+from . import bundle, network, requests
+from .first_boot import CONFIG, first_boot
 from .keys import KEYRING, Keyring
 from .layout import CURRENT, DONE, HOME, LAST, ORIGIN, ReleaseError, Releases, tree_files, version_key, why
 from .service_user import USER, ServiceUser
@@ -54,6 +59,7 @@ class Helper:
     keyring: Keyring
     user: ServiceUser
     systemctl: Sequence[str] = ("systemctl",)
+    timedatectl: Sequence[str] = ("timedatectl",)
 
 
 @contextmanager
@@ -244,6 +250,8 @@ def act(helper: Helper, spool: Path, log=sys.stdout) -> int:
         releases.write_note(LAST, {"act": "unknown", "outcome": "refused", "at": time.time(), "why": e.why})
         return 1
     print(f"request: {request['act']}", file=log, flush=True)
+    if request["act"] in NETWORK:
+        return _network(helper, request, log)
     if request["act"] in ("reboot", "poweroff"):
         releases.write_note(LAST, {"act": request["act"], "outcome": "done", "at": time.time(),
                                    "why": why(N_("asked from the staff page"))})
@@ -256,6 +264,46 @@ def act(helper: Helper, spool: Path, log=sys.stdout) -> int:
         return 1
     print(f"update: {outcome}", file=log, flush=True)
     return 0
+
+
+def _network(helper: Helper, request: dict, log) -> int:
+    """The time zone set, the table's own Wi-Fi opened or a Wi-Fi joined; how it ended noted for the pages."""
+    releases, act = helper.releases, request["act"]
+    note = {"act": act, "at": time.time(), **{key: request[key] for key in ("ssid", "zone") if key in request}}
+    try:
+        NETWORK[act](helper, request)
+    except ReleaseError as e:
+        print(f"{act} failed: {e}", file=sys.stderr, flush=True)
+        releases.write_note(LAST, {**note, "outcome": "failed", "why": e.why})
+        return 1
+    print(f"{act}: done", file=log, flush=True)
+    releases.write_note(LAST, {**note, "outcome": "done", "why": None})
+    return 0
+
+
+def set_zone(helper: Helper, request: dict) -> None:
+    """The system's time zone, one the system knows, set by systemd's timedated."""
+    import zoneinfo  # this act only
+
+    zone = request["zone"]
+    if zone not in zoneinfo.available_timezones():
+        raise ReleaseError(N_("{zone} is not a time zone this system knows"), zone=zone)
+    done = subprocess.run([*helper.timedatectl, "set-timezone", zone], capture_output=True, text=True, timeout=30,
+                          check=False)
+    if done.returncode != 0:
+        raise ReleaseError(N_("the time zone could not be set ({error})"),
+                           error=(done.stderr.strip().splitlines() or [f"exit {done.returncode}"])[-1][:200])
+
+
+def open_hotspot(helper: Helper, request: dict) -> None:
+    """The table's own Wi-Fi, the networks seen before it opened kept for the set-up page."""
+    seen = network.open_hotspot(request["ssid"], request["password"])
+    helper.releases.write_note(network.NETWORKS, {"at": time.time(), "networks": [each.to_json() for each in seen]})
+
+
+NETWORK = {"timezone": set_zone, "hotspot": open_hotspot,
+           "wifi": lambda helper, request: network.join(request["ssid"], request["password"])}
+"""The acts that change the table's network or its clock's zone, each done as ``act`` notes it."""
 
 
 def started(releases: Releases, status: Sequence[str], proof_s: float = PROOF_S) -> str:
@@ -318,6 +366,8 @@ def main(argv: list[str] | None = None) -> int:
                                                    "checkout's (its signature checked against the keyring)")
     asked = acts.add_parser("request", help="do the request the service left in its spool folder")
     asked.add_argument("--spool", type=Path, default=requests.SPOOL)
+    boot = acts.add_parser("first-boot", help="a table's first start: its secrets made, its set-up waiting")
+    boot.add_argument("--config", type=Path, default=CONFIG, help="the table's configuration (default %(default)s)")
     acts.add_parser("starting", help="pi-table.service's ExecStartPre=")
     acts.add_parser("started", help="pi-table.service's ExecStartPost=")
     keys = acts.add_parser("keys", help="the keys releases are accepted from").add_subparsers(dest="keys",
@@ -338,6 +388,10 @@ def main(argv: list[str] | None = None) -> int:
                 print(releases.starting(), flush=True)
             return 0
         user = ServiceUser(args.user or None)  # "": the installer's staging root, which has no such user
+        if args.act == "first-boot":
+            for made in first_boot(args.config, user) or ["nothing: the table had all of it"]:
+                print(f"first boot: {made}", flush=True)
+            return 0
         if args.act == "install":
             name = install(Helper(releases, keyring, user), args.source.resolve(), args.extras,
                            signed=args.bundle)

@@ -1,8 +1,9 @@
 """A request to the root helper: one small JSON file the service writes into its spool folder
 (/var/lib/pi-table/requests, its own), which pi-table-helper.path sees and pi-table-helper.service
-(root) reads, deletes and acts on. Three acts and nothing else: install an update (from a bundle
-in the same folder, or from the repository the table was installed from), reboot, power off.
-Anything else is refused and logged, never run.
+(root) reads, deletes and acts on. Its acts and nothing else: install an update (from a bundle
+in the same folder, or from the repository the table was installed from), reboot, power off, set
+the time zone, open the table's own Wi-Fi, join a Wi-Fi (``network``). Anything else is refused
+and logged, never run.
 """
 
 from __future__ import annotations
@@ -17,25 +18,27 @@ from pathlib import Path
 from ..engine.phrase import N_
 from ..files import replace_file
 from .layout import ReleaseError
+from .network import password_problem, ssid_problem
 
 SPOOL = Path("/var/lib/pi-table/requests")
 REQUEST = "request.json"
 MAX_REQUEST = 4096
 BUNDLE_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,99}\.tar\.gz")
-SHAPES = {("reboot",): set(), ("poweroff",): set(), ("update", "bundle"): {"bundle"}, ("update", "repository"): set()}
+ZONE = re.compile(r"[A-Za-z][A-Za-z0-9_+-]{0,29}(/[A-Za-z0-9_+-]{1,30}){0,2}")  # Europe/Rome, America/Argentina/Salta, UTC
+SHAPES = {("reboot",): set(), ("poweroff",): set(), ("update", "bundle"): {"bundle"}, ("update", "repository"): set(),
+          ("timezone",): {"zone"}, ("hotspot",): {"ssid", "password"}, ("wifi",): {"ssid", "password"}}
 """Each request there is: its act (and for an update where from), and the other keys it takes."""
+ACTS = "reboot, poweroff, update from a bundle or from the repository, timezone, hotspot, wifi"
 
 
 def check(request: object) -> dict:
-    """The request, if it is one of the three acts in its exact shape; ReleaseError otherwise."""
+    """The request, if it is one of the acts in its exact shape; ReleaseError otherwise."""
     if not isinstance(request, dict) or not isinstance(request.get("act"), str):
-        raise ReleaseError(N_("a request is a JSON object with an act; expected one of {acts}"),
-                           acts="update, reboot, poweroff")
+        raise ReleaseError(N_("a request is a JSON object with an act; expected one of {acts}"), acts=ACTS)
     act = request["act"]
     shape: tuple[str, ...] = (act,) if act != "update" else (act, str(request.get("from")))
     if shape not in SHAPES:
-        raise ReleaseError(N_("unknown request {act}; expected one of {acts}"), act=repr(act[:80]),
-                           acts="reboot, poweroff, update from a bundle or from the repository")
+        raise ReleaseError(N_("unknown request {act}; expected one of {acts}"), act=repr(act[:80]), acts=ACTS)
     keys = set(request) - {"act", "from"}
     if keys != SHAPES[shape]:
         raise ReleaseError(N_("the request {act} takes {expected}, not {found}"), act=act,
@@ -43,6 +46,11 @@ def check(request: object) -> dict:
                            found=", ".join(sorted(repr(key[:40]) for key in keys)) or "nothing")
     if "bundle" in keys and not (isinstance(request["bundle"], str) and BUNDLE_NAME.fullmatch(request["bundle"])):
         raise ReleaseError(N_("the bundle is named by a file name in the spool folder ending .tar.gz"))
+    if "zone" in keys and not (isinstance(request["zone"], str) and ZONE.fullmatch(request["zone"])):
+        raise ReleaseError(N_("a time zone is named as Region/City, such as Europe/Rome"))
+    if "ssid" in keys and (problem := ssid_problem(request["ssid"]) or password_problem(
+            request["password"], may_be_open=act == "wifi")) is not None:
+        raise ReleaseError(problem)
     return request
 
 

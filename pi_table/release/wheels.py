@@ -164,10 +164,6 @@ def make_release(releases: Releases, wheels: Wheels, extras: str, user: ServiceU
     requirements = folder / "requirements.txt"
     replace_file(requirements, wheels.chosen(planned).requirements(extras).encode("utf-8"), 0o644)
     user.run([*pip, "--require-hashes", "--requirement", str(requirements)], log, "pip", home)
-    # the dataclasses' compiled methods beside the bytecode pip compiled: the service cannot write them
-    # there. -I: the release's own modules, whatever the caller's environment says
-    user.run([str(venv / "bin/python"), "-I", "-m", "pi_table.codecache"], log, "codecache", home,
-             env={"PYTHONDONTWRITEBYTECODE": ""})
     shutil.rmtree(home)
     own_by_root(venv)
     done = {"release": name, "version": wheels.version, "extras": extras, "built": time.time()}

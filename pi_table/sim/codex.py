@@ -16,16 +16,17 @@ os.environ.setdefault("PYGAME_HIDE_SUPPORT_PROMPT", "1")  # stdout carries the J
 import pygame  # after the prompt is hidden
 
 from ..engine import EndTurn
+from ..engine.codex_rules import DESCRIPTION, DISCUSSION_S
 from ..engine.codex_setup import SEATS
 from ..engine.phrase import Phrase
-from ..hal import CodexModel, NewGame, SimButtons, SimLedStrip, SimScreen, SimTouch, UiEvent
+from ..hal import NewGame, SimButtons, SimLedStrip, SimScreen, SimTouch, UiEvent
+from ..hal.codex_model import CodexModel
 from ..table import Outcome, Session
 from ..table.codex_loop import CodexLoop
-from ..table.timer import DISCUSSION_S
 from ..ui.canvas import DESIGN, Tap
 from ..ui.codex_screen import CodexPainter
 from ..ui.codex_turns import Stage, Turn
-from ..ui.i18n import STEPS, say, translation
+from ..ui.i18n import say, translation
 from .codex_commands import (
     SCREEN_TAPS,
     ScreenTap,
@@ -165,7 +166,8 @@ class CodexSimTable(VirtualTable):
             line = _("over: {reason}").format(reason=say(record.game.reason(record.state) or "", lang))
         else:
             line = _("phase {phase}, {step} step; waiting for seats {seats}").format(
-                phase=state["phase"], step=_(STEPS[state["step"]]), seats=", ".join(map(str, state["waiting_for"])) or _("none"))
+                phase=state["phase"], step=_(DESCRIPTION.phases[state["step"]]),
+                seats=", ".join(map(str, state["waiting_for"])) or _("none"))
         return f"{line}\n  " + _("screen ({stage}): {texts}").format(stage=say(self._where(), lang),
                                                                      texts=" | ".join(screen["texts"]))
 

@@ -21,8 +21,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import TypeVar
 
-from ..engine import CodexAction, EndTurn, InvalidAction, Undo, parse_codex_action
-from ..engine.codex_actions import USAGE
+from ..engine import EndTurn, InvalidAction, Undo
+from ..engine.codex_actions import USAGE, CodexAction, parse_codex_action
 from ..engine.codex_setup import SEATS
 from ..hal import Command, NewGame
 from ..ui.codex_turns import Pressable, Stage, Turn

@@ -22,11 +22,14 @@ from dataclasses import dataclass
 from ..engine import EndTurn, InvalidAction, Team, Undo
 from ..engine.codex import DISCUSSION
 from ..engine.codex_actions import USAGE as ACTION_USAGE
-from ..engine.games import NAMES
+from ..engine.games import names, title_of
 from ..engine.phrase import N_, Phrase
-from ..hal import CodexModel, Command, NewGame, SimButtons, SimLedStrip, SimScreen, SimTouch, UiEvent
+from ..hal import Command, NewGame, SimButtons, SimLedStrip, SimScreen, SimTouch, UiEvent
+from ..hal.codex_model import CodexModel
 from ..table import Session, parse_command
 from ..table.codex_loop import CodexLoop
+from ..table.loop import LoopSettings
+from ..table.timer import TimerSettings
 from ..ui.codex_turns import (
     Panel,
     Passing,
@@ -54,7 +57,8 @@ from ..ui.codex_turns import (
     truth_machine,
     winner_title,
 )
-from ..ui.i18n import GAME_TITLES, say
+from ..ui.i18n import say
+from ..ui.leds import LightSettings
 from .codex_commands import SCREEN_TAPS, WORDS, ScreenTap, TapAction, parse_codex_command, screen_button
 from .terminal import BOLD, TEAM, WARN, WIDTH, Painter, Playing, Terminal, fit, spoken_words, visible
 
@@ -86,7 +90,7 @@ def help_text(lang: str) -> str:
     _ = Speech(lang).gettext
     lines = []
     for command, what in COMMANDS:
-        said = _(what).format(games=", ".join(NAMES))
+        said = _(what).format(games=", ".join(names()))
         lines.append(fit(f"  {command:<15} {said}", 18) if len(command) <= 15 else
                      f"  {command}\n" + fit(f"{'':<17} {said}", 18))
     lines += [f"  {'help':<15} {_('this text')}", f"  {'quit':<15} {_('leave the simulator')}"]
@@ -157,7 +161,7 @@ class CodexText(Passing):
         turn = self.turn
         title = winner_title(words, view)
         ink = BOLD if view.winner is None else TEAM[Team(view.winner.value)]
-        lines = [paint(f"{_(GAME_TITLES[view.game])} · {title or headline(words, view)}", ink),
+        lines = [paint(f"{_(title_of(view.game))} · {title or headline(words, view)}", ink),
                  fit(f"  {step_words(model)}"), ""]
         width = max(len(codename) for codename in view.codenames)
         for seat, codename in enumerate(view.codenames):
@@ -250,8 +254,8 @@ class CodexTerminal(Terminal):
         self.text = CodexText(playing.painter)
         self.screen = CodexTerminalScreen(self.text, playing)
         self.buttons = SimButtons()
-        self.loop: CodexLoop = CodexLoop(session, SimTouch(), SimLedStrip(keep=1), self.screen, self.buttons,
-                                         discussion_s=playing.discussion_s, lang=playing.painter.lang)
+        played = LoopSettings(playing.settings, TimerSettings(), LightSettings(), playing.painter.lang, playing.options)
+        self.loop: CodexLoop = CodexLoop.made(session, SimTouch(), SimLedStrip(keep=1), self.screen, self.buttons, played)
 
     def help(self) -> str:
         return help_text(self.painter.lang)
@@ -266,7 +270,7 @@ class CodexTerminal(Terminal):
             return True
         word = words[0].lower()
         try:
-            command = parse_command(line, NAMES) if word == "new-game" else parse_codex_command(line)
+            command = parse_command(line, names()) if word == "new-game" else parse_codex_command(line)
         except InvalidAction as e:
             self.not_a_command(word, e, USAGE if word in WORDS else {})
             return True

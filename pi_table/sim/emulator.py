@@ -32,6 +32,7 @@ from pathlib import Path
 
 import adafruit_mpr121
 
+from ..errors import PiTableError
 from ..firmware.touchboard import Bus, TouchBoard
 from ..protocol import wire
 from .mpr121 import FakeI2C, FakeMPR121
@@ -40,6 +41,11 @@ ADDRESSES = (0x5A, 0x5B, 0x5C)
 PINS = 12
 NOISE = 1  # counts either side of a pad's level, each sample
 STRENGTH = 14  # counts a finger moves a pad through card and acrylic
+
+
+class Refused(PiTableError, ValueError):
+    """What the emulator cannot do as asked (an electrode or chip it has not, a command it does not
+    know, a board unplugged): said to whoever typed it, and the emulator goes on."""
 
 
 class PtyPort:
@@ -174,7 +180,7 @@ class BoardEmulator:
 
     def _chip(self, electrode: int) -> tuple[FakeMPR121, int]:
         if not 0 <= electrode < PINS * len(self.chips):
-            raise ValueError(f"electrode {electrode} does not exist: electrodes are 0 to {PINS * len(self.chips) - 1}")
+            raise Refused(f"electrode {electrode} does not exist: electrodes are 0 to {PINS * len(self.chips) - 1}")
         return self.chips[electrode // PINS], electrode % PINS
 
     def _move_pads(self) -> None:
@@ -204,7 +210,7 @@ class BoardEmulator:
         pad (a strength under the threshold) or a noisy one (noise near it) to tune against."""
         self._chip(electrode)
         if strength < 0 or noise < 0:
-            raise ValueError(f"strength and noise are counts, 0 or more, not {strength} and {noise}")
+            raise Refused(f"strength and noise are counts, 0 or more, not {strength} and {noise}")
         with self._lock:
             self.strength[electrode], self.noise[electrode] = strength, noise
 
@@ -216,7 +222,7 @@ class BoardEmulator:
     def brownout(self, chip: int) -> None:
         """A dip in chip ``chip``'s supply (0-2): it comes back in stop mode, its registers at their defaults."""
         if not 0 <= chip < len(self.chips):
-            raise ValueError(f"chip {chip} does not exist: chips are 0 to {len(self.chips) - 1}")
+            raise Refused(f"chip {chip} does not exist: chips are 0 to {len(self.chips) - 1}")
         with self._lock:
             self.chips[chip].power_on_reset()
 
@@ -242,7 +248,7 @@ class BoardEmulator:
     def _write(self, data: bytes) -> None:
         with self._lock:
             if self.port is None:
-                raise RuntimeError("the board is unplugged")
+                raise Refused("the board is unplugged")
             self.port.write(data)
 
 
@@ -279,12 +285,12 @@ def run_commands(emulator: BoardEmulator, lines, write: Callable[[str], object])
             elif verb in ("brownout", "spikes", "hold-sda") and len(args) == 1:
                 getattr(emulator, verb.replace("-", "_"))(_whole(args[0]))
             else:
-                raise ValueError(f"not a command: {raw.strip()!r}; expected {COMMANDS}")
-        except (ValueError, RuntimeError) as e:
+                raise Refused(f"not a command: {raw.strip()!r}; expected {COMMANDS}")
+        except Refused as e:
             write(f"emulate-board: {e}\n")
 
 
 def _whole(word: str) -> int:
     if not word.isdigit():
-        raise ValueError(f"expected a whole number, not {word!r}")
+        raise Refused(f"expected a whole number, not {word!r}")
     return int(word)

@@ -74,7 +74,7 @@ class VirtualTable:
         return outcomes + self.loop.run_pending()
 
     def timer_json(self) -> dict | None:
-        """The turn timer (Codex: the discussion's) as scripts report it; None when it is off."""
+        """The turn timer (or a kind's own, a discussion's) as scripts report it; None when it is off."""
         timer: TimerState | None = self.loop.timer.state(self.clock())
         return None if timer is None else {
             "length": timer.length_s, "remaining": round(timer.remaining_s, 3), "running": timer.running,

@@ -2,14 +2,15 @@
 
 Contract (README, "Script format"): one command per line, ``#`` starts a comment, blank
 lines are ignored. A script may carry its own options, in its header (the comments before its
-first command): ``# options: --game codex --discussion 60`` (``header_options``; the command line
+first command): ``# options: --game alias24 --nuke mad`` (``header_options``; the command line
 applies them). Output: a line for the initial state with ``"step": 0``, then one line per
-command ``{"step", "input", "ok", "error", "state", "sounds"}`` (Codex adds ``"agents"`` and
-``"screen"``: each table's ``report``; ``"sounds"`` names the cues the step played, README "Sound"). A refused command leaves the state unchanged and the
-script goes on; a malformed script is rejected as a whole before any command runs, naming the
-line and what was expected there (never the line's words). The grid games and Codex share all of
-this; each game brings its command words (a ``parse_command``) and its table (``SimTable``,
-``CodexSimTable``).
+command ``{"step", "input", "ok", "error", "state", "sounds"}`` (a kind may add its own, such as
+its players' views and its screen: each table's ``report``; ``"sounds"`` names the cues the step
+played, README "Sound"). A refused command leaves the state unchanged and the script goes on; a
+malformed script is rejected as a whole before any command runs, naming the line and what was
+expected there (never the line's words). Every kind of game shares all of this; each brings its
+command words (a ``parse_command``) and its table (the grid games' ``SimTable``, each other
+kind's in its own room).
 """
 
 from __future__ import annotations
@@ -95,7 +96,7 @@ def parse_script(
 
 
 OPTIONS = re.compile(r"#\s*options:(?P<words>.*)", re.IGNORECASE)
-"""A header line of options: ``# options: --game codex --seed 3``."""
+"""A header line of options: ``# options: --game alias24 --seed 3``."""
 
 
 def header_options(lines: Iterable[str], name: str = "<script>") -> list[tuple[int, list[str]]]:

@@ -7,19 +7,18 @@ wider than 80 columns; the command words (``touch 7``) are those a script file t
 Italian the terminal takes them in Italian too (``annulla``: ``SPOKEN``). The prompt has line
 editing and history where Python has readline.
 
-It plays every kind of game (``KINDS``): the grid games here, Codex in codex_terminal.py by
-pass-and-play. ``new-game G`` deals a game of the other kind too: one loop ends, and the other
-kind's terminal takes the session on.
+It plays every kind of game, each by its kind's terminal (the command line's registry,
+``cli.games``, names them): the grid games' is here. ``new-game G`` deals a game of another kind
+too: one loop ends, and that kind's terminal takes the session on.
 """
 
 from __future__ import annotations
 
-import importlib
 import re
 import sys
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 
 from ..engine import (
@@ -37,16 +36,18 @@ from ..engine import (
     Team,
     Undo,
 )
-from ..engine.games import NAMES, kind_of
+from ..engine.described import MASTERMINDS, SPYMASTERS, Nouns
+from ..engine.games import described, grid_game, kind_of, names, title_of
 from ..engine.keys import ASSASSIN, BLUE_AGENT, BYSTANDER, NO_CARD, RED_AGENT
 from ..engine.phrase import N_
+from ..engine.rules import SETUP
 from ..hal import AnyModel, Command, MultiTouch, NewGame, ScreenModel, SimButtons, SimLedStrip, SimTouch, TouchSource
 from ..table import Session, TableLoop, parse_command
 from ..table.commands import COMMAND_WORDS, SPOKEN, as_written
 from ..table.input import InputSettings, TouchPolicy
 from ..table.loop import EventLoop
-from ..table.timer import DISCUSSION_S, TimerSettings, TurnTimer
-from ..ui.i18n import GAME_TITLES, TeamWord, say, translation
+from ..table.timer import TimerSettings, TurnTimer
+from ..ui.i18n import TeamWord, say, translation
 from ..ui.orientation import OPERATIVES_SIDE, reading_order
 from ..ui.words import Cards
 from .harness import WordScreen
@@ -59,18 +60,11 @@ DIM, BOLD, WARN = "\x1b[2m", "\x1b[1m", "\x1b[1;33m"
 ESCAPE = re.compile(r"\x1b\[[0-9;]*m")
 WIDTH = 80
 """The widest line the terminal prints: a terminal's width unless its user changed it."""
-NAMES_OF_CARDS = {
-    "codenames": {RED_AGENT: N_("red agent"), BLUE_AGENT: N_("blue agent"), BYSTANDER: N_("bystander"),
-                  ASSASSIN: N_("assassin")},
-    "alias24": {RED_AGENT: N_("red asset"), BLUE_AGENT: N_("blue asset"), BYSTANDER: N_("grey decoy"),
-                ASSASSIN: N_("the nuke")},
-}
 ROWS = tuple(reading_order()[start:start + GRID] for start in range(0, CELLS, GRID))
 """The grid's rows as every picture of it lays them out (pi_table/ui/orientation.py): the
 operatives' edge at the top, cell 0 at the top right."""
-KEY_HEADINGS = {"codenames": N_("KEY (spymasters only)"), "alias24": N_("KEY (masterminds only)")}
-"""The key's heading in each game's words: Alias 24's spymaster is its Mastermind."""
-GAME_WORDS = {"card": N_("card"), "alias": N_("alias"), "spymaster": N_("spymaster"), "mastermind": N_("mastermind")}
+KEY_HEADINGS = {SPYMASTERS: N_("KEY (spymasters only)"), MASTERMINDS: N_("KEY (masterminds only)")}
+"""The key's heading in each game's nouns: Alias 24's spymaster is its Mastermind."""
 YES = ("y", "yes", "s", "si", "sì")  # the [y/N] question takes a yes in either language
 QUIT = ("quit", "exit", "q")
 HELP = ("help", "?", "h")
@@ -84,7 +78,7 @@ COMMANDS = (  # (the command, what it does, which games have it)
     ("cover N", N_("a {spymaster} covers {noun} N (after a penalty; the opponent's move in coop)"),
      lambda game: game.has_penalty or game.cover_is_required),
     ("place N", N_("Deep Undercover setup (a game dealt with --setup place): the next codename is on cell N"),
-     lambda game: game.rules.setup == "place" or game.name == "codenames"),
+     lambda game: game.rules.setup == "place" or SETUP in game.description.options),
     ("time-up", N_("the turn timer ran out: the turn ends (with --timer-enforce the table says it itself)"),
      lambda game: True),
     ("undo", N_("take back the last action (also a new game, until its first action)"), lambda game: True),
@@ -129,7 +123,7 @@ def spoken_words(lang: str) -> str | None:
 def help_text(game: Game, lang: str = "en") -> str:
     """The commands this game has, as a script file takes them."""
     _ = translation(lang).gettext
-    words = {"spymaster": _(GAME_WORDS[game.spymaster_word]), "noun": _(GAME_WORDS[game.noun]), "games": ", ".join(NAMES)}
+    words = {"spymaster": _(game.spymaster_word), "noun": _(game.noun), "games": ", ".join(names())}
     lines = [f"  {command:<15} {_(what).format(**words)}" for command, what, has in COMMANDS if has(game)]
     lines += [f"  {'help':<15} {_('this text')}", f"  {'quit':<15} {_('leave the simulator')}"]
     said = spoken_words(lang)
@@ -164,9 +158,9 @@ class Painter:
         _ = self._
         view = model.view.table
         key = view.board if model.view.key is None else model.view.key.cells  # no key while placing
-        family = "alias24" if view.game == "alias24" else "codenames"
+        game = described(view.game)
         lines = [fit(self.headline(view)), fit(self.counts(view)), ""]
-        lines.append(f"  {_('TABLE (operatives)'):<20}    {_(KEY_HEADINGS[family])}")
+        lines.append(f"  {_('TABLE (operatives)'):<20}    {_(KEY_HEADINGS[nouns_of(view)])}")
         lines.append("  " + f" {_(OPERATIVES_SIDE)} ".center(44, "─"))  # both grids' top edge, by the rule
         for cells in ROWS:
             table = "".join(self.table_cell(cell, view.board[cell]) for cell in cells)
@@ -175,7 +169,7 @@ class Painter:
         if words is not None:
             lines += ["", "  " + _("WORDS (operatives)"), *self.words(view.board, words)]
         legend = "  ".join(self.paint(f"{letter}={_(name)}", FOREGROUND[letter])
-                           for letter, name in NAMES_OF_CARDS[family].items())
+                           for letter, name in game.legend.items())
         lines += ["", fit(f"  {legend}   [x]={_('shown')}")]
         for warning in model.warnings:
             lines.append(fit(self.paint(f"  ! {say(warning, self.lang)}", WARN)))
@@ -223,9 +217,9 @@ class Painter:
 
     def headline(self, view: TableView) -> str:
         _ = self._
-        title = self.paint(_(GAME_TITLES[view.game]), BOLD)
+        title = self.paint(_(title_of(view.game)), BOLD)
         side = self.team(view.turn)
-        mastermind = _("mastermind") if view.game == "alias24" else _("spymaster")
+        mastermind = _(nouns_of(view).clue_giver)
         guessers = _("the operative") if view.rules.three_player else _("{side} operatives").format(side=side)
         if view.phase == "place":
             what = _("setup: {side} places the next codename on cell {cell}").format(side=side, cell=view.placing)
@@ -239,7 +233,7 @@ class Painter:
             clue = _("no number") if view.clue is None else _("unlimited") if view.clue == UNLIMITED else view.clue
             what = _("{guessers} guess (clue: {clue}, {limit}, {made} made)").format(
                 guessers=guessers, clue=clue, limit=limit, made=view.guesses)
-        elif view.phase == "cover" and view.game == "codenames-coop":
+        elif view.phase == "cover" and grid_game(view.game).cooperative:
             what = _("spymaster: cover one {side} agent for the simulated opponent (cover N)").format(side=side)
         elif view.phase == "cover":
             what = _("{side} {mastermind} may cover one of its agents (cover N), then gives a clue").format(
@@ -259,18 +253,21 @@ class Painter:
         _ = self._
         if view.totals is None:
             return "  " + _("the key is drawn when the last codename is down")
-        if view.game == "alias24":
-            parts = [self.ngettext("{side} {count} asset left", "{side} {count} assets left", view.remaining(team)).format(
-                side=self.team(team), count=view.remaining(team)) for team in Team]
-        else:
-            parts = [self.ngettext("{side} {count} agent left", "{side} {count} agents left", view.remaining(team)).format(
-                side=self.team(team), count=view.remaining(team)) for team in Team]
+        parts = [self.left(view, team) for team in Team]
         parts.append(_("{side} started").format(side=self.team(view.start)))
         if view.armed is not None:
             parts.append(self.paint(_("NUKE ARMED"), WARN) if view.armed else
                          self.ngettext("nuke armed at 13 ({count} targeted)", "nuke armed at 13 ({count} targeted)",
                                        view.targeted).format(count=view.targeted))
         return "  " + " · ".join(parts)
+
+    def left(self, view: TableView, team: Team) -> str:
+        """What ``team`` has left, in the game's nouns."""
+        count = view.remaining(team)
+        said = (self.ngettext("{side} {count} asset left", "{side} {count} assets left", count)
+                if nouns_of(view) == MASTERMINDS else
+                self.ngettext("{side} {count} agent left", "{side} {count} agents left", count))
+        return said.format(side=self.team(team), count=count)
 
     def turn_passed(self, before: TableView, after: TableView) -> str | None:
         """Why the turn passed, when a touched card did it: the screen shows only whose turn it is
@@ -282,22 +279,28 @@ class Painter:
         if len(shown) != 1:
             return None  # END TURN, a penalty, the timer: the buttons say so themselves
         cell, identity = shown[0], after.board[shown[0]]
-        wanted = (before.turn.other if after.game == "alias24" else before.turn).letter
+        wanted = (before.turn if grid_game(after.game).seeks_own else before.turn.other).letter
         _ = self._
         if identity == wanted:
             why = _("touch {cell} used the clue's number and one more").format(cell=cell)
         else:
-            why = _(WAS[after.game == "alias24"][identity]).format(cell=cell)
+            why = _(WAS[nouns_of(after)][identity]).format(cell=cell)
         return _("{why}: the turn passes to {side}").format(why=why, side=self.team(after.turn))
 
 
 WAS = {
-    False: {RED_AGENT: N_("touch {cell} was a red agent"), BLUE_AGENT: N_("touch {cell} was a blue agent"),
-            BYSTANDER: N_("touch {cell} was a bystander"), ASSASSIN: N_("touch {cell} was the assassin")},
-    True: {RED_AGENT: N_("touch {cell} was a red asset"), BLUE_AGENT: N_("touch {cell} was a blue asset"),
-           BYSTANDER: N_("touch {cell} was a grey decoy"), ASSASSIN: N_("touch {cell} was the nuke")},
+    SPYMASTERS: {RED_AGENT: N_("touch {cell} was a red agent"), BLUE_AGENT: N_("touch {cell} was a blue agent"),
+                 BYSTANDER: N_("touch {cell} was a bystander"), ASSASSIN: N_("touch {cell} was the assassin")},
+    MASTERMINDS: {RED_AGENT: N_("touch {cell} was a red asset"), BLUE_AGENT: N_("touch {cell} was a blue asset"),
+                  BYSTANDER: N_("touch {cell} was a grey decoy"), ASSASSIN: N_("touch {cell} was the nuke")},
 }
-"""What a touched card was, when it passed the turn (grid games; Alias 24 is True)."""
+"""What a touched card was, when it passed the turn, in each grid game's nouns."""
+
+
+def nouns_of(view: TableView) -> Nouns:
+    nouns = described(view.game).nouns
+    assert nouns is not None, "a grid game names its people and its cards"
+    return nouns
 
 
 class TerminalScreen(WordScreen):
@@ -344,8 +347,9 @@ def line_editing() -> None:
 class Playing:
     """What every kind's terminal plays with: the prompt's ``read`` and the screen's ``write``,
     the painter (its colours and language), a real touch board, the grid games' touch and
-    timer settings and words, Codex's discussion, and whether an agent's private turn is wiped
-    off the terminal once it is over (``clear``: a real terminal)."""
+    timer settings and words, the games' options (``LoopSettings.options``: a kind's table takes
+    its own), and whether a player's private turn is wiped off the terminal once it is over
+    (``clear``: a real terminal)."""
 
     read: Callable[[str], str]
     write: Callable[[str], object]
@@ -354,12 +358,8 @@ class Playing:
     settings: InputSettings = field(default_factory=InputSettings)
     timer: TimerSettings | None = None
     cards: Cards | None = None
-    discussion_s: float = DISCUSSION_S
+    options: Mapping[str, object] = field(default_factory=dict)
     clear: bool = False
-
-
-KINDS = {"grid": "terminal:GridTerminal", "codex": "codex_terminal:CodexTerminal"}
-"""The terminal of each kind of game (``pi_table.engine.games``), imported when it is played."""
 
 
 def interactive(
@@ -367,23 +367,23 @@ def interactive(
     read: Callable[[str], str],
     write: Callable[[str], object],
     painter: Painter,
+    terminal_of: Callable[[str], Callable[[Session, Playing], Terminal]],
     touch: TouchSource | None = None,
     settings: InputSettings | None = None,
     timer: TimerSettings | None = None,
     cards: Cards | None = None,
-    discussion_s: float = DISCUSSION_S,
+    options: Mapping[str, object] | None = None,
     clear: bool | None = None,
 ) -> None:
     """The table in real time with a prompt (``cards``: words on the cards) until ``quit``, the
-    game of the session's kind and then of whichever kind ``new-game`` deals. ``clear``: wipe an
-    agent's private turn off the terminal once it is over (None: when standard output is one)."""
+    game of the session's kind and then of whichever kind ``new-game`` deals, each played by its
+    kind's terminal (``terminal_of(kind)``, imported when first played). ``clear``: wipe a
+    player's private turn off the terminal once it is over (None: when standard output is one)."""
     line_editing()
     wipe = sys.stdout.isatty() if clear is None else clear
-    playing = Playing(read, write, painter, touch, settings or InputSettings(), timer, cards, discussion_s, wipe)
+    playing = Playing(read, write, painter, touch, settings or InputSettings(), timer, cards, options or {}, wipe)
     while True:
-        module, name = KINDS[session.kind].split(":")
-        terminal = getattr(importlib.import_module(f".{module}", __package__), name)(session, playing)
-        switch = terminal.play()
+        switch = terminal_of(session.kind)(session, playing).play()
         if switch is None:
             return
         session.new_game(switch)  # no loop runs now: this thread has the session
@@ -472,7 +472,7 @@ class Terminal:
         if not self.loop.call(lambda: self.session.state.is_over):
             question = (N_("a game is in progress: deal {game} over it? (it cannot be brought back) [y/N] ") if other
                         else N_("a game is in progress: deal a new one over it? (undo brings it back) [y/N] "))
-            game = self._(GAME_TITLES[command.game]) if command.game is not None else ""
+            game = self._(title_of(command.game)) if command.game is not None else ""
             self.playing.write(fit(self._(question).format(game=game)))
             try:
                 answer = self.playing.read("")
@@ -521,7 +521,7 @@ class GridTerminal(Terminal):
     def command(self, line: str) -> bool:
         word = line.split()[0].lower()
         try:
-            command = parse_command(line, NAMES)
+            command = parse_command(line, names())
         except InvalidAction as e:
             self.not_a_command(word, e, USAGE if word in COMMAND_WORDS else {})
             return True

@@ -11,6 +11,7 @@ from __future__ import annotations
 import os
 import threading
 import time
+from collections.abc import Mapping
 from dataclasses import replace
 
 os.environ.setdefault("PYGAME_HIDE_SUPPORT_PROMPT", "1")
@@ -24,10 +25,9 @@ from ..errors import PiTableError
 from ..hal import AnyModel, DialEvent, LedFrame, LedStrip, ScreenModel, SimButtons, SimTouch
 from ..hal.sound import NoSound, SoundDevice
 from ..table import Session
-from ..table.games import loop_class
 from ..table.input import InputSettings
-from ..table.loop import EventLoop, LoopSettings
-from ..table.timer import DISCUSSION_S, TimerSettings
+from ..table.loop import EventLoop, LoopSettings, loop_class
+from ..table.timer import TimerSettings
 from ..ui import orientation
 from ..ui.canvas import edge_bar
 from ..ui.i18n import translation
@@ -44,11 +44,8 @@ HELP_PX = 28
 CELL_GAP = 8
 EDGE_BAR = 18
 """How thick the bar marking the grid's operatives' edge is, in pixels."""
-KEYS_HELP = {
-    "grid": N_("mouse: touch a card   E: END TURN   N: NEW GAME   up/down: dial   Enter: enter the dial   Q: quit"),
-    "codex": N_("mouse: tap the screen (PASS AND PLAY, then each agent's turn)   E: END TURN   N: NEW GAME   Q: quit"),
-}
-"""The help bar of each kind of game's window (Codex is played on its screen alone)."""
+GRID_KEYS = N_("mouse: touch a card   E: END TURN   N: NEW GAME   up/down: dial   Enter: enter the dial   Q: quit")
+"""The help bar of the grid games' window; a kind played on its screen alone gives its own."""
 ASK_AGAIN = N_("N again: a new game over the one in progress (undo brings it back)")
 ASK_S = 5.0
 """How long N waits for a second N before a new game over one in progress is no longer asked for."""
@@ -195,7 +192,8 @@ class Window:
         screen_settings: ScreenSettings | None = None,
         cards: Cards | None = None,
         sound: SoundDevice | None = None,
-        discussion_s: float = DISCUSSION_S,
+        options: Mapping[str, object] | None = None,
+        keys_help: str = GRID_KEYS,
     ) -> None:
         open_display()
         self.surface = pygame.display.set_mode((GRID_PX + SCREEN_SIZE[0], GRID_PX + HELP_PX))
@@ -208,10 +206,10 @@ class Window:
         self.small = pygame.font.Font(None, 22)
         self.painter = ScreenPainter(screen_settings or ScreenSettings())
         self.touch, self.buttons, self.leds, self.screen = SimTouch(), SimButtons(), WindowLeds(), WindowScreen(cards)
-        played = LoopSettings(settings, timer or TimerSettings(), discussion_s, lights or LightSettings(), lang)
+        played = LoopSettings(settings, timer or TimerSettings(), lights or LightSettings(), lang, options or {})
         self.loop: EventLoop = loop_class(session.kind).made(session, self.touch, self.leds, self.screen, self.buttons,
                                                              played)  # the loop of the game's kind, as the daemon's
-        self.keys_help = KEYS_HELP[session.kind]
+        self.keys_help = keys_help
         self.rects = cell_rects(self.painter.settings.rotation)
         self.held: int | None = None
         self.frame: LedFrame | None = None
@@ -263,7 +261,7 @@ class Window:
             self.frame = self.leds.latest.get()
         if self.screen.latest.changed.is_set():
             self.model = self.screen.latest.get()
-        shown = self.model if isinstance(self.model, ScreenModel) else None  # Codex: no cards on the grid
+        shown = self.model if isinstance(self.model, ScreenModel) else None  # another kind: no cards on the grid
         draw_grid(self.grid_panel, self.frame, self.small, on_cards(shown, self.screen.words),
                   self.painter.settings.rotation, self.lang)
         if self.model is not None:
@@ -288,11 +286,12 @@ class Window:
 
 def run_window(session: Session, settings: InputSettings, timer: TimerSettings | None = None, lang: str = "en",
                screen_settings: ScreenSettings | None = None, cards: Cards | None = None, sound: bool = True,
-               discussion_s: float = DISCUSSION_S) -> None:
+               options: Mapping[str, object] | None = None, keys_help: str = GRID_KEYS) -> None:
     """Open the window and play until it is closed, with the table's sound cues unless not
-    ``sound``; Codex with its discussion ``discussion_s`` long. Raises NoDisplay before anything starts."""
+    ``sound``; the games' ``options`` as a table's (``LoopSettings.options``), the help bar's
+    ``keys_help`` (a msgid). Raises NoDisplay before anything starts."""
     window = Window(session, settings, timer, lang, screen_settings=screen_settings, cards=cards,
-                    sound=PygameSound() if sound else None, discussion_s=discussion_s)
+                    sound=PygameSound() if sound else None, options=options, keys_help=keys_help)
     try:
         while all(window.handle(event) for event in [pygame.event.wait(33)] + pygame.event.get()):
             window.draw()

@@ -14,14 +14,13 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 
-from ..engine.codex import DISCUSSION, Codex
+from ..engine.codex import DISCUSSION, Codex, CodexRecord
 from ..engine.codex_actions import EndDiscussion
+from ..engine.codex_rules import DISCUSSION_LENGTH, DISCUSSION_S
 from ..engine.phrase import Phrase
-from ..engine.record import CodexRecord
 from ..hal import (
     ButtonEvent,
     Buttons,
-    CodexModel,
     Command,
     Cues,
     Event,
@@ -33,11 +32,12 @@ from ..hal import (
     TouchSource,
     UiEvent,
 )
+from ..hal.codex_model import CodexModel
 from ..ui.leds import LightSettings
 from ..ui.sound import Moment
 from .loop import REFUSALS, EventLoop, LoopSettings, Outcome, most_serious_first
 from .session import Session
-from .timer import DISCUSSION_S, TimerSettings, TurnTimer
+from .timer import TimerSettings, TurnTimer
 
 
 class CodexLoop(EventLoop):
@@ -64,7 +64,9 @@ class CodexLoop(EventLoop):
     @classmethod
     def made(cls, session: Session, touch: TouchSource, leds: LedStrip, screen: Screen, buttons: Buttons,
              settings: LoopSettings) -> CodexLoop:
-        return cls(session, touch, leds, screen, buttons, discussion_s=settings.discussion_s, lights=settings.lights,
+        discussion_s = settings.options.get(DISCUSSION_LENGTH.name, DISCUSSION_S)
+        assert isinstance(discussion_s, (int, float)), "the configuration reads a number"
+        return cls(session, touch, leds, screen, buttons, discussion_s=discussion_s, lights=settings.lights,
                    lang=settings.lang)
 
     @property

@@ -13,8 +13,6 @@ from ..engine.games import names_of
 from ..hal import Command, NewGame
 
 COMMAND_WORDS = ACTION_WORDS + ("new-game",)
-GAMES = names_of("grid")
-"""The games ``new-game`` deals here: those played on the grid."""
 SPOKEN = {
     "it": {"indizio": "clue", "tocca": "touch", "fine-turno": "end-turn", "penalità": "penalty", "copri": "cover",
            "posiziona": "place", "tempo-scaduto": "time-up", "annulla": "undo", "nuova-partita": "new-game",
@@ -32,9 +30,11 @@ def as_written(text: str, lang: str) -> str:
     return text if word is None else f"{word} {rest}".strip()
 
 
-def parse_command(text: str, games: tuple[str, ...] = GAMES) -> Command:
+def parse_command(text: str, games: tuple[str, ...] | None = None) -> Command:
     """Read one command; raise ``InvalidAction`` naming what was expected. ``games``: those
-    ``new-game`` may name (the terminal's: every game, to change kinds)."""
+    ``new-game`` may name (the terminal's: every game, to change kinds); by default the games
+    played on the grid, as registered now."""
+    games = names_of("grid") if games is None else games
     words = text.split()
     verb = words[0].lower() if words else ""
     if verb == "new-game":

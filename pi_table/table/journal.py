@@ -1,8 +1,8 @@
 """The game journal: one JSON-lines file per game, so a game can be replayed exactly.
 
 Line 1 is the header: ``{"format": "pi-table journal", "version": 3, "id", "started",
-"rules", "key", "start", "crc"}`` for the grid games, with ``"setup"`` (the six identikits) in
-place of the key and the start for Codex. A Deep Undercover game (version 3) has ``"key": null,
+"rules", "key", "start", "crc"}`` for the grid games; a game of another kind has its own
+fields in place of the key and the start (its kind's record, named by ``table.games``). A Deep Undercover game (version 3) has ``"key": null,
 "start": null``: its key is drawn when the last codename is down and journalled in that entry
 (``place 24 key RRRRRRRRRBBBBBBBBNNNNNNNA red``), which the log never quotes. One written before
 version 3 dealt it in the header; its last placement brings that key when it replays. Every
@@ -43,10 +43,13 @@ import os
 import re
 import stat
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, replace
 from pathlib import Path
+from typing import IO, Any, TypeVar
 
-from ..engine import GameRecord, InvalidAction, Key, Place, Team
+from ..engine import AnyRecord, Game, GameRecord, InvalidAction, Key, Place, Team
+from ..engine.contract import Move, Rulebook
 from ..engine.errors import Refusal
 from ..engine.games import AnyRules, kind_of, make_game, rules_from_json
 from ..engine.phrase import N_, Phrase
@@ -62,8 +65,10 @@ from ..files import (
     write_private,
 )
 from . import games
+from .records import Record
 
 log = logging.getLogger("pi_table.journal")
+T = TypeVar("T")  # what a header's field reads as
 FORMAT = "pi-table journal"
 VERSION = 3
 VERSIONS = (1, 2, 3)  # 1: no checksums; 3: Deep Undercover's key in its last placement
@@ -85,7 +90,7 @@ class Unstarted(JournalError):
 
 @dataclass(frozen=True, slots=True)
 class Header:
-    """``key`` is what was dealt, as text: the key string, or Codex's setup (``start`` None);
+    """``key`` is what was dealt, as text: the key string, or another kind's deal (``start`` None);
     None for Deep Undercover, whose key comes with its last placement. Its kind's record
     (``pi_table.table.records``) says which fields hold it."""
 
@@ -96,18 +101,18 @@ class Header:
     start: Team | None
 
     @property
-    def record(self) -> games.Record:
+    def record(self) -> Record:
         return games.record(kind_of(self.rules.game))
 
-    def to_json(self) -> dict:
+    def to_json(self) -> dict[str, object]:
         return {"format": FORMAT, "version": VERSION, "id": self.id, "started": self.started,
                 "rules": self.rules.to_json(), **self.record.fields(self.key, self.start)}
 
-    def deal(self, game):
+    def deal(self, game: Rulebook) -> object:
         """What the header says was dealt, checked by the game (Deep Undercover: nothing)."""
         return self.record.dealt(game, self.key, self.start)
 
-    def placed_key(self, game) -> Key | None:
+    def placed_key(self, game: Rulebook) -> Key | None:
         """The key a Deep Undercover header written before version 3 dealt: its last placement
         brings it on replay. None for every other header."""
         return self.record.placed_key(game, self.key, self.start)
@@ -121,7 +126,7 @@ class Header:
 class Journal:
     """Appends one game's entries to its file; ``fsync`` makes each line survive a power cut."""
 
-    def __init__(self, path: Path, file, entries: int, fsync: bool) -> None:
+    def __init__(self, path: Path, file: IO[bytes], entries: int, fsync: bool) -> None:
         self.path = path
         self.fsync = fsync
         self.entries = entries
@@ -154,7 +159,7 @@ class Journal:
         return cls(path, handle, entries, fsync)
 
     @classmethod
-    def rewrite(cls, path: Path, header: Header, entries: list[dict], fsync: bool = True) -> Journal:
+    def rewrite(cls, path: Path, header: Header, entries: list[dict[str, Any]], fsync: bool = True) -> Journal:
         """A fresh file for a resumed game: the header and ``entries`` checksummed, put in the
         place of ``path`` in one rename (a crash leaves the old file or the new, whole)."""
         fresh = path.with_name(path.name + ".new")
@@ -177,7 +182,7 @@ class Journal:
         self.entries += 1
         self._write({"n": self.entries, "action": str(action), "at": round(at, 3)})
 
-    def _write(self, obj: dict) -> None:
+    def _write(self, obj: dict[str, object]) -> None:
         self._file.write(sealed_line(obj))
         self._file.flush()
         if self.fsync:
@@ -341,8 +346,8 @@ class Replay:
     written, for a rewrite), the file's version, warnings, and the damage if any."""
 
     header: Header
-    record: GameRecord
-    entries: list[dict]
+    record: AnyRecord
+    entries: list[dict[str, Any]]
     version: int
     warnings: list[str]
     damage: Damage | None
@@ -361,12 +366,12 @@ def read_game(path: Path, data: bytes | None = None) -> Replay:
     header, version = _header(path, lines[0])
     game = make_game(header.rules)
     try:
-        record = GameRecord(game, header.deal(game))
+        record: AnyRecord = GameRecord(game, header.deal(game))
         placed_key = header.placed_key(game)
     except ValueError:  # the engine's reason quotes the key: not for the log
         raise JournalError("{path}:1: what the header says was dealt is not a deal of {game}", path=path,
                            game=header.rules.game) from None
-    entries: list[dict] = []
+    entries: list[dict[str, Any]] = []
     for number, line in enumerate(lines[1:], start=2):
         try:
             entry = _entry(path, number, line, version)
@@ -384,7 +389,7 @@ def read_game(path: Path, data: bytes | None = None) -> Replay:
     return Replay(header, record, entries, version, warnings, None)
 
 
-def _action(path: Path, number: int, game, text: str):
+def _action(path: Path, number: int, game: Rulebook, text: str) -> Move:
     """An entry's action; JournalError saying what the parser expected, without the entry's words."""
     try:
         return game.read_action(text)
@@ -393,14 +398,16 @@ def _action(path: Path, number: int, game, text: str):
                            game=game.name, expected=e.expected) from None
 
 
-def _with_placed_key(record: GameRecord, action, key: Key | None):
+def _with_placed_key(record: AnyRecord, action: Move, key: Key | None) -> Move:
     """A journal from before version 3: its last placement brings the key its header dealt."""
-    if key is None or not isinstance(action, Place) or action.key is not None or not record.game.draws_key(record.state):
+    game = record.game
+    if (key is None or not isinstance(action, Place) or action.key is not None or not isinstance(game, Game)
+            or not game.draws_key(record.state)):
         return action
     return replace(action, key=key)
 
 
-def load_game(path: Path) -> tuple[Header, GameRecord, list[str]]:
+def load_game(path: Path) -> tuple[Header, AnyRecord, list[str]]:
     """Replay a whole journal file (the history): damage raises ``JournalError`` naming the
     line; a torn last line is dropped with a warning."""
     replay = read_game(path)
@@ -458,7 +465,7 @@ def _written(path: Path, lines: list[bytes], version: int) -> int:
     return last if isinstance(last, int) and not isinstance(last, bool) else len(lines) - 1
 
 
-def _checked(path: Path, number: int, line: bytes, version: int) -> dict:
+def _checked(path: Path, number: int, line: bytes, version: int) -> dict[str, Any]:
     """A line's JSON object once its checksum is found right (the field left out). Version 2
     lines must carry one; any line that carries one must match it."""
     body, found, rest = line.rpartition(CRC_FIELD)
@@ -477,7 +484,7 @@ def _checked(path: Path, number: int, line: bytes, version: int) -> dict:
     return obj
 
 
-def _entry(path: Path, number: int, line: bytes, version: int) -> dict:
+def _entry(path: Path, number: int, line: bytes, version: int) -> dict[str, Any]:
     entry = _checked(path, number, line, version)
     if entry.get("n") != number - 1 or not isinstance(entry.get("action"), str):
         raise JournalError('{path}:{number}: expected {{"n": {n}, "action": "..."}}', path=path, number=number,
@@ -489,11 +496,9 @@ HEADER_FIELDS = {
     "id": N_("the game's id"),
     "started": N_("the time the game began, YYYY-MM-DDTHH:MM:SSZ"),
     "rules": N_("the rules of a game this version plays"),
-    "key": N_("the key, or null"),
-    "start": N_("the starting team, 'red', 'blue' or null"),
-    "setup": N_("Codex's setup"),
 }
-"""What each field of a header holds, as a damaged header is told."""
+"""What each field of every header holds, as a damaged header is told; its kind's record says
+what its own fields hold (``records.Record.fields_held``)."""
 
 
 def _header(path: Path, line: bytes) -> tuple[Header, int]:
@@ -503,17 +508,19 @@ def _header(path: Path, line: bytes) -> tuple[Header, int]:
         raise JournalError("{path}:1: not a {format} header: expected version {first} to {last}, with a checksum from "
                            "version 2", path=path, format=FORMAT, first=VERSIONS[0], last=VERSIONS[-1])
     rules = _field(path, obj, "rules", rules_from_json)
-    key, start = games.record(kind_of(rules.game)).read(lambda name, read: _field(path, obj, name, read))
+    record = games.record(kind_of(rules.game))
+    key, start = record.read(lambda name, read: _field(path, obj, name, read, record.fields_held[name]))
     return Header(_field(path, obj, "id", str), _field(path, obj, "started", _started), rules, key, start), version
 
 
-def _field(path: Path, header: dict, name: str, read):
-    """A header's field, read; JournalError naming it and what it holds, never what it held."""
+def _field(path: Path, header: dict[str, Any], name: str, read: Callable[[Any], T], held: str | None = None) -> T:
+    """A header's field, read; JournalError naming it and what it holds (``held``, or
+    ``HEADER_FIELDS``'), never what it held."""
     try:
         return read(header[name])
     except (KeyError, TypeError, ValueError, AttributeError):
         raise JournalError('{path}:1: the header\'s "{field}" field must hold {expected}', path=path, field=name,
-                           expected=Phrase.of(HEADER_FIELDS[name])) from None
+                           expected=Phrase.of(held or HEADER_FIELDS[name])) from None
 
 
 def epoch(started: str) -> float:

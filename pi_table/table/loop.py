@@ -15,8 +15,8 @@ from __future__ import annotations
 import queue
 import threading
 import time
-from collections.abc import Callable
-from dataclasses import dataclass
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
 from typing import TypeVar
 
 from ..engine import (
@@ -33,8 +33,9 @@ from ..engine import (
     TimeUp,
 )
 from ..engine.actions import MAX_CLUE, ClueNumber
-from ..engine.games import kind_of
+from ..engine.games import kind_of, title_of
 from ..engine.phrase import Phrase, Text
+from ..errors import PiTableError
 from ..hal import (
     AnyModel,
     ButtonEvent,
@@ -56,16 +57,15 @@ from ..hal import (
 )
 from ..hal.events import Emit, not_working
 from ..ui.games import lights
-from ..ui.i18n import GAME_TITLES
 from ..ui.leds import LightSettings
 from ..ui.sound import Announcer, Moment
+from . import games
 from .input import InputSettings, TouchPolicy
 from .session import Session
 from .timer import TimerSettings, TurnTimer
 
 T = TypeVar("T")  # what a function run in the loop's thread returns to the caller's
 REFUSALS = (RuleError, InvalidAction, InvalidRules)
-_STOP = object()  # queued by stop_soon(): the loop ends once the events before it are handled
 BUTTON_COMMANDS: dict[str, Command] = {"end_turn": EndTurn(), "new_game": NewGame()}
 DIAL = tuple(range(MAX_CLUE + 1)) + (UNLIMITED,)
 """What the clue-number encoder steps through: 0 to 9, then unlimited."""
@@ -91,6 +91,10 @@ class _Aside(LedStrip, Screen):
         pass
 
 
+NO_PHONE_ACTIONS = Phrase.of("the game on the table now takes no actions from the phones")
+"""A seat's page sent an action, and the game on the table takes none from phones."""
+
+
 def refuse_other_kind(command: NewGame, session: Session) -> None:
     """A loop plays the games of one kind: a new game of another kind needs another loop,
     which the daemon builds when asked on its control socket."""
@@ -104,9 +108,20 @@ class LoopSettings:
 
     input: InputSettings
     timer: TimerSettings  # the grid games' turn timer
-    discussion_s: float  # Codex's discussion
     lights: LightSettings
     lang: str
+    options: Mapping[str, object] = field(default_factory=dict)
+    """The games' options by name (``engine.games.choices``), their tables' settings among them:
+    a kind's loop takes its own (a discussion's length), its default where none is given."""
+
+
+class NotAnswering(PiTableError, TimeoutError):
+    """The loop did not run a call in time: it is busy, or it ended (a new game of another kind
+    replaces it). A TimeoutError raised by the function it ran is that function's own."""
+
+
+class _Stop:
+    """Queued by ``stop_soon()``: the loop ends once the events before it are handled."""
 
 
 class _Call:
@@ -123,7 +138,7 @@ class _Call:
 class Outcome:
     """What became of one command: accepted, or refused with the reason in plain words."""
 
-    command: object  # a Command, or a simulator's own step (a tap on Codex's screen)
+    command: object  # a Command, or a simulator's own step (a tap on a kind's own screen)
     ok: bool
     reason: Phrase | None = None  # why it was refused, for ``i18n.say``
 
@@ -131,6 +146,15 @@ class Outcome:
     def error(self) -> str | None:
         """The refusal in English (the scripted simulator's JSON, the control socket's answer)."""
         return None if self.reason is None else str(self.reason)
+
+
+def loop_class(kind: str) -> type[EventLoop]:
+    """The loop that plays a game of ``kind`` (its ``EventLoop`` subclass, ``games.KINDS``), imported now."""
+    where = games.KINDS[kind].loop
+    found = games.named(where)
+    if not (isinstance(found, type) and issubclass(found, EventLoop)):
+        raise TypeError(f"table.games names {where} as {kind}'s loop: an EventLoop is expected")
+    return found
 
 
 class EventLoop:
@@ -141,7 +165,7 @@ class EventLoop:
     ``_follow_game()`` (keep up with an accepted command); and, where its game has them, seats
     to release and actions from the phones."""
 
-    timer: TurnTimer  # the turn's (Codex: the discussion's), which each game's loop sets up
+    timer: TurnTimer  # the turn's (or a kind's own: a discussion's), which each game's loop sets up
     lang: str  # the language its screen speaks, which each game's loop sets up too
     lights: LightSettings  # and how it lights the grid
 
@@ -156,7 +180,7 @@ class EventLoop:
         self.message: Phrase | None = None  # the last refusal
         self.notice: Text | None = None  # shown on the screen alone, over the game, until taken away
         self.sound = Announcer()  # hears every moment shown; the daemon and simulators give it a device
-        self._events: queue.SimpleQueue = queue.SimpleQueue()
+        self._events: queue.SimpleQueue[tuple[float, Event] | _Call | _Stop] = queue.SimpleQueue()
         self._paused: tuple[Emit, float, LedStrip, Screen] | None = None  # (where events go, since, the outputs)
         self._frame, self._next_change = lights(session.kind)  # a loop plays one kind (refuse_other_kind)
 
@@ -208,20 +232,20 @@ class EventLoop:
 
     def retime(self, settings: TimerSettings) -> None:
         """The turn timer's new length (the staff's), for the turn under way and the next; a game
-        without turns to time (Codex, whose discussion keeps its own) lets it be."""
+        without turns to time (one whose timer is a setting of its own) lets it be."""
 
     def release_seat(self, seat: int, public: bool = True) -> Outcome:
         """Give seat ``seat``'s phone page a new link (a tap on the screen, or the control
         socket's ``release-seat``), where the game has seats; a refusal becomes the screen's
         message unless it is not ``public``."""
         playing = self.session.rules.game
-        return self.refuse(ReleaseSeat(seat), Phrase.of("seats are released in Codex only: the table is playing {game}",
-                                                        game=Phrase(GAME_TITLES.get(playing, playing))), public)
+        return self.refuse(ReleaseSeat(seat), Phrase.of("the table is playing {game}, whose players have no seats",
+                                                        game=Phrase(title_of(playing))), public)
 
     def from_phone(self, game_id: str, action: Command) -> Outcome:
         """An action from a seat's phone page for the game ``game_id``, where the game takes them;
         its refusal goes back to that phone alone."""
-        return Outcome(action, False, Phrase.of("no Codex game is on the table now"))
+        return Outcome(action, False, NO_PHONE_ACTIONS)
 
     def submit(self, command: Command, public: bool = True) -> Outcome:
         """Apply a command through the session (journalled); a refusal changes nothing and
@@ -304,7 +328,7 @@ class EventLoop:
                 break
             if isinstance(event, _Call):
                 self._run_call(event)
-            elif event is not _STOP:
+            elif not isinstance(event, _Stop):
                 came, posted = event
                 outcomes += self._take(came, posted, None if self.paused else self.next_due())
         if not self.paused:
@@ -317,7 +341,7 @@ class EventLoop:
         call = _Call(fn)
         self._events.put(call)
         if not call.done.wait(timeout):
-            raise TimeoutError(f"the table loop did not answer within {timeout} s")
+            raise NotAnswering(f"the table loop did not answer within {timeout} s")
         if call.error is not None:
             raise call.error
         return call.result  # type: ignore[return-value]  # what fn returned, kept as object between threads
@@ -340,7 +364,7 @@ class EventLoop:
                 if due is not None and self.clock() >= due:
                     self.tick()
                 continue
-            if event is _STOP:
+            if isinstance(event, _Stop):
                 return
             if isinstance(event, _Call):
                 self._run_call(event)
@@ -372,7 +396,7 @@ class EventLoop:
 
     def stop_soon(self) -> None:
         """Make ``run`` return after the events already queued; safe from any thread."""
-        self._events.put(_STOP)
+        self._events.put(_Stop())
 
 
 class TableLoop(EventLoop):
@@ -492,7 +516,7 @@ class TableLoop(EventLoop):
         cell = self.policy.due(now)
         if cell is None:
             return None
-        return self.submit(Place(cell) if self.session.state.phase == PLACE else Guess(cell))
+        return self.submit(Place(cell) if self.session.grid.state.phase == PLACE else Guess(cell))
 
     def _enter_dial(self) -> Outcome:
         if self.dial is None:

@@ -2,20 +2,23 @@
 
 A game is what was dealt plus the accepted actions. The grid games deal a key and a starting
 team (Deep Undercover nothing: its key comes with the last codename down, in that entry);
-Codex deals the six identikits, its setup. A ``Record`` does the dealing for its kind, writes
-the header's fields for it, reads them back and gives the game what they say was dealt; the
-journal and the session ask the kind's record (``pi_table.table.games``) and never which game
-it is. Every header field a record reads is named in ``journal.HEADER_FIELDS``.
+a game of another kind deals what its kind deals (its record is in its own room). A ``Record``
+does the dealing for its kind, writes the header's fields for it, reads them back and gives the
+game what they say was dealt; the journal and the session ask the kind's record
+(``pi_table.table.games``) and never which game it is. Each record says what each header field
+it reads holds (``fields_held``), as a damaged header is told.
 """
 
 from __future__ import annotations
 
 import random
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import Any, ClassVar, Protocol
 
-from ..engine import InvalidKey, Key, Team
+from ..engine import Game, InvalidKey, InvalidRules, Key, Team
+from ..engine.contract import Rulebook
+from ..engine.phrase import N_
 
 Field = Callable[[str, Callable[[Any], Any]], Any]
 """A header's field read (its name, how to read it), refused with the journal's own words."""
@@ -23,10 +26,10 @@ Field = Callable[[str, Callable[[Any], Any]], Any]
 
 @dataclass(frozen=True, slots=True)
 class Dealt:
-    """A new game's deal: what its record starts from (a Key, a Setup, or None), what the header
+    """A new game's deal: what its record starts from (a Key, another kind's deal, or None), what the header
     keeps of it as text (``key``, ``start``), and a key chosen for Deep Undercover's last placement."""
 
-    start_from: Any
+    start_from: object
     key: str | None
     start: Team | None
     chosen_key: Key | None = None
@@ -35,7 +38,11 @@ class Dealt:
 class Record(Protocol):
     """A kind's deal and its header fields."""
 
-    def deal(self, game: Any, rng: random.Random, start: Team | None, given: Any) -> Dealt:
+    @property
+    def fields_held(self) -> Mapping[str, str]:
+        """Each header field it reads, and what the field holds (a msgid)."""
+
+    def deal(self, game: Rulebook, rng: random.Random, start: Team | None, given: object) -> Dealt:
         """Deal a new game (``given``: what to deal instead of a random deal; ``start``: the
         starting team every key dealt must have, where the kind has one)."""
 
@@ -45,10 +52,10 @@ class Record(Protocol):
     def read(self, field: Field) -> tuple[str | None, Team | None]:
         """Those fields read back: what was dealt as text, and the starting team."""
 
-    def dealt(self, game: Any, key: str | None, start: Team | None) -> Any:
+    def dealt(self, game: Rulebook, key: str | None, start: Team | None) -> object:
         """What the header says was dealt, checked by the game (a ValueError if it is not a deal of it)."""
 
-    def placed_key(self, game: Any, key: str | None, start: Team | None) -> Key | None:
+    def placed_key(self, game: Rulebook, key: str | None, start: Team | None) -> Key | None:
         """A key the header dealt that the last placement brings on replay (Deep Undercover before version 3)."""
 
 
@@ -56,10 +63,16 @@ class KeyRecord:
     """The grid games: ``"key"`` and ``"start"``, both null for Deep Undercover, whose key is
     drawn when the last codename is down (a version 2 header dealt it here)."""
 
-    def deal(self, game: Any, rng: random.Random, start: Team | None, given: Any) -> Dealt:
-        if game.rules.setup == "place":  # Deep Undercover: the key comes with the last codename down
+    fields_held: ClassVar[Mapping[str, str]] = {"key": N_("the key, or null"),
+                                                "start": N_("the starting team, 'red', 'blue' or null")}
+
+    def deal(self, game: Rulebook, rng: random.Random, start: Team | None, given: object) -> Dealt:
+        grid = _grid(game)
+        if given is not None and not isinstance(given, Key):
+            raise TypeError(f"a {grid.name} game is dealt a Key, not a {type(given).__name__}")  # the caller's mistake
+        if grid.rules.setup == "place":  # Deep Undercover: the key comes with the last codename down
             return Dealt(None, None, None, chosen_key=given)
-        key = game.deal(rng, start) if given is None else given
+        key = grid.deal(rng, start) if given is None else given
         return Dealt(key, key.cells, key.start)
 
     def fields(self, key: str | None, start: Team | None) -> dict[str, object]:
@@ -69,34 +82,24 @@ class KeyRecord:
         key = field("key", lambda key: None if key is None else str(key))
         return key, field("start", lambda team: None if team is None else Team.parse(team))
 
-    def dealt(self, game: Any, key: str | None, start: Team | None) -> Any:
-        if game.rules.setup == "place":
+    def dealt(self, game: Rulebook, key: str | None, start: Team | None) -> Key | None:
+        grid = _grid(game)
+        if grid.rules.setup == "place":
             return None
         if key is None or start is None:
-            raise InvalidKey("a {game} header holds the key and the starting team", game=game.name)
-        return game.parse_key(key, start)
+            raise InvalidKey("a {game} header holds the key and the starting team", game=grid.name)
+        return grid.parse_key(key, start)
 
-    def placed_key(self, game: Any, key: str | None, start: Team | None) -> Key | None:
-        if game.rules.setup != "place" or key is None:
+    def placed_key(self, game: Rulebook, key: str | None, start: Team | None) -> Key | None:
+        grid = _grid(game)
+        if grid.rules.setup != "place" or key is None:
             return None
-        return game.parse_key(key, start)
+        return grid.parse_key(key, start)
 
 
-class SetupRecord:
-    """Codex: ``"setup"``, the six identikits as text, in place of the key and the start."""
-
-    def deal(self, game: Any, rng: random.Random, start: Team | None, given: Any) -> Dealt:
-        setup = game.deal(rng) if given is None else given
-        return Dealt(setup, str(setup), None)
-
-    def fields(self, key: str | None, start: Team | None) -> dict[str, object]:
-        return {"setup": key}
-
-    def read(self, field: Field) -> tuple[str | None, Team | None]:
-        return field("setup", str), None
-
-    def dealt(self, game: Any, key: str | None, start: Team | None) -> Any:
-        return game.parse_setup(key)
-
-    def placed_key(self, game: Any, key: str | None, start: Team | None) -> Key | None:
-        return None
+def _grid(game: Rulebook) -> Game:
+    """The grid game a grid record is given (the journal and the session give each record its
+    kind's games)."""
+    if not isinstance(game, Game):
+        raise InvalidRules("{game} is not played on the grid", game=game.name)
+    return game

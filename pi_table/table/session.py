@@ -7,24 +7,24 @@ import logging
 import os
 import random
 import time
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from ..engine import (
-    Action,
+    AnyRecord,
     Game,
     GameRecord,
     GridRecord,
     Key,
     Place,
     SpymasterView,
-    State,
     TableView,
     Team,
     Undo,
 )
+from ..engine.contract import GameState, Move, Observed, Rulebook
 from ..engine.games import AnyRules, entry, kind_of, make_game
 from ..engine.phrase import N_, Phrase, meaning
 from ..ui.i18n import say
@@ -47,9 +47,6 @@ from .journal import (
     read_game,
     set_aside,
 )
-
-if TYPE_CHECKING:
-    from ..engine import Codex, CodexAction, CodexRecord, CodexState, PublicView, Setup
 
 log = logging.getLogger("pi_table.journal")
 DAMAGED_BEYOND_USE = N_("the last game's journal is damaged beyond use: a new game was dealt (the damaged file is kept "
@@ -82,7 +79,7 @@ class Replaced:
     as it stood and journalled in its own file, until the new game's first action."""
 
     rules: AnyRules
-    record: GridRecord | CodexRecord
+    record: AnyRecord
     id: str
     began: float
     journal: Path | None
@@ -92,8 +89,9 @@ class Replaced:
 class Session:
     """Holds the current game's record and writes its journal (one file per game).
 
-    The game is any registered game (``pi_table.engine.games``); ``kind`` says which kind of
-    table plays it. ``start`` overrides the starting team of every key dealt; ``options`` are
+    The game is any registered game (``pi_table.engine.games``), held through its engine's
+    contract (``engine.contract``); ``kind`` says which kind of table plays it, and ``key`` is
+    what to deal (a grid game's key, another kind's deal), else a random deal. ``start`` overrides the starting team of every key dealt; ``options`` are
     the table's options (its configuration's), for the games of a kind not played yet;
     ``journal_dir`` None keeps the games in memory only (the simulators). When the journal
     cannot be written (a full disk, a read-only directory) the game goes on in memory and
@@ -101,22 +99,25 @@ class Session:
     says what was lost (and ``journal_damage`` gives the figures) until the next game is dealt.
     """
 
+    record: AnyRecord
+
     def __init__(
         self,
         rules: AnyRules,
         rng: random.Random | None = None,
-        key: Key | Setup | None = None,
+        key: object = None,
         start: Team | None = None,
         journal_dir: Path | None = None,
         fsync: bool = True,
-        clock=time.time,
+        clock: Callable[[], float] = time.time,
         retention: Retention | None = None,
         options: Mapping[str, object] | None = None,
     ) -> None:
         self._configure(rng, start, journal_dir, fsync, clock, retention, options)
         self._begin(rules, key)
 
-    def _configure(self, rng, start, journal_dir, fsync, clock, retention, options) -> None:
+    def _configure(self, rng: random.Random | None, start: Team | None, journal_dir: Path | None, fsync: bool,
+                   clock: Callable[[], float], retention: Retention | None, options: Mapping[str, object] | None) -> None:
         self.rng = rng or random_source()
         self.start = start
         self.journal_dir = journal_dir
@@ -125,7 +126,7 @@ class Session:
         self.retention = retention or Retention()
         self.journal: Journal | None = None
         self.write_problem: Phrase | None = None  # why the journal cannot be written now
-        self.journal_damage: dict | None = None  # what a damaged journal lost, found at start
+        self.journal_damage: dict[str, Any] | None = None  # what a damaged journal lost, found at start
         self.resumed: str | None = None  # the file a resumed game came from
         self.options: Mapping[str, object] = options or {}  # the table's, for a kind not played yet
         self.kept: dict[str, AnyRules] = {}  # each kind's rules as last dealt, kept while another kind is played
@@ -140,7 +141,7 @@ class Session:
         rng: random.Random | None = None,
         start: Team | None = None,
         fsync: bool = True,
-        clock=time.time,
+        clock: Callable[[], float] = time.time,
         retention: Retention | None = None,
         options: Mapping[str, object] | None = None,
     ) -> Session:
@@ -263,8 +264,8 @@ class Session:
         """Deal the next game of this rules' kind with them (the staff's choice of options)."""
         self.kept[kind_of(rules.game)] = rules
 
-    def _begin(self, rules: AnyRules, key: Any = None, replacing: Replaced | None = None) -> None:
-        """A new game: ``key`` is what to deal (a Key, or Codex's Setup), else a random deal;
+    def _begin(self, rules: AnyRules, key: object = None, replacing: Replaced | None = None) -> None:
+        """A new game: ``key`` is what to deal (its kind's deal), else a random deal;
         ``replacing`` the game in progress an undo may bring back."""
         self._set_rules(rules)
         game = make_game(rules)
@@ -312,15 +313,14 @@ class Session:
                                 None if self.journal is None else self.journal.path, self.chosen_key)
         self._begin(rules, None, going_on)
 
-    def submit(self, action: Action | CodexAction) -> State | CodexState:
+    def submit(self, action: Move) -> GameState:
         """Apply ``action`` and journal it; on refusal (an engine error) nothing changes, and
-        an action of the other kind of game is one (``InvalidAction``)."""
+        an action of another kind of game is one (``InvalidAction``)."""
         if isinstance(action, Undo) and not self.record.entries and self.replaced is not None:
             return self._bring_back(self.replaced)
         if isinstance(action, Place) and action.key is None:
             action = self._with_drawn_key(action)
-        record: GameRecord[Any, Any, Any, Any] = self.record  # the engine checks the action's kind
-        state = record.apply(action)
+        state: GameState = self.record.apply(action)  # the engine checks the action's kind
         self.replaced = None  # the new game's first action: the one it replaced stays replaced
         if self.journal is not None:
             try:
@@ -343,7 +343,7 @@ class Session:
             ) or record.game.deal(self.rng, self.start)
         return replace(action, key=self.chosen_key)
 
-    def _bring_back(self, replaced: Replaced) -> State | CodexState:
+    def _bring_back(self, replaced: Replaced) -> GameState:
         """Undo a new game: the game it replaced goes on, in its own file, named in play again;
         the new game's file, which holds its header only, is removed."""
         dealt = self.journal
@@ -374,6 +374,7 @@ class Session:
 
     def _prune(self) -> None:
         """Drop the oldest finished games beyond the retention's count or size."""
+        assert self.journal_dir is not None  # a journal was just made in it
         files = sorted(self.journal_dir.glob("*.jsonl"), reverse=True)  # newest first: ids sort by time
         kept = total = 0
         for path in files:
@@ -388,12 +389,13 @@ class Session:
                 path.unlink(missing_ok=True)
 
     @property
-    def game(self) -> Game | Codex:
+    def game(self) -> Rulebook:
         return self.record.game
 
     @property
-    def state(self) -> State | CodexState:
-        return self.record.state
+    def state(self) -> GameState:
+        state: GameState = self.record.state
+        return state
 
     @property
     def grid(self) -> GridRecord:
@@ -401,7 +403,7 @@ class Session:
         while another kind is played)."""
         return self.record.of(Game)
 
-    def public_view(self) -> TableView | PublicView:
+    def public_view(self) -> Observed:
         """What everyone at the table may see of the game, whatever its kind."""
         return self.record.game.public_view(self.record.state)
 
@@ -418,7 +420,7 @@ class Session:
             self.journal.close()
 
 
-def history(journal_dir: Path, lang: str = "en") -> list[dict]:
+def history(journal_dir: Path, lang: str = "en") -> list[dict[str, Any]]:
     """Every game kept in ``journal_dir``, newest first: result, moves, duration; how each
     ended said in ``lang`` (the staff page and ``pi-table history`` speak the table's language), and as
     its termination's code (``pi_table.engine.endings``), the same in every language."""
@@ -450,6 +452,7 @@ def history(journal_dir: Path, lang: str = "en") -> list[dict]:
 
 def _duration(last_line: str) -> float | None:
     try:
-        return json.loads(last_line).get("at")
+        at = json.loads(last_line).get("at")
     except (ValueError, AttributeError):
         return None
+    return at if isinstance(at, (int, float)) and not isinstance(at, bool) else None

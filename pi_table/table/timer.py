@@ -15,10 +15,6 @@ from ..engine import OVER, PLACE, State
 from ..engine.errors import Refusal
 from ..hal import TimerState
 
-DISCUSSION_S = 180.0
-"""Codex's discussion length when the configuration does not give one: three minutes."""
-
-
 TURN_S = (10, 3600)
 """A turn timer's shortest and longest length, in seconds (0 is no timer): the schema's range too."""
 
@@ -58,7 +54,7 @@ class TurnTimer:
         self.follow_turn(game_id, state.turn, state.phase not in (PLACE, OVER), now)
 
     def follow_turn(self, game_id: object, turn: object, running: bool, now: float) -> None:
-        """Restart when ``turn`` (whatever marks one: a team, Codex's discussion) or the game
+        """Restart when ``turn`` (whatever marks one: a team, another kind's discussion) or the game
         changes, or when the timer starts running again; ``running`` False stops it."""
         if game_id != self._game or turn != self._turn or (running and not self.running):
             self.started_at = now

@@ -1,7 +1,7 @@
 """What every picture the table's screen draws is made of: the 800x480 design, the colours,
 type and symbols, the canvas that scales design units to the surface and remembers the tap
-regions, and the pieces both the grid games' screen and Codex's use (the warning banner, the
-timer, a QR code). The two screens import this module; neither imports the other's drawing.
+regions, and the pieces every kind's screen uses (the warning banner, the timer, a QR code).
+Each kind's screen imports this module; none imports another's drawing.
 """
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ import segno
 
 from ..engine import Team
 from ..engine.keys import ASSASSIN, BLUE_AGENT, BYSTANDER, RED_AGENT
-from ..hal import CodexModel, Command, ScreenModel, TimerState
+from ..hal import Command, GameModel, TimerState
 from .i18n import say, translation
 
 
@@ -51,7 +51,7 @@ class Tap:
 
     rect: tuple[int, int, int, int]
     command: Command | None = None
-    mode: object = None  # what the tap switches the screen to: the grid's Mode, Codex's pass-and-play Turn
+    mode: object = None  # what the tap switches the screen to: the grid's Mode, another kind's own (a turn of pass-and-play)
 
 
 @dataclass(frozen=True, slots=True)
@@ -272,7 +272,7 @@ def capital(text: str) -> str:
     return text[:1].upper() + text[1:]
 
 
-def banner(canvas: Canvas, model: ScreenModel | CodexModel) -> None:
+def banner(canvas: Canvas, model: GameModel) -> None:
     canvas.box((0, 0, DESIGN[0], 44), AMBER, radius=0)
     canvas.symbol("alert", (26, 22), 30, DARK_TEXT)
     words = " · ".join(capital(say(warning, model.lang)) for warning in model.warnings)

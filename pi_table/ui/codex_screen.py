@@ -46,11 +46,13 @@ from dataclasses import replace
 
 import pygame
 
-from ..engine import AgentView, CodexAction, Fact, Faction, PublicView
-from ..engine.codex import MESSAGES, PRIVATE, VOTE
+from ..engine.codex import MESSAGES, PRIVATE, VOTE, AgentView, PublicView
+from ..engine.codex_actions import CodexAction
+from ..engine.codex_setup import Fact, Faction
 from ..engine.keys import BLUE_AGENT, RED_AGENT
 from ..engine.phrase import Text
-from ..hal import CodexModel, Command, ReleaseSeat
+from ..hal import Command, ReleaseSeat
+from ..hal.codex_model import CodexModel
 from .canvas import (
     AMBER,
     BACKGROUND,

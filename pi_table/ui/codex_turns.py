@@ -28,11 +28,12 @@ from dataclasses import dataclass, replace
 from enum import Enum, StrEnum
 from typing import Protocol, TypeVar
 
-from ..engine import AgentView, CodexAction, Fact, Identikit, PublicView, Role
-from ..engine.codex import DISCUSSION, MESSAGES, OVER, PRIVATE, TRUTH, VOTE, VoteResult, tally
-from ..engine.codex_actions import EndDiscussion, EnterCode, Send, Vote
+from ..engine.codex import DISCUSSION, MESSAGES, OVER, PRIVATE, TRUTH, VOTE, AgentView, PublicView, VoteResult, tally
+from ..engine.codex_actions import CodexAction, EndDiscussion, EnterCode, Send, Vote
+from ..engine.codex_setup import Fact, Identikit, Role
 from ..engine.phrase import N_, Phrase, Text
-from ..hal import CodexModel, Command, NewGame
+from ..hal import Command, NewGame
+from ..hal.codex_model import CodexModel
 from .i18n import TeamWord, say, translation
 
 PUBLIC_REFUSALS = frozenset({

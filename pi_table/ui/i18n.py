@@ -73,16 +73,6 @@ def say(message: Text, lang: str) -> str:
     return text.format(**{name: _field(value, lang) for name, value in message.fields})
 
 
-STEPS = {"place": N_("place"), "clue": N_("clue"), "guess": N_("guess"), "cover": N_("cover"),
-         "messages": N_("messages"), "private": N_("private"), "discussion": N_("discussion"), "vote": N_("vote"),
-         "truth": N_("truth")}
-"""A game's phases and Codex's steps, by their names in the table's JSON."""
-
-GAME_TITLES = {"codenames": N_("Codenames"), "codenames-coop": N_("Codenames, cooperative"), "alias24": N_("Alias 24"),
-               "codex": N_("Codex")}
-"""The games by their names in the table's JSON (``--game``), as a person reads them."""
-
-
 def say_health(state: str, lang: str) -> str:
     """A device's health from the table's status in ``lang``: a healthy word ("ok", "not
     fitted"...) translated, "not working: ERROR" with its (system's) error kept as it is."""
@@ -99,6 +89,6 @@ def _field(value: object, lang: str) -> object:
         return say(value, lang)
     if isinstance(value, tuple):
         return "; ".join(say(item, lang) if isinstance(item, Phrase) else str(item) for item in value)
-    if isinstance(value, Enum) and value.value in ("red", "blue"):  # a team, or a Codex faction
+    if isinstance(value, Enum) and value.value in ("red", "blue"):  # a team, or a side of another kind of game
         return TeamWord(value.value, lang)
     return value

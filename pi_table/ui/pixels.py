@@ -3,8 +3,10 @@
 A frame gives one colour per cell and per edge pixel; the strip is one data line of WS2812B
 LEDs laid under the grid and round the edge. ``LedMap`` says which LEDs light each cell and
 which make up the edge; ``PixelOutput`` applies brightness and gamma from one precomputed
-table and scales the whole frame down, every LED alike, whenever the estimated current would
-exceed the LED supply's budget: a bright frame dims a little instead of overloading the supply.
+table, dims any cell that would draw more than a cell may (the build guide's steady cap: what
+keeps a sealed PLA cell's air under 50 °C), then scales the whole frame down, every LED alike,
+whenever the estimated current would exceed the LED supply's budget: a bright frame dims a little
+instead of overloading the supply.
 
 The result is one ``0xRRGGBB`` int per LED, the strip libraries' colour convention; the
 drivers put the channels in the order the chips want (GRB for WS2812B).
@@ -87,17 +89,25 @@ class LedMap:
 @dataclass(frozen=True, slots=True)
 class PowerLimit:
     """The current the LEDs may draw. A WS2812B draws about 20 mA per colour channel at
-    full and about 1 mA doing nothing; ``budget_ma`` is what the LEDs' supply may give."""
+    full and about 1 mA doing nothing; ``budget_ma`` is what the LEDs' supply may give, and
+    ``cell_ma`` what the LEDs under one cell may draw: the build guide's steady cap
+    (``hardware/tools/heat.py``), held for every colour and every brightness and gamma an owner
+    sets, so no cell can warm its walls towards PLA's softening, however long it stays lit."""
 
     budget_ma: float = 3000.0
     ma_per_channel: float = 20.0
     idle_ma_per_led: float = 1.0
+    cell_ma: float = 120.0
 
     def __post_init__(self) -> None:
-        if self.budget_ma <= 0 or self.ma_per_channel <= 0 or self.idle_ma_per_led < 0:
-            raise Refusal("budget_ma and ma_per_channel are more than 0 and idle_ma_per_led 0 or more, not {budget}, "
-                          "{per_channel} and {idle}", budget=self.budget_ma, per_channel=self.ma_per_channel,
-                          idle=self.idle_ma_per_led)
+        if self.budget_ma <= 0 or self.ma_per_channel <= 0 or self.idle_ma_per_led < 0 or self.cell_ma <= 0:
+            raise Refusal("budget_ma, ma_per_channel and cell_ma are more than 0 and idle_ma_per_led 0 or more, not "
+                          "{budget}, {per_channel}, {cell} and {idle}", budget=self.budget_ma,
+                          per_channel=self.ma_per_channel, cell=self.cell_ma, idle=self.idle_ma_per_led)
+
+    def cell_channels(self, leds: int) -> float:
+        """The most one LED of a cell lit by ``leds`` LEDs may sum over its three channels (0-255 each)."""
+        return max(0.0, self.cell_ma - leds * self.idle_ma_per_led) * 255 / self.ma_per_channel / leds
 
     def draw_ma(self, pixels: Sequence[int]) -> float:
         """The estimated current of a strip showing these ``0xRRGGBB`` values."""
@@ -132,6 +142,7 @@ class PixelOutput:
                           budget=self.power.budget_ma, leds=self.map.length, at_rest=at_rest)
         # the channel sum (in 0-255 units over the whole strip) that the budget allows
         self._channel_budget = (self.power.budget_ma - at_rest) * 255 / self.power.ma_per_channel
+        self._cell_channels = {len(leds): self.power.cell_channels(len(leds)) for leds in self.map.cells if leds}
         self._targets: dict[int, list[tuple[int, ...]]] = {}
 
     @property
@@ -158,10 +169,15 @@ class PixelOutput:
         table = self._table
         duties = []
         total = 0
-        for (r, g, b), leds in zip(frame.cells + frame.edge, targets):
+        for cell, ((r, g, b), leds) in enumerate(zip(frame.cells + frame.edge, targets)):
             duty = (table[r], table[g], table[b])
+            channels = duty[0] + duty[1] + duty[2]
+            if cell < CELLS and leds and channels > (most := self._cell_channels[len(leds)]):
+                dim = most / channels * (1 - 1e-9)
+                duty = (int(duty[0] * dim), int(duty[1] * dim), int(duty[2] * dim))
+                channels = duty[0] + duty[1] + duty[2]
             duties.append(duty)
-            total += (duty[0] + duty[1] + duty[2]) * len(leds)
+            total += channels * len(leds)
         out = [0] * self.map.length
         # a hair under the exact ratio, so that rounding down keeps the frame within the budget
         scale = self._channel_budget / total * (1 - 1e-9) if total > self._channel_budget else None

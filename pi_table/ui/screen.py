@@ -13,18 +13,37 @@ length in a dim room.
 
 from __future__ import annotations
 
+import math
+from dataclasses import dataclass
 from enum import Enum
 from pathlib import Path
-from typing import Any
 
 import pygame
 
 from .. import version
-from ..engine import CELLS, CLUE, COVER, GRID, GUESS, OVER, PLACE, UNLIMITED, Clue, Cover, Penalty, Place, Team, Undo
+from ..engine import (
+    CELLS,
+    CLUE,
+    COVER,
+    GRID,
+    GUESS,
+    OVER,
+    PLACE,
+    UNLIMITED,
+    Clue,
+    Cover,
+    Game,
+    Penalty,
+    Place,
+    Team,
+    Undo,
+)
+from ..engine.described import MASTERMINDS, SPYMASTERS, Nouns
+from ..engine.games import described, grid_game, kind_of, names_of
 from ..engine.keys import ASSASSIN, BYSTANDER, NO_CARD
 from ..engine.phrase import N_
 from ..engine.views import MAD_ARMED_AT, TableView
-from ..hal import CodexModel, Command, NewGame, ScreenModel, SelfTestModel
+from ..hal import AnyModel, Command, NewGame, ScreenModel, SelfTestModel, SetupModel
 from .canvas import (
     AMBER,
     BACKGROUND,
@@ -47,13 +66,34 @@ from .canvas import (
     mix,
     qr_image,
 )
-from .games import SHOWN, check_painter, screen_painter
+from .games import Painter, check_painter, screen_painter, setup_painter
 from .i18n import TeamWord, say
 from .mounting import ScreenSettings
 from .orientation import OPERATIVES_SIDE, grid_and_bar, operatives_edge, slot_of
 
-GAME_NAMES = {"codenames": N_("Codenames"), "codenames-coop": N_("Cooperative"), "alias24": N_("Alias 24")}
 TEAM_LABELS = {Team.RED: N_("RED"), Team.BLUE: N_("BLUE")}
+
+
+def _game(view: TableView) -> type[Game]:
+    """The rules of the game on the screen, for what it draws of them (a penalty, a cover, a score)."""
+    return grid_game(view.game)
+
+
+def _nouns(view: TableView) -> Nouns:
+    nouns = described(view.game).nouns
+    assert nouns is not None, "a grid game names its people and its cards"
+    return nouns
+
+
+def _covers_at_will(game: type[Game]) -> bool:
+    """A spymaster may cover a card, after the other team's penalty (COVER then the card); the
+    cooperative variant's cover is the spymaster's required move instead, tapped on the key."""
+    return game.has_penalty and not game.cover_is_required
+
+
+def _sentence(view: TableView, versions: dict[Nouns, str]) -> str:
+    """The version of a sentence in the game's nouns (each game's are among ``described.NOUNS``)."""
+    return versions[_nouns(view)]
 
 
 class Mode(str, Enum):
@@ -63,6 +103,13 @@ class Mode(str, Enum):
     COVER = "cover"  # COVER was tapped: the next tap on the key covers that card
     NEW_GAME = "new-game"  # NEW GAME was tapped: choose the game, or go back
     PHONE = "phone"  # PHONE was tapped: the QR code that opens the key on a phone
+
+
+@dataclass(frozen=True, slots=True)
+class MenuPage:
+    """MORE was tapped on the new-game menu: the page of games it turns to."""
+
+    page: int
 
 
 # --- the drawing ------------------------------------------------------------------------------
@@ -75,11 +122,13 @@ def draw(
     settings: ScreenSettings = ScreenSettings(),
     mode: Mode = Mode.PLAY,
     since: float | None = None,
+    page: int = 0,
 ) -> Frame:
     """Paint ``model`` on ``surface`` and return its tap regions and texts.
 
     ``since`` is when the model was made (the clock of ``now``): a running timer then counts
-    down from it, so a screen redrawn between models still shows the right second.
+    down from it, so a screen redrawn between models still shows the right second. ``page`` is
+    the new-game menu's page of games.
     """
     if not pygame.font.get_init():
         pygame.font.init()
@@ -102,7 +151,7 @@ def draw(
     _actions(canvas, view, mode, (panel_x, actions_y, width, 60))
     stage_y = body + 48 + 10
     idle_line = 18 if model.cues.idle else 0
-    _stage(canvas, model, mode, (panel_x, stage_y, width, actions_y - 10 - idle_line - stage_y))
+    _stage(canvas, model, mode, (panel_x, stage_y, width, actions_y - 10 - idle_line - stage_y), page)
     if idle_line:  # nobody is playing: a good moment for the staff to read which version runs
         canvas.text(f"pi-table {version()}", (panel_x, actions_y - 8 - idle_line, width, idle_line - 2), 14, MUTED,
                     align="right")
@@ -112,7 +161,7 @@ def draw(
 def _effective(mode: Mode, view: TableView, join: str | None) -> Mode:
     """A mode only lasts while it means something: covering needs the cover phase, the QR
     code a companion to join."""
-    if mode is Mode.COVER and not (view.phase == COVER and view.game == "codenames"):
+    if mode is Mode.COVER and not (view.phase == COVER and _covers_at_will(_game(view))):
         return Mode.PLAY
     if mode is Mode.PHONE and join is None:
         return Mode.PLAY
@@ -152,32 +201,43 @@ def _header(canvas: Canvas, model: ScreenModel, mode: Mode, top: float, now: flo
         draw_timer(canvas, timer, top, now, since)
 
 
+HEADLINES: dict[str, dict[Nouns, str]] = {
+    PLACE: {SPYMASTERS: N_("Setup: {team} places the next codename"),
+            MASTERMINDS: N_("Setup: {team} places the next alias")},
+    CLUE: {SPYMASTERS: N_("{team} spymaster: give a clue"), MASTERMINDS: N_("{team} mastermind: give a clue")},
+    GUESS: {SPYMASTERS: N_("{team} operatives are guessing"), MASTERMINDS: N_("{team} team is targeting")},
+}
+"""The headline of a phase, in each game's nouns."""
+ONE_GUESSING = {SPYMASTERS: N_("The operative guesses for {team}"), MASTERMINDS: N_("The operative targets for {team}")}
+"""The guessing headline with three players: one operative for both teams."""
+
+
 def _headline(view: TableView, canvas: Canvas) -> str:
     _ = canvas.gettext
-    alias = view.game == "alias24"
     team = _team_word(view.turn, canvas) if view.turn is not None else None
     if view.phase == OVER:
         text = _("Game over")
-    elif view.phase == PLACE:
-        text = _("Setup: {team} places the next alias") if alias else _("Setup: {team} places the next codename")
-    elif view.phase == CLUE:
-        text = _("{team} mastermind: give a clue") if alias else _("{team} spymaster: give a clue")
     elif view.phase == GUESS and view.rules.three_player:
-        text = _("The operative targets for {team}") if alias else _("The operative guesses for {team}")
-    elif view.phase == GUESS:
-        text = _("{team} team is targeting") if alias else _("{team} operatives are guessing")
-    elif view.game == "codenames-coop":
+        text = _(_sentence(view, ONE_GUESSING))
+    elif view.phase in HEADLINES:
+        text = _(_sentence(view, HEADLINES[view.phase]))
+    elif _game(view).cooperative:
         text = _("Cover one {team} agent for the opponent")
     else:
         text = _("Penalty: {team} may cover one of its agents")
     return capital(text.format(team=team))
 
 
+LAY_ON_THE_LIT_CELL = {SPYMASTERS: N_("Lay the codename on the lit cell ({cell}), then tap DONE"),
+                       MASTERMINDS: N_("Lay the alias on the lit cell ({cell}), then tap DONE")}
+TOUCHED_ON_THE_TABLE = {SPYMASTERS: N_("Cards are touched on the table; END TURN there to stop"),
+                        MASTERMINDS: N_("Targets are touched on the table; END TURN there to stop")}
+
+
 def _instruction(model: ScreenModel, mode: Mode, canvas: Canvas) -> str:
     """The line under the headline: what to do now, on this screen."""
     _ = canvas.gettext
     view = model.view.table
-    alias = view.game == "alias24"
     team = _team_word(view.turn, canvas) if view.turn is not None else None
     if mode is Mode.NEW_GAME:
         return _("Choose the game to deal") if view.phase == OVER else _("Choose the game to deal: this one ends")
@@ -187,19 +247,14 @@ def _instruction(model: ScreenModel, mode: Mode, canvas: Canvas) -> str:
         dial = _("unlimited") if model.dial == UNLIMITED else str(model.dial)
         return _("Dial set to {number}: push it to enter, or tap a number").format(number=dial)
     if view.phase == PLACE:
-        text = _("Lay the alias on the lit cell ({cell}), then tap DONE") if alias else _(
-            "Lay the codename on the lit cell ({cell}), then tap DONE"
-        )
-        return text.format(cell=view.placing)
+        return _(_sentence(view, LAY_ON_THE_LIT_CELL)).format(cell=view.placing)
     if view.phase == CLUE:
         if view.rules.clue_required:
             return _("Say the clue aloud, then tap its number")
         return _("Say the clue aloud, then tap its number (optional)")
     if view.phase == GUESS:
-        if alias:
-            return _("Targets are touched on the table; END TURN there to stop")
-        return _("Cards are touched on the table; END TURN there to stop")
-    if view.phase == COVER and view.game == "codenames-coop":
+        return _(_sentence(view, TOUCHED_ON_THE_TABLE))
+    if view.phase == COVER and _game(view).cooperative:
         return _("Tap it on the key: it is the simulated opponent's move")
     if view.phase == COVER:
         return _("Tap COVER and then the card, or skip it by giving the clue")
@@ -227,8 +282,8 @@ def _key(canvas: Canvas, model: ScreenModel, mode: Mode, rotation: int, area) ->
     x0, y0, side = grid[:3]
     gap = 6
     size = (side - gap * (GRID - 1)) / GRID
-    alias = view.game == "alias24"
-    covering = mode is Mode.COVER or (view.phase == COVER and view.game == "codenames-coop")
+    alias = _nouns(view) == MASTERMINDS  # its grey decoys and its nuke
+    covering = mode is Mode.COVER or (view.phase == COVER and _game(view).cover_is_required)
     for cell in range(CELLS):
         row, col = slot_of(cell, rotation)
         cell_area = (x0 + col * (size + gap), y0 + row * (size + gap), size, size)
@@ -337,7 +392,7 @@ def _chips(canvas: Canvas, view: TableView, area) -> None:
         number_w = canvas.width(left, 60) + 12
         canvas.text(left, (chip_x, y, chip_w - 10, h), 60, TEXT, align="right")
         label_w = chip_w - number_w - 14
-        if view.game == "codenames-coop":
+        if _game(view).cooperative:
             note = _("players") if team == view.start else _("opponent")
         else:
             note = _("starts") if team == view.start else ""
@@ -361,10 +416,11 @@ def _actions(canvas: Canvas, view: TableView, mode: Mode, area) -> None:
     _ = canvas.gettext
     x, y, w, h = area
     buttons: list[tuple[str, Command | None, Mode | None, bool, str]] = []
-    if view.game != "alias24":
+    game = _game(view)
+    if game.has_penalty:
         can_penalise = view.phase in (CLUE, GUESS) and view.guesses == 0
         buttons.append((_("PENALTY"), Penalty(), None, can_penalise, "plain"))
-    if view.game == "codenames":
+    if _covers_at_will(game):
         covering = mode is Mode.COVER
         style = "lit" if covering else "primary" if view.phase == COVER else "plain"
         buttons.append((_("COVER"), None, Mode.PLAY if covering else Mode.COVER, view.phase == COVER, style))
@@ -378,20 +434,20 @@ def _actions(canvas: Canvas, view: TableView, mode: Mode, area) -> None:
         canvas.button((x + i * (width + gap), y, width, h), label, command, to_mode, enabled, style, size=30)
 
 
-def _stage(canvas: Canvas, model: ScreenModel, mode: Mode, area) -> None:
+def _stage(canvas: Canvas, model: ScreenModel, mode: Mode, area, page: int) -> None:
     """The middle of the panel: whatever the phase asks of the spymasters."""
     view = model.view.table
     if mode is Mode.PHONE and model.join is not None:
         _phone(canvas, model.join, area)
     elif mode is Mode.NEW_GAME:
-        _choose_game(canvas, view, area)
+        _choose_game(canvas, view, area, page)
     elif view.phase == OVER:
         _game_over(canvas, view, area)
     elif view.phase == PLACE:
         _placing(canvas, view, area)
     elif view.phase == GUESS:
         _guessing(canvas, view, area)
-    elif view.phase == COVER and view.game == "codenames-coop" and view.turn is not None:
+    elif view.phase == COVER and _game(view).cover_is_required and view.turn is not None:
         _ = canvas.gettext
         text = _("Tap a {team} agent on the key to cover it").format(team=_team_word(view.turn, canvas))
         canvas.box(area, PANEL, radius=12)
@@ -421,13 +477,16 @@ def _keypad(canvas: Canvas, model: ScreenModel, area) -> None:
         canvas.box(wide, AMBER, radius=10, width=5)
 
 
+LEFT_THIS_TURN = {SPYMASTERS: N_("GUESSES LEFT"), MASTERMINDS: N_("TARGETS LEFT")}
+
+
 def _guessing(canvas: Canvas, view: TableView, area) -> None:
     """The clue in force and the guesses left, big enough to read across the table."""
     _ = canvas.gettext
     x, y, w, h = area
     gap = 10
     bw = (w - gap) / 2
-    left = _("TARGETS LEFT") if view.game == "alias24" else _("GUESSES LEFT")
+    left = _(_sentence(view, LEFT_THIS_TURN))
     boxes = (
         (_("CLUE"), view.clue, _("no number") if view.clue is None else None),
         (left, UNLIMITED if view.guesses_left is None else view.guesses_left, None),
@@ -470,7 +529,7 @@ def _game_over(canvas: Canvas, view: TableView, area) -> None:
     x, y, w, h = area
     canvas.box(area, PANEL, radius=12)
     reason = capital(say(view.reason, canvas.lang)) if view.reason else ""
-    if view.game == "codenames-coop":
+    if _game(view).cooperative:
         won = view.score is not None
         title = _("MISSION ACCOMPLISHED") if won else _("MISSION FAILED")
         canvas.text(title, (x + 12, y + 8, w - 24, 40), 40, TEAM_INK[view.start] if won and view.start else MUTED, smallest=24)
@@ -488,21 +547,49 @@ def _game_over(canvas: Canvas, view: TableView, area) -> None:
     canvas.text(reason, (x + 16, y + 74, w - 32, h - 86), 36, TEXT, smallest=22, lines=4)
 
 
-def _choose_game(canvas: Canvas, view: TableView, area) -> None:
-    """NEW GAME was tapped: deal the same game again, another game, or go back."""
+MENU_SLOTS = 6
+"""The new-game menu's buttons on a page at most: two columns of three, BACK among them."""
+FINGER = 60
+"""The least side of a button, in design units (tests/test_screen.py holds every tap to it)."""
+
+
+def offered(view: TableView) -> tuple[str, ...]:
+    """The games the new-game menu offers: those played on this screen's kind of table whose
+    descriptions say menus offer them, in the registry's order."""
+    return tuple(name for name in names_of(kind_of(view.game)) if described(name).offered)
+
+
+def _choose_game(canvas: Canvas, view: TableView, area, page: int) -> None:
+    """NEW GAME was tapped: deal the same game again, another game, or go back. The games fill
+    two columns of as many rows as fit at a finger's size, BACK last; when more are offered than
+    a page holds, MORE turns to the next."""
     _ = canvas.gettext
     x, y, w, h = area
     canvas.text(_("New game?"), (x, y, w, 34), 38, TEXT, smallest=24)
+    games = offered(view)
     gap = 8
-    bw, bh = (w - gap) / 2, (h - 40 - gap) / 2
-    for i, game in enumerate(GAME_NAMES):
-        row, col = divmod(i, 2)
-        button = (x + col * (bw + gap), y + 40 + row * (bh + gap), bw, bh)
+    slots = 2 * max(2, min(MENU_SLOTS // 2, int((h - 40 + gap) // (FINGER + gap))))  # a warning leaves fewer rows
+    fits = len(games) <= slots - 1
+    per_page = slots - 1 if fits else slots - 2
+    pages = math.ceil(len(games) / per_page)
+    page %= pages
+    shown = games[page * per_page:(page + 1) * per_page]
+    rows = math.ceil((len(shown) + (1 if fits else 2)) / 2)
+    bw, bh = (w - gap) / 2, (h - 40 - gap * (rows - 1)) / rows
+
+    def slot(index: int) -> tuple[float, float, float, float]:
+        row, col = divmod(index, 2)
+        return x + col * (bw + gap), y + 40 + row * (bh + gap), bw, bh
+
+    for index, game in enumerate(shown):
+        button = slot(index)
         command = NewGame() if game == view.game else NewGame(game)
-        canvas.button(button, _(GAME_NAMES[game]), command, size=32)
+        canvas.button(button, _(described(game).title), command, size=32)
         if game == view.game:
             canvas.box(button, AMBER, radius=10, width=4)
-    canvas.button((x + bw + gap, y + 40 + bh + gap, bw, bh), _("BACK"), mode=Mode.PLAY, size=32)
+    if not fits:
+        canvas.button(slot(2 * rows - 2), _("MORE"), mode=MenuPage(page + 1), size=32)
+    canvas.button(slot(2 * rows - 1), _("BACK"), mode=Mode.PLAY, size=32)
 
 
 def _phone(canvas: Canvas, link: str, area) -> None:
@@ -527,6 +614,7 @@ class GridPainter:
     def __init__(self, settings: ScreenSettings = ScreenSettings()) -> None:
         self.settings = settings
         self.mode = Mode.PLAY
+        self.page = 0  # the new-game menu's
         self.frame = Frame((), (), ())
         self._scene: tuple | None = None
 
@@ -536,16 +624,20 @@ class GridPainter:
         if scene != self._scene:
             self.mode = Mode.PLAY
             self._scene = scene
-        self.frame = draw(surface, model, now, self.settings, self.mode, since)
+        self.frame = draw(surface, model, now, self.settings, self.mode, since, self.page)
         return self.frame
 
     def tap(self, pos: tuple[int, int]) -> Command | None:
-        """The command a tap at ``pos`` (pixels) asks for; a mode switch returns None."""
+        """The command a tap at ``pos`` (pixels) asks for; a mode switch (or the menu's page)
+        returns None."""
         hit = self.frame.at(pos)
         if hit is None:
             return None
+        if isinstance(hit.mode, MenuPage):
+            self.page = hit.mode.page
+            return None
         if isinstance(hit.mode, Mode):  # the grid's screen draws no Turn
-            self.mode = hit.mode
+            self.mode, self.page = hit.mode, 0
             return None
         self.mode = Mode.PLAY
         return hit.command
@@ -553,32 +645,37 @@ class GridPainter:
 
 class ScreenPainter:
     """What the pygame backend drives: each model is drawn by the painter of its kind
-    (``pi_table.ui.games``: the grid games', Codex's), made when a game of that kind is first
+    (``pi_table.ui.games``), made when a game of that kind is first
     shown and kept, with what it remembers, while the table plays other kinds; a tap goes to
     the painter that drew the frame (``current``)."""
 
     def __init__(self, settings: ScreenSettings = ScreenSettings()) -> None:
         self.settings = settings
-        self.painters: dict[str, Any] = {}
-        self.current: Any = None
+        self.painters: dict[str, Painter] = {}
+        self.current: Painter | None = None
         self.frame = Frame((), (), ())
         self.lang = "en"  # the last game's
 
-    def draw(self, surface: pygame.Surface, model: ScreenModel | CodexModel | SelfTestModel, now: float,
-             since: float | None = None) -> Frame:
+    def draw(self, surface: pygame.Surface, model: AnyModel, now: float, since: float | None = None) -> Frame:
+        if isinstance(model, SetupModel):  # a table nobody has set up yet: the set-up instead of a game
+            if "setup" not in self.painters:
+                self.painters["setup"] = setup_painter()(self.settings)
+            self.current = self.painters["setup"]
+            self.frame = self.current.draw(surface, model, now, since) or Frame((), (), ())
+            return self.frame
         if isinstance(model, SelfTestModel):  # a check from the staff page: the game waits, paused
             if "check" not in self.painters:
                 self.painters["check"] = check_painter()(self.settings, self.lang)
             self.current = self.painters["check"]
-            self.current.draw(surface, model, now, since)
+            self.current.draw(surface, model, now, since)  # its tap regions are its own
             self.frame = Frame((), (), ())
             return self.frame
         self.lang = model.lang  # the checks' legend speaks the table's language
-        kind = SHOWN[type(model)]
+        kind = model.kind
         if kind not in self.painters:
             self.painters[kind] = screen_painter(kind)(self.settings)
         self.current = self.painters[kind]
-        self.frame = self.current.draw(surface, model, now, since)
+        self.frame = self.current.draw(surface, model, now, since) or Frame((), (), ())
         return self.frame
 
     def tap(self, pos: tuple[int, int]) -> Command | None:

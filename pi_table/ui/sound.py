@@ -14,23 +14,21 @@ from __future__ import annotations
 
 import time
 from collections import deque
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
 
-from ..engine import OVER, Alias24, CodenamesCoop, TableView
+from ..engine import OVER, TableView
+from ..engine.contract import Observed
+from ..engine.described import MASTERMINDS
 from ..engine.errors import Refusal
-from ..engine.games import kind_of
+from ..engine.games import described, grid_game, kind_of
 from ..engine.keys import ASSASSIN, Team
 from ..engine.phrase import N_
 from ..hal import TimerState
 from ..hal.sound import NoSound, SoundDevice
-from .games import sound_cues
+from .games import KINDS, kind_sounds, sound_cues
 from .i18n import LANGUAGES
-
-if TYPE_CHECKING:
-    from ..engine import PublicView
 
 SOUNDS_DIR = Path(__file__).parent / "sounds"
 SAY = "say-"
@@ -57,19 +55,12 @@ CUES = (
     Cue("assassin", "the assassin was touched", "a low growl sliding down"),
     Cue("nuke", "Alias 24: the nuke was touched", "a noise blast with a falling rumble"),
     Cue("turn", "the turn passes to the other team", "a two-note door chime, high then low"),
-    Cue("timer-warning", "the turn timer (Codex: the discussion's) enters its warning", "three short high beeps"),
+    Cue("timer-warning", "the turn timer (or a game's discussion timer) enters its warning", "three short high beeps"),
     Cue("timer-end", "the timer runs out", "a long low buzzer"),
     Cue("win", "a team wins (the cooperative variant: the players win)", "a rising four-note fanfare"),
     Cue("game-over", "the game ends with no winner: the cooperative variant lost, Alias 24's armed nuke",
         "four notes sinking by semitones"),
-    Cue("codex-messages", "Codex: a phase begins, the agents send their messages", "a soft double ping"),
-    Cue("codex-private", "Codex: the private turns begin", "two low knocks"),
-    Cue("codex-discussion", "Codex: the discussion opens", "three quick rising notes"),
-    Cue("codex-vote", "Codex: the vote opens", "a gavel: three sharp knocks"),
-    Cue("truth-machine", "Codex: an agent goes to the truth machine", "a rising sweep"),
-    Cue("truth-reveal", "Codex: the truth machine reveals a fact", "a high sparkle of notes"),
 )
-CUE_NAMES = tuple(cue.name for cue in CUES)
 
 PHRASES = {
     "say-turn-red": N_("Red team's turn"),
@@ -80,12 +71,31 @@ PHRASES = {
     "say-game-over": N_("Game over."),
     "say-timer-warning": N_("Time is nearly up."),
     "say-timer-end": N_("Time is up!"),
-    "say-codex-win-red": N_("The red faction wins!"),
-    "say-codex-win-blue": N_("The blue faction wins!"),
-    "say-codex-discussion": N_("The discussion is open."),
-    "say-codex-vote": N_("Time to vote."),
 }
 """The spoken announcements, English msgids translated by the catalogue; made at build time."""
+
+
+@dataclass(frozen=True, slots=True)
+class Sounds:
+    """A set of sounds: tone cues (in the README's order) and spoken announcements (by name)."""
+
+    cues: tuple[Cue, ...]
+    phrases: Mapping[str, str]
+
+
+def every_sound() -> Sounds:
+    """The table's sounds (``CUES``, ``PHRASES``: the grid games' and those of every game, its
+    timer and its end) and each kind's own (``ui.games``): the files ``pi_table.ui.sounds`` makes."""
+    found = [Sounds(CUES, PHRASES), *(sounds for kind in KINDS if (sounds := _own_sounds(kind)) is not None)]
+    return Sounds(tuple(cue for each in found for cue in each.cues),
+                  {name: phrase for each in found for name, phrase in each.phrases.items()})
+
+
+def _own_sounds(kind: str) -> Sounds | None:
+    found = kind_sounds(kind)
+    if found is not None and not isinstance(found, Sounds):
+        raise TypeError(f"ui.games names {found!r} as {kind}'s own sounds: a sound.Sounds is expected")
+    return found
 
 
 def cue_file(name: str, lang: str) -> Path:
@@ -96,7 +106,9 @@ def cue_file(name: str, lang: str) -> Path:
 
 
 def every_file() -> list[Path]:
-    return [cue_file(name, "en") for name in CUE_NAMES] + [cue_file(n, lang) for n in PHRASES for lang in LANGUAGES]
+    sounds = every_sound()
+    return ([cue_file(cue.name, "en") for cue in sounds.cues] +
+            [cue_file(name, lang) for name in sounds.phrases for lang in LANGUAGES])
 
 
 # --- choosing the cues ---------------------------------------------------------------------------
@@ -108,7 +120,7 @@ class Moment:
     timer, and the loop's clock."""
 
     game_id: str
-    view: TableView | PublicView
+    view: Observed
     timer: TimerState | None
     at: float
 
@@ -126,13 +138,14 @@ def grid_cues(before: TableView, after: TableView) -> list[str]:
     """A reveal is heard from the side of the team whose turn it was: a card it was after (its
     own agent; in Alias 24, where teams eliminate the opponent's assets, the other's) or not."""
     cues = []
+    game = grid_game(after.game)
     guessing = before.turn
-    wanted = None if guessing is None else guessing.other if after.game == Alias24.name else guessing
+    wanted = None if guessing is None else guessing if game.seeks_own else guessing.other
     for cell, (old, new) in enumerate(zip(before.board, after.board)):
         if old != "?" or new in "?." or cell in after.covered:
             continue  # not newly shown, or shown by a spymaster's cover: no touch to answer
-        if new == ASSASSIN:
-            cues.append("nuke" if after.game == Alias24.name else "assassin")
+        if new == ASSASSIN:  # the nuke, where the cards are aliases
+            cues.append("nuke" if described(after.game).nouns == MASTERMINDS else "assassin")
         elif new not in (Team.RED.letter, Team.BLUE.letter):
             cues.append("reveal-bystander")
         elif guessing is not None and wanted is not None and new == wanted.letter:
@@ -149,28 +162,9 @@ def grid_cues(before: TableView, after: TableView) -> list[str]:
 def _game_end(view: TableView) -> list[str]:
     if view.winner is None:
         return ["game-over", "say-game-over"]
-    if view.game == CodenamesCoop.name:
+    if grid_game(view.game).cooperative:
         return ["win", "say-win-coop"] if view.score is not None else ["game-over", "say-game-over"]
     return ["win", f"say-win-{view.winner.value}"]
-
-
-def codex_cues(before: PublicView, after: PublicView) -> list[str]:
-    """Each step as it begins, the truth machine's visit and its fact, the winner. (Codex's step
-    names are written out: its engine loads only when Codex is played.)"""
-    cues = []
-    if len(after.revelations) > len(before.revelations):
-        cues.append("truth-reveal")
-    if after.winner is not None and before.winner is None:  # a faction wins Codex, as its book says
-        cues += ["win", f"say-codex-win-{after.winner.value}"]
-    elif (after.phase, after.step) != (before.phase, before.step):
-        step = after.step
-        if step == "truth":
-            cues.append("truth-machine")
-        elif step != "over":
-            cues.append(f"codex-{step}")
-        if step in ("discussion", "vote"):
-            cues.append(f"say-codex-{step}")
-    return cues
 
 
 def _timer_cues(before: Moment, after: Moment) -> list[str]:

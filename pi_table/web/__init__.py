@@ -6,7 +6,7 @@ may show is fixed by the table in a ``Snapshot`` (``snapshot``) before it reache
 """
 
 from .server import Companion, CompanionScreen
-from .snapshot import Snapshot, codenames_snapshot, codex_snapshot, seat_action
+from .snapshot import Snapshot, codenames_snapshot
 from .tokens import Tokens
 
-__all__ = ["Companion", "CompanionScreen", "Snapshot", "codenames_snapshot", "codex_snapshot", "seat_action", "Tokens"]
+__all__ = ["Companion", "CompanionScreen", "Snapshot", "codenames_snapshot", "Tokens"]

@@ -40,8 +40,7 @@ from pathlib import Path
 
 from aiohttp import web
 
-from ..files import write_private
-from .tokens import kept_secret
+from ..files import kept_secret, write_private
 
 log = logging.getLogger("pi_table.web.auth")
 SCRYPT_N, SCRYPT_R, SCRYPT_P = 2**14, 8, 1  # 16 MiB of memory a try; about 0.1 s on a Pi 4

@@ -9,9 +9,11 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import math
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from aiohttp import web
 
@@ -88,9 +90,10 @@ def of_machine(readings: Readings) -> list[Attention]:
 
 
 ALL_GOOD = Phrase.of("All good: the table and this computer are healthy.")
+ROLLED_BACK = N_("The change of {labels} was rolled back: the last good settings are in use.")
 
 
-def headline(attention: list[dict], lang: str) -> dict:
+def headline(attention: list[dict[str, Any]], lang: str) -> dict[str, Any]:
     """The line at the top: all good, or the first thing that needs attention and what to do,
     and how many more there are. ``attention`` is already said (``{"what", "advice"}``)."""
     if not attention:
@@ -99,7 +102,7 @@ def headline(attention: list[dict], lang: str) -> dict:
     return {"ok": False, "text": first["what"], "advice": first["advice"], "more": len(attention) - 1}
 
 
-def said(found: Iterable[Attention], lang: str) -> list[dict]:
+def said(found: Iterable[Attention], lang: str) -> list[dict[str, Any]]:
     return [{"what": say(each.what, lang), "advice": say(each.advice, lang)} for each in found]
 
 
@@ -131,6 +134,7 @@ TEXTS: tuple[str, ...] = (
     N_("Download"),
     N_("Download a backup"),
     N_("Forgot the PIN?"),
+    N_("From"),
     N_("Hands off the table: measuring each pad at rest."),
     N_("Health"),
     N_("Hold END TURN and NEW GAME while the table starts (switch it off and on, or restart the service): "
@@ -176,6 +180,7 @@ TEXTS: tuple[str, ...] = (
     N_("Still to do: {steps}"),
     N_("Stop and resume the game"),
     N_("The LEDs light one cell after another: watch each one."),
+    N_("To"),
     N_("The PIN is changed: every other phone logs in again with the new one."),
     N_("The computer is restarting…"),
     N_("The computer is shutting down…"),
@@ -251,6 +256,10 @@ class Console:
         devices = advised(table, lang)
         attention = [{"what": f"{translation(lang).gettext(DEVICES.get(d['device'], d['device']))}: {d['health']}",
                       "advice": d["advice"]} for d in devices if d["advice"]]
+        back = (table.get("settings") or {}).get("rolled_back")
+        if back:  # the note under the headline names it: the headline cannot say all is good
+            attention.append({"what": translation(lang).gettext(ROLLED_BACK).format(labels=", ".join(back["labels"])),
+                              "advice": back["why"]})
         attention += said(of_machine(machine["readings"]), lang)
         address = machine.get("address")
         return web.json_response({
@@ -260,16 +269,45 @@ class Console:
         })
 
     async def _log(self, request: web.Request, session: Session) -> web.Response:
+        """The log's lines (``?level=``, ``q=``, and ``since=``/``until=`` in seconds since the
+        epoch), the last ``LOG_LINES``; where they come from, and a note when not the journal."""
+        asked = self._log_asked(request)
+        if isinstance(asked, web.Response):
+            return asked
+        least, since, until = asked
+        found = await asyncio.to_thread(self.page.desk.log, since, until)
+        note = found["note"]
+        return web.json_response({
+            "lines": filtered(found["records"], least, request.query.get("q", "")[:200])[-LOG_LINES:],
+            "source": found["source"], "note": None if note is None else say(note, language(request))})
+
+    async def _log_text(self, request: web.Request, session: Session) -> web.Response:
+        """The log as a file: every line of the range asked (``_log``'s query), level and search too."""
+        asked = self._log_asked(request)
+        if isinstance(asked, web.Response):
+            return asked
+        least, since, until = asked
+        found = await asyncio.to_thread(self.page.desk.log, since, until)
+        lines = filtered(found["records"], least, request.query.get("q", "")[:200])
+        return web.Response(text="\n".join(lines) + "\n", content_type="text/plain",
+                            headers={"Content-Disposition": 'attachment; filename="pi-table-log.txt"'})
+
+    def _log_asked(self, request: web.Request) -> tuple[int, float | None, float | None] | web.Response:
+        """A log request's least level and time range; the 400 that says what was expected."""
         least = level_of(request.query.get("level"))
         if least is None:
             return bad(f"unknown level {request.query['level'][:20]!r}: expected {', '.join(LEVELS)}")
-        records = await asyncio.to_thread(self.page.desk.log_records)
-        return web.json_response({"lines": filtered(records, least, request.query.get("q", "")[:200])[-LOG_LINES:]})
-
-    async def _log_text(self, request: web.Request, session: Session) -> web.Response:
-        records = await asyncio.to_thread(self.page.desk.log_records)
-        return web.Response(text="\n".join(line for _, line in records) + "\n", content_type="text/plain",
-                            headers={"Content-Disposition": 'attachment; filename="pi-table-log.txt"'})
+        span: list[float | None] = []
+        for name in ("since", "until"):
+            given = request.query.get(name, "")
+            try:
+                value = float(given) if given else None
+            except ValueError:
+                value = math.nan
+            if value is not None and not (0 <= value < 1e11):  # NaN too
+                return bad(f"{name} is seconds since 1970 (a number), not {given[:30]!r}")
+            span.append(value)
+        return least, span[0], span[1]
 
     async def _pin(self, request: web.Request, session: Session) -> web.StreamResponse:
         body = await self.page.read_json(request)
@@ -454,7 +492,7 @@ class Console:
         """The body's ``act``, one of ``acts``; else the 400 that says which are."""
         body = await self.page.read_json(request)
         act = body.get("act") if isinstance(body, dict) else None
-        if act not in acts:
+        if not isinstance(act, str) or act not in acts:
             return bad("expected " + " or ".join(f'{{"act": "{each}"}}' for each in acts))
         return act
 

@@ -1,24 +1,27 @@
 """What the phones' pages add to each kind of game (``pi_table.engine.games``): how a model the
-table's screen shows is published to the pages, and which links the screen then shows as QR
-codes. The grid games publish the board for spectators and the key behind the spymaster's token,
-whose link the spymaster screen shows; Codex publishes each seat's page, whose link the table's
-screen shows until a phone has opened it. A kind of game is one line in ``KINDS`` (its model
-found by ``ui.games.SHOWN``); tests/test_games.py checks every kind has one.
+table's screen shows is published to the pages, which links the screen then shows as QR codes,
+how many seats of their own its players have, and how an action sent from a seat's page is read.
+The grid games publish the board for spectators and the key behind the spymaster's token, whose
+link the spymaster screen shows; Codex publishes each seat's page (``codex_pages``), whose link the
+table's screen shows until a phone has opened it. A kind of game is one line in ``KINDS``, each
+function named by its module here and imported when a game of the kind is first shown;
+tests/test_games.py checks every kind has one.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import importlib
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any, Protocol
 
 from ..ui.words import Cards
 from .seats import SeatLinks
-from .snapshot import codenames_snapshot, codex_snapshot
-from .tokens import SPYMASTER, Tokens, seat_role
+from .snapshot import codenames_snapshot
+from .tokens import SPYMASTER, Tokens
 
 if TYPE_CHECKING:
-    from ..hal import CodexModel, ScreenModel
+    from ..engine.contract import Move
+    from ..hal import GameModel, ScreenModel
     from .snapshot import Snapshot
 
 
@@ -48,26 +51,58 @@ def publish_grid(model: ScreenModel, pages: Pages) -> ScreenModel:
     return replace(model, join=pages.companion.link(pages.tokens.token(model.game_id, SPYMASTER)))
 
 
-def publish_codex(model: CodexModel, pages: Pages) -> CodexModel:
-    agents = len(model.state.setup.agents)
-    snapshot = codex_snapshot(model.game_id, model.game, model.state, pages.tokens, model.cues.timer,
-                              pages.seats.generations(model.game_id, agents))
-    pages.companion.publish(snapshot)
-    token_of = {role: token for token, (role, _) in snapshot.private.items()}
-    seats = (token_of[seat_role(seat)] for seat in range(agents))
-    return replace(model, joins=tuple(
-        None if pages.companion.was_opened(token) else pages.companion.link(token) for token in seats))
+def no_seats(model: GameModel) -> int:
+    """A game whose players have no seats of their own: the grid games'."""
+    return 0
 
 
 @dataclass(frozen=True, slots=True)
 class PagesOf:
-    """A kind's pages: how its model is published, and how many seats of their own it has."""
+    """A kind's pages, each a ``module:name`` in this package: how its model is published, how
+    many seats of their own its players have, and how an action sent from a seat's page is read
+    (none for a kind without seats: the page only shows the game); and its ``script`` in
+    ``static/``, which draws its pages on the phones (the companion's page loads it after
+    ``app.js``: ``texts.rendered_page``; none for a kind whose pages ``app.js`` draws)."""
 
-    publish: Callable[[Any, Pages], Any]
-    seats: Callable[[Any], int]
+    publish: str
+    seats: str
+    act: str | None = None
+    script: str | None = None
 
 
 KINDS: dict[str, PagesOf] = {
-    "grid": PagesOf(publish_grid, lambda model: 0),
-    "codex": PagesOf(publish_codex, lambda model: len(model.state.setup.agents)),
+    "grid": PagesOf("games:publish_grid", "games:no_seats"),
+    "codex": PagesOf("codex_pages:publish", "codex_pages:seats", "codex_pages:seat_action", "codex.js"),
 }
+
+
+def scripts() -> tuple[str, ...]:
+    """Each kind's script of its own for the phones' pages, in the registry's order."""
+    return tuple(pages.script for pages in KINDS.values() if pages.script is not None)
+
+
+def _named(where: str) -> Any:
+    module, name = where.split(":")
+    return getattr(importlib.import_module(f".{module}", __package__), name)
+
+
+def publish(model: GameModel, pages: Pages) -> GameModel:
+    """Publish ``model`` as its kind publishes it; the model the screen then shows (its links)."""
+    shown: GameModel = _named(KINDS[model.kind].publish)(model, pages)
+    return shown
+
+
+def seats(model: GameModel) -> int:
+    """How many seats the players of ``model``'s game have (0: none of their own)."""
+    count: int = _named(KINDS[model.kind].seats)(model)
+    return count
+
+
+def seat_action(kind: str, seat: int, text: str) -> Move | None:
+    """The action sent from seat ``seat``'s page of a game of ``kind``, read as its kind reads it
+    (refused if not that seat's own: ``InvalidAction``); None for a kind whose pages take none."""
+    act = KINDS[kind].act
+    if act is None:
+        return None
+    action: Move = _named(act)(seat, text)
+    return action

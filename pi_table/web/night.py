@@ -28,7 +28,7 @@ import logging
 import math
 import time
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 
 from aiohttp import web
 
@@ -37,14 +37,16 @@ from ..engine.errors import Refusal
 from ..engine.phrase import N_, Phrase
 from ..files import csv_text
 from ..night.book import BUCHHOLZ, RATING, VOID, Book, Night
-from ..night.pairing import PairingRefused
+from ..night.pairing import PairingRefused, Round
 from ..night.scoring import PLAYED
-from ..night.standings import high_scores
+from ..night.standings import Result, high_scores
 from ..ui.i18n import say, translation
 from .auth import Session, Throttle
 from .staff import StaffPage, bad, language
 
 log = logging.getLogger("pi_table.web.staff")
+Desk = Callable[[web.Request, Session], Awaitable[web.Response]]
+"""A route of the director's desk, behind the staff page's checks (``StaffPage.api``)."""
 JOINS_A_MINUTE = 6  # tries to join from one phone (its address): a typo or a name taken, not a flood
 TEAMS_A_PHONE = 3  # teams one phone joins in a night: a friend's team whose phone is flat, not a flood
 
@@ -208,7 +210,7 @@ class NightRoom:
             raise PairingRefused("swap two different teams of the round")
         return self.book.swap(one, other)
 
-    def _team_act(self, action: Callable[..., object], signed: bool = False):
+    def _team_act(self, action: Callable[..., object], signed: bool = False) -> Desk:
         """A route that does ``action`` to the team ``{"team": NAME}`` names; ``signed``: with who did it."""
         async def acted(request: web.Request, session: Session) -> web.Response:
             body = await self.page.read_json(request)
@@ -238,7 +240,7 @@ class NightRoom:
         device = self.page.gate.door.device(request)
         return role if device is None else f"{role} · {hashlib.sha256(device.encode()).hexdigest()[:6]}"
 
-    def _act(self, action: Callable[[object], object]):
+    def _act(self, action: Callable[[object], object]) -> Desk:
         async def acted(request: web.Request, session: Session) -> web.Response:
             body = await self.page.read_json(request)
             return await self._done(request, lambda: action(body))
@@ -332,7 +334,7 @@ def night_csv(night: Night) -> str:
     recorded, one a row; the rounds, a row for each pair and each team sitting out, with the
     result as it counts; the standings, with the tie-break and the points of a bye. Numbers are
     written as numbers."""
-    rows: list[tuple] = [("round", "table", "game", "id", "red", "blue", "winner", "termination", "margin", "score")]
+    rows: list[tuple[object, ...]] = [("round", "table", "game", "id", "red", "blue", "winner", "termination", "margin", "score")]
     for game in night.played:
         teams = (*game.teams, "")[:2]
         rows.append((game.round or "", game.table, game.game, game.id, *teams, game.winner or "",
@@ -379,7 +381,7 @@ def night_trf(night: Night) -> str:
     return "\r\n".join(lines) + "\r\n"
 
 
-def _trf_round(night: Night, slots: dict, made, name: str, start: dict[str, int]) -> str:
+def _trf_round(night: Night, slots: dict[tuple[int, str], Result], made: Round, name: str, start: dict[str, int]) -> str:
     """A team's round in TRF-16: ``  OOOO C R`` (columns 92-95, 97 and 99 for the first round)."""
     if name in made.resting:
         return "  0000 - U"

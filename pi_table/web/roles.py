@@ -67,6 +67,10 @@ ROUTES: dict[tuple[str, str], Role] = {
     ("POST", "/staff/api/restore"): OWNER,
     ("GET", "/staff/api/update"): OWNER,
     ("POST", "/staff/api/update"): OWNER,
+    ("GET", "/staff/api/wifi"): STAFF,  # the network, the networks in reach, the last Wi-Fi act
+    ("POST", "/staff/api/wifi"): OWNER,  # a Wi-Fi joined: the table may leave the network the staff reach it on
+    ("GET", "/staff/api/files"): OWNER,  # the owner's files (web.files): the certificate, the broker, blocked words
+    ("POST", "/staff/api/files/{kind}"): OWNER,
     # a game night
     ("GET", "/staff/api/night"): STAFF,
     ("POST", "/staff/api/night/open"): STAFF,

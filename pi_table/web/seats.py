@@ -1,4 +1,4 @@
-"""The Codex seats whose link the table has replaced, kept across restarts.
+"""The seats whose link the table has replaced, kept across restarts.
 
 Whoever opens a seat's code first owns that seat's page, and the code shows openly on the
 table's screen; so the table can take a seat back (a tap on its screen, ``pi-table

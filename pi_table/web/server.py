@@ -4,7 +4,7 @@ Routes (``TOKEN`` is a page's per-game token):
 
 - ``/``: the public page (spectators; never the key or anyone's secrets);
 - ``/p/TOKEN``: a private page; an unknown or old token gets 404 and nothing else, a token
-  the table replaced (a Codex seat taken back from the wrong phone) 410 and ``REPLACED``;
+  the table replaced (a seat taken back from the wrong phone) 410 and ``REPLACED``;
 - ``/api/public``, ``/api/p/TOKEN``: the page's view as JSON;
 - ``/api/public/events``, ``/api/p/TOKEN/events``: the view again on every change, as
   server-sent events; ``event: gone`` when the token stops opening anything (a new game;
@@ -51,25 +51,25 @@ from collections import Counter
 from collections.abc import Callable
 from importlib import resources
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from aiohttp import web
 from aiohttp.http import HttpProcessingError, HttpVersion11
+from aiohttp.typedefs import Handler
+from aiohttp.web_request import BaseRequest
 
 from ..engine import InvalidAction
 from ..engine.phrase import N_, Text
 from ..files import write_private
-from ..hal import Emit, PageOpened, Screen
-from ..ui.games import SHOWN
+from ..hal import AnyModel, Emit, PageOpened, Screen, SelfTestModel, SetupModel
 from ..ui.i18n import LANGUAGES, say, translation
 from ..ui.words import Cards
 from .auth import same
-from .games import KINDS as PAGES
-from .games import Pages
+from .games import Pages, publish, seats
 from .runner import ServerThread
 from .seats import SeatLinks
 from .snapshot import Snapshot
-from .texts import localized, page_texts, rendered_page
+from .texts import localized, page_files, page_texts, rendered_page
 from .tokens import Tokens
 
 if TYPE_CHECKING:
@@ -83,7 +83,7 @@ MAX_BODY = 4096  # an action is a line of text
 ADVERTISE_S = 10.0
 KEEPALIVE_S = 15.0
 BEHIND_BYTES = 256 * 1024  # unsent to one phone: it has stopped reading, so it is let go (its page reconnects)
-STATIC = ("page.html", "app.js", "style.css")
+STATIC = (*page_files(), "style.css")
 HEADER_TIMEOUT_S = 10.0  # a request's line and headers, from the connection's start or the last answer
 BODY_TIMEOUT_S = 10.0  # an action's body, from the end of its headers
 MAX_CONNECTIONS = 512  # open at once, whatever for: the ceiling over the streams' caps and the requests' room
@@ -149,7 +149,7 @@ class Companion(ServerThread):
         self.speak(language)
         self._watchers: dict[_Watcher, None] = {}  # the open event streams, oldest first
         self._listener: asyncio.Server | None = None
-        self._reporter: asyncio.Task | None = None
+        self._reporter: asyncio.Task[None] | None = None
         self._closing = False
 
     # -- the table's side (any thread) ------------------------------------------------------
@@ -232,7 +232,7 @@ class Companion(ServerThread):
         return True
 
     @web.middleware
-    async def _door(self, request: web.Request, handler) -> web.StreamResponse:
+    async def _door(self, request: web.Request, handler: Handler) -> web.StreamResponse:
         """Every request: one that carries a credential makes its connection trusted; one on a
         connection waiting on the reserve that carries none is told to come back, and its
         connection closed. The connection is busy (not to be closed for room) while it is answered."""
@@ -309,7 +309,7 @@ class Companion(ServerThread):
             watcher.send(f"data: {text}\n\n")
             watcher.sent = text
 
-    def _private(self, request: web.Request) -> tuple[str, dict]:
+    def _private(self, request: web.Request) -> tuple[str, dict[str, Any]]:
         """The (role, view) behind the request's token, for the phone that opened it first.
 
         The first phone to open a token's page keeps it: it gets a cookie that proves it (an
@@ -527,7 +527,8 @@ class _Connection(web.RequestHandler):
             self.stream.done.set()
         super().connection_lost(exc)
 
-    def handle_error(self, request, status: int = 500, exc: BaseException | None = None, message: str | None = None):
+    def handle_error(self, request: BaseRequest, status: int = 500, exc: BaseException | None = None,
+                     message: str | None = None) -> web.StreamResponse:
         """aiohttp's own answer to a request it could not parse (or a handler that failed),
         with the headers every answer carries."""
         response = super().handle_error(request, status, exc, message)
@@ -720,7 +721,7 @@ def _set_proof(request: web.Request, response: web.StreamResponse) -> None:
 
 
 @web.middleware
-async def _give_proof(request: web.Request, handler) -> web.StreamResponse:
+async def _give_proof(request: web.Request, handler: Handler) -> web.StreamResponse:
     response = await handler(request)
     if not response.prepared:
         _set_proof(request, response)
@@ -745,11 +746,12 @@ NO_STORE = {"Cache-Control": "no-store", "X-Content-Type-Options": "nosniff", "R
 
 class CompanionScreen(Screen):
     """The table's screen with the companion beside it: every model the table shows is also
-    published, and the screen gets the links to show as QR codes. For the grid games: the
-    board for spectators and the key behind the spymaster's token, whose link the spymaster
-    screen shows (only the spymasters see it). For Codex: each seat's page, whose link the
-    table's screen shows until a phone has opened it, and which the table may give a new link
-    (``release_seat``) when the wrong phone opened it; ``seats`` keeps those releases."""
+    published as its kind publishes it (``web.games``), and the screen gets the links to show as
+    QR codes: for the grid games, the board for spectators and the key behind the spymaster's
+    token, whose link the spymaster screen shows (only the spymasters see it); for a game whose
+    players have seats, each seat's page, whose link the table's screen shows until a phone has
+    opened it, and which the table may give a new link (``release_seat``) when the wrong phone
+    opened it; ``seats`` keeps those releases."""
 
     def __init__(self, screen: Screen, companion: Companion, tokens: Tokens, seats: SeatLinks | None = None,
                  cards: Cards | None = None) -> None:
@@ -760,12 +762,11 @@ class CompanionScreen(Screen):
         self._shown: tuple[str, int] = ("", 0)  # the game shown last and its seats, which may be released
         companion.opened = self._opened
 
-    def show(self, model) -> None:
-        kind = SHOWN.get(type(model))
-        if kind is not None:  # a game's model (not the self-test's checklist): its pages follow it
-            pages = PAGES[kind]
-            self._shown = (model.game_id, pages.seats(model))
-            model = pages.publish(model, self.pages)
+    def show(self, model: AnyModel) -> None:
+        if not isinstance(model, SelfTestModel | SetupModel):  # a game's model (not the self-test's checklist, nor
+            # a table's set-up): its pages follow it
+            self._shown = (model.game_id, seats(model))
+            model = publish(model, self.pages)
         self.screen.show(model)
 
     def release_seat(self, seat: int) -> None:
@@ -774,7 +775,7 @@ class CompanionScreen(Screen):
         the old one is told its link was replaced. The game is untouched."""
         game_id, seats = self._shown
         if not seats:
-            raise InvalidAction("seats are released in Codex only, and no Codex game is on the table")
+            raise InvalidAction("no seat is released now: the game on the table has no seats")
         if not 0 <= seat < seats:
             raise InvalidAction("seat {seat} is not at this table: a seat is a number from 0 to {last}", seat=seat,
                                 last=seats - 1)

@@ -33,12 +33,14 @@ import time
 from collections.abc import Awaitable, Callable, Iterable
 from importlib import resources
 from pathlib import Path
-from typing import Protocol
+from typing import Any, Protocol
 
 from aiohttp import web
 
 from ..engine.errors import Refusal
+from ..engine.games import NAMES, described, names
 from ..engine.phrase import N_, Phrase, Text
+from ..files import DEVICE_KEY
 from ..hal.events import is_fault
 from ..ui.i18n import LANGUAGES, say, say_health, translation
 from ..ui.orientation import OPERATIVES_SIDE, page_layout
@@ -49,7 +51,7 @@ from .texts import page_texts
 log = logging.getLogger("pi_table.web.staff")
 PIN_FILE = "staff.pin"
 SESSIONS_FILE = "staff.sessions"
-DEVICE_KEY_FILE = "staff.device-key"  # signs the phones' device cookies: a new PIN keeps them known
+DEVICE_KEY_FILE = DEVICE_KEY  # signs the phones' device cookies: a new PIN keeps them known
 MIN_PIN = 6  # characters: a café's PIN of six digits, or a password
 COOKIE = "pt_staff"  # its device cookie, "pt_staff_device": a phone that has logged in before (auth.Gate)
 CSRF_HEADER = "X-Staff-Token"
@@ -60,13 +62,9 @@ ATTEMPTS_OVERALL = 20  # logins from everywhere a minute: many phones cannot gue
 MAX_BODY = 64 * 1024  # a configuration change: a few keys, a map of LEDs at most
 BODY_TIMEOUT_S = 10.0  # a request's body, from the end of its headers (the login's too: anyone may send one)
 STATIC = {"staff.js": "application/javascript", "console.js": "application/javascript", "night.js": "application/javascript",
-          "staff.css": "text/css"}
+          "wifi.js": "application/javascript", "staff.css": "text/css"}
 LIVE = ("game.language", "leds.brightness", "sound.volume", "timer.length_s")
 """The keys the table applies while it runs: the rest of a change waits for a restart."""
-OPTIONS = {"codex": ("sealed_votes", "roles")}
-"""The options the new-game form offers for each game: ``CodexRules``' fields, and for a grid
-game ``GRID_OPTIONS``, ``Rules``' fields but its game."""
-GRID_OPTIONS = ("nuke", "clue_required", "three_player", "setup", "dark_cell")
 
 
 class Desk(Protocol):
@@ -77,13 +75,13 @@ class Desk(Protocol):
     def language(self) -> str:
         """The table's language: the page's until the staff pick theirs on it."""
 
-    def table(self, lang: str) -> dict:
+    def table(self, lang: str) -> dict[str, Any]:
         """The game as the operatives see it (the public view, never the key), each device's
         health, the warnings, version and uptime, and the settings' trial (``settings``: a change
         on trial, the last one rolled back); its sentences in ``lang``."""
 
     def new_game(self, game: str, options: dict[str, object], lang: str) -> Text | None:
-        """Deal ``game`` with these options (``OPTIONS``); None, or why not (in ``lang``)."""
+        """Deal ``game`` with these options (``dealt_with``); None, or why not (in ``lang``)."""
 
     def undo(self, lang: str) -> Text | None:
         """Take back the last action; None, or why not (in ``lang``)."""
@@ -91,11 +89,11 @@ class Desk(Protocol):
     def end_game(self, lang: str) -> Text | None:
         """Leave the game unfinished (it stays in the history) and deal the next; None, or why not."""
 
-    def history(self, lang: str) -> list[dict]:
+    def history(self, lang: str) -> list[dict[str, Any]]:
         """The games kept, newest first: id, game, started, moves, duration_s, over, winner, reason
         (said in ``lang``)."""
 
-    def settings(self) -> dict:
+    def settings(self) -> dict[str, Any]:
         """``{"file": PATH or None, "groups": {GROUP: WORD}, "options": [{key, kind, label, group, help,
         value, default, unit, choices: [{value, label}], range: {min, max, off} or None}, ...]}``,
         its words msgids (``form_field`` says them in the page's language)."""
@@ -113,7 +111,20 @@ class Desk(Protocol):
         """The service's log lines since its start (the last ``RecentLines.keep``), oldest first,
         each with its record's level."""
 
-    def machine(self) -> dict:
+    def log(self, since: float | None, until: float | None) -> dict[str, Any]:
+        """``{"source": "journal" | "memory", "records": [(level, line)], "note": Text or None}``: the
+        service's lines from ``since`` to ``until`` (seconds since the epoch, None: open) in the
+        systemd journal, across starts; or, where systemd does not run the table, ``log_records``
+        and a note saying so."""
+
+    def owner_files(self) -> dict[str, Any]:
+        """What the owner set of the files the staff page gives the table (``daemon.owner_files.state``)."""
+
+    def give_file(self, kind: str, given: dict[str, Any], reached: str | None) -> list[Phrase]:
+        """The owner's file of ``kind`` (``web.files``) written and the settings naming it changed as
+        ``change_settings`` does (a trial, the page answering on ``reached`` after it); [] or why not."""
+
+    def machine(self) -> dict[str, Any]:
         """This computer's readings (``{"readings": host.Readings, "address": the companion's URL or None}``)."""
 
     def power(self, act: str) -> Text | None:
@@ -132,7 +143,7 @@ class Desk(Protocol):
         """Stage ``data`` to be tried at the next start (as ``change_settings``, the page must answer
         on ``reached`` after it); [] or why not. The page asks for the restart."""
 
-    def releases(self, lang: str, repository: bool) -> dict:
+    def releases(self, lang: str, repository: bool) -> dict[str, Any]:
         """The running release, the previous, a trial, the last rollback and act (their why in
         ``lang``), what is ``offered`` (the repository's too, with ``repository``), and the
         restore's trial (``restore``, as ``table``'s ``settings``)."""
@@ -159,11 +170,11 @@ class Desk(Protocol):
     def stop_checkup(self) -> None:
         """End the self-test or the tuning under way: the game resumes where it was."""
 
-    def selftest(self, lang: str) -> dict:
+    def selftest(self, lang: str) -> dict[str, Any]:
         """``{"running", "busy", "test": {"stage", "passed", "failures", "pads": [{cell, touched}],
         "checks": [{what, done}], "todo"} or None}``, its words in ``lang``."""
 
-    def tuning(self, lang: str) -> dict:
+    def tuning(self, lang: str) -> dict[str, Any]:
         """``{"running", "busy", "board", "note", "problem", "message", "pads": [{electrode, cell, name,
         value, baseline, delta, touch, release, peak, noise, suggested, verdict, advice}]}``."""
 
@@ -233,18 +244,6 @@ TEXTS = (
     N_("Undo"),
     N_("End game"),
     N_("Options"),
-    N_("Codenames"),
-    N_("Codenames (co-op)"),
-    N_("the clue number is entered before the first touch"),
-    N_("three players"),
-    N_("setup"),
-    N_("a key card"),
-    N_("placed (Deep Undercover)"),
-    N_("nuke (Alias 24)"),
-    N_("basic"),
-    N_("mad"),
-    N_("dark cell (Alias 24)"),
-    N_("sealed votes (Codex): each ballot hidden until all are in"),
     N_("End the game on the table? It stays in the history, unfinished."),
     N_("Deal a new game? The game on the table stays in the history."),
     N_("done"),
@@ -252,15 +251,7 @@ TEXTS = (
     N_("over"),
     N_("red"),
     N_("blue"),
-    N_("clue"),
-    N_("guess"),
-    N_("cover"),
-    N_("place"),
-    N_("messages"),  # Codex's steps
-    N_("private"),
-    N_("discussion"),
-    N_("vote"),
-    N_("truth"),
+    *dict.fromkeys(word for name in NAMES for word in described(name).phases.values()),  # the games' phases
     N_("simulated"),
     N_("not fitted"),
     N_("connecting"),
@@ -308,7 +299,7 @@ def words(lang: str, more: Iterable[str] = ()) -> dict[str, str]:
     return {text: catalogue.gettext(text) for text in (*TEXTS, *more)}
 
 
-def advised(table: dict, lang: str) -> list[dict]:
+def advised(table: dict[str, Any], lang: str) -> list[dict[str, Any]]:
     """Each device's health with what to do about it when it is not working, said in ``lang``."""
     health = dict(table.get("health", {}))
     health["journal"] = table.get("journal", "ok")
@@ -323,7 +314,7 @@ SPAN_OFF = N_("{least} to {most}, or {off}: off")
 """The numbers a setting takes, as its field's hint says them after its unit."""
 
 
-def form_field(option: dict, lang: str) -> dict:
+def form_field(option: dict[str, Any], lang: str) -> dict[str, Any]:
     """A setting as the desk describes it (``Desk.settings``), its words said in ``lang`` and its
     unit and range as one hint: "seconds, 2 to 120"."""
     gettext = translation(lang).gettext
@@ -335,7 +326,28 @@ def form_field(option: dict, lang: str) -> dict:
             "hint": ", ".join(part for part in (unit and gettext(unit), spanned) if part)}
 
 
-def played(games: list[dict]) -> list[dict]:
+def dealt_with(game: str) -> tuple[str, ...]:
+    """The options the new-game form deals ``game`` with: its rules' options, as its description
+    gives them (none for a name no game has: the table refuses the game)."""
+    if game not in names():
+        return ()
+    return tuple(choice.name for choice in described(game).options if choice.rule)
+
+
+def games_offered(lang: str) -> list[dict[str, Any]]:
+    """The new-game form's games, from their descriptions (``engine.described``): each game the
+    menus offer, by its name and its title, with the options it is dealt with (their labels,
+    kinds, defaults, the words or the numbers they take), said in ``lang``."""
+    gettext = translation(lang).gettext
+    return [{"game": name, "title": gettext(game.title), "options": [
+        {"name": choice.name, "kind": choice.kind, "label": gettext(choice.label), "default": choice.default,
+         "choices": [{"value": value, "label": gettext(choice.words.get(value, value))} for value in choice.values],
+         "range": None if choice.span is None else {"min": choice.span[0], "max": choice.span[1]}}
+        for choice in game.options if choice.rule]}
+        for name in names() if (game := described(name)).offered]
+
+
+def played(games: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """The history as the staff list it: a game dealt over before its first move (a new game
     asked twice, an end before anyone played) was never played and is left out; the newest, the
     game in play, and a journal that cannot be read are always listed."""
@@ -343,7 +355,7 @@ def played(games: list[dict]) -> list[dict]:
             if index == 0 or game.get("moves") or game.get("over") or "error" in game]
 
 
-def refused_key(problem: Text, lang: str) -> dict:
+def refused_key(problem: Text, lang: str) -> dict[str, Any]:
     """A problem the checker found in a change, said in ``lang`` (``error``), with the key it
     names and the problem alone, as the form shows it beside that key's field; a problem of no
     one key (the file's, two keys together) has the key None, or the first key with the whole
@@ -357,6 +369,64 @@ def refused_key(problem: Text, lang: str) -> dict:
     if "other" in fields or not isinstance(alone, (str, Phrase)):
         return {"key": key, "error": said, "problem": said}
     return {"key": key, "error": said, "problem": say(alone, lang)}
+
+
+REFUSED_TAKES = N_("{value} refused: it takes {takes}")
+REFUSED_BECAUSE = N_("{value} refused: {problem}")
+REFUSED_TEXT = N_("refused: {problem}")
+REFUSED_TOGETHER = N_("{label} and {other} together: {problem}")
+LABELLED = N_("{label}: {refusal}")
+ONE_OF = N_("one of {choices}")
+"""A refused setting as the owner reads it: by its label, with what it takes (issue 39: the page
+said ``.../config.toml: timer.length_s: ...``)."""
+
+
+def refusal(problem: Text, changes: dict[str, object], options: dict[str, dict[str, Any]], lang: str) -> dict[str, Any]:
+    """``refused_key``'s answer (the checker's sentence whole, for scripts and the log) with the
+    owner's words: ``said`` beside the setting's field (the value refused and what the setting
+    takes, when the form knows it, else the checker's problem), ``whole`` with its label before
+    it, and ``label``. A value typed as text is not said back: a URL may hold a password."""
+    found = refused_key(problem, lang)
+    option = options.get(found["key"] or "")
+    if option is None:
+        return {**found, "label": None, "said": found["error"], "whole": found["error"]}
+    gettext = translation(lang).gettext
+    shown = form_field(option, lang)
+    fields = {} if isinstance(problem, str) else dict(problem.fields)
+    if "other" in fields:
+        other = options.get(str(fields["other"]))
+        alone = fields.get("problem", "")
+        said = gettext(REFUSED_TOGETHER).format(label=shown["label"], problem=say(alone, lang) if isinstance(
+            alone, str | Phrase) else found["problem"],
+                                                other=form_field(other, lang)["label"] if other else fields["other"])
+        return {**found, "label": shown["label"], "said": said, "whole": said}
+    value = changes.get(option["key"])
+    number = isinstance(value, int | float) and not isinstance(value, bool)
+    takes = None
+    if shown["choices"] and value not in [choice["value"] for choice in shown["choices"]]:
+        takes = gettext(ONE_OF).format(choices=", ".join(choice["label"] for choice in shown["choices"]))
+    elif option.get("range") and not (number and _within(option["range"], float(value))):  # type: ignore[arg-type]
+        takes = shown["hint"]
+    told = json.dumps(value) if number or isinstance(value, bool) else value if shown["choices"] and isinstance(
+        value, str) else None
+    if takes and told is not None:
+        said = gettext(REFUSED_TAKES).format(value=told, takes=takes)
+    elif told is not None:
+        said = gettext(REFUSED_BECAUSE).format(value=told, problem=found["problem"])
+    else:
+        said = gettext(REFUSED_TEXT).format(problem=found["problem"])
+    return {**found, "label": shown["label"], "said": said,
+            "whole": gettext(LABELLED).format(label=shown["label"], refusal=said)}
+
+
+def _within(span: dict[str, Any], value: float) -> bool:
+    return value == span.get("off") or span["min"] <= value <= span["max"]
+
+
+def labels(keys: Iterable[str], options: dict[str, dict[str, Any]], lang: str) -> list[str]:
+    """The settings ``keys`` by their labels in ``lang`` (a key the form does not know, as it is)."""
+    gettext = translation(lang).gettext
+    return [gettext(options[key]["label"]) if key in options else key for key in keys]
 
 
 class Room(Protocol):
@@ -457,7 +527,8 @@ class StaffPage:
         self.gate.let_in(request, response, entered)
         return response
 
-    def api(self, handler: Callable[[web.Request, Session], Awaitable[web.StreamResponse]]):
+    def api(self, handler: Callable[[web.Request, Session], Awaitable[web.StreamResponse]]
+            ) -> Callable[[web.Request], Awaitable[web.StreamResponse]]:
         """``handler`` behind the checks every staff action passes: a live session (401), its
         CSRF token in the header (403), and the owner for the actions ``roles.ROUTES`` says
         need one (403, or 409 when no passphrase is set). A session's use keeps it alive, and its
@@ -480,7 +551,7 @@ class StaffPage:
         return checked
 
     def not_owner(self, request: web.Request, session: Session, keys: list[str] | None = None) -> web.Response | None:
-        """None when ``session`` acts as the owner; else ``owner_needed``."""
+        """None when ``session`` acts as the owner; else ``owner_needed`` (``keys``: the settings, by their labels)."""
         return None if self.owner.left_s(session) else self.owner_needed(request, keys)
 
     def owner_needed(self, request: web.Request, keys: list[str] | None = None) -> web.Response:
@@ -503,6 +574,7 @@ class StaffPage:
         table["devices"] = advised(table, lang)
         table["warnings"] = [say(warning, lang) for warning in table.get("warnings", [])]
         table["grid"] = page_layout()  # the board drawn as every picture of the grid is
+        table["games"] = games_offered(lang)  # the new-game form's, as the games describe themselves
         return web.json_response(table)
 
     async def _new_game(self, request: web.Request, session: Session) -> web.Response:
@@ -511,10 +583,10 @@ class StaffPage:
                 or not isinstance(body.get("options", {}), dict):
             return bad('expected {"game": NAME, "options": {OPTION: VALUE, ...}}')
         options = body.get("options", {})
-        offered = OPTIONS.get(body["game"], GRID_OPTIONS)
+        offered = dealt_with(body["game"])
         unknown = sorted(set(options) - set(offered))
         if unknown:
-            return bad(f"unknown option {', '.join(unknown)}: expected {', '.join(offered)}")
+            return bad(f"unknown option {', '.join(unknown)}: expected {', '.join(offered) or 'none'}")
         return await self._done(request, self.desk.new_game, body["game"], options)
 
     async def _undo(self, request: web.Request, session: Session) -> web.Response:
@@ -561,8 +633,11 @@ class StaffPage:
                 isinstance(value, (bool, int, float, str, list)) for value in changes.values()):
             return bad('expected {"changes": {"section.key": VALUE, ...}}, each value a '
                                  "string, number, true/false or list")
-        if (owners := owners_keys(changes)) and (refusal := self.not_owner(request, session, owners)) is not None:
-            return refusal
+        lang = language(request)
+        options = {option["key"]: option for option in (await asyncio.to_thread(self.desk.settings))["options"]}
+        if (owners := owners_keys(changes)) and (
+                refused_owner := self.not_owner(request, session, labels(owners, options, lang))) is not None:
+            return refused_owner
         [(key, value)] = changes.items() if len(changes) == 1 else [("", None)]
         live = key in LIVE
         if live:
@@ -570,9 +645,10 @@ class StaffPage:
         else:
             problems = await asyncio.to_thread(self.desk.change_settings, changes, reached_on(request))
         if problems:
-            found = [refused_key(problem, language(request)) for problem in problems]
+            found = [refusal(problem, changes, options, lang) for problem in problems]
             return web.json_response({"ok": False, "error": "\n".join(each["error"] for each in found),
-                                      "problems": found}, status=400)
+                                      "said": "\n".join(each["whole"] for each in found), "problems": found},
+                                     status=400)
         if live:
             log.info("staff page: %s changed and applied", key)
             return web.json_response({"ok": True, "restarting": False}, headers=_PRIVATE)
@@ -583,7 +659,7 @@ class StaffPage:
         log.info("staff page: restart asked from %s", request.remote)
         return await self.then_restart(request, {"ok": True, "restarting": True})
 
-    async def then_restart(self, request: web.Request, answer: dict) -> web.StreamResponse:
+    async def then_restart(self, request: web.Request, answer: dict[str, Any]) -> web.StreamResponse:
         """Answer first, then restart: the page hears that it worked before the server goes."""
         response = web.json_response(answer, headers=_PRIVATE)
         await response.prepare(request)

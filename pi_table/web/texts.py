@@ -20,12 +20,22 @@ from typing import IO
 
 from ..engine.phrase import Phrase
 from ..ui.i18n import LANGUAGES, TeamWord, say, translation
+from .games import scripts
 
-PAGE_FILES = ("page.html", "app.js")
+_SCRIPT = re.compile(r'<script src="/static/([\w.-]+)"></script>')
+
+
+def page_files() -> tuple[str, ...]:
+    """The companion's page and the scripts it loads, from the static folder: its own (``app.js``,
+    which the page lists) and each kind's that adds its pages (``games.scripts``)."""
+    html = resources.files(__package__).joinpath("static", "page.html").read_text(encoding="utf-8")
+    return ("page.html", *_SCRIPT.findall(html), *scripts())
+
+
 _MARKED = re.compile(r'\b(?:t|tn|N_)\(\s*("(?:[^"\\\n]|\\.)*")|\bdata-i18n="([^"]*)"')
 _RENDERED = re.compile(r'(<[^>]*\bdata-i18n="([^"]*)"[^>]*>)[^<]*(<)')
 SENTENCES = frozenset({"reason"})
-"""The view fields that carry an engine sentence: a game's end (TableView, Codex's public view)."""
+"""The view fields that carry an engine sentence: a game's end (in every kind's public view)."""
 
 
 def msgids_in_page(text: str) -> set[str]:
@@ -51,7 +61,7 @@ def extract_page(fileobj: IO[bytes], keywords: object, comment_tags: object,
 def page_msgids() -> frozenset[str]:
     """Every msgid the companion's pages show."""
     static = resources.files(__package__).joinpath("static")
-    return frozenset().union(*(msgids_in_page(static.joinpath(name).read_text(encoding="utf-8")) for name in PAGE_FILES))
+    return frozenset().union(*(msgids_in_page(static.joinpath(name).read_text(encoding="utf-8")) for name in page_files()))
 
 
 def msgids() -> set[str]:
@@ -76,10 +86,12 @@ def page_texts(lang: str) -> dict[str, object]:
 
 def rendered_page(html: str, lang: str) -> str:
     """The page as served to a table speaking ``lang``: ``<html lang>`` says it, for the script
-    to start from, and each ``data-i18n`` element's text is already in it, so a phone shows no
-    English while the script loads."""
+    to start from, each kind's script is loaded after the page's own (``games.scripts``), and
+    each ``data-i18n`` element's text is already in it, so a phone shows no English while the
+    script loads."""
     gettext = translation(lang).gettext
     html = html.replace('<html lang="en">', f'<html lang="{lang}">', 1)
+    html = html.replace("</body>", "".join(f'<script src="/static/{name}"></script>\n' for name in scripts()) + "</body>", 1)
     return _RENDERED.sub(lambda m: m.group(1) + gettext(m.group(2)) + m.group(3), html)
 
 

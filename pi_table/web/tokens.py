@@ -3,7 +3,7 @@ restart, so the phones at a resumed game keep working without scanning again.
 
 A token is an HMAC of the game's id and the role (``spymaster``, ``seat-3``) under a secret
 kept beside the journal (readable by the service alone). A new game has a new id, so the last
-game's tokens open nothing; a Codex seat the table took back has a new generation, so its old
+game's tokens open nothing; a seat the table took back has a new generation, so its old
 token opens nothing either.
 """
 
@@ -12,53 +12,25 @@ from __future__ import annotations
 import base64
 import hashlib
 import hmac
-import logging
 import secrets
 from pathlib import Path
 
-from ..files import write_private
+from ..files import PHONES_SECRET, SECRET_BYTES, kept_secret
 
-log = logging.getLogger("pi_table.web")
-SECRET_BYTES = 32
 SPYMASTER = "spymaster"  # the grid games' private page: the key
 
 
 def seat_role(seat: int) -> str:
-    """The role of Codex seat ``seat``'s page."""
+    """The role of seat ``seat``'s page (a game whose players have seats)."""
     return f"seat-{seat}"
 
 
 def role_seat(role: str) -> int | None:
-    """The Codex seat a role's page belongs to; None for another role."""
+    """The seat a role's page belongs to; None for another role."""
     prefix, _, number = role.partition("-")
     return int(number) if prefix == "seat" and number.isdigit() else None
 
 TOKEN_BYTES = 16  # 128 bits: as strong as a random UUID, short enough for a QR code
-
-
-def kept_secret(path: Path, losing: str) -> bytes:
-    """``SECRET_BYTES`` random bytes kept in ``path`` (made on first use, with its folder, mode
-    0600); bytes for this run only when it cannot be read or written, and a warning that says what
-    is ``losing`` then."""
-    try:
-        secret = path.read_bytes()
-        if len(secret) == SECRET_BYTES:
-            if path.stat().st_mode & 0o077:  # copied or restored with looser rights
-                path.chmod(0o600)
-            return secret
-        log.warning("%s holds %d bytes, not %d: making a new secret", path, len(secret), SECRET_BYTES)
-    except FileNotFoundError:
-        pass
-    except OSError as e:
-        log.warning("cannot read %s (%s): %s", path, e, losing)
-        return secrets.token_bytes(SECRET_BYTES)
-    secret = secrets.token_bytes(SECRET_BYTES)
-    try:
-        path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
-        write_private(path, secret)
-    except OSError as e:
-        log.warning("cannot keep a secret in %s (%s): %s", path, e, losing)
-    return secret
 
 
 class Tokens:
@@ -69,11 +41,11 @@ class Tokens:
 
     @classmethod
     def kept_in(cls, directory: Path | None) -> Tokens:
-        """The secret in ``directory/companion.secret`` (``kept_secret``); a secret for this run
+        """The secret in ``directory/companion.secret`` (``files.kept_secret``); a secret for this run
         only when there is no directory."""
         if directory is None:
             return cls(secrets.token_bytes(SECRET_BYTES))
-        return cls(kept_secret(directory / "companion.secret", "phones must scan again after a restart"))
+        return cls(kept_secret(directory / PHONES_SECRET, "phones must scan again after a restart"))
 
     def proof(self, token: str) -> str:
         """What the cookie of the phone that opened ``token``'s page says: only this secret's

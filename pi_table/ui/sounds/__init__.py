@@ -18,8 +18,9 @@ from array import array
 from collections.abc import Callable
 from pathlib import Path
 
+from ..games import KINDS, kind_synthesisers
 from ..i18n import LANGUAGES, translation
-from ..sound import CUE_NAMES, PHRASES, cue_file
+from ..sound import cue_file, every_sound
 
 RATE = 11_025
 SILENCE = 0.02  # speech quieter than this, relative to its peak, is trimmed from both ends
@@ -144,43 +145,20 @@ def _game_over() -> Samples:
     return notes(*((i * 0.22, tone(hz(m), 0.5 if i == 3 else 0.22, BUZZ, decay_s=0.5)) for i, m in enumerate((67, 66, 65, 64))))
 
 
-def _codex_messages() -> Samples:
-    return notes((0, tone(hz(81), 0.2, SOFT, decay_s=0.08)), (0.14, tone(hz(81), 0.3, SOFT, decay_s=0.1)))
-
-
-def _knock(seed: int) -> Samples:
-    return notes((0, tone(180, 0.08, SOFT, end_hz=120, decay_s=0.02)), (0, [0.5 * x for x in noise(0.03, 0.006, seed)]))
-
-
-def _codex_private() -> Samples:
-    return notes((0, _knock(3)), (0.22, _knock(4)))
-
-
-def _codex_discussion() -> Samples:
-    return notes(*((i * 0.08, tone(hz(m), 0.25, BELL, decay_s=0.1)) for i, m in enumerate((74, 78, 81))))
-
-
-def _codex_vote() -> Samples:
-    sharp = [2 * x for x in _knock(5)]
-    return notes((0, sharp), (0.15, sharp), (0.3, sharp))
-
-
-def _truth_machine() -> Samples:
-    return tone(300, 0.8, BELL, end_hz=1200, decay_s=2.0, attack_s=0.05)
-
-
-def _truth_reveal() -> Samples:
-    return notes(*((i * 0.06, tone(hz(m), 0.3, BELL, decay_s=0.08)) for i, m in enumerate((91, 88, 95, 93))))
-
-
 SYNTHS: dict[str, Callable[[], Samples]] = {
     "reveal-red": _reveal_red, "reveal-blue": _reveal_blue, "reveal-opponent": _reveal_opponent,
     "reveal-bystander": _reveal_bystander, "assassin": _assassin, "nuke": _nuke, "turn": _turn,
     "timer-warning": _timer_warning, "timer-end": _timer_end, "win": _win, "game-over": _game_over,
-    "codex-messages": _codex_messages, "codex-private": _codex_private, "codex-discussion": _codex_discussion,
-    "codex-vote": _codex_vote, "truth-machine": _truth_machine, "truth-reveal": _truth_reveal,
 }
-assert tuple(SYNTHS) == CUE_NAMES, "every cue has its synthesiser, in the README's order"
+"""The table's cues' synthesisers (``sound.CUES``), in the README's order."""
+
+
+def synthesisers() -> dict[str, Callable[[], Samples]]:
+    """Every cue's synthesiser: the table's, and each kind's own (``ui.games``)."""
+    found = dict(SYNTHS)
+    for kind in KINDS:
+        found.update(kind_synthesisers(kind))
+    return found
 
 
 def pcm(samples: Samples) -> array:
@@ -190,7 +168,7 @@ def pcm(samples: Samples) -> array:
 
 
 def synthesise(name: str) -> array:
-    return pcm(SYNTHS[name]())
+    return pcm(synthesisers()[name]())
 
 
 def wav_bytes(samples: array, rate: int) -> bytes:
@@ -233,12 +211,13 @@ def speak(text: str, lang: str) -> array:
 def build(tones_only: bool = False) -> list[Path]:
     """Write every cue's file (and every announcement's, unless ``tones_only``); the written paths."""
     written = []
-    for name in CUE_NAMES:
-        path = cue_file(name, "en")
-        path.write_bytes(wav_bytes(synthesise(name), RATE))
+    sounds = every_sound()
+    for cue in sounds.cues:
+        path = cue_file(cue.name, "en")
+        path.write_bytes(wav_bytes(synthesise(cue.name), RATE))
         written.append(path)
     if not tones_only:
-        for name, phrase in PHRASES.items():
+        for name, phrase in sounds.phrases.items():
             for lang in LANGUAGES:
                 path = cue_file(name, lang)
                 path.write_bytes(wav_bytes(speak(translation(lang).gettext(phrase), lang), RATE))

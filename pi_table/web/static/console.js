@@ -1,7 +1,8 @@
-// The owner's console on the staff page (after staff.js, whose api(), t() and el() it uses):
+// The owner's console on the staff page (a module of staff.js's, whose api(), t() and el() it uses):
 // the headline with the readings under it, the log by level and search, the PIN, power, and the
 // owner's passphrase that the owner's actions ask for (updates, restores, power, some settings).
-"use strict";
+import { $, actingOn, api, backAfterRestart, csrf, download, el, grid, inPlace, lang, refresh, resume, saveFile, say, settingsNotes,
+  show, signedIn, t } from "./staff.js";
 
 const LOG_LEVELS = [["info", "everything"], ["warning", "warnings and errors"], ["error", "errors only"]];
 
@@ -21,6 +22,12 @@ function consoleSections() {
       el("input", { id: "log-search", type: "search", "aria-label": t("Search the log"), placeholder: t("Search the log") }),
       el("button", { id: "log-refresh", class: "quiet", "data-t": "Refresh", text: t("Refresh") }),
       el("button", { id: "log-download", class: "quiet", "data-t": "Download", text: t("Download") })),
+    el("div", { class: "row span" },
+      el("label", { for: "log-since", "data-t": "From", text: t("From") }),
+      el("input", { id: "log-since", type: "datetime-local" }),
+      el("label", { for: "log-until", "data-t": "To", text: t("To") }),
+      el("input", { id: "log-until", type: "datetime-local" })),
+    el("p", { id: "log-note", class: "note", hidden: "" }),
     el("pre", { id: "log", class: "log", tabindex: "0" }));
   const pin = el("section", { id: "pin-section" },
     el("h2", { "data-t": "Staff PIN", text: t("Staff PIN") }),
@@ -49,7 +56,7 @@ function consoleSections() {
     el("button", { id: "restore", class: "warn", hidden: "", "data-t": "Restore it", text: t("Restore it") }),
     el("div", { class: "row" },
       el("button", { id: "update-look", class: "quiet", "data-t": "Look for an update", text: t("Look for an update") })),
-    el("ul", { id: "offered" }),
+    el("ul", { id: "offered", "data-redrawn": "" }),
     el("label", { for: "bundle-file", "data-t": "Install a release bundle", text: t("Install a release bundle") }),
     el("input", { id: "bundle-file", type: "file", accept: ".gz,application/gzip" }));
   const owner = el("section", { id: "owner-section", "aria-labelledby": "owner-title" },
@@ -60,7 +67,83 @@ function consoleSections() {
       el("input", { id: "owner-passphrase", type: "password", autocomplete: "current-password", required: "" }),
       el("button", { type: "submit", "data-t": "Unlock the owner's actions", text: t("Unlock the owner's actions") })),
     el("button", { id: "owner-end", class: "quiet", "data-t": "Lock them again", text: t("Lock them again") }));
-  return { health, log, pin, power, care, owner };
+  return { health, log, pin, power, care, owner, files: filesSection() };
+}
+
+// -- the owner's files: the HTTPS certificate, the fleet broker, the blocked words (web/files.py) ----
+
+function filesSection() {
+  const label = (id, text) => el("label", { for: id, "data-t": text, text: t(text) });
+  return el("section", { id: "files-section" },
+    el("h2", { "data-t": "HTTPS certificate", text: t("HTTPS certificate") }),
+    el("p", { id: "tls-line" }),
+    el("div", { class: "stack" },
+      label("tls-cert", "Certificate (PEM)"), el("input", { id: "tls-cert", type: "file", accept: ".crt,.pem,.cer" }),
+      label("tls-key", "Private key (PEM)"), el("input", { id: "tls-key", type: "file", accept: ".key,.pem" })),
+    el("div", { class: "row" },
+      el("button", { id: "tls-upload", class: "warn", "data-t": "Use this certificate", text: t("Use this certificate") }),
+      el("button", { id: "tls-self", class: "quiet", "data-t": "Make a self-signed certificate",
+                     text: t("Make a self-signed certificate") })),
+    el("h2", { "data-t": "Fleet broker", text: t("Fleet broker") }),
+    el("form", { id: "broker-form", class: "stack" },
+      label("broker-address", "Broker address (mqtts://USER@HOST:PORT)"),
+      el("input", { id: "broker-address", autocomplete: "off", inputmode: "url" }),
+      label("broker-table", "This table's name in the fleet"), el("input", { id: "broker-table", autocomplete: "off" }),
+      label("broker-password", "Broker password (empty: keep the one set)"),
+      el("input", { id: "broker-password", type: "password", autocomplete: "new-password" }),
+      label("broker-ca", "The CA that signed the broker's certificate (empty: the system's, or the one set)"),
+      el("input", { id: "broker-ca", type: "file", accept: ".crt,.pem" }),
+      el("p", { id: "broker-note", class: "note", "data-t": "A password is set.", text: t("A password is set."), hidden: "" }),
+      el("button", { type: "submit", class: "warn", "data-t": "Save the broker", text: t("Save the broker") })),
+    el("h2", { "data-t": "Words not allowed in team names (one a line)", text: t("Words not allowed in team names (one a line)") }),
+    el("form", { id: "words-form", class: "stack" },
+      el("textarea", { id: "blocked-words", rows: "5", "aria-label": t("Words not allowed in team names (one a line)") }),
+      el("button", { type: "submit", class: "warn", "data-t": "Save the words", text: t("Save the words") })));
+}
+
+export async function loadFiles() {
+  const answer = await api("GET", "/staff/api/files", undefined, true);
+  if (!answer.ok) {
+    if (answer.data && answer.data.owner) $("tls-line").textContent = answer.data.error;  // the owner's to see
+    return;
+  }
+  const files = answer.data;
+  $("tls-line").textContent = files.https ? t("This table answers over https with {file}.", { file: files.tls.cert })
+    : t("This table answers over http: the staff PIN crosses the Wi-Fi in clear.");
+  $("broker-address").value = files.broker.broker;
+  $("broker-table").value = files.broker.table_id;
+  $("broker-note").hidden = !files.broker.password_set;
+  $("blocked-words").value = files.blocked_words.join("\n");
+}
+
+// A file the owner gives the table: a trial the table restarts on, and goes back from by itself.
+function giveFile(kind, body) {
+  return ownersAction(() => api("POST", `/staff/api/files/${kind}`, body),
+    (answer) => { say(answer.data.said); backAfterRestart(); });
+}
+
+function wireFiles() {
+  $("tls-upload").addEventListener("click", async () => {
+    const [cert, key] = [$("tls-cert").files[0], $("tls-key").files[0]];
+    if (!cert || !key) return say(t("Choose the certificate and its key first."), true);
+    giveFile("tls", { cert: await cert.text(), key: await key.text() });
+  });
+  $("tls-self").addEventListener("click", () => {
+    if (confirm(t("Make a self-signed certificate? Phones warn about it once, until it is trusted; the table restarts on it."))) {
+      giveFile("tls", { self_signed: true });
+    }
+  });
+  $("broker-form").addEventListener("submit", async (event) => {
+    event.preventDefault();
+    const ca = $("broker-ca").files[0];
+    giveFile("broker", { broker: $("broker-address").value, table_id: $("broker-table").value,
+                         password: $("broker-password").value, ...(ca ? { ca: await ca.text() } : {}) });
+    $("broker-password").value = "";
+  });
+  $("words-form").addEventListener("submit", (event) => {
+    event.preventDefault();
+    giveFile("blocked-words", { words: $("blocked-words").value });
+  });
 }
 
 // -- the owner: updates, restores, power and the fleet's credentials ask for the passphrase -----
@@ -78,17 +161,17 @@ function drawOwner(state) {
   $("owner-end").hidden = !state.left_s;
 }
 
-async function loadOwner(background = false) {
+export async function loadOwner(background = false) {
   const answer = await api("GET", "/staff/api/owner", undefined, background);
   if (answer.ok) drawOwner(answer.data);
 }
 
 // The page asks for the passphrase where the owner's section is, and does the action again once given.
-function askOwner(error, retry) {
-  say(error, true);
-  ownerRetry = retry;
+export function askOwner(error, retry) {
+  ownerRetry = { control: actingOn(), retry };
   drawOwner({ ...(ownerState || { set: true }), left_s: 0 });
   $("owner-section").scrollIntoView({ block: "center" });
+  say(error, true, $("owner-form"));
   $("owner-passphrase").focus({ preventScroll: true });
 }
 
@@ -99,7 +182,7 @@ async function ownersAction(call, done) {
   if (answer.status === 403 && answer.data && answer.data.owner === "needed") {
     return askOwner(answer.data.error, () => ownersAction(call, done));
   }
-  if (answer.status !== 401) say(answer.data ? answer.data.error : `HTTP ${answer.status}`, true);
+  if (answer.status !== 401) say(answer.data ? answer.data.said || answer.data.error : `HTTP ${answer.status}`, true);
 }
 
 function wireOwner() {
@@ -116,20 +199,22 @@ function wireOwner() {
     drawOwner(answer.data);
     say(t("The owner's actions are unlocked for {minutes} min.", { minutes: Math.ceil(answer.data.left_s / 60) }));
     loadReleases();
-    const retry = ownerRetry;
+    loadFiles();
+    const asked = ownerRetry;
     ownerRetry = null;
-    if (retry) retry();
+    if (asked) { resume(asked.control); asked.retry(); }  // its result beside its own control
   });
   $("owner-end").addEventListener("click", async () => {
     const answer = await api("POST", "/staff/api/owner", { end: true });
     if (answer.ok) drawOwner(answer.data);
     loadReleases();
+    loadFiles();
   });
 }
 
 // -- backup, restore and updates ---------------------------------------------------------------
 
-async function loadReleases(repository = false) {
+export async function loadReleases(repository = false) {
   const answer = await api("GET", `/staff/api/update${repository ? "?repository" : ""}`);
   if (!answer.ok) {
     if (answer.data && answer.data.owner) {  // the owner's: the line says so, the owner's section asks
@@ -171,7 +256,7 @@ async function upload(path, file) {
 
 function wireCare() {
   $("backup-download").addEventListener("click", () => ownersAction(() => api("GET", "/staff/api/backup"),
-    (answer) => saveFile(answer, "pi-table-backup.tar.gz")));
+    (answer) => saveFile(answer, "pi-table.tar.gz")));  // named by the table: pi-table-TABLE-DAY.tar.gz
   $("restore-file").addEventListener("change", async () => {
     const file = $("restore-file").files[0];
     $("restore").hidden = true;
@@ -257,7 +342,7 @@ function drawTuning(state) {
   $("tune-write").hidden = !state.pads.some((pad) => pad.suggested);
 }
 
-async function loadBench(background = true) {
+export async function loadBench(background = true) {
   const [selftest, tuning] = await Promise.all([api("GET", "/staff/api/selftest", undefined, background),
     api("GET", "/staff/api/tune", undefined, background)]);
   if (!selftest.ok || !tuning.ok) return;
@@ -299,7 +384,7 @@ function reading(label, value) {
 }
 
 // What the data-t pass of loadWords() does not reach: attributes.
-function labelConsole() {
+export function labelConsole() {
   $("log-level").setAttribute("aria-label", t("Show"));
   for (const id of ["log-search"]) { $(id).setAttribute("aria-label", t("Search the log")); $(id).placeholder = t("Search the log"); }
 }
@@ -342,15 +427,28 @@ function duration(seconds) {
   return t("{minutes} min", { minutes });
 }
 
-async function loadHealth(background = false) {
+export async function loadHealth(background = false) {
   const answer = await api("GET", "/staff/api/health", undefined, background);
   if (answer.ok) drawHealth(answer.data);
 }
 
-async function loadLog() {
+export // The log's query: its level, its search, and its time range (the journal's, across the service's starts).
+function logQuery() {
   const query = new URLSearchParams({ level: $("log-level").value, q: $("log-search").value });
-  const answer = await api("GET", `/staff/api/log?${query}`);
-  if (answer.ok) { $("log").textContent = answer.data.lines.join("\n"); $("log").scrollTop = 1e9; }
+  for (const name of ["since", "until"]) {
+    const chosen = $(`log-${name}`).value;  // the phone's local time
+    if (chosen) query.set(name, String(Math.floor(new Date(chosen).getTime() / 1000)));
+  }
+  return query;
+}
+
+export async function loadLog() {
+  const answer = await api("GET", `/staff/api/log?${logQuery()}`);
+  if (!answer.ok) return;
+  $("log").textContent = answer.data.lines.join("\n");
+  $("log").scrollTop = 1e9;
+  $("log-note").textContent = answer.data.note || "";
+  $("log-note").hidden = !answer.data.note;
 }
 
 // A forgotten PIN: the code the table's screen shows when both buttons are held while it starts.
@@ -368,7 +466,7 @@ function recoverForm() {
       el("button", { type: "submit", "data-t": "Set the new PIN", text: t("Set the new PIN") })));
 }
 
-function wireConsole() {
+export function wireConsole() {
   $("login").after(recoverForm());
   $("recover-form").addEventListener("submit", async (event) => {
     event.preventDefault();
@@ -376,41 +474,42 @@ function wireConsole() {
       passphrase: $("recover-passphrase").value });
     $("recover-pin").value = $("recover-passphrase").value = "";
     if (!answer.ok) return say(answer.data ? answer.data.error : `HTTP ${answer.status}`, true);
-    csrf = answer.data.csrf;
+    signedIn(answer.data.csrf);
     $("recover").open = false;
     say(t("The PIN is changed: every other phone logs in again with the new one."));
     show("desk");
     refresh();
   });
   const desk = $("desk");
-  const { health, log, pin, power, care, owner } = consoleSections();
-  desk.prepend(health);
-  desk.append(log, owner, care, benchSection(), pin, power);
+  const sections = consoleSections();
+  desk.prepend(sections.health);
+  desk.append(sections.log, sections.owner, sections.care, sections.files, benchSection(), sections.pin, sections.power);
   wireOwner();
   wireCare();
+  wireFiles();
   wireBench();
   $("log-level").addEventListener("change", loadLog);
   let typing = null;
   $("log-search").addEventListener("input", () => { clearTimeout(typing); typing = setTimeout(loadLog, 300); });
   $("log-refresh").addEventListener("click", () => { loadLog(); loadHealth(); });
-  $("log-download").addEventListener("click", () => download("/staff/api/log.txt", "pi-table-log.txt"));
+  for (const id of ["log-since", "log-until"]) $(id).addEventListener("change", loadLog);
+  $("log-download").addEventListener("click", () => download(`/staff/api/log.txt?${logQuery()}`, "pi-table-log.txt"));
   $("pin-form").addEventListener("submit", async (event) => {
     event.preventDefault();
     if ($("pin-new").value !== $("pin-again").value) return say(t("the two new PINs differ"), true);
     const answer = await api("POST", "/staff/api/pin", { old: $("pin-old").value, new: $("pin-new").value });
     for (const id of ["pin-old", "pin-new", "pin-again"]) $(id).value = "";
-    if (answer.ok) { csrf = answer.data.csrf; say(t("The PIN is changed: every other phone logs in again with the new one.")); }
+    if (answer.ok) { signedIn(answer.data.csrf); say(t("The PIN is changed: every other phone logs in again with the new one.")); }
     else if (answer.status !== 401) say(answer.data ? answer.data.error : `HTTP ${answer.status}`, true);
   });
-  $("reboot").addEventListener("click", () => power("reboot",
+  $("reboot").addEventListener("click", () => switchPower("reboot",
     t("Restart the computer? The game resumes once it is back (about a minute)."), t("The computer is restarting…")));
-  $("poweroff").addEventListener("click", () => power("poweroff",
+  $("poweroff").addEventListener("click", () => switchPower("poweroff",
     t("Shut the computer down? Someone must switch it on again at the table."), t("The computer is shutting down…")));
 }
 
-async function power(act, question, done) {
+async function switchPower(act, question, done) {
   if (!confirm(question)) return;
   await ownersAction(() => api("POST", "/staff/api/power", { act }), () => { say(done); if (act === "reboot") backAfterRestart(); });
 }
 
-wireConsole();

@@ -2,8 +2,8 @@
 // open a night (with the points of a bye and its tie-break), add teams and approve or remove those from the
 // phones, withdraw a team and bring it back, propose, swap and confirm rounds (asked first over a round still
 // played), enter and correct results, the standings and the night's history, close and export (CSV, TRF);
-// follow a night another table offers (with its code) and leave it.
-"use strict";
+// follow a night another table offers (with its code) and leave it. A module of staff.js's.
+import { $, api, csrf, download, el, say, t } from "./staff.js";
 
 function nightSection() {
   return el("section", { id: "night-section" },
@@ -11,7 +11,7 @@ function nightSection() {
     el("p", { id: "night-state", class: "note" }),
     el("p", { id: "night-host", class: "note", hidden: "" }),
     el("p", { id: "night-code", hidden: "" }),
-    el("div", { id: "night-offers" }),
+    el("div", { id: "night-offers", "data-redrawn": "" }),
     el("form", { id: "night-open", class: "stack" },
       el("label", { for: "night-name", "data-t": "Night's name", text: t("Night's name") }),
       el("input", { id: "night-name", maxlength: "40", required: "" }),
@@ -42,14 +42,14 @@ function nightSection() {
         el("select", { id: "night-remove-team", "aria-label": t("Team") }),
         el("button", { id: "night-remove", class: "quiet", "data-t": "Remove", text: t("Remove") }),
         el("button", { id: "night-withdraw", class: "quiet", "data-t": "Withdraw", text: t("Withdraw") })),
-      el("div", { id: "night-withdrawn" }),
-      el("div", { id: "night-waiting" }),
+      el("div", { id: "night-withdrawn", "data-redrawn": "" }),
+      el("div", { id: "night-waiting", "data-redrawn": "" }),
       el("div", { class: "row" },
         el("button", { id: "night-propose", "data-t": "Propose the next round", text: t("Propose the next round") }),
         el("button", { id: "night-confirm", "data-t": "Confirm the round", text: t("Confirm the round") })),
-      el("div", { id: "night-round" }),
+      el("div", { id: "night-round", "data-redrawn": "" }),
       el("p", { id: "night-still", class: "note" }),
-      el("div", { id: "night-results" }),
+      el("div", { id: "night-results", "data-redrawn": "" }),
       el("h3", { "data-t": "Standings", text: t("Standings") }),
       el("p", { id: "night-tiebreak-used", class: "note" }),
       el("div", { class: "scroll" }, el("table", { id: "night-standings", class: "history" })),
@@ -61,7 +61,7 @@ function nightSection() {
         el("button", { id: "night-print", class: "quiet", "data-t": "Print", text: t("Print") }),
         el("button", { id: "night-close", class: "warn", "data-t": "Close the night", text: t("Close the night") }),
         el("button", { id: "night-leave", class: "warn", "data-t": "Leave the night", text: t("Leave the night") }))),
-    el("div", { id: "night-kept" }));
+    el("div", { id: "night-kept", "data-redrawn": "" }));
 }
 
 let night = null;
@@ -263,7 +263,7 @@ async function nightAct(what, body = {}) {
   return answer.ok;
 }
 
-document.addEventListener("DOMContentLoaded", () => {
+export function wireNight() {
   $("desk").append(nightSection());
   const words = (id) => $(id).value.split(/[\s,]+/).filter(Boolean);
   $("night-open").addEventListener("submit", (event) => {
@@ -303,5 +303,4 @@ document.addEventListener("DOMContentLoaded", () => {
   // The night as soon as the desk shows (a sign-in), not at the next tick.
   new MutationObserver(() => { if (csrf && !$("desk").hidden) loadNight(true); })
     .observe($("desk"), { attributes: true, attributeFilter: ["hidden"] });
-  loadNight(true);
-});
+}

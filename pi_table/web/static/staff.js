@@ -1,25 +1,30 @@
 // The staff page: log in with the PIN, then the table's game, devices, history, configuration
 // and log. Every request under /staff/api/ carries the session's CSRF token in a header.
-"use strict";
+// A module, as console.js and night.js are: each names what it takes from another, so no name of
+// one can hide another's (issue 39: a section named ``power`` hid the function that powers off).
+import { askOwner, labelConsole, loadBench, loadFiles, loadHealth, loadLog, loadOwner, loadReleases, wireConsole }
+  from "./console.js";
+import { wireNight } from "./night.js";
+import { wireWifi } from "./wifi.js";
 
 const AT_HAND = [
   ["game.language", "Language"], ["leds.brightness", "Brightness"],
   ["timer.length_s", "Turn timer (s, 0: off)"], ["sound.volume", "Volume"],
 ];
 // The table's language, as served in <html lang>, until these staff pick another on this phone.
-let lang = localStorage.getItem("staff-lang") || document.documentElement.lang;
+export let lang = localStorage.getItem("staff-lang") || document.documentElement.lang;
 let words = {};
 let cardWords = {};  // the board's cells in words: the phones' texts (app.js), which say the cards alike
-let csrf = null;
+export let csrf = null;
 let settings = null;
 
-const $ = (id) => document.getElementById(id);
-function t(text, fields = {}) {
+export const $ = (id) => document.getElementById(id);
+export function t(text, fields = {}) {
   let said = words[text] || text;
   for (const [name, value] of Object.entries(fields)) said = said.replaceAll(`{${name}}`, value);
   return said;
 }
-function el(tag, attributes = {}, ...children) {
+export function el(tag, attributes = {}, ...children) {
   const node = document.createElement(tag);
   for (const [name, value] of Object.entries(attributes)) {
     if (name === "text") node.textContent = value; else node.setAttribute(name, value);
@@ -28,14 +33,45 @@ function el(tag, attributes = {}, ...children) {
   return node;
 }
 
-function say(text, error = false) {
-  const message = $("message");
+// An action's result is said beside the control that asked for it, on the screen, and goes with
+// the next action (issue 39: said at the top of a long page it was 3,700 px above the button on
+// a phone, and stayed there). One result at a time: the one line, moved to where the action is.
+let acting = null;  // the control of the action under way
+
+function began(event) {
+  const control = event.target.closest("button, select, input, form");
+  if (!control || (event.type === "click" && !control.matches("button"))) return;
+  if (event.type === "change" && !control.closest("#at-hand, #lang, #log-level, input[type=file]")) return;
+  acting = control;
+  say("");
+}
+document.addEventListener("click", began, true);
+document.addEventListener("change", began, true);
+
+// An owner's action asked again once the passphrase is given (console.js): its result beside its own control.
+export function resume(control) {
+  acting = control;
+}
+export const actingOn = () => acting;
+
+const message = $("message");  // held: a container redrawn under it cannot lose it
+
+export function say(text, error = false, near = acting) {
   message.textContent = text;
   message.classList.toggle("error", error);
   message.hidden = !text;
+  if (!text) return;
+  let place = near && near.isConnected && near.closest(".row, .field, label, form, ul, .stack") || near;
+  // beside a container the page redraws (data-redrawn: the settings at hand, a night's rounds), not in it
+  for (let redrawn = place && place.parentElement; redrawn; redrawn = redrawn.parentElement) {
+    if (redrawn.hasAttribute("data-redrawn")) place = redrawn;
+  }
+  if (place && place.isConnected && !place.closest("[hidden], header")) place.after(message);
+  else document.querySelector("main").prepend(message);
+  message.scrollIntoView({ block: "nearest" });
 }
 
-async function api(method, path, body, background = false) {
+export async function api(method, path, body, background = false) {
   const headers = { "X-Staff-Token": csrf || "", "X-Staff-Lang": lang };
   if (background) headers["X-Staff-Background"] = "1";  // the page refreshing itself keeps no session alive
   if (body !== undefined) headers["Content-Type"] = "application/json";
@@ -45,7 +81,7 @@ async function api(method, path, body, background = false) {
   if (response.status === 401 && path.startsWith("/staff/api/")) {
     csrf = null;
     show("login");
-    say(data && data.error, true);
+    say(data && data.error, true, $("login"));
   }
   return { status: response.status, ok: response.ok, data, response };
 }
@@ -61,7 +97,7 @@ async function loadWords() {
   labelConsole();
 }
 
-function show(what) {
+export function show(what) {
   $("no-pin").hidden = what !== "no-pin";
   $("login").hidden = what !== "login";
   $("desk").hidden = what !== "desk";
@@ -79,16 +115,21 @@ async function start() {
   await refresh();
 }
 
-async function refresh() {
+// A new session's token: the login's, a new PIN's, a forgotten PIN's reset (console.js).
+export function signedIn(token) {
+  csrf = token;
+}
+
+export async function refresh() {
   await Promise.all([loadTable(), loadHistory(), loadConfig(), loadHealth(), loadLog(), loadReleases(), loadBench(),
-    loadOwner()]);  // the last five: console.js
+    loadOwner(), loadFiles()]);  // the last six: console.js
 }
 
 // -- the table ----------------------------------------------------------------------------
 
-let grid = null;  // how the grid is drawn, as the table's answer says: cells in reading order, the operatives' edge
+export let grid = null;  // how the grid is drawn, as the table's answer says: cells in reading order, the operatives' edge
 
-function inPlace(node, cell) {
+export function inPlace(node, cell) {
   // A cell of a picture of the grid, put where the layout has it (the page's nodes stay in cell order).
   if (grid) node.style.order = grid.order.indexOf(cell);
   return node;
@@ -99,6 +140,7 @@ function drawTable(table) {
   const state = table.state;
   const standing = state.reason ? [`${t("over")}: ${state.reason}`]
     : [state.turn && `${t("turn")}: ${t(state.turn)}`, state.phase && t(state.phase), state.step && t(state.step)];
+  drawGames(table.games);
   $("game-line").textContent = [gameName(state.game), ...standing].filter(Boolean).join(" · ");
   $("game-id").textContent = table.game_id;
   const board = $("board");
@@ -106,7 +148,7 @@ function drawTable(table) {
   grid = table.grid;
   // each cell by its number and colour, where every picture of the grid has it (pi_table/ui/orientation.py)
   $("board-table").dataset.operatives = grid.operatives;
-  $("board-table").hidden = typeof state.board !== "string";  // Codex has no grid
+  $("board-table").hidden = typeof state.board !== "string";  // a game without the grid's cards
   if (typeof state.board === "string") {
     // to a screen reader, five rows in the page's order, each cell named by its number and its state
     const cells = [...state.board].map((shown, cell) => el("span", { class: shown === "." ? "no-card" : shown === "?" ? "hidden" : shown,
@@ -135,16 +177,16 @@ function cardState(shown) {
 }
 
 // The settings' trial: a change waiting to prove itself, and the last one the table rolled back.
-function settingsNotes(state) {
+export function settingsNotes(state) {
   const notes = [];
   if (!state) return notes;
   if (state.trial) {
-    notes.push(el("p", { class: "message", text: t("New settings on trial ({keys}): they are kept once the table is healthy on them; if it is not, the last good ones come back by themselves.", { keys: state.trial.keys.join(", ") }) }));
+    notes.push(el("p", { class: "message", text: t("New settings on trial ({keys}): they are kept once the table is healthy on them; if it is not, the last good ones come back by themselves.", { keys: (state.trial.labels || state.trial.keys).join(", ") }) }));
   }
   const back = state.rolled_back;
   if (back) {
     const time = back.at ? new Date(back.at * 1000).toLocaleString(lang) : "?";
-    notes.push(el("p", { class: "message error", text: t("The settings changed at {time} ({keys}) were rolled back, and the last good ones are in use: {why}", { time, keys: back.keys.join(", "), why: back.why }) }));
+    notes.push(el("p", { class: "message error", text: t("The settings changed at {time} ({keys}) were rolled back, and the last good ones are in use: {why}", { time, keys: (back.labels || back.keys).join(", "), why: back.why }) }));
   }
   return notes;
 }
@@ -153,10 +195,41 @@ const DEVICES = { touch: "the touch board", leds: "the LED strip", screen: "the 
   buttons: "the buttons", companion: "the phones' pages", journal: "the journal", sound: "the sound",
   fleet: "the fleet's broker" };
 const deviceName = (name) => DEVICES[name] || name;
-// A game by its name in the table's JSON ("codenames"), as the new-game form names it in the page's language.
+// The games the table offers and the options each is dealt with, as the table describes them
+// (the table's "games", in the page's language): the new-game form is drawn from them.
+let offered = [];
+// A game by its name in the table's JSON ("codenames"), as the table titles it in the page's language.
 function gameName(game) {
-  const option = [...$("new-game-game").options].find((each) => each.value === game);
-  return option ? option.textContent : game || "?";
+  const found = offered.find((each) => each.game === game);
+  return found ? found.title : game || "?";
+}
+function drawGames(games) {
+  if (JSON.stringify(games) === JSON.stringify(offered)) return;  // unchanged: the staff's choices stay
+  offered = games;
+  const select = $("new-game-game");
+  const chosen = select.value;
+  select.replaceChildren(...games.map((game) => el("option", { value: game.game, text: game.title })));
+  if (games.some((game) => game.game === chosen)) select.value = chosen;
+  showOptions();
+}
+// One option's field: a checkbox, or a list of its words or of the numbers it takes, at its default.
+function optionField(option) {
+  if (option.kind === "bool") {
+    const box = el("input", { type: "checkbox", name: option.name });
+    box.checked = option.default === true;
+    return el("label", {}, box, " ", el("span", { text: option.label }));
+  }
+  const span = option.range;
+  const values = option.choices.length ? option.choices
+    : Array.from({ length: span.max - span.min + 1 }, (_, n) => ({ value: span.min + n, label: String(span.min + n) }));
+  const select = el("select", { name: option.name }, ...values.map((choice) => el("option", { value: String(choice.value), text: choice.label })));
+  select.value = String(option.default);
+  return el("label", {}, el("span", { text: option.label }), " ", select);
+}
+// An option's value as the form holds it, of the option's kind.
+function optionValue(option, field) {
+  if (option.kind === "bool") return field.checked;
+  return option.kind === "str" ? field.value : Number(field.value);
 }
 
 async function loadTable(background = false) {
@@ -188,14 +261,16 @@ async function loadHistory() {
     el("td", { class: "duration", text: game.duration_s == null ? "" : `${Math.round(game.duration_s / 60)} min` }))));
 }
 
-async function download(path, name) {
+export async function download(path, name) {
   const answer = await api("GET", path);
   if (answer.ok) await saveFile(answer, name);
 }
 
-// A file the table answered with, saved on the phone as ``name``.
-async function saveFile(answer, name) {
-  const link = el("a", { href: URL.createObjectURL(await answer.response.blob()), download: name });
+// A file the table answered with, saved on the phone under the name the table gave it (a backup's
+// names the table and the day), else as ``name``.
+export async function saveFile(answer, name) {
+  const given = /filename="([^"/\\]+)"/.exec(answer.response.headers.get("Content-Disposition") || "");
+  const link = el("a", { href: URL.createObjectURL(await answer.response.blob()), download: given ? given[1] : name });
   document.body.append(link);
   link.click();
   link.remove();
@@ -203,7 +278,7 @@ async function saveFile(answer, name) {
 
 // -- the configuration --------------------------------------------------------------------
 
-function shown(option) {
+function inForce(option) {  // a setting's value in force, as its field shows it
   const value = option.value;
   return Array.isArray(value) ? JSON.stringify(value) : String(value);
 }
@@ -220,26 +295,26 @@ function read(option, input) {
 }
 
 // A setting's field: a checkbox, a drop-down of its choices, a number in its range, or text.
-function input(option) {
+function settingInput(option) {
   if (option.kind === "bool") return el("input", { type: "checkbox", name: option.key, ...(option.value ? { checked: "" } : {}) });
   if (option.choices.length) {
-    const choices = option.choices.some((each) => String(each.value) === shown(option)) ? option.choices
-      : [...option.choices, { value: option.value, label: shown(option) }];  // a value the file holds, shown as it is
+    const choices = option.choices.some((each) => String(each.value) === inForce(option)) ? option.choices
+      : [...option.choices, { value: option.value, label: inForce(option) }];  // a value the file holds, shown as it is
     const select = el("select", { name: option.key }, ...choices.map((each) => el("option", { value: String(each.value), text: each.label })));
-    select.value = shown(option);
+    select.value = inForce(option);
     return select;
   }
   const numeric = option.kind === "int" || option.kind === "number";
-  const attributes = { name: option.key, value: shown(option), type: numeric ? "number" : "text" };
+  const attributes = { name: option.key, value: inForce(option), type: numeric ? "number" : "text" };
   if (numeric) attributes.step = option.kind === "int" ? "1" : "any";
   if (numeric && option.range) Object.assign(attributes, { min: Math.min(option.range.min, option.range.off ?? Infinity), max: option.range.max });
   return el("input", attributes);
 }
 
 // A setting in the form: its label in words, its field, unit and range, help, and its key in small print.
-function field(option) {
+function settingField(option) {
   const id = `setting-${option.key}`;
-  const control = input(option);
+  const control = settingInput(option);
   Object.assign(control, { id });
   control.setAttribute("aria-describedby", `${id}-problem`);
   const label = el("label", { for: id, text: option.label });
@@ -251,6 +326,8 @@ function field(option) {
 }
 
 // A refused save: each problem beside its field, the first one opened, scrolled to and focused.
+// A refused save: each problem beside its field, the first one opened, scrolled to and focused;
+// the problems of no field in the form, which the page says by the Save button.
 function showProblems(problems) {
   const form = $("config");
   for (const field of form.querySelectorAll(".field.refused")) {
@@ -258,19 +335,31 @@ function showProblems(problems) {
     field.querySelector(".problem").hidden = true;
   }
   let first = null;
-  for (const problem of problems || []) {
+  const elsewhere = [];
+  for (const problem of problems) {
     const field = problem.key && form.querySelector(`.field[data-key="${CSS.escape(problem.key)}"]`);
-    if (!field) continue;
+    if (!field) { elsewhere.push(problem.whole); continue; }
     const note = field.querySelector(".problem");
-    note.textContent = note.hidden ? problem.problem : `${note.textContent}\n${problem.problem}`;
+    note.textContent = note.hidden ? problem.said : `${note.textContent}\n${problem.said}`;
     note.hidden = false;
     field.classList.add("refused");
     first = first || field;
   }
-  if (!first) return;
-  first.closest("details").open = true;
-  first.scrollIntoView({ block: "center" });
-  first.querySelector("input, select").focus({ preventScroll: true });
+  if (first) {
+    first.closest("details").open = true;
+    first.scrollIntoView({ block: "center" });
+    first.querySelector("input, select").focus({ preventScroll: true });
+  }
+  return elsewhere;
+}
+
+// A refused setting's fields show the value in force again (the refusal says what was refused).
+function putBack(key) {
+  const option = settings.options.find((each) => each.key === key);
+  if (!option) return;
+  for (const control of document.querySelectorAll(`#config [name="${CSS.escape(key)}"], #at-hand [name="${CSS.escape(key)}"]`)) {
+    if (option.kind === "bool") control.checked = Boolean(option.value); else control.value = inForce(option);
+  }
 }
 
 async function loadConfig() {
@@ -281,7 +370,7 @@ async function loadConfig() {
   const form = $("config");
   const groups = new Map(Object.entries(settings.groups).map(([group, name]) =>
     [group, el("details", { "data-group": group }, el("summary", { text: name }))]));
-  for (const option of settings.options) groups.get(option.group).append(field(option));
+  for (const option of settings.options) groups.get(option.group).append(settingField(option));
   form.replaceChildren(...[...groups.values()].filter((group) => group.children.length > 1),
     el("button", { type: "submit", text: t("Save and apply") }));
   form.querySelector("button").disabled = !settings.file;
@@ -290,24 +379,27 @@ async function loadConfig() {
   for (const [key, label] of AT_HAND) {
     const option = settings.options.find((each) => each.key === key);
     if (!option) continue;
-    const field = input(option);
-    field.addEventListener("change", () => save({ [key]: read(option, field) }));
+    const field = settingInput(option);
+    field.addEventListener("change", () => save({ [key]: read(option, field) }, true));
     hand.append(el("label", {}, t(label), field));
   }
 }
 
-async function save(changes) {
+// The staff's changes saved (``atHand``: one setting at hand, whose refusal is said beside it).
+async function save(changes, atHand = false) {
   if (!Object.keys(changes).length) return;
   const answer = await api("POST", "/staff/api/config", { changes });
   if (answer.ok && !answer.data.restarting) { say(t("Saved and applied.")); return refresh(); }
   if (answer.ok) { say(t("Saved: the table restarts to apply it and resumes its game.")); return backAfterRestart(); }
   if (answer.status === 401) return;
-  if (answer.status === 403 && answer.data && answer.data.owner === "needed") return askOwner(answer.data.error, () => save(changes));  // console.js
-  say(answer.data ? answer.data.error : `HTTP ${answer.status}`, true);
-  if (answer.data) showProblems(answer.data.problems);
+  if (answer.status === 403 && answer.data && answer.data.owner === "needed") return askOwner(answer.data.error, () => save(changes, atHand));  // console.js
+  if (!answer.data || !answer.data.problems) return say(answer.data ? answer.data.error : `HTTP ${answer.status}`, true);
+  for (const problem of answer.data.problems) if (problem.key) putBack(problem.key);
+  if (atHand) return say(answer.data.said, true);
+  say(showProblems(answer.data.problems).join("\n"), true);
 }
 
-async function backAfterRestart() {
+export async function backAfterRestart() {
   for (let tries = 0; tries < 60; tries++) {
     await new Promise((done) => setTimeout(done, 1000));
     try {
@@ -356,25 +448,19 @@ $("undo").addEventListener("click", () => act("/staff/api/undo"));
 $("end-game").addEventListener("click", () => {
   if (confirm(t("End the game on the table? It stays in the history, unfinished."))) act("/staff/api/end-game");
 });
-// The new-game form shows the chosen game's options only (each names its games in data-games).
+// The new-game form shows the chosen game's options only.
 function showOptions() {
-  const game = $("new-game-game").value;
-  for (const label of $("new-game").querySelectorAll("[data-games]")) label.hidden = !label.dataset.games.split(" ").includes(game);
+  const game = offered.find((each) => each.game === $("new-game-game").value);
+  $("new-game-options").replaceChildren(...(game ? game.options.map(optionField) : []));
 }
-$("new-game").dark_cell.append(...Array.from({ length: 25 }, (_, cell) => el("option", { value: String(cell), text: String(cell) })));
-$("new-game").dark_cell.value = "12";  // the centre, as the rules deal it
 $("new-game-game").addEventListener("change", showOptions);
-showOptions();
 $("new-game").addEventListener("submit", (event) => {
   event.preventDefault();
-  if (!confirm(t("Deal a new game? The game on the table stays in the history."))) return;
+  const game = offered.find((each) => each.game === $("new-game-game").value);
+  if (!game || !confirm(t("Deal a new game? The game on the table stays in the history."))) return;
   const form = event.target;
-  const game = $("new-game-game").value;
-  const options = game === "codex" ? { sealed_votes: form.sealed_votes.checked } : {
-    clue_required: form.clue_required.checked, three_player: form.three_player.checked,
-    setup: form.setup.value, nuke: form.nuke.value, dark_cell: Number(form.dark_cell.value),
-  };
-  act("/staff/api/new-game", { game, options });
+  const options = Object.fromEntries(game.options.map((option) => [option.name, optionValue(option, form.elements[option.name])]));
+  act("/staff/api/new-game", { game: game.game, options });
 });
 $("config").addEventListener("submit", (event) => {
   event.preventDefault();
@@ -394,4 +480,7 @@ $("restart").addEventListener("click", async () => {
   if (answer.ok) { say(t("The service is restarting…")); backAfterRestart(); }
 });
 setInterval(() => { if (csrf && !$("desk").hidden) { loadTable(true); loadHealth(true); loadOwner(true); } }, 5000);
-document.addEventListener("DOMContentLoaded", start);  // after console.js, the page's other script
+wireConsole();
+wireNight();
+wireWifi();
+start();  // a module runs once the page is parsed

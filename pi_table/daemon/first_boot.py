@@ -1,0 +1,338 @@
+"""A table nobody has set up yet (docs/dev/first-boot.md): the first boot made its secrets and left
+``setup.pending`` in its journal folder, with the one-time code its screen shows.
+
+Until the owner has used the set-up page (``web.first_boot``), the screen shows the set-up instead
+of the game (``SetupScreen``), which takes no touch meanwhile, and a thread watches the network:
+with none ``GRACE_S`` after the start, the table asks the root helper for its own Wi-Fi, whose
+name and password the screen shows beside a QR code that joins it. The set-up writes the table's
+name and language as a trial of the configuration, the staff PIN and the owner's passphrase, and
+asks the root helper for the time zone and the café's Wi-Fi; then the table is set up and
+restarts on its new settings.
+
+The staff page's Wi-Fi section (the owner's, later) reads and asks through ``Wifi``.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import socket
+import threading
+import time
+from functools import cache
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Protocol
+
+from ..engine.phrase import N_, Phrase, Text
+from ..hal import AnyModel, Emit, Screen, SetupModel
+from ..release import first_boot, network
+from ..release.first_boot import Pending
+from ..release.layout import HOME, Releases
+from ..release.requests import REQUEST
+from ..ui.i18n import LANGUAGES, say
+
+if TYPE_CHECKING:
+    from collections.abc import Callable
+
+    from ..config import Config
+    from ..table.loop import EventLoop
+    from ..web import Companion
+    from ..web.first_boot import Form
+    from .devices import Devices
+    from .restarts import Restarts
+    from .staff_desk import StaffDesk
+
+log = logging.getLogger("pi_table.daemon")
+GRACE_S = 30.0  # from the start: Raspberry Pi Imager's Wi-Fi, or a cable, has connected by then
+POLL_S = 3.0  # how often the network is looked at while the table waits for its set-up
+TAKEN_S = 15.0  # how long the set-up waits for the helper to take one request before it leaves the next
+LOCALTIME = Path("/etc/localtime")
+
+LOOKING = N_("Looking for a network: with none, the table opens its own Wi-Fi in {seconds} s.")
+ON_NETWORK = N_("On the network {network}.")
+OWN_WIFI = N_("No network: the table opened its own Wi-Fi.")
+OPENING = N_("No network: the table is opening its own Wi-Fi.")
+NO_HELPER = N_("The time zone and the Wi-Fi stay as they are: this table has no root helper to set them "
+                "(sudo systemd/install.sh installs it).")
+NOT_TAKEN = N_("The table's root helper did not answer: join {ssid} later, on the staff page under Wi-Fi.")
+NO_WIFI = N_("No network, and the table cannot open its own Wi-Fi: {why}. Connect a network cable.")
+
+
+class Table(Protocol):
+    """What the set-up needs of the running table (``run.Daemon``)."""
+
+    config: Config
+    devices: Devices
+    loop: EventLoop
+    restarts: Restarts
+    companion: Companion | None
+    staff_desk: StaffDesk | None
+
+    @property
+    def lock(self) -> object:
+        """The journal folder's lock: None when the journal is kept in memory."""
+
+    def in_loop(self, fn: Callable[[], object]) -> bool: ...
+
+    def restart(self) -> float: ...
+
+
+class SetupScreen(Screen):
+    """The table's screen while it waits for its set-up: ``model`` (a SetupModel) instead of the
+    game's; once it is None, what it is given, as before."""
+
+    def __init__(self, screen: Screen) -> None:
+        self.screen = screen
+        self.model: SetupModel | None = None
+
+    def show(self, model: AnyModel) -> None:
+        self.screen.show(self.model if self.model is not None else model)
+
+    def start(self, emit: Emit) -> None:
+        self.screen.start(emit)
+
+    def stop(self) -> None:
+        self.screen.stop()
+
+    def release_seat(self, seat: int) -> None:
+        self.screen.release_seat(seat)
+
+
+def seen_networks(home: Path = HOME) -> list[dict[str, Any]]:
+    """The Wi-Fi networks in reach now; while the radio is the table's own Wi-Fi (it scans no
+    more), those the root helper saw before it opened it."""
+    seen = [each.to_json() for each in network.networks()]
+    if seen:
+        return seen
+    kept = Releases(home).note(network.NETWORKS)
+    found = kept.get("networks") if kept is not None else None
+    return [each for each in found if isinstance(each, dict)] if isinstance(found, list) else []
+
+
+def network_view(lang: str, home: Path = HOME) -> dict[str, Any]:
+    """The network as the pages show it: how the table is connected, the networks in reach, and
+    the last Wi-Fi act of the root helper (its why in ``lang``)."""
+    from ..release import state  # the pages' network views only
+
+    now = network.state()
+    last = state(home)["last"]
+    if last is not None and last.get("act") in ("wifi", "hotspot"):
+        last = {key: last.get(key) for key in ("act", "ssid", "outcome", "at")} | {
+            "why": (last.get("why") or {}).get(lang)}
+    else:
+        last = None
+    return {"network": {"known": now.known, "connected": now.connected, "via": now.via, "hotspot": now.hotspot},
+            "networks": seen_networks(home), "last": last}
+
+
+class Wifi:
+    """The staff page's Wi-Fi section (``web.first_boot.WifiRoom``): the network, and a Wi-Fi
+    joined by the root helper."""
+
+    def __init__(self, daemon: Table, home: Path = HOME) -> None:
+        self.daemon, self.home = daemon, home
+
+    def view(self, lang: str) -> dict[str, Any]:
+        return network_view(lang, self.home)
+
+    def join(self, ssid: str, password: str) -> Text | None:
+        """Ask the root helper to join ``ssid``; None, or why it cannot be asked."""
+        desk = self.daemon.staff_desk
+        assert desk is not None  # the staff page that asks is made with it
+        log.warning("the Wi-Fi %r asked for", ssid)
+        return desk.ask("wifi", ssid=ssid, password=password)
+
+
+class FirstBoot:
+    """The set-up ``waiting`` in the journal ``folder`` of ``daemon``'s table, until it is done
+    (``waiting`` None then); ``clock`` times the grace before the table opens its own Wi-Fi."""
+
+    def __init__(self, daemon: Table, waiting: Pending, folder: Path, clock: Callable[[], float] = time.monotonic,
+                 grace_s: float = GRACE_S, poll_s: float = POLL_S, home: Path = HOME) -> None:
+        self.daemon, self.folder, self.clock = daemon, folder, clock
+        self.waiting: Pending | None = waiting
+        self.grace_s, self.poll_s, self.home = grace_s, poll_s, home
+        self.began = clock()
+        self.network = network.UNKNOWN
+        self.asked: Text | None = None  # what came of asking for the table's own Wi-Fi: None before
+        self.screen = SetupScreen(daemon.devices.screen)
+        self.screen.model = self.model()
+        daemon.devices.screen = self.screen
+        self._stop = threading.Event()
+        self._thread: threading.Thread | None = None
+
+    @classmethod
+    def of(cls, daemon: Table) -> FirstBoot | None:
+        """The set-up the table waits for, if it waits for one and can be set up from a phone."""
+        config = daemon.config
+        if daemon.lock is None:  # a journal in memory: nothing of a set-up could be kept
+            return None
+        folder = config.paths.journal_dir
+        try:
+            waiting = first_boot.pending(folder)
+        except OSError as e:
+            log.error("the table's set-up in %s cannot be read (%s): it plays as a table set up", folder, e)
+            return None
+        if waiting is None:
+            return None
+        if not config.web.enabled:
+            log.error("the table waits for its set-up, but its phones' pages are off ([web] enabled = false): "
+                      "turn them on, or set it up with pi-table set-staff-pin and set-owner-passphrase")
+            return None
+        log.warning("the table waits for its set-up: its screen shows the set-up page's code")
+        return cls(daemon, waiting, folder)
+
+    # --- the screen and the network, while the table waits ------------------------------------
+
+    def start(self) -> None:
+        self._thread = threading.Thread(target=self._watch, name="first-boot", daemon=True)
+        self._thread.start()
+
+    def stop(self) -> None:
+        self._stop.set()
+        if self._thread is not None:
+            self._thread.join(timeout=5)
+
+    def _watch(self) -> None:
+        while self.waiting is not None and not self._stop.is_set():
+            self.look()
+            self._stop.wait(self.poll_s)
+
+    def look(self) -> None:
+        """The network looked at; the table's own Wi-Fi asked for once, when it has had none for
+        ``grace_s`` since the start; the screen shown again if what it shows changed."""
+        self.network = network.state()
+        now = self.network
+        if self.asked is None and now.known and not now.connected and not now.hotspot \
+                and self.clock() - self.began >= self.grace_s and self.daemon.staff_desk is not None \
+                and self.waiting is not None:
+            problem = self.daemon.staff_desk.ask("hotspot", ssid=self.waiting.ssid, password=self.waiting.password)
+            self.asked = Phrase.of(NO_WIFI, why=problem) if problem is not None else Phrase.of(OPENING)
+            log.warning("no network %.0f s after the start: %s", self.grace_s, say(self.asked, "en"))
+        elif self.asked == Phrase.of(OPENING) and not now.hotspot:  # the helper may have failed to open it
+            last = network_view(self.daemon.config.language, self.home)["last"]
+            if last is not None and last["act"] == "hotspot" and last["outcome"] == "failed":
+                self.asked = Phrase.of(NO_WIFI, why=last["why"] or "?")
+                log.error("the table's own Wi-Fi did not open: %s", last["why"])
+        self.show()
+
+    def model(self) -> SetupModel:
+        """What the screen shows now."""
+        assert self.waiting is not None  # shown while it waits
+        companion, now = self.daemon.companion, self.network
+        link = None if companion is None else f"{companion.base_url}/setup"
+        if now.hotspot:
+            said: Text | None = Phrase.of(OWN_WIFI)
+        elif now.connected:
+            said = Phrase.of(ON_NETWORK, network=now.via)
+        elif not now.known:
+            said = None  # no NetworkManager here: the table is on whatever network it has
+        elif self.asked is not None:
+            said = self.asked
+        else:
+            said = Phrase.of(LOOKING, seconds=max(0, round(self.grace_s - (self.clock() - self.began))))
+        return SetupModel(link, self.waiting.shown, self.daemon.config.language,
+                          (self.waiting.ssid, self.waiting.password) if now.hotspot else None, said)
+
+    def show(self) -> None:
+        """The screen again, in the loop's thread, when what it shows changed."""
+        if self.waiting is None or self.model() == self.screen.model:
+            return
+
+        def put() -> None:
+            self.refresh()
+            self.daemon.loop.show()
+
+        self.daemon.in_loop(put)
+
+    def refresh(self) -> None:
+        """The screen's model as it is now (in the loop's thread, which shows it next)."""
+        if self.waiting is not None:
+            self.screen.model = self.model()
+
+    # --- the set-up page's desk ----------------------------------------------------------------
+
+    def language(self) -> str:
+        return self.daemon.config.language
+
+    def about(self, lang: str) -> dict[str, Any]:
+        """What the page offers: the languages, the time zones (and the system's now), the network."""
+        return {"pending": True, "language": self.daemon.config.language, "languages": list(LANGUAGES),
+                "zone": zone_now(), "zones": zones(), **network_view(lang, self.home)}
+
+    def zones(self) -> list[str]:
+        return zones()
+
+    def set_up(self, form: Form, by: str | None) -> tuple[list[Phrase], list[Text]]:
+        """The set-up done: the name and language as a trial, the PIN, the passphrase, the time zone
+        and Wi-Fi asked of the root helper; then the table is set up. The checker's problems (nothing
+        done), or [] and notes on what could not be asked."""
+        from ..web.roles import set_passphrase  # with the phones' pages: loaded by now
+        from ..web.staff import set_pin
+
+        daemon, desk = self.daemon, self.daemon.staff_desk
+        assert desk is not None  # made with the set-up page
+        problems = daemon.restarts.change({"fleet.table_id": form.name, "game.language": form.language},
+                                          proven=False)  # not where it was reached: the set-up may change networks
+        if problems:
+            return problems, []
+        set_pin(self.folder, form.pin)
+        set_passphrase(self.folder, form.passphrase)
+        notes: list[Text] = []
+        zone = form.zone if form.zone != zone_now() else None
+        if (zone is not None or form.wifi is not None) and desk.helper_missing() is not None:
+            notes.append(Phrase.of(NO_HELPER))
+        else:
+            if zone is not None and (problem := desk.ask("timezone", zone=zone)) is not None:
+                notes.append(problem)
+            if form.wifi is not None and not self._taken(desk.spool):
+                notes.append(Phrase.of(NOT_TAKEN, ssid=form.wifi[0]))
+            elif form.wifi is not None and (problem := desk.ask("wifi", ssid=form.wifi[0], password=form.wifi[1])):
+                notes.append(problem)
+        first_boot.set_up(self.folder, by)
+        log.warning("the table was set up from %s: it restarts on its new settings", by)
+        self.waiting = None
+
+        def game() -> None:
+            self.screen.model = None
+            daemon.loop.show()
+
+        daemon.in_loop(game)
+        return [], notes
+
+    def _taken(self, spool: Path) -> bool:
+        """Whether the root helper took the request waiting in ``spool`` (if any) within ``TAKEN_S``."""
+        deadline = time.monotonic() + TAKEN_S
+        while (spool / REQUEST).exists():
+            if time.monotonic() > deadline:
+                return False
+            time.sleep(0.1)
+        return True
+
+    def restart(self) -> float:
+        return self.daemon.restart()
+
+    def staff_address(self) -> str:
+        """Where the staff page is found once the table is on the café's network: its host name on
+        mDNS (Raspberry Pi OS's avahi answers it), at the companion's port."""
+        companion = self.daemon.companion
+        port = self.daemon.config.web.port if companion is None else companion.port
+        return f"http://{socket.gethostname()}.local:{port}/staff"
+
+
+@cache
+def zones() -> list[str]:
+    """The time zones this system knows, sorted (a walk of its zone files: once)."""
+    import zoneinfo  # the set-up page only
+
+    return sorted(zoneinfo.available_timezones())
+
+
+def zone_now(localtime: Path = LOCALTIME) -> str | None:
+    """The system's time zone, as /etc/localtime names it (a link into the zone files); None if it does not."""
+    try:
+        target = os.readlink(localtime)
+    except OSError:
+        return None
+    _, found, zone = target.partition("zoneinfo/")
+    return zone if found and zone else None

@@ -1,0 +1,93 @@
+"""A game as everything above the engine reads it: its title, its nouns, the options it is dealt
+with, whether menus offer it, and its key's legend (``Description``).
+
+python-chess's variant classes carry theirs (``uci_variant``, ``aliases``, ``starting_fen``); here
+a grid game's class carries its ``description`` and a game of another kind has its in its rules'
+room, so naming a game loads no engine. The screen's menu, the staff page's new-game form, the configuration's
+keys and their help, the reference pages and the terminal read these, never a game's name: a new
+game is described once, where it is made. Every word is a msgid, said in each surface's language.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+
+from .keys import ASSASSIN, BLUE_AGENT, BYSTANDER, RED_AGENT
+from .phrase import N_
+
+KINDS_OF_VALUE = ("bool", "str", "int", "number")
+"""What an option's value is: true or false, one of its words, a whole number, any number (as
+the configuration's kinds of the same names)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Nouns:
+    """A game's words for who gives the clues, who guesses and what lies on a cell (msgids). A
+    sentence that names one is written once for each word a game has (the catalogue translates
+    whole sentences): a game chooses its nouns among those, as Alias 24 has its masterminds,
+    teams and aliases where Codenames has spymasters, operatives and cards."""
+
+    clue_giver: str
+    guessers: str
+    card: str
+
+
+SPYMASTERS = Nouns(N_("spymaster"), N_("operatives"), N_("card"))
+MASTERMINDS = Nouns(N_("mastermind"), N_("team"), N_("alias"))
+NOUNS = (SPYMASTERS, MASTERMINDS)
+"""Every game's nouns: the sentences of the screen, the terminal and the refusals have a version
+for each of these."""
+
+
+@dataclass(frozen=True, slots=True)
+class Choice:
+    """An option a game is dealt with, a field of its rules (or, ``rule`` False, a setting its
+    table plays with, such as a discussion's length): its kind of value (``KINDS_OF_VALUE``) and
+    default; its label and help (msgids); the words it is one of (``values``, each said in
+    ``words``) or the numbers it takes (``span``, in ``unit``). The staff page's new-game form
+    offers the rules' options; a table's setting is the configuration's alone."""
+
+    name: str
+    kind: str
+    default: object
+    label: str
+    help: str
+    values: tuple[str, ...] = ()
+    words: Mapping[str, str] = field(default_factory=dict)
+    span: tuple[float, float] | None = None
+    unit: str | None = None
+    rule: bool = True
+
+    def __post_init__(self) -> None:
+        if self.kind not in KINDS_OF_VALUE:
+            raise ValueError(f"option {self.name}: a kind is one of {', '.join(KINDS_OF_VALUE)}, not {self.kind!r}")
+
+
+GRID_LEGEND = {RED_AGENT: N_("red agent"), BLUE_AGENT: N_("blue agent"), BYSTANDER: N_("bystander"),
+               ASSASSIN: N_("assassin")}
+"""The key's letters as Codenames names its cards."""
+GRID_PHASES = {"place": N_("place"), "clue": N_("clue"), "guess": N_("guess"), "cover": N_("cover")}
+"""The grid games' phases by their names in the table's JSON, in words."""
+
+
+@dataclass(frozen=True, slots=True)
+class Description:
+    """A game for the layers above the engine: its ``title`` (a msgid), its ``nouns`` (None for
+    a game whose kind's rooms have words of their own for its people and its cards), the
+    ``options`` it is dealt with, whether menus offer it (``offered``: the screen's and the staff
+    page's), its key's ``legend`` (each letter's name, a msgid; none for a game without a key
+    of letters), and its ``phases`` (or steps) by their names in the table's JSON, in words (the
+    status and the staff page say them)."""
+
+    title: str
+    nouns: Nouns | None = None
+    options: tuple[Choice, ...] = ()
+    offered: bool = True
+    legend: Mapping[str, str] = field(default_factory=dict)
+    phases: Mapping[str, str] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        if self.nouns is not None and self.nouns not in NOUNS:
+            raise ValueError(f"{self.title}: a game's nouns are among NOUNS (the sentences have a version for each), "
+                             f"not {self.nouns}")

@@ -1,0 +1,240 @@
+"""The table's network, through NetworkManager's ``nmcli``: every nmcli call pi-table makes is in
+this module. The service only reads (what the table is connected by, the Wi-Fi networks in
+reach, its own Wi-Fi's address); what changes the network is the root helper's, asked through
+its request file: open the table's own Wi-Fi (a hotspot, as comitup and balena's wifi-connect
+open one), join a café's Wi-Fi, as a trial that goes back to the connection before when it
+fails. Terse output (``-t -f``) is read as nmcli escapes it: ``\\:`` and ``\\\\`` in a value.
+
+Standard library only, beside the layers below: the root helper runs it with the system's Python.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+from dataclasses import dataclass
+
+from ..engine.phrase import N_
+from .layout import ReleaseError
+
+NMCLI = "nmcli"
+IFNAME = "wlan0"
+HOTSPOT = "pi-table-hotspot"  # the table's own Wi-Fi's connection profile
+WIFI = "pi-table-wifi"  # the café's Wi-Fi the owner chose on a page
+TRYING = "pi-table-wifi-new"  # a Wi-Fi being joined: it becomes WIFI once it is joined
+NETWORKS = "wifi.json"  # the root helper's note of the networks seen before the hotspot opened
+HOTSPOT_ADDRESS = "10.42.0.1"  # NetworkManager's own for its first shared connection
+JOIN_S = 60  # nmcli --wait: a café's router may take its time to hand out an address
+CALL_S = 20.0  # any other call
+SSID_BYTES = range(1, 33)
+PSK_LENGTHS = range(8, 64)  # a WPA passphrase; 64 hexadecimal digits are the key itself
+LOOPBACK = "loopback"
+
+
+@dataclass(frozen=True, slots=True)
+class Network:
+    """How the table is connected now: by a connection other than its own Wi-Fi (``via``: its
+    name), and whether its own Wi-Fi is open. ``known``: False when nmcli could not say
+    (no NetworkManager on this machine)."""
+
+    connected: bool
+    via: str | None
+    hotspot: bool
+    known: bool = True
+
+
+UNKNOWN = Network(False, None, False, known=False)
+
+
+@dataclass(frozen=True, slots=True)
+class Seen:
+    """A Wi-Fi network in reach: its name, its signal (0 to 100) and whether it asks a password."""
+
+    ssid: str
+    signal: int
+    secure: bool
+    in_use: bool = False
+
+    def to_json(self) -> dict:
+        return {"ssid": self.ssid, "signal": self.signal, "secure": self.secure, "in_use": self.in_use}
+
+
+def fields(line: str) -> list[str]:
+    """One line of nmcli's terse output, split at its unescaped colons."""
+    found, field, escaped = [], [], False
+    for char in line:
+        if escaped:
+            field.append(char)
+            escaped = False
+        elif char == "\\":
+            escaped = True
+        elif char == ":":
+            found.append("".join(field))
+            field = []
+        else:
+            field.append(char)
+    found.append("".join(field))
+    return found
+
+
+def nmcli(*args: str, timeout: float = CALL_S) -> str:
+    """nmcli's output for ``args``; ReleaseError with nmcli's own last line when it fails."""
+    program = shutil.which(NMCLI)
+    if program is None:
+        raise ReleaseError(N_("NetworkManager's nmcli is not installed: the table cannot change its network"))
+    try:
+        done = subprocess.run([program, *args], capture_output=True, text=True, timeout=timeout, check=False,
+                              env={**os.environ, "LC_ALL": "C.UTF-8"})  # its words untranslated, as read here
+    except subprocess.TimeoutExpired:
+        raise ReleaseError(N_("nmcli did not answer within {seconds} s"), seconds=round(timeout)) from None
+    if done.returncode != 0:
+        said = (done.stderr.strip() or done.stdout.strip() or f"exit {done.returncode}").splitlines()[-1]
+        raise ReleaseError(N_("nmcli: {error}"), error=said.removeprefix("Error: ")[:200])
+    return done.stdout
+
+
+def available() -> bool:
+    return shutil.which(NMCLI) is not None
+
+
+# --- what the service reads ---------------------------------------------------------------------
+
+
+def state() -> Network:
+    """How the table is connected now (UNKNOWN without nmcli, or when it fails)."""
+    try:
+        out = nmcli("-t", "-f", "NAME,TYPE,DEVICE,STATE", "connection", "show", "--active")
+    except ReleaseError:
+        return UNKNOWN
+    via, hotspot = None, False
+    for line in out.splitlines():
+        name, kind, _device, activation = (fields(line) + ["", "", "", ""])[:4]
+        if activation != "activated" or kind == LOOPBACK:
+            continue
+        if name == HOTSPOT:
+            hotspot = True
+        elif via is None:
+            via = name
+    return Network(via is not None, via, hotspot)
+
+
+def networks(rescan: bool = False) -> list[Seen]:
+    """The Wi-Fi networks in reach, the strongest first, each name once (hidden ones left out);
+    [] when nmcli cannot say. Without ``rescan``, NetworkManager's last scan (a scan asks root)."""
+    try:
+        out = nmcli("-t", "-f", "IN-USE,SSID,SIGNAL,SECURITY", "device", "wifi", "list", "ifname", IFNAME,
+                    "--rescan", "yes" if rescan else "no", timeout=CALL_S * 2)
+    except ReleaseError:
+        return []
+    best: dict[str, Seen] = {}
+    for line in out.splitlines():
+        in_use, ssid, signal, security = (fields(line) + ["", "", "", ""])[:4]
+        if not ssid:
+            continue
+        seen = Seen(ssid, int(signal) if signal.isdigit() else 0, security not in ("", "--"), in_use.strip() == "*")
+        kept = best.get(ssid)
+        if kept is None or seen.signal > kept.signal or seen.in_use:
+            best[ssid] = Seen(ssid, seen.signal, seen.secure, seen.in_use or (kept is not None and kept.in_use))
+    return sorted(best.values(), key=lambda seen: (-seen.signal, seen.ssid))
+
+
+def address(ifname: str = IFNAME) -> str | None:
+    """The device's first IPv4 address, None when it has none (or nmcli cannot say)."""
+    try:
+        out = nmcli("-t", "-f", "IP4.ADDRESS", "device", "show", ifname)
+    except ReleaseError:
+        return None
+    for line in out.splitlines():
+        name, _, value = line.partition(":")
+        if name.startswith("IP4.ADDRESS") and value:
+            return value.split("/")[0]
+    return None
+
+
+def hotspot_address() -> str | None:
+    """Where phones on the table's own Wi-Fi reach it, while it is open; None otherwise."""
+    if not available() or not state().hotspot:
+        return None
+    return address() or HOTSPOT_ADDRESS
+
+
+# --- what is checked before anything is asked ---------------------------------------------------
+
+
+def ssid_problem(ssid: object) -> str | None:
+    """Why ``ssid`` is no Wi-Fi network's name (1 to 32 bytes, no control character); None if it is one."""
+    if not isinstance(ssid, str) or len(ssid.encode("utf-8")) not in SSID_BYTES \
+            or any(ord(char) < 32 or ord(char) == 127 for char in ssid):
+        return N_("a Wi-Fi network's name is 1 to 32 bytes with no control character")
+    return None
+
+
+def password_problem(password: object, may_be_open: bool = True) -> str | None:
+    """Why ``password`` is no WPA passphrase (8 to 63 printable ASCII characters, or the 64
+    hexadecimal digits of the key); "" is an open network's, when ``may_be_open``."""
+    if not isinstance(password, str):
+        return N_("a Wi-Fi password is text")
+    if password == "" and may_be_open:
+        return None
+    printable = all(32 <= ord(char) < 127 for char in password)
+    if printable and (len(password) in PSK_LENGTHS or (len(password) == 64 and _hexadecimal(password))):
+        return None
+    return N_("a Wi-Fi password is 8 to 63 letters, digits or signs (no accented letter)")
+
+
+def _hexadecimal(text: str) -> bool:
+    return all(char in "0123456789abcdefABCDEF" for char in text)
+
+
+# --- the root helper's acts ----------------------------------------------------------------------
+
+
+def open_hotspot(ssid: str, password: str) -> list[Seen]:
+    """The table's own Wi-Fi opened under ``ssid`` with ``password`` (its radio turned on first:
+    a Pi whose Wi-Fi country was never set keeps it blocked); the networks in reach, scanned
+    before the radio becomes the hotspot and can scan no more."""
+    nmcli("radio", "wifi", "on")
+    seen = networks(rescan=True)
+    _quietly("connection", "delete", HOTSPOT)  # one made before, perhaps with another password
+    nmcli("device", "wifi", "hotspot", "ifname", IFNAME, "con-name", HOTSPOT, "ssid", ssid, "password", password,
+          timeout=CALL_S * 2)
+    return seen
+
+
+def join(ssid: str, password: str) -> None:
+    """Join the Wi-Fi ``ssid`` as a trial: the table's own Wi-Fi closed, the new connection tried;
+    joined, it replaces the one an earlier page chose; not, it is deleted and the connection the
+    table had (or its own Wi-Fi) comes back, and ReleaseError says why and what it is back on."""
+    before = state()
+    if before.hotspot:
+        _quietly("connection", "down", HOTSPOT)
+    _quietly("connection", "delete", TRYING)
+    connect = ["--wait", str(JOIN_S), "device", "wifi", "connect", ssid]
+    if password:
+        connect += ["password", password]
+    try:
+        nmcli(*connect, "ifname", IFNAME, "name", TRYING, timeout=JOIN_S + CALL_S)
+    except ReleaseError as e:
+        _quietly("connection", "delete", TRYING)
+        error = e.why["fields"].get("error", str(e))
+        if before.via is not None and _quietly("connection", "up", before.via):
+            raise ReleaseError(N_("the table could not join {ssid} ({error}): it is back on {back}"), ssid=ssid,
+                               error=error, back=before.via) from None
+        if (before.hotspot or not before.connected) and _quietly("connection", "up", HOTSPOT):
+            raise ReleaseError(N_("the table could not join {ssid} ({error}): its own Wi-Fi is open again"),
+                               ssid=ssid, error=error) from None
+        raise ReleaseError(N_("the table could not join {ssid} ({error}) and has no network now"), ssid=ssid,
+                           error=error) from None
+    _quietly("connection", "delete", WIFI)
+    nmcli("connection", "modify", TRYING, "connection.id", WIFI, "connection.autoconnect-priority", "10")
+
+
+def _quietly(*args: str) -> bool:
+    """An nmcli call whose failure changes nothing that follows (down what is not up, delete what
+    is not there); whether it worked."""
+    try:
+        nmcli(*args, timeout=JOIN_S + CALL_S if args[:2] == ("connection", "up") else CALL_S)
+    except ReleaseError:
+        return False
+    return True

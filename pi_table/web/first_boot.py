@@ -1,0 +1,287 @@
+"""The set-up page of a table nobody has set up yet, and the staff page's Wi-Fi section
+(docs/dev/first-boot.md is the contract).
+
+``/setup`` is open to anyone on the table's network until the table is set up, and then gone (a
+redirect to ``/staff``; its API answers 404). Reading what it offers (``GET /setup/api``: the
+languages, the time zones, the networks in reach) needs nothing; doing anything (``POST
+/setup/api``) needs the one-time code the table's screen shows, tried through a door of its own
+whose tries are counted as logins are (5 a minute from an address, 20 in all), so a guest on the
+Wi-Fi without the code does nothing. A form that will not do is refused before the code is tried,
+naming the field; the code is not spent by a refusal, only by the set-up.
+
+The Wi-Fi section: ``GET /staff/api/wifi`` (staff: the network, the networks in reach, the last
+Wi-Fi act) and ``POST /staff/api/wifi`` (the owner: ``{"ssid", "password"}``, joined by the root
+helper as a trial that goes back to the connection before when it fails).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from dataclasses import dataclass
+from importlib import resources
+from typing import TYPE_CHECKING, Any, Protocol
+
+from aiohttp import web
+
+from ..engine.phrase import N_, Phrase, Text
+from ..release.network import password_problem, ssid_problem
+from ..ui.i18n import LANGUAGES, say, translation
+from .auth import Door, Throttle, Why
+from .roles import MIN_PASSPHRASE
+from .staff import ATTEMPTS_OVERALL, ATTEMPTS_PER_ADDRESS, MIN_PIN, StaffPage, bad, language, refused, refused_key
+
+if TYPE_CHECKING:
+    from ..release.first_boot import Pending
+    from .auth import Session
+
+log = logging.getLogger("pi_table.web.staff")
+COOKIE = "pt_setup_device"
+FIELDS = {"fleet.table_id": "name", "game.language": "language"}
+"""The configuration's keys the set-up writes, by the form's field that gives each."""
+WRONG_CODE = N_("wrong code: type the code the table's screen shows")
+SETUP_TEXTS: tuple[str, ...] = (
+    N_("Set up this table"),
+    N_("The table's screen shows a code: type it here, then choose how the table is run."),
+    N_("Code on the table's screen"),
+    N_("Table name"),
+    N_("letters, digits, - and _: how the café's tables tell this one apart"),
+    N_("Language of the table"),
+    N_("Time zone"),
+    N_("Staff PIN"),
+    N_("The staff log in with it on the staff page: 6 characters or more."),
+    N_("Owner's passphrase"),
+    N_("Updates, backups, restores, power and the Wi-Fi ask for it: 10 characters or more."),
+    N_("Again"),
+    N_("The café's Wi-Fi"),
+    N_("Network"),
+    N_("Wi-Fi password"),
+    N_("Leave the network empty to keep the one the table is on."),
+    N_("Set up the table"),
+    N_("Setting up…"),
+    N_("The two PINs differ."),
+    N_("The two passphrases differ."),
+    N_("The table is set up and restarts on its settings (about a minute)."),
+    N_("It now joins {ssid}: connect this phone to {ssid}, then open {address}"),
+    N_("Then open the staff page:"),
+    N_("Open the staff page"),
+    N_("On the network {network}."),
+    N_("No network: the table opened its own Wi-Fi."),
+    N_("(open network)"),
+    WRONG_CODE,
+)
+"""The set-up page's words, by their English text (``/setup/words/LANG``)."""
+WIFI_TEXTS: tuple[str, ...] = (
+    N_("Wi-Fi"),
+    N_("On the network {network}."),
+    N_("No network: the table opened its own Wi-Fi."),
+    N_("No network."),
+    N_("NetworkManager does not run on this computer: its network is set up elsewhere."),
+    N_("Network"),
+    N_("Wi-Fi password"),
+    N_("Join this Wi-Fi"),
+    N_("Join {ssid}? The table leaves its network for it; if it cannot join, it goes back by itself."),
+    N_("The table joins {ssid}: if this phone loses the page, connect it to {ssid} and scan the table's code again."),
+    N_("Last change: {why}"),
+    N_("(open network)"),
+)
+"""The staff page's Wi-Fi section's words."""
+
+
+@dataclass(frozen=True, slots=True)
+class Form:
+    """The set-up as the page sent it, each field checked (``_form``): the table's name in the
+    café and language, the owner's passphrase, the staff PIN, the time zone, the café's Wi-Fi."""
+
+    name: str
+    language: str
+    passphrase: str
+    pin: str
+    zone: str
+    wifi: tuple[str, str] | None  # (name, password): None keeps the network the table has
+
+
+class SetupDesk(Protocol):
+    """What the set-up page asks of the table (``daemon.first_boot.FirstBoot``)."""
+
+    waiting: Pending | None  # None once the table is set up
+
+    def language(self) -> str: ...
+
+    def about(self, lang: str) -> dict[str, Any]:
+        """What the page offers: ``languages``, ``zones`` and the system's ``zone``, the network."""
+
+    def zones(self) -> list[str]:
+        """The time zones the system knows."""
+
+    def set_up(self, form: Form, by: str | None) -> tuple[list[Phrase], list[Text]]:
+        """The set-up done; the checker's problems (nothing done), or [] and notes."""
+
+    def staff_address(self) -> str: ...
+
+    def restart(self) -> float: ...
+
+
+class SetupRoom:
+    """The set-up page on the staff page's server, its tries counted as the staff page's logins;
+    ``desk`` None: the table is set up (or sets itself up no other way), and the page is gone."""
+
+    texts = SETUP_TEXTS
+
+    def __init__(self, page: StaffPage, desk: SetupDesk | None) -> None:
+        self.page, self.desk = page, desk
+        gate = page.gate
+        self.door = Door("setup", lambda: None, COOKIE, "/setup", Throttle(ATTEMPTS_PER_ADDRESS, ATTEMPTS_OVERALL),
+                         gate.clock, gate.door.key, gate.turns)
+        self._files = {name: resources.files(__package__).joinpath("static", name).read_bytes()
+                       for name in ("setup.html", "setup.js")}
+        self._one = asyncio.Lock()  # one set-up at a time: the second finds the table set up
+        page.rooms.append(self)
+
+    def mount(self, app: web.Application) -> None:
+        app.add_routes([
+            web.get("/setup", self._page),
+            web.get("/setup/static/setup.js", self._script),
+            web.get("/setup/words/{lang}", self._words),
+            web.get("/setup/api", self._about),
+            web.post("/setup/api", self._set_up),
+        ])
+
+    def _waiting(self) -> SetupDesk | None:
+        return self.desk if self.desk is not None and self.desk.waiting is not None else None
+
+    async def _page(self, request: web.Request) -> web.StreamResponse:
+        desk = self._waiting()
+        if desk is None:
+            raise web.HTTPSeeOther("/staff")
+        page = self._files["setup.html"].replace(b'<html lang="en">', f'<html lang="{desk.language()}">'.encode(), 1)
+        return web.Response(body=page, content_type="text/html", headers=PRIVATE)
+
+    async def _script(self, request: web.Request) -> web.Response:
+        return web.Response(body=self._files["setup.js"], content_type="application/javascript")
+
+    async def _words(self, request: web.Request) -> web.Response:
+        lang = request.match_info["lang"]
+        if lang not in LANGUAGES:
+            raise web.HTTPNotFound(text="")
+        gettext = translation(lang).gettext
+        return web.json_response({text: gettext(text) for text in SETUP_TEXTS})
+
+    async def _about(self, request: web.Request) -> web.Response:
+        desk = self._waiting()
+        if desk is None:
+            raise web.HTTPNotFound(text="")
+        lang = request.query.get("lang", "")
+        return web.json_response(await asyncio.to_thread(desk.about, lang if lang in LANGUAGES else desk.language()),
+                                 headers=PRIVATE)
+
+    async def _set_up(self, request: web.Request) -> web.StreamResponse:
+        desk = self._waiting()
+        if desk is None:
+            raise web.HTTPNotFound(text="")
+        body = await self.page.read_json(request)
+        if not isinstance(body, dict) or not all(isinstance(body.get(name), str) for name in SHAPE) \
+                or not (body.get("wifi") is None or isinstance(body["wifi"], dict)):
+            return bad('expected {"code", "name", "language", "passphrase", "pin", "zone": TEXT, '
+                       '"wifi": {"ssid", "password"} or null}')
+        asked = request.query.get("lang", body["language"])  # the page's own language, else the table's to be
+        lang = asked if asked in LANGUAGES else desk.language()
+        form = _form(body, await asyncio.to_thread(desk.zones))
+        if isinstance(form, tuple):
+            field, problem = form
+            return _refused_field(field, say(problem, lang))
+        waiting = desk.waiting
+        async with self._one:
+            if self._waiting() is None or waiting is None:
+                raise web.HTTPNotFound(text="")
+            checked = await self.door.check(request, body["code"], lambda stored, tried: waiting.matches(tried))
+            if checked is not None and checked.why is Why.WRONG:
+                log.warning("set-up page: a wrong code from %s", request.remote)
+                return web.json_response({"ok": False, "error": translation(lang).gettext(WRONG_CODE), "field": "code"},
+                                         status=403, headers=PRIVATE)
+            if checked is not None:
+                return refused(checked, lang)
+            problems, notes = await asyncio.to_thread(desk.set_up, form, request.remote)
+        if problems:
+            found = [refused_key(problem, lang) for problem in problems]  # the problem alone: no file, no key
+            return _refused_field(FIELDS.get(found[0]["key"] or "", "name"), "\n".join(each["problem"] for each in found))
+        joining = None if form.wifi is None else form.wifi[0]
+        answer = {"ok": True, "restarting": True, "joining": joining, "notes": [say(note, lang) for note in notes],
+                  "staff": "/staff" if joining is None else desk.staff_address()}
+        return await self.page.then_restart(request, answer)
+
+
+SHAPE = ("code", "name", "language", "passphrase", "pin", "zone")
+PRIVATE = {"Cache-Control": "no-store", "X-Content-Type-Options": "nosniff", "Referrer-Policy": "no-referrer"}
+
+
+def _form(body: dict[str, Any], zones: list[str]) -> Form | tuple[str, Text]:
+    """The set-up's form from ``body`` (its shape checked), or the field that will not do and why."""
+    name = body["name"].strip()
+    if not name:
+        return "name", Phrase.of("the table needs a name")
+    if body["language"] not in LANGUAGES:
+        return "language", Phrase.of("the language is one of {languages}, not {lang!r}", languages=", ".join(LANGUAGES),
+                                     lang=body["language"][:20])
+    if len(body["passphrase"]) < MIN_PASSPHRASE:
+        return "passphrase", Phrase.of("the owner's passphrase has at least {least} characters, not {length}",
+                                       least=MIN_PASSPHRASE, length=len(body["passphrase"]))
+    if len(body["pin"]) < MIN_PIN:
+        return "pin", Phrase.of("the staff PIN has at least {least} characters, not {length}", least=MIN_PIN,
+                                length=len(body["pin"]))
+    if body["zone"] not in zones:
+        return "zone", Phrase.of("{zone} is not a time zone this table knows: choose one of the list",
+                                 zone=body["zone"][:40])
+    wifi = body.get("wifi")
+    if wifi is None or not wifi.get("ssid"):
+        return Form(name, body["language"], body["passphrase"], body["pin"], body["zone"], None)
+    ssid, password = wifi.get("ssid"), wifi.get("password", "")
+    if (problem := ssid_problem(ssid)) is not None:
+        return "ssid", Phrase.of(problem)
+    if (problem := password_problem(password)) is not None:
+        return "wifi-password", Phrase.of(problem)
+    assert isinstance(ssid, str) and isinstance(password, str)  # as their checks found them
+    return Form(name, body["language"], body["passphrase"], body["pin"], body["zone"], (ssid, password))
+
+
+def _refused_field(field: str, said: str) -> web.Response:
+    return web.json_response({"ok": False, "error": said, "field": field}, status=400, headers=PRIVATE)
+
+
+class WifiDesk(Protocol):
+    """What the staff page's Wi-Fi section asks of the table (``daemon.first_boot.Wifi``)."""
+
+    def view(self, lang: str) -> dict[str, Any]: ...
+
+    def join(self, ssid: str, password: str) -> Text | None: ...
+
+
+class WifiRoom:
+    """The staff page's Wi-Fi section: the network for the staff, a Wi-Fi joined by the owner."""
+
+    texts = WIFI_TEXTS
+
+    def __init__(self, page: StaffPage, desk: WifiDesk) -> None:
+        self.page, self.desk = page, desk
+        page.rooms.append(self)
+
+    def mount(self, app: web.Application) -> None:
+        api = self.page.api
+        app.add_routes([web.get("/staff/api/wifi", api(self._view)), web.post("/staff/api/wifi", api(self._join))])
+
+    async def _view(self, request: web.Request, session: Session) -> web.Response:
+        return web.json_response(await asyncio.to_thread(self.desk.view, language(request)))
+
+    async def _join(self, request: web.Request, session: Session) -> web.StreamResponse:
+        body = await self.page.read_json(request)
+        if not isinstance(body, dict) or not isinstance(body.get("ssid"), str) \
+                or not isinstance(body.get("password", ""), str):
+            return bad('expected {"ssid": THE NETWORK\'S NAME, "password": ITS PASSWORD ("" for an open one)}')
+        ssid, password, lang = body["ssid"], body.get("password", ""), language(request)
+        if (problem := ssid_problem(ssid) or password_problem(password)) is not None:
+            return bad(translation(lang).gettext(problem))
+        asked = await asyncio.to_thread(self.desk.join, ssid, password)
+        if asked is not None:
+            return web.json_response({"ok": False, "error": say(asked, lang)}, status=409)
+        log.warning("staff page: the Wi-Fi %r asked from %s", ssid, request.remote)
+        return web.json_response({"ok": True}, status=202)

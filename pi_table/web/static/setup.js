@@ -1,0 +1,133 @@
+// The set-up page of a table nobody has set up yet (pi_table/web/first_boot.py): what it offers
+// (the languages, the time zones, the networks in reach), then the form sent with the code the
+// table's screen shows. A refusal shows beside the button, names its field and takes the focus there.
+"use strict";
+
+let lang = localStorage.getItem("setup-lang") || document.documentElement.lang;
+let words = {};
+const catalogues = { en: {} };  // by language: the one the table is set to is fetched before it restarts
+const $ = (id) => document.getElementById(id);
+
+function t(text, fields = {}) {
+  let said = words[text] || text;
+  for (const [name, value] of Object.entries(fields)) said = said.replaceAll(`{${name}}`, value);
+  return said;
+}
+
+async function wordsOf(chosen) {
+  if (!(chosen in catalogues)) catalogues[chosen] = await (await fetch(`/setup/words/${chosen}`)).json();
+  return catalogues[chosen];
+}
+
+async function loadWords() {
+  words = await wordsOf(lang);
+  showWords();
+}
+
+function showWords() {
+  document.documentElement.lang = lang;
+  for (const node of document.querySelectorAll("[data-t]")) node.textContent = t(node.dataset.t);
+  for (const node of document.querySelectorAll("[data-t-label]")) node.setAttribute("aria-label", t(node.dataset.tLabel));
+  $("lang").value = lang;
+}
+
+function option(value, label = value) {
+  const node = document.createElement("option");
+  node.value = value;
+  if (label !== value) node.textContent = label;
+  return node;
+}
+
+// The network as the table sees it, and the networks in reach for the Wi-Fi's name.
+function drawNetwork(about) {
+  const now = about.network;
+  $("network-line").textContent = now.hotspot ? t("No network: the table opened its own Wi-Fi.")
+    : now.connected ? t("On the network {network}.", { network: now.via }) : "";
+  $("networks").replaceChildren(...about.networks.map((seen) => option(seen.ssid,
+    seen.secure ? `${seen.ssid} (${seen.signal}%)` : `${seen.ssid} ${t("(open network)")}`)));
+}
+
+async function load() {
+  const answer = await fetch(`/setup/api?lang=${lang}`);
+  if (!answer.ok) { window.location = "/staff"; return; }  // set up already: the page is gone
+  const about = await answer.json();
+  $("zones").replaceChildren(...about.zones.map((zone) => option(zone)));
+  if (!$("zone").value) $("zone").value = about.zone || "";
+  $("language").value = localStorage.getItem("setup-lang") || about.language;
+  drawNetwork(about);
+}
+
+function result(text, field = null) {
+  // What came of the set-up, beside the button; a field that will not do is marked and focused.
+  for (const node of document.querySelectorAll("[aria-invalid]")) node.removeAttribute("aria-invalid");
+  $("result").textContent = text;
+  $("result").classList.toggle("error", field !== null);
+  $("result").hidden = !text;
+  if (field && $(field)) {
+    $(field).setAttribute("aria-invalid", "true");
+    $(field).setAttribute("aria-errormessage", "result");
+    $(field).focus();
+  }
+}
+
+async function submit(event) {
+  event.preventDefault();
+  if ($("pin").value !== $("pin-again").value) return result(t("The two PINs differ."), "pin-again");
+  if ($("passphrase").value !== $("passphrase-again").value) return result(t("The two passphrases differ."), "passphrase-again");
+  const ssid = $("ssid").value.trim();
+  const body = {
+    code: $("code").value, name: $("name").value, language: $("language").value, zone: $("zone").value,
+    pin: $("pin").value, passphrase: $("passphrase").value,
+    wifi: ssid ? { ssid, password: $("wifi-password").value } : null,
+  };
+  $("submit").disabled = true;
+  result(t("Setting up…"));
+  let answer, data = null;
+  try {
+    await wordsOf(body.language);  // the done page speaks it, and the table is gone once it has answered
+    answer = await fetch(`/setup/api?lang=${lang}`, { method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify(body) });
+    data = await answer.json();
+  } catch {
+    data = null;
+  } finally {
+    $("submit").disabled = false;
+  }
+  if (!answer || !answer.ok || !data || !data.ok) {
+    return result(data && data.error ? data.error : `HTTP ${answer ? answer.status : "?"}`, data && data.field ? data.field : "code");
+  }
+  done(data, body.language);
+}
+
+function done(data, chosen) {
+  lang = chosen;  // the table speaks it from now on: so does this page, from the words fetched before
+  localStorage.setItem("setup-lang", lang);
+  words = catalogues[lang] || {};
+  showWords();
+  $("setup").hidden = true;
+  $("done").hidden = false;
+  $("done-line").textContent = [t("The table is set up and restarts on its settings (about a minute)."), ...data.notes].join("\n");
+  $("done-next").textContent = data.joining
+    ? t("It now joins {ssid}: connect this phone to {ssid}, then open {address}", { ssid: data.joining, address: data.staff })
+    : t("Then open the staff page:");
+  $("staff-link").href = data.staff;
+  $("heading").focus();
+}
+
+document.addEventListener("DOMContentLoaded", async () => {
+  $("lang").addEventListener("change", async () => {
+    lang = $("lang").value;
+    localStorage.setItem("setup-lang", lang);
+    $("language").value = lang;
+    await loadWords();
+    await load();
+  });
+  $("setup").addEventListener("submit", submit);
+  await loadWords();
+  await load();
+  setInterval(async () => {  // the networks in reach, and the table's own Wi-Fi, as they change
+    if (!$("setup").hidden) {
+      const answer = await fetch(`/setup/api?lang=${lang}`);
+      if (answer.ok) drawNetwork(await answer.json());
+    }
+  }, 10000);
+});

@@ -1,0 +1,75 @@
+// The staff page's Wi-Fi section: the network the table is on, the networks in reach, and a Wi-Fi
+// joined by the owner, which the table tries and leaves again by itself when it cannot join. Its
+// result shows beside its button. A module, as the page's other scripts are (staff.js wires it).
+import { askOwner } from "./console.js";
+import { $, api, csrf, el, t } from "./staff.js";
+
+function wifiSection() {
+  return el("section", { id: "wifi-section", "aria-labelledby": "wifi-title" },
+    el("h2", { id: "wifi-title", "data-t": "Wi-Fi", text: t("Wi-Fi") }),
+    el("p", { id: "wifi-line" }),
+    el("p", { id: "wifi-last", class: "note", hidden: "" }),
+    el("form", { id: "wifi-form", class: "stack" },
+      el("label", { for: "wifi-ssid", "data-t": "Network", text: t("Network") }),
+      el("input", { id: "wifi-ssid", list: "wifi-networks", maxlength: "32", autocomplete: "off", required: "" }),
+      el("datalist", { id: "wifi-networks" }),
+      el("label", { for: "wifi-password", "data-t": "Wi-Fi password", text: t("Wi-Fi password") }),
+      el("input", { id: "wifi-password", type: "password", autocomplete: "off", maxlength: "64" }),
+      el("p", { id: "wifi-result", class: "message", role: "status", hidden: "" }),
+      el("button", { type: "submit", "data-t": "Join this Wi-Fi", text: t("Join this Wi-Fi") })));
+}
+
+function wifiResult(text, error = false) {
+  const line = $("wifi-result");
+  line.textContent = text;
+  line.classList.toggle("error", error);
+  line.hidden = !text;
+}
+
+function drawWifi(data) {
+  const now = data.network;
+  $("wifi-line").textContent = !now.known ? t("NetworkManager does not run on this computer: its network is set up elsewhere.")
+    : now.hotspot ? t("No network: the table opened its own Wi-Fi.")
+      : now.connected ? t("On the network {network}.", { network: now.via }) : t("No network.");
+  $("wifi-form").hidden = !now.known;
+  $("wifi-networks").replaceChildren(...data.networks.map((seen) => {
+    const choice = el("option", { value: seen.ssid });
+    choice.textContent = seen.secure ? `${seen.ssid} (${seen.signal}%)` : `${seen.ssid} ${t("(open network)")}`;
+    return choice;
+  }));
+  const last = data.last;
+  $("wifi-last").hidden = !(last && last.outcome === "failed" && last.why);
+  if (last && last.why) $("wifi-last").textContent = t("Last change: {why}", { why: last.why });
+}
+
+async function loadWifi(background = false) {
+  const answer = await api("GET", "/staff/api/wifi", undefined, background);
+  if (answer.ok) drawWifi(answer.data);
+}
+
+async function joinWifi(ssid, password) {
+  const answer = await api("POST", "/staff/api/wifi", { ssid, password });
+  if (answer.ok) {
+    $("wifi-password").value = "";
+    wifiResult(t("The table joins {ssid}: if this phone loses the page, connect it to {ssid} and scan the table's code again.", { ssid }));
+  } else if (answer.status === 403 && answer.data && answer.data.owner === "needed") {
+    wifiResult("");
+    askOwner(answer.data.error, () => joinWifi(ssid, password));  // console.js: asked, then done again
+  } else if (answer.status !== 401) {
+    wifiResult(answer.data ? answer.data.error : `HTTP ${answer.status}`, true);
+  }
+}
+
+export function wireWifi() {
+  $("desk").append(wifiSection());
+  $("wifi-form").addEventListener("submit", (event) => {
+    event.preventDefault();
+    const ssid = $("wifi-ssid").value.trim();
+    if (ssid && confirm(t("Join {ssid}? The table leaves its network for it; if it cannot join, it goes back by itself.", { ssid }))) {
+      joinWifi(ssid, $("wifi-password").value);
+    }
+  });
+  setInterval(() => { if (csrf && !$("desk").hidden) loadWifi(true); }, 10000);
+  new MutationObserver(() => { if (csrf && !$("desk").hidden) loadWifi(true); })
+    .observe($("desk"), { attributes: true, attributeFilter: ["hidden"] });  // read once logged in, never before
+}

@@ -1,0 +1,173 @@
+"""The first boot from the SD image (docs/dev/first-boot.md): the root helper's ``first-boot``
+act makes the table's secrets on the device and leaves its set-up waiting; its network acts
+(the table's own Wi-Fi, a Wi-Fi joined as a trial) and the time zone, through nmcli played by a
+fake NetworkManager (tests/fake_nmcli.py) that records every call."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from pi_table.release import ReleaseError, desk, helper, network, requests
+from pi_table.release.first_boot import DONE, PENDING, TLS, TLS_CERT, TLS_KEY, journal_folder, pending
+from pi_table.release.keys import Keyring
+from pi_table.release.layout import Releases
+from pi_table.release.service_user import ServiceUser
+
+from helpers import STAFF_CONFIG, FakeNetworkManager, require_tools, run_first_boot
+
+SECRETS = ("companion.secret", "staff.device-key")
+
+
+def fresh_table(folder: Path) -> Path:
+    folder.mkdir(parents=True)
+    config = folder / "config.toml"
+    config.write_text(STAFF_CONFIG)
+    return config
+
+
+def test_the_first_boot_makes_the_tables_secrets_on_the_device_and_two_first_boots_make_different_ones(tmp_path):
+    require_tools("openssl")
+    tables = [fresh_table(tmp_path / name) for name in ("one", "two")]
+    for config in tables:
+        done = run_first_boot(config)
+        assert done.returncode == 0, done.stderr
+        journal = journal_folder(config)
+        assert journal == config.parent / "journal" and journal.stat().st_mode & 0o777 == 0o700
+        for name in (*SECRETS, PENDING):
+            assert (journal / name).stat().st_mode & 0o777 == 0o600, name
+        assert (config.parent / TLS / TLS_KEY).stat().st_mode & 0o777 == 0o600
+        waiting = pending(journal)
+        assert waiting is not None and waiting.code not in done.stdout and waiting.password not in done.stdout
+        key = (config.parent / TLS / TLS_KEY).read_text()
+        assert "PRIVATE KEY" in key and key not in done.stdout
+    one, two = (journal_folder(config) for config in tables)
+    for name in SECRETS:
+        assert (one / name).read_bytes() != (two / name).read_bytes(), name
+    assert (one.parent / TLS / TLS_KEY).read_bytes() != (two.parent / TLS / TLS_KEY).read_bytes()
+    first, second = pending(one), pending(two)
+    assert first is not None and second is not None
+    assert (first.code, first.ssid, first.password) != (second.code, second.ssid, second.password)
+    cert = subprocess.run(["openssl", "x509", "-noout", "-checkend", str(365 * 24 * 3600), "-in",
+                           str(one.parent / TLS / TLS_CERT)], capture_output=True, text=True)
+    assert cert.returncode == 0, cert.stdout + cert.stderr
+
+
+def test_a_second_first_boot_changes_nothing_and_a_table_with_a_pin_or_set_up_waits_for_no_set_up(tmp_path):
+    config = fresh_table(tmp_path / "table")
+    assert run_first_boot(config).returncode == 0
+    journal = journal_folder(config)
+    kept = {path.name: path.read_bytes() for path in journal.iterdir()}
+    again = run_first_boot(config)
+    assert again.returncode == 0 and "nothing: the table had all of it" in again.stdout
+    assert {path.name: path.read_bytes() for path in journal.iterdir()} == kept
+    for name in ("staff.pin", "owner.pass", DONE):  # set up by the installer's way, or by the page
+        other = fresh_table(tmp_path / name)
+        journal = journal_folder(other)
+        journal.mkdir(mode=0o700)
+        (journal / name).write_text("kept")
+        assert run_first_boot(other).returncode == 0
+        assert not (journal / PENDING).exists() and (journal / "companion.secret").exists()
+
+
+def test_a_configuration_that_cannot_be_read_stops_the_first_boot_saying_which_and_why(tmp_path):
+    config = tmp_path / "config.toml"
+    config.write_text("[paths\n")
+    done = run_first_boot(config)
+    assert done.returncode == 1 and str(config) in done.stderr and "TOMLDecodeError" in done.stderr
+    assert list(tmp_path.iterdir()) == [config]
+
+
+# --- the network's acts, asked by the service, done by the root helper -----------------------------
+
+
+def acts_of(tmp_path: Path) -> helper.Helper:
+    zone = tmp_path / "timedatectl"
+    zone.write_text(f'#!/bin/sh\necho "$@" >> {tmp_path / "zone-calls"}\n')
+    zone.chmod(0o755)
+    return helper.Helper(Releases(tmp_path / "home"), Keyring(tmp_path / "no-keys"), ServiceUser(None),
+                         timedatectl=(str(zone),))
+
+
+def asked(acts: helper.Helper, spool: Path, act: str, **args: str) -> int:
+    """``act`` asked as the service asks it, then done as pi-table-helper.service does it."""
+    desk.ask(act, spool=spool, **args)
+    return helper.act(acts, spool)
+
+
+def test_with_no_network_the_helper_opens_the_tables_own_wifi_after_a_scan_it_keeps(tmp_path, monkeypatch):
+    nm = FakeNetworkManager(tmp_path / "nm", monkeypatch, networks=(("Cafe", "espresso-42"), ("Guests", "")))
+    acts, spool = acts_of(tmp_path), tmp_path / "spool"
+    assert network.state() == network.Network(False, None, False)
+    assert asked(acts, spool, "hotspot", ssid="pi-table-abcd", password="k7m2p9q4r8s3") == 0
+    calls = nm.calls()
+    assert ["radio", "wifi", "on"] in calls
+    scan = calls.index(["-t", "-f", "IN-USE,SSID,SIGNAL,SECURITY", "device", "wifi", "list", "ifname", "wlan0",
+                        "--rescan", "yes"])
+    assert calls.index(["device", "wifi", "hotspot", "ifname", "wlan0", "con-name", "pi-table-hotspot", "ssid",
+                        "pi-table-abcd", "password", "k7m2p9q4r8s3"]) > scan
+    assert network.state() == network.Network(False, None, True) and network.hotspot_address() == "10.42.0.1"
+    assert network.networks() == []  # the radio is the hotspot now: it scans no more
+    kept = acts.releases.note(network.NETWORKS)
+    assert kept is not None and [seen["ssid"] for seen in kept["networks"]] == ["Cafe", "Guests"]
+    assert [seen["secure"] for seen in kept["networks"]] == [True, False]
+    assert desk.state(acts.releases.home)["last"]["outcome"] == "done"
+
+
+def test_a_wifi_joined_from_the_tables_own_replaces_it_and_is_kept_under_the_tables_name(tmp_path, monkeypatch):
+    nm = FakeNetworkManager(tmp_path / "nm", monkeypatch, networks=(("Cafe", "espresso-42"),))
+    acts, spool = acts_of(tmp_path), tmp_path / "spool"
+    assert asked(acts, spool, "hotspot", ssid="pi-table-abcd", password="k7m2p9q4r8s3") == 0
+    assert asked(acts, spool, "wifi", ssid="Cafe", password="espresso-42") == 0
+    assert nm.active() == ["pi-table-wifi"] and nm.state["profiles"]["pi-table-wifi"]["ssid"] == "Cafe"
+    assert ["--wait", "60", "device", "wifi", "connect", "Cafe", "password", "espresso-42", "ifname", "wlan0", "name",
+            "pi-table-wifi-new"] in nm.calls()
+    assert network.state() == network.Network(True, "pi-table-wifi", False)
+    last = desk.state(acts.releases.home)["last"]
+    assert last["act"] == "wifi" and last["ssid"] == "Cafe" and last["outcome"] == "done"
+    assert "espresso-42" not in json.dumps(last)
+
+
+def test_a_wifi_that_cannot_be_joined_leaves_the_table_where_it_was_and_says_why_in_each_language(
+        tmp_path, monkeypatch):
+    nm = FakeNetworkManager(tmp_path / "nm", monkeypatch, networks=(("Cafe", "espresso-42"), ("Bar", "negroni-77")))
+    acts, spool = acts_of(tmp_path), tmp_path / "spool"
+    assert asked(acts, spool, "hotspot", ssid="pi-table-abcd", password="k7m2p9q4r8s3") == 0
+    assert asked(acts, spool, "wifi", ssid="Cafe", password="wrong-password") == 1
+    assert nm.active() == ["pi-table-hotspot"] and "pi-table-wifi-new" not in nm.state["profiles"]
+    last = desk.state(acts.releases.home)["last"]
+    assert last["outcome"] == "failed" and "wrong-password" not in json.dumps(last)
+    assert last["why"]["en"].startswith("the table could not join Cafe (Connection activation failed")
+    assert last["why"]["en"].endswith("its own Wi-Fi is open again") and last["why"]["it"] != last["why"]["en"]
+    nm.on_wifi("Bar")  # later, on the café's Wi-Fi: a wrong password there goes back to it, not the hotspot
+    assert asked(acts, spool, "wifi", ssid="Cafe", password="wrong-password") == 1
+    assert nm.active() == ["preconfigured"]
+    assert desk.state(acts.releases.home)["last"]["why"]["en"].endswith("it is back on preconfigured")
+
+
+def test_the_time_zone_is_set_by_timedated_and_one_the_system_does_not_know_is_refused(tmp_path):
+    acts, spool = acts_of(tmp_path), tmp_path / "spool"
+    assert asked(acts, spool, "timezone", zone="Europe/Rome") == 0
+    assert (tmp_path / "zone-calls").read_text() == "set-timezone Europe/Rome\n"
+    assert asked(acts, spool, "timezone", zone="Europe/Atlantis") == 1
+    last = desk.state(acts.releases.home)["last"]
+    assert last["outcome"] == "failed" and last["why"]["en"] == "Europe/Atlantis is not a time zone this system knows"
+    assert (tmp_path / "zone-calls").read_text() == "set-timezone Europe/Rome\n"
+
+
+@pytest.mark.parametrize("request_, why", [
+    ({"act": "timezone", "zone": "../../etc/shadow"}, "a time zone is named as Region/City"),
+    ({"act": "timezone", "zone": "Europe/Rome", "then": "reboot"}, "the request timezone takes zone, not 'then'"),
+    ({"act": "wifi", "ssid": "x" * 33, "password": ""}, "a Wi-Fi network's name is 1 to 32 bytes"),
+    ({"act": "wifi", "ssid": "Cafe\n", "password": ""}, "a Wi-Fi network's name is 1 to 32 bytes"),
+    ({"act": "wifi", "ssid": "Cafe", "password": "short"}, "a Wi-Fi password is 8 to 63"),
+    ({"act": "hotspot", "ssid": "pi-table-abcd", "password": ""}, "a Wi-Fi password is 8 to 63"),
+    ({"act": "wifi", "ssid": "Cafe"}, "the request wifi takes password, ssid, not 'ssid'"),
+])
+def test_a_network_or_time_zone_request_out_of_its_shape_is_refused_before_anything_runs(request_, why):
+    with pytest.raises(ReleaseError) as refused:
+        requests.check(request_)
+    assert str(refused.value).startswith(why)

@@ -1,0 +1,394 @@
+"""A table fresh from the SD image, set up from a phone (docs/dev/first-boot.md): its screen shows
+the set-up page's QR code and one-time code instead of a game; the page does nothing without the
+code; the set-up writes the name, language, PIN, passphrase, asks the root helper for the time
+zone and the café's Wi-Fi, and the table restarts into play with the page gone. With no network,
+the table asks for its own Wi-Fi; with Raspberry Pi Imager's, it does not. The staff page's
+Wi-Fi section: the network for the staff, a Wi-Fi joined by the owner."""
+
+from __future__ import annotations
+
+import json
+import re
+import threading
+import time
+import urllib.error
+import urllib.request
+from pathlib import Path
+
+import pytest
+
+from pi_table.config import load_config
+from pi_table.daemon.restarts import EXIT_RESTART
+from pi_table.hal import NewGame, ScreenModel, SetupModel, UiEvent
+from pi_table.release import helper, network, requests
+from pi_table.release.first_boot import DONE, PENDING, pending
+from pi_table.release.keys import Keyring
+from pi_table.release.layout import Releases
+from pi_table.release.service_user import ServiceUser
+from pi_table.web.first_boot import WifiRoom
+
+from helpers import (
+    OWNER_PASSPHRASE,
+    STAFF_CONFIG,
+    FakeNetworkManager,
+    Staff,
+    StaffService,
+    run_first_boot,
+    service_daemon,
+    staff_login,
+    wait_for,
+)
+
+pytestmark = pytest.mark.daemon
+
+PIN = "739120"
+PASSPHRASE = "the café's own table 7"
+
+
+def form(code: str, **changed) -> dict:
+    return {"code": code, "name": "table-7", "language": "it", "passphrase": PASSPHRASE, "pin": PIN,
+            "zone": "Europe/Rome", "wifi": None, **changed}
+
+
+class NoRedirect(urllib.request.HTTPRedirectHandler):
+    def redirect_request(self, *args, **kwargs):
+        return None
+
+
+def call(base: str, method: str, path: str, body: object = None, headers: dict | None = None) -> tuple[int, object, dict]:
+    """A phone's request, redirects not followed: its status, JSON (or text) and headers."""
+    request = urllib.request.Request(base + path, method=method, headers={"Content-Type": "application/json",
+                                                                           **(headers or {})},
+                                     data=None if body is None else json.dumps(body).encode())
+    try:
+        with urllib.request.build_opener(NoRedirect).open(request, timeout=20) as answer:
+            status, raw, got = answer.status, answer.read(), dict(answer.headers)
+    except urllib.error.HTTPError as e:
+        status, raw, got = e.code, e.read(), dict(e.headers)
+    try:
+        return status, json.loads(raw), got
+    except ValueError:
+        return status, raw.decode(errors="replace"), got
+
+
+def test_a_fresh_table_is_set_up_from_the_api_and_plays_after_its_restart_with_the_page_gone(tmp_path):
+    service = StaffService(tmp_path, first_boot=True)
+    journal = tmp_path / "journal"
+    secret = (journal / "companion.secret").read_bytes()
+    waiting = pending(journal)
+    assert waiting is not None
+    try:
+        service.start()
+        assert service.status()["set_up"] is False
+        base = service.status()["companion"]
+        status, page, _ = call(base, "GET", "/setup")
+        assert status == 200 and "/setup/static/setup.js" in page
+        status, about, _ = call(base, "GET", "/setup/api")
+        assert status == 200 and "Europe/Rome" in about["zones"] and about["languages"] == ["en", "it"]
+        assert waiting.code not in json.dumps(about) and waiting.password not in json.dumps(about)
+        # a guest without the code does nothing; a form that will not do is refused by its field, the code unspent
+        assert call(base, "POST", "/setup/api", form("1111 2222"))[:2] == (
+            403, {"ok": False, "error": "codice sbagliato: scrivi il codice che mostra lo schermo del tavolo",
+                  "field": "code"})
+        status, refused, _ = call(base, "POST", "/setup/api", form(waiting.code, pin="123"))
+        assert (status, refused["field"]) == (400, "pin") and "6" in refused["error"]
+        status, refused, _ = call(base, "POST", "/setup/api", form(waiting.code, name="table 7"))
+        assert (status, refused["field"]) == (400, "name") and "config.toml" not in refused["error"]
+        assert "fleet.table_id" not in refused["error"]
+        status, refused, _ = call(base, "POST", "/setup/api", form(waiting.shown, zone="Europe/Atlantis"))
+        assert (status, refused["field"]) == (400, "zone")
+        assert not (journal / "staff.pin").exists() and (journal / PENDING).exists()
+        status, done, _ = call(base, "POST", "/setup/api", form(waiting.shown))
+        assert status == 200 and done["ok"] and done["restarting"] and done["staff"] == "/staff"
+        assert done["notes"] == ["Il fuso orario e il Wi-Fi restano come sono: questo tavolo non ha l'assistente "
+                                 "di sistema per impostarli (sudo systemd/install.sh lo installa)."]
+        assert service.exited() == EXIT_RESTART
+        assert (journal / DONE).exists() and not (journal / PENDING).exists()
+        service.start()
+        base = service.status()["companion"]
+        assert service.status()["set_up"] is True and service.status()["state"]["board"]
+        status, _, headers = call(base, "GET", "/setup")
+        assert status == 303 and headers["Location"] == "/staff"
+        assert call(base, "POST", "/setup/api", form(waiting.code))[0] == 404
+        assert call(base, "GET", "/setup/api")[0] == 404
+        config = load_config(service.config)
+        assert (config.fleet.table_id, config.language) == ("table-7", "it")
+        staff = Staff(base)
+        assert staff.login(PIN)[0] == 200
+        staff.as_owner(PASSPHRASE)
+        assert (journal / "companion.secret").read_bytes() == secret  # the first boot's, not one the table made
+    finally:
+        service.close()
+
+
+def test_guesses_of_the_code_are_limited_and_a_guess_counts_however_right_the_rest_is(tmp_path):
+    service = StaffService(tmp_path, first_boot=True)
+    waiting = pending(tmp_path / "journal")
+    assert waiting is not None
+    try:
+        service.start()
+        base = service.status()["companion"]
+        for guess in range(5):
+            assert call(base, "POST", "/setup/api", form(f"{guess:08d}"))[0] == 403
+        status, refused, headers = call(base, "POST", "/setup/api", form(waiting.code))
+        assert status == 429 and int(headers["Retry-After"]) > 0, refused
+        assert refused["error"].startswith("troppi tentativi: aspetta")
+        assert not (tmp_path / "journal" / "staff.pin").exists() and service.status()["set_up"] is False
+    finally:
+        service.close()
+
+
+# --- in this process: the screen, the touches, the network ---------------------------------------
+
+
+def daemon_staff(daemon):
+    assert daemon.companion is not None and daemon.companion.staff is not None
+    return daemon.companion.staff
+
+
+class Table:
+    """A fresh table in this process (its first boot run), the root helper played by a thread
+    that does each request as pi-table-helper.path and .service do, on a fake NetworkManager."""
+
+    def __init__(self, tmp_path: Path, monkeypatch, nm: FakeNetworkManager) -> None:
+        self.folder, self.nm = tmp_path, nm
+        self.config = tmp_path / "config.toml"
+        self.config.write_text(STAFF_CONFIG)
+        assert run_first_boot(self.config).returncode == 0
+        self.daemon = service_daemon(self.config)
+        boot = self.daemon.first_boot
+        assert boot is not None
+        boot.poll_s, boot.grace_s = 3600.0, 3600.0  # the test looks itself, once its helper is in place
+        self.daemon.start()
+        self.runner = threading.Thread(target=self.daemon.run, daemon=True)
+        self.runner.start()
+        assert self.daemon.wait_for_phones()
+        desk = self.daemon.staff_desk
+        assert desk is not None
+        self.spool = desk.spool = tmp_path / "requests"
+        desk.helper_missing = lambda: None
+        zone = tmp_path / "timedatectl"
+        zone.write_text(f'#!/bin/sh\necho "$@" >> {tmp_path / "zone-calls"}\n')
+        zone.chmod(0o755)
+        home = tmp_path / "opt"
+        self.acts = helper.Helper(Releases(home), Keyring(tmp_path / "keys"), ServiceUser(None), timedatectl=(str(zone),))
+        boot.home = home  # the root helper's notes: its last act, the networks it saw
+        staff = daemon_staff(self.daemon)
+        next(room for room in staff.rooms if isinstance(room, WifiRoom)).desk.home = home  # type: ignore[attr-defined]
+        self._stop = threading.Event()
+        self._helper = threading.Thread(target=self._path_unit, daemon=True)
+        self._helper.start()
+
+    def _path_unit(self) -> None:
+        while not self._stop.wait(0.05):
+            if (self.spool / requests.REQUEST).exists():
+                helper.act(self.acts, self.spool)
+
+    @property
+    def boot(self):
+        assert self.daemon.first_boot is not None
+        return self.daemon.first_boot
+
+    def shown(self):
+        return self.daemon.devices.screen.screen.screen.models[-1]  # the companion's, the set-up's, the sim's
+
+    def close(self) -> None:
+        self._stop.set()
+        self._helper.join(timeout=5)
+        self.daemon.stop()
+        self.runner.join(timeout=5)
+        self.daemon.close()
+
+
+@pytest.fixture
+def fresh(tmp_path, monkeypatch):
+    made: list[Table] = []
+
+    def make(*networks: tuple[str, str], on: str | None = None) -> Table:
+        nm = FakeNetworkManager(tmp_path / "nm", monkeypatch, networks=networks)
+        if on is not None:
+            nm.on_wifi(on)
+        made.append(Table(tmp_path, monkeypatch, nm))
+        return made[-1]
+
+    yield make
+    for table in made:
+        table.close()
+
+
+def test_the_screen_shows_the_page_and_its_code_and_no_game_takes_a_touch_until_the_table_is_set_up(fresh, tmp_path):
+    table = fresh(("Cafe", "espresso-42"), on="Cafe")
+    daemon, boot = table.daemon, table.boot
+    waiting = boot.waiting
+    assert waiting is not None
+    wait_for(lambda: isinstance(table.shown(), SetupModel) and table.shown().link is not None, "the set-up on the screen")
+    shown = table.shown()
+    assert shown.link == f"{daemon.companion.base_url}/setup" and shown.code == waiting.shown
+    game = daemon.status()["game_id"]
+    daemon.post(UiEvent(NewGame()))  # a tap on the screen, a button, a touch: none reaches a game nobody sees
+    time.sleep(0.3)
+    assert daemon.status()["game_id"] == game and isinstance(table.shown(), SetupModel)
+    boot.look()  # on Raspberry Pi Imager's Wi-Fi: no hotspot asked, the screen says which network
+    assert not (table.spool / requests.REQUEST).exists() and table.shown().hotspot is None
+    assert table.shown().network.template == "On the network {network}." and "preconfigured" in str(table.shown().network)
+    status, done, _ = call(daemon.companion.base_url, "POST", "/setup/api", form(waiting.code, zone="Etc/UTC"))
+    assert status == 200, done
+    wait_for(lambda: isinstance(table.shown(), ScreenModel), "the game on the screen once set up")
+    daemon.post(UiEvent(NewGame()))
+    wait_for(lambda: daemon.status()["game_id"] != game, "a new game dealt from the screen once set up")
+
+
+def test_with_no_network_the_table_opens_its_own_wifi_and_joins_the_cafes_from_the_set_up(fresh, tmp_path):
+    table = fresh(("Cafe", "espresso-42"))
+    daemon, boot = table.daemon, table.boot
+    waiting = boot.waiting
+    assert waiting is not None
+    boot.grace_s = 0.0
+    boot.look()  # no network: the root helper is asked for the table's own Wi-Fi, and opens it
+    wait_for(lambda: table.nm.active() == ["pi-table-hotspot"], "the table's own Wi-Fi", timeout=20)
+    assert ["device", "wifi", "hotspot", "ifname", "wlan0", "con-name", "pi-table-hotspot", "ssid", waiting.ssid,
+            "password", waiting.password] in table.nm.calls()
+    boot.look()
+    wait_for(lambda: table.shown().hotspot == (waiting.ssid, waiting.password), "its name and password on the screen")
+    base = daemon.companion.base_url
+    about = call(base, "GET", "/setup/api")[1]
+    assert about["network"]["hotspot"] and [seen["ssid"] for seen in about["networks"]] == ["Cafe"]  # seen before
+    status, done, _ = call(base, "POST", "/setup/api", form(waiting.code, wifi={"ssid": "Cafe", "password": "espresso-42"}))
+    assert status == 200 and done["joining"] == "Cafe" and done["staff"].endswith(".local:" + base.rsplit(":", 1)[1]
+                                                                                  + "/staff")
+    assert done["notes"] == []
+    wait_for(lambda: table.nm.active() == ["pi-table-wifi"], "the café's Wi-Fi joined", timeout=20)
+    assert (tmp_path / "zone-calls").read_text() == "set-timezone Europe/Rome\n"
+    assert network.state() == network.Network(True, "pi-table-wifi", False)
+
+
+def test_a_table_whose_own_wifi_will_not_open_says_why_on_its_screen_and_to_connect_a_cable(fresh):
+    table = fresh()
+    state = table.nm.state
+    state["ap"] = False  # a Wi-Fi chip that cannot be an access point
+    table.nm.write(state)
+    table.boot.grace_s = 0.0
+    table.boot.look()
+    wait_for(lambda: (table.acts.releases.note("last.json") or {}).get("outcome") == "failed", "the helper's try",
+             timeout=20)
+    table.boot.look()
+    said = table.boot.model().network
+    assert said is not None and said.template.startswith("No network, and the table cannot open its own Wi-Fi")
+    assert "does not support AP mode" in str(said) and str(said).endswith("Connect a network cable.")
+
+
+# --- the staff page's Wi-Fi section --------------------------------------------------------------
+
+
+def test_the_staff_see_the_wifi_and_only_the_owner_changes_it(fresh):
+    table = fresh(("Cafe", "espresso-42"), ("Bar", "negroni-77"), on="Bar")
+    daemon, waiting = table.daemon, table.boot.waiting
+    assert waiting is not None
+    base = daemon.companion.base_url
+    assert call(base, "POST", "/setup/api", form(waiting.code, zone="Etc/UTC"))[0] == 200
+    staff = Staff(base)
+    assert staff.call("GET", "/staff/api/wifi")[0] == 401
+    assert staff.login(PIN)[0] == 200
+    status, view = staff.call("GET", "/staff/api/wifi")
+    assert status == 200 and view["network"] == {"known": True, "connected": True, "via": "preconfigured",
+                                                 "hotspot": False}
+    assert [seen["ssid"] for seen in view["networks"]] == ["Cafe", "Bar"] and view["networks"][1]["in_use"]
+    status, refused = staff.call("POST", "/staff/api/wifi", {"ssid": "Cafe", "password": "espresso-42"})
+    assert status == 403 and refused["owner"] == "needed"
+    assert staff.call("POST", "/staff/api/wifi", {"ssid": "Cafe", "password": "short"})[0] == 403  # the owner first
+    staff.as_owner(PASSPHRASE)
+    status, refused = staff.call("POST", "/staff/api/wifi", {"ssid": "Cafe", "password": "short"})
+    assert status == 400 and refused["error"].startswith("a Wi-Fi password is 8 to 63")
+    assert staff.call("POST", "/staff/api/wifi", {"ssid": "Cafe", "password": "wrong-password"})[0] == 202
+    wait_for(lambda: (staff.call("GET", "/staff/api/wifi")[1]["last"] or {}).get("outcome") == "failed",
+             "the join tried and given up", timeout=20)
+    view = staff.call("GET", "/staff/api/wifi")[1]
+    assert view["last"]["why"].endswith("it is back on preconfigured") and table.nm.active() == ["preconfigured"]
+    assert staff.call("POST", "/staff/api/wifi", {"ssid": "Cafe", "password": "espresso-42"})[0] == 202
+    wait_for(lambda: table.nm.active() == ["pi-table-wifi"], "the café's other Wi-Fi joined", timeout=20)
+
+
+# --- from a phone, in Chromium --------------------------------------------------------------------
+
+
+def test_the_owner_sets_the_table_up_from_a_phone_then_logs_in_on_the_staff_page(tmp_path, browser):
+    from playwright.sync_api import expect
+
+    service = StaffService(tmp_path, first_boot=True)
+    waiting = pending(tmp_path / "journal")
+    assert waiting is not None
+    context = browser.new_context(viewport={"width": 390, "height": 844}, device_scale_factor=2)
+    page = context.new_page()
+    try:
+        service.start()
+        base = service.status()["companion"]
+        page.goto(f"{base}/setup")
+        page.fill("#code", "0000 0000")
+        page.fill("#name", "table-7")
+        page.select_option("#language", "it")
+        page.fill("#zone", "Etc/UTC")
+        page.fill("#pin", PIN)
+        page.fill("#pin-again", PIN)
+        page.fill("#passphrase", PASSPHRASE)
+        page.fill("#passphrase-again", PASSPHRASE + "!")
+        page.click("#submit")
+        result = page.locator("#result")
+        result.wait_for()
+        assert result.inner_text() == "The two passphrases differ."
+        assert page.evaluate("document.activeElement.id") == "passphrase-again"
+        page.fill("#passphrase-again", PASSPHRASE)
+        page.click("#submit")
+        expect(result).to_have_text(re.compile("^wrong code"))
+        assert page.locator("#code").get_attribute("aria-invalid") == "true"
+        box, button = result.bounding_box(), page.locator("#submit").bounding_box()
+        assert box is not None and button is not None and abs(button["y"] - (box["y"] + box["height"])) < 60
+        page.fill("#code", waiting.shown)
+        gone = []  # the server restarts once it has answered: nothing more is asked of it after that
+        page.on("response", lambda answer: gone.append(True) if answer.request.method == "POST" and answer.ok else None)
+        page.route("**/*", lambda route: route.abort() if gone else route.continue_())
+        page.click("#submit")
+        page.locator("#done").wait_for()
+        page.unroute("**/*")
+        assert page.locator("#done-line").inner_text().startswith("Il tavolo è pronto")
+        assert page.locator("#staff-link").get_attribute("href") == "/staff"
+        assert service.exited() == EXIT_RESTART
+        service.start()
+        base = service.status()["companion"]
+        page.goto(f"{base}/setup")  # gone: the staff page instead
+        assert page.url == f"{base}/staff"
+        staff_login(page, base, PIN)
+        page.locator("#desk").wait_for()
+        page.locator("#wifi-section").wait_for()
+        expect(page.locator("#wifi-line")).to_have_text(
+            "NetworkManager non è in funzione su questo computer: la sua rete si imposta altrove.")
+    finally:
+        context.close()
+        service.close()
+
+
+def test_the_owner_joins_a_wifi_from_the_staff_page_and_sees_the_answer_beside_the_button(fresh, browser):
+    from playwright.sync_api import expect
+
+    table = fresh(("Cafe", "espresso-42"), ("Bar", "negroni-77"), on="Bar")
+    daemon, waiting = table.daemon, table.boot.waiting
+    assert waiting is not None
+    base = daemon.companion.base_url
+    assert call(base, "POST", "/setup/api", form(waiting.code, language="en", zone="Etc/UTC"))[0] == 200
+    context = browser.new_context(viewport={"width": 390, "height": 844})
+    page = context.new_page()
+    page.on("dialog", lambda dialog: dialog.accept())
+    try:
+        staff_login(page, base, PIN)
+        page.locator("#wifi-line").wait_for()
+        expect(page.locator("#wifi-line")).to_have_text("On the network preconfigured.")
+        page.fill("#wifi-ssid", "Cafe")
+        page.fill("#wifi-password", "espresso-42")
+        page.locator("#wifi-form button[type=submit]").click()
+        page.locator("#owner-passphrase").wait_for()  # the owner's passphrase asked for, then the join done again
+        page.fill("#owner-passphrase", PASSPHRASE)
+        page.locator("#owner-form button[type=submit]").click()
+        expect(page.locator("#wifi-result")).to_have_text(re.compile("^The table joins Cafe"))
+        wait_for(lambda: table.nm.active() == ["pi-table-wifi"], "the café's Wi-Fi joined", timeout=20)
+        assert OWNER_PASSPHRASE not in page.content()
+    finally:
+        context.close()
