@@ -19,7 +19,11 @@
 # test container) it is skipped with a note: there are no GPIO pins to drive.
 #
 # PI_TABLE_ROOT stages every file it writes or reads under another root (the tests run it so,
-# with the system commands stubbed); PI_TABLE_NO_START=1 enables the unit without starting it.
+# with the system commands stubbed); PI_TABLE_NO_START=1 enables the unit without starting it;
+# PI_TABLE_BUNDLE=FILE installs that signed bundle's release (its wheels, built for the Pi)
+# instead of building this checkout's, checked against the keyring as an update is: the SD
+# image's builder (pi-table image, docs/dev/image.md) runs it so, in the image, from the
+# checkout at the bundle's commit; PI_TABLE_ONLY_PACKAGES=1 stops after the system packages.
 set -euo pipefail
 
 src=$(cd "$(dirname "$0")/.." && pwd)
@@ -32,6 +36,7 @@ config=$root/etc/pi-table/config.toml
 unit_dir=$root/etc/systemd/system
 log=$root/var/log/pi-table-install.log
 python=${PYTHON:-python3}
+bundle=${PI_TABLE_BUNDLE:-}
 need_mb=300  # the venv with aiohttp and rpi-ws281x's build: about 100 MB
 
 say() { printf 'install: %s\n' "$*"; }
@@ -56,6 +61,7 @@ run() {
 [ "$(id -u)" = 0 ] || [ -n "$root" ] || fail "run it as root: sudo $0"
 [ -f "$src/pyproject.toml" ] && [ -f "$src/systemd/pi-table.service" ] \
   || fail "$src is not a pi-table checkout (no pyproject.toml or systemd/pi-table.service)"
+[ -z "$bundle" ] || [ -f "$bundle" ] || fail "PI_TABLE_BUNDLE names $bundle, which is no file; expected a bundle pi-table bundle made"
 mkdir -p "$(dirname "$log")"
 : > "$log"
 
@@ -102,7 +108,8 @@ say "LED strip: $backend; screen: $([ "$screen" = True ] && echo "$panel" || ech
 # serve, but Debian 12's (1.6) is older than the 2.x the reporter is written for.
 packages=(python3 python3-venv python3-pip python3-pygame python3-gpiozero python3-spidev python3-serial
           openssh-client)
-[ "$backend" = ws281x ] && packages+=(python3-dev gcc libc6-dev)
+# (A bundle's wheels are built already: nothing is compiled.)
+[ "$backend" = ws281x ] && [ -z "$bundle" ] && packages+=(python3-dev gcc libc6-dev)
 begin "system packages: checking apt's sources"
 run "check the network and apt's sources (/etc/apt/sources.list.d)" apt-get update
 missing=()
@@ -123,12 +130,22 @@ fi
 begin "system packages: ${packages[*]}"
 run "see why apt-get failed in the log" env DEBIAN_FRONTEND=noninteractive \
   apt-get install -y --no-install-recommends "${packages[@]}"
+# PI_TABLE_ONLY_PACKAGES=1: this far and no further (the SD image's builder keeps a base with the
+# packages in, the slow part under emulation, and runs the whole of this on it again).
+if [ "${PI_TABLE_ONLY_PACKAGES:-0}" = 1 ]; then
+  say "system packages installed; nothing else done (PI_TABLE_ONLY_PACKAGES=1)"
+  exit 0
+fi
 
 # 2. SPI for the LED strip, I2C for a local MPR121; a fixed core clock keeps the Pi 3's and 4's
 #    SPI rate steady for rpi-ws281x (its README); the Pi 5 drives the strip with spidev instead.
 #    These take effect at the next boot: each is said, and the summary repeats them.
+#    Off a Pi (an SD image being built, a Debian without raspi-config) the same two lines of
+#    config.txt that raspi-config writes, set below with the others.
 reboot_changes=()
-if command -v raspi-config >/dev/null; then
+raspi_config=0
+if command -v raspi-config >/dev/null && [ "$on_pi" = 1 ]; then
+  raspi_config=1
   begin "SPI and I2C on"
   for interface in spi i2c; do  # get_spi prints 0 when it is on
     [ "$(raspi-config nonint "get_$interface" 2>/dev/null)" = 0 ] && continue
@@ -166,6 +183,10 @@ boot_changed() {
   reboot_changes+=("$1 in ${boot_config#"$root"}")
 }
 
+if [ "$raspi_config" = 0 ]; then
+  set_boot 'dtparam=spi=.*' dtparam=spi=on
+  set_boot 'dtparam=i2c_arm=.*' dtparam=i2c_arm=on
+fi
 # The screen: pygame draws on KMSDRM, which needs the vc4 KMS driver (dtoverlay=vc4-kms-v3d).
 # Then the panel [screen] panel names:
 # - touch-display-2-7, touch-display-2-5 (Raspberry Pi Touch Display 2): its overlay,
@@ -275,8 +296,10 @@ done
 # whoever runs this; on a machine it always runs as the service's user.
 build_user=$user
 [ -n "$root" ] && build_user=""
-run "pip's messages in the log say which package failed (no network? a failed rpi-ws281x build?)" \
-  env PYTHONDONTWRITEBYTECODE=1 "$python" -I "$prefix/helper" --user "$build_user" install --source "$src" --extras "$extras"
+from=()
+[ -z "$bundle" ] || from=(--bundle "$bundle")
+run "pip's messages in the log say which package failed (no network? a failed rpi-ws281x build? a bundle without it?)" \
+  env PYTHONDONTWRITEBYTECODE=1 "$python" -I "$prefix/helper" --keyring "$keyring" --user "$build_user" install --source "$src" --extras "$extras" "${from[@]}"
 say "$(grep -o 'installed release .*' "$log" | tail -n 1)"
 mkdir -p "$root/usr/local/bin"
 ln -sfn /opt/pi-table/venv/bin/pi-table "$root/usr/local/bin/pi-table"
@@ -315,7 +338,11 @@ mkdir -p "$unit_dir"
 for unit in pi-table.service pi-table-helper.service pi-table-helper.path pi-table-first-boot.service; do
   install -m 0644 "$src/systemd/$unit" "$unit_dir/$unit"
 done
-run "see the log" systemctl daemon-reload
+# systemd reloads its units only where it runs: not in the SD image's root while it is built,
+# where the units are enabled for the image's first boot.
+if [ -n "$root" ] || [ -d /run/systemd/system ]; then
+  run "see the log" systemctl daemon-reload
+fi
 run "see the log" systemctl enable pi-table.service pi-table-helper.path
 if [ "${PI_TABLE_FIRST_BOOT:-0}" = 1 ]; then
   run "see the log" systemctl enable pi-table-first-boot.service

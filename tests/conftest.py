@@ -114,7 +114,7 @@ def broker(tmp_path):
 
 # --- the tiers ------------------------------------------------------------------------------------
 
-HEAVY = ("container", "browser", "broker", "daemon", "tool", "slow")
+HEAVY = ("container", "browser", "broker", "daemon", "tool", "slow", "emulated_pi")
 """The markers (registered in pyproject.toml) of what the fast tier leaves out: a test that boots a
 container, drives Chromium, runs Mosquitto, starts the table's daemon, runs an outside program, or
 takes seconds by itself. A test file marks what its own tests start (``pytestmark``, or a mark on

@@ -914,6 +914,40 @@ class StaffService:
             self.systemd.close()
 
 
+# --- release bundles, as pi-table bundle writes them -----------------------------------------------
+
+BUNDLE_SECRET = "the-contents-nobody-may-see"
+"""What the stand-in wheels hold: no refusal may show it."""
+
+
+def bundle_wheels(version: str) -> dict[str, bytes]:
+    return {f"pi_table-{version}-py3-none-any.whl": f"# {BUNDLE_SECRET} {version}\n".encode(),
+            "segno-1.6.6-py3-none-any.whl": b"segno's wheel\n"}
+
+
+def signed_bundle(path: Path, key: Path | None, version: str = "0.2.0", wheels_version: str | None = None,
+                  **manifest_changes) -> Path:
+    """A bundle as pi-table bundle writes one (its wheels stand-ins: the helper never opens them),
+    signed with ``key`` (None: not signed); its pi-table wheel ``wheels_version`` (``version``'s)."""
+    import hashlib
+    import tarfile
+
+    from pi_table.release import bundle, keys
+
+    wheels = bundle_wheels(wheels_version or version)
+    manifest = {"format": bundle.FORMAT, "name": "pi-table", "version": version, "commit": "0" * 40, "target": "pi",
+                "made": 1.0, "files": {f"wheels/{name}": hashlib.sha256(data).hexdigest() for name, data in wheels.items()},
+                **manifest_changes}
+    data = json.dumps(manifest).encode()
+    with tarfile.open(path, "w:gz") as out:
+        bundle._add(out, bundle.MANIFEST, data, 1.0)
+        if key is not None:
+            bundle._add(out, bundle.SIGNATURE, keys.sign(data, key), 1.0)
+        for name, content in wheels.items():
+            bundle._add(out, f"wheels/{name}", content, 1.0)
+    return path
+
+
 # --- the first boot: NetworkManager played by a fake nmcli ------------------------------------
 
 FAKE_NMCLI = ROOT / "tests" / "fake_nmcli.py"

@@ -15,7 +15,7 @@ import pi_table
 PACKAGE = Path(pi_table.__file__).parent
 FIRMWARE = Path(pi_table.firmware.__file__).parent  # firmware/, mapped into the package
 HARDWARE = Path(pi_table.hardware.__file__).parent  # hardware/, likewise
-LAYERS = ["errors", "files", "host", "engine", "protocol", "firmware", "hal", "drivers", "ui", "release", "night", "web", "hardware", "table", "sim", "config", "fleet", "daemon", "bench", "cli", "__main__"]
+LAYERS = ["errors", "files", "host", "engine", "protocol", "firmware", "hal", "drivers", "ui", "release", "image", "night", "web", "hardware", "table", "sim", "config", "fleet", "daemon", "bench", "cli", "__main__"]
 ENGINE_STDLIB = {"__future__", "dataclasses", "enum", "typing", "collections", "collections.abc", "random", "abc",
                  "typing_extensions"}  # the last for a type checker only: TypeIs is in typing from 3.13
 ENGINE_FORBIDDEN_CALLS = {"open", "print", "input", "exec", "eval", "__import__"}
@@ -214,7 +214,7 @@ ROOMS = {
     "web": ["tokens", "seats", "runner", "auth", "roles", "snapshot", "games", "texts", "codex_pages", "staff", "console",
             "files", "night", "first_boot", "server"],
     "cli": ["output", "window", "tables", "script", "games", "grid", "codex", "options", "play", "board", "control", "service",
-            "fleet", "backup", "release", "bench"],
+            "fleet", "backup", "release", "image", "bench"],
     "release": ["layout", "service_user", "network", "wheels", "keys", "bundle", "requests", "first_boot", "lock", "helper",
                 "desk"],
     "ui": ["i18n", "messages", "words", "orientation", "mounting", "pixels", "leds", "canvas", "codex_turns", "games", "sound",

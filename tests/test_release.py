@@ -4,7 +4,6 @@ exactly what is expected. Under the real systemd: tests/test_container.py."""
 
 from __future__ import annotations
 
-import hashlib
 import io
 import json
 import os
@@ -26,7 +25,9 @@ from pi_table.release.layout import CURRENT, ORIGIN, PREVIOUS, Releases
 from pi_table.release.service_user import ServiceUser
 from pi_table.release.wheels import Wheels
 
-from helpers import require_tools
+from helpers import BUNDLE_SECRET as SECRET
+from helpers import bundle_wheels as wheel_files
+from helpers import require_tools, signed_bundle
 
 ROOT = Path(__file__).resolve().parent.parent
 PROJECT = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
@@ -197,7 +198,6 @@ def test_the_install_asks_pip_for_every_wheel_by_its_hashes_and_pi_table_with_it
 # --- keys and bundles -------------------------------------------------------------------------------
 
 
-SECRET = "the-contents-nobody-may-see"
 
 
 @pytest.fixture
@@ -214,29 +214,6 @@ def maker(tmp_path):
 
 def new_key(path: Path) -> Path:
     subprocess.run(["ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-f", str(path)], check=True)
-    return path
-
-
-def wheel_files(version: str) -> dict[str, bytes]:
-    return {f"pi_table-{version}-py3-none-any.whl": f"# {SECRET} {version}\n".encode(),
-            "segno-1.6.6-py3-none-any.whl": b"segno's wheel\n"}
-
-
-def signed_bundle(path: Path, key: Path | None, version: str = "0.2.0", wheels_version: str | None = None,
-                  **manifest_changes) -> Path:
-    """A bundle as pi-table bundle writes one (its wheels stand-ins: the helper never opens them),
-    signed with ``key`` (None: not signed); its pi-table wheel ``wheels_version`` (``version``'s)."""
-    wheels = wheel_files(wheels_version or version)
-    manifest = {"format": bundle.FORMAT, "name": "pi-table", "version": version, "commit": "0" * 40, "target": "pi",
-                "made": 1.0, "files": {f"wheels/{name}": hashlib.sha256(data).hexdigest() for name, data in wheels.items()},
-                **manifest_changes}
-    data = json.dumps(manifest).encode()
-    with tarfile.open(path, "w:gz") as out:
-        bundle._add(out, bundle.MANIFEST, data, 1.0)
-        if key is not None:
-            bundle._add(out, bundle.SIGNATURE, keys.sign(data, key), 1.0)
-        for name, content in wheels.items():
-            bundle._add(out, f"wheels/{name}", content, 1.0)
     return path
 
 

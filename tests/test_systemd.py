@@ -14,15 +14,17 @@ import re
 import shutil
 import stat
 import subprocess
+import sys
 import tempfile
 from pathlib import Path
 
 import pytest
 
 from pi_table.config import DEFAULT_PATH, defaults
+from pi_table.release.keys import Keyring
 from pi_table.ui.mounting import PANELS
 
-from helpers import INSTALL, ROOT, Installer, readme_scripts, require_tools
+from helpers import INSTALL, ROOT, Installer, readme_scripts, require_tools, signed_bundle
 
 pytestmark = pytest.mark.tool
 
@@ -415,6 +417,74 @@ def test_install_on_plain_debian_skips_lgpio_with_a_note_and_no_stray_error(tmp_
     assert "python3-lgpio skipped: only Raspberry Pi OS's archive has it" in result.stdout
     [install] = [call for call in installer.calls("apt-get") if " install " in call]
     assert "python3-lgpio" not in install and "python3-gpiozero" in install
+
+
+def maker_key(folder: Path) -> Path:
+    require_tools("ssh-keygen")
+    key = folder / "maker"
+    subprocess.run(["ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-C", "maker", "-f", str(key)], check=True)
+    return key
+
+
+def test_install_from_a_signed_bundle_installs_its_wheels_with_no_compiler_and_notes_no_repository(tmp_path):
+    """As the SD image's builder runs it in the image (PI_TABLE_BUNDLE; docs/dev/image.md): off a Pi,
+    with no raspi-config, the release is the bundle's (checked against the keyring), SPI and I2C are
+    turned on in config.txt itself, nothing is compiled, and updates then come as bundles."""
+    require_tools("git")
+    key = maker_key(tmp_path)
+    tree = tmp_path / "tree"
+    listed = subprocess.run(["git", "-C", str(ROOT), "ls-files", "-z", "--cached", "--others", "--exclude-standard"],
+                            capture_output=True, text=True, check=True)
+    for name in filter(None, listed.stdout.split("\0")):
+        if (ROOT / name).is_file():
+            (tree / name).parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(ROOT / name, tree / name)
+    git = ["git", "-C", str(tree), "-c", "user.name=pi-table", "-c", "user.email=test@pi-table.invalid"]
+    for args in (["init", "-q", "-b", "main"], ["add", "-A"], ["commit", "-q", "-m", "the release"]):
+        subprocess.run([*git, *args], check=True, capture_output=True)
+    bundle = tmp_path / "pi-table.tar.gz"
+    made = subprocess.run([sys.executable, "-m", "pi_table", "bundle", "--source", str(tree), "--for", "here",
+                           "--key", str(key), "-o", str(bundle)], capture_output=True, text=True, timeout=900)
+    assert made.returncode == 0, made.stderr
+    installer = Installer(tmp_path, None)
+    installer.unavailable("python3-lgpio")
+    Keyring(installer.root / "etc/pi-table-keys").add(key.with_name("maker.pub").read_text(), "maker")
+    installer.env.update(PI_TABLE_BUNDLE=str(bundle), PI_TABLE_NO_START="1")
+    result = installer.run()
+    assert result.returncode == 0, result.stdout + result.stderr
+    [install] = [call for call in installer.calls("apt-get") if " install " in call]
+    assert "python3-pygame" in install and not any(f" {tool}" in install for tool in ("gcc", "python3-dev", "libc6-dev"))
+    log = (installer.root / "var/log/pi-table-install.log").read_text()
+    assert "signed with key maker" in log and "--bundle" in log
+    [release] = (installer.root / "opt/pi-table/releases").iterdir()
+    assert os.readlink(installer.root / "opt/pi-table/current") == f"releases/{release.name}"
+    assert not (installer.root / "opt/pi-table/origin.json").exists()
+    assert installer.calls("raspi-config") == []  # off a Pi: config.txt's own lines
+    boot = (installer.root / "boot/firmware/config.txt").read_text().splitlines()
+    assert "dtparam=spi=on" in boot and "dtparam=i2c_arm=on" in boot
+
+
+def test_install_from_a_bundle_signed_with_a_key_the_table_does_not_accept_stops_and_says_why(tmp_path):
+    bundle = signed_bundle(tmp_path / "pi-table.tar.gz", maker_key(tmp_path))
+    installer = Installer(tmp_path, None)
+    installer.unavailable("python3-lgpio")
+    (tmp_path / "owner").mkdir()
+    owner = maker_key(tmp_path / "owner")  # the table accepts another key than the bundle's
+    Keyring(installer.root / "etc/pi-table-keys").add(owner.with_name("maker.pub").read_text(), "owner")
+    installer.env.update(PI_TABLE_BUNDLE=str(bundle), PI_TABLE_NO_START="1")
+    result = installer.run()
+    assert result.returncode == 1
+    assert result.stderr.startswith('install: FAILED at "pi-table into /opt/pi-table/venv"')
+    assert "which this table does not accept" in result.stderr
+    assert not (installer.root / "opt/pi-table/current").exists() and not installer.config.exists()
+
+
+def test_install_stops_at_once_on_a_bundle_that_is_no_file(tmp_path):
+    installer = Installer(tmp_path, None)
+    installer.env.update(PI_TABLE_BUNDLE=str(tmp_path / "missing.tar.gz"))
+    result = installer.run()
+    assert result.returncode == 1 and "PI_TABLE_BUNDLE names" in result.stderr and "which is no file" in result.stderr
+    assert installer.calls("apt-get") == []
 
 
 def test_install_on_a_pi_without_its_archive_stops_before_changing_anything(tmp_path):

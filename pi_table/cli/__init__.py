@@ -59,6 +59,7 @@ GROUPS = {
     "fleet": ("fleet",),
     "backup": ("backup", "restore"),
     "release": ("bundle",),
+    "image": ("image", "pi-wheels"),
     "bench": ("bench",),
 }
 """Each command group's module and the commands it adds, in the order ``--help`` lists them."""

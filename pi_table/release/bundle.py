@@ -215,26 +215,13 @@ def unpack(bundle: Path, into: Path, keyring: Keyring) -> tuple[Wheels, str]:
     """Check the bundle's signature against ``keyring``, then check and unpack its wheels into
     the empty folder ``into``: the wheels and the name of the key that signed them. ReleaseError
     saying what was wrong; nothing is unpacked before the signature holds."""
-    size = bundle.stat().st_size
-    if size > MAX_BUNDLE:
-        raise _refuse(N_("the bundle is {size} MB; a bundle is at most {most} MB"),
-                      size=size // 2**20, most=MAX_BUNDLE // 2**20)
+    _sized(bundle)
     digests: dict[str, str] = {}
     total = count = 0
     wheels = into / WHEELS
     try:
         with tarfile.open(bundle, "r:gz") as archive:
-            data = _first(archive, MANIFEST, MAX_MANIFEST)
-            if data is None or len(data) > MAX_MANIFEST:
-                raise _refuse(N_("the file is not a pi-table bundle: expected {manifest} first, as pi-table bundle "
-                                 "writes it"), manifest=MANIFEST)
-            signature = _first(archive, SIGNATURE, MAX_SIGNATURE)
-            if signature is None:
-                _format_of(data)  # an older bundle is told as such
-                raise _refuse(N_("the release is not signed: a table installs only releases signed with a key it "
-                                 "accepts (pi-table bundle --key)"))
-            signer = keyring.verify(data, signature)
-            manifest = _manifest(data)
+            manifest, signer = _signed(archive, keyring)
             wheels.mkdir(mode=0o755, parents=True)
             while (member := archive.next()) is not None:  # on past the two read (iterating starts again)
                 count += 1
@@ -273,6 +260,42 @@ def unpack(bundle: Path, into: Path, keyring: Keyring) -> tuple[Wheels, str]:
         raise _refuse(N_("the bundle's manifest says version {said}, its pi-table wheel {found}; expected the same"),
                       said=manifest["version"], found=found.version)
     return found, signer
+
+
+def checked(bundle: Path, keyring: Keyring) -> tuple[dict, str]:
+    """The bundle's manifest, once its signature holds against ``keyring``, and the name of the
+    key that signed it; its wheels are not read (``unpack`` checks them). For what is built from
+    a bundle beside a table: the SD image (``pi_table.image``) names its commit and version."""
+    _sized(bundle)
+    try:
+        with tarfile.open(bundle, "r:gz") as archive:
+            return _signed(archive, keyring)
+    except (tarfile.TarError, EOFError, OSError, UnicodeDecodeError) as e:
+        raise _refuse(N_("the file is not a pi-table bundle (a .tar.gz that pi-table bundle makes): {error}"),
+                      error=type(e).__name__) from None
+
+
+def _sized(bundle: Path) -> None:
+    size = bundle.stat().st_size
+    if size > MAX_BUNDLE:
+        raise _refuse(N_("the bundle is {size} MB; a bundle is at most {most} MB"),
+                      size=size // 2**20, most=MAX_BUNDLE // 2**20)
+
+
+def _signed(archive: tarfile.TarFile, keyring: Keyring) -> tuple[dict, str]:
+    """The manifest and the signer's name from the first two members, the signature checked
+    before the manifest's fields are read."""
+    data = _first(archive, MANIFEST, MAX_MANIFEST)
+    if data is None or len(data) > MAX_MANIFEST:
+        raise _refuse(N_("the file is not a pi-table bundle: expected {manifest} first, as pi-table bundle "
+                         "writes it"), manifest=MANIFEST)
+    signature = _first(archive, SIGNATURE, MAX_SIGNATURE)
+    if signature is None:
+        _format_of(data)  # an older bundle is told as such
+        raise _refuse(N_("the release is not signed: a table installs only releases signed with a key it "
+                         "accepts (pi-table bundle --key)"))
+    signer = keyring.verify(data, signature)
+    return _manifest(data), signer
 
 
 def _format_of(data: bytes) -> None:

@@ -2,9 +2,9 @@
 copy of pi-table the installer put in /opt/pi-table/lib: never from a release, so nothing an
 update brings is ever run by root (systemd/pi-table-helper). Its acts:
 
-- ``install --source DIR [--extras E]``: install.sh's step: the checkout's release built (its
-  wheels by the service's user) and switched to: a first install is an update with nothing to go
-  back to;
+- ``install --source DIR [--extras E] [--bundle FILE]``: install.sh's step: the checkout's release
+  built (its wheels by the service's user), or a signed bundle's (the SD image's), and switched
+  to: a first install is an update with nothing to go back to;
 - ``request``: the one request the service left in its spool folder (pi-table-helper.service,
   started by pi-table-helper.path): an update, a reboot, a power off, the time zone, the table's
   own Wi-Fi opened or a Wi-Fi joined (``network``), nothing else;
@@ -92,25 +92,32 @@ def incoming(releases: Releases) -> Iterator[Path]:
         shutil.rmtree(folder, ignore_errors=True)
 
 
-def install(helper: Helper, source: Path, extras: str, log=sys.stdout) -> str:
+def install(helper: Helper, source: Path, extras: str, log=sys.stdout, signed: Path | None = None) -> str:
     """install.sh's step: the checkout's wheels built by the service's user from a copy of what
     git tracks in it (or, for a tree that is no clone, its files), the release made and current,
-    and where it came from noted."""
+    and where it came from noted. ``signed``: the wheels of that bundle instead, its signature
+    checked against the keyring as an update's is (the SD image is installed so: updates then
+    come as bundles, and no repository is noted)."""
     releases = helper.releases
     with incoming(releases) as scratch:
-        tree = scratch / "tree"
-        tree.mkdir()
-        if (source / ".git").exists() and shutil.which("git"):
-            bundle.export(source, tree, dirty=True)
+        if signed is not None:
+            wheels, signer = bundle.unpack(signed, scratch / "bundle", helper.keyring)
+            print(f"bundle of pi-table {wheels.version}, signed with key {signer}", file=log, flush=True)
         else:
-            for path in tree_files(source):
-                (tree / path).parent.mkdir(parents=True, exist_ok=True)
-                shutil.copy2(source / path, tree / path)
-        helper.user.give(tree)
-        name = make_release(releases, built(tree, extras, scratch, helper.user, log), extras, helper.user, log)
+            tree = scratch / "tree"
+            tree.mkdir()
+            if (source / ".git").exists() and shutil.which("git"):
+                bundle.export(source, tree, dirty=True)
+            else:
+                for path in tree_files(source):
+                    (tree / path).parent.mkdir(parents=True, exist_ok=True)
+                    shutil.copy2(source / path, tree / path)
+            helper.user.give(tree)
+            wheels = built(tree, extras, scratch, helper.user, log)
+        name = make_release(releases, wheels, extras, helper.user, log)
     with locked(releases):
         releases.switch(name, "install")
-    origin = git_origin(source)
+    origin = git_origin(source) if signed is None else None
     if origin is not None:
         releases.write_note(ORIGIN, origin)
     return name
@@ -355,6 +362,8 @@ def main(argv: list[str] | None = None) -> int:
     build = acts.add_parser("install", help="build the checkout's release and switch to it")
     build.add_argument("--source", type=Path, required=True)
     build.add_argument("--extras", default="")
+    build.add_argument("--bundle", type=Path, help="install this signed bundle's wheels instead of building the "
+                                                   "checkout's (its signature checked against the keyring)")
     asked = acts.add_parser("request", help="do the request the service left in its spool folder")
     asked.add_argument("--spool", type=Path, default=requests.SPOOL)
     boot = acts.add_parser("first-boot", help="a table's first start: its secrets made, its set-up waiting")
@@ -384,7 +393,8 @@ def main(argv: list[str] | None = None) -> int:
                 print(f"first boot: {made}", flush=True)
             return 0
         if args.act == "install":
-            name = install(Helper(releases, keyring, user), args.source.resolve(), args.extras)
+            name = install(Helper(releases, keyring, user), args.source.resolve(), args.extras,
+                           signed=args.bundle)
             print(f"installed release {name}", flush=True)
             return 0
         if args.act == "request":
