@@ -646,6 +646,18 @@ class Staff:
         assert status == 200 and isinstance(answer, dict) and answer["left_s"] > 0, (status, answer)
 
 
+def as_owner_once_answering(staff: Staff) -> Staff | None:
+    """``staff`` logged in and acting as the owner (restores and updates are the owner's), or None
+    while the table's page does not answer or refuses the PIN (a table still starting)."""
+    try:
+        if staff.login()[0] != 200:
+            return None
+    except OSError:
+        return None
+    staff.as_owner()
+    return staff
+
+
 def raw_post(base: str, path: str, staff: Staff, data: bytes, headers: dict | None = None) -> tuple[int, dict]:
     """A file from the phone as the body, as console.js's upload() sends it."""
     import http.client

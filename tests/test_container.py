@@ -41,7 +41,7 @@ from pathlib import Path
 
 import pytest
 
-from helpers import OWNER_PASSPHRASE, STAFF_PIN, Staff, readme_scripts, require_tools
+from helpers import OWNER_PASSPHRASE, STAFF_PIN, Staff, as_owner_once_answering, readme_scripts, require_tools
 
 pytestmark = pytest.mark.container
 
@@ -446,18 +446,7 @@ def staff_phone(container: Container):
     with a PIN and the owner's passphrase set as the install guide says, acting as the owner."""
     container.run(f"printf '{STAFF_PIN}\\n' | pi-table set-staff-pin")
     container.run(f"printf '{OWNER_PASSPHRASE}\\n' | pi-table set-owner-passphrase")
-    return container.wait_for(lambda: _logged_in(Staff(f"http://127.0.0.1:{PORT}")), "the staff page", 30)
-
-
-def _logged_in(staff):
-    """``staff`` logged in and acting as the owner (restores and updates are the owner's), or None."""
-    try:
-        if staff.login()[0] != 200:
-            return None
-    except OSError:
-        return None
-    staff.as_owner()
-    return staff
+    return container.wait_for(lambda: as_owner_once_answering(Staff(f"http://127.0.0.1:{PORT}")), "the staff page", 30)
 
 
 def test_a_staff_change_the_table_cannot_live_with_is_rolled_back_under_systemd(container):
@@ -478,7 +467,7 @@ def test_a_staff_change_the_table_cannot_live_with_is_rolled_back_under_systemd(
     try:
         after = container.active(restarts=int(before["NRestarts"]) + 2)  # the staff's restart, then the rollback's
         assert (container.merged / SERVICE_CONFIG.lstrip("/")).read_text() == good
-        staff = container.wait_for(lambda: _logged_in(Staff(f"http://127.0.0.1:{PORT}")), "the staff page", 30)
+        staff = container.wait_for(lambda: as_owner_once_answering(Staff(f"http://127.0.0.1:{PORT}")), "the staff page", 30)
         status, table = staff.call("GET", "/staff/api/table")
         assert status == 200 and table["settings"]["rolled_back"]["keys"] == ["web.port"]
         assert table["settings"]["rolled_back"]["why"].startswith("the phones' pages and the staff page cannot open")
@@ -521,7 +510,7 @@ def test_a_restore_from_the_staff_page_is_kept_when_healthy_and_rolled_back_when
     assert upload(staff, "/staff/api/restore", good) == (200, {"ok": True, "restarting": True})
     restarts = int(before["NRestarts"]) + 1
     container.active(restarts=restarts)
-    staff = container.wait_for(lambda: _logged_in(Staff(f"http://127.0.0.1:{PORT}")), "the staff page", 30)
+    staff = container.wait_for(lambda: as_owner_once_answering(Staff(f"http://127.0.0.1:{PORT}")), "the staff page", 30)
     backups = container.merged / "var/lib/pi-table/backups"
     container.wait_for(lambda: not (backups / "restore.trial").exists(), "the restore kept", 60)
     assert "length_s = 95" not in config.read_text()
@@ -539,7 +528,7 @@ def test_a_restore_from_the_staff_page_is_kept_when_healthy_and_rolled_back_when
     squatter.listen()
     try:
         container.active(restarts=restarts + 2)  # the restore's restart, then the rollback's
-        staff = container.wait_for(lambda: _logged_in(Staff(f"http://127.0.0.1:{PORT}")), "the staff page", 60)
+        staff = container.wait_for(lambda: as_owner_once_answering(Staff(f"http://127.0.0.1:{PORT}")), "the staff page", 60)
         status, found = staff.call("GET", "/staff/api/update")
         assert status == 200 and found["restore"]["rolled_back"] is not None
         assert f"port = {PORT}" in config.read_text()
@@ -828,7 +817,7 @@ def test_an_update_from_the_repository_the_table_was_installed_from(container, m
     assert current.startswith(newer + "-") and linked(container, "previous") == before
     assert running_version(container) == newer
     assert not (container.merged / HOME.lstrip("/") / "trial.json").exists()
-    staff = container.wait_for(lambda: _logged_in(Staff(f"http://127.0.0.1:{PORT}")), "the staff page", 30)
+    staff = container.wait_for(lambda: as_owner_once_answering(Staff(f"http://127.0.0.1:{PORT}")), "the staff page", 30)
     status, found = staff.call("GET", "/staff/api/update?repository")
     assert status == 200, found
     assert found["running"] == {"release": current, "version": newer}

@@ -51,7 +51,7 @@ from pathlib import Path
 
 import pytest
 
-from helpers import OWNER_PASSPHRASE, STAFF_PIN, Staff, require_tools, staff_login
+from helpers import OWNER_PASSPHRASE, STAFF_PIN, Staff, as_owner_once_answering, require_tools, staff_login
 
 pytestmark = pytest.mark.emulated_pi
 
@@ -674,16 +674,7 @@ def test_the_set_up_page_answers_through_the_forwarded_port_and_is_done_from_a_p
 
 
 def staff(pi: EmulatedPi) -> Staff:
-    def logged_in():
-        phone = Staff(pi.web())
-        try:
-            if phone.login()[0] != 200:
-                return None
-        except OSError:
-            return None
-        phone.as_owner()
-        return phone
-    return until(logged_in, "the staff page's login", 300)
+    return until(lambda: as_owner_once_answering(Staff(pi.web())), "the staff page's login", 300)
 
 
 def test_the_staff_api_answers_the_pin_set_on_the_set_up_page(pi):
