@@ -54,13 +54,15 @@ def played(game: Game, key: Key, texts=()) -> State:
     return state
 
 
-def wait_for(condition, what: str, timeout: float = 5.0) -> None:
-    """Poll ``condition`` until it holds; fail the test, naming ``what``, after ``timeout``."""
+def wait_for(condition, what: str, timeout: float = 5.0, every: float = 0.005, explain=None):
+    """Poll ``condition`` every ``every`` s until it gives something true, and return that; fail
+    the test, naming ``what`` (and adding ``explain()``: a unit's journal, say), after ``timeout``."""
     deadline = time.monotonic() + timeout
-    while not condition():
+    while not (found := condition()):
         if time.monotonic() > deadline:
-            pytest.fail(f"timed out after {timeout} s waiting for {what}")
-        time.sleep(0.005)
+            pytest.fail(f"timed out after {timeout} s waiting for {what}{explain() if explain else ''}")
+        time.sleep(every)
+    return found
 
 
 def hidden_swapped(key: str, board: str, rng: random.Random) -> str:

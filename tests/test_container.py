@@ -41,7 +41,7 @@ from pathlib import Path
 
 import pytest
 
-from helpers import OWNER_PASSPHRASE, STAFF_PIN, Staff, as_owner_once_answering, readme_scripts, require_tools
+from helpers import OWNER_PASSPHRASE, STAFF_PIN, Staff, as_owner_once_answering, readme_scripts, require_tools, wait_for
 
 pytestmark = pytest.mark.container
 
@@ -170,15 +170,8 @@ class Container:
         return dict(line.split("=", 1) for line in out.splitlines() if "=" in line)
 
     def wait_for(self, condition, what: str, timeout: float = 60):
-        deadline = time.monotonic() + timeout
-        while True:
-            found = condition()
-            if found:
-                return found
-            if time.monotonic() > deadline:
-                journal = self.run("journalctl -u pi-table -n 30 --no-pager", check=False).stdout
-                pytest.fail(f"timed out after {timeout} s waiting for {what}; the unit's journal:\n{journal}")
-            time.sleep(0.3)
+        return wait_for(condition, what, timeout, every=0.3, explain=lambda: "; the unit's journal:\n"
+                        + self.run("journalctl -u pi-table -n 30 --no-pager", check=False).stdout)
 
     def active(self, restarts: int | None = None) -> dict[str, str]:
         """Wait for the service to be active and running (after ``restarts`` restarts, if given)."""

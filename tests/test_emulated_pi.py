@@ -51,7 +51,7 @@ from pathlib import Path
 
 import pytest
 
-from helpers import OWNER_PASSPHRASE, STAFF_PIN, Staff, as_owner_once_answering, require_tools, staff_login
+from helpers import OWNER_PASSPHRASE, STAFF_PIN, Staff, as_owner_once_answering, require_tools, staff_login, wait_for
 
 pytestmark = pytest.mark.emulated_pi
 
@@ -512,15 +512,9 @@ class EmulatedPi:
 
 
 def until(condition, what: str, timeout: float, pi: EmulatedPi | None = None, every: float = 2.0):
-    deadline = time.monotonic() + timeout
-    while True:
-        found = condition()
-        if found:
-            return found
-        if time.monotonic() > deadline:
-            extra = "" if pi is None else "\n" + pi.ssh("sudo journalctl -u pi-table -n 40 --no-pager", check=False).stdout
-            pytest.fail(f"timed out after {timeout} s waiting for {what}{extra}")
-        time.sleep(every)
+    """``wait_for`` at the emulated Pi's pace, with its unit's journal when ``pi`` is given."""
+    return wait_for(condition, what, timeout, every, explain=None if pi is None else lambda: "\n" + pi.ssh(
+        "sudo journalctl -u pi-table -n 40 --no-pager", check=False).stdout)
 
 
 def imager_settings(pi_key: Path) -> str:
