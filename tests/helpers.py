@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import ast
+import functools
 import http.cookiejar
 import json
 import logging
@@ -63,6 +65,17 @@ def wait_for(condition, what: str, timeout: float = 5.0, every: float = 0.005, e
             pytest.fail(f"timed out after {timeout} s waiting for {what}{explain() if explain else ''}")
         time.sleep(every)
     return found
+
+
+def parsed(path: Path) -> ast.Module:
+    """A Python file's syntax tree, read once per test process: a dozen tests (the layers, the kind
+    questions, the tiers, the faults...) walk the same three hundred files. Callers only read it."""
+    return _parsed(path.resolve())
+
+
+@functools.cache
+def _parsed(path: Path) -> ast.Module:
+    return ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
 
 
 def hidden_swapped(key: str, board: str, rng: random.Random) -> str:

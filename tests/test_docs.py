@@ -21,7 +21,7 @@ from pi_table.config import schema
 from pi_table.protocol import wire
 from pi_table.ui.messages import parse_po, po_path
 
-from helpers import require_tools
+from helpers import parsed, require_tools
 
 ROOT = Path(__file__).resolve().parent.parent
 REFERENCE = ROOT / "docs" / "reference"
@@ -211,7 +211,6 @@ def test_every_test_the_threat_model_names_exists():
     defined = {}
     for file, _ in named:
         if file not in defined:
-            tree = ast.parse((tests / file).read_text(encoding="utf-8"))
-            defined[file] = {node.name for node in ast.walk(tree) if isinstance(node, ast.FunctionDef)}
+            defined[file] = {node.name for node in ast.walk(parsed(tests / file)) if isinstance(node, ast.FunctionDef)}
     missing = [f"{file}::{name}" for file, name in named if not any(n.startswith(name) for n in defined[file])]
     assert len(named) > 40 and missing == []

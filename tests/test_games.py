@@ -38,7 +38,7 @@ from pi_table.ui.leds import LightSettings
 from pi_table.ui.screen import MENU_SLOTS, Mode, ScreenPainter
 from pi_table.web import games as web_games
 
-from helpers import Staff
+from helpers import Staff, parsed
 from helpers import StaffTable as InProcessTable
 
 PACKAGE = Path(pi_table.__file__).parent
@@ -149,7 +149,7 @@ def test_no_layer_asks_which_kind_of_game_it_plays_nor_which_game():
         where = path.relative_to(PACKAGE).as_posix()
         if where in REGISTRIES:
             continue
-        found += [f"{where}:{line}" for line in kind_questions(ast.parse(path.read_text(encoding="utf-8")), kinds, games)]
+        found += [f"{where}:{line}" for line in kind_questions(parsed(path), kinds, games)]
     assert found == []
 
 
@@ -161,9 +161,8 @@ def test_the_kind_question_checker_sees_one():
     assert kind_questions(tree, {"grid", "codex"}, frozenset({"alias24"})) == [1, 3, 5, 7, 8, 9]
 
 
-def code_naming(text: str, word: str) -> list[int]:
+def code_naming(tree: ast.Module, word: str) -> list[int]:
     """The lines of a Python module whose code (not a comment, not a docstring) names ``word``."""
-    tree = ast.parse(text)
     docstrings = {id(node.body[0].value) for node in ast.walk(tree)
                   if isinstance(node, (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)) and node.body
                   and isinstance(node.body[0], ast.Expr) and isinstance(node.body[0].value, ast.Constant)}
@@ -189,11 +188,11 @@ def test_only_codexs_own_rooms_and_the_registries_name_codex():
         if not path.is_file() or "codex" in path.name or where in REGISTRIES or where.startswith("ui/locale/"):
             continue
         if path.suffix == ".py":
-            found += [f"{where}:{line}" for line in code_naming(path.read_text(encoding="utf-8"), "codex")]
+            found += [f"{where}:{line}" for line in code_naming(parsed(path), "codex")]
         elif path.suffix in (".html", ".js", ".css") and "codex" in path.read_text(encoding="utf-8").lower():
             found.append(where)
     assert found == []
-    assert code_naming('"""Codex, in words."""\nfrom .codex import Codex  # Codex\nx = "codex"\n', "codex") == [2, 3]
+    assert code_naming(ast.parse('"""Codex, in words."""\nfrom .codex import Codex  # Codex\nx = "codex"\n'), "codex") == [2, 3]
 
 
 # --- a fifth game: one module and one registry line ------------------------------------------------

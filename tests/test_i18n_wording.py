@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import ast
 import csv
+import functools
 import re
 from pathlib import Path
 
@@ -13,6 +14,8 @@ import pytest
 from pi_table.hal.events import HEALTHY
 from pi_table.ui.i18n import say_health, translation
 from pi_table.ui.messages import parse_po, po_path
+
+from helpers import parsed
 
 ITALIAN = parse_po(po_path("it").read_text(encoding="utf-8"))
 
@@ -84,10 +87,12 @@ def test_every_row_of_the_italian_audit_has_an_outcome_and_its_reason():
     assert unsaid == []
 
 
-def defined_tests() -> set[str]:
-    """Every ``tests/FILE.py::test_name`` of the suite."""
-    return {f"tests/{path.name}::{node.name}" for path in (ROOT / "tests").glob("test_*.py")
-            for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))) if isinstance(node, ast.FunctionDef)}
+@functools.cache
+def defined_tests() -> frozenset[str]:
+    """Every ``tests/FILE.py::test_name`` of the suite (read once: a hundred rows ask)."""
+    return frozenset(f"tests/{path.name}::{node.name}" for path in (ROOT / "tests").glob("test_*.py")
+                     for node in ast.walk(parsed(path))
+                     if isinstance(node, ast.FunctionDef))
 
 
 @pytest.mark.parametrize("row", audit(), ids=lambda row: row["msgid"][:40])

@@ -12,6 +12,8 @@ import pytest
 
 import pi_table
 
+from helpers import parsed
+
 PACKAGE = Path(pi_table.__file__).parent
 FIRMWARE = Path(pi_table.firmware.__file__).parent  # firmware/, mapped into the package
 HARDWARE = Path(pi_table.hardware.__file__).parent  # hardware/, likewise
@@ -37,7 +39,7 @@ def layer_of(parts: tuple[str, ...]) -> str | None:
 
 def imported(path: Path, parts: tuple[str, ...]) -> set[str]:
     """Absolute names of every module imported by the file, relative imports resolved."""
-    tree = ast.parse(path.read_text(encoding="utf-8"))
+    tree = parsed(path)
     package = ["pi_table", *parts[:-1]]
     names = set()
     for node in ast.walk(tree):
@@ -93,7 +95,7 @@ def test_engine_calls_no_io_builtins():
     for path, parts in modules():
         if layer_of(parts) != "engine":
             continue
-        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        for node in ast.walk(parsed(path)):
             if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in ENGINE_FORBIDDEN_CALLS:
                 offences.append(f"{'/'.join(parts)}:{node.lineno} calls {node.func.id}()")
     assert offences == []

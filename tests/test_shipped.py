@@ -15,6 +15,8 @@ from packaging.requirements import Requirement
 
 import pi_table
 
+from helpers import parsed
+
 ROOT = Path(pi_table.__file__).resolve().parent.parent
 PYPROJECT = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
 TOOLCHAINS = ("test", "dev", "docs")
@@ -57,7 +59,7 @@ def declared() -> set[str]:
 def top_imports(path: Path) -> set[str]:
     """The top-level names a module imports when it loads (a function's lazy import waits for its call)."""
     names = set()
-    for node in ast.parse(path.read_text(encoding="utf-8")).body:
+    for node in parsed(path).body:
         if isinstance(node, ast.Import):
             names.update(alias.name.split(".")[0] for alias in node.names)
         elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:

@@ -81,13 +81,12 @@ def test_the_tests_start_a_table_as_the_service_does_or_say_what_they_leave_out(
     import ast
     from pathlib import Path
 
-    from helpers import SHORTCUTS
+    from helpers import SHORTCUTS, parsed
 
     tests = Path(__file__).parent
     makers = set()
     for path in tests.rglob("*.py"):
-        tree = ast.parse(path.read_text(encoding="utf-8"))
-        for function in ast.walk(tree):
+        for function in ast.walk(parsed(path)):
             if not isinstance(function, ast.FunctionDef | ast.AsyncFunctionDef):
                 continue
             for call in ast.walk(function):

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from helpers import ROOT
+from helpers import ROOT, parsed
 
 SAMPLE = """
 import pytest
@@ -113,6 +113,6 @@ def test_no_test_sets_its_own_budget():
 
     tests = Path(__file__).parent
     found = [f"{path.name}:{line}" for path in sorted(tests.rglob("test_*.py"))
-             for line in budgets_set_by_tests(ast.parse(path.read_text(encoding="utf-8")))]
+             for line in budgets_set_by_tests(parsed(path))]
     assert found == []
     assert budgets_set_by_tests(ast.parse("@settings(max_examples=5)\ndef test(): pass\n")) == [1]

@@ -24,6 +24,8 @@ import pi_table
 from pi_table.hal.events import DEVICE_NAMES
 from pi_table.ui.i18n import translation
 
+from helpers import parsed
+
 PACKAGE = Path(pi_table.__file__).parent
 PAGES = Path(__file__).resolve().parent.parent / "docs" / "cafe"
 LANGS = {"en": PAGES / "troubleshooting.md", "it": PAGES / "troubleshooting.it.md"}
@@ -33,7 +35,7 @@ def declaring_modules() -> list[str]:
     """The modules that assign ``FAULTS`` at their top level, by their dotted names."""
     found = []
     for path in sorted(PACKAGE.rglob("*.py")):
-        tree = ast.parse(path.read_text(encoding="utf-8"))
+        tree = parsed(path)
         targets = [target for node in tree.body if isinstance(node, (ast.Assign, ast.AnnAssign))
                    for target in (node.targets if isinstance(node, ast.Assign) else [node.target])]
         if any(isinstance(target, ast.Name) and target.id == "FAULTS" for target in targets):
