@@ -129,6 +129,58 @@ def test_a_proven_trial_is_kept_and_a_note_of_a_switch_that_never_happened_is_dr
     assert releases.linked(CURRENT) == new
 
 
+class Starts:
+    """pi-table.service as systemd tells the helper of it, step by step: each second the helper
+    waits, the next state (``ActiveState``) and what that start did to the trial. The clock moves
+    a minute a step: no start is too slow for the helper, however long."""
+
+    def __init__(self, tmp_path: Path, releases: Releases, steps: list[tuple[str, str | None]]) -> None:
+        self.releases, self.steps, self.now = releases, steps, 0.0
+        self.state, self.calls = tmp_path / "state", tmp_path / "calls"
+        program = tmp_path / "systemctl"
+        program.write_text(f'#!/bin/sh\necho "$@" >> {self.calls}\n[ "$1" = show ] && cat {self.state}\nexit 0\n')
+        program.chmod(0o755)
+        self.helper = helper.Helper(releases, Keyring(tmp_path / "no-keys"), ServiceUser(None), (str(program),))
+        self.sleep(0)
+
+    def sleep(self, seconds: float) -> None:
+        self.now += 60
+        state, did = self.steps.pop(0) if self.steps else ("active", None)
+        self.state.write_text(state + "\n")
+        trial = self.releases.trial()
+        if did == "prove" and trial is not None:
+            self.releases.prove(trial)
+        elif did == "start":
+            self.releases.starting()
+
+    def restarts(self) -> int:
+        return self.calls.read_text().split("\n").count("restart pi-table.service")
+
+
+@pytest.mark.parametrize(("steps", "outcome", "why"), [
+    ([("activating", None)] * 30 + [("active", "prove")], "done", None),  # a 30-minute start, proven
+    ([("activating", "start"), ("activating", None), ("activating", "start")], "rolled back",
+     "the table stopped before it was healthy on release {new}"),  # a start that died, and the next
+    ([("activating", None), ("active", None)], "rolled back", "the table started on release {new} but was not healthy"),
+    ([("failed", None)] * 3, "rolled back", "the table stopped restarting on release {new}"),  # start limit hit
+])
+def test_an_update_waits_as_long_as_systemd_says_the_table_is_starting(tmp_path, steps, outcome, why):
+    """Issue 39: a slow machine (an emulated Pi's start took 52 to 111 s) is given what its unit's
+    TimeoutStartSec= gives it: the helper decides only once systemd says the start is over."""
+    releases = Releases(tmp_path / "home")
+    old = made(releases, "0.1.0-aaaaaaaa")
+    releases.switch(old, "install")
+    new = made(releases, "0.2.0-bbbbbbbb")
+    releases.switch(new, "update")
+    starts = Starts(tmp_path, releases, steps)
+    assert helper.settle(starts.helper, new, clock=lambda: starts.now, sleep=starts.sleep) == outcome
+    assert releases.trial() is None and releases.linked(CURRENT) == (new if outcome == "done" else old)
+    if why is not None:
+        assert desk.state(releases.home)["rolled_back"]["why"]["en"] == why.format(new=new)
+    rolled_back_here = why is not None and "stopped before" not in why
+    assert starts.restarts() == (1 if rolled_back_here else 0)  # the next start's ExecStartPre= restarts nothing
+
+
 @pytest.mark.parametrize(("answer", "proven"), [
     ({"version": "0.2.0", "healthy": {"ok": True, "why": None}}, True),
     ({"version": "0.2.0", "healthy": {"ok": False, "why": "the phones' pages do not answer"}}, False),

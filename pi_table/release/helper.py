@@ -45,8 +45,8 @@ from .layout import CURRENT, DONE, HOME, LAST, ORIGIN, ReleaseError, Releases, t
 from .service_user import USER, ServiceUser
 from .wheels import Wheels, built, make_release
 
-DEADLINE_S = 120.0  # from the restart to healthy: a start, READY, the status answered, with room for a slow SD card
-PROOF_S = 20.0  # how long a start waits for the status to answer (within the unit's TimeoutStartSec=60)
+STATUS_S = 30.0  # one ask of the table's status
+DOWN_S = 10.0  # the table neither running nor starting this long: systemd gave up on it (it restarts a failed start in 2 s)
 INCOMING = ".incoming"
 
 
@@ -224,20 +224,48 @@ def update(helper: Helper, request: dict, spool: Path, log=sys.stdout) -> str:
     subprocess.run([*systemctl, "restart", "pi-table.service"], check=False)
     if trial is None:
         return "done"
-    deadline = time.monotonic() + DEADLINE_S
-    while time.monotonic() < deadline:
+    return settle(helper, name)
+
+
+def settle(helper: Helper, name: str, clock=time.monotonic, sleep=time.sleep) -> str:
+    """Wait for the trial of release ``name`` to be decided by the table's starts: proven by a
+    start's ExecStartPost= (``started``), or rolled back by the next start's ExecStartPre=
+    (``starting``). How long a start may take is the unit's own ``TimeoutStartSec=`` (a slow
+    machine's drop-in raises it), never a clock of the helper's: this waits while systemd says
+    the table is starting. The trial is rolled back here only when the table is running and its
+    start did not prove it, or when systemd stopped starting it (``DOWN_S``)."""
+    releases, systemctl = helper.releases, helper.systemctl
+    down_since = None
+    while True:
+        state = unit_state(systemctl)  # read before the trial: a start is over once it says active
         pending = releases.trial()
         if pending is None or pending.release != name:
             return "rolled back" if releases.linked(CURRENT) != name else "done"
-        time.sleep(1)
+        if state in ("activating", "deactivating", "reloading"):
+            down_since = None
+        elif state == "active":
+            break
+        elif down_since is None:
+            down_since = clock()
+        elif clock() - down_since > DOWN_S:
+            break
+        sleep(1)
     with locked(releases):
         pending = releases.trial()
         if pending is None or pending.release != name:
             return "rolled back" if releases.linked(CURRENT) != name else "done"
-        releases.roll_back(pending, why(N_("the table was not healthy {seconds} s after the switch to {release}"),
-                                        seconds=round(DEADLINE_S), release=name))
+        releases.roll_back(pending, why(N_("the table started on release {release} but was not healthy") if state == "active"
+                                        else N_("the table stopped restarting on release {release}"), release=name))
     subprocess.run([*systemctl, "restart", "pi-table.service"], check=False)
     return "rolled back"
+
+
+def unit_state(systemctl: Sequence[str]) -> str:
+    """pi-table.service's ``ActiveState`` as systemd has it: activating (a start under way, or
+    the wait before the next one), active, deactivating, failed, inactive."""
+    done = subprocess.run([*systemctl, "show", "--property=ActiveState", "--value", "pi-table.service"],
+                          capture_output=True, text=True, timeout=30, check=False)
+    return done.stdout.strip()
 
 
 def act(helper: Helper, spool: Path, log=sys.stdout) -> int:
@@ -306,23 +334,25 @@ NETWORK = {"timezone": set_zone, "hotspot": open_hotspot,
 """The acts that change the table's network or its clock's zone, each done as ``act`` notes it."""
 
 
-def started(releases: Releases, status: Sequence[str], proof_s: float = PROOF_S) -> str:
+def started(releases: Releases, status: Sequence[str], proof_s: float | None = None) -> str:
     """ExecStartPost=: a trial's release proven once the table's status (``status``: the
     command, run as the service's user) answers with its version and says it is healthy as a
     change on trial must be (its loop, its phones' and staff pages answering). A release from
-    before that answer (a step back by a bundle) is proven by its version alone, as it was then."""
+    before that answer (a step back by a bundle) is proven by its version alone, as it was then.
+    It asks until then, or for ``proof_s``: under systemd, the start's own ``TimeoutStartSec=``
+    ends a start never proven, and the next start (``starting``) rolls it back."""
     trial = releases.trial()
     if trial is None or releases.linked(CURRENT) != trial.release:
         return "no trial"
     wanted = release_data(releases, trial.release).get("version")
-    deadline = time.monotonic() + proof_s
-    while time.monotonic() < deadline:
-        done = subprocess.run(status, capture_output=True, text=True, timeout=10, check=False)
-        try:
+    deadline = None if proof_s is None else time.monotonic() + proof_s
+    while deadline is None or time.monotonic() < deadline:
+        try:  # a status that hangs is asked again; a slow processor's may take seconds to load
+            done = subprocess.run(status, capture_output=True, text=True, timeout=STATUS_S, check=False)
             answer = json.loads(done.stdout)
             answered = answer.get("version") if done.returncode == 0 else None
             healthy = answer.get("healthy", {"ok": True})["ok"] is True
-        except (ValueError, AttributeError, TypeError, KeyError):
+        except (subprocess.TimeoutExpired, ValueError, AttributeError, TypeError, KeyError):
             answered, healthy = None, False
         if answered == wanted and healthy:
             with locked(releases):
