@@ -305,6 +305,7 @@ def test_activity_says_in_a_game_idle_or_over():
     assert activity(table_status(over=True, winner="blue")) == "over"
 
 
+@pytest.mark.secret_work
 def test_the_password_is_kept_as_a_slow_salted_hash(tmp_path):
     stored = hash_password(PASSWORD)
     assert stored.startswith("scrypt$16384$8$1$") and PASSWORD not in stored

@@ -86,6 +86,7 @@ def page(tmp_path, desk, clock):
 # --- the PIN ------------------------------------------------------------------------------------
 
 
+@pytest.mark.secret_work
 def test_the_pin_is_kept_as_a_salted_scrypt_hash_readable_by_the_service_alone(tmp_path):
     path = set_pin(tmp_path / "journal", PIN)
     kept = path.read_text().strip()
