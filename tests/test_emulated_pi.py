@@ -25,7 +25,8 @@ SSH reach the Pi through user networking's forwarded ports (-device usb-net).
 Three things the emulated Pi has that a real one does not, set by the test's customisation beside
 Imager's: the board's USB id is QEMU's FTDI (0403:6001), not the Pico's; its tty is ttyUSB
 (major 188), which the unit's device list (made for the Pico's ttyACM) is widened to; and its
-processor is several times slower than a Pi 3's, so the unit's time to READY is START_S.
+processor is several times slower than a Pi 3's, so the unit's time to READY is START_S, and the
+root helper's unit (an update builds its venv on the Pi) has HELPER_S.
 
 Needs root (loop devices, mounts, chroot), qemu-system-arm, qemu-user-static with binfmt,
 debootstrap, mtools and zstd; a skip fails under .ci/run. The first run builds the base (about
@@ -66,7 +67,7 @@ BOOT_S = 600  # from power on to READY: 75-100 s is usual here, several minutes 
 TRIES = 3  # boots tried when the emulated USB hub does not enumerate (1 boot in 4, seen here)
 USB_S = 240  # a boot whose USB serial is not attached by then is a failed enumeration
 START_S = 300  # the unit's TimeoutStartSec on the emulated Pi (the unit's own is 60 s)
-HELPER_S = 1800  # an update's build under emulation: pip installs a release's wheels on the emulated Pi
+HELPER_S = 3600  # an update's build under emulation (the venv and pip: 18 minutes alone, 30 beside other work)
 
 
 def log(line: str) -> None:
@@ -542,6 +543,9 @@ printf '[Service]\\nDeviceAllow=char-{USB_SERIAL_MAJOR} rw\\n' > /etc/systemd/sy
 # the emulated Pi's processor: several times slower than a Pi 3's, on two shared cores; the unit's
 # 60 s to READY ran out at a first start (the next took 52 s), so it has {START_S} s here
 printf '[Service]\\nTimeoutStartSec={START_S}\\n' > /etc/systemd/system/pi-table.service.d/emulated-processor.conf
+# and the root helper's update, which builds the release's venv there, {HELPER_S} s (its unit's own is 30 minutes)
+mkdir -p /etc/systemd/system/pi-table-helper.service.d
+printf '[Service]\\nTimeoutStartSec={HELPER_S}\\n' > /etc/systemd/system/pi-table-helper.service.d/emulated-processor.conf
 # --- Imager's again ---
 rm -f /boot/firmware/firstrun.sh
 sed -i 's| systemd.run.*||g' /boot/firmware/cmdline.txt
