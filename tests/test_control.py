@@ -420,7 +420,9 @@ def test_a_needed_thread_that_dies_or_stalls_stops_the_watchdog_pings(table, mon
         for _ in range(3):  # healthy: the pings come
             assert systemd.next("WATCHDOG", timeout=2) == "1"
         which = sicken(daemon, monkeypatch, released)
-        status = systemd.next("STATUS", timeout=5)
+        deadline = time.monotonic() + 5
+        while (status := systemd.next("STATUS", timeout=deadline - time.monotonic())) is not None and which not in status:
+            pass  # the start's own last word (the phones' address), late on a loaded machine, may come first
         assert status is not None and which in status, status
         systemd.drain()
         assert systemd.next("WATCHDOG", timeout=1.0) is None  # ten intervals without a ping
