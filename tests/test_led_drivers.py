@@ -6,6 +6,7 @@ here: a fake module stands in for it (and for spidev) in ``sys.modules``.
 
 from __future__ import annotations
 
+import atexit
 import subprocess
 import sys
 import types
@@ -49,6 +50,7 @@ class FakePixelStrip:
         self.shown: list[list[int]] = []
         self.cleaned = 0
         FakePixelStrip.made.append(self)
+        atexit.register(self._cleanup)  # as the library does
 
     def begin(self):
         self.begun = True
@@ -100,6 +102,23 @@ def test_ws281x_turns_everything_off_on_close_and_releases_the_library_once(ws28
     made = FakePixelStrip.made[0]
     assert made.shown[-1] == [0] * 29 and len(made.shown) == 2
     assert made.cleaned == 1
+
+
+def test_a_strip_that_cannot_begin_leaves_the_library_no_clean_up_to_crash_at_exit(ws281x, monkeypatch):
+    """Issue 39, seen on the emulated Pi (no SPI, no PWM): begin() failed, the table played on without
+    LEDs, and at every stop the library's clean-up, registered at exit, finalised a controller that
+    never began and crashed the interpreter (SIGABRT: systemd counted each stop a failure)."""
+    registered: list = []
+    monkeypatch.setattr(atexit, "register", registered.append)
+    monkeypatch.setattr(atexit, "unregister", registered.remove)
+
+    def fails(self):
+        raise RuntimeError("ws2811_init failed with code -3 (Hardware revision is not supported)")
+
+    monkeypatch.setattr(FakePixelStrip, "begin", fails)
+    with pytest.raises(RuntimeError, match="ws2811_init failed"):
+        Ws281xStrip(output())
+    assert len(FakePixelStrip.made) == 1 and registered == []
 
 
 def test_ws281x_pwm_on_gpio18_and_the_chip_order_are_options(ws281x):

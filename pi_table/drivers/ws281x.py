@@ -15,6 +15,7 @@ interpreter, so tests put a fake module in its place.
 
 from __future__ import annotations
 
+import atexit
 import importlib
 from typing import Protocol
 
@@ -46,7 +47,13 @@ class Ws281xStrip(LedStrip):
             output.length, c.pin, c.freq_hz, c.dma, c.invert, 255, c.channel,
             getattr(library, f"WS2811_STRIP_{c.order}"), list(range(256)),
         )
-        self._strip.begin()
+        try:
+            self._strip.begin()
+        except Exception:
+            # the library registered its clean-up for the exit; on a controller that never began it
+            # crashes the interpreter (SIGABRT) at every stop, as the emulated Pi, with no SPI or PWM, showed
+            atexit.unregister(self._strip._cleanup)
+            raise
 
     def show(self, frame: LedFrame) -> None:
         self._write(self.output.pixels(frame))
