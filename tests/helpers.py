@@ -78,6 +78,14 @@ def _parsed(path: Path) -> ast.Module:
     return ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
 
 
+@functools.cache
+def defined_tests() -> frozenset[str]:
+    """Every function of the suite's test files, as ``test_FILE.py::name``: what a document that
+    names the test proving something (the threat model, the Italian audit) is checked against."""
+    return frozenset(f"{path.name}::{node.name}" for path in (ROOT / "tests").glob("test_*.py")
+                     for node in ast.walk(parsed(path)) if isinstance(node, ast.FunctionDef))
+
+
 def hidden_swapped(key: str, board: str, rng: random.Random) -> str:
     """Another key that agrees on every shown cell: the identities of the hidden ones shuffled."""
     hidden = [cell for cell, shown in enumerate(board) if shown == "?"]

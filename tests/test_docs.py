@@ -21,7 +21,7 @@ from pi_table.config import schema
 from pi_table.protocol import wire
 from pi_table.ui.messages import parse_po, po_path
 
-from helpers import parsed, require_tools
+from helpers import defined_tests, require_tools
 
 ROOT = Path(__file__).resolve().parent.parent
 REFERENCE = ROOT / "docs" / "reference"
@@ -193,10 +193,7 @@ def test_the_strict_build_fails_on_a_broken_link_a_missing_anchor_an_orphan_page
 def test_every_test_the_threat_model_names_exists():
     """docs/dev/security.md names, for each boundary, the test that proves it: a test renamed or
     taken out leaves a row proven by nothing, so each name must be a test in the file named."""
-    import ast
-
     text = (ROOT / "docs/dev/security.md").read_text(encoding="utf-8")
-    tests = ROOT / "tests"
     named: list[tuple[str, str]] = []
     for row in text.splitlines():
         file = None  # a row's ``::test_name`` is in the file it named last
@@ -208,9 +205,7 @@ def test_every_test_the_threat_model_names_exists():
             if match.group(2):
                 assert file is not None, f"{cell} names no file before it: {row[:80]}"
                 named.append((file, match.group(2)))
-    defined = {}
-    for file, _ in named:
-        if file not in defined:
-            defined[file] = {node.name for node in ast.walk(parsed(tests / file)) if isinstance(node, ast.FunctionDef)}
-    missing = [f"{file}::{name}" for file, name in named if not any(n.startswith(name) for n in defined[file])]
+    defined = defined_tests()
+    missing = [f"{file}::{name}" for file, name in named
+               if not any(test.startswith(f"{file}::{name}") for test in defined)]
     assert len(named) > 40 and missing == []

@@ -3,9 +3,7 @@
 
 from __future__ import annotations
 
-import ast
 import csv
-import functools
 import re
 from pathlib import Path
 
@@ -15,7 +13,7 @@ from pi_table.hal.events import HEALTHY
 from pi_table.ui.i18n import say_health, translation
 from pi_table.ui.messages import parse_po, po_path
 
-from helpers import parsed
+from helpers import defined_tests
 
 ITALIAN = parse_po(po_path("it").read_text(encoding="utf-8"))
 
@@ -87,14 +85,6 @@ def test_every_row_of_the_italian_audit_has_an_outcome_and_its_reason():
     assert unsaid == []
 
 
-@functools.cache
-def defined_tests() -> frozenset[str]:
-    """Every ``tests/FILE.py::test_name`` of the suite (read once: a hundred rows ask)."""
-    return frozenset(f"tests/{path.name}::{node.name}" for path in (ROOT / "tests").glob("test_*.py")
-                     for node in ast.walk(parsed(path))
-                     if isinstance(node, ast.FunctionDef))
-
-
 @pytest.mark.parametrize("row", audit(), ids=lambda row: row["msgid"][:40])
 def test_the_audits_finding_is_gone_from_where_it_was_read(row):
     """A catalogue entry says the proposal, or at least no longer what was read; any other place
@@ -111,7 +101,8 @@ def test_the_audits_finding_is_gone_from_where_it_was_read(row):
             assert ITALIAN[where] != now
         return
     named = re.findall(r"tests/test_\w+\.py::test_\w+", outcome)
-    assert named and set(named) <= defined_tests(), f"{where}: its outcome names no test of the suite"
+    assert named and {name.removeprefix("tests/") for name in named} <= defined_tests(), \
+        f"{where}: its outcome names no test of the suite"
     page = re.match(r"(docs/[\w/.-]+\.md):", where)
     if page and not outcome.startswith("kept: "):
         assert now not in (ROOT / page.group(1)).read_text(encoding="utf-8")
