@@ -22,6 +22,7 @@ from helpers import (
     CodexTable,
     InProcessDaemon,
     require_tools,
+    forget_parsed,
     with_drawn_key,
 )
 
@@ -148,6 +149,15 @@ def pytest_collection_modifyitems(config, items) -> None:
             config.hook.pytest_deselected(items=heavy)
             left_out = set(heavy)
             items[:] = [item for item in items if item not in left_out]
+
+
+# --- the syntax trees ---------------------------------------------------------------------------------
+
+@pytest.fixture(autouse=True, scope="module")
+def parsed_trees_per_file():
+    """What ``helpers.parsed`` kept lives as long as the test file that read it."""
+    yield
+    forget_parsed()
 
 
 # --- the secrets' work ---------------------------------------------------------------------------------
