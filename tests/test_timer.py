@@ -80,6 +80,22 @@ def test_an_enforced_timer_ends_the_turn_exactly_when_it_runs_out():
     assert [str(e) for e in t.session.record.entries] == ["clue 2", "time-up", "time-up", "time-up"]
 
 
+def test_a_loop_woken_late_ends_a_turn_that_ran_out_before_the_hold_that_completed_after():
+    """Red's 10 s run out while a finger rests on red's own agent, its hold to complete 0.15 s
+    later; the loop wakes after both: the turn ends first, and the touch is blue's guess."""
+    t = table(TimerSettings(length_s=10, warn_s=0, enforce=True))
+    t.wait(9.9)
+    t.touch.press(0)  # a red agent
+    t.loop.run_pending()
+    t.clock.now += 1  # the loop's next wake, after both fell due
+    t.loop.run_pending()
+    state = t.session.grid.state
+    assert (state.turn, state.marks[0]) == (Team.BLUE, None)
+    t.loop.run_pending()
+    state = t.session.grid.state
+    assert state.marks[0] is not None and state.turn is Team.RED  # blue's guess found red's agent
+
+
 def test_a_timer_that_is_not_enforced_only_shows():
     t = table(TimerSettings(length_s=20, warn_s=5))
     t.wait(25)

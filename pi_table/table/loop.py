@@ -373,17 +373,24 @@ class EventLoop:
             self._take(came, posted, due)
 
     def _take(self, came: float, event: Event, due: float | None) -> list[Outcome | None]:
-        """Handle a posted event, after what fell ``due`` before it came: a loop woken late (a
-        busy night) finds a touch's release queued, and a hold completed before it is a guess.
-        One queued before a pause goes where the pause sends the others (a device's health: noted)."""
+        """Handle a posted event, after all that fell ``due`` before it came, in turn: a loop woken
+        late (a busy night) finds a touch's release queued, and a hold completed before it is a
+        guess, though the turn timer ran out first. A tick that leaves the same thing due ends
+        the catching up. One queued before a pause goes where the pause sends the others (a
+        device's health: noted)."""
         if self._paused is not None:
             if isinstance(event, HealthEvent):
                 self.note_health(event)
             else:
                 self._paused[0](event)
             return []
-        first = self.tick() if due is not None and came >= due else None
-        return [first, self.handle(event, came)]
+        before: list[Outcome | None] = []
+        while due is not None and came >= due:
+            before.append(self.tick())
+            due, was = self.next_due(), due
+            if due == was:
+                break
+        return [*before, self.handle(event, came)]
 
     def _run_call(self, call: _Call) -> None:
         try:
@@ -462,10 +469,15 @@ class TableLoop(EventLoop):
         return min((t for t in times if t is not None), default=None)
 
     def tick(self) -> Outcome | None:
-        """Do what is due: a hold that completed, an enforced timer that ran out, the timer's
-        next second; otherwise it was an animation frame, which only the LEDs need."""
+        """Do what is due, the earlier first: a hold that completed, an enforced timer that ran
+        out, the timer's next second; otherwise it was an animation frame, which only the LEDs
+        need. A loop woken late (a busy night) may find a hold and the timer both due: a turn
+        that ran out before the hold completed ends first, and the touch is the next turn's."""
         now = self.clock()
-        outcome = self._hold_completed(now)
+        held = self.policy.next_deadline()
+        outcome = self.submit(TimeUp()) if held is not None and held <= now and self.timer.time_is_up(held) else None
+        if outcome is None:
+            outcome = self._hold_completed(now)
         if outcome is None and self.timer.time_is_up(now):
             outcome = self.submit(TimeUp())
         if outcome is not None or (self._screen_next is not None and now >= self._screen_next):
