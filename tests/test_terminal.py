@@ -9,10 +9,12 @@ import pytest
 
 from pi_table.cli.games import terminal
 from pi_table.engine import Rules, make_game
+from pi_table.engine.game import Mark
 from pi_table.engine.games import names
 from pi_table.sim.terminal import Painter, help_text, interactive
 from pi_table.table import Session
 from pi_table.table.input import HOLD_MIN_S, InputSettings
+from pi_table.table.timer import TimerSettings
 
 pytestmark = pytest.mark.arm64
 
@@ -62,6 +64,29 @@ def test_plays_commands_and_explains_refusals():
 def test_colour_when_asked():
     text, _ = session_output(["touch 0"], color=True)
     assert "\x1b[1;97;41m RR \x1b[0m" in text
+
+
+def test_a_typed_touch_is_held_for_the_hold_time_on_the_tables_clock_not_the_typists():
+    """The turn timer counts each typed touch's hold, as it counts a finger's: four touches held
+    3 s each outlast a 10 s turn. The person who typed them waits for none (this test takes a
+    fraction of a second, where holding them for real took 12)."""
+    game = make_game(Rules())
+    session = Session(Rules(), rng=random.Random(1), key=game.parse_key(KEY))
+    typed = iter(["touch 0", "touch 1", "touch 2", "touch 3"])
+    out: list[str] = []
+
+    def read(prompt):
+        try:
+            return next(typed)
+        except StopIteration:
+            raise EOFError from None
+
+    interactive(session, read, out.append, Painter(False, "en"), terminal,
+                settings=InputSettings(hold_s=3, stuck_s=600), timer=TimerSettings(length_s=10, warn_s=0, enforce=True))
+    text = "".join(out)
+    assert session.grid.state.marks[:4] == (Mark.TOUCHED,) * 4
+    # red's turn ran out 10 s in, during the fourth hold: that touch was blue's
+    assert text.index("RED 6 agents left") < text.index("BLUE spymaster") < text.index("touch 3 was a red agent")
 
 
 def test_the_coop_rating_line_speaks_the_chosen_language():

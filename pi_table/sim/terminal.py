@@ -506,6 +506,21 @@ class Terminal:
             self.say(self._("undo took back: {action}").format(action=said(before[-1])))
 
 
+class HeldClock:
+    """The terminal's table clock: the real one, ahead by every hold a typed touch stood for. A
+    typed touch is held for the hold time on the table's clock (the turn timer counts it, as a
+    real hold), and the person who typed it does not wait for it."""
+
+    def __init__(self) -> None:
+        self.ahead = 0.0
+
+    def __call__(self) -> float:
+        return time.monotonic() + self.ahead
+
+    def hold(self, seconds: float) -> None:
+        self.ahead += seconds
+
+
 class GridTerminal(Terminal):
     """The grid games: the table and the key as text, touches held for the hold time."""
 
@@ -514,9 +529,11 @@ class GridTerminal(Terminal):
         self.grid = SimTouch()
         self.screen = TerminalScreen(playing.painter, playing.write, playing.cards)
         self.buttons = SimButtons()
+        self.clock = HeldClock()
         sources = MultiTouch(self.grid, playing.touch) if playing.touch is not None else self.grid
         self.loop = TableLoop(session, sources, SimLedStrip(keep=1), self.screen, self.buttons,
-                              TouchPolicy(playing.settings), timer=TurnTimer(playing.timer), lang=playing.painter.lang)
+                              TouchPolicy(playing.settings), self.clock, TurnTimer(playing.timer),
+                              lang=playing.painter.lang)
 
     def help(self) -> str:
         loop = self.loop
@@ -542,8 +559,8 @@ class GridTerminal(Terminal):
         if isinstance(command, Guess):  # held from the moment the loop saw it, however busy the machine
             self.grid.press(command.cell)
             self.loop.call(lambda: None)
-            time.sleep(self.playing.settings.hold_s + 0.05)
-            self.grid.release(command.cell)
+            self.clock.hold(self.playing.settings.hold_s)
+            self.grid.release(command.cell)  # came after the hold: the loop finds the guess first
         elif isinstance(command, EndTurn):
             self.buttons.push("end_turn")
         else:
