@@ -21,8 +21,8 @@ from helpers import (
     REQUIRE_TOOLS,
     CodexTable,
     InProcessDaemon,
-    require_tools,
     forget_parsed,
+    require_tools,
     with_drawn_key,
 )
 
