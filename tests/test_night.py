@@ -161,6 +161,16 @@ def test_pairings_never_repeat_a_pair_another_choice_of_who_plays_avoids(n, tabl
     assert repeats(matched, before) == fewest_repeats(names, before, seats)
 
 
+def test_a_third_meeting_is_one_rematch_where_the_other_pairing_makes_two():
+    """Hypothesis's find: T0 has met T1 once, T2 and T3 twice each, and T2 has met T3 once. T0-T1
+    with T2-T3 repeats two pairs (three meetings in all, as many as T0-T2 with T1-T3): the round
+    repeats one."""
+    names = ["T0", "T1", "T2", "T3"]
+    before = met([("T0", "T1"), ("T0", "T2"), ("T0", "T2"), ("T0", "T3"), ("T0", "T3"), ("T2", "T3")])
+    matched, resting = choose(names, dict.fromkeys(names, 0), Counter(), before, 4)
+    assert repeats(matched, before) == 1 and not resting
+
+
 def test_who_sits_out_is_chosen_with_the_pairs_so_the_bye_costs_no_rematch():
     """Issue 38, items 5 and 6: the bye goes to the lowest-ranked team without one, unless that
     forces a rematch another choice avoids: then the next in line for a bye sits out."""

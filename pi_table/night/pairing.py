@@ -3,17 +3,19 @@ meets twice while that can be helped, one pair per table, and who sits out is ch
 pairs, as Swiss tournaments give their byes (FIDE C.04).
 
 A round is one choice, made whole: the teams that sit it out and the pairs of the others. It
-repeats the fewest earlier pairs any choice could; among those, the teams that sit out are the
-first in line for a bye (the fewest byes so far, then the lowest in the standings), reaching as
-little down that line as it can; among those, as few pairs as can be have two teams due the same
-colour (each has had it less often, or the other twice running: so FIDE's absolute rule, never a
-colour three times running nor twice more often than the other, holds wherever it can); then
-the teams' points are closest (the sum of the squared differences), then their places in the
-standings. So no rematch another choice of who sits out avoids is ever made, and the bye goes to
-the lowest-ranked team without one yet whenever that costs no rematch. The choice is a
-maximum-weight matching (Edmonds' blossom algorithm, networkx's) over the teams and one stand-in
-a seat short, the order above written into whole-number weights, so it is exact: a tenth of a
-second for 30 teams at 8 tables here, some 2 s for 64 (a staff page's tap, once a round).
+repeats the fewest earlier pairs any choice could (a third meeting is one rematch, two second
+meetings are two), and of those the pairs that met the fewest times; among those, the teams that
+sit out are the first in line for a bye (the fewest byes so far, then the lowest in the
+standings), reaching as little down that line as it can; among those, as few pairs as can be
+have two teams due the same colour (each has had it less often, or the other twice running: so
+FIDE's absolute rule, never a colour three times running nor twice more often than the other,
+holds wherever it can); then the teams' points are closest (the sum of the squared differences),
+then their places in the standings. So no rematch another choice of who sits out avoids is ever
+made, and the bye goes to the lowest-ranked team without one yet whenever that costs no rematch.
+The choice is a maximum-weight matching (Edmonds' blossom algorithm, networkx's) over the teams
+and one stand-in a seat short, the order above written into whole-number weights, so it is
+exact: a tenth of a second for 30 teams at 8 tables here, some 2 s for 64 (a staff page's tap,
+once a round).
 
 Each pair's red team, which plays first, alternates per team as Swiss systems balance colours:
 the team that has been red less often (then blue last) is red; two teams alike take turns by
@@ -126,11 +128,14 @@ def choose(ranked: Sequence[str], points: dict[str, float], byes: Counter[str], 
     clash_unit = pairs * max(spread.values(), default=0) + 1  # more than any round's spread
     spread = {(a, b): cost + clash_unit * (due[a] is not None and due[a] == due[b]) for (a, b), cost in spread.items()}
     bye_unit = (pairs + 1) * clash_unit  # more than any round's clashes and spread
-    rematch = bye_unit << (n + 1)  # more than any choice of byes: each team's weight is a power of two
-    most = rematch * (max(before.values(), default=0) + 2)
+    meeting = bye_unit << (n + 1)  # more than any choice of byes: each team's weight is a power of two
+    most_met = max(before.values(), default=0)
+    rematch = meeting * (pairs * most_met + 1)  # more than any round's earlier meetings
+    most = rematch + meeting * (most_met + 1)
     graph = Graph()
     graph.add_nodes_from(ranked)
-    graph.add_weighted_edges_from((a, b, most - before[key(a, b)] * rematch - cost) for (a, b), cost in spread.items())
+    graph.add_weighted_edges_from(
+        (a, b, most - (before[key(a, b)] > 0) * rematch - before[key(a, b)] * meeting - cost) for (a, b), cost in spread.items())
     stand_ins = [("sits out", i) for i in range(n - seats)]
     graph.add_weighted_edges_from((name, stand_in, most - (bye_unit << queue[name]))
                                   for stand_in in stand_ins for name in ranked)
