@@ -77,7 +77,7 @@ def parsed(path: Path) -> ast.Module:
 @functools.cache
 def _parsed(path: Path) -> ast.Module:
     tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
-    gc.freeze()
+    gc.freeze()  # kept out of the collector's passes until forget_parsed
     return tree
 
 
