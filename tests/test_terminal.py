@@ -19,6 +19,7 @@ from pi_table.table.timer import TimerSettings
 pytestmark = pytest.mark.arm64
 
 KEY = "RRRRRRRRRBBBBBBBBNNNNNNNA"
+QUICK = InputSettings(hold_s=HOLD_MIN_S, stuck_s=5)  # the shortest hold the table takes
 
 
 def flat(text):
@@ -27,7 +28,8 @@ def flat(text):
     return " ".join(text.split())
 
 
-def session_output(lines, color=False, rules=Rules(), key=KEY, lang="en"):
+def session_output(lines, color=False, rules=Rules(), key=KEY, lang="en",
+                   settings=QUICK, timer=None):
     game = make_game(rules)
     session = Session(rules, rng=random.Random(1), key=game.parse_key(key))
     typed = iter(lines)
@@ -39,7 +41,7 @@ def session_output(lines, color=False, rules=Rules(), key=KEY, lang="en"):
         except StopIteration:
             raise EOFError from None
 
-    interactive(session, read, out.append, Painter(color, lang), terminal, settings=InputSettings(hold_s=HOLD_MIN_S, stuck_s=5))
+    interactive(session, read, out.append, Painter(color, lang), terminal, settings=settings, timer=timer)
     return "".join(out), session
 
 
@@ -70,20 +72,9 @@ def test_a_typed_touch_is_held_for_the_hold_time_on_the_tables_clock_not_the_typ
     """The turn timer counts each typed touch's hold, as it counts a finger's: four touches held
     3 s each outlast a 10 s turn. The person who typed them waits for none (this test takes a
     fraction of a second, where holding them for real took 12)."""
-    game = make_game(Rules())
-    session = Session(Rules(), rng=random.Random(1), key=game.parse_key(KEY))
-    typed = iter(["touch 0", "touch 1", "touch 2", "touch 3"])
-    out: list[str] = []
-
-    def read(prompt):
-        try:
-            return next(typed)
-        except StopIteration:
-            raise EOFError from None
-
-    interactive(session, read, out.append, Painter(False, "en"), terminal,
-                settings=InputSettings(hold_s=3, stuck_s=600), timer=TimerSettings(length_s=10, warn_s=0, enforce=True))
-    text = "".join(out)
+    text, session = session_output(["touch 0", "touch 1", "touch 2", "touch 3"],
+                                   settings=InputSettings(hold_s=3, stuck_s=600),
+                                   timer=TimerSettings(length_s=10, warn_s=0, enforce=True))
     assert session.grid.state.marks[:4] == (Mark.TOUCHED,) * 4
     # red's turn ran out 10 s in, during the fourth hold: that touch was blue's
     assert text.index("RED 6 agents left") < text.index("BLUE spymaster") < text.index("touch 3 was a red agent")
@@ -156,7 +147,7 @@ def transcript(lines, rules=Rules(), key=KEY, lang="en", color=False):
         out.append(line + "\n")
         return line
 
-    interactive(session, read, out.append, Painter(color, lang), terminal, settings=InputSettings(hold_s=HOLD_MIN_S, stuck_s=5))
+    interactive(session, read, out.append, Painter(color, lang), terminal, settings=QUICK)
     return "".join(out)
 
 
