@@ -784,8 +784,11 @@ class FakeDesk:
         return []
 
     def settings(self):
+        """The schema's form, every key at its default: a key's field says whether it is the owner's."""
+        from pi_table.config.schema import GROUPS, OPTIONS, form_field
+
         self.calls.append("settings")
-        return {"file": None, "options": []}
+        return {"file": None, "groups": GROUPS, "options": [form_field(option, option.default) for option in OPTIONS]}
 
     def change_settings(self, changes, reached=None):
         self.calls.append(f"change {changes}")

@@ -43,6 +43,7 @@ from pi_table.daemon.notify import LoopHeartbeat, Notifier
 from pi_table.drivers.settings import TouchBoardConfig
 from pi_table.drivers.touchboard import TouchBoardSource
 from pi_table.errors import PiTableError
+from pi_table.kinds import SerialDevice
 from pi_table.sim.harness import ManualClock
 
 from helpers import service_daemon, wait_for
@@ -413,7 +414,7 @@ def broken_port(released):
 def test_a_needed_thread_that_dies_or_stalls_stops_the_watchdog_pings(table, monkeypatch, sicken):
     daemon, start = table
     released = threading.Event()
-    touch = TouchBoardSource(TouchBoardConfig(port="/dev/pi-table-test"), serial_factory=broken_port(released))
+    touch = TouchBoardSource(TouchBoardConfig(port=SerialDevice("/dev/pi-table-test")), serial_factory=broken_port(released))
     daemon.devices.touch = daemon.loop.touch = touch  # its thread waits until released, then fails
     systemd = start()
     try:

@@ -69,8 +69,6 @@ class RolesDesk(FakeDesk):
     def backup(self):
         return "backup.tar.gz", b"a backup"
 
-    def settings(self):
-        return {"file": None, "groups": {}, "options": []}
 
     def selftest(self, lang):
         return {"running": False, "busy": False, "test": None}
@@ -213,7 +211,7 @@ def test_without_a_passphrase_the_owners_actions_say_how_to_set_one(tmp_path, de
             "serve il gestore, e non è impostata nessuna frase segreta del gestore: sudo pi-table set-owner-passphrase")
     finally:
         companion.stop()
-    assert desk.calls == []
+    assert [call for call in desk.calls if call != "settings"] == []
 
 
 def test_a_staff_session_acts_as_the_owner_for_ten_minutes_once_it_gives_the_passphrase(table, desk, clock, tmp_path):
@@ -288,16 +286,35 @@ def test_guesses_of_the_passphrase_are_limited_as_logins_are_and_leave_the_owner
 
 
 @pytest.mark.parametrize("key", ["fleet.broker", "fleet.password_file", "fleet.ca", "fleet.cert", "fleet.key",
-                                 "fleet.table_id", "fleet.cafe_tables", "web.tls_cert", "web.tls_key",
-                                 "paths.journal_dir", "paths.socket", "paths.socket_group", "paths.keep_games"])
-def test_the_fleets_credentials_and_the_table_files_are_the_owners_keys(key):
-    assert owners_keys([key, "timer.length_s"]) == [key]
+                                 "fleet.table_id", "fleet.cafe_tables", "fleet.password_in_clear", "web.tls_cert",
+                                 "web.tls_key", "web.url", "web.host", "touch.port", "touch.usb_id", "leds.spi_bus",
+                                 "sim.words", "night.blocked_words", "paths.journal_dir", "paths.socket",
+                                 "paths.socket_group", "paths.keep_games"])
+def test_the_keys_that_name_a_device_a_file_a_folder_or_a_host_are_the_owners(key):
+    """Issue 48: the kind decides the role. touch.port (a device), web.url (the host every QR link
+    sends its token to), night.blocked_words and sim.words (files) were the staff's."""
+    assert owners_keys([key, "timer.length_s"], form()) == [key]
 
 
 @pytest.mark.parametrize("key", ["game.language", "timer.length_s", "leds.brightness", "sound.volume", "web.port",
-                                 "web.url", "staff.session_min", "sim.words"])
+                                 "staff.session_min", "sound.quiet_hours", "screen.video_driver", "touch.thresholds"])
 def test_the_day_to_day_settings_are_the_staffs(key):
-    assert owners_keys([key]) == []
+    assert owners_keys([key], form()) == []
+
+
+def test_every_key_is_the_owners_exactly_when_its_kind_names_something_or_the_key_says_so():
+    from pi_table.config.schema import NAMING, OPTIONS
+
+    fields = form()
+    assert {option.key for option in OPTIONS if fields[option.key]["owner"]} == {
+        option.key for option in OPTIONS if option.kind in NAMING or option.owner}
+    assert {option.kind for option in OPTIONS if not fields[option.key]["owner"]} <= {
+        "str", "bool", "int", "number", "pin", "int_list", "int_lists"}  # numbers, choices and plain words
+
+
+def form() -> dict:
+    """The settings' form as the daemon's desk gives it, by key."""
+    return {option["key"]: option for option in RolesDesk().settings()["options"]}
 
 
 def test_a_change_that_holds_an_owners_key_needs_the_owner_and_names_the_key(table, desk):
@@ -305,14 +322,16 @@ def test_a_change_that_holds_an_owners_key_needs_the_owner_and_names_the_key(tab
     changes = {"timer.length_s": 60, "fleet.broker": "mqtts://mine.example:8883", "web.tls_key": "/tmp/k.pem"}
     status, answer = staff.call("POST", "/staff/api/config", {"changes": changes})
     assert (status, answer) == (403, {"ok": False, "owner": "needed", "error": (
-        "changing fleet.broker, web.tls_key needs the owner's passphrase: give it under Owner, then save again")})
+        "changing Fleet broker, HTTPS private key file needs the owner's passphrase: give it under Owner, then save "
+        "again")})
     assert staff.call("POST", "/staff/api/config", {"changes": {"paths.journal_dir": "/tmp"}})[0] == 403
-    assert desk.calls == []
+    assert desk.calls == ["settings", "settings"]  # the form read for whose each key is: nothing changed
     assert staff.call("POST", "/staff/api/config", {"changes": {"timer.length_s": 60}}) == (
         200, {"ok": True, "restarting": False})  # the staff's own, at hand
     staff.as_owner()
     assert staff.call("POST", "/staff/api/config", {"changes": changes}) == (200, {"ok": True, "restarting": True})
-    wait_for(lambda: desk.calls == ["at hand timer.length_s=60", f"change {changes}", "restart"], "the change as the owner")
+    wait_for(lambda: [call for call in desk.calls if call != "settings"] == [
+        "at hand timer.length_s=60", f"change {changes}", "restart"], "the change as the owner")
 
 
 # --- the command that sets it -------------------------------------------------------------------

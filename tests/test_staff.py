@@ -750,10 +750,12 @@ def test_a_setting_pointed_at_a_device_a_pipe_or_the_kernels_files_is_refused_wi
     staff.as_owner()
     fifo = tmp_path / "fifo"
     os.mkfifo(fifo)
-    for changes, found in [({"sim.words": "/dev/zero"}, "in /dev, where the system keeps its own files"),
+    for changes, found in [({"sim.words": "/dev/zero"}, "the configuration's folder, or a folder below it, found "
+                                                        "'/dev/zero'"),
                            ({"sim.words": str(fifo)}, "not a file (a folder, a device or a pipe)"),
                            ({"fleet.broker": "mqtt://x@127.0.0.1:18890", "fleet.table_id": "x",
-                             "fleet.password_file": "/proc/self/environ"}, "in /proc, where the system keeps")]:
+                             "fleet.password_file": "/proc/self/environ"}, "the configuration's folder, or a folder "
+                                                                           "below it, found '/proc/self/environ'")]:
         assert found in refused_with(staff, changes)
 
 

@@ -38,6 +38,7 @@ from pi_table.drivers.touchboard import (
 )
 from pi_table.engine.phrase import Phrase
 from pi_table.hal.events import ButtonEvent, HealthEvent, TouchEvent
+from pi_table.kinds import NotADevice, SerialDevice
 from pi_table.protocol import wire
 from pi_table.sim.harness import ManualClock
 from pi_table.ui.i18n import say
@@ -147,7 +148,7 @@ def running(folder: Path, greet: bool = True, clock=time.monotonic, sleep=None, 
     """A board and a started driver on its link; the driver has said hello unless ``greet`` is False."""
     board = Board(folder / "touch-board")
     settings_.setdefault("silence_timeout_s", 3.0)  # tests pause; the board here sends no heartbeats
-    driver = TouchBoardSource(TouchBoardConfig(port=str(board.link), **settings_), clock=clock, sleep=sleep)
+    driver = TouchBoardSource(TouchBoardConfig(port=SerialDevice(str(board.link)), **settings_), clock=clock, sleep=sleep)
     events = Events()
     driver.start(events.append)
     try:
@@ -423,7 +424,7 @@ def test_reports_queued_before_the_port_opened_are_stale(tmp_path):
     board = Board(tmp_path / "touch-board")
     board.send(wire.Hello((wire.PROTOCOL_MAJOR, 0), (0, 0, 9), "old-board", 36))
     board.touch(mask(7))
-    driver = TouchBoardSource(TouchBoardConfig(port=str(board.link)))
+    driver = TouchBoardSource(TouchBoardConfig(port=SerialDevice(str(board.link))))
     events = Events()
     driver.start(events.append)
     try:
@@ -570,10 +571,32 @@ def test_stop_ends_the_link_thread_and_frees_the_port(rig):
     serial.serial_for_url(str(board.link), exclusive=True).close()
 
 
+def test_the_board_is_opened_as_the_device_file_its_port_leads_to_never_as_a_url(tmp_path, monkeypatch):
+    """Issue 48, 1-3: the driver handed the port's text to pyserial's ``serial_for_url``, whose
+    ``spy://...?file=PATH`` created or emptied PATH and whose ``socket://`` dialled a host. Now
+    it opens the device file the port leads to (``serial.Serial``), and a link changed to lead
+    anywhere but a character device under /dev is refused, whatever is there left as it was."""
+
+    def never(*args, **kwargs):
+        raise AssertionError("serial_for_url reads its port as a URL")
+
+    monkeypatch.setattr(serial, "serial_for_url", never)
+    with running(tmp_path) as (board, _driver, events):
+        assert board.link.is_symlink() and OK in events
+    victim = tmp_path / "owner.pass"
+    victim.write_text("the owner's hash")
+    (tmp_path / "swapped").symlink_to(victim)
+    with pytest.raises(NotADevice, match="which is not under /dev"):
+        SerialDevice(str(tmp_path / "swapped")).target()
+    with pytest.raises(NotADevice, match="which is not a character device"):
+        SerialDevice("/dev/shm").target()
+    assert victim.read_text() == "the owner's hash"
+
+
 def test_reopening_backs_off_from_a_tenth_to_two_seconds_and_reports_once(tmp_path):
     delays: list[float] = []
     driver = TouchBoardSource(
-        TouchBoardConfig(port=str(tmp_path / "no-board")), sleep=lambda s: (delays.append(s), time.sleep(0.001))
+        TouchBoardConfig(port=SerialDevice(str(tmp_path / "no-board"))), sleep=lambda s: (delays.append(s), time.sleep(0.001))
     )
     events = Events()
     driver.start(events.append)
@@ -588,7 +611,7 @@ def test_reopening_backs_off_from_a_tenth_to_two_seconds_and_reports_once(tmp_pa
 
 def test_stop_ends_a_backoff_wait_at_once(tmp_path):
     """The wait between tries is an hour here: only a wait that stop() wakes lets the thread end."""
-    driver = TouchBoardSource(TouchBoardConfig(port=str(tmp_path / "no-board"), backoff_s=3600, backoff_max_s=3600))
+    driver = TouchBoardSource(TouchBoardConfig(port=SerialDevice(str(tmp_path / "no-board")), backoff_s=3600, backoff_max_s=3600))
     events = Events()
     driver.start(events.append)
     deadline = time.monotonic() + 3
@@ -643,7 +666,7 @@ def test_no_thresholds_configured_leaves_the_board_s_own(rig):
 def test_readings_asked_for_reach_the_listener_and_move_no_cell(tmp_path):
     heard = []
     board = Board(tmp_path / "touch-board")
-    driver = TouchBoardSource(TouchBoardConfig(port=str(board.link), silence_timeout_s=3.0))
+    driver = TouchBoardSource(TouchBoardConfig(port=SerialDevice(str(board.link)), silence_timeout_s=3.0))
     driver.on_readings = heard.append
     events = Events()
     driver.start(events.append)
@@ -698,7 +721,7 @@ def test_discovery_without_interface_names_takes_the_later_interface(monkeypatch
     """pyserial on Windows gives no interface names; CircuitPython numbers the data port after the console."""
     ports = [port_info("COM9", None, "1-3:x.2"), port_info("COM4", None, "1-3:x.0")]
     monkeypatch.setattr(serial.tools.list_ports, "comports", lambda: ports)
-    assert find_port(PICO) == "COM9"
+    assert find_port(PICO) == SerialDevice("COM9")
 
 
 def test_discovery_with_two_boards_takes_one_and_says_so(monkeypatch, caplog):
@@ -707,7 +730,7 @@ def test_discovery_with_two_boards_takes_one_and_says_so(monkeypatch, caplog):
         port_info("/dev/ttyACM1", "CircuitPython CDC2 control", "1-1.3:1.2"),
     ]
     monkeypatch.setattr(serial.tools.list_ports, "comports", lambda: ports)
-    assert find_port(PICO) == "/dev/ttyACM1"
+    assert find_port(PICO) == SerialDevice("/dev/ttyACM1")
     assert "several USB 239a:80f4 ports (/dev/ttyACM1, /dev/ttyACM3)" in caplog.text
 
 
@@ -733,7 +756,7 @@ def test_a_board_that_never_says_hello_is_reported_in_the_tables_language(tmp_pa
     tty.setraw(slave)
     link = tmp_path / "silent"
     link.symlink_to(os.ttyname(slave))
-    driver = TouchBoardSource(TouchBoardConfig(port=str(link), hello_timeout_s=0.2), sleep=lambda s: time.sleep(0.01))
+    driver = TouchBoardSource(TouchBoardConfig(port=SerialDevice(str(link)), hello_timeout_s=0.2), sleep=lambda s: time.sleep(0.01))
     events = Events()
     driver.start(events.append)
     try:
@@ -763,7 +786,6 @@ def test_a_board_that_never_says_hello_is_reported_in_the_tables_language(tmp_pa
         ({"end_turn": (25, 25)}, "end_turn lists an electrode twice"),
         ({"cells": (None,) * 65}, "at most 64 electrodes"),
         ({"usb_id": (0x239A,)}, "usb_id is"),
-        ({"port": ""}, "port is a device path"),
         ({"silence_timeout_s": 0}, "silence_timeout_s must be above 0"),
         ({"backoff_s": 0.5, "backoff_max_s": 0.1}, r"backoff_max_s \(0.1\) must be at least"),
         ({"thresholds": ((8, 4), (4, 8))}, r"electrode 1's thresholds are \[touch, release\]"),

@@ -16,6 +16,7 @@ from pi_table.drivers.touchboard import BUS_FREED, DISCONNECTED, I2C_ERRORS, Tou
 from pi_table.engine import Rules, Team, make_game
 from pi_table.engine.phrase import Phrase
 from pi_table.hal import NewGame, SimButtons, SimLedStrip, SimScreen, TouchEvent
+from pi_table.kinds import SerialDevice
 from pi_table.sim.emulator import BoardEmulator, run_commands
 from pi_table.table import Session, TableLoop
 from pi_table.table.input import HOLD_MIN_S, WIPE_WARNING, InputSettings, TouchPolicy
@@ -38,7 +39,7 @@ class Table:
         self.emulator.start()
         rules = Rules()
         self.session = Session(rules, rng=random.Random(1), key=make_game(rules).parse_key(KEY))
-        self.driver = TouchBoardSource(TouchBoardConfig(port=self.emulator.path))
+        self.driver = TouchBoardSource(TouchBoardConfig(port=SerialDevice(self.emulator.path)))
         self.leds, self.screen = SimLedStrip(), SimScreen()
         self.hold_s = hold_s
         policy = TouchPolicy(InputSettings(hold_s=hold_s, stuck_s=stuck_s))
@@ -282,7 +283,7 @@ def test_a_chip_reset_by_a_brown_out_shows_on_the_staff_pages_health_and_the_gam
     config = tmp_path / "config.toml"
     config.write_text(STAFF_CONFIG)
     set_pin(tmp_path / "journal", STAFF_PIN)
-    daemon = service_daemon(config, touch_port=str(emulator.link))
+    daemon = service_daemon(config, touch_port=SerialDevice.parse(str(emulator.link)))
     daemon.start()
     runner = threading.Thread(target=daemon.run, daemon=True)
     runner.start()

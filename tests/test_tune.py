@@ -14,6 +14,7 @@ import pytest
 from pi_table.config import ConfigError, load_config
 from pi_table.daemon.tune import TOUCH_MESSAGE, write_thresholds
 from pi_table.hal.tuning import PadNumbers, PadTuner, TuneModel, suggest, table_pads, tuned
+from pi_table.kinds import SerialDevice
 from pi_table.protocol import wire
 from pi_table.sim.emulator import BoardEmulator, run_commands
 from pi_table.ui.i18n import say
@@ -139,7 +140,7 @@ def test_the_table_s_touch_board_gets_the_written_thresholds(tmp_path):
     path = tmp_path / "config.toml"
     path.write_text(CONFIG)
     write_thresholds(path, ((8, 4), (10, 5)))
-    devices = open_devices(load_config(path), "sim", str(tmp_path / "board"))
+    devices = open_devices(load_config(path), "sim", SerialDevice(str(tmp_path / "board")))
     assert devices.touch.config.thresholds == ((8, 4), (10, 5))
 
 

@@ -36,9 +36,14 @@ WORDS = {
                  "default, so an empty file is a working table; `pi-table check-config --defaults` prints them all. "
                  "A value outside its type or range is refused naming the file, the key, what was expected and "
                  "what was found, and the table does not start (exit 78). Each key's meaning starts with its name "
-                 "in the staff page's settings form, in bold.",
+                 "in the staff page's settings form, in bold. *Who* says who may change it from the staff page: "
+                 "a key that names a device, a file, a folder or a host (its kind says which) is the owner's, as "
+                 "are a few others; the value is read as that kind before the table opens anything it names "
+                 "([who does what](../cafe/roles.md)).",
         "other": "[Italiano](configuration.it.md)",
-        "head": ("key", "default", "values", "meaning"),
+        "head": ("key", "default", "values", "who", "meaning"),
+        "who": {False: "staff", True: "owner"},
+        "names": "names {what}",
         "to": "{least} to {most}",
         "off": "; {off}: off",
     },
@@ -51,9 +56,14 @@ WORDS = {
                  "check-config --defaults` li stampa tutti. Un valore di tipo o intervallo sbagliato viene "
                  "rifiutato indicando il file, la chiave, che cosa ci si aspettava e che cosa c'era, e il tavolo "
                  "non parte (codice di uscita 78). Il significato di ogni chiave comincia, in grassetto, con il "
-                 "nome del suo campo nel modulo delle impostazioni della pagina dello staff.",
+                 "nome del suo campo nel modulo delle impostazioni della pagina dello staff. *Chi* dice chi può "
+                 "cambiarla dalla pagina dello staff: una chiave che indica un dispositivo, un file, una cartella "
+                 "o un computer (lo dice il suo tipo) è del gestore, come poche altre; il valore è letto come "
+                 "quel tipo prima che il tavolo apra ciò che indica ([chi fa cosa](../cafe/roles.it.md)).",
         "other": "[English](configuration.md)",
-        "head": ("chiave", "predefinito", "valori", "significato"),
+        "head": ("chiave", "predefinito", "valori", "chi", "significato"),
+        "who": {False: "staff", True: "gestore"},
+        "names": "indica {what}",
         "to": "da {least} a {most}",
         "off": "; {off}: spento",
     },
@@ -77,7 +87,7 @@ def toml_value(value: object) -> str:
 
 
 def configuration(lang: str) -> str:
-    from pi_table.config.schema import EXPECTED, OPTIONS, SECTIONS
+    from pi_table.config.schema import EXPECTED, NAMING, OPTIONS, SECTIONS
     from pi_table.ui.i18n import translation
 
     say = translation(lang).gettext
@@ -104,8 +114,11 @@ def configuration(lang: str) -> str:
             elif option.unit:
                 values.append(say(option.unit))
             kind = say(EXPECTED[option.kind])
+            who = words["who"][option.owners]
+            if option.kind in NAMING:
+                who += f" ({words['names'].format(what=say(NAMING[option.kind]))})"
             row = (f"`{option.name}`", toml_value(option.default), f"{kind}: {', '.join(values)}" if values else kind,
-                   f"**{say(option.label)}**: {say(option.help)}")
+                   who, f"**{say(option.label)}**: {say(option.help)}")
             lines.append("| " + " | ".join(cell(text) for text in row) + " |")
         lines.append("")
     return "\n".join(lines)

@@ -5,10 +5,12 @@ from __future__ import annotations
 
 import argparse
 from collections.abc import Callable
+from typing import Literal
 
 from ..engine import Team
 from ..engine.games import NAMES, AnyRules, entry, kind_of
 from ..engine.rules import NUKE_MODES, SETUPS
+from ..kinds import SerialDevice, serial_port
 from .games import KINDS, setup_help
 
 
@@ -17,6 +19,17 @@ def team(text: str) -> Team:
         return Team.parse(text)
     except ValueError as e:
         raise argparse.ArgumentTypeError(str(e)) from None
+
+
+def touch_port(text: str) -> SerialDevice | Literal["auto"]:
+    """``--touch-port``: 'auto', or a serial device under /dev (never a pyserial URL)."""
+    try:
+        return serial_port(text)
+    except ValueError as e:
+        raise argparse.ArgumentTypeError(f"--touch-port is {e}") from None
+
+
+TOUCH_PORT = "the touch board's serial port, a device under /dev, or 'auto' (overrides the configuration)"
 
 
 def whole_number(option: str, least: int, most: Callable[[], int] | None = None) -> Callable[[str], int]:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 
+from .options import TOUCH_PORT, touch_port
 from .tables import Unconfigured, config_option, load, own_table, tell
 
 
@@ -11,7 +12,7 @@ def add_commands(commands) -> None:
     run = commands.add_parser("run", help="run the table as a service (the daemon)")
     config_option(run)
     run.add_argument("--hal", choices=("hw", "sim"), default="hw", help="'sim': every device simulated, headless")
-    run.add_argument("--touch-port", help="the touch board's serial port (overrides the configuration)")
+    run.add_argument("--touch-port", type=touch_port, help=TOUCH_PORT)
     run.add_argument("--log-level", choices=("debug", "info", "warning", "error"), default="info")
     run.set_defaults(func=_run)
 

@@ -26,7 +26,7 @@ import threading
 import time
 from dataclasses import replace
 from pathlib import Path
-from typing import IO, TYPE_CHECKING, Any
+from typing import IO, TYPE_CHECKING, Any, Literal
 
 from .. import version
 from ..config import Config, trial
@@ -57,6 +57,7 @@ if TYPE_CHECKING:  # loaded only once the table is up (the phones' pages open af
 
     from ..config import ConfigError
     from ..fleet.reporter import Reporter
+    from ..kinds import SerialDevice
     from ..night.recorder import Recorder
     from ..web import Companion
     from ..web.auth import Recovery
@@ -108,7 +109,7 @@ def lock_journal(journal_dir: Path) -> IO[str] | None:
 class Daemon:
     """The running table: devices, session, loop, control socket, systemd notification."""
 
-    def __init__(self, config: Config, hal: str = "hw", touch_port: str | None = None, notifier: Notifier | None = None,
+    def __init__(self, config: Config, hal: str = "hw", touch_port: SerialDevice | Literal["auto"] | None = None, notifier: Notifier | None = None,
                  under_trial: Trial | None = None, trial_deadline_s: float = DEADLINE_S):
         self.config = config
         self.hal = hal
@@ -748,7 +749,7 @@ def _checked(path: Path) -> Config:
         return load_config(path, machine=True)
 
 
-def serve(config: Config, hal: str = "hw", touch_port: str | None = None, under_trial: Trial | None = None) -> int:
+def serve(config: Config, hal: str = "hw", touch_port: SerialDevice | Literal["auto"] | None = None, under_trial: Trial | None = None) -> int:
     """Run the daemon in this process until SIGTERM or SIGINT; the exit status. A table started
     on settings under trial, or on a restored backup, keeps them once healthy, or rolls them back (``trial.TrialWatch``)."""
     try:

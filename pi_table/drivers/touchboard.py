@@ -37,6 +37,7 @@ from ..engine.phrase import N_, Phrase
 from ..errors import PiTableError
 from ..hal.events import ButtonEvent, Emit, Event, HealthEvent, TouchEvent
 from ..hal.touch import TouchSource
+from ..kinds import SerialDevice
 from ..protocol import wire
 from .settings import TouchBoardConfig
 
@@ -99,7 +100,7 @@ class NotFound(PiTableError, LookupError):
         super().__init__(str(phrase))
 
 
-def find_port(usb_id: tuple[int, int]) -> str:
+def find_port(usb_id: tuple[int, int]) -> SerialDevice:
     """The device path of the board's data port (the rule is in the module docstring).
 
     Raises NotFound (a LookupError) saying what was found instead.
@@ -117,7 +118,7 @@ def find_port(usb_id: tuple[int, int]) -> str:
     best = sorted(p.device for p in candidates if _interface_number(p.location) == top)
     if len(best) > 1:
         log.warning("several %s ports (%s): using %s; set the port to choose", wanted, ", ".join(best), best[0])
-    return best[0]
+    return SerialDevice(best[0])  # the system's own list: checked as every port is, when it is opened
 
 
 class _Refused(PiTableError):
@@ -128,10 +129,12 @@ class _Refused(PiTableError):
         super().__init__(str(phrase))
 
 
-def _open_serial(url: str, **settings: Any) -> Any:
+def _open_serial(device: SerialDevice, **settings: Any) -> Any:
+    """The board's port opened as the device file it is: never pyserial's ``serial_for_url``,
+    whose URLs write files (``spy://``) and dial hosts (``socket://``, ``rfc2217://``)."""
     import serial
 
-    return serial.serial_for_url(url, **settings)
+    return serial.Serial(device.target(), **settings)
 
 
 class TouchBoardSource(TouchSource):
@@ -276,9 +279,10 @@ class TouchBoardSource(TouchSource):
 
     def _connect(self) -> None:
         """Open the port and wait for the board's hello; raises when it does not come or does not fit."""
-        path = self.config.port or find_port(self.config.usb_id)
+        device = self.config.port or find_port(self.config.usb_id)
+        path = device.path
         port = self._serial_factory(  # exclusive: a second reader would take half the frames
-            path, baudrate=self.config.baudrate, timeout=READ_TIMEOUT_S, write_timeout=WRITE_TIMEOUT_S, exclusive=True
+            device, baudrate=self.config.baudrate, timeout=READ_TIMEOUT_S, write_timeout=WRITE_TIMEOUT_S, exclusive=True
         )
         with self._write_lock:  # pyserial's open() has dropped what came before: stale reports
             self._port = port

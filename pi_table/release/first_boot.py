@@ -71,8 +71,13 @@ def new_pending() -> Pending:
 
 
 def pending(folder: Path) -> Pending | None:
-    """The set-up the table in ``folder`` waits for; None when it waits for none. A file that is
-    not one setup.pending holds still means a table waiting: it is given a new code (``keep_pending``)."""
+    """The set-up the table in ``folder`` waits for; None when it waits for none. Only a table
+    with neither a staff PIN nor an owner's passphrase waits for one: a file appearing (written
+    by anything the service can be made to write) never takes a table back to its set-up, where
+    whoever stands at its screen sets both. For a table with neither, a file that is not one
+    setup.pending holds still means a table waiting: it is given a new code (``keep_pending``)."""
+    if any((folder / name).exists() for name in (PIN, OWNER)):
+        return None
     try:
         data = json.loads(read_file(folder / PENDING, MOST))
         hotspot = data["hotspot"]

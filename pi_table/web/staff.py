@@ -635,7 +635,7 @@ class StaffPage:
                                  "string, number, true/false or list")
         lang = language(request)
         options = {option["key"]: option for option in (await asyncio.to_thread(self.desk.settings))["options"]}
-        if (owners := owners_keys(changes)) and (
+        if (owners := owners_keys(changes, options)) and (
                 refused_owner := self.not_owner(request, session, labels(owners, options, lang))) is not None:
             return refused_owner
         [(key, value)] = changes.items() if len(changes) == 1 else [("", None)]
