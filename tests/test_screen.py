@@ -790,6 +790,9 @@ def test_an_idle_screen_names_the_installed_version_for_the_staff():
     assert f"pi-table {version()}" in draw(surface(), idle).texts
 
 
+PRINT = ":".join(f"{n:02X}" for n in range(32))  # a SHA-256 fingerprint as browsers show it
+
+
 def test_a_table_waiting_for_its_set_up_shows_the_pages_qr_code_its_code_and_its_own_wifi(backend, tmp_path):
     """docs/dev/first-boot.md: the set-up instead of a game, in the table's language, on the real
     backend (SDL's dummy driver): the page's address as a QR code and in words, the code big; with
@@ -799,14 +802,15 @@ def test_a_table_waiting_for_its_set_up_shows_the_pages_qr_code_its_code_and_its
     from pi_table.ui.setup_screen import wifi_join
 
     screen, events = backend()
-    link = "http://10.42.0.1:8024/setup"
+    link = "https://10.42.0.1:8443/setup"
     shown_from_another_thread(screen, SetupModel(link, "1234 5678", "it", ("pi-table-ab3d", "k7m2p9q4r8s3"),
-                                                 Phrase.of("No network: the table opened its own Wi-Fi.")))
+                                                 Phrase.of("No network: the table opened its own Wi-Fi."), PRINT))
     screen.screenshot(tmp_path / "setup.png")
     texts = screen.painter.frame.texts
     assert texts[0] == "Prepara questo tavolo" and link in texts and "1234 5678" in texts
     assert "Wi-Fi: pi-table-ab3d" in texts and "Password: k7m2p9q4r8s3" in texts
     assert "Nessuna rete: il tavolo ha aperto il suo Wi-Fi." in texts
+    assert f"Il certificato della pagina (SHA-256): {PRINT}" in texts  # to compare with the phone's warning
     picture = pygame.image.load(str(tmp_path / "setup.png"))
     dark = sum(1 for x in range(0, 800, 4) for y in range(60, 330, 4) if picture.get_at((x, y))[:3] == (0, 0, 0))
     assert dark > 400  # two QR codes' modules, black on white

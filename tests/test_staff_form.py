@@ -29,7 +29,7 @@ CHOICES = {"game.game": NAMES, "game.language": LANGUAGES, "game.nuke": NUKE_MOD
            "screen.video_driver": VIDEO_DRIVERS}
 """Every key the checker holds to a fixed set, and the set it takes it from."""
 RANGED = {"game.dark_cell", "game.hold_s", "game.discussion_s", "timer.length_s", "leds.brightness", "leds.gamma",
-          "screen.width", "screen.height", "web.port", "web.request_s", "staff.session_min", "paths.keep_games",
+          "screen.width", "screen.height", "web.port", "web.tls_port", "web.request_s", "staff.session_min", "paths.keep_games",
           "paths.keep_mb", "sound.volume"}
 """Every key the checker holds to a range of numbers."""
 

@@ -66,8 +66,9 @@ class WebConfig:
     host: str
     port: int
     url: str  # '' when the daemon works it out
-    tls_cert: str = ""  # https with this certificate and key; '' for http
+    tls_cert: str = ""  # every page over https with the owner's certificate and key; '' for the table's own, on tls_port
     tls_key: str = ""
+    tls_port: int = 8443  # the staff and set-up pages' https, with the table's own certificate
     request_s: float = 10.0  # a phone's time to send a request: its headers, then an action's body
 
 
@@ -433,12 +434,16 @@ def _web(v: Values) -> WebConfig:
     cert, key = v.text("web.tls_cert"), v.text("web.tls_key")
     if bool(cert) != bool(key):
         raise Refusal("tls_cert and tls_key go together: a certificate needs its private key")
+    tls_port = v.whole("web.tls_port")
+    if not ports.holds(tls_port) or (tls_port == port != 0):
+        raise Refusal("tls_port is {least} to {most} ({off}: any free port) and not the pages' own port, not {port}",
+                      least=ports.least, most=ports.most, off=ports.off, port=tls_port)
     request_s, span = v.number("web.request_s"), _range("web.request_s")
     if not span.holds(request_s):
         raise Refusal("request_s is {least} to {most} seconds, not {seconds:g}", least=span.least, most=span.most,
                       seconds=request_s)
     return WebConfig(enabled=v.flag("web.enabled"), host=v.text("web.host"), port=port, url=url, tls_cert=cert,
-                     tls_key=key, request_s=request_s)
+                     tls_key=key, tls_port=tls_port, request_s=request_s)
 
 
 def _fleet(v: Values) -> FleetConfig:

@@ -18,6 +18,7 @@ the backups' code loads before READY only for a restore waiting for this start.
 from __future__ import annotations
 
 import fcntl
+import ipaddress
 import logging
 import signal
 import socket
@@ -72,9 +73,12 @@ NO_CONTROL = N_("the control socket {path} cannot be opened ({error}): pi-table 
 NO_PASSWORD = N_("the broker's password file cannot be used ({error}): check [fleet] password_file")
 NO_CERTIFICATE = N_("the companion's certificate cannot be used ({error}): phones cannot join; check [web] tls_cert and "
                     "tls_key, then restart the table")
+NO_OWN_CERTIFICATE = N_("the table's own certificate in {folder} cannot be made or used ({error}): the staff page "
+                        "answers this machine alone until it can; check that openssl is installed and the folder is "
+                        "the service's, then restart the table")
 NO_PORT = N_("the companion cannot listen on port {port} ({error}): phones cannot join; free the port or choose another "
              "([web] port), then restart the table")
-FAULTS = (NO_CONTROL, NO_PASSWORD, NO_CERTIFICATE, NO_PORT)
+FAULTS = (NO_CONTROL, NO_PASSWORD, NO_CERTIFICATE, NO_OWN_CERTIFICATE, NO_PORT)
 """The templates of the faults this module reports: docs/cafe/troubleshooting.md has an entry for each
 (tests/test_troubleshooting.py collects every module's ``FAULTS``)."""
 RESET_BUTTONS = frozenset({"end_turn", "new_game"})  # held together while the table starts: a PIN reset code
@@ -140,6 +144,7 @@ class Daemon:
         self.faults = dict(self.devices.faults)  # shared by every loop this daemon runs
         self.announcer = Announcer(self.devices.sound, config.sound, config.language)  # shared by every loop too
         self.staff_desk: StaffDesk | None = None  # the staff page's way to the table, with the companion
+        self.fingerprint: str | None = None  # the SHA-256 of the staff pages' certificate, once they have one
         self.first_boot: FirstBoot | None = None  # a table waiting for its set-up: its screen shows it instead
         if self.lock is not None and (paths.journal_dir / SETUP_PENDING).exists():
             from .first_boot import FirstBoot  # a table set up never loads it
@@ -327,10 +332,16 @@ class Daemon:
                 from ..web.night import NightRoom
                 NightRoom(staff, self.night.book)
             tls = _tls(web.tls_cert, web.tls_key) if web.tls_cert else None
+            if tls is not None:
+                from ..release.first_boot import fingerprint
+
+                self.fingerprint = fingerprint(Path(web.tls_cert))
+            staff_tls = None if tls is not None or _only_here(web.host) else self._own_tls()
             companion = Companion(web.host, web.port, act=self._act, base_url=web.url,
                                   advertise=lambda: _reachable_address(web.host), proof=tokens.proof,
                                   opened_file=journal_dir / "companion.opened", language=self.config.language,
-                                  staff=staff, tls=tls, header_timeout_s=web.request_s, body_timeout_s=web.request_s)
+                                  staff=staff, tls=tls, staff_tls=staff_tls, staff_port=web.tls_port,
+                                  header_timeout_s=web.request_s, body_timeout_s=web.request_s)
             companion.start()
         except Exception as e:  # noqa: BLE001 (a taken port, a broken install: the table plays without phones)
             why = e.strerror if isinstance(e, OSError) and e.strerror else e
@@ -375,6 +386,32 @@ class Daemon:
             except NotAnswering:
                 continue
         return False
+
+    def _own_tls(self) -> ssl.SSLContext | None:
+        """The staff and set-up pages' https, with the table's own certificate (``tls`` beside
+        the configuration: the first boot makes it, and the service makes it for a table that
+        has none); None, told as a fault, when it cannot be had: the staff page then answers this
+        machine alone, for no secret goes over the network in clear."""
+        from ..release.first_boot import TLS, TLS_CERT, TLS_KEY, fingerprint, own_certificate
+
+        source = self.config.source
+        if source is None:  # a developer's table with no file: nowhere of its own to keep a key
+            log.warning("no configuration file, so no certificate of the table's own: the staff page answers this "
+                        "machine alone")
+            return None
+        folder = source.parent / TLS
+        for made in own_certificate(folder):
+            log.info("the table's own certificate: %s", made)
+        try:
+            context = _tls(str(folder / TLS_CERT), str(folder / TLS_KEY))
+            self.fingerprint = fingerprint(folder / TLS_CERT)
+        except (_TlsError, OSError, ValueError) as e:
+            fault = Phrase.of(NO_OWN_CERTIFICATE, folder=str(folder), error=str(e))
+            log.error("%s", fault)
+            self.in_loop(lambda: self._note_fault("https", fault))
+            return None
+        log.info("the staff pages over https, the table's certificate's SHA-256 %s", self.fingerprint)
+        return context
 
     def _note_fault(self, name: str, fault: Phrase) -> None:
         self.loop.faults[name] = fault
@@ -653,6 +690,8 @@ class Daemon:
             "journal": say(self.session.journal_problem or "ok", lang),
             "journal_damage": self.session.journal_damage,  # what a damaged journal lost, until the next game
             "companion": None if self.companion is None else self.companion.base_url,
+            "staff": None if self.companion is None else f"{self.companion.staff_url}/staff",  # https but from here
+            "certificate": self.fingerprint,  # the staff pages' certificate's SHA-256
             "set_up": self.first_boot is None or self.first_boot.waiting is None,
         }
 
@@ -689,6 +728,15 @@ def _tls(cert: str, key: str) -> ssl.SSLContext:
         return server_tls(cert, key)
     except (OSError, ssl.SSLError, ValueError) as e:
         raise _TlsError(getattr(e, "strerror", None) or getattr(e, "reason", None) or str(e)) from None
+
+
+def _only_here(host: str) -> bool:
+    """Whether the pages listen on this machine alone (``localhost``, a loopback address): then
+    no secret typed on them crosses a network, and they need no https of their own."""
+    try:
+        return ipaddress.ip_address("127.0.0.1" if host == "localhost" else host).is_loopback
+    except ValueError:
+        return False
 
 
 def _reachable_address(host: str) -> str:

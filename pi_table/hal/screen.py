@@ -77,13 +77,16 @@ class SetupModel:
     """What the screen shows of a table nobody has set up yet (docs/dev/first-boot.md), instead of
     a game: the set-up page's address (``link``, shown as a QR code; None until the phones' pages
     are up) and the one-time code it asks for; while the table's own Wi-Fi is open, its name and
-    password (``hotspot``), which a second QR code joins; what the network is doing (``network``)."""
+    password (``hotspot``), which a second QR code joins; what the network is doing (``network``);
+    the SHA-256 ``fingerprint`` of the page's https certificate, which the owner compares with
+    what the phone shows the first time it warns of the table's own certificate."""
 
     link: str | None
     code: str
     lang: str = "en"
     hotspot: tuple[str, str] | None = None  # (name, password)
     network: Text | None = None
+    fingerprint: str | None = None
 
 
 AnyModel: TypeAlias = GameModel | SelfTestModel | SetupModel

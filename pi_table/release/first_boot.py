@@ -135,7 +135,7 @@ def first_boot(config: Path, user: ServiceUser) -> list[str]:
             write_private(folder / name, secrets.token_bytes(SECRET_BYTES))
             _own(folder / name, user)
             made.append(name)
-    made += _tls(config.parent / TLS, user)
+    made += own_certificate(config.parent / TLS, user)
     if not any((folder / name).exists() for name in (PIN, OWNER, DONE, PENDING)):
         keep_pending(folder, new_pending())
         _own(folder / PENDING, user)
@@ -143,7 +143,7 @@ def first_boot(config: Path, user: ServiceUser) -> list[str]:
     return made
 
 
-def _folders(folder: Path, user: ServiceUser) -> list[Path]:
+def _folders(folder: Path, user: ServiceUser | None) -> list[Path]:
     """``folder`` and the parents it lacks, made 0700 and the service user's; those made."""
     missing = []
     while not folder.exists():
@@ -155,8 +155,11 @@ def _folders(folder: Path, user: ServiceUser) -> list[Path]:
     return missing
 
 
-def _tls(folder: Path, user: ServiceUser) -> list[str]:
-    """The TLS key (0600) and a self-signed certificate for this host, beside the configuration."""
+def own_certificate(folder: Path, user: ServiceUser | None = None) -> list[str]:
+    """The table's own TLS key (0600) and a self-signed certificate for this host in ``folder``
+    (``tls`` beside the configuration), made when either is missing: by the first boot as root
+    (``user`` then owns them), or by the service itself for a table that had none. What was made,
+    in words for the log; the staff and set-up pages take their secrets over https with it."""
     key, cert = folder / TLS_KEY, folder / TLS_CERT
     if key.exists() and cert.exists():
         return []
@@ -183,6 +186,19 @@ def _tls(folder: Path, user: ServiceUser) -> list[str]:
     return [*(f"folder {path}" for path in made), f"{TLS}/{TLS_KEY}", f"{TLS}/{TLS_CERT} for {host}"]
 
 
-def _own(path: Path, user: ServiceUser) -> None:
-    if os.geteuid() == 0 and user.user is not None:
+def fingerprint(cert: Path) -> str:
+    """The SHA-256 fingerprint of the PEM certificate ``cert``, as browsers show it (pairs of hex
+    digits, colons between): what the owner compares with the phone's warning the first time."""
+    import hashlib
+    import ssl
+
+    der = ssl.PEM_cert_to_DER_cert(read_file(cert, MOST_CERT).decode("ascii"))
+    return ":".join(f"{byte:02X}" for byte in hashlib.sha256(der).digest())
+
+
+MOST_CERT = 64 * 1024  # bytes: a certificate and its chain
+
+
+def _own(path: Path, user: ServiceUser | None) -> None:
+    if os.geteuid() == 0 and user is not None and user.user is not None:
         os.lchown(path, user.uid, user.gid)

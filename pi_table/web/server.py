@@ -38,11 +38,19 @@ The rest of the connections stay free for requests (the staff page's, the pages'
 for the seats' own streams, which only the phone holding the seat's token opens and which are
 kept to a few a seat, the oldest let go. Requests that phones get wrong (malformed HTTP, unknown
 pages, bad actions) are counted and told as one line a period, not a line and a traceback each.
+
+No secret crosses the network in clear: the staff page and the set-up page (``SECRET_PAGES``),
+where PINs, passphrases and passwords are typed, are served over https with the table's own
+certificate on a port of their own (``staff_tls``, ``staff_port``) while the guests' pages stay
+http, so a guest never meets a certificate warning. Over plain http, from anywhere but this
+machine, those pages lead to their https address and their actions are refused unread
+(``_over_tls``); a table given a certificate of the owner's own serves every page over https.
 """
 
 from __future__ import annotations
 
 import asyncio
+import ipaddress
 import json
 import logging
 import ssl
@@ -59,7 +67,7 @@ from aiohttp.typedefs import Handler
 from aiohttp.web_request import BaseRequest
 
 from ..engine import InvalidAction
-from ..engine.phrase import N_, Text
+from ..engine.phrase import N_, Phrase, Text
 from ..files import write_private
 from ..hal import AnyModel, Emit, PageOpened, Screen, SelfTestModel, SetupModel
 from ..ui.i18n import LANGUAGES, say, translation
@@ -97,6 +105,10 @@ REPORT_S = 60.0  # how often the count of bad requests is told
 RETRY_S = 10  # what a connection or stream turned away at a cap is told: try again after the header deadline
 POLICY = "default-src 'self'; frame-ancestors 'none'"
 EVERY_ANSWER = {"Content-Security-Policy": POLICY, "Server": "pi-table"}
+SECRET_PAGES = ("/staff", "/setup")
+"""The pages where the staff and the owner type secrets, and everything under them: https only,
+but from this machine."""
+HTTPS_ONLY = N_("the staff and set-up pages take PINs and passwords over https only, never in clear: open {url}")
 """On every answer: the pages load nothing from elsewhere and run in no one else's frame; the
 server names itself without a version for anyone to look up."""
 
@@ -120,10 +132,12 @@ class Companion(ServerThread):
         max_streams: int = MAX_STREAMS, max_streams_per_address: int = MAX_STREAMS_PER_ADDRESS,
         report_s: float = REPORT_S, language: str = LANGUAGES[0],
         staff: StaffPage | None = None, tls: ssl.SSLContext | None = None,
+        staff_tls: ssl.SSLContext | None = None, staff_port: int = 0,
     ) -> None:
         super().__init__("companion")
         self.staff = staff  # the staff page (/staff), when the table has one
-        self.tls = tls  # https with this context (its certificate loaded); None for http
+        self.tls = tls  # every page over https with this context (the owner's certificate); None for http
+        self.staff_tls, self.staff_port = staff_tls, staff_port  # the secret pages' https beside http's pages
         self.host, self.port, self.advertise = host, port, advertise
         self.header_timeout_s, self.body_timeout_s = header_timeout_s, body_timeout_s
         self.report_s = report_s
@@ -149,6 +163,7 @@ class Companion(ServerThread):
         self.speak(language)
         self._watchers: dict[_Watcher, None] = {}  # the open event streams, oldest first
         self._listener: asyncio.Server | None = None
+        self._secure: asyncio.Server | None = None  # the secret pages' https listener
         self._reporter: asyncio.Task[None] | None = None
         self._closing = False
 
@@ -171,13 +186,22 @@ class Companion(ServerThread):
             address = self._address[1]
         return f"{'https' if self.tls else 'http'}://{address}:{self.port}"
 
+    @property
+    def staff_url(self) -> str:
+        """Where the staff and set-up pages are: the https address beside the pages' own, or the
+        pages' own address when it is https already (or when nothing leaves this machine)."""
+        if self.staff_tls is None:
+            return self.base_url
+        host = self.base_url.split("://", 1)[1].rsplit(":", 1)[0]
+        return f"https://{host}:{self.staff_port}"
+
     def link(self, token: str) -> str:
         return f"{self.base_url}/p/{token}"
 
     # -- the server's side (its own thread) -------------------------------------------------
 
     async def _open(self) -> None:
-        app = web.Application(client_max_size=MAX_BODY, middlewares=[self._door, _give_proof])
+        app = web.Application(client_max_size=MAX_BODY, middlewares=[self._door, self._over_tls, _give_proof])
         app.on_response_prepare.append(self._answering)
         app.add_routes([
             web.get("/", self._page_public),
@@ -202,6 +226,12 @@ class Companion(ServerThread):
             ssl=self.tls, ssl_handshake_timeout=self.header_timeout_s if self.tls else None)
         if self.port == 0:
             self.port = self._listener.sockets[0].getsockname()[1]
+        if self.staff_tls is not None:
+            self._secure = await loop.create_server(
+                lambda: _Connection(self, server, loop), self.host, self.staff_port, reuse_address=True, backlog=128,
+                ssl=self.staff_tls, ssl_handshake_timeout=self.header_timeout_s)
+            if self.staff_port == 0:
+                self.staff_port = self._secure.sockets[0].getsockname()[1]
         self._reporter = asyncio.create_task(self._report_every_period())
 
     async def _close(self) -> None:
@@ -212,6 +242,8 @@ class Companion(ServerThread):
         self._wake()
         self._reporter.cancel()
         self._listener.close()
+        if self._secure is not None:
+            self._secure.close()
         self._bad.report()
 
     async def _report_every_period(self) -> None:
@@ -251,6 +283,23 @@ class Companion(ServerThread):
         finally:
             connection.busy -= 1
             self._room.used(connection)
+
+    @web.middleware
+    async def _over_tls(self, request: web.Request, handler: Handler) -> web.StreamResponse:
+        """A secret page over plain http from another machine: a page's address leads to its
+        https one (308, which keeps the method); an action is refused before its body is read,
+        so a PIN or a password sent in clear is never checked (nor logged) and the phone is told
+        where to go. This machine's own requests (the table's commands, its tests) cross no network."""
+        if (self.staff_tls is None or request.secure or not request.path.startswith(SECRET_PAGES)
+                or _from_this_machine(request)):
+            return await handler(request)
+        url = request.url.with_scheme("https").with_port(self.staff_port)
+        if request.method in ("GET", "HEAD"):
+            raise web.HTTPPermanentRedirect(url, headers=NO_STORE)
+        lang = request.headers.get("X-Staff-Lang", "")
+        said = say(Phrase.of(HTTPS_ONLY, url=str(url.with_path(request.path.split("/api")[0]).with_query(None))),
+                   lang if lang in LANGUAGES else self._lang(request))
+        return web.json_response({"ok": False, "error": said, "https": str(url)}, status=403, headers=NO_STORE)
 
     def _credential(self, request: web.Request) -> bool:
         """Whether the request comes from a staff phone that has logged in here (its device
@@ -739,6 +788,16 @@ def _refusal(request: web.Request, kind: type[web.HTTPException], text: str, lan
 def _cookie_name(token: str) -> str:
     """One cookie a page, so one browser may hold two seats' pages (a test, a host's phone)."""
     return f"pt_{token[:12]}"
+
+
+def _from_this_machine(request: web.Request) -> bool:
+    """Whether ``request`` came from this machine (a loopback address, IPv4 in IPv6 too)."""
+    try:
+        address = ipaddress.ip_address(request.remote or "")
+    except ValueError:  # a UNIX socket's peer, or none
+        return False
+    mapped = address.ipv4_mapped if isinstance(address, ipaddress.IPv6Address) else None
+    return (mapped or address).is_loopback
 
 
 NO_STORE = {"Cache-Control": "no-store", "X-Content-Type-Options": "nosniff", "Referrer-Policy": "no-referrer"}
