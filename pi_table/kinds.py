@@ -104,6 +104,28 @@ class OwnFile:
 
 
 @dataclass(frozen=True, slots=True)
+class Folder:
+    """A folder the table keeps its own in (its journal, its control socket's): a path written
+    in plain path words (``PATH_NAME``), relative to the configuration's folder or absolute,
+    with no ``..`` or ``.`` in it, so what the owner typed is where the table writes, no
+    look-alike letter makes another folder, and no climb leads elsewhere."""
+
+    path: str
+
+    @classmethod
+    def parse(cls, text: str, folder: str) -> Folder:
+        path = text if text.startswith("/") else f"{folder.rstrip('/')}/{text}"
+        if not _short(text) or (path.rstrip("/") and not PATH_NAME.fullmatch(path.rstrip("/"))) \
+                or any(part in (".", "..") for part in text.split("/")):
+            raise Refusal("a folder's path in plain letters, digits and _.:+@,=- between slashes, absolute or from "
+                          "the configuration's folder, with no '..'", given=_shown(text))
+        return cls(os.path.normpath(path))
+
+    def __str__(self) -> str:
+        return self.path
+
+
+@dataclass(frozen=True, slots=True)
 class Address:
     """One of the table's own network addresses, to listen on: an IP address written as
     numbers (``0.0.0.0`` every network, ``127.0.0.1`` or ``localhost`` this machine only),

@@ -118,7 +118,7 @@ def test_every_key_that_names_something_has_a_kind_that_parses_it():
     one are of a kind in ``NAMING``, which ``config.loading`` parses into ``pi_table.kinds``."""
     from pi_table.config.loading import NAMED
 
-    assert set(NAMING) - {"usb_id", "path"} == set(NAMED)
+    assert set(NAMING) - {"usb_id"} == set(NAMED)
     named = {option.key for option in OPTIONS if option.kind in NAMING}
     assert named >= {"touch.port", "touch.usb_id", "web.host", "web.url", "web.tls_cert", "web.tls_key", "fleet.broker",
                      "fleet.password_file", "fleet.ca", "fleet.cert", "fleet.key", "sim.words", "night.blocked_words",

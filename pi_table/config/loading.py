@@ -20,7 +20,7 @@ from ..engine.phrase import Phrase, Text, meaning
 from ..engine.views import LANGUAGES
 from ..errors import PiTableError
 from ..files import NotAFile, TooBig, read_file
-from ..kinds import AUTO, Address, OwnFile, SerialDevice, Url
+from ..kinds import AUTO, Address, Folder, OwnFile, SerialDevice, Url
 from ..ui.i18n import say
 from .machine import FILES_READ, PRIVATE_KEYS, Running, check_machine
 from .schema import BY_KEY, DEFAULT_PATH, EXPECTED, MAX_BYTES, OPTIONS, SECTIONS, Option, defaults, describe
@@ -164,11 +164,6 @@ def _read_value(option: Option, raw: object, base: Path) -> object:
     expected = Phrase(EXPECTED[kind])
     if not ok:
         raise Refusal("expected {expected}, found {found}", expected=expected, found=found)
-    if kind == "path":
-        raw = str(raw)  # checked above: a string
-        if not raw:
-            raise Refusal("expected a path, found an empty string")
-        return str(base / raw) if not Path(raw).is_absolute() else raw
     if kind in NAMED:
         try:
             return NAMED[kind](str(raw), str(base))
@@ -215,6 +210,7 @@ def _group(text: str, base: str) -> str:
 
 NAMED: dict[str, Callable[[str, str], str]] = {
     "device": _device, "file": _file, "deck": _deck, "group": _group,
+    "path": lambda text, base: Folder.parse(text, base).path,
     "address": lambda text, base: str(Address.parse(text)) and text,
     "url": lambda text, base: text and Url.parse(text, ("http", "https")).text,
     "broker": lambda text, base: text and Url.parse(text, ("mqtt", "mqtts"), users=True).text,

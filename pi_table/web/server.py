@@ -96,6 +96,8 @@ HEADER_TIMEOUT_S = 10.0  # a request's line and headers, from the connection's s
 BODY_TIMEOUT_S = 10.0  # an action's body, from the end of its headers
 MAX_CONNECTIONS = 512  # open at once, whatever for: the ceiling over the streams' caps and the requests' room
 MAX_PER_ADDRESS = 64  # a guest's from one address: a phone needs a handful
+SECRET_CONNECTIONS = 64  # open at once on the secret pages' https port: a few staff phones and the owner's
+SECRET_PER_ADDRESS = 8  # from one address there: a phone's handful, so one flooding address leaves the rest room
 RESERVED = 8  # an eighth of the connections are kept for requests that carry a credential
 WAITING_PER_ADDRESS = 2  # connections from one address waiting on the reserve for their first request
 MAX_STREAMS = 320  # the public page's event streams: 300 spectators' fit; the other 192 are the seats' and the requests'
@@ -142,6 +144,9 @@ class Companion(ServerThread):
         self.header_timeout_s, self.body_timeout_s = header_timeout_s, body_timeout_s
         self.report_s = report_s
         self._room = _Room(max_connections, max_per_address, max_connections // RESERVED)  # every open connection
+        # the secret pages' https has a room of its own: guests who hold every connection of the
+        # pages' port leave a phone that never logged in its way to the staff and set-up pages
+        self._secret_room = _Room(SECRET_CONNECTIONS, SECRET_PER_ADDRESS, SECRET_CONNECTIONS // RESERVED)
         self._spectators = _Held(max_streams, max_streams_per_address)  # the public page's event streams
         self._bad = _BadRequests()
         self.proof = proof or Tokens.kept_in(None).proof  # what a phone's cookie must say, by token
@@ -222,13 +227,13 @@ class Companion(ServerThread):
         server = runner.server
         assert server is not None  # made by setup()
         self._listener = await loop.create_server(
-            lambda: _Connection(self, server, loop), self.host, self.port, reuse_address=True, backlog=128,
+            lambda: _Connection(self, server, loop, self._room), self.host, self.port, reuse_address=True, backlog=128,
             ssl=self.tls, ssl_handshake_timeout=self.header_timeout_s if self.tls else None)
         if self.port == 0:
             self.port = self._listener.sockets[0].getsockname()[1]
         if self.staff_tls is not None:
             self._secure = await loop.create_server(
-                lambda: _Connection(self, server, loop), self.host, self.staff_port, reuse_address=True, backlog=128,
+                lambda: _Connection(self, server, loop, self._secret_room), self.host, self.staff_port, reuse_address=True, backlog=128,
                 ssl=self.staff_tls, ssl_handshake_timeout=self.header_timeout_s)
             if self.staff_port == 0:
                 self.staff_port = self._secure.sockets[0].getsockname()[1]
@@ -254,7 +259,7 @@ class Companion(ServerThread):
     def _admit(self, connection: _Connection, address: str) -> bool:
         """Count a new connection from ``address`` in, closing idle ones to make room if need be,
         unless there is none to be made."""
-        let_go = self._room.admit(connection, address)
+        let_go = connection.room.admit(connection, address)
         if let_go is None:
             self._bad.turned_away[address] += 1
             return False
@@ -271,7 +276,7 @@ class Companion(ServerThread):
         connection = request.protocol
         assert isinstance(connection, _Connection)  # the companion's every connection is one
         if connection.standing != TRUSTED and self._credential(request):
-            self._room.trust(connection)
+            connection.room.trust(connection)
         elif connection.standing == WAITING:
             self._bad.turned_away[request.remote or "?"] += 1
             busy = web.Response(status=503, headers={**NO_STORE, "Retry-After": str(RETRY_S)})
@@ -282,7 +287,7 @@ class Companion(ServerThread):
             return await handler(request)
         finally:
             connection.busy -= 1
-            self._room.used(connection)
+            connection.room.used(connection)
 
     @web.middleware
     async def _over_tls(self, request: web.Request, handler: Handler) -> web.StreamResponse:
@@ -548,11 +553,13 @@ class _Connection(web.RequestHandler):
     its lingering (reading a body the answer did not need) is bounded by the body deadline.
     An event stream on it ends when it closes, which aiohttp does not tell the stream's handler."""
 
-    def __init__(self, companion: Companion, server: web.Server, loop: asyncio.AbstractEventLoop) -> None:
+    def __init__(self, companion: Companion, server: web.Server, loop: asyncio.AbstractEventLoop,
+                 room: _Room) -> None:
         super().__init__(server, loop=loop, keepalive_timeout=companion.header_timeout_s,
                          lingering_time=companion.body_timeout_s, logger=companion._bad.logger,
                          access_log=None)  # type: ignore[arg-type]  # aiohttp takes None: no access log
         self.companion = companion
+        self.room = room  # the listener's: the guests' pages', or the secret pages' https
         self.address: str | None = None  # where it comes from, once counted in
         self.standing: str | None = None  # GUEST, WAITING or TRUSTED while counted in (``_Room``)
         self.busy = 0  # requests being answered on it: while any is, it is not closed for room
@@ -571,7 +578,7 @@ class _Connection(web.RequestHandler):
     def connection_lost(self, exc: BaseException | None) -> None:
         if not self.opened:  # turned away: aiohttp never had it
             return
-        self.companion._room.let_go(self)
+        self.room.let_go(self)
         if self.stream is not None:
             self.stream.done.set()
         super().connection_lost(exc)
