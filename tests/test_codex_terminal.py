@@ -160,6 +160,20 @@ def test_in_italian():
     assert all(visible(line) <= 80 for line in text.splitlines())
 
 
+def test_in_italian_codexs_own_moves_are_typed_in_italian_words():
+    """send, done, vote... have the words of the Italian screen's buttons (INVIA, FATTO, VOTA), and
+    the facts theirs (ruolo): typed, they play; a refusal and the help name them so."""
+    group, session = play(["invia 1 0 ruolo", "invia 2 0 posizione", "invia 3", "aiuto"], lang="it")
+    public = session.record.game.public_view(session.record.state)
+    assert public.acted == (1, 2)
+    said = " ".join(group.text.split())
+    assert "invia SEAT TO FACT [FACT]: 'invia' si scrive invia SEAT TO FACT [FACT], non 'invia 3'" in said
+    spoken = said.split("Anche in italiano: ", 1)[1]
+    assert all(word in spoken for word in ("invia (send)", "codice (code)", "blocca (block)", "profila (profile)",
+                                           "fatto (done)", "vota (vote)", "rivela (reveal)",
+                                           "fine-discussione (end-discussion)"))
+
+
 def test_the_command_line_plays_codex_in_the_terminal():
     """Before: ``pi-table sim --game codex`` exited 2, asking for a script."""
     done = subprocess.run([sys.executable, "-m", "pi_table", "sim", "--game", "codex", "--seed", "3"],
