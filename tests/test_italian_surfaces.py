@@ -200,3 +200,19 @@ def test_the_staff_page_names_the_game_and_every_device_in_italian(tmp_path, bro
     finally:
         page.close()
         companion.stop()
+
+
+def test_the_starting_team_is_named_in_the_simulators_language_and_refused_in_it(tmp_path, capsys):
+    """``--start rossa`` where the simulator speaks Italian (before: "a team is 'red' or 'blue'",
+    in English); a team it does not know is refused in the player's language, and the English
+    names a script writes are taken in both."""
+    script = tmp_path / "game.txt"
+    script.write_text("clue 1\n")
+    for lang, team, start in (("it", "rossa", "red"), ("it", "Blu", "blue"), ("it", "red", "red"), ("en", "blue", "blue")):
+        assert cli.main(["sim", "--lang", lang, "--start", team, "--seed", "1", "--script", str(script), "--json"]) == 0
+        assert '"start": "%s"' % start in capsys.readouterr().out
+    for lang, said in (("it", "--start: una squadra è 'rossa' o 'blu', non 'verde'"),
+                       ("en", "--start: a team is 'red' or 'blue', not 'rossa'")):
+        with pytest.raises(SystemExit) as exit:
+            cli.main(["sim", "--lang", lang, "--start", "verde" if lang == "it" else "rossa", "--script", str(script)])
+        assert exit.value.code == EXIT_USAGE and said in capsys.readouterr().err
