@@ -413,7 +413,8 @@ class Table:
 
 def play_agents(table, actions):
     """Each action by its agent: called to the screen, "I am", tapped through; once the agent
-    is done with the step the screen hides, and NEXT AGENT calls the next one."""
+    is done with the step the screen hides, and NEXT AGENT calls the next one (none is called
+    once the game is over)."""
     for text in actions:
         seat = parse_codex_action(text).seat
         if table.turn.stage is not Stage.AGENT:
@@ -421,7 +422,7 @@ def play_agents(table, actions):
             table.press(tap_to(table, Stage.AGENT))
         assert table.turn.stage is Stage.AGENT and table.turn.seat == seat
         table.act(text)
-        if table.turn.stage is Stage.HIDDEN:
+        if table.turn.stage is Stage.HIDDEN and not table.state.is_over:
             assert table.turn == Turn(Stage.HIDDEN, seat)
             table.press(tap_to(table, Stage.PASS, Stage.WAIT))
 
@@ -455,7 +456,10 @@ def test_a_whole_game_by_taps_through_pass_and_play():
                         "send 3 4 role"))
     play_agents(table, ("done 4", "done 5", "code 0 AAAA-BBBB-CCCC", "done 0", "done 1", "done 2", "done 3"))
     assert table.state.is_over and table.state.winner.value == "red"
-    assert table.turn == Turn(Stage.WAIT) and "RED FACTION WINS" in table.painter.frame.texts
+    texts = table.painter.frame.texts
+    assert "RED FACTION WINS" in texts and "WINNING CODE" in texts and "TRUTH MACHINE" not in texts
+    assert "NEXT AGENT" not in texts and "Hidden. Pass the screen to the next agent" not in texts  # nobody's turn
+    assert [tap.command for tap in table.painter.frame.taps if isinstance(tap.mode, Turn)] == []
     table.press(next(tap for tap in table.painter.frame.taps if tap.command == NewGame()))
     assert not table.state.is_over and table.turn == Turn()
 
@@ -474,7 +478,8 @@ def test_a_code_is_three_taps_on_the_fragments_seen_in_order():
     assert offered(2) == ["AAAA", "BBBB", "CCCC"]  # what Moon has seen: its own and its inbox
     table.press(route_word(table, "CCCC"))
     assert offered(3) == ["AAAA", "BBBB"]  # a fragment is used once
-    assert any(text.endswith("position 2  CCCC") for text in table.painter.frame.texts)  # the code so far
+    assert "the code so far: CCCC" in table.painter.frame.texts  # on its own, not after the prompt's position
+    assert "Your faction's code: the fragment in position 2" in table.painter.frame.texts
     table.press(next(tap for tap in table.painter.frame.taps if isinstance(tap.mode, Turn) and tap.mode.choice == ("code",)))
     assert offered(2) == ["AAAA", "BBBB", "CCCC"]  # BACK
 
