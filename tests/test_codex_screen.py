@@ -1,8 +1,6 @@
 """Codex on the table's screen: every step in both languages, the privacy of pass-and-play, a
-whole game played by taps, and the pygame backend drawing it.
-
-Run as a script (``python tests/test_codex_screen.py``) it writes docs/screenshots/codex-*.png.
-"""
+whole game played by taps, and the pygame backend drawing it. The documentation's pictures of it
+are drawn by tools/screenshots.py (tests/test_screenshots.py)."""
 
 from __future__ import annotations
 
@@ -16,7 +14,6 @@ import json
 import queue
 import random
 import re
-from pathlib import Path
 
 import pygame
 import pytest
@@ -81,7 +78,6 @@ MOON_SEES_RED = ("send 0 1 position", "send 1 0 position", "send 2 0 position", 
 LANGS = ("en", "it")
 TIMER = TimerState(length_s=180, remaining_s=95.2, warn_s=10, enforced=True, running=True)
 MOON = Phrase.of("{codename} (seat {seat})", codename="Moon", seat=0)
-SCREENSHOTS = Path(__file__).resolve().parent.parent / "docs" / "screenshots"
 game = Codex()
 
 
@@ -564,42 +560,6 @@ def test_the_backend_shows_codex_and_a_tap_becomes_an_agents_action(tmp_path):
         assert events.get(timeout=2) == UiEvent(EndDiscussion())
     finally:
         screen.stop()
-
-
-# --- the screenshots in docs/ -----------------------------------------------------------------------
-
-DOC_SCENES = {
-    "codex-table-vote": "truth",
-    "codex-table-truth": "revealed, next phase",
-    "codex-table-over": "over",
-    "codex-pass-hidden": "hidden",
-    "codex-pass-agent": "agent, extort",
-}
-
-
-def write_screenshots(folder: Path) -> list[Path]:
-    folder.mkdir(parents=True, exist_ok=True)
-    written = []
-    for stem, name in DOC_SCENES.items():
-        for lang in LANGS:
-            m, turn = model(name, lang)
-            if name == "revealed, next phase":
-                m = CodexModel(game, m.state, m.game_id, lang=lang)  # no refusal in the picture
-            image = surface()
-            draw_codex(image, m, turn)
-            path = folder / f"{stem}-{lang}.png"
-            pygame.image.save(image, str(path))
-            written.append(path)
-    return written
-
-
-def test_the_documented_screens_render(tmp_path):
-    assert len(write_screenshots(tmp_path)) == 2 * len(DOC_SCENES)
-
-
-if __name__ == "__main__":
-    for path in write_screenshots(SCREENSHOTS):
-        print(path)
 
 
 def test_the_screen_shows_one_seats_join_code_at_a_time_until_every_phone_has_opened_its_page(tmp_path):

@@ -210,7 +210,7 @@ def test_the_starting_team_is_named_in_the_simulators_language_and_refused_in_it
     script.write_text("clue 1\n")
     for lang, team, start in (("it", "rossa", "red"), ("it", "Blu", "blue"), ("it", "red", "red"), ("en", "blue", "blue")):
         assert cli.main(["sim", "--lang", lang, "--start", team, "--seed", "1", "--script", str(script), "--json"]) == 0
-        assert '"start": "%s"' % start in capsys.readouterr().out
+        assert f'"start": "{start}"' in capsys.readouterr().out
     for lang, said in (("it", "--start: una squadra è 'rossa' o 'blu', non 'verde'"),
                        ("en", "--start: a team is 'red' or 'blue', not 'rossa'")):
         with pytest.raises(SystemExit) as exit:

@@ -286,7 +286,7 @@ def _roles(canvas: Canvas, view: PublicView, area) -> None:
 def _winning_code(canvas: Canvas, view: PublicView, area) -> None:
     """At the end, the winning faction's code, its fragments in order, under a heading of its own."""
     _ = canvas.gettext
-    x, y, w, h = area
+    x, y, w, _h = area
     code = winning_code(view)
     if view.winner is None or code is None:
         raise ValueError("the winning code shows only once a faction has won")
