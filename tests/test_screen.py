@@ -765,7 +765,7 @@ def test_a_table_waiting_for_its_set_up_shows_the_pages_qr_code_its_code_and_its
                                                  Phrase.of("No network: the table opened its own Wi-Fi.")))
     screen.screenshot(tmp_path / "setup.png")
     texts = screen.painter.frame.texts
-    assert texts[0] == "Prepara questo tavolo" and link in texts and "1234 5678" in texts
+    assert texts[0] == "Configura questo tavolo" and link in texts and "1234 5678" in texts
     assert "Wi-Fi: pi-table-ab3d" in texts and "Password: k7m2p9q4r8s3" in texts
     assert "Nessuna rete: il tavolo ha aperto il suo Wi-Fi." in texts
     picture = pygame.image.load(str(tmp_path / "setup.png"))
