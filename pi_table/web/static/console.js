@@ -14,12 +14,13 @@ function consoleSections() {
     el("ul", { id: "attention", class: "attention" }),
     el("dl", { id: "readings", class: "readings" }),
     el("figure", { id: "address", class: "address" }));
-  const logLevel = el("select", { id: "log-level", "aria-label": t("Show") },
+  const logLevel = el("select", { id: "log-level", "aria-label": t("Show"), "data-t-label": "Show" },
     ...LOG_LEVELS.map(([value, label]) => el("option", { value, "data-t": label, text: t(label) })));
   const log = el("section", { id: "log-section" },
     el("h2", { "data-t": "Log", text: t("Log") }),
     el("div", { class: "row" }, logLevel,
-      el("input", { id: "log-search", type: "search", "aria-label": t("Search the log"), placeholder: t("Search the log") }),
+      el("input", { id: "log-search", type: "search", "aria-label": t("Search the log"), "data-t-label": "Search the log",
+                    placeholder: t("Search the log"), "data-t-placeholder": "Search the log" }),
       el("button", { id: "log-refresh", class: "quiet", "data-t": "Refresh", text: t("Refresh") }),
       el("button", { id: "log-download", class: "quiet", "data-t": "Download", text: t("Download") })),
     el("div", { class: "row span" },
@@ -97,7 +98,8 @@ function filesSection() {
       el("button", { type: "submit", class: "warn", "data-t": "Save the broker", text: t("Save the broker") })),
     el("h2", { "data-t": "Words not allowed in team names (one a line)", text: t("Words not allowed in team names (one a line)") }),
     el("form", { id: "words-form", class: "stack" },
-      el("textarea", { id: "blocked-words", rows: "5", "aria-label": t("Words not allowed in team names (one a line)") }),
+      el("textarea", { id: "blocked-words", rows: "5", "aria-label": t("Words not allowed in team names (one a line)"),
+                       "data-t-label": "Words not allowed in team names (one a line)" }),
       el("button", { type: "submit", class: "warn", "data-t": "Save the words", text: t("Save the words") })));
 }
 
@@ -381,12 +383,6 @@ function wireBench() {
 
 function reading(label, value) {
   return [el("dt", { text: label }), el("dd", { text: value })];
-}
-
-// What the data-t pass of loadWords() does not reach: attributes.
-export function labelConsole() {
-  $("log-level").setAttribute("aria-label", t("Show"));
-  for (const id of ["log-search"]) { $(id).setAttribute("aria-label", t("Search the log")); $(id).placeholder = t("Search the log"); }
 }
 
 function drawHealth(health) {
