@@ -24,15 +24,15 @@ SPOKEN = {
            "invia": "send", "codice": "code", "blocca": "block", "profila": "profile", "fatto": "done", "vota": "vote",
            "rivela": "reveal", "fine-discussione": "end-discussion"},
 }
-"""The command words in the table's other languages, as the terminal's prompts say them (the
-new-game question's ``annulla``, Codex's buttons' INVIA and FATTO): each stands for the English
-word a script (or, for ``help`` and ``quit``, the terminal) takes."""
+"""The command words in the table's other languages, as the terminal's prompts and the screen's
+buttons say them (the new-game question's ``annulla``, an agent's INVIA and FATTO): each stands
+for the English word a script (or, for ``help`` and ``quit``, the terminal) takes."""
 VALUES = {
     "it": {"senza limiti": "unlimited", "fazione": "faction", "ruolo": "role", "posizione": "position",
            "frammento": "fragment", "nome-in-codice": "codename", "estorci": "extort"},
 }
 """The words a command takes after its verb, as the table's other languages say them: the book's
-"indizio senza limiti" (two words, as the screen writes it), Codex's facts as its screen names
+"indizio senza limiti" (two words, as the screen writes it), an agent's facts as the screen names
 them."""
 
 
