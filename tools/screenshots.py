@@ -12,7 +12,9 @@ own painters (the spymaster screen, the window, ``pi-table render``) on an offsc
 surface, in each language. Nothing reads a clock, a random source without a seed, or a font
 other than pygame's own, so a picture comes out the same, pixel for pixel, however often it is
 drawn. A picture is compared by its pixels, not its file's bytes: two zlib versions may pack the
-same picture differently.
+same picture differently. Another pygame (its bundled FreeType and SDL) may draw a glyph a pixel
+apart: after upgrading it, ``./dev docs`` draws the pictures again, and the change is reviewed as
+pictures.
 
 The phones', the staff's and the fleet's pages are Chromium's pictures: their browser tests
 write them (tests/test_a11y.py, tests/test_web_codex.py, tests/test_fleet_dashboard.py).
