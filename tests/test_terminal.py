@@ -382,7 +382,7 @@ def test_in_italian_the_books_unlimited_clue_is_typed_in_its_words():
 
 
 ITALIAN_RUN = ["indizio senza limiti", "penalità", "copri 13", "annulla", "copri 14", "indizio senza limiti", "tocca 10",
-               "tocca 1 2", "indizio", "nuova-partita a b"]
+               "tocca 1 2", "indizio", "nuova-partita a b", "fatto"]
 
 
 @pytest.mark.parametrize("rules, key, lines", [
@@ -401,12 +401,13 @@ def test_an_italian_player_is_taught_and_answered_in_the_italian_words(rules, ke
         assert "indizio N: 'indizio' richiede un argomento, un numero o 'senza limiti'" in flat(italian)
         assert "annullato: copri 13" in italian and "(copri N)" in italian
         assert "'nuova-partita' accetta al massimo un argomento" in flat(italian)
+        assert flat(italian).endswith("nuova-partita (new-game), non 'fatto'")  # another game's word, as typed
     else:
         assert "per l'avversario simulato (copri N)" in flat(italian)
     assert "Scrivi 'aiuto' per i comandi." in italian
     english = set(SPOKEN["it"].values()) | {"unlimited", "infinity"}
-    said = set(re.findall(r"[a-z][a-z-]+", italian.lower()))
-    assert sorted(said & english) == []
+    told = flat(italian).split("non è un comando: ")[0]  # the list a mistyped word is told gives both, on purpose
+    assert sorted(set(re.findall(r"[a-z][a-z-]+", told.lower())) & english) == []
 
 
 def test_in_italian_a_word_that_is_no_command_is_answered_with_the_italian_ones():

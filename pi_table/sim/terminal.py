@@ -467,7 +467,7 @@ class Terminal:
             self.say(self._("{usage}: {reason}").format(usage=as_spoken(usage[word], lang), reason=reason), WARN)
         else:
             if SPOKEN.get(lang):
-                error = InvalidAction("the commands are {words}", words=spoken(words, lang), given=word)
+                error = InvalidAction("the commands are {words}", words=spoken(words, lang), given=as_spoken(word, lang))
             self.say(self._("not a command: {reason}").format(reason=say(error.phrase, lang)), WARN)
 
     def new_game(self, command: NewGame, press: Callable[[Command], None]) -> bool:
