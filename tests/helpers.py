@@ -899,10 +899,10 @@ class InProcessDaemon:
 
 
 class StaffTable(InProcessDaemon):
-    """The daemon in this process, with a game on a known key, a PIN and an owner's passphrase;
-    ``extra`` ends its configuration (a section of the test's own)."""
+    """The daemon in this process, with a game on a known key, a PIN and an owner's passphrase
+    (none, without ``owner``); ``extra`` ends its configuration (a section of the test's own)."""
 
-    def __init__(self, folder: Path, key: str, lang: str = "en", extra: str = "") -> None:
+    def __init__(self, folder: Path, key: str, lang: str = "en", extra: str = "", owner: bool = True) -> None:
         from pi_table.table import Session
         from pi_table.web.roles import set_passphrase
         from pi_table.web.staff import set_pin
@@ -913,7 +913,8 @@ class StaffTable(InProcessDaemon):
         rules = Rules()
         Session(rules, key=make_game(rules).parse_key(key), journal_dir=folder / "journal").close()
         set_pin(folder / "journal", STAFF_PIN)
-        set_passphrase(folder / "journal", OWNER_PASSPHRASE)
+        if owner:
+            set_passphrase(folder / "journal", OWNER_PASSPHRASE)
         super().__init__(self.config)
         assert self.daemon.companion is not None  # for the type checker: the base class saw it open
         self.base = self.daemon.companion.base_url

@@ -1,9 +1,6 @@
 """The spymaster screen: every game state drawn in both languages, taps, rotation, the catalogue,
-and the pygame backend on SDL's dummy video driver.
-
-Run as a script (``python tests/test_screen.py``) it writes docs/screenshots/ from the same
-games the tests play.
-"""
+and the pygame backend on SDL's dummy video driver. The documentation's pictures of it are
+drawn by tools/screenshots.py (tests/test_screenshots.py)."""
 
 from __future__ import annotations
 
@@ -19,7 +16,6 @@ import re
 import threading
 import time
 from dataclasses import replace
-from pathlib import Path
 
 import pygame
 import pytest
@@ -64,7 +60,6 @@ KEY = "RBNBBARNRNRNRRBBNRBNBBNRB"
 ALIAS_KEY = "RNBNARBRRBRB.NBRNRBNBBNRB"
 BLUE_AGENTS = (1, 3, 4, 14, 15, 18, 20, 21, 24)
 LANGS = ("en", "it")
-SCREENSHOTS = Path(__file__).resolve().parent.parent / "docs" / "screenshots"
 
 
 def view(rules: Rules, key: str, actions: tuple[str, ...] = ()):
@@ -747,40 +742,6 @@ def test_a_display_that_cannot_open_is_reported():
     assert os.environ["SDL_VIDEODRIVER"] == "dummy"  # the process's choice is left as it was
 
 
-# --- the screenshots in docs/ ------------------------------------------------------------------------
-
-DOC_SCENES = {
-    "codenames-in-play": "codenames guess",
-    "coop-score": "coop score",
-    "alias24-mad-armed": "alias24 mad armed",
-    "deep-undercover-placing": "deep undercover placing",
-}
-
-
-def test_the_documented_screens_render(tmp_path):
-    for stem, name in DOC_SCENES.items():
-        for lang in LANGS:
-            render_png(model(name, lang), tmp_path / f"{stem}-{lang}.png")
-    assert len(list(tmp_path.glob("*.png"))) == 2 * len(DOC_SCENES)
-
-
-def write_screenshots(folder: Path = SCREENSHOTS) -> list[Path]:
-    """docs/screenshots/: each documented screen in each language, 800x480."""
-    folder.mkdir(parents=True, exist_ok=True)
-    written = []
-    for stem, name in DOC_SCENES.items():
-        for lang in LANGS:
-            path = folder / f"{stem}-{lang}.png"
-            render_png(model(name, lang), path)
-            written.append(path)
-    return written
-
-
-if __name__ == "__main__":
-    for path in write_screenshots():
-        print(path)
-
-
 def test_an_idle_screen_names_the_installed_version_for_the_staff():
     from pi_table import version
 
@@ -807,7 +768,7 @@ def test_a_table_waiting_for_its_set_up_shows_the_pages_qr_code_its_code_and_its
                                                  Phrase.of("No network: the table opened its own Wi-Fi."), PRINT))
     screen.screenshot(tmp_path / "setup.png")
     texts = screen.painter.frame.texts
-    assert texts[0] == "Prepara questo tavolo" and link in texts and "1234 5678" in texts
+    assert texts[0] == "Configura questo tavolo" and link in texts and "1234 5678" in texts
     assert "Wi-Fi: pi-table-ab3d" in texts and "Password: k7m2p9q4r8s3" in texts
     assert "Nessuna rete: il tavolo ha aperto il suo Wi-Fi." in texts
     assert f"Il certificato della pagina (SHA-256): {PRINT}" in texts  # to compare with the phone's warning

@@ -29,6 +29,7 @@ from helpers import (
     fake_journalctl,
     raw_post,
     service_daemon,
+    staff_login,
 )
 from helpers import STAFF_PIN as PIN
 from helpers import StaffTable as InProcessTable
@@ -233,6 +234,37 @@ WORDS = {"en": {"good": "All good", "show": "warnings and errors", "pin": "Chang
                 "changed": "Il PIN è cambiato", "runs": "È in uso la versione",
                 "needed": "serve la frase segreta del gestore", "locked": "chiedono la frase segreta del gestore",
                 "unlock": "Sblocca le azioni del gestore", "unlocked": "sbloccate per 10 min"}}
+
+
+@pytest.mark.parametrize("owner, locked", [(False, "no owner's passphrase is set"),
+                                          (True, "this needs the owner's passphrase")])
+def test_the_page_asks_whether_the_owner_is_set_before_calling_the_owners_routes(tmp_path, browser, owner, locked):
+    """Before: on a table with no owner's passphrase the page called the owner's routes (the
+    releases, the files) as it loaded, and the browser logged their two 409s in its console
+    (Lighthouse: best practices 96); locked, their 403s. It asks the owner's state first, says
+    why they are locked without asking them, and calls them once the owner has unlocked."""
+    from playwright.sync_api import expect
+
+    table = InProcessTable(tmp_path, dealt_key(), owner=owner)
+    page = browser.new_page()
+    refused, logged = [], []
+    page.on("response", lambda response: refused.append(f"{response.status} {response.url}") if response.status >= 400 else None)
+    page.on("console", lambda message: logged.append(message.text) if message.type == "error" else None)
+    try:
+        staff_login(page, table.base)
+        expect(page.locator("#release-line")).to_contain_text(locked)
+        expect(page.locator("#tls-line")).to_contain_text(locked)
+        page.evaluate("() => new Promise((done) => setTimeout(done, 500))")  # the page's own loads, all answered
+        assert refused == [] and logged == []
+        if owner:
+            page.fill("#owner-passphrase", OWNER_PASSPHRASE)
+            page.click("#owner-form button")
+            expect(page.locator("#release-line")).to_contain_text("Version ")  # now asked, as the owner
+            expect(page.locator("#tls-line")).to_contain_text("This table answers over http")
+            assert refused == []
+    finally:
+        page.close()
+        table.close()
 
 
 @pytest.mark.parametrize("lang", ["en", "it"])
@@ -482,3 +514,36 @@ def test_the_log_comes_from_the_journal_by_time_range_or_says_what_it_shows_inst
             assert status == 400 and "seconds since 1970" in answer["error"]
     finally:
         table.close()
+
+
+def staff_scripts() -> list[str]:
+    """The staff page and every script it loads, following the modules' imports."""
+    static = Path(__file__).resolve().parent.parent / "pi_table" / "web" / "static"
+    found, todo = [], ["staff.html"]
+    while todo:
+        name = todo.pop()
+        if name not in found:
+            found.append(name)
+            todo += re.findall(r'(?:src="/staff/static/|from "\./)([\w-]+\.js)"', (static / name).read_text(encoding="utf-8"))
+    return found
+
+
+def test_every_word_the_staff_pages_scripts_look_up_is_served_in_the_tables_language(tmp_path):
+    """A word a script says with t() but /staff/words/LANG does not serve stays English on the
+    Italian page (the owner's lines of issue 53 were two)."""
+    import json
+    import urllib.request
+
+    from pi_table.web.texts import msgids_in_page
+
+    static = Path(__file__).resolve().parent.parent / "pi_table" / "web" / "static"
+    table = InProcessTable(tmp_path, dealt_key(), "it")
+    try:
+        with urllib.request.urlopen(f"{table.base}/staff/words/it", timeout=10) as answer:
+            served = json.loads(answer.read())
+    finally:
+        table.close()
+    scripts = staff_scripts()
+    assert {"staff.js", "console.js", "night.js"} <= set(scripts)
+    marked = set().union(*(msgids_in_page((static / name).read_text(encoding="utf-8")) for name in scripts))
+    assert sorted(marked - set(served)) == []

@@ -11,7 +11,7 @@ from typing import NoReturn, cast
 from ..engine import InvalidRules, Rules, make_game
 from ..engine.games import kind_of, names_of
 from .games import KINDS, options, sim
-from .options import game_options, rules_of, table_options, touch_port, whole_number, words_option
+from .options import game_options, rules_of, starting_team, table_options, touch_port, whole_number, words_option
 from .output import said
 
 NO_WORDS = "none"
@@ -71,6 +71,7 @@ def _sim(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
 
     if args.script is not None:
         _script_options(args)
+    starting_team(parser, args, args.lang)
     try:
         rules = rules_of(args)
     except InvalidRules as e:
@@ -169,6 +170,7 @@ def _key(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
         rules = cast(Rules, rules_of(args))  # whose --game offers the games with keys alone: a grid game
     except InvalidRules as e:
         parser.error(str(e))
+    starting_team(parser, args)
     game = make_game(rules)
     rng = random_source(args.seed)
     for _ in range(args.count):

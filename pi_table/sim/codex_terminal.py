@@ -35,12 +35,12 @@ from ..ui.codex_turns import (
     Passing,
     Speech,
     Stage,
-    Truth,
     agent_name,
     agent_notes,
     agent_title,
     call_words,
     choice_prompt,
+    code_so_far,
     control_label,
     controls,
     headline,
@@ -56,6 +56,7 @@ from ..ui.codex_turns import (
     step_words,
     truth_machine,
     winner_title,
+    winning_code,
 )
 from ..ui.i18n import say
 from ..ui.leds import LightSettings
@@ -168,11 +169,14 @@ class CodexText(Passing):
             said = " · ".join(text for _kind, text in seat_lines(words, view, seat))
             lines.append(fit(f"  {seat} {codename:<{width}}  {said}".rstrip(), 6 + width))
         lines += ["", fit(f"  {_('ROLES IN PLAY')}: {roles_in_play(words, view)}")]
-        shows, said_truth = truth_machine(words, view)
-        truth = f"{said_truth[0]}: {'-'.join(said_truth[1:])}" if shows is Truth.CODE else " · ".join(said_truth)
-        lines.append(fit(f"  {_('TRUTH MACHINE')}: {truth}"))
+        shown = panel(view, turn, model.joins)
+        code = winning_code(view)
+        if shown is Panel.CODE and code is not None:
+            lines.append(fit(f"  {_('WINNING CODE')}: {'-'.join(code)}"))
+        else:
+            lines.append(fit(f"  {_('TRUTH MACHINE')}: {' · '.join(truth_machine(words, view)[1])}"))
         lines += [fit(paint(f"  ! {say(warning, model.lang)}", WARN)) for warning in model.warnings]
-        if panel(view, turn, model.joins) is Panel.CALL:
+        if shown is Panel.CALL:
             lines += ["", fit(paint(f"  >> {call_words(words, view, turn)}", WARN))]
         buttons = [Button(control_label(words, view, turn, offer.control), offer.command, offer.turn)
                    for offer in controls(view, turn)]
@@ -200,6 +204,9 @@ class CodexText(Passing):
         lines += [fit(f"    {_('phase {phase}').format(phase=phase)}  {text}", 6) for phase, text in notes] or [
             f"    {_('nothing yet')}"]
         lines.append(fit(f"  {choice_prompt(words, view.public, choices.choice, bool(actions))}"))
+        so_far = code_so_far(words, choices.choice)
+        if so_far is not None:
+            lines.append(fit(f"  {so_far}"))
         buttons = [Button(option_label(words, view.public, choices.choice, option), option.action,
                           None if option.action is not None else choices.opens(option)) for option in choices.options]
         if choices.back is not None:

@@ -220,6 +220,12 @@ ADVICE = {
 ADVICE_ANY = N_("Look at the log below, then restart the service.")
 """What to do about a device that is not working, by the device's name in the table's health."""
 
+OWNER_NEEDED = N_("this needs the owner's passphrase: give it under Owner, then try again")
+OWNER_NEEDED_KEYS = N_("changing {keys} needs the owner's passphrase: give it under Owner, then save again")
+OWNER_UNSET = N_("this needs the owner, and no owner's passphrase is set: sudo pi-table set-owner-passphrase")
+WRONG_PASSPHRASE = N_("wrong passphrase")
+"""What the page says when an action needs the owner (``roles``)."""
+
 TEXTS = (
     # the way in
     N_("Staff"),
@@ -290,6 +296,8 @@ TEXTS = (
     N_("The service is restarting…"),
     *DEVICES.values(),
     *ADVICE.values(),
+    OWNER_NEEDED,  # the owner's parts of the page say so while locked (console.js), as the table answers
+    OWNER_UNSET,
 )
 """The page's words (its script looks each one up by its English text, ``/staff/words/LANG``)."""
 
@@ -748,12 +756,6 @@ def language(request: web.Request) -> str:
     lang = request.headers.get(LANG_HEADER, "en")
     return lang if lang in LANGUAGES else "en"
 
-
-OWNER_NEEDED = N_("this needs the owner's passphrase: give it under Owner, then try again")
-OWNER_NEEDED_KEYS = N_("changing {keys} needs the owner's passphrase: give it under Owner, then save again")
-OWNER_UNSET = N_("this needs the owner, and no owner's passphrase is set: sudo pi-table set-owner-passphrase")
-WRONG_PASSPHRASE = N_("wrong passphrase")
-"""What the page says when an action needs the owner (``roles``)."""
 
 REFUSALS = {
     Why.NO_SESSION: N_("log in first"),

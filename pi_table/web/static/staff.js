@@ -2,7 +2,7 @@
 // and log. Every request under /staff/api/ carries the session's CSRF token in a header.
 // A module, as console.js and night.js are: each names what it takes from another, so no name of
 // one can hide another's (issue 39: a section named ``power`` hid the function that powers off).
-import { askOwner, labelConsole, loadBench, loadFiles, loadHealth, loadLog, loadOwner, loadReleases, wireConsole }
+import { askOwner, loadBench, loadHealth, loadLog, loadOwner, loadOwnersParts, wireConsole }
   from "./console.js";
 import { drawNightGames, wireNight } from "./night.js";
 import { wireWifi } from "./wifi.js";
@@ -127,9 +127,9 @@ async function loadWords() {
   document.documentElement.lang = lang;
   for (const node of document.querySelectorAll("[data-t]")) node.textContent = t(node.dataset.t);
   for (const node of document.querySelectorAll("[data-t-label]")) node.setAttribute("aria-label", t(node.dataset.tLabel));
+  for (const node of document.querySelectorAll("[data-t-placeholder]")) node.placeholder = t(node.dataset.tPlaceholder);
   $("board").setAttribute("aria-label", cardWords["the grid"]);
   $("lang").value = lang;
-  labelConsole();
 }
 
 export function show(what) {
@@ -156,8 +156,8 @@ export function signedIn(token) {
 }
 
 export async function refresh() {
-  await Promise.all([loadTable(), loadHistory(), loadConfig(), loadHealth(), loadLog(), loadReleases(), loadBench(),
-    loadOwner(), loadFiles()]);  // the last six: console.js
+  await Promise.all([loadTable(), loadHistory(), loadConfig(), loadHealth(), loadLog(), loadBench(),
+    loadOwner().then(loadOwnersParts)]);  // the last four: console.js; the owner's parts once its state is known
 }
 
 // -- the table ----------------------------------------------------------------------------
