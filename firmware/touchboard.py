@@ -9,7 +9,8 @@ Electrode n is pin n % 12 of chip n // 12; the chips sit at I2C addresses 0x5A, 
 What a café's electricity does to the bus is survived here too: a transfer that fails is tried
 again at once, a chip that a brown-out reset is found by a check each second and set up again,
 and a chip that holds SDA low is freed by clocking SCL (``Bus.clear``); each is told to the host
-as a fault frame.
+as a fault frame. A chip that does not answer is told as such each second while it lasts, so a
+host that missed the change learns it within a second.
 """
 
 import time
@@ -19,7 +20,7 @@ from pi_table.protocol import wire
 ADDRESSES = (0x5A, 0x5B, 0x5C)
 PINS = 12
 ELECTRODES = PINS * len(ADDRESSES)
-FIRMWARE_VERSION = (0, 4, 0)
+FIRMWARE_VERSION = (0, 5, 0)  # 0.5.0: the fault not-answering (protocol 1.3)
 READ_SIZE = 64  # host bytes taken per step: far more than the host ever sends in 10 ms
 RETRY_S = 1.0  # how often a chip that is missing or stopped answering is tried again
 # A transfer that fails (a spike on the bus) is tried again at once this many times before its
@@ -488,11 +489,14 @@ class TouchBoard:
         return not self._held
 
     def _check_chips(self, now):
-        """Each working chip checked (``_check``), then each chip's failed transfers told."""
+        """Each working chip checked (``_check``), each chip that does not answer told again,
+        then each chip's failed transfers told."""
         self._checked_at = now
         for index in range(len(self.chips)):
             if self._usable(index):
                 self._check(index, now)
+            else:
+                self._tell_deaf(index)
             if self.errors[index]:
                 self._send(wire.Fault(wire.Fault.I2C_ERRORS, ADDRESSES[index], min(self.errors[index], 0xFFFF)))
                 self.errors[index] = 0
@@ -538,6 +542,7 @@ class TouchBoard:
         if not self._configure(index, now):
             return False
         self._log("{} {}".format(_chip_name(index), "found: set up" if missing else "answering again: reconfigured"))
+        self._send(wire.Fault(wire.Fault.NOT_ANSWERING, ADDRESSES[index], wire.CHIP_ANSWERS))
         if index in self.wrong_thresholds:
             self._log(self.wrong_thresholds[index])
         return True
@@ -574,6 +579,12 @@ class TouchBoard:
     def _lose(self, index, now):
         self.failing[index] = now
         self._log(self._trouble(index))
+        self._tell_deaf(index)
+
+    def _tell_deaf(self, index):
+        """Tell the host chip ``index`` does not answer: its pads are deaf until it does."""
+        state = wire.CHIP_MISSING if self.chips[index] is None else wire.CHIP_STOPPED
+        self._send(wire.Fault(wire.Fault.NOT_ANSWERING, ADDRESSES[index], state))
 
     def _trouble(self, index):
         state = "missing" if self.chips[index] is None else "not answering"
@@ -657,6 +668,7 @@ class TouchBoard:
         for index in range(len(self.chips)):
             if not self._usable(index):
                 self._log(self._trouble(index))
+                self._tell_deaf(index)
             elif index in self.wrong_thresholds:
                 self._log(self.wrong_thresholds[index])
             if self.status[index]:

@@ -439,12 +439,13 @@ def test_a_missing_chip_is_logged_and_the_other_24_electrodes_still_work():
     rig = Rig(addresses=(0x5A, 0x5B))
     assert rig.chips[2] is None
     rig.board.start()
-    missing = wire.Log("chip 0x5c missing: electrodes 24-35 read untouched")
-    assert rig.port.received() == [HELLO, missing]
+    missing = [wire.Log("chip 0x5c missing: electrodes 24-35 read untouched"),
+               wire.Fault(wire.Fault.NOT_ANSWERING, 0x5C, wire.CHIP_MISSING)]
+    assert rig.port.received() == [HELLO, *missing]
     rig.touch(0, 23)
     assert touches(rig.step()) == [wire.Touch(1, 1 << 0 | 1 << 23)]
     rig.port.host_sends(wire.GetHello())  # a host that opened the port late still hears of it
-    assert rig.step() == [HELLO, missing]
+    assert rig.step() == [HELLO, *missing]
     rig.port.host_sends(wire.SetThresholds(24, ((40, 20),)), wire.Recalibrate(1 << 30), wire.Recalibrate(0))
     assert rig.step() == [
         wire.Ack(wire.SetThresholds.TYPE, wire.Ack.BAD_ELECTRODE),
@@ -461,6 +462,7 @@ def test_a_chip_that_stops_answering_is_logged_then_reconfigured_when_it_answers
     rig.i2c.unplug(0x5B)
     assert rig.step() == [
         wire.Log("chip 0x5b not answering: electrodes 12-23 read untouched"),
+        wire.Fault(wire.Fault.NOT_ANSWERING, 0x5B, wire.CHIP_STOPPED),
         wire.Touch(2, 1 << 1),
     ]
     assert rig.feeds == 3 + 4  # the board keeps going, and keeps feeding the watchdog
@@ -468,6 +470,7 @@ def test_a_chip_that_stops_answering_is_logged_then_reconfigured_when_it_answers
     rig.i2c.plug(0x5B)
     assert rig.step(touchboard.RETRY_S) == [
         wire.Log("chip 0x5b answering again: reconfigured"),
+        wire.Fault(wire.Fault.NOT_ANSWERING, 0x5B, wire.CHIP_ANSWERS),
         wire.Touch(2, 1 << 1),  # the heartbeat that fell due meanwhile
         wire.Fault(wire.Fault.I2C_ERRORS, 0x5B, 1 + touchboard.RETRIES),  # its read and the retries, once a second
     ]
@@ -475,19 +478,24 @@ def test_a_chip_that_stops_answering_is_logged_then_reconfigured_when_it_answers
     assert rig.chips[1][1].threshold == 40  # the host's thresholds came back with it
 
 
+MISSING_5C = wire.Fault(wire.Fault.NOT_ANSWERING, 0x5C, wire.CHIP_MISSING)
+
+
 def test_a_chip_missing_at_start_is_tried_again_and_set_up_when_it_answers():
     """A loose header at power-on must not need a board restart once it is pushed home."""
     rig = Rig(addresses=(0x5A, 0x5B))
     rig.board.start()
-    assert rig.port.received() == [HELLO, wire.Log("chip 0x5c missing: electrodes 24-35 read untouched")]
+    assert rig.port.received() == [HELLO, wire.Log("chip 0x5c missing: electrodes 24-35 read untouched"), MISSING_5C]
     rig.port.host_sends(wire.SetThresholds(30, ((40, 20),)))  # refused while it is missing
-    assert rig.step() == [wire.Touch(0, 0), wire.Ack(wire.SetThresholds.TYPE, wire.Ack.BAD_ELECTRODE)]
+    assert rig.step() == [wire.Touch(0, 0), wire.Ack(wire.SetThresholds.TYPE, wire.Ack.BAD_ELECTRODE), MISSING_5C]
     before = rig.i2c.transactions
-    rig.step(touchboard.RETRY_S)  # tried again, still missing: nothing said
+    assert said(rig.step(touchboard.RETRY_S)) == [MISSING_5C]  # tried again, still missing: told again
     assert rig.i2c.transactions - before == 2 + 2 + 2 * 2  # two chips' status, the missing one's probe, two checks
     fake = rig.fakes[2] = rig.i2c.attach(0x5C, FakeMPR121())
     assert rig.step(touchboard.RETRY_S / 2) == [wire.Touch(0, 0)] and rig.board.chips[2] is None  # not due yet
-    assert rig.step(touchboard.RETRY_S / 2) == [wire.Log("chip 0x5c found: set up"), wire.Touch(0, 0)]
+    assert rig.step(touchboard.RETRY_S / 2) == [wire.Log("chip 0x5c found: set up"),
+                                                wire.Fault(wire.Fault.NOT_ANSWERING, 0x5C, wire.CHIP_ANSWERS),
+                                                wire.Touch(0, 0)]
     assert fake.read_register(0x5E) == ECR_RUN and fake.ignored_writes == 0
     rig.touch(30)
     assert rig.step() == [wire.Touch(1, 1 << 30)]
@@ -502,7 +510,7 @@ def test_without_a_way_to_connect_a_missing_chip_stays_missing():
     rig.board.start()
     rig.i2c.attach(0x5C, FakeMPR121())
     rig.step(touchboard.RETRY_S)
-    assert rig.board.chips[2] is None and rig.step(touchboard.RETRY_S) == [wire.Touch(0, 0)]
+    assert rig.board.chips[2] is None and rig.step(touchboard.RETRY_S) == [wire.Touch(0, 0), MISSING_5C]
 
 
 def test_a_host_that_is_not_listening_gets_no_writes_and_stalls_nothing(rig):
@@ -662,8 +670,10 @@ def test_a_failed_transfer_is_tried_again_at_once_and_a_held_finger_is_kept(rig)
 
 def test_only_a_chip_that_fails_every_try_is_lost(rig):
     rig.i2c.fail_next(1 + touchboard.RETRIES)
-    assert rig.step() == [wire.Log("chip 0x5a not answering: electrodes 0-11 read untouched")]
-    assert rig.step(1.0) == [wire.Log("chip 0x5a answering again: reconfigured"), wire.Touch(0, 0),
+    assert rig.step() == [wire.Log("chip 0x5a not answering: electrodes 0-11 read untouched"),
+                          wire.Fault(wire.Fault.NOT_ANSWERING, 0x5A, wire.CHIP_STOPPED)]
+    assert rig.step(1.0) == [wire.Log("chip 0x5a answering again: reconfigured"),
+                             wire.Fault(wire.Fault.NOT_ANSWERING, 0x5A, wire.CHIP_ANSWERS), wire.Touch(0, 0),
                              wire.Fault(wire.Fault.I2C_ERRORS, 0x5A, 1 + touchboard.RETRIES)]
 
 
@@ -694,13 +704,16 @@ def test_a_chip_holding_sda_is_freed_and_no_chip_is_lost():
 def test_a_bus_held_through_nine_clocks_is_told_once_and_cleared_again_each_second():
     rig = Rig(clearable=True).started()
     rig.i2c.hold_sda(20)  # nine, nine, and two more
-    lost = [wire.Log(f"chip 0x{a:02x} not answering: electrodes {12 * n}-{12 * n + 11} read untouched")
-            for n, a in enumerate(ADDRESSES)]
+    lost = [frame for n, a in enumerate(ADDRESSES)
+            for frame in (wire.Log(f"chip 0x{a:02x} not answering: electrodes {12 * n}-{12 * n + 11} read untouched"),
+                          wire.Fault(wire.Fault.NOT_ANSWERING, a, wire.CHIP_STOPPED))]
     assert rig.step() == [wire.Fault(wire.Fault.BUS_HELD, 0, 0), *lost]
     assert wire.Fault(wire.Fault.BUS_HELD, 0, 0) not in rig.step(touchboard.RETRY_S)  # held still: said once
     found = rig.step(touchboard.RETRY_S)
     assert found[0] == wire.Fault(wire.Fault.BUS_HELD, 0, 2)
-    assert found[1:4] == [wire.Log(f"chip 0x{a:02x} answering again: reconfigured") for a in ADDRESSES]
+    assert found[1:7] == [frame for a in ADDRESSES for frame in (
+        wire.Log(f"chip 0x{a:02x} answering again: reconfigured"),
+        wire.Fault(wire.Fault.NOT_ANSWERING, a, wire.CHIP_ANSWERS))]
     assert rig.i2c.stops == 1
 
 
@@ -710,10 +723,10 @@ def test_a_bus_held_at_power_on_is_cleared_and_the_chips_found():
     rig = Rig(clearable=True, hold_sda=4)
     assert rig.bus.i2c is None and "No pull up" in rig.bus.problem and rig.chips == [None, None, None]
     rig.board.start()
-    assert rig.port.received()[1:] == [wire.Log(f"chip 0x{a:02x} missing: electrodes {12 * n}-{12 * n + 11} read "
-                                                "untouched") for n, a in enumerate(ADDRESSES)]
-    assert rig.step()[:4] == [wire.Fault(wire.Fault.BUS_HELD, 0, 4),
-                              *(wire.Log(f"chip 0x{a:02x} found: set up") for a in ADDRESSES)]
+    assert rig.port.received()[1:] == [frame for n, a in enumerate(ADDRESSES) for frame in (
+        wire.Log(f"chip 0x{a:02x} missing: electrodes {12 * n}-{12 * n + 11} read untouched"),
+        wire.Fault(wire.Fault.NOT_ANSWERING, a, wire.CHIP_MISSING))]
+    assert rig.step()[:7] == [wire.Fault(wire.Fault.BUS_HELD, 0, 4), *found(ADDRESSES)]
     assert all(registers(fake) == SET_UP for fake in rig.fakes.values())
 
 
@@ -726,7 +739,13 @@ def test_a_board_whose_chips_are_all_missing_makes_its_bus_again_each_second():
     rig.board.start()
     rig.port.received()
     rig.i2c.pull_ups = True
-    assert rig.step(touchboard.RETRY_S)[:3] == [wire.Log(f"chip 0x{a:02x} found: set up") for a in ADDRESSES]
+    assert rig.step(touchboard.RETRY_S)[:6] == found(ADDRESSES)
+
+
+def found(addresses):
+    """What the board says of chips missing at start once they answer: a log and the fault's end, each."""
+    return [frame for a in addresses for frame in (
+        wire.Log(f"chip 0x{a:02x} found: set up"), wire.Fault(wire.Fault.NOT_ANSWERING, a, wire.CHIP_ANSWERS))]
 
 
 def test_a_bus_that_is_not_there_fails_each_transfer_as_a_missing_chip_does():
