@@ -318,7 +318,9 @@ def test_a_chip_that_stops_answering_is_a_fault_naming_it_and_its_deaf_cards(tab
     the default map). A finger on electrode 14 is never reported; the board's health says which
     chip, which cards and what to check, a warning is logged, and the table marks those cards
     deaf on its screen and LEDs, until the chip answers again."""
-    table.emulator.cut_chip(1)
+    said = []
+    run_commands(table.emulator, ["cut-chip 1", "cut-chip 3"], said.append)
+    assert said == ["emulate-board: chip 3 does not exist: chips are 0 to 2\n"]
     table.emulator.press(14)
     trouble = wait_for(table.driver.trouble, "the chip that stopped answering in the board's health", timeout=3)
     assert trouble == Phrase.of(CHIP_SILENT, chip="0x5b", pads=Phrase.of(CARDS, cells="12-23"))
@@ -332,7 +334,7 @@ def test_a_chip_that_stops_answering_is_a_fault_naming_it_and_its_deaf_cards(tab
     assert {cells[cell] for cell in deaf} <= {DEAF, tuple(round(c * DIM) for c in DEAF)}
     assert cells[11] not in {DEAF} and cells[24] not in {DEAF}
     table.emulator.release(14)
-    table.emulator.mend_chip(1)
+    run_commands(table.emulator, ["mend-chip 1"], said.append)
     wait_for(lambda: table.driver.trouble() is None and table.screen.last.deaf == frozenset(), "the chip heard again",
              timeout=3)
     assert trouble not in table.screen.last.warnings

@@ -276,11 +276,11 @@ class BoardEmulator:
 
 COMMANDS = """\
 press N... | release N... | tap N MS | pad N STRENGTH NOISE | garbage K | corrupt | unplug | replug |
-brownout C | spikes K | hold-sda K | quit
+brownout C | cut-chip C | mend-chip C | spikes K | hold-sda K | quit
 (N an electrode 0-35, several at once for a palm; MS milliseconds; K a number of random bytes;
 STRENGTH and NOISE in counts: how far a finger moves pad N, how far it wanders at rest;
-C a chip 0-2 that a dip in its supply resets; spikes: one I2C transfer in K fails, 0 none;
-hold-sda: a chip holds SDA low until K clocks on SCL)"""
+C a chip 0-2 that a dip in its supply resets, or whose joint breaks (cut) and is made good (mend);
+spikes: one I2C transfer in K fails, 0 none; hold-sda: a chip holds SDA low until K clocks on SCL)"""
 
 
 def run_commands(emulator: BoardEmulator, lines, write: Callable[[str], object]) -> None:
@@ -304,7 +304,7 @@ def run_commands(emulator: BoardEmulator, lines, write: Callable[[str], object])
                 emulator.tap(_whole(args[0]), _whole(args[1]))
             elif verb == "pad" and len(args) == 3:
                 emulator.set_pad(*(_whole(arg) for arg in args))
-            elif verb in ("brownout", "spikes", "hold-sda") and len(args) == 1:
+            elif verb in ("brownout", "cut-chip", "mend-chip", "spikes", "hold-sda") and len(args) == 1:
                 getattr(emulator, verb.replace("-", "_"))(_whole(args[0]))
             else:
                 raise Refused(f"not a command: {raw.strip()!r}; expected {COMMANDS}")
