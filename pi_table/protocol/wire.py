@@ -354,7 +354,7 @@ class Fault(Message):
     """Board to host (added in 1.2): something the bus or a chip did, and what the board did about it.
 
     ``chip`` is the chip's I2C address (0 for the bus as a whole). ``kind``: I2C_ERRORS, ``count``
-    transfers to the chip failed since the last such report, each tried again at once (a chip
+    transfers to the chip failed since the last such report, each tried again (a chip
     that fails every try is lost, which a log says); RESET, the chip was found out of run mode or
     with its configuration changed (what a brown-out leaves) and was set up again, the ``count``-th
     time since the board started; OUT_OF_RANGE, the chip's out-of-range status (registers
