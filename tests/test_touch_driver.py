@@ -554,7 +554,9 @@ def test_a_bus_the_board_cannot_free_shows_until_it_does_and_comes_first(tmp_pat
         board.send(wire.Hello((wire.PROTOCOL_MAJOR, 2), (0, 4, 0), "test-board", 36))  # it restarted
         board.greet()
         told(driver, Phrase.of(CHIP_RESET, chip="0x5a"))  # a board started afresh tells again of a bus it cannot free
-    assert "a chip holds the I2C bus's SDA low and nine clocks on SCL do not free it" in caplog.text
+    assert ("a chip holds the I2C bus's SDA low and nine clocks on SCL did not free it: every pad is deaf while "
+            "it does; the board clocks it again each second") in caplog.text
+    assert "power is cycled" not in caplog.text  # issue 51.7: the board frees it by itself, often at its second try
     assert "a fault of a kind this version does not know (fault kind=9 chip=0x5a count=1)" in caplog.text
 
 

@@ -68,8 +68,8 @@ I2C_ERRORS = N_("I2C errors: {count} in the last {minutes} minutes, each tried a
                 "joints, and that it runs apart from the LED cable")
 BUS_FREED = N_("a touch chip held the I2C bus, and the touch board freed it: if this comes back, check the I2C "
                "cable's joints")
-BUS_HELD = N_("a touch chip holds the I2C bus and the touch board cannot free it: no card can be touched; unplug the "
-              "touch board's USB cable and plug it in again")
+BUS_HELD = N_("a touch chip holds the I2C bus and the touch board has not freed it yet: no card can be touched; the "
+              "board tries again each second, and if this stays, unplug its USB cable and plug it in again")
 CHIP_SILENT = N_("touch chip {chip} does not answer: {pads} cannot be touched; check the joints on that chip's "
                  "breakout and the I2C cable to it")
 CHIP_MISSING = N_("touch chip {chip} has not answered since the touch board started: {pads} cannot be touched; check "
@@ -506,8 +506,8 @@ class TouchBoardSource(TouchSource):
             log.warning("touch board: a chip held the I2C bus's SDA low; %d clocks on SCL freed it", fault.count)
             phrase = Phrase.of(BUS_FREED)
         elif fault.kind == wire.Fault.BUS_HELD:
-            log.error("touch board: a chip holds the I2C bus's SDA low and nine clocks on SCL do not free it: every "
-                      "pad is deaf until the board's power is cycled")
+            log.error("touch board: a chip holds the I2C bus's SDA low and nine clocks on SCL did not free it: every "
+                      "pad is deaf while it does; the board clocks it again each second")
             phrase = Phrase.of(BUS_HELD)
         else:
             log.warning("touch board: a fault of a kind this version does not know (%s)", fault)
