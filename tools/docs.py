@@ -12,6 +12,9 @@ what the code makes now (tests/test_docs.py runs that). The pages, in docs/refer
 - and for the makers, make/bom.md: the bill of materials, hardware/bom.csv as the build guide's
   table (hardware/tools/guide.py) shows it.
 
+Beside the pages, the build guide's drawings that Python alone makes: hardware/stripboard.svg, the
+touch board's stripboard at 1:1 (hardware/tools/stripboard.py).
+
 This file is a tool of a checkout, like hardware/tools/: a Pi never installs it.
 """
 
@@ -245,14 +248,25 @@ PAGES: dict[str, Callable[[], str]] = {
 """Each generated page under docs/, and what writes it."""
 
 
+def stripboard() -> str:
+    from pi_table.hardware.tools import stripboard as board
+
+    return board.drawing()
+
+
+DRAWINGS: dict[str, Callable[[], str]] = {"hardware/stripboard.svg": stripboard}
+"""Each generated drawing in the checkout, outside docs/, and what draws it."""
+
+
+def generated() -> dict[Path, Callable[[], str]]:
+    """Every file this tool writes, by its path, with what writes it."""
+    return {DOCS / name: make for name, make in PAGES.items()} | {ROOT / name: make for name, make in DRAWINGS.items()}
+
+
 def stale() -> list[str]:
-    """The pages whose file is not what the code makes now (or is missing)."""
-    found = []
-    for name, make in PAGES.items():
-        path = DOCS / name
-        if not path.is_file() or path.read_text(encoding="utf-8") != make():
-            found.append(f"docs/{name}")
-    return found
+    """The files (pages and drawings) that are not what the code makes now (or are missing)."""
+    return [str(path.relative_to(ROOT)) for path, make in generated().items()
+            if not path.is_file() or path.read_text(encoding="utf-8") != make()]
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -264,9 +278,9 @@ def main(argv: list[str] | None = None) -> int:
         for page in pages:
             print(f"{page} is stale: run ./dev docs (or python tools/docs.py)", file=sys.stderr)
         return 1 if pages else 0
-    for name, make in PAGES.items():
-        (DOCS / name).parent.mkdir(parents=True, exist_ok=True)
-        (DOCS / name).write_text(make(), encoding="utf-8")
+    for path, make in generated().items():
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(make(), encoding="utf-8")
     return 0
 
 
