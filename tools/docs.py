@@ -13,7 +13,9 @@ what the code makes now (tests/test_docs.py runs that). The pages, in docs/refer
   table (hardware/tools/guide.py) shows it.
 
 Beside the pages, the build guide's drawings that Python alone makes: hardware/stripboard.svg, the
-touch board's stripboard at 1:1 (hardware/tools/stripboard.py).
+touch board's stripboard at 1:1 (hardware/tools/stripboard.py); and make/steps.md's pictures, which
+OpenSCAD draws from the model (hardware/tools/steps.py) whenever the model has changed since they
+were drawn (``--check`` names them then).
 
 This file is a tool of a checkout, like hardware/tools/: a Pi never installs it.
 """
@@ -244,8 +246,15 @@ PAGES: dict[str, Callable[[], str]] = {
     "reference/commands.md": commands,
     "reference/protocol.md": protocol,
     "make/bom.md": bom,
+    "make/steps.md": lambda: _steps().page(),
 }
 """Each generated page under docs/, and what writes it."""
+
+
+def _steps():
+    from pi_table.hardware.tools import steps
+
+    return steps
 
 
 def stripboard() -> str:
@@ -265,8 +274,10 @@ def generated() -> dict[Path, Callable[[], str]]:
 
 def stale() -> list[str]:
     """The files (pages and drawings) that are not what the code makes now (or are missing)."""
-    return [str(path.relative_to(ROOT)) for path, make in generated().items()
-            if not path.is_file() or path.read_text(encoding="utf-8") != make()]
+    found = [str(path.relative_to(ROOT)) for path, make in generated().items()
+             if not path.is_file() or path.read_text(encoding="utf-8") != make()]
+    steps = _steps()
+    return found + ([f"{steps.PICTURES.relative_to(ROOT)} (drawn from an older model)"] if steps.stale() else [])
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -281,7 +292,22 @@ def main(argv: list[str] | None = None) -> int:
     for path, make in generated().items():
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(make(), encoding="utf-8")
-    return 0
+    return draw_steps()
+
+
+def draw_steps() -> int:
+    """The build's pictures drawn again from the model, where it changed since they were drawn."""
+    steps = _steps()
+    if not steps.stale():
+        return 0
+    if not steps.can_render():
+        print(f"{steps.PICTURES.relative_to(ROOT)} is older than the model: install openscad and xvfb "
+              "(apt install openscad xvfb) and run ./dev docs again", file=sys.stderr)
+        return 1
+    warnings = steps.render()
+    for line in warnings:
+        print(line, file=sys.stderr)
+    return 1 if warnings else 0
 
 
 if __name__ == "__main__":
