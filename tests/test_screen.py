@@ -218,6 +218,18 @@ def test_a_running_timer_counts_down_from_when_the_model_was_made():
     assert "0:48" in draw(surface(), m, now=102.5).texts  # no since: as the model says
 
 
+def test_a_card_the_board_cannot_hear_is_ringed_in_amber_on_the_key():
+    """Issue 51: the spymasters see which cards a touch cannot reach, and the warning says why."""
+    deaf = ScreenModel(view(CODENAMES, KEY, IN_PLAY), "game-1", cues=Cues(deaf=frozenset({12, 1})))
+    image, bare = surface(), surface()
+    frame = draw(image, deaf)
+    draw(bare, ScreenModel(view(CODENAMES, KEY, IN_PLAY), "game-1"))
+    x, y, w, _h = frame.cells[12]
+    assert image.get_at((x + w // 2, y - 2))[:3] == canvas.AMBER and bare.get_at((x + w // 2, y - 2))[:3] == canvas.BACKGROUND
+    x, y, w, _h = frame.cells[1]
+    assert image.get_at((x + w // 2, y - 2))[:3] == canvas.BACKGROUND  # revealed already: nothing to mark
+
+
 def test_the_pending_touch_and_the_revealed_cards_are_marked_on_the_key():
     m = model("codenames guess")
     image = surface()

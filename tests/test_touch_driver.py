@@ -23,21 +23,29 @@ from pi_table.drivers.settings import ELECTRODE_LIMIT
 from pi_table.drivers.touchboard import (
     BUS_FREED,
     BUS_HELD,
+    CARDS,
+    CHIP_MISSING,
     CHIP_RESET,
+    CHIP_SILENT,
+    CHIPS_SILENT,
     DISCONNECTED,
     I2C_ERRORS,
     I2C_ERRORS_WARN,
     NEWER_BOARD,
+    ONE_CARD,
     OUT_OF_RANGE,
     OUT_OF_RANGE_CELLS,
+    SILENT_S,
     TOLD_S,
+    WITH_END_TURN,
     NotFound,
     TouchBoardConfig,
     TouchBoardSource,
     find_port,
+    spans,
 )
 from pi_table.engine.phrase import Phrase
-from pi_table.hal.events import ButtonEvent, HealthEvent, TouchEvent
+from pi_table.hal.events import ButtonEvent, DeafCards, HealthEvent, TouchEvent
 from pi_table.kinds import NotADevice, SerialDevice
 from pi_table.protocol import wire
 from pi_table.sim.harness import ManualClock
@@ -547,8 +555,66 @@ def test_a_bus_the_board_cannot_free_shows_until_it_does_and_comes_first(tmp_pat
         board.send(wire.Hello((wire.PROTOCOL_MAJOR, 2), (0, 4, 0), "test-board", 36))  # it restarted
         board.greet()
         told(driver, Phrase.of(CHIP_RESET, chip="0x5a"))  # a board started afresh tells again of a bus it cannot free
-    assert "a chip holds the I2C bus's SDA low and nine clocks on SCL do not free it" in caplog.text
+    assert ("a chip holds the I2C bus's SDA low and nine clocks on SCL did not free it: every pad is deaf while "
+            "it does; the board clocks it again each second") in caplog.text
+    assert "power is cycled" not in caplog.text  # issue 51.7: the board frees it by itself, often at its second try
     assert "a fault of a kind this version does not know (fault kind=9 chip=0x5a count=1)" in caplog.text
+
+
+def silent(chip: int, how: int = wire.CHIP_STOPPED) -> wire.Fault:
+    return wire.Fault(wire.Fault.NOT_ANSWERING, chip, how)
+
+
+def test_a_silent_chip_is_a_fault_while_the_board_says_so_and_the_table_is_told_its_cards(tmp_path, caplog):
+    """The board tells a chip that does not answer each second: the health names it, its cards
+    (by the wiring's map) and what to check, after a bus it cannot free and before a chip reset;
+    the table gets the deaf cards; the fault ends when the board says the chip answers, or stops
+    telling it (SILENT_S), and with the link."""
+    caplog.set_level(logging.INFO, logger="pi_table.touch")
+    with on_manual_time(tmp_path, cells=ROTATED) as (board, driver, clock):
+        events = []
+        driver._emit = events.append  # what the table loop would hear
+        board.send(wire.Fault(wire.Fault.RESET, 0x5A, 1))
+        board.send(silent(0x5B))
+        deaf = Phrase.of(CHIP_SILENT, chip="0x5b", pads=Phrase.of(CARDS, cells="0-3, 17-24"))
+        told(driver, deaf)
+        assert events[-1] == DeafCards(frozenset({0, 1, 2, 3, *range(17, 25)}), (deaf,))
+        assert say(deaf, "it").startswith("il chip touch 0x5b non risponde; non si possono toccare: carte 0-3, 17-24")
+        clock.advance(SILENT_S - 0.5)
+        board.send(silent(0x5B))  # told again a second later: logged once
+        board.send(silent(0x5C, wire.CHIP_MISSING))
+        both = Phrase.of(CHIPS_SILENT, chips="0x5b, 0x5c", pads=Phrase.of(WITH_END_TURN, cards=Phrase.of(CARDS, cells="0-4, 17-24")))
+        told(driver, both)
+        assert str(both).startswith("touch chips 0x5b, 0x5c do not answer: cards 0-4, 17-24 and the END TURN pad")
+        board.send(wire.Fault(wire.Fault.BUS_HELD, 0, 0))
+        told(driver, Phrase.of(BUS_HELD))  # no card at all can be touched: that first
+        board.send(wire.Fault(wire.Fault.BUS_HELD, 0, 3))
+        board.send(silent(0x5B, wire.CHIP_ANSWERS))
+        only = Phrase.of(CHIP_MISSING, chip="0x5c", pads=Phrase.of(WITH_END_TURN, cards=Phrase.of(ONE_CARD, cell=4)))
+        told(driver, only)
+        clock.advance(SILENT_S)  # no longer told: the frame that said it answers was lost
+        told(driver, Phrase.of(CHIP_RESET, chip="0x5a"))
+        deadline = time.monotonic() + 3
+        while events[-1] != DeafCards() and time.monotonic() < deadline:
+            time.sleep(0.005)
+        assert events[-1] == DeafCards()
+        board.send(silent(0x5A))
+        told(driver, Phrase.of(CHIP_SILENT, chip="0x5a", pads=Phrase.of(CARDS, cells="5-16")))
+        board.unplug()  # the whole board lost: its own fault, and no cards deaf
+        deadline = time.monotonic() + 3
+        while events[-1] != HealthEvent("touch", False, DISCONNECTED) and time.monotonic() < deadline:
+            time.sleep(0.005)
+        assert events[-2:] == [DeafCards(), HealthEvent("touch", False, DISCONNECTED)]
+        board.plug()  # for the context's own unplug
+    warned = [r.getMessage() for r in caplog.records if r.levelname == "WARNING" and "answer" in r.getMessage()]
+    assert warned == [f"touch board: {deaf}", f"touch board: {Phrase.of(CHIP_MISSING, chip='0x5c', pads=Phrase.of(WITH_END_TURN, cards=Phrase.of(ONE_CARD, cell=4)))}",
+                      f"touch board: {Phrase.of(CHIP_SILENT, chip='0x5a', pads=Phrase.of(CARDS, cells='5-16'))}"]
+    assert "touch board: chip 0x5b answers again: its pads are heard again" in caplog.text
+
+
+@pytest.mark.parametrize("numbers, text", [([], ""), ([7], "7"), ([1, 2], "1-2"), ([0, 2, 3, 4, 9], "0, 2-4, 9")])
+def test_spans_say_runs_of_cells_as_a_person_reads_them(numbers, text):
+    assert spans(numbers) == text
 
 
 def test_a_board_with_fewer_electrodes_than_the_wiring_is_warned_about(tmp_path, caplog):

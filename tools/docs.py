@@ -12,6 +12,11 @@ what the code makes now (tests/test_docs.py runs that). The pages, in docs/refer
 - and for the makers, make/bom.md: the bill of materials, hardware/bom.csv as the build guide's
   table (hardware/tools/guide.py) shows it.
 
+Beside the pages, the build guide's drawings that Python alone makes: hardware/stripboard.svg, the
+touch board's stripboard at 1:1 (hardware/tools/stripboard.py); and make/steps.md's pictures, which
+OpenSCAD draws from the model (hardware/tools/steps.py) whenever the model has changed since they
+were drawn (``--check`` names them then).
+
 This file is a tool of a checkout, like hardware/tools/: a Pi never installs it.
 """
 
@@ -254,18 +259,38 @@ PAGES: dict[str, Callable[[], str]] = {
     "reference/commands.md": commands,
     "reference/protocol.md": protocol,
     "make/bom.md": bom,
+    "make/steps.md": lambda: _steps().page(),
 }
 """Each generated page under docs/, and what writes it."""
 
 
+def _steps():
+    from pi_table.hardware.tools import steps
+
+    return steps
+
+
+def stripboard() -> str:
+    from pi_table.hardware.tools import stripboard as board
+
+    return board.drawing()
+
+
+DRAWINGS: dict[str, Callable[[], str]] = {"hardware/stripboard.svg": stripboard}
+"""Each generated drawing in the checkout, outside docs/, and what draws it."""
+
+
+def generated() -> dict[Path, Callable[[], str]]:
+    """Every file this tool writes, by its path, with what writes it."""
+    return {DOCS / name: make for name, make in PAGES.items()} | {ROOT / name: make for name, make in DRAWINGS.items()}
+
+
 def stale() -> list[str]:
-    """The pages whose file is not what the code makes now (or is missing)."""
-    found = []
-    for name, make in PAGES.items():
-        path = DOCS / name
-        if not path.is_file() or path.read_text(encoding="utf-8") != make():
-            found.append(f"docs/{name}")
-    return found
+    """The files (pages and drawings) that are not what the code makes now (or are missing)."""
+    found = [str(path.relative_to(ROOT)) for path, make in generated().items()
+             if not path.is_file() or path.read_text(encoding="utf-8") != make()]
+    steps = _steps()
+    return found + ([f"{steps.PICTURES.relative_to(ROOT)} (drawn from an older model)"] if steps.stale() else [])
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -277,10 +302,25 @@ def main(argv: list[str] | None = None) -> int:
         for page in pages:
             print(f"{page} is stale: run ./dev docs (or python tools/docs.py)", file=sys.stderr)
         return 1 if pages else 0
-    for name, make in PAGES.items():
-        (DOCS / name).parent.mkdir(parents=True, exist_ok=True)
-        (DOCS / name).write_text(make(), encoding="utf-8")
-    return 0
+    for path, make in generated().items():
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(make(), encoding="utf-8")
+    return draw_steps()
+
+
+def draw_steps() -> int:
+    """The build's pictures drawn again from the model, where it changed since they were drawn."""
+    steps = _steps()
+    if not steps.stale():
+        return 0
+    if not steps.can_render():
+        print(f"{steps.PICTURES.relative_to(ROOT)} is older than the model: install openscad and xvfb "
+              "(apt install openscad xvfb) and run ./dev docs again", file=sys.stderr)
+        return 1
+    warnings = steps.render()
+    for line in warnings:
+        print(line, file=sys.stderr)
+    return 1 if warnings else 0
 
 
 if __name__ == "__main__":

@@ -38,8 +38,8 @@ from ..engine.games import kind_of, names
 from ..engine.phrase import N_, Phrase, Text, meaning
 from ..errors import PiTableError
 from ..files import SETUP_PENDING, read_file
-from ..hal import Event, HealthEvent, NewGame, ReleaseSeat
-from ..hal.events import NOT_WORKING
+from ..hal import DeafCards, Event, NewGame, ReleaseSeat
+from ..hal.events import DEVICE_NEWS, NONE_DEAF, NOT_WORKING
 from ..table import Session, history
 from ..table.loop import NO_PHONE_ACTIONS, PAUSED, REFUSALS, EventLoop, LoopSettings, NotAnswering, Outcome, loop_class
 from ..ui.i18n import LANGUAGES, say
@@ -163,13 +163,14 @@ class Daemon:
         self.recovery: Recovery | None = None  # a forgotten staff PIN's reset code, once asked for at the table
         self.companion_beat = LoopHeartbeat("the companion server")
 
-    def _make_loop(self) -> EventLoop:
+    def _make_loop(self, deaf: DeafCards = NONE_DEAF) -> EventLoop:
         """The loop for the game on the table: its kind's (``pi_table.table.games``), loaded when
-        a game of that kind is first played here."""
+        a game of that kind is first played here; ``deaf``, the cards the last loop knew deaf."""
         d, config = self.devices, self.config
         settings = LoopSettings(config.input, config.timer, config.lights, config.language, config.options)
         loop: EventLoop = loop_class(self.session.kind).made(self.session, d.touch, d.leds, d.screen, d.buttons, settings)
         loop.faults = self.faults
+        loop.deaf = deaf
         loop.sound = self.announcer
         return loop
 
@@ -177,7 +178,7 @@ class Daemon:
         """Where the devices deliver: the loop of the moment (it changes with the game's kind); a
         table waiting for its set-up, which shows no game, takes no touch, button or tap but a
         device's health."""
-        if self.first_boot is not None and self.first_boot.waiting is not None and not isinstance(event, HealthEvent):
+        if self.first_boot is not None and self.first_boot.waiting is not None and not isinstance(event, DEVICE_NEWS):
             return
         self.loop.post(event)
 
@@ -444,7 +445,7 @@ class Daemon:
                 self._switch_refused = refusal.phrase  # the same loop goes on with the same game
             else:
                 self._switch_refused = None
-                self.loop = self._make_loop()
+                self.loop = self._make_loop(self.loop.deaf)
                 if self._stopping:  # SIGTERM came while the loops changed: it stopped the old one
                     return
             self.loop.show()

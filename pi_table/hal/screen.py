@@ -61,6 +61,11 @@ class ScreenModel:
     def pending(self) -> frozenset[int]:
         return self.cues.pending
 
+    @property
+    def deaf(self) -> frozenset[int]:
+        """The cards the touch board cannot hear now: marked, so nobody touches them in vain."""
+        return self.cues.deaf
+
 
 @dataclass(frozen=True, slots=True)
 class SelfTestModel:
