@@ -1,6 +1,6 @@
 """What a setting may name outside the table's memory, each parsed from the text someone typed
 into a value of its kind before any code opens it: a serial device under ``/dev``, a file among
-the table's own, one of the table's network addresses, a URL of given schemes.
+the table's own, a folder of its own, one of the table's network addresses, a URL of given schemes.
 
 Code that opens a device, a file or a host takes one of these, never a string. A string handed
 on as it is means what the library that reads it makes of it: pyserial's ``serial_for_url``
@@ -25,9 +25,10 @@ from .engine.errors import Refusal
 from .errors import PiTableError
 
 PATH_NAME = re.compile(r"(/[A-Za-z0-9_.:+@,=-]+)+")
-"""A device's path as udev names them (``/dev/ttyACM0``, ``/dev/serial/by-id/usb-..._E66...-if02``,
-``/dev/serial/by-path/platform-fd500000.pcie-pci-0000:01:00.0-usb-0:1.3:1.2``): ASCII letters,
-digits and ``_.:+@,=-`` between slashes, so no URL, no look-alike letter, no space or control."""
+"""A path in plain path words, as udev names devices (``/dev/ttyACM0``,
+``/dev/serial/by-id/usb-..._E66...-if02``, ``/dev/serial/by-path/platform-fd500000.pcie-pci-0000:01:00.0-usb-0:1.3:1.2``)
+and a table's folders are named: ASCII letters, digits and ``_.:+@,=-`` between slashes, so no
+URL, no look-alike letter, no space or control."""
 DEVICES = "/dev"
 MOST = 1024  # bytes: a path or a URL a setting names; longer is no device, file or address of a table's
 
