@@ -812,6 +812,10 @@ class FakeDesk:
         self.calls.append("settings")
         return {"file": None, "groups": GROUPS, "options": [form_field(option, option.default) for option in OPTIONS]}
 
+    def discard_refused(self):
+        self.calls.append("discard")
+        return False
+
     def change_settings(self, changes, reached=None):
         self.calls.append(f"change {changes}")
         return []

@@ -615,7 +615,8 @@ def test_a_bad_value_is_refused_with_the_checkers_message_and_nothing_is_written
         f"{table.config}: leds.cells: atteso: una stringa, un numero, true o false, o una lista di questi; "
         "trovato: {'a': 1} (una tabella)"]
     assert table.config.read_bytes() == before and not table.daemon.restarting
-    assert sorted(p.name for p in table.folder.iterdir() if p.name.startswith("config")) == ["config.toml"]
+    kept = sorted(p.name for p in table.folder.iterdir() if p.name.startswith("config"))
+    assert kept == ["config.toml", "config.toml.good"]  # and the last good one: the file the start passed
 
 
 def test_no_setting_the_staff_change_can_send_or_show_a_games_journal(table):

@@ -385,7 +385,7 @@ def test_updates_and_power_are_asked_of_the_root_helper_and_nothing_else(tmp_pat
         desk.helper_missing = lambda: None
         status, found = staff.call("GET", "/staff/api/update")
         assert status == 200 and found["running"]["version"] == version() and found["offered"] == []
-        assert found["restore"] == {"trial": None, "rolled_back": None}
+        assert found["restore"] == {"trial": None, "rolled_back": None, "refused": None}
         for body in ({"from": "anywhere"}, {"from": "bundle"}, {"from": "repository", "bundle": "x.tar.gz"}, []):
             assert staff.call("POST", "/staff/api/update", body)[0] == 400
         assert staff.call("POST", "/staff/api/update", {"from": "repository"}) == (202, {"ok": True})

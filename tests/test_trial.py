@@ -12,6 +12,7 @@ import subprocess
 import sys
 import time
 import urllib.parse
+from pathlib import Path
 
 import pytest
 
@@ -224,7 +225,7 @@ def test_a_healthy_change_is_kept_after_its_restart(service):
     while trial.pending_trial(service.config) is not None and time.monotonic() < deadline:
         time.sleep(0.1)
     assert trial.pending_trial(service.config) is None, service.log()
-    assert settings_shown(staff) == {"trial": None, "rolled_back": None}
+    assert settings_shown(staff) == {"trial": None, "rolled_back": None, "refused": None}
     assert load_config(service.config).input.hold_s == 0.3
     assert trial.beside(service.config, trial.GOOD).read_text() == service.config.read_text()
 
@@ -330,6 +331,40 @@ def test_a_file_edited_by_hand_is_no_trial_and_a_bad_one_still_stops_the_table(s
     with pytest.raises(ServiceFailed, match=f"exited with status {EXIT_CONFIG}"):
         service.systemd.start()
     assert "length_s = 5" in service.config.read_text()
+
+
+def test_a_file_edited_by_hand_that_is_refused_starts_the_table_on_its_last_good_settings_until_discarded(service):
+    """Issue 50, 9: a bad hand edit stopped the table at its start (78), and only SSH could undo
+    it. A table that started once on a good file keeps it as the last good one; a start that
+    refuses the file starts on that instead, says what it refused on the screen and the staff
+    page, and the owner discards the refused file there: the table restarts on the last good one."""
+    service.start()
+    staff = service.staff()
+    assert staff.call("POST", "/staff/api/restart") == (200, {"ok": True, "restarting": True})
+    assert service.exited() == EXIT_RESTART
+    good = service.config.read_text()
+    service.config.write_text(good.replace("length_s = 0", "length_s = 5"))  # an edit by hand, over SSH
+    service.start()  # not 78: the last good settings
+    refused = "the settings file was refused ("
+    assert any(refused in warning for warning in service.status()["warnings"]), service.status()["warnings"]
+    staff = service.staff()
+    shown = settings_shown(staff)["refused"]
+    assert shown["why"].startswith(refused) and "timer.length_s" in shown["why"]
+    assert settings_shown(staff, "it")["refused"]["why"].startswith("il file delle impostazioni è stato rifiutato (")
+    assert check_config(service.config).returncode == EXIT_CONFIG  # the file itself is still refused by its checker
+    assert staff.call("POST", "/staff/api/config/discard", {})[0] == 403  # the owner's word
+    staff.as_owner()
+    assert staff.call("POST", "/staff/api/config/discard", {}) == (200, {"ok": True, "restarting": True})
+    assert service.exited() == EXIT_RESTART
+    assert service.config.read_text() == good
+    service.start()
+    assert settings_shown(service.staff())["refused"] is None and not any(
+        refused in warning for warning in service.status()["warnings"])
+
+
+def check_config(path: Path) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "pi_table", "check-config", str(path)], capture_output=True,
+                          text=True, timeout=30)
 
 
 def test_check_config_beside_the_running_table_lets_its_own_port_pass_and_not_another_programs(tmp_path):

@@ -32,8 +32,9 @@ def _start(args: argparse.Namespace):
     """``run``'s configuration, after the service's start-up checks (``daemon.run.starting``): a
     trial of settings changed from a page is rolled back when the table cannot start on them (or
     did not survive its last start on them), and the table starts on the last good file instead;
-    a file edited by hand is refused as it is (78). The configuration and the trial under way
-    (Unconfigured when neither file will do)."""
+    a file edited by hand that is refused is said, and the table starts on the last good file too
+    (the staff page offers to discard it). The configuration and the trial under way (Unconfigured,
+    78, when neither file will do)."""
     from ..config import DEFAULT_PATH, ConfigError
     from ..daemon.run import starting
 

@@ -36,12 +36,19 @@ def tell(args: argparse.Namespace, error: ConfigError) -> None:
 
 def load(args: argparse.Namespace, path: Path | None, running=None):
     """The configuration (Unconfigured after saying what is wrong with it). ``check-config`` and
-    ``run`` also refuse what cannot work on this machine, so the table never starts half-made."""
-    from ..config import ConfigError, load_config
+    ``run`` also refuse what cannot work on this machine, so the table never starts half-made.
+    The commands that talk to a running table read a file it refused as it did: its last good
+    one, which the table runs on (``config.trial.refused``)."""
+    from ..config import ConfigError, load_config, parse_config, trial
 
     try:
         return load_config(path, machine=args.command in ("check-config", "run"), running=running)
     except ConfigError as e:
+        if args.command not in ("check-config", "run") and path is not None and trial.refused(path) is not None:
+            try:
+                return parse_config(trial.beside(path, trial.GOOD).read_text(encoding="utf-8"), path)
+            except (OSError, UnicodeDecodeError, ConfigError):
+                pass
         tell(args, e)
         raise Unconfigured from e
 

@@ -157,6 +157,7 @@ class Config:
     sound: SoundSettings = field(default_factory=SoundSettings)
     staff_session_s: float = 3600.0  # [staff] session_min: a staff page login lasts this long unused
     blocked: Blocklist = field(default_factory=Blocklist)  # [night] blocked_words: not in a game night's team names
+    refused: Phrase | None = None  # the file at source was refused at the start: these are its last good settings
 
 
 class Values:

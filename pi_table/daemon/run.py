@@ -76,9 +76,11 @@ NO_CERTIFICATE = N_("the companion's certificate cannot be used ({error}): phone
 NO_OWN_CERTIFICATE = N_("the table's own certificate in {folder} cannot be made or used ({error}): the staff page "
                         "answers this machine alone until it can; check that openssl is installed and the folder is "
                         "the service's, then restart the table")
+REFUSED_FILE = N_("the settings file was refused ({problems}): the table runs on its last good settings; correct "
+                  "the file, or discard it on the staff page")
 NO_PORT = N_("the companion cannot listen on port {port} ({error}): phones cannot join; free the port or choose another "
              "([web] port), then restart the table")
-FAULTS = (NO_CONTROL, NO_PASSWORD, NO_CERTIFICATE, NO_OWN_CERTIFICATE, NO_PORT)
+FAULTS = (NO_CONTROL, NO_PASSWORD, NO_CERTIFICATE, NO_OWN_CERTIFICATE, NO_PORT, REFUSED_FILE)
 """The templates of the faults this module reports: docs/cafe/troubleshooting.md has an entry for each
 (tests/test_troubleshooting.py collects every module's ``FAULTS``)."""
 RESET_BUTTONS = frozenset({"end_turn", "new_game"})  # held together while the table starts: a PIN reset code
@@ -142,6 +144,8 @@ class Daemon:
         self._phones = threading.Event()  # set once the companion is up, failed or off
         self._companion_start: threading.Thread | None = None
         self.faults = dict(self.devices.faults)  # shared by every loop this daemon runs
+        if config.refused is not None:  # on the screen and the staff page's health until it is corrected or discarded
+            self.faults["settings"] = config.refused
         self.announcer = Announcer(self.devices.sound, config.sound, config.language)  # shared by every loop too
         self.staff_desk: StaffDesk | None = None  # the staff page's way to the table, with the companion
         self.fingerprint: str | None = None  # the SHA-256 of the staff pages' certificate, once they have one
@@ -776,7 +780,29 @@ def starting(path: Path, told: Callable[[ConfigError], None] = lambda error: Non
             told(e)
             trial.roll_back(path, under_trial, Phrase.of("the table could not start on the new settings: {problems}",
                                                          problems=tuple(e.phrases)))
-    return _checked(path), None
+    try:
+        config = _checked(path)
+    except ConfigError as refused:  # a hand edit: the last good settings, if the table has some
+        why = Phrase.of(REFUSED_FILE, problems=tuple(refused.phrases))
+        config = replace(_last_good(path, refused), refused=why)
+        trial.refuse(path, why)
+        told(refused)
+        return config, None
+    if trial.beside(path, trial.TRIAL).exists() is False and path.exists():
+        trial.remember(path)
+    return config, None
+
+
+def _last_good(path: Path, refused: ConfigError) -> Config:
+    """The last good file's settings, read as if they were ``path``'s (their relative names from
+    its folder), checked as a start checks; ``refused`` itself when there is none or it will not do."""
+    from ..config import ConfigError, parse_config
+
+    good = trial.beside(path, trial.GOOD)
+    try:
+        return parse_config(good.read_text(encoding="utf-8"), path, machine=True)
+    except (OSError, UnicodeDecodeError, ConfigError):
+        raise refused from None
 
 
 def _checked(path: Path) -> Config:

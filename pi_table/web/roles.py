@@ -51,6 +51,7 @@ ROUTES: dict[tuple[str, str], Role] = {
     ("GET", "/staff/api/history.csv"): STAFF,
     ("GET", "/staff/api/config"): STAFF,
     ("POST", "/staff/api/config"): STAFF,  # but the owner's keys (``owners_keys``)
+    ("POST", "/staff/api/config/discard"): OWNER,  # a refused settings file replaced by the last good one
     ("POST", "/staff/api/restart"): STAFF,
     ("POST", "/staff/api/logout"): STAFF,
     ("GET", "/staff/api/owner"): STAFF,  # whether this session acts as the owner

@@ -224,7 +224,21 @@ export function settingsNotes(state) {
     const time = back.at ? new Date(back.at * 1000).toLocaleString(lang) : "?";
     notes.push(el("p", { class: "message error", text: t("The settings changed at {time} ({keys}) were rolled back, and the last good ones are in use: {why}", { time, keys: (back.labels || back.keys).join(", "), why: back.why }) }));
   }
+  if (state.refused) {  // a file edited by hand that the table would not start on: the owner may discard it
+    const discard = el("button", { type: "button", text: t("Discard the refused file") });
+    discard.addEventListener("click", discardRefused);
+    notes.push(el("p", { class: "message error", text: state.refused.why }), discard);
+  }
   return notes;
+}
+
+// The refused settings file replaced by the last good one (the owner's), then the restart that applies it.
+async function discardRefused() {
+  const answer = await api("POST", "/staff/api/config/discard", {});
+  if (answer.status === 403 && answer.data && answer.data.owner === "needed") return askOwner(answer.data.error, discardRefused);
+  if (!answer.ok) return say(answer.data ? answer.data.error : `HTTP ${answer.status}`, true);
+  say(t("Discarded: the table restarts on its last good settings."));
+  backAfterRestart();
 }
 
 const DEVICES = { touch: "the touch board", leds: "the LED strip", screen: "the spymaster screen",
