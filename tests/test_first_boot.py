@@ -148,6 +148,56 @@ def test_a_wifi_that_cannot_be_joined_leaves_the_table_where_it_was_and_says_why
     assert desk.state(acts.releases.home)["last"]["why"]["en"].endswith("it is back on preconfigured")
 
 
+def test_the_fake_nmcli_reads_its_arguments_as_nmcli_does(tmp_path, monkeypatch):
+    """tests/fake_nmcli.py is held to nmcli 1.42.4's grammar (its docstring names the source):
+    no ``--``; where nmcli calls ``next_arg`` (a Wi-Fi's name in ``device wifi connect``, a
+    connection named with no selector), ``-a``/``--ask``/``-s``/``--show-secrets`` are its global
+    options, and the next argument takes the place; after a keyword or a selector, a value is read as it is."""
+    nm = FakeNetworkManager(tmp_path / "nm", monkeypatch, networks=(("Cafe", "espresso-42"),))
+    nm.on_wifi("Cafe", name="--ask")
+
+    def nmcli(*args: str) -> subprocess.CompletedProcess:
+        return subprocess.run(["nmcli", *args], capture_output=True, text=True, check=False)
+
+    misread = nmcli("--wait", "60", "device", "wifi", "connect", "--ask", "password", "espresso-42", "ifname", "wlan0")
+    assert misread.returncode == 2 and "invalid extra argument 'espresso-42'" in misread.stderr  # the name is "password"
+    assert nmcli("device", "wifi", "connect", "--", "password", "espresso-42").stderr.strip() == (
+        "Error: No network with SSID '--' found.")  # no end of options: "--" is the name
+    assert nmcli("connection", "down", "--ask").stderr.strip() == "Error: No connection specified."
+    assert nmcli("connection", "down", "id", "--ask").returncode == 0 and nm.active() == []
+    assert nmcli("device", "wifi", "hotspot", "ifname", "wlan0", "con-name", "h", "ssid", "-s", "password",
+                 "k7m2p9q4r8s3").returncode == 0
+    assert nm.state["profiles"]["h"]["ssid"] == "-s"  # a keyword's value, read as it is
+    assert nmcli("-x", "radio", "wifi", "on").stderr.strip() == "Error: Option '-x' is unknown, try 'nmcli -help'."
+
+
+@pytest.mark.parametrize("ssid", ["-a", "--ask", "-s", "--show-secrets", "-my-cafe", "--"])
+def test_a_wifi_whose_name_nmcli_would_read_as_an_option_never_reaches_it(ssid, tmp_path, monkeypatch):
+    nm = FakeNetworkManager(tmp_path / "nm", monkeypatch, networks=((ssid, "espresso-42"),))
+    with pytest.raises(ReleaseError) as refused:
+        requests.check({"act": "wifi", "ssid": ssid, "password": "espresso-42"})
+    assert str(refused.value) == "a Wi-Fi network's name that begins with - cannot be joined from a page: nmcli " \
+                                 "would read it as an option"
+    with pytest.raises(ReleaseError) as refused:  # the act checks it too, whoever calls it
+        network.join(ssid, "espresso-42")
+    assert "begins with -" in str(refused.value) and "espresso-42" not in str(refused.value)
+    assert not [call for call in nm.calls() if "connect" in call]
+
+
+def test_every_connection_the_helper_names_is_read_by_nmcli_as_a_name(tmp_path, monkeypatch):
+    """A connection made before (Imager's, the owner's) may be named anything, ``--ask`` too:
+    named after ``id``, nmcli reads it as a name whatever it is."""
+    nm = FakeNetworkManager(tmp_path / "nm", monkeypatch, networks=(("Cafe", "espresso-42"), ("Bar", "negroni-77")))
+    nm.on_wifi("Bar", name="--ask")
+    acts, spool = acts_of(tmp_path), tmp_path / "spool"
+    assert asked(acts, spool, "wifi", ssid="Cafe", password="wrong-password") == 1
+    assert nm.active() == ["--ask"]
+    assert desk.state(acts.releases.home)["last"]["why"]["en"].endswith("it is back on --ask")
+    assert asked(acts, spool, "wifi", ssid="Cafe", password="espresso-42") == 0
+    named = [call for call in nm.calls() if call[:1] == ["connection"] and call[1] in ("up", "down", "delete", "modify")]
+    assert named and all(call[2] == "id" for call in named), named
+
+
 def test_the_time_zone_is_set_by_timedated_and_one_the_system_does_not_know_is_refused(tmp_path):
     acts, spool = acts_of(tmp_path), tmp_path / "spool"
     assert asked(acts, spool, "timezone", zone="Europe/Rome") == 0
