@@ -12,7 +12,19 @@ from pathlib import Path
 import pytest
 
 from pi_table.release import ReleaseError, desk, helper, network, requests
-from pi_table.release.first_boot import DONE, PENDING, TLS, TLS_CERT, TLS_KEY, journal_folder, pending
+from pi_table.release.first_boot import (
+    DONE,
+    OWNER,
+    PENDING,
+    PIN,
+    TLS,
+    TLS_CERT,
+    TLS_KEY,
+    Pending,
+    journal_folder,
+    keep_pending,
+    pending,
+)
 from pi_table.release.keys import Keyring
 from pi_table.release.layout import Releases
 from pi_table.release.service_user import ServiceUser
@@ -85,11 +97,15 @@ def test_a_configuration_that_cannot_be_read_stops_the_first_boot_saying_which_a
 
 
 def acts_of(tmp_path: Path) -> helper.Helper:
+    """The root helper's acts for a table waiting for its set-up, its own Wi-Fi ``pi-table-abcd``."""
+    config = fresh_table(tmp_path / "etc")
+    journal_folder(config).mkdir(mode=0o700)
+    keep_pending(journal_folder(config), Pending("12345678", "pi-table-abcd", "k7m2p9q4r8s3", "2026-01-01T00:00:00Z"))
     zone = tmp_path / "timedatectl"
     zone.write_text(f'#!/bin/sh\necho "$@" >> {tmp_path / "zone-calls"}\n')
     zone.chmod(0o755)
     return helper.Helper(Releases(tmp_path / "home"), Keyring(tmp_path / "no-keys"), ServiceUser(None),
-                         timedatectl=(str(zone),))
+                         timedatectl=(str(zone),), config=config)
 
 
 def asked(acts: helper.Helper, spool: Path, act: str, **args: str) -> int:
@@ -115,6 +131,32 @@ def test_with_no_network_the_helper_opens_the_tables_own_wifi_after_a_scan_it_ke
     assert kept is not None and [seen["ssid"] for seen in kept["networks"]] == ["Cafe", "Guests"]
     assert [seen["secure"] for seen in kept["networks"]] == [True, False]
     assert desk.state(acts.releases.home)["last"]["outcome"] == "done"
+
+
+@pytest.mark.parametrize("set_up", [PIN, OWNER, DONE])
+def test_the_helper_opens_the_tables_own_wifi_only_while_the_table_waits_for_its_set_up(set_up, tmp_path, monkeypatch):
+    """The root helper judges it itself: the table's ``setup.pending``, while it has no staff PIN,
+    owner's passphrase or ``setup.done``; the Wi-Fi its set-up names, no other."""
+    nm = FakeNetworkManager(tmp_path / "nm", monkeypatch, networks=(("Cafe", "espresso-42"),))
+    acts, spool = acts_of(tmp_path), tmp_path / "spool"
+    folder = journal_folder(acts.config)
+    (folder / set_up).write_text("")  # whatever it holds: a table with one was set up
+    assert asked(acts, spool, "hotspot", ssid="pi-table-abcd", password="k7m2p9q4r8s3") == 1
+    last = desk.state(acts.releases.home)["last"]
+    assert last["outcome"] == "failed" and last["why"]["en"] == (
+        "the table is set up: it opens its own Wi-Fi only while it waits for its set-up")
+    assert last["why"]["it"] != last["why"]["en"]
+    (folder / set_up).unlink()
+    assert asked(acts, spool, "hotspot", ssid="pi-table-evil", password="k7m2p9q4r8s3") == 1
+    assert desk.state(acts.releases.home)["last"]["why"]["en"] == (
+        "the table's own Wi-Fi is the one its set-up names, not another")
+    assert not [call for call in nm.calls() if call[:1] == ["radio"] or "hotspot" in call]  # nothing was asked of it
+    (folder / PENDING).unlink()
+    assert asked(acts, spool, "hotspot", ssid="pi-table-abcd", password="k7m2p9q4r8s3") == 1  # waits for none
+    assert not [call for call in nm.calls() if "hotspot" in call]
+    keep_pending(folder, Pending("12345678", "pi-table-abcd", "k7m2p9q4r8s3", "2026-01-01T00:00:00Z"))
+    assert asked(acts, spool, "hotspot", ssid="pi-table-abcd", password="k7m2p9q4r8s3") == 0
+    assert network.state().hotspot
 
 
 def test_a_wifi_joined_from_the_tables_own_replaces_it_and_is_kept_under_the_tables_name(tmp_path, monkeypatch):
