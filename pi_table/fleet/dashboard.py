@@ -7,8 +7,8 @@ today and their length; what a table sends that is not what its topic carries (`
 past its share of what the dashboard reads (``Fleet.afford``), is dropped and counted on its row.
 The game nights it shows are those hosts run (their plans), each with the games its tables tell
 of, counted only as the plan paired them; the café's come first and any other is shown apart.
-The café's tables are ``--cafe-tables`` (then only they host or play), or else the tables of the
-night the most tables play: each table tells of its own night alone, with its own login. paho's thread only reads the messages; a thread of the dashboard's own makes what changed
+The café's tables are ``--cafe-tables`` (then only they host or play), or else the host and tables
+of the night the most tables play: each table tells of its own night alone, with its own login. paho's thread only reads the messages; a thread of the dashboard's own makes what changed
 into rows and standings for the live page (Server-Sent Events), so a table that floods delays
 no other. The day's games export as CSV.
 
@@ -290,7 +290,7 @@ class Fleet:
             plans, told = list(self.plans.items()), dict(self.told)
         plans.sort(key=lambda hosted: (hosted[1]["closed"] is None, len(playing(hosted[1], told)),
                                        hosted[1]["opened"]), reverse=True)
-        cafe = self.cafe or (frozenset({plans[0][0], *playing(plans[0][1], told)}) if plans else frozenset())
+        cafe = self.cafe or (frozenset({plans[0][0], *plans[0][1]["tables"]}) if plans else frozenset())
         plans.sort(key=lambda hosted: hosted[0] not in cafe)  # stable: each part keeps its order
         nights = [{**self._standings(host, plan, told), "apart": host not in cafe} for host, plan in plans[:NIGHTS_SHOWN]]
         with self._lock:
