@@ -278,6 +278,9 @@ def test_install_as_the_readme_says_twice(container):
     assert second.returncode == 0, second.stdout + second.stderr
     assert "keeping /etc/pi-table/config.toml" in second.stdout
     assert (container.merged / "etc/pi-table/config.toml").read_text() == CONFIG
+    # it may hold the broker's password: the service's and its group's alone, no other user's (48.13)
+    assert container.run("stat -c '%a %U:%G' /etc/pi-table/config.toml").stdout.strip() == "640 pi-table:pi-table"
+    assert container.run("cat /etc/pi-table/config.toml", user="barista", check=False).returncode != 0
     # pip built from a copy: nothing of root's is left in the café's checkout
     assert container.run(f"find {CHECKOUT} -user root").stdout == ""
     assert container.run("systemctl is-enabled pi-table").stdout.strip() == "enabled"

@@ -517,6 +517,28 @@ def test_not_allowed_and_no_table_are_told_apart_by_the_exit_status():
         shutil.rmtree(folder)
 
 
+def test_a_login_that_may_not_read_the_configuration_is_told_to_join_the_group():
+    """48.13: config.toml is 0640, the service's and its group's (it may hold the broker's
+    password): a staff login outside the group is told to join it (77), not that the file is bad (78)."""
+    if os.getuid() != 0:
+        pytest.skip("needs root, to drop to another user")
+    from pi_table import cli
+    from pi_table.cli.output import EXIT_NOPERM
+
+    folder = Path(tempfile.mkdtemp(prefix="pi-table-perm-"))
+    try:
+        folder.chmod(0o755)
+        config = folder / "config.toml"
+        config.write_text(f'[paths]\nsocket = "{folder}/control.sock"\n')
+        config.chmod(0o640)
+        status, said = as_nobody(lambda: cli.main(["status", "--json", "--config", str(config)]))
+        assert status == EXIT_NOPERM, said
+        assert said == (f"pi-table status: {config} is the table's and its group's alone: join the service's group "
+                        "root (sudo usermod -aG root $USER), then log in again\n")
+    finally:
+        shutil.rmtree(folder)
+
+
 def as_nobody(command) -> tuple[int, str]:
     """Run ``command`` in a forked child as nobody; its return value and what it wrote to stderr."""
     read, write = os.pipe()

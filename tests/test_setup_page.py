@@ -201,7 +201,8 @@ class Table:
         zone.write_text(f'#!/bin/sh\necho "$@" >> {tmp_path / "zone-calls"}\n')
         zone.chmod(0o755)
         home = tmp_path / "opt"
-        self.acts = helper.Helper(Releases(home), Keyring(tmp_path / "keys"), ServiceUser(None), timedatectl=(str(zone),))
+        self.acts = helper.Helper(Releases(home), Keyring(tmp_path / "keys"), ServiceUser(None), timedatectl=(str(zone),),
+                                  config=self.config)
         boot.home = home  # the root helper's notes: its last act, the networks it saw
         staff = daemon_staff(self.daemon)
         next(room for room in staff.rooms if isinstance(room, WifiRoom)).desk.home = home  # type: ignore[attr-defined]

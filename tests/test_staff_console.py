@@ -5,6 +5,7 @@ page in Chromium on a phone in both languages."""
 
 from __future__ import annotations
 
+import hashlib
 import logging
 import os
 import re
@@ -161,6 +162,30 @@ def test_a_forgotten_pin_is_reset_with_the_code_once_and_only_while_it_lasts(con
     assert Staff(companion.base_url).login(NEW_PIN)[0] == 200
     status, _ = Staff(companion.base_url).call("POST", "/staff/recover", {"code": code, "pin": "999999", **owner})
     assert status == 403  # it served once
+
+
+def test_with_no_live_code_a_reset_checks_no_passphrase_and_answers_alike(console, monkeypatch):
+    companion, desk, recovery = console
+    scrypts = []
+    real = hashlib.scrypt
+    monkeypatch.setattr(hashlib, "scrypt", lambda *a, **k: scrypts.append(1) or real(*a, **k))
+    answers = {}
+    for passphrase in (OWNER_PASSPHRASE, "not the one!", ""):
+        phone = Staff(companion.base_url)
+        answers[passphrase] = phone.call("POST", "/staff/recover",
+                                         {"code": "12345678", "pin": NEW_PIN, "passphrase": passphrase})
+    assert answers[OWNER_PASSPHRASE] == answers["not the one!"] == answers[""], answers
+    status, answer = answers[OWNER_PASSPHRASE]
+    assert status == 403 and "wrong or expired code" in answer["error"]
+    assert scrypts == [] and "recovered" not in desk.calls  # nothing was checked, nothing changed
+    recovery.issue()
+    recovery.void()  # a code that no longer serves is no live code either
+    assert Staff(companion.base_url).call("POST", "/staff/recover", {"code": "12345678", "pin": NEW_PIN,
+                                                                    "passphrase": "not the one!"}) == answers[""]
+    (companion.staff.folder / "owner.pass").unlink()  # nor does it tell whether a passphrase is set
+    assert Staff(companion.base_url).call("POST", "/staff/recover", {"code": "12345678", "pin": NEW_PIN,
+                                                                    "passphrase": "not the one!"}) == answers[""]
+    assert scrypts == []
 
 
 def test_a_reset_code_expires_and_its_guesses_are_limited():

@@ -54,6 +54,26 @@ def test_a_change_keeps_the_old_file_as_the_last_good_one_and_notes_the_trial(tm
         "leds", "companion")
 
 
+def test_the_files_mode_the_installer_gives_is_kept_by_a_trial_its_last_good_copy_and_a_rollback(tmp_path):
+    """48.13: config.toml may hold the broker's password; the installer makes it 0640 (the staff's
+    group reads the socket's path in it), and no writer of the service's opens it wider."""
+    path = config_file(tmp_path)
+    path.chmod(0o640)
+
+    def modes() -> dict[str, str]:
+        return {each.name: oct(each.stat().st_mode & 0o777) for each in tmp_path.iterdir()}
+
+    trial.change(path, {"timer.length_s": 90}, "staff")
+    assert modes() == {"config.toml": "0o640", "config.toml.good": "0o640", "config.toml.trial": "0o640"}
+    trial.starting(path)
+    assert trial.starting(path) is None  # rolled back
+    assert modes() == {"config.toml": "0o640", "config.toml.good": "0o640", "config.toml.rolled-back": "0o640"}
+    trial.change(path, {"timer.length_s": 120}, "staff")
+    trial.keep(path)
+    trial.change_proven(path, {"leds.brightness": 0.5}, machine=False)
+    assert modes() == {"config.toml": "0o640", "config.toml.good": "0o640"}
+
+
 def test_a_refused_change_writes_nothing_at_all(tmp_path):
     path = config_file(tmp_path)
     with pytest.raises(ConfigError, match="timer.length_s"):

@@ -22,6 +22,11 @@ class Unconfigured(PiTableError):
     with EXIT_CONFIG."""
 
 
+class NotInTheGroup(PiTableError):
+    """The configuration is the service's and its group's (0640: it may hold the broker's
+    password) and this login is in neither, which was said: ``main`` ends the command with EXIT_NOPERM."""
+
+
 def config_option(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--config", type=Path, help=f"the configuration file (default: {DEFAULT_CONFIG}); it names the socket and journal"
@@ -41,6 +46,17 @@ def load(args: argparse.Namespace, path: Path | None, running=None):
     one, which the table runs on (``config.trial.refused``)."""
     from ..config import ConfigError, load_config, parse_config, trial
 
+    named = Path(DEFAULT_CONFIG) if path is None else path
+    if named.exists() and not os.access(named, os.R_OK):
+        from ..daemon.control import group_of
+        from ..engine.phrase import Phrase
+        from ..ui.i18n import say
+
+        group = group_of(named)
+        print(f"pi-table {args.command}: " + say(Phrase.of(
+            "{path} is the table's and its group's alone: join the service's group {group} (sudo usermod -aG {group} "
+            "$USER), then log in again", path=str(named), group=group), "en"), file=sys.stderr)
+        raise NotInTheGroup
     try:
         return load_config(path, machine=args.command in ("check-config", "run"), running=running)
     except ConfigError as e:

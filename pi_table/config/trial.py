@@ -260,12 +260,12 @@ def _copy(source: Path, to: Path) -> None:
 
 
 def _mode(path: Path) -> int:
-    """The file's own mode, kept by every rewrite; a new file gets the installer's 0644 (the staff
-    and scripts read it: the socket's path is in it)."""
+    """The file's own mode, kept by every rewrite; a new file gets the installer's 0640 (the staff
+    in the table's group read the socket's path in it; no other user a broker's password)."""
     try:
         return stat.S_IMODE(os.stat(path).st_mode)
     except FileNotFoundError:
-        return 0o644
+        return 0o640
 
 
 def _write_json(path: Path, suffix: str, data: dict) -> None:

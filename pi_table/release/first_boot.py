@@ -33,6 +33,7 @@ CONFIG = Path("/etc/pi-table/config.toml")
 JOURNAL = "/var/lib/pi-table/journal"  # [paths] journal_dir's default
 PENDING, DONE = SETUP_PENDING, SETUP_DONE
 PIN, OWNER = "staff.pin", "owner.pass"  # the staff page's and the owner's secrets (web.staff, web.roles)
+SET_UP = (PIN, OWNER, DONE)  # any of them: the table was set up, and waits for no set-up
 TLS, TLS_KEY, TLS_CERT = "tls", "table.key", "table.crt"
 CERT_DAYS = 3650
 CODE_DIGITS = 8
@@ -79,17 +80,33 @@ def pending(folder: Path) -> Pending | None:
     if any((folder / name).exists() for name in (PIN, OWNER)):
         return None
     try:
-        data = json.loads(read_file(folder / PENDING, MOST))
-        hotspot = data["hotspot"]
-        found = Pending(data["code"], hotspot["ssid"], hotspot["password"], data["since"])
-        if not (isinstance(found.code, str) and len(found.code) == CODE_DIGITS and found.code.isdigit()
-                and all(isinstance(value, str) for value in (found.ssid, found.password, found.since))):
-            raise TypeError(found)
-        return found
+        return _read_pending(folder)
     except FileNotFoundError:
         return None
     except (OSError, ValueError, KeyError, TypeError, RecursionError):
         return keep_pending(folder, new_pending())
+
+
+def awaiting(folder: Path) -> Pending | None:
+    """The set-up the table in ``folder`` waits for, as the root helper judges it before it opens
+    the table's own Wi-Fi: its setup.pending while it has no staff PIN, owner's passphrase or
+    setup.done (``first_boot``'s rule), else None; a file that is not one is none, and nothing is written."""
+    if any((folder / name).exists() for name in SET_UP):
+        return None
+    try:
+        return _read_pending(folder)
+    except (OSError, ValueError, KeyError, TypeError, RecursionError):
+        return None
+
+
+def _read_pending(folder: Path) -> Pending:
+    data = json.loads(read_file(folder / PENDING, MOST))
+    hotspot = data["hotspot"]
+    found = Pending(data["code"], hotspot["ssid"], hotspot["password"], data["since"])
+    if not (isinstance(found.code, str) and len(found.code) == CODE_DIGITS and found.code.isdigit()
+            and all(isinstance(value, str) for value in (found.ssid, found.password, found.since))):
+        raise TypeError(found)
+    return found
 
 
 def keep_pending(folder: Path, waiting: Pending) -> Pending:
@@ -136,7 +153,7 @@ def first_boot(config: Path, user: ServiceUser) -> list[str]:
             _own(folder / name, user)
             made.append(name)
     made += own_certificate(config.parent / TLS, user)
-    if not any((folder / name).exists() for name in (PIN, OWNER, DONE, PENDING)):
+    if not any((folder / name).exists() for name in (*SET_UP, PENDING)):
         keep_pending(folder, new_pending())
         _own(folder / PENDING, user)
         made.append(f"{PENDING}: the screen shows the set-up page's code")
