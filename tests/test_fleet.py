@@ -134,10 +134,10 @@ def test_fleet_is_off_by_default_and_its_keys_are_checked(tmp_path):
     assert (fleet.host, fleet.port, fleet.username, fleet.password) == ("mqtt.cafe.example", 8883, "t1", "s@cret")
     assert "s@cret" not in repr(fleet)
     wrong = {
-        '[fleet]\nbroker = "http://cafe:1883"\ntable_id = "t1"': "fleet.broker: broker is a URL mqtt://",
+        '[fleet]\nbroker = "http://cafe:1883"\ntable_id = "t1"': "fleet.broker: expected a URL mqtt://HOST[:PORT] or mqtts://",
         '[fleet]\nbroker = "mqtt://cafe"\ntable_id = "t/1"': "table_id names this table",
         '[fleet]\nbroker = "mqtt://cafe"\ntable_id = "t+"': "no '/', '+', '#'",
-        '[fleet]\nbroker = "mqtt://cafe:99999"\ntable_id = "t1"': "port is 1 to 65535",
+        '[fleet]\nbroker = "mqtt://cafe:99999"\ntable_id = "t1"': "with a port 1 to 65535",
         '[fleet]\nbroker = "mqtt://cafe"\nca = "/etc/ca.pem"':
             "fleet.broker and fleet.ca together: ca, cert and key are for an mqtts",
         '[fleet]\nbroker = "mqtts://cafe"\ncert = "/etc/c.pem"': "fleet.cert: cert and key go together",
@@ -323,7 +323,8 @@ def test_an_italian_table_reports_its_warnings_and_its_result_in_italian(broker,
 def test_a_broker_password_file_gone_missing_leaves_the_table_playing_unreported(tmp_path, refusing_broker):
     """The file was there for the start's check (which refuses a table naming none: 78) and is
     gone by the time the fleet opens, after READY."""
-    missing = tmp_path / "gone.password"
+    (tmp_path / "table").mkdir()
+    missing = tmp_path / "table" / "gone.password"  # in the configuration's folder, as a setting's file is
     missing.write_text("s3cret\n")
     table = InProcessTable(tmp_path / "table", refusing_broker.replace("mqtt://", "mqtt://t1@"),
                            extra=f'password_file = "{missing}"\npassword_in_clear = true\n', checked=missing.unlink)

@@ -464,18 +464,18 @@ def test_a_flood_of_wrong_logins_does_not_stall_the_page(dashboard):
                              text=True)
     during: list[float] = []
     try:
-        time.sleep(0.2)  # the flood under way
+        time.sleep(0.05)  # the flood under way (it is over in well under a second on a quiet machine)
         while flood.poll() is None and len(during) < 400:
             during.extend(timed_get(dashboard, path, {"Cookie": session}) for path in ("/login", "/api/tables"))
     finally:
         output, _ = flood.communicate(timeout=120)
     answers = {int(status): count for status, count in json.loads(output).items()}
+    assert len(during) >= 10, "the flood ended before the page was measured under it"
     usual, flooded = statistics.mean(before), statistics.mean(during)  # a stall is a few long waits: the mean shows them
     print(f"mean GET {usual * 1e3:.2f} ms before, {flooded * 1e3:.2f} ms during the flood ({len(during)} requests, "
           f"slowest {max(during) * 1e3:.1f} ms); "
           f"the flood's answers: {answers}")
     assert set(answers) <= {401, 429} and sum(answers.values()) == 300
-    assert len(during) >= 10, "the flood ended before the page was measured under it"
     assert flooded < 30 * usual + 0.01, f"the page slowed from {usual * 1e3:.2f} ms to {flooded * 1e3:.2f} ms"
     response, _ = request(dashboard, "POST", "/login", urlencode({"password": PASSWORD}))
     assert response.status == 303  # the flood leaves no lock on an address that did not take part

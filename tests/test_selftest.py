@@ -169,7 +169,7 @@ def test_buttons_that_cannot_be_claimed_are_a_failed_check_with_what_to_do_not_a
     """Off a Pi gpiozero finds no pin library and raises BadPinFactory when the buttons are
     claimed: the installer must see a failed check that says what to do."""
     config = tmp_path / "config.toml"
-    config.write_text('[leds]\nbackend = "none"\n[screen]\nenabled = false\n[touch]\nport = "/nonexistent/ttyACM9"\n'
+    config.write_text('[leds]\nbackend = "none"\n[screen]\nenabled = false\n[touch]\nport = "/dev/pi-table-no-ttyACM9"\n'
                       '[web]\nenabled = false\n[paths]\njournal_dir = "journal"\nsocket = "control.sock"\n'
                       'socket_group = ""\n')
     environ = {k: v for k, v in os.environ.items() if k != "GPIOZERO_PIN_FACTORY"}

@@ -167,8 +167,9 @@ def _read_value(option: Option, raw: object, base: Path) -> object:
     if kind in NAMED:
         try:
             return NAMED[kind](str(raw), str(base))
-        except Refusal as e:
-            raise Refusal("expected {expected}, found {found}", expected=e.expected, found=found) from None
+        except Refusal as e:  # a broker's URL is shown without its password, as every message shows it
+            shown = describe(_without_user(str(raw))) if kind == "broker" else found
+            raise Refusal("expected {expected}, found {found}", expected=e.expected, found=shown) from None
     if kind == "usb_id":
         vendor, _, product = str(raw).partition(":")
         try:
@@ -182,6 +183,13 @@ def _read_value(option: Option, raw: object, base: Path) -> object:
 
 
 GROUP_NAME = re.compile(r"[a-z_][a-z0-9_-]{0,31}")  # as useradd and groupadd take them (Debian's NAME_REGEX)
+
+
+def _without_user(url: str) -> str:
+    """A broker's URL as a refusal may repeat it: nothing of what comes before its host's ``@``
+    (a user and a password), whatever else is wrong with it."""
+    scheme, colon, rest = url.partition("://")
+    return f"{scheme}{colon}...@{rest.rpartition('@')[2]}" if "@" in rest else url
 
 
 def _device(text: str, base: str) -> str:
