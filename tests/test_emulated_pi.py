@@ -124,8 +124,8 @@ def base() -> tuple[Path, str]:
     """The stand-in base image and its SHA-256 (as Raspberry Pi OS publishes one beside its image)."""
     if os.geteuid() != 0:
         pytest.skip("building and booting the image needs root (loop devices, mounts, chroot)")
-    require_tools("qemu-system-aarch64", "qemu-aarch64-static", "debootstrap", "mcopy", "sfdisk", "losetup",
-                  "zstd", "ssh", "ssh-keygen", "git", "unshare")
+    require_tools("qemu-system-aarch64", "qemu-aarch64-static", "debootstrap", "mcopy", "mkfs.vfat", "sfdisk",
+                  "losetup", "zstd", "ssh", "ssh-keygen", "git", "unshare")
 
     def make(partial: Path) -> None:
         said = CACHE / f"{partial.name.removesuffix('.part')}.log"
