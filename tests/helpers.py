@@ -902,6 +902,64 @@ class InProcessDaemon:
         assert not self.runner.is_alive()
 
 
+class RestartedAsTheServiceIs:
+    """For a state machine that runs one table in this process as ``pi-table run`` does
+    (``service_daemon``, every start-up check on) in ``folder`` on ``config``: ``start`` and
+    ``stop`` it; ``settle`` does what systemd and a patient owner do meanwhile: a table that ended
+    itself to restart (a change, a restore, a trial rolled back) is started again, and a change on
+    trial is given its time to be kept or rolled back. ``restarted`` is told after each such start;
+    ``looked_at`` sees the settings each wait found. The staff's restarts are forgotten at each
+    start, as two quiet minutes would forget them: a machine restarts faster than a café does."""
+
+    folder: Path
+    config: Path
+    daemon = None
+
+    def start(self) -> None:
+        (self.folder / "journal/staff.restarts").unlink(missing_ok=True)
+        self.daemon = service_daemon(self.config)
+        self.daemon.start()
+        self.runner = threading.Thread(target=self.daemon.run, daemon=True)
+        self.runner.start()
+        assert self.daemon.wait_for_phones()
+        if self.daemon.companion is not None:  # none on a trial that turned the pages off: it rolls back
+            self.base = self.daemon.companion.base_url
+
+    def stop(self) -> None:
+        if self.daemon is not None:
+            self.daemon.stop()
+            self.runner.join(timeout=10)
+            self.daemon.close()
+            assert not self.runner.is_alive()
+            self.daemon = None
+
+    def settle(self) -> None:
+        from pi_table.config import load_config, trial
+        from pi_table.daemon import backup
+
+        deadline = time.monotonic() + 90
+        while True:
+            assert self.daemon is not None
+            if self.daemon.restarting or not self.runner.is_alive():
+                self.runner.join(timeout=15)
+                self.stop()
+                self.start()
+                self.restarted()
+                continue
+            checked = load_config(self.config)
+            self.looked_at(checked)
+            if trial.pending_trial(self.config) is None and backup.pending(checked) is None:
+                return
+            assert time.monotonic() < deadline, "a change on trial was neither kept nor rolled back"
+            time.sleep(0.2)
+
+    def restarted(self) -> None:
+        """The table started again (``base``: its pages' address now)."""
+
+    def looked_at(self, config) -> None:
+        """The settings in the file as ``settle`` found them."""
+
+
 class StaffTable(InProcessDaemon):
     """The daemon in this process, with a game on a known key, a PIN and an owner's passphrase
     (none, without ``owner``); ``extra`` ends its configuration (a section of the test's own)."""

@@ -16,8 +16,6 @@ from __future__ import annotations
 
 import http.client
 import json
-import threading
-import time
 from pathlib import Path
 
 import pytest
@@ -25,13 +23,12 @@ from hypothesis import HealthCheck, settings
 from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, invariant, rule
 
-from pi_table.config import load_config, trial
 from pi_table.daemon import backup
 from pi_table.fleet import schema
 from pi_table.web.roles import set_passphrase
 from pi_table.web.staff import set_pin
 
-from helpers import OWNER_PASSPHRASE, STAFF_CONFIG, STAFF_PIN, Staff, service_daemon, wait_for
+from helpers import OWNER_PASSPHRASE, STAFF_CONFIG, STAFF_PIN, RestartedAsTheServiceIs, Staff, wait_for
 
 pytestmark = [pytest.mark.slow, pytest.mark.daemon]
 
@@ -75,7 +72,7 @@ def raw(base: str, method: str, path: str, body: bytes = b"", headers: dict | No
         connection.close()
 
 
-class Adversary(RuleBasedStateMachine):
+class Adversary(RestartedAsTheServiceIs, RuleBasedStateMachine):
     """One table under attack from every side, as the service runs it."""
 
     def __init__(self) -> None:
@@ -94,26 +91,6 @@ class Adversary(RuleBasedStateMachine):
 
     # -- the table as the service runs it -----------------------------------------------------------
 
-    def start(self) -> None:
-        """A start as systemd makes one: every start-up check (``starting``), READY, the pages open.
-        The staff's restarts are forgotten first, as two quiet minutes would forget them: the
-        adversary restarts faster than a café does (their limit is tests/test_trial.py's)."""
-        (self.folder / "journal/staff.restarts").unlink(missing_ok=True)
-        self.daemon = service_daemon(self.config)
-        self.daemon.start()
-        self.runner = threading.Thread(target=self.daemon.run, daemon=True)
-        self.runner.start()
-        assert self.daemon.wait_for_phones() and self.daemon.companion is not None
-        self.base = self.daemon.companion.base_url
-
-    def stop(self) -> None:
-        if self.daemon is not None:
-            self.daemon.stop()
-            self.runner.join(timeout=10)
-            self.daemon.close()
-            assert not self.runner.is_alive()
-            self.daemon = None
-
     def restarted_if_asked(self, answer: object) -> None:
         """A step that made the table restart (a change, a restore): it stops, and systemd starts
         it again as the service starts."""
@@ -123,24 +100,9 @@ class Adversary(RuleBasedStateMachine):
             assert self.daemon.restarting and not self.runner.is_alive(), "a restart the page announced never came"
         self.settle()
 
-    def settle(self) -> None:
-        """What systemd and a patient owner do meanwhile: a table that ended itself to restart (a
-        change, a restore, a trial rolled back) is started again as the service starts; a change
-        on trial is given its time to be kept or rolled back by itself, as the staff wait for it."""
-        deadline = time.monotonic() + 90
-        while True:
-            assert self.daemon is not None
-            if self.daemon.restarting or not self.runner.is_alive():
-                self.runner.join(timeout=15)
-                self.stop()
-                self.start()
-                self.known.base = self.base
-                continue
-            checked = load_config(self.config)
-            if trial.pending_trial(self.config) is None and backup.pending(checked) is None:
-                return
-            assert time.monotonic() < deadline, "a change on trial was neither kept nor rolled back"
-            time.sleep(0.2)
+    def restarted(self) -> None:
+        assert self.daemon is not None and self.daemon.companion is not None  # the adversary never turns the pages off
+        self.known.base = self.base
 
     def key(self) -> str:
         assert self.daemon is not None

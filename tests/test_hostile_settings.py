@@ -15,7 +15,6 @@ import hashlib
 import json
 import socket
 import tempfile
-import threading
 import time
 from pathlib import Path
 
@@ -25,13 +24,12 @@ from hypothesis import HealthCheck, settings
 from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, invariant, rule
 
-from pi_table.config import load_config, trial
 from pi_table.config.schema import OPTIONS
 from pi_table.daemon import backup
 from pi_table.web.roles import set_passphrase
 from pi_table.web.staff import set_pin
 
-from helpers import OWNER_PASSPHRASE, STAFF_CONFIG, STAFF_PIN, Staff, service_daemon
+from helpers import OWNER_PASSPHRASE, STAFF_CONFIG, STAFF_PIN, RestartedAsTheServiceIs, Staff
 
 pytestmark = [pytest.mark.slow, pytest.mark.daemon]
 
@@ -71,7 +69,7 @@ def hostile(outside: Path, host: int, broker: int) -> st.SearchStrategy:
                      st.lists(st.integers(-5, 70), max_size=26))
 
 
-class HostileSettings(RuleBasedStateMachine):
+class HostileSettings(RestartedAsTheServiceIs, RuleBasedStateMachine):
     """One table, the owner's phone, and hostile values for every key."""
 
     def __init__(self) -> None:
@@ -101,41 +99,11 @@ class HostileSettings(RuleBasedStateMachine):
                 for path in sorted(self.outside.rglob("*")) if (path.is_file() or path.is_socket())
                 and not any(path == owned or owned in path.parents for owned in self.owned)}
 
-    def start(self) -> None:
-        (self.folder / "journal/staff.restarts").unlink(missing_ok=True)  # the adversary's pace, not a café's
-        self.daemon = service_daemon(self.config)
-        self.daemon.start()
-        self.runner = threading.Thread(target=self.daemon.run, daemon=True)
-        self.runner.start()
-        assert self.daemon.wait_for_phones()
-        if self.daemon.companion is not None:  # none on a trial that turned the pages off: it rolls back
-            self.base = self.daemon.companion.base_url
+    def restarted(self) -> None:
+        self.owner.base = self.base
 
-    def stop(self) -> None:
-        if self.daemon is not None:
-            self.daemon.stop()
-            self.runner.join(timeout=10)
-            self.daemon.close()
-            self.daemon = None
-
-    def settle(self) -> None:
-        """A table that ended itself to restart is started again as systemd starts it; a change on
-        trial is given its time to be kept or rolled back."""
-        deadline = time.monotonic() + 90
-        while True:
-            assert self.daemon is not None
-            if self.daemon.restarting or not self.runner.is_alive():
-                self.runner.join(timeout=15)
-                self.stop()
-                self.start()
-                self.owner.base = self.base
-                continue
-            checked = load_config(self.config)
-            self.owned |= {checked.paths.journal_dir, checked.paths.socket}
-            if trial.pending_trial(self.config) is None and backup.pending(checked) is None:
-                return
-            assert time.monotonic() < deadline, "a change on trial was neither kept nor rolled back"
-            time.sleep(0.2)
+    def looked_at(self, config) -> None:
+        self.owned |= {config.paths.journal_dir, config.paths.socket}
 
     def as_owner(self) -> None:
         status, _ = self.owner.call("GET", "/staff/api/owner")

@@ -8,6 +8,7 @@ import subprocess
 import sys
 import threading
 import time
+from pathlib import Path
 
 import pytest
 
@@ -111,6 +112,18 @@ def test_the_command_checks_every_pad_through_the_board(tmp_path):
     assert "pad 24 ok (25/25)" in out and "END TURN ok" in out and out.strip().endswith("self-test passed")
 
 
+def selftest_against(emulator: BoardEmulator, folder: Path, timeout_s: float) -> subprocess.Popen:
+    """``pi-table selftest`` on a simulated table with the emulated board on its touch port."""
+    config = folder / "config.toml"
+    config.write_text('[web]\nenabled = false\n[paths]\njournal_dir = "journal"\nsocket = "control.sock"\n'
+                      'socket_group = ""\n')
+    return subprocess.Popen(
+        [sys.executable, "-m", "pi_table", "selftest", "--hal", "sim", "--touch-port", str(emulator.link),
+         "--config", str(config), "--timeout", str(timeout_s)],
+        stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+    )
+
+
 def test_the_command_flags_a_deaf_pad_and_a_noisy_one_with_what_to_do(tmp_path):
     """The board's readings: a pad a finger moves only 6 counts (threshold 8) and one that
     wanders 5 counts either way at rest (release threshold 4)."""
@@ -118,15 +131,8 @@ def test_the_command_flags_a_deaf_pad_and_a_noisy_one_with_what_to_do(tmp_path):
     emulator.set_pad(electrode_of(3), strength=6, noise=1)
     emulator.set_pad(electrode_of(7), strength=14, noise=5)
     emulator.start()
-    config = tmp_path / "config.toml"
-    config.write_text('[web]\nenabled = false\n[paths]\njournal_dir = "journal"\nsocket = "control.sock"\n'
-                      'socket_group = ""\n')
     try:
-        process = subprocess.Popen(
-            [sys.executable, "-m", "pi_table", "selftest", "--hal", "sim", "--touch-port", str(emulator.link),
-             "--config", str(config), "--timeout", "3"],
-            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
-        )
+        process = selftest_against(emulator, tmp_path, timeout_s=3)
         while not process.stdout.readline().startswith("now, in any order"):
             pass
         for electrode in (*map(electrode_of, range(CELLS)), 25):
@@ -146,16 +152,8 @@ def test_the_command_names_the_cards_of_a_chip_that_does_not_answer(tmp_path):
     its cards and what to check, not only the pads it did not see."""
     emulator = BoardEmulator(link=tmp_path / "board", missing=(1,))
     emulator.start()
-    config = tmp_path / "config.toml"
-    config.write_text('[web]\nenabled = false\n[paths]\njournal_dir = "journal"\nsocket = "control.sock"\n'
-                      'socket_group = ""\n')
     try:
-        process = subprocess.Popen(
-            [sys.executable, "-m", "pi_table", "selftest", "--hal", "sim", "--touch-port", str(emulator.link),
-             "--config", str(config), "--timeout", "2"],
-            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
-        )
-        out = process.communicate(timeout=30)[0]
+        out = selftest_against(emulator, tmp_path, timeout_s=2).communicate(timeout=30)[0]
     finally:
         emulator.stop()
     assert process.returncode == 1, out

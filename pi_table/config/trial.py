@@ -200,11 +200,7 @@ def refuse(path: Path, why: Text) -> None:
 
 def refused(path: Path) -> dict | None:
     """The note of a file the table would not start on, while it runs on the last good one."""
-    try:
-        note = json.loads(beside(path, REFUSED).read_text(encoding="utf-8"))
-    except (OSError, ValueError, RecursionError):
-        return None
-    return note if isinstance(note, dict) else None
+    return _read_note(path, REFUSED)
 
 
 def discard(path: Path) -> bool:
@@ -221,8 +217,13 @@ def discard(path: Path) -> bool:
 
 def rolled_back(path: Path) -> dict | None:
     """The note of the last rollback, while no change has been kept since; None without one."""
+    return _read_note(path, ROLLED_BACK)
+
+
+def _read_note(path: Path, suffix: str) -> dict | None:
+    """A note beside ``path``; None without one, or with one that is not a note."""
     try:
-        note = json.loads(beside(path, ROLLED_BACK).read_text(encoding="utf-8"))
+        note = json.loads(beside(path, suffix).read_text(encoding="utf-8"))
     except (OSError, ValueError, RecursionError):
         return None
     return note if isinstance(note, dict) else None
