@@ -153,7 +153,8 @@ def test_the_command_names_the_cards_of_a_chip_that_does_not_answer(tmp_path):
     emulator = BoardEmulator(link=tmp_path / "board", missing=(1,))
     emulator.start()
     try:
-        out = selftest_against(emulator, tmp_path, timeout_s=2).communicate(timeout=30)[0]
+        process = selftest_against(emulator, tmp_path, timeout_s=2)
+        out = process.communicate(timeout=30)[0]
     finally:
         emulator.stop()
     assert process.returncode == 1, out
