@@ -324,7 +324,7 @@ class Daemon:
             OwnerFiles(staff)
             if self.night is not None:
                 from ..web.night import NightRoom
-                NightRoom(staff, self.night.book)
+                NightRoom(staff, self.night)
             tls = _tls(web.tls_cert, web.tls_key) if web.tls_cert else None
             companion = Companion(web.host, web.port, act=self._act, base_url=web.url,
                                   advertise=lambda: _reachable_address(web.host), proof=tokens.proof,
@@ -420,6 +420,8 @@ class Daemon:
                 self.night.seen(self.session.id, lambda: self.session.public_view().to_json())
             elif self.session.record.moves:  # a game under way: the round it is played for, looked up once
                 self.night.begun(self.session.id)
+            else:  # dealt, untouched: its first move, in a round, makes it the round's
+                self.night.untouched(self.session.id)
             self._next_up(self.night.next_up())
         self.notifier.watchdog(self.sickness)
 

@@ -2,13 +2,18 @@
 night with the round and the pair it was dealt for, once (its journal id), and the table's
 screen can say who plays here next.
 
-A game belongs to the round under way when it began (its first move: a game dealt and left
-untouched is the next pair's to play), if that round's pair at this table has not played yet;
-any other game at the table is free play, and not the night's. The daemon calls ``begun`` on
-each wake of its loop while a game is under way, once it has a move, and ``seen`` once it is
-over, both in the loop's thread. ``begun`` writes the round into the book once for each game, so
-a game that began in round 3 and ends after the staff confirmed round 4 is round 3's, by round
-3's pair, even across a restart; round 4's pair then plays its own game here.
+A game belongs to a round only when it was dealt for that round at this table: its first move
+came while the round was under way here (a game dealt and left untouched is the next pair's to
+play), and that round's pair at this table has not played yet. Any other game at the table is
+free play, and not the night's: above all the customers' game under way when the night opened
+here, was accepted, or a round was confirmed, and one the table finds under way after a restart
+with no round written for it (it began before the night was open here). The daemon calls
+``untouched`` on each wake of its loop while a game has no move, ``begun`` once it has one, and
+``seen`` once it is over, all in the loop's thread. ``begun`` writes the round into the book once
+for each game, so a game that began in round 3 and ends after the staff confirmed round 4 is
+round 3's, by round 3's pair, even across a restart; round 4's pair then plays its own game here.
+The staff page lists a free-play game under way (``free_play``), so the staff can end it or let
+it finish before the round's pair sits down.
 
 At a table that hosts the night, ``plan`` is what the fleet's reporter tells the other tables,
 with the proof of the night's code (``night.code``), which the table's screen shows while the
@@ -41,23 +46,40 @@ class Recorder:
         self.book, self.table, self.clock = book, table, clock
         self.published: Callable[[Game], None] | None = None
         self._done: str | None = None  # the last game id looked at once over
-        self._begun: str | None = None  # the last game id whose round was looked up (or written) once begun
+        self._begun: str | None = None  # the last game id whose round was looked up (or written) in an open night
+        self._fresh: str | None = None  # the game the last wake saw dealt and untouched
+        self.playing: str | None = None  # the game under way at this table (a move made, not over), if any
         self._heard: dict[str, dict] = {}  # each other table's last night report, gathered again at a new plan
         self._next: tuple[int, Phrase | None] | None = None  # next_up as of the book's version
         self._proof: tuple[str, str, str] | None = None  # the night's id, its code and their proof, made once
         book.followed = self._gather_heard
 
+    def untouched(self, game_id: str) -> None:
+        """The game ``game_id`` is dealt and has no move yet: its first move, seen at the next
+        wake (``begun``), is made in the round under way then."""
+        self.playing, self._fresh = None, game_id
+
     def begun(self, game_id: str) -> None:
-        """The game ``game_id`` has its first move: the round it is played for is written into the
-        book (None: free play), once; a no-op after the first wake of each game."""
+        """The game ``game_id`` has a move: the round it is played for is written into the book
+        (None: free play), once in the night open here; a no-op after that. It is a round's only
+        when the wake before saw it untouched: one already under way when the table's loop first
+        saw it (after a restart), or when the night opened, was accepted or a round confirmed,
+        is free play."""
+        self.playing = game_id
         if game_id == self._begun:
             return
-        self._begun = game_id
+        first, self._fresh = self._fresh == game_id, None  # its first move came since the last wake
+        night = self.book.night
+        if night is None or not night.open:
+            return
         with self.book.lock:
             night = self.book.night
-            if night is None or not night.open or game_id in night.dealt or game_id in night.ids():
+            if night is None or not night.open:
                 return
-            made = night.round
+            self._begun = game_id
+            if game_id in night.dealt or game_id in night.ids():
+                return
+            made = night.round if first else None
             pair = night.unplayed(made, self.table)
             number = made.number if made is not None and pair is not None else None
             self.book.deal(game_id, number)
@@ -66,6 +88,7 @@ class Recorder:
 
     def seen(self, game_id: str, state: Callable[[], dict]) -> Game | None:
         """The game ``game_id`` as it stands (``state``: its public view's JSON), recorded if it has just ended."""
+        self.playing = None
         if game_id == self._done or self.book.night is None:
             return None
         view = state()
@@ -76,7 +99,9 @@ class Recorder:
             night = self.book.night
             if night is None or not night.open or game_id in night.ids():
                 return None
-            made = night.round  # a game whose beginning was not seen (its last move its first): the round now
+            # a game whose first move was its last: the round now, if the wake before saw it untouched;
+            # one over already when the night opened here or the table started is not the night's
+            made = night.round if self._fresh == game_id else None
             if game_id in night.dealt:
                 number = night.dealt[game_id]
                 made = None if number is None else night.rounds[number - 1]
@@ -90,6 +115,16 @@ class Recorder:
         if self.published is not None:
             self.published(game)
         return game
+
+    def free_play(self) -> list[dict[str, str]]:
+        """The game under way at this table that is not the night's (for the staff page): the
+        customers' game under way when the night opened here, was accepted or a round was
+        confirmed, which the staff end or let finish before the round's pair sits down."""
+        game_id, night = self.playing, self.book.night
+        if game_id is None or night is None or not night.open:
+            return []
+        free = night.dealt.get(game_id) is None  # not dealt yet: begun saw it before the night was open
+        return [{"table": self.table, "game": game_id}] if free else []
 
     def report(self) -> dict | None:
         """What the fleet hears of the table's night (``pi-table/<table>/night``, retained): the

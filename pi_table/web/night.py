@@ -1,5 +1,6 @@
 """The game night on the staff page, and the teams' own page: the night's routes, behind the
-staff page's checks (``StaffPage.api``), on the table's ``Book``.
+staff page's checks (``StaffPage.api``), on the table's ``Recorder`` (its ``Book``, and the game
+under way here).
 
 Staff (session and CSRF token): ``GET night`` (the open night, its standings, the nights
 kept and the nights other tables offer this one), ``POST night/open`` (``{"name", "games",
@@ -36,8 +37,9 @@ from ..engine.endings import WORDS
 from ..engine.errors import Refusal
 from ..engine.phrase import N_, Phrase
 from ..files import csv_text
-from ..night.book import BUCHHOLZ, RATING, VOID, Book, Night
+from ..night.book import BUCHHOLZ, RATING, VOID, Night
 from ..night.pairing import PairingRefused, Round
+from ..night.recorder import Recorder
 from ..night.scoring import PLAYED
 from ..night.standings import Result, high_scores
 from ..ui.i18n import say, translation
@@ -123,6 +125,10 @@ TEXTS: tuple[str, ...] = (
     N_("Save the result"),
     N_("History"),
     N_("Export for a tournament program (TRF)"),
+    N_("A game not of the night is under way at table {table}: it is free play, and the round's pair plays its own "
+       "game there after it."),
+    N_("End the game at table {table}"),
+    N_("Let the game at table {table} finish"),
 )
 """The night's words on the staff page (night.js looks each up by its English text)."""
 
@@ -141,8 +147,8 @@ class NightRoom:
 
     texts = TEXTS
 
-    def __init__(self, page: StaffPage, book: Book) -> None:
-        self.page, self.book = page, book
+    def __init__(self, page: StaffPage, recorder: Recorder) -> None:
+        self.page, self.recorder, self.book = page, recorder, recorder.book
         self._tries = Throttle(JOINS_A_MINUTE)
         self._phones: tuple[str | None, Counter[str]] = (None, Counter())  # a night's id, its teams joined by address
         page.rooms.append(self)
@@ -177,6 +183,7 @@ class NightRoom:
         night, offers = await asyncio.to_thread(lambda: (self.book.snapshot(), self.book.offered()))
         lang = language(request)
         if night is not None:
+            night["free_play"] = self.recorder.free_play()
             night["high_scores"] = [h.to_json() for h in high_scores(self.book.current().played)]
             night["endings"] = {t.value: translation(lang).gettext(WORDS[t]) for t in WORDS}
         return web.json_response({"night": night, "kept": [path.stem for path in self.book.kept()], "offers": offers})

@@ -52,6 +52,7 @@ function nightSection() {
         el("button", { id: "night-confirm", "data-t": "Confirm the round", text: t("Confirm the round") })),
       el("div", { id: "night-round", "data-redrawn": "" }),
       el("p", { id: "night-still", class: "note" }),
+      el("div", { id: "night-free", "data-redrawn": "" }),
       el("div", { id: "night-results", "data-redrawn": "" }),
       el("h3", { "data-t": "Standings", text: t("Standings") }),
       el("p", { id: "night-tiebreak-used", class: "note" }),
@@ -228,6 +229,27 @@ function drawHistory(history) {
     ...history.slice().reverse().map((entry) => el("p", { class: "note night-history", text: `${when(entry.at)} · ${entry.by} · ${said(entry)}` }))]);
 }
 
+// A customers' game under way at the table when the night opened, was accepted or a round was confirmed: free
+// play, never a round's. The staff end it, or let it finish before the round's pair sits down.
+const finishing = new Set();  // the games the staff let finish: said, not asked again
+
+function drawFreePlay(free) {
+  redraw($("night-free"), [free, [...finishing]], () => free.map((entry) => {
+    const said = el("p", { class: "note night-free", text: t("A game not of the night is under way at table {table}: it is "
+      + "free play, and the round's pair plays its own game there after it.", { table: entry.table }) });
+    if (finishing.has(entry.game)) return said;
+    const end = el("button", { class: "warn night-free-end", text: t("End the game at table {table}", { table: entry.table }) });
+    const finish = el("button", { class: "quiet night-free-finish", text: t("Let the game at table {table} finish", { table: entry.table }) });
+    end.addEventListener("click", async () => {
+      if (!confirm(t("End the game on the table? It stays in the history, unfinished."))) return;
+      const answer = await api("POST", "/staff/api/end-game");
+      if (answer.ok) loadNight(); else if (answer.status !== 401) say(answer.data ? answer.data.error : `HTTP ${answer.status}`, true);
+    });
+    finish.addEventListener("click", () => { finishing.add(entry.game); drawFreePlay(free); });
+    return el("div", { class: "night-free" }, said, el("div", { class: "row" }, end, finish));
+  }));
+}
+
 function removeTeam(name) {
   if (confirm(t("Remove the team {team} from the night?", { team: name }))) nightAct("remove", { team: name });
 }
@@ -252,6 +274,7 @@ function drawNight(data) {
   const last = night.rounds[night.rounds.length - 1];
   const still = last ? night.still_played[String(last.number)] : null;
   $("night-still").textContent = still ? t("Still played: round {number} at table {tables}", { number: last.number, tables: still.join(", ") }) : "";
+  drawFreePlay(night.free_play || []);
   drawResults(night);
   drawHistory(night.history);
   drawRound(night.proposal || night.rounds[night.rounds.length - 1], !!night.proposal);

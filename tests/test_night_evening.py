@@ -1,0 +1,157 @@
+"""A real evening's edges (issue 49): a customers' game under way when a night opens, is accepted
+or a round is confirmed is free play, never a round's; late teams; a follower that missed a
+round's confirmation."""
+
+from __future__ import annotations
+
+import json
+import random
+
+from pi_table.engine import Rules
+from pi_table.engine.actions import Guess
+from pi_table.fleet import schema
+from pi_table.night.book import Book
+from pi_table.night.recorder import Recorder
+from pi_table.table.session import Session
+
+from helpers import Staff, StaffTable, wait_for
+
+KEY = "RRRRRRRRRBBBBBBBBNNNNNNNA"
+TEAMS = ("Owls", "Quiz Club", "Foxes", "Moles")
+
+
+# --- item 1: a game under way before the night is the customers', not a round's -----------------------------------
+
+def test_a_game_under_way_when_the_night_opens_is_free_play_and_the_staff_page_says_so(tmp_path):
+    """The issue's reproduction: a game dealt and its first move made, the night opened with four
+    teams and round 1 confirmed with that table in it, the casual game played to its end: it is
+    no round's game. The staff page says a game not the night's is under way at the table, and
+    once it is over round 1's pair plays its own game there, which is the round's."""
+    table = StaffTable(tmp_path, KEY)
+    try:
+        staff = Staff(table.base)
+        staff.login()
+        table.guess(0)  # the customers' game is under way
+        casual = table.daemon.session.id
+        staff.call("POST", "/staff/api/night/open", {"name": "Friday", "games": ["codenames"], "tables": ["1", "2"]})
+        for name in TEAMS:
+            staff.call("POST", "/staff/api/night/join", {"team": name})
+        staff.call("POST", "/staff/api/night/propose")
+        status, answer = staff.call("POST", "/staff/api/night/confirm")
+        assert status == 200
+        first = answer["night"]["rounds"][0]
+
+        def night() -> dict:
+            return staff.call("GET", "/staff/api/night")[1]["night"]
+
+        wait_for(lambda: night()["free_play"] == [{"table": "1", "game": casual}], "the game under way named")
+        for cell in range(1, 9):  # red finds all its agents: the casual game ends
+            table.guess(cell)
+        wait_for(lambda: night()["free_play"] == [], "the casual game over")
+        assert night()["games_played"] == [] and night()["still_played"] == {"1": ["1", "2"]}
+        assert staff.call("POST", "/staff/api/new-game", {"game": "codenames", "options": {}})[0] == 200
+        own = table.daemon.session.id
+        wait_for(lambda: night()["free_play"] == [], "round 1's game is not free play")
+        view = table.daemon.session.public_view().to_json()
+        for cell in [n for n, seen in enumerate(str(view["board"])) if seen == "?"]:
+            if table.daemon.session.state.is_over:
+                break
+            table.guess(cell)
+        wait_for(lambda: len(night()["games_played"]) == 1, "round 1's game at table 1 recorded")
+        [game] = night()["games_played"]
+        pair = next(p for p in first["pairs"] if p["table"] == "1")
+        assert game["id"] == own and game["round"] == 1 and game["teams"] == [pair["red"], pair["blue"]]
+    finally:
+        table.close()
+
+
+def opened(tmp_path, clock=None) -> Book:
+    book = Book(tmp_path / "host", **({} if clock is None else {"clock": clock}))
+    book.open("Friday league", ["codenames"], ["1", "2"])
+    for name in TEAMS:
+        book.join(name)
+    return book
+
+
+def play_out(recorder: Recorder, session: Session, rng: random.Random, wakes: bool = True):
+    """``session``'s game played to its end by random touches, the recorder called as the
+    table's loop calls it on each wake (``wakes``: after each move too); what it records."""
+    while not session.state.is_over:
+        board = str(session.public_view().to_json()["board"])
+        session.submit(Guess(rng.choice([cell for cell, seen in enumerate(board) if seen == "?"])))
+        if wakes and not session.state.is_over:
+            recorder.begun(session.id)
+    return recorder.seen(session.id, lambda: session.public_view().to_json())
+
+
+def test_a_game_under_way_when_a_round_is_confirmed_or_across_a_restart_is_free_play(tmp_path):
+    """A game begun while no round put a pair here, still under way when round 1 is confirmed,
+    is free play; so is one the table finds under way after a restart with no round written for
+    it (its beginning was before the night was open here); a game dealt and untouched when the
+    night opened is the round's once its first move comes in the round."""
+    rng = random.Random(4)
+    book = opened(tmp_path)
+    recorder = Recorder(book, "1")
+    early = Session(Rules(), rng=rng)
+    recorder.untouched(early.id)
+    early.submit(Guess(0))
+    recorder.begun(early.id)  # no round yet: free play
+    book.propose()
+    book.confirm()
+    assert recorder.free_play() == [{"table": "1", "game": early.id}]
+    assert play_out(recorder, early, rng) is None and recorder.free_play() == []
+    before = Session(Rules(), rng=rng)  # under way, then the table restarts: a recorder that never saw it begin
+    before.submit(Guess(0))
+    again = Recorder(book, "1")
+    again.begun(before.id)
+    assert again.free_play() == [{"table": "1", "game": before.id}] and book.current().dealt[before.id] is None
+    assert play_out(again, before, rng) is None
+    own = Session(Rules(), rng=rng)
+    again.untouched(own.id)
+    game = play_out(again, own, rng)
+    assert game is not None and game.round == 1 and game.teams == book.current().rounds[0].pair_at("1").teams  # type: ignore[union-attr]
+
+
+def test_a_game_whose_first_move_was_its_last_is_the_rounds_only_if_dealt_in_the_night(tmp_path):
+    """A wake that sees a game over at once takes the round under way for it only when an
+    earlier wake saw it dealt, untouched, in this night; a game over already when the night
+    was opened or accepted (still on the table's screen) is not the night's."""
+    rng = random.Random(5)
+    book = opened(tmp_path)
+    recorder = Recorder(book, "1")
+    done_before = Session(Rules(), rng=rng)
+    assert play_out(recorder, done_before, rng, wakes=False) is None  # no night yet... and over
+    book.propose()
+    book.confirm()
+    late_seen = Recorder(book, "1")
+    assert play_out(late_seen, done_before, rng, wakes=False) is None
+    assert book.current().played == []
+    own = Session(Rules(), rng=rng)
+    late_seen.untouched(own.id)
+    game = play_out(late_seen, own, rng, wakes=False)
+    assert game is not None and game.round == 1
+
+
+def test_a_game_under_way_when_a_follower_accepts_its_host_is_free_play(tmp_path):
+    """A table whose customers play when its staff accept the host's night (round 1 under way,
+    a pair put at this table): the game is free play, said on the staff page, and the pair's own
+    game after it is round 1's."""
+    rng = random.Random(6)
+    host = opened(tmp_path)
+    host.propose()
+    host.confirm()
+    follower = Recorder(Book(tmp_path / "t2"), "2")
+    casual = Session(Rules(), rng=rng)
+    follower.untouched(casual.id)
+    casual.submit(Guess(0))
+    follower.begun(casual.id)  # no night here yet
+    plan = schema.parse("plan", json.dumps(Recorder(host, "1").plan()).encode())
+    follower.follow("1", plan)  # type: ignore[arg-type]
+    follower.book.accept("1", host.current().code)
+    follower.begun(casual.id)
+    assert follower.free_play() == [{"table": "2", "game": casual.id}]
+    assert play_out(follower, casual, rng) is None and follower.book.current().played == []
+    own = Session(Rules(), rng=rng)
+    follower.untouched(own.id)
+    game = play_out(follower, own, rng)
+    assert game is not None and game.round == 1 and game.teams == host.current().rounds[0].pair_at("2").teams  # type: ignore[union-attr]
