@@ -7,10 +7,16 @@ from __future__ import annotations
 import json
 import random
 
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
 from pi_table.engine import Rules
 from pi_table.engine.actions import Guess
+from pi_table.engine.endings import Termination
 from pi_table.fleet import schema
-from pi_table.night.book import Book
+from pi_table.night.book import Book, NightRefused
+from pi_table.night.games import Game
 from pi_table.night.recorder import Recorder
 from pi_table.table.session import Session
 
@@ -155,3 +161,98 @@ def test_a_game_under_way_when_a_follower_accepts_its_host_is_free_play(tmp_path
     follower.untouched(own.id)
     game = play_out(follower, own, rng)
     assert game is not None and game.round == 1 and game.teams == host.current().rounds[0].pair_at("2").teams  # type: ignore[union-attr]
+
+
+# --- item 2: late teams ------------------------------------------------------------------------------------------------
+
+@settings(settings.get_profile("tables"))  # a night's book on disk, some teams joining late
+@given(st.integers(3, 16), st.integers(1, 5), st.integers(2, 6), st.lists(st.integers(2, 6), min_size=1, max_size=3),
+       st.sampled_from([0.0, 0.5]), st.randoms(use_true_random=False))
+def test_a_late_team_sits_out_no_more_often_than_one_that_came_on_time(tmp_path_factory, teams, tables, rounds,
+                                                                        joins, late, random):
+    """Issue 49, item 2: teams that join before round N (from the staff page, or a phone's team
+    approved) missed the rounds before it: each is scored as the night says (Z, nothing, or H,
+    a draw's half), and the sit-out queue counts them, so no team that came late has more byes
+    than a team there from the first round, and every team is compared on every round."""
+    book = Book(tmp_path_factory.mktemp("night"))
+    book.open("Late", ["codenames"], [str(t) for t in range(1, tables + 1)], late=late)
+    for i in range(teams):
+        book.join(f"Team {i}")
+    for number in range(1, rounds + 1):
+        for j, at in enumerate(joins):
+            if at == number:
+                book.join(f"Late {j}", waiting=j % 2 == 1)
+                if j % 2:
+                    book.approve(f"Late {j}")
+        made = book.propose()
+        book.confirm(over=True)
+        for pair in made.pairs:
+            book.record(Game(f"{number}-{pair.table}", pair.table, "codenames", pair.teams, random.choice(pair.teams),
+                             Termination.ALL_AGENTS_FOUND, 1, None, number, float(number)))
+    night = book.current()
+    byes, lines = night.byes(), {line.team: line for line in night.standings()}
+    on_time = [byes[f"Team {i}"] for i in range(teams)]
+    for j, at in enumerate(joins):
+        if at <= rounds:
+            name = f"Late {j}"
+            assert byes[name] <= min(on_time), (name, byes[name], on_time)
+            line = lines[name]
+            assert line.missed == at - 1 and line.played + line.byes + line.missed == rounds
+            assert line.points == line.won + line.drawn / 2 + line.byes * night.bye + line.missed * late
+    assert all(line.played + line.byes + line.missed == rounds for line in lines.values())
+    book.stop()
+
+
+def test_a_late_team_is_paired_from_the_next_round_and_its_missed_rounds_travel_with_the_plan(tmp_path):
+    """24 teams on 7 tables, one joining before round 3 (the issue's figure: it sat out 3 of its
+    4 rounds in 50 of 50 nights): it plays round 3 and round 4; the night's ½ for a round
+    missed is in its points at the host and at a table that follows from the plan."""
+    rng = random.Random(7)
+    book = Book(tmp_path / "host")
+    book.open("Friday", ["codenames"], [str(t) for t in range(1, 8)], late=0.5)
+    for i in range(24):
+        book.join(f"Team {i:02d}")
+    for number in range(1, 5):
+        if number == 3:
+            book.join("Latecomers")
+        made = book.propose()
+        book.confirm(over=True)
+        for pair in made.pairs:
+            book.record(Game(f"{number}-{pair.table}", pair.table, "codenames", pair.teams, rng.choice(pair.teams),
+                             Termination.ALL_AGENTS_FOUND, 1, None, number, float(number)))
+    night = book.current()
+    assert [made.number for made in night.rounds if "Latecomers" in made.resting] == []
+    line = next(line for line in night.standings() if line.team == "Latecomers")
+    assert (line.missed, line.played, line.byes) == (2, 2, 0) and line.points == line.won + 1.0
+    plan = schema.parse("plan", json.dumps(Recorder(book, "1").plan()).encode())
+    follower = Recorder(Book(tmp_path / "t2", clock=book.clock), "2")
+    follower.follow("1", plan)  # type: ignore[arg-type]
+    follower.book.accept("1", night.code)
+    followed = follower.book.current()
+    assert followed.since == {"Latecomers": 2} and followed.late == 0.5
+    assert next(s for s in followed.standings() if s.team == "Latecomers").points == 1.0  # no game gathered there
+    with pytest.raises(NightRefused, match="a round missed by a late team 0 or ½"):
+        Book(tmp_path / "other").open("x", ["codenames"], ["1"], late=1)
+
+
+def test_the_staff_page_opens_a_night_with_the_points_of_a_round_missed_and_names_a_late_team(tmp_path):
+    table = StaffTable(tmp_path, KEY)
+    try:
+        staff = Staff(table.base)
+        staff.login()
+        status, answer = staff.call("POST", "/staff/api/night/open", {"name": "Friday", "games": ["codenames"],
+                                                                      "tables": ["1"], "late": 1})
+        assert status == 400 and '"late": 0 or 0.5' in answer["error"]
+        status, answer = staff.call("POST", "/staff/api/night/open", {"name": "Friday", "games": ["codenames"],
+                                                                      "tables": ["1"], "late": 0.5})
+        assert status == 200 and answer["night"]["late"] == 0.5
+        for name in TEAMS[:2]:
+            staff.call("POST", "/staff/api/night/join", {"team": name})
+        staff.call("POST", "/staff/api/night/propose")
+        staff.call("POST", "/staff/api/night/confirm")
+        night = staff.call("POST", "/staff/api/night/join", {"team": "Latecomers"})[1]["night"]
+        assert {"name": "Latecomers", "nicknames": [], "since": 1} in night["teams"]
+        line = next(line for line in night["standings"] if line["team"] == "Latecomers")
+        assert line["missed"] == 1 and line["points"] == 0.5
+    finally:
+        table.close()

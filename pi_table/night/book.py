@@ -77,6 +77,7 @@ STAFF_EVENTS = ("withdraw", "reinstate", "result")  # the night's history: each 
 WON, VOID, CREDIT, TABLE = "won", "void", "game", "table"  # with scoring's FORFEIT and DOUBLE_LOSS
 RESULTS = (WON, FORFEIT, DOUBLE_LOSS, VOID, CREDIT, TABLE)
 MAX_BYE_POINTS = 1.0
+LATE_POINTS, LATE_CHOICES = 0.0, (0.0, 0.5)  # a round missed by joining late: Z (zero-point bye) or H (half-point)
 
 
 def folder_of(journal_dir: Path) -> Path:
@@ -150,6 +151,8 @@ class Night:
     accepted: bool = False  # a night followed: its host accepted here (a night followed before the codes was not)
     left: bool = False  # a night followed: left by this table's staff
     bye: float = BYE_POINTS  # the points of a bye (a round sat out)
+    late: float = LATE_POINTS  # the points of a round a team missed because it joined after it (Z 0, or H ½)
+    since: dict[str, int] = field(default_factory=dict)  # a team that joined late: the rounds confirmed before it
     tiebreak: str = RATING  # after points: the rating, or Buchholz
     withdrawn: set[str] = field(default_factory=set)
     results: dict[tuple[int, str], dict] = field(default_factory=dict)  # a round's table: the staff's latest result
@@ -173,12 +176,16 @@ class Night:
             self.games, self.tables = tuple(map(str, event["games"])), tuple(map(str, event["tables"]))
             self.code = str(event.get("code", ""))  # a night opened before the codes has none
             self.bye, self.tiebreak = _bye(event.get("bye", BYE_POINTS)), _tiebreak(event.get("tiebreak", RATING))
+            self.late = _late(event.get("late", LATE_POINTS))
         elif kind == "join":
             joined = Team(str(event["team"]), tuple(map(str, event["nicknames"])))
             (self.waiting if event.get("waiting") else self.teams)[joined.name] = joined
+            if not event.get("waiting"):
+                self._joined(joined.name)
         elif kind == "approve":
             name = str(event["team"])
             self.teams[name] = self.waiting.pop(name)
+            self._joined(name)
         elif kind == "remove":
             self._remove(str(event["team"]))
         elif kind in STAFF_EVENTS:
@@ -214,6 +221,11 @@ class Night:
         if self.host is None:
             self.seq += 1
 
+    def _joined(self, name: str) -> None:
+        """The team ``name`` is in the night from the next round: the rounds before it, it missed."""
+        if self.rounds:
+            self.since[name] = len(self.rounds)
+
     def _follow(self, host: str, plan: dict) -> None:
         """The host's plan, as ``plan_json`` makes it: the night's state but for the games played."""
         self.host, self.seq, self.name = host, int(plan["seq"]), str(plan["name"])
@@ -221,7 +233,9 @@ class Night:
         self.opened, self.closed = float(plan["opened"]), None if plan["closed"] is None else float(plan["closed"])
         self.teams = {str(t["name"]): Team(str(t["name"]), tuple(map(str, t["nicknames"]))) for t in plan["teams"]}
         self.rounds, self.proposal = [Round.from_json(made) for made in plan["rounds"]], None
+        self.since = {str(t["name"]): _since(t["since"], len(self.rounds)) for t in plan["teams"] if t.get("since")}
         self.bye, self.tiebreak = _bye(plan.get("bye", BYE_POINTS)), _tiebreak(plan.get("tiebreak", RATING))
+        self.late = _late(plan.get("late", LATE_POINTS))
         self.withdrawn, self.results, self.history = set(), {}, []
         for event in plan.get("history") or ():
             self._decided(dict(event))
@@ -268,6 +282,7 @@ class Night:
         if self.proposal is not None and name in self.proposal.names:
             self.proposal = None
         self.withdrawn.discard(name)
+        self.since.pop(name, None)
 
     def first_round(self, name: str) -> int | None:
         """The first confirmed round that pairs the team ``name`` at a table, if any: from then on
@@ -303,8 +318,13 @@ class Night:
         need to record their round's games, and the sequence that orders the plans."""
         return {"night": self.id, "name": self.name, "games": list(self.games), "tables": list(self.tables),
                 "opened": self.opened, "closed": self.closed, "seq": self.seq,
-                "teams": [t.to_json() for t in self.teams.values()], "rounds": [made.to_json() for made in self.rounds],
-                "bye": self.bye, "tiebreak": self.tiebreak, "history": list(self.history)}
+                "teams": self.teams_json(), "rounds": [made.to_json() for made in self.rounds],
+                "bye": self.bye, "late": self.late, "tiebreak": self.tiebreak, "history": list(self.history)}
+
+    def teams_json(self) -> list[dict[str, object]]:
+        """The teams, each with ``since`` when it joined late (the rounds confirmed before it)."""
+        return [{**t.to_json(), **({"since": self.since[t.name]} if t.name in self.since else {})}
+                for t in self.teams.values()]
 
     def counted(self) -> list[Result]:
         return list(self.slots().values())
@@ -336,6 +356,17 @@ class Night:
         """The rounds each team sat out."""
         return Counter(name for made in self.rounds for name in made.resting)
 
+    def missed(self) -> Counter[str]:
+        """The rounds each team that joined late missed (confirmed before it joined)."""
+        return Counter(self.since)
+
+    def unpaired(self) -> Counter[str]:
+        """The rounds each team played no game in: its byes, and the rounds it was not in (it
+        joined late, or was withdrawn then): the sit-out queue's count, so a team that came late
+        or was away is not sent to sit out first."""
+        named = Counter(name for made in self.rounds for name in made.names)
+        return Counter({name: len(self.rounds) - named[name] for name in self.teams}) + self.byes()
+
     def colours(self) -> dict[str, list[str]]:
         """Each team's colours (red plays first), round by round."""
         seen: dict[str, list[str]] = {}
@@ -348,7 +379,8 @@ class Night:
     def standings(self) -> list[Standing]:
         from .standings import standings  # openskill: loaded once a night is looked at, not at the table's start
 
-        return standings(self.teams, self.counted(), self.byes(), self.bye, self.tiebreak, self.withdrawn)
+        return standings(self.teams, self.counted(), self.byes(), self.bye, self.tiebreak, self.withdrawn,
+                         self.missed(), self.late)
 
     @property
     def round(self) -> Round | None:
@@ -365,15 +397,15 @@ class Night:
         paired = met(pair.teams for made in self.rounds for pair in made.pairs)  # a pair paired counts as met
         before = paired | met((game.teams[0], game.teams[1]) for game in self.played if game.rated)
         return propose(len(self.rounds) + 1, [line.team for line in lines], {line.team: line.points for line in lines},
-                       self.byes(), before, self.tables, self.colours())
+                       self.unpaired(), before, self.tables, self.colours())
 
     def to_json(self) -> dict[str, object]:
         """The night for its staff page: its code too, at its host (the staff of the tables that follow type it)."""
         return {"id": self.id, "name": self.name, "games": list(self.games), "tables": list(self.tables),
                 "opened": self.opened, "closed": self.closed, "open": self.open, "host": self.host,
-                "teams": [t.to_json() for t in self.teams.values()],
+                "teams": self.teams_json(),
                 "waiting": [t.to_json() for t in self.waiting.values()],
-                "withdrawn": sorted(self.withdrawn), "bye": self.bye, "tiebreak": self.tiebreak,
+                "withdrawn": sorted(self.withdrawn), "bye": self.bye, "late": self.late, "tiebreak": self.tiebreak,
                 "rounds": [made.to_json() for made in self.rounds],
                 "still_played": {str(made.number): tables for made in self.rounds if (tables := self.still_played(made))},
                 "results": [{"round": number, "table": table, **entry} for (number, table), entry in self.results.items()],
@@ -389,6 +421,20 @@ def _bye(points: object) -> float:
     if isinstance(points, bool) or not isinstance(points, (int, float)) or not 0 <= points <= MAX_BYE_POINTS:
         raise ValueError("a bye's points are a number from 0 to 1")
     return float(points)
+
+
+def _late(points: object) -> float:
+    """A night's points for a round a team missed by joining late: Z (0) or H (½); ValueError for anything else."""
+    if isinstance(points, bool) or not isinstance(points, (int, float)) or points not in LATE_CHOICES:
+        raise ValueError("a round missed by a late team scores 0 or 0.5")
+    return float(points)
+
+
+def _since(rounds: object, confirmed: int) -> int:
+    """A late team's rounds missed: a whole number from 1 to the rounds confirmed; ValueError otherwise."""
+    if isinstance(rounds, bool) or not isinstance(rounds, int) or not 0 < rounds <= confirmed:
+        raise ValueError("a late team missed some of the rounds confirmed")
+    return rounds
 
 
 def _tiebreak(name: object) -> str:
@@ -582,8 +628,9 @@ class Book:
 
     @_locked
     def open(self, name: str, games: Iterable[str], tables: Iterable[str], bye: float = BYE_POINTS,
-             tiebreak: str = RATING) -> Night:
-        """A new night here, hosted: its games, tables, the points of a bye and its tie-break."""
+             tiebreak: str = RATING, late: float = LATE_POINTS) -> Night:
+        """A new night here, hosted: its games, tables, the points of a bye, its tie-break and the
+        points of a round a team missed by joining late."""
         self._free()
         try:
             name = tidy(name, MAX_NIGHT_NAME, N_("night's name"))
@@ -597,14 +644,14 @@ class Book:
             raise NightRefused("a night has 1 to {most} tables, each named with letters, digits, - or _",
                                most=MAX_TABLES)
         try:
-            bye, tiebreak = _bye(bye), _tiebreak(tiebreak)
+            bye, tiebreak, late = _bye(bye), _tiebreak(tiebreak), _late(late)
         except ValueError:
-            raise NightRefused("a bye scores 0 to 1 point, and the tie-break is {names}",
-                               names=f"{RATING}, {BUCHHOLZ}") from None
+            raise NightRefused("a bye scores 0 to 1 point, a round missed by a late team 0 or ½, and the tie-break "
+                               "is {names}", names=f"{RATING}, {BUCHHOLZ}") from None
         at = self.clock()
         self._start(self._new_id(at))
         night = self._change({"event": "open", "name": name, "games": list(games), "tables": list(tables), "at": at,
-                              "code": new_code(), "bye": bye, "tiebreak": tiebreak})
+                              "code": new_code(), "bye": bye, "tiebreak": tiebreak, "late": late})
         self._point(night.id)
         return night
 

@@ -5,8 +5,8 @@ pairs, as Swiss tournaments give their byes (FIDE C.04).
 A round is one choice, made whole: the teams that sit it out and the pairs of the others. It
 repeats the fewest earlier pairs any choice could (a third meeting is one rematch, two second
 meetings are two), and of those the pairs that met the fewest times; among those, the teams that
-sit out are the first in line for a bye (the fewest byes so far, then the lowest in the
-standings), reaching as little down that line as it can; among those, as few pairs as can be
+sit out are the first in line for a bye (the fewest rounds without a game so far, its byes and
+the rounds it was not in, then the lowest in the standings), reaching as little down that line as it can; among those, as few pairs as can be
 have two teams due the same colour (each has had it less often, or the other twice running: so
 FIDE's absolute rule, never a colour three times running nor twice more often than the other,
 holds wherever it can); then the teams' points are closest (the sum of the squared differences),
@@ -93,7 +93,9 @@ def met(pairs: Iterable[tuple[str, str]]) -> Counter[frozenset[str]]:
 def propose(number: int, ranked: Sequence[str], points: dict[str, float], byes: Counter[str],
             before: Counter[frozenset[str]], tables: Sequence[str], colours: dict[str, list[str]]) -> Round:
     """Round ``number``: ``ranked`` the teams in it in the standings' order, ``points`` and ``byes``
-    their records, ``before`` the pairs that have met, ``colours`` each team's colours so far."""
+    their records (``byes``: the rounds each played no game in, its byes and the rounds it missed:
+    a team that joined late is not first in line to sit out), ``before`` the pairs that have met,
+    ``colours`` each team's colours so far."""
     if len(tables) > MAX_TABLES:
         raise PairingRefused("a night has at most {most} tables", most=MAX_TABLES)
     seats = min(len(tables), len(ranked) // 2) * 2
@@ -108,7 +110,7 @@ def propose(number: int, ranked: Sequence[str], points: dict[str, float], byes: 
 
 
 def sitting_out_order(ranked: Sequence[str], byes: Counter[str]) -> list[str]:
-    """Who sits out first: the fewest byes so far, then the lowest in the standings."""
+    """Who sits out first: the fewest rounds without a game so far (``byes``), then the lowest in the standings."""
     place = {name: n for n, name in enumerate(ranked)}
     return sorted(ranked, key=lambda name: (byes[name], -place[name]))
 

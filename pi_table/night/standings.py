@@ -5,8 +5,10 @@ A round's pair counts by its ``Result``: the game its table recorded, or what th
 or corrected (a win, a forfeit, a double loss; a void pair counts for nothing). A team that sits
 a round out has a bye, worth the night's ``bye`` points (a win's, 1, as FIDE C.04 scores a
 pairing-allocated bye, unless the night says otherwise), so every team in the night from its
-first round is compared on the same number of rounds. Points: a win 1, a game both teams lost
-(Alias 24's nuke) half each, a double loss and a loss 0.
+first round is compared on the same number of rounds. A team that joined late has, for each
+round confirmed before it joined, what the night gives a round missed (``late``: a zero-point
+bye, Z, or a half-point one, H, as FIDE's rules and tournament software give a late entrant).
+Points: a win 1, a game both teams lost (Alias 24's nuke) half each, a double loss and a loss 0.
 
 The rating is openskill's Plackett-Luce (a maintained library, not a home-made formula): it
 rates a team whose players change from one game to the next as what it is, one side, and says
@@ -65,7 +67,8 @@ class Result:
 class Standing:
     """A team's line: results (games, forfeits and double losses) played, won, lost and drawn
     (both teams lost), byes, points, margin (the agents left to the losers of its wins less those
-    left to it in its losses), its rating, its Buchholz and whether it has withdrawn."""
+    left to it in its losses), its rating, its Buchholz, whether it has withdrawn and the rounds it
+    missed by joining late."""
 
     team: str
     played: int
@@ -79,6 +82,7 @@ class Standing:
     sigma: float
     buchholz: float = 0.0
     withdrawn: bool = False
+    missed: int = 0
 
     @property
     def ordinal(self) -> float:
@@ -88,7 +92,7 @@ class Standing:
         return {"team": self.team, "played": self.played, "won": self.won, "lost": self.lost, "drawn": self.drawn,
                 "byes": self.byes, "points": self.points, "margin": self.margin, "rating": round(self.ordinal, 2),
                 "mu": round(self.mu, 3), "sigma": round(self.sigma, 3), "buchholz": self.buchholz,
-                "withdrawn": self.withdrawn}
+                "withdrawn": self.withdrawn, "missed": self.missed}
 
 
 def game_order(game: Game | Result) -> tuple:
@@ -96,9 +100,11 @@ def game_order(game: Game | Result) -> tuple:
 
 
 def standings(teams: Iterable[str], results: Iterable[Game | Result], byes: Counter[str] | None = None,
-              bye_points: float = BYE_POINTS, tiebreak: str = RATING, withdrawn: Iterable[str] = ()) -> list[Standing]:
-    """Every team's line, the leader first; a team that has not played yet is rated as a newcomer."""
-    byes = byes or Counter()
+              bye_points: float = BYE_POINTS, tiebreak: str = RATING, withdrawn: Iterable[str] = (),
+              missed: Counter[str] | None = None, late_points: float = 0.0) -> list[Standing]:
+    """Every team's line, the leader first; a team that has not played yet is rated as a newcomer.
+    ``missed``: the rounds each team that joined late missed, each worth ``late_points``."""
+    byes, missed = byes or Counter(), missed or Counter()
     ratings = {name: MODEL.rating(name=name) for name in teams}
     counts: dict[str, list[int]] = {name: [0, 0, 0, 0, 0] for name in ratings}  # played, won, lost, drawn, margin
     met: dict[str, list[str | None]] = {name: [] for name in ratings}  # each result's opponent, None: not played
@@ -125,12 +131,13 @@ def standings(teams: Iterable[str], results: Iterable[Game | Result], byes: Coun
             else:
                 line[2] += 1
                 line[4] -= result.margin or 0
-    points = {name: line[1] + line[3] / 2 + byes[name] * bye_points for name, line in counts.items()}
+    points = {name: line[1] + line[3] / 2 + byes[name] * bye_points + missed[name] * late_points
+              for name, line in counts.items()}
     buchholz = {name: sum(points[other] if other is not None else points[name] for other in met[name])
                 + byes[name] * points[name] for name in counts}
     gone = set(withdrawn)
     lines = [Standing(name, played, won, lost, drawn, byes[name], points[name], margin, ratings[name].mu,
-                      ratings[name].sigma, buchholz[name], name in gone)
+                      ratings[name].sigma, buchholz[name], name in gone, missed[name])
              for name, (played, won, lost, drawn, margin) in counts.items()]
     if tiebreak == BUCHHOLZ:
         return sorted(lines, key=lambda s: (-s.points, -s.buchholz, -s.ordinal, -s.margin, s.team))

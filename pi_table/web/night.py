@@ -4,7 +4,7 @@ under way here).
 
 Staff (session and CSRF token): ``GET night`` (the open night, its standings, the nights
 kept and the nights other tables offer this one), ``POST night/open`` (``{"name", "games",
-"tables", "bye", "tiebreak"}``), ``night/join`` (``{"team", "nicknames"}``), ``night/approve``,
+"tables", "bye", "tiebreak", "late"}``), ``night/join`` (``{"team", "nicknames"}``), ``night/approve``,
 ``night/remove``, ``night/withdraw`` and ``night/reinstate`` (``{"team"}``), ``night/result``
 (``{"round", "table", "result", "winner", "game"}``: a result entered or corrected, written with
 who and when), ``night/propose``, ``night/swap`` (``{"one", "other"}``), ``night/confirm``
@@ -37,7 +37,7 @@ from ..engine.endings import WORDS
 from ..engine.errors import Refusal
 from ..engine.phrase import N_, Phrase
 from ..files import csv_text
-from ..night.book import BUCHHOLZ, RATING, VOID, Night
+from ..night.book import BUCHHOLZ, LATE_CHOICES, RATING, VOID, Night
 from ..night.pairing import PairingRefused, Round
 from ..night.recorder import Recorder
 from ..night.scoring import PLAYED
@@ -99,6 +99,8 @@ TEXTS: tuple[str, ...] = (
     N_("a draw (½ point)"),
     N_("nothing (0 points)"),
     N_("Tie-break after points"),
+    N_("A round a team missed by joining late scores"),
+    N_("{team} (from round {number})"),
     N_("rating, then margin"),
     N_("Buchholz (the points of the teams met), then rating"),
     N_("Tie-break: {tiebreak}"),
@@ -192,12 +194,13 @@ class NightRoom:
         body = await self.page.read_json(request)
         if not isinstance(body, dict) or not isinstance(body.get("name"), str) or not _strings(body.get("games")) \
                 or not _strings(body.get("tables")) or body.get("bye", 1) not in (0, 0.5, 1) \
-                or body.get("tiebreak", RATING) not in (RATING, BUCHHOLZ):
+                or body.get("tiebreak", RATING) not in (RATING, BUCHHOLZ) or body.get("late", 0) not in LATE_CHOICES:
             return bad('expected {"name": NAME, "games": [GAME, ...], "tables": [TABLE, ...], "bye": 1, 0.5 or 0, '
-                       '"tiebreak": "rating" or "buchholz"}')
+                       '"tiebreak": "rating" or "buchholz", "late": 0 or 0.5}')
         return await self._done(request, lambda: self.book.open(body["name"], body["games"], body["tables"],
                                                                 float(body.get("bye", 1)),
-                                                                body.get("tiebreak", RATING)))
+                                                                body.get("tiebreak", RATING),
+                                                                float(body.get("late", 0))))
 
     async def _join(self, request: web.Request, session: Session) -> web.Response:
         body = await self.page.read_json(request)

@@ -26,6 +26,11 @@ function nightSection() {
         el("option", { value: "1", "data-t": "a win (1 point)", text: t("a win (1 point)") }),
         el("option", { value: "0.5", "data-t": "a draw (½ point)", text: t("a draw (½ point)") }),
         el("option", { value: "0", "data-t": "nothing (0 points)", text: t("nothing (0 points)") })),
+      el("label", { for: "night-late", "data-t": "A round a team missed by joining late scores",
+                    text: t("A round a team missed by joining late scores") }),
+      el("select", { id: "night-late" },
+        el("option", { value: "0", "data-t": "nothing (0 points)", text: t("nothing (0 points)") }),
+        el("option", { value: "0.5", "data-t": "a draw (½ point)", text: t("a draw (½ point)") })),
       el("label", { for: "night-tiebreak", "data-t": "Tie-break after points", text: t("Tie-break after points") }),
       el("select", { id: "night-tiebreak" },
         el("option", { value: "rating", "data-t": "rating, then margin", text: t("rating, then margin") }),
@@ -265,7 +270,8 @@ function drawNight(data) {
   $("night-code").hidden = !(night && night.code);
   $("night-code").textContent = night && night.code ? t("Code for the other tables: {code}", { code: night.code }) : "";
   if (!night) return;
-  $("night-teams").textContent = `${t("Teams")}: ${night.teams.map((team) => team.name).join(", ")}`;
+  $("night-teams").textContent = `${t("Teams")}: ${night.teams.map((team) => team.since
+    ? t("{team} (from round {number})", { team: team.name, number: team.since + 1 }) : team.name).join(", ")}`;
   drawWaiting(night.host ? [] : night.waiting);
   const playing = night.teams.map((team) => team.name).filter((name) => !night.withdrawn.includes(name));
   redraw($("night-remove-team"), playing, () => playing.map((name) => el("option", { value: name, text: name })));
@@ -314,7 +320,8 @@ export function wireNight() {
     event.preventDefault();
     const games = [...document.querySelectorAll("input[name=night-game]:checked")].map((box) => box.value);
     nightAct("open", { name: $("night-name").value, games, tables: words("night-tables"),
-                       bye: Number($("night-bye").value), tiebreak: $("night-tiebreak").value });
+                       bye: Number($("night-bye").value), tiebreak: $("night-tiebreak").value,
+                       late: Number($("night-late").value) });
   });
   $("night-join").addEventListener("submit", async (event) => {
     event.preventDefault();
