@@ -256,3 +256,72 @@ def test_the_staff_page_opens_a_night_with_the_points_of_a_round_missed_and_name
         assert line["missed"] == 1 and line["points"] == 0.5
     finally:
         table.close()
+
+
+# --- item 3: a follower that missed a round's confirmation ---------------------------------------------------------
+
+class Clock:
+    """The tables' clocks, moved by hand."""
+
+    def __init__(self) -> None:
+        self.now = 1_800_000_000.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+def game_at(recorder: Recorder, clock: Clock, rng: random.Random, end: bool = True) -> tuple[Session, object]:
+    """A game dealt at the recorder's table a minute on, begun (and played out if ``end``) as the loop sees it."""
+    clock.now += 60
+    session = Session(Rules(), rng=rng)
+    recorder.untouched(session.id)
+    session.submit(Guess(0))
+    recorder.begun(session.id)
+    return session, play_out(recorder, session, rng) if end else None
+
+
+def test_a_follower_that_missed_a_rounds_confirmation_reconciles_its_game_when_the_plan_comes(tmp_path):
+    """The broker was down when the host confirmed round 2: the follower began round 2's game as
+    free play (it knew round 1 only, whose game there was played). When the plan comes, the
+    first game dealt there after round 2 was confirmed is round 2's, by round 2's pair: one
+    already over is recorded then, one under way when it ends; a game begun before the
+    confirmation stays free play."""
+    rng, clock = random.Random(8), Clock()
+    host = Book(tmp_path / "host", clock=clock)
+    host.open("Friday league", ["codenames"], ["t1", "t2"])
+    for name in TEAMS:
+        host.join(name)
+    host.propose()
+    host.confirm()
+    at_host = Recorder(host, "t1", clock=clock)
+    follower = Recorder(Book(tmp_path / "t2", clock=clock), "t2", clock=clock)
+    follower.follow("t1", schema.parse("plan", json.dumps(at_host.plan()).encode()))  # type: ignore[arg-type]
+    follower.book.accept("t1", host.current().code)
+    first = game_at(follower, clock, rng)[1]
+    assert first is not None and first.round == 1  # type: ignore[attr-defined]
+    before = game_at(follower, clock, rng)[1]  # free play: round 1's pair has played, round 2 not confirmed
+    assert before is None
+    clock.now += 60
+    host.propose()
+    host.confirm(over=True)  # the follower does not hear of it
+    late = game_at(follower, clock, rng)[1]
+    assert late is None and follower.book.current().dealt  # free play, as far as the follower knows
+    recorded = []
+    follower.published = recorded.append
+    assert follower.follow("t1", schema.parse("plan", json.dumps(at_host.plan()).encode()))  # type: ignore[arg-type]
+    night = follower.book.current()
+    pair = night.rounds[1].pair_at("t2")
+    [game] = [g for g in night.played if g.round == 2]
+    assert pair is not None and game.teams == pair.teams and recorded == [game]
+    assert len(night.played) == 2 and night.still_played(night.rounds[1]) == ["t1"]
+    clock.now += 60
+    host.propose()
+    host.confirm(over=True)
+    under_way, _ = game_at(follower, clock, rng, end=False)
+    follower.follow("t1", schema.parse("plan", json.dumps(at_host.plan()).encode()))  # type: ignore[arg-type]
+    assert follower.free_play() == []  # round 3's now
+    game = play_out(follower, under_way, rng)
+    assert game is not None and game.round == 3 and game.teams == follower.book.current().rounds[2].pair_at("t2").teams  # type: ignore[union-attr, attr-defined]
+    again = Book(tmp_path / "t2", clock=clock)  # all of it written: a restart finds the same
+    assert {g.id for g in again.current().played} == {g.id for g in follower.book.current().played}
+    again.stop()

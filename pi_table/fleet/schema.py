@@ -255,6 +255,7 @@ PLAN = Record({  # night.book.Night.plan_json: the night a host runs, as the tab
     "rounds": Records(ROUND, 1000), "proof": Text(NAME),  # of the night's code (night.code); a host before them sends none
     "bye": Number(0, 1), "tiebreak": Text(NAME), "history": Records(DECIDED, MAX_HISTORY),  # a host before issue 38's: none
     "late": Number(0, 1),  # a round missed by joining late (issue 49); a host before it: none
+    "confirmed": ListOf(maybe(TIME), 1000),  # when each round was confirmed (null: a book from before it)
 }, required=("night", "name", "games", "tables", "opened", "closed", "seq", "teams", "rounds"))
 TOPICS: dict[str, Spec] = {"status": STATUS, "online": Flag(), "events": EVENT, "night": NIGHT, "plan": PLAN}
 """What the dashboard reads of each table's topics; the tables read each other's night and plan."""

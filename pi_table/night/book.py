@@ -72,11 +72,12 @@ MAX_TEAMS = 64  # teams a night takes from the phones: a café's room, not a flo
 MAX_WAITING = 16  # phones' teams waiting for the staff at once: a flood fills this list, never the night
 MAX_OFFERS = 16  # nights offered to this table at once (each from another table's plan)
 MAX_HISTORY = 2000  # the staff's withdrawals and results in a night: far past a week of rounds
-PLANLESS = ("game", "deal")  # a table's games: no change of the host's plan (``changed`` does not hear of them)
+PLANLESS = ("game", "deal", "free")  # a table's games: no change of the host's plan (``changed`` does not hear of them)
 STAFF_EVENTS = ("withdraw", "reinstate", "result")  # the night's history: each with who ("by") and when ("at")
 WON, VOID, CREDIT, TABLE = "won", "void", "game", "table"  # with scoring's FORFEIT and DOUBLE_LOSS
 RESULTS = (WON, FORFEIT, DOUBLE_LOSS, VOID, CREDIT, TABLE)
 MAX_BYE_POINTS = 1.0
+FREE_VIEW = ("game", "termination", "winner", "remaining", "score")  # what a free-play game over keeps of its view
 LATE_POINTS, LATE_CHOICES = 0.0, (0.0, 0.5)  # a round missed by joining late: Z (zero-point bye) or H (half-point)
 
 
@@ -158,6 +159,9 @@ class Night:
     results: dict[tuple[int, str], dict] = field(default_factory=dict)  # a round's table: the staff's latest result
     history: list[dict] = field(default_factory=list)  # the staff's events (STAFF_EVENTS), in order
     dealt: dict[str, int | None] = field(default_factory=dict)  # this table's games: the round each began in
+    dealt_at: dict[str, float] = field(default_factory=dict)  # and when, for a game whose first move a wake saw
+    ended: dict[str, dict] = field(default_factory=dict)  # this table's free-play games over: their view and end
+    confirmed: list[float | None] = field(default_factory=list)  # when each round was confirmed (the host's clock)
 
     @property
     def open(self) -> bool:
@@ -194,6 +198,7 @@ class Night:
             made = Round.from_json(event["round"])
             if kind == "round":
                 self.rounds.append(made)
+                self.confirmed.append(None if event.get("at") is None else float(event["at"]))
                 self.proposal = None
             else:
                 self.proposal = made
@@ -215,6 +220,11 @@ class Night:
         elif kind == "deal":  # this table's own: no change of the host's plan
             number = event["round"]
             self.dealt[str(event["game"])] = None if number is None else int(number)
+            if event.get("at") is not None:
+                self.dealt_at[str(event["game"])] = float(event["at"])
+            return
+        elif kind == "free":  # this table's own free-play game over: kept while a plan may make it a round's
+            self.ended[str(event["game"])] = {"view": dict(event["view"]), "at": float(event["at"])}
             return
         else:
             raise DamagedLine("an event of the night")
@@ -233,6 +243,8 @@ class Night:
         self.opened, self.closed = float(plan["opened"]), None if plan["closed"] is None else float(plan["closed"])
         self.teams = {str(t["name"]): Team(str(t["name"]), tuple(map(str, t["nicknames"]))) for t in plan["teams"]}
         self.rounds, self.proposal = [Round.from_json(made) for made in plan["rounds"]], None
+        confirmed = [None if at is None else float(at) for at in plan.get("confirmed") or ()][:len(self.rounds)]
+        self.confirmed = confirmed + [None] * (len(self.rounds) - len(confirmed))
         self.since = {str(t["name"]): _since(t["since"], len(self.rounds)) for t in plan["teams"] if t.get("since")}
         self.bye, self.tiebreak = _bye(plan.get("bye", BYE_POINTS)), _tiebreak(plan.get("tiebreak", RATING))
         self.late = _late(plan.get("late", LATE_POINTS))
@@ -319,7 +331,8 @@ class Night:
         return {"night": self.id, "name": self.name, "games": list(self.games), "tables": list(self.tables),
                 "opened": self.opened, "closed": self.closed, "seq": self.seq,
                 "teams": self.teams_json(), "rounds": [made.to_json() for made in self.rounds],
-                "bye": self.bye, "late": self.late, "tiebreak": self.tiebreak, "history": list(self.history)}
+                "bye": self.bye, "late": self.late, "tiebreak": self.tiebreak, "history": list(self.history),
+                "confirmed": list(self.confirmed)}
 
     def teams_json(self) -> list[dict[str, object]]:
         """The teams, each with ``since`` when it joined late (the rounds confirmed before it)."""
@@ -730,9 +743,48 @@ class Book:
                       "game": game if result == CREDIT else None, "by": by, "at": self.clock()})
 
     @_locked
-    def deal(self, game_id: str, number: int | None) -> None:
-        """This table's game ``game_id`` has begun: for round ``number`` (None: free play), for good."""
-        self._change({"event": "deal", "game": game_id, "round": number})
+    def deal(self, game_id: str, number: int | None, at: float | None = None) -> None:
+        """This table's game ``game_id`` has begun: for round ``number`` (None: free play), ``at``
+        its first move when a wake saw it; for good, but for ``reconcile``."""
+        self._change({"event": "deal", "game": game_id, "round": number, **({} if at is None else {"at": at})})
+
+    @_locked
+    def free(self, game_id: str, view: dict) -> None:
+        """This table's free-play game ``game_id``, begun when a wake saw it, is over (``view``:
+        its public view's JSON): kept, in case the host's plan shows that a round it had not
+        heard of was confirmed before it (``reconcile``)."""
+        kept = {key: view.get(key) for key in FREE_VIEW}
+        self._change({"event": "free", "game": game_id, "view": kept, "at": self.clock()})
+
+    @_locked
+    def reconcile(self, table: str) -> list[Game]:
+        """At a table that follows (``table``), once a plan is kept: a round it had not heard of
+        when it was confirmed (its broker down) takes the first game this table began as free play
+        after that, before the next round was confirmed, while the round's pair here has no game:
+        that game is dealt again for the round, and recorded if it is over. What it recorded."""
+        from .games import from_view
+
+        night, kept = self.current(), list[Game]()
+        for number, at in enumerate(night.confirmed, start=1):
+            made = night.rounds[number - 1]
+            pair = night.unplayed(made, table)
+            if at is None or pair is None or number in night.dealt.values():
+                continue
+            until = night.confirmed[number] if number < len(night.confirmed) else None
+            begun = sorted((when, game_id) for game_id, when in night.dealt_at.items()
+                           if night.dealt.get(game_id) is None and at <= when and (until is None or when < until))
+            if not begun:
+                continue
+            when, game_id = begun[0]
+            self._change({"event": "deal", "game": game_id, "round": number, "at": when})
+            ended = night.ended.get(game_id)
+            game = None if ended is None or ended["view"].get("game") not in night.games else \
+                from_view(game_id, table, pair.teams, ended["view"], number, ended["at"])
+            if game is not None and self.record(game):
+                kept.append(game)
+            log.info("night %s: game %s at table %s, begun as free play, is round %d's", night.name, game_id, table,
+                     number)
+        return kept
 
     @_locked
     def propose(self) -> Round:
@@ -762,7 +814,7 @@ class Book:
                                "Those games count for round {number} when they end", number=len(night.rounds),
                                tables=", ".join(playing), next=len(night.rounds) + 1)
         made = night.proposal
-        self._change({"event": "round", "round": made.to_json()})
+        self._change({"event": "round", "round": made.to_json(), "at": self.clock()})
         return made
 
     @_locked

@@ -82,7 +82,7 @@ class Recorder:
             made = night.round if first else None
             pair = night.unplayed(made, self.table)
             number = made.number if made is not None and pair is not None else None
-            self.book.deal(game_id, number)
+            self.book.deal(game_id, number, self.clock() if first else None)
         log.info("night %s: game %s at table %s is %s", night.name, game_id, self.table,
                  "free play" if number is None else f"round {number}'s")
 
@@ -106,6 +106,8 @@ class Recorder:
                 number = night.dealt[game_id]
                 made = None if number is None else night.rounds[number - 1]
             pair = night.unplayed(made, self.table)
+            if (made is None or pair is None) and game_id in night.dealt_at and night.host is not None:
+                self.book.free(game_id, view)  # a round this table has not heard of may yet claim it
             if made is None or pair is None or view.get("game") not in night.games:
                 return None
             game = from_view(game_id, self.table, pair.teams, view, made.number, self.clock())
@@ -165,6 +167,11 @@ class Recorder:
             return False
         if kept:
             log.info("night: following the night %s of table %s (plan %d)", plan["name"], host, plan["seq"])
+            with self.book.lock:
+                reconciled = self.book.reconcile(self.table) if self.book.night is not None and self.book.night.open else []
+            for game in reconciled:
+                if self.published is not None:
+                    self.published(game)
             self._gather_heard()
         return kept
 
