@@ -50,7 +50,7 @@ def test_a_game_under_way_when_the_night_opens_is_free_play_and_the_staff_page_s
         def night() -> dict:
             return staff.call("GET", "/staff/api/night")[1]["night"]
 
-        wait_for(lambda: night()["free_play"] == [{"table": "1", "game": casual}], "the game under way named")
+        wait_for(lambda: night()["free_play"] == [{"table": "1", "game": casual, "here": True}], "the game under way named")
         for cell in range(1, 9):  # red finds all its agents: the casual game ends
             table.guess(cell)
         wait_for(lambda: night()["free_play"] == [], "the casual game over")
@@ -104,13 +104,13 @@ def test_a_game_under_way_when_a_round_is_confirmed_or_across_a_restart_is_free_
     recorder.begun(early.id)  # no round yet: free play
     book.propose()
     book.confirm()
-    assert recorder.free_play() == [{"table": "1", "game": early.id}]
+    assert recorder.free_play() == [{"table": "1", "game": early.id, "here": True}]
     assert play_out(recorder, early, rng) is None and recorder.free_play() == []
     before = Session(Rules(), rng=rng)  # under way, then the table restarts: a recorder that never saw it begin
     before.submit(Guess(0))
     again = Recorder(book, "1")
     again.begun(before.id)
-    assert again.free_play() == [{"table": "1", "game": before.id}] and book.current().dealt[before.id] is None
+    assert again.free_play() == [{"table": "1", "game": before.id, "here": True}] and book.current().dealt[before.id] is None
     assert play_out(again, before, rng) is None
     own = Session(Rules(), rng=rng)
     again.untouched(own.id)
@@ -154,9 +154,16 @@ def test_a_game_under_way_when_a_follower_accepts_its_host_is_free_play(tmp_path
     plan = schema.parse("plan", json.dumps(Recorder(host, "1").plan()).encode())
     follower.follow("1", plan)  # type: ignore[arg-type]
     follower.book.accept("1", host.current().code)
+    told: list = []
+    follower.published = told.append  # the fleet's reporter: the table's night report changed
     follower.begun(casual.id)
-    assert follower.free_play() == [{"table": "2", "game": casual.id}]
-    assert play_out(follower, casual, rng) is None and follower.book.current().played == []
+    assert follower.free_play() == [{"table": "2", "game": casual.id, "here": True}] and told == [None]
+    at_host = Recorder(host, "1")  # the host's staff page names it too, from the follower's night report
+    at_host.gather("2", schema.parse("night", json.dumps(follower.report()).encode()))  # type: ignore[arg-type]
+    assert at_host.free_play() == [{"table": "2", "game": casual.id, "here": False}]
+    assert play_out(follower, casual, rng) is None and follower.book.current().played == [] and told == [None, None]
+    at_host.gather("2", schema.parse("night", json.dumps(follower.report()).encode()))  # type: ignore[arg-type]
+    assert at_host.free_play() == []
     own = Session(Rules(), rng=rng)
     follower.untouched(own.id)
     game = play_out(follower, own, rng)

@@ -238,6 +238,7 @@ GAME = Record({  # night.games.Game.to_json: every field there, null where the g
 NIGHT = Record({  # night.recorder.Recorder.report: the table's night and the games recorded at it
     "night": Text(NAME), "name": Text(NAME), "open": Flag(), "teams": ListOf(Text(NAME), MOST_TEAMS),
     "games": Records(GAME, MOST_GAMES),
+    "free": Text(NAME),  # the game under way there that is no round's (issue 49); none while there is none
 }, required=("night", "name", "open", "teams", "games"))
 TEAM = Record({"name": Text(MAX_NAME), "nicknames": ListOf(Text(MAX_NAME), MAX_NICKNAMES),
                "since": Number(1, 10_000, whole=True)},  # a team that joined late: the rounds it missed

@@ -40,11 +40,12 @@ log = logging.getLogger("pi_table.night")
 
 class Recorder:
     """Records this table's (``table``) finished games into ``book``'s open night; ``published``
-    hears of each one recorded (the fleet's reporter, when the table is in a fleet)."""
+    hears of each one recorded, and of a free-play game begun or over here (None): what the
+    table's night report says changed (the fleet's reporter, when the table is in a fleet)."""
 
     def __init__(self, book: Book, table: str, clock: Callable[[], float] = time.time) -> None:
         self.book, self.table, self.clock = book, table, clock
-        self.published: Callable[[Game], None] | None = None
+        self.published: Callable[[Game | None], None] | None = None
         self._done: str | None = None  # the last game id looked at once over
         self._begun: str | None = None  # the last game id whose round was looked up (or written) in an open night
         self._fresh: str | None = None  # the game the last wake saw dealt and untouched
@@ -85,10 +86,15 @@ class Recorder:
             self.book.deal(game_id, number, self.clock() if first else None)
         log.info("night %s: game %s at table %s is %s", night.name, game_id, self.table,
                  "free play" if number is None else f"round {number}'s")
+        if number is None and self.published is not None:
+            self.published(None)  # the other tables' staff pages hear of it
 
     def seen(self, game_id: str, state: Callable[[], dict]) -> Game | None:
         """The game ``game_id`` as it stands (``state``: its public view's JSON), recorded if it has just ended."""
-        self.playing = None
+        if self.playing is not None:
+            was, self.playing = self._free_here(), None
+            if was is not None and self.published is not None:
+                self.published(None)  # no longer under way: the other tables' staff pages hear of it
         if game_id == self._done or self.book.night is None:
             return None
         view = state()
@@ -118,15 +124,26 @@ class Recorder:
             self.published(game)
         return game
 
-    def free_play(self) -> list[dict[str, str]]:
-        """The game under way at this table that is not the night's (for the staff page): the
-        customers' game under way when the night opened here, was accepted or a round was
-        confirmed, which the staff end or let finish before the round's pair sits down."""
-        game_id, night = self.playing, self.book.night
-        if game_id is None or night is None or not night.open:
+    def free_play(self) -> list[dict[str, object]]:
+        """The games under way that are not the night's (for the staff page): the customers' game
+        under way when the night opened, was accepted or a round was confirmed, which the staff
+        end or let finish before the round's pair sits down; this table's (``here``), and the
+        other tables' as their night reports tell."""
+        night, here = self.book.night, self._free_here()
+        if night is None or not night.open:
             return []
-        free = night.dealt.get(game_id) is None  # not dealt yet: begun saw it before the night was open
-        return [{"table": self.table, "game": game_id}] if free else []
+        free: list[dict[str, object]] = [] if here is None else [{"table": self.table, "game": here, "here": True}]
+        free.extend({"table": table, "game": report["free"], "here": False}
+                    for table, report in sorted(self._heard.items())
+                    if report.get("free") and report.get("night") == night.id and table in night.tables)
+        return free
+
+    def _free_here(self) -> str | None:
+        """This table's game under way, if it is no round's (not dealt yet: ``begun`` saw it before the night)."""
+        game_id, night = self.playing, self.book.night
+        if game_id is None or night is None or not night.open or night.dealt.get(game_id) is not None:
+            return None
+        return game_id
 
     def report(self) -> dict | None:
         """What the fleet hears of the table's night (``pi-table/<table>/night``, retained): the
@@ -137,8 +154,10 @@ class Recorder:
             night = self.book.night
             if night is None:
                 return None
+            free = self._free_here()
             return {"night": night.id, "name": night.name, "open": night.open, "teams": list(night.teams),
-                    "games": [game.to_json() for game in night.played if game.table == self.table]}
+                    "games": [game.to_json() for game in night.played if game.table == self.table],
+                    **({"free": free} if free is not None else {})}
 
     def plan(self) -> dict | None:
         """What the fleet hears of a night this table hosts (``pi-table/<table>/plan``, retained):

@@ -242,7 +242,7 @@ function drawFreePlay(free) {
   redraw($("night-free"), [free, [...finishing]], () => free.map((entry) => {
     const said = el("p", { class: "note night-free", text: t("A game not of the night is under way at table {table}: it is "
       + "free play, and the round's pair plays its own game there after it.", { table: entry.table }) });
-    if (finishing.has(entry.game)) return said;
+    if (finishing.has(entry.game) || !entry.here) return said;  // another table's: ended on its own staff page
     const end = el("button", { class: "warn night-free-end", text: t("End the game at table {table}", { table: entry.table }) });
     const finish = el("button", { class: "quiet night-free-finish", text: t("Let the game at table {table} finish", { table: entry.table }) });
     end.addEventListener("click", async () => {
