@@ -332,3 +332,47 @@ def test_a_follower_that_missed_a_rounds_confirmation_reconciles_its_game_when_t
     again = Book(tmp_path / "t2", clock=clock)  # all of it written: a restart finds the same
     assert {g.id for g in again.current().played} == {g.id for g in follower.book.current().played}
     again.stop()
+
+
+# --- item 10: Buchholz and the rounds a team did not play -------------------------------------------------------------
+
+def test_buchholz_counts_every_round_a_team_did_not_play_against_its_own_points(tmp_path):
+    """Issue 49, item 10: a round a team did not play (a bye, a forfeit, a void pair, a round it
+    missed by joining late or while withdrawn) counts as one against a dummy opponent with the
+    team's own points, as FIDE's tie-break regulations count an unplayed round; before, a late,
+    withdrawn or void round added nothing. Recomputed from the rounds and the results alone."""
+    rng = random.Random(9)
+    book = Book(tmp_path / "host")
+    book.open("Friday", ["codenames"], ["1", "2"], tiebreak="buchholz", late=0.5)
+    for name in TEAMS:
+        book.join(name)
+    for number in range(1, 5):
+        if number == 2:
+            book.join("Latecomers")
+        if number == 3:
+            book.withdraw(TEAMS[0], "staff")
+        if number == 4:
+            book.reinstate(TEAMS[0], "staff")
+        made = book.propose()
+        book.confirm(over=True)
+        for n, pair in enumerate(made.pairs):
+            if number == 3 and n == 1:
+                book.result(number, pair.table, "void", "staff")
+            elif number == 4 and n == 1:
+                book.result(number, pair.table, "forfeit", "staff", winner=pair.blue)
+            else:
+                book.record(Game(f"{number}-{pair.table}", pair.table, "codenames", pair.teams,
+                                 rng.choice(pair.teams), Termination.ALL_AGENTS_FOUND, 1, None, number, float(number)))
+    night = book.current()
+    lines = {line.team: line for line in night.standings()}
+    played: dict[str, list[str]] = {name: [] for name in lines}
+    for result in night.slots().values():
+        if result.rated:
+            first, second = result.teams
+            played[first].append(second)
+            played[second].append(first)
+    for name, line in lines.items():
+        unplayed = len(night.rounds) - len(played[name])
+        expected = sum(lines[other].points for other in played[name]) + unplayed * line.points
+        assert abs(line.buchholz - expected) < 1e-9, (name, line.buchholz, expected)
+    book.stop()

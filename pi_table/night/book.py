@@ -373,12 +373,22 @@ class Night:
         """The rounds each team that joined late missed (confirmed before it joined)."""
         return Counter(self.since)
 
-    def unpaired(self) -> Counter[str]:
-        """The rounds each team played no game in: its byes, and the rounds it was not in (it
-        joined late, or was withdrawn then): the sit-out queue's count, so a team that came late
-        or was away is not sent to sit out first."""
+    def away(self) -> Counter[str]:
+        """The rounds each team had neither a pair nor a bye in: it joined late, or was withdrawn then."""
         named = Counter(name for made in self.rounds for name in made.names)
-        return Counter({name: len(self.rounds) - named[name] for name in self.teams}) + self.byes()
+        return Counter({name: len(self.rounds) - named[name] for name in self.teams})
+
+    def absent(self) -> Counter[str]:
+        """The rounds each team was away, and those whose pair the staff voided: unplayed rounds,
+        for its Buchholz."""
+        void = Counter(name for (number, table), entry in self.results.items() if entry["result"] == VOID
+                       for name in self.rounds[number - 1].pair_at(table).teams)  # type: ignore[union-attr]
+        return self.away() + void
+
+    def unpaired(self) -> Counter[str]:
+        """The rounds each team played no game in: its byes, and the rounds it was away: the
+        sit-out queue's count, so a team that came late or was away is not sent to sit out first."""
+        return self.away() + self.byes()
 
     def colours(self) -> dict[str, list[str]]:
         """Each team's colours (red plays first), round by round."""
@@ -393,7 +403,7 @@ class Night:
         from .standings import standings  # openskill: loaded once a night is looked at, not at the table's start
 
         return standings(self.teams, self.counted(), self.byes(), self.bye, self.tiebreak, self.withdrawn,
-                         self.missed(), self.late)
+                         self.missed(), self.late, self.absent())
 
     @property
     def round(self) -> Round | None:

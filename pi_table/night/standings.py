@@ -17,8 +17,11 @@ team that won its only game does not lead one that won three of four. Only games
 table are rated: a forfeit, a double loss and a bye say nothing of how well a team plays.
 
 The order is points, then the night's tie-break (``scoring.RATING``): the rating, then the margin;
-or Buchholz (the points of the teams it met, a round it did not play counting its own points, as
-FIDE's tie-break rules count an unplayed round), then the rating, then the margin; then the name.
+or Buchholz, then the rating, then the margin; then the name. Buchholz is the points of the teams
+it met; every round it did not play (a bye, a forfeit, a double loss, a void pair, a round it
+missed by joining late or while withdrawn) counts as one against a dummy opponent with the team's
+own points, as FIDE's tie-break regulations (C.07, from 2023) count a participant's unplayed
+round.
 
 The rating depends on the order of the games: they are taken in ``game_order`` (round, then time
 of the end, then id), which every reader can compute from the games alone. Games between
@@ -101,10 +104,13 @@ def game_order(game: Game | Result) -> tuple:
 
 def standings(teams: Iterable[str], results: Iterable[Game | Result], byes: Counter[str] | None = None,
               bye_points: float = BYE_POINTS, tiebreak: str = RATING, withdrawn: Iterable[str] = (),
-              missed: Counter[str] | None = None, late_points: float = 0.0) -> list[Standing]:
+              missed: Counter[str] | None = None, late_points: float = 0.0,
+              absent: Counter[str] | None = None) -> list[Standing]:
     """Every team's line, the leader first; a team that has not played yet is rated as a newcomer.
-    ``missed``: the rounds each team that joined late missed, each worth ``late_points``."""
-    byes, missed = byes or Counter(), missed or Counter()
+    ``missed``: the rounds each team that joined late missed, each worth ``late_points``;
+    ``absent``: the rounds each team had neither a result nor a bye in (it joined late, was
+    withdrawn then, or its pair was void), which its Buchholz counts as unplayed."""
+    byes, missed, absent = byes or Counter(), missed or Counter(), absent or Counter()
     ratings = {name: MODEL.rating(name=name) for name in teams}
     counts: dict[str, list[int]] = {name: [0, 0, 0, 0, 0] for name in ratings}  # played, won, lost, drawn, margin
     met: dict[str, list[str | None]] = {name: [] for name in ratings}  # each result's opponent, None: not played
@@ -134,7 +140,7 @@ def standings(teams: Iterable[str], results: Iterable[Game | Result], byes: Coun
     points = {name: line[1] + line[3] / 2 + byes[name] * bye_points + missed[name] * late_points
               for name, line in counts.items()}
     buchholz = {name: sum(points[other] if other is not None else points[name] for other in met[name])
-                + byes[name] * points[name] for name in counts}
+                + (byes[name] + absent[name]) * points[name] for name in counts}  # unplayed: its own points
     gone = set(withdrawn)
     lines = [Standing(name, played, won, lost, drawn, byes[name], points[name], margin, ratings[name].mu,
                       ratings[name].sigma, buchholz[name], name in gone, missed[name])
