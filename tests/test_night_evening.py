@@ -376,3 +376,58 @@ def test_buchholz_counts_every_round_a_team_did_not_play_against_its_own_points(
         expected = sum(lines[other].points for other in played[name]) + unplayed * line.points
         assert abs(line.buchholz - expected) < 1e-9, (name, line.buchholz, expected)
     book.stop()
+
+
+# --- item 5: TRF-16's own codes --------------------------------------------------------------------------------------
+
+TRF_VALUE = {"1": 1, "0": 0, "=": 0.5, "+": 1, "-": 0, "U": 1, "F": 1, "H": 0.5, "Z": 0}
+
+
+def test_the_trf_export_writes_trf16s_own_bye_codes_and_counts_its_columns_in_bytes(tmp_path):
+    """Issue 49, item 5: a round sat out is TRF-16's pairing-allocated bye (U) once a team, then a
+    full-point bye (F), or a half-point (H) or zero-point one (Z) as the night scores a bye; a
+    round a late team missed is H or Z as the night says, one a withdrawn team was away Z; no
+    BBU line carries the bye's points. A name is written in ASCII, so a reader counting bytes and
+    one counting characters (bbpPairings) find the columns after it in the same place: an accent
+    moved them by a byte before. Read back by bytes."""
+    from pi_table.web.night import night_trf
+
+    for bye, late in ((1.0, 0.0), (0.5, 0.5), (0.0, 0.0)):
+        rng = random.Random(10)
+        book = Book(tmp_path / f"{bye}-{late}")
+        book.open("Caffè", ["codenames"], ["1"], bye=bye, late=late)
+        for name in ("àèìòùÀÈÌÒÙ Caffè Nerò é", "Owls", "Foxes"):
+            book.join(name)
+        for number in range(1, 6):
+            if number == 2:
+                book.join("Latecomers")
+            if number == 3:
+                book.withdraw("Owls", "staff")
+            made = book.propose()
+            book.confirm(over=True)
+            for pair in made.pairs:
+                book.record(Game(f"{number}-{pair.table}", pair.table, "codenames", pair.teams, rng.choice(pair.teams),
+                                 Termination.ALL_AGENTS_FOUND, 1, None, number, float(number)))
+        night = book.current()
+        data = night_trf(night).encode()
+        assert b"BBU" not in data and data.endswith(b"\r\n")
+        points = {line.team: line.points for line in night.standings()}
+        byes = night.byes()
+        for row in data.split(b"\r\n"):
+            if not row.startswith(b"001"):
+                continue
+            assert len(row) == 89 + 10 * 5 and row.isascii(), row  # every column where TRF-16 puts it
+            name = row[14:47].decode().strip()
+            full = next(team for team in night.teams if team.replace("àèìòùÀÈÌÒÙ", "aeiouAEIOU").replace(
+                "è", "e").replace("ò", "o").replace("é", "e") == name)
+            codes = [chr(row[98 + 10 * at]) for at in range(5)]
+            assert float(row[80:84]) == sum(TRF_VALUE[code] for code in codes) == points[full], (full, codes)
+            sat_out = [code for code, made in zip(codes, night.rounds, strict=True) if full in made.resting]
+            assert len(sat_out) == byes[full]
+            assert sat_out == (["U", *["F"] * (len(sat_out) - 1)][:len(sat_out)] if bye == 1 else
+                               ["H" if bye == 0.5 else "Z"] * len(sat_out)), (full, sat_out)
+            if full == "Latecomers":
+                assert codes[0] == ("H" if late else "Z")
+            if full == "Owls":
+                assert codes[2:] == ["Z", "Z", "Z"]
+        book.stop()

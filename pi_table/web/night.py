@@ -379,27 +379,55 @@ def night_trf(night: Night) -> str:
     """The night as FIDE's Tournament Report File (TRF-16), which Swiss-Manager, JaVaFo and
     bbpPairings read: each team a player, numbered in the order it joined; each round its
     opponent, its colour (red is white: it plays first) and its result (``1``, ``0``, ``=`` both
-    lost, ``+``/``-`` a forfeit, ``-`` both in a double loss, ``U`` a bye, ``Z`` absent or void,
-    blank while played). ``XXR`` gives the rounds and ``BBU`` the points of a bye (bbpPairings's)."""
+    lost, ``+``/``-`` a forfeit, ``-`` both in a double loss, blank while played). A round without
+    a game is TRF-16's own bye: sat out, the pairing-allocated bye (``U``) once a team, then a
+    full-point one (``F``), or a half-point (``H``) or zero-point (``Z``) one as the night scores
+    a bye; missed by joining late, ``H`` or ``Z`` as the night says; away (withdrawn) or void,
+    ``Z``. A name is written in ASCII, so its columns are the same counted in bytes or in characters."""
     start = {name: n for n, name in enumerate(night.teams, start=1)}
     place = {line.team: n for n, line in enumerate(night.standings(), start=1)}
     points = {line.team: line.points for line in night.standings()}
     slots = night.slots()
     lines = [f"012 {night.name}", f"042 {time.strftime('%Y/%m/%d', time.gmtime(night.opened))}",
              f"062 {len(start)}", "092 Swiss (pi-table game night)", f"XXR {len(night.rounds)}",
-             f"BBU {night.bye:4.1f}"]
+             *([] if night.bye in TRF_BYES else [f"BBU {night.bye:4.1f}"])]  # bbpPairings's, for a bye of its own
     for name, number in start.items():
-        rounds = "".join(_trf_round(night, slots, made, name, start) for made in night.rounds)
-        lines.append(f"001 {number:>4}{'':6}{name[:33]:<33}{'':33}{points[name]:4.1f} {place[name]:>4}{rounds}")
+        sat_out = 0
+        rounds = []
+        for made in night.rounds:
+            rounds.append(_trf_round(night, slots, made, name, start, sat_out))
+            sat_out += name in made.resting
+        lines.append(f"001 {number:>4}{'':6}{_trf_name(name)}{'':33}{points[name]:4.1f} {place[name]:>4}"
+                     + "".join(rounds))
     return "\r\n".join(lines) + "\r\n"
 
 
-def _trf_round(night: Night, slots: dict[tuple[int, str], Result], made: Round, name: str, start: dict[str, int]) -> str:
-    """A team's round in TRF-16: ``  OOOO C R`` (columns 92-95, 97 and 99 for the first round)."""
+TRF_BYES = {1.0: "F", 0.5: "H", 0.0: "Z"}
+"""TRF-16's byes by their points (a win's points: the pairing-allocated bye, U, the first time)."""
+
+
+def _trf_name(name: str) -> str:
+    """A team's name in the player's 33 columns, in ASCII (accents taken off, any other letter
+    ``?``): a reader that counts columns in bytes (a file read as the machine's code page) and one
+    that counts characters (bbpPairings, which decodes UTF-8) find every column after it in the
+    same place. The team's number says which it is; the CSV keeps the name as it was typed."""
+    import unicodedata
+
+    plain = "".join(c for c in unicodedata.normalize("NFKD", name) if not unicodedata.combining(c))
+    return plain.encode("ascii", "replace").decode()[:33].ljust(33)
+
+
+def _trf_round(night: Night, slots: dict[tuple[int, str], Result], made: Round, name: str, start: dict[str, int],
+               sat_out: int) -> str:
+    """A team's round in TRF-16: ``  OOOO C R`` (columns 92-95, 97 and 99 for the first round);
+    ``sat_out``: the rounds it sat out before this one."""
     if name in made.resting:
-        return "  0000 - U"
+        return f"  0000 - {TRF_BYES.get(night.bye, 'U') if sat_out or night.bye != 1 else 'U'}"
     pair = next((pair for pair in made.pairs if name in pair.teams), None)
-    if pair is None or night.results.get((made.number, pair.table), {}).get("result") == VOID:
+    if pair is None:
+        late = made.number <= night.since.get(name, 0) and night.late == 0.5
+        return f"  0000 - {'H' if late else 'Z'}"
+    if night.results.get((made.number, pair.table), {}).get("result") == VOID:
         return "  0000 - Z"
     other = pair.blue if name == pair.red else pair.red
     counted = slots.get((made.number, pair.table))
