@@ -15,9 +15,10 @@ from pi_table.engine import Rules
 from pi_table.engine.actions import Guess
 from pi_table.engine.endings import Termination
 from pi_table.fleet import schema
-from pi_table.night.book import Book, NightRefused
+from pi_table.night.book import Book, Night, NightRefused
 from pi_table.night.games import Game
 from pi_table.night.recorder import Recorder
+from pi_table.night.standings import Standing
 from pi_table.table.session import Session
 
 from helpers import Staff, StaffTable, wait_for
@@ -431,3 +432,37 @@ def test_the_trf_export_writes_trf16s_own_bye_codes_and_counts_its_columns_in_by
             if full == "Owls":
                 assert codes[2:] == ["Z", "Z", "Z"]
         book.stop()
+
+
+# --- item 11: the print -----------------------------------------------------------------------------------------------
+
+def test_the_print_gives_each_pairs_result_and_never_a_rating_of_minus_zero(tmp_path, monkeypatch):
+    """Issue 49, item 11: the page to print lists each round's pairs with their results (a win,
+    a forfeit, a double loss, a void pair, still played) and no rating reads "-0.0"."""
+    from pi_table.web.night import printable
+
+    book = Book(tmp_path / "host")
+    book.open("Friday", ["codenames"], ["1", "2"])
+    for name in TEAMS:
+        book.join(name)
+    made = book.propose()
+    book.confirm()
+    first, second = made.pairs
+    book.record(Game("g1", first.table, "codenames", first.teams, first.blue, Termination.ALL_AGENTS_FOUND, 2, None,
+                     1, 1.0))
+    page = printable(book.current(), "en")
+    assert f"{first.red} (red, plays first) – {first.blue}: {first.blue} won" in page
+    assert f"{second.red} (red, plays first) – {second.blue}: still played" in page
+    book.result(1, second.table, "forfeit", "staff", winner=second.red)
+    page = printable(book.current(), "en")
+    assert f"{second.blue}: {second.red} won by forfeit" in page
+    book.result(1, second.table, "double-loss", "staff")
+    assert "double loss (both lose)" in printable(book.current(), "en")
+    book.result(1, second.table, "void", "staff")
+    page = printable(book.current(), "it")
+    assert f"{second.blue}: annullata (non conta)" in page
+    assert "-0.0" not in page and "-0.0" not in printable(book.current(), "en")
+    near = Standing("A", 1, 0, 1, 0, 0, 0.0, -2, mu=1.0, sigma=1.04 / 3)  # an ordinal of -0.04
+    assert f"{near.ordinal:.1f}" == "-0.0" and f"{near.rating(1):.1f}" == "0.0" and str(near.to_json()["rating"]) == "-0.04"
+    monkeypatch.setattr(Night, "standings", lambda self: [near])  # the print of such a line
+    assert "<td>0.0</td>" in printable(book.current(), "en") and "-0.0" not in printable(book.current(), "en")

@@ -91,9 +91,13 @@ class Standing:
     def ordinal(self) -> float:
         return self.mu - 3 * self.sigma
 
+    def rating(self, digits: int = 2) -> float:
+        """The ordinal as shown, to ``digits`` places: never -0.0 (a newcomer's is -4e-15)."""
+        return round(self.ordinal, digits) + 0.0
+
     def to_json(self) -> dict[str, object]:
         return {"team": self.team, "played": self.played, "won": self.won, "lost": self.lost, "drawn": self.drawn,
-                "byes": self.byes, "points": self.points, "margin": self.margin, "rating": round(self.ordinal, 2),
+                "byes": self.byes, "points": self.points, "margin": self.margin, "rating": self.rating(),
                 "mu": round(self.mu, 3), "sigma": round(self.sigma, 3), "buchholz": self.buchholz,
                 "withdrawn": self.withdrawn, "missed": self.missed}
 

@@ -40,7 +40,7 @@ from ..files import csv_text
 from ..night.book import BUCHHOLZ, LATE_CHOICES, RATING, VOID, Night
 from ..night.pairing import PairingRefused, Round
 from ..night.recorder import Recorder
-from ..night.scoring import PLAYED
+from ..night.scoring import FORFEIT, PLAYED
 from ..night.standings import Result, high_scores
 from ..ui.i18n import say, translation
 from .auth import Session, Throttle
@@ -131,6 +131,8 @@ TEXTS: tuple[str, ...] = (
        "game there after it."),
     N_("End the game at table {table}"),
     N_("Let the game at table {table} finish"),
+    N_("still played"),
+    N_("both lost"),
 )
 """The night's words on the staff page (night.js looks each up by its English text)."""
 
@@ -368,7 +370,7 @@ def night_csv(night: Night) -> str:
     rows.append(("place", "team", "played", "won", "lost", "drawn", "byes", "points", "margin", "rating", "buchholz",
                  "withdrawn"))
     rows.extend((place, line.team, line.played, line.won, line.lost, line.drawn, line.byes, line.points, line.margin,
-                 round(line.ordinal, 2), line.buchholz, "yes" if line.withdrawn else "")
+                 line.rating(), line.buchholz, "yes" if line.withdrawn else "")
                 for place, line in enumerate(night.standings(), start=1))
     rows.append(("tie-break", night.tiebreak))
     rows.append(("bye points", night.bye))
@@ -455,18 +457,35 @@ def printable(night: Night, lang: str, origin: str = "") -> str:
     heads = "".join(f"<th>{e(gettext(word))}</th>" for word in words)
     rows = "".join(f"<tr><td>{place}. {e(s.team)}{e(' (' + gettext('withdrawn') + ')') if s.withdrawn else ''}</td>"
                    f"<td>{s.played}</td><td>{s.won}</td><td>{s.lost}</td><td>{s.byes}</td>"
-                   f"<td>{s.points:g}</td><td>{s.margin}</td><td>{s.ordinal:.1f}</td><td>{s.buchholz:g}</td></tr>"
+                   f"<td>{s.points:g}</td><td>{s.margin}</td><td>{s.rating(1):.1f}</td><td>{s.buchholz:g}</td></tr>"
                    for place, s in enumerate(night.standings(), start=1))
+    slots = night.slots()
     rounds = "".join(f"<h2>{e(gettext('Round {number}').format(number=made.number))}</h2><ul>" + "".join(
         f"<li>{e(gettext('table'))} {e(pair.table)}: {e(pair.red)} {e(gettext('(red, plays first)'))} – {e(pair.blue)}"
-        "</li>" for pair in made.pairs) + (f"<li>{e(gettext('sitting out'))}: {e(', '.join(made.resting))}</li>"
-                                           if made.resting else "") + "</ul>" for made in night.rounds)
+        f": {e(said_result(night, slots, made.number, pair.table, gettext))}</li>" for pair in made.pairs)
+        + (f"<li>{e(gettext('sitting out'))}: {e(', '.join(made.resting))}</li>" if made.resting else "") + "</ul>"
+        for made in night.rounds)
     return (f'<!doctype html><html lang="{lang}"><meta charset="utf-8">'
             '<meta name="viewport" content="width=device-width, initial-scale=1">'
             f'<title>{e(night.name)}</title><link rel="stylesheet" href="{e(origin)}{STYLE}">'
             f'<main class="printed"><h1>{e(night.name)}</h1><h2>{e(gettext("Standings"))}</h2>'
             f'<p>{e(tiebreak)}</p><div class="scroll" tabindex="0" role="region" aria-label="{e(gettext("Standings"))}">'
             f"<table><tr>{heads}</tr>{rows}</table></div>{rounds}</main></html>")
+
+
+def said_result(night: Night, slots: dict[tuple[int, str], Result], number: int, table: str,
+                gettext: Callable[[str], str]) -> str:
+    """Round ``number``'s result at ``table`` as it counts, in words: a win, a forfeit, both lost,
+    a double loss, void, or still played."""
+    counted = slots.get((number, table))
+    if counted is None:
+        void = night.results.get((number, table), {}).get("result") == VOID
+        return gettext("void (counts for nothing)" if void else "still played")
+    if counted.how == PLAYED:
+        return gettext("both lost") if counted.winner is None else gettext("{team} won").format(team=counted.winner)
+    if counted.how == FORFEIT:
+        return gettext("{team} won by forfeit").format(team=counted.winner)
+    return gettext("double loss (both lose)")
 
 
 def team_page(lang: str, error: str | None = None, done: str | None = None) -> str:
