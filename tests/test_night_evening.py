@@ -466,3 +466,129 @@ def test_the_print_gives_each_pairs_result_and_never_a_rating_of_minus_zero(tmp_
     assert f"{near.ordinal:.1f}" == "-0.0" and f"{near.rating(1):.1f}" == "0.0" and str(near.to_json()["rating"]) == "-0.04"
     monkeypatch.setattr(Night, "standings", lambda self: [near])  # the print of such a line
     assert "<td>0.0</td>" in printable(book.current(), "en") and "-0.0" not in printable(book.current(), "en")
+
+
+# --- item 9: a round undone, a closed night corrected -------------------------------------------------------------
+
+def test_a_round_confirmed_by_mistake_is_undone_before_its_games_begin_with_who_and_when(tmp_path):
+    """Issue 49, item 9: the last round confirmed goes back to a proposal (to swap and confirm
+    again) while none of its games began or was entered; it is a line of the night's history
+    with who and when, kept across a restart, and a table that follows drops the round too."""
+    rng, clock = random.Random(11), Clock()
+    book = opened(tmp_path, clock=clock)
+    made = book.propose()
+    book.confirm()
+    follower = Recorder(Book(tmp_path / "t2", clock=clock), "2", clock=clock)
+    at_host = Recorder(book, "1", clock=clock)
+    follower.follow("1", schema.parse("plan", json.dumps(at_host.plan()).encode()))  # type: ignore[arg-type]
+    follower.book.accept("1", book.current().code)
+    assert follower.next_up() is not None  # round 1's pair at table 2
+    book.unconfirm("staff · 1a2b3c")
+    night = book.current()
+    assert night.rounds == [] and night.proposal == made and night.confirmed == []
+    assert night.history[-1] == {"event": "unconfirm", "round": 1, "by": "staff · 1a2b3c", "at": clock.now}
+    assert follower.follow("1", schema.parse("plan", json.dumps(at_host.plan()).encode()))  # type: ignore[arg-type]
+    assert follower.book.current().rounds == [] and follower.next_up() is None  # no pair to play there now
+    book.stop()
+    again = Book(tmp_path / "host", clock=clock)
+    assert again.current().rounds == [] and again.current().proposal == made
+    again.confirm()
+    again.record(Game("g1", "1", "codenames", made.pairs[0].teams, made.pairs[0].red, Termination.ALL_AGENTS_FOUND,
+                      1, None, 1, clock.now))
+    with pytest.raises(NightRefused, match="round 1 has a game or a result already"):
+        again.unconfirm("staff")
+    again.stop()
+    dealt = Book(tmp_path / "dealt", clock=clock)
+    dealt.open("x", ["codenames"], ["1", "2"])
+    for name in TEAMS:
+        dealt.join(name)
+    dealt.propose()
+    dealt.confirm()
+    session = Session(Rules(), rng=rng)
+    here = Recorder(dealt, "1", clock=clock)
+    here.untouched(session.id)
+    session.submit(Guess(0))
+    here.begun(session.id)  # round 1's game began at this table
+    with pytest.raises(NightRefused, match="round 1 has a game or a result already"):
+        dealt.unconfirm("staff")
+    dealt.stop()
+
+
+def test_a_followers_game_of_a_round_the_host_undid_is_free_play(tmp_path):
+    """A table that began the round's game just as the host undid the round (the host sees only
+    the games recorded): the game becomes free play there, never a game of a round that is gone."""
+    rng, clock = random.Random(12), Clock()
+    book = opened(tmp_path, clock=clock)
+    book.propose()
+    book.confirm()
+    at_host = Recorder(book, "1", clock=clock)
+    follower = Recorder(Book(tmp_path / "t2", clock=clock), "2", clock=clock)
+    follower.follow("1", schema.parse("plan", json.dumps(at_host.plan()).encode()))  # type: ignore[arg-type]
+    follower.book.accept("1", book.current().code)
+    session, _ = game_at(follower, clock, rng, end=False)
+    assert follower.book.current().dealt[session.id] == 1
+    book.unconfirm("staff")
+    follower.follow("1", schema.parse("plan", json.dumps(at_host.plan()).encode()))  # type: ignore[arg-type]
+    assert follower.book.current().dealt[session.id] is None
+    assert play_out(follower, session, rng) is None and follower.book.current().played == []
+
+
+def test_a_closed_night_is_corrected_at_the_desk_with_who_and_when(tmp_path):
+    """A result entered after the night closed: written in its book and history with who and
+    when, counted in its standings and exports, and kept across a restart; a night open is
+    corrected at the desk as before, and a night followed from another table is not this one's."""
+    from pi_table.web.night import night_trf
+
+    clock = Clock()
+    book = opened(tmp_path, clock=clock)
+    made = book.propose()
+    book.confirm()
+    pair = made.pairs[0]
+    book.record(Game("g1", pair.table, "codenames", pair.teams, pair.red, Termination.ALL_AGENTS_FOUND, 1, None, 1,
+                     clock.now))
+    with pytest.raises(NightRefused, match="is open: correct it at the desk"):
+        book.correct(book.current().id, 1, pair.table, "won", "staff", winner=pair.blue)
+    night_id = book.close().id
+    clock.now += 3600
+    corrected = book.correct(night_id, 1, pair.table, "won", "owner · 9f8e7d", winner=pair.blue)
+    assert corrected.history[-1]["by"] == "owner · 9f8e7d" and corrected.history[-1]["at"] == clock.now
+    assert next(s for s in corrected.standings() if s.team == pair.blue).won == 1
+    [row] = [row for row in night_trf(corrected).split("\r\n") if row.startswith("001") and row[14:47].strip() == pair.blue]
+    assert row[98] == "1"  # the export counts the correction
+    with pytest.raises(NightRefused, match="round 3 has no pair at table 1"):
+        book.correct(night_id, 3, "1", "void", "staff")
+    book.stop()
+    kept = Book(tmp_path / "host").night_of(night_id)
+    assert kept.history[-1]["by"] == "owner · 9f8e7d" and kept.closed is not None
+    assert next(s for s in kept.standings() if s.team == pair.blue).won == 1
+
+
+def test_the_staff_page_undoes_a_round_and_corrects_a_closed_night_behind_its_checks(tmp_path):
+    table = StaffTable(tmp_path, KEY)
+    try:
+        staff = Staff(table.base)
+        assert staff.call("POST", "/staff/api/night/unconfirm")[0] == 401
+        staff.login()
+        staff.call("POST", "/staff/api/night/open", {"name": "Friday", "games": ["codenames"], "tables": ["1"]})
+        for name in TEAMS[:2]:
+            staff.call("POST", "/staff/api/night/join", {"team": name})
+        staff.call("POST", "/staff/api/night/propose")
+        staff.call("POST", "/staff/api/night/confirm")
+        assert staff.call("POST", "/staff/api/night/unconfirm", csrf="wrong")[0] == 403
+        status, answer = staff.call("POST", "/staff/api/night/unconfirm")
+        assert status == 200 and answer["night"]["rounds"] == [] and answer["night"]["proposal"]["number"] == 1
+        assert answer["night"]["history"][-1]["event"] == "unconfirm" and answer["night"]["history"][-1]["by"].startswith("staff")
+        status, answer = staff.call("POST", "/staff/api/night/confirm")
+        pair = answer["night"]["rounds"][0]["pairs"][0]
+        night_id = answer["night"]["id"]
+        staff.call("POST", "/staff/api/night/close")
+        status, answer = staff.call("POST", f"/staff/api/night/{night_id}/result", {"round": 1, "table": "1"})
+        assert status == 400 and "expected" in answer["error"]
+        status, answer = staff.call("POST", f"/staff/api/night/{night_id}/result",
+                                    {"round": 1, "table": "1", "result": "forfeit", "winner": pair["blue"]})
+        assert status == 200 and answer["night"]["results"][0]["winner"] == pair["blue"]
+        assert staff.call("GET", f"/staff/api/night/{night_id}/kept")[1]["night"]["history"][-1]["result"] == "forfeit"
+        assert staff.call("POST", "/staff/api/night/20200101-000000/result",
+                          {"round": 1, "table": "1", "result": "void"})[0] == 409
+    finally:
+        table.close()

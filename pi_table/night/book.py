@@ -73,7 +73,7 @@ MAX_WAITING = 16  # phones' teams waiting for the staff at once: a flood fills t
 MAX_OFFERS = 16  # nights offered to this table at once (each from another table's plan)
 MAX_HISTORY = 2000  # the staff's withdrawals and results in a night: far past a week of rounds
 PLANLESS = ("game", "deal", "free")  # a table's games: no change of the host's plan (``changed`` does not hear of them)
-STAFF_EVENTS = ("withdraw", "reinstate", "result")  # the night's history: each with who ("by") and when ("at")
+STAFF_EVENTS = ("withdraw", "reinstate", "result", "unconfirm")  # the night's history: each with who ("by") and when ("at")
 WON, VOID, CREDIT, TABLE = "won", "void", "game", "table"  # with scoring's FORFEIT and DOUBLE_LOSS
 RESULTS = (WON, FORFEIT, DOUBLE_LOSS, VOID, CREDIT, TABLE)
 MAX_BYE_POINTS = 1.0
@@ -160,6 +160,7 @@ class Night:
     history: list[dict] = field(default_factory=list)  # the staff's events (STAFF_EVENTS), in order
     dealt: dict[str, int | None] = field(default_factory=dict)  # this table's games: the round each began in
     dealt_at: dict[str, float] = field(default_factory=dict)  # and when, for a game whose first move a wake saw
+    dealt_known: dict[str, int] = field(default_factory=dict)  # and the history's length then (a round undone since)
     ended: dict[str, dict] = field(default_factory=dict)  # this table's free-play games over: their view and end
     confirmed: list[float | None] = field(default_factory=list)  # when each round was confirmed (the host's clock)
 
@@ -222,6 +223,8 @@ class Night:
             self.dealt[str(event["game"])] = None if number is None else int(number)
             if event.get("at") is not None:
                 self.dealt_at[str(event["game"])] = float(event["at"])
+            if event.get("known") is not None:
+                self.dealt_known[str(event["game"])] = int(event["known"])
             return
         elif kind == "free":  # this table's own free-play game over: kept while a plan may make it a round's
             self.ended[str(event["game"])] = {"view": dict(event["view"]), "at": float(event["at"])}
@@ -250,14 +253,26 @@ class Night:
         self.late = _late(plan.get("late", LATE_POINTS))
         self.withdrawn, self.results, self.history = set(), {}, []
         for event in plan.get("history") or ():
-            self._decided(dict(event))
+            self._decided(dict(event), replay=True)
 
-    def _decided(self, event: dict) -> None:
+    def _decided(self, event: dict, replay: bool = False) -> None:
         """A staff's event (``STAFF_EVENTS``), checked: ValueError (or KeyError, TypeError) when
-        it names no team, round, table or result of the night."""
+        it names no team, round, table or result of the night. ``replay``: the history of a
+        host's plan, whose rounds are already as the history left them."""
         kind, by, at = str(event["event"]), str(event["by"]), float(event["at"])
         if len(self.history) >= MAX_HISTORY:
             raise ValueError("a night's history is full")
+        if kind == "unconfirm":  # the last round back to a proposal, none of its games begun
+            number = int(event["round"])
+            if not replay:
+                if number != len(self.rounds) or number < 1:
+                    raise ValueError("no round to undo")
+                self.proposal = self.rounds.pop()
+                del self.confirmed[number - 1:]
+            elif number < 1:
+                raise ValueError("no round to undo")
+            self.history.append({"event": kind, "round": number, "by": by, "at": at})
+            return
         if kind in ("withdraw", "reinstate"):
             name = str(event["team"])
             if name not in self.teams or (name in self.withdrawn) != (kind == "reinstate"):
@@ -738,6 +753,11 @@ class Book:
         one of the pair for a win or a forfeit, ``game`` a game recorded in the night to credit
         to this pair; ``TABLE`` goes back to what the table recorded."""
         night = self._hosted()
+        self._change(self._result(night, number, table, result, by, winner, game))
+
+    def _result(self, night: Night, number: int, table: str, result: str, by: str, winner: str | None,
+                game: str | None) -> dict:
+        """The line of a result for ``night``; NightRefused saying what is wrong with it."""
         made = night.rounds[number - 1] if 0 < number <= len(night.rounds) else None
         pair = None if made is None else made.pair_at(table)
         if pair is None:
@@ -749,14 +769,62 @@ class Book:
                                red=pair.red, blue=pair.blue)
         if result == CREDIT and not any(g.id == game and g.rated for g in night.played):
             raise NightRefused("no game {game} between two teams is recorded in the night", game=str(game))
-        self._change({"event": "result", "round": number, "table": table, "result": result, "winner": winner,
-                      "game": game if result == CREDIT else None, "by": by, "at": self.clock()})
+        return {"event": "result", "round": number, "table": table, "result": result, "winner": winner,
+                "game": game if result == CREDIT else None, "by": by, "at": self.clock()}
+
+    @_locked
+    def correct(self, night_id: str, number: int, table: str, result: str, by: str, winner: str | None = None,
+                game: str | None = None) -> Night:
+        """A result of a night this table hosted, entered after it closed (as ``result``): a line
+        of its book and its history with who and when; the night as it is now."""
+        night = self.night_of(night_id)
+        if night.open:
+            raise NightRefused("the night {name} is open: correct it at the desk", name=night.name)
+        if night.host is not None:
+            raise NightRefused("the night {name} is run from table {host}'s staff page", name=night.name,
+                               host=night.host)
+        event = self._result(night, number, table, result, by, winner, game)
+        path = self.folder / f"{night_id}.jsonl"
+        data = path.read_bytes()
+        with open(path, "r+b") as file:
+            file.truncate(data.rfind(b"\n") + 1)  # a torn tail is no line
+            file.seek(0, os.SEEK_END)
+            file.write(sealed_line(event))
+            file.flush()
+            os.fsync(file.fileno())
+        night.apply(event)
+        if night is self.night:
+            self.version += 1
+            if self.changed is not None:
+                self.changed()  # the plan, closed, tells the dashboard of the correction
+        log.info("night %s: round %d at table %s corrected after the night closed (%s)", night.name, number, table,
+                 result)
+        return night
+
+    @_locked
+    def unconfirm(self, by: str) -> Round:
+        """The last round confirmed, back to a proposal (``by``: who at the desk), while none of
+        its games began here, was recorded or had a result entered; the tables that follow drop
+        it with the plan."""
+        night = self._hosted()
+        if not night.rounds:
+            raise NightRefused("no round is confirmed")
+        number = len(night.rounds)
+        if any(g.round == number for g in night.played) or any(n == number for n, _ in night.results) \
+                or number in night.dealt.values():
+            raise NightRefused("round {number} has a game or a result already: it cannot be undone", number=number)
+        self._change({"event": "unconfirm", "round": number, "by": by, "at": self.clock()})
+        assert night.proposal is not None
+        return night.proposal
 
     @_locked
     def deal(self, game_id: str, number: int | None, at: float | None = None) -> None:
         """This table's game ``game_id`` has begun: for round ``number`` (None: free play), ``at``
-        its first move when a wake saw it; for good, but for ``reconcile``."""
-        self._change({"event": "deal", "game": game_id, "round": number, **({} if at is None else {"at": at})})
+        its first move when a wake saw it; for good, but for ``reconcile``. The line keeps the
+        history's length then: a round undone since is told by the history's later lines."""
+        known = len(self.current().history)
+        self._change({"event": "deal", "game": game_id, "round": number, "known": known,
+                      **({} if at is None else {"at": at})})
 
     @_locked
     def free(self, game_id: str, view: dict) -> None:
@@ -768,13 +836,22 @@ class Book:
 
     @_locked
     def reconcile(self, table: str) -> list[Game]:
-        """At a table that follows (``table``), once a plan is kept: a round it had not heard of
+        """At a table that follows (``table``), once a plan is kept: a game begun for a round the
+        host has undone since is free play; a round it had not heard of
         when it was confirmed (its broker down) takes the first game this table began as free play
         after that, before the next round was confirmed, while the round's pair here has no game:
         that game is dealt again for the round, and recorded if it is over. What it recorded."""
         from .games import from_view
 
         night, kept = self.current(), list[Game]()
+        ids = night.ids()
+        for game_id, number in list(night.dealt.items()):  # a round the host undid since: free play here
+            known = night.dealt_known.get(game_id, len(night.history))
+            if number is not None and game_id not in ids and (number > len(night.rounds) or any(
+                    e["event"] == "unconfirm" and e["round"] <= number for e in night.history[known:])):
+                self._change({"event": "deal", "game": game_id, "round": None, "known": len(night.history)})
+                log.info("night %s: game %s at table %s is free play: the host undid round %d", night.name, game_id,
+                         table, number)
         for number, at in enumerate(night.confirmed, start=1):
             made = night.rounds[number - 1]
             pair = night.unplayed(made, table)
@@ -982,7 +1059,8 @@ class Book:
 def _holds(plan: dict, kept: Night | None) -> None:
     """NightRefused unless the plan holds together and, against the night ``kept`` (a follower's,
     from the same host), changes only what a host can: teams join or are removed before their
-    first round, rounds are added, the night closes. A confirmed round is never rewritten, and
+    first round, rounds are added (or the last ones undone, as its history says, while no game of
+    theirs was recorded here), the night closes. A confirmed round is never otherwise rewritten, and
     every team of a game played here stays, so no plan can move a game played here."""
     teams = [t["name"] for t in plan["teams"]]
     rounds = [Round.from_json(made) for made in plan["rounds"]]
@@ -1000,8 +1078,12 @@ def _holds(plan: dict, kept: Night | None) -> None:
         Night(str(plan["night"]))._follow("", plan)  # its bye, tie-break and history, as a follower replays them
     except (KeyError, TypeError, ValueError):
         raise NightRefused("the plan's results do not hold together") from None
-    if kept is not None and ((kept.name, kept.games, kept.tables, kept.opened) != (
-            plan["name"], tuple(plan["games"]), tuple(plan["tables"]), plan["opened"])
-            or not {name for game in kept.played for name in game.teams} <= set(teams)
-            or rounds[:len(kept.rounds)] != kept.rounds):
+    if kept is None:
+        return
+    undone = [int(e["round"]) for e in (plan.get("history") or ())[len(kept.history):] if e["event"] == "unconfirm"]
+    fixed = min([len(kept.rounds) + 1, *undone]) - 1  # the rounds it keeps as they are: up to the first one undone
+    if (kept.name, kept.games, kept.tables, kept.opened) != (
+            plan["name"], tuple(plan["games"]), tuple(plan["tables"]), plan["opened"]) \
+            or not {name for game in kept.played for name in game.teams} <= set(teams) \
+            or rounds[:fixed] != kept.rounds[:fixed] or any(g.round is not None and g.round > fixed for g in kept.played):
         raise NightRefused("a plan changes only the night's teams, its next rounds and its close")

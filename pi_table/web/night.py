@@ -8,10 +8,12 @@ kept and the nights other tables offer this one), ``POST night/open`` (``{"name"
 ``night/remove``, ``night/withdraw`` and ``night/reinstate`` (``{"team"}``), ``night/result``
 (``{"round", "table", "result", "winner", "game"}``: a result entered or corrected, written with
 who and when), ``night/propose``, ``night/swap`` (``{"one", "other"}``), ``night/confirm``
-(``{"over": true}`` to confirm over a round still played), ``night/close``; ``night/accept``
-(``{"host", "code"}``: follow a night on offer, with the code its host shows) and ``night/leave``;
-``GET night/ID.csv``, ``night/ID.trf`` (FIDE's tournament report) and ``night/ID/print`` (a page
-to print) for a night kept. A night this table follows (its ``host`` another table) is shown, and its
+(``{"over": true}`` to confirm over a round still played), ``night/unconfirm`` (the last round
+back to a proposal, none of its games begun), ``night/close``; ``night/accept`` (``{"host",
+"code"}``: follow a night on offer, with the code its host shows) and ``night/leave``; ``GET
+night/ID.csv``, ``night/ID.trf`` (FIDE's tournament report), ``night/ID/print`` (a page to
+print) and ``night/ID/kept`` (its rounds and results) for a night kept, and ``POST
+night/ID/result`` (as ``night/result``) to correct a closed one. A night this table follows (its ``host`` another table) is shown, and its
 changes refused: they are its host's staff page's.
 Open to every phone on the café's network: ``GET /night`` (a team names itself: the table's QR
 code leads there) and ``POST /night/join``, and ``GET /night/standings`` for the spectators' TV.
@@ -30,6 +32,7 @@ import math
 import time
 from collections import Counter
 from collections.abc import Awaitable, Callable
+from typing import TypeVar
 
 from aiohttp import web
 
@@ -47,6 +50,7 @@ from .auth import Session, Throttle
 from .staff import StaffPage, bad, language
 
 log = logging.getLogger("pi_table.web.staff")
+T = TypeVar("T")
 Desk = Callable[[web.Request, Session], Awaitable[web.Response]]
 """A route of the director's desk, behind the staff page's checks (``StaffPage.api``)."""
 JOINS_A_MINUTE = 6  # tries to join from one phone (its address): a typo or a name taken, not a flood
@@ -132,6 +136,11 @@ TEXTS: tuple[str, ...] = (
     N_("End the game at table {table}"),
     N_("Let the game at table {table} finish"),
     N_("still played"),
+    N_("Undo round {number}"),
+    N_("Undo round {number}? It goes back to a proposal, to change and confirm again; only while none of its games "
+       "has begun."),
+    N_("Round {number} undone"),
+    N_("Correct a result"),
     N_("both lost"),
 )
 """The night's words on the staff page (night.js looks each up by its English text)."""
@@ -173,6 +182,9 @@ class NightRoom:
             web.post("/staff/api/night/confirm", api(self._act(
                 lambda body: self.book.confirm(over=isinstance(body, dict) and body.get("over") is True)))),
             web.post("/staff/api/night/close", api(self._act(lambda body: self.book.close()))),
+            web.post("/staff/api/night/unconfirm", api(self._unconfirm)),
+            web.get("/staff/api/night/{id}/kept", api(self._kept_night)),
+            web.post("/staff/api/night/{id}/result", api(self._correct)),
             web.post("/staff/api/night/accept", api(self._accept)),
             web.post("/staff/api/night/leave", api(self._act(lambda body: self.book.leave()))),
             web.get("/staff/api/night/{id}.csv", api(self._csv)),
@@ -237,15 +249,34 @@ class NightRoom:
 
     async def _result(self, request: web.Request, session: Session) -> web.Response:
         body = await self.page.read_json(request)
-        number = body.get("round") if isinstance(body, dict) else None
-        if not isinstance(body, dict) or isinstance(number, bool) or not isinstance(number, int) \
-                or not isinstance(body.get("table"), str) or not isinstance(body.get("result"), str) \
-                or not all(body.get(name) is None or isinstance(body.get(name), str) for name in ("winner", "game")):
-            return bad('expected {"round": NUMBER, "table": TABLE, "result": RESULT, "winner": TEAM or null, '
-                       '"game": GAME or null}')
-        by = self.who(request, session)
+        if not _a_result(body):
+            return bad(RESULT_BODY)
+        assert isinstance(body, dict)  # _a_result checked it
+        number, by = body["round"], self.who(request, session)
         return await self._done(request, lambda: self.book.result(number, body["table"], body["result"], by,
                                                                   body.get("winner"), body.get("game")))
+
+    async def _unconfirm(self, request: web.Request, session: Session) -> web.Response:
+        by = self.who(request, session)
+        return await self._done(request, lambda: self.book.unconfirm(by))
+
+    async def _kept_night(self, request: web.Request, session: Session) -> web.Response:
+        """A night kept (closed), as the desk shows the open one: to correct its results."""
+        night = await asyncio.to_thread(self._kept, request)
+        return web.json_response({"night": await asyncio.to_thread(night.to_json)})
+
+    async def _correct(self, request: web.Request, session: Session) -> web.Response:
+        """A result of a closed night entered or corrected (``{"round", "table", "result",
+        "winner", "game"}`` as ``night/result``): the night kept as it is then."""
+        body = await self.page.read_json(request)
+        if not _a_result(body):
+            return bad(RESULT_BODY)
+        assert isinstance(body, dict)  # _a_result checked it
+        by, night_id = self.who(request, session), request.match_info["id"]
+        return await self._done(request, lambda: self.book.correct(night_id, body["round"], body["table"],
+                                                                   body["result"], by, body.get("winner"),
+                                                                   body.get("game")),
+                                lambda night: {"night": night.to_json()})
 
     def who(self, request: web.Request, session: Session) -> str:
         """Who does a change at the desk, for the night's history: the staff or the owner, and
@@ -261,15 +292,19 @@ class NightRoom:
 
         return acted
 
-    async def _done(self, request: web.Request, action: Callable[[], object]) -> web.Response:
-        """The night after ``action``: 200, or 409 and why not in the page's language."""
+    async def _done(self, request: web.Request, action: Callable[[], T],
+                    shown: Callable[[T], dict[str, object]] | None = None) -> web.Response:
+        """The night after ``action`` (or ``shown`` of what it gave): 200, or 409 and why not in
+        the page's language."""
         try:
-            await asyncio.to_thread(action)
+            done = await asyncio.to_thread(action)
         except Refusal as e:
             return web.json_response({"ok": False, "error": say(e.phrase, language(request))}, status=409)
         except OSError as e:
             log.error("the night's book cannot be written: %s", e)
             return web.json_response({"ok": False, "error": e.strerror or str(e)}, status=500)
+        if shown is not None:
+            return web.json_response(await asyncio.to_thread(shown, done))
         return await self._night(request, None)  # type: ignore[arg-type]  # its checks passed already
 
     def _kept(self, request: web.Request) -> Night:
@@ -335,6 +370,17 @@ class NightRoom:
             return web.json_response({"night": None})
         return web.json_response({"night": {key: night[key] for key in ("name", "standings", "rounds", "tiebreak", "bye")},
                                   "high_scores": [h.to_json() for h in high_scores(self.book.current().played)]})
+
+
+RESULT_BODY = 'expected {"round": NUMBER, "table": TABLE, "result": RESULT, "winner": TEAM or null, "game": GAME or null}'
+
+
+def _a_result(body: object) -> bool:
+    """Whether ``body`` is a result as the desk sends it (its words the book checks)."""
+    number = body.get("round") if isinstance(body, dict) else None
+    return isinstance(body, dict) and not isinstance(number, bool) and isinstance(number, int) \
+        and isinstance(body.get("table"), str) and isinstance(body.get("result"), str) \
+        and all(body.get(name) is None or isinstance(body.get(name), str) for name in ("winner", "game"))
 
 
 def _strings(value: object) -> bool:

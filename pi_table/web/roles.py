@@ -86,6 +86,9 @@ ROUTES: dict[tuple[str, str], Role] = {
     ("POST", "/staff/api/night/swap"): STAFF,
     ("POST", "/staff/api/night/confirm"): STAFF,
     ("POST", "/staff/api/night/close"): STAFF,
+    ("POST", "/staff/api/night/unconfirm"): STAFF,  # the last round back to a proposal: in the history, who and when
+    ("GET", "/staff/api/night/{id}/kept"): STAFF,  # a night kept, closed: its rounds and results, to correct
+    ("POST", "/staff/api/night/{id}/result"): STAFF,  # a closed night's result corrected: in its history, who and when
     ("GET", "/staff/api/night/{id}.csv"): STAFF,
     ("GET", "/staff/api/night/{id}.trf"): STAFF,
     ("GET", "/staff/api/night/{id}/print"): STAFF,

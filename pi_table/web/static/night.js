@@ -54,7 +54,8 @@ function nightSection() {
       el("div", { id: "night-waiting", "data-redrawn": "" }),
       el("div", { class: "row" },
         el("button", { id: "night-propose", "data-t": "Propose the next round", text: t("Propose the next round") }),
-        el("button", { id: "night-confirm", "data-t": "Confirm the round", text: t("Confirm the round") })),
+        el("button", { id: "night-confirm", "data-t": "Confirm the round", text: t("Confirm the round") }),
+        el("button", { id: "night-unconfirm", class: "quiet", hidden: "" })),
       el("div", { id: "night-round", "data-redrawn": "" }),
       el("p", { id: "night-still", class: "note" }),
       el("div", { id: "night-free", "data-redrawn": "" }),
@@ -71,7 +72,8 @@ function nightSection() {
         el("button", { id: "night-print", class: "quiet", "data-t": "Print", text: t("Print") }),
         el("button", { id: "night-close", class: "warn", "data-t": "Close the night", text: t("Close the night") }),
         el("button", { id: "night-leave", class: "warn", "data-t": "Leave the night", text: t("Leave the night") }))),
-    el("div", { id: "night-kept", "data-redrawn": "" }));
+    el("div", { id: "night-kept", "data-redrawn": "" }),
+    el("div", { id: "night-correct" }));
 }
 
 // The games a night allows, ticked by their titles in the page's language rather than typed as the
@@ -106,11 +108,29 @@ function drawKept(kept) {
       const csv = el("button", { class: "quiet night-csv", "data-night": id, text: t("Export CSV") });
       const trf = el("button", { class: "quiet night-trf", "data-night": id, text: "TRF" });
       const print = el("button", { class: "quiet night-print", "data-night": id, text: t("Print") });
+      const correct = el("button", { class: "quiet night-correct", "data-night": id, text: t("Correct a result") });
       csv.addEventListener("click", () => exportNight(id));
       trf.addEventListener("click", () => exportNight(id, "trf"));
       print.addEventListener("click", () => printNight(id));
-      return el("div", { class: "row" }, el("span", { text: id }), csv, trf, print);
+      correct.addEventListener("click", () => correctNight(id));
+      return el("div", { class: "row" }, el("span", { text: id }), csv, trf, print, correct);
     })]);
+}
+
+// A closed night's result entered or corrected: its rounds read back, the same form as the open night's.
+async function correctNight(id) {
+  const answer = await api("GET", `/staff/api/night/${id}/kept`);
+  if (!answer.ok) return;
+  const box = $("night-correct");
+  const draw = (kept) => {
+    if (!kept.rounds.length || kept.host) { box.replaceChildren(); return; }
+    box.replaceChildren(el("h3", { text: `${t("Correct a result")}: ${kept.name}` }),
+      ...resultsForm(box, kept, "night-correct-result", async (body) => {
+        const saved = await api("POST", `/staff/api/night/${id}/result`, body);
+        if (saved.ok) { say(t("Saved and applied.")); draw(saved.data.night); } else if (saved.status !== 401) say(saved.data ? saved.data.error : `HTTP ${saved.status}`, true);
+      }));
+  };
+  draw(answer.data.night);
 }
 
 function drawRound(round, proposed) {
@@ -176,20 +196,21 @@ function drawResults(data) {
   redraw(box, [data.host, data.rounds, data.games_played], () => data.host || !data.rounds.length ? [] : resultsForm(box, data));
 }
 
-function resultsForm(box, data) {
+// ``prefix`` names its fields (the open night's, or a kept night's being corrected); ``save`` sends a result.
+function resultsForm(box, data, prefix = "night-result", save = (body) => nightAct("result", body)) {
   // Drawn again as the night changes: what the staff had chosen stays chosen.
   const was = Object.fromEntries(["table", "", "game"].map((part) => {
-    const chosen = box.querySelector(`#night-result${part ? "-" + part : ""}`);
+    const chosen = box.querySelector(`#${prefix}${part ? "-" + part : ""}`);
     return [part || "result", chosen ? chosen.value : null];
   }));
   const keep = (select, value) => { if (value !== null && [...select.options].some((o) => o.value === value)) select.value = value; };
-  const kept = box.querySelector("#night-result-round");
-  const round = el("select", { id: "night-result-round", "aria-label": t("Round") },
+  const kept = box.querySelector(`#${prefix}-round`);
+  const round = el("select", { id: `${prefix}-round`, "aria-label": t("Round") },
     ...data.rounds.map((made) => el("option", { value: String(made.number), text: t("Round {number}", { number: made.number }) })));
   round.value = kept && data.rounds.some((made) => String(made.number) === kept.value) ? kept.value : String(data.rounds.length);
-  const table = el("select", { id: "night-result-table", "aria-label": t("table") });
-  const result = el("select", { id: "night-result", "aria-label": t("Result") });
-  const game = el("select", { id: "night-result-game", "aria-label": t("this recorded game:") },
+  const table = el("select", { id: `${prefix}-table`, "aria-label": t("table") });
+  const result = el("select", { id: prefix, "aria-label": t("Result") });
+  const game = el("select", { id: `${prefix}-game`, "aria-label": t("this recorded game:") },
     ...data.games_played.filter((g) => g.teams.length === 2).map((g) =>
       el("option", { value: g.id, text: `${t("Round {number}", { number: g.round })}, ${t("table")} ${g.table}: ${g.teams.join(" – ")}` })));
   function choices() {
@@ -210,11 +231,11 @@ function resultsForm(box, data) {
   }
   round.addEventListener("change", choices);
   table.addEventListener("change", pairChoices);
-  const save = el("button", { id: "night-result-save", class: "quiet", text: t("Save the result") });
-  save.addEventListener("click", () => {
+  const saving = el("button", { id: `${prefix}-save`, class: "quiet", text: t("Save the result") });
+  saving.addEventListener("click", () => {
     const [kind, winner] = result.value.split(/:(.*)/s);
-    nightAct("result", { round: Number(round.value), table: table.value, result: kind, winner: winner || null,
-                         game: kind === "game" ? game.value : null });
+    save({ round: Number(round.value), table: table.value, result: kind, winner: winner || null,
+           game: kind === "game" ? game.value : null });
   });
   choices();
   keep(table, was.table);
@@ -222,13 +243,14 @@ function resultsForm(box, data) {
   keep(result, was.result);
   keep(game, was.game);
   return [el("h3", { "data-t": "Results", text: t("Results") }),
-    el("div", { class: "row" }, round, table), el("div", { class: "row" }, result, game, save)];
+    el("div", { class: "row" }, round, table), el("div", { class: "row" }, result, game, saving)];
 }
 
 function drawHistory(history) {
   const when = (at) => new Date(at * 1000).toLocaleTimeString([], { hour: "2-digit", minute: "2-digit" });
   const said = (entry) => entry.event === "result"
     ? `${t("Round {number}", { number: entry.round })}, ${t("table")} ${entry.table}: ${entry.result}${entry.winner ? ` (${entry.winner})` : ""}${entry.game ? ` ${entry.game}` : ""}`
+    : entry.event === "unconfirm" ? t("Round {number} undone", { number: entry.round })
     : `${entry.team}: ${entry.event === "withdraw" ? t("withdrawn") : t("Back in")}`;
   redraw($("night-history"), history, () => [...(history.length ? [el("h3", { "data-t": "History", text: t("History") })] : []),
     ...history.slice().reverse().map((entry) => el("p", { class: "note night-history", text: `${when(entry.at)} · ${entry.by} · ${said(entry)}` }))]);
@@ -285,6 +307,9 @@ function drawNight(data) {
   drawHistory(night.history);
   drawRound(night.proposal || night.rounds[night.rounds.length - 1], !!night.proposal);
   $("night-confirm").disabled = !night.proposal;
+  // The last round confirmed by mistake goes back to a proposal while none of its games began (the host says).
+  $("night-unconfirm").hidden = !!night.host || !last || !!night.proposal;
+  $("night-unconfirm").textContent = last ? t("Undo round {number}", { number: last.number }) : "";
   // A night followed from its host's plan is shown here, run there.
   $("night-host").hidden = !night.host;
   $("night-host").textContent = night.host ? t(HOSTED, { host: night.host }) : "";
@@ -329,6 +354,11 @@ export function wireNight() {
     if (await nightAct("join", { team: $("night-team").value, nicknames })) { $("night-team").value = ""; $("night-nicknames").value = ""; }
   });
   $("night-propose").addEventListener("click", () => nightAct("propose"));
+  $("night-unconfirm").addEventListener("click", () => {
+    const last = night && night.rounds[night.rounds.length - 1];
+    if (last && confirm(t("Undo round {number}? It goes back to a proposal, to change and confirm again; only while none of "
+                          + "its games has begun.", { number: last.number }))) nightAct("unconfirm");
+  });
   // Asked before a round is confirmed over one still played: those games count for their own round.
   $("night-confirm").addEventListener("click", () => {
     const last = night && night.rounds[night.rounds.length - 1];
