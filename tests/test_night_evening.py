@@ -578,6 +578,12 @@ def test_the_staff_page_undoes_a_round_and_corrects_a_closed_night_behind_its_ch
         status, answer = staff.call("POST", "/staff/api/night/unconfirm")
         assert status == 200 and answer["night"]["rounds"] == [] and answer["night"]["proposal"]["number"] == 1
         assert answer["night"]["history"][-1]["event"] == "unconfirm" and answer["night"]["history"][-1]["by"].startswith("staff")
+        status, answer = staff.call("POST", "/staff/api/night/pair", {"pairs": "1"})
+        assert status == 409 and "a round by hand pairs every team" in answer["error"]
+        status, answer = staff.call("POST", "/staff/api/night/pair", {"pairs": [{"table": "1", "red": TEAMS[1],
+                                                                                 "blue": TEAMS[0]}], "resting": []})
+        assert status == 200 and answer["night"]["proposal"]["pairs"] == [{"table": "1", "red": TEAMS[1],
+                                                                           "blue": TEAMS[0]}]
         status, answer = staff.call("POST", "/staff/api/night/confirm")
         pair = answer["night"]["rounds"][0]["pairs"][0]
         night_id = answer["night"]["id"]
@@ -592,3 +598,42 @@ def test_the_staff_page_undoes_a_round_and_corrects_a_closed_night_behind_its_ch
                           {"round": 1, "table": "1", "result": "void"})[0] == 409
     finally:
         table.close()
+
+
+# --- item 7: a swap by hand is warned, and a round paired by hand ---------------------------------------------------
+
+def test_a_proposal_warns_of_a_rematch_or_a_colour_a_team_is_not_due_and_the_staff_pair_by_hand(tmp_path):
+    """Issue 49, item 7: a swap that makes a rematch, or gives a team the colour it is not due
+    (it had it more often, or twice running), is warned under the proposal, as Swiss-Manager
+    warns; a round can be paired by hand whole, every team once, and is warned the same way."""
+    book = Book(tmp_path / "host")
+    book.open("Friday", ["codenames"], ["1", "2"])
+    for name in TEAMS:
+        book.join(name)
+    first = book.propose()
+    assert book.current().to_json()["warnings"] == []
+    book.confirm()
+    one, two = first.pairs
+    made = book.propose()
+    assert book.current().to_json()["warnings"] == []  # the pairing avoids both
+    a = made.pairs[0]
+    partner = next(other for pair in (one, two) if a.red in pair.teams for other in pair.teams if other != a.red)
+    book.swap(a.blue, partner)  # a.red meets its opponent of round 1 again
+    warned = book.current().to_json()["warnings"]
+    swapped = book.current().proposal
+    assert swapped is not None
+    rematches = [w for w in warned if w["kind"] == "rematch"]
+    assert rematches == [{"kind": "rematch", "table": pair.table, "teams": list(pair.teams)} for pair in swapped.pairs
+                         if set(pair.teams) in (set(one.teams), set(two.teams))] and rematches
+    by_hand = book.pair([{"table": "1", "red": one.red, "blue": one.blue}, {"table": "2", "red": two.blue,
+                                                                            "blue": two.red}], [])
+    assert by_hand.pairs[0].teams == one.teams
+    warned = book.current().to_json()["warnings"]
+    assert {"kind": "rematch", "table": "1", "teams": list(one.teams)} in warned
+    assert {"kind": "colour", "table": "1", "team": one.red, "due": "blue"} in warned
+    for bad in ([{"table": "1", "red": one.red, "blue": one.red}, {"table": "2", "red": two.red, "blue": two.blue}],
+                [{"table": "1", "red": one.red, "blue": one.blue}],
+                [{"table": "1", "red": one.red, "blue": one.blue}, {"table": "9", "red": two.red, "blue": two.blue}]):
+        with pytest.raises(NightRefused, match="a round by hand pairs every team of the night once"):
+            book.pair(bad, [])
+    book.stop()

@@ -53,7 +53,7 @@ from ..files import CRC_FIELD, PRIVATE_DIR, create_private, read_file, seal, sea
 from .code import new_code, proves, shown
 from .games import Game
 from .names import Blocklist, NameRefused, Team, team, tidy
-from .pairing import BLUE, MAX_TABLES, RED, Pair, PairingRefused, Round, met, propose, swap
+from .pairing import BLUE, MAX_TABLES, RED, Pair, PairingRefused, Round, met, propose, swap, warnings
 from .scoring import BUCHHOLZ, BYE_POINTS, DOUBLE_LOSS, FORFEIT, PLAYED, RATING
 
 if TYPE_CHECKING:
@@ -432,10 +432,13 @@ class Night:
         lines = [line for line in self.standings() if not line.withdrawn]
         if len(lines) < 2:
             raise PairingRefused("a round needs two teams and a table")
-        paired = met(pair.teams for made in self.rounds for pair in made.pairs)  # a pair paired counts as met
-        before = paired | met((game.teams[0], game.teams[1]) for game in self.played if game.rated)
         return propose(len(self.rounds) + 1, [line.team for line in lines], {line.team: line.points for line in lines},
-                       self.unpaired(), before, self.tables, self.colours())
+                       self.unpaired(), self.met(), self.tables, self.colours())
+
+    def met(self) -> Counter[frozenset[str]]:
+        """The pairs of teams that have met: paired in a round (a pair paired counts as met), or in a game recorded."""
+        paired = met(pair.teams for made in self.rounds for pair in made.pairs)
+        return paired | met((game.teams[0], game.teams[1]) for game in self.played if game.rated)
 
     def to_json(self) -> dict[str, object]:
         """The night for its staff page: its code too, at its host (the staff of the tables that follow type it)."""
@@ -449,6 +452,7 @@ class Night:
                 "results": [{"round": number, "table": table, **entry} for (number, table), entry in self.results.items()],
                 "history": list(self.history),
                 "proposal": None if self.proposal is None else self.proposal.to_json(),
+                "warnings": [] if self.proposal is None else warnings(self.proposal, self.met(), self.colours()),
                 "games_played": [game.to_json() for game in self.played],
                 "standings": [line.to_json() for line in self.standings()],
                 **({"code": shown(self.code)} if self.host is None and self.code else {})}
@@ -885,6 +889,25 @@ class Book:
         if night.proposal is None:
             raise NightRefused("propose the next round first")
         made = swap(night.proposal, one, other)
+        self._change({"event": "proposal", "round": made.to_json()})
+        return made
+
+    @_locked
+    def pair(self, pairs: Iterable[dict], resting: Iterable[str]) -> Round:
+        """The next round paired by hand (``pairs``: each ``{"table", "red", "blue"}``), as its
+        proposal: every team of the night not withdrawn once, at a table of the night or sitting out."""
+        night = self._hosted()
+        try:
+            made = Round(len(night.rounds) + 1, tuple(Pair(str(p["table"]), str(p["red"]), str(p["blue"])) for p in pairs),
+                         tuple(map(str, resting)))
+        except (KeyError, TypeError):
+            made = Round(0, ())
+        names = [name for pair in made.pairs for name in pair.teams] + list(made.resting)
+        tables = [pair.table for pair in made.pairs]
+        if not made.pairs or sorted(names) != sorted(name for name in night.teams if name not in night.withdrawn) \
+                or len(set(tables)) != len(tables) or not set(tables) <= set(night.tables):
+            raise NightRefused("a round by hand pairs every team of the night once, one pair a table of the night, "
+                               "and names the others as sitting out")
         self._change({"event": "proposal", "round": made.to_json()})
         return made
 

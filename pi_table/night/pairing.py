@@ -21,7 +21,8 @@ Each pair's red team, which plays first, alternates per team as Swiss systems ba
 the team that has been red less often (then blue last) is red; two teams alike take turns by
 table, the higher-ranked red at the first table, blue at the second.
 
-The host may swap two teams by hand (``swap``), a sitting-out team with a playing one too.
+The host may swap two teams by hand (``swap``), a sitting-out team with a playing one too, or
+pair a round by hand whole; a round so made is ``warnings``-checked (a rematch, a colour not due).
 """
 
 from __future__ import annotations
@@ -173,6 +174,21 @@ def _due(seen: list[str]) -> str | None:
     if difference <= -1 or seen[-2:] == [BLUE, BLUE]:
         return RED
     return None
+
+
+def warnings(made: Round, before: Counter[frozenset[str]], colours: dict[str, list[str]]) -> list[dict[str, object]]:
+    """What a director is warned of in a round proposed (after a swap, or paired by hand), as
+    Swiss-Manager warns: each pair that has met before, and each team given the colour it is
+    not due (it had it more often, or twice running)."""
+    said: list[dict[str, object]] = []
+    for pair in made.pairs:
+        if before[key(*pair.teams)]:
+            said.append({"kind": "rematch", "table": pair.table, "teams": list(pair.teams)})
+        for name, colour in ((pair.red, RED), (pair.blue, BLUE)):
+            due = _due(colours.get(name, []))
+            if due is not None and due != colour:
+                said.append({"kind": "colour", "table": pair.table, "team": name, "due": due})
+    return said
 
 
 def repeats(pairs: Iterable[tuple[str, str]], before: Counter[frozenset[str]]) -> int:

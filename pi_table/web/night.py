@@ -7,7 +7,8 @@ kept and the nights other tables offer this one), ``POST night/open`` (``{"name"
 "tables", "bye", "tiebreak", "late"}``), ``night/join`` (``{"team", "nicknames"}``), ``night/approve``,
 ``night/remove``, ``night/withdraw`` and ``night/reinstate`` (``{"team"}``), ``night/result``
 (``{"round", "table", "result", "winner", "game"}``: a result entered or corrected, written with
-who and when), ``night/propose``, ``night/swap`` (``{"one", "other"}``), ``night/confirm``
+who and when), ``night/propose``, ``night/swap`` (``{"one", "other"}``), ``night/pair`` (``{"pairs": [{"table",
+"red", "blue"}], "resting"}``: the next round by hand), ``night/confirm``
 (``{"over": true}`` to confirm over a round still played), ``night/unconfirm`` (the last round
 back to a proposal, none of its games begun), ``night/close``; ``night/accept`` (``{"host",
 "code"}``: follow a night on offer, with the code its host shows) and ``night/leave``; ``GET
@@ -141,6 +142,13 @@ TEXTS: tuple[str, ...] = (
        "has begun."),
     N_("Round {number} undone"),
     N_("Correct a result"),
+    N_("Table {table}: {one} and {other} have met before"),
+    N_("Table {table}: {team} is due to play red"),
+    N_("Table {table}: {team} is due to play blue"),
+    N_("Pair the round by hand"),
+    N_("red at table {table}"),
+    N_("blue at table {table}"),
+    N_("Save the pairs"),
     N_("both lost"),
 )
 """The night's words on the staff page (night.js looks each up by its English text)."""
@@ -179,6 +187,7 @@ class NightRoom:
             web.post("/staff/api/night/result", api(self._result)),
             web.post("/staff/api/night/propose", api(self._act(lambda body: self.book.propose()))),
             web.post("/staff/api/night/swap", api(self._act(self._swap))),
+            web.post("/staff/api/night/pair", api(self._act(self._pair))),
             web.post("/staff/api/night/confirm", api(self._act(
                 lambda body: self.book.confirm(over=isinstance(body, dict) and body.get("over") is True)))),
             web.post("/staff/api/night/close", api(self._act(lambda body: self.book.close()))),
@@ -235,6 +244,14 @@ class NightRoom:
         if not isinstance(one, str) or not isinstance(other, str):
             raise PairingRefused("swap two different teams of the round")
         return self.book.swap(one, other)
+
+    def _pair(self, body: object) -> object:
+        """``{"pairs": [{"table", "red", "blue"}, ...], "resting": [TEAM, ...]}``: the next round by hand."""
+        pairs, resting = (body.get("pairs"), body.get("resting", [])) if isinstance(body, dict) else (None, None)
+        if not isinstance(pairs, list) or not all(isinstance(p, dict) for p in pairs) or not _strings(resting):
+            raise PairingRefused("a round by hand pairs every team of the night once, one pair a table of the night, "
+                                 "and names the others as sitting out")
+        return self.book.pair(pairs, resting)
 
     def _team_act(self, action: Callable[..., object], signed: bool = False) -> Desk:
         """A route that does ``action`` to the team ``{"team": NAME}`` names; ``signed``: with who did it."""

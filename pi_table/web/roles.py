@@ -84,6 +84,7 @@ ROUTES: dict[tuple[str, str], Role] = {
     ("POST", "/staff/api/night/leave"): STAFF,
     ("POST", "/staff/api/night/propose"): STAFF,
     ("POST", "/staff/api/night/swap"): STAFF,
+    ("POST", "/staff/api/night/pair"): STAFF,  # the next round by hand: a proposal, warned of rematches and colours
     ("POST", "/staff/api/night/confirm"): STAFF,
     ("POST", "/staff/api/night/close"): STAFF,
     ("POST", "/staff/api/night/unconfirm"): STAFF,  # the last round back to a proposal: in the history, who and when

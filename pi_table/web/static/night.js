@@ -57,6 +57,7 @@ function nightSection() {
         el("button", { id: "night-confirm", "data-t": "Confirm the round", text: t("Confirm the round") }),
         el("button", { id: "night-unconfirm", class: "quiet", hidden: "" })),
       el("div", { id: "night-round", "data-redrawn": "" }),
+      el("div", { id: "night-warnings", "data-redrawn": "" }),
       el("p", { id: "night-still", class: "note" }),
       el("div", { id: "night-free", "data-redrawn": "" }),
       el("div", { id: "night-results", "data-redrawn": "" }),
@@ -150,8 +151,40 @@ function drawRound(round, proposed) {
       ...teams.map((name) => el("option", { value: name, text: name })));
     const swap = el("button", { id: "night-swap", class: "quiet", "data-t": "Swap", text: t("Swap") });
     swap.addEventListener("click", () => nightAct("swap", { one: one.value, other: other.value }));
-    return [...drawn, el("div", { class: "row" }, one, other, swap)];
+    return [...drawn, el("div", { class: "row" }, one, other, swap), byHand(round, teams)];
   });
+}
+
+// The round paired by hand, whole: a red and a blue team for each table of the night; the teams not chosen sit out.
+function byHand(round, teams) {
+  const chosen = (table, colour) => { const pair = round.pairs.find((p) => p.table === table); return pair ? pair[colour] : ""; };
+  const rows = night.tables.map((table) => {
+    const pick = (colour, label) => {
+      const select = el("select", { class: `night-hand-${colour}`, "data-table": table, "aria-label": t(label, { table }) },
+        el("option", { value: "", text: "–" }), ...teams.map((name) => el("option", { value: name, text: name })));
+      select.value = chosen(table, colour);
+      return select;
+    };
+    return el("div", { class: "row" }, el("span", { text: `${t("table")} ${table}` }), pick("red", "red at table {table}"),
+      pick("blue", "blue at table {table}"));
+  });
+  const save = el("button", { id: "night-hand-save", class: "quiet", text: t("Save the pairs") });
+  save.addEventListener("click", () => {
+    const pairs = rows.map((row) => ({ table: row.querySelector(".night-hand-red").dataset.table,
+      red: row.querySelector(".night-hand-red").value, blue: row.querySelector(".night-hand-blue").value }))
+      .filter((pair) => pair.red || pair.blue);
+    const seated = new Set(pairs.flatMap((pair) => [pair.red, pair.blue]));
+    nightAct("pair", { pairs, resting: teams.filter((name) => !seated.has(name)) });
+  });
+  return el("details", { id: "night-hand" }, el("summary", { text: t("Pair the round by hand") }), ...rows, save);
+}
+
+// What a director is warned of in the round proposed: a rematch, a team given the colour it is not due.
+function drawWarnings(warned) {
+  redraw($("night-warnings"), warned, () => warned.map((w) => el("p", { class: "note night-warning", text: w.kind === "rematch"
+    ? t("Table {table}: {one} and {other} have met before", { table: w.table, one: w.teams[0], other: w.teams[1] })
+    : t(w.due === "red" ? "Table {table}: {team} is due to play red" : "Table {table}: {team} is due to play blue",
+        { table: w.table, team: w.team }) })));
 }
 
 // The nights other tables offer this one (their plans name it): each followed once its code is typed here.
@@ -306,6 +339,7 @@ function drawNight(data) {
   drawResults(night);
   drawHistory(night.history);
   drawRound(night.proposal || night.rounds[night.rounds.length - 1], !!night.proposal);
+  drawWarnings(night.warnings || []);
   $("night-confirm").disabled = !night.proposal;
   // The last round confirmed by mistake goes back to a proposal while none of its games began (the host says).
   $("night-unconfirm").hidden = !!night.host || !last || !!night.proposal;
