@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import random
+from collections import Counter
 
 import pytest
 from hypothesis import given, settings
@@ -252,8 +253,11 @@ def test_the_staff_page_opens_a_night_with_the_points_of_a_round_missed_and_name
                                                                       "tables": ["1"], "late": 1})
         assert status == 400 and '"late": 0 or 0.5' in answer["error"]
         status, answer = staff.call("POST", "/staff/api/night/open", {"name": "Friday", "games": ["codenames"],
+                                                                      "tables": ["1"], "seeding": "coin"})
+        assert status == 400 and '"seeding": "draw" or "ratings"' in answer["error"]
+        status, answer = staff.call("POST", "/staff/api/night/open", {"name": "Friday", "games": ["codenames"],
                                                                       "tables": ["1"], "late": 0.5})
-        assert status == 200 and answer["night"]["late"] == 0.5
+        assert status == 200 and answer["night"]["late"] == 0.5 and answer["night"]["seeding"] == "draw"
         for name in TEAMS[:2]:
             staff.call("POST", "/staff/api/night/join", {"team": name})
         staff.call("POST", "/staff/api/night/propose")
@@ -636,4 +640,60 @@ def test_a_proposal_warns_of_a_rematch_or_a_colour_a_team_is_not_due_and_the_sta
                 [{"table": "1", "red": one.red, "blue": one.blue}, {"table": "9", "red": two.red, "blue": two.blue}]):
         with pytest.raises(NightRefused, match="a round by hand pairs every team of the night once"):
             book.pair(bad, [])
+    book.stop()
+
+
+# --- item 8: round 1 drawn by lot, or seeded by earlier nights' ratings ---------------------------------------------
+
+def test_round_one_is_drawn_by_lot_from_the_nights_seed_and_the_draw_is_the_books(tmp_path):
+    """Issue 49, item 8: with every team level, round 1 was paired in the alphabet's order, so the
+    teams late in it sat out and neighbours met. It is now a draw by lot from a seed the night
+    writes when it opens: another night draws differently, and the same book draws the same
+    (after a restart too), as the page says."""
+    teams = [f"Team {letter}" for letter in "ABCDEFG"]  # 7 teams, 2 tables: 3 sit out
+    resting, firsts = Counter(), set()
+    for n in range(12):
+        book = Book(tmp_path / f"n{n}")
+        book.open("Friday", ["codenames"], ["1", "2"])
+        for name in teams:
+            book.join(name)
+        made = book.propose()
+        resting.update(made.resting)
+        firsts.add(made.pairs[0].teams)
+        if n == 0:
+            seed = book.current().to_json()["draw"]
+            assert isinstance(seed, str) and len(seed) >= 8 and book.current().to_json()["seeding"] == "draw"
+            book.stop()
+            again = Book(tmp_path / "n0")
+            assert again.propose() == made and again.current().to_json()["draw"] == seed
+            again.stop()
+        else:
+            book.stop()
+    assert len(resting) >= 5 and len(firsts) >= 5, (resting, firsts)  # not the alphabet's last three every night
+
+
+def test_round_one_is_seeded_by_the_cafes_ratings_from_earlier_nights_when_the_staff_choose_it(tmp_path):
+    clock = Clock()
+    book = Book(tmp_path / "host", clock=clock)
+    book.open("Last week", ["codenames"], ["1"])
+    for name in ("Owls", "Foxes"):
+        book.join(name)
+    for number in range(1, 4):
+        made = book.propose()
+        book.confirm()
+        pair = made.pairs[0]
+        book.record(Game(f"g{number}", "1", "codenames", pair.teams, "Owls", Termination.ALL_AGENTS_FOUND, 5, None,
+                         number, clock.now + number))
+    book.close()
+    clock.now += 7 * 24 * 3600
+    book.open("This week", ["codenames"], ["1", "2"], seeding="ratings")
+    for name in ("Bats", "foxes", "Moles", "OWLS"):  # names typed again, as the staff type them
+        book.join(name)
+    made = book.propose()
+    assert "OWLS" in made.pairs[0].teams  # the best rated of last week leads the round (a newcomer rates 0)
+    night = book.current().to_json()
+    assert night["seeding"] == "ratings" and night["seeds"]["owls"] > night["seeds"]["foxes"]
+    assert "foxes" in made.pairs[-1].teams  # the worst rated of last week last
+    with pytest.raises(NightRefused, match="round 1 is drawn by lot or seeded by the ratings"):
+        Book(tmp_path / "other").open("x", ["codenames"], ["1"], seeding="coin")
     book.stop()

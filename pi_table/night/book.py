@@ -36,7 +36,9 @@ from __future__ import annotations
 import json
 import logging
 import os
+import random
 import re
+import secrets
 import threading
 import time
 from collections import Counter
@@ -52,7 +54,7 @@ from ..errors import PiTableError
 from ..files import CRC_FIELD, PRIVATE_DIR, create_private, read_file, seal, sealed_line, sync_folder, write_private
 from .code import new_code, proves, shown
 from .games import Game
-from .names import Blocklist, NameRefused, Team, team, tidy
+from .names import Blocklist, NameRefused, Team, folded, team, tidy
 from .pairing import BLUE, MAX_TABLES, RED, Pair, PairingRefused, Round, met, propose, swap, warnings
 from .scoring import BUCHHOLZ, BYE_POINTS, DOUBLE_LOSS, FORFEIT, PLAYED, RATING
 
@@ -77,6 +79,8 @@ STAFF_EVENTS = ("withdraw", "reinstate", "result", "unconfirm")  # the night's h
 WON, VOID, CREDIT, TABLE = "won", "void", "game", "table"  # with scoring's FORFEIT and DOUBLE_LOSS
 RESULTS = (WON, FORFEIT, DOUBLE_LOSS, VOID, CREDIT, TABLE)
 MAX_BYE_POINTS = 1.0
+DRAW, RATINGS = "draw", "ratings"  # how round 1 orders the teams, all level: by lot, or by earlier nights' ratings
+SEED_NIGHTS = 20  # the nights kept here whose ratings seed a night's round 1: the café's last few weeks
 FREE_VIEW = ("game", "termination", "winner", "remaining", "score")  # what a free-play game over keeps of its view
 LATE_POINTS, LATE_CHOICES = 0.0, (0.0, 0.5)  # a round missed by joining late: Z (zero-point bye) or H (half-point)
 
@@ -153,6 +157,9 @@ class Night:
     left: bool = False  # a night followed: left by this table's staff
     bye: float = BYE_POINTS  # the points of a bye (a round sat out)
     late: float = LATE_POINTS  # the points of a round a team missed because it joined after it (Z 0, or H ½)
+    draw: str = ""  # the seed of round 1's draw by lot, written when the night opened ('': a night from before it)
+    seeding: str = DRAW  # round 1 by lot, or by the ratings of earlier nights (``seeds``) first
+    seeds: dict[str, float] = field(default_factory=dict)  # a team's rating at the café's earlier nights, by its folded name
     since: dict[str, int] = field(default_factory=dict)  # a team that joined late: the rounds confirmed before it
     tiebreak: str = RATING  # after points: the rating, or Buchholz
     withdrawn: set[str] = field(default_factory=set)
@@ -182,6 +189,8 @@ class Night:
             self.code = str(event.get("code", ""))  # a night opened before the codes has none
             self.bye, self.tiebreak = _bye(event.get("bye", BYE_POINTS)), _tiebreak(event.get("tiebreak", RATING))
             self.late = _late(event.get("late", LATE_POINTS))
+            self.draw, self.seeding = str(event.get("draw", "")), _seeding(event.get("seeding", DRAW))
+            self.seeds = {str(name): float(rating) for name, rating in dict(event.get("seeds") or {}).items()}
         elif kind == "join":
             joined = Team(str(event["team"]), tuple(map(str, event["nicknames"])))
             (self.waiting if event.get("waiting") else self.teams)[joined.name] = joined
@@ -432,8 +441,21 @@ class Night:
         lines = [line for line in self.standings() if not line.withdrawn]
         if len(lines) < 2:
             raise PairingRefused("a round needs two teams and a table")
-        return propose(len(self.rounds) + 1, [line.team for line in lines], {line.team: line.points for line in lines},
-                       self.unpaired(), self.met(), self.tables, self.colours())
+        return propose(len(self.rounds) + 1, self.ranked([line.team for line in lines]),
+                       {line.team: line.points for line in lines}, self.unpaired(), self.met(), self.tables,
+                       self.colours())
+
+    def ranked(self, teams: list[str]) -> list[str]:
+        """``teams`` (in the standings' order) as the next round ranks them: in round 1, where all
+        are level, by lot from the night's ``draw`` (so no alphabet decides who sits out or who
+        meets), the ratings of earlier nights first when the night is seeded by them."""
+        if self.rounds or not self.draw:
+            return teams
+        drawn = sorted(teams)
+        random.Random(self.draw).shuffle(drawn)
+        if self.seeding == RATINGS:
+            drawn.sort(key=lambda name: -self.seeds.get(folded(name), 0.0))  # a newcomer rates 0; the lot among equals
+        return drawn
 
     def met(self) -> Counter[frozenset[str]]:
         """The pairs of teams that have met: paired in a round (a pair paired counts as met), or in a game recorded."""
@@ -448,6 +470,9 @@ class Night:
                 "waiting": [t.to_json() for t in self.waiting.values()],
                 "withdrawn": sorted(self.withdrawn), "bye": self.bye, "late": self.late, "tiebreak": self.tiebreak,
                 "rounds": [made.to_json() for made in self.rounds],
+                "draw": self.draw, "seeding": self.seeding,
+                "seeds": {key: rating for name in self.teams if (key := folded(name)) in self.seeds
+                          for rating in (self.seeds[key],)},
                 "still_played": {str(made.number): tables for made in self.rounds if (tables := self.still_played(made))},
                 "results": [{"round": number, "table": table, **entry} for (number, table), entry in self.results.items()],
                 "history": list(self.history),
@@ -477,6 +502,12 @@ def _since(rounds: object, confirmed: int) -> int:
     if isinstance(rounds, bool) or not isinstance(rounds, int) or not 0 < rounds <= confirmed:
         raise ValueError("a late team missed some of the rounds confirmed")
     return rounds
+
+
+def _seeding(name: object) -> str:
+    if name not in (DRAW, RATINGS):
+        raise ValueError("round 1 is drawn or seeded by ratings")
+    return str(name)
 
 
 def _tiebreak(name: object) -> str:
@@ -670,9 +701,11 @@ class Book:
 
     @_locked
     def open(self, name: str, games: Iterable[str], tables: Iterable[str], bye: float = BYE_POINTS,
-             tiebreak: str = RATING, late: float = LATE_POINTS) -> Night:
-        """A new night here, hosted: its games, tables, the points of a bye, its tie-break and the
-        points of a round a team missed by joining late."""
+             tiebreak: str = RATING, late: float = LATE_POINTS, seeding: str = DRAW) -> Night:
+        """A new night here, hosted: its games, tables, the points of a bye, its tie-break, the
+        points of a round a team missed by joining late, and how round 1 is ordered (``DRAW``, by
+        lot from a seed written now, or ``RATINGS``, the ratings of the café's earlier nights,
+        written now too): what the book holds, it pairs the same again."""
         self._free()
         try:
             name = tidy(name, MAX_NIGHT_NAME, N_("night's name"))
@@ -690,12 +723,30 @@ class Book:
         except ValueError:
             raise NightRefused("a bye scores 0 to 1 point, a round missed by a late team 0 or ½, and the tie-break "
                                "is {names}", names=f"{RATING}, {BUCHHOLZ}") from None
+        try:
+            seeding = _seeding(seeding)
+        except ValueError:
+            raise NightRefused("round 1 is drawn by lot or seeded by the ratings of earlier nights: {names}",
+                               names=f"{DRAW}, {RATINGS}") from None
+        seeds = self._seeds() if seeding == RATINGS else {}
         at = self.clock()
         self._start(self._new_id(at))
         night = self._change({"event": "open", "name": name, "games": list(games), "tables": list(tables), "at": at,
-                              "code": new_code(), "bye": bye, "tiebreak": tiebreak, "late": late})
+                              "code": new_code(), "bye": bye, "tiebreak": tiebreak, "late": late,
+                              "draw": secrets.token_hex(8), "seeding": seeding, "seeds": seeds})
         self._point(night.id)
         return night
+
+    def _seeds(self) -> dict[str, float]:
+        """Each team's rating (its ordinal) at the last of the café's nights hosted here, closed, it
+        played in (the last ``SEED_NIGHTS``), by its folded name: a team types its name again."""
+        seeds: dict[str, float] = {}
+        for path in self.kept()[-SEED_NIGHTS:]:
+            night = read_night(path)[0]
+            if night.open or night.host is not None:
+                continue
+            seeds.update((folded(line.team), line.rating(3)) for line in night.standings() if line.played)
+        return seeds
 
     @_locked
     def join(self, name: str, nicknames: Iterable[str] = (), waiting: bool = False) -> Team:

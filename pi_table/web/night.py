@@ -4,7 +4,7 @@ under way here).
 
 Staff (session and CSRF token): ``GET night`` (the open night, its standings, the nights
 kept and the nights other tables offer this one), ``POST night/open`` (``{"name", "games",
-"tables", "bye", "tiebreak", "late"}``), ``night/join`` (``{"team", "nicknames"}``), ``night/approve``,
+"tables", "bye", "tiebreak", "late", "seeding"}``), ``night/join`` (``{"team", "nicknames"}``), ``night/approve``,
 ``night/remove``, ``night/withdraw`` and ``night/reinstate`` (``{"team"}``), ``night/result``
 (``{"round", "table", "result", "winner", "game"}``: a result entered or corrected, written with
 who and when), ``night/propose``, ``night/swap`` (``{"one", "other"}``), ``night/pair`` (``{"pairs": [{"table",
@@ -41,7 +41,7 @@ from ..engine.endings import WORDS
 from ..engine.errors import Refusal
 from ..engine.phrase import N_, Phrase
 from ..files import csv_text
-from ..night.book import BUCHHOLZ, LATE_CHOICES, RATING, VOID, Night
+from ..night.book import BUCHHOLZ, DRAW, LATE_CHOICES, RATING, RATINGS, VOID, Night
 from ..night.pairing import PairingRefused, Round
 from ..night.recorder import Recorder
 from ..night.scoring import FORFEIT, PLAYED
@@ -149,6 +149,11 @@ TEXTS: tuple[str, ...] = (
     N_("red at table {table}"),
     N_("blue at table {table}"),
     N_("Save the pairs"),
+    N_("Round 1"),
+    N_("drawn by lot"),
+    N_("seeded by the ratings of earlier nights"),
+    N_("Round 1 is drawn by lot (draw {draw})."),
+    N_("Round 1 is seeded by the ratings of the café's earlier nights, then by lot (draw {draw})."),
     N_("both lost"),
 )
 """The night's words on the staff page (night.js looks each up by its English text)."""
@@ -217,13 +222,15 @@ class NightRoom:
         body = await self.page.read_json(request)
         if not isinstance(body, dict) or not isinstance(body.get("name"), str) or not _strings(body.get("games")) \
                 or not _strings(body.get("tables")) or body.get("bye", 1) not in (0, 0.5, 1) \
-                or body.get("tiebreak", RATING) not in (RATING, BUCHHOLZ) or body.get("late", 0) not in LATE_CHOICES:
+                or body.get("tiebreak", RATING) not in (RATING, BUCHHOLZ) or body.get("late", 0) not in LATE_CHOICES \
+                or body.get("seeding", DRAW) not in (DRAW, RATINGS):
             return bad('expected {"name": NAME, "games": [GAME, ...], "tables": [TABLE, ...], "bye": 1, 0.5 or 0, '
-                       '"tiebreak": "rating" or "buchholz", "late": 0 or 0.5}')
+                       '"tiebreak": "rating" or "buchholz", "late": 0 or 0.5, "seeding": "draw" or "ratings"}')
         return await self._done(request, lambda: self.book.open(body["name"], body["games"], body["tables"],
                                                                 float(body.get("bye", 1)),
                                                                 body.get("tiebreak", RATING),
-                                                                float(body.get("late", 0))))
+                                                                float(body.get("late", 0)),
+                                                                body.get("seeding", DRAW)))
 
     async def _join(self, request: web.Request, session: Session) -> web.Response:
         body = await self.page.read_json(request)

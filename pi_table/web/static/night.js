@@ -31,6 +31,11 @@ function nightSection() {
       el("select", { id: "night-late" },
         el("option", { value: "0", "data-t": "nothing (0 points)", text: t("nothing (0 points)") }),
         el("option", { value: "0.5", "data-t": "a draw (½ point)", text: t("a draw (½ point)") })),
+      el("label", { for: "night-seeding", "data-t": "Round 1", text: t("Round 1") }),
+      el("select", { id: "night-seeding" },
+        el("option", { value: "draw", "data-t": "drawn by lot", text: t("drawn by lot") }),
+        el("option", { value: "ratings", "data-t": "seeded by the ratings of earlier nights",
+                       text: t("seeded by the ratings of earlier nights") })),
       el("label", { for: "night-tiebreak", "data-t": "Tie-break after points", text: t("Tie-break after points") }),
       el("select", { id: "night-tiebreak" },
         el("option", { value: "rating", "data-t": "rating, then margin", text: t("rating, then margin") }),
@@ -58,6 +63,7 @@ function nightSection() {
         el("button", { id: "night-unconfirm", class: "quiet", hidden: "" })),
       el("div", { id: "night-round", "data-redrawn": "" }),
       el("div", { id: "night-warnings", "data-redrawn": "" }),
+      el("p", { id: "night-draw", class: "note" }),
       el("p", { id: "night-still", class: "note" }),
       el("div", { id: "night-free", "data-redrawn": "" }),
       el("div", { id: "night-results", "data-redrawn": "" }),
@@ -340,6 +346,10 @@ function drawNight(data) {
   drawHistory(night.history);
   drawRound(night.proposal || night.rounds[night.rounds.length - 1], !!night.proposal);
   drawWarnings(night.warnings || []);
+  // Round 1's order, all teams level: by lot from the night's seed (the same book draws the same), or earlier ratings.
+  $("night-draw").textContent = night.draw && !night.rounds.length ? t(night.seeding === "ratings"
+    ? "Round 1 is seeded by the ratings of the café's earlier nights, then by lot (draw {draw})."
+    : "Round 1 is drawn by lot (draw {draw}).", { draw: night.draw }) : "";
   $("night-confirm").disabled = !night.proposal;
   // The last round confirmed by mistake goes back to a proposal while none of its games began (the host says).
   $("night-unconfirm").hidden = !!night.host || !last || !!night.proposal;
@@ -380,7 +390,7 @@ export function wireNight() {
     const games = [...document.querySelectorAll("input[name=night-game]:checked")].map((box) => box.value);
     nightAct("open", { name: $("night-name").value, games, tables: words("night-tables"),
                        bye: Number($("night-bye").value), tiebreak: $("night-tiebreak").value,
-                       late: Number($("night-late").value) });
+                       late: Number($("night-late").value), seeding: $("night-seeding").value });
   });
   $("night-join").addEventListener("submit", async (event) => {
     event.preventDefault();
