@@ -697,3 +697,42 @@ def test_round_one_is_seeded_by_the_cafes_ratings_from_earlier_nights_when_the_s
     with pytest.raises(NightRefused, match="round 1 is drawn by lot or seeded by the ratings"):
         Book(tmp_path / "other").open("x", ["codenames"], ["1"], seeding="coin")
     book.stop()
+
+
+# --- item 4: the spectators' TV ----------------------------------------------------------------------------------------
+
+def test_the_spectators_page_is_told_of_each_change_of_the_night_on_its_event_stream(tmp_path):
+    """Issue 49, item 4: the TV polled the standings every 10 s. The table now tells every
+    spectator's stream of a change of the night (``event: night``) within a fraction of a
+    second, as the fleet's dashboard pushes its nights; a seat's stream is not told. And the
+    standings it then fetches carry what the TV shows: the tie-break's columns, who withdrew,
+    who sits out."""
+    import http.client
+    import time
+
+    from helpers import get, next_event
+
+    table = StaffTable(tmp_path, KEY)
+    connection = http.client.HTTPConnection("127.0.0.1", table.daemon.companion.port, timeout=10)  # type: ignore[union-attr]
+    try:
+        connection.request("GET", "/api/public/events")
+        stream = connection.getresponse()
+        assert next_event(stream)[0] == "message"  # the game's view first
+        staff = Staff(table.base)
+        staff.login()
+        began = time.monotonic()
+        staff.call("POST", "/staff/api/night/open", {"name": "Friday", "games": ["codenames"], "tables": ["1"],
+                                                     "tiebreak": "buchholz"})
+        assert next_event(stream) == ("night", {}) and time.monotonic() - began < 2
+        for name in TEAMS[:3]:
+            staff.call("POST", "/staff/api/night/join", {"team": name})
+        staff.call("POST", "/staff/api/night/propose")
+        staff.call("POST", "/staff/api/night/confirm")
+        staff.call("POST", "/staff/api/night/withdraw", {"team": TEAMS[0]})
+        night = json.loads(get(table.base + "/night/standings")[1])["night"]
+        assert night["tiebreak"] == "buchholz" and all("buchholz" in line and "margin" in line for line in night["standings"])
+        assert [line["withdrawn"] for line in night["standings"] if line["team"] == TEAMS[0]] == [True]
+        assert len(night["rounds"][0]["resting"]) == 1
+    finally:
+        connection.close()
+        table.close()

@@ -322,14 +322,17 @@ class Daemon:
             SetupRoom(staff, self.first_boot)  # None: the table is set up, and the set-up page is gone
             WifiRoom(staff, Wifi(self))
             OwnerFiles(staff)
+            night_room = None
             if self.night is not None:
                 from ..web.night import NightRoom
-                NightRoom(staff, self.night)
+                night_room = NightRoom(staff, self.night)
             tls = _tls(web.tls_cert, web.tls_key) if web.tls_cert else None
             companion = Companion(web.host, web.port, act=self._act, base_url=web.url,
                                   advertise=lambda: _reachable_address(web.host), proof=tokens.proof,
                                   opened_file=journal_dir / "companion.opened", language=self.config.language,
                                   staff=staff, tls=tls, header_timeout_s=web.request_s, body_timeout_s=web.request_s)
+            if night_room is not None:
+                night_room.announce = companion.announce  # the spectators' pages hear of the night's changes
             companion.start()
         except Exception as e:  # noqa: BLE001 (a taken port, a broken install: the table plays without phones)
             why = e.strerror if isinstance(e, OSError) and e.strerror else e

@@ -581,6 +581,7 @@ class Book:
         self.changed: Callable[[], None] | None = None  # hears of each change of the plan kept (the fleet's), under the lock
         self.followed: Callable[[], None] | None = None  # hears of a night accepted here (the games heard, gathered)
         self.offers: dict[str, dict] = {}  # by host: the plan of a night that names this table, not accepted here
+        self._names: dict[str, tuple[int, str]] = {}  # a night kept's name, by its id, as of its file's size
         self.version = 0
         self._file: BinaryIO | None = None
         self.lock = threading.RLock()
@@ -1121,6 +1122,19 @@ class Book:
         if self._file is not None:
             self._file.close()
             self._file = None
+
+    def name_of(self, night_id: str) -> str:
+        """A night kept's name (for the desk's list of nights kept), read once for each version of its file."""
+        path = self.folder / f"{night_id}.jsonl"
+        try:
+            size = path.stat().st_size
+        except OSError:
+            return ""
+        known = self._names.get(night_id)
+        if known is None or known[0] != size:
+            known = (size, self.night_of(night_id).name)
+            self._names[night_id] = known
+        return known[1]
 
     def night_of(self, night_id: str) -> Night:
         """A night kept, open or closed, by its id (its file's name)."""

@@ -32,7 +32,7 @@ import logging
 import math
 import time
 from collections import Counter
-from collections.abc import Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable
 from typing import TypeVar
 
 from aiohttp import web
@@ -54,6 +54,8 @@ log = logging.getLogger("pi_table.web.staff")
 T = TypeVar("T")
 Desk = Callable[[web.Request, Session], Awaitable[web.Response]]
 """A route of the director's desk, behind the staff page's checks (``StaffPage.api``)."""
+KEPT_NAMED = 5  # the nights kept the desk lists with their names (night.js's KEPT_SHOWN)
+WATCH_S = 0.25  # how often the night's room looks whether the book changed, to tell the spectators' pages
 JOINS_A_MINUTE = 6  # tries to join from one phone (its address): a typo or a name taken, not a flood
 TEAMS_A_PHONE = 3  # teams one phone joins in a night: a friend's team whose phone is flat, not a flood
 
@@ -150,6 +152,15 @@ TEXTS: tuple[str, ...] = (
     N_("blue at table {table}"),
     N_("Save the pairs"),
     N_("Round 1"),
+    N_("Round {number}, proposed: not confirmed yet"),
+    N_("Export CSV of the night {night}"),
+    N_("Export TRF of the night {night}"),
+    N_("Print the night {night}"),
+    N_("Correct a result of the night {night}"),
+    N_("Approve the team {team}"),
+    N_("Remove the team {team}"),
+    N_("Back in: the team {team}"),
+    N_("Follow this night: {night}, of table {table}"),
     N_("drawn by lot"),
     N_("seeded by the ratings of earlier nights"),
     N_("Round 1 is drawn by lot (draw {draw})."),
@@ -175,11 +186,13 @@ class NightRoom:
 
     def __init__(self, page: StaffPage, recorder: Recorder) -> None:
         self.page, self.recorder, self.book = page, recorder, recorder.book
+        self.announce: Callable[[str], None] | None = None  # the companion's: tells the spectators' pages of a change
         self._tries = Throttle(JOINS_A_MINUTE)
         self._phones: tuple[str | None, Counter[str]] = (None, Counter())  # a night's id, its teams joined by address
         page.rooms.append(self)
 
     def mount(self, app: web.Application) -> None:
+        app.cleanup_ctx.append(self._watching)
         api = self.page.api
         app.add_routes([
             web.get("/staff/api/night", api(self._night)),
@@ -209,6 +222,23 @@ class NightRoom:
             web.get("/night/standings", self._standings),
         ])
 
+    async def _watching(self, app: web.Application) -> AsyncIterator[None]:
+        """While the pages are served: each change of the book (a result, a round, a team) told to
+        the spectators' pages at once (``announce``), which fetch the standings then, as the
+        fleet's dashboard pushes its nights; a look at a number four times a second."""
+        task = asyncio.create_task(self._watch())
+        yield
+        task.cancel()
+
+    async def _watch(self) -> None:
+        seen = self.book.version
+        while True:
+            await asyncio.sleep(WATCH_S)
+            if self.book.version != seen:
+                seen = self.book.version
+                if self.announce is not None:
+                    self.announce("night")
+
     async def _night(self, request: web.Request, session: Session) -> web.Response:
         night, offers = await asyncio.to_thread(lambda: (self.book.snapshot(), self.book.offered()))
         lang = language(request)
@@ -216,7 +246,9 @@ class NightRoom:
             night["free_play"] = self.recorder.free_play()
             night["high_scores"] = [h.to_json() for h in high_scores(self.book.current().played)]
             night["endings"] = {t.value: translation(lang).gettext(WORDS[t]) for t in WORDS}
-        return web.json_response({"night": night, "kept": [path.stem for path in self.book.kept()], "offers": offers})
+        kept = [path.stem for path in self.book.kept()]
+        names = await asyncio.to_thread(lambda: {night_id: self.book.name_of(night_id) for night_id in kept[-KEPT_NAMED:]})
+        return web.json_response({"night": night, "kept": kept, "kept_names": names, "offers": offers})
 
     async def _open(self, request: web.Request, session: Session) -> web.Response:
         body = await self.page.read_json(request)

@@ -108,19 +108,25 @@ async function printNight(id) {
   if (answer.ok) window.open(URL.createObjectURL(await answer.response.blob()), "_blank");
 }
 
-function drawKept(kept) {
+// Each night kept with its exports: every button names the night it acts on (its name and when it opened).
+function drawKept(kept, names = {}) {
   const latest = kept.slice(-KEPT_SHOWN).reverse();
-  redraw($("night-kept"), latest, () => [...(latest.length ? [el("h3", { "data-t": "Nights kept", text: t("Nights kept") })] : []),
+  redraw($("night-kept"), [latest, names], () => [...(latest.length ? [el("h3", { "data-t": "Nights kept", text: t("Nights kept") })] : []),
     ...latest.map((id) => {
-      const csv = el("button", { class: "quiet night-csv", "data-night": id, text: t("Export CSV") });
-      const trf = el("button", { class: "quiet night-trf", "data-night": id, text: "TRF" });
-      const print = el("button", { class: "quiet night-print", "data-night": id, text: t("Print") });
-      const correct = el("button", { class: "quiet night-correct", "data-night": id, text: t("Correct a result") });
+      const night = names[id] ? `${names[id]} (${id})` : id;
+      const csv = el("button", { class: "quiet night-csv", "data-night": id, text: t("Export CSV"),
+                                 "aria-label": t("Export CSV of the night {night}", { night }) });
+      const trf = el("button", { class: "quiet night-trf", "data-night": id, text: "TRF",
+                                 "aria-label": t("Export TRF of the night {night}", { night }) });
+      const print = el("button", { class: "quiet night-print", "data-night": id, text: t("Print"),
+                                   "aria-label": t("Print the night {night}", { night }) });
+      const correct = el("button", { class: "quiet night-correct", "data-night": id, text: t("Correct a result"),
+                                     "aria-label": t("Correct a result of the night {night}", { night }) });
       csv.addEventListener("click", () => exportNight(id));
       trf.addEventListener("click", () => exportNight(id, "trf"));
       print.addEventListener("click", () => printNight(id));
       correct.addEventListener("click", () => correctNight(id));
-      return el("div", { class: "row" }, el("span", { text: id }), csv, trf, print, correct);
+      return el("div", { class: "row" }, el("span", { text: night }), csv, trf, print, correct);
     })]);
 }
 
@@ -144,7 +150,7 @@ function drawRound(round, proposed) {
   redraw($("night-round"), [round, proposed], () => {
     if (!round) return [];
     const teams = [...round.pairs.flatMap((pair) => [pair.red, pair.blue]), ...round.resting];
-    const drawn = [el("h3", { text: `${t("Round {number}", { number: round.number })}${proposed ? " ?" : ""}` })];
+    const drawn = [el("h3", { text: t(proposed ? "Round {number}, proposed: not confirmed yet" : "Round {number}", { number: round.number }) })];
     for (const pair of round.pairs) {  // red plays first: it alternates per team, as Swiss systems balance colours
       drawn.push(el("p", { class: "pair" }, `${t("table")} ${pair.table}: ${pair.red}`,
         el("span", { class: "first", text: ` ${t("(red, plays first)")}` }), ` – ${pair.blue}`));
@@ -199,7 +205,8 @@ function drawOffers(offers) {
     text: t("Nights on offer to this table") })] : []), ...offers.map((offer) => {
     const code = el("input", { id: `night-offer-code-${offer.host}`, class: "night-offer-code", maxlength: "12", autocomplete: "off",
                                "aria-label": t("Code on its host's screen"), placeholder: t("Code on its host's screen") });
-    const follow = el("button", { class: "night-accept", "data-host": offer.host, text: t("Follow this night") });
+    const follow = el("button", { class: "night-accept", "data-host": offer.host, text: t("Follow this night"),
+                                  "aria-label": t("Follow this night: {night}, of table {table}", { night: offer.name, table: offer.host }) });
     follow.addEventListener("click", () => nightAct("accept", { host: offer.host, code: code.value }));
     return el("div", { class: "row night-offer" }, el("span", { text: `${t("table")} ${offer.host}: ${offer.name}` }), code, follow);
   })]);
@@ -209,8 +216,10 @@ function drawOffers(offers) {
 function drawWaiting(waiting) {
   redraw($("night-waiting"), waiting, () => [...(waiting.length ? [el("h3", { "data-t": "Waiting for the staff",
     text: t("Waiting for the staff") })] : []), ...waiting.map((team) => {
-    const approve = el("button", { class: "night-approve", "data-team": team.name, text: t("Approve") });
-    const remove = el("button", { class: "quiet night-refuse", "data-team": team.name, text: t("Remove") });
+    const approve = el("button", { class: "night-approve", "data-team": team.name, text: t("Approve"),
+                                   "aria-label": t("Approve the team {team}", { team: team.name }) });
+    const remove = el("button", { class: "quiet night-refuse", "data-team": team.name, text: t("Remove"),
+                                  "aria-label": t("Remove the team {team}", { team: team.name }) });
     approve.addEventListener("click", () => nightAct("approve", { team: team.name }));
     remove.addEventListener("click", () => removeTeam(team.name));
     const nicknames = team.nicknames.length ? ` (${team.nicknames.join(", ")})` : "";
@@ -221,7 +230,8 @@ function drawWaiting(waiting) {
 // The teams withdrawn: each keeps its results, and comes back with a tap.
 function drawWithdrawn(names, hosted) {
   redraw($("night-withdrawn"), [names, hosted], () => names.map((name) => {
-    const back = el("button", { class: "quiet night-reinstate", "data-team": name, text: t("Back in") });
+    const back = el("button", { class: "quiet night-reinstate", "data-team": name, text: t("Back in"),
+                                "aria-label": t("Back in: the team {team}", { team: name }) });
     back.addEventListener("click", () => nightAct("reinstate", { team: name }));
     back.hidden = !hosted;
     return el("div", { class: "row night-withdrawn" }, el("span", { text: `${name} (${t("withdrawn")})` }), back);
@@ -326,7 +336,7 @@ function drawNight(data) {
   $("night-open-desk").hidden = !night;
   $("night-host").hidden = true;
   $("night-state").textContent = night ? night.name : t("no night is open");
-  drawKept(data.kept);
+  drawKept(data.kept, data.kept_names || {});
   drawOffers(data.offers || []);
   $("night-code").hidden = !(night && night.code);
   $("night-code").textContent = night && night.code ? t("Code for the other tables: {code}", { code: night.code }) : "";
