@@ -77,8 +77,19 @@ def test_a_whole_night_from_the_staff_page_on_a_phone(tmp_path, browser):
         with page.expect_download() as download:
             page.locator("#night-kept .night-csv").first.click()
         assert download.value.suggested_filename.startswith("pi-table-night-")
+        assert download.value.suggested_filename.endswith("-standings.csv")  # one table a file (issue 49, item 6)
         exported = open(download.value.path(), encoding="utf-8").read()  # noqa: SIM115 - read whole at once
-        assert f"{red},{blue},{red},all_agents_found,8" in exported and f"1,{red},1,1,0,0,0,1.0,8" in exported  # place, team, played, won, lost, drawn, byes, points, margin
+        assert exported.startswith("\ufeffplace,team,") and f"1,{red},1,1,0,0,0,1.0,8" in exported  # place, team, played, won, lost, drawn, byes, points, margin
+        with page.expect_download() as download:
+            page.locator("#night-kept .night-xlsx").first.click()
+        import io
+        from pathlib import Path
+
+        from openpyxl import load_workbook
+
+        workbook = load_workbook(io.BytesIO(Path(download.value.path()).read_bytes()))  # saved with no extension
+        games = [[cell.value for cell in row] for row in workbook["games"].iter_rows()]
+        assert [red, blue, red, "all_agents_found", 8] in [row[4:9] for row in games]
         expect(board).to_be_hidden(timeout=POLL_MS)
         assert errors == []
     finally:

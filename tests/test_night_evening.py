@@ -736,3 +736,116 @@ def test_the_spectators_page_is_told_of_each_change_of_the_night_on_its_event_st
     finally:
         connection.close()
         table.close()
+
+
+# --- item 6: a workbook, and CSVs one table each -------------------------------------------------------------------
+
+def exported_night(tmp_path) -> Book:
+    book = Book(tmp_path / "host")
+    book.open("Caffè", ["codenames"], ["1"], bye=0.5)
+    for name in ("=1+1", "Quiz Club", "Caffè Nerò"):
+        book.join(name)
+    made = book.propose()
+    book.confirm()
+    pair = made.pairs[0]
+    book.record(Game("g1", "1", "codenames", pair.teams, pair.red, Termination.ALL_AGENTS_FOUND, 3, None, 1, 1.0))
+    return book
+
+
+def test_the_workbook_has_a_sheet_for_each_table_numbers_as_numbers_and_no_formula_a_guest_typed(tmp_path):
+    """Issue 49, item 6: the CSV was three blocks with different headers in one comma file with no
+    BOM, which an Italian spreadsheet opens in one column. The night is a workbook (openpyxl), a
+    sheet for each table: standings, rounds, games, and the night's settings; read back here."""
+    import io
+
+    from openpyxl import load_workbook
+
+    from pi_table.web.night import night_xlsx
+
+    book = exported_night(tmp_path)
+    night = book.current()
+    workbook = load_workbook(io.BytesIO(night_xlsx(night)))
+    assert workbook.sheetnames == ["standings", "rounds", "games", "night"]
+    standings = [[cell.value for cell in row] for row in workbook["standings"].iter_rows()]
+    assert standings[0][:4] == ["place", "team", "played", "won"]
+    lines = night.standings()
+    assert [row[1] for row in standings[1:]] == [line.team for line in lines]
+    assert [row[7] for row in standings[1:]] == [line.points for line in lines] and 0.5 in [row[7] for row in standings[1:]]
+    formula = next(cell for row in workbook["standings"].iter_rows() for cell in row if cell.value == "=1+1")
+    assert formula.data_type == "s"  # a guest's team name, never a formula
+    rounds = [[cell.value for cell in row] for row in workbook["rounds"].iter_rows()]
+    assert rounds[0] == ["round", "table", "red", "blue", "result", "winner"] and rounds[1][0] == 1
+    games = [[cell.value for cell in row] for row in workbook["games"].iter_rows()]
+    assert games[1][3] == "g1" and games[1][8] == 3
+    settings = {row[0].value: row[1].value for row in workbook["night"].iter_rows()}
+    assert settings["tie-break"] == "rating" and settings["bye points"] == 0.5 and settings["name"] == "Caffè"
+    book.stop()
+
+
+def test_each_table_is_a_csv_of_its_own_with_a_bom_and_the_pages_languages_separators(tmp_path):
+    """One table a file, with a UTF-8 BOM (a spreadsheet reads the accents); in Italian, fields
+    separated by ';' and decimals by ',', as an Italian spreadsheet expects; a guest's '=' kept as text."""
+    import csv
+    import io
+
+    from pi_table.web.night import table_csv
+
+    book = exported_night(tmp_path)
+    night = book.current()
+    english = table_csv(night, "standings", "en")
+    assert english.startswith("\ufeff") and english.count("\n") == 1 + len(night.teams)
+    rows = list(csv.reader(io.StringIO(english.removeprefix("\ufeff"))))
+    assert rows[0][:2] == ["place", "team"] and "'=1+1" in [row[1] for row in rows]
+    italian = table_csv(night, "standings", "it")
+    rows = list(csv.reader(io.StringIO(italian.removeprefix("\ufeff")), delimiter=";"))
+    assert {row[7] for row in rows[1:]} >= {"0,5"} and all(len(row) == len(rows[0]) for row in rows)
+    assert "Caffè Nerò" in italian
+    assert table_csv(night, "games", "en").removeprefix("\ufeff").startswith("round,table,game,id")
+    assert table_csv(night, "rounds", "it").removeprefix("\ufeff").startswith("round;table;red;blue")
+    book.stop()
+
+
+def test_the_staff_page_exports_a_workbook_and_each_table_in_the_pages_language(tmp_path):
+    import io
+    import urllib.request
+
+    from openpyxl import load_workbook
+
+    table = StaffTable(tmp_path, KEY)
+    try:
+        staff = Staff(table.base, lang="it")
+        staff.login()
+        staff.call("POST", "/staff/api/night/open", {"name": "Venerdì", "games": ["codenames"], "tables": ["1"]})
+        night_id = staff.call("GET", "/staff/api/night")[1]["night"]["id"]
+
+        def fetch(path: str) -> tuple[int, bytes, dict]:
+            from pi_table.web.staff import CSRF_HEADER
+
+            request = urllib.request.Request(table.base + path, headers={"X-Staff-Lang": "it",
+                                                                         CSRF_HEADER: str(staff.csrf)})
+            try:
+                with staff.opener.open(request, timeout=10) as answer:
+                    return answer.status, answer.read(), dict(answer.headers)
+            except urllib.error.HTTPError as e:
+                return e.code, b"", {}
+
+        status, body, headers = fetch(f"/staff/api/night/{night_id}.xlsx")
+        assert status == 200 and f"pi-table-night-{night_id}.xlsx" in headers["Content-Disposition"]
+        assert load_workbook(io.BytesIO(body)).sheetnames == ["standings", "rounds", "games", "night"]
+        status, body, headers = fetch(f"/staff/api/night/{night_id}/standings.csv")
+        assert status == 200 and body.startswith("\ufeff".encode()) and body.decode().startswith("\ufeffplace;team;")
+        assert fetch(f"/staff/api/night/{night_id}/secrets.csv")[0] == 404
+        assert get_status(table.base + f"/staff/api/night/{night_id}.xlsx") == 401
+    finally:
+        table.close()
+
+
+def get_status(url: str) -> int:
+    import urllib.error
+    import urllib.request
+
+    try:
+        with urllib.request.urlopen(url, timeout=10) as answer:
+            return answer.status
+    except urllib.error.HTTPError as e:
+        return e.code

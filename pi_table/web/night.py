@@ -11,11 +11,14 @@ who and when), ``night/propose``, ``night/swap`` (``{"one", "other"}``), ``night
 "red", "blue"}], "resting"}``: the next round by hand), ``night/confirm``
 (``{"over": true}`` to confirm over a round still played), ``night/unconfirm`` (the last round
 back to a proposal, none of its games begun), ``night/close``; ``night/accept`` (``{"host",
-"code"}``: follow a night on offer, with the code its host shows) and ``night/leave``; ``GET
-night/ID.csv``, ``night/ID.trf`` (FIDE's tournament report), ``night/ID/print`` (a page to
-print) and ``night/ID/kept`` (its rounds and results) for a night kept, and ``POST
-night/ID/result`` (as ``night/result``) to correct a closed one. A night this table follows (its ``host`` another table) is shown, and its
-changes refused: they are its host's staff page's.
+"code"}``: follow a night on offer, with the code its host shows) and ``night/leave``; for a
+night kept, ``GET night/ID.xlsx`` (a workbook, a sheet a table), ``night/ID/TABLE.csv``
+(standings, rounds or games, a CSV each with a BOM and the page's language's separators),
+``night/ID.csv`` (the three in one, as scripts have read it since issue 38), ``night/ID.trf``
+(FIDE's tournament report), ``night/ID/print`` (a page to print) and ``night/ID/kept`` (its
+rounds and results), and ``POST night/ID/result`` (as ``night/result``) to correct a closed one.
+A night this table follows (its ``host`` another table) is shown, and its changes refused: they
+are its host's staff page's.
 Open to every phone on the café's network: ``GET /night`` (a team names itself: the table's QR
 code leads there) and ``POST /night/join``, and ``GET /night/standings`` for the spectators' TV.
 A team that joins from a phone waits for the staff's approval; a phone (its address) may try
@@ -154,6 +157,11 @@ TEXTS: tuple[str, ...] = (
     N_("Round 1"),
     N_("Round {number}, proposed: not confirmed yet"),
     N_("Export CSV of the night {night}"),
+    N_("xlsx: export the night {night} for a spreadsheet"),
+    N_("Export for a spreadsheet (xlsx)"),
+    N_("Export CSV: standings"),
+    N_("CSV: rounds"),
+    N_("CSV: games"),
     N_("Export TRF of the night {night}"),
     N_("Print the night {night}"),
     N_("Correct a result of the night {night}"),
@@ -215,6 +223,8 @@ class NightRoom:
             web.post("/staff/api/night/accept", api(self._accept)),
             web.post("/staff/api/night/leave", api(self._act(lambda body: self.book.leave()))),
             web.get("/staff/api/night/{id}.csv", api(self._csv)),
+            web.get("/staff/api/night/{id}.xlsx", api(self._xlsx)),
+            web.get("/staff/api/night/{id}/{table}.csv", api(self._table_csv)),
             web.get("/staff/api/night/{id}.trf", api(self._trf)),
             web.get("/staff/api/night/{id}/print", api(self._print)),
             web.get("/night", self._team_page),
@@ -374,6 +384,22 @@ class NightRoom:
         return web.Response(text=night_csv(night), content_type="text/csv",
                             headers={"Content-Disposition": f'attachment; filename="pi-table-night-{night.id}.csv"'})
 
+    async def _xlsx(self, request: web.Request, session: Session) -> web.Response:
+        night = await asyncio.to_thread(self._kept, request)
+        body = await asyncio.to_thread(night_xlsx, night)
+        return web.Response(body=body, content_type="application/vnd.openxmlformats-officedocument.spreadsheetml.sheet",
+                            headers={"Content-Disposition": f'attachment; filename="pi-table-night-{night.id}.xlsx"'})
+
+    async def _table_csv(self, request: web.Request, session: Session) -> web.Response:
+        """One of the night's tables (``TABLES``) as a CSV of its own, in the page's language."""
+        table = request.match_info["table"]
+        if table not in TABLES:
+            raise web.HTTPNotFound(text="")
+        night = await asyncio.to_thread(self._kept, request)
+        text = await asyncio.to_thread(table_csv, night, table, language(request))
+        return web.Response(text=text, content_type="text/csv", charset="utf-8", headers={
+            "Content-Disposition": f'attachment; filename="pi-table-night-{night.id}-{table}.csv"'})
+
     async def _trf(self, request: web.Request, session: Session) -> web.Response:
         night = await asyncio.to_thread(self._kept, request)
         return web.Response(text=night_trf(night), content_type="text/plain", charset="utf-8",
@@ -446,37 +472,86 @@ def _strings(value: object) -> bool:
 TIEBREAK_WORDS = {RATING: N_("rating, then margin"), BUCHHOLZ: N_("Buchholz (the points of the teams met), then rating")}
 
 
-def night_csv(night: Night) -> str:
-    """The night for a spreadsheet, in three blocks (docs/cafe/night.md, "Exports"): the games
-    recorded, one a row; the rounds, a row for each pair and each team sitting out, with the
-    result as it counts; the standings, with the tie-break and the points of a bye. Numbers are
-    written as numbers."""
-    rows: list[tuple[object, ...]] = [("round", "table", "game", "id", "red", "blue", "winner", "termination", "margin", "score")]
+TABLES = ("standings", "rounds", "games")
+"""The night's tables, each a sheet of its workbook and a CSV of its own."""
+
+
+def night_tables(night: Night) -> dict[str, list[tuple[object, ...]]]:
+    """The night's tables, each its header then its rows (docs/cafe/night.md, "Exports"): the
+    standings, with the tie-break's values; the rounds, a row for each pair and each team
+    sitting out, with the result as it counts; the games recorded, one a row."""
+    games: list[tuple[object, ...]] = [("round", "table", "game", "id", "red", "blue", "winner", "termination", "margin",
+                                        "score")]
     for game in night.played:
         teams = (*game.teams, "")[:2]
-        rows.append((game.round or "", game.table, game.game, game.id, *teams, game.winner or "",
-                     game.termination.value, "" if game.margin is None else game.margin,
-                     "" if game.score is None else game.score))
-    rows.append(())
-    rows.append(("round", "table", "red", "blue", "result", "winner"))
+        games.append((game.round or "", game.table, game.game, game.id, *teams, game.winner or "",
+                      game.termination.value, "" if game.margin is None else game.margin,
+                      "" if game.score is None else game.score))
+    rounds: list[tuple[object, ...]] = [("round", "table", "red", "blue", "result", "winner")]
     slots = night.slots()
     for made in night.rounds:
         for pair in made.pairs:
             counted = slots.get((made.number, pair.table))
             result = night.results.get((made.number, pair.table), {}).get("result", "") if counted is None else \
                 counted.how
-            rows.append((made.number, pair.table, pair.red, pair.blue, result,
-                         "" if counted is None else counted.winner or ""))
-        rows.extend((made.number, "", name, "", "bye", "") for name in made.resting)
-    rows.append(())
-    rows.append(("place", "team", "played", "won", "lost", "drawn", "byes", "points", "margin", "rating", "buchholz",
-                 "withdrawn"))
-    rows.extend((place, line.team, line.played, line.won, line.lost, line.drawn, line.byes, line.points, line.margin,
-                 line.rating(), line.buchholz, "yes" if line.withdrawn else "")
-                for place, line in enumerate(night.standings(), start=1))
-    rows.append(("tie-break", night.tiebreak))
-    rows.append(("bye points", night.bye))
+            rounds.append((made.number, pair.table, pair.red, pair.blue, result,
+                           "" if counted is None else counted.winner or ""))
+        rounds.extend((made.number, "", name, "", "bye", "") for name in made.resting)
+    standings: list[tuple[object, ...]] = [("place", "team", "played", "won", "lost", "drawn", "byes", "points",
+                                            "margin", "rating", "buchholz", "withdrawn")]
+    standings.extend((place, line.team, line.played, line.won, line.lost, line.drawn, line.byes, line.points,
+                      line.margin, line.rating(), line.buchholz, "yes" if line.withdrawn else "")
+                     for place, line in enumerate(night.standings(), start=1))
+    return {"standings": standings, "rounds": rounds, "games": games}
+
+
+def night_csv(night: Night) -> str:
+    """The night in one CSV, in three blocks separated by an empty row (the games, the rounds,
+    the standings), then the tie-break and the points of a bye: the export scripts have read
+    since issue 38. A spreadsheet opens ``night_xlsx`` or ``table_csv`` cleanly."""
+    tables = night_tables(night)
+    rows = [*tables["games"], (), *tables["rounds"], (), *tables["standings"],
+            ("tie-break", night.tiebreak), ("bye points", night.bye)]
     return csv_text(rows)
+
+
+CSV_SEPARATORS = {"it": (";", ",")}
+"""A language's CSV fields and decimals, as its spreadsheets read them: English's are ``,`` and ``.``."""
+
+
+def table_csv(night: Night, table: str, lang: str) -> str:
+    """One of the night's tables (``TABLES``) as a CSV of its own for a spreadsheet in ``lang``:
+    a UTF-8 BOM first (so the accents are read), its language's separators."""
+    delimiter, decimal = CSV_SEPARATORS.get(lang, (",", "."))
+    return "\ufeff" + csv_text(night_tables(night)[table], delimiter, decimal)
+
+
+def night_xlsx(night: Night) -> bytes:
+    """The night as a workbook (openpyxl): a sheet for each table (``night_tables``) and one of
+    the night's settings; numbers are numbers, and a text is never a formula (a guest types a
+    team's name)."""
+    import io
+
+    from openpyxl import Workbook  # an export's: loaded when a night is exported, not at the table's start
+
+    workbook = Workbook()
+    sheets: dict[str, list[tuple[object, ...]]] = {**night_tables(night), "night": [
+        ("name", night.name), ("opened", time.strftime("%Y-%m-%d %H:%M", time.gmtime(night.opened))),
+        ("tie-break", night.tiebreak), ("bye points", night.bye), ("late points", night.late),
+        ("rounds", len(night.rounds))]}
+    for n, (title, rows) in enumerate(sheets.items()):
+        sheet = workbook.active if n == 0 else workbook.create_sheet(title)
+        assert sheet is not None  # a new workbook has its first sheet
+        sheet.title = title
+        for row in rows:
+            sheet.append(list(row))
+        for line in sheet.iter_rows():
+            for cell in line:
+                if isinstance(cell.value, str):
+                    cell.data_type = "s"  # openpyxl takes a text that begins with '=' for a formula
+    out = io.BytesIO()
+    workbook.save(out)
+    return out.getvalue()
 
 
 def night_trf(night: Night) -> str:

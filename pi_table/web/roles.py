@@ -91,6 +91,8 @@ ROUTES: dict[tuple[str, str], Role] = {
     ("GET", "/staff/api/night/{id}/kept"): STAFF,  # a night kept, closed: its rounds and results, to correct
     ("POST", "/staff/api/night/{id}/result"): STAFF,  # a closed night's result corrected: in its history, who and when
     ("GET", "/staff/api/night/{id}.csv"): STAFF,
+    ("GET", "/staff/api/night/{id}.xlsx"): STAFF,  # the night as a workbook, a sheet a table
+    ("GET", "/staff/api/night/{id}/{table}.csv"): STAFF,  # one of its tables (standings, rounds, games), a CSV of its own
     ("GET", "/staff/api/night/{id}.trf"): STAFF,
     ("GET", "/staff/api/night/{id}/print"): STAFF,
     # with no session: the code on the table's screen and the owner's passphrase in its body

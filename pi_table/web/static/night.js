@@ -73,7 +73,11 @@ function nightSection() {
         el("table", { id: "night-standings", class: "history" })),
       el("div", { id: "night-history" }),
       el("div", { class: "row" },
-        el("button", { id: "night-csv", class: "quiet", "data-t": "Export CSV", text: t("Export CSV") }),
+        el("button", { id: "night-xlsx", class: "quiet", "data-t": "Export for a spreadsheet (xlsx)",
+                       text: t("Export for a spreadsheet (xlsx)") }),
+        el("button", { id: "night-csv", class: "quiet", "data-t": "Export CSV: standings", text: t("Export CSV: standings") }),
+        el("button", { id: "night-csv-rounds", class: "quiet", "data-t": "CSV: rounds", text: t("CSV: rounds") }),
+        el("button", { id: "night-csv-games", class: "quiet", "data-t": "CSV: games", text: t("CSV: games") }),
         el("button", { id: "night-trf", class: "quiet", "data-t": "Export for a tournament program (TRF)",
                        text: t("Export for a tournament program (TRF)") }),
         el("button", { id: "night-print", class: "quiet", "data-t": "Print", text: t("Print") }),
@@ -99,8 +103,11 @@ let night = null;
 const HOSTED = "This night is run from the staff page of table {host}: it is shown here, not changed.";
 const KEPT_SHOWN = 5;  // the latest nights kept, each with its exports (a closed night is exported from here)
 
-function exportNight(id, kind = "csv") {
-  download(`/staff/api/night/${id}.${kind}`, `pi-table-night-${id}.${kind}`);
+// A night's export: ``kind`` trf or xlsx, or one of its tables as a CSV of its own (in the page's language).
+function exportNight(id, kind) {
+  const table = ["standings", "rounds", "games"].includes(kind);
+  download(table ? `/staff/api/night/${id}/${kind}.csv` : `/staff/api/night/${id}.${kind}`,
+           table ? `pi-table-night-${id}-${kind}.csv` : `pi-table-night-${id}.${kind}`);
 }
 
 async function printNight(id) {
@@ -113,20 +120,23 @@ function drawKept(kept, names = {}) {
   const latest = kept.slice(-KEPT_SHOWN).reverse();
   redraw($("night-kept"), [latest, names], () => [...(latest.length ? [el("h3", { "data-t": "Nights kept", text: t("Nights kept") })] : []),
     ...latest.map((id) => {
-      const night = names[id] ? `${names[id]} (${id})` : id;
+      const called = names[id] ? `${names[id]} (${id})` : id;
+      const xlsx = el("button", { class: "quiet night-xlsx", "data-night": id, text: "xlsx",
+                                  "aria-label": t("xlsx: export the night {night} for a spreadsheet", { night: called }) });
       const csv = el("button", { class: "quiet night-csv", "data-night": id, text: t("Export CSV"),
-                                 "aria-label": t("Export CSV of the night {night}", { night }) });
+                                 "aria-label": t("Export CSV of the night {night}", { night: called }) });
       const trf = el("button", { class: "quiet night-trf", "data-night": id, text: "TRF",
-                                 "aria-label": t("Export TRF of the night {night}", { night }) });
+                                 "aria-label": t("Export TRF of the night {night}", { night: called }) });
       const print = el("button", { class: "quiet night-print", "data-night": id, text: t("Print"),
-                                   "aria-label": t("Print the night {night}", { night }) });
+                                   "aria-label": t("Print the night {night}", { night: called }) });
       const correct = el("button", { class: "quiet night-correct", "data-night": id, text: t("Correct a result"),
-                                     "aria-label": t("Correct a result of the night {night}", { night }) });
-      csv.addEventListener("click", () => exportNight(id));
+                                     "aria-label": t("Correct a result of the night {night}", { night: called }) });
+      xlsx.addEventListener("click", () => exportNight(id, "xlsx"));
+      csv.addEventListener("click", () => exportNight(id, "standings"));
       trf.addEventListener("click", () => exportNight(id, "trf"));
       print.addEventListener("click", () => printNight(id));
       correct.addEventListener("click", () => correctNight(id));
-      return el("div", { class: "row" }, el("span", { text: night }), csv, trf, print, correct);
+      return el("div", { class: "row" }, el("span", { text: called }), xlsx, csv, trf, print, correct);
     })]);
 }
 
@@ -432,7 +442,10 @@ export function wireNight() {
     if (confirm(t("Leave the night? Its games played here stay kept, and its host's night goes on."))) nightAct("leave");
   });
   $("night-remove").addEventListener("click", () => { if ($("night-remove-team").value) removeTeam($("night-remove-team").value); });
-  $("night-csv").addEventListener("click", () => night && exportNight(night.id));
+  $("night-xlsx").addEventListener("click", () => night && exportNight(night.id, "xlsx"));
+  $("night-csv").addEventListener("click", () => night && exportNight(night.id, "standings"));
+  $("night-csv-rounds").addEventListener("click", () => night && exportNight(night.id, "rounds"));
+  $("night-csv-games").addEventListener("click", () => night && exportNight(night.id, "games"));
   $("night-trf").addEventListener("click", () => night && exportNight(night.id, "trf"));
   $("night-print").addEventListener("click", () => night && printNight(night.id));
   setInterval(() => { if (csrf && !$("desk").hidden) loadNight(true); }, 5000);
