@@ -257,20 +257,43 @@ def test_with_more_teams_than_seats_the_podium_is_not_won_by_the_games_given():
 
 # --- item 7: the first player alternates -----------------------------------------------------------------------------
 
+def fewest_breaks(teams: list[str], before, colours, rematches: int) -> int:
+    """The fewest teams any round with ``rematches`` rematches must give a colour against FIDE's
+    absolute rules (every pairing, each pair either way round: a brute force, for small nights)."""
+    from pi_table.night.pairing import colour_breaks, repeats
+
+    def matchings(left: list[str]):
+        if not left:
+            yield []
+            return
+        for i in range(1, len(left)):
+            for rest in matchings(left[1:i] + left[i + 1:]):
+                yield [(left[0], left[i]), *rest]
+
+    return min(sum(min(colour_breaks(colours, a, b), colour_breaks(colours, b, a)) for a, b in pairs)
+               for pairs in matchings(teams) if repeats(pairs, before) == rematches)
+
+
 def test_the_red_team_which_plays_first_alternates_per_team(tmp_path):
+    """FIDE's absolute colour rules (never a colour three times running, nor twice more often than
+    the other) hold wherever a round with no more rematches allows: checked against every pairing
+    of each round. With round 1 drawn by lot, some nights of 8 teams over 6 rounds cannot keep
+    them without a rematch; before issue 49 a quarter of the draws broke them needlessly."""
+    from pi_table.night.pairing import colour_breaks, repeats
+
     book = night(tmp_path, teams=("A", "B", "C", "D", "E", "F", "G", "H"), tables=("1", "2", "3", "4"))
     to_higher = 0
     for number in range(1, 7):
+        before, colours = book.current().met(), book.current().colours()
         made = book.propose()
         book.confirm()
+        broken = sum(colour_breaks(colours, pair.red, pair.blue) for pair in made.pairs)
+        assert broken == fewest_breaks(list(book.current().teams), before, colours,
+                                       repeats([pair.teams for pair in made.pairs], before)), (number, made, colours)
         places = {s.team: n for n, s in enumerate(book.current().standings())}
         to_higher += sum(places[pair.red] < places[pair.blue] for pair in made.pairs)
         for pair in made.pairs:
             play(book, number, pair.table, winner=int(pair.red > pair.blue))
-    colours = book.current().colours()
-    for team, seen in colours.items():
-        assert abs(seen.count("red") - seen.count("blue")) <= 2, (team, seen)  # FIDE's absolute colour rules
-        assert "red,red,red" not in ",".join(seen) and "blue,blue,blue" not in ",".join(seen), (team, seen)
     assert 0 < to_higher < 24  # not always to the higher-ranked team
     assert "(red, plays first)" in printable(book.current(), "en")
 
