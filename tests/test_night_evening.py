@@ -878,3 +878,89 @@ def test_drawn_nights_keep_fides_absolute_colour_rules_but_where_a_rematch_would
                       or abs(seen.count("red") - seen.count("blue")) > 2 for seen in book.current().colours().values())
         book.stop()
     assert broken <= 2, broken
+
+
+# --- beyond the anchors: a bye asked for, pairing slips -------------------------------------------------------------
+
+def test_a_team_asks_for_a_bye_for_the_next_round_keeps_its_place_and_is_scored_as_the_night_says(tmp_path):
+    """As Swiss-Manager and Best Coast Pairings offer: a team steps out of the next round (the
+    staff at the desk, with who and when), is not paired in it, and is back after it; the round
+    scores what a round missed scores (H here), the sit-out queue counts it, the TRF writes H,
+    and a table that follows counts the same."""
+    from pi_table.web.night import night_trf
+
+    clock = Clock()
+    book = Book(tmp_path / "host", clock=clock)
+    book.open("Friday", ["codenames"], ["1", "2"], late=0.5)
+    for name in TEAMS:
+        book.join(name)
+    book.rest(TEAMS[0], "staff · 1a2b3c")
+    assert book.current().history[-1] == {"event": "rest", "team": TEAMS[0], "round": 1, "by": "staff · 1a2b3c",
+                                           "at": clock.now}
+    made = book.propose()
+    assert TEAMS[0] not in made.names and len(made.pairs) == 1
+    book.rest(TEAMS[1], "staff")
+    book.unrest(TEAMS[1], "staff")  # asked, then not
+    with pytest.raises(NightRefused, match="has not asked for a bye"):
+        book.unrest(TEAMS[1], "staff")
+    made = book.propose()
+    book.confirm()
+    pair = made.pairs[0]
+    book.record(Game("g1", pair.table, "codenames", pair.teams, pair.red, Termination.ALL_AGENTS_FOUND, 2, None, 1, 1.0))
+    line = next(s for s in book.current().standings() if s.team == TEAMS[0])
+    assert (line.missed, line.points, line.byes) == (1, 0.5, 0)
+    assert TEAMS[0] in {name for pair in book.propose().pairs for name in pair.teams}  # back, and first to play
+    [row] = [row for row in night_trf(book.current()).split("\r\n") if row[14:47].strip() == TEAMS[0]]
+    assert row[98] == "H"
+    follower = planned_follower(book)
+    assert next(s for s in follower.standings() if s.team == TEAMS[0]).points == 0.5
+    with pytest.raises(NightRefused, match="no team Nobody is playing in the night"):
+        book.rest("Nobody", "staff")
+    book.stop()
+
+
+def planned_follower(book: Book) -> Night:
+    from pi_table.fleet.dashboard import planned
+
+    plan = schema.parse("plan", json.dumps(Recorder(book, "1").plan()).encode())
+    follower = planned("1", plan)  # type: ignore[arg-type]
+    follower.played = list(book.current().played)
+    return follower
+
+
+def test_the_pairing_slips_of_a_round_print_a_slip_a_table_with_its_colours(tmp_path):
+    from pi_table.web.night import slips
+
+    book = opened(tmp_path)
+    made = book.propose()
+    book.confirm()
+    page = slips(book.current(), 1, "it")
+    for pair in made.pairs:
+        assert f"Tavolo {pair.table}" in page and f"{pair.red}" in page and f"{pair.blue}" in page
+    assert page.count('class="slip"') == len(made.pairs) and "Turno 1" in page
+    with pytest.raises(NightRefused, match="round 2 is not confirmed"):
+        slips(book.current(), 2, "en")
+    book.stop()
+
+
+def test_the_staff_page_gives_a_bye_asked_for_and_prints_a_rounds_slips(tmp_path):
+    table = StaffTable(tmp_path, KEY)
+    try:
+        staff = Staff(table.base)
+        assert staff.call("POST", "/staff/api/night/rest", {"team": TEAMS[0]})[0] == 401
+        staff.login()
+        staff.call("POST", "/staff/api/night/open", {"name": "Friday", "games": ["codenames"], "tables": ["1"]})
+        for name in TEAMS[:3]:
+            staff.call("POST", "/staff/api/night/join", {"team": name})
+        assert staff.call("POST", "/staff/api/night/rest", {"team": TEAMS[0]}, csrf="wrong")[0] == 403
+        status, answer = staff.call("POST", "/staff/api/night/rest", {"team": TEAMS[0]})
+        assert status == 200 and answer["night"]["rests"] == {"1": [TEAMS[0]]}
+        assert answer["night"]["history"][-1]["by"].startswith("staff")
+        made = staff.call("POST", "/staff/api/night/propose")[1]["night"]["proposal"]
+        assert made["resting"] == [] and TEAMS[0] not in made["pairs"][0].values()
+        night = staff.call("POST", "/staff/api/night/confirm")[1]["night"]
+        status, page = staff.call("GET", f"/staff/api/night/{night['id']}/print?round=1")
+        assert status == 200 and page.count('class="slip"') == 1 and "(red, plays first)" in page
+        assert staff.call("GET", f"/staff/api/night/{night['id']}/print?round=7")[0] == 409
+    finally:
+        table.close()

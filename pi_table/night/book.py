@@ -75,7 +75,7 @@ MAX_WAITING = 16  # phones' teams waiting for the staff at once: a flood fills t
 MAX_OFFERS = 16  # nights offered to this table at once (each from another table's plan)
 MAX_HISTORY = 2000  # the staff's withdrawals and results in a night: far past a week of rounds
 PLANLESS = ("game", "deal", "free")  # a table's games: no change of the host's plan (``changed`` does not hear of them)
-STAFF_EVENTS = ("withdraw", "reinstate", "result", "unconfirm")  # the night's history: each with who ("by") and when ("at")
+STAFF_EVENTS = ("withdraw", "reinstate", "result", "unconfirm", "rest", "unrest")  # the night's history: each with who ("by") and when ("at")
 WON, VOID, CREDIT, TABLE = "won", "void", "game", "table"  # with scoring's FORFEIT and DOUBLE_LOSS
 RESULTS = (WON, FORFEIT, DOUBLE_LOSS, VOID, CREDIT, TABLE)
 MAX_BYE_POINTS = 1.0
@@ -163,6 +163,7 @@ class Night:
     since: dict[str, int] = field(default_factory=dict)  # a team that joined late: the rounds confirmed before it
     tiebreak: str = RATING  # after points: the rating, or Buchholz
     withdrawn: set[str] = field(default_factory=set)
+    rests: dict[int, set[str]] = field(default_factory=dict)  # a round: the teams that asked to sit it out
     results: dict[tuple[int, str], dict] = field(default_factory=dict)  # a round's table: the staff's latest result
     history: list[dict] = field(default_factory=list)  # the staff's events (STAFF_EVENTS), in order
     dealt: dict[str, int | None] = field(default_factory=dict)  # this table's games: the round each began in
@@ -271,6 +272,20 @@ class Night:
         kind, by, at = str(event["event"]), str(event["by"]), float(event["at"])
         if len(self.history) >= MAX_HISTORY:
             raise ValueError("a night's history is full")
+        if kind in ("rest", "unrest"):  # a team asked to sit out the next round, keeping its place (or not now)
+            name, number = str(event["team"]), int(event["round"])
+            asked = self.rests.setdefault(number, set())
+            if name not in self.teams or number < 1 or (name in asked) != (kind == "unrest") \
+                    or (not replay and (number != len(self.rounds) + 1 or name in self.withdrawn)):
+                raise ValueError(f"no team to {kind}")
+            if kind == "rest":
+                asked.add(name)
+                if self.proposal is not None and name in self.proposal.names:
+                    self.proposal = None
+            else:
+                asked.discard(name)
+            self.history.append({"event": kind, "team": name, "round": number, "by": by, "at": at})
+            return
         if kind == "unconfirm":  # the last round back to a proposal, none of its games begun
             number = int(event["round"])
             if not replay:
@@ -394,8 +409,16 @@ class Night:
         return Counter(name for made in self.rounds for name in made.resting)
 
     def missed(self) -> Counter[str]:
-        """The rounds each team that joined late missed (confirmed before it joined)."""
-        return Counter(self.since)
+        """The rounds each team missed as the night scores them (``late``): those confirmed before
+        it joined, and those it asked to sit out."""
+        asked = Counter(name for number, names in self.rests.items() if number <= len(self.rounds)
+                        for name in names if name not in self.rounds[number - 1].names)
+        return Counter(self.since) + asked
+
+    def asked_out(self, name: str, number: int) -> bool:
+        """Whether the team ``name`` missed round ``number`` as the night scores it: it joined
+        after the round, or asked to sit it out."""
+        return number <= self.since.get(name, 0) or name in self.rests.get(number, ())
 
     def away(self) -> Counter[str]:
         """The rounds each team had neither a pair nor a bye in: it joined late, or was withdrawn then."""
@@ -438,7 +461,8 @@ class Night:
         """The Swiss pairing of the next round, from the standings and the pairs that have met."""
         if not self.teams:
             raise NightRefused("no team has joined the night yet")
-        lines = [line for line in self.standings() if not line.withdrawn]
+        out = self.rests.get(len(self.rounds) + 1, set())
+        lines = [line for line in self.standings() if not line.withdrawn and line.team not in out]
         if len(lines) < 2:
             raise PairingRefused("a round needs two teams and a table")
         return propose(len(self.rounds) + 1, self.ranked([line.team for line in lines]),
@@ -468,7 +492,8 @@ class Night:
                 "opened": self.opened, "closed": self.closed, "open": self.open, "host": self.host,
                 "teams": self.teams_json(),
                 "waiting": [t.to_json() for t in self.waiting.values()],
-                "withdrawn": sorted(self.withdrawn), "bye": self.bye, "late": self.late, "tiebreak": self.tiebreak,
+                "withdrawn": sorted(self.withdrawn), "bye": self.bye,
+                "rests": {str(number): sorted(names) for number, names in self.rests.items() if names}, "late": self.late, "tiebreak": self.tiebreak,
                 "rounds": [made.to_json() for made in self.rounds],
                 "draw": self.draw, "seeding": self.seeding,
                 "seeds": {key: rating for name in self.teams if (key := folded(name)) in self.seeds
@@ -793,6 +818,29 @@ class Book:
         if name not in night.teams or name in night.withdrawn:
             raise NightRefused("no team {team} is playing in the night", team=name)
         self._change({"event": "withdraw", "team": name, "by": by, "at": self.clock()})
+
+    @_locked
+    def rest(self, name: str, by: str) -> None:
+        """The team ``name`` sits out the next round at its own asking (``by``: who at the desk),
+        keeping its place: it is paired again after it, and the round scores what a round missed
+        scores (``late``)."""
+        night = self._hosted()
+        if name not in night.teams or name in night.withdrawn:
+            raise NightRefused("no team {team} is playing in the night", team=name)
+        number = len(night.rounds) + 1
+        if name in night.rests.get(number, ()):
+            raise NightRefused("the team {team} has asked for a bye in round {number} already", team=name,
+                               number=number)
+        self._change({"event": "rest", "team": name, "round": number, "by": by, "at": self.clock()})
+
+    @_locked
+    def unrest(self, name: str, by: str) -> None:
+        """The team ``name``'s bye asked for the next round, taken back: it is paired in it."""
+        night = self._hosted()
+        number = len(night.rounds) + 1
+        if name not in night.rests.get(number, ()):
+            raise NightRefused("the team {team} has not asked for a bye in round {number}", team=name, number=number)
+        self._change({"event": "unrest", "team": name, "round": number, "by": by, "at": self.clock()})
 
     @_locked
     def reinstate(self, name: str, by: str) -> None:

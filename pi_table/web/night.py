@@ -5,7 +5,8 @@ under way here).
 Staff (session and CSRF token): ``GET night`` (the open night, its standings, the nights
 kept and the nights other tables offer this one), ``POST night/open`` (``{"name", "games",
 "tables", "bye", "tiebreak", "late", "seeding"}``), ``night/join`` (``{"team", "nicknames"}``), ``night/approve``,
-``night/remove``, ``night/withdraw`` and ``night/reinstate`` (``{"team"}``), ``night/result``
+``night/remove``, ``night/withdraw``, ``night/reinstate``, ``night/rest`` and ``night/unrest`` (``{"team"}``: a
+bye asked for the next round, and taken back), ``night/result``
 (``{"round", "table", "result", "winner", "game"}``: a result entered or corrected, written with
 who and when), ``night/propose``, ``night/swap`` (``{"one", "other"}``), ``night/pair`` (``{"pairs": [{"table",
 "red", "blue"}], "resting"}``: the next round by hand), ``night/confirm``
@@ -15,7 +16,7 @@ back to a proposal, none of its games begun), ``night/close``; ``night/accept`` 
 night kept, ``GET night/ID.xlsx`` (a workbook, a sheet a table), ``night/ID/TABLE.csv``
 (standings, rounds or games, a CSV each with a BOM and the page's language's separators),
 ``night/ID.csv`` (the three in one, as scripts have read it since issue 38), ``night/ID.trf``
-(FIDE's tournament report), ``night/ID/print`` (a page to print) and ``night/ID/kept`` (its
+(FIDE's tournament report), ``night/ID/print`` (a page to print; ``?round=N``: that round's pairing slips) and ``night/ID/kept`` (its
 rounds and results), and ``POST night/ID/result`` (as ``night/result``) to correct a closed one.
 A night this table follows (its ``host`` another table) is shown, and its changes refused: they
 are its host's staff page's.
@@ -44,7 +45,7 @@ from ..engine.endings import WORDS
 from ..engine.errors import Refusal
 from ..engine.phrase import N_, Phrase
 from ..files import csv_text
-from ..night.book import BUCHHOLZ, DRAW, LATE_CHOICES, RATING, RATINGS, VOID, Night
+from ..night.book import BUCHHOLZ, DRAW, LATE_CHOICES, RATING, RATINGS, VOID, Night, NightRefused
 from ..night.pairing import PairingRefused, Round
 from ..night.recorder import Recorder
 from ..night.scoring import FORFEIT, PLAYED
@@ -155,6 +156,15 @@ TEXTS: tuple[str, ...] = (
     N_("blue at table {table}"),
     N_("Save the pairs"),
     N_("Round 1"),
+    N_("Table {table}"),
+    N_("(blue)"),
+    N_("Winner:"),
+    N_("Print the pairing slips"),
+    N_("Bye next round"),
+    N_("Give the team {team} the bye it asked for in round {number}? It keeps its place, and the round scores what a "
+       "round missed scores."),
+    N_("Asked for a bye in round {number}: {teams}"),
+    N_("Take back the bye of {team}"),
     N_("Round {number}, proposed: not confirmed yet"),
     N_("Export CSV of the night {night}"),
     N_("xlsx: export the night {night} for a spreadsheet"),
@@ -210,6 +220,8 @@ class NightRoom:
             web.post("/staff/api/night/remove", api(self._team_act(self.book.remove))),
             web.post("/staff/api/night/withdraw", api(self._team_act(self.book.withdraw, signed=True))),
             web.post("/staff/api/night/reinstate", api(self._team_act(self.book.reinstate, signed=True))),
+            web.post("/staff/api/night/rest", api(self._team_act(self.book.rest, signed=True))),
+            web.post("/staff/api/night/unrest", api(self._team_act(self.book.unrest, signed=True))),
             web.post("/staff/api/night/result", api(self._result)),
             web.post("/staff/api/night/propose", api(self._act(lambda body: self.book.propose()))),
             web.post("/staff/api/night/swap", api(self._act(self._swap))),
@@ -406,9 +418,17 @@ class NightRoom:
                             headers={"Content-Disposition": f'attachment; filename="pi-table-night-{night.id}.trf"'})
 
     async def _print(self, request: web.Request, session: Session) -> web.Response:
+        """The night to print, or with ``?round=N`` that round's pairing slips."""
         night = await asyncio.to_thread(self._kept, request)
         origin = f"{request.scheme}://{request.host}"  # the page is opened from a blob: its style's address whole
-        return web.Response(text=printable(night, language(request), origin), content_type="text/html")
+        asked = request.query.get("round")
+        if asked is None:
+            return web.Response(text=printable(night, language(request), origin), content_type="text/html")
+        try:
+            text = slips(night, int(asked) if asked.isdigit() else 0, language(request), origin)
+        except Refusal as e:
+            return web.json_response({"ok": False, "error": say(e.phrase, language(request))}, status=409)
+        return web.Response(text=text, content_type="text/html")
 
     async def _team_page(self, request: web.Request) -> web.Response:
         return web.Response(text=team_page(self.page.desk.language()), content_type="text/html")
@@ -561,7 +581,7 @@ def night_trf(night: Night) -> str:
     lost, ``+``/``-`` a forfeit, ``-`` both in a double loss, blank while played). A round without
     a game is TRF-16's own bye: sat out, the pairing-allocated bye (``U``) once a team, then a
     full-point one (``F``), or a half-point (``H``) or zero-point (``Z``) one as the night scores
-    a bye; missed by joining late, ``H`` or ``Z`` as the night says; away (withdrawn) or void,
+    a bye; missed by joining late or asked for, ``H`` or ``Z`` as the night says; away (withdrawn) or void,
     ``Z``. A name is written in ASCII, so its columns are the same counted in bytes or in characters."""
     start = {name: n for n, name in enumerate(night.teams, start=1)}
     place = {line.team: n for n, line in enumerate(night.standings(), start=1)}
@@ -604,8 +624,8 @@ def _trf_round(night: Night, slots: dict[tuple[int, str], Result], made: Round, 
         return f"  0000 - {TRF_BYES.get(night.bye, 'U') if sat_out or night.bye != 1 else 'U'}"
     pair = next((pair for pair in made.pairs if name in pair.teams), None)
     if pair is None:
-        late = made.number <= night.since.get(name, 0) and night.late == 0.5
-        return f"  0000 - {'H' if late else 'Z'}"
+        half = night.late == 0.5 and night.asked_out(name, made.number)
+        return f"  0000 - {'H' if half else 'Z'}"
     if night.results.get((made.number, pair.table), {}).get("result") == VOID:
         return "  0000 - Z"
     other = pair.blue if name == pair.red else pair.red
@@ -648,6 +668,27 @@ def printable(night: Night, lang: str, origin: str = "") -> str:
             f'<main class="printed"><h1>{e(night.name)}</h1><h2>{e(gettext("Standings"))}</h2>'
             f'<p>{e(tiebreak)}</p><div class="scroll" tabindex="0" role="region" aria-label="{e(gettext("Standings"))}">'
             f"<table><tr>{heads}</tr>{rows}</table></div>{rounds}</main></html>")
+
+
+def slips(night: Night, number: int, lang: str, origin: str = "") -> str:
+    """Round ``number``'s pairing slips, one a table to cut and lay on it: the round, the table,
+    the red team (it plays first), the blue team and a line for the winner; NightRefused for a
+    round not confirmed."""
+    if not 0 < number <= len(night.rounds):
+        raise NightRefused("round {number} is not confirmed", number=number)
+    gettext = translation(lang).gettext
+    e = html.escape
+    made = night.rounds[number - 1]
+    heading = gettext("Round {number}").format(number=number)
+    cut = "".join(
+        f'<section class="slip"><h2>{e(heading)} · {e(gettext("Table {table}").format(table=pair.table))}</h2>'
+        f"<p>{e(pair.red)} {e(gettext('(red, plays first)'))}</p><p>{e(pair.blue)} {e(gettext('(blue)'))}</p>"
+        f"<p>{e(gettext('Winner:'))} ______________________</p></section>" for pair in made.pairs)
+    resting = f"<p>{e(gettext('sitting out'))}: {e(', '.join(made.resting))}</p>" if made.resting else ""
+    return (f'<!doctype html><html lang="{lang}"><meta charset="utf-8">'
+            '<meta name="viewport" content="width=device-width, initial-scale=1">'
+            f'<title>{e(night.name)} · {e(heading)}</title><link rel="stylesheet" href="{e(origin)}{STYLE}">'
+            f'<main class="printed"><h1>{e(night.name)} · {e(heading)}</h1>{cut}{resting}</main></html>')
 
 
 def said_result(night: Night, slots: dict[tuple[int, str], Result], number: int, table: str,

@@ -79,6 +79,8 @@ ROUTES: dict[tuple[str, str], Role] = {
     ("POST", "/staff/api/night/remove"): STAFF,
     ("POST", "/staff/api/night/withdraw"): STAFF,  # written in the night's history with who and when
     ("POST", "/staff/api/night/reinstate"): STAFF,
+    ("POST", "/staff/api/night/rest"): STAFF,  # a bye a team asked for the next round: in the history, who and when
+    ("POST", "/staff/api/night/unrest"): STAFF,
     ("POST", "/staff/api/night/result"): STAFF,  # a result entered or corrected: in the history, who and when
     ("POST", "/staff/api/night/accept"): STAFF,  # with the code on the host's screen: the staff see both tables
     ("POST", "/staff/api/night/leave"): STAFF,

@@ -54,13 +54,17 @@ function nightSection() {
       el("div", { id: "night-remove-row", class: "row", hidden: "" },
         el("select", { id: "night-remove-team", "aria-label": t("Team"), "data-t-label": "Team" }),
         el("button", { id: "night-remove", class: "quiet", "data-t": "Remove", text: t("Remove") }),
-        el("button", { id: "night-withdraw", class: "quiet", "data-t": "Withdraw", text: t("Withdraw") })),
+        el("button", { id: "night-withdraw", class: "quiet", "data-t": "Withdraw", text: t("Withdraw") }),
+        el("button", { id: "night-rest", class: "quiet", "data-t": "Bye next round", text: t("Bye next round") })),
       el("div", { id: "night-withdrawn", "data-redrawn": "" }),
+      el("div", { id: "night-rests", "data-redrawn": "" }),
       el("div", { id: "night-waiting", "data-redrawn": "" }),
       el("div", { class: "row" },
         el("button", { id: "night-propose", "data-t": "Propose the next round", text: t("Propose the next round") }),
         el("button", { id: "night-confirm", "data-t": "Confirm the round", text: t("Confirm the round") }),
-        el("button", { id: "night-unconfirm", class: "quiet", hidden: "" })),
+        el("button", { id: "night-unconfirm", class: "quiet", hidden: "" }),
+        el("button", { id: "night-slips", class: "quiet", hidden: "", "data-t": "Print the pairing slips",
+                       text: t("Print the pairing slips") })),
       el("div", { id: "night-round", "data-redrawn": "" }),
       el("div", { id: "night-warnings", "data-redrawn": "" }),
       el("p", { id: "night-draw", class: "note" }),
@@ -110,8 +114,9 @@ function exportNight(id, kind) {
            table ? `pi-table-night-${id}-${kind}.csv` : `pi-table-night-${id}.${kind}`);
 }
 
-async function printNight(id) {
-  const answer = await api("GET", `/staff/api/night/${id}/print`);
+// The night to print, or ``round``'s pairing slips (a slip a table).
+async function printNight(id, round = null) {
+  const answer = await api("GET", `/staff/api/night/${id}/print${round ? `?round=${round}` : ""}`);
   if (answer.ok) window.open(URL.createObjectURL(await answer.response.blob()), "_blank");
 }
 
@@ -336,6 +341,19 @@ function drawFreePlay(free) {
   }));
 }
 
+// The byes teams asked for the next round: each taken back with a tap.
+function drawRests(night) {
+  const next = String(night.rounds.length + 1);
+  const asked = (night.rests || {})[next] || [];
+  redraw($("night-rests"), [asked, next, night.host], () => asked.length ? [
+    el("p", { class: "note", text: t("Asked for a bye in round {number}: {teams}", { number: next, teams: asked.join(", ") }) }),
+    ...(night.host ? [] : asked.map((name) => {
+      const back = el("button", { class: "quiet night-unrest", "data-team": name, text: t("Take back the bye of {team}", { team: name }) });
+      back.addEventListener("click", () => nightAct("unrest", { team: name }));
+      return back;
+    }))] : []);
+}
+
 function removeTeam(name) {
   if (confirm(t("Remove the team {team} from the night?", { team: name }))) nightAct("remove", { team: name });
 }
@@ -358,6 +376,7 @@ function drawNight(data) {
   redraw($("night-remove-team"), playing, () => playing.map((name) => el("option", { value: name, text: name })));
   $("night-remove-row").hidden = !!night.host || !playing.length;
   drawWithdrawn(night.withdrawn, !night.host);
+  drawRests(night);
   const last = night.rounds[night.rounds.length - 1];
   const still = last ? night.still_played[String(last.number)] : null;
   $("night-still").textContent = still ? t("Still played: round {number} at table {tables}", { number: last.number, tables: still.join(", ") }) : "";
@@ -374,6 +393,7 @@ function drawNight(data) {
   // The last round confirmed by mistake goes back to a proposal while none of its games began (the host says).
   $("night-unconfirm").hidden = !!night.host || !last || !!night.proposal;
   $("night-unconfirm").textContent = last ? t("Undo round {number}", { number: last.number }) : "";
+  $("night-slips").hidden = !last;
   // A night followed from its host's plan is shown here, run there.
   $("night-host").hidden = !night.host;
   $("night-host").textContent = night.host ? t(HOSTED, { host: night.host }) : "";
@@ -431,6 +451,12 @@ export function wireNight() {
     if (confirm(t("Round {number} is still played at table {tables}. Confirm round {next} anyway? Those games count for round {number} when they end.",
                   { number: last.number, tables: still.join(", "), next: last.number + 1 }))) nightAct("confirm", { over: true });
   });
+  $("night-rest").addEventListener("click", () => {
+    const name = $("night-remove-team").value;
+    if (name && night && confirm(t("Give the team {team} the bye it asked for in round {number}? It keeps its place, and the round "
+                                   + "scores what a round missed scores.", { team: name, number: night.rounds.length + 1 }))) nightAct("rest", { team: name });
+  });
+  $("night-slips").addEventListener("click", () => night && night.rounds.length && printNight(night.id, night.rounds.length));
   $("night-withdraw").addEventListener("click", () => {
     const name = $("night-remove-team").value;
     if (name && confirm(t("Withdraw the team {team}? It keeps its results and is paired no more.", { team: name }))) nightAct("withdraw", { team: name });
