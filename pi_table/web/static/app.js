@@ -340,8 +340,8 @@ async function standings() {
     el("p", {class: "tiebreak"}, t("Tie-break: {tiebreak}", {tiebreak: t(TIEBREAKS[night.tiebreak] || TIEBREAKS.rating)})),
     el("div", {class: "scroll", tabindex: "0", role: "region", "aria-label": t("Standings")}, el("table", {class: "facts"},
       el("tr", {}, el("th", {}, t("Team")), columns.map((name) => el("th", {}, t(name)))),
-      night.standings.map((line, place) => el("tr", {class: line.withdrawn ? "standing withdrawn" : "standing"},
-        el("td", {}, `${place + 1}. ${line.team}${line.withdrawn ? ` (${t("withdrawn")})` : ""}`),
+      night.standings.map((line, place) => el("tr", {class: ["standing", ...(line.withdrawn ? ["withdrawn"] : [])].join(" ")},
+        el("td", {}, `${place + 1}. ${line.team}`, line.withdrawn ? el("span", {class: "mark"}, ` (${t("withdrawn")})`) : null),
         columns.map((name) => el("td", {}, String(line[name.toLowerCase()]))))))),
     round ? el("h3", {}, t("Round {number}", {number: round.number})) : null,
     round ? el("ul", {class: "pairs"}, round.pairs.map((pair) =>

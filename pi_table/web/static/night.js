@@ -342,12 +342,12 @@ function drawFreePlay(free) {
 }
 
 // The byes teams asked for the next round: each taken back with a tap.
-function drawRests(night) {
-  const next = String(night.rounds.length + 1);
-  const asked = (night.rests || {})[next] || [];
-  redraw($("night-rests"), [asked, next, night.host], () => asked.length ? [
+function drawRests(data) {
+  const next = String(data.rounds.length + 1);
+  const asked = (data.rests || {})[next] || [];
+  redraw($("night-rests"), [asked, next, data.host], () => asked.length ? [
     el("p", { class: "note", text: t("Asked for a bye in round {number}: {teams}", { number: next, teams: asked.join(", ") }) }),
-    ...(night.host ? [] : asked.map((name) => {
+    ...(data.host ? [] : asked.map((name) => {
       const back = el("button", { class: "quiet night-unrest", "data-team": name, text: t("Take back the bye of {team}", { team: name }) });
       back.addEventListener("click", () => nightAct("unrest", { team: name }));
       return back;
