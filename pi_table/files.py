@@ -131,17 +131,22 @@ FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
 """What makes a spreadsheet run a cell's text as a formula."""
 
 
-def csv_text(rows: Iterable[Iterable[object]]) -> str:
+def csv_text(rows: Iterable[Iterable[object]], delimiter: str = ",", decimal: str = ".") -> str:
     """Rows as CSV for the café's spreadsheet. A text cell a spreadsheet would run as a formula
     (a team name a guest typed, a field a table sent) is kept as text by a leading apostrophe;
-    numbers stay numbers."""
+    numbers stay numbers, a fraction written with ``decimal`` (a spreadsheet in Italian reads
+    ``;`` between fields and ``,`` in a number)."""
     import csv  # for an export: every module that reads files imports this one at every start
 
+    def cell_text(cell: object) -> object:
+        if isinstance(cell, float):
+            return repr(cell).replace(".", decimal)
+        return "'" + cell if isinstance(cell, str) and cell.startswith(FORMULA_STARTS) else cell
+
     out = io.StringIO()
-    writer = csv.writer(out)
+    writer = csv.writer(out, delimiter=delimiter)
     for row in rows:
-        writer.writerow(["'" + cell if isinstance(cell, str) and cell.startswith(FORMULA_STARTS) else cell
-                         for cell in row])
+        writer.writerow([cell_text(cell) for cell in row])
     return out.getvalue()
 
 

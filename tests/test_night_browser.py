@@ -11,7 +11,7 @@ from helpers import STAFF_PIN as PIN
 from helpers import StaffTable, staff_login, wait_for
 
 KEY = "RRRRRRRRRBBBBBBBBNNNNNNNA"  # red's nine agents in cells 0-8
-POLL_MS = 15_000  # the staff page reads the night every 5 s, the spectators' page every 10 s
+POLL_MS = 15_000  # the staff page reads the night every 5 s; the spectators' page is told of a change at once
 
 
 def test_a_whole_night_from_the_staff_page_on_a_phone(tmp_path, browser):
@@ -77,8 +77,19 @@ def test_a_whole_night_from_the_staff_page_on_a_phone(tmp_path, browser):
         with page.expect_download() as download:
             page.locator("#night-kept .night-csv").first.click()
         assert download.value.suggested_filename.startswith("pi-table-night-")
+        assert download.value.suggested_filename.endswith("-standings.csv")  # one table a file (issue 49, item 6)
         exported = open(download.value.path(), encoding="utf-8").read()  # noqa: SIM115 - read whole at once
-        assert f"{red},{blue},{red},all_agents_found,8" in exported and f"1,{red},1,1,0,0,0,1.0,8" in exported  # place, team, played, won, lost, drawn, byes, points, margin
+        assert exported.startswith("\ufeffplace,team,") and f"1,{red},1,1,0,0,0,1.0,8" in exported  # place, team, played, won, lost, drawn, byes, points, margin
+        with page.expect_download() as download:
+            page.locator("#night-kept .night-xlsx").first.click()
+        import io
+        from pathlib import Path
+
+        from openpyxl import load_workbook
+
+        workbook = load_workbook(io.BytesIO(Path(download.value.path()).read_bytes()))  # saved with no extension
+        games = [[cell.value for cell in row] for row in workbook["games"].iter_rows()]
+        assert [red, blue, red, "all_agents_found", 8] in [row[4:9] for row in games]
         expect(board).to_be_hidden(timeout=POLL_MS)
         assert errors == []
     finally:
@@ -214,6 +225,71 @@ def test_the_director_s_desk_on_a_phone_still_played_withdraw_results_and_the_ti
         page.locator('.night-reinstate[data-team="Bats"]').click()
         expect(page.locator("#night-withdrawn")).to_be_empty()
         expect(page.locator(".night-history")).to_have_count(3)
+        assert errors == []
+    finally:
+        context.close()
+        table.close()
+
+
+def test_the_tv_is_pushed_the_tie_breaks_columns_the_marks_who_sits_out_and_says_what_changed(tmp_path, browser):
+    """Issue 49, item 4, and issue 53, items 10, 11, 14, 15: the spectators' page shows the columns
+    of the night's tie-break (Buchholz, the rating, the margin its line names), who has withdrawn
+    and who sits out the round, each change pushed within a second or two (it polled every 10 s);
+    its live region says what changed (a win), the table is drawn quietly. The desk says a round
+    proposed in words, and each button of a team or a night kept names it."""
+    import urllib.parse
+    import urllib.request
+
+    from playwright.sync_api import expect
+
+    from helpers import Staff
+
+    table = StaffTable(tmp_path, KEY)
+    context = browser.new_context(viewport={"width": 1280, "height": 900})
+    page = context.new_page()
+    page.on("dialog", lambda dialog: dialog.accept())
+    errors: list[str] = []
+    page.on("pageerror", lambda error: errors.append(str(error)))
+    try:
+        staff = Staff(table.base)
+        staff.login()
+        staff.call("POST", "/staff/api/night/open", {"name": "Friday", "games": ["codenames"], "tables": ["1"],
+                                                     "tiebreak": "buchholz"})
+        for name in ("The Owls", "Quiz Club", "Moles"):
+            staff.call("POST", "/staff/api/night/join", {"team": name})
+        form = urllib.parse.urlencode({"team": "Latecomers", "nicknames": ""}).encode()
+        urllib.request.urlopen(urllib.request.Request(table.base + "/night/join", data=form), timeout=10).close()
+        staff_login(page, table.base, PIN)
+        expect(page.locator(".night-approve")).to_have_attribute("aria-label", "Approve the team Latecomers", timeout=POLL_MS)
+        expect(page.locator(".night-refuse")).to_have_attribute("aria-label", "Remove the team Latecomers")
+        page.click("#night-propose")
+        expect(page.locator("#night-round h3")).to_have_text("Round 1, proposed: not confirmed yet")
+        page.click("#night-confirm")
+        expect(page.locator("#night-round h3")).to_have_text("Round 1")
+        round_ = staff.call("GET", "/staff/api/night")[1]["night"]["rounds"][0]
+        red = round_["pairs"][0]["red"]
+
+        spectators = context.new_page()
+        spectators.goto(f"{table.base}/")
+        board = spectators.locator("#standings")
+        expect(board.locator("th")).to_have_text(["Team", "played", "won", "lost", "byes", "points", "Buchholz", "rating",
+                                                  "margin"], timeout=POLL_MS)
+        expect(board.locator(".resting")).to_have_text(f"sitting out: {round_['resting'][0]}")
+        assert board.get_attribute("aria-live") is None  # the table is drawn quietly
+        staff.call("POST", "/staff/api/night/withdraw", {"team": round_["resting"][0]})
+        expect(board.locator("tr.withdrawn")).to_contain_text(f"{round_['resting'][0]} (withdrawn)", timeout=3_000)
+        for cell in range(9):  # red finds its nine agents
+            table.guess(cell)
+        expect(spectators.locator("#standings-said")).to_have_text(f"{red} won", timeout=3_000)
+        expect(board.locator("tr.standing", has_text=red)).to_contain_text(f"{red}1100")  # played, won, lost, byes
+
+        staff.call("POST", "/staff/api/night/close")
+        night_id = staff.call("GET", "/staff/api/night")[1]["kept"][-1]
+        page.reload()
+        expect(page.locator("#night-kept .night-csv").first).to_have_attribute(
+            "aria-label", f"Export CSV of the night Friday ({night_id})", timeout=POLL_MS)
+        expect(page.locator("#night-kept .night-print").first).to_have_attribute("aria-label",
+                                                                                  f"Print the night Friday ({night_id})")
         assert errors == []
     finally:
         context.close()

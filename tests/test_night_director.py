@@ -115,6 +115,7 @@ def test_the_round_a_game_began_in_is_kept_across_a_restart(tmp_path):
     book = night(tmp_path)
     round_(book)
     recorder = Recorder(book, "1")
+    recorder.untouched("g-1")  # dealt in round 1, as the table's loop sees it on a wake
     recorder.begun("g-1")
     round_(book)
     book.stop()
@@ -204,10 +205,11 @@ def test_a_bye_scores_a_wins_points_and_goes_to_the_lowest_ranked_team_without_o
     for number in range(1, 6):
         made = book.propose()
         lines = book.current().standings()
+        ranked = book.current().ranked([s.team for s in lines])  # round 1: all level, drawn by lot (issue 49, item 8)
         byes = book.current().byes()
         [resting] = made.resting
-        without = [s.team for s in lines if byes[s.team] == 0]
-        assert resting == (without[-1] if without else lines[-1].team), (number, resting, without)
+        without = [name for name in ranked if byes[name] == 0]
+        assert resting == (without[-1] if without else ranked[-1]), (number, resting, without)
         book.confirm()
         play(book, number, "1", winner=number % 2)
         play(book, number, "2", winner=0)
@@ -221,20 +223,31 @@ def test_a_bye_scores_a_wins_points_and_goes_to_the_lowest_ranked_team_without_o
     assert line(half, made.resting[0])["points"] == 0.5
 
 
-@pytest.mark.slow  # some 26 s of CPU by itself: out of ./dev test (issue 40)
+@pytest.mark.slow  # some 60 s of CPU by itself: out of ./dev test (issue 40)
 def test_with_more_teams_than_seats_the_podium_is_not_won_by_the_games_given():
     """Issue 38, item 5: 30 teams, 8 tables, 6 rounds, 100 seeded nights of teams alike: the
     teams given a fourth game took every podium place. Now byes go to the lowest-ranked without
     one and score a win's points: every team is compared on 6 rounds (its games and its byes),
-    and no team has two byes more than another."""
+    and no team has two byes more than another. Issue 49, item 12: the share of the podium the
+    teams with the most games take is a figure to print, for the night's page (docs/cafe/night.md,
+    "With more teams than seats"), with a bye worth a win or half, and with fewer teams."""
+    for teams, bye, tiebreak in ((30, 1.0, "rating"), (30, 0.5, "rating"), (30, 1.0, "buchholz"), (24, 1.0, "rating")):
+        most, podium, share = podium_of_the_most_games(teams, bye, tiebreak, nights=40)
+        print(f"{teams} teams, 8 tables, 6 rounds, a bye worth {bye:g}, tie-break {tiebreak}: the {most:.0%} of teams "
+              f"given the most games took {share}/{podium} podium places")
+
+
+def podium_of_the_most_games(teams: int, bye: float, tiebreak: str, nights: int) -> tuple[float, int, int]:
+    """Seeded nights of ``teams`` teams alike at 8 tables: the share of teams given the most games,
+    the podium places, and how many of them those teams took."""
     from pi_table.night.book import Night
     from pi_table.night.pairing import Round
 
-    podium, fourth, teams_with_four = 0, 0, 0
-    for seed in range(40):
+    podium, taken, with_most = 0, 0, 0
+    for seed in range(nights):
         rng = random.Random(seed)
-        state = Night("x", tables=tuple(str(t) for t in range(1, 9)), games=("codenames",))
-        state.teams = {f"T{n:02d}": None for n in range(30)}  # type: ignore[misc]
+        state = Night("x", tables=tuple(str(t) for t in range(1, 9)), games=("codenames",), bye=bye, tiebreak=tiebreak)
+        state.teams = {f"T{n:02d}": None for n in range(teams)}  # type: ignore[misc]
         for number in range(1, 7):
             made: Round = state.next_round()
             state.rounds.append(made)
@@ -244,31 +257,53 @@ def test_with_more_teams_than_seats_the_podium_is_not_won_by_the_games_given():
                                          float(number)))
         lines = state.standings()
         assert {s.played + s.byes for s in lines} == {6}
-        assert max(state.byes().values()) - min(state.byes().values()) <= 1
-        four = {s.team for s in lines if s.played == 4}
-        teams_with_four += len(four)
+        assert max(state.byes().values(), default=0) - min(state.byes().values(), default=0) <= 1
+        most = {s.team for s in lines if s.played == max(line.played for line in lines)}
+        with_most += len(most)
         podium += 3
-        fourth += sum(s.team in four for s in lines[:3])
-    print(f"teams given a fourth game: {teams_with_four / (30 * 40):.0%} of teams, {fourth / podium:.0%} of podium "
-          "places (the byes go to the lowest-ranked: the leaders play)")
+        taken += sum(s.team in most for s in lines[:3])
+    return with_most / (teams * nights), podium, taken
 
 
 # --- item 7: the first player alternates -----------------------------------------------------------------------------
 
+def fewest_breaks(teams: list[str], before, colours, rematches: int) -> int:
+    """The fewest teams any round with ``rematches`` rematches must give a colour against FIDE's
+    absolute rules (every pairing, each pair either way round: a brute force, for small nights)."""
+    from pi_table.night.pairing import colour_breaks, repeats
+
+    def matchings(left: list[str]):
+        if not left:
+            yield []
+            return
+        for i in range(1, len(left)):
+            for rest in matchings(left[1:i] + left[i + 1:]):
+                yield [(left[0], left[i]), *rest]
+
+    return min(sum(min(colour_breaks(colours, a, b), colour_breaks(colours, b, a)) for a, b in pairs)
+               for pairs in matchings(teams) if repeats(pairs, before) == rematches)
+
+
 def test_the_red_team_which_plays_first_alternates_per_team(tmp_path):
+    """FIDE's absolute colour rules (never a colour three times running, nor twice more often than
+    the other) hold wherever a round with no more rematches allows: checked against every pairing
+    of each round. With round 1 drawn by lot, some nights of 8 teams over 6 rounds cannot keep
+    them without a rematch; before issue 49 a quarter of the draws broke them needlessly."""
+    from pi_table.night.pairing import colour_breaks, repeats
+
     book = night(tmp_path, teams=("A", "B", "C", "D", "E", "F", "G", "H"), tables=("1", "2", "3", "4"))
     to_higher = 0
     for number in range(1, 7):
+        before, colours = book.current().met(), book.current().colours()
         made = book.propose()
         book.confirm()
+        broken = sum(colour_breaks(colours, pair.red, pair.blue) for pair in made.pairs)
+        assert broken == fewest_breaks(list(book.current().teams), before, colours,
+                                       repeats([pair.teams for pair in made.pairs], before)), (number, made, colours)
         places = {s.team: n for n, s in enumerate(book.current().standings())}
         to_higher += sum(places[pair.red] < places[pair.blue] for pair in made.pairs)
         for pair in made.pairs:
             play(book, number, pair.table, winner=int(pair.red > pair.blue))
-    colours = book.current().colours()
-    for team, seen in colours.items():
-        assert abs(seen.count("red") - seen.count("blue")) <= 2, (team, seen)  # FIDE's absolute colour rules
-        assert "red,red,red" not in ",".join(seen) and "blue,blue,blue" not in ",".join(seen), (team, seen)
     assert 0 < to_higher < 24  # not always to the higher-ranked team
     assert "(red, plays first)" in printable(book.current(), "en")
 
@@ -331,7 +366,7 @@ def test_the_trf_export_is_fides_line_format_with_every_round(tmp_path):
         if row.startswith("001"):
             rounds = [(row[91 + 10 * at:95 + 10 * at].strip(), row[96 + 10 * at], row[98 + 10 * at]) for at in range(3)]
             players[int(row[4:8])] = (row[14:47].strip(), float(row[80:84]), int(row[85:89]), rounds)
-    assert "XXR 3" in text and "BBU  1.0" in text and len(players) == 5
+    assert "XXR 3" in text and "BBU" not in text and len(players) == 5  # TRF-16's own bye codes (issue 49, item 5)
     value = {"1": 1, "0": 0, "=": 0.5, "+": 1, "-": 0, "U": 1, "Z": 0}
     for number, (name, points, rank, rounds) in players.items():
         assert points == sum(value[code] for _, _, code in rounds) == line(book, name)["points"]
@@ -375,7 +410,7 @@ def test_the_staff_page_withdraws_enters_results_and_exports_behind_its_checks(t
         assert status == 409 and "names its winner" in answer["error"]
         night_id = staff.call("GET", "/staff/api/night")[1]["night"]["id"]
         status, trf = staff.call("GET", f"/staff/api/night/{night_id}.trf")
-        assert status == 200 and "012 Friday" in trf and "BBU  0.5" in trf
+        assert status == 200 and "012 Friday" in trf and "0000 - Z" in trf  # Owls away: TRF-16's own code (issue 49, item 5)
         status, public = get(table.base + "/night/standings")
         assert status == 200 and json.loads(public)["night"]["tiebreak"] == "buchholz"
     finally:

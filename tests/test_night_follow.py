@@ -59,6 +59,7 @@ def played(recorder: Recorder, seed: int = 1) -> Game | None:
     """A game played to its end at the recorder's table by random touches, and what it records."""
     rng = random.Random(seed)
     session = Session(Rules(), rng=rng)
+    recorder.untouched(session.id)  # dealt in the night, as the table's loop sees it on a wake
     while not session.state.is_over:
         board = str(session.public_view().to_json()["board"])
         session.submit(Guess(rng.choice([cell for cell, seen in enumerate(board) if seen == "?"])))

@@ -18,6 +18,7 @@ import pytest
 from aiohttp import web
 
 from pi_table.night.book import Book
+from pi_table.night.recorder import Recorder
 from pi_table.web import Companion
 from pi_table.web.auth import OWN_TRIES, Recovery, secret_matches
 from pi_table.web.console import Console
@@ -97,7 +98,7 @@ def full_page(desk, folder, **settings) -> StaffPage:
     page = StaffPage(desk, folder, **settings)
     Console(page, Recovery())
     OwnerFiles(page)
-    NightRoom(page, Book(Path(tempfile.mkdtemp(prefix="pi-table-roles-")) / "nights"))  # no night kept
+    NightRoom(page, Recorder(Book(Path(tempfile.mkdtemp(prefix="pi-table-roles-")) / "nights"), "1"))  # no night kept
     WifiRoom(page, RolesWifi(desk))
     return page
 

@@ -333,9 +333,10 @@ class Daemon:
             SetupRoom(staff, self.first_boot)  # None: the table is set up, and the set-up page is gone
             WifiRoom(staff, Wifi(self))
             OwnerFiles(staff)
+            night_room = None
             if self.night is not None:
                 from ..web.night import NightRoom
-                NightRoom(staff, self.night.book)
+                night_room = NightRoom(staff, self.night)
             tls = _tls(web.tls_cert, web.tls_key) if web.tls_cert else None
             if tls is not None:
                 from ..release.first_boot import fingerprint
@@ -347,6 +348,8 @@ class Daemon:
                                   opened_file=journal_dir / "companion.opened", language=self.config.language,
                                   staff=staff, tls=tls, staff_tls=staff_tls, staff_port=web.tls_port,
                                   header_timeout_s=web.request_s, body_timeout_s=web.request_s)
+            if night_room is not None:
+                night_room.announce = companion.announce  # the spectators' pages hear of the night's changes
             companion.start()
         except Exception as e:  # noqa: BLE001 (a taken port, a broken install: the table plays without phones)
             why = e.strerror if isinstance(e, OSError) and e.strerror else e
@@ -463,6 +466,8 @@ class Daemon:
                 self.night.seen(self.session.id, lambda: self.session.public_view().to_json())
             elif self.session.record.moves:  # a game under way: the round it is played for, looked up once
                 self.night.begun(self.session.id)
+            else:  # dealt, untouched: its first move, in a round, makes it the round's
+                self.night.untouched(self.session.id)
             self._next_up(self.night.next_up())
         self.notifier.watchdog(self.sickness)
 

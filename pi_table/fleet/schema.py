@@ -238,8 +238,10 @@ GAME = Record({  # night.games.Game.to_json: every field there, null where the g
 NIGHT = Record({  # night.recorder.Recorder.report: the table's night and the games recorded at it
     "night": Text(NAME), "name": Text(NAME), "open": Flag(), "teams": ListOf(Text(NAME), MOST_TEAMS),
     "games": Records(GAME, MOST_GAMES),
+    "free": Text(NAME),  # the game under way there that is no round's (issue 49); none while there is none
 }, required=("night", "name", "open", "teams", "games"))
-TEAM = Record({"name": Text(MAX_NAME), "nicknames": ListOf(Text(MAX_NAME), MAX_NICKNAMES)},
+TEAM = Record({"name": Text(MAX_NAME), "nicknames": ListOf(Text(MAX_NAME), MAX_NICKNAMES),
+               "since": Number(1, 10_000, whole=True)},  # a team that joined late: the rounds it missed
               required=("name", "nicknames"))
 PAIR = Record({"table": Text(NAME), "red": Text(MAX_NAME), "blue": Text(MAX_NAME)}, required=("table", "red", "blue"))
 ROUND = Record({"number": Number(1, 10_000, whole=True), "pairs": Records(PAIR, MAX_TABLES),
@@ -253,6 +255,8 @@ PLAN = Record({  # night.book.Night.plan_json: the night a host runs, as the tab
     "opened": TIME, "closed": maybe(TIME), "seq": Number(0, 10**9, whole=True), "teams": Records(TEAM, MOST_TEAMS),
     "rounds": Records(ROUND, 1000), "proof": Text(NAME),  # of the night's code (night.code); a host before them sends none
     "bye": Number(0, 1), "tiebreak": Text(NAME), "history": Records(DECIDED, MAX_HISTORY),  # a host before issue 38's: none
+    "late": Number(0, 1),  # a round missed by joining late (issue 49); a host before it: none
+    "confirmed": ListOf(maybe(TIME), 1000),  # when each round was confirmed (null: a book from before it)
 }, required=("night", "name", "games", "tables", "opened", "closed", "seq", "teams", "rounds"))
 TOPICS: dict[str, Spec] = {"status": STATUS, "online": Flag(), "events": EVENT, "night": NIGHT, "plan": PLAN}
 """What the dashboard reads of each table's topics; the tables read each other's night and plan."""

@@ -36,7 +36,9 @@ from __future__ import annotations
 import json
 import logging
 import os
+import random
 import re
+import secrets
 import threading
 import time
 from collections import Counter
@@ -52,8 +54,8 @@ from ..errors import PiTableError
 from ..files import CRC_FIELD, PRIVATE_DIR, create_private, read_file, seal, sealed_line, sync_folder, write_private
 from .code import new_code, proves, shown
 from .games import Game
-from .names import Blocklist, NameRefused, Team, team, tidy
-from .pairing import BLUE, MAX_TABLES, RED, Pair, PairingRefused, Round, met, propose, swap
+from .names import Blocklist, NameRefused, Team, folded, team, tidy
+from .pairing import BLUE, MAX_TABLES, RED, Pair, PairingRefused, Round, met, propose, swap, warnings
 from .scoring import BUCHHOLZ, BYE_POINTS, DOUBLE_LOSS, FORFEIT, PLAYED, RATING
 
 if TYPE_CHECKING:
@@ -72,11 +74,15 @@ MAX_TEAMS = 64  # teams a night takes from the phones: a café's room, not a flo
 MAX_WAITING = 16  # phones' teams waiting for the staff at once: a flood fills this list, never the night
 MAX_OFFERS = 16  # nights offered to this table at once (each from another table's plan)
 MAX_HISTORY = 2000  # the staff's withdrawals and results in a night: far past a week of rounds
-PLANLESS = ("game", "deal")  # a table's games: no change of the host's plan (``changed`` does not hear of them)
-STAFF_EVENTS = ("withdraw", "reinstate", "result")  # the night's history: each with who ("by") and when ("at")
+PLANLESS = ("game", "deal", "free")  # a table's games: no change of the host's plan (``changed`` does not hear of them)
+STAFF_EVENTS = ("withdraw", "reinstate", "result", "unconfirm", "rest", "unrest")  # the night's history: each with who ("by") and when ("at")
 WON, VOID, CREDIT, TABLE = "won", "void", "game", "table"  # with scoring's FORFEIT and DOUBLE_LOSS
 RESULTS = (WON, FORFEIT, DOUBLE_LOSS, VOID, CREDIT, TABLE)
 MAX_BYE_POINTS = 1.0
+DRAW, RATINGS = "draw", "ratings"  # how round 1 orders the teams, all level: by lot, or by earlier nights' ratings
+SEED_NIGHTS = 20  # the nights kept here whose ratings seed a night's round 1: the café's last few weeks
+FREE_VIEW = ("game", "termination", "winner", "remaining", "score")  # what a free-play game over keeps of its view
+LATE_POINTS, LATE_CHOICES = 0.0, (0.0, 0.5)  # a round missed by joining late: Z (zero-point bye) or H (half-point)
 
 
 def folder_of(journal_dir: Path) -> Path:
@@ -150,11 +156,21 @@ class Night:
     accepted: bool = False  # a night followed: its host accepted here (a night followed before the codes was not)
     left: bool = False  # a night followed: left by this table's staff
     bye: float = BYE_POINTS  # the points of a bye (a round sat out)
+    late: float = LATE_POINTS  # the points of a round a team missed because it joined after it (Z 0, or H ½)
+    draw: str = ""  # the seed of round 1's draw by lot, written when the night opened ('': a night from before it)
+    seeding: str = DRAW  # round 1 by lot, or by the ratings of earlier nights (``seeds``) first
+    seeds: dict[str, float] = field(default_factory=dict)  # a team's rating at the café's earlier nights, by its folded name
+    since: dict[str, int] = field(default_factory=dict)  # a team that joined late: the rounds confirmed before it
     tiebreak: str = RATING  # after points: the rating, or Buchholz
     withdrawn: set[str] = field(default_factory=set)
+    rests: dict[int, set[str]] = field(default_factory=dict)  # a round: the teams that asked to sit it out
     results: dict[tuple[int, str], dict] = field(default_factory=dict)  # a round's table: the staff's latest result
     history: list[dict] = field(default_factory=list)  # the staff's events (STAFF_EVENTS), in order
     dealt: dict[str, int | None] = field(default_factory=dict)  # this table's games: the round each began in
+    dealt_at: dict[str, float] = field(default_factory=dict)  # and when, for a game whose first move a wake saw
+    dealt_known: dict[str, int] = field(default_factory=dict)  # and the history's length then (a round undone since)
+    ended: dict[str, dict] = field(default_factory=dict)  # this table's free-play games over: their view and end
+    confirmed: list[float | None] = field(default_factory=list)  # when each round was confirmed (the host's clock)
 
     @property
     def open(self) -> bool:
@@ -173,12 +189,18 @@ class Night:
             self.games, self.tables = tuple(map(str, event["games"])), tuple(map(str, event["tables"]))
             self.code = str(event.get("code", ""))  # a night opened before the codes has none
             self.bye, self.tiebreak = _bye(event.get("bye", BYE_POINTS)), _tiebreak(event.get("tiebreak", RATING))
+            self.late = _late(event.get("late", LATE_POINTS))
+            self.draw, self.seeding = str(event.get("draw", "")), _seeding(event.get("seeding", DRAW))
+            self.seeds = {str(name): float(rating) for name, rating in dict(event.get("seeds") or {}).items()}
         elif kind == "join":
             joined = Team(str(event["team"]), tuple(map(str, event["nicknames"])))
             (self.waiting if event.get("waiting") else self.teams)[joined.name] = joined
+            if not event.get("waiting"):
+                self._joined(joined.name)
         elif kind == "approve":
             name = str(event["team"])
             self.teams[name] = self.waiting.pop(name)
+            self._joined(name)
         elif kind == "remove":
             self._remove(str(event["team"]))
         elif kind in STAFF_EVENTS:
@@ -187,6 +209,7 @@ class Night:
             made = Round.from_json(event["round"])
             if kind == "round":
                 self.rounds.append(made)
+                self.confirmed.append(None if event.get("at") is None else float(event["at"]))
                 self.proposal = None
             else:
                 self.proposal = made
@@ -208,11 +231,23 @@ class Night:
         elif kind == "deal":  # this table's own: no change of the host's plan
             number = event["round"]
             self.dealt[str(event["game"])] = None if number is None else int(number)
+            if event.get("at") is not None:
+                self.dealt_at[str(event["game"])] = float(event["at"])
+            if event.get("known") is not None:
+                self.dealt_known[str(event["game"])] = int(event["known"])
+            return
+        elif kind == "free":  # this table's own free-play game over: kept while a plan may make it a round's
+            self.ended[str(event["game"])] = {"view": dict(event["view"]), "at": float(event["at"])}
             return
         else:
             raise DamagedLine("an event of the night")
         if self.host is None:
             self.seq += 1
+
+    def _joined(self, name: str) -> None:
+        """The team ``name`` is in the night from the next round: the rounds before it, it missed."""
+        if self.rounds:
+            self.since[name] = len(self.rounds)
 
     def _follow(self, host: str, plan: dict) -> None:
         """The host's plan, as ``plan_json`` makes it: the night's state but for the games played."""
@@ -221,17 +256,47 @@ class Night:
         self.opened, self.closed = float(plan["opened"]), None if plan["closed"] is None else float(plan["closed"])
         self.teams = {str(t["name"]): Team(str(t["name"]), tuple(map(str, t["nicknames"]))) for t in plan["teams"]}
         self.rounds, self.proposal = [Round.from_json(made) for made in plan["rounds"]], None
+        confirmed = [None if at is None else float(at) for at in plan.get("confirmed") or ()][:len(self.rounds)]
+        self.confirmed = confirmed + [None] * (len(self.rounds) - len(confirmed))
+        self.since = {str(t["name"]): _since(t["since"], len(self.rounds)) for t in plan["teams"] if t.get("since")}
         self.bye, self.tiebreak = _bye(plan.get("bye", BYE_POINTS)), _tiebreak(plan.get("tiebreak", RATING))
+        self.late = _late(plan.get("late", LATE_POINTS))
         self.withdrawn, self.results, self.history = set(), {}, []
         for event in plan.get("history") or ():
-            self._decided(dict(event))
+            self._decided(dict(event), replay=True)
 
-    def _decided(self, event: dict) -> None:
+    def _decided(self, event: dict, replay: bool = False) -> None:
         """A staff's event (``STAFF_EVENTS``), checked: ValueError (or KeyError, TypeError) when
-        it names no team, round, table or result of the night."""
+        it names no team, round, table or result of the night. ``replay``: the history of a
+        host's plan, whose rounds are already as the history left them."""
         kind, by, at = str(event["event"]), str(event["by"]), float(event["at"])
         if len(self.history) >= MAX_HISTORY:
             raise ValueError("a night's history is full")
+        if kind in ("rest", "unrest"):  # a team asked to sit out the next round, keeping its place (or not now)
+            name, number = str(event["team"]), int(event["round"])
+            asked = self.rests.setdefault(number, set())
+            if name not in self.teams or number < 1 or (name in asked) != (kind == "unrest") \
+                    or (not replay and (number != len(self.rounds) + 1 or name in self.withdrawn)):
+                raise ValueError(f"no team to {kind}")
+            if kind == "rest":
+                asked.add(name)
+                if self.proposal is not None and name in self.proposal.names:
+                    self.proposal = None
+            else:
+                asked.discard(name)
+            self.history.append({"event": kind, "team": name, "round": number, "by": by, "at": at})
+            return
+        if kind == "unconfirm":  # the last round back to a proposal, none of its games begun
+            number = int(event["round"])
+            if not replay:
+                if number != len(self.rounds) or number < 1:
+                    raise ValueError("no round to undo")
+                self.proposal = self.rounds.pop()
+                del self.confirmed[number - 1:]
+            elif number < 1:
+                raise ValueError("no round to undo")
+            self.history.append({"event": kind, "round": number, "by": by, "at": at})
+            return
         if kind in ("withdraw", "reinstate"):
             name = str(event["team"])
             if name not in self.teams or (name in self.withdrawn) != (kind == "reinstate"):
@@ -268,6 +333,7 @@ class Night:
         if self.proposal is not None and name in self.proposal.names:
             self.proposal = None
         self.withdrawn.discard(name)
+        self.since.pop(name, None)
 
     def first_round(self, name: str) -> int | None:
         """The first confirmed round that pairs the team ``name`` at a table, if any: from then on
@@ -303,8 +369,14 @@ class Night:
         need to record their round's games, and the sequence that orders the plans."""
         return {"night": self.id, "name": self.name, "games": list(self.games), "tables": list(self.tables),
                 "opened": self.opened, "closed": self.closed, "seq": self.seq,
-                "teams": [t.to_json() for t in self.teams.values()], "rounds": [made.to_json() for made in self.rounds],
-                "bye": self.bye, "tiebreak": self.tiebreak, "history": list(self.history)}
+                "teams": self.teams_json(), "rounds": [made.to_json() for made in self.rounds],
+                "bye": self.bye, "late": self.late, "tiebreak": self.tiebreak, "history": list(self.history),
+                "confirmed": list(self.confirmed)}
+
+    def teams_json(self) -> list[dict[str, object]]:
+        """The teams, each with ``since`` when it joined late (the rounds confirmed before it)."""
+        return [{**t.to_json(), **({"since": self.since[t.name]} if t.name in self.since else {})}
+                for t in self.teams.values()]
 
     def counted(self) -> list[Result]:
         return list(self.slots().values())
@@ -336,6 +408,35 @@ class Night:
         """The rounds each team sat out."""
         return Counter(name for made in self.rounds for name in made.resting)
 
+    def missed(self) -> Counter[str]:
+        """The rounds each team missed as the night scores them (``late``): those confirmed before
+        it joined, and those it asked to sit out."""
+        asked = Counter(name for number, names in self.rests.items() if number <= len(self.rounds)
+                        for name in names if name not in self.rounds[number - 1].names)
+        return Counter(self.since) + asked
+
+    def asked_out(self, name: str, number: int) -> bool:
+        """Whether the team ``name`` missed round ``number`` as the night scores it: it joined
+        after the round, or asked to sit it out."""
+        return number <= self.since.get(name, 0) or name in self.rests.get(number, ())
+
+    def away(self) -> Counter[str]:
+        """The rounds each team had neither a pair nor a bye in: it joined late, or was withdrawn then."""
+        named = Counter(name for made in self.rounds for name in made.names)
+        return Counter({name: len(self.rounds) - named[name] for name in self.teams})
+
+    def absent(self) -> Counter[str]:
+        """The rounds each team was away, and those whose pair the staff voided: unplayed rounds,
+        for its Buchholz."""
+        void = Counter(name for (number, table), entry in self.results.items() if entry["result"] == VOID
+                       for name in self.rounds[number - 1].pair_at(table).teams)  # type: ignore[union-attr]
+        return self.away() + void
+
+    def unpaired(self) -> Counter[str]:
+        """The rounds each team played no game in: its byes, and the rounds it was away: the
+        sit-out queue's count, so a team that came late or was away is not sent to sit out first."""
+        return self.away() + self.byes()
+
     def colours(self) -> dict[str, list[str]]:
         """Each team's colours (red plays first), round by round."""
         seen: dict[str, list[str]] = {}
@@ -348,7 +449,8 @@ class Night:
     def standings(self) -> list[Standing]:
         from .standings import standings  # openskill: loaded once a night is looked at, not at the table's start
 
-        return standings(self.teams, self.counted(), self.byes(), self.bye, self.tiebreak, self.withdrawn)
+        return standings(self.teams, self.counted(), self.byes(), self.bye, self.tiebreak, self.withdrawn,
+                         self.missed(), self.late, self.absent())
 
     @property
     def round(self) -> Round | None:
@@ -359,26 +461,48 @@ class Night:
         """The Swiss pairing of the next round, from the standings and the pairs that have met."""
         if not self.teams:
             raise NightRefused("no team has joined the night yet")
-        lines = [line for line in self.standings() if not line.withdrawn]
+        out = self.rests.get(len(self.rounds) + 1, set())
+        lines = [line for line in self.standings() if not line.withdrawn and line.team not in out]
         if len(lines) < 2:
             raise PairingRefused("a round needs two teams and a table")
-        paired = met(pair.teams for made in self.rounds for pair in made.pairs)  # a pair paired counts as met
-        before = paired | met((game.teams[0], game.teams[1]) for game in self.played if game.rated)
-        return propose(len(self.rounds) + 1, [line.team for line in lines], {line.team: line.points for line in lines},
-                       self.byes(), before, self.tables, self.colours())
+        return propose(len(self.rounds) + 1, self.ranked([line.team for line in lines]),
+                       {line.team: line.points for line in lines}, self.unpaired(), self.met(), self.tables,
+                       self.colours())
+
+    def ranked(self, teams: list[str]) -> list[str]:
+        """``teams`` (in the standings' order) as the next round ranks them: in round 1, where all
+        are level, by lot from the night's ``draw`` (so no alphabet decides who sits out or who
+        meets), the ratings of earlier nights first when the night is seeded by them."""
+        if self.rounds or not self.draw:
+            return teams
+        drawn = sorted(teams)
+        random.Random(self.draw).shuffle(drawn)
+        if self.seeding == RATINGS:
+            drawn.sort(key=lambda name: -self.seeds.get(folded(name), 0.0))  # a newcomer rates 0; the lot among equals
+        return drawn
+
+    def met(self) -> Counter[frozenset[str]]:
+        """The pairs of teams that have met: paired in a round (a pair paired counts as met), or in a game recorded."""
+        paired = met(pair.teams for made in self.rounds for pair in made.pairs)
+        return paired | met((game.teams[0], game.teams[1]) for game in self.played if game.rated)
 
     def to_json(self) -> dict[str, object]:
         """The night for its staff page: its code too, at its host (the staff of the tables that follow type it)."""
         return {"id": self.id, "name": self.name, "games": list(self.games), "tables": list(self.tables),
                 "opened": self.opened, "closed": self.closed, "open": self.open, "host": self.host,
-                "teams": [t.to_json() for t in self.teams.values()],
+                "teams": self.teams_json(),
                 "waiting": [t.to_json() for t in self.waiting.values()],
-                "withdrawn": sorted(self.withdrawn), "bye": self.bye, "tiebreak": self.tiebreak,
+                "withdrawn": sorted(self.withdrawn), "bye": self.bye,
+                "rests": {str(number): sorted(names) for number, names in self.rests.items() if names}, "late": self.late, "tiebreak": self.tiebreak,
                 "rounds": [made.to_json() for made in self.rounds],
+                "draw": self.draw, "seeding": self.seeding,
+                "seeds": {key: rating for name in self.teams if (key := folded(name)) in self.seeds
+                          for rating in (self.seeds[key],)},
                 "still_played": {str(made.number): tables for made in self.rounds if (tables := self.still_played(made))},
                 "results": [{"round": number, "table": table, **entry} for (number, table), entry in self.results.items()],
                 "history": list(self.history),
                 "proposal": None if self.proposal is None else self.proposal.to_json(),
+                "warnings": [] if self.proposal is None else warnings(self.proposal, self.met(), self.colours()),
                 "games_played": [game.to_json() for game in self.played],
                 "standings": [line.to_json() for line in self.standings()],
                 **({"code": shown(self.code)} if self.host is None and self.code else {})}
@@ -389,6 +513,26 @@ def _bye(points: object) -> float:
     if isinstance(points, bool) or not isinstance(points, (int, float)) or not 0 <= points <= MAX_BYE_POINTS:
         raise ValueError("a bye's points are a number from 0 to 1")
     return float(points)
+
+
+def _late(points: object) -> float:
+    """A night's points for a round a team missed by joining late: Z (0) or H (½); ValueError for anything else."""
+    if isinstance(points, bool) or not isinstance(points, (int, float)) or points not in LATE_CHOICES:
+        raise ValueError("a round missed by a late team scores 0 or 0.5")
+    return float(points)
+
+
+def _since(rounds: object, confirmed: int) -> int:
+    """A late team's rounds missed: a whole number from 1 to the rounds confirmed; ValueError otherwise."""
+    if isinstance(rounds, bool) or not isinstance(rounds, int) or not 0 < rounds <= confirmed:
+        raise ValueError("a late team missed some of the rounds confirmed")
+    return rounds
+
+
+def _seeding(name: object) -> str:
+    if name not in (DRAW, RATINGS):
+        raise ValueError("round 1 is drawn or seeded by ratings")
+    return str(name)
 
 
 def _tiebreak(name: object) -> str:
@@ -462,6 +606,7 @@ class Book:
         self.changed: Callable[[], None] | None = None  # hears of each change of the plan kept (the fleet's), under the lock
         self.followed: Callable[[], None] | None = None  # hears of a night accepted here (the games heard, gathered)
         self.offers: dict[str, dict] = {}  # by host: the plan of a night that names this table, not accepted here
+        self._names: dict[str, tuple[int, str]] = {}  # a night kept's name, by its id, as of its file's size
         self.version = 0
         self._file: BinaryIO | None = None
         self.lock = threading.RLock()
@@ -582,8 +727,11 @@ class Book:
 
     @_locked
     def open(self, name: str, games: Iterable[str], tables: Iterable[str], bye: float = BYE_POINTS,
-             tiebreak: str = RATING) -> Night:
-        """A new night here, hosted: its games, tables, the points of a bye and its tie-break."""
+             tiebreak: str = RATING, late: float = LATE_POINTS, seeding: str = DRAW) -> Night:
+        """A new night here, hosted: its games, tables, the points of a bye, its tie-break, the
+        points of a round a team missed by joining late, and how round 1 is ordered (``DRAW``, by
+        lot from a seed written now, or ``RATINGS``, the ratings of the café's earlier nights,
+        written now too): what the book holds, it pairs the same again."""
         self._free()
         try:
             name = tidy(name, MAX_NIGHT_NAME, N_("night's name"))
@@ -597,16 +745,34 @@ class Book:
             raise NightRefused("a night has 1 to {most} tables, each named with letters, digits, - or _",
                                most=MAX_TABLES)
         try:
-            bye, tiebreak = _bye(bye), _tiebreak(tiebreak)
+            bye, tiebreak, late = _bye(bye), _tiebreak(tiebreak), _late(late)
         except ValueError:
-            raise NightRefused("a bye scores 0 to 1 point, and the tie-break is {names}",
-                               names=f"{RATING}, {BUCHHOLZ}") from None
+            raise NightRefused("a bye scores 0 to 1 point, a round missed by a late team 0 or ½, and the tie-break "
+                               "is {names}", names=f"{RATING}, {BUCHHOLZ}") from None
+        try:
+            seeding = _seeding(seeding)
+        except ValueError:
+            raise NightRefused("round 1 is drawn by lot or seeded by the ratings of earlier nights: {names}",
+                               names=f"{DRAW}, {RATINGS}") from None
+        seeds = self._seeds() if seeding == RATINGS else {}
         at = self.clock()
         self._start(self._new_id(at))
         night = self._change({"event": "open", "name": name, "games": list(games), "tables": list(tables), "at": at,
-                              "code": new_code(), "bye": bye, "tiebreak": tiebreak})
+                              "code": new_code(), "bye": bye, "tiebreak": tiebreak, "late": late,
+                              "draw": secrets.token_hex(8), "seeding": seeding, "seeds": seeds})
         self._point(night.id)
         return night
+
+    def _seeds(self) -> dict[str, float]:
+        """Each team's rating (its ordinal) at the last of the café's nights hosted here, closed, it
+        played in (the last ``SEED_NIGHTS``), by its folded name: a team types its name again."""
+        seeds: dict[str, float] = {}
+        for path in self.kept()[-SEED_NIGHTS:]:
+            night = read_night(path)[0]
+            if night.open or night.host is not None:
+                continue
+            seeds.update((folded(line.team), line.rating(3)) for line in night.standings() if line.played)
+        return seeds
 
     @_locked
     def join(self, name: str, nicknames: Iterable[str] = (), waiting: bool = False) -> Team:
@@ -654,6 +820,29 @@ class Book:
         self._change({"event": "withdraw", "team": name, "by": by, "at": self.clock()})
 
     @_locked
+    def rest(self, name: str, by: str) -> None:
+        """The team ``name`` sits out the next round at its own asking (``by``: who at the desk),
+        keeping its place: it is paired again after it, and the round scores what a round missed
+        scores (``late``)."""
+        night = self._hosted()
+        if name not in night.teams or name in night.withdrawn:
+            raise NightRefused("no team {team} is playing in the night", team=name)
+        number = len(night.rounds) + 1
+        if name in night.rests.get(number, ()):
+            raise NightRefused("the team {team} has asked for a bye in round {number} already", team=name,
+                               number=number)
+        self._change({"event": "rest", "team": name, "round": number, "by": by, "at": self.clock()})
+
+    @_locked
+    def unrest(self, name: str, by: str) -> None:
+        """The team ``name``'s bye asked for the next round, taken back: it is paired in it."""
+        night = self._hosted()
+        number = len(night.rounds) + 1
+        if name not in night.rests.get(number, ()):
+            raise NightRefused("the team {team} has not asked for a bye in round {number}", team=name, number=number)
+        self._change({"event": "unrest", "team": name, "round": number, "by": by, "at": self.clock()})
+
+    @_locked
     def reinstate(self, name: str, by: str) -> None:
         """A team withdrawn, back in the night: it is paired again from the next round."""
         night = self._hosted()
@@ -668,6 +857,11 @@ class Book:
         one of the pair for a win or a forfeit, ``game`` a game recorded in the night to credit
         to this pair; ``TABLE`` goes back to what the table recorded."""
         night = self._hosted()
+        self._change(self._result(night, number, table, result, by, winner, game))
+
+    def _result(self, night: Night, number: int, table: str, result: str, by: str, winner: str | None,
+                game: str | None) -> dict:
+        """The line of a result for ``night``; NightRefused saying what is wrong with it."""
         made = night.rounds[number - 1] if 0 < number <= len(night.rounds) else None
         pair = None if made is None else made.pair_at(table)
         if pair is None:
@@ -679,13 +873,109 @@ class Book:
                                red=pair.red, blue=pair.blue)
         if result == CREDIT and not any(g.id == game and g.rated for g in night.played):
             raise NightRefused("no game {game} between two teams is recorded in the night", game=str(game))
-        self._change({"event": "result", "round": number, "table": table, "result": result, "winner": winner,
-                      "game": game if result == CREDIT else None, "by": by, "at": self.clock()})
+        return {"event": "result", "round": number, "table": table, "result": result, "winner": winner,
+                "game": game if result == CREDIT else None, "by": by, "at": self.clock()}
 
     @_locked
-    def deal(self, game_id: str, number: int | None) -> None:
-        """This table's game ``game_id`` has begun: for round ``number`` (None: free play), for good."""
-        self._change({"event": "deal", "game": game_id, "round": number})
+    def correct(self, night_id: str, number: int, table: str, result: str, by: str, winner: str | None = None,
+                game: str | None = None) -> Night:
+        """A result of a night this table hosted, entered after it closed (as ``result``): a line
+        of its book and its history with who and when; the night as it is now."""
+        night = self.night_of(night_id)
+        if night.open:
+            raise NightRefused("the night {name} is open: correct it at the desk", name=night.name)
+        if night.host is not None:
+            raise NightRefused("the night {name} is run from table {host}'s staff page", name=night.name,
+                               host=night.host)
+        event = self._result(night, number, table, result, by, winner, game)
+        path = self.folder / f"{night_id}.jsonl"
+        data = path.read_bytes()
+        with open(path, "r+b") as file:
+            file.truncate(data.rfind(b"\n") + 1)  # a torn tail is no line
+            file.seek(0, os.SEEK_END)
+            file.write(sealed_line(event))
+            file.flush()
+            os.fsync(file.fileno())
+        night.apply(event)
+        if night is self.night:
+            self.version += 1
+            if self.changed is not None:
+                self.changed()  # the plan, closed, tells the dashboard of the correction
+        log.info("night %s: round %d at table %s corrected after the night closed (%s)", night.name, number, table,
+                 result)
+        return night
+
+    @_locked
+    def unconfirm(self, by: str) -> Round:
+        """The last round confirmed, back to a proposal (``by``: who at the desk), while none of
+        its games began here, was recorded or had a result entered; the tables that follow drop
+        it with the plan."""
+        night = self._hosted()
+        if not night.rounds:
+            raise NightRefused("no round is confirmed")
+        number = len(night.rounds)
+        if any(g.round == number for g in night.played) or any(n == number for n, _ in night.results) \
+                or number in night.dealt.values():
+            raise NightRefused("round {number} has a game or a result already: it cannot be undone", number=number)
+        self._change({"event": "unconfirm", "round": number, "by": by, "at": self.clock()})
+        assert night.proposal is not None
+        return night.proposal
+
+    @_locked
+    def deal(self, game_id: str, number: int | None, at: float | None = None) -> None:
+        """This table's game ``game_id`` has begun: for round ``number`` (None: free play), ``at``
+        its first move when a wake saw it; for good, but for ``reconcile``. The line keeps the
+        history's length then: a round undone since is told by the history's later lines."""
+        known = len(self.current().history)
+        self._change({"event": "deal", "game": game_id, "round": number, "known": known,
+                      **({} if at is None else {"at": at})})
+
+    @_locked
+    def free(self, game_id: str, view: dict) -> None:
+        """This table's free-play game ``game_id``, begun when a wake saw it, is over (``view``:
+        its public view's JSON): kept, in case the host's plan shows that a round it had not
+        heard of was confirmed before it (``reconcile``)."""
+        kept = {key: view.get(key) for key in FREE_VIEW}
+        self._change({"event": "free", "game": game_id, "view": kept, "at": self.clock()})
+
+    @_locked
+    def reconcile(self, table: str) -> list[Game]:
+        """At a table that follows (``table``), once a plan is kept: a game begun for a round the
+        host has undone since is free play; a round it had not heard of
+        when it was confirmed (its broker down) takes the first game this table began as free play
+        after that, before the next round was confirmed, while the round's pair here has no game:
+        that game is dealt again for the round, and recorded if it is over. What it recorded."""
+        from .games import from_view
+
+        night, kept = self.current(), list[Game]()
+        ids = night.ids()
+        for game_id, number in list(night.dealt.items()):  # a round the host undid since: free play here
+            known = night.dealt_known.get(game_id, len(night.history))
+            if number is not None and game_id not in ids and (number > len(night.rounds) or any(
+                    e["event"] == "unconfirm" and e["round"] <= number for e in night.history[known:])):
+                self._change({"event": "deal", "game": game_id, "round": None, "known": len(night.history)})
+                log.info("night %s: game %s at table %s is free play: the host undid round %d", night.name, game_id,
+                         table, number)
+        for number, at in enumerate(night.confirmed, start=1):
+            made = night.rounds[number - 1]
+            pair = night.unplayed(made, table)
+            if at is None or pair is None or number in night.dealt.values():
+                continue
+            until = night.confirmed[number] if number < len(night.confirmed) else None
+            begun = sorted((when, game_id) for game_id, when in night.dealt_at.items()
+                           if night.dealt.get(game_id) is None and at <= when and (until is None or when < until))
+            if not begun:
+                continue
+            when, game_id = begun[0]
+            self._change({"event": "deal", "game": game_id, "round": number, "at": when})
+            ended = night.ended.get(game_id)
+            game = None if ended is None or ended["view"].get("game") not in night.games else \
+                from_view(game_id, table, pair.teams, ended["view"], number, ended["at"])
+            if game is not None and self.record(game):
+                kept.append(game)
+            log.info("night %s: game %s at table %s, begun as free play, is round %d's", night.name, game_id, table,
+                     number)
+        return kept
 
     @_locked
     def propose(self) -> Round:
@@ -703,6 +993,25 @@ class Book:
         return made
 
     @_locked
+    def pair(self, pairs: Iterable[dict], resting: Iterable[str]) -> Round:
+        """The next round paired by hand (``pairs``: each ``{"table", "red", "blue"}``), as its
+        proposal: every team of the night not withdrawn once, at a table of the night or sitting out."""
+        night = self._hosted()
+        try:
+            made = Round(len(night.rounds) + 1, tuple(Pair(str(p["table"]), str(p["red"]), str(p["blue"])) for p in pairs),
+                         tuple(map(str, resting)))
+        except (KeyError, TypeError):
+            made = Round(0, ())
+        names = [name for pair in made.pairs for name in pair.teams] + list(made.resting)
+        tables = [pair.table for pair in made.pairs]
+        if not made.pairs or sorted(names) != sorted(name for name in night.teams if name not in night.withdrawn) \
+                or len(set(tables)) != len(tables) or not set(tables) <= set(night.tables):
+            raise NightRefused("a round by hand pairs every team of the night once, one pair a table of the night, "
+                               "and names the others as sitting out")
+        self._change({"event": "proposal", "round": made.to_json()})
+        return made
+
+    @_locked
     def confirm(self, over: bool = False) -> Round:
         """The round proposed, confirmed; while a table still plays the round before, only when
         told to go ``over`` it (those games still count for their own round)."""
@@ -715,7 +1024,7 @@ class Book:
                                "Those games count for round {number} when they end", number=len(night.rounds),
                                tables=", ".join(playing), next=len(night.rounds) + 1)
         made = night.proposal
-        self._change({"event": "round", "round": made.to_json()})
+        self._change({"event": "round", "round": made.to_json(), "at": self.clock()})
         return made
 
     @_locked
@@ -862,6 +1171,19 @@ class Book:
             self._file.close()
             self._file = None
 
+    def name_of(self, night_id: str) -> str:
+        """A night kept's name (for the desk's list of nights kept), read once for each version of its file."""
+        path = self.folder / f"{night_id}.jsonl"
+        try:
+            size = path.stat().st_size
+        except OSError:
+            return ""
+        known = self._names.get(night_id)
+        if known is None or known[0] != size:
+            known = (size, self.night_of(night_id).name)
+            self._names[night_id] = known
+        return known[1]
+
     def night_of(self, night_id: str) -> Night:
         """A night kept, open or closed, by its id (its file's name)."""
         path = self.folder / f"{night_id}.jsonl"
@@ -873,7 +1195,8 @@ class Book:
 def _holds(plan: dict, kept: Night | None) -> None:
     """NightRefused unless the plan holds together and, against the night ``kept`` (a follower's,
     from the same host), changes only what a host can: teams join or are removed before their
-    first round, rounds are added, the night closes. A confirmed round is never rewritten, and
+    first round, rounds are added (or the last ones undone, as its history says, while no game of
+    theirs was recorded here), the night closes. A confirmed round is never otherwise rewritten, and
     every team of a game played here stays, so no plan can move a game played here."""
     teams = [t["name"] for t in plan["teams"]]
     rounds = [Round.from_json(made) for made in plan["rounds"]]
@@ -891,8 +1214,12 @@ def _holds(plan: dict, kept: Night | None) -> None:
         Night(str(plan["night"]))._follow("", plan)  # its bye, tie-break and history, as a follower replays them
     except (KeyError, TypeError, ValueError):
         raise NightRefused("the plan's results do not hold together") from None
-    if kept is not None and ((kept.name, kept.games, kept.tables, kept.opened) != (
-            plan["name"], tuple(plan["games"]), tuple(plan["tables"]), plan["opened"])
-            or not {name for game in kept.played for name in game.teams} <= set(teams)
-            or rounds[:len(kept.rounds)] != kept.rounds):
+    if kept is None:
+        return
+    undone = [int(e["round"]) for e in (plan.get("history") or ())[len(kept.history):] if e["event"] == "unconfirm"]
+    fixed = min([len(kept.rounds) + 1, *undone]) - 1  # the rounds it keeps as they are: up to the first one undone
+    if (kept.name, kept.games, kept.tables, kept.opened) != (
+            plan["name"], tuple(plan["games"]), tuple(plan["tables"]), plan["opened"]) \
+            or not {name for game in kept.played for name in game.teams} <= set(teams) \
+            or rounds[:fixed] != kept.rounds[:fixed] or any(g.round is not None and g.round > fixed for g in kept.played):
         raise NightRefused("a plan changes only the night's teams, its next rounds and its close")

@@ -5,11 +5,11 @@ pairs, as Swiss tournaments give their byes (FIDE C.04).
 A round is one choice, made whole: the teams that sit it out and the pairs of the others. It
 repeats the fewest earlier pairs any choice could (a third meeting is one rematch, two second
 meetings are two), and of those the pairs that met the fewest times; among those, the teams that
-sit out are the first in line for a bye (the fewest byes so far, then the lowest in the
-standings), reaching as little down that line as it can; among those, as few pairs as can be
-have two teams due the same colour (each has had it less often, or the other twice running: so
-FIDE's absolute rule, never a colour three times running nor twice more often than the other,
-holds wherever it can); then the teams' points are closest (the sum of the squared differences),
+sit out are the first in line for a bye (the fewest rounds without a game so far, its byes and
+the rounds it was not in, then the lowest in the standings), reaching as little down that line as it can; among those, as few pairs as can be
+must break FIDE's absolute colour rule (never a colour three times running, nor twice more often
+than the other) whichever team is red, then as few as can be have two teams due the same colour
+(each has had it less often, or the other twice running); then the teams' points are closest (the sum of the squared differences),
 then their places in the standings. So no rematch another choice of who sits out avoids is ever
 made, and the bye goes to the lowest-ranked team without one yet whenever that costs no rematch.
 The choice is a maximum-weight matching (Edmonds' blossom algorithm, networkx's) over the teams
@@ -21,7 +21,8 @@ Each pair's red team, which plays first, alternates per team as Swiss systems ba
 the team that has been red less often (then blue last) is red; two teams alike take turns by
 table, the higher-ranked red at the first table, blue at the second.
 
-The host may swap two teams by hand (``swap``), a sitting-out team with a playing one too.
+The host may swap two teams by hand (``swap``), a sitting-out team with a playing one too, or
+pair a round by hand whole; a round so made is ``warnings``-checked (a rematch, a colour not due).
 """
 
 from __future__ import annotations
@@ -93,7 +94,9 @@ def met(pairs: Iterable[tuple[str, str]]) -> Counter[frozenset[str]]:
 def propose(number: int, ranked: Sequence[str], points: dict[str, float], byes: Counter[str],
             before: Counter[frozenset[str]], tables: Sequence[str], colours: dict[str, list[str]]) -> Round:
     """Round ``number``: ``ranked`` the teams in it in the standings' order, ``points`` and ``byes``
-    their records, ``before`` the pairs that have met, ``colours`` each team's colours so far."""
+    their records (``byes``: the rounds each played no game in, its byes and the rounds it missed:
+    a team that joined late is not first in line to sit out), ``before`` the pairs that have met,
+    ``colours`` each team's colours so far."""
     if len(tables) > MAX_TABLES:
         raise PairingRefused("a night has at most {most} tables", most=MAX_TABLES)
     seats = min(len(tables), len(ranked) // 2) * 2
@@ -108,7 +111,7 @@ def propose(number: int, ranked: Sequence[str], points: dict[str, float], byes: 
 
 
 def sitting_out_order(ranked: Sequence[str], byes: Counter[str]) -> list[str]:
-    """Who sits out first: the fewest byes so far, then the lowest in the standings."""
+    """Who sits out first: the fewest rounds without a game so far (``byes``), then the lowest in the standings."""
     place = {name: n for n, name in enumerate(ranked)}
     return sorted(ranked, key=lambda name: (byes[name], -place[name]))
 
@@ -126,8 +129,15 @@ def choose(ranked: Sequence[str], points: dict[str, float], byes: Counter[str], 
     spread = {(a, b): round(4 * (points[a] - points[b]) ** 2) * (pairs * n + 1) + abs(place[a] - place[b])
               for i, a in enumerate(ranked) for b in ranked[i + 1:]}
     clash_unit = pairs * max(spread.values(), default=0) + 1  # more than any round's spread
-    spread = {(a, b): cost + clash_unit * (due[a] is not None and due[a] == due[b]) for (a, b), cost in spread.items()}
-    bye_unit = (pairs + 1) * clash_unit  # more than any round's clashes and spread
+    absolute = pairs + 1  # a pair that breaks FIDE's absolute colour rules either way: more than every other clash
+
+    def clash(a: str, b: str) -> int:
+        if min(colour_breaks(colours or {}, a, b), colour_breaks(colours or {}, b, a)):
+            return absolute
+        return int(due[a] is not None and due[a] == due[b])
+
+    spread = {(a, b): cost + clash_unit * clash(a, b) for (a, b), cost in spread.items()}
+    bye_unit = (pairs * absolute + 1) * clash_unit  # more than any round's clashes and spread
     meeting = bye_unit << (n + 1)  # more than any choice of byes: each team's weight is a power of two
     most_met = max(before.values(), default=0)
     rematch = meeting * (pairs * most_met + 1)  # more than any round's earlier meetings
@@ -150,16 +160,30 @@ def choose(ranked: Sequence[str], points: dict[str, float], byes: Counter[str], 
 
 
 def coloured(pair: tuple[str, str], colours: dict[str, list[str]], odd: bool) -> tuple[str, str]:
-    """The pair (the higher-ranked first) as red and blue: red to the team that has been red
-    less often, then to the one blue last; else to the higher-ranked at an odd table."""
+    """The pair (the higher-ranked first) as red and blue: the way that breaks fewer of FIDE's
+    absolute colour rules; then red to the team that has been red less often, then to the one
+    blue last; else to the higher-ranked at an odd table."""
     def balance(name: str) -> tuple[int, int]:
         seen = colours.get(name, [])
         return seen.count(RED) - seen.count(BLUE), 1 if seen[-1:] == [RED] else -1 if seen[-1:] == [BLUE] else 0
 
     high, low = pair
+    one_way, other_way = colour_breaks(colours, high, low), colour_breaks(colours, low, high)
+    if one_way != other_way:  # the absolute rules first, wherever the pair allows
+        return pair if one_way < other_way else (low, high)
     if balance(high) == balance(low):
         return pair if odd else (low, high)
     return pair if balance(high) < balance(low) else (low, high)
+
+
+def colour_breaks(colours: dict[str, list[str]], red: str, blue: str) -> int:
+    """How many of the two teams giving ``red`` red and ``blue`` blue would break FIDE's absolute
+    colour rules: a colour three times running, or one had twice more often than the other."""
+    broken = 0
+    for name, colour in ((red, RED), (blue, BLUE)):
+        seen = [*colours.get(name, []), colour]
+        broken += seen[-3:] == [colour] * 3 or abs(seen.count(RED) - seen.count(BLUE)) > 2
+    return broken
 
 
 def _due(seen: list[str]) -> str | None:
@@ -171,6 +195,21 @@ def _due(seen: list[str]) -> str | None:
     if difference <= -1 or seen[-2:] == [BLUE, BLUE]:
         return RED
     return None
+
+
+def warnings(made: Round, before: Counter[frozenset[str]], colours: dict[str, list[str]]) -> list[dict[str, object]]:
+    """What a director is warned of in a round proposed (after a swap, or paired by hand), as
+    Swiss-Manager warns: each pair that has met before, and each team given the colour it is
+    not due (it had it more often, or twice running)."""
+    said: list[dict[str, object]] = []
+    for pair in made.pairs:
+        if before[key(*pair.teams)]:
+            said.append({"kind": "rematch", "table": pair.table, "teams": list(pair.teams)})
+        for name, colour in ((pair.red, RED), (pair.blue, BLUE)):
+            due = _due(colours.get(name, []))
+            if due is not None and due != colour:
+                said.append({"kind": "colour", "table": pair.table, "team": name, "due": due})
+    return said
 
 
 def repeats(pairs: Iterable[tuple[str, str]], before: Counter[frozenset[str]]) -> int:

@@ -2,13 +2,18 @@
 night with the round and the pair it was dealt for, once (its journal id), and the table's
 screen can say who plays here next.
 
-A game belongs to the round under way when it began (its first move: a game dealt and left
-untouched is the next pair's to play), if that round's pair at this table has not played yet;
-any other game at the table is free play, and not the night's. The daemon calls ``begun`` on
-each wake of its loop while a game is under way, once it has a move, and ``seen`` once it is
-over, both in the loop's thread. ``begun`` writes the round into the book once for each game, so
-a game that began in round 3 and ends after the staff confirmed round 4 is round 3's, by round
-3's pair, even across a restart; round 4's pair then plays its own game here.
+A game belongs to a round only when it was dealt for that round at this table: its first move
+came while the round was under way here (a game dealt and left untouched is the next pair's to
+play), and that round's pair at this table has not played yet. Any other game at the table is
+free play, and not the night's: above all the customers' game under way when the night opened
+here, was accepted, or a round was confirmed, and one the table finds under way after a restart
+with no round written for it (it began before the night was open here). The daemon calls
+``untouched`` on each wake of its loop while a game has no move, ``begun`` once it has one, and
+``seen`` once it is over, all in the loop's thread. ``begun`` writes the round into the book once
+for each game, so a game that began in round 3 and ends after the staff confirmed round 4 is
+round 3's, by round 3's pair, even across a restart; round 4's pair then plays its own game here.
+The staff page lists a free-play game under way (``free_play``), so the staff can end it or let
+it finish before the round's pair sits down.
 
 At a table that hosts the night, ``plan`` is what the fleet's reporter tells the other tables,
 with the proof of the night's code (``night.code``), which the table's screen shows while the
@@ -35,37 +40,61 @@ log = logging.getLogger("pi_table.night")
 
 class Recorder:
     """Records this table's (``table``) finished games into ``book``'s open night; ``published``
-    hears of each one recorded (the fleet's reporter, when the table is in a fleet)."""
+    hears of each one recorded, and of a free-play game begun or over here (None): what the
+    table's night report says changed (the fleet's reporter, when the table is in a fleet)."""
 
     def __init__(self, book: Book, table: str, clock: Callable[[], float] = time.time) -> None:
         self.book, self.table, self.clock = book, table, clock
-        self.published: Callable[[Game], None] | None = None
+        self.published: Callable[[Game | None], None] | None = None
         self._done: str | None = None  # the last game id looked at once over
-        self._begun: str | None = None  # the last game id whose round was looked up (or written) once begun
+        self._begun: str | None = None  # the last game id whose round was looked up (or written) in an open night
+        self._fresh: str | None = None  # the game the last wake saw dealt and untouched
+        self.playing: str | None = None  # the game under way at this table (a move made, not over), if any
         self._heard: dict[str, dict] = {}  # each other table's last night report, gathered again at a new plan
         self._next: tuple[int, Phrase | None] | None = None  # next_up as of the book's version
         self._proof: tuple[str, str, str] | None = None  # the night's id, its code and their proof, made once
         book.followed = self._gather_heard
 
+    def untouched(self, game_id: str) -> None:
+        """The game ``game_id`` is dealt and has no move yet: its first move, seen at the next
+        wake (``begun``), is made in the round under way then."""
+        self.playing, self._fresh = None, game_id
+
     def begun(self, game_id: str) -> None:
-        """The game ``game_id`` has its first move: the round it is played for is written into the
-        book (None: free play), once; a no-op after the first wake of each game."""
+        """The game ``game_id`` has a move: the round it is played for is written into the book
+        (None: free play), once in the night open here; a no-op after that. It is a round's only
+        when the wake before saw it untouched: one already under way when the table's loop first
+        saw it (after a restart), or when the night opened, was accepted or a round confirmed,
+        is free play."""
+        self.playing = game_id
         if game_id == self._begun:
             return
-        self._begun = game_id
+        first, self._fresh = self._fresh == game_id, None  # its first move came since the last wake
+        night = self.book.night
+        if night is None or not night.open:
+            return
         with self.book.lock:
             night = self.book.night
-            if night is None or not night.open or game_id in night.dealt or game_id in night.ids():
+            if night is None or not night.open:
                 return
-            made = night.round
+            self._begun = game_id
+            if game_id in night.dealt or game_id in night.ids():
+                return
+            made = night.round if first else None
             pair = night.unplayed(made, self.table)
             number = made.number if made is not None and pair is not None else None
-            self.book.deal(game_id, number)
+            self.book.deal(game_id, number, self.clock() if first else None)
         log.info("night %s: game %s at table %s is %s", night.name, game_id, self.table,
                  "free play" if number is None else f"round {number}'s")
+        if number is None and self.published is not None:
+            self.published(None)  # the other tables' staff pages hear of it
 
     def seen(self, game_id: str, state: Callable[[], dict]) -> Game | None:
         """The game ``game_id`` as it stands (``state``: its public view's JSON), recorded if it has just ended."""
+        if self.playing is not None:
+            was, self.playing = self._free_here(), None
+            if was is not None and self.published is not None:
+                self.published(None)  # no longer under way: the other tables' staff pages hear of it
         if game_id == self._done or self.book.night is None:
             return None
         view = state()
@@ -76,11 +105,15 @@ class Recorder:
             night = self.book.night
             if night is None or not night.open or game_id in night.ids():
                 return None
-            made = night.round  # a game whose beginning was not seen (its last move its first): the round now
+            # a game whose first move was its last: the round now, if the wake before saw it untouched;
+            # one over already when the night opened here or the table started is not the night's
+            made = night.round if self._fresh == game_id else None
             if game_id in night.dealt:
                 number = night.dealt[game_id]
                 made = None if number is None else night.rounds[number - 1]
             pair = night.unplayed(made, self.table)
+            if (made is None or pair is None) and game_id in night.dealt_at and night.host is not None:
+                self.book.free(game_id, view)  # a round this table has not heard of may yet claim it
             if made is None or pair is None or view.get("game") not in night.games:
                 return None
             game = from_view(game_id, self.table, pair.teams, view, made.number, self.clock())
@@ -91,6 +124,27 @@ class Recorder:
             self.published(game)
         return game
 
+    def free_play(self) -> list[dict[str, object]]:
+        """The games under way that are not the night's (for the staff page): the customers' game
+        under way when the night opened, was accepted or a round was confirmed, which the staff
+        end or let finish before the round's pair sits down; this table's (``here``), and the
+        other tables' as their night reports tell."""
+        night, here = self.book.night, self._free_here()
+        if night is None or not night.open:
+            return []
+        free: list[dict[str, object]] = [] if here is None else [{"table": self.table, "game": here, "here": True}]
+        free.extend({"table": table, "game": report["free"], "here": False}
+                    for table, report in sorted(self._heard.items())
+                    if report.get("free") and report.get("night") == night.id and table in night.tables)
+        return free
+
+    def _free_here(self) -> str | None:
+        """This table's game under way, if it is no round's (not dealt yet: ``begun`` saw it before the night)."""
+        game_id, night = self.playing, self.book.night
+        if game_id is None or night is None or not night.open or night.dealt.get(game_id) is not None:
+            return None
+        return game_id
+
     def report(self) -> dict | None:
         """What the fleet hears of the table's night (``pi-table/<table>/night``, retained): the
         night, its teams and every game recorded at this table, whole each time, so a message
@@ -100,8 +154,10 @@ class Recorder:
             night = self.book.night
             if night is None:
                 return None
+            free = self._free_here()
             return {"night": night.id, "name": night.name, "open": night.open, "teams": list(night.teams),
-                    "games": [game.to_json() for game in night.played if game.table == self.table]}
+                    "games": [game.to_json() for game in night.played if game.table == self.table],
+                    **({"free": free} if free is not None else {})}
 
     def plan(self) -> dict | None:
         """What the fleet hears of a night this table hosts (``pi-table/<table>/plan``, retained):
@@ -130,6 +186,11 @@ class Recorder:
             return False
         if kept:
             log.info("night: following the night %s of table %s (plan %d)", plan["name"], host, plan["seq"])
+            with self.book.lock:
+                reconciled = self.book.reconcile(self.table) if self.book.night is not None and self.book.night.open else []
+            for game in reconciled:
+                if self.published is not None:
+                    self.published(game)
             self._gather_heard()
         return kept
 

@@ -1,17 +1,25 @@
 """The game night on the staff page, and the teams' own page: the night's routes, behind the
-staff page's checks (``StaffPage.api``), on the table's ``Book``.
+staff page's checks (``StaffPage.api``), on the table's ``Recorder`` (its ``Book``, and the game
+under way here).
 
 Staff (session and CSRF token): ``GET night`` (the open night, its standings, the nights
 kept and the nights other tables offer this one), ``POST night/open`` (``{"name", "games",
-"tables", "bye", "tiebreak"}``), ``night/join`` (``{"team", "nicknames"}``), ``night/approve``,
-``night/remove``, ``night/withdraw`` and ``night/reinstate`` (``{"team"}``), ``night/result``
+"tables", "bye", "tiebreak", "late", "seeding"}``), ``night/join`` (``{"team", "nicknames"}``), ``night/approve``,
+``night/remove``, ``night/withdraw``, ``night/reinstate``, ``night/rest`` and ``night/unrest`` (``{"team"}``: a
+bye asked for the next round, and taken back), ``night/result``
 (``{"round", "table", "result", "winner", "game"}``: a result entered or corrected, written with
-who and when), ``night/propose``, ``night/swap`` (``{"one", "other"}``), ``night/confirm``
-(``{"over": true}`` to confirm over a round still played), ``night/close``; ``night/accept``
-(``{"host", "code"}``: follow a night on offer, with the code its host shows) and ``night/leave``;
-``GET night/ID.csv``, ``night/ID.trf`` (FIDE's tournament report) and ``night/ID/print`` (a page
-to print) for a night kept. A night this table follows (its ``host`` another table) is shown, and its
-changes refused: they are its host's staff page's.
+who and when), ``night/propose``, ``night/swap`` (``{"one", "other"}``), ``night/pair`` (``{"pairs": [{"table",
+"red", "blue"}], "resting"}``: the next round by hand), ``night/confirm``
+(``{"over": true}`` to confirm over a round still played), ``night/unconfirm`` (the last round
+back to a proposal, none of its games begun), ``night/close``; ``night/accept`` (``{"host",
+"code"}``: follow a night on offer, with the code its host shows) and ``night/leave``; for a
+night kept, ``GET night/ID.xlsx`` (a workbook, a sheet a table), ``night/ID/TABLE.csv``
+(standings, rounds or games, a CSV each with a BOM and the page's language's separators),
+``night/ID.csv`` (the three in one, as scripts have read it since issue 38), ``night/ID.trf``
+(FIDE's tournament report), ``night/ID/print`` (a page to print; ``?round=N``: that round's pairing slips) and ``night/ID/kept`` (its
+rounds and results), and ``POST night/ID/result`` (as ``night/result``) to correct a closed one.
+A night this table follows (its ``host`` another table) is shown, and its changes refused: they
+are its host's staff page's.
 Open to every phone on the café's network: ``GET /night`` (a team names itself: the table's QR
 code leads there) and ``POST /night/join``, and ``GET /night/standings`` for the spectators' TV.
 A team that joins from a phone waits for the staff's approval; a phone (its address) may try
@@ -28,7 +36,8 @@ import logging
 import math
 import time
 from collections import Counter
-from collections.abc import Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable
+from typing import TypeVar
 
 from aiohttp import web
 
@@ -36,17 +45,21 @@ from ..engine.endings import WORDS
 from ..engine.errors import Refusal
 from ..engine.phrase import N_, Phrase
 from ..files import csv_text
-from ..night.book import BUCHHOLZ, RATING, VOID, Book, Night
+from ..night.book import BUCHHOLZ, DRAW, LATE_CHOICES, RATING, RATINGS, VOID, Night, NightRefused
 from ..night.pairing import PairingRefused, Round
-from ..night.scoring import PLAYED
+from ..night.recorder import Recorder
+from ..night.scoring import FORFEIT, PLAYED
 from ..night.standings import Result, high_scores
 from ..ui.i18n import say, translation
 from .auth import Session, Throttle
 from .staff import StaffPage, bad, language
 
 log = logging.getLogger("pi_table.web.staff")
+T = TypeVar("T")
 Desk = Callable[[web.Request, Session], Awaitable[web.Response]]
 """A route of the director's desk, behind the staff page's checks (``StaffPage.api``)."""
+KEPT_NAMED = 5  # the nights kept the desk lists with their names (night.js's KEPT_SHOWN)
+WATCH_S = 0.25  # how often the night's room looks whether the book changed, to tell the spectators' pages
 JOINS_A_MINUTE = 6  # tries to join from one phone (its address): a typo or a name taken, not a flood
 TEAMS_A_PHONE = 3  # teams one phone joins in a night: a friend's team whose phone is flat, not a flood
 
@@ -97,6 +110,8 @@ TEXTS: tuple[str, ...] = (
     N_("a draw (½ point)"),
     N_("nothing (0 points)"),
     N_("Tie-break after points"),
+    N_("A round a team missed by joining late scores"),
+    N_("{team} (from round {number})"),
     N_("rating, then margin"),
     N_("Buchholz (the points of the teams met), then rating"),
     N_("Tie-break: {tiebreak}"),
@@ -123,6 +138,52 @@ TEXTS: tuple[str, ...] = (
     N_("Save the result"),
     N_("History"),
     N_("Export for a tournament program (TRF)"),
+    N_("A game not of the night is under way at table {table}: it is free play, and the round's pair plays its own "
+       "game there after it."),
+    N_("End the game at table {table}"),
+    N_("Let the game at table {table} finish"),
+    N_("still played"),
+    N_("Undo round {number}"),
+    N_("Undo round {number}? It goes back to a proposal, to change and confirm again; only while none of its games "
+       "has begun."),
+    N_("Round {number} undone"),
+    N_("Correct a result"),
+    N_("Table {table}: {one} and {other} have met before"),
+    N_("Table {table}: {team} is due to play red"),
+    N_("Table {table}: {team} is due to play blue"),
+    N_("Pair the round by hand"),
+    N_("red at table {table}"),
+    N_("blue at table {table}"),
+    N_("Save the pairs"),
+    N_("Round 1"),
+    N_("Table {table}"),
+    N_("(blue)"),
+    N_("Winner:"),
+    N_("Print the pairing slips"),
+    N_("Bye next round"),
+    N_("Give the team {team} the bye it asked for in round {number}? It keeps its place, and the round scores what a "
+       "round missed scores."),
+    N_("Asked for a bye in round {number}: {teams}"),
+    N_("Take back the bye of {team}"),
+    N_("Round {number}, proposed: not confirmed yet"),
+    N_("Export CSV of the night {night}"),
+    N_("xlsx: export the night {night} for a spreadsheet"),
+    N_("Export for a spreadsheet (xlsx)"),
+    N_("Export CSV: standings"),
+    N_("CSV: rounds"),
+    N_("CSV: games"),
+    N_("Export TRF of the night {night}"),
+    N_("Print the night {night}"),
+    N_("Correct a result of the night {night}"),
+    N_("Approve the team {team}"),
+    N_("Remove the team {team}"),
+    N_("Back in: the team {team}"),
+    N_("Follow this night: {night}, of table {table}"),
+    N_("drawn by lot"),
+    N_("seeded by the ratings of earlier nights"),
+    N_("Round 1 is drawn by lot (draw {draw})."),
+    N_("Round 1 is seeded by the ratings of the café's earlier nights, then by lot (draw {draw})."),
+    N_("both lost"),
 )
 """The night's words on the staff page (night.js looks each up by its English text)."""
 
@@ -141,13 +202,15 @@ class NightRoom:
 
     texts = TEXTS
 
-    def __init__(self, page: StaffPage, book: Book) -> None:
-        self.page, self.book = page, book
+    def __init__(self, page: StaffPage, recorder: Recorder) -> None:
+        self.page, self.recorder, self.book = page, recorder, recorder.book
+        self.announce: Callable[[str], None] | None = None  # the companion's: tells the spectators' pages of a change
         self._tries = Throttle(JOINS_A_MINUTE)
         self._phones: tuple[str | None, Counter[str]] = (None, Counter())  # a night's id, its teams joined by address
         page.rooms.append(self)
 
     def mount(self, app: web.Application) -> None:
+        app.cleanup_ctx.append(self._watching)
         api = self.page.api
         app.add_routes([
             web.get("/staff/api/night", api(self._night)),
@@ -157,15 +220,23 @@ class NightRoom:
             web.post("/staff/api/night/remove", api(self._team_act(self.book.remove))),
             web.post("/staff/api/night/withdraw", api(self._team_act(self.book.withdraw, signed=True))),
             web.post("/staff/api/night/reinstate", api(self._team_act(self.book.reinstate, signed=True))),
+            web.post("/staff/api/night/rest", api(self._team_act(self.book.rest, signed=True))),
+            web.post("/staff/api/night/unrest", api(self._team_act(self.book.unrest, signed=True))),
             web.post("/staff/api/night/result", api(self._result)),
             web.post("/staff/api/night/propose", api(self._act(lambda body: self.book.propose()))),
             web.post("/staff/api/night/swap", api(self._act(self._swap))),
+            web.post("/staff/api/night/pair", api(self._act(self._pair))),
             web.post("/staff/api/night/confirm", api(self._act(
                 lambda body: self.book.confirm(over=isinstance(body, dict) and body.get("over") is True)))),
             web.post("/staff/api/night/close", api(self._act(lambda body: self.book.close()))),
+            web.post("/staff/api/night/unconfirm", api(self._unconfirm)),
+            web.get("/staff/api/night/{id}/kept", api(self._kept_night)),
+            web.post("/staff/api/night/{id}/result", api(self._correct)),
             web.post("/staff/api/night/accept", api(self._accept)),
             web.post("/staff/api/night/leave", api(self._act(lambda body: self.book.leave()))),
             web.get("/staff/api/night/{id}.csv", api(self._csv)),
+            web.get("/staff/api/night/{id}.xlsx", api(self._xlsx)),
+            web.get("/staff/api/night/{id}/{table}.csv", api(self._table_csv)),
             web.get("/staff/api/night/{id}.trf", api(self._trf)),
             web.get("/staff/api/night/{id}/print", api(self._print)),
             web.get("/night", self._team_page),
@@ -173,24 +244,47 @@ class NightRoom:
             web.get("/night/standings", self._standings),
         ])
 
+    async def _watching(self, app: web.Application) -> AsyncIterator[None]:
+        """While the pages are served: each change of the book (a result, a round, a team) told to
+        the spectators' pages at once (``announce``), which fetch the standings then, as the
+        fleet's dashboard pushes its nights; a look at a number four times a second."""
+        task = asyncio.create_task(self._watch())
+        yield
+        task.cancel()
+
+    async def _watch(self) -> None:
+        seen = self.book.version
+        while True:
+            await asyncio.sleep(WATCH_S)
+            if self.book.version != seen:
+                seen = self.book.version
+                if self.announce is not None:
+                    self.announce("night")
+
     async def _night(self, request: web.Request, session: Session) -> web.Response:
         night, offers = await asyncio.to_thread(lambda: (self.book.snapshot(), self.book.offered()))
         lang = language(request)
         if night is not None:
+            night["free_play"] = self.recorder.free_play()
             night["high_scores"] = [h.to_json() for h in high_scores(self.book.current().played)]
             night["endings"] = {t.value: translation(lang).gettext(WORDS[t]) for t in WORDS}
-        return web.json_response({"night": night, "kept": [path.stem for path in self.book.kept()], "offers": offers})
+        kept = [path.stem for path in self.book.kept()]
+        names = await asyncio.to_thread(lambda: {night_id: self.book.name_of(night_id) for night_id in kept[-KEPT_NAMED:]})
+        return web.json_response({"night": night, "kept": kept, "kept_names": names, "offers": offers})
 
     async def _open(self, request: web.Request, session: Session) -> web.Response:
         body = await self.page.read_json(request)
         if not isinstance(body, dict) or not isinstance(body.get("name"), str) or not _strings(body.get("games")) \
                 or not _strings(body.get("tables")) or body.get("bye", 1) not in (0, 0.5, 1) \
-                or body.get("tiebreak", RATING) not in (RATING, BUCHHOLZ):
+                or body.get("tiebreak", RATING) not in (RATING, BUCHHOLZ) or body.get("late", 0) not in LATE_CHOICES \
+                or body.get("seeding", DRAW) not in (DRAW, RATINGS):
             return bad('expected {"name": NAME, "games": [GAME, ...], "tables": [TABLE, ...], "bye": 1, 0.5 or 0, '
-                       '"tiebreak": "rating" or "buchholz"}')
+                       '"tiebreak": "rating" or "buchholz", "late": 0 or 0.5, "seeding": "draw" or "ratings"}')
         return await self._done(request, lambda: self.book.open(body["name"], body["games"], body["tables"],
                                                                 float(body.get("bye", 1)),
-                                                                body.get("tiebreak", RATING)))
+                                                                body.get("tiebreak", RATING),
+                                                                float(body.get("late", 0)),
+                                                                body.get("seeding", DRAW)))
 
     async def _join(self, request: web.Request, session: Session) -> web.Response:
         body = await self.page.read_json(request)
@@ -212,6 +306,14 @@ class NightRoom:
             raise PairingRefused("swap two different teams of the round")
         return self.book.swap(one, other)
 
+    def _pair(self, body: object) -> object:
+        """``{"pairs": [{"table", "red", "blue"}, ...], "resting": [TEAM, ...]}``: the next round by hand."""
+        pairs, resting = (body.get("pairs"), body.get("resting", [])) if isinstance(body, dict) else (None, None)
+        if not isinstance(pairs, list) or not all(isinstance(p, dict) for p in pairs) or not _strings(resting):
+            raise PairingRefused("a round by hand pairs every team of the night once, one pair a table of the night, "
+                                 "and names the others as sitting out")
+        return self.book.pair(pairs, resting)
+
     def _team_act(self, action: Callable[..., object], signed: bool = False) -> Desk:
         """A route that does ``action`` to the team ``{"team": NAME}`` names; ``signed``: with who did it."""
         async def acted(request: web.Request, session: Session) -> web.Response:
@@ -225,15 +327,34 @@ class NightRoom:
 
     async def _result(self, request: web.Request, session: Session) -> web.Response:
         body = await self.page.read_json(request)
-        number = body.get("round") if isinstance(body, dict) else None
-        if not isinstance(body, dict) or isinstance(number, bool) or not isinstance(number, int) \
-                or not isinstance(body.get("table"), str) or not isinstance(body.get("result"), str) \
-                or not all(body.get(name) is None or isinstance(body.get(name), str) for name in ("winner", "game")):
-            return bad('expected {"round": NUMBER, "table": TABLE, "result": RESULT, "winner": TEAM or null, '
-                       '"game": GAME or null}')
-        by = self.who(request, session)
+        if not _a_result(body):
+            return bad(RESULT_BODY)
+        assert isinstance(body, dict)  # _a_result checked it
+        number, by = body["round"], self.who(request, session)
         return await self._done(request, lambda: self.book.result(number, body["table"], body["result"], by,
                                                                   body.get("winner"), body.get("game")))
+
+    async def _unconfirm(self, request: web.Request, session: Session) -> web.Response:
+        by = self.who(request, session)
+        return await self._done(request, lambda: self.book.unconfirm(by))
+
+    async def _kept_night(self, request: web.Request, session: Session) -> web.Response:
+        """A night kept (closed), as the desk shows the open one: to correct its results."""
+        night = await asyncio.to_thread(self._kept, request)
+        return web.json_response({"night": await asyncio.to_thread(night.to_json)})
+
+    async def _correct(self, request: web.Request, session: Session) -> web.Response:
+        """A result of a closed night entered or corrected (``{"round", "table", "result",
+        "winner", "game"}`` as ``night/result``): the night kept as it is then."""
+        body = await self.page.read_json(request)
+        if not _a_result(body):
+            return bad(RESULT_BODY)
+        assert isinstance(body, dict)  # _a_result checked it
+        by, night_id = self.who(request, session), request.match_info["id"]
+        return await self._done(request, lambda: self.book.correct(night_id, body["round"], body["table"],
+                                                                   body["result"], by, body.get("winner"),
+                                                                   body.get("game")),
+                                lambda night: {"night": night.to_json()})
 
     def who(self, request: web.Request, session: Session) -> str:
         """Who does a change at the desk, for the night's history: the staff or the owner, and
@@ -249,15 +370,19 @@ class NightRoom:
 
         return acted
 
-    async def _done(self, request: web.Request, action: Callable[[], object]) -> web.Response:
-        """The night after ``action``: 200, or 409 and why not in the page's language."""
+    async def _done(self, request: web.Request, action: Callable[[], T],
+                    shown: Callable[[T], dict[str, object]] | None = None) -> web.Response:
+        """The night after ``action`` (or ``shown`` of what it gave): 200, or 409 and why not in
+        the page's language."""
         try:
-            await asyncio.to_thread(action)
+            done = await asyncio.to_thread(action)
         except Refusal as e:
             return web.json_response({"ok": False, "error": say(e.phrase, language(request))}, status=409)
         except OSError as e:
             log.error("the night's book cannot be written: %s", e)
             return web.json_response({"ok": False, "error": e.strerror or str(e)}, status=500)
+        if shown is not None:
+            return web.json_response(await asyncio.to_thread(shown, done))
         return await self._night(request, None)  # type: ignore[arg-type]  # its checks passed already
 
     def _kept(self, request: web.Request) -> Night:
@@ -271,15 +396,39 @@ class NightRoom:
         return web.Response(text=night_csv(night), content_type="text/csv",
                             headers={"Content-Disposition": f'attachment; filename="pi-table-night-{night.id}.csv"'})
 
+    async def _xlsx(self, request: web.Request, session: Session) -> web.Response:
+        night = await asyncio.to_thread(self._kept, request)
+        body = await asyncio.to_thread(night_xlsx, night)
+        return web.Response(body=body, content_type="application/vnd.openxmlformats-officedocument.spreadsheetml.sheet",
+                            headers={"Content-Disposition": f'attachment; filename="pi-table-night-{night.id}.xlsx"'})
+
+    async def _table_csv(self, request: web.Request, session: Session) -> web.Response:
+        """One of the night's tables (``TABLES``) as a CSV of its own, in the page's language."""
+        table = request.match_info["table"]
+        if table not in TABLES:
+            raise web.HTTPNotFound(text="")
+        night = await asyncio.to_thread(self._kept, request)
+        text = await asyncio.to_thread(table_csv, night, table, language(request))
+        return web.Response(text=text, content_type="text/csv", charset="utf-8", headers={
+            "Content-Disposition": f'attachment; filename="pi-table-night-{night.id}-{table}.csv"'})
+
     async def _trf(self, request: web.Request, session: Session) -> web.Response:
         night = await asyncio.to_thread(self._kept, request)
         return web.Response(text=night_trf(night), content_type="text/plain", charset="utf-8",
                             headers={"Content-Disposition": f'attachment; filename="pi-table-night-{night.id}.trf"'})
 
     async def _print(self, request: web.Request, session: Session) -> web.Response:
+        """The night to print, or with ``?round=N`` that round's pairing slips."""
         night = await asyncio.to_thread(self._kept, request)
         origin = f"{request.scheme}://{request.host}"  # the page is opened from a blob: its style's address whole
-        return web.Response(text=printable(night, language(request), origin), content_type="text/html")
+        asked = request.query.get("round")
+        if asked is None:
+            return web.Response(text=printable(night, language(request), origin), content_type="text/html")
+        try:
+            text = slips(night, int(asked) if asked.isdigit() else 0, language(request), origin)
+        except Refusal as e:
+            return web.json_response({"ok": False, "error": say(e.phrase, language(request))}, status=409)
+        return web.Response(text=text, content_type="text/html")
 
     async def _team_page(self, request: web.Request) -> web.Response:
         return web.Response(text=team_page(self.page.desk.language()), content_type="text/html")
@@ -325,6 +474,17 @@ class NightRoom:
                                   "high_scores": [h.to_json() for h in high_scores(self.book.current().played)]})
 
 
+RESULT_BODY = 'expected {"round": NUMBER, "table": TABLE, "result": RESULT, "winner": TEAM or null, "game": GAME or null}'
+
+
+def _a_result(body: object) -> bool:
+    """Whether ``body`` is a result as the desk sends it (its words the book checks)."""
+    number = body.get("round") if isinstance(body, dict) else None
+    return isinstance(body, dict) and not isinstance(number, bool) and isinstance(number, int) \
+        and isinstance(body.get("table"), str) and isinstance(body.get("result"), str) \
+        and all(body.get(name) is None or isinstance(body.get(name), str) for name in ("winner", "game"))
+
+
 def _strings(value: object) -> bool:
     return isinstance(value, list) and all(isinstance(item, str) for item in value)
 
@@ -332,64 +492,141 @@ def _strings(value: object) -> bool:
 TIEBREAK_WORDS = {RATING: N_("rating, then margin"), BUCHHOLZ: N_("Buchholz (the points of the teams met), then rating")}
 
 
-def night_csv(night: Night) -> str:
-    """The night for a spreadsheet, in three blocks (docs/cafe/night.md, "Exports"): the games
-    recorded, one a row; the rounds, a row for each pair and each team sitting out, with the
-    result as it counts; the standings, with the tie-break and the points of a bye. Numbers are
-    written as numbers."""
-    rows: list[tuple[object, ...]] = [("round", "table", "game", "id", "red", "blue", "winner", "termination", "margin", "score")]
+TABLES = ("standings", "rounds", "games")
+"""The night's tables, each a sheet of its workbook and a CSV of its own."""
+
+
+def night_tables(night: Night) -> dict[str, list[tuple[object, ...]]]:
+    """The night's tables, each its header then its rows (docs/cafe/night.md, "Exports"): the
+    standings, with the tie-break's values; the rounds, a row for each pair and each team
+    sitting out, with the result as it counts; the games recorded, one a row."""
+    games: list[tuple[object, ...]] = [("round", "table", "game", "id", "red", "blue", "winner", "termination", "margin",
+                                        "score")]
     for game in night.played:
         teams = (*game.teams, "")[:2]
-        rows.append((game.round or "", game.table, game.game, game.id, *teams, game.winner or "",
-                     game.termination.value, "" if game.margin is None else game.margin,
-                     "" if game.score is None else game.score))
-    rows.append(())
-    rows.append(("round", "table", "red", "blue", "result", "winner"))
+        games.append((game.round or "", game.table, game.game, game.id, *teams, game.winner or "",
+                      game.termination.value, "" if game.margin is None else game.margin,
+                      "" if game.score is None else game.score))
+    rounds: list[tuple[object, ...]] = [("round", "table", "red", "blue", "result", "winner")]
     slots = night.slots()
     for made in night.rounds:
         for pair in made.pairs:
             counted = slots.get((made.number, pair.table))
             result = night.results.get((made.number, pair.table), {}).get("result", "") if counted is None else \
                 counted.how
-            rows.append((made.number, pair.table, pair.red, pair.blue, result,
-                         "" if counted is None else counted.winner or ""))
-        rows.extend((made.number, "", name, "", "bye", "") for name in made.resting)
-    rows.append(())
-    rows.append(("place", "team", "played", "won", "lost", "drawn", "byes", "points", "margin", "rating", "buchholz",
-                 "withdrawn"))
-    rows.extend((place, line.team, line.played, line.won, line.lost, line.drawn, line.byes, line.points, line.margin,
-                 round(line.ordinal, 2), line.buchholz, "yes" if line.withdrawn else "")
-                for place, line in enumerate(night.standings(), start=1))
-    rows.append(("tie-break", night.tiebreak))
-    rows.append(("bye points", night.bye))
+            rounds.append((made.number, pair.table, pair.red, pair.blue, result,
+                           "" if counted is None else counted.winner or ""))
+        rounds.extend((made.number, "", name, "", "bye", "") for name in made.resting)
+    standings: list[tuple[object, ...]] = [("place", "team", "played", "won", "lost", "drawn", "byes", "points",
+                                            "margin", "rating", "buchholz", "withdrawn")]
+    standings.extend((place, line.team, line.played, line.won, line.lost, line.drawn, line.byes, line.points,
+                      line.margin, line.rating(), line.buchholz, "yes" if line.withdrawn else "")
+                     for place, line in enumerate(night.standings(), start=1))
+    return {"standings": standings, "rounds": rounds, "games": games}
+
+
+def night_csv(night: Night) -> str:
+    """The night in one CSV, in three blocks separated by an empty row (the games, the rounds,
+    the standings), then the tie-break and the points of a bye: the export scripts have read
+    since issue 38. A spreadsheet opens ``night_xlsx`` or ``table_csv`` cleanly."""
+    tables = night_tables(night)
+    rows = [*tables["games"], (), *tables["rounds"], (), *tables["standings"],
+            ("tie-break", night.tiebreak), ("bye points", night.bye)]
     return csv_text(rows)
+
+
+CSV_SEPARATORS = {"it": (";", ",")}
+"""A language's CSV fields and decimals, as its spreadsheets read them: English's are ``,`` and ``.``."""
+
+
+def table_csv(night: Night, table: str, lang: str) -> str:
+    """One of the night's tables (``TABLES``) as a CSV of its own for a spreadsheet in ``lang``:
+    a UTF-8 BOM first (so the accents are read), its language's separators."""
+    delimiter, decimal = CSV_SEPARATORS.get(lang, (",", "."))
+    return "\ufeff" + csv_text(night_tables(night)[table], delimiter, decimal)
+
+
+def night_xlsx(night: Night) -> bytes:
+    """The night as a workbook (openpyxl): a sheet for each table (``night_tables``) and one of
+    the night's settings; numbers are numbers, and a text is never a formula (a guest types a
+    team's name)."""
+    import io
+
+    from openpyxl import Workbook  # an export's: loaded when a night is exported, not at the table's start
+
+    workbook = Workbook()
+    sheets: dict[str, list[tuple[object, ...]]] = {**night_tables(night), "night": [
+        ("name", night.name), ("opened", time.strftime("%Y-%m-%d %H:%M", time.gmtime(night.opened))),
+        ("tie-break", night.tiebreak), ("bye points", night.bye), ("late points", night.late),
+        ("rounds", len(night.rounds))]}
+    for n, (title, rows) in enumerate(sheets.items()):
+        sheet = workbook.active if n == 0 else workbook.create_sheet(title)
+        assert sheet is not None  # a new workbook has its first sheet
+        sheet.title = title
+        for row in rows:
+            sheet.append(list(row))
+        for line in sheet.iter_rows():
+            for cell in line:
+                if isinstance(cell.value, str):
+                    cell.data_type = "s"  # openpyxl takes a text that begins with '=' for a formula
+    out = io.BytesIO()
+    workbook.save(out)
+    return out.getvalue()
 
 
 def night_trf(night: Night) -> str:
     """The night as FIDE's Tournament Report File (TRF-16), which Swiss-Manager, JaVaFo and
     bbpPairings read: each team a player, numbered in the order it joined; each round its
     opponent, its colour (red is white: it plays first) and its result (``1``, ``0``, ``=`` both
-    lost, ``+``/``-`` a forfeit, ``-`` both in a double loss, ``U`` a bye, ``Z`` absent or void,
-    blank while played). ``XXR`` gives the rounds and ``BBU`` the points of a bye (bbpPairings's)."""
+    lost, ``+``/``-`` a forfeit, ``-`` both in a double loss, blank while played). A round without
+    a game is TRF-16's own bye: sat out, the pairing-allocated bye (``U``) once a team, then a
+    full-point one (``F``), or a half-point (``H``) or zero-point (``Z``) one as the night scores
+    a bye; missed by joining late or asked for, ``H`` or ``Z`` as the night says; away (withdrawn) or void,
+    ``Z``. A name is written in ASCII, so its columns are the same counted in bytes or in characters."""
     start = {name: n for n, name in enumerate(night.teams, start=1)}
     place = {line.team: n for n, line in enumerate(night.standings(), start=1)}
     points = {line.team: line.points for line in night.standings()}
     slots = night.slots()
     lines = [f"012 {night.name}", f"042 {time.strftime('%Y/%m/%d', time.gmtime(night.opened))}",
              f"062 {len(start)}", "092 Swiss (pi-table game night)", f"XXR {len(night.rounds)}",
-             f"BBU {night.bye:4.1f}"]
+             *([] if night.bye in TRF_BYES else [f"BBU {night.bye:4.1f}"])]  # bbpPairings's, for a bye of its own
     for name, number in start.items():
-        rounds = "".join(_trf_round(night, slots, made, name, start) for made in night.rounds)
-        lines.append(f"001 {number:>4}{'':6}{name[:33]:<33}{'':33}{points[name]:4.1f} {place[name]:>4}{rounds}")
+        sat_out = 0
+        rounds = []
+        for made in night.rounds:
+            rounds.append(_trf_round(night, slots, made, name, start, sat_out))
+            sat_out += name in made.resting
+        lines.append(f"001 {number:>4}{'':6}{_trf_name(name)}{'':33}{points[name]:4.1f} {place[name]:>4}"
+                     + "".join(rounds))
     return "\r\n".join(lines) + "\r\n"
 
 
-def _trf_round(night: Night, slots: dict[tuple[int, str], Result], made: Round, name: str, start: dict[str, int]) -> str:
-    """A team's round in TRF-16: ``  OOOO C R`` (columns 92-95, 97 and 99 for the first round)."""
+TRF_BYES = {1.0: "F", 0.5: "H", 0.0: "Z"}
+"""TRF-16's byes by their points (a win's points: the pairing-allocated bye, U, the first time)."""
+
+
+def _trf_name(name: str) -> str:
+    """A team's name in the player's 33 columns, in ASCII (accents taken off, any other letter
+    ``?``): a reader that counts columns in bytes (a file read as the machine's code page) and one
+    that counts characters (bbpPairings, which decodes UTF-8) find every column after it in the
+    same place. The team's number says which it is; the CSV keeps the name as it was typed."""
+    import unicodedata
+
+    plain = "".join(c for c in unicodedata.normalize("NFKD", name) if not unicodedata.combining(c))
+    return plain.encode("ascii", "replace").decode()[:33].ljust(33)
+
+
+def _trf_round(night: Night, slots: dict[tuple[int, str], Result], made: Round, name: str, start: dict[str, int],
+               sat_out: int) -> str:
+    """A team's round in TRF-16: ``  OOOO C R`` (columns 92-95, 97 and 99 for the first round);
+    ``sat_out``: the rounds it sat out before this one."""
     if name in made.resting:
-        return "  0000 - U"
+        return f"  0000 - {TRF_BYES.get(night.bye, 'U') if sat_out or night.bye != 1 else 'U'}"
     pair = next((pair for pair in made.pairs if name in pair.teams), None)
-    if pair is None or night.results.get((made.number, pair.table), {}).get("result") == VOID:
+    if pair is None:
+        half = night.late == 0.5 and night.asked_out(name, made.number)
+        return f"  0000 - {'H' if half else 'Z'}"
+    if night.results.get((made.number, pair.table), {}).get("result") == VOID:
         return "  0000 - Z"
     other = pair.blue if name == pair.red else pair.red
     counted = slots.get((made.number, pair.table))
@@ -417,18 +654,56 @@ def printable(night: Night, lang: str, origin: str = "") -> str:
     heads = "".join(f"<th>{e(gettext(word))}</th>" for word in words)
     rows = "".join(f"<tr><td>{place}. {e(s.team)}{e(' (' + gettext('withdrawn') + ')') if s.withdrawn else ''}</td>"
                    f"<td>{s.played}</td><td>{s.won}</td><td>{s.lost}</td><td>{s.byes}</td>"
-                   f"<td>{s.points:g}</td><td>{s.margin}</td><td>{s.ordinal:.1f}</td><td>{s.buchholz:g}</td></tr>"
+                   f"<td>{s.points:g}</td><td>{s.margin}</td><td>{s.rating(1):.1f}</td><td>{s.buchholz:g}</td></tr>"
                    for place, s in enumerate(night.standings(), start=1))
+    slots = night.slots()
     rounds = "".join(f"<h2>{e(gettext('Round {number}').format(number=made.number))}</h2><ul>" + "".join(
         f"<li>{e(gettext('table'))} {e(pair.table)}: {e(pair.red)} {e(gettext('(red, plays first)'))} – {e(pair.blue)}"
-        "</li>" for pair in made.pairs) + (f"<li>{e(gettext('sitting out'))}: {e(', '.join(made.resting))}</li>"
-                                           if made.resting else "") + "</ul>" for made in night.rounds)
+        f": {e(said_result(night, slots, made.number, pair.table, gettext))}</li>" for pair in made.pairs)
+        + (f"<li>{e(gettext('sitting out'))}: {e(', '.join(made.resting))}</li>" if made.resting else "") + "</ul>"
+        for made in night.rounds)
     return (f'<!doctype html><html lang="{lang}"><meta charset="utf-8">'
             '<meta name="viewport" content="width=device-width, initial-scale=1">'
             f'<title>{e(night.name)}</title><link rel="stylesheet" href="{e(origin)}{STYLE}">'
             f'<main class="printed"><h1>{e(night.name)}</h1><h2>{e(gettext("Standings"))}</h2>'
             f'<p>{e(tiebreak)}</p><div class="scroll" tabindex="0" role="region" aria-label="{e(gettext("Standings"))}">'
             f"<table><tr>{heads}</tr>{rows}</table></div>{rounds}</main></html>")
+
+
+def slips(night: Night, number: int, lang: str, origin: str = "") -> str:
+    """Round ``number``'s pairing slips, one a table to cut and lay on it: the round, the table,
+    the red team (it plays first), the blue team and a line for the winner; NightRefused for a
+    round not confirmed."""
+    if not 0 < number <= len(night.rounds):
+        raise NightRefused("round {number} is not confirmed", number=number)
+    gettext = translation(lang).gettext
+    e = html.escape
+    made = night.rounds[number - 1]
+    heading = gettext("Round {number}").format(number=number)
+    cut = "".join(
+        f'<section class="slip"><h2>{e(heading)} · {e(gettext("Table {table}").format(table=pair.table))}</h2>'
+        f"<p>{e(pair.red)} {e(gettext('(red, plays first)'))}</p><p>{e(pair.blue)} {e(gettext('(blue)'))}</p>"
+        f"<p>{e(gettext('Winner:'))} ______________________</p></section>" for pair in made.pairs)
+    resting = f"<p>{e(gettext('sitting out'))}: {e(', '.join(made.resting))}</p>" if made.resting else ""
+    return (f'<!doctype html><html lang="{lang}"><meta charset="utf-8">'
+            '<meta name="viewport" content="width=device-width, initial-scale=1">'
+            f'<title>{e(night.name)} · {e(heading)}</title><link rel="stylesheet" href="{e(origin)}{STYLE}">'
+            f'<main class="printed"><h1>{e(night.name)} · {e(heading)}</h1>{cut}{resting}</main></html>')
+
+
+def said_result(night: Night, slots: dict[tuple[int, str], Result], number: int, table: str,
+                gettext: Callable[[str], str]) -> str:
+    """Round ``number``'s result at ``table`` as it counts, in words: a win, a forfeit, both lost,
+    a double loss, void, or still played."""
+    counted = slots.get((number, table))
+    if counted is None:
+        void = night.results.get((number, table), {}).get("result") == VOID
+        return gettext("void (counts for nothing)" if void else "still played")
+    if counted.how == PLAYED:
+        return gettext("both lost") if counted.winner is None else gettext("{team} won").format(team=counted.winner)
+    if counted.how == FORFEIT:
+        return gettext("{team} won by forfeit").format(team=counted.winner)
+    return gettext("double loss (both lose)")
 
 
 def team_page(lang: str, error: str | None = None, done: str | None = None) -> str:

@@ -83,14 +83,22 @@ ROUTES: dict[tuple[str, str], Role] = {
     ("POST", "/staff/api/night/remove"): STAFF,
     ("POST", "/staff/api/night/withdraw"): STAFF,  # written in the night's history with who and when
     ("POST", "/staff/api/night/reinstate"): STAFF,
+    ("POST", "/staff/api/night/rest"): STAFF,  # a bye a team asked for the next round: in the history, who and when
+    ("POST", "/staff/api/night/unrest"): STAFF,
     ("POST", "/staff/api/night/result"): STAFF,  # a result entered or corrected: in the history, who and when
     ("POST", "/staff/api/night/accept"): STAFF,  # with the code on the host's screen: the staff see both tables
     ("POST", "/staff/api/night/leave"): STAFF,
     ("POST", "/staff/api/night/propose"): STAFF,
     ("POST", "/staff/api/night/swap"): STAFF,
+    ("POST", "/staff/api/night/pair"): STAFF,  # the next round by hand: a proposal, warned of rematches and colours
     ("POST", "/staff/api/night/confirm"): STAFF,
     ("POST", "/staff/api/night/close"): STAFF,
+    ("POST", "/staff/api/night/unconfirm"): STAFF,  # the last round back to a proposal: in the history, who and when
+    ("GET", "/staff/api/night/{id}/kept"): STAFF,  # a night kept, closed: its rounds and results, to correct
+    ("POST", "/staff/api/night/{id}/result"): STAFF,  # a closed night's result corrected: in its history, who and when
     ("GET", "/staff/api/night/{id}.csv"): STAFF,
+    ("GET", "/staff/api/night/{id}.xlsx"): STAFF,  # the night as a workbook, a sheet a table
+    ("GET", "/staff/api/night/{id}/{table}.csv"): STAFF,  # one of its tables (standings, rounds, games), a CSV of its own
     ("GET", "/staff/api/night/{id}.trf"): STAFF,
     ("GET", "/staff/api/night/{id}/print"): STAFF,
     # with no session: the code on the table's screen and the owner's passphrase in its body

@@ -338,6 +338,16 @@ class Companion(ServerThread):
             self._keep_opened()
         self._wake()
 
+    def announce(self, event: str) -> None:
+        """Tell every spectator's page of ``event`` (``event: NAME`` on the public stream, no data:
+        the page fetches what changed, as it fetches the night's standings); safe from any thread."""
+        self.call(self._announce, event)
+
+    def _announce(self, event: str) -> None:
+        for watcher in list(self._watchers):
+            if watcher.page is None and not watcher.done.is_set() and not watcher.transport.is_closing():
+                watcher.send(f"event: {event}\ndata: {{}}\n\n")
+
     def _wake(self) -> None:
         """Send every open event stream its page's view, if it changed (or that it is gone).
 

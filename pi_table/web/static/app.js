@@ -292,6 +292,7 @@ function listen() {
   events = new EventSource(`${api}/events?lang=${encodeURIComponent(words.lang)}`);
   events.onopen = () => sayIn(statusLine, t("connected"));
   events.onmessage = (message) => render(JSON.parse(message.data));
+  if (!match) events.addEventListener("night", () => standings());  // the table told of a change of the night
   events.addEventListener("gone", (message) => {
     // The token opens nothing now: a new game, or this seat was given a new link (another phone's).
     events.close();
@@ -313,38 +314,62 @@ function listen() {
 const RETRY_MS = 10000;  // the companion's Retry-After (pi_table/web/server.py, RETRY_S)
 
 // --- a game night's standings, on the spectators' page while a night is open (/night/standings) ---
+// The table tells the page of each change of the night on its event stream ("night"); the page then
+// fetches the standings, and otherwise once a minute (a stream down). The table is drawn quietly; a
+// separate live region says what changed: a round paired, a team's win, a team withdrawn.
 
-const STANDING = [N_("played"), N_("won"), N_("lost"), N_("byes"), N_("points"), N_("rating")];  // a line's columns
+const STANDING = [N_("played"), N_("won"), N_("lost"), N_("byes"), N_("points")];  // a line's columns, then the tie-break's
+const TIEBREAK_COLUMNS = {rating: [N_("rating"), N_("margin")], buchholz: [N_("Buchholz"), N_("rating"), N_("margin")]};
 const TIEBREAKS = {rating: N_("rating, then margin"), buchholz: N_("Buchholz (the points of the teams met), then rating")};
+const STANDINGS_POLL_MS = 60000;  // a stream down: the standings still come, a minute late at most
 
 let standingsShown = null;  // the night as the block last drew it, in its language
+let nightKnown = null;  // the night as last fetched: what changed since is said
 
 async function standings() {
-  // The block is a live region: it is drawn again only when the night (or the page's language) changed.
   const box = document.getElementById("standings");
   let night = null;
   try {
     const answer = await fetch("/night/standings", {cache: "no-store"});
     if (answer.ok) night = (await answer.json()).night;
   } catch (error) { /* the table is away: the block keeps what it showed */ return; }
+  sayChanges(nightKnown, night);
+  nightKnown = night;
   const drawing = JSON.stringify([words.lang, night]);
   if (drawing === standingsShown) return;
   standingsShown = drawing;
   box.hidden = !night;
   if (!night) { box.replaceChildren(); return; }
   const round = night.rounds[night.rounds.length - 1];
+  const columns = [...STANDING, ...(TIEBREAK_COLUMNS[night.tiebreak] || TIEBREAK_COLUMNS.rating)];
   box.replaceChildren(...[
     el("h2", {}, `${t("Standings")}: ${night.name}`),
     el("p", {class: "tiebreak"}, t("Tie-break: {tiebreak}", {tiebreak: t(TIEBREAKS[night.tiebreak] || TIEBREAKS.rating)})),
     el("div", {class: "scroll", tabindex: "0", role: "region", "aria-label": t("Standings")}, el("table", {class: "facts"},
-      el("tr", {}, el("th", {}, t("Team")), STANDING.map((name) => el("th", {}, t(name)))),
-      night.standings.map((line, place) => el("tr", {class: "standing"}, el("td", {}, `${place + 1}. ${line.team}`),
-        STANDING.map((name) => el("td", {}, String(line[name]))))))),
+      el("tr", {}, el("th", {}, t("Team")), columns.map((name) => el("th", {}, t(name)))),
+      night.standings.map((line, place) => el("tr", {class: ["standing", ...(line.withdrawn ? ["withdrawn"] : [])].join(" ")},
+        el("td", {}, `${place + 1}. ${line.team}`, line.withdrawn ? el("span", {class: "mark"}, ` (${t("withdrawn")})`) : null),
+        columns.map((name) => el("td", {}, String(line[name.toLowerCase()]))))))),
     round ? el("h3", {}, t("Round {number}", {number: round.number})) : null,
     round ? el("ul", {class: "pairs"}, round.pairs.map((pair) =>
       el("li", {}, `${t("table")} ${pair.table}: ${pair.red} – ${pair.blue}`))) : null,
+    round && round.resting.length ? el("p", {class: "resting"}, `${t("sitting out")}: ${round.resting.join(", ")}`) : null,
   ].filter((node) => node !== null));
 }
 
+function sayChanges(before, now) {
+  // What changed since the last fetch, in words, once (the live region): not the whole table again.
+  if (!before || !now || before.name !== now.name) return;
+  const said = [];
+  if (now.rounds.length > before.rounds.length) said.push(t("Round {number} is paired", {number: now.rounds.length}));
+  const was = Object.fromEntries(before.standings.map((line) => [line.team, line]));
+  for (const line of now.standings) {
+    const old = was[line.team];
+    if (old && line.won > old.won) said.push(t("{team} won", {team: line.team}));
+    if (old && line.withdrawn && !old.withdrawn) said.push(t("{team} has withdrawn", {team: line.team}));
+  }
+  if (said.length) sayIn(document.getElementById("standings-said"), said.join(". "));
+}
+
 speak(chosenLang()).then(listen, listen);
-if (!match) { standings(); setInterval(standings, 10000); }  // the spectators' page only, not a seat's
+if (!match) { standings(); setInterval(standings, STANDINGS_POLL_MS); }  // the spectators' page only, not a seat's

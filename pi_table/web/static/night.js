@@ -26,6 +26,16 @@ function nightSection() {
         el("option", { value: "1", "data-t": "a win (1 point)", text: t("a win (1 point)") }),
         el("option", { value: "0.5", "data-t": "a draw (½ point)", text: t("a draw (½ point)") }),
         el("option", { value: "0", "data-t": "nothing (0 points)", text: t("nothing (0 points)") })),
+      el("label", { for: "night-late", "data-t": "A round a team missed by joining late scores",
+                    text: t("A round a team missed by joining late scores") }),
+      el("select", { id: "night-late" },
+        el("option", { value: "0", "data-t": "nothing (0 points)", text: t("nothing (0 points)") }),
+        el("option", { value: "0.5", "data-t": "a draw (½ point)", text: t("a draw (½ point)") })),
+      el("label", { for: "night-seeding", "data-t": "Round 1", text: t("Round 1") }),
+      el("select", { id: "night-seeding" },
+        el("option", { value: "draw", "data-t": "drawn by lot", text: t("drawn by lot") }),
+        el("option", { value: "ratings", "data-t": "seeded by the ratings of earlier nights",
+                       text: t("seeded by the ratings of earlier nights") })),
       el("label", { for: "night-tiebreak", "data-t": "Tie-break after points", text: t("Tie-break after points") }),
       el("select", { id: "night-tiebreak" },
         el("option", { value: "rating", "data-t": "rating, then margin", text: t("rating, then margin") }),
@@ -44,14 +54,22 @@ function nightSection() {
       el("div", { id: "night-remove-row", class: "row", hidden: "" },
         el("select", { id: "night-remove-team", "aria-label": t("Team"), "data-t-label": "Team" }),
         el("button", { id: "night-remove", class: "quiet", "data-t": "Remove", text: t("Remove") }),
-        el("button", { id: "night-withdraw", class: "quiet", "data-t": "Withdraw", text: t("Withdraw") })),
+        el("button", { id: "night-withdraw", class: "quiet", "data-t": "Withdraw", text: t("Withdraw") }),
+        el("button", { id: "night-rest", class: "quiet", "data-t": "Bye next round", text: t("Bye next round") })),
       el("div", { id: "night-withdrawn", "data-redrawn": "" }),
+      el("div", { id: "night-rests", "data-redrawn": "" }),
       el("div", { id: "night-waiting", "data-redrawn": "" }),
       el("div", { class: "row" },
         el("button", { id: "night-propose", "data-t": "Propose the next round", text: t("Propose the next round") }),
-        el("button", { id: "night-confirm", "data-t": "Confirm the round", text: t("Confirm the round") })),
+        el("button", { id: "night-confirm", "data-t": "Confirm the round", text: t("Confirm the round") }),
+        el("button", { id: "night-unconfirm", class: "quiet", hidden: "" }),
+        el("button", { id: "night-slips", class: "quiet", hidden: "", "data-t": "Print the pairing slips",
+                       text: t("Print the pairing slips") })),
       el("div", { id: "night-round", "data-redrawn": "" }),
+      el("div", { id: "night-warnings", "data-redrawn": "" }),
+      el("p", { id: "night-draw", class: "note" }),
       el("p", { id: "night-still", class: "note" }),
+      el("div", { id: "night-free", "data-redrawn": "" }),
       el("div", { id: "night-results", "data-redrawn": "" }),
       el("h3", { "data-t": "Standings", text: t("Standings") }),
       el("p", { id: "night-tiebreak-used", class: "note" }),
@@ -59,13 +77,18 @@ function nightSection() {
         el("table", { id: "night-standings", class: "history" })),
       el("div", { id: "night-history" }),
       el("div", { class: "row" },
-        el("button", { id: "night-csv", class: "quiet", "data-t": "Export CSV", text: t("Export CSV") }),
+        el("button", { id: "night-xlsx", class: "quiet", "data-t": "Export for a spreadsheet (xlsx)",
+                       text: t("Export for a spreadsheet (xlsx)") }),
+        el("button", { id: "night-csv", class: "quiet", "data-t": "Export CSV: standings", text: t("Export CSV: standings") }),
+        el("button", { id: "night-csv-rounds", class: "quiet", "data-t": "CSV: rounds", text: t("CSV: rounds") }),
+        el("button", { id: "night-csv-games", class: "quiet", "data-t": "CSV: games", text: t("CSV: games") }),
         el("button", { id: "night-trf", class: "quiet", "data-t": "Export for a tournament program (TRF)",
                        text: t("Export for a tournament program (TRF)") }),
         el("button", { id: "night-print", class: "quiet", "data-t": "Print", text: t("Print") }),
         el("button", { id: "night-close", class: "warn", "data-t": "Close the night", text: t("Close the night") }),
         el("button", { id: "night-leave", class: "warn", "data-t": "Leave the night", text: t("Leave the night") }))),
-    el("div", { id: "night-kept", "data-redrawn": "" }));
+    el("div", { id: "night-kept", "data-redrawn": "" }),
+    el("div", { id: "night-correct" }));
 }
 
 // The games a night allows, ticked by their titles in the page's language rather than typed as the
@@ -84,34 +107,65 @@ let night = null;
 const HOSTED = "This night is run from the staff page of table {host}: it is shown here, not changed.";
 const KEPT_SHOWN = 5;  // the latest nights kept, each with its exports (a closed night is exported from here)
 
-function exportNight(id, kind = "csv") {
-  download(`/staff/api/night/${id}.${kind}`, `pi-table-night-${id}.${kind}`);
+// A night's export: ``kind`` trf or xlsx, or one of its tables as a CSV of its own (in the page's language).
+function exportNight(id, kind) {
+  const table = ["standings", "rounds", "games"].includes(kind);
+  download(table ? `/staff/api/night/${id}/${kind}.csv` : `/staff/api/night/${id}.${kind}`,
+           table ? `pi-table-night-${id}-${kind}.csv` : `pi-table-night-${id}.${kind}`);
 }
 
-async function printNight(id) {
-  const answer = await api("GET", `/staff/api/night/${id}/print`);
+// The night to print, or ``round``'s pairing slips (a slip a table).
+async function printNight(id, round = null) {
+  const answer = await api("GET", `/staff/api/night/${id}/print${round ? `?round=${round}` : ""}`);
   if (answer.ok) window.open(URL.createObjectURL(await answer.response.blob()), "_blank");
 }
 
-function drawKept(kept) {
+// Each night kept with its exports: every button names the night it acts on (its name and when it opened).
+function drawKept(kept, names = {}) {
   const latest = kept.slice(-KEPT_SHOWN).reverse();
-  redraw($("night-kept"), latest, () => [...(latest.length ? [el("h3", { "data-t": "Nights kept", text: t("Nights kept") })] : []),
+  redraw($("night-kept"), [latest, names], () => [...(latest.length ? [el("h3", { "data-t": "Nights kept", text: t("Nights kept") })] : []),
     ...latest.map((id) => {
-      const csv = el("button", { class: "quiet night-csv", "data-night": id, text: t("Export CSV") });
-      const trf = el("button", { class: "quiet night-trf", "data-night": id, text: "TRF" });
-      const print = el("button", { class: "quiet night-print", "data-night": id, text: t("Print") });
-      csv.addEventListener("click", () => exportNight(id));
+      const called = names[id] ? `${names[id]} (${id})` : id;
+      const xlsx = el("button", { class: "quiet night-xlsx", "data-night": id, text: "xlsx",
+                                  "aria-label": t("xlsx: export the night {night} for a spreadsheet", { night: called }) });
+      const csv = el("button", { class: "quiet night-csv", "data-night": id, text: t("Export CSV"),
+                                 "aria-label": t("Export CSV of the night {night}", { night: called }) });
+      const trf = el("button", { class: "quiet night-trf", "data-night": id, text: "TRF",
+                                 "aria-label": t("Export TRF of the night {night}", { night: called }) });
+      const print = el("button", { class: "quiet night-print", "data-night": id, text: t("Print"),
+                                   "aria-label": t("Print the night {night}", { night: called }) });
+      const correct = el("button", { class: "quiet night-correct", "data-night": id, text: t("Correct a result"),
+                                     "aria-label": t("Correct a result of the night {night}", { night: called }) });
+      xlsx.addEventListener("click", () => exportNight(id, "xlsx"));
+      csv.addEventListener("click", () => exportNight(id, "standings"));
       trf.addEventListener("click", () => exportNight(id, "trf"));
       print.addEventListener("click", () => printNight(id));
-      return el("div", { class: "row" }, el("span", { text: id }), csv, trf, print);
+      correct.addEventListener("click", () => correctNight(id));
+      return el("div", { class: "row" }, el("span", { text: called }), xlsx, csv, trf, print, correct);
     })]);
+}
+
+// A closed night's result entered or corrected: its rounds read back, the same form as the open night's.
+async function correctNight(id) {
+  const answer = await api("GET", `/staff/api/night/${id}/kept`);
+  if (!answer.ok) return;
+  const box = $("night-correct");
+  const draw = (kept) => {
+    if (!kept.rounds.length || kept.host) { box.replaceChildren(); return; }
+    box.replaceChildren(el("h3", { text: `${t("Correct a result")}: ${kept.name}` }),
+      ...resultsForm(box, kept, "night-correct-result", async (body) => {
+        const saved = await api("POST", `/staff/api/night/${id}/result`, body);
+        if (saved.ok) { say(t("Saved and applied.")); draw(saved.data.night); } else if (saved.status !== 401) say(saved.data ? saved.data.error : `HTTP ${saved.status}`, true);
+      }));
+  };
+  draw(answer.data.night);
 }
 
 function drawRound(round, proposed) {
   redraw($("night-round"), [round, proposed], () => {
     if (!round) return [];
     const teams = [...round.pairs.flatMap((pair) => [pair.red, pair.blue]), ...round.resting];
-    const drawn = [el("h3", { text: `${t("Round {number}", { number: round.number })}${proposed ? " ?" : ""}` })];
+    const drawn = [el("h3", { text: t(proposed ? "Round {number}, proposed: not confirmed yet" : "Round {number}", { number: round.number }) })];
     for (const pair of round.pairs) {  // red plays first: it alternates per team, as Swiss systems balance colours
       drawn.push(el("p", { class: "pair" }, `${t("table")} ${pair.table}: ${pair.red}`,
         el("span", { class: "first", text: ` ${t("(red, plays first)")}` }), ` – ${pair.blue}`));
@@ -124,8 +178,40 @@ function drawRound(round, proposed) {
       ...teams.map((name) => el("option", { value: name, text: name })));
     const swap = el("button", { id: "night-swap", class: "quiet", "data-t": "Swap", text: t("Swap") });
     swap.addEventListener("click", () => nightAct("swap", { one: one.value, other: other.value }));
-    return [...drawn, el("div", { class: "row" }, one, other, swap)];
+    return [...drawn, el("div", { class: "row" }, one, other, swap), byHand(round, teams)];
   });
+}
+
+// The round paired by hand, whole: a red and a blue team for each table of the night; the teams not chosen sit out.
+function byHand(round, teams) {
+  const chosen = (table, colour) => { const pair = round.pairs.find((p) => p.table === table); return pair ? pair[colour] : ""; };
+  const rows = night.tables.map((table) => {
+    const pick = (colour, label) => {
+      const select = el("select", { class: `night-hand-${colour}`, "data-table": table, "aria-label": t(label, { table }) },
+        el("option", { value: "", text: "–" }), ...teams.map((name) => el("option", { value: name, text: name })));
+      select.value = chosen(table, colour);
+      return select;
+    };
+    return el("div", { class: "row" }, el("span", { text: `${t("table")} ${table}` }), pick("red", "red at table {table}"),
+      pick("blue", "blue at table {table}"));
+  });
+  const save = el("button", { id: "night-hand-save", class: "quiet", text: t("Save the pairs") });
+  save.addEventListener("click", () => {
+    const pairs = rows.map((row) => ({ table: row.querySelector(".night-hand-red").dataset.table,
+      red: row.querySelector(".night-hand-red").value, blue: row.querySelector(".night-hand-blue").value }))
+      .filter((pair) => pair.red || pair.blue);
+    const seated = new Set(pairs.flatMap((pair) => [pair.red, pair.blue]));
+    nightAct("pair", { pairs, resting: teams.filter((name) => !seated.has(name)) });
+  });
+  return el("details", { id: "night-hand" }, el("summary", { text: t("Pair the round by hand") }), ...rows, save);
+}
+
+// What a director is warned of in the round proposed: a rematch, a team given the colour it is not due.
+function drawWarnings(warned) {
+  redraw($("night-warnings"), warned, () => warned.map((w) => el("p", { class: "note night-warning", text: w.kind === "rematch"
+    ? t("Table {table}: {one} and {other} have met before", { table: w.table, one: w.teams[0], other: w.teams[1] })
+    : t(w.due === "red" ? "Table {table}: {team} is due to play red" : "Table {table}: {team} is due to play blue",
+        { table: w.table, team: w.team }) })));
 }
 
 // The nights other tables offer this one (their plans name it): each followed once its code is typed here.
@@ -134,7 +220,8 @@ function drawOffers(offers) {
     text: t("Nights on offer to this table") })] : []), ...offers.map((offer) => {
     const code = el("input", { id: `night-offer-code-${offer.host}`, class: "night-offer-code", maxlength: "12", autocomplete: "off",
                                "aria-label": t("Code on its host's screen"), placeholder: t("Code on its host's screen") });
-    const follow = el("button", { class: "night-accept", "data-host": offer.host, text: t("Follow this night") });
+    const follow = el("button", { class: "night-accept", "data-host": offer.host, text: t("Follow this night"),
+                                  "aria-label": t("Follow this night: {night}, of table {table}", { night: offer.name, table: offer.host }) });
     follow.addEventListener("click", () => nightAct("accept", { host: offer.host, code: code.value }));
     return el("div", { class: "row night-offer" }, el("span", { text: `${t("table")} ${offer.host}: ${offer.name}` }), code, follow);
   })]);
@@ -144,8 +231,10 @@ function drawOffers(offers) {
 function drawWaiting(waiting) {
   redraw($("night-waiting"), waiting, () => [...(waiting.length ? [el("h3", { "data-t": "Waiting for the staff",
     text: t("Waiting for the staff") })] : []), ...waiting.map((team) => {
-    const approve = el("button", { class: "night-approve", "data-team": team.name, text: t("Approve") });
-    const remove = el("button", { class: "quiet night-refuse", "data-team": team.name, text: t("Remove") });
+    const approve = el("button", { class: "night-approve", "data-team": team.name, text: t("Approve"),
+                                   "aria-label": t("Approve the team {team}", { team: team.name }) });
+    const remove = el("button", { class: "quiet night-refuse", "data-team": team.name, text: t("Remove"),
+                                  "aria-label": t("Remove the team {team}", { team: team.name }) });
     approve.addEventListener("click", () => nightAct("approve", { team: team.name }));
     remove.addEventListener("click", () => removeTeam(team.name));
     const nicknames = team.nicknames.length ? ` (${team.nicknames.join(", ")})` : "";
@@ -156,7 +245,8 @@ function drawWaiting(waiting) {
 // The teams withdrawn: each keeps its results, and comes back with a tap.
 function drawWithdrawn(names, hosted) {
   redraw($("night-withdrawn"), [names, hosted], () => names.map((name) => {
-    const back = el("button", { class: "quiet night-reinstate", "data-team": name, text: t("Back in") });
+    const back = el("button", { class: "quiet night-reinstate", "data-team": name, text: t("Back in"),
+                                "aria-label": t("Back in: the team {team}", { team: name }) });
     back.addEventListener("click", () => nightAct("reinstate", { team: name }));
     back.hidden = !hosted;
     return el("div", { class: "row night-withdrawn" }, el("span", { text: `${name} (${t("withdrawn")})` }), back);
@@ -170,20 +260,21 @@ function drawResults(data) {
   redraw(box, [data.host, data.rounds, data.games_played], () => data.host || !data.rounds.length ? [] : resultsForm(box, data));
 }
 
-function resultsForm(box, data) {
+// ``prefix`` names its fields (the open night's, or a kept night's being corrected); ``save`` sends a result.
+function resultsForm(box, data, prefix = "night-result", save = (body) => nightAct("result", body)) {
   // Drawn again as the night changes: what the staff had chosen stays chosen.
   const was = Object.fromEntries(["table", "", "game"].map((part) => {
-    const chosen = box.querySelector(`#night-result${part ? "-" + part : ""}`);
+    const chosen = box.querySelector(`#${prefix}${part ? "-" + part : ""}`);
     return [part || "result", chosen ? chosen.value : null];
   }));
   const keep = (select, value) => { if (value !== null && [...select.options].some((o) => o.value === value)) select.value = value; };
-  const kept = box.querySelector("#night-result-round");
-  const round = el("select", { id: "night-result-round", "aria-label": t("Round") },
+  const kept = box.querySelector(`#${prefix}-round`);
+  const round = el("select", { id: `${prefix}-round`, "aria-label": t("Round") },
     ...data.rounds.map((made) => el("option", { value: String(made.number), text: t("Round {number}", { number: made.number }) })));
   round.value = kept && data.rounds.some((made) => String(made.number) === kept.value) ? kept.value : String(data.rounds.length);
-  const table = el("select", { id: "night-result-table", "aria-label": t("table") });
-  const result = el("select", { id: "night-result", "aria-label": t("Result") });
-  const game = el("select", { id: "night-result-game", "aria-label": t("this recorded game:") },
+  const table = el("select", { id: `${prefix}-table`, "aria-label": t("table") });
+  const result = el("select", { id: prefix, "aria-label": t("Result") });
+  const game = el("select", { id: `${prefix}-game`, "aria-label": t("this recorded game:") },
     ...data.games_played.filter((g) => g.teams.length === 2).map((g) =>
       el("option", { value: g.id, text: `${t("Round {number}", { number: g.round })}, ${t("table")} ${g.table}: ${g.teams.join(" – ")}` })));
   function choices() {
@@ -204,11 +295,11 @@ function resultsForm(box, data) {
   }
   round.addEventListener("change", choices);
   table.addEventListener("change", pairChoices);
-  const save = el("button", { id: "night-result-save", class: "quiet", text: t("Save the result") });
-  save.addEventListener("click", () => {
+  const saving = el("button", { id: `${prefix}-save`, class: "quiet", text: t("Save the result") });
+  saving.addEventListener("click", () => {
     const [kind, winner] = result.value.split(/:(.*)/s);
-    nightAct("result", { round: Number(round.value), table: table.value, result: kind, winner: winner || null,
-                         game: kind === "game" ? game.value : null });
+    save({ round: Number(round.value), table: table.value, result: kind, winner: winner || null,
+           game: kind === "game" ? game.value : null });
   });
   choices();
   keep(table, was.table);
@@ -216,16 +307,50 @@ function resultsForm(box, data) {
   keep(result, was.result);
   keep(game, was.game);
   return [el("h3", { "data-t": "Results", text: t("Results") }),
-    el("div", { class: "row" }, round, table), el("div", { class: "row" }, result, game, save)];
+    el("div", { class: "row" }, round, table), el("div", { class: "row" }, result, game, saving)];
 }
 
 function drawHistory(history) {
   const when = (at) => new Date(at * 1000).toLocaleTimeString([], { hour: "2-digit", minute: "2-digit" });
   const said = (entry) => entry.event === "result"
     ? `${t("Round {number}", { number: entry.round })}, ${t("table")} ${entry.table}: ${entry.result}${entry.winner ? ` (${entry.winner})` : ""}${entry.game ? ` ${entry.game}` : ""}`
+    : entry.event === "unconfirm" ? t("Round {number} undone", { number: entry.round })
     : `${entry.team}: ${entry.event === "withdraw" ? t("withdrawn") : t("Back in")}`;
   redraw($("night-history"), history, () => [...(history.length ? [el("h3", { "data-t": "History", text: t("History") })] : []),
     ...history.slice().reverse().map((entry) => el("p", { class: "note night-history", text: `${when(entry.at)} · ${entry.by} · ${said(entry)}` }))]);
+}
+
+// A customers' game under way at the table when the night opened, was accepted or a round was confirmed: free
+// play, never a round's. The staff end it, or let it finish before the round's pair sits down.
+const finishing = new Set();  // the games the staff let finish: said, not asked again
+
+function drawFreePlay(free) {
+  redraw($("night-free"), [free, [...finishing]], () => free.map((entry) => {
+    const said = el("p", { class: "note night-free", text: t("A game not of the night is under way at table {table}: it is free play, and the round's pair plays its own game there after it.", { table: entry.table }) });
+    if (finishing.has(entry.game) || !entry.here) return said;  // another table's: ended on its own staff page
+    const end = el("button", { class: "warn night-free-end", text: t("End the game at table {table}", { table: entry.table }) });
+    const finish = el("button", { class: "quiet night-free-finish", text: t("Let the game at table {table} finish", { table: entry.table }) });
+    end.addEventListener("click", async () => {
+      if (!confirm(t("End the game on the table? It stays in the history, unfinished."))) return;
+      const answer = await api("POST", "/staff/api/end-game");
+      if (answer.ok) loadNight(); else if (answer.status !== 401) say(answer.data ? answer.data.error : `HTTP ${answer.status}`, true);
+    });
+    finish.addEventListener("click", () => { finishing.add(entry.game); drawFreePlay(free); });
+    return el("div", { class: "night-free" }, said, el("div", { class: "row" }, end, finish));
+  }));
+}
+
+// The byes teams asked for the next round: each taken back with a tap.
+function drawRests(data) {
+  const next = String(data.rounds.length + 1);
+  const asked = (data.rests || {})[next] || [];
+  redraw($("night-rests"), [asked, next, data.host], () => asked.length ? [
+    el("p", { class: "note", text: t("Asked for a bye in round {number}: {teams}", { number: next, teams: asked.join(", ") }) }),
+    ...(data.host ? [] : asked.map((name) => {
+      const back = el("button", { class: "quiet night-unrest", "data-team": name, text: t("Take back the bye of {team}", { team: name }) });
+      back.addEventListener("click", () => nightAct("unrest", { team: name }));
+      return back;
+    }))] : []);
 }
 
 function removeTeam(name) {
@@ -238,24 +363,36 @@ function drawNight(data) {
   $("night-open-desk").hidden = !night;
   $("night-host").hidden = true;
   $("night-state").textContent = night ? night.name : t("no night is open");
-  drawKept(data.kept);
+  drawKept(data.kept, data.kept_names || {});
   drawOffers(data.offers || []);
   $("night-code").hidden = !(night && night.code);
   $("night-code").textContent = night && night.code ? t("Code for the other tables: {code}", { code: night.code }) : "";
   if (!night) return;
-  $("night-teams").textContent = `${t("Teams")}: ${night.teams.map((team) => team.name).join(", ")}`;
+  $("night-teams").textContent = `${t("Teams")}: ${night.teams.map((team) => team.since
+    ? t("{team} (from round {number})", { team: team.name, number: team.since + 1 }) : team.name).join(", ")}`;
   drawWaiting(night.host ? [] : night.waiting);
   const playing = night.teams.map((team) => team.name).filter((name) => !night.withdrawn.includes(name));
   redraw($("night-remove-team"), playing, () => playing.map((name) => el("option", { value: name, text: name })));
   $("night-remove-row").hidden = !!night.host || !playing.length;
   drawWithdrawn(night.withdrawn, !night.host);
+  drawRests(night);
   const last = night.rounds[night.rounds.length - 1];
   const still = last ? night.still_played[String(last.number)] : null;
   $("night-still").textContent = still ? t("Still played: round {number} at table {tables}", { number: last.number, tables: still.join(", ") }) : "";
+  drawFreePlay(night.free_play || []);
   drawResults(night);
   drawHistory(night.history);
   drawRound(night.proposal || night.rounds[night.rounds.length - 1], !!night.proposal);
+  drawWarnings(night.warnings || []);
+  // Round 1's order, all teams level: by lot from the night's seed (the same book draws the same), or earlier ratings.
+  $("night-draw").textContent = night.draw && !night.rounds.length ? t(night.seeding === "ratings"
+    ? "Round 1 is seeded by the ratings of the café's earlier nights, then by lot (draw {draw})."
+    : "Round 1 is drawn by lot (draw {draw}).", { draw: night.draw }) : "";
   $("night-confirm").disabled = !night.proposal;
+  // The last round confirmed by mistake goes back to a proposal while none of its games began (the host says).
+  $("night-unconfirm").hidden = !!night.host || !last || !!night.proposal;
+  $("night-unconfirm").textContent = last ? t("Undo round {number}", { number: last.number }) : "";
+  $("night-slips").hidden = !last;
   // A night followed from its host's plan is shown here, run there.
   $("night-host").hidden = !night.host;
   $("night-host").textContent = night.host ? t(HOSTED, { host: night.host }) : "";
@@ -291,7 +428,8 @@ export function wireNight() {
     event.preventDefault();
     const games = [...document.querySelectorAll("input[name=night-game]:checked")].map((box) => box.value);
     nightAct("open", { name: $("night-name").value, games, tables: words("night-tables"),
-                       bye: Number($("night-bye").value), tiebreak: $("night-tiebreak").value });
+                       bye: Number($("night-bye").value), tiebreak: $("night-tiebreak").value,
+                       late: Number($("night-late").value), seeding: $("night-seeding").value });
   });
   $("night-join").addEventListener("submit", async (event) => {
     event.preventDefault();
@@ -299,6 +437,10 @@ export function wireNight() {
     if (await nightAct("join", { team: $("night-team").value, nicknames })) { $("night-team").value = ""; $("night-nicknames").value = ""; }
   });
   $("night-propose").addEventListener("click", () => nightAct("propose"));
+  $("night-unconfirm").addEventListener("click", () => {
+    const last = night && night.rounds[night.rounds.length - 1];
+    if (last && confirm(t("Undo round {number}? It goes back to a proposal, to change and confirm again; only while none of its games has begun.", { number: last.number }))) nightAct("unconfirm");
+  });
   // Asked before a round is confirmed over one still played: those games count for their own round.
   $("night-confirm").addEventListener("click", () => {
     const last = night && night.rounds[night.rounds.length - 1];
@@ -307,6 +449,11 @@ export function wireNight() {
     if (confirm(t("Round {number} is still played at table {tables}. Confirm round {next} anyway? Those games count for round {number} when they end.",
                   { number: last.number, tables: still.join(", "), next: last.number + 1 }))) nightAct("confirm", { over: true });
   });
+  $("night-rest").addEventListener("click", () => {
+    const name = $("night-remove-team").value;
+    if (name && night && confirm(t("Give the team {team} the bye it asked for in round {number}? It keeps its place, and the round scores what a round missed scores.", { team: name, number: night.rounds.length + 1 }))) nightAct("rest", { team: name });
+  });
+  $("night-slips").addEventListener("click", () => night && night.rounds.length && printNight(night.id, night.rounds.length));
   $("night-withdraw").addEventListener("click", () => {
     const name = $("night-remove-team").value;
     if (name && confirm(t("Withdraw the team {team}? It keeps its results and is paired no more.", { team: name }))) nightAct("withdraw", { team: name });
@@ -318,7 +465,10 @@ export function wireNight() {
     if (confirm(t("Leave the night? Its games played here stay kept, and its host's night goes on."))) nightAct("leave");
   });
   $("night-remove").addEventListener("click", () => { if ($("night-remove-team").value) removeTeam($("night-remove-team").value); });
-  $("night-csv").addEventListener("click", () => night && exportNight(night.id));
+  $("night-xlsx").addEventListener("click", () => night && exportNight(night.id, "xlsx"));
+  $("night-csv").addEventListener("click", () => night && exportNight(night.id, "standings"));
+  $("night-csv-rounds").addEventListener("click", () => night && exportNight(night.id, "rounds"));
+  $("night-csv-games").addEventListener("click", () => night && exportNight(night.id, "games"));
   $("night-trf").addEventListener("click", () => night && exportNight(night.id, "trf"));
   $("night-print").addEventListener("click", () => night && printNight(night.id));
   setInterval(() => { if (csrf && !$("desk").hidden) loadNight(true); }, 5000);
