@@ -115,6 +115,8 @@ def _emulate_board(parser: argparse.ArgumentParser, args: argparse.Namespace) ->
         print(emulator.path, flush=True)
         print(f"commands: {COMMANDS}", file=sys.stderr, flush=True)
         run_commands(emulator, sys.stdin, flushed(sys.stderr), wiring)
+    except KeyboardInterrupt:  # Ctrl+C, as docs/cafe/try.md ends it: the board unplugged, as by quit
+        pass
     finally:
         emulator.stop()
     return 0
