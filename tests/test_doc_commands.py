@@ -257,7 +257,7 @@ def terminals(home, environment) -> Iterator[Callable[[], Terminal]]:
 def play_and_quit(terminal: Terminal, line: str) -> None:
     """A simulator started by ``line``: it opens in the terminal (no display here), and ``quit`` ends it."""
     terminal.type(line)
-    terminal.expect("Type 'help'", f"{line!r} to open the simulator", timeout=600)  # ./dev makes .venv first
+    terminal.expect("(Type|Scrivi) 'help'", f"{line!r} to open the simulator", timeout=600)  # ./dev makes .venv first
     terminal.type("quit")
     assert terminal.ended() == 0
 
