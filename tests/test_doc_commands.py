@@ -326,7 +326,41 @@ def try_the_table(page: Reading, home: Path, terminal: Callable[[], Terminal]) -
         running.interrupt()
         assert running.ended() in (0, 130)
         assert "Traceback" not in running.output, running.output[-3000:]
+
+    set_up_from_the_set_up_page(page, first, staff.lang)
     page.done()
+
+
+def set_up_from_the_set_up_page(page: Reading, terminal: Terminal, lang: str) -> None:
+    """try.md's last step: a second table marked as the image's first boot marks it; its staff page
+    leads to the set-up page, which the code from setup.pending opens; the table stops to restart."""
+    import json
+    import urllib.request
+
+    made, shown = page.next().commands, ""
+    for line in made:
+        shown += terminal.run(line)
+    code = re.search(r'"code": "(\d+)"', shown)
+    assert code, shown
+    (line,) = page.next().commands
+    terminal.type(line)
+
+    def staff_page() -> str | None:
+        try:
+            with urllib.request.urlopen("http://127.0.0.1:8024/staff", timeout=5) as answer:
+                return answer.url
+        except OSError:  # not up yet
+            return None
+
+    assert wait_for(staff_page, "the new table's staff page", timeout=60, every=0.5) == "http://127.0.0.1:8024/setup"
+    form = {"code": code.group(1), "name": "table-2", "language": lang, "passphrase": OWNER_PASSPHRASE,
+            "pin": STAFF_PIN, "pin_again": STAFF_PIN, "passphrase_again": OWNER_PASSPHRASE, "zone": "Etc/UTC",
+            "wifi": None}
+    request = urllib.request.Request(f"http://127.0.0.1:8024/setup/api?lang={lang}", json.dumps(form).encode(),
+                                     {"Content-Type": "application/json"})
+    with urllib.request.urlopen(request, timeout=20) as answer:
+        assert json.loads(answer.read())["ok"]
+    assert terminal.ended() == 3  # restarting on its settings
 
 
 def edit_as_the_page_says(config: Path, block: Block) -> None:

@@ -454,6 +454,8 @@ class StaffPage:
                        for name in ("staff.html", *STATIC)}
         self.owner = Owner(folder, self.gate, ATTEMPTS_PER_ADDRESS, ATTEMPTS_OVERALL, clock)
         self.rooms: list[Room] = []  # the rooms that add their routes under /staff/api/ (the owner's console)
+        self.set_up_first: Callable[[], str | None] = lambda: None
+        """Where the page sends a phone first: the set-up page while the table awaits it (first_boot.SetupRoom)."""
 
     def mount(self, app: web.Application) -> None:
         app.add_routes([
@@ -485,7 +487,10 @@ class StaffPage:
     # -- the way in -------------------------------------------------------------------------
 
     async def _page(self, request: web.Request) -> web.Response:
-        """The page, in ``<html lang>`` the table's language for the script to start from."""
+        """The page, in ``<html lang>`` the table's language for the script to start from; the
+        set-up page instead while the table awaits it, which sets the PIN this page asks for."""
+        if (first := self.set_up_first()) is not None:
+            raise web.HTTPSeeOther(first)
         page = self._files["staff.html"].replace(b'<html lang="en">', f'<html lang="{self.desk.language()}">'.encode(), 1)
         return web.Response(body=page, content_type="text/html", headers=_PRIVATE)
 
