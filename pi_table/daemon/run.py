@@ -209,6 +209,8 @@ class Daemon:
         if watch is not None:
             log.info("trying the settings changed by %s (%s)", watch.trial.by, ", ".join(watch.trial.keys))
             watch.start()
+        else:
+            threading.Thread(target=self.restarts.settle, name="settle", daemon=True).start()
         if self.lock is not None:
             from .backup import Nightly
 
