@@ -26,7 +26,9 @@ import hashlib
 import html
 import logging
 import math
+import re
 import time
+import unicodedata
 from collections import Counter
 from collections.abc import Awaitable, Callable
 
@@ -179,7 +181,19 @@ class NightRoom:
         if night is not None:
             night["high_scores"] = [h.to_json() for h in high_scores(self.book.current().played)]
             night["endings"] = {t.value: translation(lang).gettext(WORDS[t]) for t in WORDS}
-        return web.json_response({"night": night, "kept": [path.stem for path in self.book.kept()], "offers": offers})
+        kept = [path.stem for path in self.book.kept()]
+        named = await asyncio.to_thread(self._names, kept[-KEPT_NAMED:])
+        return web.json_response({"night": night, "kept": kept, "kept_names": named, "offers": offers})
+
+    def _names(self, kept: list[str]) -> dict[str, str]:
+        """The names of the nights ``kept`` (by id) that can be read: the page shows a night by its name."""
+        named = {}
+        for night_id in kept:
+            try:
+                named[night_id] = self.book.night_of(night_id).name
+            except (Refusal, OSError, ValueError):  # a night's file gone or damaged: shown by its id
+                continue
+        return named
 
     async def _open(self, request: web.Request, session: Session) -> web.Response:
         body = await self.page.read_json(request)
@@ -268,13 +282,12 @@ class NightRoom:
 
     async def _csv(self, request: web.Request, session: Session) -> web.Response:
         night = await asyncio.to_thread(self._kept, request)
-        return web.Response(text=night_csv(night), content_type="text/csv",
-                            headers={"Content-Disposition": f'attachment; filename="pi-table-night-{night.id}.csv"'})
+        return web.Response(text=night_csv(night), content_type="text/csv", headers=_named(night, "csv"))
 
     async def _trf(self, request: web.Request, session: Session) -> web.Response:
         night = await asyncio.to_thread(self._kept, request)
         return web.Response(text=night_trf(night), content_type="text/plain", charset="utf-8",
-                            headers={"Content-Disposition": f'attachment; filename="pi-table-night-{night.id}.trf"'})
+                            headers=_named(night, "trf"))
 
     async def _print(self, request: web.Request, session: Session) -> web.Response:
         night = await asyncio.to_thread(self._kept, request)
@@ -327,6 +340,18 @@ class NightRoom:
 
 def _strings(value: object) -> bool:
     return isinstance(value, list) and all(isinstance(item, str) for item in value)
+
+
+KEPT_NAMED = 5  # the latest nights kept whose names the page shows (night.js's KEPT_SHOWN)
+
+
+def _named(night: Night, kind: str) -> dict[str, str]:
+    """A night's export saved under its name and the day it opened (``Friday-league-2026-11-26.csv``),
+    in the letters a file name and an HTTP header take everywhere."""
+    name = unicodedata.normalize("NFKD", night.name).encode("ascii", "ignore").decode()
+    name = "-".join(re.findall(r"[A-Za-z0-9_]+", name)) or "night"
+    day = time.strftime("%Y-%m-%d", time.localtime(night.opened))
+    return {"Content-Disposition": f'attachment; filename="{name}-{day}.{kind}"'}
 
 
 TIEBREAK_WORDS = {RATING: N_("rating, then margin"), BUCHHOLZ: N_("Buchholz (the points of the teams met), then rating")}

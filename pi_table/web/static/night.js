@@ -93,7 +93,7 @@ async function printNight(id) {
   if (answer.ok) window.open(URL.createObjectURL(await answer.response.blob()), "_blank");
 }
 
-function drawKept(kept) {
+function drawKept(kept, names) {  // each night by its name (its id where the table could not read it)
   const latest = kept.slice(-KEPT_SHOWN).reverse();
   redraw($("night-kept"), latest, () => [...(latest.length ? [el("h3", { "data-t": "Nights kept", text: t("Nights kept") })] : []),
     ...latest.map((id) => {
@@ -103,7 +103,7 @@ function drawKept(kept) {
       csv.addEventListener("click", () => exportNight(id));
       trf.addEventListener("click", () => exportNight(id, "trf"));
       print.addEventListener("click", () => printNight(id));
-      return el("div", { class: "row" }, el("span", { text: id }), csv, trf, print);
+      return el("div", { class: "row" }, el("span", { text: names[id] || id }), csv, trf, print);
     })]);
 }
 
@@ -238,7 +238,7 @@ function drawNight(data) {
   $("night-open-desk").hidden = !night;
   $("night-host").hidden = true;
   $("night-state").textContent = night ? night.name : t("no night is open");
-  drawKept(data.kept);
+  drawKept(data.kept, data.kept_names || {});
   drawOffers(data.offers || []);
   $("night-code").hidden = !(night && night.code);
   $("night-code").textContent = night && night.code ? t("Code for the other tables: {code}", { code: night.code }) : "";
