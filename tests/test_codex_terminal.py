@@ -135,6 +135,13 @@ def test_the_buttons_refusals_and_a_scripts_words_in_the_prompt():
     assert public.acted == (1,)  # Aleman's message taken back, then tapped through its buttons
 
 
+def test_undo_with_nothing_to_undo_says_so_each_time():
+    """Issue 50: Codex's terminal printed nothing when there was nothing to undo (the screen kept
+    the refusal to itself), and nothing for a refusal typed twice."""
+    text = play(["undo", "undo"])[0].text
+    assert text.count("refused: there is nothing to undo") == 2, text
+
+
 def test_new_game_changes_the_kind_of_game_and_back():
     """``new-game codex`` in the grid games' terminal (refused as an unknown game before), and
     ``new-game codenames`` from Codex's."""

@@ -221,6 +221,7 @@ class CodexTerminalScreen(SimScreen):
         self.playing = playing
         self.page: Page | None = None
         self.printed: Page | None = None
+        self.refused: object = None  # the table's refusal last said: each is a new one, typed twice or not
 
     def show(self, model) -> None:
         if not isinstance(model, CodexModel):
@@ -240,9 +241,9 @@ class CodexTerminalScreen(SimScreen):
                     and (page.stage, page.seat) != (printed.stage, printed.seat)):
                 write(CLEAR)
             write("\n" + page.text() + "\n")
-        elif page.refusal is not None and page.refusal != printed.refusal:
+        elif page.refusal is not None and (page.refusal != printed.refusal or model.message is not self.refused):
             write(page.refusal + "\n")
-        self.printed = page
+        self.printed, self.refused = page, model.message
 
 
 class CodexTerminal(Terminal):
