@@ -125,7 +125,7 @@ def test_the_buttons_refusals_and_a_scripts_words_in_the_prompt():
     group, session = play(["PASS AND PLAY", "9", "at-screen 3", "at-screen 0", "hide", "vote 0 1",
                            "send 1 0 role", "end-turn", "undo", "next", "at-screen 1", "tap send 1 2 position", "help"])
     text = group.text
-    assert "the screen has buttons 1 to 2, not 9" in text
+    assert "the screen has the buttons 1, 2, not 9" in text
     assert "the screen has no button for at-screen 3 now" in text  # the screen calls Moon
     assert "refused: agents vote only in the vote step" in text
     assert "refused: END TURN ends the discussion only" in text
@@ -133,6 +133,26 @@ def test_the_buttons_refusals_and_a_scripts_words_in_the_prompt():
     assert "send SEAT TO FACT [FACT]" in text and "pass-and-play on|off" in text
     public = session.record.game.public_view(session.record.state)
     assert public.acted == (1,)  # Aleman's message taken back, then tapped through its buttons
+
+
+def test_a_code_s_fragments_keep_their_numbers_as_each_is_chosen():
+    """Issue 50: typing a code, each fragment chosen left the list and the rest moved up a number.
+    Each keeps its number through the code, as do BACK and HIDE."""
+    text = play(RED_WINS)[0].text
+    entering = text.split("Your faction's code: the fragment in position 1", 1)[1].split("END MY TURN", 1)[0]
+    pages = [page.split("\n", 1)[1].split("\n> ", 1)[0] for page in entering.split("the fragment in position")]
+    assert pages[0].strip() == "[1] AAAA   [2] BBBB   [3] CCCC   [4] BACK   [5] HIDE"
+    assert pages[1].strip() == "[2] BBBB   [3] CCCC   [4] BACK   [5] HIDE"
+    assert pages[2].strip() == "[3] CCCC   [4] BACK   [5] HIDE"
+
+
+def test_the_end_shows_each_agent_s_faction_and_calls_nobody_to_the_screen():
+    """Issue 50: the last page named each agent's role but not its faction, and still said
+    'Hidden. Pass the screen to the next agent' over a NEXT AGENT button."""
+    text = play(RED_WINS)[0].text
+    end = text.rsplit("Codex · RED FACTION WINS", 1)[1]
+    assert "  0 Moon    red · Leader · 1 · AAAA" in end and "  3 Falco   blue · Leader · 1 · DDDD" in end, end
+    assert "Pass the screen" not in end and "NEXT AGENT" not in end and "[1] NEW GAME" in end, end
 
 
 def test_undo_with_nothing_to_undo_says_so_each_time():

@@ -337,7 +337,8 @@ def test_why_a_trial_is_rolled_back_names_no_configuration_key():
     a key of the file (issue 50: '[web] enabled')."""
     import ast
 
-    from pi_table.daemon import restarts, trial as watch
+    from pi_table.daemon import restarts
+    from pi_table.daemon import trial as watch
 
     for module in (restarts, watch):
         said = [node.args[0].value for node in ast.walk(ast.parse(Path(module.__file__).read_text(encoding="utf-8")))

@@ -65,8 +65,12 @@ class Restarts:
             from . import backup  # the backups' code, loaded only for a restore
             from .trial import TrialWatch
 
+            def kept() -> None:  # the restored settings are good: a rollback of settings before them is over
+                backup.keep(config)
+                self._forget_rollback()
+
             self.watch = TrialWatch(backup.trial_path(config), restoring, self.health, self.restart, deadline_s,
-                                    keep=lambda: (backup.keep(config), self._forget_rollback()),
+                                    keep=kept,
                                     roll_back=lambda why: backup.roll_back_later(config, restoring, why))
         elif under_trial is not None and source is not None:
             from .trial import TrialWatch  # a start on settings under trial only

@@ -20,7 +20,7 @@ import math
 from dataclasses import dataclass
 
 from ..engine import EndTurn, InvalidAction, Team, Undo
-from ..engine.codex import DISCUSSION
+from ..engine.codex import DISCUSSION, OVER
 from ..engine.codex_actions import USAGE as ACTION_USAGE
 from ..engine.games import names, title_of
 from ..engine.phrase import N_, Phrase
@@ -31,6 +31,7 @@ from ..table.codex_loop import CodexLoop
 from ..table.loop import LoopSettings
 from ..table.timer import TimerSettings
 from ..ui.codex_turns import (
+    Control,
     Panel,
     Passing,
     Speech,
@@ -48,6 +49,7 @@ from ..ui.codex_turns import (
     identikit_rows,
     menu,
     option_label,
+    options,
     panel,
     public_refusal,
     roles_in_play,
@@ -57,7 +59,7 @@ from ..ui.codex_turns import (
     truth_machine,
     winner_title,
 )
-from ..ui.i18n import say
+from ..ui.i18n import TeamWord, say
 from ..ui.leds import LightSettings
 from .codex_commands import SCREEN_TAPS, WORDS, ScreenTap, TapAction, parse_codex_command, screen_button
 from .terminal import BOLD, TEAM, WARN, WIDTH, Painter, Playing, Terminal, fit, spoken_words, visible
@@ -120,6 +122,10 @@ class Page:
     clock: str
     refusal: str | None
     buttons: tuple[Button, ...]
+    numbers: tuple[int, ...]  # each button's number, to type
+
+    def numbered(self, number: int) -> Button | None:
+        return next((button for n, button in zip(self.numbers, self.buttons) if n == number), None)
 
     def text(self) -> str:
         title, _, rest = self.body.partition("\n")
@@ -144,10 +150,10 @@ class CodexText(Passing):
             return self._agent(model, own)
         return self._public(model)
 
-    def _buttons(self, buttons: list[Button]) -> str:
+    def _buttons(self, buttons: list[Button], numbers: tuple[int, ...]) -> str:
         """The buttons, numbered, as many a line as fit: a button's words are never split."""
         rows: list[str] = []
-        for number, button in enumerate(buttons, start=1):
+        for number, button in zip(numbers, buttons):
             said = f"[{number}] {button.label}"
             if rows and visible(rows[-1]) + 3 + len(said) <= WIDTH:
                 rows[-1] += "   " + said
@@ -165,7 +171,7 @@ class CodexText(Passing):
                  fit(f"  {step_words(model)}"), ""]
         width = max(len(codename) for codename in view.codenames)
         for seat, codename in enumerate(view.codenames):
-            said = " · ".join(text for _kind, text in seat_lines(words, view, seat))
+            said = " · ".join([*_faction(words, view, seat), *(text for _kind, text in seat_lines(words, view, seat))])
             lines.append(fit(f"  {seat} {codename:<{width}}  {said}".rstrip(), 6 + width))
         lines += ["", fit(f"  {_('ROLES IN PLAY')}: {roles_in_play(words, view)}")]
         shows, said_truth = truth_machine(words, view)
@@ -174,15 +180,17 @@ class CodexText(Passing):
         lines += [fit(paint(f"  ! {say(warning, model.lang)}", WARN)) for warning in model.warnings]
         if panel(view, turn, model.joins) is Panel.CALL:
             lines += ["", fit(paint(f"  >> {call_words(words, view, turn)}", WARN))]
+        over = view.step == OVER  # nobody is called to the screen any more
         buttons = [Button(control_label(words, view, turn, offer.control), offer.command, offer.turn)
-                   for offer in controls(view, turn)]
-        lines.append(self._buttons(buttons))
+                   for offer in controls(view, turn) if not (over and offer.control in (Control.NEXT_AGENT, Control.I_AM))]
+        numbers = tuple(range(1, len(buttons) + 1))
+        lines.append(self._buttons(buttons, numbers))
         refusal = public_refusal(model.message)
         timer = model.cues.timer
         clock = "" if timer is None or not timer.running else " · " + _("{time} to discuss").format(
             time=f"{math.ceil(timer.remaining_s) // 60}:{math.ceil(timer.remaining_s) % 60:02d}")
         return Page(turn.stage, turn.seat, "\n".join(lines), clock,
-                    None if refusal is None else self.painter.refusal(say(refusal, model.lang)), tuple(buttons))
+                    None if refusal is None else self.painter.refusal(say(refusal, model.lang)), tuple(buttons), numbers)
 
     def _agent(self, model: CodexModel, own) -> Page:
         _, words, paint = self.words.gettext, self.words, self.painter.paint
@@ -205,9 +213,30 @@ class CodexText(Passing):
         if choices.back is not None:
             buttons.append(Button(_("BACK"), mode=choices.back))
         buttons.append(Button(_("HIDE"), mode=choices.hide))
-        lines.append(self._buttons(buttons))
+        numbers = _steady(choices.choice, [option.word for option in choices.options], actions, len(buttons))
+        lines.append(self._buttons(buttons, numbers))
         return Page(turn.stage, turn.seat, "\n".join(lines), "",
-                    None if own is None else self.painter.refusal(say(own, model.lang)), tuple(buttons))
+                    None if own is None else self.painter.refusal(say(own, model.lang)), tuple(buttons), numbers)
+
+
+def _faction(words: Speech, view, seat: int) -> list[str]:
+    """At the end, the faction an agent was in, which the table's screen shows by its card's
+    colour and a terminal in words."""
+    identikits = view.identikits
+    return [] if identikits is None else [str(TeamWord(identikits[seat].faction.value, words.lang))]
+
+
+def _steady(choice: tuple[str, ...], words: list[str], actions: list, count: int) -> tuple[int, ...]:
+    """The buttons' numbers: in order, but while a code is typed, each fragment keeps the number
+    it had at the code's first choice, and BACK and HIDE theirs after them, so a number typed
+    from the page before still means the same fragment."""
+    if choice[:1] != ("code",) or len(choice) < 2:
+        return tuple(range(1, count + 1))
+    first = [option.word for option in options(actions, choice[:1])[1]]
+    if not set(words) <= set(first):
+        return tuple(range(1, count + 1))
+    numbers = [first.index(word) + 1 for word in words]
+    return (*numbers, *range(len(first) + 1, len(first) + 1 + count - len(numbers)))
 
 
 class CodexTerminalScreen(SimScreen):
@@ -318,12 +347,13 @@ class CodexTerminal(Terminal):
 
     def press_number(self, number: int) -> None:
         page = self.screen.page
-        buttons = () if page is None else page.buttons
-        if not 1 <= number <= len(buttons):
-            self.say(self._("the screen has buttons 1 to {count}, not {number}").format(count=len(buttons), number=number),
+        button = None if page is None else page.numbered(number)
+        if button is None:
+            numbers = ", ".join(map(str, () if page is None else page.numbers))
+            self.say(self._("the screen has the buttons {numbers}, not {number}").format(numbers=numbers, number=number),
                      WARN)
             return
-        self.press(buttons[number - 1])
+        self.press(button)
 
     def press(self, button: Button) -> None:
         """Press a button of the page shown: a move of pass-and-play shows at once; a command

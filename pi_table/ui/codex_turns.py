@@ -217,10 +217,10 @@ def next_join(joins: tuple[str | None, ...]) -> tuple[int, str] | None:
 
 def panel(view: PublicView, turn: Turn, joins: tuple[str | None, ...]) -> Panel:
     """What shows beside the seats: a release waiting for its answer first, then pass-and-play's
-    call, then the join codes until every phone has its page (never once the game is over)."""
+    call, then the join codes until every phone has its page (neither once the game is over)."""
     if releasable(view, joins) and turn.releasing is not None:
         return Panel.RELEASE
-    if turn.stage in (Stage.PASS, Stage.HIDDEN):
+    if turn.stage in (Stage.PASS, Stage.HIDDEN) and view.step != OVER:
         return Panel.CALL
     if next_join(joins) is None or view.step == OVER:
         return Panel.TRUTH_MACHINE

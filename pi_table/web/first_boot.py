@@ -249,9 +249,10 @@ def _form(body: dict[str, Any], zones: list[str]) -> Form | list[tuple[str, Text
         problems.append(("wifi-password", Phrase.of(problem)))
     if problems:
         return problems
-    assert ssid is None or (isinstance(ssid, str) and isinstance(password, str))  # as their checks found them
-    return Form(name, body["language"], body["passphrase"], body["pin"], body["zone"],
-                None if ssid is None else (ssid, password))
+    if ssid is None:
+        return Form(name, body["language"], body["passphrase"], body["pin"], body["zone"], None)
+    assert isinstance(ssid, str) and isinstance(password, str)  # as their checks found them
+    return Form(name, body["language"], body["passphrase"], body["pin"], body["zone"], (ssid, password))
 
 
 def _refused_fields(problems: list[tuple[str, str]]) -> web.Response:
