@@ -28,7 +28,9 @@ from helpers import (
     dealt_key,
     fake_journalctl,
     raw_post,
+    require_tools,
     service_daemon,
+    signed_bundle,
 )
 from helpers import STAFF_PIN as PIN
 from helpers import StaffTable as InProcessTable
@@ -227,12 +229,14 @@ def test_without_both_buttons_no_code_is_offered(tmp_path):
 WORDS = {"en": {"good": "All good", "show": "warnings and errors", "pin": "Change the PIN", "forgot": "Forgot the PIN?",
                 "power": "Shut down", "disk": "Disk free", "changed": "The PIN is changed", "runs": "runs",
                 "needed": "this needs the owner's passphrase", "locked": "need the owner's passphrase",
-                "unlock": "Unlock the owner's actions", "unlocked": "unlocked for 10 min"},
+                "unlock": "Unlock the owner's actions", "unlocked": "unlocked for 10 min",
+                "refused": "next.tar.gz would be refused: the release is not signed"},
          "it": {"good": "Tutto bene", "show": "avvisi ed errori", "pin": "Cambia il PIN",
                 "forgot": "Hai dimenticato il PIN?", "power": "Spegni", "disk": "Spazio libero",
                 "changed": "Il PIN è cambiato", "runs": "È in uso la versione",
                 "needed": "serve la frase segreta del gestore", "locked": "chiedono la frase segreta del gestore",
-                "unlock": "Sblocca le azioni del gestore", "unlocked": "sbloccate per 10 min"}}
+                "unlock": "Sblocca le azioni del gestore", "unlocked": "sbloccate per 10 min",
+                "refused": "next.tar.gz verrebbe rifiutato: "}}
 
 
 @pytest.mark.parametrize("lang", ["en", "it"])
@@ -278,6 +282,14 @@ def test_the_console_on_a_phone_headline_readings_log_pin_and_the_owner(tmp_path
         expect(page.locator("#release-line")).to_contain_text(words["runs"])
         expect(page.locator("#power-section button")).to_have_count(2)
         expect(page.locator("#poweroff")).to_have_text(words["power"])
+        # a bundle is checked first and what would happen said beside it: no confirm that promises a restart
+        asked: list[str] = []
+        page.on("dialog", lambda dialog: (asked.append(dialog.message), dialog.dismiss()))
+        bundle = tmp_path / "next.tar.gz"
+        bundle.write_bytes(signed_bundle(tmp_path / "unsigned.tar.gz", None).read_bytes())
+        page.set_input_files("#bundle-file", str(bundle))
+        expect(page.locator("#message")).to_contain_text(words["refused"])
+        assert asked == []
         with page.expect_download() as download:  # the owner's too: the settings whole
             page.click("#backup-download")
         import socket
@@ -329,6 +341,49 @@ def test_a_backup_is_downloaded_checked_and_restored_from_the_page(tmp_path):
         assert table.daemon.restarting  # the next start applies it as a trial (tests/test_backup.py)
     finally:
         table.daemon.close()
+
+
+def test_an_uploaded_bundle_is_checked_on_any_table_saying_what_would_happen(tmp_path):
+    """Issue 50: a table with no root helper (a simulated one) answered every bundle with the
+    same 409, after a confirm that promised a restart. ``?check`` reads the bundle first, its
+    signature against the table's keyring and its contents, and says what installing it would do."""
+    import subprocess
+
+    from pi_table import version
+    from pi_table.release.keys import Keyring
+
+    require_tools("ssh-keygen")
+    key = tmp_path / "maker-key"
+    subprocess.run(["ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-C", "maker", "-f", str(key)], check=True)
+    keyring = Keyring(tmp_path / "keyring")
+    keyring.add((tmp_path / "maker-key.pub").read_text(), "maker")
+    table = InProcessTable(tmp_path, dealt_key())
+    desk = table.daemon.staff_desk
+    assert desk is not None
+    desk.spool, desk.keyring = tmp_path / "requests", keyring
+    good = signed_bundle(tmp_path / "good.tar.gz", key, version="9.9.9").read_bytes()
+    try:
+        staff = logged_in(table.daemon.companion, owner=True)
+        status, answer = raw_post(table.base, "/staff/api/update?bundle=next.tar.gz&check", staff, good)
+        assert (status, answer["ok"], answer["installs"]) == (200, True, False), answer
+        assert answer["would"].startswith("next.tar.gz holds version 9.9.9, signed by maker, but this table would "
+                                          "not install it: this table has no root helper"), answer
+        status, answer = raw_post(table.base, "/staff/api/update?bundle=short.tar.gz&check", staff, good[:len(good) // 2])
+        assert (status, answer["ok"]) == (400, False)
+        assert answer["error"] == "short.tar.gz would be refused: the bundle is cut short: copy or upload the whole file again"
+        stranger = tmp_path / "stranger"
+        subprocess.run(["ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-f", str(stranger)], check=True)
+        theirs = signed_bundle(tmp_path / "theirs.tar.gz", stranger).read_bytes()
+        status, answer = raw_post(table.base, "/staff/api/update?bundle=theirs.tar.gz&check", staff, theirs)
+        assert status == 400 and "which this table does not accept" in answer["error"]
+        desk.helper_missing = lambda: None  # a table whose installer put the helper in
+        status, answer = raw_post(table.base, "/staff/api/update?bundle=next.tar.gz&check", staff, good)
+        assert (status, answer["installs"]) == (200, True)
+        assert answer["would"] == (f"next.tar.gz holds version 9.9.9, signed by maker: the table would install it in "
+                                   f"place of {version()} and restart on it, and go back by itself if it is not healthy")
+        assert not (tmp_path / "requests" / "request.json").exists()  # a check asks nothing of the helper
+    finally:
+        table.close()
 
 
 def test_updates_and_power_are_asked_of_the_root_helper_and_nothing_else(tmp_path):

@@ -140,6 +140,7 @@ TEXTS: tuple[str, ...] = (
     N_("Hold END TURN and NEW GAME while the table starts (switch it off and on, or restart the service): "
        "the spymaster screen shows a code for 10 minutes."),
     N_("Install a release bundle"),
+    N_("Install it?"),
     N_("Install the update? The table restarts on it, and goes back by itself if it is not healthy."),
     N_("Install {version}"),
     N_("Keep the suggested thresholds"),
@@ -422,6 +423,8 @@ class Console:
         source: object
         name: str | None
         desk = self.page.desk
+        if "bundle" in request.query and "check" in request.query:
+            return await self._check_update(request, request.query["bundle"])
         if "bundle" in request.query:
             source, name = "bundle", request.query["bundle"]
             try:
@@ -444,6 +447,20 @@ class Console:
             return web.json_response({"ok": False, "error": say(problem, language(request))}, status=409)
         log.warning("staff page: an update from the %s asked from %s", source, request.remote)
         return web.json_response({"ok": True}, status=202)
+
+    async def _check_update(self, request: web.Request, name: str) -> web.Response:
+        """``?bundle=NAME&check``: what installing the uploaded bundle would do, on any table (one
+        without the root helper too), before the owner confirms; nothing is kept or asked."""
+        desk, lang = self.page.desk, language(request)
+        received = await asyncio.to_thread(desk.receiving, True)
+        try:
+            await self._receive(request, MAX_BUNDLE, received)
+            installs, would = await asyncio.to_thread(desk.check_update, name, received)
+        except Refusal as e:
+            return web.json_response({"ok": False, "error": say(e.phrase, lang)}, status=400)
+        finally:
+            received.unlink(missing_ok=True)
+        return web.json_response({"ok": True, "installs": installs, "would": say(would, lang)})
 
     async def _selftest(self, request: web.Request, session: Session) -> web.Response:
         return web.json_response(await asyncio.to_thread(self.page.desk.selftest, language(request)))

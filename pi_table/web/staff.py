@@ -148,9 +148,15 @@ class Desk(Protocol):
         ``lang``), what is ``offered`` (the repository's too, with ``repository``), and the
         restore's trial (``restore``, as ``table``'s ``settings``)."""
 
-    def receiving(self) -> Path:
+    def receiving(self, checking: bool = False) -> Path:
         """A new private file for an uploaded bundle to be written into, where ``update`` keeps
-        it; Refusal when no root helper would take it (the upload is then not read)."""
+        it; Refusal when no root helper would take it (the upload is then not read). ``checking``:
+        a file of the service's own, for ``check_update``, on any table."""
+
+    def check_update(self, bundle: str, received: Path) -> tuple[bool, Text]:
+        """Whether installing the bundle uploaded into ``received`` would go ahead, and what it would
+        do, in words, checked as the root helper checks it (its name, its signature against the
+        table's keyring, its contents); a Refusal saying why it would be refused."""
 
     def update(self, source: str, bundle: str | None, received: Path | None) -> Text | None:
         """Ask the root helper to install from the ``repository`` or a ``bundle`` (uploaded into

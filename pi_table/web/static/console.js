@@ -239,10 +239,20 @@ export async function loadReleases(repository = false) {
   if (repository && !found.offered.length) $("offered").replaceChildren(el("li", { text: t("No newer version.") }));
 }
 
-async function update(body, query = "", data = undefined) {
-  if (!confirm(t("Install the update? The table restarts on it, and goes back by itself if it is not healthy."))) return;
+async function update(body, query = "", data = undefined, asked = false) {
+  if (!asked && !confirm(t("Install the update? The table restarts on it, and goes back by itself if it is not healthy."))) return;
   await ownersAction(() => data === undefined ? api("POST", "/staff/api/update", body) : upload(`/staff/api/update${query}`, data),
     () => { say(t("The update is installing: the table restarts on it in a few minutes.")); backAfterRestart(); });
+}
+
+// An uploaded bundle is checked first, on any table: what installing it would do is said, and
+// only a bundle the table would install is offered, with that said in the confirmation.
+async function checkBundle(file) {
+  const query = `?bundle=${encodeURIComponent(file.name)}`;
+  await ownersAction(() => upload(`/staff/api/update${query}&check`, file), (answer) => {
+    say(answer.data.would, !answer.data.installs);
+    if (answer.data.installs && confirm(`${answer.data.would}\n\n${t("Install it?")}`)) update(undefined, query, file, true);
+  });
 }
 
 // A file from the phone as a request's body, with the page's token (api() sends JSON).
@@ -280,7 +290,7 @@ function wireCare() {
   });
   $("bundle-file").addEventListener("change", () => {
     const file = $("bundle-file").files[0];
-    if (file) update(undefined, `?bundle=${encodeURIComponent(file.name)}`, file);
+    if (file) checkBundle(file);
   });
 }
 
