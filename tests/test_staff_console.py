@@ -343,6 +343,38 @@ def test_a_backup_is_downloaded_checked_and_restored_from_the_page(tmp_path):
         table.daemon.close()
 
 
+def test_a_restore_on_a_phone_stays_where_the_owner_is_through_the_passphrase_and_its_answer(tmp_path, browser):
+    """Issue 50: on a 390 x 844 phone, 'Restored: the table restarts…' appeared below the screen,
+    and the page jumped to its top after the passphrase."""
+    from playwright.sync_api import expect
+
+    table = InProcessTable(tmp_path, dealt_key())
+    context = browser.new_context(viewport={"width": 390, "height": 844}, device_scale_factor=2)
+    page = context.new_page()
+    page.on("dialog", lambda dialog: dialog.accept())
+    try:
+        page.goto(f"{table.base}/staff")
+        page.fill("#pin", PIN)
+        page.click("#login button")
+        expect(page.locator("#headline")).to_be_visible()
+        backup = tmp_path / "backup.tar.gz"
+        backup.write_bytes(table.daemon.staff_desk.backup()[1])
+        page.locator("#restore-file").scroll_into_view_if_needed()
+        page.set_input_files("#restore-file", str(backup))
+        expect(page.locator("#owner-passphrase")).to_be_focused()
+        page.fill("#owner-passphrase", OWNER_PASSPHRASE)
+        page.click("#owner-form button")
+        expect(page.locator("#restore")).to_be_visible()
+        expect(page.locator("#restore")).to_be_in_viewport()  # back where the owner was, not at the top
+        page.click("#restore")
+        said = page.locator("#message")
+        expect(said).to_contain_text("Restored: the table restarts")
+        expect(said).to_be_in_viewport()
+    finally:
+        context.close()
+        table.close()
+
+
 def test_an_uploaded_bundle_is_checked_on_any_table_saying_what_would_happen(tmp_path):
     """Issue 50: a table with no root helper (a simulated one) answered every bundle with the
     same 409, after a confirm that promised a restart. ``?check`` reads the bundle first, its

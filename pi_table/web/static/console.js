@@ -273,9 +273,10 @@ function wireCare() {
     $("restore-replaces").replaceChildren();
     if (!file) return;
     await ownersAction(() => upload("/staff/api/restore?check", file), (answer) => {
-      say(t("Restoring it replaces:"));
       $("restore-replaces").replaceChildren(...answer.data.replaces.map((each) => el("li", { text: each })));
       $("restore").hidden = false;
+      $("restore").scrollIntoView({ block: "nearest" });  // what it replaces, and the button that restores it
+      say(t("Restoring it replaces:"));
     });
   });
   $("restore").addEventListener("click", async () => {

@@ -81,8 +81,9 @@ document.addEventListener("click", began, true);
 document.addEventListener("change", began, true);
 
 // An owner's action asked again once the passphrase is given (console.js): its result beside its own control.
-export function resume(control) {
+export function resume(control) {  // back to the control an action was asked from, where the owner was
   acting = control;
+  if (control && control.isConnected) control.scrollIntoView({ block: "center" });
 }
 export const actingOn = () => acting;
 
