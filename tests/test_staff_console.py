@@ -164,6 +164,84 @@ def test_a_forgotten_pin_is_reset_with_the_code_once_and_only_while_it_lasts(con
     assert status == 403  # it served once
 
 
+NEW_PASSPHRASE = "a new passphrase for the owner"
+
+
+def test_the_owner_changes_the_passphrase_on_the_page_giving_the_old_one(console):
+    """Issue 50: the owner's passphrase was changed only on the table's computer (sudo pi-table
+    set-owner-passphrase). The page changes it, given the old one; any other phone acting as the
+    owner stops, and a guess of the old one is counted as a login is."""
+    companion, _, _ = console
+    staff, other = logged_in(companion), logged_in(companion, owner=True)
+    status, answer = staff.call("POST", "/staff/api/owner/passphrase", {"old": "not the one!", "new": NEW_PASSPHRASE})
+    assert (status, answer) == (403, {"ok": False, "error": "wrong passphrase"})
+    status, answer = staff.call("POST", "/staff/api/owner/passphrase", {"old": OWNER_PASSPHRASE, "new": "short"})
+    assert status == 400 and answer["error"] == "the owner's passphrase has at least 10 characters, not 5"
+    assert staff.call("POST", "/staff/api/owner/passphrase", {"new": NEW_PASSPHRASE})[0] == 400
+    status, answer = staff.call("POST", "/staff/api/owner/passphrase", {"old": OWNER_PASSPHRASE, "new": NEW_PASSPHRASE})
+    assert status == 200 and answer["ok"] and answer["left_s"] > 0  # this phone acts as the owner now
+    assert other.call("GET", "/staff/api/owner")[1]["left_s"] == 0  # the other no longer does
+    assert other.call("POST", "/staff/api/owner", {"passphrase": OWNER_PASSPHRASE})[0] == 403
+    other.as_owner(NEW_PASSPHRASE)
+    assert Staff(companion.base_url).call("POST", "/staff/api/owner/passphrase",
+                                          {"old": NEW_PASSPHRASE, "new": OWNER_PASSPHRASE})[0] == 401
+
+
+def test_a_forgotten_passphrase_is_reset_with_the_code_on_the_tables_screen(console):
+    """Issue 50: as the PIN is: the code both buttons held at the start show on the table's own
+    screen, from a staff session (someone at the table, with the PIN), once, while it lasts."""
+    companion, desk, recovery = console
+    staff = logged_in(companion)
+    assert Staff(companion.base_url).call("POST", "/staff/api/owner/reset",
+                                          {"code": "12345678", "passphrase": NEW_PASSPHRASE})[0] == 401
+    status, answer = staff.call("POST", "/staff/api/owner/reset", {"code": "12345678", "passphrase": NEW_PASSPHRASE})
+    assert status == 403 and "wrong or expired code" in answer["error"]  # none was issued
+    code = recovery.issue()
+    status, answer = staff.call("POST", "/staff/api/owner/reset", {"code": code, "passphrase": "short"})
+    assert status == 400 and "at least 10 characters" in answer["error"]  # the code is not spent on it
+    status, answer = staff.call("POST", "/staff/api/owner/reset", {"code": code, "passphrase": NEW_PASSPHRASE})
+    assert status == 200 and answer["left_s"] > 0 and desk.calls[-1] == "recovered"
+    assert staff.call("POST", "/staff/api/owner", {"passphrase": NEW_PASSPHRASE})[0] == 200
+    status, _ = staff.call("POST", "/staff/api/owner/reset", {"code": code, "passphrase": OWNER_PASSPHRASE})
+    assert status == 403  # it served once
+
+
+def test_the_passphrase_is_changed_and_reset_from_a_phone(tmp_path, browser):
+    from playwright.sync_api import expect
+
+    table = InProcessTable(tmp_path, dealt_key())
+    context = browser.new_context(viewport={"width": 390, "height": 844})
+    page = context.new_page()
+    try:
+        page.goto(f"{table.base}/staff")
+        page.fill("#pin", PIN)
+        page.click("#login button")
+        expect(page.locator("#headline")).to_be_visible()
+        page.click("#passphrase-change summary")
+        page.fill("#passphrase-old", OWNER_PASSPHRASE)
+        page.fill("#passphrase-new", NEW_PASSPHRASE)
+        page.fill("#passphrase-again", NEW_PASSPHRASE)
+        page.click("#passphrase-form button")
+        expect(page.locator("#message")).to_have_text(
+            "The owner's passphrase is changed: this phone acts as the owner, every other gives the new one.")
+        expect(page.locator("#owner-line")).to_contain_text("unlocked for 10 min")
+        assert table.daemon.recovery is not None
+        code = table.daemon.recovery.issue()  # as both buttons held at the start issue it, on the screen alone
+        page.click("#passphrase-reset summary")
+        page.fill("#passphrase-code", code)
+        page.fill("#passphrase-reset-new", "yet another passphrase")
+        page.fill("#passphrase-reset-again", "yet another passphrase")
+        page.click("#passphrase-reset-form button")
+        expect(page.locator("#message")).to_contain_text("The owner's passphrase is changed")
+        assert all(page.eval_on_selector_all("#owner-section input", "(fields) => fields.map((f) => f.value === '')"))
+        staff = Staff(table.base)
+        staff.login()
+        staff.as_owner("yet another passphrase")
+    finally:
+        context.close()
+        table.close()
+
+
 def test_a_reset_code_expires_and_its_guesses_are_limited():
     now = [0.0]
     recovery = Recovery(clock=lambda: now[0])

@@ -24,6 +24,7 @@ from ..host import Readings
 from ..release.bundle import MAX_BUNDLE
 from ..ui.i18n import say, translation
 from .auth import Recovery, Session, Why
+from .roles import MIN_PASSPHRASE, OWNER_S, set_passphrase
 from .staff import (
     DEVICES,
     MIN_PIN,
@@ -139,6 +140,16 @@ TEXTS: tuple[str, ...] = (
     N_("Health"),
     N_("Hold END TURN and NEW GAME while the table starts (switch it off and on, or restart the service): "
        "the spymaster screen shows a code for 10 minutes."),
+    N_("Change the owner's passphrase"),
+    N_("Current passphrase"),
+    N_("Change the passphrase"),
+    N_("Forgot the owner's passphrase?"),
+    N_("Hold both buttons while the table starts: its screen shows a code for 10 minutes."),
+    N_("Set the new passphrase"),
+    N_("New passphrase (10 characters or more)"),
+    N_("New passphrase again"),
+    N_("The two passphrases differ."),
+    N_("The owner's passphrase is changed: this phone acts as the owner, every other gives the new one."),
     N_("Install a release bundle"),
     N_("Install it?"),
     N_("Install the update? The table restarts on it, and goes back by itself if it is not healthy."),
@@ -235,6 +246,8 @@ class Console:
         api = self.page.api
         app.add_routes([
             web.post("/staff/recover", self._recover),
+            web.post("/staff/api/owner/passphrase", api(self._passphrase)),
+            web.post("/staff/api/owner/reset", api(self._reset_passphrase)),
             web.get("/staff/api/health", api(self._health)),
             web.get("/staff/api/log", api(self._log)),
             web.get("/staff/api/log.txt", api(self._log_text)),
@@ -370,6 +383,62 @@ class Console:
         response = web.json_response({"ok": True, "csrf": entered.session.csrf})
         self.page.gate.let_in(request, response, entered)
         return response
+
+    async def _passphrase(self, request: web.Request, session: Session) -> web.StreamResponse:
+        """``{"old", "new"}``: the owner's passphrase changed, given the one it replaces (tried
+        through the owner's door, counted as logins are); this session acts as the owner after it,
+        and every other stops."""
+        body = await self.page.read_json(request)
+        if not isinstance(body, dict) or not isinstance(body.get("old"), str) or not isinstance(body.get("new"), str):
+            return bad('expected {"old": THE OWNER\'S PASSPHRASE NOW, "new": THE NEW ONE}')
+        lang = language(request)
+        checked = await self.page.owner.door.check(request, body["old"])
+        if checked is not None and checked.why is Why.NO_SECRET:
+            return no_owner(request)
+        if checked is not None and checked.why is Why.WRONG:
+            log.warning("staff page: a wrong owner's passphrase to change it from %s", request.remote)
+            return web.json_response({"ok": False, "error": translation(lang).gettext(WRONG_PASSPHRASE)}, status=403)
+        if checked is not None:
+            return refused(checked, lang)
+        answer = self._new_passphrase(session, body["new"], lang)
+        log.warning("staff page: the owner's passphrase was changed from %s", request.remote)
+        return answer
+
+    async def _reset_passphrase(self, request: web.Request, session: Session) -> web.StreamResponse:
+        """``{"code", "passphrase"}``: a forgotten owner's passphrase replaced by someone at the
+        table, as the PIN's is: the code the table's screen shows (both buttons held at the start),
+        from a staff session; the code serves once, and is not spent on a passphrase too short."""
+        body = await self.page.read_json(request)
+        if not isinstance(body, dict) or not isinstance(body.get("code"), str) \
+                or not isinstance(body.get("passphrase"), str):
+            return bad('expected {"code": THE CODE ON THE TABLE\'S SCREEN, "passphrase": THE NEW PASSPHRASE}')
+        lang = language(request)
+        if len(body["passphrase"]) < MIN_PASSPHRASE:  # before the code is spent
+            return bad(say(Refusal("the owner's passphrase has at least {least} characters, not {length}",
+                                   least=MIN_PASSPHRASE, length=len(body["passphrase"])).phrase, lang))
+        checked = await self.page.gate.check(request, body["code"], self.recovery.redeem)
+        if checked is not None and checked.why is Why.WRONG:
+            log.warning("staff page: a wrong reset code for the owner's passphrase from %s", request.remote)
+            return web.json_response({"ok": False, "error": translation(lang).gettext(WRONG_CODE)}, status=403)
+        if checked is not None:
+            return refused(checked, lang)
+        answer = self._new_passphrase(session, body["passphrase"], lang)
+        await asyncio.to_thread(self.page.desk.recovered)
+        log.warning("staff page: the owner's passphrase was reset with the code from the table's screen, from %s",
+                    request.remote)
+        return answer
+
+    def _new_passphrase(self, session: Session, passphrase: str, lang: str) -> web.Response:
+        """Keep ``passphrase`` as the owner's: ``session`` acts as the owner, every other session stops."""
+        folder = self.page.folder
+        assert folder is not None  # a session was open: the page keeps its secrets in the folder
+        try:
+            set_passphrase(folder, passphrase)
+        except Refusal as e:
+            return bad(say(e.phrase, lang))
+        self.page.gate.sessions.owners_only(session)
+        session.owner = self.page.owner.clock() + OWNER_S
+        return web.json_response({"ok": True, "set": True, "left_s": math.ceil(self.page.owner.left_s(session))})
 
     async def _power(self, request: web.Request, session: Session) -> web.StreamResponse:
         body = await self.page.read_json(request)

@@ -66,7 +66,23 @@ function consoleSections() {
       el("label", { for: "owner-passphrase", "data-t": "Owner's passphrase", text: t("Owner's passphrase") }),
       el("input", { id: "owner-passphrase", type: "password", autocomplete: "current-password", required: "" }),
       el("button", { type: "submit", "data-t": "Unlock the owner's actions", text: t("Unlock the owner's actions") })),
-    el("button", { id: "owner-end", class: "quiet", "data-t": "Lock them again", text: t("Lock them again") }));
+    el("button", { id: "owner-end", class: "quiet", "data-t": "Lock them again", text: t("Lock them again") }),
+    el("details", { id: "passphrase-change" },
+      el("summary", { "data-t": "Change the owner's passphrase", text: t("Change the owner's passphrase") }),
+      el("form", { id: "passphrase-form", class: "stack" },
+        el("label", { for: "passphrase-old", "data-t": "Current passphrase", text: t("Current passphrase") }),
+        el("input", { id: "passphrase-old", type: "password", autocomplete: "current-password", required: "" }),
+        ...newPassphrase("passphrase"),
+        el("button", { type: "submit", "data-t": "Change the passphrase", text: t("Change the passphrase") }))),
+    el("details", { id: "passphrase-reset" },
+      el("summary", { "data-t": "Forgot the owner's passphrase?", text: t("Forgot the owner's passphrase?") }),
+      el("p", { class: "note", "data-t": "Hold both buttons while the table starts: its screen shows a code for 10 minutes.",
+        text: t("Hold both buttons while the table starts: its screen shows a code for 10 minutes.") }),
+      el("form", { id: "passphrase-reset-form", class: "stack" },
+        el("label", { for: "passphrase-code", "data-t": "Code on the table's screen", text: t("Code on the table's screen") }),
+        el("input", { id: "passphrase-code", inputmode: "numeric", autocomplete: "one-time-code", required: "" }),
+        ...newPassphrase("passphrase-reset"),
+        el("button", { type: "submit", "data-t": "Set the new passphrase", text: t("Set the new passphrase") }))));
   return { health, log, pin, power, care, owner, files: filesSection() };
 }
 
@@ -148,6 +164,27 @@ function wireFiles() {
 
 // -- the owner: updates, restores, power and the fleet's credentials ask for the passphrase -----
 
+// A new owner's passphrase, typed twice: the fields of a form whose ids start with ``prefix``.
+function newPassphrase(prefix) {
+  return [el("label", { for: `${prefix}-new`, "data-t": "New passphrase (10 characters or more)", text: t("New passphrase (10 characters or more)") }),
+    el("input", { id: `${prefix}-new`, type: "password", autocomplete: "new-password", minlength: "10", required: "" }),
+    el("label", { for: `${prefix}-again`, "data-t": "New passphrase again", text: t("New passphrase again") }),
+    el("input", { id: `${prefix}-again`, type: "password", autocomplete: "new-password", minlength: "10", required: "" })];
+}
+
+// Send a new owner's passphrase from the form ``prefix``; its fields emptied, the answer beside it.
+async function setPassphrase(prefix, path, body) {
+  if ($(`${prefix}-new`).value !== $(`${prefix}-again`).value) return say(t("The two passphrases differ."), true);
+  const answer = await api("POST", path, { ...body, [path.endsWith("reset") ? "passphrase" : "new"]: $(`${prefix}-new`).value });
+  for (const field of $(`${prefix === "passphrase" ? "passphrase-form" : "passphrase-reset-form"}`).querySelectorAll("input")) field.value = "";
+  if (answer.ok) {
+    drawOwner(answer.data);
+    say(t("The owner's passphrase is changed: this phone acts as the owner, every other gives the new one."));
+    loadReleases();
+    loadFiles();
+  } else if (answer.status !== 401) say(answer.data ? answer.data.error : `HTTP ${answer.status}`, true);
+}
+
 let ownerState = null;  // {set, left_s} as the table said last
 let ownerRetry = null;  // the owner's action that asked for the passphrase: done again once it is given
 
@@ -203,6 +240,14 @@ function wireOwner() {
     const asked = ownerRetry;
     ownerRetry = null;
     if (asked) { resume(asked.control); asked.retry(); }  // its result beside its own control
+  });
+  $("passphrase-form").addEventListener("submit", (event) => {
+    event.preventDefault();
+    setPassphrase("passphrase", "/staff/api/owner/passphrase", { old: $("passphrase-old").value });
+  });
+  $("passphrase-reset-form").addEventListener("submit", (event) => {
+    event.preventDefault();
+    setPassphrase("passphrase-reset", "/staff/api/owner/reset", { code: $("passphrase-code").value });
   });
   $("owner-end").addEventListener("click", async () => {
     const answer = await api("POST", "/staff/api/owner", { end: true });
