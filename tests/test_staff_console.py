@@ -9,6 +9,7 @@ import logging
 import os
 import re
 import threading
+import time
 from pathlib import Path
 
 import pytest
@@ -418,6 +419,69 @@ def test_a_backup_is_downloaded_checked_and_restored_from_the_page(tmp_path):
         table.runner.join(timeout=10)
         assert table.daemon.restarting  # the next start applies it as a trial (tests/test_backup.py)
     finally:
+        table.daemon.close()
+
+
+def test_the_nightly_backups_are_listed_and_one_restored_as_a_trial_from_the_page(tmp_path):
+    """Issue 50: the nightly backups restored only over SSH. The page lists them (the day, the
+    size, what each holds) and restores one as it restores an upload: checked, then a trial."""
+    from pi_table.daemon import backup
+
+    table = InProcessTable(tmp_path, dealt_key())
+    try:
+        nightly = backup.Nightly(table.daemon.config, clock=lambda: 1_790_000_000.0)  # a night in 2026
+        made = nightly.tick()
+        assert made is not None
+        staff = logged_in(table.daemon.companion)
+        assert staff.call("GET", "/staff/api/backups")[1]["owner"] == "needed"  # they hold the settings whole
+        staff.as_owner()
+        status, listed = staff.call("GET", "/staff/api/backups")
+        assert status == 200
+        (shown,) = listed["nightly"]
+        assert shown["name"] == made.name and shown["size"] == made.stat().st_size
+        assert shown["made"] == time.strftime("%Y-%m-%d %H:%M", time.localtime(1_790_000_000.0))
+        assert shown["holds"] == "the settings, the staff PIN"  # no game finished yet
+        status, answer = raw_post(table.base, f"/staff/api/restore?nightly={made.name}&check", staff, b"")
+        assert status == 200 and any("settings" in each for each in answer["replaces"])
+        for name in ("../config.toml", "nightly-20260101-000000.tar.gz", "pi-table.tar.gz"):
+            status, answer = raw_post(table.base, f"/staff/api/restore?nightly={name}&check", staff, b"")
+            assert status == 400 and "no nightly backup" in answer["error"], answer
+        status, answer = raw_post(table.base, f"/staff/api/restore?nightly={made.name}", staff, b"")
+        assert (status, answer) == (200, {"ok": True, "restarting": True})
+        table.runner.join(timeout=10)
+        assert table.daemon.restarting  # the next start applies it as a trial, as an upload's
+    finally:
+        table.daemon.close()
+
+
+def test_a_nightly_backup_is_restored_from_a_phone(tmp_path, browser):
+    from playwright.sync_api import expect
+
+    from pi_table.daemon import backup
+
+    table = InProcessTable(tmp_path, dealt_key(), "it")
+    made = backup.Nightly(table.daemon.config, clock=lambda: 1_790_000_000.0).tick()
+    assert made is not None
+    context = browser.new_context(viewport={"width": 390, "height": 844})
+    page = context.new_page()
+    page.on("dialog", lambda dialog: dialog.accept())
+    try:
+        page.goto(f"{table.base}/staff")
+        page.fill("#pin", PIN)
+        page.click("#login button")
+        page.fill("#owner-passphrase", OWNER_PASSPHRASE)
+        page.click("#owner-form button")
+        night = page.locator("#nightly li").first
+        expect(night).to_contain_text(time.strftime("%Y-%m-%d %H:%M", time.localtime(1_790_000_000.0)))
+        expect(night).to_contain_text("le impostazioni, il PIN dello staff")  # what it holds, in the page's language
+        night.locator("button").click()
+        expect(page.locator("#restore-replaces li").first).to_be_visible()
+        page.click("#restore")
+        expect(page.locator("#message")).to_contain_text("Ripristinato")
+        table.runner.join(timeout=10)
+        assert table.daemon.restarting  # staged as a trial, as an upload is
+    finally:
+        context.close()
         table.daemon.close()
 
 

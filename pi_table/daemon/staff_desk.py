@@ -185,6 +185,15 @@ class StaffDesk:
     def backup(self) -> tuple[str, bytes]:
         return backup.backup_bytes(self.daemon.config)
 
+    def nightly_backups(self, lang: str) -> list[dict[str, Any]]:
+        from ..ui.i18n import say
+
+        return [{**each, "holds": ", ".join(say(part, lang) for part in each["holds"])}
+                for each in backup.nightly(self.daemon.config)]
+
+    def nightly_backup(self, name: str) -> bytes:
+        return backup.nightly_data(self.daemon.config, name)
+
     def check_restore(self, data: bytes) -> list[Text]:
         return list(backup.check_upload(data, self.daemon).replaces)
 

@@ -150,6 +150,8 @@ TEXTS: tuple[str, ...] = (
     N_("New passphrase again"),
     N_("The two passphrases differ."),
     N_("The owner's passphrase is changed: this phone acts as the owner, every other gives the new one."),
+    N_("Or one of the nightly backups the table keeps:"),
+    N_("Check it to restore"),
     N_("Install a release bundle"),
     N_("Install it?"),
     N_("Install the update? The table restarts on it, and goes back by itself if it is not healthy."),
@@ -254,6 +256,7 @@ class Console:
             web.post("/staff/api/pin", api(self._pin)),
             web.post("/staff/api/power", api(self._power)),
             web.get("/staff/api/backup", api(self._backup)),
+            web.get("/staff/api/backups", api(self._backups)),
             web.post("/staff/api/restore", api(self._restore)),
             web.get("/staff/api/update", api(self._releases)),
             web.post("/staff/api/update", api(self._update)),
@@ -462,11 +465,22 @@ class Console:
         return web.Response(body=data, content_type="application/gzip",
                             headers={"Content-Disposition": f'attachment; filename="{name}"'})
 
+    async def _backups(self, request: web.Request, session: Session) -> web.Response:
+        """The nightly backups the table keeps, to restore one as an upload is."""
+        return web.json_response({"nightly": await asyncio.to_thread(self.page.desk.nightly_backups,
+                                                                     language(request))})
+
     async def _restore(self, request: web.Request, session: Session) -> web.StreamResponse:
-        """The uploaded backup as the body: ``?check`` says what it would replace; without, it is
-        staged and the table restarts to try it."""
-        data = await self._upload(request, UPLOAD_MOST)
+        """The uploaded backup as the body, or ``?nightly=NAME`` one the table keeps: ``?check``
+        says what it would replace; without, it is staged and the table restarts to try it."""
         lang = language(request)
+        if "nightly" in request.query:
+            try:
+                data = await asyncio.to_thread(self.page.desk.nightly_backup, request.query["nightly"])
+            except Refusal as e:
+                return web.json_response({"ok": False, "error": say(e.phrase, lang)}, status=400)
+        else:
+            data = await self._upload(request, UPLOAD_MOST)
         if "check" in request.query:
             try:
                 replaces = await asyncio.to_thread(self.page.desk.check_restore, data)

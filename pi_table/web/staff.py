@@ -136,6 +136,12 @@ class Desk(Protocol):
     def backup(self) -> tuple[str, bytes]:
         """A backup of this table: its file name and bytes (a PiTableError or OSError: why not)."""
 
+    def nightly_backups(self, lang: str) -> list[dict[str, Any]]:
+        """The nightly backups kept, newest first: ``{"name", "made", "size", "holds"}``, their words in ``lang``."""
+
+    def nightly_backup(self, name: str) -> bytes:
+        """The nightly backup ``name`` of that list, to check or restore (a Refusal: no such one)."""
+
     def check_restore(self, data: bytes) -> list[Text]:
         """What restoring ``data`` would replace, in words (a Refusal: why it cannot be restored)."""
 

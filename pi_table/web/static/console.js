@@ -52,6 +52,8 @@ function consoleSections() {
       el("button", { id: "backup-download", class: "quiet", "data-t": "Download a backup", text: t("Download a backup") })),
     el("label", { for: "restore-file", "data-t": "Restore a backup", text: t("Restore a backup") }),
     el("input", { id: "restore-file", type: "file", accept: ".gz,application/gzip" }),
+    el("p", { class: "note", "data-t": "Or one of the nightly backups the table keeps:", text: t("Or one of the nightly backups the table keeps:") }),
+    el("ul", { id: "nightly", "data-redrawn": "" }),
     el("ul", { id: "restore-replaces" }),
     el("button", { id: "restore", class: "warn", hidden: "", "data-t": "Restore it", text: t("Restore it") }),
     el("div", { class: "row" },
@@ -259,7 +261,34 @@ function wireOwner() {
 
 // -- backup, restore and updates ---------------------------------------------------------------
 
+let restoring = null;  // the nightly backup checked to be restored, by name; null: the file chosen
+
+// The nightly backups: each its day, size and what it holds, and a button that checks it for a restore.
+async function loadNightly() {
+  const answer = await api("GET", "/staff/api/backups");
+  const kept = answer.ok ? answer.data.nightly : [];
+  $("nightly").replaceChildren(...kept.map((each) => {
+    const button = el("button", { class: "quiet", "data-nightly": each.name, text: t("Check it to restore") });
+    button.addEventListener("click", () => checkRestore(() => api("POST", `/staff/api/restore?nightly=${encodeURIComponent(each.name)}&check`), each.name));
+    return el("li", {}, `${each.made} · ${Math.max(1, Math.round(each.size / 1024))} kB · ${each.holds} `, button);
+  }));
+}
+
+// What a backup would replace, and the button that restores it (``nightly``: the name of the kept one).
+async function checkRestore(call, nightly = null) {
+  $("restore").hidden = true;
+  $("restore-replaces").replaceChildren();
+  await ownersAction(call, (answer) => {
+    restoring = nightly;
+    $("restore-replaces").replaceChildren(...answer.data.replaces.map((each) => el("li", { text: each })));
+    $("restore").hidden = false;
+    $("restore").scrollIntoView({ block: "nearest" });  // what it replaces, and the button that restores it
+    say(t("Restoring it replaces:"));
+  });
+}
+
 export async function loadReleases(repository = false) {
+  loadNightly();
   const answer = await api("GET", `/staff/api/update${repository ? "?repository" : ""}`);
   if (!answer.ok) {
     if (answer.data && answer.data.owner) {  // the owner's: the line says so, the owner's section asks
@@ -316,17 +345,13 @@ function wireCare() {
     const file = $("restore-file").files[0];
     $("restore").hidden = true;
     $("restore-replaces").replaceChildren();
-    if (!file) return;
-    await ownersAction(() => upload("/staff/api/restore?check", file), (answer) => {
-      $("restore-replaces").replaceChildren(...answer.data.replaces.map((each) => el("li", { text: each })));
-      $("restore").hidden = false;
-      $("restore").scrollIntoView({ block: "nearest" });  // what it replaces, and the button that restores it
-      say(t("Restoring it replaces:"));
-    });
+    if (file) await checkRestore(() => upload("/staff/api/restore?check", file));
   });
   $("restore").addEventListener("click", async () => {
     if (!confirm(t("Restore this backup? The table restarts on it, and goes back by itself if it is not healthy."))) return;
-    await ownersAction(() => upload("/staff/api/restore", $("restore-file").files[0]),
+    const nightly = restoring;
+    await ownersAction(() => nightly ? api("POST", `/staff/api/restore?nightly=${encodeURIComponent(nightly)}`)
+      : upload("/staff/api/restore", $("restore-file").files[0]),
       () => { say(t("Restored: the table restarts to try it and resumes its game.")); backAfterRestart(); });
   });
   $("update-look").addEventListener("click", () => loadReleases(true));
