@@ -70,6 +70,7 @@ function result(text, problems = []) {
     const said = document.createElement("p");
     said.id = `${problem.field}-error`;
     said.className = "message error field-error";
+    said.setAttribute("aria-live", "polite");  // read with its field (aria-errormessage), as #result is
     said.textContent = problem.error;
     $(problem.field).insertAdjacentElement("afterend", said);
     $(problem.field).setAttribute("aria-invalid", "true");
