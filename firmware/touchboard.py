@@ -7,9 +7,10 @@ code.py only builds the hardware objects and calls ``TouchBoard.step()`` in a lo
 Electrode n is pin n % 12 of chip n // 12; the chips sit at I2C addresses 0x5A, 0x5B, 0x5C.
 
 What a café's electricity does to the bus is survived here too: a transfer that fails is tried
-again at once, a chip that a brown-out reset is found by a check each second and set up again,
+again (after 1, 2 and 4 ms, so a burst of a few ms is ridden out), a chip that a brown-out reset is found by a check each second and set up again,
 and a chip that holds SDA low is freed by clocking SCL (``Bus.clear``); each is told to the host
-as a fault frame.
+as a fault frame. A chip that does not answer is told as such each second while it lasts, so a
+host that missed the change learns it within a second.
 """
 
 import time
@@ -19,16 +20,24 @@ from pi_table.protocol import wire
 ADDRESSES = (0x5A, 0x5B, 0x5C)
 PINS = 12
 ELECTRODES = PINS * len(ADDRESSES)
-FIRMWARE_VERSION = (0, 4, 0)
+FIRMWARE_VERSION = (0, 5, 0)  # 0.5.0: the fault not-answering (protocol 1.3)
 READ_SIZE = 64  # host bytes taken per step: far more than the host ever sends in 10 ms
 RETRY_S = 1.0  # how often a chip that is missing or stopped answering is tried again
-# A transfer that fails (a spike on the bus) is tried again at once this many times before its
-# chip counts as not answering: a lost chip costs its 12 pads a second and a set-up, which
-# re-takes their baselines (a finger held is lost), where a retry costs half a millisecond.
-RETRIES = 3
+# A transfer that fails (a spike on the bus) is tried again this many times before its chip
+# counts as not answering: a lost chip costs its 12 pads a second and a set-up, which re-takes
+# their baselines (a finger held is lost), where a retry costs half a millisecond. The retries
+# wait 1, 2 and 4 ms first, so the last comes 7 ms after the first failure: a burst of
+# disturbance that fails every transfer for up to about 6 ms (some 20 back to back at 100 kHz)
+# is ridden out, where retries at once all fell within 2 ms. A chip that is really gone costs
+# those 7 ms once in the step that loses it, and once a second in each try to find it again.
+RETRY_PAUSES_S = (0.001, 0.002, 0.004)
+RETRIES = len(RETRY_PAUSES_S)
 # How often each chip's mode, configuration and out-of-range status are read back: a chip a
 # brown-out reset comes back in stop mode with its registers at their defaults, and its touch
-# status then reads 0, so only these registers tell it from a table nobody touches.
+# status then reads 0, so only these registers tell it from a table nobody touches. Between
+# checks each step reads one chip's ECR in turn (one byte, ``_probe``), so a reset chip is found
+# within three steps (some 15 ms) and set up at once; a chip found stopped so is set up again at
+# most once a CHECK_S (one that an over-current stops again must not be set up every step).
 CHECK_S = 1.0
 
 ECR = 0x5E
@@ -194,6 +203,16 @@ def _touched(chip):
     return chip.touched()
 
 
+_ECR_READ = bytearray(1)  # the probe's buffer: one each step, so none is made each time
+
+
+def chip_running(chip):
+    """Whether ``chip``'s ECR reads run mode, as configure_chip leaves it: a chip a brown-out
+    reset reads 0 (stop mode). Raises OSError when the chip does not answer."""
+    chip._read_register_bytes(ECR, _ECR_READ)
+    return _ECR_READ[0] == ECR_RUN
+
+
 def read_thresholds(chip):
     """The (touch, release) pairs ``chip``'s 12 electrodes hold: registers 0x41-0x58 in one
     transfer. The firmware writes them as one burst, which takes the chip's register pointer
@@ -351,11 +370,12 @@ class TouchBoard:
     object of a chip missing at start (None while none answers there): such a chip is tried
     again every RETRY_S, so a loose header at power-on needs no restart. ``bus``, when given, is
     the chips' ``Bus``: when no chip answers in a step it is cleared (at most every RETRY_S),
-    and the chips are read again at once when that freed it.
+    and the chips are read again at once when that freed it. ``pause(seconds)`` waits between
+    the retries of a failed transfer.
     """
 
     def __init__(self, chips, port, clock, board_id, firmware=FIRMWARE_VERSION, feed_watchdog=None,
-                 reset=None, heartbeat_s=0.25, restart_cause=None, connect=None, bus=None):
+                 reset=None, heartbeat_s=0.25, restart_cause=None, connect=None, bus=None, pause=time.sleep):
         self.chips = list(chips)
         self.port = port
         self.clock = clock
@@ -367,6 +387,7 @@ class TouchBoard:
         self.restart_cause = restart_cause
         self.connect = connect
         self.bus = bus
+        self.pause = pause
         self.thresholds = [DEFAULT_THRESHOLDS] * ELECTRODES
         self.decoder = wire.Decoder()
         self.counter = 0
@@ -381,6 +402,8 @@ class TouchBoard:
         self.resets = [0] * len(self.chips)  # times each chip was found reset and set up again
         self.status = [0] * len(self.chips)  # each chip's out-of-range status, as last told
         self._checked_at = None
+        self._probed = -1  # the chip whose ECR the last step read
+        self._set_up_at = [None] * len(self.chips)  # when the probe last had each chip set up again
         self._cleared_at = None
         self._held = False  # the bus's SDA was held low at the last clear, and nine clocks did not free it
         self._last_touch_at = None
@@ -418,6 +441,8 @@ class TouchBoard:
             self._send_readings(now)
         if _due(self._checked_at, now, CHECK_S):
             self._check_chips(now)
+        else:
+            self._probe(now)
         self._feed()
 
     def _feed(self):
@@ -456,19 +481,20 @@ class TouchBoard:
         return mask, failed, answered
 
     def _io(self, index, work, *args):
-        """``work(chip, *args)`` on chip ``index``, tried again at once up to RETRIES times when
-        the bus fails it; each failure of a working chip is counted for the host. Raises the last
-        OSError when every try failed."""
-        tries = RETRIES
+        """``work(chip, *args)`` on chip ``index``, tried again up to RETRIES times when the bus
+        fails it, after each of RETRY_PAUSES_S; each failure of a working chip is counted for the
+        host. Raises the last OSError when every try failed."""
+        tried = 0
         while True:
             try:
                 return work(self.chips[index], *args)
             except OSError:
                 if self._usable(index):
                     self.errors[index] += 1
-                if not tries:
+                if tried == RETRIES:
                     raise
-                tries -= 1
+                self.pause(RETRY_PAUSES_S[tried])
+                tried += 1
 
     def _clear_bus(self, now):
         """Free the bus where a chip holds SDA low (Bus.clear), at most every RETRY_S, and tell
@@ -487,12 +513,30 @@ class TouchBoard:
         self._held = clocks is None
         return not self._held
 
+    def _probe(self, now):
+        """The next chip's ECR (``chip_running``): one out of run mode is checked at once
+        (``_check``: set up again and told), at most once a CHECK_S a chip. A chip that does not
+        answer is left to the scan, which reads it every step."""
+        index = self._probed = (self._probed + 1) % len(self.chips)
+        if not self._usable(index) or not _due(self._set_up_at[index], now, CHECK_S):
+            return
+        try:
+            running = self._io(index, chip_running)
+        except OSError:
+            return
+        if not running:
+            self._set_up_at[index] = now
+            self._check(index, now)
+
     def _check_chips(self, now):
-        """Each working chip checked (``_check``), then each chip's failed transfers told."""
+        """Each working chip checked (``_check``), each chip that does not answer told again,
+        then each chip's failed transfers told."""
         self._checked_at = now
         for index in range(len(self.chips)):
             if self._usable(index):
                 self._check(index, now)
+            else:
+                self._tell_deaf(index)
             if self.errors[index]:
                 self._send(wire.Fault(wire.Fault.I2C_ERRORS, ADDRESSES[index], min(self.errors[index], 0xFFFF)))
                 self.errors[index] = 0
@@ -538,6 +582,7 @@ class TouchBoard:
         if not self._configure(index, now):
             return False
         self._log("{} {}".format(_chip_name(index), "found: set up" if missing else "answering again: reconfigured"))
+        self._send(wire.Fault(wire.Fault.NOT_ANSWERING, ADDRESSES[index], wire.CHIP_ANSWERS))
         if index in self.wrong_thresholds:
             self._log(self.wrong_thresholds[index])
         return True
@@ -574,6 +619,12 @@ class TouchBoard:
     def _lose(self, index, now):
         self.failing[index] = now
         self._log(self._trouble(index))
+        self._tell_deaf(index)
+
+    def _tell_deaf(self, index):
+        """Tell the host chip ``index`` does not answer: its pads are deaf until it does."""
+        state = wire.CHIP_MISSING if self.chips[index] is None else wire.CHIP_STOPPED
+        self._send(wire.Fault(wire.Fault.NOT_ANSWERING, ADDRESSES[index], state))
 
     def _trouble(self, index):
         state = "missing" if self.chips[index] is None else "not answering"
@@ -657,6 +708,7 @@ class TouchBoard:
         for index in range(len(self.chips)):
             if not self._usable(index):
                 self._log(self._trouble(index))
+                self._tell_deaf(index)
             elif index in self.wrong_thresholds:
                 self._log(self.wrong_thresholds[index])
             if self.status[index]:

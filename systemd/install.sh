@@ -306,7 +306,11 @@ ln -sfn /opt/pi-table/venv/bin/pi-table "$root/usr/local/bin/pi-table"
 
 # 5. The configuration: the defaults for a new table; a café's own file is checked, not touched.
 #    /etc/pi-table and the file are the service's (the staff page edits the configuration, and
-#    the unit lets it write there and nowhere else in /etc); root edits it as before.
+#    the unit lets it write there and nowhere else in /etc); root edits it as before. The file
+#    is 0640, its group's too: the staff in the table's group read the socket's path in it, and
+#    no other local user reads a broker's password there. Every rewrite keeps its mode
+#    (pi_table/config/trial.py), the last good copy beside it (.good) too; an older install's
+#    0644 is mended here.
 mkdir -p "$(dirname "$config")"
 if [ -e "$config" ]; then
   say "keeping ${config#"$root"}"
@@ -314,13 +318,15 @@ if [ -e "$config" ]; then
     || say "WARNING: ${config#"$root"} has the problems above: the service will not start until they are mended"
 else
   say "writing ${config#"$root"} from the defaults"
-  "$venv/bin/pi-table" check-config --defaults > "$config.new"
+  (umask 0027 && "$venv/bin/pi-table" check-config --defaults > "$config.new")
   [ "$backend" = spi ] && sed -i 's/^backend = "ws281x"/backend = "spi"/' "$config.new"
-  chmod 0644 "$config.new"
   mv "$config.new" "$config"
 fi
 run "see the log" chown "$user:$user" "$(dirname "$config")" "$config"
-chmod 0755 "$(dirname "$config")"  # staff and scripts read it: the socket's path is in it
+for kept in "$config" "$config.good"; do
+  [ ! -e "$kept" ] || chmod 0640 "$kept"
+done
+chmod 0755 "$(dirname "$config")"  # the staff in the table's group reach the file in it
 
 # 6. The unit: enabled for boot, restarted so an upgrade takes effect now. An older version's
 #    state directory let the service's group in; systemd only warns about a directory that

@@ -2,7 +2,17 @@
 it records each call's arguments (``calls.jsonl``) and plays NetworkManager's answers from a small
 model of it kept in ``state.json`` (both in $FAKE_NM_DIR): the networks in reach and their
 passwords, the connection profiles, the active ones, the radio. Only what pi-table asks is
-modelled, with nmcli's own exit codes and error lines (nmcli(1), "EXIT STATUS")."""
+modelled, with nmcli's own exit codes and error lines (nmcli(1), "EXIT STATUS").
+
+Its arguments are read as nmcli 1.42.4 (Debian 12's, Raspberry Pi OS bookworm's) reads them: the
+real nmcli parses a command's arguments only once it has reached NetworkManager on D-Bus, so it
+cannot be asked here; its reading is taken from its source (src/nmcli/utils.c ``next_arg``,
+``parse_global_arg``, ``nmc_arg_is_option``; devices.c ``do_device_wifi_connect``,
+``do_device_wifi_hotspot``; connections.c ``get_connection``). nmcli has no ``--``: wherever it
+calls ``next_arg``, an argument such as ``-a``, ``--ask``, ``-s`` or ``--show-secrets`` (a dash or
+two and a beginning of ``ask`` or ``show-secrets``) is taken as its global option and the next
+argument takes its place; a keyword's value (``password VALUE``) and a connection named after
+its selector (``connection up id NAME``) are read as they are."""
 
 import json
 import os
@@ -34,16 +44,73 @@ def pairs(args: list[str]) -> dict[str, str]:
     return dict(zip(args[::2], args[1::2]))
 
 
+GLOBAL_OPTIONS = ("ask", "show-secrets")  # parse_global_arg: read wherever nmcli calls next_arg
+SELECTORS = ("id", "uuid", "path", "filename")  # get_connection: the next argument is the connection's, as it is
+
+
+def is_option(arg: str, name: str) -> bool:
+    """nmc_arg_is_option: ``arg`` is a dash or two and a beginning of ``name``."""
+    rest = arg[2:] if arg.startswith("--") else arg[1:] if arg.startswith("-") else ""
+    return bool(rest) and name.startswith(rest)
+
+
+class Args:
+    """The arguments after the command's words, read as nmcli reads them; ``read_as_options``:
+    the global options it took from among them (``next_arg``)."""
+
+    def __init__(self, args: list[str]) -> None:
+        self.args, self.read_as_options = args, []
+
+    def next_arg(self) -> None:
+        """Past the current argument, then past every one nmcli takes as its global option."""
+        if self.args:
+            self.args.pop(0)
+        while self.args and any(is_option(self.args[0], name) for name in GLOBAL_OPTIONS):
+            self.read_as_options.append(self.args.pop(0))
+
+    def value(self) -> str:
+        """A keyword's value: the argument after it, as it is (``argc--; argv++``)."""
+        keyword = self.args.pop(0)
+        if not self.args:
+            fail(2, f"{keyword} argument is missing.")
+        return self.args[0]
+
+    def keywords(self, known: tuple[str, ...]) -> dict[str, str]:
+        """``KEYWORD VALUE`` pairs to the end, each keyword among ``known``."""
+        given = {}
+        while self.args:
+            if self.args[0] not in known:
+                fail(2, f"invalid extra argument '{self.args[0]}'.")
+            keyword = self.args[0]
+            given[keyword] = self.value()
+            self.next_arg()
+        return given
+
+    def connection(self) -> str:
+        """get_connection: a connection named after its selector, or by the argument itself."""
+        if not self.args:
+            fail(2, "No connection specified.")
+        if self.args[0] in SELECTORS:
+            name = self.value()
+        else:
+            name = self.args[0]
+        self.next_arg()
+        return name
+
+
 def main(argv: list[str]) -> None:
     with open(FOLDER / "calls.jsonl", "a") as log:
         log.write(json.dumps(argv) + "\n")
     state = json.loads(STATE.read_text())
     fields = None
-    while argv and argv[0].startswith("-"):
+    while argv and argv[0].startswith("-"):  # process_command_line: the options before the command
         option = argv.pop(0)
-        if option in ("-f", "--fields", "-w", "--wait"):
-            value = argv.pop(0)
-            fields = value.split(",") if option in ("-f", "--fields") else fields
+        if option in ("-t", "--terse"):
+            continue
+        if option not in ("-f", "--fields", "-w", "--wait"):
+            fail(2, f"Option '{option}' is unknown, try 'nmcli -help'.")
+        value = argv.pop(0)
+        fields = value.split(",") if option in ("-f", "--fields") else fields
     profiles, active = state["profiles"], state["active"]
 
     def wifi_on_device(device: str) -> None:
@@ -70,7 +137,9 @@ def main(argv: list[str]) -> None:
             if profiles[name].get("device") == argv[2]:
                 out = [f"IP4.ADDRESS[1]:{profiles[name].get('address', '192.168.1.50/24')}"]
     elif argv[:3] == ["device", "wifi", "hotspot"]:
-        given = pairs(argv[3:])
+        args = Args(argv[2:])
+        args.next_arg()
+        given = args.keywords(("ifname", "con-name", "ssid", "band", "channel", "password"))
         if state["radio"] != "on":
             fail(1, "Wi-Fi radio is disabled.")
         if not state.get("ap", True):
@@ -82,7 +151,13 @@ def main(argv: list[str]) -> None:
         state["active"].append(given["con-name"])
         out = [f"Device '{given['ifname']}' successfully activated with '{uuid.uuid4()}'."]
     elif argv[:3] == ["device", "wifi", "connect"]:
-        ssid, given = argv[3], pairs(argv[4:])
+        args = Args(argv[2:])
+        args.next_arg()
+        if not args.args:
+            fail(2, "SSID or BSSID are missing.")
+        ssid = args.args[0]
+        args.next_arg()
+        given = args.keywords(("ifname", "bssid", "password", "wep-key-type", "name", "private", "hidden"))
         network = next((seen for seen in state["networks"] if seen["ssid"] == ssid), None)
         if network is None or state["radio"] != "on":
             fail(10, f"No network with SSID '{ssid}' found.")
@@ -95,31 +170,35 @@ def main(argv: list[str]) -> None:
             fail(4, "Connection activation failed: (7) Secrets were required, but not provided.")
         state["active"].append(name)
         out = [f"Device '{given['ifname']}' successfully activated with '{uuid.uuid4()}'."]
-    elif argv[:2] == ["connection", "down"]:
-        if argv[2] not in active:
-            fail(10, f"'{argv[2]}' is not an active connection.")
-        active.remove(argv[2])
-    elif argv[:2] == ["connection", "up"]:
-        profile = profiles.get(argv[2])
-        if profile is None:
-            fail(10, f"unknown connection '{argv[2]}'.")
-        if profile.get("mode") != "ap" and not any(seen["ssid"] == profile.get("ssid") and seen.get("password", "")
-                                                   == profile.get("password", "") for seen in state["networks"]):
-            fail(4, "Connection activation failed: (53) The Wi-Fi network could not be found.")
-        wifi_on_device(profile["device"])
-        state["active"].append(argv[2])
-    elif argv[:2] == ["connection", "delete"]:
-        if argv[2] not in profiles:
-            fail(10, f"unknown connection '{argv[2]}'.")
-        del profiles[argv[2]]
-        state["active"] = [name for name in state["active"] if name != argv[2]]
-    elif argv[:2] == ["connection", "modify"]:
-        changes = pairs(argv[3:])
-        profile = profiles.pop(argv[2])
-        new = changes.get("connection.id", argv[2])
-        profile["priority"] = changes.get("connection.autoconnect-priority", profile.get("priority"))
-        profiles[new] = profile
-        state["active"] = [new if name == argv[2] else name for name in state["active"]]
+    elif argv[:1] == ["connection"] and argv[1:2] in (["down"], ["up"], ["delete"], ["modify"]):
+        args = Args(argv[1:])
+        args.next_arg()
+        name = args.connection()
+        if argv[1] == "down":
+            if name not in active:
+                fail(10, f"'{name}' is not an active connection.")
+            active.remove(name)
+        elif argv[1] == "up":
+            profile = profiles.get(name)
+            if profile is None:
+                fail(10, f"unknown connection '{name}'.")
+            if profile.get("mode") != "ap" and not any(seen["ssid"] == profile.get("ssid") and seen.get("password", "")
+                                                       == profile.get("password", "") for seen in state["networks"]):
+                fail(4, "Connection activation failed: (53) The Wi-Fi network could not be found.")
+            wifi_on_device(profile["device"])
+            state["active"].append(name)
+        elif name not in profiles:
+            fail(10, f"unknown connection '{name}'.")
+        elif argv[1] == "delete":
+            del profiles[name]
+            state["active"] = [each for each in state["active"] if each != name]
+        else:
+            changes = pairs(args.args)
+            profile = profiles.pop(name)
+            new = changes.get("connection.id", name)
+            profile["priority"] = changes.get("connection.autoconnect-priority", profile.get("priority"))
+            profiles[new] = profile
+            state["active"] = [new if each == name else each for each in state["active"]]
     else:
         fail(2, f"argument '{' '.join(argv)}' not understood.")
     keep(state)

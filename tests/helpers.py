@@ -5,6 +5,7 @@ from __future__ import annotations
 import ast
 import functools
 import gc
+import http.client
 import http.cookiejar
 import json
 import logging
@@ -13,6 +14,7 @@ import random
 import re
 import shlex
 import shutil
+import socket
 import subprocess
 import sys
 import threading
@@ -631,15 +633,19 @@ OWNER_PASSPHRASE = "our table, our rules 24"  # no quote: the container test pip
 class Staff:
     """One phone on the staff page: its cookies, its CSRF token, its language."""
 
-    def __init__(self, base: str, lang: str = "en", cafile: Path | None = None) -> None:
-        """``cafile``: the certificate a table's https is trusted by (its own, self-signed)."""
+    def __init__(self, base: str, lang: str = "en", cafile: Path | None = None, by_name: bool = True) -> None:
+        """``cafile``: the certificate a table's https is trusted by (its own, self-signed), for
+        the name in ``base`` unless ``by_name`` is False (a phone that reaches the table by an
+        address its certificate cannot name, and accepted the certificate itself)."""
         import ssl
 
         self.base, self.lang = base, lang
         self.cookies = http.cookiejar.CookieJar()
         handlers: list = [urllib.request.HTTPCookieProcessor(self.cookies)]
         if cafile is not None:
-            handlers.append(urllib.request.HTTPSHandler(context=ssl.create_default_context(cafile=str(cafile))))
+            context = ssl.create_default_context(cafile=str(cafile))
+            context.check_hostname = by_name
+            handlers.append(urllib.request.HTTPSHandler(context=context))
         self.opener = urllib.request.build_opener(*handlers)
         self.csrf: str | None = None
         self.headers: dict[str, str] = {}  # of the last answer
@@ -666,6 +672,22 @@ class Staff:
             return status, json.loads(raw)
         except ValueError:
             return status, raw.decode()
+
+    def call_bytes(self, method: str, path: str, data: bytes, content_type: str) -> tuple[int, object]:
+        """A file sent whole as the request's body, as the staff page sends a backup or a bundle."""
+        from pi_table.web.staff import CSRF_HEADER
+
+        headers = {"X-Staff-Lang": self.lang, "Content-Type": content_type, CSRF_HEADER: self.csrf or ""}
+        request = urllib.request.Request(self.base + path, data=data, headers=headers, method=method)
+        try:
+            with self.opener.open(request, timeout=30) as answer:
+                status, raw = answer.status, answer.read()
+        except urllib.error.HTTPError as e:
+            status, raw = e.code, e.read()
+        try:
+            return status, json.loads(raw)
+        except ValueError:
+            return status, raw.decode(errors="replace")
 
     def login(self, pin: str = STAFF_PIN) -> tuple[int, object]:
         status, answer = self.call("POST", "/staff/login", {"pin": pin})
@@ -784,8 +806,15 @@ class FakeDesk:
         return []
 
     def settings(self):
+        """The schema's form, every key at its default: a key's field says whether it is the owner's."""
+        from pi_table.config.schema import GROUPS, OPTIONS, form_field
+
         self.calls.append("settings")
-        return {"file": None, "options": []}
+        return {"file": None, "groups": GROUPS, "options": [form_field(option, option.default) for option in OPTIONS]}
+
+    def discard_refused(self):
+        self.calls.append("discard")
+        return False
 
     def change_settings(self, changes, reached=None):
         self.calls.append(f"change {changes}")
@@ -874,10 +903,10 @@ class InProcessDaemon:
 
 
 class StaffTable(InProcessDaemon):
-    """The daemon in this process, with a game on a known key, a PIN and an owner's passphrase;
-    ``extra`` ends its configuration (a section of the test's own)."""
+    """The daemon in this process, with a game on a known key, a PIN and an owner's passphrase
+    (none, without ``owner``); ``extra`` ends its configuration (a section of the test's own)."""
 
-    def __init__(self, folder: Path, key: str, lang: str = "en", extra: str = "") -> None:
+    def __init__(self, folder: Path, key: str, lang: str = "en", extra: str = "", owner: bool = True) -> None:
         from pi_table.table import Session
         from pi_table.web.roles import set_passphrase
         from pi_table.web.staff import set_pin
@@ -888,7 +917,8 @@ class StaffTable(InProcessDaemon):
         rules = Rules()
         Session(rules, key=make_game(rules).parse_key(key), journal_dir=folder / "journal").close()
         set_pin(folder / "journal", STAFF_PIN)
-        set_passphrase(folder / "journal", OWNER_PASSPHRASE)
+        if owner:
+            set_passphrase(folder / "journal", OWNER_PASSPHRASE)
         super().__init__(self.config)
         assert self.daemon.companion is not None  # for the type checker: the base class saw it open
         self.base = self.daemon.companion.base_url
@@ -903,6 +933,31 @@ def run_first_boot(config: Path) -> subprocess.CompletedProcess:
     whoever runs the test, its files left to them)."""
     return subprocess.run([sys.executable, "-I", "-m", "pi_table.release.helper", "--user", "", "first-boot",
                            "--config", str(config)], capture_output=True, text=True, timeout=60)
+
+
+def this_machines_address() -> str:
+    """An address of this machine on a network (not loopback), which a request from it comes from
+    as a phone's would: the one the default route leaves by."""
+    probe = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+    try:
+        probe.connect(("192.0.2.1", 9))
+        address = probe.getsockname()[0]
+    finally:
+        probe.close()
+    assert not address.startswith("127."), "this machine has no address on a network to play a phone from"
+    return address
+
+
+def plain(address: str, port: int, method: str, path: str, body: object = None) -> tuple[int, dict, bytes]:
+    """A request over plain http, as a phone on the café's Wi-Fi sends it: redirects not followed."""
+    connection = http.client.HTTPConnection(address, port, timeout=10)
+    try:
+        data = None if body is None else json.dumps(body).encode()
+        connection.request(method, path, body=data, headers={"Content-Type": "application/json"} if data else {})
+        answer = connection.getresponse()
+        return answer.status, dict(answer.headers), answer.read()
+    finally:
+        connection.close()
 
 
 class StaffService:

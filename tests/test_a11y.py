@@ -648,7 +648,8 @@ def test_live_regions_speak_only_when_their_words_change(tmp_path, companion, br
 @pytest.mark.parametrize("private", [False, True])
 def test_the_turn_and_each_reveal_are_announced_once_politely(browser, private):
     """A touch at the table changes the pages: a screen reader hears the card revealed and the
-    turn that follows, once, and nothing when the page first opens (it is read as a whole)."""
+    turn that follows, once, and nothing when the page first opens (it is read as a whole); a
+    clue's number is heard as it is entered (before, only the turn that followed it)."""
     words = tuple(WORDS["en"].split())
     companion = Companion("127.0.0.1", 0)
     companion.start()
@@ -664,7 +665,7 @@ def test_the_turn_and_each_reveal_are_announced_once_politely(browser, private):
         for moves in (MOVES[:1], MOVES[:2], MOVES[:3], MOVES):
             drawn(page, "#app", lambda moves=moves: companion.publish(codenames_snapshot("g1", played(moves), TOKENS, words)))
             heard.append(said.inner_text())
-        assert heard[:3] == ["Red is in its guess phase", "3 DRAGON revealed: red agent",
+        assert heard[:3] == ["Red is in its guess phase. Clue 2", "3 DRAGON revealed: red agent",
                              "9 JET revealed: blue agent. Blue is in its clue phase"]
         assert heard[3].startswith("24 ZEBRA revealed: assassin. Over: ")
         assert page.evaluate("() => window.__repeats") == []

@@ -13,6 +13,7 @@ import pytest
 
 from pi_table.config import trial
 from pi_table.engine import CELLS
+from pi_table.kinds import SerialDevice
 
 from helpers import STAFF_CONFIG, Staff, dealt_key, electrode_of, service_daemon, staff_login, wait_for
 from helpers import StaffTable as InProcessTable
@@ -35,7 +36,7 @@ class BoardTable:
         rules = Rules()
         Session(rules, key=make_game(rules).parse_key(key), journal_dir=folder / "journal").close()
         set_pin(folder / "journal", STAFF_PIN)
-        self.daemon = service_daemon(self.config, touch_port=str(emulator.link))
+        self.daemon = service_daemon(self.config, touch_port=SerialDevice.parse(str(emulator.link)))
         self.daemon.start()
         self.runner = threading.Thread(target=self.daemon.run, daemon=True)
         self.runner.start()

@@ -1,8 +1,6 @@
 """Codex on the table's screen: every step in both languages, the privacy of pass-and-play, a
-whole game played by taps, and the pygame backend drawing it.
-
-Run as a script (``python tests/test_codex_screen.py``) it writes docs/screenshots/codex-*.png.
-"""
+whole game played by taps, and the pygame backend drawing it. The documentation's pictures of it
+are drawn by tools/screenshots.py (tests/test_screenshots.py)."""
 
 from __future__ import annotations
 
@@ -16,7 +14,6 @@ import json
 import queue
 import random
 import re
-from pathlib import Path
 
 import pygame
 import pytest
@@ -81,7 +78,6 @@ MOON_SEES_RED = ("send 0 1 position", "send 1 0 position", "send 2 0 position", 
 LANGS = ("en", "it")
 TIMER = TimerState(length_s=180, remaining_s=95.2, warn_s=10, enforced=True, running=True)
 MOON = Phrase.of("{codename} (seat {seat})", codename="Moon", seat=0)
-SCREENSHOTS = Path(__file__).resolve().parent.parent / "docs" / "screenshots"
 game = Codex()
 
 
@@ -413,7 +409,8 @@ class Table:
 
 def play_agents(table, actions):
     """Each action by its agent: called to the screen, "I am", tapped through; once the agent
-    is done with the step the screen hides, and NEXT AGENT calls the next one."""
+    is done with the step the screen hides, and NEXT AGENT calls the next one (none is called
+    once the game is over)."""
     for text in actions:
         seat = parse_codex_action(text).seat
         if table.turn.stage is not Stage.AGENT:
@@ -421,7 +418,7 @@ def play_agents(table, actions):
             table.press(tap_to(table, Stage.AGENT))
         assert table.turn.stage is Stage.AGENT and table.turn.seat == seat
         table.act(text)
-        if table.turn.stage is Stage.HIDDEN:
+        if table.turn.stage is Stage.HIDDEN and not table.state.is_over:
             assert table.turn == Turn(Stage.HIDDEN, seat)
             table.press(tap_to(table, Stage.PASS, Stage.WAIT))
 
@@ -455,7 +452,10 @@ def test_a_whole_game_by_taps_through_pass_and_play():
                         "send 3 4 role"))
     play_agents(table, ("done 4", "done 5", "code 0 AAAA-BBBB-CCCC", "done 0", "done 1", "done 2", "done 3"))
     assert table.state.is_over and table.state.winner.value == "red"
-    assert table.turn == Turn(Stage.WAIT) and "RED FACTION WINS" in table.painter.frame.texts
+    texts = table.painter.frame.texts
+    assert "RED FACTION WINS" in texts and "WINNING CODE" in texts and "TRUTH MACHINE" not in texts
+    assert "NEXT AGENT" not in texts and "Hidden. Pass the screen to the next agent" not in texts  # nobody's turn
+    assert [tap.command for tap in table.painter.frame.taps if isinstance(tap.mode, Turn)] == []
     table.press(next(tap for tap in table.painter.frame.taps if tap.command == NewGame()))
     assert not table.state.is_over and table.turn == Turn()
 
@@ -474,7 +474,8 @@ def test_a_code_is_three_taps_on_the_fragments_seen_in_order():
     assert offered(2) == ["AAAA", "BBBB", "CCCC"]  # what Moon has seen: its own and its inbox
     table.press(route_word(table, "CCCC"))
     assert offered(3) == ["AAAA", "BBBB"]  # a fragment is used once
-    assert any(text.endswith("position 2  CCCC") for text in table.painter.frame.texts)  # the code so far
+    assert "the code so far: CCCC" in table.painter.frame.texts  # on its own, not after the prompt's position
+    assert "Your faction's code: the fragment in position 2" in table.painter.frame.texts
     table.press(next(tap for tap in table.painter.frame.taps if isinstance(tap.mode, Turn) and tap.mode.choice == ("code",)))
     assert offered(2) == ["AAAA", "BBBB", "CCCC"]  # BACK
 
@@ -559,42 +560,6 @@ def test_the_backend_shows_codex_and_a_tap_becomes_an_agents_action(tmp_path):
         assert events.get(timeout=2) == UiEvent(EndDiscussion())
     finally:
         screen.stop()
-
-
-# --- the screenshots in docs/ -----------------------------------------------------------------------
-
-DOC_SCENES = {
-    "codex-table-vote": "truth",
-    "codex-table-truth": "revealed, next phase",
-    "codex-table-over": "over",
-    "codex-pass-hidden": "hidden",
-    "codex-pass-agent": "agent, extort",
-}
-
-
-def write_screenshots(folder: Path) -> list[Path]:
-    folder.mkdir(parents=True, exist_ok=True)
-    written = []
-    for stem, name in DOC_SCENES.items():
-        for lang in LANGS:
-            m, turn = model(name, lang)
-            if name == "revealed, next phase":
-                m = CodexModel(game, m.state, m.game_id, lang=lang)  # no refusal in the picture
-            image = surface()
-            draw_codex(image, m, turn)
-            path = folder / f"{stem}-{lang}.png"
-            pygame.image.save(image, str(path))
-            written.append(path)
-    return written
-
-
-def test_the_documented_screens_render(tmp_path):
-    assert len(write_screenshots(tmp_path)) == 2 * len(DOC_SCENES)
-
-
-if __name__ == "__main__":
-    for path in write_screenshots(SCREENSHOTS):
-        print(path)
 
 
 def test_the_screen_shows_one_seats_join_code_at_a_time_until_every_phone_has_opened_its_page(tmp_path):

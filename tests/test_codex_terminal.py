@@ -70,7 +70,7 @@ class Group:
         return "".join(self.out)
 
 
-WORDS = {"position", "role", "posizione"}
+WORDS = {"position", "role", "posizione", "ruolo"}
 MESSAGES = [("MOON", "Aleman (seat 1)", "position"), ("ALEMAN", "Moon (seat 0)", "position"),
             ("VIPER", "Moon (seat 0)", "position"), ("FALCO", "Nebbia (seat 4)", "role"),
             ("NEBBIA", "Orso (seat 5)", "role"), ("ORSO", "Falco (seat 3)", "position")]
@@ -97,7 +97,7 @@ def test_a_whole_game_by_pass_and_play_through_the_prompt():
     view = session.record.game.public_view(session.record.state)
     assert view.winner is not None and view.winner.value == "red" and view.winning_seat == 0
     text = group.text
-    assert "RED FACTION WINS" in text and "red faction's code: AAAA-BBBB-CCCC" in text
+    assert "RED FACTION WINS" in text and "WINNING CODE: AAAA-BBBB-CCCC" in text
     assert "Pass the screen to Viper (seat 2)" in text and "Hidden. Pass the screen to the next agent" in text
     assert "Moon (seat 0): your turn · Phase 1 · Private turn" in text
     assert "code AAAA-BBBB-CCCC: sealed till the step ends" in text  # Moon's own result, on Moon's turn
@@ -114,6 +114,46 @@ def test_nothing_private_shows_until_the_named_agent_says_i_am_and_its_turn_is_w
         assert "IDENTIKIT" not in public and not [f for f in FRAGMENTS if f in public], public
     moon = text[turns[6]:text.index(CLEAR, turns[6])]  # Moon's private turn: what Moon has seen, no more
     assert {f for f in FRAGMENTS if f in moon} == {"AAAA", "BBBB", "CCCC"}
+
+
+ITALIAN_BUTTONS = {"PASS AND PLAY": "PASSA E GIOCA", "NEXT AGENT": "PROSSIMO AGENTE", "ENTER A CODE": "INSERISCI IL CODICE",
+                   "END MY TURN": "HO FINITO", "position": "posizione", "role": "ruolo"}
+
+
+def in_italian(wants: list[str]) -> list[str]:
+    """The same wants, as the buttons say them in Italian."""
+    return [ITALIAN_BUTTONS.get(want, want.replace("I AM ", "SONO ").replace("(seat ", "(posto ")) for want in wants]
+
+
+@pytest.mark.parametrize("lang, prompt, so_far", [
+    ("en", "  Your faction's code: the fragment in position 3", "  the code so far: AAAA-BBBB"),
+    ("it", "  Il codice della tua fazione: il frammento in posizione 3", "  il codice finora: AAAA-BBBB")])
+def test_a_code_being_entered_shows_the_code_so_far_on_its_own_line(lang, prompt, so_far):
+    """Before: "the fragment in position 3  AAAA-BBBB", which read as position 3 being AAAA-BBBB."""
+    wants = RED_WINS[:RED_WINS.index("CCCC")]
+    group, _ = play(in_italian(wants) if lang == "it" else wants, lang=lang)
+    lines = group.text.splitlines()
+    at = lines.index(prompt)
+    assert lines[at + 1] == so_far and lines[at + 2].startswith("  [3] CCCC")  # its number from the code's start
+    assert [line for line in lines if "position 2  " in line or "posizione 2  " in line] == []
+
+
+@pytest.mark.parametrize("lang, words", [
+    ("en", ("RED FACTION WINS", "Pass the screen", "NEXT AGENT", "TRUTH MACHINE", "  WINNING CODE: AAAA-BBBB-CCCC",
+            "  [1] NEW GAME", "  0 Moon    red faction · Leader · 1 · AAAA",
+            "  3 Falco   blue faction · Leader · 1 · DDDD")),
+    ("it", ("VINCE LA FAZIONE ROSSA", "Passa lo schermo", "PROSSIMO AGENTE", "MACCHINA DELLA VERITÀ",
+            "  CODICE VINCENTE: AAAA-BBBB-CCCC", "  [1] NUOVA PARTITA", "  0 Moon    fazione rossa · Leader · 1 · AAAA",
+            "  3 Falco   fazione blu · Leader · 1 · DDDD"))])
+def test_after_a_win_the_screen_calls_nobody_names_each_agents_faction_and_shows_the_code_apart(lang, words):
+    """Before: the won game's screen still said "Hidden. Pass the screen to the next agent" with
+    NEXT AGENT, gave no agent's faction, and showed the code under TRUTH MACHINE."""
+    title, passing, next_agent, truth, code, new_game, moon, falco = words
+    group, _ = play(in_italian(RED_WINS) if lang == "it" else RED_WINS, lang=lang)
+    end = group.text[group.text.rindex(title):]
+    assert passing not in end and next_agent not in end and truth not in end
+    lines = end.splitlines()
+    assert code in lines and moon in lines and falco in lines and new_game in lines
 
 
 def test_without_a_terminal_to_wipe_it_prints_no_escapes():
@@ -140,19 +180,10 @@ def test_a_code_s_fragments_keep_their_numbers_as_each_is_chosen():
     Each keeps its number through the code, as do BACK and HIDE."""
     text = play(RED_WINS)[0].text
     entering = text.split("Your faction's code: the fragment in position 1", 1)[1].split("END MY TURN", 1)[0]
-    pages = [page.split("\n", 1)[1].split("\n> ", 1)[0] for page in entering.split("the fragment in position")]
-    assert pages[0].strip() == "[1] AAAA   [2] BBBB   [3] CCCC   [4] BACK   [5] HIDE"
-    assert pages[1].strip() == "[2] BBBB   [3] CCCC   [4] BACK   [5] HIDE"
-    assert pages[2].strip() == "[3] CCCC   [4] BACK   [5] HIDE"
-
-
-def test_the_end_shows_each_agent_s_faction_and_calls_nobody_to_the_screen():
-    """Issue 50: the last page named each agent's role but not its faction, and still said
-    'Hidden. Pass the screen to the next agent' over a NEXT AGENT button."""
-    text = play(RED_WINS)[0].text
-    end = text.rsplit("Codex · RED FACTION WINS", 1)[1]
-    assert "  0 Moon    red · Leader · 1 · AAAA" in end and "  3 Falco   blue · Leader · 1 · DDDD" in end, end
-    assert "Pass the screen" not in end and "NEXT AGENT" not in end and "[1] NEW GAME" in end, end
+    pages = [[line.strip() for line in page.split("\n> ", 1)[0].splitlines() if line.strip().startswith("[")]
+             for page in entering.split("the fragment in position")]
+    assert pages == [["[1] AAAA   [2] BBBB   [3] CCCC   [4] BACK   [5] HIDE"],
+                     ["[2] BBBB   [3] CCCC   [4] BACK   [5] HIDE"], ["[3] CCCC   [4] BACK   [5] HIDE"]]
 
 
 def test_undo_with_nothing_to_undo_says_so_each_time():
@@ -185,6 +216,20 @@ def test_in_italian():
     assert "annullato: un'azione di Moon (posto 0)" in text
     assert "Anche in italiano:" in text
     assert all(visible(line) <= 80 for line in text.splitlines())
+
+
+def test_in_italian_codexs_own_moves_are_typed_in_italian_words():
+    """send, done, vote... have the words of the Italian screen's buttons (INVIA, FATTO, VOTA), and
+    the facts theirs (ruolo): typed, they play; a refusal and the help name them so."""
+    group, session = play(["invia 1 0 ruolo", "invia 2 0 posizione", "invia 3", "aiuto"], lang="it")
+    public = session.record.game.public_view(session.record.state)
+    assert public.acted == (1, 2)
+    said = " ".join(group.text.split())
+    assert "invia SEAT TO FACT [FACT]: 'invia' si scrive invia SEAT TO FACT [FACT], non 'invia 3'" in said
+    spoken = said.split("Anche in italiano: ", 1)[1]
+    assert all(word in spoken for word in ("invia (send)", "codice (code)", "blocca (block)", "profila (profile)",
+                                           "fatto (done)", "vota (vote)", "rivela (reveal)",
+                                           "fine-discussione (end-discussion)"))
 
 
 def test_the_command_line_plays_codex_in_the_terminal():

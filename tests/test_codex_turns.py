@@ -133,6 +133,8 @@ def test_the_public_sides_buttons_at_each_stage():
     assert controls(discussion, PUBLIC_SIDE) == [
         Offer(Control.PASS_AND_PLAY, turn=Turn(Stage.WAIT)), Offer(Control.VOTE_NOW, EndDiscussion())]
     assert controls(over, Turn(Stage.WAIT)) == [Offer(Control.NEW_GAME, NewGame())]
+    # the last agent's turn hidden as the game ended: nobody is left to call
+    assert controls(over, Turn(Stage.HIDDEN, 5)) == controls(over, Turn(Stage.PASS, 2)) == [Offer(Control.NEW_GAME, NewGame())]
 
 
 def test_beside_the_seats_a_release_first_then_the_call_then_each_join_code_in_turn():
@@ -146,7 +148,8 @@ def test_beside_the_seats_a_release_first_then_the_call_then_each_join_code_in_t
     assert panel(view(), PUBLIC_SIDE, joins) is Panel.JOIN
     assert panel(view(), Turn(Stage.WAIT), joins) is Panel.JOIN
     assert panel(view(), PUBLIC_SIDE, (None,) * 6) is Panel.TRUTH_MACHINE
-    assert panel(view(WON), PUBLIC_SIDE, joins) is Panel.TRUTH_MACHINE
+    assert panel(view(WON), PUBLIC_SIDE, joins) is Panel.CODE  # the game over: the winning code, under its heading
+    assert panel(view(WON), Turn(Stage.HIDDEN, 5), joins) is Panel.CODE  # and nobody is called
 
 
 def test_the_last_vote_shows_until_the_next_vote_begins():

@@ -41,7 +41,17 @@ from pathlib import Path
 
 import pytest
 
-from helpers import OWNER_PASSPHRASE, STAFF_PIN, Staff, as_owner_once_answering, readme_scripts, require_tools, wait_for
+from helpers import (
+    OWNER_PASSPHRASE,
+    STAFF_PIN,
+    Staff,
+    as_owner_once_answering,
+    plain,
+    readme_scripts,
+    require_tools,
+    this_machines_address,
+    wait_for,
+)
 
 pytestmark = pytest.mark.container
 
@@ -68,10 +78,10 @@ def free_port() -> int:
     raise RuntimeError(f"no free port in {start}..{start + 1000}")
 
 
-PORT = free_port()
-"""The table's pages: the container shares this machine's network, so not the default 8024, which
-the installer's check-config in tests/test_systemd.py, run beside this under pytest-xdist, asks
-to be free."""
+PORT, TLS_PORT = free_port(), free_port()
+"""The table's pages, and its staff pages' https: the container shares this machine's network, so
+not the default 8024 and 8443, which the installer's check-config in tests/test_systemd.py, run
+beside this under pytest-xdist, asks to be free."""
 CONFIG = f"""\
 # the test's table: the Pi 5's LED strip on spidev, no screen; nothing is plugged in
 [leds]
@@ -82,6 +92,7 @@ enabled = false
 
 [web]
 port = {PORT}
+tls_port = {TLS_PORT}
 """
 
 
@@ -267,6 +278,9 @@ def test_install_as_the_readme_says_twice(container):
     assert second.returncode == 0, second.stdout + second.stderr
     assert "keeping /etc/pi-table/config.toml" in second.stdout
     assert (container.merged / "etc/pi-table/config.toml").read_text() == CONFIG
+    # it may hold the broker's password: the service's and its group's alone, no other user's (48.13)
+    assert container.run("stat -c '%a %U:%G' /etc/pi-table/config.toml").stdout.strip() == "640 pi-table:pi-table"
+    assert container.run("cat /etc/pi-table/config.toml", user="barista", check=False).returncode != 0
     # pip built from a copy: nothing of root's is left in the café's checkout
     assert container.run(f"find {CHECKOUT} -user root").stdout == ""
     assert container.run("systemctl is-enabled pi-table").stdout.strip() == "enabled"
@@ -440,6 +454,24 @@ def staff_phone(container: Container):
     container.run(f"printf '{STAFF_PIN}\\n' | pi-table set-staff-pin")
     container.run(f"printf '{OWNER_PASSPHRASE}\\n' | pi-table set-owner-passphrase")
     return container.wait_for(lambda: as_owner_once_answering(Staff(f"http://127.0.0.1:{PORT}")), "the staff page", 30)
+
+
+def test_the_staff_page_takes_the_pin_over_https_with_the_tables_own_certificate_under_systemd(container):
+    """Issue 48, 4, under the unit's own sandbox: the table makes its certificate (or the first
+    boot did) in /etc/pi-table/tls; from the network, http leads to https and refuses a PIN
+    unread, and a phone that accepted that certificate logs in over https with Secure cookies."""
+    staff_phone(container)  # the PIN set, the table up
+    address = this_machines_address()
+    cert = container.merged / "etc/pi-table/tls/table.crt"
+    container.wait_for(lambda: cert.exists(), "the table's own certificate", 30)
+    status = json.loads(container.run("pi-table status --json").stdout)
+    assert status["staff"].endswith(f":{TLS_PORT}/staff") and status["certificate"]
+    assert plain(address, PORT, "GET", "/staff")[1]["Location"] == f"https://{address}:{TLS_PORT}/staff"
+    assert plain(address, PORT, "POST", "/staff/login", {"pin": STAFF_PIN})[0] == 403
+    staff = Staff(f"https://{address}:{TLS_PORT}", cafile=cert, by_name=False)
+    assert staff.login()[0] == 200 and all(cookie.secure for cookie in staff.cookies)
+    key = container.merged / "etc/pi-table/tls/table.key"
+    assert oct(key.stat().st_mode & 0o777) == "0o600"
 
 
 def test_a_staff_change_the_table_cannot_live_with_is_rolled_back_under_systemd(container):

@@ -43,6 +43,7 @@ from pi_table.daemon.notify import LoopHeartbeat, Notifier
 from pi_table.drivers.settings import TouchBoardConfig
 from pi_table.drivers.touchboard import TouchBoardSource
 from pi_table.errors import PiTableError
+from pi_table.kinds import SerialDevice
 from pi_table.sim.harness import ManualClock
 
 from helpers import service_daemon, wait_for
@@ -413,7 +414,7 @@ def broken_port(released):
 def test_a_needed_thread_that_dies_or_stalls_stops_the_watchdog_pings(table, monkeypatch, sicken):
     daemon, start = table
     released = threading.Event()
-    touch = TouchBoardSource(TouchBoardConfig(port="/dev/pi-table-test"), serial_factory=broken_port(released))
+    touch = TouchBoardSource(TouchBoardConfig(port=SerialDevice("/dev/pi-table-test")), serial_factory=broken_port(released))
     daemon.devices.touch = daemon.loop.touch = touch  # its thread waits until released, then fails
     systemd = start()
     try:
@@ -512,6 +513,28 @@ def test_not_allowed_and_no_table_are_told_apart_by_the_exit_status():
         assert status == EXIT_NOPERM and "join the service's group" in said
         status, said = as_nobody(lambda: cli.main(["status", "--json", "--config", str(config)]))
         assert status == EXIT_UNAVAILABLE and "no table is running" in said
+    finally:
+        shutil.rmtree(folder)
+
+
+def test_a_login_that_may_not_read_the_configuration_is_told_to_join_the_group():
+    """48.13: config.toml is 0640, the service's and its group's (it may hold the broker's
+    password): a staff login outside the group is told to join it (77), not that the file is bad (78)."""
+    if os.getuid() != 0:
+        pytest.skip("needs root, to drop to another user")
+    from pi_table import cli
+    from pi_table.cli.output import EXIT_NOPERM
+
+    folder = Path(tempfile.mkdtemp(prefix="pi-table-perm-"))
+    try:
+        folder.chmod(0o755)
+        config = folder / "config.toml"
+        config.write_text(f'[paths]\nsocket = "{folder}/control.sock"\n')
+        config.chmod(0o640)
+        status, said = as_nobody(lambda: cli.main(["status", "--json", "--config", str(config)]))
+        assert status == EXIT_NOPERM, said
+        assert said == (f"pi-table status: {config} is the table's and its group's alone: join the service's group "
+                        "root (sudo usermod -aG root $USER), then log in again\n")
     finally:
         shutil.rmtree(folder)
 

@@ -177,8 +177,9 @@ def test_devices_that_fail_leave_the_table_playing_degraded(tmp_path, monkeypatc
     """No LED library and no display here: the table plays on, says so once each, and the
     LEDs (simulated stand-ins here) show the warning edge that replaces a missing screen."""
     monkeypatch.setenv("GPIOZERO_PIN_FACTORY", "mock")
-    config_in(tmp_path, '[leds]\nbackend = "spi"\n[screen]\nvideo_driver = "offscreen-none"\n'
-                        '[touch]\nport = "/nonexistent/board"\n')
+    monkeypatch.delenv("WAYLAND_DISPLAY", raising=False)  # SDL's wayland finds no compositor
+    config_in(tmp_path, '[leds]\nbackend = "spi"\n[screen]\nvideo_driver = "wayland"\n'
+                        '[touch]\nport = "/dev/pi-table-no-board"\n')
     caplog.set_level(logging.INFO)
     daemon = service_daemon(tmp_path / "config.toml", hal="hw")
     try:

@@ -12,7 +12,19 @@ from pathlib import Path
 import pytest
 
 from pi_table.release import ReleaseError, desk, helper, network, requests
-from pi_table.release.first_boot import DONE, PENDING, TLS, TLS_CERT, TLS_KEY, journal_folder, pending
+from pi_table.release.first_boot import (
+    DONE,
+    OWNER,
+    PENDING,
+    PIN,
+    TLS,
+    TLS_CERT,
+    TLS_KEY,
+    Pending,
+    journal_folder,
+    keep_pending,
+    pending,
+)
 from pi_table.release.keys import Keyring
 from pi_table.release.layout import Releases
 from pi_table.release.service_user import ServiceUser
@@ -85,11 +97,15 @@ def test_a_configuration_that_cannot_be_read_stops_the_first_boot_saying_which_a
 
 
 def acts_of(tmp_path: Path) -> helper.Helper:
+    """The root helper's acts for a table waiting for its set-up, its own Wi-Fi ``pi-table-abcd``."""
+    config = fresh_table(tmp_path / "etc")
+    journal_folder(config).mkdir(mode=0o700)
+    keep_pending(journal_folder(config), Pending("12345678", "pi-table-abcd", "k7m2p9q4r8s3", "2026-01-01T00:00:00Z"))
     zone = tmp_path / "timedatectl"
     zone.write_text(f'#!/bin/sh\necho "$@" >> {tmp_path / "zone-calls"}\n')
     zone.chmod(0o755)
     return helper.Helper(Releases(tmp_path / "home"), Keyring(tmp_path / "no-keys"), ServiceUser(None),
-                         timedatectl=(str(zone),))
+                         timedatectl=(str(zone),), config=config)
 
 
 def asked(acts: helper.Helper, spool: Path, act: str, **args: str) -> int:
@@ -115,6 +131,32 @@ def test_with_no_network_the_helper_opens_the_tables_own_wifi_after_a_scan_it_ke
     assert kept is not None and [seen["ssid"] for seen in kept["networks"]] == ["Cafe", "Guests"]
     assert [seen["secure"] for seen in kept["networks"]] == [True, False]
     assert desk.state(acts.releases.home)["last"]["outcome"] == "done"
+
+
+@pytest.mark.parametrize("set_up", [PIN, OWNER, DONE])
+def test_the_helper_opens_the_tables_own_wifi_only_while_the_table_waits_for_its_set_up(set_up, tmp_path, monkeypatch):
+    """The root helper judges it itself: the table's ``setup.pending``, while it has no staff PIN,
+    owner's passphrase or ``setup.done``; the Wi-Fi its set-up names, no other."""
+    nm = FakeNetworkManager(tmp_path / "nm", monkeypatch, networks=(("Cafe", "espresso-42"),))
+    acts, spool = acts_of(tmp_path), tmp_path / "spool"
+    folder = journal_folder(acts.config)
+    (folder / set_up).write_text("")  # whatever it holds: a table with one was set up
+    assert asked(acts, spool, "hotspot", ssid="pi-table-abcd", password="k7m2p9q4r8s3") == 1
+    last = desk.state(acts.releases.home)["last"]
+    assert last["outcome"] == "failed" and last["why"]["en"] == (
+        "the table is set up: it opens its own Wi-Fi only while it waits for its set-up")
+    assert last["why"]["it"] != last["why"]["en"]
+    (folder / set_up).unlink()
+    assert asked(acts, spool, "hotspot", ssid="pi-table-evil", password="k7m2p9q4r8s3") == 1
+    assert desk.state(acts.releases.home)["last"]["why"]["en"] == (
+        "the table's own Wi-Fi is the one its set-up names, not another")
+    assert not [call for call in nm.calls() if call[:1] == ["radio"] or "hotspot" in call]  # nothing was asked of it
+    (folder / PENDING).unlink()
+    assert asked(acts, spool, "hotspot", ssid="pi-table-abcd", password="k7m2p9q4r8s3") == 1  # waits for none
+    assert not [call for call in nm.calls() if "hotspot" in call]
+    keep_pending(folder, Pending("12345678", "pi-table-abcd", "k7m2p9q4r8s3", "2026-01-01T00:00:00Z"))
+    assert asked(acts, spool, "hotspot", ssid="pi-table-abcd", password="k7m2p9q4r8s3") == 0
+    assert network.state().hotspot
 
 
 def test_a_wifi_joined_from_the_tables_own_replaces_it_and_is_kept_under_the_tables_name(tmp_path, monkeypatch):
@@ -146,6 +188,56 @@ def test_a_wifi_that_cannot_be_joined_leaves_the_table_where_it_was_and_says_why
     assert asked(acts, spool, "wifi", ssid="Cafe", password="wrong-password") == 1
     assert nm.active() == ["preconfigured"]
     assert desk.state(acts.releases.home)["last"]["why"]["en"].endswith("it is back on preconfigured")
+
+
+def test_the_fake_nmcli_reads_its_arguments_as_nmcli_does(tmp_path, monkeypatch):
+    """tests/fake_nmcli.py is held to nmcli 1.42.4's grammar (its docstring names the source):
+    no ``--``; where nmcli calls ``next_arg`` (a Wi-Fi's name in ``device wifi connect``, a
+    connection named with no selector), ``-a``/``--ask``/``-s``/``--show-secrets`` are its global
+    options, and the next argument takes the place; after a keyword or a selector, a value is read as it is."""
+    nm = FakeNetworkManager(tmp_path / "nm", monkeypatch, networks=(("Cafe", "espresso-42"),))
+    nm.on_wifi("Cafe", name="--ask")
+
+    def nmcli(*args: str) -> subprocess.CompletedProcess:
+        return subprocess.run(["nmcli", *args], capture_output=True, text=True, check=False)
+
+    misread = nmcli("--wait", "60", "device", "wifi", "connect", "--ask", "password", "espresso-42", "ifname", "wlan0")
+    assert misread.returncode == 2 and "invalid extra argument 'espresso-42'" in misread.stderr  # the name is "password"
+    assert nmcli("device", "wifi", "connect", "--", "password", "espresso-42").stderr.strip() == (
+        "Error: No network with SSID '--' found.")  # no end of options: "--" is the name
+    assert nmcli("connection", "down", "--ask").stderr.strip() == "Error: No connection specified."
+    assert nmcli("connection", "down", "id", "--ask").returncode == 0 and nm.active() == []
+    assert nmcli("device", "wifi", "hotspot", "ifname", "wlan0", "con-name", "h", "ssid", "-s", "password",
+                 "k7m2p9q4r8s3").returncode == 0
+    assert nm.state["profiles"]["h"]["ssid"] == "-s"  # a keyword's value, read as it is
+    assert nmcli("-x", "radio", "wifi", "on").stderr.strip() == "Error: Option '-x' is unknown, try 'nmcli -help'."
+
+
+@pytest.mark.parametrize("ssid", ["-a", "--ask", "-s", "--show-secrets", "-my-cafe", "--"])
+def test_a_wifi_whose_name_nmcli_would_read_as_an_option_never_reaches_it(ssid, tmp_path, monkeypatch):
+    nm = FakeNetworkManager(tmp_path / "nm", monkeypatch, networks=((ssid, "espresso-42"),))
+    with pytest.raises(ReleaseError) as refused:
+        requests.check({"act": "wifi", "ssid": ssid, "password": "espresso-42"})
+    assert str(refused.value) == "a Wi-Fi network's name that begins with - cannot be joined from a page: nmcli " \
+                                 "would read it as an option"
+    with pytest.raises(ReleaseError) as refused:  # the act checks it too, whoever calls it
+        network.join(ssid, "espresso-42")
+    assert "begins with -" in str(refused.value) and "espresso-42" not in str(refused.value)
+    assert not [call for call in nm.calls() if "connect" in call]
+
+
+def test_every_connection_the_helper_names_is_read_by_nmcli_as_a_name(tmp_path, monkeypatch):
+    """A connection made before (Imager's, the owner's) may be named anything, ``--ask`` too:
+    named after ``id``, nmcli reads it as a name whatever it is."""
+    nm = FakeNetworkManager(tmp_path / "nm", monkeypatch, networks=(("Cafe", "espresso-42"), ("Bar", "negroni-77")))
+    nm.on_wifi("Bar", name="--ask")
+    acts, spool = acts_of(tmp_path), tmp_path / "spool"
+    assert asked(acts, spool, "wifi", ssid="Cafe", password="wrong-password") == 1
+    assert nm.active() == ["--ask"]
+    assert desk.state(acts.releases.home)["last"]["why"]["en"].endswith("it is back on --ask")
+    assert asked(acts, spool, "wifi", ssid="Cafe", password="espresso-42") == 0
+    named = [call for call in nm.calls() if call[:1] == ["connection"] and call[1] in ("up", "down", "delete", "modify")]
+    assert named and all(call[2] == "id" for call in named), named
 
 
 def test_the_time_zone_is_set_by_timedated_and_one_the_system_does_not_know_is_refused(tmp_path):

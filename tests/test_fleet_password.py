@@ -61,7 +61,7 @@ def test_a_password_goes_over_tls_unless_the_owner_says_otherwise(tmp_path):
     clear = {  # the keys the checker names (a URL alone, or with a file), and the broker as it shows it
         '[fleet]\nbroker = "mqtt://t1:hunter2@broker.cafe.example"\ntable_id = "t1"\n':
             "fleet.broker: the broker's password would cross the network in clear to mqtt://broker.cafe.example",
-        '[fleet]\nbroker = "mqtt://t1@192.0.2.7:1883"\ntable_id = "t1"\npassword_file = "/etc/pi-table/mqtt.password"\n':
+        '[fleet]\nbroker = "mqtt://t1@192.0.2.7:1883"\ntable_id = "t1"\npassword_file = "mqtt.password"\n':
             "fleet.broker and fleet.password_file together: the broker's password would cross the network in clear "
             "to mqtt://192.0.2.7:1883",
     }

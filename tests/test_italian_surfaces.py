@@ -200,3 +200,46 @@ def test_the_staff_page_names_the_game_and_every_device_in_italian(tmp_path, bro
     finally:
         page.close()
         companion.stop()
+
+
+def test_the_starting_team_is_named_in_the_simulators_language_and_refused_in_it(tmp_path, capsys):
+    """``--start rossa`` where the simulator speaks Italian (before: "a team is 'red' or 'blue'",
+    in English); a team it does not know is refused in the player's language, and the English
+    names a script writes are taken in both."""
+    script = tmp_path / "game.txt"
+    script.write_text("clue 1\n")
+    for lang, team, start in (("it", "rossa", "red"), ("it", "Blu", "blue"), ("it", "red", "red"), ("en", "blue", "blue")):
+        assert cli.main(["sim", "--lang", lang, "--start", team, "--seed", "1", "--script", str(script), "--json"]) == 0
+        assert f'"start": "{start}"' in capsys.readouterr().out
+    for lang, said in (("it", "--start: una squadra è 'rossa' o 'blu', non 'verde'"),
+                       ("en", "--start: a team is 'red' or 'blue', not 'rossa'")):
+        with pytest.raises(SystemExit) as exit:
+            cli.main(["sim", "--lang", lang, "--start", "verde" if lang == "it" else "rossa", "--script", str(script)])
+        assert exit.value.code == EXIT_USAGE and said in capsys.readouterr().err
+
+
+def test_every_label_and_placeholder_of_the_italian_staff_page_is_italian(tmp_path, browser):
+    """Before: the owner's box of blocked words kept its English name on the Italian staff page
+    (an attribute written once, while the page still spoke English, that no later pass wrote
+    again). The table in this process, its staff page with every room of the daemon's."""
+    from playwright.sync_api import expect
+
+    from pi_table.ui.messages import parse_po, po_path
+
+    from helpers import StaffTable, staff_login
+
+    italian = parse_po(po_path("it").read_text(encoding="utf-8"))
+    table = StaffTable(tmp_path, "RRRRRRRRRBBBBBBBBNNNNNNNA", "it")
+    page = browser.new_page()
+    try:
+        staff_login(page, table.base)
+        expect(page.locator("#blocked-words")).to_be_attached()
+        expect(page.locator("#game-line")).to_contain_text("Nome in codice · ")
+        said = page.evaluate("() => [...document.querySelectorAll('[aria-label], [placeholder]')].flatMap("
+                             "(node) => [node.getAttribute('aria-label'), node.getAttribute('placeholder')]).filter(Boolean)")
+        assert len(said) > 5 and [text for text in said if italian.get(text, text) != text] == []
+        assert page.get_attribute("#blocked-words", "aria-label") == "Parole non ammesse nei nomi delle squadre (una per riga)"
+        assert page.get_attribute("#log-search", "placeholder") == "Cerca nel log"
+    finally:
+        page.close()
+        table.close()

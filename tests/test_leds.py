@@ -16,6 +16,7 @@ from pi_table.engine.games import names_of
 from pi_table.engine.keys import Key
 from pi_table.hal import Cues, LedFrame, TimerState
 from pi_table.ui.leds import (
+    DEAF,
     DIM,
     HIDDEN_CARD,
     OFF,
@@ -104,6 +105,19 @@ def test_a_touched_card_turns_white_until_the_hold_makes_it_a_guess():
     assert lit.cells[3] == PENDING
     assert lit.cells[0] == REVEALED["R"]  # touching a card already shown changes nothing
     assert wake(view, pending=frozenset({3})) is None
+
+
+def test_a_card_the_board_cannot_hear_blinks_amber_and_a_revealed_or_touched_one_is_left_alone():
+    """Issue 51: a touch chip that does not answer; its hidden cards blink, so nobody touches them in vain."""
+    view = table(actions=["clue 2", "touch 0"])
+    deaf = frozenset({0, 12, 13})
+    off, on = frame(view, 100.0, deaf=deaf), frame(view, 100.5, deaf=deaf)
+    assert on.cells[12] == on.cells[13] == DEAF and off.cells[12] == tuple(round(c * DIM) for c in DEAF)
+    assert on.cells[0] == REVEALED["R"] and on.cells[11] == HIDDEN_CARD  # shown already; heard
+    assert wake(view, 100.0, deaf=deaf) == pytest.approx(100.5)  # still otherwise: it wakes for the blink alone
+    assert frame(view, 100.5, deaf=deaf, pending=frozenset({12})).cells[12] == PENDING  # heard after all: the touch wins
+    ring = frame(view, 100.7, deaf=deaf, revealed_at=shown_at(view, c0=100.5))
+    assert ring.cells[1] != HIDDEN_CARD and ring.cells[12] == DEAF  # the reveal's ring passes it by
 
 
 # --- the reveal -------------------------------------------------------------------------------

@@ -16,12 +16,12 @@ from helpers import SYSTEMD_JOURNAL, fake_journalctl, wait_for
 def test_under_systemd_each_line_carries_its_priority_and_the_stop_is_logged(tmp_path):
     config = tmp_path / "config.toml"
     config.write_text('[web]\nenabled = false\n[paths]\njournal_dir = "journal"\nsocket = "control.sock"\n'
-                      'socket_group = ""\n[touch]\nport = "/nonexistent/ttyACM7"\n')
+                      'socket_group = ""\n[touch]\nport = "/dev/pi-table-no-ttyACM7"\n')
     with open(tmp_path / "stderr", "w+b") as log:
         st = os.fstat(log.fileno())  # systemd names the stream it connected, as DEVICE:INODE
         environ = {**os.environ, "JOURNAL_STREAM": f"{st.st_dev}:{st.st_ino}"}
         daemon = subprocess.Popen([sys.executable, "-m", "pi_table", "run", "--hal", "sim", "--touch-port",
-                                   "/nonexistent/ttyACM7", "--config", str(config)],
+                                   "/dev/pi-table-no-ttyACM7", "--config", str(config)],
                                   stdout=subprocess.DEVNULL, stderr=log, env=environ)
         try:
             wait_for(lambda: b"table up" in (tmp_path / "stderr").read_bytes(), "the daemon's start line", 20)

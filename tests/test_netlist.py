@@ -14,7 +14,7 @@ from dataclasses import replace
 import pytest
 from pi_table.hardware import pinout
 from pi_table.hardware.pinout import HEADER, HEADER_GROUNDS
-from pi_table.hardware.tools import enclosure, guide, wiring
+from pi_table.hardware.tools import HARDWARE, enclosure, guide, wiring
 
 WIRING = pinout.load()
 HARNESS = wiring.harness(WIRING)
@@ -219,6 +219,15 @@ def _join_rows_power(harness: dict) -> None:
         (lambda h: _guard_to(h, ("BUS", 9)), "the guard foil is grounded at BUS 9 (GND), not at the GND of MPR121_5B, "
                                                "the breakout the I2C cable reaches first: the LEDs' ground carries"),
         (lambda h: _guard_to(h, ("MPR121_5C", 4)), "grounded at MPR121_5C 4 (GND), not at the GND of MPR121_5B"),
+        (lambda h: h["connectors"]["F2"].update(type="polyfuse (Bourns MF-R020)"),
+         "F2 is drawn without its trip current (as \"0.4 A trip\"): the wires after it cannot be checked"),
+        (lambda h: h["connectors"]["F1"].update(type="blade fuse 20 A, inline holder"),
+         "W_led wire 1 may carry 20 A in a short before a fuse opens; 0.75 mm2 is rated 6 A"),
+        (lambda h: h["cables"]["W_i2c"].update(colors=["WH", "GN", "BN", "YE"]),
+         "W_i2c twists SDA (WH) with 3V3 (BN) and SCL (GN) with GND (YE): its notes say SDA twisted with GND, "
+         "SCL with 3V3"),
+        (lambda h: h["cables"]["W_i2c"].update(colors=["WH", "BN", "GN", "YE"]),
+         "W_i2c twists SDA (WH) with SCL (BN): the bus's two lines crosstalk where they are twisted together"),
     ],
 )
 def test_each_netlist_rule_catches_its_mistake(change, words):
@@ -253,6 +262,16 @@ def test_a_row_too_long_for_its_joins_is_caught():
         (None, {"part": "feet", "kind": "decorative", "in the diagram": ""}, "electrical or mechanical"),
         (lambda h: h["connectors"]["R2"].update(subtype="470 Ohm"), None,
          "the bill of materials' 330 ohm resistor 1/4 W is for R2, which the diagram draws as 470 Ohm"),
+        (lambda h: h["connectors"]["F2"].update(type="polyfuse 1.1 A hold, 2.2 A trip (Bourns MF-R110)"), None,
+         "the bill of materials' PTC resettable fuse 0.2 A hold 0.4 A trip is for F2, which the diagram draws as "
+         "polyfuse 1.1 A hold, 2.2 A trip"),
+        (lambda h: h["connectors"]["F1"].update(type="blade fuse 10 A, inline holder"), None,
+         "is for F1, which the diagram draws as blade fuse 10 A"),
+        (None, {"part": "5 V 4 A power supply, centre-negative", "kind": "electrical", "in the diagram": "PSU"},
+         "the bill of materials' 5 V 4 A power supply, centre-negative is for PSU, whose plug J1 takes centre-positive "
+         "(J1's centre is +5V): say centre-positive"),
+        (None, {"part": "5 V 4 A power supply", "kind": "electrical", "in the diagram": "PSU"},
+         "the bill of materials' 5 V 4 A power supply is for PSU, whose plug J1 takes centre-positive"),
     ],
 )
 def test_the_bill_of_materials_rule_catches_its_mistake(change, rows, words):
@@ -327,3 +346,13 @@ def test_the_guard_is_grounded_at_the_breakout_the_i2c_cable_reaches_first():
     guard = [link for link in wiring.links(HARNESS) if link.wire and link.wire[0] == "W_guard"]
     assert [(link.a, link.b) for link in guard] == [((f"MPR121_{first.address:02X}", 4), ("GUARD", 1))]
     assert first.address == 0x5B
+
+
+def test_the_guide_twists_the_i2c_cable_as_the_diagram_colours_it():
+    """Issue 51.5: the diagram's colours and the guide's words pair the cores alike, SDA with GND and
+    SCL with 3V3, and nowhere SDA with SCL."""
+    said = wiring.twists_said(HARNESS, "W_i2c")
+    assert said == "SDA (white) with GND (brown), SCL (green) with 3V3 (yellow)"
+    guide_text = " ".join((HARDWARE / "README.md").read_text(encoding="utf-8").split())
+    assert said in guide_text and "Twist SDA with GND and SCL with 3V3" in guide_text
+    assert "SDA with SCL" not in guide_text and "SCL with SDA" not in guide_text

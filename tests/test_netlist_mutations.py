@@ -149,6 +149,11 @@ def _part(harness: dict, name: str, **fields: str) -> dict:
     return {**harness, "connectors": {**harness["connectors"], name: {**harness["connectors"][name], **fields}}}
 
 
+def _cable(harness: dict, name: str, **fields) -> dict:
+    """``harness`` with cable ``name`` drawn with other fields (its cores' colours)."""
+    return {**harness, "cables": {**harness["cables"], name: {**harness["cables"][name], **fields}}}
+
+
 def _rewired(harness: dict, by_wire: dict[tuple[str, int], list]) -> dict:
     """``harness`` with the connection of each named wire, alone on its row, made as given."""
     rows = []
@@ -177,6 +182,10 @@ MISSES = {
     "the guard grounded at the LED bus": (_rewired(HARNESS, {("W_guard", 1): [{"BUS": [9]}, {"W_guard": [1]},
                                                                                {"GUARD": [1]}]}),
                                           "the guard foil is grounded at BUS 9 (GND)"),
+    "a 1.1 A hold polyfuse for F2": (_part(HARNESS, "F2", type="polyfuse 1.1 A hold, 2.2 A trip (Bourns MF-R110)"),
+                                     "W_shifter_power wire 1 may carry 2.2 A in a short before a fuse opens"),
+    "SDA twisted with SCL in the I2C cable": (_cable(HARNESS, "W_i2c", colors=["BU", "BUWH", "OG", "OGWH"]),
+                                              "W_i2c twists SDA (BU) with SCL (BUWH)"),
 }
 """The mistakes the review made one at a time that the rules once let pass, and words of the report."""
 
@@ -189,7 +198,8 @@ def test_each_mistake_the_review_found_is_reported(miss):
 
 
 @pytest.mark.parametrize("miss", ["R2 at 33 kOhm", "a 74HC125 for the 74AHCT125", "R2 at the box end",
-                                  "the guard grounded at the LED bus"])
+                                  "the guard grounded at the LED bus", "a 1.1 A hold polyfuse for F2",
+                                  "SDA twisted with SCL in the I2C cable"])
 def test_the_mistakes_that_make_the_same_nets_are_each_reported_alone(miss):
     """A value, a part and two places: every net as the design's, so only their own rule speaks."""
     mutant, _words = MISSES[miss]

@@ -146,6 +146,29 @@ def test_a_night_that_sorts_last_or_opens_in_the_future_does_not_replace_the_caf
     assert [night["name"] for night in closed.nights()] == ["Last week", "Friday league"]  # the open one first
 
 
+def test_with_no_list_the_tables_that_play_a_night_put_it_first_and_a_night_from_elsewhere_apart():
+    """Issue 48, 9: with no ``--cafe-tables``, a table's night named like the café's and opened
+    later took the page. Each table tells only of its own night, with its own login (the shipped
+    ACL: pi-table/<its name>/night), so the tables decide: the night the most of its tables play
+    comes first, and its tables are the café's; a night hosted elsewhere is shown apart, after."""
+    fleet = hosted(Fleet())
+    fleet.take("pi-table/t1/night", told(game(1, "Owls", "Quiz Club", "Owls")))
+    fleet.take("pi-table/t2/night", told(game(2, "Foxes", "Moles", "Moles", table="t2")))
+    rogue = night_id(OPENED + 60)
+    fleet.take("pi-table/t9/plan", plan(opened=OPENED + 60, tables=("t9", "t1")))  # named like the café's
+    fleet.take("pi-table/t9/night", told(night=rogue))
+    first = fleet.night()
+    assert first is not None and (first["host"], first["night"], first["apart"]) == ("t1", NIGHT, False)
+    assert first["games"] == ["g1", "g2"]
+    assert [(night["host"], night["apart"]) for night in fleet.nights()] == [("t1", False), ("t9", True)]
+    fleet.take("pi-table/t2/night", told(night=rogue))  # were the café's tables to play it, it would lead
+    fleet.take("pi-table/t1/night", told(night=rogue))
+    assert [(night["host"], night["apart"]) for night in fleet.nights()] == [("t9", False), ("t1", False)]
+    listed = hosted(Fleet(cafe_tables=("t1", "t2")))  # the owner's list decides at once, before any game
+    listed.take("pi-table/t9/plan", plan(opened=OPENED + 60, tables=("t9", "t1")))
+    assert [night["host"] for night in listed.nights()] == ["t1"]
+
+
 def test_only_the_cafes_tables_host_or_play_when_the_owner_listed_them():
     """Issue 37, 4 and 9: with the café's tables listed (``[fleet] cafe_tables``, the dashboard's
     ``--cafe-tables``), a plan from any other table is dropped, and a night's games are read

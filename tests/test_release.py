@@ -13,17 +13,18 @@ import subprocess
 import sys
 import tarfile
 import tomllib
+import zipfile
 from pathlib import Path
 
 import pytest
 from packaging.requirements import Requirement
 from packaging.version import Version
 
-from pi_table.release import ReleaseError, bundle, desk, helper, keys, requests
+from pi_table.release import ReleaseError, bundle, desk, helper, keys, lock, requests
 from pi_table.release.keys import Keyring
 from pi_table.release.layout import CURRENT, ORIGIN, PREVIOUS, Releases
 from pi_table.release.service_user import ServiceUser
-from pi_table.release.wheels import Wheels
+from pi_table.release.wheels import Wheels, built, digest, pinned
 
 from helpers import BUNDLE_SECRET as SECRET
 from helpers import bundle_wheels as wheel_files
@@ -44,15 +45,92 @@ def test_the_changelogs_newest_section_is_pyprojects_version():
 
 def test_the_lock_pins_every_dependency_at_or_above_pyprojects_floor():
     pins = {}
-    for line in (ROOT / "requirements.lock").read_text(encoding="utf-8").splitlines():
-        if line and not line.startswith("#"):
-            name, _, version = line.partition("==")
-            pins[name.lower().replace("_", "-")] = Version(version)
+    for line in pinned((ROOT / "requirements.lock").read_text(encoding="utf-8")):  # each with its hashes
+        name, _, version = line.split()[0].partition("==")
+        pins[name.lower().replace("_", "-")] = Version(version)
     wanted = [*PROJECT["project"]["dependencies"], *PROJECT["project"]["optional-dependencies"]["leds-pi4"]]
     for requirement in map(Requirement, wanted):
         name = requirement.name.lower().replace("_", "-")
         assert name in pins, f"requirements.lock pins no {name}: .venv/bin/python -m pi_table.release.lock"
         assert requirement.specifier.contains(pins[name]), f"{name} {pins[name]} is below {requirement}"
+
+
+@pytest.mark.parametrize("files, machines", [
+    (["x-1.0.tar.gz"], ["x86_64", "aarch64"]),  # the source: built where no wheel serves
+    (["x-1.0-py3-none-any.whl"], ["x86_64", "aarch64"]),
+    (["x-1.0-cp311-cp311-manylinux_2_17_aarch64.manylinux2014_aarch64.whl"], ["aarch64"]),
+    (["x-1.0-cp38-abi3-manylinux_2_17_x86_64.whl"], ["x86_64"]),
+    (["x-1.0-cp312-cp312-manylinux_2_17_x86_64.whl", "x-1.0-cp311-cp311-musllinux_1_1_aarch64.whl",
+      "x-1.0-cp311-cp311-win_amd64.whl"], []),
+])
+def test_a_lock_pin_serves_a_machine_only_with_a_file_its_python_installs(files, machines):
+    assert [machine for machine in lock.MACHINES if lock.serves(files, machine)] == machines
+
+
+def wheel_of(folder: Path, name: str, version: str, body: str = "", needs: str = "") -> Path:
+    """A wheel pip installs: a module, its METADATA (``needs``: a Requires-Dist), WHEEL and RECORD."""
+    folder.mkdir(parents=True, exist_ok=True)
+    path, info = folder / f"{name}-{version}-py3-none-any.whl", f"{name}-{version}.dist-info"
+    with zipfile.ZipFile(path, "w") as made:
+        made.writestr(f"{name}.py", body)
+        made.writestr(f"{info}/METADATA", f"Metadata-Version: 2.1\nName: {name}\nVersion: {version}\n"
+                                          + (f"Requires-Dist: {needs}\n" if needs else ""))
+        made.writestr(f"{info}/WHEEL", "Wheel-Version: 1.0\nGenerator: test\nRoot-Is-Purelib: true\nTag: py3-none-any\n")
+        made.writestr(f"{info}/RECORD", "")
+    return path
+
+
+BACKEND = """import os, zipfile
+
+def build_wheel(wheel_directory, config_settings=None, metadata_directory=None):
+    name, info = "pi_table-0.3.0-py3-none-any.whl", "pi_table-0.3.0.dist-info"
+    with zipfile.ZipFile(os.path.join(wheel_directory, name), "w") as made:
+        made.writestr("pi_table.py", "")
+        made.writestr(info + "/METADATA", "Metadata-Version: 2.1\\nName: pi-table\\nVersion: 0.3.0\\n"
+                                          "Requires-Dist: segno==1.6.6\\n")
+        made.writestr(info + "/WHEEL", "Wheel-Version: 1.0\\nGenerator: test\\nRoot-Is-Purelib: true\\nTag: py3-none-any\\n")
+        made.writestr(info + "/RECORD", "")
+    return name
+"""
+"""A build backend of pi-table's tree in a test: its wheel, needing segno."""
+
+
+def test_a_release_built_from_a_tree_takes_its_dependencies_only_by_the_locks_hashes(tmp_path, monkeypatch):
+    """install.sh's build and an update from the repository: pi-table's wheel from the tree, its
+    dependencies by the hashes of the tree's requirements.lock (signed with the commit), so a
+    file the index gives that the lock does not name is refused; a pin with no hash too."""
+    index, tree = tmp_path / "index", tmp_path / "tree"
+    good = digest(wheel_of(index, "segno", "1.6.6", "real = True\n"))
+    tree.mkdir()
+    (tree / "pyproject.toml").write_text('[build-system]\nrequires = []\nbuild-backend = "backend"\n'
+                                         'backend-path = ["."]\n')
+    (tree / "backend.py").write_text(BACKEND)
+    (tree / "requirements.lock").write_text(f"# a comment\nsegno==1.6.6 \\\n    --hash=sha256:{good}\n"
+                                            "# [leds-pi4]\n")
+    monkeypatch.setenv("PIP_NO_INDEX", "1")
+    monkeypatch.setenv("PIP_FIND_LINKS", str(index))
+    log = io.StringIO()
+
+    def build(into: str, extras: str = "") -> Wheels:
+        (tmp_path / into).mkdir()
+        with open(tmp_path / f"{into}.log", "w") as out:
+            try:
+                return built(tree, extras, tmp_path / into, ServiceUser(None), out)
+            finally:
+                log.write((tmp_path / f"{into}.log").read_text())
+
+    wheels = build("right", "leds-pi4")
+    assert sorted(wheels.hashes) == ["pi_table-0.3.0-py3-none-any.whl", "segno-1.6.6-py3-none-any.whl"]
+    assert wheels.hashes["segno-1.6.6-py3-none-any.whl"] == good
+    wheel_of(index, "segno", "1.6.6", "tampered = True\n")  # the index now gives another file of the same name
+    with pytest.raises(ReleaseError, match="building the release failed: pip wheel .its dependencies"):
+        build("tampered")
+    assert "DO NOT MATCH THE HASHES" in log.getvalue()
+    with pytest.raises(ReleaseError, match="has no pins for the extra leds-pi5: expected one of leds-pi4"):
+        build("unknown extra", "leds-pi5")
+    (tree / "requirements.lock").write_text("segno==1.6.6\n")
+    with pytest.raises(ReleaseError, match=r"requirements.lock pins segno==1.6.6 with no hash"):
+        build("no hash")
 
 
 # --- the layout ------------------------------------------------------------------------------------
@@ -465,7 +543,8 @@ def git(where: Path, *args: str) -> str:
 def source_tree(folder: Path, version: str) -> Path:
     folder.mkdir(parents=True)
     (folder / "pyproject.toml").write_text(f'[project]\nname = "pi-table"\nversion = "{version}"\n')
-    (folder / "requirements.lock").write_text("segno==1.6.6\n")
+    segno = next(line for line in pinned((ROOT / "requirements.lock").read_text()) if line.startswith("segno=="))
+    (folder / "requirements.lock").write_text(segno + "\n")  # pinned with its hashes, as the checkout's
     (folder / "pi_table.py").write_text(f"# {SECRET}\n")
     return folder
 

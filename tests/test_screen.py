@@ -1,9 +1,6 @@
 """The spymaster screen: every game state drawn in both languages, taps, rotation, the catalogue,
-and the pygame backend on SDL's dummy video driver.
-
-Run as a script (``python tests/test_screen.py``) it writes docs/screenshots/ from the same
-games the tests play.
-"""
+and the pygame backend on SDL's dummy video driver. The documentation's pictures of it are
+drawn by tools/screenshots.py (tests/test_screenshots.py)."""
 
 from __future__ import annotations
 
@@ -19,7 +16,6 @@ import re
 import threading
 import time
 from dataclasses import replace
-from pathlib import Path
 
 import pygame
 import pytest
@@ -64,7 +60,6 @@ KEY = "RBNBBARNRNRNRRBBNRBNBBNRB"
 ALIAS_KEY = "RNBNARBRRBRB.NBRNRBNBBNRB"
 BLUE_AGENTS = (1, 3, 4, 14, 15, 18, 20, 21, 24)
 LANGS = ("en", "it")
-SCREENSHOTS = Path(__file__).resolve().parent.parent / "docs" / "screenshots"
 
 
 def view(rules: Rules, key: str, actions: tuple[str, ...] = ()):
@@ -221,6 +216,18 @@ def test_a_running_timer_counts_down_from_when_the_model_was_made():
     assert "0:48" in draw(surface(), m, now=100.0, since=100.0).texts
     assert "0:45" in draw(surface(), m, now=102.5, since=100.0).texts
     assert "0:48" in draw(surface(), m, now=102.5).texts  # no since: as the model says
+
+
+def test_a_card_the_board_cannot_hear_is_ringed_in_amber_on_the_key():
+    """Issue 51: the spymasters see which cards a touch cannot reach, and the warning says why."""
+    deaf = ScreenModel(view(CODENAMES, KEY, IN_PLAY), "game-1", cues=Cues(deaf=frozenset({12, 1})))
+    image, bare = surface(), surface()
+    frame = draw(image, deaf)
+    draw(bare, ScreenModel(view(CODENAMES, KEY, IN_PLAY), "game-1"))
+    x, y, w, _h = frame.cells[12]
+    assert image.get_at((x + w // 2, y - 2))[:3] == canvas.AMBER and bare.get_at((x + w // 2, y - 2))[:3] == canvas.BACKGROUND
+    x, y, w, _h = frame.cells[1]
+    assert image.get_at((x + w // 2, y - 2))[:3] == canvas.BACKGROUND  # revealed already: nothing to mark
 
 
 def test_the_pending_touch_and_the_revealed_cards_are_marked_on_the_key():
@@ -747,40 +754,6 @@ def test_a_display_that_cannot_open_is_reported():
     assert os.environ["SDL_VIDEODRIVER"] == "dummy"  # the process's choice is left as it was
 
 
-# --- the screenshots in docs/ ------------------------------------------------------------------------
-
-DOC_SCENES = {
-    "codenames-in-play": "codenames guess",
-    "coop-score": "coop score",
-    "alias24-mad-armed": "alias24 mad armed",
-    "deep-undercover-placing": "deep undercover placing",
-}
-
-
-def test_the_documented_screens_render(tmp_path):
-    for stem, name in DOC_SCENES.items():
-        for lang in LANGS:
-            render_png(model(name, lang), tmp_path / f"{stem}-{lang}.png")
-    assert len(list(tmp_path.glob("*.png"))) == 2 * len(DOC_SCENES)
-
-
-def write_screenshots(folder: Path = SCREENSHOTS) -> list[Path]:
-    """docs/screenshots/: each documented screen in each language, 800x480."""
-    folder.mkdir(parents=True, exist_ok=True)
-    written = []
-    for stem, name in DOC_SCENES.items():
-        for lang in LANGS:
-            path = folder / f"{stem}-{lang}.png"
-            render_png(model(name, lang), path)
-            written.append(path)
-    return written
-
-
-if __name__ == "__main__":
-    for path in write_screenshots():
-        print(path)
-
-
 def test_an_idle_screen_names_the_installed_version_for_the_staff():
     from pi_table import version
 
@@ -788,6 +761,9 @@ def test_an_idle_screen_names_the_installed_version_for_the_staff():
     assert not any(text.startswith("pi-table ") for text in draw(surface(), playing).texts)
     idle = replace(playing, cues=replace(playing.cues, idle=True))
     assert f"pi-table {version()}" in draw(surface(), idle).texts
+
+
+PRINT = ":".join(f"{n:02X}" for n in range(32))  # a SHA-256 fingerprint as browsers show it
 
 
 def test_a_table_waiting_for_its_set_up_shows_the_pages_qr_code_its_code_and_its_own_wifi(backend, tmp_path):
@@ -799,14 +775,15 @@ def test_a_table_waiting_for_its_set_up_shows_the_pages_qr_code_its_code_and_its
     from pi_table.ui.setup_screen import wifi_join
 
     screen, events = backend()
-    link = "http://10.42.0.1:8024/setup"
+    link = "https://10.42.0.1:8443/setup"
     shown_from_another_thread(screen, SetupModel(link, "1234 5678", "it", ("pi-table-ab3d", "k7m2p9q4r8s3"),
-                                                 Phrase.of("No network: the table opened its own Wi-Fi.")))
+                                                 Phrase.of("No network: the table opened its own Wi-Fi."), PRINT))
     screen.screenshot(tmp_path / "setup.png")
     texts = screen.painter.frame.texts
-    assert texts[0] == "Prepara questo tavolo" and link in texts and "1234 5678" in texts
+    assert texts[0] == "Configura questo tavolo" and link in texts and "1234 5678" in texts
     assert "Wi-Fi: pi-table-ab3d" in texts and "Password: k7m2p9q4r8s3" in texts
     assert "Nessuna rete: il tavolo ha aperto il suo Wi-Fi." in texts
+    assert f"Il certificato della pagina (SHA-256): {PRINT}" in texts  # to compare with the phone's warning
     picture = pygame.image.load(str(tmp_path / "setup.png"))
     dark = sum(1 for x in range(0, 800, 4) for y in range(60, 330, 4) if picture.get_at((x, y))[:3] == (0, 0, 0))
     assert dark > 400  # two QR codes' modules, black on white

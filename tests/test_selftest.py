@@ -14,6 +14,7 @@ import pytest
 from pi_table.daemon.devices import Devices
 from pi_table.daemon.selftest import WHITE, SelfTest
 from pi_table.drivers.settings import ButtonPins
+from pi_table.drivers.touchboard import spans
 from pi_table.engine import CELLS, EndTurn
 from pi_table.hal import ButtonEvent, DialEvent, SimButtons, SimLedStrip, SimScreen, SimTouch
 from pi_table.sim.emulator import BoardEmulator
@@ -137,6 +138,30 @@ def test_the_command_flags_a_deaf_pad_and_a_noisy_one_with_what_to_do(tmp_path):
     assert "FAILED cell 3: deaf: a touch moves it only" in out and "lower its thresholds" in out
     assert "FAILED cell 7: noisy: at rest its delta reaches" in out and "away from the LED data" in out
     assert "not seen: pad 3" in out and "FAILED cell 0" not in out
+    assert out.strip().endswith("self-test FAILED")
+
+
+def test_the_command_names_the_cards_of_a_chip_that_does_not_answer(tmp_path):
+    """Issue 51: chip 0x5B's joint broken on installation day: the test fails naming the chip,
+    its cards and what to check, not only the pads it did not see."""
+    emulator = BoardEmulator(link=tmp_path / "board", missing=(1,))
+    emulator.start()
+    config = tmp_path / "config.toml"
+    config.write_text('[web]\nenabled = false\n[paths]\njournal_dir = "journal"\nsocket = "control.sock"\n'
+                      'socket_group = ""\n')
+    try:
+        process = subprocess.Popen(
+            [sys.executable, "-m", "pi_table", "selftest", "--hal", "sim", "--touch-port", str(emulator.link),
+             "--config", str(config), "--timeout", "2"],
+            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+        )
+        out = process.communicate(timeout=30)[0]
+    finally:
+        emulator.stop()
+    assert process.returncode == 1, out
+    cards = spans(sorted(cell for cell in range(CELLS) if 12 <= electrode_of(cell) < 24))  # the shipped map's
+    assert (f"FAILED touch chip 0x5b has not answered since the touch board started: cards {cards} cannot be touched; "
+            "check the joints on that chip's breakout and the I2C cable to it") in out, out
     assert out.strip().endswith("self-test FAILED")
 
 

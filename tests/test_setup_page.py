@@ -7,10 +7,12 @@ Wi-Fi section: the network for the staff, a Wi-Fi joined by the owner."""
 
 from __future__ import annotations
 
+import http.client
 import json
 import re
 import threading
 import urllib.error
+import urllib.parse
 import urllib.request
 from pathlib import Path
 
@@ -166,6 +168,35 @@ def test_guesses_of_the_code_are_limited_and_a_guess_counts_however_right_the_re
         service.close()
 
 
+def test_a_flood_of_wrong_codes_from_other_addresses_never_blocks_the_right_code_from_a_phone_not_flooding(tmp_path):
+    """Issue 48, 6: 20 wrong codes a minute from 4 addresses made the owner's right code answer 429
+    (lockout as a denial of service). Each address is held to its own limit, and the overall one
+    holds only an address past its own first tries: the owner's phone, not flooding, sets the
+    table up; a flooding address stays held."""
+    service = StaffService(tmp_path, first_boot=True)
+    waiting = pending(tmp_path / "journal")
+    assert waiting is not None
+    try:
+        service.start()
+        port = urllib.parse.urlsplit(service.status()["companion"]).port
+
+        def tried(address: str, code: str) -> int:
+            connection = http.client.HTTPConnection("127.0.0.1", port, timeout=20, source_address=(address, 0))
+            connection.request("POST", "/setup/api", body=json.dumps(form(code)),
+                               headers={"Content-Type": "application/json"})
+            status = connection.getresponse().status
+            connection.close()
+            return status
+
+        flood = [tried(f"127.0.0.{10 + n}", f"{n * 10 + guess:08d}") for n in range(4) for guess in range(5)]
+        assert flood == [403] * 20
+        assert tried("127.0.0.10", waiting.code) == 429  # a flooding address: held, even with the right code
+        assert tried("127.0.0.30", waiting.code) == 200  # the owner's phone: its first try, checked
+        assert (tmp_path / "journal" / "staff.pin").exists()
+    finally:
+        service.close()
+
+
 # --- in this process: the screen, the touches, the network ---------------------------------------
 
 
@@ -199,7 +230,8 @@ class Table:
         zone.write_text(f'#!/bin/sh\necho "$@" >> {tmp_path / "zone-calls"}\n')
         zone.chmod(0o755)
         home = tmp_path / "opt"
-        self.acts = helper.Helper(Releases(home), Keyring(tmp_path / "keys"), ServiceUser(None), timedatectl=(str(zone),))
+        self.acts = helper.Helper(Releases(home), Keyring(tmp_path / "keys"), ServiceUser(None), timedatectl=(str(zone),),
+                                  config=self.config)
         boot.home = home  # the root helper's notes: its last act, the networks it saw
         staff = daemon_staff(self.daemon)
         next(room for room in staff.rooms if isinstance(room, WifiRoom)).desk.home = home  # type: ignore[attr-defined]

@@ -5,6 +5,7 @@ page in Chromium on a phone in both languages."""
 
 from __future__ import annotations
 
+import hashlib
 import logging
 import os
 import re
@@ -32,6 +33,7 @@ from helpers import (
     require_tools,
     service_daemon,
     signed_bundle,
+    staff_login,
 )
 from helpers import STAFF_PIN as PIN
 from helpers import StaffTable as InProcessTable
@@ -243,6 +245,30 @@ def test_the_passphrase_is_changed_and_reset_from_a_phone(tmp_path, browser):
         table.close()
 
 
+def test_with_no_live_code_a_reset_checks_no_passphrase_and_answers_alike(console, monkeypatch):
+    companion, desk, recovery = console
+    scrypts = []
+    real = hashlib.scrypt
+    monkeypatch.setattr(hashlib, "scrypt", lambda *a, **k: scrypts.append(1) or real(*a, **k))
+    answers = {}
+    for passphrase in (OWNER_PASSPHRASE, "not the one!", ""):
+        phone = Staff(companion.base_url)
+        answers[passphrase] = phone.call("POST", "/staff/recover",
+                                         {"code": "12345678", "pin": NEW_PIN, "passphrase": passphrase})
+    assert answers[OWNER_PASSPHRASE] == answers["not the one!"] == answers[""], answers
+    status, answer = answers[OWNER_PASSPHRASE]
+    assert status == 403 and "wrong or expired code" in answer["error"]
+    assert scrypts == [] and "recovered" not in desk.calls  # nothing was checked, nothing changed
+    recovery.issue()
+    recovery.void()  # a code that no longer serves is no live code either
+    assert Staff(companion.base_url).call("POST", "/staff/recover", {"code": "12345678", "pin": NEW_PIN,
+                                                                    "passphrase": "not the one!"}) == answers[""]
+    (companion.staff.folder / "owner.pass").unlink()  # nor does it tell whether a passphrase is set
+    assert Staff(companion.base_url).call("POST", "/staff/recover", {"code": "12345678", "pin": NEW_PIN,
+                                                                    "passphrase": "not the one!"}) == answers[""]
+    assert scrypts == []
+
+
 def test_a_reset_code_expires_and_its_guesses_are_limited():
     now = [0.0]
     recovery = Recovery(clock=lambda: now[0])
@@ -316,6 +342,37 @@ WORDS = {"en": {"good": "All good", "show": "warnings and errors", "pin": "Chang
                 "needed": "serve la frase segreta del gestore", "locked": "chiedono la frase segreta del gestore",
                 "unlock": "Sblocca le azioni del gestore", "unlocked": "sbloccate per 10 min",
                 "refused": "next.tar.gz verrebbe rifiutato: "}}
+
+
+@pytest.mark.parametrize("owner, locked", [(False, "no owner's passphrase is set"),
+                                          (True, "this needs the owner's passphrase")])
+def test_the_page_asks_whether_the_owner_is_set_before_calling_the_owners_routes(tmp_path, browser, owner, locked):
+    """Before: on a table with no owner's passphrase the page called the owner's routes (the
+    releases, the files) as it loaded, and the browser logged their two 409s in its console
+    (Lighthouse: best practices 96); locked, their 403s. It asks the owner's state first, says
+    why they are locked without asking them, and calls them once the owner has unlocked."""
+    from playwright.sync_api import expect
+
+    table = InProcessTable(tmp_path, dealt_key(), owner=owner)
+    page = browser.new_page()
+    refused, logged = [], []
+    page.on("response", lambda response: refused.append(f"{response.status} {response.url}") if response.status >= 400 else None)
+    page.on("console", lambda message: logged.append(message.text) if message.type == "error" else None)
+    try:
+        staff_login(page, table.base)
+        expect(page.locator("#release-line")).to_contain_text(locked)
+        expect(page.locator("#tls-line")).to_contain_text(locked)
+        page.evaluate("() => new Promise((done) => setTimeout(done, 500))")  # the page's own loads, all answered
+        assert refused == [] and logged == []
+        if owner:
+            page.fill("#owner-passphrase", OWNER_PASSPHRASE)
+            page.click("#owner-form button")
+            expect(page.locator("#release-line")).to_contain_text("Version ")  # now asked, as the owner
+            expect(page.locator("#tls-line")).to_contain_text("This table answers over http")
+            assert refused == []
+    finally:
+        page.close()
+        table.close()
 
 
 @pytest.mark.parametrize("lang", ["en", "it"])
@@ -582,7 +639,7 @@ def test_updates_and_power_are_asked_of_the_root_helper_and_nothing_else(tmp_pat
         desk.helper_missing = lambda: None
         status, found = staff.call("GET", "/staff/api/update")
         assert status == 200 and found["running"]["version"] == version() and found["offered"] == []
-        assert found["restore"] == {"trial": None, "rolled_back": None}
+        assert found["restore"] == {"trial": None, "rolled_back": None, "refused": None}
         for body in ({"from": "anywhere"}, {"from": "bundle"}, {"from": "repository", "bundle": "x.tar.gz"}, []):
             assert staff.call("POST", "/staff/api/update", body)[0] == 400
         assert staff.call("POST", "/staff/api/update", {"from": "repository"}) == (202, {"ok": True})
@@ -711,3 +768,36 @@ def test_the_log_comes_from_the_journal_by_time_range_or_says_what_it_shows_inst
             assert status == 400 and "seconds since 1970" in answer["error"]
     finally:
         table.close()
+
+
+def staff_scripts() -> list[str]:
+    """The staff page and every script it loads, following the modules' imports."""
+    static = Path(__file__).resolve().parent.parent / "pi_table" / "web" / "static"
+    found, todo = [], ["staff.html"]
+    while todo:
+        name = todo.pop()
+        if name not in found:
+            found.append(name)
+            todo += re.findall(r'(?:src="/staff/static/|from "\./)([\w-]+\.js)"', (static / name).read_text(encoding="utf-8"))
+    return found
+
+
+def test_every_word_the_staff_pages_scripts_look_up_is_served_in_the_tables_language(tmp_path):
+    """A word a script says with t() but /staff/words/LANG does not serve stays English on the
+    Italian page (the owner's lines of issue 53 were two)."""
+    import json
+    import urllib.request
+
+    from pi_table.web.texts import msgids_in_page
+
+    static = Path(__file__).resolve().parent.parent / "pi_table" / "web" / "static"
+    table = InProcessTable(tmp_path, dealt_key(), "it")
+    try:
+        with urllib.request.urlopen(f"{table.base}/staff/words/it", timeout=10) as answer:
+            served = json.loads(answer.read())
+    finally:
+        table.close()
+    scripts = staff_scripts()
+    assert {"staff.js", "console.js", "night.js"} <= set(scripts)
+    marked = set().union(*(msgids_in_page((static / name).read_text(encoding="utf-8")) for name in scripts))
+    assert sorted(marked - set(served)) == []

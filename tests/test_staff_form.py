@@ -10,7 +10,7 @@ import re
 import pytest
 
 from pi_table.config import BY_KEY, OPTIONS, build, defaults
-from pi_table.config.schema import GROUPS, LED_BACKENDS, form_field
+from pi_table.config.schema import GROUPS, LED_BACKENDS, VIDEO_DRIVERS, form_field
 from pi_table.drivers.settings import ORDERS, PINS
 from pi_table.engine.games import NAMES
 from pi_table.engine.rules import NUKE_MODES, SETUPS
@@ -25,10 +25,11 @@ from helpers import StaffTable as InProcessTable
 
 CHOICES = {"game.game": NAMES, "game.language": LANGUAGES, "game.nuke": NUKE_MODES, "game.setup": SETUPS,
            "leds.backend": LED_BACKENDS, "leds.order": ORDERS, "screen.panel": tuple(PANELS),
-           "screen.rotation": ROTATIONS, "screen.panel_rotation": ROTATIONS, "leds.pin": tuple(sorted(PINS))}
+           "screen.rotation": ROTATIONS, "screen.panel_rotation": ROTATIONS, "leds.pin": tuple(sorted(PINS)),
+           "screen.video_driver": VIDEO_DRIVERS}
 """Every key the checker holds to a fixed set, and the set it takes it from."""
 RANGED = {"game.dark_cell", "game.hold_s", "game.discussion_s", "timer.length_s", "leds.brightness", "leds.gamma",
-          "screen.width", "screen.height", "web.port", "web.request_s", "staff.session_min", "paths.keep_games",
+          "screen.width", "screen.height", "web.port", "web.tls_port", "web.request_s", "staff.session_min", "paths.keep_games",
           "paths.keep_mb", "sound.volume"}
 """Every key the checker holds to a range of numbers."""
 

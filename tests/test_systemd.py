@@ -261,9 +261,10 @@ def test_install_sets_up_a_pi_4_and_runs_twice_without_harm(tmp_path):
     assert os.access(installer.root / "opt/pi-table/helper", os.X_OK)
     # the configuration is the service's, for the staff page to edit
     assert installer.calls("chown") == [f"chown pi-table:pi-table {installer.config.parent} {installer.config}"]
-    # ... and readable to all: the staff's pi-table commands find the control socket in it
+    # ... and its group's (the staff's pi-table commands find the control socket in it, as the
+    # socket's group they are in), no other local user's: it may hold the broker's password (48.13)
     assert stat.S_IMODE(installer.config.parent.stat().st_mode) == 0o755
-    assert stat.S_IMODE(installer.config.stat().st_mode) == 0o644
+    assert stat.S_IMODE(installer.config.stat().st_mode) == 0o640
 
     unit = installer.root / "etc/systemd/system/pi-table.service"
     assert unit.read_text() == UNIT.read_text()
@@ -288,9 +289,14 @@ def test_install_sets_up_a_pi_4_and_runs_twice_without_harm(tmp_path):
     # The café changed a setting and broke another; the second run keeps the file as it is.
     edited = defaults_text.replace('language = "en"', 'language = "it"').replace("hold_s = 0.25", "hold_s = 9")
     installer.config.write_text(edited)
+    installer.config.chmod(0o644)  # as an older installer left it, and a trial's last good copy beside it
+    good = installer.config.with_name("config.toml.good")
+    good.write_text(edited)
+    good.chmod(0o644)
     second = installer.run()
     assert second.returncode == 0, second.stderr
     assert installer.config.read_text() == edited
+    assert [stat.S_IMODE(path.stat().st_mode) for path in (installer.config, good)] == [0o640, 0o640]
     assert "game.hold_s" in second.stderr and "WARNING" in second.stdout
     assert installer.calls("useradd") == [] and installer.calls("groupadd") == []
     assert (installer.root / "boot/firmware/config.txt").read_text() == boot

@@ -15,7 +15,7 @@ from pi_table.config import ConfigError, parse_config
 from pi_table.engine import Clue, EndTurn, Guess, Rules, Team, make_game
 from pi_table.engine.games import names_of
 from pi_table.errors import PiTableError
-from pi_table.hal import HealthEvent, NewGame, SimButtons, SimLedStrip, SimScreen, SimTouch
+from pi_table.hal import DeafCards, HealthEvent, NewGame, SimButtons, SimLedStrip, SimScreen, SimTouch
 from pi_table.sim.harness import SimTable
 from pi_table.table import Session, TableLoop
 from pi_table.table.input import HOLD_MIN_S, WIPE_WARNING, InputSettings, TouchPolicy
@@ -356,3 +356,21 @@ def test_a_pad_held_as_the_game_is_paused_is_not_held_for_it_once_resumed():
     t.loop.run_pending()
     assert t.session.table_view().board[1] == "R" and t.session.table_view().board[0] == "?"
     assert WIPE_WARNING not in t.screen.last.warnings
+
+
+def test_deaf_cards_told_while_the_game_is_paused_are_the_table_s_not_the_check_s():
+    """A touch chip stops answering during the self-test: the game, resumed, marks its cards and
+    says why; the check got none of it. Told back to none, the marks go."""
+    t = table()
+    checked = []
+    t.loop.pause(checked.append)
+    why = "touch chip 0x5b does not answer"
+    t.loop.post(DeafCards(frozenset({12, 13}), (why,)))
+    t.loop.run_pending()
+    t.loop.resume()
+    assert not checked and t.screen.last.deaf == {12, 13} and why in t.screen.last.warnings
+    t.loop.post(DeafCards())
+    t.loop.run_pending()
+    assert t.screen.last.deaf == frozenset() and why not in t.screen.last.warnings
+    with pytest.raises(ValueError, match="cell 25 is off the grid"):
+        DeafCards(frozenset({25}))

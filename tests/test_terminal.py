@@ -314,7 +314,7 @@ def test_in_italian_the_words_the_prompts_say_are_commands():
     """The new-game question says 'annulla' for undo: typing it takes the action back."""
     text, session = session_output(["touch 0", "nuova-partita", "n", "annulla", "aiuto", "esci", "touch 1"], lang="it")
     assert "(annulla la riporta indietro) [s/N]" in flat(text)
-    assert "annullato: touch 0" in text and session.record.moves == 0
+    assert "annullato: tocca 0" in text and session.record.moves == 0
     assert "Anche in italiano:" in text and "annulla (undo)" in flat(text)
     assert "non è un comando" not in text  # and esci left before 'touch 1'
 
@@ -385,9 +385,38 @@ def test_in_italian_the_books_unlimited_clue_is_typed_in_its_words():
     italian, session = session_output(["indizio senza-limiti", "tocca 0", "indizio tre"], lang="it")
     assert "(indizio: senza limiti; tentativi liberi;" in flat(italian) and session.record.moves == 2
     refused = flat(italian).split("indizio N: ", 1)[1]
-    assert refused.startswith("il numero dell'indizio è un numero intero o 'senza-limiti', non 'tre'")
+    assert refused.startswith("il numero dell'indizio è un numero intero o 'senza limiti', non 'tre'")
     english, _ = session_output(["clue three"])
     assert "clue N: the clue number is a whole number or 'unlimited', not 'three'" in flat(english)
+
+
+ITALIAN_RUN = ["indizio senza limiti", "penalità", "copri 13", "annulla", "copri 14", "indizio senza limiti", "tocca 10",
+               "tocca 1 2", "indizio", "nuova-partita a b", "fatto"]
+
+
+@pytest.mark.parametrize("rules, key, lines", [
+    (Rules(), KEY, ITALIAN_RUN),
+    (Rules(game="codenames-coop"), "RBNBRRNBBBRBRRNNRRABNBRNN", ["indizio 2", "tocca 0", "tocca 4", "fine-turno"])])
+def test_an_italian_player_is_taught_and_answered_in_the_italian_words(rules, key, lines):
+    """The book's 'indizio senza limiti' (a space, as the screen writes it) is taken; every prompt,
+    refusal and answer names the commands as the Italian player types them (copri, aiuto, tocca),
+    never the English a script writes. The help gives both, as do the words a mistyped one is told."""
+    from pi_table.table.commands import SPOKEN
+
+    italian, session = session_output(lines, rules=rules, key=key, lang="it")
+    if rules.game == "codenames":
+        assert session.record.moves == 5 and "(indizio: senza limiti; tentativi liberi;" in flat(italian)
+        assert "tocca N: 'tocca' richiede un argomento" in flat(italian)
+        assert "indizio N: 'indizio' richiede un argomento, un numero o 'senza limiti'" in flat(italian)
+        assert "annullato: copri 13" in italian and "(copri N)" in italian
+        assert "'nuova-partita' accetta al massimo un argomento" in flat(italian)
+        assert flat(italian).endswith("nuova-partita (new-game), non 'fatto'")  # another game's word, as typed
+    else:
+        assert "per l'avversario simulato (copri N)" in flat(italian)
+    assert "Scrivi 'aiuto' per i comandi." in italian
+    english = set(SPOKEN["it"].values()) | {"unlimited", "infinity"}
+    told = flat(italian).split("non è un comando: ")[0]  # the list a mistyped word is told gives both, on purpose
+    assert sorted(set(re.findall(r"[a-z][a-z-]+", told.lower())) & english) == []
 
 
 def test_in_italian_a_word_that_is_no_command_is_answered_with_the_italian_ones():

@@ -23,21 +23,30 @@ from pi_table.drivers.settings import ELECTRODE_LIMIT
 from pi_table.drivers.touchboard import (
     BUS_FREED,
     BUS_HELD,
+    CARDS,
+    CHIP_MISSING,
     CHIP_RESET,
+    CHIP_SILENT,
+    CHIPS_SILENT,
     DISCONNECTED,
     I2C_ERRORS,
     I2C_ERRORS_WARN,
     NEWER_BOARD,
+    ONE_CARD,
     OUT_OF_RANGE,
     OUT_OF_RANGE_CELLS,
+    SILENT_S,
     TOLD_S,
+    WITH_END_TURN,
     NotFound,
     TouchBoardConfig,
     TouchBoardSource,
     find_port,
+    spans,
 )
 from pi_table.engine.phrase import Phrase
-from pi_table.hal.events import ButtonEvent, HealthEvent, TouchEvent
+from pi_table.hal.events import ButtonEvent, DeafCards, HealthEvent, TouchEvent
+from pi_table.kinds import NotADevice, SerialDevice
 from pi_table.protocol import wire
 from pi_table.sim.harness import ManualClock
 from pi_table.ui.i18n import say
@@ -147,7 +156,7 @@ def running(folder: Path, greet: bool = True, clock=time.monotonic, sleep=None, 
     """A board and a started driver on its link; the driver has said hello unless ``greet`` is False."""
     board = Board(folder / "touch-board")
     settings_.setdefault("silence_timeout_s", 3.0)  # tests pause; the board here sends no heartbeats
-    driver = TouchBoardSource(TouchBoardConfig(port=str(board.link), **settings_), clock=clock, sleep=sleep)
+    driver = TouchBoardSource(TouchBoardConfig(port=SerialDevice(str(board.link)), **settings_), clock=clock, sleep=sleep)
     events = Events()
     driver.start(events.append)
     try:
@@ -423,7 +432,7 @@ def test_reports_queued_before_the_port_opened_are_stale(tmp_path):
     board = Board(tmp_path / "touch-board")
     board.send(wire.Hello((wire.PROTOCOL_MAJOR, 0), (0, 0, 9), "old-board", 36))
     board.touch(mask(7))
-    driver = TouchBoardSource(TouchBoardConfig(port=str(board.link)))
+    driver = TouchBoardSource(TouchBoardConfig(port=SerialDevice(str(board.link))))
     events = Events()
     driver.start(events.append)
     try:
@@ -546,8 +555,66 @@ def test_a_bus_the_board_cannot_free_shows_until_it_does_and_comes_first(tmp_pat
         board.send(wire.Hello((wire.PROTOCOL_MAJOR, 2), (0, 4, 0), "test-board", 36))  # it restarted
         board.greet()
         told(driver, Phrase.of(CHIP_RESET, chip="0x5a"))  # a board started afresh tells again of a bus it cannot free
-    assert "a chip holds the I2C bus's SDA low and nine clocks on SCL do not free it" in caplog.text
+    assert ("a chip holds the I2C bus's SDA low and nine clocks on SCL did not free it: every pad is deaf while "
+            "it does; the board clocks it again each second") in caplog.text
+    assert "power is cycled" not in caplog.text  # issue 51.7: the board frees it by itself, often at its second try
     assert "a fault of a kind this version does not know (fault kind=9 chip=0x5a count=1)" in caplog.text
+
+
+def silent(chip: int, how: int = wire.CHIP_STOPPED) -> wire.Fault:
+    return wire.Fault(wire.Fault.NOT_ANSWERING, chip, how)
+
+
+def test_a_silent_chip_is_a_fault_while_the_board_says_so_and_the_table_is_told_its_cards(tmp_path, caplog):
+    """The board tells a chip that does not answer each second: the health names it, its cards
+    (by the wiring's map) and what to check, after a bus it cannot free and before a chip reset;
+    the table gets the deaf cards; the fault ends when the board says the chip answers, or stops
+    telling it (SILENT_S), and with the link."""
+    caplog.set_level(logging.INFO, logger="pi_table.touch")
+    with on_manual_time(tmp_path, cells=ROTATED) as (board, driver, clock):
+        events = []
+        driver._emit = events.append  # what the table loop would hear
+        board.send(wire.Fault(wire.Fault.RESET, 0x5A, 1))
+        board.send(silent(0x5B))
+        deaf = Phrase.of(CHIP_SILENT, chip="0x5b", pads=Phrase.of(CARDS, cells="0-3, 17-24"))
+        told(driver, deaf)
+        assert events[-1] == DeafCards(frozenset({0, 1, 2, 3, *range(17, 25)}), (deaf,))
+        assert say(deaf, "it").startswith("il chip touch 0x5b non risponde; non si possono toccare: carte 0-3, 17-24")
+        clock.advance(SILENT_S - 0.5)
+        board.send(silent(0x5B))  # told again a second later: logged once
+        board.send(silent(0x5C, wire.CHIP_MISSING))
+        both = Phrase.of(CHIPS_SILENT, chips="0x5b, 0x5c", pads=Phrase.of(WITH_END_TURN, cards=Phrase.of(CARDS, cells="0-4, 17-24")))
+        told(driver, both)
+        assert str(both).startswith("touch chips 0x5b, 0x5c do not answer: cards 0-4, 17-24 and the END TURN pad")
+        board.send(wire.Fault(wire.Fault.BUS_HELD, 0, 0))
+        told(driver, Phrase.of(BUS_HELD))  # no card at all can be touched: that first
+        board.send(wire.Fault(wire.Fault.BUS_HELD, 0, 3))
+        board.send(silent(0x5B, wire.CHIP_ANSWERS))
+        only = Phrase.of(CHIP_MISSING, chip="0x5c", pads=Phrase.of(WITH_END_TURN, cards=Phrase.of(ONE_CARD, cell=4)))
+        told(driver, only)
+        clock.advance(SILENT_S)  # no longer told: the frame that said it answers was lost
+        told(driver, Phrase.of(CHIP_RESET, chip="0x5a"))
+        deadline = time.monotonic() + 3
+        while events[-1] != DeafCards() and time.monotonic() < deadline:
+            time.sleep(0.005)
+        assert events[-1] == DeafCards()
+        board.send(silent(0x5A))
+        told(driver, Phrase.of(CHIP_SILENT, chip="0x5a", pads=Phrase.of(CARDS, cells="5-16")))
+        board.unplug()  # the whole board lost: its own fault, and no cards deaf
+        deadline = time.monotonic() + 3
+        while events[-1] != HealthEvent("touch", False, DISCONNECTED) and time.monotonic() < deadline:
+            time.sleep(0.005)
+        assert events[-2:] == [DeafCards(), HealthEvent("touch", False, DISCONNECTED)]
+        board.plug()  # for the context's own unplug
+    warned = [r.getMessage() for r in caplog.records if r.levelname == "WARNING" and "answer" in r.getMessage()]
+    assert warned == [f"touch board: {deaf}", f"touch board: {Phrase.of(CHIP_MISSING, chip='0x5c', pads=Phrase.of(WITH_END_TURN, cards=Phrase.of(ONE_CARD, cell=4)))}",
+                      f"touch board: {Phrase.of(CHIP_SILENT, chip='0x5a', pads=Phrase.of(CARDS, cells='5-16'))}"]
+    assert "touch board: chip 0x5b answers again: its pads are heard again" in caplog.text
+
+
+@pytest.mark.parametrize("numbers, text", [([], ""), ([7], "7"), ([1, 2], "1-2"), ([0, 2, 3, 4, 9], "0, 2-4, 9")])
+def test_spans_say_runs_of_cells_as_a_person_reads_them(numbers, text):
+    assert spans(numbers) == text
 
 
 def test_a_board_with_fewer_electrodes_than_the_wiring_is_warned_about(tmp_path, caplog):
@@ -570,10 +637,32 @@ def test_stop_ends_the_link_thread_and_frees_the_port(rig):
     serial.serial_for_url(str(board.link), exclusive=True).close()
 
 
+def test_the_board_is_opened_as_the_device_file_its_port_leads_to_never_as_a_url(tmp_path, monkeypatch):
+    """Issue 48, 1-3: the driver handed the port's text to pyserial's ``serial_for_url``, whose
+    ``spy://...?file=PATH`` created or emptied PATH and whose ``socket://`` dialled a host. Now
+    it opens the device file the port leads to (``serial.Serial``), and a link changed to lead
+    anywhere but a character device under /dev is refused, whatever is there left as it was."""
+
+    def never(*args, **kwargs):
+        raise AssertionError("serial_for_url reads its port as a URL")
+
+    monkeypatch.setattr(serial, "serial_for_url", never)
+    with running(tmp_path) as (board, _driver, events):
+        assert board.link.is_symlink() and OK in events
+    victim = tmp_path / "owner.pass"
+    victim.write_text("the owner's hash")
+    (tmp_path / "swapped").symlink_to(victim)
+    with pytest.raises(NotADevice, match="which is not under /dev"):
+        SerialDevice(str(tmp_path / "swapped")).target()
+    with pytest.raises(NotADevice, match="which is not a character device"):
+        SerialDevice("/dev/shm").target()
+    assert victim.read_text() == "the owner's hash"
+
+
 def test_reopening_backs_off_from_a_tenth_to_two_seconds_and_reports_once(tmp_path):
     delays: list[float] = []
     driver = TouchBoardSource(
-        TouchBoardConfig(port=str(tmp_path / "no-board")), sleep=lambda s: (delays.append(s), time.sleep(0.001))
+        TouchBoardConfig(port=SerialDevice(str(tmp_path / "no-board"))), sleep=lambda s: (delays.append(s), time.sleep(0.001))
     )
     events = Events()
     driver.start(events.append)
@@ -588,7 +677,7 @@ def test_reopening_backs_off_from_a_tenth_to_two_seconds_and_reports_once(tmp_pa
 
 def test_stop_ends_a_backoff_wait_at_once(tmp_path):
     """The wait between tries is an hour here: only a wait that stop() wakes lets the thread end."""
-    driver = TouchBoardSource(TouchBoardConfig(port=str(tmp_path / "no-board"), backoff_s=3600, backoff_max_s=3600))
+    driver = TouchBoardSource(TouchBoardConfig(port=SerialDevice(str(tmp_path / "no-board")), backoff_s=3600, backoff_max_s=3600))
     events = Events()
     driver.start(events.append)
     deadline = time.monotonic() + 3
@@ -643,7 +732,7 @@ def test_no_thresholds_configured_leaves_the_board_s_own(rig):
 def test_readings_asked_for_reach_the_listener_and_move_no_cell(tmp_path):
     heard = []
     board = Board(tmp_path / "touch-board")
-    driver = TouchBoardSource(TouchBoardConfig(port=str(board.link), silence_timeout_s=3.0))
+    driver = TouchBoardSource(TouchBoardConfig(port=SerialDevice(str(board.link)), silence_timeout_s=3.0))
     driver.on_readings = heard.append
     events = Events()
     driver.start(events.append)
@@ -698,7 +787,7 @@ def test_discovery_without_interface_names_takes_the_later_interface(monkeypatch
     """pyserial on Windows gives no interface names; CircuitPython numbers the data port after the console."""
     ports = [port_info("COM9", None, "1-3:x.2"), port_info("COM4", None, "1-3:x.0")]
     monkeypatch.setattr(serial.tools.list_ports, "comports", lambda: ports)
-    assert find_port(PICO) == "COM9"
+    assert find_port(PICO) == SerialDevice("COM9")
 
 
 def test_discovery_with_two_boards_takes_one_and_says_so(monkeypatch, caplog):
@@ -707,7 +796,7 @@ def test_discovery_with_two_boards_takes_one_and_says_so(monkeypatch, caplog):
         port_info("/dev/ttyACM1", "CircuitPython CDC2 control", "1-1.3:1.2"),
     ]
     monkeypatch.setattr(serial.tools.list_ports, "comports", lambda: ports)
-    assert find_port(PICO) == "/dev/ttyACM1"
+    assert find_port(PICO) == SerialDevice("/dev/ttyACM1")
     assert "several USB 239a:80f4 ports (/dev/ttyACM1, /dev/ttyACM3)" in caplog.text
 
 
@@ -733,7 +822,7 @@ def test_a_board_that_never_says_hello_is_reported_in_the_tables_language(tmp_pa
     tty.setraw(slave)
     link = tmp_path / "silent"
     link.symlink_to(os.ttyname(slave))
-    driver = TouchBoardSource(TouchBoardConfig(port=str(link), hello_timeout_s=0.2), sleep=lambda s: time.sleep(0.01))
+    driver = TouchBoardSource(TouchBoardConfig(port=SerialDevice(str(link)), hello_timeout_s=0.2), sleep=lambda s: time.sleep(0.01))
     events = Events()
     driver.start(events.append)
     try:
@@ -763,7 +852,6 @@ def test_a_board_that_never_says_hello_is_reported_in_the_tables_language(tmp_pa
         ({"end_turn": (25, 25)}, "end_turn lists an electrode twice"),
         ({"cells": (None,) * 65}, "at most 64 electrodes"),
         ({"usb_id": (0x239A,)}, "usb_id is"),
-        ({"port": ""}, "port is a device path"),
         ({"silence_timeout_s": 0}, "silence_timeout_s must be above 0"),
         ({"backoff_s": 0.5, "backoff_max_s": 0.1}, r"backoff_max_s \(0.1\) must be at least"),
         ({"thresholds": ((8, 4), (4, 8))}, r"electrode 1's thresholds are \[touch, release\]"),

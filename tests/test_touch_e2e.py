@@ -12,14 +12,15 @@ import time
 import pytest
 
 from pi_table.drivers.settings import TouchBoardConfig
-from pi_table.drivers.touchboard import BUS_FREED, DISCONNECTED, I2C_ERRORS, TouchBoardSource
+from pi_table.drivers.touchboard import BUS_FREED, CARDS, CHIP_SILENT, DISCONNECTED, I2C_ERRORS, TouchBoardSource
 from pi_table.engine import Rules, Team, make_game
 from pi_table.engine.phrase import Phrase
-from pi_table.hal import NewGame, SimButtons, SimLedStrip, SimScreen, TouchEvent
+from pi_table.hal import DeafCards, NewGame, SimButtons, SimLedStrip, SimScreen, TouchEvent
+from pi_table.kinds import SerialDevice
 from pi_table.sim.emulator import BoardEmulator, run_commands
 from pi_table.table import Session, TableLoop
 from pi_table.table.input import HOLD_MIN_S, WIPE_WARNING, InputSettings, TouchPolicy
-from pi_table.ui.leds import REVEALED
+from pi_table.ui.leds import DEAF, DIM, REVEALED
 
 from helpers import wait_for
 
@@ -38,7 +39,7 @@ class Table:
         self.emulator.start()
         rules = Rules()
         self.session = Session(rules, rng=random.Random(1), key=make_game(rules).parse_key(KEY))
-        self.driver = TouchBoardSource(TouchBoardConfig(port=self.emulator.path))
+        self.driver = TouchBoardSource(TouchBoardConfig(port=SerialDevice(self.emulator.path)))
         self.leds, self.screen = SimLedStrip(), SimScreen()
         self.hold_s = hold_s
         policy = TouchPolicy(InputSettings(hold_s=hold_s, stuck_s=stuck_s))
@@ -268,12 +269,14 @@ def test_emulate_board_survives_a_held_bus_and_spikes_and_the_driver_tells_of_th
     assert len(said) == 1 and table.driver.connected
 
 
-@pytest.mark.parametrize("lang, words", [("en", "touch chip 0x5b was reset and set up again"),
-                                         ("it", "il chip touch 0x5b si è azzerato ed è stato configurato di nuovo")])
-def test_a_chip_reset_by_a_brown_out_shows_on_the_staff_pages_health_and_the_game_goes_on(tmp_path, lang, words):
+@pytest.mark.parametrize("lang, words, silent", [
+    ("en", "touch chip 0x5b was reset and set up again", "touch chip 0x5c does not answer: cards 2, 7, 12"),  # the reference wiring's cards on it
+    ("it", "il chip touch 0x5b si è azzerato ed è stato configurato di nuovo",
+     "il chip touch 0x5c non risponde; non si possono toccare: carte 2, 7, 12")])
+def test_a_chip_reset_by_a_brown_out_shows_on_the_staff_pages_health_and_the_game_goes_on(tmp_path, lang, words, silent):
     """The firmware finds the chip within its check each second and sets it up again; the table,
     started as the service starts it on the emulated board, says so in the board's health on the
-    staff page, in the page's language."""
+    staff page, in the page's language. A chip that then stops answering comes before it there."""
     from pi_table.web.staff import set_pin
 
     from helpers import STAFF_CONFIG, STAFF_PIN, Staff, service_daemon
@@ -283,7 +286,7 @@ def test_a_chip_reset_by_a_brown_out_shows_on_the_staff_pages_health_and_the_gam
     config = tmp_path / "config.toml"
     config.write_text(STAFF_CONFIG)
     set_pin(tmp_path / "journal", STAFF_PIN)
-    daemon = service_daemon(config, touch_port=str(emulator.link))
+    daemon = service_daemon(config, touch_port=SerialDevice.parse(str(emulator.link)))
     daemon.start()
     runner = threading.Thread(target=daemon.run, daemon=True)
     runner.start()
@@ -303,6 +306,8 @@ def test_a_chip_reset_by_a_brown_out_shows_on_the_staff_pages_health_and_the_gam
         wait_for(lambda: words in touch_health(), "the reset chip in the board's health", timeout=5)
         assert daemon.devices.touch.connected
         assert emulator.chips[1].read_register(0x5E) == 0x8F  # running again, as set up
+        emulator.cut_chip(2)
+        wait_for(lambda: silent in touch_health(), "the silent chip in the board's health", timeout=5)
     finally:
         daemon.stop()
         runner.join(timeout=5)
@@ -357,3 +362,54 @@ def test_emulate_board_touches_the_card_the_owner_names_on_a_table_of_the_refere
         service.close()
         if board.poll() is None:
             board.kill()
+
+
+def test_a_chip_that_stops_answering_is_a_fault_naming_it_and_its_deaf_cards(table, caplog):
+    """Issue 51's reproduction: chip 0x5B's joint breaks (electrodes 12-23, cards 12-23 under
+    the default map). A finger on electrode 14 is never reported; the board's health says which
+    chip, which cards and what to check, a warning is logged, and the table marks those cards
+    deaf on its screen and LEDs, until the chip answers again."""
+    said = []
+    run_commands(table.emulator, ["cut-chip 1", "cut-chip 3"], said.append, table.driver.config)
+    assert said == ["emulate-board: chip 3 does not exist: chips are 0 to 2\n"]
+    table.emulator.press(14)
+    trouble = wait_for(table.driver.trouble, "the chip that stopped answering in the board's health", timeout=3)
+    assert trouble == Phrase.of(CHIP_SILENT, chip="0x5b", pads=Phrase.of(CARDS, cells="12-23"))
+    assert str(trouble) == ("touch chip 0x5b does not answer: cards 12-23 cannot be touched; check the joints on "
+                            "that chip's breakout and the I2C cable to it")
+    assert any(record.levelname == "WARNING" and str(trouble) in record.getMessage() for record in caplog.records)
+    deaf = frozenset(range(12, 24))
+    wait_for(lambda: table.screen.last.deaf == deaf, "the deaf cards on the screen")
+    assert trouble in table.screen.last.warnings and not table.screen.last.pending  # the finger was never heard
+    cells = table.leds.last.cells
+    assert {cells[cell] for cell in deaf} <= {DEAF, tuple(round(c * DIM) for c in DEAF)}
+    assert cells[11] not in {DEAF} and cells[24] not in {DEAF}
+    table.emulator.release(14)
+    run_commands(table.emulator, ["mend-chip 1"], said.append, table.driver.config)
+    wait_for(lambda: table.driver.trouble() is None and table.screen.last.deaf == frozenset(), "the chip heard again",
+             timeout=3)
+    assert trouble not in table.screen.last.warnings
+    table.tap(14)
+    wait_for(lambda: table.board()[14] == "B", "a guess on the card that was deaf")
+
+
+def test_a_chip_missing_when_the_board_starts_is_told_as_such(tmp_path):
+    """A breakout whose joints never made contact: the board starts without it, says so after its
+    hello, and finds it once it answers."""
+    emulator = BoardEmulator(link=tmp_path / "touch-board", missing=(2,))
+    emulator.start()
+    driver = TouchBoardSource(TouchBoardConfig(port=SerialDevice(emulator.path)))
+    events = []
+    driver.start(events.append)
+    try:
+        trouble = wait_for(driver.trouble, "the missing chip in the board's health", timeout=3)
+        assert str(trouble) == ("touch chip 0x5c has not answered since the touch board started: card 24 and the "
+                                "END TURN pad cannot be touched; check the joints on that chip's breakout and the I2C "
+                                "cable to it")
+        assert DeafCards(frozenset({24}), (trouble,)) in events
+        emulator.mend_chip(2)
+        wait_for(lambda: driver.trouble() is None, "the chip found", timeout=3)
+        assert events[-1] == DeafCards()
+    finally:
+        driver.stop()
+        emulator.stop()

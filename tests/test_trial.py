@@ -55,6 +55,26 @@ def test_a_change_keeps_the_old_file_as_the_last_good_one_and_notes_the_trial(tm
         "leds", "companion")
 
 
+def test_the_files_mode_the_installer_gives_is_kept_by_a_trial_its_last_good_copy_and_a_rollback(tmp_path):
+    """48.13: config.toml may hold the broker's password; the installer makes it 0640 (the staff's
+    group reads the socket's path in it), and no writer of the service's opens it wider."""
+    path = config_file(tmp_path)
+    path.chmod(0o640)
+
+    def modes() -> dict[str, str]:
+        return {each.name: oct(each.stat().st_mode & 0o777) for each in tmp_path.iterdir()}
+
+    trial.change(path, {"timer.length_s": 90}, "staff")
+    assert modes() == {"config.toml": "0o640", "config.toml.good": "0o640", "config.toml.trial": "0o640"}
+    trial.starting(path)
+    assert trial.starting(path) is None  # rolled back
+    assert modes() == {"config.toml": "0o640", "config.toml.good": "0o640", "config.toml.rolled-back": "0o640"}
+    trial.change(path, {"timer.length_s": 120}, "staff")
+    trial.keep(path)
+    trial.change_proven(path, {"leds.brightness": 0.5}, machine=False)
+    assert modes() == {"config.toml": "0o640", "config.toml.good": "0o640"}
+
+
 def test_a_refused_change_writes_nothing_at_all(tmp_path):
     path = config_file(tmp_path)
     with pytest.raises(ConfigError, match="timer.length_s"):
@@ -226,7 +246,7 @@ def test_a_healthy_change_is_kept_after_its_restart(service):
     while trial.pending_trial(service.config) is not None and time.monotonic() < deadline:
         time.sleep(0.1)
     assert trial.pending_trial(service.config) is None, service.log()
-    assert settings_shown(staff) == {"trial": None, "rolled_back": None}
+    assert settings_shown(staff) == {"trial": None, "rolled_back": None, "refused": None}
     assert load_config(service.config).input.hold_s == 0.3
     assert trial.beside(service.config, trial.GOOD).read_text() == service.config.read_text()
 
@@ -374,6 +394,40 @@ def test_a_file_edited_by_hand_is_no_trial_and_a_bad_one_still_stops_the_table(s
     assert "length_s = 5" in service.config.read_text()
 
 
+def test_a_file_edited_by_hand_that_is_refused_starts_the_table_on_its_last_good_settings_until_discarded(service):
+    """Issue 50, 9: a bad hand edit stopped the table at its start (78), and only SSH could undo
+    it. A table that started once on a good file keeps it as the last good one; a start that
+    refuses the file starts on that instead, says what it refused on the screen and the staff
+    page, and the owner discards the refused file there: the table restarts on the last good one."""
+    service.start()
+    staff = service.staff()
+    assert staff.call("POST", "/staff/api/restart") == (200, {"ok": True, "restarting": True})
+    assert service.exited() == EXIT_RESTART
+    good = service.config.read_text()
+    service.config.write_text(good.replace("length_s = 0", "length_s = 5"))  # an edit by hand, over SSH
+    service.start()  # not 78: the last good settings
+    refused = "the settings file was refused ("
+    assert any(refused in warning for warning in service.status()["warnings"]), service.status()["warnings"]
+    staff = service.staff()
+    shown = settings_shown(staff)["refused"]
+    assert shown["why"].startswith(refused) and "timer.length_s" in shown["why"]
+    assert settings_shown(staff, "it")["refused"]["why"].startswith("il file delle impostazioni è stato rifiutato (")
+    assert check_config(service.config).returncode == EXIT_CONFIG  # the file itself is still refused by its checker
+    assert staff.call("POST", "/staff/api/config/discard", {})[0] == 403  # the owner's word
+    staff.as_owner()
+    assert staff.call("POST", "/staff/api/config/discard", {}) == (200, {"ok": True, "restarting": True})
+    assert service.exited() == EXIT_RESTART
+    assert service.config.read_text() == good
+    service.start()
+    assert settings_shown(service.staff())["refused"] is None and not any(
+        refused in warning for warning in service.status()["warnings"])
+
+
+def check_config(path: Path) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "pi_table", "check-config", str(path)], capture_output=True,
+                          text=True, timeout=30)
+
+
 def test_check_config_beside_the_running_table_lets_its_own_port_pass_and_not_another_programs(tmp_path):
     """The installer runs check-config on a table that is running: the port the table itself
     holds is its own to let go of at the restart; a port another program holds is refused."""
@@ -498,6 +552,7 @@ def test_a_change_that_cuts_the_staff_off_the_address_they_reached_is_rolled_bac
         wait_for(lambda: trial.pending_trial(service.config) is None, "the change kept", timeout=20)
         assert load_config(service.config).input.hold_s == 0.3  # kept: the address answers again
         staff = reached_on(service, "127.0.0.2")
+        staff.as_owner()  # the address the pages listen on is the owner's (issue 48)
         assert staff.call("POST", "/staff/api/config", {"changes": {"web.host": "127.0.0.1"}}) == (
             200, {"ok": True, "restarting": True})
         assert service.exited() == EXIT_RESTART

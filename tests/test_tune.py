@@ -15,6 +15,7 @@ from pi_table.config import ConfigError, load_config
 from pi_table.daemon.tune import TOUCH_MESSAGE, write_thresholds
 from pi_table.drivers.settings import TouchBoardConfig
 from pi_table.hal.tuning import PadNumbers, PadTuner, TuneModel, suggest, table_pads, tuned
+from pi_table.kinds import SerialDevice
 from pi_table.protocol import wire
 from pi_table.sim.emulator import BoardEmulator, run_commands
 from pi_table.ui.i18n import say
@@ -140,7 +141,7 @@ def test_the_table_s_touch_board_gets_the_written_thresholds(tmp_path):
     path = tmp_path / "config.toml"
     path.write_text(CONFIG)
     write_thresholds(path, ((8, 4), (10, 5)))
-    devices = open_devices(load_config(path), "sim", str(tmp_path / "board"))
+    devices = open_devices(load_config(path), "sim", SerialDevice(str(tmp_path / "board")))
     assert devices.touch.config.thresholds == ((8, 4), (10, 5))
 
 
@@ -205,7 +206,7 @@ def test_tune_against_the_emulator_prints_verdicts_and_writes_suggestions(tmp_pa
 def test_the_emulator_s_pads_can_be_made_deaf_or_noisy_from_its_commands(tmp_path):
     emulator = BoardEmulator(link=tmp_path / "board")
     said = []
-    run_commands(emulator, ["pad 3 6 2", "pad 40 6 2", "pad 3 x 2"], said.append, TouchBoardConfig(port=emulator.path))
+    run_commands(emulator, ["pad 3 6 2", "pad 40 6 2", "pad 3 x 2"], said.append, TouchBoardConfig())
     assert (emulator.strength[3], emulator.noise[3]) == (6, 2)  # card 3, on electrode 3 in this wiring
     assert "card 40 does not exist" in said[0] and "expected a whole number" in said[1]
 

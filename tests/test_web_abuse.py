@@ -13,6 +13,7 @@ import re
 import resource
 import select
 import socket
+import ssl
 import threading
 import time
 import urllib.request
@@ -29,7 +30,7 @@ from pi_table.web.server import MAX_CONNECTIONS, MAX_STREAMS, RESERVED, STREAMS_
 from pi_table.web.snapshot import Snapshot
 from pi_table.web.staff import CSRF_HEADER, StaffPage, set_pin
 
-from helpers import CHROMIUM, CHROMIUM_ARGS, require_tools, service_daemon, wait_for
+from helpers import CHROMIUM, CHROMIUM_ARGS, require_tools, self_signed, service_daemon, wait_for
 
 HALF_SENT = b"GET / HTTP/1.1\r\nHost: table\r\nUser-Agent: slow"  # no blank line: the headers never end
 POLICY = "default-src 'self'; frame-ancestors 'none'"
@@ -411,6 +412,38 @@ def test_guests_holding_every_connection_leave_room_for_a_known_staff_phone_and_
         assert all(still_served(connection) for connection in held_flood)  # the guests kept theirs
     finally:
         for connection in held_flood + silent:
+            connection.close()
+
+
+def test_guests_holding_every_connection_of_the_pages_leave_a_new_staff_phone_the_https_pages(start, tmp_path):
+    """Issue 48, 6: while 9 addresses held the guests' share of keep-alive connections, a staff
+    phone that had never logged in got 503 on /staff and the login (no credential to show the
+    reserve). The staff and set-up pages listen on their own https port, with a room of their own:
+    the guests' flood on the pages' port leaves it whole."""
+    from pi_table.daemon.run import _tls
+
+    set_pin(tmp_path, PIN)
+    cert, key = self_signed(tmp_path)
+    companion = start(max_connections=60, max_per_address=10, header_timeout_s=60,
+                      staff=StaffPage(Desk(), tmp_path), staff_tls=_tls(str(cert), str(key)))
+    flood = [keep_alive(companion, f"127.0.0.{2 + n % 9}") for n in range(90)]
+    held = [connection for connection in flood if connection is not None]
+    try:
+        assert 40 <= len(held) < 60 and get(companion, "/staff", "127.0.0.30").status == 503  # the pages' port is full
+        context = ssl.create_default_context(cafile=str(cert))
+        phone = http.client.HTTPSConnection("127.0.0.1", companion.staff_port, timeout=5,
+                                            source_address=("127.0.0.30", 0), context=context)
+        phone.request("GET", "/staff")
+        page = phone.getresponse()
+        assert page.status == 200 and page.read()
+        phone.request("POST", "/staff/login", body=json.dumps({"pin": PIN}), headers={"Content-Type": "application/json"})
+        answer = phone.getresponse()
+        assert answer.status == 200 and "Secure" in answer.getheader("Set-Cookie"), answer.getheader("Set-Cookie")
+        answer.read()
+        phone.close()
+        assert all(still_served(connection) for connection in held)  # the guests kept theirs
+    finally:
+        for connection in held:
             connection.close()
 
 

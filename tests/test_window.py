@@ -15,7 +15,7 @@ import pygame
 import pytest
 
 from pi_table.engine import Rules, make_game
-from pi_table.sim.window import GRID_PX, Window, cell_rects
+from pi_table.sim.window import GRID_PX, SCREEN_SIZE, Window, cell_rects
 from pi_table.table import Session
 from pi_table.table.input import InputSettings
 from pi_table.ui.leds import REVEALED
@@ -176,7 +176,9 @@ def test_the_grid_and_the_key_beside_it_read_alike(tmp_path, rotation):
         assert slots(cell_rects(rotation)) == slots(key)
         assert slots(key)[0] == {180: (0, 4), 90: (0, 0)}[rotation]  # the operatives' left, in the row nearest them
         edge = operatives_edge(rotation)
-        assert bar_of(w.grid_panel, cell_rects(rotation)) == edge == bar_of(w.screen_panel, w.painter.frame.cells)
+        grid_panel, screen_panel = (w.surface.subsurface(pygame.Rect(0, 0, GRID_PX, GRID_PX)),
+                                    w.surface.subsurface(pygame.Rect(GRID_PX, 0, *SCREEN_SIZE)))
+        assert bar_of(grid_panel, cell_rects(rotation)) == edge == bar_of(screen_panel, w.painter.frame.cells)
         assert set(w.screen.words) <= set(w.painter.frame.texts)  # the key's words, as the grid's
     finally:
         w.close()

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import random
+import re
 import subprocess
 import sys
 
@@ -46,7 +47,11 @@ def test_a_cafes_file_skips_comments_and_blank_lines(tmp_path):
     ("\n".join(f"w{i}" for i in range(24)) + "\nw1\n", "24 distinct words; a game needs 25"),
     ("\n".join(f"w{i}" for i in range(30)) + "\nextraordinarilylongword\n",
      "line 31: a card's word has at most 20 characters; this one has 23"),
-    ("\n".join(f"w{i}" for i in range(30)) + "\ntwo words\n", "line 31: one word a line is expected; this line has 2"),
+    ("\n".join(f"w{i}" for i in range(30)) + "\ntwo words\n", "line 31: one word a line is expected (or words a clue "
+     "cannot tell apart, joined by ' = '); this line has 2"),
+    ("\n".join(f"w{i}" for i in range(30)) + "\nnube = \n", "line 31: words a clue cannot tell apart are two or more, "
+     "joined by ' = '"),
+    ("\n".join(f"w{i}" for i in range(23)) + "\nw23 = w24\n", "24 distinct words; a game needs 25"),  # alike: one
 ])
 def test_a_bad_file_is_refused_naming_the_file_and_line(tmp_path, text, message):
     deck = tmp_path / "deck.txt"
@@ -54,6 +59,65 @@ def test_a_bad_file_is_refused_naming_the_file_and_line(tmp_path, text, message)
     with pytest.raises(WordListError) as caught:
         load_words(str(deck))
     assert str(deck) in str(caught.value) and message in str(caught.value)
+
+
+# --- words a clue cannot tell apart, and the game's own (issue 53) -----------------------------------
+
+
+def test_a_grid_never_holds_two_words_a_clue_cannot_tell_apart(tmp_path):
+    """Before: nube and nuvola were dealt on one grid. Words a clue cannot tell apart are written
+    on one line joined by ' = ' (a group), and a deal takes at most one of each group."""
+    deck = tmp_path / "deck.txt"
+    deck.write_text("sasso = pietra = roccia\nnube = nuvola\n" + "\n".join(f"w{i}" for i in range(23)) + "\n",
+                    encoding="utf-8")  # 25 that a clue tells apart: every deal takes one of each group
+    words = load_words(str(deck))
+    assert {"sasso", "pietra", "roccia", "nube", "nuvola"} <= set(words)
+    assert set(words.alike) == {frozenset({"sasso", "pietra", "roccia"}), frozenset({"nube", "nuvola"})}
+    for seed in range(200):
+        dealt = Cards(words, random.Random(seed)).deal("g")
+        assert len(dealt) == WORDS_PER_GAME and len(set(dealt)) == WORDS_PER_GAME
+        assert all(len(group & set(dealt)) <= 1 for group in words.alike), dealt
+
+
+@pytest.mark.parametrize("name, groups", [
+    ("it", [{"nube", "nuvola"}, {"sasso", "pietra", "roccia"}]),
+    ("en", [{"rock", "stone"}]),
+])
+def test_the_shipped_lists_name_their_synonyms_and_no_deal_holds_two_of_them(name, groups):
+    words = load_words(name)
+    assert all(frozenset(group) in words.alike for group in groups)
+    cards = Cards(words, random.Random(3))
+    for game in range(500):
+        dealt = set(cards.deal(f"g{game}"))
+        assert all(len(group & dealt) <= 1 for group in words.alike), sorted(dealt)
+
+
+def test_a_deal_without_alike_words_is_the_deal_it_was():
+    """A deck without groups deals as before the groups: the same seed, the same words."""
+    words = tuple(f"w{i}" for i in range(60))
+    assert Cards(words, random.Random(5)).deal("g") == tuple(random.Random(5).sample(words, WORDS_PER_GAME))
+
+
+def glossary_words(lang: str) -> set[str]:
+    """Each word of the grid games' terms in docs/dev/glossary.md (English or Italian), as the
+    table and the books say them: "key card" gives key and card, "capo dell'agenzia" capo."""
+    from helpers import ROOT
+
+    table = (ROOT / "docs" / "dev" / "glossary.md").read_text(encoding="utf-8").split("## The terms", 1)[1]
+    found = set()
+    for line in table.splitlines():
+        cells = [cell.strip() for cell in line.strip().strip("|").split("|")]
+        if len(cells) == 5 and cells[0] not in ("English", "---") and cells[4] != "Codex":
+            found |= set(re.findall(r"[a-zàèéìòù]+", re.sub(r"\([^)]*\)", "", cells[0 if lang == "en" else 1]).lower()))
+    return found
+
+
+@pytest.mark.parametrize("name", LISTS)
+def test_the_shipped_lists_avoid_the_games_own_words(name):
+    """A card called squadra, carta, capo or chiave (team, card, spymaster, key) makes the table's
+    own talk a clue: the decks hold none of the words of the grid games' glossary."""
+    assert glossary_words(name) >= ({"team", "card", "key"} if name == "en" else {"squadra", "carta", "capo", "chiave"})
+    assert sorted(set(load_words(name)) & glossary_words(name)) == []
 
 
 def test_an_unreadable_file_is_refused(tmp_path):
@@ -163,8 +227,9 @@ def test_the_window_shows_the_words_it_deals(monkeypatch):
         try:
             wait_for(lambda w=window: w.leds.latest.changed.is_set() and w.screen.latest.changed.is_set(), "shown")
             window.draw()
-            centre = window.surface.get_at(cell_rects()[12].center)[:3]
-            assert (centre == (15, 15, 18)) == (cards is not None)  # the word's plate, only with words
+            x, y = cell_rects()[12].center
+            above_the_letters = window.surface.get_at((x, y - window.small.get_height() // 2 - 1))[:3]
+            assert (above_the_letters == (15, 15, 18)) == (cards is not None)  # the word's plate, only with words
             assert window.screen.words == (None if cards is None else cards.deal(window.loop.session.id))
         finally:
             window.close()

@@ -12,6 +12,11 @@ what the code makes now (tests/test_docs.py runs that). The pages, in docs/refer
 - and for the makers, make/bom.md: the bill of materials, hardware/bom.csv as the build guide's
   table (hardware/tools/guide.py) shows it.
 
+Beside the pages, the build guide's drawings that Python alone makes: hardware/stripboard.svg, the
+touch board's stripboard at 1:1 (hardware/tools/stripboard.py); and make/steps.md's pictures, which
+OpenSCAD draws from the model (hardware/tools/steps.py) whenever the model has changed since they
+were drawn (``--check`` names them then).
+
 This file is a tool of a checkout, like hardware/tools/: a Pi never installs it.
 """
 
@@ -36,9 +41,14 @@ WORDS = {
                  "default, so an empty file is a working table; `pi-table check-config --defaults` prints them all. "
                  "A value outside its type or range is refused naming the file, the key, what was expected and "
                  "what was found, and the table does not start (exit 78). Each key's meaning starts with its name "
-                 "in the staff page's settings form, in bold.",
+                 "in the staff page's settings form, in bold. *Who* says who may change it from the staff page: "
+                 "a key that names a device, a file, a folder or a host (its kind says which) is the owner's, as "
+                 "are a few others; the value is read as that kind before the table opens anything it names "
+                 "([who does what](../cafe/roles.md)).",
         "other": "[Italiano](configuration.it.md)",
-        "head": ("key", "default", "values", "meaning"),
+        "head": ("key", "default", "values", "who", "meaning"),
+        "who": {False: "staff", True: "owner"},
+        "names": "names {what}",
         "to": "{least} to {most}",
         "off": "; {off}: off",
     },
@@ -51,9 +61,14 @@ WORDS = {
                  "check-config --defaults` li stampa tutti. Un valore di tipo o intervallo sbagliato viene "
                  "rifiutato indicando il file, la chiave, che cosa ci si aspettava e che cosa c'era, e il tavolo "
                  "non parte (codice di uscita 78). Il significato di ogni chiave comincia, in grassetto, con il "
-                 "nome del suo campo nel modulo delle impostazioni della pagina dello staff.",
+                 "nome del suo campo nel modulo delle impostazioni della pagina dello staff. *Chi* dice chi può "
+                 "cambiarla dalla pagina dello staff: una chiave che indica un dispositivo, un file, una cartella "
+                 "o un computer (lo dice il suo tipo) è del gestore, come poche altre; il valore è letto come "
+                 "quel tipo prima che il tavolo apra ciò che indica ([chi fa cosa](../cafe/roles.it.md)).",
         "other": "[English](configuration.md)",
-        "head": ("chiave", "predefinito", "valori", "significato"),
+        "head": ("chiave", "predefinito", "valori", "chi", "significato"),
+        "who": {False: "staff", True: "gestore"},
+        "names": "indica {what}",
         "to": "da {least} a {most}",
         "off": "; {off}: spento",
     },
@@ -77,7 +92,7 @@ def toml_value(value: object) -> str:
 
 
 def configuration(lang: str) -> str:
-    from pi_table.config.schema import EXPECTED, OPTIONS, SECTIONS
+    from pi_table.config.schema import EXPECTED, NAMING, OPTIONS, SECTIONS
     from pi_table.ui.i18n import translation
 
     say = translation(lang).gettext
@@ -104,8 +119,11 @@ def configuration(lang: str) -> str:
             elif option.unit:
                 values.append(say(option.unit))
             kind = say(EXPECTED[option.kind])
+            who = words["who"][option.owners]
+            if option.kind in NAMING:
+                who += f" ({words['names'].format(what=say(NAMING[option.kind]))})"
             row = (f"`{option.name}`", toml_value(option.default), f"{kind}: {', '.join(values)}" if values else kind,
-                   f"**{say(option.label)}**: {say(option.help)}")
+                   who, f"**{say(option.label)}**: {say(option.help)}")
             lines.append("| " + " | ".join(cell(text) for text in row) + " |")
         lines.append("")
     return "\n".join(lines)
@@ -241,18 +259,38 @@ PAGES: dict[str, Callable[[], str]] = {
     "reference/commands.md": commands,
     "reference/protocol.md": protocol,
     "make/bom.md": bom,
+    "make/steps.md": lambda: _steps().page(),
 }
 """Each generated page under docs/, and what writes it."""
 
 
+def _steps():
+    from pi_table.hardware.tools import steps
+
+    return steps
+
+
+def stripboard() -> str:
+    from pi_table.hardware.tools import stripboard as board
+
+    return board.drawing()
+
+
+DRAWINGS: dict[str, Callable[[], str]] = {"hardware/stripboard.svg": stripboard}
+"""Each generated drawing in the checkout, outside docs/, and what draws it."""
+
+
+def generated() -> dict[Path, Callable[[], str]]:
+    """Every file this tool writes, by its path, with what writes it."""
+    return {DOCS / name: make for name, make in PAGES.items()} | {ROOT / name: make for name, make in DRAWINGS.items()}
+
+
 def stale() -> list[str]:
-    """The pages whose file is not what the code makes now (or is missing)."""
-    found = []
-    for name, make in PAGES.items():
-        path = DOCS / name
-        if not path.is_file() or path.read_text(encoding="utf-8") != make():
-            found.append(f"docs/{name}")
-    return found
+    """The files (pages and drawings) that are not what the code makes now (or are missing)."""
+    found = [str(path.relative_to(ROOT)) for path, make in generated().items()
+             if not path.is_file() or path.read_text(encoding="utf-8") != make()]
+    steps = _steps()
+    return found + ([f"{steps.PICTURES.relative_to(ROOT)} (drawn from an older model)"] if steps.stale() else [])
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -264,10 +302,25 @@ def main(argv: list[str] | None = None) -> int:
         for page in pages:
             print(f"{page} is stale: run ./dev docs (or python tools/docs.py)", file=sys.stderr)
         return 1 if pages else 0
-    for name, make in PAGES.items():
-        (DOCS / name).parent.mkdir(parents=True, exist_ok=True)
-        (DOCS / name).write_text(make(), encoding="utf-8")
-    return 0
+    for path, make in generated().items():
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(make(), encoding="utf-8")
+    return draw_steps()
+
+
+def draw_steps() -> int:
+    """The build's pictures drawn again from the model, where it changed since they were drawn."""
+    steps = _steps()
+    if not steps.stale():
+        return 0
+    if not steps.can_render():
+        print(f"{steps.PICTURES.relative_to(ROOT)} is older than the model: install openscad and xvfb "
+              "(apt install openscad xvfb) and run ./dev docs again", file=sys.stderr)
+        return 1
+    warnings = steps.render()
+    for line in warnings:
+        print(line, file=sys.stderr)
+    return 1 if warnings else 0
 
 
 if __name__ == "__main__":

@@ -902,8 +902,9 @@ PARTS = (
     Part("electronics_box", "electronics box", False, "any colour", "floor down", "#5b7fa6"),
     Part("box_lid", "box lid", False, "any colour", "top down, as drawn", "#5b7fa6"),
 )
-SCENES = ("assembly",)
-"""Drawn for a picture only: assembly.scad places every part, the layers lifted apart."""
+SCENES = ("assembly", "build_steps")
+"""Drawn for a picture only: assembly.scad places every part, the layers lifted apart;
+build_steps.scad draws one step of the build guide (``-D step=N``: hardware/tools/steps.py)."""
 LIBRARIES = ("params", "common")
 """Included by the parts: checked on their own for warnings."""
 PICTURES = {"frame_tile_0": "frame_tile", "carrier_tile_3": "carrier_tile", "card_grille_0": "card_grille",
@@ -912,6 +913,8 @@ PICTURES = {"frame_tile_0": "frame_tile", "carrier_tile_3": "carrier_tile", "car
 """The rendered pictures kept in enclosure/pictures/ for the build guide: render name -> picture name."""
 PICTURE_SIZE = (800, 600)
 CAMERA = "--camera=0,0,0,55,0,25,0"  # OpenSCAD's gimbal camera: tilted 55 degrees, turned 25
+VIEW = (f"--imgsize={PICTURE_SIZE[0]},{PICTURE_SIZE[1]}", "--viewall", "--autocenter", CAMERA, "--colorscheme=Tomorrow")
+"""How every picture of the model is taken: its size, the whole scene in view, the camera, the colours."""
 MESSAGES = re.compile(r"^(WARNING|ERROR|DEPRECATED)\b.*$", re.MULTILINE)
 
 
@@ -962,8 +965,7 @@ def build(outdir: Path, pictures: bool = True, jobs: int = 2) -> list[Render]:
     if not pictures:
         return renders
     under_x = not os.environ.get("DISPLAY")
-    view = [f"--imgsize={PICTURE_SIZE[0]},{PICTURE_SIZE[1]}", "--viewall", "--autocenter", CAMERA,
-            "--colorscheme=Tomorrow"]
+    view = VIEW
     for part, stem, _, stl in meshes:  # one X server at a time: xvfb-run -a races when started in parallel
         scene = outdir / f"{stem}.view.scad"
         scene.write_text(f'color("{part.colour}") import("{stl.name}");\n', encoding="utf-8")

@@ -39,6 +39,8 @@ FFI_SAMPLES = (6, 10, 18, 34)
 STATUS_READ_CLOCKS = 48
 """One chip's touch status read: its address and the register, a repeated start, its address and
 the two status bytes (nine clocks a byte), with the start and stop."""
+PROBE_CLOCKS = STATUS_READ_CLOCKS - 9
+"""The step's probe of one chip's ECR (``touchboard.chip_running``): the same read, of one byte."""
 STEP_OVERHEAD_MS = 1.0
 """CircuitPython's own time in a step besides the I2C transfers: a few hundred microseconds for
 each of the step's three driver calls, as firmware/README.md reckons (an estimate, not measured on
@@ -105,7 +107,7 @@ def stages(settings: Settings, wiring: Pinout, block: bool = False) -> list[tupl
     """Each stage from the finger to the light: its name, typical and longest time in ms; with
     ``block``, the chip's part read as a second filter that moves once per block of SFI samples."""
     esi = settings.esi_ms
-    step = len(touchboard.ADDRESSES) * STATUS_READ_CLOCKS / settings.i2c_hz * 1000 + STEP_OVERHEAD_MS
+    step = (len(touchboard.ADDRESSES) * STATUS_READ_CLOCKS + PROBE_CLOCKS) / settings.i2c_hz * 1000 + STEP_OVERHEAD_MS
     period = step + settings.pause_s * 1000
     frame = led_frame_ms(wiring)
     blocks = settings.sfi * esi

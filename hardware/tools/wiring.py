@@ -82,13 +82,22 @@ SPEAKER_W = 3
 """The speaker bought: 4 ohm, 3 W, the most the MAX98357A gives at 5 V."""
 THROUGH = {"F1": (1, 2), "F2": (1, 2)}
 """Parts the LEDs' current flows through from one pin to the other: the fuse, and the polyfuse
-on the shifter's feed."""
+on the shifter's feed. The rules read each one's rating from its drawing (``fuse_rating``)."""
+MAIN_FUSE = "F1"
+"""The fuse at the jack: what a short draws from the LED supply is what it lets through."""
 POLYFUSE = "Bourns MF-R020"
 POLYFUSE_HOLD_MA = 200
 POLYFUSE_TRIP_MA = 400
 """F2, the resettable fuse at the start of the shifter's 26 AWG feed (W_shifter_power): Bourns'
 MF-R020 data holds 0.2 A and trips by 0.4 A. The 74AHCT125 draws microamps; a short on the
 stripboard then heats no thin wire, where the 5 A fuse alone would let a 1 A wire carry 5 A."""
+AMPS = re.compile(r"(?P<amps>\d+(?:\.\d+)?) ?A\b(?: (?P<kind>hold|trip))?")
+"""A current a part's name states: "5 A", "0.2 A hold", "0.4 A trip"."""
+JACK = "J1"
+CENTRE = "(centre)"
+"""How the jack's pin label says it is the centre pin: its label says which polarity the centre is."""
+CENTRE_SAID = "centre-{}"
+"""How the bill states a barrel plug's polarity: "centre-positive", as supplies' labels say it."""
 FRAME_EXITS = {"W_led": "led_exit_wall", "W_i2c": "touch_exit_wall"}
 """The cables that leave the frame for the box, each through a gland of its own: the params.scad
 name of the wall at whose end it leaves the back rim."""
@@ -123,6 +132,20 @@ I2C_CABLE_MARGIN = 1.5
 """A line sees its pair's partner and the other pair's two cores, all at AC ground, where the data
 sheet's figure is one core to one other: half as much again covers the two more and the spread
 between batches."""
+PAIRS = (("WH", "BN"), ("GN", "YE"), ("GY", "PK"), ("BU", "RD"))
+"""The first four pairs of a twisted-pair cable coloured by DIN 47100, as LiYY (TP) cables are:
+white with brown, green with yellow, grey with pink, blue with red. A cable coloured as network
+cable is (TIA-568) pairs a colour with its white-striped partner, BU with BUWH: ``partners`` knows both."""
+I2C_COLOURS = ("WH", "GN", "YE", "BN")
+"""The I2C cable's cores for SDA, SCL, 3V3 and GND (its wires 1-4): SDA (white) is twisted with
+GND (brown) and SCL (green) with 3V3 (yellow), so neither line of the bus shares a twist with the other."""
+I2C_TWISTS = "SDA twisted with GND, SCL with 3V3"
+"""How the cable's notes and the build guide say its pairs; ``twist_problems`` holds them to the colours."""
+TWISTED = "(TP)"
+"""How a cable's type says its cores are twisted in pairs (Lapp's name for it)."""
+STATED_TWISTS = re.compile(r"(?P<a>\w+) twisted with (?P<b>\w+), (?P<c>\w+) with (?P<d>\w+)")
+"""How a cable's notes state its two pairs."""
+BUS_LINES = ("SDA", "SCL")
 HOOKUP_WIRE = "26 AWG silicone hook-up wire"
 I2C_WIRE_PF_PER_M = 100
 """A 26 AWG hook-up wire of the bus on the frame, laid with the other three along the walls: twice
@@ -276,7 +299,7 @@ def harness(wiring: Pinout) -> dict:
                "notes": "pull-down on 1A: the strip sees a steady low while the Pi is off"},
         "C1": {"type": "ceramic capacitor", "subtype": VALUES["C1"].text, "pinlabels": ["1", "2"],
                "notes": "across VCC and GND at U1"},
-        "J1": {"type": "panel DC jack 5.5 x 2.1 mm, 5 A, 12 mm hole", "pinlabels": ["+5V (centre)", GROUND],
+        "J1": {"type": "panel DC jack 5.5 x 2.1 mm, 5 A, 12 mm hole", "pinlabels": [f"+5V {CENTRE}", GROUND],
                "notes": "in the electronics box's wall"},
         SUPPLY: {"type": "5 V LED supply, barrel plug", "pinlabels": ["+5V", GROUND],
                  "notes": f"{supply:g} A; plugs into J1"},
@@ -330,9 +353,8 @@ def harness(wiring: Pinout) -> dict:
         "W_C2": {"category": "bundle", "wirecount": 2, "colors": ["RD", "BK"], "notes": "C2's own leads"},
         "W_usb": {"wirecount": 4, "colors": ["RD", "WH", "GN", "BK"], "gauge": "28 AWG",
                   "notes": "short USB cable in the box, Pico to Pi: the touch board's power and data"},
-        "W_i2c": {"wirecount": 4, "colors": ["BU", "BUWH", "OG", "OGWH"], "gauge": "0.25 mm2", "type": I2C_CABLE,
-                  "notes": "the I2C cable, box to the frame: LiYY (TP) 2 x 2 x 0.25 mm2,\n"
-                           "SDA twisted with GND, SCL with 3V3"},
+        "W_i2c": {"wirecount": 4, "colors": list(I2C_COLOURS), "gauge": "0.25 mm2", "type": I2C_CABLE,
+                  "notes": "the I2C cable, box to the frame: LiYY (TP) 2 x 2 x 0.25 mm2,\n" + I2C_TWISTS},
         "W_C3": {"category": "bundle", "wirecount": 2, "colors": ["RD", "BK"], "notes": "C3's own leads"},
     }
     connections: list[list[dict]] = [
@@ -656,7 +678,7 @@ def problems(harness: dict, wiring: Pinout) -> list[str]:
     return [*end_problems(harness), *ground_problems(harness), *header_problems(harness), *ic_problems(harness),
             *net_problems(harness, wiring), *gauge_problems(harness, wiring), *fault_problems(harness, wiring),
             *value_problems(harness), *logic_problems(harness), *i2c_problems(harness, wiring),
-            *placement_problems(harness)]
+            *placement_problems(harness), *twist_problems(harness)]
 
 
 def end_problems(harness: dict) -> list[str]:
@@ -843,6 +865,71 @@ def i2c_problems(harness: dict, wiring: Pinout) -> list[str]:
     return found
 
 
+def core_line(harness: dict, cable: str, wire: int) -> str:
+    """What a core of ``cable`` carries, by the pins at its ends: SDA, SCL, GND, 3V3 (a breakout's
+    VIN, the Pico's 3V3(OUT)), or else its first end's label."""
+    ends = [_label(harness, pin) for link in links(harness) if link.wire == (cable, wire) for pin in (link.a, link.b)]
+    for line in (*BUS_LINES, GROUND):
+        if line in ends:
+            return line
+    if {"VIN", "3V3(OUT)"} & set(ends):
+        return "3V3"
+    return ends[0] if ends else "nothing"
+
+
+def partners(colour: str) -> tuple[str, ...]:
+    """The colours that may be twisted with ``colour`` in a twisted-pair cable: its white-striped
+    partner (TIA-568), and its partner in ``PAIRS`` (DIN 47100)."""
+    striped = colour[:-2] if colour.endswith("WH") and len(colour) > 2 else colour + "WH"
+    return (striped, *(b if colour == a else a for a, b in PAIRS if colour in (a, b)))
+
+
+def twisted_pairs(harness: dict, cable: str) -> list[tuple[tuple[str, str], tuple[str, str]]]:
+    """The pairs of a twisted-pair cable as its colours make them, each core as (line, colour), in
+    the order of their first cores."""
+    colours = harness["cables"][cable].get("colors", [])
+    wire_of = {colour: wire for wire, colour in enumerate(colours, 1)}
+    pairs = []
+    for colour in colours:
+        partner = next((other for other in partners(colour) if other in wire_of), None)
+        if partner is not None and wire_of[partner] > wire_of[colour]:
+            pairs.append(((core_line(harness, cable, wire_of[colour]), colour),
+                          (core_line(harness, cable, wire_of[partner]), partner)))
+    return pairs
+
+
+COLOUR_WORDS = {"WH": "white", "BN": "brown", "GN": "green", "YE": "yellow", "GY": "grey", "PK": "pink",
+                "BU": "blue", "RD": "red"}
+
+
+def twists_said(harness: dict, cable: str) -> str:
+    """A twisted-pair cable's pairs as the build guide says them: "SDA (white) with GND (brown), ..."."""
+    return ", ".join(f"{a} ({COLOUR_WORDS.get(a_colour, a_colour)}) with {b} ({COLOUR_WORDS.get(b_colour, b_colour)})"
+                     for (a, a_colour), (b, b_colour) in twisted_pairs(harness, cable))
+
+
+def twist_problems(harness: dict) -> list[str]:
+    """In a cable of twisted pairs, SDA and SCL are never one pair (the clock's edges couple into
+    the data most where they are twisted together), and the pairs are those its notes state (which
+    the build guide repeats)."""
+    found = []
+    for name, cable in harness["cables"].items():
+        if TWISTED not in cable.get("type", ""):
+            continue
+        pairs = twisted_pairs(harness, name)
+        crossed = [f"{name} twists {a} ({a_colour}) with {b} ({b_colour}): the bus's two lines crosstalk where they "
+                   f"are twisted together; twist each with a supply core ({I2C_TWISTS})"
+                   for (a, a_colour), (b, b_colour) in pairs if {a, b} == set(BUS_LINES)]
+        stated = STATED_TWISTS.search(cable.get("notes", ""))
+        drawn = {frozenset((a, b)) for (a, _), (b, _) in pairs}
+        found += crossed  # that said, the notes' pairs are beside the point
+        if not crossed and stated and drawn != {frozenset((stated["a"], stated["b"])), frozenset((stated["c"], stated["d"]))}:
+            found.append(f"{name} twists " + " and ".join(f"{a} ({a_colour}) with {b} ({b_colour})"
+                                                         for (a, a_colour), (b, b_colour) in pairs)
+                         + f": its notes say {stated.group(0)}")
+    return found
+
+
 SERIES_RESISTOR = ("R2", ("ROW0", 1))
 """The LED data line's series resistor and the DIN it guards."""
 
@@ -902,14 +989,29 @@ def gauge_problems(harness: dict, wiring: Pinout) -> list[str]:
     return found
 
 
+def fuse_rating(text: str) -> dict[str, float]:
+    """The currents a fuse's name states, in mA, by kind: a fuse's rating ("5 A": {"": 5000}), a
+    polyfuse's hold and trip ("0.2 A hold, 0.4 A trip": {"hold": 200, "trip": 400})."""
+    return {match["kind"] or "": float(match["amps"]) * 1000 for match in AMPS.finditer(text)}
+
+
+def opens_at(connector: dict) -> float | None:
+    """The current past which a fuse drawn so opens, in mA: a polyfuse's trip current, a fuse's
+    rating; None when its drawing does not state it."""
+    stated = fuse_rating(connector.get("type", ""))
+    return stated.get("trip") if "polyfuse" in connector.get("type", "") else stated.get("")
+
+
 def fault_ma(harness: dict, wiring: Pinout) -> dict[Pin, float]:
     """The most current a short could draw through each pin fed from the LED supply's +5 V before
     a fuse opens: the supply up to its fuse F1 (before it, the brick's own limit and its lead's
-    rating), past each fuse no more than that fuse's rating (the polyfuse's trip current)."""
-    ratings = {"F1": wiring.fuse_ma, "F2": POLYFUSE_TRIP_MA}
+    rating), past each fuse no more than that fuse's rating (the polyfuse's trip current), each
+    read from the fuse's drawing (one that does not state it limits nothing: fault_problems says so)."""
+    drawn = {name: opens_at(harness["connectors"][name]) for name in THROUGH if name in harness["connectors"]}
+    ratings = {name: float("inf") if ma is None else ma for name, ma in drawn.items()}
     joins = Joins(harness)
     start = (SUPPLY, 1)
-    best = {start: float(wiring.fuse_ma)}
+    best = {start: ratings.get(MAIN_FUSE, float(wiring.fuse_ma))}
     queue = [start]
     while queue:  # the widest way to each pin: a pin's current is its best way's narrowest fuse
         pin = queue.pop()
@@ -921,11 +1023,16 @@ def fault_ma(harness: dict, wiring: Pinout) -> dict[Pin, float]:
     return best
 
 
+UNSTATED = {True: 'trip current (as "0.4 A trip")', False: 'rating (as "5 A")'}
+"""What a polyfuse's drawing, and a fuse's, must state for the rules to read it."""
+
+
 def fault_problems(harness: dict, wiring: Pinout) -> list[str]:
     """Each wire on the LED supply's +5 V is protected: no fuse before it lets a short put more
     through it than its gauge is rated for. (A short's return runs on the ground side, behind the
     same fuse.)"""
-    found = []
+    found = [f"{name} is drawn without its {UNSTATED['polyfuse' in part['type']]}: the wires after it cannot be checked"
+             for name in THROUGH if (part := harness["connectors"].get(name)) is not None and opens_at(part) is None]
     shorts = fault_ma(harness, wiring)
     for link in links(harness):
         gauge = harness["cables"].get(link.wire[0], {}).get("gauge") if link.wire else None
@@ -954,6 +1061,17 @@ def bom_problems(harness: dict, rows: Iterable[dict[str, str]]) -> list[str]:
                 if drawn_value is not None and value_of(row["part"]) != drawn_value:
                     found.append(f"the bill of materials' {row['part']} is for {item}, which the diagram draws as "
                                  f"{harness['connectors'][item]['subtype']}")
+            polarity = centre_polarity(harness)
+            for item in sorted(items & {SUPPLY, JACK}):
+                said = CENTRE_SAID.format(polarity)
+                if polarity and said not in row["part"]:
+                    found.append(f"the bill of materials' {row['part']} is for {item}, whose plug {JACK} takes {said} "
+                                 f"({JACK}'s centre is {_centre_label(harness)}): say {said}")
+            for item in sorted(items & set(THROUGH) & set(harness["connectors"])):
+                bought, drawn_type = fuse_rating(row["part"]), harness["connectors"][item].get("type", "")
+                if bought and bought != fuse_rating(drawn_type):  # a row that states no current (a holder) says nothing
+                    found.append(f"the bill of materials' {row['part']} is for {item}, which the diagram draws as "
+                                 f"{drawn_type}")
         elif row["kind"] != "mechanical":
             found.append(f"the bill of materials' {row['part']} is {row['kind']!r}: electrical or mechanical")
         elif items:
@@ -961,6 +1079,18 @@ def bom_problems(harness: dict, rows: Iterable[dict[str, str]]) -> list[str]:
         named |= items
     found += [f"{item} is drawn but not in the bill of materials" for item in sorted(drawn - named)]
     return found
+
+
+def _centre_label(harness: dict) -> str:
+    """The label of the jack's centre pin, without its "(centre)": "+5V"."""
+    jack = harness["connectors"].get(JACK, {})
+    return next((label.replace(CENTRE, "").strip() for label in labels(jack).values() if CENTRE in label), "")
+
+
+def centre_polarity(harness: dict) -> str:
+    """Which polarity the jack's centre pin is drawn as: "positive", "negative", or "" when not drawn."""
+    label = _centre_label(harness)
+    return "positive" if label.startswith("+") else "negative" if label == GROUND else ""
 
 
 def _label(harness: dict, pin: Pin) -> str:

@@ -33,6 +33,7 @@ from ..drivers.settings import TouchBoardConfig
 from ..drivers.touchboard import TouchBoardSource
 from ..engine import Rules
 from ..hal import LedFrame, LedStrip, NewGame, Screen, SimButtons, SimScreen, UiEvent
+from ..kinds import SerialDevice
 from ..protocol import wire
 from ..table import Session, TableLoop
 from ..table.input import HOLD_MIN_S, InputSettings, TouchPolicy
@@ -183,7 +184,7 @@ def run(touches: int = 200, seed: int = 1, phones: int | None = None) -> dict:
     if not ours.poll(30) or ours.recv() != "ready":
         raise RuntimeError("the board emulator did not start within 30 s")
     session = Session(Rules(), rng=random.Random(seed))
-    driver = TouchBoardSource(TouchBoardConfig(port=str(link)))
+    driver = TouchBoardSource(TouchBoardConfig(port=SerialDevice(str(link))))
     screen: Screen = SimScreen(keep=1)
     companion: Companion | None = None
     crowd = None

@@ -9,8 +9,8 @@ import importlib
 import os
 import sys
 
-from .output import EXIT_CONFIG, EXIT_PIPE
-from .tables import Unconfigured
+from .output import EXIT_CONFIG, EXIT_NOPERM, EXIT_PIPE
+from .tables import NotInTheGroup, Unconfigured
 
 
 class _Version(argparse.Action):
@@ -92,6 +92,8 @@ def main(argv: list[str] | None = None) -> int:
         return args.func(parser, args)
     except Unconfigured:
         return EXIT_CONFIG
+    except NotInTheGroup:
+        return EXIT_NOPERM
     except BrokenPipeError:
         # stdout now leads to /dev/null, so the interpreter's last flush cannot fail again
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())

@@ -25,7 +25,8 @@ def add_commands(commands) -> None:
                        help="let the broker's password go over mqtt:// (no TLS) to another machine: a network you trust only")
     fleet.add_argument("--cafe-tables", default="",
                        help="the café's tables, as [fleet] cafe_tables lists them (t1,bar-2): only they host a night the "
-                            "page shows or tell of its games (default: every table on the broker)")
+                            "page shows or tell of its games (default: the host and tables of the night the most tables play; a "
+                            "night another table hosts is shown apart)")
     fleet.add_argument("--client-id", default="pi-table-fleet",
                        help="its MQTT client id; the broker keeps its events under it while it is away")
     fleet.set_defaults(func=_fleet)

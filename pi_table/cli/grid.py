@@ -7,6 +7,7 @@ import argparse
 import sys
 
 from ..engine import InvalidKey, Rules, make_game
+from ..kinds import AUTO
 from .output import EXIT_USAGE, flushed, said
 from .script import read_script
 
@@ -61,7 +62,7 @@ def sim(parser: argparse.ArgumentParser, args: argparse.Namespace, rules: Rules)
             from ..config import build, defaults
             from ..drivers.touchboard import TouchBoardSource
 
-            port = None if args.touch_port == "auto" else args.touch_port
+            port = None if args.touch_port == AUTO else args.touch_port
             # the reference build's wiring, as emulate-board's and a table's default configuration's
             touch = TouchBoardSource(replace(build(defaults(), None).touch, port=port))
         interactive(session, input, flushed(sys.stdout), painter, terminal, touch, settings, timer, cards)

@@ -5,18 +5,36 @@ from __future__ import annotations
 
 import argparse
 from collections.abc import Callable
+from typing import Literal
 
-from ..engine import Team
 from ..engine.games import NAMES, AnyRules, entry, kind_of
 from ..engine.rules import NUKE_MODES, SETUPS
+from ..kinds import SerialDevice, serial_port
 from .games import KINDS, setup_help
 
 
-def team(text: str) -> Team:
+def starting_team(parser: argparse.ArgumentParser, args: argparse.Namespace, lang: str = "en") -> None:
+    """--start as the team it names in ``lang`` (``rossa`` where the simulator speaks Italian),
+    read once the language is known; a usage error in that language otherwise."""
+    from ..engine.errors import InvalidKey
+    from ..ui.i18n import say, team_named
+
+    if args.start is not None:
+        try:
+            args.start = team_named(args.start, lang)
+        except InvalidKey as e:
+            parser.error(f"--start: {say(e.phrase, lang)}")
+
+
+def touch_port(text: str) -> SerialDevice | Literal["auto"]:
+    """``--touch-port``: 'auto', or a serial device under /dev (never a pyserial URL)."""
     try:
-        return Team.parse(text)
+        return serial_port(text)
     except ValueError as e:
-        raise argparse.ArgumentTypeError(str(e)) from None
+        raise argparse.ArgumentTypeError(f"--touch-port is {e}") from None
+
+
+TOUCH_PORT = "the touch board's serial port, a device under /dev, or 'auto' (overrides the configuration)"
 
 
 def whole_number(option: str, least: int, most: Callable[[], int] | None = None) -> Callable[[str], int]:
@@ -44,7 +62,8 @@ def game_options(parser: argparse.ArgumentParser, every_game: bool = False) -> N
     games = NAMES if every_game else tuple(name for name in NAMES if KINDS[kind_of(name)].keys)
     parser.add_argument("--game", choices=games, default="codenames", help="the game (default: %(default)s)")
     parser.add_argument("--nuke", choices=NUKE_MODES, default="basic", help="Alias 24's nuke mode (default: basic)")
-    parser.add_argument("--start", type=team, help="the starting team (Codenames: must match --key)")
+    parser.add_argument("--start", metavar="TEAM",
+                        help="the starting team, red or blue (with --lang it also rossa or blu; Codenames: must match --key)")
     parser.add_argument("--seed", type=int, help="deal reproducible keys from this seed")
     parser.add_argument("--clue-required", action="store_true", help="a clue number must be entered before a touch")
     parser.add_argument("--three-player", action="store_true", help="one operative guesses for both spymasters")

@@ -11,7 +11,7 @@ from typing import NoReturn, cast
 from ..engine import InvalidRules, Rules, make_game
 from ..engine.games import kind_of, names_of
 from .games import KINDS, options, sim
-from .options import game_options, rules_of, table_options, whole_number, words_option
+from .options import game_options, rules_of, starting_team, table_options, touch_port, whole_number, words_option
 from .output import said
 
 NO_WORDS = "none"
@@ -38,7 +38,8 @@ def add_commands(commands) -> None:
                                                  "may carry its options: '# options: --game alias24 --seed 3'")
     sim.add_argument("--json", action="store_true", help="with --script: one JSON object per line")
     sim.add_argument(
-        "--touch-port", help="play with a touch board on this serial port (from emulate-board), or 'auto' to find it"
+        "--touch-port", type=touch_port,
+        help="play with a touch board on this serial port (from emulate-board), or 'auto' to find it"
     )
     sim.add_argument("--lang", choices=("en", "it"), default="en",
                      help="the language the simulator speaks: its screen, lines, prompts and help")
@@ -70,6 +71,7 @@ def _sim(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
 
     if args.script is not None:
         _script_options(args)
+    starting_team(parser, args, args.lang)
     try:
         rules = rules_of(args)
     except InvalidRules as e:
@@ -168,6 +170,7 @@ def _key(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
         rules = cast(Rules, rules_of(args))  # whose --game offers the games with keys alone: a grid game
     except InvalidRules as e:
         parser.error(str(e))
+    starting_team(parser, args)
     game = make_game(rules)
     rng = random_source(args.seed)
     for _ in range(args.count):

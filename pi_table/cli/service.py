@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 
+from .options import TOUCH_PORT, touch_port
 from .tables import Unconfigured, config_option, load, own_table, tell
 
 
@@ -11,7 +12,7 @@ def add_commands(commands) -> None:
     run = commands.add_parser("run", help="run the table as a service (the daemon)")
     config_option(run)
     run.add_argument("--hal", choices=("hw", "sim"), default="hw", help="'sim': every device simulated, headless")
-    run.add_argument("--touch-port", help="the touch board's serial port (overrides the configuration)")
+    run.add_argument("--touch-port", type=touch_port, help=TOUCH_PORT)
     run.add_argument("--log-level", choices=("debug", "info", "warning", "error"), default="info")
     run.set_defaults(func=_run)
 
@@ -31,8 +32,9 @@ def _start(args: argparse.Namespace):
     """``run``'s configuration, after the service's start-up checks (``daemon.run.starting``): a
     trial of settings changed from a page is rolled back when the table cannot start on them (or
     did not survive its last start on them), and the table starts on the last good file instead;
-    a file edited by hand is refused as it is (78). The configuration and the trial under way
-    (Unconfigured when neither file will do)."""
+    a file edited by hand that is refused is said, and the table starts on the last good file too
+    (the staff page offers to discard it). The configuration and the trial under way (Unconfigured,
+    78, when neither file will do)."""
     from ..config import DEFAULT_PATH, ConfigError
     from ..daemon.run import starting
 

@@ -22,6 +22,11 @@ class Unconfigured(PiTableError):
     with EXIT_CONFIG."""
 
 
+class NotInTheGroup(PiTableError):
+    """The configuration is the service's and its group's (0640: it may hold the broker's
+    password) and this login is in neither, which was said: ``main`` ends the command with EXIT_NOPERM."""
+
+
 def config_option(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--config", type=Path, help=f"the configuration file (default: {DEFAULT_CONFIG}); it names the socket and journal"
@@ -36,12 +41,30 @@ def tell(args: argparse.Namespace, error: ConfigError) -> None:
 
 def load(args: argparse.Namespace, path: Path | None, running=None):
     """The configuration (Unconfigured after saying what is wrong with it). ``check-config`` and
-    ``run`` also refuse what cannot work on this machine, so the table never starts half-made."""
-    from ..config import ConfigError, load_config
+    ``run`` also refuse what cannot work on this machine, so the table never starts half-made.
+    The commands that talk to a running table read a file it refused as it did: its last good
+    one, which the table runs on (``config.trial.refused``)."""
+    from ..config import ConfigError, load_config, parse_config, trial
 
+    named = Path(DEFAULT_CONFIG) if path is None else path
+    if named.exists() and not os.access(named, os.R_OK):
+        from ..daemon.control import group_of
+        from ..engine.phrase import Phrase
+        from ..ui.i18n import say
+
+        group = group_of(named)
+        print(f"pi-table {args.command}: " + say(Phrase.of(
+            "{path} is the table's and its group's alone: join the service's group {group} (sudo usermod -aG {group} "
+            "$USER), then log in again", path=str(named), group=group), "en"), file=sys.stderr)
+        raise NotInTheGroup
     try:
         return load_config(path, machine=args.command in ("check-config", "run"), running=running)
     except ConfigError as e:
+        if args.command not in ("check-config", "run") and path is not None and trial.refused(path) is not None:
+            try:
+                return parse_config(trial.beside(path, trial.GOOD).read_text(encoding="utf-8"), path)
+            except (OSError, UnicodeDecodeError, ConfigError):
+                pass
         tell(args, e)
         raise Unconfigured from e
 

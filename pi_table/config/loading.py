@@ -10,7 +10,9 @@ from __future__ import annotations
 import itertools
 import math
 import os
+import re
 import tomllib
+from collections.abc import Callable
 from pathlib import Path
 
 from ..engine.errors import Refusal
@@ -18,6 +20,7 @@ from ..engine.phrase import Phrase, Text, meaning
 from ..engine.views import LANGUAGES
 from ..errors import PiTableError
 from ..files import NotAFile, TooBig, read_file
+from ..kinds import AUTO, Address, Folder, OwnFile, SerialDevice, Url
 from ..ui.i18n import say
 from .machine import FILES_READ, PRIVATE_KEYS, Running, check_machine
 from .schema import BY_KEY, DEFAULT_PATH, EXPECTED, MAX_BYTES, OPTIONS, SECTIONS, Option, defaults, describe
@@ -156,16 +159,16 @@ def _read_value(option: Option, raw: object, base: Path) -> object:
         ok = isinstance(raw, list) and all(is_wholes(row) for row in raw)
     elif kind == "str_list":
         ok = isinstance(raw, list) and all(isinstance(item, str) and "\0" not in item for item in raw)
-    else:  # str, path, usb_id
+    else:  # str, path, usb_id and the kinds that name something
         ok = isinstance(raw, str) and "\0" not in raw
     expected = Phrase(EXPECTED[kind])
     if not ok:
         raise Refusal("expected {expected}, found {found}", expected=expected, found=found)
-    if kind == "path":
-        raw = str(raw)  # checked above: a string
-        if not raw:
-            raise Refusal("expected a path, found an empty string")
-        return str(base / raw) if not Path(raw).is_absolute() else raw
+    if kind in NAMED:
+        try:
+            return NAMED[kind](str(raw), str(base))
+        except Refusal as e:
+            raise Refusal("expected {expected}, found {found}", expected=e.expected, found=found) from None
     if kind == "usb_id":
         vendor, _, product = str(raw).partition(":")
         try:
@@ -176,6 +179,45 @@ def _read_value(option: Option, raw: object, base: Path) -> object:
         if not all(0 <= n <= 0xFFFF for n in usb_id) or len(vendor) > 4 or len(product) > 4:
             raise Refusal("expected {expected}, four hex digits each, found {found}", expected=expected, found=found)
     return raw
+
+
+GROUP_NAME = re.compile(r"[a-z_][a-z0-9_-]{0,31}")  # as useradd and groupadd take them (Debian's NAME_REGEX)
+
+
+def _device(text: str, base: str) -> str:
+    try:
+        return text if text == AUTO else SerialDevice.parse(text).path
+    except Refusal as e:
+        raise Refusal("'auto' or {expected}", expected=e.expected, given=text) from None
+
+
+def _file(text: str, base: str) -> str:
+    return text and OwnFile.parse(text, base).path
+
+
+def _deck(text: str, base: str) -> str:
+    from ..ui.words import LISTS  # a table with no simulated words does without the module
+
+    return text if text in LISTS else _file(text, base)
+
+
+def _group(text: str, base: str) -> str:
+    if text and not GROUP_NAME.fullmatch(text):
+        raise Refusal("a group's name: lower-case letters, digits, '_' and '-', starting with a letter or '_', "
+                      "at most 32", given=text[:80])
+    return text
+
+
+NAMED: dict[str, Callable[[str, str], str]] = {
+    "device": _device, "file": _file, "deck": _deck, "group": _group,
+    "path": lambda text, base: Folder.parse(text, base).path,
+    "address": lambda text, base: str(Address.parse(text)) and text,
+    "url": lambda text, base: text and Url.parse(text, ("http", "https")).text,
+    "broker": lambda text, base: text and Url.parse(text, ("mqtt", "mqtts"), users=True).text,
+}
+"""How each kind that names something (``schema.NAMING``) is parsed into its kind (``pi_table.kinds``)
+from the text a file or the staff page gives, relative to the configuration's folder: the
+value as the settings keep it, or a Refusal saying what was expected."""
 
 
 def _did_you_mean(word: str, choices) -> Text:
@@ -268,4 +310,21 @@ def _secret_readers(given: dict[str, object], path: Path, secret_dirs: tuple[str
             found.append((key, Phrase.of(
                 "{name} names {file}, the private key of {other}: a private key is never sent or shown; name "
                 "another file", name=name, file=file, other=private[real])))
+        elif key in SHOWN and _holds_private_key(real):
+            found.append((key, Phrase.of(
+                "{name} names {file}, which holds a private key: a private key is never sent or shown; name "
+                "another file", name=name, file=file)))
     return found
+
+
+SHOWN_MOST = 1024 * 1024  # the longest of the files SHOWN keys name (a deck); a longer one is refused as it is read
+
+
+def _holds_private_key(path: str) -> bool:
+    """Whether the file ``path`` holds a PEM private key (the table's TLS key, a copy of it): what
+    a key whose file's words leave the table must never name, whatever else names it. A file
+    that cannot be read here is the machine check's to refuse."""
+    try:
+        return b"PRIVATE KEY-----" in read_file(path, SHOWN_MOST)
+    except (OSError, ValueError):  # missing, unreadable, not a file, too big
+        return False

@@ -28,6 +28,10 @@ MAX_BYTES = 256 * 1024  # a real configuration is a few kilobytes; more is a wro
 LED_BACKENDS = ("ws281x", "spi", "none")
 
 
+VIDEO_DRIVERS = ("kmsdrm", "wayland", "x11", "offscreen", "dummy")
+"""SDL's video drivers a table may ask for (``SDL_VIDEODRIVER``): the Pi's, a desktop's, and none."""
+
+
 SPI_MOSI = 10  # the spidev backend's data line is SPI0 MOSI, GPIO10
 
 
@@ -73,12 +77,23 @@ class Range:
         return value == self.off or self.least <= value <= self.most
 
 
+NAMING = {"device": N_("a device"), "usb_id": N_("a device"), "file": N_("a file"), "deck": N_("a file"),
+          "path": N_("a folder"), "group": N_("a group of this machine"), "address": N_("an address of this machine"),
+          "url": N_("a host, by its URL"), "broker": N_("a host, by its URL")}
+"""The kinds whose value names something outside the table's memory (``pi_table.kinds``), and
+what: a key of these kinds is the owner's, for whoever names a device, a file, a folder or a
+host decides what the table opens, reads, writes or dials. Every other kind is a number, a
+choice or plain words, and the staff's unless its key says otherwise (``Option.owner``)."""
+
+
 @dataclass(frozen=True, slots=True)
 class Option:
-    """One key: its section and name, default, kind (how the TOML value is read) and help;
-    for the staff page's form its label, its group (``GROUPS``: its section's by default), the
-    values it is one of (``choices``, said in ``words`` where they are not words already), the
-    numbers it takes (``range``) and their unit."""
+    """One key: its section and name, default, kind (how the TOML value is read, and what it
+    may name: ``NAMING``) and help; for the staff page's form its label, its group (``GROUPS``:
+    its section's by default), the values it is one of (``choices``, said in ``words`` where
+    they are not words already), the numbers it takes (``range``) and their unit. ``owner``
+    makes a key that names nothing the owner's all the same (the fleet's name for the table,
+    how many games the table keeps)."""
 
     section: str
     name: str
@@ -91,10 +106,17 @@ class Option:
     words: Mapping[str, str] = field(default_factory=dict, kw_only=True)
     range: Range | None = field(default=None, kw_only=True)
     unit: str | None = field(default=None, kw_only=True)
+    owner: bool = field(default=False, kw_only=True)
 
     @property
     def key(self) -> str:
         return f"{self.section}.{self.name}"
+
+    @property
+    def owners(self) -> bool:
+        """Whether changing this key needs the owner: it names a device, a file, a folder, a
+        group or a host, or its key says so."""
+        return self.owner or self.kind in NAMING
 
     @property
     def group(self) -> str:
@@ -125,7 +147,7 @@ OPTIONS = (
            label=N_("Timer warning"), unit=SECONDS),
     Option("timer", "enforce", False, "bool", N_("end the turn when the timer runs out"),
            label=N_("End the turn when the timer runs out")),
-    Option("touch", "port", "auto", "str", N_("the board's serial port (/dev/serial/by-id/...), or 'auto': by usb_id"),
+    Option("touch", "port", "auto", "device", N_("the board's serial port (/dev/serial/by-id/...), or 'auto': by usb_id"),
            label=N_("Touch board port")),
     Option("touch", "usb_id", WIRING.usb_id, "usb_id", N_("VENDOR:PRODUCT of the board's data port, in hex"),
            label=N_("Touch board USB id")),
@@ -146,9 +168,9 @@ OPTIONS = (
     Option("leds", "invert", False, "bool", N_("ws281x: the data line goes through an inverting level shifter"),
            label=N_("Inverted data line")),
     Option("leds", "spi_bus", 0, "int", N_("spi backend: /dev/spidevBUS.DEVICE"),
-           label=N_("SPI bus")),
+           label=N_("SPI bus"), owner=True),
     Option("leds", "spi_device", 0, "int", N_("spi backend: /dev/spidevBUS.DEVICE"),
-           label=N_("SPI device")),
+           label=N_("SPI device"), owner=True),
     Option("leds", "order", "GRB", "str", N_("the chips' colour order (WS2812B: GRB)"),
            label=N_("Colour order"), choices=ORDERS),
     Option("leds", "brightness", 0.5, "number", N_("0 to 1, before the current limit"),
@@ -179,7 +201,7 @@ OPTIONS = (
            N_("how far the panel is turned clockwise in the hood from its native upright: Touch Display 2 90 or 270, others 0 or 180"),
            label=N_("Panel rotation"), choices=ROTATIONS, unit=DEGREES),
     Option("screen", "video_driver", "kmsdrm", "str", N_("SDL's video driver (kmsdrm on the Pi, no desktop)"),
-           label=N_("Video driver")),
+           label=N_("Video driver"), choices=VIDEO_DRIVERS),
     Option("screen", "width", 0, "int", N_("a window this wide instead of the whole display (0: the display)"),
            label=N_("Window width"), range=Range(1, 8192, off=0), unit=PIXELS),
     Option("screen", "height", 0, "int", N_("with width"),
@@ -198,48 +220,50 @@ OPTIONS = (
            label=N_("NEW GAME hold time"), in_group="game", unit=SECONDS),
     Option("web", "enabled", True, "bool", N_("serve the companion pages for phones (spymaster key, spectators, players' seats)"),
            label=N_("Phone pages")),
-    Option("web", "host", "0.0.0.0", "str", N_("the address it listens on: 0.0.0.0 every network, 127.0.0.1 this machine only"),
+    Option("web", "host", "0.0.0.0", "address", N_("the address it listens on: 0.0.0.0 every network, 127.0.0.1 this machine only"),
            label=N_("Listening address")),
     Option("web", "port", 8024, "int", N_("its TCP port, 1024 to 65535 (0: any free port, for tests)"),
            label=N_("Phone pages' port"), range=Range(1024, 65535, off=0)),
-    Option("web", "url", "", "str", N_("how phones reach it, for the QR codes ('': http://ADDRESS:PORT of this machine)"),
+    Option("web", "tls_port", 8443, "int", N_("the https port of the staff and set-up pages, which take PINs and passwords: 1024 to 65535 (0: any free port, for tests); with the table's own certificate unless tls_cert names the owner's"),
+           label=N_("Staff pages' https port"), range=Range(1024, 65535, off=0), owner=True),
+    Option("web", "url", "", "url", N_("how phones reach it, for the QR codes ('': http://ADDRESS:PORT of this machine)"),
            label=N_("Address phones use")),
-    Option("web", "tls_cert", "", "str", N_("serve https with this certificate file (and its chain), so the staff PIN never crosses the Wi-Fi in clear ('': http)"),
+    Option("web", "tls_cert", "", "file", N_("a certificate of the owner's own (and its chain) for every page, over https on port ('': the phones' pages over http, the staff and set-up pages over https on tls_port with the table's own certificate)"),
            label=N_("HTTPS certificate file")),
-    Option("web", "tls_key", "", "str", N_("the certificate's private key file, readable by the service alone"),
+    Option("web", "tls_key", "", "file", N_("the certificate's private key file, readable by the service alone"),
            label=N_("HTTPS private key file")),
     Option("web", "request_s", 10.0, "number", N_("seconds a phone has to send a request, its headers and then an action's body, 2 to 120 (longer on a slow Wi-Fi)"),
            label=N_("Time a phone has to send a request"), range=Range(2, 120), unit=SECONDS),
     Option("staff", "session_min", 60, "int", N_("minutes a staff page login lasts unused, 5 to 1440"),
            label=N_("Staff login lasts"), range=Range(5, 1440), unit=MINUTES),
-    Option("fleet", "broker", "", "str", N_("report to this MQTT broker: mqtt://USER:PASSWORD@HOST:PORT or mqtts://... ('': off)"),
+    Option("fleet", "broker", "", "broker", N_("report to this MQTT broker: mqtt://USER:PASSWORD@HOST:PORT or mqtts://... ('': off)"),
            label=N_("Fleet broker")),
     Option("fleet", "table_id", "", "str", N_("this table's name in the fleet's topics, pi-table/<table_id>/... (no / + # or spaces)"),
-           label=N_("Table name in the fleet")),
-    Option("fleet", "password_file", "", "str", N_("a file holding the broker password, readable by the service alone (instead of one in the URL)"),
+           label=N_("Table name in the fleet"), owner=True),
+    Option("fleet", "password_file", "", "file", N_("a file holding the broker password, readable by the service alone (instead of one in the URL)"),
            label=N_("Broker password file")),
-    Option("fleet", "ca", "", "str", N_("mqtts: the CA certificate file the broker's is checked against ('': the system's)"),
+    Option("fleet", "ca", "", "file", N_("mqtts: the CA certificate file the broker's is checked against ('': the system's)"),
            label=N_("Broker CA certificate file")),
-    Option("fleet", "cert", "", "str", N_("mqtts: this table's client certificate file, for a broker that asks for one ('': none)"),
+    Option("fleet", "cert", "", "file", N_("mqtts: this table's client certificate file, for a broker that asks for one ('': none)"),
            label=N_("Client certificate file")),
-    Option("fleet", "key", "", "str", N_("mqtts: the client certificate's private key file, readable by the service alone"),
+    Option("fleet", "key", "", "file", N_("mqtts: the client certificate's private key file, readable by the service alone"),
            label=N_("Client private key file")),
     Option("fleet", "password_in_clear", False, "bool", N_("true: the broker's password may go over mqtt://, which anyone on the network can read (a broker on a network you trust only); false: a password needs mqtts://"),
-           label=N_("Broker password without TLS")),
+           label=N_("Broker password without TLS"), owner=True),
     Option("fleet", "cafe_tables", [], "str_list", N_("the owner's list of the café's tables, by their table_id: a game night one of them hosts is followed without its code ([]: the staff accept each host with its code)"),
-           label=N_("The café's tables")),
-    Option("sim", "words", "", "str", N_("with --hal sim only: words on the spectator page's cards, en, it or a deck file ('': none)"),
+           label=N_("The café's tables"), owner=True),
+    Option("sim", "words", "", "deck", N_("with --hal sim only: words on the spectator page's cards, en, it or a deck file ('': none)"),
            label=N_("Simulator words")),
     Option("paths", "journal_dir", "/var/lib/pi-table/journal", "path", N_("one file per game; must be writable"),
            label=N_("Journal folder")),
     Option("paths", "socket", "/run/pi-table/control.sock", "path", N_("the control socket the pi-table commands use"),
            label=N_("Control socket")),
-    Option("paths", "socket_group", "pi-table", "str", N_("the group allowed on the socket ('' keeps the user's)"),
+    Option("paths", "socket_group", "pi-table", "group", N_("the group allowed on the socket ('' keeps the user's)"),
            label=N_("Control socket group")),
     Option("paths", "keep_games", 200, "int", N_("finished games kept in the journal directory"),
-           label=N_("Finished games kept"), range=Range(1, 100_000), unit=N_("games")),
+           label=N_("Finished games kept"), range=Range(1, 100_000), unit=N_("games"), owner=True),
     Option("paths", "keep_mb", 50, "number", N_("at most this many megabytes of finished games"),
-           label=N_("Space for finished games"), range=Range(1, 100_000), unit=N_("megabytes")),
+           label=N_("Space for finished games"), range=Range(1, 100_000), unit=N_("megabytes"), owner=True),
     Option("sound", "enabled", True, "bool", N_("play the cues: a reveal, the turn, the timer, the game's end (README, Sound)"),
            label=N_("Sound")),
     Option("sound", "volume", 0.8, "number", N_("0 (silent) to 1 (full)"),
@@ -248,7 +272,7 @@ OPTIONS = (
            label=N_("Spoken announcements")),
     Option("sound", "quiet_hours", "", "str", N_("'HH:MM-HH:MM', e.g. '23:00-08:00': a quarter of the volume, nothing spoken ('': none)"),
            label=N_("Quiet hours")),
-    Option("night", "blocked_words", "", "str", N_("a game night's teams may not use these words in their names: a file, one word a line ('': none)"),
+    Option("night", "blocked_words", "", "file", N_("a game night's teams may not use these words in their names: a file, one word a line ('': none)"),
            label=N_("Words not allowed in team names")),
 )
 
@@ -266,6 +290,13 @@ EXPECTED = {
     "number": N_("a number"),
     "pin": N_("a GPIO number or false"),
     "path": N_("a path (a string)"),
+    "device": N_("'auto' or a serial device's path under /dev"),
+    "file": N_("a file in the configuration's folder, or '' for none"),
+    "deck": N_("en, it, or a deck file in the configuration's folder ('' for none)"),
+    "group": N_("a group's name, or '' for the user's own"),
+    "address": N_("an IP address of this machine, in numbers"),
+    "url": N_("an http:// or https:// URL, or '' to work it out"),
+    "broker": N_("an mqtt:// or mqtts:// URL, or '' for none"),
     "usb_id": N_("a string 'VVVV:PPPP' in hex"),
     "int_list": N_("a list of whole numbers"),
     "int_lists": N_("a list of lists of whole numbers"),
@@ -296,6 +327,6 @@ def form_field(option: Option, value: object) -> dict[str, object]:
     words, and the numbers it takes."""
     span = option.range
     return {"key": option.key, "kind": option.kind, "label": option.label, "group": option.group, "help": option.help,
-            "default": option.default, "value": value, "unit": option.unit,
+            "default": option.default, "value": value, "unit": option.unit, "owner": option.owners,
             "choices": [{"value": choice, "label": option.words.get(str(choice), str(choice))} for choice in option.choices],
             "range": None if span is None else {"min": span.least, "max": span.most, "off": span.off}}

@@ -21,6 +21,7 @@ from ..engine.errors import Refusal
 from ..engine.games import NAMES, AnyRules, choices, entry
 from ..engine.phrase import Phrase, Text
 from ..engine.views import LANGUAGES
+from ..kinds import SerialDevice
 from ..night.names import Blocklist
 from ..table.input import InputSettings
 from ..table.session import Retention
@@ -29,7 +30,7 @@ from ..ui.leds import LightSettings
 from ..ui.mounting import PanelMounting, ScreenSettings
 from ..ui.pixels import LedMap, PixelOutput, PowerLimit
 from ..ui.sound import QuietHours, SoundSettings
-from .schema import BY_KEY, EXPECTED, LED_BACKENDS, MAX_LEDS, SOCKET_PATH_MAX, SPI_MOSI, Range, describe
+from .schema import BY_KEY, EXPECTED, LED_BACKENDS, MAX_LEDS, SOCKET_PATH_MAX, SPI_MOSI, VIDEO_DRIVERS, Range, describe
 
 
 @dataclass(frozen=True, slots=True)
@@ -65,8 +66,9 @@ class WebConfig:
     host: str
     port: int
     url: str  # '' when the daemon works it out
-    tls_cert: str = ""  # https with this certificate and key; '' for http
+    tls_cert: str = ""  # every page over https with the owner's certificate and key; '' for the table's own, on tls_port
     tls_key: str = ""
+    tls_port: int = 8443  # the staff and set-up pages' https, with the table's own certificate
     request_s: float = 10.0  # a phone's time to send a request: its headers, then an action's body
 
 
@@ -155,6 +157,7 @@ class Config:
     sound: SoundSettings = field(default_factory=SoundSettings)
     staff_session_s: float = 3600.0  # [staff] session_min: a staff page login lasts this long unused
     blocked: Blocklist = field(default_factory=Blocklist)  # [night] blocked_words: not in a game night's team names
+    refused: Phrase | None = None  # the file at source was refused at the start: these are its last good settings
 
 
 class Values:
@@ -350,7 +353,7 @@ def _touch(v: Values) -> TouchBoardConfig:
     usb = v.text("touch.usb_id").split(":")
     port = v.text("touch.port")
     return TouchBoardConfig(
-        port=None if port == "auto" else port,
+        port=None if port == "auto" else SerialDevice.parse(port),
         usb_id=(int(usb[0], 16), int(usb[1], 16)),
         cells=tuple(cells),
         end_turn=tuple(v.wholes("touch.end_turn")),
@@ -408,6 +411,10 @@ def _strip_length(length: int, what: Text) -> None:
 
 
 def _screen(v: Values) -> ScreenConfig:
+    driver = v.text("screen.video_driver")
+    if driver not in VIDEO_DRIVERS:
+        raise Refusal("video_driver is one of {drivers}, not {driver!r}", drivers=", ".join(VIDEO_DRIVERS),
+                      driver=driver)
     width, height = v.whole("screen.width"), v.whole("screen.height")
     span = _range("screen.width")
     if (width == 0) != (height == 0) or not span.holds(width) or not _range("screen.height").holds(height):
@@ -416,7 +423,7 @@ def _screen(v: Values) -> ScreenConfig:
     return ScreenConfig(
         enabled=v.flag("screen.enabled"), settings=ScreenSettings(rotation=v.whole("screen.rotation")),
         mounting=PanelMounting(panel=v.text("screen.panel"), rotation=v.whole("screen.panel_rotation")),
-        video_driver=v.text("screen.video_driver"), size=(width, height) if width else None,
+        video_driver=driver, size=(width, height) if width else None,
     )
 
 
@@ -425,21 +432,19 @@ def _web(v: Values) -> WebConfig:
     if not ports.holds(port):
         raise Refusal("port is {least} to {most} ({off}: any free port), not {port}", least=ports.least,
                       most=ports.most, off=ports.off, port=port)
-    if url and not url.startswith(("http://", "https://")):
-        raise Refusal("url starts with http:// or https://, not {url!r}", url=url)
     cert, key = v.text("web.tls_cert"), v.text("web.tls_key")
-    for name, file in (("tls_cert", cert), ("tls_key", key)):
-        if file and not Path(file).is_absolute():
-            raise Refusal("{name} is an absolute path, such as /etc/pi-table/tls/{name}.pem, not {file!r}", name=name,
-                          file=file)
     if bool(cert) != bool(key):
         raise Refusal("tls_cert and tls_key go together: a certificate needs its private key")
+    tls_port = v.whole("web.tls_port")
+    if not ports.holds(tls_port) or (tls_port == port != 0):
+        raise Refusal("tls_port is {least} to {most} ({off}: any free port) and not the pages' own port, not {port}",
+                      least=ports.least, most=ports.most, off=ports.off, port=tls_port)
     request_s, span = v.number("web.request_s"), _range("web.request_s")
     if not span.holds(request_s):
         raise Refusal("request_s is {least} to {most} seconds, not {seconds:g}", least=span.least, most=span.most,
                       seconds=request_s)
     return WebConfig(enabled=v.flag("web.enabled"), host=v.text("web.host"), port=port, url=url, tls_cert=cert,
-                     tls_key=key, request_s=request_s)
+                     tls_key=key, tls_port=tls_port, request_s=request_s)
 
 
 def _fleet(v: Values) -> FleetConfig:
@@ -449,10 +454,6 @@ def _fleet(v: Values) -> FleetConfig:
     url, table_id = v.text("fleet.broker"), v.text("fleet.table_id")
     in_clear = v.flag("fleet.password_in_clear")
     files = {name: v.text(f"fleet.{name}") for name in ("password_file", "ca", "cert", "key")}
-    relative = [name for name, file in files.items() if file and not Path(file).is_absolute()]
-    if relative:
-        raise Refusal("{name} is an absolute path, such as /etc/pi-table/mqtt/{name}.pem, not {file!r}",
-                      name=relative[0], file=files[relative[0]])
     if bool(files["cert"]) != bool(files["key"]):
         raise Refusal("cert and key go together: a client certificate needs its private key")
     if table_id:

@@ -13,7 +13,12 @@ A change made from the staff page notes the address of this machine the page was
 (``reached``): the table keeps the change only if the page answers there again, so a setting
 cannot cut the staff off the network (``web.host = "127.0.0.1"`` on a table reached over the Wi-Fi).
 
-A file edited by hand is never a trial: a bad one still stops the table at its start (78).
+A file edited by hand is never a trial, but a bad one stops the table no more: the start finds
+it refused and starts on the last good file instead (``refuse``), leaving a note of what was
+refused and why (``config.toml.refused``) that the staff page and the screen show until the file
+passes again or the owner discards it (``discard``), so no refusal at a start needs SSH to undo.
+A file that passes a start's checks with no trial under way is the last good one from then on
+(``remember``). ``pi-table check-config`` still refuses it (78).
 """
 
 from __future__ import annotations
@@ -37,7 +42,7 @@ from .loading import Running, read_text
 from .schema import BY_KEY
 
 log = logging.getLogger("pi_table.config")
-GOOD, TRIAL, ROLLED_BACK = ".good", ".trial", ".rolled-back"
+GOOD, TRIAL, ROLLED_BACK, REFUSED = ".good", ".trial", ".rolled-back", ".refused"
 STARTS = 1  # starts a trial has: a second start without a keep means the first one died
 DEADLINE_S = 60.0  # from the start to healthy: the companion opens after READY, the board says hello
 
@@ -175,6 +180,45 @@ def roll_back(path: Path, trial: Trial, why: Text) -> None:
     log.error("the settings changed by %s (%s) are rolled back: %s", trial.by, ", ".join(trial.keys), say(why, "en"))
 
 
+def remember(path: Path) -> None:
+    """The file passed a start's checks with no trial under way: it is the last good one now
+    (a hand edit that passes becomes so), and a note of a refusal before it goes."""
+    good = beside(path, GOOD)
+    text = read_text(path)
+    if not good.exists() or good.read_bytes() != text.encode("utf-8"):
+        replace_file(good, text.encode("utf-8"), _mode(path))
+    beside(path, REFUSED).unlink(missing_ok=True)
+
+
+def refuse(path: Path, why: Text) -> None:
+    """The file failed a start's checks and the table starts on the last good one: a note of
+    why, in every language the table speaks, for the staff page and the screen."""
+    _write_json(path, REFUSED, {"at": time.time(), "why": {lang: say(why, lang) for lang in LANGUAGES}})
+    log.error("%s is refused (%s): the table starts on the last good settings, %s", path, say(why, "en"),
+              beside(path, GOOD))
+
+
+def refused(path: Path) -> dict | None:
+    """The note of a file the table would not start on, while it runs on the last good one."""
+    try:
+        note = json.loads(beside(path, REFUSED).read_text(encoding="utf-8"))
+    except (OSError, ValueError, RecursionError):
+        return None
+    return note if isinstance(note, dict) else None
+
+
+def discard(path: Path) -> bool:
+    """The owner's word: the refused file is replaced by the last good one (the table restarts on
+    it). False when there is no refusal to discard."""
+    good = beside(path, GOOD)
+    if refused(path) is None or not good.exists():
+        return False
+    replace_file(path, good.read_bytes(), _mode(path))
+    beside(path, REFUSED).unlink(missing_ok=True)
+    log.warning("the refused %s is discarded: the last good settings replace it", path)
+    return True
+
+
 def rolled_back(path: Path) -> dict | None:
     """The note of the last rollback, while no change has been kept since; None without one."""
     try:
@@ -189,6 +233,7 @@ def state(path: Path | None, lang: str) -> dict:
     last one rolled back (which keys, by whom, when, and why in ``lang``) until one is kept."""
     pending = None if path is None else pending_trial(path)
     note = None if path is None else rolled_back(path)
+    refusal = None if path is None else refused(path)
     last = None
     if note is not None:
         why, keys = note.get("why"), note.get("keys")
@@ -198,7 +243,10 @@ def state(path: Path | None, lang: str) -> dict:
                 "why": str(why.get(lang) or why.get("en") or "") if isinstance(why, dict) else ""}
     return {"trial": None if pending is None else {"keys": list(pending.keys), "labels": labels(pending.keys, lang),
                                                     "by": pending.by, "since": pending.since},
-            "rolled_back": last}
+            "rolled_back": last,
+            "refused": None if refusal is None else {
+                "at": refusal.get("at") if isinstance(refusal.get("at"), int | float) else None,
+                "why": str(why.get(lang) or why.get("en") or "") if isinstance(why := refusal.get("why"), dict) else ""}}
 
 
 def labels(keys: Iterable[str], lang: str) -> list[str]:
@@ -212,12 +260,12 @@ def _copy(source: Path, to: Path) -> None:
 
 
 def _mode(path: Path) -> int:
-    """The file's own mode, kept by every rewrite; a new file gets the installer's 0644 (the staff
-    and scripts read it: the socket's path is in it)."""
+    """The file's own mode, kept by every rewrite; a new file gets the installer's 0640 (the staff
+    in the table's group read the socket's path in it; no other user a broker's password)."""
     try:
         return stat.S_IMODE(os.stat(path).st_mode)
     except FileNotFoundError:
-        return 0o644
+        return 0o640
 
 
 def _write_json(path: Path, suffix: str, data: dict) -> None:

@@ -376,8 +376,8 @@ def _read_line(connection: socket.socket, limit: int, deadline: float) -> bytes:
     return data
 
 
-def _group_of(path: Path) -> str:
-    """The group that may use the socket at ``path`` (the service's, by default pi-table)."""
+def group_of(path: Path) -> str:
+    """The group of the file or socket at ``path`` (the service's, by default pi-table)."""
     try:
         return grp.getgrgid(os.stat(path).st_gid).gr_name
     except (OSError, KeyError):
@@ -407,7 +407,7 @@ def request(path: Path, command: str, timeout: float = 5.0, **fields: object) ->
     except PermissionError:
         raise NotAllowed(Phrase.of("not allowed to talk to the table on {path}: join the service's group {group} "
                                    "(sudo usermod -aG {group} $USER), then log in again", path=str(path),
-                                   group=_group_of(path))) from None
+                                   group=group_of(path))) from None
     except (OSError, ValueError) as e:  # the system's or the JSON parser's own words
         raise ControlError(Phrase.of("the table on {path} did not answer properly ({error}): try again, and if it "
                                      "goes on, restart it", path=str(path), error=str(e))) from None

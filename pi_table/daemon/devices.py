@@ -9,12 +9,13 @@ from __future__ import annotations
 import logging
 import os
 from dataclasses import dataclass, field, replace
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Literal
 
 from ..engine.phrase import N_, Phrase, Text, meaning
 from ..hal import Buttons, LedStrip, Screen, SimButtons, SimLedStrip, SimScreen, SimTouch, TouchSource
 from ..hal.events import NOT_WORKING
 from ..hal.sound import NoSound, SimSound, SoundDevice
+from ..kinds import SerialDevice
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -65,16 +66,18 @@ class Devices:
         self.why.pop(name, None)
 
 
-def open_devices(config: Config, hal: str, touch_port: str | None, painter: Painter | None = None) -> Devices:
+def open_devices(config: Config, hal: str, touch_port: SerialDevice | Literal["auto"] | None,
+                 painter: Painter | None = None) -> Devices:
     """The devices for this table: real ones, each falling back to a stand-in when it cannot
-    be opened; or every one simulated with ``hal == "sim"`` (a touch port still counts).
+    be opened; or every one simulated with ``hal == "sim"`` (a touch port still counts: a
+    command line's ``touch_port``, over the configuration's).
     ``painter`` draws the screen: the game's ``ScreenPainter`` unless another is given."""
     devices = Devices(SimTouch(), SimLedStrip(keep=1), SimScreen(keep=1), SimButtons())
     devices.health = {name: "simulated" for name in ("touch", "leds", "screen", "buttons")}
     if touch_port is not None or hal != "sim":
         from ..drivers.touchboard import TouchBoardSource
 
-        port = None if touch_port == "auto" else touch_port or config.touch.port
+        port = config.touch.port if touch_port is None else touch_port if isinstance(touch_port, SerialDevice) else None
         devices.touch, devices.health["touch"] = TouchBoardSource(replace(config.touch, port=port)), "connecting"
     devices.sound, devices.health["sound"] = _sound(config, hal)
     if hal == "sim":

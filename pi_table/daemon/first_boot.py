@@ -67,6 +67,7 @@ class Table(Protocol):
     restarts: Restarts
     companion: Companion | None
     staff_desk: StaffDesk | None
+    fingerprint: str | None  # the staff pages' certificate's SHA-256, once they have one
 
     @property
     def lock(self) -> object:
@@ -220,7 +221,7 @@ class FirstBoot:
         """What the screen shows now."""
         assert self.waiting is not None  # shown while it waits
         companion, now = self.daemon.companion, self.network
-        link = None if companion is None else f"{companion.base_url}/setup"
+        link = None if companion is None else f"{companion.staff_url}/setup"
         if now.hotspot:
             said: Text | None = Phrase.of(OWN_WIFI)
         elif now.connected:
@@ -232,7 +233,8 @@ class FirstBoot:
         else:
             said = Phrase.of(LOOKING, seconds=max(0, round(self.grace_s - (self.clock() - self.began))))
         return SetupModel(link, self.waiting.shown, self.daemon.config.language,
-                          (self.waiting.ssid, self.waiting.password) if now.hotspot else None, said)
+                          (self.waiting.ssid, self.waiting.password) if now.hotspot else None, said,
+                          self.daemon.fingerprint)
 
     def show(self) -> None:
         """The screen again, in the loop's thread, when what it shows changed."""
@@ -258,7 +260,8 @@ class FirstBoot:
     def about(self, lang: str) -> dict[str, Any]:
         """What the page offers: the languages, the time zones (and the system's now), the network."""
         return {"pending": True, "language": self.daemon.config.language, "languages": list(LANGUAGES),
-                "zone": zone_now(), "zones": zones(), **network_view(lang, self.home)}
+                "zone": zone_now(), "zones": zones(), "fingerprint": self.daemon.fingerprint,
+                **network_view(lang, self.home)}
 
     def zones(self) -> list[str]:
         return zones()
@@ -314,10 +317,13 @@ class FirstBoot:
 
     def staff_address(self) -> str:
         """Where the staff page is found once the table is on the café's network: its host name on
-        mDNS (Raspberry Pi OS's avahi answers it), at the companion's port."""
-        companion = self.daemon.companion
-        port = self.daemon.config.web.port if companion is None else companion.port
-        return f"http://{socket.gethostname()}.local:{port}/staff"
+        mDNS (Raspberry Pi OS's avahi answers it), at the staff pages' https port (the companion's
+        own where it serves every page over https, or listens for this machine alone)."""
+        companion, web = self.daemon.companion, self.daemon.config.web
+        if companion is not None and companion.staff_tls is not None:
+            return f"https://{socket.gethostname()}.local:{companion.staff_port}/staff"
+        port = web.port if companion is None else companion.port
+        return f"{'https' if web.tls_cert else 'http'}://{socket.gethostname()}.local:{port}/staff"
 
 
 @cache

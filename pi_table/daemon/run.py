@@ -18,6 +18,7 @@ the backups' code loads before READY only for a restore waiting for this start.
 from __future__ import annotations
 
 import fcntl
+import ipaddress
 import logging
 import signal
 import socket
@@ -26,7 +27,7 @@ import threading
 import time
 from dataclasses import replace
 from pathlib import Path
-from typing import IO, TYPE_CHECKING, Any
+from typing import IO, TYPE_CHECKING, Any, Literal
 
 from .. import version
 from ..config import Config, trial
@@ -37,8 +38,8 @@ from ..engine.games import kind_of, names
 from ..engine.phrase import N_, Phrase, Text, meaning
 from ..errors import PiTableError
 from ..files import SETUP_PENDING, read_file
-from ..hal import Event, HealthEvent, NewGame, ReleaseSeat
-from ..hal.events import NOT_WORKING
+from ..hal import DeafCards, Event, NewGame, ReleaseSeat
+from ..hal.events import DEVICE_NEWS, NONE_DEAF, NOT_WORKING
 from ..table import Session, history
 from ..table.loop import NO_PHONE_ACTIONS, PAUSED, REFUSALS, EventLoop, LoopSettings, NotAnswering, Outcome, loop_class
 from ..ui.i18n import LANGUAGES, say
@@ -57,6 +58,7 @@ if TYPE_CHECKING:  # loaded only once the table is up (the phones' pages open af
 
     from ..config import ConfigError
     from ..fleet.reporter import Reporter
+    from ..kinds import SerialDevice
     from ..night.recorder import Recorder
     from ..web import Companion
     from ..web.auth import Recovery
@@ -71,9 +73,14 @@ NO_CONTROL = N_("the control socket {path} cannot be opened ({error}): pi-table 
 NO_PASSWORD = N_("the broker's password file cannot be used ({error}): check [fleet] password_file")
 NO_CERTIFICATE = N_("the companion's certificate cannot be used ({error}): phones cannot join; check [web] tls_cert and "
                     "tls_key, then restart the table")
+NO_OWN_CERTIFICATE = N_("the table's own certificate in {folder} cannot be made or used ({error}): the staff page "
+                        "answers this machine alone until it can; check that openssl is installed and the folder is "
+                        "the service's, then restart the table")
+REFUSED_FILE = N_("the settings file was refused ({problems}): the table runs on its last good settings; correct "
+                  "the file, or discard it on the staff page")
 NO_PORT = N_("the companion cannot listen on port {port} ({error}): phones cannot join; free the port or choose another "
              "([web] port), then restart the table")
-FAULTS = (NO_CONTROL, NO_PASSWORD, NO_CERTIFICATE, NO_PORT)
+FAULTS = (NO_CONTROL, NO_PASSWORD, NO_CERTIFICATE, NO_OWN_CERTIFICATE, NO_PORT, REFUSED_FILE)
 """The templates of the faults this module reports: docs/cafe/troubleshooting.md has an entry for each
 (tests/test_troubleshooting.py collects every module's ``FAULTS``)."""
 RESET_BUTTONS = frozenset({"end_turn", "new_game"})  # held together while the table starts: a PIN reset code
@@ -108,7 +115,7 @@ def lock_journal(journal_dir: Path) -> IO[str] | None:
 class Daemon:
     """The running table: devices, session, loop, control socket, systemd notification."""
 
-    def __init__(self, config: Config, hal: str = "hw", touch_port: str | None = None, notifier: Notifier | None = None,
+    def __init__(self, config: Config, hal: str = "hw", touch_port: SerialDevice | Literal["auto"] | None = None, notifier: Notifier | None = None,
                  under_trial: Trial | None = None, trial_deadline_s: float = DEADLINE_S):
         self.config = config
         self.hal = hal
@@ -137,8 +144,11 @@ class Daemon:
         self._phones = threading.Event()  # set once the companion is up, failed or off
         self._companion_start: threading.Thread | None = None
         self.faults = dict(self.devices.faults)  # shared by every loop this daemon runs
+        if config.refused is not None:  # on the screen and the staff page's health until it is corrected or discarded
+            self.faults["settings"] = config.refused
         self.announcer = Announcer(self.devices.sound, config.sound, config.language)  # shared by every loop too
         self.staff_desk: StaffDesk | None = None  # the staff page's way to the table, with the companion
+        self.fingerprint: str | None = None  # the SHA-256 of the staff pages' certificate, once they have one
         self.first_boot: FirstBoot | None = None  # a table waiting for its set-up: its screen shows it instead
         if self.lock is not None and (paths.journal_dir / SETUP_PENDING).exists():
             from .first_boot import FirstBoot  # a table set up never loads it
@@ -157,13 +167,14 @@ class Daemon:
         self.recovery: Recovery | None = None  # a forgotten staff PIN's reset code, once asked for at the table
         self.companion_beat = LoopHeartbeat("the companion server")
 
-    def _make_loop(self) -> EventLoop:
+    def _make_loop(self, deaf: DeafCards = NONE_DEAF) -> EventLoop:
         """The loop for the game on the table: its kind's (``pi_table.table.games``), loaded when
-        a game of that kind is first played here."""
+        a game of that kind is first played here; ``deaf``, the cards the last loop knew deaf."""
         d, config = self.devices, self.config
         settings = LoopSettings(config.input, config.timer, config.lights, config.language, config.options)
         loop: EventLoop = loop_class(self.session.kind).made(self.session, d.touch, d.leds, d.screen, d.buttons, settings)
         loop.faults = self.faults
+        loop.deaf = deaf
         loop.sound = self.announcer
         return loop
 
@@ -171,7 +182,7 @@ class Daemon:
         """Where the devices deliver: the loop of the moment (it changes with the game's kind); a
         table waiting for its set-up, which shows no game, takes no touch, button or tap but a
         device's health."""
-        if self.first_boot is not None and self.first_boot.waiting is not None and not isinstance(event, HealthEvent):
+        if self.first_boot is not None and self.first_boot.waiting is not None and not isinstance(event, DEVICE_NEWS):
             return
         self.loop.post(event)
 
@@ -328,10 +339,16 @@ class Daemon:
                 from ..web.night import NightRoom
                 NightRoom(staff, self.night.book)
             tls = _tls(web.tls_cert, web.tls_key) if web.tls_cert else None
+            if tls is not None:
+                from ..release.first_boot import fingerprint
+
+                self.fingerprint = fingerprint(Path(web.tls_cert))
+            staff_tls = None if tls is not None or _only_here(web.host) else self._own_tls()
             companion = Companion(web.host, web.port, act=self._act, base_url=web.url,
                                   advertise=lambda: _reachable_address(web.host), proof=tokens.proof,
                                   opened_file=journal_dir / "companion.opened", language=self.config.language,
-                                  staff=staff, tls=tls, header_timeout_s=web.request_s, body_timeout_s=web.request_s)
+                                  staff=staff, tls=tls, staff_tls=staff_tls, staff_port=web.tls_port,
+                                  header_timeout_s=web.request_s, body_timeout_s=web.request_s)
             companion.start()
         except Exception as e:  # noqa: BLE001 (a taken port, a broken install: the table plays without phones)
             why = e.strerror if isinstance(e, OSError) and e.strerror else e
@@ -377,6 +394,32 @@ class Daemon:
                 continue
         return False
 
+    def _own_tls(self) -> ssl.SSLContext | None:
+        """The staff and set-up pages' https, with the table's own certificate (``tls`` beside
+        the configuration: the first boot makes it, and the service makes it for a table that
+        has none); None, told as a fault, when it cannot be had: the staff page then answers this
+        machine alone, for no secret goes over the network in clear."""
+        from ..release.first_boot import TLS, TLS_CERT, TLS_KEY, fingerprint, own_certificate
+
+        source = self.config.source
+        if source is None:  # a developer's table with no file: nowhere of its own to keep a key
+            log.warning("no configuration file, so no certificate of the table's own: the staff page answers this "
+                        "machine alone")
+            return None
+        folder = source.parent / TLS
+        for made in own_certificate(folder):
+            log.info("the table's own certificate: %s", made)
+        try:
+            context = _tls(str(folder / TLS_CERT), str(folder / TLS_KEY))
+            self.fingerprint = fingerprint(folder / TLS_CERT)
+        except (_TlsError, OSError, ValueError) as e:
+            fault = Phrase.of(NO_OWN_CERTIFICATE, folder=str(folder), error=str(e))
+            log.error("%s", fault)
+            self.in_loop(lambda: self._note_fault("https", fault))
+            return None
+        log.info("the staff pages over https, the table's certificate's SHA-256 %s", self.fingerprint)
+        return context
+
     def _note_fault(self, name: str, fault: Phrase) -> None:
         self.loop.faults[name] = fault
         self.loop.show()
@@ -408,7 +451,7 @@ class Daemon:
                 self._switch_refused = refusal.phrase  # the same loop goes on with the same game
             else:
                 self._switch_refused = None
-                self.loop = self._make_loop()
+                self.loop = self._make_loop(self.loop.deaf)
                 if self._stopping:  # SIGTERM came while the loops changed: it stopped the old one
                     return
             self.loop.show()
@@ -654,6 +697,8 @@ class Daemon:
             "journal": say(self.session.journal_problem or "ok", lang),
             "journal_damage": self.session.journal_damage,  # what a damaged journal lost, until the next game
             "companion": None if self.companion is None else self.companion.base_url,
+            "staff": None if self.companion is None else f"{self.companion.staff_url}/staff",  # https but from here
+            "certificate": self.fingerprint,  # the staff pages' certificate's SHA-256
             "set_up": self.first_boot is None or self.first_boot.waiting is None,
         }
 
@@ -692,6 +737,15 @@ def _tls(cert: str, key: str) -> ssl.SSLContext:
         raise _TlsError(getattr(e, "strerror", None) or getattr(e, "reason", None) or str(e)) from None
 
 
+def _only_here(host: str) -> bool:
+    """Whether the pages listen on this machine alone (``localhost``, a loopback address): then
+    no secret typed on them crosses a network, and they need no https of their own."""
+    try:
+        return ipaddress.ip_address("127.0.0.1" if host == "localhost" else host).is_loopback
+    except ValueError:
+        return False
+
+
 def _reachable_address(host: str) -> str:
     """How phones reach this machine: its address on the network the default route leaves by
     (a UDP socket's connect sends nothing, it only picks the route), or, with no route, on the
@@ -728,7 +782,29 @@ def starting(path: Path, told: Callable[[ConfigError], None] = lambda error: Non
             told(e)
             trial.roll_back(path, under_trial, Phrase.of("the table could not start on the new settings: {problems}",
                                                          problems=tuple(e.phrases)))
-    return _checked(path), None
+    try:
+        config = _checked(path)
+    except ConfigError as refused:  # a hand edit: the last good settings, if the table has some
+        why = Phrase.of(REFUSED_FILE, problems=tuple(refused.phrases))
+        config = replace(_last_good(path, refused), refused=why)
+        trial.refuse(path, why)
+        told(refused)
+        return config, None
+    if trial.beside(path, trial.TRIAL).exists() is False and path.exists():
+        trial.remember(path)
+    return config, None
+
+
+def _last_good(path: Path, refused: ConfigError) -> Config:
+    """The last good file's settings, read as if they were ``path``'s (their relative names from
+    its folder), checked as a start checks; ``refused`` itself when there is none or it will not do."""
+    from ..config import ConfigError, parse_config
+
+    good = trial.beside(path, trial.GOOD)
+    try:
+        return parse_config(good.read_text(encoding="utf-8"), path, machine=True)
+    except (OSError, UnicodeDecodeError, ConfigError):
+        raise refused from None
 
 
 def _checked(path: Path) -> Config:
@@ -750,7 +826,7 @@ def _checked(path: Path) -> Config:
         return load_config(path, machine=True)
 
 
-def serve(config: Config, hal: str = "hw", touch_port: str | None = None, under_trial: Trial | None = None) -> int:
+def serve(config: Config, hal: str = "hw", touch_port: SerialDevice | Literal["auto"] | None = None, under_trial: Trial | None = None) -> int:
     """Run the daemon in this process until SIGTERM or SIGINT; the exit status. A table started
     on settings under trial, or on a restored backup, keeps them once healthy, or rolls them back (``trial.TrialWatch``)."""
     try:

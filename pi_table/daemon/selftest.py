@@ -6,7 +6,8 @@ each fitted button, the clue dial, a tap on the screen. Each step is shown as it
 the screen, on the LEDs (a touched cell turns green) and in the terminal. A device that
 could not be opened fails its checks at once; a simulated one has nothing to check.
 
-With a touch board, the self-test also reads the pads' numbers as ``pi-table tune`` does:
+With a touch board, a chip that does not answer fails the test, naming the chip, its cards and
+what to check. The self-test also reads the pads' numbers as ``pi-table tune`` does:
 while the table is at rest (the LED walk, and at least a second) each pad's noise, then each
 touch's strength. A pad too noisy for its thresholds, or one whose touch stays under its
 threshold (deaf), fails the test with what to do.
@@ -27,7 +28,7 @@ from typing import Any
 from ..drivers.settings import ButtonPins
 from ..drivers.touchboard import TouchBoardSource
 from ..engine import CELLS
-from ..engine.phrase import N_, meaning
+from ..engine.phrase import N_, Text, meaning
 from ..hal import ButtonEvent, DialEvent, Event, HealthEvent, LedFrame, SelfTestModel, TouchEvent, UiEvent
 from ..hal.events import DEVICE_NAMES, NOT_WORKING
 from ..hal.tuning import PadNumbers, PadTuner, table_pads
@@ -118,6 +119,11 @@ class SelfTest:
         return [_("{device}: {state}; what to do: {what}").format(
             device=self.device(name, lang), state=say_health(state, lang), what=_(WHAT_TO_DO[name]))
             for name, state in self.broken.items()]
+
+    def deaf(self) -> tuple[Text, ...]:
+        """What the touch board says of its chips that do not answer: which, their cards, what to check."""
+        touch = self.devices.touch
+        return touch.deaf_cards().why if isinstance(touch, TouchBoardSource) and touch.connected else ()
 
     def bad_pads(self) -> list[PadNumbers]:
         """The pads whose readings fail the test (deaf, noisy, broken)."""
@@ -265,7 +271,7 @@ class SelfTest:
         missing = [_("pad {cell}").format(cell=cell) for cell in range(CELLS) if self.pads_wanted and cell not in self.pads]
         missing += [_(what) for what, done in self.checks.items() if not done]
         failed = _("FAILED {what}")
-        failures = self.failures(self.lang)
+        failures = self.failures(self.lang) + [say(why, self.lang) for why in self.deaf()]
         for failure in failures:
             self.say(failed.format(what=failure))
         bad_pads = self.bad_pads()
@@ -284,7 +290,7 @@ class SelfTest:
         each fitted button and the screen's tap done or not, what failed with what to do, and
         the result once done."""
         _ = translation(lang).gettext
-        failures = self.failures(lang) + [say(pad.advice(), lang) for pad in self.bad_pads()]
+        failures = self.failures(lang) + [say(why, lang) for why in (*self.deaf(), *(pad.advice() for pad in self.bad_pads()))]
         return {"stage": self.stage, "passed": self.passed, "failures": failures,
                 "pads": [{"cell": cell, "touched": cell in self.pads} for cell in range(CELLS)] if self.pads_wanted else [],
                 "checks": [{"what": _(what), "done": done} for what, done in self.checks.items()],

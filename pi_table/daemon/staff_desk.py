@@ -105,6 +105,12 @@ class StaffDesk:
         return {"file": None if config.source is None else str(config.source), "groups": GROUPS,
                 "options": [form_field(option, shown[option.key]) for option in OPTIONS]}
 
+    def discard_refused(self) -> bool:
+        """The settings file the table refused at its start replaced by the last good one (the
+        owner's word); False when none is refused. The page restarts the table after."""
+        source = self.daemon.config.source
+        return source is not None and trial.discard(source)
+
     def change_settings(self, changes: dict[str, object], reached: str | None = None) -> list[Phrase]:
         """The staff's changes, the broker's password kept for the broker it was given for alone
         (``config.settings.broker_change``), checked and written as a trial that the page must

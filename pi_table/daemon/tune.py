@@ -21,6 +21,7 @@ import threading
 import time
 from collections.abc import Callable
 from pathlib import Path
+from typing import Literal
 
 from ..config import Config, ConfigError, trial
 from ..drivers.touchboard import TouchBoardSource
@@ -28,6 +29,7 @@ from ..engine.phrase import N_, Phrase, Text, meaning
 from ..errors import PiTableError
 from ..hal import Event, HealthEvent, Screen
 from ..hal.tuning import PadTuner, Pair, TuneModel, table_pads, tuned
+from ..kinds import SerialDevice
 from ..protocol import wire
 from ..ui.i18n import say, translation
 from ..ui.tune_lines import suggested, table_lines
@@ -43,7 +45,7 @@ CLEAR = "\x1b[H\x1b[J"  # cursor home, clear to the end: redraw in place on a te
 EXIT_USAGE, EXIT_CONFIG = 2, 78  # as the other commands exit
 
 
-def main(config: Config, hal: str, touch_port: str | None, frames: int, rest_s: float, period_ms: int,
+def main(config: Config, hal: str, touch_port: SerialDevice | Literal["auto"] | None, frames: int, rest_s: float, period_ms: int,
          write_to: Path | None) -> int:
     """``pi-table tune``: open the board (and the screen unless ``hal`` is "sim"), tune, report,
     and with ``write_to`` keep the suggestions there; the exit status."""

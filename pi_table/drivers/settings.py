@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 
 from ..engine import CELLS
 from ..engine.errors import Refusal
+from ..kinds import SerialDevice
 
 # --- [leds.ws281x]: rpi-ws281x (pi_table.drivers.ws281x) ---------------------------------------
 
@@ -144,7 +145,7 @@ class TouchBoardConfig:
     pair, sent to the board each time it connects (none: the firmware's own, 8/4).
     """
 
-    port: str | None = None
+    port: SerialDevice | None = None  # None: found by usb_id
     usb_id: tuple[int, int] = (0x239A, 0x80F4)  # Raspberry Pi Pico running CircuitPython
     cells: tuple[int | None, ...] = field(default_factory=_default_cells)
     end_turn: tuple[int, ...] = (25, 26)
@@ -156,8 +157,8 @@ class TouchBoardConfig:
     backoff_max_s: float = 2.0
 
     def __post_init__(self) -> None:
-        if self.port is not None and not self.port:
-            raise Refusal("touch board port is a device path such as /dev/serial/by-id/..., not empty")
+        if self.port is not None and not isinstance(self.port, SerialDevice):
+            raise TypeError(f"the touch board's port is a SerialDevice (pi_table.kinds), not {self.port!r}")
         if len(self.usb_id) != 2 or not all(isinstance(n, int) and 0 <= n <= 0xFFFF for n in self.usb_id):
             raise Refusal("usb_id is (vendor, product), two numbers 0 to 0xFFFF, not {usb_id}", usb_id=repr(self.usb_id))
         if len(self.cells) > ELECTRODE_LIMIT:

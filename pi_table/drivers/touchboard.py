@@ -19,7 +19,10 @@ numbers the data port's interfaces after the console's. A ``port`` such as
 
 What the board tells of its chips' bus (a ``wire.Fault``: transfers it had to try again, a chip
 a brown-out reset, a chip out of range, SDA held low) is logged, and for a while after it shows
-in the board's health on the staff page (``trouble``), while the board itself plays on.
+in the board's health on the staff page (``trouble``), while the board itself plays on. A chip
+that does not answer is a fault for as long as the board says so (it says so each second): the
+health names the chip, its cards and what to check, and the table is told the deaf cards
+(``DeafCards``) so that it marks them for the players.
 """
 
 from __future__ import annotations
@@ -35,8 +38,9 @@ from typing import Any
 from ..engine import CELLS
 from ..engine.phrase import N_, Phrase
 from ..errors import PiTableError
-from ..hal.events import ButtonEvent, Emit, Event, HealthEvent, TouchEvent
+from ..hal.events import ButtonEvent, DeafCards, Emit, Event, HealthEvent, TouchEvent
 from ..hal.touch import TouchSource
+from ..kinds import SerialDevice
 from ..protocol import wire
 from .settings import TouchBoardConfig
 
@@ -65,10 +69,19 @@ I2C_ERRORS = N_("I2C errors: {count} in the last {minutes} minutes, each tried a
                 "joints, and that it runs apart from the LED cable")
 BUS_FREED = N_("a touch chip held the I2C bus, and the touch board freed it: if this comes back, check the I2C "
                "cable's joints")
-BUS_HELD = N_("a touch chip holds the I2C bus and the touch board cannot free it: no card can be touched; unplug the "
-              "touch board's USB cable and plug it in again")
+BUS_HELD = N_("a touch chip holds the I2C bus and the touch board has not freed it yet: no card can be touched; the "
+              "board tries again each second, and if this stays, unplug its USB cable and plug it in again")
+CHIP_SILENT = N_("touch chip {chip} does not answer: {pads} cannot be touched; check the joints on that chip's "
+                 "breakout and the I2C cable to it")
+CHIP_MISSING = N_("touch chip {chip} has not answered since the touch board started: {pads} cannot be touched; check "
+                  "the joints on that chip's breakout and the I2C cable to it")
+CHIPS_SILENT = N_("touch chips {chips} do not answer: {pads} cannot be touched; check the I2C cable from the touch "
+                  "board to the chips, and the joints on each breakout")
+ONE_CARD, CARDS = N_("card {cell}"), N_("cards {cells}")
+WITH_END_TURN, END_TURN_PAD, SPARE_PADS = N_("{cards} and the END TURN pad"), N_("the END TURN pad"), N_("its spare pads")
+"""The pads a silent chip leaves deaf, as its fault names them."""
 FAULTS = (DISCONNECTED.template, NOT_FOUND, CONSOLE_ONLY, CANNOT_OPEN, NO_HELLO, OTHER_PROTOCOL, CHIP_RESET,
-          OUT_OF_RANGE_CELLS, OUT_OF_RANGE, I2C_ERRORS, BUS_FREED, BUS_HELD)
+          OUT_OF_RANGE_CELLS, OUT_OF_RANGE, I2C_ERRORS, BUS_FREED, BUS_HELD, CHIP_SILENT, CHIP_MISSING, CHIPS_SILENT)
 """The templates of the faults this module reports: docs/cafe/troubleshooting.md has an entry for each
 (tests/test_troubleshooting.py collects every module's ``FAULTS``)."""
 CONSOLE_INTERFACE = "CircuitPython CDC "  # the REPL; the data port's name says "CDC2"
@@ -82,6 +95,21 @@ ten in ten minutes is a rate rising past a passing spike."""
 FIRST_CHIP = 0x5A
 """The I2C address of the chip with electrodes 0-11; the next address has 12-23, and so on (the firmware's rule)."""
 CHIP_PADS = 12
+SILENT_S = 2.5
+"""How long a chip the board told silent stays so without being told again: the board tells it
+each second while it lasts, so one not told for this long answers again (the frame that said so
+was lost)."""
+
+
+def spans(numbers: list[int]) -> str:
+    """Sorted whole numbers as runs, the way a person reads them: [3, 5, 6, 7] -> "3, 5-7"."""
+    runs: list[list[int]] = []
+    for n in numbers:
+        if runs and n == runs[-1][-1] + 1:
+            runs[-1].append(n)
+        else:
+            runs.append([n])
+    return ", ".join(str(run[0]) if len(run) == 1 else f"{run[0]}-{run[-1]}" for run in runs)
 
 
 def _interface_number(location: str | None) -> int:
@@ -99,7 +127,7 @@ class NotFound(PiTableError, LookupError):
         super().__init__(str(phrase))
 
 
-def find_port(usb_id: tuple[int, int]) -> str:
+def find_port(usb_id: tuple[int, int]) -> SerialDevice:
     """The device path of the board's data port (the rule is in the module docstring).
 
     Raises NotFound (a LookupError) saying what was found instead.
@@ -117,7 +145,7 @@ def find_port(usb_id: tuple[int, int]) -> str:
     best = sorted(p.device for p in candidates if _interface_number(p.location) == top)
     if len(best) > 1:
         log.warning("several %s ports (%s): using %s; set the port to choose", wanted, ", ".join(best), best[0])
-    return best[0]
+    return SerialDevice(best[0])  # the system's own list: checked as every port is, when it is opened
 
 
 class _Refused(PiTableError):
@@ -128,10 +156,12 @@ class _Refused(PiTableError):
         super().__init__(str(phrase))
 
 
-def _open_serial(url: str, **settings: Any) -> Any:
+def _open_serial(device: SerialDevice, **settings: Any) -> Any:
+    """The board's port opened as the device file it is: never pyserial's ``serial_for_url``,
+    whose URLs write files (``spy://``) and dial hosts (``socket://``, ``rfc2217://``)."""
     import serial
 
-    return serial.serial_for_url(url, **settings)
+    return serial.Serial(device.target(), **settings)
 
 
 class TouchBoardSource(TouchSource):
@@ -178,6 +208,8 @@ class TouchBoardSource(TouchSource):
         self._errors: deque[tuple[float, int]] = deque()  # (when, count) of the failed transfers told within TOLD_S
         self._errors_rising = False
         self._told_lock = threading.Lock()  # the link's thread tells, the table loop's asks
+        self._silent: dict[int, tuple[float, int]] = {}  # a chip the board told silent -> (when, MISSING or STOPPED)
+        self._deaf_said = DeafCards()  # what the table was last told of the deaf cards
 
     # --- the TouchSource interface
 
@@ -223,8 +255,9 @@ class TouchBoardSource(TouchSource):
 
     def trouble(self) -> Phrase | None:
         """What the board told that the staff should see, the most serious first, or None: a bus
-        it cannot free (until it frees it or starts afresh); else, told within TOLD_S, a chip
-        reset, a chip out of range, failed transfers rising to I2C_ERRORS_WARN, the bus freed."""
+        it cannot free (until it frees it or starts afresh); chips that do not answer (while the
+        board says so); else, told within TOLD_S, a chip reset, a chip out of range, failed
+        transfers rising to I2C_ERRORS_WARN, the bus freed."""
         now = self._clock()
         with self._told_lock:
             told = dict(self._told)
@@ -232,6 +265,9 @@ class TouchBoardSource(TouchSource):
         held = told.get(wire.Fault.BUS_HELD)
         if held is not None and held[1].template == BUS_HELD:
             return held[1]
+        silent = self._silent_chips(now)
+        if silent:
+            return self._silence(silent)
         recent = {kind: phrase for kind, (when, phrase) in told.items() if now - when < TOLD_S}
         for kind in (wire.Fault.RESET, wire.Fault.OUT_OF_RANGE):
             if kind in recent:
@@ -239,6 +275,45 @@ class TouchBoardSource(TouchSource):
         if errors >= I2C_ERRORS_WARN:
             return Phrase.of(I2C_ERRORS, count=errors, minutes=round(TOLD_S / 60))
         return recent.get(wire.Fault.BUS_HELD)
+
+    def deaf_cards(self) -> DeafCards:
+        """The cells whose pads sit on chips the board says do not answer, and why: for the table
+        and the self-test."""
+        silent = self._silent_chips(self._clock())
+        if not silent:
+            return DeafCards()
+        return DeafCards(frozenset(cell for chip in silent for cell in self._pads_of(chip)[0]), (self._silence(silent),))
+
+    def _silent_chips(self, now: float) -> dict[int, int]:
+        """The chips told silent within SILENT_S, by address, with how (MISSING or STOPPED)."""
+        with self._told_lock:
+            return {chip: how for chip, (when, how) in sorted(self._silent.items()) if now - when < SILENT_S}
+
+    def _silence(self, silent: dict[int, int]) -> Phrase:
+        """The fault of the silent chips: which, the pads they leave deaf, and what to check."""
+        if len(silent) > 1:
+            cells = sorted(cell for chip in silent for cell in self._pads_of(chip)[0])
+            end_turn = any(self._pads_of(chip)[1] for chip in silent)
+            return Phrase.of(CHIPS_SILENT, chips=", ".join(f"0x{chip:02x}" for chip in silent),
+                             pads=self._pads_phrase(cells, end_turn))
+        ((chip, how),) = silent.items()
+        pads, end_turn = self._pads_of(chip)
+        return Phrase.of(CHIP_MISSING if how == wire.CHIP_MISSING else CHIP_SILENT, chip=f"0x{chip:02x}",
+                         pads=self._pads_phrase(sorted(pads), end_turn))
+
+    def _pads_of(self, chip: int) -> tuple[frozenset[int], bool]:
+        """The cells whose pads chip ``chip`` (an I2C address) reads, and whether it reads an END TURN pad."""
+        first = (chip - FIRST_CHIP) * CHIP_PADS
+        electrodes = range(first, first + CHIP_PADS)
+        return (frozenset(self._cells[e] for e in electrodes if e in self._cells),
+                any(e in self.config.end_turn for e in electrodes))
+
+    @staticmethod
+    def _pads_phrase(cells: list[int], end_turn: bool) -> Phrase:
+        if not cells:
+            return Phrase.of(END_TURN_PAD if end_turn else SPARE_PADS)
+        cards = Phrase.of(ONE_CARD, cell=cells[0]) if len(cells) == 1 else Phrase.of(CARDS, cells=spans(cells))
+        return Phrase.of(WITH_END_TURN, cards=cards) if end_turn else cards
 
     @property
     def bad_frames(self) -> int:
@@ -276,9 +351,10 @@ class TouchBoardSource(TouchSource):
 
     def _connect(self) -> None:
         """Open the port and wait for the board's hello; raises when it does not come or does not fit."""
-        path = self.config.port or find_port(self.config.usb_id)
+        device = self.config.port or find_port(self.config.usb_id)
+        path = device.path
         port = self._serial_factory(  # exclusive: a second reader would take half the frames
-            path, baudrate=self.config.baudrate, timeout=READ_TIMEOUT_S, write_timeout=WRITE_TIMEOUT_S, exclusive=True
+            device, baudrate=self.config.baudrate, timeout=READ_TIMEOUT_S, write_timeout=WRITE_TIMEOUT_S, exclusive=True
         )
         with self._write_lock:  # pyserial's open() has dropped what came before: stale reports
             self._port = port
@@ -308,8 +384,9 @@ class TouchBoardSource(TouchSource):
                         hello.board, hello.electrodes, beyond)
         self._mask = None
         self._hello = hello
-        with self._told_lock:  # a board started afresh tells again of a bus it cannot free
+        with self._told_lock:  # a board started afresh tells again of a bus it cannot free, and of silent chips
             self._told.pop(wire.Fault.BUS_HELD, None)
+            self._silent.clear()
         self._send_thresholds(hello.electrodes)
         self._health(True, Phrase.of("touch board {board} firmware {firmware}", board=hello.board, firmware=firmware),
                      f"on {path}, protocol {major}.{minor}, {hello.electrodes} electrodes")
@@ -335,6 +412,7 @@ class TouchBoardSource(TouchSource):
                 heard_at = now
             elif now - heard_at > self.config.silence_timeout_s:
                 return f"no frame for {self.config.silence_timeout_s} s"
+            self._tell_deaf()  # a chip no longer told silent hears again
             for _seq, message in frames:
                 if isinstance(message, wire.Touch):
                     self._apply(message.mask)
@@ -384,6 +462,9 @@ class TouchBoardSource(TouchSource):
         if self._pressed:
             self._tell(TouchEvent(released=self._pressed))
         self._pressed = frozenset()
+        with self._told_lock:  # the whole board is lost: its own fault says so
+            self._silent.clear()
+        self._tell_deaf()
         self._health(False, DISCONNECTED, why)
 
     def _health(self, ok: bool, detail: Phrase, more: str = "") -> None:
@@ -412,6 +493,9 @@ class TouchBoardSource(TouchSource):
         if fault.kind == wire.Fault.I2C_ERRORS:
             self._transfers_failed(chip, fault.count, now)
             return
+        if fault.kind == wire.Fault.NOT_ANSWERING:
+            self._chip_answers(fault, now)
+            return
         if fault.kind == wire.Fault.RESET:
             log.warning("touch board: chip %s was found reset (%d times since the board started) and was set up "
                         "again", chip, fault.count)
@@ -426,14 +510,35 @@ class TouchBoardSource(TouchSource):
             log.warning("touch board: a chip held the I2C bus's SDA low; %d clocks on SCL freed it", fault.count)
             phrase = Phrase.of(BUS_FREED)
         elif fault.kind == wire.Fault.BUS_HELD:
-            log.error("touch board: a chip holds the I2C bus's SDA low and nine clocks on SCL do not free it: every "
-                      "pad is deaf until the board's power is cycled")
+            log.error("touch board: a chip holds the I2C bus's SDA low and nine clocks on SCL did not free it: every "
+                      "pad is deaf while it does; the board clocks it again each second")
             phrase = Phrase.of(BUS_HELD)
         else:
             log.warning("touch board: a fault of a kind this version does not know (%s)", fault)
             return
         with self._told_lock:
             self._told[fault.kind] = (now, phrase)
+
+    def _chip_answers(self, fault: wire.Fault, now: float) -> None:
+        """A chip the board says does not answer (again: each second), or answers again: logged
+        when that changes, a WARNING naming its deaf pads, and the table told its deaf cards."""
+        with self._told_lock:
+            was = self._silent.pop(fault.chip, None)
+            if fault.count != wire.CHIP_ANSWERS:
+                self._silent[fault.chip] = (now, fault.count)
+        if fault.count == wire.CHIP_ANSWERS:
+            if was is not None:
+                log.info("touch board: chip 0x%02x answers again: its pads are heard again", fault.chip)
+        elif was is None or was[1] != fault.count or now - was[0] >= SILENT_S:
+            log.warning("touch board: %s", self._silence({fault.chip: fault.count}))
+        self._tell_deaf()
+
+    def _tell_deaf(self) -> None:
+        """Tell the table the deaf cards when they changed since it was last told."""
+        deaf = self.deaf_cards()
+        if deaf != self._deaf_said:
+            self._deaf_said = deaf
+            self._tell(deaf)
 
     def _transfers_failed(self, chip: str, count: int, now: float) -> None:
         self.i2c_errors += count

@@ -5,9 +5,10 @@ session the broker keeps, so events made while the dashboard was away reach it w
 and keeps each table's row: online or not, in a game or idle, its faults, the games finished
 today and their length; what a table sends that is not what its topic carries (``schema``), or
 past its share of what the dashboard reads (``Fleet.afford``), is dropped and counted on its row.
-The game nights it shows are those the café's hosts run (their plans: ``--cafe-tables`` names
-the hosts that count), each with the games its tables tell of, counted only as the plan paired
-them. paho's thread only reads the messages; a thread of the dashboard's own makes what changed
+The game nights it shows are those hosts run (their plans), each with the games its tables tell
+of, counted only as the plan paired them; the café's come first and any other is shown apart.
+The café's tables are ``--cafe-tables`` (then only they host or play), or else the host and tables
+of the night the most tables play: each table tells of its own night alone, with its own login. paho's thread only reads the messages; a thread of the dashboard's own makes what changed
 into rows and standings for the live page (Server-Sent Events), so a table that floods delays
 no other. The day's games export as CSV.
 
@@ -89,6 +90,7 @@ WORDS = {  # the page's words, translated once for the page's language
     "none": N_("none"),
     "dropped": N_("messages dropped: {count} (the last: {why})"),
     "standings": N_("Standings of {night}"), "hosted": N_("run from table {host}"), "closed": N_("closed"),
+    "apart": N_("from elsewhere: not a night of the café's tables"),
     "team": N_("Team"), "played": N_("played"), "won": N_("won"),
     "lost": N_("lost"), "points": N_("points"), "margin": N_("margin"), "rating": N_("rating"),
     "byes": N_("byes"), "buchholz": N_("Buchholz"), "withdrawn": N_("withdrawn"), "tiebreak": N_("Tie-break: {tiebreak}"),
@@ -276,16 +278,21 @@ class Fleet:
         return rows, nights
 
     def nights(self) -> list[dict]:
-        """The nights the café's hosts run (their plans), open ones first, the latest opened
-        first, at most ``NIGHTS_SHOWN``: each with its standings, the same computation as a
-        table's own (``night.book.Night``), made once for each change of the plans and games."""
+        """The nights hosts run (their plans), at most ``NIGHTS_SHOWN``: the café's first (``apart``
+        False: hosted by one of ``cafe_tables``), then any other; among them the open ones first, the
+        most played (by the tables that tell of them, ``playing``) and the latest opened. Each with
+        its standings, the same computation as a table's own (``night.book.Night``), made once for
+        each change of the plans and games."""
         with self._lock:
             version = self._version
             if self._nights is not None and self._nights[0] == version:
                 return self._nights[1]
             plans, told = list(self.plans.items()), dict(self.told)
-        plans.sort(key=lambda hosted: (hosted[1]["closed"] is None, hosted[1]["opened"]), reverse=True)
-        nights = [self._standings(host, plan, told) for host, plan in plans[:NIGHTS_SHOWN]]
+        plans.sort(key=lambda hosted: (hosted[1]["closed"] is None, len(playing(hosted[1], told)),
+                                       hosted[1]["opened"]), reverse=True)
+        cafe = self.cafe or (frozenset({plans[0][0], *plans[0][1]["tables"]}) if plans else frozenset())
+        plans.sort(key=lambda hosted: hosted[0] not in cafe)  # stable: each part keeps its order
+        nights = [{**self._standings(host, plan, told), "apart": host not in cafe} for host, plan in plans[:NIGHTS_SHOWN]]
         with self._lock:
             if self._nights is None or self._nights[0] < version:
                 self._nights = (version, nights)
@@ -418,6 +425,12 @@ def _night_games(table_id: str, night: object) -> list[Game]:
     """A night message's games (``schema.NIGHT``), each the topic's table's: no table speaks for another."""
     assert isinstance(night, dict)
     return [Game.from_json({**game, "table": table_id}) for game in night["games"]]
+
+
+def playing(plan: dict, told: dict[str, tuple[str, list[Game]]]) -> list[str]:
+    """The tables of ``plan``'s night that tell of it on their own ``night`` topic: each speaks
+    for itself alone (the broker's ACL), so none can make another's night its own."""
+    return [table for table in plan["tables"] if told.get(table, ("", []))[0] == plan["night"]]
 
 
 def named_at(night_id: str) -> float | None:
@@ -737,6 +750,7 @@ th, td { text-align: left; padding: .4rem .6rem; border-bottom: 1px solid #333; 
 .dot { display: inline-block; width: .7rem; height: .7rem; border-radius: 50%; margin-right: .3rem; }
 .on { background: #3c3; } .off { background: #c33; }
 .fault { color: #f96; } .error { color: #f66; }
+.night.apart { opacity: .7; border-top: 1px dashed #555; }  /* a night no table of the café's plays */
 button { font: inherit; }
 /* a phone: each row a card, each value under its column's name (its th's words, as data-label) */
 @media (max-width: 40rem) {
@@ -809,7 +823,9 @@ function nights(list) {
     scroll.setAttribute("role", "region");
     scroll.setAttribute("aria-label", WORDS.standings.replace("{night}", () => night.name));
     scroll.append(table);
-    const host = WORDS.hosted.replace("{host}", () => night.host) + (night.open ? "" : " · " + WORDS.closed);
+    const host = WORDS.hosted.replace("{host}", () => night.host) + (night.open ? "" : " · " + WORDS.closed)
+      + (night.apart ? " · " + WORDS.apart : "");
+    if (night.apart) section.classList.add("apart");
     // every standings page names the night's tie-break
     const tiebreak = WORDS.tiebreak.replace("{tiebreak}", () => WORDS["tiebreak_" + night.tiebreak] || night.tiebreak);
     section.append(element("h2", WORDS.standings.replace("{night}", () => night.name)), element("p", host),

@@ -11,6 +11,7 @@ from .events import (
     BUTTONS,
     ButtonEvent,
     Command,
+    DeafCards,
     DialEvent,
     Emit,
     Event,
@@ -26,7 +27,7 @@ from .screen import AnyModel, GameModel, Screen, ScreenModel, SelfTestModel, Set
 from .touch import MultiTouch, SimTouch, TouchSource
 
 __all__ = [
-    "Buttons", "SimButtons", "Cues", "TimerState", "BUTTONS", "ButtonEvent", "Command", "DialEvent", "Emit", "Event", "HealthEvent", "NewGame", "PageOpened",
+    "Buttons", "SimButtons", "Cues", "TimerState", "BUTTONS", "ButtonEvent", "Command", "DeafCards", "DialEvent", "Emit", "Event", "HealthEvent", "NewGame", "PageOpened",
     "ReleaseSeat",
     "TouchEvent", "UiEvent", "RGB", "LedFrame", "LedStrip", "SimLedStrip", "AnyModel", "GameModel", "ScreenModel", "Screen", "SelfTestModel", "SetupModel", "SimScreen",
     "MultiTouch", "SimTouch", "TouchSource",

@@ -33,7 +33,8 @@ class Cues:
 
     ``revealed_at`` holds, per cell, the loop-clock time the card was shown (None while
     hidden), so renderers can play a short reveal animation; ``idle`` is True when nothing
-    has happened for a while and the grid may play its attract animation.
+    has happened for a while and the grid may play its attract animation; ``deaf`` holds the
+    cells whose pads the touch board cannot hear now, marked so players stop touching them.
     """
 
     pending: frozenset[int] = frozenset()
@@ -41,3 +42,4 @@ class Cues:
     timer: TimerState | None = None
     revealed_at: tuple[float | None, ...] = (None,) * CELLS
     idle: bool = False
+    deaf: frozenset[int] = frozenset()

@@ -102,6 +102,28 @@ class HealthEvent:
     detail: Text = ""  # what is wrong and what to do, or what came back
 
 
+@dataclass(frozen=True, slots=True)
+class DeafCards:
+    """The cells whose pads the touch board cannot hear now (a touch chip that does not answer),
+    and ``why`` in the board's words, one sentence a chip: the table marks those cards so players
+    stop touching them, and says why. Told again whenever it changes; no cells: all hear again."""
+
+    cells: frozenset[int] = frozenset()
+    why: tuple[Text, ...] = ()
+
+    def __post_init__(self) -> None:
+        cells = frozenset(self.cells)
+        for cell in cells:
+            if type(cell) is not int or not 0 <= cell < CELLS:
+                raise ValueError(f"cell {cell!r} is off the grid: cells are 0 to {CELLS - 1}")
+        object.__setattr__(self, "cells", cells)
+
+
+NONE_DEAF = DeafCards()
+DEVICE_NEWS = (HealthEvent, DeafCards)
+"""What a device tells of itself rather than of the game: the loop notes it even while the game is paused."""
+
+
 HEALTHY = frozenset({N_("ok"), N_("simulated"), N_("not fitted"), N_("off"), N_("starting"), N_("connecting")})
 """A device's health in the table's status when nothing is wrong with it; any other words are
 a fault (with what to do), wherever they are shown: staff page, fleet, dashboard."""
@@ -153,6 +175,6 @@ class PageOpened:
     role: str
 
 
-Event = TouchEvent | ButtonEvent | DialEvent | UiEvent | HealthEvent | PageOpened
+Event = TouchEvent | ButtonEvent | DialEvent | UiEvent | HealthEvent | DeafCards | PageOpened
 Emit = Callable[[Event], None]
 """The loop's thread-safe ``post``: the only thing a device may call."""

@@ -61,6 +61,11 @@ class ScreenModel:
     def pending(self) -> frozenset[int]:
         return self.cues.pending
 
+    @property
+    def deaf(self) -> frozenset[int]:
+        """The cards the touch board cannot hear now: marked, so nobody touches them in vain."""
+        return self.cues.deaf
+
 
 @dataclass(frozen=True, slots=True)
 class SelfTestModel:
@@ -77,13 +82,16 @@ class SetupModel:
     """What the screen shows of a table nobody has set up yet (docs/dev/first-boot.md), instead of
     a game: the set-up page's address (``link``, shown as a QR code; None until the phones' pages
     are up) and the one-time code it asks for; while the table's own Wi-Fi is open, its name and
-    password (``hotspot``), which a second QR code joins; what the network is doing (``network``)."""
+    password (``hotspot``), which a second QR code joins; what the network is doing (``network``);
+    the SHA-256 ``fingerprint`` of the page's https certificate, which the owner compares with
+    what the phone shows the first time it warns of the table's own certificate."""
 
     link: str | None
     code: str
     lang: str = "en"
     hotspot: tuple[str, str] | None = None  # (name, password)
     network: Text | None = None
+    fingerprint: str | None = None
 
 
 AnyModel: TypeAlias = GameModel | SelfTestModel | SetupModel

@@ -13,7 +13,7 @@ CRC the decoder resynchronises at the next sync byte.
 
 SYNC = 0xA5
 PROTOCOL_MAJOR = 1
-PROTOCOL_MINOR = 2  # 1.1 added readings and stream-readings, 1.2 fault
+PROTOCOL_MINOR = 3  # 1.1 added readings and stream-readings, 1.2 fault, 1.3 the fault not-answering
 MAX_PAYLOAD = 96
 OVERHEAD = 6  # sync, length, sequence, type, two CRC bytes
 MASK_BYTES = 8  # touch masks are 64-bit: up to 64 electrodes
@@ -346,17 +346,24 @@ class Readings(Message):
                 "pads=" + ",".join("{}/{}".format(f, b) for f, b in self.pads)]
 
 
+CHIP_ANSWERS, CHIP_STOPPED, CHIP_MISSING = 0, 1, 2
+"""The count of a NOT_ANSWERING fault: the chip's state."""
+
+
 class Fault(Message):
     """Board to host (added in 1.2): something the bus or a chip did, and what the board did about it.
 
     ``chip`` is the chip's I2C address (0 for the bus as a whole). ``kind``: I2C_ERRORS, ``count``
-    transfers to the chip failed since the last such report, each tried again at once (a chip
+    transfers to the chip failed since the last such report, each tried again (a chip
     that fails every try is lost, which a log says); RESET, the chip was found out of run mode or
     with its configuration changed (what a brown-out leaves) and was set up again, the ``count``-th
     time since the board started; OUT_OF_RANGE, the chip's out-of-range status (registers
     0x02-0x03: bit n electrode n, bit 14 auto-reconfiguration failed, bit 15 autoconfiguration
     failed) read ``count``, and the chip was set up again; BUS_HELD, SDA was held low and
-    ``count`` clocks on SCL freed it (0: nine did not, the bus is given up until the next try).
+    ``count`` clocks on SCL freed it (0: nine did not, the bus is given up until the next try);
+    NOT_ANSWERING (added in 1.3), the chip's state, told on each change, after each hello and
+    again each second while it lasts: ``count`` CHIP_STOPPED (it stopped answering), CHIP_MISSING
+    (none has answered at its address since the board started) or CHIP_ANSWERS (it answers again).
     A host takes a kind it does not know as a fault of the chip, and logs it.
     """
 
@@ -367,7 +374,7 @@ class Fault(Message):
         kind = 0  # type: int
         chip = 0  # type: int
         count = 0  # type: int
-    I2C_ERRORS, RESET, OUT_OF_RANGE, BUS_HELD = 1, 2, 3, 4
+    I2C_ERRORS, RESET, OUT_OF_RANGE, BUS_HELD, NOT_ANSWERING = 1, 2, 3, 4, 5
 
     def check(self):
         # type: () -> None

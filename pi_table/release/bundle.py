@@ -37,7 +37,7 @@ from pathlib import Path, PurePosixPath
 from ..engine.phrase import N_
 from .keys import MAX_SIGNATURE, Keyring, sign
 from .layout import LOCK_FILE, VERSION, ReleaseError, source_version
-from .wheels import REPRODUCIBLE, WHEEL, Wheels, digest, hashed
+from .wheels import REPRODUCIBLE, WHEEL, Wheels, digest, hashed, pinned
 
 MANIFEST, SIGNATURE, WHEELS = "manifest.json", "manifest.sig", "wheels"
 FORMAT = 2
@@ -97,12 +97,19 @@ def _pip(*args: str, log) -> subprocess.CompletedProcess:
 
 
 def _locked(tree: Path) -> list[str]:
+    """The lock's pins, every extra's too, each with its hashes (``wheels.pinned``)."""
     lock = tree / LOCK_FILE
     if not lock.is_file():
         raise ReleaseError(N_("{source} has no {lock}: every release installs locked versions"), source=str(tree),
                            lock=LOCK_FILE)
-    return [line.strip() for line in lock.read_text(encoding="utf-8").splitlines()
-            if line.strip() and not line.startswith("#")]
+    return pinned(lock.read_text(encoding="utf-8"))
+
+
+def _requirement_file(folder: Path, lines: list[str]) -> str:
+    """``lines`` written as a requirements file in ``folder`` (pip takes hashes only from one); its path."""
+    path = Path(tempfile.mkstemp(prefix="pinned-", suffix=".txt", dir=folder)[1])
+    path.write_text("".join(line + "\n" for line in lines), encoding="utf-8")
+    return str(path)
 
 
 def _wheels_for(tree: Path, into: Path, target: str, more: Path | None, log) -> None:
@@ -113,20 +120,20 @@ def _wheels_for(tree: Path, into: Path, target: str, more: Path | None, log) -> 
                  log=log)
     if built.returncode != 0:
         raise ReleaseError(N_("pip could not build pi-table's wheel ({error})"), error=_said(built))
-    pinned = _locked(tree)
+    locked = _locked(tree)
     if target == "here" or _is_the_pi():
         done = _pip("wheel", "--no-deps", "--disable-pip-version-check", "--quiet", "--wheel-dir", str(into),
-                    *pinned, log=log)
+                    "--require-hashes", "--requirement", _requirement_file(tree, locked), log=log)
         if done.returncode != 0:
             raise ReleaseError(N_("pip could not fetch or build the locked dependencies' wheels ({error})"),
                                error=_said(done))
         return
     missing = []
-    for requirement in pinned:
+    for requirement in locked:
         done = _pip("download", "--no-deps", "--disable-pip-version-check", "--quiet", *PI, "--dest", str(into),
-                    requirement, log=log)
+                    "--require-hashes", "--requirement", _requirement_file(tree, [requirement]), log=log)
         if done.returncode != 0:
-            missing.append(requirement)
+            missing.append(requirement.split()[0])
     for requirement in list(missing):
         name, _, version = requirement.partition("==")
         found = [path for path in sorted(more.glob("*.whl")) if (match := WHEEL.fullmatch(path.name))

@@ -33,6 +33,7 @@ CONFIG = Path("/etc/pi-table/config.toml")
 JOURNAL = "/var/lib/pi-table/journal"  # [paths] journal_dir's default
 PENDING, DONE = SETUP_PENDING, SETUP_DONE
 PIN, OWNER = "staff.pin", "owner.pass"  # the staff page's and the owner's secrets (web.staff, web.roles)
+SET_UP = (PIN, OWNER, DONE)  # any of them: the table was set up, and waits for no set-up
 TLS, TLS_KEY, TLS_CERT = "tls", "table.key", "table.crt"
 CERT_DAYS = 3650
 CODE_DIGITS = 8
@@ -71,20 +72,41 @@ def new_pending() -> Pending:
 
 
 def pending(folder: Path) -> Pending | None:
-    """The set-up the table in ``folder`` waits for; None when it waits for none. A file that is
-    not one setup.pending holds still means a table waiting: it is given a new code (``keep_pending``)."""
+    """The set-up the table in ``folder`` waits for; None when it waits for none. Only a table
+    with neither a staff PIN nor an owner's passphrase waits for one: a file appearing (written
+    by anything the service can be made to write) never takes a table back to its set-up, where
+    whoever stands at its screen sets both. For a table with neither, a file that is not one
+    setup.pending holds still means a table waiting: it is given a new code (``keep_pending``)."""
+    if any((folder / name).exists() for name in (PIN, OWNER)):
+        return None
     try:
-        data = json.loads(read_file(folder / PENDING, MOST))
-        hotspot = data["hotspot"]
-        found = Pending(data["code"], hotspot["ssid"], hotspot["password"], data["since"])
-        if not (isinstance(found.code, str) and len(found.code) == CODE_DIGITS and found.code.isdigit()
-                and all(isinstance(value, str) for value in (found.ssid, found.password, found.since))):
-            raise TypeError(found)
-        return found
+        return _read_pending(folder)
     except FileNotFoundError:
         return None
     except (OSError, ValueError, KeyError, TypeError, RecursionError):
         return keep_pending(folder, new_pending())
+
+
+def awaiting(folder: Path) -> Pending | None:
+    """The set-up the table in ``folder`` waits for, as the root helper judges it before it opens
+    the table's own Wi-Fi: its setup.pending while it has no staff PIN, owner's passphrase or
+    setup.done (``first_boot``'s rule), else None; a file that is not one is none, and nothing is written."""
+    if any((folder / name).exists() for name in SET_UP):
+        return None
+    try:
+        return _read_pending(folder)
+    except (OSError, ValueError, KeyError, TypeError, RecursionError):
+        return None
+
+
+def _read_pending(folder: Path) -> Pending:
+    data = json.loads(read_file(folder / PENDING, MOST))
+    hotspot = data["hotspot"]
+    found = Pending(data["code"], hotspot["ssid"], hotspot["password"], data["since"])
+    if not (isinstance(found.code, str) and len(found.code) == CODE_DIGITS and found.code.isdigit()
+            and all(isinstance(value, str) for value in (found.ssid, found.password, found.since))):
+        raise TypeError(found)
+    return found
 
 
 def keep_pending(folder: Path, waiting: Pending) -> Pending:
@@ -130,15 +152,15 @@ def first_boot(config: Path, user: ServiceUser) -> list[str]:
             write_private(folder / name, secrets.token_bytes(SECRET_BYTES))
             _own(folder / name, user)
             made.append(name)
-    made += _tls(config.parent / TLS, user)
-    if not any((folder / name).exists() for name in (PIN, OWNER, DONE, PENDING)):
+    made += own_certificate(config.parent / TLS, user)
+    if not any((folder / name).exists() for name in (*SET_UP, PENDING)):
         keep_pending(folder, new_pending())
         _own(folder / PENDING, user)
         made.append(f"{PENDING}: the screen shows the set-up page's code")
     return made
 
 
-def _folders(folder: Path, user: ServiceUser) -> list[Path]:
+def _folders(folder: Path, user: ServiceUser | None) -> list[Path]:
     """``folder`` and the parents it lacks, made 0700 and the service user's; those made."""
     missing = []
     while not folder.exists():
@@ -150,8 +172,11 @@ def _folders(folder: Path, user: ServiceUser) -> list[Path]:
     return missing
 
 
-def _tls(folder: Path, user: ServiceUser) -> list[str]:
-    """The TLS key (0600) and a self-signed certificate for this host, beside the configuration."""
+def own_certificate(folder: Path, user: ServiceUser | None = None) -> list[str]:
+    """The table's own TLS key (0600) and a self-signed certificate for this host in ``folder``
+    (``tls`` beside the configuration), made when either is missing: by the first boot as root
+    (``user`` then owns them), or by the service itself for a table that had none. What was made,
+    in words for the log; the staff and set-up pages take their secrets over https with it."""
     key, cert = folder / TLS_KEY, folder / TLS_CERT
     if key.exists() and cert.exists():
         return []
@@ -178,6 +203,19 @@ def _tls(folder: Path, user: ServiceUser) -> list[str]:
     return [*(f"folder {path}" for path in made), f"{TLS}/{TLS_KEY}", f"{TLS}/{TLS_CERT} for {host}"]
 
 
-def _own(path: Path, user: ServiceUser) -> None:
-    if os.geteuid() == 0 and user.user is not None:
+def fingerprint(cert: Path) -> str:
+    """The SHA-256 fingerprint of the PEM certificate ``cert``, as browsers show it (pairs of hex
+    digits, colons between): what the owner compares with the phone's warning the first time."""
+    import hashlib
+    import ssl
+
+    der = ssl.PEM_cert_to_DER_cert(read_file(cert, MOST_CERT).decode("ascii"))
+    return ":".join(f"{byte:02X}" for byte in hashlib.sha256(der).digest())
+
+
+MOST_CERT = 64 * 1024  # bytes: a certificate and its chain
+
+
+def _own(path: Path, user: ServiceUser | None) -> None:
+    if os.geteuid() == 0 and user is not None and user.user is not None:
         os.lchown(path, user.uid, user.gid)

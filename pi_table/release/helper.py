@@ -39,7 +39,7 @@ from pathlib import Path
 
 from ..engine.phrase import N_
 from . import bundle, network, requests
-from .first_boot import CONFIG, first_boot
+from .first_boot import CONFIG, awaiting, first_boot, journal_folder
 from .keys import KEYRING, Keyring
 from .layout import CURRENT, DONE, HOME, LAST, ORIGIN, ReleaseError, Releases, tree_files, version_key, why
 from .service_user import USER, ServiceUser
@@ -53,13 +53,15 @@ INCOMING = ".incoming"
 @dataclass(frozen=True)
 class Helper:
     """What the acts work with: the releases, the keyring that says which releases may come in,
-    the service's user that builds them, and systemctl (a stub in tests)."""
+    the service's user that builds them, systemctl and timedatectl (stubs in tests), and the
+    table's configuration (which names its journal folder: whether it waits for its set-up)."""
 
     releases: Releases
     keyring: Keyring
     user: ServiceUser
     systemctl: Sequence[str] = ("systemctl",)
     timedatectl: Sequence[str] = ("timedatectl",)
+    config: Path = CONFIG
 
 
 @contextmanager
@@ -324,7 +326,14 @@ def set_zone(helper: Helper, request: dict) -> None:
 
 
 def open_hotspot(helper: Helper, request: dict) -> None:
-    """The table's own Wi-Fi, the networks seen before it opened kept for the set-up page."""
+    """The table's own Wi-Fi, the networks seen before it opened kept for the set-up page: only
+    for a table waiting for its set-up (``awaiting``: the helper's own reading, not the
+    service's word), and only the Wi-Fi that set-up names."""
+    waiting = awaiting(journal_folder(helper.config))
+    if waiting is None:
+        raise ReleaseError(N_("the table is set up: it opens its own Wi-Fi only while it waits for its set-up"))
+    if (request["ssid"], request["password"]) != (waiting.ssid, waiting.password):
+        raise ReleaseError(N_("the table's own Wi-Fi is the one its set-up names, not another"))
     seen = network.open_hotspot(request["ssid"], request["password"])
     helper.releases.write_note(network.NETWORKS, {"at": time.time(), "networks": [each.to_json() for each in seen]})
 
@@ -396,6 +405,7 @@ def main(argv: list[str] | None = None) -> int:
                                                    "checkout's (its signature checked against the keyring)")
     asked = acts.add_parser("request", help="do the request the service left in its spool folder")
     asked.add_argument("--spool", type=Path, default=requests.SPOOL)
+    asked.add_argument("--config", type=Path, default=CONFIG, help="the table's configuration (default %(default)s)")
     boot = acts.add_parser("first-boot", help="a table's first start: its secrets made, its set-up waiting")
     boot.add_argument("--config", type=Path, default=CONFIG, help="the table's configuration (default %(default)s)")
     acts.add_parser("starting", help="pi-table.service's ExecStartPre=")
@@ -428,7 +438,7 @@ def main(argv: list[str] | None = None) -> int:
             print(f"installed release {name}", flush=True)
             return 0
         if args.act == "request":
-            return act(Helper(releases, keyring, user), args.spool)
+            return act(Helper(releases, keyring, user, config=args.config), args.spool)
         venv = releases.venv(releases.linked(CURRENT) or "none")
         status = user.command([str(venv / "bin/python"), "-I", "-m", "pi_table", "status", "--json", "--healthy"])
         print(started(releases, status), flush=True)

@@ -5,6 +5,12 @@ its request file: open the table's own Wi-Fi (a hotspot, as comitup and balena's
 open one), join a café's Wi-Fi, as a trial that goes back to the connection before when it
 fails. Terse output (``-t -f``) is read as nmcli escapes it: ``\\:`` and ``\\\\`` in a value.
 
+nmcli has no ``--``: where it reads a command's next argument, ``-a`` or ``--show-secrets`` is its
+own option whatever the caller meant (tests/fake_nmcli.py names where in its source). So a value
+from elsewhere goes only where nmcli reads it as it is: after a keyword (``ssid NAME``,
+``password WORD``) or a connection's selector (``connection up id NAME``). The one place it
+does not, the Wi-Fi's name in ``device wifi connect``, takes no name that begins with ``-``.
+
 Standard library only, beside the layers below: the root helper runs it with the system's Python.
 """
 
@@ -163,10 +169,14 @@ def hotspot_address() -> str | None:
 
 
 def ssid_problem(ssid: object) -> str | None:
-    """Why ``ssid`` is no Wi-Fi network's name (1 to 32 bytes, no control character); None if it is one."""
+    """Why ``ssid`` is no Wi-Fi network's name (1 to 32 bytes, no control character) the table
+    can give nmcli (none that begins with ``-``: see above); None if it is one."""
     if not isinstance(ssid, str) or len(ssid.encode("utf-8")) not in SSID_BYTES \
             or any(ord(char) < 32 or ord(char) == 127 for char in ssid):
         return N_("a Wi-Fi network's name is 1 to 32 bytes with no control character")
+    if ssid.startswith("-"):
+        return N_("a Wi-Fi network's name that begins with - cannot be joined from a page: nmcli would read it as "
+                  "an option")
     return None
 
 
@@ -194,9 +204,10 @@ def open_hotspot(ssid: str, password: str) -> list[Seen]:
     """The table's own Wi-Fi opened under ``ssid`` with ``password`` (its radio turned on first:
     a Pi whose Wi-Fi country was never set keeps it blocked); the networks in reach, scanned
     before the radio becomes the hotspot and can scan no more."""
+    _check(ssid, password, may_be_open=False)
     nmcli("radio", "wifi", "on")
     seen = networks(rescan=True)
-    _quietly("connection", "delete", HOTSPOT)  # one made before, perhaps with another password
+    _quietly("connection", "delete", "id", HOTSPOT)  # one made before, perhaps with another password
     nmcli("device", "wifi", "hotspot", "ifname", IFNAME, "con-name", HOTSPOT, "ssid", ssid, "password", password,
           timeout=CALL_S * 2)
     return seen
@@ -206,28 +217,36 @@ def join(ssid: str, password: str) -> None:
     """Join the Wi-Fi ``ssid`` as a trial: the table's own Wi-Fi closed, the new connection tried;
     joined, it replaces the one an earlier page chose; not, it is deleted and the connection the
     table had (or its own Wi-Fi) comes back, and ReleaseError says why and what it is back on."""
+    _check(ssid, password, may_be_open=True)
     before = state()
     if before.hotspot:
-        _quietly("connection", "down", HOTSPOT)
-    _quietly("connection", "delete", TRYING)
+        _quietly("connection", "down", "id", HOTSPOT)
+    _quietly("connection", "delete", "id", TRYING)
     connect = ["--wait", str(JOIN_S), "device", "wifi", "connect", ssid]
     if password:
         connect += ["password", password]
     try:
         nmcli(*connect, "ifname", IFNAME, "name", TRYING, timeout=JOIN_S + CALL_S)
     except ReleaseError as e:
-        _quietly("connection", "delete", TRYING)
+        _quietly("connection", "delete", "id", TRYING)
         error = e.why["fields"].get("error", str(e))
-        if before.via is not None and _quietly("connection", "up", before.via):
+        if before.via is not None and _quietly("connection", "up", "id", before.via):
             raise ReleaseError(N_("the table could not join {ssid} ({error}): it is back on {back}"), ssid=ssid,
                                error=error, back=before.via) from None
-        if (before.hotspot or not before.connected) and _quietly("connection", "up", HOTSPOT):
+        if (before.hotspot or not before.connected) and _quietly("connection", "up", "id", HOTSPOT):
             raise ReleaseError(N_("the table could not join {ssid} ({error}): its own Wi-Fi is open again"),
                                ssid=ssid, error=error) from None
         raise ReleaseError(N_("the table could not join {ssid} ({error}) and has no network now"), ssid=ssid,
                            error=error) from None
-    _quietly("connection", "delete", WIFI)
-    nmcli("connection", "modify", TRYING, "connection.id", WIFI, "connection.autoconnect-priority", "10")
+    _quietly("connection", "delete", "id", WIFI)
+    nmcli("connection", "modify", "id", TRYING, "connection.id", WIFI, "connection.autoconnect-priority", "10")
+
+
+def _check(ssid: str, password: str, may_be_open: bool) -> None:
+    """ReleaseError unless ``ssid`` and ``password`` are a Wi-Fi's name and password nmcli reads as
+    such: the request was checked so already, and the act does not count on it."""
+    if (problem := ssid_problem(ssid) or password_problem(password, may_be_open)) is not None:
+        raise ReleaseError(problem)
 
 
 def _quietly(*args: str) -> bool:

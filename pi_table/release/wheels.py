@@ -4,7 +4,9 @@ service's user installs them (``make_release``) with pip's ``--no-index --only-b
 
 The wheels come from a signed bundle (``bundle.unpack``: their hashes are the signed manifest's),
 or are built from a source tree by the service's user (``built``: install.sh's first install,
-and an update from the repository, whose commit is checked against the keyring first).
+and an update from the repository, whose commit is checked against the keyring first), the
+dependencies' by the hashes the tree's requirements.lock gives (``pinned``), so the signed
+commit names every file that comes in but the build tools pip fetches to build a source.
 """
 
 from __future__ import annotations
@@ -28,7 +30,10 @@ from .service_user import ServiceUser, own_by_root
 WHEEL = re.compile(r"(?P<name>[A-Za-z0-9](?:[A-Za-z0-9._]*[A-Za-z0-9])?)-(?P<version>[A-Za-z0-9_.!+]+)"
                    r"(?:-\d[A-Za-z0-9_.]*)?-[A-Za-z0-9_.]+-[A-Za-z0-9_.]+-[A-Za-z0-9_.]+\.whl")
 PROJECT = "pi_table"
+SECTION = re.compile(r"# \[(?P<extra>[a-z0-9-]+)\]")  # requirements.lock: the pins of an extra follow
 
+
+MAX_LOCK = 1024 * 1024  # requirements.lock: some 70 KB of hashes
 
 REPRODUCIBLE = {"SOURCE_DATE_EPOCH": "315532800"}
 """A wheel's files dated 1980, whenever it is built: the same tree makes the same wheel, so the
@@ -112,6 +117,31 @@ class Wheels:
         return "".join(line + "\n" for line in lines)
 
 
+def pinned(text: str, extras: tuple[str, ...] | None = None) -> list[str]:
+    """The lock's requirements, one line each (``name==version --hash=sha256:...``): every table's
+    and those of ``extras`` (None: of every extra). ReleaseError for a pin with no hash, or an
+    extra the lock has no section for."""
+    entries: dict[str | None, list[str]] = {None: []}
+    section: str | None = None
+    for line in text.replace("\\\n", " ").splitlines():  # a pin and its hashes: one line
+        line = line.strip()
+        if (found := SECTION.fullmatch(line)) is not None:
+            section = found["extra"]
+            entries.setdefault(section, [])
+        elif line and not line.startswith("#"):
+            if "--hash=sha256:" not in line:
+                raise ReleaseError(N_("{lock} pins {requirement} with no hash: make it again with "
+                                      "python -m pi_table.release.lock"), lock=LOCK_FILE,
+                                   requirement=line.split()[0][:80])
+            entries[section].append(" ".join(line.split()))
+    wanted = [extra for extra in entries if extra is not None] if extras is None else [e for e in extras if e]
+    missing = [extra for extra in wanted if extra not in entries]
+    if missing:
+        raise ReleaseError(N_("{lock} has no pins for the extra {extra}: expected one of {known}"), lock=LOCK_FILE,
+                           extra=missing[0], known=", ".join(extra for extra in entries if extra) or "none")
+    return entries[None] + [entry for extra in wanted for entry in entries[extra]]
+
+
 def hashed(folder: Path) -> Wheels:
     """The wheels in ``folder``, hashed now."""
     return Wheels(folder, {path.name: digest(path) for path in sorted(folder.glob("*.whl"))})
@@ -119,16 +149,25 @@ def hashed(folder: Path) -> Wheels:
 
 def built(source: Path, extras: str, into: Path, user: ServiceUser, log) -> Wheels:
     """pi-table's wheel of the tree ``source`` and the wheels of what it needs with ``extras``
-    at the versions its requirements.lock pins, for this machine (downloaded, or built from their
-    source where none is published, as rpi-ws281x for the Pi), all made by the service's user
-    in ``into``."""
+    at the versions and hashes its requirements.lock pins (pip's ``--require-hashes``: a file the
+    lock does not name is refused), for this machine (downloaded, or built from their source
+    where none is published, as rpi-ws281x for the Pi), all made by the service's user in ``into``."""
     wheels, home = into / "wheels", into / "build-home"
     for path in (wheels, home):
         path.mkdir()
         user.give(path)
-    wanted = f"{source}[{extras}]" if extras else str(source)
-    user.run([sys.executable, "-m", "pip", "wheel", "--wheel-dir", str(wheels), "--constraint", str(source / LOCK_FILE),
-              wanted], log, "pip wheel", home, env=REPRODUCIBLE)
+    try:
+        lock = read_file(source / LOCK_FILE, MAX_LOCK).decode("utf-8")
+    except (OSError, UnicodeDecodeError, PiTableError):
+        raise ReleaseError(N_("{source} has no readable {lock}: every release installs locked versions"),
+                           source=str(source), lock=LOCK_FILE) from None
+    requirements = into / "pinned.txt"
+    replace_file(requirements, "".join(line + "\n" for line in pinned(lock, tuple(filter(None, extras.split(",")))))
+                 .encode("utf-8"), 0o644)
+    user.run([sys.executable, "-m", "pip", "wheel", "--no-deps", "--wheel-dir", str(wheels), str(source)], log,
+             "pip wheel (pi-table)", home, env=REPRODUCIBLE)
+    user.run([sys.executable, "-m", "pip", "wheel", "--wheel-dir", str(wheels), "--require-hashes", "--requirement",
+              str(requirements)], log, "pip wheel (its dependencies, by their hashes)", home, env=REPRODUCIBLE)
     return hashed(wheels)
 
 

@@ -20,7 +20,7 @@ import math
 from dataclasses import dataclass
 
 from ..engine import EndTurn, InvalidAction, Team, Undo
-from ..engine.codex import DISCUSSION, OVER
+from ..engine.codex import DISCUSSION
 from ..engine.codex_actions import USAGE as ACTION_USAGE
 from ..engine.games import names, title_of
 from ..engine.phrase import N_, Phrase
@@ -31,17 +31,16 @@ from ..table.codex_loop import CodexLoop
 from ..table.loop import LoopSettings
 from ..table.timer import TimerSettings
 from ..ui.codex_turns import (
-    Control,
     Panel,
     Passing,
     Speech,
     Stage,
-    Truth,
     agent_name,
     agent_notes,
     agent_title,
     call_words,
     choice_prompt,
+    code_so_far,
     control_label,
     controls,
     headline,
@@ -58,8 +57,9 @@ from ..ui.codex_turns import (
     step_words,
     truth_machine,
     winner_title,
+    winning_code,
 )
-from ..ui.i18n import TeamWord, say
+from ..ui.i18n import say
 from ..ui.leds import LightSettings
 from .codex_commands import SCREEN_TAPS, WORDS, ScreenTap, TapAction, parse_codex_command, screen_button
 from .terminal import BOLD, TEAM, WARN, WIDTH, Painter, Playing, Terminal, fit, spoken_words, visible
@@ -171,18 +171,20 @@ class CodexText(Passing):
                  fit(f"  {step_words(model)}"), ""]
         width = max(len(codename) for codename in view.codenames)
         for seat, codename in enumerate(view.codenames):
-            said = " · ".join([*_faction(words, view, seat), *(text for _kind, text in seat_lines(words, view, seat))])
+            said = " · ".join(text for _kind, text in seat_lines(words, view, seat))
             lines.append(fit(f"  {seat} {codename:<{width}}  {said}".rstrip(), 6 + width))
         lines += ["", fit(f"  {_('ROLES IN PLAY')}: {roles_in_play(words, view)}")]
-        shows, said_truth = truth_machine(words, view)
-        truth = f"{said_truth[0]}: {'-'.join(said_truth[1:])}" if shows is Truth.CODE else " · ".join(said_truth)
-        lines.append(fit(f"  {_('TRUTH MACHINE')}: {truth}"))
+        shown = panel(view, turn, model.joins)
+        code = winning_code(view)
+        if shown is Panel.CODE and code is not None:
+            lines.append(fit(f"  {_('WINNING CODE')}: {'-'.join(code)}"))
+        else:
+            lines.append(fit(f"  {_('TRUTH MACHINE')}: {' · '.join(truth_machine(words, view)[1])}"))
         lines += [fit(paint(f"  ! {say(warning, model.lang)}", WARN)) for warning in model.warnings]
-        if panel(view, turn, model.joins) is Panel.CALL:
+        if shown is Panel.CALL:
             lines += ["", fit(paint(f"  >> {call_words(words, view, turn)}", WARN))]
-        over = view.step == OVER  # nobody is called to the screen any more
         buttons = [Button(control_label(words, view, turn, offer.control), offer.command, offer.turn)
-                   for offer in controls(view, turn) if not (over and offer.control in (Control.NEXT_AGENT, Control.I_AM))]
+                   for offer in controls(view, turn)]
         numbers = tuple(range(1, len(buttons) + 1))
         lines.append(self._buttons(buttons, numbers))
         refusal = public_refusal(model.message)
@@ -208,6 +210,9 @@ class CodexText(Passing):
         lines += [fit(f"    {_('phase {phase}').format(phase=phase)}  {text}", 6) for phase, text in notes] or [
             f"    {_('nothing yet')}"]
         lines.append(fit(f"  {choice_prompt(words, view.public, choices.choice, bool(actions))}"))
+        so_far = code_so_far(words, choices.choice)
+        if so_far is not None:
+            lines.append(fit(f"  {so_far}"))
         buttons = [Button(option_label(words, view.public, choices.choice, option), option.action,
                           None if option.action is not None else choices.opens(option)) for option in choices.options]
         if choices.back is not None:
@@ -217,13 +222,6 @@ class CodexText(Passing):
         lines.append(self._buttons(buttons, numbers))
         return Page(turn.stage, turn.seat, "\n".join(lines), "",
                     None if own is None else self.painter.refusal(say(own, model.lang)), tuple(buttons), numbers)
-
-
-def _faction(words: Speech, view, seat: int) -> list[str]:
-    """At the end, the faction an agent was in, which the table's screen shows by its card's
-    colour and a terminal in words."""
-    identikits = view.identikits
-    return [] if identikits is None else [str(TeamWord(identikits[seat].faction.value, words.lang))]
 
 
 def _steady(choice: tuple[str, ...], words: list[str], actions: list, count: int) -> tuple[int, ...]:

@@ -34,7 +34,7 @@ import adafruit_mpr121
 
 from ..drivers.settings import TouchBoardConfig
 from ..errors import PiTableError
-from ..firmware.touchboard import Bus, TouchBoard
+from ..firmware.touchboard import Bus, TouchBoard, connect_chip, connect_chips
 from ..protocol import wire
 from .mpr121 import FakeI2C, FakeMPR121
 
@@ -92,7 +92,8 @@ class PtyPort:
 
 
 class BoardEmulator:
-    """A touch board in software. ``press``/``release`` act on electrodes, as fingers do."""
+    """A touch board in software. ``press``/``release`` act on electrodes, as fingers do;
+    ``missing`` chips (0-2) do not answer when it starts (``mend_chip`` makes them)."""
 
     def __init__(
         self,
@@ -102,6 +103,7 @@ class BoardEmulator:
         on_write: Callable[[bytes, float], None] | None = None,
         noise: int = NOISE,
         strength: int = STRENGTH,
+        missing: tuple[int, ...] = (),
     ) -> None:
         self._own_folder = link is None
         self.link = Path(link) if link else Path(tempfile.mkdtemp(prefix="pi-table-board-")) / "touch-board"
@@ -114,6 +116,8 @@ class BoardEmulator:
         self.strength = [strength] * PINS * len(ADDRESSES)
         self.fingers: set[int] = set()  # the electrodes pressed now
         self.i2c = FakeI2C(dict(zip(ADDRESSES, self.chips)))
+        for chip in missing:  # a breakout whose joints never made contact: the board starts without it
+            self.i2c.unplug(ADDRESSES[self._chip_index(chip)])
         self.bus = Bus(self.i2c.reopen, lambda: (self.i2c.line("SCL"), self.i2c.line("SDA")))
         self._lock = threading.Lock()
         self._stop = threading.Event()
@@ -145,13 +149,17 @@ class BoardEmulator:
                 return
             self.port = PtyPort(self.on_write)
             self._move_pads()
-            drivers = [adafruit_mpr121.MPR121(self.bus, address) for address in ADDRESSES]
-            self.board = TouchBoard(drivers, self.port, time.monotonic, self.board_id, reset=self._reset, bus=self.bus)
+            self.board = TouchBoard(connect_chips(self.bus, adafruit_mpr121.MPR121), self.port, time.monotonic,
+                                    self.board_id, reset=self._reset, bus=self.bus, connect=self._connect)
             self.board.start()
             temporary = self.link.with_name(self.link.name + ".new")
             temporary.unlink(missing_ok=True)
             temporary.symlink_to(self.port.name)
             temporary.replace(self.link)
+
+    def _connect(self, address: int) -> adafruit_mpr121.MPR121 | None:
+        """A chip missing at start, tried again as code.py's ``connect`` does."""
+        return connect_chip(self.bus, adafruit_mpr121.MPR121, address)
 
     def unplug(self) -> None:
         """Pull the cable: the link goes and the host's reads fail."""
@@ -222,10 +230,24 @@ class BoardEmulator:
 
     def brownout(self, chip: int) -> None:
         """A dip in chip ``chip``'s supply (0-2): it comes back in stop mode, its registers at their defaults."""
-        if not 0 <= chip < len(self.chips):
-            raise Refused(f"chip {chip} does not exist: chips are 0 to {len(self.chips) - 1}")
+        self._chip_index(chip)
         with self._lock:
             self.chips[chip].power_on_reset()
+
+    def cut_chip(self, chip: int) -> None:
+        """Chip ``chip`` (0-2) stops answering, its registers kept: a joint on its breakout broke."""
+        with self._lock:
+            self.i2c.unplug(ADDRESSES[self._chip_index(chip)])
+
+    def mend_chip(self, chip: int) -> None:
+        """Chip ``chip`` answers again: the joint made good."""
+        with self._lock:
+            self.i2c.plug(ADDRESSES[self._chip_index(chip)])
+
+    def _chip_index(self, chip: int) -> int:
+        if not 0 <= chip < len(self.chips):
+            raise Refused(f"chip {chip} does not exist: chips are 0 to {len(self.chips) - 1}")
+        return chip
 
     def spikes(self, one_in: int) -> None:
         """About one I2C transfer in ``one_in`` fails from now on (0: none)."""
@@ -255,10 +277,11 @@ class BoardEmulator:
 
 COMMANDS = """\
 press PAD... | release PAD... | tap PAD MS | pad PAD STRENGTH NOISE | garbage K | corrupt | unplug | replug |
-brownout C | spikes K | hold-sda K | quit
+brownout C | cut-chip C | mend-chip C | spikes K | hold-sda K | quit
 (PAD a card 0-24, as the table's cards are numbered, or an END TURN pad: end, end2; several at once
 for a palm; MS milliseconds; K a number of random bytes; STRENGTH and NOISE in counts: how far a
-finger moves the pad, how far it wanders at rest; C a chip 0-2 that a dip in its supply resets;
+finger moves the pad, how far it wanders at rest; C a chip 0-2 that a dip in its supply resets,
+or whose joint breaks (cut) and is made good (mend);
 spikes: one I2C transfer in K fails, 0 none; hold-sda: a chip holds SDA low until K clocks on SCL)"""
 
 
@@ -301,7 +324,7 @@ def run_commands(emulator: BoardEmulator, lines, write: Callable[[str], object],
                 emulator.tap(pads[args[0]], _whole(args[1]))
             elif verb == "pad" and len(args) == 3:
                 emulator.set_pad(pads[args[0]], _whole(args[1]), _whole(args[2]))
-            elif verb in ("brownout", "spikes", "hold-sda") and len(args) == 1:
+            elif verb in ("brownout", "cut-chip", "mend-chip", "spikes", "hold-sda") and len(args) == 1:
                 getattr(emulator, verb.replace("-", "_"))(_whole(args[0]))
             else:
                 raise Refused(f"not a command: {raw.strip()!r}; expected {COMMANDS}")

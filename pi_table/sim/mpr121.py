@@ -208,7 +208,8 @@ class FakeI2C:
 
     - ``fail_one_in(n)``: about one transfer in ``n`` fails with ``OSError`` EIO before it reaches
       a chip (a spike on SDA or SCL), drawn from a fixed sequence so every run fails the same ones;
-      ``fail_next(count)``: the next ``count`` transfers fail so; ``failed`` counts them;
+      ``fail_next(count)``: the next ``count`` transfers fail so; ``fail_for(seconds)``: every
+      transfer fails so for that long on the bus's ``clock`` (a burst); ``failed`` counts them;
     - ``hold_sda(clocks)``: a chip holds SDA low, as one does when the master stopped in the middle
       of a byte it was reading: every transfer fails with EIO, and ``reopen`` (busio.I2C made again)
       raises RuntimeError as CircuitPython does on a line that reads low. The chip lets go after
@@ -218,8 +219,9 @@ class FakeI2C:
       clocks and the STOP conditions (SDA rising while SCL is high) given on them.
     """
 
-    def __init__(self, devices: dict[int, FakeMPR121] | None = None) -> None:
+    def __init__(self, devices: dict[int, FakeMPR121] | None = None, clock=None) -> None:
         self.devices: dict[int, FakeMPR121] = dict(devices or {})
+        self.clock = clock  # seconds, for fail_for
         self.unplugged: set[int] = set()
         self.transactions = 0
         self.failed = 0
@@ -232,6 +234,7 @@ class FakeI2C:
         self._one_in = 0
         self._draw = 1
         self._fail_next = 0
+        self._fail_until = None
         self._locked = False
 
     def attach(self, address: int, device: FakeMPR121) -> FakeMPR121:
@@ -251,6 +254,10 @@ class FakeI2C:
     def fail_next(self, count: int) -> None:
         """The next ``count`` transfers fail."""
         self._fail_next = count
+
+    def fail_for(self, seconds: float) -> None:
+        """Every transfer fails for ``seconds`` from now on the bus's clock: a burst of disturbance."""
+        self._fail_until = self.clock() + seconds
 
     def hold_sda(self, clocks: int = 9) -> None:
         """A chip holds SDA low until SCL has been clocked ``clocks`` times."""
@@ -348,6 +355,8 @@ class FakeI2C:
         MicroPython)."""
         if self._fail_next:
             self._fail_next -= 1
+            return True
+        if self._fail_until is not None and self.clock() < self._fail_until:
             return True
         if not self._one_in:
             return False

@@ -43,7 +43,7 @@ from ..engine.phrase import N_
 from ..engine.rules import SETUP
 from ..hal import AnyModel, Command, MultiTouch, NewGame, ScreenModel, SimButtons, SimLedStrip, SimTouch, TouchSource
 from ..table import Session, TableLoop, parse_command
-from ..table.commands import COMMAND_WORDS, SPOKEN, as_spoken, as_written, spoken
+from ..table.commands import COMMAND_WORDS, SPOKEN, as_spoken, as_written, in_words_spoken, spoken
 from ..table.input import InputSettings, TouchPolicy
 from ..table.loop import EventLoop
 from ..table.timer import TimerSettings, TurnTimer
@@ -234,10 +234,11 @@ class Painter:
             what = _("{guessers} guess (clue: {clue}, {limit}, {made} made)").format(
                 guessers=guessers, clue=clue, limit=limit, made=view.guesses)
         elif view.phase == "cover" and grid_game(view.game).cooperative:
-            what = _("spymaster: cover one {side} agent for the simulated opponent (cover N)").format(side=side)
+            what = _("spymaster: cover one {side} agent for the simulated opponent ({command})").format(
+                side=side, command=as_spoken("cover N", self.lang))
         elif view.phase == "cover":
-            what = _("{side} {mastermind} may cover one of its agents (cover N), then gives a clue").format(
-                side=side, mastermind=mastermind)
+            what = _("{side} {mastermind} may cover one of its agents ({command}), then gives a clue").format(
+                side=side, mastermind=mastermind, command=as_spoken("cover N", self.lang))
         else:
             winner = _("both teams lose") if view.winner is None else _("{side} wins").format(side=self.team(view.winner))
             reason = "" if view.reason is None else say(view.reason, self.lang)
@@ -417,7 +418,7 @@ class Terminal:
 
     def play(self) -> str | None:
         self.loop.open()
-        self.say(self._("Type 'help' for the commands."))
+        self.say(self._("Type '{help}' for the commands.").format(help=as_spoken("help", self.painter.lang)))
         threading.Thread(target=self.prompt, name="prompt", daemon=True).start()
         try:
             self.loop.run()
@@ -463,11 +464,11 @@ class Terminal:
         command ``words`` as its prompts and help say them (in Italian, ``annulla (undo)``)."""
         lang = self.painter.lang
         if word in usage:
-            reason = say(error.phrase, lang)
+            reason = say(in_words_spoken(error.phrase, lang), lang)
             self.say(self._("{usage}: {reason}").format(usage=as_spoken(usage[word], lang), reason=reason), WARN)
         else:
             if SPOKEN.get(lang):
-                error = InvalidAction("the commands are {words}", words=spoken(words, lang), given=word)
+                error = InvalidAction("the commands are {words}", words=spoken(words, lang), given=as_spoken(word, lang))
             self.say(self._("not a command: {reason}").format(reason=say(error.phrase, lang)), WARN)
 
     def new_game(self, command: NewGame, press: Callable[[Command], None]) -> bool:
@@ -493,8 +494,9 @@ class Terminal:
         return True
 
     def undo(self, press: Callable[[Command], None], said: Callable[[object], str]) -> None:
-        """UNDO, then what it took back: the last action in effect (``said`` says it), or the
-        new game, whose undo brings back the game it was dealt over."""
+        """UNDO, then what it took back: the last action in effect (``said`` says it, as a
+        script writes it; said here as the terminal takes it), or the new game, whose undo brings
+        back the game it was dealt over."""
         def in_play() -> tuple[str, list]:
             return self.session.id, in_effect(self.session.record.entries)
 
@@ -504,7 +506,7 @@ class Terminal:
         if now != game:
             self.say(self._("undo brought back the game the new one was dealt over"))
         elif len(after) < len(before):
-            self.say(self._("undo took back: {action}").format(action=said(before[-1])))
+            self.say(self._("undo took back: {action}").format(action=as_spoken(said(before[-1]), self.painter.lang)))
 
 
 class HeldClock:

@@ -46,6 +46,9 @@ EDGE_BAR = 18
 """How thick the bar marking the grid's operatives' edge is, in pixels."""
 GRID_KEYS = N_("mouse: touch a card   E: END TURN   N: NEW GAME   up/down: dial   Enter: enter the dial   Q: quit")
 """The help bar of the grid games' window; a kind played on its screen alone gives its own."""
+WINDOW_SIZE = (GRID_PX + SCREEN_SIZE[0], GRID_PX + HELP_PX)
+HELP_INK, ASKING_INK = (190, 190, 190), (255, 200, 60)
+"""The help bar's line, and its question while N waits for a second N."""
 ASK_AGAIN = N_("N again: a new game over the one in progress (undo brings it back)")
 ASK_S = 5.0
 """How long N waits for a second N before a new game over one in progress is no longer asked for."""
@@ -165,6 +168,22 @@ def dealt(model: AnyModel, words: tuple[str, ...] | None) -> AnyModel:
     return replace(model, words=words) if isinstance(model, ScreenModel) and words is not None else model
 
 
+def draw_window(surface: pygame.Surface, frame: LedFrame | None, model: AnyModel | None, words: tuple[str, ...] | None,
+                painter: ScreenPainter, now: float, lang: str, help_line: tuple[str, tuple[int, int, int]],
+                font: pygame.font.Font) -> None:
+    """The window as it is seen (``WINDOW_SIZE``): the grid as it glows on the left, the screen
+    as the table draws it on the right, the help bar's line (its words and ink) under both. The
+    window draws itself so, and the documentation's pictures of it are drawn so (tools/screenshots.py)."""
+    shown = model if isinstance(model, ScreenModel) else None  # another kind: no cards on the grid
+    draw_grid(surface.subsurface(pygame.Rect(0, 0, GRID_PX, GRID_PX)), frame, font, on_cards(shown, words),
+              painter.settings.rotation, lang)
+    if model is not None:
+        painter.draw(surface.subsurface(pygame.Rect(GRID_PX, 0, *SCREEN_SIZE)), dealt(model, words), now)
+    help_bar = surface.subsurface(pygame.Rect(0, GRID_PX, GRID_PX + SCREEN_SIZE[0], HELP_PX))
+    help_bar.fill((10, 10, 12))
+    help_bar.blit(font.render(help_line[0], True, help_line[1]), (10, 6))
+
+
 def draw_word(surface: pygame.Surface, rect: pygame.Rect, word: str, font: pygame.font.Font) -> None:
     """A card's word, white on a dark plate across the cell's middle, so it reads over every
     reveal colour; a word wider than the cell is scaled down to fit."""
@@ -196,13 +215,10 @@ class Window:
         keys_help: str = GRID_KEYS,
     ) -> None:
         open_display()
-        self.surface = pygame.display.set_mode((GRID_PX + SCREEN_SIZE[0], GRID_PX + HELP_PX))
+        self.surface = pygame.display.set_mode(WINDOW_SIZE)
         self._ = translation(lang).gettext  # the help bar speaks the table's language, as its screen does
         self.lang = lang
         pygame.display.set_caption(self._("pi-table simulator"))
-        self.grid_panel = self.surface.subsurface(pygame.Rect(0, 0, GRID_PX, GRID_PX))
-        self.screen_panel = self.surface.subsurface(pygame.Rect(GRID_PX, 0, *SCREEN_SIZE))
-        self.help_bar = self.surface.subsurface(pygame.Rect(0, GRID_PX, GRID_PX + SCREEN_SIZE[0], HELP_PX))
         self.small = pygame.font.Font(None, 22)
         self.painter = ScreenPainter(screen_settings or ScreenSettings())
         self.touch, self.buttons, self.leds, self.screen = SimTouch(), SimButtons(), WindowLeds(), WindowScreen(cards)
@@ -261,16 +277,11 @@ class Window:
             self.frame = self.leds.latest.get()
         if self.screen.latest.changed.is_set():
             self.model = self.screen.latest.get()
-        shown = self.model if isinstance(self.model, ScreenModel) else None  # another kind: no cards on the grid
-        draw_grid(self.grid_panel, self.frame, self.small, on_cards(shown, self.screen.words),
-                  self.painter.settings.rotation, self.lang)
-        if self.model is not None:
-            self.painter.draw(self.screen_panel, dealt(self.model, self.screen.words), self.loop.clock())
-        self.help_bar.fill((10, 10, 12))
         if self.asking is not None and time.monotonic() - self._asked_at >= ASK_S:
             self.asking = None
-        words, ink = (self._(self.keys_help), (190, 190, 190)) if self.asking is None else (self.asking, (255, 200, 60))
-        self.help_bar.blit(self.small.render(words, True, ink), (10, 6))
+        help_line = (self._(self.keys_help), HELP_INK) if self.asking is None else (self.asking, ASKING_INK)
+        draw_window(self.surface, self.frame, self.model, self.screen.words, self.painter, self.loop.clock(), self.lang,
+                    help_line, self.small)
         pygame.display.flip()
 
     def screenshot(self, path: str) -> None:
@@ -310,12 +321,23 @@ def _key(key: int, loop: EventLoop, buttons: SimButtons) -> None:
 
 def render_pngs(model: ScreenModel, frame: LedFrame, out: str, now: float, screen_settings: ScreenSettings,
                 words: tuple[str, ...] | None = None) -> list[str]:
-    """What the table shows, as files: the spymaster screen, the grid's lights (with the cards'
-    ``words``), and both side by side as the windowed simulator draws them. Offscreen: no
-    display needed."""
-    pygame.font.init()
+    """What the table shows, as files (``render_surfaces``). Offscreen: no display needed."""
     folder = os.fspath(out)
     os.makedirs(folder, exist_ok=True)
+    paths = []
+    for name, surface in render_surfaces(model, frame, now, screen_settings, words).items():
+        path = os.path.join(folder, name)
+        pygame.image.save(surface, path)
+        paths.append(path)
+    return paths
+
+
+def render_surfaces(model: ScreenModel, frame: LedFrame, now: float, screen_settings: ScreenSettings,
+                    words: tuple[str, ...] | None = None) -> dict[str, pygame.Surface]:
+    """What the table shows, by the file name ``pi-table render`` gives it: the spymaster screen,
+    the grid's lights (with the cards' ``words``), and both side by side as the windowed
+    simulator draws them."""
+    pygame.font.init()
     small = pygame.font.Font(None, 22)
     grid = pygame.Surface((GRID_PX, GRID_PX))
     draw_grid(grid, frame, small, on_cards(model, words), screen_settings.rotation, model.lang)
@@ -324,9 +346,4 @@ def render_pngs(model: ScreenModel, frame: LedFrame, out: str, now: float, scree
     both = pygame.Surface((GRID_PX + SCREEN_SIZE[0], GRID_PX))
     both.blit(grid, (0, 0))
     both.blit(screen, (GRID_PX, 0))
-    paths = []
-    for name, surface in (("screen.png", screen), ("grid.png", grid), ("table.png", both)):
-        path = os.path.join(folder, name)
-        pygame.image.save(surface, path)
-        paths.append(path)
-    return paths
+    return {"screen.png": screen, "grid.png": grid, "table.png": both}

@@ -24,7 +24,6 @@ from ..hal import (
     Command,
     Cues,
     Event,
-    HealthEvent,
     LedStrip,
     NewGame,
     ReleaseSeat,
@@ -33,6 +32,7 @@ from ..hal import (
     UiEvent,
 )
 from ..hal.codex_model import CodexModel
+from ..hal.events import DEVICE_NEWS
 from ..ui.leds import LightSettings
 from ..ui.sound import Moment
 from .loop import REFUSALS, EventLoop, LoopSettings, Outcome, most_serious_first
@@ -75,7 +75,7 @@ class CodexLoop(EventLoop):
 
     def handle(self, event: Event, came: float) -> Outcome | None:
         outcome = None
-        if isinstance(event, HealthEvent):
+        if isinstance(event, DEVICE_NEWS):
             self.note_health(event)
         elif isinstance(event, ButtonEvent) and event.name == "new_game":
             outcome = self.submit(NewGame())
@@ -128,7 +128,7 @@ class CodexLoop(EventLoop):
 
     def cues(self, now: float) -> Cues:
         problem = self.session.journal_problem
-        warnings = most_serious_first(self.faults, () if problem is None else (problem,))
+        warnings = most_serious_first(self.faults, self.deaf.why + (() if problem is None else (problem,)))
         return Cues(warnings=warnings, timer=self.timer.state(now))
 
     def model(self, now: float) -> CodexModel:

@@ -7,20 +7,33 @@ words its prompts and help say (``SPOKEN``).
 
 from __future__ import annotations
 
+import re
+from dataclasses import replace
+
 from ..engine import InvalidAction, parse_action
 from ..engine.actions import ACTION_WORDS
 from ..engine.games import names_of
+from ..engine.phrase import Phrase
 from ..hal import Command, NewGame
 
 COMMAND_WORDS = ACTION_WORDS + ("new-game",)
 SPOKEN = {
     "it": {"indizio": "clue", "tocca": "touch", "fine-turno": "end-turn", "penalità": "penalty", "copri": "cover",
            "posiziona": "place", "tempo-scaduto": "time-up", "annulla": "undo", "nuova-partita": "new-game",
-           "aiuto": "help", "esci": "quit"},
+           "aiuto": "help", "esci": "quit",
+           "invia": "send", "codice": "code", "blocca": "block", "profila": "profile", "fatto": "done", "vota": "vote",
+           "rivela": "reveal", "fine-discussione": "end-discussion"},
 }
-"""The command words in the table's other languages, as the terminal's prompts say them (the
-new-game question's ``annulla``): each stands for the English word a script (or, for ``help`` and
-``quit``, the terminal) takes."""
+"""The command words in the table's other languages, as the terminal's prompts and the screen's
+buttons say them (the new-game question's ``annulla``, an agent's INVIA and FATTO): each stands
+for the English word a script (or, for ``help`` and ``quit``, the terminal) takes."""
+VALUES = {
+    "it": {"senza limiti": "unlimited", "fazione": "faction", "ruolo": "role", "posizione": "position",
+           "frammento": "fragment", "nome-in-codice": "codename", "estorci": "extort"},
+}
+"""The words a command takes after its verb, as the table's other languages say them: the book's
+"indizio senza limiti" (two words, as the screen writes it), an agent's facts as the screen names
+them."""
 
 
 def spoken(words: tuple[str, ...], lang: str) -> str:
@@ -31,17 +44,35 @@ def spoken(words: tuple[str, ...], lang: str) -> str:
 
 
 def as_spoken(usage: str, lang: str) -> str:
-    """A command's usage (``clue N``) with its word as the terminal in ``lang`` says it (``indizio N``)."""
+    """A command (``clue N``, ``cover 13``) with its word as the terminal in ``lang`` says it
+    (``indizio N``, ``copri 13``)."""
     verb, _, rest = usage.partition(" ")
     own = {written: said for said, written in SPOKEN.get(lang, {}).items()}
     return f"{own.get(verb, verb)} {rest}".strip()
 
 
 def as_written(text: str, lang: str) -> str:
-    """``text`` with its command word as a script writes it (``annulla`` is ``undo`` in Italian)."""
+    """``text`` as a script writes it: its command word (``annulla`` is ``undo`` in Italian) and
+    the words after it (``senza limiti`` is ``unlimited``)."""
     verb, _, rest = text.strip().partition(" ")
-    word = SPOKEN.get(lang, {}).get(verb.lower())
-    return text if word is None else f"{word} {rest}".strip()
+    word = SPOKEN.get(lang, {}).get(verb.lower(), verb)
+    for said, written in sorted(VALUES.get(lang, {}).items(), key=lambda pair: -len(pair[0])):
+        rest = re.sub(rf"(?<!\S){re.escape(said)}(?!\S)", written, rest, flags=re.IGNORECASE)
+    return f"{word} {rest}".strip()
+
+
+def in_words_spoken(phrase: Phrase, lang: str) -> Phrase:
+    """A refusal of a command, naming the command as the terminal in ``lang`` takes it: its
+    ``verb`` field (``'tocca' richiede un argomento``), its ``usage`` and what was ``given``, in
+    the sentences inside it too."""
+    def field(name: str, value: object) -> object:
+        if isinstance(value, Phrase):
+            return in_words_spoken(value, lang)
+        if name in ("verb", "usage", "given") and isinstance(value, str):
+            return as_spoken(value, lang)
+        return value
+
+    return replace(phrase, fields=tuple((name, field(name, value)) for name, value in phrase.fields))
 
 
 def parse_command(text: str, games: tuple[str, ...] | None = None) -> Command:
@@ -53,7 +84,7 @@ def parse_command(text: str, games: tuple[str, ...] | None = None) -> Command:
     verb = words[0].lower() if words else ""
     if verb == "new-game":
         if len(words) > 2:
-            raise InvalidAction("'new-game' takes at most one argument, a game ({games})", games=", ".join(games))
+            raise InvalidAction("'{verb}' takes at most one argument, a game ({games})", verb=verb, games=", ".join(games))
         game = words[1].lower() if len(words) == 2 else None
         if game is not None and game not in games:
             raise InvalidAction("the games are {games}", games=", ".join(games), given=game)

@@ -42,6 +42,7 @@ from ..hal import (
     Buttons,
     Command,
     Cues,
+    DeafCards,
     DialEvent,
     Event,
     HealthEvent,
@@ -55,7 +56,7 @@ from ..hal import (
     TouchSource,
     UiEvent,
 )
-from ..hal.events import Emit, not_working
+from ..hal.events import DEVICE_NEWS, Emit, not_working
 from ..ui.games import lights
 from ..ui.leds import LightSettings
 from ..ui.sound import Announcer, Moment
@@ -177,6 +178,7 @@ class EventLoop:
         self.touch, self.leds, self.screen, self.buttons = touch, leds, screen, buttons
         self.clock = clock
         self.faults: dict[str, Text] = {}  # device -> what is wrong with it, and what to do
+        self.deaf = DeafCards()  # the cards the touch board cannot hear now, and why
         self.message: Phrase | None = None  # the last refusal
         self.notice: Text | None = None  # shown on the screen alone, over the game, until taken away
         self.sound = Announcer()  # hears every moment shown; the daemon and simulators give it a device
@@ -274,9 +276,11 @@ class EventLoop:
             self.message = reason
         return Outcome(command, False, reason)
 
-    def note_health(self, event: HealthEvent) -> None:
-        """A device went down (its warning shows) or came back."""
-        if event.ok:
+    def note_health(self, event: HealthEvent | DeafCards) -> None:
+        """A device went down (its warning shows) or came back; or the cards it cannot hear changed."""
+        if isinstance(event, DeafCards):
+            self.deaf = event
+        elif event.ok:
             self.faults.pop(event.device, None)
         else:
             self.faults[event.device] = event.detail or not_working(event.device)
@@ -285,7 +289,7 @@ class EventLoop:
         """Queue an event for the loop, stamped with when it came; safe from any thread. While the
         game is paused, every event but a device's health goes where ``pause`` said instead."""
         paused = self._paused
-        if paused is not None and not isinstance(event, HealthEvent):
+        if paused is not None and not isinstance(event, DEVICE_NEWS):
             paused[0](event)
             return
         self._events.put((self.clock(), event))
@@ -379,7 +383,7 @@ class EventLoop:
         the catching up. One queued before a pause goes where the pause sends the others (a
         device's health: noted)."""
         if self._paused is not None:
-            if isinstance(event, HealthEvent):
+            if isinstance(event, DEVICE_NEWS):
                 self.note_health(event)
             else:
                 self._paused[0](event)
@@ -490,7 +494,7 @@ class TableLoop(EventLoop):
         """One event in, the table shown again; an Outcome when it asked for a command. A
         touch is judged at the time it came."""
         outcome = None
-        if isinstance(event, HealthEvent):
+        if isinstance(event, DEVICE_NEWS):
             self.note_health(event)
         else:
             self.last_activity = came
@@ -560,10 +564,11 @@ class TableLoop(EventLoop):
     def cues(self, now: float) -> Cues:
         return Cues(
             pending=self.policy.pending,
-            warnings=most_serious_first(self.faults, self.policy.warnings + self._journal_warning()),
+            warnings=most_serious_first(self.faults, self.deaf.why + self.policy.warnings + self._journal_warning()),
             timer=self.timer.state(now),
             revealed_at=tuple(self.revealed_at),
             idle=self.idle(now),
+            deaf=self.deaf.cells,
         )
 
     def _journal_warning(self) -> tuple[Text, ...]:

@@ -86,6 +86,7 @@ from .codex_turns import (
     agent_title,
     call_words,
     choice_prompt,
+    code_so_far,
     control_label,
     controls,
     headline,
@@ -103,8 +104,9 @@ from .codex_turns import (
     step_words,
     truth_machine,
     winner_title,
+    winning_code,
 )
-from .i18n import say
+from .i18n import TeamWord, say
 from .mounting import ScreenSettings
 
 FACTION_COLOUR = {Faction.RED: CARD[RED_AGENT], Faction.BLUE: CARD[BLUE_AGENT]}
@@ -114,7 +116,8 @@ SEAT_SLOTS = ((0, 0), (0, 1), (0, 2), (1, 2), (1, 1), (1, 0))
 
 SEAT_LOOKS = {
     SeatLine.TRUTH: (AMBER, 26, 2), SeatLine.BALLOT: (TEXT, 26, 2), SeatLine.DONE: (TEXT, 30, 1),
-    SeatLine.WAITING: (MUTED, 30, 1), SeatLine.VOTES: (TEXT, 30, 1), SeatLine.ROLE: (TEXT, 30, 1),
+    SeatLine.WAITING: (MUTED, 30, 1), SeatLine.VOTES: (TEXT, 30, 1), SeatLine.FACTION: (TEXT, 26, 1),
+    SeatLine.ROLE: (TEXT, 30, 1),
     SeatLine.SHOWS: (TEXT, 26, 2), SeatLine.CODE: (TEXT, 30, 1), SeatLine.FACT: (TEXT, 26, 1),
     SeatLine.LATEST: (AMBER, 26, 1),
 }
@@ -229,6 +232,8 @@ def _public(canvas: Canvas, model: CodexModel, view: PublicView, turn: Turn, top
         middle = (x, body + 92, w, height - 92 - buttons - 8)
         if shown is Panel.CALL:
             _call(canvas, view, turn, middle)
+        elif shown is Panel.CODE:
+            _winning_code(canvas, view, middle)
         else:
             _truth_machine(canvas, view, middle)
     _controls(canvas, view, turn, (x, DESIGN[1] - 8 - buttons, w, buttons))
@@ -278,19 +283,29 @@ def _roles(canvas: Canvas, view: PublicView, area) -> None:
     canvas.text(roles_in_play(canvas, view), (x + 10, y + 28, w - 20, h - 32), 30, TEXT, smallest=18, lines=2)
 
 
+def _winning_code(canvas: Canvas, view: PublicView, area) -> None:
+    """At the end, the winning faction's code, its fragments in order, under a heading of its own."""
+    _ = canvas.gettext
+    x, y, w, _h = area
+    code = winning_code(view)
+    if view.winner is None or code is None:
+        raise ValueError("the winning code shows only once a faction has won")
+    canvas.box(area, PANEL, radius=12)
+    canvas.text(_("WINNING CODE"), (x + 10, y + 4, w - 20, 24), 22, MUTED, align="left", smallest=16)
+    canvas.text(_("{team} faction's code").format(team=TeamWord(view.winner.value, canvas.lang)),
+                (x + 10, y + 32, w - 20, 30), 28, MUTED, smallest=16)
+    for i, fragment in enumerate(code):
+        canvas.text(fragment, (x + 10, y + 66 + i * 40, w - 20, 40), 40, FACTION_INK[view.winner])
+
+
 def _truth_machine(canvas: Canvas, view: PublicView, area) -> None:
-    """Who is at the truth machine, or the last fact it revealed; at the end, the winning code."""
+    """Who is at the truth machine, or the last fact it revealed."""
     _ = canvas.gettext
     x, y, w, h = area
     canvas.box(area, PANEL, radius=12)
     canvas.text(_("TRUTH MACHINE"), (x + 10, y + 4, w - 20, 24), 22, MUTED, align="left", smallest=16)
     shows, said = truth_machine(canvas, view)
-    if shows is Truth.CODE and view.winner is not None:
-        title, *fragments = said
-        canvas.text(title, (x + 10, y + 32, w - 20, 30), 28, MUTED, smallest=16)
-        for i, fragment in enumerate(fragments):
-            canvas.text(fragment, (x + 10, y + 66 + i * 40, w - 20, 40), 40, FACTION_INK[view.winner])
-    elif shows is Truth.AT:
+    if shows is Truth.AT:
         codename, reveals = said
         canvas.text(codename, (x + 10, y + 32, w - 20, 44), 44, AMBER, smallest=24)
         canvas.text(reveals, (x + 10, y + 80, w - 20, h - 88), 26, TEXT, smallest=16, lines=3)
@@ -395,7 +410,11 @@ def _agent_turn(canvas: Canvas, view: AgentView, actions: list[CodexAction], tur
     buttons_h = rows * 64 + (rows - 1) * 8
     buttons_y = DESIGN[1] - 8 - buttons_h
     prompt_y = buttons_y - 46
-    _notes(canvas, view, (x, body, w, prompt_y - 4 - body))
+    so_far = code_so_far(canvas, choice)
+    notes_end = prompt_y - 4 if so_far is None else prompt_y - 44
+    _notes(canvas, view, (x, body, w, notes_end - body))
+    if so_far is not None:  # a line of its own: beside the prompt it read as the position's fragment
+        canvas.text(so_far, (x, prompt_y - 40, w, 36), 30, TEXT, align="left", smallest=16)
     if refusal is not None:
         canvas.text(capital(say(refusal, canvas.lang)), (x, prompt_y, w, 42), 28, AMBER, align="left",
                     smallest=16, lines=2)

@@ -177,12 +177,13 @@ class Offer:
 
 
 def controls(view: PublicView, turn: Turn) -> list[Offer]:
-    """The buttons under the public side, in order: pass-and-play's next move, NEW GAME at the
-    end or else pass-and-play on or off, and VOTE NOW while the agents discuss."""
+    """The buttons under the public side, in order: pass-and-play's next move (none once the
+    game is over: nobody has a turn left), NEW GAME at the end or else pass-and-play on or off,
+    and VOTE NOW while the agents discuss."""
     offers: list[Offer] = []
-    if turn.stage is Stage.PASS:
+    if turn.stage is Stage.PASS and view.step != OVER:
         offers.append(Offer(Control.I_AM, turn=Turn(Stage.AGENT, turn.seat, (view.phase, view.step))))
-    elif turn.stage is Stage.HIDDEN:
+    elif turn.stage is Stage.HIDDEN and view.step != OVER:
         offers.append(Offer(Control.NEXT_AGENT, turn=next_call(view, turn.seat)))
     if view.step == OVER:
         offers.append(Offer(Control.NEW_GAME, NewGame()))
@@ -202,6 +203,7 @@ class Panel(StrEnum):
     CALL = "call"  # whom to pass the screen to, or that all is hidden
     TRUTH_MACHINE = "truth machine"  # who is there, or the last fact it revealed
     JOIN = "join"  # the QR code of the next seat whose phone has not opened its page
+    CODE = "code"  # at the end: the winning faction's code, under its own heading
 
 
 def releasable(view: PublicView, joins: tuple[str | None, ...]) -> bool:
@@ -217,12 +219,15 @@ def next_join(joins: tuple[str | None, ...]) -> tuple[int, str] | None:
 
 def panel(view: PublicView, turn: Turn, joins: tuple[str | None, ...]) -> Panel:
     """What shows beside the seats: a release waiting for its answer first, then pass-and-play's
-    call, then the join codes until every phone has its page (neither once the game is over)."""
+    call, then the join codes until every phone has its page; once the game is over, nobody is
+    called and the winning code shows (the truth machine, if nobody won by a code)."""
+    if view.step == OVER:
+        return Panel.CODE if winning_code(view) is not None else Panel.TRUTH_MACHINE
     if releasable(view, joins) and turn.releasing is not None:
         return Panel.RELEASE
-    if turn.stage in (Stage.PASS, Stage.HIDDEN) and view.step != OVER:
+    if turn.stage in (Stage.PASS, Stage.HIDDEN):
         return Panel.CALL
-    if next_join(joins) is None or view.step == OVER:
+    if next_join(joins) is None:
         return Panel.TRUTH_MACHINE
     return Panel.JOIN
 
@@ -471,6 +476,7 @@ class SeatLine(StrEnum):
     DONE = "done"
     WAITING = "waiting"  # still to act this step
     VOTES = "votes"  # the votes it has
+    FACTION = "faction"  # at the end: its faction
     ROLE = "role"  # at the end: its role
     SHOWS = "shows"  # an Infiltrato's faction shown
     CODE = "code"  # at the end: its position and fragment
@@ -497,6 +503,7 @@ def seat_lines(words: Speaker, view: PublicView, seat: int) -> list[tuple[SeatLi
             count=count)))
     identikit = view.identikits[seat] if view.identikits is not None else None
     if identikit is not None:
+        lines.append((SeatLine.FACTION, _("{team} faction").format(team=TeamWord(identikit.faction.value, words.lang))))
         lines.append((SeatLine.ROLE, fact_value(words, Fact.ROLE, identikit.role.value)))
         if identikit.role is Role.INFILTRATO:  # the faction it shows, as its own identikit says
             lines.append((SeatLine.SHOWS, _("shows {team}").format(team=TeamWord(identikit.shown_faction.value,
@@ -512,19 +519,22 @@ def seat_lines(words: Speaker, view: PublicView, seat: int) -> list[tuple[SeatLi
 class Truth(StrEnum):
     """What the truth machine's panel shows."""
 
-    CODE = "code"  # the winning faction's code, its fragments in order
     AT = "at"  # who is there now, to reveal a fact
     LAST = "last"  # the last fact it revealed: the phase, who, the fact
     NOBODY = "nobody"
 
 
+def winning_code(view: PublicView) -> tuple[str, ...] | None:
+    """The winning faction's code, its fragments in order, once the game is over and won."""
+    if view.identikits is None or view.winner is None:
+        return None
+    members = sorted((a for a in view.identikits if a.faction is view.winner), key=lambda a: a.position)
+    return tuple(agent.fragment for agent in members)
+
+
 def truth_machine(words: Speaker, view: PublicView) -> tuple[Truth, tuple[str, ...]]:
-    """Who is at the truth machine, or the last fact it revealed; at the end, the winning code."""
+    """Who is at the truth machine, or the last fact it revealed."""
     _ = words.gettext
-    if view.identikits is not None and view.winner is not None:
-        members = sorted((a for a in view.identikits if a.faction is view.winner), key=lambda a: a.position)
-        return Truth.CODE, (_("{team} faction's code").format(team=TeamWord(view.winner.value, words.lang)),
-                            *(agent.fragment for agent in members))
     if view.truth is not None:
         return Truth.AT, (view.codenames[view.truth], _("reveals one fact of its identikit, truthfully"))
     if view.revelations:
@@ -619,8 +629,7 @@ def choice_prompt(words: Speaker, public: PublicView, choice: tuple[str, ...], c
             return _("Send your fragment and one fact to")
         return _("With your fragment, tell {agent}").format(agent=agent_name(words, public.codenames, int(choice[1])))
     if verb == "code":
-        return _("Your faction's code: the fragment in position {position}").format(position=depth) + (
-            "  " + "-".join(choice[1:]) if depth > 1 else "")
+        return _("Your faction's code: the fragment in position {position}").format(position=depth)
     if verb == "block":
         return _("Block an agent from entering a code this phase")
     if verb == "profile":
@@ -631,6 +640,14 @@ def choice_prompt(words: Speaker, public: PublicView, choice: tuple[str, ...], c
         return _("Extort a fact from {agent}, if it goes there?").format(
             agent=agent_name(words, public.codenames, int(choice[1])))
     return _("Reveal one fact of your identikit, truthfully")
+
+
+def code_so_far(words: Speaker, choice: tuple[str, ...]) -> str | None:
+    """The fragments of a code tapped so far, said apart from the prompt for the next one (beside
+    it, "position 2  AAAA" read as position 2 being AAAA)."""
+    if len(choice) < 2 or choice[0] != "code":
+        return None
+    return words.gettext("the code so far: {code}").format(code="-".join(choice[1:]))
 
 
 def option_label(words: Speaker, public: PublicView, choice: tuple[str, ...], option: Option) -> str:

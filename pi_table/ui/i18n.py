@@ -18,6 +18,8 @@ from functools import cache
 from pathlib import Path
 from typing import ClassVar
 
+from ..engine.errors import InvalidKey
+from ..engine.keys import Team
 from ..engine.phrase import N_, Phrase, Text
 from ..engine.views import LANGUAGES
 from ..hal.events import HEALTHY, NOT_WORKING
@@ -53,6 +55,19 @@ class TeamWord:
 
     def __str__(self) -> str:
         return format(self, "")
+
+
+def team_named(text: str, lang: str) -> Team:
+    """The team a person typed in ``lang``: its name in any of the language's forms (``rossa``,
+    ``rossi``), or as a script writes it (``red``); else a refusal naming the language's names."""
+    word = text.strip().lower()
+    for team, forms in TeamWord.FORMS.get(lang, {}).items():
+        if word in forms.values():
+            return Team(team)
+    try:
+        return Team.parse(word)
+    except InvalidKey:
+        raise InvalidKey("a team is '{red}' or '{blue}'", red=Team.RED, blue=Team.BLUE, given=text) from None
 
 
 # --- the table's sentences ------------------------------------------------------------------

@@ -13,6 +13,8 @@ What the table shows:
 - the edge strip is the colour of the team whose turn it is; with the turn timer on it is a
   bar that shrinks as the turn runs down and flashes in the last ``warn_s`` seconds;
 - amber on the whole edge while staff must act (wipe the table, touch board disconnected);
+- a hidden card whose pad the touch board cannot hear (its chip does not answer) blinks amber,
+  so players stop touching it;
 - at the end, rings and running lights in the winner's colour, or a white flash and red
   and blue flickering when both teams lose (Alias 24's armed nuke);
 - when the table has been idle for a while, a slow wave that depends on nothing but the time;
@@ -39,6 +41,7 @@ WHITE: RGB = (255, 255, 255)
 HIDDEN_CARD: RGB = (48, 40, 28)  # a faint warm glow that survives gamma: the grid reads as "in play"
 PENDING: RGB = WHITE
 WARNING: RGB = (255, 110, 0)
+DEAF: RGB = WARNING  # a card the board cannot hear, blinking (WARNING_PATTERN): no touch counts there
 REVEALED: dict[str, RGB] = {
     RED_AGENT: (255, 0, 0),
     BLUE_AGENT: (0, 80, 255),
@@ -183,6 +186,8 @@ def _cards(view: TableView, cues: Cues, wake: _Wake, settings: LightSettings) ->
         if shown == HIDDEN:
             if cell in cues.pending:
                 cells.append(PENDING)
+            elif cell in cues.deaf:
+                cells.append(_scale(DEAF, WARNING_PATTERN.level(wake)))
             elif placing is None or cell < placing:
                 cells.append(HIDDEN_CARD)  # in play, or already placed during the setup
             elif cell == placing:
@@ -197,10 +202,11 @@ def _cards(view: TableView, cues: Cues, wake: _Wake, settings: LightSettings) ->
             if shown not in levels:
                 levels[shown] = patterns[shown].level(wake)
             cells.append(_scale(REVEALED[shown], levels[shown]))
-    # the rings and the end of the game paint only hidden, untouched cards and empty cells:
-    # a shown card keeps its identity's colour and a touched one its white, whatever runs past
-    pending = cues.pending
-    quiet = [cell for cell, shown in enumerate(board) if shown == NO_CARD or (shown == HIDDEN and cell not in pending)]
+    # the rings and the end of the game paint only hidden, untouched, heard cards and empty cells:
+    # a shown card keeps its identity's colour, a touched one its white and a deaf one its amber,
+    # whatever runs past
+    marked = cues.pending | cues.deaf
+    quiet = [cell for cell, shown in enumerate(board) if shown == NO_CARD or (shown == HIDDEN and cell not in marked)]
     _reveal_rings(cells, quiet, board, cues.revealed_at, wake, settings.reveal_s)
     if view.phase == OVER:
         _end_of_game_grid(cells, quiet, view, cues, wake, settings)

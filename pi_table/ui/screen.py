@@ -318,6 +318,10 @@ def _key(canvas: Canvas, model: ScreenModel, mode: Mode, rotation: int, area) ->
             x, y, w, h = cell_area
             canvas.box((x - 3, y - 3, w + 6, h + 6), TEXT, radius=10, width=6)
             canvas.symbol("dot", middle, size * 0.34, TEXT)
+        elif cell in model.deaf and not shown:  # the touch board cannot hear it: a touch counts nothing
+            x, y, w, h = cell_area
+            canvas.box((x - 3, y - 3, w + 6, h + 6), AMBER, radius=10, width=6)
+            canvas.symbol("alert", (x + w - 16, y + 16), 24, AMBER)
         elif covering and not shown and view.turn is not None and identity == view.turn.letter:
             canvas.box(cell_area, TEXT, radius=8, width=3)
         if covering:

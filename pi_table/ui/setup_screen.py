@@ -14,7 +14,8 @@ from .i18n import say
 
 WORDS = (N_("Set up this table"), N_("1. Scan the code, or open:"), N_("2. Type this code on the page:"),
          N_("Join the table's Wi-Fi first:"), N_("Wi-Fi"), N_("Password"), N_("The set-up page opens once the table "
-                                                                               "has a network."))
+                                                                               "has a network."),
+         N_("The page's certificate (SHA-256):"))
 """The screen's words, in the table's language."""
 
 
@@ -59,9 +60,14 @@ class SetupPainter:
         x, y, w, h = code
         canvas.text(_("2. Type this code on the page:"), (x, y, w, 34), 28, MUTED, align="left", smallest=18)
         canvas.text(model.code, (x, y + 36, w, h - 36), 88, AMBER, align="left", smallest=40)
+        foot = 418 if model.fingerprint is None else 410
         if model.network is not None:
-            canvas.text(say(model.network, model.lang), (24, 418, DESIGN[0] - 48, 56), 26, MUTED, align="left",
-                        smallest=16, lines=2)
+            canvas.text(say(model.network, model.lang), (24, foot, DESIGN[0] - 48, 56 if foot == 418 else 30), 26,
+                        MUTED, align="left", smallest=16, lines=2 if foot == 418 else 1)
+        if model.fingerprint is not None:  # what the phone's warning shows, to compare
+            said = _("The page's certificate (SHA-256):")
+            canvas.text(f"{said} {model.fingerprint}", (24, 442, DESIGN[0] - 48, 34), 16, MUTED, align="left",
+                        smallest=10, lines=2)
         self.frame = Frame((), (), tuple(canvas.texts))
         return self.frame
 

@@ -49,6 +49,7 @@ CHECKS_AT_ONCE = max(1, (os.cpu_count() or 2) // 2)  # secret checks running at 
 CHECK_WAITERS = 4 * CHECKS_AT_ONCE  # logins that may wait for a check; any more are told at once to try again
 CHECK_WAIT_S = 0.5  # how long one waits before it is told so
 WINDOW_S = 60.0  # tries are counted over this long
+OWN_TRIES = 2  # an address's first tries in a window, held to its own limit alone (``Throttle``)
 KEPT = 10_000  # addresses and devices whose tries are counted, before those with none recent are forgotten
 MAX_SESSIONS = 16  # the least recently used goes when a new one would make more
 RENEW_S = 60.0  # a session's last use is written down at most this often
@@ -159,7 +160,10 @@ def same(given: str, made: str) -> bool:
 class Throttle:
     """Logins tried in the last ``WINDOW_S``: ``per_address`` from one address (or one known
     device) and, unless None, ``overall`` from every address together (a known device's are
-    not among them)."""
+    not among them). An address's first ``OWN_TRIES`` in the window are not held to ``overall``:
+    a flood from other addresses never keeps a phone that is not flooding from giving the right
+    answer (lockout as a denial of service, OWASP), and each address a guesser adds gains it no
+    more than those few."""
 
     def __init__(self, per_address: int, overall: int | None = None) -> None:
         self.per_address, self.overall = per_address, overall
@@ -170,8 +174,12 @@ class Throttle:
         """Seconds until ``who`` may try again; 0 when it may now."""
         if len(self._by) > KEPT:
             self._by = {name: tries for name, tries in self._by.items() if tries and now - tries[-1] < WINDOW_S}
-        limits: list[tuple[deque[float] | None, int]] = [(self._by.get(who), self.per_address)]
-        if not known and self.overall is not None:
+        own = self._by.get(who)
+        limits: list[tuple[deque[float] | None, int]] = [(own, self.per_address)]
+        if own is not None:
+            while own and own[0] <= now - WINDOW_S:
+                own.popleft()
+        if not known and self.overall is not None and own is not None and len(own) >= OWN_TRIES:
             limits.append((self._everyone, self.overall))
         waits = []
         for tries, most in limits:

@@ -351,7 +351,8 @@ class Console:
     async def _recover(self, request: web.Request) -> web.StreamResponse:
         """A new PIN for the owner at the table: the code the table's screen shows (``Recovery``)
         and the owner's passphrase (``roles``: the PIN's reset is the owner's); no session needed,
-        guesses of either limited as logins are."""
+        guesses of either limited as logins are. With no code live, nothing is checked and every
+        request gets the same answer, so the route tells nothing of the passphrase."""
         body = await self.page.read_json(request)
         if not isinstance(body, dict) or not isinstance(body.get("code"), str) or not isinstance(body.get("pin"), str):
             return bad('expected {"code": THE CODE ON THE TABLE\'S SCREEN, "pin": THE NEW PIN, '
@@ -362,6 +363,8 @@ class Console:
                                    length=len(body["pin"])).phrase, lang))
         if not isinstance(body.get("passphrase"), str):
             return self.page.owner_needed(request)
+        if not self.recovery.active:  # no passphrase is tried without a code that could be spent
+            return _wrong_code(lang)
         owner = await self.page.owner.door.check(request, body["passphrase"])
         if owner is not None and owner.why is Why.NO_SECRET:
             return no_owner(request)
@@ -373,7 +376,7 @@ class Console:
         checked = await self.page.gate.check(request, body["code"], self.recovery.redeem)
         if checked is not None and checked.why is Why.WRONG:
             log.warning("staff page: a wrong PIN reset code from %s", request.remote)
-            return web.json_response({"ok": False, "error": translation(lang).gettext(WRONG_CODE)}, status=403)
+            return _wrong_code(lang)
         if checked is not None:
             return refused(checked, lang)
         folder = self.page.folder
@@ -632,6 +635,11 @@ POWER_ACTS = ("reboot", "poweroff")
 SELFTEST_ACTS = ("start", "stop")
 TUNE_ACTS = ("start", "stop", "write")
 WRONG_CODE = N_("wrong or expired code: hold both buttons while the table starts for a new one")
+
+
+def _wrong_code(lang: str) -> web.Response:
+    """A PIN reset's code that is not the live one, or none is live: the same answer for both."""
+    return web.json_response({"ok": False, "error": translation(lang).gettext(WRONG_CODE)}, status=403)
 
 
 def _qr(link: str) -> str:

@@ -71,6 +71,7 @@ SETUP_TEXTS: tuple[str, ...] = (
     N_("On the network {network}."),
     N_("No network: the table opened its own Wi-Fi."),
     N_("(open network)"),
+    N_("The page's certificate (SHA-256):"),
     WRONG_CODE,
 )
 """The set-up page's words, by their English text (``/setup/words/LANG``)."""

@@ -6,7 +6,10 @@ files the table reads, and power.
 This module is the one list of it. Every route under ``/staff/api/`` is in ``ROUTES`` with the
 role it needs, and the staff page's checks (``StaffPage.api``) ask it of every request; a route
 it does not name stops the page from starting (``unnamed``), so none can land unclassified. A
-configuration change needs the owner when one of its keys matches ``OWNER_KEYS``.
+configuration change needs the owner when one of its keys does: the settings' form says which
+(its field's ``owner``, from the key's kind in ``config.schema``: a key that names a device, a
+file, a folder or a host is the owner's); a key the form does not know, no key of the schema's,
+goes to the checker, which refuses it by name.
 
 The owner's passphrase is kept as the PIN is (a salted scrypt hash) in ``owner.pass`` beside it
 (``pi-table set-owner-passphrase`` writes it). A staff session that gives it (``Owner.step_up``,
@@ -17,9 +20,9 @@ PIN's reset, which has no session, takes it with the code from the table's scree
 from __future__ import annotations
 
 import enum
-import fnmatch
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
+from typing import Any
 
 from aiohttp import web
 
@@ -47,7 +50,8 @@ ROUTES: dict[tuple[str, str], Role] = {
     ("GET", "/staff/api/history"): STAFF,
     ("GET", "/staff/api/history.csv"): STAFF,
     ("GET", "/staff/api/config"): STAFF,
-    ("POST", "/staff/api/config"): STAFF,  # but the keys of OWNER_KEYS
+    ("POST", "/staff/api/config"): STAFF,  # but the owner's keys (``owners_keys``)
+    ("POST", "/staff/api/config/discard"): OWNER,  # a refused settings file replaced by the last good one
     ("POST", "/staff/api/restart"): STAFF,
     ("POST", "/staff/api/logout"): STAFF,
     ("GET", "/staff/api/owner"): STAFF,  # whether this session acts as the owner
@@ -97,12 +101,6 @@ ROUTES: dict[tuple[str, str], Role] = {
 }
 """Every staff action by its method and route (aiohttp's canonical path), and the role it needs."""
 
-OWNER_KEYS = ("fleet.*", "web.tls_*", "paths.*")
-"""The configuration's keys (patterns) that need the owner: the fleet's (its broker and
-credentials, the table's name in it, the café's tables whose nights it follows without a code),
-and the keys that name the files the table reads and writes."""
-
-
 def role(method: str, route: web.AbstractRoute) -> Role | None:
     """The role a request by ``method`` on ``route`` needs (a HEAD is a GET); None for one unnamed."""
     path = route.resource.canonical if route.resource is not None else ""
@@ -117,9 +115,10 @@ def unnamed(app: web.Application) -> list[str]:
             and role(route.method, route) is None]
 
 
-def owners_keys(keys: Iterable[str]) -> list[str]:
-    """The ``keys`` of a configuration change that need the owner."""
-    return [key for key in keys if any(fnmatch.fnmatchcase(key, pattern) for pattern in OWNER_KEYS)]
+def owners_keys(keys: Iterable[str], form: Mapping[str, Mapping[str, Any]]) -> list[str]:
+    """The ``keys`` of a configuration change that need the owner, by the settings' ``form``
+    (each key's field, which the schema makes): those that name something."""
+    return [key for key in keys if form.get(key, {}).get("owner", False)]
 
 
 def set_passphrase(folder: Path, passphrase: str) -> Path:

@@ -38,11 +38,19 @@ The rest of the connections stay free for requests (the staff page's, the pages'
 for the seats' own streams, which only the phone holding the seat's token opens and which are
 kept to a few a seat, the oldest let go. Requests that phones get wrong (malformed HTTP, unknown
 pages, bad actions) are counted and told as one line a period, not a line and a traceback each.
+
+No secret crosses the network in clear: the staff page and the set-up page (``SECRET_PAGES``),
+where PINs, passphrases and passwords are typed, are served over https with the table's own
+certificate on a port of their own (``staff_tls``, ``staff_port``) while the guests' pages stay
+http, so a guest never meets a certificate warning. Over plain http, from anywhere but this
+machine, those pages lead to their https address and their actions are refused unread
+(``_over_tls``); a table given a certificate of the owner's own serves every page over https.
 """
 
 from __future__ import annotations
 
 import asyncio
+import ipaddress
 import json
 import logging
 import ssl
@@ -59,7 +67,7 @@ from aiohttp.typedefs import Handler
 from aiohttp.web_request import BaseRequest
 
 from ..engine import InvalidAction
-from ..engine.phrase import N_, Text
+from ..engine.phrase import N_, Phrase, Text
 from ..files import write_private
 from ..hal import AnyModel, Emit, PageOpened, Screen, SelfTestModel, SetupModel
 from ..ui.i18n import LANGUAGES, say, translation
@@ -88,6 +96,8 @@ HEADER_TIMEOUT_S = 10.0  # a request's line and headers, from the connection's s
 BODY_TIMEOUT_S = 10.0  # an action's body, from the end of its headers
 MAX_CONNECTIONS = 512  # open at once, whatever for: the ceiling over the streams' caps and the requests' room
 MAX_PER_ADDRESS = 64  # a guest's from one address: a phone needs a handful
+SECRET_CONNECTIONS = 64  # open at once on the secret pages' https port: a few staff phones and the owner's
+SECRET_PER_ADDRESS = 8  # from one address there: a phone's handful, so one flooding address leaves the rest room
 RESERVED = 8  # an eighth of the connections are kept for requests that carry a credential
 WAITING_PER_ADDRESS = 2  # connections from one address waiting on the reserve for their first request
 MAX_STREAMS = 320  # the public page's event streams: 300 spectators' fit; the other 192 are the seats' and the requests'
@@ -97,6 +107,10 @@ REPORT_S = 60.0  # how often the count of bad requests is told
 RETRY_S = 10  # what a connection or stream turned away at a cap is told: try again after the header deadline
 POLICY = "default-src 'self'; frame-ancestors 'none'"
 EVERY_ANSWER = {"Content-Security-Policy": POLICY, "Server": "pi-table"}
+SECRET_PAGES = ("/staff", "/setup")
+"""The pages where the staff and the owner type secrets, and everything under them: https only,
+but from this machine."""
+HTTPS_ONLY = N_("the staff and set-up pages take PINs and passwords over https only, never in clear: open {url}")
 """On every answer: the pages load nothing from elsewhere and run in no one else's frame; the
 server names itself without a version for anyone to look up."""
 
@@ -120,14 +134,19 @@ class Companion(ServerThread):
         max_streams: int = MAX_STREAMS, max_streams_per_address: int = MAX_STREAMS_PER_ADDRESS,
         report_s: float = REPORT_S, language: str = LANGUAGES[0],
         staff: StaffPage | None = None, tls: ssl.SSLContext | None = None,
+        staff_tls: ssl.SSLContext | None = None, staff_port: int = 0,
     ) -> None:
         super().__init__("companion")
         self.staff = staff  # the staff page (/staff), when the table has one
-        self.tls = tls  # https with this context (its certificate loaded); None for http
+        self.tls = tls  # every page over https with this context (the owner's certificate); None for http
+        self.staff_tls, self.staff_port = staff_tls, staff_port  # the secret pages' https beside http's pages
         self.host, self.port, self.advertise = host, port, advertise
         self.header_timeout_s, self.body_timeout_s = header_timeout_s, body_timeout_s
         self.report_s = report_s
         self._room = _Room(max_connections, max_per_address, max_connections // RESERVED)  # every open connection
+        # the secret pages' https has a room of its own: guests who hold every connection of the
+        # pages' port leave a phone that never logged in its way to the staff and set-up pages
+        self._secret_room = _Room(SECRET_CONNECTIONS, SECRET_PER_ADDRESS, SECRET_CONNECTIONS // RESERVED)
         self._spectators = _Held(max_streams, max_streams_per_address)  # the public page's event streams
         self._bad = _BadRequests()
         self.proof = proof or Tokens.kept_in(None).proof  # what a phone's cookie must say, by token
@@ -149,6 +168,7 @@ class Companion(ServerThread):
         self.speak(language)
         self._watchers: dict[_Watcher, None] = {}  # the open event streams, oldest first
         self._listener: asyncio.Server | None = None
+        self._secure: asyncio.Server | None = None  # the secret pages' https listener
         self._reporter: asyncio.Task[None] | None = None
         self._closing = False
 
@@ -171,13 +191,22 @@ class Companion(ServerThread):
             address = self._address[1]
         return f"{'https' if self.tls else 'http'}://{address}:{self.port}"
 
+    @property
+    def staff_url(self) -> str:
+        """Where the staff and set-up pages are: the https address beside the pages' own, or the
+        pages' own address when it is https already (or when nothing leaves this machine)."""
+        if self.staff_tls is None:
+            return self.base_url
+        host = self.base_url.split("://", 1)[1].rsplit(":", 1)[0]
+        return f"https://{host}:{self.staff_port}"
+
     def link(self, token: str) -> str:
         return f"{self.base_url}/p/{token}"
 
     # -- the server's side (its own thread) -------------------------------------------------
 
     async def _open(self) -> None:
-        app = web.Application(client_max_size=MAX_BODY, middlewares=[self._door, _give_proof])
+        app = web.Application(client_max_size=MAX_BODY, middlewares=[self._door, self._over_tls, _give_proof])
         app.on_response_prepare.append(self._answering)
         app.add_routes([
             web.get("/", self._page_public),
@@ -198,10 +227,16 @@ class Companion(ServerThread):
         server = runner.server
         assert server is not None  # made by setup()
         self._listener = await loop.create_server(
-            lambda: _Connection(self, server, loop), self.host, self.port, reuse_address=True, backlog=128,
+            lambda: _Connection(self, server, loop, self._room), self.host, self.port, reuse_address=True, backlog=128,
             ssl=self.tls, ssl_handshake_timeout=self.header_timeout_s if self.tls else None)
         if self.port == 0:
             self.port = self._listener.sockets[0].getsockname()[1]
+        if self.staff_tls is not None:
+            self._secure = await loop.create_server(
+                lambda: _Connection(self, server, loop, self._secret_room), self.host, self.staff_port, reuse_address=True, backlog=128,
+                ssl=self.staff_tls, ssl_handshake_timeout=self.header_timeout_s)
+            if self.staff_port == 0:
+                self.staff_port = self._secure.sockets[0].getsockname()[1]
         self._reporter = asyncio.create_task(self._report_every_period())
 
     async def _close(self) -> None:
@@ -212,6 +247,8 @@ class Companion(ServerThread):
         self._wake()
         self._reporter.cancel()
         self._listener.close()
+        if self._secure is not None:
+            self._secure.close()
         self._bad.report()
 
     async def _report_every_period(self) -> None:
@@ -222,7 +259,7 @@ class Companion(ServerThread):
     def _admit(self, connection: _Connection, address: str) -> bool:
         """Count a new connection from ``address`` in, closing idle ones to make room if need be,
         unless there is none to be made."""
-        let_go = self._room.admit(connection, address)
+        let_go = connection.room.admit(connection, address)
         if let_go is None:
             self._bad.turned_away[address] += 1
             return False
@@ -239,7 +276,7 @@ class Companion(ServerThread):
         connection = request.protocol
         assert isinstance(connection, _Connection)  # the companion's every connection is one
         if connection.standing != TRUSTED and self._credential(request):
-            self._room.trust(connection)
+            connection.room.trust(connection)
         elif connection.standing == WAITING:
             self._bad.turned_away[request.remote or "?"] += 1
             busy = web.Response(status=503, headers={**NO_STORE, "Retry-After": str(RETRY_S)})
@@ -250,7 +287,24 @@ class Companion(ServerThread):
             return await handler(request)
         finally:
             connection.busy -= 1
-            self._room.used(connection)
+            connection.room.used(connection)
+
+    @web.middleware
+    async def _over_tls(self, request: web.Request, handler: Handler) -> web.StreamResponse:
+        """A secret page over plain http from another machine: a page's address leads to its
+        https one (308, which keeps the method); an action is refused before its body is read,
+        so a PIN or a password sent in clear is never checked (nor logged) and the phone is told
+        where to go. This machine's own requests (the table's commands, its tests) cross no network."""
+        if (self.staff_tls is None or request.secure or not request.path.startswith(SECRET_PAGES)
+                or _from_this_machine(request)):
+            return await handler(request)
+        url = request.url.with_scheme("https").with_port(self.staff_port)
+        if request.method in ("GET", "HEAD"):
+            raise web.HTTPPermanentRedirect(url, headers=NO_STORE)
+        lang = request.headers.get("X-Staff-Lang", "")
+        said = say(Phrase.of(HTTPS_ONLY, url=str(url.with_path(request.path.split("/api")[0]).with_query(None))),
+                   lang if lang in LANGUAGES else self._lang(request))
+        return web.json_response({"ok": False, "error": said, "https": str(url)}, status=403, headers=NO_STORE)
 
     def _credential(self, request: web.Request) -> bool:
         """Whether the request comes from a staff phone that has logged in here (its device
@@ -499,11 +553,13 @@ class _Connection(web.RequestHandler):
     its lingering (reading a body the answer did not need) is bounded by the body deadline.
     An event stream on it ends when it closes, which aiohttp does not tell the stream's handler."""
 
-    def __init__(self, companion: Companion, server: web.Server, loop: asyncio.AbstractEventLoop) -> None:
+    def __init__(self, companion: Companion, server: web.Server, loop: asyncio.AbstractEventLoop,
+                 room: _Room) -> None:
         super().__init__(server, loop=loop, keepalive_timeout=companion.header_timeout_s,
                          lingering_time=companion.body_timeout_s, logger=companion._bad.logger,
                          access_log=None)  # type: ignore[arg-type]  # aiohttp takes None: no access log
         self.companion = companion
+        self.room = room  # the listener's: the guests' pages', or the secret pages' https
         self.address: str | None = None  # where it comes from, once counted in
         self.standing: str | None = None  # GUEST, WAITING or TRUSTED while counted in (``_Room``)
         self.busy = 0  # requests being answered on it: while any is, it is not closed for room
@@ -522,7 +578,7 @@ class _Connection(web.RequestHandler):
     def connection_lost(self, exc: BaseException | None) -> None:
         if not self.opened:  # turned away: aiohttp never had it
             return
-        self.companion._room.let_go(self)
+        self.room.let_go(self)
         if self.stream is not None:
             self.stream.done.set()
         super().connection_lost(exc)
@@ -739,6 +795,16 @@ def _refusal(request: web.Request, kind: type[web.HTTPException], text: str, lan
 def _cookie_name(token: str) -> str:
     """One cookie a page, so one browser may hold two seats' pages (a test, a host's phone)."""
     return f"pt_{token[:12]}"
+
+
+def _from_this_machine(request: web.Request) -> bool:
+    """Whether ``request`` came from this machine (a loopback address, IPv4 in IPv6 too)."""
+    try:
+        address = ipaddress.ip_address(request.remote or "")
+    except ValueError:  # a UNIX socket's peer, or none
+        return False
+    mapped = address.ipv4_mapped if isinstance(address, ipaddress.IPv6Address) else None
+    return (mapped or address).is_loopback
 
 
 NO_STORE = {"Cache-Control": "no-store", "X-Content-Type-Options": "nosniff", "Referrer-Policy": "no-referrer"}

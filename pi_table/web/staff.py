@@ -98,6 +98,10 @@ class Desk(Protocol):
         value, default, unit, choices: [{value, label}], range: {min, max, off} or None}, ...]}``,
         its words msgids (``form_field`` says them in the page's language)."""
 
+    def discard_refused(self) -> bool:
+        """Replace the settings file the table refused at its start with its last good one; False
+        when none is refused."""
+
     def change_settings(self, changes: dict[str, object], reached: str | None) -> list[Phrase]:
         """Check the file with ``changes`` as ``check-config`` does and, if it passes, write it
         (atomically) as a trial: the table keeps it only if it is healthy after the restart that
@@ -232,6 +236,13 @@ ADVICE = {
 ADVICE_ANY = N_("Look at the log below, then restart the service.")
 """What to do about a device that is not working, by the device's name in the table's health."""
 
+OWNER_NEEDED = N_("this needs the owner's passphrase: give it under Owner, then try again")
+NOTHING_REFUSED = N_("no settings file is refused: the table runs on its own")
+OWNER_NEEDED_KEYS = N_("changing {keys} needs the owner's passphrase: give it under Owner, then save again")
+OWNER_UNSET = N_("this needs the owner, and no owner's passphrase is set: sudo pi-table set-owner-passphrase")
+WRONG_PASSPHRASE = N_("wrong passphrase")
+"""What the page says when an action needs the owner (``roles``)."""
+
 TEXTS = (
     # the way in
     N_("Staff"),
@@ -296,6 +307,8 @@ TEXTS = (
        "good ones come back by themselves."),
     N_("The settings changed at {time} ({keys}) were rolled back, and the last good ones are in use: {why}"),
     N_("Saved and applied."),
+    N_("Discard the refused file"),
+    N_("Discarded: the table restarts on its last good settings."),
     N_("no configuration file: the table runs on its defaults"),
     N_("Log"),
     N_("Refresh"),
@@ -304,6 +317,8 @@ TEXTS = (
     N_("The service is restarting…"),
     *DEVICES.values(),
     *ADVICE.values(),
+    OWNER_NEEDED,  # the owner's parts of the page say so while locked (console.js), as the table answers
+    OWNER_UNSET,
 )
 """The page's words (its script looks each one up by its English text, ``/staff/words/LANG``)."""
 
@@ -487,6 +502,7 @@ class StaffPage:
             web.get("/staff/api/history.csv", self.api(self._history_csv)),
             web.get("/staff/api/config", self.api(self._config)),
             web.post("/staff/api/config", self.api(self._change_config)),
+            web.post("/staff/api/config/discard", self.api(self._discard_refused)),
             web.post("/staff/api/restart", self.api(self._restart)),
             web.post("/staff/api/logout", self.api(self._logout)),
             web.get("/staff/api/owner", self.api(self._owner)),
@@ -645,6 +661,17 @@ class StaffPage:
         return web.json_response({**settings, "groups": {name: gettext(word) for name, word in settings["groups"].items()},
                                   "options": [form_field(option, lang) for option in settings["options"]]})
 
+    async def _discard_refused(self, request: web.Request, session: Session) -> web.StreamResponse:
+        """The owner's word on a settings file the table refused at its start: it is replaced by
+        the last good one, and the table restarts on it; 409 when no file is refused."""
+        if (refused_owner := self.not_owner(request, session)) is not None:
+            return refused_owner
+        if not await asyncio.to_thread(self.desk.discard_refused):
+            return web.json_response({"ok": False, "error": translation(language(request)).gettext(NOTHING_REFUSED)},
+                                     status=409, headers=_PRIVATE)
+        log.warning("staff page: the refused settings file discarded by the owner: restarting on the last good one")
+        return await self.then_restart(request, {"ok": True, "restarting": True})
+
     async def _change_config(self, request: web.Request, session: Session) -> web.StreamResponse:
         body = await self.read_json(request)
         changes = body.get("changes") if isinstance(body, dict) else None
@@ -654,7 +681,7 @@ class StaffPage:
                                  "string, number, true/false or list")
         lang = language(request)
         options = {option["key"]: option for option in (await asyncio.to_thread(self.desk.settings))["options"]}
-        if (owners := owners_keys(changes)) and (
+        if (owners := owners_keys(changes, options)) and (
                 refused_owner := self.not_owner(request, session, labels(owners, options, lang))) is not None:
             return refused_owner
         [(key, value)] = changes.items() if len(changes) == 1 else [("", None)]
@@ -767,12 +794,6 @@ def language(request: web.Request) -> str:
     lang = request.headers.get(LANG_HEADER, "en")
     return lang if lang in LANGUAGES else "en"
 
-
-OWNER_NEEDED = N_("this needs the owner's passphrase: give it under Owner, then try again")
-OWNER_NEEDED_KEYS = N_("changing {keys} needs the owner's passphrase: give it under Owner, then save again")
-OWNER_UNSET = N_("this needs the owner, and no owner's passphrase is set: sudo pi-table set-owner-passphrase")
-WRONG_PASSPHRASE = N_("wrong passphrase")
-"""What the page says when an action needs the owner (``roles``)."""
 
 REFUSALS = {
     Why.NO_SESSION: N_("log in first"),

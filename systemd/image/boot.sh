@@ -8,6 +8,7 @@
 #   systemd/install.sh chooses on the Pi it runs on, while the configuration has the image's
 #   ws281x still (an owner's choice stays).
 set -eu
+umask 077  # the configuration's copy below is no one's but root's while it exists (48.13)
 root=$(findmnt --noheadings --output SOURCE /)
 part=$(basename "$root")
 disk=$(basename "$(readlink -f "/sys/class/block/$part/..")")

@@ -5,8 +5,9 @@ are a FakeI2C bus carrying FakeMPR121 chips (pi_table/sim/mpr121.py, the very fa
 tests use) and a port with the host behind it. The host follows scenario.json, which the test
 writes: at a given step, frames to send (encoded by the host's own codec), pads to touch or
 release, chips to unplug or plug, room to leave in the port's buffer, and what a café's
-electricity does: a chip reset by a brown-out, one I2C transfer in N failing, a chip holding SDA
-low. TouchBoard reads the port once per step, so that read is the moment between two steps: the
+electricity does: a chip reset by a brown-out, one I2C transfer in N failing, a burst that fails
+every transfer for some milliseconds (of real time: the firmware's pauses between retries are
+MicroPython's own time.sleep), a chip holding SDA low. TouchBoard reads the port once per step, so that read is the moment between two steps: the
 clock moves on, the host acts.
 
 A scenario with ``probe`` set keeps two fingers on each chip, on its electrodes 0 and 1 in turn,
@@ -22,6 +23,7 @@ report(), measure("firmware"), then prints the heap figures.
 import binascii
 import gc
 import json
+import time
 
 from pi_table.sim.mpr121 import FakeI2C, FakeMPR121
 
@@ -109,6 +111,9 @@ class Bench:
                 self.chips[ADDRESSES.index(value)].power_on_reset()
             elif what == "fail":
                 self.i2c.fail_one_in(value)
+            elif what == "burst":
+                self.i2c.clock = lambda: time.ticks_ms() / 1000
+                self.i2c.fail_for(value / 1000)
             elif what == "hold_sda":
                 self.i2c.hold_sda(value)
             else:

@@ -196,12 +196,17 @@ function turnLine(view) {
   return capital(view.turn ? t(PHASES[view.phase], {team: team(view.turn)}) : t("over: {reason}", {reason: view.reason || ""}));
 }
 
+function clueLine(view) {
+  // The clue's number as the spymaster entered it (the clue's word is said aloud at the table): a
+  // number or the word "unlimited" (the table's JSON), said in the page's language; null before one.
+  return view.clue === null ? null : t("clue {clue}", {clue: view.clue === UNLIMITED ? t("unlimited") : view.clue});
+}
+
 function summary(view) {
   const parts = [turnLine(view)];
   // no counts while Deep Undercover's codenames are placed: the key is not drawn yet
   if (view.remaining) parts.push(t("red {red} left · blue {blue} left", view.remaining));
-  // the view's clue is a number or the word "unlimited" (the table's JSON), said in the page's language
-  if (view.clue !== null) parts.push(t("clue {clue}", {clue: view.clue === UNLIMITED ? t("unlimited") : view.clue}));
+  if (view.clue !== null) parts.push(clueLine(view));
   return el("p", {id: "summary"}, parts.join(" · "));
 }
 
@@ -209,7 +214,8 @@ let heard = null;  // the grid page's view as last announced: what changes after
 
 function announce(page) {
   // A touch at the table changes the page: the card it revealed, and the turn that follows, are
-  // said once, politely (the page's first view is read as a whole, not announced).
+  // said once, politely, and so is a clue's number once entered (the page's first view is read
+  // as a whole, not announced).
   const view = page.kind === "board" || page.kind === "spymaster" ? page.view : null;
   const before = heard && view && heard.game_id === page.game_id ? heard.view : null;
   heard = view ? {game_id: page.game_id, view} : null;
@@ -217,6 +223,7 @@ function announce(page) {
   const said = [...view.board].flatMap((shown, cell) => shown === before.board[cell] || shown === "?" || shown === "." ? []
     : [t("{cell} revealed: {card}", {cell: page.words ? `${cell} ${page.words[cell]}` : cell, card: t(CARDS[shown] || shown)})]);
   if (turnLine(view) !== turnLine(before)) said.push(turnLine(view));
+  if (view.clue !== null && clueLine(view) !== clueLine(before)) said.push(capital(clueLine(view)));
   if (said.length) sayIn(document.getElementById("said"), said.join(". "));
 }
 

@@ -14,12 +14,13 @@ function consoleSections() {
     el("ul", { id: "attention", class: "attention" }),
     el("dl", { id: "readings", class: "readings" }),
     el("figure", { id: "address", class: "address" }));
-  const logLevel = el("select", { id: "log-level", "aria-label": t("Show") },
+  const logLevel = el("select", { id: "log-level", "aria-label": t("Show"), "data-t-label": "Show" },
     ...LOG_LEVELS.map(([value, label]) => el("option", { value, "data-t": label, text: t(label) })));
   const log = el("section", { id: "log-section" },
     el("h2", { "data-t": "Log", text: t("Log") }),
     el("div", { class: "row" }, logLevel,
-      el("input", { id: "log-search", type: "search", "aria-label": t("Search the log"), placeholder: t("Search the log") }),
+      el("input", { id: "log-search", type: "search", "aria-label": t("Search the log"), "data-t-label": "Search the log",
+                    placeholder: t("Search the log"), "data-t-placeholder": "Search the log" }),
       el("button", { id: "log-refresh", class: "quiet", "data-t": "Refresh", text: t("Refresh") }),
       el("button", { id: "log-download", class: "quiet", "data-t": "Download", text: t("Download") })),
     el("div", { class: "row span" },
@@ -115,7 +116,8 @@ function filesSection() {
       el("button", { type: "submit", class: "warn", "data-t": "Save the broker", text: t("Save the broker") })),
     el("h2", { "data-t": "Words not allowed in team names (one a line)", text: t("Words not allowed in team names (one a line)") }),
     el("form", { id: "words-form", class: "stack" },
-      el("textarea", { id: "blocked-words", rows: "5", "aria-label": t("Words not allowed in team names (one a line)") }),
+      el("textarea", { id: "blocked-words", rows: "5", "aria-label": t("Words not allowed in team names (one a line)"),
+                       "data-t-label": "Words not allowed in team names (one a line)" }),
       el("button", { type: "submit", class: "warn", "data-t": "Save the words", text: t("Save the words") })));
 }
 
@@ -182,8 +184,7 @@ async function setPassphrase(prefix, path, body) {
   if (answer.ok) {
     drawOwner(answer.data);
     say(t("The owner's passphrase is changed: this phone acts as the owner, every other gives the new one."));
-    loadReleases();
-    loadFiles();
+    loadOwnersParts();
   } else if (answer.status !== 401) say(answer.data ? answer.data.error : `HTTP ${answer.status}`, true);
 }
 
@@ -203,6 +204,18 @@ function drawOwner(state) {
 export async function loadOwner(background = false) {
   const answer = await api("GET", "/staff/api/owner", undefined, background);
   if (answer.ok) drawOwner(answer.data);
+}
+
+// The owner's parts of the page (the releases, the files): asked of the table only while the
+// owner's actions are unlocked; else each says why, in the table's own words, and nothing is
+// asked that the table would refuse (a refusal is an error in the browser's console).
+export async function loadOwnersParts() {
+  if (ownerState && ownerState.set && ownerState.left_s > 0) return Promise.all([loadReleases(), loadFiles()]);
+  if (!ownerState) return;
+  const why = ownerState.set ? t("this needs the owner's passphrase: give it under Owner, then try again")
+    : t("this needs the owner, and no owner's passphrase is set: sudo pi-table set-owner-passphrase");
+  lockedReleases(why);
+  $("tls-line").textContent = why;
 }
 
 // The page asks for the passphrase where the owner's section is, and does the action again once given.
@@ -237,8 +250,7 @@ function wireOwner() {
     $("owner-passphrase").removeAttribute("aria-invalid");
     drawOwner(answer.data);
     say(t("The owner's actions are unlocked for {minutes} min.", { minutes: Math.ceil(answer.data.left_s / 60) }));
-    loadReleases();
-    loadFiles();
+    loadOwnersParts();
     const asked = ownerRetry;
     ownerRetry = null;
     if (asked) { resume(asked.control); asked.retry(); }  // its result beside its own control
@@ -254,8 +266,7 @@ function wireOwner() {
   $("owner-end").addEventListener("click", async () => {
     const answer = await api("POST", "/staff/api/owner", { end: true });
     if (answer.ok) drawOwner(answer.data);
-    loadReleases();
-    loadFiles();
+    loadOwnersParts();
   });
 }
 
@@ -287,15 +298,19 @@ async function checkRestore(call, nightly = null) {
   });
 }
 
+function lockedReleases(why) {
+  // The releases' part while the owner's actions are locked: why, and no release to offer.
+  $("release-line").textContent = why;
+  $("release-notes").replaceChildren();
+  $("offered").replaceChildren();
+  $("nightly").replaceChildren();
+}
+
 export async function loadReleases(repository = false) {
   loadNightly();
   const answer = await api("GET", `/staff/api/update${repository ? "?repository" : ""}`);
   if (!answer.ok) {
-    if (answer.data && answer.data.owner) {  // the owner's: the line says so, the owner's section asks
-      $("release-line").textContent = answer.data.error;
-      $("release-notes").replaceChildren();
-      $("offered").replaceChildren();
-    }
+    if (answer.data && answer.data.owner) lockedReleases(answer.data.error);  // the owner's section asks
     return;
   }
   const found = answer.data;
@@ -462,12 +477,6 @@ function wireBench() {
 
 function reading(label, value) {
   return [el("dt", { text: label }), el("dd", { text: value })];
-}
-
-// What the data-t pass of loadWords() does not reach: attributes.
-export function labelConsole() {
-  $("log-level").setAttribute("aria-label", t("Show"));
-  for (const id of ["log-search"]) { $(id).setAttribute("aria-label", t("Search the log")); $(id).placeholder = t("Search the log"); }
 }
 
 function drawHealth(health) {

@@ -55,6 +55,9 @@ async function load() {
   if (!$("zone").value) $("zone").value = about.zone || "";
   $("language").value = localStorage.getItem("setup-lang") || about.language;
   drawNetwork(about);
+  // The page's certificate, as the table's screen shows it: what the phone's warning named, to compare.
+  $("certificate").hidden = !about.fingerprint;
+  $("certificate").textContent = about.fingerprint ? `${t("The page's certificate (SHA-256):")} ${about.fingerprint}` : "";
 }
 
 function result(text, problems = []) {

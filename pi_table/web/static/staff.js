@@ -2,7 +2,7 @@
 // and log. Every request under /staff/api/ carries the session's CSRF token in a header.
 // A module, as console.js and night.js are: each names what it takes from another, so no name of
 // one can hide another's (issue 39: a section named ``power`` hid the function that powers off).
-import { askOwner, labelConsole, loadBench, loadFiles, loadHealth, loadLog, loadOwner, loadReleases, wireConsole }
+import { askOwner, loadBench, loadHealth, loadLog, loadOwner, loadOwnersParts, wireConsole }
   from "./console.js";
 import { drawNightGames, wireNight } from "./night.js";
 import { wireWifi } from "./wifi.js";
@@ -128,9 +128,9 @@ async function loadWords() {
   document.documentElement.lang = lang;
   for (const node of document.querySelectorAll("[data-t]")) node.textContent = t(node.dataset.t);
   for (const node of document.querySelectorAll("[data-t-label]")) node.setAttribute("aria-label", t(node.dataset.tLabel));
+  for (const node of document.querySelectorAll("[data-t-placeholder]")) node.placeholder = t(node.dataset.tPlaceholder);
   $("board").setAttribute("aria-label", cardWords["the grid"]);
   $("lang").value = lang;
-  labelConsole();
 }
 
 export function show(what) {
@@ -157,8 +157,8 @@ export function signedIn(token) {
 }
 
 export async function refresh() {
-  await Promise.all([loadTable(), loadHistory(), loadConfig(), loadHealth(), loadLog(), loadReleases(), loadBench(),
-    loadOwner(), loadFiles()]);  // the last six: console.js
+  await Promise.all([loadTable(), loadHistory(), loadConfig(), loadHealth(), loadLog(), loadBench(),
+    loadOwner().then(loadOwnersParts)]);  // the last four: console.js; the owner's parts once its state is known
 }
 
 // -- the table ----------------------------------------------------------------------------
@@ -225,7 +225,21 @@ export function settingsNotes(state) {
     const time = back.at ? new Date(back.at * 1000).toLocaleString(lang) : "?";
     notes.push(el("p", { class: "message error", text: t("The settings changed at {time} ({keys}) were rolled back, and the last good ones are in use: {why}", { time, keys: (back.labels || back.keys).join(", "), why: back.why }) }));
   }
+  if (state.refused) {  // a file edited by hand that the table would not start on: the owner may discard it
+    const discard = el("button", { type: "button", text: t("Discard the refused file") });
+    discard.addEventListener("click", discardRefused);
+    notes.push(el("p", { class: "message error", text: state.refused.why }), discard);
+  }
   return notes;
+}
+
+// The refused settings file replaced by the last good one (the owner's), then the restart that applies it.
+async function discardRefused() {
+  const answer = await api("POST", "/staff/api/config/discard", {});
+  if (answer.status === 403 && answer.data && answer.data.owner === "needed") return askOwner(answer.data.error, discardRefused);
+  if (!answer.ok) return say(answer.data ? answer.data.error : `HTTP ${answer.status}`, true);
+  say(t("Discarded: the table restarts on its last good settings."));
+  backAfterRestart();
 }
 
 const DEVICES = { touch: "the touch board", leds: "the LED strip", screen: "the spymaster screen",

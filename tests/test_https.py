@@ -1,0 +1,145 @@
+"""No secret crosses the café's Wi-Fi in clear (issue 48, 4): the staff page and the set-up page,
+where the PIN, the owner's passphrase and Wi-Fi passwords are typed, are served over https with
+the table's own certificate on a port of their own, while the guests' pages stay http. Over plain
+http from another machine those pages lead to their https address and refuse a secret unread;
+the table's screen, its status and the set-up page give the certificate's fingerprint."""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import http.client
+import json
+import ssl
+import subprocess
+import urllib.error
+import urllib.parse
+
+import pytest
+
+from pi_table.release.first_boot import TLS, TLS_CERT, fingerprint, pending
+
+from helpers import (
+    CHROMIUM,
+    CHROMIUM_ARGS,
+    OWNER_PASSPHRASE,
+    STAFF_CONFIG,
+    STAFF_PIN,
+    Staff,
+    StaffService,
+    plain,
+    require_tools,
+    self_signed,
+    this_machines_address,
+)
+
+pytestmark = pytest.mark.daemon
+
+ON_THE_NETWORK = STAFF_CONFIG.replace('host = "127.0.0.1"\nport = 0\n', 'host = "0.0.0.0"\nport = 0\ntls_port = 0\n')
+
+
+def ports(service: StaffService) -> tuple[int, int]:
+    status = service.status()
+    return urllib.parse.urlsplit(status["companion"]).port, urllib.parse.urlsplit(status["staff"]).port
+
+
+def test_the_staff_page_takes_its_secrets_over_https_only_and_the_guests_pages_stay_http(tmp_path):
+    require_tools("openssl")
+    service = StaffService(tmp_path, config=ON_THE_NETWORK)
+    address = this_machines_address()
+    try:
+        service.start()
+        status = service.status()
+        assert status["staff"].startswith("https://") and status["companion"].startswith("http://")
+        cert = tmp_path / TLS / TLS_CERT  # the table's own, made by the service for a table that had none
+        assert status["certificate"] == fingerprint(cert) and len(status["certificate"]) == 95
+        http_port, https_port = ports(service)
+
+        answer, headers, _ = plain(address, http_port, "GET", "/staff")
+        assert answer == 308 and headers["Location"] == f"https://{address}:{https_port}/staff"
+        for _ in range(12):  # more wrong PINs than the door lets through: none is read, none is counted
+            answer, _, body = plain(address, http_port, "POST", "/staff/login", {"pin": "000000"})
+            refused = json.loads(body)
+            assert answer == 403 and refused["https"] == f"https://{address}:{https_port}/staff/login"
+            assert "over https only, never in clear" in refused["error"]
+        assert plain(address, http_port, "POST", "/staff/recover", {"passphrase": OWNER_PASSPHRASE})[0] == 403
+        assert plain(address, http_port, "GET", "/")[0] == 200  # a guest's page: no certificate to meet
+
+        staff = Staff(f"https://{address}:{https_port}", cafile=cert, by_name=False)
+        assert staff.login()[0] == 200  # not locked out by the dozen refused over http
+        assert [cookie.secure for cookie in staff.cookies] == [True] * len(staff.cookies) and len(staff.cookies) >= 1
+        staff.as_owner()
+        other, _ = self_signed(tmp_path, "other")
+        with pytest.raises(urllib.error.URLError, match="CERTIFICATE_VERIFY_FAILED"):  # the table's own is checked
+            Staff(f"https://{address}:{https_port}", cafile=other, by_name=False).login()
+        assert Staff(status["companion"].replace(address, "127.0.0.1")).login()[0] == 200  # this machine: no network
+    finally:
+        service.close()
+
+
+def test_the_set_up_page_and_its_qr_code_lead_to_https_and_say_the_certificates_fingerprint(tmp_path):
+    require_tools("openssl")
+    service = StaffService(tmp_path, config=ON_THE_NETWORK, first_boot=True)
+    address = this_machines_address()
+    waiting = pending(tmp_path / "journal")
+    assert waiting is not None
+    try:
+        service.start()
+        cert = tmp_path / TLS / TLS_CERT  # made by the first boot
+        http_port, https_port = ports(service)
+        assert plain(address, http_port, "GET", "/setup")[1]["Location"] == f"https://{address}:{https_port}/setup"
+        answer, _, _ = plain(address, http_port, "POST", "/setup/api", {"code": waiting.code, "pin": STAFF_PIN})
+        assert answer == 403 and service.status()["set_up"] is False
+        context = ssl.create_default_context(cafile=str(cert))
+        context.check_hostname = False
+        connection = http.client.HTTPSConnection(address, https_port, timeout=10, context=context)
+        connection.request("GET", "/setup/api")
+        about = json.loads(connection.getresponse().read())
+        assert about["fingerprint"] == fingerprint(cert)
+    finally:
+        service.close()
+
+
+def spki_hash(cert) -> str:
+    """The base64 SHA-256 of ``cert``'s public key, as Chromium names a certificate it is told to accept."""
+    key = subprocess.run(["openssl", "x509", "-pubkey", "-noout", "-in", str(cert)], capture_output=True, check=True)
+    der = subprocess.run(["openssl", "pkey", "-pubin", "-outform", "der"], input=key.stdout, capture_output=True,
+                         check=True)
+    return base64.b64encode(hashlib.sha256(der.stdout).digest()).decode()
+
+
+@pytest.mark.browser
+def test_a_phone_meets_the_tables_own_certificate_once_accepts_it_and_logs_in_over_https(tmp_path):
+    """In Chromium as on a phone: ``http://TABLE:8024/staff`` leads to the https page, which warns
+    of a certificate it does not know (the interstitial a phone shows); a browser that accepted
+    that one certificate, as the owner does after comparing its fingerprint, logs in over https
+    and holds its session in Secure cookies. The guests' page needs no acceptance."""
+    require_tools(CHROMIUM, "openssl")
+    from playwright.sync_api import Error, expect, sync_playwright
+
+    service = StaffService(tmp_path, config=ON_THE_NETWORK)
+    address = this_machines_address()
+    try:
+        service.start()
+        http_port, https_port = ports(service)
+        accepted = f"--ignore-certificate-errors-spki-list={spki_hash(tmp_path / TLS / TLS_CERT)}"
+        with sync_playwright() as playwright:
+            warned = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+            page = warned.new_page()
+            page.goto(f"http://{address}:{http_port}/")  # a guest's page: plain http, no warning
+            with pytest.raises(Error, match="ERR_CERT_AUTHORITY_INVALID"):
+                page.goto(f"http://{address}:{http_port}/staff")
+            warned.close()
+            phone = playwright.chromium.launch(executable_path=CHROMIUM, args=[*CHROMIUM_ARGS, accepted])
+            context = phone.new_context(viewport={"width": 390, "height": 844}, has_touch=True, is_mobile=True)
+            page = context.new_page()
+            page.goto(f"http://{address}:{http_port}/staff")
+            assert page.url == f"https://{address}:{https_port}/staff"
+            page.fill("#pin", STAFF_PIN)
+            page.click("#login button")
+            expect(page.locator("#login")).to_be_hidden()
+            cookies = context.cookies()
+            assert cookies and all(cookie["secure"] for cookie in cookies), cookies
+            phone.close()
+    finally:
+        service.close()

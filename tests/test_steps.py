@@ -1,0 +1,65 @@
+"""The build step by step (hardware/tools/steps.py, docs/make/steps.md): a picture a step drawn
+from the OpenSCAD model, current with it, and drawn anew when it changes."""
+
+from __future__ import annotations
+
+import shutil
+import struct
+
+import pytest
+from pi_table.hardware.tools import enclosure, steps
+
+from helpers import require_tools
+
+ROOT = enclosure.ENCLOSURE.parent
+
+
+def test_every_step_has_its_picture_drawn_from_the_model_as_it_is():
+    assert not steps.stale(), "the pictures are older than the model: run ./dev docs (with openscad and xvfb)"
+    for step in steps.STEPS:
+        header = step.picture.read_bytes()[:24]
+        assert header[:8] == b"\x89PNG\r\n\x1a\n" and struct.unpack(">II", header[16:24]) == enclosure.PICTURE_SIZE
+    assert [step.scene for step in steps.STEPS] == list(range(1, len(steps.STEPS) + 1))
+
+
+def test_a_change_to_the_model_makes_the_pictures_stale(tmp_path):
+    model = tmp_path / "enclosure"
+    shutil.copytree(enclosure.ENCLOSURE, model, ignore=shutil.ignore_patterns("pictures", "build"))
+    assert steps.fingerprint(model) == steps.fingerprint()
+    params = model / "params.scad"
+    params.write_text(params.read_text(encoding="utf-8").replace("wall = ", "wall = 0.5 + ", 1), encoding="utf-8")
+    assert steps.fingerprint(model) != steps.fingerprint()
+
+
+def test_the_page_shows_each_step_its_work_and_its_checks():
+    page = steps.page()
+    for number, step in enumerate(steps.STEPS, 1):
+        assert f"## Step {number}: {step.title}" in page
+        assert f"(../../enclosure/pictures/steps/{step.picture.name})" in page
+        assert all(f"- ☐ {line}" in page for line in step.work + step.checks)
+        assert f"(guide.md#{step.guide})" in page
+    assert page.count('break-after: page') == len(steps.STEPS) - 1  # a sheet a step when printed
+    guide = (ROOT / "hardware" / "README.md").read_text(encoding="utf-8")
+    assert "../docs/make/steps.md" in guide
+
+
+@pytest.mark.tool
+def test_the_pictures_are_what_openscad_draws_and_change_with_the_model(tmp_path):
+    """Drawn again from the model as it is, each picture is the committed one byte for byte; drawn
+    from a model whose walls are thicker, each differs."""
+    require_tools("openscad", "xvfb-run")
+    again = tmp_path / "again"
+    assert steps.render(again) == []
+    for step in steps.STEPS:
+        assert (again / step.picture.name).read_bytes() == step.picture.read_bytes(), step.picture.name
+    assert (again / steps.SOURCES.name).read_text(encoding="utf-8") == steps.SOURCES.read_text(encoding="utf-8")
+    model = tmp_path / "enclosure"
+    shutil.copytree(enclosure.ENCLOSURE, model, ignore=shutil.ignore_patterns("pictures", "build"))
+    params = model / "params.scad"
+    text = params.read_text(encoding="utf-8")
+    params.write_text(text.replace("\nwall = ", "\nwall = 2 + ", 1).replace("\nbox_wall = ", "\nbox_wall = 2 + ", 1),
+                      encoding="utf-8")  # the frame's walls and the box's
+    changed = tmp_path / "changed"
+    assert steps.render(changed, model) == []
+    for step in steps.STEPS:
+        assert (changed / step.picture.name).read_bytes() != step.picture.read_bytes(), step.picture.name
