@@ -257,8 +257,8 @@ def terminals(home, environment) -> Iterator[Callable[[], Terminal]]:
 def play_and_quit(terminal: Terminal, line: str) -> None:
     """A simulator started by ``line``: it opens in the terminal (no display here), and ``quit`` ends it."""
     terminal.type(line)
-    terminal.expect("(Type|Scrivi) 'help'", f"{line!r} to open the simulator", timeout=600)  # ./dev makes .venv first
-    terminal.type("quit")
+    opened = terminal.expect("(Type 'help'|Scrivi 'aiuto')", f"{line!r} to open the simulator", timeout=600)  # ./dev makes .venv first
+    terminal.type("quit" if opened.group(1).startswith("Type") else "esci")  # the words of the language it speaks
     assert terminal.ended() == 0
 
 
@@ -282,7 +282,7 @@ def try_the_table(page: Reading, home: Path, terminal: Callable[[], Terminal]) -
     opening, start = page.next().commands
     board.run(opening)
     board.type(start)
-    board.expect(r"\nboard\n", "the board's path")
+    board.expect(r"/board\n", "the board's path")
 
     table = terminal()
     opening, start = page.next().commands
