@@ -115,6 +115,7 @@ class Folder:
 
     @classmethod
     def parse(cls, text: str, folder: str) -> Folder:
+        folder = os.path.abspath(folder)  # a configuration named by a relative path (pi-table run --config config.toml)
         path = text if text.startswith("/") else f"{folder.rstrip('/')}/{text}"
         if not _short(text) or (path.rstrip("/") and not PATH_NAME.fullmatch(path.rstrip("/"))) \
                 or any(part in (".", "..") for part in text.split("/")):

@@ -460,9 +460,12 @@ def watched(tmp_path, answers, deadline_s: float = 10.0):
 def test_a_restore_the_table_is_healthy_on_is_kept(tmp_path):
     path, before, _, watch, restarted = watched(
         tmp_path, [Health(Phrase.of("the phones' pages and the staff page are not open yet")), Health()])
+    note = trial.beside(path, trial.ROLLED_BACK)  # a rollback of settings from before the restore
+    note.write_text('{"at": 1.0, "keys": ["game.hold_s"], "by": "staff", "why": {"en": "not healthy"}}')
     watch.run()
     config = load_config(path)
     assert watch.outcome == "kept" and restarted == [] and backup.pending(config) is None
+    assert trial.rolled_back(path) is None  # issue 50: the kept restore ends its headline too
     assert not (tmp_path / "backups").exists() or list((tmp_path / "backups").iterdir()) == []
     assert backup.starting(config) == (config, None) and state(path) == before
 

@@ -134,7 +134,7 @@ def test_a_code_being_entered_shows_the_code_so_far_on_its_own_line(lang, prompt
     group, _ = play(in_italian(wants) if lang == "it" else wants, lang=lang)
     lines = group.text.splitlines()
     at = lines.index(prompt)
-    assert lines[at + 1] == so_far and lines[at + 2].startswith("  [1] CCCC")
+    assert lines[at + 1] == so_far and lines[at + 2].startswith("  [3] CCCC")  # its number from the code's start
     assert [line for line in lines if "position 2  " in line or "posizione 2  " in line] == []
 
 
@@ -165,7 +165,7 @@ def test_the_buttons_refusals_and_a_scripts_words_in_the_prompt():
     group, session = play(["PASS AND PLAY", "9", "at-screen 3", "at-screen 0", "hide", "vote 0 1",
                            "send 1 0 role", "end-turn", "undo", "next", "at-screen 1", "tap send 1 2 position", "help"])
     text = group.text
-    assert "the screen has buttons 1 to 2, not 9" in text
+    assert "the screen has the buttons 1, 2, not 9" in text
     assert "the screen has no button for at-screen 3 now" in text  # the screen calls Moon
     assert "refused: agents vote only in the vote step" in text
     assert "refused: END TURN ends the discussion only" in text
@@ -173,6 +173,24 @@ def test_the_buttons_refusals_and_a_scripts_words_in_the_prompt():
     assert "send SEAT TO FACT [FACT]" in text and "pass-and-play on|off" in text
     public = session.record.game.public_view(session.record.state)
     assert public.acted == (1,)  # Aleman's message taken back, then tapped through its buttons
+
+
+def test_a_code_s_fragments_keep_their_numbers_as_each_is_chosen():
+    """Issue 50: typing a code, each fragment chosen left the list and the rest moved up a number.
+    Each keeps its number through the code, as do BACK and HIDE."""
+    text = play(RED_WINS)[0].text
+    entering = text.split("Your faction's code: the fragment in position 1", 1)[1].split("END MY TURN", 1)[0]
+    pages = [[line.strip() for line in page.split("\n> ", 1)[0].splitlines() if line.strip().startswith("[")]
+             for page in entering.split("the fragment in position")]
+    assert pages == [["[1] AAAA   [2] BBBB   [3] CCCC   [4] BACK   [5] HIDE"],
+                     ["[2] BBBB   [3] CCCC   [4] BACK   [5] HIDE"], ["[3] CCCC   [4] BACK   [5] HIDE"]]
+
+
+def test_undo_with_nothing_to_undo_says_so_each_time():
+    """Issue 50: Codex's terminal printed nothing when there was nothing to undo (the screen kept
+    the refusal to itself), and nothing for a refusal typed twice."""
+    text = play(["undo", "undo"])[0].text
+    assert text.count("refused: there is nothing to undo") == 2, text
 
 
 def test_new_game_changes_the_kind_of_game_and_back():

@@ -33,8 +33,23 @@ def test_the_installer_takes_no_extra_that_would_hide_debians_gpiozero_or_pygame
     assert set(re.findall(r'^\s*(?:\[.*\] && )?extras=(\S+)$', installer, re.MULTILINE)) == {'""', "leds-pi4"}
 
 
-def test_emulate_board_without_the_driver_says_which_extra_to_install(monkeypatch, capsys):
+def test_emulate_board_without_the_driver_says_what_installs_it(monkeypatch, capsys):
+    """From a checkout's .venv, the command of the checkout that installs it (issue 50: the owner
+    was told to fetch a package); elsewhere, the pip of the Python that runs pi-table."""
     monkeypatch.setitem(sys.modules, "adafruit_mpr121", None)  # as on a table: not installed
     monkeypatch.delitem(sys.modules, "pi_table.sim.emulator", raising=False)
+    checkout = Path(cli.__file__).resolve().parents[2]
+    monkeypatch.setattr(sys, "prefix", str(checkout / ".venv"))
     assert cli.main(["emulate-board"]) == EXIT_UNAVAILABLE
-    assert "pip install 'pi-table[emulator]'" in capsys.readouterr().err
+    assert capsys.readouterr().err == (
+        f"pi-table emulate-board: needs adafruit_mpr121; ./dev play installs it into .venv (once, from {checkout})\n")
+    monkeypatch.setattr(sys, "prefix", "/opt/pi-table/current/venv")
+    assert cli.main(["emulate-board"]) == EXIT_UNAVAILABLE
+    assert f"{sys.executable} -m pip install 'pi-table[emulator]'" in capsys.readouterr().err
+
+
+def test_dev_play_installs_what_the_simulated_table_s_commands_need():
+    """./dev play makes the .venv of docs/cafe/try.md: the screen, and the board's emulator."""
+    dev = (Path(__file__).resolve().parent.parent / "dev").read_text(encoding="utf-8")
+    play = re.search(r'^  play\) shift; setup "\[(.*)\]"', dev, re.MULTILINE)
+    assert play and set(play.group(1).split(",")) == {"screen", "emulator"}

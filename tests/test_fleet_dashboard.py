@@ -614,6 +614,30 @@ def test_the_page_lists_every_table_live_and_exports_the_day(dashboard, broker, 
             table.stop()
 
 
+def test_on_a_phone_each_table_is_a_card_showing_every_column_by_its_name(dashboard, broker, browser):
+    """Issue 50: at 390 px the table hid 4 of its 8 columns in a box that scrolled, with no hint.
+    On a phone each table is a card: every column's value under its name, nothing off the screen."""
+    table = reporter(broker, "bar-1")
+    try:
+        table.offer(table_status(health={"touch": "not working: the board is unplugged", "leds": "ok"}))
+        page = browser.new_page(viewport={"width": 390, "height": 844})
+        page.goto(f"{dashboard.url}/login")
+        page.fill("input[name=password]", PASSWORD)
+        page.click("button")
+        page.wait_for_selector("#rows tr td", timeout=10_000)
+        cells = page.eval_on_selector_all("#rows tr:first-child td", """(cells) => cells.map((td) => ({
+            label: getComputedStyle(td, '::before').content, right: td.getBoundingClientRect().right,
+            shown: td.getBoundingClientRect().height > 0}))""")
+        heads = page.eval_on_selector_all("thead th", "(ths) => ths.map((th) => th.textContent)")
+        assert len(cells) == len(heads) == 8
+        assert [cell["label"] for cell in cells] == [f'"{head}"' for head in heads]  # each value under its column's name
+        assert all(cell["shown"] and cell["right"] <= 390 for cell in cells), cells
+        assert page.evaluate("document.documentElement.scrollWidth") <= 390  # nothing to scroll sideways
+        page.close()
+    finally:
+        table.stop()
+
+
 def write_screenshots(folder: Path = SCREENSHOTS) -> list[Path]:
     """docs/screenshots/fleet-LANG.png: a café's four tables, one of them with a fault, one away."""
     from playwright.sync_api import sync_playwright

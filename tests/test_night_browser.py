@@ -5,6 +5,8 @@ page, the night closed and its CSV downloaded from the nights kept."""
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
 from helpers import STAFF_PIN as PIN
@@ -74,10 +76,10 @@ def test_a_whole_night_from_the_staff_page_on_a_phone(tmp_path, browser):
 
         page.click("#night-close")
         expect(page.locator("#night-state")).to_have_text("no night is open")
+        expect(page.locator("#night-kept .row span").first).to_have_text("Friday league")  # by its name, not its id
         with page.expect_download() as download:
             page.locator("#night-kept .night-csv").first.click()
-        assert download.value.suggested_filename.startswith("pi-table-night-")
-        assert download.value.suggested_filename.endswith("-standings.csv")  # one table a file (issue 49, item 6)
+        assert re.fullmatch(r"Friday-league-\d{4}-\d\d-\d\d-standings\.csv", download.value.suggested_filename)  # by name, one table a file
         exported = open(download.value.path(), encoding="utf-8").read()  # noqa: SIM115 - read whole at once
         assert exported.startswith("\ufeffplace,team,") and f"1,{red},1,1,0,0,0,1.0,8" in exported  # place, team, played, won, lost, drawn, byes, points, margin
         with page.expect_download() as download:

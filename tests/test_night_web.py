@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import threading
+import time
 import urllib.parse
 import urllib.request
 
@@ -56,6 +57,11 @@ def test_a_night_at_one_table_from_the_staff_page(tmp_path):
         assert status == 200 and b'"standings"' in public
         status, csv_text = staff.call("GET", f"/staff/api/night/{night['id']}.csv")
         assert status == 200 and "all_agents_found" in csv_text and pair["blue"] in csv_text
+        day = time.strftime("%Y-%m-%d", time.localtime(night["opened"]))
+        # exported by its name (issue 50: by its id, 20261126-213706), the day it opened beside it
+        assert staff.headers["Content-Disposition"] == f'attachment; filename="Friday-league-{day}.csv"'
+        staff.call("GET", f"/staff/api/night/{night['id']}.trf")
+        assert staff.headers["Content-Disposition"] == f'attachment; filename="Friday-league-{day}.trf"'
         status, printed = staff.call("GET", f"/staff/api/night/{night['id']}/print")
         assert status == 200 and "Friday league" in printed
     finally:
@@ -66,7 +72,9 @@ def test_a_night_at_one_table_from_the_staff_page(tmp_path):
         staff.login()
         night = staff.call("GET", "/staff/api/night")[1]["night"]
         assert night["name"] == "Friday league" and len(night["games_played"]) == 1
-        assert staff.call("POST", "/staff/api/night/close")[1]["night"] is None
+        closed = staff.call("POST", "/staff/api/night/close")[1]
+        assert closed["night"] is None
+        assert closed["kept_names"] == {night["id"]: "Friday league"}  # the nights kept shown by their names
     finally:
         again.close()
 

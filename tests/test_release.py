@@ -519,6 +519,22 @@ def test_absurd_sizes_and_non_bundles_are_refused(tmp_path, maker, monkeypatch):
     assert SECRET not in str(refused.value)
 
 
+def test_a_bundle_cut_short_says_so_and_names_no_exception(tmp_path, maker):
+    """Issue 50: a truncated bundle's refusal ended in ': EOFError'. Cut anywhere, a bundle either
+    holds everything still (cut in the archive's padding) or is refused in words."""
+    key, keyring = maker
+    whole = signed_bundle(tmp_path / "whole.tar.gz", key).read_bytes()
+    said = set()
+    for cut in range(10, len(whole), 7):
+        short = tmp_path / f"short-{cut}.tar.gz"
+        short.write_bytes(whole[:cut])
+        try:
+            bundle.unpack(short, tmp_path / f"u-{cut}", keyring)
+        except ReleaseError as refused:
+            said.add(str(refused))
+    assert said == {"the bundle is cut short: copy or upload the whole file again"}
+
+
 def git(where: Path, *args: str) -> str:
     return subprocess.run(["git", "-c", "user.name=pi-table", "-c", "user.email=test@pi-table.invalid", *args],
                           cwd=where, check=True, capture_output=True, text=True).stdout

@@ -34,12 +34,12 @@ from helpers import STAFF_PIN as PIN
 OWNERS = {("POST", "/staff/api/power"), ("POST", "/staff/api/restore"), ("GET", "/staff/api/update"),
           ("POST", "/staff/api/update"), ("POST", "/staff/recover"), ("GET", "/staff/api/backup"),
           ("POST", "/staff/api/wifi"), ("GET", "/staff/api/files"), ("POST", "/staff/api/files/{kind}"),
-          ("POST", "/staff/api/config/discard")}
+          ("GET", "/staff/api/backups"), ("POST", "/staff/api/config/discard")}
 """What the issue gives the owner alone: power, restores, updates and the PIN's reset; the
 backup's download, which holds the settings whole (a broker's password written in its URL too);
 the Wi-Fi (issue 39), which can take the table off the network the staff reach it on; and the
 files the owner gives the table (issue 39: the HTTPS certificate, the broker's password, the
-blocked words)."""
+blocked words); the nightly backups' list (issue 50), whose restore is the owner's too."""
 
 
 class Clock:

@@ -224,3 +224,15 @@ def _listening() -> socket.socket:
     server.listen()
     server.settimeout(0.5)
     return server
+
+
+def test_a_folder_named_from_a_configuration_given_by_a_relative_path_is_taken(tmp_path, monkeypatch):
+    """Issue 50: docs/cafe/try.md runs `pi-table set-staff-pin --config config.toml` in the table's
+    folder, whose `journal_dir = "journal"` was refused ('./journal' is no plain path). A folder
+    from the configuration's folder is that folder's, however the file was named."""
+    from pi_table.config import load_config
+
+    (tmp_path / "config.toml").write_text('[paths]\njournal_dir = "journal"\nsocket = "control.sock"\nsocket_group = ""\n')
+    monkeypatch.chdir(tmp_path)
+    config = load_config(Path("config.toml"))
+    assert config.paths.journal_dir == tmp_path / "journal" and config.paths.socket == tmp_path / "control.sock"

@@ -84,6 +84,8 @@ def test_a_fresh_table_is_set_up_from_the_api_and_plays_after_its_restart_with_t
         base = service.status()["companion"]
         status, page, _ = call(base, "GET", "/setup")
         assert status == 200 and "/setup/static/setup.js" in page
+        status, _, headers = call(base, "GET", "/staff")  # the staff page leads to the set-up, not to a terminal
+        assert status == 303 and headers["Location"] == "/setup"
         status, about, _ = call(base, "GET", "/setup/api")
         assert status == 200 and "Europe/Rome" in about["zones"] and about["languages"] == ["en", "it"]
         assert waiting.code not in json.dumps(about) and waiting.password not in json.dumps(about)
@@ -110,6 +112,7 @@ def test_a_fresh_table_is_set_up_from_the_api_and_plays_after_its_restart_with_t
         assert service.status()["set_up"] is True and service.status()["state"]["board"]
         status, _, headers = call(base, "GET", "/setup")
         assert status == 303 and headers["Location"] == "/staff"
+        assert call(base, "GET", "/staff")[0] == 200
         assert call(base, "POST", "/setup/api", form(waiting.code))[0] == 404
         assert call(base, "GET", "/setup/api")[0] == 404
         config = load_config(service.config)
@@ -118,6 +121,32 @@ def test_a_fresh_table_is_set_up_from_the_api_and_plays_after_its_restart_with_t
         assert staff.login(PIN)[0] == 200
         staff.as_owner(PASSPHRASE)
         assert (journal / "companion.secret").read_bytes() == secret  # the first boot's, not one the table made
+    finally:
+        service.close()
+
+
+def test_the_set_up_names_every_problem_beside_its_field_at_once_in_the_page_s_language(tmp_path):
+    """Issue 50: the page named one problem at a time (the browser's own check, in the browser's
+    language). Every field that will not do is named at once, in the language the page asks in,
+    and the code is neither tried nor spent."""
+    service = StaffService(tmp_path, first_boot=True)
+    waiting = pending(tmp_path / "journal")
+    try:
+        service.start()
+        base = service.status()["companion"]
+        status, refused, _ = call(base, "POST", "/setup/api?lang=it", form(
+            "", name=" ", passphrase="short", pin="123", pin_again="124", passphrase_again="short", zone="Mars/Base"))
+        assert status == 400 and not refused["ok"]
+        said = {problem["field"]: problem["error"] for problem in refused["problems"]}
+        assert list(said) == ["code", "name", "zone", "pin", "pin-again", "passphrase"], said
+        assert said["pin"] == "il PIN dello staff ha almeno 6 caratteri, non 3"
+        assert said["pin-again"] == "I due PIN sono diversi."
+        assert said["code"] == "scrivi il codice che mostra lo schermo del tavolo"
+        assert (refused["field"], refused["error"]) == ("code", said["code"])  # the first, as before
+        status, refused, _ = call(base, "POST", "/setup/api?lang=en", form(waiting.code, pin_again="000000"))
+        assert [(p["field"], p["error"]) for p in refused["problems"]] == [("pin-again", "The two PINs differ.")]
+        status, done, _ = call(base, "POST", "/setup/api", form(waiting.code, pin_again=PIN, passphrase_again=PASSPHRASE))
+        assert status == 200 and done["ok"], done  # the code was never spent by a refusal
     finally:
         service.close()
 
@@ -372,19 +401,28 @@ def test_the_owner_sets_the_table_up_from_a_phone_then_logs_in_on_the_staff_page
         page.fill("#name", "table-7")
         page.select_option("#language", "it")
         page.fill("#zone", "Etc/UTC")
-        page.fill("#pin", PIN)
-        page.fill("#pin-again", PIN)
+        page.fill("#pin", "123")
+        page.fill("#pin-again", "123")
         page.fill("#passphrase", PASSPHRASE)
         page.fill("#passphrase-again", PASSPHRASE + "!")
         page.click("#submit")
         result = page.locator("#result")
-        result.wait_for()
-        assert result.inner_text() == "The two passphrases differ."
-        assert page.evaluate("document.activeElement.id") == "passphrase-again"
+        expect(result).to_have_text("Correct the fields marked above.")
+        # every problem at once, each beside its field (issue 50: one at a time), the first focused
+        expect(page.locator("#pin + .field-error")).to_have_text("the staff PIN has at least 6 characters, not 3")
+        expect(page.locator("#passphrase-again + .field-error")).to_have_text("The two passphrases differ.")
+        assert page.locator(".field-error").count() == 2
+        assert page.locator("#pin").get_attribute("aria-errormessage") == "pin-error"
+        assert page.evaluate("document.activeElement.id") == "pin"
+        box, field, again = (page.locator(f"#{name}").bounding_box() for name in ("pin-error", "pin", "pin-again"))
+        assert box and field and again and field["y"] + field["height"] <= box["y"] < again["y"]  # under its field
+        page.fill("#pin", PIN)
+        page.fill("#pin-again", PIN)
         page.fill("#passphrase-again", PASSPHRASE)
         page.click("#submit")
-        expect(result).to_have_text(re.compile("^wrong code"))
+        expect(page.locator("#code + .field-error")).to_have_text(re.compile("^wrong code"))
         assert page.locator("#code").get_attribute("aria-invalid") == "true"
+        assert page.locator(".field-error").count() == 1 and page.locator("#pin").get_attribute("aria-invalid") is None
         box, button = result.bounding_box(), page.locator("#submit").bounding_box()
         assert box is not None and button is not None and abs(button["y"] - (box["y"] + box["height"])) < 60
         page.fill("#code", waiting.shown)

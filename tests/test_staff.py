@@ -918,10 +918,11 @@ def test_over_https_the_pin_and_the_cookie_never_cross_the_wifi_in_clear(tmp_pat
 SCREENSHOTS = os.environ.get("PI_TABLE_SCREENSHOTS")
 """A folder: the test saves the staff page there (docs/screenshots/staff-LANG.png)."""
 WORDS = {
-    "en": {"login": "Log in", "undo": "Undo", "new": "New game", "done": "done", "saved": "Saved: the table restarts",
+    "en": {"login": "Log in", "undo": "Undo", "new": "New game", "done": "Undone: the last action is taken back.", "dealt": "Dealt: a new game of Alias 24.", "saved": "Saved: the table restarts",
            "applied": "Saved and applied.",
            "save": "Save and apply", "history": "History", "logout": "Log out", "wrong": "wrong PIN"},
-    "it": {"login": "Entra", "undo": "Annulla mossa", "new": "Nuova partita", "done": "fatto",
+    "it": {"login": "Entra", "undo": "Annulla mossa", "new": "Nuova partita", "done": "Mossa annullata: l'ultima azione è stata tolta.",
+           "dealt": "Preparata: una nuova partita di Alias 24.",
            "saved": "Salvato: il tavolo si riavvia", "save": "Salva e applica", "history": "Storico",
            "applied": "Salvato e applicato.",
            "logout": "Esci", "wrong": "PIN sbagliato"},
@@ -970,6 +971,7 @@ def test_login_undo_new_game_config_and_logout_on_a_phone(tmp_path, browser, lan
         page.select_option("#new-game select[name=nuke]", "mad")
         page.click("#new-game button[type=submit]")
         expect(page.locator("#game-line")).to_contain_text("Alias 24")  # the game by its name
+        expect(page.locator("#message")).to_have_text(words["dealt"])  # what was done, not "done" (issue 50)
         assert table.daemon.session.rules == Rules(game="alias24", nuke="mad")
         expect(page.locator("#history tr")).to_have_count(3)  # a header and two games
         if lang == "it":  # the plain game by its Italian name

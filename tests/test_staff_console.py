@@ -10,6 +10,7 @@ import logging
 import os
 import re
 import threading
+import time
 from pathlib import Path
 
 import pytest
@@ -29,7 +30,9 @@ from helpers import (
     dealt_key,
     fake_journalctl,
     raw_post,
+    require_tools,
     service_daemon,
+    signed_bundle,
     staff_login,
 )
 from helpers import STAFF_PIN as PIN
@@ -164,6 +167,84 @@ def test_a_forgotten_pin_is_reset_with_the_code_once_and_only_while_it_lasts(con
     assert status == 403  # it served once
 
 
+NEW_PASSPHRASE = "a new passphrase for the owner"
+
+
+def test_the_owner_changes_the_passphrase_on_the_page_giving_the_old_one(console):
+    """Issue 50: the owner's passphrase was changed only on the table's computer (sudo pi-table
+    set-owner-passphrase). The page changes it, given the old one; any other phone acting as the
+    owner stops, and a guess of the old one is counted as a login is."""
+    companion, _, _ = console
+    staff, other = logged_in(companion), logged_in(companion, owner=True)
+    status, answer = staff.call("POST", "/staff/api/owner/passphrase", {"old": "not the one!", "new": NEW_PASSPHRASE})
+    assert (status, answer) == (403, {"ok": False, "error": "wrong passphrase"})
+    status, answer = staff.call("POST", "/staff/api/owner/passphrase", {"old": OWNER_PASSPHRASE, "new": "short"})
+    assert status == 400 and answer["error"] == "the owner's passphrase has at least 10 characters, not 5"
+    assert staff.call("POST", "/staff/api/owner/passphrase", {"new": NEW_PASSPHRASE})[0] == 400
+    status, answer = staff.call("POST", "/staff/api/owner/passphrase", {"old": OWNER_PASSPHRASE, "new": NEW_PASSPHRASE})
+    assert status == 200 and answer["ok"] and answer["left_s"] > 0  # this phone acts as the owner now
+    assert other.call("GET", "/staff/api/owner")[1]["left_s"] == 0  # the other no longer does
+    assert other.call("POST", "/staff/api/owner", {"passphrase": OWNER_PASSPHRASE})[0] == 403
+    other.as_owner(NEW_PASSPHRASE)
+    assert Staff(companion.base_url).call("POST", "/staff/api/owner/passphrase",
+                                          {"old": NEW_PASSPHRASE, "new": OWNER_PASSPHRASE})[0] == 401
+
+
+def test_a_forgotten_passphrase_is_reset_with_the_code_on_the_tables_screen(console):
+    """Issue 50: as the PIN is: the code both buttons held at the start show on the table's own
+    screen, from a staff session (someone at the table, with the PIN), once, while it lasts."""
+    companion, desk, recovery = console
+    staff = logged_in(companion)
+    assert Staff(companion.base_url).call("POST", "/staff/api/owner/reset",
+                                          {"code": "12345678", "passphrase": NEW_PASSPHRASE})[0] == 401
+    status, answer = staff.call("POST", "/staff/api/owner/reset", {"code": "12345678", "passphrase": NEW_PASSPHRASE})
+    assert status == 403 and "wrong or expired code" in answer["error"]  # none was issued
+    code = recovery.issue()
+    status, answer = staff.call("POST", "/staff/api/owner/reset", {"code": code, "passphrase": "short"})
+    assert status == 400 and "at least 10 characters" in answer["error"]  # the code is not spent on it
+    status, answer = staff.call("POST", "/staff/api/owner/reset", {"code": code, "passphrase": NEW_PASSPHRASE})
+    assert status == 200 and answer["left_s"] > 0 and desk.calls[-1] == "recovered"
+    assert staff.call("POST", "/staff/api/owner", {"passphrase": NEW_PASSPHRASE})[0] == 200
+    status, _ = staff.call("POST", "/staff/api/owner/reset", {"code": code, "passphrase": OWNER_PASSPHRASE})
+    assert status == 403  # it served once
+
+
+def test_the_passphrase_is_changed_and_reset_from_a_phone(tmp_path, browser):
+    from playwright.sync_api import expect
+
+    table = InProcessTable(tmp_path, dealt_key())
+    context = browser.new_context(viewport={"width": 390, "height": 844})
+    page = context.new_page()
+    try:
+        page.goto(f"{table.base}/staff")
+        page.fill("#pin", PIN)
+        page.click("#login button")
+        expect(page.locator("#headline")).to_be_visible()
+        page.click("#passphrase-change summary")
+        page.fill("#passphrase-old", OWNER_PASSPHRASE)
+        page.fill("#passphrase-new", NEW_PASSPHRASE)
+        page.fill("#passphrase-again", NEW_PASSPHRASE)
+        page.click("#passphrase-form button")
+        expect(page.locator("#message")).to_have_text(
+            "The owner's passphrase is changed: this phone acts as the owner, every other gives the new one.")
+        expect(page.locator("#owner-line")).to_contain_text("unlocked for 10 min")
+        assert table.daemon.recovery is not None
+        code = table.daemon.recovery.issue()  # as both buttons held at the start issue it, on the screen alone
+        page.click("#passphrase-reset summary")
+        page.fill("#passphrase-code", code)
+        page.fill("#passphrase-reset-new", "yet another passphrase")
+        page.fill("#passphrase-reset-again", "yet another passphrase")
+        page.click("#passphrase-reset-form button")
+        expect(page.locator("#message")).to_contain_text("The owner's passphrase is changed")
+        assert all(page.eval_on_selector_all("#owner-section input", "(fields) => fields.map((f) => f.value === '')"))
+        staff = Staff(table.base)
+        staff.login()
+        staff.as_owner("yet another passphrase")
+    finally:
+        context.close()
+        table.close()
+
+
 def test_with_no_live_code_a_reset_checks_no_passphrase_and_answers_alike(console, monkeypatch):
     companion, desk, recovery = console
     scrypts = []
@@ -253,12 +334,14 @@ def test_without_both_buttons_no_code_is_offered(tmp_path):
 WORDS = {"en": {"good": "All good", "show": "warnings and errors", "pin": "Change the PIN", "forgot": "Forgot the PIN?",
                 "power": "Shut down", "disk": "Disk free", "changed": "The PIN is changed", "runs": "runs",
                 "needed": "this needs the owner's passphrase", "locked": "need the owner's passphrase",
-                "unlock": "Unlock the owner's actions", "unlocked": "unlocked for 10 min"},
+                "unlock": "Unlock the owner's actions", "unlocked": "unlocked for 10 min",
+                "refused": "next.tar.gz would be refused: the release is not signed"},
          "it": {"good": "Tutto bene", "show": "avvisi ed errori", "pin": "Cambia il PIN",
                 "forgot": "Hai dimenticato il PIN?", "power": "Spegni", "disk": "Spazio libero",
                 "changed": "Il PIN è cambiato", "runs": "È in uso la versione",
                 "needed": "serve la frase segreta del gestore", "locked": "chiedono la frase segreta del gestore",
-                "unlock": "Sblocca le azioni del gestore", "unlocked": "sbloccate per 10 min"}}
+                "unlock": "Sblocca le azioni del gestore", "unlocked": "sbloccate per 10 min",
+                "refused": "next.tar.gz verrebbe rifiutato: "}}
 
 
 @pytest.mark.parametrize("owner, locked", [(False, "no owner's passphrase is set"),
@@ -335,6 +418,14 @@ def test_the_console_on_a_phone_headline_readings_log_pin_and_the_owner(tmp_path
         expect(page.locator("#release-line")).to_contain_text(words["runs"])
         expect(page.locator("#power-section button")).to_have_count(2)
         expect(page.locator("#poweroff")).to_have_text(words["power"])
+        # a bundle is checked first and what would happen said beside it: no confirm that promises a restart
+        asked: list[str] = []
+        page.on("dialog", lambda dialog: (asked.append(dialog.message), dialog.dismiss()))
+        bundle = tmp_path / "next.tar.gz"
+        bundle.write_bytes(signed_bundle(tmp_path / "unsigned.tar.gz", None).read_bytes())
+        page.set_input_files("#bundle-file", str(bundle))
+        expect(page.locator("#message")).to_contain_text(words["refused"])
+        assert asked == []
         with page.expect_download() as download:  # the owner's too: the settings whole
             page.click("#backup-download")
         import socket
@@ -386,6 +477,144 @@ def test_a_backup_is_downloaded_checked_and_restored_from_the_page(tmp_path):
         assert table.daemon.restarting  # the next start applies it as a trial (tests/test_backup.py)
     finally:
         table.daemon.close()
+
+
+def test_the_nightly_backups_are_listed_and_one_restored_as_a_trial_from_the_page(tmp_path):
+    """Issue 50: the nightly backups restored only over SSH. The page lists them (the day, the
+    size, what each holds) and restores one as it restores an upload: checked, then a trial."""
+    from pi_table.daemon import backup
+
+    table = InProcessTable(tmp_path, dealt_key())
+    try:
+        nightly = backup.Nightly(table.daemon.config, clock=lambda: 1_790_000_000.0)  # a night in 2026
+        made = nightly.tick()
+        assert made is not None
+        staff = logged_in(table.daemon.companion)
+        assert staff.call("GET", "/staff/api/backups")[1]["owner"] == "needed"  # they hold the settings whole
+        staff.as_owner()
+        status, listed = staff.call("GET", "/staff/api/backups")
+        assert status == 200
+        (shown,) = listed["nightly"]
+        assert shown["name"] == made.name and shown["size"] == made.stat().st_size
+        assert shown["made"] == time.strftime("%Y-%m-%d %H:%M", time.localtime(1_790_000_000.0))
+        assert shown["holds"] == "the settings, the staff PIN"  # no game finished yet
+        status, answer = raw_post(table.base, f"/staff/api/restore?nightly={made.name}&check", staff, b"")
+        assert status == 200 and any("settings" in each for each in answer["replaces"])
+        for name in ("../config.toml", "nightly-20260101-000000.tar.gz", "pi-table.tar.gz"):
+            status, answer = raw_post(table.base, f"/staff/api/restore?nightly={name}&check", staff, b"")
+            assert status == 400 and "no nightly backup" in answer["error"], answer
+        status, answer = raw_post(table.base, f"/staff/api/restore?nightly={made.name}", staff, b"")
+        assert (status, answer) == (200, {"ok": True, "restarting": True})
+        table.runner.join(timeout=10)
+        assert table.daemon.restarting  # the next start applies it as a trial, as an upload's
+    finally:
+        table.daemon.close()
+
+
+def test_a_nightly_backup_is_restored_from_a_phone(tmp_path, browser):
+    from playwright.sync_api import expect
+
+    from pi_table.daemon import backup
+
+    table = InProcessTable(tmp_path, dealt_key(), "it")
+    made = backup.Nightly(table.daemon.config, clock=lambda: 1_790_000_000.0).tick()
+    assert made is not None
+    context = browser.new_context(viewport={"width": 390, "height": 844})
+    page = context.new_page()
+    page.on("dialog", lambda dialog: dialog.accept())
+    try:
+        page.goto(f"{table.base}/staff")
+        page.fill("#pin", PIN)
+        page.click("#login button")
+        page.fill("#owner-passphrase", OWNER_PASSPHRASE)
+        page.click("#owner-form button")
+        night = page.locator("#nightly li").first
+        expect(night).to_contain_text(time.strftime("%Y-%m-%d %H:%M", time.localtime(1_790_000_000.0)))
+        expect(night).to_contain_text("le impostazioni, il PIN dello staff")  # what it holds, in the page's language
+        night.locator("button").click()
+        expect(page.locator("#restore-replaces li").first).to_be_visible()
+        page.click("#restore")
+        expect(page.locator("#message")).to_contain_text("Ripristinato")
+        table.runner.join(timeout=10)
+        assert table.daemon.restarting  # staged as a trial, as an upload is
+    finally:
+        context.close()
+        table.daemon.close()
+
+
+def test_a_restore_on_a_phone_stays_where_the_owner_is_through_the_passphrase_and_its_answer(tmp_path, browser):
+    """Issue 50: on a 390 x 844 phone, 'Restored: the table restarts…' appeared below the screen,
+    and the page jumped to its top after the passphrase."""
+    from playwright.sync_api import expect
+
+    table = InProcessTable(tmp_path, dealt_key())
+    context = browser.new_context(viewport={"width": 390, "height": 844}, device_scale_factor=2)
+    page = context.new_page()
+    page.on("dialog", lambda dialog: dialog.accept())
+    try:
+        page.goto(f"{table.base}/staff")
+        page.fill("#pin", PIN)
+        page.click("#login button")
+        expect(page.locator("#headline")).to_be_visible()
+        backup = tmp_path / "backup.tar.gz"
+        backup.write_bytes(table.daemon.staff_desk.backup()[1])
+        page.locator("#restore-file").scroll_into_view_if_needed()
+        page.set_input_files("#restore-file", str(backup))
+        expect(page.locator("#owner-passphrase")).to_be_focused()
+        page.fill("#owner-passphrase", OWNER_PASSPHRASE)
+        page.click("#owner-form button")
+        expect(page.locator("#restore")).to_be_visible()
+        expect(page.locator("#restore")).to_be_in_viewport()  # back where the owner was, not at the top
+        page.click("#restore")
+        said = page.locator("#message")
+        expect(said).to_contain_text("Restored: the table restarts")
+        expect(said).to_be_in_viewport()
+    finally:
+        context.close()
+        table.close()
+
+
+def test_an_uploaded_bundle_is_checked_on_any_table_saying_what_would_happen(tmp_path):
+    """Issue 50: a table with no root helper (a simulated one) answered every bundle with the
+    same 409, after a confirm that promised a restart. ``?check`` reads the bundle first, its
+    signature against the table's keyring and its contents, and says what installing it would do."""
+    import subprocess
+
+    from pi_table import version
+    from pi_table.release.keys import Keyring
+
+    require_tools("ssh-keygen")
+    key = tmp_path / "maker-key"
+    subprocess.run(["ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-C", "maker", "-f", str(key)], check=True)
+    keyring = Keyring(tmp_path / "keyring")
+    keyring.add((tmp_path / "maker-key.pub").read_text(), "maker")
+    table = InProcessTable(tmp_path, dealt_key())
+    desk = table.daemon.staff_desk
+    assert desk is not None
+    desk.spool, desk.keyring = tmp_path / "requests", keyring
+    good = signed_bundle(tmp_path / "good.tar.gz", key, version="9.9.9").read_bytes()
+    try:
+        staff = logged_in(table.daemon.companion, owner=True)
+        status, answer = raw_post(table.base, "/staff/api/update?bundle=next.tar.gz&check", staff, good)
+        assert (status, answer["ok"], answer["installs"]) == (200, True, False), answer
+        assert answer["would"].startswith("next.tar.gz holds version 9.9.9, signed by maker, but this table would "
+                                          "not install it: this table has no root helper"), answer
+        status, answer = raw_post(table.base, "/staff/api/update?bundle=short.tar.gz&check", staff, good[:len(good) // 2])
+        assert (status, answer["ok"]) == (400, False)
+        assert answer["error"] == "short.tar.gz would be refused: the bundle is cut short: copy or upload the whole file again"
+        stranger = tmp_path / "stranger"
+        subprocess.run(["ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-f", str(stranger)], check=True)
+        theirs = signed_bundle(tmp_path / "theirs.tar.gz", stranger).read_bytes()
+        status, answer = raw_post(table.base, "/staff/api/update?bundle=theirs.tar.gz&check", staff, theirs)
+        assert status == 400 and "which this table does not accept" in answer["error"]
+        desk.helper_missing = lambda: None  # a table whose installer put the helper in
+        status, answer = raw_post(table.base, "/staff/api/update?bundle=next.tar.gz&check", staff, good)
+        assert (status, answer["installs"]) == (200, True)
+        assert answer["would"] == (f"next.tar.gz holds version 9.9.9, signed by maker: the table would install it in "
+                                   f"place of {version()} and restart on it, and go back by itself if it is not healthy")
+        assert not (tmp_path / "requests" / "request.json").exists()  # a check asks nothing of the helper
+    finally:
+        table.close()
 
 
 def test_updates_and_power_are_asked_of_the_root_helper_and_nothing_else(tmp_path):

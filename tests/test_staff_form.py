@@ -293,7 +293,9 @@ def test_the_headline_the_cell_numbers_the_history_and_the_new_game_options_on_a
         expect(shown.locator("select, input")).to_have_count(3)
 
         page.click("#end-game")  # the Alias 24 game, not played: no row of its own
-        expect(page.locator("#message")).to_have_text({"en": "done", "it": "fatto"}[lang])
+        expect(page.locator("#message")).to_have_text({
+            "en": "Ended: the game stays in the history, unfinished, and a new one is dealt.",
+            "it": "Chiusa: la partita resta nello storico, non finita, e ne è preparata una nuova."}[lang])
         rows = page.locator("#history tr")
         expect(rows).to_have_count(3)  # a header, the game in play and the one played
         expect(rows.nth(1)).to_contain_text(words["in_play"])

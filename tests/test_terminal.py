@@ -171,6 +171,15 @@ def test_a_refusal_is_not_shown_again_after_an_accepted_command():
     assert text.count("refused: card 0 is already revealed") == 1
 
 
+def test_a_refusal_typed_twice_is_answered_twice():
+    """Issue 50: the second of two refused commands printed nothing, as if it had not been read."""
+    text = transcript(["end-turn", "end-turn", "touch 0", "touch 0", "touch 0"])
+    assert text.count("refused: the red team must guess at least once before ending its turn") == 2
+    assert text.count("refused: card 0 is already revealed") == 2
+    for typed in text.split("> end-turn\n")[1:]:
+        assert typed.split("> ", 1)[0] == "  refused: the red team must guess at least once before ending its turn\n"
+
+
 def test_a_turn_that_ends_on_a_card_says_why():
     text = transcript(["clue 1", "touch 0", "touch 1", "touch 9"])
     assert "touch 1 used the clue's number and one more: the turn passes to BLUE" in text

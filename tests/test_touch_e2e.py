@@ -243,28 +243,29 @@ def test_emulate_board_and_sim_play_a_game_over_the_serial_link(tmp_path):
 
 def test_emulate_board_presses_a_palm_in_one_report_and_names_bad_commands(table):
     said = []
-    run_commands(table.emulator, [f"press {' '.join(map(str, PALM))}", "press 10 x", "release 40"], said.append)
+    wiring = table.driver.config  # the pads are named by the cards of the table the board is on
+    run_commands(table.emulator, [f"press {' '.join(map(str, PALM))}", "press 10 x", "release 40"], said.append, wiring)
     wait_for(lambda: table.screen.last.pending == set(PALM), "the palm's five cards lit as touched")
     assert WIPE_WARNING in table.screen.last.warnings
     assert said == [
-        "emulate-board: expected a whole number, not 'x'\n",
-        "emulate-board: electrode 40 does not exist: electrodes are 0 to 35\n",
+        "emulate-board: not a pad: 'x'; the cards are 0 to 24, and END TURN's pads end and end2\n",
+        "emulate-board: card 40 does not exist: the cards are 0 to 24, and END TURN's pads end and end2\n",
     ]
-    run_commands(table.emulator, [f"release {' '.join(map(str, PALM))}"], said.append)
+    run_commands(table.emulator, [f"release {' '.join(map(str, PALM))}"], said.append, wiring)
     wait_for(lambda: table.screen.last.warnings == (), "the palm to lift")
     assert table.session.record.moves == 0 and len(said) == 2
 
 
 def test_emulate_board_survives_a_held_bus_and_spikes_and_the_driver_tells_of_them(table):
     said = []
-    run_commands(table.emulator, ["hold-sda 5", "brownout 3"], said.append)
+    run_commands(table.emulator, ["hold-sda 5", "brownout 3"], said.append, table.driver.config)
     assert said == ["emulate-board: chip 3 does not exist: chips are 0 to 2\n"]
     wait_for(lambda: table.driver.trouble() == Phrase.of(BUS_FREED), "the held bus freed and told")
-    run_commands(table.emulator, ["spikes 100"], said.append)
+    run_commands(table.emulator, ["spikes 100"], said.append, table.driver.config)
     wait_for(lambda: getattr(table.driver.trouble(), "template", None) == I2C_ERRORS, "the rising I2C errors")
     table.tap(0)  # one transfer in a hundred fails: each is tried again, and the game goes on
     wait_for(lambda: table.board()[0] == "R", "a guess among the spikes")
-    run_commands(table.emulator, ["spikes 0"], said.append)
+    run_commands(table.emulator, ["spikes 0"], said.append, table.driver.config)
     assert len(said) == 1 and table.driver.connected
 
 
@@ -314,13 +315,62 @@ def test_a_chip_reset_by_a_brown_out_shows_on_the_staff_pages_health_and_the_gam
         emulator.stop()
 
 
+def test_emulate_board_touches_the_card_the_owner_names_on_a_table_of_the_reference_wiring(tmp_path):
+    """docs/cafe/try.md's pair: ``pi-table emulate-board`` beside ``pi-table run --config``, whose
+    wiring is the reference build's (card 7's pad is not electrode 7). ``press 7`` reveals card 7,
+    whatever electrode its pad is on, and ``press end`` ends the turn, as the owner reads the table."""
+    from pi_table.daemon.control import request
+    from pi_table.sim.systemd import FakeSystemd
+
+    from helpers import HOLD_S
+
+    link = tmp_path / "board"
+    board = subprocess.Popen([sys.executable, "-m", "pi_table", "emulate-board", "--link", str(link)],
+                             stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    config = tmp_path / "config.toml"
+    config.write_text(f'[game]\nhold_s = {HOLD_S}\n[web]\nenabled = false\n'
+                      '[paths]\njournal_dir = "journal"\nsocket = "control.sock"\nsocket_group = ""\n')
+    service = FakeSystemd(["--hal", "sim", "--touch-port", str(link), "--config", str(config)], log=tmp_path / "log")
+
+    def status():
+        return request(tmp_path / "control.sock", "status")
+
+    def typed(line):
+        board.stdin.write(line + "\n")
+        board.stdin.flush()
+
+    try:
+        assert board.stdout.readline().strip() == str(link)
+        service.start()
+        wait_for(lambda: status()["health"]["touch"] == "ok", "the table's hello with the board", timeout=30)
+        turn = status()["state"]["turn"]
+        typed("press 7")
+        wait_for(lambda: status()["state"]["board"][7] != "?", "card 7 revealed", timeout=30)
+        typed("release 7")
+        revealed = [cell for cell, shown in enumerate(status()["state"]["board"]) if shown != "?"]
+        assert revealed == [7], revealed
+        if status()["state"]["turn"] == turn:  # card 7 was the team's own: END TURN passes the turn on
+            typed("press end")
+            wait_for(lambda: status()["state"]["turn"] != turn, "the turn ended by its pad", timeout=30)
+            typed("release end")
+        typed("press 40")
+        typed("quit")
+        board.wait(timeout=10)
+        assert board.stderr.read().splitlines()[-1] == (
+            "emulate-board: card 40 does not exist: the cards are 0 to 24, and END TURN's pads end and end2")
+    finally:
+        service.close()
+        if board.poll() is None:
+            board.kill()
+
+
 def test_a_chip_that_stops_answering_is_a_fault_naming_it_and_its_deaf_cards(table, caplog):
     """Issue 51's reproduction: chip 0x5B's joint breaks (electrodes 12-23, cards 12-23 under
     the default map). A finger on electrode 14 is never reported; the board's health says which
     chip, which cards and what to check, a warning is logged, and the table marks those cards
     deaf on its screen and LEDs, until the chip answers again."""
     said = []
-    run_commands(table.emulator, ["cut-chip 1", "cut-chip 3"], said.append)
+    run_commands(table.emulator, ["cut-chip 1", "cut-chip 3"], said.append, table.driver.config)
     assert said == ["emulate-board: chip 3 does not exist: chips are 0 to 2\n"]
     table.emulator.press(14)
     trouble = wait_for(table.driver.trouble, "the chip that stopped answering in the board's health", timeout=3)
@@ -335,7 +385,7 @@ def test_a_chip_that_stops_answering_is_a_fault_naming_it_and_its_deaf_cards(tab
     assert {cells[cell] for cell in deaf} <= {DEAF, tuple(round(c * DIM) for c in DEAF)}
     assert cells[11] not in {DEAF} and cells[24] not in {DEAF}
     table.emulator.release(14)
-    run_commands(table.emulator, ["mend-chip 1"], said.append)
+    run_commands(table.emulator, ["mend-chip 1"], said.append, table.driver.config)
     wait_for(lambda: table.driver.trouble() is None and table.screen.last.deaf == frozenset(), "the chip heard again",
              timeout=3)
     assert trouble not in table.screen.last.warnings

@@ -7,6 +7,7 @@ then the real ``pi-table run`` under the fake systemd, restarted as the unit res
 from __future__ import annotations
 
 import json
+import re
 import socket
 import subprocess
 import sys
@@ -325,6 +326,46 @@ def test_a_table_that_dies_before_it_is_healthy_rolls_the_change_back_at_its_nex
     shown = settings_shown(service.staff())
     assert shown["rolled_back"] == {**shown["rolled_back"], "keys": ["touch.thresholds"], "by": "tune",
                                     "why": "the table stopped before it was healthy on the new settings"}
+
+
+def test_the_rollback_headline_shows_at_the_start_after_it_and_goes_once_a_later_start_is_healthy(service):
+    """Issue 50: the rollback stayed the staff page's headline through three restarts. The start
+    that follows a rollback shows it; the next healthy one lets it go, on the page and on disk."""
+    service.start()
+    service.systemd.stop()
+    trial.change(service.config, {"touch.thresholds": [[9, 4]]}, "tune", ("touch",), machine=False)
+    service.start()
+    service.systemd.kill()  # never healthy on the change: the next start rolls it back
+    service.systemd.close()
+    service.start()
+    staff = service.staff()
+    wait_for(lambda: staff.call("GET", "/staff/api/health")[1]["headline"]["ok"] is False, "the rollback headline")
+    headline = staff.call("GET", "/staff/api/health")[1]["headline"]
+    assert headline["text"].startswith("The change of ") and "rolled back" in headline["text"], headline
+    assert settings_shown(staff)["rolled_back"] is not None
+    service.systemd.stop()  # a restart, healthy on the last good settings
+    service.systemd.close()
+    service.start()
+    staff = service.staff()
+    wait_for(lambda: trial.rolled_back(service.config) is None, "the rollback's note let go", timeout=20)
+    assert settings_shown(staff)["rolled_back"] is None
+    assert staff.call("GET", "/staff/api/health")[1]["headline"]["ok"] is True
+
+
+def test_why_a_trial_is_rolled_back_names_no_configuration_key():
+    """The reason becomes the staff page's advice under the headline: in the owner's words, not
+    a key of the file (issue 50: '[web] enabled')."""
+    import ast
+
+    from pi_table.daemon import restarts
+    from pi_table.daemon import trial as watch
+
+    for module in (restarts, watch):
+        said = [node.args[0].value for node in ast.walk(ast.parse(Path(module.__file__).read_text(encoding="utf-8")))
+                if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "of"
+                and node.args and isinstance(node.args[0], ast.Constant)]  # each Phrase.of's words
+        assert said, module.__name__
+        assert [text for text in said if re.search(r"\[\w+\] \w+", text)] == [], module.__name__
 
 
 def test_a_change_that_would_lock_the_staff_out_is_rolled_back(service):

@@ -13,6 +13,7 @@ import pytest
 
 from pi_table.config import ConfigError, load_config
 from pi_table.daemon.tune import TOUCH_MESSAGE, write_thresholds
+from pi_table.drivers.settings import TouchBoardConfig
 from pi_table.hal.tuning import PadNumbers, PadTuner, TuneModel, suggest, table_pads, tuned
 from pi_table.kinds import SerialDevice
 from pi_table.protocol import wire
@@ -205,9 +206,9 @@ def test_tune_against_the_emulator_prints_verdicts_and_writes_suggestions(tmp_pa
 def test_the_emulator_s_pads_can_be_made_deaf_or_noisy_from_its_commands(tmp_path):
     emulator = BoardEmulator(link=tmp_path / "board")
     said = []
-    run_commands(emulator, ["pad 3 6 2", "pad 40 6 2", "pad 3 x 2"], said.append)
-    assert (emulator.strength[3], emulator.noise[3]) == (6, 2)
-    assert "electrode 40 does not exist" in said[0] and "expected a whole number" in said[1]
+    run_commands(emulator, ["pad 3 6 2", "pad 40 6 2", "pad 3 x 2"], said.append, TouchBoardConfig())
+    assert (emulator.strength[3], emulator.noise[3]) == (6, 2)  # card 3, on electrode 3 in this wiring
+    assert "card 40 does not exist" in said[0] and "expected a whole number" in said[1]
 
 
 def test_tune_without_a_board_says_so(tmp_path):

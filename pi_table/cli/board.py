@@ -10,7 +10,7 @@ from pathlib import Path
 from ..engine.views import LANGUAGES
 from .options import TOUCH_PORT, touch_port
 from .output import EXIT_UNAVAILABLE, flushed
-from .tables import config_option, configured
+from .tables import config_option, configured, load
 
 
 def add_commands(commands) -> None:
@@ -33,6 +33,8 @@ def add_commands(commands) -> None:
     tune.set_defaults(func=_tune)
 
     board = commands.add_parser("emulate-board", help="a touch board in software, on a pty (prints its path)")
+    board.add_argument("--config", type=Path,
+                       help="the table's configuration, for where its pads are wired (default: the reference build's)")
     board.add_argument("--link", type=Path, help="the stable path to the board's pty (default: a temporary one)")
     board.add_argument("--board-id", default="emulator", help="the board id it says hello with")
     board.set_defaults(func=_emulate_board)
@@ -93,18 +95,29 @@ def _tune(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
 
 
 def _emulate_board(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
+    """The board, its pads named as on the table the configuration describes (the cards by number)."""
+    from ..config import build, defaults
+
     try:
         from ..sim.emulator import COMMANDS, BoardEmulator, run_commands
     except ModuleNotFoundError as e:  # a table's own install leaves the emulator's driver out
-        print(f"pi-table emulate-board: needs {e.name}: pip install 'pi-table[emulator]'", file=sys.stderr)
+        checkout = Path(__file__).resolve().parents[2]
+        if Path(sys.prefix).resolve() == (checkout / ".venv").resolve() and (checkout / "dev").is_file():
+            how = f"./dev play installs it into .venv (once, from {checkout})"
+        else:
+            how = f"the emulator's extra: {sys.executable} -m pip install 'pi-table[emulator]'"
+        print(f"pi-table emulate-board: needs {e.name}; {how}", file=sys.stderr)
         return EXIT_UNAVAILABLE
 
+    wiring = (load(args, args.config) if args.config else build(defaults(), None)).touch
     emulator = BoardEmulator(link=args.link, board_id=args.board_id)
     emulator.start()
     try:
         print(emulator.path, flush=True)
         print(f"commands: {COMMANDS}", file=sys.stderr, flush=True)
-        run_commands(emulator, sys.stdin, flushed(sys.stderr))
+        run_commands(emulator, sys.stdin, flushed(sys.stderr), wiring)
+    except KeyboardInterrupt:  # Ctrl+C, as docs/cafe/try.md ends it: the board unplugged, as by quit
+        pass
     finally:
         emulator.stop()
     return 0

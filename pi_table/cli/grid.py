@@ -57,11 +57,14 @@ def sim(parser: argparse.ArgumentParser, args: argparse.Namespace, rules: Rules)
     if script is None:
         touch = None
         if args.touch_port:
-            from ..drivers.settings import TouchBoardConfig
+            from dataclasses import replace
+
+            from ..config import build, defaults
             from ..drivers.touchboard import TouchBoardSource
 
             port = None if args.touch_port == AUTO else args.touch_port
-            touch = TouchBoardSource(TouchBoardConfig(port=port))
+            # the reference build's wiring, as emulate-board's and a table's default configuration's
+            touch = TouchBoardSource(replace(build(defaults(), None).touch, port=port))
         interactive(session, input, flushed(sys.stdout), painter, terminal, touch, settings, timer, cards)
         return 0
     table = SimTable(session, settings, timer, args.lang, cards)

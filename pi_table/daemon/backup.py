@@ -705,6 +705,48 @@ def kept(where: Path) -> list[Path]:
     return [where / name for name in sorted(names, reverse=True)]
 
 
+def nightly(config: Config) -> list[dict[str, Any]]:
+    """The nightly backups kept, newest first, as the staff page lists them: ``name``, ``made``
+    (local time, to the minute), ``size`` in bytes, and what each ``holds`` (its parts, or why it
+    cannot be read), each read and checked as a restore reads it."""
+    listed = []
+    for path in kept(folder(config)):
+        try:
+            holds = _holds(read(read_file(path, MOST_BYTES))[1])
+        except (OSError, TooBig, BadBackup) as e:
+            why = e.phrase if isinstance(e, BadBackup) else getattr(e, "strerror", None) or str(e)
+            holds = [Phrase.of("it cannot be read: {why}", why=why)]
+        listed.append({"name": path.name, "made": _made(path).strftime("%Y-%m-%d %H:%M"), "size": path.stat().st_size,
+                       "holds": holds})
+    return listed
+
+
+def _holds(files: dict[str, bytes]) -> list[Text]:
+    """What a backup's ``files`` hold, in the owner's words, each part apart."""
+    parts: list[Text] = []
+    if CONFIG in files:
+        parts.append(Phrase.of("the settings"))
+    if any(f"{JOURNAL}{name}" in files for name in TRAVELS):
+        parts.append(Phrase.of("the staff PIN"))
+    games = sum(1 for name in files if name.startswith(JOURNAL) and name.endswith(".jsonl"))
+    if games:
+        parts.append(Phrase.counting("count", "{count} finished game", "{count} finished games", count=games))
+    return parts
+
+
+def nightly_data(config: Config, name: str) -> bytes:
+    """The nightly backup ``name`` (as ``nightly`` lists it), to restore; BadBackup when this
+    table keeps no such one (the name is one of the list's, never a path)."""
+    where = folder(config)
+    if name not in {path.name for path in kept(where)}:
+        raise BadBackup("no nightly backup {name} is kept on this table: choose one of the list", name=name[:80])
+    try:
+        return read_file(where / name, MOST_BYTES)
+    except (OSError, TooBig) as e:
+        raise BadBackup("the nightly backup {name} cannot be read: {why}", name=name,
+                        why=getattr(e, "strerror", None) or str(e)) from None
+
+
 def prune(where: Path, keep: int, most: int) -> list[Path]:
     """Remove the oldest nightly backups beyond ``keep`` or ``most`` bytes in all (the newest
     stays whatever its size); those removed."""

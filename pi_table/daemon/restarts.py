@@ -31,6 +31,7 @@ EXIT_RESTART = 3  # the staff asked for a restart: a failure to systemd (Restart
 RESTART_WINDOW_S = 120.0  # the unit's StartLimitIntervalSec
 STAFF_RESTARTS = 3  # the staff's restarts in a window at most: with a crash, still under the unit's StartLimitBurst
 RESTARTS_FILE = "staff.restarts"  # their times, in the journal folder: they outlive the restarts they count
+SHOWN_FILE = "rollback.shown"  # the time of the settings' rollback a healthy start has shown, in the journal folder
 
 
 class Table(Protocol):
@@ -58,18 +59,58 @@ class Restarts:
         self._later: threading.Timer | None = None  # a staff restart asked too soon after others
         self._due = 0.0  # when it happens, on the monotonic clock
         self.watch: TrialWatch | None = None
+        self.stopping = threading.Event()  # the table is stopping: ``settle`` waits no more
         config, source = daemon.config, daemon.config.source
         if restoring is not None:  # a start on a restored backup: a restore waits for no change, and no change for it
             from . import backup  # the backups' code, loaded only for a restore
             from .trial import TrialWatch
 
+            def kept() -> None:  # the restored settings are good: a rollback of settings before them is over
+                backup.keep(config)
+                self._forget_rollback()
+
             self.watch = TrialWatch(backup.trial_path(config), restoring, self.health, self.restart, deadline_s,
-                                    keep=lambda: backup.keep(config),
+                                    keep=kept,
                                     roll_back=lambda why: backup.roll_back_later(config, restoring, why))
         elif under_trial is not None and source is not None:
             from .trial import TrialWatch  # a start on settings under trial only
 
             self.watch = TrialWatch(source, under_trial, self.health, self.restart, deadline_s)
+
+    def settle(self) -> None:
+        """On a start with no trial, once the table is healthy: the settings' rollback is noted for
+        the staff page until a healthy start has shown it and another follows (or a change or a
+        restore is kept), so it does not stay the page's headline through every restart after."""
+        from .trial import PERIOD_S  # the watch's pace, after READY
+
+        source = self.daemon.config.source
+        note = None if source is None else trial.rolled_back(source)
+        if note is None or self.watch is not None:
+            return
+        deadline = time.monotonic() + trial.DEADLINE_S
+        while self.health().why is not None:
+            if self.stopping.wait(PERIOD_S) or time.monotonic() > deadline:
+                return
+        shown = self.daemon.config.paths.journal_dir / SHOWN_FILE
+        try:
+            seen = json.loads(shown.read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            seen = None
+        if seen == note.get("at"):
+            self._forget_rollback()
+            log.info("the settings' rollback was shown at a healthy start before this one: its note is let go")
+            return
+        try:
+            write_private(shown, json.dumps(note.get("at")).encode())
+        except OSError as e:
+            log.warning("cannot note that the settings' rollback was shown (%s): it stays on the staff page", e)
+
+    def _forget_rollback(self) -> None:
+        """The settings' rollback is over for the staff page: its note, and the mark of it shown."""
+        source = self.daemon.config.source
+        if source is not None:
+            trial.beside(source, trial.ROLLED_BACK).unlink(missing_ok=True)
+        (self.daemon.config.paths.journal_dir / SHOWN_FILE).unlink(missing_ok=True)
 
     def restart(self) -> float:
         """Stop, and have ``serve`` exit with ``EXIT_RESTART`` for systemd to start the table again;
@@ -119,6 +160,7 @@ class Restarts:
     def close(self) -> None:
         """The table is stopping: a restart waiting its turn is no longer due, and the trial is
         decided by the next start."""
+        self.stopping.set()
         if self._later is not None:
             self._later.cancel()
         if self.watch is not None:
@@ -201,8 +243,8 @@ class Restarts:
                     return Health(Phrase.of("the staff page was reached on {address}, which does not answer now: "
                                             "{why}", address=address, why=unanswered.why), final=unanswered.final)
         elif reached:
-            return Health(Phrase.of("the staff page was reached on {address}, and the phones' pages and the staff page "
-                                    "are off now ([web] enabled)", address=reached[0]), final=True)
+            return Health(Phrase.of("the staff page was reached on {address}, and the new settings turn the phones' "
+                                    "pages and the staff page off", address=reached[0]), final=True)
         watched = self.watch.trial.working if self.watch is not None else ()
         if "staff" in watched and not self._pin_set():
             return Health(Phrase.of("the staff can no longer log in: no staff PIN in {folder} (the journal folder "

@@ -220,6 +220,8 @@ class Daemon:
         if watch is not None:
             log.info("trying the settings changed by %s (%s)", watch.trial.by, ", ".join(watch.trial.keys))
             watch.start()
+        else:
+            threading.Thread(target=self.restarts.settle, name="settle", daemon=True).start()
         if self.lock is not None:
             from .backup import Nightly
 
@@ -285,15 +287,15 @@ class Daemon:
         self._companion_start.start()
 
     def _offer_pin_reset(self) -> None:
-        """Both buttons held while the table starts: someone at it has forgotten the staff PIN
-        (or there is none yet). A one-time code on the table's own screen lets the staff page set
+        """Both buttons held while the table starts: someone at it has forgotten the staff PIN or
+        the owner's passphrase (or there is none yet). A one-time code on the table's own screen lets the staff page set
         a new one, for ``RECOVERY_S``; no page, report or log line carries it."""
         from ..web.auth import RECOVERY_S, Recovery  # only when asked for: the web loads after READY
 
         self.recovery = self.recovery or Recovery()
         code = self.recovery.issue()
-        self.loop.notice = Phrase.of("staff PIN reset code {code}: on the staff page, Forgot the PIN? "
-                                     "({minutes} minutes)", code=code, minutes=round(RECOVERY_S / 60))
+        self.loop.notice = Phrase.of("reset code {code}: on the staff page, Forgot the PIN? or Forgot the owner's "
+                                     "passphrase? ({minutes} minutes)", code=code, minutes=round(RECOVERY_S / 60))
         log.warning("both buttons were held at the start: a staff PIN reset code is on the table's screen")
         timer = threading.Timer(RECOVERY_S, self.recovered)
         timer.daemon = True

@@ -59,11 +59,13 @@ class StaffDesk:
 
     def __init__(self, daemon: Table, spool: Path | None = None) -> None:
         from ..release.desk import helper_missing  # made with the phones' pages, after READY: not at the start
+        from ..release.keys import Keyring
         from ..release.requests import SPOOL
 
         self.daemon = daemon
         self.spool = spool or SPOOL  # where the root helper takes its requests (and an uploaded bundle)
         self.helper_missing: Callable[[], Text | None] = helper_missing  # why no helper would take one
+        self.keyring = Keyring()  # the release keys the table accepts: an uploaded bundle is checked against them
 
     def language(self) -> str:
         return self.daemon.config.language
@@ -189,6 +191,15 @@ class StaffDesk:
     def backup(self) -> tuple[str, bytes]:
         return backup.backup_bytes(self.daemon.config)
 
+    def nightly_backups(self, lang: str) -> list[dict[str, Any]]:
+        from ..ui.i18n import say
+
+        return [{**each, "holds": ", ".join(say(part, lang) for part in each["holds"])}
+                for each in backup.nightly(self.daemon.config)]
+
+    def nightly_backup(self, name: str) -> bytes:
+        return backup.nightly_data(self.daemon.config, name)
+
     def check_restore(self, data: bytes) -> list[Text]:
         return list(backup.check_upload(data, self.daemon).replaces)
 
@@ -205,15 +216,46 @@ class StaffDesk:
                 found[note] = {**found[note], "why": found[note]["why"].get(lang)}
         return {**found, "offered": offers, "restore": trial.state(backup.trial_path(self.daemon.config), lang)}
 
-    def receiving(self) -> Path:
+    def receiving(self, checking: bool = False) -> Path:
         from ..engine.errors import Refusal
 
+        if checking:  # beside the journal folder, the service's own on any table
+            fd, name = tempfile.mkstemp(prefix=".bundle-", suffix=".partial", dir=self._scratch())
+            os.close(fd)
+            return Path(name)
         if (missing := self.helper_missing()) is not None:  # before an upload is read for nothing
             raise Refusal(missing)
         self.spool.mkdir(mode=0o700, parents=True, exist_ok=True)
         fd, name = tempfile.mkstemp(prefix=".upload-", suffix=".partial", dir=self.spool)  # no bundle's name
         os.close(fd)
         return Path(name)
+
+    def _scratch(self) -> Path:
+        """Where a bundle is checked: beside the journal folder (the service's state folder on a Pi,
+        on its disk, not in memory)."""
+        return self.daemon.config.paths.journal_dir.resolve().parent
+
+    def check_update(self, bundle: str, received: Path) -> tuple[bool, Text]:
+        from .. import version
+        from ..engine.errors import Refusal
+        from ..release import ReleaseError
+        from ..release.bundle import unpack
+        from ..release.requests import check
+
+        try:
+            check({"act": "update", "from": "bundle", "bundle": bundle})
+            with tempfile.TemporaryDirectory(prefix=".bundle-", dir=self._scratch()) as scratch:
+                wheels, signer = unpack(received, Path(scratch) / "unpacked", self.keyring)
+        except ReleaseError as e:
+            raise Refusal(Phrase.of("{name} would be refused: {why}", name=bundle,
+                                    why=Phrase.of(e.why["template"], **e.why["fields"]))) from None
+        held = {"name": bundle, "version": wheels.version, "signer": signer}
+        if (missing := self.helper_missing()) is not None:
+            return False, Phrase.of("{name} holds version {version}, signed by {signer}, but this table would not "
+                                    "install it: {why}", **held, why=missing)
+        return True, Phrase.of("{name} holds version {version}, signed by {signer}: the table would install it in "
+                               "place of {running} and restart on it, and go back by itself if it is not healthy",
+                               **held, running=version())
 
     def update(self, source: str, bundle: str | None, received: Path | None) -> Text | None:
         """An uploaded bundle is kept in the spool under its name, the only one kept there (the

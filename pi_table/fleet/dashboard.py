@@ -743,7 +743,7 @@ header { display: flex; gap: 1rem; align-items: baseline; flex-wrap: wrap; }
 h1 { margin: 0; font-size: 1.5rem; }
 a { color: #8cf; }
 table { border-collapse: collapse; width: 100%; margin-top: 1rem; }
-.scroll { overflow-x: auto; }  /* a table wider than a phone scrolls in its box (focusable), not the page */
+.scroll { overflow-x: auto; }  /* a table wider than its screen scrolls in its box (focusable), not the page */
 .scroll:focus-visible { outline: 2px solid #8cf; }
 th, td { text-align: left; padding: .4rem .6rem; border-bottom: 1px solid #333; vertical-align: top; }
 .offline td { color: #888; }
@@ -752,12 +752,25 @@ th, td { text-align: left; padding: .4rem .6rem; border-bottom: 1px solid #333; 
 .fault { color: #f96; } .error { color: #f66; }
 .night.apart { opacity: .7; border-top: 1px dashed #555; }  /* a night no table of the café's plays */
 button { font: inherit; }
+/* a phone: each row a card, each value under its column's name (its th's words, as data-label) */
+@media (max-width: 40rem) {
+  .scroll table, .scroll tbody, .scroll tr, .scroll td { display: block; width: auto; }
+  .scroll thead { position: absolute; width: 1px; height: 1px; overflow: hidden; clip-path: inset(50%); }
+  .scroll tr { border: 1px solid #333; border-radius: .4rem; margin-bottom: .8rem; padding: .3rem 0; }
+  .scroll td { border: 0; padding: .2rem .6rem; }
+  .scroll td::before { content: attr(data-label); display: block; font-size: .8rem; color: #aaa; }
+}
 """
 
 SCRIPT = """
 const rows = new Map();
 function length(s) { return s == null ? "" : Math.floor(s / 60) + ":" + String(Math.round(s % 60)).padStart(2, "0"); }
 function cell(text, cls) { const td = document.createElement("td"); td.textContent = text; if (cls) td.className = cls; return td; }
+// Each cell named by its column's head, which a phone's card shows above its value.
+function labelled(tr) {
+  const heads = tr.closest("table").tHead.rows[0].cells;
+  [...tr.cells].forEach((td, column) => { td.dataset.label = heads[column].textContent; });
+}
 function draw(row) {
   let tr = rows.get(row.table_id);
   if (!tr) {
@@ -781,6 +794,7 @@ function draw(row) {
   tr.append(cell(row.endings.map(([said, count]) => said + " ×" + count).join("; ")));
   tr.append(cell(length(row.average_s)));
   tr.append(cell(row.seen ? new Date(row.seen * 1000).toLocaleTimeString(document.documentElement.lang) : ""));
+  labelled(tr);
   const online = [...rows.values()].filter(r => r.className === "online").length;
   document.getElementById("count").textContent =
     WORDS.tables[online === 1 ? 0 : 1].replace("{online}", online).replace("{count}", rows.size);
@@ -803,6 +817,7 @@ function nights(list) {
     const table = document.createElement("table");
     table.append(element("thead", ""), body);
     table.tHead.append(head);
+    body.querySelectorAll("tr").forEach(labelled);
     const scroll = document.createElement("div");
     Object.assign(scroll, {className: "scroll", tabIndex: 0});
     scroll.setAttribute("role", "region");

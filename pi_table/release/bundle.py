@@ -251,8 +251,7 @@ def unpack(bundle: Path, into: Path, keyring: Keyring) -> tuple[Wheels, str]:
                         out.write(chunk)
                 digests[member.name] = digest(target)
     except (tarfile.TarError, EOFError, OSError, UnicodeDecodeError) as e:
-        raise _refuse(N_("the file is not a pi-table bundle (a .tar.gz that pi-table bundle makes): {error}"),
-                      error=type(e).__name__) from None
+        raise _unreadable(e) from None
     listed = manifest["files"]
     for name in sorted(set(listed) | set(digests)):
         if name not in digests:
@@ -278,8 +277,15 @@ def checked(bundle: Path, keyring: Keyring) -> tuple[dict, str]:
         with tarfile.open(bundle, "r:gz") as archive:
             return _signed(archive, keyring)
     except (tarfile.TarError, EOFError, OSError, UnicodeDecodeError) as e:
-        raise _refuse(N_("the file is not a pi-table bundle (a .tar.gz that pi-table bundle makes): {error}"),
-                      error=type(e).__name__) from None
+        raise _unreadable(e) from None
+
+
+def _unreadable(error: BaseException) -> ReleaseError:
+    """Why a bundle could not be read, in words: cut short (a copy or an upload that stopped
+    before its end), or not a bundle at all."""
+    if isinstance(error, EOFError) or (isinstance(error, tarfile.ReadError) and "unexpected end" in str(error)):
+        return _refuse(N_("the bundle is cut short: copy or upload the whole file again"))
+    return _refuse(N_("the file is not a pi-table bundle: expected a .tar.gz that pi-table bundle makes"))
 
 
 def _sized(bundle: Path) -> None:

@@ -48,6 +48,7 @@ from ..ui.codex_turns import (
     identikit_rows,
     menu,
     option_label,
+    options,
     panel,
     public_refusal,
     roles_in_play,
@@ -121,6 +122,10 @@ class Page:
     clock: str
     refusal: str | None
     buttons: tuple[Button, ...]
+    numbers: tuple[int, ...]  # each button's number, to type
+
+    def numbered(self, number: int) -> Button | None:
+        return next((button for n, button in zip(self.numbers, self.buttons) if n == number), None)
 
     def text(self) -> str:
         title, _, rest = self.body.partition("\n")
@@ -145,10 +150,10 @@ class CodexText(Passing):
             return self._agent(model, own)
         return self._public(model)
 
-    def _buttons(self, buttons: list[Button]) -> str:
+    def _buttons(self, buttons: list[Button], numbers: tuple[int, ...]) -> str:
         """The buttons, numbered, as many a line as fit: a button's words are never split."""
         rows: list[str] = []
-        for number, button in enumerate(buttons, start=1):
+        for number, button in zip(numbers, buttons):
             said = f"[{number}] {button.label}"
             if rows and visible(rows[-1]) + 3 + len(said) <= WIDTH:
                 rows[-1] += "   " + said
@@ -180,13 +185,14 @@ class CodexText(Passing):
             lines += ["", fit(paint(f"  >> {call_words(words, view, turn)}", WARN))]
         buttons = [Button(control_label(words, view, turn, offer.control), offer.command, offer.turn)
                    for offer in controls(view, turn)]
-        lines.append(self._buttons(buttons))
+        numbers = tuple(range(1, len(buttons) + 1))
+        lines.append(self._buttons(buttons, numbers))
         refusal = public_refusal(model.message)
         timer = model.cues.timer
         clock = "" if timer is None or not timer.running else " · " + _("{time} to discuss").format(
             time=f"{math.ceil(timer.remaining_s) // 60}:{math.ceil(timer.remaining_s) % 60:02d}")
         return Page(turn.stage, turn.seat, "\n".join(lines), clock,
-                    None if refusal is None else self.painter.refusal(say(refusal, model.lang)), tuple(buttons))
+                    None if refusal is None else self.painter.refusal(say(refusal, model.lang)), tuple(buttons), numbers)
 
     def _agent(self, model: CodexModel, own) -> Page:
         _, words, paint = self.words.gettext, self.words, self.painter.paint
@@ -212,9 +218,23 @@ class CodexText(Passing):
         if choices.back is not None:
             buttons.append(Button(_("BACK"), mode=choices.back))
         buttons.append(Button(_("HIDE"), mode=choices.hide))
-        lines.append(self._buttons(buttons))
+        numbers = _steady(choices.choice, [option.word for option in choices.options], actions, len(buttons))
+        lines.append(self._buttons(buttons, numbers))
         return Page(turn.stage, turn.seat, "\n".join(lines), "",
-                    None if own is None else self.painter.refusal(say(own, model.lang)), tuple(buttons))
+                    None if own is None else self.painter.refusal(say(own, model.lang)), tuple(buttons), numbers)
+
+
+def _steady(choice: tuple[str, ...], words: list[str], actions: list, count: int) -> tuple[int, ...]:
+    """The buttons' numbers: in order, but while a code is typed, each fragment keeps the number
+    it had at the code's first choice, and BACK and HIDE theirs after them, so a number typed
+    from the page before still means the same fragment."""
+    if choice[:1] != ("code",) or len(choice) < 2:
+        return tuple(range(1, count + 1))
+    first = [option.word for option in options(actions, choice[:1])[1]]
+    if not set(words) <= set(first):
+        return tuple(range(1, count + 1))
+    numbers = [first.index(word) + 1 for word in words]
+    return (*numbers, *range(len(first) + 1, len(first) + 1 + count - len(numbers)))
 
 
 class CodexTerminalScreen(SimScreen):
@@ -228,6 +248,7 @@ class CodexTerminalScreen(SimScreen):
         self.playing = playing
         self.page: Page | None = None
         self.printed: Page | None = None
+        self.refused: object = None  # the table's refusal last said: each is a new one, typed twice or not
 
     def show(self, model) -> None:
         if not isinstance(model, CodexModel):
@@ -247,9 +268,9 @@ class CodexTerminalScreen(SimScreen):
                     and (page.stage, page.seat) != (printed.stage, printed.seat)):
                 write(CLEAR)
             write("\n" + page.text() + "\n")
-        elif page.refusal is not None and page.refusal != printed.refusal:
+        elif page.refusal is not None and (page.refusal != printed.refusal or model.message is not self.refused):
             write(page.refusal + "\n")
-        self.printed = page
+        self.printed, self.refused = page, model.message
 
 
 class CodexTerminal(Terminal):
@@ -324,12 +345,13 @@ class CodexTerminal(Terminal):
 
     def press_number(self, number: int) -> None:
         page = self.screen.page
-        buttons = () if page is None else page.buttons
-        if not 1 <= number <= len(buttons):
-            self.say(self._("the screen has buttons 1 to {count}, not {number}").format(count=len(buttons), number=number),
+        button = None if page is None else page.numbered(number)
+        if button is None:
+            numbers = ", ".join(map(str, () if page is None else page.numbers))
+            self.say(self._("the screen has the buttons {numbers}, not {number}").format(numbers=numbers, number=number),
                      WARN)
             return
-        self.press(buttons[number - 1])
+        self.press(button)
 
     def press(self, button: Button) -> None:
         """Press a button of the page shown: a move of pass-and-play shows at once; a command

@@ -32,6 +32,7 @@ from pathlib import Path
 
 import adafruit_mpr121
 
+from ..drivers.settings import TouchBoardConfig
 from ..errors import PiTableError
 from ..firmware.touchboard import Bus, TouchBoard, connect_chip, connect_chips
 from ..protocol import wire
@@ -275,17 +276,36 @@ class BoardEmulator:
 
 
 COMMANDS = """\
-press N... | release N... | tap N MS | pad N STRENGTH NOISE | garbage K | corrupt | unplug | replug |
+press PAD... | release PAD... | tap PAD MS | pad PAD STRENGTH NOISE | garbage K | corrupt | unplug | replug |
 brownout C | cut-chip C | mend-chip C | spikes K | hold-sda K | quit
-(N an electrode 0-35, several at once for a palm; MS milliseconds; K a number of random bytes;
-STRENGTH and NOISE in counts: how far a finger moves pad N, how far it wanders at rest;
-C a chip 0-2 that a dip in its supply resets, or whose joint breaks (cut) and is made good (mend);
+(PAD a card 0-24, as the table's cards are numbered, or an END TURN pad: end, end2; several at once
+for a palm; MS milliseconds; K a number of random bytes; STRENGTH and NOISE in counts: how far a
+finger moves the pad, how far it wanders at rest; C a chip 0-2 that a dip in its supply resets,
+or whose joint breaks (cut) and is made good (mend);
 spikes: one I2C transfer in K fails, 0 none; hold-sda: a chip holds SDA low until K clocks on SCL)"""
 
 
-def run_commands(emulator: BoardEmulator, lines, write: Callable[[str], object]) -> None:
+class Pads:
+    """The table's pads by the names its owner reads them by, each on the electrode the table's
+    wiring gives it: the cards by their number, END TURN's pads as end, end2..."""
+
+    def __init__(self, wiring: TouchBoardConfig) -> None:
+        self.electrodes = {str(cell): electrode for electrode, cell in enumerate(wiring.cells) if cell is not None}
+        self.cards = len(self.electrodes)
+        self.end_turn = [f"end{n + 1}" if n else "end" for n in range(len(wiring.end_turn))]
+        self.electrodes.update(zip(self.end_turn, wiring.end_turn))
+
+    def __getitem__(self, name: str) -> int:
+        if name.lower() in self.electrodes:
+            return self.electrodes[name.lower()]
+        pads = f"the cards are 0 to {self.cards - 1}, and END TURN's pads {' and '.join(self.end_turn)}"
+        raise Refused(f"card {name} does not exist: {pads}" if name.isdigit() else f"not a pad: {name!r}; {pads}")
+
+
+def run_commands(emulator: BoardEmulator, lines, write: Callable[[str], object], wiring: TouchBoardConfig) -> None:
     """Act on one command per line until ``quit`` or the end of input; errors are reported
-    and the emulator goes on."""
+    and the emulator goes on. A pad is named as on the table ``wiring`` describes."""
+    pads = Pads(wiring)
     for raw in lines:
         words = raw.split("#", 1)[0].split()
         if not words:
@@ -297,13 +317,13 @@ def run_commands(emulator: BoardEmulator, lines, write: Callable[[str], object])
             if verb in ("unplug", "replug", "corrupt") and not args:
                 {"unplug": emulator.unplug, "replug": emulator.plug, "corrupt": emulator.corrupt}[verb]()
             elif verb in ("press", "release") and args:
-                getattr(emulator, verb)(*(_whole(arg) for arg in args))
+                getattr(emulator, verb)(*(pads[arg] for arg in args))
             elif verb == "garbage" and len(args) == 1:
                 emulator.garbage(_whole(args[0]))
             elif verb == "tap" and len(args) == 2:
-                emulator.tap(_whole(args[0]), _whole(args[1]))
+                emulator.tap(pads[args[0]], _whole(args[1]))
             elif verb == "pad" and len(args) == 3:
-                emulator.set_pad(*(_whole(arg) for arg in args))
+                emulator.set_pad(pads[args[0]], _whole(args[1]), _whole(args[2]))
             elif verb in ("brownout", "cut-chip", "mend-chip", "spikes", "hold-sda") and len(args) == 1:
                 getattr(emulator, verb.replace("-", "_"))(_whole(args[0]))
             else:

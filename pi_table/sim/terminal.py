@@ -307,14 +307,15 @@ def nouns_of(view: TableView) -> Nouns:
 class TerminalScreen(WordScreen):
     """The spymaster screen as text: prints the table whenever what it shows changes (a
     touch being held changes nothing printed), with a line when a card passed the turn; a
-    refusal that changes nothing else prints its own line alone, not the table again."""
+    refusal that changes nothing else prints its own line alone, not the table again (the loop
+    makes each refusal anew: one typed twice is said twice, one shown again is not)."""
 
     def __init__(self, painter: Painter, write: Callable[[str], object], cards: Cards | None = None) -> None:
         super().__init__(cards, keep=1)
         self.painter = painter
         self.write = write
         self.printed = ""
-        self.refused: str | None = None
+        self.refused: object = None  # the refusal last said: each refusal is a new one, typed twice or not
 
     def show(self, model: AnyModel) -> None:
         if not isinstance(model, ScreenModel):
@@ -329,9 +330,9 @@ class TerminalScreen(WordScreen):
                 if why is not None:
                     text += "\n" + fit(self.painter.paint(f"  {why}", WARN))
             self.write("\n" + text + "\n")
-        elif refusal is not None and refusal != self.refused:
+        elif refusal is not None and model.message is not self.refused:
             self.write(refusal + "\n")
-        self.refused = refusal
+        self.refused = model.message
         super().show(model)
 
 

@@ -38,6 +38,7 @@ from ..hal.codex_model import CodexModel
 from .i18n import TeamWord, say, translation
 
 PUBLIC_REFUSALS = frozenset({
+    "there is nothing to undo",
     "the game is over ({reason}): start a new game",
     "{what} only in the messages step: {words}", "{what} only in the private step: {words}",
     "{what} only in the discussion step: {words}", "{what} only in the vote step: {words}",

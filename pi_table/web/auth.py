@@ -257,6 +257,13 @@ class Sessions:
         session.secret = _hashed(stored)
         self._keep()
 
+    def owners_only(self, session: Session) -> None:
+        """The owner's passphrase changed through ``session``: every other session stops acting as
+        the owner (its standing is not kept across a restart, so nothing is written)."""
+        for other in self._by_hash.values():
+            if other is not session:
+                other.owner = 0.0
+
     def end(self, cookie: str) -> None:
         self._by_hash.pop(_hashed(cookie), None)
         self._keep()

@@ -24,6 +24,7 @@ from ..host import Readings
 from ..release.bundle import MAX_BUNDLE
 from ..ui.i18n import say, translation
 from .auth import Recovery, Session, Why
+from .roles import MIN_PASSPHRASE, OWNER_S, set_passphrase
 from .staff import (
     DEVICES,
     MIN_PIN,
@@ -139,7 +140,20 @@ TEXTS: tuple[str, ...] = (
     N_("Health"),
     N_("Hold END TURN and NEW GAME while the table starts (switch it off and on, or restart the service): "
        "the spymaster screen shows a code for 10 minutes."),
+    N_("Change the owner's passphrase"),
+    N_("Current passphrase"),
+    N_("Change the passphrase"),
+    N_("Forgot the owner's passphrase?"),
+    N_("Hold both buttons while the table starts: its screen shows a code for 10 minutes."),
+    N_("Set the new passphrase"),
+    N_("New passphrase (10 characters or more)"),
+    N_("New passphrase again"),
+    N_("The two passphrases differ."),
+    N_("The owner's passphrase is changed: this phone acts as the owner, every other gives the new one."),
+    N_("Or one of the nightly backups the table keeps:"),
+    N_("Check it to restore"),
     N_("Install a release bundle"),
+    N_("Install it?"),
     N_("Install the update? The table restarts on it, and goes back by itself if it is not healthy."),
     N_("Install {version}"),
     N_("Keep the suggested thresholds"),
@@ -234,12 +248,15 @@ class Console:
         api = self.page.api
         app.add_routes([
             web.post("/staff/recover", self._recover),
+            web.post("/staff/api/owner/passphrase", api(self._passphrase)),
+            web.post("/staff/api/owner/reset", api(self._reset_passphrase)),
             web.get("/staff/api/health", api(self._health)),
             web.get("/staff/api/log", api(self._log)),
             web.get("/staff/api/log.txt", api(self._log_text)),
             web.post("/staff/api/pin", api(self._pin)),
             web.post("/staff/api/power", api(self._power)),
             web.get("/staff/api/backup", api(self._backup)),
+            web.get("/staff/api/backups", api(self._backups)),
             web.post("/staff/api/restore", api(self._restore)),
             web.get("/staff/api/update", api(self._releases)),
             web.post("/staff/api/update", api(self._update)),
@@ -373,6 +390,62 @@ class Console:
         self.page.gate.let_in(request, response, entered)
         return response
 
+    async def _passphrase(self, request: web.Request, session: Session) -> web.StreamResponse:
+        """``{"old", "new"}``: the owner's passphrase changed, given the one it replaces (tried
+        through the owner's door, counted as logins are); this session acts as the owner after it,
+        and every other stops."""
+        body = await self.page.read_json(request)
+        if not isinstance(body, dict) or not isinstance(body.get("old"), str) or not isinstance(body.get("new"), str):
+            return bad('expected {"old": THE OWNER\'S PASSPHRASE NOW, "new": THE NEW ONE}')
+        lang = language(request)
+        checked = await self.page.owner.door.check(request, body["old"])
+        if checked is not None and checked.why is Why.NO_SECRET:
+            return no_owner(request)
+        if checked is not None and checked.why is Why.WRONG:
+            log.warning("staff page: a wrong owner's passphrase to change it from %s", request.remote)
+            return web.json_response({"ok": False, "error": translation(lang).gettext(WRONG_PASSPHRASE)}, status=403)
+        if checked is not None:
+            return refused(checked, lang)
+        answer = self._new_passphrase(session, body["new"], lang)
+        log.warning("staff page: the owner's passphrase was changed from %s", request.remote)
+        return answer
+
+    async def _reset_passphrase(self, request: web.Request, session: Session) -> web.StreamResponse:
+        """``{"code", "passphrase"}``: a forgotten owner's passphrase replaced by someone at the
+        table, as the PIN's is: the code the table's screen shows (both buttons held at the start),
+        from a staff session; the code serves once, and is not spent on a passphrase too short."""
+        body = await self.page.read_json(request)
+        if not isinstance(body, dict) or not isinstance(body.get("code"), str) \
+                or not isinstance(body.get("passphrase"), str):
+            return bad('expected {"code": THE CODE ON THE TABLE\'S SCREEN, "passphrase": THE NEW PASSPHRASE}')
+        lang = language(request)
+        if len(body["passphrase"]) < MIN_PASSPHRASE:  # before the code is spent
+            return bad(say(Refusal("the owner's passphrase has at least {least} characters, not {length}",
+                                   least=MIN_PASSPHRASE, length=len(body["passphrase"])).phrase, lang))
+        checked = await self.page.gate.check(request, body["code"], self.recovery.redeem)
+        if checked is not None and checked.why is Why.WRONG:
+            log.warning("staff page: a wrong reset code for the owner's passphrase from %s", request.remote)
+            return web.json_response({"ok": False, "error": translation(lang).gettext(WRONG_CODE)}, status=403)
+        if checked is not None:
+            return refused(checked, lang)
+        answer = self._new_passphrase(session, body["passphrase"], lang)
+        await asyncio.to_thread(self.page.desk.recovered)
+        log.warning("staff page: the owner's passphrase was reset with the code from the table's screen, from %s",
+                    request.remote)
+        return answer
+
+    def _new_passphrase(self, session: Session, passphrase: str, lang: str) -> web.Response:
+        """Keep ``passphrase`` as the owner's: ``session`` acts as the owner, every other session stops."""
+        folder = self.page.folder
+        assert folder is not None  # a session was open: the page keeps its secrets in the folder
+        try:
+            set_passphrase(folder, passphrase)
+        except Refusal as e:
+            return bad(say(e.phrase, lang))
+        self.page.gate.sessions.owners_only(session)
+        session.owner = self.page.owner.clock() + OWNER_S
+        return web.json_response({"ok": True, "set": True, "left_s": math.ceil(self.page.owner.left_s(session))})
+
     async def _power(self, request: web.Request, session: Session) -> web.StreamResponse:
         body = await self.page.read_json(request)
         act = body.get("act") if isinstance(body, dict) else None
@@ -395,11 +468,22 @@ class Console:
         return web.Response(body=data, content_type="application/gzip",
                             headers={"Content-Disposition": f'attachment; filename="{name}"'})
 
+    async def _backups(self, request: web.Request, session: Session) -> web.Response:
+        """The nightly backups the table keeps, to restore one as an upload is."""
+        return web.json_response({"nightly": await asyncio.to_thread(self.page.desk.nightly_backups,
+                                                                     language(request))})
+
     async def _restore(self, request: web.Request, session: Session) -> web.StreamResponse:
-        """The uploaded backup as the body: ``?check`` says what it would replace; without, it is
-        staged and the table restarts to try it."""
-        data = await self._upload(request, UPLOAD_MOST)
+        """The uploaded backup as the body, or ``?nightly=NAME`` one the table keeps: ``?check``
+        says what it would replace; without, it is staged and the table restarts to try it."""
         lang = language(request)
+        if "nightly" in request.query:
+            try:
+                data = await asyncio.to_thread(self.page.desk.nightly_backup, request.query["nightly"])
+            except Refusal as e:
+                return web.json_response({"ok": False, "error": say(e.phrase, lang)}, status=400)
+        else:
+            data = await self._upload(request, UPLOAD_MOST)
         if "check" in request.query:
             try:
                 replaces = await asyncio.to_thread(self.page.desk.check_restore, data)
@@ -425,6 +509,8 @@ class Console:
         source: object
         name: str | None
         desk = self.page.desk
+        if "bundle" in request.query and "check" in request.query:
+            return await self._check_update(request, request.query["bundle"])
         if "bundle" in request.query:
             source, name = "bundle", request.query["bundle"]
             try:
@@ -447,6 +533,20 @@ class Console:
             return web.json_response({"ok": False, "error": say(problem, language(request))}, status=409)
         log.warning("staff page: an update from the %s asked from %s", source, request.remote)
         return web.json_response({"ok": True}, status=202)
+
+    async def _check_update(self, request: web.Request, name: str) -> web.Response:
+        """``?bundle=NAME&check``: what installing the uploaded bundle would do, on any table (one
+        without the root helper too), before the owner confirms; nothing is kept or asked."""
+        desk, lang = self.page.desk, language(request)
+        received = await asyncio.to_thread(desk.receiving, True)
+        try:
+            await self._receive(request, MAX_BUNDLE, received)
+            installs, would = await asyncio.to_thread(desk.check_update, name, received)
+        except Refusal as e:
+            return web.json_response({"ok": False, "error": say(e.phrase, lang)}, status=400)
+        finally:
+            received.unlink(missing_ok=True)
+        return web.json_response({"ok": True, "installs": installs, "would": say(would, lang)})
 
     async def _selftest(self, request: web.Request, session: Session) -> web.Response:
         return web.json_response(await asyncio.to_thread(self.page.desk.selftest, language(request)))

@@ -39,7 +39,9 @@ log = logging.getLogger("pi_table.web.staff")
 COOKIE = "pt_setup_device"
 FIELDS = {"fleet.table_id": "name", "game.language": "language"}
 """The configuration's keys the set-up writes, by the form's field that gives each."""
+TYPE_THE_CODE = N_("type the code the table's screen shows")
 WRONG_CODE = N_("wrong code: type the code the table's screen shows")
+PINS_DIFFER, PASSPHRASES_DIFFER = N_("The two PINs differ."), N_("The two passphrases differ.")
 SETUP_TEXTS: tuple[str, ...] = (
     N_("Set up this table"),
     N_("The table's screen shows a code: type it here, then choose how the table is run."),
@@ -59,8 +61,9 @@ SETUP_TEXTS: tuple[str, ...] = (
     N_("Leave the network empty to keep the one the table is on."),
     N_("Set up the table"),
     N_("Setting up…"),
-    N_("The two PINs differ."),
-    N_("The two passphrases differ."),
+    PINS_DIFFER,
+    PASSPHRASES_DIFFER,
+    N_("Correct the fields marked above."),
     N_("The table is set up and restarts on its settings (about a minute)."),
     N_("It now joins {ssid}: connect this phone to {ssid}, then open {address}"),
     N_("Then open the staff page:"),
@@ -138,6 +141,7 @@ class SetupRoom:
                        for name in ("setup.html", "setup.js")}
         self._one = asyncio.Lock()  # one set-up at a time: the second finds the table set up
         page.rooms.append(self)
+        page.set_up_first = lambda: "/setup" if self._waiting() is not None else None
 
     def mount(self, app: web.Application) -> None:
         app.add_routes([
@@ -188,9 +192,8 @@ class SetupRoom:
         asked = request.query.get("lang", body["language"])  # the page's own language, else the table's to be
         lang = asked if asked in LANGUAGES else desk.language()
         form = _form(body, await asyncio.to_thread(desk.zones))
-        if isinstance(form, tuple):
-            field, problem = form
-            return _refused_field(field, say(problem, lang))
+        if isinstance(form, list):
+            return _refused_fields([(field, say(problem, lang)) for field, problem in form])
         waiting = desk.waiting
         async with self._one:
             if self._waiting() is None or waiting is None:
@@ -205,7 +208,7 @@ class SetupRoom:
             problems, notes = await asyncio.to_thread(desk.set_up, form, request.remote)
         if problems:
             found = [refused_key(problem, lang) for problem in problems]  # the problem alone: no file, no key
-            return _refused_field(FIELDS.get(found[0]["key"] or "", "name"), "\n".join(each["problem"] for each in found))
+            return _refused_fields([(FIELDS.get(each["key"] or "", "name"), each["problem"]) for each in found])
         joining = None if form.wifi is None else form.wifi[0]
         answer = {"ok": True, "restarting": True, "joining": joining, "notes": [say(note, lang) for note in notes],
                   "staff": "/staff" if joining is None else desk.staff_address()}
@@ -216,37 +219,48 @@ SHAPE = ("code", "name", "language", "passphrase", "pin", "zone")
 PRIVATE = {"Cache-Control": "no-store", "X-Content-Type-Options": "nosniff", "Referrer-Policy": "no-referrer"}
 
 
-def _form(body: dict[str, Any], zones: list[str]) -> Form | tuple[str, Text]:
-    """The set-up's form from ``body`` (its shape checked), or the field that will not do and why."""
+def _form(body: dict[str, Any], zones: list[str]) -> Form | list[tuple[str, Text]]:
+    """The set-up's form from ``body`` (its shape checked), or every field that will not do and
+    why, in the page's order: all at once, so the owner corrects them in one go."""
+    problems: list[tuple[str, Text]] = []
+    if not body["code"].strip():
+        problems.append(("code", Phrase.of(TYPE_THE_CODE)))
     name = body["name"].strip()
     if not name:
-        return "name", Phrase.of("the table needs a name")
+        problems.append(("name", Phrase.of("the table needs a name")))
     if body["language"] not in LANGUAGES:
-        return "language", Phrase.of("the language is one of {languages}, not {lang!r}", languages=", ".join(LANGUAGES),
-                                     lang=body["language"][:20])
-    if len(body["passphrase"]) < MIN_PASSPHRASE:
-        return "passphrase", Phrase.of("the owner's passphrase has at least {least} characters, not {length}",
-                                       least=MIN_PASSPHRASE, length=len(body["passphrase"]))
-    if len(body["pin"]) < MIN_PIN:
-        return "pin", Phrase.of("the staff PIN has at least {least} characters, not {length}", least=MIN_PIN,
-                                length=len(body["pin"]))
+        problems.append(("language", Phrase.of("the language is one of {languages}, not {lang!r}",
+                                               languages=", ".join(LANGUAGES), lang=body["language"][:20])))
     if body["zone"] not in zones:
-        return "zone", Phrase.of("{zone} is not a time zone this table knows: choose one of the list",
-                                 zone=body["zone"][:40])
+        problems.append(("zone", Phrase.of("{zone} is not a time zone this table knows: choose one of the list",
+                                           zone=body["zone"][:40])))
+    for field, least, too_short, differ in (
+            ("pin", MIN_PIN, N_("the staff PIN has at least {least} characters, not {length}"), PINS_DIFFER),
+            ("passphrase", MIN_PASSPHRASE, N_("the owner's passphrase has at least {least} characters, not {length}"),
+             PASSPHRASES_DIFFER)):
+        if len(body[field]) < least:
+            problems.append((field, Phrase.of(too_short, least=least, length=len(body[field]))))
+        if isinstance(again := body.get(f"{field}_again"), str) and again != body[field]:
+            problems.append((f"{field}-again", Phrase.of(differ)))
     wifi = body.get("wifi")
-    if wifi is None or not wifi.get("ssid"):
+    ssid, password = (wifi.get("ssid"), wifi.get("password", "")) if wifi and wifi.get("ssid") else (None, None)
+    if ssid is not None and (problem := ssid_problem(ssid)) is not None:
+        problems.append(("ssid", Phrase.of(problem)))
+    if ssid is not None and (problem := password_problem(password)) is not None:
+        problems.append(("wifi-password", Phrase.of(problem)))
+    if problems:
+        return problems
+    if ssid is None:
         return Form(name, body["language"], body["passphrase"], body["pin"], body["zone"], None)
-    ssid, password = wifi.get("ssid"), wifi.get("password", "")
-    if (problem := ssid_problem(ssid)) is not None:
-        return "ssid", Phrase.of(problem)
-    if (problem := password_problem(password)) is not None:
-        return "wifi-password", Phrase.of(problem)
     assert isinstance(ssid, str) and isinstance(password, str)  # as their checks found them
     return Form(name, body["language"], body["passphrase"], body["pin"], body["zone"], (ssid, password))
 
 
-def _refused_field(field: str, said: str) -> web.Response:
-    return web.json_response({"ok": False, "error": said, "field": field}, status=400, headers=PRIVATE)
+def _refused_fields(problems: list[tuple[str, str]]) -> web.Response:
+    """Every field that will not do, beside it (``problems``); ``field`` and ``error``: the first."""
+    return web.json_response({"ok": False, "error": problems[0][1], "field": problems[0][0],
+                              "problems": [{"field": field, "error": said} for field, said in problems]},
+                             status=400, headers=PRIVATE)
 
 
 class WifiDesk(Protocol):

@@ -34,7 +34,9 @@ import hashlib
 import html
 import logging
 import math
+import re
 import time
+import unicodedata
 from collections import Counter
 from collections.abc import AsyncIterator, Awaitable, Callable
 from typing import TypeVar
@@ -393,14 +395,13 @@ class NightRoom:
 
     async def _csv(self, request: web.Request, session: Session) -> web.Response:
         night = await asyncio.to_thread(self._kept, request)
-        return web.Response(text=night_csv(night), content_type="text/csv",
-                            headers={"Content-Disposition": f'attachment; filename="pi-table-night-{night.id}.csv"'})
+        return web.Response(text=night_csv(night), content_type="text/csv", headers=_named(night, "csv"))
 
     async def _xlsx(self, request: web.Request, session: Session) -> web.Response:
         night = await asyncio.to_thread(self._kept, request)
         body = await asyncio.to_thread(night_xlsx, night)
         return web.Response(body=body, content_type="application/vnd.openxmlformats-officedocument.spreadsheetml.sheet",
-                            headers={"Content-Disposition": f'attachment; filename="pi-table-night-{night.id}.xlsx"'})
+                            headers=_named(night, "xlsx"))
 
     async def _table_csv(self, request: web.Request, session: Session) -> web.Response:
         """One of the night's tables (``TABLES``) as a CSV of its own, in the page's language."""
@@ -409,13 +410,12 @@ class NightRoom:
             raise web.HTTPNotFound(text="")
         night = await asyncio.to_thread(self._kept, request)
         text = await asyncio.to_thread(table_csv, night, table, language(request))
-        return web.Response(text=text, content_type="text/csv", charset="utf-8", headers={
-            "Content-Disposition": f'attachment; filename="pi-table-night-{night.id}-{table}.csv"'})
+        return web.Response(text=text, content_type="text/csv", charset="utf-8", headers=_named(night, "csv", table))
 
     async def _trf(self, request: web.Request, session: Session) -> web.Response:
         night = await asyncio.to_thread(self._kept, request)
         return web.Response(text=night_trf(night), content_type="text/plain", charset="utf-8",
-                            headers={"Content-Disposition": f'attachment; filename="pi-table-night-{night.id}.trf"'})
+                            headers=_named(night, "trf"))
 
     async def _print(self, request: web.Request, session: Session) -> web.Response:
         """The night to print, or with ``?round=N`` that round's pairing slips."""
@@ -487,6 +487,16 @@ def _a_result(body: object) -> bool:
 
 def _strings(value: object) -> bool:
     return isinstance(value, list) and all(isinstance(item, str) for item in value)
+
+
+def _named(night: Night, kind: str, part: str = "") -> dict[str, str]:
+    """A night's export saved under its name and the day it opened (``Friday-league-2026-11-26.csv``;
+    one of its tables, ``part``, after them: ``...-2026-11-26-standings.csv``), in the letters a
+    file name and an HTTP header take everywhere."""
+    name = unicodedata.normalize("NFKD", night.name).encode("ascii", "ignore").decode()
+    name = "-".join(re.findall(r"[A-Za-z0-9_]+", name)) or "night"
+    day = time.strftime("%Y-%m-%d", time.localtime(night.opened))
+    return {"Content-Disposition": f'attachment; filename="{name}-{day}{"-" if part else ""}{part}.{kind}"'}
 
 
 TIEBREAK_WORDS = {RATING: N_("rating, then margin"), BUCHHOLZ: N_("Buchholz (the points of the teams met), then rating")}

@@ -62,7 +62,10 @@ ROUTES: dict[tuple[str, str], Role] = {
     ("GET", "/staff/api/log"): STAFF,
     ("GET", "/staff/api/log.txt"): STAFF,
     ("POST", "/staff/api/pin"): STAFF,  # with the PIN it replaces
+    ("POST", "/staff/api/owner/passphrase"): STAFF,  # with the owner's passphrase it replaces
+    ("POST", "/staff/api/owner/reset"): STAFF,  # with the code on the table's own screen
     ("GET", "/staff/api/backup"): OWNER,  # the settings whole: a broker's password written in its URL too
+    ("GET", "/staff/api/backups"): OWNER,  # the nightly backups, to restore: what each holds
     ("GET", "/staff/api/selftest"): STAFF,
     ("POST", "/staff/api/selftest"): STAFF,
     ("GET", "/staff/api/tune"): STAFF,

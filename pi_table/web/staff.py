@@ -140,6 +140,12 @@ class Desk(Protocol):
     def backup(self) -> tuple[str, bytes]:
         """A backup of this table: its file name and bytes (a PiTableError or OSError: why not)."""
 
+    def nightly_backups(self, lang: str) -> list[dict[str, Any]]:
+        """The nightly backups kept, newest first: ``{"name", "made", "size", "holds"}``, their words in ``lang``."""
+
+    def nightly_backup(self, name: str) -> bytes:
+        """The nightly backup ``name`` of that list, to check or restore (a Refusal: no such one)."""
+
     def check_restore(self, data: bytes) -> list[Text]:
         """What restoring ``data`` would replace, in words (a Refusal: why it cannot be restored)."""
 
@@ -152,9 +158,15 @@ class Desk(Protocol):
         ``lang``), what is ``offered`` (the repository's too, with ``repository``), and the
         restore's trial (``restore``, as ``table``'s ``settings``)."""
 
-    def receiving(self) -> Path:
+    def receiving(self, checking: bool = False) -> Path:
         """A new private file for an uploaded bundle to be written into, where ``update`` keeps
-        it; Refusal when no root helper would take it (the upload is then not read)."""
+        it; Refusal when no root helper would take it (the upload is then not read). ``checking``:
+        a file of the service's own, for ``check_update``, on any table."""
+
+    def check_update(self, bundle: str, received: Path) -> tuple[bool, Text]:
+        """Whether installing the bundle uploaded into ``received`` would go ahead, and what it would
+        do, in words, checked as the root helper checks it (its name, its signature against the
+        table's keyring, its contents); a Refusal saying why it would be refused."""
 
     def update(self, source: str, bundle: str | None, received: Path | None) -> Text | None:
         """Ask the root helper to install from the ``repository`` or a ``bundle`` (uploaded into
@@ -257,7 +269,9 @@ TEXTS = (
     N_("Options"),
     N_("End the game on the table? It stays in the history, unfinished."),
     N_("Deal a new game? The game on the table stays in the history."),
-    N_("done"),
+    N_("Undone: the last action is taken back."),
+    N_("Ended: the game stays in the history, unfinished, and a new one is dealt."),
+    N_("Dealt: a new game of {game}."),
     N_("turn"),
     N_("over"),
     N_("red"),
@@ -469,6 +483,8 @@ class StaffPage:
                        for name in ("staff.html", *STATIC)}
         self.owner = Owner(folder, self.gate, ATTEMPTS_PER_ADDRESS, ATTEMPTS_OVERALL, clock)
         self.rooms: list[Room] = []  # the rooms that add their routes under /staff/api/ (the owner's console)
+        self.set_up_first: Callable[[], str | None] = lambda: None
+        """Where the page sends a phone first: the set-up page while the table awaits it (first_boot.SetupRoom)."""
 
     def mount(self, app: web.Application) -> None:
         app.add_routes([
@@ -501,7 +517,10 @@ class StaffPage:
     # -- the way in -------------------------------------------------------------------------
 
     async def _page(self, request: web.Request) -> web.Response:
-        """The page, in ``<html lang>`` the table's language for the script to start from."""
+        """The page, in ``<html lang>`` the table's language for the script to start from; the
+        set-up page instead while the table awaits it, which sets the PIN this page asks for."""
+        if (first := self.set_up_first()) is not None:
+            raise web.HTTPSeeOther(first)
         page = self._files["staff.html"].replace(b'<html lang="en">', f'<html lang="{self.desk.language()}">'.encode(), 1)
         return web.Response(body=page, content_type="text/html", headers=_PRIVATE)
 

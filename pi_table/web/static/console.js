@@ -53,6 +53,8 @@ function consoleSections() {
       el("button", { id: "backup-download", class: "quiet", "data-t": "Download a backup", text: t("Download a backup") })),
     el("label", { for: "restore-file", "data-t": "Restore a backup", text: t("Restore a backup") }),
     el("input", { id: "restore-file", type: "file", accept: ".gz,application/gzip" }),
+    el("p", { class: "note", "data-t": "Or one of the nightly backups the table keeps:", text: t("Or one of the nightly backups the table keeps:") }),
+    el("ul", { id: "nightly", "data-redrawn": "" }),
     el("ul", { id: "restore-replaces" }),
     el("button", { id: "restore", class: "warn", hidden: "", "data-t": "Restore it", text: t("Restore it") }),
     el("div", { class: "row" },
@@ -67,7 +69,23 @@ function consoleSections() {
       el("label", { for: "owner-passphrase", "data-t": "Owner's passphrase", text: t("Owner's passphrase") }),
       el("input", { id: "owner-passphrase", type: "password", autocomplete: "current-password", required: "" }),
       el("button", { type: "submit", "data-t": "Unlock the owner's actions", text: t("Unlock the owner's actions") })),
-    el("button", { id: "owner-end", class: "quiet", "data-t": "Lock them again", text: t("Lock them again") }));
+    el("button", { id: "owner-end", class: "quiet", "data-t": "Lock them again", text: t("Lock them again") }),
+    el("details", { id: "passphrase-change" },
+      el("summary", { "data-t": "Change the owner's passphrase", text: t("Change the owner's passphrase") }),
+      el("form", { id: "passphrase-form", class: "stack" },
+        el("label", { for: "passphrase-old", "data-t": "Current passphrase", text: t("Current passphrase") }),
+        el("input", { id: "passphrase-old", type: "password", autocomplete: "current-password", required: "" }),
+        ...newPassphrase("passphrase"),
+        el("button", { type: "submit", "data-t": "Change the passphrase", text: t("Change the passphrase") }))),
+    el("details", { id: "passphrase-reset" },
+      el("summary", { "data-t": "Forgot the owner's passphrase?", text: t("Forgot the owner's passphrase?") }),
+      el("p", { class: "note", "data-t": "Hold both buttons while the table starts: its screen shows a code for 10 minutes.",
+        text: t("Hold both buttons while the table starts: its screen shows a code for 10 minutes.") }),
+      el("form", { id: "passphrase-reset-form", class: "stack" },
+        el("label", { for: "passphrase-code", "data-t": "Code on the table's screen", text: t("Code on the table's screen") }),
+        el("input", { id: "passphrase-code", inputmode: "numeric", autocomplete: "one-time-code", required: "" }),
+        ...newPassphrase("passphrase-reset"),
+        el("button", { type: "submit", "data-t": "Set the new passphrase", text: t("Set the new passphrase") }))));
   return { health, log, pin, power, care, owner, files: filesSection() };
 }
 
@@ -150,6 +168,26 @@ function wireFiles() {
 
 // -- the owner: updates, restores, power and the fleet's credentials ask for the passphrase -----
 
+// A new owner's passphrase, typed twice: the fields of a form whose ids start with ``prefix``.
+function newPassphrase(prefix) {
+  return [el("label", { for: `${prefix}-new`, "data-t": "New passphrase (10 characters or more)", text: t("New passphrase (10 characters or more)") }),
+    el("input", { id: `${prefix}-new`, type: "password", autocomplete: "new-password", minlength: "10", required: "" }),
+    el("label", { for: `${prefix}-again`, "data-t": "New passphrase again", text: t("New passphrase again") }),
+    el("input", { id: `${prefix}-again`, type: "password", autocomplete: "new-password", minlength: "10", required: "" })];
+}
+
+// Send a new owner's passphrase from the form ``prefix``; its fields emptied, the answer beside it.
+async function setPassphrase(prefix, path, body) {
+  if ($(`${prefix}-new`).value !== $(`${prefix}-again`).value) return say(t("The two passphrases differ."), true);
+  const answer = await api("POST", path, { ...body, [path.endsWith("reset") ? "passphrase" : "new"]: $(`${prefix}-new`).value });
+  for (const field of $(`${prefix === "passphrase" ? "passphrase-form" : "passphrase-reset-form"}`).querySelectorAll("input")) field.value = "";
+  if (answer.ok) {
+    drawOwner(answer.data);
+    say(t("The owner's passphrase is changed: this phone acts as the owner, every other gives the new one."));
+    loadOwnersParts();
+  } else if (answer.status !== 401) say(answer.data ? answer.data.error : `HTTP ${answer.status}`, true);
+}
+
 let ownerState = null;  // {set, left_s} as the table said last
 let ownerRetry = null;  // the owner's action that asked for the passphrase: done again once it is given
 
@@ -217,6 +255,14 @@ function wireOwner() {
     ownerRetry = null;
     if (asked) { resume(asked.control); asked.retry(); }  // its result beside its own control
   });
+  $("passphrase-form").addEventListener("submit", (event) => {
+    event.preventDefault();
+    setPassphrase("passphrase", "/staff/api/owner/passphrase", { old: $("passphrase-old").value });
+  });
+  $("passphrase-reset-form").addEventListener("submit", (event) => {
+    event.preventDefault();
+    setPassphrase("passphrase-reset", "/staff/api/owner/reset", { code: $("passphrase-code").value });
+  });
   $("owner-end").addEventListener("click", async () => {
     const answer = await api("POST", "/staff/api/owner", { end: true });
     if (answer.ok) drawOwner(answer.data);
@@ -226,14 +272,42 @@ function wireOwner() {
 
 // -- backup, restore and updates ---------------------------------------------------------------
 
+let restoring = null;  // the nightly backup checked to be restored, by name; null: the file chosen
+
+// The nightly backups: each its day, size and what it holds, and a button that checks it for a restore.
+async function loadNightly() {
+  const answer = await api("GET", "/staff/api/backups");
+  const kept = answer.ok ? answer.data.nightly : [];
+  $("nightly").replaceChildren(...kept.map((each) => {
+    const button = el("button", { class: "quiet", "data-nightly": each.name, text: t("Check it to restore") });
+    button.addEventListener("click", () => checkRestore(() => api("POST", `/staff/api/restore?nightly=${encodeURIComponent(each.name)}&check`), each.name));
+    return el("li", {}, `${each.made} · ${Math.max(1, Math.round(each.size / 1024))} kB · ${each.holds} `, button);
+  }));
+}
+
+// What a backup would replace, and the button that restores it (``nightly``: the name of the kept one).
+async function checkRestore(call, nightly = null) {
+  $("restore").hidden = true;
+  $("restore-replaces").replaceChildren();
+  await ownersAction(call, (answer) => {
+    restoring = nightly;
+    $("restore-replaces").replaceChildren(...answer.data.replaces.map((each) => el("li", { text: each })));
+    $("restore").hidden = false;
+    $("restore").scrollIntoView({ block: "nearest" });  // what it replaces, and the button that restores it
+    say(t("Restoring it replaces:"));
+  });
+}
+
 function lockedReleases(why) {
   // The releases' part while the owner's actions are locked: why, and no release to offer.
   $("release-line").textContent = why;
   $("release-notes").replaceChildren();
   $("offered").replaceChildren();
+  $("nightly").replaceChildren();
 }
 
 export async function loadReleases(repository = false) {
+  loadNightly();
   const answer = await api("GET", `/staff/api/update${repository ? "?repository" : ""}`);
   if (!answer.ok) {
     if (answer.data && answer.data.owner) lockedReleases(answer.data.error);  // the owner's section asks
@@ -254,10 +328,20 @@ export async function loadReleases(repository = false) {
   if (repository && !found.offered.length) $("offered").replaceChildren(el("li", { text: t("No newer version.") }));
 }
 
-async function update(body, query = "", data = undefined) {
-  if (!confirm(t("Install the update? The table restarts on it, and goes back by itself if it is not healthy."))) return;
+async function update(body, query = "", data = undefined, asked = false) {
+  if (!asked && !confirm(t("Install the update? The table restarts on it, and goes back by itself if it is not healthy."))) return;
   await ownersAction(() => data === undefined ? api("POST", "/staff/api/update", body) : upload(`/staff/api/update${query}`, data),
     () => { say(t("The update is installing: the table restarts on it in a few minutes.")); backAfterRestart(); });
+}
+
+// An uploaded bundle is checked first, on any table: what installing it would do is said, and
+// only a bundle the table would install is offered, with that said in the confirmation.
+async function checkBundle(file) {
+  const query = `?bundle=${encodeURIComponent(file.name)}`;
+  await ownersAction(() => upload(`/staff/api/update${query}&check`, file), (answer) => {
+    say(answer.data.would, !answer.data.installs);
+    if (answer.data.installs && confirm(`${answer.data.would}\n\n${t("Install it?")}`)) update(undefined, query, file, true);
+  });
 }
 
 // A file from the phone as a request's body, with the page's token (api() sends JSON).
@@ -276,16 +360,13 @@ function wireCare() {
     const file = $("restore-file").files[0];
     $("restore").hidden = true;
     $("restore-replaces").replaceChildren();
-    if (!file) return;
-    await ownersAction(() => upload("/staff/api/restore?check", file), (answer) => {
-      say(t("Restoring it replaces:"));
-      $("restore-replaces").replaceChildren(...answer.data.replaces.map((each) => el("li", { text: each })));
-      $("restore").hidden = false;
-    });
+    if (file) await checkRestore(() => upload("/staff/api/restore?check", file));
   });
   $("restore").addEventListener("click", async () => {
     if (!confirm(t("Restore this backup? The table restarts on it, and goes back by itself if it is not healthy."))) return;
-    await ownersAction(() => upload("/staff/api/restore", $("restore-file").files[0]),
+    const nightly = restoring;
+    await ownersAction(() => nightly ? api("POST", `/staff/api/restore?nightly=${encodeURIComponent(nightly)}`)
+      : upload("/staff/api/restore", $("restore-file").files[0]),
       () => { say(t("Restored: the table restarts to try it and resumes its game.")); backAfterRestart(); });
   });
   $("update-look").addEventListener("click", () => loadReleases(true));
@@ -295,7 +376,7 @@ function wireCare() {
   });
   $("bundle-file").addEventListener("change", () => {
     const file = $("bundle-file").files[0];
-    if (file) update(undefined, `?bundle=${encodeURIComponent(file.name)}`, file);
+    if (file) checkBundle(file);
   });
 }
 

@@ -1,6 +1,6 @@
 // The set-up page of a table nobody has set up yet (pi_table/web/first_boot.py): what it offers
 // (the languages, the time zones, the networks in reach), then the form sent with the code the
-// table's screen shows. A refusal shows beside the button, names its field and takes the focus there.
+// table's screen shows. A refusal names each field that will not do beside it, and focuses the first.
 "use strict";
 
 let lang = localStorage.getItem("setup-lang") || document.documentElement.lang;
@@ -60,30 +60,39 @@ async function load() {
   $("certificate").textContent = about.fingerprint ? `${t("The page's certificate (SHA-256):")} ${about.fingerprint}` : "";
 }
 
-function result(text, field = null) {
-  // What came of the set-up, beside the button; a field that will not do is marked and focused.
+function result(text, problems = []) {
+  // What came of the set-up, beside the button; each field that will not do is marked, its problem
+  // said beside it (all at once), and the first one focused.
   for (const node of document.querySelectorAll("[aria-invalid]")) {
     node.removeAttribute("aria-invalid");
     node.removeAttribute("aria-errormessage");
   }
-  $("result").textContent = text;
-  $("result").classList.toggle("error", field !== null);
-  $("result").hidden = !text;
-  if (field && $(field)) {
-    $(field).setAttribute("aria-invalid", "true");
-    $(field).setAttribute("aria-errormessage", "result");
-    $(field).focus();
+  for (const node of document.querySelectorAll(".field-error")) node.remove();
+  const marked = problems.filter((problem) => $(problem.field));
+  for (const problem of marked) {
+    const said = document.createElement("p");
+    said.id = `${problem.field}-error`;
+    said.className = "message error field-error";
+    said.setAttribute("aria-live", "polite");  // read with its field (aria-errormessage), as #result is
+    said.textContent = problem.error;
+    $(problem.field).insertAdjacentElement("afterend", said);
+    $(problem.field).setAttribute("aria-invalid", "true");
+    $(problem.field).setAttribute("aria-errormessage", said.id);
   }
+  const unmarked = problems.filter((problem) => !$(problem.field)).map((problem) => problem.error);
+  $("result").textContent = [text, ...unmarked].filter(Boolean).join("\n");
+  $("result").classList.toggle("error", problems.length > 0);
+  $("result").hidden = !$("result").textContent;
+  if (marked.length) $(marked[0].field).focus();
 }
 
 async function submit(event) {
   event.preventDefault();
-  if ($("pin").value !== $("pin-again").value) return result(t("The two PINs differ."), "pin-again");
-  if ($("passphrase").value !== $("passphrase-again").value) return result(t("The two passphrases differ."), "passphrase-again");
   const ssid = $("ssid").value.trim();
-  const body = {
+  const body = {  // the table checks every field, the two "again" among them, and names each problem
     code: $("code").value, name: $("name").value, language: $("language").value, zone: $("zone").value,
-    pin: $("pin").value, passphrase: $("passphrase").value,
+    pin: $("pin").value, pin_again: $("pin-again").value,
+    passphrase: $("passphrase").value, passphrase_again: $("passphrase-again").value,
     wifi: ssid ? { ssid, password: $("wifi-password").value } : null,
   };
   $("submit").disabled = true;
@@ -99,7 +108,9 @@ async function submit(event) {
     $("submit").disabled = false;
   }
   if (!answer || !answer.ok || !data || !data.ok) {
-    return result(data && data.error ? data.error : `HTTP ${answer ? answer.status : "?"}`, data && data.field ? data.field : "code");
+    const problems = data && data.problems ? data.problems : [{ field: data && data.field ? data.field : "code",
+      error: data && data.error ? data.error : `HTTP ${answer ? answer.status : "?"}` }];
+    return result(t("Correct the fields marked above."), problems);
   }
   done(data, body.language);
 }

@@ -81,8 +81,9 @@ document.addEventListener("click", began, true);
 document.addEventListener("change", began, true);
 
 // An owner's action asked again once the passphrase is given (console.js): its result beside its own control.
-export function resume(control) {
+export function resume(control) {  // back to the control an action was asked from, where the owner was
   acting = control;
+  if (control && control.isConnected) control.scrollIntoView({ block: "center" });
 }
 export const actingOn = () => acting;
 
@@ -288,9 +289,9 @@ export async function loadTable(background = false) {
   if (answer.ok) drawTable(answer.data);
 }
 
-async function act(path, body) {
+async function act(path, body, done) {  // ``done``: what the table did, said once it has
   const answer = await api("POST", path, body);
-  if (answer.ok) { drawTable(answer.data); say(t("done")); loadHistory(); }
+  if (answer.ok) { drawTable(answer.data); say(done); loadHistory(); }
   else if (answer.status !== 401) say(answer.data ? answer.data.error : `HTTP ${answer.status}`, true);
 }
 
@@ -495,9 +496,11 @@ $("logout").addEventListener("click", async () => {
   say("");
   show("login");
 });
-$("undo").addEventListener("click", () => act("/staff/api/undo"));
+$("undo").addEventListener("click", () => act("/staff/api/undo", undefined, t("Undone: the last action is taken back.")));
 $("end-game").addEventListener("click", () => {
-  if (confirm(t("End the game on the table? It stays in the history, unfinished."))) act("/staff/api/end-game");
+  if (confirm(t("End the game on the table? It stays in the history, unfinished."))) {
+    act("/staff/api/end-game", undefined, t("Ended: the game stays in the history, unfinished, and a new one is dealt."));
+  }
 });
 // The new-game form shows the chosen game's options only.
 function showOptions() {
@@ -511,7 +514,7 @@ $("new-game").addEventListener("submit", (event) => {
   if (!game || !confirm(t("Deal a new game? The game on the table stays in the history."))) return;
   const form = event.target;
   const options = Object.fromEntries(game.options.map((option) => [option.name, optionValue(option, form.elements[option.name])]));
-  act("/staff/api/new-game", { game: game.game, options });
+  act("/staff/api/new-game", { game: game.game, options }, t("Dealt: a new game of {game}.", { game: game.title }));
 });
 $("at-hand").addEventListener("submit", (event) => {
   event.preventDefault();

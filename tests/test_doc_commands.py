@@ -1,0 +1,408 @@
+"""Every command an owner's or a player's page shows runs as written (issue 50: docs/cafe/try.md
+broke at its second step, and its taps touched the wrong cards).
+
+Each fenced ``sh`` block of docs/cafe and docs/play, in English and Italian, is either typed, line
+by line, into terminals of a fresh checkout in a home folder of its own (an interactive bash on a
+pty, as a desktop's terminal runs one) by the page's scenario below, or marked just above its
+fence as needing a Raspberry Pi, with the reason: ``<!-- needs a Raspberry Pi: REASON -->``. The
+fast tier checks that every block is one or the other; the scenarios make the checkout's
+``.venv`` with pip and start the table, so they are in the ``tool`` and ``daemon`` tiers.
+
+What a page asks in words rather than as a command (edit four lines of config.toml, log in on the
+staff page, start the self-test) a scenario does as the page says, over the staff page's API."""
+
+from __future__ import annotations
+
+import fcntl
+import os
+import re
+import shutil
+import struct
+import subprocess
+import termios
+import threading
+import time
+import tomllib
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+from helpers import OWNER_PASSPHRASE, ROOT, STAFF_PIN, Staff, wait_for
+
+DOCS = ROOT / "docs"
+PAGES = sorted([*DOCS.glob("cafe/*.md"), *DOCS.glob("play/*.md")])
+NEEDS = re.compile(r"^<!-- needs a Raspberry Pi: (?P<reason>\S.*\S) -->$")
+FENCE = re.compile(r"^( *)```(\w*)\n(.*?)^\1```$", re.DOTALL | re.MULTILINE)
+
+
+@dataclass(frozen=True)
+class Block:
+    page: str
+    line: int
+    language: str  # the fence's: sh, toml...
+    text: str
+    needs: str | None  # why it needs a Raspberry Pi; None: it runs here
+
+    @property
+    def commands(self) -> list[str]:
+        return [line for line in self.text.splitlines() if line.strip()]
+
+
+def blocks(page: Path) -> list[Block]:
+    """The page's fenced blocks of shell and of settings, in order."""
+    text = page.read_text(encoding="utf-8")
+    found = []
+    for fence in FENCE.finditer(text):
+        if fence.group(2) not in ("sh", "toml"):
+            continue
+        before = text[: fence.start()].rstrip("\n").rsplit("\n", 1)[-1]
+        needs = NEEDS.match(before)
+        found.append(Block(str(page.relative_to(DOCS)), text.count("\n", 0, fence.start()) + 1, fence.group(2),
+                           fence.group(3), needs.group("reason") if needs else None))
+    return found
+
+
+def shell_blocks(page: Path) -> list[Block]:
+    return [block for block in blocks(page) if block.language == "sh"]
+
+
+def english(page: Path) -> Path:
+    return page.with_name(page.name.removesuffix(".it.md").removesuffix(".md") + ".md")
+
+
+# --- the fast tier: every block runs or says why it cannot ------------------------------------------
+
+
+def test_every_shell_block_of_the_owners_and_players_pages_runs_or_needs_a_pi_with_the_reason():
+    unaccounted = [f"{block.page}:{block.line}" for page in PAGES for block in shell_blocks(page)
+                   if block.needs is None and english(page).stem not in SCENARIOS]
+    assert unaccounted == [], "give each a scenario here, or <!-- needs a Raspberry Pi: REASON --> above it"
+    assert {page.stem for page in PAGES if any(b.needs is None for b in shell_blocks(page))} <= {
+        *SCENARIOS, *(f"{name}.it" for name in SCENARIOS)}
+
+
+def test_the_italian_pages_run_the_same_blocks_and_need_a_pi_for_the_same():
+    for page in PAGES:
+        if page.name.endswith(".it.md"):
+            ours, theirs = shell_blocks(page), shell_blocks(english(page))
+            assert [b.needs is None for b in ours] == [b.needs is None for b in theirs], page.name
+            assert [len(b.commands) for b in ours] == [len(b.commands) for b in theirs], page.name
+
+
+def test_a_block_that_needs_a_pi_says_why():
+    marked = [block for page in PAGES for block in shell_blocks(page) if block.needs]
+    assert marked, "the installer's own blocks need the Pi"
+    for block in marked:
+        assert len(block.needs) > 20, f"{block.page}:{block.line}: say why it needs the Pi"
+
+
+# --- terminals -------------------------------------------------------------------------------------------
+
+READY = re.compile(r"\[ready (\d+)\]\$ $")
+ASKED = re.compile(r": $")  # a command asking something on the terminal (a PIN, a passphrase)
+
+
+def _controlling_terminal() -> None:
+    """In the child, after setsid: its pty becomes the session's terminal, as a terminal window's is."""
+    fcntl.ioctl(0, termios.TIOCSCTTY, 0)
+
+
+class Terminal:
+    """A terminal window: an interactive bash on a pty of its own. Its prompt, ``[ready STATUS]$``,
+    says when a command has ended and how."""
+
+    def __init__(self, cwd: Path, env: dict[str, str]) -> None:
+        master, slave = os.openpty()
+        fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", 50, 200, 0, 0))
+        self.master = master
+        self.process = subprocess.Popen(
+            ["bash", "--noprofile", "--norc", "--noediting", "-i"], stdin=slave, stdout=slave, stderr=slave,
+            cwd=cwd, env={**env, "PS1": "[ready $?]$ "}, start_new_session=True, preexec_fn=_controlling_terminal)
+        os.close(slave)
+        self.output, self.mark = "", 0
+        self._lock = threading.Lock()
+        self._reader = threading.Thread(target=self._read, daemon=True)
+        self._reader.start()
+        self.ended()
+
+    def _read(self) -> None:
+        while True:
+            try:
+                data = os.read(self.master, 65536)
+            except OSError:
+                return
+            if not data:
+                return
+            with self._lock:
+                self.output += data.decode(errors="replace").replace("\r\n", "\n")
+
+    def since(self) -> str:
+        with self._lock:
+            return self.output[self.mark:]
+
+    def type(self, line: str) -> None:
+        os.write(self.master, line.encode() + b"\n")
+
+    def interrupt(self) -> None:
+        os.write(self.master, b"\x03")
+
+    def expect(self, pattern: str | re.Pattern, what: str, timeout: float = 60) -> re.Match:
+        """Wait for ``pattern`` in what the terminal has shown since the last match."""
+        pattern = re.compile(pattern)
+        found = wait_for(lambda: pattern.search(self.since()), what, timeout=timeout, every=0.05,
+                         explain=lambda: f"; the terminal shows:\n{self.since()[-3000:]}")
+        self.mark += found.end()
+        return found
+
+    def ended(self, timeout: float = 60) -> int:
+        """The status of the command that ran, once the prompt is back."""
+        return int(self.expect(READY, "the prompt", timeout).group(1))
+
+    def run(self, line: str, answer: str | None = None, timeout: float = 120) -> str:
+        """Type ``line`` and wait for its end, typing ``answer`` whenever it asks something; what it
+        showed. A command that fails fails the test, with what it showed."""
+        self.type(line)
+        deadline = time.monotonic() + timeout
+        while not READY.search(shown := self.since()):
+            if answer is not None and ASKED.search(shown):
+                time.sleep(0.2)  # the prompt written, the terminal's echo turned off
+                self.mark += len(shown)
+                self.type(answer)
+            assert time.monotonic() < deadline, f"{line!r} did not end in {timeout} s:\n{shown[-3000:]}"
+            time.sleep(0.05)
+        status = self.ended()
+        assert status == 0, f"{line!r} ended {status}:\n{shown[-3000:]}"
+        return shown
+
+    def close(self) -> None:
+        if self.process.poll() is None:
+            self.type("exit")
+            try:
+                self.process.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                os.killpg(self.process.pid, 9)
+                self.process.wait()
+        os.close(self.master)
+
+
+class Reading:
+    """A page's blocks, taken in order by its scenario, which must take them all."""
+
+    def __init__(self, page: Path) -> None:
+        self.page = page
+        self._blocks: Iterator[Block] = iter([b for b in blocks(page) if b.needs is None])
+
+    def next(self, language: str = "sh") -> Block:
+        block = next(self._blocks, None)
+        assert block is not None, f"{self.page.name}: the scenario wants a {language} block more than the page has"
+        assert block.language == language, f"{block.page}:{block.line}: a {block.language} block, where a {language} one was"
+        return block
+
+    def done(self) -> None:
+        left = list(self._blocks)
+        assert left == [], f"blocks of {self.page.name} no scenario step ran: {[b.line for b in left]}"
+
+
+# --- the fresh checkout ------------------------------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def home(tmp_path_factory) -> Path:
+    """A home folder with a fresh copy of pi-table in it (what git tracks and what is new, not what
+    it ignores: no .venv), as ``git clone REPOSITORY ~/pi-table`` leaves it."""
+    home = tmp_path_factory.mktemp("home")
+    listed = subprocess.run(["git", "ls-files", "-z", "--cached", "--others", "--exclude-standard"], cwd=ROOT,
+                            capture_output=True, check=True).stdout.decode().split("\0")
+    for name in filter(None, listed):
+        source, copy = ROOT / name, home / "pi-table" / name
+        if source.is_file():
+            copy.parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(source, copy)
+    return home
+
+
+@pytest.fixture(scope="module")
+def environment(home) -> dict[str, str]:
+    """The owner's environment: this home, no display (the simulator plays in the terminal), no
+    virtual environment active and none of the tests' on the path; pip's settings and cache kept."""
+    env = {name: value for name, value in os.environ.items()
+           if name not in ("VIRTUAL_ENV", "PYTHONPATH", "DISPLAY", "WAYLAND_DISPLAY", "PYTEST_XDIST_WORKER")
+           and not name.startswith(("PYTEST_", "PI_TABLE_"))}
+    ours = str(ROOT / ".venv" / "bin")
+    env["PATH"] = os.pathsep.join(part for part in env["PATH"].split(os.pathsep) if part != ours)
+    env.setdefault("PIP_CACHE_DIR", str(Path.home() / ".cache" / "pip"))
+    env["HOME"] = str(home)
+    env["TERM"] = "dumb"
+    return env
+
+
+@pytest.fixture
+def terminals(home, environment) -> Iterator[Callable[[], Terminal]]:
+    opened: list[Terminal] = []
+
+    def open_one() -> Terminal:
+        opened.append(Terminal(home, environment))
+        return opened[-1]
+
+    yield open_one
+    for terminal in opened:
+        terminal.close()
+
+
+# --- the scenarios -------------------------------------------------------------------------------------
+
+
+def play_and_quit(terminal: Terminal, line: str) -> None:
+    """A simulator started by ``line``: it opens in the terminal (no display here), and ``quit`` ends it."""
+    terminal.type(line)
+    opened = terminal.expect("(Type 'help'|Scrivi 'aiuto')", f"{line!r} to open the simulator", timeout=600)  # ./dev makes .venv first
+    terminal.type("quit" if opened.group(1).startswith("Type") else "esci")  # the words of the language it speaks
+    assert terminal.ended() == 0
+
+
+def try_the_table(page: Reading, home: Path, terminal: Callable[[], Terminal]) -> None:
+    """docs/cafe/try.md: a table in a folder, the board's emulator, the table started as systemd
+    would, its status, the staff page's self-test passed by the board's taps, a card touched, and
+    each terminal stopped with Ctrl+C."""
+    from pi_table.daemon.control import request
+
+    first = terminal()
+    (line,) = page.next().commands
+    play_and_quit(first, line)
+    for line in page.next().commands:
+        first.run(line)
+    config = max(home.glob("*/config.toml"), key=lambda path: path.stat().st_mtime)  # the folder just made
+    edit_as_the_page_says(config, page.next("toml"))
+    for line in page.next().commands:
+        first.run(line, answer=STAFF_PIN if "set-staff-pin" in line else OWNER_PASSPHRASE)
+
+    board = terminal()
+    opening, start = page.next().commands
+    board.run(opening)
+    board.type(start)
+    board.expect(r"/board\n", "the board's path")
+
+    table = terminal()
+    opening, start = page.next().commands
+    table.run(opening)
+    table.type(start)
+    socket = config.parent / "control.sock"
+    wait_for(lambda: socket.exists() and request(socket, "status")["health"]["touch"] == "ok",
+             "the table's hello with the board", timeout=60)
+
+    (line,) = page.next().commands
+    shown = first.run(line)
+    # the touch board ok, the LEDs simulated (in the page's language)
+    assert re.search(r"touch[^,:]*: ok", shown) and re.search(r"LED[^,:]*: (simulated|in simulazione)", shown), shown
+
+    staff = Staff("http://127.0.0.1:8024", lang="it" if page.page.name.endswith(".it.md") else "en")
+
+    def logged_in() -> bool:
+        try:
+            return staff.login()[0] == 200
+        except OSError:  # the page not up yet: the owner opens it again
+            return False
+
+    wait_for(logged_in, "the staff page's login with the PIN", timeout=30, every=0.5)
+    assert staff.call("POST", "/staff/api/selftest", {"act": "start"})[0] == 200
+
+    def stage() -> str:
+        return staff.call("GET", "/staff/api/selftest")[1]["test"]["stage"]
+
+    wait_for(lambda: stage() == "checklist", "the self-test's checklist", timeout=60)
+    for card in range(25):  # the page's taps, in the board's terminal
+        board.type(f"tap {card} 300")
+    board.type("tap end 300")
+    wait_for(lambda: stage() == "done", "the self-test's end", timeout=60)
+    test = staff.call("GET", "/staff/api/selftest")[1]["test"]
+    assert test["passed"] is True, test
+
+    board.type("tap 7 300")
+    wait_for(lambda: request(socket, "status")["state"]["board"][7] != "?", "card 7 revealed by its tap", timeout=30)
+
+    for running in (table, board):  # Ctrl+C in each terminal
+        running.interrupt()
+        assert running.ended() in (0, 130)
+        assert "Traceback" not in running.output, running.output[-3000:]
+
+    set_up_from_the_set_up_page(page, first, staff.lang)
+    page.done()
+
+
+def set_up_from_the_set_up_page(page: Reading, terminal: Terminal, lang: str) -> None:
+    """try.md's last step: a second table marked as the image's first boot marks it; its staff page
+    leads to the set-up page, which the code from setup.pending opens; the table stops to restart."""
+    import json
+    import urllib.request
+
+    made, shown = page.next().commands, ""
+    for line in made:
+        shown += terminal.run(line)
+    code = re.search(r'"code": "(\d+)"', shown)
+    assert code, shown
+    (line,) = page.next().commands
+    terminal.type(line)
+
+    def staff_page() -> str | None:
+        try:
+            with urllib.request.urlopen("http://127.0.0.1:8024/staff", timeout=5) as answer:
+                return answer.url
+        except OSError:  # not up yet
+            return None
+
+    assert wait_for(staff_page, "the new table's staff page", timeout=60, every=0.5) == "http://127.0.0.1:8024/setup"
+    form = {"code": code.group(1), "name": "table-2", "language": lang, "passphrase": OWNER_PASSPHRASE,
+            "pin": STAFF_PIN, "pin_again": STAFF_PIN, "passphrase_again": OWNER_PASSPHRASE, "zone": "Etc/UTC",
+            "wifi": None}
+    request = urllib.request.Request(f"http://127.0.0.1:8024/setup/api?lang={lang}", json.dumps(form).encode(),
+                                     {"Content-Type": "application/json"})
+    with urllib.request.urlopen(request, timeout=20) as answer:
+        assert json.loads(answer.read())["ok"]
+    assert terminal.ended() == 3  # restarting on its settings
+
+
+def edit_as_the_page_says(config: Path, block: Block) -> None:
+    """Each line of the page's settings, ``key = value  # [section]``, put in place of that key's line."""
+    import tomlkit
+
+    document = tomlkit.parse(config.read_text(encoding="utf-8"))
+    for line in block.commands:
+        setting, section = line.split("#")
+        (key, value), = tomllib.loads(setting).items()
+        assert key in document[section.strip(" []")], f"{block.page}: [{section}] has no {key} to change"
+        document[section.strip(" []")][key] = value
+    config.write_text(tomlkit.dumps(document), encoding="utf-8")
+
+
+def simulator(page: Reading, home: Path, terminal: Callable[[], Terminal]) -> None:
+    """docs/play/simulator.md: ./dev play, Codex in the window and in the terminal, and two scripts."""
+    checkout = terminal()
+    checkout.run("cd ~/pi-table")  # "in a copy of pi-table"
+    (line,) = page.next().commands
+    play_and_quit(checkout, line)
+    for line in page.next().commands:
+        play_and_quit(checkout, line)
+    (line,) = page.next().commands
+    shown = checkout.run(line)
+    assert '"winner": "blue"' in shown, shown[-2000:]
+    (line,) = page.next().commands
+    shown = checkout.run(line, timeout=300)
+    assert "RED" in shown or "red" in shown, shown[-2000:]
+    page.done()
+
+
+SCENARIOS: dict[str, Callable[[Reading, Path, Callable[[], Terminal]], None]] = {
+    "try": try_the_table,
+    "simulator": simulator,
+}
+"""The pages whose blocks run here, by their English name, each with what the page asks between them."""
+
+
+@pytest.mark.tool  # pip makes the checkout's .venv
+@pytest.mark.daemon
+@pytest.mark.parametrize("page", [page for page in PAGES if english(page).stem in SCENARIOS],
+                         ids=lambda page: page.name)
+def test_the_page_s_commands_run_as_written_in_a_fresh_checkout(page, home, terminals):
+    SCENARIOS[english(page).stem](Reading(page), home, terminals)
