@@ -221,7 +221,7 @@ def _headline(view: TableView, canvas: Canvas) -> str:
         text = _(_sentence(view, ONE_GUESSING))
     elif view.phase in HEADLINES:
         text = _(_sentence(view, HEADLINES[view.phase]))
-    elif _game(view).cooperative:
+    elif _game(view).description.cooperative:
         text = _("Cover one {team} agent for the opponent")
     else:
         text = _("Penalty: {team} may cover one of its agents")
@@ -254,7 +254,7 @@ def _instruction(model: ScreenModel, mode: Mode, canvas: Canvas) -> str:
         return _("Say the clue aloud, then tap its number (optional)")
     if view.phase == GUESS:
         return _(_sentence(view, TOUCHED_ON_THE_TABLE))
-    if view.phase == COVER and _game(view).cooperative:
+    if view.phase == COVER and _game(view).description.cooperative:
         return _("Tap it on the key: it is the simulated opponent's move")
     if view.phase == COVER:
         return _("Tap COVER and then the card, or skip it by giving the clue")
@@ -396,7 +396,7 @@ def _chips(canvas: Canvas, view: TableView, area) -> None:
         number_w = canvas.width(left, 60) + 12
         canvas.text(left, (chip_x, y, chip_w - 10, h), 60, TEXT, align="right")
         label_w = chip_w - number_w - 14
-        if _game(view).cooperative:
+        if _game(view).description.cooperative:
             note = _("players") if team == view.start else _("opponent")
         else:
             note = _("starts") if team == view.start else ""
@@ -533,7 +533,7 @@ def _game_over(canvas: Canvas, view: TableView, area) -> None:
     x, y, w, h = area
     canvas.box(area, PANEL, radius=12)
     reason = capital(say(view.reason, canvas.lang)) if view.reason else ""
-    if _game(view).cooperative:
+    if _game(view).description.cooperative:
         won = view.score is not None
         title = _("MISSION ACCOMPLISHED") if won else _("MISSION FAILED")
         canvas.text(title, (x + 12, y + 8, w - 24, 40), 40, TEAM_INK[view.start] if won and view.start else MUTED, smallest=24)

@@ -162,7 +162,7 @@ def grid_cues(before: TableView, after: TableView) -> list[str]:
 def _game_end(view: TableView) -> list[str]:
     if view.winner is None:
         return ["game-over", "say-game-over"]
-    if grid_game(view.game).cooperative:
+    if grid_game(view.game).description.cooperative:
         return ["win", "say-win-coop"] if view.score is not None else ["game-over", "say-game-over"]
     return ["win", f"say-win-{view.winner.value}"]
 
