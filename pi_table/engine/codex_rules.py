@@ -1,21 +1,20 @@
 """Codex's rules: the options chosen before the deal, in a room apart from its engine.
 
 A table reads and checks every game's options when it starts (its configuration, a journal's
-header), Codex's too, without loading Codex's engine: that loads when Codex is played. The
-setup's names (the roles) load only for rules that force roles.
+header), Codex's too, without loading Codex's engine: that loads when Codex is played. The roles
+an option may force are named here; the setup's check of them loads only for rules that force
+roles.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from enum import Enum
+from typing import Any
 
 from .described import Choice, Description
 from .errors import InvalidRules
 from .phrase import N_, Phrase
-
-if TYPE_CHECKING:
-    from .codex_setup import Role
 
 NAME = "codex"
 """Codex's name (``Codex.name``), here so that naming it does not load its engine."""
@@ -33,6 +32,20 @@ DESCRIPTION = Description(N_("Codex"), options=(SEALED_VOTES, DISCUSSION_LENGTH)
 its table; its agents and identikits have words of its own rooms'."""
 
 
+class Role(str, Enum):
+    """The six roles, in the rulebook's order; three of them are in play in a game."""
+
+    HACKER = "hacker"
+    INFILTRATO = "infiltrato"
+    INFORMATORE = "informatore"
+    INQUISITORE = "inquisitore"
+    LEADER = "leader"
+    PROFILER = "profiler"
+
+    def __str__(self) -> str:
+        return self.value
+
+
 @dataclass(frozen=True, slots=True)
 class CodexRules:
     """Options chosen before the deal. ``roles`` forces the three roles in play (the Leader among
@@ -45,7 +58,7 @@ class CodexRules:
     def __post_init__(self) -> None:
         if self.roles is None:
             return
-        from .codex_setup import InvalidSetup, Role, check_roles  # the roles' own words, for rules that force them
+        from .codex_setup import InvalidSetup, check_roles  # the setup's check, for rules that force roles
 
         roles = []
         for role in self.roles:

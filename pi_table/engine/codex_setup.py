@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from enum import Enum
 from typing import TypeVar
 
+from .codex_rules import Role
 from .errors import InvalidKey
 from .phrase import N_, Phrase
 
@@ -40,20 +41,6 @@ class Faction(str, Enum):
     @property
     def other(self) -> Faction:
         return Faction.BLUE if self is Faction.RED else Faction.RED
-
-    def __str__(self) -> str:
-        return self.value
-
-
-class Role(str, Enum):
-    """The six roles, in the rulebook's order; three of them are in play in a game."""
-
-    HACKER = "hacker"
-    INFILTRATO = "infiltrato"
-    INFORMATORE = "informatore"
-    INQUISITORE = "inquisitore"
-    LEADER = "leader"
-    PROFILER = "profiler"
 
     def __str__(self) -> str:
         return self.value

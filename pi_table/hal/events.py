@@ -81,7 +81,7 @@ class ReleaseSeat:
         return f"release-seat {self.seat}"
 
 
-Command: TypeAlias = "Action | Move | NewGame | ReleaseSeat"
+Command: TypeAlias = Action | Move | NewGame | ReleaseSeat
 """What the table may be asked to do: a game's action (a grid game's, or another kind's:
 ``engine.contract.Move``), or the table's own."""
 
