@@ -209,6 +209,44 @@ def test_every_error_the_table_raises_has_one_root():
     assert strays == []
 
 
+def test_a_device_used_out_of_order_is_a_pi_table_error(tmp_path):
+    """Issue 52.5: a misuse a caller can meet (a device not started or started twice, the fleet
+    off, a journal that cannot be read) is a class under the root, as gpiozero's DeviceClosed,
+    keeping its built-in base for code that catches that."""
+    import threading
+
+    from pi_table.config.loading import parse_config
+    from pi_table.daemon import logs
+    from pi_table.drivers.touchboard import TouchBoardSource
+    from pi_table.engine import EndTurn
+    from pi_table.errors import PiTableError
+    from pi_table.fleet.reporter import FleetOff, Reporter
+    from pi_table.hal import AlreadyStarted, NotStarted, SimButtons, SimScreen, SimTouch
+
+    for misuse in (lambda: SimScreen().tap(EndTurn()), lambda: SimButtons().push("end_turn"),
+                   lambda: SimTouch().press(3)):
+        with pytest.raises(NotStarted, match="not started") as raised:
+            misuse()
+        assert isinstance(raised.value, (PiTableError, RuntimeError))
+    board, tried = TouchBoardSource(serial_factory=lambda *a, **k: tried.set() or (_ for _ in ()).throw(OSError("no")),
+                                    sleep=lambda s: threading.Event().wait(0.05)), threading.Event()
+    board.start(lambda event: None)
+    try:
+        with pytest.raises(AlreadyStarted, match="already started"):
+            board.start(lambda event: None)
+    finally:
+        board.stop()
+    with pytest.raises(FleetOff, match="the fleet is off") as raised:
+        Reporter(parse_config("", tmp_path / "pi-table.toml").fleet, act=lambda request: {})
+    assert isinstance(raised.value, (PiTableError, ValueError))
+    failing = tmp_path / "journalctl"
+    failing.write_text("#!/bin/sh\necho 'no journal here' >&2\nexit 1\n")
+    failing.chmod(0o755)
+    with pytest.raises(logs.JournalUnreadable, match="no journal here") as raised:
+        logs.journal(None, None, unit="pi-table.service", command=str(failing))
+    assert isinstance(raised.value, (PiTableError, OSError))
+
+
 ROOMS = {
     "config": ["schema", "settings", "machine", "loading", "writing", "trial"],
     "daemon": ["notify", "logs", "control", "trial", "devices", "selftest", "tune", "backup", "restarts", "checkup",

@@ -38,7 +38,7 @@ from typing import Any, Protocol
 
 from ..engine.phrase import N_, Phrase, Text
 from ..errors import PiTableError
-from ..hal import AnyModel, Command, Emit, Screen, SelfTestModel, SetupModel, UiEvent
+from ..hal import AnyModel, Command, Emit, NotStarted, Screen, SelfTestModel, SetupModel, UiEvent
 
 log = logging.getLogger(__name__)
 
@@ -53,6 +53,10 @@ NOT_OPEN = N_("the display did not open within {seconds:g} s")
 FAULTS = (NOT_OPEN,)
 """The templates of the faults this module reports: docs/cafe/troubleshooting.md has an entry for each
 (tests/test_troubleshooting.py collects every module's ``FAULTS``)."""
+
+
+class ScreenNotAnswering(PiTableError, RuntimeError):
+    """The screen's thread did not do what it was asked in time (a screenshot)."""
 
 
 class ScreenNotOpen(PiTableError, RuntimeError):
@@ -162,10 +166,10 @@ class PygameScreen(Screen):
 
         request = _Shot(str(path))
         if not self._running:
-            raise RuntimeError("the spymaster screen is not running")
+            raise NotStarted("the spymaster screen is not running")
         self._post(self._shot, request=request)
         if not request.done.wait(timeout_s):
-            raise RuntimeError(f"the spymaster screen did not save {path} within {timeout_s} s")
+            raise ScreenNotAnswering(f"the spymaster screen did not save {path} within {timeout_s} s")
         if request.error is not None:
             raise pygame.error(request.error)
 

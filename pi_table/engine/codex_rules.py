@@ -2,8 +2,7 @@
 
 A table reads and checks every game's options when it starts (its configuration, a journal's
 header), Codex's too, without loading Codex's engine: that loads when Codex is played. The roles
-an option may force are named here; the setup's check of them loads only for rules that force
-roles.
+an option may force are named and checked here, as a setup's are.
 """
 
 from __future__ import annotations
@@ -13,7 +12,7 @@ from enum import Enum
 from typing import Any
 
 from .described import Choice, Description
-from .errors import InvalidRules
+from .errors import InvalidKey, InvalidRules
 from .phrase import N_, Phrase
 
 NAME = "codex"
@@ -46,6 +45,18 @@ class Role(str, Enum):
         return self.value
 
 
+class InvalidSetup(InvalidKey):
+    """A setup that breaks Codex's deal: the counts, the roles, the positions or the fragments."""
+
+
+def check_roles(roles: tuple[Role, ...], what: Phrase) -> tuple[Role, ...]:
+    """Three distinct roles, the Leader among them, in the rulebook's order."""
+    if len(set(roles)) != 3 or len(roles) != 3 or Role.LEADER not in roles:
+        named = ", ".join(str(role) for role in roles) if roles else Phrase.of("none")
+        raise InvalidSetup("{what} must be three different roles, the Leader among them, not {named}", what=what, named=named)
+    return tuple(sorted(roles, key=list(Role).index))
+
+
 @dataclass(frozen=True, slots=True)
 class CodexRules:
     """Options chosen before the deal. ``roles`` forces the three roles in play (the Leader among
@@ -58,8 +69,6 @@ class CodexRules:
     def __post_init__(self) -> None:
         if self.roles is None:
             return
-        from .codex_setup import InvalidSetup, check_roles  # the setup's check, for rules that force roles
-
         roles = []
         for role in self.roles:
             try:
