@@ -39,7 +39,7 @@ def sim(parser: argparse.ArgumentParser, args: argparse.Namespace, rules: CodexR
     """Codex's simulators: a script on virtual time, drawn by the screen's own painter; else the
     window where there is a display (``--window``), or the terminal, both by pass-and-play."""
     from ..engine.codex import Codex
-    from ..engine.codex_setup import InvalidSetup
+    from ..engine.codex_rules import InvalidSetup
     from ..table import Session, random_source
     from ..table.timer import TimerSettings
     from ..ui.i18n import translation

@@ -26,14 +26,15 @@ import time
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import TypeGuard
+from typing import Any, TypeGuard
 
 from ..engine.phrase import Phrase, Text
 from ..engine.views import LANGUAGES
 from ..errors import PiTableError
 from ..files import replace_file
 from ..ui.i18n import say
-from .loading import Running, read_text
+from .loading import read_text
+from .machine import Running
 from .schema import BY_KEY
 
 log = logging.getLogger("pi_table.config")
@@ -59,7 +60,7 @@ class Trial:
     starts: int = 0
     reached: tuple[str, ...] = ()
 
-    def to_json(self) -> dict:
+    def to_json(self) -> dict[str, Any]:
         return {"keys": list(self.keys), "by": self.by, "working": list(self.working), "since": self.since,
                 "starts": self.starts, "reached": list(self.reached)}
 
@@ -175,7 +176,7 @@ def roll_back(path: Path, trial: Trial, why: Text) -> None:
     log.error("the settings changed by %s (%s) are rolled back: %s", trial.by, ", ".join(trial.keys), say(why, "en"))
 
 
-def rolled_back(path: Path) -> dict | None:
+def rolled_back(path: Path) -> dict[str, Any] | None:
     """The note of the last rollback, while no change has been kept since; None without one."""
     try:
         note = json.loads(beside(path, ROLLED_BACK).read_text(encoding="utf-8"))
@@ -184,7 +185,7 @@ def rolled_back(path: Path) -> dict | None:
     return note if isinstance(note, dict) else None
 
 
-def state(path: Path | None, lang: str) -> dict:
+def state(path: Path | None, lang: str) -> dict[str, Any]:
     """The settings' trial for the staff page: a change waiting to be proven healthy, and the
     last one rolled back (which keys, by whom, when, and why in ``lang``) until one is kept."""
     pending = None if path is None else pending_trial(path)
@@ -220,6 +221,6 @@ def _mode(path: Path) -> int:
         return 0o644
 
 
-def _write_json(path: Path, suffix: str, data: dict) -> None:
+def _write_json(path: Path, suffix: str, data: dict[str, Any]) -> None:
     """A note beside the file ``path``, as readable as the file itself."""
     replace_file(beside(path, suffix), json.dumps(data).encode("utf-8"), _mode(path))

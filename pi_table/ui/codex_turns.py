@@ -30,8 +30,8 @@ from typing import Protocol, TypeVar
 
 from ..engine.codex import DISCUSSION, MESSAGES, OVER, PRIVATE, TRUTH, VOTE, AgentView, PublicView, VoteResult, tally
 from ..engine.codex_actions import CodexAction, EndDiscussion, EnterCode, Send, Vote
-from ..engine.codex_rules import DESCRIPTION
-from ..engine.codex_setup import Fact, Identikit, Role
+from ..engine.codex_rules import DESCRIPTION, Role
+from ..engine.codex_setup import Fact, Identikit
 from ..engine.phrase import N_, Phrase, Text
 from ..hal import Command, NewGame
 from ..hal.codex_model import CodexModel

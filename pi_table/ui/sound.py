@@ -25,10 +25,10 @@ from ..engine.errors import Refusal
 from ..engine.games import described, grid_game, kind_of
 from ..engine.keys import ASSASSIN, Team
 from ..engine.phrase import N_
+from ..engine.views import LANGUAGES
 from ..hal import TimerState
 from ..hal.sound import NoSound, SoundDevice
 from .games import KINDS, kind_sounds, sound_cues
-from .i18n import LANGUAGES
 
 SOUNDS_DIR = Path(__file__).parent / "sounds"
 SAY = "say-"

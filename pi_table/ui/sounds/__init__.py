@@ -18,8 +18,9 @@ from array import array
 from collections.abc import Callable
 from pathlib import Path
 
+from ...engine.views import LANGUAGES
 from ..games import KINDS, kind_synthesisers
-from ..i18n import LANGUAGES, translation
+from ..i18n import translation
 from ..sound import cue_file, every_sound
 
 RATE = 11_025
