@@ -441,7 +441,7 @@ def fact_said(words: Speaker, fact: Fact, value: str | int) -> str:
     return f"{words.gettext(FACT_WORDS[fact])}: {fact_value(words, fact, value)}"
 
 
-def facts_said(words: Speaker, facts) -> str:
+def facts_said(words: Speaker, facts: tuple[tuple[Fact, str | int], ...]) -> str:
     return ", ".join(fact_said(words, fact, value) for fact, value in facts)
 
 
