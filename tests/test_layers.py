@@ -209,6 +209,20 @@ def test_every_error_the_table_raises_has_one_root():
     assert strays == []
 
 
+def test_the_kept_syntax_trees_leave_the_collector_as_it_is():
+    """Issue 52.8: ``helpers.parsed`` keeps a tree for its test file without freezing the
+    worker's heap (``gc.freeze`` took every object there was, not the trees alone)."""
+    import gc
+
+    from helpers import forget_parsed
+
+    forget_parsed()
+    frozen = gc.get_freeze_count()
+    tree = parsed(Path(pi_table.__file__).parent / "engine" / "keys.py")
+    assert parsed(Path(pi_table.__file__).parent / "engine" / "keys.py") is tree  # kept
+    assert gc.get_freeze_count() == frozen == 0
+
+
 def test_a_device_used_out_of_order_is_a_pi_table_error(tmp_path):
     """Issue 52.5: a misuse a caller can meet (a device not started or started twice, the fleet
     off, a journal that cannot be read) is a class under the root, as gpiozero's DeviceClosed,
