@@ -51,7 +51,8 @@ def sim(parser: argparse.ArgumentParser, args: argparse.Namespace, rules: CodexR
         parser.error(_("--key deals a grid game; Codex's agents come from --setup TEXT"))
     if args.script is not None:
         try:
-            from ..sim.codex import CodexSimTable, parse_codex_command
+            from ..sim.codex import CodexSimTable
+            from ..sim.codex_commands import parse_codex_command
         except ImportError as e:
             print("pi-table sim: " + _("Codex's simulator draws the table's screen with pygame ({error}): install "
                                        "pi-table[screen]").format(error=e), file=sys.stderr)
