@@ -20,7 +20,7 @@ import stat
 import zlib
 from collections.abc import Iterable
 from pathlib import Path
-from typing import BinaryIO
+from typing import Any, BinaryIO
 
 from .errors import PiTableError
 
@@ -115,7 +115,7 @@ def sync_folder(folder: Path) -> None:
         os.close(fd)
 
 
-def sealed_line(obj: dict) -> bytes:
+def sealed_line(obj: dict[str, Any]) -> bytes:
     """``obj`` as one JSON line, newline included, whose last field ``"crc"`` is the CRC-32 of
     the line's UTF-8 bytes before that field."""
     body = json.dumps(obj, ensure_ascii=False)[:-1].encode("utf-8")  # all but the closing brace

@@ -16,6 +16,7 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 THROTTLED = "sys/devices/platform/soc/soc:firmware/get_throttled"
 THERMAL = "sys/class/thermal"
@@ -52,7 +53,7 @@ class Readings:
     memory_total_mb: float | None
     uptime_s: float | None  # the machine's, since its boot
 
-    def to_json(self) -> dict:
+    def to_json(self) -> dict[str, Any]:
         return {"disk_free_mb": self.disk_free_mb, "disk_total_mb": self.disk_total_mb, "cpu_temp_c": self.cpu_temp_c,
                 "power": None if self.power is None else {name: getattr(self.power, name)
                                                           for name in Power.__dataclass_fields__},

@@ -138,3 +138,21 @@ def test_a_reader_that_stops_early_ends_the_command_quietly():
     child.stdout.close()  # as head does after two lines
     assert child.wait(timeout=30) == 141  # as the shell's tools end on a closed pipe: 128 + SIGPIPE
     assert child.stderr.read() == b""
+
+
+@pytest.mark.parametrize("options, given, owner, own", [
+    (["--game", "codenames", "--dark-cell", "5"], "--dark-cell", "alias24", "--clue-required, --three-player, --setup"),
+    (["--game", "codenames-coop", "--nuke", "mad"], "--nuke", "alias24", "--clue-required"),
+    (["--game", "alias24", "--three-player"], "--three-player", "codenames", "--clue-required, --nuke, --dark-cell"),
+])
+def test_another_games_option_is_refused_naming_the_games_own(tmp_path, options, given, owner, own):
+    """Issue 52.9: an option of other games, which this one's rules would leave unread (Codenames
+    with Alias 24's dark cell played with no dark cell at all), is a usage error naming the game's
+    own options, as its description offers them; its own are taken."""
+    path = tmp_path / "game.txt"
+    path.write_text("clue 1\n")
+    done = pi_table("sim", *options, "--script", str(path), "--json")
+    assert done.returncode == 2 and done.stdout == ""
+    assert f"{given}: an option of {owner}; {options[1]} takes {own}" in done.stderr, done.stderr
+    assert sim_json(tmp_path, "clue 1\n", "--game", "alias24", "--dark-cell", "5", "--nuke", "mad", "--seed", "1")[0][
+        "state"]["board"][5] == "."

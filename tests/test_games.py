@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import ast
 import os
+import random
 import subprocess
 import sys
 from dataclasses import replace
@@ -23,7 +24,7 @@ from pi_table.cli import games as cli_games
 from pi_table.cli.games import terminal
 from pi_table.engine import Codenames, InvalidRules, Rules, make_game
 from pi_table.engine import games as engine_games
-from pi_table.engine.keys import Layout
+from pi_table.engine.described import Cards
 from pi_table.hal import NewGame, SimButtons, SimLedStrip, SimScreen, SimTouch
 from pi_table.sim.terminal import Painter, Terminal, interactive
 from pi_table.table import Session, history
@@ -64,6 +65,35 @@ def test_every_game_is_named_as_its_engine_names_itself_and_described_in_both_la
     words += [said for choice in game.description.options for said in (choice.label, choice.help, *choice.words.values())]
     assert [word for word in words if not italian.get(word)] == []  # each a msgid the catalogue translates
     assert {choice.name for choice in game.description.options if choice.rule} <= game.options  # its rules take them
+
+
+@pytest.mark.parametrize("name", engine_games.NAMES)
+def test_every_game_says_who_plays_it_how_it_is_won_and_its_cards(name):
+    """Issue 52: as OpenSpiel's ``GameType`` declares its players and utility, a description
+    declares how many teams play, whether they play together, what a win scores, whether it is
+    rated and (a grid game) its cards; a grid game deals the cards its description counts."""
+    described = engine_games.described(name)
+    assert described.teams in (1, 2) and (not described.rated or described.teams == 2)
+    assert described.cooperative == (described.teams == 1)
+    assert described.score is None or described.score.low <= described.score.high
+    cards = described.cards
+    if engine_games.kind_of(name) != "grid":
+        assert cards is None
+        return
+    game = make_game(Rules(game=name))
+    key = game.deal(random.Random(52))
+    assert sorted((key.count("R"), key.count("B"))) == sorted((cards.first, cards.second))
+    assert (key.count("N"), key.count("A"), key.count(".")) == (cards.bystanders, cards.assassins, cards.dark)
+
+
+def test_the_descriptions_tell_the_cooperative_game_from_the_others():
+    """What the night, the screens and the tests ask instead of a game's name."""
+    coop, codenames, alias = (engine_games.described(name) for name in ("codenames-coop", "codenames", "alias24"))
+    assert (coop.teams, coop.cooperative, coop.rated) == (1, True, False)
+    assert coop.score is not None and (coop.score.low, coop.score.high) == (1, 8)
+    for other in (codenames, alias):
+        assert (other.teams, other.cooperative, other.rated, other.score) == (2, False, True, None)
+    assert (codenames.cards.dark, alias.cards.dark, alias.cards.bystanders) == (0, 1, 6)
 
 
 @pytest.mark.parametrize("kind", engine_games.KINDS)
@@ -109,20 +139,59 @@ GAME_CLASSES = {entry.engine().__name__ for entry in engine_games.GAMES.values()
 """The engines' class names, whose ``name`` a comparison may read (``Alias24.name``)."""
 
 
-def kind_questions(tree: ast.AST, kinds: set[str], games: frozenset[str] = frozenset()) -> list[int]:
+def holds_a_name(node: ast.expr, kinds: set[str], games: frozenset[str]) -> bool:
+    """Whether an expression is a kind's or a game's name: the string itself, or ``Alias24.name``."""
+    if isinstance(node, ast.Constant):
+        return node.value in kinds or node.value in games
+    return (isinstance(node, ast.Attribute) and node.attr == "name" and isinstance(node.value, ast.Name)
+            and node.value.id in GAME_CLASSES)
+
+
+def name_constants(tree: ast.Module, kinds: set[str], games: frozenset[str]) -> set[str]:
+    """The names a module binds to a kind's or a game's name (``COOP = "codenames-coop"``)."""
+    found = set()
+    for node in tree.body:
+        targets = node.targets if isinstance(node, ast.Assign) else [node.target] if isinstance(node, ast.AnnAssign) else []
+        value = getattr(node, "value", None)
+        if value is not None and holds_a_name(value, kinds, games):
+            found |= {target.id for target in targets if isinstance(target, ast.Name)}
+    return found
+
+
+def imported_constants(tree: ast.Module, module: str, constants: dict[str, set[str]]) -> set[str]:
+    """The names under which a module (dotted, ``pi_table.night.games``) reads another's constants
+    that hold a name: ``from .games import COOP`` gives ``COOP``, ``from . import games`` gives
+    ``games.COOP`` (as ``COOP``: an attribute of that name is asked about)."""
+    found = set()
+    for node in ast.walk(tree):
+        if not isinstance(node, ast.ImportFrom):
+            continue
+        base = module.split(".")[: len(module.split(".")) - node.level] if node.level else []
+        source = ".".join(base + ([node.module] if node.module else []))
+        for alias in node.names:
+            if alias.name in constants.get(source, set()):
+                found.add(alias.asname or alias.name)
+            found |= constants.get(f"{source}.{alias.name}", set())
+    return found
+
+
+def kind_questions(tree: ast.AST, kinds: set[str], games: frozenset[str] = frozenset(),
+                   held: set[str] = frozenset(), own: bool = True) -> list[int]:
     """The lines that ask which kind of game this is, or which game: a comparison with a kind's
     name (``== 'codex'``, ``== CODEX``) or a game's (``view.game == "alias24"``, ``==
-    Alias24.name``), a yes or no named after a kind (``if session.codex:``, ``... != loop.codex``,
+    Alias24.name``), or with a constant that holds one (``COOP = "codenames-coop"`` then ``==
+    COOP``: the module's own unless ``own`` is False, and ``held``, those it imports or reads from
+    another module), a yes or no named after a kind (``if session.codex:``, ``... != loop.codex``,
     ``is_codex(rules)``)."""
+    constants = (name_constants(tree, kinds, games) if own else set()) | set(held)
 
     def names_a_kind(node: ast.expr) -> bool:
-        if isinstance(node, ast.Constant):
-            return node.value in kinds or node.value in games
+        if holds_a_name(node, kinds, games):
+            return True
         if isinstance(node, ast.Name):
-            return node.id.lower() in kinds
+            return node.id.lower() in kinds or node.id in constants
         if isinstance(node, ast.Attribute):
-            game_name = node.attr == "name" and isinstance(node.value, ast.Name) and node.value.id in GAME_CLASSES
-            return node.attr.lower() in kinds or game_name
+            return node.attr.lower() in kinds or node.attr in constants
         return isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id.removeprefix("is_") in kinds
 
     lines = []
@@ -142,15 +211,32 @@ def kind_questions(tree: ast.AST, kinds: set[str], games: frozenset[str] = froze
     return sorted(set(lines))
 
 
-def test_no_layer_asks_which_kind_of_game_it_plays_nor_which_game():
+OWN_NAMES = {"engine/codex_rules.py"}
+"""A game's own room, whose constant is its own name, which its rules check they were given."""
+NIGHT_GAMES = "night/games.py"
+"""Asks ``game == COOP`` until the night reads the description (issue 52.1, on the night's branch)."""
+
+
+def package_questions(skip: set[str]) -> list[str]:
+    """Every kind or game question in the package's modules but the registries and ``skip``; a
+    constant that holds a name counts wherever it is read, in its module or another."""
     kinds, games = set(engine_games.KINDS), frozenset(engine_games.NAMES)
-    found = []
-    for path in sorted(PACKAGE.rglob("*.py")):
-        where = path.relative_to(PACKAGE).as_posix()
-        if where in REGISTRIES:
-            continue
-        found += [f"{where}:{line}" for line in kind_questions(parsed(path), kinds, games)]
-    assert found == []
+    trees = {path.relative_to(PACKAGE).as_posix(): parsed(path) for path in sorted(PACKAGE.rglob("*.py"))}
+    modules = {where: "pi_table." + where.removesuffix(".py").removesuffix("/__init__").replace("/", ".")
+               for where in trees}
+    constants = {modules[where]: name_constants(tree, kinds, games) for where, tree in trees.items()
+                 if where not in REGISTRIES}
+    return [f"{where}:{line}" for where, tree in trees.items() if where not in REGISTRIES | skip
+            for line in kind_questions(tree, kinds, games, imported_constants(tree, modules[where], constants),
+                                       own=where not in OWN_NAMES)]
+
+
+def test_no_layer_asks_which_kind_of_game_it_plays_nor_which_game():
+    assert package_questions({NIGHT_GAMES}) == []
+
+
+def test_the_night_asks_the_description_not_the_games_name():
+    assert [found for found in package_questions(set()) if found.startswith(NIGHT_GAMES)] == []
 
 
 def test_the_kind_question_checker_sees_one():
@@ -159,6 +245,14 @@ def test_the_kind_question_checker_sees_one():
                      "shown = not painter.codex\nrecord = session.grid.state\nx = is_codex(rules) and game != CODEX\n"
                      "alias = view.game == 'alias24'\ncoop = after.game == CodenamesCoop.name\n")
     assert kind_questions(tree, {"grid", "codex"}, frozenset({"alias24"})) == [1, 3, 5, 7, 8, 9]
+    held = ast.parse('COOP = "codenames-coop"\nLATER: str = Alias24.name\n\n\ndef f(game):\n'
+                     '    return game == COOP or LATER != game\n')
+    assert kind_questions(held, {"grid", "codex"}, frozenset({"codenames-coop"})) == [6]
+    constants = {"pi_table.night.games": {"COOP"}}
+    imported = ast.parse("from ..night.games import COOP as C\nfrom ..night import games\n"
+                         "teams = 1 if game == C else 2\nrated = games.COOP != game\n")
+    held = imported_constants(imported, "pi_table.web.night", constants)
+    assert held == {"C", "COOP"} and kind_questions(imported, {"grid"}, frozenset(), held) == [3, 4]
 
 
 def code_naming(tree: ast.Module, word: str) -> list[int]:
@@ -203,8 +297,8 @@ class TwoAssassins(Codenames):
     A real one's title is a msgid with its Italian in the catalogue; this one is said in English."""
 
     name = "codenames-two-assassins"
-    description = replace(Codenames.description, title="Codenames with two assassins")
-    layout = Layout(first=9, second=8, bystanders=6, assassins=2)
+    description = replace(Codenames.description, title="Codenames with two assassins",
+                          cards=Cards(first=9, second=8, bystanders=6, assassins=2))
 
 
 KEY = "RRRRRRRRRBBBBBBBBNNNNNNAA"  # red starts; the assassins on cells 23 and 24

@@ -209,6 +209,110 @@ def test_every_error_the_table_raises_has_one_root():
     assert strays == []
 
 
+def names_read_second_hand() -> list[str]:
+    """``module:line NAME via SOURCE`` for each name a module imports from a module that only
+    imports it too (``from ..ui.i18n import LANGUAGES``, defined in engine.views): a reader then
+    looks for it in the wrong room, and the room's own imports become a contract. A package's
+    ``__init__``, which gathers its rooms' names, is a source like the room itself."""
+    trees = {}
+    for path in sorted(PACKAGE.rglob("*.py")):
+        parts = path.relative_to(PACKAGE).with_suffix("").parts
+        trees[".".join(("pi_table", *parts)).removesuffix(".__init__")] = (path, parsed(path))
+    packages = {name for name, (path, _) in trees.items() if path.name == "__init__.py"}
+
+    def top_level(tree: ast.Module) -> tuple[set[str], set[str]]:
+        defined, imported = set(), set()
+        for node in tree.body:
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+                defined.add(node.name)
+            elif isinstance(node, (ast.Assign, ast.AnnAssign)):
+                targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+                defined |= {target.id for target in targets if isinstance(target, ast.Name)}
+        for node in ast.walk(tree):
+            if isinstance(node, ast.ImportFrom):
+                imported |= {alias.asname or alias.name for alias in node.names}
+        return defined, imported
+
+    found = []
+    for name, (_, tree) in trees.items():
+        here = name.split(".") if name in packages else name.split(".")[:-1]
+        for node in ast.walk(tree):
+            if not isinstance(node, ast.ImportFrom) or not node.level:
+                continue
+            source = ".".join(here[: len(here) - node.level + 1] + ([node.module] if node.module else []))
+            if source not in trees or source in packages:
+                continue
+            defined, imported = top_level(trees[source][1])
+            found += [f"{name}:{node.lineno} {alias.name} via {source}" for alias in node.names
+                      if alias.name not in defined and alias.name in imported]
+    return found
+
+
+WEB_PENDING = "pi_table.web."
+"""web/ reads LANGUAGES through ui.i18n and the night's words through night.book: the staff
+pages' and the game night's branches change those (issue 52.9)."""
+
+
+def test_a_name_is_imported_from_the_room_that_defines_it():
+    assert [found for found in names_read_second_hand() if not found.startswith(WEB_PENDING)] == []
+
+
+def test_the_companion_imports_each_name_from_the_room_that_defines_it():
+    assert [found for found in names_read_second_hand() if found.startswith(WEB_PENDING)] == []
+
+
+def test_the_kept_syntax_trees_leave_the_collector_as_it_is():
+    """Issue 52.8: ``helpers.parsed`` keeps a tree for its test file without freezing the
+    worker's heap (``gc.freeze`` took every object there was, not the trees alone)."""
+    import gc
+
+    from helpers import forget_parsed
+
+    forget_parsed()
+    frozen = gc.get_freeze_count()
+    tree = parsed(Path(pi_table.__file__).parent / "engine" / "keys.py")
+    assert parsed(Path(pi_table.__file__).parent / "engine" / "keys.py") is tree  # kept
+    assert gc.get_freeze_count() == frozen == 0
+
+
+def test_a_device_used_out_of_order_is_a_pi_table_error(tmp_path):
+    """Issue 52.5: a misuse a caller can meet (a device not started or started twice, the fleet
+    off, a journal that cannot be read) is a class under the root, as gpiozero's DeviceClosed,
+    keeping its built-in base for code that catches that."""
+    import threading
+
+    from pi_table.config.loading import parse_config
+    from pi_table.daemon import logs
+    from pi_table.drivers.touchboard import TouchBoardSource
+    from pi_table.engine import EndTurn
+    from pi_table.errors import PiTableError
+    from pi_table.fleet.reporter import FleetOff, Reporter
+    from pi_table.hal import AlreadyStarted, NotStarted, SimButtons, SimScreen, SimTouch
+
+    for misuse in (lambda: SimScreen().tap(EndTurn()), lambda: SimButtons().push("end_turn"),
+                   lambda: SimTouch().press(3)):
+        with pytest.raises(NotStarted, match="not started") as raised:
+            misuse()
+        assert isinstance(raised.value, (PiTableError, RuntimeError))
+    board, tried = TouchBoardSource(serial_factory=lambda *a, **k: tried.set() or (_ for _ in ()).throw(OSError("no")),
+                                    sleep=lambda s: threading.Event().wait(0.05)), threading.Event()
+    board.start(lambda event: None)
+    try:
+        with pytest.raises(AlreadyStarted, match="already started"):
+            board.start(lambda event: None)
+    finally:
+        board.stop()
+    with pytest.raises(FleetOff, match="the fleet is off") as raised:
+        Reporter(parse_config("", tmp_path / "pi-table.toml").fleet, act=lambda request: {})
+    assert isinstance(raised.value, (PiTableError, ValueError))
+    failing = tmp_path / "journalctl"
+    failing.write_text("#!/bin/sh\necho 'no journal here' >&2\nexit 1\n")
+    failing.chmod(0o755)
+    with pytest.raises(logs.JournalUnreadable, match="no journal here") as raised:
+        logs.journal(None, None, unit="pi-table.service", command=str(failing))
+    assert isinstance(raised.value, (PiTableError, OSError))
+
+
 ROOMS = {
     "config": ["schema", "settings", "machine", "loading", "writing", "trial"],
     "daemon": ["notify", "logs", "control", "trial", "devices", "selftest", "tune", "backup", "restarts", "checkup",

@@ -254,8 +254,12 @@ def test_spi_writes_each_frame_in_one_transfer_and_turns_off_on_close(spidev):
 
 def test_spi_refuses_a_strip_too_long_for_one_transfer_and_says_how_to_fix_it(spidev):
     long_strip = output(leds_per_cell=6, edge_leds=60)  # 210 LEDs: 5040 bytes of data
-    with pytest.raises(ValueError, match=r"210 LEDs need one SPI transfer of 5520 bytes.*spidev.bufsiz=8192"):
+    from pi_table.drivers.spi_leds import StripTooLong
+    from pi_table.errors import PiTableError
+
+    with pytest.raises(StripTooLong, match=r"210 LEDs need one SPI transfer of 5520 bytes.*spidev.bufsiz=8192") as raised:
         SpiLedStrip(long_strip, bufsiz_file=spidev)
+    assert isinstance(raised.value, (PiTableError, ValueError))
     assert FakeSpiDev.made == []  # refused before the device is opened
     spidev.write_text("65536\n")
     SpiLedStrip(long_strip, bufsiz_file=spidev).show(picture_for(long_strip))

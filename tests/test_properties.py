@@ -19,6 +19,7 @@ from pi_table.engine import (
     CELLS,
     UNLIMITED,
     Clue,
+    Codenames,
     Cover,
     EndTurn,
     Game,
@@ -36,14 +37,33 @@ from pi_table.engine import (
     Undo,
     make_game,
 )
+from pi_table.engine import games as engine_games
+from pi_table.engine.described import Cards, Choice
 from pi_table.engine.game import COVERED, PHASES, TOUCHED
-from pi_table.engine.games import names_of
-from pi_table.engine.rules import NUKE_MODES, SETUPS
 from pi_table.engine.views import MAD_ARMED_AT
 
 pytestmark = pytest.mark.arm64
 
-GAMES = names_of("grid")  # the games on the grid, whose states these properties hold for
+
+
+class SmallerDeal(Codenames):
+    """A variant for these tests alone: 8 and 7 agents, 9 bystanders, 1 assassin (issue 52.2: the
+    properties read a game's description, so another deal holds them too)."""
+
+    name = "codenames-smaller-deal"
+    description = replace(Codenames.description, title="Codenames, a smaller deal",
+                          cards=Cards(first=8, second=7, bystanders=9, assassins=1))
+
+
+@pytest.fixture(scope="module", autouse=True)
+def smaller_deal():
+    """The variant's registry line, for this module's tests."""
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setitem(engine_games.GAMES, SmallerDeal.name, engine_games.GameEntry.grid(SmallerDeal))
+        yield
+
+
+GAMES = (*engine_games.names_of("grid"), SmallerDeal.name)  # the grid's games, whose states these properties hold for
 
 UNIVERSE = (
     [Clue(n) for n in range(10)]
@@ -58,22 +78,26 @@ MAX_STEPS = 160
 PLAYOUT = settings(settings.get_profile("games"), suppress_health_check=[HealthCheck.too_slow])
 
 
+def values_of(choice: Choice) -> st.SearchStrategy:
+    """Any value an option's description allows."""
+    if choice.kind == "bool":
+        return st.booleans()
+    if choice.values:
+        return st.sampled_from(choice.values)
+    assert choice.kind == "int" and choice.span is not None, f"a grid game's option {choice.name} is drawn here"
+    return st.integers(int(choice.span[0]), int(choice.span[1]))
+
+
 @st.composite
 def rules_for(draw, game: str) -> Rules:
-    options = {
-        "game": game,
-        "setup": draw(st.sampled_from(SETUPS)),
-        "clue_required": draw(st.booleans()),
-        "three_player": draw(st.booleans()),
-    }
-    if game == "alias24":
-        options["nuke"] = draw(st.sampled_from(NUKE_MODES))
-        options["dark_cell"] = draw(st.integers(0, CELLS - 1))
-    return Rules(**options)
+    """Rules with every option the game's rules take, as the configuration may give any of them."""
+    taken = engine_games.entry(game).options
+    return Rules(game=game, **{choice.name: draw(values_of(choice)) for choice in engine_games.choices()
+                               if choice.name in taken})
 
 
 def deal(game: Game, seed: int, start: Team | None):
-    start = start if game.name == "alias24" else None
+    """A key; ``start`` the team that starts (a game whose start follows the key gives it the most cards)."""
     return game.deal(random.Random(seed), start=start)
 
 
@@ -105,13 +129,14 @@ def check_counts(game: Game, state: State) -> None:
         assert view.totals[team] == key.count(team.letter)
         assert view.remaining(team) + view.board.count(team.letter) == view.totals[team]
         assert view.remaining(team) == state.left(team.letter)
-    assert sorted(view.totals.values()) == [8, 9]
-    assert view.board.count(".") == (1 if game.name == "alias24" else 0)
+    cards, described = game.layout, game.description
+    assert sorted(view.totals.values()) == sorted((cards.first, cards.second))
+    assert view.board.count(".") == (0 if cards.dark_cell is None else 1) == described.cards.dark
     covered = [cell for cell, mark in enumerate(state.marks) if mark == COVERED]
     assert list(view.covered) == covered
     assert all(key[cell] in "RB" for cell in covered)
     assert all(mark in (None, TOUCHED, COVERED) for mark in state.marks)
-    if game.name == "alias24":
+    if not (game.has_penalty or game.cover_is_required):  # nothing lets a spymaster cover
         assert not covered
     assert state.phase in PHASES
     assert (state.turn is None) == state.is_over
@@ -121,18 +146,19 @@ def check_counts(game: Game, state: State) -> None:
         assert state.placed in (0, len(game.placing_order()))
     if view.armed is not None:
         assert view.armed == (view.targeted >= MAD_ARMED_AT)
-    if game.name == "codenames-coop" and state.phase in ("clue", "guess", "cover"):
+    if described.cooperative and state.phase in ("clue", "guess", "cover"):  # the players play the starting colour
         expected = key.start.other if state.phase == "cover" else key.start
         assert state.turn is expected
     returns = game.returns(state)
     if state.is_over:
         assert state.losers and all(returns[team] == -1 for team in state.losers)
         assert state.winner is None or (returns[state.winner] == 1 and state.winner not in state.losers)
-        if state.winner is None:
-            assert game.name == "alias24" and game.rules.nuke == "mad"
-        assert (view.score is not None) == (game.name == "codenames-coop" and state.winner == key.start)
+        if state.winner is None:  # only an armed nuke makes both teams lose
+            assert set(state.losers) == set(Team) and view.armed
+        scored = described.score
+        assert (view.score is not None) == (scored is not None and state.winner == key.start)
         if view.score is not None:
-            assert 1 <= view.score <= 8 and view.rating("en") and view.rating("it")
+            assert scored.low <= view.score <= scored.high and view.rating("en") and view.rating("it")
     else:
         assert set(returns.values()) == {0}
 
@@ -178,7 +204,7 @@ def check_legal_actions(game: Game, record: GameRecord, rng: random.Random, key:
 def choose(game: Game, state: State, legal: list, rng: random.Random, skill: float):
     """A random legal action; with probability ``skill`` a touch the key says is good for the turn."""
     if state.turn is not None and rng.random() < skill:
-        wanted = state.turn.other.letter if game.name == "alias24" else state.turn.letter
+        wanted = state.turn.letter if game.seeks_own else state.turn.other.letter
         good = [action for action in legal if isinstance(action, Guess) and state.key[action.cell] == wanted]
         if good:
             return rng.choice(good)

@@ -39,7 +39,7 @@ def sim(parser: argparse.ArgumentParser, args: argparse.Namespace, rules: CodexR
     """Codex's simulators: a script on virtual time, drawn by the screen's own painter; else the
     window where there is a display (``--window``), or the terminal, both by pass-and-play."""
     from ..engine.codex import Codex
-    from ..engine.codex_setup import InvalidSetup
+    from ..engine.codex_rules import InvalidSetup
     from ..table import Session, random_source
     from ..table.timer import TimerSettings
     from ..ui.i18n import translation
@@ -51,7 +51,8 @@ def sim(parser: argparse.ArgumentParser, args: argparse.Namespace, rules: CodexR
         parser.error(_("--key deals a grid game; Codex's agents come from --setup TEXT"))
     if args.script is not None:
         try:
-            from ..sim.codex import CodexSimTable, parse_codex_command
+            from ..sim.codex import CodexSimTable
+            from ..sim.codex_commands import parse_codex_command
         except ImportError as e:
             print("pi-table sim: " + _("Codex's simulator draws the table's screen with pygame ({error}): install "
                                        "pi-table[screen]").format(error=e), file=sys.stderr)

@@ -84,7 +84,7 @@ def _render(parser: argparse.ArgumentParser, args: argparse.Namespace, table, sc
     """Play the script on virtual time, then write what the screen and the grid show."""
     from ..sim.script import play
     from ..sim.window import render_pngs
-    from ..ui.screen import ScreenSettings
+    from ..ui.mounting import ScreenSettings
 
     try:
         screen_settings = ScreenSettings(args.rotation)

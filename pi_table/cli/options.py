@@ -7,7 +7,7 @@ import argparse
 from collections.abc import Callable
 from typing import Literal
 
-from ..engine.games import NAMES, AnyRules, entry, kind_of
+from ..engine.games import NAMES, AnyRules, choices, described, entry, kind_of, names
 from ..engine.rules import NUKE_MODES, SETUPS
 from ..kinds import SerialDevice, serial_port
 from .games import KINDS, setup_help
@@ -61,12 +61,13 @@ def game_options(parser: argparse.ArgumentParser, every_game: bool = False) -> N
     deal of a game of another kind, as text; else those with keys (``KINDS``)."""
     games = NAMES if every_game else tuple(name for name in NAMES if KINDS[kind_of(name)].keys)
     parser.add_argument("--game", choices=games, default="codenames", help="the game (default: %(default)s)")
-    parser.add_argument("--nuke", choices=NUKE_MODES, default="basic", help="Alias 24's nuke mode (default: basic)")
+    parser.add_argument("--nuke", choices=NUKE_MODES, help="Alias 24's nuke mode (default: basic)")
     parser.add_argument("--start", metavar="TEAM",
                         help="the starting team, red or blue (with --lang it also rossa or blu; Codenames: must match --key)")
     parser.add_argument("--seed", type=int, help="deal reproducible keys from this seed")
-    parser.add_argument("--clue-required", action="store_true", help="a clue number must be entered before a touch")
-    parser.add_argument("--three-player", action="store_true", help="one operative guesses for both spymasters")
+    parser.add_argument("--clue-required", action="store_true", default=None,
+                        help="a clue number must be entered before a touch")
+    parser.add_argument("--three-player", action="store_true", default=None, help="one operative guesses for both spymasters")
     if every_game:
         parser.add_argument(
             "--setup", metavar="key|place|TEXT",
@@ -75,9 +76,11 @@ def game_options(parser: argparse.ArgumentParser, every_game: bool = False) -> N
         )
     else:
         parser.add_argument(
-            "--setup", choices=SETUPS, default="key", help="'place': Deep Undercover's deal-and-place setup"
+            "--setup", choices=SETUPS, help="'place': Deep Undercover's deal-and-place setup (default: key)"
         )
-    parser.add_argument("--dark-cell", type=int, default=12, help="Alias 24's cell without a card (default: 12)")
+    parser.add_argument("--dark-cell", type=int, help="Alias 24's cell without a card (default: 12)")
+    # the rules' options default to None, so that one given for a game that does not take it is
+    # told from one left out (``refuse_other_games_options``); the rules' own defaults apply
 
 
 def table_options(parser: argparse.ArgumentParser) -> None:
@@ -94,6 +97,26 @@ def words_option(parser: argparse.ArgumentParser) -> None:
 
 
 def rules_of(args: argparse.Namespace) -> AnyRules:
-    """The rules ``--game`` is dealt with: its rules take the options they know, its kind's own
-    among them (``games.Commands.options``), and leave the others'."""
-    return entry(args.game).rules_from({**vars(args), "setup": args.setup or "key"})
+    """The rules ``--game`` is dealt with: its rules take the options given that they know, its
+    kind's own among them (``games.Commands.options``), and leave the others'."""
+    return entry(args.game).rules_from({name: value for name, value in vars(args).items() if value is not None})
+
+
+def refuse_other_games_options(parser: argparse.ArgumentParser, args: argparse.Namespace, lang: str = "en") -> None:
+    """A rule's option given for a game whose description does not offer it, another game's,
+    which this one's rules would leave unread (Codenames with Alias 24's dark cell played with no
+    dark cell): a usage error naming the games it is for and this game's own. A value that is
+    none of the option's words is not that option (Codex's ``--setup TEXT`` is its deal)."""
+    from ..ui.i18n import translation
+
+    _ = translation(lang).gettext
+    flags = {choice.name: "--" + choice.name.replace("_", "-") for choice in choices() if hasattr(args, choice.name)}
+    offered = entry(args.game).description.options
+    for choice in choices():
+        value = getattr(args, choice.name, None)
+        if value is None or choice in offered or choice.name not in flags or (choice.values and value not in choice.values):
+            continue
+        owners = [name for name in names() if choice in described(name).options]
+        own = ", ".join(flags[mine.name] for mine in offered if mine.name in flags)
+        parser.error(_("{option}: an option of {games}; {game} takes {own}").format(
+            option=flags[choice.name], games=", ".join(owners), game=args.game, own=own or _("none of them")))

@@ -11,7 +11,16 @@ from typing import NoReturn, cast
 from ..engine import InvalidRules, Rules, make_game
 from ..engine.games import kind_of, names_of
 from .games import KINDS, options, sim
-from .options import game_options, rules_of, starting_team, table_options, touch_port, whole_number, words_option
+from .options import (
+    game_options,
+    refuse_other_games_options,
+    rules_of,
+    starting_team,
+    table_options,
+    touch_port,
+    whole_number,
+    words_option,
+)
 from .output import said
 
 NO_WORDS = "none"
@@ -72,6 +81,7 @@ def _sim(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
     if args.script is not None:
         _script_options(args)
     starting_team(parser, args, args.lang)
+    refuse_other_games_options(parser, args, args.lang)
     try:
         rules = rules_of(args)
     except InvalidRules as e:
@@ -166,6 +176,7 @@ def _script_options(args: argparse.Namespace) -> None:
 def _key(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
     from ..table import random_source
 
+    refuse_other_games_options(parser, args)
     try:
         rules = cast(Rules, rules_of(args))  # whose --game offers the games with keys alone: a grid game
     except InvalidRules as e:

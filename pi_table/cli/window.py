@@ -13,7 +13,7 @@ from .output import said
 
 if TYPE_CHECKING:
     from ..sim.terminal import Painter
-    from ..ui.screen import ScreenSettings
+    from ..ui.mounting import ScreenSettings
 
 
 def painter_of(args: argparse.Namespace) -> Painter:
@@ -31,7 +31,7 @@ def in_a_window(parser: argparse.ArgumentParser, args: argparse.Namespace, paint
     to take over. A bad ``--rotation`` is a usage error."""
     try:
         from ..sim.window import NoDisplay, run_window
-        from ..ui.screen import ScreenSettings
+        from ..ui.mounting import ScreenSettings
 
         run(run_window, ScreenSettings(args.rotation))
         return True

@@ -12,8 +12,9 @@ import math
 import os
 import re
 import tomllib
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from pathlib import Path
+from typing import Any
 
 from ..engine.errors import Refusal
 from ..engine.phrase import Phrase, Text, meaning
@@ -134,7 +135,7 @@ def _at_key(path: str, key: str, problem: Text) -> Phrase:
     return Phrase.of("{path}: {key}: {problem}", path=path, key=key, problem=problem)
 
 
-def _language_of(document: dict) -> str:
+def _language_of(document: dict[str, Any]) -> str:
     """The language a file asks its table to speak, when it names one the table speaks."""
     game = document.get("game")
     language = game.get("language") if isinstance(game, dict) else None
@@ -228,7 +229,7 @@ from the text a file or the staff page gives, relative to the configuration's fo
 value as the settings keep it, or a Refusal saying what was expected."""
 
 
-def _did_you_mean(word: str, choices) -> Text:
+def _did_you_mean(word: str, choices: Iterable[str]) -> Text:
     import difflib  # only for a file with a mistake: a start on a good one does without it
 
     close = difflib.get_close_matches(word, list(choices), n=1)

@@ -31,14 +31,15 @@ import time
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import TypeGuard
+from typing import Any, TypeGuard
 
 from ..engine.phrase import Phrase, Text
 from ..engine.views import LANGUAGES
 from ..errors import PiTableError
 from ..files import replace_file
 from ..ui.i18n import say
-from .loading import Running, read_text
+from .loading import read_text
+from .machine import Running
 from .schema import BY_KEY
 
 log = logging.getLogger("pi_table.config")
@@ -64,7 +65,7 @@ class Trial:
     starts: int = 0
     reached: tuple[str, ...] = ()
 
-    def to_json(self) -> dict:
+    def to_json(self) -> dict[str, Any]:
         return {"keys": list(self.keys), "by": self.by, "working": list(self.working), "since": self.since,
                 "starts": self.starts, "reached": list(self.reached)}
 
@@ -198,7 +199,7 @@ def refuse(path: Path, why: Text) -> None:
               beside(path, GOOD))
 
 
-def refused(path: Path) -> dict | None:
+def refused(path: Path) -> dict[str, Any] | None:
     """The note of a file the table would not start on, while it runs on the last good one."""
     return _read_note(path, REFUSED)
 
@@ -215,12 +216,12 @@ def discard(path: Path) -> bool:
     return True
 
 
-def rolled_back(path: Path) -> dict | None:
+def rolled_back(path: Path) -> dict[str, Any] | None:
     """The note of the last rollback, while no change has been kept since; None without one."""
     return _read_note(path, ROLLED_BACK)
 
 
-def _read_note(path: Path, suffix: str) -> dict | None:
+def _read_note(path: Path, suffix: str) -> dict[str, Any] | None:
     """A note beside ``path``; None without one, or with one that is not a note."""
     try:
         note = json.loads(beside(path, suffix).read_text(encoding="utf-8"))
@@ -229,7 +230,7 @@ def _read_note(path: Path, suffix: str) -> dict | None:
     return note if isinstance(note, dict) else None
 
 
-def state(path: Path | None, lang: str) -> dict:
+def state(path: Path | None, lang: str) -> dict[str, Any]:
     """The settings' trial for the staff page: a change waiting to be proven healthy, and the
     last one rolled back (which keys, by whom, when, and why in ``lang``) until one is kept."""
     pending = None if path is None else pending_trial(path)
@@ -269,6 +270,6 @@ def _mode(path: Path) -> int:
         return 0o640
 
 
-def _write_json(path: Path, suffix: str, data: dict) -> None:
+def _write_json(path: Path, suffix: str, data: dict[str, Any]) -> None:
     """A note beside the file ``path``, as readable as the file itself."""
     replace_file(beside(path, suffix), json.dumps(data).encode("utf-8"), _mode(path))

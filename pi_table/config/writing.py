@@ -19,7 +19,8 @@ from tomlkit.exceptions import TOMLKitError
 
 from ..engine.errors import Refusal
 from ..engine.phrase import Phrase
-from .loading import ConfigError, Running, parse_config, read_text
+from .loading import ConfigError, parse_config, read_text
+from .machine import Running
 from .schema import OPTIONS, SECTIONS, describe
 from .settings import Config
 

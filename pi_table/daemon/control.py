@@ -31,6 +31,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..engine.phrase import Phrase, Text
 from ..errors import PiTableError
+from ..hal.events import NotStarted
 from .notify import STALL_S, thread_ended
 
 if TYPE_CHECKING:  # made at the first request: its import is a millisecond of every start
@@ -182,7 +183,7 @@ class ControlServer:
         """The socket and selector start() made, which the serving thread uses until stop()
         closes them."""
         if self._socket is None or self._selector is None:
-            raise RuntimeError(f"the control socket {self.path} is not started")
+            raise NotStarted(f"the control socket {self.path} is not started")
         return self._socket, self._selector
 
     def _answering(self) -> ThreadPoolExecutor:

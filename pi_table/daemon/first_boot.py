@@ -24,12 +24,13 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
 from ..engine.phrase import N_, Phrase, Text
+from ..engine.views import LANGUAGES
 from ..hal import AnyModel, Emit, Screen, SetupModel
 from ..release import first_boot, network
 from ..release.first_boot import Pending
 from ..release.layout import HOME, Releases
 from ..release.requests import REQUEST
-from ..ui.i18n import LANGUAGES, say
+from ..ui.i18n import say
 
 if TYPE_CHECKING:
     from collections.abc import Callable

@@ -17,6 +17,8 @@ from collections import deque
 from collections.abc import Mapping
 from typing import TextIO
 
+from ..errors import PiTableError
+
 FORMAT = "%(levelname)s %(name)s: %(message)s"
 
 
@@ -91,6 +93,10 @@ def own_unit(cgroup: str = "/proc/self/cgroup") -> str:
     return name if name.endswith(".service") else UNIT
 
 
+class JournalUnreadable(PiTableError, OSError):
+    """journalctl could not read the service's journal; its own words say why."""
+
+
 def journal(since: float | None, until: float | None, unit: str | None = None,
             command: str = "journalctl") -> list[tuple[int, str]]:
     """The service's lines in the systemd journal from ``since`` to ``until`` (seconds since the
@@ -108,7 +114,7 @@ def journal(since: float | None, until: float | None, unit: str | None = None,
         args.append(f"--until=@{until:.0f}")
     done = subprocess.run(args, capture_output=True, timeout=JOURNAL_S, check=False)
     if done.returncode != 0:
-        raise OSError(done.stderr.decode("utf-8", "replace").strip()[:300] or f"journalctl exited {done.returncode}")
+        raise JournalUnreadable(done.stderr.decode("utf-8", "replace").strip()[:300] or f"journalctl exited {done.returncode}")
     lines: list[tuple[int, str]] = []
     start = None
     for raw in done.stdout.splitlines():

@@ -36,13 +36,14 @@ from ..engine import Undo
 from ..engine.errors import Refusal
 from ..engine.games import kind_of, names
 from ..engine.phrase import N_, Phrase, Text, meaning
+from ..engine.views import LANGUAGES
 from ..errors import PiTableError
 from ..files import SETUP_PENDING, read_file
 from ..hal import DeafCards, Event, NewGame, ReleaseSeat
 from ..hal.events import DEVICE_NEWS, NONE_DEAF, NOT_WORKING
 from ..table import Session, history
 from ..table.loop import NO_PHONE_ACTIONS, PAUSED, REFUSALS, EventLoop, LoopSettings, NotAnswering, Outcome, loop_class
-from ..ui.i18n import LANGUAGES, say
+from ..ui.i18n import say
 from ..ui.sound import Announcer
 from .checkup import Checkup
 from .control import ControlServer

@@ -30,15 +30,21 @@ import math
 import os
 import threading
 import time
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
-from typing import Any, Protocol
+from types import ModuleType
+from typing import TYPE_CHECKING, Any, Protocol
 
 from ..engine.phrase import N_, Phrase, Text
 from ..errors import PiTableError
-from ..hal import AnyModel, Command, Emit, Screen, SelfTestModel, SetupModel, UiEvent
+from ..hal import AnyModel, Command, Emit, NotStarted, Screen, SelfTestModel, SetupModel, UiEvent
+
+if TYPE_CHECKING:  # pygame loads when a screen opens
+    from pygame import Surface
+    from pygame.event import Event
 
 log = logging.getLogger(__name__)
 
@@ -53,6 +59,10 @@ NOT_OPEN = N_("the display did not open within {seconds:g} s")
 FAULTS = (NOT_OPEN,)
 """The templates of the faults this module reports: docs/cafe/troubleshooting.md has an entry for each
 (tests/test_troubleshooting.py collects every module's ``FAULTS``)."""
+
+
+class ScreenNotAnswering(PiTableError, RuntimeError):
+    """The screen's thread did not do what it was asked in time (a screenshot)."""
 
 
 class ScreenNotOpen(PiTableError, RuntimeError):
@@ -97,7 +107,7 @@ class PygameScreen(Screen):
         painter: Painter,
         size: tuple[int, int] | None = None,
         video_driver: str | None = None,
-        clock=time.monotonic,
+        clock: Callable[[], float] = time.monotonic,
         open_timeout_s: float = 10.0,
         panel_rotation: int = 0,
     ) -> None:
@@ -162,14 +172,14 @@ class PygameScreen(Screen):
 
         request = _Shot(str(path))
         if not self._running:
-            raise RuntimeError("the spymaster screen is not running")
+            raise NotStarted("the spymaster screen is not running")
         self._post(self._shot, request=request)
         if not request.done.wait(timeout_s):
-            raise RuntimeError(f"the spymaster screen did not save {path} within {timeout_s} s")
+            raise ScreenNotAnswering(f"the spymaster screen did not save {path} within {timeout_s} s")
         if request.error is not None:
             raise pygame.error(request.error)
 
-    def _post(self, kind: int, **fields) -> None:
+    def _post(self, kind: int, **fields: object) -> None:
         import pygame
 
         try:
@@ -209,7 +219,7 @@ class PygameScreen(Screen):
                 self._running = False
             pygame.display.quit()
 
-    def _picture(self, pygame, display):
+    def _picture(self, pygame: ModuleType, display: Surface) -> Surface:
         """The landscape surface the painter draws on: the display itself when the panel is
         upright, else one the display's size turned by the panel's rotation. A quarter turn
         that would stand the picture on end (a landscape display: the configuration names
@@ -226,9 +236,10 @@ class PygameScreen(Screen):
         if self._turn == 0:
             return display
         size = (height, width) if quarter else (width, height)
-        return pygame.Surface(size, 0, display)  # the display's pixel format: the turn is a plain copy
+        turned: Surface = pygame.Surface(size, 0, display)  # the display's pixel format: the turn is a plain copy
+        return turned
 
-    def _serve(self, pygame, surface, picture) -> None:
+    def _serve(self, pygame: ModuleType, surface: Surface, picture: Surface) -> None:
         drawn: AnyModel | None = None
         due: float | None = None  # when a running timer next shows another second
         dirty = True
@@ -269,7 +280,7 @@ class PygameScreen(Screen):
                 else:
                     dirty |= self._tap(pygame, event, surface.get_size())
 
-    def _tap(self, pygame, event, size: tuple[int, int]) -> bool:
+    def _tap(self, pygame: ModuleType, event: Event, size: tuple[int, int]) -> bool:
         """Send the command a tap asks for; True when the picture must be redrawn."""
         if event.type == pygame.FINGERDOWN:  # touch panels: x and y run from 0 to 1 across the panel
             at = (event.x * size[0], event.y * size[1])
@@ -295,7 +306,7 @@ def on_picture(at: tuple[float, float], panel_rotation: int, panel: tuple[int, i
 
 
 @contextmanager
-def _video_driver(name: str | None):
+def _video_driver(name: str | None) -> Iterator[None]:
     """``SDL_VIDEODRIVER`` set to ``name`` while SDL picks its driver, then put back: it is the
     whole process's environment, and other displays (a desktop simulator) may want another."""
     if name is None:

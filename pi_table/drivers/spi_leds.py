@@ -30,6 +30,7 @@ import importlib
 import math
 from pathlib import Path
 
+from ..errors import PiTableError
 from ..hal import LedFrame, LedStrip
 from .settings import SpiLedConfig
 from .ws281x import PixelSource
@@ -42,6 +43,11 @@ ENCODED = [high + low for high in _NIBBLES for low in _NIBBLES]
 two halves' 4: a tenth of the work of 256 bytes bit by bit, at every start of the table)."""
 BUFSIZ_FILE = Path("/sys/module/spidev/parameters/bufsiz")
 DEFAULT_BUFSIZ = 4096  # the kernel's, when the parameter cannot be read
+
+
+class StripTooLong(PiTableError, ValueError):
+    """More LEDs than one SPI transfer of spidev's buffer holds: the message says the boot
+    option that makes room."""
 
 
 class SpiLedStrip(LedStrip):
@@ -57,7 +63,7 @@ class SpiLedStrip(LedStrip):
         size = 2 * len(self._latch) + 24 * output.length
         limit = _bufsiz(bufsiz_file)
         if size > limit:
-            raise ValueError(
+            raise StripTooLong(
                 f"{output.length} LEDs need one SPI transfer of {size} bytes, more than spidev's buffer of "
                 f"{limit}: add spidev.bufsiz={1 << (size - 1).bit_length()} to /boot/firmware/cmdline.txt and reboot"
             )

@@ -38,7 +38,7 @@ from typing import Any
 from ..engine import CELLS
 from ..engine.phrase import N_, Phrase
 from ..errors import PiTableError
-from ..hal.events import ButtonEvent, DeafCards, Emit, Event, HealthEvent, TouchEvent
+from ..hal.events import AlreadyStarted, ButtonEvent, DeafCards, Emit, Event, HealthEvent, NotStarted, TouchEvent
 from ..hal.touch import TouchSource
 from ..kinds import SerialDevice
 from ..protocol import wire
@@ -215,7 +215,7 @@ class TouchBoardSource(TouchSource):
 
     def start(self, emit: Emit) -> None:
         if self._thread is not None:
-            raise RuntimeError("the touch board source was already started")
+            raise AlreadyStarted("the touch board source was already started")
         self._emit = emit
         self._thread = threading.Thread(target=self._run, name="touch-board", daemon=True)
         self._thread.start()
@@ -478,7 +478,7 @@ class TouchBoardSource(TouchSource):
     def _tell(self, event: Event) -> None:
         """Hand an event to the table loop."""
         if self._emit is None:
-            raise RuntimeError("the touch board source is not started")
+            raise NotStarted("the touch board source is not started")
         self._emit(event)
 
     @staticmethod

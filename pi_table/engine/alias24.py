@@ -12,12 +12,12 @@ The rulebook does not say which team starts. We let the team with more to elimin
 
 from __future__ import annotations
 
-from .described import GRID_PHASES, MASTERMINDS, Description
+from .described import GRID_PHASES, MASTERMINDS, Cards, Description
 from .endings import Termination
 from .game import Game, State
-from .keys import ASSASSIN, BLUE_AGENT, BYSTANDER, RED_AGENT, Layout, Team
+from .keys import ASSASSIN, BLUE_AGENT, BYSTANDER, RED_AGENT, Team
 from .phrase import N_, Phrase
-from .rules import CLUE_REQUIRED, DARK_CELL, NUKE, Rules
+from .rules import CLUE_REQUIRED, DARK_CELL, NUKE
 from .views import MAD_ARMED_AT, TableView
 
 
@@ -25,15 +25,11 @@ class Alias24(Game):
     name = "alias24"
     description = Description(N_("Alias 24"), MASTERMINDS, (CLUE_REQUIRED, NUKE, DARK_CELL), legend={
         RED_AGENT: N_("red asset"), BLUE_AGENT: N_("blue asset"), BYSTANDER: N_("grey decoy"), ASSASSIN: N_("the nuke")},
-                              phases=GRID_PHASES)
+                              phases=GRID_PHASES, cards=Cards(first=9, second=8, bystanders=6, assassins=1, dark=1))
     has_penalty = False
     start_follows_key = False
     seeks_own = False
     cover_refusal = Phrase.of("Alias 24 has no covers: only targeting eliminates an alias")
-
-    def __init__(self, rules: Rules | None = None) -> None:
-        super().__init__(rules)
-        self.layout = Layout(first=9, second=8, bystanders=6, assassins=1, dark_cell=self.rules.dark_cell)
 
     def natural_start(self, red: int, blue: int) -> Team:
         return Team.RED if red < blue else Team.BLUE

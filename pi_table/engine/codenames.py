@@ -13,20 +13,22 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from .described import GRID_LEGEND, GRID_PHASES, SPYMASTERS, Description
+from .described import GRID_LEGEND, GRID_PHASES, SPYMASTERS, Cards, Description, Score
 from .endings import Termination
 from .game import CLUE, COVER, Game, State
-from .keys import ASSASSIN, BYSTANDER, Layout, Team
+from .keys import ASSASSIN, BYSTANDER, Team
 from .phrase import N_, Phrase
 from .rules import CLUE_REQUIRED, SETUP, THREE_PLAYER
 from .views import TableView
+
+CARDS = Cards(first=9, second=8, bystanders=7, assassins=1)
+"""Codenames' key: 9 agents for the starting team, 8 for the other, 7 bystanders, 1 assassin."""
 
 
 class Codenames(Game):
     name = "codenames"
     description = Description(N_("Codenames"), SPYMASTERS, (CLUE_REQUIRED, THREE_PLAYER, SETUP), legend=GRID_LEGEND,
-                              phases=GRID_PHASES)
-    layout = Layout(first=9, second=8, bystanders=7, assassins=1)
+                              phases=GRID_PHASES, cards=CARDS)
 
     def _touched(self, state: State, team: Team, identity: str) -> State:
         other = team.other
@@ -55,10 +57,10 @@ class CodenamesCoop(Codenames):
     """
 
     name = "codenames-coop"
-    description = Description(N_("Codenames (cooperative)"), SPYMASTERS, (CLUE_REQUIRED,), legend=GRID_LEGEND,
-                              phases=GRID_PHASES)
+    description = replace(Codenames.description, title=N_("Codenames (cooperative)"), options=(CLUE_REQUIRED,),
+                          teams=1, cooperative=True, rated=False,
+                          score=Score(N_("the opponent's agents still hidden"), 1, CARDS.second))
     cover_is_required = True
-    cooperative = True
 
     def _next_turn(self, state: State) -> State:
         if state.turn == state.key.start:

@@ -85,7 +85,7 @@ from .codex_actions import (
     Vote,
     parse_codex_action,
 )
-from .codex_rules import DESCRIPTION, NAME, CodexRules
+from .codex_rules import DESCRIPTION, NAME, CodexRules, InvalidSetup, Role
 from .codex_setup import (
     MESSAGE_FACTS,
     SEATS,
@@ -93,8 +93,6 @@ from .codex_setup import (
     Fact,
     Faction,
     Identikit,
-    InvalidSetup,
-    Role,
     Setup,
     deal_setup,
     parse_setup,

@@ -1,21 +1,19 @@
 """Codex's rules: the options chosen before the deal, in a room apart from its engine.
 
 A table reads and checks every game's options when it starts (its configuration, a journal's
-header), Codex's too, without loading Codex's engine: that loads when Codex is played. The
-setup's names (the roles) load only for rules that force roles.
+header), Codex's too, without loading Codex's engine: that loads when Codex is played. The roles
+an option may force are named and checked here, as a setup's are.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from enum import Enum
+from typing import Any
 
 from .described import Choice, Description
-from .errors import InvalidRules
+from .errors import InvalidKey, InvalidRules
 from .phrase import N_, Phrase
-
-if TYPE_CHECKING:
-    from .codex_setup import Role
 
 NAME = "codex"
 """Codex's name (``Codex.name``), here so that naming it does not load its engine."""
@@ -33,6 +31,32 @@ DESCRIPTION = Description(N_("Codex"), options=(SEALED_VOTES, DISCUSSION_LENGTH)
 its table; its agents and identikits have words of its own rooms'."""
 
 
+class Role(str, Enum):
+    """The six roles, in the rulebook's order; three of them are in play in a game."""
+
+    HACKER = "hacker"
+    INFILTRATO = "infiltrato"
+    INFORMATORE = "informatore"
+    INQUISITORE = "inquisitore"
+    LEADER = "leader"
+    PROFILER = "profiler"
+
+    def __str__(self) -> str:
+        return self.value
+
+
+class InvalidSetup(InvalidKey):
+    """A setup that breaks Codex's deal: the counts, the roles, the positions or the fragments."""
+
+
+def check_roles(roles: tuple[Role, ...], what: Phrase) -> tuple[Role, ...]:
+    """Three distinct roles, the Leader among them, in the rulebook's order."""
+    if len(set(roles)) != 3 or len(roles) != 3 or Role.LEADER not in roles:
+        named = ", ".join(str(role) for role in roles) if roles else Phrase.of("none")
+        raise InvalidSetup("{what} must be three different roles, the Leader among them, not {named}", what=what, named=named)
+    return tuple(sorted(roles, key=list(Role).index))
+
+
 @dataclass(frozen=True, slots=True)
 class CodexRules:
     """Options chosen before the deal. ``roles`` forces the three roles in play (the Leader among
@@ -45,8 +69,6 @@ class CodexRules:
     def __post_init__(self) -> None:
         if self.roles is None:
             return
-        from .codex_setup import InvalidSetup, Role, check_roles  # the roles' own words, for rules that force them
-
         roles = []
         for role in self.roles:
             try:

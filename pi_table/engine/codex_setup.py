@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from enum import Enum
 from typing import TypeVar
 
-from .errors import InvalidKey
+from .codex_rules import InvalidSetup, Role, check_roles
 from .phrase import N_, Phrase
 
 SEATS = 6
@@ -29,10 +29,6 @@ CODENAMES = (
 """The nicknames the table deals; codenames are public, so the codename fact names its agent."""
 
 
-class InvalidSetup(InvalidKey):
-    """A setup that breaks Codex's deal: the counts, the roles, the positions or the fragments."""
-
-
 class Faction(str, Enum):
     RED = "red"
     BLUE = "blue"
@@ -40,20 +36,6 @@ class Faction(str, Enum):
     @property
     def other(self) -> Faction:
         return Faction.BLUE if self is Faction.RED else Faction.RED
-
-    def __str__(self) -> str:
-        return self.value
-
-
-class Role(str, Enum):
-    """The six roles, in the rulebook's order; three of them are in play in a game."""
-
-    HACKER = "hacker"
-    INFILTRATO = "infiltrato"
-    INFORMATORE = "informatore"
-    INQUISITORE = "inquisitore"
-    LEADER = "leader"
-    PROFILER = "profiler"
 
     def __str__(self) -> str:
         return self.value
@@ -79,14 +61,6 @@ TRUTH_FACTS = (Fact.FACTION, Fact.ROLE, Fact.POSITION, Fact.FRAGMENT)
 """What the truth machine (or an Inquisitore) may draw out: anything but the public codename."""
 
 OPTIONAL_ROLES = tuple(role for role in Role if role is not Role.LEADER)
-
-
-def check_roles(roles: tuple[Role, ...], what: Phrase) -> tuple[Role, ...]:
-    """Three distinct roles, the Leader among them, in the rulebook's order."""
-    if len(set(roles)) != 3 or len(roles) != 3 or Role.LEADER not in roles:
-        named = ", ".join(str(role) for role in roles) if roles else Phrase.of("none")
-        raise InvalidSetup("{what} must be three different roles, the Leader among them, not {named}", what=what, named=named)
-    return tuple(sorted(roles, key=list(Role).index))
 
 
 def check_fragment(text: str) -> str:

@@ -1,11 +1,12 @@
 """A game as everything above the engine reads it: its title, its nouns, the options it is dealt
-with, whether menus offer it, and its key's legend (``Description``).
+with, whether menus offer it, its key's legend, and, as OpenSpiel's ``GameType`` declares its
+players and utility, who plays it, how it is won, scored and rated and its cards (``Description``).
 
 python-chess's variant classes carry theirs (``uci_variant``, ``aliases``, ``starting_fen``); here
 a grid game's class carries its ``description`` and a game of another kind has its in its rules'
 room, so naming a game loads no engine. The screen's menu, the staff page's new-game form, the configuration's
-keys and their help, the reference pages and the terminal read these, never a game's name: a new
-game is described once, where it is made. Every word is a msgid, said in each surface's language.
+keys and their help, the reference pages, the terminal, the game night and the tests read these,
+never a game's name: a new game is described once, where it is made. Every word is a msgid, said in each surface's language.
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
-from .keys import ASSASSIN, BLUE_AGENT, BYSTANDER, RED_AGENT
+from .keys import ASSASSIN, BLUE_AGENT, BYSTANDER, CELLS, RED_AGENT
 from .phrase import N_
 
 KINDS_OF_VALUE = ("bool", "str", "int", "number")
@@ -72,13 +73,48 @@ GRID_PHASES = {"place": N_("place"), "clue": N_("clue"), "guess": N_("guess"), "
 
 
 @dataclass(frozen=True, slots=True)
+class Cards:
+    """How many cards of each kind a grid game's key holds: ``first`` and ``second`` agents (or
+    assets) for the two teams (which team has ``first`` is the game's rule: Codenames', the
+    starting team), ``bystanders``, ``assassins``, and ``dark`` cells without a card (where
+    is a rule: Alias 24's ``dark_cell``)."""
+
+    first: int
+    second: int
+    bystanders: int
+    assassins: int
+    dark: int = 0
+
+    def __post_init__(self) -> None:
+        if self.first + self.second + self.bystanders + self.assassins + self.dark != CELLS or self.dark not in (0, 1):
+            raise ValueError(f"a key's cards and at most one dark cell fill its {CELLS} cells, not {self}")
+
+
+@dataclass(frozen=True, slots=True)
+class Score:
+    """What a won game scores: what it counts (``counts``, a msgid), from ``low`` to ``high``
+    (the best), on the table view's ``score``."""
+
+    counts: str
+    low: int
+    high: int
+
+
+@dataclass(frozen=True, slots=True)
 class Description:
     """A game for the layers above the engine: its ``title`` (a msgid), its ``nouns`` (None for
     a game whose kind's rooms have words of their own for its people and its cards), the
     ``options`` it is dealt with, whether menus offer it (``offered``: the screen's and the staff
     page's), its key's ``legend`` (each letter's name, a msgid; none for a game without a key
     of letters), and its ``phases`` (or steps) by their names in the table's JSON, in words (the
-    status and the staff page say them)."""
+    status and the staff page say them).
+
+    Who plays it and how it ends, as OpenSpiel's ``GameType``: ``teams`` is how many play, two
+    (red and blue, the public view's colours, red first) or one (``cooperative``: the players,
+    who take the key's starting colour, the view's ``start``, against a simulated opponent, and
+    win or lose together); ``score`` what a win scores, None for a game won without one;
+    ``rated`` whether a game night counts it in its standings (a game between two of its
+    teams); ``cards`` a grid game's key's cards (None for a game without a key of letters)."""
 
     title: str
     nouns: Nouns | None = None
@@ -86,8 +122,16 @@ class Description:
     offered: bool = True
     legend: Mapping[str, str] = field(default_factory=dict)
     phases: Mapping[str, str] = field(default_factory=dict)
+    teams: int = 2
+    cooperative: bool = False
+    score: Score | None = None
+    rated: bool = True
+    cards: Cards | None = None
 
     def __post_init__(self) -> None:
+        if self.teams not in (1, 2) or self.cooperative != (self.teams == 1) or (self.rated and self.teams != 2):
+            raise ValueError(f"{self.title}: two teams play against each other, or one cooperatively, and only two are "
+                             f"rated; not {self.teams} team(s), cooperative {self.cooperative}, rated {self.rated}")
         if self.nouns is not None and self.nouns not in NOUNS:
             raise ValueError(f"{self.title}: a game's nouns are among NOUNS (the sentences have a version for each), "
                              f"not {self.nouns}")

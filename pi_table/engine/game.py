@@ -125,12 +125,10 @@ class Game:
     """
 
     name: ClassVar[str]
-    description: ClassVar[Description]  # its title, nouns, options and legend, for the layers above (described.py)
-    layout: Layout  # a class constant, but for Alias 24, whose dark cell is a rule
+    description: ClassVar[Description]  # its title, nouns, options, teams and cards, for the layers above (described.py)
     has_penalty: ClassVar[bool] = True
     start_follows_key: ClassVar[bool] = True  # Codenames: the team with 9 agents starts
     seeks_own: ClassVar[bool] = True  # a team is after its own cards (Alias 24's eliminates the other's)
-    cooperative: ClassVar[bool] = False  # the players against a simulated opponent, for a score
 
     @property
     def title(self) -> str:
@@ -154,6 +152,11 @@ class Game:
         self.rules = rules or Rules(game=self.name)
         if self.rules.game != self.name:
             raise InvalidRules("rules for {game!r} given to the {name!r} game", game=self.rules.game, name=self.name)
+        cards = self.description.cards
+        assert cards is not None, "a grid game's description counts its cards"
+        # the cards its description counts, a dark cell where the rules put it (Alias 24's)
+        self.layout = Layout(cards.first, cards.second, cards.bystanders, cards.assassins,
+                             dark_cell=self.rules.dark_cell if cards.dark else None)
 
     # --- setup --------------------------------------------------------------------------
 

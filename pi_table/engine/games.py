@@ -27,6 +27,7 @@ from typing import TYPE_CHECKING, Any, TypeAlias, overload
 from . import codex_rules
 from .alias24 import Alias24
 from .codenames import Codenames, CodenamesCoop
+from .codex_rules import CodexRules
 from .contract import GameRules, Rulebook
 from .described import Choice, Description
 from .errors import InvalidRules
@@ -35,7 +36,6 @@ from .rules import Rules
 
 if TYPE_CHECKING:
     from .codex import Codex
-    from .codex_rules import CodexRules
 
 AnyRules: TypeAlias = GameRules
 """The options of any game (``contract.GameRules``): each kind's class of rules reads its own."""
@@ -81,7 +81,7 @@ GAMES: dict[str, GameEntry] = {
         GameEntry.grid(Codenames),
         GameEntry.grid(CodenamesCoop),
         GameEntry.grid(Alias24),
-        GameEntry(codex_rules.NAME, "codex", codex_rules.DESCRIPTION, _codex, lambda: codex_rules.CodexRules),
+        GameEntry(codex_rules.NAME, "codex", codex_rules.DESCRIPTION, _codex, lambda: CodexRules),
     )
 }
 """Every game, by its name in the table's JSON, its journal and ``--game``."""

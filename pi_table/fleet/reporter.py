@@ -148,7 +148,7 @@ class Reporter:
                  link_state: Callable[[Text], None] | None = None, answer_within_s: float = ANSWER_WITHIN_S,
                  pending: Path | None = None) -> None:
         if not config.enabled:
-            raise ValueError("the fleet is off: [fleet] broker names no broker")
+            raise FleetOff("the fleet is off: [fleet] broker names no broker")
         self.config = config
         self.act = act
         self.heartbeat_s = heartbeat_s
@@ -466,6 +466,11 @@ class ReportingScreen(Screen):
 
     def release_seat(self, seat: int) -> None:
         self.screen.release_seat(seat)
+
+
+class FleetOff(PiTableError, ValueError):
+    """A reporter made for a table whose ``[fleet]`` names no broker: the caller asks
+    ``FleetConfig.enabled`` first."""
 
 
 class CommandRefused(PiTableError, ValueError):

@@ -9,6 +9,7 @@ from .buttons import Buttons, SimButtons
 from .cues import Cues, TimerState
 from .events import (
     BUTTONS,
+    AlreadyStarted,
     ButtonEvent,
     Command,
     DeafCards,
@@ -17,6 +18,7 @@ from .events import (
     Event,
     HealthEvent,
     NewGame,
+    NotStarted,
     PageOpened,
     ReleaseSeat,
     TouchEvent,
@@ -27,7 +29,7 @@ from .screen import AnyModel, GameModel, Screen, ScreenModel, SelfTestModel, Set
 from .touch import MultiTouch, SimTouch, TouchSource
 
 __all__ = [
-    "Buttons", "SimButtons", "Cues", "TimerState", "BUTTONS", "ButtonEvent", "Command", "DeafCards", "DialEvent", "Emit", "Event", "HealthEvent", "NewGame", "PageOpened",
+    "Buttons", "SimButtons", "Cues", "TimerState", "BUTTONS", "AlreadyStarted", "ButtonEvent", "Command", "DeafCards", "DialEvent", "Emit", "Event", "HealthEvent", "NewGame", "NotStarted", "PageOpened",
     "ReleaseSeat",
     "TouchEvent", "UiEvent", "RGB", "LedFrame", "LedStrip", "SimLedStrip", "AnyModel", "GameModel", "ScreenModel", "Screen", "SelfTestModel", "SetupModel", "SimScreen",
     "MultiTouch", "SimTouch", "TouchSource",

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from abc import ABC, abstractmethod
 
-from .events import ButtonEvent, Emit
+from .events import ButtonEvent, Emit, NotStarted
 
 
 class Buttons(ABC):
@@ -41,5 +41,5 @@ class SimButtons(Buttons):
 
     def push(self, name: str) -> None:
         if self._emit is None:
-            raise RuntimeError("the simulated buttons are not started")
+            raise NotStarted("the simulated buttons are not started")
         self._emit(ButtonEvent(name))

@@ -3,13 +3,11 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, ClassVar
+from typing import ClassVar
 
+from ..engine.codex import Codex, CodexState  # this model loads with Codex's rooms, when Codex is played
 from ..engine.phrase import Text
 from .cues import Cues
-
-if TYPE_CHECKING:  # Codex's engine loads when Codex is played
-    from ..engine.codex import Codex, CodexState
 
 
 @dataclass(frozen=True, slots=True)

@@ -9,6 +9,18 @@ from typing import TypeAlias
 from ..engine import CELLS, Action
 from ..engine.contract import Move
 from ..engine.phrase import N_, Phrase, Text
+from ..errors import PiTableError
+
+
+class NotStarted(PiTableError, RuntimeError):
+    """A device (or a part of the service) asked to deliver before its ``start`` gave it
+    somewhere to, or after its ``stop``: the caller's order of calls, as gpiozero's
+    ``DeviceClosed``."""
+
+
+class AlreadyStarted(PiTableError, RuntimeError):
+    """A device started a second time while it runs: one owner of its thread at a time."""
+
 
 BUTTONS = ("end_turn", "new_game", "enter_clue")
 """The physical buttons: END TURN on the operatives' side, NEW GAME (a long press), and the
@@ -81,7 +93,7 @@ class ReleaseSeat:
         return f"release-seat {self.seat}"
 
 
-Command: TypeAlias = "Action | Move | NewGame | ReleaseSeat"
+Command: TypeAlias = Action | Move | NewGame | ReleaseSeat
 """What the table may be asked to do: a game's action (a grid game's, or another kind's:
 ``engine.contract.Move``), or the table's own."""
 

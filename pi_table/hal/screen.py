@@ -10,7 +10,7 @@ from typing import ClassVar, Protocol, TypeAlias
 from ..engine import ClueNumber, InvalidAction, SpymasterView
 from ..engine.phrase import Text
 from .cues import Cues
-from .events import Command, Emit, UiEvent
+from .events import Command, Emit, NotStarted, UiEvent
 
 
 class GameModel(Protocol):
@@ -137,7 +137,7 @@ class SimScreen(Screen):
 
     def tap(self, command: Command) -> None:
         if self._emit is None:
-            raise RuntimeError("the simulated screen is not started")
+            raise NotStarted("the simulated screen is not started")
         self._emit(UiEvent(command))
 
     @property

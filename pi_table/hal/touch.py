@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from abc import ABC, abstractmethod
 
-from .events import Emit, TouchEvent
+from .events import Emit, NotStarted, TouchEvent
 
 
 class TouchSource(ABC):
@@ -51,7 +51,7 @@ class SimTouch(TouchSource):
 
     def _send(self, event: TouchEvent) -> None:
         if self._emit is None:
-            raise RuntimeError("the simulated touch grid is not started")
+            raise NotStarted("the simulated touch grid is not started")
         self._emit(event)
 
 

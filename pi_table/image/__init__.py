@@ -12,6 +12,7 @@ Root's, like the installer: it attaches loop devices, mounts and chroots. Import
 ``pi-table image`` only when it runs.
 """
 
-from .build import ImageError, build, wheels
+from .build import build, wheels
+from .disk import ImageError
 
 __all__ = ["ImageError", "build", "wheels"]

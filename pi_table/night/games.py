@@ -2,9 +2,10 @@
 (the engine's ``Termination``, never a sentence) and its margin.
 
 The margin is the agents (Alias 24: assets) the losing team still had to find when the game
-ended: 0 for a photo finish, 8 for a rout. The cooperative game has one team and no loser: its
-1-8 score goes on the night's own high-score list (``standings.high_scores``), not in the
-standings. A game's ``id`` is the journal's: the table, the night's file and the fleet's
+ended: 0 for a photo finish, 8 for a rout. What a game is comes from its description
+(``engine.games.described``), never its name: how many teams play it, whether it is cooperative,
+scored or rated. A cooperative game has one team and no loser: its score goes on the night's own
+high-score list (``standings.high_scores``), not in the standings. A game's ``id`` is the journal's: the table, the night's file and the fleet's
 dashboard each count a game once whatever number of times they are told of it.
 """
 
@@ -14,8 +15,8 @@ from dataclasses import dataclass
 
 from ..engine.endings import Termination
 from ..engine.errors import Refusal
+from ..engine.games import described
 
-COOP = "codenames-coop"
 COLOURS = ("red", "blue")  # the public view's names of the teams' colours, the first team red
 
 
@@ -41,16 +42,16 @@ class Game:
     at: float
 
     def __post_init__(self) -> None:
-        if len(self.teams) != (1 if self.game == COOP else 2) or len(set(self.teams)) != len(self.teams):
-            raise GameRefused("a game of {game} is played by {count} different teams", game=self.game,
-                              count=1 if self.game == COOP else 2)
+        count = described(self.game).teams
+        if len(self.teams) != count or len(set(self.teams)) != len(self.teams):
+            raise GameRefused("a game of {game} is played by {count} different teams", game=self.game, count=count)
         if self.winner is not None and self.winner not in self.teams:
             raise GameRefused("the winner is one of the game's teams")
 
     @property
     def rated(self) -> bool:
-        """Whether the game counts in the standings: a game between two teams."""
-        return len(self.teams) == 2
+        """Whether the game counts in the standings, as its description says."""
+        return described(self.game).rated
 
     @property
     def drawn(self) -> bool:
@@ -91,10 +92,11 @@ def from_view(game_id: str, table: str, teams: tuple[str, ...], state: dict, rou
         return None
     kind = str(state.get("game"))
     winner_colour = state.get("winner")
-    if kind == COOP:
-        winner = teams[0] if state.get("score") is not None else None
-        return Game(game_id, table, kind, teams[:1], winner, Termination(termination), None, state.get("score"),
-                    round_number, at)
+    game = described(kind)
+    if game.cooperative:  # the players are the team of the key's starting colour; their win is scored
+        winner = teams[0] if state.get("winner") is not None and state.get("winner") == state.get("start") else None
+        return Game(game_id, table, kind, teams[:game.teams], winner, Termination(termination), None,
+                    state.get("score") if game.score is not None else None, round_number, at)
     by_colour = dict(zip(COLOURS, teams, strict=True))
     remaining = state.get("remaining") or {}
     losers = [colour for colour in COLOURS if colour != winner_colour]

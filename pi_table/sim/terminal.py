@@ -233,7 +233,7 @@ class Painter:
             clue = _("no number") if view.clue is None else _("unlimited") if view.clue == UNLIMITED else view.clue
             what = _("{guessers} guess (clue: {clue}, {limit}, {made} made)").format(
                 guessers=guessers, clue=clue, limit=limit, made=view.guesses)
-        elif view.phase == "cover" and grid_game(view.game).cooperative:
+        elif view.phase == "cover" and grid_game(view.game).description.cooperative:
             what = _("spymaster: cover one {side} agent for the simulated opponent ({command})").format(
                 side=side, command=as_spoken("cover N", self.lang))
         elif view.phase == "cover":

@@ -32,8 +32,9 @@ from ..ui import orientation
 from ..ui.canvas import edge_bar
 from ..ui.i18n import translation
 from ..ui.leds import LightSettings
+from ..ui.mounting import ScreenSettings
 from ..ui.orientation import OPERATIVES_SIDE, SPYMASTERS_SIDE, operatives_edge, slot_of
-from ..ui.screen import ScreenPainter, ScreenSettings
+from ..ui.screen import ScreenPainter
 from ..ui.sound import Announcer, SoundSettings
 from ..ui.words import Cards
 from .harness import WordScreen

@@ -15,8 +15,9 @@ import segno
 
 from ..engine import Team
 from ..engine.keys import ASSASSIN, BLUE_AGENT, BYSTANDER, RED_AGENT
-from ..hal import Command, GameModel, TimerState
+from ..hal import RGB, Command, GameModel, TimerState
 from .i18n import say, translation
+from .orientation import Area
 
 
 def mix(colour: tuple[int, int, int], other: tuple[int, int, int], amount: float) -> tuple[int, int, int]:
@@ -161,7 +162,7 @@ def _symbol(kind: str, size: int, colour: tuple[int, int, int]) -> pygame.Surfac
     return surface
 
 
-def _stroke(surface: pygame.Surface, points: list[tuple[float, float]], thick: int, colour) -> None:
+def _stroke(surface: pygame.Surface, points: list[tuple[float, float]], thick: int, colour: RGB) -> None:
     """A thick polyline with round joints (pygame's wide lines leave gaps at the corners)."""
     pygame.draw.lines(surface, colour, False, points, thick)
     for point in points:
@@ -197,12 +198,12 @@ class Canvas:
     def px(self, size: float) -> int:
         return max(1, round(size * self.scale))
 
-    def box(self, area, colour, radius: float = 10, width: float = 0) -> pygame.Rect:
+    def box(self, area: Area, colour: RGB, radius: float = 10, width: float = 0) -> pygame.Rect:
         rect = self.rect(*area)
         pygame.draw.rect(self.surface, colour, rect, self.px(width) if width else 0, border_radius=self.px(radius))
         return rect
 
-    def text(self, text: str, area, size: float, colour, align: str = "center", smallest: float | None = None,
+    def text(self, text: str, area: Area, size: float, colour: RGB, align: str = "center", smallest: float | None = None,
              lines: int = 1) -> None:
         """``text`` fitted into ``area`` (design units), centred on it vertically: at the largest
         size down to ``smallest`` that fits in ``lines`` lines."""
@@ -226,12 +227,12 @@ class Canvas:
         """How wide ``text`` is at ``size``, in design units."""
         return typeface(self.px(size)).size(text)[0] / self.scale
 
-    def symbol(self, kind: str, centre: tuple[float, float], size: float, colour) -> None:
+    def symbol(self, kind: str, centre: tuple[float, float], size: float, colour: RGB) -> None:
         image = _symbol(kind, self.px(size), colour)
         x, y = self.origin[0] + centre[0] * self.scale, self.origin[1] + centre[1] * self.scale
         self.surface.blit(image, image.get_rect(center=(round(x), round(y))))
 
-    def edge(self, area, edge: str, label: str, size: float) -> None:
+    def edge(self, area: Area, edge: str, label: str, size: float) -> None:
         """The bar that marks a picture's operatives' ``edge`` over ``area`` (design units)."""
         self.texts.append(label)
         edge_bar(self.surface, self.rect(*area), edge, label, self.px(size))
@@ -239,7 +240,7 @@ class Canvas:
     def tap(self, rect: pygame.Rect, command: Command | None = None, mode: object = None) -> None:
         self.taps.append(Tap((rect.x, rect.y, rect.w, rect.h), command, mode))
 
-    def button(self, area, label: str, command: Command | None = None, mode: object = None,
+    def button(self, area: Area, label: str, command: Command | None = None, mode: object = None,
                enabled: bool = True, style: str = "plain", size: float = 30) -> None:
         """A labelled button; ``style`` "lit" is a mode in force, "primary" the likely next tap."""
         fill, ink = {"lit": (AMBER, DARK_TEXT), "primary": (TEXT, DARK_TEXT)}.get(style, (BUTTON, TEXT))

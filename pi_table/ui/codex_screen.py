@@ -108,6 +108,7 @@ from .codex_turns import (
 )
 from .i18n import TeamWord, say
 from .mounting import ScreenSettings
+from .orientation import Area
 
 FACTION_COLOUR = {Faction.RED: CARD[RED_AGENT], Faction.BLUE: CARD[BLUE_AGENT]}
 FACTION_INK = {faction: mix(colour, TEXT, 0.3) for faction, colour in FACTION_COLOUR.items()}
@@ -239,7 +240,7 @@ def _public(canvas: Canvas, model: CodexModel, view: PublicView, turn: Turn, top
     _controls(canvas, view, turn, (x, DESIGN[1] - 8 - buttons, w, buttons))
 
 
-def _seats(canvas: Canvas, view: PublicView, area, turn: Turn | None = None) -> None:
+def _seats(canvas: Canvas, view: PublicView, area: Area, turn: Turn | None = None) -> None:
     """The six agents round the table: codename, whether it has acted, votes, what it revealed.
     With ``turn`` (the phones' pages are on), a tap on a seat's card asks to give it a new code."""
     x, y, w, h = area
@@ -275,7 +276,7 @@ def _seats(canvas: Canvas, view: PublicView, area, turn: Turn | None = None) -> 
             canvas.tap(canvas.rect(*card), mode=replace(turn, releasing=seat))
 
 
-def _roles(canvas: Canvas, view: PublicView, area) -> None:
+def _roles(canvas: Canvas, view: PublicView, area: Area) -> None:
     _ = canvas.gettext
     x, y, w, h = area
     canvas.box(area, PANEL, radius=12)
@@ -283,7 +284,7 @@ def _roles(canvas: Canvas, view: PublicView, area) -> None:
     canvas.text(roles_in_play(canvas, view), (x + 10, y + 28, w - 20, h - 32), 30, TEXT, smallest=18, lines=2)
 
 
-def _winning_code(canvas: Canvas, view: PublicView, area) -> None:
+def _winning_code(canvas: Canvas, view: PublicView, area: Area) -> None:
     """At the end, the winning faction's code, its fragments in order, under a heading of its own."""
     _ = canvas.gettext
     x, y, w, _h = area
@@ -298,7 +299,7 @@ def _winning_code(canvas: Canvas, view: PublicView, area) -> None:
         canvas.text(fragment, (x + 10, y + 66 + i * 40, w - 20, 40), 40, FACTION_INK[view.winner])
 
 
-def _truth_machine(canvas: Canvas, view: PublicView, area) -> None:
+def _truth_machine(canvas: Canvas, view: PublicView, area: Area) -> None:
     """Who is at the truth machine, or the last fact it revealed."""
     _ = canvas.gettext
     x, y, w, h = area
@@ -318,7 +319,7 @@ def _truth_machine(canvas: Canvas, view: PublicView, area) -> None:
         canvas.text(said[0], (x + 10, y + 32, w - 20, h - 40), 28, MUTED, smallest=16)
 
 
-def _join(canvas: Canvas, view: PublicView, seat: int, link: str, area) -> None:
+def _join(canvas: Canvas, view: PublicView, seat: int, link: str, area: Area) -> None:
     """The QR code of one seat's phone page, until a phone has opened it: one seat at a time,
     named above its code, so each agent scans its own and the next code shows after it."""
     _ = canvas.gettext
@@ -333,7 +334,7 @@ def _join(canvas: Canvas, view: PublicView, seat: int, link: str, area) -> None:
     canvas.surface.blit(image, image.get_rect(center=rect.center))
 
 
-def _release(canvas: Canvas, view: PublicView, turn: Turn, area) -> None:
+def _release(canvas: Canvas, view: PublicView, turn: Turn, area: Area) -> None:
     """A seat's card was tapped: ask before its phone page gets a new link (NEW CODE) or not (CANCEL)."""
     _ = canvas.gettext
     seat = turn.releasing
@@ -355,7 +356,7 @@ def _release(canvas: Canvas, view: PublicView, turn: Turn, area) -> None:
     canvas.button((x + 12 + bw + gap, buttons_y, bw, 64), _("CANCEL"), mode=replace(turn, releasing=None), size=28)
 
 
-def _call(canvas: Canvas, view: PublicView, turn: Turn, area) -> None:
+def _call(canvas: Canvas, view: PublicView, turn: Turn, area: Area) -> None:
     """Pass-and-play's word to the table: whom to pass the screen to, or that all is hidden."""
     x, y, w, h = area
     canvas.box(area, PANEL, radius=12)
@@ -363,7 +364,7 @@ def _call(canvas: Canvas, view: PublicView, turn: Turn, area) -> None:
     canvas.text(call_words(canvas, view, turn), (x + 12, y + 10, w - 24, h - 20), 36, TEXT, smallest=18, lines=4)
 
 
-def _controls(canvas: Canvas, view: PublicView, turn: Turn, area) -> None:
+def _controls(canvas: Canvas, view: PublicView, turn: Turn, area: Area) -> None:
     """The buttons under the public side (``controls``): the moves on are bright, and STOP is
     lit while pass-and-play waits for a step that needs the agents."""
     x, y, w, h = area
@@ -433,7 +434,7 @@ def _agent_turn(canvas: Canvas, view: AgentView, actions: list[CodexAction], tur
             canvas.button(area, label, mode=buttons.opens(option), size=28)
 
 
-def _identikit(canvas: Canvas, view: AgentView, actions: list[CodexAction], area) -> None:
+def _identikit(canvas: Canvas, view: AgentView, actions: list[CodexAction], area: Area) -> None:
     """The agent's identikit, big, and how its code stands."""
     _ = canvas.gettext
     x, y, w, h = area
@@ -454,7 +455,7 @@ def _identikit(canvas: Canvas, view: AgentView, actions: list[CodexAction], area
                     lines=2)
 
 
-def _notes(canvas: Canvas, view: AgentView, area) -> None:
+def _notes(canvas: Canvas, view: AgentView, area: Area) -> None:
     """The inbox and every result the agent has had, the newest first."""
     _ = canvas.gettext
     x, y, w, h = area

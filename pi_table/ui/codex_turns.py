@@ -30,8 +30,8 @@ from typing import Protocol, TypeVar
 
 from ..engine.codex import DISCUSSION, MESSAGES, OVER, PRIVATE, TRUTH, VOTE, AgentView, PublicView, VoteResult, tally
 from ..engine.codex_actions import CodexAction, EndDiscussion, EnterCode, Send, Vote
-from ..engine.codex_rules import DESCRIPTION
-from ..engine.codex_setup import Fact, Identikit, Role
+from ..engine.codex_rules import DESCRIPTION, Role
+from ..engine.codex_setup import Fact, Identikit
 from ..engine.phrase import N_, Phrase, Text
 from ..hal import Command, NewGame
 from ..hal.codex_model import CodexModel
@@ -442,7 +442,7 @@ def fact_said(words: Speaker, fact: Fact, value: str | int) -> str:
     return f"{words.gettext(FACT_WORDS[fact])}: {fact_value(words, fact, value)}"
 
 
-def facts_said(words: Speaker, facts) -> str:
+def facts_said(words: Speaker, facts: tuple[tuple[Fact, str | int], ...]) -> str:
     return ", ".join(fact_said(words, fact, value) for fact, value in facts)
 
 

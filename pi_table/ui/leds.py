@@ -213,7 +213,8 @@ def _cards(view: TableView, cues: Cues, wake: _Wake, settings: LightSettings) ->
     return cells
 
 
-def _reveal_rings(cells: list[RGB], quiet: list[int], board: str, revealed_at, wake: _Wake, reveal_s: float) -> None:
+def _reveal_rings(cells: list[RGB], quiet: list[int], board: str, revealed_at: tuple[float | None, ...], wake: _Wake,
+                  reveal_s: float) -> None:
     """A ring in the revealed card's colour runs out over the hidden cards around it; the
     card itself shows its colour from the first frame."""
     for origin, at in enumerate(revealed_at):

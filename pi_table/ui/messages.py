@@ -214,7 +214,7 @@ def template() -> Catalog:
     from babel.messages.frontend import parse_mapping_cfg
 
     with open(CHECKOUT / "babel.cfg", encoding="utf-8") as mapping:
-        method_map, options_map = parse_mapping_cfg(mapping)
+        method_map, options_map = parse_mapping_cfg(mapping)  # type: ignore[no-untyped-call]  # Babel's is untyped
     with open(CHECKOUT / "pyproject.toml", "rb") as project:
         version = tomllib.load(project)["project"]["version"]
     catalog = Catalog(project="pi-table", version=version, header_comment=HEADER, fuzzy=False,

@@ -14,6 +14,8 @@ its cells, so whoever reads it from elsewhere can turn it in their head.
 
 from __future__ import annotations
 
+from typing import TypeAlias
+
 from ..engine import CELLS, GRID
 from ..engine.phrase import N_
 
@@ -48,7 +50,11 @@ def operatives_edge(rotation: int = SPYMASTERS_SIDE) -> str:
     return EDGES[rotation]
 
 
-def grid_and_bar(x: float, y: float, side: float, edge: str, bar: float) -> tuple[tuple[float, ...], tuple[float, ...]]:
+Area: TypeAlias = tuple[float, float, float, float]
+"""A rectangle of a picture: left, top, width, height, in the picture's units."""
+
+
+def grid_and_bar(x: float, y: float, side: float, edge: str, bar: float) -> tuple[Area, Area]:
     """A square ``side`` wide at (x, y) shared by the grid and the bar ``bar`` thick that marks
     its operatives' ``edge``, a third of the bar apart, both centred along the bar: (the grid's
     square, the bar), each as (x, y, width, height), in the units given."""

@@ -43,7 +43,7 @@ from ..engine.games import described, grid_game, kind_of, names_of
 from ..engine.keys import ASSASSIN, BYSTANDER, NO_CARD
 from ..engine.phrase import N_
 from ..engine.views import MAD_ARMED_AT, TableView
-from ..hal import AnyModel, Command, NewGame, ScreenModel, SelfTestModel, SetupModel
+from ..hal import RGB, AnyModel, Command, NewGame, ScreenModel, SelfTestModel, SetupModel
 from .canvas import (
     AMBER,
     BACKGROUND,
@@ -69,7 +69,7 @@ from .canvas import (
 from .games import Painter, check_painter, screen_painter, setup_painter
 from .i18n import TeamWord, say
 from .mounting import ScreenSettings
-from .orientation import OPERATIVES_SIDE, grid_and_bar, operatives_edge, slot_of
+from .orientation import OPERATIVES_SIDE, Area, grid_and_bar, operatives_edge, slot_of
 
 TEAM_LABELS = {Team.RED: N_("RED"), Team.BLUE: N_("BLUE")}
 
@@ -221,7 +221,7 @@ def _headline(view: TableView, canvas: Canvas) -> str:
         text = _(_sentence(view, ONE_GUESSING))
     elif view.phase in HEADLINES:
         text = _(_sentence(view, HEADLINES[view.phase]))
-    elif _game(view).cooperative:
+    elif _game(view).description.cooperative:
         text = _("Cover one {team} agent for the opponent")
     else:
         text = _("Penalty: {team} may cover one of its agents")
@@ -254,7 +254,7 @@ def _instruction(model: ScreenModel, mode: Mode, canvas: Canvas) -> str:
         return _("Say the clue aloud, then tap its number (optional)")
     if view.phase == GUESS:
         return _(_sentence(view, TOUCHED_ON_THE_TABLE))
-    if view.phase == COVER and _game(view).cooperative:
+    if view.phase == COVER and _game(view).description.cooperative:
         return _("Tap it on the key: it is the simulated opponent's move")
     if view.phase == COVER:
         return _("Tap COVER and then the card, or skip it by giving the clue")
@@ -267,7 +267,7 @@ WORD_PLATE = 22
 """How tall a card's word is at the foot of its cell on the key, in design units."""
 
 
-def _key(canvas: Canvas, model: ScreenModel, mode: Mode, rotation: int, area) -> None:
+def _key(canvas: Canvas, model: ScreenModel, mode: Mode, rotation: int, area: Area) -> None:
     """The 5x5 key as the spymasters see it (``orientation``), its operatives' edge marked, with
     what is shown and touched and a simulated table's words (while placing, the cells only)."""
     edge = operatives_edge(rotation)
@@ -328,7 +328,7 @@ def _key(canvas: Canvas, model: ScreenModel, mode: Mode, rotation: int, area) ->
             canvas.tap(rect, Cover(cell))
 
 
-def _placing_grid(canvas: Canvas, view: TableView, rotation: int, area) -> None:
+def _placing_grid(canvas: Canvas, view: TableView, rotation: int, area: Area) -> None:
     """Deep Undercover's grid while the codenames go down: the cards on the table, the empty
     cells and the next one, all alike whatever the key drawn later will say."""
     _ = canvas.gettext
@@ -356,7 +356,7 @@ def _placing_grid(canvas: Canvas, view: TableView, rotation: int, area) -> None:
             canvas.tap(rect, Place(cell))
 
 
-def _word(canvas: Canvas, word: str, area) -> None:
+def _word(canvas: Canvas, word: str, area: Area) -> None:
     """A card's word along the foot of its cell, white on a dark plate that reads over every
     colour of the key, smaller for a long word."""
     x, y, w, h = area
@@ -365,12 +365,12 @@ def _word(canvas: Canvas, word: str, area) -> None:
     canvas.text(word, (plate[0] + 2, plate[1], plate[2] - 4, plate[3]), 19, TEXT, smallest=11)
 
 
-def _centre(area) -> tuple[float, float]:
+def _centre(area: Area) -> tuple[float, float]:
     x, y, w, h = area
     return x + w / 2, y + h / 2
 
 
-def _hatch(canvas: Canvas, rect: pygame.Rect, colour) -> None:
+def _hatch(canvas: Canvas, rect: pygame.Rect, colour: RGB) -> None:
     """Diagonal stripes: a card a spymaster covered, not one the operatives touched."""
     surface = canvas.surface
     clip = surface.get_clip()
@@ -382,7 +382,7 @@ def _hatch(canvas: Canvas, rect: pygame.Rect, colour) -> None:
     surface.set_clip(clip)
 
 
-def _chips(canvas: Canvas, view: TableView, area) -> None:
+def _chips(canvas: Canvas, view: TableView, area: Area) -> None:
     """Cards left per team, the team that starts, and Alias 24's nuke when it can arm."""
     _ = canvas.gettext
     x, y, w, h = area
@@ -396,7 +396,7 @@ def _chips(canvas: Canvas, view: TableView, area) -> None:
         number_w = canvas.width(left, 60) + 12
         canvas.text(left, (chip_x, y, chip_w - 10, h), 60, TEXT, align="right")
         label_w = chip_w - number_w - 14
-        if _game(view).cooperative:
+        if _game(view).description.cooperative:
             note = _("players") if team == view.start else _("opponent")
         else:
             note = _("starts") if team == view.start else ""
@@ -416,7 +416,7 @@ def _chips(canvas: Canvas, view: TableView, area) -> None:
         canvas.text(value, (chip[0] + 44, y + 23, chip_w - 50, 24), 30, DARK_TEXT if armed else TEXT, smallest=16)
 
 
-def _actions(canvas: Canvas, view: TableView, mode: Mode, area) -> None:
+def _actions(canvas: Canvas, view: TableView, mode: Mode, area: Area) -> None:
     _ = canvas.gettext
     x, y, w, h = area
     buttons: list[tuple[str, Command | None, Mode | None, bool, str]] = []
@@ -438,7 +438,7 @@ def _actions(canvas: Canvas, view: TableView, mode: Mode, area) -> None:
         canvas.button((x + i * (width + gap), y, width, h), label, command, to_mode, enabled, style, size=30)
 
 
-def _stage(canvas: Canvas, model: ScreenModel, mode: Mode, area, page: int) -> None:
+def _stage(canvas: Canvas, model: ScreenModel, mode: Mode, area: Area, page: int) -> None:
     """The middle of the panel: whatever the phase asks of the spymasters."""
     view = model.view.table
     if mode is Mode.PHONE and model.join is not None:
@@ -462,7 +462,7 @@ def _stage(canvas: Canvas, model: ScreenModel, mode: Mode, area, page: int) -> N
         _keypad(canvas, model, area)
 
 
-def _keypad(canvas: Canvas, model: ScreenModel, area) -> None:
+def _keypad(canvas: Canvas, model: ScreenModel, area: Area) -> None:
     """0-9 and unlimited: the clue number, one tap. The dial's number is ringed."""
     x, y, w, h = area
     gap = 8
@@ -484,7 +484,7 @@ def _keypad(canvas: Canvas, model: ScreenModel, area) -> None:
 LEFT_THIS_TURN = {SPYMASTERS: N_("GUESSES LEFT"), MASTERMINDS: N_("TARGETS LEFT")}
 
 
-def _guessing(canvas: Canvas, view: TableView, area) -> None:
+def _guessing(canvas: Canvas, view: TableView, area: Area) -> None:
     """The clue in force and the guesses left, big enough to read across the table."""
     _ = canvas.gettext
     x, y, w, h = area
@@ -510,7 +510,7 @@ def _guessing(canvas: Canvas, view: TableView, area) -> None:
     canvas.text(made, (x, y + h - 34, w, 30), 30, MUTED, smallest=20)
 
 
-def _placing(canvas: Canvas, view: TableView, area) -> None:
+def _placing(canvas: Canvas, view: TableView, area: Area) -> None:
     """Deep Undercover's setup: which team lays the next codename, and on which cell."""
     _ = canvas.gettext
     placing, team = view.placing, view.turn
@@ -528,12 +528,12 @@ def _placing(canvas: Canvas, view: TableView, area) -> None:
     canvas.button((x, y + h - 74, w, 74), _("DONE"), Place(placing), style="primary", size=44)
 
 
-def _game_over(canvas: Canvas, view: TableView, area) -> None:
+def _game_over(canvas: Canvas, view: TableView, area: Area) -> None:
     _ = canvas.gettext
     x, y, w, h = area
     canvas.box(area, PANEL, radius=12)
     reason = capital(say(view.reason, canvas.lang)) if view.reason else ""
-    if _game(view).cooperative:
+    if _game(view).description.cooperative:
         won = view.score is not None
         title = _("MISSION ACCOMPLISHED") if won else _("MISSION FAILED")
         canvas.text(title, (x + 12, y + 8, w - 24, 40), 40, TEAM_INK[view.start] if won and view.start else MUTED, smallest=24)
@@ -563,7 +563,7 @@ def offered(view: TableView) -> tuple[str, ...]:
     return tuple(name for name in names_of(kind_of(view.game)) if described(name).offered)
 
 
-def _choose_game(canvas: Canvas, view: TableView, area, page: int) -> None:
+def _choose_game(canvas: Canvas, view: TableView, area: Area, page: int) -> None:
     """NEW GAME was tapped: deal the same game again, another game, or go back. The games fill
     two columns of as many rows as fit at a finger's size, BACK last; when more are offered than
     a page holds, MORE turns to the next."""
@@ -596,7 +596,7 @@ def _choose_game(canvas: Canvas, view: TableView, area, page: int) -> None:
     canvas.button(slot(2 * rows - 1), _("BACK"), mode=Mode.PLAY, size=32)
 
 
-def _phone(canvas: Canvas, link: str, area) -> None:
+def _phone(canvas: Canvas, link: str, area: Area) -> None:
     """PHONE was tapped: a QR code for the spymasters' phones, which opens the key there."""
     _ = canvas.gettext
     x, y, w, h = area
@@ -620,7 +620,7 @@ class GridPainter:
         self.mode = Mode.PLAY
         self.page = 0  # the new-game menu's
         self.frame = Frame((), (), ())
-        self._scene: tuple | None = None
+        self._scene: tuple[str, str, Team | None] | None = None  # a new game, phase or turn ends a mode
 
     def draw(self, surface: pygame.Surface, model: ScreenModel, now: float, since: float | None = None) -> Frame:
         view = model.view.table

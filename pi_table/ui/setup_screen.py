@@ -5,12 +5,15 @@ and password in words; what the network is doing along the foot. Taps mean nothi
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import pygame
 
 from ..engine.phrase import N_
 from ..hal import Command, SetupModel
 from .canvas import AMBER, BACKGROUND, DESIGN, MUTED, PANEL, TEXT, Canvas, Frame, qr_image
 from .i18n import say
+from .orientation import Area
 
 WORDS = (N_("Set up this table"), N_("1. Scan the code, or open:"), N_("2. Type this code on the page:"),
          N_("Join the table's Wi-Fi first:"), N_("Wi-Fi"), N_("Password"), N_("The set-up page opens once the table "
@@ -75,7 +78,7 @@ class SetupPainter:
         return None
 
 
-def _page(canvas: Canvas, area, link: str | None, _, words: bool = True) -> None:
+def _page(canvas: Canvas, area: Area, link: str | None, _: Callable[[str], str], words: bool = True) -> None:
     """The set-up page's QR code (with its address under it, if ``words``), or, with no address
     yet, the note that it comes with a network."""
     if link is None:
@@ -87,7 +90,7 @@ def _page(canvas: Canvas, area, link: str | None, _, words: bool = True) -> None
     _qr(canvas, area, _("1. Scan the code, or open:") if words else None, link, (link,) if words else ())
 
 
-def _qr(canvas: Canvas, area, title: str | None, link: str, lines: tuple[str, ...]) -> None:
+def _qr(canvas: Canvas, area: Area, title: str | None, link: str, lines: tuple[str, ...]) -> None:
     """A QR code of ``link`` on a panel, under ``title``, with ``lines`` of words under it."""
     x, y, w, h = area
     canvas.box(area, PANEL, radius=12)

@@ -25,10 +25,10 @@ from ..engine.errors import Refusal
 from ..engine.games import described, grid_game, kind_of
 from ..engine.keys import ASSASSIN, Team
 from ..engine.phrase import N_
+from ..engine.views import LANGUAGES
 from ..hal import TimerState
 from ..hal.sound import NoSound, SoundDevice
 from .games import KINDS, kind_sounds, sound_cues
-from .i18n import LANGUAGES
 
 SOUNDS_DIR = Path(__file__).parent / "sounds"
 SAY = "say-"
@@ -162,7 +162,7 @@ def grid_cues(before: TableView, after: TableView) -> list[str]:
 def _game_end(view: TableView) -> list[str]:
     if view.winner is None:
         return ["game-over", "say-game-over"]
-    if grid_game(view.game).cooperative:
+    if grid_game(view.game).description.cooperative:
         return ["win", "say-win-coop"] if view.score is not None else ["game-over", "say-game-over"]
     return ["win", f"say-win-{view.winner.value}"]
 

@@ -7,7 +7,7 @@ import pygame
 
 from ..engine import GRID
 from ..engine.phrase import N_
-from ..hal import Command
+from ..hal import Command, SelfTestModel
 from ..hal.tuning import PadNumbers, TuneModel
 from .canvas import ALARM, AMBER, BACKGROUND, DESIGN, MUTED, PANEL, TEXT, typeface
 from .mounting import ScreenSettings
@@ -30,7 +30,7 @@ class TunePainter(SelfTestPainter):
     def __init__(self, settings: ScreenSettings = ScreenSettings(), lang: str = "en") -> None:
         super().__init__(settings, lang)
 
-    def draw(self, surface: pygame.Surface, model, now: float, since: float | None = None) -> None:
+    def draw(self, surface: pygame.Surface, model: SelfTestModel, now: float, since: float | None = None) -> None:
         if not isinstance(model, TuneModel):
             super().draw(surface, model, now, since)
             return

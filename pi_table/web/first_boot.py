@@ -25,8 +25,9 @@ from typing import TYPE_CHECKING, Any, Protocol
 from aiohttp import web
 
 from ..engine.phrase import N_, Phrase, Text
+from ..engine.views import LANGUAGES
 from ..release.network import password_problem, ssid_problem
-from ..ui.i18n import LANGUAGES, say, translation
+from ..ui.i18n import say, translation
 from .auth import Door, Throttle, Why
 from .roles import MIN_PASSPHRASE
 from .staff import ATTEMPTS_OVERALL, ATTEMPTS_PER_ADDRESS, MIN_PIN, StaffPage, bad, language, refused, refused_key

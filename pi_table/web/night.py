@@ -47,10 +47,10 @@ from ..engine.endings import WORDS
 from ..engine.errors import Refusal
 from ..engine.phrase import N_, Phrase
 from ..files import csv_text
-from ..night.book import BUCHHOLZ, DRAW, LATE_CHOICES, RATING, RATINGS, VOID, Night, NightRefused
+from ..night.book import DRAW, LATE_CHOICES, RATINGS, VOID, Night, NightRefused
 from ..night.pairing import PairingRefused, Round
 from ..night.recorder import Recorder
-from ..night.scoring import FORFEIT, PLAYED
+from ..night.scoring import BUCHHOLZ, FORFEIT, PLAYED, RATING
 from ..night.standings import Result, high_scores
 from ..ui.i18n import say, translation
 from .auth import Session, Throttle

@@ -68,9 +68,10 @@ from aiohttp.web_request import BaseRequest
 
 from ..engine import InvalidAction
 from ..engine.phrase import N_, Phrase, Text
+from ..engine.views import LANGUAGES
 from ..files import write_private
 from ..hal import AnyModel, Emit, PageOpened, Screen, SelfTestModel, SetupModel
-from ..ui.i18n import LANGUAGES, say, translation
+from ..ui.i18n import say, translation
 from ..ui.words import Cards
 from .auth import same
 from .games import Pages, publish, seats

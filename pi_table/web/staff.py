@@ -40,9 +40,10 @@ from aiohttp import web
 from ..engine.errors import Refusal
 from ..engine.games import NAMES, described, names
 from ..engine.phrase import N_, Phrase, Text
+from ..engine.views import LANGUAGES
 from ..files import DEVICE_KEY
 from ..hal.events import is_fault
-from ..ui.i18n import LANGUAGES, say, say_health, translation
+from ..ui.i18n import say, say_health, translation
 from ..ui.orientation import OPERATIVES_SIDE, page_layout
 from .auth import Gate, KeptSecret, Refused, Session, Why, keep_secret
 from .roles import STAFF, Owner, owners_keys, role, unnamed

@@ -21,7 +21,8 @@ from typing import IO
 
 from ..engine.games import names, title_of
 from ..engine.phrase import Phrase
-from ..ui.i18n import LANGUAGES, TeamWord, say, translation
+from ..engine.views import LANGUAGES
+from ..ui.i18n import TeamWord, say, translation
 from .games import scripts
 
 _SCRIPT = re.compile(r'<script src="/static/([\w.-]+)"></script>')

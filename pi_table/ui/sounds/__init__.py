@@ -18,8 +18,9 @@ from array import array
 from collections.abc import Callable
 from pathlib import Path
 
+from ...engine.views import LANGUAGES
 from ..games import KINDS, kind_synthesisers
-from ..i18n import LANGUAGES, translation
+from ..i18n import translation
 from ..sound import cue_file, every_sound
 
 RATE = 11_025
@@ -43,7 +44,7 @@ def hz(midi: float) -> float:
     return 440.0 * 2 ** ((midi - 69) / 12)
 
 
-def tone(start_hz: float, seconds: float, timbre=BELL, end_hz: float | None = None, decay_s: float = 0.25,
+def tone(start_hz: float, seconds: float, timbre: tuple[float, ...] = BELL, end_hz: float | None = None, decay_s: float = 0.25,
          attack_s: float = 0.005) -> Samples:
     """One note (sliding to ``end_hz`` if given): its overtones below the Nyquist frequency, a
     short attack, an exponential decay, and a 10 ms fade at the end so it never clicks."""
@@ -161,17 +162,17 @@ def synthesisers() -> dict[str, Callable[[], Samples]]:
     return found
 
 
-def pcm(samples: Samples) -> array:
+def pcm(samples: Samples) -> array[int]:
     """16-bit samples scaled so the loudest peaks at -1 dBFS."""
     loudest = max(abs(x) for x in samples) or 1.0
     return array("h", (round(x / loudest * PEAK * FULL) for x in samples))
 
 
-def synthesise(name: str) -> array:
+def synthesise(name: str) -> array[int]:
     return pcm(synthesisers()[name]())
 
 
-def wav_bytes(samples: array, rate: int) -> bytes:
+def wav_bytes(samples: array[int], rate: int) -> bytes:
     buffer = io.BytesIO()
     with wave.open(buffer, "wb") as out:
         out.setnchannels(1)
@@ -181,7 +182,7 @@ def wav_bytes(samples: array, rate: int) -> bytes:
     return buffer.getvalue()
 
 
-def read_wav(path: Path) -> tuple[array, int]:
+def read_wav(path: Path) -> tuple[array[int], int]:
     """A mono 16-bit file's samples and rate."""
     with wave.open(str(path), "rb") as wav:
         if wav.getnchannels() != 1 or wav.getsampwidth() != 2:
@@ -190,7 +191,7 @@ def read_wav(path: Path) -> tuple[array, int]:
         return samples, wav.getframerate()
 
 
-def speak(text: str, lang: str) -> array:
+def speak(text: str, lang: str) -> array[int]:
     """``text`` spoken by espeak-ng in ``lang``, halved to 11,025 Hz (two samples averaged:
     a low-pass on the way), its silent ends trimmed, scaled to peak at -1 dBFS."""
     result = subprocess.run(

@@ -520,7 +520,7 @@ export async function loadHealth(background = false) {
   if (answer.ok) drawHealth(answer.data);
 }
 
-export // The log's query: its level, its search, and its time range (the journal's, across the service's starts).
+// The log's query: its level, its search, and its time range (the journal's, across the service's starts).
 function logQuery() {
   const query = new URLSearchParams({ level: $("log-level").value, q: $("log-search").value });
   for (const name of ["since", "until"]) {
