@@ -226,10 +226,12 @@ def home(tmp_path_factory) -> Path:
 @pytest.fixture(scope="module")
 def environment(home) -> dict[str, str]:
     """The owner's environment: this home, no display (the simulator plays in the terminal), no
-    virtual environment active and none of the tests' on the path; pip's settings and cache kept."""
+    virtual environment active and none of the tests' on the path, nor SDL's drivers a test file
+    set in this worker (``SDL_VIDEODRIVER=dummy`` makes a window of nothing, and the page's
+    simulator then waits in it unseen); pip's settings and cache kept."""
     env = {name: value for name, value in os.environ.items()
            if name not in ("VIRTUAL_ENV", "PYTHONPATH", "DISPLAY", "WAYLAND_DISPLAY", "PYTEST_XDIST_WORKER")
-           and not name.startswith(("PYTEST_", "PI_TABLE_"))}
+           and not name.startswith(("PYTEST_", "PI_TABLE_", "SDL_", "PYGAME_"))}
     ours = str(ROOT / ".venv" / "bin")
     env["PATH"] = os.pathsep.join(part for part in env["PATH"].split(os.pathsep) if part != ours)
     env.setdefault("PIP_CACHE_DIR", str(Path.home() / ".cache" / "pip"))
