@@ -79,10 +79,12 @@ def write_private(path: Path, data: bytes) -> None:
     replace_file(path, data, PRIVATE_FILE)
 
 
-def replace_file(path: Path, data: bytes, mode: int) -> None:
+def replace_file(path: Path, data: bytes, mode: int, like: Path | None = None) -> None:
     """Replace ``path`` with ``data`` in one rename, the new file ``mode`` whatever the umask, and
     its owner the old one's when root writes it (``pi-table tune --write`` by sudo on the service's
-    configuration). The data and the rename are fsynced: a power cut leaves the old or the new."""
+    configuration), or, for a file new there, ``like``'s (a note beside the configuration, which
+    the service must read as it reads the file). The data and the rename are fsynced: a power
+    cut leaves the old or the new."""
     temporary = path.with_name(path.name + ".new")
     temporary.unlink(missing_ok=True)  # left by a crash, perhaps with other rights
     with create_private(temporary) as file:
@@ -91,19 +93,22 @@ def replace_file(path: Path, data: bytes, mode: int) -> None:
         os.fsync(file.fileno())
         if mode != PRIVATE_FILE:
             os.fchmod(file.fileno(), mode)  # past the umask, which only takes bits away at creation
-        _keep_owner(path, file.fileno())
+        _keep_owner(path, file.fileno(), like)
     os.replace(temporary, path)
     sync_folder(path.parent)
 
 
-def _keep_owner(path: Path, fd: int) -> None:
+def _keep_owner(path: Path, fd: int, like: Path | None) -> None:
     if os.geteuid() != 0:
         return  # a file anyone else writes is theirs already: only root's would change hands
-    try:
-        old = os.stat(path)
-    except FileNotFoundError:
-        return
-    os.fchown(fd, old.st_uid, old.st_gid)
+    for owned in (path, like):
+        try:
+            old = os.stat(owned) if owned is not None else None
+        except FileNotFoundError:
+            continue
+        if old is not None:
+            os.fchown(fd, old.st_uid, old.st_gid)
+            return
 
 
 def sync_folder(folder: Path) -> None:

@@ -358,10 +358,20 @@ def test_a_stopped_loop_is_restarted_by_the_watchdog(container):
     assert "Watchdog timeout" in container.run("journalctl -u pi-table -b --no-pager").stdout
 
 
-def test_a_bad_configuration_stops_it_for_good(container):
+def test_a_bad_hand_edit_runs_the_table_on_its_last_good_settings_and_with_none_stops_it_for_good(container):
+    """Issue 50, 9: a table that started once on a good file keeps it as the last good one, and a
+    hand edit its start refuses runs it on that, saying so; with no last good file the start
+    still ends 78, which systemd does not restart."""
     config = container.merged / "etc/pi-table/config.toml"
+    good = container.merged / "etc/pi-table/config.toml.good"
+    assert good.read_text() == config.read_text()  # remembered at the start
     config.write_text(CONFIG + "\n[game]\nhold_s = 9\n")
     try:
+        container.run("systemctl restart pi-table", check=False)
+        container.active()  # on the last good settings
+        status = json.loads(container.run("pi-table status --json").stdout)
+        assert any("the settings file was refused" in warning for warning in status["warnings"]), status
+        good.unlink()  # no last good file: nothing to start on
         container.run("systemctl restart pi-table", check=False)
         container.wait_for(lambda: container.show("ActiveState")["ActiveState"] == "failed", "the unit to fail")
         time.sleep(5)  # RestartSec=2: a restart, were there one, would have begun

@@ -7,6 +7,7 @@ then the real ``pi-table run`` under the fake systemd, restarted as the unit res
 from __future__ import annotations
 
 import json
+import os
 import re
 import socket
 import subprocess
@@ -568,3 +569,18 @@ def test_a_change_that_cuts_the_staff_off_the_address_they_reached_is_rolled_bac
         assert italian.startswith("la pagina dello staff era stata aperta su 127.0.0.2, che ora non risponde: ")
     finally:
         service.close()
+
+
+def test_a_note_root_writes_beside_the_configuration_is_the_services_as_the_file_is(tmp_path):
+    """``pi-table tune --write`` by sudo wrote its trial's note and last good file as root's,
+    0640: the service could not read the note, so the trial was no trial and no rollback came
+    (the container's test of a table killed on a change found it)."""
+    if os.geteuid() != 0:
+        pytest.skip("only root's files change hands")
+    path = tmp_path / "config.toml"
+    path.write_text('[timer]\nlength_s = 0\n')
+    os.chown(path, 65534, 65534)
+    path.chmod(0o640)
+    trial.change(path, {"timer.length_s": 60}, "tune", machine=False)
+    for written in (path, trial.beside(path, trial.TRIAL), trial.beside(path, trial.GOOD)):
+        assert (written.stat().st_uid, written.stat().st_gid) == (65534, 65534), written

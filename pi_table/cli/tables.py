@@ -60,9 +60,9 @@ def load(args: argparse.Namespace, path: Path | None, running=None):
     try:
         return load_config(path, machine=args.command in ("check-config", "run"), running=running)
     except ConfigError as e:
-        if args.command not in ("check-config", "run") and path is not None and trial.refused(path) is not None:
+        if args.command not in ("check-config", "run") and trial.refused(named) is not None:  # the file read
             try:
-                return parse_config(trial.beside(path, trial.GOOD).read_text(encoding="utf-8"), path)
+                return parse_config(trial.beside(named, trial.GOOD).read_text(encoding="utf-8"), named)
             except (OSError, UnicodeDecodeError, ConfigError):
                 pass
         tell(args, e)

@@ -131,7 +131,7 @@ def change_proven(path: Path, changes: Mapping[str, object], running: Running | 
     new = changed_text(path, changes, machine, running)
     good = beside(path, GOOD)
     if pending_trial(path) is not None and good.exists():
-        replace_file(good, changed_text(good, changes).encode("utf-8"), _mode(good))
+        replace_file(good, changed_text(good, changes).encode("utf-8"), _mode(good), like=path)
     replace_file(path, new.encode("utf-8"), _mode(path))
 
 
@@ -187,7 +187,7 @@ def remember(path: Path) -> None:
     good = beside(path, GOOD)
     text = read_text(path)
     if not good.exists() or good.read_bytes() != text.encode("utf-8"):
-        replace_file(good, text.encode("utf-8"), _mode(path))
+        replace_file(good, text.encode("utf-8"), _mode(path), like=path)
     beside(path, REFUSED).unlink(missing_ok=True)
 
 
@@ -258,7 +258,7 @@ def labels(keys: Iterable[str], lang: str) -> list[str]:
 
 
 def _copy(source: Path, to: Path) -> None:
-    replace_file(to, read_text(source).encode("utf-8"), _mode(source))
+    replace_file(to, read_text(source).encode("utf-8"), _mode(source), like=source)
 
 
 def _mode(path: Path) -> int:
@@ -272,4 +272,4 @@ def _mode(path: Path) -> int:
 
 def _write_json(path: Path, suffix: str, data: dict[str, Any]) -> None:
     """A note beside the file ``path``, as readable as the file itself."""
-    replace_file(beside(path, suffix), json.dumps(data).encode("utf-8"), _mode(path))
+    replace_file(beside(path, suffix), json.dumps(data).encode("utf-8"), _mode(path), like=path)
