@@ -41,8 +41,9 @@ class NotADevice(PiTableError, OSError):
 @dataclass(frozen=True, slots=True)
 class SerialDevice:
     """A serial device under ``/dev`` (the touch board's port), or a link to one (udev's
-    ``/dev/serial/by-id/...``, the board emulator's stable link), opened as the device file it
-    leads to (``serial.Serial``): never a URL, never a path with ``..`` in it."""
+    ``/dev/serial/by-id/...``, the board emulator's stable link, which may not be there yet when
+    the table starts), opened as the device file it leads to (``serial.Serial``) once it is there:
+    never a URL, never a path with ``..`` in it, never a file that is already something else."""
 
     path: str
 
@@ -50,7 +51,8 @@ class SerialDevice:
     def parse(cls, text: str) -> SerialDevice:
         if not _short(text) or not PATH_NAME.fullmatch(text) or os.path.normpath(text) != text \
                 or any(part in (".", "..") for part in text.split("/")) \
-                or not (_in_devices(text) or (os.path.islink(text) and _in_devices(os.path.realpath(text)))):
+                or not (_in_devices(text) or not os.path.lexists(text)
+                        or (os.path.islink(text) and _in_devices(os.path.realpath(text)))):
             raise Refusal("a serial device's path under /dev, such as /dev/serial/by-id/usb-...-if02 or "
                           "/dev/ttyACM1, or a link to one", given=_shown(text))
         return cls(text)

@@ -292,7 +292,8 @@ def try_the_table(page: Reading, home: Path, terminal: Callable[[], Terminal]) -
     table.type(start)
     socket = config.parent / "control.sock"
     wait_for(lambda: socket.exists() and request(socket, "status")["health"]["touch"] == "ok",
-             "the table's hello with the board", timeout=60)
+             "the table's hello with the board", timeout=60,
+             explain=lambda: f"\nthe table's terminal:\n{table.since()[-2000:]}\nthe board's:\n{board.since()[-1500:]}")
 
     (line,) = page.next().commands
     shown = first.run(line)

@@ -15,7 +15,7 @@ import pytest
 from pi_table.config import ConfigError, parse_config
 from pi_table.config.schema import NAMING, OPTIONS
 from pi_table.daemon.restarts import EXIT_RESTART
-from pi_table.kinds import Address, OwnFile, SerialDevice, Url
+from pi_table.kinds import Address, NotADevice, OwnFile, SerialDevice, Url
 from pi_table.release import first_boot
 from pi_table.web.roles import OWNER_FILE, set_passphrase
 from pi_table.web.staff import PIN_FILE, set_pin
@@ -68,6 +68,22 @@ def test_the_touch_port_takes_auto_a_device_and_a_link_to_one(tmp_path):
         assert port == (None if value == "auto" else SerialDevice(value))
     (tmp_path / "elsewhere").symlink_to(tmp_path / "config.toml")
     assert "under /dev" in refused(config_with(tmp_path, "touch", "port", str(tmp_path / "elsewhere")), "touch.port")
+
+
+def test_a_link_not_there_yet_is_taken_and_checked_when_the_port_is_opened(tmp_path):
+    """The board emulator makes its link after the table has started; what the link leads to is
+    checked when the port is opened, so a file put there instead is still refused."""
+    link = tmp_path / "board"
+    path = config_with(tmp_path, "touch", "port", str(link))
+    port = parse_config(path.read_text(), path).touch.port
+    assert port == SerialDevice(str(link))
+    link.write_text("not a device\n")
+    with pytest.raises(NotADevice, match="not under /dev"):
+        port.target()
+    assert "under /dev" in refused(path, "touch.port")  # and a restart with it there refuses the setting
+    link.unlink()
+    link.symlink_to("/dev/null")
+    assert port.target() == "/dev/null"
 
 
 @pytest.mark.parametrize("key", [option.key for option in OPTIONS if option.kind in ("file", "deck")])

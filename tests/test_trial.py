@@ -19,7 +19,7 @@ from pathlib import Path
 import pytest
 
 from pi_table.config import ConfigError, load_config, trial
-from pi_table.daemon.restarts import EXIT_RESTART
+from pi_table.daemon.restarts import EXIT_RESTART, SHOWN_FILE
 from pi_table.daemon.trial import Health, TrialWatch
 from pi_table.engine.phrase import Phrase
 from pi_table.sim.systemd import FakeSystemd
@@ -344,6 +344,8 @@ def test_the_rollback_headline_shows_at_the_start_after_it_and_goes_once_a_later
     headline = staff.call("GET", "/staff/api/health")[1]["headline"]
     assert headline["text"].startswith("The change of ") and "rolled back" in headline["text"], headline
     assert settings_shown(staff)["rolled_back"] is not None
+    wait_for(lambda: (service.folder / "journal" / SHOWN_FILE).exists(), "this healthy start to mark it shown",
+             timeout=30)  # a stop before the table is healthy has shown it to nobody
     service.systemd.stop()  # a restart, healthy on the last good settings
     service.systemd.close()
     service.start()
