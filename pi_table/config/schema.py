@@ -56,7 +56,7 @@ pins, the paths and the screen's hardware are advanced."""
 
 SECTION_GROUPS = {"game": "game", "timer": "game", "touch": "advanced", "leds": "advanced", "screen": "advanced",
                   "buttons": "advanced", "web": "phones", "staff": "phones", "fleet": "fleet", "sim": "advanced",
-                  "paths": "advanced", "sound": "sound", "night": "game"}
+                  "paths": "advanced", "sound": "sound", "night": "game", "system": "advanced"}
 """A section's keys' group, unless a key names its own."""
 
 SECONDS, MINUTES, PIXELS, DEGREES = N_("seconds"), N_("minutes"), N_("pixels"), N_("degrees")
@@ -272,6 +272,11 @@ OPTIONS = (
            label=N_("Spoken announcements")),
     Option("sound", "quiet_hours", "", "str", N_("'HH:MM-HH:MM', e.g. '23:00-08:00': a quarter of the volume, nothing spoken ('': none)"),
            label=N_("Quiet hours")),
+    Option("system", "security_updates", "daily", "str", N_("when the table applies Debian's security updates by itself: daily, weekly (on Monday) or off, at security_hour, never during a game or a night"),
+           label=N_("Security updates"), choices=("daily", "weekly", "off"),
+           words={"daily": N_("every day"), "weekly": N_("every Monday"), "off": N_("never by themselves")}, owner=True),
+    Option("system", "security_hour", 4, "int", N_("the hour of the night the table looks for them, in its time zone (or the first idle moment after it)"),
+           label=N_("Security updates' hour"), range=Range(0, 23), owner=True),
     Option("night", "blocked_words", "", "file", N_("a game night's teams may not use these words in their names: a file, one word a line ('': none)"),
            label=N_("Words not allowed in team names")),
 )

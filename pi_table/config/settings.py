@@ -23,6 +23,7 @@ from ..engine.phrase import Phrase, Text
 from ..engine.views import LANGUAGES
 from ..kinds import SerialDevice
 from ..night.names import Blocklist
+from ..release.system import EVERY, Schedule
 from ..table.input import InputSettings
 from ..table.session import Retention
 from ..table.timer import TimerSettings
@@ -158,6 +159,7 @@ class Config:
     staff_session_s: float = 3600.0  # [staff] session_min: a staff page login lasts this long unused
     blocked: Blocklist = field(default_factory=Blocklist)  # [night] blocked_words: not in a game night's team names
     refused: Phrase | None = None  # the file at source was refused at the start: these are its last good settings
+    security: Schedule = field(default_factory=Schedule)  # [system]: when Debian's security updates are applied
 
 
 class Values:
@@ -289,6 +291,7 @@ def build(values: dict[str, object], source: Path | None) -> Config:
                             spoken=v.flag("sound.spoken"), quiet=QuietHours.parse(v.text("sound.quiet_hours"))),
         staff_session_s=_staff_session_s(v),
         blocked=_blocked(v.text("night.blocked_words"), source),
+        security=_security(v),
     )
 
 
@@ -297,6 +300,17 @@ def _blocked(name: str, source: Path | None) -> Blocklist:
     if not name:
         return Blocklist()
     return Blocklist.read(config_relative(name, source))
+
+
+def _security(v: Values) -> Schedule:
+    """[system]: when Debian's security updates are applied (``release.system``)."""
+    every, hour, hours = v.text("system.security_updates"), v.whole("system.security_hour"), _range("system.security_hour")
+    if every not in EVERY:
+        raise Refusal("security_updates is one of {choices}, not {every!r}", choices=", ".join(EVERY), every=every)
+    if not hours.holds(hour):
+        raise Refusal("security_hour is an hour {least} to {most}, not {hour}", least=hours.least, most=hours.most,
+                      hour=hour)
+    return Schedule(every, hour)
 
 
 def _staff_session_s(v: Values) -> float:

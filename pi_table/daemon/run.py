@@ -164,6 +164,9 @@ class Daemon:
         self.restarts = Restarts(self, under_trial, trial_deadline_s, restoring)
         self.checkup = Checkup(self)  # the staff page's self-test and pads' tuning, the game paused
         self.nightly: Nightly | None = None  # the nightly backups, from READY on (a journal kept in memory has none)
+        from .security import SecurityUpdates
+
+        self.security = SecurityUpdates(self)  # Debian's security updates on the owner's schedule, from READY on
         self.recovery: Recovery | None = None  # a forgotten staff PIN's reset code, once asked for at the table
         self.companion_beat = LoopHeartbeat("the companion server")
 
@@ -225,6 +228,7 @@ class Daemon:
 
             self.nightly = Nightly(self.config)
             self.nightly.start()
+            self.security.start()
 
     # --- [fleet]: the table's reports to an MQTT broker (pi_table/fleet/reporter.py) ---
 
@@ -319,6 +323,7 @@ class Daemon:
             from ..web.console import Console
             from ..web.files import OwnerFiles
             from ..web.seats import SeatLinks
+            from ..web.security import SecurityRoom
             from ..web.staff import StaffPage
             from .staff_desk import StaffDesk
 
@@ -333,6 +338,7 @@ class Daemon:
             SetupRoom(staff, self.first_boot)  # None: the table is set up, and the set-up page is gone
             WifiRoom(staff, Wifi(self))
             OwnerFiles(staff)
+            SecurityRoom(staff, self.security)
             if self.night is not None:
                 from ..web.night import NightRoom
                 NightRoom(staff, self.night.book)
@@ -543,6 +549,7 @@ class Daemon:
             self.first_boot.stop()
         if self.nightly is not None:
             self.nightly.stop()
+        self.security.stop()
         self.notifier.stopping()
         self.control.stop()
         if self._companion_start is not None:

@@ -2,7 +2,8 @@
 (/var/lib/pi-table/requests, its own), which pi-table-helper.path sees and pi-table-helper.service
 (root) reads, deletes and acts on. Its acts and nothing else: install an update (from a bundle
 in the same folder, or from the repository the table was installed from), reboot, power off, set
-the time zone, open the table's own Wi-Fi, join a Wi-Fi (``network``). Anything else is refused
+the time zone, open the table's own Wi-Fi, join a Wi-Fi (``network``), start the security updates
+(``system``). Anything else is refused
 and logged, never run.
 """
 
@@ -26,9 +27,10 @@ MAX_REQUEST = 4096
 BUNDLE_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,99}\.tar\.gz")
 ZONE = re.compile(r"[A-Za-z][A-Za-z0-9_+-]{0,29}(/[A-Za-z0-9_+-]{1,30}){0,2}")  # Europe/Rome, America/Argentina/Salta, UTC
 SHAPES = {("reboot",): set(), ("poweroff",): set(), ("update", "bundle"): {"bundle"}, ("update", "repository"): set(),
-          ("timezone",): {"zone"}, ("hotspot",): {"ssid", "password"}, ("wifi",): {"ssid", "password"}}
+          ("timezone",): {"zone"}, ("hotspot",): {"ssid", "password"}, ("wifi",): {"ssid", "password"},
+          ("security",): set()}
 """Each request there is: its act (and for an update where from), and the other keys it takes."""
-ACTS = "reboot, poweroff, update from a bundle or from the repository, timezone, hotspot, wifi"
+ACTS = "reboot, poweroff, update from a bundle or from the repository, timezone, hotspot, wifi, security"
 
 
 def check(request: object) -> dict:

@@ -5,6 +5,7 @@
 import { askOwner, loadBench, loadHealth, loadLog, loadOwner, loadOwnersParts, wireConsole }
   from "./console.js";
 import { drawNightGames, wireNight } from "./night.js";
+import { wireSecurity } from "./security.js";
 import { wireWifi } from "./wifi.js";
 
 const AT_HAND = [
@@ -544,4 +545,5 @@ setInterval(() => { if (csrf && !$("desk").hidden) { loadTable(true); loadHealth
 wireConsole();
 wireNight();
 wireWifi();
+wireSecurity();
 start();  // a module runs once the page is parsed
