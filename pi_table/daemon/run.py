@@ -64,6 +64,7 @@ if TYPE_CHECKING:  # loaded only once the table is up (the phones' pages open af
     from ..web.auth import Recovery
     from .backup import Nightly
     from .first_boot import FirstBoot
+    from .release_keys import ReleaseKeys
     from .staff_desk import StaffDesk
 
 log = logging.getLogger("pi_table.daemon")
@@ -148,6 +149,7 @@ class Daemon:
             self.faults["settings"] = config.refused
         self.announcer = Announcer(self.devices.sound, config.sound, config.language)  # shared by every loop too
         self.staff_desk: StaffDesk | None = None  # the staff page's way to the table, with the companion
+        self.release_keys: ReleaseKeys | None = None  # the staff page's keyring section, with the companion
         self.fingerprint: str | None = None  # the SHA-256 of the staff pages' certificate, once they have one
         self.first_boot: FirstBoot | None = None  # a table waiting for its set-up: its screen shows it instead
         if self.lock is not None and (paths.journal_dir / SETUP_PENDING).exists():
@@ -322,9 +324,11 @@ class Daemon:
             from ..web.auth import Recovery
             from ..web.console import Console
             from ..web.files import OwnerFiles
+            from ..web.keys import KeysRoom
             from ..web.seats import SeatLinks
             from ..web.security import SecurityRoom
             from ..web.staff import StaffPage
+            from .release_keys import ReleaseKeys
             from .staff_desk import StaffDesk
 
             tokens = Tokens.kept_in(journal_dir)
@@ -339,6 +343,8 @@ class Daemon:
             WifiRoom(staff, Wifi(self))
             OwnerFiles(staff)
             SecurityRoom(staff, self.security)
+            self.release_keys = ReleaseKeys(self.staff_desk)
+            KeysRoom(staff, self.release_keys)
             if self.night is not None:
                 from ..web.night import NightRoom
                 NightRoom(staff, self.night.book)

@@ -7,7 +7,8 @@ update brings is ever run by root (systemd/pi-table-helper). Its acts:
   to: a first install is an update with nothing to go back to;
 - ``request``: the one request the service left in its spool folder (pi-table-helper.service,
   started by pi-table-helper.path): an update, a reboot, a power off, the time zone, the table's
-  own Wi-Fi opened or a Wi-Fi joined (``network``), the security updates started, nothing else;
+  own Wi-Fi opened or a Wi-Fi joined (``network``), the security updates started, a release key
+  added or revoked (``keys``), nothing else;
 - ``first-boot``: a table's first start from the SD image (pi-table-first-boot.service): its
   secrets made on the device, and its set-up waiting (``first_boot``);
 - ``starting`` and ``started``: pi-table.service's ExecStartPre= and ExecStartPost=, which count
@@ -290,6 +291,8 @@ def act(helper: Helper, spool: Path, log=sys.stdout) -> int:
         return _network(helper, request, log)
     if request["act"] == "security":
         return _security_asked(helper)
+    if request["act"] in ("keys-add", "keys-revoke"):
+        return _keys_asked(helper, request, log)
     if request["act"] in ("reboot", "poweroff"):
         releases.write_note(LAST, {"act": request["act"], "outcome": "done", "at": time.time(),
                                    "why": why(N_("asked from the staff page"))})
@@ -431,6 +434,22 @@ def _security_asked(helper: Helper) -> int:
                  why(N_("the security updates cannot be started ({error}): sudo systemd/install.sh installs them"),
                      error=error))
     return 1
+
+
+def _keys_asked(helper: Helper, request: dict, log) -> int:
+    """A key added to the releases' keyring or revoked, asked from the staff page (the owner's):
+    what ``keys add|revoke`` does, its outcome noted for the page with the key's fingerprint."""
+    act, name = request["act"], request["name"]
+    note = {"act": act, "name": name, "at": time.time()}
+    try:
+        key = helper.keyring.add(request["key"], name) if act == "keys-add" else helper.keyring.revoke(name)
+    except ReleaseError as e:
+        print(f"{act} failed: {e}", file=sys.stderr, flush=True)
+        helper.releases.write_note(LAST, {**note, "outcome": "failed", "why": e.why})
+        return 1
+    print(f"{act}: {key.name} {key.fingerprint}", file=log, flush=True)
+    helper.releases.write_note(LAST, {**note, "fingerprint": key.fingerprint, "outcome": "done", "why": None})
+    return 0
 
 
 def _keys(keyring: Keyring, args: argparse.Namespace) -> int:

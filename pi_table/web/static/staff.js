@@ -5,6 +5,7 @@
 import { askOwner, loadBench, loadHealth, loadLog, loadOwner, loadOwnersParts, wireConsole }
   from "./console.js";
 import { drawNightGames, wireNight } from "./night.js";
+import { wireKeys } from "./keys.js";
 import { wireSecurity } from "./security.js";
 import { wireWifi } from "./wifi.js";
 
@@ -546,4 +547,5 @@ wireConsole();
 wireNight();
 wireWifi();
 wireSecurity();
+wireKeys();
 start();  // a module runs once the page is parsed
