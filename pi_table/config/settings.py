@@ -160,6 +160,7 @@ class Config:
     blocked: Blocklist = field(default_factory=Blocklist)  # [night] blocked_words: not in a game night's team names
     refused: Phrase | None = None  # the file at source was refused at the start: these are its last good settings
     security: Schedule = field(default_factory=Schedule)  # [system]: when Debian's security updates are applied
+    dashboard: Dashboard | None = None  # [fleet] dashboard_port: this table also shows the fleet's dashboard
 
 
 class Values:
@@ -285,7 +286,8 @@ def build(values: dict[str, object], source: Path | None) -> Config:
         buttons=buttons,
         web=_web(v),
         paths=_paths(v),
-        fleet=_fleet(v),
+        fleet=(fleet := _fleet(v)),
+        dashboard=_dashboard(v, fleet),
         words=_words(v.text("sim.words"), source),
         sound=SoundSettings(enabled=v.flag("sound.enabled"), volume=v.number("sound.volume"),
                             spoken=v.flag("sound.spoken"), quiet=QuietHours.parse(v.text("sound.quiet_hours"))),
@@ -494,6 +496,37 @@ def _fleet(v: Values) -> FleetConfig:
         raise Refusal("the broker's password would cross the network in clear to {url}: use mqtts:// (TLS), or set "
                       "password_in_clear = true for a broker on a network you trust", url=shown_url(url))
     return found
+
+
+@dataclass(frozen=True, slots=True)
+class Dashboard:
+    """[fleet] dashboard_*: the fleet's dashboard on this table, on ``port``, reading the table's
+    broker as its dashboard user (``broker``: the table's broker, that user, that user's password)."""
+
+    port: int
+    broker: FleetConfig
+
+
+def _dashboard(v: Values, fleet: FleetConfig) -> Dashboard | None:
+    """The dashboard this table shows, None when ``dashboard_port`` is 0: the table's own broker (its
+    address, its CA) read as ``dashboard_user`` with the password in ``dashboard_password_file``."""
+    port, ports = v.whole("fleet.dashboard_port"), _range("fleet.dashboard_port")
+    if not ports.holds(port):
+        raise Refusal("dashboard_port is {least} to {most}, or 0 for none, not {port}", least=ports.least,
+                      most=ports.most, port=port)
+    if not port:
+        return None
+    if not fleet.enabled:
+        raise Refusal("the fleet's dashboard reads the table's broker: set [fleet] broker first")
+    user, password_file = v.text("fleet.dashboard_user"), v.text("fleet.dashboard_password_file")
+    _topic_level(user, "dashboard_user")  # a broker's user name, as a table's id is
+    host = f"[{fleet.host}]" if ":" in fleet.host else fleet.host
+    url = f"{fleet.scheme}://{urllib.parse.quote(user, safe='')}@{host}:{fleet.port}"
+    found = replace(broker(url, password_file=password_file, ca=fleet.ca), password_in_clear=fleet.password_in_clear)
+    if found.in_clear and not found.password_in_clear:
+        raise Refusal("the dashboard's broker password would cross the network in clear to {url}: use mqtts:// (TLS), "
+                      "or set password_in_clear = true for a broker on a network you trust", url=shown_url(url))
+    return Dashboard(port, found)
 
 
 HIDDEN = "********"

@@ -57,6 +57,7 @@ if TYPE_CHECKING:  # loaded only once the table is up (the phones' pages open af
     from types import FrameType
 
     from ..config import ConfigError
+    from ..fleet.dashboard import Dashboard
     from ..fleet.reporter import Reporter
     from ..kinds import SerialDevice
     from ..night.recorder import Recorder
@@ -150,6 +151,7 @@ class Daemon:
         self.announcer = Announcer(self.devices.sound, config.sound, config.language)  # shared by every loop too
         self.staff_desk: StaffDesk | None = None  # the staff page's way to the table, with the companion
         self.release_keys: ReleaseKeys | None = None  # the staff page's keyring section, with the companion
+        self.dashboard: Dashboard | None = None  # the fleet's dashboard this table shows ([fleet] dashboard_port)
         self.fingerprint: str | None = None  # the SHA-256 of the staff pages' certificate, once they have one
         self.first_boot: FirstBoot | None = None  # a table waiting for its set-up: its screen shows it instead
         if self.lock is not None and (paths.journal_dir / SETUP_PENDING).exists():
@@ -391,6 +393,7 @@ class Daemon:
             return
         log.info("companion pages at %s", companion.base_url)
         self._phones_settled(state, f"at {companion.base_url}")
+        self._open_dashboard(tls or staff_tls)
 
     def in_loop(self, fn: Callable[[], object]) -> bool:
         """Run ``fn`` in the thread of the loop of the moment (a switch between game kinds
@@ -429,6 +432,19 @@ class Daemon:
             return None
         log.info("the staff pages over https, the table's certificate's SHA-256 %s", self.fingerprint)
         return context
+
+    def _open_dashboard(self, tls: ssl.SSLContext | None) -> None:
+        """The fleet's dashboard on this table, when the owner asked for one (``fleet_dashboard``)."""
+        from .fleet_dashboard import NO_DASHBOARD, open_dashboard
+
+        try:
+            self.dashboard = open_dashboard(self.config, tls)
+        except Exception as e:  # noqa: BLE001 (a taken port, an unreadable password: the table plays on)
+            shown = self.config.dashboard
+            fault = Phrase.of(NO_DASHBOARD, port=0 if shown is None else shown.port,
+                              error=e.strerror if isinstance(e, OSError) and e.strerror else str(e))
+            log.error("%s", fault)
+            self.in_loop(lambda: self._note_fault("dashboard", fault))
 
     def _note_fault(self, name: str, fault: Phrase) -> None:
         self.loop.faults[name] = fault
@@ -565,6 +581,8 @@ class Daemon:
         logging.getLogger().removeHandler(self.recent_log)
         if self.fleet is not None:
             self.fleet.stop()
+        if self.dashboard is not None:
+            self.dashboard.stop()
         self.loop.close()
         self.devices.sound.close()
         self.notifier.close()

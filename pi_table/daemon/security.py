@@ -37,6 +37,8 @@ IN_A_NIGHT = N_("a game night is open: the security updates wait until it is clo
 RUNNING = N_("the security updates are being applied already")
 UNHEALTHY = N_("A security update left the table unhealthy.")
 FAILED = N_("The security updates failed.")
+FAULTS = (UNHEALTHY, FAILED)
+"""The templates of the faults this module reports: docs/cafe/troubleshooting.md has an entry for each."""
 
 
 class Table(Protocol):

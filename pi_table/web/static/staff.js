@@ -5,6 +5,7 @@
 import { askOwner, loadBench, loadHealth, loadLog, loadOwner, loadOwnersParts, wireConsole }
   from "./console.js";
 import { drawNightGames, wireNight } from "./night.js";
+import { wireFleet } from "./fleet.js";
 import { wireKeys } from "./keys.js";
 import { wireSecurity } from "./security.js";
 import { wireWifi } from "./wifi.js";
@@ -548,4 +549,5 @@ wireNight();
 wireWifi();
 wireSecurity();
 wireKeys();
+wireFleet();
 start();  // a module runs once the page is parsed
