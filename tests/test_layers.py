@@ -212,9 +212,9 @@ def test_every_error_the_table_raises_has_one_root():
 ROOMS = {
     "config": ["schema", "settings", "machine", "loading", "writing", "trial"],
     "daemon": ["notify", "logs", "control", "trial", "devices", "selftest", "tune", "backup", "restarts", "checkup",
-               "owner_files", "staff_desk", "first_boot", "security", "release_keys", "fleet_dashboard", "run"],
+               "owner_files", "staff_desk", "first_boot", "security", "release_keys", "network_desk", "fleet_dashboard", "run"],
     "web": ["tokens", "seats", "runner", "auth", "roles", "snapshot", "games", "texts", "codex_pages", "staff", "console",
-            "files", "security", "keys", "night", "first_boot", "server"],
+            "files", "security", "keys", "network", "night", "first_boot", "server"],
     "cli": ["output", "window", "tables", "script", "games", "grid", "codex", "options", "play", "board", "control", "service",
             "fleet", "backup", "release", "image", "bench"],
     "release": ["layout", "service_user", "network", "wheels", "keys", "bundle", "requests", "first_boot", "lock", "system",

@@ -327,9 +327,11 @@ class Daemon:
             from ..web.console import Console
             from ..web.files import OwnerFiles
             from ..web.keys import KeysRoom
+            from ..web.network import NetworkRoom
             from ..web.seats import SeatLinks
             from ..web.security import SecurityRoom
             from ..web.staff import StaffPage
+            from .network_desk import NetworkDesk
             from .release_keys import ReleaseKeys
             from .staff_desk import StaffDesk
 
@@ -347,6 +349,7 @@ class Daemon:
             SecurityRoom(staff, self.security)
             self.release_keys = ReleaseKeys(self.staff_desk)
             KeysRoom(staff, self.release_keys)
+            NetworkRoom(staff, NetworkDesk(self.staff_desk))
             if self.night is not None:
                 from ..web.night import NightRoom
                 NightRoom(staff, self.night.book)

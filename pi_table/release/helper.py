@@ -8,7 +8,7 @@ update brings is ever run by root (systemd/pi-table-helper). Its acts:
 - ``request``: the one request the service left in its spool folder (pi-table-helper.service,
   started by pi-table-helper.path): an update, a reboot, a power off, the time zone, the table's
   own Wi-Fi opened or a Wi-Fi joined (``network``), the security updates started, a release key
-  added or revoked (``keys``), nothing else;
+  added or revoked (``keys``), the cable's address or the host name tried (``network``), nothing else;
 - ``first-boot``: a table's first start from the SD image (pi-table-first-boot.service): its
   secrets made on the device, and its set-up waiting (``first_boot``);
 - ``starting`` and ``started``: pi-table.service's ExecStartPre= and ExecStartPost=, which count
@@ -288,7 +288,9 @@ def act(helper: Helper, spool: Path, log=sys.stdout) -> int:
         return 1
     print(f"request: {request['act']}", file=log, flush=True)
     if request["act"] in NETWORK:
-        return _network(helper, request, log)
+        return _network(helper, request, log, lambda: NETWORK[request["act"]](helper, request))
+    if request["act"] in TRIED:
+        return _network(helper, request, log, lambda: TRIED[request["act"]](helper.releases, spool, request))
     if request["act"] == "security":
         return _security_asked(helper)
     if request["act"] in ("keys-add", "keys-revoke"):
@@ -307,15 +309,18 @@ def act(helper: Helper, spool: Path, log=sys.stdout) -> int:
     return 0
 
 
-def _network(helper: Helper, request: dict, log) -> int:
-    """The time zone set, the table's own Wi-Fi opened or a Wi-Fi joined; how it ended noted for the pages."""
+def _network(helper: Helper, request: dict, log, do) -> int:
+    """The time zone set, the table's own Wi-Fi opened or a Wi-Fi joined, an address or the host
+    name tried (``do`` does it); how it ended noted for the pages."""
     releases, act = helper.releases, request["act"]
-    note = {"act": act, "at": time.time(), **{key: request[key] for key in ("ssid", "zone") if key in request}}
+    note = {"act": act, "at": time.time(),
+            **{key: request[key] for key in ("ssid", "zone", "device", "method", "address", "name") if key in request}}
     try:
-        NETWORK[act](helper, request)
+        do()
     except ReleaseError as e:
         print(f"{act} failed: {e}", file=sys.stderr, flush=True)
-        releases.write_note(LAST, {**note, "outcome": "failed", "why": e.why})
+        outcome = "rolled back" if isinstance(e, network.NotReached) else "failed"
+        releases.write_note(LAST, {**note, "outcome": outcome, "why": e.why})
         return 1
     print(f"{act}: done", file=log, flush=True)
     releases.write_note(LAST, {**note, "outcome": "done", "why": None})
@@ -352,6 +357,10 @@ def open_hotspot(helper: Helper, request: dict) -> None:
 NETWORK = {"timezone": set_zone, "hotspot": open_hotspot,
            "wifi": lambda helper, request: network.join(request["ssid"], request["password"])}
 """The acts that change the table's network or its clock's zone, each done as ``act`` notes it."""
+
+TRIED = {"ipv4": network.change_ipv4,
+         "hostname": lambda releases, spool, request: network.change_host_name(releases, spool, request["name"])}
+"""The network's changes that are trials: kept once the staff page is reached after them (issue 50, 7)."""
 
 
 def started(releases: Releases, status: Sequence[str], proof_s: float | None = None) -> str:

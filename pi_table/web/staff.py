@@ -63,7 +63,8 @@ MAX_BODY = 64 * 1024  # a configuration change: a few keys, a map of LEDs at mos
 BODY_TIMEOUT_S = 10.0  # a request's body, from the end of its headers (the login's too: anyone may send one)
 STATIC = {"staff.js": "application/javascript", "console.js": "application/javascript", "night.js": "application/javascript",
           "wifi.js": "application/javascript", "security.js": "application/javascript",
-          "keys.js": "application/javascript", "fleet.js": "application/javascript", "staff.css": "text/css",
+          "keys.js": "application/javascript", "fleet.js": "application/javascript",
+          "network.js": "application/javascript", "staff.css": "text/css",
           "night.css": "text/css"}
 LIVE = ("game.language", "leds.brightness", "sound.volume", "timer.length_s")
 """The keys the table applies while it runs: the rest of a change waits for a restart."""

@@ -7,6 +7,7 @@ import { askOwner, loadBench, loadHealth, loadLog, loadOwner, loadOwnersParts, w
 import { drawNightGames, wireNight } from "./night.js";
 import { wireFleet } from "./fleet.js";
 import { wireKeys } from "./keys.js";
+import { wireNetwork } from "./network.js";
 import { wireSecurity } from "./security.js";
 import { wireWifi } from "./wifi.js";
 
@@ -550,4 +551,5 @@ wireWifi();
 wireSecurity();
 wireKeys();
 wireFleet();
+wireNetwork();
 start();  // a module runs once the page is parsed
