@@ -58,6 +58,7 @@ class SecurityUpdates:
                  every_s: float = EVERY_S) -> None:
         self.daemon, self.home, self.clock, self.every_s = daemon, home, clock, every_s
         self.asked: float | None = None  # when this service last asked the helper for a run
+        self.said: Text | None = None  # why the last due run could not be asked (logged once)
         self.stopped = threading.Event()
         self._thread: threading.Thread | None = None
 
@@ -93,8 +94,9 @@ class SecurityUpdates:
         if not schedule.due(last, now) or self.running() or self.busy() is not None:
             return False
         problem = self._ask()
-        if problem is not None:
-            log.warning("the security updates are due but cannot be asked for: %s", problem)
+        if problem is not None and problem != self.said:  # a table with no helper says so once, not every tick
+            log.warning("the security updates are due but cannot be asked for: %s", say(problem, "en"))
+        self.said = problem
         return problem is None
 
     def run_now(self) -> Text | None:
