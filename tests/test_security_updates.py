@@ -14,6 +14,7 @@ from pathlib import Path
 
 import pytest
 
+from pi_table.config.settings import Schedule
 from pi_table.release import ReleaseError, desk, helper, requests, system
 from pi_table.release.keys import Keyring
 from pi_table.release.layout import Releases
@@ -120,13 +121,13 @@ def at(day: int, hour: int, minute: int = 0) -> float:
 
 
 def test_the_schedule_is_due_once_after_its_hour_daily_or_on_monday_and_never_when_off():
-    daily = system.Schedule("daily", 4)
+    daily = Schedule("daily", 4)
     assert daily.due(None, at(25, 4, 1)) and not daily.due(at(25, 4, 2), at(25, 23))
     assert not daily.due(at(24, 4, 30), at(25, 3, 59)) and daily.due(at(24, 4, 30), at(25, 4))
-    weekly = system.Schedule("weekly", 4)
+    weekly = Schedule("weekly", 4)
     assert weekly.slot(at(26, 12)) == at(23, 4) and weekly.slot(at(23, 3)) == at(16, 4)
     assert not weekly.due(at(23, 5), at(29, 23)) and weekly.due(at(23, 5), at(30, 4))
-    assert system.Schedule("off", 4).due(None, at(25, 12)) is False
+    assert Schedule("off", 4).due(None, at(25, 12)) is False
 
 
 @pytest.mark.parametrize("setting, said", [
@@ -144,14 +145,14 @@ def test_the_schedule_is_the_owners_and_a_schedule_that_is_none_is_refused_by_na
         load_config(config)
     assert said in str(refused.value)
     config.write_text('[system]\nsecurity_updates = "weekly"\nsecurity_hour = 3\n')
-    assert load_config(config).security == system.Schedule("weekly", 3)
+    assert load_config(config).security == Schedule("weekly", 3)
 
 
 class Idle:
     """The table as the schedule reads it: its game's journal, last written when its last move was
     made, a night open or not, and a staff desk that notes what the helper was asked."""
 
-    def __init__(self, schedule: system.Schedule, journal: Path) -> None:
+    def __init__(self, schedule: Schedule, journal: Path) -> None:
         from types import SimpleNamespace
 
         journal.write_text("{}\n")
@@ -173,7 +174,7 @@ class Idle:
 def test_a_run_due_waits_for_the_table_to_be_idle_with_no_night_open_and_is_asked_once(tmp_path):
     from pi_table.daemon.security import SecurityUpdates
 
-    table, now = Idle(system.Schedule("daily", 4), tmp_path / "game.jsonl"), [at(25, 3)]
+    table, now = Idle(Schedule("daily", 4), tmp_path / "game.jsonl"), [at(25, 3)]
     table.moved(at(24, 23))
     schedule = SecurityUpdates(table, home=tmp_path / "home", clock=lambda: now[0])
     assert schedule.tick() and table.asked == ["security"]  # a table that never ran one: at once

@@ -49,6 +49,9 @@ def _fitted(pin: int) -> int | bool:
     return pin if WIRING.encoder_fitted else False
 
 
+SECURITY_UPDATES = ("daily", "weekly", "off")
+"""How often the table applies Debian's security updates by itself ([system] security_updates)."""
+
 GROUPS = {"game": N_("Game"), "lights": N_("Lights"), "sound": N_("Sound"), "phones": N_("Phones"),
           "fleet": N_("Fleet"), "advanced": N_("Advanced")}
 """What an owner does with a key, in the order the staff page's form shows them: the board, the
@@ -279,7 +282,7 @@ OPTIONS = (
     Option("sound", "quiet_hours", "", "str", N_("'HH:MM-HH:MM', e.g. '23:00-08:00': a quarter of the volume, nothing spoken ('': none)"),
            label=N_("Quiet hours")),
     Option("system", "security_updates", "daily", "str", N_("when the table applies Debian's security updates by itself: daily, weekly (on Monday) or off, at security_hour, never during a game or a night"),
-           label=N_("Security updates"), choices=("daily", "weekly", "off"),
+           label=N_("Security updates"), choices=SECURITY_UPDATES,
            words={"daily": N_("every day"), "weekly": N_("every Monday"), "off": N_("never by themselves")}, owner=True),
     Option("system", "security_hour", 4, "int", N_("the hour of the night the table looks for them, in its time zone (or the first idle moment after it)"),
            label=N_("Security updates' hour"), range=Range(0, 23), owner=True),

@@ -23,7 +23,6 @@ from ..engine.phrase import Phrase, Text
 from ..engine.views import LANGUAGES
 from ..kinds import SerialDevice
 from ..night.names import Blocklist
-from ..release.system import EVERY, Schedule
 from ..table.input import InputSettings
 from ..table.session import Retention
 from ..table.timer import TimerSettings
@@ -31,7 +30,18 @@ from ..ui.leds import LightSettings
 from ..ui.mounting import PanelMounting, ScreenSettings
 from ..ui.pixels import LedMap, PixelOutput, PowerLimit
 from ..ui.sound import QuietHours, SoundSettings
-from .schema import BY_KEY, EXPECTED, LED_BACKENDS, MAX_LEDS, SOCKET_PATH_MAX, SPI_MOSI, VIDEO_DRIVERS, Range, describe
+from .schema import (
+    BY_KEY,
+    EXPECTED,
+    LED_BACKENDS,
+    MAX_LEDS,
+    SECURITY_UPDATES,
+    SOCKET_PATH_MAX,
+    SPI_MOSI,
+    VIDEO_DRIVERS,
+    Range,
+    describe,
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -132,6 +142,37 @@ class LedConfig:
 
     def output(self) -> PixelOutput:
         return PixelOutput(self.map, self.brightness, self.gamma, self.power)
+
+
+WEEKLY_DAY = 0  # Monday: after the weekend's nights
+
+
+@dataclass(frozen=True, slots=True)
+class Schedule:
+    """When the table looks for security updates: ``every`` (off, daily, weekly on Monday) at
+    ``hour`` in the table's time zone, or at the first moment after it that the table is idle."""
+
+    every: str = "daily"  # one of SECURITY_UPDATES, as the configuration's check found it
+    hour: int = 4
+
+    def slot(self, now: float) -> float | None:
+        """When the last run was due, at or before ``now`` (seconds since the epoch); None when off."""
+        if self.every == "off":
+            return None
+        import datetime  # the schedule's thread, after the start
+
+        moment = datetime.datetime.fromtimestamp(now)
+        at = moment.replace(hour=self.hour, minute=0, second=0, microsecond=0)
+        if at > moment:
+            at -= datetime.timedelta(days=1)
+        if self.every == "weekly":
+            at -= datetime.timedelta(days=(at.weekday() - WEEKLY_DAY) % 7)
+        return at.timestamp()
+
+    def due(self, last: float | None, now: float) -> bool:
+        """Whether a run is due: none since the last slot (``last``: when the last one began)."""
+        slot = self.slot(now)
+        return slot is not None and (last is None or last < slot)
 
 
 @dataclass(frozen=True, slots=True)
@@ -305,10 +346,11 @@ def _blocked(name: str, source: Path | None) -> Blocklist:
 
 
 def _security(v: Values) -> Schedule:
-    """[system]: when Debian's security updates are applied (``release.system``)."""
+    """[system]: when Debian's security updates are applied (``daemon.security``, ``release.system``)."""
     every, hour, hours = v.text("system.security_updates"), v.whole("system.security_hour"), _range("system.security_hour")
-    if every not in EVERY:
-        raise Refusal("security_updates is one of {choices}, not {every!r}", choices=", ".join(EVERY), every=every)
+    if every not in SECURITY_UPDATES:
+        raise Refusal("security_updates is one of {choices}, not {every!r}", choices=", ".join(SECURITY_UPDATES),
+                      every=every)
     if not hours.holds(hour):
         raise Refusal("security_hour is an hour {least} to {most}, not {hour}", least=hours.least, most=hours.most,
                       hour=hour)

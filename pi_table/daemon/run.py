@@ -66,6 +66,7 @@ if TYPE_CHECKING:  # loaded only once the table is up (the phones' pages open af
     from .backup import Nightly
     from .first_boot import FirstBoot
     from .release_keys import ReleaseKeys
+    from .security import SecurityUpdates
     from .staff_desk import StaffDesk
 
 log = logging.getLogger("pi_table.daemon")
@@ -168,9 +169,7 @@ class Daemon:
         self.restarts = Restarts(self, under_trial, trial_deadline_s, restoring)
         self.checkup = Checkup(self)  # the staff page's self-test and pads' tuning, the game paused
         self.nightly: Nightly | None = None  # the nightly backups, from READY on (a journal kept in memory has none)
-        from .security import SecurityUpdates
-
-        self.security = SecurityUpdates(self)  # Debian's security updates on the owner's schedule, from READY on
+        self.security: SecurityUpdates | None = None  # Debian's security updates on the owner's schedule, from READY on
         self.recovery: Recovery | None = None  # a forgotten staff PIN's reset code, once asked for at the table
         self.companion_beat = LoopHeartbeat("the companion server")
 
@@ -213,6 +212,9 @@ class Daemon:
         degraded = [name for name, health in self.devices.health.items() if health.startswith("not working")]
         state = f"degraded: {', '.join(degraded)} not working" if degraded else "up"
         self.notifier.ready(f"table {state}; game {self.session.id}")
+        from .security import SecurityUpdates  # after READY: it reads the releases' notes
+
+        self.security = SecurityUpdates(self)
         log.info("table %s; game %s; control socket %s", state, self.session.id, self.config.paths.socket)
         if self.lock is not None:  # the nights' book is read after READY, before the pages and the fleet use it
             self.night = _night(self.config)
@@ -346,6 +348,7 @@ class Daemon:
             SetupRoom(staff, self.first_boot)  # None: the table is set up, and the set-up page is gone
             WifiRoom(staff, Wifi(self))
             OwnerFiles(staff)
+            assert self.security is not None  # made at READY, before the pages open
             SecurityRoom(staff, self.security)
             self.release_keys = ReleaseKeys(self.staff_desk)
             KeysRoom(staff, self.release_keys)
@@ -574,7 +577,8 @@ class Daemon:
             self.first_boot.stop()
         if self.nightly is not None:
             self.nightly.stop()
-        self.security.stop()
+        if self.security is not None:
+            self.security.stop()
         self.notifier.stopping()
         self.control.stop()
         if self._companion_start is not None:

@@ -1,7 +1,7 @@
 """The system underneath the table kept patched without the installer: Debian's security updates
 applied by ``unattended-upgrade`` (Debian's unattended-upgrades, which takes only the security
 suite unless told otherwise) when the owner's schedule says so and the table is idle, or when the
-owner asks on the staff page. The service asks (``Schedule`` says when); the root helper starts
+owner asks on the staff page. The service asks (``config.settings.Schedule`` says when); the root helper starts
 pi-table-security.service, which runs ``/opt/pi-table/helper security`` as root outside the
 helper's sandbox (apt writes the whole system). Debian's own timer is told not to run it
 (install.sh), so nothing patches the table in the middle of a game.
@@ -16,11 +16,9 @@ Standard library only: the root helper runs it with the system's Python.
 
 from __future__ import annotations
 
-import datetime
 import subprocess
 import time
 from collections.abc import Sequence
-from dataclasses import dataclass
 from pathlib import Path
 
 from ..engine.phrase import N_
@@ -29,36 +27,8 @@ from .layout import ReleaseError, Releases, why
 NOTE = "security.json"  # the last run, in the releases' folder beside the other notes
 UNIT = "pi-table-security.service"
 REBOOT_FLAG = Path("/run/reboot-required")  # left by a package that needs a reboot (a kernel, libc); .pkgs names them
-EVERY = ("daily", "weekly", "off")
-WEEKLY_DAY = 0  # Monday: after the weekend's nights
 UPGRADE_S = 3600.0  # a Pi 3 on a slow line, with a kernel among the updates
 ASKED_S = 6 * 3600.0  # a run asked and never noted as begun is asked again after this long
-
-
-@dataclass(frozen=True, slots=True)
-class Schedule:
-    """When the table looks for security updates: ``every`` (off, daily, weekly on Monday) at
-    ``hour`` in the table's time zone, or at the first moment after it that the table is idle."""
-
-    every: str = "daily"  # one of EVERY, as the configuration's check found it
-    hour: int = 4
-
-    def slot(self, now: float) -> float | None:
-        """When the last run was due, at or before ``now`` (seconds since the epoch); None when off."""
-        if self.every == "off":
-            return None
-        moment = datetime.datetime.fromtimestamp(now)
-        at = moment.replace(hour=self.hour, minute=0, second=0, microsecond=0)
-        if at > moment:
-            at -= datetime.timedelta(days=1)
-        if self.every == "weekly":
-            at -= datetime.timedelta(days=(at.weekday() - WEEKLY_DAY) % 7)
-        return at.timestamp()
-
-    def due(self, last: float | None, now: float) -> bool:
-        """Whether a run is due: none since the last slot (``last``: when the last one began)."""
-        slot = self.slot(now)
-        return slot is not None and (last is None or last < slot)
 
 
 def installed(dpkg_query: Sequence[str]) -> dict[str, str]:
