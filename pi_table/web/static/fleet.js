@@ -49,12 +49,16 @@ function drawDashboard(files) {
 }
 
 async function loadDashboard(background = false) {
-  const answer = await api("GET", "/staff/api/files", undefined, background);
-  if (answer.ok) drawDashboard(answer.data);
-  else if (answer.status === 403) {
+  // The owner's files are asked only while this phone acts as the owner: no 403 (or 409) otherwise.
+  const owner = await api("GET", "/staff/api/owner", undefined, background);
+  if (!owner.ok) return;
+  if (!owner.data.set || !owner.data.left_s) {
     $("dashboard-form").hidden = true;
     $("dashboard-line").textContent = t("This needs the owner's passphrase: give it under Owner.");
+    return;
   }
+  const answer = await api("GET", "/staff/api/files", undefined, background);
+  if (answer.ok) drawDashboard(answer.data);
 }
 
 async function saveDashboard(body) {
