@@ -22,7 +22,7 @@ def _most_phones() -> int:
     return MAX_PHONES
 
 
-def add_commands(commands) -> None:
+def add_commands(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     bench = commands.add_parser("bench", help="run a benchmark and print its figures")
     bench.add_argument("what", choices=("engine", "latency", "render", "daemon", "fleet", "night"))
     bench.add_argument("--games", type=int, default=2000, help="engine: random games per variant (default: 2000)")
