@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import json
+from collections.abc import Mapping
 
 from .options import whole_number
 
@@ -43,6 +44,7 @@ def add_commands(commands: argparse._SubParsersAction[argparse.ArgumentParser]) 
 
 
 def _bench(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
+    results: Mapping[str, object]  # each bench's figures: a number, or a group of them by name
     if args.what == "engine":
         from ..bench import engine
 
