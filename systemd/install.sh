@@ -106,8 +106,9 @@ say "LED strip: $backend; screen: $([ "$screen" = True ] && echo "$panel" || ech
 # openssh-client's ssh-keygen checks a release's signature (Raspberry Pi OS has it already).
 # paho-mqtt ([fleet]) comes from PyPI into the venv: Debian 13's python3-paho-mqtt (2.1) would
 # serve, but Debian 12's (1.6) is older than the 2.x the reporter is written for.
+# unattended-upgrades applies Debian's security updates when the table asks (pi-table-security.service).
 packages=(python3 python3-venv python3-pip python3-pygame python3-gpiozero python3-spidev python3-serial
-          openssh-client)
+          openssh-client unattended-upgrades)
 # (A bundle's wheels are built already: nothing is compiled.)
 [ "$backend" = ws281x ] && [ -z "$bundle" ] && packages+=(python3-dev gcc libc6-dev)
 begin "system packages: checking apt's sources"
@@ -341,9 +342,16 @@ mkdir -p "$unit_dir"
 # The root helper's units: the staff page's update, reboot and power off (pi-table-helper.service),
 # and a table's first boot from the SD image (docs/dev/first-boot.md), which the image's builder
 # enables (PI_TABLE_FIRST_BOOT=1): its secrets made on the device, its set-up from a phone.
-for unit in pi-table.service pi-table-helper.service pi-table-helper.path pi-table-first-boot.service; do
+for unit in pi-table.service pi-table-helper.service pi-table-helper.path pi-table-first-boot.service \
+            pi-table-security.service; do
   install -m 0644 "$src/systemd/$unit" "$unit_dir/$unit"
 done
+# Debian's security updates are applied when the table is idle, on the owner's schedule
+# (pi-table-security.service): Debian's own timer, which would apply them at its hour whatever the
+# table is doing, is told to leave them to it (this file sorts after unattended-upgrades' own).
+mkdir -p "$root/etc/apt/apt.conf.d"
+printf '%s\n' "// pi-table (systemd/install.sh): the table applies the security updates when it is idle" \
+  'APT::Periodic::Unattended-Upgrade "0";' > "$root/etc/apt/apt.conf.d/52pi-table"
 # systemd reloads its units only where it runs: not in the SD image's root while it is built,
 # where the units are enabled for the image's first boot.
 if [ -n "$root" ] || [ -d /run/systemd/system ]; then

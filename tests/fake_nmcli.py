@@ -8,7 +8,9 @@ Its arguments are read as nmcli 1.42.4 (Debian 12's, Raspberry Pi OS bookworm's)
 real nmcli parses a command's arguments only once it has reached NetworkManager on D-Bus, so it
 cannot be asked here; its reading is taken from its source (src/nmcli/utils.c ``next_arg``,
 ``parse_global_arg``, ``nmc_arg_is_option``; devices.c ``do_device_wifi_connect``,
-``do_device_wifi_hotspot``; connections.c ``get_connection``). nmcli has no ``--``: wherever it
+``do_device_wifi_hotspot``; connections.c ``get_connection``, ``do_connection_modify``: a
+setting's property and its value in pairs; general.c ``do_general_hostname``: the name, or a
+new one taken as it is). nmcli has no ``--``: wherever it
 calls ``next_arg``, an argument such as ``-a``, ``--ask``, ``-s`` or ``--show-secrets`` (a dash or
 two and a beginning of ``ask`` or ``show-secrets``) is taken as its global option and the next
 argument takes its place; a keyword's value (``password VALUE``) and a connection named after
@@ -182,7 +184,11 @@ def main(argv: list[str]) -> None:
             profile = profiles.get(name)
             if profile is None:
                 fail(10, f"unknown connection '{name}'.")
-            if profile.get("mode") != "ap" and not any(seen["ssid"] == profile.get("ssid") and seen.get("password", "")
+            if profile["type"] == "802-3-ethernet":  # a cable: its address the fixed one, or the router's
+                ipv4 = profile["ipv4"]
+                profile["address"] = ipv4["addresses"] if ipv4["method"] == "manual" else profile.get(
+                    "dhcp", "192.168.1.37/24")
+            elif profile.get("mode") != "ap" and not any(seen["ssid"] == profile.get("ssid") and seen.get("password", "")
                                                        == profile.get("password", "") for seen in state["networks"]):
                 fail(4, "Connection activation failed: (53) The Wi-Fi network could not be found.")
             wifi_on_device(profile["device"])
@@ -192,6 +198,13 @@ def main(argv: list[str]) -> None:
         elif argv[1] == "delete":
             del profiles[name]
             state["active"] = [each for each in state["active"] if each != name]
+        elif any(key.startswith("ipv4.") for key in args.args[::2]):  # connections.c: setting.property VALUE
+            changes = pairs(args.args)
+            ipv4 = {**profiles[name]["ipv4"], **{key[5:]: value for key, value in changes.items()}}
+            if ipv4["method"] == "manual" and not ipv4["addresses"]:
+                fail(2, f"Failed to modify connection '{name}': ipv4.addresses: this property cannot be empty for "
+                        "'method=manual'")
+            profiles[name]["ipv4"] = ipv4
         else:
             changes = pairs(args.args)
             profile = profiles.pop(name)
@@ -199,6 +212,21 @@ def main(argv: list[str]) -> None:
             profile["priority"] = changes.get("connection.autoconnect-priority", profile.get("priority"))
             profiles[new] = profile
             state["active"] = [new if each == name else each for each in state["active"]]
+    elif argv[:2] == ["connection", "show"]:  # one connection's settings, asked by name (-f ipv4.method,...)
+        args = Args(argv[1:])
+        args.next_arg()
+        name = args.connection()
+        if name not in profiles:
+            fail(10, f"{name} - no such connection profile.")
+        ipv4 = profiles[name].get("ipv4", {})
+        out = [f"{field}:{escaped(ipv4.get(field.removeprefix('ipv4.'), ''))}" for field in fields or ()]
+    elif argv[:2] == ["general", "hostname"]:  # general.c: the name, or the new one as it is, and no more
+        if len(argv) > 3:
+            fail(2, "too many arguments.")
+        if len(argv) == 3:
+            state["hostname"] = argv[2]
+        else:
+            out = [state.get("hostname", "localhost")]
     else:
         fail(2, f"argument '{' '.join(argv)}' not understood.")
     keep(state)

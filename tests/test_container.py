@@ -859,3 +859,44 @@ def test_an_update_from_the_repository_the_table_was_installed_from(container, m
     assert found["previous"] == {"release": before, "version": version} and found["trial"] is None
     assert found["rolled_back"] is None and found["offered"] == []  # nothing newer on the branch now
     assert found["last"]["outcome"] == "done" and found["last"]["why"] == f"release {current} runs and is healthy"
+
+
+def test_a_release_key_is_added_and_revoked_through_the_helper_under_systemd(container, tmp_path):
+    """Issue 50, 4: the staff page's request, as the service leaves it, changes /etc/pi-table-keys
+    from inside the helper's sandbox (its one more writable path), and a revoked key stays revoked."""
+    subprocess.run(["ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-C", "owner", "-f", str(tmp_path / "owner")],
+                   check=True)
+    public = (tmp_path / "owner.pub").read_text().strip()
+    container.run(f"install -d -o pi-table -g pi-table -m 0700 {SPOOL}")
+    last = helper_done(container, ask(container, "keys-add", name="owner", key=public), 60)
+    assert (last["act"], last["outcome"]) == ("keys-add", "done") and last["fingerprint"].startswith("SHA256:")
+    listed = container.run("/opt/pi-table/helper keys list").stdout
+    assert f"owner {last['fingerprint']}\n" in listed
+    last = helper_done(container, ask(container, "keys-revoke", name="owner"), 60)
+    assert last["outcome"] == "done"
+    assert f"owner {last['fingerprint']} (revoked)" in container.run("/opt/pi-table/helper keys list").stdout
+
+
+def test_the_security_updates_run_in_their_own_unit_and_say_how_they_ended_under_systemd(container):
+    """Issue 50, 8: the service asks, the helper starts pi-table-security.service, which runs
+    Debian's real unattended-upgrade outside the helper's sandbox, and notes how it ended and what
+    changed; Debian's own timer is told to leave them to the table."""
+    conf = container.run("apt-config dump APT::Periodic::Unattended-Upgrade").stdout
+    assert 'APT::Periodic::Unattended-Upgrade "0";' in conf
+    container.run(f"install -d -o pi-table -g pi-table -m 0700 {SPOOL}")
+    since = ask(container, "security")
+    note = container.merged / HOME.lstrip("/") / "security.json"
+
+    def ended():
+        try:
+            found = json.loads(note.read_text())
+        except (OSError, ValueError):
+            return None
+        return found if found.get("running") is False and found.get("began", 0) >= since else None
+
+    found = container.wait_for(ended, "the security updates' run", 1800)
+    shown = container.run("systemctl show pi-table-security.service -p Result --value", check=False).stdout.strip()
+    journal = container.run("journalctl -u pi-table-security -b --no-pager -o cat", check=False).stdout
+    assert found["outcome"] in ("done", "nothing"), (found, journal[-3000:])
+    assert shown == "success" and "security updates: unattended-upgrade" in journal
+    assert isinstance(found["changed"], list) and isinstance(found["reboot"], bool)

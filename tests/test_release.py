@@ -382,7 +382,7 @@ def test_a_revoked_key_is_refused_and_never_accepted_again(tmp_path, maker):
     second = new_key(tmp_path / "second")
     keyring.add((tmp_path / "second.pub").read_text(), "second-maker")
     revoked = keyring.revoke("maker")
-    assert [(k.name, k.revoked) for k in keyring.listed()] == [("second-maker", False), ("", True)]
+    assert [(k.name, k.revoked) for k in keyring.listed()] == [("second-maker", False), ("maker", True)]
     with pytest.raises(ReleaseError, match="which this table does not accept"):
         bundle.unpack(path, tmp_path / "a", keyring)
     blob = (tmp_path / "maker-key.pub").read_text().split()[1]

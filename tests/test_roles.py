@@ -24,8 +24,11 @@ from pi_table.web.auth import OWN_TRIES, Recovery, secret_matches
 from pi_table.web.console import Console
 from pi_table.web.files import OwnerFiles
 from pi_table.web.first_boot import WifiRoom
+from pi_table.web.keys import KeysRoom
+from pi_table.web.network import NetworkRoom
 from pi_table.web.night import NightRoom
 from pi_table.web.roles import OWNER, OWNER_FILE, OWNER_S, ROUTES, STAFF, owners_keys, role, set_passphrase
+from pi_table.web.security import SecurityRoom
 from pi_table.web.staff import ATTEMPTS_OVERALL, ATTEMPTS_PER_ADDRESS, CSRF_HEADER, StaffPage, set_pin
 
 from helpers import OWNER_PASSPHRASE, STAFF_CONFIG, FakeDesk, Staff, wait_for
@@ -34,12 +37,16 @@ from helpers import STAFF_PIN as PIN
 OWNERS = {("POST", "/staff/api/power"), ("POST", "/staff/api/restore"), ("GET", "/staff/api/update"),
           ("POST", "/staff/api/update"), ("POST", "/staff/recover"), ("GET", "/staff/api/backup"),
           ("POST", "/staff/api/wifi"), ("GET", "/staff/api/files"), ("POST", "/staff/api/files/{kind}"),
-          ("GET", "/staff/api/backups"), ("POST", "/staff/api/config/discard")}
+          ("GET", "/staff/api/backups"), ("POST", "/staff/api/config/discard"), ("POST", "/staff/api/security"),
+          ("POST", "/staff/api/keys"), ("POST", "/staff/api/network")}
 """What the issue gives the owner alone: power, restores, updates and the PIN's reset; the
 backup's download, which holds the settings whole (a broker's password written in its URL too);
 the Wi-Fi (issue 39), which can take the table off the network the staff reach it on; and the
 files the owner gives the table (issue 39: the HTTPS certificate, the broker's password, the
-blocked words); the nightly backups' list (issue 50), whose restore is the owner's too."""
+blocked words); the nightly backups' list (issue 50), whose restore is the owner's too; Debian's
+security updates run now (issue 50, 8), which may restart the table; a release key added or revoked
+(issue 50, 4), which decides what updates the table installs; a fixed address or a host name
+(issue 50, 7), which can take the table off the address the staff reach."""
 
 
 class Clock:
@@ -93,13 +100,65 @@ class RolesWifi:
         self.desk.calls.append(f"wifi {ssid}")
 
 
+class RolesSecurity:
+    """The security updates, recording a run asked in the desk's calls."""
+
+    def __init__(self, desk) -> None:
+        self.desk = desk
+
+    def view(self, lang):
+        return {"schedule": {"every": "daily", "hour": 4}, "running": False, "waits": None, "last": None}
+
+    def run_now(self):
+        self.desk.calls.append("security")
+
+    def attention(self, lang):
+        return []
+
+
+class RolesNetwork:
+    """The network, recording a change asked in the desk's calls."""
+
+    def __init__(self, desk) -> None:
+        self.desk = desk
+
+    def view(self, lang):
+        return {"known": False, "host_name": None, "devices": [], "trial": None, "last": None}
+
+    def reached(self, address, host):
+        return False
+
+    def ask(self, request):
+        self.desk.calls.append(f"network {request['act']}")
+
+
+class RolesKeys:
+    """The releases' keyring, recording a key added or revoked in the desk's calls."""
+
+    def __init__(self, desk) -> None:
+        self.desk = desk
+
+    def view(self, lang):
+        return {"keys": [], "last": None}
+
+    def add(self, name, key):
+        self.desk.calls.append(f"keys-add {name}")
+
+    def revoke(self, name):
+        self.desk.calls.append(f"keys-revoke {name}")
+
+
 def full_page(desk, folder, **settings) -> StaffPage:
-    """The staff page as the daemon makes it with every room: the console, the owner's files, a game night, the Wi-Fi."""
+    """The staff page as the daemon makes it with every room: the console, the owner's files, a game
+    night, the Wi-Fi, the security updates, the release keys, the network."""
     page = StaffPage(desk, folder, **settings)
     Console(page, Recovery())
     OwnerFiles(page)
     NightRoom(page, Recorder(Book(Path(tempfile.mkdtemp(prefix="pi-table-roles-")) / "nights"), "1"))  # no night kept
     WifiRoom(page, RolesWifi(desk))
+    SecurityRoom(page, RolesSecurity(desk))
+    KeysRoom(page, RolesKeys(desk))
+    NetworkRoom(page, RolesNetwork(desk))
     return page
 
 
@@ -176,6 +235,8 @@ def test_every_owners_action_refuses_a_staff_session_and_does_nothing(table, des
     for method, path in owners:
         body = {"act": "reboot"} if path.endswith("power") else {"code": "1234 5678", "pin": "123456"} \
             if path.endswith("recover") else {"ssid": "Cafe", "password": ""} if path.endswith("wifi") \
+            else {"act": "run"} if path.endswith("security") else {"act": "revoke", "name": "maker"} \
+            if path.endswith("keys") else {"act": "hostname", "name": "bar-1"} if path.endswith("network") \
             else {"from": "repository"} if method == "POST" else None
         status, answer = staff.call(method, path.replace("{kind}", "tls"), body)  # a route's part, as the page fills it
         assert status == 403 and answer["owner"] == "needed", (path, status, answer)

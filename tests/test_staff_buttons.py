@@ -16,7 +16,7 @@ from helpers import StaffTable as InProcessTable
 pytestmark = [pytest.mark.browser, pytest.mark.daemon]
 
 STATIC = Path(__file__).resolve().parent.parent / "pi_table" / "web" / "static"
-SCRIPTS = ("staff.js", "console.js", "night.js")
+SCRIPTS = ("staff.js", "console.js", "night.js", "security.js", "keys.js", "fleet.js", "network.js")
 
 LATE = ("owner-end", "restore", "tls-self", "logout", "restart")
 """Pressed last, by the test itself: the first locks the owner's actions, the others would

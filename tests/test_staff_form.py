@@ -10,7 +10,7 @@ import re
 import pytest
 
 from pi_table.config import BY_KEY, OPTIONS, build, defaults
-from pi_table.config.schema import GROUPS, LED_BACKENDS, VIDEO_DRIVERS, form_field
+from pi_table.config.schema import GROUPS, LED_BACKENDS, SECURITY_UPDATES, VIDEO_DRIVERS, form_field
 from pi_table.drivers.settings import ORDERS, PINS
 from pi_table.engine.games import NAMES
 from pi_table.engine.rules import NUKE_MODES, SETUPS
@@ -26,11 +26,11 @@ from helpers import StaffTable as InProcessTable
 CHOICES = {"game.game": NAMES, "game.language": LANGUAGES, "game.nuke": NUKE_MODES, "game.setup": SETUPS,
            "leds.backend": LED_BACKENDS, "leds.order": ORDERS, "screen.panel": tuple(PANELS),
            "screen.rotation": ROTATIONS, "screen.panel_rotation": ROTATIONS, "leds.pin": tuple(sorted(PINS)),
-           "screen.video_driver": VIDEO_DRIVERS}
+           "screen.video_driver": VIDEO_DRIVERS, "system.security_updates": SECURITY_UPDATES}
 """Every key the checker holds to a fixed set, and the set it takes it from."""
 RANGED = {"game.dark_cell", "game.hold_s", "game.discussion_s", "timer.length_s", "leds.brightness", "leds.gamma",
           "screen.width", "screen.height", "web.port", "web.tls_port", "web.request_s", "staff.session_min", "paths.keep_games",
-          "paths.keep_mb", "sound.volume"}
+          "paths.keep_mb", "sound.volume", "system.security_hour", "fleet.dashboard_port"}
 """Every key the checker holds to a range of numbers."""
 
 
@@ -71,6 +71,8 @@ def _builds(key: str, value: float) -> bool:
         values["timer.warn_s"] = 0
     if key in ("screen.width", "screen.height"):
         values |= {"screen.width": value, "screen.height": value}
+    if key == "fleet.dashboard_port":  # the dashboard reads the table's broker
+        values["fleet.broker"] = "mqtts://bar-1@broker.cafe.lan"
     try:
         build(values, None)
     except ValueError:

@@ -147,6 +147,19 @@ def test_the_helpers_unit_verifies_and_is_sandboxed_to_its_three_acts(tmp_path):
     assert unit_values(HELPER, "PrivateDevices") == ["yes"] and unit_values(HELPER, "DevicePolicy") == ["closed"]
 
 
+SECURITY = ROOT / "systemd" / "pi-table-security.service"
+
+
+def test_the_security_updates_unit_verifies_and_runs_the_helpers_act_started_by_the_helper_alone(tmp_path):
+    """Debian's security updates (issue 50, 8): the helper's ``security`` act, started by the root
+    helper when the service asks (never enabled, no timer: the table says when it is idle)."""
+    from pi_table.release import system
+
+    verify_beside_the_helper(SECURITY, tmp_path)
+    assert SECURITY.name == system.UNIT and unit_values(SECURITY, "ExecStart") == ["/opt/pi-table/helper security"]
+    assert unit_values(SECURITY, "Type") == ["oneshot"] and "[Install]" not in SECURITY.read_text()
+
+
 FIRST_BOOT = ROOT / "systemd" / "pi-table-first-boot.service"
 
 
@@ -177,7 +190,10 @@ def test_the_service_the_path_unit_and_the_helper_agree_on_the_spool_folder():
     assert unit_values(PATH_UNIT, "PathExists") == [f"{SPOOL}/{REQUEST}"]
     assert unit_values(HELPER, "ExecStart") == [f"/opt/pi-table/helper request --spool {SPOOL}"]
     assert SPOOL.parent == Path("/var/lib") / values("StateDirectory")[0]
-    assert unit_values(HELPER, "ReadWritePaths") == [f"/opt/pi-table -{SPOOL}"]  # "-": none yet is no failure
+    from pi_table.release.keys import KEYRING
+
+    # "-": none yet is no failure; the keyring, for the keys the owner adds and revokes on the page (50.4)
+    assert unit_values(HELPER, "ReadWritePaths") == [f"/opt/pi-table -{SPOOL} -{KEYRING}"]
 
 
 def test_the_unit_agrees_with_the_configurations_defaults():
@@ -268,8 +284,11 @@ def test_install_sets_up_a_pi_4_and_runs_twice_without_harm(tmp_path):
 
     unit = installer.root / "etc/systemd/system/pi-table.service"
     assert unit.read_text() == UNIT.read_text()
-    for helper_unit in ("pi-table-helper.service", "pi-table-helper.path", "pi-table-first-boot.service"):
+    for helper_unit in ("pi-table-helper.service", "pi-table-helper.path", "pi-table-first-boot.service",
+                        "pi-table-security.service"):
         assert (unit.parent / helper_unit).read_text() == (UNIT.parent / helper_unit).read_text()
+    # Debian's own timer leaves the security updates to the table, which applies them when idle (50.8)
+    assert 'APT::Periodic::Unattended-Upgrade "0";' in (installer.root / "etc/apt/apt.conf.d/52pi-table").read_text()
     assert os.readlink(installer.root / "usr/local/bin/pi-table") == "/opt/pi-table/venv/bin/pi-table"
     defaults_text = installer.pi_table("check-config", "--defaults").stdout
     assert installer.config.read_text() == defaults_text and 'backend = "ws281x"' in defaults_text

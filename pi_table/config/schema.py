@@ -49,6 +49,9 @@ def _fitted(pin: int) -> int | bool:
     return pin if WIRING.encoder_fitted else False
 
 
+SECURITY_UPDATES = ("daily", "weekly", "off")
+"""How often the table applies Debian's security updates by itself ([system] security_updates)."""
+
 GROUPS = {"game": N_("Game"), "lights": N_("Lights"), "sound": N_("Sound"), "phones": N_("Phones"),
           "fleet": N_("Fleet"), "advanced": N_("Advanced")}
 """What an owner does with a key, in the order the staff page's form shows them: the board, the
@@ -56,7 +59,7 @@ pins, the paths and the screen's hardware are advanced."""
 
 SECTION_GROUPS = {"game": "game", "timer": "game", "touch": "advanced", "leds": "advanced", "screen": "advanced",
                   "buttons": "advanced", "web": "phones", "staff": "phones", "fleet": "fleet", "sim": "advanced",
-                  "paths": "advanced", "sound": "sound", "night": "game"}
+                  "paths": "advanced", "sound": "sound", "night": "game", "system": "advanced"}
 """A section's keys' group, unless a key names its own."""
 
 SECONDS, MINUTES, PIXELS, DEGREES = N_("seconds"), N_("minutes"), N_("pixels"), N_("degrees")
@@ -252,6 +255,12 @@ OPTIONS = (
            label=N_("Broker password without TLS"), owner=True),
     Option("fleet", "cafe_tables", [], "str_list", N_("the owner's list of the café's tables, by their table_id: a game night one of them hosts is followed without its code ([]: the staff accept each host with its code)"),
            label=N_("The café's tables"), owner=True),
+    Option("fleet", "dashboard_port", 0, "int", N_("this table also shows the café's fleet dashboard on this port, its login the owner's passphrase (0: it does not)"),
+           label=N_("Fleet dashboard's port"), range=Range(1024, 65535, off=0), owner=True),
+    Option("fleet", "dashboard_user", "dashboard", "str", N_("the broker's user the dashboard reads every table as (the ACL's dashboard user)"),
+           label=N_("Fleet dashboard's broker user"), owner=True),
+    Option("fleet", "dashboard_password_file", "", "file", N_("a file holding that user's broker password, readable by the service alone"),
+           label=N_("Fleet dashboard's broker password file")),
     Option("sim", "words", "", "deck", N_("with --hal sim only: words on the spectator page's cards, en, it or a deck file ('': none)"),
            label=N_("Simulator words")),
     Option("paths", "journal_dir", "/var/lib/pi-table/journal", "path", N_("one file per game; must be writable"),
@@ -272,6 +281,11 @@ OPTIONS = (
            label=N_("Spoken announcements")),
     Option("sound", "quiet_hours", "", "str", N_("'HH:MM-HH:MM', e.g. '23:00-08:00': a quarter of the volume, nothing spoken ('': none)"),
            label=N_("Quiet hours")),
+    Option("system", "security_updates", "daily", "str", N_("when the table applies Debian's security updates by itself: daily, weekly (on Monday) or off, at security_hour, never during a game or a night"),
+           label=N_("Security updates"), choices=SECURITY_UPDATES,
+           words={"daily": N_("every day"), "weekly": N_("every Monday"), "off": N_("never by themselves")}, owner=True),
+    Option("system", "security_hour", 4, "int", N_("the hour of the night the table looks for them, in its time zone (or the first idle moment after it)"),
+           label=N_("Security updates' hour"), range=Range(0, 23), owner=True),
     Option("night", "blocked_words", "", "file", N_("a game night's teams may not use these words in their names: a file, one word a line ('': none)"),
            label=N_("Words not allowed in team names")),
 )

@@ -30,7 +30,18 @@ from ..ui.leds import LightSettings
 from ..ui.mounting import PanelMounting, ScreenSettings
 from ..ui.pixels import LedMap, PixelOutput, PowerLimit
 from ..ui.sound import QuietHours, SoundSettings
-from .schema import BY_KEY, EXPECTED, LED_BACKENDS, MAX_LEDS, SOCKET_PATH_MAX, SPI_MOSI, VIDEO_DRIVERS, Range, describe
+from .schema import (
+    BY_KEY,
+    EXPECTED,
+    LED_BACKENDS,
+    MAX_LEDS,
+    SECURITY_UPDATES,
+    SOCKET_PATH_MAX,
+    SPI_MOSI,
+    VIDEO_DRIVERS,
+    Range,
+    describe,
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -133,6 +144,37 @@ class LedConfig:
         return PixelOutput(self.map, self.brightness, self.gamma, self.power)
 
 
+WEEKLY_DAY = 0  # Monday: after the weekend's nights
+
+
+@dataclass(frozen=True, slots=True)
+class Schedule:
+    """When the table looks for security updates: ``every`` (off, daily, weekly on Monday) at
+    ``hour`` in the table's time zone, or at the first moment after it that the table is idle."""
+
+    every: str = "daily"  # one of SECURITY_UPDATES, as the configuration's check found it
+    hour: int = 4
+
+    def slot(self, now: float) -> float | None:
+        """When the last run was due, at or before ``now`` (seconds since the epoch); None when off."""
+        if self.every == "off":
+            return None
+        import datetime  # the schedule's thread, after the start
+
+        moment = datetime.datetime.fromtimestamp(now)
+        at = moment.replace(hour=self.hour, minute=0, second=0, microsecond=0)
+        if at > moment:
+            at -= datetime.timedelta(days=1)
+        if self.every == "weekly":
+            at -= datetime.timedelta(days=(at.weekday() - WEEKLY_DAY) % 7)
+        return at.timestamp()
+
+    def due(self, last: float | None, now: float) -> bool:
+        """Whether a run is due: none since the last slot (``last``: when the last one began)."""
+        slot = self.slot(now)
+        return slot is not None and (last is None or last < slot)
+
+
 @dataclass(frozen=True, slots=True)
 class Config:
     """The effective configuration: ``values`` holds every key (file or default) by its
@@ -158,6 +200,8 @@ class Config:
     staff_session_s: float = 3600.0  # [staff] session_min: a staff page login lasts this long unused
     blocked: Blocklist = field(default_factory=Blocklist)  # [night] blocked_words: not in a game night's team names
     refused: Phrase | None = None  # the file at source was refused at the start: these are its last good settings
+    security: Schedule = field(default_factory=Schedule)  # [system]: when Debian's security updates are applied
+    dashboard: Dashboard | None = None  # [fleet] dashboard_port: this table also shows the fleet's dashboard
 
 
 class Values:
@@ -283,12 +327,14 @@ def build(values: dict[str, object], source: Path | None) -> Config:
         buttons=buttons,
         web=_web(v),
         paths=_paths(v),
-        fleet=_fleet(v),
+        fleet=(fleet := _fleet(v)),
+        dashboard=_dashboard(v, fleet),
         words=_words(v.text("sim.words"), source),
         sound=SoundSettings(enabled=v.flag("sound.enabled"), volume=v.number("sound.volume"),
                             spoken=v.flag("sound.spoken"), quiet=QuietHours.parse(v.text("sound.quiet_hours"))),
         staff_session_s=_staff_session_s(v),
         blocked=_blocked(v.text("night.blocked_words"), source),
+        security=_security(v),
     )
 
 
@@ -297,6 +343,18 @@ def _blocked(name: str, source: Path | None) -> Blocklist:
     if not name:
         return Blocklist()
     return Blocklist.read(config_relative(name, source))
+
+
+def _security(v: Values) -> Schedule:
+    """[system]: when Debian's security updates are applied (``daemon.security``, ``release.system``)."""
+    every, hour, hours = v.text("system.security_updates"), v.whole("system.security_hour"), _range("system.security_hour")
+    if every not in SECURITY_UPDATES:
+        raise Refusal("security_updates is one of {choices}, not {every!r}", choices=", ".join(SECURITY_UPDATES),
+                      every=every)
+    if not hours.holds(hour):
+        raise Refusal("security_hour is an hour {least} to {most}, not {hour}", least=hours.least, most=hours.most,
+                      hour=hour)
+    return Schedule(every, hour)
 
 
 def _staff_session_s(v: Values) -> float:
@@ -480,6 +538,37 @@ def _fleet(v: Values) -> FleetConfig:
         raise Refusal("the broker's password would cross the network in clear to {url}: use mqtts:// (TLS), or set "
                       "password_in_clear = true for a broker on a network you trust", url=shown_url(url))
     return found
+
+
+@dataclass(frozen=True, slots=True)
+class Dashboard:
+    """[fleet] dashboard_*: the fleet's dashboard on this table, on ``port``, reading the table's
+    broker as its dashboard user (``broker``: the table's broker, that user, that user's password)."""
+
+    port: int
+    broker: FleetConfig
+
+
+def _dashboard(v: Values, fleet: FleetConfig) -> Dashboard | None:
+    """The dashboard this table shows, None when ``dashboard_port`` is 0: the table's own broker (its
+    address, its CA) read as ``dashboard_user`` with the password in ``dashboard_password_file``."""
+    port, ports = v.whole("fleet.dashboard_port"), _range("fleet.dashboard_port")
+    if not ports.holds(port):
+        raise Refusal("dashboard_port is {least} to {most}, or 0 for none, not {port}", least=ports.least,
+                      most=ports.most, port=port)
+    if not port:
+        return None
+    if not fleet.enabled:
+        raise Refusal("the fleet's dashboard reads the table's broker: set [fleet] broker first")
+    user, password_file = v.text("fleet.dashboard_user"), v.text("fleet.dashboard_password_file")
+    _topic_level(user, "dashboard_user")  # a broker's user name, as a table's id is
+    host = f"[{fleet.host}]" if ":" in fleet.host else fleet.host
+    url = f"{fleet.scheme}://{urllib.parse.quote(user, safe='')}@{host}:{fleet.port}"
+    found = replace(broker(url, password_file=password_file, ca=fleet.ca), password_in_clear=fleet.password_in_clear)
+    if found.in_clear and not found.password_in_clear:
+        raise Refusal("the dashboard's broker password would cross the network in clear to {url}: use mqtts:// (TLS), "
+                      "or set password_in_clear = true for a broker on a network you trust", url=shown_url(url))
+    return Dashboard(port, found)
 
 
 HIDDEN = "********"

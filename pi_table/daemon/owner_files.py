@@ -31,9 +31,10 @@ if TYPE_CHECKING:
 
 log = logging.getLogger("pi_table.daemon")
 FOLDER = "files"
-KEYS = ("web.tls_cert", "web.tls_key", "fleet.password_file", "fleet.ca", "night.blocked_words")
+KEYS = ("web.tls_cert", "web.tls_key", "fleet.password_file", "fleet.ca", "night.blocked_words",
+        "fleet.dashboard_password_file")
 """The settings that name a file this room writes."""
-KINDS = ("tls", "broker", "blocked-words")
+KINDS = ("tls", "broker", "blocked-words", "dashboard")
 PEM_MOST = 32 * 1024  # a certificate with its chain, or a key: a few kilobytes
 WORDS_MOST = 2000  # blocked words: a list a person keeps, not a dictionary
 WORD_MOST = 40  # characters: longer than any team's name
@@ -66,6 +67,8 @@ def changes(config: Config, kind: str, given: dict[str, Any], reached: str | Non
         return _broker(where, given)
     if kind == "blocked-words":
         return _blocked_words(where, given)
+    if kind == "dashboard":
+        return _dashboard(where, given)
     raise Refusal("unknown kind {kind}: expected one of {kinds}", kind=kind[:30], kinds=", ".join(KINDS))
 
 
@@ -135,11 +138,31 @@ def _broker(where: Path, given: dict[str, Any]) -> tuple[dict[str, object], list
         found["fleet.ca"], written = str(ca), [ca]
     if password is None or password == "":
         return found, written  # the password kept as it is
-    if not isinstance(password, str) or "\n" in password or len(password) > 1024:
+    if not isinstance(password, str):
         raise Refusal("the broker's password is one line of at most 1024 characters")
-    file = _fresh(where, "broker", ".password")
-    write_private(file, password.encode() + b"\n")
+    file = _password(where, "broker", password)
     return {**found, "fleet.password_file": str(file)}, [*written, file]
+
+
+def _dashboard(where: Path, given: dict[str, Any]) -> tuple[dict[str, object], list[Path]]:
+    """The fleet's dashboard on this table (issue 50, 3): its port (0: none), the broker's user it
+    reads as, and that user's password (empty: the one set kept); the settings check the rest."""
+    port, user, password = given.get("port"), given.get("user", "dashboard"), given.get("password", "")
+    if not isinstance(port, int) or isinstance(port, bool) or not isinstance(user, str) or not isinstance(password, str):
+        raise Refusal("expected the dashboard's port (0: none), the broker's user it reads as and that user's password")
+    found: dict[str, object] = {"fleet.dashboard_port": port, "fleet.dashboard_user": user.strip()}
+    if not password:
+        return found, []
+    return {**found, "fleet.dashboard_password_file": str(file := _password(where, "dashboard", password))}, [file]
+
+
+def _password(where: Path, stem: str, password: str) -> Path:
+    """A broker's password written to a file of its own, readable by the service alone."""
+    if "\n" in password or len(password) > 1024:
+        raise Refusal("the broker's password is one line of at most 1024 characters")
+    file = _fresh(where, stem, ".password")
+    write_private(file, password.encode() + b"\n")
+    return file
 
 
 def _blocked_words(where: Path, given: dict[str, Any]) -> tuple[dict[str, object], list[Path]]:
@@ -197,4 +220,6 @@ def state(config: Config) -> dict[str, Any]:
     return {"tls": {"cert": str(values["web.tls_cert"]) or None, "key_set": bool(values["web.tls_key"])},
             "broker": {"broker": hide_password(str(values[BROKER])), "table_id": str(values["fleet.table_id"]),
                        "password_set": bool(values["fleet.password_file"])},
-            "blocked_words": words[:WORDS_MOST], "https": bool(values["web.tls_cert"])}
+            "blocked_words": words[:WORDS_MOST], "https": bool(values["web.tls_cert"]),
+            "dashboard": {"port": values["fleet.dashboard_port"], "user": str(values["fleet.dashboard_user"]),
+                          "password_set": bool(values["fleet.dashboard_password_file"])}}

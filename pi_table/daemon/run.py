@@ -58,6 +58,7 @@ if TYPE_CHECKING:  # loaded only once the table is up (the phones' pages open af
     from types import FrameType
 
     from ..config import ConfigError
+    from ..fleet.dashboard import Dashboard
     from ..fleet.reporter import Reporter
     from ..kinds import SerialDevice
     from ..night.recorder import Recorder
@@ -65,6 +66,8 @@ if TYPE_CHECKING:  # loaded only once the table is up (the phones' pages open af
     from ..web.auth import Recovery
     from .backup import Nightly
     from .first_boot import FirstBoot
+    from .release_keys import ReleaseKeys
+    from .security import SecurityUpdates
     from .staff_desk import StaffDesk
 
 log = logging.getLogger("pi_table.daemon")
@@ -149,6 +152,8 @@ class Daemon:
             self.faults["settings"] = config.refused
         self.announcer = Announcer(self.devices.sound, config.sound, config.language)  # shared by every loop too
         self.staff_desk: StaffDesk | None = None  # the staff page's way to the table, with the companion
+        self.release_keys: ReleaseKeys | None = None  # the staff page's keyring section, with the companion
+        self.dashboard: Dashboard | None = None  # the fleet's dashboard this table shows ([fleet] dashboard_port)
         self.fingerprint: str | None = None  # the SHA-256 of the staff pages' certificate, once they have one
         self.first_boot: FirstBoot | None = None  # a table waiting for its set-up: its screen shows it instead
         if self.lock is not None and (paths.journal_dir / SETUP_PENDING).exists():
@@ -165,6 +170,7 @@ class Daemon:
         self.restarts = Restarts(self, under_trial, trial_deadline_s, restoring)
         self.checkup = Checkup(self)  # the staff page's self-test and pads' tuning, the game paused
         self.nightly: Nightly | None = None  # the nightly backups, from READY on (a journal kept in memory has none)
+        self.security: SecurityUpdates | None = None  # Debian's security updates on the owner's schedule, from READY on
         self.recovery: Recovery | None = None  # a forgotten staff PIN's reset code, once asked for at the table
         self.companion_beat = LoopHeartbeat("the companion server")
 
@@ -207,6 +213,9 @@ class Daemon:
         degraded = [name for name, health in self.devices.health.items() if health.startswith("not working")]
         state = f"degraded: {', '.join(degraded)} not working" if degraded else "up"
         self.notifier.ready(f"table {state}; game {self.session.id}")
+        from .security import SecurityUpdates  # after READY: it reads the releases' notes
+
+        self.security = SecurityUpdates(self)
         log.info("table %s; game %s; control socket %s", state, self.session.id, self.config.paths.socket)
         if self.lock is not None:  # the nights' book is read after READY, before the pages and the fleet use it
             self.night = _night(self.config)
@@ -228,6 +237,7 @@ class Daemon:
 
             self.nightly = Nightly(self.config)
             self.nightly.start()
+            self.security.start()
 
     # --- [fleet]: the table's reports to an MQTT broker (pi_table/fleet/reporter.py) ---
 
@@ -321,8 +331,13 @@ class Daemon:
             from ..web.auth import Recovery
             from ..web.console import Console
             from ..web.files import OwnerFiles
+            from ..web.keys import KeysRoom
+            from ..web.network import NetworkRoom
             from ..web.seats import SeatLinks
+            from ..web.security import SecurityRoom
             from ..web.staff import StaffPage
+            from .network_desk import NetworkDesk
+            from .release_keys import ReleaseKeys
             from .staff_desk import StaffDesk
 
             tokens = Tokens.kept_in(journal_dir)
@@ -336,6 +351,11 @@ class Daemon:
             SetupRoom(staff, self.first_boot)  # None: the table is set up, and the set-up page is gone
             WifiRoom(staff, Wifi(self))
             OwnerFiles(staff)
+            assert self.security is not None  # made at READY, before the pages open
+            SecurityRoom(staff, self.security)
+            self.release_keys = ReleaseKeys(self.staff_desk)
+            KeysRoom(staff, self.release_keys)
+            NetworkRoom(staff, NetworkDesk(self.staff_desk))
             night_room = None
             if self.night is not None:
                 from ..web.night import NightRoom
@@ -385,6 +405,7 @@ class Daemon:
             return
         log.info("companion pages at %s", companion.base_url)
         self._phones_settled(state, f"at {companion.base_url}")
+        self._open_dashboard(tls or staff_tls)
 
     def in_loop(self, fn: Callable[[], object]) -> bool:
         """Run ``fn`` in the thread of the loop of the moment (a switch between game kinds
@@ -423,6 +444,19 @@ class Daemon:
             return None
         log.info("the staff pages over https, the table's certificate's SHA-256 %s", self.fingerprint)
         return context
+
+    def _open_dashboard(self, tls: ssl.SSLContext | None) -> None:
+        """The fleet's dashboard on this table, when the owner asked for one (``fleet_dashboard``)."""
+        from .fleet_dashboard import NO_DASHBOARD, open_dashboard
+
+        try:
+            self.dashboard = open_dashboard(self.config, tls)
+        except Exception as e:  # noqa: BLE001 (a taken port, an unreadable password: the table plays on)
+            shown = self.config.dashboard
+            fault = Phrase.of(NO_DASHBOARD, port=0 if shown is None else shown.port,
+                              error=e.strerror if isinstance(e, OSError) and e.strerror else str(e))
+            log.error("%s", fault)
+            self.in_loop(lambda: self._note_fault("dashboard", fault))
 
     def _note_fault(self, name: str, fault: Phrase) -> None:
         self.loop.faults[name] = fault
@@ -551,6 +585,8 @@ class Daemon:
             self.first_boot.stop()
         if self.nightly is not None:
             self.nightly.stop()
+        if self.security is not None:
+            self.security.stop()
         self.notifier.stopping()
         self.control.stop()
         if self._companion_start is not None:
@@ -560,6 +596,8 @@ class Daemon:
         logging.getLogger().removeHandler(self.recent_log)
         if self.fleet is not None:
             self.fleet.stop()
+        if self.dashboard is not None:
+            self.dashboard.stop()
         self.loop.close()
         self.devices.sound.close()
         self.notifier.close()

@@ -32,6 +32,7 @@ import html
 import json
 import logging
 import signal
+import ssl
 import sys
 import threading
 import time
@@ -476,16 +477,18 @@ class Dashboard(ServerThread):
 
     roll_check_s = 30.0  # how often the page looks whether the day turned (and sends every row again)
 
-    def __init__(self, broker: FleetConfig, host: str, port: int, password_hash: str, lang: str = "en",
-                 client_id: str = "pi-table-fleet", clock: Callable[[], float] = time.time,
-                 cafe_tables: Iterable[str] = ()) -> None:
+    def __init__(self, broker: FleetConfig, host: str, port: int, password_hash: str | Callable[[], str | None],
+                 lang: str = "en", client_id: str = "pi-table-fleet", clock: Callable[[], float] = time.time,
+                 cafe_tables: Iterable[str] = (), tls: ssl.SSLContext | None = None) -> None:
+        """``password_hash``: the login's hash, or where it is read each time (on a table: the
+        owner's passphrase, ``KeptSecret``); ``tls``: the page over https (a table's own certificate)."""
         super().__init__("fleet-dashboard")
-        self.broker, self.host, self.port, self.lang = broker, host, port, lang
-        self.password_hash = password_hash
+        self.broker, self.host, self.port, self.lang, self.tls = broker, host, port, lang, tls
         self.fleet = Fleet(clock=clock, lang=lang, cafe_tables=cafe_tables)
         self._newsroom: threading.Thread | None = None
         self._stopping = False
-        self.gate = Gate("fleet", lambda: self.password_hash, COOKIE, "/", ATTEMPTS, None, SESSION_S, time.monotonic,
+        secret: Callable[[], str | None] = password_hash if callable(password_hash) else lambda: password_hash
+        self.gate = Gate("fleet", secret, COOKIE, "/", ATTEMPTS, None, SESSION_S, time.monotonic,
                          cookie_s=SESSION_S)
         self.client = link.client(broker, client_id)
         self.client.on_connect = self._connected
@@ -596,7 +599,7 @@ class Dashboard(ServerThread):
         app.router.add_get("/export.csv", self._export)
         app.on_shutdown.append(self._end_streams)
         runner = await self._set_up(app)
-        await web.TCPSite(runner, self.host, self.port).start()
+        await web.TCPSite(runner, self.host, self.port, ssl_context=self.tls).start()
         if self.port == 0:
             self.port = runner.addresses[0][1]
         self._roller = asyncio.create_task(self._roll_over())
@@ -608,7 +611,7 @@ class Dashboard(ServerThread):
 
     @property
     def url(self) -> str:
-        return f"http://{self.host}:{self.port}"
+        return f"{'https' if self.tls else 'http'}://{self.host}:{self.port}"
 
     def stop(self) -> None:
         self.client.disconnect()

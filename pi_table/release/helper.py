@@ -7,12 +7,15 @@ update brings is ever run by root (systemd/pi-table-helper). Its acts:
   to: a first install is an update with nothing to go back to;
 - ``request``: the one request the service left in its spool folder (pi-table-helper.service,
   started by pi-table-helper.path): an update, a reboot, a power off, the time zone, the table's
-  own Wi-Fi opened or a Wi-Fi joined (``network``), nothing else;
+  own Wi-Fi opened or a Wi-Fi joined (``network``), the security updates started, a release key
+  added or revoked (``keys``), the cable's address or the host name tried (``network``), nothing else;
 - ``first-boot``: a table's first start from the SD image (pi-table-first-boot.service): its
   secrets made on the device, and its set-up waiting (``first_boot``);
 - ``starting`` and ``started``: pi-table.service's ExecStartPre= and ExecStartPost=, which count
   a trial's starts (rolling back one that did not survive its start) and prove it once the
   running table answers ``status`` with the trial's version, healthy;
+- ``security``: pi-table-security.service's, which the request ``security`` starts: Debian's
+  security updates applied and the table's health asked after them (``system``);
 - ``keys list|add|revoke``: the releases' keyring (``keys``), for the owner.
 
 What root does itself: checks a bundle's signature and unpacks its files, makes and switches
@@ -38,7 +41,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..engine.phrase import N_
-from . import bundle, network, requests
+from . import bundle, network, requests, system
 from .first_boot import CONFIG, awaiting, first_boot, journal_folder
 from .keys import KEYRING, Keyring
 from .layout import CURRENT, DONE, HOME, LAST, ORIGIN, ReleaseError, Releases, tree_files, version_key, why
@@ -46,6 +49,7 @@ from .service_user import USER, ServiceUser
 from .wheels import Wheels, built, make_release
 
 STATUS_S = 30.0  # one ask of the table's status
+HEALTHY_S = 600.0  # the table's start on a patched system, a Pi 3's slowest (75-100 s seen) many times over
 DOWN_S = 10.0  # the table neither running nor starting this long: systemd gave up on it (it restarts a failed start in 2 s)
 INCOMING = ".incoming"
 
@@ -62,6 +66,9 @@ class Helper:
     systemctl: Sequence[str] = ("systemctl",)
     timedatectl: Sequence[str] = ("timedatectl",)
     config: Path = CONFIG
+    upgrade: Sequence[str] = ("unattended-upgrade", "-v")
+    dpkg_query: Sequence[str] = ("dpkg-query",)
+    reboot_flag: Path = system.REBOOT_FLAG
 
 
 @contextmanager
@@ -281,7 +288,13 @@ def act(helper: Helper, spool: Path, log=sys.stdout) -> int:
         return 1
     print(f"request: {request['act']}", file=log, flush=True)
     if request["act"] in NETWORK:
-        return _network(helper, request, log)
+        return _network(helper, request, log, lambda: NETWORK[request["act"]](helper, request))
+    if request["act"] in TRIED:
+        return _network(helper, request, log, lambda: TRIED[request["act"]](helper.releases, spool, request))
+    if request["act"] == "security":
+        return _security_asked(helper)
+    if request["act"] in ("keys-add", "keys-revoke"):
+        return _keys_asked(helper, request, log)
     if request["act"] in ("reboot", "poweroff"):
         releases.write_note(LAST, {"act": request["act"], "outcome": "done", "at": time.time(),
                                    "why": why(N_("asked from the staff page"))})
@@ -296,15 +309,18 @@ def act(helper: Helper, spool: Path, log=sys.stdout) -> int:
     return 0
 
 
-def _network(helper: Helper, request: dict, log) -> int:
-    """The time zone set, the table's own Wi-Fi opened or a Wi-Fi joined; how it ended noted for the pages."""
+def _network(helper: Helper, request: dict, log, do) -> int:
+    """The time zone set, the table's own Wi-Fi opened or a Wi-Fi joined, an address or the host
+    name tried (``do`` does it); how it ended noted for the pages."""
     releases, act = helper.releases, request["act"]
-    note = {"act": act, "at": time.time(), **{key: request[key] for key in ("ssid", "zone") if key in request}}
+    note = {"act": act, "at": time.time(),
+            **{key: request[key] for key in ("ssid", "zone", "device", "method", "address", "name") if key in request}}
     try:
-        NETWORK[act](helper, request)
+        do()
     except ReleaseError as e:
         print(f"{act} failed: {e}", file=sys.stderr, flush=True)
-        releases.write_note(LAST, {**note, "outcome": "failed", "why": e.why})
+        outcome = "rolled back" if isinstance(e, network.NotReached) else "failed"
+        releases.write_note(LAST, {**note, "outcome": outcome, "why": e.why})
         return 1
     print(f"{act}: done", file=log, flush=True)
     releases.write_note(LAST, {**note, "outcome": "done", "why": None})
@@ -342,6 +358,10 @@ NETWORK = {"timezone": set_zone, "hotspot": open_hotspot,
            "wifi": lambda helper, request: network.join(request["ssid"], request["password"])}
 """The acts that change the table's network or its clock's zone, each done as ``act`` notes it."""
 
+TRIED = {"ipv4": network.change_ipv4,
+         "hostname": lambda releases, spool, request: network.change_host_name(releases, spool, request["name"])}
+"""The network's changes that are trials: kept once the staff page is reached after them (issue 50, 7)."""
+
 
 def started(releases: Releases, status: Sequence[str], proof_s: float | None = None) -> str:
     """ExecStartPost=: a trial's release proven once the table's status (``status``: the
@@ -356,13 +376,7 @@ def started(releases: Releases, status: Sequence[str], proof_s: float | None = N
     wanted = release_data(releases, trial.release).get("version")
     deadline = None if proof_s is None else time.monotonic() + proof_s
     while deadline is None or time.monotonic() < deadline:
-        try:  # a status that hangs is asked again; a slow processor's may take seconds to load
-            done = subprocess.run(status, capture_output=True, text=True, timeout=STATUS_S, check=False)
-            answer = json.loads(done.stdout)
-            answered = answer.get("version") if done.returncode == 0 else None
-            healthy = answer.get("healthy", {"ok": True})["ok"] is True
-        except (subprocess.TimeoutExpired, ValueError, AttributeError, TypeError, KeyError):
-            answered, healthy = None, False
+        answered, healthy = asked_status(status)
         if answered == wanted and healthy:
             with locked(releases):
                 if releases.trial() == trial:
@@ -370,6 +384,81 @@ def started(releases: Releases, status: Sequence[str], proof_s: float | None = N
                     return f"release {trial.release} is proven"
         time.sleep(0.5)
     return f"release {trial.release} is not proven yet: its status did not answer {wanted}, healthy"
+
+
+def asked_status(status: Sequence[str]) -> tuple[str | None, bool]:
+    """One ask of the running table's status (``status``: the command, run as the service's user):
+    the version it answered (None: no answer) and whether it says it is healthy. A status that
+    hangs is asked again by the caller; a slow processor's may take seconds to load."""
+    try:
+        done = subprocess.run(status, capture_output=True, text=True, timeout=STATUS_S, check=False)
+        answer = json.loads(done.stdout)
+        answered = answer.get("version") if done.returncode == 0 else None
+        return answered, answer.get("healthy", {"ok": True})["ok"] is True
+    except (subprocess.TimeoutExpired, ValueError, AttributeError, TypeError, KeyError):
+        return None, False
+
+
+def security(helper: Helper, status: Sequence[str], healthy_s: float = HEALTHY_S, log=sys.stdout) -> dict:
+    """pi-table-security.service's act: Debian's security updates applied (``system.patch``), and
+    when anything changed, the table restarted on the patched system and asked for its health
+    for ``healthy_s``: one that does not answer healthy is noted ``unhealthy`` for the staff
+    page's headline, never left unsaid. The run's note."""
+    releases = helper.releases
+    began = time.time()
+    system.begun(releases, began)
+    print("security updates: unattended-upgrade", file=log, flush=True)
+    try:
+        found, failed = system.patch(helper.upgrade, helper.dpkg_query, log)
+    except ReleaseError as e:
+        return system.noted(releases, began, "failed", [], system.reboot_due(helper.reboot_flag), e.why)
+    for each in found:
+        print(f"security updates: {each['package']} {each['from'] or '-'} -> {each['to'] or '-'}", file=log, flush=True)
+    outcome, reason = ("failed", why(N_("unattended-upgrade failed: {error}"), error=failed)) if failed is not None \
+        else ("done", None) if found else ("nothing", None)
+    if found:
+        subprocess.run([*helper.systemctl, "restart", "pi-table.service"], check=False)
+        deadline = time.monotonic() + healthy_s
+        while (answer := asked_status(status))[0] is None or not answer[1]:
+            if time.monotonic() > deadline:
+                outcome, reason = "unhealthy", system.unhealthy(max(1, round(healthy_s / 60)), found)
+                print(f"security updates: the table is not healthy on them after {healthy_s:g} s", file=sys.stderr,
+                      flush=True)
+                break
+            time.sleep(1)
+    return system.noted(releases, began, outcome, found, system.reboot_due(helper.reboot_flag), reason)
+
+
+def _security_asked(helper: Helper) -> int:
+    """The request ``security``: pi-table-security.service started (it runs as root outside this
+    unit's sandbox, since apt writes the whole system); a unit that cannot be started noted."""
+    done = subprocess.run([*helper.systemctl, "start", "--no-block", system.UNIT], capture_output=True, text=True,
+                          timeout=60, check=False)
+    if done.returncode == 0:
+        print(f"security: {system.UNIT} started", file=sys.stdout, flush=True)
+        return 0
+    error = (done.stderr.strip().splitlines() or [f"exit {done.returncode}"])[-1][:200]
+    print(f"security: {system.UNIT} cannot be started: {error}", file=sys.stderr, flush=True)
+    system.noted(helper.releases, time.time(), "failed", [], None,
+                 why(N_("the security updates cannot be started ({error}): sudo systemd/install.sh installs them"),
+                     error=error))
+    return 1
+
+
+def _keys_asked(helper: Helper, request: dict, log) -> int:
+    """A key added to the releases' keyring or revoked, asked from the staff page (the owner's):
+    what ``keys add|revoke`` does, its outcome noted for the page with the key's fingerprint."""
+    act, name = request["act"], request["name"]
+    note = {"act": act, "name": name, "at": time.time()}
+    try:
+        key = helper.keyring.add(request["key"], name) if act == "keys-add" else helper.keyring.revoke(name)
+    except ReleaseError as e:
+        print(f"{act} failed: {e}", file=sys.stderr, flush=True)
+        helper.releases.write_note(LAST, {**note, "outcome": "failed", "why": e.why})
+        return 1
+    print(f"{act}: {key.name} {key.fingerprint}", file=log, flush=True)
+    helper.releases.write_note(LAST, {**note, "fingerprint": key.fingerprint, "outcome": "done", "why": None})
+    return 0
 
 
 def _keys(keyring: Keyring, args: argparse.Namespace) -> int:
@@ -408,6 +497,8 @@ def main(argv: list[str] | None = None) -> int:
     asked.add_argument("--config", type=Path, default=CONFIG, help="the table's configuration (default %(default)s)")
     boot = acts.add_parser("first-boot", help="a table's first start: its secrets made, its set-up waiting")
     boot.add_argument("--config", type=Path, default=CONFIG, help="the table's configuration (default %(default)s)")
+    acts.add_parser("security", help="pi-table-security.service: Debian's security updates applied, and the "
+                                     "table asked for its health after them")
     acts.add_parser("starting", help="pi-table.service's ExecStartPre=")
     acts.add_parser("started", help="pi-table.service's ExecStartPost=")
     keys = acts.add_parser("keys", help="the keys releases are accepted from").add_subparsers(dest="keys",
@@ -441,6 +532,10 @@ def main(argv: list[str] | None = None) -> int:
             return act(Helper(releases, keyring, user, config=args.config), args.spool)
         venv = releases.venv(releases.linked(CURRENT) or "none")
         status = user.command([str(venv / "bin/python"), "-I", "-m", "pi_table", "status", "--json", "--healthy"])
+        if args.act == "security":
+            note = security(Helper(releases, keyring, user), status)
+            print(f"security updates: {note['outcome']}", flush=True)
+            return 0 if note["outcome"] in ("done", "nothing") else 1
         print(started(releases, status), flush=True)
         return 0
     except ReleaseError as e:

@@ -104,11 +104,18 @@ class Keyring:
                                error=getattr(e, "strerror", None) or type(e).__name__) from None
 
     def _revoked_blobs(self) -> set[str]:
-        return {match.group(1) for line in self._lines(self.revoked) if (match := PUBLIC_KEY.fullmatch(line))}
+        return set(self._revoked_names())
+
+    def _revoked_names(self) -> dict[str, str]:
+        """Each revoked key's blob, with the name ``revoke`` wrote after it ('' for none)."""
+        return {match.group(1): line.split(" ", 2)[2] if line.count(" ") >= 2 else ""
+                for line in self._lines(self.revoked) if (match := PUBLIC_KEY.fullmatch(line))}
 
     def listed(self) -> list[Key]:
-        """Every key named in ``allowed_signers``, revoked or not, and the revoked ones no longer named."""
-        revoked = self._revoked_blobs()
+        """Every key named in ``allowed_signers``, revoked or not, and the revoked ones no longer
+        named there (by the name they were revoked under)."""
+        names = self._revoked_names()
+        revoked = set(names)
         found, seen = [], set()
         for line in self._lines(self.allowed):
             name, _, rest = line.partition(" ")
@@ -116,7 +123,7 @@ class Keyring:
             if match:
                 seen.add(match.group(1))
                 found.append(Key(name, fingerprint(match.group(1)), match.group(1) in revoked))
-        found += [Key("", fingerprint(blob), True) for blob in sorted(revoked - seen)]
+        found += [Key(names[blob], fingerprint(blob), True) for blob in sorted(revoked - seen)]
         return found
 
     def verify(self, data: bytes, signature: bytes) -> str:

@@ -16,13 +16,20 @@ Standard library only, beside the layers below: the root helper runs it with the
 
 from __future__ import annotations
 
+import ipaddress
+import math
 import os
+import re
+import secrets
 import shutil
 import subprocess
+import time
+from collections.abc import Callable
 from dataclasses import dataclass
+from pathlib import Path
 
 from ..engine.phrase import N_
-from .layout import ReleaseError
+from .layout import ReleaseError, Releases
 
 NMCLI = "nmcli"
 IFNAME = "wlan0"
@@ -36,6 +43,13 @@ CALL_S = 20.0  # any other call
 SSID_BYTES = range(1, 33)
 PSK_LENGTHS = range(8, 64)  # a WPA passphrase; 64 hexadecimal digits are the key itself
 LOOPBACK = "loopback"
+DEVICES = ("eth0", "wlan0")  # the Pi's cable and its Wi-Fi, as Raspberry Pi OS names them
+METHODS = ("auto", "manual")  # an address from the café's router, or a fixed one
+HOST_NAME = re.compile(r"[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?")  # one label of RFC 1123
+DOTTED = re.compile(r"\d{1,3}(?:\.\d{1,3}){3}")
+TRIAL = "network-trial.json"  # the root helper's note of a change on trial, which the staff page reads
+KEPT = "network.kept"  # the service's word, in its spool folder, that the page was reached after it
+TRIAL_S = 120.0  # how long a change waits for the page to be reached again before it goes back
 
 
 @dataclass(frozen=True, slots=True)
@@ -257,3 +271,156 @@ def _quietly(*args: str) -> bool:
     except ReleaseError:
         return False
     return True
+
+
+# --- the network beyond Wi-Fi: a fixed address, the host name, each a trial (issue 50, 7) ------------
+
+
+class NotReached(ReleaseError):
+    """A change was put back: the staff page was not reached again after it."""
+
+
+def ipv4_problem(request: dict) -> str | None:
+    """Why ``request``'s ``device``, ``method``, ``address``, ``gateway`` and ``dns`` are not an
+    address nmcli can be given (each parsed into its kind: a device of ``DEVICES``, an IPv4
+    address and prefix in numbers, the gateway on its network); None when they are."""
+    if request.get("device") not in DEVICES:
+        return N_("the device is one of eth0, wlan0")
+    if request.get("method") not in METHODS:
+        return N_("the address's method is auto or manual")
+    address, gateway, dns = (request.get(key) for key in ("address", "gateway", "dns"))
+    if not all(isinstance(value, str) for value in (address, gateway, dns)):
+        return N_("a fixed address is four numbers 0 to 255 and a prefix, such as 192.168.1.50/24")
+    assert isinstance(address, str) and isinstance(gateway, str) and isinstance(dns, str)  # as just checked
+    if request["method"] == "auto":
+        return None if address == gateway == dns == "" else N_("an automatic address takes no address, gateway or DNS")
+    number, _, prefix = address.partition("/")
+    try:
+        interface = ipaddress.IPv4Interface(address) if DOTTED.fullmatch(number) and prefix.isdigit() else None
+    except ValueError:
+        interface = None
+    if interface is None or not 8 <= interface.network.prefixlen <= 30:
+        return N_("a fixed address is four numbers 0 to 255 and a prefix, such as 192.168.1.50/24")
+    for value in (gateway, dns):
+        if value and not (DOTTED.fullmatch(value) and _address(value)):
+            return N_("a gateway or a DNS server is an address of four numbers 0 to 255, or '' for none")
+    if gateway and ipaddress.IPv4Address(gateway) not in interface.network:
+        return N_("the gateway {gateway} is not on the network of {address}")
+    return None
+
+
+def _address(value: str) -> bool:
+    try:
+        ipaddress.IPv4Address(value)
+    except ValueError:
+        return False
+    return True
+
+
+def host_name_problem(name: object) -> str | None:
+    """Why ``name`` is no host name for the table (1 to 63 letters, digits or '-', not first or last)."""
+    if isinstance(name, str) and HOST_NAME.fullmatch(name):
+        return None
+    return N_("a host name is 1 to 63 letters, digits or '-' (not first or last), such as bar-1")
+
+
+def connection_on(device: str) -> str:
+    """The active connection on ``device``; ReleaseError when it has none."""
+    out = nmcli("-t", "-f", "NAME,TYPE,DEVICE,STATE", "connection", "show", "--active")
+    for line in out.splitlines():
+        name, _kind, on, _state = (fields(line) + ["", "", "", ""])[:4]
+        if on == device:
+            return name
+    raise ReleaseError(N_("nothing is connected on {device}: plug in the cable (or join a Wi-Fi) first"), device=device)
+
+
+IPV4 = ("ipv4.method", "ipv4.addresses", "ipv4.gateway", "ipv4.dns")
+
+
+def ipv4_of(connection: str) -> dict[str, str]:
+    """The connection's IPv4 settings, by nmcli's names (to put them back as they were)."""
+    out = nmcli("-t", "-f", ",".join(IPV4), "connection", "show", "id", connection)
+    found = {name: value for name, value in (fields(line)[:2] for line in out.splitlines() if ":" in line)}
+    return {name: found.get(name, "") for name in IPV4}
+
+
+def set_ipv4(connection: str, settings: dict[str, str]) -> None:
+    """The connection's IPv4 settings changed, each after its property's name, and it brought up again."""
+    nmcli("connection", "modify", "id", connection, *[part for name in IPV4 for part in (name, settings[name])])
+    nmcli("connection", "up", "id", connection, timeout=JOIN_S + CALL_S)
+
+
+def host_name() -> str:
+    return nmcli("general", "hostname").strip()
+
+
+def set_host_name(name: str) -> None:
+    if (problem := host_name_problem(name)) is not None:
+        raise ReleaseError(problem)
+    nmcli("general", "hostname", name)
+
+
+def trial_of(releases: Releases) -> dict | None:
+    """The change on trial now (its ``id``, ``act`` and where the page must be reached: ``at``), if any."""
+    note = releases.note(TRIAL)
+    return note if note is not None and isinstance(note.get("id"), str) else None
+
+
+def keep(spool: Path, trial: str) -> None:
+    """The service's word that the staff page was reached after the change ``trial``: it is kept."""
+    from ..files import replace_file  # the service's side only
+
+    replace_file(spool / KEPT, trial.encode("ascii"), 0o600)
+
+
+def _kept(spool: Path, trial: str) -> bool:
+    try:
+        fd = os.open(spool / KEPT, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
+    except OSError:
+        return False
+    try:
+        return os.read(fd, 64).decode("ascii", "replace") == trial
+    finally:
+        os.close(fd)
+
+
+def tried(releases: Releases, spool: Path, act: str, at: str, undo: Callable[[], None], what: str) -> None:
+    """The change just made kept once the service says the staff page was reached at ``at``
+    (``keep``), within ``TRIAL_S``; else put back by ``undo``, and NotReached says so."""
+    trial = secrets.token_hex(8)
+    (spool / KEPT).unlink(missing_ok=True)
+    releases.write_note(TRIAL, {"id": trial, "act": act, "at": at, "until": time.time() + TRIAL_S})
+    deadline = time.monotonic() + TRIAL_S
+    try:
+        while time.monotonic() < deadline:
+            if _kept(spool, trial):
+                return
+            time.sleep(0.2)
+        undo()
+    finally:
+        (spool / KEPT).unlink(missing_ok=True)
+        (releases.home / TRIAL).unlink(missing_ok=True)
+    template = N_("the staff page was not reached at {at} within {seconds} s: the table is back on its address before") \
+        if what == "address" else N_("the staff page was not reached at {at} within {seconds} s: the table is back on "
+                                     "its name before")
+    raise NotReached(template, at=at, seconds=math.ceil(TRIAL_S))
+
+
+def change_ipv4(releases: Releases, spool: Path, request: dict) -> None:
+    """The device's connection given a fixed address (or an automatic one) as a trial."""
+    if (problem := ipv4_problem(request)) is not None:
+        raise ReleaseError(problem, gateway=request.get("gateway"), address=request.get("address"))
+    connection = connection_on(request["device"])
+    before = ipv4_of(connection)
+    manual = request["method"] == "manual"
+    set_ipv4(connection, {"ipv4.method": request["method"], "ipv4.addresses": request["address"] if manual else "",
+                          "ipv4.gateway": request["gateway"] if manual else "", "ipv4.dns": request["dns"] if manual else ""})
+    at = address(request["device"]) or request["address"].split("/")[0]
+    tried(releases, spool, "ipv4", at, lambda: set_ipv4(connection, before), "address")
+
+
+def change_host_name(releases: Releases, spool: Path, name: str) -> None:
+    """The table's host name changed as a trial: kept once the page is reached at NAME.local."""
+    before = host_name()
+    set_host_name(name)
+    tried(releases, spool, "hostname", f"{name}.local", lambda: set_host_name(before), "name")

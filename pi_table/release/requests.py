@@ -2,7 +2,9 @@
 (/var/lib/pi-table/requests, its own), which pi-table-helper.path sees and pi-table-helper.service
 (root) reads, deletes and acts on. Its acts and nothing else: install an update (from a bundle
 in the same folder, or from the repository the table was installed from), reboot, power off, set
-the time zone, open the table's own Wi-Fi, join a Wi-Fi (``network``). Anything else is refused
+the time zone, open the table's own Wi-Fi, join a Wi-Fi (``network``), start the security updates
+(``system``), add or revoke a release key (``keys``), give the cable (or the Wi-Fi) a fixed address
+or the table a host name, each a trial (``network``). Anything else is refused
 and logged, never run.
 """
 
@@ -17,18 +19,23 @@ from pathlib import Path
 
 from ..engine.phrase import N_
 from ..files import replace_file
+from .keys import KEY_NAME, PUBLIC_KEY
 from .layout import ReleaseError
-from .network import password_problem, ssid_problem
+from .network import host_name_problem, ipv4_problem, password_problem, ssid_problem
 
 SPOOL = Path("/var/lib/pi-table/requests")
 REQUEST = "request.json"
 MAX_REQUEST = 4096
+MAX_KEY = 400  # an Ed25519 public key's line is some 80 characters and its comment
 BUNDLE_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,99}\.tar\.gz")
 ZONE = re.compile(r"[A-Za-z][A-Za-z0-9_+-]{0,29}(/[A-Za-z0-9_+-]{1,30}){0,2}")  # Europe/Rome, America/Argentina/Salta, UTC
 SHAPES = {("reboot",): set(), ("poweroff",): set(), ("update", "bundle"): {"bundle"}, ("update", "repository"): set(),
-          ("timezone",): {"zone"}, ("hotspot",): {"ssid", "password"}, ("wifi",): {"ssid", "password"}}
+          ("timezone",): {"zone"}, ("hotspot",): {"ssid", "password"}, ("wifi",): {"ssid", "password"},
+          ("security",): set(), ("keys-add",): {"name", "key"}, ("keys-revoke",): {"name"},
+          ("ipv4",): {"device", "method", "address", "gateway", "dns"}, ("hostname",): {"name"}}
 """Each request there is: its act (and for an update where from), and the other keys it takes."""
-ACTS = "reboot, poweroff, update from a bundle or from the repository, timezone, hotspot, wifi"
+ACTS = ("reboot, poweroff, update from a bundle or from the repository, timezone, hotspot, wifi, security, keys-add, "
+        "keys-revoke, ipv4, hostname")
 
 
 def check(request: object) -> dict:
@@ -48,6 +55,16 @@ def check(request: object) -> dict:
         raise ReleaseError(N_("the bundle is named by a file name in the spool folder ending .tar.gz"))
     if "zone" in keys and not (isinstance(request["zone"], str) and ZONE.fullmatch(request["zone"])):
         raise ReleaseError(N_("a time zone is named as Region/City, such as Europe/Rome"))
+    if act == "hostname" and (problem := host_name_problem(request["name"])) is not None:
+        raise ReleaseError(problem)
+    if act == "ipv4" and (problem := ipv4_problem(request)) is not None:
+        raise ReleaseError(problem, gateway=str(request.get("gateway"))[:40], address=str(request.get("address"))[:40])
+    if act.startswith("keys-") and not (isinstance(request["name"], str) and KEY_NAME.fullmatch(request["name"])):
+        raise ReleaseError(N_("a key's name is 1 to 64 letters, digits, '.', '_', '@' or '-', not {name}"),
+                           name=repr(str(request["name"])[:64]))
+    if "key" in keys and not (isinstance(request["key"], str) and len(request["key"]) <= MAX_KEY
+                              and PUBLIC_KEY.fullmatch(request["key"])):
+        raise ReleaseError(N_("expected an Ed25519 public key (a line ssh-ed25519 AAAA..., as in KEY.pub)"))
     if "ssid" in keys and (problem := ssid_problem(request["ssid"]) or password_problem(
             request["password"], may_be_open=act == "wifi")) is not None:
         raise ReleaseError(problem)

@@ -278,6 +278,8 @@ class Console:
             attention.append({"what": translation(lang).gettext(ROLLED_BACK).format(labels=", ".join(back["labels"])),
                               "advice": back["why"]})
         attention += said(of_machine(machine["readings"]), lang)
+        for heed in self.page.heeded:  # the rooms' (a security update that left the table unhealthy)
+            attention += await asyncio.to_thread(heed, lang)
         address = machine.get("address")
         return web.json_response({
             "headline": headline(attention, lang), "attention": attention, "devices": devices,

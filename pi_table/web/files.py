@@ -44,6 +44,15 @@ TEXTS: tuple[str, ...] = (
     N_("A password is set."),
     N_("Words not allowed in team names (one a line)"),
     N_("Save the words"),
+    N_("Fleet dashboard"),
+    N_("Its port (0: not on this table)"),
+    N_("The broker's user it reads as"),
+    N_("That user's broker password (empty: keep the one set)"),
+    N_("Save the dashboard"),
+    N_("Set the fleet broker first: the dashboard reads every table from it."),
+    N_("This table shows the café's dashboard; log in there with the owner's passphrase."),
+    N_("This table does not show the café's dashboard."),
+    N_("This needs the owner's passphrase: give it under Owner."),
     N_("Saved: the table restarts to try it, and goes back by itself if it is not healthy."),
 )
 """The room's words on the page (console.js looks each up by its English text)."""

@@ -76,6 +76,12 @@ ROUTES: dict[tuple[str, str], Role] = {
     ("POST", "/staff/api/update"): OWNER,
     ("GET", "/staff/api/wifi"): STAFF,  # the network, the networks in reach, the last Wi-Fi act
     ("POST", "/staff/api/wifi"): OWNER,  # a Wi-Fi joined: the table may leave the network the staff reach it on
+    ("GET", "/staff/api/security"): STAFF,  # the last security updates, what changed, a reboot due
+    ("POST", "/staff/api/security"): OWNER,  # a run now: the table may restart on it
+    ("GET", "/staff/api/network"): STAFF,  # the host name and addresses; a change on trial kept when reached
+    ("POST", "/staff/api/network"): OWNER,  # a fixed address or a host name: the table may leave the staff's reach
+    ("GET", "/staff/api/keys"): STAFF,  # the release keys' names and fingerprints: public keys are public
+    ("POST", "/staff/api/keys"): OWNER,  # a release key added or revoked: which updates the table installs
     ("GET", "/staff/api/files"): OWNER,  # the owner's files (web.files): the certificate, the broker, blocked words
     ("POST", "/staff/api/files/{kind}"): OWNER,
     # a game night

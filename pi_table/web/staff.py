@@ -63,7 +63,10 @@ ATTEMPTS_OVERALL = 20  # logins from everywhere a minute: many phones cannot gue
 MAX_BODY = 64 * 1024  # a configuration change: a few keys, a map of LEDs at most
 BODY_TIMEOUT_S = 10.0  # a request's body, from the end of its headers (the login's too: anyone may send one)
 STATIC = {"staff.js": "application/javascript", "console.js": "application/javascript", "night.js": "application/javascript",
-          "wifi.js": "application/javascript", "staff.css": "text/css", "night.css": "text/css"}
+          "wifi.js": "application/javascript", "security.js": "application/javascript",
+          "keys.js": "application/javascript", "fleet.js": "application/javascript",
+          "network.js": "application/javascript", "staff.css": "text/css",
+          "night.css": "text/css"}
 LIVE = ("game.language", "leds.brightness", "sound.volume", "timer.length_s")
 """The keys the table applies while it runs: the rest of a change waits for a restart."""
 
@@ -486,6 +489,7 @@ class StaffPage:
         self.rooms: list[Room] = []  # the rooms that add their routes under /staff/api/ (the owner's console)
         self.set_up_first: Callable[[], str | None] = lambda: None
         """Where the page sends a phone first: the set-up page while the table awaits it (first_boot.SetupRoom)."""
+        self.heeded: list[Callable[[str], list[dict[str, str]]]] = []  # what rooms add to the console's headline
 
     def mount(self, app: web.Application) -> None:
         app.add_routes([

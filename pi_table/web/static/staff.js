@@ -5,6 +5,10 @@
 import { askOwner, loadBench, loadHealth, loadLog, loadOwner, loadOwnersParts, wireConsole }
   from "./console.js";
 import { drawNightGames, wireNight } from "./night.js";
+import { wireFleet } from "./fleet.js";
+import { wireKeys } from "./keys.js";
+import { wireNetwork } from "./network.js";
+import { wireSecurity } from "./security.js";
 import { wireWifi } from "./wifi.js";
 
 const AT_HAND = [
@@ -547,4 +551,8 @@ setInterval(() => { if (csrf && !$("desk").hidden) { loadTable(true); loadHealth
 wireConsole();
 wireNight();
 wireWifi();
+wireSecurity();
+wireKeys();
+wireFleet();
+wireNetwork();
 start();  // a module runs once the page is parsed

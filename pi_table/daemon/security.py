@@ -1,0 +1,153 @@
+"""The security updates' side in the service (``release.system`` is the root helper's): the
+schedule kept (the owner's ``[system] security_updates`` and ``security_hour``), never during
+a game or a night: once a run is due, the root helper is asked at the first moment the table is
+idle (no move for ``PLAYED_S``, whatever the game) with no night open. And the staff page's
+section (``web.security.SecurityRoom``): the last run, what changed, whether a reboot is due, and
+a run asked now by the owner.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Protocol
+
+from ..engine.phrase import N_, Phrase, Text
+from ..release import system
+from ..release.desk import said
+from ..release.layout import HOME, Releases
+from ..ui.i18n import say
+
+if TYPE_CHECKING:
+    from ..config import Config
+    from ..night.recorder import Recorder
+    from ..table import Session
+    from .staff_desk import StaffDesk
+
+log = logging.getLogger("pi_table.daemon")
+EVERY_S = 300.0  # how often the schedule is looked at
+PLAYED_S = 1200.0  # a game with no move for this long is left on the table, not being played
+FIRST_S = 120.0  # after the start: the table settles (and a restart after a run is not taken for a new slot)
+
+IN_A_GAME = N_("a game is being played: the security updates wait until the table is idle")
+IN_A_NIGHT = N_("a game night is open: the security updates wait until it is closed")
+RUNNING = N_("the security updates are being applied already")
+UNHEALTHY = N_("A security update left the table unhealthy.")
+FAILED = N_("The security updates failed.")
+FAULTS = (UNHEALTHY, FAILED)
+"""The templates of the faults this module reports: docs/cafe/troubleshooting.md has an entry for each."""
+
+
+class Table(Protocol):
+    """What the schedule reads of the running table (``run.Daemon``)."""
+
+    config: Config
+    session: Session
+    night: Recorder | None
+    staff_desk: StaffDesk | None
+
+
+class SecurityUpdates:
+    """The schedule of ``daemon``'s table, looked at every ``every_s`` on the wall ``clock``; the
+    helper's notes in ``home``."""
+
+    def __init__(self, daemon: Table, home: Path = HOME, clock: Callable[[], float] = time.time,
+                 every_s: float = EVERY_S) -> None:
+        self.daemon, self.home, self.clock, self.every_s = daemon, home, clock, every_s
+        self.asked: float | None = None  # when this service last asked the helper for a run
+        self.said: Text | None = None  # why the last due run could not be asked (logged once)
+        self.stopped = threading.Event()
+        self._thread: threading.Thread | None = None
+
+    def note(self) -> dict[str, Any]:
+        return Releases(self.home).note(system.NOTE) or {}
+
+    def busy(self) -> Text | None:
+        """Why a run would disturb the table now (a game played: a move within ``PLAYED_S``, as
+        its journal was last written; a night open); None when idle."""
+        night, journal = self.daemon.night, self.daemon.session.journal
+        if night is not None and night.book.night is not None and night.book.night.open:
+            return Phrase.of(IN_A_NIGHT)
+        try:
+            moved = None if journal is None else journal.path.stat().st_mtime
+        except OSError:
+            moved = None
+        if moved is not None and self.clock() - moved < PLAYED_S:
+            return Phrase.of(IN_A_GAME)
+        return None
+
+    def running(self) -> bool:
+        """Whether a run is under way: noted begun by the helper, or asked lately and not yet begun."""
+        note, now = self.note(), self.clock()
+        if note.get("running") is True and now - float(note.get("began") or 0) < system.UPGRADE_S:
+            return True
+        return self.asked is not None and now - self.asked < system.ASKED_S and float(note.get("began") or 0) < self.asked
+
+    def tick(self) -> bool:
+        """The helper asked for a run when one is due and the table idle; whether it was asked."""
+        schedule, now = self.daemon.config.security, self.clock()
+        began = self.note().get("began")
+        last = max(float(began) if isinstance(began, int | float) else 0.0, self.asked or 0.0) or None
+        if not schedule.due(last, now) or self.running() or self.busy() is not None:
+            return False
+        problem = self._ask()
+        if problem is not None and problem != self.said:  # a table with no helper says so once, not every tick
+            log.warning("the security updates are due but cannot be asked for: %s", say(problem, "en"))
+        self.said = problem
+        return problem is None
+
+    def run_now(self) -> Text | None:
+        """The owner's run, now, whatever the schedule says; why not (one under way, no helper)."""
+        if self.running():
+            return Phrase.of(RUNNING)
+        return self._ask()
+
+    def _ask(self) -> Text | None:
+        desk = self.daemon.staff_desk
+        if desk is None:
+            return Phrase.of(N_("the table's phones' pages are off: nothing can ask the root helper"))
+        problem = desk.ask("security")
+        if problem is None:
+            self.asked = self.clock()
+            log.warning("the security updates asked of the root helper")
+        return problem
+
+    def view(self, lang: str) -> dict[str, Any]:
+        """The section's: the schedule, whether a run is under way or would wait, and the last run
+        (when, how it ended and why in ``lang``, what changed, whether a reboot is due)."""
+        schedule, note = self.daemon.config.security, self.note()
+        last = None
+        if "outcome" in note:
+            last = {key: note.get(key) for key in ("at", "outcome", "changed", "reboot", "reboot_for")}
+            last["why"] = (said(note.get("why")) or {}).get(lang)
+        waits = self.busy()
+        return {"schedule": {"every": schedule.every, "hour": schedule.hour}, "running": self.running(),
+                "waits": None if waits is None else say(waits, lang), "last": last}
+
+    def attention(self, lang: str) -> list[dict[str, str]]:
+        """What the staff page's headline says of the last run, in ``lang``: one that left the
+        table unhealthy, or failed, and why; nothing once a later run ended well."""
+        note = self.note()
+        what = {"unhealthy": UNHEALTHY, "failed": FAILED}.get(str(note.get("outcome")))
+        if what is None:
+            return []
+        return [{"what": say(Phrase.of(what), lang), "advice": (said(note.get("why")) or {}).get(lang, "")}]
+
+    def start(self) -> None:
+        self._thread = threading.Thread(target=self.run, name="security-updates", daemon=True)
+        self._thread.start()
+
+    def run(self) -> None:
+        self.stopped.wait(FIRST_S)
+        while not self.stopped.is_set():
+            try:
+                self.tick()
+            except Exception:
+                log.exception("the security updates' schedule failed; it looks again in %.0f s", self.every_s)
+            self.stopped.wait(self.every_s)
+
+    def stop(self) -> None:
+        self.stopped.set()

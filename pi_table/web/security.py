@@ -1,0 +1,81 @@
+"""The staff page's security updates (issue 50, 8): ``GET /staff/api/security`` (the staff: the
+schedule, the last run, what it changed, whether a reboot is due, whether a run waits for the
+table to be idle) and ``POST /staff/api/security`` (the owner: ``{"act": "run"}``, a run now).
+The schedule itself is two settings, ``[system] security_updates`` and ``security_hour``, changed
+on the configuration's form as every setting is. A run that left the table unhealthy, or failed,
+is in the console's headline (``StaffPage.heeded``). ``daemon.security`` does the work.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from typing import Any, Protocol
+
+from aiohttp import web
+
+from ..engine.phrase import N_, Text
+from ..ui.i18n import say
+from .auth import Session
+from .staff import StaffPage, bad, language
+
+log = logging.getLogger("pi_table.web.staff")
+
+TEXTS: tuple[str, ...] = (
+    N_("Security updates"),
+    N_("Debian's security updates are applied by the table every day at {hour}:00, or at the first idle moment after it."),
+    N_("Debian's security updates are applied by the table every Monday at {hour}:00, or at the first idle moment after it."),
+    N_("The table applies no security updates by itself (Configuration, Advanced: Security updates)."),
+    N_("Being applied now…"),
+    N_("Last run {when}: nothing to update."),
+    N_("Last run {when}: {count} packages updated."),
+    N_("Last run {when}: failed."),
+    N_("Last run {when}: the table was not healthy after it."),
+    N_("No run yet."),
+    N_("A reboot is due to finish them ({packages}): Restart the computer under Power."),
+    N_("A reboot is due to finish them: Restart the computer under Power."),
+    N_("What changed"),
+    N_("Apply them now"),
+    N_("Apply Debian's security updates now? If any is applied, the table restarts on it and the game resumes."),
+    N_("Asked: the table applies them in the next minutes."),
+)
+"""The room's words on the page (security.js looks each up by its English text)."""
+
+
+class SecurityDesk(Protocol):
+    """What the section asks of the table (``daemon.security.SecurityUpdates``)."""
+
+    def view(self, lang: str) -> dict[str, Any]: ...
+
+    def run_now(self) -> Text | None: ...
+
+    def attention(self, lang: str) -> list[dict[str, str]]: ...
+
+
+class SecurityRoom:
+    """The security updates' routes under ``/staff/api/``, behind the staff page's checks."""
+
+    texts = TEXTS
+
+    def __init__(self, page: StaffPage, desk: SecurityDesk) -> None:
+        self.page, self.desk = page, desk
+        page.rooms.append(self)
+        page.heeded.append(desk.attention)
+
+    def mount(self, app: web.Application) -> None:
+        api = self.page.api
+        app.add_routes([web.get("/staff/api/security", api(self._view)),
+                        web.post("/staff/api/security", api(self._run))])
+
+    async def _view(self, request: web.Request, session: Session) -> web.Response:
+        return web.json_response(await asyncio.to_thread(self.desk.view, language(request)))
+
+    async def _run(self, request: web.Request, session: Session) -> web.Response:
+        body = await self.page.read_json(request)
+        if not isinstance(body, dict) or body != {"act": "run"}:
+            return bad('expected {"act": "run"}')
+        problem = await asyncio.to_thread(self.desk.run_now)
+        if problem is not None:
+            return web.json_response({"ok": False, "error": say(problem, language(request))}, status=409)
+        log.warning("staff page: the security updates asked from %s", request.remote)
+        return web.json_response({"ok": True}, status=202)

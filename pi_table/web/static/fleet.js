@@ -1,0 +1,88 @@
+// The staff page's fleet dashboard: this table shows the café's dashboard itself (no other
+// machine needed), reading the broker as the dashboard's own user; the owner turns it on or off
+// here, and the table restarts to try it. Its result shows beside its button. A module, as the
+// page's other scripts are (staff.js wires it).
+import { askOwner } from "./console.js";
+import { $, api, backAfterRestart, csrf, el, t } from "./staff.js";
+
+function fleetSection() {
+  return el("section", { id: "dashboard-section", "aria-labelledby": "dashboard-title" },
+    el("h2", { id: "dashboard-title", "data-t": "Fleet dashboard", text: t("Fleet dashboard") }),
+    el("p", { id: "dashboard-line" }),
+    el("p", {}, el("a", { id: "dashboard-link", hidden: "", target: "_blank", rel: "noopener" })),
+    el("form", { id: "dashboard-form", class: "stack", hidden: "" },
+      el("label", { for: "dashboard-port", "data-t": "Its port (0: not on this table)", text: t("Its port (0: not on this table)") }),
+      el("input", { id: "dashboard-port", type: "number", min: "0", max: "65535", value: "8025", required: "" }),
+      el("label", { for: "dashboard-user", "data-t": "The broker's user it reads as", text: t("The broker's user it reads as") }),
+      el("input", { id: "dashboard-user", maxlength: "64", value: "dashboard", autocomplete: "off", required: "" }),
+      el("label", { for: "dashboard-password", "data-t": "That user's broker password (empty: keep the one set)",
+        text: t("That user's broker password (empty: keep the one set)") }),
+      el("input", { id: "dashboard-password", type: "password", autocomplete: "off", maxlength: "1024" }),
+      el("button", { type: "submit", "data-t": "Save the dashboard", text: t("Save the dashboard") })),
+    el("p", { id: "dashboard-result", class: "message", role: "status", hidden: "" }));
+}
+
+function dashboardResult(text, error = false) {
+  const line = $("dashboard-result");
+  line.textContent = text;
+  line.classList.toggle("error", error);
+  line.hidden = !text;
+}
+
+function drawDashboard(files) {
+  const shown = files.dashboard;
+  const broker = files.broker.broker;
+  $("dashboard-form").hidden = false;
+  $("dashboard-line").textContent = !broker ? t("Set the fleet broker first: the dashboard reads every table from it.")
+    : shown.port ? t("This table shows the café's dashboard; log in there with the owner's passphrase.")
+      : t("This table does not show the café's dashboard.");
+  const link = $("dashboard-link");
+  link.hidden = !shown.port;
+  if (shown.port) {
+    link.href = `${location.protocol}//${location.hostname}:${shown.port}/`;
+    link.textContent = link.href;
+  }
+  if (document.activeElement === null || !$("dashboard-form").contains(document.activeElement)) {
+    $("dashboard-port").value = shown.port || 8025;
+    $("dashboard-user").value = shown.user;
+  }
+}
+
+async function loadDashboard(background = false) {
+  // The owner's files are asked only while this phone acts as the owner: no 403 (or 409) otherwise.
+  const owner = await api("GET", "/staff/api/owner", undefined, background);
+  if (!owner.ok) return;
+  if (!owner.data.set || !owner.data.left_s) {
+    $("dashboard-form").hidden = true;
+    $("dashboard-line").textContent = t("This needs the owner's passphrase: give it under Owner.");
+    return;
+  }
+  const answer = await api("GET", "/staff/api/files", undefined, background);
+  if (answer.ok) drawDashboard(answer.data);
+}
+
+async function saveDashboard(body) {
+  const answer = await api("POST", "/staff/api/files/dashboard", body);
+  if (answer.ok) {
+    $("dashboard-password").value = "";
+    dashboardResult(answer.data.said);
+    backAfterRestart();
+  } else if (answer.status === 403 && answer.data && answer.data.owner === "needed") {
+    dashboardResult("");
+    askOwner(answer.data.error, () => saveDashboard(body));  // console.js: asked, then done again
+  } else if (answer.status !== 401) {
+    dashboardResult(answer.data ? answer.data.said || answer.data.error : `HTTP ${answer.status}`, true);
+  }
+}
+
+export function wireFleet() {
+  $("desk").append(fleetSection());
+  $("dashboard-form").addEventListener("submit", (event) => {
+    event.preventDefault();
+    saveDashboard({ port: Number($("dashboard-port").value), user: $("dashboard-user").value.trim(),
+      password: $("dashboard-password").value });
+  });
+  setInterval(() => { if (csrf && !$("desk").hidden) loadDashboard(true); }, 15000);
+  new MutationObserver(() => { if (csrf && !$("desk").hidden) loadDashboard(true); })
+    .observe($("desk"), { attributes: true, attributeFilter: ["hidden"] });  // read once logged in, never before
+}

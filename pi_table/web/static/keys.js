@@ -1,0 +1,95 @@
+// The staff page's release keys: the keys this table installs updates from, each with its
+// fingerprint; the owner adds one (its public line pasted, or read from its .pub file here) or
+// revokes one, and the root helper changes the keyring. Its result shows beside its button.
+// A module, as the page's other scripts are (staff.js wires it).
+import { askOwner } from "./console.js";
+import { $, api, csrf, el, t } from "./staff.js";
+
+function keysSection() {
+  return el("section", { id: "keys-section", "aria-labelledby": "keys-title" },
+    el("h2", { id: "keys-title", "data-t": "Release keys", text: t("Release keys") }),
+    el("p", { id: "keys-line" }),
+    el("ul", { id: "keys-list", class: "keys" }),
+    el("p", { id: "keys-last", class: "note", hidden: "" }),
+    el("details", { id: "keys-add" },
+      el("summary", { "data-t": "Add a key", text: t("Add a key") }),
+      el("form", { id: "keys-form", class: "stack" },
+        el("label", { for: "keys-name", "data-t": "Its name (the person or the maker)", text: t("Its name (the person or the maker)") }),
+        el("input", { id: "keys-name", maxlength: "64", autocomplete: "off", required: "" }),
+        el("label", { for: "keys-key", "data-t": "Public key (the line of the .pub file, ssh-ed25519 AAAA...)",
+          text: t("Public key (the line of the .pub file, ssh-ed25519 AAAA...)") }),
+        el("textarea", { id: "keys-key", rows: "3", spellcheck: "false", autocomplete: "off", required: "" }),
+        el("label", { for: "keys-file", "data-t": "Or choose its .pub file", text: t("Or choose its .pub file") }),
+        el("input", { id: "keys-file", type: "file", accept: ".pub,text/plain" }),
+        el("button", { type: "submit", "data-t": "Add this key", text: t("Add this key") }))),
+    el("p", { id: "keys-result", class: "message", role: "status", hidden: "" }));
+}
+
+function keysResult(text, error = false) {
+  const line = $("keys-result");
+  line.textContent = text;
+  line.classList.toggle("error", error);
+  line.hidden = !text;
+}
+
+function drawKeys(data) {
+  $("keys-line").textContent = data.problem || (data.keys.some((key) => !key.revoked)
+    ? t("This table installs only updates signed with one of these keys.")
+    : t("No key yet: this table installs no update until one is added."));
+  $("keys-list").replaceChildren(...data.keys.map((key) => {
+    const item = el("li", {}, el("strong", { text: key.name || "-" }), " ", el("code", { text: key.fingerprint }));
+    if (key.revoked) item.append(" ", el("span", { class: "note", text: t("revoked") }));
+    else {
+      const revoke = el("button", { class: "warn", "data-key": key.name, text: t("Revoke") });
+      revoke.addEventListener("click", () => {
+        if (confirm(t("Revoke the key {name}? No update signed with it is installed again, even if it is added back.", { name: key.name }))) {
+          changeKeys({ act: "revoke", name: key.name });
+        }
+      });
+      item.append(" ", revoke);
+    }
+    return item;
+  }));
+  const last = data.last;
+  $("keys-last").hidden = !last;
+  if (last) {
+    $("keys-last").textContent = last.outcome === "done"
+      ? t(last.act === "keys-add" ? "Key {name} added: {fingerprint}." : "Key {name} revoked: {fingerprint}.", last)
+      : t("The key {name} could not be changed: {why}", { name: last.name, why: last.why || "?" });
+    $("keys-last").classList.toggle("error", last.outcome !== "done");
+  }
+}
+
+async function loadKeys(background = false) {
+  const answer = await api("GET", "/staff/api/keys", undefined, background);
+  if (answer.ok) drawKeys(answer.data);
+}
+
+async function changeKeys(body) {
+  const answer = await api("POST", "/staff/api/keys", body);
+  if (answer.ok) {
+    keysResult(t("Asked: the table changes its keyring in a moment."));
+    if (body.act === "add") { $("keys-form").reset(); }
+    setTimeout(() => loadKeys(true), 2000);
+  } else if (answer.status === 403 && answer.data && answer.data.owner === "needed") {
+    keysResult("");
+    askOwner(answer.data.error, () => changeKeys(body));  // console.js: asked, then done again
+  } else if (answer.status !== 401) {
+    keysResult(answer.data ? answer.data.error : `HTTP ${answer.status}`, true);
+  }
+}
+
+export function wireKeys() {
+  $("desk").append(keysSection());
+  $("keys-file").addEventListener("change", async () => {
+    const file = $("keys-file").files[0];
+    if (file) $("keys-key").value = (await file.text()).slice(0, 400).trim();  // a .pub file is one short line
+  });
+  $("keys-form").addEventListener("submit", (event) => {
+    event.preventDefault();
+    changeKeys({ act: "add", name: $("keys-name").value.trim(), key: $("keys-key").value.trim() });
+  });
+  setInterval(() => { if (csrf && !$("desk").hidden) loadKeys(true); }, 15000);
+  new MutationObserver(() => { if (csrf && !$("desk").hidden) loadKeys(true); })
+    .observe($("desk"), { attributes: true, attributeFilter: ["hidden"] });  // read once logged in, never before
+}

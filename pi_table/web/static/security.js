@@ -1,0 +1,88 @@
+// The staff page's security updates: when the table applies Debian's security updates by itself,
+// the last run (what changed, whether a reboot is due, how it ended) and a run now, the owner's.
+// Its result shows beside its button. A module, as the page's other scripts are (staff.js wires it).
+import { askOwner } from "./console.js";
+import { $, api, csrf, el, lang, t } from "./staff.js";
+
+function securitySection() {
+  return el("section", { id: "security-section", "aria-labelledby": "security-title" },
+    el("h2", { id: "security-title", "data-t": "Security updates", text: t("Security updates") }),
+    el("p", { id: "security-schedule" }),
+    el("p", { id: "security-last" }),
+    el("p", { id: "security-reboot", class: "note", hidden: "" }),
+    el("details", { id: "security-changed", hidden: "" },
+      el("summary", { "data-t": "What changed", text: t("What changed") }),
+      el("ul", { id: "security-packages" })),
+    el("p", { id: "security-result", class: "message", role: "status", hidden: "" }),
+    el("button", { id: "security-run", "data-t": "Apply them now", text: t("Apply them now") }));
+}
+
+function securityResult(text, error = false) {
+  const line = $("security-result");
+  line.textContent = text;
+  line.classList.toggle("error", error);
+  line.hidden = !text;
+}
+
+const LAST = {
+  nothing: "Last run {when}: nothing to update.",
+  done: "Last run {when}: {count} packages updated.",
+  failed: "Last run {when}: failed.",
+  unhealthy: "Last run {when}: the table was not healthy after it.",
+};
+
+function drawSecurity(data) {
+  const { every, hour } = data.schedule;
+  $("security-schedule").textContent = every === "off"
+    ? t("The table applies no security updates by itself (Configuration, Advanced: Security updates).")
+    : t(every === "weekly"
+      ? "Debian's security updates are applied by the table every Monday at {hour}:00, or at the first idle moment after it."
+      : "Debian's security updates are applied by the table every day at {hour}:00, or at the first idle moment after it.",
+    { hour });
+  const last = data.last;
+  const when = last && last.at ? new Date(last.at * 1000).toLocaleString(lang) : "?";
+  let said = data.running ? t("Being applied now…") : last ? t(LAST[last.outcome] || LAST.failed, { when, count: last.changed.length }) : t("No run yet.");
+  if (!data.running && last && last.why) said += ` ${last.why}`;
+  if (data.waits) said += ` (${data.waits})`;
+  $("security-last").textContent = said;
+  $("security-last").classList.toggle("error", !data.running && !!last && ["failed", "unhealthy"].includes(last.outcome));
+  $("security-reboot").hidden = !(last && last.reboot);
+  if (last && last.reboot) {
+    $("security-reboot").textContent = last.reboot_for.length
+      ? t("A reboot is due to finish them ({packages}): Restart the computer under Power.", { packages: last.reboot_for.join(", ") })
+      : t("A reboot is due to finish them: Restart the computer under Power.");
+  }
+  const changed = last ? last.changed : [];
+  $("security-changed").hidden = !changed.length;
+  $("security-packages").replaceChildren(...changed.map((each) =>
+    el("li", { text: `${each.package.split(":")[0]}: ${each.from || "-"} → ${each.to || "-"}` })));
+  $("security-run").disabled = data.running;
+}
+
+async function loadSecurity(background = false) {
+  const answer = await api("GET", "/staff/api/security", undefined, background);
+  if (answer.ok) drawSecurity(answer.data);
+}
+
+async function runSecurity() {
+  const answer = await api("POST", "/staff/api/security", { act: "run" });
+  if (answer.ok) {
+    securityResult(t("Asked: the table applies them in the next minutes."));
+    loadSecurity(true);
+  } else if (answer.status === 403 && answer.data && answer.data.owner === "needed") {
+    securityResult("");
+    askOwner(answer.data.error, runSecurity);  // console.js: asked, then done again
+  } else if (answer.status !== 401) {
+    securityResult(answer.data ? answer.data.error : `HTTP ${answer.status}`, true);
+  }
+}
+
+export function wireSecurity() {
+  $("desk").append(securitySection());
+  $("security-run").addEventListener("click", () => {
+    if (confirm(t("Apply Debian's security updates now? If any is applied, the table restarts on it and the game resumes."))) runSecurity();
+  });
+  setInterval(() => { if (csrf && !$("desk").hidden) loadSecurity(true); }, 15000);
+  new MutationObserver(() => { if (csrf && !$("desk").hidden) loadSecurity(true); })
+    .observe($("desk"), { attributes: true, attributeFilter: ["hidden"] });  // read once logged in, never before
+}

@@ -1,0 +1,165 @@
+"""The network beyond Wi-Fi (issue 50, 7): the table's Ethernet given a fixed address (or back to
+an automatic one) and the table's host name, each asked from the staff page and changed by the
+root helper through NetworkManager as a trial: kept once the page is reached again on the new
+address (or name), put back by itself when it is not. nmcli is tests/fake_nmcli.py, which reads
+its arguments as nmcli 1.42 does."""
+
+from __future__ import annotations
+
+import threading
+import time
+from pathlib import Path
+
+import pytest
+
+from pi_table.release import ReleaseError, desk, helper, network, requests
+from pi_table.release.keys import Keyring
+from pi_table.release.layout import Releases
+from pi_table.release.service_user import ServiceUser
+
+from helpers import FakeNetworkManager
+
+
+def cabled(nm: FakeNetworkManager) -> None:
+    """The table on the café's network by its cable: NetworkManager's own profile, an automatic address."""
+    state = nm.state
+    state["profiles"]["Wired connection 1"] = {"type": "802-3-ethernet", "device": "eth0", "address": "192.168.1.37/24",
+                                               "ipv4": {"method": "auto", "addresses": "", "gateway": "", "dns": ""}}
+    state["active"].append("Wired connection 1")
+    state["hostname"] = "raspberrypi"
+    nm.write(state)
+
+
+def acts_of(tmp_path: Path) -> helper.Helper:
+    return helper.Helper(Releases(tmp_path / "home"), Keyring(tmp_path / "no-keys"), ServiceUser(None))
+
+
+def reached_later(spool: Path, after_s: float) -> threading.Thread:
+    """The staff page reached on the new address: the service keeps the trial it finds noted."""
+    def keep() -> None:
+        deadline = time.monotonic() + 10
+        while time.monotonic() < deadline:
+            trial = network.trial_of(Releases(spool.parent / "home"))
+            if trial is not None:
+                time.sleep(after_s)
+                network.keep(spool, trial["id"])
+                return
+            time.sleep(0.05)
+
+    thread = threading.Thread(target=keep)
+    thread.start()
+    return thread
+
+
+def test_a_fixed_address_reached_again_is_kept(tmp_path, monkeypatch):
+    nm = FakeNetworkManager(tmp_path / "nm", monkeypatch)
+    cabled(nm)
+    acts, spool = acts_of(tmp_path), tmp_path / "spool"
+    monkeypatch.setattr(network, "TRIAL_S", 5.0)
+    desk.ask("ipv4", spool=spool, device="eth0", method="manual", address="192.168.1.50/24", gateway="192.168.1.1",
+             dns="192.168.1.1")
+    waiter = reached_later(spool, 0.2)
+    assert helper.act(acts, spool) == 0
+    waiter.join()
+    assert ["connection", "modify", "id", "Wired connection 1", "ipv4.method", "manual", "ipv4.addresses",
+            "192.168.1.50/24", "ipv4.gateway", "192.168.1.1", "ipv4.dns", "192.168.1.1"] in nm.calls()
+    assert network.address("eth0") == "192.168.1.50"
+    last = desk.state(acts.releases.home)["last"]
+    assert (last["act"], last["outcome"]) == ("ipv4", "done")
+    assert network.trial_of(acts.releases) is None
+
+
+def test_a_fixed_address_not_reached_again_comes_back_by_itself_and_says_why(tmp_path, monkeypatch):
+    nm = FakeNetworkManager(tmp_path / "nm", monkeypatch)
+    cabled(nm)
+    acts, spool = acts_of(tmp_path), tmp_path / "spool"
+    monkeypatch.setattr(network, "TRIAL_S", 0.5)
+    desk.ask("ipv4", spool=spool, device="eth0", method="manual", address="10.0.0.9/8", gateway="10.0.0.1", dns="")
+    assert helper.act(acts, spool) == 1
+    assert network.address("eth0") == "192.168.1.37"  # back on the automatic address
+    assert nm.state["profiles"]["Wired connection 1"]["ipv4"]["method"] == "auto"
+    last = desk.state(acts.releases.home)["last"]
+    assert last["outcome"] == "rolled back"
+    assert last["why"]["en"] == ("the staff page was not reached at 10.0.0.9 within 1 s: the table is back on its "
+                                 "address before")
+    assert last["why"]["it"] != last["why"]["en"]
+
+
+def test_the_host_name_is_kept_once_reached_by_it_and_put_back_when_not(tmp_path, monkeypatch):
+    nm = FakeNetworkManager(tmp_path / "nm", monkeypatch)
+    cabled(nm)
+    acts, spool = acts_of(tmp_path), tmp_path / "spool"
+    monkeypatch.setattr(network, "TRIAL_S", 5.0)
+    desk.ask("hostname", spool=spool, name="bar-1")
+    waiter = reached_later(spool, 0.1)
+    assert helper.act(acts, spool) == 0
+    waiter.join()
+    assert ["general", "hostname", "bar-1"] in nm.calls() and network.host_name() == "bar-1"
+    monkeypatch.setattr(network, "TRIAL_S", 0.3)
+    desk.ask("hostname", spool=spool, name="terrace")
+    assert helper.act(acts, spool) == 1 and network.host_name() == "bar-1"
+
+
+@pytest.mark.parametrize("request_, why", [
+    ({"act": "ipv4", "device": "eth0", "method": "manual", "address": "192.168.1.300/24", "gateway": "", "dns": ""},
+     "a fixed address is four numbers 0 to 255 and a prefix"),
+    ({"act": "ipv4", "device": "eth0", "method": "manual", "address": "192.168.1.50/24 ipv4.method auto",
+      "gateway": "", "dns": ""}, "a fixed address is four numbers 0 to 255 and a prefix"),
+    ({"act": "ipv4", "device": "eth0", "method": "manual", "address": "192.168.1.50/24", "gateway": "--ask",
+      "dns": ""}, "a gateway or a DNS server is an address of four numbers"),
+    ({"act": "ipv4", "device": "eth0", "method": "manual", "address": "192.168.1.50/24", "gateway": "10.0.0.1",
+      "dns": ""}, "the gateway 10.0.0.1 is not on the network of 192.168.1.50/24"),
+    ({"act": "ipv4", "device": "lo", "method": "auto", "address": "", "gateway": "", "dns": ""},
+     "the device is one of eth0, wlan0"),
+    ({"act": "ipv4", "device": "eth0", "method": "shared", "address": "", "gateway": "", "dns": ""},
+     "the address's method is auto or manual"),
+    ({"act": "hostname", "name": "-s"}, "a host name is 1 to 63 letters, digits or '-'"),
+    ({"act": "hostname", "name": "Bar 1"}, "a host name is 1 to 63 letters, digits or '-'"),
+])
+def test_a_network_request_is_parsed_into_its_kind_before_nmcli_sees_it(request_, why):
+    with pytest.raises(ReleaseError) as refused:
+        requests.check(request_)
+    assert str(refused.value).startswith(why)
+
+
+@pytest.mark.daemon
+def test_the_owner_renames_the_table_on_the_page_and_reaching_it_by_its_new_name_keeps_it(tmp_path, monkeypatch):
+    from helpers import Staff, StaffTable, dealt_key
+
+    nm = FakeNetworkManager(tmp_path / "nm", monkeypatch)
+    cabled(nm)
+    (tmp_path / "table").mkdir()
+    acts, spool = acts_of(tmp_path), tmp_path / "spool"
+    monkeypatch.setattr(network, "TRIAL_S", 10.0)
+    table = StaffTable(tmp_path / "table", dealt_key())
+    try:
+        daemon = table.daemon
+        daemon.staff_desk.spool, daemon.staff_desk.helper_missing = spool, lambda: None
+        room = next(room for room in daemon.companion.staff.rooms if type(room).__name__ == "NetworkRoom")
+        room.desk.home = acts.releases.home
+        staff = Staff(table.base)
+        staff.login()
+        status, seen = staff.call("GET", "/staff/api/network")
+        assert status == 200 and seen["host_name"] == "raspberrypi" and seen["trial"] is None
+        assert seen["devices"][0] == {"device": "eth0", "connection": "Wired connection 1", "address": "192.168.1.37"}
+        status, answer = staff.call("POST", "/staff/api/network", {"act": "hostname", "name": "bar-1"})
+        assert status == 403 and answer["owner"] == "needed"
+        staff.as_owner()
+        status, answer = staff.call("POST", "/staff/api/network", {"act": "hostname", "name": "bar 1; reboot"})
+        assert status == 400 and answer["error"].startswith("a host name is 1 to 63 letters")
+        assert staff.call("POST", "/staff/api/network", {"act": "hostname", "name": "bar-1"}) == (202, {"ok": True})
+        outcome: list[int] = []
+        helper_thread = threading.Thread(target=lambda: outcome.append(helper.act(acts, spool)))
+        helper_thread.start()  # the root helper tries it, and waits for the page to be reached
+        deadline = time.monotonic() + 5
+        while network.trial_of(acts.releases) is None and time.monotonic() < deadline:
+            time.sleep(0.05)
+        status, seen = staff.call("GET", "/staff/api/network")  # still at the old name: not kept
+        assert seen["kept"] is False and seen["trial"]["at"] == "bar-1.local"
+        staff.headers_out["Host"] = f"bar-1.local:{table.base.rsplit(':', 1)[1]}"
+        status, seen = staff.call("GET", "/staff/api/network")
+        assert status == 200 and seen["kept"] is True
+        helper_thread.join(timeout=10)
+        assert outcome == [0] and network.host_name() == "bar-1"
+    finally:
+        table.close()

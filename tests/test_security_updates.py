@@ -1,0 +1,242 @@
+"""The system underneath kept patched without the installer (issue 50, 8): Debian's security
+updates applied by unattended-upgrade when the owner's schedule says so and the table is idle,
+or when the owner asks; what changed, whether a reboot is due and how it ended noted for the
+staff page; a table left unhealthy by them reported. unattended-upgrade, dpkg-query, systemctl
+and the table's status are stand-ins that do what the real ones do to the files they read."""
+
+from __future__ import annotations
+
+import datetime
+import json
+import os
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from pi_table.config.settings import Schedule
+from pi_table.release import ReleaseError, desk, helper, requests, system
+from pi_table.release.keys import Keyring
+from pi_table.release.layout import Releases
+from pi_table.release.service_user import ServiceUser
+
+BEFORE = "openssl:arm64\t3.0.11-1~deb12u2\nlibc6:arm64\t2.36-9+deb12u4\nbase-files:arm64\t12.4+deb12u5\n"
+PATCHED = "openssl:arm64\t3.0.15-1~deb12u1\nlibc6:arm64\t2.36-9+deb12u9\nbase-files:arm64\t12.4+deb12u5\n"
+
+
+def program(path: Path, body: str) -> str:
+    path.write_text("#!/bin/sh\n" + textwrap.dedent(body))
+    path.chmod(0o755)
+    return str(path)
+
+
+class Machine:
+    """A Debian system in ``folder``: its dpkg database as dpkg-query prints it, an
+    unattended-upgrade that patches it (and leaves the reboot flag), systemctl and the table's
+    status, each noting its calls."""
+
+    def __init__(self, folder: Path, patched: str = PATCHED, upgrade_exit: int = 0, healthy: bool = True,
+                 reboot: bool = True) -> None:
+        folder.mkdir(parents=True, exist_ok=True)
+        self.folder = folder
+        self.db = folder / "dpkg"
+        self.db.write_text(BEFORE)
+        (folder / "patched").write_text(patched)
+        self.flag = folder / "run" / "reboot-required"
+        self.flag.parent.mkdir()
+        calls = folder / "calls"
+        self.calls = calls
+        query = program(folder / "dpkg-query", f"""\
+            echo "dpkg-query $*" >> {calls}
+            while read -r package version; do printf 'ii \\t%s\\t%s\\n' "$package" "$version"; done < {self.db}
+            """)
+        flag = f'echo "libc6" > {self.flag}.pkgs; touch {self.flag}' if reboot else ":"
+        upgrade = program(folder / "unattended-upgrade", f"""\
+            echo "unattended-upgrade $*" >> {calls}
+            if [ {upgrade_exit} -ne 0 ]; then echo "E: Could not get lock /var/lib/dpkg/lock-frontend" >&2; exit {upgrade_exit}; fi
+            cp {folder / "patched"} {self.db}
+            {flag}
+            """)
+        systemctl = program(folder / "systemctl", f'echo "systemctl $*" >> {calls}\n')
+        answer = json.dumps({"version": "1.4.0", "healthy": {"ok": healthy}})
+        self.status = [program(folder / "status", f"echo '{answer}'\n")]
+        self.helper = helper.Helper(Releases(folder / "home"), Keyring(folder / "no-keys"), ServiceUser(None),
+                                    (systemctl,), upgrade=(upgrade, "-v"), dpkg_query=(query,), reboot_flag=self.flag)
+
+    def called(self) -> list[str]:
+        return self.calls.read_text().splitlines() if self.calls.exists() else []
+
+
+def test_the_security_updates_are_applied_and_what_changed_and_a_reboot_due_are_noted(tmp_path):
+    machine = Machine(tmp_path)
+    note = helper.security(machine.helper, machine.status, healthy_s=5)
+    assert note["outcome"] == "done" and note["running"] is False and note["why"] is None
+    assert note["changed"] == [{"package": "libc6:arm64", "from": "2.36-9+deb12u4", "to": "2.36-9+deb12u9"},
+                               {"package": "openssl:arm64", "from": "3.0.11-1~deb12u2", "to": "3.0.15-1~deb12u1"}]
+    assert note["reboot"] is True and note["reboot_for"] == ["libc6"]
+    assert "unattended-upgrade -v" in machine.called()
+    assert "systemctl restart pi-table.service" in machine.called()  # the table runs on the patched libraries
+    assert Releases(tmp_path / "home").note(system.NOTE) == note
+
+
+def test_a_run_with_nothing_to_patch_restarts_nothing(tmp_path):
+    machine = Machine(tmp_path, patched=BEFORE, reboot=False)
+    note = helper.security(machine.helper, machine.status, healthy_s=5)
+    assert (note["outcome"], note["changed"], note["reboot"]) == ("nothing", [], False)
+    assert not any(call.startswith("systemctl") for call in machine.called())
+
+
+def test_a_security_update_that_leaves_the_table_unhealthy_is_reported_in_every_language(tmp_path):
+    machine = Machine(tmp_path, healthy=False)
+    note = helper.security(machine.helper, machine.status, healthy_s=1)
+    assert note["outcome"] == "unhealthy"
+    told = desk.said(note["why"])
+    assert told is not None
+    assert told["en"].startswith("the table was not healthy 1 min after the security updates of libc6, openssl")
+    assert told["it"] != told["en"] and "libc6, openssl" in told["it"]
+
+
+def test_unattended_upgrades_own_words_say_why_a_run_failed(tmp_path):
+    machine = Machine(tmp_path, upgrade_exit=1, reboot=False)
+    note = helper.security(machine.helper, machine.status, healthy_s=5)
+    assert note["outcome"] == "failed" and note["changed"] == []
+    assert desk.said(note["why"])["en"] == ("unattended-upgrade failed: E: Could not get lock "
+                                            "/var/lib/dpkg/lock-frontend")
+
+
+def test_the_request_starts_the_security_unit_outside_the_helpers_sandbox_and_takes_nothing_more(tmp_path):
+    machine = Machine(tmp_path)
+    spool = tmp_path / "spool"
+    desk.ask("security", spool=spool)
+    assert helper.act(machine.helper, spool) == 0
+    assert machine.called() == ["systemctl start --no-block pi-table-security.service"]
+    with pytest.raises(ReleaseError) as refused:
+        requests.check({"act": "security", "packages": "openssl; rm -rf /"})
+    assert str(refused.value) == "the request security takes nothing more, not 'packages'"
+
+
+def at(day: int, hour: int, minute: int = 0) -> float:
+    """A moment of November 2026 in the machine's time zone (the 23rd is a Monday)."""
+    return datetime.datetime(2026, 11, day, hour, minute).timestamp()
+
+
+def test_the_schedule_is_due_once_after_its_hour_daily_or_on_monday_and_never_when_off():
+    daily = Schedule("daily", 4)
+    assert daily.due(None, at(25, 4, 1)) and not daily.due(at(25, 4, 2), at(25, 23))
+    assert not daily.due(at(24, 4, 30), at(25, 3, 59)) and daily.due(at(24, 4, 30), at(25, 4))
+    weekly = Schedule("weekly", 4)
+    assert weekly.slot(at(26, 12)) == at(23, 4) and weekly.slot(at(23, 3)) == at(16, 4)
+    assert not weekly.due(at(23, 5), at(29, 23)) and weekly.due(at(23, 5), at(30, 4))
+    assert Schedule("off", 4).due(None, at(25, 12)) is False
+
+
+@pytest.mark.parametrize("setting, said", [
+    ('security_updates = "hourly"', "security_updates is one of daily, weekly, off, not 'hourly'"),
+    ("security_hour = 24", "security_hour is an hour 0 to 23, not 24"),
+])
+def test_the_schedule_is_the_owners_and_a_schedule_that_is_none_is_refused_by_name(tmp_path, setting, said):
+    from pi_table.config import ConfigError, load_config
+    from pi_table.config.schema import BY_KEY
+
+    assert BY_KEY["system.security_updates"].owners and BY_KEY["system.security_hour"].owners
+    config = tmp_path / "config.toml"
+    config.write_text(f"[system]\n{setting}\n")
+    with pytest.raises(ConfigError) as refused:
+        load_config(config)
+    assert said in str(refused.value)
+    config.write_text('[system]\nsecurity_updates = "weekly"\nsecurity_hour = 3\n')
+    assert load_config(config).security == Schedule("weekly", 3)
+
+
+class Idle:
+    """The table as the schedule reads it: its game's journal, last written when its last move was
+    made, a night open or not, and a staff desk that notes what the helper was asked."""
+
+    def __init__(self, schedule: Schedule, journal: Path) -> None:
+        from types import SimpleNamespace
+
+        journal.write_text("{}\n")
+        self.journal, self.night_open, self.asked = journal, False, []
+        self.config = SimpleNamespace(security=schedule)
+        self.session = SimpleNamespace(journal=SimpleNamespace(path=journal))
+        self.staff_desk = SimpleNamespace(ask=lambda act, **args: self.asked.append(act))
+
+    def moved(self, when: float) -> None:
+        os.utime(self.journal, (when, when))
+
+    @property
+    def night(self):
+        from types import SimpleNamespace
+
+        return SimpleNamespace(book=SimpleNamespace(night=SimpleNamespace(open=self.night_open)))
+
+
+def test_a_run_due_waits_for_the_table_to_be_idle_with_no_night_open_and_is_asked_once(tmp_path):
+    from pi_table.daemon.security import SecurityUpdates
+
+    table, now = Idle(Schedule("daily", 4), tmp_path / "game.jsonl"), [at(25, 3)]
+    table.moved(at(24, 23))
+    schedule = SecurityUpdates(table, home=tmp_path / "home", clock=lambda: now[0])
+    assert schedule.tick() and table.asked == ["security"]  # a table that never ran one: at once
+    table.asked.clear()
+    Releases(tmp_path / "home").write_note(system.NOTE, {"running": False, "began": at(24, 4, 30), "at": at(24, 4, 40),
+                                                         "outcome": "nothing", "changed": [], "reboot": False})
+    schedule.asked = None
+    assert not schedule.tick() and table.asked == []  # before its hour
+    now[0] = at(25, 4, 5)
+    table.moved(at(25, 3, 50))  # a late game's last move, 15 minutes ago
+    assert not schedule.tick() and schedule.busy().template.startswith("a game is being played")
+    now[0] = at(25, 4, 15)  # left on the table for 25 minutes: not being played
+    assert schedule.busy() is None
+    table.night_open = True
+    assert not schedule.tick() and schedule.busy().template.startswith("a game night is open")
+    table.night_open = False
+    now[0] = at(25, 5, 40)
+    assert schedule.tick() and table.asked == ["security"]
+    assert not schedule.tick() and schedule.running()  # asked, not yet begun: not asked again
+    Releases(tmp_path / "home").write_note(system.NOTE, {"running": False, "began": at(25, 5, 41), "at": at(25, 5, 50),
+                                                         "outcome": "nothing", "changed": [], "reboot": False})
+    now[0] = at(26, 3, 59)
+    assert not schedule.tick() and not schedule.running()
+    now[0] = at(26, 4, 0)
+    assert schedule.tick() and table.asked == ["security", "security"]
+
+
+@pytest.mark.daemon
+def test_the_staff_page_shows_the_last_run_the_owner_runs_it_now_and_an_unhealthy_one_heads_the_page(tmp_path):
+    from helpers import Staff, StaffTable, dealt_key
+
+    (tmp_path / "table").mkdir()
+    table = StaffTable(tmp_path / "table", dealt_key())
+    try:
+        machine = Machine(tmp_path / "system", healthy=False)
+        daemon = table.daemon
+        daemon.security.home = machine.helper.releases.home
+        assert daemon.staff_desk is not None
+        daemon.staff_desk.spool, daemon.staff_desk.helper_missing = tmp_path / "spool", lambda: None
+        staff = Staff(table.base)
+        staff.login()
+        status, seen = staff.call("GET", "/staff/api/security")
+        assert status == 200 and seen["last"] is None and seen["schedule"] == {"every": "daily", "hour": 4}
+        status, answer = staff.call("POST", "/staff/api/security", {"act": "run"})
+        assert status == 403 and answer["owner"] == "needed" and not (tmp_path / "spool").exists()
+        staff.as_owner()
+        assert staff.call("POST", "/staff/api/security", {"act": "now; reboot"})[0] == 400
+        assert staff.call("POST", "/staff/api/security", {"act": "run"}) == (202, {"ok": True})
+        assert json.loads((tmp_path / "spool" / requests.REQUEST).read_text()) == {"act": "security"}
+        status, answer = staff.call("POST", "/staff/api/security", {"act": "run"})
+        assert status == 409 and answer["error"] == "the security updates are being applied already"
+        assert helper.act(machine.helper, tmp_path / "spool") == 0  # the root helper takes it: the unit starts
+        helper.security(machine.helper, machine.status, healthy_s=1)  # and the unit runs, the table unhealthy after
+        status, seen = staff.call("GET", "/staff/api/security")
+        assert seen["running"] is False and seen["last"]["outcome"] == "unhealthy" and seen["last"]["reboot"] is True
+        assert [each["package"] for each in seen["last"]["changed"]] == ["libc6:arm64", "openssl:arm64"]
+        assert seen["last"]["why"].startswith("the table was not healthy 1 min after the security updates")
+        headline = staff.call("GET", "/staff/api/health")[1]["headline"]
+        assert headline["ok"] is False and headline["text"] == "A security update left the table unhealthy."
+        assert headline["advice"] == seen["last"]["why"]
+        staff.lang = "it"
+        headline = staff.call("GET", "/staff/api/health")[1]["headline"]
+        assert headline["text"] != "A security update left the table unhealthy." and "libc6" in headline["advice"]
+    finally:
+        table.close()
