@@ -155,6 +155,22 @@ def test_a_run_due_waits_for_the_table_to_be_idle_with_no_night_open_and_is_aske
     assert schedule.tick() and table.asked == ["security", "security"]
 
 
+def test_a_reboot_due_is_said_until_the_computer_restarts(tmp_path):
+    """The run notes that a reboot is due; the page says so while /run/reboot-required says so,
+    and not after the reboot that empties /run (it said so through the owner's restart before)."""
+    from pi_table.daemon.security import SecurityUpdates
+
+    machine = DebianMachine(tmp_path / "system")
+    helper.security(machine.helper, machine.status, healthy_s=5)
+    table = Idle(Schedule("daily", 4), tmp_path / "game.jsonl")
+    schedule = SecurityUpdates(table, home=machine.helper.releases.home, reboot_flag=machine.flag)
+    last = schedule.view("en")["last"]
+    assert (last["outcome"], last["reboot"], last["reboot_for"]) == ("done", True, ["libc6"])
+    machine.flag.unlink()  # the computer restarted: /run is a fresh tmpfs
+    last = schedule.view("en")["last"]
+    assert (last["outcome"], last["reboot"], last["reboot_for"]) == ("done", False, [])
+
+
 @pytest.mark.daemon
 def test_the_staff_page_shows_the_last_run_the_owner_runs_it_now_and_an_unhealthy_one_heads_the_page(tmp_path):
     from helpers import Staff, StaffTable, dealt_key
@@ -164,7 +180,7 @@ def test_the_staff_page_shows_the_last_run_the_owner_runs_it_now_and_an_unhealth
     try:
         machine = DebianMachine(tmp_path / "system", healthy=False)
         daemon = table.daemon
-        daemon.security.home = machine.helper.releases.home
+        daemon.security.home, daemon.security.reboot_flag = machine.helper.releases.home, machine.flag
         assert daemon.staff_desk is not None
         daemon.staff_desk.spool, daemon.staff_desk.helper_missing = tmp_path / "spool", lambda: None
         staff = Staff(table.base)
