@@ -54,6 +54,7 @@ from pi_table.release.keys import Keyring
 from pi_table.release.layout import Releases
 
 from helpers import (
+    ROOT,
     DebianMachine,
     FakeNetworkManager,
     program,
@@ -64,8 +65,6 @@ from helpers import (
     start_cafe,
     wait_for,
 )
-
-pytestmark = [pytest.mark.browser, pytest.mark.daemon, pytest.mark.broker]
 
 TASKS = (
     "Set the table up: its name, language, staff PIN, owner's passphrase and time zone",
@@ -386,6 +385,9 @@ class Owner:
         expect(self.page.locator("#desk")).to_be_visible()
 
 
+@pytest.mark.browser
+@pytest.mark.daemon
+@pytest.mark.broker
 @pytest.mark.parametrize("lang", ["en", "it"])
 def test_the_owners_14_tasks_on_a_phone(tmp_path, browser, monkeypatch, lang):
     from playwright.sync_api import expect
@@ -650,3 +652,17 @@ def test_the_owners_14_tasks_on_a_phone(tmp_path, browser, monkeypatch, lang):
         context.close()
         table.close()
         broker.stop()
+
+
+def listed_tasks(page: str) -> list[str]:
+    """The tasks a page of docs/cafe lists under its heading {#tasks}, each in bold at its number."""
+    text = (ROOT / "docs" / "cafe" / page).read_text(encoding="utf-8")
+    section = text.split("{#tasks}", 1)[1].split("\n## ", 1)[0]
+    return [" ".join(task.split()) for task in re.findall(r"^\d+\. \*\*(.+?)\*\*", section, re.MULTILINE | re.DOTALL)]
+
+
+def test_the_owners_page_lists_the_14_tasks_this_test_does_in_both_languages():
+    """docs/cafe/computer.md names the tasks as this file does, in its order, and its Italian page
+    as many: a task added here, or there, is added to both."""
+    assert listed_tasks("computer.md") == list(TASKS)
+    assert len(listed_tasks("computer.it.md")) == len(TASKS) == 14
