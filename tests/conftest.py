@@ -71,14 +71,16 @@ def play():
 
 
 @pytest.fixture(scope="module")
-def browser():
-    """Debian's Chromium, driven by Playwright; skipped where either is missing."""
+def browser(request):
+    """Debian's Chromium, driven by Playwright (with the test module's ``CHROMIUM_MORE``
+    arguments, if it has any); skipped where either is missing."""
     require_tools(CHROMIUM)
     playwright_api = pytest.importorskip("playwright.sync_api")
     # 15 s for an expectation, not Playwright's 5: Chromium shares two loaded cores with the tables
     playwright_api.expect.set_options(timeout=15_000)
     with playwright_api.sync_playwright() as playwright:
-        browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        browser = playwright.chromium.launch(executable_path=CHROMIUM,
+                                             args=[*CHROMIUM_ARGS, *getattr(request.module, "CHROMIUM_MORE", ())])
         yield browser
         browser.close()
 

@@ -16,6 +16,7 @@ import shutil
 import socket
 import subprocess
 import sys
+import textwrap
 import threading
 import time
 import urllib.error
@@ -1145,8 +1146,131 @@ class FakeNetworkManager:
         state["active"].append(name)
         self.write(state)
 
+    def cabled(self) -> None:
+        """The table on the café's network by its cable: NetworkManager's own profile, an automatic address."""
+        state = self.state
+        state["profiles"]["Wired connection 1"] = {"type": "802-3-ethernet", "device": "eth0",
+                                                   "address": "192.168.1.37/24",
+                                                   "ipv4": {"method": "auto", "addresses": "", "gateway": "", "dns": ""}}
+        state["active"].append("Wired connection 1")
+        state["hostname"] = "raspberrypi"
+        self.write(state)
+
     def calls(self) -> list[list[str]]:
         return [json.loads(line) for line in (self.folder / "calls.jsonl").read_text().splitlines()]
 
     def active(self) -> list[str]:
         return self.state["active"]
+
+
+# --- the café's broker: the documented Mosquitto configuration, over TLS, a user per table ----------
+
+MOSQUITTO_DOCS = ROOT / "docs" / "fleet" / "mosquitto"
+BROKER_USERS = {"t1": "table-one-secret", "t2": "table-two-secret", "dashboard": "dashboard-secret",
+                "staff": "staff-secret"}
+
+
+def openssl(*args: str, cwd: Path) -> None:
+    done = subprocess.run(["openssl", *args], cwd=cwd, capture_output=True, text=True, timeout=30)
+    assert done.returncode == 0, done.stderr
+
+
+def broker_ca(folder: Path) -> None:
+    """A CA, and the broker's certificate for 127.0.0.1 signed by it (P-256 keys: quick)."""
+    key = ["-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes"]
+    openssl("req", "-x509", *key, "-keyout", "ca.key", "-out", "ca.crt", "-subj", "/CN=pi-table test CA", "-days", "1",
+            cwd=folder)
+    openssl("req", *key, "-keyout", "broker.key", "-out", "broker.csr", "-subj", "/CN=127.0.0.1", cwd=folder)
+    (folder / "san.ext").write_text("subjectAltName=IP:127.0.0.1\n")
+    openssl("x509", "-req", "-in", "broker.csr", "-CA", "ca.crt", "-CAkey", "ca.key", "-CAcreateserial",
+            "-out", "broker.crt", "-days", "1", "-extfile", "san.ext", cwd=folder)
+
+
+def start_cafe(folder: Path, client_certificates: bool = False, users: dict[str, str] = BROKER_USERS):
+    """Mosquitto with the documented configuration, its paths and port swapped for the test's, a
+    user for each of ``users`` (name: password); with ``client_certificates``, the documented
+    lines for them uncommented. The broker (a LocalBroker) and its TLS port."""
+    from pi_table.fleet.broker import LocalBroker, free_port, mosquitto  # the fleet's tests alone
+
+    require_tools("openssl", "mosquitto_passwd", also_missing=() if mosquitto() else ("mosquitto",))
+    broker_ca(folder)
+    passwd = folder / "pi-table.passwd"
+    for number, (user, password) in enumerate(users.items()):
+        made = subprocess.run(["mosquitto_passwd", "-b", *(["-c"] if number == 0 else []), str(passwd), user, password],
+                              capture_output=True, text=True, timeout=30)
+        assert made.returncode == 0, made.stderr
+    acl = folder / "pi-table.acl"
+    acl.write_text((MOSQUITTO_DOCS / "pi-table.acl").read_text())
+    port = free_port()
+    settings = (MOSQUITTO_DOCS / "pi-table.conf").read_text()
+    swaps = {
+        "password_file /etc/mosquitto/pi-table.passwd": f"password_file {passwd}",
+        "acl_file /etc/mosquitto/pi-table.acl": f"acl_file {acl}",
+        "listener 8883": f"listener {port} 127.0.0.1",
+        "certfile /etc/mosquitto/certs/broker.crt": f"certfile {folder / 'broker.crt'}",
+        "keyfile /etc/mosquitto/certs/broker.key": f"keyfile {folder / 'broker.key'}",
+    }
+    if client_certificates:
+        swaps |= {"#cafile /etc/mosquitto/certs/pi-table-ca.crt": f"cafile {folder / 'ca.crt'}",
+                  "#require_certificate true": "require_certificate true",
+                  "#use_identity_as_username true": "use_identity_as_username true"}
+    for documented, here in swaps.items():
+        assert documented in settings, f"the documented configuration no longer says {documented!r}"
+        settings = settings.replace(documented, here)
+    broker = LocalBroker(folder / "broker", settings)  # its own plain listener too, under the same users
+    broker.start()
+    return broker, port
+
+
+# --- Debian's security updates: dpkg, unattended-upgrade and systemctl played by scripts ---------
+
+BEFORE = "openssl:arm64\t3.0.11-1~deb12u2\nlibc6:arm64\t2.36-9+deb12u4\nbase-files:arm64\t12.4+deb12u5\n"
+PATCHED = "openssl:arm64\t3.0.15-1~deb12u1\nlibc6:arm64\t2.36-9+deb12u9\nbase-files:arm64\t12.4+deb12u5\n"
+
+
+def program(path: Path, body: str) -> str:
+    path.write_text("#!/bin/sh\n" + textwrap.dedent(body))
+    path.chmod(0o755)
+    return str(path)
+
+
+class DebianMachine:
+    """A Debian system in ``folder``: its dpkg database as dpkg-query prints it, an
+    unattended-upgrade that patches it (and leaves the reboot flag), systemctl and the table's
+    status, each noting its calls."""
+
+    def __init__(self, folder: Path, patched: str = PATCHED, upgrade_exit: int = 0, healthy: bool = True,
+                 reboot: bool = True) -> None:
+        from pi_table.release import helper  # the root helper's: loaded by the tests that play it
+        from pi_table.release.keys import Keyring
+        from pi_table.release.layout import Releases
+        from pi_table.release.service_user import ServiceUser
+
+        folder.mkdir(parents=True, exist_ok=True)
+        self.folder = folder
+        self.db = folder / "dpkg"
+        self.db.write_text(BEFORE)
+        (folder / "patched").write_text(patched)
+        self.flag = folder / "run" / "reboot-required"
+        self.flag.parent.mkdir()
+        calls = folder / "calls"
+        self.calls = calls
+        query = program(folder / "dpkg-query", f"""\
+            echo "dpkg-query $*" >> {calls}
+            while read -r package version; do printf 'ii \\t%s\\t%s\\n' "$package" "$version"; done < {self.db}
+            """)
+        flag = f'echo "libc6" > {self.flag}.pkgs; touch {self.flag}' if reboot else ":"
+        upgrade = program(folder / "unattended-upgrade", f"""\
+            echo "unattended-upgrade $*" >> {calls}
+            if [ {upgrade_exit} -ne 0 ]; then echo "E: Could not get lock /var/lib/dpkg/lock-frontend" >&2; exit {upgrade_exit}; fi
+            cp {folder / "patched"} {self.db}
+            {flag}
+            """)
+        systemctl = program(folder / "systemctl", f'echo "systemctl $*" >> {calls}\n')
+        answer = json.dumps({"version": "1.4.0", "healthy": {"ok": healthy}})
+        self.status = [program(folder / "status", f"echo '{answer}'\n")]
+        self.helper = helper.Helper(Releases(folder / "home"), Keyring(folder / "no-keys"), ServiceUser(None),
+                                    (systemctl,), upgrade=(upgrade, "-v"), dpkg_query=(query,), reboot_flag=self.flag)
+
+    def called(self) -> list[str]:
+        return self.calls.read_text().splitlines() if self.calls.exists() else []

@@ -21,77 +21,24 @@ from paho.mqtt.properties import Properties
 
 from pi_table.config import broker as broker_config
 from pi_table.fleet import link
-from pi_table.fleet.broker import LocalBroker, free_port, mosquitto
+from pi_table.fleet.broker import LocalBroker
 from pi_table.fleet.dashboard import Dashboard, hash_password
 from pi_table.fleet.reporter import Reporter
 
-from helpers import require_tools, wait_for
+from helpers import BROKER_USERS as USERS
+from helpers import MOSQUITTO_DOCS as DOCS
+from helpers import openssl, start_cafe, wait_for
 
 pytestmark = pytest.mark.broker
 
-DOCS = Path(__file__).resolve().parent.parent / "docs" / "fleet" / "mosquitto"
-USERS = {"t1": "table-one-secret", "t2": "table-two-secret", "dashboard": "dashboard-secret", "staff": "staff-secret"}
-
-
-def openssl(*args: str, cwd: Path) -> None:
-    done = subprocess.run(["openssl", *args], cwd=cwd, capture_output=True, text=True, timeout=30)
-    assert done.returncode == 0, done.stderr
-
-
-def test_ca(folder: Path) -> None:
-    """A CA, and the broker's certificate for 127.0.0.1 signed by it (P-256 keys: quick)."""
-    key = ["-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes"]
-    openssl("req", "-x509", *key, "-keyout", "ca.key", "-out", "ca.crt", "-subj", "/CN=pi-table test CA", "-days", "1",
-            cwd=folder)
-    openssl("req", *key, "-keyout", "broker.key", "-out", "broker.csr", "-subj", "/CN=127.0.0.1", cwd=folder)
-    (folder / "san.ext").write_text("subjectAltName=IP:127.0.0.1\n")
-    openssl("x509", "-req", "-in", "broker.csr", "-CA", "ca.crt", "-CAkey", "ca.key", "-CAcreateserial",
-            "-out", "broker.crt", "-days", "1", "-extfile", "san.ext", cwd=folder)
-
-
-test_ca.__test__ = False  # a helper, not a test
-
 
 def client_certificate(folder: Path, name: str) -> tuple[Path, Path]:
-    """A client certificate for common name ``name`` signed by ``test_ca``'s CA, and its key."""
+    """A client certificate for common name ``name`` signed by ``broker_ca``'s CA, and its key."""
     key = ["-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes"]
     openssl("req", *key, "-keyout", f"{name}.key", "-out", f"{name}.csr", "-subj", f"/CN={name}", cwd=folder)
     openssl("x509", "-req", "-in", f"{name}.csr", "-CA", "ca.crt", "-CAkey", "ca.key", "-CAcreateserial",
             "-out", f"{name}.crt", "-days", "1", cwd=folder)
     return folder / f"{name}.crt", folder / f"{name}.key"
-
-
-def start_cafe(folder: Path, client_certificates: bool = False) -> tuple[LocalBroker, int]:
-    """Mosquitto with the documented configuration, its paths and port swapped for the test's;
-    with ``client_certificates``, the documented lines for them uncommented."""
-    require_tools("openssl", "mosquitto_passwd", also_missing=() if mosquitto() else ("mosquitto",))
-    test_ca(folder)
-    passwd = folder / "pi-table.passwd"
-    for user, password in USERS.items():
-        made = subprocess.run(["mosquitto_passwd", "-b", *(["-c"] if user == "t1" else []), str(passwd), user, password],
-                              capture_output=True, text=True, timeout=30)
-        assert made.returncode == 0, made.stderr
-    acl = folder / "pi-table.acl"
-    acl.write_text((DOCS / "pi-table.acl").read_text())
-    port = free_port()
-    settings = (DOCS / "pi-table.conf").read_text()
-    swaps = {
-        "password_file /etc/mosquitto/pi-table.passwd": f"password_file {passwd}",
-        "acl_file /etc/mosquitto/pi-table.acl": f"acl_file {acl}",
-        "listener 8883": f"listener {port} 127.0.0.1",
-        "certfile /etc/mosquitto/certs/broker.crt": f"certfile {folder / 'broker.crt'}",
-        "keyfile /etc/mosquitto/certs/broker.key": f"keyfile {folder / 'broker.key'}",
-    }
-    if client_certificates:
-        swaps |= {"#cafile /etc/mosquitto/certs/pi-table-ca.crt": f"cafile {folder / 'ca.crt'}",
-                  "#require_certificate true": "require_certificate true",
-                  "#use_identity_as_username true": "use_identity_as_username true"}
-    for documented, here in swaps.items():
-        assert documented in settings, f"the documented configuration no longer says {documented!r}"
-        settings = settings.replace(documented, here)
-    broker = LocalBroker(folder / "broker", settings)  # its own plain listener too, under the same users
-    broker.start()
-    return broker, port
 
 
 @pytest.fixture

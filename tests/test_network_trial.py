@@ -20,16 +20,6 @@ from pi_table.release.service_user import ServiceUser
 from helpers import FakeNetworkManager
 
 
-def cabled(nm: FakeNetworkManager) -> None:
-    """The table on the café's network by its cable: NetworkManager's own profile, an automatic address."""
-    state = nm.state
-    state["profiles"]["Wired connection 1"] = {"type": "802-3-ethernet", "device": "eth0", "address": "192.168.1.37/24",
-                                               "ipv4": {"method": "auto", "addresses": "", "gateway": "", "dns": ""}}
-    state["active"].append("Wired connection 1")
-    state["hostname"] = "raspberrypi"
-    nm.write(state)
-
-
 def acts_of(tmp_path: Path) -> helper.Helper:
     return helper.Helper(Releases(tmp_path / "home"), Keyring(tmp_path / "no-keys"), ServiceUser(None))
 
@@ -53,7 +43,7 @@ def reached_later(spool: Path, after_s: float) -> threading.Thread:
 
 def test_a_fixed_address_reached_again_is_kept(tmp_path, monkeypatch):
     nm = FakeNetworkManager(tmp_path / "nm", monkeypatch)
-    cabled(nm)
+    nm.cabled()
     acts, spool = acts_of(tmp_path), tmp_path / "spool"
     monkeypatch.setattr(network, "TRIAL_S", 5.0)
     desk.ask("ipv4", spool=spool, device="eth0", method="manual", address="192.168.1.50/24", gateway="192.168.1.1",
@@ -71,7 +61,7 @@ def test_a_fixed_address_reached_again_is_kept(tmp_path, monkeypatch):
 
 def test_a_fixed_address_not_reached_again_comes_back_by_itself_and_says_why(tmp_path, monkeypatch):
     nm = FakeNetworkManager(tmp_path / "nm", monkeypatch)
-    cabled(nm)
+    nm.cabled()
     acts, spool = acts_of(tmp_path), tmp_path / "spool"
     monkeypatch.setattr(network, "TRIAL_S", 0.5)
     desk.ask("ipv4", spool=spool, device="eth0", method="manual", address="10.0.0.9/8", gateway="10.0.0.1", dns="")
@@ -87,7 +77,7 @@ def test_a_fixed_address_not_reached_again_comes_back_by_itself_and_says_why(tmp
 
 def test_the_host_name_is_kept_once_reached_by_it_and_put_back_when_not(tmp_path, monkeypatch):
     nm = FakeNetworkManager(tmp_path / "nm", monkeypatch)
-    cabled(nm)
+    nm.cabled()
     acts, spool = acts_of(tmp_path), tmp_path / "spool"
     monkeypatch.setattr(network, "TRIAL_S", 5.0)
     desk.ask("hostname", spool=spool, name="bar-1")
@@ -127,7 +117,7 @@ def test_the_owner_renames_the_table_on_the_page_and_reaching_it_by_its_new_name
     from helpers import Staff, StaffTable, dealt_key
 
     nm = FakeNetworkManager(tmp_path / "nm", monkeypatch)
-    cabled(nm)
+    nm.cabled()
     (tmp_path / "table").mkdir()
     acts, spool = acts_of(tmp_path), tmp_path / "spool"
     monkeypatch.setattr(network, "TRIAL_S", 10.0)

@@ -9,66 +9,19 @@ from __future__ import annotations
 import datetime
 import json
 import os
-import textwrap
 from pathlib import Path
 
 import pytest
 
 from pi_table.config.settings import Schedule
 from pi_table.release import ReleaseError, desk, helper, requests, system
-from pi_table.release.keys import Keyring
 from pi_table.release.layout import Releases
-from pi_table.release.service_user import ServiceUser
 
-BEFORE = "openssl:arm64\t3.0.11-1~deb12u2\nlibc6:arm64\t2.36-9+deb12u4\nbase-files:arm64\t12.4+deb12u5\n"
-PATCHED = "openssl:arm64\t3.0.15-1~deb12u1\nlibc6:arm64\t2.36-9+deb12u9\nbase-files:arm64\t12.4+deb12u5\n"
-
-
-def program(path: Path, body: str) -> str:
-    path.write_text("#!/bin/sh\n" + textwrap.dedent(body))
-    path.chmod(0o755)
-    return str(path)
-
-
-class Machine:
-    """A Debian system in ``folder``: its dpkg database as dpkg-query prints it, an
-    unattended-upgrade that patches it (and leaves the reboot flag), systemctl and the table's
-    status, each noting its calls."""
-
-    def __init__(self, folder: Path, patched: str = PATCHED, upgrade_exit: int = 0, healthy: bool = True,
-                 reboot: bool = True) -> None:
-        folder.mkdir(parents=True, exist_ok=True)
-        self.folder = folder
-        self.db = folder / "dpkg"
-        self.db.write_text(BEFORE)
-        (folder / "patched").write_text(patched)
-        self.flag = folder / "run" / "reboot-required"
-        self.flag.parent.mkdir()
-        calls = folder / "calls"
-        self.calls = calls
-        query = program(folder / "dpkg-query", f"""\
-            echo "dpkg-query $*" >> {calls}
-            while read -r package version; do printf 'ii \\t%s\\t%s\\n' "$package" "$version"; done < {self.db}
-            """)
-        flag = f'echo "libc6" > {self.flag}.pkgs; touch {self.flag}' if reboot else ":"
-        upgrade = program(folder / "unattended-upgrade", f"""\
-            echo "unattended-upgrade $*" >> {calls}
-            if [ {upgrade_exit} -ne 0 ]; then echo "E: Could not get lock /var/lib/dpkg/lock-frontend" >&2; exit {upgrade_exit}; fi
-            cp {folder / "patched"} {self.db}
-            {flag}
-            """)
-        systemctl = program(folder / "systemctl", f'echo "systemctl $*" >> {calls}\n')
-        answer = json.dumps({"version": "1.4.0", "healthy": {"ok": healthy}})
-        self.status = [program(folder / "status", f"echo '{answer}'\n")]
-        self.helper = helper.Helper(Releases(folder / "home"), Keyring(folder / "no-keys"), ServiceUser(None),
-                                    (systemctl,), upgrade=(upgrade, "-v"), dpkg_query=(query,), reboot_flag=self.flag)
-
-    def called(self) -> list[str]:
-        return self.calls.read_text().splitlines() if self.calls.exists() else []
+from helpers import BEFORE, DebianMachine
 
 
 def test_the_security_updates_are_applied_and_what_changed_and_a_reboot_due_are_noted(tmp_path):
-    machine = Machine(tmp_path)
+    machine = DebianMachine(tmp_path)
     note = helper.security(machine.helper, machine.status, healthy_s=5)
     assert note["outcome"] == "done" and note["running"] is False and note["why"] is None
     assert note["changed"] == [{"package": "libc6:arm64", "from": "2.36-9+deb12u4", "to": "2.36-9+deb12u9"},
@@ -80,14 +33,14 @@ def test_the_security_updates_are_applied_and_what_changed_and_a_reboot_due_are_
 
 
 def test_a_run_with_nothing_to_patch_restarts_nothing(tmp_path):
-    machine = Machine(tmp_path, patched=BEFORE, reboot=False)
+    machine = DebianMachine(tmp_path, patched=BEFORE, reboot=False)
     note = helper.security(machine.helper, machine.status, healthy_s=5)
     assert (note["outcome"], note["changed"], note["reboot"]) == ("nothing", [], False)
     assert not any(call.startswith("systemctl") for call in machine.called())
 
 
 def test_a_security_update_that_leaves_the_table_unhealthy_is_reported_in_every_language(tmp_path):
-    machine = Machine(tmp_path, healthy=False)
+    machine = DebianMachine(tmp_path, healthy=False)
     note = helper.security(machine.helper, machine.status, healthy_s=1)
     assert note["outcome"] == "unhealthy"
     told = desk.said(note["why"])
@@ -97,7 +50,7 @@ def test_a_security_update_that_leaves_the_table_unhealthy_is_reported_in_every_
 
 
 def test_unattended_upgrades_own_words_say_why_a_run_failed(tmp_path):
-    machine = Machine(tmp_path, upgrade_exit=1, reboot=False)
+    machine = DebianMachine(tmp_path, upgrade_exit=1, reboot=False)
     note = helper.security(machine.helper, machine.status, healthy_s=5)
     assert note["outcome"] == "failed" and note["changed"] == []
     assert desk.said(note["why"])["en"] == ("unattended-upgrade failed: E: Could not get lock "
@@ -105,7 +58,7 @@ def test_unattended_upgrades_own_words_say_why_a_run_failed(tmp_path):
 
 
 def test_the_request_starts_the_security_unit_outside_the_helpers_sandbox_and_takes_nothing_more(tmp_path):
-    machine = Machine(tmp_path)
+    machine = DebianMachine(tmp_path)
     spool = tmp_path / "spool"
     desk.ask("security", spool=spool)
     assert helper.act(machine.helper, spool) == 0
@@ -202,6 +155,22 @@ def test_a_run_due_waits_for_the_table_to_be_idle_with_no_night_open_and_is_aske
     assert schedule.tick() and table.asked == ["security", "security"]
 
 
+def test_a_reboot_due_is_said_until_the_computer_restarts(tmp_path):
+    """The run notes that a reboot is due; the page says so while /run/reboot-required says so,
+    and not after the reboot that empties /run (it said so through the owner's restart before)."""
+    from pi_table.daemon.security import SecurityUpdates
+
+    machine = DebianMachine(tmp_path / "system")
+    helper.security(machine.helper, machine.status, healthy_s=5)
+    table = Idle(Schedule("daily", 4), tmp_path / "game.jsonl")
+    schedule = SecurityUpdates(table, home=machine.helper.releases.home, reboot_flag=machine.flag)
+    last = schedule.view("en")["last"]
+    assert (last["outcome"], last["reboot"], last["reboot_for"]) == ("done", True, ["libc6"])
+    machine.flag.unlink()  # the computer restarted: /run is a fresh tmpfs
+    last = schedule.view("en")["last"]
+    assert (last["outcome"], last["reboot"], last["reboot_for"]) == ("done", False, [])
+
+
 @pytest.mark.daemon
 def test_the_staff_page_shows_the_last_run_the_owner_runs_it_now_and_an_unhealthy_one_heads_the_page(tmp_path):
     from helpers import Staff, StaffTable, dealt_key
@@ -209,9 +178,9 @@ def test_the_staff_page_shows_the_last_run_the_owner_runs_it_now_and_an_unhealth
     (tmp_path / "table").mkdir()
     table = StaffTable(tmp_path / "table", dealt_key())
     try:
-        machine = Machine(tmp_path / "system", healthy=False)
+        machine = DebianMachine(tmp_path / "system", healthy=False)
         daemon = table.daemon
-        daemon.security.home = machine.helper.releases.home
+        daemon.security.home, daemon.security.reboot_flag = machine.helper.releases.home, machine.flag
         assert daemon.staff_desk is not None
         daemon.staff_desk.spool, daemon.staff_desk.helper_missing = tmp_path / "spool", lambda: None
         staff = Staff(table.base)

@@ -415,6 +415,9 @@ def test_a_file_edited_by_hand_that_is_refused_starts_the_table_on_its_last_good
     shown = settings_shown(staff)["refused"]
     assert shown["why"].startswith(refused) and "timer.length_s" in shown["why"]
     assert settings_shown(staff, "it")["refused"]["why"].startswith("il file delle impostazioni è stato rifiutato (")
+    staff.lang = "en"
+    headline = staff.call("GET", "/staff/api/health")[1]["headline"]  # not "All good" over a refused file
+    assert (headline["ok"], headline["text"], headline["advice"]) == (False, "The settings file was refused.", shown["why"])
     assert check_config(service.config).returncode == EXIT_CONFIG  # the file itself is still refused by its checker
     assert staff.call("POST", "/staff/api/config/discard", {})[0] == 403  # the owner's word
     staff.as_owner()

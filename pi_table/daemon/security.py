@@ -52,11 +52,13 @@ class Table(Protocol):
 
 class SecurityUpdates:
     """The schedule of ``daemon``'s table, looked at every ``every_s`` on the wall ``clock``; the
-    helper's notes in ``home``."""
+    helper's notes in ``home``; ``reboot_flag``, Debian's mark that a reboot is due (in /run,
+    which a reboot empties)."""
 
     def __init__(self, daemon: Table, home: Path = HOME, clock: Callable[[], float] = time.time,
-                 every_s: float = EVERY_S) -> None:
+                 every_s: float = EVERY_S, reboot_flag: Path = system.REBOOT_FLAG) -> None:
         self.daemon, self.home, self.clock, self.every_s = daemon, home, clock, every_s
+        self.reboot_flag = reboot_flag
         self.asked: float | None = None  # when this service last asked the helper for a run
         self.said: Text | None = None  # why the last due run could not be asked (logged once)
         self.stopped = threading.Event()
@@ -121,8 +123,9 @@ class SecurityUpdates:
         schedule, note = self.daemon.config.security, self.note()
         last = None
         if "outcome" in note:
-            last = {key: note.get(key) for key in ("at", "outcome", "changed", "reboot", "reboot_for")}
-            last["why"] = (said(note.get("why")) or {}).get(lang)
+            due = system.reboot_due(self.reboot_flag)  # as the system says now: the run's note is from before a reboot
+            last = {key: note.get(key) for key in ("at", "outcome", "changed")} | {
+                "reboot": due is not None, "reboot_for": due or [], "why": (said(note.get("why")) or {}).get(lang)}
         waits = self.busy()
         return {"schedule": {"every": schedule.every, "hour": schedule.hour}, "running": self.running(),
                 "waits": None if waits is None else say(waits, lang), "last": last}

@@ -92,6 +92,7 @@ def of_machine(readings: Readings) -> list[Attention]:
 
 ALL_GOOD = Phrase.of("All good: the table and this computer are healthy.")
 ROLLED_BACK = N_("The change of {labels} was rolled back: the last good settings are in use.")
+REFUSED = N_("The settings file was refused.")
 
 
 def headline(attention: list[dict[str, Any]], lang: str) -> dict[str, Any]:
@@ -273,10 +274,13 @@ class Console:
         devices = advised(table, lang)
         attention = [{"what": f"{translation(lang).gettext(DEVICES.get(d['device'], d['device']))}: {d['health']}",
                       "advice": d["advice"]} for d in devices if d["advice"]]
-        back = (table.get("settings") or {}).get("rolled_back")
+        settings = table.get("settings") or {}
+        back, refused = settings.get("rolled_back"), settings.get("refused")
         if back:  # the note under the headline names it: the headline cannot say all is good
             attention.append({"what": translation(lang).gettext(ROLLED_BACK).format(labels=", ".join(back["labels"])),
                               "advice": back["why"]})
+        if refused:  # nor over a hand-edited file the table would not start on (its why says what to do)
+            attention.append({"what": translation(lang).gettext(REFUSED), "advice": refused["why"]})
         attention += said(of_machine(machine["readings"]), lang)
         for heed in self.page.heeded:  # the rooms' (a security update that left the table unhealthy)
             attention += await asyncio.to_thread(heed, lang)
