@@ -161,7 +161,7 @@ SAID = {
         "added": "Chiave owner aggiunta: {fingerprint}.",
         "revoked": "Chiave old-laptop revocata: {fingerprint}.",
         "installs": "next.tar.gz contiene la versione 9.9.9, firmata da owner: il tavolo la installerebbe al posto "
-                    "della {running} e ripartirebbe con essa, tornando indietro da solo se non sta bene",
+                    "della {running} e ripartirebbe con essa, tornando indietro da solo se non funziona bene",
         "install it": "Installarlo?",
         "installing": "L'aggiornamento si sta installando: il tavolo si riavvia con esso fra qualche minuto.",
         "refused bundle": "old.tar.gz verrebbe rifiutato: la versione è firmata con la chiave {fingerprint}, che "
