@@ -475,8 +475,11 @@ def _cookie(token: str) -> bytes:
 def test_the_staff_page_asks_for_nothing_outside_staff():
     """The staff's cookies are sent under /staff alone, so a request of the page's elsewhere (it
     asked /api/texts for the cards' words) would carry no credential through a flood."""
+    from pi_table.web.sections import SECTIONS
+
     static = Path(__file__).resolve().parents[1] / "pi_table" / "web" / "static"
-    asked = {path for name in ("staff.html", "staff.js", "console.js", "night.js")
+    scripts = [section.script for section in SECTIONS.values() if section.script]
+    asked = {path for name in ("staff.html", "staff.js", *scripts)
              for path in re.findall(r"""["'`](/[a-z][^"'`$?]*)""", (static / name).read_text())}
     assert asked and all(path.startswith("/staff/") for path in asked), sorted(asked)
 

@@ -1,9 +1,9 @@
 // The staff page's network beyond Wi-Fi: the host name, the cable's and the Wi-Fi's addresses, a
 // fixed address (or an automatic one again) and a new host name, each a trial the table keeps once
 // this page is reached again where the change said, and puts back by itself otherwise. Its result
-// shows beside its button. A module, as the page's other scripts are (staff.js wires it).
-import { askOwner } from "./console.js";
-import { $, api, csrf, el, t } from "./staff.js";
+// shows beside its button. A section's script (web/sections/network.py): the page loads it
+// after staff.js.
+import { $, api, askOwner, csrf, el, t } from "./staff.js";
 
 const TRIAL_MIN = 2;  // the root helper's network.TRIAL_S, in minutes
 
@@ -67,13 +67,13 @@ async function changeNetwork(body, at) {
       { link, minutes: TRIAL_MIN }));
   } else if (answer.status === 403 && answer.data && answer.data.owner === "needed") {
     networkResult("");
-    askOwner(answer.data.error, () => changeNetwork(body, at));  // console.js: asked, then done again
+    askOwner(answer.data.error, () => changeNetwork(body, at));  // owner.js: asked, then done again
   } else if (answer.status !== 401) {
     networkResult(answer.data ? answer.data.error : `HTTP ${answer.status}`, true);
   }
 }
 
-export function wireNetwork() {
+function wireNetwork() {
   $("desk").append(networkSection());
   $("network-ipv4").addEventListener("submit", (event) => {
     event.preventDefault();
@@ -92,3 +92,5 @@ export function wireNetwork() {
   new MutationObserver(() => { if (csrf && !$("desk").hidden) loadNetwork(true); })
     .observe($("desk"), { attributes: true, attributeFilter: ["hidden"] });  // read once logged in, never before
 }
+
+wireNetwork();
