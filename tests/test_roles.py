@@ -96,7 +96,7 @@ def desk():
 
 @pytest.fixture
 def table(tmp_path, desk, clock):
-    """A companion with every room of the staff page, a PIN and an owner's passphrase."""
+    """A companion with every section of the staff page, a PIN and an owner's passphrase."""
     set_pin(tmp_path, PIN)
     set_passphrase(tmp_path, OWNER_PASSPHRASE)
     companion = Companion(staff=full_page(desk, tmp_path, session_s=3600, clock=clock))

@@ -261,7 +261,7 @@ TEXTS = (
 """The page's words (its script looks each one up by its English text, ``/staff/words/LANG``)."""
 
 def words(lang: str, more: Iterable[str] = ()) -> dict[str, str]:
-    """Every word of the page (and ``more``: its rooms') in ``lang``, by its English text."""
+    """Every word of the page (and ``more``: its sections') in ``lang``, by its English text."""
     catalogue = translation(lang)
     return {text: catalogue.gettext(text) for text in (*TEXTS, *more)}
 
