@@ -11,7 +11,6 @@ import urllib.request
 from pathlib import Path
 from typing import Protocol
 
-import pytest
 from aiohttp import web
 
 from pi_table.daemon.staff_desk import StaffDesk

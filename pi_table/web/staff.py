@@ -36,7 +36,7 @@ from collections.abc import Awaitable, Callable, Iterable
 from importlib import resources
 from importlib.resources.abc import Traversable
 from pathlib import Path
-from typing import Any, ClassVar, Protocol
+from typing import Any, ClassVar, Protocol, cast
 
 from aiohttp import web
 
@@ -49,7 +49,7 @@ from ..hal.events import is_fault
 from ..ui.i18n import say, say_health, translation
 from ..ui.orientation import OPERATIVES_SIDE, page_layout
 from .auth import Gate, KeptSecret, Recovery, Refused, Session, Why, keep_secret
-from .roles import STAFF, Owner, Role, Route, owner, owners_keys, role, staff, unnamed
+from .roles import STAFF, Checked, Open, Owner, Role, Route, owner, owners_keys, role, staff, unnamed
 from .texts import page_texts
 
 log = logging.getLogger("pi_table.web.staff")
@@ -526,11 +526,12 @@ class StaffPage:
 
     def _add(self, app: web.Application, route: Route) -> None:
         """``route`` in ``app``, behind the page's checks when it is one of theirs; its role noted (a GET's HEAD too)."""
-        handler = self.api(route.handler) if route.checked else route.handler  # type: ignore[arg-type]
+        # ``checked`` says which of the two a handler is: one given the session, or one that takes the request alone
+        handler = self.api(cast(Checked, route.handler)) if route.checked else cast(Open, route.handler)
         if route.method == "GET":
-            added = app.router.add_get(route.path, handler)  # type: ignore[arg-type]  # HEAD beside it, as web.get
+            added = app.router.add_get(route.path, handler)  # HEAD beside it, as web.get
         else:
-            added = app.router.add_route(route.method, route.path, handler)  # type: ignore[arg-type]
+            added = app.router.add_route(route.method, route.path, handler)
         if route.role is not None and added.resource is not None:
             self.roles[(route.method, added.resource.canonical)] = route.role
 
