@@ -74,7 +74,8 @@ function duration(seconds) {
   return t("{minutes} min", { minutes });
 }
 
-async function loadHealth(background = false) {
+// Exported: tests/test_a11y.py runs the page's own refreshes on demand; no script imports it.
+export async function loadHealth(background = false) {
   const answer = await api("GET", "/staff/api/health", undefined, background);
   if (answer.ok) drawHealth(answer.data);
 }

@@ -410,7 +410,8 @@ function drawNight(data) {
       ...columns.map((name) => el("td", { text: String(line[name]) }))))]);
 }
 
-async function loadNight(background = false) {
+// Exported: tests/test_a11y.py runs the page's own refreshes on demand; no script imports it.
+export async function loadNight(background = false) {
   const answer = await api("GET", "/staff/api/night", undefined, background);
   if (answer.ok) drawNight(answer.data);
 }

@@ -65,7 +65,8 @@ function drawOwner(state) {
   $("owner-end").hidden = !state.left_s;
 }
 
-async function loadOwner(background = false) {
+// Exported: tests/test_a11y.py runs the page's own refreshes on demand; no script imports it.
+export async function loadOwner(background = false) {
   const answer = await api("GET", "/staff/api/owner", undefined, background);
   if (answer.ok) drawOwner(answer.data);
 }
