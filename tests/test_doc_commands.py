@@ -17,6 +17,7 @@ import fcntl
 import os
 import re
 import shutil
+import signal
 import struct
 import subprocess
 import termios
@@ -105,8 +106,13 @@ ASKED = re.compile(r": $")  # a command asking something on the terminal (a PIN,
 
 
 def _controlling_terminal() -> None:
-    """In the child, after setsid: its pty becomes the session's terminal, as a terminal window's is."""
+    """In the child, after setsid: its pty becomes the session's terminal, and Ctrl+C and Ctrl+\\
+    act, as in a terminal window's shell, whatever the test run inherited (a run started in the
+    background by a script ignores SIGINT, and its children would too)."""
     fcntl.ioctl(0, termios.TIOCSCTTY, 0)
+    for number in (signal.SIGINT, signal.SIGQUIT):
+        signal.signal(number, signal.SIG_DFL)
+    signal.pthread_sigmask(signal.SIG_SETMASK, [])
 
 
 class Terminal:
@@ -158,7 +164,23 @@ class Terminal:
 
     def ended(self, timeout: float = 60) -> int:
         """The status of the command that ran, once the prompt is back."""
-        return int(self.expect(READY, "the prompt", timeout).group(1))
+        try:
+            return int(self.expect(READY, "the prompt", timeout).group(1))
+        except pytest.fail.Exception as late:
+            raise pytest.fail.Exception(f"{late}\n{self._stuck()}") from None
+
+    def _stuck(self) -> str:
+        """What the command still running does: its signals' state, and (PYTHONFAULTHANDLER is on
+        in these terminals) each of its Python threads' stack, which SIGABRT makes it print."""
+        group = os.tcgetpgrp(self.master)
+        if group == self.process.pid:
+            return "(the shell has the terminal: no command is running)"
+        status = Path(f"/proc/{group}/status").read_text(errors="replace") if Path(f"/proc/{group}").exists() else ""
+        signals = [line for line in status.splitlines() if line.startswith(("Name", "State", "Sig", "Shd"))]
+        shown = len(self.output)
+        os.killpg(group, signal.SIGABRT)
+        time.sleep(2)
+        return "the command still running: " + "; ".join(signals) + "\nits threads:\n" + self.output[shown:][-6000:]
 
     def run(self, line: str, answer: str | None = None, timeout: float = 120) -> str:
         """Type ``line`` and wait for its end, typing ``answer`` whenever it asks something; what it
@@ -237,6 +259,7 @@ def environment(home) -> dict[str, str]:
     env.setdefault("PIP_CACHE_DIR", str(Path.home() / ".cache" / "pip"))
     env["HOME"] = str(home)
     env["TERM"] = "dumb"
+    env["PYTHONFAULTHANDLER"] = "1"  # a command that hangs shows its threads when the test gives up on it
     return env
 
 

@@ -1,7 +1,5 @@
 """The fleet's dashboard: what it makes of the tables' messages, its login, its live page in
-Chromium, the day's CSV. Run as a script (``python tests/test_fleet_dashboard.py``) it writes
-docs/screenshots/fleet-en.png and fleet-it.png from a broker and tables of its own.
-"""
+Chromium, the day's CSV. Its pictures in the docs are drawn by tools/screenshots.py."""
 
 from __future__ import annotations
 
@@ -18,9 +16,7 @@ import stat
 import statistics
 import subprocess
 import sys
-import tempfile
 import time
-from pathlib import Path
 from urllib.parse import urlencode
 
 import paho.mqtt.client as mqtt
@@ -45,7 +41,6 @@ from pi_table.web.auth import secret_matches
 from helpers import wait_for
 
 PASSWORD = "café-tables-2026"
-SCREENSHOTS = Path(__file__).resolve().parent.parent / "docs" / "screenshots"
 NOON = dt.datetime.combine(dt.date.today(), dt.time(12)).timestamp()
 
 
@@ -636,61 +631,6 @@ def test_on_a_phone_each_table_is_a_card_showing_every_column_by_its_name(dashbo
         page.close()
     finally:
         table.stop()
-
-
-def write_screenshots(folder: Path = SCREENSHOTS) -> list[Path]:
-    """docs/screenshots/fleet-LANG.png: a café's four tables, one of them with a fault, one away."""
-    from playwright.sync_api import sync_playwright
-
-    from pi_table.fleet.broker import LocalBroker
-
-    from helpers import CHROMIUM, CHROMIUM_ARGS
-
-    written = []
-    with tempfile.TemporaryDirectory() as name, sync_playwright() as playwright:
-        broker = LocalBroker(Path(name) / "broker")
-        broker.start()
-        browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
-        dashboards = {lang: Dashboard(broker_config(broker.url), "127.0.0.1", 0, hash_password(PASSWORD), lang,
-                                      client_id=f"screenshot-{lang}") for lang in ("en", "it")}
-        for dashboard in dashboards.values():  # before the tables: the day's games are events, not retained
-            dashboard.start()
-            wait_for(dashboard.connected.is_set, "the dashboard's subscription", 10)
-        tables = {table_id: reporter(broker, table_id) for table_id in ("bar-1", "bar-2", "terrace", "window")}
-        try:
-            tables["bar-1"].offer(table_status(board="RB?N" + "?" * 21))
-            tables["bar-2"].offer(table_status(health={"touch": "not working: the board is unplugged", "leds": "ok"}))
-            tables["terrace"].offer(table_status(board="RRB" + "?" * 22))
-            tables["window"].offer(table_status(board="?" * 24 + "A", over=True, winner="red"))
-            for finished, minutes in (("bar-1", 14.5), ("bar-1", 21), ("terrace", 17.2), ("window", 18)):
-                tables[finished].event({"event": "game_over", "game_id": f"{finished}-{minutes}", "game": "codenames",
-                                        "winner": "red", "duration_s": minutes * 60})
-            tables["window"].stop()
-            for lang, dashboard in dashboards.items():
-                wait_for(lambda dashboard=dashboard: sum(row["games_today"] for row in dashboard.fleet.rows()) == 4
-                         and len(dashboard.fleet.rows()) == 4, "the café's tables on the dashboard", 10)
-                page = browser.new_page(viewport={"width": 1100, "height": 360})
-                page.goto(f"{dashboard.url}/login")
-                page.fill("input[name=password]", PASSWORD)
-                page.click("button")
-                page.wait_for_selector("#rows tr:nth-child(4)", timeout=10_000)
-                path = folder / f"fleet-{lang}.png"
-                page.screenshot(path=str(path))
-                written.append(path)
-                page.close()
-        finally:
-            for table in tables.values():
-                table.stop()
-            for dashboard in dashboards.values():
-                dashboard.stop()
-            browser.close()
-            broker.stop()
-    return written
-
-
-if __name__ == "__main__":
-    for path in write_screenshots(Path(sys.argv[1]) if len(sys.argv) > 1 else SCREENSHOTS):
-        print(f"wrote {path}")
 
 
 def test_a_field_a_table_sent_that_a_spreadsheet_would_run_stays_text_in_the_csv():

@@ -1,5 +1,5 @@
 """The linters .ci/run holds the code to: ruff's rules and mypy's types, as pyproject.toml
-configures them (strict for the engine and the protocol)."""
+configures them (the whole package strict)."""
 
 from __future__ import annotations
 

@@ -915,8 +915,6 @@ def test_over_https_the_pin_and_the_cookie_never_cross_the_wifi_in_clear(tmp_pat
 
 # --- the page in a browser -------------------------------------------------------------------------
 
-SCREENSHOTS = os.environ.get("PI_TABLE_SCREENSHOTS")
-"""A folder: the test saves the staff page there (docs/screenshots/staff-LANG.png)."""
 WORDS = {
     "en": {"login": "Log in", "undo": "Undo", "new": "New game", "done": "Undone: the last action is taken back.", "dealt": "Dealt: a new game of Alias 24.", "saved": "Saved: the table restarts",
            "applied": "Saved and applied.",
@@ -959,8 +957,6 @@ def test_login_undo_new_game_config_and_logout_on_a_phone(tmp_path, browser, lan
         assert devices >= 6  # touch, LEDs, screen, buttons, phones and the journal at least
         expect(page.locator("#devices li")).to_have_count(devices)
         expect(page.locator("#board span.hidden")).to_have_count(23)
-        if SCREENSHOTS:
-            page.screenshot(path=str(Path(SCREENSHOTS) / f"staff-{lang}.png"))
 
         page.click("#undo")
         expect(page.locator("#message")).to_have_text(words["done"])

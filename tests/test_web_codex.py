@@ -9,11 +9,9 @@ game can be played by tapping the pages in a real browser.
 from __future__ import annotations
 
 import json
-import os
 import random
 import re
 import threading
-from pathlib import Path
 
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -37,8 +35,6 @@ SETUP = (
 """Red: Moon (Leader, 1), Nebbia (Hacker, 2), Viper (Infiltrato shown blue, 3): K7QM-J4ZC-R8WD.
 Blue: Orso (Infiltrato shown red, 1), Aleman (Hacker, 2), Falco (Leader, 3)."""
 FRAGMENTS = ("K7QM", "X53T", "R8WD", "P2HN", "J4ZC", "F9LB")
-SCREENSHOTS = os.environ.get("PI_TABLE_SCREENSHOTS")
-"""A folder: the browser test saves a seat page and the public page there (docs/screenshots)."""
 
 
 @pytest.fixture
@@ -308,12 +304,6 @@ def test_a_whole_game_played_on_six_phones(table, browser):
                 moon.wait_for_selector("text=As the Leader you may try a code in every phase.")
                 viper.wait_for_selector("text=Your code was wrong: you cannot try again.")
                 assert viper.locator('form[data-form="code"]').count() == 0
-                if SCREENSHOTS:
-                    for fragment in ("K7QM", "J4ZC"):
-                        moon.locator('form[data-form="code"] button.fragment', has_text=fragment).click()
-                    moon.evaluate("window.scrollTo(0, 0)")
-                    moon.screenshot(path=str(Path(SCREENSHOTS) / "codex-seat-en.png"))
-                    moon.locator('form[data-form="code"] button', has_text="clear").click()
                 phones.code(0, "K7QM", "J4ZC", "R8WD")
                 phones.check_privacy()
                 for seat in range(6):
@@ -321,8 +311,6 @@ def test_a_whole_game_played_on_six_phones(table, browser):
         phones.public.wait_for_selector("text=Red wins")
         assert "Moon (seat 0) entered red's code: red wins" in phones.public.inner_text("body")
         moon.wait_for_selector("text=Red wins")
-        if SCREENSHOTS:
-            phones.public.screenshot(path=str(Path(SCREENSHOTS) / "codex-public-en.png"))
         assert table.state.winner is not None and table.state.winning_seat == 0
     finally:
         phones.close()

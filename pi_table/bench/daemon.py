@@ -35,7 +35,7 @@ from . import percentiles
 CONFIG = '[web]\nhost = "127.0.0.1"\nport = 0\n[paths]\njournal_dir = "journal"\nsocket = "control.sock"\nsocket_group = ""\n'
 
 
-def run(starts: int = 30, resumes: int = 50, actions: int = 50) -> dict:
+def run(starts: int = 30, resumes: int = 50, actions: int = 50) -> dict[str, dict[str, float]]:
     with tempfile.TemporaryDirectory(prefix="pi-table-bench-") as folder:
         start_to_ready, stop = _starts(Path(folder), starts)
         return {
@@ -45,7 +45,7 @@ def run(starts: int = 30, resumes: int = 50, actions: int = 50) -> dict:
         }
 
 
-def _starts(folder: Path, count: int) -> tuple[dict, dict]:
+def _starts(folder: Path, count: int) -> tuple[dict[str, float], dict[str, float]]:
     config = folder / "config.toml"
     config.write_text(CONFIG)
     os.environ.pop("PYTHONDONTWRITEBYTECODE", None)  # for the children: the bytecode is written once
@@ -92,7 +92,7 @@ def _rss_mb(pid: int) -> float:
     return float("nan")
 
 
-def _resumes(folder: Path, count: int, actions: int) -> dict:
+def _resumes(folder: Path, count: int, actions: int) -> dict[str, float]:
     """Turns of: two guesses on the playing team's own cards, an undo, END TURN. Each turn
     shows one card net, so 50 actions leave the game going, as a resume finds it."""
     rules = Rules()

@@ -28,6 +28,7 @@ from .. import config, version
 from ..fleet.broker import LocalBroker
 from ..fleet.dashboard import write_password_file
 from ..fleet.reporter import Reporter
+from ..fleet.schema import Message
 from . import percentiles
 
 MAX_TABLES = 1000
@@ -42,7 +43,7 @@ def cpu_s(pid: int) -> float:
     return (int(fields[11]) + int(fields[12])) / TICK
 
 
-def status(table: int, step: int) -> dict:
+def status(table: int, step: int) -> Message:
     """What a daemon hands its reporter, with a board that changes at every step."""
     board = "".join("R" if (step >> bit) & 1 else "?" for bit in range(25))
     return {"version": version(), "game_id": f"bench-{table}", "uptime_s": float(step), "began": time.time(),
@@ -119,7 +120,7 @@ def dashboard(broker_url: str, folder: Path, client_id: str = "bench-dashboard",
 
 
 @contextmanager
-def broker_and_dashboard(settings: str = "") -> Iterator[tuple[LocalBroker, subprocess.Popen, int]]:
+def broker_and_dashboard(settings: str = "") -> Iterator[tuple[LocalBroker, subprocess.Popen[str], int]]:
     """A Mosquitto and ``pi-table fleet`` on it: the broker, the dashboard's process and the port
     its page listens on; both stopped after."""
     with tempfile.TemporaryDirectory(prefix="pi-table-bench-fleet-") as name:
@@ -136,7 +137,7 @@ def broker_and_dashboard(settings: str = "") -> Iterator[tuple[LocalBroker, subp
             broker.stop()
 
 
-def run(tables: int = 200, seconds: float = 10.0, rate: float = 100.0) -> dict:
+def run(tables: int = 200, seconds: float = 10.0, rate: float = 100.0) -> dict[str, object]:
     """Start a broker, the dashboard and ``tables`` reporters; feed them ``rate`` status
     changes a second (round the tables) for ``seconds``; the figures."""
     with broker_and_dashboard("max_queued_messages 100000\n") as (broker, dashboard, port):
@@ -201,7 +202,7 @@ def night_messages(kb: float) -> tuple[bytes, bytes]:
     return json.dumps(plan).encode(), json.dumps(told).encode()
 
 
-def flood(seconds: float = 10.0, rate: float = 30.0, kb: float = 95.0) -> dict:
+def flood(seconds: float = 10.0, rate: float = 30.0, kb: float = 95.0) -> dict[str, object]:
     """Issue 37, 9: one table (t2, in the night table t1 hosts) sends its night of ``kb`` KB
     ``rate`` times a second for ``seconds``, while another (t3, the real reporter) changes its
     status twice a second; the figures: how long t3's change takes to show on the dashboard's
@@ -250,7 +251,7 @@ def flood(seconds: float = 10.0, rate: float = 30.0, kb: float = 95.0) -> dict:
             "quiet": quiet, "flooded": flooded, "dashboard_cpu_pct": round(100 * cpu / seconds, 1)}
 
 
-def watch(stream: Stream, table: Reporter, seconds: float) -> dict:
+def watch(stream: Stream, table: Reporter, seconds: float) -> dict[str, float]:
     """``table``'s status changed twice a second for ``seconds``: the time each change took to
     show on the live page (the row streamed for it), p50, p99 and the slowest; a change still
     not shown ``LATE_S`` after the last is counted as not shown."""

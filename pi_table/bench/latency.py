@@ -27,7 +27,10 @@ import random
 import tempfile
 import threading
 import time
+from collections.abc import Callable
+from multiprocessing.connection import Connection
 from pathlib import Path
+from typing import TypedDict
 
 from ..drivers.settings import TouchBoardConfig
 from ..drivers.touchboard import TouchBoardSource
@@ -45,7 +48,15 @@ from . import percentiles
 REVEAL_COLOURS = set(REVEALED.values())
 
 
-def _board(conn, link: str) -> None:
+class Crowd(TypedDict):
+    """What the phones' process answers: how many phones hold a stream, and for each view (its
+    game and board) how many phones got it and when the last one did."""
+
+    connected: int
+    views: dict[str, list[float]]  # [phones, when]: a count, then a time (perf_counter's)
+
+
+def _board(conn: Connection[str | float | None, tuple[str, int]], link: str) -> None:
     """The emulator's process: presses what it is told, and notes when it wrote the report
     that carried the awaited press (answered on request, so the note never competes with the
     host for the processor while the host is working)."""
@@ -111,7 +122,7 @@ PHONES_READY_S = 30.0
 MAX_PHONES = MAX_CONNECTIONS  # a connection each: past the companion's cap it turns them away
 
 
-def _phones(conn, port: int, count: int) -> None:
+def _phones(conn: Connection[Crowd | str, str], port: int, count: int) -> None:
     """The phones' process: ``count`` phones, each from an address of its own in 127.0.0.0/8,
     hold the public event stream open and note when each view first reached each of them.
     Asked, it answers with, for each view, how many phones got it and when the last one did.
@@ -132,7 +143,7 @@ def _phones(conn, port: int, count: int) -> None:
     asyncio.run(_hold_streams(conn, port, count))
 
 
-async def _hold_streams(conn, port: int, count: int) -> None:
+async def _hold_streams(conn: Connection[Crowd | str, str], port: int, count: int) -> None:
     seen: list[dict[bytes, float]] = [{} for _ in range(count)]  # per phone: event line -> first arrival
     keys: dict[bytes, str | None] = {}  # event line -> its game and board (None: not a board)
 
@@ -156,7 +167,7 @@ async def _hold_streams(conn, port: int, count: int) -> None:
         if failed:
             conn.send(f"a phone's stream failed: {failed[0]!r}")
             continue
-        views: dict[str, list] = {}  # game and board -> [phones that got it, when the last one did]
+        views: dict[str, list[float]] = {}  # game and board -> [phones that got it, when the last one did]
         for lines in seen:
             for line, when in lines.items():
                 if line not in keys:
@@ -172,7 +183,7 @@ async def _hold_streams(conn, port: int, count: int) -> None:
         task.cancel()
 
 
-def run(touches: int = 200, seed: int = 1, phones: int | None = None) -> dict:
+def run(touches: int = 200, seed: int = 1, phones: int | None = None) -> dict[str, float]:
     """Time ``touches`` guesses; with ``phones`` (0 or more), the companion serves beside the
     table and that many phones hold its event stream open."""
     watch = _Stopwatch()
@@ -187,7 +198,7 @@ def run(touches: int = 200, seed: int = 1, phones: int | None = None) -> dict:
     driver = TouchBoardSource(TouchBoardConfig(port=SerialDevice(str(link))))
     screen: Screen = SimScreen(keep=1)
     companion: Companion | None = None
-    crowd = None
+    crowd: Connection[str, Crowd | str] | None = None
     shown: dict[str, float] = {}  # view -> when its frame was shown
     if phones is not None:
         companion = Companion("127.0.0.1", 0)
@@ -228,7 +239,7 @@ def run(touches: int = 200, seed: int = 1, phones: int | None = None) -> dict:
             watch.cell = None
             ours.send(("release", cell))
             _wait(lambda: not loop.policy.pressed, "the release to arrive")
-        pushed = _pushed(crowd, shown, phones) if phones else {}
+        pushed = _pushed(crowd, shown, phones) if phones and crowd is not None else {}
     finally:
         loop.stop_soon()
         runner.join(timeout=5)
@@ -242,7 +253,7 @@ def run(touches: int = 200, seed: int = 1, phones: int | None = None) -> dict:
     return {"n": len(samples), **percentiles(samples), "max_ms": round(max(samples) * 1000, 3), **pushed}
 
 
-def compare(touches: int, phones: int, seed: int = 1) -> dict:
+def compare(touches: int, phones: int, seed: int = 1) -> dict[str, float | dict[str, float]]:
     """The figure with the companion and no phone, then with ``phones`` phones, and their ratio."""
     alone = run(touches, seed, phones=0)
     crowded = run(touches, seed, phones=phones)
@@ -254,7 +265,7 @@ def compare(touches: int, phones: int, seed: int = 1) -> dict:
     }
 
 
-def _ask(crowd) -> dict:
+def _ask(crowd: Connection[str, Crowd | str]) -> Crowd:
     crowd.send("views")
     answer = crowd.recv()
     if isinstance(answer, str):  # the phones' process says what went wrong in words
@@ -262,7 +273,7 @@ def _ask(crowd) -> dict:
     return answer
 
 
-def _pushed(crowd, shown: dict[str, float], phones: int) -> dict:
+def _pushed(crowd: Connection[str, Crowd | str], shown: dict[str, float], phones: int) -> dict[str, float]:
     """How long each reveal took from its LED frame to the last phone, once every phone has the
     last one; and how many (reveal, phone) pushes were skipped (a stream sends the newest view,
     so a phone that lags a whole reveal behind skips one)."""
@@ -277,7 +288,7 @@ def _pushed(crowd, shown: dict[str, float], phones: int) -> dict:
     }
 
 
-def _wait(condition, what: str, timeout: float = 5.0, every: float = 0.001) -> None:
+def _wait(condition: Callable[[], bool], what: str, timeout: float = 5.0, every: float = 0.001) -> None:
     deadline = time.monotonic() + timeout
     while not condition():
         if time.monotonic() > deadline:

@@ -40,9 +40,13 @@ import threading
 import time
 import urllib.request
 from collections import Counter
+from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from http.cookiejar import CookieJar
 from pathlib import Path
+from typing import Any
+
+import paho.mqtt.client as mqtt
 
 from .. import config
 from ..daemon.control import ControlError, request
@@ -60,7 +64,7 @@ HOLD_S = 0.05
 MU, SIGMA, BETA, KAPPA, TAU = 25.0, 25 / 3, 25 / 6, 0.0001, 25 / 300  # Weng and Lin's defaults, openskill's too
 
 
-def wait(condition, what: str, timeout: float = WAIT_S, every: float = 0.01) -> None:
+def wait(condition: Callable[[], bool], what: str, timeout: float = WAIT_S, every: float = 0.01) -> None:
     deadline = time.monotonic() + timeout
     while not condition():
         if time.monotonic() > deadline:
@@ -76,14 +80,15 @@ class StaffPhone:
         self.csrf = ""
         self.csrf = self.call("POST", "/staff/login", {"pin": PIN})["csrf"]
 
-    def call(self, method: str, path: str, body: object = None) -> dict:
+    def call(self, method: str, path: str, body: object = None) -> dict[str, Any]:
         data = None if body is None else json.dumps(body).encode()
         from ..web.staff import CSRF_HEADER
 
         headers = {"Content-Type": "application/json", CSRF_HEADER: self.csrf}
         ask = urllib.request.Request(self.base + path, data=data, headers=headers, method=method)
         with self.opener.open(ask, timeout=30) as answer:
-            return json.loads(answer.read())
+            said: dict[str, Any] = json.loads(answer.read())  # the staff page's JSON
+            return said
 
 
 class Table:
@@ -127,7 +132,7 @@ class Table:
             return False
         return status.get("ok") is True and status["health"]["touch"] == "ok" and status["companion"] is not None
 
-    def status(self) -> dict:
+    def status(self) -> dict[str, Any]:
         return request(self.folder / "control.sock", "status")
 
     def kill(self) -> None:
@@ -149,10 +154,14 @@ class Table:
                 self.start()
             board = str(state["board"])
             cell = rng.choice([n for n, seen in enumerate(board) if seen == "?"])
+
+            def taken(before: str = board) -> bool:
+                return bool(self.status()["state"]["board"] != before)
+
             for _ in range(TRIES):  # a touch the loaded machine missed is touched again, as a player would
                 self.emulator.tap(self.electrodes[cell], TAP_MS)
                 try:
-                    wait(lambda b=board: self.status()["state"]["board"] != b, "a touch taken", 3)
+                    wait(taken, "a touch taken", 3)
                     break
                 except RuntimeError:
                     continue
@@ -184,7 +193,7 @@ class Heard:
         self.client.connect(settings.host, settings.port)
         self.client.loop_start()
 
-    def _message(self, client, userdata, message) -> None:
+    def _message(self, client: mqtt.Client, userdata: object, message: mqtt.MQTTMessage) -> None:
         now = time.time()
         body = json.loads(message.payload)
         if message.topic.endswith("/night"):
@@ -223,7 +232,7 @@ class NightStream:
             return
 
 
-def night_on_the_dashboard(port: int, cookie: str) -> dict:
+def night_on_the_dashboard(port: int, cookie: str) -> dict[str, Any]:
     connection = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
     connection.request("GET", "/api/night", headers={"Cookie": cookie})
     response = connection.getresponse()
@@ -231,7 +240,8 @@ def night_on_the_dashboard(port: int, cookie: str) -> dict:
     connection.close()
     if response.status != 200:
         raise RuntimeError(f"the dashboard's /api/night answered {response.status}")
-    return json.loads(body)
+    night: dict[str, Any] = json.loads(body)  # the dashboard's JSON
+    return night
 
 
 # --- the recomputation: the rules of docs/cafe/night.md, written again from them -----------------------------------
@@ -262,7 +272,7 @@ def plackett_luce(ratings: dict[str, list[float]], first: str, second: str, winn
         ratings[name] = [mu, sigma]
 
 
-def recomputed(night: dict) -> list[dict]:
+def recomputed(night: dict[str, Any]) -> list[dict[str, Any]]:
     """The night's standings from its rounds, results and games alone (the staff page's JSON)."""
     teams = [team["name"] for team in night["teams"]]
     points, byes = Counter[str](), Counter[str]()
@@ -305,7 +315,7 @@ def recomputed(night: dict) -> list[dict]:
     return sorted(lines, key=lambda s: (-s["points"], tiebreak(s), -s["rating"], -s["margin"], s["team"]))
 
 
-def same_standings(shown: list[dict], mine: list[dict]) -> bool:
+def same_standings(shown: list[dict[str, Any]], mine: list[dict[str, Any]]) -> bool:
     """Whether a page's standings are the recomputation, as the page rounds them."""
     if [s["team"] for s in shown] != [s["team"] for s in mine]:
         return False
@@ -315,7 +325,7 @@ def same_standings(shown: list[dict], mine: list[dict]) -> bool:
         for key, digits in (("rating", 2), ("mu", 3), ("sigma", 3)))
 
 
-def check_round(number: int, pairs: list[tuple[str, str]], teams: list[str], before: Counter) -> int:
+def check_round(number: int, pairs: list[tuple[str, str]], teams: list[str], before: Counter[frozenset[str]]) -> int:
     """The round's rematches; RuntimeError when some choice of who plays, with as many games,
     had fewer (a brute force, where it is small enough to try)."""
     repeats = sum(before[frozenset(pair)] > 0 for pair in pairs)
@@ -335,7 +345,7 @@ def check_round(number: int, pairs: list[tuple[str, str]], teams: list[str], bef
     return repeats
 
 
-def run(tables: int = 4, teams: int = 18, rounds: int = 6, seed: int = 32) -> dict:
+def run(tables: int = 4, teams: int = 18, rounds: int = 6, seed: int = 32) -> dict[str, object]:
     """A night of ``rounds`` rounds for ``teams`` teams at ``tables`` tables; the figures."""
     if tables < 2 or rounds < 3 or teams < 2 * tables:
         raise ValueError("a bench night needs 2 tables, 3 rounds and two teams a table")
@@ -374,8 +384,11 @@ def run(tables: int = 4, teams: int = 18, rounds: int = 6, seed: int = 32) -> di
                 repeated += check_round(number, pairs, [t["name"] for t in night["teams"]], before)
                 for table in started[1:]:
                     assert table.staff is not None
-                    wait(lambda t=table, n=number: len(t.staff.call("GET", "/staff/api/night")["night"]["rounds"]) == n,
-                         f"table {table.name} to follow round {number}")
+
+                    def followed(staff: StaffPhone = table.staff, n: int = number) -> bool:
+                        return len(staff.call("GET", "/staff/api/night")["night"]["rounds"]) == n
+
+                    wait(followed, f"table {table.name} to follow round {number}")
                 killed = {host: 2, follower: (rounds + 1) // 2}
                 with ThreadPoolExecutor(len(started)) as tables_playing:
                     for played in [tables_playing.submit(table.play, random.Random(rng.random()),
@@ -383,8 +396,10 @@ def run(tables: int = 4, teams: int = 18, rounds: int = 6, seed: int = 32) -> di
                                    for table in started]:
                         played.result()  # a table's failure is the bench's
                 down |= {(table.name, number) for table, at in killed.items() if at == number}
-                wait(lambda n=number: len(host.staff.call("GET", "/staff/api/night")["night"]["games_played"])
-                     == n * len(started), f"the host to gather round {number}'s games")
+                def gathered(staff: StaffPhone = host.staff, n: int = number) -> bool:
+                    return len(staff.call("GET", "/staff/api/night")["night"]["games_played"]) == n * len(started)
+
+                wait(gathered, f"the host to gather round {number}'s games")
                 if number == 3:  # the broker killed between two rounds, and started again
                     assert broker.process is not None
                     broker.process.kill()

@@ -13,8 +13,9 @@ import os
 import random
 import threading
 import time
+from dataclasses import replace
 
-from ..engine import Rules, make_game, parse_action
+from ..engine import Rules, SpymasterView, make_game, parse_action
 from ..hal import Cues, ScreenModel, SimButtons, SimLedStrip, SimScreen, SimTouch, TimerState
 from ..table import Session, TableLoop
 from ..ui.leds import render_frame
@@ -25,7 +26,7 @@ KEY = "RBNBRRNBBBRBRRNNRRABNBRNN"
 MOVES = ["clue 2", "touch 0", "touch 4", "touch 2"]
 
 
-def _game_in_progress():
+def _game_in_progress() -> SpymasterView:
     rules = Rules()
     game = make_game(rules)
     state = game.start(game.parse_key(KEY))
@@ -34,7 +35,7 @@ def _game_in_progress():
     return game.spymaster_view(state)
 
 
-def led_frame(frames: int) -> dict:
+def led_frame(frames: int) -> dict[str, float]:
     view = _game_in_progress()
     output = PixelOutput()
     timer = TimerState(length_s=90, remaining_s=42, warn_s=10, enforced=False, running=True)
@@ -49,7 +50,7 @@ def led_frame(frames: int) -> dict:
     return {"frames": frames, "leds": output.length, **percentiles(times, 4)}
 
 
-def screen_redraw(redraws: int) -> dict:
+def screen_redraw(redraws: int) -> dict[str, object]:
     os.environ.setdefault("PYGAME_HIDE_SUPPORT_PROMPT", "1")
     import pygame
 
@@ -62,16 +63,12 @@ def screen_redraw(redraws: int) -> dict:
     painter = ScreenPainter()
     times = []
     for n in range(redraws):
-        cues = Cues(timer=TimerState(**{**_fields(timer), "remaining_s": 90 - n % 90}))
+        cues = Cues(timer=replace(timer, remaining_s=90 - n % 90))
         model = ScreenModel(view, "bench", None, cues)
         start = time.perf_counter()
         painter.draw(surface, model, float(n))
         times.append(time.perf_counter() - start)
     return {"redraws": redraws, "size": "800x480", **percentiles(times, 4)}
-
-
-def _fields(timer: TimerState) -> dict:
-    return {name: getattr(timer, name) for name in TimerState.__slots__}
 
 
 def idle_cpu(seconds: float, attract: bool) -> float:
@@ -92,7 +89,7 @@ def idle_cpu(seconds: float, attract: bool) -> float:
     return round(100 * used, 3)
 
 
-def run(frames: int = 2000, redraws: int = 300, idle_s: float = 10.0) -> dict:
+def run(frames: int = 2000, redraws: int = 300, idle_s: float = 10.0) -> dict[str, object]:
     return {
         "led_frame": led_frame(frames),
         "screen_redraw": screen_redraw(redraws),

@@ -8,18 +8,21 @@ import argparse
 import importlib
 import os
 import sys
+from collections.abc import Sequence
+from typing import Any
 
-from .output import EXIT_CONFIG, EXIT_NOPERM, EXIT_PIPE
+from .output import EXIT_CONFIG, EXIT_NOPERM, EXIT_PIPE, Handler
 from .tables import NotInTheGroup, Unconfigured
 
 
 class _Version(argparse.Action):
     """``--version``, read from the package's metadata only when asked (it costs a start-up)."""
 
-    def __init__(self, option_strings, dest, **kwargs) -> None:
+    def __init__(self, option_strings: Sequence[str], dest: str, **kwargs: Any) -> None:
         super().__init__(option_strings, dest, nargs=0, **kwargs)
 
-    def __call__(self, parser, namespace, values, option_string=None) -> None:
+    def __call__(self, parser: argparse.ArgumentParser, namespace: argparse.Namespace,
+                 values: str | Sequence[Any] | None, option_string: str | None = None) -> None:
         from .. import version
 
         print(f"pi-table {version()}")
@@ -89,7 +92,8 @@ def main(argv: list[str] | None = None) -> int:
         argv = sys.argv[1:] if argv is None else argv
         parser = build_parser(argv)
         args = parser.parse_args(argv)
-        return args.func(parser, args)
+        handler: Handler = args.func
+        return handler(parser, args)
     except Unconfigured:
         return EXIT_CONFIG
     except NotInTheGroup:

@@ -13,7 +13,7 @@ from .output import EXIT_NOPERM, EXIT_UNAVAILABLE, said
 from .tables import config_option, configured
 
 
-def add_commands(commands) -> None:
+def add_commands(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     make = commands.add_parser(
         "backup", help="save this table (settings, staff PIN, finished games) in one .tar.gz",
         description="Write what makes this table this table (its configuration, the staff PIN's hash and the "

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import json
+from collections.abc import Mapping
 
 from .options import whole_number
 
@@ -22,7 +23,7 @@ def _most_phones() -> int:
     return MAX_PHONES
 
 
-def add_commands(commands) -> None:
+def add_commands(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     bench = commands.add_parser("bench", help="run a benchmark and print its figures")
     bench.add_argument("what", choices=("engine", "latency", "render", "daemon", "fleet", "night"))
     bench.add_argument("--games", type=int, default=2000, help="engine: random games per variant (default: 2000)")
@@ -43,6 +44,7 @@ def add_commands(commands) -> None:
 
 
 def _bench(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
+    results: Mapping[str, object]  # each bench's figures: a number, or a group of them by name
     if args.what == "engine":
         from ..bench import engine
 

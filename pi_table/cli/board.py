@@ -6,14 +6,18 @@ from __future__ import annotations
 import argparse
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from ..engine.views import LANGUAGES
 from .options import TOUCH_PORT, touch_port
 from .output import EXIT_UNAVAILABLE, flushed
 from .tables import config_option, configured, load
 
+if TYPE_CHECKING:
+    from ..config import Config
 
-def add_commands(commands) -> None:
+
+def add_commands(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     selftest = commands.add_parser("selftest", help="installation day: LED walk, every pad, the buttons, the screen")
     config_option(selftest)
     selftest.add_argument("--hal", choices=("hw", "sim"), default="hw", help="'sim': simulated devices (nothing to touch)")
@@ -40,7 +44,7 @@ def add_commands(commands) -> None:
     board.set_defaults(func=_emulate_board)
 
 
-def _table_running(args: argparse.Namespace, config, lang: str) -> bool:
+def _table_running(args: argparse.Namespace, config: Config, lang: str) -> bool:
     """Whether the service runs and holds the devices, said to the user (in ``lang``) when it does."""
     from ..daemon.control import ControlError, request
     from ..ui.i18n import translation

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import argparse
 import sys
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from ..engine.codex_rules import DISCUSSION_LENGTH, DISCUSSION_S
 from ..engine.phrase import N_
@@ -14,6 +14,8 @@ from .script import script_lines
 
 if TYPE_CHECKING:  # Codex is imported only when it is played
     from ..engine.codex_rules import CodexRules
+    from ..sim.codex import CodexSimTable
+    from ..sim.script import ScriptLine
     from ..table import Session
 
 
@@ -78,7 +80,7 @@ def sim(parser: argparse.ArgumentParser, args: argparse.Namespace, rules: CodexR
     return 0
 
 
-def _script(args: argparse.Namespace, table, script) -> None:
+def _script(args: argparse.Namespace, table: CodexSimTable, script: list[ScriptLine]) -> None:
     from ..sim.script import play, run_script
     from ..ui.i18n import say, translation
 
@@ -109,7 +111,7 @@ def _play(parser: argparse.ArgumentParser, args: argparse.Namespace, session: Se
     return 0
 
 
-def status(state: dict, lang: str) -> list[str]:
+def status(state: dict[str, Any], lang: str) -> list[str]:
     """Codex's line of ``pi-table status``: the phase and the step, whom it waits for (or how it ended)."""
     from ..ui.codex_turns import standing
     from ..ui.i18n import translation

@@ -10,6 +10,7 @@ import os
 import sys
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 from ..engine.games import NAMES, kind_of
 from ..engine.phrase import N_
@@ -18,8 +19,12 @@ from .games import status
 from .output import EXIT_NOPERM, EXIT_UNAVAILABLE, EXIT_USAGE, said
 from .tables import DEFAULT_CONFIG, config_option, configured, load
 
+if TYPE_CHECKING:
+    from ..config import Config
+    from ..config.machine import Running
 
-def add_commands(commands) -> None:
+
+def add_commands(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     status = commands.add_parser("status", help="what the running table shows the operatives, and its health")
     config_option(status)
     status.add_argument("--json", action="store_true")
@@ -83,7 +88,7 @@ def _check_config(parser: argparse.ArgumentParser, args: argparse.Namespace) -> 
     return 0
 
 
-def _running(config_path: Path | None):
+def _running(config_path: Path | None) -> Running:
     """What the table this file configures holds while it runs (``check-config`` beside it):
     its companion's port, asked of its control socket; an empty ``Running`` when no table
     answers there."""
@@ -132,7 +137,7 @@ def _ask(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
     return 1 if unhealthy else 0
 
 
-def _print_status(answer: dict, lang: str) -> None:
+def _print_status(answer: dict[str, Any], lang: str) -> None:
     """``pi-table status`` in the table's language: the game and the devices by their names in it."""
     from ..engine.games import title_of
     from ..hal.events import DEVICE_NAMES
@@ -176,7 +181,7 @@ def _print_history(parser: argparse.ArgumentParser, args: argparse.Namespace) ->
     return 0
 
 
-def _history(config, lang: str) -> list[dict] | int:
+def _history(config: Config, lang: str) -> list[dict[str, Any]] | int:
     """The games kept: asked of the running table (the staff cannot read the journal's
     files), else read from the files (as root or the service's user, the table stopped);
     an exit status when neither can be had."""
@@ -185,7 +190,8 @@ def _history(config, lang: str) -> list[dict] | int:
     from ..ui.i18n import translation
 
     try:
-        return request(config.paths.socket, "history", lang=lang)["games"]
+        games: list[dict[str, Any]] = request(config.paths.socket, "history", lang=lang)["games"]  # the daemon's JSON
+        return games
     except NotAllowed as e:
         print(f"pi-table history: {said(e, lang)}", file=sys.stderr)
         return EXIT_NOPERM

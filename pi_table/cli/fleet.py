@@ -6,7 +6,7 @@ import argparse
 from pathlib import Path
 
 
-def add_commands(commands) -> None:
+def add_commands(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     fleet = commands.add_parser("fleet", help="the fleet's dashboard: every table reporting to an MQTT broker, on one page")
     fleet.add_argument("--broker", help="mqtt[s]://USER[:PASSWORD]@HOST[:PORT]: a broker user that may read pi-table/#")
     fleet.add_argument("--broker-password-file", default="",

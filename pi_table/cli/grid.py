@@ -5,11 +5,16 @@ from __future__ import annotations
 
 import argparse
 import sys
+from typing import TYPE_CHECKING, Any
 
 from ..engine import InvalidKey, Rules, make_game
 from ..kinds import AUTO
 from .output import EXIT_USAGE, flushed, said
 from .script import read_script
+
+if TYPE_CHECKING:  # the simulator is imported only by the commands that use it
+    from ..sim.harness import SimTable
+    from ..sim.script import ScriptLine
 
 
 def sim(parser: argparse.ArgumentParser, args: argparse.Namespace, rules: Rules) -> int:
@@ -80,7 +85,7 @@ def sim(parser: argparse.ArgumentParser, args: argparse.Namespace, rules: Rules)
     return 0
 
 
-def _render(parser: argparse.ArgumentParser, args: argparse.Namespace, table, script) -> int:
+def _render(parser: argparse.ArgumentParser, args: argparse.Namespace, table: SimTable, script: list[ScriptLine]) -> int:
     """Play the script on virtual time, then write what the screen and the grid show."""
     from ..sim.script import play
     from ..sim.window import render_pngs
@@ -94,15 +99,16 @@ def _render(parser: argparse.ArgumentParser, args: argparse.Namespace, table, sc
         for line in script:
             play(table, line)
         table.wait(1.0)  # let the reveal animation finish, as a photo taken a moment later
-        for path in render_pngs(table.shown, table.leds.last, args.out, table.clock(), screen_settings,
-                                table.screen.words):
+        frame = table.leds.last
+        assert frame is not None  # the loop lights the grid as it opens
+        for path in render_pngs(table.shown, frame, args.out, table.clock(), screen_settings, table.screen.words):
             print(path)
     finally:
         table.close()
     return 0
 
 
-def status(state: dict, lang: str) -> list[str]:
+def status(state: dict[str, Any], lang: str) -> list[str]:
     """A grid game's lines of ``pi-table status``: the turn and the phase (or how it ended), the board."""
     from ..engine.games import described
     from ..ui.i18n import TeamWord, translation

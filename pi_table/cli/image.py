@@ -9,14 +9,19 @@ import argparse
 import os
 import shutil
 import sys
+from collections.abc import Callable
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from .output import EXIT_USAGE
+
+if TYPE_CHECKING:
+    from ..image.imager import Entry
 
 NAMESPACE = "PI_TABLE_IMAGE_NAMESPACE"
 
 
-def _base(command) -> None:
+def _base(command: argparse.ArgumentParser) -> None:
     command.add_argument("--base", type=Path, required=True,
                          help="the Raspberry Pi OS Lite (64-bit, Bookworm) image file, .img or .img.xz, as downloaded")
     command.add_argument("--sha256", required=True, help="the base image file's SHA-256, as its publisher gives it "
@@ -26,7 +31,7 @@ def _base(command) -> None:
     command.add_argument("--lang", choices=("en", "it"), default="en", help="the messages' language (default: en)")
 
 
-def add_commands(commands) -> None:
+def add_commands(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     image = commands.add_parser("image", help="make the SD image of a signed bundle on Raspberry Pi OS Lite, for "
                                               "Raspberry Pi Imager (as root)")
     _base(image)
@@ -87,7 +92,7 @@ def _image(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
 
     return _said(args, lambda: build(args.base, args.sha256, args.bundle, args.output, source, tuple(args.accept),
                                      args.room_mb * 2**20, args.url, args.icon, args.wifi_country,
-                                     args.cache), "image")
+                                     args.cache))
 
 
 def _wheels(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
@@ -97,11 +102,12 @@ def _wheels(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
     _in_a_namespace()
     from ..image import wheels
 
-    return _said(args, lambda: wheels(args.base, args.sha256, source, args.output), "wheels")
+    return _said(args, lambda: wheels(args.base, args.sha256, source, args.output))
 
 
-def _said(args: argparse.Namespace, act, what: str) -> int:
-    """``act`` done, and what it made printed; a refusal said in the chosen language."""
+def _said(args: argparse.Namespace, act: Callable[[], Entry | list[str]]) -> int:
+    """``act`` done, and what it made printed (an image's entry in Imager's list, or the wheels built);
+    a refusal said in the chosen language."""
     from ..engine.phrase import Phrase
     from ..image import ImageError
     from ..release import ReleaseError
@@ -116,7 +122,7 @@ def _said(args: argparse.Namespace, act, what: str) -> int:
     except OSError as e:
         print(f"pi-table {args.command}: {e}", file=sys.stderr)
         return 1
-    if what == "image":
+    if not isinstance(made, list):
         print(f"{args.output}: " + say(Phrase.of("{name}, {size} MB written to the card; Raspberry Pi Imager's list "
                                                  "in {listing}", name=made["name"], size=made["extract_size"] // 2**20,
                                                  listing=str(args.output.with_name(

@@ -40,7 +40,7 @@ def played_options(parser: argparse.ArgumentParser, command: str) -> None:
     words_option(parser)
 
 
-def add_commands(commands) -> None:
+def add_commands(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     sim = commands.add_parser("sim", help="play the table in the terminal, or run a script")
     played_options(sim, "sim")
     sim.add_argument("--script", type=Path, help="run the commands in FILE ('-' for standard input); its header "
@@ -117,9 +117,9 @@ def _deck(args: argparse.Namespace, cards: bool) -> str | None:
     keys of the games after the first."""
     if args.words == NO_WORDS:
         return None
-    if args.words is None and cards and args.command == "sim" and args.script is None:
-        return args.lang
-    return args.words
+    deck: str | None = args.lang if args.words is None and cards and args.command == "sim" and args.script is None \
+        else args.words
+    return deck
 
 
 def _script_options(args: argparse.Namespace) -> None:

@@ -14,7 +14,7 @@ from .output import EXIT_USAGE
 KEY_VARIABLE = "PI_TABLE_RELEASE_KEY"
 
 
-def add_commands(commands) -> None:
+def add_commands(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     bundle = commands.add_parser("bundle", help="make a signed release bundle (.tar.gz) of a commit, to update a "
                                                 "table from its staff page")
     bundle.add_argument("-o", "--output", type=Path, help="the bundle's file (default: pi-table-VERSION.tar.gz here)")

@@ -4,15 +4,17 @@ from __future__ import annotations
 
 import argparse
 import sys
+from collections.abc import Callable
 from typing import TYPE_CHECKING, NoReturn
 
 from .output import EXIT_USAGE, said
 
 if TYPE_CHECKING:  # the simulator is imported only by the commands that use it
+    from ..hal import Command
     from ..sim.script import ScriptLine
 
 
-def read_script(args: argparse.Namespace, parse_command) -> list[ScriptLine] | None:
+def read_script(args: argparse.Namespace, parse_command: Callable[[str], Command]) -> list[ScriptLine] | None:
     """The script --script names, read whole before anything runs; None without one."""
     return None if args.script is None else script_lines(args, parse_command)
 
@@ -42,7 +44,7 @@ def malformed(args: argparse.Namespace, problem: Exception) -> NoReturn:
     raise SystemExit(EXIT_USAGE)
 
 
-def script_lines(args: argparse.Namespace, parse_command) -> list[ScriptLine]:
+def script_lines(args: argparse.Namespace, parse_command: Callable[[str], Command]) -> list[ScriptLine]:
     """The script --script names, read whole. A script that cannot be read or is malformed
     exits 2, naming the file and line."""
     from ..sim.script import ScriptError, parse_script

@@ -3,12 +3,17 @@
 from __future__ import annotations
 
 import argparse
+from typing import TYPE_CHECKING
 
 from .options import TOUCH_PORT, touch_port
 from .tables import Unconfigured, config_option, load, own_table, tell
 
+if TYPE_CHECKING:
+    from ..config import Config
+    from ..config.trial import Trial
 
-def add_commands(commands) -> None:
+
+def add_commands(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     run = commands.add_parser("run", help="run the table as a service (the daemon)")
     config_option(run)
     run.add_argument("--hal", choices=("hw", "sim"), default="hw", help="'sim': every device simulated, headless")
@@ -28,7 +33,7 @@ def _run(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
     return serve(config, args.hal, args.touch_port, under_trial)
 
 
-def _start(args: argparse.Namespace):
+def _start(args: argparse.Namespace) -> tuple[Config, Trial | None]:
     """``run``'s configuration, after the service's start-up checks (``daemon.run.starting``): a
     trial of settings changed from a page is rolled back when the table cannot start on them (or
     did not survive its last start on them), and the table starts on the last good file instead;

@@ -12,7 +12,8 @@ from typing import TYPE_CHECKING
 from ..errors import PiTableError
 
 if TYPE_CHECKING:
-    from ..config import ConfigError
+    from ..config import Config, ConfigError
+    from ..config.machine import Running
 
 DEFAULT_CONFIG = "/etc/pi-table/config.toml"
 
@@ -39,7 +40,7 @@ def tell(args: argparse.Namespace, error: ConfigError) -> None:
         print(f"pi-table {args.command}: {problem}", file=sys.stderr)
 
 
-def load(args: argparse.Namespace, path: Path | None, running=None):
+def load(args: argparse.Namespace, path: Path | None, running: Running | None = None) -> Config:
     """The configuration (Unconfigured after saying what is wrong with it). ``check-config`` and
     ``run`` also refuse what cannot work on this machine, so the table never starts half-made.
     The commands that talk to a running table read a file it refused as it did: its last good
@@ -69,7 +70,7 @@ def load(args: argparse.Namespace, path: Path | None, running=None):
         raise Unconfigured from e
 
 
-def own_table(args: argparse.Namespace, config):
+def own_table(args: argparse.Namespace, config: Config) -> Config:
     """Without ``--config``, the simulated table is the user's own: its games and socket in the
     user's folders. The commands that talk to a table find that one when no service runs."""
     from dataclasses import replace
@@ -85,7 +86,7 @@ def own_table(args: argparse.Namespace, config):
     return config
 
 
-def configured(args: argparse.Namespace):
+def configured(args: argparse.Namespace) -> Config:
     """The configuration of the table ``args`` names (``own_table`` without ``--config``);
     Unconfigured after saying what is wrong with it."""
     config = load(args, args.config)

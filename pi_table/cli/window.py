@@ -25,8 +25,9 @@ def painter_of(args: argparse.Namespace) -> Painter:
 
 
 def in_a_window(parser: argparse.ArgumentParser, args: argparse.Namespace, painter: Painter,
-                run: Callable[[Callable, ScreenSettings], object]) -> bool:
-    """``run(run_window, screen settings)`` plays the game in the window to its end: True once it
+                run: Callable[[Callable[..., None], ScreenSettings], object]) -> bool:
+    """``run(run_window, screen settings)`` plays the game in the window to its end (``run_window``:
+    ``sim.window``'s, imported here, so only when a window may open, which ``run`` calls): True once it
     has; False when no window can open (no pygame, no display), said on stderr, for the terminal
     to take over. A bad ``--rotation`` is a usage error."""
     try:

@@ -24,7 +24,8 @@ def mosquitto() -> str | None:
 def free_port() -> int:
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
+        port: int = probe.getsockname()[1]  # an IPv4 socket's address is (host, port)
+        return port
 
 
 class BrokerFailed(PiTableError, RuntimeError):

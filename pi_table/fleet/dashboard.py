@@ -40,7 +40,7 @@ from collections import Counter
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeAlias
 
 import paho.mqtt.client as mqtt
 from aiohttp import web
@@ -64,6 +64,7 @@ from ..web.auth import Gate, Refused, Why, hash_secret
 from ..web.runner import ServerThread
 from . import link, schema
 from .link import PREFIX
+from .schema import Message
 
 log = logging.getLogger("pi_table.fleet")
 COOKIE = "pi_table_fleet"  # and "pi_table_fleet_device": a browser that has signed in before
@@ -80,6 +81,8 @@ TOO_FAST = Phrase.of("more than {kb} KB a second from one table: not read", kb=S
 UNSAID = N_("not said (a table of an older version)")
 """How a game from a table that does not report its ending's code ended, as the page counts it."""
 DROPS_SAID_EVERY_S = 60.0  # a table's dropped messages are in the log at most this often
+# What a live page's stream is told: ("", a table's row), or ("nights", the nights' standings)
+News: TypeAlias = tuple[str, dict[str, object] | list[dict[str, object]]]
 FAILED = Phrase.of("the dashboard failed on a message (its own fault: see its log)")
 WORDS = {  # the page's words, translated once for the page's language
     "title": N_("The fleet"), "table": N_("Table"), "connection": N_("Online"), "online": N_("online"), "offline": N_("offline"),
@@ -141,8 +144,8 @@ def write_password_file(path: Path, password: str) -> None:
 class TableRow:
     table_id: str
     online: bool | None = None  # None: no online message seen yet
-    status: dict = field(default_factory=dict)
-    games: list[dict] = field(default_factory=list)  # game_over events, today's
+    status: Message = field(default_factory=Message)
+    games: list[Message] = field(default_factory=list)  # game_over events, today's
     errors: list[str] = field(default_factory=list)  # the last few error events and refused commands
     seen: float | None = None  # when a message the dashboard took last came from it (this machine's clock)
     dropped: int = 0  # its messages the dashboard could not take
@@ -164,16 +167,16 @@ class Fleet:
         self.clock, self.lang, self.pace = clock, lang, pace
         self.cafe = frozenset(cafe_tables)
         self.tables: dict[str, TableRow] = {}
-        self.plans: dict[str, dict] = {}  # by host: the plan of the night it runs (schema.PLAN), its latest
+        self.plans: dict[str, Message] = {}  # by host: the plan of the night it runs (schema.PLAN), its latest
         self.told: dict[str, tuple[str, list[Game]]] = {}  # by table: the night it tells of, and its games there
         self.due = threading.Event()  # set when a row or the nights changed: news for the pages
         self._due_rows: set[str] = set()
         self._nights_due = False
         self._version = 0  # counts the changes to the plans and games, so ``nights`` is made once for each
-        self._nights: tuple[int, list[dict]] | None = None
+        self._nights: tuple[int, list[dict[str, object]]] | None = None
         self._lock = threading.Lock()
 
-    def take(self, topic: str, payload: bytes | bytearray) -> dict | None:
+    def take(self, topic: str, payload: bytes | bytearray) -> dict[str, object] | None:
         """One message: the table's row as it is now, or None for a message that is not a
         table's, or is empty (a retained one cleared). One past the table's share (``afford``) is
         dropped unread; one that is not what its topic carries (``schema.parse``), or a plan of
@@ -232,7 +235,7 @@ class Fleet:
         """The table's row (under the lock), made at its first message."""
         return self.tables.setdefault(table_id, TableRow(table_id))
 
-    def _check_plan(self, host: str, plan: dict) -> None:
+    def _check_plan(self, host: str, plan: Message) -> None:
         """schema.Refused unless ``plan`` is of a night ``host`` may run, opened when its id says
         (``named_at``), by now (``CLOCK_SKEW_S`` aside), and holds a night (``planned``): a table's
         plan decides no night by an id that sorts last, nor by one opened in the future to come due later."""
@@ -250,7 +253,7 @@ class Fleet:
         except (KeyError, TypeError, ValueError):  # what the schema let through and a night cannot be
             raise schema.Refused("plan", Phrase.of("a night's plan, its rounds of its teams")) from None
 
-    def _plan(self, host: str, plan: dict) -> None:
+    def _plan(self, host: str, plan: Message) -> None:
         """A host's plan (under the lock): its night's now, unless it is an older one of the same
         night or the same one again (a host sends its plan again at every connection)."""
         kept = self.plans.get(host)
@@ -258,7 +261,7 @@ class Fleet:
             self.plans[host] = plan
             self._nights_changed()
 
-    def _night(self, table_id: str, told: dict, games: list[Game]) -> None:
+    def _night(self, table_id: str, told: Message, games: list[Game]) -> None:
         """A table's night (under the lock): the night it tells of and its games there, whole each
         time; the nights are due again when it is one a plan names the table in."""
         self.told[table_id] = (told["night"], games)
@@ -269,7 +272,7 @@ class Fleet:
         self._version += 1
         self._nights_due = True
 
-    def news(self) -> tuple[list[dict], bool]:
+    def news(self) -> tuple[list[dict[str, object]], bool]:
         """What changed since the last call, for the pages: the rows of the tables that sent
         something (each once, however many messages it sent), and whether the nights did."""
         today = self.today()
@@ -278,7 +281,7 @@ class Fleet:
             nights, self._due_rows, self._nights_due = self._nights_due, set(), False
         return rows, nights
 
-    def nights(self) -> list[dict]:
+    def nights(self) -> list[dict[str, object]]:
         """The nights hosts run (their plans), at most ``NIGHTS_SHOWN``: the café's first (``apart``
         False: hosted by one of ``cafe_tables``), then any other; among them the open ones first, the
         most played (by the tables that tell of them, ``playing``) and the latest opened. Each with
@@ -299,11 +302,11 @@ class Fleet:
                 self._nights = (version, nights)
         return nights
 
-    def night(self) -> dict | None:
+    def night(self) -> dict[str, object] | None:
         """The night the page shows first (``nights``), or None before any."""
         return next(iter(self.nights()), None)
 
-    def _standings(self, host: str, plan: dict, told: dict[str, tuple[str, list[Game]]]) -> dict:
+    def _standings(self, host: str, plan: Message, told: dict[str, tuple[str, list[Game]]]) -> dict[str, object]:
         """A host's night and its standings: the games its tables tell of, each counted as a
         follower records one (``Night.awaits``: its round's pair at its table, the first there),
         from the café's tables alone when the owner listed them."""
@@ -318,7 +321,7 @@ class Fleet:
                 "bye": night.bye,
                 "high_scores": [score.to_json() for score in high_scores(night.played)]}
 
-    def drop(self, table_id: str, why: Phrase, failure: bool = False) -> dict:
+    def drop(self, table_id: str, why: Phrase, failure: bool = False) -> dict[str, object]:
         """A message of the table's not taken: counted on its row; in the log at most once a
         ``DROPS_SAID_EVERY_S`` a table, so a table that sends nothing else floods nothing
         (``failure``: the dashboard's own, logged with its traceback)."""
@@ -342,10 +345,10 @@ class Fleet:
         """The day on this machine's clock (local time): the one "today's games" are of."""
         return self._day(self.clock())
 
-    def _of_the_day(self, table: TableRow, today: dt.date) -> list[dict]:
+    def _of_the_day(self, table: TableRow, today: dt.date) -> list[Message]:
         return [game for game in table.games if self._day(game.get("at", 0)) == today]
 
-    def _event(self, table: TableRow, event: dict) -> Phrase | None:
+    def _event(self, table: TableRow, event: Message) -> Phrase | None:
         """A table's event (under the lock); why it was not taken (``GAMES_A_DAY`` games a table at most)."""
         today = self.today()
         table.games = [game for game in table.games if self._day(game.get("at", 0)) == today]
@@ -362,7 +365,7 @@ class Fleet:
     def _day(at: float) -> dt.date:
         return dt.datetime.fromtimestamp(at).date()
 
-    def _row(self, table: TableRow, today: dt.date | None = None) -> dict:
+    def _row(self, table: TableRow, today: dt.date | None = None) -> dict[str, object]:
         """The table's row as the page shows it; its games those of ``today`` (the clock's day,
         unless given), so yesterday's leave the count at midnight, not at the next message."""
         status = table.status
@@ -395,7 +398,7 @@ class Fleet:
             "dropped_why": None if table.why is None else say(table.why, self.lang),
         }
 
-    def _endings(self, games: list[dict]) -> list[list]:
+    def _endings(self, games: list[Message]) -> list[list[str | int]]:
         """How the games ended, by the engine's termination code, counted and said in the page's
         language, most first: what groups the endings of every table (an older table's games, which
         carry no code, under their own words)."""
@@ -404,7 +407,7 @@ class Fleet:
         return [[gettext(WORDS_ENDED[Termination(code)]) if code in WORDS_ENDED else gettext(UNSAID), count]
                 for code, count in counted.most_common()]
 
-    def rows(self) -> list[dict]:
+    def rows(self) -> list[dict[str, object]]:
         today = self.today()
         with self._lock:
             return [self._row(table, today) for _, table in sorted(self.tables.items())]
@@ -428,7 +431,7 @@ def _night_games(table_id: str, night: object) -> list[Game]:
     return [Game.from_json({**game, "table": table_id}) for game in night["games"]]
 
 
-def playing(plan: dict, told: dict[str, tuple[str, list[Game]]]) -> list[str]:
+def playing(plan: Message, told: dict[str, tuple[str, list[Game]]]) -> list[str]:
     """The tables of ``plan``'s night that tell of it on their own ``night`` topic: each speaks
     for itself alone (the broker's ACL), so none can make another's night its own."""
     return [table for table in plan["tables"] if told.get(table, ("", []))[0] == plan["night"]]
@@ -445,14 +448,14 @@ def named_at(night_id: str) -> float | None:
         return None
 
 
-def planned(host: str, plan: dict) -> Night:
+def planned(host: str, plan: Message) -> Night:
     """The night a host's plan (``schema.PLAN``) holds, as a table that follows it keeps it, no game played yet."""
     night = Night(plan["night"])
     night.apply({"event": "plan", "host": host, "plan": plan})
     return night
 
 
-def activity(status: dict) -> str:
+def activity(status: Message) -> str:
     """What a table is doing: ``over`` (a game finished), ``playing`` (cards revealed, moves
     made) or ``idle`` (dealt and untouched, or nothing heard yet)."""
     if not status:
@@ -493,8 +496,8 @@ class Dashboard(ServerThread):
         self.client.on_message = self._message
         self._unreachable_said = False  # the broker's absence is in the log, once until it connects
         self.connected = threading.Event()
-        self._queues: set[asyncio.Queue] = set()
-        self._roller: asyncio.Task | None = None
+        self._queues: set[asyncio.Queue[News | None]] = set()  # each live page's (None: the dashboard stops)
+        self._roller: asyncio.Task[None] | None = None
         words = translation(lang)
         self.words = {key: words.gettext(text) for key, text in WORDS.items()}
         # counted in the page: the forms for one table online and for any other number, as both the
@@ -552,7 +555,7 @@ class Dashboard(ServerThread):
             except Exception:  # a bug of the dashboard's must not end the pages' news for good
                 log.exception("the dashboard could not tell the pages of a change: the next change tries again")
 
-    def _fan_out(self, row: dict | list, kind: str = "") -> None:
+    def _fan_out(self, row: dict[str, object] | list[dict[str, object]], kind: str = "") -> None:
         """A table's row (or, ``kind`` "nights", the nights' standings) to every live page."""
         for queue in list(self._queues):
             if queue.qsize() < 1000:  # a page that stopped reading misses rows, never holds memory
@@ -713,7 +716,7 @@ class Dashboard(ServerThread):
         self._require(request)
         response = web.StreamResponse(headers={"Content-Type": "text/event-stream", "Cache-Control": "no-store"})
         await response.prepare(request)
-        queue: asyncio.Queue = asyncio.Queue()
+        queue: asyncio.Queue[News | None] = asyncio.Queue()
         self._queues.add(queue)
         try:
             for row in self.fleet.rows():
@@ -722,15 +725,15 @@ class Dashboard(ServerThread):
                 await response.write(f"event: nights\ndata: {json.dumps(nights)}\n\n".encode())
             while True:
                 try:
-                    row = await asyncio.wait_for(queue.get(), 15)
+                    news = await asyncio.wait_for(queue.get(), 15)
                 except TimeoutError:
                     await response.write(b": still here\n\n")  # a proxy keeps the stream open
                     continue
-                if row is None:  # the dashboard stops
+                if news is None:  # the dashboard stops
                     break
-                kind, row = row
+                kind, told = news
                 head = f"event: {kind}\n" if kind else ""
-                await response.write(f"{head}data: {json.dumps(row)}\n\n".encode())
+                await response.write(f"{head}data: {json.dumps(told)}\n\n".encode())
         except (ConnectionResetError, asyncio.CancelledError):
             pass
         finally:

@@ -54,7 +54,7 @@ def client(config: FleetConfig, client_id: str) -> mqtt.Client:
 def connect_properties() -> Properties:
     """What a client asks of the broker as it connects: a session kept while it is away, and no
     packet larger than ``MAX_PACKET``."""
-    properties = Properties(PacketTypes.CONNECT)
+    properties = Properties(PacketTypes.CONNECT)  # type: ignore[no-untyped-call]  # paho 2.2 leaves it unannotated
     properties.SessionExpiryInterval = SESSION_EXPIRY_S
     properties.MaximumPacketSize = MAX_PACKET
     return properties

@@ -64,6 +64,7 @@ from ..hal.events import Emit, is_fault
 from ..hal.screen import AnyModel
 from . import link, schema
 from .link import topic
+from .schema import Message
 
 if TYPE_CHECKING:
     from ..night.recorder import Recorder
@@ -82,16 +83,16 @@ FAULTS = (REFUSED, UNREACHABLE, SILENT, LOST)
 """The templates of the faults this module reports: docs/cafe/troubleshooting.md has an entry for each
 (tests/test_troubleshooting.py collects every module's ``FAULTS``)."""
 
-Act = Callable[[dict], dict]
+Act = Callable[[Message], Message]
 """Carries out a command on the table (the daemon's control answers): {"ok": ...}."""
 
 
-def over(state: dict) -> bool:
+def over(state: Message) -> bool:
     """Whether a public view (of any kind of game) shows a finished game."""
     return state.get("winner") is not None or bool(state.get("losers"))
 
 
-def status_message(status: dict, dropped: int) -> dict:
+def status_message(status: Message, dropped: int) -> Message:
     """The status topic's JSON from the daemon's status: what operatives see, never the key."""
     state = status.get("state") or {}
     return {
@@ -112,10 +113,10 @@ def status_message(status: dict, dropped: int) -> dict:
     }
 
 
-def changes(before: dict | None, after: dict) -> list[dict]:
+def changes(before: Message | None, after: Message) -> list[Message]:
     """The events between two status messages: a new game, a game over, a device's fault
     (its health no longer ok) or its recovery."""
-    events: list[dict] = []
+    events: list[Message] = []
     if before is None:
         return events
     if after["game_id"] != before["game_id"]:
@@ -136,7 +137,7 @@ def changes(before: dict | None, after: dict) -> list[dict]:
     return events
 
 
-def _faults(status: dict) -> dict[str, str]:
+def _faults(status: Message) -> dict[str, str]:
     return {device: health for device, health in status["health"].items() if is_fault(health)}
 
 
@@ -160,9 +161,9 @@ class Reporter:
         self._unacked: list[tuple[mqtt.MQTTMessageInfo, str]] = []  # events sent, until the broker has them
         self._unacked_lock = threading.Lock()  # events come from the reporter's thread and paho's (answers)
         self.connected = threading.Event()
-        self._offered: dict | None = None
+        self._offered: Message | None = None
         self._offered_at = 0.0  # when (monotonic): a heartbeat's uptime runs on from the status's
-        self._sent: dict | None = None  # the last status message made (sent, or waiting for the broker)
+        self._sent: Message | None = None  # the last status message made (sent, or waiting for the broker)
         self._night: str | None = None  # the night's message (``night``), sent again on every connect
         self._plan: str | None = None  # the plan of the night this table hosts (``plan``), likewise
         self.recorder: Recorder | None = None  # the table's part in game nights (``take_night``)
@@ -214,7 +215,7 @@ class Reporter:
         self.client.loop_stop()
         self._keep_pending()
 
-    def offer(self, status: dict) -> None:
+    def offer(self, status: Message) -> None:
         """The table's status now; from the loop's thread, which never waits here."""
         with self._lock:
             self._offered, self._offered_at = status, time.monotonic()
@@ -238,7 +239,7 @@ class Reporter:
             except Exception:  # a paho surprise must not end the reports for good
                 log.exception("the fleet report failed; the next change tries again")
 
-    def _report(self, message: dict, heartbeat: bool) -> None:
+    def _report(self, message: Message, heartbeat: bool) -> None:
         before = self._sent
         for event in changes(before, message):
             self.event(event)
@@ -247,12 +248,12 @@ class Reporter:
             if self.connected.is_set():
                 self._publish_status(message)
 
-    def _publish_status(self, message: dict) -> None:
+    def _publish_status(self, message: Message) -> None:
         payload = json.dumps(message)
         if fits("status", payload):
             self.client.publish(topic(self.table_id, "status"), payload, qos=1, retain=True)
 
-    def night(self, report: dict | None) -> None:
+    def night(self, report: Message | None) -> None:
         """The table's game night as it stands (``night.recorder.Recorder.report``), from the
         loop's thread: published retained now if the broker is there, and again on every
         connect, so a table that was away sends its night's games when it comes back."""
@@ -280,7 +281,7 @@ class Reporter:
         self.night(recorder.report())
         self.plan(recorder.plan())
 
-    def plan(self, plan: dict | None) -> None:
+    def plan(self, plan: Message | None) -> None:
         """The plan of the night this table hosts (``Recorder.plan``): published retained now
         if the broker is there, and again on every connect; None (it hosts none) sends nothing."""
         if plan is None:
@@ -292,7 +293,7 @@ class Reporter:
         if self.connected.is_set():
             self.client.publish(topic(self.table_id, "plan"), payload, qos=1, retain=True)
 
-    def event(self, event: dict) -> None:
+    def event(self, event: Message) -> None:
         """Publish one event (QoS 1); queued while the broker is away, dropped when the queue is full."""
         self._send_event(json.dumps({**event, "table_id": self.table_id, "at": round(time.time(), 3)}))
 
@@ -412,7 +413,7 @@ class Reporter:
         if (recorder := self.recorder) is not None:
             self._heard(message, "night", recorder.gather)
 
-    def _heard(self, message: mqtt.MQTTMessage, kind: str, take: Callable[[str, dict], object]) -> None:
+    def _heard(self, message: mqtt.MQTTMessage, kind: str, take: Callable[[str, Message], object]) -> None:
         """Another table's message on ``kind``, read against its schema and handed to ``take``
         with the topic's table; a bad one is logged and dropped, never raised in paho's thread."""
         table = message.topic.split("/")[1]
@@ -477,7 +478,7 @@ class CommandRefused(PiTableError, ValueError):
     """A command from the fleet that is not one: answered with an error event, never carried out."""
 
 
-def parse_command(payload: bytes | bytearray) -> dict:
+def parse_command(payload: bytes | bytearray) -> Message:
     """A command's JSON checked: an object whose "command" is one of ``COMMANDS``."""
     example = '{"command": "new-game", "game": "codenames"}'
     try:
@@ -503,6 +504,6 @@ def fits(kind: str, payload: str) -> bool:
     return False
 
 
-def _without_uptime(message: dict) -> dict:
+def _without_uptime(message: Message) -> Message:
     """What a change is made of: all but the clocks that move on their own."""
     return {key: value for key, value in message.items() if key not in ("uptime_s", "at")}

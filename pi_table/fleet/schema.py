@@ -15,6 +15,7 @@ import json
 import re
 from dataclasses import dataclass
 from enum import StrEnum
+from typing import Any, TypeAlias
 
 from ..engine import CELLS
 from ..engine.endings import Termination
@@ -30,6 +31,9 @@ NAME = 100  # characters in an id, a game's, a device's or a team's name, a vers
 SAID = 1000  # characters in a warning, a device's health, a game's reason, an error
 MOST = 64  # devices in a health, warnings in a list
 SURROGATE = re.compile("[\ud800-\udfff]")  # JSON's \ud800 alone: no UTF-8 can carry it (the CSV could not be sent)
+# A message's JSON object: what a table publishes, or what ``Record.read`` kept of one (its
+# declared fields alone, each of the kind its Spec declares, checked here at run time).
+Message: TypeAlias = dict[str, Any]
 
 
 class Refused(PiTableError, ValueError):
@@ -178,7 +182,7 @@ class Record(Spec):
     fields: dict[str, Spec]
     required: tuple[str, ...] = ()
 
-    def read(self, value: object, where: str) -> dict:
+    def read(self, value: object, where: str) -> Message:
         if not isinstance(value, dict):
             raise Refused(where, self.expected())
         return {name: spec.read(value.get(name), f"{where}.{name}") for name, spec in self.fields.items()
@@ -195,7 +199,7 @@ class Records(Spec):
     item: Record
     most: int = MOST
 
-    def read(self, value: object, where: str) -> list:
+    def read(self, value: object, where: str) -> list[Message]:
         if not isinstance(value, list) or len(value) > self.most:
             raise Refused(where, self.expected())
         return [self.item.read(item, f"{where}[{place}]") for place, item in enumerate(value)]

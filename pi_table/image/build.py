@@ -22,6 +22,7 @@ import tempfile
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
+from typing import IO, Any
 
 from ..engine.phrase import N_
 from ..release import bundle as bundles
@@ -96,7 +97,7 @@ def keyring(folder: Path, keys: list[Path]) -> Keyring:
     return ring
 
 
-def release_of(signed: Path, source: Path, accepted: tuple[Path, ...], scratch: Path) -> tuple[dict, Path]:
+def release_of(signed: Path, source: Path, accepted: tuple[Path, ...], scratch: Path) -> tuple[dict[str, Any], Path]:
     """The bundle's manifest, its signature checked against the keys the image will accept, and
     the checkout at its commit in ``scratch/tree`` with those keys in its release-keys/."""
     keys = [*sorted((source / "release-keys").glob("*.pub")), *accepted]
@@ -123,7 +124,7 @@ def release_of(signed: Path, source: Path, accepted: tuple[Path, ...], scratch: 
 
 def build(base: Path, expected: str, signed: Path, out: Path, source: Path, accepted: tuple[Path, ...] = (),
           room: int = ROOM, url: str | None = None, icon: str | None = None, wifi_country: str = "",
-          cache: Path | None = None, log=sys.stderr) -> dict:
+          cache: Path | None = None, log: IO[str] = sys.stderr) -> imager.Entry:
     """The image of the bundle ``signed`` on ``base`` (checked against ``expected``), written to
     ``out`` (.img.xz, .img.gz or .img.zst) with ``out``.sha256 and Raspberry Pi Imager's OS list
     beside it; the list's entry. ``source``: the checkout the bundle was made from; ``cache``: a
@@ -166,7 +167,7 @@ def _put(root: Root, tree: Path, signed: Path) -> Iterator[None]:
     root.trim()
 
 
-def prepared(base: Path, expected: str, tree: Path, signed: Path, room: int, cache: Path, log) -> Path:
+def prepared(base: Path, expected: str, tree: Path, signed: Path, room: int, cache: Path, log: IO[str]) -> Path:
     """The base, grown by ``room``, with the system packages the installer asks for (apt under
     emulation: the slow part of a build), kept in ``cache`` by what it is made from: the base's
     SHA-256, the room and the installer up to where it stops for them (what follows makes no
@@ -196,8 +197,8 @@ def prepared(base: Path, expected: str, tree: Path, signed: Path, room: int, cac
         return kept
 
 
-def _written(work: Path, out: Path, compressor: list[str], manifest: dict, url: str | None, icon: str | None,
-             log) -> dict:
+def _written(work: Path, out: Path, compressor: list[str], manifest: dict[str, Any], url: str | None, icon: str | None,
+             log: IO[str]) -> imager.Entry:
     """The image compressed into ``out`` (hashed on the way), ``out``.sha256, the icon and the OS list."""
     partial = out.with_name(out.name + ".partial")
     extracted = hashlib.sha256()
@@ -227,7 +228,7 @@ def _written(work: Path, out: Path, compressor: list[str], manifest: dict, url: 
     return entry
 
 
-def wheels(base: Path, expected: str, source: Path, out: Path, log=sys.stderr) -> list[str]:
+def wheels(base: Path, expected: str, source: Path, out: Path, log: IO[str] = sys.stderr) -> list[str]:
     """The wheels of the versions ``source``'s requirements.lock pins, built in ``base``'s root
     (Raspberry Pi OS's Python on the Pi's processor, under emulation) into ``out``, for the
     dependencies the package index has no wheel of for the Pi (``pi-table bundle --wheels-from``).

@@ -15,7 +15,7 @@ from collections.abc import Iterator
 from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Self
+from typing import IO, Self
 
 from ..engine.phrase import N_
 from ..release import ReleaseError
@@ -36,8 +36,8 @@ class ImageError(ReleaseError):
     (a template and its fields, for the catalogue)."""
 
 
-def run(command: list[str], log=None, input: str | None = None, env: dict[str, str] | None = None,
-        ok: tuple[int, ...] = (0,)) -> subprocess.CompletedProcess:
+def run(command: list[str], log: IO[str] | None = None, input: str | None = None, env: dict[str, str] | None = None,
+        ok: tuple[int, ...] = (0,)) -> subprocess.CompletedProcess[str]:
     """``command``, its output into ``log`` (or kept, without one); ImageError naming it when it fails."""
     if log is not None:
         print("$ " + " ".join(command), file=log, flush=True)
@@ -104,7 +104,7 @@ def sha256(path: Path) -> str:
 
 
 @contextmanager
-def loop(image: Path, partition: Partition, log=None) -> Iterator[str]:
+def loop(image: Path, partition: Partition, log: IO[str] | None = None) -> Iterator[str]:
     """``partition`` of ``image`` on a loop device of its own, detached after."""
     device = run(["losetup", "--find", "--show", "--offset", str(partition.start), "--sizelimit",
                   str(partition.size), str(image)]).stdout.strip()
@@ -114,7 +114,7 @@ def loop(image: Path, partition: Partition, log=None) -> Iterator[str]:
         run(["losetup", "--detach", device], log, ok=(0, 1))
 
 
-def grow(image: Path, room: int, log) -> Partition:
+def grow(image: Path, room: int, log: IO[str]) -> Partition:
     """The image made ``room`` bytes longer and its last (root) partition and ext4 file system with it."""
     with open(image, "r+b") as file:
         file.truncate(image.stat().st_size + room)
@@ -132,13 +132,13 @@ def fat_files(folder: Path) -> dict[str, str]:
     return {str(path.relative_to(folder)): sha256(path) for path in sorted(folder.rglob("*")) if path.is_file()}
 
 
-def fat_out(image: Path, boot: Partition, folder: Path, log) -> dict[str, str]:
+def fat_out(image: Path, boot: Partition, folder: Path, log: IO[str]) -> dict[str, str]:
     """The boot partition's files copied into ``folder``; what they were (``fat_files``)."""
     run(["mcopy", "-s", "-n", "-i", f"{image}{boot.spec}", "::*", f"{folder}/"], log, env=MTOOLS)
     return fat_files(folder)
 
 
-def fat_back(image: Path, boot: Partition, folder: Path, before: dict[str, str], log) -> list[str]:
+def fat_back(image: Path, boot: Partition, folder: Path, before: dict[str, str], log: IO[str]) -> list[str]:
     """What changed in ``folder`` since ``before`` written back onto the boot partition: files new or
     changed copied over, files gone deleted. The paths changed, for the log."""
     after = fat_files(folder)
@@ -166,7 +166,7 @@ class Root:
     and Debian's policy that starts no service in it. ``close`` undoes each, the boot
     partition's changes written back."""
 
-    def __init__(self, image: Path, scratch: Path, log) -> None:
+    def __init__(self, image: Path, scratch: Path, log: IO[str]) -> None:
         self.image, self.log = image, log
         self.boot, self.root = layout(image)
         self.path = scratch / "root"

@@ -13,6 +13,7 @@ from __future__ import annotations
 import datetime
 import json
 from pathlib import Path
+from typing import TypedDict
 
 DEVICES = ["pi5-64bit", "pi4-64bit", "pi3-64bit"]
 """Imager's tags of the boards the image runs on: a 64-bit Raspberry Pi OS on a Pi 3, 4 or 5."""
@@ -28,8 +29,25 @@ ICON = ("<svg xmlns='http://www.w3.org/2000/svg' viewBox='0 0 40 40' width='40' 
 """The list's icon: a table's grid of cards, drawn (an SVG, as Imager shows the Ubuntu list's)."""
 
 
+class Entry(TypedDict):
+    """An image's entry in the OS list, its fields as Imager's schema names them."""
+
+    name: str
+    description: str
+    icon: str
+    url: str
+    extract_size: int
+    extract_sha256: str
+    image_download_size: int
+    image_download_sha256: str
+    release_date: str
+    init_format: str
+    devices: list[str]
+    architecture: str
+
+
 def entry(version: str, url: str, icon: str, extract_size: int, extract_sha256: str, download_size: int,
-          download_sha256: str, day: datetime.date) -> dict:
+          download_sha256: str, day: datetime.date) -> Entry:
     """The OS list's entry for the image at ``url``."""
     return {
         "name": f"pi-table {version}",
@@ -48,6 +66,6 @@ def entry(version: str, url: str, icon: str, extract_size: int, extract_sha256: 
     }
 
 
-def write(path: Path, item: dict) -> None:
+def write(path: Path, item: Entry) -> None:
     """The OS list of one image, as Imager opens it."""
     path.write_text(json.dumps({"os_list": [item]}, indent=2) + "\n", encoding="utf-8")

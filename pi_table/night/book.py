@@ -45,7 +45,7 @@ from collections import Counter
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, BinaryIO, TypeVar
+from typing import TYPE_CHECKING, Any, BinaryIO, TypeAlias, TypedDict, TypeVar
 
 from ..engine.errors import Refusal
 from ..engine.games import NAMES
@@ -83,6 +83,25 @@ DRAW, RATINGS = "draw", "ratings"  # how round 1 orders the teams, all level: by
 SEED_NIGHTS = 20  # the nights kept here whose ratings seed a night's round 1: the café's last few weeks
 FREE_VIEW = ("game", "termination", "winner", "remaining", "score")  # what a free-play game over keeps of its view
 LATE_POINTS, LATE_CHOICES = 0.0, (0.0, 0.5)  # a round missed by joining late: Z (zero-point bye) or H (half-point)
+# A line of the book, or a host's plan, as JSON decodes it: each field is checked as it is read
+# (``Night.apply``), so its values are whatever the file or the broker held.
+Event: TypeAlias = dict[str, Any]
+
+
+class StaffResult(TypedDict):
+    """The staff's latest result for a round's pair (``Night.results``)."""
+
+    result: str  # one of RESULTS but TABLE
+    winner: str | None  # a win's or a forfeit's
+    game: str | None  # CREDIT's: the game recorded in the night credited to this pair
+    at: float
+
+
+class FreeGame(TypedDict):
+    """This table's free-play game over (``Night.ended``): what it keeps of its view, and when."""
+
+    view: dict[str, Any]  # FREE_VIEW's fields of its public view's JSON
+    at: float
 
 
 def folder_of(journal_dir: Path) -> Path:
@@ -164,12 +183,12 @@ class Night:
     tiebreak: str = RATING  # after points: the rating, or Buchholz
     withdrawn: set[str] = field(default_factory=set)
     rests: dict[int, set[str]] = field(default_factory=dict)  # a round: the teams that asked to sit it out
-    results: dict[tuple[int, str], dict] = field(default_factory=dict)  # a round's table: the staff's latest result
-    history: list[dict] = field(default_factory=list)  # the staff's events (STAFF_EVENTS), in order
+    results: dict[tuple[int, str], StaffResult] = field(default_factory=dict)  # a round's table: the staff's latest result
+    history: list[Event] = field(default_factory=list)  # the staff's events (STAFF_EVENTS), in order
     dealt: dict[str, int | None] = field(default_factory=dict)  # this table's games: the round each began in
     dealt_at: dict[str, float] = field(default_factory=dict)  # and when, for a game whose first move a wake saw
     dealt_known: dict[str, int] = field(default_factory=dict)  # and the history's length then (a round undone since)
-    ended: dict[str, dict] = field(default_factory=dict)  # this table's free-play games over: their view and end
+    ended: dict[str, FreeGame] = field(default_factory=dict)  # this table's free-play games over: their view and end
     confirmed: list[float | None] = field(default_factory=list)  # when each round was confirmed (the host's clock)
 
     @property
@@ -181,7 +200,7 @@ class Night:
         """Open, and this table's own or one it accepted to follow: a night the book takes up again."""
         return self.open and (self.host is None or self.accepted)
 
-    def apply(self, event: dict) -> None:
+    def apply(self, event: Event) -> None:
         """One line's event; KeyError, TypeError or ValueError when it does not make sense."""
         kind = event["event"]
         if kind == "open":
@@ -249,7 +268,7 @@ class Night:
         if self.rounds:
             self.since[name] = len(self.rounds)
 
-    def _follow(self, host: str, plan: dict) -> None:
+    def _follow(self, host: str, plan: Event) -> None:
         """The host's plan, as ``plan_json`` makes it: the night's state but for the games played."""
         self.host, self.seq, self.name = host, int(plan["seq"]), str(plan["name"])
         self.games, self.tables = tuple(map(str, plan["games"])), tuple(map(str, plan["tables"]))
@@ -265,7 +284,7 @@ class Night:
         for event in plan.get("history") or ():
             self._decided(dict(event), replay=True)
 
-    def _decided(self, event: dict, replay: bool = False) -> None:
+    def _decided(self, event: Event, replay: bool = False) -> None:
         """A staff's event (``STAFF_EVENTS``), checked: ValueError (or KeyError, TypeError) when
         it names no team, round, table or result of the night. ``replay``: the history of a
         host's plan, whose rounds are already as the history left them."""
@@ -335,6 +354,11 @@ class Night:
         self.withdrawn.discard(name)
         self.since.pop(name, None)
 
+    def staff_result(self, number: int, table: str) -> str | None:
+        """The staff's result for round ``number``'s pair at ``table`` (``RESULTS``), if they entered one."""
+        entry = self.results.get((number, table))
+        return None if entry is None else entry["result"]
+
     def first_round(self, name: str) -> int | None:
         """The first confirmed round that pairs the team ``name`` at a table, if any: from then on
         its games are the night's, and it stays in the standings."""
@@ -399,7 +423,8 @@ class Night:
             if result in (WON, FORFEIT, DOUBLE_LOSS):
                 how = PLAYED if result == WON else result
                 slots[(number, table)] = Result(place, number, pair.teams, entry["winner"], how, None, entry["at"])
-            elif result == CREDIT and (game := by_id.get(entry["game"])) is not None and game.rated:
+            elif result == CREDIT and entry["game"] is not None and (game := by_id.get(entry["game"])) is not None \
+                    and game.rated:
                 winner = None if game.winner is None else pair.teams[game.teams.index(game.winner)]
                 slots[(number, table)] = Result(game.id, number, pair.teams, winner, PLAYED, game.margin, game.at)
         return slots
@@ -541,7 +566,7 @@ def _tiebreak(name: object) -> str:
     return str(name)
 
 
-def decode_line(line: bytes) -> dict:
+def decode_line(line: bytes) -> Event:
     """A line's event; ValueError saying what was expected when it fails its checksum or is no event."""
     body, found, rest = line.rpartition(CRC_FIELD)
     if not found:
@@ -598,14 +623,14 @@ class Book:
     every wake) to tell that nothing changed. ``cafe_tables`` is the owner's list of the café's
     tables (``[fleet] cafe_tables``): a night one of them hosts is followed without a code."""
 
-    def __init__(self, folder: Path, blocked: Blocklist | None = None, clock=time.time,
+    def __init__(self, folder: Path, blocked: Blocklist | None = None, clock: Callable[[], float] = time.time,
                  cafe_tables: Iterable[str] = ()) -> None:
         self.folder, self.blocked, self.clock = folder, blocked or Blocklist(), clock
         self.cafe_tables = frozenset(cafe_tables)
         self.night: Night | None = None
         self.changed: Callable[[], None] | None = None  # hears of each change of the plan kept (the fleet's), under the lock
         self.followed: Callable[[], None] | None = None  # hears of a night accepted here (the games heard, gathered)
-        self.offers: dict[str, dict] = {}  # by host: the plan of a night that names this table, not accepted here
+        self.offers: dict[str, Event] = {}  # by host: the plan of a night that names this table, not accepted here
         self._names: dict[str, tuple[int, str]] = {}  # a night kept's name, by its id, as of its file's size
         self.version = 0
         self._file: BinaryIO | None = None
@@ -656,13 +681,13 @@ class Book:
     def kept(self) -> list[Path]:
         return sorted(self.folder.glob("*.jsonl")) if self.folder.is_dir() else []
 
-    def _write(self, event: dict) -> None:
+    def _write(self, event: Event) -> None:
         assert self._file is not None
         self._file.write(sealed_line(event))
         self._file.flush()
         os.fsync(self._file.fileno())
 
-    def _change(self, event: dict, night: Night | None = None) -> Night:
+    def _change(self, event: Event, night: Night | None = None) -> Night:
         """Write ``event`` and apply it to the open night (or to ``night``: a followed one left,
         accepted again)."""
         with self.lock:
@@ -715,7 +740,7 @@ class Book:
         raise NightRefused("this table follows the night {name} of table {host}: leave it first", name=night.name,
                            host=night.host)
 
-    def snapshot(self) -> dict | None:
+    def snapshot(self) -> dict[str, object] | None:
         """The open night as JSON (its standings too), or None."""
         with self.lock:
             return None if self.night is None or not self.night.open else self.night.to_json()
@@ -860,7 +885,7 @@ class Book:
         self._change(self._result(night, number, table, result, by, winner, game))
 
     def _result(self, night: Night, number: int, table: str, result: str, by: str, winner: str | None,
-                game: str | None) -> dict:
+                game: str | None) -> Event:
         """The line of a result for ``night``; NightRefused saying what is wrong with it."""
         made = night.rounds[number - 1] if 0 < number <= len(night.rounds) else None
         pair = None if made is None else made.pair_at(table)
@@ -931,7 +956,7 @@ class Book:
                       **({} if at is None else {"at": at})})
 
     @_locked
-    def free(self, game_id: str, view: dict) -> None:
+    def free(self, game_id: str, view: dict[str, Any]) -> None:
         """This table's free-play game ``game_id``, begun when a wake saw it, is over (``view``:
         its public view's JSON): kept, in case the host's plan shows that a round it had not
         heard of was confirmed before it (``reconcile``)."""
@@ -993,7 +1018,7 @@ class Book:
         return made
 
     @_locked
-    def pair(self, pairs: Iterable[dict], resting: Iterable[str]) -> Round:
+    def pair(self, pairs: Iterable[dict[str, Any]], resting: Iterable[str]) -> Round:
         """The next round paired by hand (``pairs``: each ``{"table", "red", "blue"}``), as its
         proposal: every team of the night not withdrawn once, at a table of the night or sitting out."""
         night = self._hosted()
@@ -1056,7 +1081,7 @@ class Book:
         return night
 
     @_locked
-    def follow(self, host: str, table: str, plan: dict) -> bool:
+    def follow(self, host: str, table: str, plan: Event) -> bool:
         """The plan ``host`` published (the fleet's schema read it) for this table (``table``):
         True when kept, as the night followed here or a night now followed (its host on the
         owner's list of the café's tables); False when it is no newer than the one kept, of a
@@ -1124,7 +1149,7 @@ class Book:
                 raise NightRefused("table {host} offers no night to this table now", host=host)
             return self._accept(host, newest, self._kept(plan["night"]), "code")
 
-    def _accept(self, host: str, plan: dict, kept: tuple[Night, int] | None, by: str) -> Night:
+    def _accept(self, host: str, plan: Event, kept: tuple[Night, int] | None, by: str) -> Night:
         """Follow ``host``'s night from ``plan``: a new file, or the one kept (a night left, or
         followed before the codes), taken up again."""
         if kept is None:
@@ -1147,7 +1172,7 @@ class Book:
         path = self.folder / f"{night_id}.jsonl"
         return read_night(path) if path.is_file() else None
 
-    def _plan(self, host: str, plan: dict) -> None:
+    def _plan(self, host: str, plan: Event) -> None:
         night = self._change({"event": "plan", "host": host, "plan": plan})
         if not night.open:
             self._ended()
@@ -1192,7 +1217,7 @@ class Book:
         return self.night if self.night is not None and self.night.id == night_id else read_night(path)[0]
 
 
-def _holds(plan: dict, kept: Night | None) -> None:
+def _holds(plan: Event, kept: Night | None) -> None:
     """NightRefused unless the plan holds together and, against the night ``kept`` (a follower's,
     from the same host), changes only what a host can: teams join or are removed before their
     first round, rounds are added (or the last ones undone, as its history says, while no game of

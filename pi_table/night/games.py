@@ -12,6 +12,7 @@ dashboard each count a game once whatever number of times they are told of it.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 from ..engine.endings import Termination
 from ..engine.errors import Refusal
@@ -83,7 +84,7 @@ class Game:
                    margin=data["margin"], score=data["score"], round=data["round"], at=float(data["at"]))
 
 
-def from_view(game_id: str, table: str, teams: tuple[str, ...], state: dict, round_number: int | None,
+def from_view(game_id: str, table: str, teams: tuple[str, ...], state: dict[str, Any], round_number: int | None,
               at: float) -> Game | None:
     """The game a finished public view (``TableView.to_json()``) records, its colours the night's
     ``teams`` in colour order (red first); None while the game goes on."""

@@ -30,6 +30,7 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from ..engine.errors import Refusal
 
@@ -69,7 +70,7 @@ class Round:
         return {"number": self.number, "pairs": [pair.to_json() for pair in self.pairs], "resting": list(self.resting)}
 
     @classmethod
-    def from_json(cls, data: dict) -> Round:
+    def from_json(cls, data: dict[str, Any]) -> Round:
         pairs = tuple(Pair(str(p["table"]), str(p["red"]), str(p["blue"])) for p in data["pairs"])
         return cls(int(data["number"]), pairs, tuple(str(name) for name in data.get("resting", ())))
 

@@ -28,10 +28,11 @@ from __future__ import annotations
 import logging
 import time
 from collections.abc import Callable
+from typing import Any
 
 from ..engine.errors import Refusal
 from ..engine.phrase import Phrase
-from .book import Book
+from .book import Book, Event
 from .code import proof, shown
 from .games import Game, from_view
 
@@ -50,7 +51,7 @@ class Recorder:
         self._begun: str | None = None  # the last game id whose round was looked up (or written) in an open night
         self._fresh: str | None = None  # the game the last wake saw dealt and untouched
         self.playing: str | None = None  # the game under way at this table (a move made, not over), if any
-        self._heard: dict[str, dict] = {}  # each other table's last night report, gathered again at a new plan
+        self._heard: dict[str, dict[str, Any]] = {}  # each other table's last night report, gathered again at a new plan
         self._next: tuple[int, Phrase | None] | None = None  # next_up as of the book's version
         self._proof: tuple[str, str, str] | None = None  # the night's id, its code and their proof, made once
         book.followed = self._gather_heard
@@ -89,7 +90,7 @@ class Recorder:
         if number is None and self.published is not None:
             self.published(None)  # the other tables' staff pages hear of it
 
-    def seen(self, game_id: str, state: Callable[[], dict]) -> Game | None:
+    def seen(self, game_id: str, state: Callable[[], dict[str, Any]]) -> Game | None:
         """The game ``game_id`` as it stands (``state``: its public view's JSON), recorded if it has just ended."""
         if self.playing is not None:
             was, self.playing = self._free_here(), None
@@ -145,7 +146,7 @@ class Recorder:
             return None
         return game_id
 
-    def report(self) -> dict | None:
+    def report(self) -> dict[str, object] | None:
         """What the fleet hears of the table's night (``pi-table/<table>/night``, retained): the
         night, its teams and every game recorded at this table, whole each time, so a message
         sent again after an outage, a restart or a power cut (the book is on disk) is the same
@@ -159,7 +160,7 @@ class Recorder:
                     "games": [game.to_json() for game in night.played if game.table == self.table],
                     **({"free": free} if free is not None else {})}
 
-    def plan(self) -> dict | None:
+    def plan(self) -> dict[str, object] | None:
         """What the fleet hears of a night this table hosts (``pi-table/<table>/plan``, retained):
         ``Night.plan_json`` and the proof of its code; None when it hosts none."""
         with self.book.lock:
@@ -173,7 +174,7 @@ class Recorder:
             plan["proof"] = self._proof[2]
         return plan
 
-    def follow(self, host: str, plan: dict) -> bool:
+    def follow(self, host: str, plan: Event) -> bool:
         """The plan table ``host`` published (as the fleet's schema read it), kept when this table
         follows it; a plan refused is logged, never raised (this runs in paho's thread)."""
         try:
@@ -199,7 +200,7 @@ class Recorder:
         for table, report in list(self._heard.items()):
             self.gather(table, report)
 
-    def gather(self, table: str, report: dict) -> list[Game]:
+    def gather(self, table: str, report: dict[str, Any]) -> list[Game]:
         """The games another table's night report tells of (``report``, as the fleet's schema read
         it), kept when they are the night's; the report is kept in memory, and gathered again at
         a new plan (a game may come before the round that made it)."""

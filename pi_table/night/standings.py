@@ -102,7 +102,7 @@ class Standing:
                 "withdrawn": self.withdrawn, "missed": self.missed}
 
 
-def game_order(game: Game | Result) -> tuple:
+def game_order(game: Game | Result) -> tuple[int, float, str]:
     return (game.round if game.round is not None else 1 << 30, game.at, game.id)
 
 

@@ -33,6 +33,7 @@ import tarfile
 import tempfile
 import time
 from pathlib import Path, PurePosixPath
+from typing import IO, Any
 
 from ..engine.phrase import N_
 from .keys import MAX_SIGNATURE, Keyring, sign
@@ -90,7 +91,7 @@ def export(checkout: Path, into: Path, commit: str = "HEAD", dirty: bool = False
     return head
 
 
-def _pip(*args: str, log) -> subprocess.CompletedProcess:
+def _pip(*args: str, log: IO[str]) -> subprocess.CompletedProcess[str]:
     command = [sys.executable, "-m", "pip", *args]
     print("$ " + " ".join(command), file=log, flush=True)
     return subprocess.run(command, capture_output=True, text=True, env={**os.environ, **REPRODUCIBLE}, check=False)
@@ -112,7 +113,7 @@ def _requirement_file(folder: Path, lines: list[str]) -> str:
     return str(path)
 
 
-def _wheels_for(tree: Path, into: Path, target: str, more: Path | None, log) -> None:
+def _wheels_for(tree: Path, into: Path, target: str, more: Path | None, log: IO[str]) -> None:
     """pi-table's wheel of ``tree`` and the locked dependencies' for ``target`` into ``into``. For
     the Pi from another machine, a dependency with no wheel for the Pi on the index (rpi-ws281x)
     is taken from ``more`` (wheels built on a Pi), or the bundle is refused saying so."""
@@ -153,12 +154,12 @@ def _is_the_pi() -> bool:
     return platform.machine() == "aarch64" and sys.version_info[:2] == (3, 11)
 
 
-def _said(done: subprocess.CompletedProcess) -> str:
+def _said(done: subprocess.CompletedProcess[str]) -> str:
     return (done.stderr.strip().splitlines() or ["no message"])[-1][:200]
 
 
 def make(checkout: Path, out: Path, key: Path, commit: str = "HEAD", dirty: bool = False, target: str = "pi",
-         more: Path | None = None, log=sys.stderr) -> dict:
+         more: Path | None = None, log: IO[str] = sys.stderr) -> dict[str, Any]:
     """Write the bundle of ``checkout`` at ``commit`` to ``out``, signed with the private key
     ``key``; its manifest. ``target``: "pi" (the wheels for the Pi) or "here" (this machine's)."""
     if target not in TARGETS:
@@ -268,7 +269,7 @@ def unpack(bundle: Path, into: Path, keyring: Keyring) -> tuple[Wheels, str]:
     return found, signer
 
 
-def checked(bundle: Path, keyring: Keyring) -> tuple[dict, str]:
+def checked(bundle: Path, keyring: Keyring) -> tuple[dict[str, Any], str]:
     """The bundle's manifest, once its signature holds against ``keyring``, and the name of the
     key that signed it; its wheels are not read (``unpack`` checks them). For what is built from
     a bundle beside a table: the SD image (``pi_table.image``) names its commit and version."""
@@ -295,7 +296,7 @@ def _sized(bundle: Path) -> None:
                       size=size // 2**20, most=MAX_BUNDLE // 2**20)
 
 
-def _signed(archive: tarfile.TarFile, keyring: Keyring) -> tuple[dict, str]:
+def _signed(archive: tarfile.TarFile, keyring: Keyring) -> tuple[dict[str, Any], str]:
     """The manifest and the signer's name from the first two members, the signature checked
     before the manifest's fields are read."""
     data = _first(archive, MANIFEST, MAX_MANIFEST)
@@ -322,8 +323,9 @@ def _format_of(data: bytes) -> None:
                          "longer installs: make it again with pi-table bundle --key"))
 
 
-def _manifest(data: bytes) -> dict:
-    """The manifest's fields, checked; ReleaseError naming the one that is wrong."""
+def _manifest(data: bytes) -> dict[str, Any]:
+    """The manifest's fields, checked (its format, name, version and files; what else it holds,
+    as JSON decodes it); ReleaseError naming the one that is wrong."""
     try:
         manifest = json.loads(data)
     except (ValueError, RecursionError):

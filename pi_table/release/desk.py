@@ -48,18 +48,18 @@ def said(note_why: object) -> dict[str, str] | None:
         return None
 
 
-def _release(releases: Releases, name: str | None) -> dict | None:
+def _release(releases: Releases, name: str | None) -> dict[str, Any] | None:
     if name is None:
         return None
     data = releases.note(f"{releases.releases.name}/{name}/{DONE}") or {}
     return {"release": name, "version": data.get("version")}
 
 
-def _told(note: dict | None) -> dict | None:
+def _told(note: dict[str, Any] | None) -> dict[str, Any] | None:
     return None if note is None else {**note, "why": said(note.get("why"))}
 
 
-def state(home: Path = HOME) -> dict:
+def state(home: Path = HOME) -> dict[str, Any]:
     """The releases as the staff page shows them: ``running`` (its release and version),
     ``previous``, ``trial`` (a release switched to and not yet proven), ``rolled_back`` (what went
     back to what and why, while no later update was proven) and ``last`` (the last act asked of the
@@ -133,13 +133,13 @@ def ask(act: str, spool: Path = requests.SPOOL, **args: str) -> None:
     requests.write(spool, {**request, **args})
 
 
-def offered(home: Path = HOME, spool: Path = requests.SPOOL, repository: bool = True) -> list[dict]:
+def offered(home: Path = HOME, spool: Path = requests.SPOOL, repository: bool = True) -> list[dict[str, Any]]:
     """The versions newer than the running one that an update could install: each bundle in the
     spool folder (``{"from": "bundle", "bundle": NAME, "version": V}``), and the head of the
     repository's branch (``{"from": "repository", "version": V, "branch": B}``; asking it clones
     one commit, so it needs the network)."""
     running = state(home)["running"]["version"] or "0"
-    found: list[dict] = []
+    found: list[dict[str, Any]] = []
     for path in sorted(spool.glob("*.tar.gz")) if spool.is_dir() else []:
         version = bundle.peek(path)
         if version is not None and version_key(version) > version_key(running):
@@ -152,7 +152,7 @@ def offered(home: Path = HOME, spool: Path = requests.SPOOL, repository: bool = 
     return found
 
 
-def _repository_version(origin: dict) -> str | None:
+def _repository_version(origin: dict[str, Any]) -> str | None:
     """The version at the head of the table's branch (one commit cloned, by the service itself);
     None, logged, when the repository cannot be read. Its signature is checked when it is installed."""
     import subprocess  # the page's Updates section only

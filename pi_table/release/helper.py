@@ -35,16 +35,18 @@ import stat
 import subprocess
 import sys
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
+from typing import IO, Any
 
 from ..engine.phrase import N_
 from . import bundle, network, requests, system
 from .first_boot import CONFIG, awaiting, first_boot, journal_folder
 from .keys import KEYRING, Keyring
 from .layout import CURRENT, DONE, HOME, LAST, ORIGIN, ReleaseError, Releases, tree_files, version_key, why
+from .requests import Request
 from .service_user import USER, ServiceUser
 from .wheels import Wheels, built, make_release
 
@@ -80,7 +82,7 @@ def locked(releases: Releases) -> Iterator[None]:
         yield
 
 
-def release_data(releases: Releases, name: str | None) -> dict:
+def release_data(releases: Releases, name: str | None) -> dict[str, Any]:
     try:
         data = json.loads((releases.releases / str(name) / DONE).read_text(encoding="utf-8"))
     except (OSError, ValueError):
@@ -101,7 +103,7 @@ def incoming(releases: Releases) -> Iterator[Path]:
         shutil.rmtree(folder, ignore_errors=True)
 
 
-def install(helper: Helper, source: Path, extras: str, log=sys.stdout, signed: Path | None = None) -> str:
+def install(helper: Helper, source: Path, extras: str, log: IO[str] = sys.stdout, signed: Path | None = None) -> str:
     """install.sh's step: the checkout's wheels built by the service's user from a copy of what
     git tracks in it (or, for a tree that is no clone, its files), the release made and current,
     and where it came from noted. ``signed``: the wheels of that bundle instead, its signature
@@ -132,7 +134,7 @@ def install(helper: Helper, source: Path, extras: str, log=sys.stdout, signed: P
     return name
 
 
-def git_origin(source: Path) -> dict | None:
+def git_origin(source: Path) -> dict[str, str] | None:
     """The repository and branch of the checkout ``source`` (a newer version there is offered),
     None when it is no git checkout. Read as root in the café's clone: git's safe.directory allows it."""
     if shutil.which("git") is None or not (source / ".git").exists():
@@ -149,13 +151,13 @@ def git_origin(source: Path) -> dict | None:
     return {"repository": git("remote", "get-url", "origin") or str(source), "branch": branch}
 
 
-def clone_command(origin: dict, into: Path) -> list[str]:
+def clone_command(origin: dict[str, Any], into: Path) -> list[str]:
     """git's command for the newest tree of the table's branch, one commit, into ``into``."""
     return ["git", "clone", "--quiet", "--depth", "1", "--branch", str(origin["branch"]), "--",
             str(origin["repository"]), str(into)]
 
 
-def from_repository(helper: Helper, origin: dict, extras: str, scratch: Path, log) -> Wheels:
+def from_repository(helper: Helper, origin: dict[str, Any], extras: str, scratch: Path, log: IO[str]) -> Wheels:
     """The wheels of the newest commit of the table's branch: cloned, its signature checked
     against the keyring and built, all by the service's user. A commit not signed with an
     accepted key is refused: an update from the repository is signed as a bundle is."""
@@ -207,7 +209,7 @@ def take_bundle(spool: Path, name: str, into: Path) -> Path:
     return copy
 
 
-def update(helper: Helper, request: dict, spool: Path, log=sys.stdout) -> str:
+def update(helper: Helper, request: Request, spool: Path, log: IO[str] = sys.stdout) -> str:
     """Build the new release beside the running one, switch, restart, and wait for the table to be
     proven on it (by the start's ExecStartPost=) or rolled back (by the next start's ExecStartPre=,
     when it could not start); past the deadline, roll it back here. The outcome, in a word."""
@@ -236,7 +238,8 @@ def update(helper: Helper, request: dict, spool: Path, log=sys.stdout) -> str:
     return settle(helper, name)
 
 
-def settle(helper: Helper, name: str, clock=time.monotonic, sleep=time.sleep) -> str:
+def settle(helper: Helper, name: str, clock: Callable[[], float] = time.monotonic,
+           sleep: Callable[[float], None] = time.sleep) -> str:
     """Wait for the trial of release ``name`` to be decided by the table's starts: proven by a
     start's ExecStartPost= (``started``), or rolled back by the next start's ExecStartPre=
     (``starting``). How long a start may take is the unit's own ``TimeoutStartSec=`` (a slow
@@ -277,7 +280,7 @@ def unit_state(systemctl: Sequence[str]) -> str:
     return done.stdout.strip()
 
 
-def act(helper: Helper, spool: Path, log=sys.stdout) -> int:
+def act(helper: Helper, spool: Path, log: IO[str] = sys.stdout) -> int:
     """The request waiting in ``spool``, done; a refused or failed one noted (for the staff page) and logged."""
     releases = helper.releases
     try:
@@ -309,11 +312,11 @@ def act(helper: Helper, spool: Path, log=sys.stdout) -> int:
     return 0
 
 
-def _network(helper: Helper, request: dict, log, do) -> int:
+def _network(helper: Helper, request: Request, log: IO[str], do: Callable[[], object]) -> int:
     """The time zone set, the table's own Wi-Fi opened or a Wi-Fi joined, an address or the host
     name tried (``do`` does it); how it ended noted for the pages."""
     releases, act = helper.releases, request["act"]
-    note = {"act": act, "at": time.time(),
+    note: dict[str, object] = {"act": act, "at": time.time(),
             **{key: request[key] for key in ("ssid", "zone", "device", "method", "address", "name") if key in request}}
     try:
         do()
@@ -327,7 +330,7 @@ def _network(helper: Helper, request: dict, log, do) -> int:
     return 0
 
 
-def set_zone(helper: Helper, request: dict) -> None:
+def set_zone(helper: Helper, request: Request) -> None:
     """The system's time zone, one the system knows, set by systemd's timedated."""
     import zoneinfo  # this act only
 
@@ -341,7 +344,7 @@ def set_zone(helper: Helper, request: dict) -> None:
                            error=(done.stderr.strip().splitlines() or [f"exit {done.returncode}"])[-1][:200])
 
 
-def open_hotspot(helper: Helper, request: dict) -> None:
+def open_hotspot(helper: Helper, request: Request) -> None:
     """The table's own Wi-Fi, the networks seen before it opened kept for the set-up page: only
     for a table waiting for its set-up (``awaiting``: the helper's own reading, not the
     service's word), and only the Wi-Fi that set-up names."""
@@ -354,11 +357,11 @@ def open_hotspot(helper: Helper, request: dict) -> None:
     helper.releases.write_note(network.NETWORKS, {"at": time.time(), "networks": [each.to_json() for each in seen]})
 
 
-NETWORK = {"timezone": set_zone, "hotspot": open_hotspot,
+NETWORK: dict[str, Callable[[Helper, Request], object]] = {"timezone": set_zone, "hotspot": open_hotspot,
            "wifi": lambda helper, request: network.join(request["ssid"], request["password"])}
 """The acts that change the table's network or its clock's zone, each done as ``act`` notes it."""
 
-TRIED = {"ipv4": network.change_ipv4,
+TRIED: dict[str, Callable[[Releases, Path, Request], object]] = {"ipv4": network.change_ipv4,
          "hostname": lambda releases, spool, request: network.change_host_name(releases, spool, request["name"])}
 """The network's changes that are trials: kept once the staff page is reached after them (issue 50, 7)."""
 
@@ -399,7 +402,8 @@ def asked_status(status: Sequence[str]) -> tuple[str | None, bool]:
         return None, False
 
 
-def security(helper: Helper, status: Sequence[str], healthy_s: float = HEALTHY_S, log=sys.stdout) -> dict:
+def security(helper: Helper, status: Sequence[str], healthy_s: float = HEALTHY_S,
+             log: IO[str] = sys.stdout) -> dict[str, Any]:
     """pi-table-security.service's act: Debian's security updates applied (``system.patch``), and
     when anything changed, the table restarted on the patched system and asked for its health
     for ``healthy_s``: one that does not answer healthy is noted ``unhealthy`` for the staff
@@ -445,7 +449,7 @@ def _security_asked(helper: Helper) -> int:
     return 1
 
 
-def _keys_asked(helper: Helper, request: dict, log) -> int:
+def _keys_asked(helper: Helper, request: Request, log: IO[str]) -> int:
     """A key added to the releases' keyring or revoked, asked from the staff page (the owner's):
     what ``keys add|revoke`` does, its outcome noted for the page with the key's fingerprint."""
     act, name = request["act"], request["name"]

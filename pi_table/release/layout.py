@@ -24,9 +24,10 @@ import shutil
 import sys
 import time
 import tomllib
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, TypedDict
 
 from ..engine.phrase import N_
 from ..errors import PiTableError
@@ -43,15 +44,23 @@ VERSION = re.compile(r"\d+\.\d+\.\d+(?:[-.+]?[0-9A-Za-z.]+)?")
 RELEASE_NAME = re.compile(rf"({VERSION.pattern})-[0-9a-f]{{8}}")
 
 
+class Why(TypedDict):
+    """Why, as a note keeps it for the pages to say in each language: an English template (the
+    catalogue's msgid) and its fields."""
+
+    template: str
+    fields: dict[str, object]
+
+
 class ReleaseError(PiTableError, ValueError):
-    """What went wrong, as a note's ``why``: an English template (the catalogue's msgid) and its fields."""
+    """What went wrong, as a note's ``why``."""
 
     def __init__(self, template: str, **fields: object) -> None:
         super().__init__(template.format(**fields))
-        self.why: dict[str, Any] = {"template": template, "fields": fields}
+        self.why = why(template, **fields)
 
 
-def why(template: str, **fields: object) -> dict:
+def why(template: str, **fields: object) -> Why:
     return {"template": template, "fields": fields}
 
 
@@ -119,14 +128,16 @@ class Releases:
     def venv(self, name: str) -> Path:
         return self.releases / name / VENV
 
-    def note(self, name: str) -> dict | None:
+    def note(self, name: str) -> dict[str, Any] | None:
+        """The note ``name`` (a path under the releases' home) as JSON decodes it, its fields for the
+        reader to check; None when it cannot be read or is no JSON object."""
         try:
             data = json.loads((self.home / name).read_text(encoding="utf-8"))
         except (OSError, ValueError, RecursionError):
             return None
         return data if isinstance(data, dict) else None
 
-    def write_note(self, name: str, data: dict) -> None:
+    def write_note(self, name: str, data: Mapping[str, object]) -> None:
         self.home.mkdir(parents=True, exist_ok=True)
         replace_file(self.home / name, json.dumps(data).encode("utf-8"), 0o644)
 
@@ -209,7 +220,7 @@ class Releases:
         self.write_note(LAST, {"act": "update", "outcome": "done", "at": time.time(), "release": trial.release,
                                "why": why(N_("release {release} runs and is healthy"), release=trial.release)})
 
-    def roll_back(self, trial: Trial, reason: dict) -> None:
+    def roll_back(self, trial: Trial, reason: Why) -> None:
         """Back to the release the trial left, with a note of what went back and why."""
         self.link(CURRENT, trial.back_to)
         self.link(PREVIOUS, trial.previous_before if trial.previous_before and self.complete(trial.previous_before)

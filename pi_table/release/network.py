@@ -24,9 +24,10 @@ import secrets
 import shutil
 import subprocess
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from ..engine.phrase import N_
 from .layout import ReleaseError, Releases
@@ -76,7 +77,7 @@ class Seen:
     secure: bool
     in_use: bool = False
 
-    def to_json(self) -> dict:
+    def to_json(self) -> dict[str, object]:
         return {"ssid": self.ssid, "signal": self.signal, "secure": self.secure, "in_use": self.in_use}
 
 
@@ -280,7 +281,7 @@ class NotReached(ReleaseError):
     """A change was put back: the staff page was not reached again after it."""
 
 
-def ipv4_problem(request: dict) -> str | None:
+def ipv4_problem(request: Mapping[str, object]) -> str | None:
     """Why ``request``'s ``device``, ``method``, ``address``, ``gateway`` and ``dns`` are not an
     address nmcli can be given (each parsed into its kind: a device of ``DEVICES``, an IPv4
     address and prefix in numbers, the gateway on its network); None when they are."""
@@ -360,7 +361,7 @@ def set_host_name(name: str) -> None:
     nmcli("general", "hostname", name)
 
 
-def trial_of(releases: Releases) -> dict | None:
+def trial_of(releases: Releases) -> dict[str, Any] | None:
     """The change on trial now (its ``id``, ``act`` and where the page must be reached: ``at``), if any."""
     note = releases.note(TRIAL)
     return note if note is not None and isinstance(note.get("id"), str) else None
@@ -406,8 +407,9 @@ def tried(releases: Releases, spool: Path, act: str, at: str, undo: Callable[[],
     raise NotReached(template, at=at, seconds=math.ceil(TRIAL_S))
 
 
-def change_ipv4(releases: Releases, spool: Path, request: dict) -> None:
-    """The device's connection given a fixed address (or an automatic one) as a trial."""
+def change_ipv4(releases: Releases, spool: Path, request: Mapping[str, Any]) -> None:
+    """The device's connection given a fixed address (or an automatic one) as a trial (``request``:
+    an ``ipv4`` request as ``requests.check`` let it through)."""
     if (problem := ipv4_problem(request)) is not None:
         raise ReleaseError(problem, gateway=request.get("gateway"), address=request.get("address"))
     connection = connection_on(request["device"])

@@ -16,6 +16,7 @@ import re
 import shutil
 import stat
 from pathlib import Path
+from typing import Any, TypeAlias
 
 from ..engine.phrase import N_
 from ..files import replace_file
@@ -34,11 +35,14 @@ SHAPES = {("reboot",): set(), ("poweroff",): set(), ("update", "bundle"): {"bund
           ("security",): set(), ("keys-add",): {"name", "key"}, ("keys-revoke",): {"name"},
           ("ipv4",): {"device", "method", "address", "gateway", "dns"}, ("hostname",): {"name"}}
 """Each request there is: its act (and for an update where from), and the other keys it takes."""
+Request: TypeAlias = dict[str, Any]
+"""A request as ``check`` lets it through: its act, and exactly the keys ``SHAPES`` gives that act,
+each checked (at run time: a file or a page wrote it)."""
 ACTS = ("reboot, poweroff, update from a bundle or from the repository, timezone, hotspot, wifi, security, keys-add, "
         "keys-revoke, ipv4, hostname")
 
 
-def check(request: object) -> dict:
+def check(request: object) -> Request:
     """The request, if it is one of the acts in its exact shape; ReleaseError otherwise."""
     if not isinstance(request, dict) or not isinstance(request.get("act"), str):
         raise ReleaseError(N_("a request is a JSON object with an act; expected one of {acts}"), acts=ACTS)
@@ -71,13 +75,13 @@ def check(request: object) -> dict:
     return request
 
 
-def write(spool: Path, request: dict) -> None:
+def write(spool: Path, request: Request) -> None:
     """Ask: the request checked, then written whole into ``spool`` (renamed into place)."""
     spool.mkdir(mode=0o700, parents=True, exist_ok=True)
     replace_file(spool / REQUEST, json.dumps(check(request)).encode("utf-8"), 0o600)
 
 
-def take(spool: Path) -> dict:
+def take(spool: Path) -> Request:
     """The request waiting in ``spool``, taken away (so it is acted on once) and checked. The folder
     is the service's: the file is opened without following a link, and must be a small plain file."""
     path = spool / REQUEST

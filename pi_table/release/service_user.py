@@ -18,6 +18,7 @@ import stat
 import subprocess
 from collections.abc import Sequence
 from pathlib import Path
+from typing import IO
 
 from ..engine.phrase import N_
 from .layout import ReleaseError
@@ -50,7 +51,7 @@ class ServiceUser:
         return [setpriv, f"--reuid={self.uid}", f"--regid={self.gid}", "--clear-groups", "--no-new-privs",
                 "--inh-caps=-all", "--bounding-set=-all", "--", *command]
 
-    def run(self, command: Sequence[str], log, what: str, home: Path, cwd: Path | None = None,
+    def run(self, command: Sequence[str], log: IO[str], what: str, home: Path, cwd: Path | None = None,
             env: dict[str, str] | None = None) -> None:
         """Run ``command`` as the user, its output into ``log``; ReleaseError naming ``what`` when it fails."""
         environment = {"PATH": PATH, "HOME": str(home), "LANG": "C.UTF-8", "PIP_NO_CACHE_DIR": "1",

@@ -20,9 +20,10 @@ import subprocess
 import time
 from collections.abc import Sequence
 from pathlib import Path
+from typing import IO, Any
 
 from ..engine.phrase import N_
-from .layout import ReleaseError, Releases, why
+from .layout import ReleaseError, Releases, Why, why
 
 NOTE = "security.json"  # the last run, in the releases' folder beside the other notes
 UNIT = "pi-table-security.service"
@@ -62,7 +63,7 @@ def reboot_due(flag: Path = REBOOT_FLAG) -> list[str] | None:
         return []
 
 
-def patch(upgrade: Sequence[str], dpkg_query: Sequence[str], log) -> tuple[list[dict[str, str | None]], str | None]:
+def patch(upgrade: Sequence[str], dpkg_query: Sequence[str], log: IO[str]) -> tuple[list[dict[str, str | None]], str | None]:
     """unattended-upgrade run once: what it changed, and its own words when it failed (None: it did not)."""
     before = installed(dpkg_query)
     try:
@@ -75,7 +76,7 @@ def patch(upgrade: Sequence[str], dpkg_query: Sequence[str], log) -> tuple[list[
     return changed(before, installed(dpkg_query)), failed
 
 
-def _last(done: subprocess.CompletedProcess) -> str:
+def _last(done: subprocess.CompletedProcess[str]) -> str:
     lines = [line for line in (done.stderr or "").splitlines() if line.strip()]
     return lines[-1][:200] if lines else f"exit {done.returncode}"
 
@@ -87,7 +88,7 @@ def begun(releases: Releases, now: float | None = None) -> None:
 
 
 def noted(releases: Releases, began: float, outcome: str, found: list[dict[str, str | None]],
-          reboot: list[str] | None, reason: dict | None) -> dict:
+          reboot: list[str] | None, reason: Why | None) -> dict[str, Any]:
     """How a run ended, noted for the staff page, and returned."""
     note = {"running": False, "began": began, "at": time.time(), "outcome": outcome, "changed": found,
             "reboot": reboot is not None, "reboot_for": reboot or [], "why": reason}
@@ -95,7 +96,7 @@ def noted(releases: Releases, began: float, outcome: str, found: list[dict[str, 
     return note
 
 
-def unhealthy(minutes: int, found: list[dict[str, str | None]]) -> dict:
+def unhealthy(minutes: int, found: list[dict[str, str | None]]) -> Why:
     """The why of a run that left the table unhealthy, naming what it changed."""
     names = ", ".join(str(each["package"]).split(":")[0] for each in found[:8]) + (", ..." if len(found) > 8 else "")
     return why(N_("the table was not healthy {minutes} min after the security updates of {packages}: its log says "

@@ -20,6 +20,7 @@ import time
 from collections import defaultdict
 from dataclasses import dataclass
 from pathlib import Path
+from typing import IO
 
 from ..engine.phrase import N_
 from ..errors import PiTableError
@@ -63,7 +64,7 @@ class Wheels:
             raise ReleaseError(N_("a release holds exactly one wheel of pi-table, not {count}"), count=len(own))
 
     @staticmethod
-    def _match(name: str) -> re.Match:
+    def _match(name: str) -> re.Match[str]:
         match = WHEEL.fullmatch(name)
         if match is None:
             raise ReleaseError(N_("{name} is not a wheel's file name (name-version-tags.whl)"), name=repr(name[:120]))
@@ -147,7 +148,7 @@ def hashed(folder: Path) -> Wheels:
     return Wheels(folder, {path.name: digest(path) for path in sorted(folder.glob("*.whl"))})
 
 
-def built(source: Path, extras: str, into: Path, user: ServiceUser, log) -> Wheels:
+def built(source: Path, extras: str, into: Path, user: ServiceUser, log: IO[str]) -> Wheels:
     """pi-table's wheel of the tree ``source`` and the wheels of what it needs with ``extras``
     at the versions and hashes its requirements.lock pins (pip's ``--require-hashes``: a file the
     lock does not name is refused), for this machine (downloaded, or built from their source
@@ -174,7 +175,7 @@ def built(source: Path, extras: str, into: Path, user: ServiceUser, log) -> Whee
 MAX_PLAN = 4 * 1024 * 1024  # pip's report of a few dozen packages: a few hundred kilobytes
 
 
-def make_release(releases: Releases, wheels: Wheels, extras: str, user: ServiceUser, log=sys.stdout) -> str:
+def make_release(releases: Releases, wheels: Wheels, extras: str, user: ServiceUser, log: IO[str] = sys.stdout) -> str:
     """The release of ``wheels`` beside the others, unless it is there already; its name. A venv
     (seeing the system's packages: Debian's pygame, gpiozero, spidev) that the service's user
     makes and fills with pip from the wheels alone, by their hashes, then made root's. Root runs

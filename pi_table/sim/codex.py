@@ -19,11 +19,11 @@ from ..engine import EndTurn
 from ..engine.codex_rules import DISCUSSION_S
 from ..engine.codex_setup import SEATS
 from ..engine.phrase import Phrase
-from ..hal import NewGame, SimButtons, SimLedStrip, SimScreen, SimTouch, UiEvent
+from ..hal import Command, NewGame, SimButtons, SimLedStrip, SimScreen, SimTouch, UiEvent
 from ..hal.codex_model import CodexModel
 from ..table import Outcome, Session
 from ..table.codex_loop import CodexLoop
-from ..ui.canvas import DESIGN, Tap
+from ..ui.canvas import DESIGN, Frame, Tap
 from ..ui.codex_screen import CodexPainter
 from ..ui.codex_turns import Stage, Turn, standing
 from ..ui.i18n import say, translation
@@ -56,7 +56,7 @@ class CodexSimTable(VirtualTable):
     def deadlines(self) -> list[float | None]:
         return [self.loop.timer.next_change(self.clock.now)]
 
-    def draw(self):
+    def draw(self) -> Frame:
         """What the screen shows now: the newest model, drawn as the backend would."""
         shown = self.screen.last
         if not isinstance(shown, CodexModel):
@@ -67,7 +67,7 @@ class CodexSimTable(VirtualTable):
     def turn(self) -> Turn:
         return self.painter.turn
 
-    def do(self, command) -> Outcome:
+    def do(self, command: Command) -> Outcome:
         if isinstance(command, SCREEN_TAPS):
             return self._on_screen(command)
         if isinstance(command, EndTurn):
@@ -136,7 +136,7 @@ class CodexSimTable(VirtualTable):
 
     # --- the output --------------------------------------------------------------------------------
 
-    def report(self) -> dict:
+    def report(self) -> dict[str, object]:
         """The public view and the timer, each agent's own view (its ``public`` part is the
         state), and what the screen shows."""
         record = self.loop.record
@@ -160,12 +160,12 @@ class CodexSimTable(VirtualTable):
         lang = self.loop.lang
         _ = translation(lang).gettext
         record = self.loop.record
-        report = self.report()
-        state, screen = report["state"], report["screen"]
-        if state["step"] == "over":
+        frame = self.draw()
+        view = record.game.public_view(record.state)
+        if view.step == "over":
             line = _("over: {reason}").format(reason=say(record.game.reason(record.state) or "", lang))
         else:
-            line = standing(state["phase"], state["step"], state["waiting_for"], lang)
+            line = standing(view.phase, view.step, list(view.waiting_for), lang)
         return f"{line}\n  " + _("screen ({stage}): {texts}").format(stage=say(self._where(), lang),
-                                                                     texts=" | ".join(screen["texts"]))
+                                                                     texts=" | ".join(frame.texts))
 

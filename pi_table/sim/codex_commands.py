@@ -17,7 +17,7 @@ Codex without it; the scripted simulator (codex.py) draws the real screen.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import TypeVar
 
@@ -104,10 +104,12 @@ def screen_button(turn: Turn, command: ScreenTap, buttons: Iterable[P]) -> P | N
     shows at ``turn``, if it is there."""
     stage = turn.stage
     seat = command.seat if isinstance(command, AtScreen) else None
-    wanted = {
+    chosen: dict[ScreenTap, Callable[[Turn], bool]] = {  # what the word asks of the button's turn
         PassAndPlay(True): lambda to: stage is Stage.TABLE and to.stage in (Stage.PASS, Stage.WAIT),
         PassAndPlay(False): lambda to: stage is not Stage.TABLE and to == Turn(),
         Hide(): lambda to: stage is Stage.AGENT and to.stage is Stage.HIDDEN,
         NextAgent(): lambda to: stage is Stage.HIDDEN and to.stage in (Stage.PASS, Stage.WAIT),
-    }.get(command, lambda to: to.stage is Stage.AGENT and stage is Stage.PASS and to.seat == seat)
+    }
+    wanted: Callable[[Turn], bool] = chosen.get(
+        command, lambda to: to.stage is Stage.AGENT and stage is Stage.PASS and to.seat == seat)
     return next((button for button in buttons if isinstance(button.mode, Turn) and wanted(button.mode)), None)

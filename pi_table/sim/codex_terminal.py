@@ -22,11 +22,12 @@ from dataclasses import dataclass
 from ..engine import EndTurn, InvalidAction, Team, Undo
 from ..engine.codex import DISCUSSION
 from ..engine.codex_actions import USAGE as ACTION_USAGE
+from ..engine.codex_actions import CodexAction
 from ..engine.games import names, title_of
-from ..engine.phrase import N_, Phrase
-from ..hal import Command, NewGame, SimButtons, SimLedStrip, SimScreen, SimTouch, UiEvent
+from ..engine.phrase import N_, Phrase, Text
+from ..hal import AnyModel, Command, NewGame, SimButtons, SimLedStrip, SimScreen, SimTouch, UiEvent
 from ..hal.codex_model import CodexModel
-from ..table import Session, parse_command
+from ..table import Outcome, Session, parse_command
 from ..table.codex_loop import CodexLoop
 from ..table.loop import LoopSettings
 from ..table.timer import TimerSettings
@@ -194,7 +195,7 @@ class CodexText(Passing):
         return Page(turn.stage, turn.seat, "\n".join(lines), clock,
                     None if refusal is None else self.painter.refusal(say(refusal, model.lang)), tuple(buttons), numbers)
 
-    def _agent(self, model: CodexModel, own) -> Page:
+    def _agent(self, model: CodexModel, own: Text | None) -> Page:
         _, words, paint = self.words.gettext, self.words, self.painter.paint
         turn = self.turn
         view = model.game.agent_view(model.state, turn.agent)
@@ -224,7 +225,7 @@ class CodexText(Passing):
                     None if own is None else self.painter.refusal(say(own, model.lang)), tuple(buttons), numbers)
 
 
-def _steady(choice: tuple[str, ...], words: list[str], actions: list, count: int) -> tuple[int, ...]:
+def _steady(choice: tuple[str, ...], words: list[str], actions: list[CodexAction], count: int) -> tuple[int, ...]:
     """The buttons' numbers: in order, but while a code is typed, each fragment keeps the number
     it had at the code's first choice, and BACK and HIDE theirs after them, so a number typed
     from the page before still means the same fragment."""
@@ -250,7 +251,7 @@ class CodexTerminalScreen(SimScreen):
         self.printed: Page | None = None
         self.refused: object = None  # the table's refusal last said: each is a new one, typed twice or not
 
-    def show(self, model) -> None:
+    def show(self, model: AnyModel) -> None:
         if not isinstance(model, CodexModel):
             raise TypeError(f"Codex's terminal draws Codex's screen, not a {type(model).__name__}")
         super().show(model)
@@ -316,7 +317,7 @@ class CodexTerminal(Terminal):
                 self.playing.write(self.painter.refusal(say(outcome.reason, self.painter.lang)) + "\n")
         return True
 
-    def shown(self, outcome):
+    def shown(self, outcome: Outcome) -> Outcome:
         """``outcome``, once the screen shows what it changed (before the next prompt)."""
         self.loop.show()
         return outcome

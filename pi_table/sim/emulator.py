@@ -27,7 +27,7 @@ import tempfile
 import threading
 import time
 import tty
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from pathlib import Path
 
 import adafruit_mpr121
@@ -302,7 +302,7 @@ class Pads:
         raise Refused(f"card {name} does not exist: {pads}" if name.isdigit() else f"not a pad: {name!r}; {pads}")
 
 
-def run_commands(emulator: BoardEmulator, lines, write: Callable[[str], object], wiring: TouchBoardConfig) -> None:
+def run_commands(emulator: BoardEmulator, lines: Iterable[str], write: Callable[[str], object], wiring: TouchBoardConfig) -> None:
     """Act on one command per line until ``quit`` or the end of input; errors are reported
     and the emulator goes on. A pad is named as on the table ``wiring`` describes."""
     pads = Pads(wiring)

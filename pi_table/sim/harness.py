@@ -73,7 +73,7 @@ class VirtualTable:
         self.clock.now = end
         return outcomes + self.loop.run_pending()
 
-    def timer_json(self) -> dict | None:
+    def timer_json(self) -> dict[str, object] | None:
         """The turn timer (or a kind's own, a discussion's) as scripts report it; None when it is off."""
         timer: TimerState | None = self.loop.timer.state(self.clock())
         return None if timer is None else {
@@ -125,10 +125,10 @@ class SimTable(VirtualTable):
     def deadlines(self) -> list[float | None]:
         return [self.loop.policy.next_deadline(), self.loop.timer.next_change(self.clock.now)]
 
-    def report(self) -> dict:
+    def report(self) -> dict[str, object]:
         """The contract's STATE: the table view, plus the turn timer (null when it is off); with
         words on the cards, ``words`` (one per cell, row-major) beside it."""
-        report: dict = {"state": {**self.session.table_view().to_json(), "timer": self.timer_json()}}
+        report: dict[str, object] = {"state": {**self.session.table_view().to_json(), "timer": self.timer_json()}}
         if self.screen.words is not None:
             report["words"] = list(self.screen.words)
         return report

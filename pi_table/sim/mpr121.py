@@ -44,6 +44,10 @@ any of it takes.
 
 import errno
 
+TYPE_CHECKING = False  # mypy takes this name as true; MicroPython (tests/micropython/rig.py) has no typing module
+if TYPE_CHECKING:
+    from collections.abc import Callable
+
 TOUCH_STATUS = 0x00
 OUT_OF_RANGE = 0x02
 FILTERED_DATA = 0x04
@@ -219,7 +223,7 @@ class FakeI2C:
       clocks and the STOP conditions (SDA rising while SCL is high) given on them.
     """
 
-    def __init__(self, devices: dict[int, FakeMPR121] | None = None, clock=None) -> None:
+    def __init__(self, devices: dict[int, FakeMPR121] | None = None, clock: "Callable[[], float] | None" = None) -> None:
         self.devices: dict[int, FakeMPR121] = dict(devices or {})
         self.clock = clock  # seconds, for fail_for
         self.unplugged: set[int] = set()
@@ -234,7 +238,7 @@ class FakeI2C:
         self._one_in = 0
         self._draw = 1
         self._fail_next = 0
-        self._fail_until = None
+        self._fail_until = None  # type: float | None
         self._locked = False
 
     def attach(self, address: int, device: FakeMPR121) -> FakeMPR121:
@@ -257,6 +261,7 @@ class FakeI2C:
 
     def fail_for(self, seconds: float) -> None:
         """Every transfer fails for ``seconds`` from now on the bus's clock: a burst of disturbance."""
+        assert self.clock is not None, "a burst is timed on the bus's clock: FakeI2C(clock=...)"
         self._fail_until = self.clock() + seconds
 
     def hold_sda(self, clocks: int = 9) -> None:
@@ -317,15 +322,15 @@ class FakeI2C:
         self._check_lock()
         return sorted(address for address in self.devices if address not in self.unplugged)
 
-    def writeto(self, address: int, buffer, *, start: int = 0, end: int | None = None) -> None:
+    def writeto(self, address: int, buffer: bytes | bytearray | memoryview, *, start: int = 0, end: int | None = None) -> None:
         self._device(address).i2c_write(bytes(buffer[start:end]))
 
-    def readfrom_into(self, address: int, buffer, *, start: int = 0, end: int | None = None) -> None:
+    def readfrom_into(self, address: int, buffer: bytearray | memoryview, *, start: int = 0, end: int | None = None) -> None:
         end = len(buffer) if end is None else end
         buffer[start:end] = self._device(address).i2c_read(end - start)
 
     def writeto_then_readfrom(
-        self, address: int, buffer_out, buffer_in, *, out_start: int = 0, out_end: int | None = None,
+        self, address: int, buffer_out: bytes | bytearray | memoryview, buffer_in: bytearray | memoryview, *, out_start: int = 0, out_end: int | None = None,
         in_start: int = 0, in_end: int | None = None,
     ) -> None:
         device = self._device(address)
@@ -356,8 +361,8 @@ class FakeI2C:
         if self._fail_next:
             self._fail_next -= 1
             return True
-        if self._fail_until is not None and self.clock() < self._fail_until:
-            return True
+        if self._fail_until is not None and self.clock is not None and self.clock() < self._fail_until:
+            return True  # (fail_for set the burst's end on the clock)
         if not self._one_in:
             return False
         self._draw = (self._draw * 75 + 74) % 65537
@@ -372,10 +377,10 @@ class FakeLine:
         self.bus = bus
         self.name = name
 
-    def switch_to_output(self, value: bool = False, drive_mode=None) -> None:
+    def switch_to_output(self, value: bool = False, drive_mode: object = None) -> None:
         self.bus.drive(self.name, low=not value)
 
-    def switch_to_input(self, pull=None) -> None:
+    def switch_to_input(self, pull: object = None) -> None:
         self.bus.drive(self.name, low=False)
 
     @property

@@ -18,7 +18,9 @@ import sys
 import tempfile
 import threading
 import time
+from collections.abc import Callable
 from pathlib import Path
+from typing import IO
 
 from ..errors import PiTableError
 
@@ -65,13 +67,13 @@ class FakeSystemd:
         if self.limit_fsize:
             resource.setrlimit(resource.RLIMIT_FSIZE, (self.limit_fsize, self.limit_fsize))
 
-    def _keep_log(self, pipe) -> None:
+    def _keep_log(self, pipe: IO[bytes]) -> None:
         with pipe, open(self.log, "ab") as log:
             for line in pipe:
                 log.write(line)
                 log.flush()
 
-    def wait_for(self, field: str, timeout: float, where=lambda value: True) -> dict[str, str]:
+    def wait_for(self, field: str, timeout: float, where: Callable[[str], bool] = lambda value: True) -> dict[str, str]:
         """The next message with ``field`` (READY, WATCHDOG, STOPPING...) whose value ``where`` accepts."""
         deadline = time.monotonic() + timeout
         while True:

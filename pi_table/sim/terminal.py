@@ -18,8 +18,9 @@ import re
 import sys
 import threading
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
+from typing import TypeVar
 
 from ..engine import (
     CELLS,
@@ -68,8 +69,9 @@ KEY_HEADINGS = {SPYMASTERS: N_("KEY (spymasters only)"), MASTERMINDS: N_("KEY (m
 YES = ("y", "yes", "s", "si", "sì")  # the [y/N] question takes a yes in either language
 QUIT = ("quit", "exit", "q")
 HELP = ("help", "?", "h")
+T = TypeVar("T")
 
-COMMANDS = (  # (the command, what it does, which games have it)
+COMMANDS: tuple[tuple[str, str, Callable[[Game], bool]], ...] = (  # (the command, what it does, which games have it)
     ("clue N", N_("the {spymaster} enters the clue number: 0-9, 'unlimited' or 'infinity'"), lambda game: True),
     ("touch N", N_("an operative touches {noun} N (0-24, row-major from the operatives' left, row 0)"),
      lambda game: True),
@@ -391,9 +393,9 @@ def interactive(
         session.new_game(switch)  # no loop runs now: this thread has the session
 
 
-def in_effect(entries: list) -> list:
+def in_effect(entries: Iterable[T]) -> list[T]:
     """A record's entries that are in effect now: those its undos took back left out."""
-    kept: list = []
+    kept: list[T] = []
     for entry in entries:
         if isinstance(entry, Undo):
             kept.pop()
@@ -497,7 +499,7 @@ class Terminal:
         """UNDO, then what it took back: the last action in effect (``said`` says it, as a
         script writes it; said here as the terminal takes it), or the new game, whose undo brings
         back the game it was dealt over."""
-        def in_play() -> tuple[str, list]:
+        def in_play() -> tuple[str, list[object]]:
             return self.session.id, in_effect(self.session.record.entries)
 
         game, before = self.loop.call(in_play)

@@ -13,6 +13,7 @@ import threading
 import time
 from collections.abc import Mapping
 from dataclasses import replace
+from typing import Generic, TypeVar
 
 os.environ.setdefault("PYGAME_HIDE_SUPPORT_PROMPT", "1")
 import pygame
@@ -52,6 +53,7 @@ HELP_INK, ASKING_INK = (190, 190, 190), (255, 200, 60)
 """The help bar's line, and its question while N waits for a second N."""
 ASK_AGAIN = N_("N again: a new game over the one in progress (undo brings it back)")
 ASK_S = 5.0
+T = TypeVar("T")
 """How long N waits for a second N before a new game over one in progress is no longer asked for."""
 
 
@@ -59,20 +61,20 @@ class NoDisplay(PiTableError, RuntimeError):
     """There is no display to open a window on."""
 
 
-class Latest:
+class Latest(Generic[T]):
     """The newest value one thread hands another; older ones are dropped (never blocks)."""
 
     def __init__(self) -> None:
         self._lock = threading.Lock()
-        self._value = None
+        self._value: T | None = None  # None: none handed over yet
         self.changed = threading.Event()
 
-    def put(self, value) -> None:
+    def put(self, value: T) -> None:
         with self._lock:
             self._value = value
         self.changed.set()
 
-    def get(self):
+    def get(self) -> T | None:
         with self._lock:
             self.changed.clear()
             return self._value
@@ -80,7 +82,7 @@ class Latest:
 
 class WindowLeds(LedStrip):
     def __init__(self) -> None:
-        self.latest = Latest()
+        self.latest = Latest[LedFrame]()
 
     def show(self, frame: LedFrame) -> None:
         self.latest.put(frame)
@@ -89,7 +91,7 @@ class WindowLeds(LedStrip):
 class WindowScreen(WordScreen):
     def __init__(self, cards: Cards | None = None) -> None:
         super().__init__(cards, keep=1)
-        self.latest = Latest()
+        self.latest = Latest[AnyModel]()
 
     def show(self, model: AnyModel) -> None:
         super().show(model)
@@ -240,7 +242,7 @@ class Window:
         self.runner = threading.Thread(target=self.loop.run, name="table-loop", daemon=True)
         self.runner.start()
 
-    def handle(self, event) -> bool:
+    def handle(self, event: pygame.event.Event) -> bool:
         """One pygame event; False when the window is to close."""
         if event.type == pygame.QUIT or (event.type == pygame.KEYDOWN and event.key in (pygame.K_q, pygame.K_ESCAPE)):
             return False

@@ -51,7 +51,7 @@ def night_tables(night: Night) -> dict[str, list[tuple[object, ...]]]:
     for made in night.rounds:
         for pair in made.pairs:
             counted = slots.get((made.number, pair.table))
-            result = night.results.get((made.number, pair.table), {}).get("result", "") if counted is None else \
+            result = (night.staff_result(made.number, pair.table) or "") if counted is None else \
                 counted.how
             rounds.append((made.number, pair.table, pair.red, pair.blue, result,
                            "" if counted is None else counted.winner or ""))
@@ -165,7 +165,7 @@ def _trf_round(night: Night, slots: dict[tuple[int, str], Result], made: Round, 
     if pair is None:
         half = night.late == 0.5 and night.asked_out(name, made.number)
         return f"  0000 - {'H' if half else 'Z'}"
-    if night.results.get((made.number, pair.table), {}).get("result") == VOID:
+    if night.staff_result(made.number, pair.table) == VOID:
         return "  0000 - Z"
     other = pair.blue if name == pair.red else pair.red
     counted = slots.get((made.number, pair.table))
@@ -236,7 +236,7 @@ def said_result(night: Night, slots: dict[tuple[int, str], Result], number: int,
     a double loss, void, or still played."""
     counted = slots.get((number, table))
     if counted is None:
-        void = night.results.get((number, table), {}).get("result") == VOID
+        void = night.staff_result(number, table) == VOID
         return gettext("void (counts for nothing)" if void else "still played")
     if counted.how == PLAYED:
         return gettext("both lost") if counted.winner is None else gettext("{team} won").format(team=counted.winner)
