@@ -110,7 +110,8 @@ class Tiny(Section):
 
 def test_a_section_from_a_test_alone_is_served_by_the_table_as_the_service_starts_it(tmp_path, monkeypatch):
     """One module (here, the test's class and its script) and one line in the registry: a table
-    started as the service starts it mounts its routes behind the page's checks with their roles,
+    started in this process as the service starts it (every check of ``pi-table run``; the
+    registry line is this process's) mounts its routes behind the page's checks with their roles,
     serves its script after staff.js and its words, and gives it its part of the table."""
     (tmp_path / "static").mkdir()
     (tmp_path / "static" / "tiny.js").write_text('import { section, t } from "./staff.js";\nsection({});\nt("Tiny\'s word");\n')
