@@ -714,7 +714,7 @@ def as_owner_once_answering(staff: Staff) -> Staff | None:
 
 
 def raw_post(base: str, path: str, staff: Staff, data: bytes, headers: dict | None = None) -> tuple[int, dict]:
-    """A file from the phone as the body, as console.js's upload() sends it."""
+    """A file from the phone as the body, as care.js's upload() sends it."""
     import http.client
     import json
     from urllib.parse import urlsplit
@@ -775,11 +775,32 @@ def dealt_key(seed: int = 5) -> str:
 
 
 class FakeDesk:
-    """A table that records what the staff page asked of it."""
+    """A table that records what the staff page and its sections asked of it: the page's desk and
+    each section's part (the root helper's ``ask``, the self-test, the security updates, the code
+    on the table's screen); it keeps no night and awaits no set-up."""
+
+    night = None
+    first_boot = None
+    spool = Path("/nonexistent/pi-table-spool")  # where a root helper would take its requests: none here
 
     def __init__(self) -> None:
         self.calls: list[str] = []
         self.lang = "en"
+        self.checkup = FakeCheckup(self.calls)
+        self.security = FakeSecurity(self.calls)
+        self._recovery = None
+
+    @property
+    def recovery(self):
+        """The code on the table's screen (aiohttp's: made when a page first asks for it)."""
+        from pi_table.web.auth import Recovery
+
+        self._recovery = self._recovery or Recovery()
+        return self._recovery
+
+    def ask(self, act, **args):
+        """The root helper's: ``act`` and its arguments recorded, asked."""
+        self.calls.append(" ".join([act, *(str(value) for value in args.values())]))
 
     def language(self) -> str:
         return self.lang
@@ -845,17 +866,56 @@ class FakeDesk:
         self.calls.append("restart")
 
 
-def staff_page(desk, folder, **settings):
-    """The staff page as the daemon makes it, with the owner's console in it."""
-    from pi_table.web.auth import Recovery  # aiohttp: loaded by the tests of the pages alone
-    from pi_table.web.console import Console
-    from pi_table.web.files import OwnerFiles
-    from pi_table.web.staff import StaffPage
+class FakeCheckup:
+    """A table with no board to test or tune: the self-test and the tuning refused, recorded."""
 
-    page = StaffPage(desk, folder, **settings)
-    Console(page, Recovery())
-    OwnerFiles(page)
-    return page
+    def __init__(self, calls: list[str]) -> None:
+        self.calls = calls
+
+    def start_selftest(self):
+        self.calls.append("selftest")
+        return Phrase.of("no board")
+
+    def start_tune(self):
+        self.calls.append("tune")
+        return Phrase.of("no board")
+
+    def stop(self):
+        self.calls.append("stop checkup")
+
+    def selftest_state(self, lang):
+        return {"running": False, "busy": False, "test": None}
+
+    def tune_state(self, lang):
+        return {"running": False, "busy": False, "board": False, "note": None, "problem": None, "message": None,
+                "pads": []}
+
+    def write(self):
+        self.calls.append("write thresholds")
+        return []
+
+
+class FakeSecurity:
+    """The security updates on a schedule that never ran: a run asked now recorded."""
+
+    def __init__(self, calls: list[str]) -> None:
+        self.calls = calls
+
+    def view(self, lang):
+        return {"schedule": {"every": "daily", "hour": 4}, "running": False, "waits": None, "last": None}
+
+    def run_now(self):
+        self.calls.append("security")
+
+    def attention(self, lang):
+        return []
+
+
+def staff_page(desk, folder, **settings):
+    """The staff page as the daemon makes it, with every section registered (web.sections)."""
+    from pi_table.web import sections  # aiohttp: loaded by the tests of the pages alone
+
+    return sections.staff_page(desk, folder, **settings)
 
 
 

@@ -207,7 +207,7 @@ class Browsing:
         assert not self.missing, f"asked for and not found: {self.missing}"
 
 
-STAFF_MODULES = {"loadTable": "staff", "loadHealth": "console", "loadOwner": "console", "loadNight": "night"}
+STAFF_MODULES = {"loadTable": "staff", "loadHealth": "health", "loadOwner": "owner", "loadNight": "night"}
 
 
 def refresh(*loads: str) -> str:

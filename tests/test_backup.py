@@ -641,7 +641,7 @@ def download(staff: Staff, path: str) -> bytes:
 
 
 def upload(staff: Staff, path: str, data: bytes) -> tuple[int, dict]:
-    """A file from the phone as the request's body, as the staff page's console.js sends it."""
+    """A file from the phone as the request's body, as the staff page's care.js sends it."""
     request = urllib.request.Request(staff.base + path, data=data, method="POST", headers={
         "X-Staff-Token": staff.csrf or "", "Content-Type": "application/gzip"})
     try:

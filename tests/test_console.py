@@ -8,7 +8,7 @@ import logging
 import pytest
 
 from pi_table.host import Power, Readings, read
-from pi_table.web.console import ALL_GOOD, filtered, headline, level_of, of_machine, said
+from pi_table.web.sections.health import ALL_GOOD, filtered, headline, level_of, of_machine, said
 
 MEMINFO = "MemTotal:        3884096 kB\nMemFree:          100000 kB\nMemAvailable:    2048000 kB\n"
 

@@ -514,7 +514,7 @@ def test_a_staff_change_the_table_cannot_live_with_is_rolled_back_under_systemd(
 
 
 def upload(staff: Staff, path: str, data: bytes) -> tuple[int, dict]:
-    """A file from the phone as the request's body, as the staff page's console.js sends it."""
+    """A file from the phone as the request's body, as the staff page's care.js sends it."""
     cookie = "; ".join(f"{c.name}={c.value}" for c in staff.cookies)
     request = urllib.request.Request(f"http://127.0.0.1:{PORT}{path}", data=data, method="POST", headers={
         "X-Staff-Token": staff.csrf or "", "Cookie": cookie, "Content-Type": "application/gzip"})

@@ -221,7 +221,7 @@ def test_the_starting_team_is_named_in_the_simulators_language_and_refused_in_it
 def test_every_label_and_placeholder_of_the_italian_staff_page_is_italian(tmp_path, browser):
     """Before: the owner's box of blocked words kept its English name on the Italian staff page
     (an attribute written once, while the page still spoke English, that no later pass wrote
-    again). The table in this process, its staff page with every room of the daemon's."""
+    again). The table in this process, its staff page with every section of the daemon's."""
     from playwright.sync_api import expect
 
     from pi_table.ui.messages import parse_po, po_path

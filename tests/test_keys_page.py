@@ -58,7 +58,9 @@ def test_the_owner_adds_and_revokes_a_release_key_on_the_page_and_its_fingerprin
         daemon = table.daemon
         assert daemon.staff_desk is not None
         daemon.staff_desk.spool, daemon.staff_desk.helper_missing = spool, lambda: None
-        daemon.release_keys.keyring, daemon.release_keys.home = keyring, acts.releases.home
+        assert daemon.companion is not None and daemon.companion.staff is not None
+        keys = next(section for section in daemon.companion.staff.sections if section.name == "keys")
+        keys.keyring, keys.home = keyring, acts.releases.home  # type: ignore[attr-defined]
         staff = Staff(table.base)
         staff.login()
         assert staff.call("GET", "/staff/api/keys") == (200, {"keys": [], "last": None})

@@ -316,9 +316,9 @@ def test_a_device_used_out_of_order_is_a_pi_table_error(tmp_path):
 ROOMS = {
     "config": ["schema", "settings", "machine", "loading", "writing", "trial"],
     "daemon": ["notify", "logs", "control", "trial", "devices", "selftest", "tune", "backup", "restarts", "checkup",
-               "owner_files", "staff_desk", "first_boot", "security", "release_keys", "network_desk", "fleet_dashboard", "run"],
-    "web": ["tokens", "seats", "runner", "auth", "roles", "snapshot", "games", "texts", "codex_pages", "staff", "console",
-            "files", "security", "keys", "network", "night", "first_boot", "server"],
+               "owner_files", "staff_desk", "first_boot", "security", "fleet_dashboard", "run"],
+    "web": ["tokens", "seats", "runner", "auth", "roles", "snapshot", "games", "texts", "codex_pages", "night", "staff",
+            "server"],
     "cli": ["output", "window", "tables", "script", "games", "grid", "codex", "options", "play", "board", "control", "service",
             "fleet", "backup", "release", "image", "bench"],
     "release": ["layout", "service_user", "network", "wheels", "keys", "bundle", "requests", "first_boot", "lock", "system",

@@ -125,8 +125,8 @@ def test_the_owner_renames_the_table_on_the_page_and_reaching_it_by_its_new_name
     try:
         daemon = table.daemon
         daemon.staff_desk.spool, daemon.staff_desk.helper_missing = spool, lambda: None
-        room = next(room for room in daemon.companion.staff.rooms if type(room).__name__ == "NetworkRoom")
-        room.desk.home = acts.releases.home
+        section = next(section for section in daemon.companion.staff.sections if section.name == "network")
+        section.home = acts.releases.home
         staff = Staff(table.base)
         staff.login()
         status, seen = staff.call("GET", "/staff/api/network")

@@ -1,5 +1,6 @@
-"""Owner and staff: every staff action is named with the role it needs, in one place
-(``web.roles``), and the staff page holds each request to it. The staff play and keep the table
+"""Owner and staff: every staff action is named with the role it needs, where its route is
+declared (``web.section.staff``, ``owner``), and the staff page gathers them into one list
+(``StaffPage.roles``) and holds each request to it. The staff play and keep the table
 day to day with the PIN; updates, restores, power, the PIN's reset and the settings that hold
 the fleet's credentials or name the table's files need the owner's passphrase, which a staff
 session gives to act as the owner for a few minutes."""
@@ -20,16 +21,10 @@ from aiohttp import web
 from pi_table.night.book import Book
 from pi_table.night.recorder import Recorder
 from pi_table.web import Companion
-from pi_table.web.auth import OWN_TRIES, Recovery, secret_matches
-from pi_table.web.console import Console
-from pi_table.web.files import OwnerFiles
-from pi_table.web.first_boot import WifiRoom
-from pi_table.web.keys import KeysRoom
-from pi_table.web.network import NetworkRoom
-from pi_table.web.night import NightRoom
-from pi_table.web.roles import OWNER, OWNER_FILE, OWNER_S, ROUTES, STAFF, owners_keys, role, set_passphrase
-from pi_table.web.security import SecurityRoom
-from pi_table.web.staff import ATTEMPTS_OVERALL, ATTEMPTS_PER_ADDRESS, CSRF_HEADER, StaffPage, set_pin
+from pi_table.web.auth import OWN_TRIES, secret_matches
+from pi_table.web.roles import OWNER, OWNER_FILE, OWNER_S, STAFF, owners_keys, role, set_passphrase
+from pi_table.web.sections import staff_page
+from pi_table.web.staff import ATTEMPTS_OVERALL, ATTEMPTS_PER_ADDRESS, CSRF_HEADER, Section, StaffPage, set_pin
 
 from helpers import OWNER_PASSPHRASE, STAFF_CONFIG, FakeDesk, Staff, wait_for
 from helpers import STAFF_PIN as PIN
@@ -58,7 +53,11 @@ class Clock:
 
 
 class RolesDesk(FakeDesk):
-    """A table that also answers the owner's actions, recording them."""
+    """A table that also answers the owner's actions, recording them, and keeps game nights (none yet)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.night = Recorder(Book(Path(tempfile.mkdtemp(prefix="pi-table-roles-")) / "nights"), "1")
 
     def releases(self, lang, repository):
         self.calls.append("releases")
@@ -71,7 +70,7 @@ class RolesDesk(FakeDesk):
         self.calls.append("check restore")
         return []
 
-    def restore(self, data):
+    def restore(self, data, reached):
         self.calls.append("restore")
         return []
 
@@ -79,87 +78,10 @@ class RolesDesk(FakeDesk):
         return "backup.tar.gz", b"a backup"
 
 
-    def selftest(self, lang):
-        return {"running": False, "busy": False, "test": None}
-
-    def tuning(self, lang):
-        return {"running": False, "busy": False, "board": False, "pads": []}
-
-
-class RolesWifi:
-    """The table's Wi-Fi, recording what is asked of it in the desk's calls."""
-
-    def __init__(self, desk) -> None:
-        self.desk = desk
-
-    def view(self, lang):
-        return {"network": {"known": False, "connected": False, "via": None, "hotspot": False}, "networks": [],
-                "last": None}
-
-    def join(self, ssid, password):
-        self.desk.calls.append(f"wifi {ssid}")
-
-
-class RolesSecurity:
-    """The security updates, recording a run asked in the desk's calls."""
-
-    def __init__(self, desk) -> None:
-        self.desk = desk
-
-    def view(self, lang):
-        return {"schedule": {"every": "daily", "hour": 4}, "running": False, "waits": None, "last": None}
-
-    def run_now(self):
-        self.desk.calls.append("security")
-
-    def attention(self, lang):
-        return []
-
-
-class RolesNetwork:
-    """The network, recording a change asked in the desk's calls."""
-
-    def __init__(self, desk) -> None:
-        self.desk = desk
-
-    def view(self, lang):
-        return {"known": False, "host_name": None, "devices": [], "trial": None, "last": None}
-
-    def reached(self, address, host):
-        return False
-
-    def ask(self, request):
-        self.desk.calls.append(f"network {request['act']}")
-
-
-class RolesKeys:
-    """The releases' keyring, recording a key added or revoked in the desk's calls."""
-
-    def __init__(self, desk) -> None:
-        self.desk = desk
-
-    def view(self, lang):
-        return {"keys": [], "last": None}
-
-    def add(self, name, key):
-        self.desk.calls.append(f"keys-add {name}")
-
-    def revoke(self, name):
-        self.desk.calls.append(f"keys-revoke {name}")
-
-
 def full_page(desk, folder, **settings) -> StaffPage:
-    """The staff page as the daemon makes it with every room: the console, the owner's files, a game
-    night, the Wi-Fi, the security updates, the release keys, the network."""
-    page = StaffPage(desk, folder, **settings)
-    Console(page, Recovery())
-    OwnerFiles(page)
-    NightRoom(page, Recorder(Book(Path(tempfile.mkdtemp(prefix="pi-table-roles-")) / "nights"), "1"))  # no night kept
-    WifiRoom(page, RolesWifi(desk))
-    SecurityRoom(page, RolesSecurity(desk))
-    KeysRoom(page, RolesKeys(desk))
-    NetworkRoom(page, RolesNetwork(desk))
-    return page
+    """The staff page as the daemon makes it, with every section registered: the console's, the
+    owner's files, a game night, the Wi-Fi, the security updates, the release keys, the network."""
+    return staff_page(desk, folder, **settings)
 
 
 @pytest.fixture
@@ -174,7 +96,7 @@ def desk():
 
 @pytest.fixture
 def table(tmp_path, desk, clock):
-    """A companion with every room of the staff page, a PIN and an owner's passphrase."""
+    """A companion with every section of the staff page, a PIN and an owner's passphrase."""
     set_pin(tmp_path, PIN)
     set_passphrase(tmp_path, OWNER_PASSPHRASE)
     companion = Companion(staff=full_page(desk, tmp_path, session_s=3600, clock=clock))
@@ -193,44 +115,43 @@ def staff_of(companion: Companion, lang: str = "en") -> Staff:
 
 
 def test_every_staff_action_of_the_page_is_named_with_the_role_it_needs(tmp_path):
-    """The routes are walked as the page mounts them (every room's): each one under /staff/api/
+    """The routes are walked as the page mounts them (every section's): each one under /staff/api/
     is the staff's or the owner's, and the owner's are what the issue gives the owner."""
     app = web.Application()
-    full_page(FakeDesk(), tmp_path).mount(app)
+    page = full_page(RolesDesk(), tmp_path)
+    page.mount(app)
     routes = [route for route in app.router.routes() if route.resource is not None
               and route.resource.canonical.startswith(("/staff/api/", "/staff/recover"))]
     assert len(routes) >= 30
-    named = {(route.method, route.resource.canonical): role(route.method, route) for route in routes
+    named = {(route.method, route.resource.canonical): role(page.roles, route.method, route) for route in routes
              if route.method != "HEAD"}  # aiohttp's own beside each GET: named as its GET (role())
     assert set(named.values()) == {STAFF, OWNER}, [name for name, needed in named.items() if needed is None]
     assert {name for name, needed in named.items() if needed is OWNER} == OWNERS
-    assert {name for name, needed in ROUTES.items() if needed is OWNER} == OWNERS
-    stale = set(ROUTES) - set(named)
+    assert {name for name, needed in page.roles.items() if needed is OWNER} == OWNERS
+    stale = set(page.roles) - set(named)
     assert stale == set()  # every route named is one the page has
 
 
-def test_a_room_whose_route_roles_does_not_name_stops_the_page_from_mounting(tmp_path):
-    page = StaffPage(FakeDesk(), tmp_path)
+def test_a_section_that_mounts_a_route_with_no_role_stops_the_page_from_mounting(tmp_path):
+    """A section's routes carry their role; one added by hand, beside them, has none."""
 
-    class Careless:
-        texts: tuple[str, ...] = ()
+    class Careless(Section):
+        name = "careless"
 
         def mount(self, app: web.Application) -> None:
-            app.add_routes([web.post("/staff/api/format-the-card", page.api(self.act))])
+            app.add_routes([web.post("/staff/api/format-the-card", self.page.api(self.act))])
 
         async def act(self, request, session):
             return web.json_response({"ok": True})
 
-    page.rooms.append(Careless())
-    with pytest.raises(RuntimeError, match=r"no role in roles.ROUTES: POST /staff/api/format-the-card"):
+    page = StaffPage(FakeDesk(), tmp_path, sections=[Careless])
+    with pytest.raises(RuntimeError, match=r"staff actions with no role: POST /staff/api/format-the-card"):
         page.mount(web.Application())
 
 
 def test_every_owners_action_refuses_a_staff_session_and_does_nothing(table, desk):
-    app = web.Application()
-    full_page(FakeDesk(), None).mount(app)
-    owners = sorted({(route.method, route.resource.canonical) for route in app.router.routes()
-                     if route.resource is not None and role(route.method, route) is OWNER and route.method != "HEAD"})
+    roles = table.staff.roles
+    owners = sorted(name for name, needed in roles.items() if needed is OWNER)
     staff = staff_of(table)
     for method, path in owners:
         body = {"act": "reboot"} if path.endswith("power") else {"code": "1234 5678", "pin": "123456"} \
@@ -245,8 +166,8 @@ def test_every_owners_action_refuses_a_staff_session_and_does_nothing(table, des
     assert staff.call("POST", "/staff/api/power", {"act": "reboot"})[1]["error"] == (
         "serve la frase segreta del gestore: inseriscila in Gestore, poi riprova")
     staff.lang = "en"
-    for method, path in sorted(ROUTES):  # the staff's own that only look: never refused for want of the owner
-        if ROUTES[method, path] is STAFF and method == "GET" and "{" not in path:
+    for method, path in sorted(roles):  # the staff's own that only look: never refused for want of the owner
+        if roles[method, path] is STAFF and method == "GET" and "{" not in path:
             status, answer = staff.call(method, path)
             assert status == 200 and not (isinstance(answer, dict) and "owner" in answer and "error" in answer), path
 
@@ -270,7 +191,7 @@ def test_without_a_passphrase_the_owners_actions_say_how_to_set_one(tmp_path, de
         reset = {"code": "1", "pin": "123456", "passphrase": "anything at all"}
         status, answer = Staff(companion.base_url).call("POST", "/staff/recover", reset)
         assert status == 403 and "wrong or expired code" in answer["error"]  # no code live: no word of the passphrase
-        next(room for room in page.rooms if isinstance(room, Console)).recovery.issue()
+        desk.recovery.issue()
         assert Staff(companion.base_url).call("POST", "/staff/recover", reset) == (409, unset)  # a code live: how to set one
         staff.lang = "it"
         assert staff.call("POST", "/staff/api/power", {"act": "reboot"})[1]["error"] == (

@@ -26,7 +26,6 @@ from pi_table.release.first_boot import DONE, PENDING, pending
 from pi_table.release.keys import Keyring
 from pi_table.release.layout import Releases
 from pi_table.release.service_user import ServiceUser
-from pi_table.web.first_boot import WifiRoom
 
 from helpers import (
     OWNER_PASSPHRASE,
@@ -234,7 +233,7 @@ class Table:
                                   config=self.config)
         boot.home = home  # the root helper's notes: its last act, the networks it saw
         staff = daemon_staff(self.daemon)
-        next(room for room in staff.rooms if isinstance(room, WifiRoom)).desk.home = home  # type: ignore[attr-defined]
+        next(section for section in staff.sections if section.name == "wifi").home = home  # type: ignore[attr-defined]
         self._stop = threading.Event()
         self._helper = threading.Thread(target=self._path_unit, daemon=True)
         self._helper.start()

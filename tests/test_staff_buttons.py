@@ -10,13 +10,16 @@ from pathlib import Path
 
 import pytest
 
+from pi_table.web.sections import SECTIONS
+
 from helpers import OWNER_PASSPHRASE, dealt_key, staff_login
 from helpers import StaffTable as InProcessTable
 
 pytestmark = [pytest.mark.browser, pytest.mark.daemon]
 
 STATIC = Path(__file__).resolve().parent.parent / "pi_table" / "web" / "static"
-SCRIPTS = ("staff.js", "console.js", "night.js", "security.js", "keys.js", "fleet.js", "network.js")
+SCRIPTS = ("staff.js", *(section.script for section in SECTIONS.values() if section.script))
+"""The page's scripts: its own, then each section's (web/sections/)."""
 
 LATE = ("owner-end", "restore", "tls-self", "logout", "restart")
 """Pressed last, by the test itself: the first locks the owner's actions, the others would
@@ -194,9 +197,23 @@ function wireConsole() {
     assert rebound("function draw() {}\nfunction other() {\n  const shown = (drawn) => drawn;\n}\n") == {}
 
 
-def test_the_pages_scripts_are_modules_and_the_page_loads_the_first_alone():
-    page = (STATIC / "staff.html").read_text()
-    assert re.findall(r"<script[^>]*>", page) == ['<script type="module" src="/staff/static/staff.js">']
-    for script in SCRIPTS[1:]:
-        assert f'from "./{script}"' in (STATIC / "staff.js").read_text()
+def test_the_pages_scripts_are_modules_loaded_by_the_page_its_own_first(tmp_path):
+    """The page as the table serves it loads staff.js, then each section's script, each a module
+    (test_staff_sections.py: none imports another but staff.js)."""
+    import urllib.request
+
+    from pi_table.web import Companion
+
+    from helpers import FakeDesk, staff_page
+
+    companion = Companion(staff=staff_page(FakeDesk(), tmp_path))
+    companion.start()
+    try:
+        with urllib.request.urlopen(f"{companion.base_url}/staff", timeout=10) as answer:
+            served = answer.read().decode()
+    finally:
+        companion.stop()
+    assert re.findall(r"<script[^>]*>", served) == [f'<script type="module" src="/staff/static/{name}">'
+                                                    for name in SCRIPTS if name != "night.js"]  # no night kept here
+    for script in SCRIPTS:
         assert '"use strict"' not in (STATIC / script).read_text()  # a module is strict by itself

@@ -17,9 +17,8 @@ import pytest
 
 from pi_table.web import Companion
 from pi_table.web.auth import Recovery
-from pi_table.web.console import Console
 from pi_table.web.roles import set_passphrase
-from pi_table.web.staff import StaffPage, set_pin
+from pi_table.web.staff import set_pin
 
 from helpers import (
     OWNER_PASSPHRASE,
@@ -34,6 +33,7 @@ from helpers import (
     service_daemon,
     signed_bundle,
     staff_login,
+    staff_page,
 )
 from helpers import STAFF_PIN as PIN
 from helpers import StaffTable as InProcessTable
@@ -55,12 +55,10 @@ def console(tmp_path):
     (companion, desk, recovery)."""
     set_pin(tmp_path, PIN)
     set_passphrase(tmp_path, OWNER_PASSPHRASE)
-    desk, recovery = ConsoleDesk(), Recovery()
-    page = StaffPage(desk, tmp_path)
-    Console(page, recovery)
-    companion = Companion(staff=page)
+    desk = ConsoleDesk()
+    companion = Companion(staff=staff_page(desk, tmp_path))
     companion.start()
-    yield companion, desk, recovery
+    yield companion, desk, desk.recovery
     companion.stop()
 
 
@@ -708,7 +706,7 @@ def test_an_uploaded_bundle_is_written_as_it_comes_and_only_the_last_one_is_kept
 
 def test_the_upload_cap_is_the_backups_own():
     from pi_table.daemon.backup import MOST_BYTES
-    from pi_table.web.console import UPLOAD_MOST
+    from pi_table.web.sections.care import UPLOAD_MOST
 
     assert UPLOAD_MOST == MOST_BYTES
 
@@ -770,15 +768,20 @@ def test_the_log_comes_from_the_journal_by_time_range_or_says_what_it_shows_inst
         table.close()
 
 
-def staff_scripts() -> list[str]:
-    """The staff page and every script it loads, following the modules' imports."""
+def staff_scripts(base: str) -> list[str]:
+    """The staff page and every script it loads (as the table serves it: its own, then its
+    sections'), following the modules' imports."""
+    import urllib.request
+
     static = Path(__file__).resolve().parent.parent / "pi_table" / "web" / "static"
-    found, todo = [], ["staff.html"]
+    with urllib.request.urlopen(f"{base}/staff", timeout=10) as answer:
+        page = answer.read().decode()
+    found, todo = ["staff.html"], re.findall(r'src="/staff/static/([\w-]+\.js)"', page)
     while todo:
         name = todo.pop()
         if name not in found:
             found.append(name)
-            todo += re.findall(r'(?:src="/staff/static/|from "\./)([\w-]+\.js)"', (static / name).read_text(encoding="utf-8"))
+            todo += re.findall(r'from "\./([\w-]+\.js)"', (static / name).read_text(encoding="utf-8"))
     return found
 
 
@@ -795,9 +798,9 @@ def test_every_word_the_staff_pages_scripts_look_up_is_served_in_the_tables_lang
     try:
         with urllib.request.urlopen(f"{table.base}/staff/words/it", timeout=10) as answer:
             served = json.loads(answer.read())
+        scripts = staff_scripts(table.base)
     finally:
         table.close()
-    scripts = staff_scripts()
-    assert {"staff.js", "console.js", "night.js"} <= set(scripts)
+    assert {"staff.js", "health.js", "owner.js", "night.js", "keys.js"} <= set(scripts)
     marked = set().union(*(msgids_in_page((static / name).read_text(encoding="utf-8")) for name in scripts))
     assert sorted(marked - set(served)) == []

@@ -300,7 +300,7 @@ def test_the_spymaster_page_shows_the_key_and_the_board_page_never_does(companio
     board.close()
 
 
-def test_a_phone_turned_away_at_the_stream_cap_follows_the_game_again_once_there_is_room(tokens, browser):
+def test_a_phone_turned_away_at_the_stream_cap_follows_the_game_again_once_a_place_is_free(tokens, browser):
     """A browser takes a 503 on its event stream as final: the page said "trying again" and never
     did. It now tries again as the companion's Retry-After says (a page clock stands in for the wait)."""
     from pi_table.web.server import RETRY_S

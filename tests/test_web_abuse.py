@@ -106,7 +106,7 @@ def start():
 
 @pytest.fixture
 def many_files():
-    """Room in this process for a thousand and more client sockets."""
+    """File descriptors enough in this process for a thousand and more client sockets."""
     soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
     wanted = 4096 if hard == resource.RLIM_INFINITY else min(hard, 4096)
     if wanted < 2048:
@@ -206,7 +206,7 @@ def test_one_address_gets_its_share_and_no_more_while_others_are_served(start):
 
 def test_with_every_connection_busy_a_new_one_is_refused_at_once_until_one_closes(start):
     """Spectators' streams fill the guests' share and a seat's the reserve: no connection is idle
-    to make room, so a new one is answered 503 before a byte of it is read."""
+    to give up its place, so a new one is answered 503 before a byte of it is read."""
     companion = start(max_connections=30, max_per_address=20, max_streams=27, max_streams_per_address=20)
     companion.publish(Snapshot("g1", {"kind": "waiting"}, {TOKEN: ("seat-0", {"kind": "seat"})}))
     cookie = claimed(companion, "127.0.0.5")
@@ -229,7 +229,7 @@ def test_with_every_connection_busy_a_new_one_is_refused_at_once_until_one_close
             connection.close()
 
 
-def test_room_for_a_trusted_phone_is_made_by_closing_the_least_recently_used_idle_guest(start, tmp_path):
+def test_a_place_for_a_trusted_phone_is_freed_by_closing_the_least_recently_used_idle_guest(start, tmp_path):
     """With the guests' share full and the reserve held by the staff, a seated phone gets in:
     the guest's keep-alive connection used least recently is closed for it; the spectators'
     streams, older but busy, and the staff's own connections are kept."""
@@ -247,7 +247,7 @@ def test_room_for_a_trusted_phone_is_made_by_closing_the_least_recently_used_idl
         guests = [keep_alive(companion, "127.0.0.3") for _ in range(10)]  # the guests' share: 16 less 2
         staff_phone = [keep_alive(companion, "127.0.0.6", "/staff", staff) for _ in range(2)]  # the reserve
         assert None not in guests + staff_phone
-        assert get(companion, "/", "127.0.0.4").status == 503  # no room for a guest more
+        assert get(companion, "/", "127.0.0.4").status == 503  # no place for a guest more
         assert ask(companion, "GET", f"/p/{TOKEN}", "127.0.0.5", headers=seat)[0].status == 200
         assert [still_served(guest) for guest in guests] == [False] + [True] * 9
         assert all(still_served(connection, "/staff", staff) for connection in staff_phone)
@@ -300,7 +300,7 @@ def claimed(companion: Companion, address: str) -> str:
     return answer.getheader("Set-Cookie").split(";")[0]
 
 
-def test_held_event_streams_leave_room_for_the_staff_and_the_seated_phones(start, tmp_path):
+def test_held_event_streams_leave_places_for_the_staff_and_the_seated_phones(start, tmp_path):
     """Public event streams need no token and no deadline ends them: 64 from each of 9 addresses
     (a laptop on a few addresses) filled the connection cap, and /staff, its login and a seated
     phone were answered 503 from anywhere else for as long as they were held. The spectators'
@@ -371,7 +371,7 @@ def still_served(connection: http.client.HTTPConnection, path: str = "/api/publi
         return False
 
 
-def test_guests_holding_every_connection_leave_room_for_a_known_staff_phone_and_a_seated_phone(start, tmp_path):
+def test_guests_holding_every_connection_leave_a_place_for_a_known_staff_phone_and_a_seated_phone(start, tmp_path):
     """9 addresses x 64 keep-alive connections, each asking again every 5 s, filled the 512
     connections, and /staff and its login answered 503 to every staff phone. Guests hold at most
     the connections less a reserve; past that a new connection waits on the reserve for its first
@@ -418,7 +418,7 @@ def test_guests_holding_every_connection_leave_room_for_a_known_staff_phone_and_
 def test_guests_holding_every_connection_of_the_pages_leave_a_new_staff_phone_the_https_pages(start, tmp_path):
     """Issue 48, 6: while 9 addresses held the guests' share of keep-alive connections, a staff
     phone that had never logged in got 503 on /staff and the login (no credential to show the
-    reserve). The staff and set-up pages listen on their own https port, with a room of their own:
+    reserve). The staff and set-up pages listen on their own https port, with a pool of their own:
     the guests' flood on the pages' port leaves it whole."""
     from pi_table.daemon.run import _tls
 
@@ -475,8 +475,11 @@ def _cookie(token: str) -> bytes:
 def test_the_staff_page_asks_for_nothing_outside_staff():
     """The staff's cookies are sent under /staff alone, so a request of the page's elsewhere (it
     asked /api/texts for the cards' words) would carry no credential through a flood."""
+    from pi_table.web.sections import SECTIONS
+
     static = Path(__file__).resolve().parents[1] / "pi_table" / "web" / "static"
-    asked = {path for name in ("staff.html", "staff.js", "console.js", "night.js")
+    scripts = [section.script for section in SECTIONS.values() if section.script]
+    asked = {path for name in ("staff.html", "staff.js", *scripts)
              for path in re.findall(r"""["'`](/[a-z][^"'`$?]*)""", (static / name).read_text())}
     assert asked and all(path.startswith("/staff/") for path in asked), sorted(asked)
 
@@ -514,7 +517,7 @@ def test_a_seated_phone_keeps_its_newest_streams_however_many_spectators_watch(s
             connection.close()
 
 
-def test_the_spectators_streams_leave_room_for_the_seats_and_the_pages():
+def test_the_spectators_streams_leave_places_for_the_seats_and_the_pages():
     """The connection cap is the ceiling: the spectators' streams and every seat's own leave a
     quarter of it for requests (the staff's, the pages', the views)."""
     assert MAX_CONNECTIONS - MAX_STREAMS - SEATS * STREAMS_PER_PAGE >= MAX_CONNECTIONS // 4
@@ -655,7 +658,7 @@ journal, the control socket and its clients, the serial port, the LED and GPIO d
 sim daemon holds about 40 (measured in the test below)."""
 
 
-def test_the_unit_leaves_room_for_every_connection_the_companion_allows():
+def test_the_units_file_limit_holds_every_connection_the_companion_allows():
     limit = int(re.search(r"(?m)^LimitNOFILE=(\d+)$", UNIT.read_text()).group(1))
     assert limit > MAX_CONNECTIONS + DAEMON_OWN_FILES
 

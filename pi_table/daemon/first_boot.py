@@ -1,15 +1,13 @@
 """A table nobody has set up yet (docs/dev/first-boot.md): the first boot made its secrets and left
 ``setup.pending`` in its journal folder, with the one-time code its screen shows.
 
-Until the owner has used the set-up page (``web.first_boot``), the screen shows the set-up instead
+Until the owner has used the set-up page (``web.sections.setup``), the screen shows the set-up instead
 of the game (``SetupScreen``), which takes no touch meanwhile, and a thread watches the network:
 with none ``GRACE_S`` after the start, the table asks the root helper for its own Wi-Fi, whose
 name and password the screen shows beside a QR code that joins it. The set-up writes the table's
 name and language as a trial of the configuration, the staff PIN and the owner's passphrase, and
 asks the root helper for the time zone and the café's Wi-Fi; then the table is set up and
 restarts on its new settings.
-
-The staff page's Wi-Fi section (the owner's, later) reads and asks through ``Wifi``.
 """
 
 from __future__ import annotations
@@ -27,8 +25,9 @@ from ..engine.phrase import N_, Phrase, Text
 from ..engine.views import LANGUAGES
 from ..hal import AnyModel, Emit, Screen, SetupModel
 from ..release import first_boot, network
+from ..release.desk import network_view
 from ..release.first_boot import Pending
-from ..release.layout import HOME, Releases
+from ..release.layout import HOME
 from ..release.requests import REQUEST
 from ..ui.i18n import say
 
@@ -38,7 +37,7 @@ if TYPE_CHECKING:
     from ..config import Config
     from ..table.loop import EventLoop
     from ..web import Companion
-    from ..web.first_boot import Form
+    from ..web.sections.setup import Form
     from .devices import Devices
     from .restarts import Restarts
     from .staff_desk import StaffDesk
@@ -98,51 +97,6 @@ class SetupScreen(Screen):
 
     def release_seat(self, seat: int) -> None:
         self.screen.release_seat(seat)
-
-
-def seen_networks(home: Path = HOME) -> list[dict[str, Any]]:
-    """The Wi-Fi networks in reach now; while the radio is the table's own Wi-Fi (it scans no
-    more), those the root helper saw before it opened it."""
-    seen = [each.to_json() for each in network.networks()]
-    if seen:
-        return seen
-    kept = Releases(home).note(network.NETWORKS)
-    found = kept.get("networks") if kept is not None else None
-    return [each for each in found if isinstance(each, dict)] if isinstance(found, list) else []
-
-
-def network_view(lang: str, home: Path = HOME) -> dict[str, Any]:
-    """The network as the pages show it: how the table is connected, the networks in reach, and
-    the last Wi-Fi act of the root helper (its why in ``lang``)."""
-    from ..release import state  # the pages' network views only
-
-    now = network.state()
-    last = state(home)["last"]
-    if last is not None and last.get("act") in ("wifi", "hotspot"):
-        last = {key: last.get(key) for key in ("act", "ssid", "outcome", "at")} | {
-            "why": (last.get("why") or {}).get(lang)}
-    else:
-        last = None
-    return {"network": {"known": now.known, "connected": now.connected, "via": now.via, "hotspot": now.hotspot},
-            "networks": seen_networks(home), "last": last}
-
-
-class Wifi:
-    """The staff page's Wi-Fi section (``web.first_boot.WifiRoom``): the network, and a Wi-Fi
-    joined by the root helper."""
-
-    def __init__(self, daemon: Table, home: Path = HOME) -> None:
-        self.daemon, self.home = daemon, home
-
-    def view(self, lang: str) -> dict[str, Any]:
-        return network_view(lang, self.home)
-
-    def join(self, ssid: str, password: str) -> Text | None:
-        """Ask the root helper to join ``ssid``; None, or why it cannot be asked."""
-        desk = self.daemon.staff_desk
-        assert desk is not None  # the staff page that asks is made with it
-        log.warning("the Wi-Fi %r asked for", ssid)
-        return desk.ask("wifi", ssid=ssid, password=password)
 
 
 class FirstBoot:

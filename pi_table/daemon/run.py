@@ -66,7 +66,6 @@ if TYPE_CHECKING:  # loaded only once the table is up (the phones' pages open af
     from ..web.auth import Recovery
     from .backup import Nightly
     from .first_boot import FirstBoot
-    from .release_keys import ReleaseKeys
     from .security import SecurityUpdates
     from .staff_desk import StaffDesk
 
@@ -152,7 +151,6 @@ class Daemon:
             self.faults["settings"] = config.refused
         self.announcer = Announcer(self.devices.sound, config.sound, config.language)  # shared by every loop too
         self.staff_desk: StaffDesk | None = None  # the staff page's way to the table, with the companion
-        self.release_keys: ReleaseKeys | None = None  # the staff page's keyring section, with the companion
         self.dashboard: Dashboard | None = None  # the fleet's dashboard this table shows ([fleet] dashboard_port)
         self.fingerprint: str | None = None  # the SHA-256 of the staff pages' certificate, once they have one
         self.first_boot: FirstBoot | None = None  # a table waiting for its set-up: its screen shows it instead
@@ -329,37 +327,14 @@ class Daemon:
             from ..ui.words import Cards
             from ..web import Companion, CompanionScreen, Tokens
             from ..web.auth import Recovery
-            from ..web.console import Console
-            from ..web.files import OwnerFiles
-            from ..web.keys import KeysRoom
-            from ..web.network import NetworkRoom
             from ..web.seats import SeatLinks
-            from ..web.security import SecurityRoom
-            from ..web.staff import StaffPage
-            from .network_desk import NetworkDesk
-            from .release_keys import ReleaseKeys
+            from ..web.sections import staff_page
             from .staff_desk import StaffDesk
 
             tokens = Tokens.kept_in(journal_dir)
-            self.staff_desk = StaffDesk(self)
-            staff = StaffPage(self.staff_desk, journal_dir, self.config.staff_session_s)
             self.recovery = self.recovery or Recovery()
-            Console(staff, self.recovery)
-            from ..web.first_boot import SetupRoom, WifiRoom
-            from .first_boot import Wifi
-
-            SetupRoom(staff, self.first_boot)  # None: the table is set up, and the set-up page is gone
-            WifiRoom(staff, Wifi(self))
-            OwnerFiles(staff)
-            assert self.security is not None  # made at READY, before the pages open
-            SecurityRoom(staff, self.security)
-            self.release_keys = ReleaseKeys(self.staff_desk)
-            KeysRoom(staff, self.release_keys)
-            NetworkRoom(staff, NetworkDesk(self.staff_desk))
-            night_room = None
-            if self.night is not None:
-                from ..web.night import NightRoom
-                night_room = NightRoom(staff, self.night)
+            self.staff_desk = StaffDesk(self)
+            staff = staff_page(self.staff_desk, journal_dir, self.config.staff_session_s)  # every section, given its part
             tls = _tls(web.tls_cert, web.tls_key) if web.tls_cert else None
             if tls is not None:
                 from ..release.first_boot import fingerprint
@@ -371,8 +346,7 @@ class Daemon:
                                   opened_file=journal_dir / "companion.opened", language=self.config.language,
                                   staff=staff, tls=tls, staff_tls=staff_tls, staff_port=web.tls_port,
                                   header_timeout_s=web.request_s, body_timeout_s=web.request_s)
-            if night_room is not None:
-                night_room.announce = companion.announce  # the spectators' pages hear of the night's changes
+            staff.announce = companion.announce  # the spectators' pages hear of a section's changes (the night's)
             companion.start()
         except Exception as e:  # noqa: BLE001 (a taken port, a broken install: the table plays without phones)
             why = e.strerror if isinstance(e, OSError) and e.strerror else e

@@ -2,7 +2,7 @@
 schedule kept (the owner's ``[system] security_updates`` and ``security_hour``), never during
 a game or a night: once a run is due, the root helper is asked at the first moment the table is
 idle (no move for ``PLAYED_S``, whatever the game) with no night open. And the staff page's
-section (``web.security.SecurityRoom``): the last run, what changed, whether a reboot is due, and
+section (``web.sections.security``): the last run, what changed, whether a reboot is due, and
 a run asked now by the owner.
 """
 

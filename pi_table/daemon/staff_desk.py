@@ -1,6 +1,9 @@
-"""The staff page's desk: what the staff page asks of the running table (a new game, an undo,
-the history, the settings and their changes, the log, a restart), made of what the daemon
-already has. Never the key: the game is the control socket's public status.
+"""The staff page's desk: what the staff page and its sections ask of the running table (a new
+game, an undo, the history, the settings and their changes, the log, a restart, the backups, the
+updates, the root helper) and the table's parts they are given (the self-test, the security
+updates, the game night, the set-up, the code on the table's screen), made of what the daemon
+already has. Each section takes its own part of it, by its own small protocol
+(``web.sections``). Never the key: the game is the control socket's public status.
 """
 
 from __future__ import annotations
@@ -22,8 +25,12 @@ from . import backup, logs, owner_files
 
 if TYPE_CHECKING:
     from ..config import Config
+    from ..night.recorder import Recorder
     from ..table import Session
     from ..web import Companion
+    from ..web.auth import Recovery
+    from ..web.sections.security import Updates
+    from ..web.sections.setup import SetupDesk
     from .checkup import Checkup
     from .restarts import Restarts
 
@@ -37,6 +44,16 @@ class Table(Protocol):
     checkup: Checkup
     recent_log: logs.RecentLines
     companion: Companion | None
+    recovery: Recovery | None
+    night: Recorder | None
+
+    @property
+    def security(self) -> Updates | None:
+        """Its SecurityUpdates (made at READY)."""
+
+    @property
+    def first_boot(self) -> SetupDesk | None:
+        """Its FirstBoot, while the table awaits its set-up."""
 
     def answer(self, request: dict[str, Any]) -> dict[str, Any]: ...
 
@@ -54,8 +71,9 @@ NOT_SYSTEMD = Phrase.of("systemd does not run this table (a simulated table, or 
 
 
 class StaffDesk:
-    """What the staff page may do to this table (``pi_table.web.staff.Desk``): its control
-    commands, the journal's history, the configuration's checker, and the log."""
+    """What the staff page may do to this table (``pi_table.web.staff.Desk``, and each section's
+    ``Table``): its control commands, the journal's history, the configuration's checker, the log,
+    the backups and updates, the root helper, and the daemon's parts a section is given."""
 
     def __init__(self, daemon: Table, spool: Path | None = None) -> None:
         from ..release.desk import helper_missing  # made with the phones' pages, after READY: not at the start
@@ -69,6 +87,32 @@ class StaffDesk:
 
     def language(self) -> str:
         return self.daemon.config.language
+
+    # --- the daemon's parts, as the sections take them (made before the staff page is) ---
+
+    @property
+    def checkup(self) -> Checkup:
+        return self.daemon.checkup
+
+    @property
+    def recovery(self) -> Recovery:
+        recovery = self.daemon.recovery
+        assert recovery is not None  # made with the phones' pages, before the staff page
+        return recovery
+
+    @property
+    def security(self) -> Updates:
+        security = self.daemon.security
+        assert security is not None  # made at READY, before the pages open
+        return security
+
+    @property
+    def night(self) -> Recorder | None:
+        return self.daemon.night
+
+    @property
+    def first_boot(self) -> SetupDesk | None:
+        return self.daemon.first_boot
 
     def table(self, lang: str) -> dict[str, Any]:
         return {**self.daemon.answer({"command": "status", "lang": lang}),
@@ -285,21 +329,3 @@ class StaffDesk:
 
     def restart(self) -> float:
         return self.daemon.restart()
-
-    def start_selftest(self) -> Text | None:
-        return self.daemon.checkup.start_selftest()
-
-    def start_tune(self) -> Text | None:
-        return self.daemon.checkup.start_tune()
-
-    def stop_checkup(self) -> None:
-        self.daemon.checkup.stop()
-
-    def selftest(self, lang: str) -> dict[str, Any]:
-        return self.daemon.checkup.selftest_state(lang)
-
-    def tuning(self, lang: str) -> dict[str, Any]:
-        return self.daemon.checkup.tune_state(lang)
-
-    def write_thresholds(self) -> list[Phrase]:
-        return self.daemon.checkup.write()

@@ -1,7 +1,7 @@
 """The service's side of the releases, for the staff page: which release runs and which came
 before, what is offered (a newer version on the repository's branch, a bundle uploaded into the
 spool folder), how the last update ended and why a rollback happened (in every language the table
-speaks), and ``ask``, which leaves a request for the root helper. Reading only: the service
+speaks), the network as the pages show it, and ``ask``, which leaves a request for the root helper. Reading only: the service
 cannot write under /opt (ProtectSystem=strict); the helper does.
 """
 
@@ -16,7 +16,7 @@ from .. import version as installed_version
 from ..engine.phrase import Phrase
 from ..engine.views import LANGUAGES
 from ..ui.i18n import say
-from . import bundle, requests
+from . import bundle, network, requests
 from .layout import (
     CURRENT,
     DONE,
@@ -70,6 +70,32 @@ def state(home: Path = HOME) -> dict[str, Any]:
     return {"running": running, "previous": _release(releases, releases.linked(PREVIOUS)),
             "trial": None if trial is None else {"release": trial.release, "starts": trial.starts, "since": trial.since},
             "rolled_back": _told(releases.note(ROLLED_BACK)), "last": _told(releases.note(LAST))}
+
+
+def seen_networks(home: Path = HOME) -> list[dict[str, Any]]:
+    """The Wi-Fi networks in reach now; while the radio is the table's own Wi-Fi (it scans no
+    more), those the root helper saw before it opened it."""
+    seen = [each.to_json() for each in network.networks()]
+    if seen:
+        return seen
+    kept = Releases(home).note(network.NETWORKS)
+    found = kept.get("networks") if kept is not None else None
+    return [each for each in found if isinstance(each, dict)] if isinstance(found, list) else []
+
+
+def network_view(lang: str, home: Path = HOME) -> dict[str, Any]:
+    """The network as the pages show it (the set-up page, the staff page's Wi-Fi section): how the
+    table is connected, the networks in reach, and the last Wi-Fi act of the root helper (its why
+    in ``lang``)."""
+    now = network.state()
+    last = state(home)["last"]
+    if last is not None and last.get("act") in ("wifi", "hotspot"):
+        last = {key: last.get(key) for key in ("act", "ssid", "outcome", "at")} | {
+            "why": (last.get("why") or {}).get(lang)}
+    else:
+        last = None
+    return {"network": {"known": now.known, "connected": now.connected, "via": now.via, "hotspot": now.hotspot},
+            "networks": seen_networks(home), "last": last}
 
 
 PATH_UNIT = "pi-table-helper.path"

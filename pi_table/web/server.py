@@ -26,8 +26,8 @@ reserve (an eighth), and a share of them from one address; past that a new conne
 reserve for its first request, which must carry a credential (a staff phone's device cookie or
 session, a seat's token or the proof of the phone that opened it), or it is answered 503 and
 closed: a flood of guests, however they hold their connections, leaves the staff and the seated
-phones their way in. When there is no room even so, the least recently used idle connection makes
-it (one still waiting for its first request, then a guest's, then another), and past that a new one
+phones their way in. When no place is free even so, the least recently used idle connection gives
+up its own (one still waiting for its first request, then a guest's, then another), and past that a new one
 is answered 503 and closed before a byte of it is read; a request's headers must
 arrive within a deadline from the connection's start (or from the end of the last answer), and
 an action's body within another, so a client that dawdles is dropped. An event stream, once its
@@ -95,10 +95,10 @@ BEHIND_BYTES = 256 * 1024  # unsent to one phone: it has stopped reading, so it 
 STATIC = (*page_files(), "style.css")
 HEADER_TIMEOUT_S = 10.0  # a request's line and headers, from the connection's start or the last answer
 BODY_TIMEOUT_S = 10.0  # an action's body, from the end of its headers
-MAX_CONNECTIONS = 512  # open at once, whatever for: the ceiling over the streams' caps and the requests' room
+MAX_CONNECTIONS = 512  # open at once, whatever for: the ceiling over the streams' caps and the requests' places
 MAX_PER_ADDRESS = 64  # a guest's from one address: a phone needs a handful
 SECRET_CONNECTIONS = 64  # open at once on the secret pages' https port: a few staff phones and the owner's
-SECRET_PER_ADDRESS = 8  # from one address there: a phone's handful, so one flooding address leaves the rest room
+SECRET_PER_ADDRESS = 8  # from one address there: a phone's handful, so one flooding address leaves the rest places
 RESERVED = 8  # an eighth of the connections are kept for requests that carry a credential
 WAITING_PER_ADDRESS = 2  # connections from one address waiting on the reserve for their first request
 MAX_STREAMS = 320  # the public page's event streams: 300 spectators' fit; the other 192 are the seats' and the requests'
@@ -144,10 +144,10 @@ class Companion(ServerThread):
         self.host, self.port, self.advertise = host, port, advertise
         self.header_timeout_s, self.body_timeout_s = header_timeout_s, body_timeout_s
         self.report_s = report_s
-        self._room = _Room(max_connections, max_per_address, max_connections // RESERVED)  # every open connection
-        # the secret pages' https has a room of its own: guests who hold every connection of the
+        self._pool = _Pool(max_connections, max_per_address, max_connections // RESERVED)  # every open connection
+        # the secret pages' https has a pool of its own: guests who hold every connection of the
         # pages' port leave a phone that never logged in its way to the staff and set-up pages
-        self._secret_room = _Room(SECRET_CONNECTIONS, SECRET_PER_ADDRESS, SECRET_CONNECTIONS // RESERVED)
+        self._secret_pool = _Pool(SECRET_CONNECTIONS, SECRET_PER_ADDRESS, SECRET_CONNECTIONS // RESERVED)
         self._spectators = _Held(max_streams, max_streams_per_address)  # the public page's event streams
         self._bad = _BadRequests()
         self.proof = proof or Tokens.kept_in(None).proof  # what a phone's cookie must say, by token
@@ -228,13 +228,13 @@ class Companion(ServerThread):
         server = runner.server
         assert server is not None  # made by setup()
         self._listener = await loop.create_server(
-            lambda: _Connection(self, server, loop, self._room), self.host, self.port, reuse_address=True, backlog=128,
+            lambda: _Connection(self, server, loop, self._pool), self.host, self.port, reuse_address=True, backlog=128,
             ssl=self.tls, ssl_handshake_timeout=self.header_timeout_s if self.tls else None)
         if self.port == 0:
             self.port = self._listener.sockets[0].getsockname()[1]
         if self.staff_tls is not None:
             self._secure = await loop.create_server(
-                lambda: _Connection(self, server, loop, self._secret_room), self.host, self.staff_port, reuse_address=True, backlog=128,
+                lambda: _Connection(self, server, loop, self._secret_pool), self.host, self.staff_port, reuse_address=True, backlog=128,
                 ssl=self.staff_tls, ssl_handshake_timeout=self.header_timeout_s)
             if self.staff_port == 0:
                 self.staff_port = self._secure.sockets[0].getsockname()[1]
@@ -258,9 +258,9 @@ class Companion(ServerThread):
             self._bad.report()
 
     def _admit(self, connection: _Connection, address: str) -> bool:
-        """Count a new connection from ``address`` in, closing idle ones to make room if need be,
-        unless there is none to be made."""
-        let_go = connection.room.admit(connection, address)
+        """Count a new connection from ``address`` in, closing idle ones to free a place if need be,
+        unless none can be freed."""
+        let_go = connection.pool.admit(connection, address)
         if let_go is None:
             self._bad.turned_away[address] += 1
             return False
@@ -273,11 +273,11 @@ class Companion(ServerThread):
     async def _door(self, request: web.Request, handler: Handler) -> web.StreamResponse:
         """Every request: one that carries a credential makes its connection trusted; one on a
         connection waiting on the reserve that carries none is told to come back, and its
-        connection closed. The connection is busy (not to be closed for room) while it is answered."""
+        connection closed. The connection is busy (not to be closed to free a place) while it is answered."""
         connection = request.protocol
         assert isinstance(connection, _Connection)  # the companion's every connection is one
         if connection.standing != TRUSTED and self._credential(request):
-            connection.room.trust(connection)
+            connection.pool.trust(connection)
         elif connection.standing == WAITING:
             self._bad.turned_away[request.remote or "?"] += 1
             busy = web.Response(status=503, headers={**NO_STORE, "Retry-After": str(RETRY_S)})
@@ -288,7 +288,7 @@ class Companion(ServerThread):
             return await handler(request)
         finally:
             connection.busy -= 1
-            connection.room.used(connection)
+            connection.pool.used(connection)
 
     @web.middleware
     async def _over_tls(self, request: web.Request, handler: Handler) -> web.StreamResponse:
@@ -565,15 +565,15 @@ class _Connection(web.RequestHandler):
     An event stream on it ends when it closes, which aiohttp does not tell the stream's handler."""
 
     def __init__(self, companion: Companion, server: web.Server, loop: asyncio.AbstractEventLoop,
-                 room: _Room) -> None:
+                 pool: _Pool) -> None:
         super().__init__(server, loop=loop, keepalive_timeout=companion.header_timeout_s,
                          lingering_time=companion.body_timeout_s, logger=companion._bad.logger,
                          access_log=None)  # type: ignore[arg-type]  # aiohttp takes None: no access log
         self.companion = companion
-        self.room = room  # the listener's: the guests' pages', or the secret pages' https
+        self.pool = pool  # the listener's: the guests' pages', or the secret pages' https
         self.address: str | None = None  # where it comes from, once counted in
-        self.standing: str | None = None  # GUEST, WAITING or TRUSTED while counted in (``_Room``)
-        self.busy = 0  # requests being answered on it: while any is, it is not closed for room
+        self.standing: str | None = None  # GUEST, WAITING or TRUSTED while counted in (``_Pool``)
+        self.busy = 0  # requests being answered on it: while any is, it is not closed to free a place
         self.opened = False  # counted in and handed to aiohttp
         self.stream: _Watcher | None = None  # the event stream it carries (or carried last)
 
@@ -589,7 +589,7 @@ class _Connection(web.RequestHandler):
     def connection_lost(self, exc: BaseException | None) -> None:
         if not self.opened:  # turned away: aiohttp never had it
             return
-        self.room.let_go(self)
+        self.pool.let_go(self)
         if self.stream is not None:
             self.stream.done.set()
         super().connection_lost(exc)
@@ -626,7 +626,7 @@ class _BadRequests(logging.Handler):
         self.logger.addHandler(self)
         self.answered: Counter[str] = Counter()  # bad requests, by kind
         self.turned_away: Counter[str] = Counter()  # connections refused at a cap, by address
-        self.let_go: Counter[str] = Counter()  # idle connections closed to make room for new ones, by address
+        self.let_go: Counter[str] = Counter()  # idle connections closed to free a place for new ones, by address
         self.streams_refused: Counter[str] = Counter()  # public event streams refused at a cap, by address
 
     def emit(self, record: logging.LogRecord) -> None:
@@ -642,7 +642,7 @@ class _BadRequests(logging.Handler):
             kinds = ", ".join(f"{count} {kind}" for kind, count in self.answered.most_common())
             parts.append(f"{self.answered.total()} bad requests ({kinds})")
         for refused, what in ((self.turned_away, "connections turned away at the cap"),
-                              (self.let_go, "idle connections closed to make room"),
+                              (self.let_go, "idle connections closed to free a place"),
                               (self.streams_refused, "event streams refused at their cap")):
             if refused:
                 address, most = refused.most_common(1)[0]
@@ -660,12 +660,13 @@ GUEST, WAITING, TRUSTED = "guest", "waiting", "trusted"
 reserve for its first request (which must carry a credential), one whose request carried one."""
 
 
-class _Room:
-    """Every open connection, by standing and address, least recently used first. Guests hold at
-    most ``total - reserve`` in all and ``per_address`` from one address; past that a new one waits
-    on the reserve, ``WAITING_PER_ADDRESS`` from one address at most, for its first request (the
-    companion's ``_door`` judges it). When a new one finds no room, an idle connection makes it,
-    the least recently used of those still waiting, else of the guests', else of the trusted."""
+class _Pool:
+    """A listener's pool of places: every open connection, by standing and address, least recently
+    used first. Guests hold at most ``total - reserve`` places in all and ``per_address`` from one
+    address; past that a new one waits on the reserve, ``WAITING_PER_ADDRESS`` from one address at
+    most, for its first request (the companion's ``_door`` judges it). When a new one finds no place
+    free, an idle connection gives up its own, the least recently used of those still waiting, else
+    of the guests', else of the trusted."""
 
     def __init__(self, total: int, per_address: int, reserve: int) -> None:
         self.total, self.per_address, self.guests = total, per_address, total - reserve
@@ -673,8 +674,8 @@ class _Room:
         self._count = {standing: Counter[str]() for standing in (GUEST, WAITING, TRUSTED)}  # by address
 
     def admit(self, connection: _Connection, address: str) -> list[_Connection] | None:
-        """Count ``connection`` from ``address`` in: the idle connections let go to make room for
-        it (to be closed), or None when there is no room to be made."""
+        """Count ``connection`` from ``address`` in: the idle connections let go to free a place for
+        it (to be closed), or None when none can be freed."""
         guests = self._count[GUEST]
         if guests.total() < self.guests and guests[address] < self.per_address:
             let_go = []
@@ -686,7 +687,7 @@ class _Room:
             elif len(self._open) >= self.total:
                 idle = self._idle(WAITING) or self._idle(GUEST) or self._idle(TRUSTED)
             else:
-                idle = connection  # room enough: none to let go
+                idle = connection  # places enough: none to let go
             if idle is None:
                 return None
             let_go = [] if idle is connection else [idle]

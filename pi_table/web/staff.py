@@ -16,9 +16,11 @@ session_min`` minutes from its last use, and ends when the PIN is changed; sessi
 hashed, in ``staff.sessions``, so the restart that applies a new configuration does not log the
 staff out.
 
-What needs the owner rather than the staff is ``roles``' to say; every action under
-``/staff/api/`` asks it (``StaffPage.api``), and a session that gave the owner's passphrase
-(``POST /staff/api/owner``) acts as the owner for a few minutes.
+What needs the owner rather than the staff is said beside each route (``roles.staff``, ``owner``);
+every action under ``/staff/api/`` is checked for it (``StaffPage.api``), and a session that gave
+the owner's passphrase (``POST /staff/api/owner``) acts as the owner for a few minutes. The page's
+own parts are the game, the history, the settings and the restart; the rest are its sections
+(``Section``, ``web.sections``), each a module of its own.
 """
 
 from __future__ import annotations
@@ -32,8 +34,9 @@ import math
 import time
 from collections.abc import Awaitable, Callable, Iterable
 from importlib import resources
+from importlib.resources.abc import Traversable
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Any, ClassVar, Protocol, cast
 
 from aiohttp import web
 
@@ -45,8 +48,8 @@ from ..files import DEVICE_KEY
 from ..hal.events import is_fault
 from ..ui.i18n import say, say_health, translation
 from ..ui.orientation import OPERATIVES_SIDE, page_layout
-from .auth import Gate, KeptSecret, Refused, Session, Why, keep_secret
-from .roles import STAFF, Owner, owners_keys, role, unnamed
+from .auth import Gate, KeptSecret, Recovery, Refused, Session, Why, keep_secret
+from .roles import STAFF, Checked, Open, Owner, Role, Route, owner, owners_keys, role, staff, unnamed
 from .texts import page_texts
 
 log = logging.getLogger("pi_table.web.staff")
@@ -62,22 +65,15 @@ ATTEMPTS_PER_ADDRESS = 5  # logins from one address (or one known phone) a minut
 ATTEMPTS_OVERALL = 20  # logins from everywhere a minute: many phones cannot guess faster
 MAX_BODY = 64 * 1024  # a configuration change: a few keys, a map of LEDs at most
 BODY_TIMEOUT_S = 10.0  # a request's body, from the end of its headers (the login's too: anyone may send one)
-STATIC = {"staff.js": "application/javascript", "console.js": "application/javascript", "night.js": "application/javascript",
-          "wifi.js": "application/javascript", "security.js": "application/javascript",
-          "keys.js": "application/javascript", "fleet.js": "application/javascript",
-          "network.js": "application/javascript", "staff.css": "text/css",
-          "night.css": "text/css"}
+STYLES = {"staff.css": "text/css", "night.css": "text/css"}
+SCRIPTS_HERE = b"<!-- the page's scripts -->"
+"""Where ``staff.html`` takes the page's scripts: ``staff.js``, then each section's."""
 LIVE = ("game.language", "leds.brightness", "sound.volume", "timer.length_s")
 """The keys the table applies while it runs: the rest of a change waits for a restart."""
 
 
-class Desk(Protocol):
-    """What the staff page may ask of the table; the daemon implements it. Every call may
-    wait on the table loop, so the page makes them in a worker thread. Refusals come back as
-    the table's sentence (``say`` translates it)."""
-
-    def language(self) -> str:
-        """The table's language: the page's until the staff pick theirs on it."""
+class Game(Protocol):
+    """The game on the table, as the page's own parts show and change it."""
 
     def table(self, lang: str) -> dict[str, Any]:
         """The game as the operatives see it (the public view, never the key), each device's
@@ -97,6 +93,10 @@ class Desk(Protocol):
         """The games kept, newest first: id, game, started, moves, duration_s, over, winner, reason
         (said in ``lang``)."""
 
+
+class Settings(Protocol):
+    """The configuration, as the page's form shows and changes it."""
+
     def settings(self) -> dict[str, Any]:
         """``{"file": PATH or None, "groups": {GROUP: WORD}, "options": [{key, kind, label, group, help,
         value, default, unit, choices: [{value, label}], range: {min, max, off} or None}, ...]}``,
@@ -115,94 +115,27 @@ class Desk(Protocol):
     def change_at_hand(self, key: str, value: object) -> list[Phrase]:
         """One of ``LIVE`` changed as ``change_settings`` does, and applied at once (no restart)."""
 
-    def log_records(self) -> list[tuple[int, str]]:
-        """The service's log lines since its start (the last ``RecentLines.keep``), oldest first,
-        each with its record's level."""
 
-    def log(self, since: float | None, until: float | None) -> dict[str, Any]:
-        """``{"source": "journal" | "memory", "records": [(level, line)], "note": Text or None}``: the
-        service's lines from ``since`` to ``until`` (seconds since the epoch, None: open) in the
-        systemd journal, across starts; or, where systemd does not run the table, ``log_records``
-        and a note saying so."""
+class Desk(Game, Settings, Protocol):
+    """What the page itself asks of the table (the daemon's ``StaffDesk``), beside what its
+    sections take of it (each section's own ``Table``). Every call may wait on the table loop,
+    so the page makes them in a worker thread. Refusals come back as the table's sentence
+    (``say`` translates it)."""
 
-    def owner_files(self) -> dict[str, Any]:
-        """What the owner set of the files the staff page gives the table (``daemon.owner_files.state``)."""
-
-    def give_file(self, kind: str, given: dict[str, Any], reached: str | None) -> list[Phrase]:
-        """The owner's file of ``kind`` (``web.files``) written and the settings naming it changed as
-        ``change_settings`` does (a trial, the page answering on ``reached`` after it); [] or why not."""
-
-    def machine(self) -> dict[str, Any]:
-        """This computer's readings (``{"readings": host.Readings, "address": the companion's URL or None}``)."""
-
-    def power(self, act: str) -> Text | None:
-        """Ask the root helper to ``reboot`` or ``poweroff``; None, or why it cannot."""
-
-    def recovered(self) -> None:
-        """The PIN was reset with the code on the table's screen: the screen stops showing it."""
-
-    def backup(self) -> tuple[str, bytes]:
-        """A backup of this table: its file name and bytes (a PiTableError or OSError: why not)."""
-
-    def nightly_backups(self, lang: str) -> list[dict[str, Any]]:
-        """The nightly backups kept, newest first: ``{"name", "made", "size", "holds"}``, their words in ``lang``."""
-
-    def nightly_backup(self, name: str) -> bytes:
-        """The nightly backup ``name`` of that list, to check or restore (a Refusal: no such one)."""
-
-    def check_restore(self, data: bytes) -> list[Text]:
-        """What restoring ``data`` would replace, in words (a Refusal: why it cannot be restored)."""
-
-    def restore(self, data: bytes, reached: str | None) -> list[Phrase]:
-        """Stage ``data`` to be tried at the next start (as ``change_settings``, the page must answer
-        on ``reached`` after it); [] or why not. The page asks for the restart."""
-
-    def releases(self, lang: str, repository: bool) -> dict[str, Any]:
-        """The running release, the previous, a trial, the last rollback and act (their why in
-        ``lang``), what is ``offered`` (the repository's too, with ``repository``), and the
-        restore's trial (``restore``, as ``table``'s ``settings``)."""
-
-    def receiving(self, checking: bool = False) -> Path:
-        """A new private file for an uploaded bundle to be written into, where ``update`` keeps
-        it; Refusal when no root helper would take it (the upload is then not read). ``checking``:
-        a file of the service's own, for ``check_update``, on any table."""
-
-    def check_update(self, bundle: str, received: Path) -> tuple[bool, Text]:
-        """Whether installing the bundle uploaded into ``received`` would go ahead, and what it would
-        do, in words, checked as the root helper checks it (its name, its signature against the
-        table's keyring, its contents); a Refusal saying why it would be refused."""
-
-    def update(self, source: str, bundle: str | None, received: Path | None) -> Text | None:
-        """Ask the root helper to install from the ``repository`` or a ``bundle`` (uploaded into
-        ``received``, which ``receiving`` gave, or one already offered); None, or why not."""
+    def language(self) -> str:
+        """The table's language: the page's until the staff pick theirs on it."""
 
     def restart(self) -> float:
         """Restart the service (systemd starts it again); the game resumes from the journal. The
         seconds until it does: one asked soon after several others waits its turn."""
 
-    def start_selftest(self) -> Text | None:
-        """Pause the game and start the self-test (the LED walk, then a touch on each card and
-        button); None, or why not."""
-
-    def start_tune(self) -> Text | None:
-        """Pause the game and stream the pads' readings; None, or why not (no board: a note, not a fault)."""
-
-    def stop_checkup(self) -> None:
-        """End the self-test or the tuning under way: the game resumes where it was."""
-
-    def selftest(self, lang: str) -> dict[str, Any]:
-        """``{"running", "busy", "test": {"stage", "passed", "failures", "pads": [{cell, touched}],
-        "checks": [{what, done}], "todo"} or None}``, its words in ``lang``."""
-
-    def tuning(self, lang: str) -> dict[str, Any]:
-        """``{"running", "busy", "board", "note", "problem", "message", "pads": [{electrode, cell, name,
-        value, baseline, delta, touch, release, peak, noise, suggested, verdict, advice}]}``."""
-
-    def write_thresholds(self) -> list[Phrase]:
-        """The last tuning's suggestions written as a trial, as ``change_settings``; [] or why not."""
-
 
 # --- the PIN ------------------------------------------------------------------------------
+
+
+def static_file(name: str) -> bytes:
+    """A file of ``web/static/``: a page, its script or its style."""
+    return resources.files(__package__).joinpath("static", name).read_bytes()
 
 
 def set_pin(folder: Path, pin: str) -> Path:
@@ -245,6 +178,7 @@ NOTHING_REFUSED = N_("no settings file is refused: the table runs on its own")
 OWNER_NEEDED_KEYS = N_("changing {keys} needs the owner's passphrase: give it under Owner, then save again")
 OWNER_UNSET = N_("this needs the owner, and no owner's passphrase is set: sudo pi-table set-owner-passphrase")
 WRONG_PASSPHRASE = N_("wrong passphrase")
+WRONG_CODE = N_("wrong or expired code: hold both buttons while the table starts for a new one")
 """What the page says when an action needs the owner (``roles``)."""
 
 TEXTS = (
@@ -321,13 +255,13 @@ TEXTS = (
     N_("The service is restarting…"),
     *DEVICES.values(),
     *ADVICE.values(),
-    OWNER_NEEDED,  # the owner's parts of the page say so while locked (console.js), as the table answers
+    OWNER_NEEDED,  # the owner's parts of the page say so while locked (staff.js's locked), as the table answers
     OWNER_UNSET,
 )
 """The page's words (its script looks each one up by its English text, ``/staff/words/LANG``)."""
 
 def words(lang: str, more: Iterable[str] = ()) -> dict[str, str]:
-    """Every word of the page (and ``more``: its rooms') in ``lang``, by its English text."""
+    """Every word of the page (and ``more``: its sections') in ``lang``, by its English text."""
     catalogue = translation(lang)
     return {text: catalogue.gettext(text) for text in (*TEXTS, *more)}
 
@@ -462,36 +396,118 @@ def labels(keys: Iterable[str], options: dict[str, dict[str, Any]], lang: str) -
     return [gettext(options[key]["label"]) if key in options else key for key in keys]
 
 
-class Room(Protocol):
-    """A part of the staff page with routes of its own, behind the page's checks (``StaffPage.api``),
-    and words of its own, which ``/staff/words/LANG`` serves with the page's."""
+class Helper(Protocol):
+    """The root helper, as the sections that ask it for something see it (``daemon.staff_desk``)."""
 
-    texts: tuple[str, ...]
+    spool: Path  # where it takes its requests
 
-    def mount(self, app: web.Application) -> None: ...
+    def ask(self, act: str, **args: str) -> Text | None:
+        """Leave ``act`` for the helper; None, or why it could not be asked."""
+
+
+class TableCode(Protocol):
+    """The code on the table's own screen (both buttons held while it starts), by which someone at
+    the table resets a forgotten PIN or owner's passphrase (``daemon.run.Daemon._offer_pin_reset``)."""
+
+    @property
+    def recovery(self) -> Recovery: ...
+
+    def recovered(self) -> None:
+        """The code was used: the screen stops showing it."""
+
+
+class Section:
+    """A part of the staff page, as a game is a description (docs/dev/adding-a-staff-section.md):
+    one module of ``web/sections/``, a subclass with its ``name``, its words (``texts``, served with
+    the page's at ``/staff/words/LANG``), its ``script`` (loaded by the page after ``staff.js``) and
+    its ``routes``, each with the role it needs beside it (``roles.staff``, ``owner``,
+    ``open_to_all``), registered by one line in ``web.sections.SECTIONS``. The page makes it with
+    the table (the daemon's ``StaffDesk``), of which it takes in ``__init__`` only its own part, by
+    its own small protocol; it mounts its routes behind the page's checks and serves its words and
+    its script. Nothing else names it; ``mount``, ``heeded`` and ``first`` are for the few that
+    need more."""
+
+    name: ClassVar[str]
+    script: ClassVar[str | None] = None
+    """Its script, a file of ``scripts``: a module that imports from ``staff.js`` alone."""
+    scripts: ClassVar[Traversable] = resources.files(__package__).joinpath("static")
+    """The folder its script is in: ``web/static/`` (a section from outside the package, a test's, names its own)."""
+    texts: ClassVar[tuple[str, ...]] = ()
+    """Its words on the page, by their English text (its script looks each up with ``t()``)."""
+
+    def __init__(self, page: StaffPage, table: Any) -> None:
+        self.page = page
+
+    @classmethod
+    def made(cls, page: StaffPage, table: Any) -> Section | None:
+        """The section on ``page``, given the table (the daemon's ``StaffDesk``); None when this
+        table has none (a game night without a journal to keep it in)."""
+        return cls(page, table)
+
+    def routes(self) -> Iterable[Route]:
+        """Its routes, each with the role it needs."""
+        return ()
+
+    def mount(self, app: web.Application) -> None:
+        """What it needs beyond its routes while the pages are served (a task of its own)."""
+
+    def heeded(self, lang: str) -> list[dict[str, str]]:
+        """What it adds to the health's headline (``{"what", "advice"}``, said in ``lang``); called in a worker thread."""
+        return []
+
+    def first(self) -> str | None:
+        """Where the staff page sends a phone instead, while this section says so (the set-up page)."""
+        return None
 
 
 class StaffPage:
     """The staff page of the companion at ``folder`` (the journal's: the PIN and the sessions
-    are kept there); ``session_s`` is how long a session lasts unused; ``clock`` the wall
-    clock (sessions outlive a restart), which tests replace."""
+    are kept there), with ``sections`` (``web.sections.SECTIONS``), each given its part of
+    ``desk``; ``session_s`` is how long a session lasts unused; ``clock`` the wall clock
+    (sessions outlive a restart), which tests replace."""
 
     def __init__(self, desk: Desk, folder: Path | None, session_s: float = 3600.0,
-                 clock: Callable[[], float] = time.time, body_timeout_s: float = BODY_TIMEOUT_S) -> None:
+                 clock: Callable[[], float] = time.time, body_timeout_s: float = BODY_TIMEOUT_S,
+                 sections: Iterable[type[Section]] = ()) -> None:
         self.desk, self.folder, self.body_timeout_s = desk, folder, body_timeout_s
         self._pin = KeptSecret(None if folder is None else folder / PIN_FILE, "the staff PIN")
         self.gate = Gate("staff", self._pin, COOKIE, "/staff", ATTEMPTS_PER_ADDRESS, ATTEMPTS_OVERALL, session_s, clock,
                          None if folder is None else folder / SESSIONS_FILE, CSRF_HEADER,
                          keys=None if folder is None else folder / DEVICE_KEY_FILE)
-        self._files = {name: resources.files(__package__).joinpath("static", name).read_bytes()
-                       for name in ("staff.html", *STATIC)}
         self.owner = Owner(folder, self.gate, ATTEMPTS_PER_ADDRESS, ATTEMPTS_OVERALL, clock)
-        self.rooms: list[Room] = []  # the rooms that add their routes under /staff/api/ (the owner's console)
-        self.set_up_first: Callable[[], str | None] = lambda: None
-        """Where the page sends a phone first: the set-up page while the table awaits it (first_boot.SetupRoom)."""
-        self.heeded: list[Callable[[str], list[dict[str, str]]]] = []  # what rooms add to the console's headline
+        self.announce: Callable[[str], None] = lambda what: None
+        """Tells the spectators' pages that ``what`` changed (the companion's, once it is made)."""
+        self.roles: dict[tuple[str, str], Role] = {}  # every staff action mounted, by method and path: the role it needs
+        self.sections = [made for kind in sections if (made := kind.made(self, desk)) is not None]
+        self.scripts = {"staff.js": static_file("staff.js"), **{
+            section.script: section.scripts.joinpath(section.script).read_bytes()
+            for section in self.sections if section.script}}
+        """The page's scripts: its own, then its sections'."""
+        self._files = {name: static_file(name) for name in ("staff.html", *STYLES)}
+        tags = "".join(f'<script type="module" src="/staff/static/{name}"></script>\n' for name in self.scripts)
+        self._files["staff.html"] = self._files["staff.html"].replace(SCRIPTS_HERE, tags.encode(), 1)
+
+    def routes(self) -> list[Route]:
+        """The page's own actions: the game, the history, the settings, the restart, the owner."""
+        return [
+            staff("GET", "/staff/api/table", self._table),
+            staff("POST", "/staff/api/new-game", self._new_game),
+            staff("POST", "/staff/api/undo", self._undo),
+            staff("POST", "/staff/api/end-game", self._end_game),
+            staff("GET", "/staff/api/history", self._history),
+            staff("GET", "/staff/api/history.csv", self._history_csv),
+            staff("GET", "/staff/api/config", self._config),
+            staff("POST", "/staff/api/config", self._change_config),  # but the owner's keys (``owners_keys``)
+            owner("POST", "/staff/api/config/discard", self._discard_refused),  # a refused file replaced by the last good
+            staff("POST", "/staff/api/restart", self._restart),
+            staff("POST", "/staff/api/logout", self._logout),
+            staff("GET", "/staff/api/owner", self._owner),  # whether this session acts as the owner
+            staff("POST", "/staff/api/owner", self._step),  # give the passphrase, or stop acting as the owner
+        ]
 
     def mount(self, app: web.Application) -> None:
+        """The page, its own actions, then each section's routes and whatever else it needs; a
+        route under ``/staff/api/`` with no role stops the page from starting (``unnamed``)."""
         app.add_routes([
             web.get("/staff", self._page),
             web.get("/staff/static/{name}", self._static),
@@ -499,47 +515,50 @@ class StaffPage:
             web.get("/staff/cards/{lang}", self._cards),
             web.get("/staff/session", self._session_state),
             web.post("/staff/login", self._login),
-            web.get("/staff/api/table", self.api(self._table)),
-            web.post("/staff/api/new-game", self.api(self._new_game)),
-            web.post("/staff/api/undo", self.api(self._undo)),
-            web.post("/staff/api/end-game", self.api(self._end_game)),
-            web.get("/staff/api/history", self.api(self._history)),
-            web.get("/staff/api/history.csv", self.api(self._history_csv)),
-            web.get("/staff/api/config", self.api(self._config)),
-            web.post("/staff/api/config", self.api(self._change_config)),
-            web.post("/staff/api/config/discard", self.api(self._discard_refused)),
-            web.post("/staff/api/restart", self.api(self._restart)),
-            web.post("/staff/api/logout", self.api(self._logout)),
-            web.get("/staff/api/owner", self.api(self._owner)),
-            web.post("/staff/api/owner", self.api(self._step)),
         ])
-        for room in self.rooms:
-            room.mount(app)
-        app.router.add_route("*", "/staff/api/{rest:.*}", self.api(self._unknown))  # after every room's routes
-        if missing := unnamed(app):
-            raise RuntimeError(f"staff actions with no role in roles.ROUTES: {', '.join(missing)}")
+        for route in (*self.routes(), *(route for section in self.sections for route in section.routes())):
+            self._add(app, route)
+        for section in self.sections:
+            section.mount(app)
+        self._add(app, staff("*", "/staff/api/{rest:.*}", self._unknown))  # any other path: 404, after every route
+        if missing := unnamed(app, self.roles):
+            raise RuntimeError(f"staff actions with no role: {', '.join(missing)}")
+
+    def _add(self, app: web.Application, route: Route) -> None:
+        """``route`` in ``app``, behind the page's checks when it is one of theirs; its role noted (a GET's HEAD too)."""
+        # ``checked`` says which of the two a handler is: one given the session, or one that takes the request alone
+        handler = self.api(cast(Checked, route.handler)) if route.checked else cast(Open, route.handler)
+        if route.method == "GET":
+            added = app.router.add_get(route.path, handler)  # HEAD beside it, as web.get
+        else:
+            added = app.router.add_route(route.method, route.path, handler)
+        if route.role is not None and added.resource is not None:
+            self.roles[(route.method, added.resource.canonical)] = route.role
 
     # -- the way in -------------------------------------------------------------------------
 
     async def _page(self, request: web.Request) -> web.Response:
         """The page, in ``<html lang>`` the table's language for the script to start from; the
         set-up page instead while the table awaits it, which sets the PIN this page asks for."""
-        if (first := self.set_up_first()) is not None:
-            raise web.HTTPSeeOther(first)
+        for section in self.sections:
+            if (first := section.first()) is not None:
+                raise web.HTTPSeeOther(first)
         page = self._files["staff.html"].replace(b'<html lang="en">', f'<html lang="{self.desk.language()}">'.encode(), 1)
         return web.Response(body=page, content_type="text/html", headers=_PRIVATE)
 
     async def _static(self, request: web.Request) -> web.Response:
         name = request.match_info["name"]
-        if name not in STATIC:
+        if name in self.scripts:
+            return web.Response(body=self.scripts[name], content_type="application/javascript")
+        if name not in STYLES:
             raise web.HTTPNotFound(text="")
-        return web.Response(body=self._files[name], content_type=STATIC[name])
+        return web.Response(body=self._files[name], content_type=STYLES[name])
 
     async def _words(self, request: web.Request) -> web.Response:
         lang = request.match_info["lang"]
         if lang not in LANGUAGES:
             raise web.HTTPNotFound(text="")
-        return web.json_response(words(lang, (text for room in self.rooms for text in room.texts)))
+        return web.json_response(words(lang, (text for section in self.sections for text in section.texts)))
 
     async def _cards(self, request: web.Request) -> web.Response:
         """The phones' words for the cards, which the board in words says alike: under /staff,
@@ -570,8 +589,8 @@ class StaffPage:
     def api(self, handler: Callable[[web.Request, Session], Awaitable[web.StreamResponse]]
             ) -> Callable[[web.Request], Awaitable[web.StreamResponse]]:
         """``handler`` behind the checks every staff action passes: a live session (401), its
-        CSRF token in the header (403), and the owner for the actions ``roles.ROUTES`` says
-        need one (403, or 409 when no passphrase is set). A session's use keeps it alive, and its
+        CSRF token in the header (403), and the owner for the actions whose route needs
+        one (403, or 409 when no passphrase is set). A session's use keeps it alive, and its
         phone known (its device cookie given again if it lacks one); the page refreshing itself
         does not, so a phone left open on the page is logged out all the same."""
 
@@ -579,7 +598,7 @@ class StaffPage:
             session = self.gate.visit(request, use=BACKGROUND_HEADER not in request.headers)
             if isinstance(session, Refused):
                 return refused(session, language(request))
-            needed = role(request.method, request.match_info.route)
+            needed = role(self.roles, request.method, request.match_info.route)
             if needed is not STAFF and (refusal := self.not_owner(request, session)) is not None:
                 return refusal
             response = await handler(request, session)

@@ -1,9 +1,8 @@
 // The staff page's release keys: the keys this table installs updates from, each with its
 // fingerprint; the owner adds one (its public line pasted, or read from its .pub file here) or
 // revokes one, and the root helper changes the keyring. Its result shows beside its button.
-// A module, as the page's other scripts are (staff.js wires it).
-import { askOwner } from "./console.js";
-import { $, api, csrf, el, t } from "./staff.js";
+// A section's script (web/sections/keys.py): the page loads it after staff.js.
+import { $, api, askOwner, csrf, el, t } from "./staff.js";
 
 function keysSection() {
   return el("section", { id: "keys-section", "aria-labelledby": "keys-title" },
@@ -73,13 +72,13 @@ async function changeKeys(body) {
     setTimeout(() => loadKeys(true), 2000);
   } else if (answer.status === 403 && answer.data && answer.data.owner === "needed") {
     keysResult("");
-    askOwner(answer.data.error, () => changeKeys(body));  // console.js: asked, then done again
+    askOwner(answer.data.error, () => changeKeys(body));  // owner.js: asked, then done again
   } else if (answer.status !== 401) {
     keysResult(answer.data ? answer.data.error : `HTTP ${answer.status}`, true);
   }
 }
 
-export function wireKeys() {
+function wireKeys() {
   $("desk").append(keysSection());
   $("keys-file").addEventListener("change", async () => {
     const file = $("keys-file").files[0];
@@ -93,3 +92,5 @@ export function wireKeys() {
   new MutationObserver(() => { if (csrf && !$("desk").hidden) loadKeys(true); })
     .observe($("desk"), { attributes: true, attributeFilter: ["hidden"] });  // read once logged in, never before
 }
+
+wireKeys();

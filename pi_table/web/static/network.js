@@ -1,9 +1,9 @@
 // The staff page's network beyond Wi-Fi: the host name, the cable's and the Wi-Fi's addresses, a
 // fixed address (or an automatic one again) and a new host name, each a trial the table keeps once
 // this page is reached again where the change said, and puts back by itself otherwise. Its result
-// shows beside its button. A module, as the page's other scripts are (staff.js wires it).
-import { askOwner } from "./console.js";
-import { $, api, csrf, el, t } from "./staff.js";
+// shows beside its button. A section's script (web/sections/network.py): the page loads it
+// after staff.js.
+import { $, api, askOwner, csrf, el, t } from "./staff.js";
 
 const TRIAL_MIN = 2;  // the root helper's network.TRIAL_S, in minutes
 
@@ -17,9 +17,10 @@ function networkSection() {
     el("p", { id: "network-last", class: "note", hidden: "" }),
     el("form", { id: "network-ipv4", class: "stack" },
       el("label", { for: "network-device", "data-t": "Address", text: t("Address") }),
-      el("select", { id: "network-device" }, el("option", { value: "eth0", text: t("Cable") }), el("option", { value: "wlan0", text: "Wi-Fi" })),
-      el("select", { id: "network-method", "aria-label": t("Address") },
-        el("option", { value: "auto", text: t("Automatic (from the café's router)") }), el("option", { value: "manual", text: t("Fixed") })),
+      el("select", { id: "network-device" }, el("option", { value: "eth0", "data-t": "Cable", text: t("Cable") }), el("option", { value: "wlan0", text: "Wi-Fi" })),
+      el("select", { id: "network-method", "aria-label": t("Address"), "data-t-label": "Address" },
+        el("option", { value: "auto", "data-t": "Automatic (from the café's router)", text: t("Automatic (from the café's router)") }),
+        el("option", { value: "manual", "data-t": "Fixed", text: t("Fixed") })),
       ...field("network-address", "Fixed address (such as 192.168.1.50/24)", { inputmode: "decimal", maxlength: "18" }),
       ...field("network-gateway", "Gateway (the router's address)", { inputmode: "decimal", maxlength: "15" }),
       ...field("network-dns", "DNS server", { inputmode: "decimal", maxlength: "15" }),
@@ -67,13 +68,13 @@ async function changeNetwork(body, at) {
       { link, minutes: TRIAL_MIN }));
   } else if (answer.status === 403 && answer.data && answer.data.owner === "needed") {
     networkResult("");
-    askOwner(answer.data.error, () => changeNetwork(body, at));  // console.js: asked, then done again
+    askOwner(answer.data.error, () => changeNetwork(body, at));  // owner.js: asked, then done again
   } else if (answer.status !== 401) {
     networkResult(answer.data ? answer.data.error : `HTTP ${answer.status}`, true);
   }
 }
 
-export function wireNetwork() {
+function wireNetwork() {
   $("desk").append(networkSection());
   $("network-ipv4").addEventListener("submit", (event) => {
     event.preventDefault();
@@ -92,3 +93,5 @@ export function wireNetwork() {
   new MutationObserver(() => { if (csrf && !$("desk").hidden) loadNetwork(true); })
     .observe($("desk"), { attributes: true, attributeFilter: ["hidden"] });  // read once logged in, never before
 }
+
+wireNetwork();

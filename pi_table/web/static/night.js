@@ -4,8 +4,8 @@
 // played), enter and correct results, the standings and the night's history, close and export (CSV, TRF);
 // follow a night another table offers (with its code) and leave it. The page reads the night every 5 s:
 // each part is drawn again only when what it shows changed (staff.js's redraw), so a refresh never moves
-// the keyboard's focus nor takes back a choice being made. A module of staff.js's.
-import { $, api, csrf, download, el, redraw, say, t } from "./staff.js";
+// the keyboard's focus nor takes back a choice being made. A section's script (web/sections/night.py).
+import { $, api, csrf, download, el, redraw, say, section, t } from "./staff.js";
 
 function nightSection() {
   return el("section", { id: "night-section" },
@@ -94,7 +94,7 @@ function nightSection() {
 // The games a night allows, ticked by their titles in the page's language rather than typed as the
 // table's ids: the table's games as the new-game form offers them (staff.js draws both when they
 // change). What was ticked stays ticked; a night allows the table's first game until told otherwise.
-export function drawNightGames(games) {
+function drawNightGames(games) {
   const box = $("night-games");
   const ticked = new Set([...box.querySelectorAll("input:checked")].map((each) => each.value));
   if (!box.querySelector("input") && games.length) ticked.add(games[0].game);
@@ -410,6 +410,7 @@ function drawNight(data) {
       ...columns.map((name) => el("td", { text: String(line[name]) }))))]);
 }
 
+// Exported: tests/test_a11y.py runs the page's own refreshes on demand; no script imports it.
 export async function loadNight(background = false) {
   const answer = await api("GET", "/staff/api/night", undefined, background);
   if (answer.ok) drawNight(answer.data);
@@ -421,7 +422,7 @@ async function nightAct(what, body = {}) {
   return answer.ok;
 }
 
-export function wireNight() {
+function wireNight() {
   $("desk").append(nightSection());
   const words = (id) => $(id).value.split(/[\s,]+/).filter(Boolean);
   $("night-open").addEventListener("submit", (event) => {
@@ -477,3 +478,6 @@ export function wireNight() {
   new MutationObserver(() => { if (csrf && !$("desk").hidden) loadNight(true); })
     .observe($("desk"), { attributes: true, attributeFilter: ["hidden"] });
 }
+
+wireNight();
+section({ games: drawNightGames });  // the games a night may play, as the table offers them

@@ -1,8 +1,8 @@
 // The staff page's security updates: when the table applies Debian's security updates by itself,
 // the last run (what changed, whether a reboot is due, how it ended) and a run now, the owner's.
-// Its result shows beside its button. A module, as the page's other scripts are (staff.js wires it).
-import { askOwner } from "./console.js";
-import { $, api, csrf, el, lang, t } from "./staff.js";
+// Its result shows beside its button. A section's script (web/sections/security.py): the page
+// loads it after staff.js.
+import { $, api, askOwner, csrf, el, lang, t } from "./staff.js";
 
 function securitySection() {
   return el("section", { id: "security-section", "aria-labelledby": "security-title" },
@@ -71,13 +71,13 @@ async function runSecurity() {
     loadSecurity(true);
   } else if (answer.status === 403 && answer.data && answer.data.owner === "needed") {
     securityResult("");
-    askOwner(answer.data.error, runSecurity);  // console.js: asked, then done again
+    askOwner(answer.data.error, runSecurity);  // owner.js: asked, then done again
   } else if (answer.status !== 401) {
     securityResult(answer.data ? answer.data.error : `HTTP ${answer.status}`, true);
   }
 }
 
-export function wireSecurity() {
+function wireSecurity() {
   $("desk").append(securitySection());
   $("security-run").addEventListener("click", () => {
     if (confirm(t("Apply Debian's security updates now? If any is applied, the table restarts on it and the game resumes."))) runSecurity();
@@ -86,3 +86,5 @@ export function wireSecurity() {
   new MutationObserver(() => { if (csrf && !$("desk").hidden) loadSecurity(true); })
     .observe($("desk"), { attributes: true, attributeFilter: ["hidden"] });  // read once logged in, never before
 }
+
+wireSecurity();

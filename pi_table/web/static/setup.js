@@ -1,4 +1,4 @@
-// The set-up page of a table nobody has set up yet (pi_table/web/first_boot.py): what it offers
+// The set-up page of a table nobody has set up yet (pi_table/web/sections/setup.py): what it offers
 // (the languages, the time zones, the networks in reach), then the form sent with the code the
 // table's screen shows. A refusal names each field that will not do beside it, and focuses the first.
 "use strict";

@@ -1,15 +1,9 @@
 // The staff page: log in with the PIN, then the table's game, devices, history, configuration
-// and log. Every request under /staff/api/ carries the session's CSRF token in a header.
-// A module, as console.js and night.js are: each names what it takes from another, so no name of
-// one can hide another's (issue 39: a section named ``power`` hid the function that powers off).
-import { askOwner, loadBench, loadHealth, loadLog, loadOwner, loadOwnersParts, wireConsole }
-  from "./console.js";
-import { drawNightGames, wireNight } from "./night.js";
-import { wireFleet } from "./fleet.js";
-import { wireKeys } from "./keys.js";
-import { wireNetwork } from "./network.js";
-import { wireSecurity } from "./security.js";
-import { wireWifi } from "./wifi.js";
+// and restart. Every request under /staff/api/ carries the session's CSRF token in a header.
+// A module, as each section's script is (web/sections/): each names what it takes from this one,
+// so no name of one can hide another's (issue 39: a section named ``power`` hid the function that
+// powers off). The page loads this script first, then the sections' (web/section.py), each of
+// which adds itself with section(): this script imports none of them.
 
 const AT_HAND = [
   ["game.language", "Language"], ["leds.brightness", "Brightness"],
@@ -21,6 +15,17 @@ let words = {};
 let cardWords = {};  // the board's cells in words: the phones' texts (app.js), which say the cards alike
 export let csrf = null;
 let settings = null;
+
+// The page's sections, as their scripts add themselves: each part may say what it does when the
+// page is refreshed (refresh), every few seconds (poll), when the games offered change (games),
+// when the owner's state is known (owner), when the page shows the desk or the login (shown), and
+// one asks for the owner's passphrase where an owner's action needs it (askOwner).
+const added = [];
+export function section(part) {
+  added.push(part);
+}
+// What the sections' ``hook`` does with ``args``: their answers (promises, when they load something).
+const tell = (hook, ...args) => added.filter((part) => part[hook]).map((part) => part[hook](...args));
 
 export const $ = (id) => document.getElementById(id);
 export function t(text, fields = {}) {
@@ -84,7 +89,7 @@ function began(event) {
 document.addEventListener("click", began, true);
 document.addEventListener("change", began, true);
 
-// An owner's action asked again once the passphrase is given (console.js): its result beside its own control.
+// An owner's action asked again once the passphrase is given (owner.js): its result beside its own control.
 export function resume(control) {  // back to the control an action was asked from, where the owner was
   acting = control;
   if (control && control.isConnected) control.scrollIntoView({ block: "center" });
@@ -142,7 +147,7 @@ export function show(what) {
   $("login").hidden = what !== "login";
   $("desk").hidden = what !== "desk";
   $("logout").hidden = what !== "desk";
-  $("recover").hidden = what === "desk";  // console.js: a forgotten PIN's reset
+  tell("shown", what);
 }
 
 async function start() {
@@ -155,14 +160,44 @@ async function start() {
   await refresh();
 }
 
-// A new session's token: the login's, a new PIN's, a forgotten PIN's reset (console.js).
+// A new session's token: the login's, a new PIN's, a forgotten PIN's reset (pin.js).
 export function signedIn(token) {
   csrf = token;
 }
 
 export async function refresh() {
-  await Promise.all([loadTable(), loadHistory(), loadConfig(), loadHealth(), loadLog(), loadBench(),
-    loadOwner().then(loadOwnersParts)]);  // the last four: console.js; the owner's parts once its state is known
+  await Promise.all([loadTable(), loadHistory(), loadConfig(), ...tell("refresh")]);
+}
+
+// -- the owner: an owner's action asks for the passphrase where the owner's section is ---------
+
+// The owner's section (owner.js) asks for the passphrase, then does ``retry``; without one, the refusal is said.
+export function askOwner(error, retry) {
+  const asker = added.find((part) => part.askOwner);
+  if (asker) asker.askOwner(error, retry); else say(error, true);
+}
+
+// The owner's state as the table said it (``{set, left_s}``), told to the sections that show the
+// owner's parts: each asks the table for them only while the owner's actions are unlocked; else it
+// says why (``locked``), in the table's own words, and asks nothing the table would refuse (a
+// refusal is an error in the browser's console).
+export function ownerIs(state) {
+  return Promise.all(tell("owner", state));
+}
+export const unlocked = (state) => state.set && state.left_s > 0;
+export function locked(state) {
+  return state.set ? t("this needs the owner's passphrase: give it under Owner, then try again")
+    : t("this needs the owner, and no owner's passphrase is set: sudo pi-table set-owner-passphrase");
+}
+
+// An action of the owner's: done, or the passphrase asked for and the action done again, or why not.
+export async function ownersAction(call, done) {
+  const answer = await call();
+  if (answer.ok) return done(answer);
+  if (answer.status === 403 && answer.data && answer.data.owner === "needed") {
+    return askOwner(answer.data.error, () => ownersAction(call, done));
+  }
+  if (answer.status !== 401) say(answer.data ? answer.data.said || answer.data.error : `HTTP ${answer.status}`, true);
 }
 
 // -- the table ----------------------------------------------------------------------------
@@ -266,7 +301,7 @@ function drawGames(games) {
   select.replaceChildren(...games.map((game) => el("option", { value: game.game, text: game.title })));
   if (games.some((game) => game.game === chosen)) select.value = chosen;
   showOptions();
-  drawNightGames(games);
+  tell("games", games);  // night.js: the games a night may play
 }
 // One option's field: a checkbox, or a list of its words or of the numbers it takes, at its default.
 function optionField(option) {
@@ -448,7 +483,7 @@ async function save(changes, atHand = false) {
   if (answer.ok && !answer.data.restarting) { say(t("Saved and applied.")); return refresh(); }
   if (answer.ok) { say(t("Saved: the table restarts to apply it and resumes its game.")); return backAfterRestart(); }
   if (answer.status === 401) return;
-  if (answer.status === 403 && answer.data && answer.data.owner === "needed") return askOwner(answer.data.error, () => save(changes, atHand));  // console.js
+  if (answer.status === 403 && answer.data && answer.data.owner === "needed") return askOwner(answer.data.error, () => save(changes, atHand));
   if (!answer.data || !answer.data.problems) return say(answer.data ? answer.data.error : `HTTP ${answer.status}`, true);
   for (const problem of answer.data.problems) if (problem.key) putBack(problem.key);
   if (atHand) return say(answer.data.said, true);
@@ -547,12 +582,6 @@ $("restart").addEventListener("click", async () => {
   const answer = await api("POST", "/staff/api/restart");
   if (answer.ok) { say(t("The service is restarting…")); backAfterRestart(); }
 });
-setInterval(() => { if (csrf && !$("desk").hidden) { loadTable(true); loadHealth(true); loadOwner(true); } }, 5000);
-wireConsole();
-wireNight();
-wireWifi();
-wireSecurity();
-wireKeys();
-wireFleet();
-wireNetwork();
-start();  // a module runs once the page is parsed
+setInterval(() => { if (csrf && !$("desk").hidden) { loadTable(true); tell("poll"); } }, 5000);
+// The sections' scripts run after this one, before the document's DOMContentLoaded: each has added itself by then.
+document.addEventListener("DOMContentLoaded", start);

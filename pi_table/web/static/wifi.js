@@ -1,8 +1,8 @@
 // The staff page's Wi-Fi section: the network the table is on, the networks in reach, and a Wi-Fi
 // joined by the owner, which the table tries and leaves again by itself when it cannot join. Its
-// result shows beside its button. A module, as the page's other scripts are (staff.js wires it).
-import { askOwner } from "./console.js";
-import { $, api, csrf, el, t } from "./staff.js";
+// result shows beside its button. A section's script (web/sections/wifi.py): the page loads it
+// after staff.js.
+import { $, api, askOwner, csrf, el, t } from "./staff.js";
 
 function wifiSection() {
   return el("section", { id: "wifi-section", "aria-labelledby": "wifi-title" },
@@ -54,13 +54,13 @@ async function joinWifi(ssid, password) {
     wifiResult(t("The table joins {ssid}: if this phone loses the page, connect it to {ssid} and scan the table's code again.", { ssid }));
   } else if (answer.status === 403 && answer.data && answer.data.owner === "needed") {
     wifiResult("");
-    askOwner(answer.data.error, () => joinWifi(ssid, password));  // console.js: asked, then done again
+    askOwner(answer.data.error, () => joinWifi(ssid, password));  // owner.js: asked, then done again
   } else if (answer.status !== 401) {
     wifiResult(answer.data ? answer.data.error : `HTTP ${answer.status}`, true);
   }
 }
 
-export function wireWifi() {
+function wireWifi() {
   $("desk").append(wifiSection());
   $("wifi-form").addEventListener("submit", (event) => {
     event.preventDefault();
@@ -73,3 +73,5 @@ export function wireWifi() {
   new MutationObserver(() => { if (csrf && !$("desk").hidden) loadWifi(true); })
     .observe($("desk"), { attributes: true, attributeFilter: ["hidden"] });  // read once logged in, never before
 }
+
+wireWifi();

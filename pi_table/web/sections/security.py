@@ -3,7 +3,7 @@ schedule, the last run, what it changed, whether a reboot is due, whether a run 
 table to be idle) and ``POST /staff/api/security`` (the owner: ``{"act": "run"}``, a run now).
 The schedule itself is two settings, ``[system] security_updates`` and ``security_hour``, changed
 on the configuration's form as every setting is. A run that left the table unhealthy, or failed,
-is in the console's headline (``StaffPage.heeded``). ``daemon.security`` does the work.
+is in the console's headline (``SecuritySection.heeded``). ``daemon.security`` does the work.
 """
 
 from __future__ import annotations
@@ -14,10 +14,11 @@ from typing import Any, Protocol
 
 from aiohttp import web
 
-from ..engine.phrase import N_, Text
-from ..ui.i18n import say
-from .auth import Session
-from .staff import StaffPage, bad, language
+from ...engine.phrase import N_, Text
+from ...ui.i18n import say
+from ..auth import Session
+from ..roles import Route, owner, staff
+from ..staff import Section, StaffPage, bad, language
 
 log = logging.getLogger("pi_table.web.staff")
 
@@ -39,11 +40,10 @@ TEXTS: tuple[str, ...] = (
     N_("Apply Debian's security updates now? If any is applied, the table restarts on it and the game resumes."),
     N_("Asked: the table applies them in the next minutes."),
 )
-"""The room's words on the page (security.js looks each up by its English text)."""
 
 
-class SecurityDesk(Protocol):
-    """What the section asks of the table (``daemon.security.SecurityUpdates``)."""
+class Updates(Protocol):
+    """The security updates' schedule (``daemon.security.SecurityUpdates``)."""
 
     def view(self, lang: str) -> dict[str, Any]: ...
 
@@ -52,29 +52,39 @@ class SecurityDesk(Protocol):
     def attention(self, lang: str) -> list[dict[str, str]]: ...
 
 
-class SecurityRoom:
+class Table(Protocol):
+    """What the section takes of the table."""
+
+    @property
+    def security(self) -> Updates: ...
+
+
+class SecuritySection(Section):
     """The security updates' routes under ``/staff/api/``, behind the staff page's checks."""
 
+    name = "security"
+    script = "security.js"
     texts = TEXTS
 
-    def __init__(self, page: StaffPage, desk: SecurityDesk) -> None:
-        self.page, self.desk = page, desk
-        page.rooms.append(self)
-        page.heeded.append(desk.attention)
+    def __init__(self, page: StaffPage, table: Table) -> None:
+        super().__init__(page, table)
+        self.updates = table.security
 
-    def mount(self, app: web.Application) -> None:
-        api = self.page.api
-        app.add_routes([web.get("/staff/api/security", api(self._view)),
-                        web.post("/staff/api/security", api(self._run))])
+    def routes(self) -> list[Route]:
+        return [staff("GET", "/staff/api/security", self._view),  # the last run, what changed, a reboot due
+                owner("POST", "/staff/api/security", self._run)]  # a run now: the table may restart on it
+
+    def heeded(self, lang: str) -> list[dict[str, str]]:
+        return self.updates.attention(lang)
 
     async def _view(self, request: web.Request, session: Session) -> web.Response:
-        return web.json_response(await asyncio.to_thread(self.desk.view, language(request)))
+        return web.json_response(await asyncio.to_thread(self.updates.view, language(request)))
 
     async def _run(self, request: web.Request, session: Session) -> web.Response:
         body = await self.page.read_json(request)
         if not isinstance(body, dict) or body != {"act": "run"}:
             return bad('expected {"act": "run"}')
-        problem = await asyncio.to_thread(self.desk.run_now)
+        problem = await asyncio.to_thread(self.updates.run_now)
         if problem is not None:
             return web.json_response({"ok": False, "error": say(problem, language(request))}, status=409)
         log.warning("staff page: the security updates asked from %s", request.remote)

@@ -1,5 +1,6 @@
-"""The set-up page of a table nobody has set up yet, and the staff page's Wi-Fi section
-(docs/dev/first-boot.md is the contract).
+"""The set-up page of a table nobody has set up yet (docs/dev/first-boot.md is the contract),
+mounted as a section of the staff page: it shares the page's server, its door's device key and
+its turns, and the page sends a phone to it while the table awaits its set-up.
 
 ``/setup`` is open to anyone on the table's network until the table is set up, and then gone (a
 redirect to ``/staff``; its API answers 404). Reading what it offers (``GET /setup/api``: the
@@ -8,10 +9,6 @@ languages, the time zones, the networks in reach) needs nothing; doing anything 
 whose tries are counted as logins are (5 a minute from an address, 20 in all), so a guest on the
 Wi-Fi without the code does nothing. A form that will not do is refused before the code is tried,
 naming the field; the code is not spent by a refusal, only by the set-up.
-
-The Wi-Fi section: ``GET /staff/api/wifi`` (staff: the network, the networks in reach, the last
-Wi-Fi act) and ``POST /staff/api/wifi`` (the owner: ``{"ssid", "password"}``, joined by the root
-helper as a trial that goes back to the connection before when it fails).
 """
 
 from __future__ import annotations
@@ -19,22 +16,30 @@ from __future__ import annotations
 import asyncio
 import logging
 from dataclasses import dataclass
-from importlib import resources
 from typing import TYPE_CHECKING, Any, Protocol
 
 from aiohttp import web
 
-from ..engine.phrase import N_, Phrase, Text
-from ..engine.views import LANGUAGES
-from ..release.network import password_problem, ssid_problem
-from ..ui.i18n import say, translation
-from .auth import Door, Throttle, Why
-from .roles import MIN_PASSPHRASE
-from .staff import ATTEMPTS_OVERALL, ATTEMPTS_PER_ADDRESS, MIN_PIN, StaffPage, bad, language, refused, refused_key
+from ...engine.phrase import N_, Phrase, Text
+from ...engine.views import LANGUAGES
+from ...release.network import password_problem, ssid_problem
+from ...ui.i18n import say, translation
+from ..auth import Door, Throttle, Why
+from ..roles import MIN_PASSPHRASE, Route, open_to_all
+from ..staff import (
+    ATTEMPTS_OVERALL,
+    ATTEMPTS_PER_ADDRESS,
+    MIN_PIN,
+    Section,
+    StaffPage,
+    bad,
+    refused,
+    refused_key,
+    static_file,
+)
 
 if TYPE_CHECKING:
-    from ..release.first_boot import Pending
-    from .auth import Session
+    from ...release.first_boot import Pending
 
 log = logging.getLogger("pi_table.web.staff")
 COOKIE = "pt_setup_device"
@@ -76,21 +81,6 @@ SETUP_TEXTS: tuple[str, ...] = (
     WRONG_CODE,
 )
 """The set-up page's words, by their English text (``/setup/words/LANG``)."""
-WIFI_TEXTS: tuple[str, ...] = (
-    N_("Wi-Fi"),
-    N_("On the network {network}."),
-    N_("No network: the table opened its own Wi-Fi."),
-    N_("No network."),
-    N_("NetworkManager does not run on this computer: its network is set up elsewhere."),
-    N_("Network"),
-    N_("Wi-Fi password"),
-    N_("Join this Wi-Fi"),
-    N_("Join {ssid}? The table leaves its network for it; if it cannot join, it goes back by itself."),
-    N_("The table joins {ssid}: if this phone loses the page, connect it to {ssid} and scan the table's code again."),
-    N_("Last change: {why}"),
-    N_("(open network)"),
-)
-"""The staff page's Wi-Fi section's words."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -127,31 +117,38 @@ class SetupDesk(Protocol):
     def restart(self) -> float: ...
 
 
-class SetupRoom:
+class Table(Protocol):
+    """What the page takes of the table: the set-up it waits for (``daemon.first_boot.FirstBoot``), if any."""
+
+    @property
+    def first_boot(self) -> SetupDesk | None: ...
+
+
+class SetupPage(Section):
     """The set-up page on the staff page's server, its tries counted as the staff page's logins;
     ``desk`` None: the table is set up (or sets itself up no other way), and the page is gone."""
 
+    name = "setup"
     texts = SETUP_TEXTS
 
-    def __init__(self, page: StaffPage, desk: SetupDesk | None) -> None:
-        self.page, self.desk = page, desk
+    def __init__(self, page: StaffPage, table: Table) -> None:
+        super().__init__(page, table)
+        self.desk = table.first_boot
         gate = page.gate
         self.door = Door("setup", lambda: None, COOKIE, "/setup", Throttle(ATTEMPTS_PER_ADDRESS, ATTEMPTS_OVERALL),
                          gate.clock, gate.door.key, gate.turns)
-        self._files = {name: resources.files(__package__).joinpath("static", name).read_bytes()
-                       for name in ("setup.html", "setup.js")}
+        self._files = {name: static_file(name) for name in ("setup.html", "setup.js")}
         self._one = asyncio.Lock()  # one set-up at a time: the second finds the table set up
-        page.rooms.append(self)
-        page.set_up_first = lambda: "/setup" if self._waiting() is not None else None
 
-    def mount(self, app: web.Application) -> None:
-        app.add_routes([
-            web.get("/setup", self._page),
-            web.get("/setup/static/setup.js", self._script),
-            web.get("/setup/words/{lang}", self._words),
-            web.get("/setup/api", self._about),
-            web.post("/setup/api", self._set_up),
-        ])
+    def routes(self) -> list[Route]:
+        return [open_to_all("GET", "/setup", self._page),
+                open_to_all("GET", "/setup/static/setup.js", self._script),
+                open_to_all("GET", "/setup/words/{lang}", self._words),
+                open_to_all("GET", "/setup/api", self._about),
+                open_to_all("POST", "/setup/api", self._set_up)]  # the code on the table's screen in its body
+
+    def first(self) -> str | None:
+        return "/setup" if self._waiting() is not None else None
 
     def _waiting(self) -> SetupDesk | None:
         return self.desk if self.desk is not None and self.desk.waiting is not None else None
@@ -262,42 +259,3 @@ def _refused_fields(problems: list[tuple[str, str]]) -> web.Response:
     return web.json_response({"ok": False, "error": problems[0][1], "field": problems[0][0],
                               "problems": [{"field": field, "error": said} for field, said in problems]},
                              status=400, headers=PRIVATE)
-
-
-class WifiDesk(Protocol):
-    """What the staff page's Wi-Fi section asks of the table (``daemon.first_boot.Wifi``)."""
-
-    def view(self, lang: str) -> dict[str, Any]: ...
-
-    def join(self, ssid: str, password: str) -> Text | None: ...
-
-
-class WifiRoom:
-    """The staff page's Wi-Fi section: the network for the staff, a Wi-Fi joined by the owner."""
-
-    texts = WIFI_TEXTS
-
-    def __init__(self, page: StaffPage, desk: WifiDesk) -> None:
-        self.page, self.desk = page, desk
-        page.rooms.append(self)
-
-    def mount(self, app: web.Application) -> None:
-        api = self.page.api
-        app.add_routes([web.get("/staff/api/wifi", api(self._view)), web.post("/staff/api/wifi", api(self._join))])
-
-    async def _view(self, request: web.Request, session: Session) -> web.Response:
-        return web.json_response(await asyncio.to_thread(self.desk.view, language(request)))
-
-    async def _join(self, request: web.Request, session: Session) -> web.StreamResponse:
-        body = await self.page.read_json(request)
-        if not isinstance(body, dict) or not isinstance(body.get("ssid"), str) \
-                or not isinstance(body.get("password", ""), str):
-            return bad('expected {"ssid": THE NETWORK\'S NAME, "password": ITS PASSWORD ("" for an open one)}')
-        ssid, password, lang = body["ssid"], body.get("password", ""), language(request)
-        if (problem := ssid_problem(ssid) or password_problem(password)) is not None:
-            return bad(translation(lang).gettext(problem))
-        asked = await asyncio.to_thread(self.desk.join, ssid, password)
-        if asked is not None:
-            return web.json_response({"ok": False, "error": say(asked, lang)}, status=409)
-        log.warning("staff page: the Wi-Fi %r asked from %s", ssid, request.remote)
-        return web.json_response({"ok": True}, status=202)

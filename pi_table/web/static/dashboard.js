@@ -1,9 +1,8 @@
 // The staff page's fleet dashboard: this table shows the café's dashboard itself (no other
 // machine needed), reading the broker as the dashboard's own user; the owner turns it on or off
-// here, and the table restarts to try it. Its result shows beside its button. A module, as the
-// page's other scripts are (staff.js wires it).
-import { askOwner } from "./console.js";
-import { $, api, backAfterRestart, csrf, el, t } from "./staff.js";
+// here, and the table restarts to try it. Its result shows beside its button. A section's script
+// (web/sections/dashboard.py): the page loads it after staff.js.
+import { $, api, askOwner, backAfterRestart, csrf, el, t } from "./staff.js";
 
 function fleetSection() {
   return el("section", { id: "dashboard-section", "aria-labelledby": "dashboard-title" },
@@ -69,13 +68,13 @@ async function saveDashboard(body) {
     backAfterRestart();
   } else if (answer.status === 403 && answer.data && answer.data.owner === "needed") {
     dashboardResult("");
-    askOwner(answer.data.error, () => saveDashboard(body));  // console.js: asked, then done again
+    askOwner(answer.data.error, () => saveDashboard(body));  // owner.js: asked, then done again
   } else if (answer.status !== 401) {
     dashboardResult(answer.data ? answer.data.said || answer.data.error : `HTTP ${answer.status}`, true);
   }
 }
 
-export function wireFleet() {
+function wireFleet() {
   $("desk").append(fleetSection());
   $("dashboard-form").addEventListener("submit", (event) => {
     event.preventDefault();
@@ -86,3 +85,5 @@ export function wireFleet() {
   new MutationObserver(() => { if (csrf && !$("desk").hidden) loadDashboard(true); })
     .observe($("desk"), { attributes: true, attributeFilter: ["hidden"] });  // read once logged in, never before
 }
+
+wireFleet();

@@ -1,0 +1,57 @@
+"""Every section of the staff page, registered by name, as the games are (``engine.games``).
+
+A section is one module here: a ``web.section.Section`` subclass with its routes and the role
+each needs, its words and its script (docs/dev/adding-a-staff-section.md). ``SECTIONS`` holds one
+line a section, in the order the page shows them; ``staff_page`` makes the page with each of them,
+given its part of the table. Nothing else names a section: a test adds one to ``SECTIONS`` and the
+page serves it.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+from ..staff import BODY_TIMEOUT_S, Desk, Section, StaffPage
+from .care import CareSection
+from .checkup import CheckupSection
+from .dashboard import DashboardSection
+from .files import FilesSection
+from .health import HealthSection
+from .keys import KeysSection
+from .network import NetworkSection
+from .night import NightSection
+from .owner import OwnerSection
+from .pin import PinSection
+from .power import PowerSection
+from .security import SecuritySection
+from .setup import SetupPage
+from .wifi import WifiSection
+
+SECTIONS: dict[str, type[Section]] = {
+    section.name: section
+    for section in (
+        HealthSection,
+        OwnerSection,
+        CareSection,
+        FilesSection,
+        CheckupSection,
+        PinSection,
+        PowerSection,
+        NightSection,
+        WifiSection,
+        SecuritySection,
+        KeysSection,
+        DashboardSection,
+        NetworkSection,
+        SetupPage,
+    )
+}
+
+
+def staff_page(desk: Desk, folder: Path | None, session_s: float = 3600.0, clock: Callable[[], float] = time.time,
+               body_timeout_s: float = BODY_TIMEOUT_S) -> StaffPage:
+    """The staff page on ``desk`` (the daemon's ``StaffDesk``) with every registered section, each
+    given its part of it; the rest as ``StaffPage``'s."""
+    return StaffPage(desk, folder, session_s, clock, body_timeout_s, sections=SECTIONS.values())

@@ -1,0 +1,503 @@
+"""The game night on the staff page, and the teams' own page: the night's routes, behind the
+staff page's checks (``StaffPage.api``), on the table's ``Recorder`` (its ``Book``, and the game
+under way here); its exports and printed pages are ``web.night``'s.
+
+Staff (session and CSRF token): ``GET night`` (the open night, its standings, the nights
+kept and the nights other tables offer this one), ``POST night/open`` (``{"name", "games",
+"tables", "bye", "tiebreak", "late", "seeding"}``), ``night/join`` (``{"team", "nicknames"}``), ``night/approve``,
+``night/remove``, ``night/withdraw``, ``night/reinstate``, ``night/rest`` and ``night/unrest`` (``{"team"}``: a
+bye asked for the next round, and taken back), ``night/result``
+(``{"round", "table", "result", "winner", "game"}``: a result entered or corrected, written with
+who and when), ``night/propose``, ``night/swap`` (``{"one", "other"}``), ``night/pair`` (``{"pairs": [{"table",
+"red", "blue"}], "resting"}``: the next round by hand), ``night/confirm``
+(``{"over": true}`` to confirm over a round still played), ``night/unconfirm`` (the last round
+back to a proposal, none of its games begun), ``night/close``; ``night/accept`` (``{"host",
+"code"}``: follow a night on offer, with the code its host shows) and ``night/leave``; for a
+night kept, ``GET night/ID.xlsx`` (a workbook, a sheet a table), ``night/ID/TABLE.csv``
+(standings, rounds or games, a CSV each with a BOM and the page's language's separators),
+``night/ID.csv`` (the three in one, as scripts have read it since issue 38), ``night/ID.trf``
+(FIDE's tournament report), ``night/ID/print`` (a page to print; ``?round=N``: that round's pairing slips) and ``night/ID/kept`` (its
+rounds and results), and ``POST night/ID/result`` (as ``night/result``) to correct a closed one.
+A night this table follows (its ``host`` another table) is shown, and its changes refused: they
+are its host's staff page's.
+Open to every phone on the café's network: ``GET /night`` (a team names itself: the table's QR
+code leads there) and ``POST /night/join``, and ``GET /night/standings`` for the spectators' TV.
+A team that joins from a phone waits for the staff's approval; a phone (its address) may try
+``JOINS_A_MINUTE`` times a minute and join ``TEAMS_A_PHONE`` teams a night.
+docs/cafe/night.md is the contract.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import logging
+import math
+import re
+import time
+import unicodedata
+from collections import Counter
+from collections.abc import AsyncIterator, Callable
+from typing import Protocol, TypeVar
+
+from aiohttp import web
+
+from ...engine.endings import WORDS
+from ...engine.errors import Refusal
+from ...engine.phrase import N_, Phrase
+from ...night.book import DRAW, LATE_CHOICES, RATINGS, Night
+from ...night.pairing import PairingRefused
+from ...night.recorder import Recorder
+from ...night.scoring import BUCHHOLZ, RATING
+from ...night.standings import high_scores
+from ...ui.i18n import say, translation
+from ..auth import Session, Throttle
+from ..night import TABLES, night_csv, night_trf, night_xlsx, printable, slips, table_csv, team_page
+from ..roles import Checked, Route, open_to_all, staff
+from ..staff import Section, StaffPage, bad, language
+
+log = logging.getLogger("pi_table.web.staff")
+T = TypeVar("T")
+KEPT_NAMED = 5  # the nights kept the desk lists with their names (night.js's KEPT_SHOWN)
+WATCH_S = 0.25  # how often the night's section looks whether the book changed, to tell the spectators' pages
+JOINS_A_MINUTE = 6  # tries to join from one phone (its address): a typo or a name taken, not a flood
+TEAMS_A_PHONE = 3  # teams one phone joins in a night: a friend's team whose phone is flat, not a flood
+
+TEXTS: tuple[str, ...] = (
+    N_("Game night"),
+    N_("Night's name"),
+    N_("Games"),
+    N_("Tables (their names, separated by spaces)"),
+    N_("Open the night"),
+    N_("Close the night"),
+    N_("Close the night? Its games stay kept, and it can be exported."),
+    N_("Team"),
+    N_("Nicknames (optional, separated by commas)"),
+    N_("Add the team"),
+    N_("Teams"),
+    N_("Propose the next round"),
+    N_("Swap"),
+    N_("Swap this team"),
+    N_("with this team"),
+    N_("Confirm the round"),
+    N_("Round {number}"),
+    N_("table"),
+    N_("sitting out"),
+    N_("Standings"),
+    N_("played"),
+    N_("won"),
+    N_("lost"),
+    N_("points"),
+    N_("margin"),
+    N_("rating"),
+    N_("Export CSV"),
+    N_("Print"),
+    N_("no night is open"),
+    N_("Nights kept"),
+    N_("This night is run from the staff page of table {host}: it is shown here, not changed."),
+    N_("Code for the other tables: {code}"),
+    N_("Waiting for the staff"),
+    N_("Approve"),
+    N_("Remove"),
+    N_("Remove the team {team} from the night?"),
+    N_("Nights on offer to this table"),
+    N_("Code on its host's screen"),
+    N_("Follow this night"),
+    N_("Leave the night"),
+    N_("Leave the night? Its games played here stay kept, and its host's night goes on."),
+    N_("A bye (a round sat out) scores"),
+    N_("a win (1 point)"),
+    N_("a draw (½ point)"),
+    N_("nothing (0 points)"),
+    N_("Tie-break after points"),
+    N_("A round a team missed by joining late scores"),
+    N_("{team} (from round {number})"),
+    N_("rating, then margin"),
+    N_("Buchholz (the points of the teams met), then rating"),
+    N_("Tie-break: {tiebreak}"),
+    N_("rating"),
+    N_("Buchholz"),
+    N_("byes"),
+    N_("withdrawn"),
+    N_("Withdraw"),
+    N_("Withdraw the team {team}? It keeps its results and is paired no more."),
+    N_("Back in"),
+    N_("(red, plays first)"),
+    N_("Still played: round {number} at table {tables}"),
+    N_("Round {number} is still played at table {tables}. Confirm round {next} anyway? Those games count for "
+       "round {number} when they end."),
+    N_("Results"),
+    N_("Round"),
+    N_("Result"),
+    N_("{team} won"),
+    N_("{team} won by forfeit"),
+    N_("double loss (both lose)"),
+    N_("void (counts for nothing)"),
+    N_("this recorded game:"),
+    N_("back to the table's own game"),
+    N_("Save the result"),
+    N_("History"),
+    N_("Export for a tournament program (TRF)"),
+    N_("A game not of the night is under way at table {table}: it is free play, and the round's pair plays its own "
+       "game there after it."),
+    N_("End the game at table {table}"),
+    N_("Let the game at table {table} finish"),
+    N_("still played"),
+    N_("Undo round {number}"),
+    N_("Undo round {number}? It goes back to a proposal, to change and confirm again; only while none of its games "
+       "has begun."),
+    N_("Round {number} undone"),
+    N_("Correct a result"),
+    N_("Table {table}: {one} and {other} have met before"),
+    N_("Table {table}: {team} is due to play red"),
+    N_("Table {table}: {team} is due to play blue"),
+    N_("Pair the round by hand"),
+    N_("red at table {table}"),
+    N_("blue at table {table}"),
+    N_("Save the pairs"),
+    N_("Round 1"),
+    N_("Table {table}"),
+    N_("(blue)"),
+    N_("Winner:"),
+    N_("Print the pairing slips"),
+    N_("Bye next round"),
+    N_("Give the team {team} the bye it asked for in round {number}? It keeps its place, and the round scores what a "
+       "round missed scores."),
+    N_("Asked for a bye in round {number}: {teams}"),
+    N_("Take back the bye of {team}"),
+    N_("Round {number}, proposed: not confirmed yet"),
+    N_("Export CSV of the night {night}"),
+    N_("xlsx: export the night {night} for a spreadsheet"),
+    N_("Export for a spreadsheet (xlsx)"),
+    N_("Export CSV: standings"),
+    N_("CSV: rounds"),
+    N_("CSV: games"),
+    N_("Export TRF of the night {night}"),
+    N_("Print the night {night}"),
+    N_("Correct a result of the night {night}"),
+    N_("Approve the team {team}"),
+    N_("Remove the team {team}"),
+    N_("Back in: the team {team}"),
+    N_("Follow this night: {night}, of table {table}"),
+    N_("drawn by lot"),
+    N_("seeded by the ratings of earlier nights"),
+    N_("Round 1 is drawn by lot (draw {draw})."),
+    N_("Round 1 is seeded by the ratings of the café's earlier nights, then by lot (draw {draw})."),
+    N_("both lost"),
+)
+"""The night's words on the staff page (night.js looks each up by its English text)."""
+
+
+class Table(Protocol):
+    """What the section takes of the table: its part in a game night (None: a journal kept in memory)."""
+
+    @property
+    def night(self) -> Recorder | None: ...
+
+
+class NightSection(Section):
+    """The night's routes on the staff page of ``page``, on the table's ``Recorder``."""
+
+    name = "night"
+    script = "night.js"
+    texts = TEXTS
+
+    def __init__(self, page: StaffPage, table: Table) -> None:
+        super().__init__(page, table)
+        recorder = table.night
+        assert recorder is not None  # ``made`` makes none without it
+        self.recorder, self.book = recorder, recorder.book
+        self._tries = Throttle(JOINS_A_MINUTE)
+        self._phones: tuple[str | None, Counter[str]] = (None, Counter())  # a night's id, its teams joined by address
+
+    @classmethod
+    def made(cls, page: StaffPage, table: Table) -> NightSection | None:
+        """None for a table whose journal is kept in memory: it keeps no nights."""
+        return None if table.night is None else cls(page, table)
+
+    def routes(self) -> list[Route]:
+        return [
+            staff("GET", "/staff/api/night", self._night),
+            staff("POST", "/staff/api/night/open", self._open),
+            staff("POST", "/staff/api/night/join", self._join),
+            staff("POST", "/staff/api/night/approve", self._team_act(self.book.approve)),
+            staff("POST", "/staff/api/night/remove", self._team_act(self.book.remove)),
+            staff("POST", "/staff/api/night/withdraw", self._team_act(self.book.withdraw, signed=True)),  # who and when
+            staff("POST", "/staff/api/night/reinstate", self._team_act(self.book.reinstate, signed=True)),
+            staff("POST", "/staff/api/night/rest", self._team_act(self.book.rest, signed=True)),  # a bye asked for
+            staff("POST", "/staff/api/night/unrest", self._team_act(self.book.unrest, signed=True)),
+            staff("POST", "/staff/api/night/result", self._result),  # entered or corrected: who and when
+            staff("POST", "/staff/api/night/propose", self._act(lambda body: self.book.propose())),
+            staff("POST", "/staff/api/night/swap", self._act(self._swap)),
+            staff("POST", "/staff/api/night/pair", self._act(self._pair)),  # by hand: warned of rematches and colours
+            staff("POST", "/staff/api/night/confirm", self._act(
+                lambda body: self.book.confirm(over=isinstance(body, dict) and body.get("over") is True))),
+            staff("POST", "/staff/api/night/close", self._act(lambda body: self.book.close())),
+            staff("POST", "/staff/api/night/unconfirm", self._unconfirm),  # back to a proposal: who and when
+            staff("GET", "/staff/api/night/{id}/kept", self._kept_night),  # a night kept, closed: to correct
+            staff("POST", "/staff/api/night/{id}/result", self._correct),  # a closed night's result: who and when
+            staff("POST", "/staff/api/night/accept", self._accept),  # with the code on the host's screen
+            staff("POST", "/staff/api/night/leave", self._act(lambda body: self.book.leave())),
+            staff("GET", "/staff/api/night/{id}.csv", self._csv),
+            staff("GET", "/staff/api/night/{id}.xlsx", self._xlsx),  # a workbook, a sheet a table
+            staff("GET", "/staff/api/night/{id}/{table}.csv", self._table_csv),  # one of its tables, a CSV of its own
+            staff("GET", "/staff/api/night/{id}.trf", self._trf),
+            staff("GET", "/staff/api/night/{id}/print", self._print),
+            open_to_all("GET", "/night", self._team_page),  # a team names itself: the table's QR code leads there
+            open_to_all("POST", "/night/join", self._team_join),  # tries and teams counted by phone
+            open_to_all("GET", "/night/standings", self._standings),  # for the spectators' TV
+        ]
+
+    def mount(self, app: web.Application) -> None:
+        app.cleanup_ctx.append(self._watching)
+
+    async def _watching(self, app: web.Application) -> AsyncIterator[None]:
+        """While the pages are served: each change of the book (a result, a round, a team) told to
+        the spectators' pages at once (``StaffPage.announce``), which fetch the standings then, as the
+        fleet's dashboard pushes its nights; a look at a number four times a second."""
+        task = asyncio.create_task(self._watch())
+        yield
+        task.cancel()
+
+    async def _watch(self) -> None:
+        seen = self.book.version
+        while True:
+            await asyncio.sleep(WATCH_S)
+            if self.book.version != seen:
+                seen = self.book.version
+                self.page.announce("night")
+
+    async def _night(self, request: web.Request, session: Session) -> web.Response:
+        night, offers = await asyncio.to_thread(lambda: (self.book.snapshot(), self.book.offered()))
+        lang = language(request)
+        if night is not None:
+            night["free_play"] = self.recorder.free_play()
+            night["high_scores"] = [h.to_json() for h in high_scores(self.book.current().played)]
+            night["endings"] = {t.value: translation(lang).gettext(WORDS[t]) for t in WORDS}
+        kept = [path.stem for path in self.book.kept()]
+        names = await asyncio.to_thread(lambda: {night_id: self.book.name_of(night_id) for night_id in kept[-KEPT_NAMED:]})
+        return web.json_response({"night": night, "kept": kept, "kept_names": names, "offers": offers})
+
+    async def _open(self, request: web.Request, session: Session) -> web.Response:
+        body = await self.page.read_json(request)
+        if not isinstance(body, dict) or not isinstance(body.get("name"), str) or not _strings(body.get("games")) \
+                or not _strings(body.get("tables")) or body.get("bye", 1) not in (0, 0.5, 1) \
+                or body.get("tiebreak", RATING) not in (RATING, BUCHHOLZ) or body.get("late", 0) not in LATE_CHOICES \
+                or body.get("seeding", DRAW) not in (DRAW, RATINGS):
+            return bad('expected {"name": NAME, "games": [GAME, ...], "tables": [TABLE, ...], "bye": 1, 0.5 or 0, '
+                       '"tiebreak": "rating" or "buchholz", "late": 0 or 0.5, "seeding": "draw" or "ratings"}')
+        return await self._done(request, lambda: self.book.open(body["name"], body["games"], body["tables"],
+                                                                float(body.get("bye", 1)),
+                                                                body.get("tiebreak", RATING),
+                                                                float(body.get("late", 0)),
+                                                                body.get("seeding", DRAW)))
+
+    async def _join(self, request: web.Request, session: Session) -> web.Response:
+        body = await self.page.read_json(request)
+        if not isinstance(body, dict) or not isinstance(body.get("team"), str) \
+                or not _strings(body.get("nicknames", [])):
+            return bad('expected {"team": NAME, "nicknames": [NAME, ...]}')
+        return await self._done(request, lambda: self.book.join(body["team"], body.get("nicknames", [])))
+
+    async def _accept(self, request: web.Request, session: Session) -> web.Response:
+        body = await self.page.read_json(request)
+        if not isinstance(body, dict) or not isinstance(body.get("host"), str) or not isinstance(body.get("code"), str):
+            return bad('expected {"host": TABLE, "code": CODE}')
+        return await self._done(request, lambda: self.book.accept(body["host"][:64], body["code"][:40]))
+
+    def _swap(self, body: object) -> object:
+        """``{"one": TEAM, "other": TEAM}``: anything else names no two teams of the round, and is refused as such."""
+        one, other = (body.get("one"), body.get("other")) if isinstance(body, dict) else (None, None)
+        if not isinstance(one, str) or not isinstance(other, str):
+            raise PairingRefused("swap two different teams of the round")
+        return self.book.swap(one, other)
+
+    def _pair(self, body: object) -> object:
+        """``{"pairs": [{"table", "red", "blue"}, ...], "resting": [TEAM, ...]}``: the next round by hand."""
+        pairs, resting = (body.get("pairs"), body.get("resting", [])) if isinstance(body, dict) else (None, None)
+        if not isinstance(pairs, list) or not all(isinstance(p, dict) for p in pairs) or not _strings(resting):
+            raise PairingRefused("a round by hand pairs every team of the night once, one pair a table of the night, "
+                                 "and names the others as sitting out")
+        return self.book.pair(pairs, resting)
+
+    def _team_act(self, action: Callable[..., object], signed: bool = False) -> Checked:
+        """A route that does ``action`` to the team ``{"team": NAME}`` names; ``signed``: with who did it."""
+        async def acted(request: web.Request, session: Session) -> web.Response:
+            body = await self.page.read_json(request)
+            if not isinstance(body, dict) or not isinstance(body.get("team"), str):
+                return bad('expected {"team": NAME}')
+            by = (self.who(request, session),) if signed else ()
+            return await self._done(request, lambda: action(body["team"], *by))
+
+        return acted
+
+    async def _result(self, request: web.Request, session: Session) -> web.Response:
+        body = await self.page.read_json(request)
+        if not _a_result(body):
+            return bad(RESULT_BODY)
+        assert isinstance(body, dict)  # _a_result checked it
+        number, by = body["round"], self.who(request, session)
+        return await self._done(request, lambda: self.book.result(number, body["table"], body["result"], by,
+                                                                  body.get("winner"), body.get("game")))
+
+    async def _unconfirm(self, request: web.Request, session: Session) -> web.Response:
+        by = self.who(request, session)
+        return await self._done(request, lambda: self.book.unconfirm(by))
+
+    async def _kept_night(self, request: web.Request, session: Session) -> web.Response:
+        """A night kept (closed), as the desk shows the open one: to correct its results."""
+        night = await asyncio.to_thread(self._kept, request)
+        return web.json_response({"night": await asyncio.to_thread(night.to_json)})
+
+    async def _correct(self, request: web.Request, session: Session) -> web.Response:
+        """A result of a closed night entered or corrected (``{"round", "table", "result",
+        "winner", "game"}`` as ``night/result``): the night kept as it is then."""
+        body = await self.page.read_json(request)
+        if not _a_result(body):
+            return bad(RESULT_BODY)
+        assert isinstance(body, dict)  # _a_result checked it
+        by, night_id = self.who(request, session), request.match_info["id"]
+        return await self._done(request, lambda: self.book.correct(night_id, body["round"], body["table"],
+                                                                   body["result"], by, body.get("winner"),
+                                                                   body.get("game")),
+                                lambda night: {"night": night.to_json()})
+
+    def who(self, request: web.Request, session: Session) -> str:
+        """Who does a change at the desk, for the night's history: the staff or the owner, and
+        their phone (a short name made from its device cookie's, which stays secret)."""
+        role = "owner" if self.page.owner.left_s(session) else "staff"
+        device = self.page.gate.door.device(request)
+        return role if device is None else f"{role} · {hashlib.sha256(device.encode()).hexdigest()[:6]}"
+
+    def _act(self, action: Callable[[object], object]) -> Checked:
+        async def acted(request: web.Request, session: Session) -> web.Response:
+            body = await self.page.read_json(request)
+            return await self._done(request, lambda: action(body))
+
+        return acted
+
+    async def _done(self, request: web.Request, action: Callable[[], T],
+                    shown: Callable[[T], dict[str, object]] | None = None) -> web.Response:
+        """The night after ``action`` (or ``shown`` of what it gave): 200, or 409 and why not in
+        the page's language."""
+        try:
+            done = await asyncio.to_thread(action)
+        except Refusal as e:
+            return web.json_response({"ok": False, "error": say(e.phrase, language(request))}, status=409)
+        except OSError as e:
+            log.error("the night's book cannot be written: %s", e)
+            return web.json_response({"ok": False, "error": e.strerror or str(e)}, status=500)
+        if shown is not None:
+            return web.json_response(await asyncio.to_thread(shown, done))
+        return await self._night(request, None)  # type: ignore[arg-type]  # its checks passed already
+
+    def _kept(self, request: web.Request) -> Night:
+        try:
+            return self.book.night_of(request.match_info["id"])
+        except Refusal:
+            raise web.HTTPNotFound(text="") from None
+
+    async def _csv(self, request: web.Request, session: Session) -> web.Response:
+        night = await asyncio.to_thread(self._kept, request)
+        return web.Response(text=night_csv(night), content_type="text/csv", headers=_named(night, "csv"))
+
+    async def _xlsx(self, request: web.Request, session: Session) -> web.Response:
+        night = await asyncio.to_thread(self._kept, request)
+        body = await asyncio.to_thread(night_xlsx, night)
+        return web.Response(body=body, content_type="application/vnd.openxmlformats-officedocument.spreadsheetml.sheet",
+                            headers=_named(night, "xlsx"))
+
+    async def _table_csv(self, request: web.Request, session: Session) -> web.Response:
+        """One of the night's tables (``TABLES``) as a CSV of its own, in the page's language."""
+        table = request.match_info["table"]
+        if table not in TABLES:
+            raise web.HTTPNotFound(text="")
+        night = await asyncio.to_thread(self._kept, request)
+        text = await asyncio.to_thread(table_csv, night, table, language(request))
+        return web.Response(text=text, content_type="text/csv", charset="utf-8", headers=_named(night, "csv", table))
+
+    async def _trf(self, request: web.Request, session: Session) -> web.Response:
+        night = await asyncio.to_thread(self._kept, request)
+        return web.Response(text=night_trf(night), content_type="text/plain", charset="utf-8",
+                            headers=_named(night, "trf"))
+
+    async def _print(self, request: web.Request, session: Session) -> web.Response:
+        """The night to print, or with ``?round=N`` that round's pairing slips."""
+        night = await asyncio.to_thread(self._kept, request)
+        origin = f"{request.scheme}://{request.host}"  # the page is opened from a blob: its style's address whole
+        asked = request.query.get("round")
+        if asked is None:
+            return web.Response(text=printable(night, language(request), origin), content_type="text/html")
+        try:
+            text = slips(night, int(asked) if asked.isdigit() else 0, language(request), origin)
+        except Refusal as e:
+            return web.json_response({"ok": False, "error": say(e.phrase, language(request))}, status=409)
+        return web.Response(text=text, content_type="text/html")
+
+    async def _team_page(self, request: web.Request) -> web.Response:
+        return web.Response(text=team_page(self.page.desk.language()), content_type="text/html")
+
+    async def _team_join(self, request: web.Request) -> web.Response:
+        """A team names itself from a phone: it waits for the staff's approval, and a phone's
+        tries and teams are counted (its address), so a flood from one never fills the night."""
+        lang = self.page.desk.language()
+        address = request.remote or "?"
+        wait = math.ceil(self._tries.tried(address, False, time.monotonic()))
+        if wait:
+            said = say(Phrase.of("too many attempts: wait {seconds} s", seconds=wait), lang)
+            return web.Response(text=team_page(lang, error=said), content_type="text/html", status=429,
+                                headers={"Retry-After": str(wait)})
+        form = await request.post()
+        name, nicknames = str(form.get("team", "")), str(form.get("nicknames", ""))
+        night = self.book.night
+        if self._phones[0] != (None if night is None else night.id):
+            self._phones = (None if night is None else night.id, Counter())
+        joined_here = self._phones[1]
+        try:
+            if joined_here[address] >= TEAMS_A_PHONE:
+                raise Refusal("this phone has joined {count} teams tonight: ask the staff to add more",
+                              count=TEAMS_A_PHONE)
+            joined_here[address] += 1  # before the wait for the book: a burst from one phone is counted as it comes
+            try:
+                joined = await asyncio.to_thread(self.book.join, name[:200], nicknames[:400].split(","), True)
+            except BaseException:  # not joined (a refusal, the card, a request gone): not counted
+                joined_here[address] -= 1
+                raise
+        except Refusal as e:
+            return web.Response(text=team_page(lang, error=say(e.phrase, lang)), content_type="text/html", status=409)
+        log.info("night: the team %s joined from a phone (%s), waiting for the staff", joined.name, address)
+        said = translation(lang).gettext("Your team {name} is on the list: the staff confirm it, then watch the "
+                                         "screen for your table.")
+        return web.Response(text=team_page(lang, done=said.format(name=joined.name)), content_type="text/html")
+
+    async def _standings(self, request: web.Request) -> web.Response:
+        night = await asyncio.to_thread(self.book.snapshot)
+        if night is None:
+            return web.json_response({"night": None})
+        return web.json_response({"night": {key: night[key] for key in ("name", "standings", "rounds", "tiebreak", "bye")},
+                                  "high_scores": [h.to_json() for h in high_scores(self.book.current().played)]})
+
+
+RESULT_BODY = 'expected {"round": NUMBER, "table": TABLE, "result": RESULT, "winner": TEAM or null, "game": GAME or null}'
+
+
+def _a_result(body: object) -> bool:
+    """Whether ``body`` is a result as the desk sends it (its words the book checks)."""
+    number = body.get("round") if isinstance(body, dict) else None
+    return isinstance(body, dict) and not isinstance(number, bool) and isinstance(number, int) \
+        and isinstance(body.get("table"), str) and isinstance(body.get("result"), str) \
+        and all(body.get(name) is None or isinstance(body.get(name), str) for name in ("winner", "game"))
+
+
+def _strings(value: object) -> bool:
+    return isinstance(value, list) and all(isinstance(item, str) for item in value)
+
+
+def _named(night: Night, kind: str, part: str = "") -> dict[str, str]:
+    """A night's export saved under its name and the day it opened (``Friday-league-2026-11-26.csv``;
+    one of its tables, ``part``, after them: ``...-2026-11-26-standings.csv``), in the letters a
+    file name and an HTTP header take everywhere."""
+    name = unicodedata.normalize("NFKD", night.name).encode("ascii", "ignore").decode()
+    name = "-".join(re.findall(r"[A-Za-z0-9_]+", name)) or "night"
+    day = time.strftime("%Y-%m-%d", time.localtime(night.opened))
+    return {"Content-Disposition": f'attachment; filename="{name}-{day}{"-" if part else ""}{part}.{kind}"'}

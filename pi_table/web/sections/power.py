@@ -1,0 +1,63 @@
+"""The computer's power on the staff page, the owner's: ``POST /staff/api/power`` ``{"act":
+"reboot" | "poweroff"}``, asked of the root helper.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from typing import Protocol
+
+from aiohttp import web
+
+from ...engine.phrase import N_, Text
+from ...ui.i18n import say
+from ..auth import Session
+from ..roles import Route, owner
+from ..staff import Section, StaffPage, bad, language
+
+log = logging.getLogger("pi_table.web.staff")
+POWER_ACTS = ("reboot", "poweroff")
+
+TEXTS: tuple[str, ...] = (
+    N_("Power"),
+    N_("Restart the computer"),
+    N_("Restart the computer? The game resumes once it is back (about a minute)."),
+    N_("Shut down"),
+    N_("Shut the computer down? Someone must switch it on again at the table."),
+    N_("The computer is restarting…"),
+    N_("The computer is shutting down…"),
+)
+
+
+class Table(Protocol):
+    """What the section takes of the table."""
+
+    def power(self, act: str) -> Text | None:
+        """Ask the root helper to ``reboot`` or ``poweroff``; None, or why it cannot."""
+
+
+class PowerSection(Section):
+    """Restart the computer, or shut it down."""
+
+    name = "power"
+    script = "power.js"
+    texts = TEXTS
+
+    def __init__(self, page: StaffPage, table: Table) -> None:
+        super().__init__(page, table)
+        self.table = table
+
+    def routes(self) -> list[Route]:
+        return [owner("POST", "/staff/api/power", self._power)]
+
+    async def _power(self, request: web.Request, session: Session) -> web.StreamResponse:
+        body = await self.page.read_json(request)
+        act = body.get("act") if isinstance(body, dict) else None
+        if act not in POWER_ACTS:
+            return bad(f'expected {{"act": "{POWER_ACTS[0]}"}} or {{"act": "{POWER_ACTS[1]}"}}')
+        log.warning("staff page: %s asked from %s", act, request.remote)
+        problem = await asyncio.to_thread(self.table.power, act)
+        if problem is not None:
+            return web.json_response({"ok": False, "error": say(problem, language(request))}, status=409)
+        return web.json_response({"ok": True}, status=202)

@@ -1,0 +1,79 @@
+// The staff page's owner's files: the HTTPS certificate (uploaded, or made self-signed), the fleet
+// broker's address and password, the words a night's team names may not use; each a trial the
+// table restarts on. A section's script (web/sections/files.py): the page loads it after staff.js.
+import { $, api, backAfterRestart, el, locked, ownersAction, say, section, t, unlocked } from "./staff.js";
+
+function filesSection() {
+  const label = (id, text) => el("label", { for: id, "data-t": text, text: t(text) });
+  return el("section", { id: "files-section" },
+    el("h2", { "data-t": "HTTPS certificate", text: t("HTTPS certificate") }),
+    el("p", { id: "tls-line" }),
+    el("div", { class: "stack" },
+      label("tls-cert", "Certificate (PEM)"), el("input", { id: "tls-cert", type: "file", accept: ".crt,.pem,.cer" }),
+      label("tls-key", "Private key (PEM)"), el("input", { id: "tls-key", type: "file", accept: ".key,.pem" })),
+    el("div", { class: "row" },
+      el("button", { id: "tls-upload", class: "warn", "data-t": "Use this certificate", text: t("Use this certificate") }),
+      el("button", { id: "tls-self", class: "quiet", "data-t": "Make a self-signed certificate",
+                     text: t("Make a self-signed certificate") })),
+    el("h2", { "data-t": "Fleet broker", text: t("Fleet broker") }),
+    el("form", { id: "broker-form", class: "stack" },
+      label("broker-address", "Broker address (mqtts://USER@HOST:PORT)"),
+      el("input", { id: "broker-address", autocomplete: "off", inputmode: "url" }),
+      label("broker-table", "This table's name in the fleet"), el("input", { id: "broker-table", autocomplete: "off" }),
+      label("broker-password", "Broker password (empty: keep the one set)"),
+      el("input", { id: "broker-password", type: "password", autocomplete: "new-password" }),
+      label("broker-ca", "The CA that signed the broker's certificate (empty: the system's, or the one set)"),
+      el("input", { id: "broker-ca", type: "file", accept: ".crt,.pem" }),
+      el("p", { id: "broker-note", class: "note", "data-t": "A password is set.", text: t("A password is set."), hidden: "" }),
+      el("button", { type: "submit", class: "warn", "data-t": "Save the broker", text: t("Save the broker") })),
+    el("h2", { "data-t": "Words not allowed in team names (one a line)", text: t("Words not allowed in team names (one a line)") }),
+    el("form", { id: "words-form", class: "stack" },
+      el("textarea", { id: "blocked-words", rows: "5", "aria-label": t("Words not allowed in team names (one a line)"),
+                       "data-t-label": "Words not allowed in team names (one a line)" }),
+      el("button", { type: "submit", class: "warn", "data-t": "Save the words", text: t("Save the words") })));
+}
+
+async function loadFiles() {
+  const answer = await api("GET", "/staff/api/files", undefined, true);
+  if (!answer.ok) {
+    if (answer.data && answer.data.owner) $("tls-line").textContent = answer.data.error;  // the owner's to see
+    return;
+  }
+  const files = answer.data;
+  $("tls-line").textContent = files.https ? t("This table answers over https with {file}.", { file: files.tls.cert })
+    : t("This table answers over http: the staff PIN crosses the Wi-Fi in clear.");
+  $("broker-address").value = files.broker.broker;
+  $("broker-table").value = files.broker.table_id;
+  $("broker-note").hidden = !files.broker.password_set;
+  $("blocked-words").value = files.blocked_words.join("\n");
+}
+
+// A file the owner gives the table: a trial the table restarts on, and goes back from by itself.
+function giveFile(kind, body) {
+  return ownersAction(() => api("POST", `/staff/api/files/${kind}`, body),
+    (answer) => { say(answer.data.said); backAfterRestart(); });
+}
+
+$("desk").append(filesSection());
+$("tls-upload").addEventListener("click", async () => {
+  const [cert, key] = [$("tls-cert").files[0], $("tls-key").files[0]];
+  if (!cert || !key) return say(t("Choose the certificate and its key first."), true);
+  giveFile("tls", { cert: await cert.text(), key: await key.text() });
+});
+$("tls-self").addEventListener("click", () => {
+  if (confirm(t("Make a self-signed certificate? Phones warn about it once, until it is trusted; the table restarts on it."))) {
+    giveFile("tls", { self_signed: true });
+  }
+});
+$("broker-form").addEventListener("submit", async (event) => {
+  event.preventDefault();
+  const ca = $("broker-ca").files[0];
+  giveFile("broker", { broker: $("broker-address").value, table_id: $("broker-table").value,
+                       password: $("broker-password").value, ...(ca ? { ca: await ca.text() } : {}) });
+  $("broker-password").value = "";
+});
+$("words-form").addEventListener("submit", (event) => {
+  event.preventDefault();
+  giveFile("blocked-words", { words: $("blocked-words").value });
+});
+section({ owner: (state) => { if (unlocked(state)) return loadFiles(); $("tls-line").textContent = locked(state); } });

@@ -1,0 +1,119 @@
+// The staff page's owner: whether a passphrase is set and how long this phone still acts as the
+// owner, the passphrase given to unlock the owner's actions (asked for wherever one needs it, and
+// the action done again once given) or to lock them again, and the passphrase changed or, forgotten,
+// reset with the code on the table's screen. A section's script (web/sections/owner.py): the page
+// loads it after staff.js.
+import { $, actingOn, api, el, ownerIs, resume, say, section, setText, t } from "./staff.js";
+
+function ownerSection() {
+  return el("section", { id: "owner-section", "aria-labelledby": "owner-title" },
+    el("h2", { id: "owner-title", "data-t": "Owner", text: t("Owner") }),
+    el("p", { id: "owner-line", role: "status" }),
+    el("form", { id: "owner-form", class: "stack" },
+      el("label", { for: "owner-passphrase", "data-t": "Owner's passphrase", text: t("Owner's passphrase") }),
+      el("input", { id: "owner-passphrase", type: "password", autocomplete: "current-password", required: "" }),
+      el("button", { type: "submit", "data-t": "Unlock the owner's actions", text: t("Unlock the owner's actions") })),
+    el("button", { id: "owner-end", class: "quiet", "data-t": "Lock them again", text: t("Lock them again") }),
+    el("details", { id: "passphrase-change" },
+      el("summary", { "data-t": "Change the owner's passphrase", text: t("Change the owner's passphrase") }),
+      el("form", { id: "passphrase-form", class: "stack" },
+        el("label", { for: "passphrase-old", "data-t": "Current passphrase", text: t("Current passphrase") }),
+        el("input", { id: "passphrase-old", type: "password", autocomplete: "current-password", required: "" }),
+        ...newPassphrase("passphrase"),
+        el("button", { type: "submit", "data-t": "Change the passphrase", text: t("Change the passphrase") }))),
+    el("details", { id: "passphrase-reset" },
+      el("summary", { "data-t": "Forgot the owner's passphrase?", text: t("Forgot the owner's passphrase?") }),
+      el("p", { class: "note", "data-t": "Hold both buttons while the table starts: its screen shows a code for 10 minutes.",
+        text: t("Hold both buttons while the table starts: its screen shows a code for 10 minutes.") }),
+      el("form", { id: "passphrase-reset-form", class: "stack" },
+        el("label", { for: "passphrase-code", "data-t": "Code on the table's screen", text: t("Code on the table's screen") }),
+        el("input", { id: "passphrase-code", inputmode: "numeric", autocomplete: "one-time-code", required: "" }),
+        ...newPassphrase("passphrase-reset"),
+        el("button", { type: "submit", "data-t": "Set the new passphrase", text: t("Set the new passphrase") }))));
+}
+
+// A new owner's passphrase, typed twice: the fields of a form whose ids start with ``prefix``.
+function newPassphrase(prefix) {
+  return [el("label", { for: `${prefix}-new`, "data-t": "New passphrase (10 characters or more)", text: t("New passphrase (10 characters or more)") }),
+    el("input", { id: `${prefix}-new`, type: "password", autocomplete: "new-password", minlength: "10", required: "" }),
+    el("label", { for: `${prefix}-again`, "data-t": "New passphrase again", text: t("New passphrase again") }),
+    el("input", { id: `${prefix}-again`, type: "password", autocomplete: "new-password", minlength: "10", required: "" })];
+}
+
+// Send a new owner's passphrase from the form ``prefix``; its fields emptied, the answer beside it.
+async function setPassphrase(prefix, path, body) {
+  if ($(`${prefix}-new`).value !== $(`${prefix}-again`).value) return say(t("The two passphrases differ."), true);
+  const answer = await api("POST", path, { ...body, [path.endsWith("reset") ? "passphrase" : "new"]: $(`${prefix}-new`).value });
+  for (const field of $(`${prefix === "passphrase" ? "passphrase-form" : "passphrase-reset-form"}`).querySelectorAll("input")) field.value = "";
+  if (answer.ok) {
+    drawOwner(answer.data);
+    say(t("The owner's passphrase is changed: this phone acts as the owner, every other gives the new one."));
+    told();
+  } else if (answer.status !== 401) say(answer.data ? answer.data.error : `HTTP ${answer.status}`, true);
+}
+
+let ownerState = null;  // {set, left_s} as the table said last
+let ownerRetry = null;  // the owner's action that asked for the passphrase: done again once it is given
+
+function drawOwner(state) {
+  ownerState = state;
+  const line = !state.set ? t("No owner's passphrase is set: updates, backups, restores, power and the fleet's settings stay locked. Set one on the table's computer with: sudo pi-table set-owner-passphrase")
+    : state.left_s ? t("The owner's actions are unlocked for {minutes} min.", { minutes: Math.ceil(state.left_s / 60) })
+      : t("Updates, backups, restores, power and the fleet's settings need the owner's passphrase.");
+  setText($("owner-line"), line);  // a status line: written when it changes
+  $("owner-form").hidden = !state.set || state.left_s > 0;
+  $("owner-end").hidden = !state.left_s;
+}
+
+// Exported: tests/test_a11y.py runs the page's own refreshes on demand; no script imports it.
+export async function loadOwner(background = false) {
+  const answer = await api("GET", "/staff/api/owner", undefined, background);
+  if (answer.ok) drawOwner(answer.data);
+}
+
+// The sections that show the owner's parts (the releases, the files) hear of the owner's state.
+function told() {
+  return ownerState ? ownerIs(ownerState) : undefined;
+}
+
+// The page asks for the passphrase where the owner's section is, and does the action again once given.
+function askOwner(error, retry) {
+  ownerRetry = { control: actingOn(), retry };
+  drawOwner({ ...(ownerState || { set: true }), left_s: 0 });
+  $("owner-section").scrollIntoView({ block: "center" });
+  say(error, true, $("owner-form"));
+  $("owner-passphrase").focus({ preventScroll: true });
+}
+
+$("desk").append(ownerSection());
+$("owner-form").addEventListener("submit", async (event) => {
+  event.preventDefault();
+  const answer = await api("POST", "/staff/api/owner", { passphrase: $("owner-passphrase").value });
+  $("owner-passphrase").value = "";
+  if (!answer.ok) {
+    $("owner-passphrase").setAttribute("aria-invalid", "true");
+    if (answer.status !== 401) say(answer.data ? answer.data.error : `HTTP ${answer.status}`, true);
+    return;
+  }
+  $("owner-passphrase").removeAttribute("aria-invalid");
+  drawOwner(answer.data);
+  say(t("The owner's actions are unlocked for {minutes} min.", { minutes: Math.ceil(answer.data.left_s / 60) }));
+  told();
+  const asked = ownerRetry;
+  ownerRetry = null;
+  if (asked) { resume(asked.control); asked.retry(); }  // its result beside its own control
+});
+$("passphrase-form").addEventListener("submit", (event) => {
+  event.preventDefault();
+  setPassphrase("passphrase", "/staff/api/owner/passphrase", { old: $("passphrase-old").value });
+});
+$("passphrase-reset-form").addEventListener("submit", (event) => {
+  event.preventDefault();
+  setPassphrase("passphrase-reset", "/staff/api/owner/reset", { code: $("passphrase-code").value });
+});
+$("owner-end").addEventListener("click", async () => {
+  const answer = await api("POST", "/staff/api/owner", { end: true });
+  if (answer.ok) drawOwner(answer.data);
+  told();
+});
+section({ refresh: () => loadOwner().then(told), poll: () => loadOwner(true), askOwner });
