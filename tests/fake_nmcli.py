@@ -16,6 +16,7 @@ two and a beginning of ``ask`` or ``show-secrets``) is taken as its global optio
 argument takes its place; a keyword's value (``password VALUE``) and a connection named after
 its selector (``connection up id NAME``) are read as they are."""
 
+import fcntl
 import json
 import os
 import sys
@@ -234,4 +235,6 @@ def main(argv: list[str]) -> None:
 
 
 if __name__ == "__main__":
-    main(sys.argv[1:])
+    with open(FOLDER / "state.lock", "w") as lock:  # one call at a time, as NetworkManager answers them:
+        fcntl.flock(lock, fcntl.LOCK_EX)  # a page's read beside the helper's change never writes the model back old
+        main(sys.argv[1:])

@@ -244,11 +244,11 @@ class OwnersTable:
             assert daemon.wait_for_phones() and daemon.companion is not None
             desk = daemon.staff_desk
             desk.spool, desk.helper_missing, desk.keyring = self.spool, lambda: None, self.keyring
-            daemon.release_keys.keyring, daemon.release_keys.home = self.keyring, home
             daemon.security.home, daemon.security.reboot_flag = home, self.machine.flag
-            for room in daemon.companion.staff.rooms:
-                if type(room).__name__ in ("NetworkRoom", "WifiRoom"):
-                    room.desk.home = home
+            sections = {section.name: section for section in daemon.companion.staff.sections}
+            sections["keys"].keyring = self.keyring  # type: ignore[attr-defined]
+            for name in ("keys", "network", "wifi"):
+                sections[name].home = home  # type: ignore[attr-defined]
             self.daemon = daemon
 
     def stop(self) -> None:

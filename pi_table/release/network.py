@@ -417,7 +417,9 @@ def change_ipv4(releases: Releases, spool: Path, request: Mapping[str, Any]) -> 
     manual = request["method"] == "manual"
     set_ipv4(connection, {"ipv4.method": request["method"], "ipv4.addresses": request["address"] if manual else "",
                           "ipv4.gateway": request["gateway"] if manual else "", "ipv4.dns": request["dns"] if manual else ""})
-    at = address(request["device"]) or request["address"].split("/")[0]
+    # a fixed address is where the page must be reached; an automatic one is the router's answer,
+    # read once the connection is up again (the device may still show the old one a moment before)
+    at = request["address"].split("/")[0] if manual else address(request["device"]) or ""
     tried(releases, spool, "ipv4", at, lambda: set_ipv4(connection, before), "address")
 
 
