@@ -120,8 +120,8 @@ SAID = {
                     "{running} and restart on it, and go back by itself if it is not healthy",
         "install it": "Install it?",
         "installing": "The update is installing: the table restarts on it in a few minutes.",
-        "refused bundle": "old.tar.gz would be refused: the release is signed with key {fingerprint}, which this "
-                          "table does not accept",
+        "refused bundle": "old.tar.gz would be refused: the release is signed with key old-laptop ({fingerprint}), "
+                          "which was revoked",
         "open at": "Open this page at {link} within 2 min: the change is kept once it is reached there, and goes "
                    "back by itself otherwise.",
         "kept": "Kept: this page was reached at bar-1.local.",
@@ -164,8 +164,8 @@ SAID = {
                     "della {running} e ripartirebbe con essa, tornando indietro da solo se non funziona bene",
         "install it": "Installarlo?",
         "installing": "L'aggiornamento si sta installando: il tavolo si riavvia con esso fra qualche minuto.",
-        "refused bundle": "old.tar.gz verrebbe rifiutato: la versione è firmata con la chiave {fingerprint}, che "
-                          "questo tavolo non accetta",
+        "refused bundle": "old.tar.gz verrebbe rifiutato: la versione è firmata con la chiave old-laptop "
+                          "({fingerprint}), che è stata revocata",
         "open at": "Apri questa pagina su {link} entro 2 min: la modifica resta quando viene raggiunta lì, "
                    "altrimenti torna indietro da sola.",
         "kept": "Tenuta: questa pagina è stata raggiunta su bar-1.local.",

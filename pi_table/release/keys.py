@@ -144,15 +144,15 @@ class Keyring:
             signed = Path(scratch) / "signature"
             signed.write_bytes(signature)
             signer = self._signer(keygen, data, signed)
+            if (gone := next((key for key in self.listed() if key.revoked and key.fingerprint == signer), None)):
+                raise ReleaseError(N_("the release is signed with key {name} ({fingerprint}), which was revoked"),
+                                   name=gone.name, fingerprint=signer)  # said before "not accepted": the owner revoked it
             principals = subprocess.run([keygen, "-Y", "find-principals", "-s", str(signed), "-f", str(self.allowed)],
                                         capture_output=True, timeout=TIMEOUT_S, check=False)
             names = principals.stdout.decode("utf-8", "replace").split()
             if principals.returncode != 0 or not names:
                 raise ReleaseError(N_("the release is signed with key {fingerprint}, which this table does not "
                                       "accept"), fingerprint=signer)
-            if signer in {key.fingerprint for key in self.listed() if key.revoked}:
-                raise ReleaseError(N_("the release is signed with key {name} ({fingerprint}), which was revoked"),
-                                   name=names[0], fingerprint=signer)
             command = [keygen, "-Y", "verify", "-f", str(self.allowed), "-I", names[0], "-n", NAMESPACE,
                        "-s", str(signed)]
             if self.revoked.is_file():
