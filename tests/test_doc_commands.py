@@ -199,14 +199,27 @@ class Terminal:
         return shown
 
     def close(self) -> None:
+        """The window closed: its shell, and whatever it started that still runs (a table a failed
+        test left running would hold the page's port for every later test in the worker)."""
+        session = self.process.pid
         if self.process.poll() is None:
             self.type("exit")
             try:
                 self.process.wait(timeout=10)
             except subprocess.TimeoutExpired:
-                os.killpg(self.process.pid, 9)
+                os.killpg(self.process.pid, signal.SIGKILL)
                 self.process.wait()
         os.close(self.master)
+        for stat in Path("/proc").glob("[0-9]*/stat"):
+            try:  # the session id is the sixth field, after the command's name in brackets
+                fields = stat.read_text().rsplit(")", 1)[1].split()
+            except (OSError, IndexError):
+                continue  # ended meanwhile
+            if int(fields[3]) == session:
+                try:
+                    os.kill(int(stat.parent.name), signal.SIGKILL)
+                except ProcessLookupError:
+                    pass
 
 
 class Reading:
