@@ -116,6 +116,7 @@ class FirstBoot:
         daemon.devices.screen = self.screen
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
+        self._looking = threading.Lock()  # one look at a time: two would both ask for the table's own Wi-Fi
 
     @classmethod
     def of(cls, daemon: Table) -> FirstBoot | None:
@@ -156,7 +157,12 @@ class FirstBoot:
 
     def look(self) -> None:
         """The network looked at; the table's own Wi-Fi asked for once, when it has had none for
-        ``grace_s`` since the start; the screen shown again if what it shows changed."""
+        ``grace_s`` since the start; the screen shown again if what it shows changed. Safe from any
+        thread (the watcher's, or a caller's that wants it now)."""
+        with self._looking:
+            self._look()
+
+    def _look(self) -> None:
         self.network = network.state()
         now = self.network
         if self.asked is None and now.known and not now.connected and not now.hotspot \
