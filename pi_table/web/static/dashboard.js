@@ -2,7 +2,7 @@
 // machine needed), reading the broker as the dashboard's own user; the owner turns it on or off
 // here, and the table restarts to try it. Its result shows beside its button. A section's script
 // (web/sections/dashboard.py): the page loads it after staff.js.
-import { $, api, askOwner, backAfterRestart, csrf, el, t } from "./staff.js";
+import { $, api, backAfterRestart, csrf, el, ownersAction, t } from "./staff.js";
 
 function fleetSection() {
   return el("section", { id: "dashboard-section", "aria-labelledby": "dashboard-title" },
@@ -60,18 +60,12 @@ async function loadDashboard(background = false) {
   if (answer.ok) drawDashboard(answer.data);
 }
 
-async function saveDashboard(body) {
-  const answer = await api("POST", "/staff/api/files/dashboard", body);
-  if (answer.ok) {
+function saveDashboard(body) {
+  return ownersAction(() => api("POST", "/staff/api/files/dashboard", body), (answer) => {
     $("dashboard-password").value = "";
     dashboardResult(answer.data.said);
     backAfterRestart();
-  } else if (answer.status === 403 && answer.data && answer.data.owner === "needed") {
-    dashboardResult("");
-    askOwner(answer.data.error, () => saveDashboard(body));  // owner.js: asked, then done again
-  } else if (answer.status !== 401) {
-    dashboardResult(answer.data ? answer.data.said || answer.data.error : `HTTP ${answer.status}`, true);
-  }
+  }, dashboardResult);
 }
 
 function wireFleet() {

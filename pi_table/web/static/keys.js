@@ -2,7 +2,7 @@
 // fingerprint; the owner adds one (its public line pasted, or read from its .pub file here) or
 // revokes one, and the root helper changes the keyring. Its result shows beside its button.
 // A section's script (web/sections/keys.py): the page loads it after staff.js.
-import { $, api, askOwner, csrf, el, t } from "./staff.js";
+import { $, api, csrf, el, ownersAction, t } from "./staff.js";
 
 function keysSection() {
   return el("section", { id: "keys-section", "aria-labelledby": "keys-title" },
@@ -64,18 +64,12 @@ async function loadKeys(background = false) {
   if (answer.ok) drawKeys(answer.data);
 }
 
-async function changeKeys(body) {
-  const answer = await api("POST", "/staff/api/keys", body);
-  if (answer.ok) {
+function changeKeys(body) {
+  return ownersAction(() => api("POST", "/staff/api/keys", body), () => {
     keysResult(t("Asked: the table changes its keyring in a moment."));
     if (body.act === "add") { $("keys-form").reset(); }
     setTimeout(() => loadKeys(true), 2000);
-  } else if (answer.status === 403 && answer.data && answer.data.owner === "needed") {
-    keysResult("");
-    askOwner(answer.data.error, () => changeKeys(body));  // owner.js: asked, then done again
-  } else if (answer.status !== 401) {
-    keysResult(answer.data ? answer.data.error : `HTTP ${answer.status}`, true);
-  }
+  }, keysResult);
 }
 
 function wireKeys() {

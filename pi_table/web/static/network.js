@@ -3,7 +3,7 @@
 // this page is reached again where the change said, and puts back by itself otherwise. Its result
 // shows beside its button. A section's script (web/sections/network.py): the page loads it
 // after staff.js.
-import { $, api, askOwner, csrf, el, t } from "./staff.js";
+import { $, api, csrf, el, ownersAction, t } from "./staff.js";
 
 const TRIAL_MIN = 2;  // the root helper's network.TRIAL_S, in minutes
 
@@ -60,18 +60,12 @@ async function loadNetwork(background = false) {
   if (answer.ok) drawNetwork(answer.data);
 }
 
-async function changeNetwork(body, at) {
-  const answer = await api("POST", "/staff/api/network", body);
-  if (answer.ok) {
+function changeNetwork(body, at) {
+  return ownersAction(() => api("POST", "/staff/api/network", body), () => {
     const link = `${location.protocol}//${at}${location.port ? `:${location.port}` : ""}/staff`;
     networkResult(t("Open this page at {link} within {minutes} min: the change is kept once it is reached there, and goes back by itself otherwise.",
       { link, minutes: TRIAL_MIN }));
-  } else if (answer.status === 403 && answer.data && answer.data.owner === "needed") {
-    networkResult("");
-    askOwner(answer.data.error, () => changeNetwork(body, at));  // owner.js: asked, then done again
-  } else if (answer.status !== 401) {
-    networkResult(answer.data ? answer.data.error : `HTTP ${answer.status}`, true);
-  }
+  }, networkResult);
 }
 
 function wireNetwork() {

@@ -2,7 +2,7 @@
 // the last run (what changed, whether a reboot is due, how it ended) and a run now, the owner's.
 // Its result shows beside its button. A section's script (web/sections/security.py): the page
 // loads it after staff.js.
-import { $, api, askOwner, csrf, el, lang, t } from "./staff.js";
+import { $, api, csrf, el, lang, ownersAction, t } from "./staff.js";
 
 function securitySection() {
   return el("section", { id: "security-section", "aria-labelledby": "security-title" },
@@ -64,17 +64,11 @@ async function loadSecurity(background = false) {
   if (answer.ok) drawSecurity(answer.data);
 }
 
-async function runSecurity() {
-  const answer = await api("POST", "/staff/api/security", { act: "run" });
-  if (answer.ok) {
+function runSecurity() {
+  return ownersAction(() => api("POST", "/staff/api/security", { act: "run" }), () => {
     securityResult(t("Asked: the table applies them in the next minutes."));
     loadSecurity(true);
-  } else if (answer.status === 403 && answer.data && answer.data.owner === "needed") {
-    securityResult("");
-    askOwner(answer.data.error, runSecurity);  // owner.js: asked, then done again
-  } else if (answer.status !== 401) {
-    securityResult(answer.data ? answer.data.error : `HTTP ${answer.status}`, true);
-  }
+  }, securityResult);
 }
 
 function wireSecurity() {

@@ -190,14 +190,17 @@ export function locked(state) {
     : t("this needs the owner, and no owner's passphrase is set: sudo pi-table set-owner-passphrase");
 }
 
-// An action of the owner's: done, or the passphrase asked for and the action done again, or why not.
-export async function ownersAction(call, done) {
+// An action of the owner's: done, or the passphrase asked for and the action done again, or why
+// not, said by ``report``: the page's message beside the control, or a section's own result line
+// (emptied while the passphrase is asked for, so no result of before stands beside it).
+export async function ownersAction(call, done, report = say) {
   const answer = await call();
   if (answer.ok) return done(answer);
   if (answer.status === 403 && answer.data && answer.data.owner === "needed") {
-    return askOwner(answer.data.error, () => ownersAction(call, done));
+    report("");
+    return askOwner(answer.data.error, () => ownersAction(call, done, report));
   }
-  if (answer.status !== 401) say(answer.data ? answer.data.said || answer.data.error : `HTTP ${answer.status}`, true);
+  if (answer.status !== 401) report(answer.data ? answer.data.said || answer.data.error : `HTTP ${answer.status}`, true);
 }
 
 // -- the table ----------------------------------------------------------------------------

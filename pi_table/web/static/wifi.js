@@ -2,7 +2,7 @@
 // joined by the owner, which the table tries and leaves again by itself when it cannot join. Its
 // result shows beside its button. A section's script (web/sections/wifi.py): the page loads it
 // after staff.js.
-import { $, api, askOwner, csrf, el, t } from "./staff.js";
+import { $, api, csrf, el, ownersAction, t } from "./staff.js";
 
 function wifiSection() {
   return el("section", { id: "wifi-section", "aria-labelledby": "wifi-title" },
@@ -47,17 +47,11 @@ async function loadWifi(background = false) {
   if (answer.ok) drawWifi(answer.data);
 }
 
-async function joinWifi(ssid, password) {
-  const answer = await api("POST", "/staff/api/wifi", { ssid, password });
-  if (answer.ok) {
+function joinWifi(ssid, password) {
+  return ownersAction(() => api("POST", "/staff/api/wifi", { ssid, password }), () => {
     $("wifi-password").value = "";
     wifiResult(t("The table joins {ssid}: if this phone loses the page, connect it to {ssid} and scan the table's code again.", { ssid }));
-  } else if (answer.status === 403 && answer.data && answer.data.owner === "needed") {
-    wifiResult("");
-    askOwner(answer.data.error, () => joinWifi(ssid, password));  // owner.js: asked, then done again
-  } else if (answer.status !== 401) {
-    wifiResult(answer.data ? answer.data.error : `HTTP ${answer.status}`, true);
-  }
+  }, wifiResult);
 }
 
 function wireWifi() {
