@@ -51,7 +51,7 @@ from pi_table.protocol import wire
 from pi_table.sim.harness import ManualClock
 from pi_table.ui.i18n import say
 
-from helpers import Board
+from helpers import Board, wait_for
 
 pytestmark = pytest.mark.arm64
 
@@ -513,8 +513,9 @@ def test_a_silent_chip_is_a_fault_while_the_board_says_so_and_the_table_is_told_
         board.send(wire.Fault(wire.Fault.RESET, 0x5A, 1))
         board.send(silent(0x5B))
         deaf = Phrase.of(CHIP_SILENT, chip="0x5b", pads=Phrase.of(CARDS, cells="0-3, 17-24"))
-        told(driver, deaf)
-        assert events[-1] == DeafCards(frozenset({0, 1, 2, 3, *range(17, 25)}), (deaf,))
+        told(driver, deaf)  # the health says so before the driver's thread tells the table: wait for that too
+        told_cards = DeafCards(frozenset({0, 1, 2, 3, *range(17, 25)}), (deaf,))
+        wait_for(lambda: events and events[-1] == told_cards, f"the table told {told_cards}", timeout=3)
         assert say(deaf, "it").startswith("il chip touch 0x5b non risponde; non si possono toccare: carte 0-3, 17-24")
         clock.advance(SILENT_S - 0.5)
         board.send(silent(0x5B))  # told again a second later: logged once
