@@ -654,6 +654,37 @@ def pi(built, work):
             + f"; boots tried again: {len(RETRIED)}")
 
 
+class SpoiltBoots(EmulatedPi):
+    """An emulated Pi whose boots show ``consoles`` in turn, QEMU stood in for by a process that
+    sleeps: what the emulator's own failures look like from here, without booting."""
+
+    def __init__(self, folder: Path, consoles: list[str]) -> None:
+        self.folder, self.console, self.consoles = folder, folder / "console.log", consoles
+        self.process, self.started = None, 0.0
+
+    def _start(self) -> None:
+        self.console.write_text(self.consoles.pop(0))
+        self.started = time.monotonic()
+        self.process = subprocess.Popen(["sleep", "60"])
+
+
+def test_a_boot_the_emulator_spoils_is_tried_once_more_counted_and_a_second_fails(tmp_path, monkeypatch):
+    """No kernel, then a kernel whose USB hub did not enumerate: the first is tried again, and the
+    run says so (the count, pytest's warning); the second, after a boot tried again, fails."""
+    monkeypatch.setattr(sys.modules[__name__], "USB_S", 0.5)
+    monkeypatch.setattr(sys.modules[__name__], "RETRIED", [])
+    up = "[    0.000000] Linux version 6.1.0-56-arm64\n"
+    second = SpoiltBoots(tmp_path, ["", f"{up}usb 1-1.1: FTDI USB Serial Device converter now attached to ttyUSB0\n"])
+    with pytest.warns(BootRetried, match="the kernel did not come up"):
+        second.power_on()
+    second.power_cut()
+    assert len(RETRIED) == 1
+    with pytest.warns(BootRetried), pytest.raises(pytest.fail.Exception) as failed:
+        SpoiltBoots(tmp_path, [up, up]).power_on()
+    assert "a boot tried again failed too: the emulated USB hub did not enumerate" in str(failed.value)
+    assert len(RETRIED) == 2 and "did not enumerate" in RETRIED[-1]
+
+
 def test_the_service_is_ready_finds_the_board_and_says_the_leds_are_missing(pi):
     """READY under systemd (Type=notify), the touch board found through the kernel's USB serial and
     the real driver, the LED strip said missing in the health (raspi3b has no SPI or PWM), no restart."""
