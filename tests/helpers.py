@@ -19,6 +19,7 @@ import sys
 import textwrap
 import threading
 import time
+import tty
 import urllib.error
 import urllib.request
 from dataclasses import replace
@@ -33,6 +34,7 @@ from pi_table.engine.codex import MESSAGES, Codex, CodexState
 from pi_table.engine.codex_rules import CodexRules
 from pi_table.engine.codex_setup import OPTIONAL_ROLES, Fact, Role, Setup
 from pi_table.engine.phrase import Phrase
+from pi_table.protocol import wire
 
 if TYPE_CHECKING:
     from pi_table.sim.systemd import FakeSystemd
@@ -191,6 +193,123 @@ def electrode_of(cell: int) -> int:
 
     return pinout.load().cell_electrodes[cell]
 
+
+
+# The touch board's end of a pty -----------------------------------------------------------------
+
+
+class Board:
+    """The board's end of a pty, linked from a stable path; it speaks only when told to."""
+
+    def __init__(self, link: Path) -> None:
+        self.link = link
+        self.plug()
+
+    def plug(self) -> None:
+        self.master, self._slave = os.openpty()
+        tty.setraw(self.master)
+        tty.setraw(self._slave)
+        os.set_blocking(self.master, False)
+        self.decoder = wire.Decoder()
+        self.pending: list[wire.Message] = []
+        self.seq = 0
+        self.counter = 0
+        temporary = self.link.with_name(self.link.name + ".new")
+        temporary.symlink_to(os.ttyname(self._slave))
+        temporary.replace(self.link)
+
+    def unplug(self) -> None:
+        """Pull the cable: the link goes and the host's next read fails."""
+        self.link.unlink(missing_ok=True)
+        os.close(self.master)
+        os.close(self._slave)
+
+    def write(self, data: bytes) -> None:
+        deadline = time.monotonic() + 3
+        while data:
+            try:
+                data = data[os.write(self.master, data):]
+            except BlockingIOError:  # the pty is full until the host reads
+                if time.monotonic() > deadline:
+                    pytest.fail("the host stopped reading")
+                time.sleep(0.005)
+
+    def send(self, message: wire.Message) -> None:
+        self.write(wire.encode(message, self.seq))
+        self.seq = (self.seq + 1) & 0xFF
+
+    def touch(self, value: int) -> None:
+        """A touch report; the counter moves only on a change, as the firmware's does."""
+        self.counter += 1
+        self.send(wire.Touch(self.counter, value))
+
+    def heartbeat(self, value: int) -> None:
+        self.send(wire.Touch(self.counter, value))
+
+    def receive(self, timeout: float = 3.0) -> wire.Message:
+        """The host's next frame."""
+        deadline = time.monotonic() + timeout
+        while not self.pending:
+            if time.monotonic() > deadline:
+                pytest.fail(f"the host sent nothing within {timeout} s")
+            try:
+                self.pending += [message for _, message in self.decoder.feed(os.read(self.master, 256))]
+            except BlockingIOError:
+                time.sleep(0.005)
+        return self.pending.pop(0)
+
+    def greet(self, protocol: tuple[int, int] = (wire.PROTOCOL_MAJOR, 0)) -> None:
+        """Answer the host's get-hello."""
+        assert self.receive() == wire.GetHello()
+        self.send(wire.Hello(protocol, (0, 1, 0), "test-board", 36))
+
+
+class LiveBoard(Board):
+    """A board that keeps its end up as the firmware does, in a thread of its own: each get-hello
+    answered, whenever the host asks (a host that reconnects asks again), and the pads reported
+    at every change and every quarter second (the firmware's heartbeat), so a table that
+    times a silent board out finds this one alive however slowly it runs. ``press`` and
+    ``release`` are a finger's, on an electrode."""
+
+    HEARTBEAT_S = 0.25
+
+    def __init__(self, link: Path) -> None:
+        super().__init__(link)
+        self.pads = 0
+        self.hellos = 0
+        self._lock = threading.Lock()
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._serve, name="live-board", daemon=True)
+        self._thread.start()
+
+    def _serve(self) -> None:
+        while not self._stop.wait(self.HEARTBEAT_S):
+            with self._lock:
+                try:
+                    self.pending += [message for _, message in self.decoder.feed(os.read(self.master, 256))]
+                except BlockingIOError:
+                    pass
+                for message in self.pending:
+                    if message == wire.GetHello():
+                        self.send(wire.Hello((wire.PROTOCOL_MAJOR, 0), (0, 1, 0), "test-board", 36))
+                        self.hellos += 1
+                self.pending.clear()
+                self.heartbeat(self.pads)
+
+    def press(self, electrode: int) -> None:
+        with self._lock:
+            self.pads |= 1 << electrode
+            self.touch(self.pads)
+
+    def release(self, electrode: int) -> None:
+        with self._lock:
+            self.pads &= ~(1 << electrode)
+            self.touch(self.pads)
+
+    def unplug(self) -> None:
+        self._stop.set()
+        self._thread.join(timeout=5)
+        super().unplug()
 
 # The companion's pages, over HTTP and in a browser ----------------------------------------
 

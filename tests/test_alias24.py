@@ -9,8 +9,6 @@ import pytest
 
 from pi_table.engine import InvalidKey, Key, RuleError, Rules, Team, make_game
 
-pytestmark = pytest.mark.arm64
-
 ALIAS = Rules(game="alias24")
 MAD = Rules(game="alias24", nuke="mad")
 # red assets 0-8 (9), blue assets 9-11 and 13-17 (8), dark 12, decoys 18-23, nuke 24.

@@ -8,8 +8,6 @@ import sys
 
 import pytest
 
-pytestmark = pytest.mark.arm64
-
 STATE_FIELDS = {
     "game", "turn", "phase", "clue", "guesses_left", "remaining", "board", "winner", "losers", "reason", "score",
     "armed",

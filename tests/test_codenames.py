@@ -29,8 +29,6 @@ from pi_table.engine import (
     parse_action,
 )
 
-pytestmark = pytest.mark.arm64
-
 # red 0-8, blue 9-16, bystanders 17-23, assassin 24: red holds the double agent and starts
 RED = "RRRRRRRRRBBBBBBBBNNNNNNNA"
 # blue 0-8, red 9-16, bystanders 17-23, assassin 24: blue starts

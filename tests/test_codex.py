@@ -45,8 +45,6 @@ from pi_table.engine.codex_setup import (
 
 from helpers import choose, games, scrambled
 
-pytestmark = pytest.mark.arm64
-
 RED_CODE, BLUE_CODE = "AAAA-BBBB-CCCC", "DDDD-EEEE-FFFF"
 
 

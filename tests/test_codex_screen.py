@@ -48,8 +48,6 @@ from pi_table.ui.screen import ScreenPainter
 
 from helpers import record_untranslated
 
-pytestmark = pytest.mark.arm64
-
 SETUP = (
     "Moon:red:leader:1:AAAA Aleman:red:hacker:2:BBBB Viper:red:inquisitore:3:CCCC "
     "Falco:blue:leader:1:DDDD Nebbia:blue:hacker:2:EEEE Orso:blue:inquisitore:3:FFFF"
@@ -546,6 +544,7 @@ def test_stop_leaves_pass_and_play_and_a_new_game_forgets_it():
 # --- the pygame backend ----------------------------------------------------------------------------
 
 
+@pytest.mark.arm64  # Codex through the Pi's pygame backend, a tap through its SDL's events
 def test_the_backend_shows_codex_and_a_tap_becomes_an_agents_action(tmp_path):
     events = queue.Queue()
     screen = PygameScreen(ScreenPainter(), size=(800, 480), video_driver="dummy")
@@ -562,6 +561,7 @@ def test_the_backend_shows_codex_and_a_tap_becomes_an_agents_action(tmp_path):
         screen.stop()
 
 
+@pytest.mark.arm64  # a join code drawn by the Pi's pygame, read back
 def test_the_screen_shows_one_seats_join_code_at_a_time_until_every_phone_has_opened_its_page(tmp_path):
     zxingcpp = pytest.importorskip("zxingcpp")
 

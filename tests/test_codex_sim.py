@@ -17,8 +17,6 @@ from pi_table.cli import main
 from pi_table.engine.codex import Codex
 from pi_table.engine.codex_actions import parse_codex_action
 
-pytestmark = pytest.mark.arm64
-
 SETUP = (
     "Moon:red:leader:1:AAAA Aleman:red:hacker:2:BBBB Viper:red:inquisitore:3:CCCC "
     "Falco:blue:leader:1:DDDD Nebbia:blue:hacker:2:EEEE Orso:blue:inquisitore:3:FFFF"

@@ -18,8 +18,6 @@ from pi_table.sim.codex_terminal import CLEAR
 from pi_table.sim.terminal import Painter, interactive, visible
 from pi_table.table import Session
 
-pytestmark = pytest.mark.arm64
-
 SETUP = (
     "Moon:red:leader:1:AAAA Aleman:red:hacker:2:BBBB Viper:red:inquisitore:3:CCCC "
     "Falco:blue:leader:1:DDDD Nebbia:blue:hacker:2:EEEE Orso:blue:inquisitore:3:FFFF"

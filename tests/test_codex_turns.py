@@ -36,8 +36,6 @@ from pi_table.ui.codex_turns import (
     shown_vote,
 )
 
-pytestmark = pytest.mark.arm64
-
 SETUP = (
     "Moon:red:leader:1:AAAA Aleman:red:hacker:2:BBBB Viper:red:inquisitore:3:CCCC "
     "Falco:blue:leader:1:DDDD Nebbia:blue:hacker:2:EEEE Orso:blue:inquisitore:3:FFFF"

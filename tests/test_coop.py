@@ -12,8 +12,6 @@ import pytest
 from pi_table.engine import InvalidKey, Key, RuleError, Rules, Team, make_game
 from pi_table.engine.views import COOP_RATINGS
 
-pytestmark = pytest.mark.arm64
-
 COOP = Rules(game="codenames-coop")
 # the players are red (9 agents, 0-8); the simulated opponent is blue (9-16)
 RED = "RRRRRRRRRBBBBBBBBNNNNNNNA"

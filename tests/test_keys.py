@@ -18,8 +18,6 @@ from pi_table.engine.games import names_of
 
 GRID_GAMES = names_of("grid")  # every game played on the grid, as registered
 
-pytestmark = pytest.mark.arm64
-
 SAMPLES = 4000
 CRITICAL_P001 = {1: 10.828, 2: 13.816, 3: 16.266}
 """Chi-square critical values for p = 0.001 by degrees of freedom."""

@@ -42,9 +42,6 @@ from pi_table.engine.described import Cards, Choice
 from pi_table.engine.game import COVERED, PHASES, TOUCHED
 from pi_table.engine.views import MAD_ARMED_AT
 
-pytestmark = pytest.mark.arm64
-
-
 
 class SmallerDeal(Codenames):
     """A variant for these tests alone: 8 and 7 agents, 9 bystanders, 1 assassin (issue 52.2: the

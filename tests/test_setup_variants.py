@@ -14,8 +14,6 @@ from pi_table.engine import (
     make_game,
 )
 
-pytestmark = pytest.mark.arm64
-
 RED = "RRRRRRRRRBBBBBBBBNNNNNNNA"  # red starts
 BLUE = "BBBBBBBBBRRRRRRRRNNNNNNNA"  # blue starts
 ALIAS_KEY = "RRRRRRRRRBBB.BBBBBNNNNNNA"  # red holds 9, so blue starts; dark centre

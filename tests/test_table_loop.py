@@ -26,8 +26,6 @@ from helpers import hidden_swapped
 
 GRID_GAMES = names_of("grid")  # every game played on the grid, as registered
 
-pytestmark = pytest.mark.arm64
-
 KEY = "RRRRRRRRRBBBBBBBBNNNNNNNA"  # red starts: cells 0-8 red, 9-16 blue, 17-23 bystanders, 24 assassin
 PALM = (10, 11, 12, 13, 14)
 

@@ -16,8 +16,6 @@ from pi_table.table import Session
 from pi_table.table.input import HOLD_MIN_S, InputSettings
 from pi_table.table.timer import TimerSettings
 
-pytestmark = pytest.mark.arm64
-
 KEY = "RRRRRRRRRBBBBBBBBNNNNNNNA"
 QUICK = InputSettings(hold_s=HOLD_MIN_S, stuck_s=5)  # the shortest hold the table takes
 

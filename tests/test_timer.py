@@ -18,8 +18,6 @@ from pi_table.table.timer import TimerSettings, TurnTimer
 
 from helpers import played as played_on
 
-pytestmark = pytest.mark.arm64
-
 KEY = "RRRRRRRRRBBBBBBBBNNNNNNNA"
 
 

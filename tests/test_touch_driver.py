@@ -51,6 +51,8 @@ from pi_table.protocol import wire
 from pi_table.sim.harness import ManualClock
 from pi_table.ui.i18n import say
 
+from helpers import Board, wait_for
+
 pytestmark = pytest.mark.arm64
 
 PICO = (0x239A, 0x80F4)
@@ -69,72 +71,6 @@ def down(*cells: int) -> TouchEvent:
 
 def up(*cells: int) -> TouchEvent:
     return TouchEvent(released=cells)
-
-
-class Board:
-    """The board's end of a pty, linked from a stable path; it speaks only when told to."""
-
-    def __init__(self, link: Path) -> None:
-        self.link = link
-        self.plug()
-
-    def plug(self) -> None:
-        self.master, self._slave = os.openpty()
-        tty.setraw(self.master)
-        tty.setraw(self._slave)
-        os.set_blocking(self.master, False)
-        self.decoder = wire.Decoder()
-        self.pending: list[wire.Message] = []
-        self.seq = 0
-        self.counter = 0
-        temporary = self.link.with_name(self.link.name + ".new")
-        temporary.symlink_to(os.ttyname(self._slave))
-        temporary.replace(self.link)
-
-    def unplug(self) -> None:
-        """Pull the cable: the link goes and the host's next read fails."""
-        self.link.unlink(missing_ok=True)
-        os.close(self.master)
-        os.close(self._slave)
-
-    def write(self, data: bytes) -> None:
-        deadline = time.monotonic() + 3
-        while data:
-            try:
-                data = data[os.write(self.master, data):]
-            except BlockingIOError:  # the pty is full until the host reads
-                if time.monotonic() > deadline:
-                    pytest.fail("the host stopped reading")
-                time.sleep(0.005)
-
-    def send(self, message: wire.Message) -> None:
-        self.write(wire.encode(message, self.seq))
-        self.seq = (self.seq + 1) & 0xFF
-
-    def touch(self, value: int) -> None:
-        """A touch report; the counter moves only on a change, as the firmware's does."""
-        self.counter += 1
-        self.send(wire.Touch(self.counter, value))
-
-    def heartbeat(self, value: int) -> None:
-        self.send(wire.Touch(self.counter, value))
-
-    def receive(self, timeout: float = 3.0) -> wire.Message:
-        """The host's next frame."""
-        deadline = time.monotonic() + timeout
-        while not self.pending:
-            if time.monotonic() > deadline:
-                pytest.fail(f"the host sent nothing within {timeout} s")
-            try:
-                self.pending += [message for _, message in self.decoder.feed(os.read(self.master, 256))]
-            except BlockingIOError:
-                time.sleep(0.005)
-        return self.pending.pop(0)
-
-    def greet(self, protocol: tuple[int, int] = (wire.PROTOCOL_MAJOR, 0)) -> None:
-        """Answer the host's get-hello."""
-        assert self.receive() == wire.GetHello()
-        self.send(wire.Hello(protocol, (0, 1, 0), "test-board", 36))
 
 
 class Events(list):
@@ -577,8 +513,9 @@ def test_a_silent_chip_is_a_fault_while_the_board_says_so_and_the_table_is_told_
         board.send(wire.Fault(wire.Fault.RESET, 0x5A, 1))
         board.send(silent(0x5B))
         deaf = Phrase.of(CHIP_SILENT, chip="0x5b", pads=Phrase.of(CARDS, cells="0-3, 17-24"))
-        told(driver, deaf)
-        assert events[-1] == DeafCards(frozenset({0, 1, 2, 3, *range(17, 25)}), (deaf,))
+        told(driver, deaf)  # the health says so before the driver's thread tells the table: wait for that too
+        told_cards = DeafCards(frozenset({0, 1, 2, 3, *range(17, 25)}), (deaf,))
+        wait_for(lambda: events and events[-1] == told_cards, f"the table told {told_cards}", timeout=3)
         assert say(deaf, "it").startswith("il chip touch 0x5b non risponde; non si possono toccare: carte 0-3, 17-24")
         clock.advance(SILENT_S - 0.5)
         board.send(silent(0x5B))  # told again a second later: logged once
