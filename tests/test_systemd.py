@@ -190,10 +190,12 @@ def test_the_service_the_path_unit_and_the_helper_agree_on_the_spool_folder():
     assert unit_values(PATH_UNIT, "PathExists") == [f"{SPOOL}/{REQUEST}"]
     assert unit_values(HELPER, "ExecStart") == [f"/opt/pi-table/helper request --spool {SPOOL}"]
     assert SPOOL.parent == Path("/var/lib") / values("StateDirectory")[0]
+    from pi_table.release.broker import ETC
     from pi_table.release.keys import KEYRING
 
-    # "-": none yet is no failure; the keyring, for the keys the owner adds and revokes on the page (50.4)
-    assert unit_values(HELPER, "ReadWritePaths") == [f"/opt/pi-table -{SPOOL} -{KEYRING}"]
+    # "-": none yet is no failure; the keyring, for the keys the owner adds and revokes on the page (50.4);
+    # Mosquitto's files, for the table the owner makes the café's broker (50.3)
+    assert unit_values(HELPER, "ReadWritePaths") == [f"/opt/pi-table -{SPOOL} -{KEYRING} -{ETC}"]
 
 
 def test_the_unit_agrees_with_the_configurations_defaults():
