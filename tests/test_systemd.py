@@ -540,6 +540,26 @@ def test_a_failed_pip_install_says_in_one_line_what_failed_and_shows_the_logs_ta
     assert installer.calls("systemctl") == [] and not installer.config.exists()
 
 
+def test_install_brings_mosquitto_turned_off_and_leaves_one_that_was_there_as_it_was(tmp_path):
+    """Every table may become the café's broker from its staff page (issue 50, 3), so the installer
+    (and the SD image, which runs its packages' step) installs Mosquitto; Debian's package starts
+    it, open on loopback, so one newly installed is turned off until the owner asks. One that was
+    there before (a café's broker set up by hand) is left alone, and so is it on a second run."""
+    installer = Installer(tmp_path, "Raspberry Pi 4 Model B Rev 1.4")
+    installer.env["PI_TABLE_ONLY_PACKAGES"] = "1"  # as the SD image's builder runs it first
+    apt = installer.stage / "bin" / "apt-get"  # apt's install puts the broker's program in place, as Debian's does
+    apt.write_text(apt.read_text() + 'case " $* " in *" install "*" mosquitto "*) mkdir -p "$PI_TABLE_ROOT/usr/sbin" '
+                   '&& touch "$PI_TABLE_ROOT/usr/sbin/mosquitto" ;; esac\n')
+    first = installer.run()
+    assert first.returncode == 0, first.stderr
+    [install] = [call for call in installer.calls("apt-get") if " install " in call]
+    assert " mosquitto " in f"{install} " and " openssl" in install
+    assert installer.calls("systemctl") == ["systemctl disable mosquitto.service"]  # a staged root: nothing runs
+    second = installer.run()
+    assert second.returncode == 0, second.stderr
+    assert installer.calls("systemctl") == []
+
+
 def test_install_refuses_without_root_and_says_how():
     command = [str(INSTALL)]  # as the README runs it: by its path, so its mode counts
     if os.getuid() == 0:  # as CI runs: become nobody for this, on a copy nobody can reach
