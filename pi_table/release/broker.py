@@ -311,8 +311,11 @@ class Broker:
             pass
 
     def _systemctl(self, *args: str) -> None:
+        """systemctl's act on Mosquitto's unit. Debian's package has a SysV script too, which
+        ``enable`` would link in /etc/rc?.d (read-only to the helper): systemd alone starts it here."""
         try:
-            done = subprocess.run([*self.systemctl, *args], capture_output=True, text=True, timeout=CALL_S, check=False)
+            done = subprocess.run([*self.systemctl, *args], capture_output=True, text=True, timeout=CALL_S, check=False,
+                                  env={**os.environ, "SYSTEMCTL_SKIP_SYSV": "1"})
         except subprocess.TimeoutExpired:
             raise ReleaseError(N_("systemctl {act} did not answer within {seconds} s"), act=args[0],
                                seconds=round(CALL_S)) from None
