@@ -107,8 +107,10 @@ say "LED strip: $backend; screen: $([ "$screen" = True ] && echo "$panel" || ech
 # paho-mqtt ([fleet]) comes from PyPI into the venv: Debian 13's python3-paho-mqtt (2.1) would
 # serve, but Debian 12's (1.6) is older than the 2.x the reporter is written for.
 # unattended-upgrades applies Debian's security updates when the table asks (pi-table-security.service).
+# mosquitto is the café's broker, should the owner make this table the broker on its staff page
+# (docs/cafe/dashboard.md): off until then (below); openssl makes its certificates.
 packages=(python3 python3-venv python3-pip python3-pygame python3-gpiozero python3-spidev python3-serial
-          openssh-client unattended-upgrades)
+          openssh-client unattended-upgrades mosquitto openssl)
 # (A bundle's wheels are built already: nothing is compiled.)
 [ "$backend" = ws281x ] && [ -z "$bundle" ] && packages+=(python3-dev gcc libc6-dev)
 begin "system packages: checking apt's sources"
@@ -129,8 +131,20 @@ fi
 
 # 1. System packages.
 begin "system packages: ${packages[*]}"
+had_mosquitto=0
+[ -e "$root/usr/sbin/mosquitto" ] && had_mosquitto=1
 run "see why apt-get failed in the log" env DEBIAN_FRONTEND=noninteractive \
   apt-get install -y --no-install-recommends "${packages[@]}"
+# Debian's mosquitto starts when it comes (on loopback, open to anyone on the machine): newly
+# installed here, it is turned off until the owner makes this table the café's broker (its root
+# helper then enables it); one that was here before is left as it was.
+if [ "$had_mosquitto" = 0 ] && [ -e "$root/usr/sbin/mosquitto" ]; then
+  if [ -z "$root" ] && [ -d /run/systemd/system ]; then
+    run "see the log" systemctl disable --now mosquitto.service
+  else
+    run "see the log" systemctl disable mosquitto.service  # the SD image's root: nothing runs there
+  fi
+fi
 # PI_TABLE_ONLY_PACKAGES=1: this far and no further (the SD image's builder keeps a base with the
 # packages in, the slow part under emulation, and runs the whole of this on it again).
 if [ "${PI_TABLE_ONLY_PACKAGES:-0}" = 1 ]; then

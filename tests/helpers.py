@@ -907,6 +907,7 @@ class FakeDesk:
         self.lang = "en"
         self.checkup = FakeCheckup(self.calls)
         self.security = FakeSecurity(self.calls)
+        self.broker = FakeBroker(self.calls)
         self._recovery = None
 
     @property
@@ -1028,6 +1029,34 @@ class FakeSecurity:
 
     def attention(self, lang):
         return []
+
+
+class FakeBroker:
+    """The café's broker on a table that is none yet: each change asked recorded."""
+
+    def __init__(self, calls: list[str]) -> None:
+        self.calls = calls
+
+    def view(self, lang):
+        return {"installed": True, "helper": None, "ours": True, "address": "bar-1.local", "port": 8883,
+                "this_table": "bar-1", "uses": True, "pending": None, "last": None, "refused": None,
+                "tables": [{"name": "bar-2", "broker": "mqtts://bar-2@bar-1.local:8883", "password": "to-give"}],
+                "suggested": {"address": "bar-1.local", "table": "bar-1", "tables": ["bar-2"]}}
+
+    def ca(self):
+        return b"-----BEGIN CERTIFICATE-----\n"
+
+    def set_up(self, address, table, others, reached):
+        self.calls.append(f"broker set-up {address} {table} {others}")
+
+    def add(self, names, reached):
+        self.calls.append(f"broker add {names}")
+
+    def renew(self, name, reached):
+        self.calls.append(f"broker renew {name}")
+
+    def given(self, name):
+        self.calls.append(f"broker given {name}")
 
 
 def staff_page(desk, folder, **settings):
@@ -1344,7 +1373,7 @@ class FakeNetworkManager:
 
 # --- the café's broker: the documented Mosquitto configuration, over TLS, a user per table ----------
 
-MOSQUITTO_DOCS = ROOT / "docs" / "fleet" / "mosquitto"
+MOSQUITTO_DOCS = ROOT / "pi_table" / "fleet" / "mosquitto"  # the shipped files (docs/fleet/mosquitto/ shows a copy)
 BROKER_USERS = {"t1": "table-one-secret", "t2": "table-two-secret", "dashboard": "dashboard-secret",
                 "staff": "staff-secret"}
 
@@ -1453,3 +1482,43 @@ class DebianMachine:
 
     def called(self) -> list[str]:
         return self.calls.read_text().splitlines() if self.calls.exists() else []
+
+
+# --- the café's broker on a table: Mosquitto's unit played by a fake systemctl ----------------
+
+FAKE_SYSTEMCTL = ROOT / "tests" / "fake_systemctl.py"
+
+
+class MosquittoUnit:
+    """mosquitto.service as the root helper sees it on a table (tests/fake_systemctl.py): a real
+    Mosquitto started on the files the helper writes into ``etc`` (its /etc/mosquitto), on a
+    port of the test's own; ``broker`` is the helper's Mosquitto with this unit."""
+
+    def __init__(self, folder: Path) -> None:
+        from pi_table.fleet.broker import free_port, mosquitto
+
+        require_tools("openssl", also_missing=() if mosquitto() else ("mosquitto",))
+        self.folder, self.etc, self.port = folder, folder / "etc", free_port()
+        self.etc.mkdir(parents=True)
+        (folder / "port").write_text(str(self.port))
+        self.systemctl = (sys.executable, str(FAKE_SYSTEMCTL), str(folder))
+
+    @property
+    def broker(self):
+        from pi_table.release.broker import Broker
+
+        return Broker(self.etc, self.systemctl, self.port)
+
+    def calls(self) -> list[str]:
+        path = self.folder / "calls"
+        return path.read_text().splitlines() if path.exists() else []
+
+    def running(self) -> bool:
+        return subprocess.run([*self.systemctl, "is-active", "mosquitto.service"], capture_output=True).returncode == 0
+
+    def log(self) -> str:
+        path = self.folder / "mosquitto.log"
+        return path.read_text(errors="replace") if path.exists() else ""
+
+    def close(self) -> None:
+        subprocess.run([*self.systemctl, "stop", "mosquitto.service"], capture_output=True, check=False)

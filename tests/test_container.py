@@ -900,3 +900,63 @@ def test_the_security_updates_run_in_their_own_unit_and_say_how_they_ended_under
     assert found["outcome"] in ("done", "nothing"), (found, journal[-3000:])
     assert shown == "success" and "security updates: unattended-upgrade" in journal
     assert isinstance(found["changed"], list) and isinstance(found["reboot"], bool)
+
+
+def test_the_owner_makes_this_table_the_cafes_broker_under_systemd(container, tmp_path):
+    """Issue 50, 3: Mosquitto came with the install, turned off (it is not in the cached root: the
+    installer brings it, as on a fresh Pi, and turns one it brought off); the owner makes the table the
+    café's broker from its staff page, and the root helper, inside its sandbox, writes
+    /etc/mosquitto (its one more writable path: Debian's SysV links for Mosquitto are left to
+    systemd), enables and starts Debian's mosquitto.service, which takes its key and its users as
+    its own user; the table restarts to report to it, and another table connects over TLS on
+    port 8883 (this machine's: the container shares it) with what the page showed."""
+    from pi_table.config import broker as broker_config
+    from pi_table.fleet.reporter import Reporter
+
+    assert container.run("systemctl is-enabled mosquitto.service", check=False).stdout.strip() == "disabled"
+    assert container.run("systemctl is-active mosquitto.service", check=False).stdout.strip() == "inactive"
+    before = container.active()
+    staff = staff_phone(container)
+    asked = {"act": "set-up", "address": "pi-table-ci.local", "table": "bar-1", "tables": ["bar-2"]}
+    status, answer = staff.call("POST", "/staff/api/broker", asked)
+    assert status == 202 and answer["ok"], answer
+
+    phone = [staff]
+
+    def settled():
+        try:
+            status, view = phone[0].call("GET", "/staff/api/broker")
+            if status in (401, 403):  # the table restarted on its new settings: the phone logs in again
+                phone[0] = as_owner_once_answering(Staff(f"http://127.0.0.1:{PORT}")) or phone[0]
+                return None
+        except OSError:  # the table restarting
+            return None
+        return view if status == 200 and view["pending"] is None else None
+
+    view = container.wait_for(settled, "the broker set up", 120)
+    helper = container.run("journalctl -u pi-table-helper -b --no-pager -o cat", check=False).stdout
+    assert view["last"]["outcome"] == "done", (view, helper[-3000:])
+    assert container.run("systemctl is-enabled mosquitto.service").stdout.strip() == "enabled"
+    assert container.run("systemctl is-active mosquitto.service").stdout.strip() == "active"
+    owners = container.run("stat -c '%n %a %U' /etc/mosquitto/pi-table.passwd /etc/mosquitto/certs/broker.key "
+                           "/etc/mosquitto/pi-table-ca.key /etc/mosquitto/pi-table-ca.crt").stdout.splitlines()
+    assert owners == ["/etc/mosquitto/pi-table.passwd 600 mosquitto", "/etc/mosquitto/certs/broker.key 600 mosquitto",
+                      "/etc/mosquitto/pi-table-ca.key 600 root", "/etc/mosquitto/pi-table-ca.crt 644 root"]
+    bar_2 = next(table for table in view["tables"] if table["name"] == "bar-2")
+    assert bar_2["broker"] == "mqtts://bar-2@pi-table-ci.local:8883"
+
+    container.active(restarts=int(before["NRestarts"]) + 1)  # the table on its own broker, as a trial
+    container.wait_for(lambda: json.loads(container.run("pi-table status --json").stdout)["health"].get("fleet") == "ok",
+                       "the table reporting to itself", 60)
+    staff = container.wait_for(lambda: as_owner_once_answering(Staff(f"http://127.0.0.1:{PORT}")), "the staff page", 30)
+    ca = tmp_path / "pi-table-broker-ca.crt"
+    ca.write_text(staff.call("GET", "/staff/api/broker/ca.crt")[1])
+    secret = tmp_path / "bar-2.password"
+    secret.write_text(bar_2["password"] + "\n")
+    other = Reporter(broker_config(bar_2["broker"].replace("pi-table-ci.local", "127.0.0.1"), table_id="bar-2",
+                                   password_file=str(secret), ca=str(ca)), act=lambda request: {"ok": True})
+    other.start()
+    try:
+        wait_for(other.connected.is_set, "another table on the café's broker with what the page showed", 15)
+    finally:
+        other.stop()

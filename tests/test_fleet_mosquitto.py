@@ -1,6 +1,7 @@
-"""The café's Mosquitto configuration (docs/fleet/mosquitto/) on a real Mosquitto: TLS with a
-CA made here by openssl, a user per table, and the ACL, so a table writes only its own topics
-and reads only its own commands, and the dashboard reads them all."""
+"""The café's Mosquitto configuration (pi_table/fleet/mosquitto/, which docs/fleet/mosquitto/
+shows) on a real Mosquitto: TLS with a CA made here by openssl, a user per table, and the ACL, so
+a table writes only its own topics and reads only its own commands, and the dashboard reads them
+all."""
 
 from __future__ import annotations
 

@@ -33,7 +33,8 @@ OWNERS = {("POST", "/staff/api/power"), ("POST", "/staff/api/restore"), ("GET", 
           ("POST", "/staff/api/update"), ("POST", "/staff/recover"), ("GET", "/staff/api/backup"),
           ("POST", "/staff/api/wifi"), ("GET", "/staff/api/files"), ("POST", "/staff/api/files/{kind}"),
           ("GET", "/staff/api/backups"), ("POST", "/staff/api/config/discard"), ("POST", "/staff/api/security"),
-          ("POST", "/staff/api/keys"), ("POST", "/staff/api/network")}
+          ("POST", "/staff/api/keys"), ("POST", "/staff/api/network"), ("GET", "/staff/api/broker"),
+          ("POST", "/staff/api/broker"), ("GET", "/staff/api/broker/ca.crt")}
 """What the issue gives the owner alone: power, restores, updates and the PIN's reset; the
 backup's download, which holds the settings whole (a broker's password written in its URL too);
 the Wi-Fi (issue 39), which can take the table off the network the staff reach it on; and the
@@ -41,7 +42,8 @@ files the owner gives the table (issue 39: the HTTPS certificate, the broker's p
 blocked words); the nightly backups' list (issue 50), whose restore is the owner's too; Debian's
 security updates run now (issue 50, 8), which may restart the table; a release key added or revoked
 (issue 50, 4), which decides what updates the table installs; a fixed address or a host name
-(issue 50, 7), which can take the table off the address the staff reach."""
+(issue 50, 7), which can take the table off the address the staff reach; the café's broker on this
+table (issue 50, 3): its view holds the passwords the other tables are to be given."""
 
 
 class Clock:
@@ -158,6 +160,7 @@ def test_every_owners_action_refuses_a_staff_session_and_does_nothing(table, des
             if path.endswith("recover") else {"ssid": "Cafe", "password": ""} if path.endswith("wifi") \
             else {"act": "run"} if path.endswith("security") else {"act": "revoke", "name": "maker"} \
             if path.endswith("keys") else {"act": "hostname", "name": "bar-1"} if path.endswith("network") \
+            else {"act": "renew", "table": "bar-2"} if path.endswith("broker") and method == "POST" \
             else {"from": "repository"} if method == "POST" else None
         status, answer = staff.call(method, path.replace("{kind}", "tls"), body)  # a route's part, as the page fills it
         assert status == 403 and answer["owner"] == "needed", (path, status, answer)

@@ -93,6 +93,8 @@ def test_every_button_of_the_staff_page_works_on_a_phone(tmp_path, browser, lang
         page.click("#owner-form button")
         page.wait_for_selector("#owner-end:visible")
         settle(page)
+        ids = page.evaluate("() => [...document.querySelectorAll('[id]')].map((node) => node.id)")
+        assert sorted({name for name in ids if ids.count(name) > 1}) == []  # a second one: $() finds the first alone
         # the owner's files refused, so the walk goes on without the restart a change of them makes
         page.fill("#broker-address", "mqtts://table:password@broker.example")
         page.fill("#blocked-words", "two words")

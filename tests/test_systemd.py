@@ -190,10 +190,12 @@ def test_the_service_the_path_unit_and_the_helper_agree_on_the_spool_folder():
     assert unit_values(PATH_UNIT, "PathExists") == [f"{SPOOL}/{REQUEST}"]
     assert unit_values(HELPER, "ExecStart") == [f"/opt/pi-table/helper request --spool {SPOOL}"]
     assert SPOOL.parent == Path("/var/lib") / values("StateDirectory")[0]
+    from pi_table.release.broker import ETC
     from pi_table.release.keys import KEYRING
 
-    # "-": none yet is no failure; the keyring, for the keys the owner adds and revokes on the page (50.4)
-    assert unit_values(HELPER, "ReadWritePaths") == [f"/opt/pi-table -{SPOOL} -{KEYRING}"]
+    # "-": none yet is no failure; the keyring, for the keys the owner adds and revokes on the page (50.4);
+    # Mosquitto's files, for the table the owner makes the café's broker (50.3)
+    assert unit_values(HELPER, "ReadWritePaths") == [f"/opt/pi-table -{SPOOL} -{KEYRING} -{ETC}"]
 
 
 def test_the_unit_agrees_with_the_configurations_defaults():
@@ -536,6 +538,26 @@ def test_a_failed_pip_install_says_in_one_line_what_failed_and_shows_the_logs_ta
     assert tail and all(line.startswith("  | ") for line in tail)
     assert any("setuptools" in line for line in tail)  # pip's own words, not hidden behind -q
     assert installer.calls("systemctl") == [] and not installer.config.exists()
+
+
+def test_install_brings_mosquitto_turned_off_and_leaves_one_that_was_there_as_it_was(tmp_path):
+    """Every table may become the café's broker from its staff page (issue 50, 3), so the installer
+    (and the SD image, which runs its packages' step) installs Mosquitto; Debian's package starts
+    it, open on loopback, so one newly installed is turned off until the owner asks. One that was
+    there before (a café's broker set up by hand) is left alone, and so is it on a second run."""
+    installer = Installer(tmp_path, "Raspberry Pi 4 Model B Rev 1.4")
+    installer.env["PI_TABLE_ONLY_PACKAGES"] = "1"  # as the SD image's builder runs it first
+    apt = installer.stage / "bin" / "apt-get"  # apt's install puts the broker's program in place, as Debian's does
+    apt.write_text(apt.read_text() + 'case " $* " in *" install "*" mosquitto "*) mkdir -p "$PI_TABLE_ROOT/usr/sbin" '
+                   '&& touch "$PI_TABLE_ROOT/usr/sbin/mosquitto" ;; esac\n')
+    first = installer.run()
+    assert first.returncode == 0, first.stderr
+    [install] = [call for call in installer.calls("apt-get") if " install " in call]
+    assert " mosquitto " in f"{install} " and " openssl" in install
+    assert installer.calls("systemctl") == ["systemctl disable mosquitto.service"]  # a staged root: nothing runs
+    second = installer.run()
+    assert second.returncode == 0, second.stderr
+    assert installer.calls("systemctl") == []
 
 
 def test_install_refuses_without_root_and_says_how():

@@ -10,7 +10,10 @@ what the code makes now (tests/test_docs.py runs that). The pages, in docs/refer
 - commands.md: every command and option of ``pi_table.cli.build_parser()``;
 - protocol.md: every message of the touch board's codec (pi_table/protocol/wire.py);
 - and for the makers, make/bom.md: the bill of materials, hardware/bom.csv as the build guide's
-  table (hardware/tools/guide.py) shows it.
+  table (hardware/tools/guide.py) shows it;
+- fleet/mosquitto/pi-table.conf and pi-table.acl: the café's Mosquitto files as the package ships
+  them (pi_table/fleet/mosquitto/, which a table's staff page writes into /etc/mosquitto), for the
+  pages that show them and the owner who copies them by hand onto a broker of another machine.
 
 Beside the pages, the build guide's drawings that Python alone makes: hardware/stripboard.svg, the
 touch board's stripboard at 1:1 (hardware/tools/stripboard.py); and make/steps.md's pictures, which
@@ -30,6 +33,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 DOCS = ROOT / "docs"
+MOSQUITTO = ROOT / "pi_table" / "fleet" / "mosquitto"
 
 # what the pages say of themselves: the generator's words, in each language the configuration speaks
 WORDS = {
@@ -260,6 +264,8 @@ PAGES: dict[str, Callable[[], str]] = {
     "reference/protocol.md": protocol,
     "make/bom.md": bom,
     "make/steps.md": lambda: _steps().page(),
+    **{f"fleet/mosquitto/{name}": (lambda name=name: (MOSQUITTO / name).read_text(encoding="utf-8"))
+       for name in ("pi-table.conf", "pi-table.acl")},
 }
 """Each generated page under docs/, and what writes it."""
 

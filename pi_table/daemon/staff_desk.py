@@ -31,6 +31,7 @@ if TYPE_CHECKING:
     from ..web.auth import Recovery
     from ..web.sections.security import Updates
     from ..web.sections.setup import SetupDesk
+    from .broker_desk import BrokerDesk
     from .checkup import Checkup
     from .restarts import Restarts
 
@@ -84,6 +85,7 @@ class StaffDesk:
         self.spool = spool or SPOOL  # where the root helper takes its requests (and an uploaded bundle)
         self.helper_missing: Callable[[], Text | None] = helper_missing  # why no helper would take one
         self.keyring = Keyring()  # the release keys the table accepts: an uploaded bundle is checked against them
+        self._broker: BrokerDesk | None = None
 
     def language(self) -> str:
         return self.daemon.config.language
@@ -105,6 +107,16 @@ class StaffDesk:
         security = self.daemon.security
         assert security is not None  # made at READY, before the pages open
         return security
+
+    @property
+    def broker(self) -> BrokerDesk:
+        """The café's broker on this table, made with the staff page's section (a change asked
+        before a restart is waited for again then)."""
+        if self._broker is None:
+            from .broker_desk import BrokerDesk  # the staff page's, after READY
+
+            self._broker = BrokerDesk(self)
+        return self._broker
 
     @property
     def night(self) -> Recorder | None:
@@ -189,12 +201,24 @@ class StaffDesk:
     def give_file(self, kind: str, given: dict[str, Any], reached: str | None = None) -> list[Phrase]:
         """The file written under a new name, then the settings changed to name it, as a trial; the
         file removed again when the change is refused, and those no settings name any more pruned."""
+        return self.give_files([(kind, given)], {}, reached)
+
+    def give_files(self, given: list[tuple[str, dict[str, Any]]], more: dict[str, object],
+                   reached: str | None = None) -> list[Phrase]:
+        """``give_file`` for each kind and what was given of it, and ``more`` settings, in one trial
+        (the café's broker on this table: its own password, the CA, the dashboard's, the tables)."""
         from ..engine.errors import Refusal
 
         config = self.daemon.config
+        changed: dict[str, object] = dict(more)
+        written: list[Path] = []
         try:
-            changed, written = owner_files.changes(config, kind, given, reached)
+            for kind, fields in given:
+                found, files = owner_files.changes(config, kind, fields, reached)
+                changed, written = {**changed, **found}, [*written, *files]
         except Refusal as e:
+            for file in written:
+                file.unlink(missing_ok=True)
             return [e.phrase]
         problems = self.daemon.restarts.change(changed, proven=False, reached=reached)
         if problems:
@@ -214,7 +238,7 @@ class StaffDesk:
     def power(self, act: str) -> Text | None:
         return self.ask(act)
 
-    def ask(self, act: str, **args: str) -> Text | None:
+    def ask(self, act: str, **args: object) -> Text | None:
         """Leave ``act`` for the root helper (``release.ask``); None, or why it could not be asked."""
         from ..release import ReleaseError, ask  # the staff's power and update buttons only
 

@@ -21,7 +21,7 @@ SESSION_EXPIRY_S = 24 * 3600  # how long the broker keeps the session (and QoS 1
 KEEPALIVE_S = 30  # the broker declares a silent client gone (a table's last will) after 1.5 times this
 RECONNECT_S = (1, 60)  # paho's reconnect delay: from 1 s, doubling, to at most 60 s
 MAX_PACKET = MAX_PAYLOAD + 4096  # bytes: the largest message a table sends, with its topic and MQTT's headers;
-# the café's Mosquitto has the same limit (docs/fleet/mosquitto/pi-table.conf, max_packet_size)
+# the café's Mosquitto has the same limit (pi_table/fleet/mosquitto/pi-table.conf, max_packet_size)
 
 
 def topic(table_id: str, name: str) -> str:

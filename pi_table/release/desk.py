@@ -123,11 +123,11 @@ def helper_missing(home: Path = HOME) -> Phrase | None:
     return None
 
 
-def ask(act: str, spool: Path = requests.SPOOL, **args: str) -> None:
-    """Leave the request ``act`` (update, reboot, poweroff) for the root helper; ReleaseError, with
+def ask(act: str, spool: Path = requests.SPOOL, **args: object) -> None:
+    """Leave the request ``act`` (update, reboot, poweroff...) for the root helper; ReleaseError, with
     nothing written, when it is none of them. An update takes ``from_="bundle", bundle=NAME`` (a
     file already in ``spool``) or ``from_="repository"``."""
-    request: dict[str, str] = {"act": act}
+    request: dict[str, object] = {"act": act}
     if "from_" in args:
         request["from"] = args.pop("from_")
     requests.write(spool, {**request, **args})

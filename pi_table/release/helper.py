@@ -8,7 +8,8 @@ update brings is ever run by root (systemd/pi-table-helper). Its acts:
 - ``request``: the one request the service left in its spool folder (pi-table-helper.service,
   started by pi-table-helper.path): an update, a reboot, a power off, the time zone, the table's
   own Wi-Fi opened or a Wi-Fi joined (``network``), the security updates started, a release key
-  added or revoked (``keys``), the cable's address or the host name tried (``network``), nothing else;
+  added or revoked (``keys``), the cable's address or the host name tried (``network``), this table
+  made the café's broker or its tables given their passwords (``broker``), nothing else;
 - ``first-boot``: a table's first start from the SD image (pi-table-first-boot.service): its
   secrets made on the device, and its set-up waiting (``first_boot``);
 - ``starting`` and ``started``: pi-table.service's ExecStartPre= and ExecStartPost=, which count
@@ -20,7 +21,8 @@ update brings is ever run by root (systemd/pi-table-helper). Its acts:
 
 What root does itself: checks a bundle's signature and unpacks its files, makes and switches
 links, writes notes, restarts, reboots, powers off; asks NetworkManager (nmcli) and timedated
-(timedatectl) for the network and the time zone; makes a table's secrets at its first boot. Everything that runs other code (pip, git,
+(timedatectl) for the network and the time zone; makes a table's secrets at its first boot;
+writes Mosquitto's files (openssl making the broker's certificate) and restarts it. Everything that runs other code (pip, git,
 the release's own ``status``) runs as the service's user (``service_user``).
 """
 
@@ -37,12 +39,12 @@ import sys
 import time
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Any
 
 from ..engine.phrase import N_
-from . import bundle, network, requests, system
+from . import broker, bundle, network, requests, system
 from .first_boot import CONFIG, awaiting, first_boot, journal_folder
 from .keys import KEYRING, Keyring
 from .layout import CURRENT, DONE, HOME, LAST, ORIGIN, ReleaseError, Releases, tree_files, version_key, why
@@ -59,8 +61,9 @@ INCOMING = ".incoming"
 @dataclass(frozen=True)
 class Helper:
     """What the acts work with: the releases, the keyring that says which releases may come in,
-    the service's user that builds them, systemctl and timedatectl (stubs in tests), and the
-    table's configuration (which names its journal folder: whether it waits for its set-up)."""
+    the service's user that builds them, systemctl and timedatectl (stubs in tests), the
+    table's configuration (which names its journal folder: whether it waits for its set-up), and
+    Mosquitto's files and unit, should the owner make this table the café's broker."""
 
     releases: Releases
     keyring: Keyring
@@ -71,6 +74,7 @@ class Helper:
     upgrade: Sequence[str] = ("unattended-upgrade", "-v")
     dpkg_query: Sequence[str] = ("dpkg-query",)
     reboot_flag: Path = system.REBOOT_FLAG
+    mosquitto: broker.Broker = field(default_factory=broker.Broker)
 
 
 @contextmanager
@@ -298,6 +302,8 @@ def act(helper: Helper, spool: Path, log: IO[str] = sys.stdout) -> int:
         return _security_asked(helper)
     if request["act"] in ("keys-add", "keys-revoke"):
         return _keys_asked(helper, request, log)
+    if request["act"] in ("broker", "broker-users"):
+        return _broker_asked(helper, request, log)
     if request["act"] in ("reboot", "poweroff"):
         releases.write_note(LAST, {"act": request["act"], "outcome": "done", "at": time.time(),
                                    "why": why(N_("asked from the staff page"))})
@@ -462,6 +468,31 @@ def _keys_asked(helper: Helper, request: Request, log: IO[str]) -> int:
         return 1
     print(f"{act}: {key.name} {key.fingerprint}", file=log, flush=True)
     helper.releases.write_note(LAST, {**note, "fingerprint": key.fingerprint, "outcome": "done", "why": None})
+    return 0
+
+
+def _broker_asked(helper: Helper, request: Request, log: IO[str]) -> int:
+    """This table made the café's broker, or users added to it or given new passwords, asked from
+    the staff page (the owner's); the broker's note (its address, its users, how the act ended)
+    written for the page. The note holds names alone: the passwords are the service's."""
+    act, mosquitto = request["act"], helper.mosquitto
+    kept = helper.releases.note(broker.NOTE) or {}
+    note = {"address": kept.get("address"), "users": kept.get("users") or [], "act": act, "at": time.time(),
+            "asked": sorted(request["users"])}
+    try:
+        if act == "broker":
+            mosquitto.set_up(request["address"], request["users"])
+            note["address"] = request["address"]
+        else:
+            mosquitto.set_users(request["users"])
+        note["users"] = mosquitto.users()
+    except ReleaseError as e:
+        print(f"{act} failed: {e}", file=sys.stderr, flush=True)
+        outcome = "rolled back" if isinstance(e, broker.RolledBack) else "failed"
+        helper.releases.write_note(broker.NOTE, {**note, "at": time.time(), "outcome": outcome, "why": e.why})
+        return 1
+    print(f"{act}: done, the broker's users: {', '.join(note['users'])}", file=log, flush=True)
+    helper.releases.write_note(broker.NOTE, {**note, "at": time.time(), "outcome": "done", "why": None})
     return 0
 
 

@@ -4,8 +4,8 @@
 in the same folder, or from the repository the table was installed from), reboot, power off, set
 the time zone, open the table's own Wi-Fi, join a Wi-Fi (``network``), start the security updates
 (``system``), add or revoke a release key (``keys``), give the cable (or the Wi-Fi) a fixed address
-or the table a host name, each a trial (``network``). Anything else is refused
-and logged, never run.
+or the table a host name, each a trial (``network``), make this table the café's broker or give
+its tables their passwords (``broker``). Anything else is refused and logged, never run.
 """
 
 from __future__ import annotations
@@ -20,26 +20,28 @@ from typing import Any, TypeAlias
 
 from ..engine.phrase import N_
 from ..files import replace_file
+from . import broker
 from .keys import KEY_NAME, PUBLIC_KEY
 from .layout import ReleaseError
 from .network import host_name_problem, ipv4_problem, password_problem, ssid_problem
 
 SPOOL = Path("/var/lib/pi-table/requests")
 REQUEST = "request.json"
-MAX_REQUEST = 4096
+MAX_REQUEST = 32 * 1024  # the café's broker's users: 51 names and their passwords' hashes
 MAX_KEY = 400  # an Ed25519 public key's line is some 80 characters and its comment
 BUNDLE_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,99}\.tar\.gz")
 ZONE = re.compile(r"[A-Za-z][A-Za-z0-9_+-]{0,29}(/[A-Za-z0-9_+-]{1,30}){0,2}")  # Europe/Rome, America/Argentina/Salta, UTC
 SHAPES = {("reboot",): set(), ("poweroff",): set(), ("update", "bundle"): {"bundle"}, ("update", "repository"): set(),
           ("timezone",): {"zone"}, ("hotspot",): {"ssid", "password"}, ("wifi",): {"ssid", "password"},
           ("security",): set(), ("keys-add",): {"name", "key"}, ("keys-revoke",): {"name"},
-          ("ipv4",): {"device", "method", "address", "gateway", "dns"}, ("hostname",): {"name"}}
+          ("ipv4",): {"device", "method", "address", "gateway", "dns"}, ("hostname",): {"name"},
+          ("broker",): {"address", "users"}, ("broker-users",): {"users"}}
 """Each request there is: its act (and for an update where from), and the other keys it takes."""
 Request: TypeAlias = dict[str, Any]
 """A request as ``check`` lets it through: its act, and exactly the keys ``SHAPES`` gives that act,
 each checked (at run time: a file or a page wrote it)."""
 ACTS = ("reboot, poweroff, update from a bundle or from the repository, timezone, hotspot, wifi, security, keys-add, "
-        "keys-revoke, ipv4, hostname")
+        "keys-revoke, ipv4, hostname, broker, broker-users")
 
 
 def check(request: object) -> Request:
@@ -69,6 +71,8 @@ def check(request: object) -> Request:
     if "key" in keys and not (isinstance(request["key"], str) and len(request["key"]) <= MAX_KEY
                               and PUBLIC_KEY.fullmatch(request["key"])):
         raise ReleaseError(N_("expected an Ed25519 public key (a line ssh-ed25519 AAAA..., as in KEY.pub)"))
+    if act in ("broker", "broker-users"):
+        broker.check(request)
     if "ssid" in keys and (problem := ssid_problem(request["ssid"]) or password_problem(
             request["password"], may_be_open=act == "wifi")) is not None:
         raise ReleaseError(problem)

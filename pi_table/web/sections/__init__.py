@@ -14,6 +14,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from ..staff import BODY_TIMEOUT_S, Desk, Section, StaffPage
+from .broker import BrokerSection
 from .care import CareSection
 from .checkup import CheckupSection
 from .dashboard import DashboardSection
@@ -43,6 +44,7 @@ SECTIONS: dict[str, type[Section]] = {
         WifiSection,
         SecuritySection,
         KeysSection,
+        BrokerSection,
         DashboardSection,
         NetworkSection,
         SetupPage,

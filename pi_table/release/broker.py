@@ -1,0 +1,368 @@
+"""The café's broker on one of its tables (issue 50, 3): Mosquitto set up by the root helper, asked
+from the staff page, so the owner needs neither a terminal nor another machine.
+
+The service asks (``requests``) ``{"act": "broker", "address", "users"}``: this table becomes the
+café's broker at ``address`` (its name on the café's network), with exactly these users; or
+``{"act": "broker-users", "users"}``: these users added, or given a new password. Each user is a
+table's name in the fleet (or the dashboard's user), parsed before anything is written
+(``tables``), with its password's hash in Mosquitto's own format (``password_hash``: the
+PBKDF2-SHA512 that mosquitto_passwd writes), made by the service: root never sees a password, and
+none is ever on a command line.
+
+The helper writes the project's pi-table.conf and pi-table.acl (pi_table/fleet/mosquitto/) into
+/etc/mosquitto as they are, a certificate for the table's names signed by a small certificate
+authority the table keeps (made once: its key root's alone, its certificate the one file the
+other tables are given) and the password file; then enables and restarts Mosquitto (or has it
+read its users again) and checks that it answers over TLS with that certificate. If it does not,
+the files before come back (a first set-up turns Mosquitto off again): the broker that worked
+stays, and the staff page says why.
+
+Why a CA of its own, not the certificate of the table's own https: the other tables trust the
+CA's certificate, given once, and the broker's certificate can then be made again (a new name on
+the café's network, the table renamed) without any table being given a new file; the https
+certificate may be replaced by the owner's (uploaded), names only the host, and its key is the
+service's, which Mosquitto should not share. The CA's key never leaves root, so the service
+cannot make a certificate that passes for the broker.
+
+Standard library only, beside the layers below: the root helper runs it with the system's Python.
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import ipaddress
+import os
+import pwd
+import re
+import secrets
+import socket
+import ssl
+import subprocess
+import tempfile
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from ..engine.phrase import N_
+from ..files import replace_file
+from .layout import ReleaseError
+from .network import DOTTED, HOST_NAME
+
+ETC = Path("/etc/mosquitto")
+SHIPPED = Path(__file__).resolve().parent.parent / "fleet" / "mosquitto"  # the project's files, in the package
+CONF, ACL, PASSWD = "conf.d/pi-table.conf", "pi-table.acl", "pi-table.passwd"
+CERT, KEY = "certs/broker.crt", "certs/broker.key"
+CA_CERT, CA_KEY = "pi-table-ca.crt", "pi-table-ca.key"  # the CA's certificate is readable by all: it is given away
+WRITTEN = (CONF, ACL, PASSWD, CERT, KEY)  # what a set-up changes, and puts back when the broker does not answer
+PORT = 8883  # pi-table.conf's listener
+UNIT = "mosquitto.service"
+NOTE = "broker.json"  # the helper's note of the broker (its address, its users, how the last act ended)
+DASHBOARD = "dashboard"  # the ACL's user that reads every table
+RESERVED = (DASHBOARD, "staff")  # the ACL's users that are not tables
+MOST_TABLES = 50  # a café's; a chain's tables report to a clustered broker
+USER_BYTES = 64
+ADDRESS_MOST = 253  # a DNS name's length
+ITERATIONS, SALT_BYTES = 101, 12  # mosquitto_passwd's own (Mosquitto 2.0)
+PASSWORD_HASH = re.compile(r"\$7\$[1-9][0-9]{0,6}\$[A-Za-z0-9+/]{16}\$[A-Za-z0-9+/]{86}==")
+DAYS = 3650  # trusted by hand once: ten years, not a renewal to forget
+OPENSSL_S = 60.0
+CALL_S = 60.0
+ANSWER_S = 15.0  # Mosquitto answering over TLS after its restart
+
+
+class RolledBack(ReleaseError):
+    """The broker did not answer on the new files, for the reason it carries: the ones before are back."""
+
+    @classmethod
+    def of(cls, error: ReleaseError) -> RolledBack:
+        return cls(error.why["template"], **error.why["fields"])
+
+
+# --- what is checked before anything is asked ---------------------------------------------------
+
+
+def is_user(name: object) -> bool:
+    """Whether ``name`` can be a user of the broker: a table's name in the fleet (the ACL's %u makes
+    it a topic's level), and a line of the password file begins with it and a colon."""
+    return isinstance(name, str) and bool(name) and len(name.encode("utf-8")) <= USER_BYTES and name.isprintable() \
+        and not any(char in name for char in "/+#: ")
+
+
+def tables(names: object) -> list[str]:
+    """``names`` (the café's tables, as typed or as [fleet] cafe_tables lists them) parsed, each
+    once, in their order; ReleaseError naming the first that is none, or a list too long."""
+    if not isinstance(names, list) or len(names) > MOST_TABLES:
+        raise ReleaseError(N_("at most {most} tables, one name a line"), most=MOST_TABLES)
+    found: list[str] = []
+    for name in names:
+        if not is_user(name):
+            raise ReleaseError(N_("{name} cannot be a table's name on the broker: 1 to 64 bytes with no '/', '+', "
+                                  "'#', ':', space or invisible character"), name=repr(str(name)[:USER_BYTES]))
+        if name in RESERVED:
+            raise ReleaseError(N_("{name} is a user of the broker's own, not a table's: name the table otherwise"),
+                               name=name)
+        if name not in found:
+            found.append(name)
+    return found
+
+
+def address_problem(address: object) -> str | None:
+    """Why ``address`` is not where the tables reach the broker (a name of RFC 1123's letters
+    and dots, or an IPv4 address in numbers); None when it is."""
+    if isinstance(address, str) and 0 < len(address) <= ADDRESS_MOST:
+        if DOTTED.fullmatch(address):
+            try:
+                ipaddress.IPv4Address(address)
+                return None
+            except ValueError:
+                pass
+        else:
+            labels = address.split(".")
+            if all(HOST_NAME.fullmatch(label) for label in labels) and not labels[-1].isdigit():
+                return None
+    return N_("the broker's address is its name on the café's network (such as bar-1.local) or its address of "
+              "four numbers 0 to 255")
+
+
+def check(request: dict[str, Any]) -> None:
+    """A broker request's ``address`` and ``users`` parsed into their kinds (``requests.check``
+    asks it), ReleaseError saying what is wrong: each user a table's name or the dashboard's,
+    each with a password's hash as Mosquitto writes it, at most the café's tables and the dashboard."""
+    if "address" in request and (problem := address_problem(request["address"])) is not None:
+        raise ReleaseError(problem)
+    users = request["users"]
+    if not isinstance(users, dict) or not users:
+        raise ReleaseError(N_("the broker's users are given as an object of names and their passwords' hashes"))
+    tables([name for name in users if name != DASHBOARD])
+    for name, hashed in users.items():
+        if not (isinstance(hashed, str) and PASSWORD_HASH.fullmatch(hashed)):
+            raise ReleaseError(N_("the password of {name} is not given as Mosquitto's hash ($7$...)"),
+                               name=repr(name[:USER_BYTES]))
+
+
+# --- what the service makes ----------------------------------------------------------------------
+
+
+def new_password() -> str:
+    """A broker's password for a table: 144 random bits, letters a phone copies whole."""
+    return secrets.token_urlsafe(18)
+
+
+def password_hash(password: str, salt: bytes | None = None) -> str:
+    """``password`` as Mosquitto 2.0 keeps it in its password file (``$7$``: PBKDF2-SHA512 with
+    mosquitto_passwd's iterations and salt length; tests/test_broker_page.py checks it against
+    mosquitto_passwd and the broker itself)."""
+    salt = secrets.token_bytes(SALT_BYTES) if salt is None else salt
+    digest = hashlib.pbkdf2_hmac("sha512", password.encode("utf-8"), salt, ITERATIONS)
+    return f"$7${ITERATIONS}${base64.b64encode(salt).decode()}${base64.b64encode(digest).decode()}"
+
+
+def certificate_names(address: str, host: str) -> list[str]:
+    """The names the broker's certificate is made for: the address the other tables are given,
+    this machine's host name and its .local (mDNS), and loopback, which this table itself uses."""
+    found = [address]
+    if HOST_NAME.fullmatch(host):
+        found += [host, f"{host}.local"]
+    return list(dict.fromkeys([*found, "localhost", "127.0.0.1"]))
+
+
+# --- the root helper's acts ----------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Broker:
+    """Mosquitto's files in ``etc`` (/etc/mosquitto), its unit run by ``systemctl``, its listener
+    checked on ``port`` of this machine once it restarted (the tests give their own of each)."""
+
+    etc: Path = ETC
+    systemctl: Sequence[str] = ("systemctl",)
+    port: int = PORT
+
+    def set_up(self, address: str, users: dict[str, str]) -> None:
+        """This table the café's broker at ``address``, with ``users`` (names and hashes) alone."""
+        check({"address": address, "users": users})
+        first = not (self.etc / CONF).exists()
+        before = self._kept()
+        try:
+            for name in (CONF, ACL):
+                shipped = (SHIPPED / Path(name).name).read_text(encoding="utf-8")
+                self._write(name, shipped.replace(f"{ETC}/", f"{self.etc}/"), 0o644)  # as it is, on a table
+            self._authority()
+            self._certificate(certificate_names(address, socket.gethostname()))
+            self._passwords(users, keep=False)
+            self._systemctl("enable", UNIT)
+            self._systemctl("restart", UNIT)
+            self._answers()
+        except (ReleaseError, OSError) as e:
+            self._put_back(before, "disable" if first else "restart")
+            raise RolledBack.of(_said(e)) from None
+
+    def set_users(self, users: dict[str, str]) -> None:
+        """``users`` added to the broker, or given their new passwords; the others kept."""
+        check({"users": users})
+        if not (self.etc / CONF).exists():
+            raise ReleaseError(N_("this table is not the café's broker yet: set it up first"))
+        before = self._kept()
+        try:
+            self._passwords(users, keep=True)
+            self._systemctl("reload-or-restart", UNIT)  # the password file read again: those connected stay
+            self._answers()
+        except (ReleaseError, OSError) as e:
+            self._put_back(before, "reload-or-restart")
+            raise RolledBack.of(_said(e)) from None
+
+    def users(self) -> list[str]:
+        """The users in the password file, in its order."""
+        return [line.partition(":")[0] for line in self._lines()]
+
+    def _lines(self) -> list[str]:
+        try:
+            text = (self.etc / PASSWD).read_text(encoding="utf-8")
+        except FileNotFoundError:
+            return []
+        except (OSError, UnicodeDecodeError) as e:
+            raise ReleaseError(N_("the broker's password file cannot be read ({error})"),
+                               error=getattr(e, "strerror", None) or type(e).__name__) from None
+        return [line for line in text.splitlines() if line.strip() and not line.startswith("#") and ":" in line]
+
+    def _passwords(self, users: dict[str, str], keep: bool) -> None:
+        """The password file: ``users`` with their hashes, after the lines of the users kept (with
+        ``keep``, all the others, whatever wrote them: a staff user made by hand stays)."""
+        kept = [line for line in self._lines() if line.partition(":")[0] not in users] if keep else []
+        self._write(PASSWD, "".join(f"{line}\n" for line in kept) + "".join(
+            f"{name}:{hashed}\n" for name, hashed in users.items()), 0o600, mosquitto=True)
+
+    def _authority(self) -> None:
+        """The table's own CA, made once: its key root's (0600), its certificate readable by all."""
+        key, cert = self.etc / CA_KEY, self.etc / CA_CERT
+        if key.exists() and cert.exists():
+            return
+        host = socket.gethostname()
+        name = f"pi-table broker CA {host}" if HOST_NAME.fullmatch(host) else "pi-table broker CA"
+        with tempfile.TemporaryDirectory(prefix="pi-table-ca-") as scratch:
+            made_key, made_cert = Path(scratch) / "ca.key", Path(scratch) / "ca.crt"
+            _openssl("req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256", "-nodes",
+                     "-keyout", str(made_key), "-out", str(made_cert), "-days", str(DAYS), "-subj", f"/CN={name}",
+                     "-addext", "basicConstraints=critical,CA:TRUE,pathlen:0",
+                     "-addext", "keyUsage=critical,keyCertSign,cRLSign")
+            self._write(CA_KEY, made_key.read_text(encoding="ascii"), 0o600)
+            self._write(CA_CERT, made_cert.read_text(encoding="ascii"), 0o644)
+
+    def _certificate(self, names: list[str]) -> None:
+        """The broker's key and certificate for ``names``, signed by the table's CA (made anew each
+        set-up: the tables trust the CA, not this certificate)."""
+        san = ",".join(f"IP:{name}" if DOTTED.fullmatch(name) else f"DNS:{name}" for name in names)
+        with tempfile.TemporaryDirectory(prefix="pi-table-broker-") as scratch:
+            folder = Path(scratch)
+            (folder / "names.ext").write_text(
+                f"subjectAltName={san}\nbasicConstraints=critical,CA:FALSE\nkeyUsage=critical,digitalSignature\n"
+                "extendedKeyUsage=serverAuth\nsubjectKeyIdentifier=hash\nauthorityKeyIdentifier=keyid:always\n",
+                encoding="ascii")
+            _openssl("req", "-new", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256", "-nodes",
+                     "-keyout", str(folder / "broker.key"), "-out", str(folder / "broker.csr"), "-subj", f"/CN={names[0] if len(names[0]) <= 64 else 'pi-table broker'}")
+            _openssl("x509", "-req", "-in", str(folder / "broker.csr"), "-CA", str(self.etc / CA_CERT),
+                     "-CAkey", str(self.etc / CA_KEY), "-set_serial", f"0x{secrets.token_hex(16)}", "-days", str(DAYS),
+                     "-extfile", str(folder / "names.ext"), "-out", str(folder / "broker.crt"))
+            self._write(KEY, (folder / "broker.key").read_text(encoding="ascii"), 0o600, mosquitto=True)
+            self._write(CERT, (folder / "broker.crt").read_text(encoding="ascii"), 0o644)
+
+    def _write(self, name: str, text: str, mode: int, mosquitto: bool = False) -> None:
+        """One of the broker's files written whole; ``mosquitto``: its own (Mosquitto reads its key
+        and its users after it has left root for its own user), else root's."""
+        path = self.etc / name
+        path.parent.mkdir(mode=0o755, parents=True, exist_ok=True)
+        replace_file(path, text.encode("utf-8"), mode)
+        if os.geteuid() == 0:
+            try:
+                owner = pwd.getpwnam("mosquitto") if mosquitto else None
+            except KeyError:
+                owner = None  # no such user: Mosquitto then runs as nobody, who reads none of it either
+            os.chown(path, owner.pw_uid if owner else 0, owner.pw_gid if owner else 0)
+
+    def _kept(self) -> dict[str, tuple[bytes, int, int, int] | None]:
+        """What ``WRITTEN`` holds now (its bytes, mode and owner, or None: no such file), to put back."""
+        found: dict[str, tuple[bytes, int, int, int] | None] = {}
+        for name in WRITTEN:
+            try:
+                status = os.stat(self.etc / name)
+                found[name] = ((self.etc / name).read_bytes(), status.st_mode & 0o7777, status.st_uid, status.st_gid)
+            except FileNotFoundError:
+                found[name] = None
+        return found
+
+    def _put_back(self, before: dict[str, tuple[bytes, int, int, int] | None], then: str) -> None:
+        """The files as ``before`` held them, then Mosquitto disabled and stopped, or restarted (or
+        reloaded) on them; a failure of that last step changes nothing more (it was said already)."""
+        for name, held in before.items():
+            path = self.etc / name
+            if held is None:
+                path.unlink(missing_ok=True)
+                continue
+            data, mode, uid, gid = held
+            replace_file(path, data, mode)
+            if os.geteuid() == 0:
+                os.chown(path, uid, gid)
+        try:
+            self._systemctl(*(("disable", "--now") if then == "disable" else (then,)), UNIT)
+        except ReleaseError:
+            pass
+
+    def _systemctl(self, *args: str) -> None:
+        """systemctl's act on Mosquitto's unit. Debian's package has a SysV script too, which
+        ``enable`` would link in /etc/rc?.d (read-only to the helper): systemd alone starts it here."""
+        try:
+            done = subprocess.run([*self.systemctl, *args], capture_output=True, text=True, timeout=CALL_S, check=False,
+                                  env={**os.environ, "SYSTEMCTL_SKIP_SYSV": "1"})
+        except subprocess.TimeoutExpired:
+            raise ReleaseError(N_("systemctl {act} did not answer within {seconds} s"), act=args[0],
+                               seconds=round(CALL_S)) from None
+        if done.returncode != 0:
+            raise ReleaseError(N_("systemctl {act} {unit} failed: {error}"), act=args[0], unit=UNIT,
+                               error=_last_line(done.stderr) or f"exit {done.returncode}")
+
+    def _answers(self) -> None:
+        """Mosquitto running, and answering on this machine over TLS with the certificate of the
+        table's CA for loopback's name, within ``ANSWER_S``; ReleaseError saying why not."""
+        context = ssl.create_default_context(cafile=str(self.etc / CA_CERT))
+        deadline, error = time.monotonic() + ANSWER_S, ""
+        while time.monotonic() < deadline:
+            active = subprocess.run([*self.systemctl, "is-active", UNIT], capture_output=True, text=True,
+                                    timeout=CALL_S, check=False)
+            if active.returncode != 0:
+                error = f"{UNIT} is {active.stdout.strip() or 'not active'}"
+            else:
+                try:
+                    with socket.create_connection(("127.0.0.1", self.port), timeout=2) as raw, \
+                            context.wrap_socket(raw, server_hostname="localhost"):
+                        return
+                except (OSError, ssl.SSLError) as e:
+                    error = str(e) or type(e).__name__
+            time.sleep(0.3)
+        raise ReleaseError(N_("Mosquitto does not answer over TLS on port {port} ({error})"), port=self.port,
+                           error=error[:200])
+
+
+def _said(error: ReleaseError | OSError) -> ReleaseError:
+    if isinstance(error, ReleaseError):
+        return error
+    return ReleaseError(N_("the broker's files cannot be written ({error})"), error=error.strerror or str(error))
+
+
+def _openssl(*args: str) -> None:
+    try:
+        done = subprocess.run(["openssl", *args], capture_output=True, text=True, timeout=OPENSSL_S, check=False)
+    except FileNotFoundError:
+        raise ReleaseError(N_("openssl is missing, which makes the broker's certificate: install openssl")) from None
+    except subprocess.TimeoutExpired:
+        raise ReleaseError(N_("openssl did not answer within {seconds} s"), seconds=round(OPENSSL_S)) from None
+    if done.returncode != 0:
+        raise ReleaseError(N_("openssl could not make the broker's certificate: {error}"),
+                           error=_last_line(done.stderr) or f"exit {done.returncode}")
+
+
+def _last_line(text: str) -> str:
+    lines = [line for line in text.splitlines() if line.strip()]
+    return lines[-1][:200] if lines else ""

@@ -1,0 +1,155 @@
+"""The café's broker on the staff page (issue 50, 3): ``GET /staff/api/broker`` (the owner: whether
+this table is the broker, where, its tables and the password each is still to be given),
+``POST /staff/api/broker`` (the owner: ``{"act": "set-up", "address", "table", "tables"}`` makes
+this table the café's broker, ``{"act": "add", "tables"}`` adds tables, ``{"act": "renew",
+"table"}`` gives one a new password, ``{"act": "given", "table"}`` forgets a password the owner
+gave) and ``GET /staff/api/broker/ca.crt`` (the CA's certificate the other tables trust it by).
+The root helper sets Mosquitto up (``release.broker``); every name and the address are parsed
+into their kinds here, as the helper parses them, so a table that cannot be one is refused at
+once, in words. Passwords are shown only to the owner: the view is the owner's, as the files are.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import time
+from typing import Any, Protocol
+
+from aiohttp import web
+
+from ...engine.phrase import N_, Phrase, Text
+from ...release import ReleaseError, broker
+from ...ui.i18n import say
+from ..auth import Session
+from ..roles import Route, owner
+from ..staff import Section, StaffPage, bad, language, reached_on
+
+log = logging.getLogger("pi_table.web.staff")
+
+TEXTS: tuple[str, ...] = (
+    N_("The café's broker"),
+    N_("Mosquitto is not installed on this table: sudo systemd/install.sh installs it."),
+    N_("This table is not the café's broker. Made the broker, it is the one the café's tables report to, and its "
+       "dashboard can show them all."),
+    N_("This table is the café's broker at {address}."),
+    N_("This table reports to it."),
+    N_("This table does not report to it yet."),
+    N_("Its name on the café's network (the other tables reach it there)"),
+    N_("This table's name in the fleet"),
+    N_("The café's other tables (one name a line)"),
+    N_("Make this table the café's broker"),
+    N_("Set it up again"),
+    N_("Make this table the café's broker? Each table in the list gets a new password, and this table restarts to "
+       "report to it."),
+    N_("Set the broker up again? Every table gets a new password: each must be given its new one."),
+    N_("Setting the broker up: a moment..."),
+    N_("Asked: the table sets the broker up in a moment."),
+    N_("Done."),
+    N_("Not done: {why}"),
+    N_("Not done, and the broker before is back: {why}"),
+    N_("On each table's own staff page, under Fleet broker, give what is shown here for it, and the CA certificate."),
+    N_("Download the CA certificate"),
+    N_("this table"),
+    N_("Broker address"),
+    N_("Broker password"),
+    N_("Given: ask a new one if it is lost."),
+    N_("Given: forget it"),
+    N_("New password"),
+    N_("A new password for {name}? Its old one stops working at once: give it the new one on its staff page."),
+    N_("A new password for this table? It restarts to use it."),
+    N_("Add tables (one name a line)"),
+    N_("Add these tables"),
+)
+"""The room's words on the page (broker.js looks each up by its English text)."""
+
+CA_FILE = "pi-table-broker-ca.crt"
+FIELDS = {"set-up": {"act", "address", "table", "tables"}, "add": {"act", "tables"}, "renew": {"act", "table"},
+          "given": {"act", "table"}}
+
+
+class Broker(Protocol):
+    """The café's broker on this table (``daemon.broker_desk.BrokerDesk``)."""
+
+    def view(self, lang: str) -> dict[str, Any]: ...
+
+    def ca(self) -> bytes | None: ...
+
+    def set_up(self, address: str, table: str, others: list[str], reached: str | None) -> Text | None: ...
+
+    def add(self, names: list[str], reached: str | None) -> Text | None: ...
+
+    def renew(self, name: str, reached: str | None) -> Text | None: ...
+
+    def given(self, name: str) -> None: ...
+
+
+class Table(Protocol):
+    """What the section takes of the table."""
+
+    @property
+    def broker(self) -> Broker: ...
+
+
+class BrokerSection(Section):
+    """The café's broker's routes under ``/staff/api/``, all the owner's: its view holds the
+    passwords the other tables are to be given."""
+
+    name = "broker"
+    script = "broker.js"
+    texts = TEXTS
+
+    def __init__(self, page: StaffPage, table: Table) -> None:
+        super().__init__(page, table)
+        self.desk = table.broker
+
+    def routes(self) -> list[Route]:
+        return [owner("GET", "/staff/api/broker", self._view),  # the passwords the other tables are to be given
+                owner("POST", "/staff/api/broker", self._change),  # this table made the broker, a table added...
+                owner("GET", "/staff/api/broker/ca.crt", self._ca)]  # the CA the tables trust it by, to give them
+
+    async def _view(self, request: web.Request, session: Session) -> web.Response:
+        return web.json_response(await asyncio.to_thread(self.desk.view, language(request)),
+                                 headers={"Cache-Control": "no-store"})  # passwords: kept by no cache
+
+    async def _ca(self, request: web.Request, session: Session) -> web.Response:
+        found = await asyncio.to_thread(self.desk.ca)
+        if found is None:
+            return web.json_response({"ok": False, "error": say(Phrase.of(
+                "this table is not the café's broker yet: set it up first"), language(request))}, status=404)
+        return web.Response(body=found, content_type="application/x-pem-file",
+                            headers={"Content-Disposition": f'attachment; filename="{CA_FILE}"'})
+
+    async def _change(self, request: web.Request, session: Session) -> web.Response:
+        body = await self.page.read_json(request)
+        act = body.get("act") if isinstance(body, dict) else None
+        if not isinstance(body, dict) or set(body) != FIELDS.get(str(act)) \
+                or not all(isinstance(body[key], str) for key in ("address", "table") if key in body) \
+                or not (isinstance(body.get("tables", []), list)):
+            return bad('expected {"act": "set-up", "address", "table", "tables": [NAME, ...]}, {"act": "add", '
+                       '"tables": [NAME, ...]}, {"act": "renew", "table"} or {"act": "given", "table"}')
+        lang, reached, asked = language(request), reached_on(request), time.time()  # the broker's note is newer once done
+        if act in ("renew", "given"):  # a user the broker has: a table's, or the dashboard's
+            if not broker.is_user(body["table"]):
+                return bad(say(Phrase.of("{name} is not a user of this broker", name=repr(body["table"][:64])), lang))
+            if act == "given":
+                await asyncio.to_thread(self.desk.given, body["table"])
+                return web.json_response({"ok": True})
+            problem = await asyncio.to_thread(self.desk.renew, body["table"], reached)
+        else:
+            try:  # each name and the address parsed into their kinds, as the helper will
+                if act == "set-up" and (problem := broker.address_problem(body["address"].strip())) is not None:
+                    raise ReleaseError(problem)
+                names = broker.tables([*([body["table"].strip()] if act == "set-up" else []),
+                                       *(name.strip() if isinstance(name, str) else name for name in body["tables"])])
+            except ReleaseError as e:
+                return bad(say(Phrase.of(e.why["template"], **e.why["fields"]), lang))
+            if act == "set-up":
+                problem = await asyncio.to_thread(self.desk.set_up, body["address"].strip(), names[0], names[1:],
+                                                  reached)
+            else:
+                problem = await asyncio.to_thread(self.desk.add, names, reached)
+        if problem is not None:
+            return web.json_response({"ok": False, "error": say(problem, lang)}, status=409)
+        log.warning("staff page: the café's broker: %s asked from %s", act, request.remote)
+        return web.json_response({"ok": True, "asked": asked}, status=202)

@@ -1,0 +1,161 @@
+// The staff page's café's broker: the owner makes this table the broker the café's tables report
+// to (the root helper sets Mosquitto up), then sees for each other table what to give on its own
+// staff page (the broker's address, its name, its password until the owner says it was given, the
+// CA certificate), adds tables later and gives one a new password. Its result shows beside its
+// button. A section's script (web/sections/broker.py): the page loads it after staff.js.
+import { $, api, askOwner, csrf, download, el, t } from "./staff.js";
+
+const CA_FILE = "pi-table-broker-ca.crt";
+let asked = null;  // when the table took the change asked (its clock): settled once the broker's note is as new
+let ours = false;  // this table is the broker already: a set-up is a set-up again
+
+function brokerSection() {
+  const label = (id, text) => el("label", { for: id, "data-t": text, text: t(text) });
+  return el("section", { id: "cafe-broker-section", "aria-labelledby": "cafe-broker-title" },
+    el("h2", { id: "cafe-broker-title", "data-t": "The café's broker", text: t("The café's broker") }),
+    el("p", { id: "cafe-broker-line" }),
+    el("p", { id: "cafe-broker-last", class: "note", hidden: "" }),
+    el("div", { id: "cafe-broker-given", hidden: "" },
+      el("p", { class: "note", "data-t": "On each table's own staff page, under Fleet broker, give what is shown here for it, and the CA certificate.",
+        text: t("On each table's own staff page, under Fleet broker, give what is shown here for it, and the CA certificate.") }),
+      el("button", { id: "cafe-broker-ca", type: "button", "data-t": "Download the CA certificate", text: t("Download the CA certificate") }),
+      el("ul", { id: "cafe-broker-tables", class: "keys" }),
+      el("form", { id: "cafe-broker-add", class: "stack" },
+        label("cafe-broker-more", "Add tables (one name a line)"),
+        el("textarea", { id: "cafe-broker-more", rows: "2", spellcheck: "false", autocomplete: "off", required: "" }),
+        el("button", { type: "submit", "data-t": "Add these tables", text: t("Add these tables") }))),
+    el("form", { id: "cafe-broker-form", class: "stack", hidden: "" },
+      label("cafe-broker-address", "Its name on the café's network (the other tables reach it there)"),
+      el("input", { id: "cafe-broker-address", maxlength: "253", autocomplete: "off", spellcheck: "false", required: "" }),
+      label("cafe-broker-table", "This table's name in the fleet"),
+      el("input", { id: "cafe-broker-table", maxlength: "64", autocomplete: "off", spellcheck: "false", required: "" }),
+      label("cafe-broker-others", "The café's other tables (one name a line)"),
+      el("textarea", { id: "cafe-broker-others", rows: "4", spellcheck: "false", autocomplete: "off" }),
+      el("button", { id: "cafe-broker-set-up", type: "submit" })),
+    el("p", { id: "cafe-broker-result", class: "message", role: "status", hidden: "" }));
+}
+
+function brokerResult(text, error = false) {
+  const line = $("cafe-broker-result");
+  line.textContent = text;
+  line.classList.toggle("error", error);
+  line.hidden = !text;
+}
+
+const lines = (text) => text.split("\n").map((line) => line.trim()).filter((line) => line);
+
+function tableItem(table, data) {
+  const own = table.name === data.this_table;
+  const item = el("li", {}, el("strong", { text: table.name }), own ? ` (${t("this table")})` : "");
+  if (!own) {
+    const row = (name, value) => el("div", {}, `${t(name)}: `, el("code", { text: value }));
+    item.append(row("Broker address", table.broker), row("This table's name in the fleet", table.name));
+    item.append(table.password ? row("Broker password", table.password)
+      : el("div", { class: "note", text: t("Given: ask a new one if it is lost.") }));
+    if (table.password) {
+      const given = el("button", { type: "button", "data-table": table.name, text: t("Given: forget it") });
+      given.addEventListener("click", () => changeBroker({ act: "given", table: table.name }));
+      item.append(given, " ");
+    }
+  }
+  const renew = el("button", { type: "button", class: "warn", "data-renew": table.name, text: t("New password") });
+  renew.addEventListener("click", () => {
+    if (confirm(own ? t("A new password for this table? It restarts to use it.")
+      : t("A new password for {name}? Its old one stops working at once: give it the new one on its staff page.", { name: table.name }))) {
+      changeBroker({ act: "renew", table: table.name });
+    }
+  });
+  item.append(renew);
+  return item;
+}
+
+function drawBroker(data) {
+  const line = !data.installed ? t("Mosquitto is not installed on this table: sudo systemd/install.sh installs it.")
+    : data.helper ? data.helper
+      : data.ours ? `${t("This table is the café's broker at {address}.", data)} ${t(data.uses ? "This table reports to it." : "This table does not report to it yet.")}`
+        : t("This table is not the café's broker. Made the broker, it is the one the café's tables report to, and its dashboard can show them all.");
+  $("cafe-broker-line").textContent = line;
+  if (asked !== null && !data.pending && data.last && data.last.at >= asked) {
+    brokerResult(data.last.outcome === "done" && !data.refused ? t("Done.") : "");  // else why, in its line
+    asked = null;
+  }
+  ours = data.ours;
+  const last = data.last;
+  const said = data.pending ? t("Setting the broker up: a moment...")
+    : data.refused ? data.refused
+      : last && last.outcome === "rolled back" ? t("Not done, and the broker before is back: {why}", { why: last.why || "?" })
+        : last && last.outcome === "failed" ? t("Not done: {why}", { why: last.why || "?" }) : "";
+  $("cafe-broker-last").textContent = said;
+  $("cafe-broker-last").hidden = !said;
+  $("cafe-broker-last").classList.toggle("error", Boolean(said) && !data.pending);
+  $("cafe-broker-given").hidden = !data.ours;
+  $("cafe-broker-tables").replaceChildren(...data.tables.map((table) => tableItem(table, data)));
+  $("cafe-broker-form").hidden = !data.installed || Boolean(data.helper);
+  $("cafe-broker-set-up").textContent = t(data.ours ? "Set it up again" : "Make this table the café's broker");
+  if (document.activeElement === null || !$("cafe-broker-form").contains(document.activeElement)) {
+    $("cafe-broker-address").value = data.address || data.suggested.address;
+    $("cafe-broker-table").value = data.this_table || data.suggested.table;
+    $("cafe-broker-others").value = (data.ours ? data.tables.map((table) => table.name).filter((name) => name !== data.this_table)
+      : data.suggested.tables).join("\n");
+  }
+}
+
+async function loadBroker(background = false) {
+  // The broker's view is the owner's (it holds passwords): asked only while this phone acts as the owner.
+  const owner = await api("GET", "/staff/api/owner", undefined, background);
+  if (!owner.ok) return;
+  if (!owner.data.set || !owner.data.left_s) {
+    $("cafe-broker-form").hidden = true;
+    $("cafe-broker-given").hidden = true;
+    $("cafe-broker-last").hidden = true;
+    $("cafe-broker-line").textContent = t("This needs the owner's passphrase: give it under Owner.");
+    return;
+  }
+  const answer = await api("GET", "/staff/api/broker", undefined, background);
+  if (answer.ok) drawBroker(answer.data);
+}
+
+// A change asked: the broker read every 2 s until the helper has settled it (seconds), through the
+// restart of this table that may follow and until the owner's actions are unlocked again after it.
+async function follow() {
+  for (let tries = 0; asked !== null && tries < 150; tries++) {
+    try { await loadBroker(true); } catch { /* the table restarting */ }
+    if (asked !== null) await new Promise((done) => setTimeout(done, 2000));
+  }
+}
+
+async function changeBroker(body) {
+  const answer = await api("POST", "/staff/api/broker", body);
+  if (answer.ok) {
+    brokerResult(body.act === "given" ? "" : t("Asked: the table sets the broker up in a moment."));
+    if (body.act === "add") $("cafe-broker-more").value = "";
+    asked = body.act === "given" ? null : answer.data.asked;
+    if (asked === null) loadBroker(true); else follow();
+  } else if (answer.status === 403 && answer.data && answer.data.owner === "needed") {
+    brokerResult("");
+    askOwner(answer.data.error, () => changeBroker(body));  // the passphrase asked for, then done again
+  } else if (answer.status !== 401) {
+    brokerResult(answer.data ? answer.data.error : `HTTP ${answer.status}`, true);
+  }
+}
+
+function wireBroker() {
+  $("desk").append(brokerSection());
+  $("cafe-broker-form").addEventListener("submit", (event) => {
+    event.preventDefault();
+    if (!confirm(t(ours ? "Set the broker up again? Every table gets a new password: each must be given its new one."
+      : "Make this table the café's broker? Each table in the list gets a new password, and this table restarts to report to it."))) return;
+    changeBroker({ act: "set-up", address: $("cafe-broker-address").value.trim(), table: $("cafe-broker-table").value.trim(),
+      tables: lines($("cafe-broker-others").value) });
+  });
+  $("cafe-broker-add").addEventListener("submit", (event) => {
+    event.preventDefault();
+    changeBroker({ act: "add", tables: lines($("cafe-broker-more").value) });
+  });
+  $("cafe-broker-ca").addEventListener("click", () => download("/staff/api/broker/ca.crt", CA_FILE));
+  setInterval(() => { if (csrf && !$("desk").hidden && asked === null) loadBroker(true); }, 15000);
+  new MutationObserver(() => { if (csrf && !$("desk").hidden) loadBroker(true); })
+    .observe($("desk"), { attributes: true, attributeFilter: ["hidden"] });  // read once logged in, never before
+}
+
+wireBroker();

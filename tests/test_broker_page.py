@@ -1,0 +1,328 @@
+"""The café's broker set up on one of its tables from its staff page (issue 50, 3): the owner makes
+this table the broker, the root helper writes the project's Mosquitto files, a certificate of the
+table's own CA and the password file, enables and restarts Mosquitto; the page then shows each
+other table what to give on its own staff page, and this table reports to the broker and its
+dashboard reads it, without anything typed twice. A real Mosquitto plays mosquitto.service
+(tests/fake_systemctl.py starts it on the files the helper wrote), and a table's reporter and the
+dashboard connect to it with what the page showed."""
+
+from __future__ import annotations
+
+import json
+import os
+import stat
+import subprocess
+import time
+import tomllib
+from pathlib import Path
+
+import pytest
+
+from pi_table.release import ReleaseError, broker, helper, requests
+from pi_table.release.keys import Keyring
+from pi_table.release.layout import Releases
+from pi_table.release.service_user import ServiceUser
+
+from helpers import InProcessDaemon, MosquittoUnit, Staff, StaffTable, dealt_key, require_tools, wait_for
+
+HASH = broker.password_hash("x" * 24)
+BAD_NAMES = ["bar\n1", "bar:1", "bar#1", "bar+1", "bar/1", "bar 1", "bar\u200b1", "bar\x001", "b" * 65, "", 7,
+             "staff"]
+
+
+@pytest.mark.parametrize("name", BAD_NAMES)
+def test_a_hostile_table_name_is_refused_before_anything_is_asked(name):
+    """A name with a line's end or a colon would forge a line of the password file, and '+', '#' or
+    '/' a topic the ACL's %u makes of it; the ACL's own users are no table's."""
+    with pytest.raises(ReleaseError) as refused:
+        requests.check({"act": "broker-users", "users": {name: HASH} if isinstance(name, str) else {"x": HASH, 7: HASH}})
+    assert "table" in str(refused.value)
+    with pytest.raises(ReleaseError):
+        broker.tables([name])
+    with pytest.raises(ReleaseError, match="dashboard is a user of the broker's own"):
+        broker.tables(["dashboard"])  # the dashboard's user, never a table's
+
+
+@pytest.mark.parametrize("request_, why", [
+    ({"act": "broker", "address": "bar-1.local", "users": {f"t{n}": HASH for n in range(51)}}, "at most 50 tables"),
+    ({"act": "broker", "address": "-bar.local", "users": {"t1": HASH}}, "the broker's address is its name"),
+    ({"act": "broker", "address": "bar..local", "users": {"t1": HASH}}, "the broker's address is its name"),
+    ({"act": "broker", "address": "300.1.1.1", "users": {"t1": HASH}}, "the broker's address is its name"),
+    ({"act": "broker", "address": "bar-1.local,DNS:evil", "users": {"t1": HASH}}, "the broker's address is its name"),
+    ({"act": "broker", "address": "a" * 254, "users": {"t1": HASH}}, "the broker's address is its name"),
+    ({"act": "broker", "address": "bar-1.local", "users": {}}, "the broker's users are given"),
+    ({"act": "broker", "address": "bar-1.local", "users": ["t1"]}, "the broker's users are given"),
+    ({"act": "broker-users", "users": {"t1": "secret"}}, "the password of 't1' is not given as Mosquitto's hash"),
+    ({"act": "broker-users", "users": {"t1": HASH + "\nt2:" + HASH}}, "the password of 't1' is not given"),
+    ({"act": "broker-users", "users": {"t1": HASH}, "address": "x"}, "the request broker-users takes users"),
+])
+def test_a_broker_request_out_of_its_kind_is_refused_before_anything_runs(request_, why):
+    with pytest.raises(ReleaseError) as refused:
+        requests.check(request_)
+    assert str(refused.value).startswith(why)
+
+
+def test_the_password_hash_is_mosquitto_passwds_own(tmp_path):
+    """The service makes each hash (root never sees a password, and none is on a command line):
+    the same bytes mosquitto_passwd writes for that password and salt."""
+    require_tools("mosquitto_passwd")
+    passwords = tmp_path / "passwd"
+    subprocess.run(["mosquitto_passwd", "-b", "-c", str(passwords), "bar-1", "a-password"], check=True, timeout=30)
+    written = passwords.read_text().strip().partition(":")[2]
+    salt = written.split("$")[3]
+    import base64
+
+    assert broker.password_hash("a-password", base64.b64decode(salt)) == written
+    assert broker.PASSWORD_HASH.fullmatch(broker.password_hash(broker.new_password()))
+
+
+class Cafe:
+    """A table in this process on the staff page, whose root helper (the test's call of
+    ``helper.act``) sets up a real Mosquitto; ``restarted`` starts the table again as systemd does
+    after it ended itself to try its new settings."""
+
+    def __init__(self, folder: Path, extra: str = "") -> None:
+        (folder / "table").mkdir()
+        self.folder, self.unit = folder, MosquittoUnit(folder / "unit")
+        self.spool, self.home = folder / "spool", folder / "home"
+        self.helper = helper.Helper(Releases(self.home), Keyring(folder / "keys"), ServiceUser(None),
+                                    mosquitto=self.unit.broker)
+        self.table: InProcessDaemon = StaffTable(folder / "table", dealt_key(), extra=extra)
+        self.config = folder / "table" / "config.toml"
+        self._wire()
+
+    def _wire(self) -> None:
+        daemon = self.table.daemon
+        assert daemon.staff_desk is not None
+        daemon.staff_desk.spool, daemon.staff_desk.helper_missing = self.spool, lambda: None
+        desk = daemon.staff_desk.broker  # the section's part of the table
+        desk.home, desk.etc, desk.port = self.home, self.unit.etc, self.unit.port
+
+    def staff(self) -> Staff:
+        assert self.table.daemon.companion is not None
+        staff = Staff(self.table.daemon.companion.base_url)
+        staff.login()
+        staff.as_owner()
+        return staff
+
+    def helper_acts(self) -> int:
+        return helper.act(self.helper, self.spool)
+
+    def restarted(self) -> None:
+        """The table ended itself to try the broker's settings: started again on them."""
+        wait_for(lambda: not self.table.runner.is_alive(), "the table ending itself to restart", 15)
+        self.table.close()
+        (self.folder / "table/journal/staff.restarts").unlink(missing_ok=True)
+        self.table = InProcessDaemon(self.config)
+        self._wire()
+
+    def close(self) -> None:
+        self.table.close()
+        self.unit.close()
+
+
+def settled(staff: Staff) -> dict:
+    """The broker's view once the change asked has been settled by the helper's note."""
+    seen: dict = {}
+
+    def done() -> bool:
+        seen.update(staff.call("GET", "/staff/api/broker")[1])
+        return seen["pending"] is None
+
+    wait_for(done, "the change settled", 15)
+    return seen
+
+
+def reporter(url: str, password: str, ca: Path, folder: Path, table_id: str, states: list[str] | None = None):
+    """Another table of the café reporting with what its staff page was given (``states``: its
+    link's, as its Devices list says them)."""
+    from pi_table.config import broker as broker_config
+    from pi_table.fleet.reporter import Reporter
+    from pi_table.ui.i18n import say
+
+    secret = folder / f"{table_id}.password"
+    secret.write_text(password + "\n")
+    return Reporter(broker_config(url, table_id=table_id, password_file=str(secret), ca=str(ca)),
+                    act=lambda request: {"ok": True},
+                    link_state=lambda state: None if states is None else states.append(say(state, "en")))
+
+
+@pytest.mark.broker
+@pytest.mark.daemon
+def test_the_owner_makes_this_table_the_cafes_broker_and_the_other_tables_report_with_what_the_page_shows(tmp_path):
+    cafe = Cafe(tmp_path, extra='[fleet]\ntable_id = "bar-1"\ncafe_tables = ["bar-1", "bar-2"]\n')
+    others: list = []
+    try:
+        staff = Staff(cafe.table.daemon.companion.base_url)
+        staff.login()  # the staff, not the owner: the broker's passwords and its set-up are the owner's
+        for method, path, body in (("GET", "/staff/api/broker", None), ("GET", "/staff/api/broker/ca.crt", None),
+                                   ("POST", "/staff/api/broker", {"act": "set-up", "address": "127.0.0.1",
+                                                                  "table": "bar-1", "tables": []})):
+            status, answer = staff.call(method, path, body)
+            assert status == 403 and answer["owner"] == "needed", path
+        assert not cafe.spool.exists()
+        staff.as_owner()
+        view = staff.call("GET", "/staff/api/broker")[1]
+        assert (view["ours"], view["tables"], view["suggested"]["tables"]) == (False, [], ["bar-2"])
+        status, answer = staff.call("POST", "/staff/api/broker", {"act": "set-up", "address": "127.0.0.1",
+                                                                  "table": "bar-1", "tables": ["bar-2", "bar\nx:1"]})
+        assert status == 400 and "cannot be a table's name on the broker" in answer["error"] and not cafe.spool.exists()
+        status, answer = staff.call("POST", "/staff/api/broker", {"act": "set-up", "address": "127.0.0.1",
+                                                                  "table": "bar-1", "tables": [f"t{n}" for n in range(1000)]})
+        assert status == 400 and answer["error"].startswith("at most 50 tables")
+        before = time.time()
+        status, answer = staff.call("POST", "/staff/api/broker", {"act": "set-up", "address": "127.0.0.1",
+                                                                  "table": "bar-1", "tables": ["bar-2"]})
+        assert status == 202 and answer["ok"] and before <= answer["asked"] <= time.time()  # the page's mark
+        asked = json.loads((cafe.spool / requests.REQUEST).read_text())
+        assert (asked["act"], asked["address"], sorted(asked["users"])) == ("broker", "127.0.0.1",
+                                                                            ["bar-1", "bar-2", "dashboard"])
+        assert all(broker.PASSWORD_HASH.fullmatch(hashed) for hashed in asked["users"].values())
+        assert cafe.helper_acts() == 0  # the root helper takes it
+        assert cafe.unit.calls()[:2] == ["enable mosquitto.service", "restart mosquitto.service"]
+        etc = cafe.unit.etc
+        assert stat.S_IMODE(os.stat(etc / broker.PASSWD).st_mode) == 0o600
+        assert stat.S_IMODE(os.stat(etc / broker.CA_KEY).st_mode) == 0o600
+        for name in ("pi-table.acl", "pi-table.conf"):  # the project's files as they are, but for the test's folder
+            written = (etc / (broker.ACL if name.endswith(".acl") else broker.CONF)).read_text()
+            assert written.replace(f"{etc}/", "/etc/mosquitto/") == (broker.SHIPPED / name).read_text()
+        view = settled(staff)
+        assert view["last"]["at"] >= answer["asked"]  # what the page waits for: the helper's note, as new
+        [bar_2] = view["tables"][1:]
+        assert view["ours"] and view["address"] == "127.0.0.1" and view["last"]["outcome"] == "done"
+        assert bar_2["broker"] == f"mqtts://bar-2@127.0.0.1:{cafe.unit.port}" and len(bar_2["password"]) == 24
+        assert bar_2["password"] not in json.dumps(asked)  # root is given its hash alone
+        assert bar_2["password"] not in (cafe.home / broker.NOTE).read_text()  # root's note holds names alone
+        ca = tmp_path / "downloaded-ca.crt"
+        ca.write_text(staff.call("GET", "/staff/api/broker/ca.crt")[1])
+        assert ca.read_text() == (etc / broker.CA_CERT).read_text()
+        cafe.restarted()  # this table's settings changed to the new broker, as a trial
+
+        fleet = tomllib.loads(cafe.config.read_text())["fleet"]
+        assert fleet["broker"] == f"mqtts://bar-1@127.0.0.1:{cafe.unit.port}" and fleet["table_id"] == "bar-1"
+        assert (fleet["dashboard_user"], fleet["cafe_tables"]) == ("dashboard", ["bar-1", "bar-2"])
+        assert Path(fleet["ca"]).read_text() == ca.read_text()
+        wait_for(lambda: cafe.table.daemon.health().get("fleet") == "ok", "this table reporting to itself", 15)
+        staff = cafe.staff()
+        view = staff.call("GET", "/staff/api/broker")[1]
+        assert view["uses"] and view["this_table"] == "bar-1" and view["tables"][1]["password"] == bar_2["password"]
+
+        # the dashboard on this table: only its port to give, its broker user and password set already
+        from pi_table.fleet.broker import free_port
+
+        port = free_port()
+        status, answer = staff.call("POST", "/staff/api/files/dashboard", {"port": port, "user": "dashboard",
+                                                                             "password": ""})
+        assert status == 200, answer
+        cafe.restarted()
+        others.append(reporter(bar_2["broker"], bar_2["password"], ca, tmp_path, "bar-2"))
+        others[-1].start()
+        wait_for(others[-1].connected.is_set, "bar-2 with the password the page showed", 10)
+        others[-1].offer({"game_id": "game-of-bar-2", "state": {"game": "codenames", "board": "?" * 25},
+                          "health": {"touch": "ok"}})
+        dashboard = cafe.table.daemon.dashboard
+        assert dashboard is not None
+        wait_for(lambda: {row["table_id"] for row in dashboard.fleet.rows() if row["online"]} == {"bar-1", "bar-2"},
+                 "both tables on the dashboard this table shows", 15)
+
+        # a table added later, and a new password for one: from the page too
+        staff = cafe.staff()
+        status, answer = staff.call("POST", "/staff/api/broker", {"act": "add", "tables": ["terrace"]})
+        assert status == 202, answer
+        assert cafe.helper_acts() == 0
+        assert cafe.unit.calls()[-2] == "reload-or-restart mosquitto.service"  # bar-2 is not thrown out
+        view = settled(staff)
+        terrace = next(table for table in view["tables"] if table["name"] == "terrace")
+        cafe.restarted()  # the café's tables now list it
+        assert tomllib.loads(cafe.config.read_text())["fleet"]["cafe_tables"] == ["bar-1", "bar-2", "terrace"]
+        others.append(reporter(terrace["broker"], terrace["password"], ca, tmp_path, "terrace"))
+        others[-1].start()
+        wait_for(others[-1].connected.is_set, "the table added later", 10)
+        assert others[0].connected.is_set()
+
+        staff = cafe.staff()
+        assert staff.call("POST", "/staff/api/broker", {"act": "given", "table": "bar-2"}) == (200, {"ok": True})
+        view = staff.call("GET", "/staff/api/broker")[1]
+        assert next(table for table in view["tables"] if table["name"] == "bar-2")["password"] is None
+        assert bar_2["password"] not in (cafe.folder / "table/journal" / "broker.handout").read_text()
+        assert staff.call("POST", "/staff/api/broker", {"act": "renew", "table": "bar-2"})[0] == 202
+        assert cafe.helper_acts() == 0
+        renewed = next(table for table in settled(staff)["tables"] if table["name"] == "bar-2")["password"]
+        assert renewed and renewed != bar_2["password"]
+        others[0].stop()
+        (tmp_path / "later").mkdir()
+        states: list[str] = []
+        others.append(stale := reporter(bar_2["broker"], bar_2["password"], ca, tmp_path / "later", "bar-2", states))
+        stale.start()
+        wait_for(lambda: any("Not authorized" in state for state in states), "the old password refused", 10)
+        assert not stale.connected.is_set()  # its old password opens nothing
+        stale.stop()
+        others.append(reporter(bar_2["broker"], renewed, ca, tmp_path / "later", "bar-2"))
+        others[-1].start()
+        wait_for(others[-1].connected.is_set, "bar-2 with its new password", 10)
+    finally:
+        for other in others:
+            other.stop()
+        cafe.close()
+
+
+@pytest.mark.broker
+@pytest.mark.daemon
+def test_a_broker_that_does_not_start_on_the_new_files_is_put_back_and_the_page_says_why(tmp_path):
+    """Mosquitto refusing its new files (tests/fake_systemctl.py's ``fail-next``: it exits on a line
+    it does not know) leaves the table as it was: on a first set-up, no broker files and Mosquitto
+    off again; on a set-up again, the files before, and the tables' passwords before still let them
+    in. The page says why, in Italian too; this table's settings are not changed."""
+    cafe = Cafe(tmp_path)
+    try:
+        staff = cafe.staff()
+        (cafe.unit.folder / "fail-next").touch()
+        assert staff.call("POST", "/staff/api/broker", {"act": "set-up", "address": "bar-1.local", "table": "bar-1",
+                                                        "tables": ["bar-2"]})[0] == 202
+        assert cafe.helper_acts() == 1
+        assert "disable --now mosquitto.service" in cafe.unit.calls() and not cafe.unit.running()
+        assert [name for name in broker.WRITTEN if (cafe.unit.etc / name).exists()] == []
+        view = settled(staff)
+        assert (view["ours"], view["last"]["outcome"]) == (False, "rolled back")
+        why = "mosquitto.service: mosquitto exited with 3"  # systemctl's own words, as the unit's journal says them
+        assert view["tables"] == [] and view["last"]["why"] == f"systemctl restart mosquitto.service failed: {why}"
+        staff.lang = "it"
+        said = staff.call("GET", "/staff/api/broker")[1]["last"]["why"]
+        assert said == f"systemctl restart mosquitto.service non è riuscito: {why}"
+        staff.lang = "en"
+        assert tomllib.loads(cafe.config.read_text()).get("fleet", {}).get("broker") is None  # this table unchanged
+
+        assert staff.call("POST", "/staff/api/broker", {"act": "set-up", "address": "127.0.0.1", "table": "bar-1",
+                                                        "tables": ["bar-2"]})[0] == 202
+        assert cafe.helper_acts() == 0
+        bar_2 = settled(staff)["tables"][1]
+        cafe.restarted()
+        before = {name: (cafe.unit.etc / name).read_bytes() for name in broker.WRITTEN}
+        staff = cafe.staff()
+        (cafe.unit.folder / "fail-next").touch()  # Mosquitto refuses the next files it starts on
+        assert staff.call("POST", "/staff/api/broker", {"act": "set-up", "address": "127.0.0.1", "table": "bar-1",
+                                                        "tables": ["bar-2", "terrace"]})[0] == 202
+        assert cafe.helper_acts() == 1
+        assert {name: (cafe.unit.etc / name).read_bytes() for name in broker.WRITTEN} == before
+        assert cafe.unit.running()
+        view = settled(staff)
+        assert view["last"]["outcome"] == "rolled back" and [table["name"] for table in view["tables"]] == ["bar-1", "bar-2"]
+        assert view["tables"][1]["password"] == bar_2["password"]  # the passwords before still hold
+        ca = cafe.unit.etc / broker.CA_CERT
+        still = reporter(bar_2["broker"], bar_2["password"], ca, tmp_path, "bar-2")
+        still.start()
+        try:
+            wait_for(still.connected.is_set, "bar-2 on the broker put back", 10)
+        finally:
+            still.stop()
+    finally:
+        cafe.close()
+
+
+def test_the_shipped_mosquitto_files_are_those_the_docs_show_and_listen_where_the_broker_is_checked():
+    for name in ("pi-table.conf", "pi-table.acl"):
+        assert (broker.SHIPPED / name).is_file()
+    assert f"\nlistener {broker.PORT}\n" in (broker.SHIPPED / "pi-table.conf").read_text()
+    for name in (broker.PASSWD, broker.ACL, broker.CERT, broker.KEY):
+        assert f"{broker.ETC}/{name}" in (broker.SHIPPED / "pi-table.conf").read_text()
+
