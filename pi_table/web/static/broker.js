@@ -3,7 +3,7 @@
 // staff page (the broker's address, its name, its password until the owner says it was given, the
 // CA certificate), adds tables later and gives one a new password. Its result shows beside its
 // button. A section's script (web/sections/broker.py): the page loads it after staff.js.
-import { $, api, askOwner, csrf, download, el, t } from "./staff.js";
+import { $, api, csrf, download, el, ownersAction, t } from "./staff.js";
 
 const CA_FILE = "pi-table-broker-ca.crt";
 let asked = null;  // when the table took the change asked (its clock): settled once the broker's note is as new
@@ -124,19 +124,13 @@ async function follow() {
   }
 }
 
-async function changeBroker(body) {
-  const answer = await api("POST", "/staff/api/broker", body);
-  if (answer.ok) {
+function changeBroker(body) {
+  return ownersAction(() => api("POST", "/staff/api/broker", body), (answer) => {
     brokerResult(body.act === "given" ? "" : t("Asked: the table sets the broker up in a moment."));
     if (body.act === "add") $("cafe-broker-more").value = "";
     asked = body.act === "given" ? null : answer.data.asked;
     if (asked === null) loadBroker(true); else follow();
-  } else if (answer.status === 403 && answer.data && answer.data.owner === "needed") {
-    brokerResult("");
-    askOwner(answer.data.error, () => changeBroker(body));  // the passphrase asked for, then done again
-  } else if (answer.status !== 401) {
-    brokerResult(answer.data ? answer.data.error : `HTTP ${answer.status}`, true);
-  }
+  }, brokerResult);
 }
 
 function wireBroker() {

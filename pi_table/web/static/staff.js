@@ -172,7 +172,7 @@ export async function refresh() {
 // -- the owner: an owner's action asks for the passphrase where the owner's section is ---------
 
 // The owner's section (owner.js) asks for the passphrase, then does ``retry``; without one, the refusal is said.
-export function askOwner(error, retry) {
+function askOwner(error, retry) {
   const asker = added.find((part) => part.askOwner);
   if (asker) asker.askOwner(error, retry); else say(error, true);
 }
@@ -276,12 +276,11 @@ export function settingsNotes(state) {
 }
 
 // The refused settings file replaced by the last good one (the owner's), then the restart that applies it.
-async function discardRefused() {
-  const answer = await api("POST", "/staff/api/config/discard", {});
-  if (answer.status === 403 && answer.data && answer.data.owner === "needed") return askOwner(answer.data.error, discardRefused);
-  if (!answer.ok) return say(answer.data ? answer.data.error : `HTTP ${answer.status}`, true);
-  say(t("Discarded: the table restarts on its last good settings."));
-  backAfterRestart();
+function discardRefused() {
+  return ownersAction(() => api("POST", "/staff/api/config/discard", {}), () => {
+    say(t("Discarded: the table restarts on its last good settings."));
+    backAfterRestart();
+  });
 }
 
 const DEVICES = { touch: "the touch board", leds: "the LED strip", screen: "the spymaster screen",
