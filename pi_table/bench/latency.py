@@ -27,7 +27,6 @@ import random
 import tempfile
 import threading
 import time
-from collections.abc import Callable
 from multiprocessing.connection import Connection
 from pathlib import Path
 from typing import TypedDict
@@ -43,7 +42,7 @@ from ..table.input import HOLD_MIN_S, InputSettings, TouchPolicy
 from ..ui.leds import PENDING, REVEALED
 from ..web import Companion, CompanionScreen, Tokens
 from ..web.server import MAX_CONNECTIONS
-from . import percentiles
+from . import percentiles, wait
 
 REVEAL_COLOURS = set(REVEALED.values())
 
@@ -118,6 +117,7 @@ class _Stopwatch(LedStrip):
 
 
 NOTE_S = 5.0
+STEP_S = 5.0  # for a step of the table in this process (a new game, a release), polled every ms
 PHONES_READY_S = 30.0
 MAX_PHONES = MAX_CONNECTIONS  # a connection each: past the companion's cap it turns them away
 
@@ -213,14 +213,14 @@ def run(touches: int = 200, seed: int = 1, phones: int | None = None) -> dict[st
         if phones and companion is not None:
             crowd, crowd_end = context.Pipe()
             context.Process(target=_phones, args=(crowd_end, companion.port, phones), daemon=True).start()
-            _wait(lambda: _ask(crowd)["connected"] == phones, f"{phones} phones to open the event stream",
-                  PHONES_READY_S, every=0.05)
-        _wait(lambda: driver.connected, "the driver to say hello to the emulator")
+            wait(lambda: _ask(crowd)["connected"] == phones, f"{phones} phones to open the event stream",
+                 PHONES_READY_S, every=0.05)
+        wait(lambda: driver.connected, "the driver to say hello to the emulator", STEP_S, every=0.001)
         rng = random.Random(seed)
         for _ in range(touches):
             if session.state.is_over:
                 loop.post(UiEvent(NewGame()))
-                _wait(lambda: not session.state.is_over, "a new game")
+                wait(lambda: not session.state.is_over, "a new game", STEP_S, every=0.001)
             cell = rng.choice([cell for cell, shown in enumerate(session.table_view().board) if shown == "?"])
             watch.cell = cell
             watch.shown.clear()
@@ -238,7 +238,7 @@ def run(touches: int = 200, seed: int = 1, phones: int | None = None) -> dict[st
             shown[f"{session.id} {session.table_view().board}"] = watch.revealed_at
             watch.cell = None
             ours.send(("release", cell))
-            _wait(lambda: not loop.policy.pressed, "the release to arrive")
+            wait(lambda: not loop.policy.pressed, "the release to arrive", STEP_S, every=0.001)
         pushed = _pushed(crowd, shown, phones) if phones and crowd is not None else {}
     finally:
         loop.stop_soon()
@@ -278,19 +278,11 @@ def _pushed(crowd: Connection[str, Crowd | str], shown: dict[str, float], phones
     last one; and how many (reveal, phone) pushes were skipped (a stream sends the newest view,
     so a phone that lags a whole reveal behind skips one)."""
     last = max(shown, key=lambda view: shown[view])
-    _wait(lambda: _ask(crowd)["views"].get(last, [0])[0] == phones, "every phone to get the last reveal",
-          PHONES_READY_S, every=0.05)
+    wait(lambda: _ask(crowd)["views"].get(last, [0])[0] == phones, "every phone to get the last reveal",
+         PHONES_READY_S, every=0.05)
     views = _ask(crowd)["views"]
     delays = [views[view][1] - when for view, when in shown.items() if view in views]
     return {
         **{f"push_{name}": value for name, value in percentiles(delays).items()},
         "skipped": len(shown) * phones - sum(views[view][0] for view in shown if view in views),
     }
-
-
-def _wait(condition: Callable[[], bool], what: str, timeout: float = 5.0, every: float = 0.001) -> None:
-    deadline = time.monotonic() + timeout
-    while not condition():
-        if time.monotonic() > deadline:
-            raise RuntimeError(f"timed out waiting for {what}")
-        time.sleep(every)
