@@ -414,6 +414,8 @@ def test_a_file_edited_by_hand_that_is_refused_starts_the_table_on_its_last_good
     staff = service.staff()
     shown = settings_shown(staff)["refused"]
     assert shown["why"].startswith(refused) and "timer.length_s" in shown["why"]
+    warnings = staff.call("GET", "/staff/api/table")[1]["warnings"]  # said once, by the note with its Discard button
+    assert not any(refused in warning for warning in warnings), warnings
     assert settings_shown(staff, "it")["refused"]["why"].startswith("il file delle impostazioni è stato rifiutato (")
     staff.lang = "en"
     headline = staff.call("GET", "/staff/api/health")[1]["headline"]  # not "All good" over a refused file

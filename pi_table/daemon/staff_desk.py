@@ -21,6 +21,7 @@ from ..engine import InvalidRules
 from ..engine.games import names
 from ..engine.phrase import Phrase, Text
 from ..table import history
+from ..ui.i18n import say
 from . import backup, logs, owner_files
 
 if TYPE_CHECKING:
@@ -127,8 +128,12 @@ class StaffDesk:
         return self.daemon.first_boot
 
     def table(self, lang: str) -> dict[str, Any]:
-        return {**self.daemon.answer({"command": "status", "lang": lang}),
-                "settings": trial.state(self.daemon.config.source, lang)}
+        status = self.daemon.answer({"command": "status", "lang": lang})
+        settings = trial.state(self.daemon.config.source, lang)
+        refused = self.daemon.config.refused
+        if refused is not None and settings["refused"] is not None:  # its note says it, beside its Discard button
+            status["warnings"] = [warning for warning in status["warnings"] if warning != say(refused, lang)]
+        return {**status, "settings": settings}
 
     def new_game(self, game: str, options: dict[str, object], lang: str) -> Text | None:
         daemon = self.daemon
@@ -260,8 +265,6 @@ class StaffDesk:
         return backup.backup_bytes(self.daemon.config)
 
     def nightly_backups(self, lang: str) -> list[dict[str, Any]]:
-        from ..ui.i18n import say
-
         return [{**each, "holds": ", ".join(say(part, lang) for part in each["holds"])}
                 for each in backup.nightly(self.daemon.config)]
 
