@@ -155,6 +155,20 @@ def test_a_run_due_waits_for_the_table_to_be_idle_with_no_night_open_and_is_aske
     assert schedule.tick() and table.asked == ["security", "security"]
 
 
+def test_the_owners_run_during_a_game_is_not_said_to_wait(tmp_path):
+    """A run the owner asked for in the middle of a game runs: the page said "Being applied now…
+    (a game is being played: the security updates wait…)". The wait is said only of a run due."""
+    from pi_table.daemon.security import SecurityUpdates
+
+    table, now = Idle(Schedule("daily", 4), tmp_path / "game.jsonl"), [at(25, 21)]
+    table.moved(at(25, 20, 58))  # a move two minutes ago
+    schedule = SecurityUpdates(table, home=tmp_path / "home", clock=lambda: now[0])
+    assert schedule.view("en")["waits"].startswith("a game is being played")
+    assert schedule.run_now() is None and table.asked == ["security"]
+    view = schedule.view("en")
+    assert view["running"] and view["waits"] is None
+
+
 def test_a_reboot_due_is_said_until_the_computer_restarts(tmp_path):
     """The run notes that a reboot is due; the page says so while /run/reboot-required says so,
     and not after the reboot that empties /run (it said so through the owner's restart before)."""

@@ -126,8 +126,9 @@ class SecurityUpdates:
             due = system.reboot_due(self.reboot_flag)  # as the system says now: the run's note is from before a reboot
             last = {key: note.get(key) for key in ("at", "outcome", "changed")} | {
                 "reboot": due is not None, "reboot_for": due or [], "why": (said(note.get("why")) or {}).get(lang)}
-        waits = self.busy()
-        return {"schedule": {"every": schedule.every, "hour": schedule.hour}, "running": self.running(),
+        running = self.running()
+        waits = None if running else self.busy()  # a run under way (the owner's) waits for nothing
+        return {"schedule": {"every": schedule.every, "hour": schedule.hour}, "running": running,
                 "waits": None if waits is None else say(waits, lang), "last": last}
 
     def attention(self, lang: str) -> list[dict[str, str]]:
