@@ -673,6 +673,8 @@ def test_a_boot_the_emulator_spoils_is_tried_once_more_counted_and_a_second_fail
     run says so (the count, pytest's warning); the second, after a boot tried again, fails."""
     monkeypatch.setattr(sys.modules[__name__], "USB_S", 0.5)
     monkeypatch.setattr(sys.modules[__name__], "RETRIED", [])
+    logged: list[str] = []  # in this test's log, not the CI log's, where it read as real boots tried again
+    monkeypatch.setattr(sys.modules[__name__], "log", logged.append)
     up = "[    0.000000] Linux version 6.1.0-56-arm64\n"
     second = SpoiltBoots(tmp_path, ["", f"{up}usb 1-1.1: FTDI USB Serial Device converter now attached to ttyUSB0\n"])
     with pytest.warns(BootRetried, match="the kernel did not come up"):
@@ -683,6 +685,7 @@ def test_a_boot_the_emulator_spoils_is_tried_once_more_counted_and_a_second_fail
         SpoiltBoots(tmp_path, [up, up]).power_on()
     assert "a boot tried again failed too: the emulated USB hub did not enumerate" in str(failed.value)
     assert len(RETRIED) == 2 and "did not enumerate" in RETRIED[-1]
+    assert [line.split(":")[0] for line in logged] == ["boot tried again (1 in this run)", "boot tried again (2 in this run)"]
 
 
 def test_the_service_is_ready_finds_the_board_and_says_the_leds_are_missing(pi):
