@@ -55,6 +55,10 @@ def test_a_hostile_table_name_is_refused_before_anything_is_asked(name):
     ({"act": "broker-users", "users": {"t1": "secret"}}, "the password of 't1' is not given as Mosquitto's hash"),
     ({"act": "broker-users", "users": {"t1": HASH + "\nt2:" + HASH}}, "the password of 't1' is not given"),
     ({"act": "broker-users", "users": {"t1": HASH}, "address": "x"}, "the request broker-users takes users"),
+    ({"act": "broker-remove", "table": "bar\nx:1"}, "'bar\\nx:1' cannot be a table's name"),
+    ({"act": "broker-remove", "table": "dashboard"}, "dashboard is a user of the broker's own"),
+    ({"act": "broker-remove", "table": ["bar-2"]}, "\"['bar-2']\" cannot be a table's name"),
+    ({"act": "broker-remove", "users": {"t1": HASH}}, "the request broker-remove takes table"),
 ])
 def test_a_broker_request_out_of_its_kind_is_refused_before_anything_runs(request_, why):
     with pytest.raises(ReleaseError) as refused:
@@ -235,7 +239,8 @@ def test_the_owner_makes_this_table_the_cafes_broker_and_the_other_tables_report
         terrace = next(table for table in view["tables"] if table["name"] == "terrace")
         cafe.restarted()  # the café's tables now list it
         assert tomllib.loads(cafe.config.read_text())["fleet"]["cafe_tables"] == ["bar-1", "bar-2", "terrace"]
-        others.append(reporter(terrace["broker"], terrace["password"], ca, tmp_path, "terrace"))
+        terrace_states: list[str] = []
+        others.append(reporter(terrace["broker"], terrace["password"], ca, tmp_path, "terrace", terrace_states))
         others[-1].start()
         wait_for(others[-1].connected.is_set, "the table added later", 10)
         assert others[0].connected.is_set()
@@ -257,9 +262,34 @@ def test_the_owner_makes_this_table_the_cafes_broker_and_the_other_tables_report
         wait_for(lambda: any("Not authorized" in state for state in states), "the old password refused", 10)
         assert not stale.connected.is_set()  # its old password opens nothing
         stale.stop()
-        others.append(reporter(bar_2["broker"], renewed, ca, tmp_path / "later", "bar-2"))
+        bar_2_states: list[str] = []
+        others.append(reporter(bar_2["broker"], renewed, ca, tmp_path / "later", "bar-2", bar_2_states))
         others[-1].start()
         wait_for(others[-1].connected.is_set, "bar-2 with its new password", 10)
+
+        # a table taken off (sold, or its card lost): its connection cut and its password refused
+        for name, why in (("bar-1", "this table is the broker itself"), ("dashboard", "'dashboard' is not a table"),
+                          ("nowhere", "'nowhere' is not a table on this broker")):
+            status, answer = staff.call("POST", "/staff/api/broker", {"act": "remove", "table": name})
+            assert status == 409 and answer["error"].startswith(why), answer
+        assert staff.call("POST", "/staff/api/broker", {"act": "remove", "table": "a/b"})[0] == 400
+        assert not (cafe.spool / requests.REQUEST).exists()
+        assert staff.call("POST", "/staff/api/broker", {"act": "remove", "table": "terrace"})[0] == 202
+        asked = json.loads((cafe.spool / requests.REQUEST).read_text())
+        assert asked == {"act": "broker-remove", "table": "terrace"}  # its name alone: no password made
+        terrace_states.clear()
+        bar_2_states.clear()
+        assert cafe.helper_acts() == 0
+        assert cafe.unit.calls()[-2] == "reload-or-restart mosquitto.service"
+        assert "terrace" not in cafe.unit.broker.users()
+        view = settled(staff)
+        assert [table["name"] for table in view["tables"]] == ["bar-1", "bar-2"] and view["last"]["outcome"] == "done"
+        assert "terrace" not in (cafe.folder / "table/journal" / "broker.handout").read_text()
+        wait_for(lambda: any("Not authorized" in state for state in terrace_states), "the table taken off refused", 15)
+        assert not others[1].connected.is_set()
+        assert others[-1].connected.is_set() and bar_2_states == []  # the others never lost their connection
+        cafe.restarted()  # the café's tables no longer list it
+        assert tomllib.loads(cafe.config.read_text())["fleet"]["cafe_tables"] == ["bar-1", "bar-2"]
     finally:
         for other in others:
             other.stop()

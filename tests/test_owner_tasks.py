@@ -643,6 +643,14 @@ def test_the_owners_14_tasks_on_a_phone(tmp_path, browser, monkeypatch, lang):
         dashboard.tap("button")
         expect(dashboard.locator("#count")).to_have_text(said["online"], timeout=LONG_S)
         dashboard.close()
+        page.tap('[data-remove="bar-2"]')  # a table taken off (sold): its question answered yes
+        expect(page.locator("#cafe-broker-result")).to_have_text(said["asked broker"])
+        wait_for(lambda: "bar-2" not in table.mosquitto.broker.users(), "bar-2 off the broker", 60)
+        table.settled()  # this table restarts to leave it out of the café's tables
+        owner.unlock()
+        expect(page.locator("#cafe-broker-tables > li")).to_have_count(1, timeout=LONG_S)  # this table's alone
+        expect(page.locator("#cafe-broker-tables")).not_to_contain_text("bar-2")
+        assert "bar-2" not in table.config.read_text()
 
         # 14. the computer restarted (the reboot the security updates asked for), then shut down
         owner.task(14)

@@ -1,6 +1,6 @@
 """The café's broker on this table, on the staff page (``web.broker.BrokerRoom``, issue 50, 3): the
-owner makes this table the broker the café's tables report to, adds a table later or gives one a
-new password; the root helper sets Mosquitto up (``release.broker``), and the page then shows what
+owner makes this table the broker the café's tables report to, adds a table later, gives one a
+new password or takes one off; the root helper sets Mosquitto up (``release.broker``), and the page then shows what
 each other table is given on its own staff page.
 
 Every password is made here, and only its hash goes to the helper. The other tables' passwords
@@ -177,6 +177,19 @@ class BrokerDesk:
         return self._ask({"act": "broker-users"}, {} if own else {name: password}, {name: password} if own else {},
                          None, reached)
 
+    def remove(self, name: str, reached: str | None) -> Text | None:
+        """The table ``name`` taken off the broker (and the café's tables): its password opens
+        nothing from then on. This table's own user and the dashboard's are not tables to take off."""
+        if (refused := self._not_ours()) is not None:
+            return refused
+        note = Releases(self.home).note(broker.NOTE) or {}
+        if name not in (note.get("users") or []) or name == broker.DASHBOARD:
+            return Phrase.of("{name} is not a table on this broker", name=repr(name[:broker.USER_BYTES]))
+        if name == self._own_user():
+            return Phrase.of("this table is the broker itself, not a table to take off it")
+        tables = [table for table in self.desk.daemon.config.fleet.cafe_tables if table != name]
+        return self._ask({"act": "broker-remove", "table": name}, {}, {}, tables, reached)
+
     def given(self, name: str) -> None:
         """The owner gave ``name`` its password: it is forgotten here."""
         with self.lock:
@@ -197,7 +210,7 @@ class BrokerDesk:
         once it is done) and ``own`` (this table's and the dashboard's, its settings then changed,
         and ``tables`` the café's); one change at a time."""
         users = {name: broker.password_hash(password) for name, password in {**own, **passwords}.items()}
-        asked = {**request, "users": users}
+        asked = request if "table" in request else {**request, "users": users}  # a table taken off: its name alone
         with self.lock:
             kept = self._kept()
             if kept.get("pending") is not None:
@@ -209,14 +222,14 @@ class BrokerDesk:
             if (missing := self.desk.helper_missing()) is not None:
                 return missing
             kept["pending"] = {"act": asked["act"], "asked": time.time(), "passwords": passwords, "own": own,
-                               "tables": tables, "reached": reached}
+                               "tables": tables, "reached": reached, "removed": asked.get("table")}
             self._keep(kept)
             problem = self.desk.ask(asked["act"], **{key: value for key, value in asked.items() if key != "act"})
             if problem is not None:
                 del kept["pending"]
                 self._keep(kept)
                 return problem
-        log.warning("the café's broker: %s asked for %s", asked["act"], ", ".join(users))
+        log.warning("the café's broker: %s asked for %s", asked["act"], ", ".join(users) or asked.get("table"))
         self._wait()
         return None
 
@@ -247,8 +260,9 @@ class BrokerDesk:
             done = note.get("outcome") == "done"
             kept.pop("refused", None)
             if done:
-                kept["handout"] = {**({} if pending["act"] == "broker" else kept.get("handout") or {}),
-                                   **pending["passwords"]}
+                kept["handout"] = {name: password for name, password in {
+                    **({} if pending["act"] == "broker" else kept.get("handout") or {}), **pending["passwords"]}.items()
+                    if name != pending.get("removed")}  # a table taken off is given nothing
                 if pending["act"] == "broker":
                     kept["table"] = pending["tables"][0]  # this table's own user
             elif not note:

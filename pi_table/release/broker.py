@@ -3,7 +3,9 @@ from the staff page, so the owner needs neither a terminal nor another machine.
 
 The service asks (``requests``) ``{"act": "broker", "address", "users"}``: this table becomes the
 café's broker at ``address`` (its name on the café's network), with exactly these users; or
-``{"act": "broker-users", "users"}``: these users added, or given a new password. Each user is a
+``{"act": "broker-users", "users"}``: these users added, or given a new password; or
+``{"act": "broker-remove", "table"}``: a table taken off (a table sold, or its card lost), its
+password opening nothing from then on and its connection cut. Each user is a
 table's name in the fleet (or the dashboard's user), parsed before anything is written
 (``tables``), with its password's hash in Mosquitto's own format (``password_hash``: the
 PBKDF2-SHA512 that mosquitto_passwd writes), made by the service: root never sees a password, and
@@ -59,6 +61,7 @@ CA_CERT, CA_KEY = "pi-table-ca.crt", "pi-table-ca.key"  # the CA's certificate i
 WRITTEN = (CONF, ACL, PASSWD, CERT, KEY)  # what a set-up changes, and puts back when the broker does not answer
 PORT = 8883  # pi-table.conf's listener
 UNIT = "mosquitto.service"
+ACTS = ("broker", "broker-users", "broker-remove")  # the helper's requests this module acts on
 NOTE = "broker.json"  # the helper's note of the broker (its address, its users, how the last act ended)
 DASHBOARD = "dashboard"  # the ACL's user that reads every table
 RESERVED = (DASHBOARD, "staff")  # the ACL's users that are not tables
@@ -128,11 +131,15 @@ def address_problem(address: object) -> str | None:
 
 
 def check(request: dict[str, Any]) -> None:
-    """A broker request's ``address`` and ``users`` parsed into their kinds (``requests.check``
-    asks it), ReleaseError saying what is wrong: each user a table's name or the dashboard's,
-    each with a password's hash as Mosquitto writes it, at most the café's tables and the dashboard."""
+    """A broker request's ``address``, ``users`` or ``table`` parsed into their kinds
+    (``requests.check`` asks it), ReleaseError saying what is wrong: each user a table's name or
+    the dashboard's, each with a password's hash as Mosquitto writes it, at most the café's tables
+    and the dashboard; a table taken off, a table's name."""
     if "address" in request and (problem := address_problem(request["address"])) is not None:
         raise ReleaseError(problem)
+    if "table" in request:
+        tables([request["table"]])
+        return
     users = request["users"]
     if not isinstance(users, dict) or not users:
         raise ReleaseError(N_("the broker's users are given as an object of names and their passwords' hashes"))
@@ -209,6 +216,25 @@ class Broker:
         try:
             self._passwords(users, keep=True)
             self._systemctl("reload-or-restart", UNIT)  # the password file read again: those connected stay
+            self._answers()
+        except (ReleaseError, OSError) as e:
+            self._put_back(before, "reload-or-restart")
+            raise RolledBack.of(_said(e)) from None
+
+    def remove(self, table: str) -> None:
+        """``table`` taken off the broker: its line out of the password file, which Mosquitto then
+        reads again; Mosquitto 2 checks the connected clients against it and cuts that table's
+        connection alone (tests/test_broker_page.py sees it refused and the others stay)."""
+        check({"table": table})
+        if not (self.etc / CONF).exists():
+            raise ReleaseError(N_("this table is not the café's broker yet: set it up first"))
+        if table not in self.users():
+            raise ReleaseError(N_("{name} is not a user of this broker"), name=repr(table))
+        before = self._kept()
+        try:
+            self._write(PASSWD, "".join(f"{line}\n" for line in self._lines() if line.partition(":")[0] != table),
+                        0o600, mosquitto=True)
+            self._systemctl("reload-or-restart", UNIT)
             self._answers()
         except (ReleaseError, OSError) as e:
             self._put_back(before, "reload-or-restart")

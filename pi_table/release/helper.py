@@ -9,7 +9,8 @@ update brings is ever run by root (systemd/pi-table-helper). Its acts:
   started by pi-table-helper.path): an update, a reboot, a power off, the time zone, the table's
   own Wi-Fi opened or a Wi-Fi joined (``network``), the security updates started, a release key
   added or revoked (``keys``), the cable's address or the host name tried (``network``), this table
-  made the café's broker or its tables given their passwords (``broker``), nothing else;
+  made the café's broker, its tables given their passwords or one taken off (``broker``), nothing
+  else;
 - ``first-boot``: a table's first start from the SD image (pi-table-first-boot.service): its
   secrets made on the device, and its set-up waiting (``first_boot``);
 - ``starting`` and ``started``: pi-table.service's ExecStartPre= and ExecStartPost=, which count
@@ -302,7 +303,7 @@ def act(helper: Helper, spool: Path, log: IO[str] = sys.stdout) -> int:
         return _security_asked(helper)
     if request["act"] in ("keys-add", "keys-revoke"):
         return _keys_asked(helper, request, log)
-    if request["act"] in ("broker", "broker-users"):
+    if request["act"] in broker.ACTS:
         return _broker_asked(helper, request, log)
     if request["act"] in ("reboot", "poweroff"):
         releases.write_note(LAST, {"act": request["act"], "outcome": "done", "at": time.time(),
@@ -472,17 +473,19 @@ def _keys_asked(helper: Helper, request: Request, log: IO[str]) -> int:
 
 
 def _broker_asked(helper: Helper, request: Request, log: IO[str]) -> int:
-    """This table made the café's broker, or users added to it or given new passwords, asked from
-    the staff page (the owner's); the broker's note (its address, its users, how the act ended)
+    """This table made the café's broker, users added to it or given new passwords, or a table
+    taken off it, asked from the staff page (the owner's); the broker's note (its address, its users, how the act ended)
     written for the page. The note holds names alone: the passwords are the service's."""
     act, mosquitto = request["act"], helper.mosquitto
     kept = helper.releases.note(broker.NOTE) or {}
     note = {"address": kept.get("address"), "users": kept.get("users") or [], "act": act, "at": time.time(),
-            "asked": sorted(request["users"])}
+            "asked": [request["table"]] if act == "broker-remove" else sorted(request["users"])}
     try:
         if act == "broker":
             mosquitto.set_up(request["address"], request["users"])
             note["address"] = request["address"]
+        elif act == "broker-remove":
+            mosquitto.remove(request["table"])
         else:
             mosquitto.set_users(request["users"])
         note["users"] = mosquitto.users()

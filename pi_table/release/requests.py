@@ -4,8 +4,9 @@
 in the same folder, or from the repository the table was installed from), reboot, power off, set
 the time zone, open the table's own Wi-Fi, join a Wi-Fi (``network``), start the security updates
 (``system``), add or revoke a release key (``keys``), give the cable (or the Wi-Fi) a fixed address
-or the table a host name, each a trial (``network``), make this table the café's broker or give
-its tables their passwords (``broker``). Anything else is refused and logged, never run.
+or the table a host name, each a trial (``network``), make this table the café's broker, give its
+tables their passwords or take one off it (``broker``). Anything else is refused and logged, never
+run.
 """
 
 from __future__ import annotations
@@ -35,13 +36,13 @@ SHAPES = {("reboot",): set(), ("poweroff",): set(), ("update", "bundle"): {"bund
           ("timezone",): {"zone"}, ("hotspot",): {"ssid", "password"}, ("wifi",): {"ssid", "password"},
           ("security",): set(), ("keys-add",): {"name", "key"}, ("keys-revoke",): {"name"},
           ("ipv4",): {"device", "method", "address", "gateway", "dns"}, ("hostname",): {"name"},
-          ("broker",): {"address", "users"}, ("broker-users",): {"users"}}
+          ("broker",): {"address", "users"}, ("broker-users",): {"users"}, ("broker-remove",): {"table"}}
 """Each request there is: its act (and for an update where from), and the other keys it takes."""
 Request: TypeAlias = dict[str, Any]
 """A request as ``check`` lets it through: its act, and exactly the keys ``SHAPES`` gives that act,
 each checked (at run time: a file or a page wrote it)."""
 ACTS = ("reboot, poweroff, update from a bundle or from the repository, timezone, hotspot, wifi, security, keys-add, "
-        "keys-revoke, ipv4, hostname, broker, broker-users")
+        "keys-revoke, ipv4, hostname, broker, broker-users, broker-remove")
 
 
 def check(request: object) -> Request:
@@ -71,7 +72,7 @@ def check(request: object) -> Request:
     if "key" in keys and not (isinstance(request["key"], str) and len(request["key"]) <= MAX_KEY
                               and PUBLIC_KEY.fullmatch(request["key"])):
         raise ReleaseError(N_("expected an Ed25519 public key (a line ssh-ed25519 AAAA..., as in KEY.pub)"))
-    if act in ("broker", "broker-users"):
+    if act in broker.ACTS:
         broker.check(request)
     if "ssid" in keys and (problem := ssid_problem(request["ssid"]) or password_problem(
             request["password"], may_be_open=act == "wifi")) is not None:

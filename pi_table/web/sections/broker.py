@@ -2,8 +2,8 @@
 this table is the broker, where, its tables and the password each is still to be given),
 ``POST /staff/api/broker`` (the owner: ``{"act": "set-up", "address", "table", "tables"}`` makes
 this table the café's broker, ``{"act": "add", "tables"}`` adds tables, ``{"act": "renew",
-"table"}`` gives one a new password, ``{"act": "given", "table"}`` forgets a password the owner
-gave) and ``GET /staff/api/broker/ca.crt`` (the CA's certificate the other tables trust it by).
+"table"}`` gives one a new password, ``{"act": "remove", "table"}`` takes one off, ``{"act":
+"given", "table"}`` forgets a password the owner gave) and ``GET /staff/api/broker/ca.crt`` (the CA's certificate the other tables trust it by).
 The root helper sets Mosquitto up (``release.broker``); every name and the address are parsed
 into their kinds here, as the helper parses them, so a table that cannot be one is refused at
 once, in words. Passwords are shown only to the owner: the view is the owner's, as the files are.
@@ -60,12 +60,15 @@ TEXTS: tuple[str, ...] = (
     N_("A new password for this table? It restarts to use it."),
     N_("Add tables (one name a line)"),
     N_("Add these tables"),
+    N_("Remove"),
+    N_("Take {name} off the broker? Its password stops working at once, and this table restarts to leave it out of "
+       "the café's tables."),
 )
 """The room's words on the page (broker.js looks each up by its English text)."""
 
 CA_FILE = "pi-table-broker-ca.crt"
 FIELDS = {"set-up": {"act", "address", "table", "tables"}, "add": {"act", "tables"}, "renew": {"act", "table"},
-          "given": {"act", "table"}}
+          "remove": {"act", "table"}, "given": {"act", "table"}}
 
 
 class Broker(Protocol):
@@ -80,6 +83,8 @@ class Broker(Protocol):
     def add(self, names: list[str], reached: str | None) -> Text | None: ...
 
     def renew(self, name: str, reached: str | None) -> Text | None: ...
+
+    def remove(self, name: str, reached: str | None) -> Text | None: ...
 
     def given(self, name: str) -> None: ...
 
@@ -127,15 +132,17 @@ class BrokerSection(Section):
                 or not all(isinstance(body[key], str) for key in ("address", "table") if key in body) \
                 or not (isinstance(body.get("tables", []), list)):
             return bad('expected {"act": "set-up", "address", "table", "tables": [NAME, ...]}, {"act": "add", '
-                       '"tables": [NAME, ...]}, {"act": "renew", "table"} or {"act": "given", "table"}')
+                       '"tables": [NAME, ...]}, {"act": "renew", "table"}, {"act": "remove", "table"} or {"act": '
+                       '"given", "table"}')
         lang, reached, asked = language(request), reached_on(request), time.time()  # the broker's note is newer once done
-        if act in ("renew", "given"):  # a user the broker has: a table's, or the dashboard's
+        if act in ("renew", "remove", "given"):  # a user the broker has: a table's, or the dashboard's
             if not broker.is_user(body["table"]):
                 return bad(say(Phrase.of("{name} is not a user of this broker", name=repr(body["table"][:64])), lang))
             if act == "given":
                 await asyncio.to_thread(self.desk.given, body["table"])
                 return web.json_response({"ok": True})
-            problem = await asyncio.to_thread(self.desk.renew, body["table"], reached)
+            change = self.desk.renew if act == "renew" else self.desk.remove
+            problem = await asyncio.to_thread(change, body["table"], reached)
         else:
             try:  # each name and the address parsed into their kinds, as the helper will
                 if act == "set-up" and (problem := broker.address_problem(body["address"].strip())) is not None:

@@ -1,8 +1,8 @@
 // The staff page's café's broker: the owner makes this table the broker the café's tables report
 // to (the root helper sets Mosquitto up), then sees for each other table what to give on its own
 // staff page (the broker's address, its name, its password until the owner says it was given, the
-// CA certificate), adds tables later and gives one a new password. Its result shows beside its
-// button. A section's script (web/sections/broker.py): the page loads it after staff.js.
+// CA certificate), adds tables later, gives one a new password or takes one off. Its result shows
+// beside its button. A section's script (web/sections/broker.py): the page loads it after staff.js.
 import { $, api, csrf, download, el, ownersAction, t } from "./staff.js";
 
 const CA_FILE = "pi-table-broker-ca.crt";
@@ -66,6 +66,15 @@ function tableItem(table, data) {
     }
   });
   item.append(renew);
+  if (!own) {
+    const remove = el("button", { type: "button", class: "warn", "data-remove": table.name, text: t("Remove") });
+    remove.addEventListener("click", () => {
+      if (confirm(t("Take {name} off the broker? Its password stops working at once, and this table restarts to leave it out of the café's tables.", { name: table.name }))) {
+        changeBroker({ act: "remove", table: table.name });
+      }
+    });
+    item.append(" ", remove);
+  }
   return item;
 }
 
