@@ -1,7 +1,7 @@
 """The café's broker on this table, on the staff page (``web.broker.BrokerRoom``, issue 50, 3): the
-owner makes this table the broker the café's tables report to, adds a table later, gives one a
-new password or takes one off; the root helper sets Mosquitto up (``release.broker``), and the page then shows what
-each other table is given on its own staff page.
+owner makes this table the broker the café's tables report to, adds a table later, gives one a new
+password or takes one off; the root helper sets Mosquitto up (``release.broker``), and the page
+then shows what each other table is given on its own staff page.
 
 Every password is made here, and only its hash goes to the helper. The other tables' passwords
 are kept in the journal folder (the service's alone, never in a backup) only until the owner says

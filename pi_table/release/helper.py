@@ -473,9 +473,10 @@ def _keys_asked(helper: Helper, request: Request, log: IO[str]) -> int:
 
 
 def _broker_asked(helper: Helper, request: Request, log: IO[str]) -> int:
-    """This table made the café's broker, users added to it or given new passwords, or a table
-    taken off it, asked from the staff page (the owner's); the broker's note (its address, its users, how the act ended)
-    written for the page. The note holds names alone: the passwords are the service's."""
+    """This table made the café's broker, users added to it or given new passwords, or a table taken
+    off it, asked from the staff page (the owner's); the broker's note (its address, its users, how
+    the act ended) written for the page. The note holds names alone: the passwords are the
+    service's."""
     act, mosquitto = request["act"], helper.mosquitto
     kept = helper.releases.note(broker.NOTE) or {}
     note = {"address": kept.get("address"), "users": kept.get("users") or [], "act": act, "at": time.time(),

@@ -3,10 +3,11 @@ this table is the broker, where, its tables and the password each is still to be
 ``POST /staff/api/broker`` (the owner: ``{"act": "set-up", "address", "table", "tables"}`` makes
 this table the café's broker, ``{"act": "add", "tables"}`` adds tables, ``{"act": "renew",
 "table"}`` gives one a new password, ``{"act": "remove", "table"}`` takes one off, ``{"act":
-"given", "table"}`` forgets a password the owner gave) and ``GET /staff/api/broker/ca.crt`` (the CA's certificate the other tables trust it by).
-The root helper sets Mosquitto up (``release.broker``); every name and the address are parsed
-into their kinds here, as the helper parses them, so a table that cannot be one is refused at
-once, in words. Passwords are shown only to the owner: the view is the owner's, as the files are.
+"given", "table"}`` forgets a password the owner gave) and ``GET /staff/api/broker/ca.crt`` (the
+CA's certificate the other tables trust it by). The root helper sets Mosquitto up
+(``release.broker``); every name and the address are parsed into their kinds here, as the helper
+parses them, so a table that cannot be one is refused at once, in words. Passwords are shown only
+to the owner: the view is the owner's, as the files are.
 """
 
 from __future__ import annotations
