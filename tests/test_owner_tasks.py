@@ -135,6 +135,7 @@ SAID = {
                       "to, and its dashboard can show them all.",
         "done": "Done.",
         "asked broker": "Asked: the table sets the broker up in a moment.",
+        "asked removal": "Asked: the table takes bar-2 off the broker in a moment.",
         "broker at": "This table is the café's broker at bar-1.local. This table reports to it.",
         "trying": "Saved: the table restarts to try it, and goes back by itself if it is not healthy.",
         "no dashboard": "This table does not show the café's dashboard.",
@@ -183,6 +184,7 @@ SAID = {
                       "loro notizie, e il suo pannello può mostrarli tutti.",
         "done": "Fatto.",
         "asked broker": "Richiesto: il tavolo configura il broker tra un momento.",
+        "asked removal": "Richiesto: il tavolo toglie bar-2 dal broker tra un momento.",
         "broker at": "Questo tavolo è il broker del locale, all'indirizzo bar-1.local. Questo tavolo gli invia le "
                      "sue notizie.",
         "trying": "Salvato: il tavolo riparte per provarlo, e torna indietro da solo se non funziona bene.",
@@ -644,7 +646,7 @@ def test_the_owners_14_tasks_on_a_phone(tmp_path, browser, monkeypatch, lang):
         expect(dashboard.locator("#count")).to_have_text(said["online"], timeout=LONG_S)
         dashboard.close()
         page.tap('[data-remove="bar-2"]')  # a table taken off (sold): its question answered yes
-        expect(page.locator("#cafe-broker-result")).to_have_text(said["asked broker"])
+        expect(page.locator("#cafe-broker-result")).to_have_text(said["asked removal"])
         wait_for(lambda: "bar-2" not in table.mosquitto.broker.users(), "bar-2 off the broker", 60)
         table.settled()  # this table restarts to leave it out of the café's tables
         owner.unlock()

@@ -46,6 +46,7 @@ TEXTS: tuple[str, ...] = (
     N_("Set the broker up again? Every table gets a new password: each must be given its new one."),
     N_("Setting the broker up: a moment..."),
     N_("Asked: the table sets the broker up in a moment."),
+    N_("Asked: the table takes {name} off the broker in a moment."),
     N_("Done."),
     N_("Not done: {why}"),
     N_("Not done, and the broker before is back: {why}"),

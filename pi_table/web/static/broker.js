@@ -3,7 +3,7 @@
 // staff page (the broker's address, its name, its password until the owner says it was given, the
 // CA certificate), adds tables later, gives one a new password or takes one off. Its result shows
 // beside its button. A section's script (web/sections/broker.py): the page loads it after staff.js.
-import { $, api, csrf, download, el, ownersAction, t } from "./staff.js";
+import { $, api, csrf, download, el, ownersAction, section, t, unlocked } from "./staff.js";
 
 const CA_FILE = "pi-table-broker-ca.crt";
 let asked = null;  // when the table took the change asked (its clock): settled once the broker's note is as new
@@ -110,10 +110,14 @@ function drawBroker(data) {
 }
 
 async function loadBroker(background = false) {
-  // The broker's view is the owner's (it holds passwords): asked only while this phone acts as the owner.
   const owner = await api("GET", "/staff/api/owner", undefined, background);
-  if (!owner.ok) return;
-  if (!owner.data.set || !owner.data.left_s) {
+  if (owner.ok) await showBroker(owner.data, background);
+}
+
+// The broker's view is the owner's (it holds passwords): asked only while this phone acts as the
+// owner. Told the owner's state as it changes (unlocked on this page: drawn at once, not at the next poll).
+async function showBroker(state, background = false) {
+  if (!unlocked(state)) {
     $("cafe-broker-form").hidden = true;
     $("cafe-broker-given").hidden = true;
     $("cafe-broker-last").hidden = true;
@@ -135,7 +139,8 @@ async function follow() {
 
 function changeBroker(body) {
   return ownersAction(() => api("POST", "/staff/api/broker", body), (answer) => {
-    brokerResult(body.act === "given" ? "" : t("Asked: the table sets the broker up in a moment."));
+    brokerResult(body.act === "given" ? "" : body.act === "remove" ? t("Asked: the table takes {name} off the broker in a moment.", { name: body.table })
+      : t("Asked: the table sets the broker up in a moment."));
     if (body.act === "add") $("cafe-broker-more").value = "";
     asked = body.act === "given" ? null : answer.data.asked;
     if (asked === null) loadBroker(true); else follow();
@@ -162,3 +167,4 @@ function wireBroker() {
 }
 
 wireBroker();
+section({ owner: (state) => showBroker(state, true) });

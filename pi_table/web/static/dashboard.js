@@ -2,7 +2,7 @@
 // machine needed), reading the broker as the dashboard's own user; the owner turns it on or off
 // here, and the table restarts to try it. Its result shows beside its button. A section's script
 // (web/sections/dashboard.py): the page loads it after staff.js.
-import { $, api, backAfterRestart, csrf, el, ownersAction, t } from "./staff.js";
+import { $, api, backAfterRestart, csrf, el, ownersAction, section, t, unlocked } from "./staff.js";
 
 function fleetSection() {
   return el("section", { id: "dashboard-section", "aria-labelledby": "dashboard-title" },
@@ -48,10 +48,14 @@ function drawDashboard(files) {
 }
 
 async function loadDashboard(background = false) {
-  // The owner's files are asked only while this phone acts as the owner: no 403 (or 409) otherwise.
   const owner = await api("GET", "/staff/api/owner", undefined, background);
-  if (!owner.ok) return;
-  if (!owner.data.set || !owner.data.left_s) {
+  if (owner.ok) await showDashboard(owner.data, background);
+}
+
+// The owner's files are asked only while this phone acts as the owner: no 403 (or 409) otherwise.
+// Told the owner's state as it changes (unlocked on this page: drawn at once, not at the next poll).
+async function showDashboard(state, background = false) {
+  if (!unlocked(state)) {
     $("dashboard-form").hidden = true;
     $("dashboard-line").textContent = t("This needs the owner's passphrase: give it under Owner.");
     return;
@@ -81,3 +85,4 @@ function wireFleet() {
 }
 
 wireFleet();
+section({ owner: (state) => showDashboard(state, true) });
