@@ -162,9 +162,7 @@ function wireBroker() {
   });
   $("cafe-broker-ca").addEventListener("click", () => download("/staff/api/broker/ca.crt", CA_FILE));
   setInterval(() => { if (csrf && !$("desk").hidden && asked === null) loadBroker(true); }, 15000);
-  new MutationObserver(() => { if (csrf && !$("desk").hidden) loadBroker(true); })
-    .observe($("desk"), { attributes: true, attributeFilter: ["hidden"] });  // read once logged in, never before
 }
 
 wireBroker();
-section({ owner: (state) => showBroker(state, true) });
+section({ owner: (state) => showBroker(state, true) });  // once logged in (the page tells the owner's state), and at each unlock

@@ -80,9 +80,7 @@ function wireFleet() {
       password: $("dashboard-password").value });
   });
   setInterval(() => { if (csrf && !$("desk").hidden) loadDashboard(true); }, 15000);
-  new MutationObserver(() => { if (csrf && !$("desk").hidden) loadDashboard(true); })
-    .observe($("desk"), { attributes: true, attributeFilter: ["hidden"] });  // read once logged in, never before
 }
 
 wireFleet();
-section({ owner: (state) => showDashboard(state, true) });
+section({ owner: (state) => showDashboard(state, true) });  // once logged in (the page tells the owner's state), and at each unlock
