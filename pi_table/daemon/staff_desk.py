@@ -132,7 +132,8 @@ class StaffDesk:
         settings = trial.state(self.daemon.config.source, lang)
         refused = self.daemon.config.refused
         if refused is not None and settings["refused"] is not None:  # its note says it, beside its Discard button
-            status["warnings"] = [warning for warning in status["warnings"] if warning != say(refused, lang)]
+            said = say(refused, lang)
+            status["warnings"] = [warning for warning in status["warnings"] if warning != said]
         return {**status, "settings": settings}
 
     def new_game(self, game: str, options: dict[str, object], lang: str) -> Text | None:
