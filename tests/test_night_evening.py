@@ -377,9 +377,16 @@ def test_buchholz_counts_every_round_a_team_did_not_play_against_its_own_points(
             first, second = result.teams
             played[first].append(second)
             played[second].append(first)
+    ahead = {}  # issue 59, item 4: an opponent's rounds away after its last game count as draws (art. 16.3.2)
+    for name, line in lines.items():
+        last = max([number for (number, _), result in night.slots().items() if name in result.teams
+                    and (result.rated or result.winner == name)]
+                   + [made.number for made in night.rounds if name in made.resting], default=0)
+        away = [made.number for made in night.rounds[last:] if name not in made.names]
+        ahead[name] = line.points + sum(0.5 - (0.5 if number <= night.since.get(name, 0) else 0.0) for number in away)
     for name, line in lines.items():
         unplayed = len(night.rounds) - len(played[name])
-        expected = sum(lines[other].points for other in played[name]) + unplayed * line.points
+        expected = sum(ahead[other] for other in played[name]) + unplayed * line.points
         assert abs(line.buchholz - expected) < 1e-9, (name, line.buchholz, expected)
     book.stop()
 

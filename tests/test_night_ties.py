@@ -1,0 +1,179 @@
+"""The night's tie-breaks and a director's tools around them (issue 59, item 4): Buchholz as FIDE's
+tie-break regulations (C.07, 2023) count an opponent that withdrew, the tie-breaks a director
+orders, places shared by teams still tied, round 1 seeded top half against bottom half, the deal
+that follows the pairing's colours, and closing while tables still play.
+
+The expected values are worked out here from FIDE's rules, round by round, never from the code
+under test."""
+
+from __future__ import annotations
+
+import pytest
+
+from pi_table.engine.endings import Termination
+from pi_table.night.book import Book, NightRefused
+from pi_table.night.games import Game
+
+WIN, DRAW, LOSS = 1.0, 0.5, 0.0
+
+
+def hosted(tmp_path, teams, tables=("1", "2"), **options) -> Book:
+    book = Book(tmp_path / "host")
+    book.open("Friday", ["codenames"], list(tables), **options)
+    for name in teams:
+        book.join(name)
+    return book
+
+
+def by_hand(book: Book, pairs: list[tuple[str, str, str]], resting: list[str] = []) -> None:  # noqa: B006
+    """The next round paired by hand and confirmed: ``pairs`` each (table, red, blue)."""
+    book.pair([{"table": t, "red": red, "blue": blue} for t, red, blue in pairs], resting)
+    book.confirm(over=True)
+
+
+def won(book: Book, number: int, table: str, winner: str | None) -> None:
+    pair = book.current().rounds[number - 1].pair_at(table)
+    assert pair is not None
+    book.record(Game(f"{number}-{table}", table, "codenames", pair.teams, winner, Termination.ALL_AGENTS_FOUND, 2,
+                     None, number, 100.0 * number))
+
+
+# --- FIDE's Buchholz family, worked out from the rules --------------------------------------------------------------
+# A team's record is one entry a round: (opponent or None, points it scored, kind); kind is "game"
+# (played at a table), "bye" (the pairing's), "won" (by forfeit), "lost" (by forfeit, or a double
+# loss), "asked" (a bye it asked for, or a round it missed by joining late) or "away" (withdrawn).
+# Art. 16.2: the rounds a team did not play by its own doing ("lost", "asked", "away") are its
+# voluntarily unplayed rounds (VUR).
+VOLUNTARY = ("lost", "asked", "away")
+
+
+def fide_points(record) -> float:
+    return sum(scored for _, scored, _ in record)
+
+
+def fide_adjusted(record) -> float:
+    """Art. 16.3.2: the score of an opponent, its rounds without an opponent after the last one it
+    played (or had the pairing's bye in) counted as draws."""
+    last = max((n for n, (_, _, kind) in enumerate(record) if kind in ("game", "bye", "won")), default=-1)
+    return sum(DRAW if n > last and opponent is None and kind in ("asked", "away") else scored
+               for n, (opponent, scored, kind) in enumerate(record))
+
+
+def fide_values(records, name) -> list[tuple[float, float, bool]]:
+    """Each round's (value, points scored, voluntarily unplayed): a game's value is the opponent's
+    adjusted score; an unplayed round's a dummy opponent with the team's own points (art. 16.4)."""
+    own = fide_points(records[name])
+    return [(fide_adjusted(records[opponent]) if opponent is not None else own, scored, kind in VOLUNTARY)
+            for opponent, scored, kind in records[name]]
+
+
+def fide_buchholz(records, name, cut_low=0, cut_high=0) -> float:
+    """Buchholz, less its ``cut_low`` least significant values (the voluntarily unplayed rounds
+    first, art. 16.5) and its ``cut_high`` most significant: Cut-1 is (1, 0), the Median (1, 1)."""
+    values = fide_values(records, name)
+    for _ in range(cut_low):
+        values.remove(min(values, key=lambda v: (not v[2], v[0])))
+    for _ in range(cut_high):
+        values.remove(max(values, key=lambda v: v[0]))
+    return sum(value for value, _, _ in values)
+
+
+def fide_sonneborn_berger(records, name) -> float:
+    return sum(value * scored for value, scored, _ in fide_values(records, name))
+
+
+def test_an_opponent_that_withdrew_counts_its_rounds_away_as_draws_in_buchholz(tmp_path):
+    """Owls beat Zebras, who then withdraw: FIDE counts the Zebras' two rounds away as draws in
+    the Owls' Buchholz (art. 16.3.2), so Zebras count 1.0 there, not 0."""
+    book = hosted(tmp_path, ("Owls", "Zebras", "Foxes", "Moles"), tiebreak="buchholz")
+    by_hand(book, [("1", "Owls", "Zebras"), ("2", "Foxes", "Moles")])
+    won(book, 1, "1", "Owls")
+    won(book, 1, "2", "Foxes")
+    book.withdraw("Zebras", "staff")
+    by_hand(book, [("1", "Owls", "Foxes")], ["Moles"])
+    won(book, 2, "1", "Owls")
+    by_hand(book, [("1", "Moles", "Owls")], ["Foxes"])
+    won(book, 3, "1", "Owls")
+    records = {
+        "Owls": [("Zebras", WIN, "game"), ("Foxes", WIN, "game"), ("Moles", WIN, "game")],
+        "Zebras": [("Owls", LOSS, "game"), (None, LOSS, "away"), (None, LOSS, "away")],
+        "Foxes": [("Moles", WIN, "game"), ("Owls", LOSS, "game"), (None, WIN, "bye")],
+        "Moles": [("Foxes", LOSS, "game"), (None, WIN, "bye"), ("Owls", LOSS, "game")],
+    }
+    lines = {line.team: line for line in book.current().standings()}
+    assert fide_buchholz(records, "Owls") == 4.0  # Zebras 0 + ½ + ½, Foxes 2, Moles 1
+    for name, line in lines.items():
+        assert line.points == fide_points(records[name])
+        assert line.buchholz == fide_buchholz(records, name), name
+    book.stop()
+
+
+def test_buchholz_cut_1_the_median_and_sonneborn_berger_are_fides_with_unplayed_rounds_cut_first(tmp_path):
+    """A pairing's bye, a late team's round missed (½), a forfeit, a double loss and a game both
+    teams lost (a draw's ½ each): each team's Buchholz Cut-1 cuts its voluntarily unplayed round
+    before any lower value (art. 16.5), the Median its lowest and highest, Sonneborn-Berger
+    weighs each opponent by the points taken from it, and WIN counts the rounds worth a win."""
+    book = hosted(tmp_path, ("A", "B", "C", "D", "E"), tables=("1", "2", "3"), late=0.5)
+    by_hand(book, [("1", "A", "B"), ("2", "C", "D")], ["E"])
+    won(book, 1, "1", "A")
+    won(book, 1, "2", "C")
+    book.join("F")
+    by_hand(book, [("1", "A", "C"), ("2", "B", "D"), ("3", "E", "F")])
+    won(book, 2, "1", "C")
+    book.result(2, "2", "forfeit", "staff", winner="D")
+    won(book, 2, "3", "F")
+    by_hand(book, [("1", "A", "F"), ("2", "C", "E"), ("3", "B", "D")])
+    won(book, 3, "1", None)
+    won(book, 3, "2", "C")
+    book.result(3, "3", "double-loss", "staff")
+    records = {
+        "A": [("B", WIN, "game"), ("C", LOSS, "game"), ("F", DRAW, "game")],
+        "B": [("A", LOSS, "game"), (None, LOSS, "lost"), (None, LOSS, "lost")],
+        "C": [("D", WIN, "game"), ("A", WIN, "game"), ("E", WIN, "game")],
+        "D": [("C", LOSS, "game"), (None, WIN, "won"), (None, LOSS, "lost")],
+        "E": [(None, WIN, "bye"), ("F", LOSS, "game"), ("C", LOSS, "game")],
+        "F": [(None, DRAW, "asked"), ("E", WIN, "game"), ("A", DRAW, "game")],
+    }
+    lines = {line.team: line for line in book.current().standings()}
+    assert fide_buchholz(records, "F", 1) != fide_buchholz(records, "F") - min(v for v, _, _ in fide_values(records, "F"))
+    for name, line in lines.items():
+        assert line.points == fide_points(records[name]), name
+        assert (line.buchholz, line.buchholz_cut1, line.median_buchholz, line.sonneborn_berger) == (
+            fide_buchholz(records, name), fide_buchholz(records, name, 1), fide_buchholz(records, name, 1, 1),
+            fide_sonneborn_berger(records, name)), name
+        assert line.wins == sum(scored == WIN for _, scored, _ in records[name]), name
+    book.stop()
+
+
+def test_a_director_orders_the_tie_breaks_and_teams_still_level_share_a_place(tmp_path):
+    """Four teams all on one point after two rounds, Buchholz alike, and no two of them level
+    having all met: they share first place (no alphabet decides); a third round, and the direct
+    encounter parts the pairs level on points."""
+    book = hosted(tmp_path, ("Owls", "Bats", "Moles", "Foxes"), tiebreak="buchholz,direct-encounter")
+    by_hand(book, [("1", "Owls", "Bats"), ("2", "Moles", "Foxes")])
+    won(book, 1, "1", "Owls")
+    won(book, 1, "2", "Moles")
+    by_hand(book, [("1", "Bats", "Moles"), ("2", "Foxes", "Owls")])
+    won(book, 2, "1", "Bats")
+    won(book, 2, "2", "Foxes")
+    lines = book.current().standings()
+    assert [(s.team, s.place, s.shared) for s in lines] == [
+        ("Owls", 1, True), ("Bats", 1, True), ("Moles", 1, True), ("Foxes", 1, True)]  # as they joined
+    assert book.current().to_json()["standings"][3]["place"] == 1
+    by_hand(book, [("1", "Moles", "Owls"), ("2", "Foxes", "Bats")])
+    won(book, 3, "1", "Owls")
+    won(book, 3, "2", "Bats")
+    lines = book.current().standings()
+    assert {s.team: s.buchholz for s in lines} == {"Owls": 4.0, "Bats": 4.0, "Moles": 5.0, "Foxes": 5.0}
+    assert [(s.team, s.place, s.shared) for s in lines] == [
+        ("Owls", 1, False), ("Bats", 2, False), ("Moles", 3, False), ("Foxes", 4, False)]  # Owls beat Bats in round 1
+    book.stop()
+
+
+def test_a_tie_break_order_not_of_the_list_is_refused_naming_the_list(tmp_path):
+    book = Book(tmp_path)
+    for wrong in ("buchholz,coin", "wins,wins", ""):
+        with pytest.raises(NightRefused, match="rating, buchholz, buchholz-cut1, median-buchholz, sonneborn-berger, "
+                                               "direct-encounter, wins"):
+            book.open("x", ["codenames"], ["1"], tiebreak=wrong)
+    assert book.night is None
