@@ -177,3 +177,31 @@ def test_a_tie_break_order_not_of_the_list_is_refused_naming_the_list(tmp_path):
                                                "direct-encounter, wins"):
             book.open("x", ["codenames"], ["1"], tiebreak=wrong)
     assert book.night is None
+
+
+def test_round_one_seeded_by_ratings_pairs_the_top_half_against_the_bottom_half(tmp_path):
+    """Seeds 1-4 of 8 meet seeds 5-8 (1 against 5, 2 against 6, ...), as a seeded Swiss pairs its
+    first round; round 2 pairs by closest points again: the winners meet."""
+    names = [f"Team {n}" for n in range(1, 9)]
+    book = hosted(tmp_path, names, tables=("1", "2", "3", "4"))
+    for number in range(1, 4):  # last week: the lower number wins, so the ratings rank them
+        made = book.propose()
+        book.confirm()
+        for pair in made.pairs:
+            won(book, number, pair.table, min(pair.teams, key=lambda name: int(name.split()[1])))
+    book.close()
+    book.open("This week", ["codenames"], ["1", "2", "3", "4"], seeding="ratings")
+    for name in reversed(names):
+        book.join(name)
+    seeds = book.current().to_json()["seeds"]
+    order = sorted(names, key=lambda name: -seeds[name.lower()])
+    assert len({seeds[name.lower()] for name in names}) == 8  # no two level: the seeds alone order them
+    made = book.propose()
+    assert {frozenset(pair.teams) for pair in made.pairs} == {frozenset((order[n], order[n + 4])) for n in range(4)}
+    book.confirm()
+    winners = {pair.red if pair.table in ("1", "2") else pair.blue for pair in made.pairs}  # two due each colour
+    for pair in made.pairs:
+        won(book, 1, pair.table, *set(pair.teams) & winners)
+    second = book.propose()
+    assert all(set(pair.teams) <= winners or not set(pair.teams) & winners for pair in second.pairs)
+    book.stop()

@@ -494,7 +494,7 @@ class Night:
             raise PairingRefused("a round needs two teams and a table")
         return propose(len(self.rounds) + 1, self.ranked([line.team for line in lines]),
                        {line.team: line.points for line in lines}, self.unpaired(), self.met(), self.tables,
-                       self.colours())
+                       self.colours(), seeded=not self.rounds and self.seeding == RATINGS and bool(self.draw))
 
     def ranked(self, teams: list[str]) -> list[str]:
         """``teams`` (in the standings' order) as the next round ranks them: in round 1, where all
