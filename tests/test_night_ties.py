@@ -13,6 +13,9 @@ import pytest
 from pi_table.engine.endings import Termination
 from pi_table.night.book import Book, NightRefused
 from pi_table.night.games import Game
+from pi_table.web.night import printable
+
+from helpers import Staff, StaffTable, wait_for
 
 WIN, DRAW, LOSS = 1.0, 0.5, 0.0
 
@@ -205,3 +208,33 @@ def test_round_one_seeded_by_ratings_pairs_the_top_half_against_the_bottom_half(
     second = book.propose()
     assert all(set(pair.teams) <= winners or not set(pair.teams) & winners for pair in second.pairs)
     book.stop()
+
+
+BLUE_FIRST = "BBBBBBBBBRRRRRRRRNNNNNNNA"  # blue has 9 agents: blue starts
+
+
+def test_the_game_dealt_for_a_round_is_started_by_the_team_the_pairing_calls_red(tmp_path):
+    """The slip says "Foxes (red, plays first)": the game the round's pair plays at the table is
+    one red starts, though the table's game waiting untouched was dealt blue first. Before, red
+    went to the pair's first team whatever the key's start, so the blue team began half the time."""
+    table = StaffTable(tmp_path, BLUE_FIRST)
+    try:
+        session = table.daemon.session
+        assert session.public_view().to_json()["start"] == "blue"
+        staff = Staff(table.base)
+        staff.login()
+        staff.call("POST", "/staff/api/night/open", {"name": "Friday", "games": ["codenames"], "tables": ["1"]})
+        for name in ("Foxes", "Owls"):
+            staff.call("POST", "/staff/api/night/join", {"team": name})
+        staff.call("POST", "/staff/api/night/propose")
+        [pair] = staff.call("POST", "/staff/api/night/confirm")[1]["night"]["rounds"][0]["pairs"]
+        night = table.daemon.night.book  # type: ignore[union-attr]
+        assert f"{pair['red']} (red, plays first)" in printable(night.current(), "en")
+        wait_for(lambda: session.public_view().to_json()["start"] == "red", "the round's game dealt red first")
+        view = session.public_view().to_json()
+        assert view["turn"] == "red" and view["game"] == "codenames"
+        table.guess(0)
+        wait_for(lambda: night.current().dealt, "the game's round written")
+        assert list(night.current().dealt.values()) == [1]
+    finally:
+        table.close()
