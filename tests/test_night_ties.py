@@ -210,6 +210,7 @@ def test_round_one_seeded_by_ratings_pairs_the_top_half_against_the_bottom_half(
     book.stop()
 
 
+POLL_MS = 15_000  # the staff page reads the night every 5 s; the TV is told of a change at once
 BLUE_FIRST = "BBBBBBBBBRRRRRRRRNNNNNNNA"  # blue has 9 agents: blue starts
 
 
@@ -237,4 +238,105 @@ def test_the_game_dealt_for_a_round_is_started_by_the_team_the_pairing_calls_red
         wait_for(lambda: night.current().dealt, "the game's round written")
         assert list(night.current().dealt.values()) == [1]
     finally:
+        table.close()
+
+
+def test_closing_while_tables_still_play_is_asked_first_naming_them(tmp_path):
+    """Round 2 confirmed, table 2's game not recorded: closing is refused, naming table 2, until
+    the director confirms it; the staff page's API says the same without ``confirm``."""
+    book = hosted(tmp_path, ("Owls", "Bats", "Moles", "Foxes"))
+    for number in (1, 2):
+        made = book.propose()
+        book.confirm()
+        won(book, number, "1", made.pairs[0].red)
+        if number == 1:
+            won(book, 1, "2", made.pairs[1].red)
+    with pytest.raises(NightRefused, match="Still played at table 2: close the night anyway"):
+        book.close()
+    assert book.current().open
+    book.close(over=True)
+    assert book.night is not None and not book.night.open
+    book.stop()
+    (tmp_path / "table").mkdir()
+    table = StaffTable(tmp_path / "table", "RRRRRRRRRBBBBBBBBNNNNNNNA")
+    try:
+        staff = Staff(table.base)
+        staff.login()
+        staff.call("POST", "/staff/api/night/open", {"name": "Friday", "games": ["codenames"], "tables": ["1", "2"]})
+        for name in ("Owls", "Bats", "Moles", "Foxes"):
+            staff.call("POST", "/staff/api/night/join", {"team": name})
+        staff.call("POST", "/staff/api/night/propose")
+        staff.call("POST", "/staff/api/night/confirm")
+        status, answer = staff.call("POST", "/staff/api/night/close")
+        assert status == 409 and "Still played at table 1, 2" in answer["error"]
+        status, answer = staff.call("POST", "/staff/api/night/close", {"confirm": True})
+        assert status == 200 and answer["night"] is None
+    finally:
+        table.close()
+
+
+@pytest.mark.browser
+def test_the_staff_page_orders_the_tie_breaks_asks_before_closing_over_a_table_and_the_tv_keeps_the_final_standings(
+        tmp_path, browser):
+    """The night opened on the staff page with its tie-breaks in order; a team that asked for a
+    bye is on the TV as sitting out at its asking; Close the night while table 1 plays asks first,
+    naming it; the TV then shows the final standings (it went blank), shared places as "1=",
+    until a new night opens."""
+    from playwright.sync_api import expect
+
+    from helpers import STAFF_PIN, staff_login
+
+    table = StaffTable(tmp_path, "RRRRRRRRRBBBBBBBBNNNNNNNA")
+    context = browser.new_context(viewport={"width": 1280, "height": 900})
+    page = context.new_page()
+    asked: list[str] = []
+
+    def answer(dialog) -> None:
+        asked.append(dialog.message)
+        dialog.accept()
+
+    page.on("dialog", answer)
+    errors: list[str] = []
+    page.on("pageerror", lambda error: errors.append(str(error)))
+    try:
+        staff_login(page, table.base, STAFF_PIN)
+        expect(page.locator("#night-state")).to_have_text("no night is open", timeout=30_000)
+        page.fill("#night-name", "Friday")
+        page.fill("#night-tables", "1")
+        page.select_option("#night-tiebreak", "buchholz-cut1")
+        page.select_option("#night-tiebreak-2", "direct-encounter")
+        page.select_option("#night-tiebreak-3", "wins")
+        page.click("#night-open button[type=submit]")
+        expect(page.locator("#night-state")).to_have_text("Friday")
+        expect(page.locator("#night-tiebreak-used")).to_have_text("Tie-break: Buchholz Cut-1, direct encounter, wins")
+        staff = Staff(table.base)
+        staff.login()
+        assert staff.call("GET", "/staff/api/night")[1]["night"]["tiebreak"] == "buchholz-cut1,direct-encounter,wins"
+        for name in ("Owls", "Bats", "Moles"):
+            staff.call("POST", "/staff/api/night/join", {"team": name})
+        staff.call("POST", "/staff/api/night/rest", {"team": "Moles"})
+        page.click("#night-propose")
+        page.click("#night-confirm")
+        expect(page.locator("#night-round h3")).to_have_text("Round 1")
+        expect(page.locator("#night-standings tr.standing").first).to_contain_text("1= ", timeout=POLL_MS)
+
+        spectators = context.new_page()
+        spectators.goto(f"{table.base}/")
+        board = spectators.locator("#standings")
+        expect(board.locator(".asked")).to_have_text("Round 1, sitting out at their asking: Moles", timeout=POLL_MS)
+        expect(board.locator("th")).to_have_text(["Team", "played", "won", "lost", "byes", "points", "Buchholz Cut-1",
+                                                  "wins"])
+        expect(board.locator("tr.standing").first).to_contain_text("1= ")
+
+        page.click("#night-close")
+        expect(page.locator("#night-state")).to_have_text("no night is open")
+        assert asked[-1] == "Still played at table 1: close the night anyway? Their games then count for nothing"
+        expect(board.locator("h2")).to_have_text("Final standings: Friday", timeout=POLL_MS)
+        expect(board.locator("tr.standing")).to_have_count(3)
+        expect(board.locator(".pairs")).to_have_count(0)
+        staff.call("POST", "/staff/api/night/open", {"name": "Saturday", "games": ["codenames"], "tables": ["1"]})
+        expect(board.locator("h2")).to_have_text("Standings: Saturday", timeout=POLL_MS)
+        assert errors == []
+    finally:
+        context.close()
         table.close()

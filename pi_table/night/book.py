@@ -1063,8 +1063,14 @@ class Book:
         return True
 
     @_locked
-    def close(self) -> Night:
-        self._hosted()
+    def close(self, over: bool = False) -> Night:
+        """The night closed; while a table still plays (or has not begun) a round's game, only
+        when told to go ``over`` it: those games then count for nothing."""
+        night = self._hosted()
+        playing = sorted({table for made in night.rounds for table in night.still_played(made)})
+        if playing and not over:
+            raise NightRefused("Still played at table {tables}: close the night anyway? Their games then count for "
+                               "nothing", tables=", ".join(playing))
         night = self._change({"event": "close", "at": self.clock()})
         self._ended()
         return night
