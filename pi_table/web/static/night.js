@@ -38,7 +38,8 @@ function nightSection() {
                        text: t("seeded by the ratings of earlier nights") })),
       el("fieldset", { id: "night-tiebreaks" },
         el("legend", { "data-t": "Tie-breaks after points, in order", text: t("Tie-breaks after points, in order") }),
-        ...TIEBREAK_PICKS.map((id, n) => el("select", { id, "aria-label": n ? `${t("then")} (${n + 1})` : t("Tie-break after points") },
+        ...TIEBREAK_PICKS.map((id, n) => el("select", { id, ...(n ? { "aria-label": t("then"), "data-t-label": "then" }
+          : { "aria-label": t("Tie-break after points"), "data-t-label": "Tie-break after points" }) },
           ...(n ? [el("option", { value: "", "data-t": "none", text: t("none") })] : []),
           ...Object.entries(TIEBREAKS).map(([value, [words]]) => el("option", { value, "data-t": words, text: t(words) }))))),
       el("button", { type: "submit", "data-t": "Open the night", text: t("Open the night") })),
