@@ -379,7 +379,7 @@ async function standings() {
     round ? el("ul", {class: "pairs"}, round.pairs.map((pair) =>
       el("li", {}, `${t("table")} ${pair.table}: ${pair.red} – ${pair.blue}`))) : null,
     round && round.resting.length ? el("p", {class: "resting"}, `${t("sitting out")}: ${round.resting.join(", ")}`) : null,
-    ...asked.map(([number, names]) => el("p", {class: "resting asked"},
+    ...asked.map(([number, names]) => el("p", {class: "asked"},
       t("Round {number}, sitting out at their asking: {teams}", {number, teams: names.join(", ")}))),
   ].filter((node) => node !== null));
 }
