@@ -35,6 +35,7 @@ from ..config.trial import DEADLINE_S, Trial
 from ..engine import Undo
 from ..engine.errors import Refusal
 from ..engine.games import kind_of, names
+from ..engine.keys import Team
 from ..engine.phrase import N_, Phrase, Text, meaning
 from ..engine.views import LANGUAGES
 from ..errors import PiTableError
@@ -479,8 +480,19 @@ class Daemon:
                 self.night.begun(self.session.id)
             else:  # dealt, untouched: its first move, in a round, makes it the round's
                 self.night.untouched(self.session.id)
+                self._deal_red_first(self.night)
             self._next_up(self.night.next_up())
         self.notifier.watchdog(self.sickness)
+
+    def _deal_red_first(self, night: Recorder) -> None:
+        """While a round's pair is up here, the table deals games its red team starts, as the
+        pairing says ("Foxes (red, plays first)"), and deals again the untouched game dealt
+        otherwise (no move is lost): the slips and the TRF's white are then the team that began."""
+        pair_up = night.pair_up()
+        self.session.start = Team.RED if pair_up else None
+        if pair_up and self.session.public_view().to_json().get("start") not in (None, Team.RED.value):
+            self.loop.submit(NewGame(), public=False)
+            night.untouched(self.session.id)  # dealt now, untouched: the round's at its first move
 
     def _next_up(self, said: Phrase | None) -> None:
         """The night's next pair as the screen's notice, shown when it changes; a staff PIN reset code comes first."""

@@ -56,7 +56,7 @@ from .code import new_code, proves, shown
 from .games import Game
 from .names import Blocklist, NameRefused, Team, folded, team, tidy
 from .pairing import BLUE, MAX_TABLES, RED, Pair, PairingRefused, Round, met, propose, swap, warnings
-from .scoring import BUCHHOLZ, BYE_POINTS, DOUBLE_LOSS, FORFEIT, PLAYED, RATING
+from .scoring import BYE_POINTS, DOUBLE_LOSS, FORFEIT, PLAYED, RATING, TIEBREAKS, tiebreak_order
 
 if TYPE_CHECKING:
     from .standings import Result, Standing
@@ -475,7 +475,9 @@ class Night:
         from .standings import standings  # openskill: loaded once a night is looked at, not at the table's start
 
         return standings(self.teams, self.counted(), self.byes(), self.bye, self.tiebreak, self.withdrawn,
-                         self.missed(), self.late, self.absent())
+                         self.missed(), self.late, self.absent(), self.rounds,
+                         [(name, made.number) for made in self.rounds for name in self.teams
+                          if name not in made.names and self.asked_out(name, made.number)])
 
     @property
     def round(self) -> Round | None:
@@ -492,7 +494,7 @@ class Night:
             raise PairingRefused("a round needs two teams and a table")
         return propose(len(self.rounds) + 1, self.ranked([line.team for line in lines]),
                        {line.team: line.points for line in lines}, self.unpaired(), self.met(), self.tables,
-                       self.colours())
+                       self.colours(), seeded=not self.rounds and self.seeding == RATINGS and bool(self.draw))
 
     def ranked(self, teams: list[str]) -> list[str]:
         """``teams`` (in the standings' order) as the next round ranks them: in round 1, where all
@@ -561,8 +563,7 @@ def _seeding(name: object) -> str:
 
 
 def _tiebreak(name: object) -> str:
-    if name not in (RATING, BUCHHOLZ):
-        raise ValueError("a tie-break is rating or buchholz")
+    tiebreak_order(name if isinstance(name, str) else "")  # ValueError unless it names an order
     return str(name)
 
 
@@ -773,7 +774,7 @@ class Book:
             bye, tiebreak, late = _bye(bye), _tiebreak(tiebreak), _late(late)
         except ValueError:
             raise NightRefused("a bye scores 0 to 1 point, a round missed by a late team 0 or ½, and the tie-break "
-                               "is {names}", names=f"{RATING}, {BUCHHOLZ}") from None
+                               "order names some of {names}", names=", ".join(TIEBREAKS)) from None
         try:
             seeding = _seeding(seeding)
         except ValueError:
@@ -1062,8 +1063,14 @@ class Book:
         return True
 
     @_locked
-    def close(self) -> Night:
-        self._hosted()
+    def close(self, over: bool = False) -> Night:
+        """The night closed; while a table still plays (or has not begun) a round's game, only
+        when told to go ``over`` it: those games then count for nothing."""
+        night = self._hosted()
+        playing = sorted({table for made in night.rounds for table in night.still_played(made)})
+        if playing and not over:
+            raise NightRefused("Still played at table {tables}: close the night anyway? Their games then count for "
+                               "nothing", tables=", ".join(playing))
         night = self._change({"event": "close", "at": self.clock()})
         self._ended()
         return night
