@@ -809,7 +809,7 @@ def starting(path: Path, told: Callable[[ConfigError], None] = lambda error: Non
         told(refused)
         return config, None
     if trial.beside(path, trial.TRIAL).exists() is False and path.exists():
-        trial.remember(path)
+        return config, trial.remember(path)
     return config, None
 
 
