@@ -89,6 +89,22 @@ def test_the_fleet_keeps_each_tables_row_from_its_messages():
     assert fleet.take("pi-table/bar/events", message({"event": "fault", "device": "touch"}))["games_today"] == 0
 
 
+def test_a_table_whose_retained_status_is_cleared_is_forgotten_and_another_is_not():
+    """Issue 58, 6: the café's broker clears what a table taken off it left retained; a dashboard
+    that was reading it then forgets it, where it kept its last row."""
+    fleet = Fleet()
+    for table in ("bar", "terrace"):
+        fleet.take(f"pi-table/{table}/online", b"true")
+        fleet.take(f"pi-table/{table}/status", message(table_status()))
+    fleet.news()
+    assert fleet.take("pi-table/terrace/online", b"") is None  # its online first: the row stays until its status
+    assert [row["table_id"] for row in fleet.rows()] == ["bar", "terrace"]
+    assert fleet.take("pi-table/terrace/status", b"") is None
+    assert [row["table_id"] for row in fleet.rows()] == ["bar"]
+    assert fleet.news() == ([], False)  # no row of a table forgotten is news (it has none)
+    assert fleet.take("pi-table/nobody/status", b"") is None and fleet.tables.keys() == {"bar"}
+
+
 def test_a_tables_warnings_are_shown_in_the_pages_language_whatever_the_table_speaks():
     """An English table on an Italian dashboard: its screen's warnings come said in every
     language the table speaks (the reporter's ``warnings_in``), and the page shows its own."""

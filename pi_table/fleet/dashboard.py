@@ -178,11 +178,14 @@ class Fleet:
 
     def take(self, topic: str, payload: bytes | bytearray) -> dict[str, object] | None:
         """One message: the table's row as it is now, or None for a message that is not a
-        table's, or is empty (a retained one cleared). One past the table's share (``afford``) is
-        dropped unread; one that is not what its topic carries (``schema.parse``), or a plan of
-        no night the café runs (``_check_plan``), is dropped; each counted on the table's row."""
+        table's, or is empty (a retained one cleared: ``_cleared``). One past the table's share
+        (``afford``) is dropped unread; one that is not what its topic carries (``schema.parse``),
+        or a plan of no night the café runs (``_check_plan``), is dropped; each counted on the table's row."""
         parts = topic.split("/")
-        if len(parts) != 3 or parts[0] != PREFIX or parts[2] not in schema.TOPICS or not payload:
+        if len(parts) != 3 or parts[0] != PREFIX or parts[2] not in schema.TOPICS:
+            return None
+        if not payload:
+            self._cleared(parts[1], parts[2])
             return None
         table_id, kind = parts[1], parts[2]
         if not self.afford(table_id, len(payload)):
@@ -267,6 +270,20 @@ class Fleet:
         self.told[table_id] = (told["night"], games)
         if any(plan["night"] == told["night"] and table_id in plan["tables"] for plan in self.plans.values()):
             self._nights_changed()
+
+    def _cleared(self, table_id: str, kind: str) -> None:
+        """A table's retained message cleared, as the café's broker clears them all when the owner
+        takes a table off it (pi_table/release/broker.py): its status, and the dashboard forgets
+        the table; its plan or its night, and the nights it told of."""
+        with self._lock:
+            gone = kind == "status" and self.tables.pop(table_id, None) is not None
+            self._due_rows.discard(table_id)
+            if (kind in ("status", "plan") and self.plans.pop(table_id, None) is not None) or (
+                    kind in ("status", "night") and self.told.pop(table_id, None) is not None):
+                self._nights_changed()
+        if gone:
+            log.info("the dashboard forgets %s: its status was cleared at the broker", table_id)
+        self.due.set()
 
     def _nights_changed(self) -> None:
         self._version += 1
