@@ -27,6 +27,7 @@ from hypothesis import strategies as st
 from pi_table.config import broker as broker_config
 from pi_table.fleet.dashboard import (
     ATTEMPTS,
+    ATTEMPTS_OVERALL,
     Dashboard,
     Fleet,
     PasswordError,
@@ -468,8 +469,12 @@ def test_a_flood_of_wrong_logins_does_not_stall_the_page(dashboard):
     """300 wrong logins from 60 addresses at once (another process, as the attackers are):
     the scrypt checks run off the page's event loop, a few at a time, and the rest are told
     to wait (429) at once; the page's other requests keep their pace (measured against the
-    same requests just before, in this run), and the right password gets in after it."""
-    session = login(dashboard).split(";", 1)[0]
+    same requests just before, in this run), and the right password gets in after it from a
+    browser that logged in before; from one never seen, only if the flood left a turn of the
+    budget (issue 58, 5: every address's tries count in it)."""
+    cookies = login(dashboard)
+    session = cookies.split(";", 1)[0]
+    device = next(part.split(";")[0].strip() for part in cookies.split(", ") if "_device=" in part)
     before = [timed_get(dashboard, path, {"Cookie": session}) for _ in range(15) for path in ("/login", "/api/tables")]
     flood = subprocess.Popen([sys.executable, "-c", FLOOD, str(dashboard.port), "60", "5"], stdout=subprocess.PIPE,
                              text=True)
@@ -489,7 +494,10 @@ def test_a_flood_of_wrong_logins_does_not_stall_the_page(dashboard):
     assert set(answers) <= {401, 429} and sum(answers.values()) == 300
     assert flooded < 30 * usual + 0.01, f"the page slowed from {usual * 1e3:.2f} ms to {flooded * 1e3:.2f} ms"
     response, _ = request(dashboard, "POST", "/login", urlencode({"password": PASSWORD}))
-    assert response.status == 303  # the flood leaves no lock on an address that did not take part
+    checked = answers.get(401, 0) + 1  # the flood's wrong ones, and the first login above: the budget's minute
+    assert response.status == (429 if checked >= ATTEMPTS_OVERALL else 303), answers
+    response, _ = request(dashboard, "POST", "/login", urlencode({"password": PASSWORD}), {"Cookie": device})
+    assert response.status == 303  # a browser that logged in before: never held back by the flood
 
 
 def strict_json(text: str):

@@ -5,7 +5,8 @@ The service asks (``requests``) ``{"act": "broker", "address", "users"}``: this 
 café's broker at ``address`` (its name on the café's network), with exactly these users; or
 ``{"act": "broker-users", "users"}``: these users added, or given a new password; or
 ``{"act": "broker-remove", "table"}``: a table taken off (a table sold, or its card lost), its
-password opening nothing from then on and its connection cut. Each user is a
+password opening nothing from then on, its connection cut and what it left retained at the
+broker cleared (``Broker._clear``). Each user is a
 table's name in the fleet (or the dashboard's user), parsed before anything is written
 (``tables``), with its password's hash in Mosquitto's own format (``password_hash``: the
 PBKDF2-SHA512 that mosquitto_passwd writes), made by the service: root never sees a password, and
