@@ -205,7 +205,7 @@ class Throttle:
             return 0.0
         _recent(self._everyone, now, WINDOW_S)
         self._line = {name: place for name, place in self._line.items() if place[1] >= now}
-        _recent(self._history.get(who), now, HISTORY_S)  # the others', as their own last asks left them
+        _recent(self._history.get(who), now, HISTORY_S)  # its asks this hour; the others' as their last ask left them
         mine = (len(self._history.get(who, ())), self._line[who][0] if who in self._line else now)
         ahead = sum(1 for name, (since, _) in self._line.items()
                     if (len(self._history.get(name, ())), since) < mine and name != who)
