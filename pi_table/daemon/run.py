@@ -64,7 +64,7 @@ if TYPE_CHECKING:  # loaded only once the table is up (the phones' pages open af
     from ..kinds import SerialDevice
     from ..night.recorder import Recorder
     from ..web import Companion
-    from ..web.auth import Recovery
+    from ..web.auth import Recovery, Throttle
     from .backup import Nightly
     from .first_boot import FirstBoot
     from .security import SecurityUpdates
@@ -380,7 +380,7 @@ class Daemon:
             return
         log.info("companion pages at %s", companion.base_url)
         self._phones_settled(state, f"at {companion.base_url}")
-        self._open_dashboard(tls or staff_tls)
+        self._open_dashboard(tls or staff_tls, staff.owner.door.throttle)  # one budget for the owner's passphrase
 
     def in_loop(self, fn: Callable[[], object]) -> bool:
         """Run ``fn`` in the thread of the loop of the moment (a switch between game kinds
@@ -420,12 +420,13 @@ class Daemon:
         log.info("the staff pages over https, the table's certificate's SHA-256 %s", self.fingerprint)
         return context
 
-    def _open_dashboard(self, tls: ssl.SSLContext | None) -> None:
-        """The fleet's dashboard on this table, when the owner asked for one (``fleet_dashboard``)."""
+    def _open_dashboard(self, tls: ssl.SSLContext | None, owner_tries: Throttle) -> None:
+        """The fleet's dashboard on this table, when the owner asked for one (``fleet_dashboard``);
+        its login's tries counted in ``owner_tries``, with the staff page's of the owner's passphrase."""
         from .fleet_dashboard import NO_DASHBOARD, open_dashboard
 
         try:
-            self.dashboard = open_dashboard(self.config, tls)
+            self.dashboard = open_dashboard(self.config, tls, owner_tries)
         except Exception as e:  # noqa: BLE001 (a taken port, an unreadable password: the table plays on)
             shown = self.config.dashboard
             fault = Phrase.of(NO_DASHBOARD, port=0 if shown is None else shown.port,
@@ -821,7 +822,7 @@ def starting(path: Path, told: Callable[[ConfigError], None] = lambda error: Non
         told(refused)
         return config, None
     if trial.beside(path, trial.TRIAL).exists() is False and path.exists():
-        trial.remember(path)
+        return config, trial.remember(path)
     return config, None
 
 

@@ -60,7 +60,7 @@ from ..night.book import CLOCK_SKEW_S, NIGHT_ID, Night
 from ..night.games import Game, GameRefused
 from ..night.standings import high_scores
 from ..ui.i18n import say, say_health, translation
-from ..web.auth import Gate, Refused, Why, hash_secret
+from ..web.auth import Gate, Refused, Throttle, Why, hash_secret
 from ..web.runner import ServerThread
 from . import link, schema
 from .link import PREFIX
@@ -70,6 +70,7 @@ log = logging.getLogger("pi_table.fleet")
 COOKIE = "pi_table_fleet"  # and "pi_table_fleet_device": a browser that has signed in before
 SESSION_S = 12 * 3600  # a session's life, in the browser and unused
 ATTEMPTS = 5  # logins an address (or a known browser) may try a minute
+ATTEMPTS_OVERALL = 20  # from browsers never seen, all addresses together, a minute (on a table: the staff page's count)
 ERRORS_KEPT = 5
 NIGHTS_SHOWN = 3  # game nights on the page (a host's latest each): the open ones first, then the last closed
 NIGHTS_EVERY_S = 0.2  # the nights' standings are made at most this often, for however many messages came
@@ -178,11 +179,14 @@ class Fleet:
 
     def take(self, topic: str, payload: bytes | bytearray) -> dict[str, object] | None:
         """One message: the table's row as it is now, or None for a message that is not a
-        table's, or is empty (a retained one cleared). One past the table's share (``afford``) is
-        dropped unread; one that is not what its topic carries (``schema.parse``), or a plan of
-        no night the café runs (``_check_plan``), is dropped; each counted on the table's row."""
+        table's, or is empty (a retained one cleared: ``_cleared``). One past the table's share
+        (``afford``) is dropped unread; one that is not what its topic carries (``schema.parse``),
+        or a plan of no night the café runs (``_check_plan``), is dropped; each counted on the table's row."""
         parts = topic.split("/")
-        if len(parts) != 3 or parts[0] != PREFIX or parts[2] not in schema.TOPICS or not payload:
+        if len(parts) != 3 or parts[0] != PREFIX or parts[2] not in schema.TOPICS:
+            return None
+        if not payload:
+            self._cleared(parts[1], parts[2])
             return None
         table_id, kind = parts[1], parts[2]
         if not self.afford(table_id, len(payload)):
@@ -267,6 +271,20 @@ class Fleet:
         self.told[table_id] = (told["night"], games)
         if any(plan["night"] == told["night"] and table_id in plan["tables"] for plan in self.plans.values()):
             self._nights_changed()
+
+    def _cleared(self, table_id: str, kind: str) -> None:
+        """A table's retained message cleared, as the café's broker clears them all when the owner
+        takes a table off it (pi_table/release/broker.py): its status, and the dashboard forgets
+        the table; its plan or its night, and the nights it told of."""
+        with self._lock:
+            gone = kind == "status" and self.tables.pop(table_id, None) is not None
+            self._due_rows.discard(table_id)
+            if (kind in ("status", "plan") and self.plans.pop(table_id, None) is not None) or (
+                    kind in ("status", "night") and self.told.pop(table_id, None) is not None):
+                self._nights_changed()
+        if gone:
+            log.info("the dashboard forgets %s: its status was cleared at the broker", table_id)
+        self.due.set()
 
     def _nights_changed(self) -> None:
         self._version += 1
@@ -479,17 +497,19 @@ class Dashboard(ServerThread):
 
     def __init__(self, broker: FleetConfig, host: str, port: int, password_hash: str | Callable[[], str | None],
                  lang: str = "en", client_id: str = "pi-table-fleet", clock: Callable[[], float] = time.time,
-                 cafe_tables: Iterable[str] = (), tls: ssl.SSLContext | None = None) -> None:
+                 cafe_tables: Iterable[str] = (), tls: ssl.SSLContext | None = None, tries: Throttle | None = None,
+                 ) -> None:
         """``password_hash``: the login's hash, or where it is read each time (on a table: the
-        owner's passphrase, ``KeptSecret``); ``tls``: the page over https (a table's own certificate)."""
+        owner's passphrase, ``KeptSecret``, and ``tries`` the staff page's count of its tries);
+        ``tls``: the page over https (a table's own certificate)."""
         super().__init__("fleet-dashboard")
         self.broker, self.host, self.port, self.lang, self.tls = broker, host, port, lang, tls
         self.fleet = Fleet(clock=clock, lang=lang, cafe_tables=cafe_tables)
         self._newsroom: threading.Thread | None = None
         self._stopping = False
         secret: Callable[[], str | None] = password_hash if callable(password_hash) else lambda: password_hash
-        self.gate = Gate("fleet", secret, COOKIE, "/", ATTEMPTS, None, SESSION_S, time.monotonic,
-                         cookie_s=SESSION_S)
+        self.gate = Gate("fleet", secret, COOKIE, "/", ATTEMPTS, ATTEMPTS_OVERALL, SESSION_S, time.monotonic,
+                         cookie_s=SESSION_S, tries=tries)
         self.client = link.client(broker, client_id)
         self.client.on_connect = self._connected
         self.client.on_connect_fail = self._connect_failed

@@ -45,6 +45,9 @@ certificate on a port of their own (``staff_tls``, ``staff_port``) while the gue
 http, so a guest never meets a certificate warning. Over plain http, from anywhere but this
 machine, those pages lead to their https address and their actions are refused unread
 (``_over_tls``); a table given a certificate of the owner's own serves every page over https.
+The https port's pool is shared fairly by address, as a phone that never logged in has no
+credential for the reserve: a new connection takes the place of the slowest of an address
+holding more than its own.
 """
 
 from __future__ import annotations
@@ -147,7 +150,7 @@ class Companion(ServerThread):
         self._pool = _Pool(max_connections, max_per_address, max_connections // RESERVED)  # every open connection
         # the secret pages' https has a pool of its own: guests who hold every connection of the
         # pages' port leave a phone that never logged in its way to the staff and set-up pages
-        self._secret_pool = _Pool(SECRET_CONNECTIONS, SECRET_PER_ADDRESS, SECRET_CONNECTIONS // RESERVED)
+        self._secret_pool = _Pool(SECRET_CONNECTIONS, SECRET_PER_ADDRESS, SECRET_CONNECTIONS // RESERVED, fair=True)
         self._spectators = _Held(max_streams, max_streams_per_address)  # the public page's event streams
         self._bad = _BadRequests()
         self.proof = proof or Tokens.kept_in(None).proof  # what a phone's cookie must say, by token
@@ -666,10 +669,14 @@ class _Pool:
     address; past that a new one waits on the reserve, ``WAITING_PER_ADDRESS`` from one address at
     most, for its first request (the companion's ``_door`` judges it). When a new one finds no place
     free, an idle connection gives up its own, the least recently used of those still waiting, else
-    of the guests', else of the trusted."""
+    of the guests', else of the trusted. A ``fair`` pool (the secret pages': a phone that never
+    logged in has no credential for the reserve) shares the guests' places by address: a new one
+    from an address holding fewer than another takes the place of that address's least recently
+    used idle one (the slowest, one that never finished a request first), so no number of
+    addresses holding slow connections keeps another from its share (issue 58, 5a)."""
 
-    def __init__(self, total: int, per_address: int, reserve: int) -> None:
-        self.total, self.per_address, self.guests = total, per_address, total - reserve
+    def __init__(self, total: int, per_address: int, reserve: int, fair: bool = False) -> None:
+        self.total, self.per_address, self.guests, self.fair = total, per_address, total - reserve, fair
         self._open: dict[_Connection, None] = {}  # least recently used first
         self._count = {standing: Counter[str]() for standing in (GUEST, WAITING, TRUSTED)}  # by address
 
@@ -677,8 +684,12 @@ class _Pool:
         """Count ``connection`` from ``address`` in: the idle connections let go to free a place for
         it (to be closed), or None when none can be freed."""
         guests = self._count[GUEST]
+        shared = self._shared(address) if self.fair and guests.total() >= self.guests else None
         if guests.total() < self.guests and guests[address] < self.per_address:
             let_go = []
+            standing = GUEST
+        elif shared is not None:
+            let_go = [shared]
             standing = GUEST
         else:
             standing = WAITING
@@ -697,6 +708,17 @@ class _Pool:
         self._count[standing][address] += 1
         self._open[connection] = None
         return let_go
+
+    def _shared(self, address: str) -> _Connection | None:
+        """The guest's place a new connection from ``address`` takes in a full fair pool: the least
+        recently used idle one of the addresses holding the most, when they hold more than
+        ``address``; None when ``address`` holds as many (or none of theirs is idle)."""
+        guests = self._count[GUEST]
+        most = max(guests.values(), default=0)
+        if most <= guests[address] or guests[address] >= self.per_address:
+            return None
+        return next((each for each in self._open if each.standing == GUEST and not each.busy
+                     and each.address is not None and guests[each.address] == most), None)
 
     def trust(self, connection: _Connection) -> None:
         """Its request carried a credential: it holds a trusted place from now on (unless it was
