@@ -17,7 +17,7 @@ import urllib.parse
 
 import pytest
 
-from pi_table.release.first_boot import TLS, TLS_CERT, fingerprint, pending
+from pi_table.release.first_boot import TLS, TLS_CERT, TLS_KEY, fingerprint, pending
 
 from helpers import (
     CHROMIUM,
@@ -27,6 +27,7 @@ from helpers import (
     STAFF_PIN,
     Staff,
     StaffService,
+    pi_table,
     plain,
     require_tools,
     self_signed,
@@ -96,6 +97,41 @@ def test_the_set_up_page_and_its_qr_code_lead_to_https_and_say_the_certificates_
         connection.request("GET", "/setup/api")
         about = json.loads(connection.getresponse().read())
         assert about["fingerprint"] == fingerprint(cert)
+    finally:
+        service.close()
+
+
+def test_a_damaged_certificate_leaves_the_secret_pages_to_this_machine_alone_and_says_what_to_do(tmp_path):
+    """Issue 58, 2: with the table's own key and certificate damaged, the staff and set-up pages
+    have no https. They answered every machine over plain http, a PIN or a passphrase crossing the
+    café's Wi-Fi in clear, while the log said they answered this machine alone: now they do, and
+    the screen and ``pi-table status`` say why and what to do, in the table's languages."""
+    service = StaffService(tmp_path, config=ON_THE_NETWORK)
+    (tmp_path / TLS).mkdir()
+    (tmp_path / TLS / TLS_KEY).write_text("not a key\n")
+    (tmp_path / TLS / TLS_CERT).write_text("not a certificate\n")
+    address = this_machines_address()
+    try:
+        service.start()
+        status = service.status()
+        assert status["certificate"] is None
+        http_port = urllib.parse.urlsplit(status["companion"]).port
+        for path, body in (("/staff/login", {"pin": STAFF_PIN}), ("/staff/recover", {"passphrase": OWNER_PASSPHRASE}),
+                           ("/setup/api", {"code": "12345678", "pin": STAFF_PIN})):
+            answer, _, said = plain(address, http_port, "POST", path, body)
+            assert answer == 403, path
+            assert "answer this machine alone" in json.loads(said)["error"], path
+        answer, _, page = plain(address, http_port, "GET", "/staff")
+        assert answer == 403 and b"answer this machine alone" in page
+        assert plain(address, http_port, "GET", "/")[0] == 200  # a guest's page carries no secret
+        assert Staff(f"http://127.0.0.1:{http_port}").login()[0] == 200  # this machine: no network crossed
+
+        [fault] = [warning for warning in status["warnings"] if "certificate" in warning]
+        assert "answer this machine alone" in fault and f"{tmp_path / TLS}" in fault
+        assert "move the damaged table.key and table.crt aside" in fault  # what to do, not only why
+        told = pi_table("status", "--config", str(service.config), "--lang", "it")
+        assert told.returncode == 0, told.stderr
+        assert "rispondono solo a questa macchina" in told.stdout and "table.key" in told.stdout
     finally:
         service.close()
 
