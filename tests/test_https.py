@@ -136,6 +136,40 @@ def test_a_damaged_certificate_leaves_the_secret_pages_to_this_machine_alone_and
         service.close()
 
 
+CBC = ("ECDHE-ECDSA-AES128-SHA256:ECDHE-ECDSA-AES256-SHA384:ECDHE-RSA-AES128-SHA256:ECDHE-RSA-AES256-SHA384:"
+       "ECDHE-ECDSA-AES128-SHA:ECDHE-ECDSA-AES256-SHA:ECDHE-RSA-AES128-SHA:ECDHE-RSA-AES256-SHA")
+"""TLS 1.2's CBC suites (MAC, then encrypt: the padding oracles' family), as a client offers them."""
+
+
+def handshake(address: str, port: int, ciphers: str) -> str:
+    """The suite a TLS 1.2 client offering ``ciphers`` alone agrees on with the server (an
+    ssl.SSLError when none is shared)."""
+    import socket
+
+    context = ssl.SSLContext(ssl.PROTOCOL_TLS_CLIENT)
+    context.check_hostname, context.verify_mode = False, ssl.CERT_NONE
+    context.maximum_version = ssl.TLSVersion.TLSv1_2
+    context.set_ciphers(ciphers)
+    with socket.create_connection((address, port), timeout=10) as raw, context.wrap_socket(raw) as tls:
+        return tls.cipher()[0]
+
+
+def test_tls_1_2_takes_no_cbc_suite_only_aead_ones(tmp_path):
+    """Issue 58, 8: TLS 1.2 still agreed on a CBC suite with a client that offered only those."""
+    require_tools("openssl")
+    service = StaffService(tmp_path, config=ON_THE_NETWORK)
+    address = this_machines_address()
+    try:
+        service.start()
+        https_port = ports(service)[1]
+        with pytest.raises(ssl.SSLError):
+            handshake(address, https_port, CBC)
+        assert handshake(address, https_port, "ECDHE-ECDSA-AES128-GCM-SHA256") == "ECDHE-ECDSA-AES128-GCM-SHA256"
+        assert handshake(address, https_port, "ECDHE-ECDSA-CHACHA20-POLY1305") == "ECDHE-ECDSA-CHACHA20-POLY1305"
+    finally:
+        service.close()
+
+
 def spki_hash(cert) -> str:
     """The base64 SHA-256 of ``cert``'s public key, as Chromium names a certificate it is told to accept."""
     key = subprocess.run(["openssl", "x509", "-pubkey", "-noout", "-in", str(cert)], capture_output=True, check=True)
