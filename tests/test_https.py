@@ -136,6 +136,47 @@ def test_a_damaged_certificate_leaves_the_secret_pages_to_this_machine_alone_and
         service.close()
 
 
+def names(cert) -> str:
+    """The names a certificate is for, as openssl says them."""
+    done = subprocess.run(["openssl", "x509", "-in", str(cert), "-noout", "-ext", "subjectAltName"],
+                          capture_output=True, text=True, check=True)
+    return done.stdout
+
+
+def test_the_tables_certificate_names_the_address_phones_are_led_to_and_is_renewed_when_it_changes(tmp_path):
+    """Issue 58, 8: the certificate named only the host's names while the redirect and the QR
+    code lead phones to ``https://ADDRESS:8443``, so a browser checking it found a name mismatch
+    on top of the unknown issuer. It names that address too, and one made for another address
+    (the first boot's, before the network; a table moved) is renewed at the start with the same
+    key: only the certificate changes, and the fingerprint the screen shows with it."""
+    require_tools("openssl")
+    from pi_table.release.first_boot import own_certificate
+
+    address = this_machines_address()
+    own_certificate(tmp_path / TLS)  # as the first boot makes it: no network, no address
+    key = (tmp_path / TLS / TLS_KEY).read_bytes()
+    first = fingerprint(tmp_path / TLS / TLS_CERT)
+    assert "IP Address" not in names(tmp_path / TLS / TLS_CERT)
+    service = StaffService(tmp_path, config=ON_THE_NETWORK)
+    try:
+        service.start()
+        status = service.status()
+        cert = tmp_path / TLS / TLS_CERT
+        assert f"IP Address:{address}" in names(cert) and status["certificate"] == fingerprint(cert) != first
+        assert (tmp_path / TLS / TLS_KEY).read_bytes() == key  # the same key: renewed, not replaced
+        https_port = ports(service)[1]
+        context = ssl.create_default_context(cafile=str(cert))  # the name checked, as a browser checks it
+        connection = http.client.HTTPSConnection(address, https_port, timeout=10, context=context)
+        connection.request("GET", "/staff")
+        assert connection.getresponse().status == 200
+        service.close()
+        renewed = fingerprint(cert)
+        service.start()  # the same address: nothing to renew
+        assert fingerprint(cert) == renewed == service.status()["certificate"]
+    finally:
+        service.close()
+
+
 CBC = ("ECDHE-ECDSA-AES128-SHA256:ECDHE-ECDSA-AES256-SHA384:ECDHE-RSA-AES128-SHA256:ECDHE-RSA-AES256-SHA384:"
        "ECDHE-ECDSA-AES128-SHA:ECDHE-ECDSA-AES256-SHA:ECDHE-RSA-AES128-SHA:ECDHE-RSA-AES256-SHA")
 """TLS 1.2's CBC suites (MAC, then encrypt: the padding oracles' family), as a client offers them."""

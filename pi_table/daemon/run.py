@@ -407,7 +407,9 @@ class Daemon:
                         "machine alone")
             return None
         folder = source.parent / TLS
-        for made in own_certificate(folder):
+        address = _reachable_address(self.config.web.host)
+        phones = () if ipaddress.ip_address(address).is_loopback else (address,)  # where phones are led to
+        for made in own_certificate(folder, addresses=phones):
             log.info("the table's own certificate: %s", made)
         try:
             context = _tls(str(folder / TLS_CERT), str(folder / TLS_KEY))
