@@ -17,6 +17,7 @@ import urllib.parse
 
 import pytest
 
+from pi_table.hal.screen import grouped
 from pi_table.release.first_boot import TLS, TLS_CERT, TLS_KEY, fingerprint, pending
 
 from helpers import (
@@ -70,6 +71,8 @@ def test_the_staff_page_takes_its_secrets_over_https_only_and_the_guests_pages_s
         assert staff.login()[0] == 200  # not locked out by the dozen refused over http
         assert [cookie.secure for cookie in staff.cookies] == [True] * len(staff.cookies) and len(staff.cookies) >= 1
         staff.as_owner()
+        # where the owner compares it with a new phone's warning: the same four groups as the screen's (issue 58, 8)
+        assert staff.call("GET", "/staff/api/health")[1]["certificate"] == grouped(fingerprint(cert))
         other, _ = self_signed(tmp_path, "other")
         with pytest.raises(urllib.error.URLError, match="CERTIFICATE_VERIFY_FAILED"):  # the table's own is checked
             Staff(f"https://{address}:{https_port}", cafile=other, by_name=False).login()
@@ -96,7 +99,7 @@ def test_the_set_up_page_and_its_qr_code_lead_to_https_and_say_the_certificates_
         connection = http.client.HTTPSConnection(address, https_port, timeout=10, context=context)
         connection.request("GET", "/setup/api")
         about = json.loads(connection.getresponse().read())
-        assert about["fingerprint"] == fingerprint(cert)
+        assert about["fingerprint"] == fingerprint(cert) and about["fingerprint_shown"] == grouped(fingerprint(cert))
     finally:
         service.close()
 
