@@ -12,6 +12,7 @@ import json
 import logging
 import os
 import re
+import ssl
 import stat
 import statistics
 import subprocess
@@ -39,7 +40,7 @@ from pi_table.fleet.dashboard import (
 from pi_table.fleet.reporter import Reporter
 from pi_table.web.auth import secret_matches
 
-from helpers import wait_for
+from helpers import self_signed, this_machines_address, wait_for
 
 PASSWORD = "café-tables-2026"
 NOON = dt.datetime.combine(dt.date.today(), dt.time(12)).timestamp()
@@ -406,6 +407,44 @@ def test_nothing_is_shown_without_a_login_and_the_login_is_guarded(dashboard):
     response, _ = request(dashboard, "POST", "/logout", "", {"Cookie": session})
     assert response.status == 303
     assert request(dashboard, "GET", "/api/tables", headers={"Cookie": session})[0].status == 401
+
+
+def test_no_password_reaches_the_dashboard_over_plain_http_from_another_machine(tmp_path):
+    """Issue 58, 2: a table whose certificate is damaged gives its dashboard no https, and the
+    dashboard took the owner's passphrase over plain http from the café's Wi-Fi. Without TLS its
+    login answers this machine alone: another machine is told why, and no try is counted; with
+    TLS it takes the password from anywhere."""
+    from pi_table.config.machine import server_tls
+
+    address = this_machines_address()
+    cert, key = self_signed(tmp_path)
+    plain = Dashboard(broker_config("mqtt://127.0.0.1:1"), "0.0.0.0", 0, hash_password(PASSWORD), client_id="t-plain")
+    secure = Dashboard(broker_config("mqtt://127.0.0.1:1"), "0.0.0.0", 0, hash_password(PASSWORD), client_id="t-tls",
+                       tls=server_tls(str(cert), str(key)))
+    plain.start()
+    secure.start()
+    try:
+        for _ in range(7):  # more than the tries an address has: none is read, none is counted
+            connection = http.client.HTTPConnection(address, plain.port, timeout=10)
+            connection.request("POST", "/login", body=urlencode({"password": PASSWORD}),
+                               headers={"Content-Type": "application/x-www-form-urlencoded"})
+            answer = connection.getresponse()
+            assert answer.status == 403 and "https" in answer.read().decode()
+        connection = http.client.HTTPConnection(address, plain.port, timeout=10)
+        connection.request("GET", "/login")
+        answer = connection.getresponse()
+        assert answer.status == 403 and 'type="password"' not in answer.read().decode()  # no form to type it in
+        assert login(plain)  # this machine: no network crossed, and not locked out by the refusals
+
+        context = ssl.create_default_context(cafile=str(cert))
+        context.check_hostname = False
+        connection = http.client.HTTPSConnection(address, secure.port, timeout=10, context=context)
+        connection.request("POST", "/login", body=urlencode({"password": PASSWORD}),
+                           headers={"Content-Type": "application/x-www-form-urlencoded"})
+        assert connection.getresponse().status == 303
+    finally:
+        plain.stop()
+        secure.stop()
 
 
 def test_a_browser_that_signed_in_before_is_not_locked_out_by_guesses_from_its_address(dashboard):

@@ -667,10 +667,15 @@ def test_no_setting_the_staff_change_can_send_or_show_a_games_journal(table):
                      "fleet.password_file": str(journal)}, {"sim.words": str(journal)}):
         status, answer = staff.call("POST", "/staff/api/config", {"changes": changes})
         key = next(key for key in changes if key.endswith(("password_file", "words")))
-        assert status == 400 and [problem["error"] for problem in answer["problems"]] == [
-            f"{table.config}: {key}: {key.partition('.')[2]} names {journal}, in the journal folder "
-            f"{table.folder / 'journal'}, where the table keeps its secrets (the games' keys, the staff PIN): "
-            "name a file outside it"]
+        said = [problem["error"] for problem in answer["problems"]]
+        if key == "fleet.password_file":  # a secret file names nothing outside the secrets folder (issue 58, 3)
+            assert status == 400 and len(said) == 1 and said[0].startswith(
+                f"{table.config}: {key}: expected a file in {table.folder / 'files'}, the table's secrets folder, found")
+        else:
+            assert status == 400 and said == [
+                f"{table.config}: {key}: {key.partition('.')[2]} names {journal}, in the journal folder "
+                f"{table.folder / 'journal'}, where the table keeps its secrets (the games' keys, the staff PIN): "
+                "name a file outside it"]
         assert table.key not in json.dumps(answer)
     assert table.config.read_bytes() == before and not table.daemon.restarting
 
@@ -699,11 +704,13 @@ def test_moving_the_journal_does_not_open_the_running_games_journal_to_a_setting
     lines = journal.read_text().splitlines()
     assert table.key in journal.read_text()  # the secret the staff must never see
     elsewhere = tmp_path / "elsewhere"
-    for changes in ({"paths.journal_dir": str(elsewhere), "sim.words": str(journal)},
-                    {"paths.journal_dir": str(elsewhere), "fleet.broker": "mqtt://x@127.0.0.1:18890",
-                     "fleet.table_id": "x", "fleet.password_file": str(journal)}):
+    for changes, why in (({"paths.journal_dir": str(elsewhere), "sim.words": str(journal)},
+                          f"in the journal folder {table.folder / 'journal'}, where the table keeps its secrets"),
+                         ({"paths.journal_dir": str(elsewhere), "fleet.broker": "mqtt://x@127.0.0.1:18890",
+                           "fleet.table_id": "x", "fleet.password_file": str(journal)},
+                          f"{table.folder / 'files'}, the table's secrets folder")):  # a secret's kind (issue 58, 3)
         said = refused_with(staff, changes)
-        assert "where the table keeps its secrets" in said and str(table.folder / "journal") in said
+        assert why in said
         assert table.key not in said and not any(line[:20] in said for line in lines)
     assert table.config.read_bytes() == before and not table.daemon.restarting
 
@@ -712,7 +719,8 @@ def test_a_private_key_is_never_sent_as_a_password_or_shown_as_words(table, tmp_
     staff = Staff(table.base)
     staff.login()
     staff.as_owner()
-    cert, key = self_signed(tmp_path)
+    (tmp_path / "files").mkdir()
+    cert, key = self_signed(tmp_path / "files")  # a private key in the table's secrets folder
     for changes in ({"web.tls_cert": str(cert), "web.tls_key": str(key), "sim.words": str(key)},
                     {"web.tls_cert": str(cert), "web.tls_key": str(key), "fleet.broker": "mqtt://x@127.0.0.1:18890",
                      "fleet.table_id": "x", "fleet.password_file": str(key)}):
@@ -729,7 +737,8 @@ def test_a_password_file_that_is_not_text_is_refused_not_a_table_that_dies_at_ev
     before = table.config.read_bytes()
     for name, content, found in [("binary", b"\xff\xfe\x00secret", "which is not UTF-8 text (byte 0)"),
                                  ("empty", b"\n", "which is empty")]:
-        password = tmp_path / name
+        password = tmp_path / "files" / name  # the table's secrets folder
+        password.parent.mkdir(exist_ok=True)
         password.write_bytes(content)
         said = refused_with(staff, {"fleet.broker": "mqtt://x@127.0.0.1:18890", "fleet.table_id": "x",
                                     "fleet.password_file": str(password)})
@@ -748,9 +757,11 @@ def test_certificates_that_would_not_load_and_a_port_another_program_holds_are_r
     staff.login()
     staff.as_owner()
     before = table.config.read_bytes()
-    cert, key = self_signed(tmp_path)
-    other_cert, other_key = self_signed(tmp_path, "other")
-    text = tmp_path / "notes.txt"
+    files = tmp_path / "files"  # the table's secrets folder, where a key must be
+    files.mkdir()
+    cert, key = self_signed(files)
+    other_cert, other_key = self_signed(files, "other")
+    text = files / "notes.txt"
     text.write_text("not a certificate\n")
     for changes, key_at_fault, found in [
             ({"web.tls_cert": str(text), "web.tls_key": str(key)}, "web.tls_cert", "which holds no PEM certificate"),
@@ -788,8 +799,8 @@ def test_a_setting_pointed_at_a_device_a_pipe_or_the_kernels_files_is_refused_wi
                                                         "'/dev/zero'"),
                            ({"sim.words": str(fifo)}, "not a file (a folder, a device or a pipe)"),
                            ({"fleet.broker": "mqtt://x@127.0.0.1:18890", "fleet.table_id": "x",
-                             "fleet.password_file": "/proc/self/environ"}, "the configuration's folder, or a folder "
-                                                                           "below it, found '/proc/self/environ'")]:
+                             "fleet.password_file": "/proc/self/environ"}, "the table's secrets folder, found "
+                                                                           "'/proc/self/environ'")]:
         assert found in refused_with(staff, changes)
 
 

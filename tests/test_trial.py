@@ -289,7 +289,8 @@ def test_a_change_the_table_cannot_start_on_is_rolled_back_at_the_start(service)
     replaced by something else. The start on the new file fails its check, and instead of
     exiting 78 (which systemd would not restart) the table puts the last good file back and
     starts on it; the staff page says what was rolled back and why, in its language."""
-    cert, key = self_signed(service.folder)
+    (service.folder / "files").mkdir()
+    cert, key = self_signed(service.folder / "files")  # a key in the table's secrets folder
     service.start()
     staff = service.staff(owner=True)
     assert staff.call("POST", "/staff/api/config", {"changes": {"web.tls_cert": str(cert), "web.tls_key": str(key)}}

@@ -77,9 +77,10 @@ NO_CONTROL = N_("the control socket {path} cannot be opened ({error}): pi-table 
 NO_PASSWORD = N_("the broker's password file cannot be used ({error}): check [fleet] password_file")
 NO_CERTIFICATE = N_("the companion's certificate cannot be used ({error}): phones cannot join; check [web] tls_cert and "
                     "tls_key, then restart the table")
-NO_OWN_CERTIFICATE = N_("the table's own certificate in {folder} cannot be made or used ({error}): the staff page "
-                        "answers this machine alone until it can; check that openssl is installed and the folder is "
-                        "the service's, then restart the table")
+NO_OWN_CERTIFICATE = N_("the table's own certificate in {folder} cannot be made or used ({error}): the staff and "
+                        "set-up pages answer this machine alone until it can; check that openssl is installed and the "
+                        "folder is the service's, or move the damaged table.key and table.crt aside for new ones, then "
+                        "restart the table")
 REFUSED_FILE = N_("the settings file was refused ({problems}): the table runs on its last good settings; correct "
                   "the file, or discard it on the staff page")
 NO_PORT = N_("the companion cannot listen on port {port} ({error}): phones cannot join; free the port or choose another "
@@ -407,7 +408,9 @@ class Daemon:
                         "machine alone")
             return None
         folder = source.parent / TLS
-        for made in own_certificate(folder):
+        address = _reachable_address(self.config.web.host)
+        phones = () if ipaddress.ip_address(address).is_loopback else (address,)  # where phones are led to
+        for made in own_certificate(folder, addresses=phones):
             log.info("the table's own certificate: %s", made)
         try:
             context = _tls(str(folder / TLS_CERT), str(folder / TLS_KEY))

@@ -60,7 +60,7 @@ from ..night.book import CLOCK_SKEW_S, NIGHT_ID, Night
 from ..night.games import Game, GameRefused
 from ..night.standings import high_scores
 from ..ui.i18n import say, say_health, translation
-from ..web.auth import Gate, Refused, Throttle, Why, hash_secret
+from ..web.auth import Gate, Refused, Throttle, Why, from_this_machine, hash_secret
 from ..web.runner import ServerThread
 from . import link, schema
 from .link import PREFIX
@@ -92,6 +92,8 @@ WORDS = {  # the page's words, translated once for the page's language
     "export": N_("The day's games (CSV)"), "password": N_("Password"), "sign_in": N_("Sign in"),
     "sign_out": N_("Sign out"), "wrong": N_("Wrong password."), "wait": N_("Too many tries: wait a minute."),
     "busy": N_("Too many logins at once: try again in a moment."),
+    "in_clear": N_("The password is taken over https only, never in clear: without the table's certificate this page "
+                   "answers this machine alone (the table's screen says why and what to do)."),
     "none": N_("none"),
     "dropped": N_("messages dropped: {count} (the last: {why})"),
     "standings": N_("Standings of {night}"), "hosted": N_("run from table {host}"), "closed": N_("closed"),
@@ -498,12 +500,15 @@ class Dashboard(ServerThread):
     def __init__(self, broker: FleetConfig, host: str, port: int, password_hash: str | Callable[[], str | None],
                  lang: str = "en", client_id: str = "pi-table-fleet", clock: Callable[[], float] = time.time,
                  cafe_tables: Iterable[str] = (), tls: ssl.SSLContext | None = None, tries: Throttle | None = None,
-                 ) -> None:
+                 in_clear: bool = False) -> None:
         """``password_hash``: the login's hash, or where it is read each time (on a table: the
         owner's passphrase, ``KeptSecret``, and ``tries`` the staff page's count of its tries);
-        ``tls``: the page over https (a table's own certificate)."""
+        ``tls``: the page over https (a table's own certificate). Without ``tls`` the login answers
+        this machine alone, unless ``in_clear`` lets its password cross the network in clear
+        (``pi-table fleet``'s own page, on a network its owner trusts)."""
         super().__init__("fleet-dashboard")
         self.broker, self.host, self.port, self.lang, self.tls = broker, host, port, lang, tls
+        self.in_clear = in_clear
         self.fleet = Fleet(clock=clock, lang=lang, cafe_tables=cafe_tables)
         self._newsroom: threading.Thread | None = None
         self._stopping = False
@@ -650,7 +655,15 @@ class Dashboard(ServerThread):
         origin = request.headers.get("Origin")
         return origin is None or origin == f"{request.scheme}://{request.host}"
 
+    def _over_tls(self, request: web.Request) -> None:
+        """A login over plain http from another machine is refused before its password is read
+        (nor counted): a password never crosses the network in clear."""
+        if not (self.tls or self.in_clear or from_this_machine(request)):
+            raise web.HTTPForbidden(text=self._html(f'<p class=error>{html.escape(self.words["in_clear"])}</p>'),
+                                    content_type="text/html")
+
     async def _login_page(self, request: web.Request, message: str = "", status: int = 200) -> web.Response:
+        self._over_tls(request)
         w = self.words
         body = (f'<form method="post" action="/login"><label>{w["password"]} <input type="password" name="password" '
                 f'autocomplete="current-password" autofocus></label> <button>{w["sign_in"]}</button>'
@@ -660,6 +673,7 @@ class Dashboard(ServerThread):
     async def _login(self, request: web.Request) -> web.Response:
         if not self._same_origin(request):
             raise web.HTTPForbidden(text="a login from another site's page")
+        self._over_tls(request)
         try:
             form = await request.post()
         except ValueError:  # a body that is not a form in UTF-8 (UnicodeDecodeError among them)
@@ -884,7 +898,8 @@ def main(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
         parser.error(str(e))
     cafe = [name.strip() for name in args.cafe_tables.split(",") if name.strip()]
     try:
-        dashboard = Dashboard(broker, args.host, args.port, stored, args.lang, args.client_id, cafe_tables=cafe)
+        dashboard = Dashboard(broker, args.host, args.port, stored, args.lang, args.client_id, cafe_tables=cafe,
+                              in_clear=True)  # its own page, plain http as docs/cafe/fleet.md says
         dashboard.start()
     except OSError as e:  # the broker's password file, or the page's port
         print(f"pi-table fleet: {e.strerror or e}: {e.filename or f'{args.host}:{args.port}'}", file=sys.stderr)

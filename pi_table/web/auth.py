@@ -30,6 +30,7 @@ import asyncio
 import enum
 import hashlib
 import hmac
+import ipaddress
 import json
 import logging
 import math
@@ -590,3 +591,13 @@ class Recovery:
     def void(self) -> None:
         self._kept = None
 
+
+def from_this_machine(request: web.Request) -> bool:
+    """Whether ``request`` came from this machine (a loopback address, IPv4 in IPv6 too): a
+    secret it carries crossed no network, so it needs no https."""
+    try:
+        address = ipaddress.ip_address(request.remote or "")
+    except ValueError:  # a UNIX socket's peer, or none
+        return False
+    mapped = address.ipv4_mapped if isinstance(address, ipaddress.IPv6Address) else None
+    return (mapped or address).is_loopback
