@@ -20,7 +20,7 @@ from pi_table.protocol import wire
 ADDRESSES = (0x5A, 0x5B, 0x5C)
 PINS = 12
 ELECTRODES = PINS * len(ADDRESSES)
-FIRMWARE_VERSION = (0, 5, 0)  # 0.5.0: the fault not-answering (protocol 1.3)
+FIRMWARE_VERSION = (0, 6, 0)  # 0.6.0: thresholds per chip (protocol 1.4)
 READ_SIZE = 64  # host bytes taken per step: far more than the host ever sends in 10 ms
 RETRY_S = 1.0  # how often a chip that is missing or stopped answering is tried again
 # A transfer that fails (a spike on the bus) is tried again this many times before its chip
@@ -398,6 +398,7 @@ class TouchBoard:
         self._tail = b""  # what the port has not yet taken of the last frame
         self.failing = {}  # chip index -> when it was last tried, for chips missing or not answering
         self.wrong_thresholds = {}  # chip index -> the log line saying what it read back instead
+        self.tell_thresholds = False  # the host has sent set-chip-thresholds since its get-hello: it reads thresholds reports
         self.errors = [0] * len(self.chips)  # failed transfers of each working chip, not yet told
         self.resets = [0] * len(self.chips)  # times each chip was found reset and set up again
         self.status = [0] * len(self.chips)  # each chip's out-of-range status, as last told
@@ -604,10 +605,14 @@ class TouchBoard:
 
     def _thresholds_taken(self, index):
         """Whether chip ``index`` reads back the thresholds written to it. Where it does not,
-        ``wrong_thresholds`` keeps a line saying so, a standing problem told after each hello.
+        ``wrong_thresholds`` keeps a line saying so, a standing problem told after each hello. A
+        host that speaks protocol 1.4 is told what the chip holds (a thresholds report) after
+        each set-up and each write, so it knows which chips run its tuning.
         Raises OSError when the chip does not answer."""
         wanted = self._chip_thresholds(index)
         held = self._io(index, read_thresholds)
+        if self.tell_thresholds:
+            self._send(wire.Thresholds(ADDRESSES[index], tuple(held)))
         for pin in range(PINS):
             if held[pin] != wanted[pin]:
                 self.wrong_thresholds[index] = "{} thresholds read back wrong: electrode {} holds {}/{}, not {}/{}".format(
@@ -730,11 +735,15 @@ class TouchBoard:
         kind = message.TYPE
         if kind == wire.GetHello.TYPE:
             self.stream_rounds = 0  # a host opening the port afresh did not ask for the stream
+            self.tell_thresholds = False  # nor, until it says it speaks 1.4, for thresholds reports
             self._hello()
         elif kind == wire.Ping.TYPE:
             self._send(wire.Pong(message.token))
         elif kind == wire.SetThresholds.TYPE:
             self._send(wire.Ack(kind, self._set_thresholds(message.first, message.pairs)))
+        elif kind == wire.SetChipThresholds.TYPE:
+            self.tell_thresholds = True
+            self._send(wire.Ack(kind, self._set_chip_thresholds(message.chip, message.pairs)))
         elif kind == wire.Recalibrate.TYPE:
             self._send(wire.Ack(kind, self._recalibrate(message.mask)))
         elif kind == wire.StreamReadings.TYPE:
@@ -749,7 +758,8 @@ class TouchBoard:
         # Anything else is a board-to-host message echoed back: answering it could loop forever.
 
     def _set_thresholds(self, first, pairs):
-        """Set the pairs on electrodes first, first+1, ...; all or nothing when one is unusable.
+        """Set the pairs on electrodes first, first+1, ...; all or nothing when one is unusable
+        (protocol 1.0's meaning, kept: a host of 1.4 sends set-chip-thresholds instead).
 
         Each chip concerned is stopped once, gets its 12 pairs in one transfer, and is started
         once (which re-takes its baselines: see write_stopped), then its thresholds are read
@@ -764,17 +774,50 @@ class TouchBoard:
             self.thresholds[first + offset] = pairs[offset]
         status = wire.Ack.OK
         for index in range(first // PINS, (first + len(pairs) - 1) // PINS + 1):
-            if not self._check(index, self.clock()):  # a reset chip is set up whole, these pairs with the rest
+            taken = self._write_thresholds(index)
+            if taken is None:
                 return wire.Ack.BAD_ELECTRODE
-            try:
-                self._io(index, write_stopped, [(TOUCH_THRESHOLDS, _threshold_bytes(self._chip_thresholds(index)))])
-                if not self._thresholds_taken(index):
-                    self._log(self.wrong_thresholds[index])
-                    status = wire.Ack.NOT_TAKEN
-            except OSError:
-                self._lose(index, self.clock())
-                return wire.Ack.BAD_ELECTRODE
+            if not taken:
+                status = wire.Ack.NOT_TAKEN
         return status
+
+    def _set_chip_thresholds(self, chip, pairs):
+        """Keep ``pairs`` as chip ``chip``'s own (an I2C address) and write them where it answers.
+
+        Kept whether or not the chip answers now: every later set-up of it (a chip missing at
+        start, one answering again, one a brown-out reset) writes them, through the same
+        ``_configure`` as a chip set up at start, so a chip that comes back runs its tuning."""
+        if chip not in ADDRESSES or ADDRESSES.index(chip) >= len(self.chips):
+            return wire.Ack.BAD_ELECTRODE
+        index = ADDRESSES.index(chip)
+        for pin in range(PINS):
+            self.thresholds[index * PINS + pin] = pairs[pin]
+        if not self._usable(index):
+            return wire.Ack.KEPT
+        taken = self._write_thresholds(index)
+        if taken is None:
+            return wire.Ack.KEPT
+        return wire.Ack.OK if taken else wire.Ack.NOT_TAKEN
+
+    def _write_thresholds(self, index):
+        """Chip ``index``'s thresholds written and read back: True when it holds them, False when
+        it reads back others (a log says where), None when it stopped answering. A chip a
+        brown-out reset is set up whole first (these pairs with the rest); one that already holds
+        them is not written, since a write restarts it and re-takes its baselines (a finger held
+        is lost): a host that connects again costs the chips nothing."""
+        if not self._check(index, self.clock()):
+            return None
+        wanted = self._chip_thresholds(index)
+        try:
+            if self._io(index, read_thresholds) != wanted:
+                self._io(index, write_stopped, [(TOUCH_THRESHOLDS, _threshold_bytes(wanted))])
+            if self._thresholds_taken(index):
+                return True
+        except OSError:
+            self._lose(index, self.clock())
+            return None
+        self._log(self.wrong_thresholds[index])
+        return False
 
     def _recalibrate(self, mask):
         """Re-take the baseline of the chips holding the masked electrodes (0: every chip).

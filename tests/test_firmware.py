@@ -504,6 +504,91 @@ def test_a_chip_missing_at_start_is_tried_again_and_set_up_when_it_answers():
     assert rig.board.chips[2][6].threshold == 40
 
 
+TUNED = tuple((12 + e % 4, 6) for e in range(36))  # each electrode its own, none the firmware's 8/4
+
+
+def tuned(index: int) -> tuple[tuple[int, int], ...]:
+    return TUNED[12 * index:12 * index + 12]
+
+
+def held(fake: FakeMPR121) -> tuple[tuple[int, int], ...]:
+    """The (touch, release) pairs the fake chip's registers hold."""
+    return tuple((fake.read_register(0x41 + 2 * pin), fake.read_register(0x42 + 2 * pin)) for pin in range(12))
+
+
+def test_set_thresholds_is_refused_whole_when_a_chip_is_missing_as_protocol_1_0_says():
+    """Issue 60.1: the table sent its 36 tuned pairs in one set-thresholds, the board refused it
+    whole (chip 0x5c missing), and the two chips that answer kept the firmware's 8/4. That meaning
+    stays for an older host; set-chip-thresholds (below) is what a 1.4 host sends instead."""
+    rig = Rig(addresses=(0x5A, 0x5B))
+    rig.board.start()
+    rig.port.received()
+    rig.port.host_sends(wire.SetThresholds(0, TUNED))
+    assert said(rig.step() + rig.step()) == [MISSING_5C, wire.Ack(wire.SetThresholds.TYPE, wire.Ack.BAD_ELECTRODE)]
+    assert held(rig.fakes[0]) == ((8, 4),) * 12
+
+
+def test_each_chip_takes_its_own_thresholds_and_a_missing_one_takes_its_own_when_it_answers():
+    """Issue 60.1: thresholds per chip. The chips that answer take theirs at once; the board keeps
+    the missing chip's (acked KEPT) and sets it up with them when it answers, through the same
+    set-up as a chip found at start; a 1.4 host is told what each chip holds, read back."""
+    rig = Rig(addresses=(0x5A, 0x5B))
+    rig.board.start()
+    rig.port.received()
+    rig.port.host_sends(*[wire.SetChipThresholds(a, tuned(n)) for n, a in enumerate(ADDRESSES)])
+    assert said(rig.step() + rig.step()) == [
+        wire.Thresholds(0x5A, tuned(0)), wire.Ack(wire.SetChipThresholds.TYPE, wire.Ack.OK),
+        wire.Thresholds(0x5B, tuned(1)), wire.Ack(wire.SetChipThresholds.TYPE, wire.Ack.OK),
+        MISSING_5C, wire.Ack(wire.SetChipThresholds.TYPE, wire.Ack.KEPT)]  # the third frame read in the next step
+    assert [held(rig.fakes[n]) for n in (0, 1)] == [tuned(0), tuned(1)]
+    fake = rig.fakes[2] = rig.i2c.attach(0x5C, FakeMPR121())  # the joint makes contact
+    assert said(rig.step(touchboard.RETRY_S)) == [wire.Thresholds(0x5C, tuned(2)), wire.Log("chip 0x5c found: set up"),
+                                                  wire.Fault(wire.Fault.NOT_ANSWERING, 0x5C, wire.CHIP_ANSWERS)]
+    assert held(fake) == tuned(2)  # its own pairs, written with the rest of its set-up
+    rig.i2c.unplug(0x5C)
+    rig.step()
+    fake.power_on_reset()  # it lost power on the way: 0/0 everywhere
+    rig.i2c.plug(0x5C)
+    assert wire.Thresholds(0x5C, tuned(2)) in rig.step(touchboard.RETRY_S) and held(fake) == tuned(2)
+    fake.power_on_reset()  # a brown-out, found by the probe within three steps
+    told = rig.step() + rig.step() + rig.step()
+    assert wire.Thresholds(0x5C, tuned(2)) in told and held(fake) == tuned(2)
+
+
+def test_set_chip_thresholds_a_chip_already_holds_does_not_restart_it():
+    """A host that connects again sends every chip's pairs again: a chip holding them already is
+    not stopped and started, which would re-take its baselines and lose a finger held on a pad."""
+    rig = Rig().started()
+    rig.port.host_sends(wire.SetChipThresholds(0x5A, tuned(0)))
+    rig.step()
+    restarts = rig.fakes[0].restarts
+    rig.touch(3)
+    rig.port.host_sends(wire.SetChipThresholds(0x5A, tuned(0)))
+    told = rig.step()
+    assert wire.Ack(wire.SetChipThresholds.TYPE, wire.Ack.OK) in told and rig.fakes[0].restarts == restarts
+    assert touches(rig.step(0.25))[-1].mask == 1 << 3
+
+
+def test_set_chip_thresholds_names_a_chip_of_the_board_and_older_hosts_get_no_thresholds_reports():
+    rig = Rig().started()
+    rig.port.host_sends(wire.SetChipThresholds(0x5D, tuned(0)))
+    assert rig.step() == [wire.Ack(wire.SetChipThresholds.TYPE, wire.Ack.BAD_ELECTRODE)]
+    rig.port.host_sends(wire.GetHello(), wire.SetThresholds(0, TUNED))  # a 1.3 host: it would drop a report as damaged
+    assert said(rig.step() + rig.step()) == [HELLO, wire.Ack(wire.SetThresholds.TYPE, wire.Ack.OK)]
+    rig.fakes[1].power_on_reset()
+    assert [type(m) for m in said(rig.step() + rig.step() + rig.step())] == [wire.Fault]
+
+
+def test_a_chip_that_does_not_hold_its_thresholds_is_reported_with_what_it_holds():
+    rig = Rig(addresses=(0x5A, 0x5B))
+    rig.board.start()
+    rig.fakes[2] = rig.i2c.attach(0x5C, FakeMPR121(burst_writes=False))  # its pointer stays put on writes
+    rig.port.host_sends(wire.SetChipThresholds(0x5C, tuned(2)))
+    assert wire.Ack(wire.SetChipThresholds.TYPE, wire.Ack.KEPT) in rig.step()
+    report = next(m for m in rig.step(touchboard.RETRY_S) if isinstance(m, wire.Thresholds))
+    assert report.chip == 0x5C and report.pairs == held(rig.fakes[2]) != tuned(2)
+
+
 def test_without_a_way_to_connect_a_missing_chip_stays_missing():
     rig = Rig(addresses=(0x5A, 0x5B))
     rig.board.connect = None  # the board emulator's chips are all there from the start
