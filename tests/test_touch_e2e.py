@@ -431,7 +431,7 @@ def test_a_chip_missing_when_the_board_connects_runs_its_tuned_thresholds_once_i
 
     try:
         wait_for(lambda: held(0) == tuned[:12] and held(1) == tuned[12:24], "the chips that answer tuned", timeout=3)
-        assert "0x5c has not answered" in str(driver.trouble())
+        wait_for(lambda: "0x5c has not answered" in str(driver.trouble()), "the missing chip in the health", timeout=3)
         emulator.mend_chip(2)
         wait_for(lambda: held(2) == tuned[24:], "the chip that came back tuned with its own", timeout=3)
         wait_for(lambda: driver.trouble() is None, "the board's health clear", timeout=3)
