@@ -243,6 +243,12 @@ def read_chip(chip, first):
     return wire.Readings(first, flags, raw[2] | (raw[3] & 0x0F) << 8, pads)
 
 
+ETIMEDOUT = 110
+"""The errno of a transfer busio gave up waiting on: a chip holding SCL low. CircuitPython's RP2040
+port waits a whole second for each (BUS_TIMEOUT_US in its busio/I2C.c, which does not use the
+``timeout`` argument busio.I2C takes: that one is bitbangio's), so a transfer and its three
+retries would outlast the watchdog's 2 s."""
+
 BUS_CLEAR_CLOCKS = 9
 HALF_CLOCK_S = 0.000005
 """NXP UM10204 (the I2C-bus specification, rev. 7) 3.1.16, bus clear: when SDA is stuck low the
@@ -288,6 +294,10 @@ class Bus:
     pins as digitalio gives them, (SCL, SDA), which only a deinitialised bus leaves free. The
     chips' driver objects keep this one: after a clear they go on over the new busio.I2C behind
     it. With no bus (``problem`` says why) every transfer fails with an OSError, as a missing chip's.
+
+    A transfer that times out (ETIMEDOUT: SCL held low) gives the bus up, so every transfer after
+    it fails at once until the next ``clear`` makes it again, and ``timed_out`` says so until the
+    board's next step: a step meets at most one such wait, far under the watchdog.
     """
 
     def __init__(self, open_i2c, open_lines, pause=time.sleep):
@@ -296,6 +306,7 @@ class Bus:
         self.pause = pause
         self.i2c = None
         self.problem = None
+        self.timed_out = False
         self._open()
 
     def _open(self):
@@ -332,14 +343,25 @@ class Bus:
         if self.i2c is not None:
             self.i2c.unlock()
 
+    def _bounded(self, transfer, *args, **spans):
+        """``transfer(*args)`` on the bus; one that timed out gives the bus up (see the class)."""
+        try:
+            transfer(*args, **spans)
+        except OSError as error:
+            if error.errno == ETIMEDOUT and self.i2c is not None:
+                self.i2c.unlock()  # it is let go inside the driver's lock, which unlock() below no longer reaches
+                self.i2c.deinit()
+                self.i2c, self.problem, self.timed_out = None, "a transfer timed out: SCL held low", True
+            raise
+
     def writeto(self, address, buffer, **span):
-        self._bus().writeto(address, buffer, **span)
+        self._bounded(self._bus().writeto, address, buffer, **span)
 
     def readfrom_into(self, address, buffer, **span):
-        self._bus().readfrom_into(address, buffer, **span)
+        self._bounded(self._bus().readfrom_into, address, buffer, **span)
 
     def writeto_then_readfrom(self, address, buffer_out, buffer_in, **spans):
-        self._bus().writeto_then_readfrom(address, buffer_out, buffer_in, **spans)
+        self._bounded(self._bus().writeto_then_readfrom, address, buffer_out, buffer_in, **spans)
 
 
 def _chip_name(index):
@@ -429,6 +451,8 @@ class TouchBoard:
     def step(self):
         """One scan: report a change at once or a heartbeat when due, then serve the host."""
         now = self.clock()
+        if self.bus is not None:
+            self.bus.timed_out = False
         self._flush()
         mask = self._scan(now)
         if mask != self.mask:
@@ -501,8 +525,8 @@ class TouchBoard:
         """Free the bus where a chip holds SDA low (Bus.clear), at most every RETRY_S, and tell
         the host what it took; True when the chips are worth trying again at once: SDA was held
         and is free now, or there was no bus (its pull-ups missing) and now there is."""
-        if self.bus is None or not _due(self._cleared_at, now, RETRY_S):
-            return False
+        if self.bus is None or self.bus.timed_out or not _due(self._cleared_at, now, RETRY_S):
+            return False  # a bus given up on a timeout is made again at the next step's, not within this one
         self._cleared_at = now
         absent = self.bus.i2c is None
         clocks = self.bus.clear()

@@ -92,7 +92,7 @@ class Rig:
 
     def __init__(self, addresses=ADDRESSES, clearable: bool = False, hold_sda: int = 0) -> None:
         self.clock = ManualClock()
-        self.i2c = FakeI2C(clock=self.clock)
+        self.i2c = FakeI2C(clock=self.clock, wait=self.clock.advance)
         self.fakes = {ADDRESSES.index(a): self.i2c.attach(a, FakeMPR121()) for a in addresses}
         self.i2c.hold_sda(hold_sda)
         self.bus = bus_over(self.i2c) if clearable else None
@@ -866,6 +866,39 @@ def test_a_bus_held_through_nine_clocks_is_told_once_and_cleared_again_each_seco
     assert rig.i2c.stops == 1
 
 
+WATCHDOG_S = 2.0  # code.py's (test_code_py_wires_the_pico_pins_watchdog_port_and_board holds it)
+
+
+def test_a_chip_holding_scl_costs_a_step_one_transfer_s_wait_not_the_watchdog():
+    """Issue 60.4: CircuitPython's RP2040 busio waits 1 s before it gives up a transfer on a held
+    SCL, so a transfer and its three retries (or three chips) would outlast the 2 s watchdog and
+    restart the board. The first transfer that times out gives the bus up: every step stays under
+    the watchdog, the chips are told not answering, and found again once SCL is let go."""
+    rig = Rig(clearable=True).started()
+    rig.touch(3)
+    rig.step()
+    rig.i2c.hold_scl()
+    told = []
+    for _ in range(8):
+        before = rig.clock()
+        told += rig.step(touchboard.RETRY_S / 4)
+        waited = rig.clock() - before - touchboard.RETRY_S / 4
+        assert waited <= rig.i2c.timeout_s + 3 * sum(touchboard.RETRY_PAUSES_S) < WATCHDOG_S  # one wait at most
+    assert [m for m in told if isinstance(m, wire.Fault)][:3] == [
+        wire.Fault(wire.Fault.NOT_ANSWERING, a, wire.CHIP_STOPPED) for a in ADDRESSES]
+    assert rig.bus.i2c is None and "No pull up" in rig.bus.problem  # not made again at a clear: SCL reads low
+    rig.i2c.release_scl()
+    assert found_again(rig.step(touchboard.RETRY_S)) == list(ADDRESSES)
+    rig.release(3)  # its set-up re-took the baselines under the finger: lifted and put down again
+    rig.step()
+    rig.touch(3)
+    assert touches(rig.step())[-1].mask == 1 << 3
+
+
+def found_again(messages):
+    return [m.chip for m in messages if isinstance(m, wire.Fault) and (m.kind, m.count) == (wire.Fault.NOT_ANSWERING, wire.CHIP_ANSWERS)]
+
+
 def test_a_bus_held_at_power_on_is_cleared_and_the_chips_found():
     """CircuitPython will not make a bus whose line reads low: the board starts with none, and its
     first step clears it."""
@@ -1091,8 +1124,12 @@ def run_boot_py(monkeypatch, grounded: bool, runtime: bool = True) -> list:
     return calls
 
 
-def test_boot_py_opens_the_data_port_and_keeps_the_console(monkeypatch):
-    assert ("usb_cdc", {"console": True, "data": True}) in run_boot_py(monkeypatch, grounded=False)
+def test_in_service_boot_py_opens_the_data_port_alone_without_the_console(monkeypatch):
+    """Issue 60.4: a Ctrl-C on the console raises KeyboardInterrupt in code.py, which disarms the
+    watchdog: in service there is no console to type it on."""
+    calls = run_boot_py(monkeypatch, grounded=False)
+    assert ("usb_cdc", {"console": False, "data": True}) in calls
+    assert calls.index(("deinit",)) < calls.index(("usb_cdc", {"console": False, "data": True}))  # the pin read first
 
 
 @pytest.mark.parametrize("runtime", [True, False], ids=["CircuitPython 8+", "older"])
@@ -1107,7 +1144,7 @@ def test_in_service_boot_py_hides_the_drive_and_turns_auto_reload_off(monkeypatc
 def test_the_maintenance_pin_grounded_at_boot_keeps_the_drive_and_auto_reload(monkeypatch, runtime):
     calls = run_boot_py(monkeypatch, grounded=True, runtime=runtime)
     assert ("drive", False) not in calls and ("autoreload", False) not in calls
-    assert ("usb_cdc", {"console": True, "data": True}) in calls
+    assert ("usb_cdc", {"console": True, "data": True}) in calls  # the console, for maintenance only
 
 
 # --- deploy.py
