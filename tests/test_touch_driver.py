@@ -456,12 +456,12 @@ def test_failed_transfers_are_logged_at_info_and_a_rising_rate_is_a_warning_in_h
             time.sleep(0.005)
     lines = [(r.levelname, r.getMessage()) for r in caplog.records if "I2C" in r.getMessage()]
     assert lines == [
-        ("INFO", "touch board: 4 I2C transfers to chip 0x5a failed and were tried again (4 in the last 10 minutes)"),
-        ("INFO", "touch board: 5 I2C transfers to chip 0x5b failed and were tried again (9 in the last 10 minutes)"),
-        ("INFO", "touch board: 1 I2C transfers to chip 0x5a failed and were tried again (10 in the last 10 minutes)"),
+        ("INFO", "touch board: 4 I2C transfers to chip 0x5a failed (4 in the last 10 minutes)"),
+        ("INFO", "touch board: 5 I2C transfers to chip 0x5b failed (9 in the last 10 minutes)"),
+        ("INFO", "touch board: 1 I2C transfers to chip 0x5a failed (10 in the last 10 minutes)"),
         ("WARNING", "touch board: I2C errors are rising: 10 in the last 10 minutes; check the I2C cable's joints, and "
                     "that it runs apart from the LED cable"),
-        ("INFO", "touch board: 1 I2C transfers to chip 0x5a failed and were tried again (2 in the last 10 minutes)"),
+        ("INFO", "touch board: 1 I2C transfers to chip 0x5a failed (2 in the last 10 minutes)"),
         ("INFO", "touch board: I2C errors have eased: 2 in the last 10 minutes"),
     ]
 

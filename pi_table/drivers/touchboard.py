@@ -626,8 +626,10 @@ class TouchBoardSource(TouchSource):
             self._errors.append((now, count))
             within = self._errors_within(now)
         minutes = round(TOLD_S / 60)
-        log.info("touch board: %d I2C transfers to chip %s failed and were tried again (%d in the last %d minutes)",
-                 count, chip, within, minutes)
+        # The count is of failed tries, the last of a lost chip's among them (never tried again: the
+        # fault not-answering tells that chip), so the line says failed, not tried again.
+        log.info("touch board: %d I2C transfers to chip %s failed (%d in the last %d minutes)", count, chip, within,
+                 minutes)
         rising = within >= I2C_ERRORS_WARN
         if rising and not self._errors_rising:
             log.warning("touch board: I2C errors are rising: %d in the last %d minutes; check the I2C cable's joints, "
