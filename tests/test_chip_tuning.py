@@ -18,13 +18,12 @@ import adafruit_mpr121
 from hypothesis import settings
 from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, initialize, invariant, precondition, rule
+from pi_table.firmware import touchboard
+from test_firmware import ADDRESSES, Rig, held
 
 from pi_table.drivers.touchboard import CHIP_UNTUNED, CHIPS_UNTUNED, TouchBoardConfig, TouchBoardSource
-from pi_table.firmware import touchboard
 from pi_table.kinds import SerialDevice
 from pi_table.sim.mpr121 import FakeMPR121
-
-from test_firmware import ADDRESSES, Rig, held
 
 SETTLE_S = touchboard.RETRY_S + 0.25  # a chip that answers again is tried within RETRY_S
 STEP_S = 0.05

@@ -37,8 +37,8 @@ from typing import Any
 
 from ..engine import CELLS
 from ..engine.phrase import N_, Phrase
-from ..firmware.touchboard import DEFAULT_THRESHOLDS
 from ..errors import PiTableError
+from ..firmware.touchboard import DEFAULT_THRESHOLDS
 from ..hal.events import AlreadyStarted, ButtonEvent, DeafCards, Emit, Event, HealthEvent, NotStarted, TouchEvent
 from ..hal.touch import TouchSource
 from ..kinds import SerialDevice
