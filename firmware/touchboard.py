@@ -20,7 +20,7 @@ from pi_table.protocol import wire
 ADDRESSES = (0x5A, 0x5B, 0x5C)
 PINS = 12
 ELECTRODES = PINS * len(ADDRESSES)
-FIRMWARE_VERSION = (0, 5, 0)  # 0.5.0: the fault not-answering (protocol 1.3)
+FIRMWARE_VERSION = (0, 6, 0)  # 0.6.0: thresholds per chip (protocol 1.4)
 READ_SIZE = 64  # host bytes taken per step: far more than the host ever sends in 10 ms
 RETRY_S = 1.0  # how often a chip that is missing or stopped answering is tried again
 # A transfer that fails (a spike on the bus) is tried again this many times before its chip
@@ -243,6 +243,12 @@ def read_chip(chip, first):
     return wire.Readings(first, flags, raw[2] | (raw[3] & 0x0F) << 8, pads)
 
 
+ETIMEDOUT = 110
+"""The errno of a transfer busio gave up waiting on: a chip holding SCL low. CircuitPython's RP2040
+port waits a whole second for each (BUS_TIMEOUT_US in its busio/I2C.c, which does not use the
+``timeout`` argument busio.I2C takes: that one is bitbangio's), so a transfer and its three
+retries would outlast the watchdog's 2 s."""
+
 BUS_CLEAR_CLOCKS = 9
 HALF_CLOCK_S = 0.000005
 """NXP UM10204 (the I2C-bus specification, rev. 7) 3.1.16, bus clear: when SDA is stuck low the
@@ -288,6 +294,10 @@ class Bus:
     pins as digitalio gives them, (SCL, SDA), which only a deinitialised bus leaves free. The
     chips' driver objects keep this one: after a clear they go on over the new busio.I2C behind
     it. With no bus (``problem`` says why) every transfer fails with an OSError, as a missing chip's.
+
+    A transfer that times out (ETIMEDOUT: SCL held low) gives the bus up, so every transfer after
+    it fails at once until the next ``clear`` makes it again, and ``timed_out`` says so until the
+    board's next step: a step meets at most one such wait, far under the watchdog.
     """
 
     def __init__(self, open_i2c, open_lines, pause=time.sleep):
@@ -296,6 +306,7 @@ class Bus:
         self.pause = pause
         self.i2c = None
         self.problem = None
+        self.timed_out = False
         self._open()
 
     def _open(self):
@@ -332,14 +343,25 @@ class Bus:
         if self.i2c is not None:
             self.i2c.unlock()
 
+    def _bounded(self, transfer, *args, **spans):
+        """``transfer(*args)`` on the bus; one that timed out gives the bus up (see the class)."""
+        try:
+            transfer(*args, **spans)
+        except OSError as error:
+            if error.errno == ETIMEDOUT and self.i2c is not None:
+                self.i2c.unlock()  # it is let go inside the driver's lock, which unlock() below no longer reaches
+                self.i2c.deinit()
+                self.i2c, self.problem, self.timed_out = None, "a transfer timed out: SCL held low", True
+            raise
+
     def writeto(self, address, buffer, **span):
-        self._bus().writeto(address, buffer, **span)
+        self._bounded(self._bus().writeto, address, buffer, **span)
 
     def readfrom_into(self, address, buffer, **span):
-        self._bus().readfrom_into(address, buffer, **span)
+        self._bounded(self._bus().readfrom_into, address, buffer, **span)
 
     def writeto_then_readfrom(self, address, buffer_out, buffer_in, **spans):
-        self._bus().writeto_then_readfrom(address, buffer_out, buffer_in, **spans)
+        self._bounded(self._bus().writeto_then_readfrom, address, buffer_out, buffer_in, **spans)
 
 
 def _chip_name(index):
@@ -398,6 +420,7 @@ class TouchBoard:
         self._tail = b""  # what the port has not yet taken of the last frame
         self.failing = {}  # chip index -> when it was last tried, for chips missing or not answering
         self.wrong_thresholds = {}  # chip index -> the log line saying what it read back instead
+        self.tell_thresholds = False  # the host has sent set-chip-thresholds since its get-hello: it reads thresholds reports
         self.errors = [0] * len(self.chips)  # failed transfers of each working chip, not yet told
         self.resets = [0] * len(self.chips)  # times each chip was found reset and set up again
         self.status = [0] * len(self.chips)  # each chip's out-of-range status, as last told
@@ -428,6 +451,8 @@ class TouchBoard:
     def step(self):
         """One scan: report a change at once or a heartbeat when due, then serve the host."""
         now = self.clock()
+        if self.bus is not None:
+            self.bus.timed_out = False
         self._flush()
         mask = self._scan(now)
         if mask != self.mask:
@@ -500,8 +525,8 @@ class TouchBoard:
         """Free the bus where a chip holds SDA low (Bus.clear), at most every RETRY_S, and tell
         the host what it took; True when the chips are worth trying again at once: SDA was held
         and is free now, or there was no bus (its pull-ups missing) and now there is."""
-        if self.bus is None or not _due(self._cleared_at, now, RETRY_S):
-            return False
+        if self.bus is None or self.bus.timed_out or not _due(self._cleared_at, now, RETRY_S):
+            return False  # a bus given up on a timeout is made again at the next step's, not within this one
         self._cleared_at = now
         absent = self.bus.i2c is None
         clocks = self.bus.clear()
@@ -604,10 +629,14 @@ class TouchBoard:
 
     def _thresholds_taken(self, index):
         """Whether chip ``index`` reads back the thresholds written to it. Where it does not,
-        ``wrong_thresholds`` keeps a line saying so, a standing problem told after each hello.
+        ``wrong_thresholds`` keeps a line saying so, a standing problem told after each hello. A
+        host that speaks protocol 1.4 is told what the chip holds (a thresholds report) after
+        each set-up and each write, so it knows which chips run its tuning.
         Raises OSError when the chip does not answer."""
         wanted = self._chip_thresholds(index)
         held = self._io(index, read_thresholds)
+        if self.tell_thresholds:
+            self._send(wire.Thresholds(ADDRESSES[index], tuple(held)))
         for pin in range(PINS):
             if held[pin] != wanted[pin]:
                 self.wrong_thresholds[index] = "{} thresholds read back wrong: electrode {} holds {}/{}, not {}/{}".format(
@@ -730,11 +759,15 @@ class TouchBoard:
         kind = message.TYPE
         if kind == wire.GetHello.TYPE:
             self.stream_rounds = 0  # a host opening the port afresh did not ask for the stream
+            self.tell_thresholds = False  # nor, until it says it speaks 1.4, for thresholds reports
             self._hello()
         elif kind == wire.Ping.TYPE:
             self._send(wire.Pong(message.token))
         elif kind == wire.SetThresholds.TYPE:
             self._send(wire.Ack(kind, self._set_thresholds(message.first, message.pairs)))
+        elif kind == wire.SetChipThresholds.TYPE:
+            self.tell_thresholds = True
+            self._send(wire.Ack(kind, self._set_chip_thresholds(message.chip, message.pairs)))
         elif kind == wire.Recalibrate.TYPE:
             self._send(wire.Ack(kind, self._recalibrate(message.mask)))
         elif kind == wire.StreamReadings.TYPE:
@@ -749,7 +782,8 @@ class TouchBoard:
         # Anything else is a board-to-host message echoed back: answering it could loop forever.
 
     def _set_thresholds(self, first, pairs):
-        """Set the pairs on electrodes first, first+1, ...; all or nothing when one is unusable.
+        """Set the pairs on electrodes first, first+1, ...; all or nothing when one is unusable
+        (protocol 1.0's meaning, kept: a host of 1.4 sends set-chip-thresholds instead).
 
         Each chip concerned is stopped once, gets its 12 pairs in one transfer, and is started
         once (which re-takes its baselines: see write_stopped), then its thresholds are read
@@ -764,17 +798,50 @@ class TouchBoard:
             self.thresholds[first + offset] = pairs[offset]
         status = wire.Ack.OK
         for index in range(first // PINS, (first + len(pairs) - 1) // PINS + 1):
-            if not self._check(index, self.clock()):  # a reset chip is set up whole, these pairs with the rest
+            taken = self._write_thresholds(index)
+            if taken is None:
                 return wire.Ack.BAD_ELECTRODE
-            try:
-                self._io(index, write_stopped, [(TOUCH_THRESHOLDS, _threshold_bytes(self._chip_thresholds(index)))])
-                if not self._thresholds_taken(index):
-                    self._log(self.wrong_thresholds[index])
-                    status = wire.Ack.NOT_TAKEN
-            except OSError:
-                self._lose(index, self.clock())
-                return wire.Ack.BAD_ELECTRODE
+            if not taken:
+                status = wire.Ack.NOT_TAKEN
         return status
+
+    def _set_chip_thresholds(self, chip, pairs):
+        """Keep ``pairs`` as chip ``chip``'s own (an I2C address) and write them where it answers.
+
+        Kept whether or not the chip answers now: every later set-up of it (a chip missing at
+        start, one answering again, one a brown-out reset) writes them, through the same
+        ``_configure`` as a chip set up at start, so a chip that comes back runs its tuning."""
+        if chip not in ADDRESSES or ADDRESSES.index(chip) >= len(self.chips):
+            return wire.Ack.BAD_ELECTRODE
+        index = ADDRESSES.index(chip)
+        for pin in range(PINS):
+            self.thresholds[index * PINS + pin] = pairs[pin]
+        if not self._usable(index):
+            return wire.Ack.KEPT
+        taken = self._write_thresholds(index)
+        if taken is None:
+            return wire.Ack.KEPT
+        return wire.Ack.OK if taken else wire.Ack.NOT_TAKEN
+
+    def _write_thresholds(self, index):
+        """Chip ``index``'s thresholds written and read back: True when it holds them, False when
+        it reads back others (a log says where), None when it stopped answering. A chip a
+        brown-out reset is set up whole first (these pairs with the rest); one that already holds
+        them is not written, since a write restarts it and re-takes its baselines (a finger held
+        is lost): a host that connects again costs the chips nothing."""
+        if not self._check(index, self.clock()):
+            return None
+        wanted = self._chip_thresholds(index)
+        try:
+            if self._io(index, read_thresholds) != wanted:
+                self._io(index, write_stopped, [(TOUCH_THRESHOLDS, _threshold_bytes(wanted))])
+            if self._thresholds_taken(index):
+                return True
+        except OSError:
+            self._lose(index, self.clock())
+            return None
+        self._log(self.wrong_thresholds[index])
+        return False
 
     def _recalibrate(self, mask):
         """Re-take the baseline of the chips holding the masked electrodes (0: every chip).

@@ -19,9 +19,14 @@ from types import SimpleNamespace
 
 import adafruit_mpr121
 import pytest
+from hypothesis import settings
+from hypothesis import strategies as st
+from hypothesis.stateful import RuleBasedStateMachine, initialize, invariant, precondition, rule
 from pi_table.firmware import deploy, touchboard
 from pi_table.firmware.touchboard import ADDRESSES, CHIP_SETTINGS, ECR_RUN, TouchBoard
 
+from pi_table.drivers.touchboard import CHIP_UNTUNED, CHIPS_UNTUNED, TouchBoardConfig, TouchBoardSource
+from pi_table.kinds import SerialDevice
 from pi_table.protocol import wire
 from pi_table.sim.harness import ManualClock
 from pi_table.sim.mpr121 import UNTOUCHED, FakeI2C, FakeMPR121
@@ -92,7 +97,7 @@ class Rig:
 
     def __init__(self, addresses=ADDRESSES, clearable: bool = False, hold_sda: int = 0) -> None:
         self.clock = ManualClock()
-        self.i2c = FakeI2C(clock=self.clock)
+        self.i2c = FakeI2C(clock=self.clock, wait=self.clock.advance)
         self.fakes = {ADDRESSES.index(a): self.i2c.attach(a, FakeMPR121()) for a in addresses}
         self.i2c.hold_sda(hold_sda)
         self.bus = bus_over(self.i2c) if clearable else None
@@ -504,6 +509,91 @@ def test_a_chip_missing_at_start_is_tried_again_and_set_up_when_it_answers():
     assert rig.board.chips[2][6].threshold == 40
 
 
+TUNED = tuple((12 + e % 4, 6) for e in range(36))  # each electrode its own, none the firmware's 8/4
+
+
+def tuned(index: int) -> tuple[tuple[int, int], ...]:
+    return TUNED[12 * index:12 * index + 12]
+
+
+def held(fake: FakeMPR121) -> tuple[tuple[int, int], ...]:
+    """The (touch, release) pairs the fake chip's registers hold."""
+    return tuple((fake.read_register(0x41 + 2 * pin), fake.read_register(0x42 + 2 * pin)) for pin in range(12))
+
+
+def test_set_thresholds_is_refused_whole_when_a_chip_is_missing_as_protocol_1_0_says():
+    """Issue 60.1: the table sent its 36 tuned pairs in one set-thresholds, the board refused it
+    whole (chip 0x5c missing), and the two chips that answer kept the firmware's 8/4. That meaning
+    stays for an older host; set-chip-thresholds (below) is what a 1.4 host sends instead."""
+    rig = Rig(addresses=(0x5A, 0x5B))
+    rig.board.start()
+    rig.port.received()
+    rig.port.host_sends(wire.SetThresholds(0, TUNED))
+    assert said(rig.step() + rig.step()) == [MISSING_5C, wire.Ack(wire.SetThresholds.TYPE, wire.Ack.BAD_ELECTRODE)]
+    assert held(rig.fakes[0]) == ((8, 4),) * 12
+
+
+def test_each_chip_takes_its_own_thresholds_and_a_missing_one_takes_its_own_when_it_answers():
+    """Issue 60.1: thresholds per chip. The chips that answer take theirs at once; the board keeps
+    the missing chip's (acked KEPT) and sets it up with them when it answers, through the same
+    set-up as a chip found at start; a 1.4 host is told what each chip holds, read back."""
+    rig = Rig(addresses=(0x5A, 0x5B))
+    rig.board.start()
+    rig.port.received()
+    rig.port.host_sends(*[wire.SetChipThresholds(a, tuned(n)) for n, a in enumerate(ADDRESSES)])
+    assert said(rig.step() + rig.step()) == [
+        wire.Thresholds(0x5A, tuned(0)), wire.Ack(wire.SetChipThresholds.TYPE, wire.Ack.OK),
+        wire.Thresholds(0x5B, tuned(1)), wire.Ack(wire.SetChipThresholds.TYPE, wire.Ack.OK),
+        MISSING_5C, wire.Ack(wire.SetChipThresholds.TYPE, wire.Ack.KEPT)]  # the third frame read in the next step
+    assert [held(rig.fakes[n]) for n in (0, 1)] == [tuned(0), tuned(1)]
+    fake = rig.fakes[2] = rig.i2c.attach(0x5C, FakeMPR121())  # the joint makes contact
+    assert said(rig.step(touchboard.RETRY_S)) == [wire.Thresholds(0x5C, tuned(2)), wire.Log("chip 0x5c found: set up"),
+                                                  wire.Fault(wire.Fault.NOT_ANSWERING, 0x5C, wire.CHIP_ANSWERS)]
+    assert held(fake) == tuned(2)  # its own pairs, written with the rest of its set-up
+    rig.i2c.unplug(0x5C)
+    rig.step()
+    fake.power_on_reset()  # it lost power on the way: 0/0 everywhere
+    rig.i2c.plug(0x5C)
+    assert wire.Thresholds(0x5C, tuned(2)) in rig.step(touchboard.RETRY_S) and held(fake) == tuned(2)
+    fake.power_on_reset()  # a brown-out, found by the probe within three steps
+    told = rig.step() + rig.step() + rig.step()
+    assert wire.Thresholds(0x5C, tuned(2)) in told and held(fake) == tuned(2)
+
+
+def test_set_chip_thresholds_a_chip_already_holds_does_not_restart_it():
+    """A host that connects again sends every chip's pairs again: a chip holding them already is
+    not stopped and started, which would re-take its baselines and lose a finger held on a pad."""
+    rig = Rig().started()
+    rig.port.host_sends(wire.SetChipThresholds(0x5A, tuned(0)))
+    rig.step()
+    restarts = rig.fakes[0].restarts
+    rig.touch(3)
+    rig.port.host_sends(wire.SetChipThresholds(0x5A, tuned(0)))
+    told = rig.step()
+    assert wire.Ack(wire.SetChipThresholds.TYPE, wire.Ack.OK) in told and rig.fakes[0].restarts == restarts
+    assert touches(rig.step(0.25))[-1].mask == 1 << 3
+
+
+def test_set_chip_thresholds_names_a_chip_of_the_board_and_older_hosts_get_no_thresholds_reports():
+    rig = Rig().started()
+    rig.port.host_sends(wire.SetChipThresholds(0x5D, tuned(0)))
+    assert rig.step() == [wire.Ack(wire.SetChipThresholds.TYPE, wire.Ack.BAD_ELECTRODE)]
+    rig.port.host_sends(wire.GetHello(), wire.SetThresholds(0, TUNED))  # a 1.3 host: it would drop a report as damaged
+    assert said(rig.step() + rig.step()) == [HELLO, wire.Ack(wire.SetThresholds.TYPE, wire.Ack.OK)]
+    rig.fakes[1].power_on_reset()
+    assert [type(m) for m in said(rig.step() + rig.step() + rig.step())] == [wire.Fault]
+
+
+def test_a_chip_that_does_not_hold_its_thresholds_is_reported_with_what_it_holds():
+    rig = Rig(addresses=(0x5A, 0x5B))
+    rig.board.start()
+    rig.fakes[2] = rig.i2c.attach(0x5C, FakeMPR121(burst_writes=False))  # its pointer stays put on writes
+    rig.port.host_sends(wire.SetChipThresholds(0x5C, tuned(2)))
+    assert wire.Ack(wire.SetChipThresholds.TYPE, wire.Ack.KEPT) in rig.step()
+    report = next(m for m in rig.step(touchboard.RETRY_S) if isinstance(m, wire.Thresholds))
+    assert report.chip == 0x5C and report.pairs == held(rig.fakes[2]) != tuned(2)
+
+
 def test_without_a_way_to_connect_a_missing_chip_stays_missing():
     rig = Rig(addresses=(0x5A, 0x5B))
     rig.board.connect = None  # the board emulator's chips are all there from the start
@@ -781,6 +871,39 @@ def test_a_bus_held_through_nine_clocks_is_told_once_and_cleared_again_each_seco
     assert rig.i2c.stops == 1
 
 
+WATCHDOG_S = 2.0  # code.py's (test_code_py_wires_the_pico_pins_watchdog_port_and_board holds it)
+
+
+def test_a_chip_holding_scl_costs_a_step_one_transfer_s_wait_not_the_watchdog():
+    """Issue 60.4: CircuitPython's RP2040 busio waits 1 s before it gives up a transfer on a held
+    SCL, so a transfer and its three retries (or three chips) would outlast the 2 s watchdog and
+    restart the board. The first transfer that times out gives the bus up: every step stays under
+    the watchdog, the chips are told not answering, and found again once SCL is let go."""
+    rig = Rig(clearable=True).started()
+    rig.touch(3)
+    rig.step()
+    rig.i2c.hold_scl()
+    told = []
+    for _ in range(8):
+        before = rig.clock()
+        told += rig.step(touchboard.RETRY_S / 4)
+        waited = rig.clock() - before - touchboard.RETRY_S / 4
+        assert waited <= rig.i2c.timeout_s + 3 * sum(touchboard.RETRY_PAUSES_S) < WATCHDOG_S  # one wait at most
+    assert [m for m in told if isinstance(m, wire.Fault)][:3] == [
+        wire.Fault(wire.Fault.NOT_ANSWERING, a, wire.CHIP_STOPPED) for a in ADDRESSES]
+    assert rig.bus.i2c is None and "No pull up" in rig.bus.problem  # not made again at a clear: SCL reads low
+    rig.i2c.release_scl()
+    assert found_again(rig.step(touchboard.RETRY_S)) == list(ADDRESSES)
+    rig.release(3)  # its set-up re-took the baselines under the finger: lifted and put down again
+    rig.step()
+    rig.touch(3)
+    assert touches(rig.step())[-1].mask == 1 << 3
+
+
+def found_again(messages):
+    return [m.chip for m in messages if isinstance(m, wire.Fault) and (m.kind, m.count) == (wire.Fault.NOT_ANSWERING, wire.CHIP_ANSWERS)]
+
+
 def test_a_bus_held_at_power_on_is_cleared_and_the_chips_found():
     """CircuitPython will not make a bus whose line reads low: the board starts with none, and its
     first step clears it."""
@@ -1006,8 +1129,12 @@ def run_boot_py(monkeypatch, grounded: bool, runtime: bool = True) -> list:
     return calls
 
 
-def test_boot_py_opens_the_data_port_and_keeps_the_console(monkeypatch):
-    assert ("usb_cdc", {"console": True, "data": True}) in run_boot_py(monkeypatch, grounded=False)
+def test_in_service_boot_py_opens_the_data_port_alone_without_the_console(monkeypatch):
+    """Issue 60.4: a Ctrl-C on the console raises KeyboardInterrupt in code.py, which disarms the
+    watchdog: in service there is no console to type it on."""
+    calls = run_boot_py(monkeypatch, grounded=False)
+    assert ("usb_cdc", {"console": False, "data": True}) in calls
+    assert calls.index(("deinit",)) < calls.index(("usb_cdc", {"console": False, "data": True}))  # the pin read first
 
 
 @pytest.mark.parametrize("runtime", [True, False], ids=["CircuitPython 8+", "older"])
@@ -1022,7 +1149,7 @@ def test_in_service_boot_py_hides_the_drive_and_turns_auto_reload_off(monkeypatc
 def test_the_maintenance_pin_grounded_at_boot_keeps_the_drive_and_auto_reload(monkeypatch, runtime):
     calls = run_boot_py(monkeypatch, grounded=True, runtime=runtime)
     assert ("drive", False) not in calls and ("autoreload", False) not in calls
-    assert ("usb_cdc", {"console": True, "data": True}) in calls
+    assert ("usb_cdc", {"console": True, "data": True}) in calls  # the console, for maintenance only
 
 
 # --- deploy.py
@@ -1089,3 +1216,150 @@ def test_deploy_from_an_installed_package_finds_the_protocol_inside_it(drive, tm
     for name in ("__init__.py", "protocol/__init__.py", "protocol/wire.py"):
         assert (drive / "lib" / "pi_table" / name).read_bytes() == (package / name).read_bytes()
     assert (drive / "code.py").is_file()
+
+
+# --- a chip's tuning through its lifecycle (issue 60.1), a stateful property test
+#
+# A touch chip's tuning through its lifecycle (issue 60.1), as a stateful property test.
+#
+# The firmware (``TouchBoard`` on fake MPR121 chips, test_firmware's ``Rig``) and the Pi's driver
+# (``TouchBoardSource``) talk through the board's port, both on the rig's clock. Random sequences
+# of what happens to a chip: present or absent when the board connects, cut and mended while the
+# table plays, a brown-out, a breakout that does not keep what is written to it put in, the table
+# tuned afresh, the board restarted. The oracle, written from the rules and not from the code:
+# every chip that answers runs the thresholds the table's tuning gives it, unless its breakout
+# does not keep them, and the health says untuned for exactly those chips.
+#
+# The driver's link runs here in the test's thread, through its own steps (``_connect``,
+# ``_read``, ``_take``, as its thread runs them), so each rule is complete when it returns.
+
+SETTLE_S = touchboard.RETRY_S + 0.25  # a chip that answers again is tried within RETRY_S
+STEP_S = 0.05
+
+pair = st.integers(2, 255).flatmap(lambda touch: st.tuples(st.just(touch), st.integers(1, touch - 1)))
+tuning = st.lists(pair, min_size=36, max_size=36).map(tuple)
+
+
+class PiEnd:
+    """The board's port as pyserial's Serial shows it to the Pi: a read with nothing waiting lets
+    the board take a step first, as a read waits for the board's next frames."""
+
+    def __init__(self, rig: Rig) -> None:
+        self.rig = rig
+
+    @property
+    def in_waiting(self) -> int:
+        return len(self.rig.port.written)
+
+    def read(self, size: int) -> bytes:
+        if not self.rig.port.written:
+            self.rig.clock.advance(STEP_S)
+            self.rig.board.step()
+        data = bytes(self.rig.port.written[:size])
+        del self.rig.port.written[:size]
+        return data
+
+    def write(self, data: bytes) -> int:
+        self.rig.port.incoming += data
+        return len(data)
+
+    def close(self) -> None:
+        pass
+
+
+class ChipTuning(RuleBasedStateMachine):
+    @initialize(present=st.sets(st.sampled_from(range(3))), thresholds=tuning)
+    def connect(self, present: set[int], thresholds: tuple[tuple[int, int], ...]) -> None:
+        self.rig = Rig(addresses=tuple(ADDRESSES[n] for n in sorted(present)))
+        self.answering = set(present)  # the oracle's: chips that answer on the bus
+        self.faulty: set[int] = set()  # chips whose breakout does not keep a burst write
+        self.rig.board.start()
+        self.tune(thresholds)
+
+    def tune(self, thresholds: tuple[tuple[int, int], ...]) -> None:
+        """A table started on these thresholds, as the service starts after `pi-table tune`."""
+        self.thresholds = thresholds
+        self.driver = TouchBoardSource(TouchBoardConfig(port=SerialDevice("/dev/ttyACM0"), thresholds=thresholds),
+                                       serial_factory=lambda device, **settings_: PiEnd(self.rig), clock=self.rig.clock)
+        self.driver._emit = lambda event: None
+        self.reconnect()
+
+    def reconnect(self) -> None:
+        self.driver._port = None
+        self.driver._connect()
+        self.settle()
+
+    def settle(self) -> None:
+        """Both ends run for SETTLE_S: the board sets up what answers, the driver hears it all."""
+        end = self.rig.clock() + SETTLE_S
+        while self.rig.clock() < end:
+            for _seq, message in self.driver._read():
+                assert self.driver._take(message, self.rig.clock()) is None
+            self.driver._tell_deaf()
+
+    def chip(self, n: int) -> FakeMPR121 | None:
+        return self.rig.fakes.get(n)
+
+    @rule(n=st.sampled_from(range(3)))
+    @precondition(lambda self: self.answering)
+    def cut(self, n: int) -> None:
+        if n in self.answering:
+            self.rig.i2c.unplug(ADDRESSES[n])
+            self.answering.discard(n)
+        self.settle()
+
+    @rule(n=st.sampled_from(range(3)), faulty=st.booleans())
+    def mend(self, n: int, faulty: bool) -> None:
+        """The chip's joint makes contact; a chip never seen yet is a new breakout, perhaps one
+        whose register pointer does not move on when written (it cannot keep its thresholds)."""
+        if n not in self.rig.fakes:
+            self.rig.fakes[n] = self.rig.i2c.attach(ADDRESSES[n], FakeMPR121(burst_writes=not faulty))
+            if faulty:
+                self.faulty.add(n)
+        self.rig.i2c.plug(ADDRESSES[n])
+        self.answering.add(n)
+        self.settle()
+
+    @rule(n=st.sampled_from(range(3)))
+    def brown_out(self, n: int) -> None:
+        chip = self.chip(n)
+        if chip is not None:
+            chip.power_on_reset()
+        self.settle()
+
+    @rule(thresholds=tuning)
+    def retune(self, thresholds: tuple[tuple[int, int], ...]) -> None:
+        self.tune(thresholds)
+
+    @rule()
+    def host_reconnects(self) -> None:
+        self.reconnect()
+
+    @rule()
+    def board_restarts(self) -> None:
+        """Unplugged and plugged in: a fresh firmware start, then the table connects again."""
+        self.rig.board = touchboard.TouchBoard(
+            touchboard.connect_chips(self.rig.i2c, adafruit_mpr121.MPR121), self.rig.port, self.rig.clock,
+            "test-board", connect=self.rig._connect, pause=self.rig.clock.advance)
+        self.rig.board.start()
+        self.rig.port.written.clear()
+        self.reconnect()
+
+    @invariant()
+    def every_answering_chip_runs_its_tuning_and_the_health_says_which_do_not(self) -> None:
+        untuned = []
+        for n in sorted(self.answering):
+            runs = held(self.rig.fakes[n]) == self.thresholds[12 * n:12 * n + 12]
+            assert runs != (n in self.faulty), f"chip {n} {'does not run' if not runs else 'runs'} its tuning"
+            if not runs:
+                untuned.append(ADDRESSES[n])
+        assert self.driver.untuned_chips() == untuned
+        trouble = self.driver.trouble()
+        if untuned and self.answering == set(range(3)):  # no deaf chip to say first
+            assert trouble is not None and trouble.template == (CHIP_UNTUNED if len(untuned) == 1 else CHIPS_UNTUNED)
+        elif not untuned and trouble is not None:
+            assert trouble.template not in (CHIP_UNTUNED, CHIPS_UNTUNED)
+
+
+ChipTuning.TestCase.settings = settings(stateful_step_count=12, deadline=None)  # the profile says how many examples
+test_a_chip_s_tuning_through_its_lifecycle = ChipTuning.TestCase

@@ -132,7 +132,7 @@ def play(host: Host) -> None:
     host.send(24, wire.Recalibrate(1 << 13))  # the touch goes into the baseline: released
     host.on(28, "release", 13)
     host.on(60, "touch", 30)
-    host.send(62, wire.SetThresholds(24, ((12, 6),) * 12))
+    host.send(62, wire.SetChipThresholds(0x5C, ((12, 6),) * 12))
     host.on(64, "release", 30)
     host.on(66, "unplug", 0x5B)
     host.on(70, "plug", 0x5B)  # answering again at the next try, a second after it was lost
@@ -159,8 +159,8 @@ def test_the_firmware_runs_on_micropython_and_the_host_reads_every_message(micro
     received = [message for _seq, message in decoder.feed(bytes.fromhex(report["received"]))]
 
     # boot.py and code.py, as the stand-ins saw them
-    assert report["calls"][:5] == [["usb_cdc", True, True], ["pin", "GP22"], ["pull", "UP"], ["deinit"],
-                                   ["drive hidden"]]
+    assert report["calls"][:5] == [["pin", "GP22"], ["pull", "UP"], ["deinit"], ["usb_cdc", False, True],
+                                   ["drive hidden"]]  # in service: no console to Ctrl-C the watchdog off on
     assert report["calls"][5:] == [["I2C", "GP5", "GP4", 100_000]]
     assert report["autoreload"] is False and report["watchdog"] == [2.0, "RESET"] and report["port"] == [0, 0]
     assert report["stopped"] == "reset" and report["steps"] == 120  # restarted on the host's reset
@@ -176,7 +176,9 @@ def test_the_firmware_runs_on_micropython_and_the_host_reads_every_message(micro
     assert received.count(hello) == 2  # at start, and for the host's get-hello
     acks = [(m.command, m.status) for m in received if isinstance(m, wire.Ack)]
     assert acks == [(kind.TYPE, wire.Ack.OK) for kind in (wire.SetThresholds, wire.StreamReadings, wire.Recalibrate,
-                                                         wire.SetThresholds, wire.Reset)]
+                                                         wire.SetChipThresholds, wire.Reset)]
+    assert [(m.chip, m.pairs[0]) for m in received if isinstance(m, wire.Thresholds)] == [
+        (0x5C, (12, 6)), (0x5B, (10, 5))]  # told once the host sent set-chip-thresholds: 0x5b set up again
     assert received[-1] == wire.Ack(wire.Reset.TYPE, wire.Ack.OK) and wire.Pong(0x1234) in received
     assert [m.text for m in received if isinstance(m, wire.Log)] == [
         *["restart cause: POWER_ON", "chip 0x5c missing: electrodes 24-35 read untouched"] * 2,  # after each hello
@@ -326,15 +328,16 @@ def test_a_failed_transfer_is_tried_again_at_once_and_counted_to_the_host(microp
 
 @pytest.mark.tool
 def test_a_burst_of_failed_transfers_a_few_ms_long_is_ridden_out(micropython, tmp_path, capsys):
-    """Issue 51.2: five times, every transfer fails for 5 ms of real time from the host's turn (the
-    step's scan comes after code.py's 2 ms pause, so about 3 ms of it meet the scan): the retries,
-    1, 2 and 4 ms apart, outlast it, so no chip is lost and no touch missed."""
+    """Issue 51.2: five times, every transfer fails for 5 ms from the host's turn, on the bench's
+    clock (issue 60.5: it was real time, and a loaded machine let a burst end before the board
+    met it). The first transfer after the turn and its retries 1 and 3 ms later fail; the retry
+    4 ms after that outlasts the burst, so no chip is lost and no touch missed."""
     at = {str(step): [["burst", 5]] for step in (20, 60, 100, 140, 180)}
     report, messages, deaf = electricity(micropython, tmp_path / "CIRCUITPY", 200, at)
     with capsys.disabled():
         print(f"\nfive bursts of 5 ms, 4 s: {deaf}; {report['bus']['failed']} of {report['bus']['transactions']} "
               "transfers failed")
-    assert report["bus"]["failed"] >= 5 * (1 + 1)  # each burst met a first try and at least one retry
+    assert report["bus"]["failed"] == 5 * 3  # each burst: a first try and two retries
     assert not [text for text in logs(messages) if "not answering" in text]
     assert deaf.outages() == []
 

@@ -167,12 +167,21 @@ MISSES = {
     "bulk capacitor disconnected": (without_wire(without_wire(HARNESS, "W_C2", 1), "W_C2", 2), "C2 1 (+)"),
     "LED data core gone": (without_wire(HARNESS, "W_led", 3), "LED data at 5 V"),
     "a row-to-row data wire gone": (without_wire(HARNESS, "W_row2_data", 1), "row 2's DIN"),
-    "the data resistor bypassed": (_retarget(HARNESS, "W_led", 3, ("ROW0", 1)), "R2 1 (1)"),
+    "the data resistor bypassed": (_retarget(HARNESS, "W_led", 3, ("ROW0", 1)),
+                                   "U1 3 (1Y) is wired to the net row 0's DIN, where the design puts it on the net LED "
+                                   "data at 5 V"),
     "the DC jack no longer reaching the fuse": (without_wire(HARNESS, "W_jack", 1), "F1 1 (in)"),
     "the level shifter's VCC wire gone": (without_wire(HARNESS, "W_shifter_power", 1),
                                           "U1 (74AHCT125) pin 14, its supply VCC, reaches neither supply"),
     "the SDA wire to the first MPR121 gone": (without_wire(HARNESS, "W_i2c", 1), "| Pico 6 (GP4): a wire is missing"),
-    "SDA and SCL swapped at the first MPR121": (_cores_crossed(HARNESS, "W_i2c", 1, 2), "SDA and SCL are joined"),
+    "SDA and SCL swapped at the first MPR121": (_cores_crossed(HARNESS, "W_i2c", 1, 2),
+                                                "Pico 6 (GP4) is wired to the net SCL, where the design puts it on the "
+                                                "net SDA"),
+    "two breakouts' addresses swapped": (_part(_part(HARNESS, "MPR121_5A", loops=[[3, 5]]), "MPR121_5B", loops=[[4, 5]]),
+                                         "MPR121_5A 5 (ADDR) is wired to the net 3V3 of the touch chips, where the "
+                                         "design puts it on the net ground"),
+    "the shifter fed from the Pi's 3.3 V": (_retarget(HARNESS, "W_shifter_power", 1, ("Pi", 1)),
+                                            "a wire ends on the Pi's header pin 1 (3V3), which the design does not use"),
     "the I2C cable's 3V3 core gone": (without_wire(HARNESS, "W_i2c", 3), "the net 3V3 of the touch chips is in 2"),
     "R2 at 33 kOhm": (_part(HARNESS, "R2", subtype="33 kOhm"), "R2 is drawn as 33 kOhm; the design's is 330 Ohm"),
     "a 74HC125 for the 74AHCT125": (_part(HARNESS, "U1", mpn="74HC125"), "use a TTL-threshold part"),
@@ -195,6 +204,14 @@ def test_each_mistake_the_review_found_is_reported(miss):
     mutant, words = MISSES[miss]
     found = wiring.problems(mutant, WIRING)
     assert any(words in problem for problem in found), found
+
+
+@pytest.mark.parametrize("miss", ["two breakouts' addresses swapped", "the shifter fed from the Pi's 3.3 V"])
+def test_a_pin_wired_into_another_net_is_not_reported_as_two_nets_joined_nor_a_pin_the_pi_lacks(miss):
+    """Issue 60.5: swapped ADDR straps read as "3V3 and ground are joined", and a wire to the Pi's
+    3.3 V as "Pi does not have pin 1": the strays are named where they went, and the Pi has 40 pins."""
+    found = wiring.problems(MISSES[miss][0], WIRING)
+    assert not [problem for problem in found if "are joined" in problem or "does not have" in problem], found
 
 
 @pytest.mark.parametrize("miss", ["R2 at 33 kOhm", "a 74HC125 for the 74AHCT125", "R2 at the box end",

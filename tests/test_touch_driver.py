@@ -27,7 +27,9 @@ from pi_table.drivers.touchboard import (
     CHIP_MISSING,
     CHIP_RESET,
     CHIP_SILENT,
+    CHIP_UNTUNED,
     CHIPS_SILENT,
+    CHIPS_UNTUNED,
     DISCONNECTED,
     I2C_ERRORS,
     I2C_ERRORS_WARN,
@@ -454,12 +456,12 @@ def test_failed_transfers_are_logged_at_info_and_a_rising_rate_is_a_warning_in_h
             time.sleep(0.005)
     lines = [(r.levelname, r.getMessage()) for r in caplog.records if "I2C" in r.getMessage()]
     assert lines == [
-        ("INFO", "touch board: 4 I2C transfers to chip 0x5a failed and were tried again (4 in the last 10 minutes)"),
-        ("INFO", "touch board: 5 I2C transfers to chip 0x5b failed and were tried again (9 in the last 10 minutes)"),
-        ("INFO", "touch board: 1 I2C transfers to chip 0x5a failed and were tried again (10 in the last 10 minutes)"),
+        ("INFO", "touch board: 4 I2C transfers to chip 0x5a failed (4 in the last 10 minutes)"),
+        ("INFO", "touch board: 5 I2C transfers to chip 0x5b failed (9 in the last 10 minutes)"),
+        ("INFO", "touch board: 1 I2C transfers to chip 0x5a failed (10 in the last 10 minutes)"),
         ("WARNING", "touch board: I2C errors are rising: 10 in the last 10 minutes; check the I2C cable's joints, and "
                     "that it runs apart from the LED cable"),
-        ("INFO", "touch board: 1 I2C transfers to chip 0x5a failed and were tried again (2 in the last 10 minutes)"),
+        ("INFO", "touch board: 1 I2C transfers to chip 0x5a failed (2 in the last 10 minutes)"),
         ("INFO", "touch board: I2C errors have eased: 2 in the last 10 minutes"),
     ]
 
@@ -658,6 +660,72 @@ def test_the_configured_thresholds_are_sent_at_every_connection(tmp_path):
         events.wait_for(DOWN)
         board.greet()
         assert board.receive() == wire.SetThresholds(0, thresholds)
+
+
+PER_CHIP_HELLO = wire.Hello((wire.PROTOCOL_MAJOR, 4), (0, 6, 0), "test-board", 36)
+
+
+def test_a_board_of_protocol_1_4_is_sent_each_chip_s_own_thresholds_at_every_connection(tmp_path):
+    """Issue 60.1: one set-chip-thresholds per chip, which the board keeps as that chip's own, so
+    a chip that does not answer now takes its own when it does. Electrodes the configuration
+    leaves out get the firmware's own 8/4, so a chip tuned by an earlier configuration is not left
+    on that one's values."""
+    thresholds = tuple((10 + e % 5, 5) for e in range(30))
+    with running(tmp_path, greet=False, thresholds=thresholds) as (board, _driver, events):
+        assert board.receive() == wire.GetHello()
+        board.send(PER_CHIP_HELLO)
+        events.wait_for(HealthEvent("touch", True, Phrase.of("touch board {board} firmware {firmware}",
+                                                             board="test-board", firmware="0.6.0")))
+        assert [board.receive() for _ in range(3)] == [
+            wire.SetChipThresholds(0x5A, thresholds[:12]), wire.SetChipThresholds(0x5B, thresholds[12:24]),
+            wire.SetChipThresholds(0x5C, thresholds[24:] + ((8, 4),) * 6)]
+
+
+def test_a_chip_that_answers_without_its_thresholds_is_a_warning_until_it_holds_them(tmp_path, caplog):
+    """What the board reads back from each chip (its thresholds report) against what this table
+    sent it: a chip holding others is untuned on the health, by its cards; a chip that does not
+    answer is deaf, not untuned; the warning goes when it holds its own again."""
+    caplog.set_level(logging.INFO, logger="pi_table.touch")
+    thresholds = tuple((12, 6) for _ in range(36))
+    clock = ManualClock(100.0)
+    with running(tmp_path, greet=False, clock=clock, silence_timeout_s=100 * TOLD_S, thresholds=thresholds,
+                 cells=ROTATED) as (board, driver, _events):
+        board.receive()
+        board.send(PER_CHIP_HELLO)
+        for _ in range(3):
+            board.receive()
+        ours, firmware_s = ((12, 6),) * 12, ((8, 4),) * 12
+        board.send(wire.Thresholds(0x5A, ours))
+        board.send(wire.Thresholds(0x5B, firmware_s))
+        untuned = Phrase.of(CHIP_UNTUNED, chip="0x5b", pads=Phrase.of(CARDS, cells="0-3, 17-24"))
+        told(driver, untuned)
+        assert str(untuned).startswith("touch chip 0x5b does not run the table's tuned thresholds: cards 0-3, 17-24")
+        assert say(untuned, "it").startswith("il chip touch 0x5b")
+        board.send(wire.Thresholds(0x5C, firmware_s))
+        told(driver, Phrase.of(CHIPS_UNTUNED, chips="0x5b, 0x5c",
+                               pads=Phrase.of(WITH_END_TURN, cards=Phrase.of(CARDS, cells="0-4, 17-24"))))
+        board.send(silent(0x5C))  # deaf, which the health says first; not untuned meanwhile
+        told(driver, Phrase.of(CHIP_SILENT, chip="0x5c", pads=Phrase.of(WITH_END_TURN, cards=Phrase.of(ONE_CARD, cell=4))))
+        assert driver.untuned_chips() == [0x5B]
+        board.send(wire.Thresholds(0x5C, ours))  # set up again when it answered: with its own
+        board.send(silent(0x5C, wire.CHIP_ANSWERS))
+        board.send(wire.Thresholds(0x5B, ours))
+        told(driver, None)
+    assert ("touch board: chip 0x5b does not run the table's thresholds (electrode 12 holds 8/4, not 12/6)"
+            in caplog.text)
+    assert "touch board: chip 0x5b runs the table's thresholds again" in caplog.text
+
+
+def test_an_older_board_that_refuses_the_thresholds_leaves_every_chip_untuned(tmp_path):
+    """A board before 1.4 refuses set-thresholds whole when a chip does not answer, and does not
+    say what its chips hold: every chip is taken as untuned until the board connects again."""
+    thresholds = tuple((12, 6) for _ in range(36))
+    with running(tmp_path, greet=False, thresholds=thresholds) as (board, driver, _events):
+        board.greet(protocol=(wire.PROTOCOL_MAJOR, 3))
+        assert board.receive() == wire.SetThresholds(0, thresholds)
+        board.send(wire.Ack(wire.SetThresholds.TYPE, wire.Ack.BAD_ELECTRODE))
+        told(driver, Phrase.of(CHIPS_UNTUNED, chips="0x5a, 0x5b, 0x5c",
+                               pads=Phrase.of(WITH_END_TURN, cards=Phrase.of(CARDS, cells="0-24"))))
 
 
 def test_no_thresholds_configured_leaves_the_board_s_own(rig):

@@ -413,3 +413,28 @@ def test_a_chip_missing_when_the_board_starts_is_told_as_such(tmp_path):
     finally:
         driver.stop()
         emulator.stop()
+
+
+def test_a_chip_missing_when_the_board_connects_runs_its_tuned_thresholds_once_it_answers(tmp_path):
+    """Issue 60.1: a breakout whose joint is open at power-on and makes contact later. The chips
+    that answer take their tuned thresholds at once, and the one that comes back takes its own,
+    not the firmware's 8/4; until then the board's health says the chip is deaf, then nothing."""
+    tuned = tuple((12 + e % 4, 6) for e in range(36))
+    emulator = BoardEmulator(link=tmp_path / "touch-board", missing=(2,))
+    emulator.start()
+    driver = TouchBoardSource(TouchBoardConfig(port=SerialDevice(emulator.path), thresholds=tuned))
+    driver.start(lambda event: None)
+
+    def held(chip: int) -> tuple[tuple[int, int], ...]:
+        fake = emulator.chips[chip]
+        return tuple((fake.read_register(0x41 + 2 * pin), fake.read_register(0x42 + 2 * pin)) for pin in range(12))
+
+    try:
+        wait_for(lambda: held(0) == tuned[:12] and held(1) == tuned[12:24], "the chips that answer tuned", timeout=3)
+        wait_for(lambda: "0x5c has not answered" in str(driver.trouble()), "the missing chip in the health", timeout=3)
+        emulator.mend_chip(2)
+        wait_for(lambda: held(2) == tuned[24:], "the chip that came back tuned with its own", timeout=3)
+        wait_for(lambda: driver.trouble() is None, "the board's health clear", timeout=3)
+    finally:
+        driver.stop()
+        emulator.stop()

@@ -595,6 +595,7 @@ def net_problems(harness: dict, wiring: Pinout) -> list[str]:
     named = {pin: name for name, pins in intended.items() for pin in pins}
     order = list(intended)
     found = []
+    misplaced: set[tuple[int, str]] = set()  # (a drawn net, an intended net) whose pins there are explained
     for name, pins in intended.items():
         absent = sorted((pin for pin in pins if pin not in net_of), key=str)
         if absent:
@@ -602,11 +603,20 @@ def net_problems(harness: dict, wiring: Pinout) -> list[str]:
         pieces: dict[int, list[Pin]] = defaultdict(list)
         for pin in sorted((pin for pin in pins if pin in net_of), key=str):
             pieces[net_of[pin]].append(pin)
+        main = max(pieces, key=lambda number: len(pieces[number]), default=None)
+        for number, piece in list(pieces.items()):
+            host = _owner(drawn[number], named, exclude=name)
+            if number != main and host is not None:  # a few pins wired into another net: moved, not two nets joined
+                found.append(f"{_pin_words(harness, piece)} {'is' if len(piece) == 1 else 'are'} wired to the net "
+                             f"{host}, where the design puts {'it' if len(piece) == 1 else 'them'} on the net {name}")
+                misplaced.add((number, name))
+                del pieces[number]
         if len(pieces) > 1:
             found.append(f"the net {name} is in {len(pieces)} pieces: "
                          + " | ".join(_pin_words(harness, piece) for piece in pieces.values()) + ": a wire is missing")
-    for net in drawn:
-        names = sorted({named[pin] for pin in net if pin in named}, key=order.index)
+    for number, net in enumerate(drawn):
+        names = sorted({named[pin] for pin in net if pin in named and (number, named[pin]) not in misplaced},
+                       key=order.index)
         if len(names) > 1:
             found.append(f"{' and '.join(names)} are joined, which the design keeps apart")
         strays = sorted((pin for pin in net if pin not in named), key=str)
@@ -614,6 +624,17 @@ def net_problems(harness: dict, wiring: Pinout) -> list[str]:
             joined_to = f"the net {names[0]}" if names else "each other"
             found.append(f"{_pin_words(harness, strays)} joined to {joined_to}, where the design connects nothing")
     return found
+
+
+def _owner(net: set[Pin], named: dict[Pin, str], exclude: str) -> str | None:
+    """The intended net that holds most of a drawn net's pins, when that is not ``exclude`` and it
+    holds more of them than ``exclude`` does: the net a few strays were wired into."""
+    counts: dict[str, int] = defaultdict(int)
+    for pin in net:
+        if pin in named:
+            counts[named[pin]] += 1
+    owner = max(counts, key=lambda name: counts[name], default=None)
+    return owner if owner is not None and owner != exclude and counts[owner] > counts[exclude] else None
 
 
 def _pin_words(harness: dict, pins: list[Pin], most: int = 4) -> str:
@@ -685,11 +706,23 @@ def end_problems(harness: dict) -> list[str]:
     """Each wire ends on a pin its part has, and is one of its cable's wires."""
     found = []
     for link in links(harness):
-        found += [f"a wire ends on {name} pin {pin}, which {name} does not have"
-                  for name, pin in (link.a, link.b) if pin not in labels(harness["connectors"][name])]
+        found += [_undrawn_end(name, pin) for name, pin in (link.a, link.b)
+                  if pin not in labels(harness["connectors"][name])]
         if link.wire and not 1 <= link.wire[1] <= harness["cables"][link.wire[0]]["wirecount"]:
             found.append(f"{link.wire[0]} has no wire {link.wire[1]}")
     return found
+
+
+def _undrawn_end(name: str, pin: int | str) -> str:
+    """A wire's end on a pin its part's drawing lacks. The Pi is drawn with the header pins the
+    design takes, so a pin of its 40 it does not draw is one the design does not use, not one the
+    Pi lacks."""
+    if name == "Pi" and isinstance(pin, int) and 1 <= pin <= 40:
+        gpio = {physical: bcm for bcm, (physical, _use) in HEADER.items()}
+        what = ("3V3" if pin in (1, 17) else "5V" if pin in pinout.HEADER_5V else "GND" if pin in pinout.HEADER_GROUNDS
+                else f"GPIO{gpio[pin]}" if pin in gpio else "the HAT ID EEPROM's")
+        return f"a wire ends on the Pi's header pin {pin} ({what}), which the design does not use"
+    return f"a wire ends on {name} pin {pin}, which {name} does not have"
 
 
 def header_problems(harness: dict) -> list[str]:

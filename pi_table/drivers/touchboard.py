@@ -38,6 +38,7 @@ from typing import Any
 from ..engine import CELLS
 from ..engine.phrase import N_, Phrase
 from ..errors import PiTableError
+from ..firmware.touchboard import DEFAULT_THRESHOLDS
 from ..hal.events import AlreadyStarted, ButtonEvent, DeafCards, Emit, Event, HealthEvent, NotStarted, TouchEvent
 from ..hal.touch import TouchSource
 from ..kinds import SerialDevice
@@ -77,11 +78,16 @@ CHIP_MISSING = N_("touch chip {chip} has not answered since the touch board star
                   "the joints on that chip's breakout and the I2C cable to it")
 CHIPS_SILENT = N_("touch chips {chips} do not answer: {pads} cannot be touched; check the I2C cable from the touch "
                   "board to the chips, and the joints on each breakout")
+CHIP_UNTUNED = N_("touch chip {chip} does not run the table's tuned thresholds: {pads} may miss touches or feel ones "
+                  "not made; unplug the touch board's USB cable and plug it in again")
+CHIPS_UNTUNED = N_("touch chips {chips} do not run the table's tuned thresholds: {pads} may miss touches or feel ones "
+                   "not made; unplug the touch board's USB cable and plug it in again")
 ONE_CARD, CARDS = N_("card {cell}"), N_("cards {cells}")
 WITH_END_TURN, END_TURN_PAD, SPARE_PADS = N_("{cards} and the END TURN pad"), N_("the END TURN pad"), N_("its spare pads")
 """The pads a silent chip leaves deaf, as its fault names them."""
 FAULTS = (DISCONNECTED.template, NOT_FOUND, CONSOLE_ONLY, CANNOT_OPEN, NO_HELLO, OTHER_PROTOCOL, CHIP_RESET,
-          OUT_OF_RANGE_CELLS, OUT_OF_RANGE, I2C_ERRORS, BUS_FREED, BUS_HELD, CHIP_SILENT, CHIP_MISSING, CHIPS_SILENT)
+          OUT_OF_RANGE_CELLS, OUT_OF_RANGE, I2C_ERRORS, BUS_FREED, BUS_HELD, CHIP_SILENT, CHIP_MISSING, CHIPS_SILENT,
+          CHIP_UNTUNED, CHIPS_UNTUNED)
 """The templates of the faults this module reports: docs/cafe/troubleshooting.md has an entry for each
 (tests/test_troubleshooting.py collects every module's ``FAULTS``)."""
 CONSOLE_INTERFACE = "CircuitPython CDC "  # the REPL; the data port's name says "CDC2"
@@ -94,7 +100,10 @@ the board tries each again at once so no touch is missed, a chip unplugged for a
 ten in ten minutes is a rate rising past a passing spike."""
 FIRST_CHIP = 0x5A
 """The I2C address of the chip with electrodes 0-11; the next address has 12-23, and so on (the firmware's rule)."""
-CHIP_PADS = 12
+CHIP_PADS = wire.CHIP_ELECTRODES
+PER_CHIP = (1, 4)
+"""The protocol from which the board takes thresholds per chip (set-chip-thresholds) and reports
+what each chip holds: an older board is sent set-thresholds, all or nothing."""
 SILENT_S = 2.5
 """How long a chip the board told silent stays so without being told again: the board tells it
 each second while it lasts, so one not told for this long answers again (the frame that said so
@@ -210,6 +219,8 @@ class TouchBoardSource(TouchSource):
         self._told_lock = threading.Lock()  # the link's thread tells, the table loop's asks
         self._silent: dict[int, tuple[float, int]] = {}  # a chip the board told silent -> (when, MISSING or STOPPED)
         self._deaf_said = DeafCards()  # what the table was last told of the deaf cards
+        self._wanted: dict[int, tuple[tuple[int, int], ...]] = {}  # a chip -> the thresholds this table sent it
+        self._held: dict[int, tuple[tuple[int, int], ...]] = {}  # a chip -> what the board last said it holds
 
     # --- the TouchSource interface
 
@@ -268,6 +279,9 @@ class TouchBoardSource(TouchSource):
         silent = self._silent_chips(now)
         if silent:
             return self._silence(silent)
+        untuned = self.untuned_chips()
+        if untuned:
+            return self._untuned(untuned)
         recent = {kind: phrase for kind, (when, phrase) in told.items() if now - when < TOLD_S}
         for kind in (wire.Fault.RESET, wire.Fault.OUT_OF_RANGE):
             if kind in recent:
@@ -275,6 +289,22 @@ class TouchBoardSource(TouchSource):
         if errors >= I2C_ERRORS_WARN:
             return Phrase.of(I2C_ERRORS, count=errors, minutes=round(TOLD_S / 60))
         return recent.get(wire.Fault.BUS_HELD)
+
+    def untuned_chips(self) -> list[int]:
+        """The chips that answer but do not hold the thresholds this table sent them, by address:
+        a chip the board says holds others (read back after its set-up or a write), or, on a board
+        before protocol 1.4, every chip of a set-thresholds it refused."""
+        silent = self._silent_chips(self._clock())
+        with self._told_lock:
+            return sorted(chip for chip, pairs in self._wanted.items()
+                          if chip not in silent and self._held.get(chip, pairs) != pairs)
+
+    def _untuned(self, chips: list[int]) -> Phrase:
+        cells = sorted(cell for chip in chips for cell in self._pads_of(chip)[0])
+        pads = self._pads_phrase(cells, any(self._pads_of(chip)[1] for chip in chips))
+        if len(chips) == 1:
+            return Phrase.of(CHIP_UNTUNED, chip=f"0x{chips[0]:02x}", pads=pads)
+        return Phrase.of(CHIPS_UNTUNED, chips=", ".join(f"0x{chip:02x}" for chip in chips), pads=pads)
 
     def deaf_cards(self) -> DeafCards:
         """The cells whose pads sit on chips the board says do not answer, and why: for the table
@@ -384,20 +414,33 @@ class TouchBoardSource(TouchSource):
                         hello.board, hello.electrodes, beyond)
         self._mask = None
         self._hello = hello
-        with self._told_lock:  # a board started afresh tells again of a bus it cannot free, and of silent chips
+        with self._told_lock:  # a board started afresh tells again of a bus it cannot free, of silent chips, of thresholds
             self._told.pop(wire.Fault.BUS_HELD, None)
             self._silent.clear()
-        self._send_thresholds(hello.electrodes)
+            self._held.clear()
+        self._send_thresholds(hello)
         self._health(True, Phrase.of("touch board {board} firmware {firmware}", board=hello.board, firmware=firmware),
                      f"on {path}, protocol {major}.{minor}, {hello.electrodes} electrodes")
 
-    def _send_thresholds(self, electrodes: int) -> None:
-        """The configured thresholds, as many frames as they need, for the electrodes the board has.
-        A restarted board has forgotten them, so every connection sends them again."""
-        pairs = self.config.thresholds[:electrodes]
+    def _send_thresholds(self, hello: wire.Hello) -> None:
+        """The configured thresholds, for the electrodes the board has (the firmware's own where
+        none is configured). A restarted board has forgotten them, so every connection sends
+        them again. From protocol 1.4 one frame per chip, which the board keeps as that chip's
+        own, so a chip that does not answer now takes its own when it does; an older board gets
+        set-thresholds, which it refuses whole when one chip does not answer."""
+        pairs = tuple(self.config.thresholds[e] if e < len(self.config.thresholds) else DEFAULT_THRESHOLDS
+                      for e in range(hello.electrodes))
+        chips = range(0, hello.electrodes - CHIP_PADS + 1, CHIP_PADS)
+        with self._told_lock:
+            self._wanted = {FIRST_CHIP + first // CHIP_PADS: pairs[first:first + CHIP_PADS] for first in chips}
+        if tuple(hello.protocol) >= PER_CHIP:
+            for chip, wanted in self._wanted.items():
+                self._send(wire.SetChipThresholds(chip, wanted))
+            return
+        configured = self.config.thresholds[:hello.electrodes]
         step = (wire.MAX_PAYLOAD - 1) // 2
-        for first in range(0, len(pairs), step):
-            self._send(wire.SetThresholds(first, pairs[first:first + step]))
+        for first in range(0, len(configured), step):
+            self._send(wire.SetThresholds(first, configured[first:first + step]))
 
     def _serve(self) -> str | None:
         """Deliver the board's reports until the link is lost (returns why) or stop() (None)."""
@@ -414,22 +457,30 @@ class TouchBoardSource(TouchSource):
                 return f"no frame for {self.config.silence_timeout_s} s"
             self._tell_deaf()  # a chip no longer told silent hears again
             for _seq, message in frames:
-                if isinstance(message, wire.Touch):
-                    self._apply(message.mask)
-                elif isinstance(message, wire.Hello):
-                    if message == self._hello and now - self._asked_at < self.config.hello_timeout_s:
-                        continue  # a board that started as we opened the port also answers our GetHello
-                    return "the board restarted (a new hello)"
-                elif isinstance(message, wire.Readings):
-                    if self.on_readings is not None:
-                        self.on_readings(message)
-                elif isinstance(message, wire.Log):
-                    self._log_from_board(message)
-                elif isinstance(message, wire.Fault):
-                    self._fault(message, now)
-                elif isinstance(message, wire.Ack) and message.status != wire.Ack.OK:
-                    command = wire.MESSAGES.get(message.command, wire.Message).NAME or hex(message.command)
-                    log.warning("touch board refused %s (status %d)", command, message.status)
+                lost = self._take(message, now)
+                if lost is not None:
+                    return lost
+        return None
+
+    def _take(self, message: wire.Message, now: float) -> str | None:
+        """One message from the board, acted on; why the link is lost when the message says so."""
+        if isinstance(message, wire.Touch):
+            self._apply(message.mask)
+        elif isinstance(message, wire.Hello):
+            if message == self._hello and now - self._asked_at < self.config.hello_timeout_s:
+                return None  # a board that started as we opened the port also answers our GetHello
+            return "the board restarted (a new hello)"
+        elif isinstance(message, wire.Readings):
+            if self.on_readings is not None:
+                self.on_readings(message)
+        elif isinstance(message, wire.Log):
+            self._log_from_board(message)
+        elif isinstance(message, wire.Fault):
+            self._fault(message, now)
+        elif isinstance(message, wire.Thresholds):
+            self._thresholds_held(message)
+        elif isinstance(message, wire.Ack) and message.status != wire.Ack.OK:
+            self._refused(message)
         return None
 
     def _read(self) -> list[tuple[int, wire.Message]]:
@@ -480,6 +531,35 @@ class TouchBoardSource(TouchSource):
         if self._emit is None:
             raise NotStarted("the touch board source is not started")
         self._emit(event)
+
+    def _refused(self, ack: wire.Ack) -> None:
+        """A command the board did not carry out as asked, logged; a set-thresholds refused by a
+        board before 1.4 leaves every chip this table sent thresholds to untuned."""
+        command = wire.MESSAGES.get(ack.command, wire.Message).NAME or hex(ack.command)
+        if ack.command == wire.SetChipThresholds.TYPE and ack.status == wire.Ack.KEPT:
+            log.info("touch board keeps a chip's thresholds for when it answers again")
+            return
+        log.warning("touch board refused %s (status %d)", command, ack.status)
+        if ack.command == wire.SetThresholds.TYPE:
+            with self._told_lock:
+                self._held.update((chip, ()) for chip in self._wanted)
+
+    def _thresholds_held(self, report: wire.Thresholds) -> None:
+        """What a chip holds, as the board read it back: logged when it differs from what this
+        table sent it, and when it holds them again after that."""
+        with self._told_lock:
+            wanted = self._wanted.get(report.chip)
+            before = self._held.get(report.chip, wanted)
+            self._held[report.chip] = report.pairs
+        if wanted is None or report.pairs == before:
+            return
+        if report.pairs == wanted:
+            log.info("touch board: chip 0x%02x runs the table's thresholds again", report.chip)
+            return
+        first = (report.chip - FIRST_CHIP) * CHIP_PADS
+        pin = next(pin for pin in range(CHIP_PADS) if report.pairs[pin] != wanted[pin])
+        log.warning("touch board: chip 0x%02x does not run the table's thresholds (electrode %d holds %d/%d, not %d/%d)",
+                    report.chip, first + pin, *report.pairs[pin], *wanted[pin])
 
     @staticmethod
     def _log_from_board(message: wire.Log) -> None:
@@ -546,8 +626,10 @@ class TouchBoardSource(TouchSource):
             self._errors.append((now, count))
             within = self._errors_within(now)
         minutes = round(TOLD_S / 60)
-        log.info("touch board: %d I2C transfers to chip %s failed and were tried again (%d in the last %d minutes)",
-                 count, chip, within, minutes)
+        # The count is of failed tries, the last of a lost chip's among them (never tried again: the
+        # fault not-answering tells that chip), so the line says failed, not tried again.
+        log.info("touch board: %d I2C transfers to chip %s failed (%d in the last %d minutes)", count, chip, within,
+                 minutes)
         rising = within >= I2C_ERRORS_WARN
         if rising and not self._errors_rising:
             log.warning("touch board: I2C errors are rising: %d in the last %d minutes; check the I2C cable's joints, "

@@ -13,11 +13,12 @@ CRC the decoder resynchronises at the next sync byte.
 
 SYNC = 0xA5
 PROTOCOL_MAJOR = 1
-PROTOCOL_MINOR = 3  # 1.1 added readings and stream-readings, 1.2 fault, 1.3 the fault not-answering
+PROTOCOL_MINOR = 4  # 1.1 added readings and stream-readings, 1.2 fault, 1.3 the fault not-answering, 1.4 thresholds per chip
 MAX_PAYLOAD = 96
 OVERHEAD = 6  # sync, length, sequence, type, two CRC bytes
 MASK_BYTES = 8  # touch masks are 64-bit: up to 64 electrodes
 READINGS_PADS = 16  # electrodes in one readings frame: its out-of-range mask has 16 bits (4 + 16 x 4 bytes)
+CHIP_ELECTRODES = 12  # an MPR121's electrodes: the pairs of set-chip-thresholds and of a thresholds report
 MIN_READINGS_PERIOD_MS = 20  # 3 frames of 58 bytes every 20 ms: under 9 kB/s
 TYPE_CHECKING = False  # mypy takes this name as true; no typing module is ever imported on the board
 if TYPE_CHECKING:
@@ -197,7 +198,8 @@ class Touch(Message):
 class Ack(Message):
     """Board to host: a command was carried out (status 0), refused (status names why), or
     carried out without taking (NOT_TAKEN: set-thresholds written, but the chip reads back
-    others; a log says where)."""
+    others; a log says where). KEPT (added in 1.4, only for set-chip-thresholds): the chip does
+    not answer now, and takes the pairs when it is set up."""
 
     TYPE = 0x03
     NAME = "ack"
@@ -205,7 +207,7 @@ class Ack(Message):
     if TYPE_CHECKING:  # the fields, as Message.__init__ sets them
         command = 0  # type: int
         status = 0  # type: int
-    OK, BAD_PAYLOAD, BAD_ELECTRODE, UNKNOWN, NOT_TAKEN = 0, 1, 2, 3, 4
+    OK, BAD_PAYLOAD, BAD_ELECTRODE, UNKNOWN, NOT_TAKEN, KEPT = 0, 1, 2, 3, 4, 5
 
     def check(self):
         # type: () -> None
@@ -398,6 +400,69 @@ class Fault(Message):
         return ["kind={}".format(self.kind), "chip=0x{:02x}".format(self.chip), "count={}".format(self.count)]
 
 
+class _ChipPairs(Message):
+    """A chip's I2C address and a (touch, release) pair for each of its CHIP_ELECTRODES electrodes."""
+
+    FIELDS = ("chip", "pairs")
+    if TYPE_CHECKING:  # the fields, as Message.__init__ sets them
+        chip = 0  # type: int
+        pairs = ()  # type: tuple[tuple[int, int], ...]
+
+    def check(self):
+        # type: () -> None
+        _range(self.chip, 0x7F, "chip")
+        if not isinstance(self.pairs, tuple) or len(self.pairs) != CHIP_ELECTRODES:
+            raise ValueError("{} carries {} pairs, one per electrode of the chip".format(self.NAME, CHIP_ELECTRODES))
+        for touch, release in self.pairs:
+            _range(touch, 0xFF, "touch threshold")
+            _range(release, 0xFF, "release threshold")
+
+    def payload(self):
+        # type: () -> bytes
+        flat = [self.chip]
+        for touch, release in self.pairs:
+            flat += [touch, release]
+        return bytes(flat)
+
+    @classmethod
+    def from_payload(cls, payload):
+        # type: (type[M], bytes) -> M
+        if len(payload) != 1 + 2 * CHIP_ELECTRODES:
+            raise ValueError("{} payload is {} bytes, got {}".format(cls.NAME, 1 + 2 * CHIP_ELECTRODES, len(payload)))
+        return cls(payload[0], tuple((payload[i], payload[i + 1]) for i in range(1, len(payload), 2)))
+
+    def text_fields(self):
+        # type: () -> list[str]
+        return ["chip=0x{:02x}".format(self.chip), "pairs=" + ",".join("{}/{}".format(t, r) for t, r in self.pairs)]
+
+
+class Thresholds(_ChipPairs):
+    """Board to host (added in 1.4): the pairs a chip reads back, so the host knows whether it runs
+    the host's. Sent after each set-up of a chip (at start, found, answering again, found reset),
+    after each command that wrote its thresholds, and after each hello for every chip that answers."""
+
+    TYPE = 0x08
+    NAME = "thresholds"
+
+
+class SetChipThresholds(_ChipPairs):
+    """Host to board (added in 1.4): the thresholds of one chip's electrodes, kept by the board as
+    that chip's own: written at once where it answers, and at every later set-up of it (a chip
+    missing at start, one answering again, one a brown-out reset). Acked OK (it runs them),
+    NOT_TAKEN (it reads back others), KEPT (it does not answer now) or BAD_ELECTRODE (no chip of
+    the board's at that address)."""
+
+    TYPE = 0x87
+    NAME = "set-chip-thresholds"
+
+    def check(self):
+        # type: () -> None
+        _ChipPairs.check(self)
+        for touch, release in self.pairs:
+            if not 0 < release < touch:
+                raise ValueError("a threshold pair is touch/release with 0 < release < touch <= 255")
+
+
 class GetHello(Message):
     """Host to board: say hello again (the host does this when it opens the port)."""
 
@@ -521,8 +586,8 @@ class StreamReadings(Message):
         return cls(_u16(payload, 0), _u16(payload, 2))
 
 
-MESSAGES = {cls.TYPE: cls for cls in (Hello, Touch, Ack, Pong, Log, Readings, Fault, GetHello, SetThresholds,
-                                      Recalibrate, Ping, Reset, StreamReadings)}
+MESSAGES = {cls.TYPE: cls for cls in (Hello, Touch, Ack, Pong, Log, Readings, Fault, Thresholds, GetHello,
+                                      SetThresholds, Recalibrate, Ping, Reset, StreamReadings, SetChipThresholds)}
 BY_NAME = {cls.NAME: cls for cls in MESSAGES.values()}
 
 
@@ -682,6 +747,8 @@ def _from_text(cls, fields):
     if cls is SetThresholds:
         pairs = _pairs(fields["pairs"], "touch threshold", "release threshold")
         return SetThresholds(_number(fields["first"], "first"), pairs)
+    if cls is Thresholds or cls is SetChipThresholds:
+        return cls(_number(fields["chip"], "chip"), _pairs(fields["pairs"], "touch threshold", "release threshold"))
     if cls is Readings:
         return Readings(_number(fields["first"], "first"), _number(fields["flags"], "flags"),
                         _number(fields["out_of_range"], "out_of_range"), _pairs(fields["pads"], "filtered", "baseline"))

@@ -220,12 +220,20 @@ class FakeI2C:
       ``clocks`` more SCL clocks (at most 9: the rest of its byte and the acknowledge), which the
       master can give only on the pins themselves: ``line("SCL")`` and ``line("SDA")``, usable
       while the bus is deinitialised, as digitalio's pins are. ``clocks`` and ``stops`` count the
-      clocks and the STOP conditions (SDA rising while SCL is high) given on them.
+      clocks and the STOP conditions (SDA rising while SCL is high) given on them;
+    - ``hold_scl()``: a chip holds SCL low (``release_scl()`` lets go): each transfer waits
+      ``timeout_s`` on the bus's ``wait`` (CircuitPython's RP2040 busio waits 1 s) and fails with
+      ``OSError`` ETIMEDOUT; ``reopen`` raises RuntimeError, as SCL reads low; nine clocks do not
+      free it (UM10204 leaves a held clock to a power cycle).
     """
 
-    def __init__(self, devices: dict[int, FakeMPR121] | None = None, clock: "Callable[[], float] | None" = None) -> None:
+    def __init__(self, devices: dict[int, FakeMPR121] | None = None, clock: "Callable[[], float] | None" = None,
+                 wait: "Callable[[float], object] | None" = None) -> None:
         self.devices: dict[int, FakeMPR121] = dict(devices or {})
         self.clock = clock  # seconds, for fail_for
+        self.wait = wait  # lets seconds pass on that clock, for a transfer that times out
+        self.timeout_s = 1.0  # how long a transfer waits on a held SCL (CircuitPython's RP2040 port)
+        self.scl_held = False
         self.unplugged: set[int] = set()
         self.transactions = 0
         self.failed = 0
@@ -264,6 +272,13 @@ class FakeI2C:
         assert self.clock is not None, "a burst is timed on the bus's clock: FakeI2C(clock=...)"
         self._fail_until = self.clock() + seconds
 
+    def hold_scl(self) -> None:
+        """A chip holds SCL low until ``release_scl``."""
+        self.scl_held = True
+
+    def release_scl(self) -> None:
+        self.scl_held = False
+
     def hold_sda(self, clocks: int = 9) -> None:
         """A chip holds SDA low until SCL has been clocked ``clocks`` times."""
         self.sda_held = clocks
@@ -291,7 +306,8 @@ class FakeI2C:
     def level(self, name: str) -> bool:
         """What a line reads: high (the pull-ups) unless the master or a chip pulls it low, or the
         breakouts' pull-ups are not there (``pull_ups`` False: the I2C cable unplugged)."""
-        return self.pull_ups and name not in self.driven_low and not (name == "SDA" and self.sda_held)
+        return (self.pull_ups and name not in self.driven_low and not (name == "SDA" and self.sda_held)
+                and not (name == "SCL" and self.scl_held))
 
     def drive(self, name: str, low: bool) -> None:
         """The master pulls ``name`` low, or lets it go: a rising SCL is a clock, SDA rising while
@@ -347,6 +363,11 @@ class FakeI2C:
     def _device(self, address: int) -> FakeMPR121:
         self._check_lock()
         self.transactions += 1
+        if self.scl_held:
+            if self.wait is not None:
+                self.wait(self.timeout_s)
+            self.failed += 1
+            raise OSError(errno.ETIMEDOUT, "Connection timed out")
         if self.sda_held or self._spiked():
             self.failed += 1
             raise OSError(errno.EIO, "Input/output error")

@@ -6,9 +6,11 @@ tests use) and a port with the host behind it. The host follows scenario.json, w
 writes: at a given step, frames to send (encoded by the host's own codec), pads to touch or
 release, chips to unplug or plug, room to leave in the port's buffer, and what a café's
 electricity does: a chip reset by a brown-out, one I2C transfer in N failing, a burst that fails
-every transfer for some milliseconds (of real time: the firmware's pauses between retries are
-MicroPython's own time.sleep), a chip holding SDA low. TouchBoard reads the port once per step, so that read is the moment between two steps: the
-clock moves on, the host acts.
+every transfer for some milliseconds, a chip holding SDA low. TouchBoard reads the port once per
+step, so that read is the moment between two steps: the clock moves on, the host acts. The clock
+is the bench's: time is a stand-in (vtime.py) whose sleep moves it on, so the firmware's pauses
+(code.py's between steps, those between a failed transfer's retries) take their time on it, and a
+burst meets the same transfers however loaded the machine is.
 
 A scenario with ``probe`` set keeps two fingers on each chip, on its electrodes 0 and 1 in turn,
 changing over every ``probe`` steps, so at every moment one pad of each chip is touched; the
@@ -23,13 +25,13 @@ report(), measure("firmware"), then prints the heap figures.
 import binascii
 import gc
 import json
-import time
+import sys
 
 from pi_table.sim.mpr121 import FakeI2C, FakeMPR121
 
 ADDRESSES = (0x5A, 0x5B, 0x5C)
 PINS = 12
-STAND_INS = ("board", "busio", "digitalio", "microcontroller", "storage", "supervisor", "usb_cdc", "watchdog")
+STAND_INS = ("board", "busio", "digitalio", "microcontroller", "storage", "supervisor", "usb_cdc", "watchdog", "vtime")
 CHECKED = (0x41, 0x42, 0x5C, 0x5D, 0x5E, 0x7B)  # electrode 0's thresholds, CONFIG1, CONFIG2, ECR, AUTOCONFIG0
 PROBE_COUNTS = 40  # a finger on a probe pad: far past any threshold the scenarios set
 bench = None
@@ -73,7 +75,7 @@ class Bench:
         self.calls = []
         self.heap = {}
         self.stopped = None
-        self.i2c = FakeI2C()
+        self.i2c = FakeI2C(clock=lambda: self.now_ms / 1000)
         tracking = scenario.get("tracking", False)
         self.chips = [self.i2c.attach(address, FakeMPR121(tracking=tracking)) for address in ADDRESSES]
         self.truth = []
@@ -112,7 +114,6 @@ class Bench:
             elif what == "fail":
                 self.i2c.fail_one_in(value)
             elif what == "burst":
-                self.i2c.clock = lambda: time.ticks_ms() / 1000
                 self.i2c.fail_for(value / 1000)
             elif what == "hold_sda":
                 self.i2c.hold_sda(value)
@@ -139,6 +140,7 @@ def load():
         bench = Bench(json.load(file))
     for name in STAND_INS:  # imported now, so the first heap figure holds them
         __import__(name)
+    sys.modules["time"] = sys.modules["vtime"]
 
 
 def measure(name):

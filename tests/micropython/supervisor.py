@@ -11,4 +11,4 @@ runtime = _Runtime()
 
 
 def ticks_ms():
-    return rig.bench.now_ms
+    return int(rig.bench.now_ms)
