@@ -32,6 +32,7 @@ from typing import IO, TYPE_CHECKING, Any, Literal
 from .. import version
 from ..config import Config, trial
 from ..config.trial import DEADLINE_S, Trial
+from ..drivers.touchboard import TouchBoardSource, advice_for
 from ..engine import Undo
 from ..engine.errors import Refusal
 from ..engine.games import kind_of, names
@@ -689,13 +690,30 @@ class Daemon:
         health = dict(self.devices.health)
         for name, why in list(self.devices.why.items()):  # a copy: paho's thread may change it meanwhile
             health[name] = NOT_WORKING + say(why, lang)
-        touch = self.devices.touch
-        if hasattr(touch, "connected") and hasattr(touch, "trouble"):  # the board's driver: its link, its chips' bus
-            trouble = touch.trouble() if touch.connected else self.loop.faults.get("touch", "connecting")
+        board = self._board()
+        if board is not None:
+            trouble = board.trouble() if board.connected else self.loop.faults.get("touch", "connecting")
             health["touch"] = "ok" if trouble is None else say(trouble, lang)
         if "sound" in self.loop.faults:  # the audio output went missing after the start
             health["sound"] = f"not working: {say(self.loop.faults['sound'], lang)}"
         return health
+
+    def advice(self, lang: str = "en") -> dict[str, str]:
+        """What to do about a device's fault where the fault says it better than the device's
+        name can (a silent chip: its joints and its cards, not the board's USB cable), in ``lang``."""
+        faults: dict[str, Text] = dict(self.devices.why)
+        board = self._board()
+        if board is not None:
+            faults.pop("touch", None)
+            fault = board.trouble() if board.connected else self.loop.faults.get("touch")
+            if fault is not None:
+                faults["touch"] = fault
+        return {name: say(advice, lang) for name, fault in faults.items() if (advice := advice_for(fault)) is not None}
+
+    def _board(self) -> TouchBoardSource | None:
+        """The touch board's driver, when the table reads a board (its link, its chips' bus)."""
+        touch = self.devices.touch
+        return touch if isinstance(touch, TouchBoardSource) else None
 
     def status(self, lang: str = "en") -> dict[str, Any]:
         """What the operatives may see, and the table's health: never the key. The warnings and
@@ -711,6 +729,7 @@ class Daemon:
             "uptime_s": round(time.monotonic() - self.started, 1),
             "state": state,
             "health": health,
+            "advice": self.advice(lang),
             "warnings": [say(warning, lang) for warning in self.loop.cues(self.loop.clock()).warnings],
             "journal": say(self.session.journal_problem or "ok", lang),
             "journal_damage": self.session.journal_damage,  # what a damaged journal lost, until the next game
