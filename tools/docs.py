@@ -9,6 +9,8 @@ what the code makes now (tests/test_docs.py runs that). The pages, in docs/refer
   the Italian of the table's own catalogue (pi_table/ui/locale/it/);
 - commands.md: every command and option of ``pi_table.cli.build_parser()``;
 - protocol.md: every message of the touch board's codec (pi_table/protocol/wire.py);
+- inside make/wiring.md, between its markers, the wiring diagram's parts (hardware/wiring-parts/),
+  each on a printed page of its own;
 - inside cafe/troubleshooting.md and .it.md, between its markers, the block on silent touch chips:
   which cards each chip of the reference build reads (hardware/pinout.toml), and the table's
   sentences of them;
@@ -19,9 +21,10 @@ what the code makes now (tests/test_docs.py runs that). The pages, in docs/refer
   pages that show them and the owner who copies them by hand onto a broker of another machine.
 
 Beside the pages, the build guide's drawings that Python alone makes: hardware/stripboard.svg, the
-touch board's stripboard at 1:1 (hardware/tools/stripboard.py); and make/steps.md's pictures, which
-OpenSCAD draws from the model (hardware/tools/steps.py) whenever the model has changed since they
-were drawn (``--check`` names them then).
+touch board's stripboard at 1:1 (hardware/tools/stripboard.py); enclosure/build_wires.scad, each
+step's wiring from the netlist and the model (hardware/tools/steps.py); and make/steps.md's
+pictures, which OpenSCAD draws from the model, that file with it, whenever the model has changed
+since they were drawn (``--check`` names them then).
 
 This file is a tool of a checkout, like hardware/tools/: a Pi never installs it.
 """
@@ -326,7 +329,21 @@ def out_of_range(lang: str) -> str:
     return f"> {say(Phrase.of(OUT_OF_RANGE_CELLS, chip=f'0x{chip:02x}', cells=cells), lang)}"
 
 
+def wiring_parts() -> str:
+    """The wiring page's parts: each part of the diagram (hardware/tools/wiring.py's SUBSYSTEMS) on
+    a printed page of its own."""
+    from pi_table.hardware.tools import wiring
+
+    lines = []
+    for name, (title, _members) in wiring.SUBSYSTEMS.items():
+        picture = f"../../hardware/{wiring.PARTS.name}/{name}.svg"
+        lines += ['<div style="break-before: page"></div>', "", f"## {title}", "",
+                  f"[![{title}: its part of the wiring diagram]({picture})]({picture})", ""]
+    return "\n".join(lines).rstrip()
+
+
 BLOCKS: dict[str, dict[str, Callable[[], str]]] = {
+    "make/wiring.md": {"wiring-parts": wiring_parts},
     "cafe/troubleshooting.md": {"touch-chips": lambda: touch_chips("en"), "touch-out-of-range": lambda: out_of_range("en")},
     "cafe/troubleshooting.it.md": {"touch-chips": lambda: touch_chips("it"),
                                    "touch-out-of-range": lambda: out_of_range("it")},
@@ -378,7 +395,12 @@ def stripboard() -> str:
     return board.drawing()
 
 
-DRAWINGS: dict[str, Callable[[], str]] = {"hardware/stripboard.svg": stripboard}
+def build_wires() -> str:
+    return _steps().wires_scad()
+
+
+DRAWINGS: dict[str, Callable[[], str]] = {"hardware/stripboard.svg": stripboard,
+                                          "enclosure/build_wires.scad": build_wires}
 """Each generated drawing in the checkout, outside docs/, and what draws it."""
 
 
