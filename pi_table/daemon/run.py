@@ -32,7 +32,6 @@ from typing import IO, TYPE_CHECKING, Any, Literal
 from .. import version
 from ..config import Config, trial
 from ..config.trial import DEADLINE_S, Trial
-from ..drivers.touchboard import TouchBoardSource, advice_for
 from ..engine import Undo
 from ..engine.errors import Refusal
 from ..engine.games import kind_of, names
@@ -708,12 +707,17 @@ class Daemon:
             fault = board.trouble() if board.connected else self.loop.faults.get("touch")
             if fault is not None:
                 faults["touch"] = fault
+        if not faults:
+            return {}
+        from ..drivers.touchboard import advice_for  # the board's words: loaded only once there is a fault
+
         return {name: say(advice, lang) for name, fault in faults.items() if (advice := advice_for(fault)) is not None}
 
-    def _board(self) -> TouchBoardSource | None:
-        """The touch board's driver, when the table reads a board (its link, its chips' bus)."""
+    def _board(self) -> Any:
+        """The touch board's driver (its link, its chips' bus) when the table reads a board, else
+        None: known by what it does, so a table of another touch source never loads the driver."""
         touch = self.devices.touch
-        return touch if isinstance(touch, TouchBoardSource) else None
+        return touch if hasattr(touch, "connected") and hasattr(touch, "trouble") else None
 
     def status(self, lang: str = "en") -> dict[str, Any]:
         """What the operatives may see, and the table's health: never the key. The warnings and
