@@ -7,8 +7,11 @@
 //   3 the pad carrier's tiles, copper pads on them, lifted over the frame; the breakouts under their cells
 //   4 the electronics box: the Pi and the stripboard (green) on their standoffs, the lid and the hood going on
 //   5 the top sheet and the card grille, lifted over the finished frame
+// Each step's wiring is drawn in colour over it (module wiring): build_wires.scad, which
+// hardware/tools/steps.py writes from the netlist and params.scad.
 
 include <common.scad>
+include <build_wires.scad>
 use <frame_tile.scad>
 use <carrier_tile.scad>
 use <card_grille.scad>
@@ -56,17 +59,32 @@ module boards() {
         cube([stripboard_length, stripboard_width, stripboard_thickness]);
 }
 
+module wire(points, thick) {
+    for (i = [0 : len(points) - 2]) hull() {
+        translate(points[i]) sphere(d = thick, $fn = 8);
+        translate(points[i + 1]) sphere(d = thick, $fn = 8);
+    }
+}
+
+// The step's wiring, highlighted: its cables and parts from build_wires.scad (the netlist's).
+module wiring(s) {
+    for (w = wires) if (w[0] == s) color(w[1]) wire(w[3], w[2]);
+    for (b = blocks) if (b[0] == s) color(b[1]) translate(b[2]) cube(b[3]);
+}
+
 if (step == 1) frame(part);
-if (step == 2) { frame(done); strips(); }
+if (step == 2) { frame(done); strips(); wiring(2); }
 if (step == 3) {
     frame(done);
     color(done) strips();
     carrier(floor_thickness + light_depth + lift, part);
     breakouts(floor_thickness + light_depth + lift - breakout_drop);
+    translate([0, 0, floor_thickness + light_depth + lift - breakout_drop]) wiring(3);
 }
 if (step == 4) {
     color(done) electronics_box();
     boards();
+    wiring(4);
     color(part) translate([0, 0, box_z + lid_thickness + 3 * lift]) mirror([0, 0, 1]) box_lid();
     color(part) translate([(box_x - hood_x) / 2, hood_back_y, box_z + lid_thickness + 5 * lift]) rotate([90, 0, 0]) screen_hood();
 }

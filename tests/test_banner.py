@@ -8,11 +8,13 @@ import os
 import random
 import subprocess
 import sys
+from dataclasses import replace
 
 os.environ.setdefault("SDL_VIDEODRIVER", "dummy")
 os.environ.setdefault("PYGAME_HIDE_SUPPORT_PROMPT", "1")
 
 import pygame
+import pytest
 
 from pi_table.engine import Rules, make_game
 from pi_table.engine.phrase import Phrase
@@ -80,3 +82,40 @@ def test_a_table_with_every_button_switched_off_never_loads_gpiozero(tmp_path):
     assert done.returncode == 0, done.stderr
     assert json.loads(done.stdout) == {"gpiozero": False, "buttons": "not fitted", "faults": []}
     assert "button" not in done.stderr
+
+
+def longest_faults() -> list[Phrase]:
+    """Every fault the touch board's driver reports, its fields as long as the reference build
+    makes them (a chip of 11 cards, all three chips, a by-id path): the longest words a banner shows."""
+    from pi_table.drivers import touchboard
+
+    cards = Phrase.of(touchboard.CARDS, cells="3-4, 8-9, 13-14, 18-19, 22-24")
+    fields = {"chip": "0x5b", "chips": "0x5a, 0x5b, 0x5c", "pads": Phrase.of(touchboard.WITH_END_TURN, cards=cards),
+              "cells": "3-4, 8-9, 13-14, 18-19, 22-24", "usb": "239a:80f4", "seconds": 3, "major": 2, "minor": 0,
+              "ours": 1, "advice": touchboard.NEWER_BOARD, "count": 120, "minutes": 10,
+              "error": "[Errno 2] could not open port /dev/ttyACM1: No such file or directory",
+              "path": "/dev/serial/by-id/usb-Raspberry_Pi_Pico_E6614C311B4A5D2F-if02"}
+    return [Phrase.of(template, **fields) for template in touchboard.FAULTS]
+
+
+@pytest.mark.parametrize("lang", ["en", "it"])
+def test_the_banner_shows_each_touch_fault_whole_and_the_grid_keeps_finger_sized_taps(lang):
+    """A silent chip's sentence came out cut at "…check the join…" on the one-line banner: the
+    banner wraps, so each fault and what to do about it is read whole, the longest in each
+    language; a second fault that no longer fits is counted, not cut."""
+    from pi_table.ui.i18n import say
+
+    pygame.font.init()
+    t = table()
+    t.loop.show()
+    faults = longest_faults()
+    for fault in faults:
+        for shown in ((fault,), (fault, BUTTONS)):
+            painter = ScreenPainter(ScreenSettings())
+            painter.draw(pygame.Surface((800, 480)), replace(t.shown, cues=replace(t.shown.cues, warnings=shown), lang=lang), 0.0)
+            frame = painter.frame
+            assert frame.cut == (), f"cut on the screen: {frame.cut}"
+            said = say(fault, lang)
+            assert any(said[1:] in text for text in frame.texts), said
+            assert all(min(pygame.Rect(tap.rect).size) >= 60 and pygame.Rect(tap.rect).bottom <= 480
+                       for tap in frame.taps), "a tap squeezed or pushed off the screen"

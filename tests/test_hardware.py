@@ -253,7 +253,7 @@ def test_the_bill_of_materials_adds_up_and_has_every_part():
     assert guide.bom_total(rows) == round(sum(int(r["quantity"]) * float(r["unit price (USD)"]) for r in rows), 2)
     parts = " ".join(row["part"] for row in rows)
     for needed in ("Raspberry Pi", "Pico", "MPR121", "WS2812B", "level shifter", "power supply", "display", "button",
-                   "DIP-14 socket", "10 uF", "100 nF", "10 kohm", "DC jack 5.5 x 2.1 mm, 5 A", "12 mm hole", "fuse holder",
+                   "DIP-14 socket", "10 uF", "100 nF", "10 kohm", "DC jack 5.5 x 2.1 mm, 5 A", "8 mm hole", "fuse holder",
                    "0.75 mm2 (18 AWG)", "IP65", "pin header", "feet", "Cable ties", "M12 x 1.5 cable gland", "black",
                    "neutral-cure silicone", "flat bar 20 x 3 mm", "foam", "I2C cable", "PTC resettable fuse", "Heatsink",
                    "insulating tape", "Solder wire", "alcohol"):
@@ -280,6 +280,21 @@ def test_the_committed_wiring_description_is_the_pinouts():
     assert {f"MPR121_{chip.address:02X}" for chip in WIRING.chips} <= set(harness["connectors"])
 
 
+def test_the_diagram_s_printable_parts_are_the_pinouts_and_draw_every_connector_once():
+    """Issue 60: the whole diagram was one picture 16,012 px wide; each part prints on a page."""
+    harness = wiring.harness(WIRING)
+    for name in wiring.SUBSYSTEMS:
+        assert (wiring.PARTS / f"{name}.yml").read_text(encoding="utf-8") == wiring.subsystem_text(WIRING, name), \
+            "run: python -m pi_table.hardware.tools.wiring"
+    owners = {connector: [name for name, (_title, members) in wiring.SUBSYSTEMS.items()
+                          if re.fullmatch(members, connector)] for connector in harness["connectors"]}
+    assert {connector: found for connector, found in owners.items() if len(found) != 1} == {}, \
+        "each connector belongs to one part of the diagram"
+    drawn = {cable for _title, members in wiring.SUBSYSTEMS.values()
+             for cable in wiring.subsystem(harness, members)["cables"]}
+    assert drawn == set(harness["cables"])
+
+
 @pytest.mark.tool
 def test_wireviz_renders_the_wiring_diagram(tmp_path):
     require_tools("dot", also_missing=() if importlib.util.find_spec("wireviz") else ("wireviz",))
@@ -287,6 +302,8 @@ def test_wireviz_renders_the_wiring_diagram(tmp_path):
     svg = (tmp_path / "wiring.svg").read_text(encoding="utf-8")
     assert "MPR121 breakout at 0x5c" in svg and f"GPIO{WIRING.led_data}" in svg
     assert (tmp_path / "wiring.png").stat().st_size > 10_000
+    touch = (tmp_path / wiring.PARTS.name / "touch.svg").read_text(encoding="utf-8")
+    assert "MPR121 breakout at 0x5c" in touch and "WS2812B" not in touch
 
 
 ROOT = HARDWARE.parent
@@ -332,3 +349,36 @@ def test_a_pi_installs_the_pinout_and_none_of_the_build_tools(tmp_path):
     with zipfile.ZipFile(wheel) as archive:
         installed = sorted(name for name in archive.namelist() if name.startswith("pi_table/hardware/"))
     assert installed == [f"pi_table/hardware/{name}" for name in ("__init__.py", "pinout.py", "pinout.toml")]
+
+
+def test_every_row_a_maker_must_order_by_its_number_names_one():
+    """Issue 60: 7 of 29 electrical rows (C3, J1, the fuse holder, the H03VV-F cable, the silicone
+    wire, the copper tape, the USB cable) and the long-thread gland named no part number. Each
+    row still without one is named in the guide as still to source."""
+    rows = guide.bom_rows()
+    assert guide.orderable_problems(rows) == []
+    checked = " ".join((guide.HARDWARE / "README.md").read_text(encoding="utf-8").split("## What was and was not checked")[1]
+                       .split())
+    for part, words in zip(sorted(guide.UNSOURCED), ("long-thread M12 gland", "H03VV-F 3 x 0.75 mm²",
+                                                      "0.75 mm² silicone wire"), strict=True):
+        assert part in {row["part"] for row in rows} and words in checked, part
+
+
+@pytest.mark.parametrize("typical, words", [
+    ("any ATO/ATC in-line holder", "Inline blade fuse holder (ATO) with leads: its typical part ('any ATO/ATC in-line "
+                                   "holder') names no maker's part number or order code"),
+    ("threaded panel jack with nut and solder lugs, rated 5 A or more", "names no maker's part number"),
+])
+def test_a_row_without_a_part_number_is_reported_naming_it(typical, words):
+    rows = [{**row, "typical part or product": typical} if row["part"].startswith(("Inline blade fuse", "Panel DC jack"))
+            else row for row in guide.bom_rows()]
+    found = guide.orderable_problems(rows)
+    assert len(found) == 2 and any(words in problem for problem in found), found
+
+
+def test_a_row_sourced_but_still_listed_unsourced_is_reported():
+    rows = [{**row, "typical part or product": "Lapp SKINTOP ST-M 12x1.5 (53111000)"} if row["part"].startswith("M12")
+            else row for row in guide.bom_rows()]
+    assert guide.orderable_problems(rows) == [
+        "hardware/bom.csv: M12 x 1.5 cable gland, 15 mm thread, for 3.5-7 mm cable (12.5 mm hole) now names a part: "
+        "take it off guide.UNSOURCED and the guide's list of parts still to source"]

@@ -63,3 +63,26 @@ def test_the_pictures_are_what_openscad_draws_and_change_with_the_model(tmp_path
     assert steps.render(changed, model) == []
     for step in steps.STEPS:
         assert (changed / step.picture.name).read_bytes() != step.picture.read_bytes(), step.picture.name
+
+
+def test_each_step_draws_its_wiring_from_the_netlist_and_the_model():
+    """Issue 60: the step pictures did not show the wires. Each wiring step draws its cables and
+    parts highlighted: the LED pairs and the edge strip (2), the breakouts' bus and pads (3), the
+    jack, the fuse and the cables into the box (4); a cable the netlist drops is not drawn, and
+    build_wires.scad, which the pictures are drawn from, is what the two make now."""
+    from pi_table.hardware import pinout
+    from pi_table.hardware.tools import wiring
+
+    assert steps.WIRES.read_text(encoding="utf-8") == steps.wires_scad(), "run ./dev docs (or python tools/docs.py)"
+    p, harness = enclosure.read(), wiring.harness(pinout.load())
+    found, blocks = steps.wires(p, harness)
+    colours = {(step, colour) for step, colour, _thick, _points in found}
+    assert {(2, steps.WIRE_COLOURS["power"]), (2, steps.WIRE_COLOURS["data"]), (3, steps.WIRE_COLOURS["i2c"]),
+            (3, steps.WIRE_COLOURS["pads"]), (4, steps.WIRE_COLOURS["cable"]), (4, steps.WIRE_COLOURS["usb"])} <= colours
+    powered = [points for step, colour, _thick, points in found if colour == steps.WIRE_COLOURS["power"]]
+    assert len(powered) == p["grid_rows"] + 1  # a pair to each row's start and to the edge
+    assert {step for step, *_ in blocks} == {2, 4}  # the edge strip; the jack and the fuse
+    fewer = {**harness, "cables": {name: cable for name, cable in harness["cables"].items() if name != "W_edge_power"}}
+    assert len(steps.wires(p, fewer)[0]) == len(found) - 1
+    moved = steps.wires({**p, "bus_cell": p["bus_cell"] - 1}, harness)[0]
+    assert moved != found  # the bus moved in the model: the pairs are drawn from its new cell

@@ -128,3 +128,35 @@ def test_the_reference_places_are_every_pin_of_the_boards_parts():
         (part, pin) for part in ("R1", "C1", "C3") for pin in (1, 2)}
     assert len({place.hole for place in BOARD.places}) == len(BOARD.places)
     assert not [pair for pair in combinations(BOARD.links, 2) if set(pair[0]) & set(pair[1])]
+
+
+def _billed(text_of: dict[str, str]) -> list[dict[str, str]]:
+    """The bill of materials with the rows drawn as the given parts' typical part text changed."""
+    from pi_table.hardware.tools import guide
+
+    return [{**row, "typical part or product": text_of.get(row["in the diagram"].split()[0],
+                                                           row["typical part or product"]) if row["in the diagram"]
+             else row["typical part or product"]} for row in guide.bom_rows()]
+
+
+@pytest.mark.parametrize("mistake, bom, words", [
+    # issue 60: a 0.75 mm2 class-5 core (about 1.1-1.2 mm over its strands) does not enter a 1.0 mm hole
+    (lambda b: replace(b, places=tuple(replace(p, on_pin=False) if p.wire == ("W_led", 3) else p for p in b.places)),
+     {}, "T28 H13: W_led wire 3 (0.75 mm2, about 1.14 mm over its strands) does not enter the board's 1.0 mm "
+         "hole: solder it to a 2.54 mm header pin standing in the hole"),
+    (lambda b: b, {}, None),  # the reference board fits: the thin cores in their holes, the LED cable's on a pin
+    # issue 60: C3 billed with 2.54 mm leads spans T15-T17 (5.08 mm)
+    (lambda b: b, {"C3": "KEMET C322C106K3R5TA, 2.54 mm leads"},
+     "C3 is billed with 2.54 mm leads (hardware/bom.csv) but its holes T15 H12 and T17 H12 are 5.08 mm apart"),
+    (lambda b: b, {"C1": "Vishay K104K15X7RF5TL2"},
+     "C1's row in hardware/bom.csv does not say how far apart its leads are (as \"2.54 mm leads\")"),
+    (lambda b: _moved(b, lambda p: p.pin == ("C1", 1) and not p.wire, 1, 0), {},
+     "C1 is billed with 2.54 mm leads (hardware/bom.csv) but its holes T25 H19 and T27 H19 are 5.08 mm apart"),
+])
+def test_each_fit_rule_catches_its_maker_mistake(mistake, bom, words):
+    """Issue 60: what enters a hole and what a part's leads span, against the bill of materials."""
+    found = stripboard.problems(mistake(BOARD), HARNESS, _billed(bom))
+    if words is None:
+        assert found == []
+    else:
+        assert any(words in problem for problem in found), found

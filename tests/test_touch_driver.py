@@ -880,3 +880,22 @@ def test_the_configuration_s_electrode_limit_is_the_touch_mask_s():
     """drivers/settings.py says 64 without loading the protocol (a simulated table's start does
     without it): the number must stay the touch mask's bits."""
     assert ELECTRODE_LIMIT == wire.MASK_BYTES * 8
+
+
+@pytest.mark.parametrize("lang, joints, usb", [
+    ("en", "Check the soldered joints on touch chip 0x5c's breakout", "many short cables only charge"),
+    ("it", "Controlla le saldature sulla scheda del chip touch 0x5c", "molti cavi corti servono solo a caricare")])
+def test_each_fault_of_the_board_has_advice_that_fits_it_and_the_staff_page_gives_it(lang, joints, usb):
+    """Issue 60.2: under a silent chip the staff page said to check the board's USB cable (advice
+    kept by device): each fault has its own, a silent chip's naming its chip and its cards."""
+    from pi_table.drivers.touchboard import ADVICE, DISCONNECTED, FAULTS, advice_for
+    from pi_table.web.staff import advised
+
+    assert set(ADVICE) == set(FAULTS), "a fault of the board's without its advice"
+    silent = Phrase.of(CHIP_SILENT, chip="0x5c", pads=Phrase.of(CARDS, cells="2, 7, 12"))
+    status = {"health": {"touch": say(silent, lang)},
+              "advice": {"touch": say(advice_for(silent), lang), "leds": "not a fault: not shown"}}
+    (touch,) = [device for device in advised(status, lang) if device["device"] == "touch"]
+    assert touch["advice"].startswith(joints) and "2, 7, 12" in touch["advice"] and "USB" not in touch["advice"]
+    assert usb in say(advice_for(DISCONNECTED), lang)
+    assert advice_for("connecting") is None and advice_for(Phrase.of("the LED strip is not working")) is None

@@ -269,14 +269,18 @@ def test_emulate_board_survives_a_held_bus_and_spikes_and_the_driver_tells_of_th
     assert len(said) == 1 and table.driver.connected
 
 
-@pytest.mark.parametrize("lang, words, silent", [
-    ("en", "touch chip 0x5b was reset and set up again", "touch chip 0x5c does not answer: cards 2, 7, 12"),  # the reference wiring's cards on it
+@pytest.mark.parametrize("lang, words, silent, joints", [
+    ("en", "touch chip 0x5b was reset and set up again", "touch chip 0x5c does not answer: cards 2, 7, 12",  # the reference wiring's cards on it
+     "Check the soldered joints on touch chip 0x5c's breakout"),
     ("it", "il chip touch 0x5b si è azzerato ed è stato configurato di nuovo",
-     "il chip touch 0x5c non risponde; non si possono toccare: carte 2, 7, 12")])
-def test_a_chip_reset_by_a_brown_out_shows_on_the_staff_pages_health_and_the_game_goes_on(tmp_path, lang, words, silent):
+     "il chip touch 0x5c non risponde; non si possono toccare: carte 2, 7, 12",
+     "Controlla le saldature sulla scheda del chip touch 0x5c")])
+def test_a_chip_reset_by_a_brown_out_shows_on_the_staff_pages_health_and_the_game_goes_on(tmp_path, lang, words, silent,
+                                                                                          joints):
     """The firmware finds the chip within its check each second and sets it up again; the table,
     started as the service starts it on the emulated board, says so in the board's health on the
-    staff page, in the page's language. A chip that then stops answering comes before it there."""
+    staff page, in the page's language. A chip that then stops answering comes before it there,
+    with the advice of that fault (its joints, its cards), not of an unplugged board's cable."""
     from pi_table.web.staff import set_pin
 
     from helpers import STAFF_CONFIG, STAFF_PIN, Staff, service_daemon
@@ -296,10 +300,13 @@ def test_a_chip_reset_by_a_brown_out_shows_on_the_staff_pages_health_and_the_gam
         staff = Staff(daemon.companion.base_url, lang)
         assert staff.login()[0] == 200
 
-        def touch_health() -> str:
+        def touch_device() -> dict[str, str]:
             status, answer = staff.call("GET", "/staff/api/health")
             assert status == 200
-            return next(device["health"] for device in answer["devices"] if device["device"] == "touch")
+            return next(device for device in answer["devices"] if device["device"] == "touch")
+
+        def touch_health() -> str:
+            return touch_device()["health"]
 
         assert words not in touch_health()
         emulator.brownout(1)
@@ -308,6 +315,8 @@ def test_a_chip_reset_by_a_brown_out_shows_on_the_staff_pages_health_and_the_gam
         assert emulator.chips[1].read_register(0x5E) == 0x8F  # running again, as set up
         emulator.cut_chip(2)
         wait_for(lambda: silent in touch_health(), "the silent chip in the board's health", timeout=5)
+        advice = touch_device()["advice"]
+        assert advice.startswith(joints) and "2, 7, 12" in advice and "USB" not in advice, advice
     finally:
         daemon.stop()
         runner.join(timeout=5)

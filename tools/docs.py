@@ -9,6 +9,11 @@ what the code makes now (tests/test_docs.py runs that). The pages, in docs/refer
   the Italian of the table's own catalogue (pi_table/ui/locale/it/);
 - commands.md: every command and option of ``pi_table.cli.build_parser()``;
 - protocol.md: every message of the touch board's codec (pi_table/protocol/wire.py);
+- inside make/wiring.md, between its markers, the wiring diagram's parts (hardware/wiring-parts/),
+  each on a printed page of its own;
+- inside cafe/troubleshooting.md and .it.md, between its markers, the block on silent touch chips:
+  which cards each chip of the reference build reads (hardware/pinout.toml), and the table's
+  sentences of them;
 - and for the makers, make/bom.md: the bill of materials, hardware/bom.csv as the build guide's
   table (hardware/tools/guide.py) shows it;
 - fleet/mosquitto/pi-table.conf and pi-table.acl: the café's Mosquitto files as the package ships
@@ -16,9 +21,10 @@ what the code makes now (tests/test_docs.py runs that). The pages, in docs/refer
   pages that show them and the owner who copies them by hand onto a broker of another machine.
 
 Beside the pages, the build guide's drawings that Python alone makes: hardware/stripboard.svg, the
-touch board's stripboard at 1:1 (hardware/tools/stripboard.py); and make/steps.md's pictures, which
-OpenSCAD draws from the model (hardware/tools/steps.py) whenever the model has changed since they
-were drawn (``--check`` names them then).
+touch board's stripboard at 1:1 (hardware/tools/stripboard.py); enclosure/build_wires.scad, each
+step's wiring from the netlist and the model (hardware/tools/steps.py); and make/steps.md's
+pictures, which OpenSCAD draws from the model, that file with it, whenever the model has changed
+since they were drawn (``--check`` names them then).
 
 This file is a tool of a checkout, like hardware/tools/: a Pi never installs it.
 """
@@ -257,6 +263,113 @@ def bom() -> str:
     return "\n".join(lines)
 
 
+CHIPS_WORDS = {
+    "en": {"intro": "On the reference build ([its wiring](../make/wiring.md)) each chip reads these cards (card 0 is at "
+                    "the operatives' left, in the row nearest them, and the cards run row by row away from them): a "
+                    "silent chip's sentence names its cards, as in the lines above.",
+           "head": ("chip", "its ADDR pin to", "cards", "END TURN pads"), "none": "none", "both": "both"},
+    "it": {"intro": "Nel tavolo di riferimento ([il suo cablaggio](../make/wiring.md)) ogni chip legge queste carte "
+                    "(la carta 0 è a sinistra degli agenti, nella fila più vicina a loro, e le carte proseguono fila "
+                    "per fila allontanandosi): la frase di un chip che tace nomina le sue carte, come nelle righe qui "
+                    "sopra.",
+           "head": ("chip", "il suo pin ADDR a", "carte", "sensori FINE TURNO"), "none": "nessuno", "both": "entrambi"},
+}
+
+
+def _wiring():
+    from pi_table.hardware import pinout
+
+    return pinout.load()
+
+
+def _reference_board():
+    """The touch board's driver configured for the reference wiring (hardware/pinout.toml), never
+    started: its sentences of the chips are the pages' examples."""
+    from pi_table.config.loading import parse_config
+    from pi_table.drivers.touchboard import TouchBoardSource
+
+    wiring = _wiring()
+    wired = (f"[touch]\ncell_electrodes = {list(wiring.cell_electrodes)}\n"
+             f"end_turn = {list(wiring.end_turn_electrodes)}\n")
+    return TouchBoardSource(parse_config(wired, Path("config.toml")).touch)
+
+
+def touch_chips(lang: str) -> str:
+    """The troubleshooting page's block on silent chips: which cards each chip of the reference
+    build reads (hardware/pinout.toml), and the sentences the table says of them, as its driver
+    words them on the reference wiring (the defaults of the table's configuration)."""
+    from pi_table.drivers.touchboard import spans
+    from pi_table.protocol import wire
+    from pi_table.ui.i18n import say
+
+    words, wiring, board = CHIPS_WORDS[lang], _wiring(), _reference_board()
+    first, second, third = (chip.address for chip in wiring.chips)
+    examples = ({second: wire.CHIP_STOPPED}, {third: wire.CHIP_MISSING}, {first: wire.CHIP_STOPPED, second: wire.CHIP_STOPPED})
+    lines = [f"> {say(board._silence(silent), lang)}\n" for silent in examples]  # the driver's own sentence of them
+    lines += [words["intro"], "", "| " + " | ".join(words["head"]) + " |", "|---|---|---|---|"]
+    for chip in wiring.chips:
+        electrodes = range(chip.first_electrode, chip.first_electrode + 12)
+        cards = [cell for cell, electrode in enumerate(wiring.cell_electrodes) if electrode in electrodes]
+        pads = len([electrode for electrode in wiring.end_turn_electrodes if electrode in electrodes])
+        end_turn = words["none"] if not pads else words["both"] if pads == len(wiring.end_turn_electrodes) else str(pads)
+        lines.append(f"| 0x{chip.address:02x} | {chip.addr_to} | {spans(cards) or words['none']} | {end_turn} |")
+    return "\n".join(lines)
+
+
+def out_of_range(lang: str) -> str:
+    """The troubleshooting page's example of pads out of range: two of the first chip's pads, named
+    by their cards as the driver names them on the reference wiring."""
+    from pi_table.drivers.touchboard import OUT_OF_RANGE_CELLS
+    from pi_table.engine.phrase import Phrase
+    from pi_table.ui.i18n import say
+
+    board = _reference_board()
+    chip = min(chip.address for chip in _wiring().chips)
+    cells = board._cells_of(chip, 0b10100)  # its pins 2 and 4, as the board's status names them
+    return f"> {say(Phrase.of(OUT_OF_RANGE_CELLS, chip=f'0x{chip:02x}', cells=cells), lang)}"
+
+
+def wiring_parts() -> str:
+    """The wiring page's parts: each part of the diagram (hardware/tools/wiring.py's SUBSYSTEMS) on
+    a printed page of its own."""
+    from pi_table.hardware.tools import wiring
+
+    lines = []
+    for name, (title, _members) in wiring.SUBSYSTEMS.items():
+        picture = f"../../hardware/{wiring.PARTS.name}/{name}.svg"
+        lines += ['<div style="break-before: page"></div>', "", f"## {title}", "",
+                  f"[![{title}: its part of the wiring diagram]({picture})]({picture})", ""]
+    return "\n".join(lines).rstrip()
+
+
+BLOCKS: dict[str, dict[str, Callable[[], str]]] = {
+    "make/wiring.md": {"wiring-parts": wiring_parts},
+    "cafe/troubleshooting.md": {"touch-chips": lambda: touch_chips("en"), "touch-out-of-range": lambda: out_of_range("en")},
+    "cafe/troubleshooting.it.md": {"touch-chips": lambda: touch_chips("it"),
+                                   "touch-out-of-range": lambda: out_of_range("it")},
+}
+"""The blocks generated inside pages written by hand: by page, each block's name and what writes it."""
+BEGIN = "<!-- generated by tools/docs.py: {name} (./dev docs writes it again; do not edit it by hand) -->"
+END = "<!-- end of {name} -->"
+
+
+class MissingBlock(ValueError):
+    """A page that should carry a generated block has lost its markers."""
+
+
+def with_blocks(text: str, blocks: dict[str, Callable[[], str]], page: str) -> str:
+    """``text`` with each of its generated blocks written again between its two markers."""
+    for name, make in blocks.items():
+        begin, end = BEGIN.format(name=name), END.format(name=name)
+        head, found, rest = text.partition(begin + "\n")
+        _old, closed, tail = rest.partition(end)
+        if not found or not closed:
+            raise MissingBlock(f"docs/{page} has no generated block {name}: expected a line {begin!r}, the block, "
+                               f"then a line {end!r}")
+        text = f"{head}{begin}\n\n{make()}\n\n{closed}{tail}"
+    return text
+
+
 PAGES: dict[str, Callable[[], str]] = {
     "reference/configuration.md": lambda: configuration("en"),
     "reference/configuration.it.md": lambda: configuration("it"),
@@ -282,13 +395,21 @@ def stripboard() -> str:
     return board.drawing()
 
 
-DRAWINGS: dict[str, Callable[[], str]] = {"hardware/stripboard.svg": stripboard}
+def build_wires() -> str:
+    return _steps().wires_scad()
+
+
+DRAWINGS: dict[str, Callable[[], str]] = {"hardware/stripboard.svg": stripboard,
+                                          "enclosure/build_wires.scad": build_wires}
 """Each generated drawing in the checkout, outside docs/, and what draws it."""
 
 
 def generated() -> dict[Path, Callable[[], str]]:
-    """Every file this tool writes, by its path, with what writes it."""
-    return {DOCS / name: make for name, make in PAGES.items()} | {ROOT / name: make for name, make in DRAWINGS.items()}
+    """Every file this tool writes, by its path, with what writes it (a page with generated blocks:
+    itself, those blocks written again)."""
+    blocks = {DOCS / page: (lambda page=page, made=made: with_blocks((DOCS / page).read_text(encoding="utf-8"), made, page))
+              for page, made in BLOCKS.items()}
+    return {DOCS / name: make for name, make in PAGES.items()} | {ROOT / name: make for name, make in DRAWINGS.items()} | blocks
 
 
 def stale() -> list[str]:

@@ -905,8 +905,9 @@ PARTS = (
 SCENES = ("assembly", "build_steps")
 """Drawn for a picture only: assembly.scad places every part, the layers lifted apart;
 build_steps.scad draws one step of the build guide (``-D step=N``: hardware/tools/steps.py)."""
-LIBRARIES = ("params", "common")
-"""Included by the parts: checked on their own for warnings."""
+LIBRARIES = ("params", "common", "build_wires")
+"""Included by the parts and scenes: checked on their own for warnings (build_wires: the steps'
+wiring, which steps.py writes)."""
 PICTURES = {"frame_tile_0": "frame_tile", "carrier_tile_3": "carrier_tile", "card_grille_0": "card_grille",
             "screen_hood": "screen_hood",
             "electronics_box": "electronics_box", "box_lid": "box_lid", "assembly": "assembly"}

@@ -103,12 +103,23 @@ def led_frame_ms(wiring: Pinout) -> float:
     return (2 * latch + 24 * wiring.leds) * 8 / spi.speed_hz * 1000
 
 
+def loop_ms(settings: Settings) -> tuple[float, float]:
+    """One step of the board's loop (the three chips' status and one chip's probe on the bus, and
+    the step's own work) and its period with the loop's pause, in ms."""
+    step = (len(touchboard.ADDRESSES) * STATUS_READ_CLOCKS + PROBE_CLOCKS) / settings.i2c_hz * 1000 + STEP_OVERHEAD_MS
+    return step, step + settings.pause_s * 1000
+
+
+def reset_found_ms(settings: Settings) -> float:
+    """The longest a chip a brown-out reset waits to be found: each step probes one chip in turn."""
+    return len(touchboard.ADDRESSES) * loop_ms(settings)[1]
+
+
 def stages(settings: Settings, wiring: Pinout, block: bool = False) -> list[tuple[str, float, float]]:
     """Each stage from the finger to the light: its name, typical and longest time in ms; with
     ``block``, the chip's part read as a second filter that moves once per block of SFI samples."""
     esi = settings.esi_ms
-    step = (len(touchboard.ADDRESSES) * STATUS_READ_CLOCKS + PROBE_CLOCKS) / settings.i2c_hz * 1000 + STEP_OVERHEAD_MS
-    period = step + settings.pause_s * 1000
+    step, period = loop_ms(settings)
     frame = led_frame_ms(wiring)
     blocks = settings.sfi * esi
     chip = [

@@ -79,7 +79,8 @@ STEPS = (
         "[the stripboard drawing](../../hardware/stripboard.svg) shows (print it at 100 %).",
         "Screw the Pi and the stripboard (green) to their standoffs; the cables from the frame in through the glands.",
         "Fit the DC jack and the fuse holder; measure the supply's polarity before the LED cable goes on.",
-        "Solder the LED cable, F2 and the shifter's feed; plug the USB cable; wire the Pi's header by jumpers.",
+        "Solder the LED cable, F2 and the shifter's feed; plug the USB cable (a data cable: many short ones only "
+        "charge, and the table then finds no touch board); wire the Pi's header by jumpers.",
         "Put the display in the hood, the hood on the lid, the lid on the box (orange, going on).",
     ), (
         "Before the shifter goes in: T33 to each of the board's ground-tied tracks under 1 Ω, T27 (1A) 10 kΩ, "
@@ -117,6 +118,115 @@ def stale() -> bool:
     return not current or not all(step.picture.is_file() for step in STEPS)
 
 
+WIRES = enclosure.ENCLOSURE / "build_wires.scad"
+"""Each step's wiring as build_steps.scad draws it highlighted: written by ``wires_scad`` from the
+netlist (``wiring.harness``) and the model's parameters, so a change to either draws the steps again."""
+Point = tuple[float, float, float]
+WIRE_COLOURS = {"power": "#d62d20", "data": "#2ca02c", "i2c": "#1f77b4", "pads": "#c8793a", "cable": "#5b3a29",
+                "usb": "#555555"}
+
+
+def _elbow(a: Point, b: Point) -> list[Point]:
+    """From ``a`` to ``b`` along the walls: first along x, then y, then z (wires turn at right angles)."""
+    way = [a, (b[0], a[1], a[2]), (b[0], b[1], a[2]), b]
+    return [here for n, here in enumerate(way) if n == 0 or here != way[n - 1]]
+
+
+def wires(p: dict, harness: dict) -> tuple[list[tuple[int, str, float, list[Point]]], list[tuple[int, str, Point, Point]]]:
+    """Each step's wires (step, colour, thickness, the points along their way) and parts (step,
+    colour, corner, size) as the step puts them in: the drawn harness's cables and parts only,
+    placed by the model's parameters (the routes ``enclosure.led_route`` and ``i2c_route`` measure).
+    Step 3's are on the breakouts' plane (build_steps.scad lifts them with the breakouts); step 4's
+    in the box's own coordinates."""
+    cables, parts = harness["cables"], harness["connectors"]
+    columns, rows = p["grid_columns"], p["grid_rows"]
+    floor = p["floor_thickness"] + 1
+    middle = {cell: (*enclosure._cell_middle(p, cell), floor) for cell in range(columns * rows)}
+
+    def at(column: int, row: int) -> Point:
+        x = column * p["pitch_x"] + (p["solder_room"] if column == 0 else p["pocket_length"] - p["solder_room"])
+        return x, row * p["pitch_y"] + p["pocket_width"] / 2, floor
+
+    def start(row: int) -> Point:  # the row's first LED: serpentine from cell 0
+        return at(enclosure._row_start(p, row), row)
+
+    def end(row: int) -> Point:  # its last, where the data goes on to the next
+        return at(columns - 1 - enclosure._row_start(p, row), row)
+
+    last = enclosure._row_start(p, rows - 1)
+    edge_x = (columns - 1 - last) * p["pitch_x"] + p["pocket_length"] / 2
+    edge = (edge_x, -p["end_band"] - p["rim"], floor)
+    bus = middle[p["bus_cell"]]
+    found: list[tuple[int, str, float, list[Point]]] = []
+    blocks: list[tuple[int, str, Point, Point]] = []
+    for row in range(rows):
+        if f"W_row{row}_power" in cables:
+            found.append((2, WIRE_COLOURS["power"], 4.0, _elbow(bus, start(row))))
+        if row and f"W_row{row}_data" in cables:
+            found.append((2, WIRE_COLOURS["data"], 3.0, _elbow(end(row - 1), start(row))))
+    if "W_edge_power" in cables:
+        found.append((2, WIRE_COLOURS["power"], 4.0, _elbow(bus, edge)))
+    if "W_edge_data" in cables:
+        found.append((2, WIRE_COLOURS["data"], 3.0, _elbow(end(rows - 1), edge)))
+    if "EDGE" in parts:  # the edge strip on the front rim's outer face, from the edge hole
+        length = p["edge_leds"] / p["strip_per_metre"] * 1000
+        blocks.append((2, "#f2f0e6", (min(edge_x, edge_x - length), -p["end_band"] - p["rim"] - 2, floor),
+                       (length, 2, p["strip_width"])))
+    if "W_led" in cables:
+        gland = (enclosure.exit_x(p, p["led_exit_wall"]), p["grid_y"] + p["rim"], p["gland_z"])
+        found.append((2, WIRE_COLOURS["cable"], 5.0, _elbow(start(0), gland)))
+    route = enclosure.i2c_route(p)
+    hosts = {number: (*enclosure._cell_middle(p, host), 0.0) for number, host in enumerate(p["breakout_host"])}
+    if "W_i2c" in cables:
+        gland = (enclosure.exit_x(p, p["touch_exit_wall"]), p["grid_y"] + p["rim"], 0.0)
+        found.append((3, WIRE_COLOURS["cable"], 5.0, _elbow(hosts[route.chain[0]], gland)))
+    for a, b in zip(route.chain, route.chain[1:], strict=False):
+        found.append((3, WIRE_COLOURS["i2c"], 3.0, _elbow(hosts[a], hosts[b])))
+    chips = sorted(name for name in parts if name.startswith("MPR121_"))
+    for cell, breakout in enumerate(p["cell_breakout"]):
+        if f"W_PADS_{chips[breakout].removeprefix('MPR121_')}" in cables and cell != p["breakout_host"][breakout]:
+            found.append((3, WIRE_COLOURS["pads"], 1.5, _elbow((*middle[cell][:2], 0.0), hosts[breakout])))
+    wall = p["box_wall"]
+    jack = (wall + p["jack_depth"], wall + p["jack_y"], p["jack_z"])
+    if "J1" in parts:
+        blocks.append((4, "#444444", (0.0, jack[1] - p["jack_hole"] / 2, jack[2] - p["jack_hole"] / 2),
+                       (jack[0], p["jack_hole"], p["jack_hole"])))
+    if "F1" in parts:  # the fuse holder on the jack's centre lug
+        blocks.append((4, WIRE_COLOURS["power"], (jack[0], jack[1] - 20, jack[2] - 4), (8, 16, 8)))
+    board_z = p["box_floor"] + p["stripboard_standoff"] + 3
+    pico = (wall + p["stripboard_x"] + p["pico_x"] + p["pico_width"] / 2, wall + p["stripboard_y"] + p["pico_y"],
+            board_z)
+    back = p["box_y"] - wall / 2
+    if "W_led" in cables:
+        found.append((4, WIRE_COLOURS["cable"], 5.0, _elbow((wall + p["box_led_gland_x"], back, p["box_gland_z"]), jack)))
+    if "W_i2c" in cables:
+        found.append((4, WIRE_COLOURS["cable"], 5.0,
+                      _elbow((wall + p["box_touch_gland_x"], back, p["box_gland_z"]), pico)))
+    if "W_usb" in cables:
+        usb = (wall + p["pi_x"] + p["pi_length"], wall + p["pi_y"] + p["pi_width"] / 2,
+               p["box_floor"] + p["pi_standoff"] + 8)
+        found.append((4, WIRE_COLOURS["usb"], 4.0, _elbow((pico[0], wall + p["stripboard_y"], board_z), usb)))
+    return found, blocks
+
+
+def wires_scad() -> str:
+    """enclosure/build_wires.scad: ``wires`` for the reference wiring and model, as OpenSCAD lists."""
+    from .. import pinout
+    from . import wiring
+
+    def point(xyz: Point) -> str:
+        return "[" + ", ".join(f"{value:.1f}" for value in xyz) + "]"
+
+    found, blocks = wires(enclosure.read(), wiring.harness(pinout.load()))
+    lines = ["// Made by hardware/tools/steps.py (tools/docs.py) from the netlist and params.scad: do not edit.",
+             "// wires: [step, colour, thickness, [points]]; blocks: [step, colour, corner, size].", "wires = ["]
+    lines += [f'    [{step}, "{colour}", {thick:g}, [{", ".join(map(point, points))}]],' for step, colour, thick, points
+              in found]
+    lines += ["];", "blocks = ["]
+    lines += [f'    [{step}, "{colour}", {point(corner)}, {point(size)}],' for step, colour, corner, size in blocks]
+    return "\n".join([*lines, "];", ""])
+
+
 def can_render() -> bool:
     return shutil.which("openscad") is not None and (bool(os.environ.get("DISPLAY")) or shutil.which("xvfb-run") is not None)
 
@@ -144,7 +254,9 @@ def page() -> str:
         "*Generated by `tools/docs.py` from `hardware/tools/steps.py`, its pictures drawn from the OpenSCAD model "
         "(`enclosure/build_steps.scad`): do not edit it by hand (`./dev docs` writes it again).*", "",
         "Print this page: each step starts a sheet of its own. In each picture, what the step puts in is in "
-        "colour, lifted apart where its parts go together; what the steps before it built is grey. Tick each line as "
+        "colour, lifted apart where its parts go together, and its wiring drawn over it from the wiring diagram: red the "
+        "LED pairs' +5 V, green the data, blue the touch chips' bus, copper the pads' wires, brown the LED and I2C "
+        "cables, grey the USB cable; what the steps before it built is grey. Tick each line as "
         "you go, and do not start a step before every check of the one before it holds. "
         "[The build guide](guide.md) says why each thing is done as it is; each step links to its section.", ""]
     for number, step in enumerate(STEPS, 1):

@@ -21,6 +21,8 @@ writes it too, and a test holds the committed file to what the layout draws now.
 from __future__ import annotations
 
 import argparse
+import math
+import re
 import sys
 from collections import defaultdict
 from dataclasses import dataclass, field
@@ -52,6 +54,16 @@ every one sits on a track, so every one is on the board's netlist, used or not."
 
 Hole = tuple[int, int]
 """(track, hole), both counted from 1."""
+HOLE_MM = 1.0
+"""The stripboard's holes: a 1.0 mm drill. A wire's conductor enters one with a tenth of a
+millimetre to spare for the solder; a thicker one is soldered to a header pin standing in it
+(a 2.54 mm header's 0.64 mm square pin, 0.9 mm across its corners)."""
+SPARE_MM = 0.1
+BENT_LEADS = frozenset({"R1"})
+"""The parts on the board whose leads bend to the span of their holes (an axial resistor stood
+on end); every other two-lead part is radial, its leads as far apart as bought (hardware/bom.csv
+says how far: "2.54 mm leads")."""
+LEADS = re.compile(r"(\d+(?:\.\d+)?) mm leads")
 
 
 @dataclass(frozen=True, slots=True)
@@ -62,6 +74,7 @@ class Place:
     pin: Pin  # the harness's pin it is, or the one its wire is drawn to
     wire: tuple[str, int] | None = None  # a harness cable's wire ending here
     name: str = ""  # how the drawing labels it, where it labels it
+    on_pin: bool = False  # the wire is soldered to a header pin standing in the hole (a core too thick for it)
 
 
 @dataclass(frozen=True, slots=True)
@@ -97,7 +110,7 @@ def layout() -> Layout:
         Place((15, 14), ("Pico", 38), ("W_i2c", 4), "I2C cable: GND"),
         Place((27, 13), ("U1", 2), ("W_pi_data", 1), "Pi pin 19 (data)"),  # the Pi's jumpers, on a 2-pin header
         Place((26, 13), ("U1", 7), ("W_pi_data", 2), "Pi pin 20 (GND)"),
-        Place((28, 13), ("U1", 3), ("W_led", 3), "LED cable: data"),
+        Place((28, 13), ("U1", 3), ("W_led", 3), "LED cable: data, on a pin", on_pin=True),
         Place((26, 21), ("U1", 14), ("W_shifter_power", 1), "from F2: +5 V"),
         Place((33, 22), ("U1", 7), ("W_shifter_power", 2), "from J1: GND"),
     ]
@@ -204,11 +217,57 @@ def _said(place: Place, harness: dict) -> str:
     return f"{name} {pin}{f' ({label})' if label and label != str(pin) else ''} at T{track} H{hole}"
 
 
-def problems(board: Layout, harness: dict) -> list[str]:
+def conductor_mm(gauge: str) -> float:
+    """How thick a stranded (class 5) conductor of ``gauge`` ("0.75 mm2", "26 AWG") is over its
+    strands: the solid wire of its copper area, and about 17 % more for the gaps between strands
+    (0.75 mm2: about 1.14 mm, where its solid wire is 0.98)."""
+    number, unit = gauge.split()
+    if unit == "AWG":
+        solid = 0.127 * 92 ** ((36 - int(number)) / 39)
+    elif unit == "mm2":
+        solid = math.sqrt(4 * float(number) / math.pi)
+    else:
+        raise ValueError(f"wire gauge {gauge!r}: expected N AWG or N mm2")
+    return round(1.17 * solid, 2)
+
+
+def fit_problems(board: Layout, harness: dict, bom: list[dict[str, str]]) -> list[str]:
+    """What does not fit where the layout puts it: a wire's conductor thicker than its hole (it
+    needs a pin), and a radial part whose leads, as billed, do not span its holes."""
+    found = []
+    for place in board.places:
+        if place.wire and not place.on_pin:
+            gauge = harness["cables"][place.wire[0]].get("gauge")
+            if gauge and conductor_mm(gauge) > HOLE_MM - SPARE_MM:
+                found.append(f"T{place.hole[0]} H{place.hole[1]}: {place.wire[0]} wire {place.wire[1]} ({gauge}, about "
+                             f"{conductor_mm(gauge):.2f} mm over its strands) does not enter the board's {HOLE_MM:.1f} mm "
+                             f"hole: solder it to a 2.54 mm header pin standing in the hole")
+    billed = {name: row["typical part or product"] for row in bom for name in row["in the diagram"].split()}
+    for part in sorted({place.pin[0] for place in board.places if not place.wire and not place.name} - {"Pico", "U1"}
+                       - BENT_LEADS):
+        ends = sorted(place.hole for place in board.places if place.pin[0] == part and not place.wire)
+        pitch = LEADS.search(billed.get(part, ""))
+        if pitch is None:
+            found.append(f"{part}'s row in hardware/bom.csv does not say how far apart its leads are (as \"2.54 mm "
+                         f"leads\"): a radial part's leads do not stretch to its holes")
+            continue
+        span = math.dist(*(centre(hole) for hole in ends))
+        if abs(span - float(pitch.group(1))) > 0.05:
+            (a, b) = ends
+            found.append(f"{part} is billed with {pitch.group(1)} mm leads (hardware/bom.csv) but its holes "
+                         f"T{a[0]} H{a[1]} and T{b[0]} H{b[1]} are {span:.2f} mm apart: bill a part whose leads span "
+                         f"them, or move a lead")
+    return found
+
+
+def problems(board: Layout, harness: dict, bom: list[dict[str, str]] | None = None) -> list[str]:
     """Every way the board differs from the harness, in words; empty when it is sound: two places
     joined that the design parts (a short), two parted that it joins (an open), a hole holding two
-    things or a cut, a place off the board or under a corner's screw."""
-    found = []
+    things or a cut, a place off the board or under a corner's screw, and what does not fit its
+    holes (``fit_problems``, against ``bom``: hardware/bom.csv unless given)."""
+    from .guide import bom_rows
+
+    found = fit_problems(board, harness, bom_rows() if bom is None else bom)
     held: dict[Hole, list[Place]] = defaultdict(list)
     for place in board.places:
         held[place.hole].append(place)

@@ -299,7 +299,7 @@ def harness(wiring: Pinout) -> dict:
                "notes": "pull-down on 1A: the strip sees a steady low while the Pi is off"},
         "C1": {"type": "ceramic capacitor", "subtype": VALUES["C1"].text, "pinlabels": ["1", "2"],
                "notes": "across VCC and GND at U1"},
-        "J1": {"type": "panel DC jack 5.5 x 2.1 mm, 5 A, 12 mm hole", "pinlabels": [f"+5V {CENTRE}", GROUND],
+        "J1": {"type": "panel DC jack 5.5 x 2.1 mm, 5 A, 8 mm hole", "pinlabels": [f"+5V {CENTRE}", GROUND],
                "notes": "in the electronics box's wall"},
         SUPPLY: {"type": "5 V LED supply, barrel plug", "pinlabels": ["+5V", GROUND],
                  "notes": f"{supply:g} A; plugs into J1"},
@@ -1136,6 +1136,39 @@ def text(wiring: Pinout) -> str:
             + json.dumps(harness(wiring), indent=2) + "\n")
 
 
+SUBSYSTEMS = {
+    "supply": ("The LED supply, its fuses and bus, and the level shifter", r"PSU|J1|F\d|BUS|C1|C2|R\d|U1"),
+    "strip": ("The strip: its rows and the edge, fed from the bus", r"ROW\d+|EDGE"),
+    "touch": ("The touch board: the Pico, the breakouts and their pads", r"Pico|C3|MPR121_\w+|PADS_\w+|GUARD"),
+    "pi": ("The Pi: its supply, the display, the sound and the buttons", r"Pi|PI_PSU|DISPLAY|AMP|SPEAKER|END_TURN|NEW_GAME"),
+}
+"""The diagram in parts a page can print whole: each its title and the connectors it is about
+(a pattern of their names); a cable to another part is drawn with the connector at its far end."""
+PARTS = HARDWARE / "wiring-parts"
+"""Where each part's description and drawing go: wiring-parts/NAME.yml and NAME.svg (not wiring/:
+WireViz leaves a file of that name beside wiring.yml while it draws)."""
+
+
+def subsystem(harness: dict, members: str) -> dict:
+    """The part of ``harness`` about the connectors whose names fit ``members``: every cable that
+    ends on one of them, whole, with the connectors at its ends."""
+    own = {name for name in harness["connectors"] if re.fullmatch(members, name)}
+    cables = {next(iter(cable)) for left, cable, right in harness["connections"]
+              if {next(iter(left)), next(iter(right))} & own}
+    connections = [joined for joined in harness["connections"] if next(iter(joined[1])) in cables]
+    drawn = own | {next(iter(end)) for left, _, right in connections for end in (left, right)}
+    return {"connectors": {name: shown for name, shown in harness["connectors"].items() if name in drawn},
+            "cables": {name: shown for name, shown in harness["cables"].items() if name in cables},
+            "connections": connections}
+
+
+def subsystem_text(wiring: Pinout, name: str) -> str:
+    """One part's description, as ``text`` writes the whole."""
+    title, members = SUBSYSTEMS[name]
+    return (f"# Made by python -m pi_table.hardware.tools.wiring from hardware/pinout.toml: {title.lower()}, part of "
+            "wiring.yml.\n" + json.dumps(subsystem(harness(wiring), members), indent=2) + "\n")
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m pi_table.hardware.tools.wiring",
                                      description=__doc__.split("\n\n")[0])
@@ -1153,6 +1186,14 @@ def main(argv: list[str] | None = None) -> int:
     command = [sys.executable, "-m", "wireviz.wv_cli", "--format", "sp", "--output-dir", str(folder), str(source)]
     subprocess.run(command, check=True, stdout=subprocess.DEVNULL)
     shrink(folder / "wiring.png")
+    parts = folder / PARTS.name
+    parts.mkdir(exist_ok=True)
+    for name in SUBSYSTEMS:
+        part = parts / f"{name}.yml"
+        part.write_text(subsystem_text(pinout.load(), name), encoding="utf-8")
+        subprocess.run([sys.executable, "-m", "wireviz.wv_cli", "--format", "s", "--output-dir", str(parts), str(part)],
+                       check=True, stdout=subprocess.DEVNULL)
+        print(f"wrote {part} and its drawing")
     return 0
 
 

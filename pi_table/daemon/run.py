@@ -705,13 +705,35 @@ class Daemon:
         health = dict(self.devices.health)
         for name, why in list(self.devices.why.items()):  # a copy: paho's thread may change it meanwhile
             health[name] = NOT_WORKING + say(why, lang)
-        touch = self.devices.touch
-        if hasattr(touch, "connected") and hasattr(touch, "trouble"):  # the board's driver: its link, its chips' bus
-            trouble = touch.trouble() if touch.connected else self.loop.faults.get("touch", "connecting")
+        board = self._board()
+        if board is not None:
+            trouble = board.trouble() if board.connected else self.loop.faults.get("touch", "connecting")
             health["touch"] = "ok" if trouble is None else say(trouble, lang)
         if "sound" in self.loop.faults:  # the audio output went missing after the start
             health["sound"] = f"not working: {say(self.loop.faults['sound'], lang)}"
         return health
+
+    def advice(self, lang: str = "en") -> dict[str, str]:
+        """What to do about a device's fault where the fault says it better than the device's
+        name can (a silent chip: its joints and its cards, not the board's USB cable), in ``lang``."""
+        faults: dict[str, Text] = dict(self.devices.why)
+        board = self._board()
+        if board is not None:
+            faults.pop("touch", None)
+            fault = board.trouble() if board.connected else self.loop.faults.get("touch")
+            if fault is not None:
+                faults["touch"] = fault
+        if not faults:
+            return {}
+        from ..drivers.touchboard import advice_for  # the board's words: loaded only once there is a fault
+
+        return {name: say(advice, lang) for name, fault in faults.items() if (advice := advice_for(fault)) is not None}
+
+    def _board(self) -> Any:
+        """The touch board's driver (its link, its chips' bus) when the table reads a board, else
+        None: known by what it does, so a table of another touch source never loads the driver."""
+        touch = self.devices.touch
+        return touch if hasattr(touch, "connected") and hasattr(touch, "trouble") else None
 
     def status(self, lang: str = "en") -> dict[str, Any]:
         """What the operatives may see, and the table's health: never the key. The warnings and
@@ -727,6 +749,7 @@ class Daemon:
             "uptime_s": round(time.monotonic() - self.started, 1),
             "state": state,
             "health": health,
+            "advice": self.advice(lang),
             "warnings": [say(warning, lang) for warning in self.loop.cues(self.loop.clock()).warnings],
             "journal": say(self.session.journal_problem or "ok", lang),
             "journal_damage": self.session.journal_damage,  # what a damaged journal lost, until the next game

@@ -36,7 +36,7 @@ from collections.abc import Callable
 from typing import Any
 
 from ..engine import CELLS
-from ..engine.phrase import N_, Phrase
+from ..engine.phrase import N_, Phrase, Text
 from ..errors import PiTableError
 from ..firmware.touchboard import DEFAULT_THRESHOLDS
 from ..hal.events import AlreadyStarted, ButtonEvent, DeafCards, Emit, Event, HealthEvent, NotStarted, TouchEvent
@@ -90,6 +90,42 @@ FAULTS = (DISCONNECTED.template, NOT_FOUND, CONSOLE_ONLY, CANNOT_OPEN, NO_HELLO,
           CHIP_UNTUNED, CHIPS_UNTUNED)
 """The templates of the faults this module reports: docs/cafe/troubleshooting.md has an entry for each
 (tests/test_troubleshooting.py collects every module's ``FAULTS``)."""
+USB_CABLE = N_("Check the USB cable from the touch board to the Pi: it must carry data, and many short cables only "
+               "charge (use a data cable, as the bill of materials names); the table finds the board again by itself.")
+DEPLOY = N_("Deploy the firmware that came with this pi-table (firmware/) to the touch board, as the build guide says; "
+            "the table finds the board again by itself.")
+JOINTS = N_("Check the soldered joints on touch chip {chip}'s breakout and its four wires from the touch board (3V3, "
+            "GND, SDA, SCL): until it answers, {pads} cannot be touched; once mended, it is taken back by itself.")
+ADVICE = {
+    DISCONNECTED.template: USB_CABLE, NOT_FOUND: USB_CABLE, CANNOT_OPEN: USB_CABLE,
+    CONSOLE_ONLY: DEPLOY, NO_HELLO: DEPLOY, OTHER_PROTOCOL: DEPLOY,
+    CHIP_RESET: N_("Power the Pi from its own supply (3 A for a Pi 4, 5 A for a Pi 5) and check the touch board's USB "
+                   "cable: a dip in power resets the touch chips, and the board sets them up again by itself."),
+    OUT_OF_RANGE_CELLS: N_("Check the wires from the pads of cells {cells} to touch chip {chip}: a break, or a wire "
+                           "touching ground or another pad; then run pi-table tune."),
+    OUT_OF_RANGE: N_("Check the wires from touch chip {chip}'s pads: a break, or a wire touching ground or another pad; "
+                     "then run pi-table tune."),
+    I2C_ERRORS: N_("Check the SDA and SCL joints from the touch board to the breakouts, and keep those wires apart from "
+                   "the LED cable; no touch is lost meanwhile."),
+    BUS_FREED: N_("Nothing to do if it happened once; if it comes back, check the SDA and SCL joints on the breakouts."),
+    BUS_HELD: N_("Unplug the touch board's USB cable and plug it in again; if it comes back, check the SDA and SCL "
+                 "joints on each breakout."),
+    CHIP_SILENT: JOINTS, CHIP_MISSING: JOINTS,
+    CHIPS_SILENT: N_("Check the four wires touch chips {chips} share from the touch board (3V3, GND, SDA, SCL), then "
+                     "each breakout's joints: until they answer, {pads} cannot be touched; once mended, each is taken "
+                     "back by itself."),
+}
+"""What the staff do about each fault the board reports (the staff page's advice under it),
+naming the fault's own chip and cards: a silent chip's joints are not mended by a cable."""
+
+
+def advice_for(fault: Text) -> Phrase | None:
+    """The advice for a fault of the board's, with that fault's chip and cards; None for another."""
+    if not isinstance(fault, Phrase) or fault.template not in ADVICE:
+        return None
+    return Phrase.of(ADVICE[fault.template], **dict(fault.fields))
+
+
 CONSOLE_INTERFACE = "CircuitPython CDC "  # the REPL; the data port's name says "CDC2"
 TOLD_S = 600.0
 """How long a fault the board told stays in its health: the board has mended it by then, but

@@ -15,6 +15,7 @@ import segno
 
 from ..engine import Team
 from ..engine.keys import ASSASSIN, BLUE_AGENT, BYSTANDER, RED_AGENT
+from ..engine.phrase import N_
 from ..hal import RGB, Command, GameModel, TimerState
 from .i18n import say, translation
 from .orientation import Area
@@ -63,6 +64,7 @@ class Frame:
     taps: tuple[Tap, ...]
     cells: tuple[tuple[int, int, int, int], ...]
     texts: tuple[str, ...]
+    cut: tuple[str, ...] = ()  # the texts that did not fit their place whole and were cut with an ellipsis
 
     def at(self, pos: tuple[int, int]) -> Tap | None:
         return next((tap for tap in self.taps if pygame.Rect(tap.rect).collidepoint(pos)), None)
@@ -82,20 +84,20 @@ def _rendered(text: str, size: int, colour: tuple[int, int, int]) -> pygame.Surf
 
 
 @lru_cache(maxsize=2048)
-def _fit(text: str, size: int, smallest: int, width: int, max_lines: int) -> tuple[int, tuple[str, ...]]:
+def _fit(text: str, size: int, smallest: int, width: int, max_lines: int) -> tuple[int, tuple[str, ...], bool]:
     """The largest size from ``size`` down to ``smallest`` at which ``text`` fits ``width`` in
-    at most ``max_lines`` lines, and those lines; if even the smallest does not fit, what
-    overflows is cut off with an ellipsis."""
+    at most ``max_lines`` lines, those lines, and True; if even the smallest does not fit, what
+    overflows is cut off with an ellipsis, and False."""
     for trial in range(size, smallest - 1, -2):
         font = typeface(trial)
         lines = _wrap(text, font, width)
         if len(lines) <= max_lines and all(font.size(line)[0] <= width for line in lines):
-            return trial, tuple(lines)
+            return trial, tuple(lines), True
     font = typeface(smallest)
     lines = _wrap(text, font, width)
     if len(lines) > max_lines:
         lines = lines[: max_lines - 1] + [lines[max_lines - 1] + "…"]
-    return smallest, tuple(_cut(line, font, width) for line in lines)
+    return smallest, tuple(_cut(line, font, width) for line in lines), False
 
 
 def _cut(line: str, font: pygame.font.Font, width: int) -> str:
@@ -183,6 +185,7 @@ class Canvas:
     taps: list[Tap] = field(default_factory=list)
     cells: dict[int, tuple[int, int, int, int]] = field(default_factory=dict)
     texts: list[str] = field(default_factory=list)
+    cut: list[str] = field(default_factory=list)
 
     def __post_init__(self) -> None:
         width, height = self.surface.get_size()
@@ -209,7 +212,9 @@ class Canvas:
         size down to ``smallest`` that fits in ``lines`` lines."""
         self.texts.append(text)
         rect = self.rect(*area)
-        fitted, rows = _fit(text, self.px(size), self.px(smallest or size), rect.width, lines)
+        fitted, rows, whole = _fit(text, self.px(size), self.px(smallest or size), rect.width, lines)
+        if not whole:
+            self.cut.append(text)
         step = typeface(fitted).get_linesize()
         top = rect.centery - step * len(rows) / 2
         for i, row in enumerate(rows):
@@ -222,6 +227,12 @@ class Canvas:
             else:
                 place.centerx = rect.centerx
             self.surface.blit(image, place)
+
+    def fits(self, text: str, width: float, size: float, smallest: float, lines: int) -> tuple[float, int] | None:
+        """The largest size from ``size`` down to ``smallest`` at which ``text`` fits ``width``
+        (design units) whole in at most ``lines`` lines, and how many it takes; None if it does not."""
+        fitted, rows, whole = _fit(text, self.px(size), self.px(smallest), self.rect(0, 0, width, 1).width, lines)
+        return (fitted / self.scale, len(rows)) if whole else None
 
     def width(self, text: str, size: float) -> float:
         """How wide ``text`` is at ``size``, in design units."""
@@ -273,11 +284,28 @@ def capital(text: str) -> str:
     return text[:1].upper() + text[1:]
 
 
+BANNER = 44  # the banner's height, over the header
+MORE_WARNINGS = N_("(+{count} more)")
+
+
 def banner(canvas: Canvas, model: GameModel) -> None:
-    canvas.box((0, 0, DESIGN[0], 44), AMBER, radius=0)
+    """The faults across the top, the most serious first, each whole with what to do about it: on
+    one line if they fit, else on two in smaller type (the longest, a silent chip's 11 cards and
+    what to check, takes two in either language); the faults after those that fit are counted
+    (the staff page lists them all)."""
+    said = [capital(say(warning, model.lang)) for warning in model.warnings]
+    width = DESIGN[0] - 62
+    words, size, rows = " · ".join(said), 34.0, 1
+    for shown in range(len(said), 0, -1):
+        more = len(said) - shown
+        words = " · ".join(said[:shown]) + (" " + canvas.gettext(MORE_WARNINGS).format(count=more) if more else "")
+        fitted = canvas.fits(words, width, 34, 22, 1) or canvas.fits(words, width, 22, 18, 2)
+        if fitted:
+            size, rows = fitted
+            break
+    canvas.box((0, 0, DESIGN[0], BANNER), AMBER, radius=0)
     canvas.symbol("alert", (26, 22), 30, DARK_TEXT)
-    words = " · ".join(capital(say(warning, model.lang)) for warning in model.warnings)
-    canvas.text(words, (50, 2, DESIGN[0] - 62, 40), 34, DARK_TEXT, align="left", smallest=22)
+    canvas.text(words, (50, 2, width, BANNER - 4), size, DARK_TEXT, align="left", smallest=min(size, 18), lines=rows)
 
 
 

@@ -56,6 +56,7 @@ from ..hal.codex_model import CodexModel
 from .canvas import (
     AMBER,
     BACKGROUND,
+    BANNER,
     CARD,
     DESIGN,
     HEADER,
@@ -175,14 +176,14 @@ def draw_codex(
     top = 0
     if model.warnings:
         banner(canvas, model)
-        top = 44
+        top = BANNER
     game, state = model.game, model.state
     if turn.stage is Stage.AGENT:
         view = game.agent_view(state, turn.agent)
         _agent_turn(canvas, view, game.legal_actions(state, turn.agent), turn, own_refusal, top)
     else:
         _public(canvas, model, game.public_view(state), turn, top, now, since)
-    return Frame(tuple(canvas.taps), (), tuple(canvas.texts))
+    return Frame(tuple(canvas.taps), (), tuple(canvas.texts), tuple(canvas.cut))
 
 
 # --- the public side ----------------------------------------------------------------------------

@@ -47,6 +47,7 @@ from ..hal import RGB, AnyModel, Command, NewGame, ScreenModel, SelfTestModel, S
 from .canvas import (
     AMBER,
     BACKGROUND,
+    BANNER,
     BUTTON,
     CARD,
     DARK_TEXT,
@@ -139,7 +140,7 @@ def draw(
     top = 0
     if model.warnings:
         banner(canvas, model)
-        top = 44
+        top = BANNER
     _header(canvas, model, mode, top, now, since)
     body = top + HEADER + 8
     side = DESIGN[1] - 8 - body
@@ -155,7 +156,8 @@ def draw(
     if idle_line:  # nobody is playing: a good moment for the staff to read which version runs
         canvas.text(f"pi-table {version()}", (panel_x, actions_y - 8 - idle_line, width, idle_line - 2), 14, MUTED,
                     align="right")
-    return Frame(tuple(canvas.taps), tuple(canvas.cells[cell] for cell in range(CELLS)), tuple(canvas.texts))
+    return Frame(tuple(canvas.taps), tuple(canvas.cells[cell] for cell in range(CELLS)), tuple(canvas.texts),
+                 tuple(canvas.cut))
 
 
 def _effective(mode: Mode, view: TableView, join: str | None) -> Mode:

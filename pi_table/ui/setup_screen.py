@@ -72,7 +72,7 @@ class SetupPainter:
             said = _("The page's certificate (SHA-256):")
             canvas.text(f"{said} {grouped(model.fingerprint)}", (24, 442, DESIGN[0] - 48, 34), 16, MUTED, align="left",
                         smallest=10, lines=2)
-        self.frame = Frame((), (), tuple(canvas.texts))
+        self.frame = Frame((), (), tuple(canvas.texts), tuple(canvas.cut))
         return self.frame
 
     def tap(self, pos: tuple[int, int]) -> Command | None:

@@ -267,12 +267,14 @@ def words(lang: str, more: Iterable[str] = ()) -> dict[str, str]:
 
 
 def advised(table: dict[str, Any], lang: str) -> list[dict[str, Any]]:
-    """Each device's health with what to do about it when it is not working, said in ``lang``."""
+    """Each device's health with what to do about it when it is not working, said in ``lang``:
+    the fault's own advice where the table gives one (``advice``, by device), else the device's."""
     health = dict(table.get("health", {}))
     health["journal"] = table.get("journal", "ok")
+    fitting = table.get("advice") or {}
     gettext = translation(lang).gettext
     return [{"device": name, "health": say_health(state, lang),
-             "advice": gettext(ADVICE.get(name, ADVICE_ANY)) if is_fault(state) else None}
+             "advice": (fitting.get(name) or gettext(ADVICE.get(name, ADVICE_ANY))) if is_fault(state) else None}
             for name, state in health.items()]
 
 
