@@ -329,6 +329,17 @@ def out_of_range(lang: str) -> str:
     return f"> {say(Phrase.of(OUT_OF_RANGE_CELLS, chip=f'0x{chip:02x}', cells=cells), lang)}"
 
 
+def touch_untuned(lang: str) -> str:
+    """The troubleshooting page's examples of chips that do not run the table's tuning: the last
+    chip alone, then the first two, named by their cards as the driver names them on the reference
+    wiring."""
+    from pi_table.ui.i18n import say
+
+    board = _reference_board()
+    first, second, third = (chip.address for chip in _wiring().chips)
+    return "\n".join(f"> {say(board._untuned(chips), lang)}\n" for chips in ([third], [first, second])).rstrip()
+
+
 def wiring_parts() -> str:
     """The wiring page's parts: each part of the diagram (hardware/tools/wiring.py's SUBSYSTEMS) on
     a printed page of its own."""
@@ -344,8 +355,9 @@ def wiring_parts() -> str:
 
 BLOCKS: dict[str, dict[str, Callable[[], str]]] = {
     "make/wiring.md": {"wiring-parts": wiring_parts},
-    "cafe/troubleshooting.md": {"touch-chips": lambda: touch_chips("en"), "touch-out-of-range": lambda: out_of_range("en")},
-    "cafe/troubleshooting.it.md": {"touch-chips": lambda: touch_chips("it"),
+    "cafe/troubleshooting.md": {"touch-chips": lambda: touch_chips("en"), "touch-untuned": lambda: touch_untuned("en"),
+                                "touch-out-of-range": lambda: out_of_range("en")},
+    "cafe/troubleshooting.it.md": {"touch-chips": lambda: touch_chips("it"), "touch-untuned": lambda: touch_untuned("it"),
                                    "touch-out-of-range": lambda: out_of_range("it")},
 }
 """The blocks generated inside pages written by hand: by page, each block's name and what writes it."""

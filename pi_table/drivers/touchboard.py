@@ -114,6 +114,13 @@ ADVICE = {
     CHIPS_SILENT: N_("Check the four wires touch chips {chips} share from the touch board (3V3, GND, SDA, SCL), then "
                      "each breakout's joints: until they answer, {pads} cannot be touched; once mended, each is taken "
                      "back by itself."),
+    CHIP_UNTUNED: N_("Unplug the touch board's USB cable and plug it in again: the board sets every chip up afresh "
+                     "with its own values. If the line comes back, touch chip {chip} does not keep what is written to "
+                     "it: whoever built the table replaces its breakout."),
+    CHIPS_UNTUNED: N_("Unplug the touch board's USB cable and plug it in again: the board sets every chip up afresh "
+                      "with its own values. If the line comes back, touch chips {chips} do not keep what is written to "
+                      "them: whoever built the table checks their breakouts' joints and replaces those that keep "
+                      "nothing."),
 }
 """What the staff do about each fault the board reports (the staff page's advice under it),
 naming the fault's own chip and cards: a silent chip's joints are not mended by a cable."""
