@@ -982,6 +982,23 @@ class FakeDesk:
     def recovered(self):
         self.calls.append("recovered")
 
+    def wipe_owners_part(self):
+        """The buttons' reset: nothing of the owner's here, recorded."""
+        self.calls.append("wipe")
+        return []
+
+    def owner_reset(self, how, address, wiped):
+        self.calls.append(f"owner reset {how}")
+        self.notice = Phrase.of("the owner's passphrase was reset with the recovery code at {time} from {address}. "
+                                "The owner acknowledges it on the staff page", time="now", address=address)
+
+    def owner_notice(self):
+        return getattr(self, "notice", None)
+
+    def acknowledge_reset(self):
+        seen, self.notice = self.owner_notice() is not None, None
+        return seen
+
     def restart(self):
         self.calls.append("restart")
 
