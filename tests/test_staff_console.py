@@ -201,7 +201,8 @@ def test_a_forgotten_passphrase_is_reset_with_the_code_on_the_tables_screen(cons
     status, answer = staff.call("POST", "/staff/api/owner/reset", {"code": code, "passphrase": "short"})
     assert status == 400 and "at least 10 characters" in answer["error"]  # the code is not spent on it
     status, answer = staff.call("POST", "/staff/api/owner/reset", {"code": code, "passphrase": NEW_PASSPHRASE})
-    assert status == 200 and answer["left_s"] > 0 and desk.calls[-1] == "recovered"
+    assert status == 200 and answer["left_s"] > 0 and answer["restarting"] and answer["recovery_code"]
+    assert desk.calls[-4:] == ["recovered", "wipe", "owner reset buttons", "restart"]  # issue 58: wiped, then set
     assert staff.call("POST", "/staff/api/owner", {"passphrase": NEW_PASSPHRASE})[0] == 200
     status, _ = staff.call("POST", "/staff/api/owner/reset", {"code": code, "passphrase": OWNER_PASSPHRASE})
     assert status == 403  # it served once

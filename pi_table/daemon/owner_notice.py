@@ -16,7 +16,7 @@ from ..files import write_private
 
 NOTICE = "owner.reset"  # in the journal folder: the last reset of the owner's passphrase, until acknowledged
 PART = {
-    "broker": N_("the broker's password"),
+    "broker": N_("the broker's password or client key"),
     "dashboard": N_("the fleet dashboard's broker password"),
     "recovery": N_("the recovery code"),
     "handout": N_("the café's tables' passwords still to hand out"),

@@ -44,13 +44,15 @@ if TYPE_CHECKING:
 
 log = logging.getLogger("pi_table.daemon")
 DASHBOARD_PASSWORD = "fleet.dashboard_password_file"
-SETTINGS = (BROKER, PASSWORD_FILE, DASHBOARD_PASSWORD)
-"""The settings that hold a password (the broker's URL) or name a file that does."""
+SETTINGS = {BROKER: "broker", PASSWORD_FILE: "broker", "fleet.cert": "broker", "fleet.key": "broker",
+            DASHBOARD_PASSWORD: "dashboard"}
+"""The settings that hold a password (the broker's URL) or name a file that does, or the table's
+client key for the broker (with its certificate), by the piece of the part each is."""
 JOURNAL_FILES = {RECOVERY_FILE: "recovery", HANDOUT: "handout"}
 """The owner's files in the journal folder, by the piece of the part each is."""
 KEPT = {
-    "web.tls_key": "the https key: the table's identity to the phones, read by the service alone and shown on no page",
-    "fleet.ca": "the CA's certificate that signed the broker's: public",
+    "web.tls_key": "the https key: the table's identity to the phones, shown on no page and sent nowhere; a new "
+                   "owner gives the table a certificate of their own",
     "owner.pass": "the owner's passphrase: the reset replaces it",
     "staff.pin": "the staff PIN: the staff's, whom the reset does not concern",
 }
@@ -76,9 +78,7 @@ def wipe(config: Config, helper: RootHelper, wait_s: float = WAIT_S) -> list[str
         raise Refusal("a restored backup is being tried: reset the owner's passphrase once it is kept or rolled back")
     wiped = _root(helper, wait_s)
     if config.source is not None:
-        emptied = _settings(config.source)
-        wiped += [piece for piece, keys in (("broker", (BROKER, PASSWORD_FILE)), ("dashboard", (DASHBOARD_PASSWORD,)))
-                  if emptied.intersection(keys)]
+        wiped += [SETTINGS[key] for key in _settings(config.source)]
         owner_files.prune(config)  # the files that held them, no settings naming them now
     journal = config.paths.journal_dir
     for name, piece in JOURNAL_FILES.items():
@@ -126,7 +126,7 @@ def _emptied(fleet: dict[str, Any]) -> dict[str, object]:
     broker = fleet.get("broker")
     if isinstance(broker, str) and hide_password(broker) != broker:
         changes[BROKER] = keep_password(hide_password(broker), "")
-    for key in (PASSWORD_FILE, DASHBOARD_PASSWORD):
+    for key in SETTINGS.keys() - {BROKER}:
         if fleet.get(key.partition(".")[2]):
             changes[key] = ""
     return changes
