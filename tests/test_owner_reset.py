@@ -303,3 +303,66 @@ def test_a_reset_is_refused_while_a_restored_backup_is_tried(tmp_path, monkeypat
     monkeypatch.setattr(backup, "pending", lambda config: object())
     with pytest.raises(Refusal, match="a restored backup is being tried"):
         owners_part.wipe(load_config(config), NoHelper())
+
+
+# --- on a phone ------------------------------------------------------------------------------------
+
+
+CODE = r"^[0-9A-Z]{4}(-[0-9A-Z]{4}){4}$"
+
+
+def test_the_owner_makes_and_uses_a_recovery_code_and_acknowledges_each_reset_on_a_phone(tmp_path, browser):
+    """Every button issue 58 adds, pressed: a recovery code made, the passphrase set with it, the
+    notice acknowledged; then the buttons' reset from the page, and its notice after the restart."""
+    import re
+
+    from playwright.sync_api import expect
+
+    from helpers import STAFF_PIN, staff_login
+
+    table = StaffTable(tmp_path, dealt_key())
+    context = browser.new_context(viewport={"width": 390, "height": 844})
+    page = context.new_page()
+    try:
+        staff_login(page, table.base, STAFF_PIN)
+        expect(page.locator("#owner-line")).to_be_visible()
+        expect(page.locator("#recovery-line")).to_contain_text("No recovery code is kept")
+        page.click("#recovery-make")  # the owner's: the page asks for the passphrase, then makes it
+        page.fill("#owner-passphrase", OWNER_PASSPHRASE)
+        page.click("#owner-form button")
+        expect(page.locator("#recovery-code")).to_have_text(re.compile(CODE))
+        code = page.locator("#recovery-code").inner_text()
+        expect(page.locator("#recovery-line")).to_contain_text("Each new one replaces the one before")
+
+        page.reload()
+        page.click("#passphrase-recover summary")
+        page.fill("#passphrase-recovery", code)
+        page.fill("#passphrase-recover-new", NEW_PASSPHRASE)
+        page.fill("#passphrase-recover-again", NEW_PASSPHRASE)
+        page.click("#passphrase-recover-form button")
+        expect(page.locator("#message")).to_contain_text("The owner's passphrase is changed")
+        expect(page.locator("#recovery-code")).to_have_text(re.compile(CODE))
+        assert page.locator("#recovery-code").inner_text() != code
+        page.reload()
+        expect(page.locator("#owner-notice")).to_contain_text("reset with the recovery code")
+        page.click("#owner-notice-ack")  # this phone acts as the owner since it set the passphrase
+        expect(page.locator("#message")).to_have_text("The notice is acknowledged.")
+        expect(page.locator("#owner-notice")).to_be_hidden()
+
+        shown = table.daemon.recovery.issue()  # as both buttons held at the start show it, on the screen alone
+        page.click("#passphrase-reset summary")
+        expect(page.locator("#passphrase-reset")).to_contain_text("the release keys the owner added")
+        page.fill("#passphrase-code", shown)
+        page.fill("#passphrase-reset-new", OWNER_PASSPHRASE)
+        page.fill("#passphrase-reset-again", OWNER_PASSPHRASE)
+        page.click("#passphrase-reset-form button")
+        expect(page.locator("#message")).to_contain_text("the table restarts now, without the owner's secrets")
+        wait_for(lambda: table.daemon.restarting, "the restart after the owner's part was wiped")
+        table.close()
+        table = InProcessDaemon(tmp_path / "config.toml")
+        page.goto(f"{table.daemon.companion.base_url}/staff")  # the session outlives the restart
+        expect(page.locator("#owner-notice")).to_contain_text("reset with the table's buttons")
+        expect(page.locator("#owner-notice")).to_contain_text("the recovery code")  # what it wiped
+    finally:
+        context.close()
+        table.close()

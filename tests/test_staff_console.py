@@ -22,6 +22,7 @@ from pi_table.web.staff import set_pin
 
 from helpers import (
     OWNER_PASSPHRASE,
+    InProcessDaemon,
     STAFF_CONFIG,
     SYSTEMD_JOURNAL,
     FakeDesk,
@@ -34,6 +35,7 @@ from helpers import (
     signed_bundle,
     staff_login,
     staff_page,
+    wait_for,
 )
 from helpers import STAFF_PIN as PIN
 from helpers import StaffTable as InProcessTable
@@ -234,9 +236,13 @@ def test_the_passphrase_is_changed_and_reset_from_a_phone(tmp_path, browser):
         page.fill("#passphrase-reset-new", "yet another passphrase")
         page.fill("#passphrase-reset-again", "yet another passphrase")
         page.click("#passphrase-reset-form button")
-        expect(page.locator("#message")).to_contain_text("The owner's passphrase is changed")
+        expect(page.locator("#message")).to_contain_text("The owner's passphrase was reset: the table restarts now")
+        expect(page.locator("#recovery-code")).to_have_text(re.compile(r"^[0-9A-Z]{4}(-[0-9A-Z]{4}){4}$"))
         assert all(page.eval_on_selector_all("#owner-section input", "(fields) => fields.map((f) => f.value === '')"))
-        staff = Staff(table.base)
+        wait_for(lambda: table.daemon.restarting, "the restart after the owner's part was wiped (issue 58)")
+        table.close()
+        table = InProcessDaemon(table.config)
+        staff = Staff(table.daemon.companion.base_url)
         staff.login()
         staff.as_owner("yet another passphrase")
     finally:
