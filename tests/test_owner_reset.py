@@ -5,14 +5,13 @@ lasting notice until the owner acknowledges it (docs/cafe/roles.md, docs/dev/sec
 from __future__ import annotations
 
 import io
-import json
 import tarfile
 import threading
-import time
 import urllib.request
 from pathlib import Path
 
 import pytest
+from test_keys_page import make_key
 
 from pi_table.daemon import backup
 from pi_table.release import helper, requests
@@ -21,7 +20,6 @@ from pi_table.release.layout import Releases
 from pi_table.release.service_user import ServiceUser
 
 from helpers import OWNER_PASSPHRASE, InProcessDaemon, Staff, StaffTable, dealt_key, wait_for
-from test_keys_page import make_key
 
 BROKER_SECRET = "the-broker-password-58"
 FLEET = f'[fleet]\nbroker = "mqtts://t1:{BROKER_SECRET}@127.0.0.1:1"\ntable_id = "t1"\n'

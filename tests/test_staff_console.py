@@ -22,10 +22,10 @@ from pi_table.web.staff import set_pin
 
 from helpers import (
     OWNER_PASSPHRASE,
-    InProcessDaemon,
     STAFF_CONFIG,
     SYSTEMD_JOURNAL,
     FakeDesk,
+    InProcessDaemon,
     Staff,
     dealt_key,
     fake_journalctl,
