@@ -115,7 +115,9 @@ def test_staff_at_the_buttons_reset_the_passphrase_and_get_none_of_the_owners_se
         for piece in ("the broker's password", "the nightly backups", "the release keys the owner added"):
             assert piece in notice, piece
         status = daemon.answer({"command": "status"})
-        assert notice in status["warnings"]  # pi-table status, and the fleet's reports, which carry the warnings
+        assert notice in status["warnings"]  # pi-table status
+        reported = daemon.loop.call(daemon._fleet_status)["warnings_in"]  # the fleet's dashboard, in its language
+        assert notice in reported["en"] and any("reimpostata con i pulsanti del tavolo" in said for said in reported["it"])
         shown = daemon.devices.screen.screen.screen.models[-1]  # the phones' and the fleet's screens wrap the table's
         assert notice in [str(warning) for warning in shown.warnings]
         assert owner.call("POST", "/staff/api/owner/notice")[0] == 403  # the owner's word alone takes it down
