@@ -27,12 +27,20 @@ import pytest
 from hypothesis import HealthCheck, settings
 from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, invariant, precondition, rule
-from test_owner_reset import BROKER_SECRET, FLEET, download_backup
 
 from pi_table.web.roles import set_passphrase
 from pi_table.web.staff import set_pin
 
-from helpers import OWNER_PASSPHRASE, STAFF_CONFIG, STAFF_PIN, RestartedAsTheServiceIs, Staff
+from helpers import (
+    BROKER_SECRET,
+    FLEET,
+    OWNER_PASSPHRASE,
+    STAFF_CONFIG,
+    STAFF_PIN,
+    RestartedAsTheServiceIs,
+    Staff,
+    download_backup,
+)
 
 pytestmark = [pytest.mark.slow, pytest.mark.daemon]
 

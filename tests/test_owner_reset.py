@@ -4,14 +4,10 @@ lasting notice until the owner acknowledges it (docs/cafe/roles.md, docs/dev/sec
 
 from __future__ import annotations
 
-import io
-import tarfile
 import threading
-import urllib.request
 from pathlib import Path
 
 import pytest
-from test_keys_page import make_key
 
 from pi_table.daemon import backup
 from pi_table.release import helper, requests
@@ -19,10 +15,19 @@ from pi_table.release.keys import Keyring
 from pi_table.release.layout import Releases
 from pi_table.release.service_user import ServiceUser
 
-from helpers import OWNER_PASSPHRASE, InProcessDaemon, Staff, StaffTable, dealt_key, wait_for
+from helpers import (
+    BROKER_SECRET,
+    FLEET,
+    OWNER_PASSPHRASE,
+    InProcessDaemon,
+    Staff,
+    StaffTable,
+    dealt_key,
+    download_backup,
+    make_key,
+    wait_for,
+)
 
-BROKER_SECRET = "the-broker-password-58"
-FLEET = f'[fleet]\nbroker = "mqtts://t1:{BROKER_SECRET}@127.0.0.1:1"\ntable_id = "t1"\n'
 HOLDERS_PASSPHRASE = "the holder's own passphrase"
 
 
@@ -54,17 +59,6 @@ class HelperAtWork:
     def stop(self) -> None:
         self._stop.set()
         self._thread.join(timeout=5)
-
-
-def download_backup(staff: Staff) -> dict[str, bytes]:
-    """The backup the owner downloads, unpacked: each file by its name."""
-    from pi_table.web.staff import CSRF_HEADER
-
-    request = urllib.request.Request(staff.base + "/staff/api/backup", headers={CSRF_HEADER: staff.csrf or ""})
-    with staff.opener.open(request, timeout=30) as answer:
-        data = answer.read()
-    with tarfile.open(fileobj=io.BytesIO(data)) as packed:
-        return {member.name: packed.extractfile(member).read() for member in packed.getmembers() if member.isfile()}
 
 
 @pytest.mark.daemon
