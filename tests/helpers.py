@@ -6,6 +6,7 @@ import ast
 import functools
 import http.client
 import http.cookiejar
+import io
 import json
 import logging
 import os
@@ -16,6 +17,7 @@ import shutil
 import socket
 import subprocess
 import sys
+import tarfile
 import textwrap
 import threading
 import time
@@ -820,6 +822,31 @@ class Staff:
         assert status == 200 and isinstance(answer, dict) and answer["left_s"] > 0, (status, answer)
 
 
+BROKER_SECRET = "the-broker-password-58"
+FLEET = f'[fleet]\nbroker = "mqtts://t1:{BROKER_SECRET}@127.0.0.1:1"\ntable_id = "t1"\n'
+"""A fleet's settings whose broker's password the owner holds (issue 58: a reset wipes it); the
+broker answers nowhere, and the table plays on unreported."""
+
+
+def download_backup(staff: Staff) -> dict[str, bytes]:
+    """The backup the owner downloads, unpacked: each file by its name."""
+    from pi_table.web.staff import CSRF_HEADER  # aiohttp: loaded by the tests of the pages alone
+
+    request = urllib.request.Request(staff.base + "/staff/api/backup", headers={CSRF_HEADER: staff.csrf or ""})
+    with staff.opener.open(request, timeout=30) as answer:
+        data = answer.read()
+    with tarfile.open(fileobj=io.BytesIO(data)) as packed:
+        return {member.name: packed.extractfile(member).read() for member in packed.getmembers() if member.isfile()}
+
+
+def make_key(folder: Path, name: str = "owner") -> str:
+    """A new Ed25519 key pair's public line, as the owner's computer makes it."""
+    require_tools("ssh-keygen")
+    subprocess.run(["ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-C", f"{name}@cafe", "-f", str(folder / name)],
+                   check=True)
+    return (folder / f"{name}.pub").read_text()
+
+
 def as_owner_once_answering(staff: Staff) -> Staff | None:
     """``staff`` logged in and acting as the owner (restores and updates are the owner's), or None
     while the table's page does not answer or refuses the PIN (a table still starting)."""
@@ -981,6 +1008,23 @@ class FakeDesk:
 
     def recovered(self):
         self.calls.append("recovered")
+
+    def wipe_owners_part(self):
+        """The buttons' reset: nothing of the owner's here, recorded."""
+        self.calls.append("wipe")
+        return []
+
+    def owner_reset(self, how, address, wiped):
+        self.calls.append(f"owner reset {how}")
+        self.notice = Phrase.of("the owner's passphrase was reset with the recovery code at {time} from {address}. "
+                                "The owner acknowledges it on the staff page", time="now", address=address)
+
+    def owner_notice(self):
+        return getattr(self, "notice", None)
+
+    def acknowledge_reset(self):
+        seen, self.notice = self.owner_notice() is not None, None
+        return seen
 
     def restart(self):
         self.calls.append("restart")

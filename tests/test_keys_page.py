@@ -16,15 +16,7 @@ from pi_table.release.keys import Keyring
 from pi_table.release.layout import Releases
 from pi_table.release.service_user import ServiceUser
 
-from helpers import Staff, StaffTable, dealt_key, require_tools
-
-
-def make_key(folder: Path, name: str = "owner") -> str:
-    """A new Ed25519 key pair's public line, as the owner's computer makes it."""
-    require_tools("ssh-keygen")
-    subprocess.run(["ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-C", f"{name}@cafe", "-f", str(folder / name)],
-                   check=True)
-    return (folder / f"{name}.pub").read_text()
+from helpers import Staff, StaffTable, dealt_key, make_key
 
 
 def fingerprint_of(folder: Path, name: str = "owner") -> str:

@@ -651,6 +651,42 @@ def test_a_reboot_asked_by_the_service_reaches_systemctl_reboot(tmp_path):
     assert desk.state(acts.releases.home)["last"]["act"] == "poweroff"
 
 
+def test_the_owner_wipe_forgets_the_owners_keys_and_the_cafe_brokers_passwords_alone(tmp_path):
+    """Issue 58, 1: the buttons' reset asks ``{"act": "owner-wipe"}`` (nothing more) before a new
+    owner's passphrase is set: the keys the owner added from the staff page are no longer accepted
+    (not revoked: the owner may add them again), the installer's stay, and the café's broker on this
+    table keeps no user's password."""
+    from pi_table.release import broker
+
+    with pytest.raises(ReleaseError, match="the request owner-wipe takes nothing more, not 'keys'"):
+        requests.check({"act": "owner-wipe", "keys": ["maker"]})
+    keyring = Keyring(tmp_path / "keys")
+    blob = "AAAAC3NzaC1lZDI1NTE5AAAAI" + "A" * 43
+    keyring.add(f"ssh-ed25519 {blob[:-1]}B maker", "maker")  # the installer's, from release-keys/
+    spool = tmp_path / "spool"
+    acts, calls = helper_of(tmp_path, keyring)
+    etc = tmp_path / "mosquitto"
+    (etc / "conf.d").mkdir(parents=True)
+    (etc / broker.CONF).write_text("listener 8883\n")
+    (etc / broker.PASSWD).write_text("t1:$7$101$hash\ndashboard:$7$101$hash\n")
+    acts = helper.Helper(acts.releases, keyring, acts.user, acts.systemctl, mosquitto=broker.Broker(etc, acts.systemctl))
+    desk.ask("keys-add", spool=spool, name="owner", key=f"ssh-ed25519 {blob[:-1]}C owner@cafe")
+    assert helper.act(acts, spool) == 0
+    assert [key.name for key in keyring.listed()] == ["maker", "owner"]
+    desk.ask("owner-wipe", spool=spool)
+    assert json.loads((spool / requests.REQUEST).read_text()) == {"act": "owner-wipe"}
+    assert helper.act(acts, spool) == 0
+    assert [(key.name, key.revoked) for key in keyring.listed()] == [("maker", False)]
+    assert (etc / broker.PASSWD).read_text() == "" and calls.read_text() == "reload-or-restart mosquitto.service\n"
+    last = desk.state(acts.releases.home)["last"]
+    assert (last["act"], last["outcome"], last["keys"], last["broker_users"]) == (
+        "owner-wipe", "done", ["owner"], ["t1", "dashboard"])
+    desk.ask("keys-add", spool=spool, name="owner", key=f"ssh-ed25519 {blob[:-1]}C owner@cafe")
+    assert helper.act(acts, spool) == 0  # the owner's key may come back: it was not revoked
+    desk.ask("owner-wipe", spool=spool)
+    assert helper.act(acts, spool) == 0 and [key.name for key in keyring.listed()] == ["maker"]
+
+
 @pytest.mark.parametrize("write", [
     lambda path: path.symlink_to("/etc/shadow"),
     lambda path: path.write_text(SECRET),

@@ -34,7 +34,8 @@ OWNERS = {("POST", "/staff/api/power"), ("POST", "/staff/api/restore"), ("GET", 
           ("POST", "/staff/api/wifi"), ("GET", "/staff/api/files"), ("POST", "/staff/api/files/{kind}"),
           ("GET", "/staff/api/backups"), ("POST", "/staff/api/config/discard"), ("POST", "/staff/api/security"),
           ("POST", "/staff/api/keys"), ("POST", "/staff/api/network"), ("GET", "/staff/api/broker"),
-          ("POST", "/staff/api/broker"), ("GET", "/staff/api/broker/ca.crt")}
+          ("POST", "/staff/api/broker"), ("GET", "/staff/api/broker/ca.crt"), ("POST", "/staff/api/owner/recovery"),
+          ("POST", "/staff/api/owner/notice")}
 """What the issue gives the owner alone: power, restores, updates and the PIN's reset; the
 backup's download, which holds the settings whole (a broker's password written in its URL too);
 the Wi-Fi (issue 39), which can take the table off the network the staff reach it on; and the
@@ -43,7 +44,8 @@ blocked words); the nightly backups' list (issue 50), whose restore is the owner
 security updates run now (issue 50, 8), which may restart the table; a release key added or revoked
 (issue 50, 4), which decides what updates the table installs; a fixed address or a host name
 (issue 50, 7), which can take the table off the address the staff reach; the café's broker on this
-table (issue 50, 3): its view holds the passwords the other tables are to be given."""
+table (issue 50, 3): its view holds the passwords the other tables are to be given; a new recovery
+code for the owner's passphrase, and the notice of its reset acknowledged (issue 58, 1)."""
 
 
 class Clock:
@@ -190,7 +192,7 @@ def test_without_a_passphrase_the_owners_actions_say_how_to_set_one(tmp_path, de
         assert staff.call("POST", "/staff/api/power", {"act": "reboot"}) == (409, unset)
         assert staff.call("POST", "/staff/api/owner", {"passphrase": "anything at all"}) == (409, unset)
         assert staff.call("POST", "/staff/api/config", {"changes": {"fleet.broker": "mqtt://x:1883"}}) == (409, unset)
-        assert staff.call("GET", "/staff/api/owner") == (200, {"set": False, "left_s": 0})
+        assert staff.call("GET", "/staff/api/owner") == (200, {"set": False, "left_s": 0, "recovery": False})
         reset = {"code": "1", "pin": "123456", "passphrase": "anything at all"}
         status, answer = Staff(companion.base_url).call("POST", "/staff/recover", reset)
         assert status == 403 and "wrong or expired code" in answer["error"]  # no code live: no word of the passphrase
@@ -206,12 +208,12 @@ def test_without_a_passphrase_the_owners_actions_say_how_to_set_one(tmp_path, de
 
 def test_a_staff_session_acts_as_the_owner_for_ten_minutes_once_it_gives_the_passphrase(table, desk, clock, tmp_path):
     staff, other = staff_of(table), staff_of(table)
-    assert staff.call("GET", "/staff/api/owner") == (200, {"set": True, "left_s": 0})
+    assert staff.call("GET", "/staff/api/owner") == (200, {"set": True, "left_s": 0, "recovery": False})
     assert staff.call("POST", "/staff/api/owner", {"passphrase": PIN}) == (403, {"ok": False, "error": "wrong passphrase"})
     assert staff.call("POST", "/staff/api/owner", {"passphrase": 12}) == (
         400, {"ok": False, "error": 'expected {"passphrase": THE OWNER\'S PASSPHRASE} or {"end": true}'})
     status, answer = staff.call("POST", "/staff/api/owner", {"passphrase": OWNER_PASSPHRASE})
-    assert (status, answer) == (200, {"set": True, "left_s": OWNER_S})
+    assert (status, answer) == (200, {"set": True, "left_s": OWNER_S, "recovery": False})
     assert "pt_owner_device=" in staff.headers["Set-Cookie"] and "HttpOnly" in staff.headers["Set-Cookie"]
     assert staff.call("POST", "/staff/api/power", {"act": "reboot"}) == (202, {"ok": True})
     assert other.call("POST", "/staff/api/power", {"act": "reboot"})[0] == 403  # that session's alone
@@ -220,7 +222,7 @@ def test_a_staff_session_acts_as_the_owner_for_ten_minutes_once_it_gives_the_pas
     clock.now += 2
     assert staff.call("POST", "/staff/api/update", {"from": "repository"})[0] == 403  # ten minutes, then asked again
     staff.as_owner()
-    assert staff.call("POST", "/staff/api/owner", {"end": True}) == (200, {"set": True, "left_s": 0})
+    assert staff.call("POST", "/staff/api/owner", {"end": True}) == (200, {"set": True, "left_s": 0, "recovery": False})
     assert staff.call("POST", "/staff/api/power", {"act": "poweroff"})[0] == 403
     assert desk.calls == ["power reboot", "update repository"]
 
@@ -229,7 +231,7 @@ def test_a_staff_session_acts_as_the_owner_for_ten_minutes_once_it_gives_the_pas
     again.start()
     try:
         staff.base = again.base_url
-        assert staff.call("GET", "/staff/api/owner") == (200, {"set": True, "left_s": 0})  # logged in, not the owner
+        assert staff.call("GET", "/staff/api/owner") == (200, {"set": True, "left_s": 0, "recovery": False})  # logged in, not the owner
     finally:
         again.stop()
     assert "owner" not in (tmp_path / "staff.sessions").read_text()
@@ -295,6 +297,20 @@ def test_the_keys_that_name_a_device_a_file_a_folder_or_a_host_are_the_owners(ke
     assert owners_keys([key, "timer.length_s"], form()) == [key]
 
 
+@pytest.mark.parametrize("key", ["buttons.end_turn", "buttons.new_game", "buttons.encoder_a", "buttons.encoder_b",
+                                 "buttons.encoder_push"])
+def test_the_buttons_wiring_is_the_owners(table, desk, key):
+    """Issue 58, 1: the staff set END TURN or NEW GAME "not fitted" (false), and the buttons' reset,
+    the way back of whoever forgot the passphrase, was gone for everyone; the wiring is the owner's."""
+    assert owners_keys([key, "timer.length_s"], form()) == [key]
+    staff = staff_of(table)
+    status, answer = staff.call("POST", "/staff/api/config", {"changes": {key: False}})
+    assert status == 403 and answer["owner"] == "needed", answer
+    assert [call for call in desk.calls if call != "settings"] == []  # nothing changed
+    staff.as_owner()
+    assert staff.call("POST", "/staff/api/config", {"changes": {key: False}})[0] == 200
+
+
 @pytest.mark.parametrize("key", ["game.language", "timer.length_s", "leds.brightness", "sound.volume", "web.port",
                                  "staff.session_min", "sound.quiet_hours", "screen.video_driver", "touch.thresholds"])
 def test_the_day_to_day_settings_are_the_staffs(key):
@@ -302,13 +318,13 @@ def test_the_day_to_day_settings_are_the_staffs(key):
 
 
 def test_every_key_is_the_owners_exactly_when_its_kind_names_something_or_the_key_says_so():
-    from pi_table.config.schema import NAMING, OPTIONS
+    from pi_table.config.schema import NAMING, OPTIONS, WIRED
 
     fields = form()
     assert {option.key for option in OPTIONS if fields[option.key]["owner"]} == {
-        option.key for option in OPTIONS if option.kind in NAMING or option.owner}
+        option.key for option in OPTIONS if option.kind in NAMING or option.kind in WIRED or option.owner}
     assert {option.kind for option in OPTIONS if not fields[option.key]["owner"]} <= {
-        "str", "bool", "int", "number", "pin", "int_list", "int_lists"}  # numbers, choices and plain words
+        "str", "bool", "int", "number", "int_list", "int_lists"}  # numbers, choices and plain words
 
 
 def form() -> dict:

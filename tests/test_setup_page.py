@@ -102,6 +102,9 @@ def test_a_fresh_table_is_set_up_from_the_api_and_plays_after_its_restart_with_t
         assert not (journal / "staff.pin").exists() and (journal / PENDING).exists()
         status, done, _ = call(base, "POST", "/setup/api", form(waiting.shown))
         assert status == 200 and done["ok"] and done["restarting"] and done["staff"] == "/staff"
+        recovery = done["recovery_code"]  # issue 58: the owner's way back, shown this once
+        assert re.fullmatch(r"[0-9A-Z]{4}(-[0-9A-Z]{4}){4}", recovery)
+        assert recovery.replace("-", "") not in (journal / "owner.recovery").read_text()  # its hash alone
         assert done["notes"] == ["Il fuso orario e il Wi-Fi restano come sono: questo tavolo non ha il servizio "
                                  "pi-table-helper per impostarli (sudo systemd/install.sh lo installa)."]
         assert service.exited() == EXIT_RESTART
@@ -120,6 +123,10 @@ def test_a_fresh_table_is_set_up_from_the_api_and_plays_after_its_restart_with_t
         assert staff.login(PIN)[0] == 200
         staff.as_owner(PASSPHRASE)
         assert (journal / "companion.secret").read_bytes() == secret  # the first boot's, not one the table made
+        assert recovery not in json.dumps(service.status())  # nor on the screen's status, nor in a report
+        status, answer = staff.call("POST", "/staff/api/owner/recover", {"recovery": recovery,
+                                                                         "passphrase": "forgotten, then new"})
+        assert status == 200 and answer["recovery_code"] != recovery
     finally:
         service.close()
 
@@ -437,6 +444,7 @@ def test_the_owner_sets_the_table_up_from_a_phone_then_logs_in_on_the_staff_page
         page.locator("#done").wait_for()
         page.unroute("**/*")
         assert page.locator("#done-line").inner_text().startswith("Il tavolo è pronto")
+        expect(page.locator("#recovery-code")).to_have_text(re.compile(r"^[0-9A-Z]{4}(-[0-9A-Z]{4}){4}$"))
         assert page.locator("#staff-link").get_attribute("href") == "/staff"
         assert service.exited() == EXIT_RESTART
         service.start()

@@ -25,6 +25,7 @@ from helpers import (
     STAFF_CONFIG,
     SYSTEMD_JOURNAL,
     FakeDesk,
+    InProcessDaemon,
     Staff,
     dealt_key,
     fake_journalctl,
@@ -34,6 +35,7 @@ from helpers import (
     signed_bundle,
     staff_login,
     staff_page,
+    wait_for,
 )
 from helpers import STAFF_PIN as PIN
 from helpers import StaffTable as InProcessTable
@@ -201,7 +203,8 @@ def test_a_forgotten_passphrase_is_reset_with_the_code_on_the_tables_screen(cons
     status, answer = staff.call("POST", "/staff/api/owner/reset", {"code": code, "passphrase": "short"})
     assert status == 400 and "at least 10 characters" in answer["error"]  # the code is not spent on it
     status, answer = staff.call("POST", "/staff/api/owner/reset", {"code": code, "passphrase": NEW_PASSPHRASE})
-    assert status == 200 and answer["left_s"] > 0 and desk.calls[-1] == "recovered"
+    assert status == 200 and answer["left_s"] > 0 and answer["restarting"] and answer["recovery_code"]
+    assert desk.calls[-4:] == ["recovered", "wipe", "owner reset buttons", "restart"]  # issue 58: wiped, then set
     assert staff.call("POST", "/staff/api/owner", {"passphrase": NEW_PASSPHRASE})[0] == 200
     status, _ = staff.call("POST", "/staff/api/owner/reset", {"code": code, "passphrase": OWNER_PASSPHRASE})
     assert status == 403  # it served once
@@ -233,9 +236,13 @@ def test_the_passphrase_is_changed_and_reset_from_a_phone(tmp_path, browser):
         page.fill("#passphrase-reset-new", "yet another passphrase")
         page.fill("#passphrase-reset-again", "yet another passphrase")
         page.click("#passphrase-reset-form button")
-        expect(page.locator("#message")).to_contain_text("The owner's passphrase is changed")
+        expect(page.locator("#message")).to_contain_text("The owner's passphrase was reset: the table restarts now")
+        expect(page.locator("#recovery-code")).to_have_text(re.compile(r"^[0-9A-Z]{4}(-[0-9A-Z]{4}){4}$"))
         assert all(page.eval_on_selector_all("#owner-section input", "(fields) => fields.map((f) => f.value === '')"))
-        staff = Staff(table.base)
+        wait_for(lambda: table.daemon.restarting, "the restart after the owner's part was wiped (issue 58)")
+        table.close()
+        table = InProcessDaemon(table.config)
+        staff = Staff(table.daemon.companion.base_url)
         staff.login()
         staff.as_owner("yet another passphrase")
     finally:

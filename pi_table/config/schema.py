@@ -88,6 +88,9 @@ NAMING = {"device": N_("a device"), "usb_id": N_("a device"), "file": N_("a file
 what: a key of these kinds is the owner's, for whoever names a device, a file, a folder or a
 host decides what the table opens, reads, writes or dials. Every other kind is a number, a
 choice or plain words, and the staff's unless its key says otherwise (``Option.owner``)."""
+WIRED = ("pin",)
+"""The kinds that say how the table is wired (the GPIO a button is on, or false: not fitted): the
+owner's too, for a button set "not fitted" takes the buttons' reset away from everyone (issue 58)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -119,8 +122,8 @@ class Option:
     @property
     def owners(self) -> bool:
         """Whether changing this key needs the owner: it names a device, a file, a folder, a
-        group or a host, or its key says so."""
-        return self.owner or self.kind in NAMING
+        group or a host, says how the table is wired, or its key says so."""
+        return self.owner or self.kind in NAMING or self.kind in WIRED
 
     @property
     def group(self) -> str:

@@ -51,6 +51,7 @@ from .control import ControlServer
 from .devices import open_devices, stand_in
 from .logs import RecentLines
 from .notify import LoopHeartbeat, Notifier, thread_ended
+from .owner_notice import acknowledge, note_reset, read_notice
 from .restarts import EXIT_RESTART, Restarts
 
 if TYPE_CHECKING:  # loaded only once the table is up (the phones' pages open after READY)
@@ -89,6 +90,7 @@ FAULTS = (NO_CONTROL, NO_PASSWORD, NO_CERTIFICATE, NO_OWN_CERTIFICATE, NO_PORT, 
 """The templates of the faults this module reports: docs/cafe/troubleshooting.md has an entry for each
 (tests/test_troubleshooting.py collects every module's ``FAULTS``)."""
 RESET_BUTTONS = frozenset({"end_turn", "new_game"})  # held together while the table starts: a PIN reset code
+OWNER_RESET = "owner reset"  # the fault that shows a reset of the owner's passphrase until the owner acknowledges it
 EXIT_RUNNING = 75  # EX_TEMPFAIL: another table holds this journal; systemd may try again later
 # What the staff page and the fleet change while the table runs, by their names for it
 AT_HAND = {"language": "game.language", "brightness": "leds.brightness", "volume": "sound.volume",
@@ -151,6 +153,8 @@ class Daemon:
         self.faults = dict(self.devices.faults)  # shared by every loop this daemon runs
         if config.refused is not None:  # on the screen and the staff page's health until it is corrected or discarded
             self.faults["settings"] = config.refused
+        if (reset := read_notice(paths.journal_dir)) is not None:  # until the owner acknowledges it
+            self.faults[OWNER_RESET] = reset
         self.announcer = Announcer(self.devices.sound, config.sound, config.language)  # shared by every loop too
         self.staff_desk: StaffDesk | None = None  # the staff page's way to the table, with the companion
         self.dashboard: Dashboard | None = None  # the fleet's dashboard this table shows ([fleet] dashboard_port)
@@ -322,6 +326,23 @@ class Daemon:
             self.loop.show()
 
         self.in_loop(forget)
+
+    def owner_reset(self, how: str, address: str | None, wiped: list[str]) -> None:
+        """The owner's passphrase was reset (``owners_part.HOWS``): its notice kept and shown, on
+        the screen, the staff page, the status and the fleet's reports, until the owner acknowledges it."""
+        notice = note_reset(self.config.paths.journal_dir, how, address, wiped)
+        self.in_loop(lambda: self._note_fault(OWNER_RESET, notice))
+
+    def reset_acknowledged(self) -> bool:
+        """The owner has seen the notice of a reset: it goes. Whether there was one."""
+        seen = acknowledge(self.config.paths.journal_dir)
+
+        def forget() -> None:
+            self.loop.faults.pop(OWNER_RESET, None)
+            self.loop.show()
+
+        self.in_loop(forget)
+        return seen
 
     def _open_companion(self, state: str) -> None:
         web, journal_dir = self.config.web, self.config.paths.journal_dir

@@ -61,6 +61,10 @@ class Table(Protocol):
 
     def recovered(self) -> None: ...
 
+    def owner_reset(self, how: str, address: str | None, wiped: list[str]) -> None: ...
+
+    def reset_acknowledged(self) -> bool: ...
+
     def in_loop(self, fn: Callable[[], object]) -> bool: ...
 
     def change_at_hand(self, key: str, value: object) -> list[Phrase]: ...
@@ -80,10 +84,12 @@ class StaffDesk:
     def __init__(self, daemon: Table, spool: Path | None = None) -> None:
         from ..release.desk import helper_missing  # made with the phones' pages, after READY: not at the start
         from ..release.keys import Keyring
+        from ..release.layout import HOME
         from ..release.requests import SPOOL
 
         self.daemon = daemon
         self.spool = spool or SPOOL  # where the root helper takes its requests (and an uploaded bundle)
+        self.home = HOME  # where it notes how its acts ended
         self.helper_missing: Callable[[], Text | None] = helper_missing  # why no helper would take one
         self.keyring = Keyring()  # the release keys the table accepts: an uploaded bundle is checked against them
         self._broker: BrokerDesk | None = None
@@ -261,6 +267,22 @@ class StaffDesk:
 
     def recovered(self) -> None:
         self.daemon.recovered()
+
+    def wipe_owners_part(self) -> list[str]:
+        from .owners_part import wipe  # a reset's alone
+
+        return wipe(self.daemon.config, self)
+
+    def owner_reset(self, how: str, address: str | None, wiped: list[str]) -> None:
+        self.daemon.owner_reset(how, address, wiped)
+
+    def owner_notice(self) -> Phrase | None:
+        from .owner_notice import read_notice
+
+        return read_notice(self.daemon.config.paths.journal_dir)
+
+    def acknowledge_reset(self) -> bool:
+        return self.daemon.reset_acknowledged()
 
     def backup(self) -> tuple[str, bytes]:
         return backup.backup_bytes(self.daemon.config)

@@ -62,7 +62,7 @@ CA_CERT, CA_KEY = "pi-table-ca.crt", "pi-table-ca.key"  # the CA's certificate i
 WRITTEN = (CONF, ACL, PASSWD, CERT, KEY)  # what a set-up changes, and puts back when the broker does not answer
 PORT = 8883  # pi-table.conf's listener
 UNIT = "mosquitto.service"
-ACTS = ("broker", "broker-users", "broker-remove")  # the helper's requests this module acts on
+ACTS = ("broker", "broker-users", "broker-remove")  # the helper's requests this module acts on (owner-wipe: the helper's)
 NOTE = "broker.json"  # the helper's note of the broker (its address, its users, how the last act ended)
 DASHBOARD = "dashboard"  # the ACL's user that reads every table
 RESERVED = (DASHBOARD, "staff")  # the ACL's users that are not tables
@@ -264,6 +264,18 @@ class Broker:
                                   "{error}"), name=repr(table), error=str(_said(e))) from None
         finally:
             self._without(table)
+
+    def wipe(self) -> list[str]:
+        """Every user's password out of the password file, as the buttons' reset wipes the owner's
+        part (issue 58): no table nor dashboard logs in with a password the owner gave until the
+        owner sets the broker up again; Mosquitto reads the empty file at once. The users it had
+        ([] when this table is not the café's broker)."""
+        if not (self.etc / CONF).exists():
+            return []
+        users = self.users()
+        self._write(PASSWD, "", 0o600, mosquitto=True)
+        self._systemctl("reload-or-restart", UNIT)
+        return users
 
     def users(self) -> list[str]:
         """The users in the password file, in its order."""

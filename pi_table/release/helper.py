@@ -9,8 +9,8 @@ update brings is ever run by root (systemd/pi-table-helper). Its acts:
   started by pi-table-helper.path): an update, a reboot, a power off, the time zone, the table's
   own Wi-Fi opened or a Wi-Fi joined (``network``), the security updates started, a release key
   added or revoked (``keys``), the cable's address or the host name tried (``network``), this table
-  made the café's broker, its tables given their passwords or one taken off (``broker``), nothing
-  else;
+  made the café's broker, its tables given their passwords or one taken off (``broker``), the
+  owner's part root holds wiped (``owner-wipe``: the buttons' reset), nothing else;
 - ``first-boot``: a table's first start from the SD image (pi-table-first-boot.service): its
   secrets made on the device, and its set-up waiting (``first_boot``);
 - ``starting`` and ``started``: pi-table.service's ExecStartPre= and ExecStartPost=, which count
@@ -305,6 +305,8 @@ def act(helper: Helper, spool: Path, log: IO[str] = sys.stdout) -> int:
         return _keys_asked(helper, request, log)
     if request["act"] in broker.ACTS:
         return _broker_asked(helper, request, log)
+    if request["act"] == "owner-wipe":
+        return _owner_wipe(helper, log)
     if request["act"] in ("reboot", "poweroff"):
         releases.write_note(LAST, {"act": request["act"], "outcome": "done", "at": time.time(),
                                    "why": why(N_("asked from the staff page"))})
@@ -462,13 +464,36 @@ def _keys_asked(helper: Helper, request: Request, log: IO[str]) -> int:
     act, name = request["act"], request["name"]
     note = {"act": act, "name": name, "at": time.time()}
     try:
-        key = helper.keyring.add(request["key"], name) if act == "keys-add" else helper.keyring.revoke(name)
+        key = helper.keyring.add(request["key"], name, owners=True) if act == "keys-add" else helper.keyring.revoke(name)
     except ReleaseError as e:
         print(f"{act} failed: {e}", file=sys.stderr, flush=True)
         helper.releases.write_note(LAST, {**note, "outcome": "failed", "why": e.why})
         return 1
     print(f"{act}: {key.name} {key.fingerprint}", file=log, flush=True)
     helper.releases.write_note(LAST, {**note, "fingerprint": key.fingerprint, "outcome": "done", "why": None})
+    return 0
+
+
+def _owner_wipe(helper: Helper, log: IO[str]) -> int:
+    """The owner's part root holds wiped, asked by the buttons' reset before a new owner's
+    passphrase is set (issue 58): the release keys the owner added from the staff page no longer
+    accepted (the installer's and the console's stay), and the café's broker's passwords out of
+    Mosquitto's password file; noted with what went, for the table to tell in its notice."""
+    note: dict[str, object] = {"act": "owner-wipe", "at": time.time()}
+    try:
+        keys = helper.keyring.forget_owners()
+        users = helper.mosquitto.wipe()
+    except ReleaseError as e:
+        print(f"owner-wipe failed: {e}", file=sys.stderr, flush=True)
+        helper.releases.write_note(LAST, {**note, "outcome": "failed", "why": e.why})
+        return 1
+    if users:
+        kept = helper.releases.note(broker.NOTE) or {}
+        helper.releases.write_note(broker.NOTE, {**kept, "users": [], "act": "owner-wipe", "at": time.time(),
+                                                 "outcome": "done", "why": None})
+    print(f"owner-wipe: keys {', '.join(keys) or 'none'}; the broker's users {', '.join(users) or 'none'}", file=log,
+          flush=True)
+    helper.releases.write_note(LAST, {**note, "outcome": "done", "why": None, "keys": keys, "broker_users": users})
     return 0
 
 

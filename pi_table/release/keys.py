@@ -35,6 +35,7 @@ NAMESPACE, GIT = "pi-table-release", "git"
 table updates from; ssh-keygen refuses a key's signature made for any other purpose (a login)."""
 KEYRING = Path("/etc/pi-table-keys")
 ALLOWED, REVOKED = "allowed_signers", "revoked_keys"
+OWNERS = "owners_keys"  # the names of the keys the owner added from the staff page: the owner's part, which a reset wipes
 MAX_SIGNATURE = 8192  # an Ed25519 SSH signature, armoured, is under 400 bytes
 KEY_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._@-]{0,63}")
 PUBLIC_KEY = re.compile(r"ssh-ed25519 ([A-Za-z0-9+/]+={0,2})(?: .*)?")
@@ -175,8 +176,10 @@ class Keyring:
                                   "was signed"))
         return match.group(0)
 
-    def add(self, public_key: str, name: str) -> Key:
-        """Accept releases signed with ``public_key`` (an ``ssh-ed25519 ...`` line) under ``name``."""
+    def add(self, public_key: str, name: str, owners: bool = False) -> Key:
+        """Accept releases signed with ``public_key`` (an ``ssh-ed25519 ...`` line) under ``name``;
+        ``owners``: the owner added it from the staff page, and the buttons' reset wipes it
+        (``forget_owners``), where the installer's keys and those added at the console stay."""
         match = PUBLIC_KEY.fullmatch(public_key.strip())
         if match is None:
             raise ReleaseError(N_("expected an Ed25519 public key (a line ssh-ed25519 AAAA..., as in KEY.pub)"))
@@ -195,8 +198,23 @@ class Keyring:
         if any(line.split(" ", 1)[0] == name for line in lines):
             raise ReleaseError(N_("a key is named {name} already: revoke it first, or choose another name"), name=name)
         lines.append(f'{name} namespaces="{NAMESPACE},{GIT}" ssh-ed25519 {blob}')
+        if owners:
+            self._write(self.folder / OWNERS, [*self._lines(self.folder / OWNERS), name])
         self._write(self.allowed, lines)
         return Key(name, fingerprint(blob), False)
+
+    def forget_owners(self) -> list[str]:
+        """The keys the owner added from the staff page no longer accepted (out of
+        ``allowed_signers``, not revoked: the owner may add them again), as the buttons' reset
+        wipes the owner's part; their names."""
+        owners = set(self._lines(self.folder / OWNERS))
+        lines = self._lines(self.allowed)
+        gone = [line.split(" ", 1)[0] for line in lines if line.split(" ", 1)[0] in owners]
+        if gone:
+            self._write(self.allowed, [line for line in lines if line.split(" ", 1)[0] not in owners])
+        if owners:
+            self._write(self.folder / OWNERS, [])
+        return gone
 
     def revoke(self, name: str) -> Key:
         """Stop accepting the key ``name``: out of ``allowed_signers``, into ``revoked_keys`` for good."""

@@ -16,11 +16,17 @@ The owner's passphrase is kept as the PIN is (a salted scrypt hash) in ``owner.p
 (``pi-table set-owner-passphrase`` writes it). A staff session that gives it (``Owner.step_up``,
 its tries limited as logins are, by a door of its own) acts as the owner for ``OWNER_S``; the
 PIN's reset, which has no session, takes it with the code from the table's screen.
+
+The owner's own way back from a forgotten passphrase is the recovery code (issue 58): shown once,
+on the set-up page after the passphrase is chosen (or made later by the owner), never on the
+table's screen nor to the staff, and kept as the passphrase is, its hash alone, in
+``owner.recovery``; tried through the owner's door, it serves once and is replaced by a new one.
 """
 
 from __future__ import annotations
 
 import enum
+import secrets
 from collections.abc import Awaitable, Callable, Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -29,9 +35,12 @@ from typing import Any
 from aiohttp import web
 
 from ..engine.errors import Refusal
-from .auth import Door, Gate, KeptSecret, Refused, Session, Throttle, keep_secret
+from .auth import Door, Gate, KeptSecret, Refused, Session, Throttle, keep_secret, secret_matches
 
 OWNER_FILE = "owner.pass"
+RECOVERY_FILE = "owner.recovery"  # the recovery code's hash
+RECOVERY_GROUPS, RECOVERY_GROUP = 5, 4  # XXXX-XXXX-XXXX-XXXX-XXXX: 20 characters of 32, 100 bits
+RECOVERY_LETTERS = "0123456789ABCDEFGHJKMNPQRSTVWXYZ"  # Crockford's: no I, L, O or U to misread
 OWNER_COOKIE = "pt_owner_device"  # a phone that has given the owner's passphrase before
 MIN_PASSPHRASE = 10  # characters
 OWNER_S = 600.0  # how long a session acts as the owner once it gave the passphrase
@@ -109,6 +118,20 @@ def set_passphrase(folder: Path, passphrase: str) -> Path:
     return keep_secret(folder / OWNER_FILE, passphrase)
 
 
+def new_recovery_code(folder: Path) -> str:
+    """A new recovery code for the owner, its hash kept in ``folder/owner.recovery`` (0600; any
+    code before it no longer serves): the code itself, to be shown once."""
+    code = "".join(secrets.choice(RECOVERY_LETTERS) for _ in range(RECOVERY_GROUPS * RECOVERY_GROUP))
+    keep_secret(folder / RECOVERY_FILE, code)
+    return "-".join(code[at:at + RECOVERY_GROUP] for at in range(0, len(code), RECOVERY_GROUP))
+
+
+def recovery_code(tried: str) -> str:
+    """``tried`` as the recovery code is kept: its letters alone, upper-cased (a code typed with
+    spaces, dashes or in lower case is the same code)."""
+    return "".join(letter for letter in tried.upper() if letter.isalnum())
+
+
 class Owner:
     """The owner's passphrase for the staff page whose way in is ``gate``, kept in ``folder``: a
     door of its own (tries counted as logins are, ``per_address`` and ``overall`` a minute; the
@@ -119,6 +142,7 @@ class Owner:
                  clock: Callable[[], float]) -> None:
         self.clock = clock
         self.secret = KeptSecret(None if folder is None else folder / OWNER_FILE, "the owner's passphrase")
+        self.recovery = KeptSecret(None if folder is None else folder / RECOVERY_FILE, "the owner's recovery code")
         self.door = Door("owner", self.secret, OWNER_COOKIE, gate.path, Throttle(per_address, overall, clock),
                          gate.door.key, gate.turns)
 
@@ -132,6 +156,13 @@ class Owner:
         if refused is None:
             session.owner = self.clock() + OWNER_S
         return refused
+
+    async def recover(self, request: web.Request, tried: object) -> Refused | None:
+        """Whether ``tried`` is the owner's recovery code, tried through the owner's door (so its
+        tries count as the passphrase's do); never, when no code is kept."""
+        kept = self.recovery()
+        return await self.door.check(request, tried, lambda _, given: kept is not None
+                                     and secret_matches(kept, recovery_code(given)))
 
     def step_down(self, session: Session) -> None:
         session.owner = 0.0

@@ -417,6 +417,19 @@ class TableCode(Protocol):
     def recovered(self) -> None:
         """The code was used: the screen stops showing it."""
 
+    def wipe_owners_part(self) -> list[str]:
+        """The buttons' reset: everything only the owner held wiped (``daemon.owners_part``), the
+        names of the pieces that held something; a Refusal saying why not (nothing reset then)."""
+
+    def owner_reset(self, how: str, address: str | None, wiped: list[str]) -> None:
+        """The owner's passphrase was reset (``how``: "buttons" or "recovery"): its lasting notice."""
+
+    def owner_notice(self) -> Text | None:
+        """The notice of the last reset, until the owner acknowledges it."""
+
+    def acknowledge_reset(self) -> bool:
+        """The owner has seen the notice: it goes. Whether there was one."""
+
 
 class Section:
     """A part of the staff page, as a game is a description (docs/dev/adding-a-staff-section.md):
@@ -745,8 +758,10 @@ class StaffPage:
         return response
 
     async def _owner(self, request: web.Request, session: Session) -> web.Response:
-        """Whether an owner's passphrase is set, and how long this session still acts as the owner."""
-        return web.json_response({"set": self.owner.secret() is not None, "left_s": math.ceil(self.owner.left_s(session))})
+        """Whether an owner's passphrase is set, how long this session still acts as the owner, and
+        whether the owner keeps a recovery code."""
+        return web.json_response({"set": self.owner.secret() is not None, "left_s": math.ceil(self.owner.left_s(session)),
+                                  "recovery": self.owner.recovery() is not None})
 
     async def _step(self, request: web.Request, session: Session) -> web.Response:
         """``{"passphrase": TEXT}``: this session acts as the owner for ``roles.OWNER_S``, the

@@ -8,7 +8,9 @@ languages, the time zones, the networks in reach) needs nothing; doing anything 
 /setup/api``) needs the one-time code the table's screen shows, tried through a door of its own
 whose tries are counted as logins are (5 a minute from an address, 20 in all), so a guest on the
 Wi-Fi without the code does nothing. A form that will not do is refused before the code is tried,
-naming the field; the code is not spent by a refusal, only by the set-up.
+naming the field; the code is not spent by a refusal, only by the set-up. The set-up's answer
+carries the owner's recovery code (``roles.new_recovery_code``), shown this once on the page,
+its hash alone kept (issue 58): the owner's own way back from a forgotten passphrase.
 """
 
 from __future__ import annotations
@@ -25,7 +27,7 @@ from ...engine.views import LANGUAGES
 from ...release.network import password_problem, ssid_problem
 from ...ui.i18n import say, translation
 from ..auth import Door, Throttle, Why
-from ..roles import MIN_PASSPHRASE, Route, open_to_all
+from ..roles import MIN_PASSPHRASE, Route, new_recovery_code, open_to_all
 from ..staff import (
     ATTEMPTS_OVERALL,
     ATTEMPTS_PER_ADDRESS,
@@ -79,6 +81,9 @@ SETUP_TEXTS: tuple[str, ...] = (
     N_("(open network)"),
     N_("The page's certificate (SHA-256):"),
     WRONG_CODE,
+    N_("The owner's recovery code"),
+    N_("Write it down, or print this page, and keep it away from the table: if the owner's passphrase is forgotten, "
+       "it sets a new one on the staff page (Forgot the passphrase? Use the recovery code). It is shown only now."),
 )
 """The set-up page's words, by their English text (``/setup/words/LANG``)."""
 
@@ -204,12 +209,14 @@ class SetupPage(Section):
             if checked is not None:
                 return refused(checked, lang)
             problems, notes = await asyncio.to_thread(desk.set_up, form, request.remote)
+            recovery = None if problems or self.page.folder is None else \
+                await asyncio.to_thread(new_recovery_code, self.page.folder)  # its hash kept beside the passphrase
         if problems:
             found = [refused_key(problem, lang) for problem in problems]  # the problem alone: no file, no key
             return _refused_fields([(FIELDS.get(each["key"] or "", "name"), each["problem"]) for each in found])
         joining = None if form.wifi is None else form.wifi[0]
         answer = {"ok": True, "restarting": True, "joining": joining, "notes": [say(note, lang) for note in notes],
-                  "staff": "/staff" if joining is None else desk.staff_address()}
+                  "staff": "/staff" if joining is None else desk.staff_address(), "recovery_code": recovery}
         return await self.page.then_restart(request, answer)
 
 

@@ -1,14 +1,23 @@
 // The staff page's owner: whether a passphrase is set and how long this phone still acts as the
 // owner, the passphrase given to unlock the owner's actions (asked for wherever one needs it, and
 // the action done again once given) or to lock them again, and the passphrase changed or, forgotten,
-// reset with the code on the table's screen. A section's script (web/sections/owner.py): the page
-// loads it after staff.js.
-import { $, actingOn, api, el, ownerIs, resume, say, section, setText, t } from "./staff.js";
+// set again with the owner's recovery code or reset with the code on the table's screen (which
+// wipes the owner's part first); the notice a reset leaves until the owner acknowledges it, and a
+// new recovery code made, shown once. A section's script (web/sections/owner.py): the page loads
+// it after staff.js.
+import { $, actingOn, api, backAfterRestart, el, ownerIs, ownersAction, resume, say, section, setText, t } from "./staff.js";
 
 function ownerSection() {
   return el("section", { id: "owner-section", "aria-labelledby": "owner-title" },
     el("h2", { id: "owner-title", "data-t": "Owner", text: t("Owner") }),
+    el("div", { id: "owner-notice", class: "message error", role: "alert", hidden: "" },
+      el("p", { id: "owner-notice-text" }),
+      el("button", { id: "owner-notice-ack", "data-t": "Acknowledge", text: t("Acknowledge") })),
     el("p", { id: "owner-line", role: "status" }),
+    el("div", { id: "recovery-shown", hidden: "" },
+      el("p", { class: "note", "data-t": "Write this recovery code down and keep it away from the table: it resets the owner's passphrase once, and is shown only now.",
+        text: t("Write this recovery code down and keep it away from the table: it resets the owner's passphrase once, and is shown only now.") }),
+      el("p", { id: "recovery-code", class: "recovery-code" })),
     el("form", { id: "owner-form", class: "stack" },
       el("label", { for: "owner-passphrase", "data-t": "Owner's passphrase", text: t("Owner's passphrase") }),
       el("input", { id: "owner-passphrase", type: "password", autocomplete: "current-password", required: "" }),
@@ -21,10 +30,22 @@ function ownerSection() {
         el("input", { id: "passphrase-old", type: "password", autocomplete: "current-password", required: "" }),
         ...newPassphrase("passphrase"),
         el("button", { type: "submit", "data-t": "Change the passphrase", text: t("Change the passphrase") }))),
+    el("p", { id: "recovery-line", class: "note" },
+      el("span", { "data-t": "A recovery code resets the passphrase if you forget it. Each new one replaces the one before.",
+        text: t("A recovery code resets the passphrase if you forget it. Each new one replaces the one before.") }), " ",
+      el("button", { id: "recovery-make", class: "quiet", "data-t": "Make a recovery code", text: t("Make a recovery code") })),
+    el("details", { id: "passphrase-recover" },
+      el("summary", { "data-t": "Forgot the passphrase? Use the recovery code", text: t("Forgot the passphrase? Use the recovery code") }),
+      el("form", { id: "passphrase-recover-form", class: "stack" },
+        el("label", { for: "passphrase-recovery", "data-t": "The recovery code you wrote down at the set-up",
+          text: t("The recovery code you wrote down at the set-up") }),
+        el("input", { id: "passphrase-recovery", autocomplete: "off", autocapitalize: "characters", spellcheck: "false", required: "" }),
+        ...newPassphrase("passphrase-recover"),
+        el("button", { type: "submit", "data-t": "Set the new passphrase", text: t("Set the new passphrase") }))),
     el("details", { id: "passphrase-reset" },
       el("summary", { "data-t": "Forgot the owner's passphrase?", text: t("Forgot the owner's passphrase?") }),
-      el("p", { class: "note", "data-t": "Hold both buttons while the table starts: its screen shows a code for 10 minutes.",
-        text: t("Hold both buttons while the table starts: its screen shows a code for 10 minutes.") }),
+      el("p", { class: "note", "data-t": "Hold both buttons while the table starts: its screen shows a code for 10 minutes. This wipes everything only the owner set: the fleet's and the broker's passwords, the release keys the owner added, the nightly backups. The table restarts after.",
+        text: t("Hold both buttons while the table starts: its screen shows a code for 10 minutes. This wipes everything only the owner set: the fleet's and the broker's passwords, the release keys the owner added, the nightly backups. The table restarts after.") }),
       el("form", { id: "passphrase-reset-form", class: "stack" },
         el("label", { for: "passphrase-code", "data-t": "Code on the table's screen", text: t("Code on the table's screen") }),
         el("input", { id: "passphrase-code", inputmode: "numeric", autocomplete: "one-time-code", required: "" }),
@@ -40,16 +61,30 @@ function newPassphrase(prefix) {
     el("input", { id: `${prefix}-again`, type: "password", autocomplete: "new-password", minlength: "10", required: "" })];
 }
 
-// Send a new owner's passphrase from the form ``prefix``; its fields emptied, the answer beside it.
+// Send a new owner's passphrase from the form ``prefix``; its fields emptied, the answer beside it,
+// and a new recovery code shown once; after the buttons' reset, the page waits for the restart.
 async function setPassphrase(prefix, path, body) {
   if ($(`${prefix}-new`).value !== $(`${prefix}-again`).value) return say(t("The two passphrases differ."), true);
-  const answer = await api("POST", path, { ...body, [path.endsWith("reset") ? "passphrase" : "new"]: $(`${prefix}-new`).value });
-  for (const field of $(`${prefix === "passphrase" ? "passphrase-form" : "passphrase-reset-form"}`).querySelectorAll("input")) field.value = "";
-  if (answer.ok) {
-    drawOwner(answer.data);
-    say(t("The owner's passphrase is changed: this phone acts as the owner, every other gives the new one."));
-    told();
-  } else if (answer.status !== 401) say(answer.data ? answer.data.error : `HTTP ${answer.status}`, true);
+  const answer = await api("POST", path, { ...body, [path.endsWith("passphrase") ? "new" : "passphrase"]: $(`${prefix}-new`).value });
+  for (const field of $(`${prefix === "passphrase" ? "passphrase-form" : `${prefix}-form`}`).querySelectorAll("input")) field.value = "";
+  if (!answer.ok) {
+    if (answer.status !== 401) say(answer.data ? answer.data.error : `HTTP ${answer.status}`, true);
+    return;
+  }
+  showRecovery(answer.data.recovery_code);
+  if (answer.data.restarting) {
+    say(t("The owner's passphrase was reset: the table restarts now, without the owner's secrets."));
+    return backAfterRestart();
+  }
+  drawOwner(answer.data);
+  say(t("The owner's passphrase is changed: this phone acts as the owner, every other gives the new one."));
+  told();
+}
+
+// A recovery code the table has just made: shown this once, beside the owner's line.
+function showRecovery(code) {
+  $("recovery-shown").hidden = !code;
+  $("recovery-code").textContent = code || "";
 }
 
 let ownerState = null;  // {set, left_s} as the table said last
@@ -63,12 +98,24 @@ function drawOwner(state) {
   setText($("owner-line"), line);  // a status line: written when it changes
   $("owner-form").hidden = !state.set || state.left_s > 0;
   $("owner-end").hidden = !state.left_s;
+  $("recovery-line").hidden = !state.set;
+  $("recovery-line").firstChild.textContent = state.recovery
+    ? t("A recovery code resets the passphrase if you forget it. Each new one replaces the one before.")
+    : t("No recovery code is kept: make one, and write it down.");
+}
+
+// The notice of the last reset of the owner's passphrase: it stands until the owner acknowledges it.
+function drawNotice(notice) {
+  $("owner-notice").hidden = !notice;
+  setText($("owner-notice-text"), notice || "");
 }
 
 // Exported: tests/test_a11y.py runs the page's own refreshes on demand; no script imports it.
 export async function loadOwner(background = false) {
-  const answer = await api("GET", "/staff/api/owner", undefined, background);
+  const [answer, notice] = await Promise.all([api("GET", "/staff/api/owner", undefined, background),
+    api("GET", "/staff/api/owner/notice", undefined, background)]);
   if (answer.ok) drawOwner(answer.data);
+  if (notice.ok) drawNotice(notice.data.notice);
 }
 
 // The sections that show the owner's parts (the releases, the files) hear of the owner's state.
@@ -111,6 +158,18 @@ $("passphrase-reset-form").addEventListener("submit", (event) => {
   event.preventDefault();
   setPassphrase("passphrase-reset", "/staff/api/owner/reset", { code: $("passphrase-code").value });
 });
+$("passphrase-recover-form").addEventListener("submit", (event) => {
+  event.preventDefault();
+  setPassphrase("passphrase-recover", "/staff/api/owner/recover", { recovery: $("passphrase-recovery").value });
+});
+$("recovery-make").addEventListener("click", () => ownersAction(() => api("POST", "/staff/api/owner/recovery"), (answer) => {
+  showRecovery(answer.data.recovery_code);
+  return loadOwner();
+}));
+$("owner-notice-ack").addEventListener("click", () => ownersAction(() => api("POST", "/staff/api/owner/notice"), () => {
+  drawNotice(null);
+  say(t("The notice is acknowledged."));
+}));
 $("owner-end").addEventListener("click", async () => {
   const answer = await api("POST", "/staff/api/owner", { end: true });
   if (answer.ok) drawOwner(answer.data);

@@ -127,6 +127,8 @@ function done(data, chosen) {
     ? t("It now joins {ssid}: connect this phone to {ssid}, then open {address}", { ssid: data.joining, address: data.staff })
     : t("Then open the staff page:");
   $("staff-link").href = data.staff;
+  $("recovery").hidden = !data.recovery_code;  // shown this once: the table keeps its hash alone
+  $("recovery-code").textContent = data.recovery_code || "";
   $("heading").focus();
 }
 
