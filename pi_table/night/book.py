@@ -43,7 +43,7 @@ import threading
 import time
 from collections import Counter
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, BinaryIO, TypeAlias, TypedDict, TypeVar
 
@@ -76,9 +76,11 @@ MAX_OFFERS = 16  # nights offered to this table at once (each from another table
 MAX_HISTORY = 2000  # the staff's withdrawals and results in a night: far past a week of rounds
 PLANLESS = ("game", "deal", "free")  # a table's games: no change of the host's plan (``changed`` does not hear of them)
 STAFF_EVENTS = ("withdraw", "reinstate", "result", "unconfirm", "rest", "unrest")  # the night's history: each with who ("by") and when ("at")
+HOSTED = ("open", "join", "approve", "remove", *STAFF_EVENTS, "proposal", "round", "close")  # the host's events a follower folds
 WON, VOID, CREDIT, TABLE = "won", "void", "game", "table"  # with scoring's FORFEIT and DOUBLE_LOSS
 RESULTS = (WON, FORFEIT, DOUBLE_LOSS, VOID, CREDIT, TABLE)
 MAX_BYE_POINTS = 1.0
+MAX_ROUNDS = 1000  # a night's rounds, as a plan carries them: a bye is asked for one of them at most
 DRAW, RATINGS = "draw", "ratings"  # how round 1 orders the teams, all level: by lot, or by earlier nights' ratings
 SEED_NIGHTS = 20  # the nights kept here whose ratings seed a night's round 1: the café's last few weeks
 FREE_VIEW = ("game", "termination", "winner", "remaining", "score")  # what a free-play game over keeps of its view
@@ -190,6 +192,8 @@ class Night:
     dealt_known: dict[str, int] = field(default_factory=dict)  # and the history's length then (a round undone since)
     ended: dict[str, FreeGame] = field(default_factory=dict)  # this table's free-play games over: their view and end
     confirmed: list[float | None] = field(default_factory=list)  # when each round was confirmed (the host's clock)
+    events: list[Event] = field(default_factory=list)  # the host's events (HOSTED) in order: what a follower folds
+
 
     @property
     def open(self) -> bool:
@@ -262,6 +266,8 @@ class Night:
             raise DamagedLine("an event of the night")
         if self.host is None:
             self.seq += 1
+            if kind in HOSTED:  # what a follower folds: the plan's, not the games (their own topic), nor the code
+                self.events.append({key: value for key, value in event.items() if key != "code"})
 
     def _joined(self, name: str) -> None:
         """The team ``name`` is in the night from the next round: the rounds before it, it missed."""
@@ -269,8 +275,21 @@ class Night:
             self.since[name] = len(self.rounds)
 
     def _follow(self, host: str, plan: Event) -> None:
-        """The host's plan, as ``plan_json`` makes it: the night's state but for the games played."""
-        self.host, self.seq, self.name = host, int(plan["seq"]), str(plan["name"])
+        """The host's plan, as ``plan_json`` makes it: the night's state but for this table's own
+        (``OWN``), all of it the fold of the host's events, so no field a follower forgets diverges."""
+        hosted = fold(self.id, plan["events"]) if plan.get("events") is not None else _planned(self.id, plan)
+        if hosted.rounds != [Round.from_json(made) for made in plan["rounds"]] \
+                or list(hosted.teams) != [str(t["name"]) for t in plan["teams"]] \
+                or hosted.history != [dict(event) for event in plan.get("history") or ()]:
+            raise ValueError("a plan whose events do not make its rounds, teams and history")
+        for name in NIGHT_FIELDS - OWN:
+            setattr(self, name, getattr(hosted, name))
+        self.host, self.seq = host, int(plan["seq"])
+
+    def _planned(self, plan: Event) -> None:
+        """A plan of a host from before issue 59 (no ``events``): its state as it says, its history
+        replayed over its rounds."""
+        self.seq, self.name = int(plan["seq"]), str(plan["name"])
         self.games, self.tables = tuple(map(str, plan["games"])), tuple(map(str, plan["tables"]))
         self.opened, self.closed = float(plan["opened"]), None if plan["closed"] is None else float(plan["closed"])
         self.teams = {str(t["name"]): Team(str(t["name"]), tuple(map(str, t["nicknames"]))) for t in plan["teams"]}
@@ -280,7 +299,6 @@ class Night:
         self.since = {str(t["name"]): _since(t["since"], len(self.rounds)) for t in plan["teams"] if t.get("since")}
         self.bye, self.tiebreak = _bye(plan.get("bye", BYE_POINTS)), _tiebreak(plan.get("tiebreak", RATING))
         self.late = _late(plan.get("late", LATE_POINTS))
-        self.withdrawn, self.results, self.history = set(), {}, []
         for event in plan.get("history") or ():
             self._decided(dict(event), replay=True)
 
@@ -291,15 +309,15 @@ class Night:
         kind, by, at = str(event["event"]), str(event["by"]), float(event["at"])
         if len(self.history) >= MAX_HISTORY:
             raise ValueError("a night's history is full")
-        if kind in ("rest", "unrest"):  # a team asked to sit out the next round, keeping its place (or not now)
+        if kind in ("rest", "unrest"):  # a team asked to sit out a round to come, keeping its place (or not now)
             name, number = str(event["team"]), int(event["round"])
             asked = self.rests.setdefault(number, set())
             if name not in self.teams or number < 1 or (name in asked) != (kind == "unrest") \
-                    or (not replay and (number != len(self.rounds) + 1 or name in self.withdrawn)):
+                    or (not replay and (number <= len(self.rounds) or name in self.withdrawn)):
                 raise ValueError(f"no team to {kind}")
             if kind == "rest":
                 asked.add(name)
-                if self.proposal is not None and name in self.proposal.names:
+                if self.proposal is not None and self.proposal.number == number and name in self.proposal.names:
                     self.proposal = None
             else:
                 asked.discard(name)
@@ -312,6 +330,9 @@ class Night:
                     raise ValueError("no round to undo")
                 self.proposal = self.rounds.pop()
                 del self.confirmed[number - 1:]
+                # a team that joined after it missed only the rounds before it (issue 59, item 2)
+                self.since = {name: before for name, rounds in self.since.items()
+                              if (before := min(rounds, number - 1)) > 0}
             elif number < 1:
                 raise ValueError("no round to undo")
             self.history.append({"event": kind, "round": number, "by": by, "at": at})
@@ -324,6 +345,10 @@ class Night:
                 self.withdrawn.add(name)
                 if self.proposal is not None and name in self.proposal.names:
                     self.proposal = None
+                if not replay:  # gone: the byes it asked for the rounds to come are too
+                    for number, asked in self.rests.items():
+                        if number > len(self.rounds):
+                            asked.discard(name)
             else:
                 self.withdrawn.discard(name)
             self.history.append({"event": kind, "team": name, "by": by, "at": at})
@@ -395,7 +420,7 @@ class Night:
                 "opened": self.opened, "closed": self.closed, "seq": self.seq,
                 "teams": self.teams_json(), "rounds": [made.to_json() for made in self.rounds],
                 "bye": self.bye, "late": self.late, "tiebreak": self.tiebreak, "history": list(self.history),
-                "confirmed": list(self.confirmed)}
+                "confirmed": list(self.confirmed), "events": list(self.events)}
 
     def teams_json(self) -> list[dict[str, object]]:
         """The teams, each with ``since`` when it joined late (the rounds confirmed before it)."""
@@ -564,6 +589,29 @@ def _tiebreak(name: object) -> str:
     if name not in (RATING, BUCHHOLZ):
         raise ValueError("a tie-break is rating or buchholz")
     return str(name)
+
+
+NIGHT_FIELDS = frozenset(f.name for f in fields(Night))
+OWN = frozenset(("id", "played", "damage", "host", "accepted", "left", "dealt", "dealt_at", "dealt_known", "ended"))
+"""A follower's own part of a night: its file and its games. The rest is the host's, folded."""
+
+
+def fold(night_id: str, events: Iterable[Event]) -> Night:
+    """The night that the host's ``events`` (``HOSTED``) make, in order; ValueError (or KeyError,
+    TypeError) at one that does not make sense, or is no host's."""
+    night = Night(night_id)
+    for event in events:
+        if event.get("event") not in HOSTED:
+            raise ValueError("a host's event of the night")
+        night.apply(dict(event))
+    return night
+
+
+def _planned(night_id: str, plan: Event) -> Night:
+    """The night a plan from before issue 59 (its state, no events) says."""
+    night = Night(night_id)
+    night._planned(plan)
+    return night
 
 
 def decode_line(line: bytes) -> Event:
@@ -845,25 +893,31 @@ class Book:
         self._change({"event": "withdraw", "team": name, "by": by, "at": self.clock()})
 
     @_locked
-    def rest(self, name: str, by: str) -> None:
-        """The team ``name`` sits out the next round at its own asking (``by``: who at the desk),
-        keeping its place: it is paired again after it, and the round scores what a round missed
-        scores (``late``)."""
+    def rest(self, name: str, by: str, rounds: Iterable[int] = ()) -> list[int]:
+        """The team ``name`` sits out ``rounds`` (none: the next one) at its own asking (``by``: who
+        at the desk), keeping its place: it is paired again after them, and each scores what a
+        round missed scores (``late``). The rounds asked for, each a line of the book."""
         night = self._hosted()
         if name not in night.teams or name in night.withdrawn:
             raise NightRefused("no team {team} is playing in the night", team=name)
-        number = len(night.rounds) + 1
-        if name in night.rests.get(number, ()):
-            raise NightRefused("the team {team} has asked for a bye in round {number} already", team=name,
-                               number=number)
-        self._change({"event": "rest", "team": name, "round": number, "by": by, "at": self.clock()})
+        asked = sorted(set(rounds)) or [len(night.rounds) + 1]
+        for number in asked:
+            if not len(night.rounds) < number <= MAX_ROUNDS:
+                raise NightRefused("a bye is asked for a round to come, from {next} to {most}",
+                                   next=len(night.rounds) + 1, most=MAX_ROUNDS)
+            if name in night.rests.get(number, ()):
+                raise NightRefused("the team {team} has asked for a bye in round {number} already", team=name,
+                                   number=number)
+        for number in asked:
+            self._change({"event": "rest", "team": name, "round": number, "by": by, "at": self.clock()})
+        return asked
 
     @_locked
-    def unrest(self, name: str, by: str) -> None:
-        """The team ``name``'s bye asked for the next round, taken back: it is paired in it."""
+    def unrest(self, name: str, by: str, number: int | None = None) -> None:
+        """The team ``name``'s bye asked for round ``number`` (None: the next one), taken back: it is paired in it."""
         night = self._hosted()
-        number = len(night.rounds) + 1
-        if name not in night.rests.get(number, ()):
+        number = len(night.rounds) + 1 if number is None else number
+        if number <= len(night.rounds) or name not in night.rests.get(number, ()):
             raise NightRefused("the team {team} has not asked for a bye in round {number}", team=name, number=number)
         self._change({"event": "unrest", "team": name, "round": number, "by": by, "at": self.clock()})
 
@@ -912,8 +966,15 @@ class Book:
         if night.host is not None:
             raise NightRefused("the night {name} is run from table {host}'s staff page", name=night.name,
                                host=night.host)
-        event = self._result(night, number, table, result, by, winner, game)
-        path = self.folder / f"{night_id}.jsonl"
+        self._closed_change(night, self._result(night, number, table, result, by, winner, game))
+        log.info("night %s: round %d at table %s corrected after the night closed (%s)", night.name, number, table,
+                 result)
+        return night
+
+    def _closed_change(self, night: Night, event: Event) -> None:
+        """Write ``event`` at the end of the closed ``night``'s file and apply it: a correction
+        after the close, at its host or heard from it."""
+        path = self.folder / f"{night.id}.jsonl"
         data = path.read_bytes()
         with open(path, "r+b") as file:
             file.truncate(data.rfind(b"\n") + 1)  # a torn tail is no line
@@ -926,9 +987,21 @@ class Book:
             self.version += 1
             if self.changed is not None:
                 self.changed()  # the plan, closed, tells the dashboard of the correction
-        log.info("night %s: round %d at table %s corrected after the night closed (%s)", night.name, number, table,
-                 result)
-        return night
+
+    def _corrected(self, host: str, plan: Event) -> bool:
+        """The plan of a night over, from its host: kept when this table followed that night to its
+        close and the plan is newer (a result corrected after the close, issue 59)."""
+        night = self.night if self.night is not None and self.night.id == plan["night"] else None
+        if night is None:
+            kept = self._kept(plan["night"]) if NIGHT_ID.fullmatch(plan["night"]) else None
+            night = None if kept is None else kept[0]
+        if night is None or night.open or night.host != host or not night.accepted or night.left \
+                or plan["seq"] <= night.seq:
+            return False
+        _holds(plan, night)
+        self._closed_change(night, {"event": "plan", "host": host, "plan": plan})
+        log.info("night %s: a correction of table %s after the close, kept", night.name, host)
+        return True
 
     @_locked
     def unconfirm(self, by: str) -> Round:
@@ -1020,8 +1093,10 @@ class Book:
     @_locked
     def pair(self, pairs: Iterable[dict[str, Any]], resting: Iterable[str]) -> Round:
         """The next round paired by hand (``pairs``: each ``{"table", "red", "blue"}``), as its
-        proposal: every team of the night not withdrawn once, at a table of the night or sitting out."""
+        proposal: every team of the night not withdrawn once, at a table of the night or sitting out,
+        but those that asked to sit the round out: left out, they score what they asked (issue 59, item 3)."""
         night = self._hosted()
+        out = night.rests.get(len(night.rounds) + 1, set())
         try:
             made = Round(len(night.rounds) + 1, tuple(Pair(str(p["table"]), str(p["red"]), str(p["blue"])) for p in pairs),
                          tuple(map(str, resting)))
@@ -1029,10 +1104,11 @@ class Book:
             made = Round(0, ())
         names = [name for pair in made.pairs for name in pair.teams] + list(made.resting)
         tables = [pair.table for pair in made.pairs]
-        if not made.pairs or sorted(names) != sorted(name for name in night.teams if name not in night.withdrawn) \
+        if not made.pairs or sorted(names) != sorted(name for name in night.teams
+                                                     if name not in night.withdrawn and name not in out) \
                 or len(set(tables)) != len(tables) or not set(tables) <= set(night.tables):
             raise NightRefused("a round by hand pairs every team of the night once, one pair a table of the night, "
-                               "and names the others as sitting out")
+                               "and names the others as sitting out, but those that asked to sit it out")
         self._change({"event": "proposal", "round": made.to_json()})
         return made
 
@@ -1103,8 +1179,8 @@ class Book:
             if plan["opened"] > night.opened:  # a host runs one night at a time: the one followed here is over there
                 self.leave()
         offered = self.offers.pop(host, None)
-        if plan["closed"] is not None:
-            return False  # a night over (its plan stays at the broker)
+        if plan["closed"] is not None:  # a night over (its plan stays at the broker): a correction, or nothing
+            return self._corrected(host, plan)
         if not -CLOCK_SKEW_S <= self.clock() - plan["opened"] <= NEW_NIGHT_S:
             raise NightRefused("the plan of table {host} is of no night opened now", host=host)
         _holds(plan, None)

@@ -317,7 +317,7 @@ class NightSection(Section):
         pairs, resting = (body.get("pairs"), body.get("resting", [])) if isinstance(body, dict) else (None, None)
         if not isinstance(pairs, list) or not all(isinstance(p, dict) for p in pairs) or not _strings(resting):
             raise PairingRefused("a round by hand pairs every team of the night once, one pair a table of the night, "
-                                 "and names the others as sitting out")
+                                 "and names the others as sitting out, but those that asked to sit it out")
         return self.book.pair(pairs, resting)
 
     def _team_act(self, action: Callable[..., object], signed: bool = False) -> Checked:

@@ -1,0 +1,138 @@
+"""Issue 59: the night is a fold over its events. Each table of a night, a restart and a
+recomputation fold the host's events the same way, so a requested bye, an undo, a walk-in or a
+hand pairing leave every table with the same night (items 1 to 3 each failed on the code before)."""
+
+from __future__ import annotations
+
+import json
+import time
+
+from pi_table.fleet import schema
+from pi_table.night.book import Book, Night
+from pi_table.night.recorder import Recorder
+
+TEAMS = ("Owls", "Zebras", "Foxes", "Moles", "Quiz Club")
+STAFF = "staff · 1a2b3c"
+
+
+def host_and_follower(tmp_path, teams=TEAMS) -> tuple[Book, Recorder, Recorder]:
+    """Host t1 (its night at t1 and t2, ``teams`` joined) and follower t2, accepted with the code."""
+    host = Book(tmp_path / "t1")
+    host.open("Friday league", ["codenames"], ["t1", "t2"])
+    for name in teams:
+        host.join(name)
+    at_host = Recorder(host, "t1")
+    follower = Recorder(Book(tmp_path / "t2"), "t2")
+    follower.follow("t1", heard(at_host))
+    follower.book.accept("t1", host.current().code)
+    return host, at_host, follower
+
+
+def heard(recorder: Recorder) -> dict:
+    """The host's plan as a follower reads it off the broker: JSON, through the declared schema."""
+    plan = recorder.plan()
+    assert plan is not None
+    return schema.parse("plan", json.dumps(plan).encode())  # type: ignore[return-value]
+
+
+def same(ours: Night | None, theirs: Night | None) -> None:
+    """The follower's night is the host's: its rounds, byes asked, history, standings."""
+    assert ours is not None and theirs is not None
+    assert theirs.rounds == ours.rounds and theirs.rests == ours.rests and theirs.history == ours.history
+    assert theirs.since == ours.since and theirs.withdrawn == ours.withdrawn and theirs.closed == ours.closed
+    assert [s.to_json() for s in theirs.standings()] == [s.to_json() for s in ours.standings()]
+    assert theirs.damage == [] and theirs.events == ours.events  # the host's events, folded
+
+
+def test_a_bye_asked_then_a_withdrawal_and_an_undo_leave_the_follower_equal_to_its_host(tmp_path):
+    """Item 1: Owls ask out of round 2, Zebras withdraw in round 3, round 3 is undone and
+    confirmed again: the follower refused every later plan ('no team to rest')."""
+    host, at_host, follower = host_and_follower(tmp_path)
+
+    def tell() -> None:
+        assert follower.follow("t1", heard(at_host))
+        same(host.night, follower.book.night)
+
+    host.propose()
+    host.confirm()
+    tell()
+    host.rest("Owls", STAFF)
+    host.propose()
+    host.confirm(over=True)
+    tell()
+    host.withdraw("Zebras", STAFF)
+    host.propose()
+    host.confirm(over=True)
+    tell()
+    host.unconfirm(STAFF)
+    host.confirm(over=True)
+    tell()
+    for _ in (4, 5):
+        host.propose()
+        host.confirm(over=True)
+        tell()
+    host.close()
+    tell()
+    follower.book.stop()
+    assert host.night is not None
+    again = Book(tmp_path / "t2").night_of(host.night.id)  # a restart: the follower's own file folds the same
+    same(host.night, again)
+
+
+def test_a_walk_in_after_an_undone_round_misses_only_the_rounds_before_it(tmp_path):
+    """Item 2: round 3 confirmed, a walk-in joins, round 3 is undone and confirmed again with the
+    walk-in in it: it missed rounds 1 and 2 only (it was counted as missing round 3 as well)."""
+    host = Book(tmp_path / "t1")
+    host.open("Friday league", ["codenames"], ["t1", "t2"], late=0.5)
+    for name in TEAMS[:4]:
+        host.join(name)
+    for _ in range(3):
+        host.propose()
+        host.confirm(over=True)
+    host.join("Late Ones")
+    host.unconfirm(STAFF)
+    host.propose()
+    made = host.confirm(over=True)
+    night = host.current()
+    assert "Late Ones" in made.names
+    assert night.since == {"Late Ones": 2} and night.missed()["Late Ones"] == 2
+    late = next(line for line in night.standings() if line.team == "Late Ones")
+    assert late.points == 1.0  # two rounds missed at ½, round 3 not played yet
+    assert Book(tmp_path / "t1").current().since == {"Late Ones": 2}  # a restart folds the same
+
+
+def test_a_hand_pairing_leaves_out_a_team_that_asked_out_and_it_scores_what_it_asked(tmp_path):
+    """Item 3: a hand round had to name every team, so the team that asked out could only be
+    'sitting out', a pairing bye worth a full point, not the ½ it asked for."""
+    host = Book(tmp_path / "t1")
+    host.open("Friday league", ["codenames"], ["t1", "t2"], late=0.5)
+    for name in TEAMS[:4]:
+        host.join(name)
+    host.rest("Owls", STAFF)
+    made = host.pair([{"table": "t1", "red": "Zebras", "blue": "Foxes"}], ["Moles"])
+    assert "Owls" not in made.names
+    host.confirm()
+    points = {line.team: line.points for line in host.current().standings()}
+    assert points["Owls"] == 0.5 and points["Moles"] == 1.0  # asked out: H; sat out by the pairing: a bye
+
+
+def test_a_correction_to_a_closed_night_reaches_the_follower_and_stays_after_its_restart(tmp_path):
+    """Issue 59: ``Book.follow`` dropped a closed night's plan, so a result corrected at the host
+    after the close never reached the tables that follow."""
+    host, at_host, follower = host_and_follower(tmp_path, TEAMS[:4])
+    host.propose()
+    made = host.confirm()
+    host.close()
+    assert follower.follow("t1", heard(at_host))
+    pair = made.pairs[0]
+    assert host.night is not None
+    host.correct(host.night.id, 1, pair.table, "won", STAFF, winner=pair.blue)
+    assert follower.follow("t1", heard(at_host)) and not follower.follow("t1", heard(at_host))  # once
+    same(host.night, follower.book.night_of(host.night.id))
+    assert follower.book.snapshot() is None  # still closed here
+    follower.book.stop()
+    restarted = Recorder(Book(tmp_path / "t2"), "t2")
+    same(host.night, restarted.book.night_of(host.night.id))
+    host.correct(host.night.id, 1, pair.table, "won", STAFF, winner=pair.red)  # heard after the restart
+    assert restarted.follow("t1", heard(at_host))
+    same(host.night, restarted.book.night_of(host.night.id))
