@@ -5,11 +5,20 @@ hand pairing leave every table with the same night (items 1 to 3 each failed on 
 from __future__ import annotations
 
 import json
-import time
+import random
 
+import pytest
+
+from pi_table import config
+from pi_table.engine import Rules
+from pi_table.engine.actions import Guess
 from pi_table.fleet import schema
 from pi_table.night.book import Book, Night
+from pi_table.night.games import Game
 from pi_table.night.recorder import Recorder
+from pi_table.table.session import Session
+
+from helpers import wait_for
 
 TEAMS = ("Owls", "Zebras", "Foxes", "Moles", "Quiz Club")
 STAFF = "staff · 1a2b3c"
@@ -33,6 +42,17 @@ def heard(recorder: Recorder) -> dict:
     plan = recorder.plan()
     assert plan is not None
     return schema.parse("plan", json.dumps(plan).encode())  # type: ignore[return-value]
+
+
+def played(recorder: Recorder, seed: int = 1) -> Game | None:
+    """A game played to its end at the recorder's table by random touches, and what it records."""
+    rng = random.Random(seed)
+    session = Session(Rules(), rng=rng)
+    recorder.untouched(session.id)  # dealt in the night, as the table's loop sees it on a wake
+    while not session.state.is_over:
+        board = str(session.public_view().to_json()["board"])
+        session.submit(Guess(rng.choice([cell for cell, seen in enumerate(board) if seen == "?"])))
+    return recorder.seen(session.id, lambda: session.public_view().to_json())
 
 
 def same(ours: Night | None, theirs: Night | None) -> None:
@@ -136,3 +156,61 @@ def test_a_correction_to_a_closed_night_reaches_the_follower_and_stays_after_its
     host.correct(host.night.id, 1, pair.table, "won", STAFF, winner=pair.red)  # heard after the restart
     assert restarted.follow("t1", heard(at_host))
     same(host.night, restarted.book.night_of(host.night.id))
+
+
+@pytest.mark.broker
+def test_through_mosquitto_a_bye_a_withdrawal_and_an_undo_leave_the_follower_with_its_hosts_night(broker, tmp_path):
+    """Item 1 as the café runs it: host t1 and follower t2 on a real Mosquitto. After the bye,
+    the withdrawal and the undo the follower heard rounds 4 and 5 and the close, and its round-4
+    game reached the host."""
+    from pi_table.fleet.reporter import Reporter
+
+    tables = {name: Recorder(Book(tmp_path / name), name) for name in ("t1", "t2")}
+    reporters = {name: Reporter(config.broker(broker.url, table_id=name), act=lambda request: {"ok": True})
+                 for name in tables}
+    for name, reporter in reporters.items():
+        reporter.take_night(tables[name])
+    host, follower = tables["t1"].book, tables["t2"]
+
+    def heard_all() -> bool:
+        night, ours = follower.book.night, host.night
+        return night is not None and ours is not None and night.seq == ours.seq and night.closed == ours.closed
+
+    try:
+        for reporter in reporters.values():
+            reporter.start()
+        host.open("Friday league", ["codenames"], ["t1", "t2"])
+        wait_for(lambda: follower.book.offered(), "t1's night on offer to t2", 10)
+        follower.book.accept("t1", host.current().code)
+        for name in TEAMS:
+            host.join(name)
+        host.propose()
+        host.confirm()
+        host.rest("Owls", STAFF)
+        host.propose()
+        host.confirm(over=True)
+        host.withdraw("Zebras", STAFF)
+        host.propose()
+        host.confirm(over=True)
+        host.unconfirm(STAFF)
+        host.confirm(over=True)
+        host.propose()
+        made = host.confirm(over=True)
+        wait_for(heard_all, "t2 hearing round 4", 10)
+        same(host.night, follower.book.night)
+        game = played(follower)
+        pair = made.pair_at("t2")
+        assert game is not None and pair is not None and game.teams == pair.teams and game.round == 4
+        wait_for(lambda: game.id in host.current().ids(), "t1 gathering t2's round-4 game", 10)
+        host.propose()
+        host.confirm(over=True)
+        host.close()
+        wait_for(heard_all, "t2 hearing round 5 and the close", 10)
+        same(host.night, follower.book.night)
+    finally:
+        for reporter in reporters.values():
+            reporter.stop()
+        for table in tables.values():
+            table.book.stop()
+    again = Book(tmp_path / "t2").night_of(host.night.id)  # type: ignore[union-attr]
+    same(host.night, again)
