@@ -214,3 +214,43 @@ def test_through_mosquitto_a_bye_a_withdrawal_and_an_undo_leave_the_follower_wit
             table.book.stop()
     again = Book(tmp_path / "t2").night_of(host.night.id)  # type: ignore[union-attr]
     same(host.night, again)
+
+
+def test_a_team_asks_out_of_rounds_4_and_5_on_the_staff_page_and_scores_what_a_missed_round_scores(tmp_path):
+    """The director's tool: "we miss rounds 4 and 5", asked in round 2, taken back for one round,
+    kept out of those rounds' pairings (by the book's and by hand), each scoring H at a ½ night."""
+    from helpers import Staff, StaffTable
+
+    table = StaffTable(tmp_path, "RRRRRRRRRBBBBBBBBNNNNNNNA")
+    try:
+        staff = Staff(table.base)
+        staff.login()
+        staff.call("POST", "/staff/api/night/open", {"name": "Friday", "games": ["codenames"], "tables": ["1", "2"],
+                                                      "late": 0.5})
+        for name in TEAMS[:4]:
+            staff.call("POST", "/staff/api/night/join", {"team": name})
+        for _ in range(2):
+            staff.call("POST", "/staff/api/night/propose")
+            staff.call("POST", "/staff/api/night/confirm", {"over": True})
+        for body in ({"team": "Owls", "rounds": [2]}, {"team": "Owls", "rounds": ["4"]}, {"team": "Owls", "rounds": 4}):
+            assert staff.call("POST", "/staff/api/night/rest", body)[0] in (400, 409)  # past, or not numbers
+        status, answer = staff.call("POST", "/staff/api/night/rest", {"team": "Owls", "rounds": [4, 5, 6]})
+        assert status == 200 and answer["night"]["rests"] == {"4": ["Owls"], "5": ["Owls"], "6": ["Owls"]}
+        status, answer = staff.call("POST", "/staff/api/night/unrest", {"team": "Owls", "round": 6})
+        assert status == 200 and answer["night"]["rests"] == {"4": ["Owls"], "5": ["Owls"]}
+        made = staff.call("POST", "/staff/api/night/propose")[1]["night"]["proposal"]
+        assert made["number"] == 3 and "Owls" in [name for pair in made["pairs"] for name in (pair["red"], pair["blue"])]
+        staff.call("POST", "/staff/api/night/confirm", {"over": True})
+        made = staff.call("POST", "/staff/api/night/propose")[1]["night"]["proposal"]
+        assert made["number"] == 4 and "Owls" not in [name for pair in made["pairs"] for name in (pair["red"], pair["blue"])]
+        assert "Owls" not in made["resting"]
+        staff.call("POST", "/staff/api/night/confirm", {"over": True})
+        others = TEAMS[1:4]
+        status, answer = staff.call("POST", "/staff/api/night/pair", {
+            "pairs": [{"table": "1", "red": others[0], "blue": others[1]}], "resting": [others[2]]})
+        assert status == 200, answer
+        night = staff.call("POST", "/staff/api/night/confirm", {"over": True})[1]["night"]
+        owls = next(line for line in night["standings"] if line["team"] == "Owls")
+        assert owls["missed"] == 2 and owls["points"] == 1.0  # rounds 4 and 5 at ½ each; no game recorded
+    finally:
+        table.close()
