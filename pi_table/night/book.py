@@ -264,6 +264,8 @@ class Night:
             return
         else:
             raise DamagedLine("an event of the night")
+        if kind in ("join", "approve", "remove", "withdraw", "reinstate", "rest", "unrest", "unconfirm"):
+            self._recheck()
         if self.host is None:
             self.seq += 1
             if kind in HOSTED:  # what a follower folds: the plan's, not the games (their own topic), nor the code
@@ -317,8 +319,6 @@ class Night:
                 raise ValueError(f"no team to {kind}")
             if kind == "rest":
                 asked.add(name)
-                if self.proposal is not None and self.proposal.number == number and name in self.proposal.names:
-                    self.proposal = None
             else:
                 asked.discard(name)
             self.history.append({"event": kind, "team": name, "round": number, "by": by, "at": at})
@@ -343,8 +343,6 @@ class Night:
                 raise ValueError(f"no team to {kind}")
             if kind == "withdraw":
                 self.withdrawn.add(name)
-                if self.proposal is not None and name in self.proposal.names:
-                    self.proposal = None
                 if not replay:  # gone: the byes it asked for the rounds to come are too
                     for number, asked in self.rests.items():
                         if number > len(self.rounds):
@@ -366,16 +364,27 @@ class Night:
         self.history.append({"event": kind, "round": number, "table": table, "result": result, "winner": winner,
                              "game": game, "by": by, "at": at})
 
+    def _recheck(self) -> None:
+        """A proposal that no longer names exactly the teams due to play its round (one joined,
+        withdrew, came back or asked out since, or a round undone back to a proposal made before a
+        walk-in) goes, to be made again: no team is left out of a round it is due to play."""
+        made = self.proposal
+        if made is not None and made.names != self.due(made.number):
+            self.proposal = None
+
+    def due(self, number: int) -> set[str]:
+        """The teams due to play round ``number``: in the night, not withdrawn, not asked out of it."""
+        out = self.rests.get(number, set())
+        return {name for name in self.teams if name not in self.withdrawn and name not in out}
+
     def _remove(self, name: str) -> None:
-        """A team gone before its first round: a proposal that names it goes too, to be made again."""
+        """A team gone before its first round."""
         if self.waiting.pop(name, None) is not None:
             return
         number = self.first_round(name)
         if number is not None:
             raise DamagedLine("a removal of a team before its first round")
         del self.teams[name]
-        if self.proposal is not None and name in self.proposal.names:
-            self.proposal = None
         self.withdrawn.discard(name)
         self.since.pop(name, None)
 
@@ -511,8 +520,8 @@ class Night:
         """The Swiss pairing of the next round, from the standings and the pairs that have met."""
         if not self.teams:
             raise NightRefused("no team has joined the night yet")
-        out = self.rests.get(len(self.rounds) + 1, set())
-        lines = [line for line in self.standings() if not line.withdrawn and line.team not in out]
+        due = self.due(len(self.rounds) + 1)
+        lines = [line for line in self.standings() if line.team in due]
         if len(lines) < 2:
             raise PairingRefused("a round needs two teams and a table")
         return propose(len(self.rounds) + 1, self.ranked([line.team for line in lines]),
@@ -1007,7 +1016,8 @@ class Book:
     def unconfirm(self, by: str) -> Round:
         """The last round confirmed, back to a proposal (``by``: who at the desk), while none of
         its games began here, was recorded or had a result entered; the tables that follow drop
-        it with the plan."""
+        it with the plan. The round undone: its proposal goes too when a team due to play it
+        joined since (a walk-in after the confirm), to be proposed again with it."""
         night = self._hosted()
         if not night.rounds:
             raise NightRefused("no round is confirmed")
@@ -1015,9 +1025,9 @@ class Book:
         if any(g.round == number for g in night.played) or any(n == number for n, _ in night.results) \
                 or number in night.dealt.values():
             raise NightRefused("round {number} has a game or a result already: it cannot be undone", number=number)
+        made = night.rounds[-1]
         self._change({"event": "unconfirm", "round": number, "by": by, "at": self.clock()})
-        assert night.proposal is not None
-        return night.proposal
+        return made
 
     @_locked
     def deal(self, game_id: str, number: int | None, at: float | None = None) -> None:
@@ -1096,7 +1106,6 @@ class Book:
         proposal: every team of the night not withdrawn once, at a table of the night or sitting out,
         but those that asked to sit the round out: left out, they score what they asked (issue 59, item 3)."""
         night = self._hosted()
-        out = night.rests.get(len(night.rounds) + 1, set())
         try:
             made = Round(len(night.rounds) + 1, tuple(Pair(str(p["table"]), str(p["red"]), str(p["blue"])) for p in pairs),
                          tuple(map(str, resting)))
@@ -1104,8 +1113,7 @@ class Book:
             made = Round(0, ())
         names = [name for pair in made.pairs for name in pair.teams] + list(made.resting)
         tables = [pair.table for pair in made.pairs]
-        if not made.pairs or sorted(names) != sorted(name for name in night.teams
-                                                     if name not in night.withdrawn and name not in out) \
+        if not made.pairs or sorted(names) != sorted(night.due(made.number)) \
                 or len(set(tables)) != len(tables) or not set(tables) <= set(night.tables):
             raise NightRefused("a round by hand pairs every team of the night once, one pair a table of the night, "
                                "and names the others as sitting out, but those that asked to sit it out")
