@@ -992,6 +992,8 @@ class Book:
             file.flush()
             os.fsync(file.fileno())
         night.apply(event)
+        if self.night is None:
+            self.night = night  # corrected after a restart: the night the plan tells of again
         if night is self.night:
             self.version += 1
             if self.changed is not None:
