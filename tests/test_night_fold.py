@@ -254,3 +254,23 @@ def test_a_team_asks_out_of_rounds_4_and_5_on_the_staff_page_and_scores_what_a_m
         assert owls["missed"] == 2 and owls["points"] == 1.0  # rounds 4 and 5 at ½ each; no game recorded
     finally:
         table.close()
+
+
+def test_a_plan_from_a_host_before_the_events_is_still_followed_and_an_old_followers_file_still_loads(tmp_path):
+    """The format is extended, not broken: a host before issue 59 sends no ``events``, and a
+    follower's file from then holds plan lines without them; both still make the host's night."""
+    host, at_host, follower = host_and_follower(tmp_path, TEAMS[:4])
+    host.rest("Owls", STAFF)
+    host.propose()
+    host.confirm()
+    host.withdraw("Zebras", STAFF)
+    old = {key: value for key, value in heard(at_host).items() if key != "events"}
+    assert follower.follow("t1", old)
+    theirs = follower.book.night
+    assert theirs is not None and theirs.events == []  # nothing to fold: the plan's state, its history replayed
+    assert theirs.rounds == host.current().rounds and theirs.rests == host.current().rests
+    assert theirs.withdrawn == {"Zebras"} and theirs.history == host.current().history
+    follower.book.stop()
+    again = Book(tmp_path / "t2")  # its file holds the old plan's line
+    assert again.night is not None and again.night.damage == [] and again.night.rounds == host.current().rounds
+    assert [s.to_json() for s in again.night.standings()] == [s.to_json() for s in host.current().standings()]
