@@ -22,9 +22,9 @@ from ..engine.endings import Termination
 from ..engine.games import NAMES
 from ..engine.phrase import Phrase
 from ..errors import PiTableError
-from ..night.book import MAX_HISTORY
 from ..night.names import MAX_NAME, MAX_NICKNAMES
 from ..night.pairing import MAX_TABLES
+from ..night.state import MAX_HISTORY
 
 MAX_PAYLOAD = 256 * 1024  # bytes: some ten times the longest status a finished game of any kind gives
 NAME = 100  # characters in an id, a game's, a device's or a team's name, a version, a board

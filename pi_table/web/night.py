@@ -12,10 +12,10 @@ from collections.abc import Callable
 
 from ..engine.phrase import N_
 from ..files import csv_text
-from ..night.book import VOID, Night, NightRefused
 from ..night.pairing import Round
 from ..night.scoring import BUCHHOLZ, FORFEIT, PLAYED, RATING
 from ..night.standings import Result
+from ..night.state import VOID, Night, NightRefused
 from ..ui.i18n import translation
 
 PAGE_TEXTS = (

@@ -46,11 +46,11 @@ from aiohttp import web
 from ...engine.endings import WORDS
 from ...engine.errors import Refusal
 from ...engine.phrase import N_, Phrase
-from ...night.book import DRAW, LATE_CHOICES, RATINGS, Night
 from ...night.pairing import PairingRefused
 from ...night.recorder import Recorder
 from ...night.scoring import BUCHHOLZ, RATING
 from ...night.standings import high_scores
+from ...night.state import DRAW, LATE_CHOICES, RATINGS, Night
 from ...ui.i18n import say, translation
 from ..auth import Session, Throttle
 from ..night import TABLES, night_csv, night_trf, night_xlsx, printable, slips, table_csv, team_page
