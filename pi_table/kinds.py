@@ -1,6 +1,7 @@
 """What a setting may name outside the table's memory, each parsed from the text someone typed
 into a value of its kind before any code opens it: a serial device under ``/dev``, a file among
-the table's own, a folder of its own, one of the table's network addresses, a URL of given schemes.
+the table's own, a secret file in its secrets folder, a folder of its own, one of the table's network
+addresses, a URL of given schemes.
 
 Code that opens a device, a file or a host takes one of these, never a string. A string handed
 on as it is means what the library that reads it makes of it: pyserial's ``serial_for_url``
@@ -106,12 +107,43 @@ class OwnFile:
         return self.path
 
 
+SECRETS = "files"
+"""The table's secrets folder, beside its configuration: where the staff page writes the owner's
+files (``daemon.owner_files``), and the only place a setting of the secret kind may name."""
+
+
+@dataclass(frozen=True, slots=True)
+class SecretFile:
+    """A file the table sends or serves as a secret (a broker's password, a private key): one in
+    the table's secrets folder (``SECRETS``), its links followed. Never the configuration or the
+    copies of it beside it (the last good, the trial, the refused one, which hold a broker's
+    password in its URL), the journal, the table's own TLS key, nor anything else on the machine:
+    a restored backup that named one of those would have the table send it as its password."""
+
+    path: str
+
+    @classmethod
+    def parse(cls, text: str, folder: str) -> SecretFile:
+        """``text`` (relative to ``folder``, the configuration's) as a file in its secrets folder."""
+        secrets = os.path.join(os.path.abspath(folder), SECRETS)
+        path = os.path.normpath(os.path.join(folder, text)) if _short(text) and text.isprintable() else ""
+        real, own = os.path.realpath(path or secrets), os.path.realpath(secrets)
+        if real == own or os.path.commonpath([own, real]) != own:
+            raise Refusal("a file in {folder}, the table's secrets folder", folder=secrets, given=_shown(text))
+        return cls(path)
+
+    def __str__(self) -> str:
+        return self.path
+
+
 @dataclass(frozen=True, slots=True)
 class Folder:
     """A folder the table keeps its own in (its journal, its control socket's): a path written
     in plain path words (``PATH_NAME``), relative to the configuration's folder or absolute,
     with no ``..`` or ``.`` in it, so what the owner typed is where the table writes, no
-    look-alike letter makes another folder, and no climb leads elsewhere."""
+    look-alike letter makes another folder, and no climb leads elsewhere. Never the kernel's
+    (``SYSTEMS``: /dev/shm is cleared at boot), nor one another user may write in, or would be made
+    in (/tmp, /dev/shm: anyone could put a file or a link in the table's place)."""
 
     path: str
 
@@ -123,7 +155,11 @@ class Folder:
                 or any(part in (".", "..") for part in text.split("/")):
             raise Refusal("a folder's path in plain letters, digits and _.:+@,=- between slashes, absolute or from "
                           "the configuration's folder, with no '..'", given=_shown(text))
-        return cls(os.path.normpath(path))
+        path = os.path.normpath(path)
+        if f"{path}/".startswith(SYSTEMS) or _others_write(path):
+            raise Refusal("a folder of the table's own: not under /dev, /proc or /sys, and not one others may write "
+                          "in (as /tmp and /dev/shm)", given=_shown(text))
+        return cls(path)
 
     def __str__(self) -> str:
         return self.path
@@ -178,6 +214,22 @@ class Url:
 
     def __str__(self) -> str:
         return self.text
+
+
+SYSTEMS = ("/dev/", "/proc/", "/sys/")
+"""The kernel's folders: devices, processes, memory cleared at boot; no folder of the table's."""
+
+
+def _others_write(path: str) -> bool:
+    """Whether ``path``, or the folder it would be made in (the nearest that is there), is one a
+    user other than its owner and group may write in."""
+    folder = path
+    while not os.path.isdir(folder) and folder != os.path.dirname(folder):
+        folder = os.path.dirname(folder)
+    try:
+        return bool(os.stat(folder).st_mode & stat.S_IWOTH)
+    except OSError:  # not to be seen: the machine's checks say so in their words
+        return False
 
 
 def _in_devices(path: str) -> bool:

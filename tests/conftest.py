@@ -181,6 +181,20 @@ def cheap_secret_work(request, monkeypatch) -> None:
         monkeypatch.setattr(auth, "SCRYPT_N", TESTS_SCRYPT_N)
 
 
+# --- the trials' steady time -------------------------------------------------------------------------
+
+
+@pytest.fixture(autouse=True)
+def short_steady_trials(monkeypatch) -> None:
+    """A trial is kept once its table has been healthy for ``trial.STEADY_S`` (half a minute) on
+    the service; the tests' tables, restarted many times, keep it after a second of health
+    (``PI_TABLE_TRIAL_STEADY_S``, which their ``pi-table run`` inherits). A test of the steady
+    time sets its own."""
+    from pi_table.daemon.trial import STEADY_VARIABLE
+
+    monkeypatch.setenv(STEADY_VARIABLE, "1")
+
+
 # --- Hypothesis --------------------------------------------------------------------------------------
 
 EXAMPLES = {

@@ -304,6 +304,27 @@ def test_a_configuration_the_checker_refuses_is_refused_with_the_checkers_words(
         backup.check(moved, config, Running())
 
 
+def test_a_backup_whose_settings_name_the_previous_settings_as_a_password_is_refused(tmp_path):
+    """Issue 58, 3: a backup's configuration named ``fleet.password_file = "config.toml.good"``
+    (the previous settings, holding the café's broker's password in its URL), in clear, towards the
+    sender's broker: it passed the check, and the old settings went out as the MQTT password. A
+    secret file is one of the table's secrets folder's (``files/``), never a copy of the settings."""
+    data, config = good(tmp_path)
+    assert config.source is not None
+    config.source.with_name("config.toml.good").write_text(
+        config.source.read_text() + '[fleet]\nbroker = "mqtt://t1:SECRET-of-the-cafe@broker.cafe.lan"\n')
+    for named in ("config.toml.good", "config.toml.trial", "config.toml.refused", "config.toml", "journal/staff.pin",
+                  "files/../config.toml.good"):
+        hostile = fix_manifest(repacked(data, lambda name, body, named=named: body + (
+            f'[fleet]\nbroker = "mqtt://t1@203.0.113.9:1883"\npassword_file = "{named}"\n'
+            'password_in_clear = true\n').encode() if name == "config.toml" else body))
+        with pytest.raises(backup.BadBackup) as refused:
+            backup.check(hostile, config, Running())
+        said = str(refused.value)
+        assert "fleet.password_file" in said and "the table's secrets folder" in said, said
+        assert "SECRET-of-the-cafe" not in said
+
+
 def fix_manifest(data: bytes) -> bytes:
     """``data`` with its manifest made to match its files again (as someone who edited it would)."""
     with tarfile.open(fileobj=io.BytesIO(data)) as source:
@@ -442,7 +463,8 @@ class Stopped:
 
 
 def watched(tmp_path, answers, deadline_s: float = 10.0):
-    """The restore's watch, as the daemon makes it, its checks answering ``answers`` a second apart."""
+    """The restore's watch, as the daemon makes it, its checks answering ``answers`` a second apart
+    (kept once healthy for a second of that clock: the tests' steady time, ``PI_TABLE_TRIAL_STEADY_S``)."""
     path, before, changed = staged(tmp_path)
     config, restoring = backup.starting(load_config(path))
     watch = Restarts(Stopped(config), None, deadline_s, restoring).watch  # type: ignore[arg-type]
@@ -459,7 +481,8 @@ def watched(tmp_path, answers, deadline_s: float = 10.0):
 
 def test_a_restore_the_table_is_healthy_on_is_kept(tmp_path):
     path, before, _, watch, restarted = watched(
-        tmp_path, [Health(Phrase.of("the phones' pages and the staff page are not open yet")), Health()])
+        tmp_path, [Health(Phrase.of("the phones' pages and the staff page are not open yet")), Health(), Health()])
+    assert watch.steady_s == 1.0  # issue 58, 4: a restore, too, is kept only once the table stays healthy on it
     note = trial.beside(path, trial.ROLLED_BACK)  # a rollback of settings from before the restore
     note.write_text('{"at": 1.0, "keys": ["game.hold_s"], "by": "staff", "why": {"en": "not healthy"}}')
     watch.run()

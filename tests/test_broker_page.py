@@ -12,6 +12,7 @@ import json
 import os
 import stat
 import subprocess
+import threading
 import time
 import tomllib
 from pathlib import Path
@@ -151,6 +152,37 @@ def reporter(url: str, password: str, ca: Path, folder: Path, table_id: str, sta
                     link_state=lambda state: None if states is None else states.append(say(state, "en")))
 
 
+def connected(url: str, ca: Path, table_id: str = ""):
+    """A raw client of the café's broker as the user in ``url`` (with its password), over TLS."""
+    from pi_table.config import broker as broker_config
+    from pi_table.fleet import link
+
+    settings = broker_config(url, ca=str(ca))
+    client = link.client(settings, f"test-{time.monotonic_ns()}")
+    up = threading.Event()
+    client.on_connect = lambda c, u, flags, reason, properties: reason.is_failure or up.set()
+    client.connect(settings.host, settings.port)
+    client.loop_start()
+    wait_for(up.is_set, f"{settings.username} connected", 10)
+    return client
+
+
+def retained(url: str, ca: Path, table: str, marker: str) -> dict[str, bytes]:
+    """What the broker hands a new subscriber under ``pi-table/TABLE/#``, as the dashboard's user in
+    ``url``: read until the retained ``marker`` topic, asked for after them, arrives (Mosquitto
+    sends a subscription's retained messages before it answers the next one)."""
+    client, seen = connected(url, ca), {}
+    client.on_message = lambda c, u, message: seen.__setitem__(message.topic, message.payload)
+    try:
+        client.subscribe(f"pi-table/{table}/#", qos=1)
+        client.subscribe(marker, qos=1)
+        wait_for(lambda: marker in seen, f"the retained {marker}", 10)
+    finally:
+        client.disconnect()
+        client.loop_stop()
+    return {topic: payload for topic, payload in seen.items() if topic != marker}
+
+
 @pytest.mark.broker
 @pytest.mark.daemon
 def test_the_owner_makes_this_table_the_cafes_broker_and_the_other_tables_report_with_what_the_page_shows(tmp_path):
@@ -274,6 +306,22 @@ def test_the_owner_makes_this_table_the_cafes_broker_and_the_other_tables_report
             assert status == 409 and answer["error"].startswith(why), answer
         assert staff.call("POST", "/staff/api/broker", {"act": "remove", "table": "a/b"})[0] == 400
         assert not (cafe.spool / requests.REQUEST).exists()
+        fleet = tomllib.loads(cafe.config.read_text())["fleet"]
+        dashboard_url = (f"mqtts://dashboard:{(cafe.config.parent / fleet['dashboard_password_file']).read_text().strip()}"
+                         f"@127.0.0.1:{cafe.unit.port}")
+        terrace_url = terrace["broker"].replace("terrace@", f"terrace:{terrace['password']}@")
+        others[1].offer({"game_id": "game-of-terrace", "state": {"game": "codenames", "board": "?" * 25},
+                         "health": {"touch": "ok"}})
+        hosting = connected(terrace_url, ca)  # a night it hosted, and its games: as a table publishes them
+        for name in ("plan", "night"):
+            hosting.publish(f"pi-table/terrace/{name}", json.dumps({"night": "terrace-night"}), qos=1,
+                            retain=True).wait_for_publish(5)
+        hosting.disconnect()
+        hosting.loop_stop()
+        marker = "pi-table/bar-2/online"
+        wait_for(lambda: len(retained(dashboard_url, ca, "terrace", marker)) == 4, "terrace's retained messages", 10)
+        assert sorted(retained(dashboard_url, ca, "terrace", marker)) == [
+            f"pi-table/terrace/{name}" for name in ("night", "online", "plan", "status")]
         assert staff.call("POST", "/staff/api/broker", {"act": "remove", "table": "terrace"})[0] == 202
         asked = json.loads((cafe.spool / requests.REQUEST).read_text())
         assert asked == {"act": "broker-remove", "table": "terrace"}  # its name alone: no password made
@@ -287,6 +335,8 @@ def test_the_owner_makes_this_table_the_cafes_broker_and_the_other_tables_report
         assert "terrace" not in (cafe.folder / "table/journal" / "broker.handout").read_text()
         wait_for(lambda: any("Not authorized" in state for state in terrace_states), "the table taken off refused", 15)
         assert not others[1].connected.is_set()
+        assert retained(dashboard_url, ca, "terrace", marker) == {}  # issue 58, 6: nothing of it lingers there
+        assert "terrace" not in cafe.unit.broker.users()  # its one-time password for that is gone too
         assert others[-1].connected.is_set() and bar_2_states == []  # the others never lost their connection
         cafe.restarted()  # the café's tables no longer list it
         assert tomllib.loads(cafe.config.read_text())["fleet"]["cafe_tables"] == ["bar-1", "bar-2"]

@@ -181,7 +181,9 @@ def test_a_journal_dir_the_user_may_not_write_in_is_refused():
                  for journal, words in (("journal", "may not write in it"), ("missing/games", "cannot be made"))]
         for path, _ in cases:
             path.chmod(0o644)
-        (folder / "run").chmod(0o1777)  # the socket's folder is the one place the user may write in
+        (folder / "run").chmod(0o700)  # the socket's folder is the one place the user may write in
+        if prefix:
+            os.chown(folder / "run", 65534, 65534)
         (folder / "journal").chmod(0o555)
         folder.chmod(0o555)
         for path, words in cases:
@@ -200,7 +202,7 @@ def test_a_journal_dir_on_a_read_only_file_system_is_refused(tmp_path):
     """What the unit's ProtectSystem=strict makes of every folder but its own."""
     folder = tmp_path / "readonly"
     folder.mkdir()
-    mounted = subprocess.run(["mount", "-t", "tmpfs", "-o", "ro", "tmpfs", str(folder)], capture_output=True, text=True)
+    mounted = subprocess.run(["mount", "-t", "tmpfs", "-o", "ro,mode=0755", "tmpfs", str(folder)], capture_output=True, text=True)
     if mounted.returncode != 0:
         pytest.skip(f"cannot mount a read-only file system here: {mounted.stderr.strip()}")
     try:
@@ -262,7 +264,7 @@ WRONG_TYPE = {
     "bool": ['"yes"', "1", "0.0"], "int": ["2.5", '"3"', "true"], "number": ['"fast"', "[1]", "nan", "inf"],
     "pin": ["true", '"17"', "1.5"], "int_list": ['"1,2"', "[1, 2.0]", "[true]"], "int_lists": ["[1, 2]", '[["a"]]'],
     "str_list": ['"t1 t2"', "[1]", '[["t1"]]'],
-    "device": ["7", "false"], "file": ["[1]", "true"], "deck": ["1"], "group": ["5"], "address": ["0"],
+    "device": ["7", "false"], "file": ["[1]", "true"], "secret": ["[1]", "true"], "deck": ["1"], "group": ["5"], "address": ["0"],
     "url": ["8024"], "broker": ["1883"],
 }
 OUT_OF_RANGE = [
@@ -506,10 +508,12 @@ def test_a_help_text_lists_every_value_its_key_takes():
 # No setting reads the table's secrets -------------------------------------------------------------
 
 
-@pytest.mark.parametrize("key", ["fleet.password_file", "fleet.ca", "sim.words", "night.blocked_words"])
+@pytest.mark.parametrize("key", ["fleet.ca", "sim.words", "night.blocked_words"])
 def test_no_file_a_setting_reads_may_lie_in_the_journal_folder_where_the_keys_are(tmp_path, key):
     """A password file sent to a broker, or a deck whose bad line the checker quotes, that is a
-    game's journal would hand its key to whoever edits the settings (the staff page does)."""
+    game's journal would hand its key to whoever edits the settings (the staff page does). A
+    password file is of the secret kind, which names nothing outside ``files/`` (issue 58, 3:
+    ``test_setting_kinds.py``), the journal's files and links to them among what it refuses."""
     journal = tmp_path / "journal"
     journal.mkdir()
     game = journal / "g1.jsonl"
@@ -548,12 +552,15 @@ def test_a_file_named_from_the_configurations_folder_is_guarded_where_it_is_read
 
 
 def test_https_takes_a_certificate_and_its_key_both_readable_in_the_configurations_folder(tmp_path):
-    cert, key = tmp_path / "table.crt", tmp_path / "table.key"
+    cert, key = tmp_path / "table.crt", tmp_path / "files" / "table.key"  # a key in the secrets folder
     cert.write_text("a certificate")
+    key.parent.mkdir()
     refusals = {
         (f'"{cert}"', '""'): "web.tls_cert: tls_cert and tls_key go together: a certificate needs its private key",
-        ('"table.crt"', '"table.key"'): f"web.tls_key: expected a file the table can read, found {key}, which is "
-                                        "not a file",  # a relative name is the configuration folder's
+        ('"table.crt"', '"files/table.key"'): f"web.tls_key: expected a file the table can read, found {key}, which "
+                                              "is not a file",  # a relative name is the configuration folder's
+        ('"table.crt"', '"table.key"'): f"web.tls_key: expected a file in {tmp_path / 'files'}, the table's secrets "
+                                        "folder, found 'table.key' (a string)",
         ('"/etc/ssl/certs/a.pem"', f'"{key}"'): f"web.tls_cert: expected a file in {tmp_path}, the configuration's "
                                                 "folder, or a folder below it, found '/etc/ssl/certs/a.pem' (a string)",
         (f'"{cert}"', f'"{key}"'): f"web.tls_key: expected a file the table can read, found {key}, which is not a file",

@@ -144,9 +144,9 @@ def test_fleet_is_off_by_default_and_its_keys_are_checked(tmp_path):
         '[fleet]\nbroker = "mqtts://cafe"\nca = "/etc/ssl/ca.pem"': "fleet.ca: expected a file in",  # not the table's own
         '[fleet]\nbroker = "mqtt://u:hunter2@cafe/x"\ntable_id = "t1"': "mqtt://cafe/x",
         '[fleet]\nbroker = 1883': "fleet.broker: expected an mqtt:// or mqtts:// URL, or '' for none, found 1883",
-        '[fleet]\nbroker = "mqtts://t1:pw@cafe"\npassword_file = "mqtt.password"':
+        '[fleet]\nbroker = "mqtts://t1:pw@cafe"\npassword_file = "files/mqtt.password"':
             "in the URL or in password_file, not both",
-        '[fleet]\nbroker = "mqtt://cafe"\npassword_file = "mqtt.password"': "mqtt[s]://USER@HOST",
+        '[fleet]\nbroker = "mqtt://cafe"\npassword_file = "files/mqtt.password"': "mqtt[s]://USER@HOST",
     }
     for text, message in wrong.items():
         with pytest.raises(ConfigError) as refused:
@@ -323,8 +323,8 @@ def test_an_italian_table_reports_its_warnings_and_its_result_in_italian(broker,
 def test_a_broker_password_file_gone_missing_leaves_the_table_playing_unreported(tmp_path, refusing_broker):
     """The file was there for the start's check (which refuses a table naming none: 78) and is
     gone by the time the fleet opens, after READY."""
-    (tmp_path / "table").mkdir()
-    missing = tmp_path / "table" / "gone.password"  # in the configuration's folder, as a setting's file is
+    (tmp_path / "table" / "files").mkdir(parents=True)
+    missing = tmp_path / "table" / "files" / "gone.password"  # in the table's secrets folder, as a password file is
     missing.write_text("s3cret\n")
     table = InProcessTable(tmp_path / "table", refusing_broker.replace("mqtt://", "mqtt://t1@"),
                            extra=f'password_file = "{missing}"\npassword_in_clear = true\n', checked=missing.unlink)

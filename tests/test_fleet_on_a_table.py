@@ -75,9 +75,37 @@ def test_the_owner_starts_the_fleet_dashboard_on_this_table_from_its_staff_page(
                                                                          cookie=session)[1])] == ["bar-1"]
 
         wait_for(listed, "the table itself on its own dashboard", 15)
+
+        # issue 58, 5c: one budget for every door to the owner's passphrase, the staff page's and this one
+        base = restarted.daemon.companion.base_url
+        guessed = []
+        for n in range(4):  # staff from four addresses guess the passphrase on the staff page, five times each
+            address = f"127.0.0.{40 + n}"
+            login, body = ask_from(base, address, "POST", "/staff/login", {"pin": STAFF_PIN})
+            staff_session = {"X-Staff-Token": json.loads(body)["csrf"], "Cookie": "; ".join(
+                cookie.split(";")[0] for cookie in login.headers.get_all("Set-Cookie"))}
+            guessed += [ask_from(base, address, "POST", "/staff/api/owner", {"passphrase": "a guess, wrong"},
+                                 staff_session)[0].status for _ in range(5)]
+        assert guessed == [403] * (20 - 3) + [429] * 3  # the owner stepping up and the two dashboard logins above: one budget
+        response, _ = dashboard_call(port, "POST", "/login", urlencode({"password": OWNER_PASSPHRASE}))
+        assert response.status == 429  # a browser never seen here: the budget the staff page's guesses spent
+        response, _ = dashboard_call(port, "GET", "/", cookie=session)
+        assert response.status == 200  # the owner's session is not touched
     finally:
         restarted.close()
     assert not _answers(port)  # the table's stop stops its dashboard
+
+
+def ask_from(base: str, address: str, method: str, path: str, body: dict, headers: dict | None = None):
+    """A request to the staff page from ``address`` (one of loopback's), its answer."""
+    host, port = base.split("//", 1)[1].rsplit(":", 1)
+    connection = http.client.HTTPConnection(host, int(port), timeout=10, source_address=(address, 0))
+    connection.request(method, path, body=json.dumps(body), headers={"Content-Type": "application/json",
+                                                                     **(headers or {})})
+    response = connection.getresponse()
+    body = response.read()
+    connection.close()
+    return response, body
 
 
 def _answers(port: int) -> bool:

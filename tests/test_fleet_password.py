@@ -61,7 +61,7 @@ def test_a_password_goes_over_tls_unless_the_owner_says_otherwise(tmp_path):
     clear = {  # the keys the checker names (a URL alone, or with a file), and the broker as it shows it
         '[fleet]\nbroker = "mqtt://t1:hunter2@broker.cafe.example"\ntable_id = "t1"\n':
             "fleet.broker: the broker's password would cross the network in clear to mqtt://broker.cafe.example",
-        '[fleet]\nbroker = "mqtt://t1@192.0.2.7:1883"\ntable_id = "t1"\npassword_file = "mqtt.password"\n':
+        '[fleet]\nbroker = "mqtt://t1@192.0.2.7:1883"\ntable_id = "t1"\npassword_file = "files/mqtt.password"\n':
             "fleet.broker and fleet.password_file together: the broker's password would cross the network in clear "
             "to mqtt://192.0.2.7:1883",
     }
@@ -92,7 +92,8 @@ def test_the_staff_page_cannot_send_the_cafes_broker_password_to_another_broker(
     no password for the new broker."""
     import tomllib
 
-    password = tmp_path / "mqtt.password"
+    password = tmp_path / "files" / "mqtt.password"  # the table's secrets folder
+    password.parent.mkdir(mode=0o700)
     password.write_text("s3cret\n")
     password.chmod(0o600)
     table = InProcessTable(tmp_path, dealt_key(), extra="[fleet]\ntable_id = \"t1\"\n" + fleet.format(password=password))

@@ -17,7 +17,8 @@ import urllib.parse
 
 import pytest
 
-from pi_table.release.first_boot import TLS, TLS_CERT, fingerprint, pending
+from pi_table.hal.screen import grouped
+from pi_table.release.first_boot import TLS, TLS_CERT, TLS_KEY, fingerprint, pending
 
 from helpers import (
     CHROMIUM,
@@ -27,6 +28,7 @@ from helpers import (
     STAFF_PIN,
     Staff,
     StaffService,
+    pi_table,
     plain,
     require_tools,
     self_signed,
@@ -69,6 +71,8 @@ def test_the_staff_page_takes_its_secrets_over_https_only_and_the_guests_pages_s
         assert staff.login()[0] == 200  # not locked out by the dozen refused over http
         assert [cookie.secure for cookie in staff.cookies] == [True] * len(staff.cookies) and len(staff.cookies) >= 1
         staff.as_owner()
+        # where the owner compares it with a new phone's warning: the same four groups as the screen's (issue 58, 8)
+        assert staff.call("GET", "/staff/api/health")[1]["certificate"] == grouped(fingerprint(cert))
         other, _ = self_signed(tmp_path, "other")
         with pytest.raises(urllib.error.URLError, match="CERTIFICATE_VERIFY_FAILED"):  # the table's own is checked
             Staff(f"https://{address}:{https_port}", cafile=other, by_name=False).login()
@@ -95,7 +99,117 @@ def test_the_set_up_page_and_its_qr_code_lead_to_https_and_say_the_certificates_
         connection = http.client.HTTPSConnection(address, https_port, timeout=10, context=context)
         connection.request("GET", "/setup/api")
         about = json.loads(connection.getresponse().read())
-        assert about["fingerprint"] == fingerprint(cert)
+        assert about["fingerprint"] == fingerprint(cert) and about["fingerprint_shown"] == grouped(fingerprint(cert))
+    finally:
+        service.close()
+
+
+def test_a_damaged_certificate_leaves_the_secret_pages_to_this_machine_alone_and_says_what_to_do(tmp_path):
+    """Issue 58, 2: with the table's own key and certificate damaged, the staff and set-up pages
+    have no https. They answered every machine over plain http, a PIN or a passphrase crossing the
+    café's Wi-Fi in clear, while the log said they answered this machine alone: now they do, and
+    the screen and ``pi-table status`` say why and what to do, in the table's languages."""
+    service = StaffService(tmp_path, config=ON_THE_NETWORK)
+    (tmp_path / TLS).mkdir()
+    (tmp_path / TLS / TLS_KEY).write_text("not a key\n")
+    (tmp_path / TLS / TLS_CERT).write_text("not a certificate\n")
+    address = this_machines_address()
+    try:
+        service.start()
+        status = service.status()
+        assert status["certificate"] is None
+        http_port = urllib.parse.urlsplit(status["companion"]).port
+        for path, body in (("/staff/login", {"pin": STAFF_PIN}), ("/staff/recover", {"passphrase": OWNER_PASSPHRASE}),
+                           ("/setup/api", {"code": "12345678", "pin": STAFF_PIN})):
+            answer, _, said = plain(address, http_port, "POST", path, body)
+            assert answer == 403, path
+            assert "answer this machine alone" in json.loads(said)["error"], path
+        answer, _, page = plain(address, http_port, "GET", "/staff")
+        assert answer == 403 and b"answer this machine alone" in page
+        assert plain(address, http_port, "GET", "/")[0] == 200  # a guest's page carries no secret
+        assert Staff(f"http://127.0.0.1:{http_port}").login()[0] == 200  # this machine: no network crossed
+
+        [fault] = [warning for warning in status["warnings"] if "certificate" in warning]
+        assert "answer this machine alone" in fault and f"{tmp_path / TLS}" in fault
+        assert "move the damaged table.key and table.crt aside" in fault  # what to do, not only why
+        told = pi_table("status", "--config", str(service.config), "--lang", "it")
+        assert told.returncode == 0, told.stderr
+        assert "rispondono solo a questa macchina" in told.stdout and "table.key" in told.stdout
+    finally:
+        service.close()
+
+
+def names(cert) -> str:
+    """The names a certificate is for, as openssl says them."""
+    done = subprocess.run(["openssl", "x509", "-in", str(cert), "-noout", "-ext", "subjectAltName"],
+                          capture_output=True, text=True, check=True)
+    return done.stdout
+
+
+def test_the_tables_certificate_names_the_address_phones_are_led_to_and_is_renewed_when_it_changes(tmp_path):
+    """Issue 58, 8: the certificate named only the host's names while the redirect and the QR
+    code lead phones to ``https://ADDRESS:8443``, so a browser checking it found a name mismatch
+    on top of the unknown issuer. It names that address too, and one made for another address
+    (the first boot's, before the network; a table moved) is renewed at the start with the same
+    key: only the certificate changes, and the fingerprint the screen shows with it."""
+    require_tools("openssl")
+    from pi_table.release.first_boot import own_certificate
+
+    address = this_machines_address()
+    own_certificate(tmp_path / TLS)  # as the first boot makes it: no network, no address
+    key = (tmp_path / TLS / TLS_KEY).read_bytes()
+    first = fingerprint(tmp_path / TLS / TLS_CERT)
+    assert "IP Address" not in names(tmp_path / TLS / TLS_CERT)
+    service = StaffService(tmp_path, config=ON_THE_NETWORK)
+    try:
+        service.start()
+        status = service.status()
+        cert = tmp_path / TLS / TLS_CERT
+        assert f"IP Address:{address}" in names(cert) and status["certificate"] == fingerprint(cert) != first
+        assert (tmp_path / TLS / TLS_KEY).read_bytes() == key  # the same key: renewed, not replaced
+        https_port = ports(service)[1]
+        context = ssl.create_default_context(cafile=str(cert))  # the name checked, as a browser checks it
+        connection = http.client.HTTPSConnection(address, https_port, timeout=10, context=context)
+        connection.request("GET", "/staff")
+        assert connection.getresponse().status == 200
+        service.close()
+        renewed = fingerprint(cert)
+        service.start()  # the same address: nothing to renew
+        assert fingerprint(cert) == renewed == service.status()["certificate"]
+    finally:
+        service.close()
+
+
+CBC = ("ECDHE-ECDSA-AES128-SHA256:ECDHE-ECDSA-AES256-SHA384:ECDHE-RSA-AES128-SHA256:ECDHE-RSA-AES256-SHA384:"
+       "ECDHE-ECDSA-AES128-SHA:ECDHE-ECDSA-AES256-SHA:ECDHE-RSA-AES128-SHA:ECDHE-RSA-AES256-SHA")
+"""TLS 1.2's CBC suites (MAC, then encrypt: the padding oracles' family), as a client offers them."""
+
+
+def handshake(address: str, port: int, ciphers: str) -> str:
+    """The suite a TLS 1.2 client offering ``ciphers`` alone agrees on with the server (an
+    ssl.SSLError when none is shared)."""
+    import socket
+
+    context = ssl.SSLContext(ssl.PROTOCOL_TLS_CLIENT)
+    context.check_hostname, context.verify_mode = False, ssl.CERT_NONE
+    context.maximum_version = ssl.TLSVersion.TLSv1_2
+    context.set_ciphers(ciphers)
+    with socket.create_connection((address, port), timeout=10) as raw, context.wrap_socket(raw) as tls:
+        return tls.cipher()[0]
+
+
+def test_tls_1_2_takes_no_cbc_suite_only_aead_ones(tmp_path):
+    """Issue 58, 8: TLS 1.2 still agreed on a CBC suite with a client that offered only those."""
+    require_tools("openssl")
+    service = StaffService(tmp_path, config=ON_THE_NETWORK)
+    address = this_machines_address()
+    try:
+        service.start()
+        https_port = ports(service)[1]
+        with pytest.raises(ssl.SSLError):
+            handshake(address, https_port, CBC)
+        assert handshake(address, https_port, "ECDHE-ECDSA-AES128-GCM-SHA256") == "ECDHE-ECDSA-AES128-GCM-SHA256"
+        assert handshake(address, https_port, "ECDHE-ECDSA-CHACHA20-POLY1305") == "ECDHE-ECDSA-CHACHA20-POLY1305"
     finally:
         service.close()
 

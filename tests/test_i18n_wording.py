@@ -108,6 +108,31 @@ def test_the_audits_finding_is_gone_from_where_it_was_read(row):
         assert now not in (ROOT / page.group(1)).read_text(encoding="utf-8")
 
 
+SAMPLE = ROOT / "docs" / "dev" / "audits" / "italian-2026-11-27.tsv"
+"""Issue 63's random 300 entries: the 14 with a finding, each 'done: ' with the catalogue's new
+words, or 'kept: ' and why."""
+
+
+def sampled() -> list[dict[str, str]]:
+    with open(SAMPLE, encoding="utf-8", newline="") as file:
+        return list(csv.DictReader(file, delimiter="\t"))
+
+
+def test_the_sampled_audit_has_all_its_rows_and_each_an_outcome():
+    rows = sampled()
+    assert len(rows) == 14
+    assert [row["msgid"] for row in rows if not row["done"].startswith(("done: ", "kept: "))] == []
+
+
+@pytest.mark.parametrize("row", sampled(), ids=lambda row: row["msgid"][:40])
+def test_the_sampled_audits_finding_is_mended_in_the_catalogue_as_its_row_says(row):
+    outcome, said = row["done"].split(": ", 1)
+    if outcome == "done":
+        assert ITALIAN[row["msgid"]] == said != row["now"]
+    else:
+        assert ITALIAN[row["msgid"]] == row["now"] and len(said) >= 10
+
+
 @pytest.mark.parametrize("lang, waiting, said", [
     ("it", [5], "fase 2, momento: voto; si aspetta il posto 5"),
     ("it", [1, 4], "fase 2, momento: voto; si aspettano i posti 1, 4"),

@@ -6,11 +6,14 @@ its arguments as nmcli 1.42 does."""
 
 from __future__ import annotations
 
+import ipaddress
 import threading
 import time
 from pathlib import Path
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from pi_table.release import ReleaseError, desk, helper, network, requests
 from pi_table.release.keys import Keyring
@@ -110,6 +113,58 @@ def test_a_network_request_is_parsed_into_its_kind_before_nmcli_sees_it(request_
     with pytest.raises(ReleaseError) as refused:
         requests.check(request_)
     assert str(refused.value).startswith(why)
+
+
+def fixed(address: str, gateway: str = "", dns: str = "") -> dict[str, str]:
+    return {"act": "ipv4", "device": "eth0", "method": "manual", "address": address, "gateway": gateway, "dns": dns}
+
+
+@pytest.mark.parametrize("request_, why", [
+    (fixed("192.168.1.1/24", "192.168.1.1"),
+     "the address 192.168.1.1/24 is the gateway's own: expected an address of the table's own"),
+    (fixed("192.168.1.0/24", "192.168.1.1"), "the address 192.168.1.0/24 is its network's own address"),
+    (fixed("192.168.1.255/24", "192.168.1.1"), "the address 192.168.1.255/24 is its network's broadcast address"),
+    (fixed("10.0.0.0/8"), "the address 10.0.0.0/8 is its network's own address"),
+    (fixed("127.0.0.5/8"), "the address 127.0.0.5/8 is no device's on a network"),
+    (fixed("224.0.0.7/24"), "the address 224.0.0.7/24 is no device's on a network"),
+    (fixed("0.0.0.0/8"), "the address 0.0.0.0/8 is no device's on a network"),
+    (fixed("0.0.0.1/8"), "the address 0.0.0.1/8 is no device's on a network"),
+    (fixed("240.0.0.9/8"), "the address 240.0.0.9/8 is no device's on a network"),
+    (fixed("192.168.1.50/24", "192.168.1.0"), "the gateway 192.168.1.0 is its network's own or broadcast address"),
+    (fixed("192.168.1.50/24", "192.168.1.255"), "the gateway 192.168.1.255 is its network's own or broadcast address"),
+    ({"act": "hostname", "name": "localhost"}, "localhost is every machine's name for itself"),
+    ({"act": "hostname", "name": "LocalHost"}, "localhost is every machine's name for itself"),
+])
+def test_a_fixed_address_or_name_that_is_not_the_tables_own_is_refused_saying_why(request_, why):
+    """Issue 58, 7: the trial took the gateway's own address as the table's, its network's and
+    broadcast addresses, loopback, multicast, 0.0.0.0 and the name localhost: each is refused in
+    words, in the table's languages, naming what was wrong and what was expected."""
+    with pytest.raises(ReleaseError) as refused:
+        requests.check(request_)
+    assert str(refused.value).startswith(why), str(refused.value)
+    assert "expected" in str(refused.value)
+    from pi_table.ui.i18n import translation
+
+    template = refused.value.why["template"]
+    assert translation("it").gettext(template) != template  # said in Italian on the page too
+
+
+@given(st.integers(min_value=0, max_value=2 ** 32 - 1), st.integers(min_value=8, max_value=30), st.data())
+def test_a_fixed_address_is_taken_exactly_when_it_is_a_hosts_of_its_network_other_than_the_gateway(number, prefix, data):
+    """The oracle, from the rules (RFC 919's broadcast, RFC 1122's special addresses): a fixed
+    address is a host of its network, neither its first nor its last, nor the gateway's, nor
+    loopback, multicast, 0.0.0.0/8 or the reserved 240.0.0.0/4."""
+    network_ = ipaddress.IPv4Network((number, prefix), strict=False)
+    host = network_[data.draw(st.integers(min_value=0, max_value=network_.num_addresses - 1), label="host")]
+    gateway = data.draw(st.one_of(st.just(None), st.integers(min_value=0, max_value=network_.num_addresses - 1)),
+                        label="gateway")
+    gateway_ = None if gateway is None else network_[gateway]
+    special = ipaddress.IPv4Network("0.0.0.0/8")
+    taken = (host not in (network_.network_address, network_.broadcast_address, gateway_)
+             and gateway_ not in (network_.network_address, network_.broadcast_address)
+             and not (host.is_loopback or host.is_multicast or host.is_reserved or host in special))
+    request_ = fixed(f"{host}/{prefix}", "" if gateway_ is None else str(gateway_))
+    assert (network.ipv4_problem(request_) is None) == taken, request_
 
 
 @pytest.mark.daemon

@@ -92,7 +92,7 @@ def test_a_whole_night_from_the_staff_page_on_a_phone(tmp_path, browser):
         workbook = load_workbook(io.BytesIO(Path(download.value.path()).read_bytes()))  # saved with no extension
         games = [[cell.value for cell in row] for row in workbook["games"].iter_rows()]
         assert [red, blue, red, "all_agents_found", 8] in [row[4:9] for row in games]
-        expect(board).to_be_hidden(timeout=POLL_MS)
+        expect(board.locator("h2")).to_have_text("Final standings: Friday league", timeout=POLL_MS)  # issue 59: not blank
         assert errors == []
     finally:
         context.close()

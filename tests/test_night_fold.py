@@ -91,7 +91,7 @@ def test_a_bye_asked_then_a_withdrawal_and_an_undo_leave_the_follower_equal_to_i
         host.propose()
         host.confirm(over=True)
         tell()
-    host.close()
+    host.close(over=True)
     tell()
     follower.book.stop()
     assert host.night is not None
@@ -142,7 +142,7 @@ def test_a_correction_to_a_closed_night_reaches_the_follower_and_stays_after_its
     host, at_host, follower = host_and_follower(tmp_path, TEAMS[:4])
     host.propose()
     made = host.confirm()
-    host.close()
+    host.close(over=True)
     assert follower.follow("t1", heard(at_host))
     pair = made.pairs[0]
     assert host.night is not None
@@ -204,7 +204,7 @@ def test_through_mosquitto_a_bye_a_withdrawal_and_an_undo_leave_the_follower_wit
         wait_for(lambda: game.id in host.current().ids(), "t1 gathering t2's round-4 game", 10)
         host.propose()
         host.confirm(over=True)
-        host.close()
+        host.close(over=True)
         wait_for(heard_all, "t2 hearing round 5 and the close", 10)
         same(host.night, follower.book.night)
     finally:

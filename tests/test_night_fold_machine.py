@@ -334,7 +334,7 @@ class NightOnThreeTables(RuleBasedStateMachine):
         for name in self.followers:  # every table back before the night closes (see the report: a table
             self.online[name] = True  # offline at the close does not gather the games played meanwhile)
         self.tell()
-        self.book.close()
+        self.book.close(over=True)
         self.oracle.closed = True
         self.tell()
 

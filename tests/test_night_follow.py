@@ -110,7 +110,7 @@ def test_staff_accept_a_host_only_with_the_code_its_screen_shows_for_that_night(
         follower.book.accept("t3", code)  # the proof is t1's, of its night: no other table's
     with pytest.raises(NightRefused, match="offers no night"):
         follower.book.accept("t9", code)
-    host.close()
+    host.close(over=True)  # its round still played: closed over it (issue 59)
     now[0] += 60
     host.open("Saturday league", ["codenames"], ["t1", "t2"])
     assert host.current().code != code
@@ -165,7 +165,7 @@ def test_a_hosts_plan_of_a_newer_night_ends_the_one_followed_from_it(tmp_path):
     follower = Recorder(Book(tmp_path / "t2", cafe_tables=["t1"]), "t2")
     assert follower.follow("t1", heard(at_host))
     first = follower.book.current().id
-    host.close()
+    host.close(over=True)  # its round still played: closed over it (issue 59)
     now[0] += 60
     host.open("Saturday league", ["codenames"], ["t1", "t2"])
     assert follower.follow("t1", heard(at_host))  # on the owner's list: the new night followed at once
@@ -213,7 +213,7 @@ def test_a_newer_plan_replaces_the_kept_one_and_an_older_or_the_same_is_left(tmp
     assert follower.follow("t1", second) and len(follower.book.current().rounds) == 2
     assert not follower.follow("t1", first) and not follower.follow("t1", second)  # an old plan re-sent
     assert "Latecomers" in follower.book.current().teams
-    host.close()
+    host.close(over=True)  # its round still played: closed over it (issue 59)
     assert follower.follow("t1", heard(at_host))
     assert follower.book.night is not None and not follower.book.night.open and follower.book.snapshot() is None
 

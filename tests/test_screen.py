@@ -807,6 +807,7 @@ def test_a_table_waiting_for_its_set_up_shows_the_pages_qr_code_its_code_and_its
     the table's own Wi-Fi open, its name and password and a second QR code that joins it."""
     from pi_table.engine.phrase import Phrase
     from pi_table.hal import SetupModel
+    from pi_table.hal.screen import grouped
     from pi_table.ui.setup_screen import wifi_join
 
     screen, events = backend()
@@ -818,7 +819,9 @@ def test_a_table_waiting_for_its_set_up_shows_the_pages_qr_code_its_code_and_its
     assert texts[0] == "Configura questo tavolo" and link in texts and "1234 5678" in texts
     assert "Wi-Fi: pi-table-ab3d" in texts and "Password: k7m2p9q4r8s3" in texts
     assert "Nessuna rete: il tavolo ha aperto il suo Wi-Fi." in texts
-    assert f"Il certificato della pagina (SHA-256): {PRINT}" in texts  # to compare with the phone's warning
+    # to compare with the phone's warning, in the groups the set-up and staff pages show too (issue 58, 8)
+    assert f"Il certificato della pagina (SHA-256): {grouped(PRINT)}" in texts
+    assert grouped(PRINT) == " · ".join(":".join(f"{n:02X}" for n in range(at, at + 8)) for at in (0, 8, 16, 24))
     picture = pygame.image.load(str(tmp_path / "setup.png"))
     dark = sum(1 for x in range(0, 800, 4) for y in range(60, 330, 4) if picture.get_at((x, y))[:3] == (0, 0, 0))
     assert dark > 400  # two QR codes' modules, black on white

@@ -15,7 +15,7 @@ import pytest
 from pi_table.config import ConfigError, parse_config
 from pi_table.config.schema import NAMING, OPTIONS
 from pi_table.daemon.restarts import EXIT_RESTART
-from pi_table.kinds import Address, NotADevice, OwnFile, SerialDevice, Url
+from pi_table.kinds import Address, Folder, NotADevice, OwnFile, SecretFile, SerialDevice, Url
 from pi_table.release import first_boot
 from pi_table.web.roles import OWNER_FILE, set_passphrase
 from pi_table.web.staff import PIN_FILE, set_pin
@@ -101,6 +101,64 @@ def test_a_file_a_setting_names_is_in_the_configurations_folder(tmp_path, key):
         assert "the configuration's folder" in said, said
 
 
+SECRET_KEYS = [option.key for option in OPTIONS if option.kind == "secret"]
+
+
+def test_every_setting_that_names_a_secret_is_of_the_secret_kind():
+    """The settings whose file the table sends or serves as a secret (a password, a private key)."""
+    assert set(SECRET_KEYS) == {"web.tls_key", "fleet.password_file", "fleet.key", "fleet.dashboard_password_file"}
+
+
+@pytest.mark.parametrize("key", SECRET_KEYS)
+def test_a_secret_file_a_setting_names_is_one_of_the_secrets_folders_never_the_settings_or_the_journal(tmp_path, key):
+    """Issue 58, 3: a restored backup named ``fleet.password_file = "config.toml.good"``, and the
+    previous settings (the café's broker password in their URL) went out as the MQTT password. A
+    setting of the secret kind names a file in ``files/`` beside the configuration, where the
+    owner's files are kept, and nothing else: not the settings, their last good, trial or refused
+    copies, the journal, the table's own TLS key, nor anything a link in ``files/`` leads to."""
+    folder = tmp_path / "etc"
+    files = folder / "files"
+    files.mkdir(parents=True)
+    for name in ("config.toml.good", "config.toml.trial", "config.toml.refused", "journal/staff.pin", "tls/table.key"):
+        (folder / name).parent.mkdir(exist_ok=True)
+        (folder / name).write_text("broker = \"mqtt://t1:SECRET@cafe\"\n")
+    (files / "good").symlink_to(folder / "config.toml.good")
+    (files / "kept.secret").write_text("a password\n")
+    section, name = key.split(".")
+    broker = '[fleet]\nbroker = "mqtts://t1@127.0.0.1"\n' if section == "fleet" else ""
+    path = folder / "config.toml"
+    for value in ("config.toml", "config.toml.good", "config.toml.trial", "config.toml.refused", "journal/staff.pin",
+                  "tls/table.key", "files/../config.toml.good", "files/good", str(folder / "config.toml.good"),
+                  "files", "/etc/passwd", "/dev/zero", "../x"):
+        path.write_text(f'{broker}{name} = "{value}"\n' if section == "fleet" else f'[{section}]\n{name} = "{value}"\n')
+        said = refused(path, key)
+        assert f"a file in {files}, the table's secrets folder" in said, (value, said)
+        assert "SECRET" not in said
+    assert SecretFile.parse("files/kept.secret", str(folder)).path == str(files / "kept.secret")  # the folder's own
+
+
+@pytest.mark.parametrize("key", ["paths.journal_dir", "paths.socket"])
+@pytest.mark.parametrize("value", ["/dev/shm", "/dev/shm/journal", "/dev/pi-table", "/proc/self", "/sys/kernel/x",
+                                   "/tmp", "/tmp/journal", "/var/tmp/pi-table", "/run/lock/pi-table", "shared/journal"])
+def test_a_folder_of_the_tables_own_is_neither_the_kernels_nor_one_others_may_write_in(tmp_path, key, value):
+    """Issue 58, 7: the folder kind took any absolute folder, and ``/dev/shm`` (anyone may write
+    there, and it is cleared at boot) passed as the journal's. A folder of the table's own is not
+    under /dev, /proc or /sys, and neither it nor the folder it would be made in is one others
+    may write in (``shared`` here, 0777 as /tmp is): the refusal names both what and why."""
+    (tmp_path / "shared").mkdir()
+    (tmp_path / "shared").chmod(0o1777)
+    section, name = key.split(".")
+    said = refused(config_with(tmp_path, section, name, value), key)
+    assert ("not under /dev, /proc or /sys, and not one others may write in (as /tmp and /dev/shm)" in said
+            and repr(value) in said), said
+
+
+@pytest.mark.parametrize("value", ["journal", "/var/lib/pi-table/journal", "/run/pi-table/control.sock", "own/journal"])
+def test_a_folder_of_the_tables_own_is_taken(tmp_path, value):
+    (tmp_path / "own").mkdir(mode=0o700)
+    assert Folder.parse(value, str(tmp_path)).path == (value if value.startswith("/") else str(tmp_path / value))
+
+
 def test_the_kinds_parse_only_their_own_shape():
     assert Address.parse("0.0.0.0") == Address.parse("0.0.0.0") and str(Address.parse("localhost")) == "127.0.0.1"
     for text in ("table.local", "-x", "0.0.0.0 ", "127.0.0.1\0"):
@@ -167,7 +225,10 @@ def test_a_file_holding_a_private_key_is_never_sent_or_shown_whatever_names_it(t
         path.write_text(f'{broker}[{section}]\n{name} = "{file}"\n' if section != "fleet" else
                         f'{broker}{name} = "{file}"\n')
         said = refused(path, key)
-        assert "a private key is never sent or shown" in said and "PRIVATE KEY-----" not in said and "MIGH" not in said
+        # a secret file outside the secrets folder is refused by its kind before it is read (issue 58, 3)
+        why = "the table's secrets folder" if key in SECRET_KEYS and file == "tls/table.key" else \
+            "a private key is never sent or shown"
+        assert why in said and "PRIVATE KEY-----" not in said and "MIGH" not in said
 
 
 # --- the set-up page reopens for no file (issue 48, 1) -------------------------------------------

@@ -10,6 +10,7 @@ import http.client
 import http.cookiejar
 import io
 import json
+import math
 import os
 import re
 import stat
@@ -26,7 +27,7 @@ import pytest
 from pi_table.engine import Rules
 from pi_table.engine.codex import STEPS
 from pi_table.web import Companion, auth
-from pi_table.web.auth import OWN_TRIES, SCRYPT_N, SCRYPT_P, SCRYPT_R, hash_secret, secret_matches
+from pi_table.web.auth import SCRYPT_N, SCRYPT_P, SCRYPT_R, hash_secret, secret_matches
 from pi_table.web.staff import (
     ATTEMPTS_OVERALL,
     ATTEMPTS_PER_ADDRESS,
@@ -245,8 +246,8 @@ def test_logins_are_limited_per_address_and_overall_and_the_refusal_says_how_lon
     assert staff.login()[0] == 200
 
     clock.now += 120  # a new window: many addresses together
-    flood = [f"127.0.0.{10 + n}" for n in range(ATTEMPTS_OVERALL // OWN_TRIES)]
-    assert guess_from(page, flood, OWN_TRIES) == [401] * ATTEMPTS_OVERALL  # each address's own first tries
+    flood = [f"127.0.0.{10 + n}" for n in range(ATTEMPTS_OVERALL)]
+    assert guess_from(page, flood, 1) == [401] * ATTEMPTS_OVERALL
     assert guess_from(page, flood[:1], 1) == [429]  # past them, the overall limit holds the flood
     port = int(page.base_url.rsplit(":", 1)[1])
     connection = http.client.HTTPConnection("127.0.0.1", port, timeout=10, source_address=(flood[0], 0))
@@ -264,10 +265,11 @@ def test_guesses_from_many_addresses_do_not_lock_out_a_phone_that_has_logged_in_
     device = next(cookie for cookie in staff.cookies if cookie.name == "pt_staff_device")
     assert device.path == "/staff" and device.has_nonstandard_attr("HttpOnly")
     clock.now += 120
-    guess_from(page, [f"127.0.0.{10 + n}" for n in range(ATTEMPTS_OVERALL)], OWN_TRIES + 1)
-    new = Staff(page.base_url)  # a new phone's first tries are its own (issue 48, 6); past them it waits
-    assert [new.login("111111")[0] for _ in range(OWN_TRIES)] == [401] * OWN_TRIES
-    assert new.login()[0] == 429
+    flood = [f"127.0.0.{10 + n}" for n in range(ATTEMPTS_OVERALL)]
+    assert guess_from(page, flood, 1) == [401] * ATTEMPTS_OVERALL
+    assert guess_from(page, flood, 1) == [429] * ATTEMPTS_OVERALL
+    new = Staff(page.base_url)  # a new phone waits for the budget, first in line: it asked least (issue 58, 5b)
+    assert new.login()[0] == 429 and new.headers["Retry-After"] == "60"
     forged = Staff(page.base_url)
     forged.cookies.set_cookie(http.cookiejar.Cookie(
         0, "pt_staff_device", device.value.split(".")[0] + ".00", None, False, "127.0.0.1", False, False, "/staff",
@@ -275,6 +277,41 @@ def test_guesses_from_many_addresses_do_not_lock_out_a_phone_that_has_logged_in_
     assert forged.login()[0] == 429  # a device cookie only the PIN signs
     assert staff.login("999999")[0] == 401  # the known phone is counted on its own
     assert staff.login()[0] == 200
+    assert guess_from(page, flood, 1) == [429] * ATTEMPTS_OVERALL  # the flood asks on, and on
+    clock.now += 60  # the budget's turns come back: the flood asks again at once, and the new phone's is kept for it
+    assert guess_from(page, flood, 1) == [401] * (ATTEMPTS_OVERALL - 1) + [429]
+    assert new.login()[0] == 200
+
+
+def test_no_number_of_addresses_gets_more_than_the_budget_and_a_new_phone_gets_in_within_a_minute_of_a_typo():
+    """Issue 58, 5b and 5c: 200 addresses got 200 checks of the PIN in 38 s (each address's first
+    try in a minute was its own), and a new phone that mistyped once during the flood was told to
+    wait. On a clock of its own, 200 addresses ask every second for two minutes: every minute
+    holds at most the budget's checks from them all; a phone never seen, asking as a person does
+    (when told to), is let through at the next free turn, and again within a minute of its typo."""
+    from pi_table.web.auth import Throttle
+
+    throttle = Throttle(ATTEMPTS_PER_ADDRESS, ATTEMPTS_OVERALL)
+    flood = [f"10.0.{n // 250}.{n % 250}" for n in range(200)]
+    checked: list[float] = []
+    phone_tries: list[float] = []
+    phone_due = 30.0  # it comes in half a minute into the flood
+    for now in range(180):
+        for address in flood:
+            if not throttle.tried(address, False, float(now)):
+                checked.append(now)
+        if now >= phone_due:
+            wait = throttle.tried("192.0.2.7", False, float(now))
+            if wait:
+                phone_due = now + math.ceil(wait)  # a person tries again when told
+            else:
+                phone_tries.append(now)
+                phone_due = now + 2  # its typo; the right PIN a moment later
+    windows = [sum(1 for at in checked + phone_tries if start <= at < start + 60) for start in range(120)]
+    assert max(windows) <= ATTEMPTS_OVERALL, max(windows)  # not the 200 of the flood's addresses
+    assert len(checked) >= 2 * ATTEMPTS_OVERALL  # the budget is spent: the flood is not locked out either
+    assert phone_tries[:2] == [60, 120], phone_tries  # at the first free turn; again at the next, within a minute
+    assert throttle.tried("device known", True, 179.0) == 0  # a phone logged in before waits for nobody
 
 
 def guess_from(page, addresses: list[str], tries: int, pin: str = "000000") -> list[int]:
@@ -302,8 +339,7 @@ def test_a_phone_that_logged_in_before_keeps_its_standing_across_a_pin_change(pa
     clock.now += 120
     flood = [f"127.0.0.{10 + n}" for n in range(4)]
     assert guess_from(page, flood, ATTEMPTS_PER_ADDRESS) == [401] * ATTEMPTS_OVERALL
-    never = Staff(page.base_url)  # a phone never seen, past its own first tries, waits as the guest does
-    assert [never.login("nope-111")[0] for _ in range(OWN_TRIES)] == [401] * OWN_TRIES
+    never = Staff(page.base_url)  # a phone never seen waits for the budget as the guessers do
     assert never.login("new-pin-7")[0] == 429
     assert staff.login("new-pin-7")[0] == 200
     set_pin(tmp_path, "third-pin-8")  # by hand (pi-table set-staff-pin), and a restart
@@ -631,10 +667,15 @@ def test_no_setting_the_staff_change_can_send_or_show_a_games_journal(table):
                      "fleet.password_file": str(journal)}, {"sim.words": str(journal)}):
         status, answer = staff.call("POST", "/staff/api/config", {"changes": changes})
         key = next(key for key in changes if key.endswith(("password_file", "words")))
-        assert status == 400 and [problem["error"] for problem in answer["problems"]] == [
-            f"{table.config}: {key}: {key.partition('.')[2]} names {journal}, in the journal folder "
-            f"{table.folder / 'journal'}, where the table keeps its secrets (the games' keys, the staff PIN): "
-            "name a file outside it"]
+        said = [problem["error"] for problem in answer["problems"]]
+        if key == "fleet.password_file":  # a secret file names nothing outside the secrets folder (issue 58, 3)
+            assert status == 400 and len(said) == 1 and said[0].startswith(
+                f"{table.config}: {key}: expected a file in {table.folder / 'files'}, the table's secrets folder, found")
+        else:
+            assert status == 400 and said == [
+                f"{table.config}: {key}: {key.partition('.')[2]} names {journal}, in the journal folder "
+                f"{table.folder / 'journal'}, where the table keeps its secrets (the games' keys, the staff PIN): "
+                "name a file outside it"]
         assert table.key not in json.dumps(answer)
     assert table.config.read_bytes() == before and not table.daemon.restarting
 
@@ -663,11 +704,13 @@ def test_moving_the_journal_does_not_open_the_running_games_journal_to_a_setting
     lines = journal.read_text().splitlines()
     assert table.key in journal.read_text()  # the secret the staff must never see
     elsewhere = tmp_path / "elsewhere"
-    for changes in ({"paths.journal_dir": str(elsewhere), "sim.words": str(journal)},
-                    {"paths.journal_dir": str(elsewhere), "fleet.broker": "mqtt://x@127.0.0.1:18890",
-                     "fleet.table_id": "x", "fleet.password_file": str(journal)}):
+    for changes, why in (({"paths.journal_dir": str(elsewhere), "sim.words": str(journal)},
+                          f"in the journal folder {table.folder / 'journal'}, where the table keeps its secrets"),
+                         ({"paths.journal_dir": str(elsewhere), "fleet.broker": "mqtt://x@127.0.0.1:18890",
+                           "fleet.table_id": "x", "fleet.password_file": str(journal)},
+                          f"{table.folder / 'files'}, the table's secrets folder")):  # a secret's kind (issue 58, 3)
         said = refused_with(staff, changes)
-        assert "where the table keeps its secrets" in said and str(table.folder / "journal") in said
+        assert why in said
         assert table.key not in said and not any(line[:20] in said for line in lines)
     assert table.config.read_bytes() == before and not table.daemon.restarting
 
@@ -676,7 +719,8 @@ def test_a_private_key_is_never_sent_as_a_password_or_shown_as_words(table, tmp_
     staff = Staff(table.base)
     staff.login()
     staff.as_owner()
-    cert, key = self_signed(tmp_path)
+    (tmp_path / "files").mkdir()
+    cert, key = self_signed(tmp_path / "files")  # a private key in the table's secrets folder
     for changes in ({"web.tls_cert": str(cert), "web.tls_key": str(key), "sim.words": str(key)},
                     {"web.tls_cert": str(cert), "web.tls_key": str(key), "fleet.broker": "mqtt://x@127.0.0.1:18890",
                      "fleet.table_id": "x", "fleet.password_file": str(key)}):
@@ -693,7 +737,8 @@ def test_a_password_file_that_is_not_text_is_refused_not_a_table_that_dies_at_ev
     before = table.config.read_bytes()
     for name, content, found in [("binary", b"\xff\xfe\x00secret", "which is not UTF-8 text (byte 0)"),
                                  ("empty", b"\n", "which is empty")]:
-        password = tmp_path / name
+        password = tmp_path / "files" / name  # the table's secrets folder
+        password.parent.mkdir(exist_ok=True)
         password.write_bytes(content)
         said = refused_with(staff, {"fleet.broker": "mqtt://x@127.0.0.1:18890", "fleet.table_id": "x",
                                     "fleet.password_file": str(password)})
@@ -712,9 +757,11 @@ def test_certificates_that_would_not_load_and_a_port_another_program_holds_are_r
     staff.login()
     staff.as_owner()
     before = table.config.read_bytes()
-    cert, key = self_signed(tmp_path)
-    other_cert, other_key = self_signed(tmp_path, "other")
-    text = tmp_path / "notes.txt"
+    files = tmp_path / "files"  # the table's secrets folder, where a key must be
+    files.mkdir()
+    cert, key = self_signed(files)
+    other_cert, other_key = self_signed(files, "other")
+    text = files / "notes.txt"
     text.write_text("not a certificate\n")
     for changes, key_at_fault, found in [
             ({"web.tls_cert": str(text), "web.tls_key": str(key)}, "web.tls_cert", "which holds no PEM certificate"),
@@ -752,8 +799,8 @@ def test_a_setting_pointed_at_a_device_a_pipe_or_the_kernels_files_is_refused_wi
                                                         "'/dev/zero'"),
                            ({"sim.words": str(fifo)}, "not a file (a folder, a device or a pipe)"),
                            ({"fleet.broker": "mqtt://x@127.0.0.1:18890", "fleet.table_id": "x",
-                             "fleet.password_file": "/proc/self/environ"}, "the configuration's folder, or a folder "
-                                                                           "below it, found '/proc/self/environ'")]:
+                             "fleet.password_file": "/proc/self/environ"}, "the table's secrets folder, found "
+                                                                           "'/proc/self/environ'")]:
         assert found in refused_with(staff, changes)
 
 

@@ -165,9 +165,9 @@ class Clock:
         return self.now
 
 
-def watch(tmp_path, answers, deadline_s: float = 10.0):
+def watch(tmp_path, answers, deadline_s: float = 10.0, steady_s: float = 0.0):
     """A watch over a trial of ``tmp_path``'s file whose checks answer ``answers`` in turn,
-    each check a second later on its clock."""
+    each check a second later on its clock; kept once healthy for ``steady_s`` on it."""
     path = config_file(tmp_path)
     trial.change(path, {"timer.length_s": 90}, "staff")
     under_way = trial.starting(path)
@@ -178,7 +178,7 @@ def watch(tmp_path, answers, deadline_s: float = 10.0):
         return next(checks)
 
     watcher = TrialWatch(path, under_way, check, lambda: restarts.append(clock.now), deadline_s, period_s=0,
-                         clock=clock)
+                         clock=clock, steady_s=steady_s)
     return path, watcher, restarts
 
 
@@ -188,6 +188,32 @@ def test_the_watch_keeps_the_change_once_the_table_is_healthy(tmp_path):
     watcher.run()
     assert watcher.outcome == "kept" and restarts == [] and trial.pending_trial(path) is None
     assert "length_s = 90" in path.read_text()
+
+
+def test_the_watch_keeps_the_change_only_once_the_table_has_been_healthy_without_a_break_for_its_steady_time(
+        tmp_path):
+    """Issue 58, 4: one good check is no proof; a table healthy for a moment, then not, is
+    watched again from its next good check, and rolled back when that break comes after the deadline."""
+    waiting, healthy = Health(Phrase.of("the phones' pages and the staff page are not open yet")), Health()
+    path, watcher, restarts = watch(tmp_path, [healthy, healthy, waiting, healthy, healthy, healthy, healthy],
+                                    steady_s=3)
+    watcher.run()
+    assert watcher.outcome == "kept" and restarts == [] and trial.pending_trial(path) is None
+    assert watcher.clock.now == 107.0  # healthy at 104, 105, 106, 107: kept at 3 s without a break
+    (tmp_path / "later").mkdir()
+    path, watcher, restarts = watch(tmp_path / "later", [healthy] * 4 + [waiting], deadline_s=4, steady_s=5)
+    watcher.run()
+    assert watcher.outcome == "rolled back" and restarts == [105.0] and path.read_text() == CONFIG
+
+
+def test_the_steady_time_is_the_services_unless_the_environment_names_a_number_of_seconds(caplog):
+    from pi_table.daemon.trial import STEADY_VARIABLE, steady_s
+
+    assert steady_s({}) == trial.STEADY_S == 30.0
+    assert steady_s({STEADY_VARIABLE: "2.5"}) == 2.5
+    for wrong in ("soon", "-1", "inf", "nan"):
+        assert steady_s({STEADY_VARIABLE: wrong}) == trial.STEADY_S
+    assert "PI_TABLE_TRIAL_STEADY_S is 'soon', expected a number of seconds" in caplog.text
 
 
 def test_the_watch_rolls_back_at_once_on_what_waiting_cannot_mend(tmp_path):
@@ -263,7 +289,8 @@ def test_a_change_the_table_cannot_start_on_is_rolled_back_at_the_start(service)
     replaced by something else. The start on the new file fails its check, and instead of
     exiting 78 (which systemd would not restart) the table puts the last good file back and
     starts on it; the staff page says what was rolled back and why, in its language."""
-    cert, key = self_signed(service.folder)
+    (service.folder / "files").mkdir()
+    cert, key = self_signed(service.folder / "files")  # a key in the table's secrets folder
     service.start()
     staff = service.staff(owner=True)
     assert staff.call("POST", "/staff/api/config", {"changes": {"web.tls_cert": str(cert), "web.tls_key": str(key)}}
@@ -387,7 +414,50 @@ def test_a_change_that_would_lock_the_staff_out_is_rolled_back(service):
     assert shown["rolled_back"]["why"].startswith("the staff can no longer log in: no staff PIN in ")
 
 
-def test_a_file_edited_by_hand_is_no_trial_and_a_bad_one_still_stops_the_table(service):
+def test_a_file_edited_by_hand_is_tried_and_the_last_good_file_stays_until_the_table_is_healthy_on_it(tmp_path):
+    path = config_file(tmp_path)
+    assert trial.remember(path) is None  # a first start: no other file to come back to
+    assert trial.beside(path, trial.GOOD).read_text() == CONFIG
+    assert trial.remember(path) is None and trial.pending_trial(path) is None  # the proven file: nothing to prove
+    path.write_text(CONFIG.replace("length_s = 0", "length_s = 90"))
+    under_way = trial.remember(path)
+    assert under_way is not None and (under_way.keys, under_way.by, under_way.starts) == (
+        ("timer.length_s",), trial.HAND, 1)
+    assert trial.pending_trial(path) == under_way and trial.beside(path, trial.GOOD).read_text() == CONFIG
+    assert trial.starting(path) is None  # its start died before the keep: the proven file comes back
+    assert path.read_text() == CONFIG
+
+
+def test_a_hand_edit_whose_start_is_killed_before_it_is_healthy_leaves_the_proven_file_which_comes_back(
+        service, monkeypatch):
+    """Issue 58, 4: the start's checks made a hand-edited file the last good one before the
+    table was up on it; a start killed then (the memory running out, a power cut) left no proven
+    file to come back to. It is tried as a change is: the last good file stays until the table
+    has been healthy on the new one for the steady time, and the next start puts it back."""
+    from pi_table.daemon.trial import STEADY_VARIABLE
+
+    service.start()
+    good = trial.beside(service.config, trial.GOOD)
+    wait_for(lambda: trial.pending_trial(service.config) is None and good.exists(), "the first file kept",
+             timeout=20)
+    service.systemd.stop()
+    service.systemd.close()
+    proven = service.config.read_text()
+    assert good.read_text() == proven
+    service.config.write_text(proven.replace("length_s = 0", "length_s = 90"))  # passes every check
+    monkeypatch.setenv(STEADY_VARIABLE, "3600")  # healthy for an hour at the soonest: the kill comes first
+    service.start()
+    service.systemd.kill()
+    assert good.read_text() == proven, "the start's checks made the untried file the last good one"
+    service.systemd.close()
+    service.start()
+    assert service.config.read_text() == proven
+    shown = settings_shown(service.staff())["rolled_back"]
+    assert (shown["keys"], shown["why"]) == (["timer.length_s"],
+                                             "the table stopped before it was healthy on the new settings")
+
+
+def test_a_bad_file_edited_by_hand_still_stops_a_table_that_has_no_last_good_one(service):
     service.config.write_text(CONFIG.replace("length_s = 0", "length_s = 5"))
     service.systemd = FakeSystemd(["--hal", "sim", "--config", str(service.config)])
     from pi_table.sim.systemd import ServiceFailed

@@ -447,6 +447,53 @@ def test_guests_holding_every_connection_of_the_pages_leave_a_new_staff_phone_th
             connection.close()
 
 
+def test_addresses_holding_slow_connections_on_the_https_port_leave_a_new_phone_its_share(start, tmp_path):
+    """Issue 58, 5a: 12 addresses holding 96 slow TLS connections (a request's first bytes, then
+    nothing more) took the https pages' every guest place, and a phone that never logged in (a
+    table awaiting its set-up has no other) got 503 on /staff and the login. The https pool is
+    shared by address: the phone takes the place of the slowest connection of an address holding
+    the most, and the flood's own addresses cannot take the phone's back."""
+    from pi_table.daemon.run import _tls
+
+    set_pin(tmp_path, PIN)
+    cert, key = self_signed(tmp_path)
+    companion = start(header_timeout_s=60, staff=StaffPage(Desk(), tmp_path), staff_tls=_tls(str(cert), str(key)))
+    context = ssl.create_default_context(cafile=str(cert))
+    slow: list[ssl.SSLSocket] = []
+
+    def dawdle(address: str) -> None:  # a connection that began a request and sends nothing more
+        raw = socket.create_connection(("127.0.0.1", companion.staff_port), timeout=5, source_address=(address, 0))
+        try:
+            held = context.wrap_socket(raw, server_hostname="127.0.0.1")
+            held.sendall(b"GET /staff HTTP/1.1\r\nHo")
+            slow.append(held)
+        except OSError:
+            raw.close()
+
+    try:
+        for n in range(96):
+            dawdle(f"127.0.0.{2 + n % 12}")
+        wait_for(lambda: len(companion._secret_pool._open) >= 56, "the flood to hold the guests' places",
+                 explain=lambda: (len(slow), dict(companion._secret_pool._count["guest"]), len(companion._secret_pool._open)))
+        phone = http.client.HTTPSConnection("127.0.0.1", companion.staff_port, timeout=5,
+                                            source_address=("127.0.0.30", 0), context=context)
+        phone.request("GET", "/staff")
+        page = phone.getresponse()
+        assert page.status == 200 and page.read()
+        for n in range(24):  # the flood goes on: its addresses come back for their places
+            dawdle(f"127.0.0.{2 + n % 12}")
+        phone.request("POST", "/staff/login", body=json.dumps({"pin": PIN}), headers={"Content-Type": "application/json"})
+        answer = phone.getresponse()
+        assert answer.status == 200, answer.status
+        answer.read()
+        phone.close()
+        guests = companion._secret_pool._count["guest"]
+        assert max(guests.values()) <= 8 and guests.total() <= 56, guests
+    finally:
+        for connection in slow:
+            connection.close()
+
+
 @pytest.mark.parametrize("value", ["\u00e9t\u00e9".encode("latin-1"), "\u00e9t\u00e9".encode(), b"\xff\xfe"])
 def test_a_cookie_or_token_that_is_not_ascii_is_a_wrong_one_not_a_500(start, tmp_path, value, caplog):
     """The checks compared the cookies and the CSRF header as text, which Python refuses to do

@@ -310,7 +310,8 @@ def recomputed(night: dict[str, Any]) -> list[dict[str, Any]]:
                       "points": points[name], "margin": counts[name]["margin"], "rating": mu - 3 * sigma, "mu": mu,
                       "sigma": sigma, "buchholz": buchholz, "withdrawn": False})
     tiebreak = (lambda s: -s["buchholz"]) if night["tiebreak"] == "buchholz" else (lambda s: 0)
-    return sorted(lines, key=lambda s: (-s["points"], tiebreak(s), -s["rating"], -s["margin"], s["team"]))
+    joined = {name: n for n, name in enumerate(teams)}  # teams still level share a place, as they joined
+    return sorted(lines, key=lambda s: (-s["points"], tiebreak(s), -s["rating"], -s["margin"], joined[s["team"]]))
 
 
 def same_standings(shown: list[dict[str, Any]], mine: list[dict[str, Any]]) -> bool:

@@ -21,7 +21,7 @@ from ..engine.phrase import Phrase, Text, meaning
 from ..engine.views import LANGUAGES
 from ..errors import PiTableError
 from ..files import NotAFile, TooBig, read_file
-from ..kinds import AUTO, Address, Folder, OwnFile, SerialDevice, Url
+from ..kinds import AUTO, Address, Folder, OwnFile, SecretFile, SerialDevice, Url
 from ..ui.i18n import say
 from .machine import FILES_READ, PRIVATE_KEYS, Running, check_machine
 from .schema import BY_KEY, DEFAULT_PATH, EXPECTED, MAX_BYTES, OPTIONS, SECTIONS, Option, defaults, describe
@@ -204,6 +204,10 @@ def _file(text: str, base: str) -> str:
     return text and OwnFile.parse(text, base).path
 
 
+def _secret(text: str, base: str) -> str:
+    return text and SecretFile.parse(text, base).path
+
+
 def _deck(text: str, base: str) -> str:
     from ..ui.words import LISTS  # a table with no simulated words does without the module
 
@@ -218,7 +222,7 @@ def _group(text: str, base: str) -> str:
 
 
 NAMED: dict[str, Callable[[str, str], str]] = {
-    "device": _device, "file": _file, "deck": _deck, "group": _group,
+    "device": _device, "file": _file, "secret": _secret, "deck": _deck, "group": _group,
     "path": lambda text, base: Folder.parse(text, base).path,
     "address": lambda text, base: str(Address.parse(text)) and text,
     "url": lambda text, base: text and Url.parse(text, ("http", "https")).text,

@@ -13,12 +13,14 @@ A change made from the staff page notes the address of this machine the page was
 (``reached``): the table keeps the change only if the page answers there again, so a setting
 cannot cut the staff off the network (``web.host = "127.0.0.1"`` on a table reached over the Wi-Fi).
 
-A file edited by hand is never a trial, but a bad one stops the table no more: the start finds
-it refused and starts on the last good file instead (``refuse``), leaving a note of what was
-refused and why (``config.toml.refused``) that the staff page and the screen show until the file
-passes again or the owner discards it (``discard``), so no refusal at a start needs SSH to undo.
-A file that passes a start's checks with no trial under way is the last good one from then on
-(``remember``). ``pi-table check-config`` still refuses it (78).
+A bad file edited by hand stops the table no more: the start finds it refused and starts on
+the last good file instead (``refuse``), leaving a note of what was refused and why
+(``config.toml.refused``) that the staff page and the screen show until the file passes again
+or the owner discards it (``discard``), so no refusal at a start needs SSH to undo.
+``pi-table check-config`` still refuses it (78). A file edited by hand that passes a start's
+checks is tried as a change is (``remember``): passing the checks is no proof, and a start on it
+that is killed before it is healthy (a power cut, the memory running out, a crash no check
+foresees) must leave the proven file in place, and put it back at the next start (issue 58).
 """
 
 from __future__ import annotations
@@ -28,6 +30,7 @@ import logging
 import os
 import stat
 import time
+import tomllib
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -38,7 +41,7 @@ from ..engine.views import LANGUAGES
 from ..errors import PiTableError
 from ..files import replace_file
 from ..ui.i18n import say
-from .loading import read_text
+from .loading import ConfigError, read_text
 from .machine import Running
 from .schema import BY_KEY
 
@@ -46,6 +49,8 @@ log = logging.getLogger("pi_table.config")
 GOOD, TRIAL, ROLLED_BACK, REFUSED = ".good", ".trial", ".rolled-back", ".refused"
 STARTS = 1  # starts a trial has: a second start without a keep means the first one died
 DEADLINE_S = 60.0  # from the start to healthy: the companion opens after READY, the board says hello
+STEADY_S = 30.0  # healthy this long without a break before a trial is kept: a start that dies soon after is no proof
+HAND = "hand"  # who made a change a start found in the file: an edit by hand (over SSH, on the card)
 
 
 class DamagedNote(PiTableError, ValueError):
@@ -181,14 +186,40 @@ def roll_back(path: Path, trial: Trial, why: Text) -> None:
     log.error("the settings changed by %s (%s) are rolled back: %s", trial.by, ", ".join(trial.keys), say(why, "en"))
 
 
-def remember(path: Path) -> None:
-    """The file passed a start's checks with no trial under way: it is the last good one now
-    (a hand edit that passes becomes so), and a note of a refusal before it goes."""
-    good = beside(path, GOOD)
-    text = read_text(path)
-    if not good.exists() or good.read_bytes() != text.encode("utf-8"):
-        replace_file(good, text.encode("utf-8"), _mode(path), like=path)
+def remember(path: Path) -> Trial | None:
+    """The file passed a start's checks with no trial under way (a note of a refusal before it
+    goes): the same as the last good one, nothing to prove (None); with none yet (a first start),
+    the last good one, as there is nothing else to come back to; another, edited by hand, a trial
+    from this start on, which the table keeps once healthy on it as it keeps a change."""
     beside(path, REFUSED).unlink(missing_ok=True)
+    text, good = read_text(path), beside(path, GOOD)
+    try:
+        proven = read_text(good)
+    except ConfigError:  # none yet, or not one: nothing proven is lost
+        replace_file(good, text.encode("utf-8"), _mode(path), like=path)
+        return None
+    if proven == text:
+        return None
+    under = Trial(_changed_keys(proven, text), HAND, (), time.time(), starts=1)
+    _write_json(path, TRIAL, under.to_json())
+    log.info("%s differs from the last good settings (%s): tried until the table is healthy on it", path,
+             ", ".join(under.keys) or "its form alone")
+    return under
+
+
+def _changed_keys(old: str, new: str) -> tuple[str, ...]:
+    """The ``section.key`` names whose values differ between two files (a file TOML cannot read
+    has none)."""
+    def values(text: str) -> dict[str, object]:
+        try:
+            document = tomllib.loads(text)
+        except (tomllib.TOMLDecodeError, RecursionError):
+            return {}
+        return {f"{section}.{name}": value for section, table in document.items() if isinstance(table, dict)
+                for name, value in table.items()}
+
+    before, after = values(old), values(new)
+    return tuple(key for key in dict.fromkeys((*before, *after)) if before.get(key) != after.get(key))
 
 
 def refuse(path: Path, why: Text) -> None:

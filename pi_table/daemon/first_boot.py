@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 from ..engine.phrase import N_, Phrase, Text
 from ..engine.views import LANGUAGES
 from ..hal import AnyModel, Emit, Screen, SetupModel
+from ..hal.screen import grouped
 from ..release import first_boot, network
 from ..release.desk import network_view
 from ..release.first_boot import Pending
@@ -222,6 +223,7 @@ class FirstBoot:
         """What the page offers: the languages, the time zones (and the system's now), the network."""
         return {"pending": True, "language": self.daemon.config.language, "languages": list(LANGUAGES),
                 "zone": zone_now(), "zones": zones(), "fingerprint": self.daemon.fingerprint,
+                "fingerprint_shown": None if self.daemon.fingerprint is None else grouped(self.daemon.fingerprint),
                 **network_view(lang, self.home)}
 
     def zones(self) -> list[str]:

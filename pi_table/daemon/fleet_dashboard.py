@@ -17,6 +17,7 @@ from ..engine.phrase import N_
 if TYPE_CHECKING:
     from ..config import Config
     from ..fleet.dashboard import Dashboard
+    from ..web.auth import Throttle
 
 log = logging.getLogger("pi_table.daemon")
 NO_DASHBOARD = N_("the fleet's dashboard cannot be shown on port {port} ({error}): choose another port on the staff "
@@ -25,9 +26,11 @@ FAULTS = (NO_DASHBOARD,)
 """The templates of the faults this module reports (tests/test_troubleshooting.py collects them)."""
 
 
-def open_dashboard(config: Config, tls: ssl.SSLContext | None) -> Dashboard | None:
+def open_dashboard(config: Config, tls: ssl.SSLContext | None, owner_tries: Throttle | None = None) -> Dashboard | None:
     """The dashboard ``config`` asks for, started (OSError, ValueError or a Refusal when it cannot
-    be: its port taken, its broker's password file unreadable); None when it asks for none."""
+    be: its port taken, its broker's password file unreadable); None when it asks for none. Its
+    login checks the owner's passphrase: its tries are counted in ``owner_tries``, the staff
+    page's door to it, so every door to the passphrase draws on one budget (issue 58, 5c)."""
     shown = config.dashboard
     if shown is None:
         return None
@@ -37,7 +40,8 @@ def open_dashboard(config: Config, tls: ssl.SSLContext | None) -> Dashboard | No
 
     owner = KeptSecret(config.paths.journal_dir / OWNER_FILE, "the owner's passphrase")
     dashboard = Dashboard(shown.broker, config.web.host, shown.port, owner, config.language,
-                          client_id=shown.broker.username or "dashboard", cafe_tables=config.fleet.cafe_tables, tls=tls)
+                          client_id=shown.broker.username or "dashboard", cafe_tables=config.fleet.cafe_tables, tls=tls,
+                          tries=owner_tries)
     dashboard.start()
     log.info("the fleet's dashboard at %s, reading %s:%d as %s", dashboard.url, shown.broker.host, shown.broker.port,
              shown.broker.username)

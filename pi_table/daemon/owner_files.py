@@ -25,12 +25,13 @@ from ..config import trial
 from ..config.settings import BROKER, hide_password
 from ..engine.errors import Refusal
 from ..files import PRIVATE_DIR, write_private
+from ..kinds import SECRETS
 
 if TYPE_CHECKING:
     from ..config import Config
 
 log = logging.getLogger("pi_table.daemon")
-FOLDER = "files"
+FOLDER = SECRETS
 KEYS = ("web.tls_cert", "web.tls_key", "fleet.password_file", "fleet.ca", "night.blocked_words",
         "fleet.dashboard_password_file")
 """The settings that name a file this room writes."""

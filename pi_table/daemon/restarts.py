@@ -63,7 +63,7 @@ class Restarts:
         config, source = daemon.config, daemon.config.source
         if restoring is not None:  # a start on a restored backup: a restore waits for no change, and no change for it
             from . import backup  # the backups' code, loaded only for a restore
-            from .trial import TrialWatch
+            from .trial import TrialWatch, steady_s
 
             def kept() -> None:  # the restored settings are good: a rollback of settings before them is over
                 backup.keep(config)
@@ -71,11 +71,12 @@ class Restarts:
 
             self.watch = TrialWatch(backup.trial_path(config), restoring, self.health, self.restart, deadline_s,
                                     keep=kept,
-                                    roll_back=lambda why: backup.roll_back_later(config, restoring, why))
+                                    roll_back=lambda why: backup.roll_back_later(config, restoring, why),
+                                    steady_s=steady_s())
         elif under_trial is not None and source is not None:
-            from .trial import TrialWatch  # a start on settings under trial only
+            from .trial import TrialWatch, steady_s  # a start on settings under trial only
 
-            self.watch = TrialWatch(source, under_trial, self.health, self.restart, deadline_s)
+            self.watch = TrialWatch(source, under_trial, self.health, self.restart, deadline_s, steady_s=steady_s())
 
     def settle(self) -> None:
         """On a start with no trial, once the table is healthy: the settings' rollback is noted for

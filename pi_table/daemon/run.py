@@ -35,6 +35,7 @@ from ..config.trial import DEADLINE_S, Trial
 from ..engine import Undo
 from ..engine.errors import Refusal
 from ..engine.games import kind_of, names
+from ..engine.keys import Team
 from ..engine.phrase import N_, Phrase, Text, meaning
 from ..engine.views import LANGUAGES
 from ..errors import PiTableError
@@ -63,7 +64,7 @@ if TYPE_CHECKING:  # loaded only once the table is up (the phones' pages open af
     from ..kinds import SerialDevice
     from ..night.recorder import Recorder
     from ..web import Companion
-    from ..web.auth import Recovery
+    from ..web.auth import Recovery, Throttle
     from .backup import Nightly
     from .first_boot import FirstBoot
     from .security import SecurityUpdates
@@ -76,9 +77,10 @@ NO_CONTROL = N_("the control socket {path} cannot be opened ({error}): pi-table 
 NO_PASSWORD = N_("the broker's password file cannot be used ({error}): check [fleet] password_file")
 NO_CERTIFICATE = N_("the companion's certificate cannot be used ({error}): phones cannot join; check [web] tls_cert and "
                     "tls_key, then restart the table")
-NO_OWN_CERTIFICATE = N_("the table's own certificate in {folder} cannot be made or used ({error}): the staff page "
-                        "answers this machine alone until it can; check that openssl is installed and the folder is "
-                        "the service's, then restart the table")
+NO_OWN_CERTIFICATE = N_("the table's own certificate in {folder} cannot be made or used ({error}): the staff and "
+                        "set-up pages answer this machine alone until it can; check that openssl is installed and the "
+                        "folder is the service's, or move the damaged table.key and table.crt aside for new ones, then "
+                        "restart the table")
 REFUSED_FILE = N_("the settings file was refused ({problems}): the table runs on its last good settings; correct "
                   "the file, or discard it on the staff page")
 NO_PORT = N_("the companion cannot listen on port {port} ({error}): phones cannot join; free the port or choose another "
@@ -379,7 +381,7 @@ class Daemon:
             return
         log.info("companion pages at %s", companion.base_url)
         self._phones_settled(state, f"at {companion.base_url}")
-        self._open_dashboard(tls or staff_tls)
+        self._open_dashboard(tls or staff_tls, staff.owner.door.throttle)  # one budget for the owner's passphrase
 
     def in_loop(self, fn: Callable[[], object]) -> bool:
         """Run ``fn`` in the thread of the loop of the moment (a switch between game kinds
@@ -406,7 +408,9 @@ class Daemon:
                         "machine alone")
             return None
         folder = source.parent / TLS
-        for made in own_certificate(folder):
+        address = _reachable_address(self.config.web.host)
+        phones = () if ipaddress.ip_address(address).is_loopback else (address,)  # where phones are led to
+        for made in own_certificate(folder, addresses=phones):
             log.info("the table's own certificate: %s", made)
         try:
             context = _tls(str(folder / TLS_CERT), str(folder / TLS_KEY))
@@ -419,12 +423,13 @@ class Daemon:
         log.info("the staff pages over https, the table's certificate's SHA-256 %s", self.fingerprint)
         return context
 
-    def _open_dashboard(self, tls: ssl.SSLContext | None) -> None:
-        """The fleet's dashboard on this table, when the owner asked for one (``fleet_dashboard``)."""
+    def _open_dashboard(self, tls: ssl.SSLContext | None, owner_tries: Throttle) -> None:
+        """The fleet's dashboard on this table, when the owner asked for one (``fleet_dashboard``);
+        its login's tries counted in ``owner_tries``, with the staff page's of the owner's passphrase."""
         from .fleet_dashboard import NO_DASHBOARD, open_dashboard
 
         try:
-            self.dashboard = open_dashboard(self.config, tls)
+            self.dashboard = open_dashboard(self.config, tls, owner_tries)
         except Exception as e:  # noqa: BLE001 (a taken port, an unreadable password: the table plays on)
             shown = self.config.dashboard
             fault = Phrase.of(NO_DASHBOARD, port=0 if shown is None else shown.port,
@@ -479,8 +484,19 @@ class Daemon:
                 self.night.begun(self.session.id)
             else:  # dealt, untouched: its first move, in a round, makes it the round's
                 self.night.untouched(self.session.id)
+                self._deal_red_first(self.night)
             self._next_up(self.night.next_up())
         self.notifier.watchdog(self.sickness)
+
+    def _deal_red_first(self, night: Recorder) -> None:
+        """While a round's pair is up here, the table deals games its red team starts, as the
+        pairing says ("Foxes (red, plays first)"), and deals again the untouched game dealt
+        otherwise (no move is lost): the slips and the TRF's white are then the team that began."""
+        pair_up = night.pair_up()
+        self.session.start = Team.RED if pair_up else None
+        if pair_up and self.session.public_view().to_json().get("start") not in (None, Team.RED.value):
+            self.loop.submit(NewGame(), public=False)
+            night.untouched(self.session.id)  # dealt now, untouched: the round's at its first move
 
     def _next_up(self, said: Phrase | None) -> None:
         """The night's next pair as the screen's notice, shown when it changes; a staff PIN reset code comes first."""
@@ -809,7 +825,7 @@ def starting(path: Path, told: Callable[[ConfigError], None] = lambda error: Non
         told(refused)
         return config, None
     if trial.beside(path, trial.TRIAL).exists() is False and path.exists():
-        trial.remember(path)
+        return config, trial.remember(path)
     return config, None
 
 

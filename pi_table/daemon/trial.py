@@ -13,9 +13,10 @@ again (a board that was already unplugged does not count against it).
 from __future__ import annotations
 
 import logging
+import os
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -30,6 +31,7 @@ log = logging.getLogger("pi_table.daemon")
 PERIOD_S = 0.5
 PAGES = ("/", "/staff")  # a phone's way in, and the staff's
 ASK_S = 5.0  # one page asked of the companion at most this long
+STEADY_VARIABLE = "PI_TABLE_TRIAL_STEADY_S"
 
 
 @dataclass(frozen=True, slots=True)
@@ -40,19 +42,37 @@ class Health:
     final: bool = False
 
 
+def steady_s(environ: Mapping[str, str] = os.environ) -> float:
+    """How long a trial must stay healthy to be kept: ``trial.STEADY_S``, or the seconds
+    ``PI_TABLE_TRIAL_STEADY_S`` names (the tests' table, restarted many times, waits less)."""
+    given = environ.get(STEADY_VARIABLE)
+    if given is None:
+        return trial.STEADY_S
+    try:
+        seconds = float(given)
+    except ValueError:
+        seconds = -1.0
+    if not 0 <= seconds < float("inf"):
+        log.warning("%s is %r, expected a number of seconds: a trial is kept once healthy for %g s",
+                    STEADY_VARIABLE, given, trial.STEADY_S)
+        return trial.STEADY_S
+    return seconds
+
+
 class TrialWatch:
     """Watches ``check`` every ``period_s`` from the start: keeps the trial of the file ``path``
-    once healthy; rolls it back and calls ``restart`` when a check is final or ``deadline_s``
-    passes. ``keep`` and ``roll_back`` (with why) are the configuration file's by default; a
-    restored backup brings its own (``backup.keep``, ``backup.roll_back_later``). ``clock`` and
-    ``wait`` are the monotonic clock and a wait on the stop event, which tests replace."""
+    once healthy without a break for ``steady_s`` (a start that dies just after its first good
+    check proves nothing); rolls it back and calls ``restart`` when a check is final, or is not
+    healthy once ``deadline_s`` has passed. ``keep`` and ``roll_back`` (with why) are the
+    configuration file's by default; a restored backup brings its own (``backup.keep``,
+    ``backup.roll_back_later``). ``clock`` is the monotonic clock, which tests replace."""
 
     def __init__(self, path: Path, under_trial: trial.Trial, check: Callable[[], Health], restart: Callable[[], object],
                  deadline_s: float = trial.DEADLINE_S, period_s: float = PERIOD_S,
                  clock: Callable[[], float] = time.monotonic, keep: Callable[[], object] | None = None,
-                 roll_back: Callable[[Text], object] | None = None) -> None:
+                 roll_back: Callable[[Text], object] | None = None, steady_s: float = trial.STEADY_S) -> None:
         self.path, self.trial, self.check, self.restart = path, under_trial, check, restart
-        self.deadline_s, self.period_s, self.clock = deadline_s, period_s, clock
+        self.deadline_s, self.period_s, self.clock, self.steady_s = deadline_s, period_s, clock, steady_s
         self.keep = keep or (lambda: trial.keep(path))
         self.roll_back = roll_back or (lambda why: trial.roll_back(path, under_trial, why))
         self.stopped = threading.Event()
@@ -65,12 +85,19 @@ class TrialWatch:
 
     def run(self) -> None:
         deadline = self.clock() + self.deadline_s
+        healthy_since: float | None = None
         while not self.stopped.is_set():
             health = self.check()
             if health.why is None:
-                self.keep()
-                self.outcome = "kept"
-                return
+                now = self.clock()
+                healthy_since = now if healthy_since is None else healthy_since
+                if now - healthy_since >= self.steady_s:
+                    self.keep()
+                    self.outcome = "kept"
+                    return
+                self.stopped.wait(self.period_s)
+                continue
+            healthy_since = None
             if health.final or self.clock() >= deadline:
                 why = health.why if health.final else Phrase.of("not healthy {seconds} s after the start: {why}",
                                                                seconds=round(self.deadline_s), why=health.why)

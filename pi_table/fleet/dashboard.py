@@ -61,7 +61,7 @@ from ..night.games import Game, GameRefused
 from ..night.standings import high_scores
 from ..night.state import Night
 from ..ui.i18n import say, say_health, translation
-from ..web.auth import Gate, Refused, Why, hash_secret
+from ..web.auth import Gate, Refused, Throttle, Why, from_this_machine, hash_secret
 from ..web.runner import ServerThread
 from . import link, schema
 from .link import PREFIX
@@ -71,6 +71,7 @@ log = logging.getLogger("pi_table.fleet")
 COOKIE = "pi_table_fleet"  # and "pi_table_fleet_device": a browser that has signed in before
 SESSION_S = 12 * 3600  # a session's life, in the browser and unused
 ATTEMPTS = 5  # logins an address (or a known browser) may try a minute
+ATTEMPTS_OVERALL = 20  # from browsers never seen, all addresses together, a minute (on a table: the staff page's count)
 ERRORS_KEPT = 5
 NIGHTS_SHOWN = 3  # game nights on the page (a host's latest each): the open ones first, then the last closed
 NIGHTS_EVERY_S = 0.2  # the nights' standings are made at most this often, for however many messages came
@@ -92,6 +93,8 @@ WORDS = {  # the page's words, translated once for the page's language
     "export": N_("The day's games (CSV)"), "password": N_("Password"), "sign_in": N_("Sign in"),
     "sign_out": N_("Sign out"), "wrong": N_("Wrong password."), "wait": N_("Too many tries: wait a minute."),
     "busy": N_("Too many logins at once: try again in a moment."),
+    "in_clear": N_("The password is taken over https only, never in clear: without the table's certificate this page "
+                   "answers this machine alone (the table's screen says why and what to do)."),
     "none": N_("none"),
     "dropped": N_("messages dropped: {count} (the last: {why})"),
     "standings": N_("Standings of {night}"), "hosted": N_("run from table {host}"), "closed": N_("closed"),
@@ -179,11 +182,14 @@ class Fleet:
 
     def take(self, topic: str, payload: bytes | bytearray) -> dict[str, object] | None:
         """One message: the table's row as it is now, or None for a message that is not a
-        table's, or is empty (a retained one cleared). One past the table's share (``afford``) is
-        dropped unread; one that is not what its topic carries (``schema.parse``), or a plan of
-        no night the café runs (``_check_plan``), is dropped; each counted on the table's row."""
+        table's, or is empty (a retained one cleared: ``_cleared``). One past the table's share
+        (``afford``) is dropped unread; one that is not what its topic carries (``schema.parse``),
+        or a plan of no night the café runs (``_check_plan``), is dropped; each counted on the table's row."""
         parts = topic.split("/")
-        if len(parts) != 3 or parts[0] != PREFIX or parts[2] not in schema.TOPICS or not payload:
+        if len(parts) != 3 or parts[0] != PREFIX or parts[2] not in schema.TOPICS:
+            return None
+        if not payload:
+            self._cleared(parts[1], parts[2])
             return None
         table_id, kind = parts[1], parts[2]
         if not self.afford(table_id, len(payload)):
@@ -268,6 +274,20 @@ class Fleet:
         self.told[table_id] = (told["night"], games)
         if any(plan["night"] == told["night"] and table_id in plan["tables"] for plan in self.plans.values()):
             self._nights_changed()
+
+    def _cleared(self, table_id: str, kind: str) -> None:
+        """A table's retained message cleared, as the café's broker clears them all when the owner
+        takes a table off it (pi_table/release/broker.py): its status, and the dashboard forgets
+        the table; its plan or its night, and the nights it told of."""
+        with self._lock:
+            gone = kind == "status" and self.tables.pop(table_id, None) is not None
+            self._due_rows.discard(table_id)
+            if (kind in ("status", "plan") and self.plans.pop(table_id, None) is not None) or (
+                    kind in ("status", "night") and self.told.pop(table_id, None) is not None):
+                self._nights_changed()
+        if gone:
+            log.info("the dashboard forgets %s: its status was cleared at the broker", table_id)
+        self.due.set()
 
     def _nights_changed(self) -> None:
         self._version += 1
@@ -480,17 +500,22 @@ class Dashboard(ServerThread):
 
     def __init__(self, broker: FleetConfig, host: str, port: int, password_hash: str | Callable[[], str | None],
                  lang: str = "en", client_id: str = "pi-table-fleet", clock: Callable[[], float] = time.time,
-                 cafe_tables: Iterable[str] = (), tls: ssl.SSLContext | None = None) -> None:
+                 cafe_tables: Iterable[str] = (), tls: ssl.SSLContext | None = None, tries: Throttle | None = None,
+                 in_clear: bool = False) -> None:
         """``password_hash``: the login's hash, or where it is read each time (on a table: the
-        owner's passphrase, ``KeptSecret``); ``tls``: the page over https (a table's own certificate)."""
+        owner's passphrase, ``KeptSecret``, and ``tries`` the staff page's count of its tries);
+        ``tls``: the page over https (a table's own certificate). Without ``tls`` the login answers
+        this machine alone, unless ``in_clear`` lets its password cross the network in clear
+        (``pi-table fleet``'s own page, on a network its owner trusts)."""
         super().__init__("fleet-dashboard")
         self.broker, self.host, self.port, self.lang, self.tls = broker, host, port, lang, tls
+        self.in_clear = in_clear
         self.fleet = Fleet(clock=clock, lang=lang, cafe_tables=cafe_tables)
         self._newsroom: threading.Thread | None = None
         self._stopping = False
         secret: Callable[[], str | None] = password_hash if callable(password_hash) else lambda: password_hash
-        self.gate = Gate("fleet", secret, COOKIE, "/", ATTEMPTS, None, SESSION_S, time.monotonic,
-                         cookie_s=SESSION_S)
+        self.gate = Gate("fleet", secret, COOKIE, "/", ATTEMPTS, ATTEMPTS_OVERALL, SESSION_S, time.monotonic,
+                         cookie_s=SESSION_S, tries=tries)
         self.client = link.client(broker, client_id)
         self.client.on_connect = self._connected
         self.client.on_connect_fail = self._connect_failed
@@ -631,7 +656,15 @@ class Dashboard(ServerThread):
         origin = request.headers.get("Origin")
         return origin is None or origin == f"{request.scheme}://{request.host}"
 
+    def _over_tls(self, request: web.Request) -> None:
+        """A login over plain http from another machine is refused before its password is read
+        (nor counted): a password never crosses the network in clear."""
+        if not (self.tls or self.in_clear or from_this_machine(request)):
+            raise web.HTTPForbidden(text=self._html(f'<p class=error>{html.escape(self.words["in_clear"])}</p>'),
+                                    content_type="text/html")
+
     async def _login_page(self, request: web.Request, message: str = "", status: int = 200) -> web.Response:
+        self._over_tls(request)
         w = self.words
         body = (f'<form method="post" action="/login"><label>{w["password"]} <input type="password" name="password" '
                 f'autocomplete="current-password" autofocus></label> <button>{w["sign_in"]}</button>'
@@ -641,6 +674,7 @@ class Dashboard(ServerThread):
     async def _login(self, request: web.Request) -> web.Response:
         if not self._same_origin(request):
             raise web.HTTPForbidden(text="a login from another site's page")
+        self._over_tls(request)
         try:
             form = await request.post()
         except ValueError:  # a body that is not a form in UTF-8 (UnicodeDecodeError among them)
@@ -865,7 +899,8 @@ def main(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
         parser.error(str(e))
     cafe = [name.strip() for name in args.cafe_tables.split(",") if name.strip()]
     try:
-        dashboard = Dashboard(broker, args.host, args.port, stored, args.lang, args.client_id, cafe_tables=cafe)
+        dashboard = Dashboard(broker, args.host, args.port, stored, args.lang, args.client_id, cafe_tables=cafe,
+                              in_clear=True)  # its own page, plain http as docs/cafe/fleet.md says
         dashboard.start()
     except OSError as e:  # the broker's password file, or the page's port
         print(f"pi-table fleet: {e.strerror or e}: {e.filename or f'{args.host}:{args.port}'}", file=sys.stderr)

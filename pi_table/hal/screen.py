@@ -94,6 +94,14 @@ class SetupModel:
     fingerprint: str | None = None
 
 
+def grouped(fingerprint: str) -> str:
+    """A SHA-256 fingerprint (32 pairs of hex digits, colons between, as browsers show it) in four
+    groups of eight pairs: how the screen, the set-up page and the staff page each show it, so the
+    owner compares it with a phone's warning a group at a time, the same groups wherever it is read."""
+    pairs = fingerprint.split(":")
+    return " · ".join(":".join(pairs[at:at + 8]) for at in range(0, len(pairs), 8))
+
+
 AnyModel: TypeAlias = GameModel | SelfTestModel | SetupModel
 """What a screen may be shown: a game of any kind, the self-test, or a table's set-up."""
 

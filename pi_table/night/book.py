@@ -53,7 +53,7 @@ from .code import new_code, proves
 from .games import Game
 from .names import Blocklist, NameRefused, Team, folded, team, tidy
 from .pairing import MAX_TABLES, Pair, Round, swap
-from .scoring import BUCHHOLZ, BYE_POINTS, FORFEIT, RATING
+from .scoring import BYE_POINTS, FORFEIT, RATING, TIEBREAKS
 from .state import (
     CREDIT,
     DRAW,
@@ -322,7 +322,7 @@ class Book:
             bye, tiebreak, late = _bye(bye), _tiebreak(tiebreak), _late(late)
         except ValueError:
             raise NightRefused("a bye scores 0 to 1 point, a round missed by a late team 0 or ½, and the tie-break "
-                               "is {names}", names=f"{RATING}, {BUCHHOLZ}") from None
+                               "order names some of {names}", names=", ".join(TIEBREAKS)) from None
         try:
             seeding = _seeding(seeding)
         except ValueError:
@@ -640,8 +640,14 @@ class Book:
         return True
 
     @_locked
-    def close(self) -> Night:
-        self._hosted()
+    def close(self, over: bool = False) -> Night:
+        """The night closed; while a table still plays (or has not begun) a round's game, only
+        when told to go ``over`` it: those games then count for nothing."""
+        night = self._hosted()
+        playing = sorted({table for made in night.rounds for table in night.still_played(made)})
+        if playing and not over:
+            raise NightRefused("Still played at table {tables}: close the night anyway? Their games then count for "
+                               "nothing", tables=", ".join(playing))
         night = self._change({"event": "close", "at": self.clock()})
         self._ended()
         return night

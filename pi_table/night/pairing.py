@@ -10,7 +10,8 @@ the rounds it was not in, then the lowest in the standings), reaching as little 
 must break FIDE's absolute colour rule (never a colour three times running, nor twice more often
 than the other) whichever team is red, then as few as can be have two teams due the same colour
 (each has had it less often, or the other twice running); then the teams' points are closest (the sum of the squared differences),
-then their places in the standings. So no rematch another choice of who sits out avoids is ever
+then their places in the standings (neighbours; in a round 1 seeded by ratings, places half the
+teams that play apart: the top half meets the bottom half, seed 1 the first of it). So no rematch another choice of who sits out avoids is ever
 made, and the bye goes to the lowest-ranked team without one yet whenever that costs no rematch.
 The choice is a maximum-weight matching (Edmonds' blossom algorithm, networkx's) over the teams
 and one stand-in a seat short, the order above written into whole-number weights, so it is
@@ -93,17 +94,20 @@ def met(pairs: Iterable[tuple[str, str]]) -> Counter[frozenset[str]]:
 
 
 def propose(number: int, ranked: Sequence[str], points: dict[str, float], byes: Counter[str],
-            before: Counter[frozenset[str]], tables: Sequence[str], colours: dict[str, list[str]]) -> Round:
+            before: Counter[frozenset[str]], tables: Sequence[str], colours: dict[str, list[str]],
+            seeded: bool = False) -> Round:
     """Round ``number``: ``ranked`` the teams in it in the standings' order, ``points`` and ``byes``
     their records (``byes``: the rounds each played no game in, its byes and the rounds it missed:
     a team that joined late is not first in line to sit out), ``before`` the pairs that have met,
-    ``colours`` each team's colours so far."""
+    ``colours`` each team's colours so far; ``seeded``: ``ranked`` is by seed, the top half of the
+    teams that play meets the bottom half (seed 1 the first of the bottom half)."""
     if len(tables) > MAX_TABLES:
         raise PairingRefused("a night has at most {most} tables", most=MAX_TABLES)
     seats = min(len(tables), len(ranked) // 2) * 2
     if seats == 0:
         raise PairingRefused("a round needs two teams and a table")
-    matched, resting = choose(ranked, {name: points.get(name, 0.0) for name in ranked}, byes, before, seats, colours)
+    matched, resting = choose(ranked, {name: points.get(name, 0.0) for name in ranked}, byes, before, seats, colours,
+                              seeded)
     place = {name: n for n, name in enumerate(ranked)}
     matched.sort(key=lambda pair: min(map(place.__getitem__, pair)))
     pairs = tuple(Pair(table, *coloured(pair, colours, odd=n % 2 == 0))
@@ -118,16 +122,19 @@ def sitting_out_order(ranked: Sequence[str], byes: Counter[str]) -> list[str]:
 
 
 def choose(ranked: Sequence[str], points: dict[str, float], byes: Counter[str], before: Counter[frozenset[str]],
-           seats: int, colours: dict[str, list[str]] | None = None) -> tuple[list[tuple[str, str]], set[str]]:
+           seats: int, colours: dict[str, list[str]] | None = None,
+           seeded: bool = False) -> tuple[list[tuple[str, str]], set[str]]:
     """The round's pairs (each in the standings' order) and the teams that sit out, as the
-    module's docstring orders the choices."""
+    module's docstring orders the choices; ``seeded``, places half the seats apart are closest."""
     from networkx import Graph, max_weight_matching  # loaded when a round is proposed, not at the table's start
 
     n, pairs = len(ranked), seats // 2
     place = {name: i for i, name in enumerate(ranked)}
     queue = {name: q for q, name in enumerate(sitting_out_order(ranked, byes))}
     due = {name: _due((colours or {}).get(name, [])) for name in ranked}
-    spread = {(a, b): round(4 * (points[a] - points[b]) ** 2) * (pairs * n + 1) + abs(place[a] - place[b])
+    apart = pairs if seeded else 0  # the places a pair is best apart: neighbours, or a half of the seats
+
+    spread = {(a, b): round(4 * (points[a] - points[b]) ** 2) * (pairs * n + 1) + abs(abs(place[a] - place[b]) - apart)
               for i, a in enumerate(ranked) for b in ranked[i + 1:]}
     clash_unit = pairs * max(spread.values(), default=0) + 1  # more than any round's spread
     absolute = pairs + 1  # a pair that breaks FIDE's absolute colour rules either way: more than every other clash

@@ -53,7 +53,7 @@ class Recorder:
         self._fresh: str | None = None  # the game the last wake saw dealt and untouched
         self.playing: str | None = None  # the game under way at this table (a move made, not over), if any
         self._heard: dict[str, dict[str, Any]] = {}  # each other table's last night report, gathered again at a new plan
-        self._next: tuple[int, Phrase | None] | None = None  # next_up as of the book's version
+        self._next: tuple[int, Phrase | None, bool] | None = None  # next_up and pair_up as of the book's version
         self._proof: tuple[str, str, str] | None = None  # the night's id, its code and their proof, made once
         book.followed = self._gather_heard
 
@@ -222,24 +222,34 @@ class Recorder:
         """What the table's screen says of the night: the pair the round puts here, if it has not
         played yet. Asked on every wake of the table's loop: worked out again only once the book
         has changed, so a wake never waits on the book's lock while a change is written."""
+        return self._looked()[1]
+
+    def pair_up(self) -> bool:
+        """Whether a round's pair is up at this table (its game not played yet): the game dealt
+        here then is theirs, its red team first, as the pairing says. Asked on the wakes of a game
+        dealt and untouched, as ``next_up`` is."""
+        return self._looked()[2]
+
+    def _looked(self) -> tuple[int, Phrase | None, bool]:
         version = self.book.version  # read first: a change made meanwhile is seen at the next wake
         if self._next is None or self._next[0] != version:
-            self._next = (version, self._pair_up())
-        return self._next[1]
+            self._next = (version, *self._pair_up())
+        return self._next
 
-    def _pair_up(self) -> Phrase | None:
-        """The pair up here, and at a host whose night has other tables, the night's code."""
+    def _pair_up(self) -> tuple[Phrase | None, bool]:
+        """The pair up here, and at a host whose night has other tables, the night's code; and
+        whether a pair is up."""
         with self.book.lock:
             night = self.book.night
             if night is None or not night.open:
-                return None
+                return None, False
             pair = night.unplayed(night.round, self.table)
             hosting = night.host is None and any(table != self.table for table in night.tables)
             code = shown(night.code) if hosting and night.code else None
         said = None if pair is None else Phrase.of("next: {red} vs {blue} at table {table}", red=pair.red,
                                                    blue=pair.blue, table=self.table)
         if code is None:
-            return said
+            return said, pair is not None
         if said is None:
-            return Phrase.of("night code {code}", code=code)
-        return Phrase.of("{next} · night code {code}", next=said, code=code)
+            return Phrase.of("night code {code}", code=code), False
+        return Phrase.of("{next} · night code {code}", next=said, code=code), True

@@ -16,12 +16,15 @@ how sure it is (``sigma``). A team's ``ordinal`` (mu - 3 sigma) is what it has s
 team that won its only game does not lead one that won three of four. Only games played at a
 table are rated: a forfeit, a double loss and a bye say nothing of how well a team plays.
 
-The order is points, then the night's tie-break (``scoring.RATING``): the rating, then the margin;
-or Buchholz, then the rating, then the margin; then the name. Buchholz is the points of the teams
-it met; every round it did not play (a bye, a forfeit, a double loss, a void pair, a round it
-missed by joining late or while withdrawn) counts as one against a dummy opponent with the team's
-own points, as FIDE's tie-break regulations (C.07, from 2023) count a participant's unplayed
-round.
+The order is points, then the night's tie-breaks in the order its director chose
+(``scoring.tiebreak_order``): the rating (then the margin), or FIDE's (C.07, 2023) Buchholz,
+Buchholz Cut-1, Median Buchholz, Sonneborn-Berger, direct encounter and wins. Teams still level
+after the last share a place, listed in the order they joined: no alphabet decides. Buchholz is
+the points of the teams it met, each as art. 16.3.2 counts an opponent's (its rounds away after
+its last game are draws); every round it did not play (a bye, a forfeit, a double loss, a void
+pair, a round it missed by joining late or while withdrawn) counts as one against a dummy
+opponent with the team's own points (art. 16.4), and the cuts take its voluntarily unplayed
+rounds (a forfeit lost, a round it asked out or was away) first (art. 16.5).
 
 The rating depends on the order of the games: they are taken in ``game_order`` (round, then time
 of the end, then id), which every reader can compute from the games alone. Games between
@@ -32,13 +35,15 @@ late from a table that was offline changes nothing of a game that another table 
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Iterable
-from dataclasses import dataclass
+from collections.abc import Callable, Collection, Iterable, Sequence
+from dataclasses import dataclass, replace
+from itertools import groupby
 
 from openskill.models import PlackettLuce
 
 from .games import Game
-from .scoring import BUCHHOLZ, BYE_POINTS, PLAYED, RATING
+from .pairing import Round
+from .scoring import BUCHHOLZ, BYE_POINTS, CUT1, DIRECT, MEDIAN, PLAYED, RATING, SONNEBORN_BERGER, WINS, tiebreak_order
 
 MODEL = PlackettLuce()
 
@@ -86,6 +91,12 @@ class Standing:
     buchholz: float = 0.0
     withdrawn: bool = False
     missed: int = 0
+    buchholz_cut1: float = 0.0
+    median_buchholz: float = 0.0
+    sonneborn_berger: float = 0.0
+    wins: int = 0  # FIDE's WIN: the rounds that scored a win's points, played or not
+    place: int = 0
+    shared: bool = False  # the place is shared with teams the tie-breaks leave level
 
     @property
     def ordinal(self) -> float:
@@ -99,7 +110,9 @@ class Standing:
         return {"team": self.team, "played": self.played, "won": self.won, "lost": self.lost, "drawn": self.drawn,
                 "byes": self.byes, "points": self.points, "margin": self.margin, "rating": self.rating(),
                 "mu": round(self.mu, 3), "sigma": round(self.sigma, 3), "buchholz": self.buchholz,
-                "withdrawn": self.withdrawn, "missed": self.missed}
+                "withdrawn": self.withdrawn, "missed": self.missed, "buchholz_cut1": self.buchholz_cut1,
+                "median_buchholz": self.median_buchholz, "sonneborn_berger": self.sonneborn_berger, "wins": self.wins,
+                "place": self.place, "shared": self.shared}
 
 
 def game_order(game: Game | Result) -> tuple[int, float, str]:
@@ -109,15 +122,19 @@ def game_order(game: Game | Result) -> tuple[int, float, str]:
 def standings(teams: Iterable[str], results: Iterable[Game | Result], byes: Counter[str] | None = None,
               bye_points: float = BYE_POINTS, tiebreak: str = RATING, withdrawn: Iterable[str] = (),
               missed: Counter[str] | None = None, late_points: float = 0.0,
-              absent: Counter[str] | None = None) -> list[Standing]:
-    """Every team's line, the leader first; a team that has not played yet is rated as a newcomer.
+              absent: Counter[str] | None = None, rounds: Sequence[Round] = (),
+              asked: Collection[tuple[str, int]] = ()) -> list[Standing]:
+    """Every team's line, the leader first, each with its ``place`` (shared by teams the
+    tie-breaks leave level); a team that has not played yet is rated as a newcomer.
     ``missed``: the rounds each team that joined late missed, each worth ``late_points``;
     ``absent``: the rounds each team had neither a result nor a bye in (it joined late, was
-    withdrawn then, or its pair was void), which its Buchholz counts as unplayed."""
+    withdrawn then, or its pair was void), which its Buchholz counts as unplayed; ``rounds``: the
+    rounds confirmed, and ``asked``: each (team, round) it missed at its asking or by joining late,
+    from which an opponent's rounds away after its last game are told (FIDE C.07, art. 16.3.2)."""
     byes, missed, absent = byes or Counter(), missed or Counter(), absent or Counter()
     ratings = {name: MODEL.rating(name=name) for name in teams}
     counts: dict[str, list[int]] = {name: [0, 0, 0, 0, 0] for name in ratings}  # played, won, lost, drawn, margin
-    met: dict[str, list[str | None]] = {name: [] for name in ratings}  # each result's opponent, None: not played
+    met: dict[str, list[Met]] = {name: [] for name in ratings}  # each result: opponent (None: not played), points
     ordered = sorted((Result.of(r) if isinstance(r, Game) else r for r in results if len(r.teams) == 2),
                      key=game_order)
     for result in ordered:
@@ -132,7 +149,9 @@ def standings(teams: Iterable[str], results: Iterable[Game | Result], byes: Coun
         for name, other in ((first, second), (second, first)):
             line = counts[name]
             line[0] += 1
-            met[name].append(other if result.rated else None)
+            scored = 0.5 if result.winner is None and result.rated else float(result.winner == name)
+            met[name].append(Met(result.round, other if result.rated else None, scored,
+                                 voluntary=not result.rated and result.winner != name))
             if result.winner is None:
                 line[3 if result.rated else 2] += 1  # both lost: a draw's half when played, nothing in a double loss
             elif result.winner == name:
@@ -143,15 +162,140 @@ def standings(teams: Iterable[str], results: Iterable[Game | Result], byes: Coun
                 line[4] -= result.margin or 0
     points = {name: line[1] + line[3] / 2 + byes[name] * bye_points + missed[name] * late_points
               for name, line in counts.items()}
-    buchholz = {name: sum(points[other] if other is not None else points[name] for other in met[name])
-                + (byes[name] + absent[name]) * points[name] for name in counts}  # unplayed: its own points
+    adjusted = _adjusted(points, met, rounds, set(asked), late_points)
+    values = {name: _values(name, points[name], met[name], adjusted, byes[name], bye_points, missed[name],
+                            late_points, absent[name], _away(name, rounds) if rounds else absent[name])
+              for name in counts}
     gone = set(withdrawn)
     lines = [Standing(name, played, won, lost, drawn, byes[name], points[name], margin, ratings[name].mu,
-                      ratings[name].sigma, buchholz[name], name in gone, missed[name])
+                      ratings[name].sigma, sum(v.value for v in values[name]), name in gone, missed[name],
+                      _cut(values[name], 1, 0), _cut(values[name], 1, 1),
+                      sum(v.value * v.scored for v in values[name]),
+                      won + (byes[name] if bye_points == 1.0 else 0))
              for name, (played, won, lost, drawn, margin) in counts.items()]
-    if tiebreak == BUCHHOLZ:
-        return sorted(lines, key=lambda s: (-s.points, -s.buchholz, -s.ordinal, -s.margin, s.team))
-    return sorted(lines, key=lambda s: (-s.points, -s.ordinal, -s.margin, s.team))
+    return _placed(lines, tiebreak_order(tiebreak), met)
+
+
+@dataclass(frozen=True, slots=True)
+class Met:
+    """A round a team had a result in: its ``opponent`` (None: not played at a table), the points
+    it ``scored``, and whether it went unplayed by the team's own doing (a forfeit lost, a double loss)."""
+
+    round: int | None
+    opponent: str | None
+    scored: float
+    voluntary: bool
+
+
+@dataclass(frozen=True, slots=True)
+class Value:
+    """One round's worth in the Buchholz family: the opponent's adjusted points (or a dummy's, the
+    team's own, for a round not played), the points the team scored, whether it was voluntarily unplayed."""
+
+    value: float
+    scored: float
+    voluntary: bool
+
+
+def _away(name: str, rounds: Sequence[Round]) -> int:
+    """The rounds confirmed that name no team ``name`` (it joined later, asked out, or was withdrawn)."""
+    return sum(name not in made.names for made in rounds)
+
+
+def _adjusted(points: dict[str, float], met: dict[str, list[Met]], rounds: Sequence[Round],
+              asked: set[tuple[str, int]], late_points: float) -> dict[str, float]:
+    """Each team's points as its opponents' Buchholz counts them (FIDE C.07, art. 16.3.2): every
+    round after its last game played, won by forfeit or sat out for the pairing, in which it had
+    no opponent (withdrawn, or asked out), is a draw's."""
+    adjusted = dict(points)
+    for name in points:
+        last = max([m.round for m in met[name] if m.round is not None and not m.voluntary]
+                   + [made.number for made in rounds if name in made.resting], default=0)
+        for made in rounds[last:]:
+            if name not in made.names:
+                adjusted[name] += 0.5 - (late_points if (name, made.number) in asked else 0.0)
+    return adjusted
+
+
+def _values(name: str, own: float, met: list[Met], adjusted: dict[str, float], byes: int, bye_points: float,
+            missed: int, late_points: float, absent: int, away: int) -> list[Value]:
+    """Each round's ``Value`` for team ``name``: a game's, its opponent's adjusted points; a round
+    not played (a forfeit, a double loss, a bye, a round missed, away or voided), a dummy
+    opponent's with the team's own points (FIDE C.07, art. 16.4)."""
+    away = min(away, absent)
+    return ([Value(own if m.opponent is None else adjusted[m.opponent], m.scored, m.voluntary) for m in met]
+            + [Value(own, bye_points, False)] * byes
+            + [Value(own, late_points, True)] * min(missed, away)
+            + [Value(own, 0.0, True)] * (away - min(missed, away))  # withdrawn then
+            + [Value(own, 0.0, False)] * (absent - away))  # its pair voided by the staff
+
+
+def _cut(values: list[Value], low: int, high: int) -> float:
+    """The Buchholz less its ``low`` least significant values (the voluntarily unplayed rounds
+    first, FIDE C.07 art. 16.5) and its ``high`` most significant."""
+    kept = sorted(values, key=lambda v: (not v.voluntary, v.value))[low:]
+    return sum(v.value for v in sorted(kept, key=lambda v: v.value)[:max(len(kept) - high, 0)])
+
+
+KEYS: dict[str, Callable[[Standing], tuple[float, ...]]] = {
+    RATING: lambda s: (-s.ordinal, -s.margin), BUCHHOLZ: lambda s: (-s.buchholz,),
+    CUT1: lambda s: (-s.buchholz_cut1,), MEDIAN: lambda s: (-s.median_buchholz,),
+    SONNEBORN_BERGER: lambda s: (-s.sonneborn_berger,), WINS: lambda s: (-s.wins,)}
+
+
+def _placed(lines: list[Standing], order: Sequence[str], met: dict[str, list[Met]]) -> list[Standing]:
+    """The lines by points, then each tie-break of ``order`` among the teams still level, each
+    with its place; teams level after them all share the place (listed in the order they joined)."""
+    groups = _split([lines], lambda s: (-s.points,))
+    for name in order:
+        groups = [part for group in groups
+                  for part in (_encounter(group, met) if name == DIRECT else _split([group], KEYS[name]))]
+    placed: list[Standing] = []
+    place = 1
+    for group in groups:
+        placed.extend(replace(line, place=place, shared=len(group) > 1) for line in group)
+        place += len(group)
+    return placed
+
+
+def _split(groups: list[list[Standing]], key: Callable[[Standing], tuple[float, ...]]) -> list[list[Standing]]:
+    """Each group sorted by ``key`` (stable) and cut where it changes."""
+    parts: list[list[Standing]] = []
+    for group in groups:
+        for _, run in groupby(sorted(group, key=key), key=key):
+            parts.append(list(run))
+    return parts
+
+
+def _encounter(group: list[Standing], met: dict[str, list[Met]]) -> list[list[Standing]]:
+    """FIDE C.07's direct encounter among the teams of ``group``, level so far: the points each
+    scored in the games played between them (the mean, where two met more than once). When every
+    two of them have met, they are ordered by it; else a team goes ahead of those after it only
+    while its points there are more than the next one could reach, winning every game it has not
+    played against them. Each part that splits off is compared again among its own teams."""
+    if len(group) < 2:
+        return [group]
+    names = {line.team for line in group}
+    scored: dict[str, float] = {}
+    unmet: dict[str, int] = {}
+    for line in group:
+        games: dict[str, list[float]] = {}
+        for m in met.get(line.team, []):
+            if m.opponent in names:
+                games.setdefault(m.opponent, []).append(m.scored)
+        scored[line.team] = sum(sum(points) / len(points) for points in games.values())
+        unmet[line.team] = len(names) - 1 - len(games)
+    ranked = sorted(group, key=lambda s: (-scored[s.team], -(scored[s.team] + unmet[s.team])))
+    if not any(unmet.values()):
+        parts = _split([ranked], lambda s: (-scored[s.team],))
+    else:
+        parts, rest = [], list(ranked)
+        while len(rest) > 1 and scored[rest[0].team] > max(scored[s.team] + unmet[s.team] for s in rest[1:]):
+            parts.append([rest.pop(0)])
+        parts.append(rest)
+    if len(parts) == 1:
+        return parts
+    return [sub for part in parts for sub in _encounter(part, met)]
 
 
 @dataclass(frozen=True, slots=True)

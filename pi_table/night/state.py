@@ -24,7 +24,7 @@ from .code import shown
 from .games import Game
 from .names import Team, folded
 from .pairing import BLUE, RED, Pair, PairingRefused, Round, met, propose, warnings
-from .scoring import BUCHHOLZ, BYE_POINTS, DOUBLE_LOSS, FORFEIT, PLAYED, RATING
+from .scoring import BYE_POINTS, DOUBLE_LOSS, FORFEIT, PLAYED, RATING, tiebreak_order
 
 if TYPE_CHECKING:
     from .standings import Result, Standing
@@ -435,7 +435,9 @@ class Night:
         from .standings import standings  # openskill: loaded once a night is looked at, not at the table's start
 
         return standings(self.teams, self.counted(), self.byes(), self.bye, self.tiebreak, self.withdrawn,
-                         self.missed(), self.late, self.absent())
+                         self.missed(), self.late, self.absent(), self.rounds,
+                         [(name, made.number) for made in self.rounds for name in self.teams
+                          if name not in made.names and self.asked_out(name, made.number)])
 
     @property
     def round(self) -> Round | None:
@@ -452,7 +454,7 @@ class Night:
             raise PairingRefused("a round needs two teams and a table")
         return propose(len(self.rounds) + 1, self.ranked([line.team for line in lines]),
                        {line.team: line.points for line in lines}, self.unpaired(), self.met(), self.tables,
-                       self.colours())
+                       self.colours(), seeded=not self.rounds and self.seeding == RATINGS and bool(self.draw))
 
     def ranked(self, teams: list[str]) -> list[str]:
         """``teams`` (in the standings' order) as the next round ranks them: in round 1, where all
@@ -521,8 +523,7 @@ def _seeding(name: object) -> str:
 
 
 def _tiebreak(name: object) -> str:
-    if name not in (RATING, BUCHHOLZ):
-        raise ValueError("a tie-break is rating or buchholz")
+    tiebreak_order(name if isinstance(name, str) else "")  # ValueError unless it names an order
     return str(name)
 
 

@@ -5,7 +5,8 @@ The service asks (``requests``) ``{"act": "broker", "address", "users"}``: this 
 café's broker at ``address`` (its name on the café's network), with exactly these users; or
 ``{"act": "broker-users", "users"}``: these users added, or given a new password; or
 ``{"act": "broker-remove", "table"}``: a table taken off (a table sold, or its card lost), its
-password opening nothing from then on and its connection cut. Each user is a
+password opening nothing from then on, its connection cut and what it left retained at the
+broker cleared (``Broker._clear``). Each user is a
 table's name in the fleet (or the dashboard's user), parsed before anything is written
 (``tables``), with its password's hash in Mosquitto's own format (``password_hash``: the
 PBKDF2-SHA512 that mosquitto_passwd writes), made by the service: root never sees a password, and
@@ -74,6 +75,7 @@ DAYS = 3650  # trusted by hand once: ten years, not a renewal to forget
 OPENSSL_S = 60.0
 CALL_S = 60.0
 ANSWER_S = 15.0  # Mosquitto answering over TLS after its restart
+LEFT = ("status", "online", "events", "night", "plan")  # what the ACL lets a table write: what it may leave retained
 
 
 class RolledBack(ReleaseError):
@@ -224,7 +226,8 @@ class Broker:
     def remove(self, table: str) -> None:
         """``table`` taken off the broker: its line out of the password file, which Mosquitto then
         reads again; Mosquitto 2 checks the connected clients against it and cuts that table's
-        connection alone (tests/test_broker_page.py sees it refused and the others stay)."""
+        connection alone (tests/test_broker_page.py sees it refused and the others stay). Then
+        what it left retained there is cleared (``_clear``): a table taken off lingers nowhere."""
         check({"table": table})
         if not (self.etc / CONF).exists():
             raise ReleaseError(N_("this table is not the café's broker yet: set it up first"))
@@ -232,13 +235,35 @@ class Broker:
             raise ReleaseError(N_("{name} is not a user of this broker"), name=repr(table))
         before = self._kept()
         try:
-            self._write(PASSWD, "".join(f"{line}\n" for line in self._lines() if line.partition(":")[0] != table),
-                        0o600, mosquitto=True)
-            self._systemctl("reload-or-restart", UNIT)
+            self._without(table)
             self._answers()
         except (ReleaseError, OSError) as e:
             self._put_back(before, "reload-or-restart")
             raise RolledBack.of(_said(e)) from None
+        self._clear(table)
+
+    def _without(self, table: str) -> None:
+        """The password file without ``table``'s line, read again by Mosquitto."""
+        self._write(PASSWD, "".join(f"{line}\n" for line in self._lines() if line.partition(":")[0] != table),
+                    0o600, mosquitto=True)
+        self._systemctl("reload-or-restart", UNIT)
+
+    def _clear(self, table: str) -> None:
+        """The messages ``table`` left retained (its status, online, night and the plan of a night
+        it hosted) replaced by empty ones, which Mosquitto keeps as none: written as the ACL lets
+        that table alone write them, under a password root makes for this once, its line in the
+        password file only until they are written (its own connection was cut before: its last
+        will came first). ReleaseError when they could not be: the table stays taken off."""
+        password = new_password()
+        try:
+            self._passwords({table: password_hash(password)}, keep=True)
+            self._systemctl("reload-or-restart", UNIT)
+            publish_empty(self.port, self.etc / CA_CERT, table, password, [f"pi-table/{table}/{name}" for name in LEFT])
+        except (ReleaseError, OSError) as e:
+            raise ReleaseError(N_("{name} is taken off the broker, but what it left there could not be cleared: "
+                                  "{error}"), name=repr(table), error=str(_said(e))) from None
+        finally:
+            self._without(table)
 
     def users(self) -> list[str]:
         """The users in the password file, in its order."""
@@ -369,6 +394,75 @@ class Broker:
             time.sleep(0.3)
         raise ReleaseError(N_("Mosquitto does not answer over TLS on port {port} ({error})"), port=self.port,
                            error=error[:200])
+
+
+def publish_empty(port: int, cafile: Path, user: str, password: str, topics: list[str]) -> None:
+    """An empty retained message on each of ``topics`` (MQTT 3.1.1, QoS 1: each acknowledged), as
+    ``user`` over TLS on this machine's ``port`` checked with ``cafile``, trying again while the
+    broker has not yet read ``user``'s password (within ``ANSWER_S``); ReleaseError saying why not.
+    The standard library's own: the root helper runs on the system's Python, without paho."""
+    context = ssl.create_default_context(cafile=str(cafile))
+    deadline, error = time.monotonic() + ANSWER_S, ""
+    while time.monotonic() < deadline:
+        try:
+            with socket.create_connection(("127.0.0.1", port), timeout=2) as raw, \
+                    context.wrap_socket(raw, server_hostname="localhost") as link:
+                link.sendall(_packet(0x10, _text("MQTT") + bytes([4, 0xC2]) + (30).to_bytes(2, "big")
+                                     + _text(f"pi-table-helper-{secrets.token_hex(4)}") + _text(user) + _text(password)))
+                kind, body = _received(link)
+                if kind != 0x20 or len(body) != 2:
+                    raise OSError("the broker did not answer as MQTT does")
+                if body[1] != 0:  # its password not read yet: refused, for now
+                    error = f"the broker refused {user} (CONNACK {body[1]})"
+                else:
+                    for number, name in enumerate(topics, 1):
+                        link.sendall(_packet(0x33, _text(name) + number.to_bytes(2, "big")))  # retained, QoS 1, empty
+                        if _received(link) != (0x40, number.to_bytes(2, "big")):
+                            raise OSError(f"{name} was not acknowledged")
+                    link.sendall(b"\xe0\x00")  # DISCONNECT: no last will
+                    return
+        except (OSError, ssl.SSLError) as e:
+            error = str(e) or type(e).__name__
+        time.sleep(0.2)
+    raise ReleaseError(N_("Mosquitto did not take the empty messages on port {port} ({error})"), port=port,
+                       error=error[:200])
+
+
+def _text(text: str) -> bytes:
+    """An MQTT string: its UTF-8 length in two bytes, then the bytes."""
+    data = text.encode("utf-8")
+    return len(data).to_bytes(2, "big") + data
+
+
+def _packet(kind: int, body: bytes) -> bytes:
+    """An MQTT packet: its first byte, the body's length in MQTT's variable-length form, the body."""
+    length, size = b"", len(body)
+    while True:
+        size, digit = divmod(size, 128)
+        length += bytes([digit | (0x80 if size else 0)])
+        if not size:
+            return bytes([kind]) + length + body
+
+
+def _received(link: ssl.SSLSocket) -> tuple[int, bytes]:
+    """The next packet from the broker: its first byte, and its body."""
+    kind, size, shift = _exactly(link, 1)[0], 0, 0
+    while True:
+        digit = _exactly(link, 1)[0]
+        size |= (digit & 0x7F) << shift
+        shift += 7
+        if not digit & 0x80 or shift > 21:
+            return kind, _exactly(link, size)
+
+
+def _exactly(link: ssl.SSLSocket, size: int) -> bytes:
+    data = b""
+    while len(data) < size:
+        chunk = link.recv(size - len(data))
+        if not chunk:
+            raise OSError("the broker closed the connection")
+        data += chunk
+    return data
 
 
 def _said(error: ReleaseError | OSError) -> ReleaseError:

@@ -172,35 +172,64 @@ def _folders(folder: Path, user: ServiceUser | None) -> list[Path]:
     return missing
 
 
-def own_certificate(folder: Path, user: ServiceUser | None = None) -> list[str]:
+def own_certificate(folder: Path, user: ServiceUser | None = None,
+                    addresses: tuple[str, ...] | None = None) -> list[str]:
     """The table's own TLS key (0600) and a self-signed certificate for this host in ``folder``
     (``tls`` beside the configuration), made when either is missing: by the first boot as root
-    (``user`` then owns them), or by the service itself for a table that had none. What was made,
-    in words for the log; the staff and set-up pages take their secrets over https with it."""
+    (``user`` then owns them), or by the service itself for a table that had none. The
+    certificate names the host, ``HOST.local`` and ``addresses`` (the IP addresses phones are led
+    to, which the service knows and the first boot, before the network, does not: None); one that
+    names other addresses is renewed with the same key. A certificate that cannot be read is left
+    as it is, for its load to say so. What was made, in words for the log; the staff
+    and set-up pages take their secrets over https with it."""
     key, cert = folder / TLS_KEY, folder / TLS_CERT
     if key.exists() and cert.exists():
-        return []
+        named = None if addresses is None else _addresses(cert)
+        if named is None or named == set(addresses or ()):
+            return []
     openssl = shutil.which("openssl")
     if openssl is None:
         return ["no TLS key: openssl is not installed"]
     made = _folders(folder, user)
     host = socket.gethostname() or "pi-table"
+    names = ",".join([f"DNS:{host}", f"DNS:{host}.local", *(f"IP:{address}" for address in addresses or ())])
+    renewing = key.exists() and cert.exists()
+    new = cert.with_name(f"{TLS_CERT}.new")
     umask = os.umask(0o077)
     try:
-        done = subprocess.run([openssl, "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256",
-                               "-nodes", "-keyout", str(key), "-out", str(cert), "-days", str(CERT_DAYS),
-                               "-subj", f"/CN={host}", "-addext", f"subjectAltName=DNS:{host},DNS:{host}.local"],
+        keyed = ["-new", "-key", str(key)] if renewing else [
+            "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256", "-nodes", "-keyout", str(key)]
+        done = subprocess.run([openssl, "req", "-x509", *keyed, "-out", str(new), "-days", str(CERT_DAYS),
+                               "-subj", f"/CN={host}", "-addext", f"subjectAltName={names}"],
                               capture_output=True, text=True, timeout=60, check=False)
     finally:
         os.umask(umask)
     if done.returncode != 0:
-        key.unlink(missing_ok=True)
-        cert.unlink(missing_ok=True)
-        return [f"no TLS key: openssl failed ({(done.stderr.strip().splitlines() or ['?'])[-1][:200]})"]
-    cert.chmod(0o644)
+        new.unlink(missing_ok=True)
+        if not renewing:
+            key.unlink(missing_ok=True)
+        return [f"no TLS {'certificate' if renewing else 'key'}: openssl failed "
+                f"({(done.stderr.strip().splitlines() or ['?'])[-1][:200]})"]
+    new.chmod(0o644)
+    os.replace(new, cert)
     for path in (key, cert):
         _own(path, user)
-    return [*(f"folder {path}" for path in made), f"{TLS}/{TLS_KEY}", f"{TLS}/{TLS_CERT} for {host}"]
+    if renewing:
+        return [f"{TLS}/{TLS_CERT} renewed for {names}, with the same key"]
+    return [*(f"folder {path}" for path in made), f"{TLS}/{TLS_KEY}", f"{TLS}/{TLS_CERT} for {names}"]
+
+
+def _addresses(cert: Path) -> set[str] | None:
+    """The IP addresses ``cert`` names (openssl says them); None when it cannot be read."""
+    openssl = shutil.which("openssl")
+    if openssl is None:
+        return None
+    done = subprocess.run([openssl, "x509", "-in", str(cert), "-noout", "-ext", "subjectAltName"],
+                          capture_output=True, text=True, timeout=30, check=False)
+    if done.returncode != 0:
+        return None
+    return {name.strip().removeprefix("IP Address:") for name in done.stdout.replace("\n", ",").split(",")
+            if name.strip().startswith("IP Address:")}
 
 
 def fingerprint(cert: Path) -> str:

@@ -281,10 +281,15 @@ class NotReached(ReleaseError):
     """A change was put back: the staff page was not reached again after it."""
 
 
+THIS_NETWORK = ipaddress.IPv4Network("0.0.0.0/8")  # RFC 1122's "this host on this network": no device's
+
+
 def ipv4_problem(request: Mapping[str, object]) -> str | None:
     """Why ``request``'s ``device``, ``method``, ``address``, ``gateway`` and ``dns`` are not an
     address nmcli can be given (each parsed into its kind: a device of ``DEVICES``, an IPv4
-    address and prefix in numbers, the gateway on its network); None when they are."""
+    address and prefix in numbers, a host of its network other than the gateway, neither the
+    network's own nor its broadcast address nor loopback, multicast or reserved; the gateway on
+    its network); None when they are."""
     if request.get("device") not in DEVICES:
         return N_("the device is one of eth0, wlan0")
     if request.get("method") not in METHODS:
@@ -305,8 +310,27 @@ def ipv4_problem(request: Mapping[str, object]) -> str | None:
     for value in (gateway, dns):
         if value and not (DOTTED.fullmatch(value) and _address(value)):
             return N_("a gateway or a DNS server is an address of four numbers 0 to 255, or '' for none")
-    if gateway and ipaddress.IPv4Address(gateway) not in interface.network:
+    own, network = interface.ip, interface.network
+    if own.is_loopback or own.is_multicast or own.is_reserved or own in THIS_NETWORK:
+        return N_("the address {address} is no device's on a network (loopback, multicast, 0.0.0.0/8 or reserved): "
+                  "expected one of the café's network, such as 192.168.1.50/24")
+    if own == network.network_address:
+        return N_("the address {address} is its network's own address: expected one between it and the broadcast "
+                  "address, such as 192.168.1.50/24")
+    if own == network.broadcast_address:
+        return N_("the address {address} is its network's broadcast address: expected one between the network's own "
+                  "and it, such as 192.168.1.50/24")
+    if not gateway:
+        return None
+    router = ipaddress.IPv4Address(gateway)
+    if router not in network:
         return N_("the gateway {gateway} is not on the network of {address}")
+    if router in (network.network_address, network.broadcast_address):
+        return N_("the gateway {gateway} is its network's own or broadcast address: expected the router's address, "
+                  "such as 192.168.1.1")
+    if router == own:
+        return N_("the address {address} is the gateway's own: expected an address of the table's own on its network, "
+                  "another than the router's")
     return None
 
 
@@ -319,10 +343,13 @@ def _address(value: str) -> bool:
 
 
 def host_name_problem(name: object) -> str | None:
-    """Why ``name`` is no host name for the table (1 to 63 letters, digits or '-', not first or last)."""
-    if isinstance(name, str) and HOST_NAME.fullmatch(name):
-        return None
-    return N_("a host name is 1 to 63 letters, digits or '-' (not first or last), such as bar-1")
+    """Why ``name`` is no host name for the table (1 to 63 letters, digits or '-', not first or
+    last; never ``localhost``, which every machine answers to for itself)."""
+    if not (isinstance(name, str) and HOST_NAME.fullmatch(name)):
+        return N_("a host name is 1 to 63 letters, digits or '-' (not first or last), such as bar-1")
+    if name.lower() == "localhost":
+        return N_("localhost is every machine's name for itself: expected a name of the table's own, such as bar-1")
+    return None
 
 
 def connection_on(device: str) -> str:

@@ -11,6 +11,7 @@ import pygame
 
 from ..engine.phrase import N_
 from ..hal import Command, SetupModel
+from ..hal.screen import grouped
 from .canvas import AMBER, BACKGROUND, DESIGN, MUTED, PANEL, TEXT, Canvas, Frame, qr_image
 from .i18n import say
 from .orientation import Area
@@ -69,7 +70,7 @@ class SetupPainter:
                         MUTED, align="left", smallest=16, lines=2 if foot == 418 else 1)
         if model.fingerprint is not None:  # what the phone's warning shows, to compare
             said = _("The page's certificate (SHA-256):")
-            canvas.text(f"{said} {model.fingerprint}", (24, 442, DESIGN[0] - 48, 34), 16, MUTED, align="left",
+            canvas.text(f"{said} {grouped(model.fingerprint)}", (24, 442, DESIGN[0] - 48, 34), 16, MUTED, align="left",
                         smallest=10, lines=2)
         self.frame = Frame((), (), tuple(canvas.texts))
         return self.frame

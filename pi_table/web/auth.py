@@ -13,8 +13,11 @@ Tries are counted over the last minute per address and, where the page says, in 
 secret turns down stays counted, one it lets in forgets its address's. A browser that has
 passed a door before carries that door's device cookie, signed with a key kept beside the
 secret and not with the secret, so a new PIN keeps every phone's standing; it is counted on its
-own: guesses from many addresses (which the overall limit stops), from the owner's own address
-(a shared router, a proxy) or after a change of the secret do not lock its owner out.
+own: guesses from many addresses (which the overall limit stops: every try from a browser
+never seen counts in it), from the owner's own address (a shared router, a proxy) or after a
+change of the secret do not lock its owner out. While the overall limit holds, browsers never
+seen wait in line for its turns, those that asked least first (``Throttle``); the doors to the
+owner's passphrase share one count (the staff page's and the fleet dashboard's on the table).
 
 A session is a random cookie (HttpOnly, SameSite=Strict, Secure over https), kept only as its
 hash, with a CSRF token of its own. It lasts ``unused_s`` from its last use, and ends when the
@@ -27,11 +30,13 @@ import asyncio
 import enum
 import hashlib
 import hmac
+import ipaddress
 import json
 import logging
 import math
 import os
 import secrets
+import threading
 import time
 from collections import deque
 from collections.abc import Callable
@@ -49,7 +54,9 @@ CHECKS_AT_ONCE = max(1, (os.cpu_count() or 2) // 2)  # secret checks running at 
 CHECK_WAITERS = 4 * CHECKS_AT_ONCE  # logins that may wait for a check; any more are told at once to try again
 CHECK_WAIT_S = 0.5  # how long one waits before it is told so
 WINDOW_S = 60.0  # tries are counted over this long
-OWN_TRIES = 1  # an address's first try in a window, held to its own limit alone (``Throttle``)
+HISTORY_S = 3600.0  # how often an address asked over this long gives its place in line for the overall budget
+HISTORY_MOST = 100  # asks an address is counted for at most (a flood's are many, a phone's few)
+GRACE_S = 10.0  # an address waiting in line keeps its place this long past the time it was told to come back
 KEPT = 10_000  # addresses and devices whose tries are counted, before those with none recent are forgotten
 MAX_SESSIONS = 16  # the least recently used goes when a new one would make more
 RENEW_S = 60.0  # a session's last use is written down at most this often
@@ -158,49 +165,88 @@ def same(given: str, made: str) -> bool:
 
 
 class Throttle:
-    """Logins tried in the last ``WINDOW_S``: ``per_address`` from one address (or one known
-    device) and, unless None, ``overall`` from every address together (a known device's are
-    not among them). An address's first ``OWN_TRIES`` in the window is not held to ``overall``:
-    a flood from other addresses never keeps a phone that is not flooding from giving the right
-    answer (lockout as a denial of service, OWASP), and each address a guesser adds gains it no
-    more than that one try a minute (and the table no more than one check of the secret's)."""
+    """Logins tried in the last ``WINDOW_S`` on ``clock``: ``per_address`` from one address (or one
+    known device) and, unless None, ``overall`` from every address together (a known device's
+    are not among them, so a phone that has logged in before is never held back by others'
+    guesses, nor by its own typo past its own limit). No number of addresses gets more than
+    ``overall`` checks of the secret a window from devices never seen (issue 58, 5c).
 
-    def __init__(self, per_address: int, overall: int | None = None) -> None:
-        self.per_address, self.overall = per_address, overall
+    While that budget is spent, the addresses that ask wait in line for it, those that asked
+    least over the last ``HISTORY_S`` first (a flood asks again and again; a new phone, once),
+    then first come: a try is let through only when the free turns outnumber the addresses ahead
+    of it that still wait (each told when to come back, and out of the line ``GRACE_S`` after it
+    does not), so a new staff phone during a flood is given the next turn, not the flood (5b).
+    Doors on other threads may share one (every door to the owner's passphrase: ``lock``)."""
+
+    def __init__(self, per_address: int, overall: int | None = None,
+                 clock: Callable[[], float] = time.monotonic) -> None:
+        self.per_address, self.overall, self.clock = per_address, overall, clock
+        self.lock = threading.Lock()
         self._everyone: deque[float] = deque()
         self._by: dict[str, deque[float]] = {}  # by address, or "device NAME"
+        self._history: dict[str, deque[float]] = {}  # by address: its asks over HISTORY_S, for its place in line
+        self._line: dict[str, tuple[float, float]] = {}  # by address waiting: since when, and until when it is kept
 
     def wait(self, who: str, known: bool, now: float) -> float:
         """Seconds until ``who`` may try again; 0 when it may now."""
+        with self.lock:
+            return self._wait(who, known, now)
+
+    def _wait(self, who: str, known: bool, now: float) -> float:
         if len(self._by) > KEPT:
             self._by = {name: tries for name, tries in self._by.items() if tries and now - tries[-1] < WINDOW_S}
-        own = self._by.get(who)
-        limits: list[tuple[deque[float] | None, int]] = [(own, self.per_address)]
-        if own is not None:
-            while own and own[0] <= now - WINDOW_S:
-                own.popleft()
-        if not known and self.overall is not None and own is not None and len(own) >= OWN_TRIES:
-            limits.append((self._everyone, self.overall))
-        waits = []
-        for tries, most in limits:
-            while tries and tries[0] <= now - WINDOW_S:
-                tries.popleft()
-            if tries is not None and len(tries) >= most:
-                waits.append(tries[0] + WINDOW_S - now)
-        return max(waits, default=0.0)
+            self._history = {name: tries for name, tries in self._history.items()
+                             if tries and now - tries[-1] < HISTORY_S}
+        own = _recent(self._by.get(who), now, WINDOW_S)
+        if own is not None and len(own) >= self.per_address:
+            if not known:
+                self._asked(who, now)
+            return own[0] + WINDOW_S - now
+        if known or self.overall is None:
+            return 0.0
+        _recent(self._everyone, now, WINDOW_S)
+        self._line = {name: place for name, place in self._line.items() if place[1] >= now}
+        _recent(self._history.get(who), now, HISTORY_S)  # its asks this hour; the others' as their last ask left them
+        mine = (len(self._history.get(who, ())), self._line[who][0] if who in self._line else now)
+        ahead = sum(1 for name, (since, _) in self._line.items()
+                    if (len(self._history.get(name, ())), since) < mine and name != who)
+        free = self.overall - len(self._everyone)
+        if free > ahead:
+            return 0.0
+        turn = ahead - max(free, 0)  # the tries that must leave the window before its turn
+        wait = max(1.0, (self._everyone[turn] if turn < len(self._everyone) else now) + WINDOW_S - now)
+        self._line[who] = (mine[1], now + wait + GRACE_S)
+        self._asked(who, now)
+        return wait
+
+    def _asked(self, who: str, now: float) -> None:
+        """An address never seen asked (a try, or a refusal): counted for its place in line."""
+        self._history.setdefault(who, deque(maxlen=HISTORY_MOST)).append(now)
 
     def tried(self, who: str, known: bool, now: float) -> float:
         """Count a try by ``who`` now, unless it must wait: the seconds it must, else 0."""
-        wait = self.wait(who, known, now)
-        if not wait:
-            self._by.setdefault(who, deque()).append(now)
-            if not known:
-                self._everyone.append(now)
-        return wait
+        with self.lock:
+            wait = self._wait(who, known, now)
+            if not wait:
+                self._by.setdefault(who, deque()).append(now)
+                if not known:
+                    self._everyone.append(now)
+                    self._asked(who, now)
+                    self._line.pop(who, None)
+            return wait
 
     def passed(self, who: str) -> None:
         """``who`` knew the secret: its tries are forgotten (not those counted in all)."""
-        self._by.pop(who, None)
+        with self.lock:
+            self._by.pop(who, None)
+            self._history.pop(who, None)
+
+
+def _recent(tries: deque[float] | None, now: float, window: float) -> deque[float] | None:
+    """``tries`` (oldest first) without those older than ``window``; the same deque."""
+    while tries and tries[0] <= now - window:
+        tries.popleft()
+    return tries
 
 
 # --- the sessions -------------------------------------------------------------------------
@@ -373,14 +419,14 @@ def device_key(file: Path | None) -> bytes:
 
 class Door:
     """One secret's check: ``secret()`` gives it now (its hash, or None when none is set); its
-    tries counted by ``throttle`` on ``clock``, its checks taken in ``turns``. A browser that
+    tries counted by ``throttle`` (on its clock), its checks taken in ``turns``. A browser that
     passed it before carries the cookie ``cookie`` (under ``path``): a random name, signed with
     ``key`` for this door's ``name``, by which its tries are counted on their own."""
 
     def __init__(self, name: str, secret: Callable[[], str | None], cookie: str, path: str, throttle: Throttle,
-                 clock: Callable[[], float], key: bytes, turns: Turns) -> None:
+                 key: bytes, turns: Turns) -> None:
         self.name, self.secret, self.cookie, self.path = name, secret, cookie, path
-        self.throttle, self.clock, self.key, self.turns = throttle, clock, key, turns
+        self.throttle, self.key, self.turns = throttle, key, turns
 
     async def check(self, request: web.Request, tried: object,
                     matches: Callable[[str, str], bool] | None = None) -> Refused | None:
@@ -394,12 +440,12 @@ class Door:
             stored = ""  # a one-time code may set the first secret
         device = self.device(request)
         who, known = (f"device {device}", True) if device else (request.remote or "?", False)
-        if wait := self.throttle.wait(who, known, self.clock()):
+        if wait := self.throttle.wait(who, known, self.throttle.clock()):
             return Refused(Why.TOO_MANY, math.ceil(wait))
         if not await self.turns.take():
             return Refused(Why.BUSY, 1)
         try:
-            if wait := self.throttle.tried(who, known, self.clock()):  # counted by others while this one waited
+            if wait := self.throttle.tried(who, known, self.throttle.clock()):  # counted by others while this one waited
                 return Refused(Why.TOO_MANY, math.ceil(wait))
             right = isinstance(tried, str) and await asyncio.to_thread(matches or secret_matches, stored, tried)
         finally:
@@ -434,17 +480,18 @@ class Gate:
     browser's session) that last ``unused_s`` unused and are kept in ``file``, each with a CSRF
     token its requests carry in the header ``csrf_header`` (None: not asked for). ``clock`` times
     the tries and the sessions (a wall clock when they are kept: they outlive a restart);
-    ``name`` tells this gate's device cookies from another's. A gate serves one page, on one
-    event loop; another door of the page shares its ``turns``."""
+    ``name`` tells this gate's device cookies from another's; ``tries``: a throttle it shares
+    with other doors to the same secret (the owner's passphrase), instead of one of its own. A
+    gate serves one page, on one event loop; another door of the page shares its ``turns``."""
 
     def __init__(self, name: str, secret: Callable[[], str | None], cookie: str, path: str, per_address: int,
                  overall: int | None, unused_s: float, clock: Callable[[], float] = time.time,
                  file: Path | None = None, csrf_header: str | None = None, cookie_s: int | None = None,
-                 keys: Path | None = None) -> None:
+                 keys: Path | None = None, tries: Throttle | None = None) -> None:
         self.secret, self.cookie, self.path, self.clock = secret, cookie, path, clock
         self.csrf_header, self.cookie_s = csrf_header, cookie_s
         self.turns = Turns()
-        self.door = Door(name, secret, f"{cookie}_device", path, Throttle(per_address, overall), clock,
+        self.door = Door(name, secret, f"{cookie}_device", path, tries or Throttle(per_address, overall, clock),
                          device_key(keys), self.turns)
         self.sessions = Sessions(unused_s, clock, file)
 
@@ -544,3 +591,13 @@ class Recovery:
     def void(self) -> None:
         self._kept = None
 
+
+def from_this_machine(request: web.Request) -> bool:
+    """Whether ``request`` came from this machine (a loopback address, IPv4 in IPv6 too): a
+    secret it carries crossed no network, so it needs no https."""
+    try:
+        address = ipaddress.ip_address(request.remote or "")
+    except ValueError:  # a UNIX socket's peer, or none
+        return False
+    mapped = address.ipv4_mapped if isinstance(address, ipaddress.IPv6Address) else None
+    return (mapped or address).is_loopback

@@ -13,8 +13,19 @@ from collections.abc import Callable
 from ..engine.phrase import N_
 from ..files import csv_text
 from ..night.pairing import Round
-from ..night.scoring import BUCHHOLZ, FORFEIT, PLAYED, RATING
-from ..night.standings import Result
+from ..night.scoring import (
+    BUCHHOLZ,
+    CUT1,
+    DIRECT,
+    FORFEIT,
+    MEDIAN,
+    PLAYED,
+    RATING,
+    SONNEBORN_BERGER,
+    WINS,
+    tiebreak_order,
+)
+from ..night.standings import Result, Standing
 from ..night.state import VOID, Night, NightRefused
 from ..ui.i18n import translation
 
@@ -28,7 +39,25 @@ PAGE_TEXTS = (
 )
 
 
-TIEBREAK_WORDS = {RATING: N_("rating, then margin"), BUCHHOLZ: N_("Buchholz (the points of the teams met), then rating")}
+TIEBREAK_WORDS = {RATING: N_("rating, then margin"), BUCHHOLZ: N_("Buchholz"), CUT1: N_("Buchholz Cut-1"),
+                  MEDIAN: N_("Median Buchholz"), SONNEBORN_BERGER: N_("Sonneborn-Berger"),
+                  DIRECT: N_("direct encounter"), WINS: N_("wins")}
+OLD_BUCHHOLZ = N_("Buchholz (the points of the teams met), then rating")  # a night's lone "buchholz"
+TIEBREAK_COLUMNS: dict[str, Callable[[Standing], str]] = {
+    CUT1: lambda s: f"{s.buchholz_cut1:g}", MEDIAN: lambda s: f"{s.median_buchholz:g}",
+    SONNEBORN_BERGER: lambda s: f"{s.sonneborn_berger:g}", WINS: lambda s: str(s.wins)}  # beyond Buchholz's, always shown
+
+
+def tiebreak_words(tiebreak: str, gettext: Callable[[str], str]) -> str:
+    """The night's tie-breaks, in its order, in words."""
+    if tiebreak == BUCHHOLZ:
+        return gettext(OLD_BUCHHOLZ)
+    return ", ".join(gettext(TIEBREAK_WORDS[name]) for name in tiebreak_order(tiebreak))
+
+
+def placed(line: Standing) -> str:
+    """A line's place as the pages show it: ``3=`` when teams the tie-breaks leave level share it."""
+    return f"{line.place}=" if line.shared else f"{line.place}."
 
 
 TABLES = ("standings", "rounds", "games")
@@ -58,9 +87,9 @@ def night_tables(night: Night) -> dict[str, list[tuple[object, ...]]]:
         rounds.extend((made.number, "", name, "", "bye", "") for name in made.resting)
     standings: list[tuple[object, ...]] = [("place", "team", "played", "won", "lost", "drawn", "byes", "points",
                                             "margin", "rating", "buchholz", "withdrawn")]
-    standings.extend((place, line.team, line.played, line.won, line.lost, line.drawn, line.byes, line.points,
+    standings.extend((line.place, line.team, line.played, line.won, line.lost, line.drawn, line.byes, line.points,
                       line.margin, line.rating(), line.buchholz, "yes" if line.withdrawn else "")
-                     for place, line in enumerate(night.standings(), start=1))
+                     for line in night.standings())
     return {"standings": standings, "rounds": rounds, "games": games}
 
 
@@ -123,7 +152,7 @@ def night_trf(night: Night) -> str:
     a bye; missed by joining late or asked for, ``H`` or ``Z`` as the night says; away (withdrawn) or void,
     ``Z``. A name is written in ASCII, so its columns are the same counted in bytes or in characters."""
     start = {name: n for n, name in enumerate(night.teams, start=1)}
-    place = {line.team: n for n, line in enumerate(night.standings(), start=1)}
+    place = {line.team: line.place for line in night.standings()}
     points = {line.team: line.points for line in night.standings()}
     slots = night.slots()
     lines = [f"012 {night.name}", f"042 {time.strftime('%Y/%m/%d', time.gmtime(night.opened))}",
@@ -188,13 +217,16 @@ def printable(night: Night, lang: str, origin: str = "") -> str:
     the table the staff page is on)."""
     gettext = translation(lang).gettext
     e = html.escape
-    tiebreak = gettext("Tie-break: {tiebreak}").format(tiebreak=gettext(TIEBREAK_WORDS[night.tiebreak]))
-    words = ("Team", "played", "won", "lost", "byes", "points", "margin", "rating", "Buchholz")
+    tiebreak = gettext("Tie-break: {tiebreak}").format(tiebreak=tiebreak_words(night.tiebreak, gettext))
+    more = [name for name in tiebreak_order(night.tiebreak) if name in TIEBREAK_COLUMNS]
+    words = ("Team", "played", "won", "lost", "byes", "points", "margin", "rating", "Buchholz",
+             *(TIEBREAK_WORDS[name] for name in more))
     heads = "".join(f"<th>{e(gettext(word))}</th>" for word in words)
-    rows = "".join(f"<tr><td>{place}. {e(s.team)}{e(' (' + gettext('withdrawn') + ')') if s.withdrawn else ''}</td>"
+    rows = "".join(f"<tr><td>{placed(s)} {e(s.team)}{e(' (' + gettext('withdrawn') + ')') if s.withdrawn else ''}</td>"
                    f"<td>{s.played}</td><td>{s.won}</td><td>{s.lost}</td><td>{s.byes}</td>"
-                   f"<td>{s.points:g}</td><td>{s.margin}</td><td>{s.rating(1):.1f}</td><td>{s.buchholz:g}</td></tr>"
-                   for place, s in enumerate(night.standings(), start=1))
+                   f"<td>{s.points:g}</td><td>{s.margin}</td><td>{s.rating(1):.1f}</td><td>{s.buchholz:g}</td>"
+                   + "".join(f"<td>{TIEBREAK_COLUMNS[name](s)}</td>" for name in more) + "</tr>"
+                   for s in night.standings())
     slots = night.slots()
     rounds = "".join(f"<h2>{e(gettext('Round {number}').format(number=made.number))}</h2><ul>" + "".join(
         f"<li>{e(gettext('table'))} {e(pair.table)}: {e(pair.red)} {e(gettext('(red, plays first)'))} – {e(pair.blue)}"

@@ -119,7 +119,7 @@ class Owner:
                  clock: Callable[[], float]) -> None:
         self.clock = clock
         self.secret = KeptSecret(None if folder is None else folder / OWNER_FILE, "the owner's passphrase")
-        self.door = Door("owner", self.secret, OWNER_COOKIE, gate.path, Throttle(per_address, overall), clock,
+        self.door = Door("owner", self.secret, OWNER_COOKIE, gate.path, Throttle(per_address, overall, clock),
                          gate.door.key, gate.turns)
 
     def left_s(self, session: Session) -> float:

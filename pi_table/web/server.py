@@ -44,13 +44,16 @@ where PINs, passphrases and passwords are typed, are served over https with the 
 certificate on a port of their own (``staff_tls``, ``staff_port``) while the guests' pages stay
 http, so a guest never meets a certificate warning. Over plain http, from anywhere but this
 machine, those pages lead to their https address and their actions are refused unread
-(``_over_tls``); a table given a certificate of the owner's own serves every page over https.
+(``_over_tls``); a table given a certificate of the owner's own serves every page over https. A
+table with neither (its certificate damaged, openssl missing) fails closed: those pages answer this
+machine alone. The https port's pool is shared fairly by address, as a phone that never logged in
+has no credential for the reserve: a new connection takes the place of the slowest of an address
+holding more than its own.
 """
 
 from __future__ import annotations
 
 import asyncio
-import ipaddress
 import json
 import logging
 import ssl
@@ -73,7 +76,7 @@ from ..files import write_private
 from ..hal import AnyModel, Emit, PageOpened, Screen, SelfTestModel, SetupModel
 from ..ui.i18n import say, translation
 from ..ui.words import Cards
-from .auth import same
+from .auth import from_this_machine, same
 from .games import Pages, publish, seats
 from .runner import ServerThread
 from .seats import SeatLinks
@@ -114,6 +117,8 @@ but from this machine."""
 HTTPS_ONLY = N_("the staff and set-up pages take PINs and passwords over https only, never in clear: open {url}")
 """On every answer: the pages load nothing from elsewhere and run in no one else's frame; the
 server names itself without a version for anyone to look up."""
+HERE_ONLY = N_("the staff and set-up pages answer this machine alone while the table has no certificate for https, "
+               "never in clear: the table's screen says why and what to do")
 
 
 class Companion(ServerThread):
@@ -147,7 +152,7 @@ class Companion(ServerThread):
         self._pool = _Pool(max_connections, max_per_address, max_connections // RESERVED)  # every open connection
         # the secret pages' https has a pool of its own: guests who hold every connection of the
         # pages' port leave a phone that never logged in its way to the staff and set-up pages
-        self._secret_pool = _Pool(SECRET_CONNECTIONS, SECRET_PER_ADDRESS, SECRET_CONNECTIONS // RESERVED)
+        self._secret_pool = _Pool(SECRET_CONNECTIONS, SECRET_PER_ADDRESS, SECRET_CONNECTIONS // RESERVED, fair=True)
         self._spectators = _Held(max_streams, max_streams_per_address)  # the public page's event streams
         self._bad = _BadRequests()
         self.proof = proof or Tokens.kept_in(None).proof  # what a phone's cookie must say, by token
@@ -295,16 +300,22 @@ class Companion(ServerThread):
         """A secret page over plain http from another machine: a page's address leads to its
         https one (308, which keeps the method); an action is refused before its body is read,
         so a PIN or a password sent in clear is never checked (nor logged) and the phone is told
-        where to go. This machine's own requests (the table's commands, its tests) cross no network."""
-        if (self.staff_tls is None or request.secure or not request.path.startswith(SECRET_PAGES)
-                or _from_this_machine(request)):
+        where to go. With no https to lead to (the table's certificate damaged, or none to be
+        made), the page is refused: it answers this machine alone, never the network in clear.
+        This machine's own requests (the table's commands, its tests) cross no network."""
+        if request.secure or not request.path.startswith(SECRET_PAGES) or from_this_machine(request):
             return await handler(request)
+        asked = request.headers.get("X-Staff-Lang", "")
+        lang = asked if asked in LANGUAGES else self._lang(request)
+        if self.staff_tls is None:  # no https to lead to
+            said = say(Phrase.of(HERE_ONLY), lang)
+            if request.method in ("GET", "HEAD"):
+                raise web.HTTPForbidden(text=refusal_page(said, lang), content_type="text/html", headers=NO_STORE)
+            return web.json_response({"ok": False, "error": said}, status=403, headers=NO_STORE)
         url = request.url.with_scheme("https").with_port(self.staff_port)
         if request.method in ("GET", "HEAD"):
             raise web.HTTPPermanentRedirect(url, headers=NO_STORE)
-        lang = request.headers.get("X-Staff-Lang", "")
-        said = say(Phrase.of(HTTPS_ONLY, url=str(url.with_path(request.path.split("/api")[0]).with_query(None))),
-                   lang if lang in LANGUAGES else self._lang(request))
+        said = say(Phrase.of(HTTPS_ONLY, url=str(url.with_path(request.path.split("/api")[0]).with_query(None))), lang)
         return web.json_response({"ok": False, "error": said, "https": str(url)}, status=403, headers=NO_STORE)
 
     def _credential(self, request: web.Request) -> bool:
@@ -666,10 +677,14 @@ class _Pool:
     address; past that a new one waits on the reserve, ``WAITING_PER_ADDRESS`` from one address at
     most, for its first request (the companion's ``_door`` judges it). When a new one finds no place
     free, an idle connection gives up its own, the least recently used of those still waiting, else
-    of the guests', else of the trusted."""
+    of the guests', else of the trusted. A ``fair`` pool (the secret pages': a phone that never
+    logged in has no credential for the reserve) shares the guests' places by address: a new one
+    from an address holding fewer than another takes the place of that address's least recently
+    used idle one (the slowest, one that never finished a request first), so no number of
+    addresses holding slow connections keeps another from its share (issue 58, 5a)."""
 
-    def __init__(self, total: int, per_address: int, reserve: int) -> None:
-        self.total, self.per_address, self.guests = total, per_address, total - reserve
+    def __init__(self, total: int, per_address: int, reserve: int, fair: bool = False) -> None:
+        self.total, self.per_address, self.guests, self.fair = total, per_address, total - reserve, fair
         self._open: dict[_Connection, None] = {}  # least recently used first
         self._count = {standing: Counter[str]() for standing in (GUEST, WAITING, TRUSTED)}  # by address
 
@@ -677,8 +692,12 @@ class _Pool:
         """Count ``connection`` from ``address`` in: the idle connections let go to free a place for
         it (to be closed), or None when none can be freed."""
         guests = self._count[GUEST]
+        shared = self._shared(address) if self.fair and guests.total() >= self.guests else None
         if guests.total() < self.guests and guests[address] < self.per_address:
             let_go = []
+            standing = GUEST
+        elif shared is not None:
+            let_go = [shared]
             standing = GUEST
         else:
             standing = WAITING
@@ -697,6 +716,17 @@ class _Pool:
         self._count[standing][address] += 1
         self._open[connection] = None
         return let_go
+
+    def _shared(self, address: str) -> _Connection | None:
+        """The guest's place a new connection from ``address`` takes in a full fair pool: the least
+        recently used idle one of the addresses holding the most, when they hold more than
+        ``address``; None when ``address`` holds as many (or none of theirs is idle)."""
+        guests = self._count[GUEST]
+        most = max(guests.values(), default=0)
+        if most <= guests[address] or guests[address] >= self.per_address:
+            return None
+        return next((each for each in self._open if each.standing == GUEST and not each.busy
+                     and each.address is not None and guests[each.address] == most), None)
 
     def trust(self, connection: _Connection) -> None:
         """Its request carried a credential: it holds a trusted place from now on (unless it was
@@ -807,16 +837,6 @@ def _refusal(request: web.Request, kind: type[web.HTTPException], text: str, lan
 def _cookie_name(token: str) -> str:
     """One cookie a page, so one browser may hold two seats' pages (a test, a host's phone)."""
     return f"pt_{token[:12]}"
-
-
-def _from_this_machine(request: web.Request) -> bool:
-    """Whether ``request`` came from this machine (a loopback address, IPv4 in IPv6 too)."""
-    try:
-        address = ipaddress.ip_address(request.remote or "")
-    except ValueError:  # a UNIX socket's peer, or none
-        return False
-    mapped = address.ipv4_mapped if isinstance(address, ipaddress.IPv6Address) else None
-    return (mapped or address).is_loopback
 
 
 NO_STORE = {"Cache-Control": "no-store", "X-Content-Type-Options": "nosniff", "Referrer-Policy": "no-referrer"}

@@ -17,6 +17,7 @@ from typing import Any, Protocol
 from aiohttp import web
 
 from ...engine.phrase import N_, Phrase, Text
+from ...hal.screen import grouped
 from ...host import Readings
 from ...ui.i18n import say, translation
 from ..auth import Session
@@ -119,6 +120,7 @@ TEXTS: tuple[str, ...] = (
     N_("QR code of this page: {address}"),
     N_("Refresh"),
     N_("Search the log"),
+    N_("The page's certificate (SHA-256)"),
     N_("Service up"),
     N_("Show"),
     N_("To"),
@@ -152,7 +154,7 @@ class Table(Protocol):
 
 class HealthSection(Section):
     """``GET health`` (the headline, what needs attention, the devices, the readings, the page's
-    address and its QR code), ``GET log`` (``?level=info|warning|error&q=WORDS&since=&until=``) and
+    address and its QR code, its certificate's fingerprint to compare with a phone's warning), ``GET log`` (``?level=info|warning|error&q=WORDS&since=&until=``) and
     ``GET log.txt`` (the same, as a file)."""
 
     name = "health"
@@ -190,6 +192,7 @@ class HealthSection(Section):
             "headline": headline(attention, lang), "attention": attention, "devices": devices,
             "readings": machine["readings"].to_json(), "version": table.get("version"), "uptime_s": table.get("uptime_s"),
             "address": None if not address else {"staff": f"{address}/staff", "qr_svg": _qr(f"{address}/staff")},
+            "certificate": None if not table.get("certificate") else grouped(table["certificate"]),  # as the screen groups it
         })
 
     async def _log(self, request: web.Request, session: Session) -> web.Response:

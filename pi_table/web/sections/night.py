@@ -12,7 +12,8 @@ for each of the rounds to come it lists, the next one when it lists none) and ``
 who and when), ``night/propose``, ``night/swap`` (``{"one", "other"}``), ``night/pair`` (``{"pairs": [{"table",
 "red", "blue"}], "resting"}``: the next round by hand), ``night/confirm``
 (``{"over": true}`` to confirm over a round still played), ``night/unconfirm`` (the last round
-back to a proposal, none of its games begun), ``night/close``; ``night/accept`` (``{"host",
+back to a proposal, none of its games begun), ``night/close`` (``{"confirm": true}`` to close
+while tables still play, which it names otherwise); ``night/accept`` (``{"host",
 "code"}``: follow a night on offer, with the code its host shows) and ``night/leave``; for a
 night kept, ``GET night/ID.xlsx`` (a workbook, a sheet a table), ``night/ID/TABLE.csv``
 (standings, rounds or games, a CSV each with a BOM and the page's language's separators),
@@ -48,7 +49,7 @@ from ...engine.errors import Refusal
 from ...engine.phrase import N_, Phrase
 from ...night.pairing import PairingRefused
 from ...night.recorder import Recorder
-from ...night.scoring import BUCHHOLZ, RATING
+from ...night.scoring import RATING
 from ...night.standings import high_scores
 from ...night.state import DRAW, LATE_CHOICES, RATINGS, Night
 from ...ui.i18n import say, translation
@@ -116,6 +117,14 @@ TEXTS: tuple[str, ...] = (
     N_("rating, then margin"),
     N_("Buchholz (the points of the teams met), then rating"),
     N_("Tie-break: {tiebreak}"),
+    N_("Tie-breaks after points, in order"),
+    N_("then"),
+    N_("none"),
+    N_("Buchholz Cut-1"),
+    N_("Median Buchholz"),
+    N_("Sonneborn-Berger"),
+    N_("direct encounter"),
+    N_("wins"),
     N_("rating"),
     N_("Buchholz"),
     N_("byes"),
@@ -127,6 +136,7 @@ TEXTS: tuple[str, ...] = (
     N_("Still played: round {number} at table {tables}"),
     N_("Round {number} is still played at table {tables}. Confirm round {next} anyway? Those games count for "
        "round {number} when they end."),
+    N_("Still played at table {tables}: close the night anyway? Their games then count for nothing"),
     N_("Results"),
     N_("Round"),
     N_("Result"),
@@ -215,6 +225,7 @@ class NightSection(Section):
         self.recorder, self.book = recorder, recorder.book
         self._tries = Throttle(JOINS_A_MINUTE)
         self._phones: tuple[str | None, Counter[str]] = (None, Counter())  # a night's id, its teams joined by address
+        self._tv: tuple[tuple[str, int], Night] | None = None  # the night kept last, as of its file's name and size
 
     @classmethod
     def made(cls, page: StaffPage, table: Table) -> NightSection | None:
@@ -238,7 +249,8 @@ class NightSection(Section):
             staff("POST", "/staff/api/night/pair", self._act(self._pair)),  # by hand: warned of rematches and colours
             staff("POST", "/staff/api/night/confirm", self._act(
                 lambda body: self.book.confirm(over=isinstance(body, dict) and body.get("over") is True))),
-            staff("POST", "/staff/api/night/close", self._act(lambda body: self.book.close())),
+            staff("POST", "/staff/api/night/close", self._act(
+                lambda body: self.book.close(over=isinstance(body, dict) and body.get("confirm") is True))),
             staff("POST", "/staff/api/night/unconfirm", self._unconfirm),  # back to a proposal: who and when
             staff("GET", "/staff/api/night/{id}/kept", self._kept_night),  # a night kept, closed: to correct
             staff("POST", "/staff/api/night/{id}/result", self._correct),  # a closed night's result: who and when
@@ -288,10 +300,11 @@ class NightSection(Section):
         body = await self.page.read_json(request)
         if not isinstance(body, dict) or not isinstance(body.get("name"), str) or not _strings(body.get("games")) \
                 or not _strings(body.get("tables")) or body.get("bye", 1) not in (0, 0.5, 1) \
-                or body.get("tiebreak", RATING) not in (RATING, BUCHHOLZ) or body.get("late", 0) not in LATE_CHOICES \
+                or not isinstance(body.get("tiebreak", RATING), str) or body.get("late", 0) not in LATE_CHOICES \
                 or body.get("seeding", DRAW) not in (DRAW, RATINGS):
             return bad('expected {"name": NAME, "games": [GAME, ...], "tables": [TABLE, ...], "bye": 1, 0.5 or 0, '
-                       '"tiebreak": "rating" or "buchholz", "late": 0 or 0.5, "seeding": "draw" or "ratings"}')
+                       '"tiebreak": "rating" or tie-breaks in order, joined by commas, "late": 0 or 0.5, '
+                       '"seeding": "draw" or "ratings"}')
         return await self._done(request, lambda: self.book.open(body["name"], body["games"], body["tables"],
                                                                 float(body.get("bye", 1)),
                                                                 body.get("tiebreak", RATING),
@@ -496,11 +509,32 @@ class NightSection(Section):
         return web.Response(text=team_page(lang, done=said.format(name=joined.name)), content_type="text/html")
 
     async def _standings(self, request: web.Request) -> web.Response:
-        night = await asyncio.to_thread(self.book.snapshot)
-        if night is None:
-            return web.json_response({"night": None})
-        return web.json_response({"night": {key: night[key] for key in ("name", "standings", "rounds", "tiebreak", "bye")},
-                                  "high_scores": [h.to_json() for h in high_scores(self.book.current().played)]})
+        return web.json_response(await asyncio.to_thread(self._on_tv))
+
+    def _on_tv(self) -> dict[str, object]:
+        """What the spectators' TV shows: the night open, else the last one closed here, its final
+        standings (the prizes' order) until a new one opens, across a restart too; not a night
+        this table left. With each round's teams that asked to sit it out (``rests``)."""
+        with self.book.lock:
+            night = self.book.night
+            if night is None:
+                night = self._last_kept()
+            if night is None or night.left:
+                return {"night": None}
+            shown = night.to_json()
+            best = [h.to_json() for h in high_scores(night.played)]
+        return {"night": {**{key: shown[key] for key in ("name", "standings", "rounds", "tiebreak", "bye", "rests")},
+                          "closed": not night.open}, "high_scores": best}
+
+    def _last_kept(self) -> Night | None:
+        """The night kept last here (its file's name sorts last), read again only when that file changes."""
+        kept = self.book.kept()
+        if not kept:
+            return None
+        seen = (kept[-1].name, kept[-1].stat().st_size)
+        if self._tv is None or self._tv[0] != seen:
+            self._tv = (seen, self.book.night_of(kept[-1].stem))
+        return self._tv[1]
 
 
 RESULT_BODY = 'expected {"round": NUMBER, "table": TABLE, "result": RESULT, "winner": TEAM or null, "game": GAME or null}'

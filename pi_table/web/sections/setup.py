@@ -135,8 +135,8 @@ class SetupPage(Section):
         super().__init__(page, table)
         self.desk = table.first_boot
         gate = page.gate
-        self.door = Door("setup", lambda: None, COOKIE, "/setup", Throttle(ATTEMPTS_PER_ADDRESS, ATTEMPTS_OVERALL),
-                         gate.clock, gate.door.key, gate.turns)
+        self.door = Door("setup", lambda: None, COOKIE, "/setup",
+                         Throttle(ATTEMPTS_PER_ADDRESS, ATTEMPTS_OVERALL, gate.clock), gate.door.key, gate.turns)
         self._files = {name: static_file(name) for name in ("setup.html", "setup.js")}
         self._one = asyncio.Lock()  # one set-up at a time: the second finds the table set up
 

@@ -318,9 +318,30 @@ const RETRY_MS = 10000;  // the companion's Retry-After (pi_table/web/server.py,
 // fetches the standings, and otherwise once a minute (a stream down). The table is drawn quietly; a
 // separate live region says what changed: a round paired, a team's win, a team withdrawn.
 
-const STANDING = [N_("played"), N_("won"), N_("lost"), N_("byes"), N_("points")];  // a line's columns, then the tie-break's
-const TIEBREAK_COLUMNS = {rating: [N_("rating"), N_("margin")], buchholz: [N_("Buchholz"), N_("rating"), N_("margin")]};
-const TIEBREAKS = {rating: N_("rating, then margin"), buchholz: N_("Buchholz (the points of the teams met), then rating")};
+const STANDING = [N_("played"), N_("won"), N_("lost"), N_("byes"), N_("points")];  // a line's columns, then the tie-breaks'
+// Each tie-break a night may order (its name, as the night says it), its words and the columns it shows.
+const TIEBREAKS = {rating: [N_("rating, then margin"), [[N_("rating"), "rating"], [N_("margin"), "margin"]]],
+  buchholz: [N_("Buchholz"), [[N_("Buchholz"), "buchholz"]]],
+  "buchholz-cut1": [N_("Buchholz Cut-1"), [[N_("Buchholz Cut-1"), "buchholz_cut1"]]],
+  "median-buchholz": [N_("Median Buchholz"), [[N_("Median Buchholz"), "median_buchholz"]]],
+  "sonneborn-berger": [N_("Sonneborn-Berger"), [[N_("Sonneborn-Berger"), "sonneborn_berger"]]],
+  "direct-encounter": [N_("direct encounter"), []], wins: [N_("wins"), [[N_("wins"), "wins"]]]};
+const OLD_BUCHHOLZ = N_("Buchholz (the points of the teams met), then rating");  // a night's lone "buchholz"
+
+function tiebreakOrder(tiebreak) {
+  // The tie-breaks a night names, in order: a lone "buchholz" is Buchholz then the rating, as nights wrote it before.
+  return (tiebreak === "buchholz" ? ["buchholz", "rating"] : (tiebreak || "rating").split(",")).filter((name) => TIEBREAKS[name]);
+}
+
+function tiebreakWords(tiebreak) {
+  return tiebreak === "buchholz" ? t(OLD_BUCHHOLZ) : tiebreakOrder(tiebreak).map((name) => t(TIEBREAKS[name][0])).join(", ");
+}
+
+function placed(line) {
+  // A line's place: "3=" when teams the tie-breaks leave level share it.
+  return line.shared ? `${line.place}=` : `${line.place}.`;
+}
+
 const STANDINGS_POLL_MS = 60000;  // a stream down: the standings still come, a minute late at most
 
 let standingsShown = null;  // the night as the block last drew it, in its language
@@ -340,20 +361,26 @@ async function standings() {
   standingsShown = drawing;
   box.hidden = !night;
   if (!night) { box.replaceChildren(); return; }
-  const round = night.rounds[night.rounds.length - 1];
-  const columns = [...STANDING, ...(TIEBREAK_COLUMNS[night.tiebreak] || TIEBREAK_COLUMNS.rating)];
+  const round = night.closed ? null : night.rounds[night.rounds.length - 1];
+  const columns = [...STANDING.map((name) => [name, name]),
+    ...tiebreakOrder(night.tiebreak).flatMap((name) => TIEBREAKS[name][1])];
+  // The teams that asked to sit out the round under way and the next one (a bye at their asking).
+  const asked = round ? [round.number, round.number + 1].map((number) => [number, (night.rests || {})[String(number)] || []])
+    .filter(([, names]) => names.length) : [];
   box.replaceChildren(...[
-    el("h2", {}, `${t("Standings")}: ${night.name}`),
-    el("p", {class: "tiebreak"}, t("Tie-break: {tiebreak}", {tiebreak: t(TIEBREAKS[night.tiebreak] || TIEBREAKS.rating)})),
+    el("h2", {}, night.closed ? `${t("Final standings")}: ${night.name}` : `${t("Standings")}: ${night.name}`),
+    el("p", {class: "tiebreak"}, t("Tie-break: {tiebreak}", {tiebreak: tiebreakWords(night.tiebreak)})),
     el("div", {class: "scroll", tabindex: "0", role: "region", "aria-label": t("Standings")}, el("table", {class: "facts"},
-      el("tr", {}, el("th", {}, t("Team")), columns.map((name) => el("th", {}, t(name)))),
-      night.standings.map((line, place) => el("tr", {class: ["standing", ...(line.withdrawn ? ["withdrawn"] : [])].join(" ")},
-        el("td", {}, `${place + 1}. ${line.team}`, line.withdrawn ? el("span", {class: "mark"}, ` (${t("withdrawn")})`) : null),
-        columns.map((name) => el("td", {}, String(line[name.toLowerCase()]))))))),
+      el("tr", {}, el("th", {}, t("Team")), columns.map(([name]) => el("th", {}, t(name)))),
+      night.standings.map((line) => el("tr", {class: ["standing", ...(line.withdrawn ? ["withdrawn"] : [])].join(" ")},
+        el("td", {}, `${placed(line)} ${line.team}`, line.withdrawn ? el("span", {class: "mark"}, ` (${t("withdrawn")})`) : null),
+        columns.map(([, field]) => el("td", {}, String(line[field]))))))),
     round ? el("h3", {}, t("Round {number}", {number: round.number})) : null,
     round ? el("ul", {class: "pairs"}, round.pairs.map((pair) =>
       el("li", {}, `${t("table")} ${pair.table}: ${pair.red} – ${pair.blue}`))) : null,
     round && round.resting.length ? el("p", {class: "resting"}, `${t("sitting out")}: ${round.resting.join(", ")}`) : null,
+    ...asked.map(([number, names]) => el("p", {class: "asked"},
+      t("Round {number}, sitting out at their asking: {teams}", {number, teams: names.join(", ")}))),
   ].filter((node) => node !== null));
 }
 

@@ -57,7 +57,8 @@ function drawHealth(health) {
     ...reading(t("Memory free"), r.memory_available_mb == null ? t("no reading") : `${mb(r.memory_available_mb)} / ${mb(r.memory_total_mb)}`),
     ...reading(t("Computer up"), r.uptime_s == null ? t("no reading") : duration(r.uptime_s)),
     ...reading(t("Service up"), duration(health.uptime_s)),
-    ...reading(t("Version"), health.version));
+    ...reading(t("Version"), health.version),
+    ...(health.certificate ? reading(t("The page's certificate (SHA-256)"), health.certificate) : []));
   redraw($("address"), health.address, () => {  // drawn again only when it changes: its link keeps the focus
     if (!health.address) return [];
     const qr = new DOMParser().parseFromString(health.address.qr_svg, "image/svg+xml").documentElement;

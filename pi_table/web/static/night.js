@@ -36,11 +36,12 @@ function nightSection() {
         el("option", { value: "draw", "data-t": "drawn by lot", text: t("drawn by lot") }),
         el("option", { value: "ratings", "data-t": "seeded by the ratings of earlier nights",
                        text: t("seeded by the ratings of earlier nights") })),
-      el("label", { for: "night-tiebreak", "data-t": "Tie-break after points", text: t("Tie-break after points") }),
-      el("select", { id: "night-tiebreak" },
-        el("option", { value: "rating", "data-t": "rating, then margin", text: t("rating, then margin") }),
-        el("option", { value: "buchholz", "data-t": "Buchholz (the points of the teams met), then rating",
-                       text: t("Buchholz (the points of the teams met), then rating") })),
+      el("fieldset", { id: "night-tiebreaks" },
+        el("legend", { "data-t": "Tie-breaks after points, in order", text: t("Tie-breaks after points, in order") }),
+        ...TIEBREAK_PICKS.map((id, n) => el("select", { id, ...(n ? { "aria-label": t("then"), "data-t-label": "then" }
+          : { "aria-label": t("Tie-break after points"), "data-t-label": "Tie-break after points" }) },
+          ...(n ? [el("option", { value: "", "data-t": "none", text: t("none") })] : []),
+          ...Object.entries(TIEBREAKS).map(([value, [words]]) => el("option", { value, "data-t": words, text: t(words) }))))),
       el("button", { type: "submit", "data-t": "Open the night", text: t("Open the night") })),
     el("div", { id: "night-open-desk", hidden: "" },
       el("form", { id: "night-join", class: "stack" },
@@ -108,6 +109,14 @@ function drawNightGames(games) {
 
 let night = null;
 const HOSTED = "This night is run from the staff page of table {host}: it is shown here, not changed.";
+// The tie-breaks a night may order, as the book names them: their words, and the standings' columns each adds
+// beyond points and the rating and margin always shown (a lone "buchholz" is a night's of before: then the rating).
+const TIEBREAKS = { rating: ["rating, then margin", []], buchholz: ["Buchholz", [["Buchholz", "buchholz"]]],
+  "buchholz-cut1": ["Buchholz Cut-1", [["Buchholz Cut-1", "buchholz_cut1"]]],
+  "median-buchholz": ["Median Buchholz", [["Median Buchholz", "median_buchholz"]]],
+  "sonneborn-berger": ["Sonneborn-Berger", [["Sonneborn-Berger", "sonneborn_berger"]]],
+  "direct-encounter": ["direct encounter", []], wins: ["wins", [["wins", "wins"]]] };
+const TIEBREAK_PICKS = ["night-tiebreak", "night-tiebreak-2", "night-tiebreak-3", "night-tiebreak-4"];  // the first, then up to three more
 const KEPT_SHOWN = 5;  // the latest nights kept, each with its exports (a closed night is exported from here)
 
 // A night's export: ``kind`` trf or xlsx, or one of its tables as a CSV of its own (in the page's language).
@@ -415,16 +424,17 @@ function drawNight(data) {
   $("night-host").textContent = night.host ? t(HOSTED, { host: night.host }) : "";
   for (const id of ["night-join", "night-propose", "night-confirm", "night-close"]) $(id).hidden = !!night.host;
   $("night-leave").hidden = !night.host;
-  // Every standings page names the tie-break the night uses.
-  $("night-tiebreak-used").textContent = t("Tie-break: {tiebreak}", { tiebreak: t(night.tiebreak === "buchholz"
-    ? "Buchholz (the points of the teams met), then rating" : "rating, then margin") });
-  const columns = ["played", "won", "lost", "byes", "points", "margin", "rating", ...(night.tiebreak === "buchholz" ? ["buchholz"] : [])];
-  const heads = { buchholz: "Buchholz" };
+  // Every standings page names the tie-breaks the night uses, in its order, and shows their columns.
+  const order = night.tiebreak === "buchholz" ? ["buchholz", "rating"] : night.tiebreak.split(",");
+  $("night-tiebreak-used").textContent = t("Tie-break: {tiebreak}", { tiebreak: night.tiebreak === "buchholz"
+    ? t("Buchholz (the points of the teams met), then rating") : order.map((name) => t(TIEBREAKS[name][0])).join(", ") });
+  const columns = [..."played won lost byes points margin rating".split(" ").map((name) => [name, name]),
+    ...order.flatMap((name) => TIEBREAKS[name][1])];
   redraw($("night-standings"), [columns, night.standings], () => [
-    el("tr", {}, el("th", { text: t("Team") }), ...columns.map((name) => el("th", { text: t(heads[name] || name) }))),
-    ...night.standings.map((line, place) => el("tr", { class: "standing" },
-      el("td", { text: `${place + 1}. ${line.team}${line.withdrawn ? ` (${t("withdrawn")})` : ""}` }),
-      ...columns.map((name) => el("td", { text: String(line[name]) }))))]);
+    el("tr", {}, el("th", { text: t("Team") }), ...columns.map(([name]) => el("th", { text: t(name) }))),
+    ...night.standings.map((line) => el("tr", { class: "standing" },
+      el("td", { text: `${line.shared ? `${line.place}=` : `${line.place}.`} ${line.team}${line.withdrawn ? ` (${t("withdrawn")})` : ""}` }),
+      ...columns.map(([, field]) => el("td", { text: String(line[field]) }))))]);
 }
 
 // Exported: tests/test_a11y.py runs the page's own refreshes on demand; no script imports it.
@@ -446,7 +456,8 @@ function wireNight() {
     event.preventDefault();
     const games = [...document.querySelectorAll("input[name=night-game]:checked")].map((box) => box.value);
     nightAct("open", { name: $("night-name").value, games, tables: words("night-tables"),
-                       bye: Number($("night-bye").value), tiebreak: $("night-tiebreak").value,
+                       bye: Number($("night-bye").value),
+                       tiebreak: TIEBREAK_PICKS.map((id) => $(id).value).filter(Boolean).join(","),
                        late: Number($("night-late").value), seeding: $("night-seeding").value });
   });
   $("night-join").addEventListener("submit", async (event) => {
@@ -481,8 +492,13 @@ function wireNight() {
     const name = $("night-remove-team").value;
     if (name && confirm(t("Withdraw the team {team}? It keeps its results and is paired no more.", { team: name }))) nightAct("withdraw", { team: name });
   });
+  // Asked before the night is closed while tables still play, naming them: their games then count for nothing.
   $("night-close").addEventListener("click", () => {
-    if (confirm(t("Close the night? Its games stay kept, and it can be exported."))) nightAct("close");
+    const still = night ? [...new Set(Object.values(night.still_played).flat())].sort() : [];
+    if (!still.length) {
+      if (confirm(t("Close the night? Its games stay kept, and it can be exported."))) nightAct("close");
+    } else if (confirm(t("Still played at table {tables}: close the night anyway? Their games then count for nothing",
+                         { tables: still.join(", ") }))) nightAct("close", { confirm: true });
   });
   $("night-leave").addEventListener("click", () => {
     if (confirm(t("Leave the night? Its games played here stay kept, and its host's night goes on."))) nightAct("leave");

@@ -57,7 +57,7 @@ async function load() {
   drawNetwork(about);
   // The page's certificate, as the table's screen shows it: what the phone's warning named, to compare.
   $("certificate").hidden = !about.fingerprint;
-  $("certificate").textContent = about.fingerprint ? `${t("The page's certificate (SHA-256):")} ${about.fingerprint}` : "";
+  $("certificate").textContent = about.fingerprint ? `${t("The page's certificate (SHA-256):")} ${about.fingerprint_shown}` : "";
 }
 
 function result(text, problems = []) {
