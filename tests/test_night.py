@@ -359,12 +359,14 @@ def test_teams_from_phones_wait_for_the_staff_and_a_team_is_removed_only_before_
     assert "Phantom 1" not in [t["name"] for t in night.plan_json()["teams"]]  # nor told to the other tables
     made = book.propose()
     assert {name for pair in made.pairs for name in pair.teams} | set(made.resting) == {"Owls", "Quiz Club"}
-    book.approve("Phantom 2")
-    book.remove("Phantom 1")
+    book.remove("Phantom 1")  # still waiting: the proposal stands
+    assert book.current().proposal == made
     with pytest.raises(NightRefused, match="no team Phantom 1"):
         book.approve("Phantom 1")
-    book.remove("Phantom 2")  # approved after the proposal, which does not name it: the proposal stands
-    assert book.current().proposal == made
+    book.approve("Phantom 2")  # due to play the round the proposal leaves it out of (issue 59): it goes
+    assert book.current().proposal is None
+    book.remove("Phantom 2")
+    assert book.propose() == made
     book.remove("Quiz Club")  # named by the proposal: it goes, to be proposed again
     assert book.current().proposal is None and list(book.current().teams) == ["Owls"]
     for name in ("Quiz Club", "Foxes", "Moles"):

@@ -227,6 +227,16 @@ def test_the_director_s_desk_on_a_phone_still_played_withdraw_results_and_the_ti
         page.locator('.night-reinstate[data-team="Bats"]').click()
         expect(page.locator("#night-withdrawn")).to_be_empty()
         expect(page.locator(".night-history")).to_have_count(3)
+        page.select_option("#night-remove-team", "Owls")  # issue 59: "we miss rounds 4 and 5"
+        page.fill("#night-rest-rounds", "4-5")
+        page.click("#night-rest-later")
+        expect(page.locator("#night-rests")).to_contain_text("Asked for a bye in round 4: Owls")
+        expect(page.locator("#night-rests")).to_contain_text("Asked for a bye in round 5: Owls")
+        assert asked[-1].startswith("Give the team Owls the bye it asked for in rounds 4, 5?")
+        page.locator('.night-unrest[data-team="Owls"][data-round="5"]').click()
+        expect(page.locator("#night-rests")).not_to_contain_text("round 5")
+        expect(page.locator("#night-rests")).to_contain_text("Asked for a bye in round 4: Owls")
+        expect(page.locator(".night-history")).to_have_count(6)
         assert errors == []
     finally:
         context.close()

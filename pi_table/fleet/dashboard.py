@@ -56,9 +56,10 @@ from ..engine.phrase import N_, Phrase
 from ..errors import PiTableError
 from ..files import csv_text, write_private
 from ..hal.events import DEVICE_NAMES, is_fault
-from ..night.book import CLOCK_SKEW_S, NIGHT_ID, Night
+from ..night.book import CLOCK_SKEW_S, NIGHT_ID
 from ..night.games import Game, GameRefused
 from ..night.standings import high_scores
+from ..night.state import Night
 from ..ui.i18n import say, say_health, translation
 from ..web.auth import Gate, Refused, Throttle, Why, from_this_machine, hash_secret
 from ..web.runner import ServerThread

@@ -22,9 +22,9 @@ from ..engine.endings import Termination
 from ..engine.games import NAMES
 from ..engine.phrase import Phrase
 from ..errors import PiTableError
-from ..night.book import MAX_HISTORY
 from ..night.names import MAX_NAME, MAX_NICKNAMES
 from ..night.pairing import MAX_TABLES
+from ..night.state import MAX_HISTORY
 
 MAX_PAYLOAD = 256 * 1024  # bytes: some ten times the longest status a finished game of any kind gives
 NAME = 100  # characters in an id, a game's, a device's or a team's name, a version, a board
@@ -146,6 +146,26 @@ class Either(Spec):
 
 
 @dataclass(frozen=True)
+class Shapes(Spec):
+    """A value as ``first`` reads it, else as ``second`` does: a field that is a number in one
+    event and an object in another (a night's ``round``)."""
+
+    first: Spec
+    second: Spec
+
+    def read(self, value: object, where: str) -> object:
+        for spec in (self.first, self.second):
+            try:
+                return spec.read(value, where)
+            except Refused:
+                pass
+        raise Refused(where, self.expected())
+
+    def expected(self) -> Phrase:
+        return Phrase.of("{first} or {second}", first=self.first.expected(), second=self.second.expected())
+
+
+@dataclass(frozen=True)
 class ListOf(Spec):
     item: Spec
     most: int = MOST
@@ -254,6 +274,15 @@ DECIDED = Record({  # night.book.Night.history: a team withdrawn or back, a resu
     "event": Text(NAME), "team": Text(MAX_NAME), "round": Number(1, 10_000, whole=True), "table": Text(NAME),
     "result": Text(NAME), "winner": maybe(Text(MAX_NAME)), "game": NAMED, "by": Text(NAME), "at": TIME,
 }, required=("event", "by", "at"))
+FOLDED = Record({  # night.book.Night.events: the host's events (night.book.HOSTED) a follower folds (issue 59)
+    "event": Text(NAME), "name": Text(NAME), "games": ListOf(Text(NAME), len(NAMES)),
+    "tables": ListOf(Text(NAME), MAX_TABLES), "at": maybe(TIME), "bye": Number(0, 1), "tiebreak": Text(NAME),
+    "late": Number(0, 1), "draw": Text(NAME), "seeding": Text(NAME),
+    "seeds": MapOf(Number(-(10**6), 10**6), 2000),  # earlier nights' ratings, by folded name
+    "team": Text(MAX_NAME), "nicknames": ListOf(Text(MAX_NAME), MAX_NICKNAMES), "waiting": Flag(),
+    "round": Shapes(Number(1, 10_000, whole=True), ROUND),  # a staff event's round, or a round proposed or confirmed
+    "table": Text(NAME), "result": Text(NAME), "winner": maybe(Text(MAX_NAME)), "game": NAMED, "by": Text(NAME),
+}, required=("event",))
 PLAN = Record({  # night.book.Night.plan_json: the night a host runs, as the tables that follow it read it
     "night": Text(NAME), "name": Text(NAME), "games": ListOf(Text(NAME), len(NAMES)), "tables": ListOf(Text(NAME), MAX_TABLES),
     "opened": TIME, "closed": maybe(TIME), "seq": Number(0, 10**9, whole=True), "teams": Records(TEAM, MOST_TEAMS),
@@ -261,6 +290,7 @@ PLAN = Record({  # night.book.Night.plan_json: the night a host runs, as the tab
     "bye": Number(0, 1), "tiebreak": Text(NAME), "history": Records(DECIDED, MAX_HISTORY),  # a host before issue 38's: none
     "late": Number(0, 1),  # a round missed by joining late (issue 49); a host before it: none
     "confirmed": ListOf(maybe(TIME), 1000),  # when each round was confirmed (null: a book from before it)
+    "events": Records(FOLDED, 10_000),  # what a follower folds (issue 59); a host before it sends none
 }, required=("night", "name", "games", "tables", "opened", "closed", "seq", "teams", "rounds"))
 TOPICS: dict[str, Spec] = {"status": STATUS, "online": Flag(), "events": EVENT, "night": NIGHT, "plan": PLAN}
 """What the dashboard reads of each table's topics; the tables read each other's night and plan."""

@@ -4,8 +4,10 @@ or confirmed, a game begun at this table and the round it was dealt for, a game 
 team withdrawn or back, a result the staff entered or corrected, closed; at a follower, the
 host accepted, the host's plan as it was heard, the night left), each
 line fsynced and sealed with its CRC-32, so a restart or a power cut in the middle of a night
-loses nothing the staff or a table was told was kept. The night as it stands is the replay of
-its lines (``Night``): pure, and what the standings and the pairings are computed from.
+loses nothing the staff or a table was told was kept. The night as it stands is the fold of
+its lines (``night.state.Night``): pure, and what the standings and the pairings are computed
+from. The book is the rest: its commands check a director's request and write its event, its
+store writes, fsyncs and locks.
 
 A night is hosted by the table whose staff page runs it; the café's other tables in it follow
 it: they keep the host's plan (``plan``: its teams and confirmed rounds, heard over the fleet's
@@ -36,35 +38,48 @@ from __future__ import annotations
 import json
 import logging
 import os
-import random
 import re
 import secrets
 import threading
 import time
-from collections import Counter
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, BinaryIO, TypeAlias, TypedDict, TypeVar
+from typing import Any, BinaryIO, TypeVar
 
-from ..engine.errors import Refusal
 from ..engine.games import NAMES
-from ..engine.phrase import N_, Phrase
-from ..errors import PiTableError
+from ..engine.phrase import N_
 from ..files import CRC_FIELD, PRIVATE_DIR, create_private, read_file, seal, sealed_line, sync_folder, write_private
-from .code import new_code, proves, shown
+from .code import new_code, proves
 from .games import Game
 from .names import Blocklist, NameRefused, Team, folded, team, tidy
-from .pairing import BLUE, MAX_TABLES, RED, Pair, PairingRefused, Round, met, propose, swap, warnings
-from .scoring import BYE_POINTS, DOUBLE_LOSS, FORFEIT, PLAYED, RATING, TIEBREAKS, tiebreak_order
-
-if TYPE_CHECKING:
-    from .standings import Result, Standing
+from .pairing import MAX_TABLES, Pair, Round, swap
+from .scoring import BYE_POINTS, FORFEIT, RATING, TIEBREAKS
+from .state import (
+    CREDIT,
+    DRAW,
+    LATE_POINTS,
+    RATINGS,
+    RESULTS,
+    WON,
+    Damage,
+    DamagedLine,
+    Event,
+    Night,
+    NightRefused,
+    _bye,
+    _late,
+    _seeding,
+    _tiebreak,
+)
 
 log = logging.getLogger("pi_table.night")
 T = TypeVar("T")
 FOLDER = "nights"  # beside the journal folder, never in it: that folder holds the table's files alone
 MAX_NIGHT_NAME = 40
+PLANLESS = ("game", "deal", "free")  # a table's games: no change of the host's plan (``changed`` does not hear of them)
+MAX_ROUNDS = 1000  # a night's rounds, as a plan carries them: a bye is asked for one of them at most
+SEED_NIGHTS = 20  # the nights kept here whose ratings seed a night's round 1: the café's last few weeks
+FREE_VIEW = ("game", "termination", "winner", "remaining", "score")  # what a free-play game over keeps of its view
 TABLE_ID = re.compile(r"[A-Za-z0-9_-]{1,32}")
 NIGHT_ID = re.compile(r"\d{8}-\d{6}")  # its file's name: the time it was opened, UTC
 NEW_NIGHT_S = 12 * 3600  # a plan of a night opened longer ago than this is no new night to follow
@@ -73,37 +88,6 @@ POINTER = "open"  # the file naming the night open here (its id), empty when non
 MAX_TEAMS = 64  # teams a night takes from the phones: a café's room, not a flood from its Wi-Fi
 MAX_WAITING = 16  # phones' teams waiting for the staff at once: a flood fills this list, never the night
 MAX_OFFERS = 16  # nights offered to this table at once (each from another table's plan)
-MAX_HISTORY = 2000  # the staff's withdrawals and results in a night: far past a week of rounds
-PLANLESS = ("game", "deal", "free")  # a table's games: no change of the host's plan (``changed`` does not hear of them)
-STAFF_EVENTS = ("withdraw", "reinstate", "result", "unconfirm", "rest", "unrest")  # the night's history: each with who ("by") and when ("at")
-WON, VOID, CREDIT, TABLE = "won", "void", "game", "table"  # with scoring's FORFEIT and DOUBLE_LOSS
-RESULTS = (WON, FORFEIT, DOUBLE_LOSS, VOID, CREDIT, TABLE)
-MAX_BYE_POINTS = 1.0
-DRAW, RATINGS = "draw", "ratings"  # how round 1 orders the teams, all level: by lot, or by earlier nights' ratings
-SEED_NIGHTS = 20  # the nights kept here whose ratings seed a night's round 1: the café's last few weeks
-FREE_VIEW = ("game", "termination", "winner", "remaining", "score")  # what a free-play game over keeps of its view
-LATE_POINTS, LATE_CHOICES = 0.0, (0.0, 0.5)  # a round missed by joining late: Z (zero-point bye) or H (half-point)
-# A line of the book, or a host's plan, as JSON decodes it: each field is checked as it is read
-# (``Night.apply``), so its values are whatever the file or the broker held.
-Event: TypeAlias = dict[str, Any]
-
-
-class StaffResult(TypedDict):
-    """The staff's latest result for a round's pair (``Night.results``)."""
-
-    result: str  # one of RESULTS but TABLE
-    winner: str | None  # a win's or a forfeit's
-    game: str | None  # CREDIT's: the game recorded in the night credited to this pair
-    at: float
-
-
-class FreeGame(TypedDict):
-    """This table's free-play game over (``Night.ended``): what it keeps of its view, and when."""
-
-    view: dict[str, Any]  # FREE_VIEW's fields of its public view's JSON
-    at: float
-
-
 def folder_of(journal_dir: Path) -> Path:
     """Where a table keeps its nights' books: beside its journal folder, as its backups are. In it,
     the start's check would take the journal folder for someone else's (one holding a folder)."""
@@ -129,442 +113,6 @@ def settle(journal_dir: Path) -> bool:
     sync_folder(journal_dir)
     log.warning("the game nights kept in %s are moved to %s, beside the journal", old, new)
     return True
-
-
-class DamagedLine(PiTableError, ValueError):
-    """A line that fails its checksum or holds no event: its argument says what was expected."""
-
-
-class NightRefused(Refusal):
-    """What the night cannot do now (no night open, a round of a closed night...)."""
-
-
-@dataclass(frozen=True, slots=True)
-class Damage:
-    """A line of a night's file left out: the file, the line, and what was expected there."""
-
-    path: str
-    line: int
-    why: str
-
-    @property
-    def phrase(self) -> Phrase:
-        return Phrase.of("{path}: line {line} is damaged ({why}) and was left out", path=self.path, line=self.line,
-                         why=self.why)
-
-
-@dataclass(slots=True)
-class Night:
-    """A night as its lines make it: pure state, changed only by ``apply``."""
-
-    id: str
-    name: str = ""
-    games: tuple[str, ...] = ()  # the games allowed
-    tables: tuple[str, ...] = ()
-    opened: float = 0.0
-    closed: float | None = None
-    teams: dict[str, Team] = field(default_factory=dict)
-    waiting: dict[str, Team] = field(default_factory=dict)  # joined from a phone, not yet approved by the staff
-    played: list[Game] = field(default_factory=list)
-    rounds: list[Round] = field(default_factory=list)  # confirmed
-    proposal: Round | None = None
-    damage: list[Damage] = field(default_factory=list)
-    host: str | None = None  # the table whose staff page runs the night; None: this one
-    seq: int = 0  # the host's count of the night's changes: a follower keeps the newest plan
-    code: str = ""  # the host's: what its staff and screen show to the staff of the tables that follow
-    accepted: bool = False  # a night followed: its host accepted here (a night followed before the codes was not)
-    left: bool = False  # a night followed: left by this table's staff
-    bye: float = BYE_POINTS  # the points of a bye (a round sat out)
-    late: float = LATE_POINTS  # the points of a round a team missed because it joined after it (Z 0, or H ½)
-    draw: str = ""  # the seed of round 1's draw by lot, written when the night opened ('': a night from before it)
-    seeding: str = DRAW  # round 1 by lot, or by the ratings of earlier nights (``seeds``) first
-    seeds: dict[str, float] = field(default_factory=dict)  # a team's rating at the café's earlier nights, by its folded name
-    since: dict[str, int] = field(default_factory=dict)  # a team that joined late: the rounds confirmed before it
-    tiebreak: str = RATING  # after points: the rating, or Buchholz
-    withdrawn: set[str] = field(default_factory=set)
-    rests: dict[int, set[str]] = field(default_factory=dict)  # a round: the teams that asked to sit it out
-    results: dict[tuple[int, str], StaffResult] = field(default_factory=dict)  # a round's table: the staff's latest result
-    history: list[Event] = field(default_factory=list)  # the staff's events (STAFF_EVENTS), in order
-    dealt: dict[str, int | None] = field(default_factory=dict)  # this table's games: the round each began in
-    dealt_at: dict[str, float] = field(default_factory=dict)  # and when, for a game whose first move a wake saw
-    dealt_known: dict[str, int] = field(default_factory=dict)  # and the history's length then (a round undone since)
-    ended: dict[str, FreeGame] = field(default_factory=dict)  # this table's free-play games over: their view and end
-    confirmed: list[float | None] = field(default_factory=list)  # when each round was confirmed (the host's clock)
-
-    @property
-    def open(self) -> bool:
-        return self.closed is None
-
-    @property
-    def ours(self) -> bool:
-        """Open, and this table's own or one it accepted to follow: a night the book takes up again."""
-        return self.open and (self.host is None or self.accepted)
-
-    def apply(self, event: Event) -> None:
-        """One line's event; KeyError, TypeError or ValueError when it does not make sense."""
-        kind = event["event"]
-        if kind == "open":
-            self.name, self.opened = str(event["name"]), float(event["at"])
-            self.games, self.tables = tuple(map(str, event["games"])), tuple(map(str, event["tables"]))
-            self.code = str(event.get("code", ""))  # a night opened before the codes has none
-            self.bye, self.tiebreak = _bye(event.get("bye", BYE_POINTS)), _tiebreak(event.get("tiebreak", RATING))
-            self.late = _late(event.get("late", LATE_POINTS))
-            self.draw, self.seeding = str(event.get("draw", "")), _seeding(event.get("seeding", DRAW))
-            self.seeds = {str(name): float(rating) for name, rating in dict(event.get("seeds") or {}).items()}
-        elif kind == "join":
-            joined = Team(str(event["team"]), tuple(map(str, event["nicknames"])))
-            (self.waiting if event.get("waiting") else self.teams)[joined.name] = joined
-            if not event.get("waiting"):
-                self._joined(joined.name)
-        elif kind == "approve":
-            name = str(event["team"])
-            self.teams[name] = self.waiting.pop(name)
-            self._joined(name)
-        elif kind == "remove":
-            self._remove(str(event["team"]))
-        elif kind in STAFF_EVENTS:
-            self._decided(event)
-        elif kind in ("proposal", "round"):
-            made = Round.from_json(event["round"])
-            if kind == "round":
-                self.rounds.append(made)
-                self.confirmed.append(None if event.get("at") is None else float(event["at"]))
-                self.proposal = None
-            else:
-                self.proposal = made
-        elif kind == "game":
-            game = Game.from_json(event["game"])
-            if all(game.id != other.id for other in self.played):
-                self.played.append(game)
-        elif kind == "close":
-            self.closed = float(event["at"])
-        elif kind == "plan":
-            self._follow(str(event["host"]), event["plan"])
-            return
-        elif kind == "accept":
-            self.host, self.accepted, self.left, self.closed = str(event["host"]), True, False, None
-            return
-        elif kind == "leave":
-            self.closed, self.left = float(event["at"]), True
-            return
-        elif kind == "deal":  # this table's own: no change of the host's plan
-            number = event["round"]
-            self.dealt[str(event["game"])] = None if number is None else int(number)
-            if event.get("at") is not None:
-                self.dealt_at[str(event["game"])] = float(event["at"])
-            if event.get("known") is not None:
-                self.dealt_known[str(event["game"])] = int(event["known"])
-            return
-        elif kind == "free":  # this table's own free-play game over: kept while a plan may make it a round's
-            self.ended[str(event["game"])] = {"view": dict(event["view"]), "at": float(event["at"])}
-            return
-        else:
-            raise DamagedLine("an event of the night")
-        if self.host is None:
-            self.seq += 1
-
-    def _joined(self, name: str) -> None:
-        """The team ``name`` is in the night from the next round: the rounds before it, it missed."""
-        if self.rounds:
-            self.since[name] = len(self.rounds)
-
-    def _follow(self, host: str, plan: Event) -> None:
-        """The host's plan, as ``plan_json`` makes it: the night's state but for the games played."""
-        self.host, self.seq, self.name = host, int(plan["seq"]), str(plan["name"])
-        self.games, self.tables = tuple(map(str, plan["games"])), tuple(map(str, plan["tables"]))
-        self.opened, self.closed = float(plan["opened"]), None if plan["closed"] is None else float(plan["closed"])
-        self.teams = {str(t["name"]): Team(str(t["name"]), tuple(map(str, t["nicknames"]))) for t in plan["teams"]}
-        self.rounds, self.proposal = [Round.from_json(made) for made in plan["rounds"]], None
-        confirmed = [None if at is None else float(at) for at in plan.get("confirmed") or ()][:len(self.rounds)]
-        self.confirmed = confirmed + [None] * (len(self.rounds) - len(confirmed))
-        self.since = {str(t["name"]): _since(t["since"], len(self.rounds)) for t in plan["teams"] if t.get("since")}
-        self.bye, self.tiebreak = _bye(plan.get("bye", BYE_POINTS)), _tiebreak(plan.get("tiebreak", RATING))
-        self.late = _late(plan.get("late", LATE_POINTS))
-        self.withdrawn, self.results, self.history = set(), {}, []
-        for event in plan.get("history") or ():
-            self._decided(dict(event), replay=True)
-
-    def _decided(self, event: Event, replay: bool = False) -> None:
-        """A staff's event (``STAFF_EVENTS``), checked: ValueError (or KeyError, TypeError) when
-        it names no team, round, table or result of the night. ``replay``: the history of a
-        host's plan, whose rounds are already as the history left them."""
-        kind, by, at = str(event["event"]), str(event["by"]), float(event["at"])
-        if len(self.history) >= MAX_HISTORY:
-            raise ValueError("a night's history is full")
-        if kind in ("rest", "unrest"):  # a team asked to sit out the next round, keeping its place (or not now)
-            name, number = str(event["team"]), int(event["round"])
-            asked = self.rests.setdefault(number, set())
-            if name not in self.teams or number < 1 or (name in asked) != (kind == "unrest") \
-                    or (not replay and (number != len(self.rounds) + 1 or name in self.withdrawn)):
-                raise ValueError(f"no team to {kind}")
-            if kind == "rest":
-                asked.add(name)
-                if self.proposal is not None and name in self.proposal.names:
-                    self.proposal = None
-            else:
-                asked.discard(name)
-            self.history.append({"event": kind, "team": name, "round": number, "by": by, "at": at})
-            return
-        if kind == "unconfirm":  # the last round back to a proposal, none of its games begun
-            number = int(event["round"])
-            if not replay:
-                if number != len(self.rounds) or number < 1:
-                    raise ValueError("no round to undo")
-                self.proposal = self.rounds.pop()
-                del self.confirmed[number - 1:]
-            elif number < 1:
-                raise ValueError("no round to undo")
-            self.history.append({"event": kind, "round": number, "by": by, "at": at})
-            return
-        if kind in ("withdraw", "reinstate"):
-            name = str(event["team"])
-            if name not in self.teams or (name in self.withdrawn) != (kind == "reinstate"):
-                raise ValueError(f"no team to {kind}")
-            if kind == "withdraw":
-                self.withdrawn.add(name)
-                if self.proposal is not None and name in self.proposal.names:
-                    self.proposal = None
-            else:
-                self.withdrawn.discard(name)
-            self.history.append({"event": kind, "team": name, "by": by, "at": at})
-            return
-        number, table, result = int(event["round"]), str(event["table"]), str(event["result"])
-        pair = self.rounds[number - 1].pair_at(table) if 0 < number <= len(self.rounds) else None
-        winner, game = event.get("winner"), event.get("game")
-        if pair is None or result not in RESULTS or (result in (WON, FORFEIT)) != (winner in pair.teams) \
-                or (result == CREDIT) != isinstance(game, str):
-            raise ValueError("no result of a round's pair")
-        if result == TABLE:
-            self.results.pop((number, table), None)
-        else:
-            self.results[(number, table)] = {"result": result, "winner": winner, "game": game, "at": at}
-        self.history.append({"event": kind, "round": number, "table": table, "result": result, "winner": winner,
-                             "game": game, "by": by, "at": at})
-
-    def _remove(self, name: str) -> None:
-        """A team gone before its first round: a proposal that names it goes too, to be made again."""
-        if self.waiting.pop(name, None) is not None:
-            return
-        number = self.first_round(name)
-        if number is not None:
-            raise DamagedLine("a removal of a team before its first round")
-        del self.teams[name]
-        if self.proposal is not None and name in self.proposal.names:
-            self.proposal = None
-        self.withdrawn.discard(name)
-        self.since.pop(name, None)
-
-    def staff_result(self, number: int, table: str) -> str | None:
-        """The staff's result for round ``number``'s pair at ``table`` (``RESULTS``), if they entered one."""
-        entry = self.results.get((number, table))
-        return None if entry is None else entry["result"]
-
-    def first_round(self, name: str) -> int | None:
-        """The first confirmed round that pairs the team ``name`` at a table, if any: from then on
-        its games are the night's, and it stays in the standings."""
-        return next((made.number for made in self.rounds if any(name in pair.teams for pair in made.pairs)), None)
-
-    def ids(self) -> set[str]:
-        return {game.id for game in self.played}
-
-    def unplayed(self, made: Round | None, table: str) -> Pair | None:
-        """The pair round ``made`` puts at ``table``, while its game there is not recorded."""
-        pair = None if made is None else made.pair_at(table)
-        if made is None or pair is None or any(g.round == made.number and g.table == table for g in self.played):
-            return None
-        return pair
-
-    def still_played(self, made: Round) -> list[str]:
-        """The tables of round ``made`` whose game is neither recorded nor entered by the staff:
-        still played, or not begun."""
-        return [pair.table for pair in made.pairs if (made.number, pair.table) not in self.results
-                and not any(g.round == made.number and g.table == pair.table for g in self.played)]
-
-    def awaits(self, game: Game) -> bool:
-        """Whether ``game`` is one the night waits for: its round's game at its table, by the pair
-        the round put there, of a game the night allows."""
-        made = self.rounds[game.round - 1] if game.round is not None and 0 < game.round <= len(self.rounds) else None
-        pair = self.unplayed(made, game.table)
-        return pair is not None and pair.teams == game.teams and game.game in self.games \
-            and game.id not in self.ids()
-
-    def plan_json(self) -> dict[str, object]:
-        """What the host tells the tables that follow it (the fleet's ``plan`` topic): all they
-        need to record their round's games, and the sequence that orders the plans."""
-        return {"night": self.id, "name": self.name, "games": list(self.games), "tables": list(self.tables),
-                "opened": self.opened, "closed": self.closed, "seq": self.seq,
-                "teams": self.teams_json(), "rounds": [made.to_json() for made in self.rounds],
-                "bye": self.bye, "late": self.late, "tiebreak": self.tiebreak, "history": list(self.history),
-                "confirmed": list(self.confirmed)}
-
-    def teams_json(self) -> list[dict[str, object]]:
-        """The teams, each with ``since`` when it joined late (the rounds confirmed before it)."""
-        return [{**t.to_json(), **({"since": self.since[t.name]} if t.name in self.since else {})}
-                for t in self.teams.values()]
-
-    def counted(self) -> list[Result]:
-        return list(self.slots().values())
-
-    def slots(self) -> dict[tuple[int, str], Result]:
-        """Each round's pair (by its round and table) as it counts: the staff's result for it,
-        else the game its table recorded (unless the staff credited that game to another pair);
-        a void pair or one still played, none."""
-        from .standings import Result
-
-        by_id = {game.id: game for game in self.played}
-        credited = {entry["game"] for entry in self.results.values() if entry["result"] == CREDIT}
-        slots = {(game.round, game.table): Result.of(game) for game in self.played
-                 if game.rated and game.round is not None and game.id not in credited}
-        for (number, table), entry in self.results.items():
-            pair = self.rounds[number - 1].pair_at(table)
-            assert pair is not None  # _decided checked it
-            slots.pop((number, table), None)
-            result, place = entry["result"], f"{number}/{table}"
-            if result in (WON, FORFEIT, DOUBLE_LOSS):
-                how = PLAYED if result == WON else result
-                slots[(number, table)] = Result(place, number, pair.teams, entry["winner"], how, None, entry["at"])
-            elif result == CREDIT and entry["game"] is not None and (game := by_id.get(entry["game"])) is not None \
-                    and game.rated:
-                winner = None if game.winner is None else pair.teams[game.teams.index(game.winner)]
-                slots[(number, table)] = Result(game.id, number, pair.teams, winner, PLAYED, game.margin, game.at)
-        return slots
-
-    def byes(self) -> Counter[str]:
-        """The rounds each team sat out."""
-        return Counter(name for made in self.rounds for name in made.resting)
-
-    def missed(self) -> Counter[str]:
-        """The rounds each team missed as the night scores them (``late``): those confirmed before
-        it joined, and those it asked to sit out."""
-        asked = Counter(name for number, names in self.rests.items() if number <= len(self.rounds)
-                        for name in names if name not in self.rounds[number - 1].names)
-        return Counter(self.since) + asked
-
-    def asked_out(self, name: str, number: int) -> bool:
-        """Whether the team ``name`` missed round ``number`` as the night scores it: it joined
-        after the round, or asked to sit it out."""
-        return number <= self.since.get(name, 0) or name in self.rests.get(number, ())
-
-    def away(self) -> Counter[str]:
-        """The rounds each team had neither a pair nor a bye in: it joined late, or was withdrawn then."""
-        named = Counter(name for made in self.rounds for name in made.names)
-        return Counter({name: len(self.rounds) - named[name] for name in self.teams})
-
-    def absent(self) -> Counter[str]:
-        """The rounds each team was away, and those whose pair the staff voided: unplayed rounds,
-        for its Buchholz."""
-        void = Counter(name for (number, table), entry in self.results.items() if entry["result"] == VOID
-                       for name in self.rounds[number - 1].pair_at(table).teams)  # type: ignore[union-attr]
-        return self.away() + void
-
-    def unpaired(self) -> Counter[str]:
-        """The rounds each team played no game in: its byes, and the rounds it was away: the
-        sit-out queue's count, so a team that came late or was away is not sent to sit out first."""
-        return self.away() + self.byes()
-
-    def colours(self) -> dict[str, list[str]]:
-        """Each team's colours (red plays first), round by round."""
-        seen: dict[str, list[str]] = {}
-        for made in self.rounds:
-            for pair in made.pairs:
-                seen.setdefault(pair.red, []).append(RED)
-                seen.setdefault(pair.blue, []).append(BLUE)
-        return seen
-
-    def standings(self) -> list[Standing]:
-        from .standings import standings  # openskill: loaded once a night is looked at, not at the table's start
-
-        return standings(self.teams, self.counted(), self.byes(), self.bye, self.tiebreak, self.withdrawn,
-                         self.missed(), self.late, self.absent(), self.rounds,
-                         [(name, made.number) for made in self.rounds for name in self.teams
-                          if name not in made.names and self.asked_out(name, made.number)])
-
-    @property
-    def round(self) -> Round | None:
-        """The round under way: the last confirmed one."""
-        return self.rounds[-1] if self.rounds else None
-
-    def next_round(self) -> Round:
-        """The Swiss pairing of the next round, from the standings and the pairs that have met."""
-        if not self.teams:
-            raise NightRefused("no team has joined the night yet")
-        out = self.rests.get(len(self.rounds) + 1, set())
-        lines = [line for line in self.standings() if not line.withdrawn and line.team not in out]
-        if len(lines) < 2:
-            raise PairingRefused("a round needs two teams and a table")
-        return propose(len(self.rounds) + 1, self.ranked([line.team for line in lines]),
-                       {line.team: line.points for line in lines}, self.unpaired(), self.met(), self.tables,
-                       self.colours(), seeded=not self.rounds and self.seeding == RATINGS and bool(self.draw))
-
-    def ranked(self, teams: list[str]) -> list[str]:
-        """``teams`` (in the standings' order) as the next round ranks them: in round 1, where all
-        are level, by lot from the night's ``draw`` (so no alphabet decides who sits out or who
-        meets), the ratings of earlier nights first when the night is seeded by them."""
-        if self.rounds or not self.draw:
-            return teams
-        drawn = sorted(teams)
-        random.Random(self.draw).shuffle(drawn)
-        if self.seeding == RATINGS:
-            drawn.sort(key=lambda name: -self.seeds.get(folded(name), 0.0))  # a newcomer rates 0; the lot among equals
-        return drawn
-
-    def met(self) -> Counter[frozenset[str]]:
-        """The pairs of teams that have met: paired in a round (a pair paired counts as met), or in a game recorded."""
-        paired = met(pair.teams for made in self.rounds for pair in made.pairs)
-        return paired | met((game.teams[0], game.teams[1]) for game in self.played if game.rated)
-
-    def to_json(self) -> dict[str, object]:
-        """The night for its staff page: its code too, at its host (the staff of the tables that follow type it)."""
-        return {"id": self.id, "name": self.name, "games": list(self.games), "tables": list(self.tables),
-                "opened": self.opened, "closed": self.closed, "open": self.open, "host": self.host,
-                "teams": self.teams_json(),
-                "waiting": [t.to_json() for t in self.waiting.values()],
-                "withdrawn": sorted(self.withdrawn), "bye": self.bye,
-                "rests": {str(number): sorted(names) for number, names in self.rests.items() if names}, "late": self.late, "tiebreak": self.tiebreak,
-                "rounds": [made.to_json() for made in self.rounds],
-                "draw": self.draw, "seeding": self.seeding,
-                "seeds": {key: rating for name in self.teams if (key := folded(name)) in self.seeds
-                          for rating in (self.seeds[key],)},
-                "still_played": {str(made.number): tables for made in self.rounds if (tables := self.still_played(made))},
-                "results": [{"round": number, "table": table, **entry} for (number, table), entry in self.results.items()],
-                "history": list(self.history),
-                "proposal": None if self.proposal is None else self.proposal.to_json(),
-                "warnings": [] if self.proposal is None else warnings(self.proposal, self.met(), self.colours()),
-                "games_played": [game.to_json() for game in self.played],
-                "standings": [line.to_json() for line in self.standings()],
-                **({"code": shown(self.code)} if self.host is None and self.code else {})}
-
-
-def _bye(points: object) -> float:
-    """A night's points for a bye: 0 to a win's; ValueError for anything else."""
-    if isinstance(points, bool) or not isinstance(points, (int, float)) or not 0 <= points <= MAX_BYE_POINTS:
-        raise ValueError("a bye's points are a number from 0 to 1")
-    return float(points)
-
-
-def _late(points: object) -> float:
-    """A night's points for a round a team missed by joining late: Z (0) or H (½); ValueError for anything else."""
-    if isinstance(points, bool) or not isinstance(points, (int, float)) or points not in LATE_CHOICES:
-        raise ValueError("a round missed by a late team scores 0 or 0.5")
-    return float(points)
-
-
-def _since(rounds: object, confirmed: int) -> int:
-    """A late team's rounds missed: a whole number from 1 to the rounds confirmed; ValueError otherwise."""
-    if isinstance(rounds, bool) or not isinstance(rounds, int) or not 0 < rounds <= confirmed:
-        raise ValueError("a late team missed some of the rounds confirmed")
-    return rounds
-
-
-def _seeding(name: object) -> str:
-    if name not in (DRAW, RATINGS):
-        raise ValueError("round 1 is drawn or seeded by ratings")
-    return str(name)
-
-
-def _tiebreak(name: object) -> str:
-    tiebreak_order(name if isinstance(name, str) else "")  # ValueError unless it names an order
-    return str(name)
 
 
 def decode_line(line: bytes) -> Event:
@@ -846,25 +394,31 @@ class Book:
         self._change({"event": "withdraw", "team": name, "by": by, "at": self.clock()})
 
     @_locked
-    def rest(self, name: str, by: str) -> None:
-        """The team ``name`` sits out the next round at its own asking (``by``: who at the desk),
-        keeping its place: it is paired again after it, and the round scores what a round missed
-        scores (``late``)."""
+    def rest(self, name: str, by: str, rounds: Iterable[int] = ()) -> list[int]:
+        """The team ``name`` sits out ``rounds`` (none: the next one) at its own asking (``by``: who
+        at the desk), keeping its place: it is paired again after them, and each scores what a
+        round missed scores (``late``). The rounds asked for, each a line of the book."""
         night = self._hosted()
         if name not in night.teams or name in night.withdrawn:
             raise NightRefused("no team {team} is playing in the night", team=name)
-        number = len(night.rounds) + 1
-        if name in night.rests.get(number, ()):
-            raise NightRefused("the team {team} has asked for a bye in round {number} already", team=name,
-                               number=number)
-        self._change({"event": "rest", "team": name, "round": number, "by": by, "at": self.clock()})
+        asked = sorted(set(rounds)) or [len(night.rounds) + 1]
+        for number in asked:
+            if not len(night.rounds) < number <= MAX_ROUNDS:
+                raise NightRefused("a bye is asked for a round to come, from {next} to {most}",
+                                   next=len(night.rounds) + 1, most=MAX_ROUNDS)
+            if name in night.rests.get(number, ()):
+                raise NightRefused("the team {team} has asked for a bye in round {number} already", team=name,
+                                   number=number)
+        for number in asked:
+            self._change({"event": "rest", "team": name, "round": number, "by": by, "at": self.clock()})
+        return asked
 
     @_locked
-    def unrest(self, name: str, by: str) -> None:
-        """The team ``name``'s bye asked for the next round, taken back: it is paired in it."""
+    def unrest(self, name: str, by: str, number: int | None = None) -> None:
+        """The team ``name``'s bye asked for round ``number`` (None: the next one), taken back: it is paired in it."""
         night = self._hosted()
-        number = len(night.rounds) + 1
-        if name not in night.rests.get(number, ()):
+        number = len(night.rounds) + 1 if number is None else number
+        if number <= len(night.rounds) or name not in night.rests.get(number, ()):
             raise NightRefused("the team {team} has not asked for a bye in round {number}", team=name, number=number)
         self._change({"event": "unrest", "team": name, "round": number, "by": by, "at": self.clock()})
 
@@ -913,8 +467,15 @@ class Book:
         if night.host is not None:
             raise NightRefused("the night {name} is run from table {host}'s staff page", name=night.name,
                                host=night.host)
-        event = self._result(night, number, table, result, by, winner, game)
-        path = self.folder / f"{night_id}.jsonl"
+        self._closed_change(night, self._result(night, number, table, result, by, winner, game))
+        log.info("night %s: round %d at table %s corrected after the night closed (%s)", night.name, number, table,
+                 result)
+        return night
+
+    def _closed_change(self, night: Night, event: Event) -> None:
+        """Write ``event`` at the end of the closed ``night``'s file and apply it: a correction
+        after the close, at its host or heard from it."""
+        path = self.folder / f"{night.id}.jsonl"
         data = path.read_bytes()
         with open(path, "r+b") as file:
             file.truncate(data.rfind(b"\n") + 1)  # a torn tail is no line
@@ -923,19 +484,34 @@ class Book:
             file.flush()
             os.fsync(file.fileno())
         night.apply(event)
+        if self.night is None:
+            self.night = night  # corrected after a restart: the night the plan tells of again
         if night is self.night:
             self.version += 1
             if self.changed is not None:
                 self.changed()  # the plan, closed, tells the dashboard of the correction
-        log.info("night %s: round %d at table %s corrected after the night closed (%s)", night.name, number, table,
-                 result)
-        return night
+
+    def _corrected(self, host: str, plan: Event) -> bool:
+        """The plan of a night over, from its host: kept when this table followed that night to its
+        close and the plan is newer (a result corrected after the close, issue 59)."""
+        night = self.night if self.night is not None and self.night.id == plan["night"] else None
+        if night is None:
+            kept = self._kept(plan["night"]) if NIGHT_ID.fullmatch(plan["night"]) else None
+            night = None if kept is None else kept[0]
+        if night is None or night.open or night.host != host or not night.accepted or night.left \
+                or plan["seq"] <= night.seq:
+            return False
+        _holds(plan, night)
+        self._closed_change(night, {"event": "plan", "host": host, "plan": plan})
+        log.info("night %s: a correction of table %s after the close, kept", night.name, host)
+        return True
 
     @_locked
     def unconfirm(self, by: str) -> Round:
         """The last round confirmed, back to a proposal (``by``: who at the desk), while none of
         its games began here, was recorded or had a result entered; the tables that follow drop
-        it with the plan."""
+        it with the plan. The round undone: its proposal goes too when a team due to play it
+        joined since (a walk-in after the confirm), to be proposed again with it."""
         night = self._hosted()
         if not night.rounds:
             raise NightRefused("no round is confirmed")
@@ -943,9 +519,9 @@ class Book:
         if any(g.round == number for g in night.played) or any(n == number for n, _ in night.results) \
                 or number in night.dealt.values():
             raise NightRefused("round {number} has a game or a result already: it cannot be undone", number=number)
+        made = night.rounds[-1]
         self._change({"event": "unconfirm", "round": number, "by": by, "at": self.clock()})
-        assert night.proposal is not None
-        return night.proposal
+        return made
 
     @_locked
     def deal(self, game_id: str, number: int | None, at: float | None = None) -> None:
@@ -1021,7 +597,8 @@ class Book:
     @_locked
     def pair(self, pairs: Iterable[dict[str, Any]], resting: Iterable[str]) -> Round:
         """The next round paired by hand (``pairs``: each ``{"table", "red", "blue"}``), as its
-        proposal: every team of the night not withdrawn once, at a table of the night or sitting out."""
+        proposal: every team of the night not withdrawn once, at a table of the night or sitting out,
+        but those that asked to sit the round out: left out, they score what they asked (issue 59, item 3)."""
         night = self._hosted()
         try:
             made = Round(len(night.rounds) + 1, tuple(Pair(str(p["table"]), str(p["red"]), str(p["blue"])) for p in pairs),
@@ -1030,10 +607,10 @@ class Book:
             made = Round(0, ())
         names = [name for pair in made.pairs for name in pair.teams] + list(made.resting)
         tables = [pair.table for pair in made.pairs]
-        if not made.pairs or sorted(names) != sorted(name for name in night.teams if name not in night.withdrawn) \
+        if not made.pairs or sorted(names) != sorted(night.due(made.number)) \
                 or len(set(tables)) != len(tables) or not set(tables) <= set(night.tables):
             raise NightRefused("a round by hand pairs every team of the night once, one pair a table of the night, "
-                               "and names the others as sitting out")
+                               "and names the others as sitting out, but those that asked to sit it out")
         self._change({"event": "proposal", "round": made.to_json()})
         return made
 
@@ -1110,8 +687,8 @@ class Book:
             if plan["opened"] > night.opened:  # a host runs one night at a time: the one followed here is over there
                 self.leave()
         offered = self.offers.pop(host, None)
-        if plan["closed"] is not None:
-            return False  # a night over (its plan stays at the broker)
+        if plan["closed"] is not None:  # a night over (its plan stays at the broker): a correction, or nothing
+            return self._corrected(host, plan)
         if not -CLOCK_SKEW_S <= self.clock() - plan["opened"] <= NEW_NIGHT_S:
             raise NightRefused("the plan of table {host} is of no night opened now", host=host)
         _holds(plan, None)

@@ -32,9 +32,10 @@ from typing import Any
 
 from ..engine.errors import Refusal
 from ..engine.phrase import Phrase
-from .book import Book, Event
+from .book import Book
 from .code import proof, shown
 from .games import Game, from_view
+from .state import Event
 
 log = logging.getLogger("pi_table.night")
 

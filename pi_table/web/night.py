@@ -12,7 +12,6 @@ from collections.abc import Callable
 
 from ..engine.phrase import N_
 from ..files import csv_text
-from ..night.book import VOID, Night, NightRefused
 from ..night.pairing import Round
 from ..night.scoring import (
     BUCHHOLZ,
@@ -27,6 +26,7 @@ from ..night.scoring import (
     tiebreak_order,
 )
 from ..night.standings import Result, Standing
+from ..night.state import VOID, Night, NightRefused
 from ..ui.i18n import translation
 
 PAGE_TEXTS = (

@@ -5,8 +5,9 @@ under way here); its exports and printed pages are ``web.night``'s.
 Staff (session and CSRF token): ``GET night`` (the open night, its standings, the nights
 kept and the nights other tables offer this one), ``POST night/open`` (``{"name", "games",
 "tables", "bye", "tiebreak", "late", "seeding"}``), ``night/join`` (``{"team", "nicknames"}``), ``night/approve``,
-``night/remove``, ``night/withdraw``, ``night/reinstate``, ``night/rest`` and ``night/unrest`` (``{"team"}``: a
-bye asked for the next round, and taken back), ``night/result``
+``night/remove``, ``night/withdraw``, ``night/reinstate``, ``night/rest`` (``{"team", "rounds"}``: a bye asked
+for each of the rounds to come it lists, the next one when it lists none) and ``night/unrest`` (``{"team",
+"round"}``: one taken back, the next round's when it names none), ``night/result``
 (``{"round", "table", "result", "winner", "game"}``: a result entered or corrected, written with
 who and when), ``night/propose``, ``night/swap`` (``{"one", "other"}``), ``night/pair`` (``{"pairs": [{"table",
 "red", "blue"}], "resting"}``: the next round by hand), ``night/confirm``
@@ -46,11 +47,11 @@ from aiohttp import web
 from ...engine.endings import WORDS
 from ...engine.errors import Refusal
 from ...engine.phrase import N_, Phrase
-from ...night.book import DRAW, LATE_CHOICES, RATINGS, Night
 from ...night.pairing import PairingRefused
 from ...night.recorder import Recorder
 from ...night.scoring import RATING
 from ...night.standings import high_scores
+from ...night.state import DRAW, LATE_CHOICES, RATINGS, Night
 from ...ui.i18n import say, translation
 from ..auth import Session, Throttle
 from ..night import TABLES, night_csv, night_trf, night_xlsx, printable, slips, table_csv, team_page
@@ -174,7 +175,12 @@ TEXTS: tuple[str, ...] = (
     N_("Give the team {team} the bye it asked for in round {number}? It keeps its place, and the round scores what a "
        "round missed scores."),
     N_("Asked for a bye in round {number}: {teams}"),
-    N_("Take back the bye of {team}"),
+    N_("Take back the bye of {team} in round {number}"),
+    N_("Rounds to sit out, as 4-5"),
+    N_("Bye in those rounds"),
+    N_("Type the rounds to sit out, as 4-5 or 4, 6"),
+    N_("Give the team {team} the bye it asked for in rounds {rounds}? It keeps its place, and each round scores what "
+       "a round missed scores."),
     N_("Round {number}, proposed: not confirmed yet"),
     N_("Export CSV of the night {night}"),
     N_("xlsx: export the night {night} for a spreadsheet"),
@@ -235,8 +241,8 @@ class NightSection(Section):
             staff("POST", "/staff/api/night/remove", self._team_act(self.book.remove)),
             staff("POST", "/staff/api/night/withdraw", self._team_act(self.book.withdraw, signed=True)),  # who and when
             staff("POST", "/staff/api/night/reinstate", self._team_act(self.book.reinstate, signed=True)),
-            staff("POST", "/staff/api/night/rest", self._team_act(self.book.rest, signed=True)),  # a bye asked for
-            staff("POST", "/staff/api/night/unrest", self._team_act(self.book.unrest, signed=True)),
+            staff("POST", "/staff/api/night/rest", self._rest),  # byes asked for rounds to come: who and when
+            staff("POST", "/staff/api/night/unrest", self._unrest),
             staff("POST", "/staff/api/night/result", self._result),  # entered or corrected: who and when
             staff("POST", "/staff/api/night/propose", self._act(lambda body: self.book.propose())),
             staff("POST", "/staff/api/night/swap", self._act(self._swap)),
@@ -330,7 +336,7 @@ class NightSection(Section):
         pairs, resting = (body.get("pairs"), body.get("resting", [])) if isinstance(body, dict) else (None, None)
         if not isinstance(pairs, list) or not all(isinstance(p, dict) for p in pairs) or not _strings(resting):
             raise PairingRefused("a round by hand pairs every team of the night once, one pair a table of the night, "
-                                 "and names the others as sitting out")
+                                 "and names the others as sitting out, but those that asked to sit it out")
         return self.book.pair(pairs, resting)
 
     def _team_act(self, action: Callable[..., object], signed: bool = False) -> Checked:
@@ -343,6 +349,25 @@ class NightSection(Section):
             return await self._done(request, lambda: action(body["team"], *by))
 
         return acted
+
+    async def _rest(self, request: web.Request, session: Session) -> web.Response:
+        """``{"team": NAME, "rounds": [N, ...]}``: the team sits out those rounds to come (none: the next one)."""
+        body = await self.page.read_json(request)
+        rounds = body.get("rounds", []) if isinstance(body, dict) else None
+        if not isinstance(body, dict) or not isinstance(body.get("team"), str) or not _numbers(rounds):
+            return bad('expected {"team": NAME, "rounds": [ROUND, ...]}')
+        by = self.who(request, session)
+        return await self._done(request, lambda: self.book.rest(body["team"], by, rounds))
+
+    async def _unrest(self, request: web.Request, session: Session) -> web.Response:
+        """``{"team": NAME, "round": N}``: the bye it asked for round N (none: the next one), taken back."""
+        body = await self.page.read_json(request)
+        number = body.get("round") if isinstance(body, dict) else None
+        if not isinstance(body, dict) or not isinstance(body.get("team"), str) \
+                or not (number is None or _numbers([number])):
+            return bad('expected {"team": NAME, "round": ROUND}')
+        by = self.who(request, session)
+        return await self._done(request, lambda: self.book.unrest(body["team"], by, number))
 
     async def _result(self, request: web.Request, session: Session) -> web.Response:
         body = await self.page.read_json(request)
@@ -525,6 +550,11 @@ def _a_result(body: object) -> bool:
 
 def _strings(value: object) -> bool:
     return isinstance(value, list) and all(isinstance(item, str) for item in value)
+
+
+def _numbers(value: object) -> bool:
+    """A list of round numbers: whole, not true or false."""
+    return isinstance(value, list) and all(isinstance(item, int) and not isinstance(item, bool) for item in value)
 
 
 def _named(night: Night, kind: str, part: str = "") -> dict[str, str]:

@@ -56,7 +56,10 @@ function nightSection() {
         el("select", { id: "night-remove-team", "aria-label": t("Team"), "data-t-label": "Team" }),
         el("button", { id: "night-remove", class: "quiet", "data-t": "Remove", text: t("Remove") }),
         el("button", { id: "night-withdraw", class: "quiet", "data-t": "Withdraw", text: t("Withdraw") }),
-        el("button", { id: "night-rest", class: "quiet", "data-t": "Bye next round", text: t("Bye next round") })),
+        el("button", { id: "night-rest", class: "quiet", "data-t": "Bye next round", text: t("Bye next round") }),
+        el("input", { id: "night-rest-rounds", inputmode: "numeric", size: "6", "aria-label": t("Rounds to sit out, as 4-5"),
+                      "data-t-label": "Rounds to sit out, as 4-5", placeholder: "4-5" }),
+        el("button", { id: "night-rest-later", class: "quiet", "data-t": "Bye in those rounds", text: t("Bye in those rounds") })),
       el("div", { id: "night-withdrawn", "data-redrawn": "" }),
       el("div", { id: "night-rests", "data-redrawn": "" }),
       el("div", { id: "night-waiting", "data-redrawn": "" }),
@@ -349,17 +352,31 @@ function drawFreePlay(free) {
   }));
 }
 
-// The byes teams asked for the next round: each taken back with a tap.
+// The byes teams asked for the rounds to come, round by round: each taken back with a tap.
 function drawRests(data) {
-  const next = String(data.rounds.length + 1);
-  const asked = (data.rests || {})[next] || [];
-  redraw($("night-rests"), [asked, next, data.host], () => asked.length ? [
-    el("p", { class: "note", text: t("Asked for a bye in round {number}: {teams}", { number: next, teams: asked.join(", ") }) }),
+  const coming = Object.entries(data.rests || {}).filter(([number]) => Number(number) > data.rounds.length)
+    .sort(([one], [other]) => Number(one) - Number(other));
+  redraw($("night-rests"), [coming, data.host], () => coming.flatMap(([number, asked]) => [
+    el("p", { class: "note", text: t("Asked for a bye in round {number}: {teams}", { number, teams: asked.join(", ") }) }),
     ...(data.host ? [] : asked.map((name) => {
-      const back = el("button", { class: "quiet night-unrest", "data-team": name, text: t("Take back the bye of {team}", { team: name }) });
-      back.addEventListener("click", () => nightAct("unrest", { team: name }));
+      const back = el("button", { class: "quiet night-unrest", "data-team": name, "data-round": number,
+                                  text: t("Take back the bye of {team} in round {number}", { team: name, number }) });
+      back.addEventListener("click", () => nightAct("unrest", { team: name, round: Number(number) }));
       return back;
-    }))] : []);
+    }))]));
+}
+
+// "4-5" or "4, 6": the rounds a team asks to sit out; null when that is not what was typed.
+function roundsTyped(text) {
+  const rounds = [];
+  for (const part of text.split(",").map((one) => one.trim()).filter(Boolean)) {
+    const match = /^(\d+)(?:\s*-\s*(\d+))?$/.exec(part);
+    if (!match) return null;
+    const first = Number(match[1]), last = Number(match[2] || match[1]);
+    if (last < first || last - first > 100) return null;
+    for (let number = first; number <= last; number++) rounds.push(number);
+  }
+  return rounds.length ? rounds : null;
 }
 
 function removeTeam(name) {
@@ -464,6 +481,11 @@ function wireNight() {
   $("night-rest").addEventListener("click", () => {
     const name = $("night-remove-team").value;
     if (name && night && confirm(t("Give the team {team} the bye it asked for in round {number}? It keeps its place, and the round scores what a round missed scores.", { team: name, number: night.rounds.length + 1 }))) nightAct("rest", { team: name });
+  });
+  $("night-rest-later").addEventListener("click", () => {
+    const name = $("night-remove-team").value, rounds = roundsTyped($("night-rest-rounds").value);
+    if (!rounds) { say(t("Type the rounds to sit out, as 4-5 or 4, 6"), true); return; }
+    if (name && night && confirm(t("Give the team {team} the bye it asked for in rounds {rounds}? It keeps its place, and each round scores what a round missed scores.", { team: name, rounds: rounds.join(", ") }))) nightAct("rest", { team: name, rounds });
   });
   $("night-slips").addEventListener("click", () => night && night.rounds.length && printNight(night.id, night.rounds.length));
   $("night-withdraw").addEventListener("click", () => {
