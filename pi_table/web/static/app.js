@@ -33,7 +33,17 @@ function el(tag, attrs = {}, ...children) {
 
 const LANG_KEY = "pi-table-lang";
 const tableLang = document.documentElement.lang;
-let words = {lang: tableLang, languages: [], texts: {}, teams: {}};
+// The words gate: until the page's words are here (``lang`` null) nothing is drawn in words, since
+// an English msgid drawn then under <html lang="it"> would stay (issue 63). What draws in words is
+// drawn in ``inWords``: at once when the words are here, and again each time they arrive.
+let words = {lang: null, languages: [], texts: {}, teams: {}};
+const drawnInWords = [];
+
+function inWords(draw) {
+  // ``draw`` a part of the page in words now if its words are here, and again whenever they change.
+  if (!drawnInWords.includes(draw)) drawnInWords.push(draw);
+  if (words.lang !== null) draw();
+}
 
 function chosenLang() {
   try { return localStorage.getItem(LANG_KEY) || tableLang; } catch (error) { return tableLang; }
@@ -92,6 +102,7 @@ async function speak(lang) {
   document.documentElement.lang = words.lang;
   for (const node of document.querySelectorAll("[data-i18n]")) node.textContent = t(node.dataset.i18n);
   languageSwitch();
+  for (const draw of drawnInWords) draw();
 }
 
 function languageSwitch() {
@@ -327,7 +338,6 @@ let standingsShown = null;  // the night as the block last drew it, in its langu
 let nightKnown = null;  // the night as last fetched: what changed since is said
 
 async function standings() {
-  const box = document.getElementById("standings");
   let night = null;
   try {
     const answer = await fetch("/night/standings", {cache: "no-store"});
@@ -335,6 +345,13 @@ async function standings() {
   } catch (error) { /* the table is away: the block keeps what it showed */ return; }
   sayChanges(nightKnown, night);
   nightKnown = night;
+  inWords(drawStandings);
+}
+
+function drawStandings() {
+  // The night's block, drawn again only when the night or the page's words changed.
+  const box = document.getElementById("standings");
+  const night = nightKnown;
   const drawing = JSON.stringify([words.lang, night]);
   if (drawing === standingsShown) return;
   standingsShown = drawing;
@@ -359,7 +376,7 @@ async function standings() {
 
 function sayChanges(before, now) {
   // What changed since the last fetch, in words, once (the live region): not the whole table again.
-  if (!before || !now || before.name !== now.name) return;
+  if (words.lang === null || !before || !now || before.name !== now.name) return;
   const said = [];
   if (now.rounds.length > before.rounds.length) said.push(t("Round {number} is paired", {number: now.rounds.length}));
   const was = Object.fromEntries(before.standings.map((line) => [line.team, line]));
