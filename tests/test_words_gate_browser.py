@@ -98,3 +98,37 @@ def test_no_page_draws_english_before_its_italian_words_arrive_nor_keeps_it(tmp_
     finally:
         context.close()
         table.close()
+
+
+def test_the_italian_tv_and_staff_page_write_numbers_dates_and_results_in_italian(tmp_path, browser):
+    """Issue 63, item 2: a rating "3,44", not "3.44", on the Italian TV and staff page; the night's
+    history says a result in words ("Turno 1, tavolo 1: vinta (Volpi)"), not its code "won"; a
+    game's start in the page's language, not an ISO date cut short."""
+    from playwright.sync_api import expect
+
+    table = StaffTable(tmp_path, KEY, lang="it")
+    context = browser.new_context(viewport={"width": 1280, "height": 900}, locale="en-US")  # the phone's own locale
+    try:
+        played_night(table)
+        staff = Staff(table.base)
+        staff.login()
+        status, answer = staff.call("POST", "/staff/api/night/result",
+                                    {"round": 1, "table": "1", "result": "won", "winner": "Volpi"})
+        assert status == 200, answer
+        decimal = re.compile(r"^-?\d+,\d+$")
+        tv = context.new_page()
+        tv.goto(table.base + "/")
+        expect(tv.locator("#standings tr.standing").first).to_be_attached()
+        ratings = tv.locator("#standings tr.standing td:nth-child(7)").all_inner_texts()
+        assert ratings and all(decimal.match(rating) for rating in ratings), ratings
+        page = context.new_page()
+        staff_login(page, table.base, STAFF_PIN)
+        expect(page.locator("#night-history")).to_contain_text("Turno 1, tavolo 1: vinta (Volpi)")
+        expect(page.locator("#night-standings tr.standing").first).to_be_attached()
+        ratings = page.locator("#night-standings tr.standing td:nth-child(8)").all_inner_texts()
+        assert ratings and all(decimal.match(rating) for rating in ratings), ratings
+        started = page.locator("#history tr:nth-child(2) td").first.inner_text()
+        assert re.fullmatch(r"\d{2}/\d{2}/\d{2}, \d{2}:\d{2}", started), started  # Italian's short date, not "2026-11-27 11:29"
+    finally:
+        context.close()
+        table.close()

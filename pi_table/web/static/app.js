@@ -84,6 +84,11 @@ function t(msgid, values = {}) {
   return tn(msgid, values).join("");
 }
 
+function number(value, options = {}) {
+  // A number in the page's language ("3,44" on an Italian page), never JavaScript's own.
+  return new Intl.NumberFormat(words.lang || tableLang, options).format(value);
+}
+
 function sayIn(region, text, error = false) {
   // A live region (the status line, what the table just did) is written only when its words
   // change: a screen reader reads every write out again, and the page redraws every second.
@@ -366,7 +371,7 @@ function drawStandings() {
       el("tr", {}, el("th", {}, t("Team")), columns.map((name) => el("th", {}, t(name)))),
       night.standings.map((line, place) => el("tr", {class: ["standing", ...(line.withdrawn ? ["withdrawn"] : [])].join(" ")},
         el("td", {}, `${place + 1}. ${line.team}`, line.withdrawn ? el("span", {class: "mark"}, ` (${t("withdrawn")})`) : null),
-        columns.map((name) => el("td", {}, String(line[name.toLowerCase()]))))))),
+        columns.map((name) => el("td", {}, number(line[name.toLowerCase()]))))))),
     round ? el("h3", {}, t("Round {number}", {number: round.number})) : null,
     round ? el("ul", {class: "pairs"}, round.pairs.map((pair) =>
       el("li", {}, `${t("table")} ${pair.table}: ${pair.red} – ${pair.blue}`))) : null,

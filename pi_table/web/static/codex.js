@@ -371,7 +371,7 @@ function timeLeft(page) {
   // The discussion's time as the table counts it: the table sends every second that passes.
   if (!page.timer) return "";
   const left = page.timer.remaining_s;
-  return " " + t("{time} left.", {time: `${Math.floor(left / 60)}:${String(left % 60).padStart(2, "0")}`});
+  return " " + t("{time} left.", {time: `${number(Math.floor(left / 60))}:${number(left % 60, {minimumIntegerDigits: 2})}`});
 }
 
 renderers["codex-seat"] = (page) => {

@@ -37,6 +37,11 @@ export function t(text, fields = {}) {
   for (const [name, value] of Object.entries(fields)) said = said.replaceAll(`{${name}}`, value);
   return said;
 }
+// Numbers and dates in the page's language through Intl ("3,44", "27/11/26, 12:29" on an Italian
+// page), never in the phone's locale nor JavaScript's own (toFixed, String): tests/test_web_i18n.py.
+export const number = (value, options = {}) => new Intl.NumberFormat(wordsLang || lang, options).format(value);
+export const when = (date, options = { dateStyle: "short", timeStyle: "short" }) =>
+  new Intl.DateTimeFormat(wordsLang || lang, options).format(date);
 export function el(tag, attributes = {}, ...children) {
   const node = document.createElement(tag);
   for (const [name, value] of Object.entries(attributes)) {
@@ -249,7 +254,7 @@ function drawTable(table) {
   }));
   $("warnings").replaceChildren(...table.warnings.map((warning) => el("p", { class: "message error", text: warning })),
     ...settingsNotes(table.settings));
-  $("version").textContent = t("version {version}, up {uptime}", { version: table.version, uptime: `${Math.round(table.uptime_s)} s` });
+  $("version").textContent = t("version {version}, up {uptime}", { version: table.version, uptime: `${number(Math.round(table.uptime_s))} s` });
 }
 
 // A card's state in words (the phones' page says it alike): what a revealed card is, or that it is hidden.
@@ -270,7 +275,7 @@ export function settingsNotes(state) {
   }
   const back = state.rolled_back;
   if (back) {
-    const time = back.at ? new Date(back.at * 1000).toLocaleString(lang) : "?";
+    const time = back.at ? when(new Date(back.at * 1000)) : "?";
     notes.push(el("p", { class: "message error", text: t("The settings changed at {time} ({keys}) were rolled back, and the last good ones are in use: {why}", { time, keys: (back.labels || back.keys).join(", "), why: back.why }) }));
   }
   if (state.refused) {  // a file edited by hand that the table would not start on: the owner may discard it
@@ -363,11 +368,11 @@ function drawHistory() {
   const head = el("tr", {}, ...["started", "Game", "result", "moves", "duration"].map((name) => el("th", { text: t(name) })));
   // newest first: the first, unless it is over, is the game in play
   redraw($("history"), [games, offered], () => [head, ...games.map((game, index) => el("tr", {},
-    el("td", { text: (game.started || game.id || "").replace("T", " ").slice(0, 16) }),
+    el("td", { text: game.started ? when(new Date(game.started)) : game.id || "" }),
     el("td", { text: gameName(game.game) }),
     el("td", { text: game.error || (game.over ? game.reason : t(index === 0 ? "in play" : "unfinished")) }),
     el("td", { text: game.moves ?? "" }),
-    el("td", { class: "duration", text: game.duration_s == null ? "" : `${Math.round(game.duration_s / 60)} min` })))]);
+    el("td", { class: "duration", text: game.duration_s == null ? "" : `${number(Math.round(game.duration_s / 60))} min` })))]);
 }
 
 export async function download(path, name) {
