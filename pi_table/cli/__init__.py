@@ -11,8 +11,9 @@ import sys
 from collections.abc import Sequence
 from typing import Any
 
+from . import frame
 from .output import EXIT_CONFIG, EXIT_NOPERM, EXIT_PIPE, Handler
-from .tables import NotInTheGroup, Unconfigured
+from .tables import DEFAULT_CONFIG, NotInTheGroup, Unconfigured
 
 
 class _Version(argparse.Action):
@@ -90,6 +91,7 @@ def main(argv: list[str] | None = None) -> int:
     os.environ.setdefault("PYGAME_HIDE_SUPPORT_PROMPT", "1")
     try:
         argv = sys.argv[1:] if argv is None else argv
+        frame.speak(frame.language(argv, DEFAULT_CONFIG))
         parser = build_parser(argv)
         args = parser.parse_args(argv)
         handler: Handler = args.func
