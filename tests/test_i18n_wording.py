@@ -190,3 +190,14 @@ def test_no_calque_or_second_name_is_left_in_the_catalogue_or_the_italian_docs(w
 ])
 def test_the_last_wordings_of_issue_53_are_gone(msgid, wrong):
     assert wrong not in ITALIAN[msgid]
+
+
+@pytest.mark.parametrize("msgid", ["shown", "card {cell} is already revealed", "{card}, revealed",
+                                   "{cell} revealed: {card}",
+                                   "play the cues: a reveal, the turn, the timer, the game's end (README, Sound)"])
+def test_a_revealed_card_is_covered_in_every_italian_message_as_the_book_has_it(msgid):
+    """Issue 63, item 4: the phones said "scoperta", the terminal "rivelata", and the book has the
+    word covered by an agent's card: one term, "coperta", on every surface (a card still in play is
+    "da scoprire", the audit's italian-2026-11.tsv)."""
+    said = ITALIAN[msgid]
+    assert "copert" in said and not re.search(r"scopert|rivelat", said), said

@@ -104,7 +104,7 @@ def test_under_lang_it_every_line_prompt_and_question_is_italian():
     english, _ = session_output(ENGLISH_RUN)
     italian, session = session_output(ENGLISH_RUN, lang="it")
     assert session.state.is_over  # the assassin: the game-over line was printed too
-    assert "rifiutato: la carta 9 è già scoperta" in italian and "[s/N]" in italian
+    assert "rifiutato: la carta 9 è già coperta" in italian and "[s/N]" in italian
     left = sorted(words_of(italian) & (words_of(english) - COMMAND_WORDS))
     assert left == []
 

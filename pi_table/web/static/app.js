@@ -209,7 +209,11 @@ const PHASES = {clue: N_("{team} is in its clue phase"), guess: N_("{team} is in
   cover: N_("{team} is in its cover phase"), place: N_("{team} is in its place phase")};
 
 function turnLine(view) {
-  return capital(view.turn ? t(PHASES[view.phase], {team: team(view.turn)}) : t("over: {reason}", {reason: view.reason || ""}));
+  // Whose turn it is, or the game's end with who won and why.
+  if (view.turn) return capital(t(PHASES[view.phase], {team: team(view.turn)}));
+  if (!view.winner) return t("Game over: {reason}", {reason: view.reason || ""});
+  return view.reason ? t("Game over: the {team} team wins ({reason})", {team: team(view.winner), reason: view.reason})
+    : t("Game over: the {team} team wins", {team: team(view.winner)});
 }
 
 function clueLine(view) {
@@ -226,22 +230,29 @@ function summary(view) {
   return el("p", {id: "summary"}, parts.join(" · "));
 }
 
-let heard = null;  // the grid page's view as last announced: what changes after it is said
+let heard = null;  // the page as last announced: what changes after it is said
+// What a kind of page says when its view changes, from its view before: a kind's own script adds its own.
+const heralds = {};
 
 function announce(page) {
-  // A touch at the table changes the page: the card it revealed, and the turn that follows, are
-  // said once, politely, and so is a clue's number once entered (the page's first view is read
-  // as a whole, not announced).
-  const view = page.kind === "board" || page.kind === "spymaster" ? page.view : null;
-  const before = heard && view && heard.game_id === page.game_id ? heard.view : null;
-  heard = view ? {game_id: page.game_id, view} : null;
-  if (!before) return;
-  const said = [...view.board].flatMap((shown, cell) => shown === before.board[cell] || shown === "?" || shown === "." ? []
-    : [t("{cell} revealed: {card}", {cell: page.words ? `${cell} ${page.words[cell]}` : cell, card: t(CARDS[shown] || shown)})]);
-  if (turnLine(view) !== turnLine(before)) said.push(turnLine(view));
-  if (view.clue !== null && clueLine(view) !== clueLine(before)) said.push(capital(clueLine(view)));
+  // What changed on the page is said once, politely (the page's first view is read as a whole,
+  // not announced).
+  const before = heard && heard.game_id === page.game_id && heard.kind === page.kind ? heard : null;
+  heard = page;
+  const herald = heralds[page.kind];
+  const said = before && herald ? herald(before, page) : [];
   if (said.length) sayIn(document.getElementById("said"), said.join(". "));
 }
+
+heralds.board = heralds.spymaster = (before, page) => {
+  // A touch at the table: the card it revealed, the turn that follows, a clue's number once entered.
+  const view = page.view, was = before.view;
+  const said = [...view.board].flatMap((shown, cell) => shown === was.board[cell] || shown === "?" || shown === "." ? []
+    : [t("{cell} revealed: {card}", {cell: page.words ? `${cell} ${page.words[cell]}` : cell, card: t(CARDS[shown] || shown)})]);
+  if (turnLine(view) !== turnLine(was)) said.push(turnLine(view));
+  if (view.clue !== null && clueLine(view) !== clueLine(was)) said.push(capital(clueLine(view)));
+  return said;
+};
 
 renderers.waiting = () => [el("p", {class: "note"}, t("The table is starting."))];
 renderers.board = (page) => [summary(page.view), grid(page.view.board, null, page.words, page.grid)];

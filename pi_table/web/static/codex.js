@@ -57,8 +57,19 @@ function told(facts) {
 }
 
 function stepTitle(pub) {
-  return pub.step === "over" ? t("Game over") : t("Phase {phase}: {step}", {phase: pub.phase, step: t(STEP_TITLES[pub.step])});
+  if (pub.step !== "over") return t("Phase {phase}: {step}", {phase: pub.phase, step: t(STEP_TITLES[pub.step])});
+  return pub.winner ? t("Game over: the {faction} faction wins", {faction: team(pub.winner)}) : t("Game over");
 }
+
+heralds["codex-seat"] = (before, page) => {
+  // What the table told this agent since: a message received, a Hacker's block (the phase the
+  // status line says).
+  const view = page.view, was = before.view;
+  const said = view.inbox.slice(was.inbox.length).map((message) =>
+    t("Message received: {fragment}, {facts}", {fragment: message.fragment, facts: told(message.facts)}));
+  if (view.blocked_in.length > was.blocked_in.length) said.push(capital(t("a Hacker blocked you")));
+  return said;
+};
 
 function waitingFor(pub) {
   return pub.waiting_for.length ? t("Waiting for {agents}.", {agents: pub.waiting_for.map((seat) => pub.codenames[seat]).join(", ")}) : "";
