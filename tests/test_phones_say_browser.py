@@ -67,6 +67,8 @@ def test_a_codex_seat_announces_a_message_received_and_a_hackers_block(companion
         for text in SENT:  # each agent sends its next one its position: Moon's message goes to Aleman (seat 1)
             table.then(text)
         expect(aleman.locator("#said")).to_contain_text(message)
+        if companion.language == "it":  # the page says "ad" before a name that begins with "a", as the table does
+            expect(moon.locator("#app")).to_contain_text("hai mandato ad Aleman (posto 1)")
         table.then("block 1 0")  # Aleman, the blue Hacker, blocks Moon: told once the private step is over
         for text in DONE:
             table.then(text)

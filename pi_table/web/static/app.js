@@ -81,7 +81,9 @@ function tn(msgid, values = {}) {
 }
 
 function t(msgid, values = {}) {
-  return tn(msgid, values).join("");
+  // The sentence as said: its fields filled in, then its language's sound rule ("ad Aleman").
+  const said = tn(msgid, values).join("");
+  return words.euphony ? said.replace(new RegExp(words.euphony[0], "g"), words.euphony[1]) : said;
 }
 
 function number(value, options = {}) {

@@ -11,7 +11,7 @@ readers["codex-seat"] = (page) => [gameTitle("codex"), t("{codename}, seat {seat
 
 stages["codex-seat"] = stages["codex-public"] = (page) => {
   const pub = codexPublic(page);
-  return {at: `${page.game_id}/${pub.phase}/${pub.step}`, title: stepTitle(pub)};
+  return {at: `${page.game_id}/${pub.phase}/${pub.step}`, title: stageTitle(pub)};
 };
 
 // A seat's page builds its forms from `legal`, the texts of the actions it may take now, so it
@@ -57,8 +57,12 @@ function told(facts) {
 }
 
 function stepTitle(pub) {
-  if (pub.step !== "over") return t("Phase {phase}: {step}", {phase: pub.phase, step: t(STEP_TITLES[pub.step])});
-  return pub.winner ? t("Game over: the {faction} faction wins", {faction: team(pub.winner)}) : t("Game over");
+  return pub.step === "over" ? t("Game over") : t("Phase {phase}: {step}", {phase: pub.phase, step: t(STEP_TITLES[pub.step])});
+}
+
+function stageTitle(pub) {
+  // The status line's: the step, or the game's end with who won (the page's heading has the winner beneath it).
+  return pub.step === "over" && pub.winner ? t("Game over: the {faction} faction wins", {faction: team(pub.winner)}) : stepTitle(pub);
 }
 
 heralds["codex-seat"] = (before, page) => {
