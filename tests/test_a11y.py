@@ -667,7 +667,7 @@ def test_the_turn_and_each_reveal_are_announced_once_politely(browser, private):
             heard.append(said.inner_text())
         assert heard[:3] == ["Red is in its guess phase. Clue 2", "3 DRAGON revealed: red agent",
                              "9 JET revealed: blue agent. Blue is in its clue phase"]
-        assert heard[3].startswith("24 ZEBRA revealed: assassin. Over: ")
+        assert heard[3].startswith("24 ZEBRA revealed: assassin. Game over: the red team wins (")
         assert page.evaluate("() => window.__repeats") == []
     finally:
         page.close()

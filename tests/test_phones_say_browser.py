@@ -5,12 +5,11 @@ announces a message received and a Hacker's block, not only the phase."""
 from __future__ import annotations
 
 import pytest
+from test_a11y import DONE, SENT, TOKENS, CodexTable, codex_at
 
 from pi_table.engine import Rules, make_game, parse_action
 from pi_table.web import Companion, codenames_snapshot
 from pi_table.web.tokens import seat_role
-
-from test_a11y import DONE, SENT, TOKENS, CodexTable, codex_at
 
 pytestmark = pytest.mark.browser
 
