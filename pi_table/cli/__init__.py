@@ -91,11 +91,11 @@ def main(argv: list[str] | None = None) -> int:
     os.environ.setdefault("PYGAME_HIDE_SUPPORT_PROMPT", "1")
     try:
         argv = sys.argv[1:] if argv is None else argv
-        frame.speak(frame.language(argv, DEFAULT_CONFIG))
-        parser = build_parser(argv)
-        args = parser.parse_args(argv)
-        handler: Handler = args.func
-        return handler(parser, args)
+        with frame.speaking(frame.language(argv, DEFAULT_CONFIG)):
+            parser = build_parser(argv)
+            args = parser.parse_args(argv)
+            handler: Handler = args.func
+            return handler(parser, args)
     except Unconfigured:
         return EXIT_CONFIG
     except NotInTheGroup:

@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import argparse
 import tomllib
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 from ..engine.phrase import N_
@@ -53,12 +55,20 @@ def language(argv: list[str], default_config: str) -> str:
     return str(game.get("language", "en")) if isinstance(game, dict) else "en"
 
 
-def speak(lang: str) -> None:
-    """argparse says its words in ``lang`` from now on (in English for a language it has not)."""
+@contextmanager
+def speaking(lang: str) -> Iterator[None]:
+    """argparse says its words in ``lang`` (in English for a language it has not) while the command
+    line is read and run, and its own English again after: a test or a tool that runs ``main`` in
+    its process reads argparse as it was."""
     if lang == "en" or lang not in LANGUAGES:
+        yield
         return
     from ..ui.i18n import translation
 
     catalogue = translation(lang)
-    argparse._ = catalogue.gettext  # type: ignore[attr-defined]
-    argparse.ngettext = catalogue.ngettext  # type: ignore[attr-defined]
+    was = argparse._, argparse.ngettext  # type: ignore[attr-defined]
+    argparse._, argparse.ngettext = catalogue.gettext, catalogue.ngettext  # type: ignore[attr-defined]
+    try:
+        yield
+    finally:
+        argparse._, argparse.ngettext = was  # type: ignore[attr-defined]
