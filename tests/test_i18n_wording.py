@@ -227,3 +227,9 @@ def test_waiting_for_agents_agrees_with_any_number_of_them():
     said = ITALIAN["Waiting for {agents}."]
     assert not said.startswith("Si aspetta:"), said
     assert said.format(agents="Drago, Cipher, Nova") == "In attesa di Drago, Cipher, Nova."
+
+
+def test_the_owners_list_of_what_needs_the_passphrase_has_one_e():
+    """Issue 63, item 5: "riavvio e spegnimento e impostazioni" (two "e" in one list, as /setup had)."""
+    said = ITALIAN["Updates, backups, restores, power and the fleet's settings need the owner's passphrase."]
+    assert said.count(" e ") == 1, said
