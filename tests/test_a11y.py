@@ -667,7 +667,7 @@ def test_the_turn_and_each_reveal_are_announced_once_politely(browser, private):
             heard.append(said.inner_text())
         assert heard[:3] == ["Red is in its guess phase. Clue 2", "3 DRAGON revealed: red agent",
                              "9 JET revealed: blue agent. Blue is in its clue phase"]
-        assert heard[3].startswith("24 ZEBRA revealed: assassin. Over: ")
+        assert heard[3].startswith("24 ZEBRA revealed: assassin. Game over: the red team wins (")
         assert page.evaluate("() => window.__repeats") == []
     finally:
         page.close()
@@ -828,12 +828,12 @@ def test_the_board_is_a_table_of_rows_each_cell_named_by_number_word_and_state(t
         rows = ax_table(page)
         assert [[name.split()[0] for name in row] for row in rows] == [[str(c) for c in order[r * 5:r * 5 + 5]] for r in range(5)]
         names = {int(name.split()[0]): name for row in rows for name in row}
-        assert names[3] == "3 DRAGO agente rosso, carta scoperta" and names[0] == "0 MELA agente rosso, da scoprire"
+        assert names[3] == "3 DRAGO agente rosso, carta coperta" and names[0] == "0 MELA agente rosso, da scoprire"
         assert page.get_attribute('[data-cell="3"] .word', "lang") == "it"
         page.goto(companion.base_url + "/")
         page.wait_for_selector(".grid .cell.A")
         names = {int(name.split()[0]): name for row in ax_table(page) for name in row}
-        assert names[0] == "0 MELA da scoprire" and names[24] == "24 CONCHIGLIA assassino, carta scoperta"
+        assert names[0] == "0 MELA da scoprire" and names[24] == "24 CONCHIGLIA assassino, carta coperta"
     finally:
         page.close()
         companion.stop()
@@ -846,7 +846,7 @@ def test_the_board_is_a_table_of_rows_each_cell_named_by_number_word_and_state(t
         page.wait_for_selector("#board .A")
         rows = ax_table(page)
         assert [[name.split(",")[0] for name in row] for row in rows] == [[str(c) for c in order[r * 5:r * 5 + 5]] for r in range(5)]
-        assert f"{table.key.index('A')}, assassino, carta scoperta" in [name for row in rows for name in row]
+        assert f"{table.key.index('A')}, assassino, carta coperta" in [name for row in rows for name in row]
         assert page.get_attribute("#board", "aria-label") == "la griglia"
         assert page.get_attribute("#new-game-game", "aria-label") == "Partita"
     finally:

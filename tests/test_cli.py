@@ -154,3 +154,23 @@ def test_another_games_option_is_refused_naming_the_games_own(tmp_path, options,
     assert f"{given}: an option of {owner}; {options[1]} takes {own}" in done.stderr, done.stderr
     assert sim_json(tmp_path, "clue 1\n", "--game", "alias24", "--dark-cell", "5", "--nuke", "mad", "--seed", "1")[0][
         "state"]["board"][5] == "."
+
+
+def test_argparses_frame_speaks_the_tables_language(tmp_path):
+    """Issue 63, item 3: "usage: … error: …" around an Italian reason was English; argparse's own
+    words come from the catalogue when the command line (--lang) or the table's configuration
+    speaks Italian, and stay English otherwise."""
+    done = pi_table("sim", "--lang", "it", "--start", "green")
+    assert done.returncode == 2 and done.stderr.startswith("uso: pi-table"), done.stderr
+    assert "pi-table: errore: --start: una squadra è 'rossa' o 'blu'" in done.stderr and "usage:" not in done.stderr
+    done = pi_table("sim", "--lang=it", "--bogus")
+    assert done.returncode == 2 and "errore: argomenti non riconosciuti: --bogus" in done.stderr, done.stderr
+    config = tmp_path / "config.toml"
+    config.write_text('[game]\nlanguage = "it"\n')
+    done = pi_table("history", "--config", str(config), "--lang", "xx")
+    assert done.returncode == 2 and done.stderr.startswith("uso: pi-table history"), done.stderr
+    assert "argomento --lang: scelta non valida: 'xx' (scegliere tra 'en', 'it')" in done.stderr
+    done = pi_table("history", "--config", str(config), "--json", "extra")
+    assert "errore: argomenti non riconosciuti: extra" in done.stderr, done.stderr
+    done = pi_table("sim", "--bogus")
+    assert done.returncode == 2 and done.stderr.startswith("usage: pi-table") and "error: unrecognized" in done.stderr

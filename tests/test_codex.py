@@ -268,7 +268,7 @@ def test_action_texts_parse_and_print_back(text, action, canonical):
         ("", "an empty line is not an action"),
         ("touch 3", "Codex's commands are send, code, block, profile, done, end-discussion, vote, reveal, not 'touch'"),
         ("send 0 1", "'send' is written send SEAT TO FACT [FACT]"),
-        ("send 0 6 role", "the recipient is a seat number 0 to 5, not 6"),
+        ("send 0 6 role", "the recipient must be one of the seats in play, numbered 0 to 5 (one an agent), not 6"),
         ("send 0 1 role role", "one fact, or two different ones from an Informatore"),
         ("send 0 1 colour", "a fact is one of codename, faction, role, position, fragment, not 'colour'"),
         ("code 0 AAAA-BBBB", "a code is three fragments of 4 letters or digits"),

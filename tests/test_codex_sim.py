@@ -138,7 +138,7 @@ def test_refusals_say_why_and_change_nothing(tmp_path, capsys):
 def test_italian_screen(tmp_path, capsys):
     lines = sim(tmp_path, capsys, "send 0 1 role\npass-and-play on\n", "--lang", "it")
     assert "Fase 1 · Comunicazioni private" in lines[-1]["screen"]["texts"]
-    assert "Passa lo schermo: tocca a Aleman (posto 1)" in lines[-1]["screen"]["texts"]
+    assert "Passa lo schermo: tocca ad Aleman (posto 1)" in lines[-1]["screen"]["texts"]
 
 
 def test_the_text_output_speaks_the_tables_language(tmp_path, capsys):
@@ -162,7 +162,7 @@ def test_the_text_output_names_the_screens_stage_in_words(tmp_path, capsys):
     assert main(["sim", "--game", "codex", "--setup", SETUP, "--lang", "it", "--script", str(path)]) == 0
     out = capsys.readouterr().out
     stages = re.findall(r"\n  schermo \((.*?)\): ", out)
-    assert stages[2].startswith("'passa lo schermo a Aleman (posto 1)'") and stages[3].startswith("il turno di Aleman")
+    assert stages[2].startswith("'passa lo schermo ad Aleman (posto 1)'") and stages[3].startswith("il turno di Aleman")
     assert not {"(pass", "(agent", "(wait", "(hidden", "(table"} & set(re.findall(r"\(\w+", out))
 
 

@@ -223,7 +223,7 @@ def test_in_italian_codexs_own_moves_are_typed_in_italian_words():
     public = session.record.game.public_view(session.record.state)
     assert public.acted == (1, 2)
     said = " ".join(group.text.split())
-    assert "invia SEAT TO FACT [FACT]: 'invia' si scrive invia SEAT TO FACT [FACT], non 'invia 3'" in said
+    assert "invia POSTO A INFO [INFO]: 'invia' si scrive invia POSTO A INFO [INFO], non 'invia 3'" in said
     spoken = said.split("Anche in italiano: ", 1)[1]
     assert all(word in spoken for word in ("invia (send)", "codice (code)", "blocca (block)", "profila (profile)",
                                            "fatto (done)", "vota (vote)", "rivela (reveal)",
@@ -237,3 +237,18 @@ def test_the_command_line_plays_codex_in_the_terminal():
     assert done.returncode == 0, done.stderr
     assert "[1] PASS AND PLAY" in done.stdout and "Pass the screen to" in done.stdout
     assert "your turn" in done.stdout and "IDENTIKIT" in done.stdout
+
+
+def test_in_italian_codexs_refusals_and_help_teach_the_italian_words_taken():
+    """Issue 63, item 3: a refusal's usage and its facts in the words the Italian terminal takes
+    (POSTO, INFO, estorci, nome-in-codice), never 'SEAT TO FACT' or 'codename'; a seat out of
+    play is told what a seat is, not 'un posto è il numero di un posto'."""
+    group, _ = play(["invia 3", "vota 1 2 estorci x", "fatto 9", "aiuto"], lang="it")
+    said = " ".join(group.text.split())
+    assert "invia POSTO A INFO [INFO]: 'invia' si scrive invia POSTO A INFO [INFO], non 'invia 3'" in said
+    assert ("vota POSTO BERSAGLIO [estorci INFO]: un'informazione può essere nome-in-codice, fazione, ruolo, "
+            "posizione, frammento, non 'x'") in said
+    assert "fatto POSTO: il posto dev'essere uno dei posti in gioco, numerati da 0 a 5 (uno per agente), non 9" in said
+    help_said = said.split("Comandi (gli stessi di un file di script):", 1)[1].split("Anche in italiano:")[0]
+    assert "invia POSTO A INFO [INFO]" in help_said and "vota POSTO BERSAGLIO [estorci INFO]" in help_said
+    assert not re.search(r"\b(send|vote|SEAT|FACT|extort|end-turn|new-game)\b", help_said)

@@ -124,7 +124,7 @@ def test_a_phrase_is_translated_from_its_code_and_fields_not_its_english():
     """The Italian comes from the template and the fields, whatever the English sentence reads."""
     revealed = Phrase.of("card {cell} is already revealed", cell=7)
     assert str(revealed) == "card 7 is already revealed"
-    assert i18n.say(revealed, "it") == "la carta 7 è già scoperta"
+    assert i18n.say(revealed, "it") == "la carta 7 è già coperta"
     side = Phrase.of("the {team} team", team=pi_table.engine.Team.RED)
     nested = Phrase.of("{side} must guess at least once before ending its turn", side=side)
     assert i18n.say(nested, "it").startswith("la squadra rossa")

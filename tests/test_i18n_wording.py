@@ -166,7 +166,8 @@ ITALIAN_DOCS = sorted((ROOT / "docs").rglob("*.it.md"))
 
 @pytest.mark.parametrize("word", [r"\bdistribui", r"\bsalvataggi", r"\bpersonale\b", r"\bcapispia\b", r"\bcapo spia\b",
                                   r"\brotella\b", r"\bil companion\b", r"\bgiornale\b(?! di sistema)",
-                                  r"\bcappuccio\b", r"\bnon sta bene\b", r"\bPrepara (questo|il) tavolo\b"])
+                                  r"\bcappuccio\b", r"\bnon sta bene\b", r"\bPrepara (questo|il) tavolo\b",
+                                  r"\b(schermo|schermi) (degli|dello|per gli) spymaster\b"])
 def test_no_calque_or_second_name_is_left_in_the_catalogue_or_the_italian_docs(word):
     """The catalogue's ban on "distribuire" a game, issue 53's calques (a hood, a device that "sta
     bene", a table "preparato") and one name a thing (backup, staff, capi dell'agenzia, manopola,
@@ -190,3 +191,45 @@ def test_no_calque_or_second_name_is_left_in_the_catalogue_or_the_italian_docs(w
 ])
 def test_the_last_wordings_of_issue_53_are_gone(msgid, wrong):
     assert wrong not in ITALIAN[msgid]
+
+
+@pytest.mark.parametrize("msgid", ["shown", "card {cell} is already revealed", "{card}, revealed",
+                                   "{cell} revealed: {card}",
+                                   "play the cues: a reveal, the turn, the timer, the game's end (README, Sound)"])
+def test_a_revealed_card_is_covered_in_every_italian_message_as_the_book_has_it(msgid):
+    """Issue 63, item 4: the phones said "scoperta", the terminal "rivelata", and the book has the
+    word covered by an agent's card: one term, "coperta", on every surface (a card still in play is
+    "da scoprire", the audit's italian-2026-11.tsv)."""
+    said = ITALIAN[msgid]
+    assert "copert" in said and not re.search(r"scopert|rivelat", said), said
+
+
+def test_italian_says_ad_before_a_name_that_begins_with_a_whatever_the_name():
+    """Issue 63, item 5: "Estorcere un'informazione a Aleman": Italian's "ad" before a word that
+    begins with "a" is a rule of the sentence as said (the name filled in decides it), in every
+    template, on the screen, the terminal and the phones' server alike."""
+    from pi_table.engine.phrase import Phrase
+    from pi_table.ui.i18n import say, translation
+
+    _ = translation("it").gettext
+    assert _("Extort a fact from {agent}, if it goes there?").format(agent="Aleman (posto 1)") == \
+        "Estorcere un'informazione ad Aleman (posto 1), se ci va?"
+    assert _("Extort a fact from {agent}, if it goes there?").format(agent="Moon (posto 0)") == \
+        "Estorcere un'informazione a Moon (posto 0), se ci va?"
+    assert _("Pass the screen to {agent}").format(agent="Aleman") == "Passa lo schermo: tocca ad Aleman"
+    assert say(Phrase.of("Pass the screen to {agent}", agent="Aleman"), "it") == "Passa lo schermo: tocca ad Aleman"
+    assert translation("en").gettext("Extort a fact from {agent}, if it goes there?").format(agent="Aleman") == \
+        "Extort a fact from Aleman, if it goes there?"
+
+
+def test_waiting_for_agents_agrees_with_any_number_of_them():
+    """Issue 63, item 5: "Si aspetta: Drago, Cipher, Nova" (one verb for many)."""
+    said = ITALIAN["Waiting for {agents}."]
+    assert not said.startswith("Si aspetta:"), said
+    assert said.format(agents="Drago, Cipher, Nova") == "In attesa di Drago, Cipher, Nova."
+
+
+def test_the_owners_list_of_what_needs_the_passphrase_has_one_e():
+    """Issue 63, item 5: "riavvio e spegnimento e impostazioni" (two "e" in one list, as /setup had)."""
+    said = ITALIAN["Updates, backups, restores, power and the fleet's settings need the owner's passphrase."]
+    assert said.count(" e ") == 1, said

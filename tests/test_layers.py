@@ -319,7 +319,7 @@ ROOMS = {
                "owner_files", "broker_desk", "owner_notice", "owners_part", "staff_desk", "first_boot", "security", "fleet_dashboard", "run"],
     "web": ["tokens", "seats", "runner", "auth", "roles", "snapshot", "games", "texts", "codex_pages", "night", "staff",
             "server"],
-    "cli": ["output", "window", "tables", "script", "games", "grid", "codex", "options", "play", "board", "control", "service",
+    "cli": ["frame", "output", "window", "tables", "script", "games", "grid", "codex", "options", "play", "board", "control", "service",
             "fleet", "backup", "release", "image", "bench"],
     "release": ["layout", "service_user", "network", "broker", "wheels", "keys", "bundle", "requests", "first_boot", "lock", "system",
                 "helper",

@@ -223,7 +223,7 @@ def test_the_director_s_desk_on_a_phone_still_played_withdraw_results_and_the_ti
         page.click("#night-result-save")
         expect(page.locator(".night-history")).to_have_count(2)
         expect(page.locator(".night-history").first).to_contain_text("staff · ")
-        expect(page.locator(".night-history").first).to_contain_text(f"Round 1, table 1: forfeit ({red})")
+        expect(page.locator(".night-history").first).to_contain_text(f"Round 1, table 1: won by forfeit ({red})")
         page.locator('.night-reinstate[data-team="Bats"]').click()
         expect(page.locator("#night-withdrawn")).to_be_empty()
         expect(page.locator(".night-history")).to_have_count(3)

@@ -206,7 +206,7 @@ def test_the_words_follow_the_game_and_the_language():
     assert "La squadra blu ha toccato l'assassino" in texts("codenames over, assassin", "it")
     assert "VINCE LA SQUADRA ROSSA" in texts("codenames over, assassin", "it")
     assert "Setup: blue places the next codename" in texts("deep undercover placing", "en")
-    assert "La carta 1 è già scoperta" in texts("codenames clue, dial and refusal", "it")
+    assert "La carta 1 è già coperta" in texts("codenames clue, dial and refusal", "it")
     refused = texts("codenames clue, dial and refusal", "en")  # the refusal takes the dial's line
     assert "Card 1 is already revealed" in refused and "Dial set to 3" not in refused
     assert "Dial set to unlimited: push it to enter, or tap a number" in texts("codenames clue, dial unlimited", "en")

@@ -41,6 +41,13 @@ def test_every_picture_the_docs_show_is_drawn_by_the_tool_and_by_nothing_else():
         assert not [name for name in named if name in test.read_text(encoding="utf-8")], test.name
 
 
+def test_the_italian_docs_show_italian_pictures_only():
+    """Issue 63, item 5: the Italian Codex page showed two English phones under Italian words."""
+    found = [f"{page.relative_to(ROOT)}: {name}" for page in sorted(ROOT.joinpath("docs").rglob("*.it.md"))
+             for name in re.findall(r"screenshots/([\w-]+-en\.png)", page.read_text(encoding="utf-8"))]
+    assert found == []
+
+
 def test_a_picture_that_differs_by_one_pixel_is_stale(tmp_path):
     """The comparison sees a change as small as one pixel, and a missing file."""
     import pygame

@@ -104,7 +104,7 @@ def test_under_lang_it_every_line_prompt_and_question_is_italian():
     english, _ = session_output(ENGLISH_RUN)
     italian, session = session_output(ENGLISH_RUN, lang="it")
     assert session.state.is_over  # the assassin: the game-over line was printed too
-    assert "rifiutato: la carta 9 è già scoperta" in italian and "[s/N]" in italian
+    assert "rifiutato: la carta 9 è già coperta" in italian and "[s/N]" in italian
     left = sorted(words_of(italian) & (words_of(english) - COMMAND_WORDS))
     assert left == []
 
@@ -460,3 +460,17 @@ def test_the_key_legend_names_each_letter_of_the_key_string_in_words(lang, legen
     the Italian N is "ignaro passante", never left to be read as "nero"."""
     text, _ = session_output([], lang=lang)
     assert f"  {legend}   [x]=" in text
+
+
+def test_in_italian_the_buttons_own_words_are_taken_with_their_space():
+    """Issue 63, item 3: FINE TURNO, NUOVA PARTITA, TEMPO SCADUTO as the buttons write them (a
+    space) are taken as the hyphenated words are; the help leads with the Italian verbs."""
+    _, session = session_output(["indizio 2", "tocca 0", "fine  turno"], lang="it")
+    assert session.record.moves == 3  # the clue, a guess, and the turn ended
+    italian, session = session_output(["tempo scaduto", "nuova partita", "s"], lang="it")
+    assert "non è un comando" not in flat(italian)
+    assert "il tempo scaduto chiude un turno solo quando finisce un timer vincolante" in flat(italian)  # the game's answer
+    assert "c'è una partita in corso: ne preparo una nuova al suo posto?" in flat(italian)
+    said = flat(help_text(make_game(Rules()), "it"))
+    assert "indizio N " in said and "fine-turno " in said and "nuova-partita [G] " in said
+    assert not re.search(r"\s(clue|touch|end-turn|new-game) ", said.split("Anche in italiano:")[0])

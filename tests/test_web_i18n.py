@@ -98,6 +98,29 @@ def test_no_english_is_left_outside_the_markers():
     assert page_files()[1:] == ("app.js", "codex.js")
 
 
+BYPASSING_INTL = re.compile(
+    r"\.(toFixed|toPrecision|toLocaleString|toLocaleDateString|toLocaleTimeString)\("  # the phone's locale, or none
+    r"|Intl\.\w+\(\s*(\[\]|undefined|\))"  # Intl in the phone's language, not the page's
+    r"|\$\{(Math\.\w+\(|r\.|String\()"  # a number put into a text as JavaScript writes it
+    r"|String\(line\["  # a standings line's number as JavaScript writes it
+    r"|\.replace\(\"T\", \" \"\)"  # an ISO date cut, not a date in words
+)
+
+
+def bypassing_intl(script: str) -> list[str]:
+    """The lines of a page script that show a number or a date without Intl in the page's language."""
+    return [line.strip() for line in script.splitlines() if BYPASSING_INTL.search(line)]
+
+
+def test_every_number_and_date_a_page_shows_goes_through_intl_in_the_pages_language():
+    """Issue 63, item 2: "3.44" on an Italian page, the owner's dates in the phone's locale."""
+    assert bypassing_intl("x.toFixed(2)\n`${Math.round(v)} MB`\nnew Intl.DateTimeFormat([], {})\nnumber(v)") == [
+        "x.toFixed(2)", "`${Math.round(v)} MB`", "new Intl.DateTimeFormat([], {})"]  # the check sees them
+    found = {script.name: lines for script in sorted(STATIC.iterdir()) if script.name.endswith(".js")
+             if (lines := bypassing_intl(script.read_text(encoding="utf-8")))}
+    assert found == {}
+
+
 def test_the_texts_come_from_the_catalogue_and_the_server_speaks_the_pages_language():
     texts = page_texts("it")
     assert texts["lang"] == "it" and texts["languages"] == ["en", "it"]

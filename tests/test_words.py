@@ -80,7 +80,7 @@ def test_a_grid_never_holds_two_words_a_clue_cannot_tell_apart(tmp_path):
 
 
 @pytest.mark.parametrize("name, groups", [
-    ("it", [{"nube", "nuvola"}, {"sasso", "pietra", "roccia"}]),
+    ("it", [{"nube", "nuvola"}, {"sasso", "pietra", "roccia"}, {"pila", "batteria"}]),  # pila, batteria: issue 63
     ("en", [{"rock", "stone"}]),
 ])
 def test_the_shipped_lists_name_their_synonyms_and_no_deal_holds_two_of_them(name, groups):

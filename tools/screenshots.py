@@ -35,6 +35,7 @@ from __future__ import annotations
 
 import argparse
 import calendar
+import functools
 import hashlib
 import importlib.util
 import io
@@ -340,9 +341,9 @@ def staff_page(browser, lang: str) -> bytes:
         return shot(page)
 
 
-def codex_seat_page(browser) -> bytes:
+def codex_seat_page(browser, lang: str) -> bytes:
     """Moon's page in phase 2's private turn, red's code half entered."""
-    with serving(CODEX, codex_played(PHASE_2)) as (journal, base), phone(browser, "en") as page:
+    with serving(CODEX + f'language = "{lang}"\n', codex_played(PHASE_2)) as (journal, base), phone(browser, lang) as page:
         page.goto(seat_link(base, journal, 0))
         for fragment in ("K7QM", "J4ZC"):
             page.locator('form[data-form="code"] button.fragment', has_text=fragment).click()
@@ -350,15 +351,15 @@ def codex_seat_page(browser) -> bytes:
         return shot(page)
 
 
-def codex_public_page(browser) -> bytes:
+def codex_public_page(browser, lang: str) -> bytes:
     """The public page as red wins: Orso, the last agent, ends its private turn on its phone
     (a finished game is not resumed at a start: a new one is dealt)."""
-    with serving(CODEX, codex_played(RED_WINS[:-1])) as (journal, base), \
-            phone(browser, "en") as orso, phone(browser, "en") as page:
+    with serving(CODEX + f'language = "{lang}"\n', codex_played(RED_WINS[:-1])) as (journal, base), \
+            phone(browser, lang) as orso, phone(browser, lang) as page:
         orso.goto(seat_link(base, journal, 5))
         orso.locator('form[data-form="done"] button[type=submit]').click()
         page.goto(f"{base}/")
-        page.wait_for_selector("text=Red wins")
+        page.wait_for_selector(".winner.red")
         return shot(page)
 
 
@@ -462,8 +463,8 @@ PAGES: dict[str, Callable[..., bytes]] = {
     "staff-it.png": lambda browser: staff_page(browser, "it"),
     "fleet-en.png": lambda browser: fleet_page(browser, "en"),
     "fleet-it.png": lambda browser: fleet_page(browser, "it"),
-    "codex-seat-en.png": codex_seat_page,
-    "codex-public-en.png": codex_public_page,
+    **{f"codex-seat-{lang}.png": functools.partial(codex_seat_page, lang=lang) for lang in LANGS},
+    **{f"codex-public-{lang}.png": functools.partial(codex_public_page, lang=lang) for lang in LANGS},
 }
 """The pictures of pages, and what draws each, given Chromium."""
 

@@ -11,8 +11,9 @@ import sys
 from collections.abc import Sequence
 from typing import Any
 
+from . import frame
 from .output import EXIT_CONFIG, EXIT_NOPERM, EXIT_PIPE, Handler
-from .tables import NotInTheGroup, Unconfigured
+from .tables import DEFAULT_CONFIG, NotInTheGroup, Unconfigured
 
 
 class _Version(argparse.Action):
@@ -90,10 +91,11 @@ def main(argv: list[str] | None = None) -> int:
     os.environ.setdefault("PYGAME_HIDE_SUPPORT_PROMPT", "1")
     try:
         argv = sys.argv[1:] if argv is None else argv
-        parser = build_parser(argv)
-        args = parser.parse_args(argv)
-        handler: Handler = args.func
-        return handler(parser, args)
+        with frame.speaking(frame.language(argv, DEFAULT_CONFIG)):
+            parser = build_parser(argv)
+            args = parser.parse_args(argv)
+            handler: Handler = args.func
+            return handler(parser, args)
     except Unconfigured:
         return EXIT_CONFIG
     except NotInTheGroup:

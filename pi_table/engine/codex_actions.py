@@ -22,12 +22,13 @@ from .codex_setup import FRAGMENT_CHARACTERS, FRAGMENT_LENGTH, SEATS, Fact
 from .errors import InvalidAction
 from .phrase import Phrase
 
-A_SEAT = Phrase.of("a seat")
+A_SEAT = Phrase.of("the seat")
 
 
 def check_seat(seat: int, what: Phrase = A_SEAT) -> int:
     if not isinstance(seat, int) or isinstance(seat, bool) or not 0 <= seat < SEATS:
-        raise InvalidAction("{what} is a seat number 0 to {last}", what=what, last=SEATS - 1, given=seat)
+        raise InvalidAction("{what} must be one of the seats in play, numbered 0 to {last} (one an agent)",
+                            what=what, last=SEATS - 1, given=seat)
     return seat
 
 

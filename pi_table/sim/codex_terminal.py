@@ -29,6 +29,7 @@ from ..hal import AnyModel, Command, NewGame, SimButtons, SimLedStrip, SimScreen
 from ..hal.codex_model import CodexModel
 from ..table import Outcome, Session, parse_command
 from ..table.codex_loop import CodexLoop
+from ..table.commands import as_spoken
 from ..table.loop import LoopSettings
 from ..table.timer import TimerSettings
 from ..ui.codex_turns import (
@@ -92,11 +93,12 @@ def help_text(lang: str) -> str:
     """Codex's commands in the terminal: the screen's buttons by number, and a script's words."""
     _ = Speech(lang).gettext
     lines = []
-    for command, what in COMMANDS:
+    for written, what in COMMANDS:
+        command = ", ".join(as_spoken(each, lang) for each in written.split(", "))  # the Italian verbs first
         said = _(what).format(games=", ".join(names()))
         lines.append(fit(f"  {command:<15} {said}", 18) if len(command) <= 15 else
                      f"  {command}\n" + fit(f"{'':<17} {said}", 18))
-    lines += [f"  {'help':<15} {_('this text')}", f"  {'quit':<15} {_('leave the simulator')}"]
+    lines += [f"  {as_spoken('help', lang):<15} {_('this text')}", f"  {as_spoken('quit', lang):<15} {_('leave the simulator')}"]
     spoken = spoken_words(lang, WORDS)
     return "\n".join([_("Commands (the same as in a script file):"), *lines,
                       fit(_("An agent's action typed here is seen by everyone at the screen: pass the screen "

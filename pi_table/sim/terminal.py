@@ -126,8 +126,8 @@ def help_text(game: Game, lang: str = "en") -> str:
     """The commands this game has, as a script file takes them."""
     _ = translation(lang).gettext
     words = {"spymaster": _(game.spymaster_word), "noun": _(game.noun), "games": ", ".join(names())}
-    lines = [f"  {command:<15} {_(what).format(**words)}" for command, what, has in COMMANDS if has(game)]
-    lines += [f"  {'help':<15} {_('this text')}", f"  {'quit':<15} {_('leave the simulator')}"]
+    lines = [f"  {as_spoken(command, lang):<15} {_(what).format(**words)}" for command, what, has in COMMANDS if has(game)]
+    lines += [f"  {as_spoken('help', lang):<15} {_('this text')}", f"  {as_spoken('quit', lang):<15} {_('leave the simulator')}"]
     said = spoken_words(lang, tuple(command.split()[0] for command, _, has in COMMANDS if has(game)))
     return "\n".join([_("Commands (the same as in a script file):"), *(fit(line, 18) for line in lines),
                       fit(_("Entering a clue number is optional: a touch without one starts an unlimited turn.")),

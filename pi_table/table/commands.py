@@ -34,6 +34,11 @@ VALUES = {
 """The words a command takes after its verb, as the table's other languages say them: the book's
 "indizio senza limiti" (two words, as the screen writes it), an agent's facts as the screen names
 them."""
+PLACEHOLDERS = {
+    "it": {"SEAT": "POSTO", "TO": "A", "FACT": "INFO", "TARGET": "BERSAGLIO", "MESSAGE": "MESSAGGIO"},
+}
+"""A usage's placeholders in the table's other languages: ``invia POSTO A INFO`` teaches what the
+Italian terminal takes, as ``send SEAT TO FACT`` does a script."""
 
 
 def spoken(words: tuple[str, ...], lang: str) -> str:
@@ -43,18 +48,32 @@ def spoken(words: tuple[str, ...], lang: str) -> str:
     return ", ".join(f"{own[word]} ({word})" if word in own else word for word in words)
 
 
+def words_spoken(text: str, lang: str) -> str:
+    """The words after a command's verb as the terminal in ``lang`` says them: a usage's
+    placeholders (``POSTO``), a fact or a value (``nome-in-codice``, ``estorci``)."""
+    own = {**{written: said for said, written in VALUES.get(lang, {}).items()}, **PLACEHOLDERS.get(lang, {})}
+    return re.sub(r"[A-Za-z][A-Za-z-]*", lambda word: own.get(word[0], word[0]), text)
+
+
 def as_spoken(usage: str, lang: str) -> str:
-    """A command (``clue N``, ``cover 13``) with its word as the terminal in ``lang`` says it
-    (``indizio N``, ``copri 13``)."""
+    """A command (``clue N``, ``send SEAT TO FACT``) with its words as the terminal in ``lang``
+    says them (``indizio N``, ``invia POSTO A INFO``)."""
     verb, _, rest = usage.partition(" ")
     own = {written: said for said, written in SPOKEN.get(lang, {}).items()}
-    return f"{own.get(verb, verb)} {rest}".strip()
+    return f"{own.get(verb, verb)} {words_spoken(rest, lang)}".strip()
 
 
 def as_written(text: str, lang: str) -> str:
-    """``text`` as a script writes it: its command word (``annulla`` is ``undo`` in Italian) and
-    the words after it (``senza limiti`` is ``unlimited``)."""
-    verb, _, rest = text.strip().partition(" ")
+    """``text`` as a script writes it: its command word (``annulla`` is ``undo`` in Italian; the
+    buttons' ``fine turno``, with its space, is ``end-turn`` as ``fine-turno`` is) and the words
+    after it (``senza limiti`` is ``unlimited``)."""
+    text = text.strip()
+    verb, _, rest = text.partition(" ")
+    for said in sorted(SPOKEN.get(lang, {}), key=len, reverse=True):  # the longest first: fine-discussione
+        spaced = re.match(r"[-\s]+".join(map(re.escape, said.split("-"))) + r"(?!\S)", text, re.IGNORECASE)
+        if "-" in said and spaced:
+            verb, rest = said, text[spaced.end():].strip()
+            break
     word = SPOKEN.get(lang, {}).get(verb.lower(), verb)
     for said, written in sorted(VALUES.get(lang, {}).items(), key=lambda pair: -len(pair[0])):
         rest = re.sub(rf"(?<!\S){re.escape(said)}(?!\S)", written, rest, flags=re.IGNORECASE)
@@ -70,6 +89,8 @@ def in_words_spoken(phrase: Phrase, lang: str) -> Phrase:
             return in_words_spoken(value, lang)
         if name in ("verb", "usage", "given") and isinstance(value, str):
             return as_spoken(value, lang)
+        if name == "names" and isinstance(value, str):  # the facts a fact may be
+            return words_spoken(value, lang)
         return value
 
     return replace(phrase, fields=tuple((name, field(name, value)) for name, value in phrase.fields))

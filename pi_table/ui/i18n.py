@@ -13,6 +13,7 @@ Making them (``python -m pi_table.ui.messages``, with Babel) is a checkout's job
 from __future__ import annotations
 
 import gettext
+import re
 from enum import Enum
 from functools import cache
 from pathlib import Path
@@ -28,6 +29,40 @@ DOMAIN = "pi_table"
 LOCALE_DIR = Path(__file__).parent / "locale"
 
 
+EUPHONY = {"it": (re.compile(r"\b([Aa]) (?=[Aa])"), r"\1d ")}
+"""A language's sound rules over a sentence as said, once its fields are filled in: Italian's
+"ad" before a word that begins with "a" ("ad Aleman", but "a Moon"), which the name decides."""
+
+
+class Said(str):
+    """A catalogue's template: formatted, it follows its language's sound rules (``EUPHONY``)."""
+
+    rule: tuple[re.Pattern[str], str]
+
+    def format(self, *args: object, **fields: object) -> str:
+        pattern, replacement = self.rule
+        return pattern.sub(replacement, super().format(*args, **fields))
+
+
+class _Catalogue(gettext.GNUTranslations):
+    """A ``.mo`` catalogue whose templates follow their language's sound rules when formatted."""
+
+    rule: tuple[re.Pattern[str], str] | None = None
+
+    def _said(self, text: str) -> str:
+        if self.rule is None:
+            return text
+        said = Said(text)
+        said.rule = self.rule
+        return said
+
+    def gettext(self, message: str) -> str:
+        return self._said(super().gettext(message))
+
+    def ngettext(self, msgid1: str, msgid2: str, n: int) -> str:
+        return self._said(super().ngettext(msgid1, msgid2, n))
+
+
 @cache
 def translation(lang: str) -> gettext.NullTranslations:
     """The catalogue for ``lang``; English is the msgids themselves."""
@@ -35,7 +70,10 @@ def translation(lang: str) -> gettext.NullTranslations:
         raise ValueError(f"the screen speaks {' or '.join(LANGUAGES)}, not {lang!r}")
     if lang == "en":
         return gettext.NullTranslations()
-    return gettext.translation(DOMAIN, localedir=LOCALE_DIR, languages=[lang])
+    catalogue = gettext.translation(DOMAIN, localedir=LOCALE_DIR, languages=[lang], class_=_Catalogue)
+    assert isinstance(catalogue, _Catalogue)  # for the type checker: class_ made it
+    catalogue.rule = EUPHONY.get(lang)
+    return catalogue
 
 
 class TeamWord:

@@ -22,7 +22,7 @@ from typing import IO
 from ..engine.games import names, title_of
 from ..engine.phrase import Phrase
 from ..engine.views import LANGUAGES
-from ..ui.i18n import TeamWord, say, translation
+from ..ui.i18n import EUPHONY, TeamWord, say, translation
 from .games import scripts
 
 _SCRIPT = re.compile(r'<script src="/static/([\w.-]+)"></script>')
@@ -85,6 +85,8 @@ def page_texts(lang: str) -> dict[str, object]:
         "texts": {msgid: gettext(msgid) for msgid in sorted(page_msgids())},
         "teams": TeamWord.FORMS.get(lang, {}),
         "games": {name: gettext(title_of(name)) for name in names()},
+        # the language's sound rule over a sentence said ("ad Aleman"), as the page's t() applies it
+        "euphony": [(rule := EUPHONY[lang])[0].pattern, rule[1].replace("\\", "$")] if lang in EUPHONY else None,
     }
 
 

@@ -146,6 +146,9 @@ TEXTS: tuple[str, ...] = (
     N_("void (counts for nothing)"),
     N_("this recorded game:"),
     N_("back to the table's own game"),
+    N_("won ({team})"),  # a result in the night's history, by its code (night.js's RESULT_SAID)
+    N_("won by forfeit ({team})"),
+    N_("a recorded game ({game})"),
     N_("Save the result"),
     N_("History"),
     N_("Export for a tournament program (TRF)"),

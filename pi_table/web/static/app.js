@@ -33,7 +33,17 @@ function el(tag, attrs = {}, ...children) {
 
 const LANG_KEY = "pi-table-lang";
 const tableLang = document.documentElement.lang;
-let words = {lang: tableLang, languages: [], texts: {}, teams: {}};
+// The words gate: until the page's words are here (``lang`` null) nothing is drawn in words, since
+// an English msgid drawn then under <html lang="it"> would stay (issue 63). What draws in words is
+// drawn in ``inWords``: at once when the words are here, and again each time they arrive.
+let words = {lang: null, languages: [], texts: {}, teams: {}};
+const drawnInWords = [];
+
+function inWords(draw) {
+  // ``draw`` a part of the page in words now if its words are here, and again whenever they change.
+  if (!drawnInWords.includes(draw)) drawnInWords.push(draw);
+  if (words.lang !== null) draw();
+}
 
 function chosenLang() {
   try { return localStorage.getItem(LANG_KEY) || tableLang; } catch (error) { return tableLang; }
@@ -71,7 +81,14 @@ function tn(msgid, values = {}) {
 }
 
 function t(msgid, values = {}) {
-  return tn(msgid, values).join("");
+  // The sentence as said: its fields filled in, then its language's sound rule ("ad Aleman").
+  const said = tn(msgid, values).join("");
+  return words.euphony ? said.replace(new RegExp(words.euphony[0], "g"), words.euphony[1]) : said;
+}
+
+function number(value, options = {}) {
+  // A number in the page's language ("3,44" on an Italian page), never JavaScript's own.
+  return new Intl.NumberFormat(words.lang || tableLang, options).format(value);
 }
 
 function sayIn(region, text, error = false) {
@@ -92,6 +109,7 @@ async function speak(lang) {
   document.documentElement.lang = words.lang;
   for (const node of document.querySelectorAll("[data-i18n]")) node.textContent = t(node.dataset.i18n);
   languageSwitch();
+  for (const draw of drawnInWords) draw();
 }
 
 function languageSwitch() {
@@ -193,7 +211,11 @@ const PHASES = {clue: N_("{team} is in its clue phase"), guess: N_("{team} is in
   cover: N_("{team} is in its cover phase"), place: N_("{team} is in its place phase")};
 
 function turnLine(view) {
-  return capital(view.turn ? t(PHASES[view.phase], {team: team(view.turn)}) : t("over: {reason}", {reason: view.reason || ""}));
+  // Whose turn it is, or the game's end with who won and why.
+  if (view.turn) return capital(t(PHASES[view.phase], {team: team(view.turn)}));
+  if (!view.winner) return t("Game over: {reason}", {reason: view.reason || ""});
+  return view.reason ? t("Game over: the {team} team wins ({reason})", {team: team(view.winner), reason: view.reason})
+    : t("Game over: the {team} team wins", {team: team(view.winner)});
 }
 
 function clueLine(view) {
@@ -210,22 +232,29 @@ function summary(view) {
   return el("p", {id: "summary"}, parts.join(" · "));
 }
 
-let heard = null;  // the grid page's view as last announced: what changes after it is said
+let heard = null;  // the page as last announced: what changes after it is said
+// What a kind of page says when its view changes, from its view before: a kind's own script adds its own.
+const heralds = {};
 
 function announce(page) {
-  // A touch at the table changes the page: the card it revealed, and the turn that follows, are
-  // said once, politely, and so is a clue's number once entered (the page's first view is read
-  // as a whole, not announced).
-  const view = page.kind === "board" || page.kind === "spymaster" ? page.view : null;
-  const before = heard && view && heard.game_id === page.game_id ? heard.view : null;
-  heard = view ? {game_id: page.game_id, view} : null;
-  if (!before) return;
-  const said = [...view.board].flatMap((shown, cell) => shown === before.board[cell] || shown === "?" || shown === "." ? []
-    : [t("{cell} revealed: {card}", {cell: page.words ? `${cell} ${page.words[cell]}` : cell, card: t(CARDS[shown] || shown)})]);
-  if (turnLine(view) !== turnLine(before)) said.push(turnLine(view));
-  if (view.clue !== null && clueLine(view) !== clueLine(before)) said.push(capital(clueLine(view)));
+  // What changed on the page is said once, politely (the page's first view is read as a whole,
+  // not announced).
+  const before = heard && heard.game_id === page.game_id && heard.kind === page.kind ? heard : null;
+  heard = page;
+  const herald = heralds[page.kind];
+  const said = before && herald ? herald(before, page) : [];
   if (said.length) sayIn(document.getElementById("said"), said.join(". "));
 }
+
+heralds.board = heralds.spymaster = (before, page) => {
+  // A touch at the table: the card it revealed, the turn that follows, a clue's number once entered.
+  const view = page.view, was = before.view;
+  const said = [...view.board].flatMap((shown, cell) => shown === was.board[cell] || shown === "?" || shown === "." ? []
+    : [t("{cell} revealed: {card}", {cell: page.words ? `${cell} ${page.words[cell]}` : cell, card: t(CARDS[shown] || shown)})]);
+  if (turnLine(view) !== turnLine(was)) said.push(turnLine(view));
+  if (view.clue !== null && clueLine(view) !== clueLine(was)) said.push(capital(clueLine(view)));
+  return said;
+};
 
 renderers.waiting = () => [el("p", {class: "note"}, t("The table is starting."))];
 renderers.board = (page) => [summary(page.view), grid(page.view.board, null, page.words, page.grid)];
@@ -348,7 +377,6 @@ let standingsShown = null;  // the night as the block last drew it, in its langu
 let nightKnown = null;  // the night as last fetched: what changed since is said
 
 async function standings() {
-  const box = document.getElementById("standings");
   let night = null;
   try {
     const answer = await fetch("/night/standings", {cache: "no-store"});
@@ -356,6 +384,13 @@ async function standings() {
   } catch (error) { /* the table is away: the block keeps what it showed */ return; }
   sayChanges(nightKnown, night);
   nightKnown = night;
+  inWords(drawStandings);
+}
+
+function drawStandings() {
+  // The night's block, drawn again only when the night or the page's words changed.
+  const box = document.getElementById("standings");
+  const night = nightKnown;
   const drawing = JSON.stringify([words.lang, night]);
   if (drawing === standingsShown) return;
   standingsShown = drawing;
@@ -374,7 +409,7 @@ async function standings() {
       el("tr", {}, el("th", {}, t("Team")), columns.map(([name]) => el("th", {}, t(name)))),
       night.standings.map((line) => el("tr", {class: ["standing", ...(line.withdrawn ? ["withdrawn"] : [])].join(" ")},
         el("td", {}, `${placed(line)} ${line.team}`, line.withdrawn ? el("span", {class: "mark"}, ` (${t("withdrawn")})`) : null),
-        columns.map(([, field]) => el("td", {}, String(line[field]))))))),
+        columns.map(([, field]) => el("td", {}, number(line[field]))))))),
     round ? el("h3", {}, t("Round {number}", {number: round.number})) : null,
     round ? el("ul", {class: "pairs"}, round.pairs.map((pair) =>
       el("li", {}, `${t("table")} ${pair.table}: ${pair.red} – ${pair.blue}`))) : null,
@@ -386,7 +421,7 @@ async function standings() {
 
 function sayChanges(before, now) {
   // What changed since the last fetch, in words, once (the live region): not the whole table again.
-  if (!before || !now || before.name !== now.name) return;
+  if (words.lang === null || !before || !now || before.name !== now.name) return;
   const said = [];
   if (now.rounds.length > before.rounds.length) said.push(t("Round {number} is paired", {number: now.rounds.length}));
   const was = Object.fromEntries(before.standings.map((line) => [line.team, line]));

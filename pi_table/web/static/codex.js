@@ -11,7 +11,7 @@ readers["codex-seat"] = (page) => [gameTitle("codex"), t("{codename}, seat {seat
 
 stages["codex-seat"] = stages["codex-public"] = (page) => {
   const pub = codexPublic(page);
-  return {at: `${page.game_id}/${pub.phase}/${pub.step}`, title: stepTitle(pub)};
+  return {at: `${page.game_id}/${pub.phase}/${pub.step}`, title: stageTitle(pub)};
 };
 
 // A seat's page builds its forms from `legal`, the texts of the actions it may take now, so it
@@ -59,6 +59,21 @@ function told(facts) {
 function stepTitle(pub) {
   return pub.step === "over" ? t("Game over") : t("Phase {phase}: {step}", {phase: pub.phase, step: t(STEP_TITLES[pub.step])});
 }
+
+function stageTitle(pub) {
+  // The status line's: the step, or the game's end with who won (the page's heading has the winner beneath it).
+  return pub.step === "over" && pub.winner ? t("Game over: the {faction} faction wins", {faction: team(pub.winner)}) : stepTitle(pub);
+}
+
+heralds["codex-seat"] = (before, page) => {
+  // What the table told this agent since: a message received, a Hacker's block (the phase the
+  // status line says).
+  const view = page.view, was = before.view;
+  const said = view.inbox.slice(was.inbox.length).map((message) =>
+    t("Message received: {fragment}, {facts}", {fragment: message.fragment, facts: told(message.facts)}));
+  if (view.blocked_in.length > was.blocked_in.length) said.push(capital(t("a Hacker blocked you")));
+  return said;
+};
 
 function waitingFor(pub) {
   return pub.waiting_for.length ? t("Waiting for {agents}.", {agents: pub.waiting_for.map((seat) => pub.codenames[seat]).join(", ")}) : "";
@@ -371,7 +386,7 @@ function timeLeft(page) {
   // The discussion's time as the table counts it: the table sends every second that passes.
   if (!page.timer) return "";
   const left = page.timer.remaining_s;
-  return " " + t("{time} left.", {time: `${Math.floor(left / 60)}:${String(left % 60).padStart(2, "0")}`});
+  return " " + t("{time} left.", {time: `${number(Math.floor(left / 60))}:${number(left % 60, {minimumIntegerDigits: 2})}`});
 }
 
 renderers["codex-seat"] = (page) => {

@@ -1,7 +1,7 @@
 // The staff page's health: the headline with what needs attention and this computer's readings
 // under it, the page's address as a QR code, and the service's log by level, search and time
 // range. A section's script (web/sections/health.py): the page loads it after staff.js.
-import { $, api, download, el, redraw, section, setText, t } from "./staff.js";
+import { $, api, download, el, number, redraw, section, setText, t } from "./staff.js";
 
 const LOG_LEVELS = [["info", "everything"], ["warning", "warnings and errors"], ["error", "errors only"]];
 
@@ -47,12 +47,12 @@ function drawHealth(health) {
   $("attention").replaceChildren(...health.attention.slice(1).map((each) =>
     el("li", {}, el("strong", { text: each.what }), " ", each.advice)));
   const r = health.readings;
-  const mb = (value) => value == null ? t("no reading") : `${Math.round(value)} MB`;
+  const mb = (value) => value == null ? t("no reading") : `${number(Math.round(value))} MB`;
   const power = r.power == null ? t("no reading")
     : r.power.under_voltage ? t("under-voltage now") : r.power.under_voltage_since_boot ? t("under-voltage since the start") : t("ok");
   $("readings").replaceChildren(
     ...reading(t("Disk free"), r.disk_free_mb == null ? t("no reading") : `${mb(r.disk_free_mb)} / ${mb(r.disk_total_mb)}`),
-    ...reading(t("CPU temperature"), r.cpu_temp_c == null ? t("no reading") : `${r.cpu_temp_c} °C`),
+    ...reading(t("CPU temperature"), r.cpu_temp_c == null ? t("no reading") : `${number(r.cpu_temp_c)} °C`),
     ...reading(t("Power supply"), power),
     ...reading(t("Memory free"), r.memory_available_mb == null ? t("no reading") : `${mb(r.memory_available_mb)} / ${mb(r.memory_total_mb)}`),
     ...reading(t("Computer up"), r.uptime_s == null ? t("no reading") : duration(r.uptime_s)),

@@ -5,7 +5,7 @@
 // follow a night another table offers (with its code) and leave it. The page reads the night every 5 s:
 // each part is drawn again only when what it shows changed (staff.js's redraw), so a refresh never moves
 // the keyboard's focus nor takes back a choice being made. A section's script (web/sections/night.py).
-import { $, api, csrf, download, el, redraw, say, section, t } from "./staff.js";
+import { $, api, csrf, download, el, number, redraw, say, section, t, when } from "./staff.js";
 
 function nightSection() {
   return el("section", { id: "night-section" },
@@ -322,14 +322,18 @@ function resultsForm(box, data, prefix = "night-result", save = (body) => nightA
     el("div", { class: "row" }, round, table), el("div", { class: "row" }, result, game, saving)];
 }
 
+// A result in the night's history, by its code (pi_table/night/book.py's RESULTS), in words.
+const RESULT_SAID = { won: "won ({team})", forfeit: "won by forfeit ({team})", "double-loss": "both lost",
+  void: "void (counts for nothing)", game: "a recorded game ({game})", table: "back to the table's own game" };
+
 function drawHistory(history) {
-  const when = (at) => new Date(at * 1000).toLocaleTimeString([], { hour: "2-digit", minute: "2-digit" });
+  const time = (at) => when(new Date(at * 1000), { hour: "2-digit", minute: "2-digit" });
   const said = (entry) => entry.event === "result"
-    ? `${t("Round {number}", { number: entry.round })}, ${t("table")} ${entry.table}: ${entry.result}${entry.winner ? ` (${entry.winner})` : ""}${entry.game ? ` ${entry.game}` : ""}`
+    ? `${t("Round {number}", { number: entry.round })}, ${t("table")} ${entry.table}: ${t(RESULT_SAID[entry.result] || entry.result, { team: entry.winner, game: entry.game })}`
     : entry.event === "unconfirm" ? t("Round {number} undone", { number: entry.round })
     : `${entry.team}: ${entry.event === "withdraw" ? t("withdrawn") : t("Back in")}`;
   redraw($("night-history"), history, () => [...(history.length ? [el("h3", { "data-t": "History", text: t("History") })] : []),
-    ...history.slice().reverse().map((entry) => el("p", { class: "note night-history", text: `${when(entry.at)} · ${entry.by} · ${said(entry)}` }))]);
+    ...history.slice().reverse().map((entry) => el("p", { class: "note night-history", text: `${time(entry.at)} · ${entry.by} · ${said(entry)}` }))]);
 }
 
 // A customers' game under way at the table when the night opened, was accepted or a round was confirmed: free
@@ -434,7 +438,7 @@ function drawNight(data) {
     el("tr", {}, el("th", { text: t("Team") }), ...columns.map(([name]) => el("th", { text: t(name) }))),
     ...night.standings.map((line) => el("tr", { class: "standing" },
       el("td", { text: `${line.shared ? `${line.place}=` : `${line.place}.`} ${line.team}${line.withdrawn ? ` (${t("withdrawn")})` : ""}` }),
-      ...columns.map(([, field]) => el("td", { text: String(line[field]) }))))]);
+      ...columns.map(([, field]) => el("td", { text: number(line[field]) }))))]);
 }
 
 // Exported: tests/test_a11y.py runs the page's own refreshes on demand; no script imports it.

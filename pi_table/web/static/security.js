@@ -2,7 +2,7 @@
 // the last run (what changed, whether a reboot is due, how it ended) and a run now, the owner's.
 // Its result shows beside its button. A section's script (web/sections/security.py): the page
 // loads it after staff.js.
-import { $, api, csrf, el, lang, ownersAction, t } from "./staff.js";
+import { $, api, csrf, el, ownersAction, t, when as at } from "./staff.js";
 
 function securitySection() {
   return el("section", { id: "security-section", "aria-labelledby": "security-title" },
@@ -40,7 +40,7 @@ function drawSecurity(data) {
       : "Debian's security updates are applied by the table every day at {hour}:00, or at the first idle moment after it.",
     { hour });
   const last = data.last;
-  const when = last && last.at ? new Date(last.at * 1000).toLocaleString(lang) : "?";
+  const when = last && last.at ? at(new Date(last.at * 1000)) : "?";
   let said = data.running ? t("Being applied now…") : last ? t(LAST[last.outcome] || LAST.failed, { when, count: last.changed.length }) : t("No run yet.");
   if (!data.running && last && last.why) said += ` ${last.why}`;
   if (data.waits) said += ` (${data.waits})`;

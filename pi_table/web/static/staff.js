@@ -12,6 +12,10 @@ const AT_HAND = [
 // The table's language, as served in <html lang>, until these staff pick another on this phone.
 export let lang = localStorage.getItem("staff-lang") || document.documentElement.lang;
 let words = {};
+// The words gate: the language of the words the page holds, null before they are here. A part the
+// refresh draws (``redraw``) is drawn only once they are, and keyed by them: a part drawn before a
+// new language's words arrive is drawn again when they do (issue 63).
+let wordsLang = null;
 let cardWords = {};  // the board's cells in words: the phones' texts (app.js), which say the cards alike
 export let csrf = null;
 let settings = null;
@@ -33,6 +37,11 @@ export function t(text, fields = {}) {
   for (const [name, value] of Object.entries(fields)) said = said.replaceAll(`{${name}}`, value);
   return said;
 }
+// Numbers and dates in the page's language through Intl ("3,44", "27/11/26, 12:29" on an Italian
+// page), never in the phone's locale nor JavaScript's own (toFixed, String): tests/test_web_i18n.py.
+export const number = (value, options = {}) => new Intl.NumberFormat(wordsLang || lang, options).format(value);
+export const when = (date, options = { dateStyle: "short", timeStyle: "short" }) =>
+  new Intl.DateTimeFormat(wordsLang || lang, options).format(date);
 export function el(tag, attributes = {}, ...children) {
   const node = document.createElement(tag);
   for (const [name, value] of Object.entries(attributes)) {
@@ -53,8 +62,8 @@ export function setText(node, text) {
 // chosen, each found again by its id: a refresh never moves a keyboard or takes back a choice.
 const drawnFrom = new WeakMap();
 export function redraw(box, shows, build) {
-  const key = JSON.stringify([lang, shows]);
-  if (drawnFrom.get(box) === key) return false;
+  const key = JSON.stringify([wordsLang, shows]);
+  if (wordsLang === null || drawnFrom.get(box) === key) return false;
   drawnFrom.set(box, key);
   const focused = box.contains(document.activeElement) ? document.activeElement.id : "";
   const chosen = [...box.querySelectorAll("select[id], input[id]:not([type=checkbox]):not([type=radio])")]
@@ -132,8 +141,10 @@ export async function api(method, path, body, background = false) {
 }
 
 async function loadWords() {
-  words = lang === "en" ? {} : await (await fetch(`/staff/words/${lang}`)).json();
-  cardWords = await (await fetch(`/staff/cards/${lang}`)).json();
+  const loading = lang;
+  words = loading === "en" ? {} : await (await fetch(`/staff/words/${loading}`)).json();
+  cardWords = await (await fetch(`/staff/cards/${loading}`)).json();
+  wordsLang = loading;
   document.documentElement.lang = lang;
   for (const node of document.querySelectorAll("[data-t]")) node.textContent = t(node.dataset.t);
   for (const node of document.querySelectorAll("[data-t-label]")) node.setAttribute("aria-label", t(node.dataset.tLabel));
@@ -243,7 +254,7 @@ function drawTable(table) {
   }));
   $("warnings").replaceChildren(...table.warnings.map((warning) => el("p", { class: "message error", text: warning })),
     ...settingsNotes(table.settings));
-  $("version").textContent = t("version {version}, up {uptime}", { version: table.version, uptime: `${Math.round(table.uptime_s)} s` });
+  $("version").textContent = t("version {version}, up {uptime}", { version: table.version, uptime: `${number(Math.round(table.uptime_s))} s` });
 }
 
 // A card's state in words (the phones' page says it alike): what a revealed card is, or that it is hidden.
@@ -264,7 +275,7 @@ export function settingsNotes(state) {
   }
   const back = state.rolled_back;
   if (back) {
-    const time = back.at ? new Date(back.at * 1000).toLocaleString(lang) : "?";
+    const time = back.at ? when(new Date(back.at * 1000)) : "?";
     notes.push(el("p", { class: "message error", text: t("The settings changed at {time} ({keys}) were rolled back, and the last good ones are in use: {why}", { time, keys: (back.labels || back.keys).join(", "), why: back.why }) }));
   }
   if (state.refused) {  // a file edited by hand that the table would not start on: the owner may discard it
@@ -304,6 +315,7 @@ function drawGames(games) {
   if (games.some((game) => game.game === chosen)) select.value = chosen;
   showOptions();
   tell("games", games);  // night.js: the games a night may play
+  drawHistory();
 }
 // One option's field: a checkbox, or a list of its words or of the numbers it takes, at its default.
 function optionField(option) {
@@ -338,20 +350,29 @@ async function act(path, body, done) {  // ``done``: what the table did, said on
 
 // -- the history --------------------------------------------------------------------------
 
+let played = null;  // the history's games as the table last answered
+
 async function loadHistory() {
   const answer = await api("GET", "/staff/api/history");
   if (!answer.ok) return;
-  const table = $("history");
-  const games = answer.data.games;
-  if (!games.length) return table.replaceChildren(el("tr", {}, el("td", { text: t("no games yet") })));
+  played = answer.data.games;
+  drawHistory();
+}
+
+// The history names each game by its title (``offered``): drawn once the titles are here, and again
+// when they change (the table's answer and the history's come in either order).
+function drawHistory() {
+  const games = played;
+  if (!games || !offered.length) return;
+  if (!games.length) return redraw($("history"), [], () => [el("tr", {}, el("td", { text: t("no games yet") }))]);
   const head = el("tr", {}, ...["started", "Game", "result", "moves", "duration"].map((name) => el("th", { text: t(name) })));
   // newest first: the first, unless it is over, is the game in play
-  table.replaceChildren(head, ...games.map((game, index) => el("tr", {},
-    el("td", { text: (game.started || game.id || "").replace("T", " ").slice(0, 16) }),
+  redraw($("history"), [games, offered], () => [head, ...games.map((game, index) => el("tr", {},
+    el("td", { text: game.started ? when(new Date(game.started)) : game.id || "" }),
     el("td", { text: gameName(game.game) }),
     el("td", { text: game.error || (game.over ? game.reason : t(index === 0 ? "in play" : "unfinished")) }),
     el("td", { text: game.moves ?? "" }),
-    el("td", { class: "duration", text: game.duration_s == null ? "" : `${Math.round(game.duration_s / 60)} min` }))));
+    el("td", { class: "duration", text: game.duration_s == null ? "" : `${number(Math.round(game.duration_s / 60))} min` })))]);
 }
 
 export async function download(path, name) {
