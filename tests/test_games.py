@@ -139,21 +139,75 @@ GAME_CLASSES = {entry.engine().__name__ for entry in engine_games.GAMES.values()
 """The engines' class names, whose ``name`` a comparison may read (``Alias24.name``)."""
 
 
+REGISTRY_NAMES = {"NAMES", "KINDS", "DEFAULT", "names", "names_of"}
+"""The registry's lists of names (pi_table/engine/games.py): one of them picked out is a game's name."""
+NAMED_LIKE = ("game", "kind", "name")
+"""How a variable that holds a game's or a kind's name is called: ``game``, ``rules.game``, ``kind``, ``entry.name``."""
+FRAGMENT = 4
+"""The shortest piece of a game's name that asks for it (``startswith("code")``, ``f"{game}-coop"``)."""
+
+
 def holds_a_name(node: ast.expr, kinds: set[str], games: frozenset[str]) -> bool:
-    """Whether an expression is a kind's or a game's name: the string itself, or ``Alias24.name``."""
+    """Whether an expression is a kind's or a game's name, or a collection of them: the string
+    itself, ``Alias24.name``, one the registry's lists pick out (``NAMES[1]``, ``DEFAULT``), or a
+    tuple, list or set literal (or ``frozenset(...)`` of one) that holds one."""
     if isinstance(node, ast.Constant):
         return node.value in kinds or node.value in games
+    if isinstance(node, (ast.Tuple, ast.List, ast.Set)):
+        return any(holds_a_name(element, kinds, games) for element in node.elts)
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in ("set", "frozenset", "tuple", "list"):
+        return any(holds_a_name(argument, kinds, games) for argument in node.args)
+    if isinstance(node, ast.Subscript):
+        return word_of(node.value.func if isinstance(node.value, ast.Call) else node.value) in REGISTRY_NAMES
     return (isinstance(node, ast.Attribute) and node.attr == "name" and isinstance(node.value, ast.Name)
-            and node.value.id in GAME_CLASSES)
+            and node.value.id in GAME_CLASSES) or word_of(node) == "DEFAULT"
+
+
+def word_of(node: ast.expr) -> str:
+    """The name a variable or an attribute is read by (``game``, ``rules.game`` give ``game``)."""
+    return node.id if isinstance(node, ast.Name) else node.attr if isinstance(node, ast.Attribute) else ""
+
+
+def named_like_a_name(node: ast.expr) -> bool:
+    return word_of(node).lower().endswith(NAMED_LIKE)
+
+
+def piece_of_a_name(text: object, kinds: set[str], games: frozenset[str]) -> bool:
+    """Whether a literal is a piece of a kind's or a game's name long enough to mean it (``"code"``, ``"-coop"``)."""
+    return isinstance(text, str) and len(text) >= FRAGMENT and any(text.lower() in name for name in kinds | games)
+
+
+def names_a_game_in_an_attribute(text: object, kinds: set[str], games: frozenset[str]) -> bool:
+    """Whether an attribute's name says a kind's or a game's (``"codenames_coop_rules"``, ``"draw_codex"``)."""
+    return isinstance(text, str) and any(name.replace("-", "_") in text.lower() for name in kinds | games)
+
+
+def composes_a_name(text: ast.JoinedStr, games: frozenset[str]) -> bool:
+    """Whether an f-string builds a game's name from a piece of one beside a field
+    (``f"codenames-{variant}"``, ``f"{game}-coop"``); one that says a name in a sentence or a
+    cue's name (``f"Codex: {title}"``, ``f"codex-{step}"``) builds none."""
+    values = text.values
+    for at, value in enumerate(values):
+        if not (isinstance(value, ast.Constant) and isinstance(value.value, str)):
+            continue
+        piece = value.value.lower()
+        before = at + 1 < len(values) and any(
+            name.startswith(piece[-size:]) for name in games for size in range(FRAGMENT, len(piece) + 1))
+        after = at > 0 and any(
+            name.endswith(piece[:size]) for name in games for size in range(FRAGMENT, len(piece) + 1))
+        if before or after:
+            return True
+    return False
 
 
 def name_constants(tree: ast.Module, kinds: set[str], games: frozenset[str]) -> set[str]:
-    """The names a module binds to a kind's or a game's name (``COOP = "codenames-coop"``)."""
+    """The names a module binds to a kind's or a game's name, anywhere in it (``COOP =
+    "codenames-coop"``, ``wanted = NAMES[1]`` in a function)."""
     found = set()
-    for node in tree.body:
+    for node in ast.walk(tree):
         targets = node.targets if isinstance(node, ast.Assign) else [node.target] if isinstance(node, ast.AnnAssign) else []
         value = getattr(node, "value", None)
-        if value is not None and holds_a_name(value, kinds, games):
+        if targets and value is not None and holds_a_name(value, kinds, games):
             found |= {target.id for target in targets if isinstance(target, ast.Name)}
     return found
 
@@ -175,68 +229,102 @@ def imported_constants(tree: ast.Module, module: str, constants: dict[str, set[s
     return found
 
 
+def looked_up_by_name(tree: ast.AST, kinds: set[str], games: frozenset[str]) -> list[int]:
+    """The lines that look a value up in a dict whose keys are games' or kinds' names
+    (``{"codenames": 2}[game]``, ``SCORES.get(game)`` where ``SCORES`` is such a dict): a table of
+    something per game, where the game's description should say it."""
+    keyed = {id(node) for node in ast.walk(tree)
+             if isinstance(node, ast.Dict) and any(key is not None and holds_a_name(key, kinds, games) for key in node.keys)}
+    tables = {target.id for node in ast.walk(tree) if isinstance(node, (ast.Assign, ast.AnnAssign))
+              and id(node.value) in keyed
+              for target in (node.targets if isinstance(node, ast.Assign) else [node.target]) if isinstance(target, ast.Name)}
+
+    def a_table(node: ast.expr) -> bool:
+        return id(node) in keyed or (isinstance(node, ast.Name) and node.id in tables)
+
+    def looks_up(node: ast.AST) -> bool:
+        if isinstance(node, ast.Subscript):
+            return a_table(node.value) and not isinstance(node.slice, ast.Constant)
+        return (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in ("get", "pop")
+                and a_table(node.func.value))
+
+    return [node.lineno for node in ast.walk(tree) if looks_up(node)]
+
+
 def kind_questions(tree: ast.AST, kinds: set[str], games: frozenset[str] = frozenset(),
                    held: set[str] = frozenset(), own: bool = True) -> list[int]:
-    """The lines that ask which kind of game this is, or which game: a comparison with a kind's
-    name (``== 'codex'``, ``== CODEX``) or a game's (``view.game == "alias24"``, ``==
-    Alias24.name``), or with a constant that holds one (``COOP = "codenames-coop"`` then ``==
-    COOP``: the module's own unless ``own`` is False, and ``held``, those it imports or reads from
-    another module), a yes or no named after a kind (``if session.codex:``, ``... != loop.codex``,
-    ``is_codex(rules)``)."""
+    """The lines that ask which kind of game this is, or which game, in each way a newcomer would
+    write it: a comparison (``==``, ``!=``, ``in``) with a kind's or a game's name or a collection
+    of them (``== 'codex'``, ``in ("codenames", "alias24")``, ``== Alias24.name``, ``== NAMES[1]``),
+    or with a constant that holds one (``COOP = "codenames-coop"`` then ``== COOP``: the module's
+    own unless ``own`` is False, and ``held``, those it imports or reads from another module); a
+    ``case`` of one; a piece of one asked of a name (``game.startswith("code")``, ``"coop" in
+    game``); a dict of games looked up; ``getattr`` by a game's name or by a variable holding one; an
+    f-string that builds one; a yes or no named after a kind (``if session.codex:``, ``... !=
+    loop.codex``, ``is_codex(rules)``)."""
     constants = (name_constants(tree, kinds, games) if own else set()) | set(held)
 
     def names_a_kind(node: ast.expr) -> bool:
         if holds_a_name(node, kinds, games):
             return True
-        if isinstance(node, ast.Name):
-            return node.id.lower() in kinds or node.id in constants
-        if isinstance(node, ast.Attribute):
-            return node.attr.lower() in kinds or node.attr in constants
+        if isinstance(node, (ast.Name, ast.Attribute)):
+            return word_of(node).lower() in kinds or word_of(node) in constants
         return isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id.removeprefix("is_") in kinds
 
-    lines = []
-    for node in ast.walk(tree):
+    def asks_a_piece(node: ast.Compare) -> bool:
+        operands = [node.left, *node.comparators]
+        return any(isinstance(op, (ast.In, ast.NotIn)) for op in node.ops) and any(
+            isinstance(operand, ast.Constant) and piece_of_a_name(operand.value, kinds, games) for operand in operands) and any(
+            named_like_a_name(operand) for operand in operands)
+
+    def asks(node: ast.AST) -> bool:
         if isinstance(node, ast.Compare):
-            asked = [node.left, *node.comparators]
-        elif isinstance(node, (ast.If, ast.IfExp, ast.While, ast.Assert)):
-            asked = [node.test]
-        elif isinstance(node, ast.BoolOp):
-            asked = node.values
-        elif isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.Not):
-            asked = [node.operand]
-        else:
-            continue
-        if any(names_a_kind(operand) for operand in asked):
-            lines.append(node.lineno)
+            return asks_a_piece(node) or any(names_a_kind(operand) for operand in (node.left, *node.comparators))
+        if isinstance(node, (ast.If, ast.IfExp, ast.While, ast.Assert)):
+            return names_a_kind(node.test)
+        if isinstance(node, ast.BoolOp):
+            return any(names_a_kind(value) for value in node.values)
+        if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.Not):
+            return names_a_kind(node.operand)
+        if isinstance(node, ast.MatchValue):
+            return names_a_kind(node.value)
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in ("startswith", "endswith"):
+            pieces = [element for argument in node.args
+                      for element in (argument.elts if isinstance(argument, ast.Tuple) else [argument])]
+            return any(isinstance(piece, ast.Constant) and piece_of_a_name(piece.value, kinds, games) for piece in pieces)
+        if isinstance(node, ast.Call) and word_of(node.func) in ("getattr", "hasattr", "setattr") and len(node.args) >= 2:
+            attribute = node.args[1]
+            if isinstance(attribute, ast.JoinedStr):
+                return any(isinstance(value, ast.FormattedValue) and named_like_a_name(value.value)
+                           for value in attribute.values)
+            return isinstance(attribute, ast.Constant) and names_a_game_in_an_attribute(attribute.value, kinds, games)
+        return isinstance(node, ast.JoinedStr) and composes_a_name(node, games)
+
+    lines = looked_up_by_name(tree, kinds, games) + [node.lineno for node in ast.walk(tree) if asks(node)]
     return sorted(set(lines))
 
 
 OWN_NAMES = {"engine/codex_rules.py"}
 """A game's own room, whose constant is its own name, which its rules check they were given."""
-NIGHT_GAMES = "night/games.py"
-"""Asks ``game == COOP`` until the night reads the description (issue 52.1, on the night's branch)."""
 
 
-def package_questions(skip: set[str]) -> list[str]:
-    """Every kind or game question in the package's modules but the registries and ``skip``; a
-    constant that holds a name counts wherever it is read, in its module or another."""
+def package_questions() -> list[str]:
+    """Every kind or game question in the package's modules but the registries (which name the
+    games and kinds they register: they are what the others ask instead); a constant that holds a name counts wherever it is read, in its module or another."""
     kinds, games = set(engine_games.KINDS), frozenset(engine_games.NAMES)
     trees = {path.relative_to(PACKAGE).as_posix(): parsed(path) for path in sorted(PACKAGE.rglob("*.py"))}
     modules = {where: "pi_table." + where.removesuffix(".py").removesuffix("/__init__").replace("/", ".")
                for where in trees}
     constants = {modules[where]: name_constants(tree, kinds, games) for where, tree in trees.items()
                  if where not in REGISTRIES}
-    return [f"{where}:{line}" for where, tree in trees.items() if where not in REGISTRIES | skip
+    return [f"{where}:{line}" for where, tree in trees.items() if where not in REGISTRIES
             for line in kind_questions(tree, kinds, games, imported_constants(tree, modules[where], constants),
                                        own=where not in OWN_NAMES)]
 
 
 def test_no_layer_asks_which_kind_of_game_it_plays_nor_which_game():
-    assert package_questions({NIGHT_GAMES}) == []
-
-
-def test_the_night_asks_the_description_not_the_games_name():
-    assert [found for found in package_questions(set()) if found.startswith(NIGHT_GAMES)] == []
+    """The night too reads the description (issue 52.1), not ``game == COOP``."""
+    assert package_questions() == [], "ask the game's description (engine/games.py: described), not its name"
 
 
 def test_the_kind_question_checker_sees_one():
@@ -253,6 +341,64 @@ def test_the_kind_question_checker_sees_one():
                          "teams = 1 if game == C else 2\nrated = games.COOP != game\n")
     held = imported_constants(imported, "pi_table.web.night", constants)
     assert held == {"C", "COOP"} and kind_questions(imported, {"grid"}, frozenset(), held) == [3, 4]
+
+
+PLANTED = """\
+SCORES = {"alias24": 2, "codenames": 1}
+LABELS = {"codenames": "the classic"}
+
+
+def asks(game, rules, x, kind, entry, games, state, c, path):
+    a = rules.game == "codenames"
+    b = game != "alias24"
+    c = game in ("codenames", "codenames-coop")
+    d = game in {"alias24"}
+    e = rules.game not in ["codex"]
+    match game:
+        case "codenames" | "alias24":
+            pass
+    g = game.startswith("code")
+    h = {"codenames": 2, "alias24": 3}[game]
+    i = getattr(x, "codenames_coop_rules")
+    j = getattr(x, f"draw_{rules.game}")
+    k = f"codenames-{x}"
+    m = game == NAMES[1]
+    n = kind == games.KINDS[0]
+    o = entry.name != names()[2]
+    p = SCORES.get(game, 0)
+    q = rules.game.endswith("-coop")
+    r = f"{game}-coop"
+    s = "coop" in rules.game
+    wanted = names_of("grid")[0]
+    u = game == wanted
+
+
+def asks_nothing(game, state, x, c, path, library):
+    said = {"codenames": list(state.codenames)}
+    given = state["codenames"]
+    shown = [label for label in LABELS.values()]
+    pins = getattr(library, f"WS2811_STRIP_{c.order}")
+    known = game in NAMES
+    spaced = path.startswith("pi")
+    counted = f"{x} cards"
+    return said, given, shown, pins, known, spaced, counted
+"""
+"""A module that asks a game its name in each way a newcomer would write it (the lines of
+``asks``), and looks at names in ways that ask nothing (``asks_nothing``: a key of a state's JSON
+that happens to be a game's word, a list merely shown, the registry asked whether a name is a game)."""
+
+PLANTED_QUESTIONS = [6, 7, 8, 9, 10, 12, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 27]
+
+
+def test_the_kind_question_checker_reads_every_way_of_asking_a_games_name():
+    """Issue 61.8: the checker read ``==`` with a constant and missed ``in (...)``, ``match``,
+    ``startswith``, a dict looked up by the name, ``getattr`` by name, an f-string, the registry's
+    names; it read 2 of the 19 lines of ``asks``."""
+    tree = ast.parse(PLANTED)
+    found = kind_questions(tree, set(engine_games.KINDS), frozenset(engine_games.NAMES))
+    planted = PLANTED.splitlines()
+    assert {line: planted[line - 1].strip() for line in found} == {
+        line: planted[line - 1].strip() for line in PLANTED_QUESTIONS}
 
 
 def code_naming(tree: ast.Module, word: str) -> list[int]:

@@ -11,6 +11,7 @@ from __future__ import annotations
 import gettext
 
 import pytest
+from babel.messages.catalog import Catalog
 from babel.messages.mofile import read_mo
 
 from pi_table.engine import Team
@@ -39,11 +40,41 @@ def test_the_italian_catalogue_follows_the_template_with_every_entry_translated(
     template = messages.read_catalogue(messages.TEMPLATE)
     assert [message.id for message in po if message.id] == [message.id for message in template if message.id], RUN
     assert not po.obsolete, f"entries nothing uses (#~): {list(po.obsolete)}"
-    assert [message.id for message in po if message.fuzzy and message.id] == []
-    untranslated = [message.id for message in po if message.id and not all(
-        message.string if isinstance(message.string, tuple) else (message.string,))]
-    assert untranslated == []
+    assert messages.untranslated(po) == [], "add the Italian of these by hand in " + str(messages.po_path("it"))
     assert po.plural_forms == "nplurals=2; plural=(n != 1);"
+
+
+def italian(*entries) -> Catalog:
+    """An Italian catalogue of ``(english, italian)`` entries (a plural's as two tuples), each
+    marked fuzzy where a third item says so."""
+    catalog = Catalog(locale="it")
+    catalog.mime_headers = [("Plural-Forms", "nplurals=2; plural=(n != 1);")]  # as pi_table.po's header says
+    for english, said, *fuzzy in entries:
+        catalog.add(english, said, flags=("fuzzy",) if fuzzy else ())
+    return catalog
+
+
+def test_each_entry_without_its_whole_italian_is_named():
+    catalog = italian(("Lock", "Blocca"), ("Clock", "blocca", "fuzzy"), ("Close", ""),
+                      (("{n} card", "{n} cards"), ("{n} carta", "{n} carte")),
+                      (("{n} seat", "{n} seats"), ("{n} posto", "")), (("{n} game", "{n} games"), ("{n} partita",)))
+    assert messages.untranslated(catalog) == ["Clock", "Close", "{n} seat", "{n} game"]
+
+
+def test_the_merge_guesses_no_translation_for_a_new_or_changed_sentence():
+    """Babel's fuzzy matching gave "Clock" the Italian of "Lock" (issue 61.7): a new sentence near
+    an old one, a reworded one and a singular turned plural come back untranslated, not guessed."""
+    catalog = italian(("Lock the table", "Blocca il tavolo"), ("Start the game", "Inizia la partita"),
+                      ("{n} card left", "{n} carta rimasta"), ("Pause", "Pausa"))
+    template = Catalog()
+    for english in ("Pause", "Clock the table", "Start the games", ("{n} card left", "{n} cards left")):
+        template.add(english)
+    messages.merge(catalog, template)
+    assert [(message.id, any(_forms(message.string)), message.fuzzy) for message in catalog if message.id] == [
+        ("Pause", True, False), ("Clock the table", False, False), ("Start the games", False, False),
+        (("{n} card left", "{n} cards left"), False, False)]
+    assert not catalog.obsolete
+    assert messages.untranslated(catalog) == ["Clock the table", "Start the games", "{n} card left"]
 
 
 def test_the_compiled_catalogue_is_the_italian_one_compiled():
@@ -55,6 +86,10 @@ def test_the_compiled_catalogue_is_the_italian_one_compiled():
 
 def translated(catalog) -> dict:
     return {_one(message.id): _one(message.string) for message in catalog if message.id and not message.fuzzy}
+
+
+def _forms(text) -> tuple:
+    return tuple(text) if isinstance(text, (list, tuple)) else (text,)
 
 
 def _one(text):

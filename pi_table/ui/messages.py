@@ -249,6 +249,34 @@ def read_catalogue(path: Path, lang: str | None = None) -> Catalog:
         return read_po(file, locale=lang, abort_invalid=True)
 
 
+def merge(catalog: Catalog, made: Catalog) -> None:
+    """Bring a language's ``catalog`` to the template ``made``: its entries in the template's order,
+    each keeping its translation where its English is unchanged, and none guessed. Babel's fuzzy
+    matching would give a new sentence the translation of a near one ("Clock" became "blocca"), and
+    a singular turned plural keeps half a translation: such an entry comes back untranslated
+    instead, for tests/test_i18n_catalogue.py to name. A sentence no code says any more is dropped."""
+    catalog.update(made, no_fuzzy_matching=True)
+    for message in catalog:
+        if message.id and message.fuzzy:
+            message.flags.discard("fuzzy")
+            message.string = ("",) * len(message.id) if isinstance(message.id, (list, tuple)) else ""
+    catalog.obsolete.clear()
+
+
+def untranslated(catalog: Catalog) -> list[str]:
+    """The English of each entry without its whole translation, in the catalogue's order: one
+    marked fuzzy, one with an empty msgstr, a plural without every form its language counts."""
+    found = []
+    for message in catalog:
+        if not message.id:
+            continue
+        strings = message.string if isinstance(message.string, (list, tuple)) else (message.string,)
+        forms = catalog.num_plurals if isinstance(message.id, (list, tuple)) else 1
+        if message.fuzzy or len(strings) != forms or not all(strings):
+            found.append(message.id if isinstance(message.id, str) else message.id[0])
+    return found
+
+
 def main(argv: list[str] | None = None) -> None:
     """Extract the template, merge it into every language's .po and compile each to its .mo."""
     argparse.ArgumentParser(
@@ -267,14 +295,15 @@ def main(argv: list[str] | None = None) -> None:
     for lang in LANGUAGES[1:]:
         path = po_path(lang)
         catalog = read_catalogue(path, lang)  # read just before writing: another hand may have appended to it
-        catalog.update(made)
-        catalog.obsolete.clear()  # a sentence no code says any more (one reworded comes back fuzzy, translation kept)
+        merge(catalog, made)
         catalog.revision_date, catalog.last_translator, catalog.msgid_bugs_address = made.creation_date, WHO, WHO
         catalog.language_team = f"{lang}: {WHO}"
         path.write_bytes(rendered(catalog))
         with open(path.with_suffix(".mo"), "wb") as file:
             write_mo(file, catalog)
         print(f"wrote {path} and {path.with_suffix('.mo').name}")
+        for english in untranslated(catalog):
+            print(f"  {lang} needs its translation, by hand: {english!r}")
 
 
 if __name__ == "__main__":
