@@ -91,9 +91,10 @@ def longest_faults(lang: str) -> list[Phrase]:
     from itertools import combinations
     from pathlib import Path
 
+    from pi_table.hardware import pinout
+
     from pi_table.config import parse_config
     from pi_table.drivers import touchboard
-    from pi_table.hardware import pinout
     from pi_table.protocol import wire
     from pi_table.ui.i18n import say
 

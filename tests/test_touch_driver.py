@@ -21,8 +21,8 @@ from serial.tools.list_ports_common import ListPortInfo
 
 from pi_table.drivers.settings import ELECTRODE_LIMIT
 from pi_table.drivers.touchboard import (
-    BUS_FREED,
     BOTH_END_TURN_PADS,
+    BUS_FREED,
     BUS_HELD,
     CARDS,
     CHIP_MISSING,
