@@ -99,6 +99,9 @@ DEPLOY = N_("Deploy the firmware that came with this pi-table (firmware/) to the
             "the table finds the board again by itself.")
 JOINTS = N_("Check the soldered joints on touch chip {chip}'s breakout and its four wires from the touch board (3V3, "
             "GND, SDA, SCL): until it answers, {pads} cannot be touched; once mended, it is taken back by itself.")
+RETUNE = N_("Unplug the touch board's USB cable and plug it in again: as it connects, the table sends each chip its "
+            "tuned thresholds. If it comes back, deploy the firmware that came with this pi-table (firmware/): a board "
+            "before protocol 1.4 takes no chip's thresholds while one does not answer.")
 ADVICE = {
     DISCONNECTED.template: USB_CABLE, NOT_FOUND: USB_CABLE, CANNOT_OPEN: USB_CABLE,
     CONSOLE_ONLY: DEPLOY, NO_HELLO: DEPLOY, OTHER_PROTOCOL: DEPLOY,
@@ -113,7 +116,7 @@ ADVICE = {
     BUS_FREED: N_("Nothing to do if it happened once; if it comes back, check the SDA and SCL joints on the breakouts."),
     BUS_HELD: N_("Unplug the touch board's USB cable and plug it in again; if it comes back, check the SDA and SCL "
                  "joints on each breakout."),
-    CHIP_SILENT: JOINTS, CHIP_MISSING: JOINTS,
+    CHIP_SILENT: JOINTS, CHIP_MISSING: JOINTS, CHIP_UNTUNED: RETUNE, CHIPS_UNTUNED: RETUNE,
     CHIPS_SILENT: N_("Check the four wires touch chips {chips} share from the touch board (3V3, GND, SDA, SCL), then "
                      "each breakout's joints: until they answer, {pads} cannot be touched; once mended, each is taken "
                      "back by itself."),
