@@ -4,7 +4,8 @@
 // Not printed: openscad build_steps.scad -D step=3 opens one, F5 draws it.
 //   1 the frame's tiles, spread apart at their dovetails
 //   2 the LED strip in every cell's groove, and the power bus in its cell
-//   3 the pad carrier's tiles, copper pads on them, lifted over the frame; the breakouts under their cells
+//   3 the pad carrier's tiles, copper pads on them, lifted over the frame and see-through; the breakouts
+//     and their wires under their cells
 //   4 the electronics box: the Pi and the stripboard (green) on their standoffs, the lid and the hood going on
 //   5 the top sheet and the card grille, lifted over the finished frame
 // Each step's wiring is drawn in colour over it (module wiring): build_wires.scad, which
@@ -22,6 +23,7 @@ use <box_lid.scad>
 step = 1;
 lift = 40;   // how far the step's parts are lifted over where they go
 spread = 25; // how far the first step spreads the tiles apart
+see_through = 0.12; // step 3's carrier plate: its breakouts and wires hang under it
 
 done = "#b8bac0";   // what earlier steps built
 part = "#e07b24";   // what this step puts in
@@ -43,9 +45,10 @@ module strips() {
         color("#c0392b") translate([3, pitch_y - wall - 12, floor_thickness]) cube([pitch_x - wall - 6, 9, 9]);
 }
 
-module carrier(z, colour) {
-    for (t = [0 : tile_count - 1]) color(colour) translate([0, 0, z]) carrier_tile(t);
-    color(copper) translate([0, 0, z + plate_thickness]) each_cell() linear_extrude(0.2) pad_2d();
+// opacity below 1 draws the plate see-through, so the wires that hang under it show
+module carrier(z, colour, opacity = 1) {
+    for (t = [0 : tile_count - 1]) color(colour, opacity) translate([0, 0, z]) carrier_tile(t);
+    color(copper, opacity) translate([0, 0, z + plate_thickness]) each_cell() linear_extrude(0.2) pad_2d();
 }
 
 module breakouts(z) {
@@ -77,9 +80,10 @@ if (step == 2) { frame(done); strips(); wiring(2); }
 if (step == 3) {
     frame(done);
     color(done) strips();
-    carrier(floor_thickness + light_depth + lift, part);
+    // under the plate first: a see-through part hides what is drawn after it behind it
     breakouts(floor_thickness + light_depth + lift - breakout_drop);
     translate([0, 0, floor_thickness + light_depth + lift - breakout_drop]) wiring(3);
+    carrier(floor_thickness + light_depth + lift, part, see_through);
 }
 if (step == 4) {
     color(done) electronics_box();

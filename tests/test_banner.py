@@ -84,18 +84,38 @@ def test_a_table_with_every_button_switched_off_never_loads_gpiozero(tmp_path):
     assert "button" not in done.stderr
 
 
-def longest_faults() -> list[Phrase]:
+def longest_faults(lang: str) -> list[Phrase]:
     """Every fault the touch board's driver reports, its fields as long as the reference build
-    makes them (a chip of 11 cards, all three chips, a by-id path): the longest words a banner shows."""
-    from pi_table.drivers import touchboard
+    makes them (the longest pads in ``lang`` of one chip, or of several for a fault of several,
+    all three chips, a by-id path): the longest words a banner shows."""
+    from itertools import combinations
+    from pathlib import Path
 
-    cards = Phrase.of(touchboard.CARDS, cells="3-4, 8-9, 13-14, 18-19, 22-24")
-    fields = {"chip": "0x5b", "chips": "0x5a, 0x5b, 0x5c", "pads": Phrase.of(touchboard.WITH_END_TURN, cards=cards),
+    from pi_table.hardware import pinout
+
+    from pi_table.config import parse_config
+    from pi_table.drivers import touchboard
+    from pi_table.protocol import wire
+    from pi_table.ui.i18n import say
+
+    wiring = pinout.load()
+    board = touchboard.TouchBoardSource(parse_config(
+        f"[touch]\ncell_electrodes = {list(wiring.cell_electrodes)}\nend_turn = {list(wiring.end_turn_electrodes)}\n",
+        Path("config.toml")).touch)
+    chips = [chip.address for chip in wiring.chips]
+
+    def longest_pads(sizes: range) -> object:
+        """The longest pads in ``lang`` that a fault of so many silent chips names."""
+        silent = [dict.fromkeys(some, wire.CHIP_STOPPED) for n in sizes for some in combinations(chips, n)]
+        return max((dict(board._silence(each).fields)["pads"] for each in silent), key=lambda pads: len(say(pads, lang)))
+
+    one, several = longest_pads(range(1, 2)), longest_pads(range(2, len(chips) + 1))
+    fields = {"chip": "0x5b", "chips": "0x5a, 0x5b, 0x5c",
               "cells": "3-4, 8-9, 13-14, 18-19, 22-24", "usb": "239a:80f4", "seconds": 3, "major": 2, "minor": 0,
               "ours": 1, "advice": touchboard.NEWER_BOARD, "count": 120, "minutes": 10,
               "error": "[Errno 2] could not open port /dev/ttyACM1: No such file or directory",
               "path": "/dev/serial/by-id/usb-Raspberry_Pi_Pico_E6614C311B4A5D2F-if02"}
-    return [Phrase.of(template, **fields) for template in touchboard.FAULTS]
+    return [Phrase.of(template, **fields, pads=several if "{chips}" in template else one) for template in touchboard.FAULTS]
 
 
 @pytest.mark.parametrize("lang", ["en", "it"])
@@ -108,7 +128,7 @@ def test_the_banner_shows_each_touch_fault_whole_and_the_grid_keeps_finger_sized
     pygame.font.init()
     t = table()
     t.loop.show()
-    faults = longest_faults()
+    faults = longest_faults(lang)
     for fault in faults:
         for shown in ((fault,), (fault, BUTTONS)):
             painter = ScreenPainter(ScreenSettings())

@@ -186,7 +186,8 @@ def _join_rows_power(harness: dict) -> None:
         (lambda h: h["connections"].append([{"U1": [15]}, {"W_R1": [3]}, {"R1": [1]}]), "W_R1 has no wire 3"),
         (_shifter_fed_without_its_polyfuse,
          "W_shifter_power wire 1 may carry 5 A in a short before a fuse opens; 26 AWG is rated 1 A: fuse it at its start"),
-        (_shifter_fed_without_its_polyfuse, "+5 V LED bus and +5 V of the shifter are joined, which the design keeps apart"),
+        (_shifter_fed_without_its_polyfuse, "C1 1 (1), U1 14 (VCC) are wired to the net +5 V LED bus, where the design "
+                                            "puts them on the net +5 V of the shifter"),
         (lambda h: h["connectors"]["U1"]["loops"].append([6, 8]),
          "U1 6 (2Y), U1 8 (3Y) joined to each other, where the design connects nothing"),
         (lambda h: h["connectors"]["U1"]["loops"].append([3, 7]), "LED data at 5 V and ground are joined"),

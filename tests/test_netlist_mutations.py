@@ -119,13 +119,13 @@ def test_the_mutants_are_the_mistakes_they_are_named_for():
     assert [9, 7] not in untied["connectors"]["U1"]["loops"] and [9, 7] in HARNESS["connectors"]["U1"]["loops"]
 
 
-def _retarget(harness: dict, cable: str, wire: int, end: wiring.Pin) -> dict:
-    """``harness`` with the far end of ``cable``'s wire moved to ``end``."""
+def _retarget(harness: dict, cable: str, wire: int, end: wiring.Pin, near: bool = False) -> dict:
+    """``harness`` with the far end of ``cable``'s wire moved to ``end`` (its near end, if ``near``)."""
     rows = []
     for left, through, right in harness["connections"]:
         (name, wires), = through.items()
         if name == cable and wires == [wire]:
-            right = {end[0]: [end[1]]}
+            left, right = ({end[0]: [end[1]]}, right) if near else (left, {end[0]: [end[1]]})
         rows.append([left, through, right])
     return {**harness, "connections": rows}
 
@@ -180,8 +180,15 @@ MISSES = {
     "two breakouts' addresses swapped": (_part(_part(HARNESS, "MPR121_5A", loops=[[3, 5]]), "MPR121_5B", loops=[[4, 5]]),
                                          "MPR121_5A 5 (ADDR) is wired to the net 3V3 of the touch chips, where the "
                                          "design puts it on the net ground"),
-    "the shifter fed from the Pi's 3.3 V": (_retarget(HARNESS, "W_shifter_power", 1, ("Pi", 1)),
-                                            "a wire ends on the Pi's header pin 1 (3V3), which the design does not use"),
+    "the shifter fed from the Pi's 3.3 V": (_retarget(HARNESS, "W_shifter_power", 1, ("Pi", 1), near=True),
+                                            "U1 (74AHCT125) pin 14, its supply VCC, is on the Pi's 3.3 V (header pin 1) "
+                                            "instead of the 5 V supply"),
+    "the shifter fed from the Pico's 3.3 V": (_retarget(HARNESS, "W_shifter_power", 1, ("Pico", 36), near=True),
+                                              "U1 (74AHCT125) pin 14, its supply VCC, is on the Pico's 3.3 V (Pico 36, "
+                                              "3V3(OUT)) instead of the 5 V supply"),
+    "the shifter's 5 V feed run to the Pi's 3.3 V": (_retarget(HARNESS, "W_shifter_power", 1, ("Pi", 1)),
+                                                     "reaches the Pi's 3.3 V (header pin 1): 5 V there would reach "
+                                                     "the 3.3 V rail"),
     "the I2C cable's 3V3 core gone": (without_wire(HARNESS, "W_i2c", 3), "the net 3V3 of the touch chips is in 2"),
     "R2 at 33 kOhm": (_part(HARNESS, "R2", subtype="33 kOhm"), "R2 is drawn as 33 kOhm; the design's is 330 Ohm"),
     "a 74HC125 for the 74AHCT125": (_part(HARNESS, "U1", mpn="74HC125"), "use a TTL-threshold part"),
@@ -206,12 +213,26 @@ def test_each_mistake_the_review_found_is_reported(miss):
     assert any(words in problem for problem in found), found
 
 
-@pytest.mark.parametrize("miss", ["two breakouts' addresses swapped", "the shifter fed from the Pi's 3.3 V"])
+@pytest.mark.parametrize("miss", ["two breakouts' addresses swapped", "the shifter fed from the Pi's 3.3 V",
+                                  "the shifter fed from the Pico's 3.3 V", "the shifter's 5 V feed run to the Pi's 3.3 V"])
 def test_a_pin_wired_into_another_net_is_not_reported_as_two_nets_joined_nor_a_pin_the_pi_lacks(miss):
     """Issue 60.5: swapped ADDR straps read as "3V3 and ground are joined", and a wire to the Pi's
     3.3 V as "Pi does not have pin 1": the strays are named where they went, and the Pi has 40 pins."""
     found = wiring.problems(MISSES[miss][0], WIRING)
     assert not [problem for problem in found if "are joined" in problem or "does not have" in problem], found
+
+
+@pytest.mark.parametrize("miss", ["the shifter fed from the Pi's 3.3 V", "the shifter fed from the Pico's 3.3 V",
+                                  "the shifter's 5 V feed run to the Pi's 3.3 V"])
+def test_a_supply_wire_moved_to_a_3v3_rail_is_named_as_moved_not_as_missing(miss):
+    """Issue 60.5: the shifter's VCC taken from a 3.3 V pin read as "reaches neither supply" and
+    its net as "a wire is missing": a maker who adds the wire leaves 5 V joined to 3.3 V. The
+    stray end is named where it went, and nothing says a wire is missing; a chip whose VCC is on
+    3.3 V is not said to reach no supply (only when the 5 V feed went elsewhere is it unpowered)."""
+    found = wiring.problems(MISSES[miss][0], WIRING)
+    misleading = ["a wire is missing", "where the design connects nothing", "are joined"]
+    misleading += ["neither supply"] if "fed from" in miss else []
+    assert not [problem for problem in found if any(words in problem for words in misleading)], found
 
 
 @pytest.mark.parametrize("miss", ["R2 at 33 kOhm", "a 74HC125 for the 74AHCT125", "R2 at the box end",

@@ -31,6 +31,27 @@ def test_a_change_to_the_model_makes_the_pictures_stale(tmp_path):
     assert steps.fingerprint(model) != steps.fingerprint()
 
 
+def test_every_part_picture_is_drawn_from_the_model_as_it_is():
+    """The part pictures in enclosure/pictures/ were not drawn again when the jack hole changed,
+    and nothing noticed: they carry their model's fingerprint as the steps' do."""
+    assert not enclosure.pictures_stale(), "the part pictures are older than the model: run ./dev docs"
+    for picture in enclosure.PICTURES.values():
+        header = (enclosure.ENCLOSURE / "pictures" / f"{picture}.png").read_bytes()[:24]
+        assert header[:8] == b"\x89PNG\r\n\x1a\n" and struct.unpack(">II", header[16:24]) == enclosure.PICTURE_SIZE
+
+
+def test_a_change_to_a_part_makes_its_pictures_stale_and_a_step_s_scene_does_not(tmp_path):
+    model = tmp_path / "enclosure"
+    shutil.copytree(enclosure.ENCLOSURE, model, ignore=shutil.ignore_patterns("pictures", "build"))
+    assert enclosure.pictures_fingerprint(model) == enclosure.pictures_fingerprint()
+    scene = model / "build_steps.scad"
+    scene.write_text(scene.read_text(encoding="utf-8") + "// a step's scene only\n", encoding="utf-8")
+    assert enclosure.pictures_fingerprint(model) == enclosure.pictures_fingerprint()
+    params = model / "params.scad"
+    params.write_text(params.read_text(encoding="utf-8").replace("jack_hole = ", "jack_hole = 0.5 + ", 1), encoding="utf-8")
+    assert enclosure.pictures_fingerprint(model) != enclosure.pictures_fingerprint()
+
+
 def test_the_page_shows_each_step_its_work_and_its_checks():
     page = steps.page()
     for number, step in enumerate(steps.STEPS, 1):

@@ -21,6 +21,7 @@ from serial.tools.list_ports_common import ListPortInfo
 
 from pi_table.drivers.settings import ELECTRODE_LIMIT
 from pi_table.drivers.touchboard import (
+    BOTH_END_TURN_PADS,
     BUS_FREED,
     BUS_HELD,
     CARDS,
@@ -60,6 +61,7 @@ pytestmark = pytest.mark.arm64
 PICO = (0x239A, 0x80F4)
 OK = HealthEvent("touch", True, Phrase.of("touch board {board} firmware {firmware}", board="test-board", firmware="0.1.0"))
 DOWN = HealthEvent("touch", False, DISCONNECTED)
+BOTH = Phrase.of(BOTH_END_TURN_PADS)  # the default wiring's END TURN pads, both on chip 0x5c
 ROTATED = tuple((e + 5) % 25 for e in range(25)) + (None,) * 11  # electrode e lies under cell e + 5
 
 
@@ -522,14 +524,14 @@ def test_a_silent_chip_is_a_fault_while_the_board_says_so_and_the_table_is_told_
         clock.advance(SILENT_S - 0.5)
         board.send(silent(0x5B))  # told again a second later: logged once
         board.send(silent(0x5C, wire.CHIP_MISSING))
-        both = Phrase.of(CHIPS_SILENT, chips="0x5b, 0x5c", pads=Phrase.of(WITH_END_TURN, cards=Phrase.of(CARDS, cells="0-4, 17-24")))
+        both = Phrase.of(CHIPS_SILENT, chips="0x5b, 0x5c", pads=Phrase.of(WITH_END_TURN, cards=Phrase.of(CARDS, cells="0-4, 17-24"), end_turn=BOTH))
         told(driver, both)
-        assert str(both).startswith("touch chips 0x5b, 0x5c do not answer: cards 0-4, 17-24 and the END TURN pad")
+        assert str(both).startswith("touch chips 0x5b, 0x5c do not answer: cards 0-4, 17-24 and both END TURN pads")
         board.send(wire.Fault(wire.Fault.BUS_HELD, 0, 0))
         told(driver, Phrase.of(BUS_HELD))  # no card at all can be touched: that first
         board.send(wire.Fault(wire.Fault.BUS_HELD, 0, 3))
         board.send(silent(0x5B, wire.CHIP_ANSWERS))
-        only = Phrase.of(CHIP_MISSING, chip="0x5c", pads=Phrase.of(WITH_END_TURN, cards=Phrase.of(ONE_CARD, cell=4)))
+        only = Phrase.of(CHIP_MISSING, chip="0x5c", pads=Phrase.of(WITH_END_TURN, cards=Phrase.of(ONE_CARD, cell=4), end_turn=BOTH))
         told(driver, only)
         clock.advance(SILENT_S)  # no longer told: the frame that said it answers was lost
         told(driver, Phrase.of(CHIP_RESET, chip="0x5a"))
@@ -546,9 +548,26 @@ def test_a_silent_chip_is_a_fault_while_the_board_says_so_and_the_table_is_told_
         assert events[-2:] == [DeafCards(), HealthEvent("touch", False, DISCONNECTED)]
         board.plug()  # for the context's own unplug
     warned = [r.getMessage() for r in caplog.records if r.levelname == "WARNING" and "answer" in r.getMessage()]
-    assert warned == [f"touch board: {deaf}", f"touch board: {Phrase.of(CHIP_MISSING, chip='0x5c', pads=Phrase.of(WITH_END_TURN, cards=Phrase.of(ONE_CARD, cell=4)))}",
+    assert warned == [f"touch board: {deaf}", f"touch board: {Phrase.of(CHIP_MISSING, chip='0x5c', pads=Phrase.of(WITH_END_TURN, cards=Phrase.of(ONE_CARD, cell=4), end_turn=BOTH))}",
                       f"touch board: {Phrase.of(CHIP_SILENT, chip='0x5a', pads=Phrase.of(CARDS, cells='5-16'))}"]
     assert "touch board: chip 0x5b answers again: its pads are heard again" in caplog.text
+
+
+@pytest.mark.parametrize("end_turn, silent, en, it", [
+    ((25, 26), {0x5C: wire.CHIP_STOPPED}, "card 24 and both END TURN pads cannot", "carta 24 e i due FINE TURNO"),
+    ((25,), {0x5C: wire.CHIP_STOPPED}, "card 24 and the END TURN pad cannot", "carta 24 e sensore FINE TURNO"),
+    ((13, 25), {0x5C: wire.CHIP_STOPPED}, "card 24 and 1 of the 2 END TURN pads", "carta 24 e 1 dei 2 sensori FINE TURNO"),
+    ((13, 25, 26), {0x5B: wire.CHIP_STOPPED, 0x5C: wire.CHIP_STOPPED}, "cards 12, 14-24 and all 3 END TURN pads",
+     "carte 12, 14-24 e tutti i 3 sensori FINE TURNO"),
+    ((25, 26), {0x5B: wire.CHIP_STOPPED}, "cards 12-23 cannot", "carte 12-23"),
+])
+def test_a_silent_chip_names_the_end_turn_pads_it_reads_as_many_as_they_are(end_turn, silent, en, it):
+    """Issue 60: chip 0x5C reads both END TURN pads of the reference wiring, and was said to leave
+    "the END TURN pad" deaf: the sentence counts the pads the silent chips read of the wiring's."""
+    cells = tuple(cell if cell not in end_turn else None for cell in range(25))
+    board = TouchBoardSource(TouchBoardConfig(cells=cells, end_turn=end_turn))
+    told = board._silence(silent)
+    assert en in str(told) and it in say(told, "it"), (str(told), say(told, "it"))
 
 
 @pytest.mark.parametrize("numbers, text", [([], ""), ([7], "7"), ([1, 2], "1-2"), ([0, 2, 3, 4, 9], "0, 2-4, 9")])
@@ -703,9 +722,9 @@ def test_a_chip_that_answers_without_its_thresholds_is_a_warning_until_it_holds_
         assert say(untuned, "it").startswith("il chip touch 0x5b")
         board.send(wire.Thresholds(0x5C, firmware_s))
         told(driver, Phrase.of(CHIPS_UNTUNED, chips="0x5b, 0x5c",
-                               pads=Phrase.of(WITH_END_TURN, cards=Phrase.of(CARDS, cells="0-4, 17-24"))))
+                               pads=Phrase.of(WITH_END_TURN, cards=Phrase.of(CARDS, cells="0-4, 17-24"), end_turn=BOTH)))
         board.send(silent(0x5C))  # deaf, which the health says first; not untuned meanwhile
-        told(driver, Phrase.of(CHIP_SILENT, chip="0x5c", pads=Phrase.of(WITH_END_TURN, cards=Phrase.of(ONE_CARD, cell=4))))
+        told(driver, Phrase.of(CHIP_SILENT, chip="0x5c", pads=Phrase.of(WITH_END_TURN, cards=Phrase.of(ONE_CARD, cell=4), end_turn=BOTH)))
         assert driver.untuned_chips() == [0x5B]
         board.send(wire.Thresholds(0x5C, ours))  # set up again when it answered: with its own
         board.send(silent(0x5C, wire.CHIP_ANSWERS))
@@ -725,7 +744,7 @@ def test_an_older_board_that_refuses_the_thresholds_leaves_every_chip_untuned(tm
         assert board.receive() == wire.SetThresholds(0, thresholds)
         board.send(wire.Ack(wire.SetThresholds.TYPE, wire.Ack.BAD_ELECTRODE))
         told(driver, Phrase.of(CHIPS_UNTUNED, chips="0x5a, 0x5b, 0x5c",
-                               pads=Phrase.of(WITH_END_TURN, cards=Phrase.of(CARDS, cells="0-24"))))
+                               pads=Phrase.of(WITH_END_TURN, cards=Phrase.of(CARDS, cells="0-24"), end_turn=BOTH)))
 
 
 def test_no_thresholds_configured_leaves_the_board_s_own(rig):

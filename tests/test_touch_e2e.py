@@ -412,8 +412,8 @@ def test_a_chip_missing_when_the_board_starts_is_told_as_such(tmp_path):
     driver.start(events.append)
     try:
         trouble = wait_for(driver.trouble, "the missing chip in the board's health", timeout=3)
-        assert str(trouble) == ("touch chip 0x5c has not answered since the touch board started: card 24 and the "
-                                "END TURN pad cannot be touched; check the joints on that chip's breakout and the I2C "
+        assert str(trouble) == ("touch chip 0x5c has not answered since the touch board started: card 24 and both "
+                                "END TURN pads cannot be touched; check the joints on that chip's breakout and the I2C "
                                 "cable to it")
         assert DeafCards(frozenset({24}), (trouble,)) in events
         emulator.mend_chip(2)

@@ -401,6 +401,12 @@ def _steps():
     return steps
 
 
+def _enclosure():
+    from pi_table.hardware.tools import enclosure
+
+    return enclosure
+
+
 def stripboard() -> str:
     from pi_table.hardware.tools import stripboard as board
 
@@ -428,8 +434,10 @@ def stale() -> list[str]:
     """The files (pages and drawings) that are not what the code makes now (or are missing)."""
     found = [str(path.relative_to(ROOT)) for path, make in generated().items()
              if not path.is_file() or path.read_text(encoding="utf-8") != make()]
-    steps = _steps()
-    return found + ([f"{steps.PICTURES.relative_to(ROOT)} (drawn from an older model)"] if steps.stale() else [])
+    steps, enclosure = _steps(), _enclosure()
+    found += [f"{steps.PICTURES.relative_to(ROOT)} (drawn from an older model)"] if steps.stale() else []
+    return found + ([f"{enclosure.PICTURE_SOURCES.parent.relative_to(ROOT)} (drawn from an older model)"]
+                    if enclosure.pictures_stale() else [])
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -448,15 +456,18 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def draw_steps() -> int:
-    """The build's pictures drawn again from the model, where it changed since they were drawn."""
-    steps = _steps()
-    if not steps.stale():
+    """The build's pictures (its steps', its parts') drawn again from the model, where it changed
+    since they were drawn."""
+    steps, enclosure = _steps(), _enclosure()
+    stale = {steps.PICTURES: steps.render} if steps.stale() else {}
+    stale |= {enclosure.PICTURE_SOURCES.parent: enclosure.draw_pictures} if enclosure.pictures_stale() else {}
+    if not stale:
         return 0
     if not steps.can_render():
-        print(f"{steps.PICTURES.relative_to(ROOT)} is older than the model: install openscad and xvfb "
-              "(apt install openscad xvfb) and run ./dev docs again", file=sys.stderr)
+        print(f"{', '.join(str(folder.relative_to(ROOT)) for folder in stale)} older than the model: install "
+              "openscad and xvfb (apt install openscad xvfb) and run ./dev docs again", file=sys.stderr)
         return 1
-    warnings = steps.render()
+    warnings = [line for draw in stale.values() for line in draw()]
     for line in warnings:
         print(line, file=sys.stderr)
     return 1 if warnings else 0

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import argparse
 import ast
+import hashlib
 import itertools
 import math
 import operator
@@ -978,15 +979,56 @@ def build(outdir: Path, pictures: bool = True, jobs: int = 2) -> list[Render]:
     return renders
 
 
+PICTURE_SOURCES = ENCLOSURE / "pictures" / "SOURCES.sha256"
+"""The fingerprint of the model the part pictures in enclosure/pictures/ were drawn from."""
+STEP_SCENES = ("build_steps.scad", "build_wires.scad")
+"""The build steps' scene and wiring: drawn in the steps' pictures only (hardware/tools/steps.py)."""
+
+
+def fingerprint(model: Path = ENCLOSURE, skip: tuple[str, ...] = (), drawn: object = ()) -> str:
+    """What pictures of the model depend on: its .scad files in ``model`` (but ``skip``), how the
+    pictures are taken (``VIEW``) and what is drawn (``drawn``), as a SHA-256."""
+    digest = hashlib.sha256()
+    for path in sorted(model.glob("*.scad")):
+        if path.name not in skip:
+            digest.update(path.name.encode() + b"\0" + path.read_bytes() + b"\0")
+    digest.update(repr((VIEW, drawn)).encode())
+    return digest.hexdigest()
+
+
+def pictures_fingerprint(model: Path = ENCLOSURE) -> str:
+    """The part pictures' fingerprint: every .scad file but the steps' scenes, and the pictures kept."""
+    return fingerprint(model, STEP_SCENES, sorted(PICTURES.items()))
+
+
+def pictures_stale() -> bool:
+    """Whether a part picture is missing or older than the model (a jack hole changed, say)."""
+    current = PICTURE_SOURCES.is_file() and PICTURE_SOURCES.read_text(encoding="utf-8").strip() == pictures_fingerprint()
+    return not current or not all((ENCLOSURE / "pictures" / f"{picture}.png").is_file() for picture in PICTURES.values())
+
+
 def keep_pictures(outdir: Path) -> list[Path]:
-    """Copy the build guide's pictures from a build in ``outdir`` to enclosure/pictures/."""
+    """Copy the build guide's pictures from a build in ``outdir`` to enclosure/pictures/, and note
+    beside them the fingerprint of the model they were drawn from."""
     kept = []
     (ENCLOSURE / "pictures").mkdir(exist_ok=True)
     for render, picture in PICTURES.items():
         target = ENCLOSURE / "pictures" / f"{picture}.png"
         shutil.copyfile(Path(outdir) / f"{render}.png", target)
         kept.append(target)
+    PICTURE_SOURCES.write_text(pictures_fingerprint() + "\n", encoding="utf-8")
     return kept
+
+
+def draw_pictures() -> list[str]:
+    """Draw the part pictures again from the model and keep them; the warnings OpenSCAD printed
+    (none: they are kept, with their fingerprint)."""
+    with tempfile.TemporaryDirectory() as scratch:
+        renders = build(Path(scratch), pictures=True, jobs=1)
+        warnings = [f"{render.output.name}: {warning}" for render in renders for warning in render.warnings]
+        if not warnings:
+            keep_pictures(Path(scratch))
+    return warnings
 
 
 def main(argv: list[str] | None = None) -> int:

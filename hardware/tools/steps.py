@@ -12,7 +12,6 @@ which the tests run, fails on stale pictures, so a change to the model cannot le
 
 from __future__ import annotations
 
-import hashlib
 import os
 import shutil
 from dataclasses import dataclass
@@ -66,8 +65,8 @@ STEPS = (
     Step(3, "Fit the pads and the breakouts", "4-the-pads", (
         "Solder a header to each MPR121 breakout first.",
         "Check each breakout's ADDR, then solder its strap: 0x5A as it is, 0x5B to 3V3, 0x5C to SDA.",
-        "Lay the copper pads on the carrier's tiles (orange, lifted here) and a short wire from each to its "
-        "breakout's electrode.",
+        "Lay the copper pads on the carrier's tiles (orange, lifted and see-through here) and a short wire from "
+        "each to its breakout's electrode (copper, under the tiles).",
         "Hang each breakout (green) under its cell on the carrier's posts; chain the bus from breakout to breakout.",
     ), (
         "Before the strap, ADDR to GND: kilohms or open (a beep is a tied trace: cut it, measure again).",
@@ -105,11 +104,7 @@ STEPS = (
 def fingerprint(model: Path = enclosure.ENCLOSURE) -> str:
     """What the pictures depend on: every .scad file of the model (in ``model``), how the pictures
     are taken and the steps drawn, as a SHA-256."""
-    digest = hashlib.sha256()
-    for path in sorted(model.glob("*.scad")):
-        digest.update(path.name.encode() + b"\0" + path.read_bytes() + b"\0")
-    digest.update(repr((enclosure.VIEW, [step.scene for step in STEPS])).encode())
-    return digest.hexdigest()
+    return enclosure.fingerprint(model, drawn=[step.scene for step in STEPS])
 
 
 def stale() -> bool:
@@ -185,7 +180,7 @@ def wires(p: dict, harness: dict) -> tuple[list[tuple[int, str, float, list[Poin
     chips = sorted(name for name in parts if name.startswith("MPR121_"))
     for cell, breakout in enumerate(p["cell_breakout"]):
         if f"W_PADS_{chips[breakout].removeprefix('MPR121_')}" in cables and cell != p["breakout_host"][breakout]:
-            found.append((3, WIRE_COLOURS["pads"], 1.5, _elbow((*middle[cell][:2], 0.0), hosts[breakout])))
+            found.append((3, WIRE_COLOURS["pads"], 3.0, _elbow((*middle[cell][:2], 0.0), hosts[breakout])))
     wall = p["box_wall"]
     jack = (wall + p["jack_depth"], wall + p["jack_y"], p["jack_z"])
     if "J1" in parts:

@@ -596,6 +596,7 @@ def net_problems(harness: dict, wiring: Pinout) -> list[str]:
     order = list(intended)
     found = []
     misplaced: set[tuple[int, str]] = set()  # (a drawn net, an intended net) whose pins there are explained
+    moved: set[int] = set()  # the drawn nets whose strays are explained as a wire's end moved onto them
     for name, pins in intended.items():
         absent = sorted((pin for pin in pins if pin not in net_of), key=str)
         if absent:
@@ -603,15 +604,23 @@ def net_problems(harness: dict, wiring: Pinout) -> list[str]:
         pieces: dict[int, list[Pin]] = defaultdict(list)
         for pin in sorted((pin for pin in pins if pin in net_of), key=str):
             pieces[net_of[pin]].append(pin)
-        main = max(pieces, key=lambda number: len(pieces[number]), default=None)
+        hosts = {number: _owner(drawn[number], named, exclude=name) for number in pieces}
+        main = max(pieces, key=lambda number: (hosts[number] is None, len(pieces[number])), default=None)
         for number, piece in list(pieces.items()):
-            host = _owner(drawn[number], named, exclude=name)
-            if number != main and host is not None:  # a few pins wired into another net: moved, not two nets joined
+            it = "it" if len(piece) == 1 else "them"
+            strays = sorted((pin for pin in drawn[number] if pin not in named), key=str)
+            if number != main and hosts[number] is not None:  # a few pins wired into another net: moved, not two nets joined
                 found.append(f"{_pin_words(harness, piece)} {'is' if len(piece) == 1 else 'are'} wired to the net "
-                             f"{host}, where the design puts {'it' if len(piece) == 1 else 'them'} on the net {name}")
+                             f"{hosts[number]}, where the design puts {it} on the net {name}")
                 misplaced.add((number, name))
                 del pieces[number]
-        if len(pieces) > 1:
+            elif strays and len(pieces) > 1:  # a wire's end moved to a pin the design leaves free: moved, not missing
+                rest = sorted((pin for other, each in pieces.items() if other != number for pin in each), key=str)
+                found.append(f"{_pin_words(harness, piece)} {'is' if len(piece) == 1 else 'are'} wired to "
+                             f"{_places(harness, strays)}, where the design joins {it} to {_pin_words(harness, rest)} "
+                             f"on the net {name}: move that wire")
+                moved.add(number)
+        if len(set(pieces) - moved) > 1:
             found.append(f"the net {name} is in {len(pieces)} pieces: "
                          + " | ".join(_pin_words(harness, piece) for piece in pieces.values()) + ": a wire is missing")
     for number, net in enumerate(drawn):
@@ -620,7 +629,7 @@ def net_problems(harness: dict, wiring: Pinout) -> list[str]:
         if len(names) > 1:
             found.append(f"{' and '.join(names)} are joined, which the design keeps apart")
         strays = sorted((pin for pin in net if pin not in named), key=str)
-        if strays and len(net) > 1:
+        if strays and len(net) > 1 and number not in moved:
             joined_to = f"the net {names[0]}" if names else "each other"
             found.append(f"{_pin_words(harness, strays)} joined to {joined_to}, where the design connects nothing")
     return found
@@ -642,6 +651,27 @@ def _pin_words(harness: dict, pins: list[Pin], most: int = 4) -> str:
     words = [f"{name} {pin} ({_label(harness, (name, pin))})" if _label(harness, (name, pin)) else f"{name} {pin}"
              for name, pin in pins[:most]]
     return ", ".join(words) + (f" and {len(pins) - most} more" if len(pins) > most else "")
+
+
+PI_3V3 = (1, 17)
+"""The Pi's header pins that give 3.3 V."""
+PICO_3V3 = "3V3(OUT)"
+"""The label of the Pico's pin that gives 3.3 V."""
+
+
+def _rail(harness: dict, pin: Pin) -> str | None:
+    """A pin that gives 3.3 V in words, whether the Pi's drawing has it or not; None for another pin."""
+    name, number = pin
+    if name == "Pi" and number in PI_3V3:
+        return f"the Pi's 3.3 V (header pin {number})"
+    if _label(harness, pin) == PICO_3V3:
+        return f"the {name}'s 3.3 V ({name} {number}, {PICO_3V3})"
+    return None
+
+
+def _places(harness: dict, pins: list[Pin]) -> str:
+    """Pins in words, a 3.3 V pin as the rail it is."""
+    return ", ".join(_rail(harness, pin) or _pin_words(harness, [pin]) for pin in pins)
 
 
 class Joins:
@@ -699,7 +729,7 @@ def problems(harness: dict, wiring: Pinout) -> list[str]:
     return [*end_problems(harness), *ground_problems(harness), *header_problems(harness), *ic_problems(harness),
             *net_problems(harness, wiring), *gauge_problems(harness, wiring), *fault_problems(harness, wiring),
             *value_problems(harness), *logic_problems(harness), *i2c_problems(harness, wiring),
-            *placement_problems(harness), *twist_problems(harness)]
+            *placement_problems(harness), *twist_problems(harness), *rail_problems(harness)]
 
 
 def end_problems(harness: dict) -> list[str]:
@@ -719,7 +749,7 @@ def _undrawn_end(name: str, pin: int | str) -> str:
     Pi lacks."""
     if name == "Pi" and isinstance(pin, int) and 1 <= pin <= 40:
         gpio = {physical: bcm for bcm, (physical, _use) in HEADER.items()}
-        what = ("3V3" if pin in (1, 17) else "5V" if pin in pinout.HEADER_5V else "GND" if pin in pinout.HEADER_GROUNDS
+        what = ("3V3" if pin in PI_3V3 else "5V" if pin in pinout.HEADER_5V else "GND" if pin in pinout.HEADER_GROUNDS
                 else f"GPIO{gpio[pin]}" if pin in gpio else "the HAT ID EEPROM's")
         return f"a wire ends on the Pi's header pin {pin} ({what}), which the design does not use"
     return f"a wire ends on {name} pin {pin}, which {name} does not have"
@@ -776,8 +806,24 @@ def ic_problems(harness: dict) -> list[str]:
         for pin, label in sheet.items():
             if label.endswith(IC_INPUTS) and (name, pin) not in joined:
                 found.append(f"{name} ({chip}) pin {pin}, input {label}, is left floating: tie it")
-            elif label in SUPPLIES and not joins.reach((name, pin)) & SUPPLIES[label]:
-                found.append(f"{name} ({chip}) pin {pin}, its supply {label}, reaches neither supply: wire it")
+            elif label in SUPPLIES and not (reach := joins.reach((name, pin))) & SUPPLIES[label]:
+                rails = [words for each in sorted(reach, key=str) if (words := _rail(harness, each)) and label == "VCC"]
+                found.append(f"{name} ({chip}) pin {pin}, its supply {label}, is on {rails[0]} instead of the "
+                             f"{SUPPLY_V:g} V supply: move its wire to the {SUPPLY_V:g} V supply" if rails else
+                             f"{name} ({chip}) pin {pin}, its supply {label}, reaches neither supply: wire it")
+    return found
+
+
+def rail_problems(harness: dict) -> list[str]:
+    """No 3.3 V pin (the Pi's, the Pico's) joined to a 5 V supply: 5 V there would reach the 3.3 V
+    rail of the board and its chips."""
+    joins = Joins(harness)
+    found = []
+    for pin in sorted(joins.beside, key=str):
+        rail = _rail(harness, pin)
+        if rail and (fed := sorted(joins.reach(pin) & SUPPLIES["VCC"], key=str)):
+            found.append(f"the {SUPPLY_V:g} V supply ({_pin_words(harness, fed)}) reaches {rail}: {SUPPLY_V:g} V there "
+                         f"would reach the 3.3 V rail and the chips on it: take that wire off the 3.3 V pin")
     return found
 
 

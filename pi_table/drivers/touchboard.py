@@ -83,8 +83,11 @@ CHIP_UNTUNED = N_("touch chip {chip} does not run the table's tuned thresholds: 
 CHIPS_UNTUNED = N_("touch chips {chips} do not run the table's tuned thresholds: {pads} may miss touches or feel ones "
                    "not made; unplug the touch board's USB cable and plug it in again")
 ONE_CARD, CARDS = N_("card {cell}"), N_("cards {cells}")
-WITH_END_TURN, END_TURN_PAD, SPARE_PADS = N_("{cards} and the END TURN pad"), N_("the END TURN pad"), N_("its spare pads")
-"""The pads a silent chip leaves deaf, as its fault names them."""
+WITH_END_TURN, SPARE_PADS = N_("{cards} and {end_turn}"), N_("its spare pads")
+THE_END_TURN_PAD, BOTH_END_TURN_PADS = N_("the END TURN pad"), N_("both END TURN pads")
+ALL_END_TURN_PADS, SOME_END_TURN_PADS = N_("all {count} END TURN pads"), N_("{count} of the {total} END TURN pads")
+"""The pads a silent chip leaves deaf, as its fault names them: its cards, and the END TURN pads
+it reads counted against the wiring's (the reference build puts both on one chip)."""
 FAULTS = (DISCONNECTED.template, NOT_FOUND, CONSOLE_ONLY, CANNOT_OPEN, NO_HELLO, OTHER_PROTOCOL, CHIP_RESET,
           OUT_OF_RANGE_CELLS, OUT_OF_RANGE, I2C_ERRORS, BUS_FREED, BUS_HELD, CHIP_SILENT, CHIP_MISSING, CHIPS_SILENT,
           CHIP_UNTUNED, CHIPS_UNTUNED)
@@ -115,10 +118,14 @@ ADVICE = {
                      "each breakout's joints: until they answer, {pads} cannot be touched; once mended, each is taken "
                      "back by itself."),
     CHIP_UNTUNED: N_("Unplug the touch board's USB cable and plug it in again: the board sets every chip up afresh "
-                     "with its own values. If the line comes back, touch chip {chip} does not keep what is written to "
-                     "it: whoever built the table replaces its breakout."),
+                     "with its own values. If the line comes back, deploy the firmware that came with this pi-table "
+                     "(firmware/) to the touch board: one before protocol 1.4 takes no chip's values while another "
+                     "does not answer. If it still comes back, touch chip {chip} does not keep what is written to it: "
+                     "whoever built the table replaces its breakout."),
     CHIPS_UNTUNED: N_("Unplug the touch board's USB cable and plug it in again: the board sets every chip up afresh "
-                      "with its own values. If the line comes back, touch chips {chips} do not keep what is written to "
+                      "with its own values. If the line comes back, deploy the firmware that came with this pi-table "
+                      "(firmware/) to the touch board: one before protocol 1.4 takes no chip's values while another "
+                      "does not answer. If it still comes back, touch chips {chips} do not keep what is written to "
                       "them: whoever built the table checks their breakouts' joints and replaces those that keep "
                       "nothing."),
 }
@@ -344,7 +351,7 @@ class TouchBoardSource(TouchSource):
 
     def _untuned(self, chips: list[int]) -> Phrase:
         cells = sorted(cell for chip in chips for cell in self._pads_of(chip)[0])
-        pads = self._pads_phrase(cells, any(self._pads_of(chip)[1] for chip in chips))
+        pads = self._pads_phrase(cells, sum(self._pads_of(chip)[1] for chip in chips))
         if len(chips) == 1:
             return Phrase.of(CHIP_UNTUNED, chip=f"0x{chips[0]:02x}", pads=pads)
         return Phrase.of(CHIPS_UNTUNED, chips=", ".join(f"0x{chip:02x}" for chip in chips), pads=pads)
@@ -366,7 +373,7 @@ class TouchBoardSource(TouchSource):
         """The fault of the silent chips: which, the pads they leave deaf, and what to check."""
         if len(silent) > 1:
             cells = sorted(cell for chip in silent for cell in self._pads_of(chip)[0])
-            end_turn = any(self._pads_of(chip)[1] for chip in silent)
+            end_turn = sum(self._pads_of(chip)[1] for chip in silent)
             return Phrase.of(CHIPS_SILENT, chips=", ".join(f"0x{chip:02x}" for chip in silent),
                              pads=self._pads_phrase(cells, end_turn))
         ((chip, how),) = silent.items()
@@ -374,19 +381,23 @@ class TouchBoardSource(TouchSource):
         return Phrase.of(CHIP_MISSING if how == wire.CHIP_MISSING else CHIP_SILENT, chip=f"0x{chip:02x}",
                          pads=self._pads_phrase(sorted(pads), end_turn))
 
-    def _pads_of(self, chip: int) -> tuple[frozenset[int], bool]:
-        """The cells whose pads chip ``chip`` (an I2C address) reads, and whether it reads an END TURN pad."""
+    def _pads_of(self, chip: int) -> tuple[frozenset[int], int]:
+        """The cells whose pads chip ``chip`` (an I2C address) reads, and how many END TURN pads it reads."""
         first = (chip - FIRST_CHIP) * CHIP_PADS
         electrodes = range(first, first + CHIP_PADS)
         return (frozenset(self._cells[e] for e in electrodes if e in self._cells),
-                any(e in self.config.end_turn for e in electrodes))
+                sum(e in self.config.end_turn for e in electrodes))
 
-    @staticmethod
-    def _pads_phrase(cells: list[int], end_turn: bool) -> Phrase:
+    def _pads_phrase(self, cells: list[int], end_turn: int) -> Phrase:
+        """The cells and the ``end_turn`` END TURN pads a silent or untuned chip reads, in words."""
+        total = len(self.config.end_turn)
+        pads = (Phrase.of(SOME_END_TURN_PADS, count=end_turn, total=total) if end_turn < total
+                else Phrase.of(THE_END_TURN_PAD) if total == 1 else Phrase.of(BOTH_END_TURN_PADS) if total == 2
+                else Phrase.of(ALL_END_TURN_PADS, count=total))
         if not cells:
-            return Phrase.of(END_TURN_PAD if end_turn else SPARE_PADS)
+            return pads if end_turn else Phrase.of(SPARE_PADS)
         cards = Phrase.of(ONE_CARD, cell=cells[0]) if len(cells) == 1 else Phrase.of(CARDS, cells=spans(cells))
-        return Phrase.of(WITH_END_TURN, cards=cards) if end_turn else cards
+        return Phrase.of(WITH_END_TURN, cards=cards, end_turn=pads) if end_turn else cards
 
     @property
     def bad_frames(self) -> int:
