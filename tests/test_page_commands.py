@@ -20,9 +20,8 @@ SHOWN = ("pi_table/web/", "pi_table/release/desk.py", "pi_table/release/helper.p
 table that answer them (an update's bundle and its keys, the root helper's acts, a backup and a restore, the set-up, the
 self-test and the tuning the staff page runs, a change of settings, the faults and the touch
 board's advice the Health section shows)."""
-COMMAND = re.compile(r"\bsudo |\bsystemctl\b|/opt/pi-table/|\bpi-table (?:%s)\b"
-                     % "|".join(re.escape(name) for names in GROUPS.values() for name in sorted(names, key=len,
-                                                                                                    reverse=True)))
+COMMANDS = "|".join(re.escape(name) for names in GROUPS.values() for name in sorted(names, key=len, reverse=True))
+COMMAND = re.compile(rf"\bsudo |\bsystemctl\b|/opt/pi-table/|\bpi-table (?:{COMMANDS})\b")
 """A command a terminal runs: as root, a unit's, the root helper's, or one of pi-table's own."""
 NO_PAGE = {
     "no owner's passphrase is set": "the page cannot give the owner's power to whoever holds the staff PIN",
