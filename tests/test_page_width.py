@@ -36,6 +36,9 @@ NIGHTS = {"en": "The Extraordinary Thursday Quiz League", "it": "Il Torneo Strao
 TEAMS = {"en": ("Incomprehensibilities FC", "Les Énigmes de Ste-Cathy"),
          "it": ("Precipitevolissimevolmen", "Straordinariamente-Lungo")}
 """A night's and teams' names as a café's regulars choose them, as long as the book takes (40 and 24)."""
+SEATS = ("Precipitevolissimevolmente:red:leader:1:K7QM Aleman:blue:hacker:2:X53T Viper:red:infiltrato:3:R8WD "
+         "Incomprehensibilities:blue:leader:3:P2HN Nebbia:red:hacker:2:J4ZC Orso:blue:infiltrato:1:F9LB")
+"""A Codex game's six seats, two with long names."""
 TOKENS = Tokens(b"0123456789abcdef0123456789abcdef")
 
 LENGTHEN = """(word) => {
@@ -114,6 +117,10 @@ def test_the_staff_page_fits_a_phone_with_its_keys_its_night_and_every_long_word
         page.wait_for_selector("#owner-end:visible")
         page.wait_for_selector("#night-swap-one")
         assert filled(page, f"the staff page [{lang}]") == []
+        teams = context.new_page()
+        teams.goto(f"{table.base}/night")
+        teams.wait_for_selector("input[name=team]")
+        assert filled(teams, f"the teams' page [{lang}]") == []
     finally:
         context.close()
         table.close()
@@ -159,6 +166,17 @@ def test_the_tv_and_the_phones_pages_fit_a_phone_with_every_long_word(browser, l
             page.wait_for_selector(".grid .cell")
             assert filled(page, f"{where} [{lang}]") == []
             page.close()
+        from pi_table.engine.codex import Codex
+        from pi_table.engine.codex_setup import parse_setup
+        from pi_table.web.codex_pages import codex_snapshot
+        from pi_table.web.tokens import seat_role
+
+        codex = Codex()  # six seats with the longest names a seat takes
+        companion.publish(codex_snapshot("g2", codex, codex.start(parse_setup(SEATS)), TOKENS))
+        page = context.new_page()
+        page.goto(companion.link(TOKENS.token("g2", seat_role(0))))
+        page.wait_for_selector("form[data-form=send] label.chip")
+        assert filled(page, f"a Codex seat's page [{lang}]") == []
     finally:
         context.close()
         companion.stop()
