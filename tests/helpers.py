@@ -902,6 +902,13 @@ SYSTEMD_JOURNAL = [
 ]
 
 
+PAST_THE_EDGE = """(width) => [...document.querySelectorAll('body *')].filter((node) => !node.closest('.scroll') && (
+  node.getBoundingClientRect().right + scrollX > width || (getComputedStyle(node).overflowX === 'visible'
+  && node.getBoundingClientRect().left + node.scrollWidth + scrollX > width)))
+  .slice(-3).map((node) => `${node.tagName.toLowerCase()}${node.id ? '#' + node.id : ''}`).join(', ')"""
+"""The innermost boxes, or words, past the screen's edge (outside a box that scrolls), to say which."""
+
+
 def staff_login(page, base: str, pin: str = STAFF_PIN) -> None:
     """Open the staff page at ``base`` in ``page`` and log in as the staff do."""
     page.goto(f"{base}/staff")

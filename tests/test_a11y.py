@@ -32,6 +32,7 @@ from pi_table.web.snapshot import SPYMASTER
 from pi_table.web.tokens import seat_role
 
 from helpers import (
+    PAST_THE_EDGE,
     STAFF_PIN,
     StaffService,
     StaffTable,
@@ -130,11 +131,6 @@ WATCH_LIVE = """(selector) => {
 }"""
 
 
-PAST = """(width) => [...document.querySelectorAll('body *')].filter((node) => !node.closest('.scroll') && (
-  node.getBoundingClientRect().right + scrollX > width || (getComputedStyle(node).overflowX === 'visible'
-  && node.getBoundingClientRect().left + node.scrollWidth + scrollX > width)))
-  .slice(-3).map((node) => `${node.tagName.toLowerCase()}${node.id ? '#' + node.id : ''}`).join(', ')"""
-"""The innermost boxes, or words, past the screen's edge (outside a box that scrolls), to say which."""
 
 
 class Browsing:
@@ -184,7 +180,7 @@ class Browsing:
             self.failing += violations(page, self.axe, where)
             wide = page.evaluate("() => document.documentElement.scrollWidth")
             if width <= PHONE and wide > width:
-                past = page.evaluate(PAST, width)
+                past = page.evaluate(PAST_THE_EDGE, width)
                 self.failing.append(f"{where}: {wide} px wide: a phone scrolls it sideways or zooms it out ({past})")
         page.set_viewport_size({"width": PHONE, "height": 844})
 

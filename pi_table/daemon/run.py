@@ -74,7 +74,7 @@ if TYPE_CHECKING:  # loaded only once the table is up (the phones' pages open af
 log = logging.getLogger("pi_table.daemon")
 CHANGING_GAMES = Phrase.of("the table is changing games: try again")
 NO_CONTROL = N_("the control socket {path} cannot be opened ({error}): pi-table status cannot reach the table; restart "
-                "it (systemctl restart pi-table); the game goes on")
+                "it (Restart service, on the staff page); the game goes on")
 NO_PASSWORD = N_("the broker's password file cannot be used ({error}): check [fleet] password_file")
 NO_CERTIFICATE = N_("the companion's certificate cannot be used ({error}): phones cannot join; check [web] tls_cert and "
                     "tls_key, then restart the table")

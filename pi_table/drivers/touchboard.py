@@ -105,9 +105,9 @@ ADVICE = {
     CHIP_RESET: N_("Power the Pi from its own supply (3 A for a Pi 4, 5 A for a Pi 5) and check the touch board's USB "
                    "cable: a dip in power resets the touch chips, and the board sets them up again by itself."),
     OUT_OF_RANGE_CELLS: N_("Check the wires from the pads of cells {cells} to touch chip {chip}: a break, or a wire "
-                           "touching ground or another pad; then run pi-table tune."),
+                           "touching ground or another pad; then Tune the pads on the staff page."),
     OUT_OF_RANGE: N_("Check the wires from touch chip {chip}'s pads: a break, or a wire touching ground or another pad; "
-                     "then run pi-table tune."),
+                     "then Tune the pads on the staff page."),
     I2C_ERRORS: N_("Check the SDA and SCL joints from the touch board to the breakouts, and keep those wires apart from "
                    "the LED cable; no touch is lost meanwhile."),
     BUS_FREED: N_("Nothing to do if it happened once; if it comes back, check the SDA and SCL joints on the breakouts."),

@@ -779,7 +779,8 @@ class Dashboard(ServerThread):
 STANDING = ("played", "won", "lost", "byes", "points", "margin", "rating", "buchholz")  # a team's line's columns, after its name
 
 STYLE = """
-body { font-family: system-ui, sans-serif; margin: 1rem; background: #111; color: #eee; }
+body { font-family: system-ui, sans-serif; margin: 1rem; background: #111; color: #eee; overflow-wrap: anywhere; }
+td, th { overflow-wrap: break-word; }
 header { display: flex; gap: 1rem; align-items: baseline; flex-wrap: wrap; }
 h1 { margin: 0; font-size: 1.5rem; }
 a { color: #8cf; }

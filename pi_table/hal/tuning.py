@@ -31,10 +31,10 @@ OUT_OF_RANGE = N_("{pad}: out of range: autoconfiguration found no charge that s
                   "broken, shorted or far too long")
 NOISY = N_("{pad}: noisy: at rest its delta reaches {rest} counts, against a release threshold of {release} and a touch "
            "threshold of {touch}; keep its wire short and away from the LED data and power wires, check the ground, or "
-           "raise its thresholds (pi-table tune --write)")
+           "raise its thresholds (Tune the pads, then Keep the suggested thresholds)")
 DEAF = N_("{pad}: deaf: a touch moves it only {peak} counts, not over its touch threshold of {touch}; lower its "
-          "thresholds (pi-table tune --write), or check the pad's wire and solder joint and that nothing thick lies "
-          "between pad and card")
+          "thresholds (Tune the pads, then Keep the suggested thresholds), or check the pad's wire and solder joint "
+          "and that nothing thick lies between pad and card")
 UNTOUCHED = N_("{pad}: no touch seen yet; if a firm touch does not move it, its wire is broken")
 FAULTS = (OVER_CURRENT, OUT_OF_RANGE, NOISY, DEAF, UNTOUCHED)
 """The templates of the faults this module reports: docs/cafe/troubleshooting.md has an entry for each

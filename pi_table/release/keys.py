@@ -138,8 +138,8 @@ class Keyring:
             raise ReleaseError(N_("the table's keyring {path} may be changed by a user other than root, so it is "
                                   "not trusted: sudo chown root: {path} && sudo chmod go-w {path}"), path=loose)
         if not any(not key.revoked for key in self.listed()):
-            raise ReleaseError(N_("this table accepts no release key yet: the owner adds one with "
-                                  "sudo /opt/pi-table/helper keys add KEY.pub --name NAME"))
+            raise ReleaseError(N_("this table accepts no release key yet: the owner adds one on the staff "
+                                  "page, under Release keys: Add a key"))
         keygen = _ssh_keygen()
         with tempfile.TemporaryDirectory(prefix="pi-table-signature-") as scratch:
             signed = Path(scratch) / "signature"
@@ -227,7 +227,7 @@ class Keyring:
             else:
                 kept.append(line)
         if gone is None:
-            raise ReleaseError(N_("no key is named {name}: /opt/pi-table/helper keys list names them"), name=repr(name[:64]))
+            raise ReleaseError(N_("no key is named {name}: the staff page lists them under Release keys"), name=repr(name[:64]))
         self._write(self.revoked, [*self._lines(self.revoked), f"ssh-ed25519 {gone} {name}"])
         self._write(self.allowed, kept)
         return Key(name, fingerprint(gone), True)
