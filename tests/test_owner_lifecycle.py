@@ -33,6 +33,9 @@ import pytest
 from hypothesis import HealthCheck, settings
 from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, invariant, precondition, rule
+from test_backup import HOSTILE, download, fix_manifest, packed, repacked, upload
+from test_https import ON_THE_NETWORK
+from test_staff import guess_from
 
 from pi_table.release.first_boot import TLS, TLS_CERT, TLS_KEY
 from pi_table.web.auth import WINDOW_S
@@ -50,9 +53,6 @@ from helpers import (
     plain,
     this_machines_address,
 )
-from test_backup import HOSTILE, download, fix_manifest, packed, regular, repacked, upload
-from test_https import ON_THE_NETWORK
-from test_staff import guess_from
 
 pytestmark = [pytest.mark.slow, pytest.mark.daemon]
 
