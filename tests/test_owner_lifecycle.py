@@ -26,6 +26,7 @@ Steps are rules and the table is handled in one place (``RestartedAsTheServiceIs
 from __future__ import annotations
 
 import json
+import tarfile
 import tempfile
 from pathlib import Path
 
@@ -33,9 +34,6 @@ import pytest
 from hypothesis import HealthCheck, settings
 from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, invariant, precondition, rule
-from test_backup import HOSTILE, download, fix_manifest, packed, repacked, upload
-from test_https import ON_THE_NETWORK
-from test_staff import guess_from
 
 from pi_table.release.first_boot import TLS, TLS_CERT, TLS_KEY
 from pi_table.web.auth import WINDOW_S
@@ -45,19 +43,32 @@ from pi_table.web.staff import ATTEMPTS_OVERALL, set_pin
 from helpers import (
     BROKER_SECRET,
     FLEET,
+    ON_THE_NETWORK,
     OWNER_PASSPHRASE,
     STAFF_PIN,
     RestartedAsTheServiceIs,
     Staff,
+    download,
     download_backup,
+    fix_manifest,
+    guess_from,
+    member,
+    packed,
     plain,
+    repacked,
     this_machines_address,
+    upload,
 )
 
 pytestmark = [pytest.mark.slow, pytest.mark.daemon]
 
 PASSPHRASES = st.sampled_from(["the owner's second one", "a third owner's passphrase", OWNER_PASSPHRASE])
 PINS = st.sampled_from(["593017", "204816", STAFF_PIN])
+HOSTILE = {  # archives that lead out (tests/test_backup.py tries every kind on the files' side)
+    "a link to the machine's passwords": (packed([(member("journal/staff.pin", kind=tarfile.SYMTYPE, link="/etc/shadow"), b"")]),
+                                          "is a symbolic link: expected regular files only"),
+    "a climb out of the table": (packed([(member("journal/../../etc/cron.d/x", 1), b"x")]), "leads out of its folder"),
+}
 HOSTILE_BACKUPS = st.sampled_from(["names the previous settings as the broker's password", *HOSTILE])
 SECRET_PAGES = ("/staff/login", "/staff/recover", "/setup/api")
 OWNERS_ACTS = [("GET", "/staff/api/backup", None), ("POST", "/staff/api/owner/recovery", {}),
@@ -241,8 +252,7 @@ class OwnerLifecycle(RestartedAsTheServiceIs, RuleBasedStateMachine):
         """A backup from someone else's hands: refused in words, nothing staged, the settings as they were."""
         owner = self.acting_owner()
         if how in HOSTILE:
-            members, words = HOSTILE[how]
-            hostile = packed(members)
+            hostile, words = HOSTILE[how]
         else:  # the table's own backup, its settings sending the previous ones to the sender's broker
             words = "fleet.password_file"
             hostile = fix_manifest(repacked(download(owner, "/staff/api/backup"), lambda name, body: (
