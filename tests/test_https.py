@@ -23,8 +23,8 @@ from pi_table.release.first_boot import TLS, TLS_CERT, TLS_KEY, fingerprint, pen
 from helpers import (
     CHROMIUM,
     CHROMIUM_ARGS,
+    ON_THE_NETWORK,
     OWNER_PASSPHRASE,
-    STAFF_CONFIG,
     STAFF_PIN,
     Staff,
     StaffService,
@@ -36,9 +36,6 @@ from helpers import (
 )
 
 pytestmark = pytest.mark.daemon
-
-ON_THE_NETWORK = STAFF_CONFIG.replace('host = "127.0.0.1"\nport = 0\n', 'host = "0.0.0.0"\nport = 0\ntls_port = 0\n')
-
 
 def ports(service: StaffService) -> tuple[int, int]:
     status = service.status()
@@ -73,6 +70,9 @@ def test_the_staff_page_takes_its_secrets_over_https_only_and_the_guests_pages_s
         staff.as_owner()
         # where the owner compares it with a new phone's warning: the same four groups as the screen's (issue 58, 8)
         assert staff.call("GET", "/staff/api/health")[1]["certificate"] == grouped(fingerprint(cert))
+        told = pi_table("status", "--config", str(service.config), "--lang", "it")  # and where the owner types a command
+        assert told.returncode == 0 and f"certificato della pagina (SHA-256): {grouped(fingerprint(cert))}" in told.stdout, \
+            told.stdout
         other, _ = self_signed(tmp_path, "other")
         with pytest.raises(urllib.error.URLError, match="CERTIFICATE_VERIFY_FAILED"):  # the table's own is checked
             Staff(f"https://{address}:{https_port}", cafile=other, by_name=False).login()
