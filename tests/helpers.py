@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import ast
 import functools
+import hashlib
 import http.client
 import http.cookiejar
 import io
@@ -194,7 +195,6 @@ def electrode_of(cell: int) -> int:
     from pi_table.hardware import pinout
 
     return pinout.load().cell_electrodes[cell]
-
 
 
 # The touch board's end of a pty -----------------------------------------------------------------
@@ -623,7 +623,6 @@ JOURNAL_VERSION_1 = """\
 """A journal exactly as version 1 (before checksums) wrote it."""
 
 
-
 # The README and the installer ------------------------------------------------------------
 
 README = ROOT / "README.md"
@@ -916,8 +915,6 @@ def staff_login(page, base: str, pin: str = STAFF_PIN) -> None:
     page.click("#login button")
 
 
-
-
 STAFF_CONFIG = ('[web]\nhost = "127.0.0.1"\nport = 0\n[paths]\njournal_dir = "journal"\nsocket = "control.sock"\n'
                 'socket_group = ""\n[timer]\n# the café likes a slow game\nlength_s = 0\n')
 
@@ -1115,7 +1112,6 @@ def staff_page(desk, folder, **settings):
     from pi_table.web import sections  # aiohttp: loaded by the tests of the pages alone
 
     return sections.staff_page(desk, folder, **settings)
-
 
 
 SHORTCUTS = {
@@ -1573,3 +1569,80 @@ class MosquittoUnit:
 
     def close(self) -> None:
         subprocess.run([*self.systemctl, "stop", "mosquitto.service"], capture_output=True, check=False)
+
+
+def packed(members: list[tuple[tarfile.TarInfo, bytes]], manifest: dict | None = None, extra: bytes = b"") -> bytes:
+    """A .tar.gz of ``members`` with a manifest that lists the regular ones (or ``manifest``)."""
+    listed = {info.name: {"size": len(data), "sha256": hashlib.sha256(data).hexdigest()} for info, data in members
+              if info.isreg()}
+    body = json.dumps(manifest or {"format": "pi-table backup", "version": 1, "files": listed}).encode()
+    buffer = io.BytesIO()
+    with tarfile.open(fileobj=buffer, mode="w:gz") as archive:
+        archive.addfile(member("manifest.json", len(body)), io.BytesIO(body))
+        for info, data in members:
+            archive.addfile(info, io.BytesIO(data) if info.isreg() else None)
+    return buffer.getvalue() + extra
+
+
+def member(name: str, size: int = 0, kind: bytes = tarfile.REGTYPE, link: str = "") -> tarfile.TarInfo:
+    info = tarfile.TarInfo(name)
+    info.size, info.type, info.linkname = size, kind, link
+    return info
+
+
+def regular(name: str, data: bytes = b"x") -> tuple[tarfile.TarInfo, bytes]:
+    return member(name, len(data)), data
+
+
+def repacked(data: bytes, change) -> bytes:
+    """``data``'s members as ``change(name, bytes)`` leaves them (None: left out), in a new .tar.gz."""
+    out = io.BytesIO()
+    with tarfile.open(fileobj=io.BytesIO(data)) as source, tarfile.open(fileobj=out, mode="w:gz") as archive:
+        for info in source.getmembers():
+            extracted = source.extractfile(info)
+            changed = change(info.name, extracted.read() if extracted else b"")
+            if changed is not None:
+                info.size = len(changed)
+                archive.addfile(info, io.BytesIO(changed))
+    return out.getvalue()
+
+
+def fix_manifest(data: bytes) -> bytes:
+    """``data`` with its manifest made to match its files again (as someone who edited it would)."""
+    with tarfile.open(fileobj=io.BytesIO(data)) as source:
+        bodies = {info.name: source.extractfile(info).read() for info in source.getmembers()}  # type: ignore[union-attr]
+    del bodies["manifest.json"]
+    return packed([regular(name, body) for name, body in bodies.items()])
+
+
+def download(staff: Staff, path: str) -> bytes:
+    request = urllib.request.Request(staff.base + path, headers={"X-Staff-Token": staff.csrf or ""})
+    with staff.opener.open(request, timeout=30) as answer:
+        return answer.read()
+
+
+def upload(staff: Staff, path: str, data: bytes) -> tuple[int, dict]:
+    """A file from the phone as the request's body, as the staff page's care.js sends it."""
+    request = urllib.request.Request(staff.base + path, data=data, method="POST", headers={
+        "X-Staff-Token": staff.csrf or "", "Content-Type": "application/gzip"})
+    try:
+        with staff.opener.open(request, timeout=30) as answer:
+            return answer.status, json.loads(answer.read())
+    except urllib.error.HTTPError as e:
+        return e.code, json.loads(e.read())
+
+
+def guess_from(page, addresses: list[str], tries: int, pin: str = "000000") -> list[int]:
+    """``tries`` logins with ``pin`` from each of ``addresses``: their statuses."""
+    statuses = []
+    for address in addresses:
+        for _ in range(tries):
+            connection = http.client.HTTPConnection("127.0.0.1", page.port, timeout=10, source_address=(address, 0))
+            connection.request("POST", "/staff/login", body=json.dumps({"pin": pin}))
+            statuses.append(connection.getresponse().status)
+            connection.close()
+    return statuses
+
+
+# the staff's https on the network, http for this machine and the guests
+ON_THE_NETWORK = STAFF_CONFIG.replace('host = "127.0.0.1"\nport = 0\n', 'host = "0.0.0.0"\nport = 0\ntls_port = 0\n')

@@ -12,8 +12,6 @@ import json
 import tarfile
 import threading
 import time
-import urllib.error
-import urllib.request
 from pathlib import Path
 
 import pytest
@@ -34,7 +32,21 @@ from pi_table.table.journal import IN_PLAY
 from pi_table.ui.i18n import say
 from pi_table.web.staff import PIN_FILE, SESSIONS_FILE, set_pin
 
-from helpers import STAFF_CONFIG, STAFF_PIN, Staff, StaffService, dealt_key, service_daemon, wait_for
+from helpers import (
+    STAFF_CONFIG,
+    STAFF_PIN,
+    StaffService,
+    dealt_key,
+    download,
+    fix_manifest,
+    member,
+    packed,
+    regular,
+    repacked,
+    service_daemon,
+    upload,
+    wait_for,
+)
 
 SECRET = b"0123456789abcdef0123456789abcdef"  # the companion's: 32 bytes
 
@@ -168,29 +180,6 @@ def test_a_table_too_big_for_a_backup_is_refused_in_words(tmp_path, monkeypatch)
 # --- hostile uploads -----------------------------------------------------------------------------
 
 
-def packed(members: list[tuple[tarfile.TarInfo, bytes]], manifest: dict | None = None, extra: bytes = b"") -> bytes:
-    """A .tar.gz of ``members`` with a manifest that lists the regular ones (or ``manifest``)."""
-    listed = {info.name: {"size": len(data), "sha256": hashlib.sha256(data).hexdigest()} for info, data in members
-              if info.isreg()}
-    body = json.dumps(manifest or {"format": "pi-table backup", "version": 1, "files": listed}).encode()
-    buffer = io.BytesIO()
-    with tarfile.open(fileobj=buffer, mode="w:gz") as archive:
-        archive.addfile(member("manifest.json", len(body)), io.BytesIO(body))
-        for info, data in members:
-            archive.addfile(info, io.BytesIO(data) if info.isreg() else None)
-    return buffer.getvalue() + extra
-
-
-def member(name: str, size: int = 0, kind: bytes = tarfile.REGTYPE, link: str = "") -> tarfile.TarInfo:
-    info = tarfile.TarInfo(name)
-    info.size, info.type, info.linkname = size, kind, link
-    return info
-
-
-def regular(name: str, data: bytes = b"x") -> tuple[tarfile.TarInfo, bytes]:
-    return member(name, len(data)), data
-
-
 HOSTILE = {
     "up": ([regular("journal/../../etc/cron.d/x")], "the backup's 'journal/../../etc/cron.d/x' leads out of its folder "
                                                      "(..): expected a name inside the backup"),
@@ -226,19 +215,6 @@ def good(tmp_path) -> tuple[bytes, Config]:
     return backup.make(config), config
 
 
-def repacked(data: bytes, change) -> bytes:
-    """``data``'s members as ``change(name, bytes)`` leaves them (None: left out), in a new .tar.gz."""
-    out = io.BytesIO()
-    with tarfile.open(fileobj=io.BytesIO(data)) as source, tarfile.open(fileobj=out, mode="w:gz") as archive:
-        for info in source.getmembers():
-            extracted = source.extractfile(info)
-            changed = change(info.name, extracted.read() if extracted else b"")
-            if changed is not None:
-                info.size = len(changed)
-                archive.addfile(info, io.BytesIO(changed))
-    return out.getvalue()
-
-
 def test_files_that_do_not_match_the_manifest_are_refused_without_showing_them(tmp_path):
     data, config = good(tmp_path)
     changed = repacked(data, lambda name, body: body.replace(b"$", b"%") if name == "journal/staff.pin" else body)
@@ -272,9 +248,9 @@ def test_what_is_no_tar_gz_or_unpacks_too_far_is_refused(tmp_path, monkeypatch):
              data[: len(data) // 2]: "the backup is cut short: expected a whole .tar.gz",
              data + b"\x1f\x8b more": "the backup has more data after its end",
              data[:10] + b"\xff" * 40: "the backup is damaged: its packed data cannot be unpacked"}
-    for upload, words in cases.items():
+    for uploaded, words in cases.items():
         with pytest.raises(backup.BadBackup, match=words):
-            backup.check(upload, config, Running())
+            backup.check(uploaded, config, Running())
     zeros = io.BytesIO()
     with tarfile.open(fileobj=zeros, mode="w:gz") as archive:
         archive.addfile(member("journal/a.jsonl", 4 << 20), io.BytesIO(bytes(4 << 20)))
@@ -325,14 +301,6 @@ def test_a_backup_whose_settings_name_the_previous_settings_as_a_password_is_ref
         assert "SECRET-of-the-cafe" not in said
 
 
-def fix_manifest(data: bytes) -> bytes:
-    """``data`` with its manifest made to match its files again (as someone who edited it would)."""
-    with tarfile.open(fileobj=io.BytesIO(data)) as source:
-        bodies = {info.name: source.extractfile(info).read() for info in source.getmembers()}  # type: ignore[union-attr]
-    del bodies["manifest.json"]
-    return packed([regular(name, body) for name, body in bodies.items()])
-
-
 @pytest.fixture(scope="module")
 def one_table(tmp_path_factory) -> tuple[bytes, Config]:
     return good(tmp_path_factory.mktemp("table"))
@@ -342,9 +310,9 @@ def one_table(tmp_path_factory) -> tuple[bytes, Config]:
 def test_any_bytes_are_a_backup_or_a_refusal_in_words(one_table, noise, where):
     data, config = one_table
     at = where % (len(data) + 1)
-    for upload in (noise, data[:at] + noise + data[at + len(noise):]):
+    for uploaded in (noise, data[:at] + noise + data[at + len(noise):]):
         try:
-            backup.check(upload, config, Running())
+            backup.check(uploaded, config, Running())
         except backup.BadBackup as e:
             assert SECRET.decode() not in str(e)
 
@@ -655,23 +623,6 @@ def test_the_nightly_backups_are_pruned_by_count_and_by_size(tmp_path):
 
 
 # --- as the service runs --------------------------------------------------------------------------
-
-
-def download(staff: Staff, path: str) -> bytes:
-    request = urllib.request.Request(staff.base + path, headers={"X-Staff-Token": staff.csrf or ""})
-    with staff.opener.open(request, timeout=30) as answer:
-        return answer.read()
-
-
-def upload(staff: Staff, path: str, data: bytes) -> tuple[int, dict]:
-    """A file from the phone as the request's body, as the staff page's care.js sends it."""
-    request = urllib.request.Request(staff.base + path, data=data, method="POST", headers={
-        "X-Staff-Token": staff.csrf or "", "Content-Type": "application/gzip"})
-    try:
-        with staff.opener.open(request, timeout=30) as answer:
-            return answer.status, json.loads(answer.read())
-    except urllib.error.HTTPError as e:
-        return e.code, json.loads(e.read())
 
 
 @pytest.mark.daemon

@@ -10,6 +10,7 @@ import base64
 import hashlib
 import http.client
 import json
+import socket
 import ssl
 import subprocess
 import urllib.error
@@ -23,9 +24,10 @@ from pi_table.release.first_boot import TLS, TLS_CERT, TLS_KEY, fingerprint, pen
 from helpers import (
     CHROMIUM,
     CHROMIUM_ARGS,
+    ON_THE_NETWORK,
     OWNER_PASSPHRASE,
-    STAFF_CONFIG,
     STAFF_PIN,
+    InProcessDaemon,
     Staff,
     StaffService,
     pi_table,
@@ -33,12 +35,10 @@ from helpers import (
     require_tools,
     self_signed,
     this_machines_address,
+    wait_for,
 )
 
 pytestmark = pytest.mark.daemon
-
-ON_THE_NETWORK = STAFF_CONFIG.replace('host = "127.0.0.1"\nport = 0\n', 'host = "0.0.0.0"\nport = 0\ntls_port = 0\n')
-
 
 def ports(service: StaffService) -> tuple[int, int]:
     status = service.status()
@@ -73,6 +73,9 @@ def test_the_staff_page_takes_its_secrets_over_https_only_and_the_guests_pages_s
         staff.as_owner()
         # where the owner compares it with a new phone's warning: the same four groups as the screen's (issue 58, 8)
         assert staff.call("GET", "/staff/api/health")[1]["certificate"] == grouped(fingerprint(cert))
+        told = pi_table("status", "--config", str(service.config), "--lang", "it")  # and where the owner types a command
+        assert told.returncode == 0 and f"certificato della pagina (SHA-256): {grouped(fingerprint(cert))}" in told.stdout, \
+            told.stdout
         other, _ = self_signed(tmp_path, "other")
         with pytest.raises(urllib.error.URLError, match="CERTIFICATE_VERIFY_FAILED"):  # the table's own is checked
             Staff(f"https://{address}:{https_port}", cafile=other, by_name=False).login()
@@ -178,6 +181,50 @@ def test_the_tables_certificate_names_the_address_phones_are_led_to_and_is_renew
         assert fingerprint(cert) == renewed == service.status()["certificate"]
     finally:
         service.close()
+
+
+def served_certificate(port: int) -> str:
+    """The SHA-256 of the certificate the https pages hand a phone now, as ``fingerprint`` writes it."""
+    context = ssl.create_default_context()
+    context.check_hostname, context.verify_mode = False, ssl.CERT_NONE
+    with socket.create_connection(("127.0.0.1", port), timeout=10) as raw, context.wrap_socket(raw) as tls:
+        der = tls.getpeercert(binary_form=True)
+    assert der is not None
+    return ":".join(f"{byte:02X}" for byte in hashlib.sha256(der).digest())
+
+
+def test_the_certificate_is_renewed_when_the_address_changes_while_the_table_runs(tmp_path, monkeypatch):
+    """Issue 58, 8: the certificate named the address the table had at its start, and a table
+    that got another one while it ran (the café's router gave it a new lease, a cable plugged
+    in) led phones to an address its certificate did not name until the next restart. The
+    table notices the address the pages lead phones to change, renews its certificate for it
+    with the same key, and the https pages hand the new one to the next phone: no restart."""
+    require_tools("openssl")
+    from pi_table.daemon import run
+
+    address = ["192.0.2.7"]  # what the table finds phones reach it by, from one moment to the next
+    monkeypatch.setattr(run, "_reachable_address", lambda host: address[0])
+    config = tmp_path / "config.toml"
+    config.write_text(ON_THE_NETWORK)
+    table = InProcessDaemon(config)
+    try:
+        companion, cert = table.daemon.companion, tmp_path / TLS / TLS_CERT
+        assert companion is not None and "IP Address:192.0.2.7" in names(cert)
+        first = fingerprint(cert)
+        assert served_certificate(companion.staff_port) == first == table.daemon.answer({"command": "status"})[
+            "certificate"]
+        key = (tmp_path / TLS / TLS_KEY).read_bytes()
+
+        address[0] = "192.0.2.8"
+        companion._address = None  # the pages ask again at once (they do every few seconds)
+        assert companion.staff_url.startswith("https://192.0.2.8:")
+        wait_for(lambda: served_certificate(companion.staff_port) != first, "the new certificate served", timeout=30)
+        assert "IP Address:192.0.2.8" in names(cert) and "192.0.2.7" not in names(cert)
+        assert served_certificate(companion.staff_port) == fingerprint(cert) == table.daemon.answer(
+            {"command": "status"})["certificate"]
+        assert (tmp_path / TLS / TLS_KEY).read_bytes() == key  # renewed, not replaced
+    finally:
+        table.close()
 
 
 CBC = ("ECDHE-ECDSA-AES128-SHA256:ECDHE-ECDSA-AES256-SHA384:ECDHE-RSA-AES128-SHA256:ECDHE-RSA-AES256-SHA384:"

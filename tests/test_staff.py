@@ -40,7 +40,7 @@ from pi_table.web.staff import (
 
 from helpers import STAFF_CONFIG as CONFIG
 from helpers import STAFF_PIN as PIN
-from helpers import FakeDesk, Staff, dealt_key, self_signed, staff_page, wait_for
+from helpers import FakeDesk, Staff, dealt_key, guess_from, self_signed, staff_page, wait_for
 from helpers import StaffTable as InProcessTable
 
 
@@ -312,18 +312,6 @@ def test_no_number_of_addresses_gets_more_than_the_budget_and_a_new_phone_gets_i
     assert len(checked) >= 2 * ATTEMPTS_OVERALL  # the budget is spent: the flood is not locked out either
     assert phone_tries[:2] == [60, 120], phone_tries  # at the first free turn; again at the next, within a minute
     assert throttle.tried("device known", True, 179.0) == 0  # a phone logged in before waits for nobody
-
-
-def guess_from(page, addresses: list[str], tries: int, pin: str = "000000") -> list[int]:
-    """``tries`` logins with ``pin`` from each of ``addresses``: their statuses."""
-    statuses = []
-    for address in addresses:
-        for _ in range(tries):
-            connection = http.client.HTTPConnection("127.0.0.1", page.port, timeout=10, source_address=(address, 0))
-            connection.request("POST", "/staff/login", body=json.dumps({"pin": pin}))
-            statuses.append(connection.getresponse().status)
-            connection.close()
-    return statuses
 
 
 @pytest.mark.slow  # some 3 s of CPU by itself: out of ./dev test (issue 40)

@@ -141,6 +141,7 @@ def _print_status(answer: dict[str, Any], lang: str) -> None:
     """``pi-table status`` in the table's language: the game and the devices by their names in it."""
     from ..engine.games import title_of
     from ..hal.events import DEVICE_NAMES
+    from ..hal.screen import grouped
     from ..ui.i18n import say_health, translation
 
     _ = translation(lang).gettext
@@ -152,6 +153,8 @@ def _print_status(answer: dict[str, Any], lang: str) -> None:
         print(line)
     print(_("health {devices}").format(devices=", ".join(f"{_(DEVICE_NAMES.get(name, name))}: {say_health(health, lang)}"
                                                          for name, health in answer["health"].items())))
+    if answer.get("certificate"):  # grouped as the screen and the pages show it, to compare with a phone's warning
+        print(_("The page's certificate (SHA-256)") + f": {grouped(answer['certificate'])}")
     for warning in answer["warnings"]:
         print(f"! {warning}")
     if "healthy" in answer:

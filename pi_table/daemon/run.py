@@ -159,6 +159,9 @@ class Daemon:
         self.staff_desk: StaffDesk | None = None  # the staff page's way to the table, with the companion
         self.dashboard: Dashboard | None = None  # the fleet's dashboard this table shows ([fleet] dashboard_port)
         self.fingerprint: str | None = None  # the SHA-256 of the staff pages' certificate, once they have one
+        self._own_tls_context: ssl.SSLContext | None = None  # the staff pages' https on the table's own certificate
+        self._certified = ""  # the address the table's own certificate was last made for
+        self._renewal = threading.Lock()  # one renewal at a time
         self.first_boot: FirstBoot | None = None  # a table waiting for its set-up: its screen shows it instead
         if self.lock is not None and (paths.journal_dir / SETUP_PENDING).exists():
             from .first_boot import FirstBoot  # a table set up never loads it
@@ -365,7 +368,7 @@ class Daemon:
                 self.fingerprint = fingerprint(Path(web.tls_cert))
             staff_tls = None if tls is not None or _only_here(web.host) else self._own_tls()
             companion = Companion(web.host, web.port, act=self._act, base_url=web.url,
-                                  advertise=lambda: _reachable_address(web.host), proof=tokens.proof,
+                                  advertise=self._advertised, proof=tokens.proof,
                                   opened_file=journal_dir / "companion.opened", language=self.config.language,
                                   staff=staff, tls=tls, staff_tls=staff_tls, staff_port=web.tls_port,
                                   header_timeout_s=web.request_s, body_timeout_s=web.request_s)
@@ -421,7 +424,7 @@ class Daemon:
         the configuration: the first boot makes it, and the service makes it for a table that
         has none); None, told as a fault, when it cannot be had: the staff page then answers this
         machine alone, for no secret goes over the network in clear."""
-        from ..release.first_boot import TLS, TLS_CERT, TLS_KEY, fingerprint, own_certificate
+        from ..release.first_boot import TLS, TLS_CERT, TLS_KEY, fingerprint
 
         source = self.config.source
         if source is None:  # a developer's table with no file: nowhere of its own to keep a key
@@ -429,10 +432,8 @@ class Daemon:
                         "machine alone")
             return None
         folder = source.parent / TLS
-        address = _reachable_address(self.config.web.host)
-        phones = () if ipaddress.ip_address(address).is_loopback else (address,)  # where phones are led to
-        for made in own_certificate(folder, addresses=phones):
-            log.info("the table's own certificate: %s", made)
+        self._certified = address = _reachable_address(self.config.web.host)
+        self._certify(folder, address)
         try:
             context = _tls(str(folder / TLS_CERT), str(folder / TLS_KEY))
             self.fingerprint = fingerprint(folder / TLS_CERT)
@@ -442,7 +443,45 @@ class Daemon:
             self.in_loop(lambda: self._note_fault("https", fault))
             return None
         log.info("the staff pages over https, the table's certificate's SHA-256 %s", self.fingerprint)
+        self._own_tls_context = context
         return context
+
+    @staticmethod
+    def _certify(folder: Path, address: str) -> None:
+        """The table's own certificate in ``folder`` made, or renewed, for ``address``."""
+        from ..release.first_boot import own_certificate
+
+        phones = () if ipaddress.ip_address(address).is_loopback else (address,)  # where phones are led to
+        for made in own_certificate(folder, addresses=phones):
+            log.info("the table's own certificate: %s", made)
+
+    def _advertised(self) -> str:
+        """How phones reach the table now (the pages ask every few seconds, for their links and
+        the https address they lead to). When it changed while the table runs (a new lease, a
+        cable plugged in), the table's own certificate is renewed for it, away from the pages'
+        loop, and the https pages take it without a restart (issue 58, 8)."""
+        address = _reachable_address(self.config.web.host)
+        if self._own_tls_context is not None and address != self._certified:
+            self._certified = address
+            threading.Thread(target=self._renew_certificate, args=(address,), name="certificate", daemon=True).start()
+        return address
+
+    def _renew_certificate(self, address: str) -> None:
+        import ssl
+
+        from ..release.first_boot import TLS, TLS_CERT, TLS_KEY, fingerprint
+
+        assert self.config.source is not None and self._own_tls_context is not None  # as _own_tls made it
+        folder = self.config.source.parent / TLS
+        with self._renewal:
+            self._certify(folder, address)
+            try:  # new handshakes get it; the old certificate serves on if it cannot be had
+                self._own_tls_context.load_cert_chain(str(folder / TLS_CERT), str(folder / TLS_KEY))
+                self.fingerprint = fingerprint(folder / TLS_CERT)
+            except (ssl.SSLError, OSError, ValueError) as e:
+                log.error("the table's own certificate for %s cannot be used (%s): the one before serves on", address, e)
+                return
+        log.info("the staff pages' certificate renewed for %s: SHA-256 %s", address, self.fingerprint)
 
     def _open_dashboard(self, tls: ssl.SSLContext | None, owner_tries: Throttle) -> None:
         """The fleet's dashboard on this table, when the owner asked for one (``fleet_dashboard``);
