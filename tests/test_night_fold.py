@@ -232,7 +232,8 @@ def test_a_team_asks_out_of_rounds_4_and_5_on_the_staff_page_and_scores_what_a_m
         for _ in range(2):
             staff.call("POST", "/staff/api/night/propose")
             staff.call("POST", "/staff/api/night/confirm", {"over": True})
-        for body in ({"team": "Owls", "rounds": [2]}, {"team": "Owls", "rounds": ["4"]}, {"team": "Owls", "rounds": 4}):
+        for body in ({"team": "Owls", "rounds": [2]}, {"team": "Owls", "rounds": ["4"]}, {"team": "Owls", "rounds": 4},
+                     {"team": "Owls", "rounds": [4], "points": 1}, {"team": "Owls", "rounds": [4], "points": True}):
             assert staff.call("POST", "/staff/api/night/rest", body)[0] in (400, 409)  # past, or not numbers
         status, answer = staff.call("POST", "/staff/api/night/rest", {"team": "Owls", "rounds": [4, 5, 6]})
         assert status == 200 and answer["night"]["rests"] == {"4": ["Owls"], "5": ["Owls"], "6": ["Owls"]}
@@ -274,3 +275,29 @@ def test_a_plan_from_a_host_before_the_events_is_still_followed_and_an_old_follo
     again = Book(tmp_path / "t2")  # its file holds the old plan's line
     assert again.night is not None and again.night.damage == [] and again.night.rounds == host.current().rounds
     assert [s.to_json() for s in again.night.standings()] == [s.to_json() for s in host.current().standings()]
+
+
+def test_a_bye_asked_for_scores_half_or_zero_as_the_director_chose_at_every_table_and_in_the_trf(tmp_path):
+    """Issue 59: a bye asked for scored the night's "round missed" whatever the director chose for
+    it; each now scores its own choice, ½ (H) or 0 (Z), at the host, at the follower, after a
+    restart and in the TRF, and one asked without a choice still scores the night's ``late``."""
+    from pi_table.night.book import NightRefused
+    from pi_table.web.night import night_trf
+
+    host, at_host, follower = host_and_follower(tmp_path, (*TEAMS, "Bar Flies"))
+    host.rest("Owls", STAFF, [1], points=0.5)
+    host.rest("Zebras", STAFF, [1], points=0.0)
+    host.rest("Foxes", STAFF, [1])  # no choice: the night's late, 0 here
+    with pytest.raises(NightRefused):
+        host.rest("Moles", STAFF, [1], points=1.0)
+    host.propose()
+    host.confirm()
+    assert follower.follow("t1", heard(at_host))
+    points = {line.team: line.points for line in host.current().standings()}
+    assert (points["Owls"], points["Zebras"], points["Foxes"]) == (0.5, 0.0, 0.0)
+    same(host.night, follower.book.night)
+    codes = {row[14:47].strip(): row[98] for row in night_trf(host.current()).split("\r\n") if row.startswith("001 ")}
+    assert (codes["Owls"], codes["Zebras"], codes["Foxes"]) == ("H", "Z", "Z")
+    follower.book.stop()
+    again = Book(tmp_path / "t2").night_of(host.current().id)
+    same(host.night, again)

@@ -5,8 +5,9 @@ actions (join, withdraw, back in, a bye asked for rounds to come, propose, swap,
 confirm, undo, record, correct, close, correct after the close, restart any table). After every
 step every table's standings, history and TRF equal a recomputation written here from FIDE's
 rules for a Swiss with byes (``Oracle``), not from the code under test: a game won scores 1, a
-pairing-allocated bye the night's bye, a round missed by joining late or asked out the night's
-``late`` (Z or H), a round away (withdrawn) or void 0; TRF-16's score column is the sum of its
+pairing-allocated bye the night's bye, a round missed by joining late the night's ``late`` (Z or
+H), a round asked out what the director chose for that bye (H ½ or Z 0; none chosen: the night's
+``late``), a round away (withdrawn) or void 0; TRF-16's score column is the sum of its
 round codes."""
 
 from __future__ import annotations
@@ -52,6 +53,7 @@ class Oracle:
     joined: dict[str, int] = field(default_factory=dict)
     withdrawn: set[str] = field(default_factory=set)
     asked: dict[str, set[int]] = field(default_factory=dict)
+    chosen: dict[tuple[str, int], float] = field(default_factory=dict)  # a bye asked for: H or Z, as the director chose
     rounds: list[tuple[dict[str, tuple[str, str]], set[str]]] = field(default_factory=list)  # table: (red, blue); resting
     won: dict[tuple[int, str], str] = field(default_factory=dict)  # a round's table: its game's winner
     decided: dict[tuple[int, str], tuple[str, str | None]] = field(default_factory=dict)  # the staff's result
@@ -71,7 +73,9 @@ class Oracle:
                     return (1.0 if result in ("won", "forfeit") and winner == team else 0.0), result
                 winner = self.won.get((number, table))
                 return (0.0 if winner is None else float(winner == team)), "game"
-        if number <= self.joined[team] or number in self.asked.get(team, ()):
+        if number in self.asked.get(team, ()):
+            return self.chosen.get((team, number), self.late), "missed"
+        if number <= self.joined[team]:
             return self.late, "missed"
         return 0.0, "away"
 
@@ -193,8 +197,8 @@ class NightOnThreeTables(RuleBasedStateMachine):
         self.tell()
 
     @precondition(lambda self: self.oracle is not None and not self.oracle.closed)
-    @rule(data=st.data(), ahead=st.integers(1, 3), span=st.integers(1, 2))
-    def bye_asked(self, data: st.DataObject, ahead: int, span: int) -> None:
+    @rule(data=st.data(), ahead=st.integers(1, 3), span=st.integers(1, 2), points=st.sampled_from([None, 0.0, 0.5]))
+    def bye_asked(self, data: st.DataObject, ahead: int, span: int, points: float | None) -> None:
         assert self.oracle is not None
         playing = [t for t in self.oracle.teams if t not in self.oracle.withdrawn]
         if not playing:
@@ -204,9 +208,13 @@ class NightOnThreeTables(RuleBasedStateMachine):
         rounds = [n for n in range(first, first + span) if n not in self.oracle.asked.get(name, ())]
         if not rounds:
             return
-        assert self.book.rest(name, STAFF, rounds) == rounds
+        assert self.book.rest(name, STAFF, rounds, points) == rounds
         self.oracle.asked.setdefault(name, set()).update(rounds)
-        self.oracle.history.extend(("rest", name, n) for n in rounds)
+        for number in rounds:
+            self.oracle.chosen.pop((name, number), None)
+            if points is not None:
+                self.oracle.chosen[(name, number)] = points
+        self.oracle.history.extend(("rest", name, n, *(() if points is None else (points,))) for n in rounds)
         self.tell()
 
     @precondition(lambda self: self.oracle is not None and not self.oracle.closed)
@@ -370,7 +378,8 @@ class NightOnThreeTables(RuleBasedStateMachine):
             assert night.damage == []
             lines = {line.team: (line.points, line.byes, line.missed, line.withdrawn) for line in night.standings()}
             assert lines == oracle.standings()
-            history = [(e["event"], *(e[key] for key in ("team", "round", "table", "result", "winner") if key in e))
+            history = [(e["event"], *(e[key] for key in ("team", "round", "table", "result", "winner", "points")
+                                      if key in e))
                        for e in night.history]
             assert history == oracle.history
             assert trf_checked(night) == {team: points for team, (points, *_) in oracle.standings().items()}

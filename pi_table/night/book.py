@@ -57,6 +57,7 @@ from .scoring import BYE_POINTS, FORFEIT, RATING, TIEBREAKS
 from .state import (
     CREDIT,
     DRAW,
+    LATE_CHOICES,
     LATE_POINTS,
     RATINGS,
     RESULTS,
@@ -394,14 +395,17 @@ class Book:
         self._change({"event": "withdraw", "team": name, "by": by, "at": self.clock()})
 
     @_locked
-    def rest(self, name: str, by: str, rounds: Iterable[int] = ()) -> list[int]:
+    def rest(self, name: str, by: str, rounds: Iterable[int] = (), points: float | None = None) -> list[int]:
         """The team ``name`` sits out ``rounds`` (none: the next one) at its own asking (``by``: who
-        at the desk), keeping its place: it is paired again after them, and each scores what a
-        round missed scores (``late``). The rounds asked for, each a line of the book."""
+        at the desk), keeping its place: it is paired again after them, and each scores what the
+        director chose (``points``: ½, H, or 0, Z; None: what a round missed scores, ``late``).
+        The rounds asked for, each a line of the book."""
         night = self._hosted()
         if name not in night.teams or name in night.withdrawn:
             raise NightRefused("no team {team} is playing in the night", team=name)
         asked = sorted(set(rounds)) or [len(night.rounds) + 1]
+        if points is not None and points not in LATE_CHOICES:
+            raise NightRefused("a bye asked for scores 0 or ½")
         for number in asked:
             if not len(night.rounds) < number <= MAX_ROUNDS:
                 raise NightRefused("a bye is asked for a round to come, from {next} to {most}",
@@ -410,7 +414,8 @@ class Book:
                 raise NightRefused("the team {team} has asked for a bye in round {number} already", team=name,
                                    number=number)
         for number in asked:
-            self._change({"event": "rest", "team": name, "round": number, "by": by, "at": self.clock()})
+            self._change({"event": "rest", "team": name, "round": number,
+                          **({} if points is None else {"points": points}), "by": by, "at": self.clock()})
         return asked
 
     @_locked

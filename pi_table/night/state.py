@@ -111,6 +111,7 @@ class Night:
     tiebreak: str = RATING  # after points: the rating, or Buchholz
     withdrawn: set[str] = field(default_factory=set)
     rests: dict[int, set[str]] = field(default_factory=dict)  # a round: the teams that asked to sit it out
+    rest_points: dict[tuple[int, str], float] = field(default_factory=dict)  # what each bye asked for scores (H or Z)
     results: dict[tuple[int, str], StaffResult] = field(default_factory=dict)  # a round's table: the staff's latest result
     history: list[Event] = field(default_factory=list)  # the staff's events (STAFF_EVENTS), in order
     dealt: dict[str, int | None] = field(default_factory=dict)  # this table's games: the round each began in
@@ -243,11 +244,14 @@ class Night:
             if name not in self.teams or number < 1 or (name in asked) != (kind == "unrest") \
                     or (not replay and (number <= len(self.rounds) or name in self.withdrawn)):
                 raise ValueError(f"no team to {kind}")
+            # the director's choice for this bye, H or Z; a bye asked before the choice: the night's ``late``
+            chosen = {"points": _late(event["points"])} if kind == "rest" and event.get("points") is not None else {}
             if kind == "rest":
                 asked.add(name)
+                self.rest_points[(number, name)] = chosen.get("points", self.late)
             else:
                 asked.discard(name)
-            self.history.append({"event": kind, "team": name, "round": number, "by": by, "at": at})
+            self.history.append({"event": kind, "team": name, "round": number, **chosen, "by": by, "at": at})
             return
         if kind == "unconfirm":  # the last round back to a proposal, none of its games begun
             number = int(event["round"])
@@ -400,6 +404,13 @@ class Night:
                         for name in names if name not in self.rounds[number - 1].names)
         return Counter(self.since) + asked
 
+    def missed_points(self, name: str, number: int) -> float:
+        """What round ``number``, missed by the team ``name``, scores: the bye's the director chose
+        when it asked out (H or Z), else the night's ``late``."""
+        if name in self.rests.get(number, ()):
+            return self.rest_points.get((number, name), self.late)
+        return self.late
+
     def asked_out(self, name: str, number: int) -> bool:
         """Whether the team ``name`` missed round ``number`` as the night scores it: it joined
         after the round, or asked to sit it out."""
@@ -436,8 +447,8 @@ class Night:
 
         return standings(self.teams, self.counted(), self.byes(), self.bye, self.tiebreak, self.withdrawn,
                          self.missed(), self.late, self.absent(), self.rounds,
-                         [(name, made.number) for made in self.rounds for name in self.teams
-                          if name not in made.names and self.asked_out(name, made.number)])
+                         {(name, made.number): self.missed_points(name, made.number) for made in self.rounds
+                          for name in self.teams if name not in made.names and self.asked_out(name, made.number)})
 
     @property
     def round(self) -> Round | None:
