@@ -301,3 +301,50 @@ def test_a_bye_asked_for_scores_half_or_zero_as_the_director_chose_at_every_tabl
     follower.book.stop()
     again = Book(tmp_path / "t2").night_of(host.current().id)
     same(host.night, again)
+
+
+def test_undoing_a_round_drops_its_results_and_games_on_every_table_and_a_late_game_of_it_never_counts(tmp_path):
+    """Issue 59: undo of the last round refused a round with a game or a result; Swiss-Manager
+    deletes the last round with its results. Undone at the host, its results go on every table,
+    a follower's game of it counts no more there, the same game told of later is refused at the
+    host, and the round paired again is played afresh; a restart folds the same."""
+    host, at_host, follower = host_and_follower(tmp_path, TEAMS[:4])
+    host.propose()
+    made = host.confirm()
+    assert follower.follow("t1", heard(at_host))
+    game = played(follower)
+    assert game is not None and game.round == 1 and game.pairing == 0
+    at_t1 = made.pair_at("t1")
+    assert at_t1 is not None
+    host.result(1, "t1", "won", STAFF, winner=at_t1.red)
+    assert len(host.current().slots()) == 1  # the staff's result; the follower's game not told yet
+    host.unconfirm(STAFF)
+    assert host.current().results == {} and host.current().slots() == {}
+    host.confirm()
+    assert follower.follow("t1", heard(at_host))
+    same(host.night, follower.book.night)
+    assert follower.book.current().slots() == {}  # its game of the undone pairing counts no more
+    assert host.gather(host.current().id, "t2", [game]) == []  # told of late: refused
+    assert all(line.points == 0.0 for line in host.current().standings())
+    again = played(follower, seed=2)  # round 1 as paired again, played afresh
+    assert again is not None and again.pairing == 1
+    assert host.gather(host.current().id, "t2", [again]) == [again]
+    assert len(host.current().slots()) == 1
+    follower.book.stop()
+    same(host.night, Book(tmp_path / "t2").night_of(host.current().id))
+
+
+def test_a_game_written_before_pairings_were_counted_still_loads_and_counts(tmp_path):
+    """An old night file's game has no ``pairing``: it is its round's, as it always was."""
+    host = Book(tmp_path / "t1")
+    host.open("Friday league", ["codenames"], ["t1", "t2"])
+    for name in TEAMS[:4]:
+        host.join(name)
+    host.propose()
+    pair = host.confirm().pairs[0]
+    old = {"id": "g1", "table": pair.table, "game": "codenames", "teams": list(pair.teams), "winner": pair.red,
+           "termination": "all_agents_found", "margin": 1, "score": None, "round": 1, "at": 1.0}
+    assert host.record(Game.from_json(old))
+    host.stop()
+    again = Book(tmp_path / "t1").current()
+    assert again.damage == [] and [s.points for s in again.standings() if s.team == pair.red] == [1.0]

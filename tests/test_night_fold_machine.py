@@ -2,7 +2,8 @@
 (t2, t3), the plans and games handed over as the fleet's broker hands them (a follower whose broker
 is down hears nothing until it is back, then the retained plan and the games); random director
 actions (join, withdraw, back in, a bye asked for rounds to come, propose, swap, pair by hand,
-confirm, undo, record, correct, close, correct after the close, restart any table). After every
+confirm, undo with its results, record, correct, close, correct after the close, restart any
+table, a game told again after its round was deleted). After every
 step every table's standings, history and TRF equal a recomputation written here from FIDE's
 rules for a Swiss with byes (``Oracle``), not from the code under test: a game won scores 1, a
 pairing-allocated bye the night's bye, a round missed by joining late the night's ``late`` (Z or
@@ -59,6 +60,7 @@ class Oracle:
     decided: dict[tuple[int, str], tuple[str, str | None]] = field(default_factory=dict)  # the staff's result
     history: list[tuple[object, ...]] = field(default_factory=list)
     closed: bool = False
+    undone: dict[int, int] = field(default_factory=dict)  # a round: the times it was deleted (its pairing now)
 
     def round_points(self, team: str, number: int) -> tuple[float, str]:
         """A team's points in round ``number`` and what kind of round it was for it."""
@@ -93,8 +95,13 @@ class Oracle:
         return [t for t in self.teams if t not in self.withdrawn and number not in self.asked.get(t, ())]
 
     def undo(self) -> None:
+        """The last round deleted with its results (Swiss-Manager's "delete last round"): its games and
+        the staff's results for it count no more, and a game of it told of later never does."""
         number = len(self.rounds)
         self.rounds.pop()
+        self.undone[number] = self.undone.get(number, 0) + 1
+        self.won = {key: winner for key, winner in self.won.items() if key[0] != number}
+        self.decided = {key: entry for key, entry in self.decided.items() if key[0] != number}
         for team, before in self.joined.items():
             self.joined[team] = min(before, number - 1)  # a walk-in after the confirm missed only the rounds before
 
@@ -270,8 +277,6 @@ class NightOnThreeTables(RuleBasedStateMachine):
     def undo(self) -> None:
         assert self.oracle is not None
         number = len(self.oracle.rounds)
-        if any(n == number for n, _ in [*self.oracle.won, *self.oracle.decided]):
-            return  # a round with a game or a result is not undone
         self.book.unconfirm(STAFF)
         self.oracle.undo()
         self.oracle.history.append(("unconfirm", number))
@@ -303,7 +308,7 @@ class NightOnThreeTables(RuleBasedStateMachine):
         winner = data.draw(st.sampled_from([red, blue]))
         self.count += 1
         game = Game(f"g{self.count}", table, "codenames", (red, blue), winner, Termination.ALL_AGENTS_FOUND, 1, None,
-                    number, 1_800_000_000.0 + self.count)
+                    number, 1_800_000_000.0 + self.count, pairing=self.oracle.undone.get(number, 0))
         here = self.followers.get(table)
         if here is not None and self.online[table] and here.book.night is not None and here.book.night.open \
                 and here.book.night.awaits(game):
@@ -313,6 +318,17 @@ class NightOnThreeTables(RuleBasedStateMachine):
             assert self.book.record(game)
         self.games.append(game)
         self.oracle.won[(number, table)] = winner
+        self.tell()
+
+    @precondition(lambda self: self.oracle is not None and bool(self.games))
+    @rule()
+    def games_told_again(self) -> None:
+        """Every game played so far told to the host again (a table back after an outage): one of a
+        round deleted since, or of a pairing deleted since, is refused; the others are kept already."""
+        night = self.book.current()
+        for game in self.games:
+            if game.table != "t1":
+                assert self.book.gather(night.id, game.table, [game]) == []
         self.tell()
 
     @precondition(lambda self: self.oracle is not None and bool(self.oracle.rounds))

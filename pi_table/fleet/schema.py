@@ -258,6 +258,7 @@ GAME = Record({  # night.games.Game.to_json: every field there, null where the g
     "id": Text(NAME), "table": Text(NAME), "game": Text(NAME), "teams": ListOf(Text(NAME), 2), "winner": NAMED,
     "termination": Word(Termination), "margin": maybe(Number(0, CELLS, whole=True)),
     "score": maybe(Number(0, CELLS, whole=True)), "round": maybe(Number(1, 10_000, whole=True)), "at": TIME,
+    "pairing": Number(0, 10_000, whole=True),  # the round's undos before it was dealt (issue 59); before it, none
 }, required=("id", "table", "game", "teams", "winner", "termination", "margin", "score", "round", "at"))
 NIGHT = Record({  # night.recorder.Recorder.report: the table's night and the games recorded at it
     "night": Text(NAME), "name": Text(NAME), "open": Flag(), "teams": ListOf(Text(NAME), MOST_TEAMS),

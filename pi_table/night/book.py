@@ -513,17 +513,15 @@ class Book:
 
     @_locked
     def unconfirm(self, by: str) -> Round:
-        """The last round confirmed, back to a proposal (``by``: who at the desk), while none of
-        its games began here, was recorded or had a result entered; the tables that follow drop
-        it with the plan. The round undone: its proposal goes too when a team due to play it
-        joined since (a walk-in after the confirm), to be proposed again with it."""
+        """The last round confirmed, back to a proposal (``by``: who at the desk), with its results:
+        the staff's go, and its games, on every table, count no more (their pairing is undone,
+        ``Night.paired``), nor does one of them told of later. The tables that follow fold it
+        with the plan. The round undone: its proposal goes too when a team due to play it joined
+        since (a walk-in after the confirm), to be proposed again with it."""
         night = self._hosted()
         if not night.rounds:
             raise NightRefused("no round is confirmed")
         number = len(night.rounds)
-        if any(g.round == number for g in night.played) or any(n == number for n, _ in night.results) \
-                or number in night.dealt.values():
-            raise NightRefused("round {number} has a game or a result already: it cannot be undone", number=number)
         made = night.rounds[-1]
         self._change({"event": "unconfirm", "round": number, "by": by, "at": self.clock()})
         return made
@@ -809,8 +807,9 @@ class Book:
 def _holds(plan: Event, kept: Night | None) -> None:
     """NightRefused unless the plan holds together and, against the night ``kept`` (a follower's,
     from the same host), changes only what a host can: teams join or are removed before their
-    first round, rounds are added (or the last ones undone, as its history says, while no game of
-    theirs was recorded here), the night closes. A confirmed round is never otherwise rewritten, and
+    first round, rounds are added (or the last ones undone, as its history says: a game of theirs
+    recorded here then counts no more, ``Night.paired``, unless it was written before pairings were
+    counted), the night closes. A confirmed round is never otherwise rewritten, and
     every team of a game played here stays, so no plan can move a game played here."""
     teams = [t["name"] for t in plan["teams"]]
     rounds = [Round.from_json(made) for made in plan["rounds"]]
@@ -835,5 +834,5 @@ def _holds(plan: Event, kept: Night | None) -> None:
     if (kept.name, kept.games, kept.tables, kept.opened) != (
             plan["name"], tuple(plan["games"]), tuple(plan["tables"]), plan["opened"]) \
             or not {name for game in kept.played for name in game.teams} <= set(teams) \
-            or rounds[:fixed] != kept.rounds[:fixed] or any(g.round is not None and g.round > fixed for g in kept.played):
+            or rounds[:fixed] != kept.rounds[:fixed] or any(g.round is not None and g.round > fixed and g.pairing is None for g in kept.played):
         raise NightRefused("a plan changes only the night's teams, its next rounds and its close")

@@ -158,8 +158,9 @@ TEXTS: tuple[str, ...] = (
     N_("Let the game at table {table} finish"),
     N_("still played"),
     N_("Undo round {number}"),
-    N_("Undo round {number}? It goes back to a proposal, to change and confirm again; only while none of its games "
-       "has begun."),
+    N_("Undo round {number}? It goes back to a proposal, to change and confirm again."),
+    N_("Undo round {number}? It goes back to a proposal, to change and confirm again, and its results at table "
+       "{tables} are dropped on every table: those games count no more."),
     N_("Round {number} undone"),
     N_("Correct a result"),
     N_("Table {table}: {one} and {other} have met before"),

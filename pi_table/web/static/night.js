@@ -476,7 +476,16 @@ function wireNight() {
   $("night-propose").addEventListener("click", () => nightAct("propose"));
   $("night-unconfirm").addEventListener("click", () => {
     const last = night && night.rounds[night.rounds.length - 1];
-    if (last && confirm(t("Undo round {number}? It goes back to a proposal, to change and confirm again; only while none of its games has begun.", { number: last.number }))) nightAct("unconfirm");
+    if (!last) return;
+    // Undone with its results (Swiss-Manager's "delete round"): the confirmation names the tables whose results go.
+    const undone = night.history.filter((entry) => entry.event === "unconfirm" && entry.round === last.number).length;
+    const games = night.games_played.filter((game) => game.pairing === undefined || game.pairing === undone);
+    const tables = [...new Set([...night.results, ...games].filter((entry) => entry.round === last.number)
+      .map((entry) => entry.table))].sort();
+    const asked = tables.length
+      ? t("Undo round {number}? It goes back to a proposal, to change and confirm again, and its results at table {tables} are dropped on every table: those games count no more.", { number: last.number, tables: tables.join(", ") })
+      : t("Undo round {number}? It goes back to a proposal, to change and confirm again.", { number: last.number });
+    if (confirm(asked)) nightAct("unconfirm");
   });
   // Asked before a round is confirmed over one still played: those games count for their own round.
   $("night-confirm").addEventListener("click", () => {
