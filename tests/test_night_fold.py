@@ -348,3 +348,26 @@ def test_a_game_written_before_pairings_were_counted_still_loads_and_counts(tmp_
     host.stop()
     again = Book(tmp_path / "t1").current()
     assert again.damage == [] and [s.points for s in again.standings() if s.team == pair.red] == [1.0]
+
+
+def test_a_game_of_a_round_played_before_the_close_and_told_of_after_it_counts_at_the_host(tmp_path):
+    """Issue 59: a follower offline at the close played its round's game meanwhile; told of after
+    the close it was refused (collecting refused a closed night), so its pair counted nothing.
+    The host's closed night takes it as a correction, kept across a restart."""
+    host, at_host, follower = host_and_follower(tmp_path, TEAMS[:4])
+    host.propose()
+    host.confirm()
+    assert follower.follow("t1", heard(at_host))
+    game = played(follower)  # the broker is down: the host hears nothing of it
+    assert game is not None
+    night_id = host.current().id
+    host.close(over=True)
+    assert follower.follow("t1", heard(at_host))  # back: the closed plan
+    report = schema.parse("night", json.dumps(follower.report()).encode())  # as the broker hands it over
+    assert at_host.gather("t2", report) == [game]  # type: ignore[arg-type]
+    assert at_host.gather("t2", report) == []  # type: ignore[arg-type]  # once
+    counted = host.night_of(night_id)
+    assert (1, "t2") in counted.slots() and counted.closed is not None
+    host.stop()
+    again = Book(tmp_path / "t1").night_of(night_id)
+    assert again.damage == [] and (1, "t2") in again.slots()

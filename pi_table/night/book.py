@@ -768,13 +768,22 @@ class Book:
     def gather(self, night_id: str, table: str, games: Iterable[Game]) -> list[Game]:
         """The games another table of the night ``night_id`` (``table``, the topic's) told of, kept
         when they are the ones the night waits for there: each once, and never one it says was
-        played elsewhere or by teams the round did not put there."""
-        night, kept = self.night, list[Game]()
-        if night is None or not night.open or night.id != night_id:
+        played elsewhere or by teams the round did not put there. A closed night kept here takes
+        them too, at the end of its file (``_closed_change``): a game of a round paired before the
+        close, told of after it by a table that was offline then, counts as the correction it is."""
+        kept = list[Game]()
+        night = self.night if self.night is not None and self.night.id == night_id else None
+        if night is None and NIGHT_ID.fullmatch(night_id) and (self.folder / f"{night_id}.jsonl").is_file():
+            night = self.night_of(night_id)
+        if night is None or night.left:
             return kept
         for game in games:
             if game.table == table and night.awaits(game):
-                self._change({"event": "game", "game": game.to_json()})
+                event = {"event": "game", "game": game.to_json()}
+                if night.open:
+                    self._change(event)
+                else:
+                    self._closed_change(night, event)
                 kept.append(game)
         return kept
 
