@@ -229,14 +229,27 @@ def test_the_director_s_desk_on_a_phone_still_played_withdraw_results_and_the_ti
         expect(page.locator(".night-history")).to_have_count(3)
         page.select_option("#night-remove-team", "Owls")  # issue 59: "we miss rounds 4 and 5"
         page.fill("#night-rest-rounds", "4-5")
+        page.select_option("#night-rest-points", "0.5")  # the director's choice for this bye: H
         page.click("#night-rest-later")
         expect(page.locator("#night-rests")).to_contain_text("Asked for a bye in round 4: Owls")
         expect(page.locator("#night-rests")).to_contain_text("Asked for a bye in round 5: Owls")
         assert asked[-1].startswith("Give the team Owls the bye it asked for in rounds 4, 5?")
+        assert asked[-1].endswith("each round scores a draw (½ point).")
         page.locator('.night-unrest[data-team="Owls"][data-round="5"]').click()
         expect(page.locator("#night-rests")).not_to_contain_text("round 5")
         expect(page.locator("#night-rests")).to_contain_text("Asked for a bye in round 4: Owls")
         expect(page.locator(".night-history")).to_have_count(6)
+        page.select_option("#night-result-round", "2")  # issue 59: round 2 deleted with its result
+        page.select_option("#night-result-table", "1")
+        red = page.locator("#night-result option").first.get_attribute("value").removeprefix("won:")  # type: ignore[union-attr]
+        page.select_option("#night-result", f"won:{red}")
+        page.click("#night-result-save")
+        expect(page.locator(".night-history")).to_have_count(7)
+        page.click("#night-unconfirm")
+        expect(page.locator(".night-history")).to_have_count(8)
+        assert asked[-1] == ("Undo round 2? It goes back to a proposal, to change and confirm again, and its results "
+                             "at table 1 are dropped on every table: those games count no more.")
+        expect(page.locator("#night-round h3")).not_to_have_text("Round 2")
         assert errors == []
     finally:
         context.close()

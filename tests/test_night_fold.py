@@ -232,7 +232,8 @@ def test_a_team_asks_out_of_rounds_4_and_5_on_the_staff_page_and_scores_what_a_m
         for _ in range(2):
             staff.call("POST", "/staff/api/night/propose")
             staff.call("POST", "/staff/api/night/confirm", {"over": True})
-        for body in ({"team": "Owls", "rounds": [2]}, {"team": "Owls", "rounds": ["4"]}, {"team": "Owls", "rounds": 4}):
+        for body in ({"team": "Owls", "rounds": [2]}, {"team": "Owls", "rounds": ["4"]}, {"team": "Owls", "rounds": 4},
+                     {"team": "Owls", "rounds": [4], "points": 1}, {"team": "Owls", "rounds": [4], "points": True}):
             assert staff.call("POST", "/staff/api/night/rest", body)[0] in (400, 409)  # past, or not numbers
         status, answer = staff.call("POST", "/staff/api/night/rest", {"team": "Owls", "rounds": [4, 5, 6]})
         assert status == 200 and answer["night"]["rests"] == {"4": ["Owls"], "5": ["Owls"], "6": ["Owls"]}
@@ -274,3 +275,99 @@ def test_a_plan_from_a_host_before_the_events_is_still_followed_and_an_old_follo
     again = Book(tmp_path / "t2")  # its file holds the old plan's line
     assert again.night is not None and again.night.damage == [] and again.night.rounds == host.current().rounds
     assert [s.to_json() for s in again.night.standings()] == [s.to_json() for s in host.current().standings()]
+
+
+def test_a_bye_asked_for_scores_half_or_zero_as_the_director_chose_at_every_table_and_in_the_trf(tmp_path):
+    """Issue 59: a bye asked for scored the night's "round missed" whatever the director chose for
+    it; each now scores its own choice, ½ (H) or 0 (Z), at the host, at the follower, after a
+    restart and in the TRF, and one asked without a choice still scores the night's ``late``."""
+    from pi_table.night.book import NightRefused
+    from pi_table.web.night import night_trf
+
+    host, at_host, follower = host_and_follower(tmp_path, (*TEAMS, "Bar Flies"))
+    host.rest("Owls", STAFF, [1], points=0.5)
+    host.rest("Zebras", STAFF, [1], points=0.0)
+    host.rest("Foxes", STAFF, [1])  # no choice: the night's late, 0 here
+    with pytest.raises(NightRefused):
+        host.rest("Moles", STAFF, [1], points=1.0)
+    host.propose()
+    host.confirm()
+    assert follower.follow("t1", heard(at_host))
+    points = {line.team: line.points for line in host.current().standings()}
+    assert (points["Owls"], points["Zebras"], points["Foxes"]) == (0.5, 0.0, 0.0)
+    same(host.night, follower.book.night)
+    codes = {row[14:47].strip(): row[98] for row in night_trf(host.current()).split("\r\n") if row.startswith("001 ")}
+    assert (codes["Owls"], codes["Zebras"], codes["Foxes"]) == ("H", "Z", "Z")
+    follower.book.stop()
+    again = Book(tmp_path / "t2").night_of(host.current().id)
+    same(host.night, again)
+
+
+def test_undoing_a_round_drops_its_results_and_games_on_every_table_and_a_late_game_of_it_never_counts(tmp_path):
+    """Issue 59: undo of the last round refused a round with a game or a result; Swiss-Manager
+    deletes the last round with its results. Undone at the host, its results go on every table,
+    a follower's game of it counts no more there, the same game told of later is refused at the
+    host, and the round paired again is played afresh; a restart folds the same."""
+    host, at_host, follower = host_and_follower(tmp_path, TEAMS[:4])
+    host.propose()
+    made = host.confirm()
+    assert follower.follow("t1", heard(at_host))
+    game = played(follower)
+    assert game is not None and game.round == 1 and game.pairing == 0
+    at_t1 = made.pair_at("t1")
+    assert at_t1 is not None
+    host.result(1, "t1", "won", STAFF, winner=at_t1.red)
+    assert len(host.current().slots()) == 1  # the staff's result; the follower's game not told yet
+    host.unconfirm(STAFF)
+    assert host.current().results == {} and host.current().slots() == {}
+    host.confirm()
+    assert follower.follow("t1", heard(at_host))
+    same(host.night, follower.book.night)
+    assert follower.book.current().slots() == {}  # its game of the undone pairing counts no more
+    assert host.gather(host.current().id, "t2", [game]) == []  # told of late: refused
+    assert all(line.points == 0.0 for line in host.current().standings())
+    again = played(follower, seed=2)  # round 1 as paired again, played afresh
+    assert again is not None and again.pairing == 1
+    assert host.gather(host.current().id, "t2", [again]) == [again]
+    assert len(host.current().slots()) == 1
+    follower.book.stop()
+    same(host.night, Book(tmp_path / "t2").night_of(host.current().id))
+
+
+def test_a_game_written_before_pairings_were_counted_still_loads_and_counts(tmp_path):
+    """An old night file's game has no ``pairing``: it is its round's, as it always was."""
+    host = Book(tmp_path / "t1")
+    host.open("Friday league", ["codenames"], ["t1", "t2"])
+    for name in TEAMS[:4]:
+        host.join(name)
+    host.propose()
+    pair = host.confirm().pairs[0]
+    old = {"id": "g1", "table": pair.table, "game": "codenames", "teams": list(pair.teams), "winner": pair.red,
+           "termination": "all_agents_found", "margin": 1, "score": None, "round": 1, "at": 1.0}
+    assert host.record(Game.from_json(old))
+    host.stop()
+    again = Book(tmp_path / "t1").current()
+    assert again.damage == [] and [s.points for s in again.standings() if s.team == pair.red] == [1.0]
+
+
+def test_a_game_of_a_round_played_before_the_close_and_told_of_after_it_counts_at_the_host(tmp_path):
+    """Issue 59: a follower offline at the close played its round's game meanwhile; told of after
+    the close it was refused (collecting refused a closed night), so its pair counted nothing.
+    The host's closed night takes it as a correction, kept across a restart."""
+    host, at_host, follower = host_and_follower(tmp_path, TEAMS[:4])
+    host.propose()
+    host.confirm()
+    assert follower.follow("t1", heard(at_host))
+    game = played(follower)  # the broker is down: the host hears nothing of it
+    assert game is not None
+    night_id = host.current().id
+    host.close(over=True)
+    assert follower.follow("t1", heard(at_host))  # back: the closed plan
+    report = schema.parse("night", json.dumps(follower.report()).encode())  # as the broker hands it over
+    assert at_host.gather("t2", report) == [game]  # type: ignore[arg-type]
+    assert at_host.gather("t2", report) == []  # type: ignore[arg-type]  # once
+    counted = host.night_of(night_id)
+    assert (1, "t2") in counted.slots() and counted.closed is not None
+    host.stop()
+    again = Book(tmp_path / "t1").night_of(night_id)
+    assert again.damage == [] and (1, "t2") in again.slots()

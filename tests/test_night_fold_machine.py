@@ -2,11 +2,13 @@
 (t2, t3), the plans and games handed over as the fleet's broker hands them (a follower whose broker
 is down hears nothing until it is back, then the retained plan and the games); random director
 actions (join, withdraw, back in, a bye asked for rounds to come, propose, swap, pair by hand,
-confirm, undo, record, correct, close, correct after the close, restart any table). After every
+confirm, undo with its results, record, correct, close, correct after the close, restart any
+table, a game told again after its round was deleted). After every
 step every table's standings, history and TRF equal a recomputation written here from FIDE's
 rules for a Swiss with byes (``Oracle``), not from the code under test: a game won scores 1, a
-pairing-allocated bye the night's bye, a round missed by joining late or asked out the night's
-``late`` (Z or H), a round away (withdrawn) or void 0; TRF-16's score column is the sum of its
+pairing-allocated bye the night's bye, a round missed by joining late the night's ``late`` (Z or
+H), a round asked out what the director chose for that bye (H ½ or Z 0; none chosen: the night's
+``late``), a round away (withdrawn) or void 0; TRF-16's score column is the sum of its
 round codes."""
 
 from __future__ import annotations
@@ -52,11 +54,13 @@ class Oracle:
     joined: dict[str, int] = field(default_factory=dict)
     withdrawn: set[str] = field(default_factory=set)
     asked: dict[str, set[int]] = field(default_factory=dict)
+    chosen: dict[tuple[str, int], float] = field(default_factory=dict)  # a bye asked for: H or Z, as the director chose
     rounds: list[tuple[dict[str, tuple[str, str]], set[str]]] = field(default_factory=list)  # table: (red, blue); resting
     won: dict[tuple[int, str], str] = field(default_factory=dict)  # a round's table: its game's winner
     decided: dict[tuple[int, str], tuple[str, str | None]] = field(default_factory=dict)  # the staff's result
     history: list[tuple[object, ...]] = field(default_factory=list)
     closed: bool = False
+    undone: dict[int, int] = field(default_factory=dict)  # a round: the times it was deleted (its pairing now)
 
     def round_points(self, team: str, number: int) -> tuple[float, str]:
         """A team's points in round ``number`` and what kind of round it was for it."""
@@ -71,7 +75,9 @@ class Oracle:
                     return (1.0 if result in ("won", "forfeit") and winner == team else 0.0), result
                 winner = self.won.get((number, table))
                 return (0.0 if winner is None else float(winner == team)), "game"
-        if number <= self.joined[team] or number in self.asked.get(team, ()):
+        if number in self.asked.get(team, ()):
+            return self.chosen.get((team, number), self.late), "missed"
+        if number <= self.joined[team]:
             return self.late, "missed"
         return 0.0, "away"
 
@@ -89,8 +95,13 @@ class Oracle:
         return [t for t in self.teams if t not in self.withdrawn and number not in self.asked.get(t, ())]
 
     def undo(self) -> None:
+        """The last round deleted with its results (Swiss-Manager's "delete last round"): its games and
+        the staff's results for it count no more, and a game of it told of later never does."""
         number = len(self.rounds)
         self.rounds.pop()
+        self.undone[number] = self.undone.get(number, 0) + 1
+        self.won = {key: winner for key, winner in self.won.items() if key[0] != number}
+        self.decided = {key: entry for key, entry in self.decided.items() if key[0] != number}
         for team, before in self.joined.items():
             self.joined[team] = min(before, number - 1)  # a walk-in after the confirm missed only the rounds before
 
@@ -193,8 +204,8 @@ class NightOnThreeTables(RuleBasedStateMachine):
         self.tell()
 
     @precondition(lambda self: self.oracle is not None and not self.oracle.closed)
-    @rule(data=st.data(), ahead=st.integers(1, 3), span=st.integers(1, 2))
-    def bye_asked(self, data: st.DataObject, ahead: int, span: int) -> None:
+    @rule(data=st.data(), ahead=st.integers(1, 3), span=st.integers(1, 2), points=st.sampled_from([None, 0.0, 0.5]))
+    def bye_asked(self, data: st.DataObject, ahead: int, span: int, points: float | None) -> None:
         assert self.oracle is not None
         playing = [t for t in self.oracle.teams if t not in self.oracle.withdrawn]
         if not playing:
@@ -204,9 +215,13 @@ class NightOnThreeTables(RuleBasedStateMachine):
         rounds = [n for n in range(first, first + span) if n not in self.oracle.asked.get(name, ())]
         if not rounds:
             return
-        assert self.book.rest(name, STAFF, rounds) == rounds
+        assert self.book.rest(name, STAFF, rounds, points) == rounds
         self.oracle.asked.setdefault(name, set()).update(rounds)
-        self.oracle.history.extend(("rest", name, n) for n in rounds)
+        for number in rounds:
+            self.oracle.chosen.pop((name, number), None)
+            if points is not None:
+                self.oracle.chosen[(name, number)] = points
+        self.oracle.history.extend(("rest", name, n, *(() if points is None else (points,))) for n in rounds)
         self.tell()
 
     @precondition(lambda self: self.oracle is not None and not self.oracle.closed)
@@ -262,8 +277,6 @@ class NightOnThreeTables(RuleBasedStateMachine):
     def undo(self) -> None:
         assert self.oracle is not None
         number = len(self.oracle.rounds)
-        if any(n == number for n, _ in [*self.oracle.won, *self.oracle.decided]):
-            return  # a round with a game or a result is not undone
         self.book.unconfirm(STAFF)
         self.oracle.undo()
         self.oracle.history.append(("unconfirm", number))
@@ -295,7 +308,7 @@ class NightOnThreeTables(RuleBasedStateMachine):
         winner = data.draw(st.sampled_from([red, blue]))
         self.count += 1
         game = Game(f"g{self.count}", table, "codenames", (red, blue), winner, Termination.ALL_AGENTS_FOUND, 1, None,
-                    number, 1_800_000_000.0 + self.count)
+                    number, 1_800_000_000.0 + self.count, pairing=self.oracle.undone.get(number, 0))
         here = self.followers.get(table)
         if here is not None and self.online[table] and here.book.night is not None and here.book.night.open \
                 and here.book.night.awaits(game):
@@ -305,6 +318,17 @@ class NightOnThreeTables(RuleBasedStateMachine):
             assert self.book.record(game)
         self.games.append(game)
         self.oracle.won[(number, table)] = winner
+        self.tell()
+
+    @precondition(lambda self: self.oracle is not None and bool(self.games))
+    @rule()
+    def games_told_again(self) -> None:
+        """Every game played so far told to the host again (a table back after an outage): one of a
+        round deleted since, or of a pairing deleted since, is refused; the others are kept already."""
+        night = self.book.current()
+        for game in self.games:
+            if game.table != "t1":
+                assert self.book.gather(night.id, game.table, [game]) == []
         self.tell()
 
     @precondition(lambda self: self.oracle is not None and bool(self.oracle.rounds))
@@ -370,7 +394,8 @@ class NightOnThreeTables(RuleBasedStateMachine):
             assert night.damage == []
             lines = {line.team: (line.points, line.byes, line.missed, line.withdrawn) for line in night.standings()}
             assert lines == oracle.standings()
-            history = [(e["event"], *(e[key] for key in ("team", "round", "table", "result", "winner") if key in e))
+            history = [(e["event"], *(e[key] for key in ("team", "round", "table", "result", "winner", "points")
+                                      if key in e))
                        for e in night.history]
             assert history == oracle.history
             assert trf_checked(night) == {team: points for team, (points, *_) in oracle.standings().items()}

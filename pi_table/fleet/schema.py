@@ -258,6 +258,7 @@ GAME = Record({  # night.games.Game.to_json: every field there, null where the g
     "id": Text(NAME), "table": Text(NAME), "game": Text(NAME), "teams": ListOf(Text(NAME), 2), "winner": NAMED,
     "termination": Word(Termination), "margin": maybe(Number(0, CELLS, whole=True)),
     "score": maybe(Number(0, CELLS, whole=True)), "round": maybe(Number(1, 10_000, whole=True)), "at": TIME,
+    "pairing": Number(0, 10_000, whole=True),  # the round's undos before it was dealt (issue 59); before it, none
 }, required=("id", "table", "game", "teams", "winner", "termination", "margin", "score", "round", "at"))
 NIGHT = Record({  # night.recorder.Recorder.report: the table's night and the games recorded at it
     "night": Text(NAME), "name": Text(NAME), "open": Flag(), "teams": ListOf(Text(NAME), MOST_TEAMS),
@@ -273,6 +274,7 @@ ROUND = Record({"number": Number(1, 10_000, whole=True), "pairs": Records(PAIR, 
 DECIDED = Record({  # night.book.Night.history: a team withdrawn or back, a result entered or corrected at the desk
     "event": Text(NAME), "team": Text(MAX_NAME), "round": Number(1, 10_000, whole=True), "table": Text(NAME),
     "result": Text(NAME), "winner": maybe(Text(MAX_NAME)), "game": NAMED, "by": Text(NAME), "at": TIME,
+    "points": Number(0, 1),  # a bye asked for: what the director chose it scores (issue 59); before it, none
 }, required=("event", "by", "at"))
 FOLDED = Record({  # night.book.Night.events: the host's events (night.book.HOSTED) a follower folds (issue 59)
     "event": Text(NAME), "name": Text(NAME), "games": ListOf(Text(NAME), len(NAMES)),
@@ -282,6 +284,7 @@ FOLDED = Record({  # night.book.Night.events: the host's events (night.book.HOST
     "team": Text(MAX_NAME), "nicknames": ListOf(Text(MAX_NAME), MAX_NICKNAMES), "waiting": Flag(),
     "round": Shapes(Number(1, 10_000, whole=True), ROUND),  # a staff event's round, or a round proposed or confirmed
     "table": Text(NAME), "result": Text(NAME), "winner": maybe(Text(MAX_NAME)), "game": NAMED, "by": Text(NAME),
+    "points": Number(0, 1),  # a bye asked for: H or Z, as the director chose
 }, required=("event",))
 PLAN = Record({  # night.book.Night.plan_json: the night a host runs, as the tables that follow it read it
     "night": Text(NAME), "name": Text(NAME), "games": ListOf(Text(NAME), len(NAMES)), "tables": ListOf(Text(NAME), MAX_TABLES),

@@ -57,6 +57,7 @@ from .scoring import BYE_POINTS, FORFEIT, RATING, TIEBREAKS
 from .state import (
     CREDIT,
     DRAW,
+    LATE_CHOICES,
     LATE_POINTS,
     RATINGS,
     RESULTS,
@@ -394,14 +395,17 @@ class Book:
         self._change({"event": "withdraw", "team": name, "by": by, "at": self.clock()})
 
     @_locked
-    def rest(self, name: str, by: str, rounds: Iterable[int] = ()) -> list[int]:
+    def rest(self, name: str, by: str, rounds: Iterable[int] = (), points: float | None = None) -> list[int]:
         """The team ``name`` sits out ``rounds`` (none: the next one) at its own asking (``by``: who
-        at the desk), keeping its place: it is paired again after them, and each scores what a
-        round missed scores (``late``). The rounds asked for, each a line of the book."""
+        at the desk), keeping its place: it is paired again after them, and each scores what the
+        director chose (``points``: ½, H, or 0, Z; None: what a round missed scores, ``late``).
+        The rounds asked for, each a line of the book."""
         night = self._hosted()
         if name not in night.teams or name in night.withdrawn:
             raise NightRefused("no team {team} is playing in the night", team=name)
         asked = sorted(set(rounds)) or [len(night.rounds) + 1]
+        if points is not None and points not in LATE_CHOICES:
+            raise NightRefused("a bye asked for scores 0 or ½")
         for number in asked:
             if not len(night.rounds) < number <= MAX_ROUNDS:
                 raise NightRefused("a bye is asked for a round to come, from {next} to {most}",
@@ -410,7 +414,8 @@ class Book:
                 raise NightRefused("the team {team} has asked for a bye in round {number} already", team=name,
                                    number=number)
         for number in asked:
-            self._change({"event": "rest", "team": name, "round": number, "by": by, "at": self.clock()})
+            self._change({"event": "rest", "team": name, "round": number,
+                          **({} if points is None else {"points": points}), "by": by, "at": self.clock()})
         return asked
 
     @_locked
@@ -508,17 +513,15 @@ class Book:
 
     @_locked
     def unconfirm(self, by: str) -> Round:
-        """The last round confirmed, back to a proposal (``by``: who at the desk), while none of
-        its games began here, was recorded or had a result entered; the tables that follow drop
-        it with the plan. The round undone: its proposal goes too when a team due to play it
-        joined since (a walk-in after the confirm), to be proposed again with it."""
+        """The last round confirmed, back to a proposal (``by``: who at the desk), with its results:
+        the staff's go, and its games, on every table, count no more (their pairing is undone,
+        ``Night.paired``), nor does one of them told of later. The tables that follow fold it
+        with the plan. The round undone: its proposal goes too when a team due to play it joined
+        since (a walk-in after the confirm), to be proposed again with it."""
         night = self._hosted()
         if not night.rounds:
             raise NightRefused("no round is confirmed")
         number = len(night.rounds)
-        if any(g.round == number for g in night.played) or any(n == number for n, _ in night.results) \
-                or number in night.dealt.values():
-            raise NightRefused("round {number} has a game or a result already: it cannot be undone", number=number)
         made = night.rounds[-1]
         self._change({"event": "unconfirm", "round": number, "by": by, "at": self.clock()})
         return made
@@ -765,13 +768,22 @@ class Book:
     def gather(self, night_id: str, table: str, games: Iterable[Game]) -> list[Game]:
         """The games another table of the night ``night_id`` (``table``, the topic's) told of, kept
         when they are the ones the night waits for there: each once, and never one it says was
-        played elsewhere or by teams the round did not put there."""
-        night, kept = self.night, list[Game]()
-        if night is None or not night.open or night.id != night_id:
+        played elsewhere or by teams the round did not put there. A closed night kept here takes
+        them too, at the end of its file (``_closed_change``): a game of a round paired before the
+        close, told of after it by a table that was offline then, counts as the correction it is."""
+        kept = list[Game]()
+        night = self.night if self.night is not None and self.night.id == night_id else None
+        if night is None and NIGHT_ID.fullmatch(night_id) and (self.folder / f"{night_id}.jsonl").is_file():
+            night = self.night_of(night_id)
+        if night is None or night.left:
             return kept
         for game in games:
             if game.table == table and night.awaits(game):
-                self._change({"event": "game", "game": game.to_json()})
+                event = {"event": "game", "game": game.to_json()}
+                if night.open:
+                    self._change(event)
+                else:
+                    self._closed_change(night, event)
                 kept.append(game)
         return kept
 
@@ -804,8 +816,9 @@ class Book:
 def _holds(plan: Event, kept: Night | None) -> None:
     """NightRefused unless the plan holds together and, against the night ``kept`` (a follower's,
     from the same host), changes only what a host can: teams join or are removed before their
-    first round, rounds are added (or the last ones undone, as its history says, while no game of
-    theirs was recorded here), the night closes. A confirmed round is never otherwise rewritten, and
+    first round, rounds are added (or the last ones undone, as its history says: a game of theirs
+    recorded here then counts no more, ``Night.paired``, unless it was written before pairings were
+    counted), the night closes. A confirmed round is never otherwise rewritten, and
     every team of a game played here stays, so no plan can move a game played here."""
     teams = [t["name"] for t in plan["teams"]]
     rounds = [Round.from_json(made) for made in plan["rounds"]]
@@ -830,5 +843,5 @@ def _holds(plan: Event, kept: Night | None) -> None:
     if (kept.name, kept.games, kept.tables, kept.opened) != (
             plan["name"], tuple(plan["games"]), tuple(plan["tables"]), plan["opened"]) \
             or not {name for game in kept.played for name in game.teams} <= set(teams) \
-            or rounds[:fixed] != kept.rounds[:fixed] or any(g.round is not None and g.round > fixed for g in kept.played):
+            or rounds[:fixed] != kept.rounds[:fixed] or any(g.round is not None and g.round > fixed and g.pairing is None for g in kept.played):
         raise NightRefused("a plan changes only the night's teams, its next rounds and its close")

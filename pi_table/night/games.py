@@ -41,6 +41,7 @@ class Game:
     score: int | None
     round: int | None
     at: float
+    pairing: int | None = None  # the round's pairing it was dealt for (its undos before then); None: a game before them
 
     def __post_init__(self) -> None:
         count = described(self.game).teams
@@ -62,7 +63,7 @@ class Game:
     def to_json(self) -> dict[str, object]:
         return {"id": self.id, "table": self.table, "game": self.game, "teams": list(self.teams), "winner": self.winner,
                 "termination": self.termination.value, "margin": self.margin, "score": self.score, "round": self.round,
-                "at": self.at}
+                "at": self.at, **({} if self.pairing is None else {"pairing": self.pairing})}
 
     @classmethod
     def from_json(cls, data: object) -> Game:
@@ -75,17 +76,18 @@ class Game:
         fields = {name: data[name] for name in ("id", "table", "game")}
         if not all(isinstance(value, str) for value in fields.values()) or not isinstance(data["at"], (int, float)):
             raise GameRefused("a game's id, table and game are strings, its time a number")
-        numbers = [data[name] for name in ("margin", "score", "round")]
+        numbers = [data[name] for name in ("margin", "score", "round")] + [data.get("pairing")]
         if not all(value is None or (isinstance(value, int) and not isinstance(value, bool)) for value in numbers):
-            raise GameRefused("a game's margin, score and round are whole numbers or null")
+            raise GameRefused("a game's margin, score, round and pairing are whole numbers or null")
         if data["winner"] is not None and not isinstance(data["winner"], str):
             raise GameRefused("a game's winner is a team's name or null")
         return cls(**fields, teams=tuple(teams), winner=data["winner"], termination=Termination(data["termination"]),
-                   margin=data["margin"], score=data["score"], round=data["round"], at=float(data["at"]))
+                   margin=data["margin"], score=data["score"], round=data["round"], at=float(data["at"]),
+                   pairing=data.get("pairing"))
 
 
 def from_view(game_id: str, table: str, teams: tuple[str, ...], state: dict[str, Any], round_number: int | None,
-              at: float) -> Game | None:
+              at: float, pairing: int | None = None) -> Game | None:
     """The game a finished public view (``TableView.to_json()``) records, its colours the night's
     ``teams`` in colour order (red first); None while the game goes on."""
     termination = state.get("termination")
@@ -97,10 +99,10 @@ def from_view(game_id: str, table: str, teams: tuple[str, ...], state: dict[str,
     if game.cooperative:  # the players are the team of the key's starting colour; their win is scored
         winner = teams[0] if state.get("winner") is not None and state.get("winner") == state.get("start") else None
         return Game(game_id, table, kind, teams[:game.teams], winner, Termination(termination), None,
-                    state.get("score") if game.score is not None else None, round_number, at)
+                    state.get("score") if game.score is not None else None, round_number, at, pairing)
     by_colour = dict(zip(COLOURS, teams, strict=True))
     remaining = state.get("remaining") or {}
     losers = [colour for colour in COLOURS if colour != winner_colour]
     margin = None if winner_colour is None else remaining.get(losers[0])
     return Game(game_id, table, kind, teams, by_colour.get(str(winner_colour)), Termination(termination), margin,
-                None, round_number, at)
+                None, round_number, at, pairing)

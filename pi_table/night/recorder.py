@@ -110,15 +110,19 @@ class Recorder:
             # a game whose first move was its last: the round now, if the wake before saw it untouched;
             # one over already when the night opened here or the table started is not the night's
             made = night.round if self._fresh == game_id else None
+            pairing = None if made is None else night.pairing(made.number)
             if game_id in night.dealt:
-                number = night.dealt[game_id]
-                made = None if number is None else night.rounds[number - 1]
+                number, known = night.dealt[game_id], night.dealt_known.get(game_id)
+                pairing = None if number is None else night.pairing(number, known)
+                # a game dealt for a pairing undone since is no round's
+                made = None if number is None or number > len(night.rounds) \
+                    or pairing != night.pairing(number) else night.rounds[number - 1]
             pair = night.unplayed(made, self.table)
             if (made is None or pair is None) and game_id in night.dealt_at and night.host is not None:
                 self.book.free(game_id, view)  # a round this table has not heard of may yet claim it
             if made is None or pair is None or view.get("game") not in night.games:
                 return None
-            game = from_view(game_id, self.table, pair.teams, view, made.number, self.clock())
+            game = from_view(game_id, self.table, pair.teams, view, made.number, self.clock(), pairing)
             if game is None or not self.book.record(game):
                 return None
         log.info("night %s: game %s of round %d recorded at table %s", night.name, game_id, made.number, self.table)

@@ -35,7 +35,7 @@ late from a table that was offline changes nothing of a game that another table 
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Callable, Collection, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from itertools import groupby
 
@@ -123,15 +123,17 @@ def standings(teams: Iterable[str], results: Iterable[Game | Result], byes: Coun
               bye_points: float = BYE_POINTS, tiebreak: str = RATING, withdrawn: Iterable[str] = (),
               missed: Counter[str] | None = None, late_points: float = 0.0,
               absent: Counter[str] | None = None, rounds: Sequence[Round] = (),
-              asked: Collection[tuple[str, int]] = ()) -> list[Standing]:
+              asked: Mapping[tuple[str, int], float] | None = None) -> list[Standing]:
     """Every team's line, the leader first, each with its ``place`` (shared by teams the
     tie-breaks leave level); a team that has not played yet is rated as a newcomer.
     ``missed``: the rounds each team that joined late missed, each worth ``late_points``;
     ``absent``: the rounds each team had neither a result nor a bye in (it joined late, was
     withdrawn then, or its pair was void), which its Buchholz counts as unplayed; ``rounds``: the
     rounds confirmed, and ``asked``: each (team, round) it missed at its asking or by joining late,
-    from which an opponent's rounds away after its last game are told (FIDE C.07, art. 16.3.2)."""
-    byes, missed, absent = byes or Counter(), missed or Counter(), absent or Counter()
+    with what it scores (the bye the director chose, H or Z), from which an opponent's rounds away
+    after its last game are told (FIDE C.07, art. 16.3.2)."""
+    byes, missed, absent, asked = byes or Counter(), missed or Counter(), absent or Counter(), asked or {}
+    scores = {name: _missed_scores(name, missed[name], late_points, asked) for name in missed}
     ratings = {name: MODEL.rating(name=name) for name in teams}
     counts: dict[str, list[int]] = {name: [0, 0, 0, 0, 0] for name in ratings}  # played, won, lost, drawn, margin
     met: dict[str, list[Met]] = {name: [] for name in ratings}  # each result: opponent (None: not played), points
@@ -160,11 +162,11 @@ def standings(teams: Iterable[str], results: Iterable[Game | Result], byes: Coun
             else:
                 line[2] += 1
                 line[4] -= result.margin or 0
-    points = {name: line[1] + line[3] / 2 + byes[name] * bye_points + missed[name] * late_points
+    points = {name: line[1] + line[3] / 2 + byes[name] * bye_points + sum(scores.get(name, ()))
               for name, line in counts.items()}
-    adjusted = _adjusted(points, met, rounds, set(asked), late_points)
-    values = {name: _values(name, points[name], met[name], adjusted, byes[name], bye_points, missed[name],
-                            late_points, absent[name], _away(name, rounds) if rounds else absent[name])
+    adjusted = _adjusted(points, met, rounds, asked)
+    values = {name: _values(name, points[name], met[name], adjusted, byes[name], bye_points, scores.get(name, []),
+                            absent[name], _away(name, rounds) if rounds else absent[name])
               for name in counts}
     gone = set(withdrawn)
     lines = [Standing(name, played, won, lost, drawn, byes[name], points[name], margin, ratings[name].mu,
@@ -202,8 +204,15 @@ def _away(name: str, rounds: Sequence[Round]) -> int:
     return sum(name not in made.names for made in rounds)
 
 
+def _missed_scores(name: str, missed: int, late_points: float, asked: Mapping[tuple[str, int], float]) -> list[float]:
+    """What each of the ``missed`` rounds of team ``name`` scores: a bye it asked for, what the
+    director chose for it (``asked``); any other, the night's ``late_points``."""
+    chosen = [points for (team, _), points in sorted(asked.items()) if team == name][:missed]
+    return chosen + [late_points] * (missed - len(chosen))
+
+
 def _adjusted(points: dict[str, float], met: dict[str, list[Met]], rounds: Sequence[Round],
-              asked: set[tuple[str, int]], late_points: float) -> dict[str, float]:
+              asked: Mapping[tuple[str, int], float]) -> dict[str, float]:
     """Each team's points as its opponents' Buchholz counts them (FIDE C.07, art. 16.3.2): every
     round after its last game played, won by forfeit or sat out for the pairing, in which it had
     no opponent (withdrawn, or asked out), is a draw's."""
@@ -213,20 +222,20 @@ def _adjusted(points: dict[str, float], met: dict[str, list[Met]], rounds: Seque
                    + [made.number for made in rounds if name in made.resting], default=0)
         for made in rounds[last:]:
             if name not in made.names:
-                adjusted[name] += 0.5 - (late_points if (name, made.number) in asked else 0.0)
+                adjusted[name] += 0.5 - asked.get((name, made.number), 0.0)
     return adjusted
 
 
 def _values(name: str, own: float, met: list[Met], adjusted: dict[str, float], byes: int, bye_points: float,
-            missed: int, late_points: float, absent: int, away: int) -> list[Value]:
+            missed: list[float], absent: int, away: int) -> list[Value]:
     """Each round's ``Value`` for team ``name``: a game's, its opponent's adjusted points; a round
     not played (a forfeit, a double loss, a bye, a round missed, away or voided), a dummy
     opponent's with the team's own points (FIDE C.07, art. 16.4)."""
     away = min(away, absent)
     return ([Value(own if m.opponent is None else adjusted[m.opponent], m.scored, m.voluntary) for m in met]
             + [Value(own, bye_points, False)] * byes
-            + [Value(own, late_points, True)] * min(missed, away)
-            + [Value(own, 0.0, True)] * (away - min(missed, away))  # withdrawn then
+            + [Value(own, scored, True) for scored in missed[:away]]
+            + [Value(own, 0.0, True)] * (away - min(len(missed), away))  # withdrawn then
             + [Value(own, 0.0, False)] * (absent - away))  # its pair voided by the staff
 
 

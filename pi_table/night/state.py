@@ -111,6 +111,7 @@ class Night:
     tiebreak: str = RATING  # after points: the rating, or Buchholz
     withdrawn: set[str] = field(default_factory=set)
     rests: dict[int, set[str]] = field(default_factory=dict)  # a round: the teams that asked to sit it out
+    rest_points: dict[tuple[int, str], float] = field(default_factory=dict)  # what each bye asked for scores (H or Z)
     results: dict[tuple[int, str], StaffResult] = field(default_factory=dict)  # a round's table: the staff's latest result
     history: list[Event] = field(default_factory=list)  # the staff's events (STAFF_EVENTS), in order
     dealt: dict[str, int | None] = field(default_factory=dict)  # this table's games: the round each began in
@@ -243,19 +244,24 @@ class Night:
             if name not in self.teams or number < 1 or (name in asked) != (kind == "unrest") \
                     or (not replay and (number <= len(self.rounds) or name in self.withdrawn)):
                 raise ValueError(f"no team to {kind}")
+            # the director's choice for this bye, H or Z; a bye asked before the choice: the night's ``late``
+            chosen = {"points": _late(event["points"])} if kind == "rest" and event.get("points") is not None else {}
             if kind == "rest":
                 asked.add(name)
+                self.rest_points[(number, name)] = chosen.get("points", self.late)
             else:
                 asked.discard(name)
-            self.history.append({"event": kind, "team": name, "round": number, "by": by, "at": at})
+            self.history.append({"event": kind, "team": name, "round": number, **chosen, "by": by, "at": at})
             return
-        if kind == "unconfirm":  # the last round back to a proposal, none of its games begun
+        if kind == "unconfirm":  # the last round back to a proposal, with its results (Swiss-Manager's "delete round")
             number = int(event["round"])
             if not replay:
                 if number != len(self.rounds) or number < 1:
                     raise ValueError("no round to undo")
                 self.proposal = self.rounds.pop()
                 del self.confirmed[number - 1:]
+                # its games no longer count (``paired``: their pairing is an undone one), its results go
+                self.results = {key: entry for key, entry in self.results.items() if key[0] != number}
                 # a team that joined after it missed only the rounds before it (issue 59, item 2)
                 self.since = {name: before for name, rounds in self.since.items()
                               if (before := min(rounds, number - 1)) > 0}
@@ -324,13 +330,25 @@ class Night:
         its games are the night's, and it stays in the standings."""
         return next((made.number for made in self.rounds if any(name in pair.teams for pair in made.pairs)), None)
 
+    def pairing(self, number: int, known: int | None = None) -> int:
+        """Round ``number``'s pairing: the times it was undone (in the first ``known`` lines of the
+        history), so a game dealt for a pairing undone since is told from the round's new one."""
+        return sum(e["event"] == "unconfirm" and e["round"] == number for e in self.history[:known])
+
+    def paired(self, game: Game) -> bool:
+        """Whether ``game`` is of a round confirmed, as it is paired now: not one of an undone
+        pairing (a game from before pairings were counted is taken as the round's)."""
+        return game.round is not None and 0 < game.round <= len(self.rounds) \
+            and (game.pairing is None or game.pairing == self.pairing(game.round))
+
     def ids(self) -> set[str]:
         return {game.id for game in self.played}
 
     def unplayed(self, made: Round | None, table: str) -> Pair | None:
         """The pair round ``made`` puts at ``table``, while its game there is not recorded."""
         pair = None if made is None else made.pair_at(table)
-        if made is None or pair is None or any(g.round == made.number and g.table == table for g in self.played):
+        if made is None or pair is None \
+                or any(g.round == made.number and g.table == table and self.paired(g) for g in self.played):
             return None
         return pair
 
@@ -338,7 +356,7 @@ class Night:
         """The tables of round ``made`` whose game is neither recorded nor entered by the staff:
         still played, or not begun."""
         return [pair.table for pair in made.pairs if (made.number, pair.table) not in self.results
-                and not any(g.round == made.number and g.table == pair.table for g in self.played)]
+                and not any(g.round == made.number and g.table == pair.table and self.paired(g) for g in self.played)]
 
     def awaits(self, game: Game) -> bool:
         """Whether ``game`` is one the night waits for: its round's game at its table, by the pair
@@ -346,7 +364,7 @@ class Night:
         made = self.rounds[game.round - 1] if game.round is not None and 0 < game.round <= len(self.rounds) else None
         pair = self.unplayed(made, game.table)
         return pair is not None and pair.teams == game.teams and game.game in self.games \
-            and game.id not in self.ids()
+            and game.id not in self.ids() and self.paired(game)
 
     def plan_json(self) -> dict[str, object]:
         """What the host tells the tables that follow it (the fleet's ``plan`` topic): all they
@@ -374,7 +392,7 @@ class Night:
         by_id = {game.id: game for game in self.played}
         credited = {entry["game"] for entry in self.results.values() if entry["result"] == CREDIT}
         slots = {(game.round, game.table): Result.of(game) for game in self.played
-                 if game.rated and game.round is not None and game.id not in credited}
+                 if game.rated and game.round is not None and self.paired(game) and game.id not in credited}
         for (number, table), entry in self.results.items():
             pair = self.rounds[number - 1].pair_at(table)
             assert pair is not None  # _decided checked it
@@ -399,6 +417,13 @@ class Night:
         asked = Counter(name for number, names in self.rests.items() if number <= len(self.rounds)
                         for name in names if name not in self.rounds[number - 1].names)
         return Counter(self.since) + asked
+
+    def missed_points(self, name: str, number: int) -> float:
+        """What round ``number``, missed by the team ``name``, scores: the bye's the director chose
+        when it asked out (H or Z), else the night's ``late``."""
+        if name in self.rests.get(number, ()):
+            return self.rest_points.get((number, name), self.late)
+        return self.late
 
     def asked_out(self, name: str, number: int) -> bool:
         """Whether the team ``name`` missed round ``number`` as the night scores it: it joined
@@ -436,8 +461,8 @@ class Night:
 
         return standings(self.teams, self.counted(), self.byes(), self.bye, self.tiebreak, self.withdrawn,
                          self.missed(), self.late, self.absent(), self.rounds,
-                         [(name, made.number) for made in self.rounds for name in self.teams
-                          if name not in made.names and self.asked_out(name, made.number)])
+                         {(name, made.number): self.missed_points(name, made.number) for made in self.rounds
+                          for name in self.teams if name not in made.names and self.asked_out(name, made.number)})
 
     @property
     def round(self) -> Round | None:
@@ -471,7 +496,8 @@ class Night:
     def met(self) -> Counter[frozenset[str]]:
         """The pairs of teams that have met: paired in a round (a pair paired counts as met), or in a game recorded."""
         paired = met(pair.teams for made in self.rounds for pair in made.pairs)
-        return paired | met((game.teams[0], game.teams[1]) for game in self.played if game.rated)
+        return paired | met((game.teams[0], game.teams[1]) for game in self.played
+                            if game.rated and (game.round is None or self.paired(game)))
 
     def to_json(self) -> dict[str, object]:
         """The night for its staff page: its code too, at its host (the staff of the tables that follow type it)."""

@@ -149,7 +149,7 @@ def night_trf(night: Night) -> str:
     lost, ``+``/``-`` a forfeit, ``-`` both in a double loss, blank while played). A round without
     a game is TRF-16's own bye: sat out, the pairing-allocated bye (``U``) once a team, then a
     full-point one (``F``), or a half-point (``H``) or zero-point (``Z``) one as the night scores
-    a bye; missed by joining late or asked for, ``H`` or ``Z`` as the night says; away (withdrawn) or void,
+    a bye; missed by joining late, ``H`` or ``Z`` as the night says, asked for, as the director chose for that bye; away (withdrawn) or void,
     ``Z``. A name is written in ASCII, so its columns are the same counted in bytes or in characters."""
     start = {name: n for n, name in enumerate(night.teams, start=1)}
     place = {line.team: line.place for line in night.standings()}
@@ -192,7 +192,7 @@ def _trf_round(night: Night, slots: dict[tuple[int, str], Result], made: Round, 
         return f"  0000 - {TRF_BYES.get(night.bye, 'U') if sat_out or night.bye != 1 else 'U'}"
     pair = next((pair for pair in made.pairs if name in pair.teams), None)
     if pair is None:
-        half = night.late == 0.5 and night.asked_out(name, made.number)
+        half = night.asked_out(name, made.number) and night.missed_points(name, made.number) == 0.5
         return f"  0000 - {'H' if half else 'Z'}"
     if night.staff_result(made.number, pair.table) == VOID:
         return "  0000 - Z"

@@ -158,8 +158,9 @@ TEXTS: tuple[str, ...] = (
     N_("Let the game at table {table} finish"),
     N_("still played"),
     N_("Undo round {number}"),
-    N_("Undo round {number}? It goes back to a proposal, to change and confirm again; only while none of its games "
-       "has begun."),
+    N_("Undo round {number}? It goes back to a proposal, to change and confirm again."),
+    N_("Undo round {number}? It goes back to a proposal, to change and confirm again, and its results at table "
+       "{tables} are dropped on every table: those games count no more."),
     N_("Round {number} undone"),
     N_("Correct a result"),
     N_("Table {table}: {one} and {other} have met before"),
@@ -175,15 +176,16 @@ TEXTS: tuple[str, ...] = (
     N_("Winner:"),
     N_("Print the pairing slips"),
     N_("Bye next round"),
-    N_("Give the team {team} the bye it asked for in round {number}? It keeps its place, and the round scores what a "
-       "round missed scores."),
+    N_("Give the team {team} the bye it asked for in round {number}? It keeps its place, and the round scores {points}."),
+    N_("A bye asked for scores"),
+    N_("what a round missed scores"),
     N_("Asked for a bye in round {number}: {teams}"),
     N_("Take back the bye of {team} in round {number}"),
     N_("Rounds to sit out, as 4-5"),
     N_("Bye in those rounds"),
     N_("Type the rounds to sit out, as 4-5 or 4, 6"),
-    N_("Give the team {team} the bye it asked for in rounds {rounds}? It keeps its place, and each round scores what "
-       "a round missed scores."),
+    N_("Give the team {team} the bye it asked for in rounds {rounds}? It keeps its place, and each round scores "
+       "{points}."),
     N_("Round {number}, proposed: not confirmed yet"),
     N_("Export CSV of the night {night}"),
     N_("xlsx: export the night {night} for a spreadsheet"),
@@ -354,13 +356,17 @@ class NightSection(Section):
         return acted
 
     async def _rest(self, request: web.Request, session: Session) -> web.Response:
-        """``{"team": NAME, "rounds": [N, ...]}``: the team sits out those rounds to come (none: the next one)."""
+        """``{"team": NAME, "rounds": [N, ...], "points": 0 or 0.5}``: the team sits out those rounds
+        to come (none: the next one), each scoring the director's choice (none: the night's ``late``)."""
         body = await self.page.read_json(request)
         rounds = body.get("rounds", []) if isinstance(body, dict) else None
-        if not isinstance(body, dict) or not isinstance(body.get("team"), str) or not _numbers(rounds):
-            return bad('expected {"team": NAME, "rounds": [ROUND, ...]}')
+        points = body.get("points") if isinstance(body, dict) else None
+        if not isinstance(body, dict) or not isinstance(body.get("team"), str) or not _numbers(rounds) \
+                or not (points is None or (not isinstance(points, bool) and points in LATE_CHOICES)):
+            return bad('expected {"team": NAME, "rounds": [ROUND, ...], "points": 0 or 0.5}')
         by = self.who(request, session)
-        return await self._done(request, lambda: self.book.rest(body["team"], by, rounds))
+        return await self._done(request, lambda: self.book.rest(body["team"], by, rounds,
+                                                                None if points is None else float(points)))
 
     async def _unrest(self, request: web.Request, session: Session) -> web.Response:
         """``{"team": NAME, "round": N}``: the bye it asked for round N (none: the next one), taken back."""

@@ -59,7 +59,11 @@ function nightSection() {
         el("button", { id: "night-rest", class: "quiet", "data-t": "Bye next round", text: t("Bye next round") }),
         el("input", { id: "night-rest-rounds", inputmode: "numeric", size: "6", "aria-label": t("Rounds to sit out, as 4-5"),
                       "data-t-label": "Rounds to sit out, as 4-5", placeholder: "4-5" }),
-        el("button", { id: "night-rest-later", class: "quiet", "data-t": "Bye in those rounds", text: t("Bye in those rounds") })),
+        el("button", { id: "night-rest-later", class: "quiet", "data-t": "Bye in those rounds", text: t("Bye in those rounds") }),
+        el("select", { id: "night-rest-points", "aria-label": t("A bye asked for scores"), "data-t-label": "A bye asked for scores" },
+          el("option", { value: "", "data-t": "what a round missed scores", text: t("what a round missed scores") }),
+          el("option", { value: "0.5", "data-t": "a draw (½ point)", text: t("a draw (½ point)") }),
+          el("option", { value: "0", "data-t": "nothing (0 points)", text: t("nothing (0 points)") }))),
       el("div", { id: "night-withdrawn", "data-redrawn": "" }),
       el("div", { id: "night-rests", "data-redrawn": "" }),
       el("div", { id: "night-waiting", "data-redrawn": "" }),
@@ -472,7 +476,16 @@ function wireNight() {
   $("night-propose").addEventListener("click", () => nightAct("propose"));
   $("night-unconfirm").addEventListener("click", () => {
     const last = night && night.rounds[night.rounds.length - 1];
-    if (last && confirm(t("Undo round {number}? It goes back to a proposal, to change and confirm again; only while none of its games has begun.", { number: last.number }))) nightAct("unconfirm");
+    if (!last) return;
+    // Undone with its results (Swiss-Manager's "delete round"): the confirmation names the tables whose results go.
+    const undone = night.history.filter((entry) => entry.event === "unconfirm" && entry.round === last.number).length;
+    const games = night.games_played.filter((game) => game.pairing === undefined || game.pairing === undone);
+    const tables = [...new Set([...night.results, ...games].filter((entry) => entry.round === last.number)
+      .map((entry) => entry.table))].sort();
+    const asked = tables.length
+      ? t("Undo round {number}? It goes back to a proposal, to change and confirm again, and its results at table {tables} are dropped on every table: those games count no more.", { number: last.number, tables: tables.join(", ") })
+      : t("Undo round {number}? It goes back to a proposal, to change and confirm again.", { number: last.number });
+    if (confirm(asked)) nightAct("unconfirm");
   });
   // Asked before a round is confirmed over one still played: those games count for their own round.
   $("night-confirm").addEventListener("click", () => {
@@ -482,14 +495,17 @@ function wireNight() {
     if (confirm(t("Round {number} is still played at table {tables}. Confirm round {next} anyway? Those games count for round {number} when they end.",
                   { number: last.number, tables: still.join(", "), next: last.number + 1 }))) nightAct("confirm", { over: true });
   });
+  // A bye asked for scores what the director chooses, ½ (H) or 0 (Z); none chosen: what a round missed scores.
+  const restChosen = () => $("night-rest-points").value === "" ? {} : { points: Number($("night-rest-points").value) };
+  const restPoints = () => $("night-rest-points").selectedOptions[0].textContent;
   $("night-rest").addEventListener("click", () => {
     const name = $("night-remove-team").value;
-    if (name && night && confirm(t("Give the team {team} the bye it asked for in round {number}? It keeps its place, and the round scores what a round missed scores.", { team: name, number: night.rounds.length + 1 }))) nightAct("rest", { team: name });
+    if (name && night && confirm(t("Give the team {team} the bye it asked for in round {number}? It keeps its place, and the round scores {points}.", { team: name, number: night.rounds.length + 1, points: restPoints() }))) nightAct("rest", { team: name, ...restChosen() });
   });
   $("night-rest-later").addEventListener("click", () => {
     const name = $("night-remove-team").value, rounds = roundsTyped($("night-rest-rounds").value);
     if (!rounds) { say(t("Type the rounds to sit out, as 4-5 or 4, 6"), true); return; }
-    if (name && night && confirm(t("Give the team {team} the bye it asked for in rounds {rounds}? It keeps its place, and each round scores what a round missed scores.", { team: name, rounds: rounds.join(", ") }))) nightAct("rest", { team: name, rounds });
+    if (name && night && confirm(t("Give the team {team} the bye it asked for in rounds {rounds}? It keeps its place, and each round scores {points}.", { team: name, rounds: rounds.join(", "), points: restPoints() }))) nightAct("rest", { team: name, rounds, ...restChosen() });
   });
   $("night-slips").addEventListener("click", () => night && night.rounds.length && printNight(night.id, night.rounds.length));
   $("night-withdraw").addEventListener("click", () => {
