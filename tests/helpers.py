@@ -40,6 +40,8 @@ from pi_table.engine.phrase import Phrase
 from pi_table.protocol import wire
 
 if TYPE_CHECKING:
+    from pi_table.night.games import Game as NightGame
+    from pi_table.night.recorder import Recorder
     from pi_table.sim.systemd import FakeSystemd
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -1646,3 +1648,28 @@ def guess_from(page, addresses: list[str], tries: int, pin: str = "000000") -> l
 
 # the staff's https on the network, http for this machine and the guests
 ON_THE_NETWORK = STAFF_CONFIG.replace('host = "127.0.0.1"\nport = 0\n', 'host = "0.0.0.0"\nport = 0\ntls_port = 0\n')
+
+
+# --- a game night's tables, as the night's tests play them ------------------------------------
+
+
+def heard(recorder: Recorder) -> dict:
+    """The host's plan as a follower reads it off the broker: JSON, through the declared schema."""
+    from pi_table.fleet import schema
+
+    plan = recorder.plan()
+    assert plan is not None
+    return schema.parse("plan", json.dumps(plan).encode())  # type: ignore[return-value]
+
+
+def played(recorder: Recorder, seed: int = 1) -> NightGame | None:
+    """A game played to its end at the recorder's table by random touches, and what it records."""
+    from pi_table.table.session import Session
+
+    rng = random.Random(seed)
+    session = Session(Rules(), rng=rng)
+    recorder.untouched(session.id)  # dealt in the night, as the table's loop sees it on a wake
+    while not session.state.is_over:
+        board = str(session.public_view().to_json()["board"])
+        session.submit(Guess(rng.choice([cell for cell, seen in enumerate(board) if seen == "?"])))
+    return recorder.seen(session.id, lambda: session.public_view().to_json())

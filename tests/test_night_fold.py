@@ -5,20 +5,16 @@ hand pairing leave every table with the same night (items 1 to 3 each failed on 
 from __future__ import annotations
 
 import json
-import random
 
 import pytest
 
 from pi_table import config
-from pi_table.engine import Rules
-from pi_table.engine.actions import Guess
 from pi_table.fleet import schema
 from pi_table.night.book import Book, Night
 from pi_table.night.games import Game
 from pi_table.night.recorder import Recorder
-from pi_table.table.session import Session
 
-from helpers import wait_for
+from helpers import heard, played, wait_for
 
 TEAMS = ("Owls", "Zebras", "Foxes", "Moles", "Quiz Club")
 STAFF = "staff · 1a2b3c"
@@ -35,24 +31,6 @@ def host_and_follower(tmp_path, teams=TEAMS) -> tuple[Book, Recorder, Recorder]:
     follower.follow("t1", heard(at_host))
     follower.book.accept("t1", host.current().code)
     return host, at_host, follower
-
-
-def heard(recorder: Recorder) -> dict:
-    """The host's plan as a follower reads it off the broker: JSON, through the declared schema."""
-    plan = recorder.plan()
-    assert plan is not None
-    return schema.parse("plan", json.dumps(plan).encode())  # type: ignore[return-value]
-
-
-def played(recorder: Recorder, seed: int = 1) -> Game | None:
-    """A game played to its end at the recorder's table by random touches, and what it records."""
-    rng = random.Random(seed)
-    session = Session(Rules(), rng=rng)
-    recorder.untouched(session.id)  # dealt in the night, as the table's loop sees it on a wake
-    while not session.state.is_over:
-        board = str(session.public_view().to_json()["board"])
-        session.submit(Guess(rng.choice([cell for cell, seen in enumerate(board) if seen == "?"])))
-    return recorder.seen(session.id, lambda: session.public_view().to_json())
 
 
 def same(ours: Night | None, theirs: Night | None) -> None:

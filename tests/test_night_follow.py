@@ -8,23 +8,19 @@ from __future__ import annotations
 
 import json
 import logging
-import random
 import time
 
 import pytest
 
 from pi_table import config
-from pi_table.engine import Rules
-from pi_table.engine.actions import Guess
 from pi_table.engine.endings import Termination
 from pi_table.fleet import schema
 from pi_table.night.book import NEW_NIGHT_S, Book, NightRefused
 from pi_table.night.code import shown
 from pi_table.night.games import Game
 from pi_table.night.recorder import Recorder
-from pi_table.table.session import Session
 
-from helpers import wait_for
+from helpers import heard, played, wait_for
 
 TEAMS = ("Owls", "Quiz Club", "Foxes", "Moles")
 
@@ -46,24 +42,6 @@ def accepted(tmp_path, host: Book, at_host: Recorder, name: str = "t2") -> Recor
     follower.follow("t1", heard(at_host))
     follower.book.accept("t1", host.current().code)
     return follower
-
-
-def heard(recorder: Recorder) -> dict:
-    """The host's plan as a follower reads it off the broker: JSON, through the declared schema."""
-    plan = recorder.plan()
-    assert plan is not None
-    return schema.parse("plan", json.dumps(plan).encode())  # type: ignore[return-value]
-
-
-def played(recorder: Recorder, seed: int = 1) -> Game | None:
-    """A game played to its end at the recorder's table by random touches, and what it records."""
-    rng = random.Random(seed)
-    session = Session(Rules(), rng=rng)
-    recorder.untouched(session.id)  # dealt in the night, as the table's loop sees it on a wake
-    while not session.state.is_over:
-        board = str(session.public_view().to_json()["board"])
-        session.submit(Guess(rng.choice([cell for cell, seen in enumerate(board) if seen == "?"])))
-    return recorder.seen(session.id, lambda: session.public_view().to_json())
 
 
 def test_a_table_follows_no_night_its_staff_did_not_accept_and_a_plan_not_accepted_blocks_nothing(tmp_path):
