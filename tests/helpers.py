@@ -1662,7 +1662,7 @@ def heard(recorder: Recorder) -> dict:
     return schema.parse("plan", json.dumps(plan).encode())  # type: ignore[return-value]
 
 
-def played(recorder: Recorder, seed: int = 1) -> NightGame | None:
+def played_at(recorder: Recorder, seed: int = 1) -> NightGame | None:
     """A game played to its end at the recorder's table by random touches, and what it records."""
     from pi_table.table.session import Session
 

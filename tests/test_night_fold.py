@@ -14,7 +14,7 @@ from pi_table.night.book import Book, Night
 from pi_table.night.games import Game
 from pi_table.night.recorder import Recorder
 
-from helpers import heard, played, wait_for
+from helpers import heard, played_at, wait_for
 
 TEAMS = ("Owls", "Zebras", "Foxes", "Moles", "Quiz Club")
 STAFF = "staff · 1a2b3c"
@@ -176,7 +176,7 @@ def test_through_mosquitto_a_bye_a_withdrawal_and_an_undo_leave_the_follower_wit
         made = host.confirm(over=True)
         wait_for(heard_all, "t2 hearing round 4", 10)
         same(host.night, follower.book.night)
-        game = played(follower)
+        game = played_at(follower)
         pair = made.pair_at("t2")
         assert game is not None and pair is not None and game.teams == pair.teams and game.round == 4
         wait_for(lambda: game.id in host.current().ids(), "t1 gathering t2's round-4 game", 10)
@@ -290,7 +290,7 @@ def test_undoing_a_round_drops_its_results_and_games_on_every_table_and_a_late_g
     host.propose()
     made = host.confirm()
     assert follower.follow("t1", heard(at_host))
-    game = played(follower)
+    game = played_at(follower)
     assert game is not None and game.round == 1 and game.pairing == 0
     at_t1 = made.pair_at("t1")
     assert at_t1 is not None
@@ -304,7 +304,7 @@ def test_undoing_a_round_drops_its_results_and_games_on_every_table_and_a_late_g
     assert follower.book.current().slots() == {}  # its game of the undone pairing counts no more
     assert host.gather(host.current().id, "t2", [game]) == []  # told of late: refused
     assert all(line.points == 0.0 for line in host.current().standings())
-    again = played(follower, seed=2)  # round 1 as paired again, played afresh
+    again = played_at(follower, seed=2)  # round 1 as paired again, played afresh
     assert again is not None and again.pairing == 1
     assert host.gather(host.current().id, "t2", [again]) == [again]
     assert len(host.current().slots()) == 1
@@ -336,7 +336,7 @@ def test_a_game_of_a_round_played_before_the_close_and_told_of_after_it_counts_a
     host.propose()
     host.confirm()
     assert follower.follow("t1", heard(at_host))
-    game = played(follower)  # the broker is down: the host hears nothing of it
+    game = played_at(follower)  # the broker is down: the host hears nothing of it
     assert game is not None
     night_id = host.current().id
     host.close(over=True)

@@ -20,7 +20,7 @@ from pi_table.night.code import shown
 from pi_table.night.games import Game
 from pi_table.night.recorder import Recorder
 
-from helpers import heard, played, wait_for
+from helpers import heard, played_at, wait_for
 
 TEAMS = ("Owls", "Quiz Club", "Foxes", "Moles")
 
@@ -164,7 +164,7 @@ def test_a_follower_records_its_round_game_from_the_plan_and_keeps_it_across_a_r
     follower = accepted(tmp_path, host, at_host)
     pair = host.current().round.pair_at("t2")  # type: ignore[union-attr]
     assert pair is not None and str(follower.next_up()) == f"next: {pair.red} vs {pair.blue} at table t2"
-    game = played(follower)
+    game = played_at(follower)
     assert game is not None and game.table == "t2" and game.teams == pair.teams and game.round == 1
     report = schema.parse("night", json.dumps(follower.report()).encode())
     assert [g.id for g in at_host.gather("t2", report)] == [game.id]  # type: ignore[arg-type]
@@ -304,12 +304,12 @@ def test_two_tables_through_mosquitto_the_follower_records_its_round_game_from_t
         made = host.confirm()
         wait_for(lambda: follower.book.night is not None and follower.book.night.rounds == [made],
                  "t2 following t1's plan", 10)
-        game = played(follower)  # t2's book was never copied: the plan alone told it its pair
+        game = played_at(follower)  # t2's book was never copied: the plan alone told it its pair
         pair = made.pair_at("t2")
         assert game is not None and pair is not None and game.teams == pair.teams
         wait_for(lambda: game.id in host.current().ids(), "t1 gathering t2's game", 10)
         wait_for(lambda: (dashboard.fleet.night() or {}).get("games") == [game.id], "the dashboard counting it", 10)
-        ours = played(tables["t1"], seed=2)
+        ours = played_at(tables["t1"], seed=2)
         assert ours is not None
         wait_for(lambda: sorted((dashboard.fleet.night() or {}).get("games", [])) == sorted([game.id, ours.id]),
                  "both games on the dashboard, each once", 10)
