@@ -362,14 +362,14 @@ function drawFreePlay(free) {
 
 // The byes teams asked for the rounds to come, round by round: each taken back with a tap.
 function drawRests(data) {
-  const coming = Object.entries(data.rests || {}).filter(([number]) => Number(number) > data.rounds.length)
+  const coming = Object.entries(data.rests || {}).filter(([round]) => Number(round) > data.rounds.length)
     .sort(([one], [other]) => Number(one) - Number(other));
-  redraw($("night-rests"), [coming, data.host], () => coming.flatMap(([number, asked]) => [
-    el("p", { class: "note", text: t("Asked for a bye in round {number}: {teams}", { number, teams: asked.join(", ") }) }),
+  redraw($("night-rests"), [coming, data.host], () => coming.flatMap(([round, asked]) => [
+    el("p", { class: "note", text: t("Asked for a bye in round {number}: {teams}", { number: round, teams: asked.join(", ") }) }),
     ...(data.host ? [] : asked.map((name) => {
-      const back = el("button", { class: "quiet night-unrest", "data-team": name, "data-round": number,
-                                  text: t("Take back the bye of {team} in round {number}", { team: name, number }) });
-      back.addEventListener("click", () => nightAct("unrest", { team: name, round: Number(number) }));
+      const back = el("button", { class: "quiet night-unrest", "data-team": name, "data-round": round,
+                                  text: t("Take back the bye of {team} in round {number}", { team: name, number: round }) });
+      back.addEventListener("click", () => nightAct("unrest", { team: name, round: Number(round) }));
       return back;
     }))]));
 }
@@ -382,7 +382,7 @@ function roundsTyped(text) {
     if (!match) return null;
     const first = Number(match[1]), last = Number(match[2] || match[1]);
     if (last < first || last - first > 100) return null;
-    for (let number = first; number <= last; number++) rounds.push(number);
+    for (let round = first; round <= last; round++) rounds.push(round);
   }
   return rounds.length ? rounds : null;
 }

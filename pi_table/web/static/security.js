@@ -40,8 +40,8 @@ function drawSecurity(data) {
       : "Debian's security updates are applied by the table every day at {hour}:00, or at the first idle moment after it.",
     { hour });
   const last = data.last;
-  const when = last && last.at ? at(new Date(last.at * 1000)) : "?";
-  let said = data.running ? t("Being applied now…") : last ? t(LAST[last.outcome] || LAST.failed, { when, count: last.changed.length }) : t("No run yet.");
+  const ran = last && last.at ? at(new Date(last.at * 1000)) : "?";
+  let said = data.running ? t("Being applied now…") : last ? t(LAST[last.outcome] || LAST.failed, { when: ran, count: last.changed.length }) : t("No run yet.");
   if (!data.running && last && last.why) said += ` ${last.why}`;
   if (data.waits) said += ` (${data.waits})`;
   $("security-last").textContent = said;
