@@ -401,6 +401,7 @@ EDGE_VALUES = {  # for each kind, values at and past the edges every range check
     "int_list": ["[]", "[-1]", "[0, 0]", "[99]"], "int_lists": ["[]", "[[0]]", "[[0, 1, 2]]", "[[-1, 5]]"],
     "str_list": ["[]", '["t1", "t1"]', '[""]', '["a b"]', '["' + "t" * 65 + '"]'],
     "device": ['"auto"', '"/dev/ttyACM0"', '"/dev/../etc/passwd"', '"COM3"'], "file": ['""', '"/etc/passwd"'],
+    "secret": ['""', '"/etc/shadow"', '"config.toml.good"', '"files/../config.toml"'],
     "deck": ['"en"', '"../deck.txt"'], "group": ['""', '"-x"'], "address": ['"0.0.0.0"', '"::"', '"table.local"'],
     "url": ['""', '"ftp://x"', '"http://[x"'], "broker": ['""', '"mqtt://"', '"http://x"'],
 }
