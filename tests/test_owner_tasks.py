@@ -193,7 +193,7 @@ SAID = {
         "no dashboard": "Questo tavolo non mostra il pannello del locale.",
         "shows": "Questo tavolo mostra il pannello del locale; accedi lì con la frase segreta del gestore.",
         "online": "1 tavolo collegato su 1",
-        "locked": "Aggiornamenti, backup, ripristini, riavvio e spegnimento e impostazioni della flotta chiedono la "
+        "locked": "Aggiornamenti, backup, ripristini, riavvio, spegnimento e impostazioni della flotta chiedono la "
                   "frase segreta del gestore.",
         "restarting": "Il computer si sta riavviando…",
         "shutting down": "Il computer si sta spegnendo…",
