@@ -423,6 +423,31 @@ def test_a_restore_whose_start_dies_before_it_is_healthy_is_rolled_back_at_the_n
     assert backup.starting(config) == (config, None)  # nothing left to roll back
 
 
+@pytest.mark.parametrize("ends", ["kept", "killed"])
+def test_the_settings_a_restore_brings_are_its_trial_alone_and_the_starts_after_it_try_nothing_again(tmp_path, ends):
+    """Issue 58, the container's restore: the start that applied a restore also took the file
+    before it for a hand edit on trial, which no watch kept, so a second restore was refused and
+    the start after rolled the restored settings back."""
+    from pi_table.daemon.run import starting
+
+    path, before, changed = staged(tmp_path)
+    trial.beside(path, trial.GOOD).write_text(STAFF_CONFIG)  # the 90 s timer was an edit by hand
+    config, hand = starting(path)  # as the service starts: its checks first, the journal's restore in the daemon
+    assert hand is not None and hand.keys == ("timer.length_s",)
+    config, restoring = backup.starting(config)
+    assert restoring is not None and trial.pending_trial(path) is None
+    assert trial.beside(path, trial.GOOD).read_bytes() == path.read_bytes() == before["config"]
+    if ends == "kept":
+        backup.keep(config)
+    else:  # the start died before it was healthy: the next puts the state before the restore back
+        assert backup.starting(load_config(path))[1] is None
+    config, again = starting(path)
+    assert again is None and trial.pending_trial(path) is None and trial.rolled_back(path) is None
+    assert path.read_bytes() == (before if ends == "kept" else changed)["config"]
+    assert trial.beside(path, trial.GOOD).read_bytes() == path.read_bytes()
+    backup.stage(backup.make(config), config, Running(), "staff", ())  # a second restore is not refused
+
+
 class Stopped:
     """What ``Restarts`` needs of a table to watch a restore: its configuration."""
 

@@ -118,6 +118,16 @@ def test_a_change_applied_at_once_joins_the_last_good_file_so_a_rollback_keeps_i
     assert config.leds.brightness == 0.2 and config.timer.length_s == 0
 
 
+def test_a_change_applied_at_once_with_no_trial_is_the_last_good_file_so_no_start_tries_it_again(tmp_path):
+    """The container's restore (issue 58): a brightness changed at once left the last good file
+    behind, so the next start took the proven file for a hand edit, and its trial outlived it."""
+    path = config_file(tmp_path)
+    assert trial.remember(path) is None  # a first start: the file is the last good one
+    trial.change_proven(path, {"timer.length_s": 95}, machine=False)
+    assert trial.beside(path, trial.GOOD).read_text() == path.read_text()
+    assert trial.remember(path) is None and trial.pending_trial(path) is None
+
+
 def test_a_trial_notes_each_address_the_staff_page_was_reached_on_and_a_note_from_before_has_none(tmp_path):
     path = config_file(tmp_path)
     trial.change(path, {"timer.length_s": 30}, "staff", reached="192.0.2.7")

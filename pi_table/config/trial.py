@@ -130,14 +130,26 @@ def change_proven(path: Path, changes: Mapping[str, object], running: Running | 
                   machine: bool = True) -> None:
     """Write ``changes`` that the table applies at once and has proven (the brightness, the
     language...): into the file and, while a trial waits, into its last good file too, so a
-    rollback does not take them back. Checked first as ``change`` checks."""
+    rollback does not take them back; with no trial under way, the file is the last good one
+    (else the next start would take it for an edit by hand). Checked first as ``change`` checks."""
     from .writing import changed_text
 
     new = changed_text(path, changes, machine, running)
     good = beside(path, GOOD)
-    if pending_trial(path) is not None and good.exists():
+    if pending_trial(path) is None:
+        replace_file(good, new.encode("utf-8"), _mode(path), like=path)
+    elif good.exists():
         replace_file(good, changed_text(good, changes).encode("utf-8"), _mode(good), like=path)
     replace_file(path, new.encode("utf-8"), _mode(path))
+
+
+def replace_tried_elsewhere(path: Path, data: bytes) -> None:
+    """Make ``data`` the file and its last good copy at once, ending any trial of it: a file
+    another trial answers for (a restore's, whose own last good state holds the file before it),
+    which no start must try, or roll back, a second time."""
+    replace_file(path, data, _mode(path))
+    replace_file(beside(path, GOOD), data, _mode(path), like=path)
+    beside(path, TRIAL).unlink(missing_ok=True)
 
 
 def pending_trial(path: Path) -> Trial | None:

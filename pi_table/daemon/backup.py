@@ -581,8 +581,8 @@ def _apply(config: Config, files: dict[str, bytes], whole: bool = False) -> None
     log in). A backup ends the game in play, whose file stays (the history), and takes the
     phones' files away: the start makes a new secret. ``whole``: the last good state put back
     as it was, the game in play and the phones' files included."""
-    if CONFIG in files and config.source is not None:
-        replace_file(config.source, files[CONFIG], stat.S_IMODE(os.stat(config.source).st_mode))
+    if CONFIG in files and config.source is not None:  # the restore's trial answers for it, not the settings'
+        trial.replace_tried_elsewhere(config.source, files[CONFIG])
     journal = config.paths.journal_dir
     journal.mkdir(mode=PRIVATE_DIR, parents=True, exist_ok=True)
     coming = {name.removeprefix(JOURNAL) for name in files if name.startswith(JOURNAL)} - (set() if whole else {*PHONES})
