@@ -40,7 +40,6 @@ import logging
 import os
 import re
 import socket
-import stat
 import threading
 import time
 from collections.abc import Callable, Iterable
@@ -55,7 +54,7 @@ from ..config.schema import MAX_BYTES as CONFIG_MOST
 from ..engine.errors import Refusal
 from ..engine.phrase import N_, Phrase, Text
 from ..engine.views import LANGUAGES
-from ..files import PRIVATE_DIR, TooBig, read_file, replace_file, write_private
+from ..files import PRIVATE_DIR, TooBig, read_file, write_private
 from ..table.journal import IN_PLAY, begun_last, end_play, finished, in_play
 from ..ui.i18n import say
 
