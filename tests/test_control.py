@@ -97,6 +97,27 @@ def test_a_socket_another_table_answers_on_is_refused_as_the_tables_own_error(se
     assert request(server.path, "status") == {"ok": True, "command": "status"}
 
 
+def test_the_socket_is_found_only_once_it_listens(tmp_path, monkeypatch):
+    """CI's docs/cafe/try.md: ``pi-table status`` asked between the bind and the listen, found the
+    socket, was refused, and said a table that stopped had left it behind."""
+    path, found = tmp_path / "control.sock", []
+    listen = socket.socket.listen
+
+    def listening(self: socket.socket, backlog: int) -> None:
+        found.append(path.exists())
+        listen(self, backlog)
+
+    monkeypatch.setattr(socket.socket, "listen", listening)
+    server = ControlServer(path, echo)
+    server.start()
+    try:
+        assert found == [False] and request(path, "status") == {"ok": True, "command": "status"}
+        assert sorted(p.name for p in tmp_path.iterdir()) == ["control.sock"]
+    finally:
+        server.stop()
+    assert list(tmp_path.iterdir()) == []
+
+
 def test_a_request_nested_2000_deep_is_refused_and_the_socket_answers_on(server):
     line = b"[" * 2000 + b"]" * 2000 + b"\n"
     assert len(line) == 4001 <= MAX_REQUEST

@@ -112,6 +112,16 @@ class ControlServer:
         self._accept_failures = 0
         self._accept_again: float | None = None  # when to listen again after a failed accept
 
+    def _give_group(self, path: Path) -> None:
+        """The staff's group on the socket, where the configuration names one."""
+        if self.group:
+            try:
+                gid = grp.getgrnam(self.group).gr_gid
+                if path.stat().st_gid != gid:  # under the unit it is already: chown is filtered there
+                    os.chown(path, -1, gid)
+            except (KeyError, PermissionError) as e:
+                log.warning("control socket %s keeps its group: %s", self.path, e)
+
     def start(self) -> None:
         self.path.parent.mkdir(parents=True, exist_ok=True)
         if self.path.is_socket():
@@ -119,19 +129,22 @@ class ControlServer:
                 raise SocketTaken(f"another table already answers on {self.path}")
             self.path.unlink()  # left by a daemon that was killed
         server = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM | socket.SOCK_CLOEXEC)
+        # bound under a name of its own, and renamed into place once it listens: a client that
+        # finds the socket is never refused as though the table had stopped
+        binding = self.path.with_name(f".{self.path.name}.{os.getpid()}")
+        binding.unlink(missing_ok=True)
         old_umask = os.umask(0o117)  # born 0660: no moment in which others may connect
         try:
-            server.bind(str(self.path))
+            server.bind(str(binding))
+            self._give_group(binding)
+            server.listen(BACKLOG)
+            os.replace(binding, self.path)
+        except OSError:
+            server.close()
+            binding.unlink(missing_ok=True)
+            raise
         finally:
             os.umask(old_umask)
-        if self.group:
-            try:
-                gid = grp.getgrnam(self.group).gr_gid
-                if self.path.stat().st_gid != gid:  # under the unit it is already: chown is filtered there
-                    os.chown(self.path, -1, gid)
-            except (KeyError, PermissionError) as e:
-                log.warning("control socket %s keeps its group: %s", self.path, e)
-        server.listen(BACKLOG)
         server.setblocking(False)
         self._socket = server
         self._bound = True
