@@ -351,7 +351,7 @@ function agentsTable(pub, folded = false) {
     return el("tr", {class: pub.winning_seat === seat ? "won" : ""},
       el("td", {}, el("span", {class: "seat"}, seat), codename),
       el("td", {}, whole ? identikitLine(whole) : revealed(seat)),
-      el("td", {class: "status"}, status(seat)));
+      ...(pub.identikits ? [] : [el("td", {class: "status"}, status(seat))]));  // at the end, nobody acts: two columns
   }));
   return el("section", {"aria-label": t("the agents")}, el("h2", {}, t("Agents")),
     folded ? el("details", {}, el("summary", {}, t("who has acted, what the truth machine revealed")), table) : table);
