@@ -136,10 +136,9 @@ def change_proven(path: Path, changes: Mapping[str, object], running: Running | 
 
     new = changed_text(path, changes, machine, running)
     good = beside(path, GOOD)
-    if pending_trial(path) is None:
-        replace_file(good, new.encode("utf-8"), _mode(path), like=path)
-    elif good.exists():
-        replace_file(good, changed_text(good, changes).encode("utf-8"), _mode(good), like=path)
+    if good.exists():  # none yet: the next start makes the file the last good one
+        proven = new if pending_trial(path) is None else changed_text(good, changes)
+        replace_file(good, proven.encode("utf-8"), _mode(good), like=path)
     replace_file(path, new.encode("utf-8"), _mode(path))
 
 
