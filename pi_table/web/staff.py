@@ -48,7 +48,7 @@ from ..files import DEVICE_KEY
 from ..hal.events import is_fault
 from ..ui.i18n import say, say_health, translation
 from ..ui.orientation import OPERATIVES_SIDE, page_layout
-from .auth import Gate, KeptSecret, Recovery, Refused, Session, Why, keep_secret
+from .auth import CODE_DIGITS, Gate, KeptSecret, LineCode, Recovery, Refused, Session, Why, code_given, keep_secret
 from .roles import STAFF, Checked, Open, Owner, Role, Route, owner, owners_keys, role, staff, unnamed
 from .texts import page_texts
 
@@ -192,6 +192,8 @@ TEXTS = (
     N_("wrong PIN"),
     N_("too many attempts: wait {seconds} s"),
     N_("too many logins at once: try again in a moment"),
+    N_("Code shown on the table's screen"),
+    N_("Many phones are logging in: ask at the table for the code on its screen to skip the wait."),
     N_("log in first"),
     N_("your session has expired: log in again"),
     N_("the page's security token is missing or wrong: reload the page"),
@@ -486,9 +488,11 @@ class StaffPage:
                  sections: Iterable[type[Section]] = ()) -> None:
         self.desk, self.folder, self.body_timeout_s = desk, folder, body_timeout_s
         self._pin = KeptSecret(None if folder is None else folder / PIN_FILE, "the staff PIN")
+        self.line_code = LineCode(clock)
+        """The code the table's screen shows while new phones wait in line to log in (the daemon shows it)."""
         self.gate = Gate("staff", self._pin, COOKIE, "/staff", ATTEMPTS_PER_ADDRESS, ATTEMPTS_OVERALL, session_s, clock,
                          None if folder is None else folder / SESSIONS_FILE, CSRF_HEADER,
-                         keys=None if folder is None else folder / DEVICE_KEY_FILE)
+                         keys=None if folder is None else folder / DEVICE_KEY_FILE, code=self.line_code)
         self.owner = Owner(folder, self.gate, ATTEMPTS_PER_ADDRESS, ATTEMPTS_OVERALL, clock)
         self.announce: Callable[[str], None] = lambda what: None
         """Tells the spectators' pages that ``what`` changed (the companion's, once it is made)."""
@@ -590,8 +594,15 @@ class StaffPage:
                                   "csrf": None if session is None else session.csrf}, headers=_PRIVATE)
 
     async def _login(self, request: web.Request) -> web.Response:
+        """``{"pin", "code"}``: the PIN, and the code on the table's screen if it shows one (a
+        phone waiting in line is told so: ``"line": true``)."""
         body = await self.read_json(request)
-        entered = await self.gate.log_in(request, body.get("pin") if isinstance(body, dict) else None)
+        body = body if isinstance(body, dict) else {}
+        try:
+            code = code_given(body.get("code"))
+        except ValueError as e:
+            return bad(translation(language(request)).gettext(str(e)).format(digits=CODE_DIGITS))
+        entered = await self.gate.log_in(request, body.get("pin"), code)
         if isinstance(entered, Refused):
             if entered.why is Why.WRONG:
                 log.warning("staff page: a wrong PIN from %s", request.remote)
@@ -848,10 +859,16 @@ REFUSALS = {
 """What the page says to each refusal of the way in."""
 
 
+IN_LINE = N_("many phones are logging in: wait {seconds} s, or type the code on the table's screen")
+"""A phone waiting in line for the budget of phones never seen: the table's code skips the line."""
+
+
 def refused(refused: Refused, lang: str) -> web.Response:
-    """A refusal of the way in, in the page's language."""
-    text = translation(lang).gettext(REFUSALS[refused.why]).format(seconds=refused.wait_s)
-    return web.json_response({"ok": False, "error": text}, status=refused.status, headers={**_PRIVATE, **refused.headers})
+    """A refusal of the way in, in the page's language; one that waits in line says so (``line``)."""
+    said = IN_LINE if refused.line else REFUSALS[refused.why]
+    text = translation(lang).gettext(said).format(seconds=refused.wait_s)
+    answer = {"ok": False, "error": text, **({"line": True} if refused.line else {})}
+    return web.json_response(answer, status=refused.status, headers={**_PRIVATE, **refused.headers})
 
 
 def no_owner(request: web.Request) -> web.Response:
