@@ -225,3 +225,44 @@ def test_the_screen_says_it_in_italian():
     from pi_table.web.auth import code_notice
 
     assert say(code_notice("123456"), "it") == "personale che accede: scrivi 123456 con il PIN"
+
+
+# --- the page on a phone -----------------------------------------------------------------------
+
+
+SAID = {"en": ("Code shown on the table's screen", "many phones are logging in: wait"),
+        "it": ("Codice mostrato sullo schermo del tavolo", "molti telefoni stanno accedendo: aspetta")}
+
+
+@pytest.mark.browser
+@pytest.mark.parametrize("lang", ["en", "it"])
+def test_a_phone_told_it_waits_in_line_is_asked_for_the_code_and_gets_in_with_it(staff, browser, lang):
+    from playwright.sync_api import expect
+
+    page, companion = staff
+    polite_flood(companion, ATTEMPTS_OVERALL + 1)  # the budget spent, someone in line: the screen shows a code
+    context = browser.new_context(viewport={"width": 390, "height": 844})
+    try:
+        phone = context.new_page()
+        phone.goto(f"{companion.base_url}/staff")
+        phone.select_option("#lang", lang)
+        expect(phone.locator("label[for=pin]")).to_have_text("Staff PIN" if lang == "en" else "PIN dello staff")
+        expect(phone.locator("#code-field")).to_be_hidden()  # no line yet for this phone: no field
+        phone.fill("#pin", STAFF_PIN)
+        with phone.expect_response("**/staff/login") as answer:
+            phone.click("#login button")
+        assert answer.value.status == 429
+        expect(phone.locator("#code-field")).to_be_visible()
+        expect(phone.locator("label[for=code]")).to_have_text(SAID[lang][0])
+        expect(phone.locator("#message")).to_contain_text(SAID[lang][1])
+        code = page.line_code.shown()
+        assert code is not None
+        phone.fill("#pin", STAFF_PIN)
+        phone.fill("#code", code)
+        with phone.expect_response("**/staff/login") as answer:
+            phone.click("#login button")
+        assert answer.value.status == 200 and code not in answer.value.text()
+        expect(phone.locator("#desk")).to_be_visible()
+        assert page.line_code.shown() not in (None, code)  # used up
+    finally:
+        context.close()
