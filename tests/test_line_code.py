@@ -20,9 +20,10 @@ import pytest
 
 from pi_table.web import Companion
 from pi_table.web.auth import CODE_DIGITS, CODE_KEPT_S, WINDOW_S, LineCode, Throttle
+from pi_table.web.roles import set_passphrase
 from pi_table.web.staff import ATTEMPTS_OVERALL, ATTEMPTS_PER_ADDRESS, set_pin
 
-from helpers import STAFF_CONFIG, STAFF_PIN, FakeDesk, Staff, service_daemon, staff_page, wait_for
+from helpers import OWNER_PASSPHRASE, STAFF_CONFIG, STAFF_PIN, FakeDesk, Staff, service_daemon, staff_page, wait_for
 
 
 class Clock:
@@ -156,6 +157,29 @@ def test_no_code_or_an_empty_one_is_a_login_without_it(staff):
     assert from_address(companion, "127.0.9.8", {"pin": STAFF_PIN, "code": ""})[0] == 200
 
 
+def test_the_owners_step_up_skips_the_line_with_the_code_too(staff, tmp_path, clock):
+    """The owner's door shares the code (its line fills from the fleet dashboard's login on the
+    table too): a staff phone that gives the passphrase and the code acts as the owner at once."""
+    page, companion = staff
+    set_passphrase(tmp_path, OWNER_PASSPHRASE)
+    phone = Staff(companion.base_url)
+    assert phone.login()[0] == 200
+    throttle = page.owner.door.throttle
+    for n in range(ATTEMPTS_OVERALL):  # the owner's budget spent by devices never seen
+        assert throttle.tried(f"10.0.0.{n}", False, clock()) == 0
+    assert page.line_code.shown() is None
+    assert throttle.tried("10.0.1.1", False, clock()) > 0  # someone waits in line
+    code = page.line_code.shown()
+    assert code is not None
+    status, answer = phone.call("POST", "/staff/api/owner", {"passphrase": OWNER_PASSPHRASE})
+    assert status == 429 and answer["line"] is True
+    status, answer = phone.call("POST", "/staff/api/owner", {"passphrase": OWNER_PASSPHRASE, "code": "12"})
+    assert (status, answer) == (400, {"ok": False, "error": f"the code on the table's screen is {CODE_DIGITS} digits"})
+    status, answer = phone.call("POST", "/staff/api/owner", {"passphrase": OWNER_PASSPHRASE, "code": code})
+    assert status == 200 and answer["left_s"] > 0 and code not in json.dumps(answer)
+    assert page.line_code.shown() not in (None, code)
+
+
 def test_the_code_lasts_while_the_line_is_long_and_a_while_after_then_goes():
     now = [0.0]
     code = LineCode(clock=lambda: now[0])
@@ -224,7 +248,7 @@ def test_the_screen_says_it_in_italian():
     from pi_table.ui.i18n import say
     from pi_table.web.auth import code_notice
 
-    assert say(code_notice("123456"), "it") == "personale che accede: scrivi 123456 con il PIN"
+    assert say(code_notice("123456"), "it") == "staff che accede: scrivi 123456 con il PIN"
 
 
 # --- the page on a phone -----------------------------------------------------------------------

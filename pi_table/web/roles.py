@@ -150,9 +150,11 @@ class Owner:
         """How long ``session`` still acts as the owner (0: it does not)."""
         return max(0.0, session.owner - self.clock()) if self.secret() is not None else 0.0
 
-    async def step_up(self, request: web.Request, session: Session, tried: object) -> Refused | None:
-        """``session`` acts as the owner for ``OWNER_S`` if ``tried`` is the passphrase; why not, if not."""
-        refused = await self.door.check(request, tried)
+    async def step_up(self, request: web.Request, session: Session, tried: object,
+                      code: str | None = None) -> Refused | None:
+        """``session`` acts as the owner for ``OWNER_S`` if ``tried`` is the passphrase (the
+        table's ``code`` carried, as a login's); why not, if not."""
+        refused = await self.door.check(request, tried, code=code)
         if refused is None:
             session.owner = self.clock() + OWNER_S
         return refused

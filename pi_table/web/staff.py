@@ -598,11 +598,7 @@ class StaffPage:
         phone waiting in line is told so: ``"line": true``)."""
         body = await self.read_json(request)
         body = body if isinstance(body, dict) else {}
-        try:
-            code = code_given(body.get("code"))
-        except ValueError as e:
-            return bad(translation(language(request)).gettext(str(e)).format(digits=CODE_DIGITS))
-        entered = await self.gate.log_in(request, body.get("pin"), code)
+        entered = await self.gate.log_in(request, body.get("pin"), line_code(request, body))
         if isinstance(entered, Refused):
             if entered.why is Why.WRONG:
                 log.warning("staff page: a wrong PIN from %s", request.remote)
@@ -779,12 +775,13 @@ class StaffPage:
         phone is remembered by the owner's door; ``{"end": true}``: it stops."""
         body = await self.read_json(request)
         if not isinstance(body, dict) or not (isinstance(body.get("passphrase"), str) or body.get("end") is True):
-            return bad('expected {"passphrase": THE OWNER\'S PASSPHRASE} or {"end": true}')
+            return bad('expected {"passphrase": THE OWNER\'S PASSPHRASE, "code": THE CODE ON THE TABLE\'S SCREEN '
+                       'or none} or {"end": true}')
         if body.get("end") is True:
             self.owner.step_down(session)
             return await self._owner(request, session)
         lang = language(request)
-        checked = await self.owner.step_up(request, session, body["passphrase"])
+        checked = await self.owner.step_up(request, session, body["passphrase"], line_code(request, body))
         if checked is not None and checked.why is Why.NO_SECRET:
             return no_owner(request)
         if checked is not None and checked.why is Why.WRONG:  # 403, not the login's 401: the session goes on
@@ -857,6 +854,16 @@ REFUSALS = {
     Why.WRONG: N_("wrong PIN"),
 }
 """What the page says to each refusal of the way in."""
+
+
+def line_code(request: web.Request, body: dict[str, Any]) -> str | None:
+    """The code on the table's screen a login's ``body`` carries (``auth.code_given``), or None;
+    a 400 saying what it is, in the page's language, for anything else."""
+    try:
+        return code_given(body.get("code"))
+    except ValueError as e:
+        said = translation(language(request)).gettext(str(e)).format(digits=CODE_DIGITS)
+        raise web.HTTPBadRequest(text=json.dumps({"ok": False, "error": said}), content_type="application/json") from None
 
 
 IN_LINE = N_("many phones are logging in: wait {seconds} s, or type the code on the table's screen")
