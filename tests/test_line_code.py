@@ -119,6 +119,7 @@ def test_with_the_code_on_the_screen_a_new_phone_gets_in_at_once_and_without_it_
     said = [json.dumps(answer) + json.dumps(headers) for _, answer, headers in flood]
     assert not [text for text in said if code in text]
     assert code not in caplog.text and page.line_code.shown() not in caplog.text
+    assert "got in past the line with the code on the table's screen" in caplog.text  # its trace, without it
 
 
 def test_the_code_gives_no_more_guesses_than_one_address_has(staff, clock):

@@ -10,7 +10,9 @@ The PIN is kept as a salted scrypt hash in ``staff.pin`` beside the journal (rea
 service alone; ``pi-table set-staff-pin`` writes it). The way in is ``auth.Gate``, as the fleet
 dashboard's: logins are counted per address and in all, and refused past either limit with the
 wait (a phone that logged in before is counted on its own, so a flood of guesses cannot lock the
-staff out, not even after a new PIN: its cookie is signed with a key kept in ``staff.device-key``).
+staff out, not even after a new PIN: its cookie is signed with a key kept in ``staff.device-key``;
+while phones never seen wait in line, the table's screen shows a code that lets a new one skip
+it, ``auth.LineCode``).
 A session is a random cookie (HttpOnly, SameSite=Strict, Secure over https) that lasts ``[staff]
 session_min`` minutes from its last use, and ends when the PIN is changed; sessions are kept,
 hashed, in ``staff.sessions``, so the restart that applies a new configuration does not log the
