@@ -181,6 +181,21 @@ def test_the_owners_step_up_skips_the_line_with_the_code_too(staff, tmp_path, cl
     assert page.line_code.shown() not in (None, code)
 
 
+def test_a_phone_that_skipped_the_line_with_the_code_leaves_it_to_the_next():
+    """A phone in line that gets in with the code is out of the line: the next in line takes the
+    next free turn, not one after a place kept for nobody."""
+    now = [0.0]
+    throttle = Throttle(ATTEMPTS_PER_ADDRESS, ATTEMPTS_OVERALL, lambda: now[0], code := LineCode(lambda: now[0]))
+    for second in range(ATTEMPTS_OVERALL):  # the budget spent, a try a second
+        assert throttle.tried(f"10.0.0.{second}", False, float(second)) == 0
+    assert throttle.wait("192.0.2.7", False, 30.0) > 0 and throttle.in_line("192.0.2.7")  # the staff phone, first
+    assert throttle.wait("192.0.2.8", False, 31.0) > 0  # another, behind it
+    now[0] = 32.0
+    assert code.shown() is not None
+    assert throttle.tried("192.0.2.7", False, 32.0, coded=True) == 0 and not throttle.in_line("192.0.2.7")
+    assert throttle.tried("192.0.2.8", False, 60.5) == 0  # the first turn back is the next one's
+
+
 def test_the_code_lasts_while_the_line_is_long_and_a_while_after_then_goes():
     now = [0.0]
     code = LineCode(clock=lambda: now[0])

@@ -250,10 +250,10 @@ class Throttle:
             if not wait:
                 for name in (who, CODE) if coded else (who,):
                     self._by.setdefault(name, deque()).append(now)
+                self._line.pop(who, None)  # its try is counted: it waits no more (one with the code skipped the line)
                 if not known:
                     self._everyone.append(now)
                     self._asked(who, now)
-                    self._line.pop(who, None)
             return wait
 
     def passed(self, who: str) -> None:
