@@ -306,3 +306,37 @@ def test_a_phone_told_it_waits_in_line_is_asked_for_the_code_and_gets_in_with_it
         assert page.line_code.shown() not in (None, code)  # used up
     finally:
         context.close()
+
+
+@pytest.mark.browser
+def test_the_owners_form_asks_for_the_code_while_the_owners_door_has_a_line(staff, browser, tmp_path, clock):
+    from playwright.sync_api import expect
+
+    page, companion = staff
+    set_passphrase(tmp_path, OWNER_PASSPHRASE)
+    context = browser.new_context(viewport={"width": 390, "height": 844})
+    try:
+        phone = context.new_page()
+        phone.goto(f"{companion.base_url}/staff")
+        phone.fill("#pin", STAFF_PIN)
+        phone.click("#login button")
+        expect(phone.locator("#owner-form")).to_be_visible()
+        expect(phone.locator("#owner-code-field")).to_be_hidden()
+        throttle = page.owner.door.throttle
+        for n in range(ATTEMPTS_OVERALL + 1):  # the owner's budget spent, and someone in line
+            throttle.tried(f"10.0.0.{n}", False, clock())
+        code = page.line_code.shown()
+        assert code is not None
+        phone.fill("#owner-passphrase", OWNER_PASSPHRASE)
+        with phone.expect_response("**/staff/api/owner") as answer:
+            phone.click("#owner-form button")
+        assert answer.value.status == 429
+        expect(phone.locator("#owner-code-field")).to_be_visible()
+        phone.fill("#owner-passphrase", OWNER_PASSPHRASE)
+        phone.fill("#owner-code", code)
+        with phone.expect_response("**/staff/api/owner") as answer:
+            phone.click("#owner-form button")
+        assert answer.value.status == 200
+        expect(phone.locator("#owner-form")).to_be_hidden()  # unlocked
+    finally:
+        context.close()
