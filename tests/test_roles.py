@@ -211,7 +211,8 @@ def test_a_staff_session_acts_as_the_owner_for_ten_minutes_once_it_gives_the_pas
     assert staff.call("GET", "/staff/api/owner") == (200, {"set": True, "left_s": 0, "recovery": False})
     assert staff.call("POST", "/staff/api/owner", {"passphrase": PIN}) == (403, {"ok": False, "error": "wrong passphrase"})
     assert staff.call("POST", "/staff/api/owner", {"passphrase": 12}) == (
-        400, {"ok": False, "error": 'expected {"passphrase": THE OWNER\'S PASSPHRASE} or {"end": true}'})
+        400, {"ok": False, "error": 'expected {"passphrase": THE OWNER\'S PASSPHRASE, "code": THE CODE ON THE '
+                                    'TABLE\'S SCREEN or none} or {"end": true}'})
     status, answer = staff.call("POST", "/staff/api/owner", {"passphrase": OWNER_PASSPHRASE})
     assert (status, answer) == (200, {"set": True, "left_s": OWNER_S, "recovery": False})
     assert "pt_owner_device=" in staff.headers["Set-Cookie"] and "HttpOnly" in staff.headers["Set-Cookie"]

@@ -65,7 +65,7 @@ if TYPE_CHECKING:  # loaded only once the table is up (the phones' pages open af
     from ..kinds import SerialDevice
     from ..night.recorder import Recorder
     from ..web import Companion
-    from ..web.auth import Recovery, Throttle
+    from ..web.auth import LineCode, Recovery, Throttle
     from .backup import Nightly
     from .first_boot import FirstBoot
     from .security import SecurityUpdates
@@ -179,6 +179,7 @@ class Daemon:
         self.nightly: Nightly | None = None  # the nightly backups, from READY on (a journal kept in memory has none)
         self.security: SecurityUpdates | None = None  # Debian's security updates on the owner's schedule, from READY on
         self.recovery: Recovery | None = None  # a forgotten staff PIN's reset code, once asked for at the table
+        self.line_code: LineCode | None = None  # the staff page's code for a new phone during a flood, once it opens
         self.companion_beat = LoopHeartbeat("the companion server")
 
     def _make_loop(self, deaf: DeafCards = NONE_DEAF) -> EventLoop:
@@ -361,6 +362,7 @@ class Daemon:
             self.recovery = self.recovery or Recovery()
             self.staff_desk = StaffDesk(self)
             staff = staff_page(self.staff_desk, journal_dir, self.config.staff_session_s)  # every section, given its part
+            self.line_code = staff.line_code  # the screen shows it while new phones wait in line (_show_notice)
             tls = _tls(web.tls_cert, web.tls_key) if web.tls_cert else None
             if tls is not None:
                 from ..release.first_boot import fingerprint
@@ -537,6 +539,7 @@ class Daemon:
     def _alive(self) -> None:
         """On each wake of the loop, in its thread: a game that has just ended goes into the open night,
         and the screen's notice says who plays here next ("next: The Owls vs Quiz Club at table 2")."""
+        next_up = None
         if self.night is not None:
             if self.session.state.is_over:
                 self.night.seen(self.session.id, lambda: self.session.public_view().to_json())
@@ -545,7 +548,8 @@ class Daemon:
             else:  # dealt, untouched: its first move, in a round, makes it the round's
                 self.night.untouched(self.session.id)
                 self._deal_red_first(self.night)
-            self._next_up(self.night.next_up())
+            next_up = self.night.next_up()
+        self._show_notice(next_up)
         self.notifier.watchdog(self.sickness)
 
     def _deal_red_first(self, night: Recorder) -> None:
@@ -558,9 +562,20 @@ class Daemon:
             self.loop.submit(NewGame(), public=False)
             night.untouched(self.session.id)  # dealt now, untouched: the round's at its first move
 
-    def _next_up(self, said: Phrase | None) -> None:
-        """The night's next pair as the screen's notice, shown when it changes; a staff PIN reset code comes first."""
-        if (self.recovery is not None and self.recovery.active) or said == self.loop.notice:
+    def _show_notice(self, next_up: Phrase | None) -> None:
+        """The screen's notice, shown when it changes: a staff PIN reset code first, then the code
+        a new staff phone types while others' logins wait in line (``web.auth.LineCode``), then
+        the night's next pair (``next_up``)."""
+        if self.recovery is not None and self.recovery.active:
+            return
+        code = None if self.line_code is None else self.line_code.shown()
+        if code is not None:
+            from ..web.auth import code_notice  # loaded with the staff page that made the code
+
+            said: Phrase | None = code_notice(code)
+        else:
+            said = next_up
+        if said == self.loop.notice:
             return
         self.loop.notice = said
         self.loop.show()

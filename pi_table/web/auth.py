@@ -18,6 +18,8 @@ never seen counts in it), from the owner's own address (a shared router, a proxy
 change of the secret do not lock its owner out. While the overall limit holds, browsers never
 seen wait in line for its turns, those that asked least first (``Throttle``); the doors to the
 owner's passphrase share one count (the staff page's and the fleet dashboard's on the table).
+While someone waits in that line, the table's screen shows a code (``LineCode``): a new staff
+phone that types it with the secret skips the line, with no more guesses than one address has.
 
 A session is a random cookie (HttpOnly, SameSite=Strict, Secure over https), kept only as its
 hash, with a CSRF token of its own. It lasts ``unused_s`` from its last use, and ends when the
@@ -45,6 +47,7 @@ from pathlib import Path
 
 from aiohttp import web
 
+from ..engine.phrase import N_, Phrase
 from ..files import kept_secret, write_private
 
 log = logging.getLogger("pi_table.web.auth")
@@ -61,6 +64,9 @@ KEPT = 10_000  # addresses and devices whose tries are counted, before those wit
 MAX_SESSIONS = 16  # the least recently used goes when a new one would make more
 RENEW_S = 60.0  # a session's last use is written down at most this often
 DEVICE_S = 365 * 24 * 3600  # a device cookie's life
+CODE_DIGITS = 6  # the table's code, typed from its screen with the secret
+CODE_KEPT_S = 120.0  # it stays this long after the line was last long: a phone typing it is not cut off
+CODE = "the table's code"  # every try that carries it is counted here too: one address's worth among them all
 
 
 # --- the secret ---------------------------------------------------------------------------
@@ -176,32 +182,42 @@ class Throttle:
     then first come: a try is let through only when the free turns outnumber the addresses ahead
     of it that still wait (each told when to come back, and out of the line ``GRACE_S`` after it
     does not), so a new staff phone during a flood is given the next turn, not the flood (5b).
-    Doors on other threads may share one (every door to the owner's passphrase: ``lock``)."""
+    Whoever is told to wait in that line makes ``code`` (the table's, if it has one) show: a
+    try that carries it is counted as a known device's (``coded``). Doors on other threads may
+    share one (every door to the owner's passphrase: ``lock``)."""
 
     def __init__(self, per_address: int, overall: int | None = None,
-                 clock: Callable[[], float] = time.monotonic) -> None:
-        self.per_address, self.overall, self.clock = per_address, overall, clock
+                 clock: Callable[[], float] = time.monotonic, code: LineCode | None = None) -> None:
+        self.per_address, self.overall, self.clock, self.code = per_address, overall, clock, code
         self.lock = threading.Lock()
         self._everyone: deque[float] = deque()
         self._by: dict[str, deque[float]] = {}  # by address, or "device NAME"
         self._history: dict[str, deque[float]] = {}  # by address: its asks over HISTORY_S, for its place in line
         self._line: dict[str, tuple[float, float]] = {}  # by address waiting: since when, and until when it is kept
 
-    def wait(self, who: str, known: bool, now: float) -> float:
-        """Seconds until ``who`` may try again; 0 when it may now."""
+    def wait(self, who: str, known: bool, now: float, coded: bool = False) -> float:
+        """Seconds until ``who`` may try again; 0 when it may now. ``coded``: a try from an
+        address that carries the table's code, counted as a known device's, under its address's
+        limit and the code's (``CODE``) both."""
         with self.lock:
-            return self._wait(who, known, now)
+            return self._wait(who, known or coded, now, coded)
 
-    def _wait(self, who: str, known: bool, now: float) -> float:
+    def in_line(self, who: str) -> bool:
+        """Whether ``who`` waits in line for the budget of devices never seen (not for its own limit)."""
+        with self.lock:
+            return who in self._line
+
+    def _wait(self, who: str, known: bool, now: float, coded: bool = False) -> float:
         if len(self._by) > KEPT:
             self._by = {name: tries for name, tries in self._by.items() if tries and now - tries[-1] < WINDOW_S}
             self._history = {name: tries for name, tries in self._history.items()
                              if tries and now - tries[-1] < HISTORY_S}
-        own = _recent(self._by.get(who), now, WINDOW_S)
-        if own is not None and len(own) >= self.per_address:
-            if not known:
-                self._asked(who, now)
-            return own[0] + WINDOW_S - now
+        for name in (who, CODE) if coded else (who,):
+            own = _recent(self._by.get(name), now, WINDOW_S)
+            if own is not None and len(own) >= self.per_address:
+                if not known:
+                    self._asked(who, now)
+                return own[0] + WINDOW_S - now
         if known or self.overall is None:
             return 0.0
         _recent(self._everyone, now, WINDOW_S)
@@ -217,22 +233,27 @@ class Throttle:
         wait = max(1.0, (self._everyone[turn] if turn < len(self._everyone) else now) + WINDOW_S - now)
         self._line[who] = (mine[1], now + wait + GRACE_S)
         self._asked(who, now)
+        if self.code is not None:
+            self.code.needed()
         return wait
 
     def _asked(self, who: str, now: float) -> None:
         """An address never seen asked (a try, or a refusal): counted for its place in line."""
         self._history.setdefault(who, deque(maxlen=HISTORY_MOST)).append(now)
 
-    def tried(self, who: str, known: bool, now: float) -> float:
-        """Count a try by ``who`` now, unless it must wait: the seconds it must, else 0."""
+    def tried(self, who: str, known: bool, now: float, coded: bool = False) -> float:
+        """Count a try by ``who`` now (``coded``: as ``wait``'s), unless it must wait: the
+        seconds it must, else 0."""
         with self.lock:
-            wait = self._wait(who, known, now)
+            known = known or coded
+            wait = self._wait(who, known, now, coded)
             if not wait:
-                self._by.setdefault(who, deque()).append(now)
+                for name in (who, CODE) if coded else (who,):
+                    self._by.setdefault(name, deque()).append(now)
+                self._line.pop(who, None)  # its try is counted: it waits no more (one with the code skipped the line)
                 if not known:
                     self._everyone.append(now)
                     self._asked(who, now)
-                    self._line.pop(who, None)
             return wait
 
     def passed(self, who: str) -> None:
@@ -240,6 +261,70 @@ class Throttle:
         with self.lock:
             self._by.pop(who, None)
             self._history.pop(who, None)
+
+
+class LineCode:
+    """A code of ``CODE_DIGITS`` digits the table's screen shows while someone waits in line for
+    the budget of devices never seen (``Throttle``), and ``CODE_KEPT_S`` after: a staff phone that
+    types it with the secret is counted as a known device, so a flood's line does not hold it up,
+    as a router asks for its label's code. It is seen at the table alone: drawn from ``secrets``,
+    kept in memory only (never logged, never in an answer), on ``clock``; a login that carries it
+    and gets in uses it up (a new one is drawn)."""
+
+    def __init__(self, clock: Callable[[], float] = time.monotonic) -> None:
+        self.clock = clock
+        self.lock = threading.Lock()
+        self._code: str | None = None
+        self._until = 0.0  # the clock's time it goes at, unless someone waits in line again
+
+    def needed(self) -> None:
+        """Someone waits in line: the code is shown (the same, or a new one once it has gone)."""
+        with self.lock:
+            now = self.clock()
+            if self._code is None or now >= self._until:
+                self._code = _drawn()
+                log.warning("phones never seen wait in line to log in: the table's screen shows a code that lets "
+                            "a staff phone skip the line")
+            self._until = now + CODE_KEPT_S
+
+    def shown(self) -> str | None:
+        """The code the screen shows now; None while nobody has waited in line lately."""
+        with self.lock:
+            return self._code if self._code is not None and self.clock() < self._until else None
+
+    def carried(self, given: str) -> bool:
+        """Whether ``given`` (``code_given``'s digits) is the code shown now, compared in constant time."""
+        shown = self.shown()
+        return shown is not None and hmac.compare_digest(given.encode(), shown.encode())
+
+    def used(self) -> None:
+        """A login carried it and got in: the screen shows a new one from now on."""
+        with self.lock:
+            if self._code is not None:
+                self._code = _drawn()
+
+
+def _drawn() -> str:
+    return f"{secrets.randbelow(10 ** CODE_DIGITS):0{CODE_DIGITS}d}"
+
+
+CODE_IS = N_("the code on the table's screen is {digits} digits")
+"""What a login is told when what it sent as the code is not one."""
+
+
+def code_given(given: object) -> str | None:
+    """What a login sent as the table's code (anything): None when it sent none (nothing, or an
+    empty text); its ``CODE_DIGITS`` ASCII digits; a ValueError (``CODE_IS``) for anything else."""
+    if given is None or given == "":
+        return None
+    if not (isinstance(given, str) and len(given) == CODE_DIGITS and given.isascii() and given.isdigit()):
+        raise ValueError(CODE_IS)
+    return given
+
+
+def code_notice(code: str) -> Phrase:
+    """What the table's screen says while it shows ``code``: what it is for."""
+    return Phrase.of("staff logging in: type {code} with the PIN", code=code)
 
 
 def _recent(tries: deque[float] | None, now: float, window: float) -> deque[float] | None:
@@ -365,6 +450,7 @@ STATUS = {Why.NO_SESSION: 401, Why.EXPIRED: 401, Why.NO_TOKEN: 403, Why.NO_SECRE
 class Refused:
     why: Why
     wait_s: int = 0  # TOO_MANY and BUSY: seconds before a try is worth making again
+    line: bool = False  # TOO_MANY: it waits in line for the budget of devices never seen (the table's code skips it)
 
     @property
     def status(self) -> int:
@@ -429,10 +515,11 @@ class Door:
         self.throttle, self.key, self.turns = throttle, key, turns
 
     async def check(self, request: web.Request, tried: object,
-                    matches: Callable[[str, str], bool] | None = None) -> Refused | None:
+                    matches: Callable[[str, str], bool] | None = None, code: str | None = None) -> Refused | None:
         """Whether ``tried`` (what the request sent as the secret: anything) is the secret,
         counted and limited. ``matches(stored, tried)`` is the test: a one-time code's
-        (``Recovery``) instead of the secret's."""
+        (``Recovery``) instead of the secret's. ``code``: the table's code the request carries
+        (``code_given``'s digits); a wrong one is none."""
         stored = self.secret()
         if stored is None:
             if matches is None:
@@ -440,20 +527,28 @@ class Door:
             stored = ""  # a one-time code may set the first secret
         device = self.device(request)
         who, known = (f"device {device}", True) if device else (request.remote or "?", False)
-        if wait := self.throttle.wait(who, known, self.throttle.clock()):
-            return Refused(Why.TOO_MANY, math.ceil(wait))
+        table = self.throttle.code
+        coded = not known and code is not None and table is not None and table.carried(code)
+        if wait := self.throttle.wait(who, known, self.throttle.clock(), coded):
+            return self._too_many(who, wait)
         if not await self.turns.take():
             return Refused(Why.BUSY, 1)
         try:
-            if wait := self.throttle.tried(who, known, self.throttle.clock()):  # counted by others while this one waited
-                return Refused(Why.TOO_MANY, math.ceil(wait))
+            if wait := self.throttle.tried(who, known, self.throttle.clock(), coded):  # counted by others meanwhile
+                return self._too_many(who, wait)
             right = isinstance(tried, str) and await asyncio.to_thread(matches or secret_matches, stored, tried)
         finally:
             self.turns.give_back()
         if not right:
             return Refused(Why.WRONG)
         self.throttle.passed(who)
+        if coded and table is not None:
+            table.used()
+            log.warning("%s: %s got in past the line with the code on the table's screen", self.name, who)
         return None
+
+    def _too_many(self, who: str, wait: float) -> Refused:
+        return Refused(Why.TOO_MANY, math.ceil(wait), self.throttle.in_line(who))
 
     def device(self, request: web.Request) -> str | None:
         """The name of the device whose cookie the request carries, if this door's key signed it."""
@@ -481,31 +576,32 @@ class Gate:
     token its requests carry in the header ``csrf_header`` (None: not asked for). ``clock`` times
     the tries and the sessions (a wall clock when they are kept: they outlive a restart);
     ``name`` tells this gate's device cookies from another's; ``tries``: a throttle it shares
-    with other doors to the same secret (the owner's passphrase), instead of one of its own. A
-    gate serves one page, on one event loop; another door of the page shares its ``turns``."""
+    with other doors to the same secret (the owner's passphrase), instead of one of its own;
+    ``code``: the table's code its own throttle takes (``LineCode``). A gate serves one page, on
+    one event loop; another door of the page shares its ``turns``."""
 
     def __init__(self, name: str, secret: Callable[[], str | None], cookie: str, path: str, per_address: int,
                  overall: int | None, unused_s: float, clock: Callable[[], float] = time.time,
                  file: Path | None = None, csrf_header: str | None = None, cookie_s: int | None = None,
-                 keys: Path | None = None, tries: Throttle | None = None) -> None:
+                 keys: Path | None = None, tries: Throttle | None = None, code: LineCode | None = None) -> None:
         self.secret, self.cookie, self.path, self.clock = secret, cookie, path, clock
         self.csrf_header, self.cookie_s = csrf_header, cookie_s
         self.turns = Turns()
-        self.door = Door(name, secret, f"{cookie}_device", path, tries or Throttle(per_address, overall, clock),
+        self.door = Door(name, secret, f"{cookie}_device", path, tries or Throttle(per_address, overall, clock, code),
                          device_key(keys), self.turns)
         self.sessions = Sessions(unused_s, clock, file)
 
-    async def log_in(self, request: web.Request, tried: object) -> Entered | Refused:
-        """Whether ``tried`` (what the login sent as the secret: anything) is the secret; a
-        new session when it is."""
-        refused = await self.check(request, tried)
+    async def log_in(self, request: web.Request, tried: object, code: str | None = None) -> Entered | Refused:
+        """Whether ``tried`` (what the login sent as the secret: anything) is the secret, the
+        table's ``code`` carried (``Door.check``); a new session when it is."""
+        refused = await self.check(request, tried, code=code)
         return refused if refused is not None else self.enter()
 
     async def check(self, request: web.Request, tried: object,
-                    matches: Callable[[str, str], bool] | None = None) -> Refused | None:
+                    matches: Callable[[str, str], bool] | None = None, code: str | None = None) -> Refused | None:
         """``Door.check``: a login's, and a change of the secret's, which asks for the old one
         (a session left open on a phone does not give it away)."""
-        return await self.door.check(request, tried, matches)
+        return await self.door.check(request, tried, matches, code)
 
     def enter(self) -> Entered:
         """A new session with the secret kept now, for a request that has just shown it."""

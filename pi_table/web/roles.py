@@ -136,23 +136,25 @@ class Owner:
     """The owner's passphrase for the staff page whose way in is ``gate``, kept in ``folder``: a
     door of its own (tries counted as logins are, ``per_address`` and ``overall`` a minute; the
     checks' turns and the device key the gate's), and the sessions that gave it acting as the
-    owner for ``OWNER_S`` on ``clock``."""
+    owner for ``OWNER_S`` on ``clock``; the table's code the gate's (one screen shows it)."""
 
     def __init__(self, folder: Path | None, gate: Gate, per_address: int, overall: int,
                  clock: Callable[[], float]) -> None:
         self.clock = clock
         self.secret = KeptSecret(None if folder is None else folder / OWNER_FILE, "the owner's passphrase")
         self.recovery = KeptSecret(None if folder is None else folder / RECOVERY_FILE, "the owner's recovery code")
-        self.door = Door("owner", self.secret, OWNER_COOKIE, gate.path, Throttle(per_address, overall, clock),
-                         gate.door.key, gate.turns)
+        self.door = Door("owner", self.secret, OWNER_COOKIE, gate.path,
+                         Throttle(per_address, overall, clock, gate.door.throttle.code), gate.door.key, gate.turns)
 
     def left_s(self, session: Session) -> float:
         """How long ``session`` still acts as the owner (0: it does not)."""
         return max(0.0, session.owner - self.clock()) if self.secret() is not None else 0.0
 
-    async def step_up(self, request: web.Request, session: Session, tried: object) -> Refused | None:
-        """``session`` acts as the owner for ``OWNER_S`` if ``tried`` is the passphrase; why not, if not."""
-        refused = await self.door.check(request, tried)
+    async def step_up(self, request: web.Request, session: Session, tried: object,
+                      code: str | None = None) -> Refused | None:
+        """``session`` acts as the owner for ``OWNER_S`` if ``tried`` is the passphrase (the
+        table's ``code`` carried, as a login's); why not, if not."""
+        refused = await self.door.check(request, tried, code=code)
         if refused is None:
             session.owner = self.clock() + OWNER_S
         return refused

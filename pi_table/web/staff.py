@@ -10,7 +10,9 @@ The PIN is kept as a salted scrypt hash in ``staff.pin`` beside the journal (rea
 service alone; ``pi-table set-staff-pin`` writes it). The way in is ``auth.Gate``, as the fleet
 dashboard's: logins are counted per address and in all, and refused past either limit with the
 wait (a phone that logged in before is counted on its own, so a flood of guesses cannot lock the
-staff out, not even after a new PIN: its cookie is signed with a key kept in ``staff.device-key``).
+staff out, not even after a new PIN: its cookie is signed with a key kept in ``staff.device-key``;
+while phones never seen wait in line, the table's screen shows a code that lets a new one skip
+it, ``auth.LineCode``).
 A session is a random cookie (HttpOnly, SameSite=Strict, Secure over https) that lasts ``[staff]
 session_min`` minutes from its last use, and ends when the PIN is changed; sessions are kept,
 hashed, in ``staff.sessions``, so the restart that applies a new configuration does not log the
@@ -48,7 +50,7 @@ from ..files import DEVICE_KEY
 from ..hal.events import is_fault
 from ..ui.i18n import say, say_health, translation
 from ..ui.orientation import OPERATIVES_SIDE, page_layout
-from .auth import Gate, KeptSecret, Recovery, Refused, Session, Why, keep_secret
+from .auth import CODE_DIGITS, Gate, KeptSecret, LineCode, Recovery, Refused, Session, Why, code_given, keep_secret
 from .roles import STAFF, Checked, Open, Owner, Role, Route, owner, owners_keys, role, staff, unnamed
 from .texts import page_texts
 
@@ -192,6 +194,8 @@ TEXTS = (
     N_("wrong PIN"),
     N_("too many attempts: wait {seconds} s"),
     N_("too many logins at once: try again in a moment"),
+    N_("Code shown on the table's screen"),
+    N_("Many phones are logging in: ask at the table for the code on its screen to skip the wait."),
     N_("log in first"),
     N_("your session has expired: log in again"),
     N_("the page's security token is missing or wrong: reload the page"),
@@ -486,9 +490,11 @@ class StaffPage:
                  sections: Iterable[type[Section]] = ()) -> None:
         self.desk, self.folder, self.body_timeout_s = desk, folder, body_timeout_s
         self._pin = KeptSecret(None if folder is None else folder / PIN_FILE, "the staff PIN")
+        self.line_code = LineCode(clock)
+        """The code the table's screen shows while new phones wait in line to log in (the daemon shows it)."""
         self.gate = Gate("staff", self._pin, COOKIE, "/staff", ATTEMPTS_PER_ADDRESS, ATTEMPTS_OVERALL, session_s, clock,
                          None if folder is None else folder / SESSIONS_FILE, CSRF_HEADER,
-                         keys=None if folder is None else folder / DEVICE_KEY_FILE)
+                         keys=None if folder is None else folder / DEVICE_KEY_FILE, code=self.line_code)
         self.owner = Owner(folder, self.gate, ATTEMPTS_PER_ADDRESS, ATTEMPTS_OVERALL, clock)
         self.announce: Callable[[str], None] = lambda what: None
         """Tells the spectators' pages that ``what`` changed (the companion's, once it is made)."""
@@ -590,8 +596,11 @@ class StaffPage:
                                   "csrf": None if session is None else session.csrf}, headers=_PRIVATE)
 
     async def _login(self, request: web.Request) -> web.Response:
+        """``{"pin", "code"}``: the PIN, and the code on the table's screen if it shows one (a
+        phone waiting in line is told so: ``"line": true``)."""
         body = await self.read_json(request)
-        entered = await self.gate.log_in(request, body.get("pin") if isinstance(body, dict) else None)
+        body = body if isinstance(body, dict) else {}
+        entered = await self.gate.log_in(request, body.get("pin"), line_code(request, body))
         if isinstance(entered, Refused):
             if entered.why is Why.WRONG:
                 log.warning("staff page: a wrong PIN from %s", request.remote)
@@ -768,12 +777,13 @@ class StaffPage:
         phone is remembered by the owner's door; ``{"end": true}``: it stops."""
         body = await self.read_json(request)
         if not isinstance(body, dict) or not (isinstance(body.get("passphrase"), str) or body.get("end") is True):
-            return bad('expected {"passphrase": THE OWNER\'S PASSPHRASE} or {"end": true}')
+            return bad('expected {"passphrase": THE OWNER\'S PASSPHRASE, "code": THE CODE ON THE TABLE\'S SCREEN '
+                       'or none} or {"end": true}')
         if body.get("end") is True:
             self.owner.step_down(session)
             return await self._owner(request, session)
         lang = language(request)
-        checked = await self.owner.step_up(request, session, body["passphrase"])
+        checked = await self.owner.step_up(request, session, body["passphrase"], line_code(request, body))
         if checked is not None and checked.why is Why.NO_SECRET:
             return no_owner(request)
         if checked is not None and checked.why is Why.WRONG:  # 403, not the login's 401: the session goes on
@@ -848,10 +858,26 @@ REFUSALS = {
 """What the page says to each refusal of the way in."""
 
 
+def line_code(request: web.Request, body: dict[str, Any]) -> str | None:
+    """The code on the table's screen a login's ``body`` carries (``auth.code_given``), or None;
+    a 400 saying what it is, in the page's language, for anything else."""
+    try:
+        return code_given(body.get("code"))
+    except ValueError as e:
+        said = translation(language(request)).gettext(str(e)).format(digits=CODE_DIGITS)
+        raise web.HTTPBadRequest(text=json.dumps({"ok": False, "error": said}), content_type="application/json") from None
+
+
+IN_LINE = N_("many phones are logging in: wait {seconds} s, or type the code on the table's screen")
+"""A phone waiting in line for the budget of phones never seen: the table's code skips the line."""
+
+
 def refused(refused: Refused, lang: str) -> web.Response:
-    """A refusal of the way in, in the page's language."""
-    text = translation(lang).gettext(REFUSALS[refused.why]).format(seconds=refused.wait_s)
-    return web.json_response({"ok": False, "error": text}, status=refused.status, headers={**_PRIVATE, **refused.headers})
+    """A refusal of the way in, in the page's language; one that waits in line says so (``line``)."""
+    said = IN_LINE if refused.line else REFUSALS[refused.why]
+    text = translation(lang).gettext(said).format(seconds=refused.wait_s)
+    answer = {"ok": False, "error": text, **({"line": True} if refused.line else {})}
+    return web.json_response(answer, status=refused.status, headers={**_PRIVATE, **refused.headers})
 
 
 def no_owner(request: web.Request) -> web.Response:

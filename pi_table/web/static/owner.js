@@ -21,6 +21,9 @@ function ownerSection() {
     el("form", { id: "owner-form", class: "stack" },
       el("label", { for: "owner-passphrase", "data-t": "Owner's passphrase", text: t("Owner's passphrase") }),
       el("input", { id: "owner-passphrase", type: "password", autocomplete: "current-password", required: "" }),
+      el("div", { id: "owner-code-field", class: "stack", hidden: "" },  // shown while phones wait in line (``line``)
+        el("label", { for: "owner-code", "data-t": "Code shown on the table's screen", text: t("Code shown on the table's screen") }),
+        el("input", { id: "owner-code", inputmode: "numeric", autocomplete: "one-time-code", pattern: "[0-9]{6}", maxlength: "6" })),
       el("button", { type: "submit", "data-t": "Unlock the owner's actions", text: t("Unlock the owner's actions") })),
     el("button", { id: "owner-end", class: "quiet", "data-t": "Lock them again", text: t("Lock them again") }),
     el("details", { id: "passphrase-change" },
@@ -135,14 +138,19 @@ function askOwner(error, retry) {
 $("desk").append(ownerSection());
 $("owner-form").addEventListener("submit", async (event) => {
   event.preventDefault();
-  const answer = await api("POST", "/staff/api/owner", { passphrase: $("owner-passphrase").value });
+  const code = $("owner-code-field").hidden ? "" : $("owner-code").value.trim();
+  const passphrase = $("owner-passphrase").value;
+  const answer = await api("POST", "/staff/api/owner", code ? { passphrase, code } : { passphrase });
   $("owner-passphrase").value = "";
+  $("owner-code").value = "";
+  if (answer.data && answer.data.line) $("owner-code-field").hidden = false;
   if (!answer.ok) {
     $("owner-passphrase").setAttribute("aria-invalid", "true");
     if (answer.status !== 401) say(answer.data ? answer.data.error : `HTTP ${answer.status}`, true);
     return;
   }
   $("owner-passphrase").removeAttribute("aria-invalid");
+  $("owner-code-field").hidden = true;
   drawOwner(answer.data);
   say(t("The owner's actions are unlocked for {minutes} min.", { minutes: Math.ceil(answer.data.left_s / 60) }));
   told();

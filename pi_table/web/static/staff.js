@@ -540,12 +540,18 @@ function refused(wrong) {
     if (wrong) $("pin").setAttribute(name, value); else $("pin").removeAttribute(name);
   }
 }
+// While many phones log in at once, the table asks a new one for the code on its screen (the
+// answer says ``line``): the field shows, and the code goes with the PIN.
 $("login").addEventListener("submit", async (event) => {
   event.preventDefault();
-  const answer = await api("POST", "/staff/login", { pin: $("pin").value });
+  const code = $("code-field").hidden ? "" : $("code").value.trim();
+  const answer = await api("POST", "/staff/login", code ? { pin: $("pin").value, code } : { pin: $("pin").value });
   $("pin").value = "";
+  $("code").value = "";
   refused(!answer.ok);
+  if (answer.data && answer.data.line) $("code-field").hidden = false;
   if (!answer.ok) return say(answer.data ? answer.data.error : `HTTP ${answer.status}`, true);
+  $("code-field").hidden = true;
   csrf = answer.data.csrf;
   say("");
   show("desk");
