@@ -137,6 +137,7 @@ class NightOnThreeTables(RuleBasedStateMachine):
         self.expected: dict[str, Oracle] = {}  # each follower: the oracle as of the last plan it heard
         self.games: list[Game] = []
         self.count = 0
+        self.retained: dict = {}  # the host's last plan, as the broker keeps it (retained)
 
     def teardown(self) -> None:
         for table in (self.host, *self.followers.values()):
@@ -148,10 +149,14 @@ class NightOnThreeTables(RuleBasedStateMachine):
         return self.host.book
 
     def tell(self) -> None:
-        """What the broker hands each follower that is online: the host's plan, then the games."""
+        """What the broker hands each follower that is online: the host's plan, then the games.
+        The plan is the last one the host published, retained at the broker: a host restarted
+        after the close hosts no night, and publishes none."""
         if self.oracle is None:
             return
-        plan = heard(self.host)
+        if self.host.plan() is not None:
+            self.retained = heard(self.host)
+        plan = self.retained
         for name, follower in self.followers.items():
             if not self.online[name]:
                 continue
