@@ -349,3 +349,63 @@ def test_a_game_of_a_round_played_before_the_close_and_told_of_after_it_counts_a
     host.stop()
     again = Book(tmp_path / "t1").night_of(night_id)
     assert again.damage == [] and (1, "t2") in again.slots()
+
+
+def report_of(recorder: Recorder) -> dict:
+    """A table's night report as another table reads it off the broker: JSON, through the declared schema."""
+    return schema.parse("night", json.dumps(recorder.report()).encode())  # type: ignore[return-value]
+
+
+def test_a_game_told_again_after_the_close_is_the_one_the_night_folded_at_every_table(tmp_path):
+    """CI's night machine: a game told again after the close (a retained report handed over again,
+    a table back after an outage) is one the night folded already, at the host and at the
+    follower, before and after a restart: nothing is written, nothing is raised."""
+    host, at_host, follower = host_and_follower(tmp_path, TEAMS[:4])
+    host.propose()
+    host.confirm()
+    assert follower.follow("t1", heard(at_host))
+    theirs, ours = played_at(follower), played_at(at_host, seed=2)
+    assert theirs is not None and ours is not None
+    assert at_host.gather("t2", report_of(follower)) == [theirs]
+    assert follower.gather("t1", report_of(at_host)) == [ours]
+    host.close()
+    assert follower.follow("t1", heard(at_host))
+    told = {"t1": report_of(at_host), "t2": report_of(follower)}
+    books = {path: path.read_bytes() for path in tmp_path.rglob("*.jsonl")}
+    for _ in ("as they are", "after a restart"):
+        assert at_host.gather("t2", told["t2"]) == [] and follower.gather("t1", told["t1"]) == []
+        assert {path: path.read_bytes() for path in tmp_path.rglob("*.jsonl")} == books
+        at_host.book.stop()
+        follower.book.stop()
+        at_host, follower = Recorder(Book(tmp_path / "t1"), "t1"), Recorder(Book(tmp_path / "t2"), "t2")
+    assert at_host.book.night is None and follower.book.night is None
+
+
+def test_a_game_of_a_night_open_in_its_file_but_not_here_is_written_into_no_night(tmp_path, caplog):
+    """A closed night whose close line was damaged folds as open, though no night is open here.
+    A game of it told of later raised NightRefused ('no night is open') in the fleet's thread, or,
+    with another night open here, was written into that night's file. Now no night keeps it,
+    and the log says why."""
+    host, at_host, follower = host_and_follower(tmp_path, TEAMS[:4])
+    host.propose()
+    host.confirm()
+    assert follower.follow("t1", heard(at_host))
+    assert played_at(follower) is not None  # the broker is down: the host hears nothing of it
+    night_id = host.current().id
+    host.close(over=True)
+    host.stop()
+    path = tmp_path / "t1" / f"{night_id}.jsonl"
+    data = path.read_bytes()
+    close = data.rindex(b'"close"')
+    damaged = data[:close] + b'"closed"' + data[close + len(b'"close"'):]  # its checksum no longer holds
+    path.write_bytes(damaged)
+    at_host = Recorder(Book(tmp_path / "t1"), "t1")
+    assert at_host.book.night is None and at_host.book.night_of(night_id).open
+    report = report_of(follower)
+    assert at_host.gather("t2", report) == []
+    at_host.book.open("Saturday", ["codenames"], ["t1", "t2"])
+    for name in TEAMS[:4]:
+        at_host.book.join(name)
+    assert at_host.gather("t2", report) == []
+    assert at_host.book.current().played == [] and path.read_bytes() == damaged
+    assert f"games of the night {night_id}, which is neither open here nor closed" in caplog.text

@@ -137,6 +137,7 @@ class NightOnThreeTables(RuleBasedStateMachine):
         self.expected: dict[str, Oracle] = {}  # each follower: the oracle as of the last plan it heard
         self.games: list[Game] = []
         self.count = 0
+        self.retained: dict = {}  # the host's last plan, as the broker keeps it (retained)
 
     def teardown(self) -> None:
         for table in (self.host, *self.followers.values()):
@@ -148,10 +149,14 @@ class NightOnThreeTables(RuleBasedStateMachine):
         return self.host.book
 
     def tell(self) -> None:
-        """What the broker hands each follower that is online: the host's plan, then the games."""
+        """What the broker hands each follower that is online: the host's plan, then the games.
+        The plan is the last one the host published, retained at the broker: a host restarted
+        after the close hosts no night, and publishes none."""
         if self.oracle is None:
             return
-        plan = heard(self.host)
+        if self.host.plan() is not None:
+            self.retained = heard(self.host)
+        plan = self.retained
         for name, follower in self.followers.items():
             if not self.online[name]:
                 continue
@@ -323,12 +328,17 @@ class NightOnThreeTables(RuleBasedStateMachine):
     @precondition(lambda self: self.oracle is not None and bool(self.games))
     @rule()
     def games_told_again(self) -> None:
-        """Every game played so far told to the host again (a table back after an outage): one of a
-        round deleted since, or of a pairing deleted since, is refused; the others are kept already."""
-        night = self.book.current()
+        """Every game played so far told again to every other table that hears the broker (a
+        table back after an outage, a retained report handed over again), as the fleet's thread
+        hands a report over, before the close or after it: one of a round deleted since, or of a
+        pairing deleted since, is refused; the others are kept already. Nothing is raised."""
+        hearing = [("t1", self.host), *((name, self.followers[name]) for name in self.followers if self.online[name])]
         for game in self.games:
-            if game.table != "t1":
-                assert self.book.gather(night.id, game.table, [game]) == []
+            report = schema.parse("night", json.dumps({"night": self.night_id, "name": "Friday", "open": True,
+                                                       "teams": list(game.teams), "games": [game.to_json()]}).encode())
+            for name, recorder in hearing:
+                if name != game.table:
+                    assert recorder.gather(game.table, report) == []  # type: ignore[arg-type]
         self.tell()
 
     @precondition(lambda self: self.oracle is not None and bool(self.oracle.rounds))

@@ -193,3 +193,32 @@ def test_the_staff_page_lists_the_nights_on_offer_and_follows_one_only_with_its_
     finally:
         table.close()
         host.stop()
+
+
+def test_the_staff_page_looks_at_the_night_once_though_it_closes_meanwhile(tmp_path):
+    """The staff page's night took the night's snapshot, then asked the book for the open night
+    again for its high scores: a night closed between the two (a host's plan, heard on the fleet's
+    thread, closes the night a table follows) answered 500 with NightRefused. One look at the
+    night now gives both."""
+    table = StaffTable(tmp_path, KEY)
+    try:
+        staff = Staff(table.base)
+        staff.login()
+        staff.call("POST", "/staff/api/night/open", {"name": "Friday league", "games": ["codenames"], "tables": ["1"]})
+        assert table.daemon.night is not None
+        book = table.daemon.night.book
+        looked = book.snapshot
+
+        def closed_as_it_is_looked_at() -> dict[str, object] | None:
+            night = looked()
+            if book.night is not None and book.night.open:
+                book.close()  # the close heard on another thread, just after the snapshot
+            return night
+
+        book.snapshot = closed_as_it_is_looked_at  # type: ignore[method-assign]
+        status, answer = staff.call("GET", "/staff/api/night")
+        assert status == 200 and answer["night"]["name"] == "Friday league" and answer["night"]["high_scores"] == []
+        book.snapshot = looked  # type: ignore[method-assign]
+        assert staff.call("GET", "/staff/api/night")[1]["night"] is None
+    finally:
+        table.close()

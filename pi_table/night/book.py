@@ -770,12 +770,19 @@ class Book:
         when they are the ones the night waits for there: each once, and never one it says was
         played elsewhere or by teams the round did not put there. A closed night kept here takes
         them too, at the end of its file (``_closed_change``): a game of a round paired before the
-        close, told of after it by a table that was offline then, counts as the correction it is."""
+        close, told of after it by a table that was offline then, counts as the correction it is.
+        A game told again (a retained report, a table back) is one the night holds: nothing is
+        written. A night open in its file but not here (its close line damaged) keeps none: a
+        game is written into the night it was checked against, never into the one open here."""
         kept = list[Game]()
         night = self.night if self.night is not None and self.night.id == night_id else None
         if night is None and NIGHT_ID.fullmatch(night_id) and (self.folder / f"{night_id}.jsonl").is_file():
             night = self.night_of(night_id)
         if night is None or night.left:
+            return kept
+        if night.open and night is not self.night:
+            log.warning("night: table %s told of games of the night %s, which is neither open here nor closed (its "
+                        "file is damaged): none is kept", table, night_id)
             return kept
         for game in games:
             if game.table == table and night.awaits(game):

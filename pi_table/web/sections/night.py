@@ -290,12 +290,21 @@ class NightSection(Section):
                 seen = self.book.version
                 self.page.announce("night")
 
+    def _looked(self) -> tuple[dict[str, object] | None, list[dict[str, object]], list[dict[str, object]]]:
+        """The open night, its high scores and the nights on offer, in one look under the book's
+        lock: a night closed meanwhile (a host's plan heard on the fleet's thread) is not asked for again."""
+        with self.book.lock:
+            open_night = self.book.night
+            night = self.book.snapshot()
+            best = [] if night is None or open_night is None else [h.to_json() for h in high_scores(open_night.played)]
+            return night, best, self.book.offered()
+
     async def _night(self, request: web.Request, session: Session) -> web.Response:
-        night, offers = await asyncio.to_thread(lambda: (self.book.snapshot(), self.book.offered()))
+        night, best, offers = await asyncio.to_thread(self._looked)
         lang = language(request)
         if night is not None:
             night["free_play"] = self.recorder.free_play()
-            night["high_scores"] = [h.to_json() for h in high_scores(self.book.current().played)]
+            night["high_scores"] = best
             night["endings"] = {t.value: translation(lang).gettext(WORDS[t]) for t in WORDS}
         kept = [path.stem for path in self.book.kept()]
         names = await asyncio.to_thread(lambda: {night_id: self.book.name_of(night_id) for night_id in kept[-KEPT_NAMED:]})
