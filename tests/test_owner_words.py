@@ -25,7 +25,7 @@ SAID = {
            "this table": "bar-uno (this table) New password",
            "none may sign": "No key may sign an update: each one listed is revoked, and this table installs no "
                             "update until a key is added."},
-    "it": {"given": "Ho dato questa password: non tenerla più qui",
+    "it": {"given": "Ho consegnato questa password: non tenerla più qui",
            "this table": "bar-uno (questo tavolo) Nuova password",
            "none may sign": "Nessuna chiave può firmare un aggiornamento: quelle elencate sono revocate, e questo "
                             "tavolo non installa aggiornamenti finché non si aggiunge una chiave."},

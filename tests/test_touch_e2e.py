@@ -389,7 +389,7 @@ def test_emulate_board_speaks_the_tables_language_as_its_other_commands_do(tmp_p
     assert "(PAD una carta da 0 a 24" in board.stderr
     assert "emulate-board: la carta 40 non esiste: le carte vanno da 0 a 24, e i pad di FINE TURNO sono end e end2" \
         in said, said
-    assert any(line.startswith("emulate-board: non è un comando: 'frobnicate'; si aspettava press PAD...")
+    assert any(line.startswith("emulate-board: non è un comando: 'frobnicate'; serve uno di questi: press PAD...")
                for line in said), said
 
 
