@@ -191,8 +191,8 @@ class BoardEmulator:
 
     def _chip(self, electrode: int) -> tuple[FakeMPR121, int]:
         if not 0 <= electrode < PINS * len(self.chips):
-            raise BoardRefused("electrode {electrode} does not exist: electrodes are 0 to {last}", electrode=electrode,
-                          last=PINS * len(self.chips) - 1)
+            raise BoardRefused("electrode {electrode} does not exist: electrodes are 0 to {last}",
+                               electrode=electrode, last=PINS * len(self.chips) - 1)
         return self.chips[electrode // PINS], electrode % PINS
 
     def _move_pads(self) -> None:
@@ -222,8 +222,8 @@ class BoardEmulator:
         pad (a strength under the threshold) or a noisy one (noise near it) to tune against."""
         self._chip(electrode)
         if strength < 0 or noise < 0:
-            raise BoardRefused("strength and noise are counts, 0 or more, not {strength} and {noise}", strength=strength,
-                          noise=noise)
+            raise BoardRefused("strength and noise are counts, 0 or more, not {strength} and {noise}",
+                               strength=strength, noise=noise)
         with self._lock:
             self.strength[electrode], self.noise[electrode] = strength, noise
 
@@ -338,7 +338,8 @@ def run_commands(emulator: BoardEmulator, lines: Iterable[str], write: Callable[
             elif verb in ("brownout", "cut-chip", "mend-chip", "spikes", "hold-sda") and len(args) == 1:
                 getattr(emulator, verb.replace("-", "_"))(_whole(args[0]))
             else:
-                raise BoardRefused("not a command: {line!r}; expected {commands}", line=raw.strip(), commands=Phrase(COMMANDS))
+                raise BoardRefused("not a command: {line!r}; expected {commands}", line=raw.strip(),
+                                   commands=Phrase(COMMANDS))
         except BoardRefused as e:
             write(f"emulate-board: {say(e.phrase, lang)}\n")
 
