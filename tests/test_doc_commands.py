@@ -99,6 +99,20 @@ def test_a_block_that_needs_a_pi_says_why():
         assert len(block.needs) > 20, f"{block.page}:{block.line}: say why it needs the Pi"
 
 
+def test_the_try_pages_game_night_starts_the_rounds_game_with_new_game_by_its_label_on_the_staff_page():
+    """Issue 62, 6: step 5 never said that the round's game starts with New game (taps first go
+    on with the free game already on the table, which the night does not count). Each language's
+    page names the button as the staff page labels it in that language."""
+    from pi_table.ui.i18n import translation
+
+    for page in (DOCS / "cafe" / "try.md", DOCS / "cafe" / "try.it.md"):
+        lang = "it" if page.name.endswith(".it.md") else "en"
+        step = re.search(r"^## 5\..*?(?=^## 6\.)", page.read_text(encoding="utf-8"), re.DOTALL | re.MULTILINE)
+        assert step, f"{page.name}: no step 5"
+        label = translation(lang).gettext("New game")
+        assert f"**{label}**" in step.group(0), f"{page.name}: step 5 does not name **{label}**"
+
+
 # --- terminals -------------------------------------------------------------------------------------------
 
 READY = re.compile(r"\[ready (\d+)\]\$ $")
@@ -313,14 +327,19 @@ def try_the_table(page: Reading, home: Path, terminal: Callable[[], Terminal]) -
         first.run(line)
     config = max(home.glob("*/config.toml"), key=lambda path: path.stat().st_mtime)  # the folder just made
     edit_as_the_page_says(config, page.next("toml"))
-    for line in page.next().commands:
+    lang = "it" if page.page.name.endswith(".it.md") else "en"
+    asks = {"en": ("staff PIN (", "owner's passphrase ("), "it": ("PIN dello staff (", "frase segreta del gestore (")}
+    for line, asked in zip(page.next().commands, asks[lang], strict=True):  # in the page's language (issue 62, 5)
+        before = len(first.output)
         first.run(line, answer=STAFF_PIN if "set-staff-pin" in line else OWNER_PASSPHRASE)
+        assert first.output[before:].count(asked) == 1, first.output[before:]  # asked once, in its words
 
     board = terminal()
     opening, start = page.next().commands
     board.run(opening)
     board.type(start)
     board.expect(r"/board\n", "the board's path")
+    board.expect({"en": "commands: press PAD", "it": "comandi: press PAD"}[lang], "its commands, in the page's language")
 
     table = terminal()
     opening, start = page.next().commands
@@ -336,7 +355,8 @@ def try_the_table(page: Reading, home: Path, terminal: Callable[[], Terminal]) -
     # the touch board ok, the LEDs simulated (in the page's language)
     assert re.search(r"touch[^,:]*: ok", shown) and re.search(r"LED[^,:]*: (simulated|in simulazione)", shown), shown
 
-    staff = Staff("http://127.0.0.1:8024", lang="it" if page.page.name.endswith(".it.md") else "en")
+    port = tomllib.loads(config.read_text(encoding="utf-8"))["web"]["port"]
+    staff = Staff(f"http://127.0.0.1:{port}", lang=lang)
 
     def logged_in() -> bool:
         try:
@@ -366,13 +386,14 @@ def try_the_table(page: Reading, home: Path, terminal: Callable[[], Terminal]) -
         assert running.ended() in (0, 130)
         assert "Traceback" not in running.output, running.output[-3000:]
 
-    set_up_from_the_set_up_page(page, first, staff.lang)
+    set_up_from_the_set_up_page(page, home, first, staff.lang, port)
     page.done()
 
 
-def set_up_from_the_set_up_page(page: Reading, terminal: Terminal, lang: str) -> None:
-    """try.md's last step: a second table marked as the image's first boot marks it; its staff page
-    leads to the set-up page, which the code from setup.pending opens; the table stops to restart."""
+def set_up_from_the_set_up_page(page: Reading, home: Path, terminal: Terminal, lang: str, first_port: int) -> None:
+    """try.md's last step: a second table marked as the image's first boot marks it, given a port
+    of its own beside the first table's (issue 62, 6: it copied the first's); its staff page leads
+    to the set-up page, which the code from setup.pending opens; the table stops to restart."""
     import json
     import urllib.request
 
@@ -381,21 +402,27 @@ def set_up_from_the_set_up_page(page: Reading, terminal: Terminal, lang: str) ->
         shown += terminal.run(line)
     code = re.search(r'"code": "(\d+)"', shown)
     assert code, shown
+    config = max(home.glob("*/config.toml"), key=lambda path: path.stat().st_mtime)  # the folder just made
+    edit_as_the_page_says(config, page.next("toml"))
+    port = tomllib.loads(config.read_text(encoding="utf-8"))["web"]["port"]
+    assert port != first_port, "the second table would take the first one's port"
     (line,) = page.next().commands
     terminal.type(line)
+    base = f"http://127.0.0.1:{port}"
+    assert f"{base}/staff" in page.page.read_text(encoding="utf-8"), "the page opens the second table at its port"
 
     def staff_page() -> str | None:
         try:
-            with urllib.request.urlopen("http://127.0.0.1:8024/staff", timeout=5) as answer:
+            with urllib.request.urlopen(f"{base}/staff", timeout=5) as answer:
                 return answer.url
         except OSError:  # not up yet
             return None
 
-    assert wait_for(staff_page, "the new table's staff page", timeout=60, every=0.5) == "http://127.0.0.1:8024/setup"
+    assert wait_for(staff_page, "the new table's staff page", timeout=60, every=0.5) == f"{base}/setup"
     form = {"code": code.group(1), "name": "table-2", "language": lang, "passphrase": OWNER_PASSPHRASE,
             "pin": STAFF_PIN, "pin_again": STAFF_PIN, "passphrase_again": OWNER_PASSPHRASE, "zone": "Etc/UTC",
             "wifi": None}
-    request = urllib.request.Request(f"http://127.0.0.1:8024/setup/api?lang={lang}", json.dumps(form).encode(),
+    request = urllib.request.Request(f"{base}/setup/api?lang={lang}", json.dumps(form).encode(),
                                      {"Content-Type": "application/json"})
     with urllib.request.urlopen(request, timeout=20) as answer:
         assert json.loads(answer.read())["ok"]

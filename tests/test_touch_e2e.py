@@ -373,6 +373,26 @@ def test_emulate_board_touches_the_card_the_owner_names_on_a_table_of_the_refere
             board.kill()
 
 
+@pytest.mark.parametrize("how", ["config", "lang"])
+def test_emulate_board_speaks_the_tables_language_as_its_other_commands_do(tmp_path, how):
+    """Issue 62, 5: the Italian try page's board said its commands and refusals in English. Its
+    language is the one the table's configuration gives (``--config``), or ``--lang``."""
+    config = tmp_path / "config.toml"
+    config.write_text('[game]\nlanguage = "it"\n' if how == "config" else '[game]\nlanguage = "en"\n')
+    chosen = ["--config", str(config)] + (["--lang", "it"] if how == "lang" else [])
+    board = subprocess.run([sys.executable, "-m", "pi_table", "emulate-board", "--link", str(tmp_path / "board"),
+                            *chosen], input="tap 40 300\nfrobnicate\nquit\n", capture_output=True, text=True,
+                           timeout=60)
+    assert board.returncode == 0, board.stderr
+    said = board.stderr.splitlines()
+    assert said[0].startswith("comandi: press PAD... | release PAD... | tap PAD MS"), said
+    assert "(PAD una carta da 0 a 24" in board.stderr
+    assert "emulate-board: la carta 40 non esiste: le carte vanno da 0 a 24, e i pad di FINE TURNO sono end e end2" \
+        in said, said
+    assert any(line.startswith("emulate-board: non è un comando: 'frobnicate'; serve uno di questi: press PAD...")
+               for line in said), said
+
+
 def test_a_chip_that_stops_answering_is_a_fault_naming_it_and_its_deaf_cards(table, caplog):
     """Issue 51's reproduction: chip 0x5B's joint breaks (electrodes 12-23, cards 12-23 under
     the default map). A finger on electrode 14 is never reported; the board's health says which

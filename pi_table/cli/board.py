@@ -41,6 +41,8 @@ def add_commands(commands: argparse._SubParsersAction[argparse.ArgumentParser]) 
                        help="the table's configuration, for where its pads are wired (default: the reference build's)")
     board.add_argument("--link", type=Path, help="the stable path to the board's pty (default: a temporary one)")
     board.add_argument("--board-id", default="emulator", help="the board id it says hello with")
+    board.add_argument("--lang", choices=LANGUAGES,
+                       help="the language of its commands and refusals (default: [game] language of --config, else en)")
     board.set_defaults(func=_emulate_board)
 
 
@@ -99,27 +101,32 @@ def _tune(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
 
 
 def _emulate_board(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
-    """The board, its pads named as on the table the configuration describes (the cards by number)."""
+    """The board, its pads named as on the table the configuration describes (the cards by number),
+    speaking the table's language as the table's other commands do."""
     from ..config import build, defaults
+    from ..ui.i18n import translation
 
+    config = load(args, args.config) if args.config else build(defaults(), None)
+    lang = args.lang or (config.language if args.config else "en")
+    _ = translation(lang).gettext
     try:
         from ..sim.emulator import COMMANDS, BoardEmulator, run_commands
     except ModuleNotFoundError as e:  # a table's own install leaves the emulator's driver out
         checkout = Path(__file__).resolve().parents[2]
         if Path(sys.prefix).resolve() == (checkout / ".venv").resolve() and (checkout / "dev").is_file():
-            how = f"./dev play installs it into .venv (once, from {checkout})"
+            how = _("./dev play installs it into .venv (once, from {checkout})").format(checkout=checkout)
         else:
-            how = f"the emulator's extra: {sys.executable} -m pip install 'pi-table[emulator]'"
-        print(f"pi-table emulate-board: needs {e.name}; {how}", file=sys.stderr)
+            how = _("the emulator's extra: {command}").format(
+                command=f"{sys.executable} -m pip install 'pi-table[emulator]'")
+        print("pi-table emulate-board: " + _("needs {module}; {how}").format(module=e.name, how=how), file=sys.stderr)
         return EXIT_UNAVAILABLE
 
-    wiring = (load(args, args.config) if args.config else build(defaults(), None)).touch
     emulator = BoardEmulator(link=args.link, board_id=args.board_id)
     emulator.start()
     try:
         print(emulator.path, flush=True)
-        print(f"commands: {COMMANDS}", file=sys.stderr, flush=True)
-        run_commands(emulator, sys.stdin, flushed(sys.stderr), wiring)
+        print(_("commands: {commands}").format(commands=_(COMMANDS)), file=sys.stderr, flush=True)
+        run_commands(emulator, sys.stdin, flushed(sys.stderr), config.touch, lang)
     except KeyboardInterrupt:  # Ctrl+C, as docs/cafe/try.md ends it: the board unplugged, as by quit
         pass
     finally:

@@ -229,6 +229,10 @@ class FirstBoot:
     def zones(self) -> list[str]:
         return zones()
 
+    def check(self, settings: dict[str, object]) -> list[Phrase]:
+        """The checker's problems with the settings the form gives, nothing written."""
+        return self.daemon.restarts.problems(settings)
+
     def set_up(self, form: Form, by: str | None) -> tuple[list[Phrase], list[Text]]:
         """The set-up done: the name and language as a trial, the PIN, the passphrase, the time zone
         and Wi-Fi asked of the root helper; then the table is set up. The checker's problems (nothing

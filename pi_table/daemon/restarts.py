@@ -176,13 +176,9 @@ class Restarts:
         The checker's problems, or [] once written."""
         daemon = self.daemon
         path = daemon.config.source
-        if path is None:
-            return [Phrase.of("no configuration file: the table runs on its defaults (start one with "
-                              "pi-table check-config --defaults)")]
-        unknown = [key for key in changes if key not in BY_KEY]
-        if unknown:
-            return [Phrase.of("{path}: unknown key {key}: expected one of pi-table check-config --defaults",
-                              path=str(path), key=key) for key in unknown]
+        unfit = self._unfit(changes)
+        if path is None or unfit:
+            return unfit
         from . import backup
 
         running = backup.running_now(daemon)
@@ -200,6 +196,33 @@ class Restarts:
         except OSError as e:
             return [Phrase.of("{path}: cannot be written: {error}", path=str(path), error=e.strerror or str(e))]
         return []
+
+    def problems(self, changes: dict[str, object]) -> list[Phrase]:
+        """The checker's problems with ``changes``, found as ``change`` finds them and nothing
+        written: a form names them beside its other fields' problems, all at once."""
+        from ..config.writing import changed_text  # tomlkit: loaded for a change alone
+        from . import backup
+
+        path = self.daemon.config.source
+        unfit = self._unfit(changes)
+        if path is None or unfit:
+            return unfit
+        try:
+            changed_text(path, changes, True, backup.running_now(self.daemon))
+        except ConfigError as e:
+            return e.phrases
+        except OSError as e:
+            return [Phrase.of("{path}: cannot be read: {error}", path=str(path), error=e.strerror or str(e))]
+        return []
+
+    def _unfit(self, changes: dict[str, object]) -> list[Phrase]:
+        """Why ``changes`` cannot be made at all, before the checker is asked: no file, unknown keys."""
+        path = self.daemon.config.source
+        if path is None:
+            return [Phrase.of("no configuration file: the table runs on its defaults (start one with "
+                              "pi-table check-config --defaults)")]
+        return [Phrase.of("{path}: unknown key {key}: expected one of pi-table check-config --defaults",
+                          path=str(path), key=key) for key in changes if key not in BY_KEY]
 
     def working(self) -> list[str]:
         """The devices working now, which a change must leave working, and "staff" when the

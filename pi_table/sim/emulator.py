@@ -33,9 +33,11 @@ from pathlib import Path
 import adafruit_mpr121
 
 from ..drivers.settings import TouchBoardConfig
-from ..errors import PiTableError
+from ..engine.errors import Refusal
+from ..engine.phrase import N_, Phrase
 from ..firmware.touchboard import Bus, TouchBoard, connect_chip, connect_chips
 from ..protocol import wire
+from ..ui.i18n import say
 from .mpr121 import FakeI2C, FakeMPR121
 
 ADDRESSES = (0x5A, 0x5B, 0x5C)
@@ -44,7 +46,7 @@ NOISE = 1  # counts either side of a pad's level, each sample
 STRENGTH = 14  # counts a finger moves a pad through card and acrylic
 
 
-class Refused(PiTableError, ValueError):
+class BoardRefused(Refusal):
     """What the emulator cannot do as asked (an electrode or chip it has not, a command it does not
     know, a board unplugged): said to whoever typed it, and the emulator goes on."""
 
@@ -189,7 +191,8 @@ class BoardEmulator:
 
     def _chip(self, electrode: int) -> tuple[FakeMPR121, int]:
         if not 0 <= electrode < PINS * len(self.chips):
-            raise Refused(f"electrode {electrode} does not exist: electrodes are 0 to {PINS * len(self.chips) - 1}")
+            raise BoardRefused("electrode {electrode} does not exist: electrodes are 0 to {last}",
+                               electrode=electrode, last=PINS * len(self.chips) - 1)
         return self.chips[electrode // PINS], electrode % PINS
 
     def _move_pads(self) -> None:
@@ -219,7 +222,8 @@ class BoardEmulator:
         pad (a strength under the threshold) or a noisy one (noise near it) to tune against."""
         self._chip(electrode)
         if strength < 0 or noise < 0:
-            raise Refused(f"strength and noise are counts, 0 or more, not {strength} and {noise}")
+            raise BoardRefused("strength and noise are counts, 0 or more, not {strength} and {noise}",
+                               strength=strength, noise=noise)
         with self._lock:
             self.strength[electrode], self.noise[electrode] = strength, noise
 
@@ -246,7 +250,7 @@ class BoardEmulator:
 
     def _chip_index(self, chip: int) -> int:
         if not 0 <= chip < len(self.chips):
-            raise Refused(f"chip {chip} does not exist: chips are 0 to {len(self.chips) - 1}")
+            raise BoardRefused("chip {chip} does not exist: chips are 0 to {last}", chip=chip, last=len(self.chips) - 1)
         return chip
 
     def spikes(self, one_in: int) -> None:
@@ -271,18 +275,19 @@ class BoardEmulator:
     def _write(self, data: bytes) -> None:
         with self._lock:
             if self.port is None:
-                raise Refused("the board is unplugged")
+                raise BoardRefused("the board is unplugged")
             self.port.write(data)
 
 
-COMMANDS = """\
+COMMANDS = N_("""\
 press PAD... | release PAD... | tap PAD MS | pad PAD STRENGTH NOISE | garbage K | corrupt | unplug | replug |
 brownout C | cut-chip C | mend-chip C | spikes K | hold-sda K | quit
 (PAD a card 0-24, as the table's cards are numbered, or an END TURN pad: end, end2; several at once
 for a palm; MS milliseconds; K a number of random bytes; STRENGTH and NOISE in counts: how far a
 finger moves the pad, how far it wanders at rest; C a chip 0-2 that a dip in its supply resets,
 or whose joint breaks (cut) and is made good (mend);
-spikes: one I2C transfer in K fails, 0 none; hold-sda: a chip holds SDA low until K clocks on SCL)"""
+spikes: one I2C transfer in K fails, 0 none; hold-sda: a chip holds SDA low until K clocks on SCL)""")
+"""The emulator's commands, as it shows them when it starts and beside a line it does not know."""
 
 
 class Pads:
@@ -298,13 +303,19 @@ class Pads:
     def __getitem__(self, name: str) -> int:
         if name.lower() in self.electrodes:
             return self.electrodes[name.lower()]
-        pads = f"the cards are 0 to {self.cards - 1}, and END TURN's pads {' and '.join(self.end_turn)}"
-        raise Refused(f"card {name} does not exist: {pads}" if name.isdigit() else f"not a pad: {name!r}; {pads}")
+        names = self.end_turn
+        listed = names[0] if len(names) == 1 else Phrase.of("{some} and {last}", some=", ".join(names[:-1]),
+                                                             last=names[-1])
+        pads = Phrase.of("the cards are 0 to {last}, and END TURN's pads {pads}", last=self.cards - 1, pads=listed)
+        if name.isdigit():
+            raise BoardRefused("card {name} does not exist: {pads}", name=name, pads=pads)
+        raise BoardRefused("not a pad: {name!r}; {pads}", name=name, pads=pads)
 
 
-def run_commands(emulator: BoardEmulator, lines: Iterable[str], write: Callable[[str], object], wiring: TouchBoardConfig) -> None:
-    """Act on one command per line until ``quit`` or the end of input; errors are reported
-    and the emulator goes on. A pad is named as on the table ``wiring`` describes."""
+def run_commands(emulator: BoardEmulator, lines: Iterable[str], write: Callable[[str], object], wiring: TouchBoardConfig,
+                 lang: str = "en") -> None:
+    """Act on one command per line until ``quit`` or the end of input; errors are reported (in
+    ``lang``) and the emulator goes on. A pad is named as on the table ``wiring`` describes."""
     pads = Pads(wiring)
     for raw in lines:
         words = raw.split("#", 1)[0].split()
@@ -327,12 +338,13 @@ def run_commands(emulator: BoardEmulator, lines: Iterable[str], write: Callable[
             elif verb in ("brownout", "cut-chip", "mend-chip", "spikes", "hold-sda") and len(args) == 1:
                 getattr(emulator, verb.replace("-", "_"))(_whole(args[0]))
             else:
-                raise Refused(f"not a command: {raw.strip()!r}; expected {COMMANDS}")
-        except Refused as e:
-            write(f"emulate-board: {e}\n")
+                raise BoardRefused("not a command: {line!r}; expected {commands}", line=raw.strip(),
+                                   commands=Phrase(COMMANDS))
+        except BoardRefused as e:
+            write(f"emulate-board: {say(e.phrase, lang)}\n")
 
 
 def _whole(word: str) -> int:
     if not word.isdigit():
-        raise Refused(f"expected a whole number, not {word!r}")
+        raise BoardRefused("expected a whole number, not {word!r}", word=word)
     return int(word)

@@ -56,7 +56,7 @@ TEXTS: tuple[str, ...] = (
     N_("Broker address"),
     N_("Broker password"),
     N_("Given: ask a new one if it is lost."),
-    N_("Given: forget it"),
+    N_("I have given this password: stop keeping it here"),
     N_("New password"),
     N_("A new password for {name}? Its old one stops working at once: give it the new one on its staff page."),
     N_("A new password for this table? It restarts to use it."),

@@ -32,6 +32,8 @@ TEXTS: tuple[str, ...] = (
     N_("Release keys"),
     N_("This table installs only updates signed with one of these keys."),
     N_("No key yet: this table installs no update until one is added."),
+    N_("No key may sign an update: each one listed is revoked, and this table installs no update until a key is "
+       "added."),
     N_("revoked"),
     N_("Revoke"),
     N_("Revoke the key {name}? No update signed with it is installed again, even if it is added back."),

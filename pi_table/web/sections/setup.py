@@ -114,6 +114,9 @@ class SetupDesk(Protocol):
     def zones(self) -> list[str]:
         """The time zones the system knows."""
 
+    def check(self, settings: dict[str, object]) -> list[Phrase]:
+        """The checker's problems with the configuration's keys the form gives (``FIELDS``), nothing written."""
+
     def set_up(self, form: Form, by: str | None) -> tuple[list[Phrase], list[Text]]:
         """The set-up done; the checker's problems (nothing done), or [] and notes."""
 
@@ -195,8 +198,12 @@ class SetupPage(Section):
         asked = request.query.get("lang", body["language"])  # the page's own language, else the table's to be
         lang = asked if asked in LANGUAGES else desk.language()
         form = _form(body, await asyncio.to_thread(desk.zones))
-        if isinstance(form, list):
-            return _refused_fields([(field, say(problem, lang)) for field, problem in form])
+        said = [] if isinstance(form, Form) else [(field, say(problem, lang)) for field, problem in form]
+        if not set(FIELDS.values()) & {field for field, _ in said}:  # the checker's say on them too, at once
+            settings: dict[str, object] = {key: body[field].strip() for key, field in FIELDS.items()}
+            said += _beside_fields(await asyncio.to_thread(desk.check, settings), lang)
+        if said or not isinstance(form, Form):
+            return _refused_fields(sorted(said, key=_in_page_order))
         waiting = desk.waiting
         async with self._one:
             if self._waiting() is None or waiting is None:
@@ -212,8 +219,7 @@ class SetupPage(Section):
             recovery = None if problems or self.page.folder is None else \
                 await asyncio.to_thread(new_recovery_code, self.page.folder)  # its hash kept beside the passphrase
         if problems:
-            found = [refused_key(problem, lang) for problem in problems]  # the problem alone: no file, no key
-            return _refused_fields([(FIELDS.get(each["key"] or "", "name"), each["problem"]) for each in found])
+            return _refused_fields(_beside_fields(problems, lang))
         joining = None if form.wifi is None else form.wifi[0]
         answer = {"ok": True, "restarting": True, "joining": joining, "notes": [say(note, lang) for note in notes],
                   "staff": "/staff" if joining is None else desk.staff_address(), "recovery_code": recovery}
@@ -221,6 +227,9 @@ class SetupPage(Section):
 
 
 SHAPE = ("code", "name", "language", "passphrase", "pin", "zone")
+PAGE_ORDER = ("code", "name", "language", "zone", "pin", "pin-again", "passphrase", "passphrase-again", "ssid",
+              "wifi-password")
+"""The form's fields as the page shows them, top to bottom: its problems are named in this order."""
 PRIVATE = {"Cache-Control": "no-store", "X-Content-Type-Options": "nosniff", "Referrer-Policy": "no-referrer"}
 
 
@@ -259,6 +268,18 @@ def _form(body: dict[str, Any], zones: list[str]) -> Form | list[tuple[str, Text
         return Form(name, body["language"], body["passphrase"], body["pin"], body["zone"], None)
     assert isinstance(ssid, str) and isinstance(password, str)  # as their checks found them
     return Form(name, body["language"], body["passphrase"], body["pin"], body["zone"], (ssid, password))
+
+
+def _beside_fields(problems: list[Phrase], lang: str) -> list[tuple[str, str]]:
+    """The checker's ``problems`` said in ``lang``, each beside the field that gives its key (the
+    problem alone: no file, no key); one of no field's key beside the name."""
+    found = [refused_key(problem, lang) for problem in problems]
+    return [(FIELDS.get(each["key"] or "", "name"), each["problem"]) for each in found]
+
+
+def _in_page_order(problem: tuple[str, str]) -> int:
+    field = problem[0]
+    return PAGE_ORDER.index(field) if field in PAGE_ORDER else len(PAGE_ORDER)
 
 
 def _refused_fields(problems: list[tuple[str, str]]) -> web.Response:

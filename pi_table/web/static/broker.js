@@ -53,9 +53,10 @@ function tableItem(table, data) {
     item.append(table.password ? row("Broker password", table.password)
       : el("div", { class: "note", text: t("Given: ask a new one if it is lost.") }));
     if (table.password) {
-      const given = el("button", { type: "button", "data-table": table.name, text: t("Given: forget it") });
+      const given = el("button", { type: "button", "data-table": table.name,
+        text: t("I have given this password: stop keeping it here") });
       given.addEventListener("click", () => changeBroker({ act: "given", table: table.name }));
-      item.append(given, " ");
+      item.append(given);
     }
   }
   const renew = el("button", { type: "button", class: "warn", "data-renew": table.name, text: t("New password") });
@@ -65,7 +66,7 @@ function tableItem(table, data) {
       changeBroker({ act: "renew", table: table.name });
     }
   });
-  item.append(renew);
+  item.append(" ", renew);  // apart from the name, or the button before it
   if (!own) {
     const remove = el("button", { type: "button", class: "warn", "data-remove": table.name, text: t("Remove") });
     remove.addEventListener("click", () => {

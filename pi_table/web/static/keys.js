@@ -34,7 +34,8 @@ function keysResult(text, error = false) {
 function drawKeys(data) {
   $("keys-line").textContent = data.problem || (data.keys.some((key) => !key.revoked)
     ? t("This table installs only updates signed with one of these keys.")
-    : t("No key yet: this table installs no update until one is added."));
+    : data.keys.length ? t("No key may sign an update: each one listed is revoked, and this table installs no update until a key is added.")
+      : t("No key yet: this table installs no update until one is added."));
   $("keys-list").replaceChildren(...data.keys.map((key) => {
     const item = el("li", {}, el("strong", { text: key.name || "-" }), " ", el("code", { text: key.fingerprint }));
     if (key.revoked) item.append(" ", el("span", { class: "note", text: t("revoked") }));
