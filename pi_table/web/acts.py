@@ -32,6 +32,7 @@ from pathlib import Path
 from typing import Any
 
 from ..engine.phrase import N_, Phrase
+from ..errors import PiTableError
 from ..files import NotAFile, TooBig, read_file, write_private
 from ..ui.i18n import say
 
@@ -55,7 +56,7 @@ HASH = re.compile(r"[0-9a-f]{64}")
 _LOCK = threading.Lock()  # the page and the daemon's threads write the same note
 
 
-class Damaged(ValueError):
+class Damaged(PiTableError, ValueError):
     """A note that is not what ``ActNotes`` writes: why, in words, without its contents."""
 
 
