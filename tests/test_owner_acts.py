@@ -81,10 +81,10 @@ def test_an_unlock_is_not_carried_across_a_restart_no_owners_act_asked(tmp_path)
 def test_an_unlock_is_carried_only_within_minutes_of_the_act_and_only_to_when_it_ended_anyway(tmp_path):
     now = [1_000_000.0]
     notes = acts.ActNotes(tmp_path, clock=lambda: now[0])
-    notes.asked("dashboard", "a" * 64, "b" * 64, now[0] + 500, acts.result("dashboard"))
+    notes.asked("dashboard", "a" * 64, "b" * 64, now[0] + 500, True)
     now[0] += acts.CARRY_S + 1
     assert notes.carried() is None  # too late: a restart long after the act is not the act's
-    notes.asked("dashboard", "a" * 64, "b" * 64, now[0] + 500, acts.result("dashboard"))
+    notes.asked("dashboard", "a" * 64, "b" * 64, now[0] + 500, True)
     now[0] += 10
     assert notes.carried() == ("a" * 64, "b" * 64, now[0] + 490)
     assert notes.carried() is None  # carried once: the next restart ends the unlock
@@ -93,10 +93,12 @@ def test_an_unlock_is_carried_only_within_minutes_of_the_act_and_only_to_when_it
 
 @pytest.mark.parametrize("damage, why", [
     (b"\x00not json", "not JSON"),
-    (json.dumps({"results": {"files": {"said": "mqtts://t1:pw@host", "fields": {}, "at": 1.0}}}).encode(),
-     "a result is one of the table's sentences"),
+    (json.dumps({"results": {"files": {"said": "mqtts://t1:pw@host", "at": 1.0}}}).encode(),
+     "a result is the table's sentence for its section"),
+    (json.dumps({"results": {"files": {"said": acts.BROKER_DONE, "at": 1.0}}}).encode(),
+     "a result is the table's sentence for its section"),
     (json.dumps({"results": {"broker": {"said": acts.BROKER_DONE, "fields": {"url": "mqtts://t1:pw@h"},
-                                        "at": 1.0}}}).encode(), "a result's fields are names"),
+                                        "at": 1.0}}}).encode(), 'a result is {"said", "at"}'),
     (json.dumps({"results": [], "carry": None}).encode(), "expected"),
     (json.dumps({"carry": {"session": "x", "owner": "y", "until": 1, "asked": 1, "section": "broker", "restart": True}}).encode(), "the unlock carried"),
     (b"{" + b" " * acts.ACTS_MOST + b"}", "bytes, at most"),
@@ -109,7 +111,7 @@ def test_a_damaged_note_is_no_note_and_the_log_says_why_once(tmp_path, caplog, d
     told = [record.getMessage() for record in caplog.records if record.name == "pi_table.web.acts"]
     assert len(told) == 1 and why in told[0] and "not shown" in told[0], told
     assert "pw@" not in told[0]  # said without the file's contents
-    notes.asked("dashboard", "a" * 64, "b" * 64, 1e12, acts.result("dashboard"))  # a new act writes a good note again
+    notes.asked("dashboard", "a" * 64, "b" * 64, 1e12, True)  # a new act writes a good note again
     assert notes.results("en")["dashboard"]["said"] == acts.SAVED
 
 

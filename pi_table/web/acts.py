@@ -4,8 +4,8 @@ settings file, restoring a backup. Each ends the page's server, and with it the 
 and what the page had said: the owner never learnt whether it worked.
 
 Their results are kept in ``owner.acts``, in the journal folder (0600, replaced whole), across
-the restart they cause: one a section, each one of the sentences of ``RESULTS`` with names for
-fields, never a value the owner gave (a password, a URL that may hold one), and shown for
+the restart they cause: one a section, each the section's sentence of ``RESULTS`` and when, never
+a value the owner gave (a password, a URL that may hold one) nor any field at all, and shown for
 ``RESULT_S`` to whoever looks at the section, the staff too: the result, not the power.
 
 The unlock (``roles.Owner``) is in memory only, deliberately: a power cut, a crash or a restart
@@ -51,18 +51,12 @@ RESULTS = {"files": SAVED, "dashboard": SAVED, "broker": BROKER_DONE, "config": 
 """Each section's result of an owner's act that restarted the table: the only sentences a note holds."""
 
 SECTION = re.compile(r"[a-z][a-z-]{0,31}")
-NAME = re.compile(r"[\w .-]{0,64}")  # a field of a result: a table's name, a number
 HASH = re.compile(r"[0-9a-f]{64}")
 _LOCK = threading.Lock()  # the page and the daemon's threads write the same note
 
 
 class Damaged(PiTableError, ValueError):
     """A note that is not what ``ActNotes`` writes: why, in words, without its contents."""
-
-
-def result(section: str, **fields: str) -> Phrase:
-    """The result of ``section``'s act that restarted the table (``RESULTS``), with ``fields``."""
-    return Phrase.of(RESULTS[section], **fields)
 
 
 class ActNotes:
@@ -74,27 +68,27 @@ class ActNotes:
         self.clock = clock
         self._told: str | None = None  # why the note was refused, as the log last said it
 
-    def asked(self, section: str, session: str, owner: str, until: float, said: Phrase | None) -> None:
-        """An owner's act of ``section`` that restarts the table: now, its result ``said`` known
-        already; or once it is done (``said`` None: ``done`` says it then). The unlock of the
-        session whose CSRF token's hash is ``session`` (acting as the owner until ``until``, on
-        the passphrase whose hash's hash is ``owner``) is carried across that restart alone."""
+    def asked(self, section: str, session: str, owner: str, until: float, restarting: bool) -> None:
+        """An owner's act of ``section`` that restarts the table: now (``restarting``), its result
+        kept at once; or once it is done (``done`` keeps it then). The unlock of the session whose
+        CSRF token's hash is ``session`` (acting as the owner until ``until``, on the passphrase
+        whose hash's hash is ``owner``) is carried across that restart alone."""
         now = self.clock()
         carry = {"session": session, "owner": owner, "until": until, "asked": now, "section": section,
-                 "restart": said is not None}
+                 "restart": restarting}
         self._change(lambda note: note | {"carry": carry}
-                     | ({} if said is None else {"results": note["results"] | {section: _kept(said, now)}}))
+                     | ({"results": note["results"] | {section: _kept(section, now)}} if restarting else {}))
 
-    def done(self, section: str, said: Phrase) -> None:
-        """The result of ``section``'s act, known once it is done, just before the restart it asks
-        for (the broker's, after its helper): an unlock its asking left waits for that restart."""
+    def done(self, section: str) -> None:
+        """``section``'s act is done, just before the restart it asks for (the broker's, after its
+        helper): its result is kept, and an unlock its asking left waits for that restart."""
         now = self.clock()
 
         def armed(note: dict[str, Any]) -> dict[str, Any]:
             carry = note["carry"]
             if carry is not None and carry["section"] == section:
                 carry = carry | {"restart": True, "asked": now}
-            return note | {"carry": carry, "results": note["results"] | {section: _kept(said, now)}}
+            return note | {"carry": carry, "results": note["results"] | {section: _kept(section, now)}}
 
         self._change(armed)
 
@@ -111,7 +105,7 @@ class ActNotes:
 
     def results(self, lang: str) -> dict[str, dict[str, Any]]:
         """Each section's last result, said in ``lang``, and when its act was asked."""
-        return {section: {"said": say(Phrase.of(kept["said"], **kept["fields"]), lang), "at": kept["at"]}
+        return {section: {"said": say(Phrase.of(kept["said"]), lang), "at": kept["at"]}
                 for section, kept in self._read()["results"].items()}
 
     def _read(self) -> dict[str, Any]:
@@ -154,27 +148,23 @@ class ActNotes:
                             e.strerror or e)
 
 
-def _kept(said: Phrase, at: float) -> dict[str, Any]:
-    return {"said": said.template, "fields": {name: str(value) for name, value in said.fields}, "at": at}
+def _kept(section: str, at: float) -> dict[str, Any]:
+    return {"said": RESULTS[section], "at": at}
 
 
 def checked(note: object) -> dict[str, Any]:
     """``note`` if it is one ``ActNotes`` writes; else Damaged, saying what was expected. Written
-    notes pass here too: a sentence outside ``RESULTS`` or a field that is not a name is never kept."""
+    notes pass here too."""
     if not isinstance(note, dict) or set(note) - {"results", "carry"} or not isinstance(note.get("results", {}), dict):
         raise Damaged('expected {"results": {SECTION: RESULT}, "carry": UNLOCK or null}')
     results, carry = note.get("results", {}), note.get("carry")
     if len(results) > RESULTS_MOST:
         raise Damaged(f"at most {RESULTS_MOST} results, found {len(results)}")
     for section, kept in results.items():
-        if not SECTION.fullmatch(section) or not isinstance(kept, dict) or set(kept) != {"said", "fields", "at"}:
-            raise Damaged('a result is {"said", "fields", "at"} under the name of its section')
-        if kept["said"] not in RESULTS.values():
-            raise Damaged("a result is one of the table's sentences for it")
-        fields = kept["fields"]
-        if not isinstance(fields, dict) or not all(
-                isinstance(value, str) and NAME.fullmatch(name) and NAME.fullmatch(value) for name, value in fields.items()):
-            raise Damaged("a result's fields are names of at most 64 letters, digits, spaces, dots and dashes")
+        if not SECTION.fullmatch(section) or not isinstance(kept, dict) or set(kept) != {"said", "at"}:
+            raise Damaged('a result is {"said", "at"} under the name of its section')
+        if RESULTS.get(section) != kept["said"]:
+            raise Damaged("a result is the table's sentence for its section")
         if not _time(kept["at"]):
             raise Damaged("a result's time is a number of seconds")
     if carry is not None and not (

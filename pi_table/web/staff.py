@@ -49,7 +49,7 @@ from ..files import DEVICE_KEY
 from ..hal.events import is_fault
 from ..ui.i18n import say, say_health, translation
 from ..ui.orientation import OPERATIVES_SIDE, page_layout
-from .acts import ActNotes, result
+from .acts import ActNotes
 from .auth import Gate, KeptSecret, Recovery, Refused, Session, Why, hashed, keep_secret
 from .roles import STAFF, Checked, Open, Owner, Role, Route, owner, owners_keys, role, staff, unnamed
 from .texts import page_texts
@@ -759,14 +759,13 @@ class StaffPage:
         if hmac.compare_digest(hashed(stored), passphrase) and self.gate.sessions.owner_again(token, until):
             log.warning("staff page: the owner's unlock carried across the restart the owner's act asked for")
 
-    def owners_act(self, session: Session, section: str, known: bool = True) -> None:
-        """``session``'s act of ``section`` restarts the table, now or once it is done: its result
-        (``acts.RESULTS``, when ``known`` already) is kept across the restart, and so is the
-        session's unlock, when it acts as the owner (``acts.ActNotes``)."""
+    def owners_act(self, session: Session, section: str, now: bool = True) -> None:
+        """``session``'s act of ``section`` restarts the table, ``now`` or once it is done (the
+        daemon says so then, ``acts.ActNotes.done``): its result (``acts.RESULTS``) is kept across
+        the restart, and so is the session's unlock, when it acts as the owner."""
         stored = self.owner.secret()
         if stored is not None and self.owner.left_s(session):
-            self.acts.asked(section, hashed(session.csrf), hashed(stored), session.owner,
-                            result(section) if known else None)
+            self.acts.asked(section, hashed(session.csrf), hashed(stored), session.owner, now)
 
     async def then_restart(self, request: web.Request, answer: dict[str, Any],
                            act: tuple[Session, str] | None = None) -> web.StreamResponse:
