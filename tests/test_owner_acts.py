@@ -130,3 +130,38 @@ def test_a_damaged_note_on_the_table_is_refused_and_the_page_says_no_result(tmp_
             table.close()
     told = [record.getMessage() for record in caplog.records if record.name == "pi_table.web.acts"]
     assert len(told) == 1 and acts.ACTS_FILE in told[0], told
+
+
+@pytest.mark.browser
+def test_on_a_phone_the_dashboard_saved_says_its_result_once_the_table_is_back_and_stays_unlocked(tmp_path, browser):
+    from playwright.sync_api import expect
+
+    from pi_table.fleet.broker import free_port
+
+    from helpers import OWNER_PASSPHRASE, staff_login
+
+    made = StaffTable(tmp_path, dealt_key())
+    made.close()  # its PIN, passphrase and game made; then on a port of its own, as a café's table listens
+    made.config.write_text(made.config.read_text().replace("port = 0", f"port = {free_port()}", 1))
+    table = InProcessDaemon(made.config)
+    page = browser.new_page(viewport={"width": 390, "height": 844})
+    try:
+        assert table.daemon.companion is not None
+        staff_login(page, table.daemon.companion.base_url)
+        page.fill("#owner-passphrase", OWNER_PASSPHRASE)
+        page.click("#owner-form button")
+        expect(page.locator("#dashboard-form")).to_be_visible()
+        page.fill("#dashboard-port", "0")
+        page.fill("#dashboard-password", SECRET)
+        page.click("#dashboard-form button")
+        expect(page.locator("#dashboard-result")).to_contain_text("the table restarts to try it")
+        wait_for(lambda: not table.runner.is_alive(), "the table ending itself to restart", 15)
+        table.close()
+        (tmp_path / "journal/staff.restarts").unlink(missing_ok=True)
+        table = InProcessDaemon(made.config)
+        expect(page.locator("#dashboard-result")).to_have_text(acts.SAVED, timeout=30_000)  # not "restarts": it has
+        expect(page.locator("#dashboard-form")).to_be_visible()  # still unlocked: no passphrase asked again
+        expect(page.locator("#owner-end")).to_be_visible()
+    finally:
+        page.close()
+        table.close()
