@@ -78,6 +78,27 @@ def test_an_unlock_is_not_carried_across_a_restart_no_owners_act_asked(tmp_path)
         (after or table).close()
 
 
+def test_an_unlock_is_not_carried_onto_another_owners_passphrase(tmp_path):
+    """A passphrase reset at the start (both buttons held, then a new one set) ends every unlock
+    given with the one before, the carried one too."""
+    from pi_table.web.roles import set_passphrase
+
+    table = StaffTable(tmp_path, dealt_key())
+    after = None
+    try:
+        staff = Staff(table.base)
+        assert staff.login()[0] == 200
+        staff.as_owner()
+        assert staff.call("POST", "/staff/api/files/blocked-words", {"words": "rude"})[0] == 200
+        wait_for(lambda: not table.runner.is_alive(), "the table ending itself to restart", 15)
+        set_passphrase(tmp_path / "journal", "another owner's passphrase")
+        after = restarted(table)
+        status, state = again(staff, after).call("GET", "/staff/api/owner")
+        assert status == 200 and state["left_s"] == 0 and state["results"]["files"]["said"] == acts.SAVED
+    finally:
+        (after or table).close()
+
+
 def test_an_unlock_is_carried_only_within_minutes_of_the_act_and_only_to_when_it_ended_anyway(tmp_path):
     now = [1_000_000.0]
     notes = acts.ActNotes(tmp_path, clock=lambda: now[0])
