@@ -259,7 +259,7 @@ class Session:
     secret: str  # the hash of the kept secret's hash it logged in with: a new secret ends it
     used: float  # the clock's time of its last use
     kept: float  # its last use as written down
-    owner: float = 0.0  # the clock's time until which it acts as the owner (never written down)
+    owner: float = 0.0  # the clock's time until which it acts as the owner (not kept with it: web.acts)
 
 
 class Sessions:
