@@ -63,6 +63,22 @@ def test_the_dashboard_saved_says_its_result_after_the_restart_and_the_unlock_su
         (after or table).close()
 
 
+def test_an_owners_setting_saved_says_its_result_after_the_restart_and_the_unlock_survives_it(tmp_path):
+    table = StaffTable(tmp_path, dealt_key())
+    after = None
+    try:
+        staff = Staff(table.base)
+        assert staff.login()[0] == 200
+        staff.as_owner()
+        status, answer = staff.call("POST", "/staff/api/config", {"changes": {"paths.keep_games": 150}})  # the owner's
+        assert (status, answer["restarting"]) == (200, True), answer
+        after = restarted(table)
+        status, state = again(staff, after).call("GET", "/staff/api/owner")
+        assert status == 200 and state["left_s"] > 0 and state["results"]["config"]["said"] == acts.SETTINGS_SAVED
+    finally:
+        (after or table).close()
+
+
 def test_an_unlock_is_not_carried_across_a_restart_no_owners_act_asked(tmp_path):
     table = StaffTable(tmp_path, dealt_key())
     after = None

@@ -1,6 +1,6 @@
 """The owner's acts that restart the table (issue 62, 3): making the broker, adding or taking off a
-table, giving a file (the dashboard, the certificate, the fleet broker), discarding a refused
-settings file, restoring a backup. Each ends the page's server, and with it the owner's unlock
+table, giving a file (the dashboard, the certificate, the fleet broker), changing an owner's
+setting, discarding a refused settings file, restoring a backup. Each ends the page's server, and with it the owner's unlock
 and what the page had said: the owner never learnt whether it worked.
 
 Their results are kept in ``owner.acts``, in the journal folder (0600, replaced whole), across
@@ -45,9 +45,11 @@ CARRY_S = 300.0  # an unlock is carried across a restart the owner's act asked f
 
 SAVED = N_("Saved, and the table has restarted on it; it goes back by itself if it is not healthy.")
 BROKER_DONE = N_("Done: the café's broker is changed, and this table has restarted on it.")
+SETTINGS_SAVED = N_("Saved: the table has restarted on the new settings; they go back by themselves if it is not healthy.")
 DISCARDED = N_("Discarded: the table has restarted on its last good settings.")
 RESTORED = N_("Restored: the table has restarted on the backup; it goes back by itself if it is not healthy.")
-RESULTS = {"files": SAVED, "dashboard": SAVED, "broker": BROKER_DONE, "config": DISCARDED, "care": RESTORED}
+RESULTS = {"files": SAVED, "dashboard": SAVED, "broker": BROKER_DONE, "config": SETTINGS_SAVED, "config-discard": DISCARDED,
+           "care": RESTORED}
 """Each section's result of an owner's act that restarted the table: the only sentences a note holds."""
 
 SECTION = re.compile(r"[a-z][a-z-]{0,31}")

@@ -713,7 +713,7 @@ class StaffPage:
             return web.json_response({"ok": False, "error": translation(language(request)).gettext(NOTHING_REFUSED)},
                                      status=409, headers=_PRIVATE)
         log.warning("staff page: the refused settings file discarded by the owner: restarting on the last good one")
-        return await self.then_restart(request, {"ok": True, "restarting": True}, (session, "config"))
+        return await self.then_restart(request, {"ok": True, "restarting": True}, (session, "config-discard"))
 
     async def _change_config(self, request: web.Request, session: Session) -> web.StreamResponse:
         body = await self.read_json(request)
@@ -742,7 +742,7 @@ class StaffPage:
             log.info("staff page: %s changed and applied", key)
             return web.json_response({"ok": True, "restarting": False}, headers=_PRIVATE)
         log.info("staff page: configuration changed (%s): restarting to apply it", ", ".join(changes))
-        return await self.then_restart(request, {"ok": True, "restarting": True})
+        return await self.then_restart(request, {"ok": True, "restarting": True}, (session, "config") if owners else None)
 
     async def _restart(self, request: web.Request, session: Session) -> web.StreamResponse:
         log.info("staff page: restart asked from %s", request.remote)
