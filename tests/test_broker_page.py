@@ -348,6 +348,35 @@ def test_the_owner_makes_this_table_the_cafes_broker_and_the_other_tables_report
 
 @pytest.mark.broker
 @pytest.mark.daemon
+def test_the_broker_made_says_done_after_the_restart_it_causes_and_the_owner_stays_unlocked(tmp_path):
+    """Issue 62, 3: the restart the broker's set-up ends with took the owner's unlock and left the
+    section on its "Asked: ..." line; its result is kept across it, and the unlock on this phone."""
+    cafe = Cafe(tmp_path, extra='[fleet]\ntable_id = "bar-1"\ncafe_tables = ["bar-1", "bar-2"]\n')
+    try:
+        staff = cafe.staff()
+        status, _ = staff.call("POST", "/staff/api/broker", {"act": "set-up", "address": "127.0.0.1", "table": "bar-1",
+                                                             "tables": ["bar-2"]})
+        assert status == 202
+        assert cafe.helper_acts() == 0
+        [bar_2] = settled(staff)["tables"][1:]
+        cafe.restarted()
+        staff.base = cafe.table.daemon.companion.base_url  # the same phone, its cookies and its token
+        status, state = staff.call("GET", "/staff/api/owner")
+        assert status == 200 and state["left_s"] > 0, state
+        from pi_table.web import acts
+
+        assert state["results"]["broker"]["said"] == acts.BROKER_DONE
+        assert staff.call("GET", "/staff/api/broker")[0] == 200  # unlocked: no passphrase asked again
+        note = (tmp_path / "table/journal" / acts.ACTS_FILE).read_text()
+        fleet = tomllib.loads(cafe.config.read_text())["fleet"]
+        own = (cafe.config.parent / fleet["password_file"]).read_text().strip()
+        assert bar_2["password"] not in note and own not in note and "mqtts" not in note
+    finally:
+        cafe.close()
+
+
+@pytest.mark.broker
+@pytest.mark.daemon
 def test_a_broker_that_does_not_start_on_the_new_files_is_put_back_and_the_page_says_why(tmp_path):
     """Mosquitto refusing its new files (tests/fake_systemctl.py's ``fail-next``: it exits on a line
     it does not know) leaves the table as it was: on a first set-up, no broker files and Mosquitto

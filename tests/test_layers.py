@@ -317,7 +317,7 @@ ROOMS = {
     "config": ["schema", "settings", "machine", "loading", "writing", "trial"],
     "daemon": ["notify", "logs", "control", "trial", "devices", "selftest", "tune", "backup", "restarts", "checkup",
                "owner_files", "broker_desk", "owner_notice", "owners_part", "staff_desk", "first_boot", "security", "fleet_dashboard", "run"],
-    "web": ["tokens", "seats", "runner", "auth", "roles", "snapshot", "games", "texts", "codex_pages", "night", "staff",
+    "web": ["tokens", "seats", "runner", "auth", "acts", "roles", "snapshot", "games", "texts", "codex_pages", "night", "staff",
             "server"],
     "cli": ["frame", "output", "window", "tables", "script", "games", "grid", "codex", "options", "play", "board", "control", "service",
             "fleet", "backup", "release", "image", "bench"],

@@ -192,7 +192,7 @@ def test_without_a_passphrase_the_owners_actions_say_how_to_set_one(tmp_path, de
         assert staff.call("POST", "/staff/api/power", {"act": "reboot"}) == (409, unset)
         assert staff.call("POST", "/staff/api/owner", {"passphrase": "anything at all"}) == (409, unset)
         assert staff.call("POST", "/staff/api/config", {"changes": {"fleet.broker": "mqtt://x:1883"}}) == (409, unset)
-        assert staff.call("GET", "/staff/api/owner") == (200, {"set": False, "left_s": 0, "recovery": False})
+        assert staff.call("GET", "/staff/api/owner") == (200, {"set": False, "left_s": 0, "recovery": False, "results": {}})
         reset = {"code": "1", "pin": "123456", "passphrase": "anything at all"}
         status, answer = Staff(companion.base_url).call("POST", "/staff/recover", reset)
         assert status == 403 and "wrong or expired code" in answer["error"]  # no code live: no word of the passphrase
@@ -208,13 +208,13 @@ def test_without_a_passphrase_the_owners_actions_say_how_to_set_one(tmp_path, de
 
 def test_a_staff_session_acts_as_the_owner_for_ten_minutes_once_it_gives_the_passphrase(table, desk, clock, tmp_path):
     staff, other = staff_of(table), staff_of(table)
-    assert staff.call("GET", "/staff/api/owner") == (200, {"set": True, "left_s": 0, "recovery": False})
+    assert staff.call("GET", "/staff/api/owner") == (200, {"set": True, "left_s": 0, "recovery": False, "results": {}})
     assert staff.call("POST", "/staff/api/owner", {"passphrase": PIN}) == (403, {"ok": False, "error": "wrong passphrase"})
     assert staff.call("POST", "/staff/api/owner", {"passphrase": 12}) == (
         400, {"ok": False, "error": 'expected {"passphrase": THE OWNER\'S PASSPHRASE, "code": THE CODE ON THE '
                                     'TABLE\'S SCREEN or none} or {"end": true}'})
     status, answer = staff.call("POST", "/staff/api/owner", {"passphrase": OWNER_PASSPHRASE})
-    assert (status, answer) == (200, {"set": True, "left_s": OWNER_S, "recovery": False})
+    assert (status, answer) == (200, {"set": True, "left_s": OWNER_S, "recovery": False, "results": {}})
     assert "pt_owner_device=" in staff.headers["Set-Cookie"] and "HttpOnly" in staff.headers["Set-Cookie"]
     assert staff.call("POST", "/staff/api/power", {"act": "reboot"}) == (202, {"ok": True})
     assert other.call("POST", "/staff/api/power", {"act": "reboot"})[0] == 403  # that session's alone
@@ -223,7 +223,7 @@ def test_a_staff_session_acts_as_the_owner_for_ten_minutes_once_it_gives_the_pas
     clock.now += 2
     assert staff.call("POST", "/staff/api/update", {"from": "repository"})[0] == 403  # ten minutes, then asked again
     staff.as_owner()
-    assert staff.call("POST", "/staff/api/owner", {"end": True}) == (200, {"set": True, "left_s": 0, "recovery": False})
+    assert staff.call("POST", "/staff/api/owner", {"end": True}) == (200, {"set": True, "left_s": 0, "recovery": False, "results": {}})
     assert staff.call("POST", "/staff/api/power", {"act": "poweroff"})[0] == 403
     assert desk.calls == ["power reboot", "update repository"]
 
@@ -232,7 +232,7 @@ def test_a_staff_session_acts_as_the_owner_for_ten_minutes_once_it_gives_the_pas
     again.start()
     try:
         staff.base = again.base_url
-        assert staff.call("GET", "/staff/api/owner") == (200, {"set": True, "left_s": 0, "recovery": False})  # logged in, not the owner
+        assert staff.call("GET", "/staff/api/owner") == (200, {"set": True, "left_s": 0, "recovery": False, "results": {}})  # logged in, not the owner
     finally:
         again.stop()
     assert "owner" not in (tmp_path / "staff.sessions").read_text()

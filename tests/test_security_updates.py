@@ -9,6 +9,7 @@ from __future__ import annotations
 import datetime
 import json
 import os
+import time
 from pathlib import Path
 
 import pytest
@@ -205,7 +206,10 @@ def test_the_staff_page_shows_the_last_run_the_owner_runs_it_now_and_an_unhealth
         assert status == 403 and answer["owner"] == "needed" and not (tmp_path / "spool").exists()
         staff.as_owner()
         assert staff.call("POST", "/staff/api/security", {"act": "now; reboot"})[0] == 400
-        assert staff.call("POST", "/staff/api/security", {"act": "run"}) == (202, {"ok": True})
+        before = time.time()
+        status, answer = staff.call("POST", "/staff/api/security", {"act": "run"})
+        assert status == 202 and answer["ok"] and before <= answer["asked"] <= time.time()  # the page's mark
+        asked = answer["asked"]
         assert json.loads((tmp_path / "spool" / requests.REQUEST).read_text()) == {"act": "security"}
         status, answer = staff.call("POST", "/staff/api/security", {"act": "run"})
         assert status == 409 and answer["error"] == "the security updates are being applied already"
@@ -213,6 +217,7 @@ def test_the_staff_page_shows_the_last_run_the_owner_runs_it_now_and_an_unhealth
         helper.security(machine.helper, machine.status, healthy_s=1)  # and the unit runs, the table unhealthy after
         status, seen = staff.call("GET", "/staff/api/security")
         assert seen["running"] is False and seen["last"]["outcome"] == "unhealthy" and seen["last"]["reboot"] is True
+        assert seen["last"]["at"] >= asked  # what the page waits for to drop its "Asked" line
         assert [each["package"] for each in seen["last"]["changed"]] == ["libc6:arm64", "openssl:arm64"]
         assert seen["last"]["why"].startswith("the table was not healthy 1 min after the security updates")
         headline = staff.call("GET", "/staff/api/health")[1]["headline"]

@@ -33,6 +33,7 @@ from ..release import ReleaseError, broker, requests
 from ..release.desk import said
 from ..release.layout import HOME, Releases
 from ..ui.i18n import say
+from ..web.acts import ActNotes
 
 if TYPE_CHECKING:
     from ..config import Config
@@ -282,6 +283,7 @@ class BrokerDesk:
                 self._keep(kept)
             return
         log.warning("the café's broker: this table's settings changed to it; restarting to try them")
+        ActNotes(self.desk.daemon.config.paths.journal_dir).done("broker")  # the page says so after the restart
         self.desk.restart()
 
     def _use(self, pending: dict[str, Any]) -> list[Phrase]:

@@ -157,7 +157,8 @@ class KeptSecret:
         return stored or None
 
 
-def _hashed(text: str) -> str:
+def hashed(text: str) -> str:
+    """``text``'s SHA-256, as a session is kept by (its cookie's, its secret's, its token's)."""
     return hashlib.sha256(text.encode()).hexdigest()
 
 
@@ -343,7 +344,7 @@ class Session:
     secret: str  # the hash of the kept secret's hash it logged in with: a new secret ends it
     used: float  # the clock's time of its last use
     kept: float  # its last use as written down
-    owner: float = 0.0  # the clock's time until which it acts as the owner (never written down)
+    owner: float = 0.0  # the clock's time until which it acts as the owner (not kept with it: web.acts)
 
 
 class Sessions:
@@ -358,8 +359,8 @@ class Sessions:
     def open(self, stored: str) -> tuple[str, Session]:
         """A new session, logged in with the secret ``stored``: its cookie, and itself."""
         cookie, now = secrets.token_urlsafe(32), self.clock()
-        session = Session(secrets.token_urlsafe(32), _hashed(stored), now, now)
-        self._by_hash[_hashed(cookie)] = session
+        session = Session(secrets.token_urlsafe(32), hashed(stored), now, now)
+        self._by_hash[hashed(cookie)] = session
         while len(self._by_hash) > MAX_SESSIONS:
             del self._by_hash[min(self._by_hash, key=lambda key: self._by_hash[key].used)]
         self._keep()
@@ -367,12 +368,12 @@ class Sessions:
 
     def find(self, cookie: str) -> Session | None:
         """The cookie's session, alive or not."""
-        return self._by_hash.get(_hashed(cookie)) if cookie.isascii() else None
+        return self._by_hash.get(hashed(cookie)) if cookie.isascii() else None
 
     def alive(self, session: Session, stored: str | None) -> bool:
         """Whether ``session`` was used within ``unused_s`` and logged in with the secret ``stored``."""
         return self.clock() - session.used <= self.unused_s and stored is not None \
-            and hmac.compare_digest(session.secret, _hashed(stored))
+            and hmac.compare_digest(session.secret, hashed(stored))
 
     def used(self, session: Session) -> None:
         """A use that keeps ``session`` alive (written down at most every ``RENEW_S``)."""
@@ -385,7 +386,7 @@ class Sessions:
     def carry(self, session: Session, stored: str) -> None:
         """Keep ``session`` alive on the new secret ``stored``: the one that changed it (every
         other session ends with the old secret)."""
-        session.secret = _hashed(stored)
+        session.secret = hashed(stored)
         self._keep()
 
     def owners_only(self, session: Session) -> None:
@@ -395,8 +396,18 @@ class Sessions:
             if other is not session:
                 other.owner = 0.0
 
+    def owner_again(self, token: str, until: float) -> bool:
+        """The session whose CSRF token's hash is ``token`` acts as the owner until ``until``
+        again: the unlock an owner's act carried across the restart it asked for (``acts``).
+        Whether there is such a session."""
+        for session in self._by_hash.values():
+            if hmac.compare_digest(hashed(session.csrf), token):
+                session.owner = until
+                return True
+        return False
+
     def end(self, cookie: str) -> None:
-        self._by_hash.pop(_hashed(cookie), None)
+        self._by_hash.pop(hashed(cookie), None)
         self._keep()
 
     def _load(self) -> dict[str, Session]:
@@ -665,7 +676,7 @@ class Recovery:
     def issue(self) -> str:
         """A new code (any earlier one is void), as two groups of four digits."""
         code = f"{secrets.randbelow(10 ** 8):08d}"
-        self._kept = (_hashed(code), self.clock() + RECOVERY_S)
+        self._kept = (hashed(code), self.clock() + RECOVERY_S)
         return f"{code[:4]} {code[4:]}"
 
     @property
@@ -679,7 +690,7 @@ class Recovery:
             return False
         assert self._kept is not None  # active
         digits = "".join(tried.split())
-        if not hmac.compare_digest(_hashed(digits), self._kept[0]):
+        if not hmac.compare_digest(hashed(digits), self._kept[0]):
             return False
         self._kept = None
         return True

@@ -14,8 +14,9 @@ goes to the checker, which refuses it by name.
 
 The owner's passphrase is kept as the PIN is (a salted scrypt hash) in ``owner.pass`` beside it
 (``pi-table set-owner-passphrase`` writes it). A staff session that gives it (``Owner.step_up``,
-its tries limited as logins are, by a door of its own) acts as the owner for ``OWNER_S``; the
-PIN's reset, which has no session, takes it with the code from the table's screen.
+its tries limited as logins are, by a door of its own) acts as the owner for ``OWNER_S``, in
+memory: a restart ends it, but the one an owner's act asks for (``acts``); the PIN's reset,
+which has no session, takes it with the code from the table's screen.
 
 The owner's own way back from a forgotten passphrase is the recovery code (issue 58): shown once,
 on the set-up page after the passphrase is chosen (or made later by the owner), never on the

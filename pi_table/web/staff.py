@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import asyncio
 import csv
+import hmac
 import io
 import json
 import logging
@@ -50,7 +51,20 @@ from ..files import DEVICE_KEY
 from ..hal.events import is_fault
 from ..ui.i18n import say, say_health, translation
 from ..ui.orientation import OPERATIVES_SIDE, page_layout
-from .auth import CODE_DIGITS, Gate, KeptSecret, LineCode, Recovery, Refused, Session, Why, code_given, keep_secret
+from .acts import ActNotes
+from .auth import (
+    CODE_DIGITS,
+    Gate,
+    KeptSecret,
+    LineCode,
+    Recovery,
+    Refused,
+    Session,
+    Why,
+    code_given,
+    hashed,
+    keep_secret,
+)
 from .roles import STAFF, Checked, Open, Owner, Role, Route, owner, owners_keys, role, staff, unnamed
 from .texts import page_texts
 
@@ -496,6 +510,8 @@ class StaffPage:
                          None if folder is None else folder / SESSIONS_FILE, CSRF_HEADER,
                          keys=None if folder is None else folder / DEVICE_KEY_FILE, code=self.line_code)
         self.owner = Owner(folder, self.gate, ATTEMPTS_PER_ADDRESS, ATTEMPTS_OVERALL, clock)
+        self.acts = ActNotes(folder, clock)
+        self._carry_unlock()
         self.announce: Callable[[str], None] = lambda what: None
         """Tells the spectators' pages that ``what`` changed (the companion's, once it is made)."""
         self.roles: dict[tuple[str, str], Role] = {}  # every staff action mounted, by method and path: the role it needs
@@ -718,7 +734,7 @@ class StaffPage:
             return web.json_response({"ok": False, "error": translation(language(request)).gettext(NOTHING_REFUSED)},
                                      status=409, headers=_PRIVATE)
         log.warning("staff page: the refused settings file discarded by the owner: restarting on the last good one")
-        return await self.then_restart(request, {"ok": True, "restarting": True})
+        return await self.then_restart(request, {"ok": True, "restarting": True}, (session, "config-discard"))
 
     async def _change_config(self, request: web.Request, session: Session) -> web.StreamResponse:
         body = await self.read_json(request)
@@ -747,14 +763,37 @@ class StaffPage:
             log.info("staff page: %s changed and applied", key)
             return web.json_response({"ok": True, "restarting": False}, headers=_PRIVATE)
         log.info("staff page: configuration changed (%s): restarting to apply it", ", ".join(changes))
-        return await self.then_restart(request, {"ok": True, "restarting": True})
+        return await self.then_restart(request, {"ok": True, "restarting": True}, (session, "config") if owners else None)
 
     async def _restart(self, request: web.Request, session: Session) -> web.StreamResponse:
         log.info("staff page: restart asked from %s", request.remote)
         return await self.then_restart(request, {"ok": True, "restarting": True})
 
-    async def then_restart(self, request: web.Request, answer: dict[str, Any]) -> web.StreamResponse:
-        """Answer first, then restart: the page hears that it worked before the server goes."""
+    def _carry_unlock(self) -> None:
+        """The unlock an owner's act carried across the restart it asked for (``acts``), back on
+        its session, if the owner's passphrase is the one it was given with."""
+        carried = self.acts.carried()
+        stored = self.owner.secret()
+        if carried is None or stored is None:
+            return
+        token, passphrase, until = carried
+        if hmac.compare_digest(hashed(stored), passphrase) and self.gate.sessions.owner_again(token, until):
+            log.warning("staff page: the owner's unlock carried across the restart the owner's act asked for")
+
+    def owners_act(self, session: Session, section: str, now: bool = True) -> None:
+        """``session``'s act of ``section`` restarts the table, ``now`` or once it is done (the
+        daemon says so then, ``acts.ActNotes.done``): its result (``acts.RESULTS``) is kept across
+        the restart, and so is the session's unlock, when it acts as the owner."""
+        stored = self.owner.secret()
+        if stored is not None and self.owner.left_s(session):
+            self.acts.asked(section, hashed(session.csrf), hashed(stored), session.owner, now)
+
+    async def then_restart(self, request: web.Request, answer: dict[str, Any],
+                           act: tuple[Session, str] | None = None) -> web.StreamResponse:
+        """Answer first, then restart: the page hears that it worked before the server goes; an
+        owner's ``act`` (its session, its section) is kept across the restart (``owners_act``)."""
+        if act is not None:
+            await asyncio.to_thread(self.owners_act, *act)
         response = web.json_response(answer, headers=_PRIVATE)
         await response.prepare(request)
         await response.write_eof()
@@ -767,10 +806,12 @@ class StaffPage:
         return response
 
     async def _owner(self, request: web.Request, session: Session) -> web.Response:
-        """Whether an owner's passphrase is set, how long this session still acts as the owner, and
-        whether the owner keeps a recovery code."""
+        """Whether an owner's passphrase is set, how long this session still acts as the owner,
+        whether the owner keeps a recovery code, and the results of the owner's acts that
+        restarted the table (``acts``: to the staff too, the result and not the power)."""
+        results = await asyncio.to_thread(self.acts.results, language(request))
         return web.json_response({"set": self.owner.secret() is not None, "left_s": math.ceil(self.owner.left_s(session)),
-                                  "recovery": self.owner.recovery() is not None})
+                                  "recovery": self.owner.recovery() is not None, "results": results})
 
     async def _step(self, request: web.Request, session: Session) -> web.Response:
         """``{"passphrase": TEXT}``: this session acts as the owner for ``roles.OWNER_S``, the

@@ -161,4 +161,5 @@ class BrokerSection(Section):
         if problem is not None:
             return web.json_response({"ok": False, "error": say(problem, lang)}, status=409)
         log.warning("staff page: the café's broker: %s asked from %s", act, request.remote)
+        await asyncio.to_thread(self.page.owners_act, session, "broker", False)  # its result once the helper is done
         return web.json_response({"ok": True, "asked": asked}, status=202)

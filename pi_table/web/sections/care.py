@@ -154,7 +154,7 @@ class CareSection(Section):
             return web.json_response({"ok": False, "error": "\n".join(say(each, lang) for each in problems)},
                                      status=400)
         log.warning("staff page: a backup restored from %s: the table restarts to try it", request.remote)
-        return await self.page.then_restart(request, {"ok": True, "restarting": True})
+        return await self.page.then_restart(request, {"ok": True, "restarting": True}, (session, "care"))
 
     async def _releases(self, request: web.Request, session: Session) -> web.Response:
         """The running version, the one before, a rollback and why, and what an update could

@@ -93,4 +93,5 @@ class FilesSection(Section):
                                       "said": "\n".join(each["whole"] for each in found)}, status=400)
         log.warning("staff page: the owner's %s file given from %s: restarting to try it", kind, request.remote)
         return await self.page.then_restart(request, {"ok": True, "restarting": True,
-                                                      "said": translation(lang).gettext(SAVED)})
+                                                      "said": translation(lang).gettext(SAVED)},
+                                            (session, "dashboard" if kind == "dashboard" else "files"))

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import time
 from typing import Any, Protocol
 
 from aiohttp import web
@@ -88,4 +89,4 @@ class SecuritySection(Section):
         if problem is not None:
             return web.json_response({"ok": False, "error": say(problem, language(request))}, status=409)
         log.warning("staff page: the security updates asked from %s", request.remote)
-        return web.json_response({"ok": True}, status=202)
+        return web.json_response({"ok": True, "asked": time.time()}, status=202)  # the run's note is newer once done

@@ -3,7 +3,7 @@
 // staff page (the broker's address, its name, its password until the owner says it was given, the
 // CA certificate), adds tables later, gives one a new password or takes one off. Its result shows
 // beside its button. A section's script (web/sections/broker.py): the page loads it after staff.js.
-import { $, api, csrf, download, el, ownersAction, section, t, unlocked } from "./staff.js";
+import { $, api, csrf, download, el, ownersAction, reportActs, section, t, unlocked } from "./staff.js";
 
 const CA_FILE = "pi-table-broker-ca.crt";
 let asked = null;  // when the table took the change asked (its clock): settled once the broker's note is as new
@@ -112,7 +112,9 @@ function drawBroker(data) {
 
 async function loadBroker(background = false) {
   const owner = await api("GET", "/staff/api/owner", undefined, background);
-  if (owner.ok) await showBroker(owner.data, background);
+  if (!owner.ok) return;
+  reportActs(owner.data);  // a result kept across the restart it caused settles what was asked
+  await showBroker(owner.data, background);
 }
 
 // The broker's view is the owner's (it holds passwords): asked only while this phone acts as the
@@ -166,4 +168,4 @@ function wireBroker() {
 }
 
 wireBroker();
-section({ owner: (state) => showBroker(state, true) });  // once logged in (the page tells the owner's state), and at each unlock
+section({ act: "broker", result: (said) => { asked = null; brokerResult(said); }, owner: (state) => showBroker(state, true) });  // once logged in (the page tells the owner's state), and at each unlock

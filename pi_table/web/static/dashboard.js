@@ -2,7 +2,7 @@
 // machine needed), reading the broker as the dashboard's own user; the owner turns it on or off
 // here, and the table restarts to try it. Its result shows beside its button. A section's script
 // (web/sections/dashboard.py): the page loads it after staff.js.
-import { $, api, backAfterRestart, csrf, el, ownersAction, section, t, unlocked } from "./staff.js";
+import { $, api, backAfterRestart, csrf, el, ownersAction, reportActs, section, t, unlocked } from "./staff.js";
 
 function fleetSection() {
   return el("section", { id: "dashboard-section", "aria-labelledby": "dashboard-title" },
@@ -49,7 +49,9 @@ function drawDashboard(files) {
 
 async function loadDashboard(background = false) {
   const owner = await api("GET", "/staff/api/owner", undefined, background);
-  if (owner.ok) await showDashboard(owner.data, background);
+  if (!owner.ok) return;
+  reportActs(owner.data);
+  await showDashboard(owner.data, background);
 }
 
 // The owner's files are asked only while this phone acts as the owner: no 403 (or 409) otherwise.
@@ -83,4 +85,4 @@ function wireFleet() {
 }
 
 wireFleet();
-section({ owner: (state) => showDashboard(state, true) });  // once logged in (the page tells the owner's state), and at each unlock
+section({ act: "dashboard", result: dashboardResult, owner: (state) => showDashboard(state, true) });  // once logged in (the page tells the owner's state), and at each unlock

@@ -4,6 +4,8 @@
 // loads it after staff.js.
 import { $, api, csrf, el, ownersAction, t, when as at } from "./staff.js";
 
+let asked = null;  // when the table took the run asked (its clock): its "Asked" line goes once the last run is as new
+
 function securitySection() {
   return el("section", { id: "security-section", "aria-labelledby": "security-title" },
     el("h2", { id: "security-title", "data-t": "Security updates", text: t("Security updates") }),
@@ -33,6 +35,10 @@ const LAST = {
 
 function drawSecurity(data) {
   const { every, hour } = data.schedule;
+  if (asked !== null && !data.running && data.last && data.last.at >= asked) {  // through a restart on it too
+    securityResult("");  // the run's result is the last run's line
+    asked = null;
+  }
   $("security-schedule").textContent = every === "off"
     ? t("The table applies no security updates by itself (Configuration, Advanced: Security updates).")
     : t(every === "weekly"
@@ -65,8 +71,9 @@ async function loadSecurity(background = false) {
 }
 
 function runSecurity() {
-  return ownersAction(() => api("POST", "/staff/api/security", { act: "run" }), () => {
+  return ownersAction(() => api("POST", "/staff/api/security", { act: "run" }), (answer) => {
     securityResult(t("Asked: the table applies them in the next minutes."));
+    asked = answer.data.asked;
     loadSecurity(true);
   }, securityResult);
 }

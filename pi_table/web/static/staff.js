@@ -193,7 +193,20 @@ function askOwner(error, retry) {
 // says why (``locked``), in the table's own words, and asks nothing the table would refuse (a
 // refusal is an error in the browser's console).
 export function ownerIs(state) {
+  reportActs(state);
   return Promise.all(tell("owner", state));
+}
+// The results of the owner's acts that restarted the table (``results``, web/acts.py), each said
+// once by the line of the section that registered its ``act`` (the page's message for one with
+// none), locked or not: the result, not the power; it replaces that line's "Asked: ...".
+const actsSaid = {};
+export function reportActs(state) {
+  for (const [name, kept] of Object.entries(state.results || {})) {
+    if (kept.at <= (actsSaid[name] || 0)) continue;
+    actsSaid[name] = kept.at;
+    const part = added.find((each) => each.act === name);
+    if (part) part.result(kept.said); else say(kept.said);
+  }
 }
 export const unlocked = (state) => state.set && state.left_s > 0;
 export function locked(state) {
