@@ -152,15 +152,25 @@ def reporter(url: str, password: str, ca: Path, folder: Path, table_id: str, sta
                     link_state=lambda state: None if states is None else states.append(say(state, "en")))
 
 
-def connected(url: str, ca: Path, table_id: str = ""):
-    """A raw client of the café's broker as the user in ``url`` (with its password), over TLS."""
+def connected(url: str, ca: Path, table_id: str = "", topics: tuple[str, ...] = (), heard=None):
+    """A raw client of the café's broker as the user in ``url`` (with its password), over TLS,
+    subscribed to ``topics`` at every connection, their messages to ``heard``: the broker takes a
+    user's client id from its name, so the table's own dashboard, the same user, takes the
+    connection over now and then, and the client comes back on a new one."""
     from pi_table.config import broker as broker_config
     from pi_table.fleet import link
 
     settings = broker_config(url, ca=str(ca))
     client = link.client(settings, f"test-{time.monotonic_ns()}")
     up = threading.Event()
-    client.on_connect = lambda c, u, flags, reason, properties: reason.is_failure or up.set()
+
+    def on_connect(c, u, flags, reason, properties) -> None:
+        if not reason.is_failure:
+            for name in topics:
+                client.subscribe(name, qos=1)
+            up.set()
+
+    client.on_connect, client.on_message = on_connect, heard
     client.connect(settings.host, settings.port)
     client.loop_start()
     wait_for(up.is_set, f"{settings.username} connected", 10)
@@ -171,11 +181,10 @@ def retained(url: str, ca: Path, table: str, marker: str) -> dict[str, bytes]:
     """What the broker hands a new subscriber under ``pi-table/TABLE/#``, as the dashboard's user in
     ``url``: read until the retained ``marker`` topic, asked for after them, arrives (Mosquitto
     sends a subscription's retained messages before it answers the next one)."""
-    client, seen = connected(url, ca), {}
-    client.on_message = lambda c, u, message: seen.__setitem__(message.topic, message.payload)
+    seen: dict[str, bytes] = {}
+    client = connected(url, ca, topics=(f"pi-table/{table}/#", marker),
+                       heard=lambda c, u, message: seen.__setitem__(message.topic, message.payload))
     try:
-        client.subscribe(f"pi-table/{table}/#", qos=1)
-        client.subscribe(marker, qos=1)
         wait_for(lambda: marker in seen, f"the retained {marker}", 10)
     finally:
         client.disconnect()
