@@ -107,7 +107,11 @@ export const actingOn = () => acting;
 
 const message = $("message");  // held: a container redrawn under it cannot lose it
 
+let saidCount = 0;  // the page's messages so far
+let quietMark = 0;  // their count when an act's result may still take the page's line: at the load, and once a restart is awaited
+
 export function say(text, error = false, near = acting) {
+  if (text) saidCount++;
   message.textContent = text;
   message.classList.toggle("error", error);
   message.hidden = !text;
@@ -198,14 +202,16 @@ export function ownerIs(state) {
 }
 // The results of the owner's acts that restarted the table (``results``, web/acts.py), each said
 // once by the line of the section that registered its ``act`` (the page's message for one with
-// none), locked or not: the result, not the power; it replaces that line's "Asked: ...".
+// none, unless the page has said something since the restart was asked), locked or not: the
+// result, not the power; it replaces that line's "Asked: ...".
 const actsSaid = {};
 export function reportActs(state) {
   for (const [name, kept] of Object.entries(state.results || {})) {
     if (kept.at <= (actsSaid[name] || 0)) continue;
     actsSaid[name] = kept.at;
     const part = added.find((each) => each.act === name);
-    if (part) part.result(kept.said); else say(kept.said);
+    if (part) part.result(kept.said);
+    else if (saidCount === quietMark) say(kept.said);  // never over a message said since: it would be older news
   }
 }
 export const unlocked = (state) => state.set && state.left_s > 0;
@@ -527,6 +533,7 @@ async function save(changes, atHand = false) {
 }
 
 export async function backAfterRestart() {
+  quietMark = saidCount;
   for (let tries = 0; tries < 60; tries++) {
     await new Promise((done) => setTimeout(done, 1000));
     try {
