@@ -378,8 +378,17 @@ def try_the_table(page: Reading, home: Path, terminal: Callable[[], Terminal]) -
     test = staff.call("GET", "/staff/api/selftest")[1]["test"]
     assert test["passed"] is True, test
 
-    board.type("tap 7 300")
-    wait_for(lambda: request(socket, "status")["state"]["board"][7] != "?", "card 7 revealed by its tap", timeout=30)
+    def revealed() -> bool:
+        return request(socket, "status")["state"]["board"][7] != "?"
+
+    for _ in range(3):  # a tap not seen in 10 s (once, on a machine running three suites) is tapped again, as a player would
+        board.type("tap 7 300")
+        try:
+            wait_for(revealed, "card 7 revealed by its tap", timeout=10)
+            break
+        except pytest.fail.Exception:
+            pass
+    assert revealed(), "card 7 was not revealed by three taps"
 
     for running in (table, board):  # Ctrl+C in each terminal
         running.interrupt()
