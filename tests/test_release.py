@@ -622,6 +622,19 @@ def test_a_request_that_is_not_one_of_the_three_acts_is_refused(tmp_path, reques
     assert not (tmp_path / requests.REQUEST).exists()
 
 
+def test_a_request_the_helper_has_not_taken_is_never_replaced_by_the_next(tmp_path):
+    """The emulated Pi: the owner's update, asked a second before the nightly security run, was
+    replaced by it unread, and the page that had answered 202 never heard of it again. The second
+    ask is refused in words (the security run asks again at its next tick), the first one waits."""
+    update = {"act": "update", "from": "bundle", "bundle": "pi-table-0.1.2.tar.gz"}
+    requests.write(tmp_path, update)
+    with pytest.raises(ReleaseError, match="has not yet taken the request before this one"):
+        requests.write(tmp_path, {"act": "security"})
+    assert requests.take(tmp_path) == update
+    requests.write(tmp_path, {"act": "security"})  # once taken, the next is asked
+    assert requests.take(tmp_path) == {"act": "security"} and sorted(p.name for p in tmp_path.iterdir()) == []
+
+
 def stub(tmp_path: Path) -> tuple[str, Path]:
     calls = tmp_path / "calls"
     program = tmp_path / "systemctl"

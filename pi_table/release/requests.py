@@ -17,6 +17,7 @@ import os
 import re
 import shutil
 import stat
+import threading
 from pathlib import Path
 from typing import Any, TypeAlias
 
@@ -83,9 +84,21 @@ def check(request: object) -> Request:
 
 
 def write(spool: Path, request: Request) -> None:
-    """Ask: the request checked, then written whole into ``spool`` (renamed into place)."""
+    """Ask: the request checked, then written whole into ``spool`` under a name of its own and
+    linked into place, never over one the helper has not taken yet (an owner's update asked a
+    second before the nightly security run was replaced by it unread); ReleaseError while one
+    waits, and the asker tries again (the security run at its next tick, the owner in a minute)."""
+    data = json.dumps(check(request)).encode("utf-8")
     spool.mkdir(mode=0o700, parents=True, exist_ok=True)
-    replace_file(spool / REQUEST, json.dumps(check(request)).encode("utf-8"), 0o600)
+    staged = spool / f".{REQUEST}.{os.getpid()}.{threading.get_ident()}"
+    replace_file(staged, data, 0o600)
+    try:
+        os.link(staged, spool / REQUEST)
+    except FileExistsError:
+        raise ReleaseError(N_("the computer's helper has not yet taken the request before this one: try again in a "
+                              "minute")) from None
+    finally:
+        staged.unlink(missing_ok=True)
 
 
 def take(spool: Path) -> Request:
