@@ -15,6 +15,7 @@ from pathlib import Path
 
 import pytest
 
+from pi_table.release import requests
 from pi_table.web import Companion
 from pi_table.web.auth import Recovery
 from pi_table.web.roles import set_passphrase
@@ -649,7 +650,7 @@ def test_updates_and_power_are_asked_of_the_root_helper_and_nothing_else(tmp_pat
         for body in ({"from": "anywhere"}, {"from": "bundle"}, {"from": "repository", "bundle": "x.tar.gz"}, []):
             assert staff.call("POST", "/staff/api/update", body)[0] == 400
         assert staff.call("POST", "/staff/api/update", {"from": "repository"}) == (202, {"ok": True})
-        assert json.loads((spool / "request.json").read_text()) == {"act": "update", "from": "repository"}
+        assert requests.take(spool) == {"act": "update", "from": "repository"}  # as the helper takes it
         status, answer = raw_post(table.base, "/staff/api/update?bundle=../../etc/evil.tar.gz", staff, b"x")
         assert status == 409 and "ending .tar.gz" in answer["error"]
         assert not (tmp_path / "etc").exists()
@@ -693,6 +694,10 @@ def test_an_uploaded_bundle_is_written_as_it_comes_and_only_the_last_one_is_kept
         staff = logged_in(table.daemon.companion, owner=True)
         first = bundle_like(tmp_path / "first.tar.gz", "9.0.0", 1 << 20).read_bytes()
         assert raw_post(table.base, "/staff/api/update?bundle=first.tar.gz", staff, first) == (202, {"ok": True})
+        status, answer = raw_post(table.base, "/staff/api/update?bundle=early.tar.gz", staff, first)
+        assert status == 409 and "has not yet taken the request before this one" in answer["error"]
+        assert sorted(path.name for path in spool.iterdir()) == ["first.tar.gz", "request.json"]  # its bundle stays
+        requests.take(spool)  # as the helper takes it
         big = bundle_like(tmp_path / "second.tar.gz", "9.0.1", 24 << 20).read_bytes()
         tracemalloc.start()
         try:
@@ -705,9 +710,10 @@ def test_an_uploaded_bundle_is_written_as_it_comes_and_only_the_last_one_is_kept
         assert peak < len(big) / 4  # held whole it is len(big) at least, twice before
         assert sorted(path.name for path in spool.iterdir()) == ["request.json", "second.tar.gz"]
         assert (spool / "second.tar.gz").read_bytes() == big
+        requests.take(spool)
         status, answer = raw_post(table.base, "/staff/api/update?bundle=third.tar.gz", staff, b"not a bundle at all")
         assert status == 409 and "is no pi-table bundle" in answer["error"]
-        assert sorted(path.name for path in spool.iterdir()) == ["request.json", "second.tar.gz"]  # no partial left
+        assert sorted(path.name for path in spool.iterdir()) == ["second.tar.gz"]  # no partial left
     finally:
         table.close()
 

@@ -360,7 +360,10 @@ class StaffDesk:
         if received is not None and bundle is not None:
             from ..release import ReleaseError
             from ..release.bundle import peek
-            from ..release.requests import check
+            from ..release.requests import WAITING, check, waiting
+
+            if waiting(self.spool):  # its bundle stays until the helper has taken it
+                return Phrase.of(WAITING)
 
             try:  # the request's own check, before the upload is kept under its name
                 check({"act": "update", "from": source, "bundle": bundle})

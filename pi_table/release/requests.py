@@ -83,6 +83,14 @@ def check(request: object) -> Request:
     return request
 
 
+WAITING = N_("the computer's helper has not yet taken the request before this one: try again in a minute")
+
+
+def waiting(spool: Path) -> bool:
+    """Whether a request waits in ``spool`` for the helper to take it: none other is asked until then."""
+    return os.path.lexists(spool / REQUEST)
+
+
 def write(spool: Path, request: Request) -> None:
     """Ask: the request checked, then written whole into ``spool`` under a name of its own and
     linked into place, never over one the helper has not taken yet (an owner's update asked a
@@ -95,8 +103,7 @@ def write(spool: Path, request: Request) -> None:
     try:
         os.link(staged, spool / REQUEST)
     except FileExistsError:
-        raise ReleaseError(N_("the computer's helper has not yet taken the request before this one: try again in a "
-                              "minute")) from None
+        raise ReleaseError(WAITING) from None
     finally:
         staged.unlink(missing_ok=True)
 
